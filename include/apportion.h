@@ -1,0 +1,374 @@
+/*
+ * apportion: split array computations across every device of a machine in proportion to
+ * each device's speed, and merge the partial results so that they are bitwise identical
+ * however the work was split.
+ *
+ * This is the only public header. It is plain C11 and includes no CUDA header.
+ *
+ * Conventions:
+ * - Every call returns an apo_status; results come back through out-pointers.
+ * - On failure, apo_last_error() holds a detailed message for the calling thread.
+ * - Public structs are versioned by their leading `size` field: initialise them with the
+ *   matching APO_*_INIT macro, which sets it to sizeof the struct you compiled against.
+ *
+ * Thread safety:
+ * - Distinct runtimes are independent.
+ * - One runtime may be used from several threads at once: apo_distribute_workload() calls
+ *   on the same runtime are serialised by the runtime (one call runs at a time; the others
+ *   wait), and the query functions are safe to call at any time.
+ * - apo_kernel_register() may be called at any time; a kernel cannot be unregistered.
+ * - apo_last_error() is per thread.
+ * - apo_runtime_destroy() must not race with any other call on the same runtime.
+ */
+#ifndef APPORTION_H
+#define APPORTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define APO_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#define APO_EXPORT __attribute__((visibility("default")))
+#else
+#define APO_EXPORT
+#endif
+
+#define APO_VERSION_MAJOR 0
+#define APO_VERSION_MINOR 1
+#define APO_VERSION_PATCH 0
+#define APO_VERSION_STRING "0.1.0"
+
+/* Returns the library's version string ("MAJOR.MINOR.PATCH"). */
+APO_EXPORT const char *apo_version(void);
+
+/* ---------------------------------------------------------------------------------------
+ * Status codes: one table, so that codes and messages cannot drift apart.
+ * X(NAME, value, message)
+ * ------------------------------------------------------------------------------------- */
+#define APO_STATUS_MAP(X)                                                                    \
+    X(OK, 0, "success")                                                                      \
+    X(ERR_NULL, 1, "a required pointer argument is NULL")                                    \
+    X(ERR_INVALID_ARGUMENT, 2, "invalid argument")                                           \
+    X(ERR_OVERFLOW, 3, "sizes overflow")                                                     \
+    X(ERR_OUT_OF_MEMORY, 4, "out of memory")                                                 \
+    X(ERR_UNKNOWN_KERNEL, 5, "unknown kernel")                                               \
+    X(ERR_BAD_PARAM, 6, "bad kernel parameter")                                              \
+    X(ERR_BAD_DEVICE_SPEC, 7, "bad device specification")                                   \
+    X(ERR_NO_DEVICE, 8, "no usable device")                                                  \
+    X(ERR_GPU_REQUIRED, 9, "a GPU is required but none is usable")                           \
+    X(ERR_ALL_DEVICES_FAILED, 10, "every device failed")                                     \
+    X(ERR_DEVICE_LOST, 11, "a device failed")                                                \
+    X(ERR_KERNEL_FAILED, 12, "the kernel reported a failure")                                \
+    X(ERR_ALREADY_EXISTS, 13, "already exists")                                              \
+    X(ERR_NOT_FOUND, 14, "not found")                                                        \
+    X(ERR_IO, 15, "input/output error")                                                      \
+    X(ERR_INTERNAL, 16, "internal error")
+
+typedef enum apo_status {
+#define APO_STATUS_ENUM_(name, value, message) APO_##name = value,
+    APO_STATUS_MAP(APO_STATUS_ENUM_)
+#undef APO_STATUS_ENUM_
+} apo_status;
+
+/* Returns a static message for a status, ending with a hint to call apo_last_error(), or
+ * "unknown status" for a value outside the table. Never NULL. */
+APO_EXPORT const char *apo_strerror(apo_status status);
+
+/* Returns the symbolic name of a status ("APO_ERR_NULL"), or "APO_UNKNOWN". Never NULL. */
+APO_EXPORT const char *apo_status_name(apo_status status);
+
+/* Returns the detailed message of the last failed call made by this thread, or "" when
+ * none has failed. The text stays valid until this thread's next apportion call. */
+APO_EXPORT const char *apo_last_error(void);
+
+/* ---------------------------------------------------------------------------------------
+ * Runtime
+ * ------------------------------------------------------------------------------------- */
+typedef struct apo_runtime apo_runtime;
+
+typedef enum apo_use_gpu {
+    APO_USE_GPU_UNSET = 0, /* take APPORTION_USE_GPU, else AUTO */
+    APO_USE_GPU_AUTO = 1,  /* GPUs when usable, else the CPU with one warning */
+    APO_USE_GPU_YES = 2,   /* a missing or unusable GPU is an error */
+    APO_USE_GPU_NO = 3     /* keep to the CPU (and sim devices) */
+} apo_use_gpu;
+
+typedef enum apo_sim_clock {
+    APO_SIM_CLOCK_UNSET = 0,  /* take APPORTION_SIM_CLOCK, else WALL */
+    APO_SIM_CLOCK_WALL = 1,   /* sim devices wait out their modelled time */
+    APO_SIM_CLOCK_VIRTUAL = 2 /* modelled time is reported without waiting */
+} apo_sim_clock;
+
+/* Runtime configuration. Each field left at its initializer value is taken from the
+ * environment (docs/env.md), else from the default. */
+typedef struct apo_config {
+    size_t size;             /* sizeof(apo_config); set by APO_CONFIG_INIT */
+    const char *devices;     /* device list as in APPORTION_DEVICES; NULL: env, else "auto" */
+    int cpu_threads;         /* threads of the cpu device; 0: env, else OpenMP's default */
+    apo_use_gpu use_gpu;     /* see apo_use_gpu */
+    apo_sim_clock sim_clock; /* see apo_sim_clock */
+} apo_config;
+
+#define APO_CONFIG_INIT                                                                         \
+    {.size = sizeof(apo_config), .devices = NULL, .cpu_threads = 0, .use_gpu = APO_USE_GPU_UNSET, \
+     .sim_clock = APO_SIM_CLOCK_UNSET}
+
+/* Creates a runtime: reads the configuration, discovers and opens the devices and starts
+ * one persistent worker thread per device. `config` may be NULL (all defaults).
+ * Returns APO_ERR_NULL when out is NULL, APO_ERR_INVALID_ARGUMENT for a config whose size
+ * is unknown or a field out of range, APO_ERR_BAD_DEVICE_SPEC for a device list that does
+ * not parse (the message names the item and the reason), APO_ERR_GPU_REQUIRED when
+ * use_gpu is YES and no GPU is usable, APO_ERR_NO_DEVICE when the list selects nothing,
+ * APO_ERR_OUT_OF_MEMORY. On failure *out is NULL. */
+APO_EXPORT apo_status apo_runtime_create(const apo_config *config, apo_runtime **out);
+
+/* Stops the worker threads and frees the runtime. Accepts NULL. */
+APO_EXPORT void apo_runtime_destroy(apo_runtime *rt);
+
+/* Warnings gathered while the runtime was created (an ignored environment value, why no
+ * GPU is used, ...). Each is reported once, here; the library never prints.
+ * Returns APO_ERR_NULL or APO_ERR_NOT_FOUND for an index past the end. */
+APO_EXPORT apo_status apo_runtime_warning_count(const apo_runtime *rt, size_t *count);
+APO_EXPORT apo_status apo_runtime_warning(const apo_runtime *rt, size_t index,
+                                          const char **message);
+
+/* ---------------------------------------------------------------------------------------
+ * Devices
+ * ------------------------------------------------------------------------------------- */
+typedef enum apo_device_kind {
+    APO_DEVICE_CPU = 0,
+    APO_DEVICE_CUDA = 1,
+    APO_DEVICE_SIM = 2
+} apo_device_kind;
+
+/* Returns "cpu", "cuda" or "sim" (never NULL). */
+APO_EXPORT const char *apo_device_kind_name(apo_device_kind kind);
+
+#define APO_ID_MAX 64
+#define APO_LABEL_MAX 128
+#define APO_MAX_DEVICES 64
+
+typedef struct apo_device_info {
+    size_t size;                 /* sizeof(apo_device_info); set by APO_DEVICE_INFO_INIT */
+    char id[APO_ID_MAX];         /* "cpu", "sim:NAME" or the GPU's UUID */
+    char label[APO_LABEL_MAX];   /* human-readable ("cpu (2 threads)") */
+    apo_device_kind kind;
+    int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: 0 */
+    uint64_t memory_total_bytes; /* host memory for cpu and sim, device memory for cuda */
+    uint64_t memory_free_bytes;
+    int compute_capability_major; /* cuda only, else 0 */
+    int compute_capability_minor;
+    int multiprocessors; /* cuda only */
+    int copy_engines;    /* cuda only */
+    double sim_rate;     /* sim only: modelled elements per second */
+    double sim_latency_s; /* sim only: modelled fixed latency per task */
+    uint64_t sim_fail_after; /* sim only: fails from this task on (0: never) */
+} apo_device_info;
+
+#define APO_DEVICE_INFO_INIT {.size = sizeof(apo_device_info)}
+
+/* Number of devices the runtime uses, in device order. */
+APO_EXPORT apo_status apo_device_count(const apo_runtime *rt, size_t *count);
+
+/* Describes device `index`. `info->size` must be set (APO_DEVICE_INFO_INIT).
+ * Returns APO_ERR_NULL, APO_ERR_NOT_FOUND for an index past the end,
+ * APO_ERR_INVALID_ARGUMENT for an unknown info->size. */
+APO_EXPORT apo_status apo_device_get(const apo_runtime *rt, size_t index, apo_device_info *info);
+
+/* GPUs found and usable (0 when none, or built without CUDA). */
+APO_EXPORT apo_status apo_gpu_count(const apo_runtime *rt, size_t *count);
+
+/* ---------------------------------------------------------------------------------------
+ * Kernels
+ * ------------------------------------------------------------------------------------- */
+
+/* What a kernel's CPU function is asked to compute: the samples [begin, end) of one row,
+ * where begin is a tile boundary. The function may read inputs from begin - halo on (never
+ * before index 0) and writes outputs only inside [begin, end). */
+typedef struct apo_kernel_call {
+    size_t rows, cols;           /* shape of the whole workload */
+    size_t row;                  /* the row to compute */
+    size_t begin, end;           /* sample range within the row */
+    const double *const *inputs; /* n_inputs arrays of rows*cols, row-major */
+    double *const *outputs;      /* n_outputs arrays of rows*cols, row-major */
+    size_t n_inputs, n_outputs;
+    const double *params; /* values in the descriptor's parameter order */
+    size_t n_params;
+    uint64_t seed;
+} apo_kernel_call;
+
+/* A kernel's CPU implementation. Returns APO_OK, or any other status to fail the call with
+ * APO_ERR_KERNEL_FAILED (the value is put in the message). Called concurrently for
+ * different tiles: it must not keep shared mutable state. */
+typedef apo_status (*apo_cpu_kernel_fn)(const apo_kernel_call *call, void *user);
+
+/* A kernel's CUDA launcher (stream last, as a cudaStream_t passed through void *).
+ * Reserved: accepted and stored, used once the CUDA backend is built. */
+typedef apo_status (*apo_cuda_kernel_fn)(const apo_kernel_call *call, void *user, void *stream);
+
+#define APO_NAME_MAX 32
+#define APO_MAX_IO 8
+#define APO_MAX_PARAMS 8
+
+/* A user kernel: every output has the input's shape (rows x cols), and the sample at
+ * position t of an output depends on inputs at positions t-halo .. t of the same row. */
+typedef struct apo_kernel_desc {
+    size_t size;                 /* sizeof(apo_kernel_desc); set by APO_KERNEL_DESC_INIT */
+    const char *name;            /* [A-Za-z0-9_]+, at most APO_NAME_MAX-1 characters */
+    size_t n_inputs;             /* 1 .. APO_MAX_IO */
+    size_t n_outputs;            /* 1 .. APO_MAX_IO */
+    const char *const *output_names; /* n_outputs names, or NULL for "out0", "out1", ... */
+    size_t n_params;                 /* 0 .. APO_MAX_PARAMS */
+    const char *const *param_names;  /* n_params names */
+    const double *param_defaults;    /* n_params values */
+    size_t halo;                     /* earlier samples a tile needs */
+    size_t tile;                     /* tile length along time; 0: 4096 */
+    apo_cpu_kernel_fn cpu;           /* required */
+    apo_cuda_kernel_fn cuda;         /* optional, NULL */
+    void *user;                      /* passed to cpu and cuda */
+} apo_kernel_desc;
+
+#define APO_KERNEL_DESC_INIT {.size = sizeof(apo_kernel_desc)}
+
+/* Registers a user kernel under desc->name. The descriptor is copied (names included).
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (the message says which field),
+ * APO_ERR_ALREADY_EXISTS when the name is taken (built-ins included). */
+APO_EXPORT apo_status apo_kernel_register(apo_runtime *rt, const apo_kernel_desc *desc);
+
+/* Describes a kernel, built-in or registered: its name, inputs, outputs and parameters.
+ * The returned pointers stay valid for the runtime's life. */
+typedef struct apo_kernel_info {
+    size_t size; /* sizeof(apo_kernel_info); set by APO_KERNEL_INFO_INIT */
+    const char *name;
+    int builtin;
+    size_t n_inputs, n_outputs, n_params;
+    const char *output_names[APO_MAX_IO];
+    const char *param_names[APO_MAX_PARAMS];
+    double param_defaults[APO_MAX_PARAMS];
+} apo_kernel_info;
+
+#define APO_KERNEL_INFO_INIT {.size = sizeof(apo_kernel_info)}
+
+/* Returns APO_ERR_NULL, APO_ERR_UNKNOWN_KERNEL. */
+APO_EXPORT apo_status apo_kernel_get(const apo_runtime *rt, const char *name,
+                                     apo_kernel_info *info);
+/* Number of kernels (built-ins first, then registered ones) and the name of each. */
+APO_EXPORT apo_status apo_kernel_count(const apo_runtime *rt, size_t *count);
+APO_EXPORT apo_status apo_kernel_name(const apo_runtime *rt, size_t index, const char **name);
+
+/* ---------------------------------------------------------------------------------------
+ * Workloads
+ * ------------------------------------------------------------------------------------- */
+typedef enum apo_split {
+    APO_SPLIT_AUTO = 0, /* the runtime chooses (docs/design.md) */
+    APO_SPLIT_ROWS = 1, /* each row whole on one device */
+    APO_SPLIT_TIME = 2  /* rows cut into tiles along time */
+} apo_split;
+
+/* Returns "auto", "rows" or "time". */
+APO_EXPORT const char *apo_split_name(apo_split split);
+
+typedef struct apo_param {
+    const char *name;
+    double value;
+} apo_param;
+
+typedef struct apo_workload {
+    size_t size;                  /* sizeof(apo_workload); set by APO_WORKLOAD_INIT */
+    const char *kernel;           /* kernel name */
+    size_t rows, cols;            /* rows independent series of cols samples, row-major */
+    const double *const *inputs;  /* n_inputs host arrays of rows*cols */
+    size_t n_inputs;
+    double *const *outputs;       /* n_outputs host arrays, shaped by apo_output_shape() */
+    size_t n_outputs;
+    const apo_param *params;      /* named parameters; unnamed ones take their defaults */
+    size_t n_params;
+    uint64_t seed;                /* keys every random draw by its global index */
+    const char *tag;              /* workload tag for profiles; NULL: the kernel name */
+    apo_split split;              /* APO_SPLIT_AUTO unless forced */
+    const double *ratios;         /* optional shares in device order (n_ratios == devices) */
+    size_t n_ratios;              /* 0: no explicit ratios */
+} apo_workload;
+
+#define APO_WORKLOAD_INIT {.size = sizeof(apo_workload)}
+
+/* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
+ * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
+ * is rows x replicates. Returns the same errors as apo_distribute_workload()'s validation. */
+APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
+                                       size_t *out_rows, size_t *out_cols);
+
+typedef enum apo_ratio_source {
+    APO_RATIOS_EQUAL = 0,    /* no ratios known: equal shares */
+    APO_RATIOS_EXPLICIT = 1, /* the caller's ratios */
+    APO_RATIOS_PROFILE = 2,  /* a stored profile */
+    APO_RATIOS_ONLINE = 3    /* models refined by earlier calls */
+} apo_ratio_source;
+
+/* Returns "equal", "explicit", "profile" or "online". */
+APO_EXPORT const char *apo_ratio_source_name(apo_ratio_source source);
+
+typedef struct apo_device_report {
+    char id[APO_ID_MAX];
+    char label[APO_LABEL_MAX];
+    apo_device_kind kind;
+    double share;             /* fraction of the elements it was planned to compute */
+    uint64_t elements;        /* elements it actually computed (failover included) */
+    uint64_t tiles;           /* tiles it actually computed */
+    double wall_ms;           /* busy time: h2d + kernel + d2h */
+    double h2d_ms, kernel_ms, d2h_ms;
+    double wait_ms;           /* idle time within the makespan */
+    double throughput;        /* elements per second while busy */
+    int failed;               /* it failed during the call */
+    char failure[APO_LABEL_MAX]; /* why, when failed */
+    uint64_t elements_moved_out; /* planned elements it did not compute, given to others */
+    uint64_t elements_moved_in;  /* elements it took over from failed devices */
+    int simulated;               /* a sim device: times are modelled */
+} apo_device_report;
+
+typedef struct apo_report {
+    size_t size; /* sizeof(apo_report); set by APO_REPORT_INIT */
+    char kernel[APO_NAME_MAX];
+    size_t rows, cols;
+    uint64_t seed;
+    apo_split split_axis; /* the axis used (never AUTO) */
+    apo_ratio_source ratio_source;
+    size_t tile;                 /* tile length along the tiled axis */
+    uint64_t tiles;              /* tiles in the grid */
+    uint64_t elements;           /* elements in the workload */
+    double makespan_ms;          /* first dispatch to last merge */
+    double balance_efficiency;   /* ideal makespan from measured rates / actual, 0..1 */
+    int simulated;               /* any device simulated */
+    int virtual_clock;           /* sim times are modelled, not waited */
+    size_t failovers;            /* devices that failed during the call */
+    size_t n_devices;
+    apo_device_report devices[APO_MAX_DEVICES];
+} apo_report;
+
+#define APO_REPORT_INIT {.size = sizeof(apo_report)}
+
+/* Splits the workload across the runtime's devices, runs it, and merges the partial
+ * results in tile order. The outputs are bitwise identical whatever the device set and
+ * ratios (docs/determinism.md). `report` may be NULL; when given, report->size must be set.
+ * A device that fails mid-call has its unfinished tiles redone by the others; the report
+ * says which failed and what moved.
+ * Returns APO_ERR_NULL (rt, w, an input or an output array NULL), APO_ERR_INVALID_ARGUMENT
+ * (zero rows or cols, wrong number of inputs, outputs or ratios, bad ratios, unknown
+ * struct size), APO_ERR_OVERFLOW (rows*cols*8 does not fit in size_t),
+ * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
+ * where one is needed), APO_ERR_KERNEL_FAILED (a user kernel failed),
+ * APO_ERR_ALL_DEVICES_FAILED (no device survived; outputs are then incomplete),
+ * APO_ERR_OUT_OF_MEMORY. */
+APO_EXPORT apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w,
+                                              apo_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APPORTION_H */

@@ -1,0 +1,68 @@
+/*
+ * Devices and the backend interface. A backend runs a contiguous run of whole tiles of a
+ * call on one device and says how long each phase took; everything else (splitting,
+ * threads, failover, merging, reports) is the runtime's and the same for every backend.
+ * The CUDA backend of a later issue implements the same three operations.
+ */
+#ifndef APO_RUNTIME_DEVICE_H
+#define APO_RUNTIME_DEVICE_H
+
+#include <stdint.h>
+
+#include "apportion.h"
+#include "kernel.h"
+#include "warnings.h"
+
+typedef struct apo__device apo__device;
+
+/* Phase durations of one task, in seconds. Sim devices report modelled times here. */
+typedef struct apo__task_time {
+    double h2d_s, kernel_s, d2h_s;
+} apo__task_time;
+
+typedef struct apo__backend_ops {
+    /* Computes tiles [first, end) of `call`. Returns APO_OK; APO_ERR_DEVICE_LOST when the
+     * device failed (its tiles are then redone elsewhere: it must not have written
+     * partial garbage anywhere that a retry does not overwrite); any other status fails
+     * the call (for example a user kernel's failure). `task_index` counts the tasks of
+     * this call on this device from 0. */
+    apo_status (*run)(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
+                      uint64_t task_index, apo__task_time *time);
+    /* Number of tasks a run of `tiles` tiles is cut into (at least 1): more tasks let a
+     * failing device lose less work, fewer cost less overhead. */
+    uint64_t (*task_count)(const apo__device *dev, uint64_t tiles);
+    /* Releases the backend's state. */
+    void (*close)(apo__device *dev);
+} apo__backend_ops;
+
+struct apo__device {
+    apo_device_info info;
+    const apo__backend_ops *ops;
+    int virtual_clock;       /* sim with APPORTION_SIM_CLOCK=virtual: times are modelled */
+    uint64_t tasks_run;      /* tasks started over the runtime's life (sim fail_after) */
+    void *state;             /* backend-private */
+};
+
+/* Opens the cpu device with `threads` OpenMP threads (0: OpenMP's default). */
+apo_status apo__cpu_device_open(apo__device *dev, int threads);
+
+/* Opens a sim device; see SPEC "Devices". */
+apo_status apo__sim_device_open(apo__device *dev, const char *name, double rate,
+                                double latency_s, uint64_t fail_after, int virtual_clock);
+
+/* CUDA discovery. Writes up to `max` opened GPU devices and returns how many; when there
+ * are none, writes why into `reason` (no driver, no device, built without CUDA, ...). */
+size_t apo__cuda_discover(apo__device *devs, size_t max, char *reason, size_t reason_size);
+
+/* Runs tiles [first, end) of a call on the host with `threads` OpenMP threads (1: on the
+ * calling thread alone). Shared by the cpu and sim backends. */
+apo_status apo__run_tiles_on_host(const apo__call *call, uint64_t first, uint64_t end,
+                                  int threads);
+
+/* Host memory, for the cpu and sim devices' info. */
+void apo__host_memory(uint64_t *total_bytes, uint64_t *free_bytes);
+
+/* Monotonic clock in seconds. */
+double apo__now(void);
+
+#endif

@@ -1,0 +1,526 @@
+/*
+ * apo_distribute_workload(): validate, plan the split, run every device's share
+ * concurrently, redo a failed device's unfinished tiles on the survivors, reduce tile
+ * partials in a fixed tree, and report. Results depend only on the tile grid (the tile
+ * length is a function of the kernel and its parameters), never on the plan.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "partition.h"
+#include "runtime.h"
+
+/* Tile partials are at most this many doubles (the moments use 5). */
+#define APO_PARTIAL_MAX 8
+/* With at least this many rows per device, the auto axis splits by rows. */
+#define APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT 32
+
+const char *apo_split_name(apo_split split) {
+    switch (split) {
+    case APO_SPLIT_AUTO:
+        return "auto";
+    case APO_SPLIT_ROWS:
+        return "rows";
+    case APO_SPLIT_TIME:
+        return "time";
+    }
+    return "unknown";
+}
+
+const char *apo_ratio_source_name(apo_ratio_source source) {
+    switch (source) {
+    case APO_RATIOS_EQUAL:
+        return "equal";
+    case APO_RATIOS_EXPLICIT:
+        return "explicit";
+    case APO_RATIOS_PROFILE:
+        return "profile";
+    case APO_RATIOS_ONLINE:
+        return "online";
+    }
+    return "unknown";
+}
+
+/* ---- validation ---------------------------------------------------------------------- */
+
+static apo_status resolve_params(const apo__kernel *k, const apo_workload *w, double *values) {
+    int given[APO_MAX_PARAMS] = {0};
+    for (size_t i = 0; i < k->n_params; i++)
+        values[i] = k->params[i].def;
+    if (w->n_params > 0 && w->params == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: n_params is %zu but params is NULL", k->name,
+                         w->n_params);
+    for (size_t j = 0; j < w->n_params; j++) {
+        const apo_param *p = &w->params[j];
+        if (p->name == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: parameter %zu has a NULL name", k->name, j);
+        size_t i = 0;
+        while (i < k->n_params && strcmp(k->params[i].name, p->name) != 0)
+            i++;
+        if (i == k->n_params) {
+            char known[APO_MAX_PARAMS * APO_NAME_MAX + 16] = "";
+            for (size_t m = 0; m < k->n_params; m++) {
+                strcat(known, m ? ", " : "");
+                strcat(known, k->params[m].name);
+            }
+            return apo__fail(APO_ERR_BAD_PARAM, "%s has no parameter \"%s\" (it has: %s)",
+                             k->name, p->name, k->n_params ? known : "none");
+        }
+        const apo__param_spec *spec = &k->params[i];
+        if (given[i]++)
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s given twice", k->name,
+                             spec->name);
+        double v = p->value;
+        if (!isfinite(v))
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be finite", k->name,
+                             spec->name);
+        if (spec->integer && v != floor(v))
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be an integer, got %.17g",
+                             k->name, spec->name, v);
+        if (v < spec->min || v > spec->max)
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be from %.17g to %.17g, got %.17g",
+                             k->name, spec->name, spec->min, spec->max, v);
+        values[i] = v;
+    }
+    return APO_OK;
+}
+
+/* Everything about a workload that does not depend on the devices: shapes, parameters,
+ * the tile grid. Leaves call->partials NULL. */
+static apo_status resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
+                               int check_buffers) {
+    if (w->size != sizeof(apo_workload))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_workload.size is %zu, expected %zu: initialise it with "
+                         "APO_WORKLOAD_INIT",
+                         w->size, sizeof(apo_workload));
+    if (w->kernel == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_workload.kernel is NULL");
+    const apo__kernel *k = apo__find_kernel(rt, w->kernel);
+    if (k == NULL)
+        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
+                         "no kernel named \"%s\" (built-ins: bollinger, macd, returns_stats, "
+                         "bootstrap)",
+                         w->kernel);
+    if (w->rows == 0 || w->cols == 0)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: rows (%zu) and cols (%zu) must be > 0",
+                         k->name, w->rows, w->cols);
+    if (w->rows > SIZE_MAX / sizeof(double) / w->cols)
+        return apo__fail(APO_ERR_OVERFLOW, "%s: rows %zu x cols %zu x 8 bytes overflows size_t",
+                         k->name, w->rows, w->cols);
+    if ((int)w->split < APO_SPLIT_AUTO || (int)w->split > APO_SPLIT_TIME)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_workload.split is %d, not an apo_split",
+                         (int)w->split);
+
+    memset(call, 0, sizeof *call);
+    call->kernel = k;
+    call->rows = w->rows;
+    call->cols = w->cols;
+    call->seed = w->seed;
+    apo_status st = resolve_params(k, w, call->params);
+    if (st != APO_OK)
+        return st;
+    if (k->validate != NULL) {
+        char err[256];
+        st = k->validate(k, call->params, w->rows, w->cols, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "%s", err);
+    }
+    for (size_t i = 0; i < k->n_outputs; i++) {
+        size_t oc = k->output_cols(k, call->params, w->cols, i);
+        if (oc != 0 && w->rows > SIZE_MAX / sizeof(double) / oc)
+            return apo__fail(APO_ERR_OVERFLOW, "%s: output %s of %zu x %zu overflows size_t",
+                             k->name, k->output_names[i], w->rows, oc);
+    }
+
+    call->axis_len = k->axis_len(k, call->params, w->cols);
+    call->tile = k->tile_len(k, call->params);
+    call->tiles_per_row = (call->axis_len + call->tile - 1) / call->tile;
+    call->tiles = (uint64_t)w->rows * call->tiles_per_row;
+    call->unit_work = k->unit_work(k, call->params, w->cols);
+
+    if (!check_buffers)
+        return APO_OK;
+    if (w->n_inputs != k->n_inputs || w->n_outputs != k->n_outputs)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s takes %zu input(s) and %zu output(s); got %zu and %zu", k->name,
+                         k->n_inputs, k->n_outputs, w->n_inputs, w->n_outputs);
+    if (w->inputs == NULL || w->outputs == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: the inputs or outputs array is NULL", k->name);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        if (w->inputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: input %zu is NULL", k->name, i);
+    for (size_t i = 0; i < k->n_outputs; i++)
+        if (w->outputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", k->name, i,
+                             k->output_names[i]);
+    call->inputs = w->inputs;
+    call->outputs = w->outputs;
+    return APO_OK;
+}
+
+apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
+                            size_t *out_rows, size_t *out_cols) {
+    if (rt == NULL || w == NULL || out_rows == NULL || out_cols == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_output_shape: NULL argument");
+    apo__call call;
+    apo_status st = resolve_call((apo_runtime *)rt, w, &call, 0);
+    if (st != APO_OK)
+        return st;
+    if (index >= call.kernel->n_outputs)
+        return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu",
+                         call.kernel->name, call.kernel->n_outputs, index);
+    *out_rows = w->rows;
+    *out_cols = call.kernel->output_cols(call.kernel, call.params, w->cols, index);
+    return APO_OK;
+}
+
+/* ---- planning ------------------------------------------------------------------------- */
+
+typedef struct plan {
+    double weights[APO_MAX_DEVICES]; /* normalised shares */
+    apo_ratio_source source;
+    apo_split axis;
+    uint64_t first[APO_MAX_DEVICES], end[APO_MAX_DEVICES]; /* planned tiles */
+} plan;
+
+static apo_status plan_call(const apo_runtime *rt, const apo_workload *w, const apo__call *call,
+                            plan *p) {
+    size_t n = rt->n_devices;
+    if (w->n_ratios != 0) {
+        if (w->ratios == NULL)
+            return apo__fail(APO_ERR_NULL, "n_ratios is %zu but ratios is NULL", w->n_ratios);
+        if (w->n_ratios != n)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%zu ratios given for %zu devices (one per device, in device order)",
+                             w->n_ratios, n);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!isfinite(w->ratios[i]) || w->ratios[i] < 0)
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "ratio %zu (%s) is %g: ratios must be finite and >= 0", i,
+                                 rt->devices[i].info.id, w->ratios[i]);
+            sum += w->ratios[i];
+        }
+        if (!(sum > 0) || !isfinite(sum))
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "the ratios sum to %g: at least one must be positive", sum);
+        for (size_t i = 0; i < n; i++)
+            p->weights[i] = w->ratios[i] / sum;
+        p->source = APO_RATIOS_EXPLICIT;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            p->weights[i] = 1.0 / (double)n;
+        p->source = APO_RATIOS_EQUAL;
+    }
+
+    size_t active = 0;
+    for (size_t i = 0; i < n; i++)
+        active += p->weights[i] > 0;
+    p->axis = w->split;
+    if (p->axis == APO_SPLIT_AUTO)
+        p->axis = (call->tiles_per_row == 1 ||
+                   call->rows >= APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT * active)
+                      ? APO_SPLIT_ROWS
+                      : APO_SPLIT_TIME;
+
+    uint64_t unit_tiles = p->axis == APO_SPLIT_ROWS ? call->tiles_per_row : 1;
+    uint64_t counts[APO_MAX_DEVICES];
+    apo__largest_remainder(p->weights, n, call->tiles / unit_tiles, counts);
+    uint64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->first[i] = next;
+        next += counts[i] * unit_tiles;
+        p->end[i] = next;
+    }
+    return APO_OK;
+}
+
+/* ---- execution ------------------------------------------------------------------------ */
+
+typedef struct device_tally {
+    uint64_t planned_elements, elements, tiles, moved_in, tasks;
+    double h2d_s, kernel_s, d2h_s;
+    int failed;
+} device_tally;
+
+typedef struct run_state {
+    apo_runtime *rt;
+    const apo__call *call;
+    device_tally tally[APO_MAX_DEVICES];
+    double virtual_makespan_s; /* sum over phases of the slowest device's busy time */
+    size_t phases;
+} run_state;
+
+/* A tile range that still has to be computed. */
+typedef struct pending_range {
+    uint64_t first, end;
+} pending_range;
+
+/* Runs one phase: jobs[i] on device i. Failed devices append their unfinished tiles to
+ * `leftover`. Returns the first status that is neither OK nor a device loss. */
+static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
+                            pending_range *leftover, size_t *n_leftover, int is_failover) {
+    apo_runtime *rt = s->rt;
+    apo__device_job *ptrs[APO_MAX_DEVICES] = {0};
+    size_t count = 0, only = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        if (!has_job[i])
+            continue;
+        jobs[i].call = s->call;
+        jobs[i].task_base = s->tally[i].tasks;
+        ptrs[i] = &jobs[i];
+        count++;
+        only = i;
+    }
+    /* A single device needs no hand-off: run it on the calling thread. */
+    if (count == 1)
+        apo__device_job_run(&rt->devices[only], &jobs[only]);
+    else if (count > 1)
+        apo__pool_run(&rt->pool, ptrs);
+
+    apo_status fatal = APO_OK;
+    double slowest = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        if (!has_job[i])
+            continue;
+        apo__device_job *job = &jobs[i];
+        device_tally *t = &s->tally[i];
+        uint64_t done = apo__tiles_elements(s->call, job->first, job->done_end);
+        t->elements += done;
+        t->tiles += job->done_end - job->first;
+        if (is_failover)
+            t->moved_in += done;
+        t->tasks += job->tasks;
+        t->h2d_s += job->time.h2d_s;
+        t->kernel_s += job->time.kernel_s;
+        t->d2h_s += job->time.d2h_s;
+        double busy = job->time.h2d_s + job->time.kernel_s + job->time.d2h_s;
+        slowest = busy > slowest ? busy : slowest;
+        if (job->status == APO_ERR_DEVICE_LOST) {
+            t->failed = 1;
+            leftover[(*n_leftover)++] = (pending_range){job->done_end, job->end};
+            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
+                     "%s failed; tiles [%llu, %llu) go to the other devices",
+                     rt->devices[i].info.id, (unsigned long long)job->done_end,
+                     (unsigned long long)job->end);
+        } else if (job->status != APO_OK && fatal == APO_OK) {
+            fatal = job->status;
+        }
+    }
+    s->virtual_makespan_s += slowest;
+    s->phases++;
+    return fatal;
+}
+
+/* Spreads `range` over the devices that have not failed, by their planned weights (equal
+ * among them when those are all zero), and runs it. */
+static apo_status run_failover(run_state *s, const plan *p, pending_range range,
+                               pending_range *leftover, size_t *n_leftover) {
+    apo_runtime *rt = s->rt;
+    double weights[APO_MAX_DEVICES];
+    double sum = 0;
+    size_t survivors = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        weights[i] = s->tally[i].failed ? 0.0 : p->weights[i];
+        sum += weights[i];
+        survivors += !s->tally[i].failed;
+    }
+    if (survivors == 0)
+        return APO_ERR_ALL_DEVICES_FAILED;
+    if (!(sum > 0))
+        for (size_t i = 0; i < rt->n_devices; i++)
+            weights[i] = s->tally[i].failed ? 0.0 : 1.0;
+
+    uint64_t counts[APO_MAX_DEVICES];
+    apo__largest_remainder(weights, rt->n_devices, range.end - range.first, counts);
+    apo__device_job jobs[APO_MAX_DEVICES];
+    int has_job[APO_MAX_DEVICES] = {0};
+    uint64_t next = range.first;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        jobs[i].first = next;
+        next += counts[i];
+        jobs[i].end = next;
+        has_job[i] = counts[i] > 0;
+    }
+    return run_phase(s, jobs, has_job, leftover, n_leftover, 1);
+}
+
+static apo_status ensure_partials(apo_runtime *rt, apo__call *call) {
+    size_t plen = call->kernel->partial_len;
+    if (plen == 0)
+        return APO_OK;
+    if (call->tiles > SIZE_MAX / sizeof(double) / plen)
+        return apo__fail(APO_ERR_OVERFLOW, "%s: %llu tile partials overflow size_t",
+                         call->kernel->name, (unsigned long long)call->tiles);
+    size_t need = (size_t)call->tiles * plen;
+    if (need > rt->partials_cap) {
+        double *grown = realloc(rt->partials, need * sizeof(double));
+        if (grown == NULL)
+            return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu tile partials",
+                             call->kernel->name, (size_t)call->tiles);
+        rt->partials = grown;
+        rt->partials_cap = need;
+    }
+    call->partials = rt->partials;
+    return APO_OK;
+}
+
+/* Merges each row's tile partials in tile order through the fixed pairwise tree. */
+static void reduce_rows(const apo__call *call) {
+    const apo__kernel *k = call->kernel;
+    double root[APO_PARTIAL_MAX];
+    double scratch[APO_PARTIAL_MAX * 72]; /* depth <= 66 for 64-bit tile counts */
+    for (size_t row = 0; row < call->rows; row++) {
+        apo__reduce_pairwise(k, call->partials, (uint64_t)row * call->tiles_per_row,
+                             call->tiles_per_row, root, scratch);
+        k->finalize(call, row, root);
+    }
+}
+
+static void fill_report(const run_state *s, const plan *p, const apo_workload *w,
+                        double makespan_s, apo_report *r) {
+    const apo_runtime *rt = s->rt;
+    const apo__call *call = s->call;
+    size_t size = r->size;
+    memset(r, 0, offsetof(apo_report, devices));
+    r->size = size;
+    snprintf(r->kernel, sizeof r->kernel, "%s", call->kernel->name);
+    r->rows = call->rows;
+    r->cols = call->cols;
+    r->seed = w->seed;
+    r->split_axis = p->axis;
+    r->ratio_source = p->source;
+    r->tile = call->tile;
+    r->tiles = call->tiles;
+    r->elements = apo__tiles_elements(call, 0, call->tiles);
+    r->makespan_ms = makespan_s * 1e3;
+    r->n_devices = rt->n_devices;
+
+    double rate_sum = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const apo__device *dev = &rt->devices[i];
+        const device_tally *t = &s->tally[i];
+        apo_device_report *d = &r->devices[i];
+        memset(d, 0, sizeof *d);
+        snprintf(d->id, sizeof d->id, "%s", dev->info.id);
+        snprintf(d->label, sizeof d->label, "%s", dev->info.label);
+        d->kind = dev->info.kind;
+        d->share = p->weights[i];
+        d->elements = t->elements;
+        d->tiles = t->tiles;
+        d->h2d_ms = t->h2d_s * 1e3;
+        d->kernel_ms = t->kernel_s * 1e3;
+        d->d2h_ms = t->d2h_s * 1e3;
+        double busy = t->h2d_s + t->kernel_s + t->d2h_s;
+        d->wall_ms = busy * 1e3;
+        d->wait_ms = makespan_s > busy ? (makespan_s - busy) * 1e3 : 0.0;
+        d->throughput = busy > 0 ? (double)t->elements / busy : 0.0;
+        d->failed = t->failed;
+        if (t->failed) {
+            snprintf(d->failure, sizeof d->failure, "device lost after %llu task(s)",
+                     (unsigned long long)t->tasks);
+            r->failovers++;
+        }
+        uint64_t kept = t->elements - t->moved_in;
+        d->elements_moved_out = t->planned_elements > kept ? t->planned_elements - kept : 0;
+        d->elements_moved_in = t->moved_in;
+        d->simulated = dev->info.kind == APO_DEVICE_SIM;
+        r->simulated |= d->simulated;
+        if (t->elements > 0 && busy > 0)
+            rate_sum += (double)t->elements / busy;
+    }
+    r->virtual_clock = rt->virtual_clock && r->simulated;
+    /* The ideal makespan: all elements at the measured rates of the devices that worked,
+     * had they all finished together. */
+    double ideal = rate_sum > 0 ? (double)r->elements / rate_sum : 0.0;
+    r->balance_efficiency = makespan_s > 0 && ideal > 0 ? fmin(1.0, ideal / makespan_s) : 1.0;
+}
+
+static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
+                                    apo_report *report) {
+    plan p;
+    apo_status st = plan_call(rt, w, call, &p);
+    if (st != APO_OK)
+        return st;
+    st = ensure_partials(rt, call);
+    if (st != APO_OK)
+        return st;
+
+    run_state s;
+    memset(&s, 0, sizeof s);
+    s.rt = rt;
+    s.call = call;
+    apo__device_job jobs[APO_MAX_DEVICES];
+    int has_job[APO_MAX_DEVICES] = {0};
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        jobs[i].first = p.first[i];
+        jobs[i].end = p.end[i];
+        has_job[i] = p.end[i] > p.first[i];
+        s.tally[i].planned_elements = apo__tiles_elements(call, p.first[i], p.end[i]);
+    }
+    apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu, %llu tiles of %zu, split by %s",
+             call->kernel->name, call->rows, call->cols, (unsigned long long)call->tiles,
+             call->tile, apo_split_name(p.axis));
+
+    double t0 = apo__now();
+    pending_range leftover[APO_MAX_DEVICES * 2];
+    size_t n_leftover = 0;
+    st = run_phase(&s, jobs, has_job, leftover, &n_leftover, 0);
+    /* Each failover phase redoes one failed range; a device that fails there adds its own
+     * unfinished part, and each device fails at most once per call, so this ends. */
+    uint64_t lost_tiles = 0;
+    while (st == APO_OK && n_leftover > 0) {
+        pending_range range = leftover[--n_leftover];
+        st = run_failover(&s, &p, range, leftover, &n_leftover);
+        if (st == APO_ERR_ALL_DEVICES_FAILED) {
+            lost_tiles = range.end - range.first;
+            for (size_t i = 0; i < n_leftover; i++)
+                lost_tiles += leftover[i].end - leftover[i].first;
+        }
+    }
+    if (st == APO_ERR_ALL_DEVICES_FAILED)
+        return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
+                         call->kernel->name, (unsigned long long)lost_tiles,
+                         (unsigned long long)call->tiles);
+    if (st != APO_OK && !call->kernel->builtin)
+        return apo__fail(APO_ERR_KERNEL_FAILED, "%s: the kernel's cpu function returned %s",
+                         call->kernel->name, apo_status_name(st));
+    if (st != APO_OK)
+        return apo__fail(st, "%s: a device failed with %s", call->kernel->name,
+                         apo_status_name(st));
+    if (call->kernel->partial_len > 0)
+        reduce_rows(call);
+    double wall_s = apo__now() - t0;
+
+    if (report != NULL) {
+        int modelled = 0;
+        for (size_t i = 0; i < rt->n_devices; i++)
+            modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
+        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, report);
+    }
+    return APO_OK;
+}
+
+apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w, apo_report *report) {
+    if (rt == NULL || w == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_distribute_workload: %s is NULL",
+                         rt == NULL ? "rt" : "w");
+    if (report != NULL && report->size != sizeof(apo_report))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_report.size is %zu, expected %zu: initialise it with "
+                         "APO_REPORT_INIT",
+                         report->size, sizeof(apo_report));
+    apo__call call;
+    apo_status st = resolve_call(rt, w, &call, 1);
+    if (st != APO_OK)
+        return st;
+    pthread_mutex_lock(&rt->call_mutex);
+    st = distribute_locked(rt, w, &call, report);
+    pthread_mutex_unlock(&rt->call_mutex);
+    return st;
+}

@@ -1,0 +1,118 @@
+/* The library's environment variables, each parsed strictly; see env.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "env.h"
+#include "log.h"
+
+static const char *env_get(const char *name) {
+    const char *v = getenv(name);
+    return (v != NULL && v[0] != '\0') ? v : NULL;
+}
+
+/* Parses a whole decimal integer within [lo, hi]; returns 0 on success. */
+static int parse_int(const char *text, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void apo__env_read(apo__env *env, apo__warnings *w) {
+    memset(env, 0, sizeof *env);
+
+    env->devices = env_get("APPORTION_DEVICES");
+
+    const char *threads = env_get("APPORTION_CPU_THREADS");
+    long n;
+    if (threads != NULL) {
+        if (parse_int(threads, 1, APO_CPU_THREADS_MAX, &n) == 0)
+            env->cpu_threads = (int)n;
+        else
+            apo__warn(w, "APPORTION_CPU_THREADS=\"%s\" ignored: expected an integer from 1 to %d",
+                      threads, APO_CPU_THREADS_MAX);
+    }
+
+    const char *use_gpu = env_get("APPORTION_USE_GPU");
+    if (use_gpu != NULL) {
+        if (strcasecmp(use_gpu, "auto") == 0)
+            env->use_gpu = APO_USE_GPU_AUTO;
+        else if (strcasecmp(use_gpu, "yes") == 0 || strcmp(use_gpu, "1") == 0)
+            env->use_gpu = APO_USE_GPU_YES;
+        else if (strcasecmp(use_gpu, "no") == 0 || strcmp(use_gpu, "0") == 0)
+            env->use_gpu = APO_USE_GPU_NO;
+        else
+            apo__warn(w, "APPORTION_USE_GPU=\"%s\" ignored: expected auto, yes or no", use_gpu);
+    }
+
+    const char *clock = env_get("APPORTION_SIM_CLOCK");
+    if (clock != NULL) {
+        if (strcasecmp(clock, "wall") == 0)
+            env->sim_clock = APO_SIM_CLOCK_WALL;
+        else if (strcasecmp(clock, "virtual") == 0)
+            env->sim_clock = APO_SIM_CLOCK_VIRTUAL;
+        else
+            apo__warn(w, "APPORTION_SIM_CLOCK=\"%s\" ignored: expected wall or virtual", clock);
+    }
+}
+
+static const struct {
+    const char *name;
+    unsigned mask;
+} subsystem_names[] = {
+    {"INIT", APO_SUBSYS_INIT},   {"ENV", APO_SUBSYS_ENV}, {"DEVICE", APO_SUBSYS_DEVICE},
+    {"SPLIT", APO_SUBSYS_SPLIT}, {"RUN", APO_SUBSYS_RUN}, {"ALL", APO_SUBSYS_ALL},
+};
+
+static unsigned parse_subsystems(const char *text, const char **problem) {
+    unsigned mask = 0;
+    const char *p = text;
+    while (*p != '\0') {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (size_t i = 0; i < sizeof subsystem_names / sizeof subsystem_names[0]; i++) {
+            if (strlen(subsystem_names[i].name) == len &&
+                strncasecmp(p, subsystem_names[i].name, len) == 0) {
+                mask |= subsystem_names[i].mask;
+                found = 1;
+            }
+        }
+        if (!found)
+            *problem = "APPORTION_DEBUG_SUBSYS has an unknown subsystem (known: INIT, ENV, "
+                       "DEVICE, SPLIT, RUN, ALL)";
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return mask != 0 ? mask : APO_SUBSYS_ALL;
+}
+
+void apo__env_read_debug(apo__env_debug *debug, const char **problem) {
+    *problem = NULL;
+    debug->level = APO_LOG_NONE;
+    debug->subsystems = APO_SUBSYS_ALL;
+    debug->file = env_get("APPORTION_DEBUG_FILE");
+
+    const char *level = env_get("APPORTION_DEBUG");
+    if (level != NULL) {
+        if (strcasecmp(level, "WARN") == 0)
+            debug->level = APO_LOG_WARN;
+        else if (strcasecmp(level, "INFO") == 0)
+            debug->level = APO_LOG_INFO;
+        else if (strcasecmp(level, "TRACE") == 0)
+            debug->level = APO_LOG_TRACE;
+        else if (strcasecmp(level, "NONE") != 0) {
+            debug->level = APO_LOG_WARN;
+            *problem = "APPORTION_DEBUG is not one of NONE, WARN, INFO, TRACE; using WARN";
+        }
+    }
+    const char *subsys = env_get("APPORTION_DEBUG_SUBSYS");
+    if (subsys != NULL)
+        debug->subsystems = parse_subsystems(subsys, problem);
+}

@@ -1,0 +1,35 @@
+/*
+ * Every environment variable the library reads is read in env.c, so that the full set,
+ * with bounds, is in one place (docs/env.md mirrors it). An unparsable value is warned
+ * about and ignored.
+ */
+#ifndef APO_RUNTIME_ENV_H
+#define APO_RUNTIME_ENV_H
+
+#include "apportion.h"
+#include "warnings.h"
+
+/* Bounds of the cpu device's thread count, wherever it comes from. */
+#define APO_CPU_THREADS_MAX 1024
+
+typedef struct apo__env {
+    const char *devices;     /* APPORTION_DEVICES, NULL when unset */
+    int cpu_threads;         /* APPORTION_CPU_THREADS, 0 when unset or ignored */
+    apo_use_gpu use_gpu;     /* APPORTION_USE_GPU, UNSET when unset or ignored */
+    apo_sim_clock sim_clock; /* APPORTION_SIM_CLOCK, UNSET when unset or ignored */
+} apo__env;
+
+/* Reads the runtime's variables; each bad value adds a warning to `w`. */
+void apo__env_read(apo__env *env, apo__warnings *w);
+
+typedef struct apo__env_debug {
+    int level;           /* enum apo__log_level */
+    unsigned subsystems; /* mask of enum apo__log_subsys */
+    const char *file;    /* NULL: stderr */
+} apo__env_debug;
+
+/* Reads the logging variables. Bad values cannot be reported through a runtime (the log
+ * is process-wide), so they fall back to the default and are noted in the log itself. */
+void apo__env_read_debug(apo__env_debug *debug, const char **problem);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * The runtime's view of a kernel: the public descriptor's fields plus the hooks that the
+ * built-ins need (parameter-dependent tiles and halos, outputs of other shapes, per-tile
+ * partials merged in a fixed pairwise tree). User kernels get the generic hooks.
+ */
+#ifndef APO_RUNTIME_KERNEL_H
+#define APO_RUNTIME_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apportion.h"
+
+typedef struct apo__kernel apo__kernel;
+
+/* One call's resolved workload, shared read-only by every device during the call. */
+typedef struct apo__call {
+    const apo__kernel *kernel;
+    size_t rows, cols;
+    const double *const *inputs;
+    double *const *outputs;
+    double params[APO_MAX_PARAMS]; /* in the kernel's parameter order */
+    uint64_t seed;
+    size_t axis_len;       /* length of the tiled axis of one row */
+    size_t tile;           /* tile length along that axis */
+    size_t tiles_per_row;  /* ceil(axis_len / tile) */
+    uint64_t tiles;        /* rows * tiles_per_row */
+    uint64_t unit_work;    /* elements of work per position on the tiled axis */
+    double *partials;      /* tiles * kernel->partial_len, or NULL */
+} apo__call;
+
+typedef struct apo__param_spec {
+    char name[APO_NAME_MAX];
+    double def, min, max;
+    int integer;
+} apo__param_spec;
+
+struct apo__kernel {
+    char name[APO_NAME_MAX];
+    int builtin;
+    size_t n_inputs, n_outputs, n_params;
+    char output_names[APO_MAX_IO][APO_NAME_MAX];
+    apo__param_spec params[APO_MAX_PARAMS];
+
+    /* Checks the parameters against each other and the shape; writes a message into err.
+     * NULL: nothing beyond each parameter's own bounds. */
+    apo_status (*validate)(const apo__kernel *k, const double *params, size_t rows, size_t cols,
+                           char *err, size_t err_size);
+    size_t (*axis_len)(const apo__kernel *k, const double *params, size_t cols);
+    size_t (*tile_len)(const apo__kernel *k, const double *params);
+    uint64_t (*unit_work)(const apo__kernel *k, const double *params, size_t cols);
+    size_t (*output_cols)(const apo__kernel *k, const double *params, size_t cols, size_t index);
+
+    /* Computes positions [begin, end) of one row; writes the tile's partial when the kernel
+     * has partials. */
+    apo_status (*run_tile)(const apo__call *call, size_t row, size_t begin, size_t end,
+                           double *partial);
+
+    size_t partial_len; /* doubles per tile partial, 0: none */
+    void (*merge)(const double *a, const double *b, double *out);
+    void (*finalize)(const apo__call *call, size_t row, const double *root);
+
+    /* User kernels. */
+    apo_kernel_desc desc;
+    size_t user_tile;
+};
+
+/* Resolves linear tile `g` of a call to its row and position range. */
+static inline void apo__tile_range(const apo__call *call, uint64_t g, size_t *row, size_t *begin,
+                                   size_t *end) {
+    *row = (size_t)(g / call->tiles_per_row);
+    size_t t = (size_t)(g % call->tiles_per_row);
+    *begin = t * call->tile;
+    size_t e = *begin + call->tile;
+    *end = e < call->axis_len ? e : call->axis_len;
+}
+
+/* Registers the built-in kernels (bollinger, macd, returns_stats, bootstrap). */
+size_t apo__builtin_kernel_count(void);
+const apo__kernel *apo__builtin_kernel(size_t index);
+
+/* Builds a kernel from a user descriptor; validates it, writing why not into err. */
+apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *desc, char *err,
+                                 size_t err_size);
+
+#endif

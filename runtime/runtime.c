@@ -1,0 +1,256 @@
+/*
+ * Runtime life cycle and queries: configuration (config struct, then environment, then
+ * defaults), device discovery and opening, the worker pool, the kernel registry.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_spec.h"
+#include "env.h"
+#include "log.h"
+#include "runtime.h"
+
+/* The resolved settings, after config > environment > defaults. */
+typedef struct settings {
+    const char *devices;
+    int cpu_threads;
+    apo_use_gpu use_gpu;
+    apo_sim_clock sim_clock;
+} settings;
+
+static apo_status resolve_settings(const apo_config *config, apo__warnings *w, settings *s) {
+    apo_config defaults = APO_CONFIG_INIT;
+    if (config == NULL)
+        config = &defaults;
+    if (config->size != sizeof(apo_config))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.size is %zu, expected %zu: initialise it with "
+                         "APO_CONFIG_INIT",
+                         config->size, sizeof(apo_config));
+    if (config->cpu_threads < 0 || config->cpu_threads > APO_CPU_THREADS_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.cpu_threads is %d, expected 0 (default) to %d",
+                         config->cpu_threads, APO_CPU_THREADS_MAX);
+    if ((int)config->use_gpu < APO_USE_GPU_UNSET || (int)config->use_gpu > APO_USE_GPU_NO)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.use_gpu is %d, not an apo_use_gpu",
+                         (int)config->use_gpu);
+    if ((int)config->sim_clock < APO_SIM_CLOCK_UNSET ||
+        (int)config->sim_clock > APO_SIM_CLOCK_VIRTUAL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.sim_clock is %d, not an apo_sim_clock",
+                         (int)config->sim_clock);
+
+    apo__env env;
+    apo__env_read(&env, w);
+    s->devices = config->devices != NULL ? config->devices
+                 : env.devices != NULL   ? env.devices
+                                         : "auto";
+    s->cpu_threads = config->cpu_threads != 0 ? config->cpu_threads : env.cpu_threads;
+    s->use_gpu = config->use_gpu != APO_USE_GPU_UNSET ? config->use_gpu
+                 : env.use_gpu != APO_USE_GPU_UNSET   ? env.use_gpu
+                                                      : APO_USE_GPU_AUTO;
+    s->sim_clock = config->sim_clock != APO_SIM_CLOCK_UNSET ? config->sim_clock
+                   : env.sim_clock != APO_SIM_CLOCK_UNSET   ? env.sim_clock
+                                                            : APO_SIM_CLOCK_WALL;
+    return APO_OK;
+}
+
+/* Does the GPU match a cuda:N or cuda:GPU-<prefix> item? */
+static int gpu_matches(const apo__device *gpu, size_t ordinal, const apo__device_spec *spec) {
+    if (spec->kind == APO_SPEC_CUDA_ALL || spec->kind == APO_SPEC_AUTO)
+        return 1;
+    if (spec->kind == APO_SPEC_CUDA_ORDINAL)
+        return (size_t)spec->ordinal == ordinal;
+    /* The id is "GPU-" followed by the lower-case UUID. */
+    return strncmp(gpu->info.id + 4, spec->uuid_prefix, strlen(spec->uuid_prefix)) == 0;
+}
+
+/* Opens the devices the specs select, in the list's order. */
+static apo_status open_devices(apo_runtime *rt, const settings *s) {
+    apo__device_spec specs[APO_MAX_DEVICES];
+    size_t n_specs;
+    char err[256];
+    if (apo__parse_device_list(s->devices, specs, APO_MAX_DEVICES, &n_specs, err, sizeof err) !=
+        APO_OK)
+        return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "%s", err);
+
+    int wants_gpu = 0;
+    for (size_t i = 0; i < n_specs; i++)
+        if (specs[i].kind != APO_SPEC_CPU && specs[i].kind != APO_SPEC_SIM)
+            wants_gpu = 1;
+
+    apo__device gpus[APO_MAX_DEVICES];
+    size_t n_gpus = 0;
+    char reason[256] = "";
+    if (s->use_gpu != APO_USE_GPU_NO && (wants_gpu || s->use_gpu == APO_USE_GPU_YES)) {
+        memset(gpus, 0, sizeof gpus);
+        n_gpus = apo__cuda_discover(gpus, APO_MAX_DEVICES, reason, sizeof reason);
+        if (n_gpus == 0) {
+            if (s->use_gpu == APO_USE_GPU_YES)
+                return apo__fail(APO_ERR_GPU_REQUIRED, "APPORTION_USE_GPU=yes but no GPU: %s",
+                                 reason);
+            apo__warn(&rt->warnings, "no GPU in use: %s; carrying on with the CPU", reason);
+        }
+    }
+    int gpu_taken[APO_MAX_DEVICES] = {0};
+    int virtual_clock = s->sim_clock == APO_SIM_CLOCK_VIRTUAL;
+
+    for (size_t i = 0; i < n_specs; i++) {
+        const apo__device_spec *spec = &specs[i];
+        if (spec->kind == APO_SPEC_SIM) {
+            apo__device *dev = &rt->devices[rt->n_devices++];
+            apo__sim_device_open(dev, spec->sim_name, spec->sim_rate, spec->sim_latency_s,
+                                 spec->sim_fail_after, virtual_clock);
+            continue;
+        }
+        if (spec->kind == APO_SPEC_CPU) {
+            apo__device *dev = &rt->devices[rt->n_devices++];
+            apo__cpu_device_open(dev, spec->threads != 0 ? spec->threads : s->cpu_threads);
+            continue;
+        }
+        size_t matched = 0;
+        for (size_t g = 0; g < n_gpus; g++) {
+            if (gpu_taken[g] || !gpu_matches(&gpus[g], g, spec))
+                continue;
+            if (rt->n_devices == APO_MAX_DEVICES)
+                return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
+                                 APO_MAX_DEVICES);
+            rt->devices[rt->n_devices++] = gpus[g];
+            gpu_taken[g] = 1;
+            matched++;
+        }
+        if (spec->kind != APO_SPEC_AUTO && matched == 0 && n_gpus > 0)
+            apo__warn(&rt->warnings, "device list item %zu selects no GPU; ignored", i + 1);
+        if (spec->kind == APO_SPEC_AUTO) {
+            if (rt->n_devices == APO_MAX_DEVICES)
+                return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
+                                 APO_MAX_DEVICES);
+            apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
+        }
+    }
+    for (size_t g = 0; g < n_gpus; g++)
+        if (!gpu_taken[g])
+            gpus[g].ops->close(&gpus[g]);
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (rt->devices[i].info.kind == APO_DEVICE_CUDA)
+            rt->n_gpus++;
+
+    if (rt->n_devices == 0) {
+        /* Only GPU items were listed and none is usable: the CPU carries on (SPEC). */
+        apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
+        apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
+    }
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (rt->devices[i].info.kind == APO_DEVICE_SIM && virtual_clock)
+            rt->virtual_clock = 1;
+    return APO_OK;
+}
+
+apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
+    if (out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_runtime_create: out is NULL");
+    *out = NULL;
+    apo_runtime *rt = calloc(1, sizeof *rt);
+    if (rt == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_runtime_create: cannot allocate %zu bytes",
+                         sizeof *rt);
+    settings s;
+    apo_status st = resolve_settings(config, &rt->warnings, &s);
+    if (st == APO_OK)
+        st = open_devices(rt, &s);
+    if (st != APO_OK) {
+        for (size_t i = 0; i < rt->n_devices; i++)
+            rt->devices[i].ops->close(&rt->devices[i]);
+        free(rt);
+        return st;
+    }
+    pthread_mutex_init(&rt->call_mutex, NULL);
+    pthread_mutex_init(&rt->kernel_mutex, NULL);
+    st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
+    if (st != APO_OK) {
+        for (size_t i = 0; i < rt->n_devices; i++)
+            rt->devices[i].ops->close(&rt->devices[i]);
+        pthread_mutex_destroy(&rt->call_mutex);
+        pthread_mutex_destroy(&rt->kernel_mutex);
+        free(rt);
+        return st;
+    }
+    for (size_t i = 0; i < rt->n_devices; i++)
+        apo__log(APO_LOG_INFO, APO_SUBSYS_INIT, "device %zu: %s (%s)", i, rt->devices[i].info.id,
+                 rt->devices[i].info.label);
+    *out = rt;
+    return APO_OK;
+}
+
+void apo_runtime_destroy(apo_runtime *rt) {
+    if (rt == NULL)
+        return;
+    apo__pool_stop(&rt->pool);
+    for (size_t i = 0; i < rt->n_devices; i++)
+        rt->devices[i].ops->close(&rt->devices[i]);
+    for (size_t i = 0; i < rt->n_user_kernels; i++)
+        free(rt->user_kernels[i]);
+    free(rt->partials);
+    pthread_mutex_destroy(&rt->call_mutex);
+    pthread_mutex_destroy(&rt->kernel_mutex);
+    free(rt);
+}
+
+apo_status apo_runtime_warning_count(const apo_runtime *rt, size_t *count) {
+    if (rt == NULL || count == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_runtime_warning_count: NULL argument");
+    *count = rt->warnings.count;
+    return APO_OK;
+}
+
+apo_status apo_runtime_warning(const apo_runtime *rt, size_t index, const char **message) {
+    if (rt == NULL || message == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_runtime_warning: NULL argument");
+    if (index >= rt->warnings.count)
+        return apo__fail(APO_ERR_NOT_FOUND, "apo_runtime_warning: index %zu, only %zu warnings",
+                         index, rt->warnings.count);
+    *message = rt->warnings.text[index];
+    return APO_OK;
+}
+
+const char *apo_device_kind_name(apo_device_kind kind) {
+    switch (kind) {
+    case APO_DEVICE_CPU:
+        return "cpu";
+    case APO_DEVICE_CUDA:
+        return "cuda";
+    case APO_DEVICE_SIM:
+        return "sim";
+    }
+    return "unknown";
+}
+
+apo_status apo_device_count(const apo_runtime *rt, size_t *count) {
+    if (rt == NULL || count == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_device_count: NULL argument");
+    *count = rt->n_devices;
+    return APO_OK;
+}
+
+apo_status apo_device_get(const apo_runtime *rt, size_t index, apo_device_info *info) {
+    if (rt == NULL || info == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_device_get: NULL argument");
+    if (info->size != sizeof(apo_device_info))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_device_info.size is %zu, expected %zu: initialise it with "
+                         "APO_DEVICE_INFO_INIT",
+                         info->size, sizeof(apo_device_info));
+    if (index >= rt->n_devices)
+        return apo__fail(APO_ERR_NOT_FOUND, "apo_device_get: index %zu, only %zu devices", index,
+                         rt->n_devices);
+    *info = rt->devices[index].info;
+    info->size = sizeof(apo_device_info);
+    return APO_OK;
+}
+
+apo_status apo_gpu_count(const apo_runtime *rt, size_t *count) {
+    if (rt == NULL || count == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_gpu_count: NULL argument");
+    *count = rt->n_gpus;
+    return APO_OK;
+}

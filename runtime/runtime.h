@@ -1,0 +1,38 @@
+/* The runtime object shared by runtime.c (life cycle, queries) and distribute.c. */
+#ifndef APO_RUNTIME_RUNTIME_H
+#define APO_RUNTIME_RUNTIME_H
+
+#include <pthread.h>
+
+#include "device.h"
+#include "pool.h"
+#include "warnings.h"
+
+#define APO_USER_KERNELS_MAX 64
+
+struct apo_runtime {
+    apo__device devices[APO_MAX_DEVICES];
+    size_t n_devices;
+    size_t n_gpus;
+    apo__warnings warnings;
+    int virtual_clock;
+    apo__pool pool;
+
+    /* Serialises apo_distribute_workload() calls (the thread-safety contract). */
+    pthread_mutex_t call_mutex;
+
+    /* Registered user kernels; guarded by kernel_mutex. Entries are never removed, so a
+     * pointer found under the lock stays valid for the runtime's life. */
+    pthread_mutex_t kernel_mutex;
+    apo__kernel *user_kernels[APO_USER_KERNELS_MAX];
+    size_t n_user_kernels;
+
+    /* Per-call scratch reused across calls (grows only): tile partials. */
+    double *partials;
+    size_t partials_cap;
+};
+
+/* Finds a kernel by name (built-ins, then user kernels), or NULL. */
+const apo__kernel *apo__find_kernel(apo_runtime *rt, const char *name);
+
+#endif
