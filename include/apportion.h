@@ -50,23 +50,23 @@ APO_EXPORT const char *apo_version(void);
  * Status codes: one table, so that codes and messages cannot drift apart.
  * X(NAME, value, message)
  * ------------------------------------------------------------------------------------- */
-#define APO_STATUS_MAP(X)                                                                    \
-    X(OK, 0, "success")                                                                      \
-    X(ERR_NULL, 1, "a required pointer argument is NULL")                                    \
-    X(ERR_INVALID_ARGUMENT, 2, "invalid argument")                                           \
-    X(ERR_OVERFLOW, 3, "sizes overflow")                                                     \
-    X(ERR_OUT_OF_MEMORY, 4, "out of memory")                                                 \
-    X(ERR_UNKNOWN_KERNEL, 5, "unknown kernel")                                               \
-    X(ERR_BAD_PARAM, 6, "bad kernel parameter")                                              \
-    X(ERR_BAD_DEVICE_SPEC, 7, "bad device specification")                                   \
-    X(ERR_NO_DEVICE, 8, "no usable device")                                                  \
-    X(ERR_GPU_REQUIRED, 9, "a GPU is required but none is usable")                           \
-    X(ERR_ALL_DEVICES_FAILED, 10, "every device failed")                                     \
-    X(ERR_DEVICE_LOST, 11, "a device failed")                                                \
-    X(ERR_KERNEL_FAILED, 12, "the kernel reported a failure")                                \
-    X(ERR_ALREADY_EXISTS, 13, "already exists")                                              \
-    X(ERR_NOT_FOUND, 14, "not found")                                                        \
-    X(ERR_IO, 15, "input/output error")                                                      \
+#define APO_STATUS_MAP(X)                                                                          \
+    X(OK, 0, "success")                                                                            \
+    X(ERR_NULL, 1, "a required pointer argument is NULL")                                          \
+    X(ERR_INVALID_ARGUMENT, 2, "invalid argument")                                                 \
+    X(ERR_OVERFLOW, 3, "sizes overflow")                                                           \
+    X(ERR_OUT_OF_MEMORY, 4, "out of memory")                                                       \
+    X(ERR_UNKNOWN_KERNEL, 5, "unknown kernel")                                                     \
+    X(ERR_BAD_PARAM, 6, "bad kernel parameter")                                                    \
+    X(ERR_BAD_DEVICE_SPEC, 7, "bad device specification")                                          \
+    X(ERR_NO_DEVICE, 8, "no usable device")                                                        \
+    X(ERR_GPU_REQUIRED, 9, "a GPU is required but none is usable")                                 \
+    X(ERR_ALL_DEVICES_FAILED, 10, "every device failed")                                           \
+    X(ERR_DEVICE_LOST, 11, "a device failed")                                                      \
+    X(ERR_KERNEL_FAILED, 12, "the kernel reported a failure")                                      \
+    X(ERR_ALREADY_EXISTS, 13, "already exists")                                                    \
+    X(ERR_NOT_FOUND, 14, "not found")                                                              \
+    X(ERR_IO, 15, "input/output error")                                                            \
     X(ERR_INTERNAL, 16, "internal error")
 
 typedef enum apo_status {
@@ -114,9 +114,11 @@ typedef struct apo_config {
     apo_sim_clock sim_clock; /* see apo_sim_clock */
 } apo_config;
 
-#define APO_CONFIG_INIT                                                                         \
-    {.size = sizeof(apo_config), .devices = NULL, .cpu_threads = 0, .use_gpu = APO_USE_GPU_UNSET, \
-     .sim_clock = APO_SIM_CLOCK_UNSET}
+#define APO_CONFIG_INIT                                                                            \
+    {                                                                                              \
+        .size = sizeof(apo_config), .devices = NULL, .cpu_threads = 0,                             \
+        .use_gpu = APO_USE_GPU_UNSET, .sim_clock = APO_SIM_CLOCK_UNSET                             \
+    }
 
 /* Creates a runtime: reads the configuration, discovers and opens the devices and starts
  * one persistent worker thread per device. `config` may be NULL (all defaults).
@@ -154,23 +156,24 @@ APO_EXPORT const char *apo_device_kind_name(apo_device_kind kind);
 #define APO_MAX_DEVICES 64
 
 typedef struct apo_device_info {
-    size_t size;                 /* sizeof(apo_device_info); set by APO_DEVICE_INFO_INIT */
-    char id[APO_ID_MAX];         /* "cpu", "sim:NAME" or the GPU's UUID */
-    char label[APO_LABEL_MAX];   /* human-readable ("cpu (2 threads)") */
+    size_t size;               /* sizeof(apo_device_info); set by APO_DEVICE_INFO_INIT */
+    char id[APO_ID_MAX];       /* "cpu", "sim:NAME" or the GPU's UUID */
+    char label[APO_LABEL_MAX]; /* human-readable ("cpu (2 threads)") */
     apo_device_kind kind;
     int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: 0 */
     uint64_t memory_total_bytes; /* host memory for cpu and sim, device memory for cuda */
     uint64_t memory_free_bytes;
     int compute_capability_major; /* cuda only, else 0 */
     int compute_capability_minor;
-    int multiprocessors; /* cuda only */
-    int copy_engines;    /* cuda only */
-    double sim_rate;     /* sim only: modelled elements per second */
-    double sim_latency_s; /* sim only: modelled fixed latency per task */
+    int multiprocessors;     /* cuda only */
+    int copy_engines;        /* cuda only */
+    double sim_rate;         /* sim only: modelled elements per second */
+    double sim_latency_s;    /* sim only: modelled fixed latency per task */
     uint64_t sim_fail_after; /* sim only: fails from this task on (0: never) */
 } apo_device_info;
 
-#define APO_DEVICE_INFO_INIT {.size = sizeof(apo_device_info)}
+#define APO_DEVICE_INFO_INIT                                                                       \
+    { .size = sizeof(apo_device_info) }
 
 /* Number of devices the runtime uses, in device order. */
 APO_EXPORT apo_status apo_device_count(const apo_runtime *rt, size_t *count);
@@ -218,10 +221,10 @@ typedef apo_status (*apo_cuda_kernel_fn)(const apo_kernel_call *call, void *user
 /* A user kernel: every output has the input's shape (rows x cols), and the sample at
  * position t of an output depends on inputs at positions t-halo .. t of the same row. */
 typedef struct apo_kernel_desc {
-    size_t size;                 /* sizeof(apo_kernel_desc); set by APO_KERNEL_DESC_INIT */
-    const char *name;            /* [A-Za-z0-9_]+, at most APO_NAME_MAX-1 characters */
-    size_t n_inputs;             /* 1 .. APO_MAX_IO */
-    size_t n_outputs;            /* 1 .. APO_MAX_IO */
+    size_t size;                     /* sizeof(apo_kernel_desc); set by APO_KERNEL_DESC_INIT */
+    const char *name;                /* [A-Za-z0-9_]+, at most APO_NAME_MAX-1 characters */
+    size_t n_inputs;                 /* 1 .. APO_MAX_IO */
+    size_t n_outputs;                /* 1 .. APO_MAX_IO */
     const char *const *output_names; /* n_outputs names, or NULL for "out0", "out1", ... */
     size_t n_params;                 /* 0 .. APO_MAX_PARAMS */
     const char *const *param_names;  /* n_params names */
@@ -233,7 +236,8 @@ typedef struct apo_kernel_desc {
     void *user;                      /* passed to cpu and cuda */
 } apo_kernel_desc;
 
-#define APO_KERNEL_DESC_INIT {.size = sizeof(apo_kernel_desc)}
+#define APO_KERNEL_DESC_INIT                                                                       \
+    { .size = sizeof(apo_kernel_desc) }
 
 /* Registers a user kernel under desc->name. The descriptor is copied (names included).
  * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (the message says which field),
@@ -252,7 +256,8 @@ typedef struct apo_kernel_info {
     double param_defaults[APO_MAX_PARAMS];
 } apo_kernel_info;
 
-#define APO_KERNEL_INFO_INIT {.size = sizeof(apo_kernel_info)}
+#define APO_KERNEL_INFO_INIT                                                                       \
+    { .size = sizeof(apo_kernel_info) }
 
 /* Returns APO_ERR_NULL, APO_ERR_UNKNOWN_KERNEL. */
 APO_EXPORT apo_status apo_kernel_get(const apo_runtime *rt, const char *name,
@@ -279,23 +284,24 @@ typedef struct apo_param {
 } apo_param;
 
 typedef struct apo_workload {
-    size_t size;                  /* sizeof(apo_workload); set by APO_WORKLOAD_INIT */
-    const char *kernel;           /* kernel name */
-    size_t rows, cols;            /* rows independent series of cols samples, row-major */
-    const double *const *inputs;  /* n_inputs host arrays of rows*cols */
+    size_t size;                 /* sizeof(apo_workload); set by APO_WORKLOAD_INIT */
+    const char *kernel;          /* kernel name */
+    size_t rows, cols;           /* rows independent series of cols samples, row-major */
+    const double *const *inputs; /* n_inputs host arrays of rows*cols */
     size_t n_inputs;
-    double *const *outputs;       /* n_outputs host arrays, shaped by apo_output_shape() */
+    double *const *outputs; /* n_outputs host arrays, shaped by apo_output_shape() */
     size_t n_outputs;
-    const apo_param *params;      /* named parameters; unnamed ones take their defaults */
+    const apo_param *params; /* named parameters; unnamed ones take their defaults */
     size_t n_params;
-    uint64_t seed;                /* keys every random draw by its global index */
-    const char *tag;              /* workload tag for profiles; NULL: the kernel name */
-    apo_split split;              /* APO_SPLIT_AUTO unless forced */
-    const double *ratios;         /* optional shares in device order (n_ratios == devices) */
-    size_t n_ratios;              /* 0: no explicit ratios */
+    uint64_t seed;        /* keys every random draw by its global index */
+    const char *tag;      /* workload tag for profiles; NULL: the kernel name */
+    apo_split split;      /* APO_SPLIT_AUTO unless forced */
+    const double *ratios; /* optional shares in device order (n_ratios == devices) */
+    size_t n_ratios;      /* 0: no explicit ratios */
 } apo_workload;
 
-#define APO_WORKLOAD_INIT {.size = sizeof(apo_workload)}
+#define APO_WORKLOAD_INIT                                                                          \
+    { .size = sizeof(apo_workload) }
 
 /* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
  * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
@@ -317,17 +323,18 @@ typedef struct apo_device_report {
     char id[APO_ID_MAX];
     char label[APO_LABEL_MAX];
     apo_device_kind kind;
-    double share;             /* fraction of the elements it was planned to compute */
-    uint64_t elements;        /* elements it actually computed (failover included) */
-    uint64_t tiles;           /* tiles it actually computed */
-    double wall_ms;           /* busy time: h2d + kernel + d2h */
+    double share;      /* fraction of the elements it was planned to compute */
+    uint64_t elements; /* elements it actually computed (failover included) */
+    uint64_t tiles;    /* tiles it actually computed */
+    double wall_ms;    /* busy time: h2d + kernel + d2h */
     double h2d_ms, kernel_ms, d2h_ms;
-    double wait_ms;           /* idle time within the makespan */
-    double throughput;        /* elements per second while busy */
-    int failed;               /* it failed during the call */
+    double wait_ms;              /* idle time within the makespan */
+    double throughput;           /* elements per second while busy */
+    int failed;                  /* it failed during the call */
     char failure[APO_LABEL_MAX]; /* why, when failed */
-    uint64_t elements_moved_out; /* planned elements it did not compute, given to others */
-    uint64_t elements_moved_in;  /* elements it took over from failed devices */
+    uint64_t elements_moved_out; /* elements it was given (planned or taken over) but did not
+                                    compute, because it failed: they went to others */
+    uint64_t elements_moved_in;  /* elements it computed on behalf of failed devices */
     int simulated;               /* a sim device: times are modelled */
 } apo_device_report;
 
@@ -338,19 +345,20 @@ typedef struct apo_report {
     uint64_t seed;
     apo_split split_axis; /* the axis used (never AUTO) */
     apo_ratio_source ratio_source;
-    size_t tile;                 /* tile length along the tiled axis */
-    uint64_t tiles;              /* tiles in the grid */
-    uint64_t elements;           /* elements in the workload */
-    double makespan_ms;          /* first dispatch to last merge */
-    double balance_efficiency;   /* ideal makespan from measured rates / actual, 0..1 */
-    int simulated;               /* any device simulated */
-    int virtual_clock;           /* sim times are modelled, not waited */
-    size_t failovers;            /* devices that failed during the call */
+    size_t tile;               /* tile length along the tiled axis */
+    uint64_t tiles;            /* tiles in the grid */
+    uint64_t elements;         /* elements in the workload */
+    double makespan_ms;        /* first dispatch to last merge */
+    double balance_efficiency; /* ideal makespan from measured rates / actual, 0..1 */
+    int simulated;             /* any device simulated */
+    int virtual_clock;         /* sim times are modelled, not waited */
+    size_t failovers;          /* devices that failed during the call */
     size_t n_devices;
     apo_device_report devices[APO_MAX_DEVICES];
 } apo_report;
 
-#define APO_REPORT_INIT {.size = sizeof(apo_report)}
+#define APO_REPORT_INIT                                                                            \
+    { .size = sizeof(apo_report) }
 
 /* Splits the workload across the runtime's devices, runs it, and merges the partial
  * results in tile order. The outputs are bitwise identical whatever the device set and

@@ -45,8 +45,8 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
         elements += (uint64_t)(stop - begin) * call->unit_work;
     }
     /* The latency is paid once per call: on the call's first task. */
-    double modelled = (task_index == 0 ? dev->info.sim_latency_s : 0.0) +
-                      (double)elements / dev->info.sim_rate;
+    double modelled =
+        (task_index == 0 ? dev->info.sim_latency_s : 0.0) + (double)elements / dev->info.sim_rate;
     if (!dev->virtual_clock) {
         sleep_until(t0 + modelled);
         modelled = apo__now() - t0;
@@ -64,8 +64,8 @@ static void sim_close(apo__device *dev) { (void)dev; }
 
 static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close};
 
-apo_status apo__sim_device_open(apo__device *dev, const char *name, double rate,
-                                double latency_s, uint64_t fail_after, int virtual_clock) {
+apo_status apo__sim_device_open(apo__device *dev, const char *name, double rate, double latency_s,
+                                uint64_t fail_after, int virtual_clock) {
     dev->ops = &sim_ops;
     dev->virtual_clock = virtual_clock;
     dev->info.kind = APO_DEVICE_SIM;

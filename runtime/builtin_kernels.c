@@ -91,8 +91,8 @@ static apo_status macd_run(const apo__call *call, size_t row, size_t begin, size
     (void)partial;
     size_t n = call->cols, fast, slow, signal;
     macd_periods(call->params, &fast, &slow, &signal);
-    apo_macd_tile(row_of(call, 0, row), n, begin, end, fast, slow, signal,
-                  out_row(call, 0, row, n), out_row(call, 1, row, n), out_row(call, 2, row, n));
+    apo_macd_tile(row_of(call, 0, row), n, begin, end, fast, slow, signal, out_row(call, 0, row, n),
+                  out_row(call, 1, row, n), out_row(call, 2, row, n));
     return APO_OK;
 }
 

@@ -38,17 +38,17 @@ typedef struct apo__backend_ops {
 struct apo__device {
     apo_device_info info;
     const apo__backend_ops *ops;
-    int virtual_clock;       /* sim with APPORTION_SIM_CLOCK=virtual: times are modelled */
-    uint64_t tasks_run;      /* tasks started over the runtime's life (sim fail_after) */
-    void *state;             /* backend-private */
+    int virtual_clock;  /* sim with APPORTION_SIM_CLOCK=virtual: times are modelled */
+    uint64_t tasks_run; /* tasks started over the runtime's life (sim fail_after) */
+    void *state;        /* backend-private */
 };
 
 /* Opens the cpu device with `threads` OpenMP threads (0: OpenMP's default). */
 apo_status apo__cpu_device_open(apo__device *dev, int threads);
 
 /* Opens a sim device; see SPEC "Devices". */
-apo_status apo__sim_device_open(apo__device *dev, const char *name, double rate,
-                                double latency_s, uint64_t fail_after, int virtual_clock);
+apo_status apo__sim_device_open(apo__device *dev, const char *name, double rate, double latency_s,
+                                uint64_t fail_after, int virtual_clock);
 
 /* CUDA discovery. Writes up to `max` opened GPU devices and returns how many; when there
  * are none, writes why into `reason` (no driver, no device, built without CUDA, ...). */
@@ -56,8 +56,7 @@ size_t apo__cuda_discover(apo__device *devs, size_t max, char *reason, size_t re
 
 /* Runs tiles [first, end) of a call on the host with `threads` OpenMP threads (1: on the
  * calling thread alone). Shared by the cpu and sim backends. */
-apo_status apo__run_tiles_on_host(const apo__call *call, uint64_t first, uint64_t end,
-                                  int threads);
+apo_status apo__run_tiles_on_host(const apo__call *call, uint64_t first, uint64_t end, int threads);
 
 /* Host memory, for the cpu and sim devices' info. */
 void apo__host_memory(uint64_t *total_bytes, uint64_t *free_bytes);

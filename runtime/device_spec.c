@@ -1,8 +1,8 @@
 /* Parser of the device list; see device_spec.h. Every rejection names what was wrong. */
 #include <ctype.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,8 +193,7 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
                 return reject(ctx, "fail_after must be an integer of at least 1, got \"%s\"",
                               value);
         } else {
-            return reject(ctx, "unknown sim option \"%s\" (known: rate, latency, fail_after)",
-                          opt);
+            return reject(ctx, "unknown sim option \"%s\" (known: rate, latency, fail_after)", opt);
         }
     }
     return APO_OK;

@@ -27,13 +27,13 @@ typedef enum apo__spec_kind {
 
 typedef struct apo__device_spec {
     apo__spec_kind kind;
-    int ordinal;                      /* CUDA_ORDINAL */
-    char uuid_prefix[APO_ID_MAX];     /* CUDA_UUID, lower-case hex after "GPU-" */
-    int threads;                      /* CPU: 0 unless threads= was given */
-    char sim_name[APO_SIM_NAME_MAX];  /* SIM */
-    double sim_rate;                  /* SIM: elements per second */
-    double sim_latency_s;             /* SIM */
-    uint64_t sim_fail_after;          /* SIM: 0 = never */
+    int ordinal;                     /* CUDA_ORDINAL */
+    char uuid_prefix[APO_ID_MAX];    /* CUDA_UUID, lower-case hex after "GPU-" */
+    int threads;                     /* CPU: 0 unless threads= was given */
+    char sim_name[APO_SIM_NAME_MAX]; /* SIM */
+    double sim_rate;                 /* SIM: elements per second */
+    double sim_latency_s;            /* SIM */
+    uint64_t sim_fail_after;         /* SIM: 0 = never */
 } apo__device_spec;
 
 /* Parses `text` into at most `max` specs. On failure returns APO_ERR_BAD_DEVICE_SPEC and

@@ -67,8 +67,8 @@ static apo_status resolve_params(const apo__kernel *k, const apo_workload *w, do
                 strcat(known, m ? ", " : "");
                 strcat(known, k->params[m].name);
             }
-            return apo__fail(APO_ERR_BAD_PARAM, "%s has no parameter \"%s\" (it has: %s)",
-                             k->name, p->name, k->n_params ? known : "none");
+            return apo__fail(APO_ERR_BAD_PARAM, "%s has no parameter \"%s\" (it has: %s)", k->name,
+                             p->name, k->n_params ? known : "none");
         }
         const apo__param_spec *spec = &k->params[i];
         if (given[i]++)
@@ -82,8 +82,9 @@ static apo_status resolve_params(const apo__kernel *k, const apo_workload *w, do
             return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be an integer, got %.17g",
                              k->name, spec->name, v);
         if (v < spec->min || v > spec->max)
-            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be from %.17g to %.17g, got %.17g",
-                             k->name, spec->name, spec->min, spec->max, v);
+            return apo__fail(APO_ERR_BAD_PARAM,
+                             "%s: parameter %s must be from %.17g to %.17g, got %.17g", k->name,
+                             spec->name, spec->min, spec->max, v);
         values[i] = v;
     }
     return APO_OK;
@@ -172,8 +173,8 @@ apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t
     if (st != APO_OK)
         return st;
     if (index >= call.kernel->n_outputs)
-        return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu",
-                         call.kernel->name, call.kernel->n_outputs, index);
+        return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", call.kernel->name,
+                         call.kernel->n_outputs, index);
     *out_rows = w->rows;
     *out_cols = call.kernel->output_cols(call.kernel, call.params, w->cols, index);
     return APO_OK;
@@ -223,10 +224,10 @@ static apo_status plan_call(const apo_runtime *rt, const apo_workload *w, const 
         active += p->weights[i] > 0;
     p->axis = w->split;
     if (p->axis == APO_SPLIT_AUTO)
-        p->axis = (call->tiles_per_row == 1 ||
-                   call->rows >= APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT * active)
-                      ? APO_SPLIT_ROWS
-                      : APO_SPLIT_TIME;
+        p->axis =
+            (call->tiles_per_row == 1 || call->rows >= APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT * active)
+                ? APO_SPLIT_ROWS
+                : APO_SPLIT_TIME;
 
     uint64_t unit_tiles = p->axis == APO_SPLIT_ROWS ? call->tiles_per_row : 1;
     uint64_t counts[APO_MAX_DEVICES];
@@ -243,7 +244,7 @@ static apo_status plan_call(const apo_runtime *rt, const apo_workload *w, const 
 /* ---- execution ------------------------------------------------------------------------ */
 
 typedef struct device_tally {
-    uint64_t planned_elements, elements, tiles, moved_in, tasks;
+    uint64_t assigned, elements, tiles, moved_in, tasks; /* assigned: planned + taken over */
     double h2d_s, kernel_s, d2h_s;
     int failed;
 } device_tally;
@@ -291,6 +292,7 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         apo__device_job *job = &jobs[i];
         device_tally *t = &s->tally[i];
         uint64_t done = apo__tiles_elements(s->call, job->first, job->done_end);
+        t->assigned += apo__tiles_elements(s->call, job->first, job->end);
         t->elements += done;
         t->tiles += job->done_end - job->first;
         if (is_failover)
@@ -382,8 +384,8 @@ static void reduce_rows(const apo__call *call) {
     }
 }
 
-static void fill_report(const run_state *s, const plan *p, const apo_workload *w,
-                        double makespan_s, apo_report *r) {
+static void fill_report(const run_state *s, const plan *p, const apo_workload *w, double makespan_s,
+                        apo_report *r) {
     const apo_runtime *rt = s->rt;
     const apo__call *call = s->call;
     size_t size = r->size;
@@ -426,8 +428,7 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
                      (unsigned long long)t->tasks);
             r->failovers++;
         }
-        uint64_t kept = t->elements - t->moved_in;
-        d->elements_moved_out = t->planned_elements > kept ? t->planned_elements - kept : 0;
+        d->elements_moved_out = t->assigned - t->elements;
         d->elements_moved_in = t->moved_in;
         d->simulated = dev->info.kind == APO_DEVICE_SIM;
         r->simulated |= d->simulated;
@@ -461,7 +462,6 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         jobs[i].first = p.first[i];
         jobs[i].end = p.end[i];
         has_job[i] = p.end[i] > p.first[i];
-        s.tally[i].planned_elements = apo__tiles_elements(call, p.first[i], p.end[i]);
     }
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu, %llu tiles of %zu, split by %s",
              call->kernel->name, call->rows, call->cols, (unsigned long long)call->tiles,

@@ -21,8 +21,8 @@ apo_status apo__run_tiles_on_host(const apo__call *call, uint64_t first, uint64_
             uint64_t g = first + (uint64_t)i;
             size_t row, begin, stop;
             apo__tile_range(call, g, &row, &begin, &stop);
-            status = k->run_tile(call, row, begin, stop,
-                                 plen != 0 ? call->partials + g * plen : NULL);
+            status =
+                k->run_tile(call, row, begin, stop, plen != 0 ? call->partials + g * plen : NULL);
         }
         return status;
     }

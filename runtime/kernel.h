@@ -21,12 +21,12 @@ typedef struct apo__call {
     double *const *outputs;
     double params[APO_MAX_PARAMS]; /* in the kernel's parameter order */
     uint64_t seed;
-    size_t axis_len;       /* length of the tiled axis of one row */
-    size_t tile;           /* tile length along that axis */
-    size_t tiles_per_row;  /* ceil(axis_len / tile) */
-    uint64_t tiles;        /* rows * tiles_per_row */
-    uint64_t unit_work;    /* elements of work per position on the tiled axis */
-    double *partials;      /* tiles * kernel->partial_len, or NULL */
+    size_t axis_len;      /* length of the tiled axis of one row */
+    size_t tile;          /* tile length along that axis */
+    size_t tiles_per_row; /* ceil(axis_len / tile) */
+    uint64_t tiles;       /* rows * tiles_per_row */
+    uint64_t unit_work;   /* elements of work per position on the tiled axis */
+    double *partials;     /* tiles * kernel->partial_len, or NULL */
 } apo__call;
 
 typedef struct apo__param_spec {

@@ -74,8 +74,8 @@ apo_status apo__pool_start(apo__pool *pool, apo__device *devs, size_t n) {
         w->index = i;
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
             apo__pool_stop(pool);
-            return apo__fail(APO_ERR_OUT_OF_MEMORY,
-                             "cannot start the worker thread of device %s", devs[i].info.id);
+            return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot start the worker thread of device %s",
+                             devs[i].info.id);
         }
         w->started = 1;
         pool->n = i + 1;

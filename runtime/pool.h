@@ -13,13 +13,13 @@
 /* One device's part of one phase of a call, and what came of it. */
 typedef struct apo__device_job {
     const apo__call *call;
-    uint64_t first, end;    /* tiles to compute */
-    uint64_t task_base;     /* tasks this device already ran in this call */
+    uint64_t first, end; /* tiles to compute */
+    uint64_t task_base;  /* tasks this device already ran in this call */
     /* results */
-    apo_status status;      /* APO_OK, APO_ERR_DEVICE_LOST, or the failure to report */
-    uint64_t done_end;      /* tiles [first, done_end) were computed */
-    uint64_t tasks;         /* tasks run */
-    apo__task_time time;    /* summed over the tasks */
+    apo_status status;   /* APO_OK, APO_ERR_DEVICE_LOST, or the failure to report */
+    uint64_t done_end;   /* tiles [first, done_end) were computed */
+    uint64_t tasks;      /* tasks run */
+    apo__task_time time; /* summed over the tasks */
 } apo__device_job;
 
 /* Runs a job's tasks on the calling thread. */

@@ -15,8 +15,8 @@ const char *apo_version(void) { return APO_VERSION_STRING; }
 
 const char *apo_strerror(apo_status status) {
     switch (status) {
-#define APO_STATUS_MESSAGE_(name, value, message)                                              \
-    case APO_##name:                                                                           \
+#define APO_STATUS_MESSAGE_(name, value, message)                                                  \
+    case APO_##name:                                                                               \
         return value == 0 ? message : message " (apo_last_error() has the details)";
         APO_STATUS_MAP(APO_STATUS_MESSAGE_)
 #undef APO_STATUS_MESSAGE_
@@ -26,8 +26,8 @@ const char *apo_strerror(apo_status status) {
 
 const char *apo_status_name(apo_status status) {
     switch (status) {
-#define APO_STATUS_NAME_(name, value, message)                                                 \
-    case APO_##name:                                                                           \
+#define APO_STATUS_NAME_(name, value, message)                                                     \
+    case APO_##name:                                                                               \
         return "APO_" #name;
         APO_STATUS_MAP(APO_STATUS_NAME_)
 #undef APO_STATUS_NAME_

@@ -87,15 +87,13 @@ apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char 
     }
     if (d->n_inputs < 1 || d->n_inputs > APO_MAX_IO || d->n_outputs < 1 ||
         d->n_outputs > APO_MAX_IO) {
-        snprintf(err, err_size, "kernel %s: needs 1 to %d inputs and outputs", d->name,
-                 APO_MAX_IO);
+        snprintf(err, err_size, "kernel %s: needs 1 to %d inputs and outputs", d->name, APO_MAX_IO);
         return APO_ERR_INVALID_ARGUMENT;
     }
     if (d->n_params > APO_MAX_PARAMS ||
         (d->n_params > 0 && (d->param_names == NULL || d->param_defaults == NULL))) {
-        snprintf(err, err_size,
-                 "kernel %s: at most %d parameters, each with a name and a default", d->name,
-                 APO_MAX_PARAMS);
+        snprintf(err, err_size, "kernel %s: at most %d parameters, each with a name and a default",
+                 d->name, APO_MAX_PARAMS);
         return APO_ERR_INVALID_ARGUMENT;
     }
     if (d->halo > APO_USER_HALO_MAX) {
@@ -136,8 +134,7 @@ apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char 
         }
         for (size_t j = 0; j < i; j++) {
             if (strcmp(name, k->params[j].name) == 0) {
-                snprintf(err, err_size, "kernel %s: parameter name %s is repeated", d->name,
-                         name);
+                snprintf(err, err_size, "kernel %s: parameter name %s is repeated", d->name, name);
                 return APO_ERR_INVALID_ARGUMENT;
             }
         }

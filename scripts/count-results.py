@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Counts test results from meson's testlog.json and prints "N passed, N failed".
+
+A Criterion executable counts as its test cases (from its "Synthesis" line); any other
+test counts as one. A test executable that crashed or timed out before its synthesis
+counts as one failure, so nothing is lost from the count.
+"""
+import json
+import re
+import sys
+
+SYNTHESIS = re.compile(
+    r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
+
+
+def main(path):
+    passed = failed = skipped = 0
+    with open(path) as log:
+        for line in log:
+            test = json.loads(line)
+            result = test.get("result")
+            text = (test.get("stdout") or "") + (test.get("stderr") or "")
+            text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+            found = SYNTHESIS.findall(text)
+            if result == "SKIP":
+                skipped += 1
+            elif found:
+                tested, passing, failing, crashing = map(int, found[-1])
+                passed += passing
+                failed += failing + crashing
+                if result != "OK" and failing + crashing == 0:
+                    failed += 1  # the executable failed for another reason
+            elif result in ("OK", "EXPECTEDFAIL"):
+                passed += 1
+            else:
+                failed += 1
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

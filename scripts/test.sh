@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test. Ends with "N passed, N failed",
+# counting Criterion's test cases (and each other test as one).
+#
+#   scripts/test.sh                 # release build in build/
+#   scripts/test.sh --werror        # warnings are errors
+#   scripts/test.sh --sanitize      # AddressSanitizer + UndefinedBehaviorSanitizer build
+#   APO_BUILD_DIR=dir scripts/test.sh ...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+werror=false
+sanitize=none
+for arg in "$@"; do
+    case "$arg" in
+    --werror) werror=true ;;
+    --sanitize) sanitize=address,undefined ;;
+    -h | --help)
+        sed -n '2,9p' "$0"
+        exit 0
+        ;;
+    *)
+        echo "scripts/test.sh: unknown option $arg" >&2
+        exit 2
+        ;;
+    esac
+done
+
+bash scripts/deps.sh
+
+default_dir=build
+[ "$sanitize" != none ] && default_dir=build-sanitize
+build=${APO_BUILD_DIR:-$default_dir}
+
+opts=(-Dwerror=$werror -Db_sanitize=$sanitize -Dtests=enabled)
+if [ "$sanitize" != none ]; then
+    # Sanitizer runtimes need the symbols resolved at run time, and debug info for reports.
+    opts+=(-Db_lundef=false -Dbuildtype=debugoptimized)
+fi
+
+if [ -f "$build/build.ninja" ]; then
+    meson configure "$build" "${opts[@]}" >/dev/null
+else
+    meson setup "$build" "${opts[@]}" >/dev/null
+fi
+ninja -C "$build"
+
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+status=0
+meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 || status=$?
+
+python3 scripts/count-results.py "$build/meson-logs/testlog.json" || status=1
+exit $status

@@ -1,0 +1,94 @@
+/* Helpers shared by the runtime tests; see helpers.h. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "reference.h"
+
+apo_runtime *test_runtime(const char *devices) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = devices;
+    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    apo_runtime *rt = NULL;
+    apo_status st = apo_runtime_create(&config, &rt);
+    cr_assert_eq(st, APO_OK, "runtime on \"%s\": %s: %s", devices, apo_strerror(st),
+                 apo_last_error());
+    return rt;
+}
+
+void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
+                   uint64_t data_seed) {
+    memset(job, 0, sizeof *job);
+    apo_workload w = APO_WORKLOAD_INIT;
+    job->w = w;
+    job->w.kernel = kernel;
+    job->w.rows = rows;
+    job->w.cols = cols;
+    job->w.params = job->params;
+    job->w.seed = 42;
+    job->input = malloc(rows * cols * sizeof(double));
+    cr_assert_not_null(job->input);
+    for (size_t r = 0; r < rows; r++)
+        apo_test_random_walk(data_seed + r, cols, 100.0, 1.0, job->input + r * cols);
+    job->inputs[0] = job->input;
+    job->w.inputs = job->inputs;
+    job->w.n_inputs = 1;
+
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK, "%s", apo_last_error());
+    job->w.n_outputs = info.n_outputs;
+    job->w.outputs = job->outputs;
+}
+
+/* Outputs are sized once the parameters are known, so allocate lazily. */
+static void ensure_outputs(test_job *job, apo_runtime *rt) {
+    for (size_t i = 0; i < job->w.n_outputs; i++) {
+        size_t orows, ocols;
+        /* A workload that does not validate keeps its outputs: the run will say why. */
+        if (apo_output_shape(rt, &job->w, i, &orows, &ocols) != APO_OK)
+            return;
+        size_t len = orows * ocols;
+        if (job->outputs[i] != NULL && job->output_len[i] == len)
+            continue;
+        free(job->outputs[i]);
+        job->outputs[i] = malloc(len * sizeof(double));
+        cr_assert_not_null(job->outputs[i]);
+        job->output_len[i] = len;
+        /* A poison value no kernel produces, so an unwritten element cannot pass. */
+        for (size_t j = 0; j < len; j++)
+            job->outputs[i][j] = -12345.678;
+    }
+}
+
+void test_job_param(test_job *job, const char *name, double value) {
+    cr_assert_lt(job->w.n_params, (size_t)APO_MAX_PARAMS);
+    job->params[job->w.n_params].name = name;
+    job->params[job->w.n_params].value = value;
+    job->w.n_params++;
+}
+
+apo_status test_job_run(test_job *job, apo_runtime *rt, apo_report *report) {
+    ensure_outputs(job, rt);
+    return apo_distribute_workload(rt, &job->w, report);
+}
+
+void test_job_free(test_job *job) {
+    free(job->input);
+    for (size_t i = 0; i < APO_MAX_IO; i++)
+        free(job->outputs[i]);
+    memset(job, 0, sizeof *job);
+}
+
+size_t test_bitwise_diff(const test_job *a, const test_job *b, size_t i) {
+    cr_assert_eq(a->output_len[i], b->output_len[i]);
+    size_t diff = 0;
+    for (size_t j = 0; j < a->output_len[i]; j++)
+        diff += memcmp(&a->outputs[i][j], &b->outputs[i][j], sizeof(double)) != 0;
+    return diff;
+}
+
+void test_random_ratios(uint64_t seed, size_t n, double *ratios) {
+    for (size_t i = 0; i < n; i++)
+        ratios[i] = 0.05 + 0.95 * apo_test_uniform(seed, i);
+}

@@ -1,0 +1,43 @@
+/*
+ * Helpers shared by the runtime tests: runtimes over a given device list, workloads with
+ * their buffers, and bitwise comparison.
+ */
+#ifndef APO_TEST_HELPERS_H
+#define APO_TEST_HELPERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apportion.h"
+
+/* Creates a runtime on `devices` (virtual sim clock); fails the test on error. */
+apo_runtime *test_runtime(const char *devices);
+
+/* A workload and the buffers it owns. */
+typedef struct test_job {
+    apo_workload w;
+    double *input;
+    const double *inputs[1];
+    double *outputs[APO_MAX_IO];
+    size_t output_len[APO_MAX_IO];
+    apo_param params[APO_MAX_PARAMS];
+} test_job;
+
+/* Sets up `kernel` on a random walk of rows x cols (seed `data_seed`), with outputs sized
+ * through apo_output_shape() on `rt` and pre-filled with a poison value. */
+void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
+                   uint64_t data_seed);
+void test_job_param(test_job *job, const char *name, double value);
+void test_job_free(test_job *job);
+
+/* Sizes the outputs for the current parameters (poisoned, so that an element no tile
+ * wrote cannot pass a comparison) and runs the job on `rt`. */
+apo_status test_job_run(test_job *job, apo_runtime *rt, apo_report *report);
+
+/* Number of elements of output `i` that differ bitwise between two jobs. */
+size_t test_bitwise_diff(const test_job *a, const test_job *b, size_t i);
+
+/* Random ratios for `n` devices, each in [0.05, 1), from a seed. */
+void test_random_ratios(uint64_t seed, size_t n, double *ratios);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * The public API end to end: results against the independent references, the report,
+ * kernel registration and description, output shapes, and one runtime shared by threads.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "reference.h"
+
+Test(api, bollinger_end_to_end_matches_long_double_reference, .timeout = 60) {
+    apo_runtime *rt = test_runtime("sim:a,sim:b,cpu");
+    test_job job;
+    size_t rows = 3, cols = 10000;
+    test_job_init(&job, rt, "bollinger", rows, cols, 11);
+    test_job_param(&job, "period", 30);
+    job.w.split = APO_SPLIT_TIME;
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    double *up = malloc(cols * sizeof *up), *mid = malloc(cols * sizeof *mid),
+           *lo = malloc(cols * sizeof *lo);
+    for (size_t r = 0; r < rows; r++) {
+        apo_ref_bollinger(job.input + r * cols, cols, 30, 2, 2, up, mid, lo);
+        for (size_t t = 0; t < cols; t++) {
+            double got = job.outputs[1][r * cols + t];
+            if (t < 29) {
+                cr_assert(isnan(got));
+                continue;
+            }
+            cr_assert_leq(fabs(got - mid[t]), 1e-13 * fabs(mid[t]), "row %zu t %zu", r, t);
+            cr_assert_leq(fabs(job.outputs[0][r * cols + t] - up[t]), 1e-13 * fabs(up[t]));
+            cr_assert_leq(fabs(job.outputs[2][r * cols + t] - lo[t]), 1e-13 * fabs(lo[t]));
+        }
+    }
+    free(up), free(mid), free(lo);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+Test(api, returns_stats_end_to_end_matches_long_double_reference, .timeout = 60) {
+    apo_runtime *rt = test_runtime("sim:a,sim:b,sim:c");
+    test_job job;
+    size_t rows = 2, cols = 50001;
+    test_job_init(&job, rt, "returns_stats", rows, cols, 5);
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    double *ret = malloc((cols - 1) * sizeof *ret);
+    for (size_t r = 0; r < rows; r++) {
+        apo_ref_returns(job.input + r * cols, cols, ret);
+        apo_ref_moments m;
+        apo_ref_moments_of(ret, cols - 1, 1, &m);
+        cr_assert_eq(job.outputs[0][r], (double)m.count);
+        cr_assert_leq(fabsl(job.outputs[1][r] - m.mean), 1e-12L * fabsl(m.mean) + 1e-18L);
+        long double var = m.m2 / (m.count - 1);
+        cr_assert_leq(fabsl(job.outputs[2][r] - var), 1e-12L * var);
+        cr_assert_eq(job.outputs[3][r], (double)m.min);
+        cr_assert_eq(job.outputs[4][r], (double)m.max);
+    }
+    free(ret);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+Test(api, report_accounts_for_every_element, .timeout = 60) {
+    apo_runtime *rt = test_runtime("sim:a:rate=1M,sim:b:rate=3M,sim:c:rate=4M");
+    test_job job;
+    test_job_init(&job, rt, "macd", 4, 400000, 2);
+    double ratios[3] = {1, 3, 4};
+    job.w.ratios = ratios;
+    job.w.n_ratios = 3;
+    apo_report r = APO_REPORT_INIT;
+    cr_assert_eq(test_job_run(&job, rt, &r), APO_OK, "%s", apo_last_error());
+    cr_assert_str_eq(r.kernel, "macd");
+    cr_assert_eq(r.rows, 4);
+    cr_assert_eq(r.cols, 400000);
+    cr_assert_eq(r.elements, 1600000);
+    cr_assert_eq(r.ratio_source, APO_RATIOS_EXPLICIT);
+    cr_assert_str_eq(apo_ratio_source_name(r.ratio_source), "explicit");
+    cr_assert_eq(r.simulated, 1);
+    cr_assert_eq(r.n_devices, 3);
+    uint64_t total = 0;
+    double shares = 0;
+    for (size_t d = 0; d < 3; d++) {
+        total += r.devices[d].elements;
+        shares += r.devices[d].share;
+        cr_assert_eq(r.devices[d].failed, 0);
+        cr_assert_eq(r.devices[d].simulated, 1);
+    }
+    cr_assert_eq(total, r.elements);
+    cr_assert_float_eq(shares, 1.0, 1e-12);
+    cr_assert_float_eq(r.devices[1].share, 3.0 / 8.0, 1e-12);
+    /* Modelled rates proportional to the ratios: balanced to within the tile rounding. */
+    cr_assert_geq(r.balance_efficiency, 0.9, "efficiency %g", r.balance_efficiency);
+    cr_assert_leq(r.balance_efficiency, 1.0);
+    double makespan = 0;
+    for (size_t d = 0; d < 3; d++)
+        makespan = fmax(makespan, r.devices[d].wall_ms);
+    cr_assert_float_eq(r.makespan_ms, makespan, 1e-9);
+
+    /* Without ratios: an equal split. */
+    job.w.n_ratios = 0;
+    cr_assert_eq(test_job_run(&job, rt, &r), APO_OK);
+    cr_assert_eq(r.ratio_source, APO_RATIOS_EQUAL);
+    cr_assert_float_eq(r.devices[0].share, 1.0 / 3.0, 1e-12);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+Test(api, output_shapes) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.rows = 3;
+    w.cols = 100;
+    size_t r, c;
+    w.kernel = "bollinger";
+    cr_assert_eq(apo_output_shape(rt, &w, 2, &r, &c), APO_OK);
+    cr_assert(r == 3 && c == 100);
+    cr_assert_eq(apo_output_shape(rt, &w, 3, &r, &c), APO_ERR_NOT_FOUND);
+    w.kernel = "returns_stats";
+    cr_assert_eq(apo_output_shape(rt, &w, 4, &r, &c), APO_OK);
+    cr_assert(r == 3 && c == 1);
+    w.kernel = "bootstrap";
+    apo_param p = {"replicates", 77};
+    w.params = &p;
+    w.n_params = 1;
+    cr_assert_eq(apo_output_shape(rt, &w, 0, &r, &c), APO_OK);
+    cr_assert(r == 3 && c == 77);
+    cr_assert_eq(apo_output_shape(rt, &w, 2, &r, &c), APO_OK);
+    cr_assert(c == 1);
+    apo_runtime_destroy(rt);
+}
+
+Test(api, kernels_are_described) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t n;
+    cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
+    cr_assert_eq(n, 4);
+    const char *expect[] = {"bollinger", "macd", "returns_stats", "bootstrap"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *name;
+        cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
+        cr_assert_str_eq(name, expect[i]);
+    }
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "macd", &info), APO_OK);
+    cr_assert_eq(info.builtin, 1);
+    cr_assert_eq(info.n_outputs, 3);
+    cr_assert_str_eq(info.output_names[1], "signal");
+    cr_assert_str_eq(info.param_names[1], "slow");
+    cr_assert_eq(info.param_defaults[1], 26);
+    cr_assert_eq(apo_kernel_get(rt, "nope", &info), APO_ERR_UNKNOWN_KERNEL);
+    apo_runtime_destroy(rt);
+}
+
+static apo_status failing_kernel(const apo_kernel_call *call, void *user) {
+    (void)user;
+    return call->begin >= 200 ? APO_ERR_INVALID_ARGUMENT : APO_OK;
+}
+
+static apo_status copy_kernel(const apo_kernel_call *call, void *user) {
+    int *calls = user;
+    __atomic_add_fetch(calls, 1, __ATOMIC_RELAXED);
+    for (size_t t = call->begin; t < call->end; t++)
+        call->outputs[0][call->row * call->cols + t] = call->inputs[0][call->row * call->cols + t];
+    return APO_OK;
+}
+
+Test(api, user_kernel_registration_rules) {
+    apo_runtime *rt = test_runtime("cpu");
+    int calls = 0;
+    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
+    d.name = "copy";
+    d.n_inputs = 1;
+    d.n_outputs = 1;
+    d.cpu = copy_kernel;
+    d.user = &calls;
+    d.tile = 100;
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_ALREADY_EXISTS);
+    d.name = "bollinger";
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_ALREADY_EXISTS);
+    d.name = "bad name";
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_INVALID_ARGUMENT);
+    d.name = "nocpu";
+    d.cpu = NULL;
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "cpu function") != NULL);
+    d.cpu = copy_kernel;
+    d.n_outputs = 0;
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_INVALID_ARGUMENT);
+    d.n_outputs = 1;
+    d.size = 1;
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_kernel_register(rt, NULL), APO_ERR_NULL);
+
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "copy", &info), APO_OK);
+    cr_assert_eq(info.builtin, 0);
+    cr_assert_str_eq(info.output_names[0], "out0");
+
+    test_job job;
+    test_job_init(&job, rt, "copy", 2, 1050, 1);
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(memcmp(job.outputs[0], job.input, 2 * 1050 * sizeof(double)), 0);
+    cr_assert_eq(calls, 2 * 11, "one call per tile: 11 tiles of 100 per row");
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+Test(api, user_kernel_failure_fails_the_call) {
+    apo_runtime *rt = test_runtime("sim:a,sim:b");
+    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
+    d.name = "fails";
+    d.n_inputs = 1;
+    d.n_outputs = 1;
+    d.cpu = failing_kernel;
+    d.tile = 100;
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK);
+    test_job job;
+    test_job_init(&job, rt, "fails", 1, 1000, 1);
+    apo_status st = test_job_run(&job, rt, NULL);
+    cr_assert_eq(st, APO_ERR_KERNEL_FAILED);
+    cr_assert(strstr(apo_last_error(), "APO_ERR_INVALID_ARGUMENT") != NULL, "%s", apo_last_error());
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* One runtime, many threads: calls are serialised and each gets its own correct result. */
+typedef struct thread_arg {
+    apo_runtime *rt;
+    const test_job *ref;
+    int ok;
+} thread_arg;
+
+static void *hammer(void *p) {
+    thread_arg *a = p;
+    a->ok = 1;
+    for (int i = 0; i < 20; i++) {
+        double *out[3];
+        for (int k = 0; k < 3; k++)
+            out[k] = malloc(a->ref->output_len[k] * sizeof(double));
+        apo_workload w = a->ref->w;
+        w.outputs = out;
+        if (apo_distribute_workload(a->rt, &w, NULL) != APO_OK)
+            a->ok = 0;
+        for (int k = 0; k < 3; k++) {
+            if (memcmp(out[k], a->ref->outputs[k], a->ref->output_len[k] * sizeof(double)) != 0)
+                a->ok = 0;
+            free(out[k]);
+        }
+    }
+    return NULL;
+}
+
+Test(api, one_runtime_shared_by_threads, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu,sim:a,sim:b");
+    test_job ref;
+    test_job_init(&ref, rt, "bollinger", 4, 9000, 3);
+    cr_assert_eq(test_job_run(&ref, rt, NULL), APO_OK);
+    pthread_t threads[6];
+    thread_arg args[6];
+    for (int i = 0; i < 6; i++) {
+        args[i] = (thread_arg){rt, &ref, 0};
+        pthread_create(&threads[i], NULL, hammer, &args[i]);
+    }
+    for (int i = 0; i < 6; i++) {
+        pthread_join(threads[i], NULL);
+        cr_assert(args[i].ok, "thread %d saw a failure or a wrong result", i);
+    }
+    test_job_free(&ref);
+    apo_runtime_destroy(rt);
+}

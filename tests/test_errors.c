@@ -1,0 +1,170 @@
+/*
+ * Bad input gets a specific status and a message that says what was wrong, and never
+ * touches the outputs beyond what validation allows (validation runs before any tile).
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "helpers.h"
+
+#define ASSERT_FAILS(expr, status, text)                                                           \
+    do {                                                                                           \
+        apo_status st_ = (expr);                                                                   \
+        cr_assert_eq(st_, status, "%s returned %s, expected %s (%s)", #expr, apo_status_name(st_), \
+                     apo_status_name(status), apo_last_error());                                   \
+        cr_assert(strstr(apo_last_error(), text) != NULL, "message \"%s\" lacks \"%s\"",           \
+                  apo_last_error(), text);                                                         \
+    } while (0)
+
+static apo_runtime *rt;
+static test_job job;
+
+static void setup(void) {
+    rt = test_runtime("cpu");
+    test_job_init(&job, rt, "bollinger", 1, 1000, 1);
+}
+
+static void teardown(void) {
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+TestSuite(errors, .init = setup, .fini = teardown, .timeout = 30);
+
+Test(errors, null_arguments) {
+    ASSERT_FAILS(apo_distribute_workload(NULL, &job.w, NULL), APO_ERR_NULL, "rt");
+    ASSERT_FAILS(apo_distribute_workload(rt, NULL, NULL), APO_ERR_NULL, "w");
+    ASSERT_FAILS(apo_runtime_create(NULL, NULL), APO_ERR_NULL, "out");
+    job.w.kernel = NULL;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_NULL, "kernel");
+}
+
+Test(errors, null_buffers) {
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    job.inputs[0] = NULL;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_NULL, "input 0");
+    job.inputs[0] = job.input;
+    double *saved = job.outputs[1];
+    job.outputs[1] = NULL;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_NULL, "middle");
+    job.outputs[1] = saved;
+    job.w.outputs = NULL;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_NULL, "outputs");
+}
+
+Test(errors, zero_sizes) {
+    job.w.rows = 0;
+    ASSERT_FAILS(test_job_run(&job, rt, NULL), APO_ERR_INVALID_ARGUMENT, "rows (0)");
+    job.w.rows = 1;
+    job.w.cols = 0;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT, "cols (0)");
+}
+
+Test(errors, sizes_that_overflow) {
+    job.w.rows = SIZE_MAX / 4;
+    job.w.cols = 3;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_OVERFLOW, "overflows");
+    job.w.rows = (SIZE_MAX >> 3) / 1000 + 1;
+    job.w.cols = 1000;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_OVERFLOW, "overflows");
+    size_t r, c;
+    ASSERT_FAILS(apo_output_shape(rt, &job.w, 0, &r, &c), APO_ERR_OVERFLOW, "overflows");
+}
+
+Test(errors, period_out_of_range) {
+    test_job_param(&job, "period", 1);
+    ASSERT_FAILS(test_job_run(&job, rt, NULL), APO_ERR_BAD_PARAM, "period must be from 2");
+    job.params[0].value = 1001;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
+                 "longer than the series");
+    job.params[0].value = 20.5;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM, "integer");
+    job.params[0].value = 100001;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM, "100000");
+    job.params[0].value = 1000; /* period == cols is valid */
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+}
+
+Test(errors, unknown_and_repeated_params) {
+    test_job_param(&job, "periodd", 5);
+    ASSERT_FAILS(test_job_run(&job, rt, NULL), APO_ERR_BAD_PARAM, "no parameter \"periodd\"");
+    job.params[0].name = "period";
+    test_job_param(&job, "period", 5);
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM, "twice");
+    job.w.n_params = 1;
+    job.params[0].value = 0.0 / 0.0;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM, "finite");
+}
+
+Test(errors, unknown_kernel) {
+    job.w.kernel = "bolinger";
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_UNKNOWN_KERNEL,
+                 "no kernel named \"bolinger\"");
+}
+
+Test(errors, wrong_buffer_counts_and_struct_sizes) {
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    job.w.n_outputs = 2;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT,
+                 "3 output(s)");
+    job.w.n_outputs = 3;
+    job.w.size = 8;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT,
+                 "APO_WORKLOAD_INIT");
+    job.w.size = sizeof(apo_workload);
+    apo_report bad_report = APO_REPORT_INIT;
+    bad_report.size = 1;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, &bad_report), APO_ERR_INVALID_ARGUMENT,
+                 "APO_REPORT_INIT");
+    job.w.split = (apo_split)7;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT, "split");
+}
+
+Test(errors, bad_ratios) {
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    double two[2] = {0.5, 0.5};
+    job.w.ratios = two;
+    job.w.n_ratios = 2;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT,
+                 "2 ratios given for 1 devices");
+    double zero[1] = {0};
+    job.w.ratios = zero;
+    job.w.n_ratios = 1;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT, "sum to 0");
+    double negative[1] = {-1};
+    job.w.ratios = negative;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT, ">= 0");
+    double nan[1] = {0.0 / 0.0};
+    job.w.ratios = nan;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT, "finite");
+}
+
+Test(errors, bootstrap_needs_two_samples) {
+    test_job b;
+    test_job_init(&b, rt, "bootstrap", 1, 1, 1);
+    ASSERT_FAILS(test_job_run(&b, rt, NULL), APO_ERR_BAD_PARAM, "at least 2 samples");
+    test_job_free(&b);
+}
+
+Test(errors, strerror_table_is_complete) {
+    for (int s = 0; s <= APO_ERR_INTERNAL; s++) {
+        cr_assert(strcmp(apo_strerror((apo_status)s), "unknown status") != 0, "status %d", s);
+        cr_assert(strncmp(apo_status_name((apo_status)s), "APO_", 4) == 0);
+        if (s != APO_OK)
+            cr_assert(strstr(apo_strerror((apo_status)s), "apo_last_error()") != NULL);
+    }
+    cr_assert_str_eq(apo_strerror((apo_status)999), "unknown status");
+    cr_assert_str_eq(apo_status_name((apo_status)-1), "APO_UNKNOWN");
+    cr_assert_str_eq(apo_status_name(APO_ERR_OVERFLOW), "APO_ERR_OVERFLOW");
+}
+
+Test(errors, failed_validation_leaves_outputs_untouched) {
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    for (size_t i = 0; i < 1000; i++)
+        job.outputs[0][i] = 7.0;
+    test_job_param(&job, "period", 5000);
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM);
+    for (size_t i = 0; i < 1000; i++)
+        cr_assert_eq(job.outputs[0][i], 7.0);
+}
