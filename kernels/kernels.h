@@ -1,0 +1,185 @@
+/*
+ * kernels.h: the pure-C CPU reference kernels of apportion.
+ *
+ * Every kernel here is a serial tile function: the runtime cuts the tiled axis of a series
+ * into tiles whose length depends only on the kernel parameters (the *_tile_len functions)
+ * and calls the tile function once per tile, with absolute indices into the whole row. A
+ * tile function reads the input only, restarts every accumulator at the start of its tile
+ * and writes only the outputs of its own tile, so its result depends on the tile grid and
+ * never on which device or thread ran which tile, or in which order. These functions use
+ * no threads, allocate nothing and depend on nothing but libc and libm.
+ *
+ * Conventions: `x` points at index 0 of a row of `n` samples; outputs are indexed by
+ * absolute position, so a tile [begin, end) writes out[begin] .. out[end - 1] only.
+ * Callers guarantee begin < end <= n (bootstrap: b_begin < b_end and n >= 2); the
+ * functions check these preconditions with assert. Semantics, NaN/inf policy and accuracy
+ * are described in docs/kernels.md.
+ */
+#ifndef APO_KERNELS_H
+#define APO_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Bollinger bands ------------------------------------------------------------------ */
+
+/* Tile length for bollinger: max(4096, 16 * period). The halo is period - 1 samples. */
+size_t apo_bollinger_tile_len(size_t period);
+
+/*
+ * Bollinger bands over [begin, end): middle = mean of the `period` samples ending at t,
+ * sd = population standard deviation of the same window, upper = middle + nbdev_up * sd,
+ * lower = middle - nbdev_dn * sd. Positions t < period - 1 are NaN. A window holding a NaN
+ * gives NaN bands; a window holding infinities of one sign gives middle = that infinity and
+ * NaN bands. A constant window gives sd exactly 0 and middle exactly the constant.
+ * Requires period >= 1 (the SPEC range is 2..100000).
+ */
+void apo_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
+                        double nbdev_up, double nbdev_dn, double *upper, double *middle,
+                        double *lower);
+
+/* ---- MACD ----------------------------------------------------------------------------- */
+
+/*
+ * Warm-up H of a macd tile: the number of samples before `begin` that a tile re-reads so
+ * that the influence of its restarted seeds has decayed below 2^-64 by `begin`.
+ * H = (slow-1) + (signal-1) + D(slow) + D(signal), D(p) = ceil(64 ln 2 / -ln(1 - 2/(p+1))),
+ * after swapping fast and slow when fast > slow. This is also the tile's halo.
+ */
+size_t apo_macd_warmup(size_t fast, size_t slow, size_t signal);
+
+/* Tile length for macd: max(16384, 16 * apo_macd_warmup(fast, slow, signal)). */
+size_t apo_macd_tile_len(size_t fast, size_t slow, size_t signal);
+
+/*
+ * MACD over [begin, end) with TA-Lib's seeding (see docs/kernels.md): macd = EMA(fast) -
+ * EMA(slow), signal_line = EMA(signal) of macd, hist = macd - signal_line. Positions before
+ * (slow-1)+(signal-1) are NaN. A non-finite sample is a gap: its outputs are NaN and the
+ * EMA states skip it. fast > slow is swapped. Requires fast, slow, signal >= 1.
+ */
+void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast, size_t slow,
+                   size_t signal, double *macd, double *signal_line, double *hist);
+
+/* ---- Moments partials ----------------------------------------------------------------- */
+
+/*
+ * Partial moments of a set of values: count, mean, m2 (sum of squared deviations from the
+ * mean), min and max. Five doubles and no padding, so the runtime may store an array of
+ * them as a plain double array. The empty set is {0, 0, 0, +inf, -inf}.
+ */
+typedef struct apo_moments {
+    double count, mean, m2, min, max;
+} apo_moments;
+
+/* Sets *m to the empty set: count 0, mean 0, m2 0, min +inf, max -inf. */
+void apo_moments_empty(apo_moments *m);
+
+/*
+ * Merges two partials with Chan et al.'s pairwise formula in a fixed operation order, so
+ * merge(a, b) is a pure function of the bits of a and b. out may alias a or b. An empty
+ * side returns a copy of the other. min and max ignore NaN.
+ */
+void apo_moments_merge(const apo_moments *a, const apo_moments *b, apo_moments *out);
+
+/* ---- Return statistics ---------------------------------------------------------------- */
+
+/* Tile length for returns_stats: 8192 samples. The halo is 1 sample. */
+size_t apo_returns_stats_tile_len(void);
+
+/*
+ * Moments of the finite simple returns r_t = x[t] / x[t-1] - 1 for t in
+ * [max(begin, 1), end), computed two-pass in index order. Non-finite returns (from NaN or
+ * infinite prices, or a zero price) are skipped. A tile without finite returns gives the
+ * empty set.
+ */
+void apo_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end, apo_moments *out);
+
+/*
+ * Final statistics from merged partials: count; mean (NaN when count is 0); sample
+ * variance m2 / (count - 1) (NaN when count < 2); min and max (NaN when count is 0).
+ */
+void apo_returns_stats_finalize(const apo_moments *m, double *count, double *mean, double *variance,
+                                double *min, double *max);
+
+/* ---- Bootstrap ------------------------------------------------------------------------ */
+
+/* Philox4x32-10 (Salmon et al., SC'11): one 128-bit block from a counter and a key. */
+void apo_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* High 64 bits of the 128-bit product a * b, computed portably with 32-bit limbs. */
+uint64_t apo_mulhi64(uint64_t a, uint64_t b);
+
+/*
+ * Inline bodies of the two functions above, for hot loops in other translation units
+ * (the bootstrap tile). Internal: use the apo_ names outside kernels/.
+ */
+static inline void apo__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
+                                      uint32_t out[4]) {
+    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
+    uint32_t k0 = key[0], k1 = key[1];
+    for (int round = 0; round < 10; ++round) {
+        if (round > 0) {
+            /* The key is bumped by the Weyl constants between rounds. */
+            k0 += 0x9E3779B9u;
+            k1 += 0xBB67AE85u;
+        }
+        const uint64_t p0 = (uint64_t)0xD2511F53u * c0;
+        const uint64_t p1 = (uint64_t)0xCD9E8D57u * c2;
+        const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+        const uint32_t n1 = (uint32_t)p1;
+        const uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        const uint32_t n3 = (uint32_t)p0;
+        c0 = n0;
+        c1 = n1;
+        c2 = n2;
+        c3 = n3;
+    }
+    out[0] = c0;
+    out[1] = c1;
+    out[2] = c2;
+    out[3] = c3;
+}
+
+static inline uint64_t apo__mulhi64(uint64_t a, uint64_t b) {
+    const uint64_t a_lo = a & 0xFFFFFFFFu, a_hi = a >> 32;
+    const uint64_t b_lo = b & 0xFFFFFFFFu, b_hi = b >> 32;
+    const uint64_t ll = a_lo * b_lo;
+    const uint64_t lh = a_lo * b_hi;
+    const uint64_t hl = a_hi * b_lo;
+    const uint64_t hh = a_hi * b_hi;
+    /* The middle column adds three 32-bit quantities, so it cannot overflow 64 bits. */
+    const uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* Tile length for bootstrap: 8 replicates. */
+size_t apo_bootstrap_tile_len(void);
+
+/*
+ * Bootstrap replicate means for replicates [b_begin, b_end) of row `row`: replicate b draws
+ * m = n - 1 returns with replacement from r_k = x[k+1] / x[k] - 1 (k < m), keyed by
+ * (seed, row, b, draw index) through Philox4x32-10, and stores their mean in means[b].
+ * Non-finite returns propagate into the means that draw them. Requires n >= 2.
+ */
+void apo_bootstrap_tile(const double *x, size_t n, uint64_t seed, uint64_t row, size_t b_begin,
+                        size_t b_end, double *means);
+
+/* Two-pass moments of means[b_begin .. b_end), nothing skipped (NaN propagates). */
+void apo_bootstrap_tile_moments(const double *means, size_t b_begin, size_t b_end,
+                                apo_moments *out);
+
+/*
+ * Bootstrap estimate: mean of the replicate means (NaN when count is 0) and the standard
+ * error, the sample standard deviation of the replicate means (NaN when count < 2).
+ */
+void apo_bootstrap_finalize(const apo_moments *m, double *mean, double *std_error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_KERNELS_H */

@@ -1,0 +1,24 @@
+/*
+ * philox.c: the Philox4x32-10 counter-based generator and a portable 64x64 high multiply.
+ *
+ * What: Philox4x32-10 (Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as
+ * 1, 2, 3", SC'11) maps a 128-bit counter and a 64-bit key to 128 random bits with ten
+ * rounds of multiply-xor-permute, bumping the key by the Weyl constants between rounds.
+ * Because a draw is a pure function of (counter, key), a draw keyed by the global index of
+ * what is drawn is the same on every device and in every split.
+ *
+ * Launch shape: scalar helpers. Their bodies are the static inline apo__philox4x32_10 and
+ * apo__mulhi64 in kernels.h, so that the bootstrap hot loop inlines them without LTO; this
+ * file exports the out-of-line versions declared in kernels.h.
+ *
+ * Determinism: integer arithmetic only, fully specified by C11 for uint32_t/uint64_t.
+ * apo_mulhi64 uses 32-bit limbs rather than unsigned __int128 so that it is ISO C and
+ * matches the CUDA __umul64hi bit for bit.
+ */
+#include "kernels.h"
+
+void apo_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
+    apo__philox4x32_10(ctr, key, out);
+}
+
+uint64_t apo_mulhi64(uint64_t a, uint64_t b) { return apo__mulhi64(a, b); }

@@ -1,0 +1,81 @@
+/*
+ * returns_stats.c: moments of the simple returns of a series, one tile per call.
+ *
+ * What: r_t = x[t] / x[t-1] - 1 for t >= 1. A tile [begin, end) covers the returns with t in
+ * [max(begin, 1), end) and so reads one sample of halo, x[begin - 1]. It produces the count,
+ * mean, M2 (sum of squared deviations), min and max of the finite returns; non-finite
+ * returns (from a NaN or infinite price, or a zero price) are skipped. The runtime merges
+ * the tile partials with apo_moments_merge and apo_returns_stats_finalize gives the count,
+ * mean, sample variance, min and max.
+ *
+ * Tile shape: apo_returns_stats_tile_len() = 8192 samples per tile.
+ *
+ * Algorithm: exact two-pass per tile, in index order: first the sum, count, min and max,
+ * then the sum of squared deviations from the tile mean. Recomputing the returns in the
+ * second pass is cheaper than storing them and keeps the function allocation-free.
+ *
+ * Determinism: each partial depends on x and the tile bounds only, with a fixed operation
+ * order; the merge order is fixed by the runtime.
+ */
+#include "kernels.h"
+
+#include <assert.h>
+#include <math.h>
+
+size_t apo_returns_stats_tile_len(void) { return 8192; }
+
+void apo_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end, apo_moments *out) {
+    assert(x != NULL && out != NULL);
+    assert(begin < end && end <= n);
+    (void)n;
+
+    const size_t t0 = begin > 1 ? begin : 1;
+    size_t count = 0;
+    double sum = 0.0;
+    double mn = INFINITY, mx = -INFINITY;
+    for (size_t t = t0; t < end; ++t) {
+        const double r = x[t] / x[t - 1] - 1.0;
+        if (isfinite(r)) {
+            ++count;
+            sum += r;
+            mn = r < mn ? r : mn;
+            mx = r > mx ? r : mx;
+        }
+    }
+    if (count == 0) {
+        apo_moments_empty(out);
+        return;
+    }
+    const double mean = sum / (double)count;
+    double m2 = 0.0;
+    for (size_t t = t0; t < end; ++t) {
+        const double r = x[t] / x[t - 1] - 1.0;
+        if (isfinite(r)) {
+            const double d = r - mean;
+            m2 += d * d;
+        }
+    }
+    out->count = (double)count;
+    out->mean = mean;
+    out->m2 = m2;
+    out->min = mn;
+    out->max = mx;
+}
+
+void apo_returns_stats_finalize(const apo_moments *m, double *count, double *mean, double *variance,
+                                double *min, double *max) {
+    assert(m != NULL && count != NULL && mean != NULL && variance != NULL && min != NULL &&
+           max != NULL);
+    *count = m->count;
+    if (m->count == 0.0) {
+        *mean = NAN;
+        *variance = NAN;
+        *min = NAN;
+        *max = NAN;
+        return;
+    }
+    *mean = m->mean;
+    *variance = m->count < 2.0 ? NAN : m->m2 / (m->count - 1.0);
+    *min = m->min;
+    *max = m->max;
+}
