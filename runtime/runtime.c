@@ -140,9 +140,17 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
         apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
     }
-    for (size_t i = 0; i < rt->n_devices; i++)
+    int real_devices = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
         if (rt->devices[i].info.kind == APO_DEVICE_SIM && virtual_clock)
             rt->virtual_clock = 1;
+        real_devices += rt->devices[i].info.kind != APO_DEVICE_SIM;
+    }
+    if (rt->virtual_clock && real_devices > 0)
+        apo__warn(&rt->warnings,
+                  "the virtual sim clock is meant for device sets that are all simulated: "
+                  "real devices' times are measured, sim devices' modelled, so makespan and "
+                  "balance mix the two");
     return APO_OK;
 }
 

@@ -1,0 +1,58 @@
+/*
+ * Shared pieces of the `apportion` command-line tool: exit statuses, messages, option parsing
+ * and runtime creation. The tool uses only the public header include/apportion.h.
+ */
+#ifndef APO_CLI_CLI_H
+#define APO_CLI_CLI_H
+
+#include <apportion.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses (docs/cli.md). */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2 };
+
+/* Commands: each takes argv with argv[0] the command name and returns an exit status. */
+int cli_cmd_devices(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
+#endif
+
+/* Prints "apportion: MESSAGE" to stderr. */
+void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* Prints "apportion: MESSAGE" and "Try 'apportion COMMAND --help'." and returns
+ * CLI_EXIT_USAGE. command may be NULL for the top level. */
+int cli_usage_error(const char *command, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* Reports a failed library call: "apportion: WHAT: <apo_strerror>: <apo_last_error>". Returns
+ * CLI_EXIT_USAGE for the statuses that come from values the user gave (unknown kernel, bad
+ * parameter, bad device specification, invalid argument), CLI_EXIT_FAILURE otherwise. */
+int cli_status_error(apo_status status, const char *what);
+
+/* Option matching. cli_flag() returns 1 when arg is exactly `name`. cli_value() matches
+ * "--name VALUE" and "--name=VALUE": it returns 0 when argv[*i] is another option, 1 with
+ * *value set (and *i advanced past a separate value), -1 after printing a usage error when
+ * the value is missing. */
+int cli_flag(const char *arg, const char *name);
+int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
+              const char **value);
+
+/* Strict number parsing of a whole string: a decimal unsigned integer (no sign, no spaces)
+ * and a finite double. Return 0 or -1. */
+int cli_parse_u64(const char *text, uint64_t *out);
+int cli_parse_size(const char *text, size_t *out);
+int cli_parse_double(const char *text, double *out);
+
+/* Creates a runtime for `devices` (NULL: APPORTION_DEVICES or auto) and returns its exit
+ * status: CLI_EXIT_OK with *rt set, or the status of cli_status_error(). */
+int cli_runtime_create(const char *devices, apo_runtime **rt);
+
+/* Whether stderr is a terminal (progress is shown only then). */
+int cli_stderr_is_tty(void);
+
+#endif /* APO_CLI_CLI_H */

@@ -1,0 +1,564 @@
+/*
+ * Strict CSV reader: see csv.h for the rules and docs/cli.md for why apportion has its own
+ * (libcsv, the only packaged C library, is unmaintained since 2013 and reports no positions).
+ *
+ * The parser walks the buffer once, one field at a time, and keeps only the selected column.
+ * Every error names the physical line, the field number and the byte within the line, so a
+ * user can find the cell in an editor.
+ */
+#include "csv.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum field_end { FIELD_SEP, FIELD_EOL, FIELD_EOF };
+
+typedef struct csv_parser {
+    const char *buf;
+    size_t len;
+    size_t pos;
+    size_t line;       /* 1-based physical line of buf[pos] */
+    size_t line_start; /* offset of that line's first byte */
+    const char *name;
+    char *err;
+    size_t err_size;
+    int failed;
+
+    /* The field just read: its text (NUL-terminated, not counted in field_len), where it
+     * starts, whether it was quoted, and where its terminator was. */
+    char *field;
+    size_t field_len;
+    size_t field_cap;
+    size_t field_line, field_byte;
+    int field_quoted;
+    size_t end_line, end_byte;
+} csv_parser;
+
+/* Writes `"text"` to dst with non-printable bytes as \xNN, cut after 40 bytes with "...". */
+static void quote_text(char *dst, size_t dst_size, const char *s, size_t n) {
+    size_t o = 0;
+    const size_t shown = n > 40 ? 40 : n;
+    if (dst_size < 16) {
+        if (dst_size > 0)
+            dst[0] = '\0';
+        return;
+    }
+    dst[o++] = '"';
+    for (size_t i = 0; i < shown && o + 8 < dst_size; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            dst[o++] = '\\';
+            dst[o++] = (char)c;
+        } else if (c < 0x20 || c == 0x7f) {
+            o += (size_t)snprintf(dst + o, dst_size - o, "\\x%02x", c);
+        } else {
+            dst[o++] = (char)c;
+        }
+    }
+    if (shown < n && o + 5 < dst_size) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o++] = '"';
+    dst[o] = '\0';
+}
+
+static int fail_plain(csv_parser *p, const char *fmt, ...) {
+    if (!p->failed && p->err_size > 0) {
+        int n = snprintf(p->err, p->err_size, "%s: ", p->name);
+        if (n >= 0 && (size_t)n < p->err_size) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(p->err + n, p->err_size - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    p->failed = 1;
+    return -1;
+}
+
+static int fail_at(csv_parser *p, size_t line, size_t column, size_t byte, const char *fmt, ...) {
+    if (!p->failed && p->err_size > 0) {
+        int n = snprintf(p->err, p->err_size, "%s:%zu:%zu: ", p->name, line, column);
+        if (n >= 0 && (size_t)n < p->err_size) {
+            va_list ap;
+            va_start(ap, fmt);
+            int m = vsnprintf(p->err + n, p->err_size - (size_t)n, fmt, ap);
+            va_end(ap);
+            if (m >= 0 && (size_t)n + (size_t)m < p->err_size)
+                snprintf(p->err + n + m, p->err_size - (size_t)n - (size_t)m,
+                         " (byte %zu of the line)", byte);
+        }
+    }
+    p->failed = 1;
+    return -1;
+}
+
+static size_t cur_byte(const csv_parser *p) { return p->pos - p->line_start + 1; }
+
+static int append(csv_parser *p, char c, size_t column) {
+    if (p->field_len >= APO_CSV_MAX_FIELD)
+        return fail_at(p, p->field_line, column, p->field_byte, "field longer than %zu bytes",
+                       (size_t)APO_CSV_MAX_FIELD);
+    /* field_len < APO_CSV_MAX_FIELD, so the capacity stays below 2 MiB: no overflow. */
+    if (p->field_len + 1 >= p->field_cap) {
+        size_t cap = p->field_cap ? p->field_cap * 2 : 64;
+        char *f = realloc(p->field, cap);
+        if (f == NULL)
+            return fail_plain(p, "out of memory");
+        p->field = f;
+        p->field_cap = cap;
+    }
+    p->field[p->field_len++] = c;
+    return 0;
+}
+
+static void describe_byte(char *dst, size_t dst_size, unsigned char c) {
+    if (c >= 0x20 && c < 0x7f)
+        snprintf(dst, dst_size, "'%c'", c);
+    else
+        snprintf(dst, dst_size, "byte 0x%02x", c);
+}
+
+static void new_line(csv_parser *p) {
+    p->line++;
+    p->line_start = p->pos;
+}
+
+/* Consumes a line end at p->pos if there is one: returns 1 for LF or CRLF, 0 otherwise. */
+static int take_eol(csv_parser *p) {
+    if (p->buf[p->pos] == '\n') {
+        p->pos++;
+        new_line(p);
+        return 1;
+    }
+    if (p->buf[p->pos] == '\r' && p->pos + 1 < p->len && p->buf[p->pos + 1] == '\n') {
+        p->pos += 2;
+        new_line(p);
+        return 1;
+    }
+    return 0;
+}
+
+/* Reads the field starting at p->pos (field number `column`) into p->field and says what
+ * ended it. Returns 0, or -1 with the error written. */
+static int read_field(csv_parser *p, size_t column, enum field_end *end) {
+    char what[32];
+    p->field_len = 0;
+    p->field_line = p->line;
+    p->field_byte = cur_byte(p);
+    p->field_quoted = 0;
+    if (p->pos < p->len && p->buf[p->pos] == '"') {
+        p->field_quoted = 1;
+        p->pos++;
+        for (;;) {
+            if (p->pos >= p->len)
+                return fail_at(p, p->field_line, column, p->field_byte,
+                               "unterminated quoted field (the file ends inside it)");
+            const char c = p->buf[p->pos];
+            if (c == '"') {
+                if (p->pos + 1 < p->len && p->buf[p->pos + 1] == '"') {
+                    if (append(p, '"', column))
+                        return -1;
+                    p->pos += 2;
+                    continue;
+                }
+                p->pos++;
+                break;
+            }
+            if (append(p, c, column))
+                return -1;
+            p->pos++;
+            if (c == '\n')
+                new_line(p);
+        }
+        p->end_line = p->line;
+        p->end_byte = cur_byte(p);
+        if (p->pos >= p->len) {
+            *end = FIELD_EOF;
+        } else if (p->buf[p->pos] == ',') {
+            p->pos++;
+            *end = FIELD_SEP;
+        } else if (take_eol(p)) {
+            *end = FIELD_EOL;
+        } else {
+            describe_byte(what, sizeof what, (unsigned char)p->buf[p->pos]);
+            return fail_at(p, p->line, column, cur_byte(p),
+                           "unexpected %s after a closing quote (expected ',' or a line end)",
+                           what);
+        }
+        p->field[p->field_len] = '\0';
+        return 0;
+    }
+    for (;;) {
+        if (p->pos >= p->len) {
+            p->end_line = p->line;
+            p->end_byte = cur_byte(p);
+            *end = FIELD_EOF;
+            break;
+        }
+        const char c = p->buf[p->pos];
+        if (c == ',' || c == '\n' || c == '\r') {
+            p->end_line = p->line;
+            p->end_byte = cur_byte(p);
+            if (c == ',') {
+                p->pos++;
+                *end = FIELD_SEP;
+            } else if (take_eol(p)) {
+                *end = FIELD_EOL;
+            } else {
+                return fail_at(p, p->line, column, cur_byte(p),
+                               "carriage return not followed by a line feed");
+            }
+            break;
+        }
+        if (c == '"')
+            return fail_at(p, p->line, column, cur_byte(p),
+                           "quote inside an unquoted field (quote the whole field and "
+                           "double the quote)");
+        if (append(p, c, column))
+            return -1;
+        p->pos++;
+    }
+    p->field[p->field_len] = '\0';
+    return 0;
+}
+
+/* A header name and where it starts. */
+typedef struct header_name {
+    char *name;
+    size_t line, byte;
+} header_name;
+
+typedef struct sorted_name {
+    const char *name;
+    size_t index;
+} sorted_name;
+
+static int cmp_sorted_name(const void *a, const void *b) {
+    const sorted_name *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c != 0)
+        return c;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static void free_names(header_name *names, size_t n) {
+    if (names == NULL)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(names[i].name);
+    free(names);
+}
+
+/* Appends ", name" for up to 12 names to dst. */
+static void list_names(char *dst, size_t dst_size, const header_name *names, size_t n) {
+    size_t o = 0;
+    dst[0] = '\0';
+    for (size_t i = 0; i < n && i < 12; i++) {
+        char q[128];
+        quote_text(q, sizeof q, names[i].name, strlen(names[i].name));
+        int w = snprintf(dst + o, dst_size - o, "%s%s", i ? ", " : "", q);
+        if (w < 0 || (size_t)w >= dst_size - o)
+            return;
+        o += (size_t)w;
+    }
+    if (n > 12)
+        snprintf(dst + o, dst_size - o, ", ... (%zu in all)", n);
+}
+
+static int select_column(csv_parser *p, const header_name *names, size_t n, const char *column,
+                         size_t *selected) {
+    char list[1024];
+    char q[128];
+    if (column != NULL) {
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(names[i].name, column) == 0) {
+                *selected = i;
+                return 0;
+            }
+        }
+    } else if (n == 1) {
+        *selected = 0;
+        return 0;
+    }
+    const char *want = column != NULL ? column : "close";
+    size_t found = n, matches = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *a = names[i].name, *b = want;
+        while (*a != '\0' && *b != '\0' &&
+               tolower((unsigned char)*a) == tolower((unsigned char)*b)) {
+            a++;
+            b++;
+        }
+        if (*a == '\0' && *b == '\0') {
+            if (matches == 0)
+                found = i;
+            matches++;
+        }
+    }
+    if (matches == 1) {
+        *selected = found;
+        return 0;
+    }
+    list_names(list, sizeof list, names, n);
+    quote_text(q, sizeof q, want, strlen(want));
+    if (matches > 1)
+        return fail_plain(p, "column name %s matches several columns when case is ignored: %s", q,
+                          list);
+    if (column != NULL)
+        return fail_plain(p, "no column named %s; the columns are: %s", q, list);
+    return fail_plain(p,
+                      "%zu columns and none is named \"close\"; choose one with --column "
+                      "(the columns are: %s)",
+                      n, list);
+}
+
+static int read_header(csv_parser *p, header_name **names_out, size_t *n_out, enum field_end *end) {
+    header_name *names = NULL;
+    size_t n = 0, cap = 0;
+    do {
+        if (read_field(p, n + 1, end))
+            goto fail;
+        if (p->field_len == 0) {
+            fail_at(p, p->field_line, n + 1, p->field_byte, "empty column name in the header");
+            goto fail;
+        }
+        if (n == cap) {
+            if (cap > SIZE_MAX / 2 / sizeof *names) {
+                fail_plain(p, "too many columns");
+                goto fail;
+            }
+            size_t c = cap ? cap * 2 : 8;
+            header_name *g = realloc(names, c * sizeof *names);
+            if (g == NULL) {
+                fail_plain(p, "out of memory");
+                goto fail;
+            }
+            names = g;
+            cap = c;
+        }
+        names[n].name = malloc(p->field_len + 1);
+        if (names[n].name == NULL) {
+            fail_plain(p, "out of memory");
+            goto fail;
+        }
+        memcpy(names[n].name, p->field, p->field_len + 1);
+        names[n].line = p->field_line;
+        names[n].byte = p->field_byte;
+        n++;
+    } while (*end == FIELD_SEP);
+
+    /* Duplicates: sort (name, index) pairs; the earliest second occurrence is reported. */
+    sorted_name *sorted = malloc(n * sizeof *sorted);
+    if (sorted == NULL) {
+        fail_plain(p, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sorted[i].name = names[i].name;
+        sorted[i].index = i;
+    }
+    qsort(sorted, n, sizeof *sorted, cmp_sorted_name);
+    size_t dup = n, first = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(sorted[i].name, sorted[i - 1].name) == 0 && sorted[i].index < dup &&
+            (i < 2 || strcmp(sorted[i].name, sorted[i - 2].name) != 0)) {
+            dup = sorted[i].index;
+            first = sorted[i - 1].index;
+        }
+    }
+    free(sorted);
+    if (dup < n) {
+        char q[128];
+        quote_text(q, sizeof q, names[dup].name, strlen(names[dup].name));
+        fail_at(p, names[dup].line, dup + 1, names[dup].byte,
+                "duplicate column name %s (also column %zu)", q, first + 1);
+        goto fail;
+    }
+    *names_out = names;
+    *n_out = n;
+    return 0;
+fail:
+    free_names(names, n);
+    return -1;
+}
+
+static int parse_number(csv_parser *p, size_t column, double *out) {
+    char q[128];
+    const char *f = p->field;
+    if (p->field_len == 0)
+        return fail_at(p, p->field_line, column, p->field_byte, "empty field, expected a number");
+    quote_text(q, sizeof q, f, p->field_len);
+    if (isspace((unsigned char)f[0]) || isspace((unsigned char)f[p->field_len - 1]))
+        return fail_at(p, p->field_line, column, p->field_byte,
+                       "expected a number, got %s (spaces are not allowed around a number)", q);
+    char *endp = NULL;
+    errno = 0;
+    const double v = strtod(f, &endp);
+    if (endp != f + p->field_len)
+        return fail_at(p, p->field_line, column, p->field_byte, "expected a number, got %s", q);
+    if (errno == ERANGE && isinf(v))
+        return fail_at(p, p->field_line, column, p->field_byte,
+                       "number %s is out of the range of a double", q);
+    *out = v;
+    return 0;
+}
+
+int apo_csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
+                         double **values, size_t *count, char *err, size_t err_size) {
+    csv_parser p;
+    memset(&p, 0, sizeof p);
+    p.buf = buf;
+    p.len = buf != NULL ? len : 0;
+    p.line = 1;
+    p.name = name != NULL ? name : "<input>";
+    p.err = err;
+    p.err_size = err_size;
+    if (err_size > 0)
+        err[0] = '\0';
+    if (values != NULL)
+        *values = NULL;
+    if (count != NULL)
+        *count = 0;
+    if (values == NULL || count == NULL)
+        return fail_plain(&p, "internal error: NULL output pointer");
+
+    if (p.len >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb &&
+        (unsigned char)buf[2] == 0xbf) {
+        p.pos = 3;
+        p.line_start = 3; /* Editors do not show the mark: count bytes after it. */
+    }
+    if (p.pos >= p.len)
+        return fail_plain(&p, "empty file (a header line and at least one value are needed)");
+    p.field_cap = 256;
+    p.field = malloc(p.field_cap);
+    if (p.field == NULL)
+        return fail_plain(&p, "out of memory");
+
+    header_name *names = NULL;
+    size_t n_names = 0, selected = 0;
+    double *vals = NULL;
+    size_t n_vals = 0, cap = 0;
+    enum field_end end;
+    if (read_header(&p, &names, &n_names, &end))
+        goto fail;
+    if (select_column(&p, names, n_names, column, &selected))
+        goto fail;
+    if (end == FIELD_EOF || p.pos >= p.len) {
+        fail_plain(&p, "no data rows after the header line");
+        goto fail;
+    }
+
+    while (p.pos < p.len) {
+        size_t nf = 0;
+        do {
+            if (nf == n_names) {
+                fail_at(&p, p.line, nf + 1, cur_byte(&p),
+                        "record has more fields than the header's %zu", n_names);
+                goto fail;
+            }
+            nf++;
+            if (read_field(&p, nf, &end))
+                goto fail;
+            if (nf == 1 && end != FIELD_SEP && p.field_len == 0 && !p.field_quoted && n_names > 1) {
+                fail_at(&p, p.field_line, 1, p.field_byte, "empty line (the header has %zu fields)",
+                        n_names);
+                goto fail;
+            }
+            if (nf == selected + 1) {
+                double v = 0.0;
+                if (parse_number(&p, nf, &v))
+                    goto fail;
+                if (n_vals == cap) {
+                    if (cap > SIZE_MAX / 2 / sizeof *vals) {
+                        fail_plain(&p, "too many values");
+                        goto fail;
+                    }
+                    size_t c = cap ? cap * 2 : 1024;
+                    double *g = realloc(vals, c * sizeof *vals);
+                    if (g == NULL) {
+                        fail_plain(&p, "out of memory");
+                        goto fail;
+                    }
+                    vals = g;
+                    cap = c;
+                }
+                vals[n_vals++] = v;
+            }
+        } while (end == FIELD_SEP);
+        if (nf < n_names) {
+            fail_at(&p, p.end_line, nf + 1, p.end_byte,
+                    "record has %zu field%s, the header has %zu", nf, nf == 1 ? "" : "s", n_names);
+            goto fail;
+        }
+    }
+    free_names(names, n_names);
+    free(p.field);
+    *values = vals;
+    *count = n_vals;
+    return 0;
+fail:
+    free_names(names, n_names);
+    free(p.field);
+    free(vals);
+    return -1;
+}
+
+int apo_csv_read_column(const char *path, const char *column, double **values, size_t *count,
+                        char *err, size_t err_size) {
+    if (values != NULL)
+        *values = NULL;
+    if (count != NULL)
+        *count = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        if (err_size > 0)
+            snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            if (cap > SIZE_MAX / 2) {
+                if (err_size > 0)
+                    snprintf(err, err_size, "%s: file too large", path);
+                goto fail;
+            }
+            size_t c = cap ? cap * 2 : 65536;
+            char *g = realloc(buf, c);
+            if (g == NULL) {
+                if (err_size > 0)
+                    snprintf(err, err_size, "%s: out of memory", path);
+                goto fail;
+            }
+            buf = g;
+            cap = c;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                if (err_size > 0)
+                    snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
+                goto fail;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    int rc = apo_csv_parse_column(buf, len, path, column, values, count, err, err_size);
+    free(buf);
+    return rc;
+fail:
+    fclose(f);
+    free(buf);
+    return -1;
+}

@@ -1,0 +1,46 @@
+/*
+ * A strict reader of one numeric column of a CSV file (RFC 4180), for `apportion run --input`.
+ *
+ * Rules (docs/cli.md, "CSV input"):
+ * - A header line is required; its names must be non-empty and distinct.
+ * - Fields may be quoted with '"'; inside quotes '""' stands for one quote, and commas and
+ *   line breaks are part of the field. Nothing may follow a closing quote but a comma or the
+ *   end of the line; a quote inside an unquoted field is an error.
+ * - Lines end with LF or CRLF (a lone CR is an error); the final line end is optional; a
+ *   leading UTF-8 byte order mark is skipped.
+ * - Every record has as many fields as the header.
+ * - Every field of the selected column is a number as strtod() reads it, over the whole
+ *   field: no surrounding spaces, "nan" and "inf"/"infinity" in any case are accepted, a
+ *   value that overflows a double is rejected.
+ * - A field is at most APO_CSV_MAX_FIELD bytes.
+ *
+ * Errors are reported as "NAME:LINE:COLUMN: message (byte B of the line)", where LINE is the
+ * 1-based physical line (line breaks inside quoted fields count), COLUMN the 1-based field
+ * number and B the 1-based byte offset within that line.
+ *
+ * This file depends only on libc, so that a fuzz target can link it alone.
+ */
+#ifndef APO_CLI_CSV_H
+#define APO_CLI_CSV_H
+
+#include <stddef.h>
+
+#define APO_CSV_MAX_FIELD ((size_t)1 << 20)
+
+/* Parses the CSV text buf[0..len) (it need not be NUL-terminated) and returns the values of
+ * one column in *values (malloc'd, to be freed by the caller) and their number in *count
+ * (at least 1).
+ * `name` is used in messages (for example the file name); NULL gives "<input>".
+ * `column` selects the column: an exact name match, else the only case-insensitive match.
+ * When `column` is NULL: the only column, else the only column named "close" in any case.
+ * Returns 0 on success. On failure returns -1, sets *values to NULL and *count to 0, and
+ * writes a one-line message to err (when err_size > 0). */
+int apo_csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
+                         double **values, size_t *count, char *err, size_t err_size);
+
+/* Reads the file at `path` and parses it as apo_csv_parse_column() does, naming the file in
+ * messages. Returns 0 on success, -1 on failure (including a file that cannot be read). */
+int apo_csv_read_column(const char *path, const char *column, double **values, size_t *count,
+                        char *err, size_t err_size);
+
+#endif /* APO_CLI_CSV_H */

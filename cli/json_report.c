@@ -1,0 +1,173 @@
+/*
+ * Reports of `apportion run` as text and JSON, and shared JSON helpers (json_report.h).
+ */
+#include "json_report.h"
+
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *cli_json_string(const char *s) {
+    if (s == NULL)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j != NULL)
+        return j;
+    /* Not valid UTF-8: keep the ASCII bytes so that the text stays recognisable. */
+    size_t n = strlen(s);
+    char *copy = malloc(n + 1);
+    if (copy == NULL)
+        return json_null();
+    for (size_t i = 0; i <= n; i++)
+        copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+    j = json_string(copy);
+    free(copy);
+    return j != NULL ? j : json_null();
+}
+
+json_t *cli_json_number(double v) {
+    if (!isfinite(v))
+        return json_null();
+    json_t *j = json_real(v);
+    return j != NULL ? j : json_null();
+}
+
+json_t *cli_json_u64(uint64_t v) {
+    if (v <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)v);
+    char text[32];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+    return json_string(text);
+}
+
+int cli_json_print(const json_t *value) {
+    if (json_dumpf(value, stdout, JSON_INDENT(2)) != 0 || fputc('\n', stdout) == EOF ||
+        fflush(stdout) != 0) {
+        cli_error("cannot write to standard output");
+        return CLI_EXIT_FAILURE;
+    }
+    return CLI_EXIT_OK;
+}
+
+json_t *cli_runtime_warnings_json(const apo_runtime *rt) {
+    json_t *arr = json_array();
+    size_t n = 0;
+    if (rt == NULL || apo_runtime_warning_count(rt, &n) != APO_OK)
+        return arr;
+    for (size_t i = 0; i < n; i++) {
+        const char *w = NULL;
+        if (apo_runtime_warning(rt, i, &w) == APO_OK && w != NULL)
+            json_array_append_new(arr, cli_json_string(w));
+    }
+    return arr;
+}
+
+void cli_print_runtime_warnings(const apo_runtime *rt) {
+    size_t n = 0;
+    if (rt == NULL || apo_runtime_warning_count(rt, &n) != APO_OK)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const char *w = NULL;
+        if (apo_runtime_warning(rt, i, &w) == APO_OK && w != NULL)
+            fprintf(stderr, "apportion: warning: %s\n", w);
+    }
+}
+
+static json_t *device_report_json(const apo_device_report *d) {
+    json_t *o = json_object();
+    json_object_set_new(o, "id", cli_json_string(d->id));
+    json_object_set_new(o, "label", cli_json_string(d->label));
+    json_object_set_new(o, "kind", json_string(apo_device_kind_name(d->kind)));
+    json_object_set_new(o, "share", cli_json_number(d->share));
+    json_object_set_new(o, "elements", cli_json_u64(d->elements));
+    json_object_set_new(o, "tiles", cli_json_u64(d->tiles));
+    json_object_set_new(o, "wall_ms", cli_json_number(d->wall_ms));
+    json_object_set_new(o, "h2d_ms", cli_json_number(d->h2d_ms));
+    json_object_set_new(o, "kernel_ms", cli_json_number(d->kernel_ms));
+    json_object_set_new(o, "d2h_ms", cli_json_number(d->d2h_ms));
+    json_object_set_new(o, "wait_ms", cli_json_number(d->wait_ms));
+    json_object_set_new(o, "throughput", cli_json_number(d->throughput));
+    json_object_set_new(o, "failed", json_boolean(d->failed));
+    json_object_set_new(o, "failure", d->failed ? cli_json_string(d->failure) : json_null());
+    json_object_set_new(o, "elements_moved_out", cli_json_u64(d->elements_moved_out));
+    json_object_set_new(o, "elements_moved_in", cli_json_u64(d->elements_moved_in));
+    json_object_set_new(o, "simulated", json_boolean(d->simulated));
+    return o;
+}
+
+json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_output_desc *outputs,
+                        size_t n_outputs) {
+    json_t *o = json_object();
+    json_object_set_new(o, "kernel", cli_json_string(r->kernel));
+    json_object_set_new(o, "rows", cli_json_u64(r->rows));
+    json_object_set_new(o, "cols", cli_json_u64(r->cols));
+    json_object_set_new(o, "seed", cli_json_u64(r->seed));
+    json_object_set_new(o, "split_axis", json_string(apo_split_name(r->split_axis)));
+    json_object_set_new(o, "ratio_source", json_string(apo_ratio_source_name(r->ratio_source)));
+    json_object_set_new(o, "makespan_ms", cli_json_number(r->makespan_ms));
+    json_object_set_new(o, "balance_efficiency", cli_json_number(r->balance_efficiency));
+    json_object_set_new(o, "simulated", json_boolean(r->simulated));
+    json_object_set_new(o, "virtual_clock", json_boolean(r->virtual_clock));
+    json_object_set_new(o, "tile", cli_json_u64(r->tile));
+    json_object_set_new(o, "tiles", cli_json_u64(r->tiles));
+    json_object_set_new(o, "elements", cli_json_u64(r->elements));
+    json_object_set_new(o, "failovers", cli_json_u64(r->failovers));
+    json_object_set_new(o, "warnings", cli_runtime_warnings_json(rt));
+    json_t *outs = json_array();
+    for (size_t i = 0; i < n_outputs; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "name", cli_json_string(outputs[i].name));
+        json_object_set_new(x, "rows", cli_json_u64(outputs[i].rows));
+        json_object_set_new(x, "cols", cli_json_u64(outputs[i].cols));
+        json_object_set_new(x, "file", cli_json_string(outputs[i].file));
+        json_array_append_new(outs, x);
+    }
+    json_object_set_new(o, "outputs", outs);
+    json_t *devs = json_array();
+    const size_t n = r->n_devices < APO_MAX_DEVICES ? r->n_devices : APO_MAX_DEVICES;
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(devs, device_report_json(&r->devices[i]));
+    json_object_set_new(o, "devices", devs);
+    return o;
+}
+
+void cli_report_print(FILE *f, const apo_report *r) {
+    fprintf(f, "kernel      %s\n", r->kernel);
+    fprintf(f, "shape       %zu x %zu (%llu elements)\n", r->rows, r->cols,
+            (unsigned long long)r->elements);
+    fprintf(f, "seed        %llu\n", (unsigned long long)r->seed);
+    fprintf(f, "split       %s\n", apo_split_name(r->split_axis));
+    fprintf(f, "ratios      %s\n", apo_ratio_source_name(r->ratio_source));
+    fprintf(f, "tiles       %llu (tile length %zu)\n", (unsigned long long)r->tiles, r->tile);
+    fprintf(f, "makespan    %.3f ms\n", r->makespan_ms);
+    fprintf(f, "balance     %.3f\n", r->balance_efficiency);
+    if (r->failovers > 0)
+        fprintf(f, "failovers   %zu\n", r->failovers);
+    if (r->simulated)
+        fprintf(f, "note: simulated devices present; their times are modelled (%s)\n",
+                r->virtual_clock ? "virtual clock" : "wall clock");
+    fprintf(f, "\n%-40s %-5s %6s %12s %6s %10s %9s %10s %9s %9s %10s  %s\n", "device", "kind",
+            "share", "elements", "tiles", "wall_ms", "h2d_ms", "kernel_ms", "d2h_ms", "wait_ms",
+            "Melem/s", "status");
+    const size_t n = r->n_devices < APO_MAX_DEVICES ? r->n_devices : APO_MAX_DEVICES;
+    for (size_t i = 0; i < n; i++) {
+        const apo_device_report *d = &r->devices[i];
+        char status[APO_LABEL_MAX + 96];
+        if (d->failed)
+            snprintf(status, sizeof status, "FAILED: %s", d->failure);
+        else
+            snprintf(status, sizeof status, "ok");
+        if (d->elements_moved_out > 0 || d->elements_moved_in > 0) {
+            size_t len = strlen(status);
+            snprintf(status + len, sizeof status - len, " (moved out %llu, in %llu)",
+                     (unsigned long long)d->elements_moved_out,
+                     (unsigned long long)d->elements_moved_in);
+        }
+        fprintf(f, "%-40s %-5s %6.3f %12llu %6llu %10.3f %9.3f %10.3f %9.3f %9.3f %10.1f  %s\n",
+                d->id, apo_device_kind_name(d->kind), d->share, (unsigned long long)d->elements,
+                (unsigned long long)d->tiles, d->wall_ms, d->h2d_ms, d->kernel_ms, d->d2h_ms,
+                d->wait_ms, d->throughput / 1e6, status);
+    }
+}

@@ -1,0 +1,48 @@
+/*
+ * Reports of `apportion run` as text and as JSON (jansson), and the JSON helpers the
+ * commands share.
+ */
+#ifndef APO_CLI_JSON_REPORT_H
+#define APO_CLI_JSON_REPORT_H
+
+#include <apportion.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One output array of a run, as listed in the report. */
+typedef struct cli_output_desc {
+    const char *name;
+    size_t rows, cols;
+    const char *file; /* the file written, or NULL */
+} cli_output_desc;
+
+/* A JSON string; bytes that are not valid UTF-8 become '?'. */
+json_t *cli_json_string(const char *s);
+
+/* A JSON real, or null for NaN and infinities (JSON has no such numbers). */
+json_t *cli_json_number(double v);
+
+/* A JSON integer, or a decimal string for values above INT64_MAX (jansson's integers are
+ * signed 64-bit). */
+json_t *cli_json_u64(uint64_t v);
+
+/* Prints the value to stdout with two-space indentation and a final newline. Returns an exit
+ * status (1 when stdout cannot be written). */
+int cli_json_print(const json_t *value);
+
+/* The runtime's warnings as a JSON array of strings. */
+json_t *cli_runtime_warnings_json(const apo_runtime *rt);
+
+/* Prints each runtime warning to stderr as "apportion: warning: ...". */
+void cli_print_runtime_warnings(const apo_runtime *rt);
+
+/* The report of one run as the JSON object described in docs/cli.md. */
+json_t *cli_report_json(const apo_report *report, const apo_runtime *rt,
+                        const cli_output_desc *outputs, size_t n_outputs);
+
+/* Prints the report of one run as text. */
+void cli_report_print(FILE *f, const apo_report *report);
+
+#endif /* APO_CLI_JSON_REPORT_H */

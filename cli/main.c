@@ -1,0 +1,161 @@
+/*
+ * apportion: the command-line tool. `apportion <command> [options]`; see docs/cli.md.
+ *
+ * This file dispatches to the commands and holds the pieces they share: messages, option
+ * parsing and the mapping of library statuses to exit statuses.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char top_help[] =
+    "Usage: apportion <command> [options]\n"
+    "\n"
+    "Split array computations across the devices of this machine in proportion to their\n"
+    "speed, with results that do not depend on the split.\n"
+    "\n"
+    "Commands:\n"
+    "  devices    list the devices found, with their health\n"
+    "  run        distribute one workload and print the report\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help     show this help (also 'apportion <command> --help')\n"
+    "  --version      show the version of the tool and of libapportion\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
+    "Environment: APPORTION_DEVICES, APPORTION_USE_GPU, APPORTION_SIM_CLOCK, ... (docs/env.md)\n";
+
+void cli_error(const char *fmt, ...) {
+    va_list ap;
+    fputs("apportion: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *command, const char *fmt, ...) {
+    va_list ap;
+    fputs("apportion: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (command != NULL)
+        fprintf(stderr, "Try 'apportion %s --help'.\n", command);
+    else
+        fputs("Try 'apportion --help'.\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_status_error(apo_status status, const char *what) {
+    const char *detail = apo_last_error();
+    if (detail != NULL && detail[0] != '\0')
+        cli_error("%s: %s (%s)", what, detail, apo_status_name(status));
+    else
+        cli_error("%s: %s (%s)", what, apo_strerror(status), apo_status_name(status));
+    switch (status) {
+    case APO_ERR_UNKNOWN_KERNEL:
+    case APO_ERR_BAD_PARAM:
+    case APO_ERR_BAD_DEVICE_SPEC:
+    case APO_ERR_INVALID_ARGUMENT:
+        return CLI_EXIT_USAGE;
+    default:
+        return CLI_EXIT_FAILURE;
+    }
+}
+
+int cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
+
+int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
+              const char **value) {
+    const char *arg = argv[*i];
+    const size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    /* A following option is not taken as the value: "--output --json" is a mistake. */
+    if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && argv[*i + 1][1] == '-')) {
+        cli_usage_error(command, "option %s needs a value", name);
+        return -1;
+    }
+    *i += 1;
+    *value = argv[*i];
+    return 1;
+}
+
+int cli_parse_u64(const char *text, uint64_t *out) {
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int cli_parse_size(const char *text, size_t *out) {
+    uint64_t v;
+    if (cli_parse_u64(text, &v) != 0 || v > SIZE_MAX)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+int cli_parse_double(const char *text, double *out) {
+    if (text[0] == '\0' || text[0] == ' ' || text[0] == '\t' || text[0] == '\n')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (*end != '\0' || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_runtime_create(const char *devices, apo_runtime **rt) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = devices;
+    *rt = NULL;
+    apo_status st = apo_runtime_create(&config, rt);
+    if (st != APO_OK)
+        return cli_status_error(st, "cannot create the runtime");
+    return CLI_EXIT_OK;
+}
+
+int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
+
+int main(int argc, char **argv) {
+    if (argc < 2)
+        return cli_usage_error(NULL, "missing command");
+    const char *cmd = argv[1];
+    if (cli_flag(cmd, "--help") || cli_flag(cmd, "-h")) {
+        fputs(top_help, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (cli_flag(cmd, "--version")) {
+        printf("apportion %s (libapportion %s)\n", APO_VERSION_STRING, apo_version());
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "devices") == 0)
+        return cli_cmd_devices(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0)
+        return cli_cmd_run(argc - 1, argv + 1);
+    if (cmd[0] == '-')
+        return cli_usage_error(NULL, "unknown option '%s'", cmd);
+    return cli_usage_error(NULL, "unknown command '%s'", cmd);
+}

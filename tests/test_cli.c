@@ -1,0 +1,925 @@
+/*
+ * Tests of the `apportion` command-line tool, run as a subprocess (APO_CLI_PATH is the built
+ * binary). Each case starts the tool with a clean APPORTION_* environment and profile folders
+ * in a private temporary directory, and checks exit statuses, messages, the JSON reports and
+ * the files written.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef APO_CLI_PATH
+#error "APO_CLI_PATH must name the apportion binary"
+#endif
+
+extern char **environ;
+
+typedef struct cli_result {
+    int status; /* exit status, or -1 when killed by a signal */
+    char *out;
+    char *err;
+    size_t out_len, err_len;
+} cli_result;
+
+/* The private directory of this test case (Criterion runs each case in its own process). */
+static char work[64];
+
+static void make_work_dir(void) {
+    if (work[0] != '\0')
+        return;
+    snprintf(work, sizeof work, "/tmp/apo_test_cli_XXXXXX");
+    cr_assert_not_null(mkdtemp(work), "mkdtemp: %s", strerror(errno));
+}
+
+static void remove_tree(const char *path) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    cr_assert_not_null(buf);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            cr_assert_not_null(buf);
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Runs the tool with argv (NULL-terminated, without the program name) and extra environment
+ * entries "NAME=VALUE" (NULL-terminated, may be NULL). */
+static cli_result run_cli_env(const char *const *env, const char *const *args) {
+    make_work_dir();
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof out_path, "%s/.stdout", work);
+    snprintf(err_path, sizeof err_path, "%s/.stderr", work);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        /* A clean environment: no inherited APPORTION_* setting, and profiles kept in the
+         * test's own folder so that nothing is read from or written to the user's home. */
+        for (;;) {
+            char **e = environ;
+            while (*e != NULL && strncmp(*e, "APPORTION_", 10) != 0)
+                e++;
+            if (*e == NULL)
+                break;
+            char name[256];
+            size_t n = strcspn(*e, "=");
+            if (n >= sizeof name)
+                _exit(126);
+            memcpy(name, *e, n);
+            name[n] = '\0';
+            unsetenv(name);
+        }
+        char state[128];
+        snprintf(state, sizeof state, "%s/state", work);
+        setenv("XDG_STATE_HOME", state, 1);
+        setenv("APPORTION_PROFILE_DIR", state, 1);
+        unsetenv("THREADX_GPU_THRESHOLD_PATH");
+        unsetenv("THREADX_MULTIGPU_PROFILE_PATH");
+        for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+            char name[256];
+            const size_t n = strcspn(env[i], "=");
+            if (n >= sizeof name || env[i][n] != '=')
+                _exit(126);
+            memcpy(name, env[i], n);
+            name[n] = '\0';
+            setenv(name, env[i] + n + 1, 1);
+        }
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        close(o);
+        close(e);
+        const char *argv[64];
+        size_t n = 0;
+        argv[n++] = APO_CLI_PATH;
+        for (size_t i = 0; args[i] != NULL && n < 63; i++)
+            argv[n++] = args[i];
+        argv[n] = NULL;
+        execv(APO_CLI_PATH, (char *const *)argv);
+        _exit(127);
+    }
+    int wstatus = 0;
+    cr_assert_eq(waitpid(pid, &wstatus, 0), pid);
+    cli_result r;
+    r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    r.out = read_all(out_path, &r.out_len);
+    r.err = read_all(err_path, &r.err_len);
+    cr_assert_neq(r.status, 127, "cannot execute %s", APO_CLI_PATH);
+    return r;
+}
+
+static cli_result run_cli(const char *const *args) { return run_cli_env(NULL, args); }
+
+static void free_result(cli_result *r) {
+    free(r->out);
+    free(r->err);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define ENV(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Parses stdout as one JSON object. */
+static json_t *parse_json(const cli_result *r) {
+    json_error_t e;
+    json_t *j = json_loadb(r->out, r->out_len, 0, &e);
+    cr_assert_not_null(j, "stdout is not JSON (%s at line %d): %s", e.text, e.line, r->out);
+    cr_assert(json_is_object(j));
+    cr_assert(r->out_len > 0 && r->out[r->out_len - 1] == '\n', "no final newline");
+    return j;
+}
+
+static json_t *get(const json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    cr_assert_not_null(v, "key \"%s\" is missing", key);
+    return v;
+}
+
+static void assert_contains(const char *text, const char *part) {
+    cr_assert_not_null(strstr(text, part), "\"%s\" not found in: %s", part, text);
+}
+
+static void cleanup(void) {
+    if (work[0] != '\0')
+        remove_tree(work);
+}
+
+TestSuite(cli, .fini = cleanup);
+
+Test(cli, help_exits_0_on_every_command, .timeout = 60) {
+    const char *const *cases[] = {
+        ARGS("--help"),        ARGS("-h"),        ARGS("devices", "--help"),
+        ARGS("run", "--help"), ARGS("run", "-h"), ARGS("run", "--kernel", "bollinger", "--help")};
+    const char *want[] = {"Usage: apportion <command>", "Usage: apportion <command>",
+                          "Usage: apportion devices",   "Usage: apportion run",
+                          "Usage: apportion run",       "Usage: apportion run"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r = run_cli(cases[i]);
+        cr_assert_eq(r.status, 0, "case %zu: status %d, stderr %s", i, r.status, r.err);
+        cr_assert(strncmp(r.out, want[i], strlen(want[i])) == 0, "case %zu: %s", i, r.out);
+        cr_assert_eq(r.err_len, 0, "case %zu: stderr %s", i, r.err);
+        free_result(&r);
+    }
+}
+
+Test(cli, version_names_tool_and_library, .timeout = 60) {
+    cli_result r = run_cli(ARGS("--version"));
+    cr_assert_eq(r.status, 0);
+    cr_assert_str_eq(r.out, "apportion 0.1.0 (libapportion 0.1.0)\n");
+    free_result(&r);
+}
+
+Test(cli, unknown_command_is_a_usage_error, .timeout = 60) {
+    cli_result r = run_cli(ARGS("frobnicate"));
+    cr_assert_eq(r.status, 2);
+    cr_assert_str_eq(r.err, "apportion: unknown command 'frobnicate'\nTry 'apportion --help'.\n");
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+    /* Commands of later versions are not part of this one. */
+    r = run_cli(ARGS("profile"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "unknown command 'profile'");
+    free_result(&r);
+    r = run_cli((const char *const[]){NULL});
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: missing command");
+    free_result(&r);
+}
+
+Test(cli, unknown_option_is_a_usage_error, .timeout = 60) {
+    cli_result r = run_cli(ARGS("--bogus"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: unknown option '--bogus'");
+    free_result(&r);
+    r = run_cli(ARGS("devices", "--bogus"));
+    cr_assert_eq(r.status, 2);
+    cr_assert_str_eq(r.err,
+                     "apportion: unknown option '--bogus'\nTry 'apportion devices --help'.\n");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--frobnicate"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: unknown option '--frobnicate'");
+    free_result(&r);
+    r = run_cli(ARGS("devices", "extra"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: unexpected argument 'extra'");
+    free_result(&r);
+}
+
+Test(cli, missing_values_and_bad_numbers_are_usage_errors, .timeout = 60) {
+    struct {
+        const char *const *args;
+        const char *msg;
+    } cases[] = {
+        {ARGS("run"), "apportion: missing --kernel"},
+        {ARGS("run", "--kernel"), "apportion: option --kernel needs a value"},
+        {ARGS("run", "--kernel", "bollinger", "--output", "--json"),
+         "apportion: option --output needs a value"},
+        {ARGS("run", "--kernel", "bollinger", "--rows", "x"),
+         "apportion: --rows 'x': expected a positive integer"},
+        {ARGS("run", "--kernel", "bollinger", "--cols", "0"),
+         "apportion: --cols '0': expected a positive integer"},
+        {ARGS("run", "--kernel", "bollinger", "--cols=12abc"),
+         "apportion: --cols '12abc': expected a positive integer"},
+        {ARGS("run", "--kernel", "bollinger", "--seed", "-1"),
+         "apportion: --seed '-1': expected an integer from 0 to 18446744073709551615"},
+        {ARGS("run", "--kernel", "bollinger", "--param", "period=2x"),
+         "apportion: --param 'period=2x': '2x' is not a finite number"},
+        {ARGS("run", "--kernel", "bollinger", "--param", "period"),
+         "apportion: --param 'period': expected NAME=VALUE"},
+        {ARGS("run", "--kernel", "bollinger", "--param", "period=5", "--param", "period=6"),
+         "apportion: --param period is given twice"},
+        {ARGS("run", "--kernel", "bollinger", "--split", "diagonal"),
+         "apportion: --split 'diagonal': expected rows, time or auto"},
+        {ARGS("run", "--kernel", "bollinger", "--format", "csv"),
+         "apportion: --format needs --output"},
+        {ARGS("run", "--kernel", "bollinger", "--output", "o", "--format", "xml"),
+         "apportion: --format 'xml': expected f64 or csv"},
+        {ARGS("run", "--kernel", "bollinger", "--input", "x.csv", "--cols", "5"),
+         "apportion: --cols cannot be combined with --input"},
+        {ARGS("run", "--kernel", "bollinger", "--column", "close"),
+         "apportion: --column needs --input"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r = run_cli(cases[i].args);
+        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
+        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
+                  r.err);
+        assert_contains(r.err, "Try 'apportion run --help'.");
+        cr_assert_eq(r.out_len, 0);
+        free_result(&r);
+    }
+}
+
+/* Whether the runtime of this machine uses a GPU (the tests expect none on CPU-only hosts
+ * and check the GPU branch otherwise). */
+static size_t gpu_count(void) {
+    cli_result r = run_cli(ARGS("devices", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    const json_int_t n = json_integer_value(get(j, "gpu_count"));
+    json_decref(j);
+    free_result(&r);
+    return (size_t)n;
+}
+
+Test(cli, devices_json_lists_the_cpu_and_says_why_no_gpu, .timeout = 60) {
+    cli_result r = run_cli(ARGS("devices", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* With --json the warnings go into the object, not to stderr. */
+    cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
+    json_t *j = parse_json(&r);
+    json_t *count = get(j, "gpu_count");
+    cr_assert(json_is_integer(count));
+    json_t *available = get(j, "gpu_available");
+    cr_assert(json_is_boolean(available));
+    json_t *warnings = get(j, "warnings");
+    cr_assert(json_is_array(warnings));
+    json_t *devices = get(j, "devices");
+    cr_assert(json_is_array(devices));
+    cr_assert_geq(json_array_size(devices), 1);
+    int cpu_seen = 0;
+    size_t cuda_seen = 0;
+    for (size_t i = 0; i < json_array_size(devices); i++) {
+        json_t *d = json_array_get(devices, i);
+        const char *id = json_string_value(get(d, "id"));
+        const char *kind = json_string_value(get(d, "kind"));
+        cr_assert_not_null(id);
+        cr_assert_not_null(json_string_value(get(d, "label")));
+        cr_assert(json_integer_value(get(d, "memory_total_mb")) > 0);
+        cr_assert(json_integer_value(get(d, "memory_free_mb")) <=
+                  json_integer_value(get(d, "memory_total_mb")));
+        if (strcmp(kind, "cpu") == 0) {
+            cpu_seen = 1;
+            cr_assert_str_eq(id, "cpu");
+            cr_assert_geq(json_integer_value(get(d, "threads")), 1);
+        } else if (strcmp(kind, "cuda") == 0) {
+            cuda_seen++;
+            cr_assert_str_eq(json_string_value(get(d, "uuid")), id);
+            cr_assert(strncmp(id, "GPU-", 4) == 0, "uuid %s", id);
+            const char *cc = json_string_value(get(d, "compute_capability"));
+            cr_assert_not_null(cc);
+            cr_assert_not_null(strchr(cc, '.'), "compute capability %s", cc);
+        }
+    }
+    cr_assert(cpu_seen, "no cpu device: %s", r.out);
+    cr_assert_eq((size_t)json_integer_value(count), cuda_seen);
+    if (cuda_seen == 0) {
+        cr_assert(json_is_false(available));
+        cr_assert_geq(json_array_size(warnings), 1, "no warning says why no GPU is used");
+        int explained = 0;
+        for (size_t i = 0; i < json_array_size(warnings); i++)
+            explained |= strstr(json_string_value(json_array_get(warnings, i)), "GPU") != NULL;
+        cr_assert(explained, "no warning mentions the GPU: %s", r.out);
+    } else {
+        cr_assert(json_is_true(available));
+    }
+    json_decref(j);
+    free_result(&r);
+}
+
+Test(cli, devices_table_names_the_cpu_and_the_gpu_count, .timeout = 60) {
+    const size_t gpus = gpu_count();
+    cli_result r = run_cli(ARGS("devices"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strncmp(r.out, "#   id", 6) == 0, "%s", r.out);
+    assert_contains(r.out, "\n0   ");
+    assert_contains(r.out, " cpu ");
+    char line[64];
+    snprintf(line, sizeof line, "GPUs usable: %zu", gpus);
+    assert_contains(r.out, line);
+    if (gpus == 0) {
+        /* The reason is on the count line and, as a warning, on stderr. */
+        assert_contains(r.out, "GPUs usable: 0 (");
+        assert_contains(r.err, "apportion: warning: ");
+    }
+    free_result(&r);
+}
+
+Test(cli, devices_shows_simulated_devices, .timeout = 60) {
+    cli_result r =
+        run_cli(ARGS("devices", "--json", "--devices", "sim:x:rate=5e6:latency=2ms:fail_after=3"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    json_t *devices = get(j, "devices");
+    cr_assert_eq(json_array_size(devices), 1);
+    json_t *d = json_array_get(devices, 0);
+    cr_assert_str_eq(json_string_value(get(d, "id")), "sim:x");
+    cr_assert_str_eq(json_string_value(get(d, "kind")), "sim");
+    cr_assert(json_is_true(get(d, "simulated")));
+    cr_assert(json_real_value(get(d, "rate")) == 5e6);
+    cr_assert(fabs(json_real_value(get(d, "latency_ms")) - 2.0) < 1e-12);
+    cr_assert_eq(json_integer_value(get(d, "fail_after")), 3);
+    cr_assert_eq(json_integer_value(get(j, "gpu_count")), 0);
+    json_decref(j);
+    free_result(&r);
+}
+
+Test(cli, use_gpu_yes_without_a_gpu_fails_clearly, .timeout = 60) {
+    const size_t gpus = gpu_count();
+    cli_result r = run_cli_env(ENV("APPORTION_USE_GPU=yes"), ARGS("devices"));
+    if (gpus > 0) {
+        cr_assert_eq(r.status, 0, "%s", r.err);
+    } else {
+        cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.err);
+        cr_assert(strncmp(r.err, "apportion: cannot create the runtime: ", 38) == 0, "%s", r.err);
+        assert_contains(r.err, "APPORTION_USE_GPU=yes");
+        assert_contains(r.err, "APO_ERR_GPU_REQUIRED");
+        cr_assert_eq(r.out_len, 0);
+    }
+    free_result(&r);
+}
+
+static const char *const report_keys[] = {
+    "kernel",     "rows",          "cols",        "seed",
+    "split_axis", "ratio_source",  "makespan_ms", "balance_efficiency",
+    "simulated",  "virtual_clock", "tile",        "tiles",
+    "elements",   "failovers",     "warnings",    "outputs",
+    "devices"};
+static const char *const device_keys[] = {"id",
+                                          "label",
+                                          "kind",
+                                          "share",
+                                          "elements",
+                                          "tiles",
+                                          "wall_ms",
+                                          "h2d_ms",
+                                          "kernel_ms",
+                                          "d2h_ms",
+                                          "wait_ms",
+                                          "throughput",
+                                          "failed",
+                                          "failure",
+                                          "elements_moved_out",
+                                          "elements_moved_in",
+                                          "simulated"};
+
+Test(cli, run_json_report_has_every_key, .timeout = 60) {
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
+    json_t *j = parse_json(&r);
+    for (size_t i = 0; i < sizeof report_keys / sizeof report_keys[0]; i++)
+        get(j, report_keys[i]);
+    cr_assert_str_eq(json_string_value(get(j, "kernel")), "bollinger");
+    cr_assert_eq(json_integer_value(get(j, "rows")), 2);
+    cr_assert_eq(json_integer_value(get(j, "cols")), 5000);
+    cr_assert_eq(json_integer_value(get(j, "seed")), 1);
+    cr_assert_eq(json_integer_value(get(j, "elements")), 10000);
+    const char *axis = json_string_value(get(j, "split_axis"));
+    cr_assert(strcmp(axis, "rows") == 0 || strcmp(axis, "time") == 0, "axis %s", axis);
+    const char *src = json_string_value(get(j, "ratio_source"));
+    cr_assert(strcmp(src, "equal") == 0 || strcmp(src, "profile") == 0 ||
+                  strcmp(src, "online") == 0,
+              "ratio source %s", src);
+    cr_assert(json_real_value(get(j, "makespan_ms")) > 0);
+    const double eff = json_real_value(get(j, "balance_efficiency"));
+    cr_assert(eff > 0 && eff <= 1.0 + 1e-9, "efficiency %g", eff);
+    cr_assert(json_is_false(get(j, "simulated")));
+    cr_assert(json_is_array(get(j, "warnings")));
+    cr_assert_geq(json_integer_value(get(j, "tiles")), 2);
+
+    json_t *outs = get(j, "outputs");
+    cr_assert_eq(json_array_size(outs), 3);
+    const char *names[] = {"upper", "middle", "lower"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *o = json_array_get(outs, i);
+        cr_assert_str_eq(json_string_value(get(o, "name")), names[i]);
+        cr_assert_eq(json_integer_value(get(o, "rows")), 2);
+        cr_assert_eq(json_integer_value(get(o, "cols")), 5000);
+        cr_assert(json_is_null(get(o, "file")));
+    }
+
+    json_t *devs = get(j, "devices");
+    cr_assert_geq(json_array_size(devs), 1);
+    json_int_t elements = 0;
+    double shares = 0;
+    for (size_t i = 0; i < json_array_size(devs); i++) {
+        json_t *d = json_array_get(devs, i);
+        for (size_t k = 0; k < sizeof device_keys / sizeof device_keys[0]; k++)
+            get(d, device_keys[k]);
+        cr_assert(json_is_false(get(d, "failed")));
+        cr_assert(json_is_null(get(d, "failure")));
+        elements += json_integer_value(get(d, "elements"));
+        shares += json_real_value(get(d, "share"));
+    }
+    cr_assert_eq(elements, 10000);
+    cr_assert(fabs(shares - 1.0) < 1e-9, "shares sum to %g", shares);
+    json_decref(j);
+    free_result(&r);
+}
+
+Test(cli, run_text_report_lists_devices, .timeout = 60) {
+    cli_result r = run_cli(
+        ARGS("run", "--kernel", "macd", "--cols", "20000", "--devices", "cpu", "--seed", "42"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "kernel      macd\n");
+    assert_contains(r.out, "shape       1 x 20000 (20000 elements)\n");
+    assert_contains(r.out, "seed        42\n");
+    assert_contains(r.out, "\ncpu ");
+    cr_assert_null(strstr(r.out, "note: simulated"));
+    /* The device list "cpu" selects no GPU, so no warning about GPUs is due. */
+    cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
+    free_result(&r);
+}
+
+Test(cli, run_on_simulated_devices_says_so, .timeout = 60) {
+    const char *const *env =
+        ENV("APPORTION_DEVICES=sim:a:rate=1e6,sim:b:rate=2e6", "APPORTION_SIM_CLOCK=virtual");
+    cli_result r = run_cli_env(
+        env, ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert(json_is_true(get(j, "simulated")));
+    cr_assert(json_is_true(get(j, "virtual_clock")));
+    json_t *devs = get(j, "devices");
+    cr_assert_eq(json_array_size(devs), 2);
+    cr_assert_str_eq(json_string_value(get(json_array_get(devs, 0), "id")), "sim:a");
+    cr_assert_str_eq(json_string_value(get(json_array_get(devs, 1), "id")), "sim:b");
+    for (size_t i = 0; i < 2; i++) {
+        json_t *d = json_array_get(devs, i);
+        cr_assert(json_is_true(get(d, "simulated")));
+        cr_assert_str_eq(json_string_value(get(d, "kind")), "sim");
+    }
+    /* The virtual clock models time exactly: sim:a computes at 1e6 elements per second. */
+    json_t *a = json_array_get(devs, 0);
+    const double ms = (double)json_integer_value(get(a, "elements")) / 1e6 * 1e3;
+    cr_assert(fabs(json_real_value(get(a, "wall_ms")) - ms) < 1e-6 * ms, "wall %g want %g",
+              json_real_value(get(a, "wall_ms")), ms);
+    json_decref(j);
+    free_result(&r);
+
+    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "5000"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out,
+                    "note: simulated devices present; their times are modelled (virtual clock)\n");
+    free_result(&r);
+}
+
+static char *read_file_n(const char *path, size_t *len) { return read_all(path, len); }
+
+Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
+    make_work_dir();
+    char dir_sim[128], dir_cpu[128], dir_mix[128];
+    snprintf(dir_sim, sizeof dir_sim, "%s/sim", work);
+    snprintf(dir_cpu, sizeof dir_cpu, "%s/cpu/nested", work);
+    snprintf(dir_mix, sizeof dir_mix, "%s/mix", work);
+    const char *const *venv = ENV("APPORTION_SIM_CLOCK=virtual");
+    cli_result r = run_cli_env(
+        venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000", "--devices",
+                   "sim:a:rate=1e6,sim:b:rate=3e6,sim:c:rate=2e6", "--output", dir_sim, "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    json_t *outs = get(j, "outputs");
+    cr_assert_eq(json_array_size(outs), 3);
+    char want_file[256];
+    snprintf(want_file, sizeof want_file, "%s/upper.f64", dir_sim);
+    cr_assert_str_eq(json_string_value(get(json_array_get(outs, 0), "file")), want_file);
+    json_decref(j);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000", "--devices",
+                     "cpu", "--output", dir_cpu));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_cli_env(venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
+                               "--devices", "cpu,sim:z:rate=1e7", "--ratios", "cpu=1,sim:z=5",
+                               "--split", "time", "--output", dir_mix));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+
+    const char *names[] = {"upper", "middle", "lower"};
+    for (size_t i = 0; i < 3; i++) {
+        char a[256], b[256], c[256];
+        snprintf(a, sizeof a, "%s/%s.f64", dir_sim, names[i]);
+        snprintf(b, sizeof b, "%s/%s.f64", dir_cpu, names[i]);
+        snprintf(c, sizeof c, "%s/%s.f64", dir_mix, names[i]);
+        size_t na, nb, nc;
+        char *da = read_file_n(a, &na), *db = read_file_n(b, &nb), *dc = read_file_n(c, &nc);
+        cr_assert_eq(na, 3 * 20000 * sizeof(double), "%s has %zu bytes", a, na);
+        cr_assert_eq(nb, na);
+        cr_assert_eq(nc, na);
+        cr_assert(memcmp(da, db, na) == 0, "%s differs between sim and cpu", names[i]);
+        cr_assert(memcmp(da, dc, na) == 0, "%s differs between sim and cpu+sim", names[i]);
+        /* The first period-1 samples of each row are NaN, the next ones are numbers. */
+        const double *v = (const double *)(const void *)da;
+        cr_assert(isnan(v[0]) && isnan(v[18]) && !isnan(v[19]) && isfinite(v[19]));
+        cr_assert(isnan(v[20000]) && isfinite(v[20019]));
+        free(da);
+        free(db);
+        free(dc);
+    }
+}
+
+Test(cli, bollinger_on_the_talib_series_matches_talib, .timeout = 60) {
+    make_work_dir();
+    char out[128], path[256];
+    snprintf(out, sizeof out, "%s/out", work);
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--input",
+                     APO_TEST_DATA_DIR "/talib_close252.f64", "--output", out, "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert_eq(json_integer_value(get(j, "cols")), 252);
+    cr_assert_eq(json_integer_value(get(j, "rows")), 1);
+    json_decref(j);
+    free_result(&r);
+    const char *names[] = {"upper", "middle", "lower"};
+    const double want[] = {98.0734, 92.8910, 87.7086};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n;
+        snprintf(path, sizeof path, "%s/%s.f64", out, names[i]);
+        char *d = read_file_n(path, &n);
+        cr_assert_eq(n, 252 * sizeof(double));
+        double v19;
+        memcpy(&v19, d + 19 * sizeof(double), sizeof v19);
+        cr_assert(fabs(v19 - want[i]) < 0.01, "%s[19] = %.6f, TA-Lib %.4f", names[i], v19, want[i]);
+        free(d);
+    }
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fputs(text, f) >= 0, 1);
+    cr_assert_eq(fclose(f), 0);
+}
+
+Test(cli, csv_input_with_a_bad_cell_names_line_and_column, .timeout = 60) {
+    make_work_dir();
+    char path[128], want[256];
+    snprintf(path, sizeof path, "%s/in.csv", work);
+    write_text(path, "date,close\n2024-01-01,1\n2024-01-02,2\n2024-01-03,abc\n2024-01-04,4\n");
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    snprintf(want, sizeof want,
+             "apportion: %s:4:2: expected a number, got \"abc\" (byte 12 of the line)\n", path);
+    cr_assert_str_eq(r.err, want);
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+
+    /* Several columns and none named close: the message lists them. */
+    write_text(path, "a,b\n1,2\n");
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "2 columns and none is named \"close\"; choose one with --column "
+                           "(the columns are: \"a\", \"b\")");
+    free_result(&r);
+}
+
+Test(cli, csv_input_runs_on_the_chosen_column, .timeout = 60) {
+    make_work_dir();
+    char path[128], out[128], file[256];
+    snprintf(path, sizeof path, "%s/prices.csv", work);
+    snprintf(out, sizeof out, "%s/out", work);
+    /* 40 values 1..40 in column "Px"; a moving mean of 5 has middle[t] = t - 1. */
+    char text[2048];
+    size_t o = (size_t)snprintf(text, sizeof text, "date,Px\r\n");
+    for (int i = 1; i <= 40; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "d%d,%d\r\n", i, i);
+    write_text(path, text);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path, "--column", "px",
+                                "--param", "period=5", "--output", out, "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert_eq(json_integer_value(get(j, "cols")), 40);
+    json_decref(j);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/middle.f64", out);
+    size_t n;
+    char *d = read_file_n(file, &n);
+    cr_assert_eq(n, 40 * sizeof(double));
+    const double *v = (const double *)(const void *)d;
+    cr_assert(isnan(v[3]));
+    for (int t = 4; t < 40; t++)
+        cr_assert(fabs(v[t] - (double)(t - 1)) < 1e-12, "middle[%d] = %.17g", t, v[t]);
+    free(d);
+
+    /* --rows cuts the 40 values into 2 series of 20. */
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path, "--column", "Px", "--rows",
+                     "2", "--param", "period=5", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    j = parse_json(&r);
+    cr_assert_eq(json_integer_value(get(j, "rows")), 2);
+    cr_assert_eq(json_integer_value(get(j, "cols")), 20);
+    json_decref(j);
+    free_result(&r);
+    r = run_cli(
+        ARGS("run", "--kernel", "bollinger", "--input", path, "--column", "Px", "--rows", "3"));
+    cr_assert_eq(r.status, 2);
+    char want[256];
+    snprintf(want, sizeof want, "apportion: %s: 40 values do not divide into 3 rows\n", path);
+    cr_assert_str_eq(r.err, want);
+    free_result(&r);
+}
+
+Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
+    make_work_dir();
+    char path[128], want[256];
+    snprintf(path, sizeof path, "%s/in.f64", work);
+    write_text(path, "0123456789");
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
+    cr_assert_eq(r.status, 2);
+    snprintf(want, sizeof want,
+             "apportion: %s: size 10 bytes is not a multiple of 8 (raw little-endian float64 "
+             "values expected; 2 trailing bytes)\n",
+             path);
+    cr_assert_str_eq(r.err, want);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", "/nonexistent/x.f64"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: /nonexistent/x.f64: cannot open: No such file");
+    free_result(&r);
+}
+
+Test(cli, bad_kernel_parameter_is_a_usage_error, .timeout = 60) {
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--param", "period=1", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "period");
+    assert_contains(r.err, "APO_ERR_BAD_PARAM");
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--param", "colour=3", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "colour");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "nosuchkernel", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "nosuchkernel");
+    assert_contains(r.err, "APO_ERR_UNKNOWN_KERNEL");
+    free_result(&r);
+}
+
+Test(cli, bad_device_spec_is_a_usage_error_naming_the_item, .timeout = 60) {
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,bogus:1", "--json"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "apportion: cannot create the runtime: ");
+    assert_contains(r.err, "\"bogus:1\"");
+    assert_contains(r.err, "APO_ERR_BAD_DEVICE_SPEC");
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+    r = run_cli_env(ENV("APPORTION_DEVICES=cpu,sim:"), ARGS("devices"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "\"sim:\"");
+    free_result(&r);
+}
+
+Test(cli, ratios_are_explicit_shares_by_device_id, .timeout = 60) {
+    const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual");
+    cli_result r =
+        run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--devices",
+                              "sim:a:rate=1e6,sim:b:rate=1e6,sim:c:rate=1e6", "--ratios",
+                              "sim:c=3,sim:a=1", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "explicit");
+    json_t *devs = get(j, "devices");
+    cr_assert_eq(json_array_size(devs), 3);
+    const double want[] = {0.25, 0.0, 0.75};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *d = json_array_get(devs, i);
+        cr_assert(fabs(json_real_value(get(d, "share")) - want[i]) < 1e-9, "share %zu = %g", i,
+                  json_real_value(get(d, "share")));
+    }
+    cr_assert_eq(json_integer_value(get(json_array_get(devs, 1), "elements")), 0);
+    json_decref(j);
+    free_result(&r);
+
+    struct {
+        const char *ratios;
+        const char *msg;
+    } bad[] = {
+        {"sim:a=1,sim:x=1", "apportion: --ratios: no device 'sim:x' in this run (devices: "
+                            "sim:a, sim:b, sim:c)"},
+        {"sim:a=abc", "apportion: --ratios: 'abc' for device sim:a is not a finite number >= 0"},
+        {"sim:a=-1", "apportion: --ratios: '-1' for device sim:a is not a finite number >= 0"},
+        {"sim:a=1,,sim:b=1", "apportion: --ratios 'sim:a=1,,sim:b=1': empty item"},
+        {"sim:a", "apportion: --ratios: item 'sim:a': expected ID=RATIO"},
+        {"sim:a=1,sim:a=2", "apportion: --ratios: device sim:a is given twice"},
+        {"cuda:0=1", "apportion: --ratios: no device 'cuda:0' in this run"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                                  "sim:a,sim:b,sim:c", "--ratios", bad[i].ratios));
+        cr_assert_eq(r.status, 2, "case %zu: %d %s", i, r.status, r.err);
+        cr_assert(strncmp(r.err, bad[i].msg, strlen(bad[i].msg)) == 0, "case %zu: %s", i, r.err);
+        free_result(&r);
+    }
+    /* All-zero ratios are refused by the library: a usage error too. */
+    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                              "sim:a,sim:b", "--ratios", "sim:a=0"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "APO_ERR_INVALID_ARGUMENT");
+    free_result(&r);
+}
+
+Test(cli, csv_output_is_parseable_and_equals_the_raw_output, .timeout = 60) {
+    make_work_dir();
+    char dcsv[128], df64[128], path[256];
+    snprintf(dcsv, sizeof dcsv, "%s/csv", work);
+    snprintf(df64, sizeof df64, "%s/f64", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "300", "--seed", "9",
+                                "--devices", "cpu", "--output", dcsv, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "300", "--seed", "9", "--devices", "cpu",
+                     "--output", df64));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    const char *names[] = {"macd", "signal", "hist"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n, nraw;
+        snprintf(path, sizeof path, "%s/%s.csv", dcsv, names[k]);
+        char *text = read_file_n(path, &n);
+        snprintf(path, sizeof path, "%s/%s.f64", df64, names[k]);
+        char *raw = read_file_n(path, &nraw);
+        cr_assert_eq(nraw, 300 * sizeof(double));
+        /* A header line with the output's name, then one value per line. */
+        char *save = NULL;
+        char *line = strtok_r(text, "\n", &save);
+        cr_assert_str_eq(line, names[k]);
+        size_t count = 0, nan_count = 0;
+        while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+            cr_assert_lt(count, 300);
+            char *end = NULL;
+            double v = strtod(line, &end);
+            cr_assert_eq(*end, '\0', "line %zu: %s", count + 2, line);
+            double want;
+            memcpy(&want, raw + count * sizeof(double), sizeof want);
+            if (isnan(want)) {
+                cr_assert_str_eq(line, "nan");
+                nan_count++;
+            } else {
+                cr_assert(memcmp(&v, &want, sizeof v) == 0, "%s[%zu]: %s vs %.17g", names[k], count,
+                          line, want);
+            }
+            count++;
+        }
+        cr_assert_eq(count, 300);
+        /* macd starts at index 25, signal and hist at 33 (docs: first valid outputs). */
+        cr_assert(nan_count == 25 || nan_count == 33, "%s has %zu NaN", names[k], nan_count);
+        free(text);
+        free(raw);
+    }
+}
+
+Test(cli, output_directory_that_is_a_file_fails, .timeout = 60) {
+    make_work_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/file", work);
+    write_text(path, "x");
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                                "cpu", "--output", path));
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    assert_contains(r.err, "exists and is not a directory");
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+}
+
+Test(cli, generated_input_depends_on_the_seed_only, .timeout = 60) {
+    make_work_dir();
+    char d1[128], d2[128], d3[128], p1[256], p2[256], p3[256];
+    snprintf(d1, sizeof d1, "%s/s1", work);
+    snprintf(d2, sizeof d2, "%s/s1b", work);
+    snprintf(d3, sizeof d3, "%s/s2", work);
+    const char *seeds[] = {"5", "5", "6"};
+    const char *dirs[] = {d1, d2, d3};
+    for (size_t i = 0; i < 3; i++) {
+        cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--seed",
+                                    seeds[i], "--devices", "cpu", "--output", dirs[i]));
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
+    }
+    snprintf(p1, sizeof p1, "%s/middle.f64", d1);
+    snprintf(p2, sizeof p2, "%s/middle.f64", d2);
+    snprintf(p3, sizeof p3, "%s/middle.f64", d3);
+    size_t n1, n2, n3;
+    char *a = read_file_n(p1, &n1), *b = read_file_n(p2, &n2), *c = read_file_n(p3, &n3);
+    cr_assert_eq(n1, 3000 * sizeof(double));
+    cr_assert(n1 == n2 && memcmp(a, b, n1) == 0);
+    cr_assert(n1 == n3 && memcmp(a, c, n1) != 0);
+    /* The walk starts at 100 and moves less than 1 a step: the first mean is near 100. */
+    double m;
+    memcpy(&m, a + 19 * sizeof(double), sizeof m);
+    cr_assert(m > 80 && m < 120, "middle[19] = %g", m);
+    free(a);
+    free(b);
+    free(c);
+}
+
+Test(cli, failover_is_reported_per_device, .timeout = 60) {
+    make_work_dir();
+    char d1[128], d2[128];
+    snprintf(d1, sizeof d1, "%s/lost", work);
+    snprintf(d2, sizeof d2, "%s/cpu", work);
+    const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual");
+    cli_result r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000",
+                                         "--devices", "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2",
+                                         "--output", d1, "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert_eq(json_integer_value(get(j, "failovers")), 1);
+    json_t *a = json_array_get(get(j, "devices"), 0);
+    json_t *b = json_array_get(get(j, "devices"), 1);
+    cr_assert(json_is_false(get(a, "failed")));
+    cr_assert(json_is_true(get(b, "failed")));
+    const char *why = json_string_value(get(b, "failure"));
+    cr_assert(why != NULL && why[0] != '\0');
+    const json_int_t moved = json_integer_value(get(b, "elements_moved_out"));
+    cr_assert_gt(moved, 0);
+    cr_assert_eq(json_integer_value(get(a, "elements_moved_in")), moved);
+    cr_assert_eq(json_integer_value(get(a, "elements")) + json_integer_value(get(b, "elements")),
+                 200000);
+    json_decref(j);
+    free_result(&r);
+
+    /* The text report marks the failed device, and the results equal a CPU-only run. */
+    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
+                              "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "failovers   1\n");
+    assert_contains(r.out, "FAILED: ");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices", "cpu",
+                     "--output", d2));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    char p1[256], p2[256];
+    snprintf(p1, sizeof p1, "%s/lower.f64", d1);
+    snprintf(p2, sizeof p2, "%s/lower.f64", d2);
+    size_t n1, n2;
+    char *x = read_file_n(p1, &n1), *y = read_file_n(p2, &n2);
+    cr_assert_eq(n1, 200000 * sizeof(double));
+    cr_assert(n1 == n2 && memcmp(x, y, n1) == 0, "failover changed the results");
+    free(x);
+    free(y);
+}

@@ -1,0 +1,405 @@
+/*
+ * Unit tests of the command-line tool's strict CSV reader (cli/csv.c) and of its input and
+ * output helpers (cli/input.c). Every rejection is checked with its exact line and column.
+ */
+#include "csv.h"
+#include "input.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char err[1024];
+
+static int parse_n(const char *text, size_t len, const char *column, double **v, size_t *n) {
+    return apo_csv_parse_column(text, len, "t.csv", column, v, n, err, sizeof err);
+}
+
+static int parse(const char *text, const char *column, double **v, size_t *n) {
+    return parse_n(text, strlen(text), column, v, n);
+}
+
+/* Parses text, which must succeed, and checks the values exactly. */
+static void expect_values(const char *text, const char *column, const double *want, size_t n) {
+    double *v = NULL;
+    size_t count = 0;
+    int rc = parse(text, column, &v, &count);
+    cr_assert_eq(rc, 0, "parse failed: %s", err);
+    cr_assert_eq(count, n, "got %zu values, want %zu", count, n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(memcmp(&v[i], &want[i], sizeof(double)) == 0, "value %zu: got %.17g want %.17g",
+                  i, v[i], want[i]);
+    free(v);
+}
+
+/* Parses text, which must fail with exactly the message `want`. */
+static void expect_error(const char *text, const char *column, const char *want) {
+    double *v = (double *)&v;
+    size_t count = 99;
+    int rc = parse(text, column, &v, &count);
+    cr_assert_neq(rc, 0, "parse of %s succeeded", text);
+    cr_assert_null(v);
+    cr_assert_eq(count, 0);
+    cr_assert_str_eq(err, want);
+}
+
+Test(csv, single_column_values_are_exact, .timeout = 10) {
+    const double want[] = {1.0, 2.5, -300.0, 0.1, 0.30000000000000004, 1e-300};
+    expect_values("close\n1\n2.5\n-3e2\n0.1\n0.30000000000000004\n1e-300\n", NULL, want, 6);
+    cr_assert(0.1 + 0.2 == want[4]);
+}
+
+Test(csv, final_newline_is_optional, .timeout = 10) {
+    const double want[] = {1.0, 2.0};
+    expect_values("x\n1\n2", NULL, want, 2);
+    expect_values("x\n1\n2\n", NULL, want, 2);
+    expect_values("x\r\n1\r\n2", NULL, want, 2);
+}
+
+Test(csv, crlf_line_ends, .timeout = 10) {
+    const double want[] = {3.0, 4.0};
+    expect_values("a,close\r\n1,3\r\n2,4\r\n", NULL, want, 2);
+    expect_values("a,close\r\n1,3\n2,4\r\n", NULL, want, 2);
+}
+
+Test(csv, utf8_bom_is_skipped, .timeout = 10) {
+    const double want[] = {7.0};
+    expect_values("\xef\xbb\xbf"
+                  "close\n7\n",
+                  NULL, want, 1);
+    /* The BOM belongs to no column name: "close" is found by exact match. */
+    expect_values("\xef\xbb\xbf"
+                  "close,b\n7,1\n",
+                  "close", want, 1);
+    /* Byte offsets count from after the mark. */
+    expect_error("\xef\xbb\xbf"
+                 "a,,b\n",
+                 NULL, "t.csv:1:2: empty column name in the header (byte 3 of the line)");
+}
+
+Test(csv, quoted_fields_hold_commas_quotes_and_newlines, .timeout = 10) {
+    const double want[] = {1.0, 2.0, 3.5};
+    expect_values("name,close\n\"a, b\",1\n\"line1\nline2\",2\n\"say \"\"hi\"\"\",\"3.5\"\n", NULL,
+                  want, 3);
+    /* Line numbers count the line breaks inside quotes: the bad value is on line 5. */
+    expect_error("name,close\n\"a, b\",1\n\"line1\nline2\",2\nx,oops\n", NULL,
+                 "t.csv:5:2: expected a number, got \"oops\" (byte 3 of the line)");
+}
+
+Test(csv, quoted_header_names_and_escaped_quotes, .timeout = 10) {
+    const double want[] = {1.0};
+    expect_values("\"say \"\"hi\"\"\",x\n1,2\n", "say \"hi\"", want, 1);
+    expect_values("\"a,b\",x\n1,2\n", "a,b", want, 1);
+}
+
+Test(csv, column_selection_rules, .timeout = 10) {
+    const double one[] = {1.0}, two[] = {2.0}, three[] = {3.0};
+    /* The only column, whatever its name. */
+    expect_values("price\n1\n", NULL, one, 1);
+    /* Else "close" in any case. */
+    expect_values("date,Close,volume\n2,1,3\n", NULL, one, 1);
+    expect_values("date,CLOSE\n2,1\n", NULL, one, 1);
+    /* --column: exact match first, then the only case-insensitive match. */
+    expect_values("A,a\n1,2\n", "a", two, 1);
+    expect_values("A,a\n1,2\n", "A", one, 1);
+    expect_values("date,Volume,close\n2,3,1\n", "volume", three, 1);
+    expect_error("date,open\n1,2\n", NULL,
+                 "t.csv: 2 columns and none is named \"close\"; choose one with --column (the "
+                 "columns are: \"date\", \"open\")");
+    expect_error("date,open\n1,2\n", "high",
+                 "t.csv: no column named \"high\"; the columns are: \"date\", \"open\"");
+    expect_error("Close,close\n1,2\n", "CLOSE",
+                 "t.csv: column name \"CLOSE\" matches several columns when case is ignored: "
+                 "\"Close\", \"close\"");
+    expect_error("Close,close,x\n1,2,3\n", NULL,
+                 "t.csv: column name \"close\" matches several columns when case is ignored: "
+                 "\"Close\", \"close\", \"x\"");
+}
+
+Test(csv, rejects_a_record_with_too_many_fields, .timeout = 10) {
+    expect_error("a,b\n1,2\n1,2,3\n", "a",
+                 "t.csv:3:3: record has more fields than the header's 2 (byte 5 of the line)");
+}
+
+Test(csv, rejects_a_record_with_too_few_fields, .timeout = 10) {
+    expect_error("a,b\n1,2\n1\n", "a",
+                 "t.csv:3:2: record has 1 field, the header has 2 (byte 2 of the line)");
+    expect_error("a,b,c\n1,2,3\n4,5", "a",
+                 "t.csv:3:3: record has 2 fields, the header has 3 (byte 4 of the line)");
+}
+
+Test(csv, rejects_an_unterminated_quote, .timeout = 10) {
+    expect_error("a\n1\n\"2\n3\n", NULL,
+                 "t.csv:3:1: unterminated quoted field (the file ends inside it) (byte 1 of the "
+                 "line)");
+    expect_error("a,b\n1,\"2", "a",
+                 "t.csv:2:2: unterminated quoted field (the file ends inside it) (byte 3 of the "
+                 "line)");
+}
+
+Test(csv, rejects_a_character_after_a_closing_quote, .timeout = 10) {
+    expect_error("a,b\n1,\"2\"x\n", "a",
+                 "t.csv:2:2: unexpected 'x' after a closing quote (expected ',' or a line end) "
+                 "(byte 6 of the line)");
+    expect_error("a,b\n1,\"2\" \n", "a",
+                 "t.csv:2:2: unexpected ' ' after a closing quote (expected ',' or a line end) "
+                 "(byte 6 of the line)");
+}
+
+Test(csv, rejects_a_quote_inside_an_unquoted_field, .timeout = 10) {
+    expect_error("a\n1\n2\"3\n", NULL,
+                 "t.csv:3:1: quote inside an unquoted field (quote the whole field and double "
+                 "the quote) (byte 2 of the line)");
+}
+
+Test(csv, rejects_a_lone_carriage_return, .timeout = 10) {
+    expect_error("a\r1\n", NULL,
+                 "t.csv:1:1: carriage return not followed by a line feed (byte 2 of the line)");
+}
+
+Test(csv, rejects_an_empty_field_in_the_selected_column, .timeout = 10) {
+    expect_error("a,b\n1,2\n3,\n", "b",
+                 "t.csv:3:2: empty field, expected a number (byte 3 of the line)");
+    expect_error("a,b\n1,2\n\"\",4\n", "a",
+                 "t.csv:3:1: empty field, expected a number (byte 1 of the line)");
+    /* A blank last line of a one-column file is an empty field, not a silent end. */
+    expect_error("a\n1\n\n", NULL,
+                 "t.csv:3:1: empty field, expected a number (byte 1 of the line)");
+}
+
+Test(csv, empty_fields_elsewhere_are_allowed, .timeout = 10) {
+    const double want[] = {2.0, 4.0};
+    expect_values("a,b\n,2\n3,4\n", "b", want, 2);
+}
+
+Test(csv, rejects_an_empty_line_between_records, .timeout = 10) {
+    expect_error("a,b\n1,2\n\n3,4\n", "b",
+                 "t.csv:3:1: empty line (the header has 2 fields) (byte 1 of the line)");
+}
+
+Test(csv, rejects_a_value_that_is_not_a_number, .timeout = 10) {
+    expect_error("a\n1\nabc\n", NULL,
+                 "t.csv:3:1: expected a number, got \"abc\" (byte 1 of the line)");
+    expect_error("a,b\n1,2\n3,4x\n", "b",
+                 "t.csv:3:2: expected a number, got \"4x\" (byte 3 of the line)");
+    expect_error("a\n1,5\n", NULL,
+                 "t.csv:2:2: record has more fields than the header's 1 (byte 3 of the line)");
+    expect_error("a\n0x\n", NULL, "t.csv:2:1: expected a number, got \"0x\" (byte 1 of the line)");
+    /* Control bytes are shown escaped. */
+    expect_error("a\n1\t\n", NULL,
+                 "t.csv:2:1: expected a number, got \"1\\x09\" (spaces are not allowed around a "
+                 "number) (byte 1 of the line)");
+}
+
+Test(csv, rejects_spaces_around_a_number, .timeout = 10) {
+    expect_error("a\n 1\n", NULL,
+                 "t.csv:2:1: expected a number, got \" 1\" (spaces are not allowed around a "
+                 "number) (byte 1 of the line)");
+    expect_error("a,b\n2,1 \n", "b",
+                 "t.csv:2:2: expected a number, got \"1 \" (spaces are not allowed around a "
+                 "number) (byte 3 of the line)");
+}
+
+Test(csv, accepts_nan_and_infinities_in_any_case, .timeout = 10) {
+    double *v = NULL;
+    size_t n = 0;
+    cr_assert_eq(parse("a\nnan\nNaN\nINF\n-Infinity\n+inf\n", NULL, &v, &n), 0, "%s", err);
+    cr_assert_eq(n, 5);
+    cr_assert(isnan(v[0]) && isnan(v[1]));
+    cr_assert(isinf(v[2]) && v[2] > 0);
+    cr_assert(isinf(v[3]) && v[3] < 0);
+    cr_assert(isinf(v[4]) && v[4] > 0);
+    free(v);
+}
+
+Test(csv, rejects_a_number_out_of_range, .timeout = 10) {
+    expect_error("a\n1e999\n", NULL,
+                 "t.csv:2:1: number \"1e999\" is out of the range of a double (byte 1 of the "
+                 "line)");
+}
+
+Test(csv, rejects_an_empty_file, .timeout = 10) {
+    expect_error("", NULL, "t.csv: empty file (a header line and at least one value are needed)");
+    expect_error("\xef\xbb\xbf", NULL,
+                 "t.csv: empty file (a header line and at least one value are needed)");
+}
+
+Test(csv, rejects_a_header_without_data, .timeout = 10) {
+    expect_error("close\n", NULL, "t.csv: no data rows after the header line");
+    expect_error("close", NULL, "t.csv: no data rows after the header line");
+}
+
+Test(csv, rejects_duplicate_and_empty_header_names, .timeout = 10) {
+    expect_error("a,b,a\n1,2,3\n", "b",
+                 "t.csv:1:3: duplicate column name \"a\" (also column 1) (byte 5 of the line)");
+    expect_error("x,b,b,x\n1,2,3,4\n", "b",
+                 "t.csv:1:3: duplicate column name \"b\" (also column 2) (byte 5 of the line)");
+    expect_error("a,,b\n1,2,3\n", "a",
+                 "t.csv:1:2: empty column name in the header (byte 3 of the line)");
+    expect_error("\n1\n", NULL, "t.csv:1:1: empty column name in the header (byte 1 of the line)");
+}
+
+Test(csv, rejects_a_field_over_the_length_cap, .timeout = 10) {
+    const size_t n = APO_CSV_MAX_FIELD + 10;
+    char *text = malloc(n + 16);
+    cr_assert_not_null(text);
+    memcpy(text, "a\n", 2);
+    memset(text + 2, '1', n);
+    double *v = NULL;
+    size_t count = 0;
+    cr_assert_neq(parse_n(text, n + 2, NULL, &v, &count), 0);
+    cr_assert_str_eq(err, "t.csv:2:1: field longer than 1048576 bytes (byte 1 of the line)");
+    free(text);
+}
+
+Test(csv, buffer_need_not_be_terminated, .timeout = 10) {
+    /* Only the first len bytes count: the "9" after them is never read. */
+    const char text[] = "a\n1\n29";
+    double *v = NULL;
+    size_t n = 0;
+    cr_assert_eq(parse_n(text, 5, NULL, &v, &n), 0, "%s", err);
+    cr_assert_eq(n, 2);
+    cr_assert(v[0] == 1.0 && v[1] == 2.0);
+    free(v);
+    /* An embedded NUL byte is not a number. */
+    cr_assert_neq(parse_n("a\n1\0002\n", 7, NULL, &v, &n), 0);
+    cr_assert_str_eq(err, "t.csv:2:1: expected a number, got \"1\\x002\" (byte 1 of the line)");
+}
+
+static void write_file(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(data, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void temp_dir(char *dir, size_t size) {
+    snprintf(dir, size, "/tmp/apo_test_csv_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+Test(csv, read_column_from_a_file, .timeout = 10) {
+    char dir[64], path[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/in.csv", dir);
+    write_file(path, "date,close\n2024-01-02,10.5\n2024-01-03,11\n", 41);
+    double *v = NULL;
+    size_t n = 0;
+    cr_assert_eq(apo_csv_read_column(path, NULL, &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 2);
+    cr_assert(v[0] == 10.5 && v[1] == 11.0);
+    free(v);
+    write_file(path, "date,close\n2024-01-02,abc\n", 26);
+    cr_assert_neq(apo_csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
+    char want[256];
+    snprintf(want, sizeof want, "%s:2:2: expected a number, got \"abc\" (byte 12 of the line)",
+             path);
+    cr_assert_str_eq(err, want);
+    unlink(path);
+    cr_assert_neq(apo_csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
+    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", path);
+    cr_assert_str_eq(err, want);
+    rmdir(dir);
+}
+
+Test(input, f64_size_must_be_a_multiple_of_8_and_of_rows, .timeout = 10) {
+    char dir[64], path[128], want[256];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/in.f64", dir);
+    const double vals[6] = {1, 2, 3, 4, 5, 6};
+    write_file(path, vals, 6 * sizeof(double));
+    double *v = NULL;
+    size_t n = 0;
+    cr_assert_eq(cli_read_f64(path, 3, &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 6);
+    cr_assert(memcmp(v, vals, sizeof vals) == 0);
+    free(v);
+    cr_assert_neq(cli_read_f64(path, 4, &v, &n, err, sizeof err), 0);
+    snprintf(want, sizeof want, "%s: 6 values (48 bytes) do not divide into 4 rows", path);
+    cr_assert_str_eq(err, want);
+    write_file(path, vals, 12);
+    cr_assert_neq(cli_read_f64(path, 0, &v, &n, err, sizeof err), 0);
+    snprintf(want, sizeof want,
+             "%s: size 12 bytes is not a multiple of 8 (raw little-endian float64 values "
+             "expected; 4 trailing bytes)",
+             path);
+    cr_assert_str_eq(err, want);
+    write_file(path, vals, 0);
+    cr_assert_neq(cli_read_f64(path, 0, &v, &n, err, sizeof err), 0);
+    snprintf(want, sizeof want, "%s: empty file (raw little-endian float64 values expected)", path);
+    cr_assert_str_eq(err, want);
+    unlink(path);
+    rmdir(dir);
+}
+
+Test(input, format_from_the_file_name, .timeout = 10) {
+    cr_assert_eq(cli_input_format("a.f64", CLI_FORMAT_AUTO), CLI_FORMAT_F64);
+    cr_assert_eq(cli_input_format("a.bin", CLI_FORMAT_AUTO), CLI_FORMAT_F64);
+    cr_assert_eq(cli_input_format("a.csv", CLI_FORMAT_AUTO), CLI_FORMAT_CSV);
+    cr_assert_eq(cli_input_format("f64", CLI_FORMAT_AUTO), CLI_FORMAT_CSV);
+    cr_assert_eq(cli_input_format("a.f64", CLI_FORMAT_CSV), CLI_FORMAT_CSV);
+}
+
+Test(input, random_walk_is_keyed_by_seed_and_index, .timeout = 10) {
+    /* The SplitMix64 reference values for seed 0 (outputs 0 and 1 of the published
+     * generator). */
+    cr_assert_eq(cli_splitmix64(0, 0), UINT64_C(0xe220a8397b1dcdaf));
+    cr_assert_eq(cli_splitmix64(0, 1), UINT64_C(0x6e789e6aa1b965f4));
+    double a[2 * 50], b[50];
+    cli_random_walk(a, 2, 50, 7);
+    cli_random_walk(b, 1, 50, 7);
+    cr_assert(memcmp(a, b, sizeof b) == 0);
+    for (size_t i = 0; i < 100; i++) {
+        const double prev = i % 50 == 0 ? 100.0 : a[i - 1];
+        cr_assert(fabs(a[i] - prev) < 1.0 && a[i] != prev, "step %zu", i);
+    }
+    /* Row 1 starts again at 100 and uses the global indices 50..99. */
+    const uint64_t k = cli_splitmix64(7, 50) >> 11;
+    const double step = (double)((int64_t)(2 * k + 1) - ((int64_t)1 << 53)) * 0x1p-53;
+    cr_assert(a[50] == 100.0 + step);
+    double c[50];
+    cli_random_walk(c, 1, 50, 8);
+    cr_assert(memcmp(b, c, sizeof c) != 0);
+}
+
+Test(input, written_csv_reads_back_exactly, .timeout = 10) {
+    char dir[64], sub[128], path[256];
+    temp_dir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/x/y", dir);
+    cr_assert_eq(cli_make_dirs(sub, err, sizeof err), 0, "%s", err);
+    const double data[6] = {NAN, 0.1, 1.0 / 3.0, -INFINITY, 1e-310, 12345678.9};
+    cr_assert_eq(cli_write_output(sub, "upper", CLI_FORMAT_CSV, data, 2, 3, path, sizeof path, err,
+                                  sizeof err),
+                 0, "%s", err);
+    double *v = NULL;
+    size_t n = 0;
+    /* Row 1 of the output is column upper_1 of the file. */
+    cr_assert_eq(apo_csv_read_column(path, "upper_1", &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 3);
+    cr_assert(memcmp(v, data + 3, 3 * sizeof(double)) == 0);
+    free(v);
+    cr_assert_eq(apo_csv_read_column(path, "upper_0", &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(isnan(v[0]) && v[1] == 0.1 && v[2] == 1.0 / 3.0);
+    free(v);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0644);
+    unlink(path);
+    char f64[256];
+    cr_assert_eq(cli_write_output(sub, "lower", CLI_FORMAT_F64, data, 2, 3, f64, sizeof f64, err,
+                                  sizeof err),
+                 0, "%s", err);
+    cr_assert_eq(cli_read_f64(f64, 2, &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 6);
+    cr_assert(memcmp(v, data, sizeof data) == 0);
+    free(v);
+    unlink(f64);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/x", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
