@@ -125,8 +125,9 @@ typedef struct apo_config {
  * Returns APO_ERR_NULL when out is NULL, APO_ERR_INVALID_ARGUMENT for a config whose size
  * is unknown or a field out of range, APO_ERR_BAD_DEVICE_SPEC for a device list that does
  * not parse (the message names the item and the reason), APO_ERR_GPU_REQUIRED when
- * use_gpu is YES and no GPU is usable, APO_ERR_NO_DEVICE when the list selects nothing,
- * APO_ERR_OUT_OF_MEMORY. On failure *out is NULL. */
+ * use_gpu is YES and no GPU is usable, APO_ERR_OUT_OF_MEMORY, APO_ERR_INTERNAL when a
+ * thread primitive cannot be set up. A list that selects no usable device (only GPU items,
+ * no GPU) is not an error: the cpu carries on, with a warning. On failure *out is NULL. */
 APO_EXPORT apo_status apo_runtime_create(const apo_config *config, apo_runtime **out);
 
 /* Stops the worker threads and frees the runtime. Accepts NULL. */
@@ -168,7 +169,7 @@ typedef struct apo_device_info {
     int multiprocessors;     /* cuda only */
     int copy_engines;        /* cuda only */
     double sim_rate;         /* sim only: modelled elements per second */
-    double sim_latency_s;    /* sim only: modelled fixed latency per task */
+    double sim_latency_s;    /* sim only: modelled fixed latency, paid once per call */
     uint64_t sim_fail_after; /* sim only: fails from this task on (0: never) */
 } apo_device_info;
 
@@ -206,8 +207,8 @@ typedef struct apo_kernel_call {
 } apo_kernel_call;
 
 /* A kernel's CPU implementation. Returns APO_OK, or any other status to fail the call with
- * APO_ERR_KERNEL_FAILED (the value is put in the message). Called concurrently for
- * different tiles: it must not keep shared mutable state. */
+ * APO_ERR_KERNEL_FAILED (the returned status's name is in apo_last_error()). Called concurrently
+ * for different tiles: it must not keep shared mutable state. */
 typedef apo_status (*apo_cpu_kernel_fn)(const apo_kernel_call *call, void *user);
 
 /* A kernel's CUDA launcher (stream last, as a cudaStream_t passed through void *).
@@ -305,7 +306,9 @@ typedef struct apo_workload {
 
 /* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
  * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
- * is rows x replicates. Returns the same errors as apo_distribute_workload()'s validation. */
+ * is rows x replicates. Returns the same errors as apo_distribute_workload()'s validation
+ * of the kernel, shape and parameters (buffers are not looked at), and APO_ERR_NOT_FOUND
+ * for an index past the kernel's outputs. */
 APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
                                        size_t *out_rows, size_t *out_cols);
 
@@ -323,7 +326,8 @@ typedef struct apo_device_report {
     char id[APO_ID_MAX];
     char label[APO_LABEL_MAX];
     apo_device_kind kind;
-    double share;      /* fraction of the elements it was planned to compute */
+    double share;      /* its normalised ratio: the planned fraction before rounding to whole
+                          tiles (`elements` says what it computed) */
     uint64_t elements; /* elements it actually computed (failover included) */
     uint64_t tiles;    /* tiles it actually computed */
     double wall_ms;    /* busy time: h2d + kernel + d2h */
@@ -365,7 +369,8 @@ typedef struct apo_report {
  * ratios (docs/determinism.md). `report` may be NULL; when given, report->size must be set.
  * A device that fails mid-call has its unfinished tiles redone by the others; the report
  * says which failed and what moved.
- * Returns APO_ERR_NULL (rt, w, an input or an output array NULL), APO_ERR_INVALID_ARGUMENT
+ * Returns APO_ERR_NULL (rt, w, w->kernel, an input or an output array NULL, params or
+ * ratios NULL with a nonzero count, a parameter with a NULL name), APO_ERR_INVALID_ARGUMENT
  * (zero rows or cols, wrong number of inputs, outputs or ratios, bad ratios, unknown
  * struct size), APO_ERR_OVERFLOW (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "device_spec.h"
+#include "env.h"
 #include "error.h"
 
 #define APO_DEVICE_ITEM_MAX 256
@@ -110,8 +111,9 @@ static apo_status parse_cpu(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
     if (strncmp(opts, "threads=", 8) != 0)
         return reject(ctx, "unknown cpu option \"%s\" (expected threads=N)", opts);
     uint64_t n;
-    if (parse_u64(opts + 8, 1, 1024, &n) != 0)
-        return reject(ctx, "threads must be an integer from 1 to 1024, got \"%s\"", opts + 8);
+    if (parse_u64(opts + 8, 1, APO_CPU_THREADS_MAX, &n) != 0)
+        return reject(ctx, "threads must be an integer from 1 to %d, got \"%s\"",
+                      APO_CPU_THREADS_MAX, opts + 8);
     spec->threads = (int)n;
     return APO_OK;
 }

@@ -385,7 +385,7 @@ static void reduce_rows(const apo__call *call) {
 }
 
 static void fill_report(const run_state *s, const plan *p, const apo_workload *w, double makespan_s,
-                        apo_report *r) {
+                        int modelled, apo_report *r) {
     const apo_runtime *rt = s->rt;
     const apo__call *call = s->call;
     size_t size = r->size;
@@ -424,7 +424,8 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
         d->throughput = busy > 0 ? (double)t->elements / busy : 0.0;
         d->failed = t->failed;
         if (t->failed) {
-            snprintf(d->failure, sizeof d->failure, "device lost after %llu task(s)",
+            snprintf(d->failure, sizeof d->failure,
+                     "device lost: task %llu of this call failed, its unfinished tiles moved",
                      (unsigned long long)t->tasks);
             r->failovers++;
         }
@@ -435,7 +436,7 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
         if (t->elements > 0 && busy > 0)
             rate_sum += (double)t->elements / busy;
     }
-    r->virtual_clock = rt->virtual_clock && r->simulated;
+    r->virtual_clock = modelled;
     /* The ideal makespan: all elements at the measured rates of the devices that worked,
      * had they all finished together. */
     double ideal = rate_sum > 0 ? (double)r->elements / rate_sum : 0.0;
@@ -501,7 +502,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         int modelled = 0;
         for (size_t i = 0; i < rt->n_devices; i++)
             modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
-        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, report);
+        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, modelled, report);
     }
     return APO_OK;
 }

@@ -87,7 +87,9 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         n_gpus = apo__cuda_discover(gpus, APO_MAX_DEVICES, reason, sizeof reason);
         if (n_gpus == 0) {
             if (s->use_gpu == APO_USE_GPU_YES)
-                return apo__fail(APO_ERR_GPU_REQUIRED, "APPORTION_USE_GPU=yes but no GPU: %s",
+                return apo__fail(APO_ERR_GPU_REQUIRED,
+                                 "a GPU is required (APPORTION_USE_GPU=yes or "
+                                 "apo_config.use_gpu) but none is usable: %s",
                                  reason);
             apo__warn(&rt->warnings, "no GPU in use: %s; carrying on with the CPU", reason);
         }
@@ -97,6 +99,10 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
 
     for (size_t i = 0; i < n_specs; i++) {
         const apo__device_spec *spec = &specs[i];
+        if ((spec->kind == APO_SPEC_SIM || spec->kind == APO_SPEC_CPU) &&
+            rt->n_devices == APO_MAX_DEVICES)
+            return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
+                             APO_MAX_DEVICES);
         if (spec->kind == APO_SPEC_SIM) {
             apo__device *dev = &rt->devices[rt->n_devices++];
             apo__sim_device_open(dev, spec->sim_name, spec->sim_rate, spec->sim_latency_s,
@@ -140,6 +146,11 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
         apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
     }
+    if (s->use_gpu == APO_USE_GPU_YES && rt->n_gpus == 0)
+        return apo__fail(APO_ERR_GPU_REQUIRED,
+                         "a GPU is required (APPORTION_USE_GPU=yes or apo_config.use_gpu) but "
+                         "the device list \"%s\" selects none",
+                         s->devices);
     int real_devices = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
         if (rt->devices[i].info.kind == APO_DEVICE_SIM && virtual_clock)

@@ -63,7 +63,10 @@ static apo_status user_run_tile(const apo__call *call, size_t row, size_t begin,
         .n_params = k->n_params,
         .seed = call->seed,
     };
-    return k->desc.cpu(&kc, k->desc.user);
+    apo_status st = k->desc.cpu(&kc, k->desc.user);
+    /* Device loss is the backends' to report: a kernel that returns it has failed, and
+     * retrying its tiles on another device would only fail again. */
+    return st == APO_ERR_DEVICE_LOST ? APO_ERR_KERNEL_FAILED : st;
 }
 
 apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char *err,
