@@ -1,0 +1,73 @@
+/*
+ * bench.h: what the pieces of apo-bench-kernels share. The bench uses the public header
+ * (include/apportion.h), libc, OpenMP and jansson; overhead.c alone also calls the pure
+ * tile functions of kernels/kernels.h, for the direct-call baseline (see overhead.c).
+ */
+#ifndef APO_BENCH_H
+#define APO_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "apportion.h"
+
+/* ---- timing and statistics (bench_kernels.c) ------------------------------------------ */
+
+/* Monotonic seconds. */
+double bench_now(void);
+
+/* Median of n values (sorts v in place); NaN for n == 0. */
+double bench_median(double *v, size_t n);
+
+/* Minimum of n values; NaN for n == 0. */
+double bench_min(const double *v, size_t n);
+
+/* Prints the failing call with apo_last_error() to stderr; returns 1 when st is not OK. */
+int bench_check(apo_status st, const char *what);
+
+/* ---- STREAM-style ceiling (stream.c) --------------------------------------------------- */
+
+typedef struct bench_stream_result {
+    const char *name;         /* "copy", "triad", "fan3" */
+    double bytes_per_elem;    /* STREAM's count: 16, 24, 32 */
+    double best_gbs;          /* from the fastest repetition (STREAM's convention) */
+    double median_gbs;        /* from the median repetition */
+    double best_ms, median_ms;
+} bench_stream_result;
+
+enum { BENCH_STREAM_COPY = 0, BENCH_STREAM_TRIAD = 1, BENCH_STREAM_FAN3 = 2, BENCH_STREAM_N = 3 };
+
+/* Runs copy (a = b), triad (a = b + s*c) and fan3 (a = d = e = b) over arrays of n doubles
+ * with all OpenMP threads, `reps` timed repetitions each after one warm-up. Arrays are
+ * first-touched in parallel with the same static schedule as the loops. Returns 0, or -1
+ * when the arrays cannot be allocated (nothing is measured then). */
+int bench_stream(size_t n, int reps, bench_stream_result out[BENCH_STREAM_N]);
+
+/* ---- per-call overhead (overhead.c) ---------------------------------------------------- */
+
+typedef struct bench_overhead_row {
+    const char *kernel;
+    size_t cols;
+    size_t calls;
+    double direct_us;   /* median of the serial tile loop called directly */
+    double serial_us;   /* median of apo_distribute_workload on "cpu:threads=1" */
+    double default_us;  /* median of apo_distribute_workload on the default runtime */
+    double over_serial_us;  /* serial_us - direct_us */
+    double over_default_us; /* default_us - direct_us */
+    long wrong;             /* outputs of the runtimes not bitwise equal to the direct call */
+} bench_overhead_row;
+
+/* Measures one row of the overhead table: `calls` calls of each of the three ways, the
+ * three interleaved call by call so that they see the same machine state. `rt_serial`
+ * has the single device "cpu:threads=1"; `rt_default` is the runtime of the kernel table.
+ * Returns 0, or -1 on an allocation or API failure (reported on stderr). */
+int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *kernel,
+                   size_t cols, size_t calls, bench_overhead_row *row);
+
+/* Seeded positive random walk, rows x cols, row-major, first-touched in parallel
+ * (bench_kernels.c). Row r is a function of (seed, r) only. */
+void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed);
+
+#endif /* APO_BENCH_H */

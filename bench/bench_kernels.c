@@ -1,0 +1,933 @@
+/*
+ * bench_kernels.c: apo-bench-kernels, the benchmark of the built-in kernels through the
+ * public API (docs/PERF.md has the figures and how to read them).
+ *
+ * For each kernel and each configuration (rows x cols) it
+ *   1. checks correctness before timing anything: the workload runs once on the runtime
+ *      under test and once on three simulated devices (virtual clock, uneven explicit
+ *      ratios, split along time), and every output element that is not bitwise equal
+ *      between the two counts as wrong; bollinger is also checked at sampled positions
+ *      against a naive two-pass window in long double, macd along whole sampled rows
+ *      against the definition evaluated in long double, returns_stats against a two-pass
+ *      evaluation in long double;
+ *   2. times `reps` calls of apo_distribute_workload() on the runtime under test and
+ *      reports the median (and the minimum), samples/s and GB/s, the latter counted as
+ *      bytes the kernel must move (bollinger, macd: 8 read + 24 written per sample;
+ *      returns_stats: 8 read), and %copy = GB/s over the STREAM copy bandwidth measured
+ *      at the start of the same run.
+ * Any wrong output makes the program exit 1 at the end. The STREAM ceiling lives in
+ * stream.c, the per-call overhead in overhead.c.
+ *
+ * copy3 is a user kernel registered by the bench (out0 = out1 = out2 = x, tiles of 4096
+ * like bollinger): the same bytes as bollinger through the same path, so it shows what the
+ * runtime path itself can reach on this machine.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define PROG "apo-bench-kernels"
+
+/* ---- small helpers -------------------------------------------------------------------- */
+
+double bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, size_t n) {
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_min(const double *v, size_t n) {
+    if (n == 0)
+        return NAN;
+    double m = v[0];
+    for (size_t i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+int bench_check(apo_status st, const char *what) {
+    if (st == APO_OK)
+        return 0;
+    fprintf(stderr, "%s: %s failed: %s: %s\n", PROG, what, apo_status_name(st), apo_last_error());
+    return 1;
+}
+
+static uint64_t splitmix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed) {
+    const long long total = (long long)(rows * cols);
+    /* Log-price increments, uniform in [-5e-4, 5e-4), keyed by (seed, row, index). */
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < total; i++) {
+        size_t r = (size_t)i / cols, t = (size_t)i % cols;
+        uint64_t u = splitmix64(splitmix64(seed ^ (0x5851F42D4C957F2Dull * (r + 1))) + t);
+        x[i] = ((double)(u >> 11) * 0x1p-53 - 0.5) * 1e-3;
+    }
+#pragma omp parallel for schedule(static)
+    for (long long r = 0; r < (long long)rows; r++) {
+        double *row = x + (size_t)r * cols, w = 0.0;
+        for (size_t t = 0; t < cols; t++) {
+            w += row[t];
+            row[t] = w;
+        }
+    }
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < total; i++)
+        x[i] = 100.0 * exp(x[i]);
+}
+
+/* malloc, then first touch in parallel with the static schedule the kernels use. */
+static double *alloc_touched(size_t n) {
+    double *p = malloc(n * sizeof *p);
+    if (p == NULL)
+        return NULL;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < (long long)n; i++)
+        p[i] = 0.0;
+    return p;
+}
+
+/* The first three fields of /proc/loadavg ("?" where there is none): the machine is shared,
+ * so every run says how busy it was. */
+static void load_average(char *buf, size_t size) {
+    snprintf(buf, size, "?");
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL)
+        return;
+    double l1, l5, l15;
+    if (fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
+        snprintf(buf, size, "%.2f %.2f %.2f", l1, l5, l15);
+    fclose(f);
+}
+
+static double available_bytes(void) {
+    long avail = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return avail > 0 && page > 0 ? (double)avail * (double)page : INFINITY;
+}
+
+/* ---- options -------------------------------------------------------------------------- */
+
+typedef struct options {
+    double max_size;
+    int reps; /* 0: the rule in reps_for() */
+    int quick;
+    const char *json;
+    const char *kernels;
+    const char *devices;
+    size_t stream_n;
+    int stream_reps;
+    size_t replicates;
+    double boot_max_size;
+} options;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: " PROG " [options]\n"
+            "  --max-size N      largest rows*cols to run (default 1e8)\n"
+            "  --quick           only up to 1e6 samples (CI smoke run)\n"
+            "  --reps N          timed calls per configuration (default: see the rule printed)\n"
+            "  --kernels LIST    comma list of bollinger,macd,returns_stats,bootstrap,copy3\n"
+            "                    (default: all); the overhead table runs for bollinger/macd\n"
+            "  --devices LIST    apo_config.devices of the runtime under test (default: the\n"
+            "                    environment, else auto)\n"
+            "  --replicates N    bootstrap replicates per row (default 16)\n"
+            "  --bootstrap-max-size N  largest rows*cols for bootstrap (default 1e7: a 1e8\n"
+            "                    series is 1.6e9 DRAM-bound draws, minutes per call)\n"
+            "  --stream-size N   doubles per STREAM array (default 2^25)\n"
+            "  --stream-reps N   STREAM repetitions (default 20)\n"
+            "  --json FILE       also write every result as JSON\n"
+            "  --help\n");
+}
+
+static int parse_count(const char *s, double lo, double hi, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= lo && v <= hi) || v != floor(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double d;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--quick") == 0) {
+            o->quick = 1;
+            continue;
+        } else if (v == NULL) {
+            fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
+            return -1;
+        } else if (strcmp(a, "--max-size") == 0 && parse_count(v, 1, 1e12, &d) == 0) {
+            o->max_size = d;
+        } else if (strcmp(a, "--reps") == 0 && parse_count(v, 1, 1e6, &d) == 0) {
+            o->reps = (int)d;
+        } else if (strcmp(a, "--bootstrap-max-size") == 0 && parse_count(v, 1, 1e12, &d) == 0) {
+            o->boot_max_size = d;
+        } else if (strcmp(a, "--replicates") == 0 && parse_count(v, 1, 1e6, &d) == 0) {
+            o->replicates = (size_t)d;
+        } else if (strcmp(a, "--stream-size") == 0 && parse_count(v, 1024, 1e10, &d) == 0) {
+            o->stream_n = (size_t)d;
+        } else if (strcmp(a, "--stream-reps") == 0 && parse_count(v, 1, 1e4, &d) == 0) {
+            o->stream_reps = (int)d;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = v;
+        } else if (strcmp(a, "--kernels") == 0) {
+            o->kernels = v;
+        } else if (strcmp(a, "--devices") == 0) {
+            o->devices = v;
+        } else {
+            fprintf(stderr, PROG ": bad option or value: %s %s\n", a, v);
+            return -1;
+        }
+        i++;
+    }
+    if (o->quick && o->max_size > 1e6)
+        o->max_size = 1e6;
+    return 0;
+}
+
+/* Whether `name` is in the comma list (NULL: everything). */
+static int selected(const char *list, const char *name) {
+    if (list == NULL)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return 1;
+        p += n + (comma != NULL);
+    }
+    return 0;
+}
+
+/* ---- the copy3 user kernel -------------------------------------------------------------- */
+
+static apo_status copy3_cpu(const apo_kernel_call *call, void *user) {
+    (void)user;
+    size_t off = call->row * call->cols;
+    const double *x = call->inputs[0] + off;
+    double *a = call->outputs[0] + off, *b = call->outputs[1] + off, *c = call->outputs[2] + off;
+    for (size_t t = call->begin; t < call->end; t++) {
+        const double v = x[t];
+        a[t] = v;
+        b[t] = v;
+        c[t] = v;
+    }
+    return APO_OK;
+}
+
+static apo_status register_copy3(apo_runtime *rt) {
+    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
+    d.name = "copy3";
+    d.n_inputs = 1;
+    d.n_outputs = 3;
+    d.halo = 0;
+    d.tile = 4096;
+    d.cpu = copy3_cpu;
+    return apo_kernel_register(rt, &d);
+}
+
+/* ---- kernels and configurations --------------------------------------------------------- */
+
+typedef struct kernel_spec {
+    const char *name;
+    double bytes_per_sample; /* 0: compute-bound, no bandwidth figure */
+} kernel_spec;
+
+static const kernel_spec kernel_specs[] = {
+    {"bollinger", 32}, {"macd", 32}, {"returns_stats", 8}, {"bootstrap", 0}, {"copy3", 32},
+};
+#define N_KERNELS (sizeof kernel_specs / sizeof kernel_specs[0])
+
+typedef struct shape {
+    size_t rows, cols;
+} shape;
+
+static const shape shapes[] = {
+    {1, 10000}, {1, 100000}, {1, 1000000}, {1, 10000000}, {1, 100000000}, {1000, 10000}, {100, 100000},
+};
+#define N_SHAPES (sizeof shapes / sizeof shapes[0])
+
+/* The repetition rule: about 2e8 units of work per configuration (samples; draws for
+ * bootstrap), at least 3 and at most 100 timed calls. */
+static int reps_for(const options *o, double work) {
+    if (o->reps > 0)
+        return o->reps;
+    double r = floor(2e8 / work + 0.5);
+    return r < 3 ? 3 : r > 100 ? 100 : (int)r;
+}
+
+typedef struct result {
+    const char *kernel;
+    size_t rows, cols;
+    int reps;
+    double median_ms, min_ms;
+    double rate;  /* samples/s, or draws/s for bootstrap */
+    double gbs;   /* NaN: no bandwidth figure */
+    double pct;   /* of the copy bandwidth; NaN when gbs is */
+    long wrong;
+    const char *skipped; /* why it did not run, or NULL */
+} result;
+
+/* ---- correctness checks ----------------------------------------------------------------- */
+
+static long compare_bitwise(double *const *a, double *const *b, const size_t *len, size_t n_out) {
+    long wrong = 0;
+    for (size_t o = 0; o < n_out; o++) {
+        long w = 0;
+#pragma omp parallel for schedule(static) reduction(+ : w)
+        for (long long i = 0; i < (long long)len[o]; i++)
+            w += memcmp(&a[o][i], &b[o][i], sizeof(double)) != 0;
+        wrong += w;
+    }
+    return wrong;
+}
+
+static int rel_wrong(long double got, long double ref, long double tol) {
+    long double err = fabsl(got - ref);
+    long double scale = fabsl(ref) > 0 ? fabsl(ref) : 1.0L;
+    return !(err <= tol * scale);
+}
+
+/* The rows a reference check looks at: first, middle, last. */
+static size_t sample_rows(size_t rows, size_t out[3]) {
+    size_t n = 0;
+    size_t cand[3] = {0, rows / 2, rows - 1};
+    for (int i = 0; i < 3; i++)
+        if (n == 0 || cand[i] != out[n - 1])
+            out[n++] = cand[i];
+    return n;
+}
+
+/* Bollinger(20, 2, 2) at sampled positions against the naive two-pass window in long
+ * double: positions around the first valid index and the tile boundaries, and pseudo-random
+ * ones. Relative error above 1e-10 in upper, middle or lower counts as wrong. */
+static long check_bollinger(const double *x, size_t rows, size_t cols, size_t tile,
+                            double *const *out) {
+    const size_t p = 20;
+    long wrong = 0;
+    size_t rs[3], nr = sample_rows(rows, rs);
+    for (size_t ri = 0; ri < nr; ri++) {
+        const double *xr = x + rs[ri] * cols;
+        const size_t off = rs[ri] * cols;
+        size_t pos[48], np = 0;
+        const size_t fixed[] = {0, p - 2, p - 1, p, tile - 1, tile, tile + 1, 2 * tile - 1,
+                                2 * tile, 2 * tile + 1, cols / 2, cols - 2, cols - 1};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            if (fixed[i] < cols)
+                pos[np++] = fixed[i];
+        uint64_t s = 0x1234567u + rs[ri];
+        while (np < sizeof pos / sizeof pos[0])
+            pos[np++] = (size_t)((s = splitmix64(s)) % cols);
+        for (size_t k = 0; k < np; k++) {
+            size_t t = pos[k];
+            double u = out[0][off + t], m = out[1][off + t], l = out[2][off + t];
+            if (t + 1 < p) {
+                wrong += !isnan(u) + !isnan(m) + !isnan(l);
+                continue;
+            }
+            long double sum = 0;
+            for (size_t j = t + 1 - p; j <= t; j++)
+                sum += xr[j];
+            long double mean = sum / (long double)p, m2 = 0;
+            for (size_t j = t + 1 - p; j <= t; j++)
+                m2 += ((long double)xr[j] - mean) * ((long double)xr[j] - mean);
+            long double sd = sqrtl(m2 / (long double)p);
+            wrong += rel_wrong(u, mean + 2 * sd, 1e-10L) + rel_wrong(m, mean, 1e-10L) +
+                     rel_wrong(l, mean - 2 * sd, 1e-10L);
+        }
+    }
+    return wrong;
+}
+
+/* MACD(12, 26, 9) along whole sampled rows against TA-Lib's definition evaluated in long
+ * double: NaN before index 33, then macd, signal and hist within 1e-10 of the price scale
+ * |x[t]| (the tiles restart their EMAs from a warm-up whose seed influence is < 2^-64). */
+static long check_macd(const double *x, size_t rows, size_t cols, double *const *out) {
+    const size_t fast = 12, slow = 26, sig = 9, first = slow + sig - 2;
+    const long double kf = 2.0L / 13, ks = 2.0L / 27, kg = 2.0L / 10;
+    long wrong = 0;
+    size_t rs[3], nr = sample_rows(rows, rs);
+    for (size_t ri = 0; ri < nr; ri++) {
+        const double *xr = x + rs[ri] * cols;
+        const size_t off = rs[ri] * cols;
+        long double es = 0, ef = 0, eg = 0, sum_m = 0;
+        for (size_t t = 0; t < cols; t++) {
+            if (t + 1 < slow) {
+                /* Nothing yet; the seeds are plain means at t = slow - 1. */
+            } else if (t + 1 == slow) {
+                for (size_t j = 0; j < slow; j++) {
+                    es += xr[j];
+                    if (j >= slow - fast)
+                        ef += xr[j];
+                }
+                es /= (long double)slow;
+                ef /= (long double)fast;
+                sum_m = ef - es;
+            } else {
+                ef = (xr[t] - ef) * kf + ef;
+                es = (xr[t] - es) * ks + es;
+                if (t < first) {
+                    sum_m += ef - es;
+                } else if (t == first) {
+                    sum_m += ef - es;
+                    eg = sum_m / (long double)sig;
+                } else {
+                    eg = ((ef - es) - eg) * kg + eg;
+                }
+            }
+            double m = out[0][off + t], g = out[1][off + t], h = out[2][off + t];
+            if (t < first) {
+                wrong += !isnan(m) + !isnan(g) + !isnan(h);
+                continue;
+            }
+            long double tol = 1e-10L * fabsl((long double)xr[t]);
+            long double rm = ef - es;
+            wrong += !(fabsl(m - rm) <= tol) + !(fabsl(g - eg) <= tol) +
+                     !(fabsl(h - (rm - eg)) <= tol);
+        }
+    }
+    return wrong;
+}
+
+/* returns_stats on sampled rows against a two-pass evaluation in long double of the same
+ * double-precision returns: count, min and max exact, variance within 1e-10 relative, mean
+ * within 1e-10 of the standard deviation (the mean of returns is near zero). */
+static long check_returns_stats(const double *x, size_t rows, size_t cols, double *const *out) {
+    long wrong = 0;
+    size_t rs[3], nr = sample_rows(rows, rs);
+    for (size_t ri = 0; ri < nr; ri++) {
+        const double *xr = x + rs[ri] * cols;
+        long double sum = 0, m2 = 0;
+        double mn = INFINITY, mx = -INFINITY, count = 0;
+        for (size_t t = 1; t < cols; t++) {
+            double r = xr[t] / xr[t - 1] - 1.0;
+            sum += r;
+            count += 1;
+            mn = r < mn ? r : mn;
+            mx = r > mx ? r : mx;
+        }
+        long double mean = sum / count;
+        for (size_t t = 1; t < cols; t++) {
+            long double d = (long double)(xr[t] / xr[t - 1] - 1.0) - mean;
+            m2 += d * d;
+        }
+        size_t r = rs[ri];
+        if (count < 2) {
+            wrong += out[0][r] != count;
+            continue;
+        }
+        long double var = m2 / (count - 1);
+        wrong += out[0][r] != count;
+        wrong += !(fabsl(out[1][r] - mean) <= 1e-10L * sqrtl(var));
+        wrong += rel_wrong(out[2][r], var, 1e-10L);
+        wrong += out[3][r] != mn;
+        wrong += out[4][r] != mx;
+    }
+    return wrong;
+}
+
+/* copy3: every output equals the input bit for bit. */
+static long check_copy3(const double *x, size_t n, double *const *out) {
+    long wrong = 0;
+    for (int o = 0; o < 3; o++)
+        for (size_t i = 0; i < n; i++)
+            wrong += memcmp(&x[i], &out[o][i], sizeof(double)) != 0;
+    return wrong;
+}
+
+/* ---- one configuration ------------------------------------------------------------------ */
+
+typedef struct bench_ctx {
+    const options *opt;
+    apo_runtime *rt;     /* under test */
+    apo_runtime *rt_sim; /* sim:a,sim:b,sim:c on the virtual clock */
+    double copy_gbs;     /* STREAM copy, best of N */
+    int api_failed;
+} bench_ctx;
+
+static void run_one(bench_ctx *c, const kernel_spec *k, shape sh, result *res) {
+    const int is_boot = strcmp(k->name, "bootstrap") == 0;
+    const size_t n = sh.rows * sh.cols;
+    memset(res, 0, sizeof *res);
+    res->kernel = k->name;
+    res->rows = sh.rows;
+    res->cols = sh.cols;
+    res->gbs = res->pct = NAN;
+
+    apo_param params[3];
+    size_t n_params = 0;
+    if (strcmp(k->name, "bollinger") == 0) {
+        params[0] = (apo_param){"period", 20};
+        params[1] = (apo_param){"nbdev_up", 2};
+        params[2] = (apo_param){"nbdev_dn", 2};
+        n_params = 3;
+    } else if (strcmp(k->name, "macd") == 0) {
+        params[0] = (apo_param){"fast", 12};
+        params[1] = (apo_param){"slow", 26};
+        params[2] = (apo_param){"signal", 9};
+        n_params = 3;
+    } else if (is_boot) {
+        params[0] = (apo_param){"replicates", (double)c->opt->replicates};
+        n_params = 1;
+    }
+
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = k->name;
+    w.rows = sh.rows;
+    w.cols = sh.cols;
+    w.n_inputs = 1;
+    w.params = params;
+    w.n_params = n_params;
+    w.seed = 20261121;
+
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    if (bench_check(apo_kernel_get(c->rt, k->name, &info), "apo_kernel_get")) {
+        c->api_failed = 1;
+        res->skipped = "kernel not found";
+        return;
+    }
+    size_t n_out = info.n_outputs, len[APO_MAX_IO];
+    double need = (double)n * sizeof(double);
+    for (size_t o = 0; o < n_out; o++) {
+        size_t r, cc;
+        if (bench_check(apo_output_shape(c->rt, &w, o, &r, &cc), "apo_output_shape")) {
+            c->api_failed = 1;
+            res->skipped = "bad workload";
+            return;
+        }
+        len[o] = r * cc;
+        need += 2.0 * (double)len[o] * sizeof(double);
+    }
+    if (need > 0.9 * available_bytes()) {
+        res->skipped = "not enough free memory";
+        return;
+    }
+
+    double *x = alloc_touched(n);
+    double *a[APO_MAX_IO] = {0}, *b[APO_MAX_IO] = {0};
+    double *times = NULL;
+    int ok = x != NULL;
+    for (size_t o = 0; o < n_out && ok; o++)
+        ok = (a[o] = alloc_touched(len[o])) != NULL && (b[o] = alloc_touched(len[o])) != NULL;
+    if (!ok) {
+        res->skipped = "allocation failed";
+        goto done;
+    }
+    bench_fill_walk(x, sh.rows, sh.cols, 0x5eed0000u + sh.rows);
+    const double *in[1] = {x};
+    w.inputs = in;
+    w.n_outputs = n_out;
+
+    /* 1. Correctness, before any timing. */
+    apo_report rep = APO_REPORT_INIT;
+    w.outputs = a;
+    if (bench_check(apo_distribute_workload(c->rt, &w, &rep), k->name)) {
+        c->api_failed = 1;
+        res->skipped = "call failed";
+        goto done;
+    }
+    apo_workload ws = w;
+    const double ratios[3] = {0.5, 0.2, 0.3};
+    ws.outputs = b;
+    ws.ratios = ratios;
+    ws.n_ratios = 3;
+    ws.split = APO_SPLIT_TIME;
+    if (bench_check(apo_distribute_workload(c->rt_sim, &ws, NULL), "sim reference run")) {
+        c->api_failed = 1;
+        res->skipped = "sim call failed";
+        goto done;
+    }
+    res->wrong = compare_bitwise(a, b, len, n_out);
+    if (strcmp(k->name, "bollinger") == 0)
+        res->wrong += check_bollinger(x, sh.rows, sh.cols, rep.tile, a);
+    else if (strcmp(k->name, "macd") == 0)
+        res->wrong += check_macd(x, sh.rows, sh.cols, a);
+    else if (strcmp(k->name, "returns_stats") == 0)
+        res->wrong += check_returns_stats(x, sh.rows, sh.cols, a);
+    else if (strcmp(k->name, "copy3") == 0)
+        res->wrong += check_copy3(x, n, a);
+
+    /* 2. Timing: the first call above was the warm-up. */
+    double work = is_boot ? (double)sh.rows * (double)c->opt->replicates * (double)(sh.cols - 1)
+                          : (double)n;
+    res->reps = reps_for(c->opt, work);
+    times = malloc((size_t)res->reps * sizeof *times);
+    if (times == NULL) {
+        res->skipped = "allocation failed";
+        goto done;
+    }
+    w.outputs = a;
+    for (int r = 0; r < res->reps; r++) {
+        double t0 = bench_now();
+        apo_status st = apo_distribute_workload(c->rt, &w, NULL);
+        times[r] = bench_now() - t0;
+        if (bench_check(st, k->name)) {
+            c->api_failed = 1;
+            res->skipped = "call failed";
+            goto done;
+        }
+    }
+    res->min_ms = bench_min(times, (size_t)res->reps) * 1e3;
+    res->median_ms = bench_median(times, (size_t)res->reps) * 1e3;
+    res->rate = work / (res->median_ms * 1e-3);
+    if (k->bytes_per_sample > 0) {
+        res->gbs = k->bytes_per_sample * (double)n / (res->median_ms * 1e-3) * 1e-9;
+        res->pct = res->gbs / c->copy_gbs * 100.0;
+    }
+
+done:
+    free(x);
+    for (size_t o = 0; o < n_out; o++) {
+        free(a[o]);
+        free(b[o]);
+    }
+    free(times);
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+static void print_kernel_header(const kernel_spec *k, const options *o) {
+    const int is_boot = strcmp(k->name, "bootstrap") == 0;
+    printf("\n# %s", k->name);
+    if (strcmp(k->name, "bollinger") == 0)
+        printf(" (period 20, nbdev 2/2): 8 B read + 24 B written per sample\n");
+    else if (strcmp(k->name, "macd") == 0)
+        printf(" (12/26/9): 8 B read + 24 B written per sample\n");
+    else if (strcmp(k->name, "returns_stats") == 0)
+        printf(": 8 B read per sample\n");
+    else if (is_boot)
+        printf(" (%zu replicates per row; draws = rows x replicates x (cols-1)): compute-bound, "
+               "no GB/s\n",
+               o->replicates);
+    else
+        printf(" (user kernel out0=out1=out2=x, tiles of 4096: bollinger's bytes through the "
+               "same path)\n");
+    printf("%-14s %14s %5s %13s %10s %11s %8s %7s %7s\n", "# kernel", "rows x cols", "reps",
+           "time_ms(med)", "min_ms", is_boot ? "Mdraws/s" : "Msamples/s", "GB/s", "%copy",
+           "#wrong");
+}
+
+static void print_result(const result *r) {
+    char shape_s[48];
+    snprintf(shape_s, sizeof shape_s, "%zu x %zu", r->rows, r->cols);
+    if (r->skipped) {
+        printf("%-14s %14s  skipped: %s\n", r->kernel, shape_s, r->skipped);
+        return;
+    }
+    char gbs[16] = "-", pct[16] = "-";
+    if (!isnan(r->gbs)) {
+        snprintf(gbs, sizeof gbs, "%.2f", r->gbs);
+        snprintf(pct, sizeof pct, "%.1f", r->pct);
+    }
+    printf("%-14s %14s %5d %13.4f %10.4f %11.1f %8s %7s %7ld\n", r->kernel, shape_s, r->reps,
+           r->median_ms, r->min_ms, r->rate * 1e-6, gbs, pct, r->wrong);
+    fflush(stdout);
+}
+
+static json_t *json_num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+    options opt = {.max_size = 1e8, .stream_n = (size_t)1 << 25, .stream_reps = 20,
+                   .replicates = 16, .boot_max_size = 1e7};
+    if (parse_options(argc, argv, &opt) != 0) {
+        usage(stderr);
+        return 2;
+    }
+    for (size_t i = 0; opt.kernels != NULL && opt.kernels[0] != '\0';) {
+        /* Every listed name must be known. */
+        const char *p = opt.kernels + i, *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int known = 0;
+        for (size_t k = 0; k < N_KERNELS; k++)
+            known |= strlen(kernel_specs[k].name) == len && strncmp(p, kernel_specs[k].name, len) == 0;
+        if (!known) {
+            fprintf(stderr, PROG ": unknown kernel \"%.*s\" in --kernels\n", (int)len, p);
+            return 2;
+        }
+        if (!comma)
+            break;
+        i += len + 1;
+    }
+
+    int exit_code = 0;
+    apo_runtime *rt = NULL, *rt_sim = NULL, *rt_serial = NULL;
+    json_t *root = json_object(), *jres = json_array(), *jover = json_array();
+    json_t *jdev = json_array(), *jstream = json_object(), *jtargets = json_array();
+    result *results = NULL;
+    size_t n_results = 0;
+
+    apo_config cfg = APO_CONFIG_INIT;
+    cfg.devices = opt.devices;
+    apo_config cfg_sim = APO_CONFIG_INIT;
+    cfg_sim.devices = "sim:a,sim:b,sim:c";
+    cfg_sim.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    apo_config cfg_serial = APO_CONFIG_INIT;
+    cfg_serial.devices = "cpu:threads=1";
+    if (bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create") ||
+        bench_check(apo_runtime_create(&cfg_sim, &rt_sim), "apo_runtime_create (sim)") ||
+        bench_check(apo_runtime_create(&cfg_serial, &rt_serial), "apo_runtime_create (serial)") ||
+        bench_check(register_copy3(rt), "register copy3") ||
+        bench_check(register_copy3(rt_sim), "register copy3 (sim)")) {
+        exit_code = 1;
+        goto out;
+    }
+
+    /* Header: the machine and the ceiling. */
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    char model[256] = "unknown";
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    if (ci != NULL) {
+        char line[512];
+        while (fgets(line, sizeof line, ci) != NULL)
+            if (strncmp(line, "model name", 10) == 0) {
+                const char *colon = strchr(line, ':');
+                if (colon != NULL) {
+                    snprintf(model, sizeof model, "%s", colon + 2);
+                    model[strcspn(model, "\n")] = '\0';
+                }
+                break;
+            }
+        fclose(ci);
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("# " PROG " (apportion %s)\n", apo_version());
+    char load_start[64], load_end[64];
+    load_average(load_start, sizeof load_start);
+    printf("# host %s, cpu \"%s\", %ld online cpus, %d OpenMP threads, load average %s\n", host,
+           model, cpus, omp_get_max_threads(), load_start);
+    size_t ndev = 0;
+    apo_device_count(rt, &ndev);
+    printf("# runtime under test: devices \"%s\":", opt.devices ? opt.devices : "(default)");
+    for (size_t i = 0; i < ndev; i++) {
+        apo_device_info di = APO_DEVICE_INFO_INIT;
+        if (apo_device_get(rt, i, &di) == APO_OK) {
+            printf("%s %s", i ? "," : "", di.label);
+            json_array_append_new(jdev, json_string(di.label));
+        }
+    }
+    printf("\n");
+    size_t nwarn = 0;
+    apo_runtime_warning_count(rt, &nwarn);
+    for (size_t i = 0; i < nwarn; i++) {
+        const char *msg;
+        if (apo_runtime_warning(rt, i, &msg) == APO_OK)
+            printf("# runtime warning: %s\n", msg);
+    }
+    printf("# correctness: each configuration first runs on sim:a,sim:b,sim:c (virtual clock, "
+           "ratios 0.5/0.2/0.3, split by time);\n"
+           "#   #wrong = outputs not bitwise equal + reference mismatches "
+           "(bollinger: sampled positions, naive long double two-pass, rel > 1e-10)\n");
+    printf("# timing: median (and min) of reps calls of apo_distribute_workload(); reps = "
+           "clamp(2e8 / work, 3, 100)%s, work = samples (draws for bootstrap)\n",
+           opt.reps > 0 ? " (overridden by --reps)" : "");
+
+    bench_stream_result st[BENCH_STREAM_N];
+    fflush(stdout);
+    if (bench_stream(opt.stream_n, opt.stream_reps, st) != 0) {
+        fprintf(stderr, PROG ": the STREAM arrays (%zu doubles) could not be allocated\n",
+                opt.stream_n);
+        exit_code = 1;
+        goto out;
+    }
+    printf("# STREAM ceiling: %zu doubles per array (%.0f MiB), %d reps, all %d threads; "
+           "bytes counted as STREAM does\n",
+           opt.stream_n, (double)opt.stream_n * 8 / 1048576.0, opt.stream_reps,
+           omp_get_max_threads());
+    for (int i = 0; i < BENCH_STREAM_N; i++) {
+        printf("#   %-5s (%2.0f B/elem)  best %7.2f GB/s  median %7.2f GB/s  (%.3f / %.3f ms)\n",
+               st[i].name, st[i].bytes_per_elem, st[i].best_gbs, st[i].median_gbs,
+               st[i].best_ms, st[i].median_ms);
+        json_object_set_new(jstream, st[i].name,
+                            json_pack("{s:f,s:f,s:f,s:f,s:f}", "bytes_per_elem",
+                                      st[i].bytes_per_elem, "best_gbs", st[i].best_gbs,
+                                      "median_gbs", st[i].median_gbs, "best_ms", st[i].best_ms,
+                                      "median_ms", st[i].median_ms));
+    }
+    printf("# %%copy = GB/s / STREAM copy best (%.2f GB/s) * 100; GB/s from the median time\n",
+           st[BENCH_STREAM_COPY].best_gbs);
+    printf("# max size %.0f samples%s\n", opt.max_size, opt.quick ? " (--quick)" : "");
+    fflush(stdout);
+
+    bench_ctx ctx = {&opt, rt, rt_sim, st[BENCH_STREAM_COPY].best_gbs, 0};
+    results = calloc(N_KERNELS * N_SHAPES, sizeof *results);
+    if (results == NULL) {
+        exit_code = 1;
+        goto out;
+    }
+    long total_wrong = 0;
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const kernel_spec *k = &kernel_specs[ki];
+        if (!selected(opt.kernels, k->name))
+            continue;
+        print_kernel_header(k, &opt);
+        for (size_t si = 0; si < N_SHAPES; si++) {
+            if ((double)shapes[si].rows * (double)shapes[si].cols > opt.max_size)
+                continue;
+            result *r = &results[n_results++];
+            if (strcmp(k->name, "bootstrap") == 0 &&
+                (double)shapes[si].rows * (double)shapes[si].cols > opt.boot_max_size) {
+                memset(r, 0, sizeof *r);
+                r->kernel = k->name;
+                r->rows = shapes[si].rows;
+                r->cols = shapes[si].cols;
+                r->gbs = r->pct = NAN;
+                r->skipped = "over --bootstrap-max-size (default 1e7)";
+            } else {
+                run_one(&ctx, k, shapes[si], r);
+            }
+            print_result(r);
+            total_wrong += r->wrong;
+            json_t *j = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:I}", "kernel",
+                                  r->kernel, "rows", (json_int_t)r->rows, "cols",
+                                  (json_int_t)r->cols, "reps", (json_int_t)r->reps,
+                                  "time_ms_median", json_num_or_null(r->skipped ? NAN : r->median_ms),
+                                  "time_ms_min", json_num_or_null(r->skipped ? NAN : r->min_ms),
+                                  strcmp(r->kernel, "bootstrap") == 0 ? "draws_per_s"
+                                                                      : "samples_per_s",
+                                  json_num_or_null(r->skipped ? NAN : r->rate), "gb_s",
+                                  json_num_or_null(r->gbs), "pct_copy", json_num_or_null(r->pct),
+                                  "wrong", (json_int_t)r->wrong);
+            if (r->skipped)
+                json_object_set_new(j, "skipped", json_string(r->skipped));
+            if (strcmp(r->kernel, "bootstrap") == 0)
+                json_object_set_new(j, "replicates", json_integer((json_int_t)opt.replicates));
+            json_array_append_new(jres, j);
+        }
+    }
+
+    /* Per-call overhead (see overhead.c for what the direct baseline is). */
+    const int over_b = selected(opt.kernels, "bollinger"), over_m = selected(opt.kernels, "macd");
+    double worst_over = -INFINITY;
+    if (over_b || over_m) {
+        printf("\n# per-call overhead, rows = 1: median over `calls` calls, interleaved; direct = "
+               "apo_*_tile() over every tile, serially (kernels.h)\n");
+        printf("#   over(cpu1) = cpu:threads=1 runtime - direct (same serial work); "
+               "over(default) = default runtime - direct\n");
+        printf("%-10s %8s %6s %11s %11s %11s %12s %14s %7s\n", "# kernel", "cols", "calls",
+               "direct_us", "cpu1_us", "default_us", "over(cpu1)", "over(default)", "#wrong");
+        const size_t sizes[] = {1000, 10000, 100000};
+        for (int kk = 0; kk < 2; kk++) {
+            if (!(kk == 0 ? over_b : over_m))
+                continue;
+            for (size_t i = 0; i < 3; i++) {
+                double calls_d = floor(2e7 / (double)sizes[i]);
+                size_t calls = calls_d > 2000 ? 2000 : calls_d < 200 ? 200 : (size_t)calls_d;
+                bench_overhead_row row;
+                if (bench_overhead(rt_serial, rt, kk == 0 ? "bollinger" : "macd", sizes[i],
+                                   calls, &row) != 0) {
+                    ctx.api_failed = 1;
+                    continue;
+                }
+                printf("%-10s %8zu %6zu %11.2f %11.2f %11.2f %12.2f %14.2f %7ld\n", row.kernel,
+                       row.cols, row.calls, row.direct_us, row.serial_us, row.default_us,
+                       row.over_serial_us, row.over_default_us, row.wrong);
+                fflush(stdout);
+                total_wrong += row.wrong;
+                worst_over = row.over_serial_us > worst_over ? row.over_serial_us : worst_over;
+                json_array_append_new(
+                    jover, json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:I}", "kernel", row.kernel,
+                                     "cols", (json_int_t)row.cols, "calls", (json_int_t)row.calls,
+                                     "direct_us", row.direct_us, "cpu1_us", row.serial_us,
+                                     "default_us", row.default_us, "overhead_cpu1_us",
+                                     row.over_serial_us, "overhead_default_us",
+                                     row.over_default_us, "wrong", (json_int_t)row.wrong));
+            }
+        }
+    }
+
+    /* Targets of the CPU-kernels issue. */
+    printf("\n# targets (this machine): bollinger and macd at 1 x 1000000 and 1000 x 10000 >= 70%% "
+           "of copy; overhead(cpu1) <= 10 us\n");
+    for (size_t i = 0; i < n_results; i++) {
+        const result *r = &results[i];
+        int is_target = (strcmp(r->kernel, "bollinger") == 0 || strcmp(r->kernel, "macd") == 0) &&
+                        ((r->rows == 1 && r->cols == 1000000) || (r->rows == 1000 && r->cols == 10000));
+        if (!is_target || r->skipped)
+            continue;
+        int met = r->pct >= 70.0;
+        printf("#   %-9s %4zu x %-8zu %6.1f%% of copy: %s\n", r->kernel, r->rows, r->cols, r->pct,
+               met ? "met" : "MISSED");
+        json_array_append_new(jtargets, json_pack("{s:s,s:I,s:I,s:f,s:b}", "kernel", r->kernel,
+                                                  "rows", (json_int_t)r->rows, "cols",
+                                                  (json_int_t)r->cols, "pct_copy", r->pct, "met", met));
+    }
+    if (isfinite(worst_over))
+        printf("#   overhead  worst over(cpu1) %.2f us: %s\n", worst_over,
+               worst_over <= 10.0 ? "met" : "MISSED");
+    printf("# total #wrong: %ld\n", total_wrong);
+    load_average(load_end, sizeof load_end);
+    printf("# load average at the end: %s\n", load_end);
+
+    if (opt.json != NULL) {
+        json_object_set_new(root, "program", json_string(PROG));
+        json_object_set_new(root, "library_version", json_string(apo_version()));
+        json_object_set_new(root, "host", json_string(host));
+        json_object_set_new(root, "cpu_model", json_string(model));
+        json_object_set_new(root, "online_cpus", json_integer(cpus));
+        json_object_set_new(root, "omp_threads", json_integer(omp_get_max_threads()));
+        json_object_set_new(root, "load_average_start", json_string(load_start));
+        json_object_set_new(root, "load_average_end", json_string(load_end));
+        json_object_set_new(root, "devices", jdev);
+        jdev = NULL;
+        json_object_set_new(root, "stream_elems", json_integer((json_int_t)opt.stream_n));
+        json_object_set_new(root, "stream", jstream);
+        jstream = NULL;
+        json_object_set_new(root, "results", jres);
+        json_object_set_new(root, "overhead", jover);
+        json_object_set_new(root, "targets", jtargets);
+        jres = jover = jtargets = NULL;
+        json_object_set_new(root, "total_wrong", json_integer(total_wrong));
+        if (json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
+            fprintf(stderr, PROG ": cannot write %s\n", opt.json);
+            exit_code = 1;
+        }
+    }
+    if (total_wrong != 0 || ctx.api_failed)
+        exit_code = 1;
+
+out:
+    json_decref(root);
+    json_decref(jres);
+    json_decref(jover);
+    json_decref(jdev);
+    json_decref(jstream);
+    json_decref(jtargets);
+    free(results);
+    apo_runtime_destroy(rt);
+    apo_runtime_destroy(rt_sim);
+    apo_runtime_destroy(rt_serial);
+    return exit_code;
+}
