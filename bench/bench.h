@@ -30,10 +30,10 @@ int bench_check(apo_status st, const char *what);
 /* ---- STREAM-style ceiling (stream.c) --------------------------------------------------- */
 
 typedef struct bench_stream_result {
-    const char *name;         /* "copy", "triad", "fan3" */
-    double bytes_per_elem;    /* STREAM's count: 16, 24, 32 */
-    double best_gbs;          /* from the fastest repetition (STREAM's convention) */
-    double median_gbs;        /* from the median repetition */
+    const char *name;      /* "copy", "triad", "fan3" */
+    double bytes_per_elem; /* STREAM's count: 16, 24, 32 */
+    double best_gbs;       /* from the fastest repetition (STREAM's convention) */
+    double median_gbs;     /* from the median repetition */
     double best_ms, median_ms;
 } bench_stream_result;
 
@@ -51,9 +51,9 @@ typedef struct bench_overhead_row {
     const char *kernel;
     size_t cols;
     size_t calls;
-    double direct_us;   /* median of the serial tile loop called directly */
-    double serial_us;   /* median of apo_distribute_workload on "cpu:threads=1" */
-    double default_us;  /* median of apo_distribute_workload on the default runtime */
+    double direct_us;       /* median of the serial tile loop called directly */
+    double serial_us;       /* median of apo_distribute_workload on "cpu:threads=1" */
+    double default_us;      /* median of apo_distribute_workload on the default runtime */
     double over_serial_us;  /* serial_us - direct_us */
     double over_default_us; /* default_us - direct_us */
     long wrong;             /* outputs of the runtimes not bitwise equal to the direct call */
@@ -63,8 +63,8 @@ typedef struct bench_overhead_row {
  * three interleaved call by call so that they see the same machine state. `rt_serial`
  * has the single device "cpu:threads=1"; `rt_default` is the runtime of the kernel table.
  * Returns 0, or -1 on an allocation or API failure (reported on stderr). */
-int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *kernel,
-                   size_t cols, size_t calls, bench_overhead_row *row);
+int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *kernel, size_t cols,
+                   size_t calls, bench_overhead_row *row);
 
 /* Seeded positive random walk, rows x cols, row-major, first-touched in parallel
  * (bench_kernels.c). Row r is a function of (seed, r) only. */

@@ -144,22 +144,21 @@ typedef struct options {
 } options;
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: " PROG " [options]\n"
-            "  --max-size N      largest rows*cols to run (default 1e8)\n"
-            "  --quick           only up to 1e6 samples (CI smoke run)\n"
-            "  --reps N          timed calls per configuration (default: see the rule printed)\n"
-            "  --kernels LIST    comma list of bollinger,macd,returns_stats,bootstrap,copy3\n"
-            "                    (default: all); the overhead table runs for bollinger/macd\n"
-            "  --devices LIST    apo_config.devices of the runtime under test (default: the\n"
-            "                    environment, else auto)\n"
-            "  --replicates N    bootstrap replicates per row (default 16)\n"
-            "  --bootstrap-max-size N  largest rows*cols for bootstrap (default 1e7: a 1e8\n"
-            "                    series is 1.6e9 DRAM-bound draws, minutes per call)\n"
-            "  --stream-size N   doubles per STREAM array (default 2^25)\n"
-            "  --stream-reps N   STREAM repetitions (default 20)\n"
-            "  --json FILE       also write every result as JSON\n"
-            "  --help\n");
+    fprintf(f, "usage: " PROG " [options]\n"
+               "  --max-size N      largest rows*cols to run (default 1e8)\n"
+               "  --quick           only up to 1e6 samples (CI smoke run)\n"
+               "  --reps N          timed calls per configuration (default: see the rule printed)\n"
+               "  --kernels LIST    comma list of bollinger,macd,returns_stats,bootstrap,copy3\n"
+               "                    (default: all); the overhead table runs for bollinger/macd\n"
+               "  --devices LIST    apo_config.devices of the runtime under test (default: the\n"
+               "                    environment, else auto)\n"
+               "  --replicates N    bootstrap replicates per row (default 16)\n"
+               "  --bootstrap-max-size N  largest rows*cols for bootstrap (default 1e7: a 1e8\n"
+               "                    series is 1.6e9 DRAM-bound draws, minutes per call)\n"
+               "  --stream-size N   doubles per STREAM array (default 2^25)\n"
+               "  --stream-reps N   STREAM repetitions (default 20)\n"
+               "  --json FILE       also write every result as JSON\n"
+               "  --help\n");
 }
 
 static int parse_count(const char *s, double lo, double hi, double *out) {
@@ -273,7 +272,8 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {1, 10000}, {1, 100000}, {1, 1000000}, {1, 10000000}, {1, 100000000}, {1000, 10000}, {100, 100000},
+    {1, 10000},     {1, 100000},   {1, 1000000},  {1, 10000000},
+    {1, 100000000}, {1000, 10000}, {100, 100000},
 };
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -291,9 +291,9 @@ typedef struct result {
     size_t rows, cols;
     int reps;
     double median_ms, min_ms;
-    double rate;  /* samples/s, or draws/s for bootstrap */
-    double gbs;   /* NaN: no bandwidth figure */
-    double pct;   /* of the copy bandwidth; NaN when gbs is */
+    double rate; /* samples/s, or draws/s for bootstrap */
+    double gbs;  /* NaN: no bandwidth figure */
+    double pct;  /* of the copy bandwidth; NaN when gbs is */
     long wrong;
     const char *skipped; /* why it did not run, or NULL */
 } result;
@@ -340,8 +340,9 @@ static long check_bollinger(const double *x, size_t rows, size_t cols, size_t ti
         const double *xr = x + rs[ri] * cols;
         const size_t off = rs[ri] * cols;
         size_t pos[48], np = 0;
-        const size_t fixed[] = {0, p - 2, p - 1, p, tile - 1, tile, tile + 1, 2 * tile - 1,
-                                2 * tile, 2 * tile + 1, cols / 2, cols - 2, cols - 1};
+        const size_t fixed[] = {0,        p - 2,    p - 1,        p,        tile - 1,
+                                tile,     tile + 1, 2 * tile - 1, 2 * tile, 2 * tile + 1,
+                                cols / 2, cols - 2, cols - 1};
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
             if (fixed[i] < cols)
                 pos[np++] = fixed[i];
@@ -412,8 +413,8 @@ static long check_macd(const double *x, size_t rows, size_t cols, double *const 
             }
             long double tol = 1e-10L * fabsl((long double)xr[t]);
             long double rm = ef - es;
-            wrong += !(fabsl(m - rm) <= tol) + !(fabsl(g - eg) <= tol) +
-                     !(fabsl(h - (rm - eg)) <= tol);
+            wrong +=
+                !(fabsl(m - rm) <= tol) + !(fabsl(g - eg) <= tol) + !(fabsl(h - (rm - eg)) <= tol);
         }
     }
     return wrong;
@@ -578,8 +579,8 @@ static void run_one(bench_ctx *c, const kernel_spec *k, shape sh, result *res) {
         res->wrong += check_copy3(x, n, a);
 
     /* 2. Timing: the first call above was the warm-up. */
-    double work = is_boot ? (double)sh.rows * (double)c->opt->replicates * (double)(sh.cols - 1)
-                          : (double)n;
+    double work =
+        is_boot ? (double)sh.rows * (double)c->opt->replicates * (double)(sh.cols - 1) : (double)n;
     res->reps = reps_for(c->opt, work);
     times = malloc((size_t)res->reps * sizeof *times);
     if (times == NULL) {
@@ -618,7 +619,10 @@ done:
 
 static void print_kernel_header(const kernel_spec *k, const options *o) {
     const int is_boot = strcmp(k->name, "bootstrap") == 0;
-    printf("\n# %s", k->name);
+    /* fputs, not printf("%s"): GCC's -Wformat-overflow cannot see that name is never NULL
+     * and fails the sanitizer build under -Werror. */
+    fputs("\n# ", stdout);
+    fputs(k->name, stdout);
     if (strcmp(k->name, "bollinger") == 0)
         printf(" (period 20, nbdev 2/2): 8 B read + 24 B written per sample\n");
     else if (strcmp(k->name, "macd") == 0)
@@ -659,8 +663,11 @@ static json_t *json_num_or_null(double v) { return isnan(v) ? json_null() : json
 /* ---- main ------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-    options opt = {.max_size = 1e8, .stream_n = (size_t)1 << 25, .stream_reps = 20,
-                   .replicates = 16, .boot_max_size = 1e7};
+    options opt = {.max_size = 1e8,
+                   .stream_n = (size_t)1 << 25,
+                   .stream_reps = 20,
+                   .replicates = 16,
+                   .boot_max_size = 1e7};
     if (parse_options(argc, argv, &opt) != 0) {
         usage(stderr);
         return 2;
@@ -671,7 +678,8 @@ int main(int argc, char **argv) {
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         int known = 0;
         for (size_t k = 0; k < N_KERNELS; k++)
-            known |= strlen(kernel_specs[k].name) == len && strncmp(p, kernel_specs[k].name, len) == 0;
+            known |=
+                strlen(kernel_specs[k].name) == len && strncmp(p, kernel_specs[k].name, len) == 0;
         if (!known) {
             fprintf(stderr, PROG ": unknown kernel \"%.*s\" in --kernels\n", (int)len, p);
             return 2;
@@ -768,8 +776,8 @@ int main(int argc, char **argv) {
            omp_get_max_threads());
     for (int i = 0; i < BENCH_STREAM_N; i++) {
         printf("#   %-5s (%2.0f B/elem)  best %7.2f GB/s  median %7.2f GB/s  (%.3f / %.3f ms)\n",
-               st[i].name, st[i].bytes_per_elem, st[i].best_gbs, st[i].median_gbs,
-               st[i].best_ms, st[i].median_ms);
+               st[i].name, st[i].bytes_per_elem, st[i].best_gbs, st[i].median_gbs, st[i].best_ms,
+               st[i].median_ms);
         json_object_set_new(jstream, st[i].name,
                             json_pack("{s:f,s:f,s:f,s:f,s:f}", "bytes_per_elem",
                                       st[i].bytes_per_elem, "best_gbs", st[i].best_gbs,
@@ -810,16 +818,14 @@ int main(int argc, char **argv) {
             }
             print_result(r);
             total_wrong += r->wrong;
-            json_t *j = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:I}", "kernel",
-                                  r->kernel, "rows", (json_int_t)r->rows, "cols",
-                                  (json_int_t)r->cols, "reps", (json_int_t)r->reps,
-                                  "time_ms_median", json_num_or_null(r->skipped ? NAN : r->median_ms),
-                                  "time_ms_min", json_num_or_null(r->skipped ? NAN : r->min_ms),
-                                  strcmp(r->kernel, "bootstrap") == 0 ? "draws_per_s"
-                                                                      : "samples_per_s",
-                                  json_num_or_null(r->skipped ? NAN : r->rate), "gb_s",
-                                  json_num_or_null(r->gbs), "pct_copy", json_num_or_null(r->pct),
-                                  "wrong", (json_int_t)r->wrong);
+            json_t *j = json_pack(
+                "{s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:I}", "kernel", r->kernel, "rows",
+                (json_int_t)r->rows, "cols", (json_int_t)r->cols, "reps", (json_int_t)r->reps,
+                "time_ms_median", json_num_or_null(r->skipped ? NAN : r->median_ms), "time_ms_min",
+                json_num_or_null(r->skipped ? NAN : r->min_ms),
+                strcmp(r->kernel, "bootstrap") == 0 ? "draws_per_s" : "samples_per_s",
+                json_num_or_null(r->skipped ? NAN : r->rate), "gb_s", json_num_or_null(r->gbs),
+                "pct_copy", json_num_or_null(r->pct), "wrong", (json_int_t)r->wrong);
             if (r->skipped)
                 json_object_set_new(j, "skipped", json_string(r->skipped));
             if (strcmp(r->kernel, "bootstrap") == 0)
@@ -846,8 +852,8 @@ int main(int argc, char **argv) {
                 double calls_d = floor(2e7 / (double)sizes[i]);
                 size_t calls = calls_d > 2000 ? 2000 : calls_d < 200 ? 200 : (size_t)calls_d;
                 bench_overhead_row row;
-                if (bench_overhead(rt_serial, rt, kk == 0 ? "bollinger" : "macd", sizes[i],
-                                   calls, &row) != 0) {
+                if (bench_overhead(rt_serial, rt, kk == 0 ? "bollinger" : "macd", sizes[i], calls,
+                                   &row) != 0) {
                     ctx.api_failed = 1;
                     continue;
                 }
@@ -858,12 +864,12 @@ int main(int argc, char **argv) {
                 total_wrong += row.wrong;
                 worst_over = row.over_serial_us > worst_over ? row.over_serial_us : worst_over;
                 json_array_append_new(
-                    jover, json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:I}", "kernel", row.kernel,
-                                     "cols", (json_int_t)row.cols, "calls", (json_int_t)row.calls,
-                                     "direct_us", row.direct_us, "cpu1_us", row.serial_us,
-                                     "default_us", row.default_us, "overhead_cpu1_us",
-                                     row.over_serial_us, "overhead_default_us",
-                                     row.over_default_us, "wrong", (json_int_t)row.wrong));
+                    jover,
+                    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:I}", "kernel", row.kernel, "cols",
+                              (json_int_t)row.cols, "calls", (json_int_t)row.calls, "direct_us",
+                              row.direct_us, "cpu1_us", row.serial_us, "default_us", row.default_us,
+                              "overhead_cpu1_us", row.over_serial_us, "overhead_default_us",
+                              row.over_default_us, "wrong", (json_int_t)row.wrong));
             }
         }
     }
@@ -873,16 +879,18 @@ int main(int argc, char **argv) {
            "of copy; overhead(cpu1) <= 10 us\n");
     for (size_t i = 0; i < n_results; i++) {
         const result *r = &results[i];
-        int is_target = (strcmp(r->kernel, "bollinger") == 0 || strcmp(r->kernel, "macd") == 0) &&
-                        ((r->rows == 1 && r->cols == 1000000) || (r->rows == 1000 && r->cols == 10000));
+        int is_target =
+            (strcmp(r->kernel, "bollinger") == 0 || strcmp(r->kernel, "macd") == 0) &&
+            ((r->rows == 1 && r->cols == 1000000) || (r->rows == 1000 && r->cols == 10000));
         if (!is_target || r->skipped)
             continue;
         int met = r->pct >= 70.0;
         printf("#   %-9s %4zu x %-8zu %6.1f%% of copy: %s\n", r->kernel, r->rows, r->cols, r->pct,
                met ? "met" : "MISSED");
-        json_array_append_new(jtargets, json_pack("{s:s,s:I,s:I,s:f,s:b}", "kernel", r->kernel,
-                                                  "rows", (json_int_t)r->rows, "cols",
-                                                  (json_int_t)r->cols, "pct_copy", r->pct, "met", met));
+        json_array_append_new(jtargets,
+                              json_pack("{s:s,s:I,s:I,s:f,s:b}", "kernel", r->kernel, "rows",
+                                        (json_int_t)r->rows, "cols", (json_int_t)r->cols,
+                                        "pct_copy", r->pct, "met", met));
     }
     if (isfinite(worst_over))
         printf("#   overhead  worst over(cpu1) %.2f us: %s\n", worst_over,

@@ -59,23 +59,25 @@ static void emit_nan(size_t t, double *macd, double *signal_line, double *hist) 
     hist[t] = NAN;
 }
 
-void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast, size_t slow,
-                   size_t signal, double *macd, double *signal_line, double *hist) {
-    assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL);
-    assert(fast >= 1 && slow >= 1 && signal >= 1);
-    assert(begin < end && end <= n);
-    (void)n;
+/* A tile's EMA states once its seeds and warm-up are done: the steady loop goes on from
+ * index t. The steady loop is the hot part of every tile; everything before is O(H). */
+typedef struct macd_state {
+    size_t t, end;
+    double ef, es, eg;
+    double *macd, *signal_line, *hist;
+} macd_state;
 
-    if (fast > slow) {
-        size_t tmp = fast;
-        fast = slow;
-        slow = tmp;
-    }
+typedef struct macd_rates {
+    double kf, ks, kg;
+} macd_rates;
+
+/* Runs a tile up to its steady state. Returns 0 when the tile is already complete (its
+ * outputs are all written), 1 when `st` holds the state to go on from. */
+static int macd_prepare(const double *x, size_t begin, size_t end, size_t fast, size_t slow,
+                        size_t signal, const macd_rates *r, double *macd, double *signal_line,
+                        double *hist, macd_state *st) {
     const size_t h = apo_macd_warmup(fast, slow, signal);
     const size_t w0 = begin > h ? begin - h : 0;
-    const double kf = 2.0 / ((double)fast + 1.0);
-    const double ks = 2.0 / ((double)slow + 1.0);
-    const double kg = 2.0 / ((double)signal + 1.0);
 
     /* Phase 1: find the slow seed index, the index of the `slow`-th finite sample from w0,
      * and the index where the last `fast` of those finite samples start. */
@@ -97,7 +99,7 @@ void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t f
         }
     }
     if (t >= end) {
-        return;
+        return 0;
     }
 
     /* Seeds: plain means, summed in index order over the finite samples. */
@@ -124,12 +126,12 @@ void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t f
         }
         ++t;
         if (t >= end) {
-            return;
+            return 0;
         }
         const double v = x[t];
         if (isfinite(v)) {
-            ef = (v - ef) * kf + ef;
-            es = (v - es) * ks + es;
+            ef = (v - ef) * r->kf + ef;
+            es = (v - es) * r->ks + es;
             sum_macd += ef - es;
             ++nmacd;
         }
@@ -142,28 +144,92 @@ void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t f
         hist[t] = m - eg;
     }
 
-    /* Phase 3: the steady state. The warm-up part before `begin` only updates the states;
-     * the second loop is the hot loop of every tile. */
+    /* Phase 3: the warm-up part before `begin` only updates the states. */
     for (++t; t < begin; ++t) {
         const double v = x[t];
         if (isfinite(v)) {
-            ef = (v - ef) * kf + ef;
-            es = (v - es) * ks + es;
-            eg = ((ef - es) - eg) * kg + eg;
+            ef = (v - ef) * r->kf + ef;
+            es = (v - es) * r->ks + es;
+            eg = ((ef - es) - eg) * r->kg + eg;
         }
     }
-    for (; t < end; ++t) {
-        const double v = x[t];
-        if (isfinite(v)) {
-            ef = (v - ef) * kf + ef;
-            es = (v - es) * ks + es;
-            const double m = ef - es;
-            eg = (m - eg) * kg + eg;
-            macd[t] = m;
-            signal_line[t] = eg;
-            hist[t] = m - eg;
-        } else {
-            emit_nan(t, macd, signal_line, hist);
+    *st = (macd_state){t, end, ef, es, eg, macd, signal_line, hist};
+    return t < end;
+}
+
+/* One steady step of one tile at index st->t; the same operations in the same order for
+ * the single and the paired loops, so both give the same bits. */
+static inline void macd_step(const double *x, const macd_rates *r, macd_state *st) {
+    const size_t t = st->t;
+    const double v = x[t];
+    if (isfinite(v)) {
+        st->ef = (v - st->ef) * r->kf + st->ef;
+        st->es = (v - st->es) * r->ks + st->es;
+        const double m = st->ef - st->es;
+        st->eg = (m - st->eg) * r->kg + st->eg;
+        st->macd[t] = m;
+        st->signal_line[t] = st->eg;
+        st->hist[t] = m - st->eg;
+    } else {
+        emit_nan(t, st->macd, st->signal_line, st->hist);
+    }
+    st->t = t + 1;
+}
+
+static void macd_finish(const double *x, const macd_rates *r, macd_state *st) {
+    while (st->t < st->end) {
+        macd_step(x, r, st);
+    }
+}
+
+static void macd_setup(size_t *fast, size_t *slow, size_t signal, macd_rates *r) {
+    assert(*fast >= 1 && *slow >= 1 && signal >= 1);
+    if (*fast > *slow) {
+        size_t tmp = *fast;
+        *fast = *slow;
+        *slow = tmp;
+    }
+    r->kf = 2.0 / ((double)*fast + 1.0);
+    r->ks = 2.0 / ((double)*slow + 1.0);
+    r->kg = 2.0 / ((double)signal + 1.0);
+}
+
+void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast, size_t slow,
+                   size_t signal, double *macd, double *signal_line, double *hist) {
+    assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL);
+    assert(begin < end && end <= n);
+    (void)n;
+    macd_rates r;
+    macd_setup(&fast, &slow, signal, &r);
+    macd_state st;
+    if (macd_prepare(x, begin, end, fast, slow, signal, &r, macd, signal_line, hist, &st)) {
+        macd_finish(x, &r, &st);
+    }
+}
+
+void apo_macd_tile_pair(const apo_macd_tile_args *a, const apo_macd_tile_args *b, size_t fast,
+                        size_t slow, size_t signal) {
+    macd_rates r;
+    macd_setup(&fast, &slow, signal, &r);
+    macd_state sa, sb;
+    int live_a = macd_prepare(a->x, a->begin, a->end, fast, slow, signal, &r, a->macd,
+                              a->signal_line, a->hist, &sa);
+    int live_b = macd_prepare(b->x, b->begin, b->end, fast, slow, signal, &r, b->macd,
+                              b->signal_line, b->hist, &sb);
+    if (live_a && live_b) {
+        /* The EMA update is a chain of three dependent operations; two independent tiles
+         * in one loop keep the floating-point units busy while each chain waits. */
+        size_t left_a = sa.end - sa.t, left_b = sb.end - sb.t;
+        size_t both = left_a < left_b ? left_a : left_b;
+        for (size_t i = 0; i < both; ++i) {
+            macd_step(a->x, &r, &sa);
+            macd_step(b->x, &r, &sb);
         }
+    }
+    if (live_a) {
+        macd_finish(a->x, &r, &sa);
+    }
+    if (live_b) {
+        macd_finish(b->x, &r, &sb);
     }
 }

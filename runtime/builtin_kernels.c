@@ -96,6 +96,26 @@ static apo_status macd_run(const apo__call *call, size_t row, size_t begin, size
     return APO_OK;
 }
 
+static apo_status macd_run_pair(const apo__call *call, size_t row0, size_t begin0, size_t end0,
+                                size_t row1, size_t begin1, size_t end1) {
+    size_t n = call->cols, fast, slow, signal;
+    macd_periods(call->params, &fast, &slow, &signal);
+    apo_macd_tile_args a = {row_of(call, 0, row0),
+                            begin0,
+                            end0,
+                            out_row(call, 0, row0, n),
+                            out_row(call, 1, row0, n),
+                            out_row(call, 2, row0, n)};
+    apo_macd_tile_args b = {row_of(call, 0, row1),
+                            begin1,
+                            end1,
+                            out_row(call, 0, row1, n),
+                            out_row(call, 1, row1, n),
+                            out_row(call, 2, row1, n)};
+    apo_macd_tile_pair(&a, &b, fast, slow, signal);
+    return APO_OK;
+}
+
 /* ---- moments partials shared by the reductions ------------------------------------ */
 
 static void moments_merge(const double *a, const double *b, double *out) {
@@ -223,6 +243,7 @@ static const apo__kernel builtin_kernels[] = {
         .unit_work = one_unit_work,
         .output_cols = full_output_cols,
         .run_tile = macd_run,
+        .run_tile_pair = macd_run_pair,
     },
     {
         .name = "returns_stats",

@@ -56,6 +56,11 @@ struct apo__kernel {
     apo_status (*run_tile)(const apo__call *call, size_t row, size_t begin, size_t end,
                            double *partial);
 
+    /* Optional, for kernels without partials: computes two tiles at once, with the same
+     * bits as two run_tile calls (interleaving hides a recurrence's latency). */
+    apo_status (*run_tile_pair)(const apo__call *call, size_t row0, size_t begin0, size_t end0,
+                                size_t row1, size_t begin1, size_t end1);
+
     size_t partial_len; /* doubles per tile partial, 0: none */
     void (*merge)(const double *a, const double *b, double *out);
     void (*finalize)(const apo__call *call, size_t row, const double *root);

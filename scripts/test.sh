@@ -47,6 +47,7 @@ ninja -C "$build"
 
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
 status=0
 meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 || status=$?
 
