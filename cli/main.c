@@ -31,22 +31,24 @@ static const char top_help[] =
     "Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
     "Environment: APPORTION_DEVICES, APPORTION_USE_GPU, APPORTION_SIM_CLOCK, ... (docs/env.md)\n";
 
+static void verror(const char *fmt, va_list ap) {
+    fputs("apportion: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void cli_error(const char *fmt, ...) {
     va_list ap;
-    fputs("apportion: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    verror(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 int cli_usage_error(const char *command, const char *fmt, ...) {
     va_list ap;
-    fputs("apportion: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    verror(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     if (command != NULL)
         fprintf(stderr, "Try 'apportion %s --help'.\n", command);
     else
