@@ -96,22 +96,24 @@ static apo_status macd_run(const apo__call *call, size_t row, size_t begin, size
     return APO_OK;
 }
 
+static apo_macd_tile_args macd_tile_args(const apo__call *call, size_t row, size_t begin,
+                                         size_t end) {
+    size_t n = call->cols;
+    apo_macd_tile_args args = {.x = row_of(call, 0, row),
+                               .begin = begin,
+                               .end = end,
+                               .macd = out_row(call, 0, row, n),
+                               .signal_line = out_row(call, 1, row, n),
+                               .hist = out_row(call, 2, row, n)};
+    return args;
+}
+
 static apo_status macd_run_pair(const apo__call *call, size_t row0, size_t begin0, size_t end0,
                                 size_t row1, size_t begin1, size_t end1) {
-    size_t n = call->cols, fast, slow, signal;
+    size_t fast, slow, signal;
     macd_periods(call->params, &fast, &slow, &signal);
-    apo_macd_tile_args a = {row_of(call, 0, row0),
-                            begin0,
-                            end0,
-                            out_row(call, 0, row0, n),
-                            out_row(call, 1, row0, n),
-                            out_row(call, 2, row0, n)};
-    apo_macd_tile_args b = {row_of(call, 0, row1),
-                            begin1,
-                            end1,
-                            out_row(call, 0, row1, n),
-                            out_row(call, 1, row1, n),
-                            out_row(call, 2, row1, n)};
+    apo_macd_tile_args a = macd_tile_args(call, row0, begin0, end0);
+    apo_macd_tile_args b = macd_tile_args(call, row1, begin1, end1);
     apo_macd_tile_pair(&a, &b, fast, slow, signal);
     return APO_OK;
 }

@@ -254,7 +254,6 @@ typedef struct run_state {
     const apo__call *call;
     device_tally tally[APO_MAX_DEVICES];
     double virtual_makespan_s; /* sum over phases of the slowest device's busy time */
-    size_t phases;
 } run_state;
 
 /* A tile range that still has to be computed. */
@@ -315,7 +314,6 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         }
     }
     s->virtual_makespan_s += slowest;
-    s->phases++;
     return fatal;
 }
 

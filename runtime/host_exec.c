@@ -4,8 +4,6 @@
  * only on the input and the tile grid (see kernels/), so the schedule is free.
  */
 #include <omp.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "device.h"
 #include "partition.h"
@@ -64,18 +62,4 @@ apo_status apo__run_tiles_on_host(const apo__call *call, uint64_t first, uint64_
         }
     }
     return status;
-}
-
-void apo__host_memory(uint64_t *total_bytes, uint64_t *free_bytes) {
-    long pages = sysconf(_SC_PHYS_PAGES);
-    long avail = sysconf(_SC_AVPHYS_PAGES);
-    long page = sysconf(_SC_PAGESIZE);
-    *total_bytes = (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page : 0;
-    *free_bytes = (avail > 0 && page > 0) ? (uint64_t)avail * (uint64_t)page : 0;
-}
-
-double apo__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -151,13 +151,12 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
                          "a GPU is required (APPORTION_USE_GPU=yes or apo_config.use_gpu) but "
                          "the device list \"%s\" selects none",
                          s->devices);
-    int real_devices = 0;
+    int sims = 0, real_devices = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
-        if (rt->devices[i].info.kind == APO_DEVICE_SIM && virtual_clock)
-            rt->virtual_clock = 1;
+        sims += rt->devices[i].info.kind == APO_DEVICE_SIM;
         real_devices += rt->devices[i].info.kind != APO_DEVICE_SIM;
     }
-    if (rt->virtual_clock && real_devices > 0)
+    if (virtual_clock && sims > 0 && real_devices > 0)
         apo__warn(&rt->warnings,
                   "the virtual sim clock is meant for device sets that are all simulated: "
                   "real devices' times are measured, sim devices' modelled, so makespan and "

@@ -15,7 +15,6 @@ struct apo_runtime {
     size_t n_devices;
     size_t n_gpus;
     apo__warnings warnings;
-    int virtual_clock;
     apo__pool pool;
 
     /* Serialises apo_distribute_workload() calls (the thread-safety contract). */
