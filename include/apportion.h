@@ -104,6 +104,13 @@ typedef enum apo_sim_clock {
     APO_SIM_CLOCK_VIRTUAL = 2 /* modelled time is reported without waiting */
 } apo_sim_clock;
 
+/* An on/off setting that can also be left to the environment. */
+typedef enum apo_switch {
+    APO_SWITCH_UNSET = 0, /* take the environment variable, else the default */
+    APO_SWITCH_ON = 1,
+    APO_SWITCH_OFF = 2
+} apo_switch;
+
 /* Runtime configuration. Each field left at its initializer value is taken from the
  * environment (docs/env.md), else from the default. */
 typedef struct apo_config {
@@ -112,12 +119,24 @@ typedef struct apo_config {
     int cpu_threads;         /* threads of the cpu device; 0: env, else OpenMP's default */
     apo_use_gpu use_gpu;     /* see apo_use_gpu */
     apo_sim_clock sim_clock; /* see apo_sim_clock */
+    /* Profiles (docs/profiles.md). NULL paths: APPORTION_MULTIGPU_PROFILE_PATH and
+     * APPORTION_THRESHOLD_PATH, then THREADX_*, then APPORTION_PROFILE_DIR, then
+     * $XDG_STATE_HOME/apportion/ (default ~/.local/state/apportion/). */
+    const char *multigpu_path;
+    const char *thresholds_path;
+    apo_switch profiles;       /* read and write the profile files; UNSET: APPORTION_PROFILES,
+                                  else ON. OFF: models live in memory only */
+    apo_switch learn;          /* online refinement; UNSET: APPORTION_LEARN, else ON */
+    double persist_interval_s; /* least time between two writes of refined models;
+                                  0: APPORTION_PERSIST_INTERVAL, else 60 */
 } apo_config;
 
 #define APO_CONFIG_INIT                                                                            \
     {                                                                                              \
         .size = sizeof(apo_config), .devices = NULL, .cpu_threads = 0,                             \
-        .use_gpu = APO_USE_GPU_UNSET, .sim_clock = APO_SIM_CLOCK_UNSET                             \
+        .use_gpu = APO_USE_GPU_UNSET, .sim_clock = APO_SIM_CLOCK_UNSET, .multigpu_path = NULL,     \
+        .thresholds_path = NULL, .profiles = APO_SWITCH_UNSET, .learn = APO_SWITCH_UNSET,          \
+        .persist_interval_s = 0                                                                    \
     }
 
 /* Creates a runtime: reads the configuration, discovers and opens the devices and starts
@@ -171,6 +190,9 @@ typedef struct apo_device_info {
     double sim_rate;         /* sim only: modelled elements per second */
     double sim_latency_s;    /* sim only: modelled fixed latency, paid once per call */
     uint64_t sim_fail_after; /* sim only: fails from this task on (0: never) */
+    uint64_t sim_slow_after; /* sim only: from its Nth call with work on, it runs at
+                                sim_slow_rate (0: never) */
+    double sim_slow_rate;
 } apo_device_info;
 
 #define APO_DEVICE_INFO_INIT                                                                       \
@@ -379,6 +401,194 @@ typedef struct apo_report {
  * APO_ERR_OUT_OF_MEMORY. */
 APO_EXPORT apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w,
                                               apo_report *report);
+
+/* ---------------------------------------------------------------------------------------
+ * Balancing and profiles (docs/scheduling.md, docs/profiles.md)
+ *
+ * Each workload tag has, per device, a cost model t(n) = latency + n * cost for n elements
+ * of work. A call's shares are those that minimise the predicted makespan; a device that
+ * would not shorten it gets none. Models come from apo_profile_auto_balance() (stored in
+ * multigpu.json) and are refined by every call (online refinement). Explicit ratios, from
+ * the workload or from apo_set_ratios(), override the models.
+ * ------------------------------------------------------------------------------------- */
+#define APO_TAG_MAX 64
+
+/* Progress of a long operation: `done` of `total` steps; `what` names the current one. */
+typedef void (*apo_progress_fn)(void *user, size_t done, size_t total, const char *what);
+
+typedef struct apo_profile_options {
+    size_t size;              /* sizeof(apo_profile_options); set by APO_PROFILE_OPTIONS_INIT */
+    const char *tag;          /* workload tag whose models are profiled (required) */
+    const char *kernel;       /* kernel to run; NULL: the kernel named by the tag */
+    const apo_param *params;  /* the kernel's parameters, as in apo_workload */
+    size_t n_params;
+    uint64_t sample_size;     /* samples of the largest size (one series); 0: 1000000 */
+    const uint64_t *sizes;    /* sizes to run, at least two distinct; NULL: sample_size / 16,
+                                 sample_size / 4 and sample_size */
+    size_t n_sizes;
+    unsigned runs;            /* timed runs per device and size, after one warm-up; 0: 5 */
+    uint64_t seed;            /* seed of the generated sample input */
+    apo_progress_fn progress; /* optional */
+    void *progress_user;
+} apo_profile_options;
+
+#define APO_PROFILE_OPTIONS_INIT                                                                   \
+    { .size = sizeof(apo_profile_options) }
+
+/* One device's model for one workload tag. */
+typedef struct apo_device_model {
+    char id[APO_ID_MAX];
+    char label[APO_LABEL_MAX];
+    int valid;           /* a model is known (latency_ms and ms_per_melem are meaningful) */
+    double latency_ms;   /* fixed time per call */
+    double ms_per_melem; /* time per million elements */
+    double ratio;        /* share at the profile's sample size (NaN when unknown) */
+    uint64_t samples;    /* observations behind the model */
+    uint64_t dropped;    /* profiling runs dropped as outliers */
+} apo_device_model;
+
+typedef struct apo_profile_result {
+    size_t size; /* sizeof(apo_profile_result); set by APO_PROFILE_RESULT_INIT */
+    char tag[APO_TAG_MAX];
+    uint64_t sample_size;
+    unsigned runs;
+    double predicted_ms; /* predicted makespan at sample_size with the solved split */
+    int written;         /* both profile files were updated */
+    size_t n_devices;
+    apo_device_model devices[APO_MAX_DEVICES]; /* in device order */
+} apo_profile_result;
+
+#define APO_PROFILE_RESULT_INIT                                                                    \
+    { .size = sizeof(apo_profile_result) }
+
+/* Runs each device alone on a generated sample of the workload at every size, `runs` times
+ * each after a warm-up, drops outlying runs, fits each device's model, solves the shares at
+ * sample_size, applies the models to this runtime, and (profiles on) writes multigpu.json
+ * and merges the timings into thresholds.json. `result` may be NULL.
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (bad options, fewer than two distinct
+ * sizes, a size below one tile's worth is fine), APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM,
+ * APO_ERR_ALL_DEVICES_FAILED or APO_ERR_DEVICE_LOST (a device failed while profiled: nothing
+ * is stored), APO_ERR_OUT_OF_MEMORY, APO_ERR_IO (profiled and applied in memory, but a
+ * file could not be written: the message says which and why; the old file is intact). */
+APO_EXPORT apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *opt,
+                                               apo_profile_result *result);
+
+/* What a call would do now, without running it: the ratio source, the axis, each device's
+ * share and elements after rounding to tiles, and the predicted makespan. The workload's
+ * buffers are not looked at (they may be NULL).
+ * Returns the validation errors of apo_distribute_workload(). */
+typedef struct apo_plan_info {
+    size_t size; /* sizeof(apo_plan_info); set by APO_PLAN_INFO_INIT */
+    apo_ratio_source ratio_source;
+    apo_split split_axis;
+    double predicted_ms; /* NaN when some share has no model */
+    uint64_t elements;
+    size_t n_devices;
+    double shares[APO_MAX_DEVICES];
+    uint64_t device_elements[APO_MAX_DEVICES];
+} apo_plan_info;
+
+#define APO_PLAN_INFO_INIT                                                                         \
+    { .size = sizeof(apo_plan_info) }
+
+APO_EXPORT apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w,
+                                        apo_plan_info *plan);
+
+/* The CPU-or-GPU decision for `function` (a kernel name) with `params` (unnamed ones take
+ * their defaults) on `samples` samples, from thresholds.json: the CPU and GPU times are
+ * interpolated between the stored sizes (the nearest two segments beyond them), each side's
+ * local line is taken as its model, and *use_gpu is 1 when the split solver would give the
+ * GPU side a share, i.e. when the GPU's fixed time is below the CPU's predicted time.
+ * Returns APO_ERR_NULL, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM, APO_ERR_NOT_FOUND when
+ * thresholds.json has no CPU and GPU timings for these parameters (*use_gpu is then 0). */
+APO_EXPORT apo_status apo_should_use_gpu(apo_runtime *rt, const char *function,
+                                         const apo_param *params, size_t n_params,
+                                         uint64_t samples, int *use_gpu);
+
+/* Forces the shares of a workload tag: `ids` are device ids of this runtime (or cuda:N),
+ * devices not named get none. n == 0 clears forced ratios. Applied to this runtime and,
+ * profiles on, stored in multigpu.json. Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT
+ * (unknown device, a device named twice, a ratio negative or not finite, all zero),
+ * APO_ERR_IO (applied in memory, not stored). */
+APO_EXPORT apo_status apo_set_ratios(apo_runtime *rt, const char *tag, const char *const *ids,
+                                     const double *ratios, size_t n);
+
+/* Writes the models refined since the last write now, instead of at the next interval or
+ * at apo_runtime_destroy(). Returns APO_OK (also when there is nothing to write or profiles
+ * are off), APO_ERR_NULL, APO_ERR_IO. */
+APO_EXPORT apo_status apo_profile_save(apo_runtime *rt);
+
+typedef enum apo_profile_state {
+    APO_PROFILE_OFF = 0,     /* profiles are off for this runtime */
+    APO_PROFILE_MISSING = 1, /* no file yet */
+    APO_PROFILE_LOADED = 2,  /* read and in use */
+    APO_PROFILE_IGNORED = 3  /* unreadable, corrupt, unknown format or for another host:
+                                ignored (the message says why) */
+} apo_profile_state;
+
+/* Returns "off", "missing", "loaded" or "ignored". */
+APO_EXPORT const char *apo_profile_state_name(apo_profile_state state);
+
+#define APO_PATH_MAX 4096
+
+typedef struct apo_profile_files {
+    size_t size; /* sizeof(apo_profile_files); set by APO_PROFILE_FILES_INIT */
+    char multigpu_path[APO_PATH_MAX];
+    char thresholds_path[APO_PATH_MAX];
+    apo_profile_state multigpu_state, thresholds_state;
+    char multigpu_message[APO_LABEL_MAX * 2]; /* why ignored, else "" */
+    char thresholds_message[APO_LABEL_MAX * 2];
+    int multigpu_threadx; /* the file has ThreadX's older shape */
+    char host[APO_LABEL_MAX];
+    char updated_at[40]; /* multigpu.json's, "" when unknown */
+} apo_profile_files;
+
+#define APO_PROFILE_FILES_INIT                                                                     \
+    { .size = sizeof(apo_profile_files) }
+
+/* The profile files this runtime uses and what became of them when it was created. */
+APO_EXPORT apo_status apo_profile_files_get(const apo_runtime *rt, apo_profile_files *files);
+
+/* A stored workload entry of multigpu.json as this runtime knows it (loaded, then updated
+ * by profiling, apo_set_ratios() and online refinement). */
+typedef struct apo_profile_entry {
+    size_t size; /* sizeof(apo_profile_entry); set by APO_PROFILE_ENTRY_INIT */
+    char tag[APO_TAG_MAX];
+    apo_ratio_source source; /* PROFILE, ONLINE (refined by calls) or EXPLICIT (forced) */
+    char updated_at[40];
+    double age_s; /* seconds since updated_at, NaN when unknown */
+    uint64_t sample_size;
+    unsigned runs;
+    int stale;                      /* its devices do not match this runtime's */
+    char stale_reason[APO_LABEL_MAX];
+    size_t n_devices;
+    apo_device_model devices[APO_MAX_DEVICES];
+} apo_profile_entry;
+
+#define APO_PROFILE_ENTRY_INIT                                                                     \
+    { .size = sizeof(apo_profile_entry) }
+
+/* Number of stored workload entries, sorted by tag, and entry `index`.
+ * Returns APO_ERR_NULL, APO_ERR_NOT_FOUND past the end, APO_ERR_INVALID_ARGUMENT for an
+ * unknown entry->size. */
+APO_EXPORT apo_status apo_profile_entry_count(apo_runtime *rt, size_t *count);
+APO_EXPORT apo_status apo_profile_entry_get(apo_runtime *rt, size_t index,
+                                            apo_profile_entry *entry);
+
+/* One entry of thresholds.json: `key` is "<function>:<params>" with the canonical, sorted
+ * params string; a time is NaN when that side was never measured. */
+typedef struct apo_threshold_info {
+    size_t size; /* sizeof(apo_threshold_info); set by APO_THRESHOLD_INFO_INIT */
+    char key[256];
+    double cpu_ms_avg, gpu_ms_avg;
+    uint64_t samples;
+} apo_threshold_info;
+
+#define APO_THRESHOLD_INFO_INIT                                                                    \
+    { .size = sizeof(apo_threshold_info) }
+
+APO_EXPORT apo_status apo_threshold_count(apo_runtime *rt, size_t *count);
+APO_EXPORT apo_status apo_threshold_get(apo_runtime *rt, size_t index, apo_threshold_info *info);
 
 #ifdef __cplusplus
 }

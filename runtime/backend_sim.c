@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "device.h"
+#include "device_spec.h"
 
 /* A sim device cuts its share into up to this many tasks, so that a failure loses part of
  * the share and the failover path has finished tiles to keep. */
@@ -45,8 +46,11 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
         elements += (uint64_t)(stop - begin) * call->unit_work;
     }
     /* The latency is paid once per call: on the call's first task. */
-    double modelled =
-        (task_index == 0 ? dev->info.sim_latency_s : 0.0) + (double)elements / dev->info.sim_rate;
+    if (task_index == 0)
+        dev->calls_run++;
+    int slow = dev->info.sim_slow_after != 0 && dev->calls_run >= dev->info.sim_slow_after;
+    double rate = slow ? dev->info.sim_slow_rate : dev->info.sim_rate;
+    double modelled = (task_index == 0 ? dev->info.sim_latency_s : 0.0) + (double)elements / rate;
     if (!dev->virtual_clock) {
         sleep_until(t0 + modelled);
         modelled = apo__now() - t0;
@@ -64,18 +68,20 @@ static void sim_close(apo__device *dev) { (void)dev; }
 
 static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close};
 
-apo_status apo__sim_device_open(apo__device *dev, const char *name, double rate, double latency_s,
-                                uint64_t fail_after, int virtual_clock) {
+apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, int virtual_clock) {
     dev->ops = &sim_ops;
     dev->virtual_clock = virtual_clock;
     dev->info.kind = APO_DEVICE_SIM;
     dev->info.threads = 1;
-    dev->info.sim_rate = rate;
-    dev->info.sim_latency_s = latency_s;
-    dev->info.sim_fail_after = fail_after;
-    snprintf(dev->info.id, sizeof dev->info.id, "sim:%s", name);
+    dev->info.sim_rate = spec->sim_rate;
+    dev->info.sim_latency_s = spec->sim_latency_s;
+    dev->info.sim_fail_after = spec->sim_fail_after;
+    dev->info.sim_slow_after = spec->sim_slow_after;
+    dev->info.sim_slow_rate = spec->sim_slow_rate;
+    snprintf(dev->info.id, sizeof dev->info.id, "sim:%s", spec->sim_name);
     snprintf(dev->info.label, sizeof dev->info.label, "sim:%s (simulated, %.3g elem/s, %.3g ms%s)",
-             name, rate, latency_s * 1e3, virtual_clock ? ", virtual clock" : "");
+             spec->sim_name, spec->sim_rate, spec->sim_latency_s * 1e3,
+             virtual_clock ? ", virtual clock" : "");
     apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
     return APO_OK;
 }

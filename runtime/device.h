@@ -40,6 +40,7 @@ struct apo__device {
     const apo__backend_ops *ops;
     int virtual_clock;  /* sim with APPORTION_SIM_CLOCK=virtual: times are modelled */
     uint64_t tasks_run; /* tasks started over the runtime's life (sim fail_after) */
+    uint64_t calls_run; /* calls in which it had work, over the runtime's life (slow_after) */
     void *state;        /* backend-private */
 };
 
@@ -47,8 +48,8 @@ struct apo__device {
 apo_status apo__cpu_device_open(apo__device *dev, int threads);
 
 /* Opens a sim device; see SPEC "Devices". */
-apo_status apo__sim_device_open(apo__device *dev, const char *name, double rate, double latency_s,
-                                uint64_t fail_after, int virtual_clock);
+typedef struct apo__device_spec apo__device_spec;
+apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, int virtual_clock);
 
 /* CUDA discovery. Writes up to `max` opened GPU devices and returns how many; when there
  * are none, writes why into `reason` (no driver, no device, built without CUDA, ...). */

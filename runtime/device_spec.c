@@ -161,7 +161,7 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
                       opts);
     snprintf(spec->sim_name, sizeof spec->sim_name, "%s", opts);
 
-    int seen_rate = 0, seen_latency = 0, seen_fail = 0;
+    int seen_rate = 0, seen_latency = 0, seen_fail = 0, seen_slow_after = 0, seen_slow_rate = 0;
     while (next != NULL) {
         char *opt = next;
         next = strchr(opt, ':');
@@ -194,10 +194,29 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
             if (parse_u64(value, 1, UINT64_MAX, &spec->sim_fail_after) != 0)
                 return reject(ctx, "fail_after must be an integer of at least 1, got \"%s\"",
                               value);
+        } else if (strcmp(opt, "slow_after") == 0) {
+            if (seen_slow_after++)
+                return reject(ctx, "slow_after given twice");
+            if (parse_u64(value, 1, UINT64_MAX, &spec->sim_slow_after) != 0)
+                return reject(ctx, "slow_after must be an integer of at least 1, got \"%s\"",
+                              value);
+        } else if (strcmp(opt, "slow_rate") == 0) {
+            if (seen_slow_rate++)
+                return reject(ctx, "slow_rate given twice");
+            if (parse_rate(value, &spec->sim_slow_rate) != 0)
+                return reject(ctx,
+                              "slow_rate must be a positive number of elements per second "
+                              "(suffix k, M or G allowed), got \"%s\"",
+                              value);
         } else {
-            return reject(ctx, "unknown sim option \"%s\" (known: rate, latency, fail_after)", opt);
+            return reject(ctx,
+                          "unknown sim option \"%s\" (known: rate, latency, fail_after, "
+                          "slow_after, slow_rate)",
+                          opt);
         }
     }
+    if (seen_slow_after != seen_slow_rate)
+        return reject(ctx, "slow_after and slow_rate go together");
     return APO_OK;
 }
 

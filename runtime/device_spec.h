@@ -2,6 +2,7 @@
  * The device list grammar of APPORTION_DEVICES and apo_config.devices (docs/env.md):
  *   auto | cuda | cuda:N | cuda:GPU-<uuid prefix> | cpu | cpu:threads=N |
  *   sim:NAME[:rate=ELEMENTS_PER_S][:latency=DURATION][:fail_after=N]
+ *           [:slow_after=N:slow_rate=ELEMENTS_PER_S]
  * separated by commas. Parsing is pure (no device is touched), so it can be tested and
  * fuzzed alone.
  */
@@ -34,6 +35,8 @@ typedef struct apo__device_spec {
     double sim_rate;                 /* SIM: elements per second */
     double sim_latency_s;            /* SIM */
     uint64_t sim_fail_after;         /* SIM: 0 = never */
+    uint64_t sim_slow_after;         /* SIM: from its Nth call with work on, 0 = never */
+    double sim_slow_rate;            /* SIM: the rate from then on */
 } apo__device_spec;
 
 /* Parses `text` into at most `max` specs. On failure returns APO_ERR_BAD_DEVICE_SPEC and

@@ -24,6 +24,54 @@ static int parse_int(const char *text, long lo, long hi, long *out) {
     return 0;
 }
 
+/* Reads an on/off variable: 1, on, yes, true or 0, off, no, false. */
+static apo_switch read_switch(const char *name, apo__warnings *w) {
+    const char *v = env_get(name);
+    if (v == NULL)
+        return APO_SWITCH_UNSET;
+    if (strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 || strcasecmp(v, "yes") == 0 ||
+        strcasecmp(v, "true") == 0)
+        return APO_SWITCH_ON;
+    if (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "no") == 0 ||
+        strcasecmp(v, "false") == 0)
+        return APO_SWITCH_OFF;
+    apo__warn(w, "%s=\"%s\" ignored: expected 1 or 0 (on, off)", name, v);
+    return APO_SWITCH_UNSET;
+}
+
+/* The apportion name, else the ThreadX name it replaces. */
+static const char *env_get_or_threadx(const char *name, const char *threadx_name) {
+    const char *v = env_get(name);
+    return v != NULL ? v : env_get(threadx_name);
+}
+
+static void read_profile_env(apo__env *env, apo__warnings *w) {
+    env->multigpu_path =
+        env_get_or_threadx("APPORTION_MULTIGPU_PROFILE_PATH", "THREADX_MULTIGPU_PROFILE_PATH");
+    env->thresholds_path =
+        env_get_or_threadx("APPORTION_THRESHOLD_PATH", "THREADX_GPU_THRESHOLD_PATH");
+    env->profile_dir = env_get("APPORTION_PROFILE_DIR");
+    env->xdg_state_home = env_get("XDG_STATE_HOME");
+    env->home = env_get("HOME");
+    env->profiles = read_switch("APPORTION_PROFILES", w);
+    env->learn = read_switch("APPORTION_LEARN", w);
+
+    const char *interval = env_get("APPORTION_PERSIST_INTERVAL");
+    if (interval != NULL) {
+        char *end;
+        errno = 0;
+        double v = strtod(interval, &end);
+        if (errno == 0 && end != interval && *end == '\0' && v > 0 &&
+            v <= APO_PERSIST_INTERVAL_MAX)
+            env->persist_interval_s = v;
+        else
+            apo__warn(w,
+                      "APPORTION_PERSIST_INTERVAL=\"%s\" ignored: expected seconds, more than 0 "
+                      "and at most %.0f",
+                      interval, APO_PERSIST_INTERVAL_MAX);
+    }
+}
+
 void apo__env_read(apo__env *env, apo__warnings *w) {
     memset(env, 0, sizeof *env);
 
@@ -60,6 +108,7 @@ void apo__env_read(apo__env *env, apo__warnings *w) {
         else
             apo__warn(w, "APPORTION_SIM_CLOCK=\"%s\" ignored: expected wall or virtual", clock);
     }
+    read_profile_env(env, w);
 }
 
 static const struct {

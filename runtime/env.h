@@ -17,7 +17,20 @@ typedef struct apo__env {
     int cpu_threads;         /* APPORTION_CPU_THREADS, 0 when unset or ignored */
     apo_use_gpu use_gpu;     /* APPORTION_USE_GPU, UNSET when unset or ignored */
     apo_sim_clock sim_clock; /* APPORTION_SIM_CLOCK, UNSET when unset or ignored */
+    /* Profile locations (NULL when unset); the ThreadX names stand in for the apportion
+     * ones when those are unset. */
+    const char *multigpu_path;  /* APPORTION_MULTIGPU_PROFILE_PATH, THREADX_MULTIGPU_PROFILE_PATH */
+    const char *thresholds_path; /* APPORTION_THRESHOLD_PATH, THREADX_GPU_THRESHOLD_PATH */
+    const char *profile_dir;     /* APPORTION_PROFILE_DIR */
+    const char *xdg_state_home;  /* XDG_STATE_HOME */
+    const char *home;            /* HOME */
+    apo_switch profiles;         /* APPORTION_PROFILES, UNSET when unset or ignored */
+    apo_switch learn;            /* APPORTION_LEARN, UNSET when unset or ignored */
+    double persist_interval_s;   /* APPORTION_PERSIST_INTERVAL, 0 when unset or ignored */
 } apo__env;
+
+/* Bounds of the persist interval, in seconds, wherever it comes from. */
+#define APO_PERSIST_INTERVAL_MAX 86400.0
 
 /* Reads the runtime's variables; each bad value adds a warning to `w`. */
 void apo__env_read(apo__env *env, apo__warnings *w);

@@ -105,8 +105,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
                              APO_MAX_DEVICES);
         if (spec->kind == APO_SPEC_SIM) {
             apo__device *dev = &rt->devices[rt->n_devices++];
-            apo__sim_device_open(dev, spec->sim_name, spec->sim_rate, spec->sim_latency_s,
-                                 spec->sim_fail_after, virtual_clock);
+            apo__sim_device_open(dev, spec, virtual_clock);
             continue;
         }
         if (spec->kind == APO_SPEC_CPU) {

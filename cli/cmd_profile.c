@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int cli_placeholder_cmd_profile;

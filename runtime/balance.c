@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int apo__placeholder_balance;
