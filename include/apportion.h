@@ -417,14 +417,14 @@ APO_EXPORT apo_status apo_distribute_workload(apo_runtime *rt, const apo_workloa
 typedef void (*apo_progress_fn)(void *user, size_t done, size_t total, const char *what);
 
 typedef struct apo_profile_options {
-    size_t size;              /* sizeof(apo_profile_options); set by APO_PROFILE_OPTIONS_INIT */
-    const char *tag;          /* workload tag whose models are profiled (required) */
-    const char *kernel;       /* kernel to run; NULL: the kernel named by the tag */
-    const apo_param *params;  /* the kernel's parameters, as in apo_workload */
+    size_t size;             /* sizeof(apo_profile_options); set by APO_PROFILE_OPTIONS_INIT */
+    const char *tag;         /* workload tag whose models are profiled (required) */
+    const char *kernel;      /* kernel to run; NULL: the kernel named by the tag */
+    const apo_param *params; /* the kernel's parameters, as in apo_workload */
     size_t n_params;
-    uint64_t sample_size;     /* samples of the largest size (one series); 0: 1000000 */
-    const uint64_t *sizes;    /* sizes to run, at least two distinct; NULL: sample_size / 16,
-                                 sample_size / 4 and sample_size */
+    uint64_t sample_size;  /* samples of the largest size (one series); 0: 1000000 */
+    const uint64_t *sizes; /* sizes to run, at least two distinct; NULL: sample_size / 16,
+                              sample_size / 4 and sample_size */
     size_t n_sizes;
     unsigned runs;            /* timed runs per device and size, after one warm-up; 0: 5 */
     uint64_t seed;            /* seed of the generated sample input */
@@ -502,8 +502,8 @@ APO_EXPORT apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w,
  * Returns APO_ERR_NULL, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM, APO_ERR_NOT_FOUND when
  * thresholds.json has no CPU and GPU timings for these parameters (*use_gpu is then 0). */
 APO_EXPORT apo_status apo_should_use_gpu(apo_runtime *rt, const char *function,
-                                         const apo_param *params, size_t n_params,
-                                         uint64_t samples, int *use_gpu);
+                                         const apo_param *params, size_t n_params, uint64_t samples,
+                                         int *use_gpu);
 
 /* Forces the shares of a workload tag: `ids` are device ids of this runtime (or cuda:N),
  * devices not named get none. n == 0 clears forced ratios. Applied to this runtime and,
@@ -559,7 +559,7 @@ typedef struct apo_profile_entry {
     double age_s; /* seconds since updated_at, NaN when unknown */
     uint64_t sample_size;
     unsigned runs;
-    int stale;                      /* its devices do not match this runtime's */
+    int stale; /* its devices do not match this runtime's */
     char stale_reason[APO_LABEL_MAX];
     size_t n_devices;
     apo_device_model devices[APO_MAX_DEVICES];

@@ -47,15 +47,15 @@ const char *apo_ratio_source_name(apo_ratio_source source) {
 
 /* ---- validation ---------------------------------------------------------------------- */
 
-static apo_status resolve_params(const apo__kernel *k, const apo_workload *w, double *values) {
+apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,
+                               double *values) {
     int given[APO_MAX_PARAMS] = {0};
     for (size_t i = 0; i < k->n_params; i++)
         values[i] = k->params[i].def;
-    if (w->n_params > 0 && w->params == NULL)
-        return apo__fail(APO_ERR_NULL, "%s: n_params is %zu but params is NULL", k->name,
-                         w->n_params);
-    for (size_t j = 0; j < w->n_params; j++) {
-        const apo_param *p = &w->params[j];
+    if (n_params > 0 && params == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: n_params is %zu but params is NULL", k->name, n_params);
+    for (size_t j = 0; j < n_params; j++) {
+        const apo_param *p = &params[j];
         if (p->name == NULL)
             return apo__fail(APO_ERR_NULL, "%s: parameter %zu has a NULL name", k->name, j);
         size_t i = 0;
@@ -122,7 +122,7 @@ static apo_status resolve_call(apo_runtime *rt, const apo_workload *w, apo__call
     call->rows = w->rows;
     call->cols = w->cols;
     call->seed = w->seed;
-    apo_status st = resolve_params(k, w, call->params);
+    apo_status st = apo__resolve_params(k, w->params, w->n_params, call->params);
     if (st != APO_OK)
         return st;
     if (k->validate != NULL) {
@@ -185,13 +185,26 @@ apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t
 typedef struct plan {
     double weights[APO_MAX_DEVICES]; /* normalised shares */
     apo_ratio_source source;
+    double predicted_s; /* predicted makespan, NaN without models */
     apo_split axis;
     uint64_t first[APO_MAX_DEVICES], end[APO_MAX_DEVICES]; /* planned tiles */
 } plan;
 
-static apo_status plan_call(const apo_runtime *rt, const apo_workload *w, const apo__call *call,
+/* The workload's tag (its kernel's name when it has none), checked. */
+static apo_status workload_tag(const apo_workload *w, const apo__call *call, const char **tag) {
+    *tag = w->tag != NULL ? w->tag : call->kernel->name;
+    size_t len = strlen(*tag);
+    if (len == 0 || len >= APO_TAG_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_workload.tag must be 1 to %d characters, got %zu", APO_TAG_MAX - 1,
+                         len);
+    return APO_OK;
+}
+
+static apo_status plan_call(apo_runtime *rt, const apo_workload *w, const apo__call *call,
                             plan *p) {
     size_t n = rt->n_devices;
+    p->predicted_s = NAN;
     if (w->n_ratios != 0) {
         if (w->ratios == NULL)
             return apo__fail(APO_ERR_NULL, "n_ratios is %zu but ratios is NULL", w->n_ratios);
@@ -214,9 +227,12 @@ static apo_status plan_call(const apo_runtime *rt, const apo_workload *w, const 
             p->weights[i] = w->ratios[i] / sum;
         p->source = APO_RATIOS_EXPLICIT;
     } else {
-        for (size_t i = 0; i < n; i++)
-            p->weights[i] = 1.0 / (double)n;
-        p->source = APO_RATIOS_EQUAL;
+        const char *tag;
+        apo_status st = workload_tag(w, call, &tag);
+        if (st != APO_OK)
+            return st;
+        apo__balance_shares(&rt->balance, tag, (double)apo__tiles_elements(call, 0, call->tiles),
+                            p->weights, &p->source, &p->predicted_s);
     }
 
     size_t active = 0;
@@ -441,8 +457,26 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
     r->balance_efficiency = makespan_s > 0 && ideal > 0 ? fmin(1.0, ideal / makespan_s) : 1.0;
 }
 
+/* Online refinement: each device's measured busy time for the elements it computed. */
+static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_state *s) {
+    const char *tag;
+    if (workload_tag(w, s->call, &tag) != APO_OK)
+        return;
+    uint64_t elements[APO_MAX_DEVICES];
+    double busy[APO_MAX_DEVICES];
+    int failed[APO_MAX_DEVICES];
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const device_tally *t = &s->tally[i];
+        elements[i] = t->elements;
+        busy[i] = t->h2d_s + t->kernel_s + t->d2h_s;
+        failed[i] = t->failed;
+    }
+    apo__balance_observe(&rt->balance, tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles),
+                         elements, busy, failed);
+}
+
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
-                                    apo_report *report) {
+                                    apo_report *report, int learn) {
     plan p;
     apo_status st = plan_call(rt, w, call, &p);
     if (st != APO_OK)
@@ -495,6 +529,8 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     if (call->kernel->partial_len > 0)
         reduce_rows(call);
     double wall_s = apo__now() - t0;
+    if (learn)
+        learn_from_call(rt, w, &s);
 
     if (report != NULL) {
         int modelled = 0;
@@ -505,7 +541,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     return APO_OK;
 }
 
-apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w, apo_report *report) {
+apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn) {
     if (rt == NULL || w == NULL)
         return apo__fail(APO_ERR_NULL, "apo_distribute_workload: %s is NULL",
                          rt == NULL ? "rt" : "w");
@@ -519,7 +555,39 @@ apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w, apo_r
     if (st != APO_OK)
         return st;
     pthread_mutex_lock(&rt->call_mutex);
-    st = distribute_locked(rt, w, &call, report);
+    st = distribute_locked(rt, w, &call, report, learn);
     pthread_mutex_unlock(&rt->call_mutex);
     return st;
+}
+
+apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w, apo_report *report) {
+    return apo__distribute(rt, w, report, 1);
+}
+
+apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_info *out) {
+    if (rt == NULL || w == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_plan_workload: NULL argument");
+    if (out->size != sizeof(apo_plan_info))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_plan_info.size is %zu, expected %zu: initialise it with "
+                         "APO_PLAN_INFO_INIT",
+                         out->size, sizeof(apo_plan_info));
+    apo__call call;
+    apo_status st = resolve_call(rt, w, &call, 0);
+    if (st != APO_OK)
+        return st;
+    plan p;
+    st = plan_call(rt, w, &call, &p);
+    if (st != APO_OK)
+        return st;
+    out->ratio_source = p.source;
+    out->split_axis = p.axis;
+    out->predicted_ms = p.predicted_s * 1e3;
+    out->elements = apo__tiles_elements(&call, 0, call.tiles);
+    out->n_devices = rt->n_devices;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        out->shares[i] = p.weights[i];
+        out->device_elements[i] = apo__tiles_elements(&call, p.first[i], p.end[i]);
+    }
+    return APO_OK;
 }

@@ -61,8 +61,7 @@ static void read_profile_env(apo__env *env, apo__warnings *w) {
         char *end;
         errno = 0;
         double v = strtod(interval, &end);
-        if (errno == 0 && end != interval && *end == '\0' && v > 0 &&
-            v <= APO_PERSIST_INTERVAL_MAX)
+        if (errno == 0 && end != interval && *end == '\0' && v > 0 && v <= APO_PERSIST_INTERVAL_MAX)
             env->persist_interval_s = v;
         else
             apo__warn(w,

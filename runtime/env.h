@@ -19,7 +19,7 @@ typedef struct apo__env {
     apo_sim_clock sim_clock; /* APPORTION_SIM_CLOCK, UNSET when unset or ignored */
     /* Profile locations (NULL when unset); the ThreadX names stand in for the apportion
      * ones when those are unset. */
-    const char *multigpu_path;  /* APPORTION_MULTIGPU_PROFILE_PATH, THREADX_MULTIGPU_PROFILE_PATH */
+    const char *multigpu_path; /* APPORTION_MULTIGPU_PROFILE_PATH, THREADX_MULTIGPU_PROFILE_PATH */
     const char *thresholds_path; /* APPORTION_THRESHOLD_PATH, THREADX_GPU_THRESHOLD_PATH */
     const char *profile_dir;     /* APPORTION_PROFILE_DIR */
     const char *xdg_state_home;  /* XDG_STATE_HOME */

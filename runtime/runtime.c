@@ -16,7 +16,17 @@ typedef struct settings {
     int cpu_threads;
     apo_use_gpu use_gpu;
     apo_sim_clock sim_clock;
+    apo__balance_settings balance;
 } settings;
+
+/* The config's switch, else the environment's, else the default. */
+static int resolve_switch(apo_switch config, apo_switch env, int def) {
+    apo_switch v = config != APO_SWITCH_UNSET ? config : env;
+    return v == APO_SWITCH_UNSET ? def : v == APO_SWITCH_ON;
+}
+
+/* Default least time between two writes of refined models. */
+#define APO_PERSIST_INTERVAL_DEFAULT 60.0
 
 static apo_status resolve_settings(const apo_config *config, apo__warnings *w, settings *s) {
     apo_config defaults = APO_CONFIG_INIT;
@@ -34,6 +44,17 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     if ((int)config->use_gpu < APO_USE_GPU_UNSET || (int)config->use_gpu > APO_USE_GPU_NO)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.use_gpu is %d, not an apo_use_gpu",
                          (int)config->use_gpu);
+    if ((int)config->profiles < APO_SWITCH_UNSET || (int)config->profiles > APO_SWITCH_OFF ||
+        (int)config->learn < APO_SWITCH_UNSET || (int)config->learn > APO_SWITCH_OFF)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.profiles (%d) and apo_config.learn (%d) must be apo_switch "
+                         "values",
+                         (int)config->profiles, (int)config->learn);
+    if (!(config->persist_interval_s >= 0 &&
+          config->persist_interval_s <= APO_PERSIST_INTERVAL_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.persist_interval_s is %g, expected 0 (default) to %.0f s",
+                         config->persist_interval_s, APO_PERSIST_INTERVAL_MAX);
     if ((int)config->sim_clock < APO_SIM_CLOCK_UNSET ||
         (int)config->sim_clock > APO_SIM_CLOCK_VIRTUAL)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
@@ -52,6 +73,19 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     s->sim_clock = config->sim_clock != APO_SIM_CLOCK_UNSET ? config->sim_clock
                    : env.sim_clock != APO_SIM_CLOCK_UNSET   ? env.sim_clock
                                                             : APO_SIM_CLOCK_WALL;
+    apo__balance_settings *b = &s->balance;
+    b->profiles_on = resolve_switch(config->profiles, env.profiles, 1);
+    b->learn = resolve_switch(config->learn, env.learn, 1);
+    b->persist_interval_s = config->persist_interval_s > 0 ? config->persist_interval_s
+                            : env.persist_interval_s > 0   ? env.persist_interval_s
+                                                           : APO_PERSIST_INTERVAL_DEFAULT;
+    b->location.multigpu_path =
+        config->multigpu_path != NULL ? config->multigpu_path : env.multigpu_path;
+    b->location.thresholds_path =
+        config->thresholds_path != NULL ? config->thresholds_path : env.thresholds_path;
+    b->location.profile_dir = env.profile_dir;
+    b->location.xdg_state_home = env.xdg_state_home;
+    b->location.home = env.home;
     return APO_OK;
 }
 
@@ -183,10 +217,13 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     }
     pthread_mutex_init(&rt->call_mutex, NULL);
     pthread_mutex_init(&rt->kernel_mutex, NULL);
+    apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
     st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
     if (st != APO_OK) {
         for (size_t i = 0; i < rt->n_devices; i++)
             rt->devices[i].ops->close(&rt->devices[i]);
+        rt->balance.learn = 0; /* nothing was learnt: nothing to write */
+        apo__balance_destroy(&rt->balance);
         pthread_mutex_destroy(&rt->call_mutex);
         pthread_mutex_destroy(&rt->kernel_mutex);
         free(rt);
@@ -203,6 +240,7 @@ void apo_runtime_destroy(apo_runtime *rt) {
     if (rt == NULL)
         return;
     apo__pool_stop(&rt->pool);
+    apo__balance_destroy(&rt->balance);
     for (size_t i = 0; i < rt->n_devices; i++)
         rt->devices[i].ops->close(&rt->devices[i]);
     for (size_t i = 0; i < rt->n_user_kernels; i++)

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "balance.h"
 #include "device.h"
 #include "pool.h"
 #include "warnings.h"
@@ -26,10 +27,22 @@ struct apo_runtime {
     apo__kernel *user_kernels[APO_USER_KERNELS_MAX];
     size_t n_user_kernels;
 
+    /* Models, ratios and profile files; has its own mutex. */
+    apo__balance balance;
+
     /* Per-call scratch reused across calls (grows only): tile partials. */
     double *partials;
     size_t partials_cap;
 };
+
+/* apo_distribute_workload(), with online refinement on or off for this call (profiling
+ * runs must not teach the models what one device alone does). */
+apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn);
+
+/* A kernel's parameter values in its own order: defaults, overridden by `params`, each
+ * checked against its bounds. Returns APO_ERR_NULL or APO_ERR_BAD_PARAM. */
+apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,
+                               double *values);
 
 /* Finds a kernel by name (built-ins, then user kernels), or NULL. */
 const apo__kernel *apo__find_kernel(apo_runtime *rt, const char *name);
