@@ -500,7 +500,12 @@ static apo_status thresholds_put(apo__thresholds *t, const apo__threshold *add) 
     if (grown == NULL)
         return APO_ERR_OUT_OF_MEMORY;
     t->entries = grown;
-    t->entries[t->n++] = *add;
+    size_t at = 0; /* kept sorted by key, as the file is */
+    while (at < t->n && strcmp(t->entries[at].key, add->key) < 0)
+        at++;
+    memmove(&t->entries[at + 1], &t->entries[at], (t->n - at) * sizeof *t->entries);
+    t->entries[at] = *add;
+    t->n++;
     return APO_OK;
 }
 

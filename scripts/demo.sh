@@ -4,8 +4,9 @@
 # different speeds, and with one of them failing mid-run, to show the split and the
 # failover, and checks that every run gave the same bits.
 #
-# Profiling the devices (`apportion profile`) arrives with the auto-balance work; until
-# then the runs below use equal or explicit ratios.
+# The profile step writes this machine's models to the user's profile folder
+# (~/.local/state/apportion/ unless APPORTION_PROFILE_DIR says otherwise), as a
+# scheduled re-profiling job would; the runs after it are split by those models.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,10 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "Devices on this machine"
 "$apo" devices
+
+step "Profiling this machine's devices (bollinger and macd; skipped while younger than 1 day)"
+"$apo" profile --kernels bollinger,macd --if-older-than 1d
+"$apo" show
 
 for kernel in bollinger macd returns_stats; do
     step "$kernel on 1000 x 10000 samples, this machine's devices"
@@ -44,6 +49,16 @@ step "The same, with sim:fast failing after its first task: its tiles move to th
 
 step "bollinger on one series of 4M samples, the cpu alone"
 "$apo" run --kernel bollinger --rows 1 --cols 4000000 --seed 7 --devices cpu --output "$out/cpu"
+
+step "Online refinement: five runs on simulated devices of rates 1:2:8 from an equal start"
+# Each run stores what it measured (in a folder of its own here) and the next one starts
+# from it.
+for call in 1 2 3 4 5; do
+    APPORTION_SIM_CLOCK=virtual APPORTION_PROFILE_DIR="$out/online" "$apo" run --kernel returns_stats \
+        --rows 1 --cols 4000000 --seed 7 \
+        --devices "sim:a:rate=100M,sim:b:rate=200M,sim:c:rate=800M" --json |
+        python3 -c 'import json,sys; r=json.load(sys.stdin); print("source %-7s efficiency %.3f shares %s" % (r["ratio_source"], r["balance_efficiency"], " ".join("%.3f" % d["share"] for d in r["devices"])))'
+done
 
 step "Determinism: the three runs above wrote the same bits"
 for f in upper middle lower; do

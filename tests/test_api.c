@@ -98,11 +98,20 @@ Test(api, report_accounts_for_every_element, .timeout = 60) {
         makespan = fmax(makespan, r.devices[d].wall_ms);
     cr_assert_float_eq(r.makespan_ms, makespan, 1e-9);
 
-    /* Without ratios: an equal split. */
+    /* Without ratios, under a tag nothing is known about: an equal split. */
     job.w.n_ratios = 0;
+    job.w.tag = "never_seen";
     cr_assert_eq(test_job_run(&job, rt, &r), APO_OK);
     cr_assert_eq(r.ratio_source, APO_RATIOS_EQUAL);
     cr_assert_float_eq(r.devices[0].share, 1.0 / 3.0, 1e-12);
+
+    /* Under the kernel's own tag, the first call's measurements were learnt: the solved
+     * shares follow the devices' rates of 1:3:4 (wall clock, so to within a few percent). */
+    job.w.tag = NULL;
+    cr_assert_eq(test_job_run(&job, rt, &r), APO_OK);
+    cr_assert_eq(r.ratio_source, APO_RATIOS_ONLINE);
+    cr_assert_float_eq(r.devices[0].share, 1.0 / 8.0, 0.01, "%g", r.devices[0].share);
+    cr_assert_float_eq(r.devices[2].share, 4.0 / 8.0, 0.02, "%g", r.devices[2].share);
     test_job_free(&job);
     apo_runtime_destroy(rt);
 }

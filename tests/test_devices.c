@@ -50,6 +50,10 @@ Test(devices, device_list_grammar) {
     cr_assert_eq(s[2].kind, APO_SPEC_CUDA_ALL);
     cr_assert_eq(parse_ok("sim:a:latency=0,sim:b:latency=2ms:rate=1e9", s), 2);
     cr_assert_float_eq(s[1].sim_latency_s, 2e-3, 1e-18);
+    cr_assert_eq(parse_ok("sim:b:rate=4e8:slow_rate=2M:slow_after=11", s), 1);
+    cr_assert_eq(s[0].sim_slow_after, 11);
+    cr_assert_eq(s[0].sim_slow_rate, 2e6);
+    cr_assert_eq(s[0].sim_rate, 4e8);
 }
 
 Test(devices, device_list_errors_name_the_item_and_reason) {
@@ -72,6 +76,10 @@ Test(devices, device_list_errors_name_the_item_and_reason) {
     parse_bad("sim:a:fail_after=0", "fail_after must be an integer of at least 1");
     parse_bad("sim:a:fail_after=2.5", "fail_after must be");
     parse_bad("sim:a:speed=3", "unknown sim option \"speed\"");
+    parse_bad("sim:a:slow_after=3", "slow_after and slow_rate go together");
+    parse_bad("sim:a:slow_rate=1M", "slow_after and slow_rate go together");
+    parse_bad("sim:a:slow_after=0:slow_rate=1M", "slow_after must be an integer of at least 1");
+    parse_bad("sim:a:slow_after=2:slow_rate=0", "slow_rate must be a positive number");
     parse_bad("sim:a:rate", "needs a value");
     parse_bad("sim:a,sim:a", "item 2 \"sim:a\": names a device already listed as item 1");
     parse_bad("cpu,auto", "already listed");
