@@ -13,8 +13,9 @@
 #define APO_ONLINE_DECAY_ON_CHANGE 0.1
 #define APO_ONLINE_CHANGE_REL 0.25
 /* The sizes seen must spread by this coefficient of variation before the online fit
- * separates latency from cost; below it, the latency is kept and only the cost moves. */
-#define APO_ONLINE_MIN_SPREAD 0.05
+ * separates latency from cost; below it, the latency is kept and only the cost moves.
+ * Two sizes 10% apart, decayed, reach about 0.045. */
+#define APO_ONLINE_MIN_SPREAD 0.03
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -28,7 +29,7 @@ static double median(double *v, size_t n) {
 }
 
 /* Fits t = latency + n * cost to points by least squares; a negative intercept is
- * replaced by a fit through the origin. Returns 0, or -1 when the cost is not positive. */
+ * replaced by a fit through the origin. Returns 0, or -1 when the slope is not positive. */
 static int fit_line(const double *n, const double *t, const double *w, size_t count,
                     double *latency, double *cost) {
     double sw = 0, sn = 0, st = 0;
@@ -45,7 +46,10 @@ static int fit_line(const double *n, const double *t, const double *w, size_t co
     }
     double c = snn > 0 ? snt / snn : 0;
     double l = mt - c * mn;
-    if (!(l >= 0) || !(c > 0)) {
+    /* Times that do not grow with the size give no cost per element to fit. */
+    if (!(c > 0))
+        return -1;
+    if (l < 0) {
         double nn = 0, nt = 0;
         for (size_t i = 0; i < count; i++) {
             nn += w[i] * n[i] * n[i];
@@ -132,7 +136,8 @@ apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__m
             weights[i] = 1.0;
         if (fit_line(sizes, medians, weights, n_sizes, &out->latency_s, &out->cost_s) != 0) {
             snprintf(err, err_size,
-                     "the times do not grow with the size (no positive cost per element)");
+                     "the times do not grow with the size (no positive cost per element): "
+                     "profile at larger sizes");
             st = APO_ERR_INVALID_ARGUMENT;
         } else {
             out->valid = 1;

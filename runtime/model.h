@@ -36,7 +36,8 @@ typedef struct apo__model {
 apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__model *out,
                           uint64_t *dropped, char *err, size_t err_size);
 
-/* Folds one call's observation (n elements took t seconds) into the model. */
+/* Folds one call's observation (n elements took t seconds) into the model. A model with
+ * nothing known yet is a zeroed struct; a stored one comes from apo__model_from_stored(). */
 void apo__model_observe(apo__model *m, double n, double t);
 
 /* Predicted seconds for n elements (n > 0). */

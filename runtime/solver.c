@@ -1,4 +1,5 @@
 /* The split solver; see solver.h for the derivation. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -19,9 +20,10 @@ static int by_latency(const void *a, const void *b) {
 
 apo_status apo__solve_split(const apo__model *models, const int *usable, size_t n, double total,
                             double *shares, double *makespan_s) {
+    assert(n <= APO_MAX_DEVICES);
     candidate c[APO_MAX_DEVICES];
     size_t m = 0;
-    for (size_t i = 0; i < n && i < APO_MAX_DEVICES; i++) {
+    for (size_t i = 0; i < n; i++) {
         shares[i] = 0;
         if (usable[i] && models[i].valid && models[i].cost_s > 0)
             c[m++] = (candidate){i, models[i].latency_s, models[i].cost_s};

@@ -15,7 +15,8 @@
 
 #include "model.h"
 
-/* Writes shares (summing to 1, zero for devices left out or not usable) and the predicted
+/* n is at most APO_MAX_DEVICES (asserted).
+ * Writes shares (summing to 1, zero for devices left out or not usable) and the predicted
  * makespan in seconds. Devices with usable[i] == 0 or an invalid model are left out.
  * Ties (equal latency) are taken in device order. Returns APO_ERR_NO_DEVICE when no device
  * is usable. */
