@@ -95,7 +95,9 @@ void apo__multigpu_free(apo__multigpu *p);
  * replaces the entries whose tag is in `updates` (whole entries) and removes those whose
  * tag is in `removals`, sets host, library_version and updated_at, and writes atomically.
  * On success `merged` (optional) receives the file as written. Returns APO_ERR_IO (err:
- * which file and why; the old file is untouched), APO_ERR_OUT_OF_MEMORY. */
+ * which file and why; the old file is untouched; also when the lock is not had within
+ * 30 s), APO_ERR_INVALID_ARGUMENT (an update that would not read back: a NaN or negative
+ * ratio, a device twice, a name too long; nothing is touched), APO_ERR_OUT_OF_MEMORY. */
 apo_status apo__multigpu_update(const char *path, const char *host,
                                 const apo__stored_workload *updates, size_t n_updates,
                                 const char *const *removals, size_t n_removals,
@@ -130,7 +132,8 @@ void apo__thresholds_free(apo__thresholds *t);
 
 /* Under the lock: reads the current file and merges `adds` into it as running averages
  * weighted by counts (avg = (avg * n + add_avg * m) / (n + m) for each side, samples add
- * up), then writes atomically. An unusable file is kept aside as for multigpu. */
+ * up), then writes atomically. An unusable file is kept aside as for multigpu. Returns
+ * the same statuses as apo__multigpu_update. */
 apo_status apo__thresholds_merge(const char *path, const apo__threshold *adds, size_t n_adds,
                                  apo__thresholds *merged, char *err, size_t err_size);
 
