@@ -110,8 +110,8 @@ const apo__stored_workload *apo__multigpu_find(const apo__multigpu *p, const cha
 
 typedef struct apo__threshold {
     char key[APO_THRESHOLD_KEY_MAX];
-    double cpu_ms_avg; /* NaN when never measured */
-    double gpu_ms_avg; /* NaN when never measured */
+    double cpu_ms_avg;    /* NaN when never measured */
+    double gpu_ms_avg;    /* NaN when never measured */
     uint64_t samples;     /* measurements merged into the entry */
     uint64_t cpu_samples; /* of which had a CPU time */
     uint64_t gpu_samples; /* of which had a GPU time */
