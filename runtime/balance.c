@@ -469,46 +469,6 @@ void apo__balance_observe(apo__balance *b, const char *tag, double total_element
     pthread_mutex_unlock(&b->mutex);
 }
 
-/* Merges timings into the in-memory thresholds as running averages weighted by counts
- * (the file's merge does the same under its lock; this keeps the runtime's copy current
- * when profiles are off or the write failed). */
-static apo_status thresholds_put(apo__thresholds *t, const apo__threshold *add) {
-    for (size_t i = 0; i < t->n; i++) {
-        apo__threshold *e = &t->entries[i];
-        if (strcmp(e->key, add->key) != 0)
-            continue;
-        if (!isnan(add->cpu_ms_avg)) {
-            e->cpu_ms_avg = e->cpu_samples > 0 && !isnan(e->cpu_ms_avg)
-                                ? (e->cpu_ms_avg * (double)e->cpu_samples +
-                                   add->cpu_ms_avg * (double)add->cpu_samples) /
-                                      (double)(e->cpu_samples + add->cpu_samples)
-                                : add->cpu_ms_avg;
-            e->cpu_samples += add->cpu_samples;
-        }
-        if (!isnan(add->gpu_ms_avg)) {
-            e->gpu_ms_avg = e->gpu_samples > 0 && !isnan(e->gpu_ms_avg)
-                                ? (e->gpu_ms_avg * (double)e->gpu_samples +
-                                   add->gpu_ms_avg * (double)add->gpu_samples) /
-                                      (double)(e->gpu_samples + add->gpu_samples)
-                                : add->gpu_ms_avg;
-            e->gpu_samples += add->gpu_samples;
-        }
-        e->samples += add->samples;
-        return APO_OK;
-    }
-    apo__threshold *grown = realloc(t->entries, (t->n + 1) * sizeof *grown);
-    if (grown == NULL)
-        return APO_ERR_OUT_OF_MEMORY;
-    t->entries = grown;
-    size_t at = 0; /* kept sorted by key, as the file is */
-    while (at < t->n && strcmp(t->entries[at].key, add->key) < 0)
-        at++;
-    memmove(&t->entries[at + 1], &t->entries[at], (t->n - at) * sizeof *t->entries);
-    t->entries[at] = *add;
-    t->n++;
-    return APO_OK;
-}
-
 apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const char *function,
                                       const char *const *param_names, const double *param_values,
                                       size_t n_params, const apo__model *models,
@@ -573,9 +533,9 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
             st2 = apo__fail(st2, "%s", err);
         }
     }
+    /* In memory only (profiles off, or the write failed): the runtime still knows. */
     if (!b->profiles_on || st2 != APO_OK)
-        for (size_t i = 0; i < n_adds; i++)
-            thresholds_put(&b->thresholds, &adds[i]);
+        apo__thresholds_add(&b->thresholds, adds, n_adds);
     free(adds);
     *written = b->profiles_on && st == APO_OK && st2 == APO_OK;
     pthread_mutex_unlock(&b->mutex);

@@ -1651,6 +1651,43 @@ static void merge_side(double *avg, uint64_t *n, double add, uint64_t m) {
     *n = sat_add(*n, m);
 }
 
+apo_status apo__thresholds_add(apo__thresholds *t, const apo__threshold *adds, size_t n_adds) {
+    size_t cap = t->n + n_adds;
+    apo__threshold *list = realloc(t->entries, (cap > 0 ? cap : 1) * sizeof *list);
+    if (list == NULL)
+        return APO_ERR_OUT_OF_MEMORY;
+    t->entries = list;
+    /* The entries are sorted and searched by bisection; keys new in this merge are few and
+     * looked up linearly after them. */
+    size_t n_sorted = t->n;
+    for (size_t i = 0; i < n_adds; i++) {
+        const apo__threshold *a = &adds[i];
+        apo__threshold *e = bsearch(a, t->entries, n_sorted, sizeof *e, threshold_cmp);
+        for (size_t k = n_sorted; e == NULL && k < t->n; k++)
+            if (strcmp(t->entries[k].key, a->key) == 0)
+                e = &t->entries[k];
+        if (e == NULL) {
+            e = &t->entries[t->n++];
+            memset(e, 0, sizeof *e);
+            snprintf(e->key, sizeof e->key, "%s", a->key);
+            e->cpu_ms_avg = NAN;
+            e->gpu_ms_avg = NAN;
+        }
+        merge_side(&e->cpu_ms_avg, &e->cpu_samples, a->cpu_ms_avg,
+                   add_count(a->cpu_ms_avg, a->cpu_samples, a->samples));
+        merge_side(&e->gpu_ms_avg, &e->gpu_samples, a->gpu_ms_avg,
+                   add_count(a->gpu_ms_avg, a->gpu_samples, a->samples));
+        e->samples = sat_add(e->samples, a->samples);
+        /* A file must keep cpu_samples <= samples to be read back. */
+        if (e->samples < e->cpu_samples)
+            e->samples = e->cpu_samples;
+        if (e->samples < e->gpu_samples)
+            e->samples = e->gpu_samples;
+    }
+    qsort(t->entries, t->n, sizeof t->entries[0], threshold_cmp);
+    return APO_OK;
+}
+
 apo_status apo__thresholds_merge(const char *path, const apo__threshold *adds, size_t n_adds,
                                  apo__thresholds *merged, char *err, size_t err_size) {
     errf(err, err_size, "%s", "");
@@ -1695,43 +1732,12 @@ apo_status apo__thresholds_merge(const char *path, const apo__threshold *adds, s
         return st;
     }
 
-    size_t cap = t.n + n_adds;
-    apo__threshold *list = realloc(t.entries, (cap > 0 ? cap : 1) * sizeof *list);
-    if (list == NULL) {
+    if (apo__thresholds_add(&t, adds, n_adds) != APO_OK) {
         apo__thresholds_free(&t);
         lock_release(lock);
         errf(err, err_size, "%s: out of memory", path);
         return APO_ERR_OUT_OF_MEMORY;
     }
-    t.entries = list;
-    /* The loaded entries are sorted and searched by bisection; keys new in this merge are
-     * few and looked up linearly after them. */
-    size_t n_sorted = t.n;
-    for (size_t i = 0; i < n_adds; i++) {
-        const apo__threshold *a = &adds[i];
-        apo__threshold *e = bsearch(a, t.entries, n_sorted, sizeof *e, threshold_cmp);
-        for (size_t k = n_sorted; e == NULL && k < t.n; k++)
-            if (strcmp(t.entries[k].key, a->key) == 0)
-                e = &t.entries[k];
-        if (e == NULL) {
-            e = &t.entries[t.n++];
-            memset(e, 0, sizeof *e);
-            snprintf(e->key, sizeof e->key, "%s", a->key);
-            e->cpu_ms_avg = NAN;
-            e->gpu_ms_avg = NAN;
-        }
-        merge_side(&e->cpu_ms_avg, &e->cpu_samples, a->cpu_ms_avg,
-                   add_count(a->cpu_ms_avg, a->cpu_samples, a->samples));
-        merge_side(&e->gpu_ms_avg, &e->gpu_samples, a->gpu_ms_avg,
-                   add_count(a->gpu_ms_avg, a->gpu_samples, a->samples));
-        e->samples = sat_add(e->samples, a->samples);
-        /* A file must keep cpu_samples <= samples to be read back. */
-        if (e->samples < e->cpu_samples)
-            e->samples = e->cpu_samples;
-        if (e->samples < e->gpu_samples)
-            e->samples = e->gpu_samples;
-    }
-    qsort(t.entries, t.n, sizeof t.entries[0], threshold_cmp);
     apo__timestamp_format(now_seconds(), t.updated_at, sizeof t.updated_at);
 
     if (t.n > THRESHOLD_ENTRIES_MAX) {

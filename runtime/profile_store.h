@@ -137,6 +137,11 @@ void apo__thresholds_free(apo__thresholds *t);
 apo_status apo__thresholds_merge(const char *path, const apo__threshold *adds, size_t n_adds,
                                  apo__thresholds *merged, char *err, size_t err_size);
 
+/* Merges `adds` into `t` in memory, by the same rule as apo__thresholds_merge (which uses
+ * it under its lock); `t` stays sorted by key. Returns APO_ERR_OUT_OF_MEMORY (t unchanged
+ * apart from its capacity). */
+apo_status apo__thresholds_add(apo__thresholds *t, const apo__threshold *adds, size_t n_adds);
+
 /* The canonical key "<function>:{'<name>': <value>, ..., 'size': <samples>}", names sorted
  * (byte order) with 'size' among them; integral values print without a decimal point,
  * others as the shortest "%.{15,16,17}g" that reads back exactly. Returns APO_OK or

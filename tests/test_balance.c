@@ -763,3 +763,49 @@ Test(balance, should_use_gpu_interpolates_thresholds, .timeout = 60, .init = mak
     cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000000, NULL), APO_ERR_NULL);
     apo_runtime_destroy(rt);
 }
+
+/* Profiling a real cpu beside a stand-in GPU with a large fixed time fills the thresholds
+ * in memory (profiles off), and the decision follows: the cpu alone for small series, the
+ * stand-in too once the cpu's predicted time passes its 50 ms latency. */
+Test(balance, profiling_feeds_the_cpu_or_gpu_decision_in_memory, .timeout = 120) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = "cpu:threads=1,sim:gpu:rate=1e10:latency=50ms";
+    config.profiles = APO_SWITCH_OFF;
+    config.learn = APO_SWITCH_OFF;
+    apo_runtime *rt = NULL;
+    cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
+    int use = -1;
+    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000, &use), APO_ERR_NOT_FOUND);
+    cr_assert_eq(use, 0);
+
+    static const uint64_t sizes[3] = {20000, 100000, 400000};
+    apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
+    opt.tag = "bollinger";
+    opt.sizes = sizes;
+    opt.n_sizes = 3;
+    opt.runs = 3;
+    apo_profile_result r = APO_PROFILE_RESULT_INIT;
+    cr_assert_eq(apo_profile_auto_balance(rt, &opt, &r), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(r.written, 0, "profiles are off: nothing is written");
+    size_t n = 0;
+    cr_assert_eq(apo_threshold_count(rt, &n), APO_OK);
+    cr_assert_eq(n, 3, "one threshold entry per size, got %zu", n);
+    apo_threshold_info info = APO_THRESHOLD_INFO_INIT;
+    cr_assert_eq(apo_threshold_get(rt, 0, &info), APO_OK);
+    cr_assert(strstr(info.key, "bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': ") ==
+                  info.key,
+              "%s", info.key);
+    cr_assert(info.gpu_ms_avg >= 50.0, "the stand-in's time includes its latency: %g",
+              info.gpu_ms_avg);
+    cr_assert(isfinite(info.cpu_ms_avg) && info.samples == 1);
+
+    /* A single-threaded cpu takes well under 50 ms for 1000 samples and far more for 1e9. */
+    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000, &use), APO_OK);
+    cr_assert_eq(use, 0);
+    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000000000, &use), APO_OK);
+    cr_assert_eq(use, 1);
+    /* Other parameters were never measured. */
+    apo_param other = {"period", 30};
+    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", &other, 1, 1000, &use), APO_ERR_NOT_FOUND);
+    apo_runtime_destroy(rt);
+}
