@@ -1,1 +1,1010 @@
-int main(void) { return 0; }
+/*
+ * bench_balance.c: apo-bench-balance, how well the runtime splits work across devices of
+ * different speeds (docs/PERF.md, section "Balancing").
+ *
+ * Each scenario is a device set: simulated devices on the virtual clock (their time is
+ * modelled as latency + elements / rate, so the figures are exact and free of noise while
+ * the results are still computed on the CPU), and the machine's own devices on the wall
+ * clock. Each scenario runs three strategies, each on a fresh runtime with the profile
+ * files off (the user's multigpu.json and thresholds.json are never read or written):
+ *   equal     explicit equal ratios in apo_workload.ratios, online refinement off;
+ *   profiled  apo_profile_auto_balance() first, then the calls with refinement off;
+ *   online    refinement on, starting from nothing (the first call splits equally).
+ * Every strategy makes a series of calls of the same workload and records, per call, the
+ * makespan, the balance efficiency, the ratio source and each device's share and busy time
+ * from apo_report.
+ *
+ * Correctness comes first: every call's outputs must be bitwise equal to those of the first
+ * equal-split call of the same scenario and size (memcmp per element); the elements that
+ * are not count in #wrong, and any makes the program exit 1. Targets are reported, not
+ * asserted: a missed target still exits 0.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <apportion.h>
+#include <jansson.h>
+
+#define PROG "apo-bench-balance"
+
+/* The targets of the balancing issue. */
+#define TARGET_PROFILED_EFF 0.98
+#define TARGET_ONLINE_EFF 0.97
+#define TARGET_ONLINE_CALLS 5
+
+/* Median makespans within this fraction count as "not worse" on the wall clock, where two
+ * series of the same split differ by a few percent from noise alone. The virtual clock is
+ * exact, so there only rounding is forgiven. */
+#define WALL_NOISE_REL 0.05
+#define VIRTUAL_NOISE_REL 1e-9
+
+/* calls_to_hold()'s answers besides a count. */
+#define REACH_NEVER (-1)
+#define REACH_NA (-2)
+
+/* ---- scenarios ------------------------------------------------------------------------ */
+
+typedef enum strategy { S_EQUAL = 0, S_PROFILED = 1, S_ONLINE = 2, N_STRATEGIES = 3 } strategy;
+
+static const char *const strategy_names[N_STRATEGIES] = {"equal", "profiled", "online"};
+
+#define MAX_SIZES 4
+
+typedef struct scenario {
+    const char *name;
+    const char *devices; /* NULL: the machine's devices (APPORTION_DEVICES, else auto) */
+    int machine;         /* wall clock, machine kernel */
+    const char *what;
+    size_t n_sizes; /* 0: --size */
+    double sizes[MAX_SIZES];
+    int default_calls;
+    int slowdown; /* a device slows down during the series */
+    /* The profiled strategy's device list, with %d for slow_after (NULL: `devices`).
+     * Profiling runs count as a sim device's calls, so with the same slow_after the device
+     * would slow down during profiling instead of at the same call of the series as with
+     * the other strategies: its slow_after is moved on by the profiling calls. */
+    const char *profiled_devices_fmt;
+} scenario;
+
+/* Profiling: the default sizes (sample_size / 16, / 4 and sample_size: three) and this many
+ * timed runs, each after one untimed warm-up, all with work on each device in turn. */
+#define PROFILE_RUNS 5u
+#define PROFILE_SIZES 3
+#define PROFILE_CALLS_PER_DEVICE (PROFILE_SIZES * (PROFILE_RUNS + 1))
+#define SLOWDOWN_AFTER 11
+
+static const scenario scenarios[] = {
+    {"rates-1-2-8",
+     "sim:a:rate=1e8:latency=50us,sim:b:rate=2e8:latency=50us,sim:c:rate=8e8:latency=50us",
+     0,
+     "three sims at 1e8, 2e8 and 8e8 elements/s, 50 us latency each: the ideal split is "
+     "1:2:8",
+     0,
+     {0},
+     12,
+     0,
+     NULL},
+    {"latency-flip",
+     "sim:fast:rate=1e9:latency=20ms,sim:slow:rate=1e8",
+     0,
+     "a fast sim with 20 ms latency beside a slow one without: slow alone is best up to about "
+     "2e6 samples, both above",
+     4,
+     {1e5, 1e6, 3e6, 1e7},
+     12,
+     0,
+     NULL},
+    {"one-slow-of-four",
+     "sim:d0:rate=4e8:latency=100us,sim:d1:rate=4e8:latency=100us,sim:d2:rate=4e8:latency=100us,"
+     "sim:d3:rate=4e7:latency=100us",
+     0,
+     "three sims at 4e8 and one at 4e7 elements/s, 100 us latency each",
+     0,
+     {0},
+     12,
+     0,
+     NULL},
+    {"slowdown",
+     "sim:a:rate=4e8,sim:b:rate=4e8:slow_after=11:slow_rate=2e8",
+     0,
+     "two sims at 4e8 elements/s; b drops to 2e8 from its 11th call with work",
+     0,
+     {0},
+     20,
+     1,
+     "sim:a:rate=4e8,sim:b:rate=4e8:slow_after=%u:slow_rate=2e8"},
+    {"machine", NULL, 1, "this machine's devices, wall clock", 0, {0}, 12, 0, NULL},
+};
+#define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+/* ---- options -------------------------------------------------------------------------- */
+
+typedef struct options {
+    int calls; /* 0: each scenario's default */
+    double size;
+    const char *kernel;
+    const char *machine_kernel;
+    const char *scenarios; /* comma list, NULL: all */
+    const char *csv, *json, *timeline;
+} options;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: " PROG " [options]\n"
+            "  --calls N          calls per strategy (default 12; 20 for slowdown)\n"
+            "  --size N           samples of the one-row workload (default 4e6; latency-flip\n"
+            "                     runs its own sizes 1e5, 1e6, 3e6, 1e7)\n"
+            "  --kernel K         kernel of the simulated scenarios (default returns_stats)\n"
+            "  --machine-kernel K kernel of the machine scenario (default bollinger)\n"
+            "  --scenarios LIST   comma list of rates-1-2-8, latency-flip, one-slow-of-four,\n"
+            "                     slowdown, machine (default: all)\n"
+            "  --csv FILE         one row per call\n"
+            "  --json FILE        everything, as JSON\n"
+            "  --timeline FILE    rates-1-2-8: per-device busy and wait time of the last call of\n"
+            "                     the equal and the profiled split (CSV)\n"
+            "  --help\n");
+}
+
+static int parse_count(const char *s, double lo, double hi, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= lo && v <= hi) || v != floor(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Whether `name` is in the comma list (NULL: everything). */
+static int selected(const char *list, const char *name) {
+    if (list == NULL)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return 1;
+        p += n + (comma != NULL);
+    }
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double d;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (v == NULL) {
+            fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
+            return -1;
+        } else if (strcmp(a, "--calls") == 0 && parse_count(v, 1, 100000, &d) == 0) {
+            o->calls = (int)d;
+        } else if (strcmp(a, "--size") == 0 && parse_count(v, 2, 1e10, &d) == 0) {
+            o->size = d;
+        } else if (strcmp(a, "--kernel") == 0) {
+            o->kernel = v;
+        } else if (strcmp(a, "--machine-kernel") == 0) {
+            o->machine_kernel = v;
+        } else if (strcmp(a, "--scenarios") == 0) {
+            o->scenarios = v;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = v;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = v;
+        } else if (strcmp(a, "--timeline") == 0) {
+            o->timeline = v;
+        } else {
+            fprintf(stderr, PROG ": bad option or value: %s %s\n", a, v);
+            return -1;
+        }
+        i++;
+    }
+    /* Every listed scenario must exist: a typo would otherwise run nothing and pass. */
+    for (const char *p = o->scenarios; p != NULL && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        int known = 0;
+        for (size_t s = 0; s < N_SCENARIOS; s++)
+            known |= strlen(scenarios[s].name) == n && strncmp(p, scenarios[s].name, n) == 0;
+        if (!known) {
+            fprintf(stderr, PROG ": unknown scenario \"%.*s\" in --scenarios\n", (int)n, p);
+            return -1;
+        }
+        p += n + (comma != NULL);
+    }
+    return 0;
+}
+
+/* ---- small helpers -------------------------------------------------------------------- */
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n values (v is left unchanged); NaN for n == 0. */
+static double median_of(const double *v, size_t n) {
+    if (n == 0)
+        return NAN;
+    double *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return NAN;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    free(s);
+    return m;
+}
+
+static uint64_t splitmix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A positive random walk around 100, one series: sample t depends on (seed, t) and the
+ * samples before it only, so a shorter series is a prefix of a longer one and one input
+ * serves every size. */
+static void fill_walk(double *x, size_t n, uint64_t seed) {
+    double w = 0.0;
+    for (size_t t = 0; t < n; t++) {
+        uint64_t u = splitmix64(seed + t);
+        w += ((double)(u >> 11) * 0x1p-53 - 0.5) * 1e-3;
+        x[t] = 100.0 * exp(w);
+    }
+}
+
+static void load_average(char *buf, size_t size) {
+    snprintf(buf, size, "?");
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL)
+        return;
+    double l1, l5, l15;
+    if (fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
+        snprintf(buf, size, "%.2f %.2f %.2f", l1, l5, l15);
+    fclose(f);
+}
+
+static int report_failure(apo_status st, const char *what, char *msg, size_t size) {
+    if (st == APO_OK)
+        return 0;
+    snprintf(msg, size, "%s: %s: %s", what, apo_status_name(st), apo_last_error());
+    fprintf(stderr, PROG ": %s\n", msg);
+    return 1;
+}
+
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* ---- one series of calls -------------------------------------------------------------- */
+
+typedef struct call_rec {
+    double makespan_ms, efficiency;
+    apo_ratio_source source;
+    int slow; /* a device with slow_after ran at its slow rate in this call */
+    long wrong;
+    double share[APO_MAX_DEVICES], wall_ms[APO_MAX_DEVICES], wait_ms[APO_MAX_DEVICES];
+    uint64_t elements[APO_MAX_DEVICES];
+} call_rec;
+
+typedef struct row_result {
+    const scenario *sc;
+    const char *kernel;
+    size_t size;
+    strategy strat;
+    int virtual_clock;
+    int failed;
+    char failure[512];
+    size_t n_devices;
+    char ids[APO_MAX_DEVICES][APO_ID_MAX];
+    size_t n_calls;
+    call_rec *calls;
+    double median_ms, final_eff, min_eff;
+    long reach;     /* calls after the first until efficiency holds >= 0.97; -1: never */
+    long slow_call; /* 1-based index of the first slowed call; 0: none */
+    long rereach;   /* calls after the first slowed one until it holds again; -1: never */
+    long wrong;
+    int has_profile;
+    double profile_s; /* wall time apo_profile_auto_balance() took */
+    apo_profile_result profile;
+} row_result;
+
+/* The buffers of one scenario and size: the outputs of the call under test and the
+ * reference (the first equal-split call's outputs). */
+typedef struct io_set {
+    const double *input;
+    size_t n_out;
+    size_t len[APO_MAX_IO];
+    double *out[APO_MAX_IO];
+    double *ref[APO_MAX_IO];
+    int have_ref;
+} io_set;
+
+/* Whether the device with slow_after ran at its slow rate: its measured busy time is nearer
+ * to latency + n / slow_rate than to latency + n / rate. Read from the report rather than
+ * counted, because profiling runs also count as the device's calls. */
+static int ran_slow(const apo_device_info *di, const apo_device_report *d) {
+    if (di->kind != APO_DEVICE_SIM || di->sim_slow_after == 0 || d->elements == 0)
+        return 0;
+    double n = (double)d->elements, t = d->wall_ms * 1e-3;
+    double fast = di->sim_latency_s + n / di->sim_rate;
+    double slow = di->sim_latency_s + n / di->sim_slow_rate;
+    return fabs(t - slow) < fabs(t - fast);
+}
+
+/* The number of calls after `from` (0-based) from which the efficiency stays at or above
+ * `target` up to `to`; -1 when it never does. */
+static long calls_to_hold(const call_rec *c, size_t from, size_t to, double target) {
+    size_t k = to;
+    while (k > from && c[k - 1].efficiency >= target)
+        k--;
+    return k < to ? (long)(k - from) : REACH_NEVER;
+}
+
+static void run_row(const scenario *sc, const char *kernel, size_t size, strategy strat,
+                    int n_calls, io_set *io, row_result *r) {
+    memset(r, 0, sizeof *r);
+    r->sc = sc;
+    r->kernel = kernel;
+    r->size = size;
+    r->strat = strat;
+    r->virtual_clock = !sc->machine;
+    r->reach = r->rereach = REACH_NEVER;
+    r->median_ms = r->final_eff = r->min_eff = NAN;
+    r->profile.size = sizeof r->profile;
+
+    /* A fresh runtime per strategy, so that no model carries over; profiles off, so that
+     * the user's profile files are neither read nor written. */
+    apo_config cfg = APO_CONFIG_INIT;
+    cfg.devices = sc->devices;
+    char devices[512];
+    if (strat == S_PROFILED && sc->profiled_devices_fmt != NULL) {
+        snprintf(devices, sizeof devices, sc->profiled_devices_fmt,
+                 SLOWDOWN_AFTER + PROFILE_CALLS_PER_DEVICE);
+        cfg.devices = devices;
+    }
+    cfg.sim_clock = sc->machine ? APO_SIM_CLOCK_WALL : APO_SIM_CLOCK_VIRTUAL;
+    cfg.profiles = APO_SWITCH_OFF;
+    cfg.learn = strat == S_ONLINE ? APO_SWITCH_ON : APO_SWITCH_OFF;
+    apo_runtime *rt = NULL;
+    apo_device_info info[APO_MAX_DEVICES];
+    double ratios[APO_MAX_DEVICES];
+    if (report_failure(apo_runtime_create(&cfg, &rt), "apo_runtime_create", r->failure,
+                       sizeof r->failure) ||
+        report_failure(apo_device_count(rt, &r->n_devices), "apo_device_count", r->failure,
+                       sizeof r->failure)) {
+        r->failed = 1;
+        goto done;
+    }
+    for (size_t i = 0; i < r->n_devices; i++) {
+        info[i] = (apo_device_info)APO_DEVICE_INFO_INIT;
+        if (report_failure(apo_device_get(rt, i, &info[i]), "apo_device_get", r->failure,
+                           sizeof r->failure)) {
+            r->failed = 1;
+            goto done;
+        }
+        snprintf(r->ids[i], sizeof r->ids[i], "%s", info[i].id);
+        ratios[i] = 1.0;
+    }
+
+    if (strat == S_PROFILED) {
+        apo_profile_options po = APO_PROFILE_OPTIONS_INIT;
+        po.tag = kernel;
+        po.kernel = kernel;
+        po.sample_size = size;
+        po.runs = PROFILE_RUNS;
+        po.seed = 7;
+        double t0 = now_s();
+        apo_status st = apo_profile_auto_balance(rt, &po, &r->profile);
+        r->profile_s = now_s() - t0;
+        if (report_failure(st, "apo_profile_auto_balance", r->failure, sizeof r->failure)) {
+            r->failed = 1;
+            goto done;
+        }
+        r->has_profile = 1;
+    }
+
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = 1;
+    w.cols = size;
+    w.inputs = &io->input;
+    w.n_inputs = 1;
+    w.outputs = io->out;
+    w.n_outputs = io->n_out;
+    w.seed = 20261121;
+    if (strat == S_EQUAL) {
+        w.ratios = ratios;
+        w.n_ratios = r->n_devices;
+    }
+
+    r->calls = calloc((size_t)n_calls, sizeof *r->calls);
+    if (r->calls == NULL) {
+        snprintf(r->failure, sizeof r->failure, "out of memory");
+        r->failed = 1;
+        goto done;
+    }
+    for (int c = 0; c < n_calls; c++) {
+        /* A byte pattern no kernel writes, so that an output left unwritten shows. */
+        for (size_t o = 0; o < io->n_out; o++)
+            memset(io->out[o], 0xA5, io->len[o] * sizeof(double));
+        apo_report rep = APO_REPORT_INIT;
+        if (report_failure(apo_distribute_workload(rt, &w, &rep), "apo_distribute_workload",
+                           r->failure, sizeof r->failure)) {
+            r->failed = 1;
+            break;
+        }
+        call_rec *cr = &r->calls[r->n_calls++];
+        if (!io->have_ref) {
+            /* The first equal-split call of this scenario and size is the reference. */
+            for (size_t o = 0; o < io->n_out; o++)
+                memcpy(io->ref[o], io->out[o], io->len[o] * sizeof(double));
+            io->have_ref = 1;
+        }
+        for (size_t o = 0; o < io->n_out; o++)
+            for (size_t i = 0; i < io->len[o]; i++)
+                cr->wrong += memcmp(&io->out[o][i], &io->ref[o][i], sizeof(double)) != 0;
+        r->wrong += cr->wrong;
+        cr->makespan_ms = rep.makespan_ms;
+        cr->efficiency = rep.balance_efficiency;
+        cr->source = rep.ratio_source;
+        for (size_t i = 0; i < rep.n_devices && i < r->n_devices; i++) {
+            cr->share[i] = rep.devices[i].share;
+            cr->wall_ms[i] = rep.devices[i].wall_ms;
+            cr->wait_ms[i] = rep.devices[i].wait_ms;
+            cr->elements[i] = rep.devices[i].elements;
+            cr->slow |= ran_slow(&info[i], &rep.devices[i]);
+        }
+    }
+
+    if (r->n_calls > 0) {
+        double *v = malloc(r->n_calls * sizeof *v);
+        r->min_eff = INFINITY;
+        for (size_t c = 0; c < r->n_calls; c++) {
+            if (v != NULL)
+                v[c] = r->calls[c].makespan_ms;
+            r->min_eff = fmin(r->min_eff, r->calls[c].efficiency);
+            if (r->slow_call == 0 && r->calls[c].slow)
+                r->slow_call = (long)c + 1;
+        }
+        r->median_ms = v != NULL ? median_of(v, r->n_calls) : NAN;
+        free(v);
+        r->final_eff = r->calls[r->n_calls - 1].efficiency;
+        size_t phase_end = r->slow_call > 0 ? (size_t)r->slow_call - 1 : r->n_calls;
+        /* A device slowed from the first call (profiling used up its fast calls) leaves
+         * no phase before the slowdown to measure. */
+        r->reach =
+            phase_end > 0 ? calls_to_hold(r->calls, 0, phase_end, TARGET_ONLINE_EFF) : REACH_NA;
+        if (r->slow_call > 0)
+            r->rereach =
+                calls_to_hold(r->calls, (size_t)r->slow_call - 1, r->n_calls, TARGET_ONLINE_EFF);
+    }
+done:
+    apo_runtime_destroy(rt);
+}
+
+/* ---- printing ------------------------------------------------------------------------- */
+
+static void print_table_header(void) {
+    printf("%-17s %-9s %9s %5s %11s %9s %8s %6s %11s %6s  %s\n", "# scenario", "strategy", "size",
+           "calls", "makespan_ms", "eff_final", "eff_min", "reach", "re-reach", "#wrong",
+           "final shares");
+}
+
+static void fmt_calls(long v, char *buf, size_t size) {
+    if (v == REACH_NA)
+        snprintf(buf, size, "-");
+    else if (v < 0)
+        snprintf(buf, size, "never");
+    else
+        snprintf(buf, size, "%ld", v);
+}
+
+static void print_row(const row_result *r) {
+    if (r->failed && r->n_calls == 0) {
+        printf("%-17s %-9s %9zu  FAILED: %s\n", r->sc->name, strategy_names[r->strat], r->size,
+               r->failure);
+        return;
+    }
+    char reach[24], rereach[48], shares[256] = "";
+    fmt_calls(r->reach, reach, sizeof reach);
+    if (r->slow_call > 0) {
+        char n[24];
+        fmt_calls(r->rereach, n, sizeof n);
+        snprintf(rereach, sizeof rereach, "%s@%ld", n, r->slow_call);
+    } else {
+        snprintf(rereach, sizeof rereach, "-");
+    }
+    const call_rec *last = &r->calls[r->n_calls - 1];
+    size_t used = 0;
+    for (size_t i = 0; i < r->n_devices && used < sizeof shares; i++)
+        used += (size_t)snprintf(shares + used, sizeof shares - used, "%s%.3f", i ? "/" : "",
+                                 last->share[i]);
+    printf("%-17s %-9s %9zu %5zu %11.3f %9.4f %8.4f %6s %11s %6ld  %s (%s)\n", r->sc->name,
+           strategy_names[r->strat], r->size, r->n_calls, r->median_ms, r->final_eff, r->min_eff,
+           reach, rereach, r->wrong, shares, apo_ratio_source_name(last->source));
+    if (r->failed)
+        printf("#   FAILED after %zu calls: %s\n", r->n_calls, r->failure);
+    fflush(stdout);
+}
+
+static void print_profile(const row_result *r) {
+    if (!r->has_profile)
+        return;
+    printf("#   profile of %s at %zu (%u runs, took %.1f ms of wall time): predicted %.3f ms, "
+           "measured median %.3f ms\n",
+           r->sc->name, r->size, r->profile.runs, r->profile_s * 1e3, r->profile.predicted_ms,
+           r->median_ms);
+    for (size_t i = 0; i < r->profile.n_devices; i++) {
+        const apo_device_model *m = &r->profile.devices[i];
+        if (!m->valid) {
+            printf("#     %-12s no model\n", m->id);
+            continue;
+        }
+        printf("#     %-12s latency %9.4f ms  %9.4f ms/Melem  ratio %.4f  samples %llu  dropped "
+               "%llu\n",
+               m->id, m->latency_ms, m->ms_per_melem, m->ratio, (unsigned long long)m->samples,
+               (unsigned long long)m->dropped);
+    }
+}
+
+static json_t *row_json(const row_result *r) {
+    json_t *calls = json_array();
+    for (size_t c = 0; c < r->n_calls; c++) {
+        const call_rec *cr = &r->calls[c];
+        json_t *devs = json_array();
+        for (size_t i = 0; i < r->n_devices; i++)
+            json_array_append_new(devs,
+                                  json_pack("{s:s,s:f,s:I,s:f,s:f}", "id", r->ids[i], "share",
+                                            cr->share[i], "elements", (json_int_t)cr->elements[i],
+                                            "wall_ms", cr->wall_ms[i], "wait_ms", cr->wait_ms[i]));
+        json_array_append_new(
+            calls, json_pack("{s:I,s:f,s:f,s:s,s:b,s:I,s:o}", "call", (json_int_t)c + 1,
+                             "makespan_ms", cr->makespan_ms, "efficiency", cr->efficiency, "source",
+                             apo_ratio_source_name(cr->source), "slowed", cr->slow, "wrong",
+                             (json_int_t)cr->wrong, "devices", devs));
+    }
+    json_t *j = json_pack(
+        "{s:s,s:s,s:s,s:I,s:b,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:o}", "scenario", r->sc->name,
+        "strategy", strategy_names[r->strat], "kernel", r->kernel, "size", (json_int_t)r->size,
+        "virtual_clock", r->virtual_clock, "calls", (json_int_t)r->n_calls, "median_makespan_ms",
+        num_or_null(r->median_ms), "final_efficiency", num_or_null(r->final_eff), "min_efficiency",
+        num_or_null(r->min_eff), "calls_to_reach",
+        r->reach >= 0 ? json_integer(r->reach) : json_null(), "slowdown_call",
+        r->slow_call > 0 ? json_integer(r->slow_call) : json_null(), "calls_to_rereach",
+        r->rereach >= 0 && r->slow_call > 0 ? json_integer(r->rereach) : json_null(), "failure",
+        r->failed ? json_string(r->failure) : json_null(), "wrong", (json_int_t)r->wrong,
+        "per_call", calls);
+    if (r->has_profile) {
+        json_t *models = json_array();
+        for (size_t i = 0; i < r->profile.n_devices; i++) {
+            const apo_device_model *m = &r->profile.devices[i];
+            json_array_append_new(
+                models,
+                json_pack("{s:s,s:b,s:o,s:o,s:o,s:I,s:I}", "id", m->id, "valid", m->valid,
+                          "latency_ms", num_or_null(m->latency_ms), "ms_per_melem",
+                          num_or_null(m->ms_per_melem), "ratio", num_or_null(m->ratio), "samples",
+                          (json_int_t)m->samples, "dropped", (json_int_t)m->dropped));
+        }
+        json_object_set_new(j, "profile",
+                            json_pack("{s:f,s:I,s:o,s:I,s:o}", "seconds", r->profile_s, "runs",
+                                      (json_int_t)r->profile.runs, "predicted_ms",
+                                      num_or_null(r->profile.predicted_ms), "sample_size",
+                                      (json_int_t)r->profile.sample_size, "devices", models));
+    }
+    return j;
+}
+
+/* ---- targets -------------------------------------------------------------------------- */
+
+typedef struct targets {
+    json_t *list;
+    int pass, fail;
+} targets;
+
+static void target_line(targets *t, int pass, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void target_line(targets *t, int pass, const char *what, const char *fmt, ...) {
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    printf("#   %s  %-62s %s\n", pass ? "PASS" : "FAIL", what, detail);
+    json_array_append_new(
+        t->list, json_pack("{s:s,s:b,s:s}", "target", what, "pass", pass, "detail", detail));
+    if (pass)
+        t->pass++;
+    else
+        t->fail++;
+}
+
+static const row_result *find_row(const row_result *rows, size_t n, const scenario *sc, size_t size,
+                                  strategy s) {
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].sc == sc && rows[i].size == size && rows[i].strat == s && rows[i].n_calls > 0)
+            return &rows[i];
+    return NULL;
+}
+
+static void check_targets(const row_result *rows, size_t n_rows, targets *t) {
+    printf("\n# TARGETS\n");
+    char what[128];
+    for (size_t i = 0; i < n_rows; i++) {
+        const row_result *r = &rows[i];
+        if (r->strat != S_PROFILED)
+            continue;
+        snprintf(what, sizeof what, "profiled eff >= %.2f: %s @ %zu", TARGET_PROFILED_EFF,
+                 r->sc->name, r->size);
+        if (r->n_calls == 0) {
+            target_line(t, 0, what, "no calls: %s", r->failure);
+            continue;
+        }
+        /* Refinement is off for the profiled strategy, so it cannot follow a device that
+         * slows down after profiling: it is judged on the calls its profile describes, and
+         * the rest is shown beside. */
+        size_t end = r->slow_call > 1 ? (size_t)r->slow_call - 1 : r->n_calls;
+        double mn = INFINITY, after = INFINITY;
+        for (size_t c = 0; c < r->n_calls; c++)
+            if (c < end)
+                mn = fmin(mn, r->calls[c].efficiency);
+            else
+                after = fmin(after, r->calls[c].efficiency);
+        if (end < r->n_calls)
+            target_line(t, mn >= TARGET_PROFILED_EFF, what,
+                        "min %.4f over calls 1-%zu (before the slowdown); after it min %.4f "
+                        "(refinement off: not expected to follow)",
+                        mn, end, after);
+        else
+            target_line(t, mn >= TARGET_PROFILED_EFF, what, "min %.4f over %zu calls%s", mn,
+                        r->n_calls,
+                        r->slow_call == 1 ? " (slowed from call 1: profiling used the device's "
+                                            "calls before the slowdown)"
+                                          : "");
+    }
+    for (size_t i = 0; i < n_rows; i++) {
+        const row_result *r = &rows[i];
+        if (r->strat != S_ONLINE)
+            continue;
+        snprintf(what, sizeof what, "online >= %.2f within %d calls: %s @ %zu", TARGET_ONLINE_EFF,
+                 TARGET_ONLINE_CALLS, r->sc->name, r->size);
+        if (r->n_calls == 0) {
+            target_line(t, 0, what, "no calls: %s", r->failure);
+            continue;
+        }
+        char n[48];
+        if (r->reach >= 0)
+            snprintf(n, sizeof n, "reached after %ld call(s)", r->reach);
+        else
+            snprintf(n, sizeof n, "not reached in %zu calls", r->n_calls);
+        target_line(t, r->reach >= 0 && r->reach <= TARGET_ONLINE_CALLS, what,
+                    "%s from the equal start (eff call 1 %.4f, final %.4f)", n,
+                    r->calls[0].efficiency, r->final_eff);
+        if (r->slow_call > 0) {
+            snprintf(what, sizeof what, "online >= %.2f within %d calls after slowdown: %s",
+                     TARGET_ONLINE_EFF, TARGET_ONLINE_CALLS, r->sc->name);
+            if (r->rereach >= 0)
+                snprintf(n, sizeof n, "re-reached after %ld call(s)", r->rereach);
+            else
+                snprintf(n, sizeof n, "not re-reached by call %zu", r->n_calls);
+            target_line(t, r->rereach >= 0 && r->rereach <= TARGET_ONLINE_CALLS, what,
+                        "slowed at call %ld (eff %.4f), %s", r->slow_call,
+                        r->calls[r->slow_call - 1].efficiency, n);
+        } else if (r->sc->slowdown) {
+            snprintf(what, sizeof what, "online within %d calls after slowdown: %s",
+                     TARGET_ONLINE_CALLS, r->sc->name);
+            target_line(t, 0, what, "no slowed call seen in %zu calls (--calls too small?)",
+                        r->n_calls);
+        }
+    }
+    for (size_t i = 0; i < n_rows; i++) {
+        const row_result *r = &rows[i];
+        if (r->strat == S_EQUAL || r->n_calls == 0)
+            continue;
+        const row_result *eq = find_row(rows, n_rows, r->sc, r->size, S_EQUAL);
+        if (eq == NULL)
+            continue;
+        double tol = r->virtual_clock ? VIRTUAL_NOISE_REL : WALL_NOISE_REL;
+        snprintf(what, sizeof what, "%s not worse than equal: %s @ %zu", strategy_names[r->strat],
+                 r->sc->name, r->size);
+        target_line(t, r->median_ms <= eq->median_ms * (1 + tol), what,
+                    "median %.3f ms vs equal %.3f ms (%.2fx)%s", r->median_ms, eq->median_ms,
+                    eq->median_ms / r->median_ms,
+                    r->virtual_clock ? "" : " (wall clock, 5% noise)");
+    }
+}
+
+/* ---- outputs -------------------------------------------------------------------------- */
+
+static int write_csv(const char *path, const row_result *rows, size_t n_rows) {
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    size_t max_dev = 0;
+    for (size_t i = 0; i < n_rows; i++)
+        max_dev = rows[i].n_devices > max_dev ? rows[i].n_devices : max_dev;
+    fprintf(f, "scenario,strategy,size,call,makespan_ms,efficiency,source");
+    for (size_t d = 0; d < max_dev; d++)
+        fprintf(f, ",share_%zu", d);
+    for (size_t d = 0; d < max_dev; d++)
+        fprintf(f, ",wall_ms_%zu", d);
+    fprintf(f, "\n");
+    for (size_t i = 0; i < n_rows; i++) {
+        const row_result *r = &rows[i];
+        for (size_t c = 0; c < r->n_calls; c++) {
+            const call_rec *cr = &r->calls[c];
+            fprintf(f, "%s,%s,%zu,%zu,%.6f,%.6f,%s", r->sc->name, strategy_names[r->strat], r->size,
+                    c + 1, cr->makespan_ms, cr->efficiency, apo_ratio_source_name(cr->source));
+            /* Scenarios differ in their device count: missing devices are empty cells. */
+            for (size_t d = 0; d < max_dev; d++)
+                if (d < r->n_devices)
+                    fprintf(f, ",%.6f", cr->share[d]);
+                else
+                    fputc(',', f);
+            for (size_t d = 0; d < max_dev; d++)
+                if (d < r->n_devices)
+                    fprintf(f, ",%.6f", cr->wall_ms[d]);
+                else
+                    fputc(',', f);
+            fprintf(f, "\n");
+        }
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* All devices of a call start together (one dispatch, no failover here), so a device's
+ * timeline is busy from 0 for wall_ms and then waits for the slowest. */
+static int write_timeline(const char *path, const row_result *rows, size_t n_rows) {
+    const row_result *sel[2] = {NULL, NULL};
+    for (size_t i = 0; i < n_rows; i++) {
+        if (strcmp(rows[i].sc->name, "rates-1-2-8") != 0 || rows[i].n_calls == 0)
+            continue;
+        if (rows[i].strat == S_EQUAL)
+            sel[0] = &rows[i];
+        else if (rows[i].strat == S_PROFILED)
+            sel[1] = &rows[i];
+    }
+    if (sel[0] == NULL && sel[1] == NULL) {
+        fprintf(stderr, PROG ": --timeline: the rates-1-2-8 scenario did not run\n");
+        return -1;
+    }
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    fprintf(f, "strategy,device,start_ms,busy_ms,wait_ms\n");
+    for (int s = 0; s < 2; s++) {
+        if (sel[s] == NULL)
+            continue;
+        const call_rec *cr = &sel[s]->calls[sel[s]->n_calls - 1];
+        for (size_t d = 0; d < sel[s]->n_devices; d++)
+            fprintf(f, "%s,%s,%.6f,%.6f,%.6f\n", strategy_names[sel[s]->strat], sel[s]->ids[d], 0.0,
+                    cr->wall_ms[d], cr->wait_ms[d]);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+    options opt = {.size = 4e6, .kernel = "returns_stats", .machine_kernel = "bollinger"};
+    if (parse_options(argc, argv, &opt) != 0) {
+        usage(stderr);
+        return 2;
+    }
+    int api_failed = 0;
+    long total_wrong = 0;
+    double t_start = now_s();
+
+    /* One input serves every size (a shorter series is a prefix of the longest). */
+    size_t max_size = (size_t)opt.size;
+    size_t max_rows = 0;
+    for (size_t s = 0; s < N_SCENARIOS; s++) {
+        if (!selected(opt.scenarios, scenarios[s].name))
+            continue;
+        for (size_t k = 0; k < scenarios[s].n_sizes; k++)
+            max_size =
+                (size_t)scenarios[s].sizes[k] > max_size ? (size_t)scenarios[s].sizes[k] : max_size;
+        max_rows += N_STRATEGIES * (scenarios[s].n_sizes ? scenarios[s].n_sizes : 1);
+    }
+    double *input = malloc(max_size * sizeof *input);
+    row_result *rows = calloc(max_rows, sizeof *rows);
+    if (input == NULL || rows == NULL) {
+        fprintf(stderr, PROG ": out of memory for %zu samples\n", max_size);
+        free(input);
+        free(rows);
+        return 1;
+    }
+    fill_walk(input, max_size, 0x5eedba1aull);
+    size_t n_rows = 0;
+
+    char host[256] = "?", load_start[64], load_end[64];
+    gethostname(host, sizeof host - 1);
+    load_average(load_start, sizeof load_start);
+    printf("# " PROG " (apportion %s)\n", apo_version());
+    printf("# host %s, %ld online cpus, load average %s\n", host, sysconf(_SC_NPROCESSORS_ONLN),
+           load_start);
+    printf("# one series (rows = 1); kernel %s for the sims, %s for the machine; fresh runtime per "
+           "strategy, profile files off\n",
+           opt.kernel, opt.machine_kernel);
+    printf("# strategies: equal = explicit equal ratios, learn off; profiled = "
+           "apo_profile_auto_balance(sample_size = size, default sizes and runs), learn off;\n"
+           "#   online = learn on from nothing (call 1 splits equally)\n");
+    printf("# makespan_ms = median over the calls; eff = apo_report.balance_efficiency;\n"
+           "#   reach = calls after call 1 until eff >= %.2f holds for the rest of the series "
+           "(before any slowdown);\n"
+           "#   re-reach = N@S: the device slowed at call S (seen in its busy time), eff >= %.2f "
+           "holds again N calls later\n",
+           TARGET_ONLINE_EFF, TARGET_ONLINE_EFF);
+    printf("# #wrong = output elements not bitwise equal to the first equal-split call's "
+           "(memcmp)\n");
+    fflush(stdout);
+
+    json_t *jscen = json_array();
+    for (size_t s = 0; s < N_SCENARIOS; s++) {
+        const scenario *sc = &scenarios[s];
+        if (!selected(opt.scenarios, sc->name))
+            continue;
+        const char *kernel = sc->machine ? opt.machine_kernel : opt.kernel;
+        int n_calls = opt.calls > 0 ? opt.calls : sc->default_calls;
+
+        /* A probe runtime lists the devices and gives the outputs' shapes. */
+        apo_config cfg = APO_CONFIG_INIT;
+        cfg.devices = sc->devices;
+        cfg.sim_clock = sc->machine ? APO_SIM_CLOCK_WALL : APO_SIM_CLOCK_VIRTUAL;
+        cfg.profiles = APO_SWITCH_OFF;
+        cfg.learn = APO_SWITCH_OFF;
+        apo_runtime *probe = NULL;
+        apo_kernel_info ki = APO_KERNEL_INFO_INIT;
+        char msg[512];
+        size_t n_dev = 0;
+        if (report_failure(apo_runtime_create(&cfg, &probe), "apo_runtime_create", msg,
+                           sizeof msg) ||
+            report_failure(apo_device_count(probe, &n_dev), "apo_device_count", msg, sizeof msg) ||
+            report_failure(apo_kernel_get(probe, kernel, &ki), "apo_kernel_get", msg, sizeof msg)) {
+            printf("\n# scenario %s: FAILED: %s\n", sc->name, msg);
+            apo_runtime_destroy(probe);
+            api_failed = 1;
+            continue;
+        }
+        printf("\n# scenario %s: %s\n", sc->name, sc->what);
+        printf("#   devices \"%s\", %s clock, kernel %s, %d calls per strategy\n",
+               sc->devices ? sc->devices : "(machine default)", sc->machine ? "wall" : "virtual",
+               kernel, n_calls);
+        json_t *jdevs = json_array();
+        for (size_t i = 0; i < n_dev; i++) {
+            apo_device_info di = APO_DEVICE_INFO_INIT;
+            if (apo_device_get(probe, i, &di) == APO_OK) {
+                printf("#   device %zu: %s\n", i, di.label);
+                json_array_append_new(jdevs,
+                                      json_pack("{s:s,s:s}", "id", di.id, "label", di.label));
+            }
+        }
+        size_t n_warn = 0;
+        apo_runtime_warning_count(probe, &n_warn);
+        for (size_t i = 0; i < n_warn; i++) {
+            const char *wmsg;
+            if (apo_runtime_warning(probe, i, &wmsg) == APO_OK)
+                printf("#   runtime warning: %s\n", wmsg);
+        }
+        if (sc->profiled_devices_fmt != NULL) {
+            char devices[512];
+            snprintf(devices, sizeof devices, sc->profiled_devices_fmt,
+                     SLOWDOWN_AFTER + PROFILE_CALLS_PER_DEVICE);
+            printf("#   profiled strategy: devices \"%s\": profiling makes %u calls on each device "
+                   "first, so slow_after moves on by as many and the slowdown lands on the same "
+                   "call of the series\n",
+                   devices, PROFILE_CALLS_PER_DEVICE);
+        }
+        const int skip_online = sc->machine && n_dev == 1;
+        if (skip_online)
+            printf("#   one device: balance is trivially 1; online refinement has nothing to "
+                   "split, so only equal and profiled run\n");
+        print_table_header();
+
+        size_t n_sizes = sc->n_sizes ? sc->n_sizes : 1;
+        for (size_t k = 0; k < n_sizes; k++) {
+            size_t size = sc->n_sizes ? (size_t)sc->sizes[k] : (size_t)opt.size;
+            io_set io = {.input = input, .n_out = ki.n_outputs};
+            int ok = 1;
+            for (size_t o = 0; o < io.n_out && ok; o++) {
+                apo_workload w = APO_WORKLOAD_INIT;
+                w.kernel = kernel;
+                w.rows = 1;
+                w.cols = size;
+                w.n_inputs = 1;
+                size_t orow, ocol;
+                ok = !report_failure(apo_output_shape(probe, &w, o, &orow, &ocol),
+                                     "apo_output_shape", msg, sizeof msg);
+                io.len[o] = ok ? orow * ocol : 0;
+                ok = ok && (io.out[o] = malloc(io.len[o] * sizeof(double))) != NULL &&
+                     (io.ref[o] = malloc(io.len[o] * sizeof(double))) != NULL;
+            }
+            if (!ok) {
+                printf("%-17s %9zu  FAILED: %s\n", sc->name, size, msg);
+                api_failed = 1;
+            }
+            for (int st = 0; st < N_STRATEGIES && ok; st++) {
+                if (st == S_ONLINE && skip_online)
+                    continue;
+                row_result *r = &rows[n_rows++];
+                run_row(sc, kernel, size, (strategy)st, n_calls, &io, r);
+                api_failed |= r->failed;
+                total_wrong += r->wrong;
+                print_row(r);
+            }
+            for (size_t o = 0; o < io.n_out; o++) {
+                free(io.out[o]);
+                free(io.ref[o]);
+            }
+        }
+        for (size_t i = 0; i < n_rows; i++)
+            if (rows[i].sc == sc)
+                print_profile(&rows[i]);
+        json_t *jrows = json_array();
+        for (size_t i = 0; i < n_rows; i++)
+            if (rows[i].sc == sc)
+                json_array_append_new(jrows, row_json(&rows[i]));
+        json_array_append_new(jscen,
+                              json_pack("{s:s,s:s,s:o,s:s,s:b,s:I,s:o,s:o}", "name", sc->name,
+                                        "what", sc->what, "device_list",
+                                        sc->devices ? json_string(sc->devices) : json_null(),
+                                        "kernel", kernel, "virtual_clock", !sc->machine, "calls",
+                                        (json_int_t)n_calls, "devices", jdevs, "rows", jrows));
+        apo_runtime_destroy(probe);
+    }
+
+    targets tg = {json_array(), 0, 0};
+    check_targets(rows, n_rows, &tg);
+    printf("# targets: %d pass, %d fail\n", tg.pass, tg.fail);
+    printf("# total #wrong: %ld%s\n", total_wrong, api_failed ? "; a library call FAILED" : "");
+    load_average(load_end, sizeof load_end);
+    printf("# load average at the end: %s; bench took %.1f s\n", load_end, now_s() - t_start);
+
+    int exit_code = total_wrong != 0 || api_failed ? 1 : 0;
+    if (opt.csv != NULL && write_csv(opt.csv, rows, n_rows) != 0) {
+        fprintf(stderr, PROG ": cannot write %s\n", opt.csv);
+        exit_code = 1;
+    }
+    if (opt.timeline != NULL && write_timeline(opt.timeline, rows, n_rows) != 0) {
+        fprintf(stderr, PROG ": cannot write the timeline %s\n", opt.timeline);
+        exit_code = 1;
+    }
+    if (opt.json != NULL) {
+        json_t *root =
+            json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:s,s:s,s:o,s:o,s:I,s:b}", "program", PROG,
+                      "library_version", apo_version(), "host", host, "load_average_start",
+                      load_start, "load_average_end", load_end, "size", (json_int_t)opt.size,
+                      "seconds", now_s() - t_start, "kernel", opt.kernel, "machine_kernel",
+                      opt.machine_kernel, "scenarios", jscen, "targets", tg.list, "total_wrong",
+                      (json_int_t)total_wrong, "library_error", api_failed);
+        jscen = tg.list = NULL;
+        if (root == NULL ||
+            json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
+            fprintf(stderr, PROG ": cannot write %s\n", opt.json);
+            exit_code = 1;
+        }
+        json_decref(root);
+    }
+    json_decref(jscen);
+    json_decref(tg.list);
+    for (size_t i = 0; i < n_rows; i++)
+        free(rows[i].calls);
+    free(rows);
+    free(input);
+    return exit_code;
+}
