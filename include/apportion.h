@@ -582,6 +582,7 @@ typedef struct apo_threshold_info {
     char key[256];
     double cpu_ms_avg, gpu_ms_avg;
     uint64_t samples;
+    int simulated; /* some GPU time came from a sim device standing in for a GPU */
 } apo_threshold_info;
 
 #define APO_THRESHOLD_INFO_INIT                                                                    \

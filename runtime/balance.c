@@ -506,10 +506,12 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
             double t = medians_ms[d * n_sizes + s];
             if (isnan(t))
                 continue;
-            if (b->devices[d].info.kind == APO_DEVICE_CPU)
+            if (b->devices[d].info.kind == APO_DEVICE_CPU) {
                 a->cpu_ms_avg = t;
-            else if (isnan(a->gpu_ms_avg) || t < a->gpu_ms_avg)
+            } else if (isnan(a->gpu_ms_avg) || t < a->gpu_ms_avg) {
                 a->gpu_ms_avg = t;
+                a->simulated = b->devices[d].info.kind == APO_DEVICE_SIM;
+            }
         }
         if (apo__threshold_key(a->key, function, param_names, param_values, n_params, sizes[s]) !=
             APO_OK)

@@ -575,6 +575,7 @@ apo_status apo_threshold_get(apo_runtime *rt, size_t index, apo_threshold_info *
         info->cpu_ms_avg = e->cpu_ms_avg;
         info->gpu_ms_avg = e->gpu_ms_avg;
         info->samples = e->samples;
+        info->simulated = e->simulated;
     }
     pthread_mutex_unlock(&b->mutex);
     return st;

@@ -957,6 +957,14 @@ static apo_status threshold_from_json(const vctx *v, const char *key, const json
             return invalid(v, jp, "expected 0 since %s_ms_avg is absent, got %llu", side_names[s],
                            (unsigned long long)*count[s]);
     }
+    const json_t *simulated = threadx ? NULL : json_object_get(j, "simulated");
+    if (simulated != NULL) {
+        jpath_join(jp, sizeof jp, ep, "simulated");
+        if (!json_is_boolean(simulated))
+            return invalid(v, jp, "expected true or false, got %s",
+                           describe(simulated, got, sizeof got));
+        t->simulated = json_is_true(simulated);
+    }
     return APO_OK;
 }
 
@@ -1408,6 +1416,8 @@ static json_t *thresholds_to_json(const apo__thresholds *t) {
         put_count(ej, "samples", e->samples, &failed);
         put_count(ej, "cpu_samples", e->cpu_samples, &failed);
         put_count(ej, "gpu_samples", e->gpu_samples, &failed);
+        if (e->simulated)
+            put(ej, "simulated", json_true(), &failed);
         put(entries, e->key, ej, &failed);
     }
     put(root, "entries", entries, &failed);
@@ -1678,6 +1688,7 @@ apo_status apo__thresholds_add(apo__thresholds *t, const apo__threshold *adds, s
         merge_side(&e->gpu_ms_avg, &e->gpu_samples, a->gpu_ms_avg,
                    add_count(a->gpu_ms_avg, a->gpu_samples, a->samples));
         e->samples = sat_add(e->samples, a->samples);
+        e->simulated |= a->simulated && !isnan(a->gpu_ms_avg);
         /* A file must keep cpu_samples <= samples to be read back. */
         if (e->samples < e->cpu_samples)
             e->samples = e->cpu_samples;

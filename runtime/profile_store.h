@@ -115,6 +115,7 @@ typedef struct apo__threshold {
     uint64_t samples;     /* measurements merged into the entry */
     uint64_t cpu_samples; /* of which had a CPU time */
     uint64_t gpu_samples; /* of which had a GPU time */
+    int simulated;        /* some GPU time came from a sim device standing in for a GPU */
 } apo__threshold;
 
 typedef struct apo__thresholds {

@@ -798,6 +798,7 @@ Test(balance, profiling_feeds_the_cpu_or_gpu_decision_in_memory, .timeout = 120)
     cr_assert(info.gpu_ms_avg >= 50.0, "the stand-in's time includes its latency: %g",
               info.gpu_ms_avg);
     cr_assert(isfinite(info.cpu_ms_avg) && info.samples == 1);
+    cr_assert_eq(info.simulated, 1, "the GPU side's time came from a sim device");
 
     /* A single-threaded cpu takes well under 50 ms for 1000 samples and far more for 1e9. */
     cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000, &use), APO_OK);

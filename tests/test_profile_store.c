@@ -1300,3 +1300,35 @@ Test(profile_store, timestamp_rejects, .timeout = 10) {
         cr_expect_eq(apo__timestamp_parse(bad[i]), -1, "accepted \"%s\"", bad[i]);
     cr_assert_eq(apo__timestamp_parse(NULL), -1);
 }
+
+Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 20) {
+    char dir[64], path[256], err[512];
+    make_tmp(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/thresholds.json", dir);
+    const char *k = "bollinger:{'period': 20, 'size': 10000}";
+    apo__threshold a = add(k, 2.0, 1.0, 1);
+    apo__thresholds t;
+    cr_assert_eq(apo__thresholds_merge(path, &a, 1, &t, err, sizeof err), APO_OK, "%s", err);
+    cr_assert_eq(t.entries[0].simulated, 0);
+    apo__thresholds_free(&t);
+
+    /* A sim device's time marks the entry; a later real one does not clear the mark. */
+    a.simulated = 1;
+    cr_assert_eq(apo__thresholds_merge(path, &a, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    a.simulated = 0;
+    cr_assert_eq(apo__thresholds_merge(path, &a, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    apo__thresholds back;
+    cr_assert_eq(apo__thresholds_load(path, &back, NULL, err, sizeof err), APO_OK, "%s", err);
+    cr_assert_eq(back.entries[0].simulated, 1);
+    cr_assert_eq(back.entries[0].samples, 3);
+    apo__thresholds_free(&back);
+
+    write_text(path, "{\"format\": \"apportion.thresholds/1\", \"updated_at\": "
+                     "\"2026-01-01T00:00:00Z\", \"entries\": {\"f:{'size': 1}\": {\"cpu_ms_avg\": "
+                     "1, \"samples\": 1, \"simulated\": \"yes\"}}}");
+    int missing = 0;
+    cr_assert_eq(apo__thresholds_load(path, &back, &missing, err, sizeof err),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err, "simulated") != NULL && strstr(err, "true or false") != NULL, "%s", err);
+    rm_tree(dir);
+}
