@@ -15,6 +15,9 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2 };
 /* Commands: each takes argv with argv[0] the command name and returns an exit status. */
 int cli_cmd_devices(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
+int cli_cmd_profile(int argc, char **argv);
+int cli_cmd_show(int argc, char **argv);
+int cli_cmd_set_ratios(int argc, char **argv);
 
 #if defined(__GNUC__)
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -54,5 +57,13 @@ int cli_runtime_create(const char *devices, apo_runtime **rt);
 
 /* Whether stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);
+
+/* Parses a duration "N" followed by one unit, s, m, h or d ("30s", "15m", "12h", "7d"): N a
+ * positive decimal integer, nothing before or after. Returns 0 with *seconds set, or -1. */
+int cli_parse_duration(const char *text, double *seconds);
+
+/* Formats an age in seconds for people: "45s", "3m", "2.1h", "5d" (one decimal below 10 of
+ * the unit, none above; "unknown" for NaN, "0s" for a small negative clock difference). */
+void cli_format_age(double seconds, char *out, size_t size);
 
 #endif /* APO_CLI_CLI_H */

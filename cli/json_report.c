@@ -171,3 +171,47 @@ void cli_report_print(FILE *f, const apo_report *r) {
                 d->wait_ms, d->throughput / 1e6, status);
     }
 }
+
+json_t *cli_device_model_json(const apo_device_model *m, int dropped) {
+    json_t *o = json_object();
+    json_object_set_new(o, "id", cli_json_string(m->id));
+    json_object_set_new(o, "label", cli_json_string(m->label));
+    json_object_set_new(o, "ratio", cli_json_number(m->ratio));
+    json_object_set_new(o, "latency_ms", m->valid ? cli_json_number(m->latency_ms) : json_null());
+    json_object_set_new(o, "ms_per_melem",
+                        m->valid ? cli_json_number(m->ms_per_melem) : json_null());
+    json_object_set_new(o, "samples", cli_json_u64(m->samples));
+    if (dropped)
+        json_object_set_new(o, "dropped", cli_json_u64(m->dropped));
+    return o;
+}
+
+/* A figure of a model, or "-" when it is unknown. */
+static void model_figure(char *out, size_t size, int known, double v, int decimals) {
+    if (known && isfinite(v))
+        snprintf(out, size, "%.*f", decimals, v);
+    else
+        snprintf(out, size, "-");
+}
+
+void cli_device_models_print(FILE *f, const apo_device_model *models, size_t n, int indent,
+                             int dropped) {
+    /* The label comes last: it is free text of any length (a GPU's name, a sim's rates). */
+    fprintf(f, "%*s%-40s %7s %11s %13s %8s", indent, "", "device", "ratio", "latency_ms",
+            "ms_per_melem", "samples");
+    if (dropped)
+        fprintf(f, " %8s", "dropped");
+    fprintf(f, "  label\n");
+    for (size_t i = 0; i < n && i < APO_MAX_DEVICES; i++) {
+        const apo_device_model *m = &models[i];
+        char ratio[32], latency[32], cost[32];
+        model_figure(ratio, sizeof ratio, 1, m->ratio, 3);
+        model_figure(latency, sizeof latency, m->valid, m->latency_ms, 4);
+        model_figure(cost, sizeof cost, m->valid, m->ms_per_melem, 4);
+        fprintf(f, "%*s%-40s %7s %11s %13s %8llu", indent, "", m->id, ratio, latency, cost,
+                (unsigned long long)m->samples);
+        if (dropped)
+            fprintf(f, " %8llu", (unsigned long long)m->dropped);
+        fprintf(f, "  %s\n", m->label);
+    }
+}

@@ -45,4 +45,14 @@ json_t *cli_report_json(const apo_report *report, const apo_runtime *rt,
 /* Prints the report of one run as text. */
 void cli_report_print(FILE *f, const apo_report *report);
 
+/* One device's cost model (profile and show): {id, label, ratio, latency_ms, ms_per_melem,
+ * samples} and, with `dropped`, the profiling runs dropped as outliers. Unknown figures are
+ * null. */
+json_t *cli_device_model_json(const apo_device_model *m, int dropped);
+
+/* The device models as a table, one line each, indented by `indent` spaces; with `dropped`,
+ * a column of the runs dropped. Unknown figures are shown as "-". */
+void cli_device_models_print(FILE *f, const apo_device_model *models, size_t n, int indent,
+                             int dropped);
+
 #endif /* APO_CLI_JSON_REPORT_H */

@@ -23,6 +23,9 @@ static const char top_help[] =
     "Commands:\n"
     "  devices    list the devices found, with their health\n"
     "  run        distribute one workload and print the report\n"
+    "  profile    measure every device on the sample workloads and write the profiles\n"
+    "  show       show the stored profiles: ratios, models, age, staleness\n"
+    "  set-ratios force the shares of a workload\n"
     "\n"
     "Options:\n"
     "  -h, --help     show this help (also 'apportion <command> --help')\n"
@@ -141,6 +144,64 @@ int cli_runtime_create(const char *devices, apo_runtime **rt) {
 
 int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
 
+int cli_parse_duration(const char *text, double *seconds) {
+    const size_t len = strlen(text);
+    if (len < 2)
+        return -1;
+    double unit;
+    switch (text[len - 1]) {
+    case 's':
+        unit = 1.0;
+        break;
+    case 'm':
+        unit = 60.0;
+        break;
+    case 'h':
+        unit = 3600.0;
+        break;
+    case 'd':
+        unit = 86400.0;
+        break;
+    default:
+        return -1;
+    }
+    char digits[32];
+    if (len - 1 >= sizeof digits)
+        return -1;
+    memcpy(digits, text, len - 1);
+    digits[len - 1] = '\0';
+    uint64_t n;
+    if (cli_parse_u64(digits, &n) != 0 || n == 0)
+        return -1;
+    *seconds = (double)n * unit;
+    return 0;
+}
+
+/* "2.1" or, at 10 and above or when whole, "45": the figure of an age. */
+static void format_figure(double v, const char *unit, char *out, size_t size) {
+    if (v < 10.0 && floor(v * 10.0 + 0.5) != floor(v + 0.5) * 10.0)
+        snprintf(out, size, "%.1f%s", v, unit);
+    else
+        snprintf(out, size, "%.0f%s", v, unit);
+}
+
+void cli_format_age(double seconds, char *out, size_t size) {
+    if (isnan(seconds)) {
+        snprintf(out, size, "unknown");
+        return;
+    }
+    if (seconds < 0.0)
+        seconds = 0.0;
+    if (seconds < 60.0)
+        snprintf(out, size, "%.0fs", floor(seconds));
+    else if (seconds < 3600.0)
+        format_figure(seconds / 60.0, "m", out, size);
+    else if (seconds < 86400.0)
+        format_figure(seconds / 3600.0, "h", out, size);
+    else
+        format_figure(seconds / 86400.0, "d", out, size);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2)
         return cli_usage_error(NULL, "missing command");
@@ -157,6 +218,12 @@ int main(int argc, char **argv) {
         return cli_cmd_devices(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return cli_cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "profile") == 0)
+        return cli_cmd_profile(argc - 1, argv + 1);
+    if (strcmp(cmd, "show") == 0)
+        return cli_cmd_show(argc - 1, argv + 1);
+    if (strcmp(cmd, "set-ratios") == 0)
+        return cli_cmd_set_ratios(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s'", cmd);
     return cli_usage_error(NULL, "unknown command '%s'", cmd);

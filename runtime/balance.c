@@ -63,18 +63,25 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
         ts->forced = e->origin == APO_ORIGIN_FORCED;
     }
     if (e->origin != APO_ORIGIN_THREADX) {
+        /* Every device of this runtime must be in a model entry; one listed without a model
+         * (it has not worked yet: online refinement stored it so) borrows one, see
+         * complete_models(). A device the entry does not know means the machine changed. */
         size_t with_model = 0;
         for (size_t d = 0; d < b->n_devices; d++) {
             const apo__stored_device *s = stored_device(b, e, d);
+            if (s == NULL && e->origin != APO_ORIGIN_FORCED) {
+                snprintf(reason, reason_size, "device %s is not in it", b->devices[d].info.id);
+                return -1;
+            }
             if (s != NULL && isfinite(s->latency_ms) && isfinite(s->ms_per_melem))
                 apo__model_from_stored(&ts->models[d], s->latency_ms, s->ms_per_melem, s->samples);
             with_model += ts->models[d].valid;
-            if (!ts->models[d].valid && e->origin != APO_ORIGIN_FORCED) {
-                snprintf(reason, reason_size, "no model for device %s", b->devices[d].info.id);
-                return -1;
-            }
         }
-        ts->from_profile = with_model > 0 && e->origin == APO_ORIGIN_PROFILE;
+        if (with_model == 0 && !ts->has_ratios) {
+            snprintf(reason, reason_size, "it has no model for any of this runtime's devices");
+            return -1;
+        }
+        ts->from_profile = with_model > 0 && e->origin != APO_ORIGIN_ONLINE;
         ts->refined = with_model > 0 && e->origin == APO_ORIGIN_ONLINE;
     }
     return 0;
@@ -283,7 +290,7 @@ static void entry_from_state(const apo__balance *b, const apo__tag_state *ts,
     e->origin = ts->forced    ? APO_ORIGIN_FORCED
                 : ts->refined ? APO_ORIGIN_ONLINE
                               : APO_ORIGIN_PROFILE;
-    e->sample_size = ts->from_profile ? ts->sample_size : (uint64_t)ts->last_elements;
+    e->sample_size = ts->sample_size;
     e->runs = ts->runs;
     apo__timestamp_format((double)time(NULL), e->updated_at, sizeof e->updated_at);
 
@@ -460,7 +467,10 @@ void apo__balance_observe(apo__balance *b, const char *tag, double total_element
                 apo__model_observe(&ts->models[d], (double)elements[d], busy_s[d]);
         ts->refined = 1;
         ts->dirty = 1;
-        ts->last_elements = total_elements;
+        /* Stored ratios are the shares at the sample size: for models learnt without a
+         * profile, the size of the first call. */
+        if (ts->sample_size == 0)
+            ts->sample_size = (uint64_t)total_elements;
         if (b->profiles_on && apo__now() - b->last_persist >= b->persist_interval_s &&
             save_locked(b) != APO_OK)
             apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "refined models not stored: %s",

@@ -25,9 +25,9 @@ typedef struct apo__tag_state {
     int forced;                         /* ...set by apo_set_ratios (else ThreadX ratios) */
     double ratios[APO_MAX_DEVICES];
     int dirty;            /* changed since it was last written */
-    uint64_t sample_size; /* elements the stored ratios are for */
+    uint64_t sample_size; /* elements the stored ratios are for (profiled, else the first
+                             call's) */
     unsigned runs;
-    double last_elements; /* size of the last call, for online-only entries */
 } apo__tag_state;
 
 typedef struct apo__balance {
