@@ -1516,6 +1516,73 @@ static void note_aside(char *err, size_t err_size, const char *aside, const char
     errf(err, err_size, "kept the unusable file aside as %s and started afresh: %s", aside, reason);
 }
 
+/* The state of one read-modify-write of a profile file, between taking its lock and
+ * writing it back. */
+typedef struct locked_file {
+    int lock;
+    file_info info;
+    const char *aside; /* where an unusable file goes, or NULL */
+    char aside_path[APO_PATH_MAX + 16];
+    char reason[APO_LABEL_MAX * 4]; /* why it was unusable */
+} locked_file;
+
+typedef apo_status (*file_reader)(const char *path, void *out, file_info *info, char *err,
+                                  size_t err_size);
+
+/* Creates the folder, takes the lock and reads the current file into `out` (out_size
+ * bytes) with `read`. An unusable file is to be kept aside (lf->aside) and `out` starts
+ * empty; a file that cannot be read at all fails, with the lock released. */
+static apo_status lock_and_read(const char *path, file_reader read, void *out, size_t out_size,
+                                locked_file *lf, char *err, size_t err_size) {
+    lf->aside = NULL;
+    apo_status st = apo__profile_make_dir(path, err, err_size);
+    if (st != APO_OK)
+        return st;
+    if ((st = lock_take(path, &lf->lock, err, err_size)) != APO_OK)
+        return st;
+    st = read(path, out, &lf->info, lf->reason, sizeof lf->reason);
+    if (st != APO_OK && lf->info.fault == FAULT_CONTENT) {
+        snprintf(lf->aside_path, sizeof lf->aside_path, "%s.corrupt", path);
+        lf->aside = lf->aside_path;
+        memset(out, 0, out_size);
+        return APO_OK;
+    }
+    if (st != APO_OK) {
+        lock_release(lf->lock);
+        errf(err, err_size, "%s", lf->reason);
+    }
+    return st;
+}
+
+/* Writes `root` (which it takes) unless the file would hold more than `max` `what`, and
+ * releases the lock; on success notes in err when the old file was kept aside. */
+static apo_status write_and_unlock(const char *path, json_t *root, size_t count, size_t max,
+                                   const char *what, locked_file *lf, char *err, size_t err_size) {
+    apo_status st;
+    if (count > max) {
+        json_decref(root);
+        st = APO_ERR_INVALID_ARGUMENT;
+        errf(err, err_size, "%s: would hold %zu %s, more than the %zu a file may hold; not written",
+             path, count, what, max);
+    } else {
+        st = write_profile(path, root, &lf->info, lf->aside, err, err_size);
+    }
+    lock_release(lf->lock);
+    if (st == APO_OK && lf->aside != NULL)
+        note_aside(err, err_size, lf->aside, lf->reason);
+    return st;
+}
+
+static apo_status read_multigpu_file(const char *path, void *out, file_info *info, char *err,
+                                     size_t err_size) {
+    return multigpu_read(path, out, info, err, err_size);
+}
+
+static apo_status read_thresholds_file(const char *path, void *out, file_info *info, char *err,
+                                       size_t err_size) {
+    return thresholds_read(path, out, info, err, err_size);
+}
+
 apo_status apo__multigpu_update(const char *path, const char *host,
                                 const apo__stored_workload *updates, size_t n_updates,
                                 const char *const *removals, size_t n_removals,
@@ -1544,36 +1611,18 @@ apo_status apo__multigpu_update(const char *path, const char *host,
             return APO_ERR_INVALID_ARGUMENT;
         }
     }
-    apo_status st = apo__profile_make_dir(path, err, err_size);
+    apo__multigpu p;
+    locked_file lf;
+    apo_status st = lock_and_read(path, read_multigpu_file, &p, sizeof p, &lf, err, err_size);
     if (st != APO_OK)
         return st;
-    int lock;
-    if ((st = lock_take(path, &lock, err, err_size)) != APO_OK)
-        return st;
-
-    char reason[APO_LABEL_MAX * 4];
-    apo__multigpu p;
-    file_info info;
-    st = multigpu_read(path, &p, &info, reason, sizeof reason);
-    const char *aside = NULL;
-    char aside_path[APO_PATH_MAX + 16];
-    if (st != APO_OK && info.fault == FAULT_CONTENT) {
-        snprintf(aside_path, sizeof aside_path, "%s.corrupt", path);
-        aside = aside_path;
-        memset(&p, 0, sizeof p);
-        st = APO_OK;
-    } else if (st != APO_OK) {
-        lock_release(lock);
-        errf(err, err_size, "%s", reason);
-        return st;
-    }
 
     /* Room for every old entry plus every update; removals only shrink it. */
     size_t cap = p.n_workloads + n_updates;
     apo__stored_workload *list = realloc(p.workloads, (cap > 0 ? cap : 1) * sizeof *list);
     if (list == NULL) {
         apo__multigpu_free(&p);
-        lock_release(lock);
+        lock_release(lf.lock);
         errf(err, err_size, "%s: out of memory", path);
         return APO_ERR_OUT_OF_MEMORY;
     }
@@ -1608,22 +1657,12 @@ apo_status apo__multigpu_update(const char *path, const char *host,
     apo__timestamp_format(now, p.updated_at, sizeof p.updated_at);
     p.threadx = 0;
 
-    if (p.n_workloads > WORKLOADS_MAX) {
-        st = APO_ERR_INVALID_ARGUMENT;
-        errf(err, err_size,
-             "%s: would hold %zu workloads, more than the %d a file may hold; not "
-             "written",
-             path, p.n_workloads, WORKLOADS_MAX);
-    } else {
-        st = write_profile(path, multigpu_to_json(&p), &info, aside, err, err_size);
-    }
-    lock_release(lock);
+    st = write_and_unlock(path, multigpu_to_json(&p), p.n_workloads, WORKLOADS_MAX, "workloads",
+                          &lf, err, err_size);
     if (st != APO_OK) {
         apo__multigpu_free(&p);
         return st;
     }
-    if (aside != NULL)
-        note_aside(err, err_size, aside, reason);
     if (merged != NULL)
         *merged = p;
     else
@@ -1719,54 +1758,25 @@ apo_status apo__thresholds_merge(const char *path, const apo__threshold *adds, s
             return APO_ERR_INVALID_ARGUMENT;
         }
     }
-    apo_status st = apo__profile_make_dir(path, err, err_size);
+    apo__thresholds t;
+    locked_file lf;
+    apo_status st = lock_and_read(path, read_thresholds_file, &t, sizeof t, &lf, err, err_size);
     if (st != APO_OK)
         return st;
-    int lock;
-    if ((st = lock_take(path, &lock, err, err_size)) != APO_OK)
-        return st;
-
-    char reason[APO_LABEL_MAX * 4];
-    apo__thresholds t;
-    file_info info;
-    st = thresholds_read(path, &t, &info, reason, sizeof reason);
-    const char *aside = NULL;
-    char aside_path[APO_PATH_MAX + 16];
-    if (st != APO_OK && info.fault == FAULT_CONTENT) {
-        snprintf(aside_path, sizeof aside_path, "%s.corrupt", path);
-        aside = aside_path;
-        memset(&t, 0, sizeof t);
-        st = APO_OK;
-    } else if (st != APO_OK) {
-        lock_release(lock);
-        errf(err, err_size, "%s", reason);
-        return st;
-    }
-
     if (apo__thresholds_add(&t, adds, n_adds) != APO_OK) {
         apo__thresholds_free(&t);
-        lock_release(lock);
+        lock_release(lf.lock);
         errf(err, err_size, "%s: out of memory", path);
         return APO_ERR_OUT_OF_MEMORY;
     }
     apo__timestamp_format(now_seconds(), t.updated_at, sizeof t.updated_at);
 
-    if (t.n > THRESHOLD_ENTRIES_MAX) {
-        st = APO_ERR_INVALID_ARGUMENT;
-        errf(err, err_size,
-             "%s: would hold %zu entries, more than the %d a file may hold; not "
-             "written",
-             path, t.n, THRESHOLD_ENTRIES_MAX);
-    } else {
-        st = write_profile(path, thresholds_to_json(&t), &info, aside, err, err_size);
-    }
-    lock_release(lock);
+    st = write_and_unlock(path, thresholds_to_json(&t), t.n, THRESHOLD_ENTRIES_MAX, "entries", &lf,
+                          err, err_size);
     if (st != APO_OK) {
         apo__thresholds_free(&t);
         return st;
     }
-    if (aside != NULL)
-        note_aside(err, err_size, aside, reason);
     if (merged != NULL)
         *merged = t;
     else
