@@ -1,7 +1,9 @@
 /*
- * bench.h: what the pieces of apo-bench-kernels share. The bench uses the public header
- * (include/apportion.h), libc, OpenMP and jansson; overhead.c alone also calls the pure
- * tile functions of kernels/kernels.h, for the direct-call baseline (see overhead.c).
+ * bench.h: what the apo-bench-* programs share (apo-bench-kernels, apo-bench-balance,
+ * apo-bench-auto-profile). Every program compiles common.c, the shared helpers below; only
+ * apo-bench-kernels compiles stream.c and overhead.c and uses OpenMP. The benches use the
+ * public header (include/apportion.h), libc and jansson; overhead.c alone also calls the
+ * pure tile functions of kernels/kernels.h, for the direct-call baseline (see overhead.c).
  */
 #ifndef APO_BENCH_H
 #define APO_BENCH_H
@@ -13,7 +15,10 @@
 
 #include "apportion.h"
 
-/* ---- timing and statistics (bench_kernels.c) ------------------------------------------ */
+/* The program's name, for messages: each apo-bench-* program defines it. */
+extern const char bench_prog[];
+
+/* ---- timing and statistics (common.c) ------------------------------------------------- */
 
 /* Monotonic seconds. */
 double bench_now(void);
@@ -26,6 +31,28 @@ double bench_min(const double *v, size_t n);
 
 /* Prints the failing call with apo_last_error() to stderr; returns 1 when st is not OK. */
 int bench_check(apo_status st, const char *what);
+
+/* ---- options and environment (common.c) ----------------------------------------------- */
+
+/* Parses a whole number in [lo, hi] into *out; returns 0, or -1 (out untouched). */
+int bench_parse_count(const char *s, double lo, double hi, double *out);
+
+/* Whether `name` is in the comma list (NULL: everything). */
+int bench_selected(const char *list, const char *name);
+
+/* The first three fields of /proc/loadavg ("?" where there is none): the machine is shared,
+ * so every run says how busy it was. */
+void bench_load_average(char *buf, size_t size);
+
+/* ---- seeded data (common.c) ----------------------------------------------------------- */
+
+/* The splitmix64 finaliser: one 64-bit hash step. */
+uint64_t bench_splitmix64(uint64_t z);
+
+/* A positive random walk around 100, one series of n samples: sample t depends on
+ * (seed, t) and the samples before it only, so a shorter series is a prefix of a longer
+ * one and one input serves every size (apo-bench-balance, apo-bench-auto-profile). */
+void bench_fill_walk_series(double *x, size_t n, uint64_t seed);
 
 /* ---- STREAM-style ceiling (stream.c) --------------------------------------------------- */
 
@@ -67,7 +94,8 @@ int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *
                    size_t calls, bench_overhead_row *row);
 
 /* Seeded positive random walk, rows x cols, row-major, first-touched in parallel
- * (bench_kernels.c). Row r is a function of (seed, r) only. */
+ * (bench_kernels.c, built with OpenMP). Row r is a function of (seed, r) only; not the same
+ * numbers as bench_fill_walk_series. */
 void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed);
 
 #endif /* APO_BENCH_H */

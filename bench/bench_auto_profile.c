@@ -20,14 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <apportion.h>
-#include <jansson.h>
+#include "bench.h"
 
 #define PROG "apo-bench-auto-profile"
 #define MAX_SIZES 64
+
+const char bench_prog[] = PROG;
 
 typedef struct options {
     uint64_t sizes[MAX_SIZES];
@@ -56,15 +56,6 @@ static void usage(FILE *f) {
             "  --help\n");
 }
 
-static int parse_count(const char *s, double lo, double hi, double *out) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !(v >= lo && v <= hi) || v != floor(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_options(int argc, char **argv, options *o) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -76,7 +67,7 @@ static int parse_options(int argc, char **argv, options *o) {
         if (strcmp(a, "--sizes") == 0) {
             /* Every following argument that is not an option is a size. */
             while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
-                if (o->n_sizes == MAX_SIZES || parse_count(argv[i + 1], 1, 1e12, &d) != 0) {
+                if (o->n_sizes == MAX_SIZES || bench_parse_count(argv[i + 1], 1, 1e12, &d) != 0) {
                     fprintf(stderr, PROG ": bad size \"%s\" (at most %d sizes of 1 .. 1e12)\n",
                             argv[i + 1], MAX_SIZES);
                     return -1;
@@ -92,9 +83,9 @@ static int parse_options(int argc, char **argv, options *o) {
             return -1;
         } else if (strcmp(a, "--kernel") == 0) {
             o->kernel = v;
-        } else if (strcmp(a, "--runs") == 0 && parse_count(v, 1, 1000, &d) == 0) {
+        } else if (strcmp(a, "--runs") == 0 && bench_parse_count(v, 1, 1000, &d) == 0) {
             o->runs = (unsigned)d;
-        } else if (strcmp(a, "--calls") == 0 && parse_count(v, 0, 100000, &d) == 0) {
+        } else if (strcmp(a, "--calls") == 0 && bench_parse_count(v, 0, 100000, &d) == 0) {
             o->calls = (int)d;
         } else if (strcmp(a, "--devices") == 0) {
             o->devices = v;
@@ -123,53 +114,6 @@ static int parse_options(int argc, char **argv, options *o) {
         return -1;
     }
     return 0;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static uint64_t splitmix64(uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* A positive random walk around 100; a shorter series is a prefix of a longer one. */
-static void fill_walk(double *x, size_t n, uint64_t seed) {
-    double w = 0.0;
-    for (size_t t = 0; t < n; t++) {
-        uint64_t u = splitmix64(seed + t);
-        w += ((double)(u >> 11) * 0x1p-53 - 0.5) * 1e-3;
-        x[t] = 100.0 * exp(w);
-    }
-}
-
-/* The machine is shared: every run says how busy it was (/proc/loadavg, "?" without). */
-static void load_average(char *buf, size_t size) {
-    snprintf(buf, size, "?");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f == NULL)
-        return;
-    double l1, l5, l15;
-    if (fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
-        snprintf(buf, size, "%.2f %.2f %.2f", l1, l5, l15);
-    fclose(f);
-}
-
-static int failed(apo_status st, const char *what) {
-    if (st == APO_OK)
-        return 0;
-    fprintf(stderr, PROG ": %s failed: %s: %s\n", what, apo_status_name(st), apo_last_error());
-    return 1;
 }
 
 static void progress(void *user, size_t done, size_t total, const char *what) {
@@ -252,13 +196,13 @@ int main(int argc, char **argv) {
     int exit_code = 1;
     if (res == NULL || jroot == NULL)
         goto out;
-    if (failed(apo_runtime_create(&cfg, &rt), "apo_runtime_create") ||
-        failed(apo_device_count(rt, &n_dev), "apo_device_count") ||
-        failed(apo_kernel_get(rt, opt.kernel, &ki), "apo_kernel_get"))
+    if (bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create") ||
+        bench_check(apo_device_count(rt, &n_dev), "apo_device_count") ||
+        bench_check(apo_kernel_get(rt, opt.kernel, &ki), "apo_kernel_get"))
         goto out;
 
     char load[64];
-    load_average(load, sizeof load);
+    bench_load_average(load, sizeof load);
     printf("# " PROG " (apportion %s), load average %s\n", apo_version(), load);
     printf("# kernel %s (default parameters), sizes", opt.kernel);
     for (size_t i = 0; i < opt.n_sizes; i++)
@@ -270,7 +214,7 @@ int main(int argc, char **argv) {
     json_object_set_new(jroot, "devices", jdevs);
     for (size_t i = 0; i < n_dev; i++) {
         apo_device_info di = APO_DEVICE_INFO_INIT;
-        if (failed(apo_device_get(rt, i, &di), "apo_device_get"))
+        if (bench_check(apo_device_get(rt, i, &di), "apo_device_get"))
             goto out;
         printf("#   %zu: %-14s %s\n", i, di.id, di.label);
         snprintf(ids[i], sizeof ids[i], "%s", di.id);
@@ -305,14 +249,14 @@ int main(int argc, char **argv) {
     po.seed = 7;
     if (isatty(STDERR_FILENO))
         po.progress = progress;
-    double t0 = now_s();
+    double t0 = bench_now();
     apo_status pst = apo_profile_auto_balance(rt, &po, &prof);
-    double prof_s = now_s() - t0;
+    double prof_s = bench_now() - t0;
     if (pst == APO_ERR_IO) {
         /* Profiled and applied in memory; only the files failed. Carry on and say so. */
         fprintf(stderr, PROG ": profile files not written: %s\n", apo_last_error());
         lib_failed = 1;
-    } else if (failed(pst, "apo_profile_auto_balance")) {
+    } else if (bench_check(pst, "apo_profile_auto_balance")) {
         goto out;
     }
     printf("\n# fitted models t(n) = latency + n * cost (%u runs per device and size, took %.1f "
@@ -351,7 +295,7 @@ int main(int argc, char **argv) {
     input = malloc(max_size * sizeof *input);
     if (input == NULL)
         goto out;
-    fill_walk(input, max_size, 0x5eedf00dull);
+    bench_fill_walk_series(input, max_size, 0x5eedf00dull);
     const double *in[1] = {input};
     for (size_t o = 0; o < n_out; o++) {
         apo_workload w = APO_WORKLOAD_INIT;
@@ -360,7 +304,7 @@ int main(int argc, char **argv) {
         w.cols = max_size;
         w.n_inputs = 1;
         size_t r, c;
-        if (failed(apo_output_shape(rt, &w, o, &r, &c), "apo_output_shape"))
+        if (bench_check(apo_output_shape(rt, &w, o, &r, &c), "apo_output_shape"))
             goto out;
         len_max[o] = r * c;
         if ((out[o] = malloc(len_max[o] * sizeof(double))) == NULL ||
@@ -401,7 +345,7 @@ int main(int argc, char **argv) {
         w.seed = 20261121;
 
         r->plan = (apo_plan_info)APO_PLAN_INFO_INIT;
-        if (failed(apo_plan_workload(rt, &w, &r->plan), "apo_plan_workload")) {
+        if (bench_check(apo_plan_workload(rt, &w, &r->plan), "apo_plan_workload")) {
             lib_failed = 1;
             continue;
         }
@@ -416,7 +360,7 @@ int main(int argc, char **argv) {
             snprintf(r->decision, sizeof r->decision, "n/a: %s", apo_last_error());
         else {
             snprintf(r->decision, sizeof r->decision, "error: %s", apo_status_name(gst));
-            failed(gst, "apo_should_use_gpu");
+            bench_check(gst, "apo_should_use_gpu");
             lib_failed = 1;
         }
 
@@ -424,7 +368,7 @@ int main(int argc, char **argv) {
             size_t len[APO_MAX_IO];
             for (size_t o = 0; o < n_out; o++) {
                 size_t orow, ocol;
-                if (failed(apo_output_shape(rt, &w, o, &orow, &ocol), "apo_output_shape"))
+                if (bench_check(apo_output_shape(rt, &w, o, &orow, &ocol), "apo_output_shape"))
                     goto out_sizes;
                 len[o] = orow * ocol;
             }
@@ -432,7 +376,8 @@ int main(int argc, char **argv) {
             w.outputs = ref;
             w.ratios = equal;
             w.n_ratios = n_dev;
-            if (failed(apo_distribute_workload(rt, &w, NULL), "apo_distribute_workload (equal)")) {
+            if (bench_check(apo_distribute_workload(rt, &w, NULL),
+                            "apo_distribute_workload (equal)")) {
                 lib_failed = 1;
                 continue;
             }
@@ -444,7 +389,7 @@ int main(int argc, char **argv) {
                 for (size_t o = 0; o < n_out; o++)
                     memset(out[o], 0xA5, len[o] * sizeof(double));
                 apo_report rep = APO_REPORT_INIT;
-                if (failed(apo_distribute_workload(rt, &w, &rep), "apo_distribute_workload")) {
+                if (bench_check(apo_distribute_workload(rt, &w, &rep), "apo_distribute_workload")) {
                     lib_failed = 1;
                     break;
                 }
@@ -463,9 +408,7 @@ int main(int argc, char **argv) {
                                  (unsigned long long)r->plan.device_elements[i]);
             }
             if (n_times > 0) {
-                qsort(times, (size_t)n_times, sizeof *times, cmp_double);
-                r->measured_ms = n_times % 2 ? times[n_times / 2]
-                                             : 0.5 * (times[n_times / 2 - 1] + times[n_times / 2]);
+                r->measured_ms = bench_median(times, (size_t)n_times);
             }
         }
         total_wrong += r->wrong;
@@ -508,7 +451,7 @@ out_sizes:
     free(times);
     json_object_set_new(jroot, "sizes", jsizes);
     printf("# total #wrong: %ld%s\n", total_wrong, lib_failed ? "; a library call FAILED" : "");
-    load_average(load, sizeof load);
+    bench_load_average(load, sizeof load);
     printf("# load average at the end: %s\n", load);
 
     exit_code = total_wrong != 0 || lib_failed ? 1 : 0;

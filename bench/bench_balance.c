@@ -24,13 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <apportion.h>
-#include <jansson.h>
+#include "bench.h"
 
 #define PROG "apo-bench-balance"
+
+const char bench_prog[] = PROG;
 
 /* The targets of the balancing issue. */
 #define TARGET_PROFILED_EFF 0.98
@@ -150,30 +150,6 @@ static void usage(FILE *f) {
             "  --help\n");
 }
 
-static int parse_count(const char *s, double lo, double hi, double *out) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !(v >= lo && v <= hi) || v != floor(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* Whether `name` is in the comma list (NULL: everything). */
-static int selected(const char *list, const char *name) {
-    if (list == NULL)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == len && strncmp(p, name, n) == 0)
-            return 1;
-        p += n + (comma != NULL);
-    }
-    return 0;
-}
-
 static int parse_options(int argc, char **argv, options *o) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -185,9 +161,9 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (v == NULL) {
             fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
             return -1;
-        } else if (strcmp(a, "--calls") == 0 && parse_count(v, 1, 100000, &d) == 0) {
+        } else if (strcmp(a, "--calls") == 0 && bench_parse_count(v, 1, 100000, &d) == 0) {
             o->calls = (int)d;
-        } else if (strcmp(a, "--size") == 0 && parse_count(v, 2, 1e10, &d) == 0) {
+        } else if (strcmp(a, "--size") == 0 && bench_parse_count(v, 2, 1e10, &d) == 0) {
             o->size = d;
         } else if (strcmp(a, "--kernel") == 0) {
             o->kernel = v;
@@ -224,61 +200,6 @@ static int parse_options(int argc, char **argv, options *o) {
 }
 
 /* ---- small helpers -------------------------------------------------------------------- */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of n values (v is left unchanged); NaN for n == 0. */
-static double median_of(const double *v, size_t n) {
-    if (n == 0)
-        return NAN;
-    double *s = malloc(n * sizeof *s);
-    if (s == NULL)
-        return NAN;
-    memcpy(s, v, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    free(s);
-    return m;
-}
-
-static uint64_t splitmix64(uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* A positive random walk around 100, one series: sample t depends on (seed, t) and the
- * samples before it only, so a shorter series is a prefix of a longer one and one input
- * serves every size. */
-static void fill_walk(double *x, size_t n, uint64_t seed) {
-    double w = 0.0;
-    for (size_t t = 0; t < n; t++) {
-        uint64_t u = splitmix64(seed + t);
-        w += ((double)(u >> 11) * 0x1p-53 - 0.5) * 1e-3;
-        x[t] = 100.0 * exp(w);
-    }
-}
-
-static void load_average(char *buf, size_t size) {
-    snprintf(buf, size, "?");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f == NULL)
-        return;
-    double l1, l5, l15;
-    if (fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
-        snprintf(buf, size, "%.2f %.2f %.2f", l1, l5, l15);
-    fclose(f);
-}
 
 static int report_failure(apo_status st, const char *what, char *msg, size_t size) {
     if (st == APO_OK)
@@ -408,9 +329,9 @@ static void run_row(const scenario *sc, const char *kernel, size_t size, strateg
         po.sample_size = size;
         po.runs = PROFILE_RUNS;
         po.seed = 7;
-        double t0 = now_s();
+        double t0 = bench_now();
         apo_status st = apo_profile_auto_balance(rt, &po, &r->profile);
-        r->profile_s = now_s() - t0;
+        r->profile_s = bench_now() - t0;
         if (report_failure(st, "apo_profile_auto_balance", r->failure, sizeof r->failure)) {
             r->failed = 1;
             goto done;
@@ -481,7 +402,7 @@ static void run_row(const scenario *sc, const char *kernel, size_t size, strateg
             if (r->slow_call == 0 && r->calls[c].slow)
                 r->slow_call = (long)c + 1;
         }
-        r->median_ms = v != NULL ? median_of(v, r->n_calls) : NAN;
+        r->median_ms = v != NULL ? bench_median(v, r->n_calls) : NAN;
         free(v);
         r->final_eff = r->calls[r->n_calls - 1].efficiency;
         size_t phase_end = r->slow_call > 0 ? (size_t)r->slow_call - 1 : r->n_calls;
@@ -808,13 +729,13 @@ int main(int argc, char **argv) {
     }
     int api_failed = 0;
     long total_wrong = 0;
-    double t_start = now_s();
+    double t_start = bench_now();
 
     /* One input serves every size (a shorter series is a prefix of the longest). */
     size_t max_size = (size_t)opt.size;
     size_t max_rows = 0;
     for (size_t s = 0; s < N_SCENARIOS; s++) {
-        if (!selected(opt.scenarios, scenarios[s].name))
+        if (!bench_selected(opt.scenarios, scenarios[s].name))
             continue;
         for (size_t k = 0; k < scenarios[s].n_sizes; k++)
             max_size =
@@ -829,12 +750,12 @@ int main(int argc, char **argv) {
         free(rows);
         return 1;
     }
-    fill_walk(input, max_size, 0x5eedba1aull);
+    bench_fill_walk_series(input, max_size, 0x5eedba1aull);
     size_t n_rows = 0;
 
     char host[256] = "?", load_start[64], load_end[64];
     gethostname(host, sizeof host - 1);
-    load_average(load_start, sizeof load_start);
+    bench_load_average(load_start, sizeof load_start);
     printf("# " PROG " (apportion %s)\n", apo_version());
     printf("# host %s, %ld online cpus, load average %s\n", host, sysconf(_SC_NPROCESSORS_ONLN),
            load_start);
@@ -857,7 +778,7 @@ int main(int argc, char **argv) {
     json_t *jscen = json_array();
     for (size_t s = 0; s < N_SCENARIOS; s++) {
         const scenario *sc = &scenarios[s];
-        if (!selected(opt.scenarios, sc->name))
+        if (!bench_selected(opt.scenarios, sc->name))
             continue;
         const char *kernel = sc->machine ? opt.machine_kernel : opt.kernel;
         int n_calls = opt.calls > 0 ? opt.calls : sc->default_calls;
@@ -972,8 +893,8 @@ int main(int argc, char **argv) {
     check_targets(rows, n_rows, &tg);
     printf("# targets: %d pass, %d fail\n", tg.pass, tg.fail);
     printf("# total #wrong: %ld%s\n", total_wrong, api_failed ? "; a library call FAILED" : "");
-    load_average(load_end, sizeof load_end);
-    printf("# load average at the end: %s; bench took %.1f s\n", load_end, now_s() - t_start);
+    bench_load_average(load_end, sizeof load_end);
+    printf("# load average at the end: %s; bench took %.1f s\n", load_end, bench_now() - t_start);
 
     int exit_code = total_wrong != 0 || api_failed ? 1 : 0;
     if (opt.csv != NULL && write_csv(opt.csv, rows, n_rows) != 0) {
@@ -989,7 +910,7 @@ int main(int argc, char **argv) {
             json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:s,s:s,s:o,s:o,s:I,s:b}", "program", PROG,
                       "library_version", apo_version(), "host", host, "load_average_start",
                       load_start, "load_average_end", load_end, "size", (json_int_t)opt.size,
-                      "seconds", now_s() - t_start, "kernel", opt.kernel, "machine_kernel",
+                      "seconds", bench_now() - t_start, "kernel", opt.kernel, "machine_kernel",
                       opt.machine_kernel, "scenarios", jscen, "targets", tg.list, "total_wrong",
                       (json_int_t)total_wrong, "library_error", api_failed);
         jscen = tg.list = NULL;

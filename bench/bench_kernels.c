@@ -27,55 +27,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 
 #define PROG "apo-bench-kernels"
 
+const char bench_prog[] = PROG;
+
 /* ---- small helpers -------------------------------------------------------------------- */
-
-double bench_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *v, size_t n) {
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double bench_min(const double *v, size_t n) {
-    if (n == 0)
-        return NAN;
-    double m = v[0];
-    for (size_t i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-
-int bench_check(apo_status st, const char *what) {
-    if (st == APO_OK)
-        return 0;
-    fprintf(stderr, "%s: %s failed: %s: %s\n", PROG, what, apo_status_name(st), apo_last_error());
-    return 1;
-}
-
-static uint64_t splitmix64(uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed) {
     const long long total = (long long)(rows * cols);
@@ -83,7 +43,8 @@ void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed) {
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < total; i++) {
         size_t r = (size_t)i / cols, t = (size_t)i % cols;
-        uint64_t u = splitmix64(splitmix64(seed ^ (0x5851F42D4C957F2Dull * (r + 1))) + t);
+        uint64_t u =
+            bench_splitmix64(bench_splitmix64(seed ^ (0x5851F42D4C957F2Dull * (r + 1))) + t);
         x[i] = ((double)(u >> 11) * 0x1p-53 - 0.5) * 1e-3;
     }
 #pragma omp parallel for schedule(static)
@@ -108,19 +69,6 @@ static double *alloc_touched(size_t n) {
     for (long long i = 0; i < (long long)n; i++)
         p[i] = 0.0;
     return p;
-}
-
-/* The first three fields of /proc/loadavg ("?" where there is none): the machine is shared,
- * so every run says how busy it was. */
-static void load_average(char *buf, size_t size) {
-    snprintf(buf, size, "?");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f == NULL)
-        return;
-    double l1, l5, l15;
-    if (fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
-        snprintf(buf, size, "%.2f %.2f %.2f", l1, l5, l15);
-    fclose(f);
 }
 
 static double available_bytes(void) {
@@ -161,15 +109,6 @@ static void usage(FILE *f) {
                "  --help\n");
 }
 
-static int parse_count(const char *s, double lo, double hi, double *out) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !(v >= lo && v <= hi) || v != floor(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_options(int argc, char **argv, options *o) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -184,17 +123,18 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (v == NULL) {
             fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
             return -1;
-        } else if (strcmp(a, "--max-size") == 0 && parse_count(v, 1, 1e12, &d) == 0) {
+        } else if (strcmp(a, "--max-size") == 0 && bench_parse_count(v, 1, 1e12, &d) == 0) {
             o->max_size = d;
-        } else if (strcmp(a, "--reps") == 0 && parse_count(v, 1, 1e6, &d) == 0) {
+        } else if (strcmp(a, "--reps") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
             o->reps = (int)d;
-        } else if (strcmp(a, "--bootstrap-max-size") == 0 && parse_count(v, 1, 1e12, &d) == 0) {
+        } else if (strcmp(a, "--bootstrap-max-size") == 0 &&
+                   bench_parse_count(v, 1, 1e12, &d) == 0) {
             o->boot_max_size = d;
-        } else if (strcmp(a, "--replicates") == 0 && parse_count(v, 1, 1e6, &d) == 0) {
+        } else if (strcmp(a, "--replicates") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
             o->replicates = (size_t)d;
-        } else if (strcmp(a, "--stream-size") == 0 && parse_count(v, 1024, 1e10, &d) == 0) {
+        } else if (strcmp(a, "--stream-size") == 0 && bench_parse_count(v, 1024, 1e10, &d) == 0) {
             o->stream_n = (size_t)d;
-        } else if (strcmp(a, "--stream-reps") == 0 && parse_count(v, 1, 1e4, &d) == 0) {
+        } else if (strcmp(a, "--stream-reps") == 0 && bench_parse_count(v, 1, 1e4, &d) == 0) {
             o->stream_reps = (int)d;
         } else if (strcmp(a, "--json") == 0) {
             o->json = v;
@@ -210,21 +150,6 @@ static int parse_options(int argc, char **argv, options *o) {
     }
     if (o->quick && o->max_size > 1e6)
         o->max_size = 1e6;
-    return 0;
-}
-
-/* Whether `name` is in the comma list (NULL: everything). */
-static int selected(const char *list, const char *name) {
-    if (list == NULL)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == len && strncmp(p, name, n) == 0)
-            return 1;
-        p += n + (comma != NULL);
-    }
     return 0;
 }
 
@@ -348,7 +273,7 @@ static long check_bollinger(const double *x, size_t rows, size_t cols, size_t ti
                 pos[np++] = fixed[i];
         uint64_t s = 0x1234567u + rs[ri];
         while (np < sizeof pos / sizeof pos[0])
-            pos[np++] = (size_t)((s = splitmix64(s)) % cols);
+            pos[np++] = (size_t)((s = bench_splitmix64(s)) % cols);
         for (size_t k = 0; k < np; k++) {
             size_t t = pos[k];
             double u = out[0][off + t], m = out[1][off + t], l = out[2][off + t];
@@ -733,7 +658,7 @@ int main(int argc, char **argv) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     printf("# " PROG " (apportion %s)\n", apo_version());
     char load_start[64], load_end[64];
-    load_average(load_start, sizeof load_start);
+    bench_load_average(load_start, sizeof load_start);
     printf("# host %s, cpu \"%s\", %ld online cpus, %d OpenMP threads, load average %s\n", host,
            model, cpus, omp_get_max_threads(), load_start);
     size_t ndev = 0;
@@ -798,7 +723,7 @@ int main(int argc, char **argv) {
     long total_wrong = 0;
     for (size_t ki = 0; ki < N_KERNELS; ki++) {
         const kernel_spec *k = &kernel_specs[ki];
-        if (!selected(opt.kernels, k->name))
+        if (!bench_selected(opt.kernels, k->name))
             continue;
         print_kernel_header(k, &opt);
         for (size_t si = 0; si < N_SHAPES; si++) {
@@ -835,7 +760,8 @@ int main(int argc, char **argv) {
     }
 
     /* Per-call overhead (see overhead.c for what the direct baseline is). */
-    const int over_b = selected(opt.kernels, "bollinger"), over_m = selected(opt.kernels, "macd");
+    const int over_b = bench_selected(opt.kernels, "bollinger"),
+              over_m = bench_selected(opt.kernels, "macd");
     double worst_over = -INFINITY;
     if (over_b || over_m) {
         printf("\n# per-call overhead, rows = 1: median over `calls` calls, interleaved; direct = "
@@ -896,7 +822,7 @@ int main(int argc, char **argv) {
         printf("#   overhead  worst over(cpu1) %.2f us: %s\n", worst_over,
                worst_over <= 10.0 ? "met" : "MISSED");
     printf("# total #wrong: %ld\n", total_wrong);
-    load_average(load_end, sizeof load_end);
+    bench_load_average(load_end, sizeof load_end);
     printf("# load average at the end: %s\n", load_end);
 
     if (opt.json != NULL) {

@@ -1,0 +1,98 @@
+/*
+ * common.c: the helpers every apo-bench-* program shares (declared in bench.h): timing and
+ * statistics, option parsing, the load average, the error check and the seeded random
+ * walks. libc and the public header only, no OpenMP: the parallel rows x cols walk
+ * (bench_fill_walk) stays in bench_kernels.c, the one program built with OpenMP.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+double bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, size_t n) {
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_min(const double *v, size_t n) {
+    if (n == 0)
+        return NAN;
+    double m = v[0];
+    for (size_t i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+int bench_check(apo_status st, const char *what) {
+    if (st == APO_OK)
+        return 0;
+    fprintf(stderr, "%s: %s failed: %s: %s\n", bench_prog, what, apo_status_name(st),
+            apo_last_error());
+    return 1;
+}
+
+int bench_parse_count(const char *s, double lo, double hi, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= lo && v <= hi) || v != floor(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int bench_selected(const char *list, const char *name) {
+    if (list == NULL)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return 1;
+        p += n + (comma != NULL);
+    }
+    return 0;
+}
+
+void bench_load_average(char *buf, size_t size) {
+    snprintf(buf, size, "?");
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL)
+        return;
+    double l1, l5, l15;
+    if (fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
+        snprintf(buf, size, "%.2f %.2f %.2f", l1, l5, l15);
+    fclose(f);
+}
+
+uint64_t bench_splitmix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void bench_fill_walk_series(double *x, size_t n, uint64_t seed) {
+    double w = 0.0;
+    for (size_t t = 0; t < n; t++) {
+        uint64_t u = bench_splitmix64(seed + t);
+        w += ((double)(u >> 11) * 0x1p-53 - 0.5) * 1e-3;
+        x[t] = 100.0 * exp(w);
+    }
+}
