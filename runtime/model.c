@@ -135,9 +135,15 @@ apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__m
         for (size_t i = 0; i < n_sizes; i++)
             weights[i] = 1.0;
         if (fit_line(sizes, medians, weights, n_sizes, &out->latency_s, &out->cost_s) != 0) {
-            snprintf(err, err_size,
-                     "the times do not grow with the size (no positive cost per element): "
-                     "profile at larger sizes");
+            /* Say what was measured: on a busy machine the medians are noise, and the cure
+             * is a quieter moment rather than other sizes. */
+            int len = snprintf(err, err_size, "the times do not grow with the size (medians:");
+            for (size_t i = 0; i < n_sizes && len >= 0 && (size_t)len < err_size; i++)
+                len += snprintf(err + len, err_size - (size_t)len, "%s %.0f in %.3g ms",
+                                i ? "," : "", sizes[i], medians[i] * 1e3);
+            if (len >= 0 && (size_t)len < err_size)
+                snprintf(err + len, err_size - (size_t)len,
+                         "): profile at larger sizes, or when the machine is less busy");
             st = APO_ERR_INVALID_ARGUMENT;
         } else {
             out->valid = 1;

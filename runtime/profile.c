@@ -221,7 +221,7 @@ static apo_status fit_and_apply(apo_runtime *rt, profile_job *job, const double 
     if (medians_ms == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "profiling: out of memory");
     for (size_t d = 0; d < n_dev; d++) {
-        char err[160];
+        char err[400];
         apo_status st = apo__model_fit(ns + d * per_dev, ts + d * per_dev, per_dev, &models[d],
                                        &dropped[d], err, sizeof err);
         if (st != APO_OK) {
