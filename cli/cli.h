@@ -45,6 +45,11 @@ int cli_flag(const char *arg, const char *name);
 int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
               const char **value);
 
+/* Parses the options of a command that takes only --help, --json and --devices LIST.
+ * Returns -1 to go on, or the exit status to return (help printed, or a usage error). */
+int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                           const char **devices);
+
 /* Strict number parsing of a whole string: a decimal unsigned integer (no sign, no spaces)
  * and a finite double. Return 0 or -1. */
 int cli_parse_u64(const char *text, uint64_t *out);

@@ -71,24 +71,9 @@ static void print_table(const apo_device_info *devs, size_t n) {
 int cli_cmd_devices(int argc, char **argv) {
     int json = 0;
     const char *devices = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        if (cli_flag(argv[i], "--help") || cli_flag(argv[i], "-h")) {
-            fputs(devices_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_flag(argv[i], "--json")) {
-            json = 1;
-        } else if ((r = cli_value("devices", argc, argv, &i, "--devices", &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            devices = v;
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error("devices", "unknown option '%s'", argv[i]);
-        } else {
-            return cli_usage_error("devices", "unexpected argument '%s'", argv[i]);
-        }
-    }
+    int done = cli_parse_json_devices("devices", devices_help, argc, argv, &json, &devices);
+    if (done >= 0)
+        return done;
 
     apo_runtime *rt = NULL;
     int rc = cli_runtime_create(devices, &rt);

@@ -238,24 +238,9 @@ static int show(apo_runtime *rt, int json) {
 int cli_cmd_show(int argc, char **argv) {
     int json = 0;
     const char *devices = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        if (cli_flag(argv[i], "--help") || cli_flag(argv[i], "-h")) {
-            fputs(show_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_flag(argv[i], "--json")) {
-            json = 1;
-        } else if ((r = cli_value("show", argc, argv, &i, "--devices", &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            devices = v;
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error("show", "unknown option '%s'", argv[i]);
-        } else {
-            return cli_usage_error("show", "unexpected argument '%s'", argv[i]);
-        }
-    }
+    int done = cli_parse_json_devices("show", show_help, argc, argv, &json, &devices);
+    if (done >= 0)
+        return done;
     apo_runtime *rt = NULL;
     int rc = cli_runtime_create(devices, &rt);
     if (rc != CLI_EXIT_OK)

@@ -78,6 +78,29 @@ int cli_status_error(apo_status status, const char *what) {
 
 int cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
+int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                           const char **devices) {
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r;
+        if (cli_flag(argv[i], "--help") || cli_flag(argv[i], "-h")) {
+            fputs(help, stdout);
+            return CLI_EXIT_OK;
+        } else if (cli_flag(argv[i], "--json")) {
+            *json = 1;
+        } else if ((r = cli_value(command, argc, argv, &i, "--devices", &v)) != 0) {
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            *devices = v;
+        } else if (argv[i][0] == '-') {
+            return cli_usage_error(command, "unknown option '%s'", argv[i]);
+        } else {
+            return cli_usage_error(command, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    return -1;
+}
+
 int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
               const char **value) {
     const char *arg = argv[*i];
