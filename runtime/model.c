@@ -22,8 +22,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median of v[0..n) (n > 0); sorts v. */
-static double median(double *v, size_t n) {
+double apo__median(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -98,7 +97,7 @@ apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__m
                 seen[j] = 1;
                 scratch[m++] = t[j];
             }
-        double med = median(scratch, m);
+        double med = apo__median(scratch, m);
         /* Absolute deviations from the median, for the MAD. */
         double *dev = malloc(m * sizeof *dev);
         if (dev == NULL) {
@@ -109,7 +108,7 @@ apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__m
         }
         for (size_t j = 0; j < m; j++)
             dev[j] = fabs(scratch[j] - med);
-        double mad = median(dev, m);
+        double mad = apo__median(dev, m);
         free(dev);
         double limit = fmax(APO_OUTLIER_MADS * mad, APO_OUTLIER_MIN_REL * med);
         size_t k = 0;
@@ -122,7 +121,7 @@ apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__m
         /* The median itself always survives, so k > 0. */
         kept += k;
         sizes[n_sizes] = n[i];
-        medians[n_sizes] = median(scratch, k);
+        medians[n_sizes] = apo__median(scratch, k);
         n_sizes++;
     }
     free(seen);

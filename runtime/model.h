@@ -40,6 +40,9 @@ apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__m
  * nothing known yet is a zeroed struct; a stored one comes from apo__model_from_stored(). */
 void apo__model_observe(apo__model *m, double n, double t);
 
+/* Median of v[0..n) (n > 0): the mean of the middle two for even n. Sorts v. */
+double apo__median(double *v, size_t n);
+
 /* Predicted seconds for n elements (n > 0). */
 double apo__model_predict(const apo__model *m, double n);
 

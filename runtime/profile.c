@@ -198,16 +198,11 @@ static apo_status measure(apo_runtime *rt, profile_job *job, apo_workload *w, do
     return APO_OK;
 }
 
+/* The median of a size's runs, from a copy (the runs stay in order for the fit). */
 static double median_of(const double *v, size_t n) {
     double tmp[APO_PROFILE_RUNS_MAX];
     memcpy(tmp, v, n * sizeof *v);
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && tmp[j - 1] > tmp[j]; j--) {
-            double t = tmp[j];
-            tmp[j] = tmp[j - 1];
-            tmp[j - 1] = t;
-        }
-    return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+    return apo__median(tmp, n);
 }
 
 static apo_status fit_and_apply(apo_runtime *rt, profile_job *job, const double *ns,

@@ -1044,20 +1044,39 @@ static apo_status thresholds_read(const char *path, apo__thresholds *out, file_i
     return st;
 }
 
-apo_status apo__multigpu_load(const char *path, apo__multigpu *out, int *missing, char *err,
-                              size_t err_size) {
+typedef apo_status (*file_reader)(const char *path, void *out, file_info *info, char *err,
+                                  size_t err_size);
+
+static apo_status read_multigpu_file(const char *path, void *out, file_info *info, char *err,
+                                     size_t err_size) {
+    return multigpu_read(path, out, info, err, err_size);
+}
+
+static apo_status read_thresholds_file(const char *path, void *out, file_info *info, char *err,
+                                       size_t err_size) {
+    return thresholds_read(path, out, info, err, err_size);
+}
+
+/* A public load: arguments checked, the file read, and whether it was missing. */
+static apo_status load_file(const char *path, file_reader read, void *out, int *missing, char *err,
+                            size_t err_size) {
     errf(err, err_size, "%s", "");
     if (missing != NULL)
         *missing = 0;
     if (out == NULL || path == NULL) {
-        errf(err, err_size, "apo__multigpu_load: NULL argument");
+        errf(err, err_size, "profile load: NULL argument");
         return APO_ERR_INVALID_ARGUMENT;
     }
     file_info info;
-    apo_status st = multigpu_read(path, out, &info, err, err_size);
+    apo_status st = read(path, out, &info, err, err_size);
     if (missing != NULL)
         *missing = info.missing;
     return st;
+}
+
+apo_status apo__multigpu_load(const char *path, apo__multigpu *out, int *missing, char *err,
+                              size_t err_size) {
+    return load_file(path, read_multigpu_file, out, missing, err, err_size);
 }
 
 void apo__multigpu_free(apo__multigpu *p) {
@@ -1079,18 +1098,7 @@ const apo__stored_workload *apo__multigpu_find(const apo__multigpu *p, const cha
 
 apo_status apo__thresholds_load(const char *path, apo__thresholds *out, int *missing, char *err,
                                 size_t err_size) {
-    errf(err, err_size, "%s", "");
-    if (missing != NULL)
-        *missing = 0;
-    if (out == NULL || path == NULL) {
-        errf(err, err_size, "apo__thresholds_load: NULL argument");
-        return APO_ERR_INVALID_ARGUMENT;
-    }
-    file_info info;
-    apo_status st = thresholds_read(path, out, &info, err, err_size);
-    if (missing != NULL)
-        *missing = info.missing;
-    return st;
+    return load_file(path, read_thresholds_file, out, missing, err, err_size);
 }
 
 void apo__thresholds_free(apo__thresholds *t) {
@@ -1526,9 +1534,6 @@ typedef struct locked_file {
     char reason[APO_LABEL_MAX * 4]; /* why it was unusable */
 } locked_file;
 
-typedef apo_status (*file_reader)(const char *path, void *out, file_info *info, char *err,
-                                  size_t err_size);
-
 /* Creates the folder, takes the lock and reads the current file into `out` (out_size
  * bytes) with `read`. An unusable file is to be kept aside (lf->aside) and `out` starts
  * empty; a file that cannot be read at all fails, with the lock released. */
@@ -1571,16 +1576,6 @@ static apo_status write_and_unlock(const char *path, json_t *root, size_t count,
     if (st == APO_OK && lf->aside != NULL)
         note_aside(err, err_size, lf->aside, lf->reason);
     return st;
-}
-
-static apo_status read_multigpu_file(const char *path, void *out, file_info *info, char *err,
-                                     size_t err_size) {
-    return multigpu_read(path, out, info, err, err_size);
-}
-
-static apo_status read_thresholds_file(const char *path, void *out, file_info *info, char *err,
-                                       size_t err_size) {
-    return thresholds_read(path, out, info, err, err_size);
 }
 
 apo_status apo__multigpu_update(const char *path, const char *host,
