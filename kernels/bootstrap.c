@@ -16,11 +16,18 @@
  *
  * Tile shape: apo_bootstrap_tile_len() = 8 replicates per tile; each tile reads the row.
  *
+ * Code: the bodies are the APO_HD inline apo__bootstrap_tile and apo__bootstrap_tile_moments
+ * of bootstrap_tile.h, which the CUDA kernels (bootstrap.cu) call too; this file adds the
+ * tile length, the host-side precondition checks and the finalize.
+ *
  * Determinism: every draw is keyed by (seed, row, replicate, draw index), never by a
  * thread or a device, and each replicate sums in draw order, so the means are independent
- * of the split.
+ * of the split, and of CPU or GPU (no FMA contraction on either; see bootstrap_tile.h for
+ * the one exception, the bits of NaN means).
  */
 #include "kernels.h"
+
+#include "bootstrap_tile.h"
 
 #include <assert.h>
 #include <math.h>
@@ -31,59 +38,23 @@ void apo_bootstrap_tile(const double *x, size_t n, uint64_t seed, uint64_t row, 
                         size_t b_end, double *means) {
     assert(x != NULL && means != NULL);
     assert(n >= 2 && b_begin < b_end);
-
-    const uint64_t m = (uint64_t)(n - 1);
-    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    for (size_t b = b_begin; b < b_end; ++b) {
-        double sum = 0.0;
-        uint32_t ctr[4] = {0, 0, (uint32_t)b, (uint32_t)row};
-        uint32_t out[4];
-        for (uint64_t j = 0; j < m; j += 2) {
-            ctr[0] = (uint32_t)(j >> 1);
-            ctr[1] = (uint32_t)(j >> 33);
-            apo__philox4x32_10(ctr, key, out);
-            const uint64_t u0 = (uint64_t)out[0] | ((uint64_t)out[1] << 32);
-            const uint64_t k0 = apo__mulhi64(u0, m);
-            sum += x[k0 + 1] / x[k0] - 1.0;
-            if (j + 1 < m) {
-                const uint64_t u1 = (uint64_t)out[2] | ((uint64_t)out[3] << 32);
-                const uint64_t k1 = apo__mulhi64(u1, m);
-                sum += x[k1 + 1] / x[k1] - 1.0;
-            }
-        }
-        means[b] = sum / (double)m;
-    }
+    apo__bootstrap_tile(x, n, seed, row, b_begin, b_end, means);
 }
 
 void apo_bootstrap_tile_moments(const double *means, size_t b_begin, size_t b_end,
                                 apo_moments *out) {
     assert(means != NULL && out != NULL);
     assert(b_begin < b_end);
-
-    double sum = 0.0;
-    double mn = INFINITY, mx = -INFINITY;
-    for (size_t b = b_begin; b < b_end; ++b) {
-        const double v = means[b];
-        sum += v;
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
-    }
-    const double count = (double)(b_end - b_begin);
-    const double mean = sum / count;
-    double m2 = 0.0;
-    for (size_t b = b_begin; b < b_end; ++b) {
-        const double d = means[b] - mean;
-        m2 += d * d;
-    }
-    out->count = count;
-    out->mean = mean;
-    out->m2 = m2;
-    out->min = mn;
-    out->max = mx;
+    apo__bootstrap_tile_moments(means, b_begin, b_end, out);
 }
 
 void apo_bootstrap_finalize(const apo_moments *m, double *mean, double *std_error) {
     assert(m != NULL && mean != NULL && std_error != NULL);
-    *mean = m->count == 0.0 ? NAN : m->mean;
-    *std_error = m->count < 2.0 ? NAN : sqrt(m->m2 / (m->count - 1.0));
+    /* Partials that hold a NaN carry it with whatever sign and payload the device's
+     * arithmetic gave; every NaN result is stored as the one NaN constant, so the bits do
+     * not depend on which device computed the partials. */
+    const double mu = m->count == 0.0 ? NAN : m->mean;
+    const double se = m->count < 2.0 ? NAN : sqrt(m->m2 / (m->count - 1.0));
+    *mean = isnan(mu) ? NAN : mu;
+    *std_error = isnan(se) ? NAN : se;
 }

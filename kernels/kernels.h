@@ -9,6 +9,12 @@
  * never on which device or thread ran which tile, or in which order. These functions use
  * no threads, allocate nothing and depend on nothing but libc and libm.
  *
+ * The arithmetic of each tile lives in an APO_HD static inline body in kernels/<name>_tile.h
+ * (apo_hd.h), which the CUDA kernels of kernels/<name>.cu (kernels_cuda.h) call too; the
+ * functions declared here wrap those bodies with their precondition checks, so the CPU and
+ * the GPU run one source. The inline bodies are internal (apo__ names): use the apo_ names
+ * outside kernels/.
+ *
  * Conventions: `x` points at index 0 of a row of `n` samples; outputs are indexed by
  * absolute position, so a tile [begin, end) writes out[begin] .. out[end - 1] only.
  * Callers guarantee begin < end <= n (bootstrap: b_begin < b_end and n >= 2); the
@@ -20,6 +26,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* apo_moments, and the inline apo__moments_*, apo__philox4x32_10 and apo__mulhi64. */
+#include "moments_tile.h"
+#include "philox_tile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,14 +91,7 @@ void apo_macd_tile_pair(const apo_macd_tile_args *a, const apo_macd_tile_args *b
 
 /* ---- Moments partials ----------------------------------------------------------------- */
 
-/*
- * Partial moments of a set of values: count, mean, m2 (sum of squared deviations from the
- * mean), min and max. Five doubles and no padding, so the runtime may store an array of
- * them as a plain double array. The empty set is {0, 0, 0, +inf, -inf}.
- */
-typedef struct apo_moments {
-    double count, mean, m2, min, max;
-} apo_moments;
+/* apo_moments (count, mean, m2, min, max; five doubles, no padding) is in moments_tile.h. */
 
 /* Sets *m to the empty set: count 0, mean 0, m2 0, min +inf, max -inf. */
 void apo_moments_empty(apo_moments *m);
@@ -128,48 +131,7 @@ void apo_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
 /* High 64 bits of the 128-bit product a * b, computed portably with 32-bit limbs. */
 uint64_t apo_mulhi64(uint64_t a, uint64_t b);
 
-/*
- * Inline bodies of the two functions above, for hot loops in other translation units
- * (the bootstrap tile). Internal: use the apo_ names outside kernels/.
- */
-static inline void apo__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
-                                      uint32_t out[4]) {
-    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
-    uint32_t k0 = key[0], k1 = key[1];
-    for (int round = 0; round < 10; ++round) {
-        if (round > 0) {
-            /* The key is bumped by the Weyl constants between rounds. */
-            k0 += 0x9E3779B9u;
-            k1 += 0xBB67AE85u;
-        }
-        const uint64_t p0 = (uint64_t)0xD2511F53u * c0;
-        const uint64_t p1 = (uint64_t)0xCD9E8D57u * c2;
-        const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-        const uint32_t n1 = (uint32_t)p1;
-        const uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-        const uint32_t n3 = (uint32_t)p0;
-        c0 = n0;
-        c1 = n1;
-        c2 = n2;
-        c3 = n3;
-    }
-    out[0] = c0;
-    out[1] = c1;
-    out[2] = c2;
-    out[3] = c3;
-}
-
-static inline uint64_t apo__mulhi64(uint64_t a, uint64_t b) {
-    const uint64_t a_lo = a & 0xFFFFFFFFu, a_hi = a >> 32;
-    const uint64_t b_lo = b & 0xFFFFFFFFu, b_hi = b >> 32;
-    const uint64_t ll = a_lo * b_lo;
-    const uint64_t lh = a_lo * b_hi;
-    const uint64_t hl = a_hi * b_lo;
-    const uint64_t hh = a_hi * b_hi;
-    /* The middle column adds three 32-bit quantities, so it cannot overflow 64 bits. */
-    const uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
-    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-}
+/* Their inline bodies, apo__philox4x32_10 and apo__mulhi64, are in philox_tile.h. */
 
 /* Tile length for bootstrap: 8 replicates. */
 size_t apo_bootstrap_tile_len(void);

@@ -21,11 +21,20 @@
  * for the slow EMA and for the signal EMA beyond their seed indices, so by `begin` each
  * seed's influence is below 2^-64 of the data scale, far below one rounding of the outputs.
  *
+ * Code: the tile body is the APO_HD inline apo__macd_tile of macd_tile.h, which the CUDA
+ * kernel (macd.cu) calls too. This file keeps what needs libm or runs only on the host: the
+ * warm-up H (apo_macd_warmup, with log and log1p), which it computes here and passes to the
+ * shared body, the tile length, the precondition checks and the paired loop.
+ *
  * Determinism: the outputs of a tile depend on x, the parameters and `begin` only; no state
- * crosses tiles and the operation order is fixed (built with -ffp-contract=off). The
- * libm log in apo_macd_warmup only sizes the tile grid from the parameters.
+ * crosses tiles and the operation order is fixed (built with -ffp-contract=off, and nvcc
+ * -fmad=false for the shared body). The libm log in apo_macd_warmup only sizes the tile
+ * grid and the warm-up from the parameters, and is evaluated on the host for both the CPU
+ * and the CUDA kernels, so both re-read the same samples.
  */
 #include "kernels.h"
+
+#include "macd_tile.h"
 
 #include <assert.h>
 #include <math.h>
@@ -53,183 +62,42 @@ size_t apo_macd_tile_len(size_t fast, size_t slow, size_t signal) {
     return len > 16384 ? len : 16384;
 }
 
-static void emit_nan(size_t t, double *macd, double *signal_line, double *hist) {
-    macd[t] = NAN;
-    signal_line[t] = NAN;
-    hist[t] = NAN;
-}
-
-/* A tile's EMA states once its seeds and warm-up are done: the steady loop goes on from
- * index t. The steady loop is the hot part of every tile; everything before is O(H). */
-typedef struct macd_state {
-    size_t t, end;
-    double ef, es, eg;
-    double *macd, *signal_line, *hist;
-} macd_state;
-
-typedef struct macd_rates {
-    double kf, ks, kg;
-} macd_rates;
-
-/* Runs a tile up to its steady state. Returns 0 when the tile is already complete (its
- * outputs are all written), 1 when `st` holds the state to go on from. */
-static int macd_prepare(const double *x, size_t begin, size_t end, size_t fast, size_t slow,
-                        size_t signal, const macd_rates *r, double *macd, double *signal_line,
-                        double *hist, macd_state *st) {
-    const size_t h = apo_macd_warmup(fast, slow, signal);
-    const size_t w0 = begin > h ? begin - h : 0;
-
-    /* Phase 1: find the slow seed index, the index of the `slow`-th finite sample from w0,
-     * and the index where the last `fast` of those finite samples start. */
-    size_t t = w0;
-    size_t seen = 0;
-    size_t fast_from = w0;
-    while (t < end && seen < slow) {
-        if (isfinite(x[t])) {
-            ++seen;
-            if (seen == slow - fast + 1) {
-                fast_from = t;
-            }
-        }
-        if (seen < slow) {
-            if (t >= begin) {
-                emit_nan(t, macd, signal_line, hist);
-            }
-            ++t;
-        }
-    }
-    if (t >= end) {
-        return 0;
-    }
-
-    /* Seeds: plain means, summed in index order over the finite samples. */
-    double sum_slow = 0.0, sum_fast = 0.0;
-    for (size_t k = w0; k <= t; ++k) {
-        const double v = x[k];
-        if (isfinite(v)) {
-            sum_slow += v;
-            if (k >= fast_from) {
-                sum_fast += v;
-            }
-        }
-    }
-    double es = sum_slow / (double)slow;
-    double ef = sum_fast / (double)fast;
-
-    /* Phase 2: the macd line exists from the seed index; the signal EMA is seeded with the
-     * mean of the first `signal` macd values. Outputs stay NaN until then. */
-    double sum_macd = ef - es;
-    size_t nmacd = 1;
-    while (nmacd < signal) {
-        if (t >= begin) {
-            emit_nan(t, macd, signal_line, hist);
-        }
-        ++t;
-        if (t >= end) {
-            return 0;
-        }
-        const double v = x[t];
-        if (isfinite(v)) {
-            ef = (v - ef) * r->kf + ef;
-            es = (v - es) * r->ks + es;
-            sum_macd += ef - es;
-            ++nmacd;
-        }
-    }
-    double eg = sum_macd / (double)signal;
-    if (t >= begin) {
-        const double m = ef - es;
-        macd[t] = m;
-        signal_line[t] = eg;
-        hist[t] = m - eg;
-    }
-
-    /* Phase 3: the warm-up part before `begin` only updates the states. */
-    for (++t; t < begin; ++t) {
-        const double v = x[t];
-        if (isfinite(v)) {
-            ef = (v - ef) * r->kf + ef;
-            es = (v - es) * r->ks + es;
-            eg = ((ef - es) - eg) * r->kg + eg;
-        }
-    }
-    *st = (macd_state){t, end, ef, es, eg, macd, signal_line, hist};
-    return t < end;
-}
-
-/* One steady step of one tile at index st->t; the same operations in the same order for
- * the single and the paired loops, so both give the same bits. */
-static inline void macd_step(const double *x, const macd_rates *r, macd_state *st) {
-    const size_t t = st->t;
-    const double v = x[t];
-    if (isfinite(v)) {
-        st->ef = (v - st->ef) * r->kf + st->ef;
-        st->es = (v - st->es) * r->ks + st->es;
-        const double m = st->ef - st->es;
-        st->eg = (m - st->eg) * r->kg + st->eg;
-        st->macd[t] = m;
-        st->signal_line[t] = st->eg;
-        st->hist[t] = m - st->eg;
-    } else {
-        emit_nan(t, st->macd, st->signal_line, st->hist);
-    }
-    st->t = t + 1;
-}
-
-static void macd_finish(const double *x, const macd_rates *r, macd_state *st) {
-    while (st->t < st->end) {
-        macd_step(x, r, st);
-    }
-}
-
-static void macd_setup(size_t *fast, size_t *slow, size_t signal, macd_rates *r) {
-    assert(*fast >= 1 && *slow >= 1 && signal >= 1);
-    if (*fast > *slow) {
-        size_t tmp = *fast;
-        *fast = *slow;
-        *slow = tmp;
-    }
-    r->kf = 2.0 / ((double)*fast + 1.0);
-    r->ks = 2.0 / ((double)*slow + 1.0);
-    r->kg = 2.0 / ((double)signal + 1.0);
-}
-
 void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast, size_t slow,
                    size_t signal, double *macd, double *signal_line, double *hist) {
     assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL);
     assert(begin < end && end <= n);
+    assert(fast >= 1 && slow >= 1 && signal >= 1);
     (void)n;
-    macd_rates r;
-    macd_setup(&fast, &slow, signal, &r);
-    macd_state st;
-    if (macd_prepare(x, begin, end, fast, slow, signal, &r, macd, signal_line, hist, &st)) {
-        macd_finish(x, &r, &st);
-    }
+    /* apo_macd_warmup takes the larger of fast and slow itself, so it needs no swap. */
+    const size_t h = apo_macd_warmup(fast, slow, signal);
+    apo__macd_tile(x, begin, end, fast, slow, signal, h, macd, signal_line, hist);
 }
 
 void apo_macd_tile_pair(const apo_macd_tile_args *a, const apo_macd_tile_args *b, size_t fast,
                         size_t slow, size_t signal) {
-    macd_rates r;
-    macd_setup(&fast, &slow, signal, &r);
-    macd_state sa, sb;
-    int live_a = macd_prepare(a->x, a->begin, a->end, fast, slow, signal, &r, a->macd,
-                              a->signal_line, a->hist, &sa);
-    int live_b = macd_prepare(b->x, b->begin, b->end, fast, slow, signal, &r, b->macd,
-                              b->signal_line, b->hist, &sb);
+    assert(fast >= 1 && slow >= 1 && signal >= 1);
+    const size_t h = apo_macd_warmup(fast, slow, signal);
+    apo__macd_rates r;
+    apo__macd_setup(&fast, &slow, signal, &r);
+    apo__macd_state sa, sb;
+    int live_a = apo__macd_prepare(a->x, a->begin, a->end, fast, slow, signal, h, &r, a->macd,
+                                   a->signal_line, a->hist, &sa);
+    int live_b = apo__macd_prepare(b->x, b->begin, b->end, fast, slow, signal, h, &r, b->macd,
+                                   b->signal_line, b->hist, &sb);
     if (live_a && live_b) {
         /* The EMA update is a chain of three dependent operations; two independent tiles
          * in one loop keep the floating-point units busy while each chain waits. */
         size_t left_a = sa.end - sa.t, left_b = sb.end - sb.t;
         size_t both = left_a < left_b ? left_a : left_b;
         for (size_t i = 0; i < both; ++i) {
-            macd_step(a->x, &r, &sa);
-            macd_step(b->x, &r, &sb);
+            apo__macd_step(a->x, &r, &sa);
+            apo__macd_step(b->x, &r, &sb);
         }
     }
     if (live_a) {
-        macd_finish(a->x, &r, &sa);
+        apo__macd_finish(a->x, &r, &sa);
     }
     if (live_b) {
-        macd_finish(b->x, &r, &sb);
+        apo__macd_finish(b->x, &r, &sb);
     }
 }

@@ -3,7 +3,9 @@
  *
  * What: the reductions (returns_stats, bootstrap) produce one apo_moments partial per tile;
  * the runtime combines the partials in tile order with a fixed pairwise tree on the host,
- * using apo_moments_merge, and the kernel's finalize turns the root into statistics.
+ * using apo_moments_merge, and the kernel's finalize turns the root into statistics. The
+ * bodies are the APO_HD inline functions of moments_tile.h, shared with the CUDA kernels;
+ * this file exports them with the host-side precondition checks.
  *
  * Launch shape: a host-side helper, called once per tree node.
  *
@@ -14,39 +16,13 @@
 #include "kernels.h"
 
 #include <assert.h>
-#include <math.h>
 
 void apo_moments_empty(apo_moments *m) {
     assert(m != NULL);
-    m->count = 0.0;
-    m->mean = 0.0;
-    m->m2 = 0.0;
-    m->min = INFINITY;
-    m->max = -INFINITY;
+    apo__moments_empty(m);
 }
 
 void apo_moments_merge(const apo_moments *a, const apo_moments *b, apo_moments *out) {
     assert(a != NULL && b != NULL && out != NULL);
-    /* Copy both operands first: out may alias either. */
-    const apo_moments ma = *a;
-    const apo_moments mb = *b;
-    if (mb.count == 0.0) {
-        *out = ma;
-        return;
-    }
-    if (ma.count == 0.0) {
-        *out = mb;
-        return;
-    }
-    const double count = ma.count + mb.count;
-    const double delta = mb.mean - ma.mean;
-    /* The mean moves toward b by its share of the count; M2 gains the between-group term
-     * delta^2 * na * nb / n. Both are sums of non-negative terms or a single correction,
-     * so nothing here cancels catastrophically. */
-    out->count = count;
-    out->mean = ma.mean + delta * (mb.count / count);
-    out->m2 = (ma.m2 + mb.m2) + delta * delta * (ma.count * mb.count / count);
-    /* Written so that a NaN on one side never replaces a number on the other. */
-    out->min = mb.min < ma.min ? mb.min : ma.min;
-    out->max = mb.max > ma.max ? mb.max : ma.max;
+    apo__moments_merge(a, b, out);
 }

@@ -7,9 +7,10 @@
  * Because a draw is a pure function of (counter, key), a draw keyed by the global index of
  * what is drawn is the same on every device and in every split.
  *
- * Launch shape: scalar helpers. Their bodies are the static inline apo__philox4x32_10 and
- * apo__mulhi64 in kernels.h, so that the bootstrap hot loop inlines them without LTO; this
- * file exports the out-of-line versions declared in kernels.h.
+ * Launch shape: scalar helpers. Their bodies are the APO_HD static inline
+ * apo__philox4x32_10 and apo__mulhi64 in philox_tile.h (included by kernels.h), so that the
+ * bootstrap hot loop inlines them without LTO on the CPU and the CUDA bootstrap kernel runs
+ * the same source; this file exports the out-of-line versions declared in kernels.h.
  *
  * Determinism: integer arithmetic only, fully specified by C11 for uint32_t/uint64_t.
  * apo_mulhi64 uses 32-bit limbs rather than unsigned __int128 so that it is ISO C and

@@ -14,10 +14,17 @@
  * then the sum of squared deviations from the tile mean. Recomputing the returns in the
  * second pass is cheaper than storing them and keeps the function allocation-free.
  *
+ * Code: the tile body is the APO_HD inline apo__returns_stats_tile of returns_stats_tile.h,
+ * which the CUDA kernel (returns_stats.cu) calls too; this file adds the tile length, the
+ * host-side precondition checks and the finalize.
+ *
  * Determinism: each partial depends on x and the tile bounds only, with a fixed operation
- * order; the merge order is fixed by the runtime.
+ * order (no FMA contraction on the CPU or the GPU), so a partial computed on either has the
+ * same bits; the merge order is fixed by the runtime.
  */
 #include "kernels.h"
+
+#include "returns_stats_tile.h"
 
 #include <assert.h>
 #include <math.h>
@@ -28,38 +35,7 @@ void apo_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end,
     assert(x != NULL && out != NULL);
     assert(begin < end && end <= n);
     (void)n;
-
-    const size_t t0 = begin > 1 ? begin : 1;
-    size_t count = 0;
-    double sum = 0.0;
-    double mn = INFINITY, mx = -INFINITY;
-    for (size_t t = t0; t < end; ++t) {
-        const double r = x[t] / x[t - 1] - 1.0;
-        if (isfinite(r)) {
-            ++count;
-            sum += r;
-            mn = r < mn ? r : mn;
-            mx = r > mx ? r : mx;
-        }
-    }
-    if (count == 0) {
-        apo_moments_empty(out);
-        return;
-    }
-    const double mean = sum / (double)count;
-    double m2 = 0.0;
-    for (size_t t = t0; t < end; ++t) {
-        const double r = x[t] / x[t - 1] - 1.0;
-        if (isfinite(r)) {
-            const double d = r - mean;
-            m2 += d * d;
-        }
-    }
-    out->count = (double)count;
-    out->mean = mean;
-    out->m2 = m2;
-    out->min = mn;
-    out->max = mx;
+    apo__returns_stats_tile(x, begin, end, out);
 }
 
 void apo_returns_stats_finalize(const apo_moments *m, double *count, double *mean, double *variance,

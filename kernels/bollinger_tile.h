@@ -1,0 +1,250 @@
+/*
+ * bollinger_tile.h: the arithmetic of one Bollinger tile, shared by the CPU kernel
+ * (bollinger.c, apo_bollinger_tile) and the CUDA kernel (bollinger.cu).
+ *
+ * What: for each t in [begin, end) with t >= period - 1, the window W_t = x[t-period+1 .. t]
+ * gives middle = mean(W_t), sd = population standard deviation of W_t, upper = middle +
+ * nbdev_up * sd and lower = middle - nbdev_dn * sd; earlier positions are NaN. The
+ * algorithm (exact restart, shifted TwoSum window sum, sliding Welford M2 with a running
+ * error bound, exact constant windows, non-finite counts) is described in bollinger.c.
+ *
+ * Tile shape: one call computes one tile [begin, end) of one row, reading x from
+ * max(0, begin - (period - 1)); x is indexed absolutely from the row's index 0, and the
+ * outputs are written at absolute positions begin .. end - 1 only.
+ *
+ * Determinism: every output is a function of x, the parameters and the tile's `begin`
+ * only, computed in a fixed order with IEEE +, -, *, / and sqrt, fabs and comparisons
+ * (apo_hd.h): no transcendental, no FMA contraction on either compiler, no state shared
+ * between tiles. The constants written for NaN and infinite windows are the NAN and
+ * INFINITY macros, the same bits on both sides. The CPU and the GPU therefore give the same
+ * bits, and any assignment of tiles to devices or threads does too. (The exception, see
+ * apo_hd.h: a window of finite samples whose sum overflows, |x| near DBL_MAX / period,
+ * gets a NaN from arithmetic, whose sign and payload may differ on the GPU.)
+ */
+#ifndef APO_BOLLINGER_TILE_H
+#define APO_BOLLINGER_TILE_H
+
+#include "apo_hd.h"
+
+/* Counts of non-finite samples inside the window, and the last index k (0 if none yet) with
+ * x[k] != x[k-1]: the window ending at t is constant exactly when last_change <= t + 1 - p,
+ * which costs one comparison per sample to maintain (NaN compares unequal, so a NaN never
+ * looks constant). */
+typedef struct apo__bollinger_counts {
+    size_t nan, pinf, ninf;
+    size_t last_change;
+} apo__bollinger_counts;
+
+static inline APO_HD int apo__bollinger_is_constant(const apo__bollinger_counts *w, size_t t,
+                                                    size_t p) {
+    return w->last_change + p <= t + 1;
+}
+
+static inline APO_HD void apo__bollinger_count(apo__bollinger_counts *w, double v, int sign) {
+    /* The sign is +1 for a sample entering the window and -1 for one leaving it; size_t
+     * arithmetic wraps, and the counts never go below zero, so adding (size_t)-1 is exact. */
+    size_t d = (size_t)(ptrdiff_t)sign;
+    if (isnan(v)) {
+        w->nan += d;
+    } else if (v == INFINITY) {
+        w->pinf += d;
+    } else if (v == -INFINITY) {
+        w->ninf += d;
+    }
+}
+
+/* Moves the counts from the window ending at t - 1 to the window ending at t (t >= p). */
+static inline APO_HD void apo__bollinger_slide_counts(apo__bollinger_counts *w, const double *x,
+                                                      size_t t, size_t p) {
+    apo__bollinger_count(w, x[t], 1);
+    apo__bollinger_count(w, x[t - p], -1);
+    if (x[t] != x[t - 1]) {
+        w->last_change = t;
+    }
+}
+
+/* The running sum is the unevaluated pair s + c; TwoSum keeps it exact up to the final
+ * rounding of c, whatever the magnitudes of its terms. */
+static inline APO_HD void apo__bollinger_two_sum_add(double *s, double *c, double v) {
+    double t = *s + v;
+    double bv = t - *s;
+    double err = (*s - (t - bv)) + (v - bv);
+    *s = t;
+    *c += err;
+}
+
+/*
+ * Evaluates the clean, non-constant window ending at *tp exactly, then slides forward while
+ * that stays accurate, and leaves *tp at the last window emitted. The caller re-evaluates
+ * the next window from scratch whenever this returns early: a non-finite or out-of-range
+ * incoming sample, a constant next window, or an error bound that got too large.
+ *
+ * Shift: the state is kept for y = x - K, where K is the rounded mean of the window that
+ * started the run. While every sample lies in [K/2, 2K] (checked on entry) Sterbenz's
+ * lemma makes y exact, so the sums see the data exactly and the mean's rounding error is
+ * relative to the small |mean(y)| rather than to |mean(x)|. If a window of the restart
+ * does not fit that range, K = 0 (y = x), which is exact and merely restarts more often.
+ *
+ * Error bound: each update adds at most about 8u |d| (|a| + |b| + 2|ybar|) to the error of
+ * M2 (u = 2^-53; d, a, b as in the code). `acc` sums |d| (|a| + |b| + 2|ybar|), and when
+ * acc * 8u exceeds 2^-36 M2 the run stops and the next window is re-evaluated, so the
+ * sliding part of the relative error of M2 stays below 2^-36 (about 7e-12 on sd).
+ */
+static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, size_t p,
+                                                   double nbdev_up, double nbdev_dn,
+                                                   apo__bollinger_counts *w, size_t *tp,
+                                                   double *upper, double *middle, double *lower) {
+    const double pd = (double)p;
+    /* The sliding loop multiplies by 1/p instead of dividing: one more rounding (covered by
+     * the error bound) for a much cheaper instruction. The exact evaluation divides. */
+    const double inv_p = 1.0 / pd;
+    size_t t = *tp;
+    const double *win = x + (t + 1 - p);
+
+    /* Exact evaluation: compensated sum for the shift, then the window in y. */
+    double s = 0.0, c = 0.0;
+    for (size_t k = 0; k < p; ++k) {
+        apo__bollinger_two_sum_add(&s, &c, win[k]);
+    }
+    double shift = (s + c) / pd;
+    double lo = shift > 0.0 ? 0.5 * shift : 2.0 * shift;
+    double hi = shift > 0.0 ? 2.0 * shift : 0.5 * shift;
+    int in_range = shift != 0.0;
+    for (size_t k = 0; k < p && in_range; ++k) {
+        in_range = win[k] >= lo && win[k] <= hi;
+    }
+    if (!in_range) {
+        shift = 0.0;
+        lo = -DBL_MAX;
+        hi = DBL_MAX;
+    }
+    s = 0.0;
+    c = 0.0;
+    for (size_t k = 0; k < p; ++k) {
+        apo__bollinger_two_sum_add(&s, &c, win[k] - shift);
+    }
+    double ybar = (s + c) / pd;
+    double m2 = 0.0;
+    for (size_t k = 0; k < p; ++k) {
+        const double dev = (win[k] - shift) - ybar;
+        m2 += dev * dev;
+    }
+    double sd = sqrt(m2 / pd);
+    double mean = shift + ybar;
+    upper[t] = mean + nbdev_up * sd;
+    middle[t] = mean;
+    lower[t] = mean - nbdev_dn * sd;
+
+    const double limit = 16384.0; /* 2^-36 / (8 * 2^-53) */
+    double acc = 0.0;
+    while (t + 1 < end) {
+        const double xn = x[t + 1];
+        /* Also rejects NaN and, since the range is finite, infinities. */
+        if (!(xn >= lo && xn <= hi)) {
+            break;
+        }
+        const double xo = x[t + 1 - p];
+        /* The next window is constant when no change entered it; a change entering now
+         * makes it non-constant (p >= 2 here, or the window could not be non-constant). */
+        const int changed = xn != x[t];
+        if (!changed && w->last_change + p <= t + 2) {
+            break;
+        }
+
+        /* d = yn - yo rounded, with its exact error; then s + c += d. */
+        const double yn = xn - shift;
+        const double yo = xo - shift;
+        const double d = yn - yo;
+        const double bd = d - yn;
+        const double ed = (yn - (d - bd)) + (-yo - bd);
+        const double st = s + d;
+        const double bs = st - s;
+        const double es = (s - (st - bs)) + (d - bs);
+
+        const double ybar_new = (st + (c + (ed + es))) * inv_p;
+        const double a = yn - ybar_new;
+        const double b = yo - ybar;
+        const double m2_new = m2 + d * (a + b);
+        const double acc_new = acc + fabs(d) * ((fabs(a) + fabs(b)) + 2.0 * fabs(ybar_new));
+        if (!(acc_new <= limit * m2_new)) {
+            break;
+        }
+
+        ++t;
+        if (changed) {
+            w->last_change = t;
+        }
+        s = st;
+        c = c + (ed + es);
+        ybar = ybar_new;
+        m2 = m2_new;
+        acc = acc_new;
+
+        sd = sqrt(m2 * inv_p);
+        mean = shift + ybar;
+        upper[t] = mean + nbdev_up * sd;
+        middle[t] = mean;
+        lower[t] = mean - nbdev_dn * sd;
+    }
+    *tp = t;
+}
+
+/*
+ * One tile [begin, end) of one row, period >= 1 and begin < end (the caller checks):
+ * the semantics of apo_bollinger_tile() in kernels.h.
+ */
+static inline APO_HD void apo__bollinger_tile(const double *x, size_t begin, size_t end,
+                                              size_t period, double nbdev_up, double nbdev_dn,
+                                              double *upper, double *middle, double *lower) {
+    const size_t p = period;
+    const size_t i0 = begin > p - 1 ? begin : p - 1;
+    for (size_t t = begin; t < end && t < i0; ++t) {
+        upper[t] = NAN;
+        middle[t] = NAN;
+        lower[t] = NAN;
+    }
+    if (i0 >= end) {
+        return;
+    }
+
+    /* Counts for the first window, evaluated directly. */
+    apo__bollinger_counts w = {0, 0, 0, 0};
+    for (size_t k = i0 + 1 - p; k <= i0; ++k) {
+        apo__bollinger_count(&w, x[k], 1);
+        if (k > i0 + 1 - p && x[k] != x[k - 1]) {
+            w.last_change = k;
+        }
+    }
+
+    size_t t = i0;
+    for (;;) {
+        if (w.nan + w.pinf + w.ninf > 0) {
+            /* A NaN, or infinities of both signs, make the mean undefined; infinities of one
+             * sign make it that infinity. The deviation is undefined either way. */
+            double mid;
+            if (w.nan > 0 || (w.pinf > 0 && w.ninf > 0)) {
+                mid = NAN;
+            } else {
+                mid = w.pinf > 0 ? INFINITY : -INFINITY;
+            }
+            upper[t] = NAN;
+            middle[t] = mid;
+            lower[t] = NAN;
+        } else if (apo__bollinger_is_constant(&w, t, p)) {
+            /* All samples of the window are equal: the exact answer needs no arithmetic. */
+            upper[t] = x[t];
+            middle[t] = x[t];
+            lower[t] = x[t];
+        } else {
+            apo__bollinger_slide_run(x, end, p, nbdev_up, nbdev_dn, &w, &t, upper, middle, lower);
+        }
+
+        ++t;
+        if (t >= end) {
+            break;
+        }
+        apo__bollinger_slide_counts(&w, x, t, p);
+    }
+}
+
+#endif /* APO_BOLLINGER_TILE_H */

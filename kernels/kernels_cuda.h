@@ -1,0 +1,56 @@
+/*
+ * kernels_cuda.h: the CUDA launchers of the built-in kernels (kernels/<name>.cu).
+ *
+ * Plain C, no CUDA header: the stream is a cudaStream_t passed as void *, and every
+ * launcher returns the cudaError_t of its launch as an int (0: launched). The launchers
+ * run the same tile bodies as the CPU kernels (kernels/<name>_tile.h, compiled for both with
+ * no FMA contraction), one GPU thread per tile (bootstrap: per replicate), so a chunk
+ * computed on a GPU has the CPU's bits (docs/determinism.md).
+ */
+#ifndef APO_KERNELS_CUDA_H
+#define APO_KERNELS_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A chunk of one call staged in GPU memory: rows [row0, row0 + rows) of the workload,
+ * positions [begin, end) of the tiled axis in each of them (begin on a tile boundary).
+ *
+ * Indexing is absolute, as in kernels.h: sample t of global row r is x[r * cols + t], and
+ * output value t of global row r is out[k][r * out_cols + t]. The pointers are biased (they
+ * may point before the staged allocation) so that only the staged part is ever touched:
+ * x from max(0, begin - halo) of each row (bootstrap: the whole row), outputs inside
+ * [begin, end). out[k] is NULL for outputs the GPU does not write (the reductions'
+ * finalized values, which the host computes from the partials).
+ *
+ * partials (reductions only): 5 doubles (an apo_moments) per tile, for tile j of global row
+ * r at partials[((r - row0) * chunk_tiles + (j - begin / tile)) * 5], with
+ * chunk_tiles = ceil(end / tile) - begin / tile.
+ */
+typedef struct apo_cuda_view {
+    const double *x;
+    double *out[3];
+    double *partials;
+    size_t cols;     /* samples per input row */
+    size_t out_cols; /* values per output row: cols, or the replicates for bootstrap */
+    size_t row0, rows;
+    size_t begin, end; /* along the tiled axis (bootstrap: replicates) */
+    size_t tile;
+} apo_cuda_view;
+
+int apo_cuda_bollinger(const apo_cuda_view *v, size_t period, double nbdev_up, double nbdev_dn,
+                       void *stream);
+int apo_cuda_macd(const apo_cuda_view *v, size_t fast, size_t slow, size_t signal, void *stream);
+int apo_cuda_returns_stats(const apo_cuda_view *v, void *stream);
+int apo_cuda_bootstrap(const apo_cuda_view *v, uint64_t seed, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_KERNELS_CUDA_H */
