@@ -129,6 +129,9 @@ typedef struct apo_config {
     apo_switch learn;          /* online refinement; UNSET: APPORTION_LEARN, else ON */
     double persist_interval_s; /* least time between two writes of refined models;
                                   0: APPORTION_PERSIST_INTERVAL, else 60 */
+    size_t gpu_memory_mb;      /* device memory each GPU may use for staging, in MiB;
+                                  0: APPORTION_GPU_MEMORY_MB, else half its free memory, at most
+                                  4096 (docs/cuda.md) */
 } apo_config;
 
 #define APO_CONFIG_INIT                                                                            \
@@ -136,7 +139,7 @@ typedef struct apo_config {
         .size = sizeof(apo_config), .devices = NULL, .cpu_threads = 0,                             \
         .use_gpu = APO_USE_GPU_UNSET, .sim_clock = APO_SIM_CLOCK_UNSET, .multigpu_path = NULL,     \
         .thresholds_path = NULL, .profiles = APO_SWITCH_UNSET, .learn = APO_SWITCH_UNSET,          \
-        .persist_interval_s = 0                                                                    \
+        .persist_interval_s = 0, .gpu_memory_mb = 0                                                \
     }
 
 /* Creates a runtime: reads the configuration, discovers and opens the devices and starts
@@ -187,6 +190,7 @@ typedef struct apo_device_info {
     int compute_capability_minor;
     int multiprocessors;     /* cuda only */
     int copy_engines;        /* cuda only */
+    char pci_bus_id[16];     /* cuda only: "dddd:bb:dd.0" */
     double sim_rate;         /* sim only: modelled elements per second */
     double sim_latency_s;    /* sim only: modelled fixed latency, paid once per call */
     uint64_t sim_fail_after; /* sim only: fails from this task on (0: never) */
@@ -233,8 +237,12 @@ typedef struct apo_kernel_call {
  * for different tiles: it must not keep shared mutable state. */
 typedef apo_status (*apo_cpu_kernel_fn)(const apo_kernel_call *call, void *user);
 
-/* A kernel's CUDA launcher (stream last, as a cudaStream_t passed through void *).
- * Reserved: accepted and stored, used once the CUDA backend is built. */
+/* A kernel's CUDA launcher (stream last, as a cudaStream_t passed through void *). It
+ * enqueues the work of [begin, end) of one row (several whole tiles) on the stream and
+ * returns APO_OK once launched. In the call, inputs and outputs are device pointers that
+ * index like the host arrays (element (r, t) at [r * cols + t]); only the samples from
+ * begin - halo of the row's range and the outputs inside it are there. It must compute the
+ * same bits as the cpu function does tile by tile (docs/cuda.md). */
 typedef apo_status (*apo_cuda_kernel_fn)(const apo_kernel_call *call, void *user, void *stream);
 
 #define APO_NAME_MAX 32
@@ -352,11 +360,15 @@ typedef struct apo_device_report {
                           tiles (`elements` says what it computed) */
     uint64_t elements; /* elements it actually computed (failover included) */
     uint64_t tiles;    /* tiles it actually computed */
-    double wall_ms;    /* busy time: h2d + kernel + d2h */
-    double h2d_ms, kernel_ms, d2h_ms;
-    double wait_ms;              /* idle time within the makespan */
-    double throughput;           /* elements per second while busy */
-    int failed;                  /* it failed during the call */
+    double wall_ms;    /* busy time on the host clock. For cpu and sim devices it is
+                          h2d + kernel + d2h; a GPU overlaps its phases, so its wall time
+                          is less than their sum (their ratio is the overlap achieved) */
+    double h2d_ms, kernel_ms, d2h_ms; /* GPUs: summed from CUDA events */
+    uint64_t chunks;   /* pieces its work was staged in (GPUs: bounded by the memory budget;
+                          cpu and sim: tasks) */
+    double wait_ms;    /* idle time within the makespan */
+    double throughput; /* elements per second while busy */
+    int failed;        /* it failed during the call */
     char failure[APO_LABEL_MAX]; /* why, when failed */
     uint64_t elements_moved_out; /* elements it was given (planned or taken over) but did not
                                     compute, because it failed: they went to others */

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cuda_views.h"
 #include "kernel.h"
 #include "kernels.h"
+#include "kernels_cuda.h"
 
 #define APO_PERIOD_MAX 100000
 
@@ -208,6 +210,95 @@ static void bootstrap_finalize(const apo__call *call, size_t row, const double *
     apo_bootstrap_finalize(&m, &call->outputs[1][row], &call->outputs[2][row]);
 }
 
+/* ---- CUDA implementations ------------------------------------------------------------ */
+
+/* The launchers of kernels/<name>.cu take row-uniform views; a chunk may start and end inside
+ * rows, so each launch covers up to three views (cuda_views.h). */
+
+static size_t bollinger_halo(const apo__kernel *k, const double *params) {
+    (void)k;
+    return (size_t)params[0] - 1;
+}
+
+static size_t macd_halo(const apo__kernel *k, const double *params) {
+    (void)k;
+    size_t fast, slow, signal;
+    macd_periods(params, &fast, &slow, &signal);
+    return apo_macd_warmup(fast, slow, signal);
+}
+
+static size_t returns_stats_halo(const apo__kernel *k, const double *params) {
+    (void)k, (void)params;
+    return 1;
+}
+
+static size_t no_halo(const apo__kernel *k, const double *params) {
+    (void)k, (void)params;
+    return 0;
+}
+
+#ifdef APO_HAVE_CUDA
+static int bollinger_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    apo_cuda_view views[3];
+    size_t n = apo__cuda_views(call, chunk, views);
+    for (size_t i = 0; i < n; i++) {
+        int rc = apo_cuda_bollinger(&views[i], (size_t)call->params[0], call->params[1],
+                                    call->params[2], stream);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int macd_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    size_t fast, slow, signal;
+    macd_periods(call->params, &fast, &slow, &signal);
+    apo_cuda_view views[3];
+    size_t n = apo__cuda_views(call, chunk, views);
+    for (size_t i = 0; i < n; i++) {
+        int rc = apo_cuda_macd(&views[i], fast, slow, signal, stream);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int returns_stats_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    apo_cuda_view views[3];
+    size_t n = apo__cuda_views(call, chunk, views);
+    for (size_t i = 0; i < n; i++) {
+        int rc = apo_cuda_returns_stats(&views[i], stream);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int bootstrap_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    apo_cuda_view views[3];
+    size_t n = apo__cuda_views(call, chunk, views);
+    for (size_t i = 0; i < n; i++) {
+        int rc = apo_cuda_bootstrap(&views[i], call->seed, stream);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+#else
+/* Without the backend the descriptions stay (the halos) but nothing can launch. */
+#define bollinger_cuda NULL
+#define macd_cuda NULL
+#define returns_stats_cuda NULL
+#define bootstrap_cuda NULL
+#endif
+
+static const apo__cuda_impl bollinger_cuda_impl = {3, bollinger_halo, 0, bollinger_cuda};
+static const apo__cuda_impl macd_cuda_impl = {3, macd_halo, 0, macd_cuda};
+static const apo__cuda_impl returns_stats_cuda_impl = {0, returns_stats_halo, 0,
+                                                       returns_stats_cuda};
+static const apo__cuda_impl bootstrap_cuda_impl = {1, no_halo, 1, bootstrap_cuda};
+
 /* ---- the table ---------------------------------------------------------------------- */
 
 #define APO_MOMENTS_LEN (sizeof(apo_moments) / sizeof(double))
@@ -229,6 +320,7 @@ static const apo__kernel builtin_kernels[] = {
         .unit_work = one_unit_work,
         .output_cols = full_output_cols,
         .run_tile = bollinger_run,
+        .cuda = &bollinger_cuda_impl,
     },
     {
         .name = "macd",
@@ -246,6 +338,7 @@ static const apo__kernel builtin_kernels[] = {
         .output_cols = full_output_cols,
         .run_tile = macd_run,
         .run_tile_pair = macd_run_pair,
+        .cuda = &macd_cuda_impl,
     },
     {
         .name = "returns_stats",
@@ -262,6 +355,7 @@ static const apo__kernel builtin_kernels[] = {
         .partial_len = APO_MOMENTS_LEN,
         .merge = moments_merge,
         .finalize = returns_stats_finalize,
+        .cuda = &returns_stats_cuda_impl,
     },
     {
         .name = "bootstrap",
@@ -280,6 +374,7 @@ static const apo__kernel builtin_kernels[] = {
         .partial_len = APO_MOMENTS_LEN,
         .merge = moments_merge,
         .finalize = bootstrap_finalize,
+        .cuda = &bootstrap_cuda_impl,
     },
 };
 

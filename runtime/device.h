@@ -15,9 +15,14 @@
 
 typedef struct apo__device apo__device;
 
-/* Phase durations of one task, in seconds. Sim devices report modelled times here. */
+/* Phase durations of one task, in seconds. Sim devices report modelled times here. A
+ * backend whose phases overlap (CUDA) also sets wall_s, the task's time on the host clock;
+ * 0 means the phases ran one after the other (wall = their sum). `chunks` counts the pieces
+ * the task was staged in (0: one). */
 typedef struct apo__task_time {
     double h2d_s, kernel_s, d2h_s;
+    double wall_s;
+    uint64_t chunks;
 } apo__task_time;
 
 typedef struct apo__backend_ops {
@@ -52,8 +57,19 @@ typedef struct apo__device_spec apo__device_spec;
 apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, int virtual_clock);
 
 /* CUDA discovery. Writes up to `max` opened GPU devices and returns how many; when there
- * are none, writes why into `reason` (no driver, no device, built without CUDA, ...). */
-size_t apo__cuda_discover(apo__device *devs, size_t max, char *reason, size_t reason_size);
+ * are none, writes why into `reason` (no driver, no device, built without CUDA, ...). A
+ * GPU that is found but fails its first calls is left out with a warning in `w`.
+ */
+typedef struct apo__cuda_options {
+    size_t memory_mb; /* staging budget per GPU in MiB (0: the default, docs/cuda.md) */
+    int pci_order;    /* number GPUs by PCI bus id (CUDA_DEVICE_ORDER unset) */
+} apo__cuda_options;
+
+size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options *opts,
+                          apo__warnings *w, char *reason, size_t reason_size);
+
+/* Can `dev` run `kernel` (a GPU needs the kernel's CUDA implementation)? */
+int apo__device_can_run(const apo__device *dev, const apo__kernel *kernel);
 
 /* Runs tiles [first, end) of a call on the host with `threads` OpenMP threads (1: on the
  * calling thread alone). Shared by the cpu and sim backends. */

@@ -13,6 +13,9 @@
 #include "log.h"
 #include "partition.h"
 #include "runtime.h"
+#ifdef APO_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 /* Tile partials are at most this many doubles (the moments use 5). */
 #define APO_PARTIAL_MAX 8
@@ -118,6 +121,8 @@ static apo_status resolve_call(apo_runtime *rt, const apo_workload *w, apo__call
                          (int)w->split);
 
     memset(call, 0, sizeof *call);
+    call->in_gpu = -1;
+    call->out_gpu = -1;
     call->kernel = k;
     call->rows = w->rows;
     call->cols = w->cols;
@@ -201,9 +206,49 @@ static apo_status workload_tag(const apo_workload *w, const apo__call *call, con
     return APO_OK;
 }
 
+/* Whether device i may take part in the call: it must be able to run the kernel (a GPU
+ * needs the kernel's CUDA implementation), and a call on device-resident arrays runs on
+ * GPUs only. */
+static int device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
+    const apo__device *dev = &rt->devices[i];
+    if (call->in_gpu >= 0 || call->out_gpu >= 0)
+        if (dev->info.kind != APO_DEVICE_CUDA)
+            return 0;
+    return apo__device_can_run(dev, call->kernel);
+}
+
+/* Zeroes the shares of devices that cannot take part and renormalises the rest; when the
+ * plan gave everything to such devices, the others share equally. */
+static apo_status keep_capable_devices(const apo_runtime *rt, const apo__call *call, plan *p) {
+    size_t n = rt->n_devices, capable = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!device_takes_part(rt, call, i))
+            p->weights[i] = 0;
+        else
+            capable++;
+        sum += p->weights[i];
+    }
+    if (capable == 0)
+        return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
+                         call->kernel->name,
+                         call->in_gpu >= 0 || call->out_gpu >= 0
+                             ? " on device-resident arrays (only GPUs with the kernel's CUDA "
+                               "implementation can)"
+                             : "");
+    for (size_t i = 0; i < n; i++) {
+        if (sum > 0)
+            p->weights[i] /= sum;
+        else
+            p->weights[i] = device_takes_part(rt, call, i) ? 1.0 / (double)capable : 0.0;
+    }
+    return APO_OK;
+}
+
 static apo_status plan_call(apo_runtime *rt, const apo_workload *w, const apo__call *call,
                             plan *p) {
     size_t n = rt->n_devices;
+    apo_status st = APO_OK;
     p->predicted_s = NAN;
     if (w->n_ratios != 0) {
         if (w->ratios == NULL)
@@ -228,13 +273,16 @@ static apo_status plan_call(apo_runtime *rt, const apo_workload *w, const apo__c
         p->source = APO_RATIOS_EXPLICIT;
     } else {
         const char *tag;
-        apo_status st = workload_tag(w, call, &tag);
+        st = workload_tag(w, call, &tag);
         if (st != APO_OK)
             return st;
         apo__balance_shares(&rt->balance, tag, (double)apo__tiles_elements(call, 0, call->tiles),
                             p->weights, &p->source, &p->predicted_s);
     }
 
+    st = keep_capable_devices(rt, call, p);
+    if (st != APO_OK)
+        return st;
     size_t active = 0;
     for (size_t i = 0; i < n; i++)
         active += p->weights[i] > 0;
@@ -261,7 +309,8 @@ static apo_status plan_call(apo_runtime *rt, const apo_workload *w, const apo__c
 
 typedef struct device_tally {
     uint64_t assigned, elements, tiles, moved_in, tasks; /* assigned: planned + taken over */
-    double h2d_s, kernel_s, d2h_s;
+    uint64_t chunks;
+    double h2d_s, kernel_s, d2h_s, wall_s;
     int failed;
 } device_tally;
 
@@ -316,7 +365,9 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         t->h2d_s += job->time.h2d_s;
         t->kernel_s += job->time.kernel_s;
         t->d2h_s += job->time.d2h_s;
-        double busy = job->time.h2d_s + job->time.kernel_s + job->time.d2h_s;
+        t->wall_s += job->time.wall_s;
+        t->chunks += job->time.chunks;
+        double busy = job->time.wall_s;
         slowest = busy > slowest ? busy : slowest;
         if (job->status == APO_ERR_DEVICE_LOST) {
             t->failed = 1;
@@ -341,16 +392,18 @@ static apo_status run_failover(run_state *s, const plan *p, pending_range range,
     double weights[APO_MAX_DEVICES];
     double sum = 0;
     size_t survivors = 0;
+    int usable[APO_MAX_DEVICES];
     for (size_t i = 0; i < rt->n_devices; i++) {
-        weights[i] = s->tally[i].failed ? 0.0 : p->weights[i];
+        usable[i] = !s->tally[i].failed && device_takes_part(rt, s->call, i);
+        weights[i] = usable[i] ? p->weights[i] : 0.0;
         sum += weights[i];
-        survivors += !s->tally[i].failed;
+        survivors += usable[i];
     }
     if (survivors == 0)
         return APO_ERR_ALL_DEVICES_FAILED;
     if (!(sum > 0))
         for (size_t i = 0; i < rt->n_devices; i++)
-            weights[i] = s->tally[i].failed ? 0.0 : 1.0;
+            weights[i] = usable[i] ? 1.0 : 0.0;
 
     uint64_t counts[APO_MAX_DEVICES];
     apo__largest_remainder(weights, rt->n_devices, range.end - range.first, counts);
@@ -398,6 +451,35 @@ static void reduce_rows(const apo__call *call) {
     }
 }
 
+/* Reductions of a call whose outputs live on a GPU: the partials are merged on the host in
+ * the same fixed tree, the finalized values (one per row for every output the GPU does not
+ * write) go to host scratch, and from there to the GPU. */
+static apo_status reduce_rows_to_gpu(const apo__call *call) {
+#ifdef APO_HAVE_CUDA
+    const apo__kernel *k = call->kernel;
+    size_t first_host = k->cuda->n_outputs;
+    double *scratch = calloc(call->rows * (k->n_outputs - first_host), sizeof(double));
+    if (scratch == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for %zu finalized rows", k->name,
+                         call->rows);
+    double *host_outputs[APO_MAX_IO];
+    for (size_t o = 0; o < k->n_outputs; o++)
+        host_outputs[o] = o < first_host ? NULL : scratch + (o - first_host) * call->rows;
+    apo__call on_host = *call;
+    on_host.outputs = host_outputs;
+    reduce_rows(&on_host);
+    apo_status st = APO_OK;
+    for (size_t o = first_host; o < k->n_outputs && st == APO_OK; o++)
+        st = apo__cuda_upload(call->out_gpu, call->outputs[o], host_outputs[o],
+                              call->rows * sizeof(double));
+    free(scratch);
+    return st;
+#else
+    return apo__fail(APO_ERR_NO_DEVICE, "%s: GPU outputs without the CUDA backend",
+                     call->kernel->name);
+#endif
+}
+
 static void fill_report(const run_state *s, const plan *p, const apo_workload *w, double makespan_s,
                         int modelled, apo_report *r) {
     const apo_runtime *rt = s->rt;
@@ -432,8 +514,9 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
         d->h2d_ms = t->h2d_s * 1e3;
         d->kernel_ms = t->kernel_s * 1e3;
         d->d2h_ms = t->d2h_s * 1e3;
-        double busy = t->h2d_s + t->kernel_s + t->d2h_s;
+        double busy = t->wall_s;
         d->wall_ms = busy * 1e3;
+        d->chunks = t->chunks;
         d->wait_ms = makespan_s > busy ? (makespan_s - busy) * 1e3 : 0.0;
         d->throughput = busy > 0 ? (double)t->elements / busy : 0.0;
         d->failed = t->failed;
@@ -468,7 +551,7 @@ static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_st
     for (size_t i = 0; i < rt->n_devices; i++) {
         const device_tally *t = &s->tally[i];
         elements[i] = t->elements;
-        busy[i] = t->h2d_s + t->kernel_s + t->d2h_s;
+        busy[i] = t->wall_s;
         failed[i] = t->failed;
     }
     apo__balance_observe(&rt->balance, tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles),
@@ -526,8 +609,13 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     if (st != APO_OK)
         return apo__fail(st, "%s: a device failed with %s", call->kernel->name,
                          apo_status_name(st));
-    if (call->kernel->partial_len > 0)
+    if (call->kernel->partial_len > 0 && call->out_gpu >= 0) {
+        st = reduce_rows_to_gpu(call);
+        if (st != APO_OK)
+            return st;
+    } else if (call->kernel->partial_len > 0) {
         reduce_rows(call);
+    }
     double wall_s = apo__now() - t0;
     if (learn)
         learn_from_call(rt, w, &s);
@@ -542,6 +630,11 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
 }
 
 apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn) {
+    return apo__distribute_placed(rt, w, -1, -1, report, learn);
+}
+
+apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in_gpu, int out_gpu,
+                                  apo_report *report, int learn) {
     if (rt == NULL || w == NULL)
         return apo__fail(APO_ERR_NULL, "apo_distribute_workload: %s is NULL",
                          rt == NULL ? "rt" : "w");
@@ -554,6 +647,8 @@ apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *r
     apo_status st = resolve_call(rt, w, &call, 1);
     if (st != APO_OK)
         return st;
+    call.in_gpu = in_gpu;
+    call.out_gpu = out_gpu;
     pthread_mutex_lock(&rt->call_mutex);
     st = distribute_locked(rt, w, &call, report, learn);
     pthread_mutex_unlock(&rt->call_mutex);

@@ -71,6 +71,21 @@ static void read_profile_env(apo__env *env, apo__warnings *w) {
     }
 }
 
+static void read_cuda_env(apo__env *env, apo__warnings *w) {
+    const char *mb = env_get("APPORTION_GPU_MEMORY_MB");
+    long n;
+    if (mb != NULL) {
+        if (parse_int(mb, APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX, &n) == 0)
+            env->gpu_memory_mb = (size_t)n;
+        else
+            apo__warn(w, "APPORTION_GPU_MEMORY_MB=\"%s\" ignored: expected MiB from %d to %d", mb,
+                      APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX);
+    }
+    /* CUDA's own variable: when the user set it, cudart's numbering is theirs to choose;
+     * otherwise apportion numbers GPUs by PCI bus id (SPEC "Devices"). */
+    env->cuda_device_order_set = env_get("CUDA_DEVICE_ORDER") != NULL;
+}
+
 void apo__env_read(apo__env *env, apo__warnings *w) {
     memset(env, 0, sizeof *env);
 
@@ -108,6 +123,7 @@ void apo__env_read(apo__env *env, apo__warnings *w) {
             apo__warn(w, "APPORTION_SIM_CLOCK=\"%s\" ignored: expected wall or virtual", clock);
     }
     read_profile_env(env, w);
+    read_cuda_env(env, w);
 }
 
 static const struct {

@@ -27,7 +27,13 @@ typedef struct apo__env {
     apo_switch profiles;         /* APPORTION_PROFILES, UNSET when unset or ignored */
     apo_switch learn;            /* APPORTION_LEARN, UNSET when unset or ignored */
     double persist_interval_s;   /* APPORTION_PERSIST_INTERVAL, 0 when unset or ignored */
+    size_t gpu_memory_mb;        /* APPORTION_GPU_MEMORY_MB, 0 when unset or ignored */
+    int cuda_device_order_set;   /* CUDA_DEVICE_ORDER is set: cudart's order is the user's */
 } apo__env;
+
+/* Bounds of the per-GPU staging budget, in MiB, wherever it comes from. */
+#define APO_GPU_MEMORY_MB_MIN 4
+#define APO_GPU_MEMORY_MB_MAX (1024 * 1024)
 
 /* Bounds of the persist interval, in seconds, wherever it comes from. */
 #define APO_PERSIST_INTERVAL_MAX 86400.0

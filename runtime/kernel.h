@@ -27,7 +27,37 @@ typedef struct apo__call {
     uint64_t tiles;       /* rows * tiles_per_row */
     uint64_t unit_work;   /* elements of work per position on the tiled axis */
     double *partials;     /* tiles * kernel->partial_len, or NULL */
+    /* Where the arrays live: -1 host memory, else the CUDA ordinal of the GPU holding all
+     * inputs (in_gpu) or all outputs (out_gpu) (apportion_cuda.h). */
+    int in_gpu, out_gpu;
 } apo__call;
+
+/*
+ * A contiguous run of tiles [first, end) of a call staged on one GPU. Element (r, t) of
+ * input i is in[i][r * cols + t] and of output k is out[k][r * out_cols + t]: the pointers
+ * are biased so that absolute indices work while only the staged part is touched (inputs
+ * from `halo` before the run's first position, outputs inside the run). partials holds
+ * partial_len doubles per tile, for tile g at partials[(g - first) * partial_len].
+ */
+typedef struct apo__cuda_chunk {
+    const double *in[APO_MAX_IO];
+    double *out[APO_MAX_IO];
+    double *partials;
+    uint64_t first, end;
+} apo__cuda_chunk;
+
+/* A kernel's CUDA implementation, as the GPU backend needs it. */
+typedef struct apo__cuda_impl {
+    /* Leading outputs the GPU writes (the rest are finalized on the host from partials). */
+    size_t n_outputs;
+    /* Input samples before a tile's first position that the tile reads. */
+    size_t (*halo)(const apo__kernel *k, const double *params);
+    /* Every tile reads its whole input row (bootstrap draws from all of it). */
+    int whole_row_input;
+    /* Enqueues the chunk's computation on `stream` (a cudaStream_t); returns the CUDA
+     * error of the launch (0: launched). */
+    int (*launch)(const apo__call *call, const apo__cuda_chunk *chunk, void *stream);
+} apo__cuda_impl;
 
 typedef struct apo__param_spec {
     char name[APO_NAME_MAX];
@@ -65,9 +95,13 @@ struct apo__kernel {
     void (*merge)(const double *a, const double *b, double *out);
     void (*finalize)(const apo__call *call, size_t row, const double *root);
 
+    /* The CUDA implementation, or NULL: GPUs then take no share of this kernel. */
+    const apo__cuda_impl *cuda;
+
     /* User kernels. */
     apo_kernel_desc desc;
     size_t user_tile;
+    apo__cuda_impl user_cuda; /* k->cuda points here when desc.cuda is set */
 };
 
 /* Resolves linear tile `g` of a call to its row and position range. */

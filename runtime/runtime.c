@@ -16,6 +16,7 @@ typedef struct settings {
     int cpu_threads;
     apo_use_gpu use_gpu;
     apo_sim_clock sim_clock;
+    apo__cuda_options cuda;
     apo__balance_settings balance;
 } settings;
 
@@ -73,6 +74,13 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     s->sim_clock = config->sim_clock != APO_SIM_CLOCK_UNSET ? config->sim_clock
                    : env.sim_clock != APO_SIM_CLOCK_UNSET   ? env.sim_clock
                                                             : APO_SIM_CLOCK_WALL;
+    if (config->gpu_memory_mb != 0 && (config->gpu_memory_mb < APO_GPU_MEMORY_MB_MIN ||
+                                       config->gpu_memory_mb > APO_GPU_MEMORY_MB_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.gpu_memory_mb is %zu, expected 0 (default) or %d to %d",
+                         config->gpu_memory_mb, APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX);
+    s->cuda.memory_mb = config->gpu_memory_mb != 0 ? config->gpu_memory_mb : env.gpu_memory_mb;
+    s->cuda.pci_order = !env.cuda_device_order_set;
     apo__balance_settings *b = &s->balance;
     b->profiles_on = resolve_switch(config->profiles, env.profiles, 1);
     b->learn = resolve_switch(config->learn, env.learn, 1);
@@ -118,7 +126,8 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
     char reason[256] = "";
     if (s->use_gpu != APO_USE_GPU_NO && (wants_gpu || s->use_gpu == APO_USE_GPU_YES)) {
         memset(gpus, 0, sizeof gpus);
-        n_gpus = apo__cuda_discover(gpus, APO_MAX_DEVICES, reason, sizeof reason);
+        n_gpus = apo__cuda_discover(gpus, APO_MAX_DEVICES, &s->cuda, &rt->warnings, reason,
+                                    sizeof reason);
         if (n_gpus == 0) {
             if (s->use_gpu == APO_USE_GPU_YES)
                 return apo__fail(APO_ERR_GPU_REQUIRED,

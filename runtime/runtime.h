@@ -39,6 +39,11 @@ struct apo_runtime {
  * runs must not teach the models what one device alone does). */
 apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn);
 
+/* apo__distribute() with arrays in GPU memory: in_gpu and out_gpu are the CUDA ordinals of
+ * the GPUs holding the inputs and the outputs, -1 for host memory (apportion_cuda.h). */
+apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in_gpu, int out_gpu,
+                                  apo_report *report, int learn);
+
 /* A kernel's parameter values in its own order: defaults, overridden by `params`, each
  * checked against its bounds. Returns APO_ERR_NULL or APO_ERR_BAD_PARAM. */
 apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,

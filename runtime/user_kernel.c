@@ -69,6 +69,46 @@ static apo_status user_run_tile(const apo__call *call, size_t row, size_t begin,
     return st == APO_ERR_DEVICE_LOST ? APO_ERR_KERNEL_FAILED : st;
 }
 
+static size_t user_halo(const apo__kernel *k, const double *params) {
+    (void)params;
+    return k->desc.halo;
+}
+
+/* The user's CUDA launcher is called once per row segment of the chunk (a run of whole
+ * tiles of one row), with device pointers in the apo_kernel_call that index like the host
+ * arrays (apo__cuda_chunk): the same contract as the cpu function, over several tiles. */
+static int user_launch(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    const apo__kernel *k = call->kernel;
+    uint64_t g = chunk->first;
+    while (g < chunk->end) {
+        size_t row, begin, end;
+        apo__tile_range(call, g, &row, &begin, &end);
+        uint64_t row_end_tile = (uint64_t)(row + 1) * call->tiles_per_row;
+        uint64_t last = (chunk->end < row_end_tile ? chunk->end : row_end_tile) - 1;
+        size_t last_row, last_begin;
+        apo__tile_range(call, last, &last_row, &last_begin, &end);
+        apo_kernel_call kc = {
+            .rows = call->rows,
+            .cols = call->cols,
+            .row = row,
+            .begin = begin,
+            .end = end,
+            .inputs = chunk->in,
+            .outputs = chunk->out,
+            .n_inputs = k->n_inputs,
+            .n_outputs = k->n_outputs,
+            .params = call->params,
+            .n_params = k->n_params,
+            .seed = call->seed,
+        };
+        apo_status st = k->desc.cuda(&kc, k->desc.user, stream);
+        if (st != APO_OK)
+            return (int)st;
+        g = last + 1;
+    }
+    return 0;
+}
+
 apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char *err,
                                  size_t err_size) {
     memset(k, 0, sizeof *k);
@@ -159,5 +199,9 @@ apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char 
     k->unit_work = user_unit_work;
     k->output_cols = user_output_cols;
     k->run_tile = user_run_tile;
+    if (d->cuda != NULL) {
+        k->user_cuda = (apo__cuda_impl){k->n_outputs, user_halo, 0, user_launch};
+        k->cuda = &k->user_cuda;
+    }
     return APO_OK;
 }
