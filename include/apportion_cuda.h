@@ -7,7 +7,8 @@
  * function exists and returns APO_ERR_NO_DEVICE.
  *
  * Devices are named by their index in the runtime's device order (apo_device_get()); the
- * index must be a device of kind APO_DEVICE_CUDA.
+ * index must be a device of kind APO_DEVICE_CUDA. No call changes the calling thread's
+ * current CUDA device (apportion sets it on its own threads and restores it on yours).
  */
 #ifndef APPORTION_CUDA_H
 #define APPORTION_CUDA_H

@@ -335,9 +335,8 @@ static void drain(cuda_state *st) {
     (void)cudaGetLastError();
 }
 
-static apo_status cuda_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
-                           uint64_t task_index, apo__task_time *time) {
-    (void)task_index;
+static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t first,
+                               uint64_t end, apo__task_time *time) {
     cuda_state *st = dev->state;
     double t0 = apo__now();
     if (!apo__device_can_run(dev, call->kernel))
@@ -390,6 +389,19 @@ static apo_status cuda_run(apo__device *dev, const apo__call *call, uint64_t fir
     time->wall_s = apo__now() - t0;
     time->chunks = tally.chunks;
     return APO_OK;
+}
+
+static apo_status cuda_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
+                           uint64_t task_index, apo__task_time *time) {
+    (void)task_index;
+    /* A call with one device runs on the caller's thread: leave its current GPU as it was. */
+    int callers_device = -1;
+    (void)cudaGetDevice(&callers_device);
+    apo_status status = run_pipeline(dev, call, first, end, time);
+    if (callers_device >= 0)
+        (void)cudaSetDevice(callers_device);
+    (void)cudaGetLastError();
+    return status;
 }
 
 /* One task per share: the pipeline inside it keeps the GPU busy, and a GPU that fails

@@ -19,14 +19,29 @@ static apo_status gpu_ordinal(const apo_runtime *rt, size_t device, const char *
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: device %zu is not a GPU of this runtime",
                          what, device);
     *out = apo__cuda_ordinal(&rt->devices[device]);
-    cudaError_t e = cudaSetDevice(*out);
-    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, what);
+    return APO_OK;
+}
+
+/* Every call leaves the calling thread's current GPU as it found it: the caller may be
+ * running CUDA code of its own on this thread. */
+static int enter_device(int ordinal, cudaError_t *e) {
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    *e = cudaSetDevice(ordinal);
+    return previous;
+}
+
+static void leave_device(int previous) {
+    if (previous >= 0)
+        (void)cudaSetDevice(previous);
 }
 
 apo_status apo__cuda_upload(int ordinal, void *dst, const void *src, size_t bytes) {
-    cudaError_t e = cudaSetDevice(ordinal);
+    cudaError_t e;
+    int previous = enter_device(ordinal, &e);
     if (e == cudaSuccess)
         e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    leave_device(previous);
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "copy of finalized values to the GPU");
 }
 
@@ -67,11 +82,15 @@ apo_status apo_cuda_malloc(apo_runtime *rt, size_t device, size_t bytes, void **
     if (rt == NULL || ptr == NULL)
         return apo__fail(APO_ERR_NULL, "apo_cuda_malloc: NULL argument");
     *ptr = NULL;
-    int ordinal;
+    int ordinal = -1;
     apo_status st = gpu_ordinal(rt, device, "apo_cuda_malloc", &ordinal);
     if (st != APO_OK)
         return st;
-    cudaError_t e = cudaMalloc(ptr, bytes);
+    cudaError_t e;
+    int previous = enter_device(ordinal, &e);
+    if (e == cudaSuccess)
+        e = cudaMalloc(ptr, bytes);
+    leave_device(previous);
     if (e != cudaSuccess) {
         *ptr = NULL;
         (void)cudaGetLastError();
@@ -85,11 +104,15 @@ apo_status apo_cuda_free(apo_runtime *rt, size_t device, void *ptr) {
         return APO_OK;
     if (rt == NULL)
         return apo__fail(APO_ERR_NULL, "apo_cuda_free: rt is NULL");
-    int ordinal;
+    int ordinal = -1;
     apo_status st = gpu_ordinal(rt, device, "apo_cuda_free", &ordinal);
     if (st != APO_OK)
         return st;
-    cudaError_t e = cudaFree(ptr);
+    cudaError_t e;
+    int previous = enter_device(ordinal, &e);
+    if (e == cudaSuccess)
+        e = cudaFree(ptr);
+    leave_device(previous);
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_free");
 }
 
@@ -102,11 +125,15 @@ apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void
     if ((int)kind < 0 || (int)kind > 2)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_cuda_memcpy: kind %d is not an apo_copy_kind", (int)kind);
-    int ordinal;
+    int ordinal = -1;
     apo_status st = gpu_ordinal(rt, device, "apo_cuda_memcpy", &ordinal);
     if (st != APO_OK || bytes == 0)
         return st;
-    cudaError_t e = cudaMemcpy(dst, src, bytes, kinds[kind]);
+    cudaError_t e;
+    int previous = enter_device(ordinal, &e);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(dst, src, bytes, kinds[kind]);
+    leave_device(previous);
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_memcpy");
 }
 
@@ -158,19 +185,8 @@ static cudaError_t time_duplex(void *d_in, const void *h_in, void *h_out, const 
     return e;
 }
 
-apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t bytes,
-                                      apo_cuda_bandwidth *out) {
-    if (rt == NULL || out == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_cuda_bandwidth_measure: NULL argument");
-    if (out->size != sizeof(apo_cuda_bandwidth))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_cuda_bandwidth.size is %zu, expected %zu: initialise it with "
-                         "APO_CUDA_BANDWIDTH_INIT",
-                         out->size, sizeof(apo_cuda_bandwidth));
-    int ordinal;
-    apo_status st = gpu_ordinal(rt, device, "apo_cuda_bandwidth_measure", &ordinal);
-    if (st != APO_OK)
-        return st;
+/* apo_cuda_bandwidth_measure() on the current GPU. */
+static apo_status measure(size_t bytes, apo_cuda_bandwidth *out) {
     size_t free_b = 0, total_b = 0;
     cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
     if (e != cudaSuccess)
@@ -236,4 +252,24 @@ apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t byt
     cudaFreeHost(h1);
     cudaFreeHost(h2);
     return first == cudaSuccess ? APO_OK : apo__cuda_fail(first, "apo_cuda_bandwidth_measure");
+}
+
+apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t bytes,
+                                      apo_cuda_bandwidth *out) {
+    if (rt == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_bandwidth_measure: NULL argument");
+    if (out->size != sizeof(apo_cuda_bandwidth))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_cuda_bandwidth.size is %zu, expected %zu: initialise it with "
+                         "APO_CUDA_BANDWIDTH_INIT",
+                         out->size, sizeof(apo_cuda_bandwidth));
+    int ordinal = -1;
+    apo_status st = gpu_ordinal(rt, device, "apo_cuda_bandwidth_measure", &ordinal);
+    if (st != APO_OK)
+        return st;
+    cudaError_t e;
+    int previous = enter_device(ordinal, &e);
+    st = e == cudaSuccess ? measure(bytes, out) : apo__cuda_fail(e, "apo_cuda_bandwidth_measure");
+    leave_device(previous);
+    return st;
 }
