@@ -18,6 +18,11 @@
  * Any wrong output makes the program exit 1 at the end. The STREAM ceiling lives in
  * stream.c, the per-call overhead in overhead.c.
  *
+ * With GPUs present, a GPU section follows (gpu.c): per GPU its measured bandwidths,
+ * device-resident bollinger and macd against the d2d copy bandwidth, host-resident runs
+ * against the transfer bound, and "cuda:N,cpu" beside "cuda:N" alone. Without a GPU it is
+ * one line saying why.
+ *
  * copy3 is a user kernel registered by the bench (out0 = out1 = out2 = x, tiles of 4096
  * like bollinger): the same bytes as bollinger through the same path, so it shows what the
  * runtime path itself can reach on this machine.
@@ -34,6 +39,12 @@
 #define PROG "apo-bench-kernels"
 
 const char bench_prog[] = PROG;
+
+/* The GPU section (gpu.c): returns its JSON object; adds wrong values to *wrong and sets
+ * *failed when an API call failed. */
+#define BENCH_GPU_MAX_SIZES 16
+json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps, int warmup,
+                  const char *kernels, long *wrong, int *failed);
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
@@ -89,6 +100,10 @@ typedef struct options {
     int stream_reps;
     size_t replicates;
     double boot_max_size;
+    double gpu_sizes[BENCH_GPU_MAX_SIZES];
+    size_t n_gpu_sizes;
+    int gpu_warmup;
+    int no_gpu;
 } options;
 
 static void usage(FILE *f) {
@@ -105,8 +120,35 @@ static void usage(FILE *f) {
                "                    series is 1.6e9 DRAM-bound draws, minutes per call)\n"
                "  --stream-size N   doubles per STREAM array (default 2^25)\n"
                "  --stream-reps N   STREAM repetitions (default 20)\n"
+               "  --gpu-sizes LIST  samples of the GPU section's series, comma separated\n"
+               "                    (default 1e6,1e7,1e8; a size that does not fit in GPU\n"
+               "                    memory is skipped)\n"
+               "  --gpu-warmup N    untimed cuda:N,cpu calls before timing, so that online\n"
+               "                    refinement can move the split (default 5)\n"
+               "  --no-gpu          leave out the GPU section\n"
                "  --json FILE       also write every result as JSON\n"
                "  --help\n");
+}
+
+/* "1e6,1e7,1e8": whole numbers of samples. Returns 0 or -1. */
+static int parse_gpu_sizes(const char *text, options *o) {
+    o->n_gpu_sizes = 0;
+    for (const char *p = text;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[32];
+        double d;
+        if (len == 0 || len >= sizeof item || o->n_gpu_sizes == BENCH_GPU_MAX_SIZES)
+            return -1;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (bench_parse_count(item, 1, 1e10, &d) != 0)
+            return -1;
+        o->gpu_sizes[o->n_gpu_sizes++] = d;
+        if (comma == NULL)
+            return 0;
+        p = comma + 1;
+    }
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -119,6 +161,9 @@ static int parse_options(int argc, char **argv, options *o) {
             exit(0);
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = 1;
+            continue;
+        } else if (strcmp(a, "--no-gpu") == 0) {
+            o->no_gpu = 1;
             continue;
         } else if (v == NULL) {
             fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
@@ -136,6 +181,16 @@ static int parse_options(int argc, char **argv, options *o) {
             o->stream_n = (size_t)d;
         } else if (strcmp(a, "--stream-reps") == 0 && bench_parse_count(v, 1, 1e4, &d) == 0) {
             o->stream_reps = (int)d;
+        } else if (strcmp(a, "--gpu-warmup") == 0 && bench_parse_count(v, 0, 1e4, &d) == 0) {
+            o->gpu_warmup = (int)d;
+        } else if (strcmp(a, "--gpu-sizes") == 0) {
+            if (parse_gpu_sizes(v, o) != 0) {
+                fprintf(stderr,
+                        PROG ": --gpu-sizes %s: expected at most %d whole numbers from 1 "
+                             "to 1e10, comma separated\n",
+                        v, BENCH_GPU_MAX_SIZES);
+                return -1;
+            }
         } else if (strcmp(a, "--json") == 0) {
             o->json = v;
         } else if (strcmp(a, "--kernels") == 0) {
@@ -592,7 +647,10 @@ int main(int argc, char **argv) {
                    .stream_n = (size_t)1 << 25,
                    .stream_reps = 20,
                    .replicates = 16,
-                   .boot_max_size = 1e7};
+                   .boot_max_size = 1e7,
+                   .gpu_sizes = {1e6, 1e7, 1e8},
+                   .n_gpu_sizes = 3,
+                   .gpu_warmup = 5};
     if (parse_options(argc, argv, &opt) != 0) {
         usage(stderr);
         return 2;
@@ -618,6 +676,7 @@ int main(int argc, char **argv) {
     apo_runtime *rt = NULL, *rt_sim = NULL, *rt_serial = NULL;
     json_t *root = json_object(), *jres = json_array(), *jover = json_array();
     json_t *jdev = json_array(), *jstream = json_object(), *jtargets = json_array();
+    json_t *jgpu = NULL;
     result *results = NULL;
     size_t n_results = 0;
 
@@ -800,6 +859,16 @@ int main(int argc, char **argv) {
         }
     }
 
+    /* The GPU section: GPUs of this machine, whatever --devices says for the tables above. */
+    if (!opt.no_gpu &&
+        (bench_selected(opt.kernels, "bollinger") || bench_selected(opt.kernels, "macd"))) {
+        int gpu_failed = 0;
+        jgpu = bench_gpu(opt.gpu_sizes, opt.n_gpu_sizes, opt.max_size, opt.reps, opt.gpu_warmup,
+                         opt.kernels, &total_wrong, &gpu_failed);
+        if (gpu_failed)
+            ctx.api_failed = 1;
+    }
+
     /* Targets of the CPU-kernels issue. */
     printf("\n# targets (this machine): bollinger and macd at 1 x 1000000 and 1000 x 10000 >= 70%% "
            "of copy; overhead(cpu1) <= 10 us\n");
@@ -843,6 +912,8 @@ int main(int argc, char **argv) {
         json_object_set_new(root, "overhead", jover);
         json_object_set_new(root, "targets", jtargets);
         jres = jover = jtargets = NULL;
+        json_object_set_new(root, "gpu", jgpu != NULL ? jgpu : json_null());
+        jgpu = NULL;
         json_object_set_new(root, "total_wrong", json_integer(total_wrong));
         if (json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
             fprintf(stderr, PROG ": cannot write %s\n", opt.json);
@@ -859,6 +930,7 @@ out:
     json_decref(jdev);
     json_decref(jstream);
     json_decref(jtargets);
+    json_decref(jgpu);
     free(results);
     apo_runtime_destroy(rt);
     apo_runtime_destroy(rt_sim);

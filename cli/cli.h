@@ -18,6 +18,7 @@ int cli_cmd_run(int argc, char **argv);
 int cli_cmd_profile(int argc, char **argv);
 int cli_cmd_show(int argc, char **argv);
 int cli_cmd_set_ratios(int argc, char **argv);
+int cli_cmd_selftest(int argc, char **argv);
 
 #if defined(__GNUC__)
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -26,6 +26,7 @@ static const char top_help[] =
     "  profile    measure every device on the sample workloads and write the profiles\n"
     "  show       show the stored profiles: ratios, models, age, staleness\n"
     "  set-ratios force the shares of a workload\n"
+    "  selftest   check every usable device against the CPU reference\n"
     "\n"
     "Options:\n"
     "  -h, --help     show this help (also 'apportion <command> --help')\n"
@@ -247,6 +248,8 @@ int main(int argc, char **argv) {
         return cli_cmd_show(argc - 1, argv + 1);
     if (strcmp(cmd, "set-ratios") == 0)
         return cli_cmd_set_ratios(argc - 1, argv + 1);
+    if (strcmp(cmd, "selftest") == 0)
+        return cli_cmd_selftest(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s'", cmd);
     return cli_usage_error(NULL, "unknown command '%s'", cmd);

@@ -202,11 +202,6 @@ Test(cli, unknown_command_is_a_usage_error, .timeout = 60) {
     cr_assert_str_eq(r.err, "apportion: unknown command 'frobnicate'\nTry 'apportion --help'.\n");
     cr_assert_eq(r.out_len, 0);
     free_result(&r);
-    /* Commands of later versions are not part of this one. */
-    r = run_cli(ARGS("selftest"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "unknown command 'selftest'");
-    free_result(&r);
     r = run_cli((const char *const[]){NULL});
     cr_assert_eq(r.status, 2);
     assert_contains(r.err, "apportion: missing command");
@@ -1438,6 +1433,220 @@ Test(cli, set_ratios_clear_before_any_model_leaves_no_entry, .timeout = 60) {
     cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
     j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "equal");
+    json_decref(j);
+    free_result(&r);
+}
+
+/* ---- GPU discovery and `selftest` (they run for real on a machine without a GPU) ----------- */
+
+/* `devices` and `devices --json` succeed and, without a GPU, say why in both forms. */
+Test(cli, devices_text_and_json_say_why_there_is_no_gpu, .timeout = 60) {
+    cli_result r = run_cli(ARGS("devices", "--json"));
+    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    json_t *j = parse_json(&r);
+    const json_int_t gpus = json_integer_value(get(j, "gpu_count"));
+    json_t *warnings = get(j, "warnings");
+    char reason[1024] = "";
+    if (gpus == 0) {
+        cr_assert(json_is_false(get(j, "gpu_available")));
+        /* One warning names the cause: "no GPU in use: <why>". */
+        for (size_t i = 0; i < json_array_size(warnings); i++) {
+            const char *w = json_string_value(json_array_get(warnings, i));
+            if (w != NULL && strncmp(w, "no GPU in use: ", 15) == 0 && strlen(w) > 15)
+                snprintf(reason, sizeof reason, "%s", w);
+        }
+        cr_assert(reason[0] != '\0', "no warning names why no GPU is used: %s", r.out);
+    } else {
+        cr_assert(json_is_true(get(j, "gpu_available")));
+    }
+    json_decref(j);
+    free_result(&r);
+
+    r = run_cli(ARGS("devices"));
+    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    if (gpus == 0) {
+        /* The same cause on the count line and as a warning on stderr. */
+        char line[1100];
+        snprintf(line, sizeof line, "GPUs usable: 0 (%s", reason);
+        assert_contains(r.out, line);
+        char warning[1100];
+        snprintf(warning, sizeof warning, "apportion: warning: %s", reason);
+        assert_contains(r.err, warning);
+    }
+    free_result(&r);
+}
+
+/* APPORTION_USE_GPU=yes without a GPU: `devices` (text and JSON) and `run` exit 1 with one
+ * clear message and print nothing on stdout. */
+Test(cli, use_gpu_yes_without_a_gpu_fails_devices_and_run, .timeout = 60) {
+    const size_t gpus = gpu_count();
+    /* The cause that `devices --json` gives ("no GPU in use: <cause>; ..."): its start must
+     * be in the error message too. */
+    char cause[32] = "";
+    if (gpus == 0) {
+        cli_result d = run_cli(ARGS("devices", "--json"));
+        json_t *j = parse_json(&d);
+        json_t *warnings = get(j, "warnings");
+        for (size_t i = 0; i < json_array_size(warnings); i++) {
+            const char *w = json_string_value(json_array_get(warnings, i));
+            if (w != NULL && strncmp(w, "no GPU in use: ", 15) == 0)
+                snprintf(cause, sizeof cause, "%s", w + 15);
+        }
+        cr_assert(cause[0] != '\0', "no warning gives the cause: %s", d.out);
+        json_decref(j);
+        free_result(&d);
+    }
+    const char *const *cases[] = {
+        ARGS("devices"),
+        ARGS("devices", "--json"),
+        ARGS("run", "--kernel", "bollinger", "--rows", "1", "--cols", "1000"),
+        ARGS("run", "--kernel", "bollinger", "--rows", "1", "--cols", "1000", "--json"),
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r = run_cli_env(ENV("APPORTION_USE_GPU=yes"), cases[i]);
+        if (gpus > 0) {
+            cr_assert_eq(r.status, 0, "case %zu: status %d: %s", i, r.status, r.err);
+        } else {
+            cr_assert_eq(r.status, 1, "case %zu: status %d: %s", i, r.status, r.err);
+            cr_assert(strncmp(r.err, "apportion: cannot create the runtime: ", 38) == 0,
+                      "case %zu: %s", i, r.err);
+            assert_contains(r.err, "APPORTION_USE_GPU=yes");
+            assert_contains(r.err, cause);
+            assert_contains(r.err, "(APO_ERR_GPU_REQUIRED)\n");
+            cr_assert_eq(r.out_len, 0, "case %zu: stdout %s", i, r.out);
+        }
+        free_result(&r);
+    }
+}
+
+Test(cli, selftest_help_and_usage_errors, .timeout = 60) {
+    cli_result r = run_cli(ARGS("selftest", "--help"));
+    cr_assert_eq(r.status, 0);
+    cr_assert(strncmp(r.out, "Usage: apportion selftest", 25) == 0, "%s", r.out);
+    cr_assert_eq(r.err_len, 0);
+    free_result(&r);
+    r = run_cli(ARGS("--help"));
+    assert_contains(r.out, "  selftest ");
+    free_result(&r);
+    struct {
+        const char *const *args;
+        const char *msg;
+    } cases[] = {
+        {ARGS("selftest", "--bogus"), "apportion: unknown option '--bogus'"},
+        {ARGS("selftest", "extra"), "apportion: unexpected argument 'extra'"},
+        {ARGS("selftest", "--sizes"), "apportion: option --sizes needs a value"},
+        {ARGS("selftest", "--sizes", "0"), "apportion: --sizes: '0' is not a shape"},
+        {ARGS("selftest", "--sizes", "3x"), "apportion: --sizes: '3x' is not a shape"},
+        {ARGS("selftest", "--sizes", "10,,20"), "apportion: --sizes '10,,20': empty item"},
+        {ARGS("selftest", "--seed", "-1"), "apportion: --seed '-1': expected an integer"},
+        {ARGS("selftest", "--gpu-memory-mb", "3"),
+         "apportion: --gpu-memory-mb '3': expected an integer from 4 to 1048576"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        r = run_cli(cases[i].args);
+        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
+        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
+                  r.err);
+        assert_contains(r.err, "Try 'apportion selftest --help'.");
+        cr_assert_eq(r.out_len, 0);
+        free_result(&r);
+    }
+    /* A device list the library refuses is a usage error too, with the library's message. */
+    r = run_cli(ARGS("selftest", "--devices", "bogus:1"));
+    cr_assert_eq(r.status, 2, "status %d (%s)", r.status, r.err);
+    assert_contains(r.err, "apportion: cannot create the runtime: ");
+    assert_contains(r.err, "(APO_ERR_BAD_DEVICE_SPEC)");
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+}
+
+/* `selftest` checks the cpu (and any sim device) against the cpu reference and passes; on
+ * a machine without a GPU it says that no GPU was found and why, and still exits 0. */
+Test(cli, selftest_passes_and_says_when_there_is_no_gpu, .timeout = 300) {
+    const size_t gpus = gpu_count();
+    cli_result r = run_cli(ARGS("selftest"));
+    cr_assert_eq(r.status, 0, "status %d: %s\n%s", r.status, r.err, r.out);
+    assert_contains(r.out, "selftest passed\n");
+    assert_contains(r.out, "kernel bollinger ");
+    assert_contains(r.out, " cpu ");
+    cr_assert_null(strstr(r.out, " FAIL "), "%s", r.out);
+    if (gpus == 0) {
+        assert_contains(r.out, "no GPU found: ");
+        assert_contains(r.out, "no GPU was checked");
+    } else {
+        cr_assert_null(strstr(r.out, "no GPU found"), "%s", r.out);
+    }
+    free_result(&r);
+
+    /* --json: one object with every check; a sim device is checked too. */
+    r = run_cli(ARGS("selftest", "--json", "--sizes", "4097,2x3001", "--seed", "9", "--devices",
+                     "cpu,sim:x:rate=1e9"));
+    cr_assert_eq(r.status, 0, "status %d: %s\n%s", r.status, r.err, r.out);
+    cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert(json_is_true(get(j, "ok")));
+    cr_assert(json_is_false(get(j, "gpu_available")));
+    cr_assert_eq(json_integer_value(get(j, "gpu_count")), 0);
+    const char *why = json_string_value(get(j, "no_gpu_reason"));
+    cr_assert_not_null(why);
+    assert_contains(why, "GPU");
+    cr_assert_eq(json_integer_value(get(j, "seed")), 9);
+    cr_assert_eq(json_array_size(get(j, "sizes")), 2);
+    cr_assert_eq(json_integer_value(get(j, "failed")), 0);
+    json_t *checks = get(j, "checks");
+    size_t cpu_checks = 0, sim_checks = 0, split_checks = 0;
+    for (size_t i = 0; i < json_array_size(checks); i++) {
+        json_t *c = json_array_get(checks, i);
+        const char *result = json_string_value(get(c, "result"));
+        const char *device = json_string_value(get(c, "device"));
+        const char *check = json_string_value(get(c, "check"));
+        cr_assert(strcmp(result, "pass") == 0 || strcmp(result, "skip") == 0, "check %zu: %s %s", i,
+                  result, json_string_value(get(c, "detail")));
+        if (strcmp(result, "pass") == 0)
+            cr_assert_eq(json_integer_value(get(c, "values_differ")), 0);
+        cpu_checks += strcmp(device, "cpu") == 0;
+        sim_checks += strcmp(device, "sim:x") == 0;
+        split_checks += strcmp(check, "split") == 0;
+        get(c, "kernel");
+        get(c, "rows");
+        get(c, "cols");
+        get(c, "detail");
+    }
+    /* Four kernels on two shapes, per device, and all devices together. */
+    cr_assert_eq(cpu_checks, 8);
+    cr_assert_eq(sim_checks, 8);
+    cr_assert_eq(split_checks, 8);
+    cr_assert_eq((size_t)json_integer_value(get(j, "passed")), json_array_size(checks));
+    json_decref(j);
+    free_result(&r);
+}
+
+Test(cli, selftest_with_use_gpu_yes_and_no_gpu_fails, .timeout = 60) {
+    if (gpu_count() > 0)
+        return;
+    cli_result r = run_cli_env(ENV("APPORTION_USE_GPU=yes"), ARGS("selftest"));
+    cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "apportion: cannot create the runtime: ");
+    assert_contains(r.err, "(APO_ERR_GPU_REQUIRED)");
+    cr_assert_eq(r.out_len, 0, "%s", r.out);
+    free_result(&r);
+}
+
+/* The report's per-device objects carry `chunks`: pieces the work was staged in (GPUs) or
+ * tasks (cpu and sim devices). */
+Test(cli, run_json_devices_have_chunks, .timeout = 60) {
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "50000", "--devices",
+                     "cpu,sim:a:rate=1e9", "--ratios", "cpu=1,sim:a=1", "--json"));
+    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    json_t *j = parse_json(&r);
+    json_t *devices = get(j, "devices");
+    cr_assert_eq(json_array_size(devices), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *chunks = get(json_array_get(devices, i), "chunks");
+        cr_assert(json_is_integer(chunks));
+        cr_assert_geq(json_integer_value(chunks), 1);
+    }
     json_decref(j);
     free_result(&r);
 }
