@@ -1222,5 +1222,6 @@ int cli_cmd_selftest(int argc, char **argv) {
             cli_print_runtime_warnings(c->rt);
     }
     free_ctx(c);
+    free(c);
     return rc;
 }
