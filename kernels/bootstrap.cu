@@ -51,12 +51,7 @@ static __global__ void apo_bootstrap_moments_kernel(apo_cuda_view v, size_t tile
         const apo__chunk_item it = apo__chunk_item_of(&v, tiles, i);
         apo_moments m;
         apo__bootstrap_tile_moments(v.out[0] + it.row * v.out_cols, it.begin, it.end, &m);
-        double *p = v.partials + i * APO_PARTIAL_DOUBLES;
-        p[0] = m.count;
-        p[1] = m.mean;
-        p[2] = m.m2;
-        p[3] = m.min;
-        p[4] = m.max;
+        apo__store_partial(v.partials + i * APO_PARTIAL_DOUBLES, &m);
     }
 }
 

@@ -24,9 +24,20 @@
 
 #include "apo_hd.h"
 #include "kernels_cuda.h"
+#include "moments_tile.h"
 
 /* Doubles per tile partial: an apo_moments. */
 #define APO_PARTIAL_DOUBLES 5
+
+/* Writes a tile's moments into its slot of the view's partials, in apo_moments order (the
+ * layout the host reads back as a plain double array). */
+static inline APO_HD void apo__store_partial(double *p, const apo_moments *m) {
+    p[0] = m->count;
+    p[1] = m->mean;
+    p[2] = m->m2;
+    p[3] = m->min;
+    p[4] = m->max;
+}
 
 /* Tiles in each row of the view: ceil(end / tile) - begin / tile. */
 static inline APO_HD size_t apo__chunk_tiles(const apo_cuda_view *v) {

@@ -238,51 +238,55 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
 }
 
 #ifdef APO_HAVE_CUDA
-static int bollinger_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+/* Launches one row-uniform view of a chunk; returns the CUDA error of the launch. */
+typedef int (*view_launcher)(const apo__call *call, const apo_cuda_view *view, void *stream);
+
+/* Launches every view of the chunk in tile order, stopping at the first failure. */
+static int launch_views(const apo__call *call, const apo__cuda_chunk *chunk, void *stream,
+                        view_launcher launch) {
     apo_cuda_view views[3];
     size_t n = apo__cuda_views(call, chunk, views);
     for (size_t i = 0; i < n; i++) {
-        int rc = apo_cuda_bollinger(&views[i], (size_t)call->params[0], call->params[1],
-                                    call->params[2], stream);
+        int rc = launch(call, &views[i], stream);
         if (rc != 0)
             return rc;
     }
     return 0;
+}
+
+static int bollinger_view(const apo__call *call, const apo_cuda_view *v, void *stream) {
+    return apo_cuda_bollinger(v, (size_t)call->params[0], call->params[1], call->params[2], stream);
+}
+
+static int macd_view(const apo__call *call, const apo_cuda_view *v, void *stream) {
+    size_t fast, slow, signal;
+    macd_periods(call->params, &fast, &slow, &signal);
+    return apo_cuda_macd(v, fast, slow, signal, stream);
+}
+
+static int returns_stats_view(const apo__call *call, const apo_cuda_view *v, void *stream) {
+    (void)call;
+    return apo_cuda_returns_stats(v, stream);
+}
+
+static int bootstrap_view(const apo__call *call, const apo_cuda_view *v, void *stream) {
+    return apo_cuda_bootstrap(v, call->seed, stream);
+}
+
+static int bollinger_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    return launch_views(call, chunk, stream, bollinger_view);
 }
 
 static int macd_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
-    size_t fast, slow, signal;
-    macd_periods(call->params, &fast, &slow, &signal);
-    apo_cuda_view views[3];
-    size_t n = apo__cuda_views(call, chunk, views);
-    for (size_t i = 0; i < n; i++) {
-        int rc = apo_cuda_macd(&views[i], fast, slow, signal, stream);
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
+    return launch_views(call, chunk, stream, macd_view);
 }
 
 static int returns_stats_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
-    apo_cuda_view views[3];
-    size_t n = apo__cuda_views(call, chunk, views);
-    for (size_t i = 0; i < n; i++) {
-        int rc = apo_cuda_returns_stats(&views[i], stream);
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
+    return launch_views(call, chunk, stream, returns_stats_view);
 }
 
 static int bootstrap_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
-    apo_cuda_view views[3];
-    size_t n = apo__cuda_views(call, chunk, views);
-    for (size_t i = 0; i < n; i++) {
-        int rc = apo_cuda_bootstrap(&views[i], call->seed, stream);
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
+    return launch_views(call, chunk, stream, bootstrap_view);
 }
 
 #else

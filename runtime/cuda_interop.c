@@ -36,6 +36,21 @@ static void leave_device(int previous) {
         (void)cudaSetDevice(previous);
 }
 
+/* Makes runtime device `device`, which must be a GPU, the thread's current device for one
+ * interop call; *previous is what leave_device() restores. */
+static apo_status enter_gpu(const apo_runtime *rt, size_t device, const char *what, int *previous) {
+    int ordinal = -1;
+    apo_status st = gpu_ordinal(rt, device, what, &ordinal);
+    if (st != APO_OK)
+        return st;
+    cudaError_t e;
+    *previous = enter_device(ordinal, &e);
+    if (e == cudaSuccess)
+        return APO_OK;
+    leave_device(*previous);
+    return apo__cuda_fail(e, what);
+}
+
 apo_status apo__cuda_upload(int ordinal, void *dst, const void *src, size_t bytes) {
     cudaError_t e;
     int previous = enter_device(ordinal, &e);
@@ -82,14 +97,11 @@ apo_status apo_cuda_malloc(apo_runtime *rt, size_t device, size_t bytes, void **
     if (rt == NULL || ptr == NULL)
         return apo__fail(APO_ERR_NULL, "apo_cuda_malloc: NULL argument");
     *ptr = NULL;
-    int ordinal = -1;
-    apo_status st = gpu_ordinal(rt, device, "apo_cuda_malloc", &ordinal);
+    int previous;
+    apo_status st = enter_gpu(rt, device, "apo_cuda_malloc", &previous);
     if (st != APO_OK)
         return st;
-    cudaError_t e;
-    int previous = enter_device(ordinal, &e);
-    if (e == cudaSuccess)
-        e = cudaMalloc(ptr, bytes);
+    cudaError_t e = cudaMalloc(ptr, bytes);
     leave_device(previous);
     if (e != cudaSuccess) {
         *ptr = NULL;
@@ -104,14 +116,11 @@ apo_status apo_cuda_free(apo_runtime *rt, size_t device, void *ptr) {
         return APO_OK;
     if (rt == NULL)
         return apo__fail(APO_ERR_NULL, "apo_cuda_free: rt is NULL");
-    int ordinal = -1;
-    apo_status st = gpu_ordinal(rt, device, "apo_cuda_free", &ordinal);
+    int previous;
+    apo_status st = enter_gpu(rt, device, "apo_cuda_free", &previous);
     if (st != APO_OK)
         return st;
-    cudaError_t e;
-    int previous = enter_device(ordinal, &e);
-    if (e == cudaSuccess)
-        e = cudaFree(ptr);
+    cudaError_t e = cudaFree(ptr);
     leave_device(previous);
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_free");
 }
@@ -125,14 +134,13 @@ apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void
     if ((int)kind < 0 || (int)kind > 2)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_cuda_memcpy: kind %d is not an apo_copy_kind", (int)kind);
-    int ordinal = -1;
-    apo_status st = gpu_ordinal(rt, device, "apo_cuda_memcpy", &ordinal);
-    if (st != APO_OK || bytes == 0)
+    int previous;
+    if (bytes == 0) /* nothing to copy, but the device must still be a GPU */
+        return gpu_ordinal(rt, device, "apo_cuda_memcpy", &previous);
+    apo_status st = enter_gpu(rt, device, "apo_cuda_memcpy", &previous);
+    if (st != APO_OK)
         return st;
-    cudaError_t e;
-    int previous = enter_device(ordinal, &e);
-    if (e == cudaSuccess)
-        e = cudaMemcpy(dst, src, bytes, kinds[kind]);
+    cudaError_t e = cudaMemcpy(dst, src, bytes, kinds[kind]);
     leave_device(previous);
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_memcpy");
 }
@@ -263,13 +271,11 @@ apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t byt
                          "apo_cuda_bandwidth.size is %zu, expected %zu: initialise it with "
                          "APO_CUDA_BANDWIDTH_INIT",
                          out->size, sizeof(apo_cuda_bandwidth));
-    int ordinal = -1;
-    apo_status st = gpu_ordinal(rt, device, "apo_cuda_bandwidth_measure", &ordinal);
+    int previous;
+    apo_status st = enter_gpu(rt, device, "apo_cuda_bandwidth_measure", &previous);
     if (st != APO_OK)
         return st;
-    cudaError_t e;
-    int previous = enter_device(ordinal, &e);
-    st = e == cudaSuccess ? measure(bytes, out) : apo__cuda_fail(e, "apo_cuda_bandwidth_measure");
+    st = measure(bytes, out);
     leave_device(previous);
     return st;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cuda_views.h"
 #include "kernel.h"
 
 #define APO_USER_TILE_DEFAULT 4096
@@ -45,9 +46,11 @@ static size_t user_output_cols(const apo__kernel *k, const double *params, size_
     return cols;
 }
 
-static apo_status user_run_tile(const apo__call *call, size_t row, size_t begin, size_t end,
-                                double *partial) {
-    (void)partial;
+/* The call the user's functions see: the workload's shape and parameters, one row's
+ * range, and the arrays (host arrays for the cpu function, staged device arrays that index
+ * like them for the CUDA launcher). */
+static apo_kernel_call user_kernel_call(const apo__call *call, size_t row, size_t begin, size_t end,
+                                        const double *const *inputs, double *const *outputs) {
     const apo__kernel *k = call->kernel;
     apo_kernel_call kc = {
         .rows = call->rows,
@@ -55,14 +58,22 @@ static apo_status user_run_tile(const apo__call *call, size_t row, size_t begin,
         .row = row,
         .begin = begin,
         .end = end,
-        .inputs = call->inputs,
-        .outputs = call->outputs,
+        .inputs = inputs,
+        .outputs = outputs,
         .n_inputs = k->n_inputs,
         .n_outputs = k->n_outputs,
         .params = call->params,
         .n_params = k->n_params,
         .seed = call->seed,
     };
+    return kc;
+}
+
+static apo_status user_run_tile(const apo__call *call, size_t row, size_t begin, size_t end,
+                                double *partial) {
+    (void)partial;
+    const apo__kernel *k = call->kernel;
+    apo_kernel_call kc = user_kernel_call(call, row, begin, end, call->inputs, call->outputs);
     apo_status st = k->desc.cpu(&kc, k->desc.user);
     /* Device loss is the backends' to report: a kernel that returns it has failed, and
      * retrying its tiles on another device would only fail again. */
@@ -76,35 +87,20 @@ static size_t user_halo(const apo__kernel *k, const double *params) {
 
 /* The user's CUDA launcher is called once per row segment of the chunk (a run of whole
  * tiles of one row), with device pointers in the apo_kernel_call that index like the host
- * arrays (apo__cuda_chunk): the same contract as the cpu function, over several tiles. */
+ * arrays (apo__cuda_chunk): the same contract as the cpu function, over several tiles.
+ * The row segments are those of the chunk's row-uniform views (cuda_views.h). */
 static int user_launch(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
     const apo__kernel *k = call->kernel;
-    uint64_t g = chunk->first;
-    while (g < chunk->end) {
-        size_t row, begin, end;
-        apo__tile_range(call, g, &row, &begin, &end);
-        uint64_t row_end_tile = (uint64_t)(row + 1) * call->tiles_per_row;
-        uint64_t last = (chunk->end < row_end_tile ? chunk->end : row_end_tile) - 1;
-        size_t last_row, last_begin;
-        apo__tile_range(call, last, &last_row, &last_begin, &end);
-        apo_kernel_call kc = {
-            .rows = call->rows,
-            .cols = call->cols,
-            .row = row,
-            .begin = begin,
-            .end = end,
-            .inputs = chunk->in,
-            .outputs = chunk->out,
-            .n_inputs = k->n_inputs,
-            .n_outputs = k->n_outputs,
-            .params = call->params,
-            .n_params = k->n_params,
-            .seed = call->seed,
-        };
-        apo_status st = k->desc.cuda(&kc, k->desc.user, stream);
-        if (st != APO_OK)
-            return (int)st;
-        g = last + 1;
+    apo_cuda_view views[3];
+    size_t n = apo__cuda_views(call, chunk, views);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t row = views[i].row0; row < views[i].row0 + views[i].rows; row++) {
+            apo_kernel_call kc =
+                user_kernel_call(call, row, views[i].begin, views[i].end, chunk->in, chunk->out);
+            apo_status st = k->desc.cuda(&kc, k->desc.user, stream);
+            if (st != APO_OK)
+                return (int)st;
+        }
     }
     return 0;
 }
