@@ -406,14 +406,14 @@ static double *read_talib_close(size_t *n) {
     return x;
 }
 
-/* Runs bollinger(period, up, dn) on the GPU runtime over one series. */
-static void gpu_bollinger(apo_runtime *gpu, const double *x, size_t n, size_t period, double up,
-                          double dn, double *u, double *m, double *l) {
-    const apo_param params[] = {{"period", (double)period}, {"nbdev_up", up}, {"nbdev_dn", dn}};
+/* Runs a three-output indicator with three parameters on the GPU runtime over one series;
+ * the GPU must have computed part of it. */
+static void gpu_indicator(apo_runtime *gpu, const char *kernel, const apo_param params[3],
+                          const double *x, size_t n, double *o0, double *o1, double *o2) {
     const double *in[1] = {x};
-    double *out[3] = {u, m, l};
+    double *out[3] = {o0, o1, o2};
     apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
+    w.kernel = kernel;
     w.rows = 1;
     w.cols = n;
     w.inputs = in;
@@ -424,28 +424,20 @@ static void gpu_bollinger(apo_runtime *gpu, const double *x, size_t n, size_t pe
     w.n_params = 3;
     apo_report rep = APO_REPORT_INIT;
     cr_assert_eq(apo_distribute_workload(gpu, &w, &rep), APO_OK, "%s", apo_last_error());
-    assert_gpus_worked(&rep, "bollinger");
+    assert_gpus_worked(&rep, kernel);
+}
+
+static void gpu_bollinger(apo_runtime *gpu, const double *x, size_t n, size_t period, double up,
+                          double dn, double *u, double *m, double *l) {
+    const apo_param params[] = {{"period", (double)period}, {"nbdev_up", up}, {"nbdev_dn", dn}};
+    gpu_indicator(gpu, "bollinger", params, x, n, u, m, l);
 }
 
 static void gpu_macd(apo_runtime *gpu, const double *x, size_t n, size_t fast, size_t slow,
                      size_t signal, double *a, double *b, double *c) {
     const apo_param params[] = {
         {"fast", (double)fast}, {"slow", (double)slow}, {"signal", (double)signal}};
-    const double *in[1] = {x};
-    double *out[3] = {a, b, c};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "macd";
-    w.rows = 1;
-    w.cols = n;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = 3;
-    w.params = params;
-    w.n_params = 3;
-    apo_report rep = APO_REPORT_INIT;
-    cr_assert_eq(apo_distribute_workload(gpu, &w, &rep), APO_OK, "%s", apo_last_error());
-    assert_gpus_worked(&rep, "macd");
+    gpu_indicator(gpu, "macd", params, x, n, a, b, c);
 }
 
 /* Both NaN, or the same infinity, or both finite. */
