@@ -39,6 +39,7 @@ static json_t *device_json(const apo_device_info *d) {
         json_object_set_new(o, "uuid", cli_json_string(d->id));
         json_object_set_new(o, "multiprocessors", json_integer(d->multiprocessors));
         json_object_set_new(o, "copy_engines", json_integer(d->copy_engines));
+        json_object_set_new(o, "pci_bus_id", cli_json_string(d->pci_bus_id));
     }
     if (d->kind == APO_DEVICE_SIM) {
         json_object_set_new(o, "simulated", json_true());
@@ -56,8 +57,9 @@ static void print_table(const apo_device_info *devs, size_t n) {
         const apo_device_info *d = &devs[i];
         char details[160] = "-";
         if (d->kind == APO_DEVICE_CUDA)
-            snprintf(details, sizeof details, "compute %d.%d, %d SMs", d->compute_capability_major,
-                     d->compute_capability_minor, d->multiprocessors);
+            snprintf(details, sizeof details, "compute %d.%d, %d SMs, %d copy engines, PCI %s",
+                     d->compute_capability_major, d->compute_capability_minor, d->multiprocessors,
+                     d->copy_engines, d->pci_bus_id);
         else if (d->kind == APO_DEVICE_SIM)
             snprintf(details, sizeof details,
                      "simulated: rate %.6g elem/s, latency %.6g ms, fail_after %llu", d->sim_rate,
