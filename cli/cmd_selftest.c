@@ -12,7 +12,9 @@
  *   the overlap of transfers and compute), a small memory budget (--gpu-memory-mb) that
  *   must stage a larger workload in several chunks, and device-resident arrays
  *   (apo_distribute_workload_cuda);
- * - all devices together with uneven explicit ratios, when there are several.
+ * - all devices together with uneven explicit ratios, when there are several;
+ * - with two GPUs or more, outputs wanted on the first GPU and computed by all GPUs in
+ *   equal shares, gathered once with NCCL and once with peer copies (apo_config.nccl).
  *
  * Only the public headers are used (apportion.h, apportion_cuda.h). The runtimes of the
  * self-test keep profiles off and learning off: a self-test must not change the stored
@@ -45,7 +47,9 @@ static const char selftest_help[] =
     "macd, returns_stats, bootstrap) on seeded random walks must give the bits of a run on\n"
     "the cpu alone. For each GPU also: discovery, an allocation, the overlap of transfers\n"
     "and compute, a small memory budget that must split the work into chunks, and arrays\n"
-    "resident on the GPU. Without a GPU, says why and checks the cpu and simulated devices.\n"
+    "resident on the GPU. With two GPUs or more, outputs wanted on the first GPU and computed\n"
+    "by all of them, gathered by NCCL and by peer copies. Without a GPU, says why and checks\n"
+    "the cpu and simulated devices.\n"
     "\n"
     "Options:\n"
     "  --sizes LIST         shapes to check, comma separated: N (one series of N samples)\n"
@@ -771,9 +775,19 @@ done:
     add_check(c, &k);
 }
 
-/* Kernel k on shape s with the input and outputs in the memory of GPU `gi` of `rt`. */
-static void check_resident(st_ctx *c, apo_runtime *rt, size_t gi, size_t s, size_t ki,
-                           st_check *k) {
+/* Where check_resident() puts the arrays and how it splits the work. */
+typedef struct st_placement {
+    size_t gpu;           /* device index of the GPU holding the outputs */
+    int inputs_on_gpu;    /* the input in its memory too (else host memory) */
+    const double *ratios; /* explicit ratios, or NULL */
+    size_t n_ratios;
+} st_placement;
+
+/* Kernel k on shape s with the outputs (and, if asked, the input) in the memory of one GPU
+ * of `rt`; *rep gets the run's report. */
+static void check_resident(st_ctx *c, apo_runtime *rt, const st_placement *at, size_t s, size_t ki,
+                           st_check *k, apo_report *rep) {
+    const size_t gi = at->gpu;
     const st_kernel *kd = &c->kernels[ki];
     const st_ref *ref = get_ref(c, s, ki);
     if (ref->state != 1) {
@@ -794,11 +808,13 @@ static void check_resident(st_ctx *c, apo_runtime *rt, size_t gi, size_t s, size
         return;
     }
     const size_t in_bytes = sh.rows * sh.cols * sizeof(double);
-    what = "apo_cuda_malloc (input)";
-    st = apo_cuda_malloc(rt, gi, in_bytes, &dev_in);
-    if (st == APO_OK) {
-        what = "apo_cuda_memcpy (input)";
-        st = apo_cuda_memcpy(rt, gi, dev_in, c->inputs[s], in_bytes, APO_COPY_HOST_TO_DEVICE);
+    if (at->inputs_on_gpu) {
+        what = "apo_cuda_malloc (input)";
+        st = apo_cuda_malloc(rt, gi, in_bytes, &dev_in);
+        if (st == APO_OK) {
+            what = "apo_cuda_memcpy (input)";
+            st = apo_cuda_memcpy(rt, gi, dev_in, c->inputs[s], in_bytes, APO_COPY_HOST_TO_DEVICE);
+        }
     }
     for (size_t o = 0; o < ref->n_outputs && st == APO_OK; o++) {
         void *p = NULL;
@@ -812,23 +828,26 @@ static void check_resident(st_ctx *c, apo_runtime *rt, size_t gi, size_t s, size
                                  APO_COPY_HOST_TO_DEVICE);
         }
     }
+    apo_report init = APO_REPORT_INIT;
+    *rep = init;
     if (st == APO_OK) {
-        const double *in[1] = {dev_in};
+        const double *in[1] = {at->inputs_on_gpu ? dev_in : c->inputs[s]};
         apo_workload w;
         workload_init(&w, kd->name, sh, in, dev_out, ref->n_outputs, ref, c->opt.seed);
+        w.ratios = at->ratios;
+        w.n_ratios = at->n_ratios;
         apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
-        where.inputs_device = (int)gi;
+        where.inputs_device = at->inputs_on_gpu ? (int)gi : -1;
         where.outputs_device = (int)gi;
-        apo_report rep = APO_REPORT_INIT;
         what = "apo_distribute_workload_cuda";
-        st = apo_distribute_workload_cuda(rt, &w, &where, &rep);
+        st = apo_distribute_workload_cuda(rt, &w, &where, rep);
         for (size_t o = 0; o < ref->n_outputs && st == APO_OK; o++) {
             what = "apo_cuda_memcpy (outputs)";
             st = apo_cuda_memcpy(rt, gi, host[o], dev_out[o], ref->len[o] * sizeof(double),
                                  APO_COPY_DEVICE_TO_HOST);
         }
         if (st == APO_OK) {
-            const apo_device_report *d = report_device(&rep, APO_DEVICE_CUDA);
+            const apo_device_report *d = report_device(rep, APO_DEVICE_CUDA);
             if (d != NULL) {
                 k->chunks = (int64_t)d->chunks;
                 k->overlap = overlap_of(d);
@@ -843,8 +862,8 @@ static void check_resident(st_ctx *c, apo_runtime *rt, size_t gi, size_t s, size
         k->result = ST_FAIL;
     } else {
         k->result = ST_PASS;
-        set_detail(k, "bitwise equal (%lld values), input and outputs in GPU memory",
-                   (long long)k->compared);
+        set_detail(k, "bitwise equal (%lld values), %s in GPU memory", (long long)k->compared,
+                   at->inputs_on_gpu ? "input and outputs" : "outputs");
     }
     apo_cuda_free(rt, gi, dev_in);
     for (size_t o = 0; o < ref->n_outputs; o++)
@@ -964,13 +983,77 @@ static void check_gpu(st_ctx *c, const st_device *d, const apo_device_info *info
     /* Device-resident input and outputs. */
     for (size_t s = 0; s < c->opt.n_shapes; s++) {
         for (size_t ki = 0; ki < ST_N_KERNELS; ki++) {
+            const st_placement at = {gi, 1, NULL, 0};
+            apo_report rep;
             check_init(&k, "resident", c->kernels[ki].name, d, c->shapes[s]);
             progress(c, "resident", d->name, c->shapes[s]);
-            check_resident(c, rt, gi, s, ki, &k);
+            check_resident(c, rt, &at, s, ki, &k, &rep);
             add_check(c, &k);
         }
     }
     apo_runtime_destroy(rt);
+}
+
+/* With two GPUs or more: outputs wanted on the first GPU, computed by every GPU of the
+ * machine in equal shares, gathered once by NCCL and once by peer copies (apo_config.nccl);
+ * both must give the cpu's bits, and the NCCL run must have used NCCL. */
+static void check_gather(st_ctx *c) {
+    double ratios[APO_MAX_DEVICES];
+    for (size_t i = 0; i < APO_MAX_DEVICES; i++)
+        ratios[i] = 1.0;
+    st_device all;
+    memset(&all, 0, sizeof all);
+    snprintf(all.name, sizeof all.name, "all GPUs");
+    snprintf(all.id, sizeof all.id, "cuda");
+    const apo_switch paths[2] = {APO_SWITCH_ON, APO_SWITCH_OFF};
+    const char *const names[2] = {"gather-nccl", "gather-peer"};
+    for (int p = 0; p < 2; p++) {
+        apo_config config = APO_CONFIG_INIT;
+        config.devices = "cuda";
+        config.use_gpu = APO_USE_GPU_YES;
+        config.profiles = APO_SWITCH_OFF;
+        config.learn = APO_SWITCH_OFF;
+        config.nccl = paths[p];
+        apo_runtime *rt = NULL;
+        size_t gpus = 0;
+        apo_status st = apo_runtime_create(&config, &rt);
+        if (st == APO_OK)
+            st = apo_device_count(rt, &gpus);
+        for (size_t ki = 0; ki < ST_N_KERNELS; ki++) {
+            st_check k;
+            check_init(&k, names[p], c->kernels[ki].name, &all, c->shapes[c->largest]);
+            progress(c, names[p], all.name, c->shapes[c->largest]);
+            if (st != APO_OK) {
+                char text[APO_LABEL_MAX * 2];
+                status_text(st, text, sizeof text);
+                k.result = ST_FAIL;
+                set_detail(&k, "runtime on every GPU: %s", text);
+                add_check(c, &k);
+                continue;
+            }
+            const st_placement at = {0, 0, ratios, gpus};
+            apo_report rep;
+            check_resident(c, rt, &at, c->largest, ki, &k, &rep);
+            if (k.result == ST_PASS) {
+                size_t helpers = 0;
+                for (size_t i = 1; i < rep.n_devices && i < APO_MAX_DEVICES; i++)
+                    helpers += rep.devices[i].elements > 0;
+                const apo_gather want = p == 0 ? APO_GATHER_NCCL : APO_GATHER_PEER;
+                size_t len = strlen(k.detail);
+                snprintf(k.detail + len, sizeof k.detail - len,
+                         "; %zu other GPU(s) computed, gathered by %s in %.3f ms", helpers,
+                         apo_gather_name(rep.gather), rep.gather_ms);
+                if (helpers > 0 && rep.gather != want) {
+                    k.result = ST_FAIL;
+                    len = strlen(k.detail);
+                    snprintf(k.detail + len, sizeof k.detail - len, ", not by %s",
+                             apo_gather_name(want));
+                }
+            }
+            add_check(c, &k);
+        }
+        apo_runtime_destroy(rt);
+    }
 }
 
 /* ---- output ----------------------------------------------------------------------------- */
@@ -1201,6 +1284,8 @@ static int selftest(st_ctx *c) {
     }
     if (n > 1)
         check_split(c, n);
+    if (gpus > 1)
+        check_gather(c);
     return finish(c, gpus, reason, devs, n, ref_info.label);
 }
 

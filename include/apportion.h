@@ -132,6 +132,8 @@ typedef struct apo_config {
     size_t gpu_memory_mb;      /* device memory each GPU may use for staging, in MiB;
                                   0: APPORTION_GPU_MEMORY_MB, else half its free memory, at most
                                   4096 (docs/cuda.md) */
+    apo_switch nccl;           /* gather multi-GPU outputs with NCCL when it can be loaded;
+                                  UNSET: APPORTION_NCCL, else ON. OFF: peer copies */
 } apo_config;
 
 #define APO_CONFIG_INIT                                                                            \
@@ -139,7 +141,7 @@ typedef struct apo_config {
         .size = sizeof(apo_config), .devices = NULL, .cpu_threads = 0,                             \
         .use_gpu = APO_USE_GPU_UNSET, .sim_clock = APO_SIM_CLOCK_UNSET, .multigpu_path = NULL,     \
         .thresholds_path = NULL, .profiles = APO_SWITCH_UNSET, .learn = APO_SWITCH_UNSET,          \
-        .persist_interval_s = 0, .gpu_memory_mb = 0                                                \
+        .persist_interval_s = 0, .gpu_memory_mb = 0, .nccl = APO_SWITCH_UNSET                      \
     }
 
 /* Creates a runtime: reads the configuration, discovers and opens the devices and starts
@@ -376,6 +378,16 @@ typedef struct apo_device_report {
     int simulated;               /* a sim device: times are modelled */
 } apo_device_report;
 
+/* How the outputs that GPUs computed for another GPU got there (apportion_cuda.h). */
+typedef enum apo_gather {
+    APO_GATHER_NONE = 0, /* nothing to gather: outputs in host memory, or written in place */
+    APO_GATHER_PEER = 1, /* CUDA peer copies */
+    APO_GATHER_NCCL = 2  /* one grouped NCCL send and receive after the phase */
+} apo_gather;
+
+/* Returns "none", "peer" or "nccl". */
+APO_EXPORT const char *apo_gather_name(apo_gather gather);
+
 typedef struct apo_report {
     size_t size; /* sizeof(apo_report); set by APO_REPORT_INIT */
     char kernel[APO_NAME_MAX];
@@ -391,6 +403,8 @@ typedef struct apo_report {
     int simulated;             /* any device simulated */
     int virtual_clock;         /* sim times are modelled, not waited */
     size_t failovers;          /* devices that failed during the call */
+    apo_gather gather;         /* how GPU outputs reached the destination GPU */
+    double gather_ms;          /* time of the gather after the phase (NCCL or its fallback) */
     size_t n_devices;
     apo_device_report devices[APO_MAX_DEVICES];
 } apo_report;

@@ -15,9 +15,10 @@
  * much overlapped.
  *
  * Device-resident arrays (apportion_cuda.h): inputs already on this GPU are read in place
- * and outputs wanted on it are written in place; inputs on another GPU arrive by peer copy,
- * and outputs for another GPU leave by peer copy, chunk by chunk (docs/cuda.md says why
- * there is no NCCL path yet).
+ * and outputs wanted on it are written in place; inputs on another GPU arrive by peer copy.
+ * Outputs for another GPU are either kept resident here, in one buffer per task (a
+ * "segment"), for the grouped NCCL gather after the phase (cuda_gather.c), or, without
+ * NCCL or when that buffer cannot be had, leave by peer copy chunk by chunk.
  *
  * Determinism: the backend only moves bytes; what is computed is the kernel's tile bodies,
  * whose bits do not depend on the chunking (kernels/<name>.cu).
@@ -66,6 +67,12 @@ typedef struct cuda_state {
     size_t slot_bytes;   /* size of each slot buffer, once allocated */
     int staged;          /* slot buffers allocated */
     cuda_slot slots[APO_CUDA_SLOTS];
+    /* The running task writes its outputs in place at task_out (a segment being filled)
+     * rather than staging them; NULL otherwise. */
+    double *task_out[APO_MAX_IO];
+    /* Segments of the current call, kept for the gather (cuda_gather.c). */
+    apo__gpu_segment *segments;
+    size_t n_segments, segments_cap;
 } cuda_state;
 
 /* ---- errors ----------------------------------------------------------------------------- */
@@ -146,6 +153,76 @@ static int ensure_staging(apo__device *dev, cuda_state *st) {
     return 0;
 }
 
+/* A pointer that indexes like `base` shifted back by `lo` elements (see apo__cuda_chunk);
+ * computed on integers because it may point before the allocation. */
+static double *biased(double *base, size_t lo) {
+    return (double *)((uintptr_t)base - lo * sizeof(double));
+}
+
+/* ---- segments ------------------------------------------------------------------------------ */
+
+size_t apo__cuda_segments(const apo__device *dev, const apo__gpu_segment **segments) {
+    if (dev->info.kind != APO_DEVICE_CUDA || dev->state == NULL) {
+        *segments = NULL;
+        return 0;
+    }
+    const cuda_state *st = dev->state;
+    *segments = st->segments;
+    return st->n_segments;
+}
+
+void apo__cuda_release_segments(apo__device *dev) {
+    if (dev->info.kind != APO_DEVICE_CUDA || dev->state == NULL)
+        return;
+    cuda_state *st = dev->state;
+    if (st->n_segments > 0 && cudaSetDevice(st->ordinal) == cudaSuccess)
+        for (size_t i = 0; i < st->n_segments; i++)
+            cudaFree(st->segments[i].buf);
+    (void)cudaGetLastError();
+    st->n_segments = 0;
+}
+
+/* For a task whose outputs belong to another GPU and are gathered after the phase:
+ * allocates the task's segment (outputs [lo, hi) of each GPU-written output) and points
+ * task_out at it. 0 when it cannot be had; the task then peer-copies chunk by chunk,
+ * which gives the same bits. */
+static int open_segment(apo__device *dev, cuda_state *st, const apo__call *call, size_t lo,
+                        size_t hi) {
+    const size_t n_out = call->kernel->cuda->n_outputs, len = hi - lo;
+    if (st->n_segments == st->segments_cap) {
+        size_t cap = st->segments_cap == 0 ? 4 : 2 * st->segments_cap;
+        apo__gpu_segment *grown = realloc(st->segments, cap * sizeof *grown);
+        if (grown == NULL)
+            return 0;
+        st->segments = grown;
+        st->segments_cap = cap;
+    }
+    double *buf = NULL;
+    if (n_out == 0 || len == 0 || len > SIZE_MAX / sizeof(double) / n_out ||
+        cudaMalloc((void **)&buf, n_out * len * sizeof(double)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE,
+                 "%s: no room to keep %zu outputs for the gather; peer copies instead",
+                 dev->info.id, n_out * len);
+        return 0;
+    }
+    st->segments[st->n_segments] = (apo__gpu_segment){buf, lo, hi};
+    for (size_t o = 0; o < n_out; o++)
+        st->task_out[o] = biased(buf + o * len, lo);
+    return 1;
+}
+
+/* Ends the task's segment: kept for the gather when the task succeeded, freed otherwise. */
+static void close_segment(cuda_state *st, int ok) {
+    if (st->task_out[0] == NULL)
+        return;
+    if (ok)
+        st->n_segments++;
+    else
+        cudaFree(st->segments[st->n_segments].buf);
+    memset(st->task_out, 0, sizeof st->task_out);
+}
+
 /* ---- chunk planning ------------------------------------------------------------------------ */
 
 /* Inputs staged through the slot (not read in place on this GPU). */
@@ -153,9 +230,11 @@ static size_t staged_inputs(const apo__call *call, const cuda_state *st) {
     return call->in_gpu == st->ordinal ? 0 : call->kernel->n_inputs;
 }
 
-/* GPU-written outputs staged through the slot (not written in place on this GPU). */
+/* GPU-written outputs staged through the slot (not written in place on this GPU, neither
+ * into the caller's array nor into a segment). */
 static size_t staged_outputs(const apo__call *call, const cuda_state *st) {
-    return call->out_gpu == st->ordinal ? 0 : call->kernel->cuda->n_outputs;
+    return call->out_gpu == st->ordinal || st->task_out[0] != NULL ? 0
+                                                                   : call->kernel->cuda->n_outputs;
 }
 
 static chunk_plan plan_chunk(const apo__call *call, size_t halo, uint64_t first, uint64_t end) {
@@ -206,12 +285,6 @@ static uint64_t chunk_end(const apo__call *call, const cuda_state *st, size_t ha
 
 /* ---- the pipeline ----------------------------------------------------------------------- */
 
-/* A pointer that indexes like `base` shifted back by `lo` elements (see apo__cuda_chunk);
- * computed on integers because it may point before the allocation. */
-static double *biased(double *base, size_t lo) {
-    return (double *)((uintptr_t)base - lo * sizeof(double));
-}
-
 typedef struct task_tally {
     double h2d_ms, kernel_ms, d2h_ms;
     uint64_t chunks;
@@ -256,8 +329,9 @@ static int issue_chunk(apo__device *dev, cuda_state *st, cuda_slot *s, const apo
     if (!check(cudaEventRecord(s->ev[1], s->stream), dev, "cudaEventRecord"))
         return 0;
     for (size_t o = 0; o < k->cuda->n_outputs; o++)
-        c.out[o] =
-            n_out == 0 ? call->outputs[o] : biased(s->dev + n_in * in_len + o * out_len, p->out_lo);
+        c.out[o] = n_out != 0        ? biased(s->dev + n_in * in_len + o * out_len, p->out_lo)
+                   : st->task_out[0] ? st->task_out[o]
+                                     : call->outputs[o];
     if (plen != 0)
         c.partials = s->dev + part_off;
     int rc = k->cuda->launch(call, &c, s->stream);
@@ -347,6 +421,8 @@ static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t
     const size_t halo = call->kernel->cuda->halo(call->kernel, call->params);
     const size_t slot_doubles = st->slot_bytes / sizeof(double);
     chunk_plan whole = plan_chunk(call, halo, first, end);
+    if (call->gather_resident && call->out_gpu != st->ordinal)
+        (void)open_segment(dev, st, call, whole.out_lo, whole.out_hi);
     size_t cap = chunk_doubles(call, st, &whole) / APO_CUDA_MIN_CHUNKS;
     if (cap < APO_CUDA_MIN_CHUNK_DOUBLES)
         cap = APO_CUDA_MIN_CHUNK_DOUBLES;
@@ -379,10 +455,11 @@ static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t
         ok = issue_chunk(dev, st, s, call, &p);
         next = stop;
     }
-    if (!ok) {
+    if (!ok)
         drain(st);
+    close_segment(st, ok);
+    if (!ok)
         return APO_ERR_DEVICE_LOST;
-    }
     time->h2d_s = tally.h2d_ms * 1e-3;
     time->kernel_s = tally.kernel_ms * 1e-3;
     time->d2h_s = tally.d2h_ms * 1e-3;
@@ -418,6 +495,7 @@ static void cuda_close(apo__device *dev) {
     if (cudaSetDevice(st->ordinal) == cudaSuccess) {
         drain(st);
         free_staging(st);
+        apo__cuda_release_segments(dev);
         for (int i = 0; i < APO_CUDA_SLOTS; i++) {
             cuda_slot *s = &st->slots[i];
             for (int e = 0; e < 4; e++)
@@ -427,6 +505,7 @@ static void cuda_close(apo__device *dev) {
                 cudaStreamDestroy(s->stream);
         }
     }
+    free(st->segments);
     free(st);
     dev->state = NULL;
 }

@@ -34,6 +34,18 @@ const char *apo_split_name(apo_split split) {
     return "unknown";
 }
 
+const char *apo_gather_name(apo_gather gather) {
+    switch (gather) {
+    case APO_GATHER_NONE:
+        return "none";
+    case APO_GATHER_PEER:
+        return "peer";
+    case APO_GATHER_NCCL:
+        return "nccl";
+    }
+    return "unknown";
+}
+
 const char *apo_ratio_source_name(apo_ratio_source source) {
     switch (source) {
     case APO_RATIOS_EQUAL:
@@ -319,6 +331,8 @@ typedef struct run_state {
     const apo__call *call;
     device_tally tally[APO_MAX_DEVICES];
     double virtual_makespan_s; /* sum over phases of the slowest device's busy time */
+    apo_gather gather;         /* how GPU outputs reached out_gpu */
+    double gather_s;           /* the gather after the phases */
 } run_state;
 
 /* A tile range that still has to be computed. */
@@ -480,6 +494,33 @@ static apo_status reduce_rows_to_gpu(const apo__call *call) {
 #endif
 }
 
+/* After the phases of a call whose outputs live on a GPU: the outputs other GPUs kept
+ * resident move to it (or are freed when the call failed, `phases` not OK). Says how
+ * outputs computed on other GPUs got there: the gather's path, or peer copies made chunk
+ * by chunk during the phase. */
+static apo_status gather_outputs(run_state *s, apo_status phases) {
+    const apo__call *call = s->call;
+    if (call->out_gpu < 0)
+        return phases;
+#ifdef APO_HAVE_CUDA
+    if (call->gather_resident) {
+        if (phases != APO_OK) {
+            apo__gather_discard(s->rt);
+            return phases;
+        }
+        double t0 = apo__now();
+        apo_status st = apo__gather_finish(s->rt, call, &s->gather);
+        s->gather_s = apo__now() - t0;
+        if (st != APO_OK || s->gather != APO_GATHER_NONE)
+            return st;
+    }
+    for (size_t i = 0; i < s->rt->n_devices; i++)
+        if (s->tally[i].elements > 0 && apo__cuda_ordinal(&s->rt->devices[i]) != call->out_gpu)
+            s->gather = APO_GATHER_PEER;
+#endif
+    return phases;
+}
+
 static void fill_report(const run_state *s, const plan *p, const apo_workload *w, double makespan_s,
                         int modelled, apo_report *r) {
     const apo_runtime *rt = s->rt;
@@ -498,6 +539,8 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
     r->elements = apo__tiles_elements(call, 0, call->tiles);
     r->makespan_ms = makespan_s * 1e3;
     r->n_devices = rt->n_devices;
+    r->gather = s->gather;
+    r->gather_ms = s->gather_s * 1e3;
 
     double rate_sum = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
@@ -599,6 +642,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
                 lost_tiles += leftover[i].end - leftover[i].first;
         }
     }
+    st = gather_outputs(&s, st);
     if (st == APO_ERR_ALL_DEVICES_FAILED)
         return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
                          call->kernel->name, (unsigned long long)lost_tiles,
@@ -650,6 +694,9 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
     call.in_gpu = in_gpu;
     call.out_gpu = out_gpu;
     pthread_mutex_lock(&rt->call_mutex);
+#ifdef APO_HAVE_CUDA
+    call.gather_resident = apo__gather_resident(rt, out_gpu);
+#endif
     st = distribute_locked(rt, w, &call, report, learn);
     pthread_mutex_unlock(&rt->call_mutex);
     return st;

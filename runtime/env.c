@@ -55,6 +55,7 @@ static void read_profile_env(apo__env *env, apo__warnings *w) {
     env->home = env_get("HOME");
     env->profiles = read_switch("APPORTION_PROFILES", w);
     env->learn = read_switch("APPORTION_LEARN", w);
+    env->nccl = read_switch("APPORTION_NCCL", w);
 
     const char *interval = env_get("APPORTION_PERSIST_INTERVAL");
     if (interval != NULL) {

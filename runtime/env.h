@@ -28,6 +28,7 @@ typedef struct apo__env {
     apo_switch learn;            /* APPORTION_LEARN, UNSET when unset or ignored */
     double persist_interval_s;   /* APPORTION_PERSIST_INTERVAL, 0 when unset or ignored */
     size_t gpu_memory_mb;        /* APPORTION_GPU_MEMORY_MB, 0 when unset or ignored */
+    apo_switch nccl;             /* APPORTION_NCCL, UNSET when unset or ignored */
     int cuda_device_order_set;   /* CUDA_DEVICE_ORDER is set: cudart's order is the user's */
 } apo__env;
 

@@ -30,6 +30,9 @@ typedef struct apo__call {
     /* Where the arrays live: -1 host memory, else the CUDA ordinal of the GPU holding all
      * inputs (in_gpu) or all outputs (out_gpu) (apportion_cuda.h). */
     int in_gpu, out_gpu;
+    /* GPUs other than out_gpu keep their outputs resident for one grouped gather after the
+     * phase, instead of peer-copying them chunk by chunk (cuda_gather.c). */
+    int gather_resident;
 } apo__call;
 
 /*

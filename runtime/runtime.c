@@ -9,6 +9,9 @@
 #include "env.h"
 #include "log.h"
 #include "runtime.h"
+#ifdef APO_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 /* The resolved settings, after config > environment > defaults. */
 typedef struct settings {
@@ -17,6 +20,7 @@ typedef struct settings {
     apo_use_gpu use_gpu;
     apo_sim_clock sim_clock;
     apo__cuda_options cuda;
+    int nccl; /* gather multi-GPU outputs with NCCL when it loads */
     apo__balance_settings balance;
 } settings;
 
@@ -46,11 +50,12 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.use_gpu is %d, not an apo_use_gpu",
                          (int)config->use_gpu);
     if ((int)config->profiles < APO_SWITCH_UNSET || (int)config->profiles > APO_SWITCH_OFF ||
-        (int)config->learn < APO_SWITCH_UNSET || (int)config->learn > APO_SWITCH_OFF)
+        (int)config->learn < APO_SWITCH_UNSET || (int)config->learn > APO_SWITCH_OFF ||
+        (int)config->nccl < APO_SWITCH_UNSET || (int)config->nccl > APO_SWITCH_OFF)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.profiles (%d) and apo_config.learn (%d) must be apo_switch "
-                         "values",
-                         (int)config->profiles, (int)config->learn);
+                         "apo_config.profiles (%d), apo_config.learn (%d) and apo_config.nccl "
+                         "(%d) must be apo_switch values",
+                         (int)config->profiles, (int)config->learn, (int)config->nccl);
     if (!(config->persist_interval_s >= 0 &&
           config->persist_interval_s <= APO_PERSIST_INTERVAL_MAX))
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
@@ -81,6 +86,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
                          config->gpu_memory_mb, APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX);
     s->cuda.memory_mb = config->gpu_memory_mb != 0 ? config->gpu_memory_mb : env.gpu_memory_mb;
     s->cuda.pci_order = !env.cuda_device_order_set;
+    s->nccl = resolve_switch(config->nccl, env.nccl, 1);
     apo__balance_settings *b = &s->balance;
     b->profiles_on = resolve_switch(config->profiles, env.profiles, 1);
     b->learn = resolve_switch(config->learn, env.learn, 1);
@@ -226,6 +232,7 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     }
     pthread_mutex_init(&rt->call_mutex, NULL);
     pthread_mutex_init(&rt->kernel_mutex, NULL);
+    rt->nccl_wanted = s.nccl;
     apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
     st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
     if (st != APO_OK) {
@@ -250,6 +257,9 @@ void apo_runtime_destroy(apo_runtime *rt) {
         return;
     apo__pool_stop(&rt->pool);
     apo__balance_destroy(&rt->balance);
+#ifdef APO_HAVE_CUDA
+    apo__gather_close(rt); /* its communicators reference the GPUs closed next */
+#endif
     for (size_t i = 0; i < rt->n_devices; i++)
         rt->devices[i].ops->close(&rt->devices[i]);
     for (size_t i = 0; i < rt->n_user_kernels; i++)

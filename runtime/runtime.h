@@ -30,6 +30,11 @@ struct apo_runtime {
     /* Models, ratios and profile files; has its own mutex. */
     apo__balance balance;
 
+    /* Multi-GPU gathers: NCCL wanted (apo_config.nccl, APPORTION_NCCL), and the NCCL
+     * state, created at the first gather that uses it (cuda_gather.c). */
+    int nccl_wanted;
+    struct apo__gather *gather;
+
     /* Per-call scratch reused across calls (grows only): tile partials. */
     double *partials;
     size_t partials_cap;

@@ -1,6 +1,7 @@
 /*
  * Devices: the device list grammar with its precise errors, the cpu and sim devices, the
- * CUDA stub's "no GPU" path, and configuration precedence (config, environment, default).
+ * CUDA stub's "no GPU" path, configuration precedence (config, environment, default), and
+ * the NCCL loader behind the multi-GPU gather.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "device_spec.h"
 #include "helpers.h"
+#include "nccl_loader.h"
 
 static size_t parse_ok(const char *text, apo__device_spec *specs) {
     size_t n;
@@ -203,6 +205,49 @@ Test(devices, bad_environment_values_are_warned_and_ignored) {
     apo_runtime_warning(rt, 1, &w);
     cr_assert(strstr(w, "APPORTION_SIM_CLOCK") != NULL, "%s", w);
     apo_runtime_destroy(rt);
+}
+
+Test(devices, the_nccl_switch_is_read_and_checked) {
+    setenv("APPORTION_NCCL", "sometimes", 1);
+    apo_config c = APO_CONFIG_INIT;
+    c.devices = "cpu";
+    apo_runtime *rt = NULL;
+    cr_assert_eq(apo_runtime_create(&c, &rt), APO_OK);
+    size_t n;
+    apo_runtime_warning_count(rt, &n);
+    cr_assert_eq(n, 1);
+    const char *w;
+    apo_runtime_warning(rt, 0, &w);
+    cr_assert(strstr(w, "APPORTION_NCCL=\"sometimes\" ignored") != NULL, "%s", w);
+    apo_runtime_destroy(rt);
+
+    c.nccl = (apo_switch)7;
+    rt = NULL;
+    cr_assert_eq(apo_runtime_create(&c, &rt), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "apo_config.profiles") != NULL, "%s", apo_last_error());
+    cr_assert_null(rt);
+}
+
+/* A build with nccl.h must find libnccl.so.2 through the loader's path or the toolkit's
+ * folders (scripts/deps.sh leaves it where NVIDIA's packages put it), resolve every call
+ * and accept its version; a build without it says so. */
+Test(devices, the_nccl_loader_resolves_the_library_or_says_why_not) {
+    char why[256] = "";
+    const apo__nccl_api *api = apo__nccl_load(why, sizeof why);
+#ifdef APO_HAVE_NCCL
+    cr_assert_not_null(api, "NCCL not loaded: %s", why);
+    cr_assert_geq(api->version, 20700);
+    cr_assert_eq(api->version / 10000, NCCL_MAJOR, "loaded %d, built against %d.%d", api->version,
+                 NCCL_MAJOR, NCCL_MINOR);
+    cr_assert_not_null(api->send);
+    cr_assert_not_null(api->recv);
+    cr_assert_str_eq(api->error_string(ncclSuccess), "no error");
+    /* Loaded once: the second call gives the same table. */
+    cr_assert_eq(apo__nccl_load(why, sizeof why), api);
+#else
+    cr_assert_null(api);
+    cr_assert(strstr(why, "no NCCL support") != NULL, "%s", why);
+#endif
 }
 
 Test(devices, bad_device_environment_fails_creation) {

@@ -659,6 +659,75 @@ Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
     apo_runtime_destroy(gpu);
 }
 
+/* ---- several GPUs: the gather ------------------------------------------------------------ */
+
+/* A runtime on every GPU and nothing else, with the NCCL gather on or off. */
+static apo_runtime *gpus_with_nccl(apo_switch nccl) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = "cuda";
+    config.use_gpu = APO_USE_GPU_YES;
+    config.profiles = APO_SWITCH_OFF;
+    config.learn = APO_SWITCH_OFF;
+    config.nccl = nccl;
+    apo_runtime *rt = NULL;
+    apo_status st = apo_runtime_create(&config, &rt);
+    cr_assert_eq(st, APO_OK, "runtime on cuda: %s", apo_last_error());
+    return rt;
+}
+
+/* Outputs wanted on one GPU, computed by all of them in equal shares: the grouped NCCL
+ * gather and the peer copies must both give the cpu's bits, and the report must say which
+ * path ran (none when only the destination had work). */
+Test(gpu, several_gpus_gather_by_nccl_and_by_peer_copies_alike, .timeout = 1200) {
+    apo_runtime *probe = gpu_runtime_or_skip();
+    size_t gpus = 0;
+    apo_gpu_count(probe, &gpus);
+    apo_runtime_destroy(probe);
+    if (gpus < 2)
+        cr_skip_test("%zu GPU: the gather needs two or more", gpus);
+    apo_runtime *rts[2] = {gpus_with_nccl(APO_SWITCH_ON), gpus_with_nccl(APO_SWITCH_OFF)};
+    const apo_gather expect[2] = {APO_GATHER_NCCL, APO_GATHER_PEER};
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    double ratios[APO_MAX_DEVICES];
+    for (size_t i = 0; i < gpus; i++)
+        ratios[i] = 1.0;
+    const size_t dests[2] = {0, gpus - 1};
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        const gcase *c = &cases[ci];
+        double *x = walk(c->rows, c->cols, 1300 + ci);
+        job ref, got;
+        job_init(&ref, cpu, c, x);
+        job_reference(&ref, cpu);
+        job_init(&got, rts[0], c, x);
+        got.w.ratios = ratios;
+        got.w.n_ratios = gpus;
+        for (size_t d = 0; d < 2; d++) {
+            for (size_t path = 0; path < 2; path++) {
+                apo_report rep = APO_REPORT_INIT;
+                run_resident(&got, rts[path], dests[d], 0, 1, &rep);
+                char what[96];
+                snprintf(what, sizeof what, "outputs on GPU %zu, gather %s", dests[d],
+                         path == 0 ? "by NCCL" : "by peer copies");
+                assert_same_bits(&ref, &got, what);
+                assert_gpus_worked(&rep, what);
+                int others_worked = 0;
+                for (size_t i = 0; i < rep.n_devices; i++)
+                    others_worked |= i != dests[d] && rep.devices[i].elements > 0;
+                apo_gather want = others_worked ? expect[path] : APO_GATHER_NONE;
+                cr_assert_eq(rep.gather, want, "%s %zux%zu %s: the report says %s, not %s",
+                             c->kernel, c->rows, c->cols, what, apo_gather_name(rep.gather),
+                             apo_gather_name(want));
+            }
+        }
+        job_free(&ref);
+        job_free(&got);
+        free(x);
+    }
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(rts[0]);
+    apo_runtime_destroy(rts[1]);
+}
+
 Test(gpu, the_interop_calls_check_their_arguments, .timeout = 60) {
     apo_runtime *gpu = gpu_runtime_or_skip();
     const size_t g = first_gpu(gpu);
