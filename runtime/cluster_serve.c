@@ -114,6 +114,9 @@ static int make_call(apo_runtime *rt, const apo__task_header *h, apo__call *call
     return 1;
 }
 
+/* How long a reply's sender polls flat out before it backs off. */
+#define APO_SERVE_TRANSFER_SPIN_S 0.05
+
 /* What a serving rank has heard from rank 0 besides the task it is serving. */
 typedef struct serve_inbox {
     int goodbye;  /* rank 0 said goodbye */
@@ -134,7 +137,7 @@ static int send_reply(const apo__reply_header *r, const double *data, size_t cou
     if (rc == MPI_SUCCESS && r->status == APO_OK)
         rc = apo__mpi_isend_doubles(data, count, 0, APO_TAG_OUTPUT, &reqs[1]);
     apo__mpi_unlock();
-    double deadline = -1;
+    double deadline = -1, started = apo__now();
     for (unsigned round = 0; rc == MPI_SUCCESS; round++) {
         int done = 0, flag = 0;
         apo__mpi_lock();
@@ -156,7 +159,12 @@ static int send_reply(const apo__reply_header *r, const double *data, size_t cou
             return 1;
         if (inbox->goodbye && apo__now() > deadline)
             break;
-        apo__mpi_backoff(round);
+        /* Rank 0 takes the data right after the header: move it at full speed, unless it
+         * is slow to come (it gave up on this rank and will take it when it leaves). */
+        if (apo__now() - started < APO_SERVE_TRANSFER_SPIN_S)
+            apo__mpi_yield();
+        else
+            apo__mpi_backoff(round);
     }
     apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "MPI rank %d: rank 0 did not take a reply; dropped",
              apo__mpi_rank());
@@ -193,7 +201,8 @@ static int serve_task(apo_runtime *rt, const apo__task_header *h, serve_buffers 
     apo__mpi_lock();
     int rc = apo__mpi_irecv_doubles(b->in, in_count, 0, APO_TAG_INPUT, reqs);
     apo__mpi_unlock();
-    if (rc != MPI_SUCCESS || apo__mpi_wait(reqs, 2, apo__now() + timeout_s) != 1) {
+    if (rc != MPI_SUCCESS ||
+        apo__mpi_wait(reqs, 2, apo__now() + timeout_s, APO_MPI_WAIT_TRANSFER) != 1) {
         reply.status = APO_ERR_DEVICE_LOST;
         snprintf(reply.message, sizeof reply.message, "the task's input did not arrive");
         (void)send_reply(&reply, NULL, 0, timeout_s, inbox);

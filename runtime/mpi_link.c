@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,9 @@ void apo__mpi_backoff(unsigned round) {
     nanosleep(&ts, NULL);
 }
 
-int apo__mpi_wait(MPI_Request *reqs, int n, double deadline) {
+void apo__mpi_yield(void) { sched_yield(); }
+
+int apo__mpi_wait(MPI_Request *reqs, int n, double deadline, apo__mpi_wait_mode mode) {
     for (unsigned round = 0;; round++) {
         int done = 0;
         apo__mpi_lock();
@@ -131,7 +134,10 @@ int apo__mpi_wait(MPI_Request *reqs, int n, double deadline) {
             return 1;
         if (apo__now() > deadline)
             return 0;
-        apo__mpi_backoff(round);
+        if (mode == APO_MPI_WAIT_TRANSFER)
+            apo__mpi_yield();
+        else
+            apo__mpi_backoff(round);
     }
 }
 

@@ -36,10 +36,16 @@ const char *apo__mpi_host(void);
 void apo__mpi_lock(void);
 void apo__mpi_unlock(void);
 
+/* How a wait polls. Waiting for a peer to compute, a rank sleeps between polls (backing
+ * off), so that it leaves the cores to the ranks computing beside it. Moving data, MPI
+ * progresses a large message a fragment per poll on both sides, so a rank polls as fast as
+ * it can, only yielding the core. */
+typedef enum apo__mpi_wait_mode { APO_MPI_WAIT_IDLE, APO_MPI_WAIT_TRANSFER } apo__mpi_wait_mode;
+
 /* Polls `reqs` until all are complete or apo__now() passes `deadline` (INFINITY: no
  * deadline). Returns 1 when all completed, 0 at the deadline, -1 when MPI reports an error.
  * Completed requests become MPI_REQUEST_NULL. */
-int apo__mpi_wait(MPI_Request *reqs, int n, double deadline);
+int apo__mpi_wait(MPI_Request *reqs, int n, double deadline, apo__mpi_wait_mode mode);
 
 /* Posts a non-blocking send or receive of `count` doubles as at most two messages with the
  * same tag (whole blocks of a derived type, then the rest), so that counts beyond INT_MAX
@@ -62,5 +68,8 @@ int apo__mpi_discard_doubles(size_t count, int peer, int tag);
  * host comes within microseconds), then backs off to at most a millisecond, so an idle rank
  * does not take a core from the ranks computing beside it. `round` counts the polls. */
 void apo__mpi_backoff(unsigned round);
+
+/* One poll's pause while data moves: gives the core away if another thread wants it. */
+void apo__mpi_yield(void);
 
 #endif
