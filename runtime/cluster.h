@@ -41,9 +41,9 @@ void apo__cluster_join(apo_runtime *rt, const apo__cluster_settings *s, apo_stat
  * coordinator's creation fails after joining. */
 void apo__cluster_leave(apo_runtime *rt);
 
-/* Test hook: from the server's `from_task`-th task on (counted from 1 over the process),
- * the server waits `seconds` before it answers, so a rank that stops answering can be
- * tested. 0 turns it off. */
-void apo__cluster_test_stall(uint64_t from_task, double seconds);
+/* Test hook: a serving rank calls `before_reply` with the number of each task (counted
+ * from 1 over the process) after computing it and before answering, so tests can make a
+ * rank stop answering (sleep) or die (raise SIGKILL) at a chosen point. NULL: none. */
+void apo__cluster_test_hook(void (*before_reply)(uint64_t task_no));
 
 #endif

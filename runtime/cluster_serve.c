@@ -3,11 +3,9 @@
  * tiles on this runtime's devices (distribute_range.c) and answers with the outputs the
  * tiles wrote and their partials, until rank 0 says goodbye.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "call_span.h"
 #include "cluster.h"
@@ -18,23 +16,12 @@
 #include "mpi_proto.h"
 #include "runtime.h"
 
-/* The test hook of cluster.h: a rank that stops answering from its Nth task on. */
-static uint64_t stall_from_task;
-static double stall_seconds;
+/* The test hook of cluster.h. */
+static void (*test_before_reply)(uint64_t task_no);
 static uint64_t tasks_served;
 
-void apo__cluster_test_stall(uint64_t from_task, double seconds) {
-    stall_from_task = from_task;
-    stall_seconds = seconds;
-}
-
-static void sleep_for(double seconds) {
-    double deadline = apo__now() + seconds;
-    for (double left = seconds; left > 0; left = deadline - apo__now()) {
-        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-        if (nanosleep(&ts, NULL) == 0 || errno != EINTR)
-            return;
-    }
+void apo__cluster_test_hook(void (*before_reply)(uint64_t task_no)) {
+    test_before_reply = before_reply;
 }
 
 typedef struct serve_buffers {
@@ -248,8 +235,8 @@ static int serve_task(apo_runtime *rt, const apo__task_header *h, serve_buffers 
     }
 
     tasks_served++;
-    if (stall_from_task != 0 && tasks_served >= stall_from_task)
-        sleep_for(stall_seconds);
+    if (test_before_reply != NULL)
+        test_before_reply(tasks_served);
     return send_reply(&reply, b->out, out_count, timeout_s, inbox);
 }
 

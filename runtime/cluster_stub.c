@@ -17,7 +17,7 @@ void apo__cluster_join(apo_runtime *rt, const apo__cluster_settings *s, apo_stat
 
 void apo__cluster_leave(apo_runtime *rt) { (void)rt; }
 
-void apo__cluster_test_stall(uint64_t from_task, double seconds) { (void)from_task, (void)seconds; }
+void apo__cluster_test_hook(void (*before_reply)(uint64_t task_no)) { (void)before_reply; }
 
 apo_status apo_cluster_info_get(const apo_runtime *rt, apo_cluster_info *info) {
     if (rt == NULL || info == NULL)

@@ -11,14 +11,20 @@
  *                      refinement gives each rank a share in proportion to its speed
  *   test_mpi lost      a rank whose devices all fail, then a rank that stops answering: the
  *                      tiles are redone elsewhere, the bits stay, the report says who failed
+ *   test_mpi killed    as lost, but the rank that stops answering is killed (SIGKILL); run
+ *                      with three ranks under mpirun --enable-recovery, without which Open
+ *                      MPI 4.1 aborts the whole job when a rank dies
  *
  * Every rank runs the same program; the rank (from the launcher's environment) picks its
  * devices, and ranks above 0 serve.
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "apportion.h"
 #include "cluster.h"
@@ -306,14 +312,32 @@ static void scenario_balance(int rank) {
 
 /* ---- lost ------------------------------------------------------------------------------- */
 
+static void sleep_s(double seconds) {
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* From its second task on, the rank answers 0.9 s late: past rank 0's 0.5 s timeout. */
+static void stall_from_second_task(uint64_t task_no) {
+    if (task_no >= 2)
+        sleep_s(0.9);
+}
+
+/* At its second task the rank dies as a crashed process would, before answering. */
+static void die_at_second_task(uint64_t task_no) {
+    if (task_no == 2)
+        raise(SIGKILL);
+}
+
 /* Rank 1's device fails from its second task; with three ranks, rank 2 stops answering
- * from its second task (it answers 0.9 s late, past rank 0's 0.5 s timeout; rank 0 gives
- * late replies one more timeout when it leaves, so this one is usually drained, else
- * abandoned: both end cleanly). */
-static void scenario_lost(int rank) {
+ * (stalls, or dies when `killed`: run under mpirun --enable-recovery) from its second task.
+ * Rank 0 gives late replies one more timeout when it leaves, so a stalled rank's reply is
+ * usually drained, else abandoned: both end cleanly. */
+static void scenario_lost(int rank, int killed) {
     const char *devices = rank == 1 ? "sim:bad:rate=1e8:fail_after=2" : "cpu:threads=1";
     if (rank == 2)
-        apo__cluster_test_stall(2, 0.9);
+        apo__cluster_test_hook(killed ? die_at_second_task : stall_from_second_task);
     apo_runtime *rt = make_runtime(devices, APO_SWITCH_ON, 0.5);
     apo_cluster_info info = APO_CLUSTER_INFO_INIT;
     apo_cluster_info_get(rt, &info);
@@ -377,7 +401,7 @@ static void scenario_lost(int rank) {
 
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_mpi bitwise|balance|lost\n");
+        fprintf(stderr, "usage: test_mpi bitwise|balance|lost|killed\n");
         return 2;
     }
     int rank = launcher_rank();
@@ -386,7 +410,9 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[1], "balance") == 0)
         scenario_balance(rank);
     else if (strcmp(argv[1], "lost") == 0)
-        scenario_lost(rank);
+        scenario_lost(rank, 0);
+    else if (strcmp(argv[1], "killed") == 0)
+        scenario_lost(rank, 1);
     else {
         fprintf(stderr, "test_mpi: unknown scenario %s\n", argv[1]);
         return 2;
