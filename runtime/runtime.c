@@ -256,6 +256,11 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     pthread_mutex_init(&rt->call_mutex, NULL);
     pthread_mutex_init(&rt->kernel_mutex, NULL);
     rt->nccl_wanted = s.nccl;
+    /* A serving rank keeps its models in memory: rank 0's profile holds a model per rank,
+     * keyed by host, and ranks sharing a host or a network home must not overwrite that
+     * file with their own local view (docs/cluster.md). */
+    if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
+        s.balance.profiles_on = 0;
     apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
     st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
     if (st != APO_OK) {
