@@ -98,4 +98,8 @@ int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *
  * numbers as bench_fill_walk_series. */
 void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed);
 
+/* apo-bench-balance --ranks (ranks.c): the multi-rank scenario, run under mpirun. Returns
+ * the exit status. */
+int bench_ranks(const char *devices, double max_size);
+
 #endif /* APO_BENCH_H */

@@ -131,23 +131,30 @@ typedef struct options {
     const char *machine_kernel;
     const char *scenarios; /* comma list, NULL: all */
     const char *csv, *json, *timeline;
+    int ranks; /* --ranks: the multi-rank scenario under mpirun (ranks.c) */
+    const char *ranks_devices;
+    double ranks_max;
 } options;
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: " PROG " [options]\n"
-            "  --calls N          calls per strategy (default 12; 20 for slowdown)\n"
-            "  --size N           samples of the one-row workload (default 4e6; latency-flip\n"
-            "                     runs its own sizes 1e5, 1e6, 3e6, 1e7)\n"
-            "  --kernel K         kernel of the simulated scenarios (default returns_stats)\n"
-            "  --machine-kernel K kernel of the machine scenario (default bollinger)\n"
-            "  --scenarios LIST   comma list of rates-1-2-8, latency-flip, one-slow-of-four,\n"
-            "                     slowdown, machine (default: all)\n"
-            "  --csv FILE         one row per call\n"
-            "  --json FILE        everything, as JSON\n"
-            "  --timeline FILE    rates-1-2-8: per-device busy and wait time of the last call of\n"
-            "                     the equal and the profiled split (CSV)\n"
-            "  --help\n");
+    fprintf(
+        f, "usage: " PROG " [options]\n"
+           "  --calls N          calls per strategy (default 12; 20 for slowdown)\n"
+           "  --size N           samples of the one-row workload (default 4e6; latency-flip\n"
+           "                     runs its own sizes 1e5, 1e6, 3e6, 1e7)\n"
+           "  --kernel K         kernel of the simulated scenarios (default returns_stats)\n"
+           "  --machine-kernel K kernel of the machine scenario (default bollinger)\n"
+           "  --scenarios LIST   comma list of rates-1-2-8, latency-flip, one-slow-of-four,\n"
+           "                     slowdown, machine (default: all)\n"
+           "  --csv FILE         one row per call\n"
+           "  --json FILE        everything, as JSON\n"
+           "  --timeline FILE    rates-1-2-8: per-device busy and wait time of the last call of\n"
+           "                     the equal and the profiled split (CSV)\n"
+           "  --ranks            the multi-rank scenario instead (ranks.c): run under mpirun with\n"
+           "                     two ranks or more; local vs MPI path vs split, 1e4 to 1e8\n"
+           "  --ranks-devices L  devices of every rank in --ranks (default cpu:threads=1)\n"
+           "  --ranks-max N      largest size of --ranks (default 1e8)\n"
+           "  --help\n");
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -158,6 +165,9 @@ static int parse_options(int argc, char **argv, options *o) {
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             exit(0);
+        } else if (strcmp(a, "--ranks") == 0) {
+            o->ranks = 1;
+            continue;
         } else if (v == NULL) {
             fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
             return -1;
@@ -171,6 +181,10 @@ static int parse_options(int argc, char **argv, options *o) {
             o->machine_kernel = v;
         } else if (strcmp(a, "--scenarios") == 0) {
             o->scenarios = v;
+        } else if (strcmp(a, "--ranks-devices") == 0) {
+            o->ranks_devices = v;
+        } else if (strcmp(a, "--ranks-max") == 0 && bench_parse_count(v, 1e4, 1e10, &d) == 0) {
+            o->ranks_max = d;
         } else if (strcmp(a, "--csv") == 0) {
             o->csv = v;
         } else if (strcmp(a, "--json") == 0) {
@@ -722,11 +736,17 @@ static int write_timeline(const char *path, const row_result *rows, size_t n_row
 /* ---- main ----------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-    options opt = {.size = 4e6, .kernel = "returns_stats", .machine_kernel = "bollinger"};
+    options opt = {.size = 4e6,
+                   .kernel = "returns_stats",
+                   .machine_kernel = "bollinger",
+                   .ranks_devices = "cpu:threads=1",
+                   .ranks_max = 1e8};
     if (parse_options(argc, argv, &opt) != 0) {
         usage(stderr);
         return 2;
     }
+    if (opt.ranks)
+        return bench_ranks(opt.ranks_devices, opt.ranks_max);
     int api_failed = 0;
     long total_wrong = 0;
     double t_start = bench_now();

@@ -163,6 +163,16 @@ int cli_runtime_create(const char *devices, apo_runtime **rt) {
     apo_status st = apo_runtime_create(&config, rt);
     if (st != APO_OK)
         return cli_status_error(st, "cannot create the runtime");
+    /* Under mpirun every rank runs the same command line: rank 0 runs the command and the
+     * other ranks serve it until it is done (docs/cluster.md), then leave. */
+    apo_cluster_info cluster = APO_CLUSTER_INFO_INIT;
+    if (apo_cluster_info_get(*rt, &cluster) == APO_OK && cluster.role == APO_CLUSTER_SERVER) {
+        st = apo_cluster_serve(*rt);
+        int code = st == APO_OK ? CLI_EXIT_OK : cli_status_error(st, "cannot serve rank 0");
+        apo_runtime_destroy(*rt);
+        *rt = NULL;
+        exit(code);
+    }
     return CLI_EXIT_OK;
 }
 

@@ -134,6 +134,10 @@ typedef struct apo_config {
                                   4096 (docs/cuda.md) */
     apo_switch nccl;           /* gather multi-GPU outputs with NCCL when it can be loaded;
                                   UNSET: APPORTION_NCCL, else ON. OFF: peer copies */
+    apo_switch mpi;            /* join an MPI job (docs/cluster.md); UNSET: APPORTION_MPI, else
+                                  ON when started by mpirun. OFF: this process alone */
+    double mpi_timeout_s;      /* how long a rank may take to answer; 0: APPORTION_MPI_TIMEOUT,
+                                  else 60 */
 } apo_config;
 
 #define APO_CONFIG_INIT                                                                            \
@@ -141,7 +145,8 @@ typedef struct apo_config {
         .size = sizeof(apo_config), .devices = NULL, .cpu_threads = 0,                             \
         .use_gpu = APO_USE_GPU_UNSET, .sim_clock = APO_SIM_CLOCK_UNSET, .multigpu_path = NULL,     \
         .thresholds_path = NULL, .profiles = APO_SWITCH_UNSET, .learn = APO_SWITCH_UNSET,          \
-        .persist_interval_s = 0, .gpu_memory_mb = 0, .nccl = APO_SWITCH_UNSET                      \
+        .persist_interval_s = 0, .gpu_memory_mb = 0, .nccl = APO_SWITCH_UNSET,                     \
+        .mpi = APO_SWITCH_UNSET, .mpi_timeout_s = 0                                                \
     }
 
 /* Creates a runtime: reads the configuration, discovers and opens the devices and starts
@@ -170,10 +175,11 @@ APO_EXPORT apo_status apo_runtime_warning(const apo_runtime *rt, size_t index,
 typedef enum apo_device_kind {
     APO_DEVICE_CPU = 0,
     APO_DEVICE_CUDA = 1,
-    APO_DEVICE_SIM = 2
+    APO_DEVICE_SIM = 2,
+    APO_DEVICE_RANK = 3 /* another MPI rank's devices, seen from rank 0 (docs/cluster.md) */
 } apo_device_kind;
 
-/* Returns "cpu", "cuda" or "sim" (never NULL). */
+/* Returns "cpu", "cuda", "sim" or "rank" (never NULL). */
 APO_EXPORT const char *apo_device_kind_name(apo_device_kind kind);
 
 #define APO_ID_MAX 64
@@ -182,7 +188,7 @@ APO_EXPORT const char *apo_device_kind_name(apo_device_kind kind);
 
 typedef struct apo_device_info {
     size_t size;               /* sizeof(apo_device_info); set by APO_DEVICE_INFO_INIT */
-    char id[APO_ID_MAX];       /* "cpu", "sim:NAME" or the GPU's UUID */
+    char id[APO_ID_MAX];       /* "cpu", "sim:NAME", the GPU's UUID or "rank:N@HOST" */
     char label[APO_LABEL_MAX]; /* human-readable ("cpu (2 threads)") */
     apo_device_kind kind;
     int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: 0 */
@@ -199,6 +205,9 @@ typedef struct apo_device_info {
     uint64_t sim_slow_after; /* sim only: from its Nth call with work on, it runs at
                                 sim_slow_rate (0: never) */
     double sim_slow_rate;
+    int mpi_rank;             /* rank only: the MPI rank in MPI_COMM_WORLD */
+    char host[APO_LABEL_MAX]; /* rank only: the host it runs on */
+    size_t rank_devices;      /* rank only: how many local devices it serves with */
 } apo_device_info;
 
 #define APO_DEVICE_INFO_INIT                                                                       \
@@ -616,6 +625,44 @@ typedef struct apo_threshold_info {
 
 APO_EXPORT apo_status apo_threshold_count(apo_runtime *rt, size_t *count);
 APO_EXPORT apo_status apo_threshold_get(apo_runtime *rt, size_t index, apo_threshold_info *info);
+
+/* ---------------------------------------------------------------------------------------
+ * Several machines over MPI (docs/cluster.md)
+ *
+ * Started under mpirun, every process creates its runtime as usual. On rank 0 (the
+ * coordinator) each other rank that joined is one more device, "rank:N@HOST", whose share
+ * that rank computes on its own devices; the outputs are the same bits as on one machine.
+ * Every other rank (a server) registers the kernels it needs and calls apo_cluster_serve(),
+ * which returns once rank 0 destroys its runtime.
+ * ------------------------------------------------------------------------------------- */
+typedef enum apo_cluster_role {
+    APO_CLUSTER_NONE = 0,        /* not in an MPI job (or built without MPI) */
+    APO_CLUSTER_COORDINATOR = 1, /* rank 0: holds the data, other ranks are its devices */
+    APO_CLUSTER_SERVER = 2       /* rank > 0: computes rank 0's tasks in apo_cluster_serve() */
+} apo_cluster_role;
+
+typedef struct apo_cluster_info {
+    size_t size; /* sizeof(apo_cluster_info); set by APO_CLUSTER_INFO_INIT */
+    apo_cluster_role role;
+    int rank;      /* this process's rank in MPI_COMM_WORLD (0 when NONE) */
+    int ranks;     /* processes in the job (1 when NONE) */
+    size_t joined; /* coordinator: ranks that answered and are devices */
+    char host[APO_LABEL_MAX];
+    int built_with_mpi; /* the library was built with MPI support */
+} apo_cluster_info;
+
+#define APO_CLUSTER_INFO_INIT                                                                      \
+    { .size = sizeof(apo_cluster_info) }
+
+/* Where this runtime stands in an MPI job. Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT
+ * for an unknown info->size. */
+APO_EXPORT apo_status apo_cluster_info_get(const apo_runtime *rt, apo_cluster_info *info);
+
+/* On a server rank: computes the tasks rank 0 sends, on this runtime's devices, until rank 0
+ * destroys its runtime; then returns APO_OK. Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT
+ * when this runtime is not a server (rank 0, or not in an MPI job), APO_ERR_IO when MPI
+ * itself fails. */
+APO_EXPORT apo_status apo_cluster_serve(apo_runtime *rt);
 
 #ifdef __cplusplus
 }

@@ -27,10 +27,10 @@ typedef struct apo__gather {
     int disabled; /* NCCL failed once: peer copies for the runtime's life */
 #ifdef APO_HAVE_NCCL
     const apo__nccl_api *nccl;
-    int comms_made;                  /* the communicators exist */
-    int ready;                       /* communicators and streams exist */
-    int n_ranks;                     /* the runtime's GPUs, in device order */
-    int ordinals[APO_MAX_DEVICES];   /* rank -> CUDA ordinal */
+    int comms_made;                /* the communicators exist */
+    int ready;                     /* communicators and streams exist */
+    int n_ranks;                   /* the runtime's GPUs, in device order */
+    int ordinals[APO_MAX_DEVICES]; /* rank -> CUDA ordinal */
     ncclComm_t comms[APO_MAX_DEVICES];
     cudaStream_t streams[APO_MAX_DEVICES];
 #endif

@@ -46,6 +46,7 @@ struct apo__device {
     int virtual_clock;  /* sim with APPORTION_SIM_CLOCK=virtual: times are modelled */
     uint64_t tasks_run; /* tasks started over the runtime's life (sim fail_after) */
     uint64_t calls_run; /* calls in which it had work, over the runtime's life (slow_after) */
+    int simulated;      /* a rank whose devices include sim ones: its reports say so */
     void *state;        /* backend-private */
 };
 

@@ -571,7 +571,7 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
         }
         d->elements_moved_out = t->assigned - t->elements;
         d->elements_moved_in = t->moved_in;
-        d->simulated = dev->info.kind == APO_DEVICE_SIM;
+        d->simulated = dev->info.kind == APO_DEVICE_SIM || dev->simulated;
         r->simulated |= d->simulated;
         if (t->elements > 0 && busy > 0)
             rate_sum += (double)t->elements / busy;

@@ -87,6 +87,27 @@ static void read_cuda_env(apo__env *env, apo__warnings *w) {
     env->cuda_device_order_set = env_get("CUDA_DEVICE_ORDER") != NULL;
 }
 
+/* The MPI job (docs/cluster.md): whether a launcher started this process, and how long a
+ * rank may take to answer. */
+static void read_mpi_env(apo__env *env, apo__warnings *w) {
+    env->mpi = read_switch("APPORTION_MPI", w);
+    /* Open MPI's mpirun, PMIx launchers (srun, prterun) and MPICH's Hydra each set one. */
+    env->mpi_launched = env_get("OMPI_COMM_WORLD_SIZE") != NULL || env_get("PMIX_RANK") != NULL ||
+                        env_get("PMI_SIZE") != NULL;
+    const char *timeout = env_get("APPORTION_MPI_TIMEOUT");
+    if (timeout != NULL) {
+        char *end;
+        errno = 0;
+        double v = strtod(timeout, &end);
+        if (errno == 0 && end != timeout && *end == '\0' && v >= APO_MPI_TIMEOUT_MIN &&
+            v <= APO_MPI_TIMEOUT_MAX)
+            env->mpi_timeout_s = v;
+        else
+            apo__warn(w, "APPORTION_MPI_TIMEOUT=\"%s\" ignored: expected seconds from %g to %.0f",
+                      timeout, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
+    }
+}
+
 void apo__env_read(apo__env *env, apo__warnings *w) {
     memset(env, 0, sizeof *env);
 
@@ -125,6 +146,7 @@ void apo__env_read(apo__env *env, apo__warnings *w) {
     }
     read_profile_env(env, w);
     read_cuda_env(env, w);
+    read_mpi_env(env, w);
 }
 
 static const struct {

@@ -30,7 +30,15 @@ typedef struct apo__env {
     size_t gpu_memory_mb;        /* APPORTION_GPU_MEMORY_MB, 0 when unset or ignored */
     apo_switch nccl;             /* APPORTION_NCCL, UNSET when unset or ignored */
     int cuda_device_order_set;   /* CUDA_DEVICE_ORDER is set: cudart's order is the user's */
+    apo_switch mpi;              /* APPORTION_MPI, UNSET when unset or ignored */
+    int mpi_launched;            /* an MPI launcher started this process (OMPI_COMM_WORLD_SIZE,
+                                    PMIX_RANK or PMI_SIZE is set) */
+    double mpi_timeout_s;        /* APPORTION_MPI_TIMEOUT, 0 when unset or ignored */
 } apo__env;
+
+/* Bounds of the time a rank may take to answer, in seconds, wherever it comes from. */
+#define APO_MPI_TIMEOUT_MIN 0.01
+#define APO_MPI_TIMEOUT_MAX 86400.0
 
 /* Bounds of the per-GPU staging budget, in MiB, wherever it comes from. */
 #define APO_GPU_MEMORY_MB_MIN 4

@@ -67,8 +67,7 @@ static void load(void) {
              RESOLVE(h, "ncclCommDestroy", api.comm_destroy) &&
              RESOLVE(h, "ncclGroupStart", api.group_start) &&
              RESOLVE(h, "ncclGroupEnd", api.group_end) && RESOLVE(h, "ncclSend", api.send) &&
-             RESOLVE(h, "ncclRecv", api.recv) &&
-             RESOLVE(h, "ncclGetErrorString", api.error_string);
+             RESOLVE(h, "ncclRecv", api.recv) && RESOLVE(h, "ncclGetErrorString", api.error_string);
     if (ok && (get_version(&api.version) != ncclSuccess || api.version < APO_NCCL_MIN_VERSION)) {
         snprintf(load_problem, sizeof load_problem,
                  "libnccl.so.2 is version code %d; send and receive need 2.7 or later",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "device_spec.h"
 #include "env.h"
 #include "log.h"
@@ -22,6 +23,7 @@ typedef struct settings {
     apo__cuda_options cuda;
     int nccl; /* gather multi-GPU outputs with NCCL when it loads */
     apo__balance_settings balance;
+    apo__cluster_settings cluster;
 } settings;
 
 /* The config's switch, else the environment's, else the default. */
@@ -32,6 +34,8 @@ static int resolve_switch(apo_switch config, apo_switch env, int def) {
 
 /* Default least time between two writes of refined models. */
 #define APO_PERSIST_INTERVAL_DEFAULT 60.0
+/* Default time an MPI rank may take to answer (docs/cluster.md). */
+#define APO_MPI_TIMEOUT_DEFAULT 60.0
 
 static apo_status resolve_settings(const apo_config *config, apo__warnings *w, settings *s) {
     apo_config defaults = APO_CONFIG_INIT;
@@ -67,6 +71,15 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
                          "apo_config.sim_clock is %d, not an apo_sim_clock",
                          (int)config->sim_clock);
 
+    if ((int)config->mpi < APO_SWITCH_UNSET || (int)config->mpi > APO_SWITCH_OFF)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.mpi is %d, not an apo_switch",
+                         (int)config->mpi);
+    if (config->mpi_timeout_s != 0 && !(config->mpi_timeout_s >= APO_MPI_TIMEOUT_MIN &&
+                                        config->mpi_timeout_s <= APO_MPI_TIMEOUT_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.mpi_timeout_s is %g, expected 0 (default) or %g to %.0f s",
+                         config->mpi_timeout_s, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
+
     apo__env env;
     apo__env_read(&env, w);
     s->devices = config->devices != NULL ? config->devices
@@ -100,6 +113,11 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     b->location.profile_dir = env.profile_dir;
     b->location.xdg_state_home = env.xdg_state_home;
     b->location.home = env.home;
+    s->cluster.mpi = config->mpi != APO_SWITCH_UNSET ? config->mpi : env.mpi;
+    s->cluster.launched = env.mpi_launched;
+    s->cluster.timeout_s = config->mpi_timeout_s > 0 ? config->mpi_timeout_s
+                           : env.mpi_timeout_s > 0   ? env.mpi_timeout_s
+                                                     : APO_MPI_TIMEOUT_DEFAULT;
     return APO_OK;
 }
 
@@ -222,9 +240,14 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
                          sizeof *rt);
     settings s;
     apo_status st = resolve_settings(config, &rt->warnings, &s);
-    if (st == APO_OK)
+    if (st == APO_OK) {
         st = open_devices(rt, &s);
+        /* Joined even when the devices failed to open: a server then tells rank 0 so, and
+         * rank 0 releases its servers on the way out (docs/cluster.md). */
+        apo__cluster_join(rt, &s.cluster, st);
+    }
     if (st != APO_OK) {
+        apo__cluster_leave(rt);
         for (size_t i = 0; i < rt->n_devices; i++)
             rt->devices[i].ops->close(&rt->devices[i]);
         free(rt);
@@ -233,9 +256,15 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     pthread_mutex_init(&rt->call_mutex, NULL);
     pthread_mutex_init(&rt->kernel_mutex, NULL);
     rt->nccl_wanted = s.nccl;
+    /* A serving rank keeps its models in memory: rank 0's profile holds a model per rank,
+     * keyed by host, and ranks sharing a host or a network home must not overwrite that
+     * file with their own local view (docs/cluster.md). */
+    if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
+        s.balance.profiles_on = 0;
     apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
     st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
     if (st != APO_OK) {
+        apo__cluster_leave(rt);
         for (size_t i = 0; i < rt->n_devices; i++)
             rt->devices[i].ops->close(&rt->devices[i]);
         rt->balance.learn = 0; /* nothing was learnt: nothing to write */
@@ -255,6 +284,7 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
 void apo_runtime_destroy(apo_runtime *rt) {
     if (rt == NULL)
         return;
+    apo__cluster_leave(rt); /* releases the serving ranks before anything closes */
     apo__pool_stop(&rt->pool);
     apo__balance_destroy(&rt->balance);
 #ifdef APO_HAVE_CUDA
@@ -295,6 +325,8 @@ const char *apo_device_kind_name(apo_device_kind kind) {
         return "cuda";
     case APO_DEVICE_SIM:
         return "sim";
+    case APO_DEVICE_RANK:
+        return "rank";
     }
     return "unknown";
 }

@@ -35,6 +35,9 @@ struct apo_runtime {
     int nccl_wanted;
     struct apo__gather *gather;
 
+    /* The MPI job this runtime joined, or NULL (cluster.h). */
+    struct apo__cluster *cluster;
+
     /* Per-call scratch reused across calls (grows only): tile partials. */
     double *partials;
     size_t partials_cap;

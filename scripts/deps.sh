@@ -15,6 +15,9 @@ have_cmd python3 || need+=(python3)
 have_cmd clang-format || need+=(clang-format)
 have_cmd pkg-config && have_pc jansson || need+=(libjansson-dev)
 have_cmd pkg-config && have_pc criterion || need+=(libcriterion-dev)
+# Open MPI: ranks of an MPI job as devices, and mpirun for the mpi test suite (docs/cluster.md).
+have_cmd mpirun || need+=(openmpi-bin)
+have_cmd pkg-config && have_pc ompi-c || need+=(libopenmpi-dev)
 # libgomp comes with gcc; its header omp.h is in the gcc package on Debian.
 
 if [ ${#need[@]} -eq 0 ]; then
