@@ -1,8 +1,9 @@
 /*
  * apo_distribute_workload(): validate, plan the split, run every device's share
- * concurrently, redo a failed device's unfinished tiles on the survivors, reduce tile
- * partials in a fixed tree, and report. Results depend only on the tile grid (the tile
- * length is a function of the kernel and its parameters), never on the plan.
+ * concurrently, redo a failed or late device's unfinished tiles on the survivors, reduce
+ * tile partials in a fixed tree, and report. Results depend only on the tile grid (the tile
+ * length is a function of the kernel and its parameters), never on the plan. The fault
+ * policy (deadlines, quarantine) is decided in faults.c and applied here.
  */
 #include <math.h>
 #include <stdint.h>
@@ -206,15 +207,32 @@ static apo_status workload_tag(const apo_workload *w, const apo__call *call, con
     return APO_OK;
 }
 
-/* Whether device i may take part in the call: it must be able to run the kernel (a GPU
- * needs the kernel's CUDA implementation), and a call on device-resident arrays runs on
- * GPUs only. */
-static int device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
+/* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
+ * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only. */
+static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
     const apo__device *dev = &rt->devices[i];
     if (call->in_gpu >= 0 || call->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
     return apo__device_can_run(dev, call->kernel);
+}
+
+/* Whether device i takes part: capable and not quarantined. */
+static int device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
+    return device_capable(rt, call, i) && !apo__fault_quarantined(&rt->faults, i);
+}
+
+/* The error of a call that every capable device is quarantined from. */
+static apo_status all_quarantined(const apo_runtime *rt, const apo__call *call) {
+    size_t quarantined = 0, first = 0;
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (device_capable(rt, call, i) && apo__fault_quarantined(&rt->faults, i) &&
+            quarantined++ == 0)
+            first = i;
+    return apo__fail(APO_ERR_ALL_DEVICES_FAILED,
+                     "%s: every device that can run it is quarantined (%zu; %s %s)",
+                     call->kernel->name, quarantined, rt->devices[first].info.id,
+                     rt->faults.health[first].reason);
 }
 
 /* Zeroes the shares of devices that cannot take part and renormalises the rest; when the
@@ -229,13 +247,17 @@ static apo_status keep_capable_devices(const apo_runtime *rt, const apo__call *c
             capable++;
         sum += p->weights[i];
     }
-    if (capable == 0)
+    if (capable == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (device_capable(rt, call, i))
+                return all_quarantined(rt, call);
         return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
                          call->kernel->name,
                          call->in_gpu >= 0 || call->out_gpu >= 0
                              ? " on device-resident arrays (only GPUs with the kernel's CUDA "
                                "implementation can)"
                              : "");
+    }
     for (size_t i = 0; i < n; i++) {
         if (sum > 0)
             p->weights[i] /= sum;
@@ -276,8 +298,12 @@ static apo_status plan_call(apo_runtime *rt, const apo_workload *w, const apo__c
         st = workload_tag(w, call, &tag);
         if (st != APO_OK)
             return st;
-        apo__balance_shares(&rt->balance, tag, (double)apo__tiles_elements(call, 0, call->tiles),
-                            p->weights, &p->source, &p->predicted_s);
+        int usable[APO_MAX_DEVICES];
+        for (size_t i = 0; i < n; i++)
+            usable[i] = !apo__fault_quarantined(&rt->faults, i);
+        apo__balance_shares(&rt->balance, tag, usable,
+                            (double)apo__tiles_elements(call, 0, call->tiles), p->weights,
+                            &p->source, &p->predicted_s);
     }
 
     st = keep_capable_devices(rt, call, p);
@@ -312,11 +338,14 @@ typedef struct device_tally {
     uint64_t chunks;
     double h2d_s, kernel_s, d2h_s, wall_s;
     int failed;
+    int timed_out;     /* it missed a deadline (failed is also set) */
+    double deadline_s; /* the longest deadline it was given */
 } device_tally;
 
 typedef struct run_state {
     apo_runtime *rt;
     const apo__call *call;
+    const char *tag; /* for the deadlines' predictions; NULL: no valid tag */
     device_tally tally[APO_MAX_DEVICES];
     double virtual_makespan_s; /* sum over phases of the slowest device's busy time */
 } run_state;
@@ -326,12 +355,27 @@ typedef struct pending_range {
     uint64_t first, end;
 } pending_range;
 
-/* Runs one phase: jobs[i] on device i. Failed devices append their unfinished tiles to
- * `leftover`. Returns the first status that is neither OK nor a device loss. */
+/* Seconds after hand-over by which device i must have finished `job` (faults.h). */
+static double job_deadline_s(const run_state *s, size_t i, const apo__device_job *job) {
+    apo_runtime *rt = s->rt;
+    const apo__device *dev = &rt->devices[i];
+    double predicted = NAN;
+    /* A sim device on the virtual clock computes at host speed whatever its model says:
+     * its modelled time predicts nothing about real time, so the floor alone applies. */
+    if (s->tag != NULL && !(dev->info.kind == APO_DEVICE_SIM && dev->virtual_clock))
+        predicted = apo__balance_predict(
+            &rt->balance, s->tag, i, (double)apo__tiles_elements(s->call, job->first, job->end));
+    return apo__fault_deadline_s(&rt->faults.settings, predicted);
+}
+
+/* Runs one phase: jobs[i] on device i, each within its deadline. Failed and late devices
+ * append their unfinished tiles to `leftover`. Returns the first status that is neither OK
+ * nor a device loss. */
 static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
                             pending_range *leftover, size_t *n_leftover, int is_failover) {
     apo_runtime *rt = s->rt;
     apo__device_job *ptrs[APO_MAX_DEVICES] = {0};
+    double deadline_s[APO_MAX_DEVICES] = {0}, deadlines[APO_MAX_DEVICES] = {0};
     size_t count = 0, only = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
         if (!has_job[i])
@@ -339,14 +383,25 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         jobs[i].call = s->call;
         jobs[i].task_base = s->tally[i].tasks;
         ptrs[i] = &jobs[i];
+        deadline_s[i] = job_deadline_s(s, i, &jobs[i]);
+        if (deadline_s[i] > s->tally[i].deadline_s)
+            s->tally[i].deadline_s = deadline_s[i];
         count++;
         only = i;
     }
-    /* A single device needs no hand-off: run it on the calling thread. */
-    if (count == 1)
+    double handed_over = apo__now();
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (has_job[i])
+            deadlines[i] = handed_over + deadline_s[i];
+    /* The cpu alone needs no hand-off: it runs on the calling thread and keeps its
+     * deadline by itself, tile by tile. Any other device goes to its worker even alone,
+     * so that the caller can give up on it if it stops answering. */
+    if (count == 1 && rt->devices[only].info.kind == APO_DEVICE_CPU) {
+        apo__task_arm(&rt->devices[only], deadlines[only]);
         apo__device_job_run(&rt->devices[only], &jobs[only]);
-    else if (count > 1)
-        apo__pool_run(&rt->pool, ptrs);
+    } else if (count > 0) {
+        apo__pool_run(&rt->pool, ptrs, deadlines);
+    }
 
     apo_status fatal = APO_OK;
     double slowest = 0;
@@ -371,11 +426,12 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         slowest = busy > slowest ? busy : slowest;
         if (job->status == APO_ERR_DEVICE_LOST) {
             t->failed = 1;
+            t->timed_out |= job->timed_out;
             leftover[(*n_leftover)++] = (pending_range){job->done_end, job->end};
             apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
-                     "%s failed; tiles [%llu, %llu) go to the other devices",
-                     rt->devices[i].info.id, (unsigned long long)job->done_end,
-                     (unsigned long long)job->end);
+                     "%s %s; tiles [%llu, %llu) go to the other devices", rt->devices[i].info.id,
+                     job->timed_out ? "missed its deadline and was abandoned" : "failed",
+                     (unsigned long long)job->done_end, (unsigned long long)job->end);
         } else if (job->status != APO_OK && fatal == APO_OK) {
             fatal = job->status;
         }
@@ -498,6 +554,8 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
     r->elements = apo__tiles_elements(call, 0, call->tiles);
     r->makespan_ms = makespan_s * 1e3;
     r->n_devices = rt->n_devices;
+    r->deadlines_missed = 0;
+    r->quarantined = 0;
 
     double rate_sum = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
@@ -520,12 +578,24 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
         d->wait_ms = makespan_s > busy ? (makespan_s - busy) * 1e3 : 0.0;
         d->throughput = busy > 0 ? (double)t->elements / busy : 0.0;
         d->failed = t->failed;
-        if (t->failed) {
+        if (t->timed_out)
+            snprintf(d->failure, sizeof d->failure,
+                     "deadline missed: no answer within %.1f ms, abandoned; its unfinished tiles "
+                     "moved",
+                     t->deadline_s * 1e3);
+        else if (t->failed)
             snprintf(d->failure, sizeof d->failure,
                      "device lost: task %llu of this call failed, its unfinished tiles moved",
                      (unsigned long long)t->tasks);
-            r->failovers++;
-        }
+        r->failovers += (size_t)t->failed;
+        d->deadline_missed = t->timed_out;
+        r->deadlines_missed += (size_t)t->timed_out;
+        d->deadline_ms = t->deadline_s * 1e3;
+        d->quarantined = apo__fault_quarantined(&rt->faults, i);
+        if (d->quarantined)
+            snprintf(d->quarantine_reason, sizeof d->quarantine_reason, "%s",
+                     rt->faults.health[i].reason);
+        r->quarantined += (size_t)d->quarantined;
         d->elements_moved_out = t->assigned - t->elements;
         d->elements_moved_in = t->moved_in;
         d->simulated = dev->info.kind == APO_DEVICE_SIM;
@@ -558,8 +628,25 @@ static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_st
                          elements, busy, failed);
 }
 
+/* Applies the call's outcome for every device to the quarantine rule; a device
+ * quarantined now is logged once, here. */
+static void record_outcomes(apo_runtime *rt, const run_state *s) {
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const device_tally *t = &s->tally[i];
+        apo__call_outcome outcome = t->timed_out      ? APO_OUTCOME_MISSED_DEADLINE
+                                    : t->failed       ? APO_OUTCOME_FAILED
+                                    : t->assigned > 0 ? APO_OUTCOME_OK
+                                                      : APO_OUTCOME_NO_WORK;
+        if (apo__fault_record(&rt->faults, i, outcome, t->deadline_s))
+            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
+                     "%s is quarantined for the runtime's life (it %s): it gets no more work",
+                     rt->devices[i].info.id, rt->faults.health[i].reason);
+    }
+}
+
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
                                     apo_report *report, int learn) {
+    rt->faults.calls++;
     plan p;
     apo_status st = plan_call(rt, w, call, &p);
     if (st != APO_OK)
@@ -572,6 +659,8 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     memset(&s, 0, sizeof s);
     s.rt = rt;
     s.call = call;
+    if (workload_tag(w, call, &s.tag) != APO_OK)
+        s.tag = NULL;
     apo__device_job jobs[APO_MAX_DEVICES];
     int has_job[APO_MAX_DEVICES] = {0};
     for (size_t i = 0; i < rt->n_devices; i++) {
@@ -599,6 +688,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
                 lost_tiles += leftover[i].end - leftover[i].first;
         }
     }
+    record_outcomes(rt, &s);
     if (st == APO_ERR_ALL_DEVICES_FAILED)
         return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
                          call->kernel->name, (unsigned long long)lost_tiles,

@@ -29,6 +29,9 @@ typedef struct apo__env {
     double persist_interval_s;   /* APPORTION_PERSIST_INTERVAL, 0 when unset or ignored */
     size_t gpu_memory_mb;        /* APPORTION_GPU_MEMORY_MB, 0 when unset or ignored */
     int cuda_device_order_set;   /* CUDA_DEVICE_ORDER is set: cudart's order is the user's */
+    double deadline_factor;      /* APPORTION_DEADLINE_FACTOR, 0 when unset or ignored */
+    double deadline_floor_s;     /* APPORTION_DEADLINE_FLOOR, 0 when unset or ignored */
+    unsigned quarantine_after;   /* APPORTION_QUARANTINE_AFTER, 0 when unset or ignored */
 } apo__env;
 
 /* Bounds of the per-GPU staging budget, in MiB, wherever it comes from. */

@@ -18,6 +18,7 @@ typedef struct settings {
     apo_sim_clock sim_clock;
     apo__cuda_options cuda;
     apo__balance_settings balance;
+    apo__fault_settings faults;
 } settings;
 
 /* The config's switch, else the environment's, else the default. */
@@ -62,6 +63,22 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
                          "apo_config.sim_clock is %d, not an apo_sim_clock",
                          (int)config->sim_clock);
 
+    if (config->deadline_factor != 0 && !(config->deadline_factor >= APO_DEADLINE_FACTOR_MIN &&
+                                          config->deadline_factor <= APO_DEADLINE_FACTOR_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.deadline_factor is %g, expected 0 (default) or %g to %g",
+                         config->deadline_factor, APO_DEADLINE_FACTOR_MIN, APO_DEADLINE_FACTOR_MAX);
+    if (config->deadline_floor_s != 0 && !(config->deadline_floor_s >= APO_DEADLINE_FLOOR_MIN_S &&
+                                           config->deadline_floor_s <= APO_DEADLINE_FLOOR_MAX_S))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.deadline_floor_s is %g, expected 0 (default) or %g to %.0f s",
+                         config->deadline_floor_s, APO_DEADLINE_FLOOR_MIN_S,
+                         APO_DEADLINE_FLOOR_MAX_S);
+    if (config->quarantine_after > APO_QUARANTINE_AFTER_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.quarantine_after is %u, expected 0 (default) to %d",
+                         config->quarantine_after, APO_QUARANTINE_AFTER_MAX);
+
     apo__env env;
     apo__env_read(&env, w);
     s->devices = config->devices != NULL ? config->devices
@@ -94,6 +111,16 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     b->location.profile_dir = env.profile_dir;
     b->location.xdg_state_home = env.xdg_state_home;
     b->location.home = env.home;
+    apo__fault_settings *f = &s->faults;
+    f->deadline_factor = config->deadline_factor != 0 ? config->deadline_factor
+                         : env.deadline_factor != 0   ? env.deadline_factor
+                                                      : APO_DEADLINE_FACTOR_DEFAULT;
+    f->deadline_floor_s = config->deadline_floor_s != 0 ? config->deadline_floor_s
+                          : env.deadline_floor_s != 0   ? env.deadline_floor_s
+                                                        : APO_DEADLINE_FLOOR_DEFAULT_S;
+    f->quarantine_after = config->quarantine_after != 0 ? config->quarantine_after
+                          : env.quarantine_after != 0   ? env.quarantine_after
+                                                        : APO_QUARANTINE_AFTER_DEFAULT;
     return APO_OK;
 }
 
@@ -224,6 +251,7 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
         free(rt);
         return st;
     }
+    rt->faults.settings = s.faults;
     pthread_mutex_init(&rt->call_mutex, NULL);
     pthread_mutex_init(&rt->kernel_mutex, NULL);
     apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
@@ -248,8 +276,19 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
 void apo_runtime_destroy(apo_runtime *rt) {
     if (rt == NULL)
         return;
-    apo__pool_stop(&rt->pool);
+    size_t stuck = apo__pool_stop(&rt->pool);
     apo__balance_destroy(&rt->balance);
+    if (stuck > 0) {
+        /* A detached worker may still wake up inside its backend and then use its device,
+         * the pool and the task guards, all of which live in *rt: leak the runtime rather
+         * than let that thread touch freed memory. It never touches the caller's arrays
+         * (the task guard), so only this allocation is at stake. */
+        apo__log(APO_LOG_WARN, APO_SUBSYS_INIT,
+                 "apo_runtime_destroy: %zu worker(s) stuck in abandoned tasks; %zu bytes of "
+                 "runtime state are left allocated on purpose",
+                 stuck, sizeof *rt);
+        return;
+    }
     for (size_t i = 0; i < rt->n_devices; i++)
         rt->devices[i].ops->close(&rt->devices[i]);
     for (size_t i = 0; i < rt->n_user_kernels; i++)

@@ -6,6 +6,7 @@
 
 #include "balance.h"
 #include "device.h"
+#include "faults.h"
 #include "pool.h"
 #include "warnings.h"
 
@@ -29,6 +30,9 @@ struct apo_runtime {
 
     /* Models, ratios and profile files; has its own mutex. */
     apo__balance balance;
+
+    /* Deadlines and quarantine; changed only under call_mutex. */
+    apo__faults faults;
 
     /* Per-call scratch reused across calls (grows only): tile partials. */
     double *partials;
