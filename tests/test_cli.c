@@ -360,7 +360,8 @@ Test(cli, devices_table_names_the_cpu_and_the_gpu_count, .timeout = 60) {
 
 Test(cli, devices_shows_simulated_devices, .timeout = 60) {
     cli_result r =
-        run_cli(ARGS("devices", "--json", "--devices", "sim:x:rate=5e6:latency=2ms:fail_after=3"));
+        run_cli(ARGS("devices", "--json", "--devices",
+                     "sim:x:rate=5e6:latency=2ms:fail_after=3:flaky=0.125:seed=9:hang_after=4"));
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     json_t *devices = get(j, "devices");
@@ -372,6 +373,9 @@ Test(cli, devices_shows_simulated_devices, .timeout = 60) {
     cr_assert(json_real_value(get(d, "rate")) == 5e6);
     cr_assert(fabs(json_real_value(get(d, "latency_ms")) - 2.0) < 1e-12);
     cr_assert_eq(json_integer_value(get(d, "fail_after")), 3);
+    cr_assert(json_real_value(get(d, "flaky")) == 0.125);
+    cr_assert_eq(json_integer_value(get(d, "seed")), 9);
+    cr_assert_eq(json_integer_value(get(d, "hang_after")), 4);
     cr_assert_eq(json_integer_value(get(j, "gpu_count")), 0);
     json_decref(j);
     free_result(&r);
