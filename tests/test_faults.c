@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "pool.h"
 
 /* ---- workloads and references ------------------------------------------------------------ */
 
@@ -749,6 +750,67 @@ Test(faults, a_lone_cpu_keeps_its_deadline_on_the_calling_thread, .timeout = 60)
     apo_runtime_destroy(rt);
     tally t = {.calls = 2, .calls_failed = 2, .faults = 1, .quarantined = 1, .deadlines = 1};
     print_tally("cpu-alone", &t);
+}
+
+/* A backend that ignores the task guard and blocks until the test releases it: a driver
+ * call that never returns, which no sim device can imitate (they all wake when
+ * abandoned). */
+static atomic_int stuck_release, stuck_entered;
+
+static apo_status stuck_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
+                            uint64_t task_index, apo__task_time *time) {
+    (void)dev, (void)call, (void)first, (void)end, (void)task_index, (void)time;
+    atomic_store(&stuck_entered, 1);
+    while (!atomic_load(&stuck_release)) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return APO_OK;
+}
+
+static uint64_t stuck_task_count(const apo__device *dev, uint64_t tiles) {
+    (void)dev, (void)tiles;
+    return 1;
+}
+
+static void stuck_close(apo__device *dev) { (void)dev; }
+
+static const apo__backend_ops stuck_ops = {stuck_run, stuck_task_count, stuck_close};
+
+/* The pool and its device outlive the test's body, as a detached worker needs them to. */
+static apo__pool stuck_pool;
+static apo__device stuck_device;
+
+Test(faults, a_worker_stuck_in_its_backend_is_abandoned_then_detached_at_stop, .timeout = 30) {
+    stuck_device.ops = &stuck_ops;
+    snprintf(stuck_device.info.id, sizeof stuck_device.info.id, "stuck");
+    cr_assert_eq(apo__pool_start(&stuck_pool, &stuck_device, 1), APO_OK);
+
+    /* The caller gives up at the deadline even though the backend never looks at the
+     * guard, and gets the job back as lost and late. */
+    apo__device_job job = {.first = 0, .end = 1};
+    apo__device_job *jobs[1] = {&job};
+    double deadlines[1] = {apo__now() + 0.05};
+    apo__pool_run(&stuck_pool, jobs, deadlines);
+    cr_assert(atomic_load(&stuck_entered));
+    cr_assert_eq(job.status, APO_ERR_DEVICE_LOST);
+    cr_assert(job.timed_out);
+    cr_assert_eq(job.done_end, job.first, "an abandoned job keeps none of its tiles");
+
+    /* Stopping waits its grace, then detaches the worker instead of hanging. */
+    double t0 = apo__now();
+    cr_assert_eq(apo__pool_stop(&stuck_pool), 1);
+    cr_assert(stuck_pool.workers[0].stuck);
+    cr_assert_geq(apo__now() - t0, APO_POOL_STOP_GRACE_S * 0.9);
+
+    /* Released, the detached worker finishes on the memory that was kept for it. */
+    atomic_store(&stuck_release, 1);
+    pthread_mutex_lock(&stuck_pool.mutex);
+    while (!stuck_pool.workers[0].exited)
+        pthread_cond_wait(&stuck_pool.done, &stuck_pool.mutex);
+    pthread_mutex_unlock(&stuck_pool.mutex);
+    tally t = {.faults = 1, .deadlines = 1};
+    print_tally("stuck-worker", &t);
 }
 
 /* ---- settings ---------------------------------------------------------------------------- */
