@@ -454,6 +454,26 @@ Test(faults, when_every_device_is_quarantined_calls_fail_clearly, .timeout = 60)
     print_tally("all-quarantined", &t);
 }
 
+Test(faults, a_quarantined_device_is_not_profiled, .timeout = 60) {
+    /* Its one-hot runs would time the other devices instead: profiling refuses. */
+    fault_config fc = {.quarantine_after = 1};
+    apo_runtime *rt = fault_runtime("sim:a,sim:b:fail_after=1", &fc);
+    test_job job;
+    case_job(&job, rt, &cases[0], APO_SPLIT_TIME);
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    test_job_free(&job);
+    apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
+    opt.tag = "bollinger";
+    static const uint64_t sizes[] = {10000, 40000};
+    opt.sizes = sizes;
+    opt.n_sizes = 2;
+    opt.runs = 1;
+    cr_assert_eq(apo_profile_auto_balance(rt, &opt, NULL), APO_ERR_DEVICE_LOST);
+    cr_assert(strstr(apo_last_error(), "sim:b is quarantined (it failed in 1 of its calls") != NULL,
+              "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+}
+
 /* ---- deadlines -------------------------------------------------------------------------- */
 
 Test(faults, a_device_that_stops_answering_is_abandoned_and_its_tiles_redone, .timeout = 120) {
