@@ -46,6 +46,9 @@ static json_t *device_json(const apo_device_info *d) {
         json_object_set_new(o, "rate", cli_json_number(d->sim_rate));
         json_object_set_new(o, "latency_ms", cli_json_number(d->sim_latency_s * 1e3));
         json_object_set_new(o, "fail_after", cli_json_u64(d->sim_fail_after));
+        json_object_set_new(o, "flaky", cli_json_number(d->sim_flaky));
+        json_object_set_new(o, "seed", cli_json_u64(d->sim_seed));
+        json_object_set_new(o, "hang_after", cli_json_u64(d->sim_hang_after));
     }
     return o;
 }
@@ -55,15 +58,18 @@ static void print_table(const apo_device_info *devs, size_t n) {
            "mem_total_MB", "mem_free_MB", "details");
     for (size_t i = 0; i < n; i++) {
         const apo_device_info *d = &devs[i];
-        char details[160] = "-";
+        char details[256] = "-";
         if (d->kind == APO_DEVICE_CUDA)
             snprintf(details, sizeof details, "compute %d.%d, %d SMs, %d copy engines, PCI %s",
                      d->compute_capability_major, d->compute_capability_minor, d->multiprocessors,
                      d->copy_engines, d->pci_bus_id);
         else if (d->kind == APO_DEVICE_SIM)
             snprintf(details, sizeof details,
-                     "simulated: rate %.6g elem/s, latency %.6g ms, fail_after %llu", d->sim_rate,
-                     d->sim_latency_s * 1e3, (unsigned long long)d->sim_fail_after);
+                     "simulated: rate %.6g elem/s, latency %.6g ms, fail_after %llu, flaky %g "
+                     "(seed %llu), hang_after %llu",
+                     d->sim_rate, d->sim_latency_s * 1e3, (unsigned long long)d->sim_fail_after,
+                     d->sim_flaky, (unsigned long long)d->sim_seed,
+                     (unsigned long long)d->sim_hang_after);
         printf("%-3zu %-40s %-5s %-32s %7d %12llu %12llu  %s\n", i, d->id,
                apo_device_kind_name(d->kind), d->label, d->threads, mb(d->memory_total_bytes),
                mb(d->memory_free_bytes), details);

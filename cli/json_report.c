@@ -95,6 +95,11 @@ static json_t *device_report_json(const apo_device_report *d) {
     json_object_set_new(o, "elements_moved_out", cli_json_u64(d->elements_moved_out));
     json_object_set_new(o, "elements_moved_in", cli_json_u64(d->elements_moved_in));
     json_object_set_new(o, "simulated", json_boolean(d->simulated));
+    json_object_set_new(o, "deadline_missed", json_boolean(d->deadline_missed));
+    json_object_set_new(o, "deadline_ms", cli_json_number(d->deadline_ms));
+    json_object_set_new(o, "quarantined", json_boolean(d->quarantined));
+    json_object_set_new(o, "quarantine_reason",
+                        d->quarantined ? cli_json_string(d->quarantine_reason) : json_null());
     return o;
 }
 
@@ -115,6 +120,8 @@ json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_ou
     json_object_set_new(o, "tiles", cli_json_u64(r->tiles));
     json_object_set_new(o, "elements", cli_json_u64(r->elements));
     json_object_set_new(o, "failovers", cli_json_u64(r->failovers));
+    json_object_set_new(o, "deadlines_missed", cli_json_u64(r->deadlines_missed));
+    json_object_set_new(o, "quarantined", cli_json_u64(r->quarantined));
     json_object_set_new(o, "warnings", cli_runtime_warnings_json(rt));
     json_t *outs = json_array();
     for (size_t i = 0; i < n_outputs; i++) {
@@ -146,6 +153,10 @@ void cli_report_print(FILE *f, const apo_report *r) {
     fprintf(f, "balance     %.3f\n", r->balance_efficiency);
     if (r->failovers > 0)
         fprintf(f, "failovers   %zu\n", r->failovers);
+    if (r->deadlines_missed > 0)
+        fprintf(f, "deadlines   %zu missed\n", r->deadlines_missed);
+    if (r->quarantined > 0)
+        fprintf(f, "quarantined %zu\n", r->quarantined);
     if (r->simulated)
         fprintf(f, "note: simulated devices present; their times are modelled (%s)\n",
                 r->virtual_clock ? "virtual clock" : "wall clock");
@@ -155,11 +166,17 @@ void cli_report_print(FILE *f, const apo_report *r) {
     const size_t n = r->n_devices < APO_MAX_DEVICES ? r->n_devices : APO_MAX_DEVICES;
     for (size_t i = 0; i < n; i++) {
         const apo_device_report *d = &r->devices[i];
-        char status[APO_LABEL_MAX + 96];
+        char status[2 * APO_LABEL_MAX + 96];
         if (d->failed)
             snprintf(status, sizeof status, "FAILED: %s", d->failure);
+        else if (d->quarantined)
+            snprintf(status, sizeof status, "QUARANTINED: %s", d->quarantine_reason);
         else
             snprintf(status, sizeof status, "ok");
+        if (d->failed && d->quarantined) {
+            size_t len = strlen(status);
+            snprintf(status + len, sizeof status - len, "; QUARANTINED: %s", d->quarantine_reason);
+        }
         if (d->elements_moved_out > 0 || d->elements_moved_in > 0) {
             size_t len = strlen(status);
             snprintf(status + len, sizeof status - len, " (moved out %llu, in %llu)",

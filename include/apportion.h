@@ -138,6 +138,14 @@ typedef struct apo_config {
                                   ON when started by mpirun. OFF: this process alone */
     double mpi_timeout_s;      /* how long a rank may take to answer; 0: APPORTION_MPI_TIMEOUT,
                                   else 60 */
+    /* Faults (docs/design.md#faults). A device's task that has not finished
+     * max(deadline_floor_s, deadline_factor x its predicted time) after it was handed over
+     * is abandoned, its tiles are redone elsewhere, and the device is quarantined. */
+    double deadline_factor;    /* 1 to 1e6; 0: APPORTION_DEADLINE_FACTOR, else 10 */
+    double deadline_floor_s;   /* 0.001 to 604800 s; 0: APPORTION_DEADLINE_FLOOR, else 60 */
+    unsigned quarantine_after; /* a device that fails in this many calls with work in a row
+                                  is quarantined; 1 to 1000000; 0: APPORTION_QUARANTINE_AFTER,
+                                  else 3 */
 } apo_config;
 
 #define APO_CONFIG_INIT                                                                            \
@@ -146,7 +154,8 @@ typedef struct apo_config {
         .use_gpu = APO_USE_GPU_UNSET, .sim_clock = APO_SIM_CLOCK_UNSET, .multigpu_path = NULL,     \
         .thresholds_path = NULL, .profiles = APO_SWITCH_UNSET, .learn = APO_SWITCH_UNSET,          \
         .persist_interval_s = 0, .gpu_memory_mb = 0, .nccl = APO_SWITCH_UNSET,                     \
-        .mpi = APO_SWITCH_UNSET, .mpi_timeout_s = 0                                                \
+        .mpi = APO_SWITCH_UNSET, .mpi_timeout_s = 0, .deadline_factor = 0, .deadline_floor_s = 0,  \
+        .quarantine_after = 0                                                                      \
     }
 
 /* Creates a runtime: reads the configuration, discovers and opens the devices and starts
@@ -159,7 +168,10 @@ typedef struct apo_config {
  * no GPU) is not an error: the cpu carries on, with a warning. On failure *out is NULL. */
 APO_EXPORT apo_status apo_runtime_create(const apo_config *config, apo_runtime **out);
 
-/* Stops the worker threads and frees the runtime. Accepts NULL. */
+/* Stops the worker threads and frees the runtime. Accepts NULL. A worker still inside a
+ * task abandoned at its deadline is woken (sim devices) and given a short grace; one that
+ * stays stuck (a driver that never returns) is detached and the runtime's memory is kept
+ * alive for it on purpose, with a WARN log line, rather than hanging here. */
 APO_EXPORT void apo_runtime_destroy(apo_runtime *rt);
 
 /* Warnings gathered while the runtime was created (an ignored environment value, why no
@@ -208,6 +220,9 @@ typedef struct apo_device_info {
     int mpi_rank;             /* rank only: the MPI rank in MPI_COMM_WORLD */
     char host[APO_LABEL_MAX]; /* rank only: the host it runs on */
     size_t rank_devices;      /* rank only: how many local devices it serves with */
+    double sim_flaky;         /* sim only: probability that a task fails (0: never) */
+    uint64_t sim_seed;        /* sim only: the seed of its flaky draws */
+    uint64_t sim_hang_after;  /* sim only: from this task on, a task never answers (0: never) */
 } apo_device_info;
 
 #define APO_DEVICE_INFO_INIT                                                                       \
@@ -385,6 +400,11 @@ typedef struct apo_device_report {
                                     compute, because it failed: they went to others */
     uint64_t elements_moved_in;  /* elements it computed on behalf of failed devices */
     int simulated;               /* a sim device: times are modelled */
+    int deadline_missed;         /* it did not finish a task within its deadline: the task was
+                                    abandoned (failed is also set) */
+    double deadline_ms;          /* the longest deadline it was given in this call (0: no work) */
+    int quarantined;             /* it gets no work for the rest of the runtime's life */
+    char quarantine_reason[APO_LABEL_MAX]; /* why, when quarantined, else "" */
 } apo_device_report;
 
 /* How the outputs that GPUs computed for another GPU got there (apportion_cuda.h). */
@@ -416,6 +436,8 @@ typedef struct apo_report {
     double gather_ms;          /* time of the gather after the phase (NCCL or its fallback) */
     size_t n_devices;
     apo_device_report devices[APO_MAX_DEVICES];
+    size_t deadlines_missed; /* devices that missed a deadline during the call */
+    size_t quarantined;      /* devices quarantined, during this call or before */
 } apo_report;
 
 #define APO_REPORT_INIT                                                                            \
@@ -424,15 +446,18 @@ typedef struct apo_report {
 /* Splits the workload across the runtime's devices, runs it, and merges the partial
  * results in tile order. The outputs are bitwise identical whatever the device set and
  * ratios (docs/determinism.md). `report` may be NULL; when given, report->size must be set.
- * A device that fails mid-call has its unfinished tiles redone by the others; the report
- * says which failed and what moved.
+ * A device that fails mid-call, or misses its deadline, has its unfinished tiles redone by
+ * the others; the report says which failed and what moved. A device that keeps failing is
+ * quarantined for the runtime's life (apo_config.quarantine_after).
+ * A late task never touches the caller's arrays once the call has moved on.
  * Returns APO_ERR_NULL (rt, w, w->kernel, an input or an output array NULL, params or
  * ratios NULL with a nonzero count, a parameter with a NULL name), APO_ERR_INVALID_ARGUMENT
  * (zero rows or cols, wrong number of inputs, outputs or ratios, bad ratios, unknown
  * struct size), APO_ERR_OVERFLOW (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
  * where one is needed), APO_ERR_KERNEL_FAILED (a user kernel failed),
- * APO_ERR_ALL_DEVICES_FAILED (no device survived; outputs are then incomplete),
+ * APO_ERR_ALL_DEVICES_FAILED (no device survived, or every device that could run it is
+ * quarantined; outputs are then incomplete),
  * APO_ERR_OUT_OF_MEMORY. */
 APO_EXPORT apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w,
                                               apo_report *report);

@@ -2,6 +2,11 @@
  * The cpu device: the host's cores through OpenMP. Its tasks run on its own worker
  * thread (or on the caller's when it is the only device with work), and the OpenMP team
  * that thread starts persists between calls.
+ *
+ * A task missing its deadline stops at the next tile boundary (apo__run_tiles_on_host
+ * checks the task guard before every tile). A tile already running cannot be interrupted:
+ * the runtime waits for it to finish before it hands the tiles to another device, so the
+ * late tile's writes land before anyone else's and never after the call returned.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -12,7 +17,7 @@ static apo_status cpu_run(apo__device *dev, const apo__call *call, uint64_t firs
                           uint64_t task_index, apo__task_time *time) {
     (void)task_index;
     double t0 = apo__now();
-    apo_status st = apo__run_tiles_on_host(call, first, end, dev->info.threads);
+    apo_status st = apo__run_tiles_on_host(dev, call, first, end, dev->info.threads);
     time->h2d_s = 0;
     time->d2h_s = 0;
     time->kernel_s = apo__now() - t0;

@@ -248,15 +248,12 @@ static void normalised(const double *ratios, size_t n, double *shares) {
         shares[i] = ratios[i] / sum;
 }
 
-void apo__balance_shares(apo__balance *b, const char *tag, double elements, double *shares,
-                         apo_ratio_source *source, double *predicted_s) {
+void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
+                         double *shares, apo_ratio_source *source, double *predicted_s) {
     pthread_mutex_lock(&b->mutex);
     *predicted_s = NAN;
     apo__tag_state *ts = find_tag(b, tag);
     apo__model models[APO_MAX_DEVICES];
-    int usable[APO_MAX_DEVICES];
-    for (size_t d = 0; d < b->n_devices; d++)
-        usable[d] = 1;
     if (ts != NULL && ts->forced) {
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_EXPLICIT;
@@ -273,6 +270,17 @@ void apo__balance_shares(apo__balance *b, const char *tag, double elements, doub
         *source = APO_RATIOS_EQUAL;
     }
     pthread_mutex_unlock(&b->mutex);
+}
+
+double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double elements) {
+    double predicted = NAN;
+    pthread_mutex_lock(&b->mutex);
+    const apo__tag_state *ts = find_tag(b, tag);
+    apo__model models[APO_MAX_DEVICES];
+    if (ts != NULL && d < b->n_devices && complete_models(b, ts, models) > 0 && models[d].valid)
+        predicted = apo__model_predict(&models[d], elements);
+    pthread_mutex_unlock(&b->mutex);
+    return predicted;
 }
 
 /* ---- storing ---------------------------------------------------------------------------- */

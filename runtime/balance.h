@@ -62,10 +62,16 @@ void apo__balance_init(apo__balance *b, const apo__device *devices, size_t n_dev
 void apo__balance_destroy(apo__balance *b);
 
 /* The shares of a call of `elements` elements for `tag`: forced ratios, else models (the
- * solver), else fixed ratios from a ThreadX profile, else equal. Writes the shares in
- * device order, the source, and the predicted makespan (NaN without models). */
-void apo__balance_shares(apo__balance *b, const char *tag, double elements, double *shares,
-                         apo_ratio_source *source, double *predicted_s);
+ * solver), else fixed ratios from a ThreadX profile, else equal. Devices with usable[i] 0
+ * (quarantined) are left out of the solver; the caller zeroes their other shares. Writes
+ * the shares in device order, the source, and the predicted makespan (NaN without
+ * models). */
+void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
+                         double *shares, apo_ratio_source *source, double *predicted_s);
+
+/* Device `d`'s predicted busy time for `elements` elements of `tag`: its own model, else
+ * the one the solver lends it (the median cost of the others), else NaN. */
+double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double elements);
 
 /* Folds one call's measurements in (learn on): elements[i] computed in busy_s[i]; devices
  * with no elements or failed[i] are skipped. Writes the refined models when the persist

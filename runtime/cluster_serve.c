@@ -1,6 +1,6 @@
 /*
  * A serving rank (docs/cluster.md): takes rank 0's tasks one at a time, computes each run of
- * tiles on this runtime's devices (distribute_range.c) and answers with the outputs the
+ * tiles on this runtime's devices (distribute_range.h) and answers with the outputs the
  * tiles wrote and their partials, until rank 0 says goodbye.
  */
 #include <stdio.h>

@@ -92,6 +92,17 @@ static int parse_duration(const char *s, double *out) {
     return 0;
 }
 
+/* A probability: a finite number from 0 to 1. */
+static int parse_probability(const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno != 0 || *end != '\0' || !(v >= 0 && v <= 1))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int valid_sim_name(const char *name) {
     size_t len = strlen(name);
     if (len == 0 || len >= APO_SIM_NAME_MAX)
@@ -162,6 +173,7 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
     snprintf(spec->sim_name, sizeof spec->sim_name, "%s", opts);
 
     int seen_rate = 0, seen_latency = 0, seen_fail = 0, seen_slow_after = 0, seen_slow_rate = 0;
+    int seen_flaky = 0, seen_seed = 0, seen_hang = 0;
     while (next != NULL) {
         char *opt = next;
         next = strchr(opt, ':');
@@ -208,15 +220,33 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
                               "slow_rate must be a positive number of elements per second "
                               "(suffix k, M or G allowed), got \"%s\"",
                               value);
+        } else if (strcmp(opt, "flaky") == 0) {
+            if (seen_flaky++)
+                return reject(ctx, "flaky given twice");
+            if (parse_probability(value, &spec->sim_flaky) != 0)
+                return reject(ctx, "flaky must be a probability from 0 to 1, got \"%s\"", value);
+        } else if (strcmp(opt, "seed") == 0) {
+            if (seen_seed++)
+                return reject(ctx, "seed given twice");
+            if (parse_u64(value, 0, UINT64_MAX, &spec->sim_seed) != 0)
+                return reject(ctx, "seed must be an integer from 0 to 2^64-1, got \"%s\"", value);
+        } else if (strcmp(opt, "hang_after") == 0) {
+            if (seen_hang++)
+                return reject(ctx, "hang_after given twice");
+            if (parse_u64(value, 1, UINT64_MAX, &spec->sim_hang_after) != 0)
+                return reject(ctx, "hang_after must be an integer of at least 1, got \"%s\"",
+                              value);
         } else {
             return reject(ctx,
                           "unknown sim option \"%s\" (known: rate, latency, fail_after, "
-                          "slow_after, slow_rate)",
+                          "slow_after, slow_rate, flaky, seed, hang_after)",
                           opt);
         }
     }
     if (seen_slow_after != seen_slow_rate)
         return reject(ctx, "slow_after and slow_rate go together");
+    if (seen_seed && !seen_flaky)
+        return reject(ctx, "seed only keys the flaky draws: give flaky=P with it");
     return APO_OK;
 }
 

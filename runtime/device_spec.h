@@ -2,7 +2,7 @@
  * The device list grammar of APPORTION_DEVICES and apo_config.devices (docs/env.md):
  *   auto | cuda | cuda:N | cuda:GPU-<uuid prefix> | cpu | cpu:threads=N |
  *   sim:NAME[:rate=ELEMENTS_PER_S][:latency=DURATION][:fail_after=N]
- *           [:slow_after=N:slow_rate=ELEMENTS_PER_S]
+ *           [:slow_after=N:slow_rate=ELEMENTS_PER_S][:flaky=P][:seed=N][:hang_after=N]
  * separated by commas. Parsing is pure (no device is touched), so it can be tested and
  * fuzzed alone.
  */
@@ -37,6 +37,9 @@ typedef struct apo__device_spec {
     uint64_t sim_fail_after;         /* SIM: 0 = never */
     uint64_t sim_slow_after;         /* SIM: from its Nth call with work on, 0 = never */
     double sim_slow_rate;            /* SIM: the rate from then on */
+    double sim_flaky;                /* SIM: probability in [0, 1] that a task fails */
+    uint64_t sim_seed;               /* SIM: keys the flaky draws (default 0) */
+    uint64_t sim_hang_after;         /* SIM: from its Nth task on it never answers, 0 = never */
 } apo__device_spec;
 
 /* Parses `text` into at most `max` specs. On failure returns APO_ERR_BAD_DEVICE_SPEC and

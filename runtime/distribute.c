@@ -1,8 +1,9 @@
 /*
  * apo_distribute_workload(): validate, plan the split, run every device's share
- * concurrently, redo a failed device's unfinished tiles on the survivors, reduce tile
- * partials in a fixed tree, and report. Results depend only on the tile grid (the tile
- * length is a function of the kernel and its parameters), never on the plan.
+ * concurrently, redo a failed or late device's unfinished tiles on the survivors, reduce
+ * tile partials in a fixed tree, and report. Results depend only on the tile grid (the tile
+ * length is a function of the kernel and its parameters), never on the plan. The fault
+ * policy (deadlines, quarantine) is decided in faults.c and applied here.
  */
 #include <math.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distribute_range.h"
 #include "log.h"
 #include "partition.h"
 #include "runtime.h"
@@ -218,15 +220,32 @@ static apo_status workload_tag(const apo_workload *w, const apo__call *call, con
     return APO_OK;
 }
 
-/* Whether device i may take part in the call: it must be able to run the kernel (a GPU
- * needs the kernel's CUDA implementation), and a call on device-resident arrays runs on
- * GPUs only. */
-static int device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
+/* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
+ * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only. */
+static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
     const apo__device *dev = &rt->devices[i];
     if (call->in_gpu >= 0 || call->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
     return apo__device_can_run(dev, call->kernel);
+}
+
+/* Whether device i takes part: capable and not quarantined. */
+static int device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
+    return device_capable(rt, call, i) && !apo__fault_quarantined(&rt->faults, i);
+}
+
+/* The error of a call that every capable device is quarantined from. */
+static apo_status all_quarantined(const apo_runtime *rt, const apo__call *call) {
+    size_t quarantined = 0, first = 0;
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (device_capable(rt, call, i) && apo__fault_quarantined(&rt->faults, i) &&
+            quarantined++ == 0)
+            first = i;
+    return apo__fail(APO_ERR_ALL_DEVICES_FAILED,
+                     "%s: every device that can run it is quarantined (%zu; %s %s)",
+                     call->kernel->name, quarantined, rt->devices[first].info.id,
+                     rt->faults.health[first].reason);
 }
 
 /* Zeroes the shares of devices that cannot take part and renormalises the rest; when the
@@ -241,13 +260,17 @@ static apo_status keep_capable_devices(const apo_runtime *rt, const apo__call *c
             capable++;
         sum += p->weights[i];
     }
-    if (capable == 0)
+    if (capable == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (device_capable(rt, call, i))
+                return all_quarantined(rt, call);
         return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
                          call->kernel->name,
                          call->in_gpu >= 0 || call->out_gpu >= 0
                              ? " on device-resident arrays (only GPUs with the kernel's CUDA "
                                "implementation can)"
                              : "");
+    }
     for (size_t i = 0; i < n; i++) {
         if (sum > 0)
             p->weights[i] /= sum;
@@ -288,8 +311,12 @@ static apo_status plan_call(apo_runtime *rt, const apo_workload *w, const apo__c
         st = workload_tag(w, call, &tag);
         if (st != APO_OK)
             return st;
-        apo__balance_shares(&rt->balance, tag, (double)apo__tiles_elements(call, 0, call->tiles),
-                            p->weights, &p->source, &p->predicted_s);
+        int usable[APO_MAX_DEVICES];
+        for (size_t i = 0; i < n; i++)
+            usable[i] = !apo__fault_quarantined(&rt->faults, i);
+        apo__balance_shares(&rt->balance, tag, usable,
+                            (double)apo__tiles_elements(call, 0, call->tiles), p->weights,
+                            &p->source, &p->predicted_s);
     }
 
     st = keep_capable_devices(rt, call, p);
@@ -324,11 +351,14 @@ typedef struct device_tally {
     uint64_t chunks;
     double h2d_s, kernel_s, d2h_s, wall_s;
     int failed;
+    int timed_out;     /* it missed a deadline (failed is also set) */
+    double deadline_s; /* the longest deadline it was given */
 } device_tally;
 
 typedef struct run_state {
     apo_runtime *rt;
     const apo__call *call;
+    const char *tag; /* for the deadlines' predictions; NULL: no valid tag */
     device_tally tally[APO_MAX_DEVICES];
     double virtual_makespan_s; /* sum over phases of the slowest device's busy time */
     apo_gather gather;         /* how GPU outputs reached out_gpu */
@@ -340,12 +370,27 @@ typedef struct pending_range {
     uint64_t first, end;
 } pending_range;
 
-/* Runs one phase: jobs[i] on device i. Failed devices append their unfinished tiles to
- * `leftover`. Returns the first status that is neither OK nor a device loss. */
+/* Seconds after hand-over by which device i must have finished `job` (faults.h). */
+static double job_deadline_s(const run_state *s, size_t i, const apo__device_job *job) {
+    apo_runtime *rt = s->rt;
+    const apo__device *dev = &rt->devices[i];
+    double predicted = NAN;
+    /* A sim device on the virtual clock computes at host speed whatever its model says:
+     * its modelled time predicts nothing about real time, so the floor alone applies. */
+    if (s->tag != NULL && !(dev->info.kind == APO_DEVICE_SIM && dev->virtual_clock))
+        predicted = apo__balance_predict(
+            &rt->balance, s->tag, i, (double)apo__tiles_elements(s->call, job->first, job->end));
+    return apo__fault_deadline_s(&rt->faults.settings, predicted);
+}
+
+/* Runs one phase: jobs[i] on device i, each within its deadline. Failed and late devices
+ * append their unfinished tiles to `leftover`. Returns the first status that is neither OK
+ * nor a device loss. */
 static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
                             pending_range *leftover, size_t *n_leftover, int is_failover) {
     apo_runtime *rt = s->rt;
     apo__device_job *ptrs[APO_MAX_DEVICES] = {0};
+    double deadline_s[APO_MAX_DEVICES] = {0}, deadlines[APO_MAX_DEVICES] = {0};
     size_t count = 0, only = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
         if (!has_job[i])
@@ -353,14 +398,25 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         jobs[i].call = s->call;
         jobs[i].task_base = s->tally[i].tasks;
         ptrs[i] = &jobs[i];
+        deadline_s[i] = job_deadline_s(s, i, &jobs[i]);
+        if (deadline_s[i] > s->tally[i].deadline_s)
+            s->tally[i].deadline_s = deadline_s[i];
         count++;
         only = i;
     }
-    /* A single device needs no hand-off: run it on the calling thread. */
-    if (count == 1)
+    double handed_over = apo__now();
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (has_job[i])
+            deadlines[i] = handed_over + deadline_s[i];
+    /* The cpu alone needs no hand-off: it runs on the calling thread and keeps its
+     * deadline by itself, tile by tile. Any other device goes to its worker even alone,
+     * so that the caller can give up on it if it stops answering. */
+    if (count == 1 && rt->devices[only].info.kind == APO_DEVICE_CPU) {
+        apo__task_arm(&rt->devices[only], deadlines[only]);
         apo__device_job_run(&rt->devices[only], &jobs[only]);
-    else if (count > 1)
-        apo__pool_run(&rt->pool, ptrs);
+    } else if (count > 0) {
+        apo__pool_run(&rt->pool, ptrs, deadlines);
+    }
 
     apo_status fatal = APO_OK;
     double slowest = 0;
@@ -385,11 +441,12 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         slowest = busy > slowest ? busy : slowest;
         if (job->status == APO_ERR_DEVICE_LOST) {
             t->failed = 1;
+            t->timed_out |= job->timed_out;
             leftover[(*n_leftover)++] = (pending_range){job->done_end, job->end};
             apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
-                     "%s failed; tiles [%llu, %llu) go to the other devices",
-                     rt->devices[i].info.id, (unsigned long long)job->done_end,
-                     (unsigned long long)job->end);
+                     "%s %s; tiles [%llu, %llu) go to the other devices", rt->devices[i].info.id,
+                     job->timed_out ? "missed its deadline and was abandoned" : "failed",
+                     (unsigned long long)job->done_end, (unsigned long long)job->end);
         } else if (job->status != APO_OK && fatal == APO_OK) {
             fatal = job->status;
         }
@@ -541,6 +598,8 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
     r->n_devices = rt->n_devices;
     r->gather = s->gather;
     r->gather_ms = s->gather_s * 1e3;
+    r->deadlines_missed = 0;
+    r->quarantined = 0;
 
     double rate_sum = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
@@ -563,12 +622,24 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
         d->wait_ms = makespan_s > busy ? (makespan_s - busy) * 1e3 : 0.0;
         d->throughput = busy > 0 ? (double)t->elements / busy : 0.0;
         d->failed = t->failed;
-        if (t->failed) {
+        if (t->timed_out)
+            snprintf(d->failure, sizeof d->failure,
+                     "deadline missed: no answer within %.1f ms, abandoned; its unfinished tiles "
+                     "moved",
+                     t->deadline_s * 1e3);
+        else if (t->failed)
             snprintf(d->failure, sizeof d->failure,
                      "device lost: task %llu of this call failed, its unfinished tiles moved",
                      (unsigned long long)t->tasks);
-            r->failovers++;
-        }
+        r->failovers += (size_t)t->failed;
+        d->deadline_missed = t->timed_out;
+        r->deadlines_missed += (size_t)t->timed_out;
+        d->deadline_ms = t->deadline_s * 1e3;
+        d->quarantined = apo__fault_quarantined(&rt->faults, i);
+        if (d->quarantined)
+            snprintf(d->quarantine_reason, sizeof d->quarantine_reason, "%s",
+                     rt->faults.health[i].reason);
+        r->quarantined += (size_t)d->quarantined;
         d->elements_moved_out = t->assigned - t->elements;
         d->elements_moved_in = t->moved_in;
         d->simulated = dev->info.kind == APO_DEVICE_SIM || dev->simulated;
@@ -583,11 +654,9 @@ static void fill_report(const run_state *s, const plan *p, const apo_workload *w
     r->balance_efficiency = makespan_s > 0 && ideal > 0 ? fmin(1.0, ideal / makespan_s) : 1.0;
 }
 
-/* Online refinement: each device's measured busy time for the elements it computed. */
-static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_state *s) {
-    const char *tag;
-    if (workload_tag(w, s->call, &tag) != APO_OK)
-        return;
+/* Online refinement: each device's measured busy time for the elements it computed, in a
+ * run of `total` elements of `tag`. */
+static void observe_run(apo_runtime *rt, const char *tag, double total, const run_state *s) {
     uint64_t elements[APO_MAX_DEVICES];
     double busy[APO_MAX_DEVICES];
     int failed[APO_MAX_DEVICES];
@@ -597,12 +666,64 @@ static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_st
         busy[i] = t->wall_s;
         failed[i] = t->failed;
     }
-    apo__balance_observe(&rt->balance, tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles),
-                         elements, busy, failed);
+    apo__balance_observe(&rt->balance, tag, total, elements, busy, failed);
+}
+
+static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_state *s) {
+    const char *tag;
+    if (workload_tag(w, s->call, &tag) == APO_OK)
+        observe_run(rt, tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles), s);
+}
+
+/* Applies the call's outcome for every device to the quarantine rule; a device
+ * quarantined now is logged once, here. */
+static void record_outcomes(apo_runtime *rt, const run_state *s) {
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const device_tally *t = &s->tally[i];
+        apo__call_outcome outcome = t->timed_out      ? APO_OUTCOME_MISSED_DEADLINE
+                                    : t->failed       ? APO_OUTCOME_FAILED
+                                    : t->assigned > 0 ? APO_OUTCOME_OK
+                                                      : APO_OUTCOME_NO_WORK;
+        if (apo__fault_record(&rt->faults, i, outcome, t->deadline_s))
+            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
+                     "%s is quarantined for the runtime's life (it %s): it gets no more work",
+                     rt->devices[i].info.id, rt->faults.health[i].reason);
+    }
+}
+
+/* Runs the plan's jobs, then redoes what failed devices left, until nothing is left or no
+ * device is; then applies the outcomes to the quarantine rule. When it returns
+ * APO_ERR_ALL_DEVICES_FAILED, *lost_tiles says how many tiles were not computed. */
+static apo_status run_plan(run_state *s, const plan *p, uint64_t *lost_tiles) {
+    apo__device_job jobs[APO_MAX_DEVICES];
+    int has_job[APO_MAX_DEVICES] = {0};
+    for (size_t i = 0; i < s->rt->n_devices; i++) {
+        jobs[i].first = p->first[i];
+        jobs[i].end = p->end[i];
+        has_job[i] = p->end[i] > p->first[i];
+    }
+    pending_range leftover[APO_MAX_DEVICES * 2];
+    size_t n_leftover = 0;
+    apo_status st = run_phase(s, jobs, has_job, leftover, &n_leftover, 0);
+    /* Each failover phase redoes one failed range; a device that fails there adds its own
+     * unfinished part, and each device fails at most once per call, so this ends. */
+    *lost_tiles = 0;
+    while (st == APO_OK && n_leftover > 0) {
+        pending_range range = leftover[--n_leftover];
+        st = run_failover(s, p, range, leftover, &n_leftover);
+        if (st == APO_ERR_ALL_DEVICES_FAILED) {
+            *lost_tiles = range.end - range.first;
+            for (size_t i = 0; i < n_leftover; i++)
+                *lost_tiles += leftover[i].end - leftover[i].first;
+        }
+    }
+    record_outcomes(s->rt, s);
+    return st;
 }
 
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
                                     apo_report *report, int learn) {
+    rt->faults.calls++;
     plan p;
     apo_status st = plan_call(rt, w, call, &p);
     if (st != APO_OK)
@@ -615,33 +736,15 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     memset(&s, 0, sizeof s);
     s.rt = rt;
     s.call = call;
-    apo__device_job jobs[APO_MAX_DEVICES];
-    int has_job[APO_MAX_DEVICES] = {0};
-    for (size_t i = 0; i < rt->n_devices; i++) {
-        jobs[i].first = p.first[i];
-        jobs[i].end = p.end[i];
-        has_job[i] = p.end[i] > p.first[i];
-    }
+    if (workload_tag(w, call, &s.tag) != APO_OK)
+        s.tag = NULL;
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu, %llu tiles of %zu, split by %s",
              call->kernel->name, call->rows, call->cols, (unsigned long long)call->tiles,
              call->tile, apo_split_name(p.axis));
 
     double t0 = apo__now();
-    pending_range leftover[APO_MAX_DEVICES * 2];
-    size_t n_leftover = 0;
-    st = run_phase(&s, jobs, has_job, leftover, &n_leftover, 0);
-    /* Each failover phase redoes one failed range; a device that fails there adds its own
-     * unfinished part, and each device fails at most once per call, so this ends. */
     uint64_t lost_tiles = 0;
-    while (st == APO_OK && n_leftover > 0) {
-        pending_range range = leftover[--n_leftover];
-        st = run_failover(&s, &p, range, leftover, &n_leftover);
-        if (st == APO_ERR_ALL_DEVICES_FAILED) {
-            lost_tiles = range.end - range.first;
-            for (size_t i = 0; i < n_leftover; i++)
-                lost_tiles += leftover[i].end - leftover[i].first;
-        }
-    }
+    st = run_plan(&s, &p, &lost_tiles);
     st = gather_outputs(&s, st);
     if (st == APO_ERR_ALL_DEVICES_FAILED)
         return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
@@ -698,6 +801,63 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
     call.gather_resident = apo__gather_resident(rt, out_gpu);
 #endif
     st = distribute_locked(rt, w, &call, report, learn);
+    pthread_mutex_unlock(&rt->call_mutex);
+    return st;
+}
+
+/* ---- a run of tiles for a serving rank (distribute_range.h) ------------------------------- */
+
+static apo_status range_locked(apo_runtime *rt, const apo__call *call, const char *tag,
+                               uint64_t first, uint64_t end, apo__range_result *result) {
+    rt->faults.calls++;
+    const size_t n = rt->n_devices;
+    const double total = (double)apo__tiles_elements(call, first, end);
+    plan p;
+    memset(&p, 0, sizeof p);
+    int usable[APO_MAX_DEVICES];
+    for (size_t i = 0; i < n; i++)
+        usable[i] = !apo__fault_quarantined(&rt->faults, i);
+    apo__balance_shares(&rt->balance, tag, usable, total, p.weights, &p.source, &p.predicted_s);
+    apo_status st = keep_capable_devices(rt, call, &p);
+    if (st != APO_OK)
+        return st;
+    /* Any split of whole tiles gives the same bits (docs/determinism.md): no axis choice. */
+    uint64_t counts[APO_MAX_DEVICES];
+    apo__largest_remainder(p.weights, n, end - first, counts);
+    uint64_t next = first;
+    for (size_t i = 0; i < n; i++) {
+        p.first[i] = next;
+        next += counts[i];
+        p.end[i] = next;
+    }
+    run_state s;
+    memset(&s, 0, sizeof s);
+    s.rt = rt;
+    s.call = call;
+    s.tag = tag;
+    double t0 = apo__now();
+    uint64_t lost_tiles = 0;
+    st = run_plan(&s, &p, &lost_tiles);
+    int modelled = 0;
+    for (size_t i = 0; i < n; i++) {
+        result->failovers += (uint64_t)s.tally[i].failed;
+        modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
+    }
+    if (st != APO_OK)
+        return st;
+    observe_run(rt, tag, total, &s);
+    result->modelled = modelled;
+    result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;
+    return APO_OK;
+}
+
+apo_status apo__distribute_range(apo_runtime *rt, const apo__call *call, const char *tag,
+                                 uint64_t first, uint64_t end, apo__range_result *result) {
+    memset(result, 0, sizeof *result);
+    if (first >= end)
+        return APO_OK;
+    pthread_mutex_lock(&rt->call_mutex);
+    apo_status st = range_locked(rt, call, tag, first, end, result);
     pthread_mutex_unlock(&rt->call_mutex);
     return st;
 }

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "env.h"
+#include "faults.h"
 #include "log.h"
 
 static const char *env_get(const char *name) {
@@ -87,6 +88,17 @@ static void read_cuda_env(apo__env *env, apo__warnings *w) {
     env->cuda_device_order_set = env_get("CUDA_DEVICE_ORDER") != NULL;
 }
 
+/* A number within [lo, hi]; returns 0 on success. */
+static int parse_bounded_double(const char *text, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 /* The MPI job (docs/cluster.md): whether a launcher started this process, and how long a
  * rank may take to answer. */
 static void read_mpi_env(apo__env *env, apo__warnings *w) {
@@ -95,16 +107,35 @@ static void read_mpi_env(apo__env *env, apo__warnings *w) {
     env->mpi_launched = env_get("OMPI_COMM_WORLD_SIZE") != NULL || env_get("PMIX_RANK") != NULL ||
                         env_get("PMI_SIZE") != NULL;
     const char *timeout = env_get("APPORTION_MPI_TIMEOUT");
-    if (timeout != NULL) {
-        char *end;
-        errno = 0;
-        double v = strtod(timeout, &end);
-        if (errno == 0 && end != timeout && *end == '\0' && v >= APO_MPI_TIMEOUT_MIN &&
-            v <= APO_MPI_TIMEOUT_MAX)
-            env->mpi_timeout_s = v;
+    if (timeout != NULL && parse_bounded_double(timeout, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX,
+                                                &env->mpi_timeout_s) != 0)
+        apo__warn(w, "APPORTION_MPI_TIMEOUT=\"%s\" ignored: expected seconds from %g to %.0f",
+                  timeout, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
+}
+
+/* Deadlines and quarantine (faults.h has the bounds and the rule). */
+static void read_fault_env(apo__env *env, apo__warnings *w) {
+    const char *factor = env_get("APPORTION_DEADLINE_FACTOR");
+    if (factor != NULL && parse_bounded_double(factor, APO_DEADLINE_FACTOR_MIN,
+                                               APO_DEADLINE_FACTOR_MAX, &env->deadline_factor) != 0)
+        apo__warn(w, "APPORTION_DEADLINE_FACTOR=\"%s\" ignored: expected a number from %g to %g",
+                  factor, APO_DEADLINE_FACTOR_MIN, APO_DEADLINE_FACTOR_MAX);
+    const char *floor_s = env_get("APPORTION_DEADLINE_FLOOR");
+    if (floor_s != NULL &&
+        parse_bounded_double(floor_s, APO_DEADLINE_FLOOR_MIN_S, APO_DEADLINE_FLOOR_MAX_S,
+                             &env->deadline_floor_s) != 0)
+        apo__warn(w, "APPORTION_DEADLINE_FLOOR=\"%s\" ignored: expected seconds from %g to %.0f",
+                  floor_s, APO_DEADLINE_FLOOR_MIN_S, APO_DEADLINE_FLOOR_MAX_S);
+    const char *after = env_get("APPORTION_QUARANTINE_AFTER");
+    long n;
+    if (after != NULL) {
+        if (parse_int(after, 1, APO_QUARANTINE_AFTER_MAX, &n) == 0)
+            env->quarantine_after = (unsigned)n;
         else
-            apo__warn(w, "APPORTION_MPI_TIMEOUT=\"%s\" ignored: expected seconds from %g to %.0f",
-                      timeout, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
+            apo__warn(w,
+                      "APPORTION_QUARANTINE_AFTER=\"%s\" ignored: expected an integer from 1 "
+                      "to %d",
+                      after, APO_QUARANTINE_AFTER_MAX);
     }
 }
 
@@ -147,6 +178,7 @@ void apo__env_read(apo__env *env, apo__warnings *w) {
     read_profile_env(env, w);
     read_cuda_env(env, w);
     read_mpi_env(env, w);
+    read_fault_env(env, w);
 }
 
 static const struct {

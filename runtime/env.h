@@ -34,6 +34,9 @@ typedef struct apo__env {
     int mpi_launched;            /* an MPI launcher started this process (OMPI_COMM_WORLD_SIZE,
                                     PMIX_RANK or PMI_SIZE is set) */
     double mpi_timeout_s;        /* APPORTION_MPI_TIMEOUT, 0 when unset or ignored */
+    double deadline_factor;      /* APPORTION_DEADLINE_FACTOR, 0 when unset or ignored */
+    double deadline_floor_s;     /* APPORTION_DEADLINE_FLOOR, 0 when unset or ignored */
+    unsigned quarantine_after;   /* APPORTION_QUARANTINE_AFTER, 0 when unset or ignored */
 } apo__env;
 
 /* Bounds of the time a rank may take to answer, in seconds, wherever it comes from. */

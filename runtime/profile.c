@@ -167,6 +167,10 @@ static apo_status measure(apo_runtime *rt, profile_job *job, apo_workload *w, do
     w->ratios = ratios;
     w->n_ratios = n_dev;
     for (size_t d = 0; d < n_dev; d++) {
+        /* A quarantined device takes no work, so its one-hot runs would time the others. */
+        if (apo__fault_quarantined(&rt->faults, d))
+            return apo__fail(APO_ERR_DEVICE_LOST, "%s is quarantined (it %s); nothing was stored",
+                             rt->devices[d].info.id, rt->faults.health[d].reason);
         for (size_t i = 0; i < n_dev; i++)
             ratios[i] = i == d ? 1.0 : 0.0;
         for (size_t s = 0; s < job->n_sizes; s++) {

@@ -24,6 +24,7 @@ typedef struct settings {
     int nccl; /* gather multi-GPU outputs with NCCL when it loads */
     apo__balance_settings balance;
     apo__cluster_settings cluster;
+    apo__fault_settings faults;
 } settings;
 
 /* The config's switch, else the environment's, else the default. */
@@ -79,6 +80,21 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_config.mpi_timeout_s is %g, expected 0 (default) or %g to %.0f s",
                          config->mpi_timeout_s, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
+    if (config->deadline_factor != 0 && !(config->deadline_factor >= APO_DEADLINE_FACTOR_MIN &&
+                                          config->deadline_factor <= APO_DEADLINE_FACTOR_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.deadline_factor is %g, expected 0 (default) or %g to %g",
+                         config->deadline_factor, APO_DEADLINE_FACTOR_MIN, APO_DEADLINE_FACTOR_MAX);
+    if (config->deadline_floor_s != 0 && !(config->deadline_floor_s >= APO_DEADLINE_FLOOR_MIN_S &&
+                                           config->deadline_floor_s <= APO_DEADLINE_FLOOR_MAX_S))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.deadline_floor_s is %g, expected 0 (default) or %g to %.0f s",
+                         config->deadline_floor_s, APO_DEADLINE_FLOOR_MIN_S,
+                         APO_DEADLINE_FLOOR_MAX_S);
+    if (config->quarantine_after > APO_QUARANTINE_AFTER_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.quarantine_after is %u, expected 0 (default) to %d",
+                         config->quarantine_after, APO_QUARANTINE_AFTER_MAX);
 
     apo__env env;
     apo__env_read(&env, w);
@@ -118,6 +134,16 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     s->cluster.timeout_s = config->mpi_timeout_s > 0 ? config->mpi_timeout_s
                            : env.mpi_timeout_s > 0   ? env.mpi_timeout_s
                                                      : APO_MPI_TIMEOUT_DEFAULT;
+    apo__fault_settings *f = &s->faults;
+    f->deadline_factor = config->deadline_factor != 0 ? config->deadline_factor
+                         : env.deadline_factor != 0   ? env.deadline_factor
+                                                      : APO_DEADLINE_FACTOR_DEFAULT;
+    f->deadline_floor_s = config->deadline_floor_s != 0 ? config->deadline_floor_s
+                          : env.deadline_floor_s != 0   ? env.deadline_floor_s
+                                                        : APO_DEADLINE_FLOOR_DEFAULT_S;
+    f->quarantine_after = config->quarantine_after != 0 ? config->quarantine_after
+                          : env.quarantine_after != 0   ? env.quarantine_after
+                                                        : APO_QUARANTINE_AFTER_DEFAULT;
     return APO_OK;
 }
 
@@ -253,6 +279,7 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
         free(rt);
         return st;
     }
+    rt->faults.settings = s.faults;
     pthread_mutex_init(&rt->call_mutex, NULL);
     pthread_mutex_init(&rt->kernel_mutex, NULL);
     rt->nccl_wanted = s.nccl;
@@ -285,8 +312,19 @@ void apo_runtime_destroy(apo_runtime *rt) {
     if (rt == NULL)
         return;
     apo__cluster_leave(rt); /* releases the serving ranks before anything closes */
-    apo__pool_stop(&rt->pool);
+    size_t stuck = apo__pool_stop(&rt->pool);
     apo__balance_destroy(&rt->balance);
+    if (stuck > 0) {
+        /* A detached worker may still wake up inside its backend and then use its device,
+         * the pool and the task guards, all of which live in *rt: leak the runtime rather
+         * than let that thread touch freed memory. It never touches the caller's arrays
+         * (the task guard), so only this allocation is at stake. */
+        apo__log(APO_LOG_WARN, APO_SUBSYS_INIT,
+                 "apo_runtime_destroy: %zu worker(s) stuck in abandoned tasks; %zu bytes of "
+                 "runtime state are left allocated on purpose",
+                 stuck, sizeof *rt);
+        return;
+    }
 #ifdef APO_HAVE_CUDA
     apo__gather_close(rt); /* its communicators reference the GPUs closed next */
 #endif

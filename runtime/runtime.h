@@ -6,6 +6,7 @@
 
 #include "balance.h"
 #include "device.h"
+#include "faults.h"
 #include "pool.h"
 #include "warnings.h"
 
@@ -37,6 +38,8 @@ struct apo_runtime {
 
     /* The MPI job this runtime joined, or NULL (cluster.h). */
     struct apo__cluster *cluster;
+    /* Deadlines and quarantine; changed only under call_mutex. */
+    apo__faults faults;
 
     /* Per-call scratch reused across calls (grows only): tile partials. */
     double *partials;

@@ -360,7 +360,8 @@ Test(cli, devices_table_names_the_cpu_and_the_gpu_count, .timeout = 60) {
 
 Test(cli, devices_shows_simulated_devices, .timeout = 60) {
     cli_result r =
-        run_cli(ARGS("devices", "--json", "--devices", "sim:x:rate=5e6:latency=2ms:fail_after=3"));
+        run_cli(ARGS("devices", "--json", "--devices",
+                     "sim:x:rate=5e6:latency=2ms:fail_after=3:flaky=0.125:seed=9:hang_after=4"));
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     json_t *devices = get(j, "devices");
@@ -372,6 +373,9 @@ Test(cli, devices_shows_simulated_devices, .timeout = 60) {
     cr_assert(json_real_value(get(d, "rate")) == 5e6);
     cr_assert(fabs(json_real_value(get(d, "latency_ms")) - 2.0) < 1e-12);
     cr_assert_eq(json_integer_value(get(d, "fail_after")), 3);
+    cr_assert(json_real_value(get(d, "flaky")) == 0.125);
+    cr_assert_eq(json_integer_value(get(d, "seed")), 9);
+    cr_assert_eq(json_integer_value(get(d, "hang_after")), 4);
     cr_assert_eq(json_integer_value(get(j, "gpu_count")), 0);
     json_decref(j);
     free_result(&r);
@@ -392,12 +396,16 @@ Test(cli, use_gpu_yes_without_a_gpu_fails_clearly, .timeout = 60) {
     free_result(&r);
 }
 
-static const char *const report_keys[] = {
-    "kernel",     "rows",          "cols",        "seed",
-    "split_axis", "ratio_source",  "makespan_ms", "balance_efficiency",
-    "simulated",  "virtual_clock", "tile",        "tiles",
-    "elements",   "failovers",     "warnings",    "outputs",
-    "devices"};
+static const char *const report_keys[] = {"kernel",      "rows",
+                                          "cols",        "seed",
+                                          "split_axis",  "ratio_source",
+                                          "makespan_ms", "balance_efficiency",
+                                          "simulated",   "virtual_clock",
+                                          "tile",        "tiles",
+                                          "elements",    "failovers",
+                                          "warnings",    "outputs",
+                                          "devices",     "deadlines_missed",
+                                          "quarantined"};
 static const char *const device_keys[] = {"id",
                                           "label",
                                           "kind",
@@ -414,7 +422,11 @@ static const char *const device_keys[] = {"id",
                                           "failure",
                                           "elements_moved_out",
                                           "elements_moved_in",
-                                          "simulated"};
+                                          "simulated",
+                                          "deadline_missed",
+                                          "deadline_ms",
+                                          "quarantined",
+                                          "quarantine_reason"};
 
 Test(cli, run_json_report_has_every_key, .timeout = 60) {
     cli_result r =
@@ -917,6 +929,59 @@ Test(cli, failover_is_reported_per_device, .timeout = 60) {
     cr_assert(n1 == n2 && memcmp(x, y, n1) == 0, "failover changed the results");
     free(x);
     free(y);
+}
+
+Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
+    /* sim:a fails every task (quarantined after one call), sim:b never answers (abandoned
+     * at the 0.2 s floor); sim:c carries the call, and the results equal a cpu run. */
+    make_work_dir();
+    char d1[128], d2[128];
+    snprintf(d1, sizeof d1, "%s/faulty", work);
+    snprintf(d2, sizeof d2, "%s/cpu", work);
+    const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual", "APPORTION_QUARANTINE_AFTER=1",
+                                 "APPORTION_DEADLINE_FLOOR=0.2");
+    const char *devices = "sim:a:flaky=1,sim:b:hang_after=1,sim:c";
+    cli_result r = run_cli_env(env, ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices",
+                                         devices, "--output", d1, "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert_eq(json_integer_value(get(j, "failovers")), 2);
+    cr_assert_eq(json_integer_value(get(j, "deadlines_missed")), 1);
+    cr_assert_eq(json_integer_value(get(j, "quarantined")), 2);
+    json_t *devs = get(j, "devices");
+    json_t *a = json_array_get(devs, 0), *b = json_array_get(devs, 1), *c = json_array_get(devs, 2);
+    cr_assert(json_is_true(get(a, "quarantined")) && json_is_false(get(a, "deadline_missed")));
+    assert_contains(json_string_value(get(a, "quarantine_reason")), "failed in 1 of its calls");
+    cr_assert(json_is_true(get(b, "quarantined")) && json_is_true(get(b, "deadline_missed")));
+    cr_assert_eq(json_real_value(get(b, "deadline_ms")), 200.0);
+    assert_contains(json_string_value(get(b, "failure")), "deadline missed");
+    assert_contains(json_string_value(get(b, "quarantine_reason")), "missed its deadline");
+    cr_assert(json_is_false(get(c, "quarantined")) && json_is_null(get(c, "quarantine_reason")));
+    json_decref(j);
+    free_result(&r);
+
+    r = run_cli_env(env, ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", devices));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "deadlines   1 missed\n");
+    assert_contains(r.out, "quarantined 2\n");
+    assert_contains(r.out, "; QUARANTINED: missed its deadline");
+    free_result(&r);
+
+    r = run_cli(
+        ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", "cpu", "--output", d2));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    const char *names[] = {"macd", "signal", "hist"};
+    for (size_t i = 0; i < 3; i++) {
+        char p1[256], p2[256];
+        snprintf(p1, sizeof p1, "%s/%s.f64", d1, names[i]);
+        snprintf(p2, sizeof p2, "%s/%s.f64", d2, names[i]);
+        size_t n1, n2;
+        char *x = read_file_n(p1, &n1), *y = read_file_n(p2, &n2);
+        cr_assert(n1 == n2 && memcmp(x, y, n1) == 0, "%s differs from the cpu run", names[i]);
+        free(x);
+        free(y);
+    }
 }
 
 /* ---- profile, show, set-ratios ---------------------------------------------------------- */

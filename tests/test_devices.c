@@ -56,6 +56,17 @@ Test(devices, device_list_grammar) {
     cr_assert_eq(s[0].sim_slow_after, 11);
     cr_assert_eq(s[0].sim_slow_rate, 2e6);
     cr_assert_eq(s[0].sim_rate, 4e8);
+    cr_assert_eq(parse_ok("sim:f:flaky=0.25:seed=18446744073709551615:hang_after=3,sim:g:flaky=1,"
+                          "sim:h:flaky=0",
+                          s),
+                 3);
+    cr_assert_eq(s[0].sim_flaky, 0.25);
+    cr_assert_eq(s[0].sim_seed, UINT64_MAX);
+    cr_assert_eq(s[0].sim_hang_after, 3);
+    cr_assert_eq(s[1].sim_flaky, 1.0);
+    cr_assert_eq(s[1].sim_seed, 0, "the default seed is fixed, so runs repeat");
+    cr_assert_eq(s[1].sim_hang_after, 0);
+    cr_assert_eq(s[2].sim_flaky, 0.0);
 }
 
 Test(devices, device_list_errors_name_the_item_and_reason) {
@@ -83,6 +94,22 @@ Test(devices, device_list_errors_name_the_item_and_reason) {
     parse_bad("sim:a:slow_after=0:slow_rate=1M", "slow_after must be an integer of at least 1");
     parse_bad("sim:a:slow_after=2:slow_rate=0", "slow_rate must be a positive number");
     parse_bad("sim:a:rate", "needs a value");
+    parse_bad("sim:a:flaky=1.5", "item 1 \"sim:a:flaky=1.5\": flaky must be a probability from 0 "
+                                 "to 1, got \"1.5\"");
+    parse_bad("sim:a:flaky=-0.1", "flaky must be a probability");
+    parse_bad("sim:a:flaky=nan", "flaky must be a probability");
+    parse_bad("sim:a:flaky=20%", "flaky must be a probability");
+    parse_bad("sim:a:flaky=", "flaky must be a probability");
+    parse_bad("sim:a:flaky=0.1:flaky=0.2", "flaky given twice");
+    parse_bad("sim:a:flaky=0.1:seed=-1", "seed must be an integer from 0 to 2^64-1");
+    parse_bad("sim:a:flaky=0.1:seed=18446744073709551616", "seed must be an integer");
+    parse_bad("sim:a:flaky=0.1:seed=1:seed=2", "seed given twice");
+    parse_bad("sim:a:seed=4", "seed only keys the flaky draws: give flaky=P with it");
+    parse_bad("sim:a:hang_after=0", "hang_after must be an integer of at least 1");
+    parse_bad("sim:a:hang_after=x", "hang_after must be");
+    parse_bad("sim:a:hang_after=1:hang_after=2", "hang_after given twice");
+    parse_bad("cpu,sim:a:hang=1", "unknown sim option \"hang\" (known: rate, latency, fail_after, "
+                                  "slow_after, slow_rate, flaky, seed, hang_after)");
     parse_bad("sim:a,sim:a", "item 2 \"sim:a\": names a device already listed as item 1");
     parse_bad("cpu,auto", "already listed");
     parse_bad("cuda:x", "expected cuda:N");
@@ -91,7 +118,9 @@ Test(devices, device_list_errors_name_the_item_and_reason) {
 }
 
 Test(devices, cpu_and_sim_devices_are_described) {
-    apo_runtime *rt = test_runtime("cpu:threads=2,sim:slow:rate=1k:latency=1ms:fail_after=9");
+    apo_runtime *rt =
+        test_runtime("cpu:threads=2,sim:slow:rate=1k:latency=1ms:fail_after=9:flaky=0.5:seed=77:"
+                     "hang_after=12");
     size_t n;
     cr_assert_eq(apo_device_count(rt, &n), APO_OK);
     cr_assert_eq(n, 2);
@@ -106,6 +135,9 @@ Test(devices, cpu_and_sim_devices_are_described) {
     cr_assert_eq(info.kind, APO_DEVICE_SIM);
     cr_assert_eq(info.sim_rate, 1000.0);
     cr_assert_eq(info.sim_fail_after, 9);
+    cr_assert_eq(info.sim_flaky, 0.5);
+    cr_assert_eq(info.sim_seed, 77);
+    cr_assert_eq(info.sim_hang_after, 12);
     cr_assert(strstr(info.label, "simulated") != NULL, "%s", info.label);
     cr_assert_eq(apo_device_get(rt, 2, &info), APO_ERR_NOT_FOUND);
     info.size = 3;

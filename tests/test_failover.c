@@ -4,12 +4,38 @@
  * device failed and what moved. Sim devices cut their share into up to 4 tasks, and
  * fail_after=N fails every task from the Nth on, so N = 1..5 loses the device at each
  * point of its share (and, with 5, in the failover phase of the call).
+ *
+ * Each test prints a "fault-tally" line, as tests/test_faults.c does, so that the faults
+ * injected and survived can be summed over the suite.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "helpers.h"
+
+/* Calls run, faults injected (devices reported failed) and survived (in calls that
+ * succeeded), devices quarantined (the most one runtime had): one process per test, so
+ * one tally each. */
+static unsigned long long calls_run, calls_failed, faults_injected, faults_survived, quarantined;
+
+static void count_call(const apo_report *r, apo_status st, size_t faults) {
+    calls_run++;
+    calls_failed += st != APO_OK;
+    faults_injected += faults;
+    if (st == APO_OK) {
+        faults_survived += r->failovers;
+        if (r->quarantined > quarantined)
+            quarantined = r->quarantined;
+    }
+}
+
+static void print_tally(const char *test) {
+    fprintf(stderr,
+            "fault-tally %s: calls %llu (failing as expected %llu), faults injected %llu, "
+            "survived %llu, devices quarantined %llu, deadlines missed 0\n",
+            test, calls_run, calls_failed, faults_injected, faults_survived, quarantined);
+}
 
 static void reference(const char *kernel, size_t rows, size_t cols, test_job *ref) {
     apo_runtime *cpu = test_runtime("cpu");
@@ -58,6 +84,7 @@ static void check_failover(const char *devices, const char *kernel, size_t rows,
                   (unsigned long long)moved_in, (unsigned long long)moved_out);
     cr_assert_eq(moved_in > 0, expect_failed > 0);
     cr_assert_eq(computed, report.elements, "every element computed exactly once");
+    count_call(&report, st, failed);
 
     test_job_free(&got);
     test_job_free(&ref);
@@ -72,11 +99,13 @@ Test(failover, device_lost_at_every_point_of_its_share, .timeout = 120) {
         check_failover(devices, "bollinger", 2, 6 * 4096 + 11, n <= 4 ? 1 : 0);
         check_failover(devices, "returns_stats", 3, 4 * 8192 + 1, n <= 4 ? 1 : 0);
     }
+    print_tally("failover-every-point");
 }
 
 Test(failover, device_lost_during_failover, .timeout = 60) {
     /* a fails at once; b finishes its own 4 tasks and fails on the work it takes over. */
     check_failover("sim:a:fail_after=1,sim:b:fail_after=5,sim:c", "macd", 1, 20 * 16384, 2);
+    print_tally("failover-during-failover");
 }
 
 Test(failover, several_devices_lost_in_one_call, .timeout = 60) {
@@ -84,6 +113,7 @@ Test(failover, several_devices_lost_in_one_call, .timeout = 60) {
                    20000, 3);
     check_failover("sim:a:fail_after=1,sim:b:fail_after=1,sim:c:fail_after=1,sim:d", "bootstrap", 1,
                    2000, 3);
+    print_tally("failover-several");
 }
 
 Test(failover, every_device_lost_is_an_error, .timeout = 60) {
@@ -93,8 +123,10 @@ Test(failover, every_device_lost_is_an_error, .timeout = 60) {
     apo_status st = test_job_run(&job, rt, NULL);
     cr_assert_eq(st, APO_ERR_ALL_DEVICES_FAILED);
     cr_assert(strstr(apo_last_error(), "every device failed") != NULL, "%s", apo_last_error());
+    count_call(NULL, st, 2);
     test_job_free(&job);
     apo_runtime_destroy(rt);
+    print_tally("failover-all-lost");
 }
 
 Test(failover, a_lost_device_stays_lost_in_later_calls, .timeout = 60) {
@@ -110,8 +142,10 @@ Test(failover, a_lost_device_stays_lost_in_later_calls, .timeout = 60) {
         cr_assert_eq(test_bitwise_diff(&ref, &got, 1), 0, "call %d", call);
         /* Its tasks count over the runtime's life: from the third on, every one fails. */
         cr_assert_eq(report.devices[0].failed, 1, "call %d", call);
+        count_call(&report, APO_OK, 1);
         test_job_free(&got);
     }
     test_job_free(&ref);
     apo_runtime_destroy(rt);
+    print_tally("failover-stays-lost");
 }

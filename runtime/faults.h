@@ -1,0 +1,68 @@
+/*
+ * The fault policy: the deadline a device's job gets, and quarantine (docs/design.md,
+ * "Faults"). distribute.c applies it; this file only decides.
+ *
+ * Deadline: a job predicted to take t seconds (the balancing model of the device for the
+ * workload's tag, t(n) = latency + n * cost) must be over max(floor, factor * t) seconds
+ * after it was handed over; without a prediction, the floor alone.
+ *
+ * Quarantine: a device is quarantined for the runtime's life when it misses a deadline
+ * (its worker may still be inside the abandoned task, so it cannot take another), or when
+ * it fails in `quarantine_after` calls in a row among the calls in which it had work.
+ */
+#ifndef APO_RUNTIME_FAULTS_H
+#define APO_RUNTIME_FAULTS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apportion.h"
+
+#define APO_DEADLINE_FACTOR_DEFAULT 10.0
+#define APO_DEADLINE_FACTOR_MIN 1.0
+#define APO_DEADLINE_FACTOR_MAX 1e6
+#define APO_DEADLINE_FLOOR_DEFAULT_S 60.0
+#define APO_DEADLINE_FLOOR_MIN_S 0.001
+#define APO_DEADLINE_FLOOR_MAX_S 604800.0 /* one week: deadlines off, in effect */
+#define APO_QUARANTINE_AFTER_DEFAULT 3
+#define APO_QUARANTINE_AFTER_MAX 1000000
+
+typedef struct apo__fault_settings {
+    double deadline_factor;
+    double deadline_floor_s;
+    unsigned quarantine_after;
+} apo__fault_settings;
+
+typedef struct apo__device_health {
+    unsigned failed_in_a_row;   /* calls with work in which it failed, since its last success */
+    atomic_int quarantined;     /* read outside the call lock (apo_plan_workload) */
+    char reason[APO_LABEL_MAX]; /* why; written before `quarantined` is set, then fixed */
+} apo__device_health;
+
+typedef struct apo__faults {
+    apo__fault_settings settings;
+    apo__device_health health[APO_MAX_DEVICES];
+    uint64_t calls; /* calls started over the runtime's life; the current one's number */
+} apo__faults;
+
+/* What one call did to a device. */
+typedef enum apo__call_outcome {
+    APO_OUTCOME_NO_WORK,        /* it had no work: the count is left as it was */
+    APO_OUTCOME_OK,             /* it finished all its work: the count starts again */
+    APO_OUTCOME_FAILED,         /* it failed at least once */
+    APO_OUTCOME_MISSED_DEADLINE /* it was abandoned at a deadline */
+} apo__call_outcome;
+
+/* Seconds after hand-over by which a job predicted to take `predicted_s` must be over
+ * (NaN or not positive: no prediction, the floor). */
+double apo__fault_deadline_s(const apo__fault_settings *s, double predicted_s);
+
+/* Whether device `d` is quarantined. */
+int apo__fault_quarantined(const apo__faults *f, size_t d);
+
+/* Applies one call's outcome for device `d` (`deadline_s`: the deadline it missed, for the
+ * reason). Returns 1 when this quarantined it, so that the caller warns once. */
+int apo__fault_record(apo__faults *f, size_t d, apo__call_outcome outcome, double deadline_s);
+
+#endif
