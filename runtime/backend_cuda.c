@@ -20,6 +20,13 @@
  * "segment"), for the grouped NCCL gather after the phase (cuda_gather.c), or, without
  * NCCL or when that buffer cannot be had, leave by peer copy chunk by chunk.
  *
+ * Deadlines (device.h, the task guard): every read of the call and every copy into the
+ * caller's host arrays is an access under the guard; waiting for the GPU is not, so a GPU
+ * that stops answering can be abandoned at its deadline and its late results are then
+ * dropped. With device-resident arrays the GPU itself writes or reads the caller's memory,
+ * and a queued copy cannot be recalled: such a task holds its access throughout, so
+ * abandoning it waits for the GPU (docs/design.md, "Faults").
+ *
  * Determinism: the backend only moves bytes; what is computed is the kernel's tile bodies,
  * whose bits do not depend on the chunking (kernels/<name>.cu).
  */
@@ -67,6 +74,9 @@ typedef struct cuda_state {
     size_t slot_bytes;   /* size of each slot buffer, once allocated */
     int staged;          /* slot buffers allocated */
     cuda_slot slots[APO_CUDA_SLOTS];
+    /* The running task holds an access to the call (apo__task_enter_call), and keeps it
+     * across waits for the GPU (device-resident arrays). */
+    int inside, hold_across_waits;
     /* The running task writes its outputs in place at task_out (a segment being filled)
      * rather than staging them; NULL otherwise. */
     double *task_out[APO_MAX_IO];
@@ -368,12 +378,30 @@ static int issue_chunk(apo__device *dev, cuda_state *st, cuda_slot *s, const apo
     return 1;
 }
 
+/* Before a wait for the GPU: gives up the access to the call unless the task must hold it. */
+static void release_for_wait(apo__device *dev, cuda_state *st) {
+    if (st->inside && !st->hold_across_waits) {
+        apo__task_leave_call(dev);
+        st->inside = 0;
+    }
+}
+
+/* After it: takes the access back. 0 when the task was abandoned meanwhile: then it must
+ * not touch the call again. */
+static int reenter(apo__device *dev, cuda_state *st) {
+    if (!st->inside)
+        st->inside = apo__task_enter_call(dev);
+    return st->inside;
+}
+
 /* Waits for the slot's chunk, moves its host-bound outputs and partials from pinned memory
  * to the caller's arrays, and adds its phase times. */
 static int finish_chunk(apo__device *dev, cuda_state *st, cuda_slot *s, const apo__call *call,
                         task_tally *tally) {
     s->busy = 0;
-    if (!check(cudaStreamSynchronize(s->stream), dev, "cudaStreamSynchronize"))
+    release_for_wait(dev, st);
+    cudaError_t synced = cudaStreamSynchronize(s->stream);
+    if (!reenter(dev, st) || !check(synced, dev, "cudaStreamSynchronize"))
         return 0;
     const apo__kernel *k = call->kernel;
     const chunk_plan *p = &s->plan;
@@ -409,8 +437,26 @@ static void drain(cuda_state *st) {
     (void)cudaGetLastError();
 }
 
+static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uint64_t first,
+                                    uint64_t end, apo__task_time *time);
+
 static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t first,
                                uint64_t end, apo__task_time *time) {
+    cuda_state *st = dev->state;
+    st->inside = apo__task_enter_call(dev);
+    if (!st->inside)
+        return APO_ERR_DEVICE_LOST;
+    st->hold_across_waits = call->in_gpu >= 0 || call->out_gpu >= 0;
+    apo_status status = pipeline_in_guard(dev, call, first, end, time);
+    if (st->inside)
+        apo__task_leave_call(dev);
+    st->inside = 0;
+    return status;
+}
+
+/* run_pipeline() once the task holds its access to the call. */
+static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uint64_t first,
+                                    uint64_t end, apo__task_time *time) {
     cuda_state *st = dev->state;
     double t0 = apo__now();
     if (!apo__device_can_run(dev, call->kernel))
@@ -433,6 +479,10 @@ static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t
     uint64_t next = first;
     int ok = 1;
     for (unsigned i = 0; ok && (next < end || st->slots[0].busy || st->slots[1].busy); i++) {
+        if (apo__task_abandoned(dev)) {
+            ok = 0; /* past its deadline: stop issuing; what is in flight is drained */
+            break;
+        }
         cuda_slot *s = &st->slots[i % APO_CUDA_SLOTS];
         if (s->busy)
             ok = finish_chunk(dev, st, s, call, &tally);
@@ -455,8 +505,10 @@ static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t
         ok = issue_chunk(dev, st, s, call, &p);
         next = stop;
     }
-    if (!ok)
+    if (!ok) {
+        release_for_wait(dev, st);
         drain(st);
+    }
     close_segment(st, ok);
     if (!ok)
         return APO_ERR_DEVICE_LOST;
@@ -471,7 +523,8 @@ static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t
 static apo_status cuda_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
                            uint64_t task_index, apo__task_time *time) {
     (void)task_index;
-    /* A call with one device runs on the caller's thread: leave its current GPU as it was. */
+    /* Leave the thread's current GPU as it was (the interop calls promise it, and a worker
+     * thread may be reused by another GPU's work). */
     int callers_device = -1;
     (void)cudaGetDevice(&callers_device);
     apo_status status = run_pipeline(dev, call, first, end, time);
