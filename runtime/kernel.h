@@ -30,6 +30,9 @@ typedef struct apo__call {
     /* Where the arrays live: -1 host memory, else the CUDA ordinal of the GPU holding all
      * inputs (in_gpu) or all outputs (out_gpu) (apportion_cuda.h). */
     int in_gpu, out_gpu;
+    /* The runtime running the call, so that a user kernel calling back into it is caught
+     * (kernel_guard.h); NULL outside apo__distribute_placed(). */
+    const apo_runtime *rt;
 } apo__call;
 
 /*

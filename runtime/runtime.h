@@ -6,6 +6,7 @@
 
 #include "balance.h"
 #include "device.h"
+#include "kernel_guard.h"
 #include "pool.h"
 #include "warnings.h"
 
