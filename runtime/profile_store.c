@@ -1582,6 +1582,15 @@ apo_status apo__multigpu_update(const char *path, const char *host,
                                 const apo__stored_workload *updates, size_t n_updates,
                                 const char *const *removals, size_t n_removals,
                                 apo__multigpu *merged, char *err, size_t err_size) {
+    return apo__multigpu_update_rebased(path, host, updates, n_updates, removals, n_removals, NULL,
+                                        NULL, merged, err, err_size);
+}
+
+apo_status apo__multigpu_update_rebased(const char *path, const char *host,
+                                        const apo__stored_workload *updates, size_t n_updates,
+                                        const char *const *removals, size_t n_removals,
+                                        apo__multigpu_rebase_fn rebase, void *rebase_ctx,
+                                        apo__multigpu *merged, char *err, size_t err_size) {
     errf(err, err_size, "%s", "");
     if (merged != NULL)
         memset(merged, 0, sizeof *merged);
@@ -1606,16 +1615,38 @@ apo_status apo__multigpu_update(const char *path, const char *host,
             return APO_ERR_INVALID_ARGUMENT;
         }
     }
+    /* The updates as applied: a copy, which the rebase may rewrite under the lock. */
+    apo__stored_workload *applied = malloc((n_updates > 0 ? n_updates : 1) * sizeof *applied);
+    if (applied == NULL) {
+        errf(err, err_size, "%s: out of memory", path);
+        return APO_ERR_OUT_OF_MEMORY;
+    }
+    if (n_updates > 0)
+        memcpy(applied, updates, n_updates * sizeof *applied);
     apo__multigpu p;
     locked_file lf;
     apo_status st = lock_and_read(path, read_multigpu_file, &p, sizeof p, &lf, err, err_size);
-    if (st != APO_OK)
+    if (st != APO_OK) {
+        free(applied);
         return st;
+    }
+    if (rebase != NULL) {
+        rebase(&p, applied, n_updates, rebase_ctx);
+        for (size_t i = 0; i < n_updates && st == APO_OK; i++)
+            st = check_update(&applied[i], err, err_size);
+        if (st != APO_OK) {
+            free(applied);
+            apo__multigpu_free(&p);
+            lock_release(lf.lock);
+            return st;
+        }
+    }
 
     /* Room for every old entry plus every update; removals only shrink it. */
     size_t cap = p.n_workloads + n_updates;
     apo__stored_workload *list = realloc(p.workloads, (cap > 0 ? cap : 1) * sizeof *list);
     if (list == NULL) {
+        free(applied);
         apo__multigpu_free(&p);
         lock_release(lf.lock);
         errf(err, err_size, "%s: out of memory", path);
@@ -1626,9 +1657,9 @@ apo_status apo__multigpu_update(const char *path, const char *host,
     for (size_t i = 0; i < n_updates; i++) {
         size_t at = p.n_workloads;
         for (size_t k = 0; k < p.n_workloads; k++)
-            if (strcmp(p.workloads[k].tag, updates[i].tag) == 0)
+            if (strcmp(p.workloads[k].tag, applied[i].tag) == 0)
                 at = k;
-        p.workloads[at] = updates[i];
+        p.workloads[at] = applied[i];
         if (p.workloads[at].updated_at[0] == '\0')
             apo__timestamp_format(now, p.workloads[at].updated_at, APO_TIMESTAMP_MAX);
         /* Devices are kept in id order, as a load returns them. */
@@ -1637,6 +1668,7 @@ apo_status apo__multigpu_update(const char *path, const char *host,
         if (at == p.n_workloads)
             p.n_workloads++;
     }
+    free(applied);
     for (size_t i = 0; i < n_removals; i++) {
         for (size_t k = 0; k < p.n_workloads; k++) {
             if (strcmp(p.workloads[k].tag, removals[i]) == 0) {

@@ -502,3 +502,114 @@ Test(threads, distinct_runtimes_in_distinct_threads_are_independent, .timeout = 
     test_job_free(&job);
     apo_runtime_destroy(ref);
 }
+
+/* ---- online refinement written while threads call ---------------------------------------- */
+
+#define WRITERS_PER_RUNTIME 6
+#define CALLS_PER_WRITER 12
+
+typedef struct learner {
+    apo_runtime *rt;
+    const test_job *ref;
+    int calls, wrong;
+    char problem[256];
+} learner;
+
+/* Calls under one tag with the learnt split: each call refines the models and, the persist
+ * interval being tiny, writes them to the shared multigpu.json. */
+static void *learner_main(void *arg) {
+    learner *l = arg;
+    for (int k = 0; k < CALLS_PER_WRITER; k++) {
+        double *out[3];
+        for (int o = 0; o < 3; o++)
+            out[o] = malloc(l->ref->output_len[o] * sizeof(double));
+        apo_workload w = l->ref->w;
+        w.outputs = out;
+        w.tag = "persisted";
+        apo_status st = apo_distribute_workload(l->rt, &w, NULL);
+        l->calls++;
+        if (st != APO_OK) {
+            l->wrong++;
+            snprintf(l->problem, sizeof l->problem, "%s", apo_last_error());
+        } else {
+            for (int o = 0; o < 3; o++)
+                l->wrong +=
+                    memcmp(out[o], l->ref->outputs[o], l->ref->output_len[o] * sizeof(double)) != 0;
+        }
+        if (k % 4 == 3 && apo_profile_save(l->rt) != APO_OK) {
+            l->wrong++;
+            snprintf(l->problem, sizeof l->problem, "save: %s", apo_last_error());
+        }
+        for (int o = 0; o < 3; o++)
+            free(out[o]);
+    }
+    return NULL;
+}
+
+static apo_runtime *persisting_runtime(const char *dir, const char *devices) {
+    char multigpu[512], thresholds[512];
+    snprintf(multigpu, sizeof multigpu, "%s/multigpu.json", dir);
+    snprintf(thresholds, sizeof thresholds, "%s/thresholds.json", dir);
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = devices;
+    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    config.profiles = APO_SWITCH_ON;
+    config.learn = APO_SWITCH_ON;
+    config.persist_interval_s = 0.001;
+    config.multigpu_path = multigpu;
+    config.thresholds_path = thresholds;
+    apo_runtime *rt = NULL;
+    cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
+    return rt;
+}
+
+/* Two runtimes in one process (as two programs would) refine and write the same profile from
+ * six threads each; results stay the reference's, no write fails, and the file reads back. */
+Test(threads, online_refinement_persists_while_threads_call, .timeout = 300) {
+    char dir[] = "/tmp/apo-threads-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    apo_runtime *ref = test_runtime("cpu:threads=1");
+    test_job job;
+    test_job_init(&job, ref, "bollinger", 8, 6000, 31);
+    cr_assert_eq(test_job_run(&job, ref, NULL), APO_OK, "%s", apo_last_error());
+
+    apo_runtime *rts[2] = {persisting_runtime(dir, "cpu:threads=2,sim:a:rate=3e7"),
+                           persisting_runtime(dir, "sim:a:rate=3e7,sim:b:rate=9e7")};
+    learner learners[2 * WRITERS_PER_RUNTIME];
+    pthread_t threads[2 * WRITERS_PER_RUNTIME];
+    for (int i = 0; i < 2 * WRITERS_PER_RUNTIME; i++) {
+        learners[i] = (learner){.rt = rts[i % 2], .ref = &job};
+        cr_assert_eq(pthread_create(&threads[i], NULL, learner_main, &learners[i]), 0);
+    }
+    for (int i = 0; i < 2 * WRITERS_PER_RUNTIME; i++) {
+        cr_assert_eq(pthread_join(threads[i], NULL), 0);
+        cr_expect(learners[i].wrong == 0 && learners[i].calls == CALLS_PER_WRITER,
+                  "thread %d: %d of %d calls wrong: %s", i, learners[i].wrong, learners[i].calls,
+                  learners[i].problem);
+    }
+    apo_runtime_destroy(rts[0]);
+    apo_runtime_destroy(rts[1]);
+
+    /* The last writer's entry is there, refined by calls, and readable by a new runtime. */
+    apo_runtime *reader = persisting_runtime(dir, "sim:a:rate=3e7,sim:b:rate=9e7");
+    apo_profile_files files = APO_PROFILE_FILES_INIT;
+    cr_assert_eq(apo_profile_files_get(reader, &files), APO_OK);
+    cr_assert_eq(files.multigpu_state, APO_PROFILE_LOADED, "%s: %s",
+                 apo_profile_state_name(files.multigpu_state), files.multigpu_message);
+    size_t n = 0;
+    cr_assert_eq(apo_profile_entry_count(reader, &n), APO_OK);
+    cr_assert_eq(n, 1);
+    apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
+    cr_assert_eq(apo_profile_entry_get(reader, 0, &e), APO_OK);
+    cr_assert_str_eq(e.tag, "persisted");
+    cr_assert_eq(e.source, APO_RATIOS_ONLINE, "%s", apo_ratio_source_name(e.source));
+    /* Devices of both runtimes are kept: each writer keeps the devices it does not have. */
+    cr_assert_eq(e.n_devices, 3, "%zu devices", e.n_devices);
+    apo_runtime_destroy(reader);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    test_job_free(&job);
+    apo_runtime_destroy(ref);
+}
