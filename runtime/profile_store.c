@@ -12,8 +12,13 @@
  * the same folder that is fsynced and renamed over the target. Readers take no lock: rename
  * is atomic, so they see the old file or the new one, never a mix.
  */
+/* realpath() is an X/Open function, beyond the project's _POSIX_C_SOURCE. */
+#define _XOPEN_SOURCE 700
+
 #include "profile_store.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -1527,6 +1532,7 @@ static void note_aside(char *err, size_t err_size, const char *aside, const char
 /* The state of one read-modify-write of a profile file, between taking its lock and
  * writing it back. */
 typedef struct locked_file {
+    char target[APO_PATH_MAX]; /* the file written: the path, or the file a link names */
     int lock;
     file_info info;
     const char *aside; /* where an unusable file goes, or NULL */
@@ -1534,17 +1540,89 @@ typedef struct locked_file {
     char reason[APO_LABEL_MAX * 4]; /* why it was unusable */
 } locked_file;
 
-/* Creates the folder, takes the lock and reads the current file into `out` (out_size
- * bytes) with `read`. An unusable file is to be kept aside (lf->aside) and `out` starts
- * empty; a file that cannot be read at all fails, with the lock released. */
+/* The file a write replaces: `path`, or, when `path` is a symbolic link, the file it names.
+ * Writing through the link (a temporary file in the target's folder, renamed over the
+ * target, locked by `<target>.lock`) keeps the link a link, and every writer, through the
+ * link or not, takes the same lock. A link whose target does not exist is refused: there
+ * is no folder to write the file in that the user clearly meant. */
+static apo_status write_target(const char *path, char *target, char *err, size_t err_size) {
+    char why[128];
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
+        snprintf(target, APO_PATH_MAX, "%s", path);
+        return APO_OK;
+    }
+    char *real = realpath(path, NULL);
+    if (real == NULL) {
+        int e = errno;
+        errf(err, err_size,
+             "%s is a symbolic link whose target cannot be resolved (%s); nothing written", path,
+             errno_text(e, why, sizeof why));
+        return APO_ERR_IO;
+    }
+    int too_long = !fits(real, APO_PATH_MAX);
+    if (!too_long)
+        snprintf(target, APO_PATH_MAX, "%s", real);
+    free(real);
+    if (too_long) {
+        errf(err, err_size, "%s: the file its link names has a path longer than %d bytes", path,
+             APO_PATH_MAX - 1);
+        return APO_ERR_IO;
+    }
+    return APO_OK;
+}
+
+/* Removes the temporary files (`.<name>.XXXXXX`, as write_atomic makes them) that writers
+ * killed between creating and renaming them left in the folder of `path`. Called with the
+ * lock held: every live writer of `path` holds the lock while its temporary file exists, so
+ * any such file now is a dead writer's. Failures are ignored; the files are only clutter. */
+static void sweep_dead_temporaries(const char *path) {
+    char dir[APO_PATH_MAX], prefix[APO_PATH_MAX + 2];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int n = snprintf(prefix, sizeof prefix, ".%s.", base);
+    if (n < 0 || (size_t)n >= sizeof prefix)
+        return;
+    size_t plen = (size_t)n;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        if (strncmp(name, prefix, plen) != 0 || strlen(name) != plen + 6)
+            continue;
+        int random_part = 1;
+        for (size_t i = plen; i < plen + 6; i++)
+            random_part &= isalnum((unsigned char)name[i]) != 0;
+        if (random_part)
+            (void)unlinkat(dirfd(d), name, 0);
+    }
+    closedir(d);
+}
+
+/* Resolves the file to write (write_target), creates its folder, takes its lock, clears
+ * dead writers' temporary files and reads the current file into `out` (out_size bytes)
+ * with `read`. An unusable file is to be kept aside (lf->aside) and `out` starts empty; a
+ * file that cannot be read at all fails, with the lock released. */
 static apo_status lock_and_read(const char *path, file_reader read, void *out, size_t out_size,
                                 locked_file *lf, char *err, size_t err_size) {
     lf->aside = NULL;
-    apo_status st = apo__profile_make_dir(path, err, err_size);
+    apo_status st = write_target(path, lf->target, err, err_size);
     if (st != APO_OK)
+        return st;
+    path = lf->target;
+    if ((st = apo__profile_make_dir(path, err, err_size)) != APO_OK)
         return st;
     if ((st = lock_take(path, &lf->lock, err, err_size)) != APO_OK)
         return st;
+    sweep_dead_temporaries(path);
     st = read(path, out, &lf->info, lf->reason, sizeof lf->reason);
     if (st != APO_OK && lf->info.fault == FAULT_CONTENT) {
         snprintf(lf->aside_path, sizeof lf->aside_path, "%s.corrupt", path);
@@ -1684,8 +1762,8 @@ apo_status apo__multigpu_update_rebased(const char *path, const char *host,
     apo__timestamp_format(now, p.updated_at, sizeof p.updated_at);
     p.threadx = 0;
 
-    st = write_and_unlock(path, multigpu_to_json(&p), p.n_workloads, WORKLOADS_MAX, "workloads",
-                          &lf, err, err_size);
+    st = write_and_unlock(lf.target, multigpu_to_json(&p), p.n_workloads, WORKLOADS_MAX,
+                          "workloads", &lf, err, err_size);
     if (st != APO_OK) {
         apo__multigpu_free(&p);
         return st;
@@ -1798,8 +1876,8 @@ apo_status apo__thresholds_merge(const char *path, const apo__threshold *adds, s
     }
     apo__timestamp_format(now_seconds(), t.updated_at, sizeof t.updated_at);
 
-    st = write_and_unlock(path, thresholds_to_json(&t), t.n, THRESHOLD_ENTRIES_MAX, "entries", &lf,
-                          err, err_size);
+    st = write_and_unlock(lf.target, thresholds_to_json(&t), t.n, THRESHOLD_ENTRIES_MAX, "entries",
+                          &lf, err, err_size);
     if (st != APO_OK) {
         apo__thresholds_free(&t);
         return st;
