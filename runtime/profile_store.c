@@ -471,6 +471,27 @@ typedef struct file_info {
     read_fault fault;
 } file_info;
 
+/* An upper bound on the JSON values of `text`: the ':' and ',' outside strings, plus one.
+ * Cheap enough to run before the parser, which is what it protects. */
+static size_t count_values(const char *text, size_t len) {
+    size_t n = 1;
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == ':' || c == ',') {
+            n++;
+        }
+    }
+    return n;
+}
+
 /* Reads `path` whole and parses it. APO_OK with *root, or with info->missing and no root. */
 static apo_status read_json(const char *path, json_t **root, file_info *info, char *err,
                             size_t err_size) {
@@ -561,6 +582,16 @@ static apo_status read_json(const char *path, json_t **root, file_info *info, ch
     }
     close(fd);
 
+    size_t values = count_values(buf, len);
+    if (values > APO_PROFILE_VALUES_MAX) {
+        free(buf);
+        info->fault = FAULT_CONTENT;
+        errf(err, err_size,
+             "%s: holds about %zu JSON values, more than the %u a profile may hold; "
+             "refused",
+             path, values, APO_PROFILE_VALUES_MAX);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
     json_error_t jerr;
     /* Duplicate keys are refused: which of two ratios for one device would be meant? */
     *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -1453,11 +1484,18 @@ static apo_status write_profile(const char *path, json_t *root, const file_info 
         return APO_ERR_OUT_OF_MEMORY;
     }
     apo_status st;
+    size_t values = 0;
     if (len > APO_PROFILE_FILE_MAX) {
         st = APO_ERR_INVALID_ARGUMENT;
         errf(err, err_size,
              "%s: would be %zu bytes, more than the %u a profile may be; not written", path, len,
              (unsigned)APO_PROFILE_FILE_MAX);
+    } else if ((values = count_values(text, len)) > APO_PROFILE_VALUES_MAX) {
+        st = APO_ERR_INVALID_ARGUMENT;
+        errf(err, err_size,
+             "%s: would hold about %zu JSON values, more than the %u a profile may hold; not "
+             "written",
+             path, values, APO_PROFILE_VALUES_MAX);
     } else {
         st = write_atomic(path, text, len, info->exists ? info->mode : 0, aside, err, err_size);
     }

@@ -19,6 +19,11 @@
 #define APO_THRESHOLDS_FORMAT "apportion.thresholds/1"
 /* Files larger than this are refused as hostile rather than parsed. */
 #define APO_PROFILE_FILE_MAX (16u << 20)
+/* And so are files of more JSON values than this (counted as the ':' and ',' outside
+ * strings, an upper bound): the parser allocates some 40 bytes per value, so 16 MiB of
+ * "0," would take over 300 MB, while a thresholds.json at its 65536-entry limit has about
+ * 720000. A file that would exceed it is not written either. */
+#define APO_PROFILE_VALUES_MAX 1000000u
 #define APO_TIMESTAMP_MAX 40
 #define APO_THRESHOLD_KEY_MAX 256
 

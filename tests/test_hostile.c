@@ -624,6 +624,23 @@ Test(hostile, deeply_nested_profile_is_refused) {
     free(text);
 }
 
+/* Within the size limit, but made of tiny values that would cost the parser some 40 bytes
+ * each: 1.2 million of them (2.4 MB) are refused by their count before parsing. */
+Test(hostile, profile_of_a_million_tiny_values_is_refused_before_parsing) {
+    size_t n = 1200000;
+    char *text = malloc(2 * n + 2);
+    cr_assert_not_null(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++) {
+        text[1 + 2 * i] = '0';
+        text[2 + 2 * i] = i + 1 < n ? ',' : ']';
+    }
+    text[2 * n + 1] = '\0';
+    expect_refused_content("1.2 million zeros", text, 2 * n + 1,
+                           "JSON values, more than the 1000000 a profile may hold; refused");
+    free(text);
+}
+
 /* 100 MB, refused by its size before a byte is read (the file is sparse, so the test is
  * cheap); a writer keeps it aside by a hard link, the same bytes. */
 Test(hostile, huge_profile_is_refused_by_size) {
