@@ -53,7 +53,6 @@ ninja -C "$build"
 
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
 test_opts=()
 if [ "$sanitize" = thread ]; then
     # libgomp is not built for TSan: its thread pool hands work over through futexes TSan

@@ -615,6 +615,7 @@ Test(hostile, deeply_nested_profile_is_refused) {
     /* Inside an otherwise good file. */
     size_t head = strlen(HEAD "{\"x\": ");
     char *nested = malloc(head + 2 * depth + 8);
+    cr_assert_not_null(nested);
     memcpy(nested, HEAD "{\"x\": ", head);
     memset(nested + head, '[', depth);
     memset(nested + head + depth, ']', depth);
