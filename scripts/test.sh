@@ -4,7 +4,7 @@
 #
 #   scripts/test.sh                 # release build in build/
 #   scripts/test.sh --werror        # warnings are errors
-#   scripts/test.sh --sanitize      # AddressSanitizer + UndefinedBehaviorSanitizer build
+#   scripts/test.sh --sanitize      # AddressSanitizer (with LeakSanitizer) + UBSan build
 #   scripts/test.sh --tsan          # ThreadSanitizer build (no CUDA): the host threads
 #   APO_BUILD_DIR=dir scripts/test.sh ...
 set -euo pipefail
