@@ -894,3 +894,70 @@ Test(hostile, unusable_profile_locations_turn_profiles_off_with_a_warning) {
     unsetenv("APPORTION_MULTIGPU_PROFILE_PATH");
     free(deep);
 }
+
+/* ---- the logging variables -------------------------------------------------------------- */
+
+/* The logging variables are read once per process, so each case runs in a child of its own,
+ * with stderr sent to a file: it creates a runtime with a bad variable set (creation warns
+ * about APPORTION_CPU_THREADS, which gives the log something to say). */
+static const char *log_name, *log_value;
+static char stderr_path[300];
+
+static void log_with_bad_variable(void) {
+    int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHILD_CHECK(fd >= 0 && dup2(fd, 2) == 2, "stderr: %s", strerror(errno));
+    close(fd);
+    CHILD_CHECK(setenv(log_name, log_value, 1) == 0, "setenv");
+    CHILD_CHECK(setenv("APPORTION_CPU_THREADS", "many", 1) == 0, "setenv");
+    apo_runtime *rt;
+    CHILD_CHECK(apo_runtime_create(NULL, &rt) == APO_OK, "create: %s", apo_last_error());
+    CHILD_CHECK(run_compared(rt, NULL) == 0, "the call failed or differs");
+    apo_runtime_destroy(rt);
+}
+
+/* What the child wrote to stderr. */
+static char *child_stderr(const char *name, const char *value) {
+    snprintf(stderr_path, sizeof stderr_path, "%s/stderr", dir);
+    log_name = name;
+    log_value = value;
+    cr_assert_eq(in_child(log_with_bad_variable), 0, "%s=\"%s\"", name, value);
+    size_t len;
+    char *text = slurp(stderr_path, &len);
+    cr_assert_not_null(text);
+    text = realloc(text, len + 1);
+    text[len] = '\0';
+    return text;
+}
+
+Test(hostile, bad_logging_variables_are_noted_in_the_log) {
+    setenv("APPORTION_DEVICES", "cpu:threads=1", 1);
+    /* A level that is not one: logging at WARN, and the note names the value. */
+    char *text = child_stderr("APPORTION_DEBUG", "LOUD\x1b[0m");
+    cr_assert(strstr(text, "apportion WARN ENV APPORTION_DEBUG=\"LOUD?[0m\" is not one of NONE, "
+                           "WARN, INFO, TRACE; using WARN") != NULL,
+              "%s", text);
+    cr_assert(strstr(text, "APPORTION_CPU_THREADS=\"many\" ignored") != NULL, "%s", text);
+    free(text);
+
+    /* Unknown subsystems are skipped and noted; none known means ALL. */
+    setenv("APPORTION_DEBUG", "WARN", 1);
+    text = child_stderr("APPORTION_DEBUG_SUBSYS", "NOISE,BOGUS");
+    cr_assert(strstr(text, "APPORTION_DEBUG_SUBSYS=\"NOISE,BOGUS\" has an unknown subsystem") !=
+                  NULL,
+              "%s", text);
+    cr_assert(strstr(text, "APPORTION_CPU_THREADS=\"many\" ignored") != NULL, "%s", text);
+    free(text);
+
+    /* A log file that cannot be opened (a folder): the log goes to stderr, saying so. */
+    text = child_stderr("APPORTION_DEBUG_FILE", dir);
+    char expect[300];
+    snprintf(expect, sizeof expect,
+             "apportion: cannot open APPORTION_DEBUG_FILE %s; logging to "
+             "stderr",
+             dir);
+    cr_assert(strstr(text, expect) != NULL, "%s", text);
+    cr_assert(strstr(text, "APPORTION_CPU_THREADS=\"many\" ignored") != NULL, "%s", text);
+    free(text);
+    unsetenv("APPORTION_DEBUG");
+    unsetenv("APPORTION_DEVICES");
+}
