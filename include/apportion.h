@@ -19,6 +19,9 @@
  * - apo_kernel_register() may be called at any time; a kernel cannot be unregistered.
  * - apo_last_error() is per thread.
  * - apo_runtime_destroy() must not race with any other call on the same runtime.
+ * - A user kernel must not call back into the runtime running it: apo_distribute_workload()
+ *   and apo_profile_auto_balance() then fail with APO_ERR_INVALID_ARGUMENT rather than wait
+ *   for themselves, and apo_runtime_destroy() does nothing (docs/api.md, "Thread safety").
  */
 #ifndef APPORTION_H
 #define APPORTION_H
@@ -453,7 +456,8 @@ typedef struct apo_report {
  * Returns APO_ERR_NULL (rt, w, w->kernel, an input or an output array NULL, params or
  * ratios NULL with a nonzero count, a parameter with a NULL name), APO_ERR_INVALID_ARGUMENT
  * (zero rows or cols, wrong number of inputs, outputs or ratios, bad ratios, unknown
- * struct size), APO_ERR_OVERFLOW (rows*cols*8 does not fit in size_t),
+ * struct size, called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
+ * (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
  * where one is needed), APO_ERR_KERNEL_FAILED (a user kernel failed),
  * APO_ERR_ALL_DEVICES_FAILED (no device survived, or every device that could run it is

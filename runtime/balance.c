@@ -285,11 +285,11 @@ double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double e
 
 /* ---- storing ---------------------------------------------------------------------------- */
 
-/* The stored entry of a tag state: the devices of the stored entry that this runtime does
- * not have are kept, so that a run on a subset of the machine loses no other model. */
-static void entry_from_state(const apo__balance *b, const apo__tag_state *ts,
-                             apo__stored_workload *e) {
-    const apo__stored_workload *old = apo__multigpu_find(&b->store, ts->tag);
+/* The stored entry of a tag state: the devices of the stored entry `old` (NULL: none) that
+ * this runtime does not have are kept, so that a run on a subset of the machine loses no
+ * other model. */
+static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
+                           const apo__stored_workload *old, apo__stored_workload *e) {
     if (old != NULL && old->origin != APO_ORIGIN_THREADX)
         *e = *old;
     else
@@ -343,6 +343,28 @@ static void entry_from_state(const apo__balance *b, const apo__tag_state *ts,
                                                shares, &makespan) == APO_OK;
     for (size_t i = 0; i < e->n_devices; i++)
         e->devices[i].ratio = solved ? shares[i] : NAN;
+}
+
+/* The entry of a tag state over the runtime's in-memory store. */
+static void entry_from_state(const apo__balance *b, const apo__tag_state *ts,
+                             apo__stored_workload *e) {
+    entry_from_old(b, ts, apo__multigpu_find(&b->store, ts->tag), e);
+}
+
+/* The tags being written, for rebase_entries(). */
+typedef struct rebase_tags {
+    const apo__balance *b;
+    apo__tag_state *const *tags;
+} rebase_tags;
+
+/* Under the file's lock: each entry again, over the file's entry as it is now rather than
+ * as this runtime last read it, so that the devices another process (with another device
+ * set) wrote into the entry meanwhile are kept. */
+static void rebase_entries(const apo__multigpu *current, apo__stored_workload *updates, size_t n,
+                           void *ctx) {
+    const rebase_tags *r = ctx;
+    for (size_t i = 0; i < n; i++)
+        entry_from_old(r->b, r->tags[i], apo__multigpu_find(current, r->tags[i]->tag), &updates[i]);
 }
 
 /* Replaces (or adds) an entry of the in-memory store, keeping it sorted by tag. */
@@ -399,8 +421,10 @@ static apo_status store_tags(apo__balance *b, apo__tag_state *const *tags, size_
         char err[APO_LABEL_MAX * 2] = "";
         apo__multigpu merged;
         memset(&merged, 0, sizeof merged);
-        st = apo__multigpu_update(b->files.multigpu_path, b->host, entries, n, removed, n_removed,
-                                  &merged, err, sizeof err);
+        rebase_tags ctx = {b, tags};
+        st =
+            apo__multigpu_update_rebased(b->files.multigpu_path, b->host, entries, n, removed,
+                                         n_removed, rebase_entries, &ctx, &merged, err, sizeof err);
         if (st == APO_OK) {
             apo__multigpu_free(&b->store);
             b->store = merged;

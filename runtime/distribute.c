@@ -790,12 +790,20 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
                          "apo_report.size is %zu, expected %zu: initialise it with "
                          "APO_REPORT_INIT",
                          report->size, sizeof(apo_report));
+    /* The call lock is held by the call running this thread's kernel: waiting for it here
+     * would never end. */
+    if (apo__inside_kernel_of(rt))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_distribute_workload: called from inside a user kernel that this "
+                         "runtime is running; the call would wait for itself (a kernel must not "
+                         "call back into its own runtime)");
     apo__call call;
     apo_status st = resolve_call(rt, w, &call, 1);
     if (st != APO_OK)
         return st;
     call.in_gpu = in_gpu;
     call.out_gpu = out_gpu;
+    call.rt = rt;
     pthread_mutex_lock(&rt->call_mutex);
 #ifdef APO_HAVE_CUDA
     call.gather_resident = apo__gather_resident(rt, out_gpu);

@@ -1,6 +1,8 @@
 /* The library's environment variables, each parsed strictly; see env.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,14 +11,42 @@
 #include "faults.h"
 #include "log.h"
 
+/* A value is shown in a warning cut to this many bytes: the environment is outside input, and
+ * a 100 KB value must not drown the message that names it. */
+#define SHOWN_VALUE_MAX 64
+
 static const char *env_get(const char *name) {
     const char *v = getenv(name);
     return (v != NULL && v[0] != '\0') ? v : NULL;
 }
 
-/* Parses a whole decimal integer within [lo, hi]; returns 0 on success. */
+void apo__env_show_value(const char *value, char *out, size_t size) {
+    size_t o = 0, i = 0;
+    for (; value[i] != '\0' && i < SHOWN_VALUE_MAX && o + 1 < size; i++) {
+        unsigned char c = (unsigned char)value[i];
+        /* A control character (a newline, an escape sequence) would forge log lines or
+         * terminal output. */
+        out[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    }
+    out[o] = '\0';
+    if (value[i] != '\0' && o + 4 <= size)
+        memcpy(out + o, "...", 4);
+}
+
+/* Warns that `name`'s value was ignored, showing the value safely, then why. */
+static void warn_ignored(apo__warnings *w, const char *name, const char *value,
+                         const char *expected) {
+    char shown[SHOWN_VALUE_MAX + 4];
+    apo__env_show_value(value, shown, sizeof shown);
+    apo__warn(w, "%s=\"%s\" ignored: expected %s", name, shown, expected);
+}
+
+/* Parses a whole decimal integer within [lo, hi]; returns 0 on success. strtol would skip
+ * leading white space; it is refused like trailing white space. */
 static int parse_int(const char *text, long lo, long hi, long *out) {
     char *end;
+    if (isspace((unsigned char)text[0]))
+        return -1;
     errno = 0;
     long v = strtol(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi)
@@ -36,7 +66,7 @@ static apo_switch read_switch(const char *name, apo__warnings *w) {
     if (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "no") == 0 ||
         strcasecmp(v, "false") == 0)
         return APO_SWITCH_OFF;
-    apo__warn(w, "%s=\"%s\" ignored: expected 1 or 0 (on, off)", name, v);
+    warn_ignored(w, name, v, "1 or 0 (on, off)");
     return APO_SWITCH_UNSET;
 }
 
@@ -63,13 +93,15 @@ static void read_profile_env(apo__env *env, apo__warnings *w) {
         char *end;
         errno = 0;
         double v = strtod(interval, &end);
-        if (errno == 0 && end != interval && *end == '\0' && v > 0 && v <= APO_PERSIST_INTERVAL_MAX)
+        if (!isspace((unsigned char)interval[0]) && errno == 0 && end != interval && *end == '\0' &&
+            v > 0 && v <= APO_PERSIST_INTERVAL_MAX) {
             env->persist_interval_s = v;
-        else
-            apo__warn(w,
-                      "APPORTION_PERSIST_INTERVAL=\"%s\" ignored: expected seconds, more than 0 "
-                      "and at most %.0f",
-                      interval, APO_PERSIST_INTERVAL_MAX);
+        } else {
+            char expected[64];
+            snprintf(expected, sizeof expected, "seconds, more than 0 and at most %.0f",
+                     APO_PERSIST_INTERVAL_MAX);
+            warn_ignored(w, "APPORTION_PERSIST_INTERVAL", interval, expected);
+        }
     }
 }
 
@@ -77,11 +109,13 @@ static void read_cuda_env(apo__env *env, apo__warnings *w) {
     const char *mb = env_get("APPORTION_GPU_MEMORY_MB");
     long n;
     if (mb != NULL) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "MiB from %d to %d", APO_GPU_MEMORY_MB_MIN,
+                 APO_GPU_MEMORY_MB_MAX);
         if (parse_int(mb, APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX, &n) == 0)
             env->gpu_memory_mb = (size_t)n;
         else
-            apo__warn(w, "APPORTION_GPU_MEMORY_MB=\"%s\" ignored: expected MiB from %d to %d", mb,
-                      APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX);
+            warn_ignored(w, "APPORTION_GPU_MEMORY_MB", mb, expected);
     }
     /* CUDA's own variable: when the user set it, cudart's numbering is theirs to choose;
      * otherwise apportion numbers GPUs by PCI bus id (SPEC "Devices"). */
@@ -147,11 +181,12 @@ void apo__env_read(apo__env *env, apo__warnings *w) {
     const char *threads = env_get("APPORTION_CPU_THREADS");
     long n;
     if (threads != NULL) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "an integer from 1 to %d", APO_CPU_THREADS_MAX);
         if (parse_int(threads, 1, APO_CPU_THREADS_MAX, &n) == 0)
             env->cpu_threads = (int)n;
         else
-            apo__warn(w, "APPORTION_CPU_THREADS=\"%s\" ignored: expected an integer from 1 to %d",
-                      threads, APO_CPU_THREADS_MAX);
+            warn_ignored(w, "APPORTION_CPU_THREADS", threads, expected);
     }
 
     const char *use_gpu = env_get("APPORTION_USE_GPU");
@@ -163,7 +198,7 @@ void apo__env_read(apo__env *env, apo__warnings *w) {
         else if (strcasecmp(use_gpu, "no") == 0 || strcmp(use_gpu, "0") == 0)
             env->use_gpu = APO_USE_GPU_NO;
         else
-            apo__warn(w, "APPORTION_USE_GPU=\"%s\" ignored: expected auto, yes or no", use_gpu);
+            warn_ignored(w, "APPORTION_USE_GPU", use_gpu, "auto, yes or no");
     }
 
     const char *clock = env_get("APPORTION_SIM_CLOCK");
@@ -173,7 +208,7 @@ void apo__env_read(apo__env *env, apo__warnings *w) {
         else if (strcasecmp(clock, "virtual") == 0)
             env->sim_clock = APO_SIM_CLOCK_VIRTUAL;
         else
-            apo__warn(w, "APPORTION_SIM_CLOCK=\"%s\" ignored: expected wall or virtual", clock);
+            warn_ignored(w, "APPORTION_SIM_CLOCK", clock, "wall or virtual");
     }
     read_profile_env(env, w);
     read_cuda_env(env, w);
@@ -189,7 +224,7 @@ static const struct {
     {"SPLIT", APO_SUBSYS_SPLIT}, {"RUN", APO_SUBSYS_RUN}, {"ALL", APO_SUBSYS_ALL},
 };
 
-static unsigned parse_subsystems(const char *text, const char **problem) {
+static unsigned parse_subsystems(const char *text, char *problem, size_t problem_size) {
     unsigned mask = 0;
     const char *p = text;
     while (*p != '\0') {
@@ -202,9 +237,14 @@ static unsigned parse_subsystems(const char *text, const char **problem) {
                 found = 1;
             }
         }
-        if (!found)
-            *problem = "APPORTION_DEBUG_SUBSYS has an unknown subsystem (known: INIT, ENV, "
-                       "DEVICE, SPLIT, RUN, ALL)";
+        if (!found) {
+            char shown[SHOWN_VALUE_MAX + 4];
+            apo__env_show_value(text, shown, sizeof shown);
+            snprintf(problem, problem_size,
+                     "APPORTION_DEBUG_SUBSYS=\"%s\" has an unknown subsystem, skipped (known: "
+                     "INIT, ENV, DEVICE, SPLIT, RUN, ALL; none known means ALL)",
+                     shown);
+        }
         p += len;
         if (*p == ',')
             p++;
@@ -212,8 +252,8 @@ static unsigned parse_subsystems(const char *text, const char **problem) {
     return mask != 0 ? mask : APO_SUBSYS_ALL;
 }
 
-void apo__env_read_debug(apo__env_debug *debug, const char **problem) {
-    *problem = NULL;
+void apo__env_read_debug(apo__env_debug *debug, char *problem, size_t problem_size) {
+    problem[0] = '\0';
     debug->level = APO_LOG_NONE;
     debug->subsystems = APO_SUBSYS_ALL;
     debug->file = env_get("APPORTION_DEBUG_FILE");
@@ -227,11 +267,15 @@ void apo__env_read_debug(apo__env_debug *debug, const char **problem) {
         else if (strcasecmp(level, "TRACE") == 0)
             debug->level = APO_LOG_TRACE;
         else if (strcasecmp(level, "NONE") != 0) {
+            char shown[SHOWN_VALUE_MAX + 4];
+            apo__env_show_value(level, shown, sizeof shown);
             debug->level = APO_LOG_WARN;
-            *problem = "APPORTION_DEBUG is not one of NONE, WARN, INFO, TRACE; using WARN";
+            snprintf(problem, problem_size,
+                     "APPORTION_DEBUG=\"%s\" is not one of NONE, WARN, INFO, TRACE; using WARN",
+                     shown);
         }
     }
     const char *subsys = env_get("APPORTION_DEBUG_SUBSYS");
     if (subsys != NULL)
-        debug->subsystems = parse_subsystems(subsys, problem);
+        debug->subsystems = parse_subsystems(subsys, problem, problem_size);
 }

@@ -60,7 +60,12 @@ typedef struct apo__env_debug {
 } apo__env_debug;
 
 /* Reads the logging variables. Bad values cannot be reported through a runtime (the log
- * is process-wide), so they fall back to the default and are noted in the log itself. */
-void apo__env_read_debug(apo__env_debug *debug, const char **problem);
+ * is process-wide), so they fall back to the default and are noted in the log itself:
+ * `problem` receives the note ("" when none). */
+void apo__env_read_debug(apo__env_debug *debug, char *problem, size_t problem_size);
+
+/* Writes `value` for a message: at most 64 bytes (then "..."), control characters as '?'.
+ * `size` should be at least 68. */
+void apo__env_show_value(const char *value, char *out, size_t size);
 
 #endif

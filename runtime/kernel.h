@@ -33,6 +33,9 @@ typedef struct apo__call {
     /* GPUs other than out_gpu keep their outputs resident for one grouped gather after the
      * phase, instead of peer-copying them chunk by chunk (cuda_gather.c). */
     int gather_resident;
+    /* The runtime running the call, so that a user kernel calling back into it is caught
+     * (kernel_guard.h); NULL outside apo__distribute_placed(). */
+    const apo_runtime *rt;
 } apo__call;
 
 /*

@@ -16,20 +16,23 @@ static apo__env_debug log_settings;
 static FILE *log_file;
 
 static void log_init(void) {
-    const char *problem;
-    apo__env_read_debug(&log_settings, &problem);
+    char problem[256];
+    apo__env_read_debug(&log_settings, problem, sizeof problem);
     if (log_settings.level == APO_LOG_NONE)
         return;
     log_file = stderr;
     if (log_settings.file != NULL) {
         FILE *f = fopen(log_settings.file, "a");
-        if (f != NULL)
+        if (f != NULL) {
             log_file = f;
-        else
+        } else {
+            char shown[80];
+            apo__env_show_value(log_settings.file, shown, sizeof shown);
             fprintf(stderr, "apportion: cannot open APPORTION_DEBUG_FILE %s; logging to stderr\n",
-                    log_settings.file);
+                    shown);
+        }
     }
-    if (problem != NULL)
+    if (problem[0] != '\0')
         fprintf(log_file, "apportion WARN ENV %s\n", problem);
 }
 

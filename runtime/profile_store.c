@@ -12,8 +12,13 @@
  * the same folder that is fsynced and renamed over the target. Readers take no lock: rename
  * is atomic, so they see the old file or the new one, never a mix.
  */
+/* realpath() is an X/Open function, beyond the project's _POSIX_C_SOURCE. */
+#define _XOPEN_SOURCE 700
+
 #include "profile_store.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -466,6 +471,27 @@ typedef struct file_info {
     read_fault fault;
 } file_info;
 
+/* An upper bound on the JSON values of `text`: the ':' and ',' outside strings, plus one.
+ * Cheap enough to run before the parser, which is what it protects. */
+static size_t count_values(const char *text, size_t len) {
+    size_t n = 1;
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == ':' || c == ',') {
+            n++;
+        }
+    }
+    return n;
+}
+
 /* Reads `path` whole and parses it. APO_OK with *root, or with info->missing and no root. */
 static apo_status read_json(const char *path, json_t **root, file_info *info, char *err,
                             size_t err_size) {
@@ -556,6 +582,16 @@ static apo_status read_json(const char *path, json_t **root, file_info *info, ch
     }
     close(fd);
 
+    size_t values = count_values(buf, len);
+    if (values > APO_PROFILE_VALUES_MAX) {
+        free(buf);
+        info->fault = FAULT_CONTENT;
+        errf(err, err_size,
+             "%s: holds about %zu JSON values, more than the %u a profile may hold; "
+             "refused",
+             path, values, APO_PROFILE_VALUES_MAX);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
     json_error_t jerr;
     /* Duplicate keys are refused: which of two ratios for one device would be meant? */
     *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -1448,11 +1484,18 @@ static apo_status write_profile(const char *path, json_t *root, const file_info 
         return APO_ERR_OUT_OF_MEMORY;
     }
     apo_status st;
+    size_t values = 0;
     if (len > APO_PROFILE_FILE_MAX) {
         st = APO_ERR_INVALID_ARGUMENT;
         errf(err, err_size,
              "%s: would be %zu bytes, more than the %u a profile may be; not written", path, len,
              (unsigned)APO_PROFILE_FILE_MAX);
+    } else if ((values = count_values(text, len)) > APO_PROFILE_VALUES_MAX) {
+        st = APO_ERR_INVALID_ARGUMENT;
+        errf(err, err_size,
+             "%s: would hold about %zu JSON values, more than the %u a profile may hold; not "
+             "written",
+             path, values, APO_PROFILE_VALUES_MAX);
     } else {
         st = write_atomic(path, text, len, info->exists ? info->mode : 0, aside, err, err_size);
     }
@@ -1527,6 +1570,7 @@ static void note_aside(char *err, size_t err_size, const char *aside, const char
 /* The state of one read-modify-write of a profile file, between taking its lock and
  * writing it back. */
 typedef struct locked_file {
+    char target[APO_PATH_MAX]; /* the file written: the path, or the file a link names */
     int lock;
     file_info info;
     const char *aside; /* where an unusable file goes, or NULL */
@@ -1534,17 +1578,89 @@ typedef struct locked_file {
     char reason[APO_LABEL_MAX * 4]; /* why it was unusable */
 } locked_file;
 
-/* Creates the folder, takes the lock and reads the current file into `out` (out_size
- * bytes) with `read`. An unusable file is to be kept aside (lf->aside) and `out` starts
- * empty; a file that cannot be read at all fails, with the lock released. */
+/* The file a write replaces: `path`, or, when `path` is a symbolic link, the file it names.
+ * Writing through the link (a temporary file in the target's folder, renamed over the
+ * target, locked by `<target>.lock`) keeps the link a link, and every writer, through the
+ * link or not, takes the same lock. A link whose target does not exist is refused: there
+ * is no folder to write the file in that the user clearly meant. */
+static apo_status write_target(const char *path, char *target, char *err, size_t err_size) {
+    char why[128];
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
+        snprintf(target, APO_PATH_MAX, "%s", path);
+        return APO_OK;
+    }
+    char *real = realpath(path, NULL);
+    if (real == NULL) {
+        int e = errno;
+        errf(err, err_size,
+             "%s is a symbolic link whose target cannot be resolved (%s); nothing written", path,
+             errno_text(e, why, sizeof why));
+        return APO_ERR_IO;
+    }
+    int too_long = !fits(real, APO_PATH_MAX);
+    if (!too_long)
+        snprintf(target, APO_PATH_MAX, "%s", real);
+    free(real);
+    if (too_long) {
+        errf(err, err_size, "%s: the file its link names has a path longer than %d bytes", path,
+             APO_PATH_MAX - 1);
+        return APO_ERR_IO;
+    }
+    return APO_OK;
+}
+
+/* Removes the temporary files (`.<name>.XXXXXX`, as write_atomic makes them) that writers
+ * killed between creating and renaming them left in the folder of `path`. Called with the
+ * lock held: every live writer of `path` holds the lock while its temporary file exists, so
+ * any such file now is a dead writer's. Failures are ignored; the files are only clutter. */
+static void sweep_dead_temporaries(const char *path) {
+    char dir[APO_PATH_MAX], prefix[APO_PATH_MAX + 2];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int n = snprintf(prefix, sizeof prefix, ".%s.", base);
+    if (n < 0 || (size_t)n >= sizeof prefix)
+        return;
+    size_t plen = (size_t)n;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        if (strncmp(name, prefix, plen) != 0 || strlen(name) != plen + 6)
+            continue;
+        int random_part = 1;
+        for (size_t i = plen; i < plen + 6; i++)
+            random_part &= isalnum((unsigned char)name[i]) != 0;
+        if (random_part)
+            (void)unlinkat(dirfd(d), name, 0);
+    }
+    closedir(d);
+}
+
+/* Resolves the file to write (write_target), creates its folder, takes its lock, clears
+ * dead writers' temporary files and reads the current file into `out` (out_size bytes)
+ * with `read`. An unusable file is to be kept aside (lf->aside) and `out` starts empty; a
+ * file that cannot be read at all fails, with the lock released. */
 static apo_status lock_and_read(const char *path, file_reader read, void *out, size_t out_size,
                                 locked_file *lf, char *err, size_t err_size) {
     lf->aside = NULL;
-    apo_status st = apo__profile_make_dir(path, err, err_size);
+    apo_status st = write_target(path, lf->target, err, err_size);
     if (st != APO_OK)
+        return st;
+    path = lf->target;
+    if ((st = apo__profile_make_dir(path, err, err_size)) != APO_OK)
         return st;
     if ((st = lock_take(path, &lf->lock, err, err_size)) != APO_OK)
         return st;
+    sweep_dead_temporaries(path);
     st = read(path, out, &lf->info, lf->reason, sizeof lf->reason);
     if (st != APO_OK && lf->info.fault == FAULT_CONTENT) {
         snprintf(lf->aside_path, sizeof lf->aside_path, "%s.corrupt", path);
@@ -1582,6 +1698,15 @@ apo_status apo__multigpu_update(const char *path, const char *host,
                                 const apo__stored_workload *updates, size_t n_updates,
                                 const char *const *removals, size_t n_removals,
                                 apo__multigpu *merged, char *err, size_t err_size) {
+    return apo__multigpu_update_rebased(path, host, updates, n_updates, removals, n_removals, NULL,
+                                        NULL, merged, err, err_size);
+}
+
+apo_status apo__multigpu_update_rebased(const char *path, const char *host,
+                                        const apo__stored_workload *updates, size_t n_updates,
+                                        const char *const *removals, size_t n_removals,
+                                        apo__multigpu_rebase_fn rebase, void *rebase_ctx,
+                                        apo__multigpu *merged, char *err, size_t err_size) {
     errf(err, err_size, "%s", "");
     if (merged != NULL)
         memset(merged, 0, sizeof *merged);
@@ -1606,16 +1731,38 @@ apo_status apo__multigpu_update(const char *path, const char *host,
             return APO_ERR_INVALID_ARGUMENT;
         }
     }
+    /* The updates as applied: a copy, which the rebase may rewrite under the lock. */
+    apo__stored_workload *applied = malloc((n_updates > 0 ? n_updates : 1) * sizeof *applied);
+    if (applied == NULL) {
+        errf(err, err_size, "%s: out of memory", path);
+        return APO_ERR_OUT_OF_MEMORY;
+    }
+    if (n_updates > 0)
+        memcpy(applied, updates, n_updates * sizeof *applied);
     apo__multigpu p;
     locked_file lf;
     apo_status st = lock_and_read(path, read_multigpu_file, &p, sizeof p, &lf, err, err_size);
-    if (st != APO_OK)
+    if (st != APO_OK) {
+        free(applied);
         return st;
+    }
+    if (rebase != NULL) {
+        rebase(&p, applied, n_updates, rebase_ctx);
+        for (size_t i = 0; i < n_updates && st == APO_OK; i++)
+            st = check_update(&applied[i], err, err_size);
+        if (st != APO_OK) {
+            free(applied);
+            apo__multigpu_free(&p);
+            lock_release(lf.lock);
+            return st;
+        }
+    }
 
     /* Room for every old entry plus every update; removals only shrink it. */
     size_t cap = p.n_workloads + n_updates;
     apo__stored_workload *list = realloc(p.workloads, (cap > 0 ? cap : 1) * sizeof *list);
     if (list == NULL) {
+        free(applied);
         apo__multigpu_free(&p);
         lock_release(lf.lock);
         errf(err, err_size, "%s: out of memory", path);
@@ -1626,9 +1773,9 @@ apo_status apo__multigpu_update(const char *path, const char *host,
     for (size_t i = 0; i < n_updates; i++) {
         size_t at = p.n_workloads;
         for (size_t k = 0; k < p.n_workloads; k++)
-            if (strcmp(p.workloads[k].tag, updates[i].tag) == 0)
+            if (strcmp(p.workloads[k].tag, applied[i].tag) == 0)
                 at = k;
-        p.workloads[at] = updates[i];
+        p.workloads[at] = applied[i];
         if (p.workloads[at].updated_at[0] == '\0')
             apo__timestamp_format(now, p.workloads[at].updated_at, APO_TIMESTAMP_MAX);
         /* Devices are kept in id order, as a load returns them. */
@@ -1637,6 +1784,7 @@ apo_status apo__multigpu_update(const char *path, const char *host,
         if (at == p.n_workloads)
             p.n_workloads++;
     }
+    free(applied);
     for (size_t i = 0; i < n_removals; i++) {
         for (size_t k = 0; k < p.n_workloads; k++) {
             if (strcmp(p.workloads[k].tag, removals[i]) == 0) {
@@ -1652,8 +1800,8 @@ apo_status apo__multigpu_update(const char *path, const char *host,
     apo__timestamp_format(now, p.updated_at, sizeof p.updated_at);
     p.threadx = 0;
 
-    st = write_and_unlock(path, multigpu_to_json(&p), p.n_workloads, WORKLOADS_MAX, "workloads",
-                          &lf, err, err_size);
+    st = write_and_unlock(lf.target, multigpu_to_json(&p), p.n_workloads, WORKLOADS_MAX,
+                          "workloads", &lf, err, err_size);
     if (st != APO_OK) {
         apo__multigpu_free(&p);
         return st;
@@ -1766,8 +1914,8 @@ apo_status apo__thresholds_merge(const char *path, const apo__threshold *adds, s
     }
     apo__timestamp_format(now_seconds(), t.updated_at, sizeof t.updated_at);
 
-    st = write_and_unlock(path, thresholds_to_json(&t), t.n, THRESHOLD_ENTRIES_MAX, "entries", &lf,
-                          err, err_size);
+    st = write_and_unlock(lf.target, thresholds_to_json(&t), t.n, THRESHOLD_ENTRIES_MAX, "entries",
+                          &lf, err, err_size);
     if (st != APO_OK) {
         apo__thresholds_free(&t);
         return st;

@@ -19,6 +19,11 @@
 #define APO_THRESHOLDS_FORMAT "apportion.thresholds/1"
 /* Files larger than this are refused as hostile rather than parsed. */
 #define APO_PROFILE_FILE_MAX (16u << 20)
+/* And so are files of more JSON values than this (counted as the ':' and ',' outside
+ * strings, an upper bound): the parser allocates some 40 bytes per value, so 16 MiB of
+ * "0," would take over 300 MB, while a thresholds.json at its 65536-entry limit has about
+ * 720000. A file that would exceed it is not written either. */
+#define APO_PROFILE_VALUES_MAX 1000000u
 #define APO_TIMESTAMP_MAX 40
 #define APO_THRESHOLD_KEY_MAX 256
 
@@ -102,6 +107,22 @@ apo_status apo__multigpu_update(const char *path, const char *host,
                                 const apo__stored_workload *updates, size_t n_updates,
                                 const char *const *removals, size_t n_removals,
                                 apo__multigpu *merged, char *err, size_t err_size);
+
+/* Called under the lock of apo__multigpu_update_rebased() with the file as it is now (empty
+ * when missing or set aside), to rewrite the `n` updates from it before they are applied:
+ * an update computed from an older read would otherwise drop what other writers added
+ * since (a read-modify-write must read under the lock). */
+typedef void (*apo__multigpu_rebase_fn)(const apo__multigpu *current, apo__stored_workload *updates,
+                                        size_t n, void *ctx);
+
+/* apo__multigpu_update() with `rebase` (optional) applied to a copy of the updates under
+ * the lock; the rebased updates are checked again (APO_ERR_INVALID_ARGUMENT, nothing
+ * written, when one would not read back). */
+apo_status apo__multigpu_update_rebased(const char *path, const char *host,
+                                        const apo__stored_workload *updates, size_t n_updates,
+                                        const char *const *removals, size_t n_removals,
+                                        apo__multigpu_rebase_fn rebase, void *rebase_ctx,
+                                        apo__multigpu *merged, char *err, size_t err_size);
 
 /* Finds the entry of a tag, or NULL. */
 const apo__stored_workload *apo__multigpu_find(const apo__multigpu *p, const char *tag);

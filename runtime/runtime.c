@@ -311,6 +311,15 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
 void apo_runtime_destroy(apo_runtime *rt) {
     if (rt == NULL)
         return;
+    /* From inside one of its own kernels, destroying would join the very thread running the
+     * kernel and free what the call still uses: the runtime is left alone instead. */
+    if (apo__inside_kernel_of(rt)) {
+        apo__fail(APO_ERR_INVALID_ARGUMENT,
+                  "apo_runtime_destroy: called from inside a user kernel that this runtime is "
+                  "running; the runtime was not destroyed");
+        apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "%s", apo_last_error());
+        return;
+    }
     apo__cluster_leave(rt); /* releases the serving ranks before anything closes */
     size_t stuck = apo__pool_stop(&rt->pool);
     apo__balance_destroy(&rt->balance);

@@ -7,6 +7,7 @@
 #include "balance.h"
 #include "device.h"
 #include "faults.h"
+#include "kernel_guard.h"
 #include "pool.h"
 #include "warnings.h"
 

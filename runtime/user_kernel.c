@@ -9,6 +9,7 @@
 
 #include "cuda_views.h"
 #include "kernel.h"
+#include "kernel_guard.h"
 
 #define APO_USER_TILE_DEFAULT 4096
 #define APO_USER_HALO_MAX ((size_t)1 << 30)
@@ -74,7 +75,10 @@ static apo_status user_run_tile(const apo__call *call, size_t row, size_t begin,
     (void)partial;
     const apo__kernel *k = call->kernel;
     apo_kernel_call kc = user_kernel_call(call, row, begin, end, call->inputs, call->outputs);
+    apo__kernel_frame frame;
+    apo__kernel_frame_push(&frame, call->rt);
     apo_status st = k->desc.cpu(&kc, k->desc.user);
+    apo__kernel_frame_pop(&frame);
     /* Device loss is the backends' to report: a kernel that returns it has failed, and
      * retrying its tiles on another device would only fail again. */
     return st == APO_ERR_DEVICE_LOST ? APO_ERR_KERNEL_FAILED : st;
@@ -97,7 +101,10 @@ static int user_launch(const apo__call *call, const apo__cuda_chunk *chunk, void
         for (size_t row = views[i].row0; row < views[i].row0 + views[i].rows; row++) {
             apo_kernel_call kc =
                 user_kernel_call(call, row, views[i].begin, views[i].end, chunk->in, chunk->out);
+            apo__kernel_frame frame;
+            apo__kernel_frame_push(&frame, call->rt);
             apo_status st = k->desc.cuda(&kc, k->desc.user, stream);
+            apo__kernel_frame_pop(&frame);
             if (st != APO_OK)
                 return (int)st;
         }

@@ -1715,3 +1715,85 @@ Test(cli, run_json_devices_have_chunks, .timeout = 60) {
     json_decref(j);
     free_result(&r);
 }
+
+/* A hostile environment at the command line: every malformed APPORTION_* setting at once is
+ * warned about on stderr, each naming its variable and value, and the run still succeeds
+ * with the defaults, its output the same bits as a run without them. */
+Test(cli, malformed_variables_are_warned_about_and_the_run_goes_on, .timeout = 120) {
+    make_work_dir();
+    char clean_dir[128], hostile_dir[128];
+    snprintf(clean_dir, sizeof clean_dir, "%s/clean", work);
+    snprintf(hostile_dir, sizeof hostile_dir, "%s/hostile", work);
+    cli_result r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "macd", "--rows", "3", "--cols",
+                                             "5000", "--output", clean_dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_cli_env(
+        ENV(SIM_DEVICES, "APPORTION_SIM_CLOCK=sideways", "APPORTION_CPU_THREADS=-3",
+            "APPORTION_USE_GPU=perhaps", "APPORTION_GPU_MEMORY_MB=2",
+            "APPORTION_PROFILES=sometimes", "APPORTION_LEARN=2", "APPORTION_PERSIST_INTERVAL=nan"),
+        ARGS("run", "--kernel", "macd", "--rows", "3", "--cols", "5000", "--output", hostile_dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    static const char *const shown[] = {
+        "APPORTION_SIM_CLOCK=\"sideways\" ignored: expected wall or virtual",
+        "APPORTION_CPU_THREADS=\"-3\" ignored: expected an integer from 1 to 1024",
+        "APPORTION_USE_GPU=\"perhaps\" ignored: expected auto, yes or no",
+        "APPORTION_GPU_MEMORY_MB=\"2\" ignored: expected MiB from 4 to 1048576",
+        "APPORTION_PROFILES=\"sometimes\" ignored: expected 1 or 0 (on, off)",
+        "APPORTION_LEARN=\"2\" ignored: expected 1 or 0 (on, off)",
+        "APPORTION_PERSIST_INTERVAL=\"nan\" ignored: expected seconds, more than 0 and at most "
+        "86400",
+    };
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
+        assert_contains(r.err, shown[i]);
+    free_result(&r);
+    static const char *const outputs[] = {"macd", "signal", "hist"};
+    for (size_t i = 0; i < 3; i++) {
+        char a[256], b[256];
+        snprintf(a, sizeof a, "%s/%s.f64", clean_dir, outputs[i]);
+        snprintf(b, sizeof b, "%s/%s.f64", hostile_dir, outputs[i]);
+        size_t la, lb;
+        char *da = read_all(a, &la), *db = read_all(b, &lb);
+        cr_assert(la == lb && la > 0 && memcmp(da, db, la) == 0, "%s differs", outputs[i]);
+        free(da);
+        free(db);
+    }
+}
+
+/* A profile that is hostile to the parser (100000 levels deep) at the command line: `show`
+ * reports it as ignored and leaves it alone; `run` warns, naming the file, computes, and when
+ * it stores what it learnt keeps the old file aside, byte for byte, as multigpu.json.corrupt. */
+Test(cli, deeply_nested_profile_is_reported_and_kept_aside, .timeout = 60) {
+    make_work_dir();
+    char state[128], mpath[256], aside[300];
+    snprintf(state, sizeof state, "%s/state", work);
+    cr_assert_eq(mkdir(state, 0700), 0);
+    snprintf(mpath, sizeof mpath, "%s/multigpu.json", state);
+    snprintf(aside, sizeof aside, "%s.corrupt", mpath);
+    size_t depth = 100000;
+    char *text = malloc(2 * depth + 1);
+    cr_assert_not_null(text);
+    memset(text, '[', depth);
+    memset(text + depth, ']', depth);
+    text[2 * depth] = '\0';
+    write_text(mpath, text);
+    cli_result r = run_cli_env(SIM_ENV, ARGS("show"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "ignored");
+    assert_contains(r.out, "depth");
+    free_result(&r);
+    size_t len;
+    char *after = read_all(mpath, &len);
+    cr_assert(len == 2 * depth && memcmp(after, text, len) == 0, "show changed the profile");
+    free(after);
+
+    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "20000"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.err, mpath);
+    assert_contains(r.err, "depth");
+    free_result(&r);
+    after = read_all(aside, &len);
+    cr_assert(len == 2 * depth && memcmp(after, text, len) == 0, "the old profile was not kept");
+    free(after);
+    free(text);
+}

@@ -1,0 +1,963 @@
+/*
+ * A hostile environment around one runtime: profile folders it cannot write (permissions,
+ * even as root; a read-only file system), a full disk and a file-size limit, a profile path
+ * that is a folder, a FIFO or a symbolic link, profiles that are huge, deeply nested, hold
+ * NaN, Infinity, negative, overflowing or extreme numbers, and every APPORTION_* variable
+ * malformed or out of range. In each case: a clear warning or error that names the file or
+ * the variable, the computation still runs with the same bits, and the files already there
+ * keep every byte (or, for an unusable file a writer replaces, live on byte for byte as
+ * <file>.corrupt).
+ *
+ * Cases that need privileges (a private mount namespace for a tmpfs, dropping to an
+ * unprivileged user) run in a forked child, which reports through its exit status: 0 passed,
+ * 77 could not be set up here (the case says so and is skipped), anything else failed (the
+ * child says why on stderr).
+ */
+#define _GNU_SOURCE /* unshare(), CLONE_NEWNS, mount(), setgroups() for the privileged cases */
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "profile_store.h"
+#include "runtime.h"
+
+#define DEVICES "cpu:threads=1,sim:a"
+#define SKIP_STATUS 77
+
+/* ---- files and folders ------------------------------------------------------------------ */
+
+static char dir[64], mpath[256], tpath[256];
+
+static void make_dir(void) {
+    snprintf(dir, sizeof dir, "/tmp/apo-hostile-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(mpath, sizeof mpath, "%s/multigpu.json", dir);
+    snprintf(tpath, sizeof tpath, "%s/thresholds.json", dir);
+}
+
+static void remove_dir(void) {
+    if (dir[0] == '\0')
+        return;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+TestSuite(hostile, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+static void write_bytes(const char *path, const char *bytes, size_t len) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    cr_assert_eq(fwrite(bytes, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void write_text(const char *path, const char *text) {
+    write_bytes(path, text, strlen(text));
+}
+
+/* The whole file, or NULL when it cannot be read; *len its length. */
+static char *slurp(const char *path, size_t *len) {
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* A file's bytes, kept to check that nothing touched it. */
+typedef struct snapshot {
+    char path[300];
+    char *bytes;
+    size_t len;
+} snapshot;
+
+static snapshot take(const char *path) {
+    snapshot s;
+    snprintf(s.path, sizeof s.path, "%s", path);
+    s.bytes = slurp(path, &s.len);
+    return s;
+}
+
+/* 0 when `path` holds exactly the snapshot's bytes. */
+static int differs(const snapshot *s, const char *path) {
+    size_t len;
+    char *now = slurp(path, &len);
+    int d = now == NULL || s->bytes == NULL || len != s->len || memcmp(now, s->bytes, len) != 0;
+    free(now);
+    return d;
+}
+
+/* Names in a folder other than . and .., sorted, joined by spaces. */
+static int name_cmp(const void *a, const void *b) { return strcmp(a, b); }
+
+static void list_dir(const char *path, char *out, size_t size) {
+    char names[16][256];
+    size_t n = 0;
+    out[0] = '\0';
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 16)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof names[0], name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        strncat(out, names[i], size - strlen(out) - 1);
+        if (i + 1 < n)
+            strncat(out, " ", size - strlen(out) - 1);
+    }
+}
+
+/* A good pair of profiles for DEVICES: bollinger's models, and a threshold entry. */
+static const char *good_multigpu =
+    "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"bollinger\": {\"source\": "
+    "\"profile\", \"sample_size\": 100000, \"devices\": {\"cpu\": {\"latency_ms\": 0.01, "
+    "\"ms_per_melem\": 4.0, \"ratio\": 0.5, \"samples\": 5}, \"sim:a\": {\"latency_ms\": 0.01, "
+    "\"ms_per_melem\": 4.0, \"ratio\": 0.5, \"samples\": 5}}}}}\n";
+static const char *good_thresholds =
+    "{\"format\": \"apportion.thresholds/1\", \"entries\": {\"bollinger:{'nbdev_dn': 2, "
+    "'nbdev_up': 2, 'period': 20, 'size': 1000}\": {\"cpu_ms_avg\": 0.1, \"gpu_ms_avg\": 0.2, "
+    "\"samples\": 3}}}\n";
+
+/* ---- runtimes --------------------------------------------------------------------------- */
+
+/* A runtime on DEVICES with profiles on at `multigpu` and `thresholds`. The persist interval
+ * is a day, so nothing is written before apo_profile_save() or apo_runtime_destroy(). */
+static apo_status profiled_runtime(const char *multigpu, const char *thresholds, apo_runtime **rt) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = DEVICES;
+    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    config.profiles = APO_SWITCH_ON;
+    config.learn = APO_SWITCH_ON;
+    config.persist_interval_s = 86400;
+    config.multigpu_path = multigpu;
+    config.thresholds_path = thresholds;
+    *rt = NULL;
+    return apo_runtime_create(&config, rt);
+}
+
+/* How many of the runtime's warnings contain `text`. */
+static size_t warnings_naming(const apo_runtime *rt, const char *text) {
+    size_t n = 0, count = 0;
+    apo_runtime_warning_count(rt, &count);
+    for (size_t i = 0; i < count; i++) {
+        const char *w;
+        if (apo_runtime_warning(rt, i, &w) == APO_OK && strstr(w, text) != NULL)
+            n++;
+    }
+    return n;
+}
+
+/* Runs bollinger (tag "bollinger", so a loaded model applies) on `rt` and compares every
+ * output bit with a run on a runtime without profiles. Returns the number of differing
+ * elements, or -1 when the call failed. Usable in children: no assertions. */
+static long run_compared(apo_runtime *rt, apo_report *report) {
+    enum { ROWS = 3, COLS = 5000 };
+    static double x[ROWS * COLS], got[3][ROWS * COLS], want[3][ROWS * COLS];
+    for (size_t i = 0; i < ROWS * COLS; i++)
+        x[i] = 100.0 + sin((double)i * 0.01) + (double)(i % 7) * 0.125;
+    const double *in[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.rows = ROWS;
+    w.cols = COLS;
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.n_outputs = 3;
+    double *out[3] = {got[0], got[1], got[2]};
+    w.outputs = out;
+    if (apo_distribute_workload(rt, &w, report) != APO_OK)
+        return -1;
+
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = "cpu:threads=1";
+    config.profiles = APO_SWITCH_OFF;
+    apo_runtime *ref = NULL;
+    if (apo_runtime_create(&config, &ref) != APO_OK)
+        return -1;
+    double *ref_out[3] = {want[0], want[1], want[2]};
+    w.outputs = ref_out;
+    apo_status st = apo_distribute_workload(ref, &w, NULL);
+    apo_runtime_destroy(ref);
+    if (st != APO_OK)
+        return -1;
+    long diff = 0;
+    for (int o = 0; o < 3; o++)
+        for (size_t i = 0; i < ROWS * COLS; i++)
+            diff += memcmp(&got[o][i], &want[o][i], sizeof(double)) != 0;
+    return diff;
+}
+
+/* ---- in a child ------------------------------------------------------------------------- */
+
+/* A failed check in a child: says why and ends it. */
+static void child_fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "child: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    _exit(1);
+}
+
+#define CHILD_CHECK(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            child_fail(__VA_ARGS__);                                                               \
+    } while (0)
+
+/* Runs `body` in a forked child and returns its exit status (or 128 + signal). */
+static int in_child(void (*body)(void)) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        body();
+        _exit(0);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Where a write must fail and why (the errno text expected in the message). */
+static const char *expected_why;
+
+/* The runtime over profiles it can read but not write: it loads them, computes, keeps
+ * forced ratios and refinements in memory, and every write fails with APO_ERR_IO naming
+ * the file and the reason; the files keep every byte and no temporary file is left. */
+static void exercise_unwritable(void) {
+    snapshot m = take(mpath), t = take(tpath);
+    CHILD_CHECK(m.bytes != NULL && t.bytes != NULL, "cannot read the profiles back");
+    char before[512], after[512];
+    list_dir(dir, before, sizeof before);
+
+    apo_runtime *rt;
+    CHILD_CHECK(profiled_runtime(mpath, tpath, &rt) == APO_OK, "create: %s", apo_last_error());
+    apo_profile_files files = APO_PROFILE_FILES_INIT;
+    apo_profile_files_get(rt, &files);
+    CHILD_CHECK(files.multigpu_state == APO_PROFILE_LOADED &&
+                    files.thresholds_state == APO_PROFILE_LOADED,
+                "the readable profiles were not loaded: %s / %s", files.multigpu_message,
+                files.thresholds_message);
+    apo_report report = APO_REPORT_INIT;
+    long diff = run_compared(rt, &report);
+    CHILD_CHECK(diff == 0, "the call failed or differs (%ld): %s", diff, apo_last_error());
+    CHILD_CHECK(report.ratio_source == APO_RATIOS_PROFILE, "the loaded model was not used");
+
+    /* Forced ratios: not stored, but in force. */
+    static const char *const ids[2] = {"cpu", "sim:a"};
+    const double ratios[2] = {1, 3};
+    apo_status st = apo_set_ratios(rt, "bollinger", ids, ratios, 2);
+    CHILD_CHECK(st == APO_ERR_IO, "apo_set_ratios gave %s", apo_status_name(st));
+    CHILD_CHECK(
+        strstr(apo_last_error(), dir) != NULL && strstr(apo_last_error(), expected_why) != NULL,
+        "the message does not name the file and \"%s\": %s", expected_why, apo_last_error());
+    diff = run_compared(rt, &report);
+    CHILD_CHECK(
+        diff == 0 && report.ratio_source == APO_RATIOS_EXPLICIT && report.devices[1].share == 0.75,
+        "forced ratios not applied in memory (%ld, share %g)", diff, report.devices[1].share);
+
+    /* Profiling: applied in memory, not stored. */
+    apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
+    opt.tag = "returns_stats";
+    const uint64_t sizes[2] = {2000, 8000};
+    opt.sizes = sizes;
+    opt.n_sizes = 2;
+    opt.runs = 1;
+    apo_profile_result result = APO_PROFILE_RESULT_INIT;
+    st = apo_profile_auto_balance(rt, &opt, &result);
+    CHILD_CHECK(st == APO_ERR_IO && result.written == 0, "profiling gave %s", apo_status_name(st));
+    st = apo_profile_save(rt);
+    CHILD_CHECK(st == APO_ERR_IO || st == APO_OK, "save gave %s", apo_status_name(st));
+    apo_runtime_destroy(rt); /* tries once more, and says so only in the debug log */
+
+    CHILD_CHECK(!differs(&m, mpath) && !differs(&t, tpath), "a profile was changed");
+    list_dir(dir, after, sizeof after);
+    CHILD_CHECK(strcmp(before, after) == 0, "the folder changed: \"%s\" -> \"%s\"", before, after);
+    free(m.bytes);
+    free(t.bytes);
+}
+
+static void write_good_profiles(void) {
+    write_text(mpath, good_multigpu);
+    write_text(tpath, good_thresholds);
+    /* The lock files, as the first write leaves them. */
+    char lock[300];
+    snprintf(lock, sizeof lock, "%s.lock", mpath);
+    write_text(lock, "");
+    snprintf(lock, sizeof lock, "%s.lock", tpath);
+    write_text(lock, "");
+}
+
+/* As root, permissions do not stop a write: the child drops to the unprivileged user
+ * (65534, "nobody") first, so the folder's permissions apply to it as to anyone. */
+static void unwritable_by_permissions(void) {
+    if (geteuid() == 0) {
+        CHILD_CHECK(setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0,
+                    "cannot become uid 65534: %s", strerror(errno));
+    }
+    CHILD_CHECK(geteuid() != 0, "still root");
+    expected_why = "Permission denied";
+    exercise_unwritable();
+}
+
+Test(hostile, unwritable_profile_folder_even_as_root) {
+    write_good_profiles();
+    char path[300];
+    /* Readable by all, writable by none but the owner; the lock files writable by all, so
+     * that the write gets as far as its temporary file. */
+    cr_assert_eq(chmod(mpath, 0644), 0);
+    cr_assert_eq(chmod(tpath, 0644), 0);
+    snprintf(path, sizeof path, "%s.lock", mpath);
+    cr_assert_eq(chmod(path, 0666), 0);
+    snprintf(path, sizeof path, "%s.lock", tpath);
+    cr_assert_eq(chmod(path, 0666), 0);
+    cr_assert_eq(chmod(dir, geteuid() == 0 ? 0755 : 0555), 0);
+    int status = in_child(unwritable_by_permissions);
+    chmod(dir, 0700);
+    cr_assert_eq(status, 0, "the runtime did not cope with a folder it cannot write");
+}
+
+/* A private mount namespace with a tmpfs of `size` on the test folder: root only (the
+ * child exits with SKIP_STATUS where that is not allowed). It goes away with the child. */
+static void private_tmpfs(const char *size) {
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+        fprintf(stderr, "child: no private mount namespace here: %s\n", strerror(errno));
+        _exit(SKIP_STATUS);
+    }
+    char options[64];
+    snprintf(options, sizeof options, "size=%s,mode=0700", size);
+    if (mount("tmpfs", dir, "tmpfs", 0, options) != 0) {
+        fprintf(stderr, "child: cannot mount a tmpfs: %s\n", strerror(errno));
+        _exit(SKIP_STATUS);
+    }
+}
+
+static void read_only_file_system(void) {
+    private_tmpfs("1m");
+    write_good_profiles();
+    CHILD_CHECK(mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, NULL) == 0,
+                "cannot remount read-only: %s", strerror(errno));
+    expected_why = "Read-only file system";
+    exercise_unwritable();
+}
+
+Test(hostile, read_only_file_system) {
+    int status = in_child(read_only_file_system);
+    if (status == SKIP_STATUS)
+        cr_skip_test("a read-only tmpfs needs a private mount namespace (root); the "
+                     "permission case covers an unwritable folder");
+    cr_assert_eq(status, 0, "the runtime did not cope with a read-only file system");
+}
+
+/* A tmpfs of 256 KiB filled to the last byte: every write fails with ENOSPC. */
+static void full_disk(void) {
+    private_tmpfs("256k");
+    write_good_profiles();
+    char filler[300];
+    snprintf(filler, sizeof filler, "%s/filler", dir);
+    int fd = open(filler, O_WRONLY | O_CREAT, 0600);
+    CHILD_CHECK(fd >= 0, "filler: %s", strerror(errno));
+    static char block[4096];
+    size_t chunk = sizeof block;
+    while (chunk > 0) {
+        if (write(fd, block, chunk) < 0) {
+            CHILD_CHECK(errno == ENOSPC, "filling: %s", strerror(errno));
+            chunk /= 2; /* then fill the last partial page too */
+        }
+    }
+    close(fd);
+    expected_why = "No space left on device";
+    exercise_unwritable();
+}
+
+Test(hostile, full_disk) {
+    int status = in_child(full_disk);
+    if (status == SKIP_STATUS)
+        cr_skip_test("a full tmpfs needs a private mount namespace (root); the file size limit "
+                     "case covers a write that fails part-way");
+    cr_assert_eq(status, 0, "the runtime did not cope with a full disk");
+}
+
+/* RLIMIT_FSIZE of 64 bytes: a write stops part-way with EFBIG (SIGXFSZ ignored, as a
+ * program that wants the error does), which needs no privilege anywhere. */
+static void file_size_limit(void) {
+    CHILD_CHECK(signal(SIGXFSZ, SIG_IGN) != SIG_ERR, "signal");
+    struct rlimit limit = {64, 64};
+    CHILD_CHECK(setrlimit(RLIMIT_FSIZE, &limit) == 0, "setrlimit: %s", strerror(errno));
+    expected_why = "File too large";
+    exercise_unwritable();
+}
+
+Test(hostile, write_cut_short_by_a_file_size_limit) {
+    write_good_profiles();
+    cr_assert_eq(in_child(file_size_limit), 0, "the runtime did not cope with EFBIG");
+}
+
+/* ---- paths that are not files ----------------------------------------------------------- */
+
+/* A profile path that is a folder or a FIFO: reported once, ignored, never opened for
+ * writing, left as it was; the runtime computes. */
+static void expect_unreadable_path_ignored(const char *what) {
+    apo_runtime *rt;
+    cr_assert_eq(profiled_runtime(mpath, tpath, &rt), APO_OK, "%s", apo_last_error());
+    apo_profile_files files = APO_PROFILE_FILES_INIT;
+    apo_profile_files_get(rt, &files);
+    cr_assert_eq(files.multigpu_state, APO_PROFILE_IGNORED, "%s: %s", what,
+                 apo_profile_state_name(files.multigpu_state));
+    cr_assert(strstr(files.multigpu_message, mpath) != NULL, "%s", files.multigpu_message);
+    cr_assert_eq(warnings_naming(rt, mpath), 1, "%s: reported once", what);
+    cr_assert_eq(run_compared(rt, NULL), 0, "%s: the call failed or differs: %s", what,
+                 apo_last_error());
+    static const char *const ids[1] = {"cpu"};
+    const double one = 1;
+    cr_assert_eq(apo_set_ratios(rt, "t", ids, &one, 1), APO_ERR_IO);
+    cr_assert(strstr(apo_last_error(), mpath) != NULL, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+}
+
+Test(hostile, profile_path_that_is_a_folder) {
+    cr_assert_eq(mkdir(mpath, 0700), 0);
+    char inside[300];
+    snprintf(inside, sizeof inside, "%s/keep", mpath);
+    write_text(inside, "mine");
+    expect_unreadable_path_ignored("a folder");
+    struct stat st;
+    cr_assert_eq(stat(mpath, &st), 0);
+    cr_assert(S_ISDIR(st.st_mode));
+    char names[256];
+    list_dir(mpath, names, sizeof names);
+    cr_assert_str_eq(names, "keep");
+}
+
+Test(hostile, profile_path_that_is_a_fifo_does_not_block) {
+    cr_assert_eq(mkfifo(mpath, 0600), 0);
+    expect_unreadable_path_ignored("a FIFO");
+    struct stat st;
+    cr_assert_eq(lstat(mpath, &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode));
+}
+
+/* Policy: a profile path that is a symbolic link is followed. The file written is the
+ * link's target, atomically in the target's folder and under the target's lock, so the
+ * link stays a link and writers through the link and of the target serialise. */
+Test(hostile, profile_path_that_is_a_symlink_is_followed) {
+    char elsewhere[300], target[340], lock[360];
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", dir);
+    cr_assert_eq(mkdir(elsewhere, 0700), 0);
+    snprintf(target, sizeof target, "%s/real.json", elsewhere);
+    write_text(target, good_multigpu);
+    cr_assert_eq(symlink(target, mpath), 0);
+
+    apo_runtime *rt;
+    cr_assert_eq(profiled_runtime(mpath, tpath, &rt), APO_OK, "%s", apo_last_error());
+    apo_profile_files files = APO_PROFILE_FILES_INIT;
+    apo_profile_files_get(rt, &files);
+    cr_assert_eq(files.multigpu_state, APO_PROFILE_LOADED, "%s", files.multigpu_message);
+    static const char *const ids[2] = {"cpu", "sim:a"};
+    const double ratios[2] = {1, 1};
+    cr_assert_eq(apo_set_ratios(rt, "forced", ids, ratios, 2), APO_OK, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+
+    struct stat st;
+    cr_assert_eq(lstat(mpath, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced by a file");
+    apo__multigpu p;
+    char err[512];
+    cr_assert_eq(apo__multigpu_load(target, &p, NULL, err, sizeof err), APO_OK, "%s", err);
+    cr_assert_eq(p.n_workloads, 2, "the target holds the old entry and the new one");
+    cr_assert_not_null(apo__multigpu_find(&p, "forced"));
+    cr_assert_not_null(apo__multigpu_find(&p, "bollinger"));
+    apo__multigpu_free(&p);
+    snprintf(lock, sizeof lock, "%s.lock", target);
+    cr_assert_eq(stat(lock, &st), 0, "the lock is the target's");
+    char names[256];
+    list_dir(elsewhere, names, sizeof names);
+    cr_assert_str_eq(names, "real.json real.json.lock");
+
+    /* A dangling link is refused for writing (no file is created anywhere) and reads as a
+     * missing profile. */
+    cr_assert_eq(unlink(mpath), 0);
+    char gone[340];
+    snprintf(gone, sizeof gone, "%s/gone/nothing.json", dir);
+    cr_assert_eq(symlink(gone, mpath), 0);
+    cr_assert_eq(profiled_runtime(mpath, tpath, &rt), APO_OK, "%s", apo_last_error());
+    apo_profile_files_get(rt, &files);
+    cr_assert_eq(files.multigpu_state, APO_PROFILE_MISSING);
+    cr_assert_eq(apo_set_ratios(rt, "forced", ids, ratios, 2), APO_ERR_IO);
+    cr_assert(strstr(apo_last_error(), "symbolic link") != NULL, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+    cr_assert_eq(lstat(mpath, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode));
+    cr_assert_neq(stat(gone, &st), 0, "a file was created through the dangling link");
+}
+
+/* ---- hostile contents ------------------------------------------------------------------- */
+
+/* A profile the loader refuses: the runtime says so once, naming the file, ignores it and
+ * computes with equal shares; the file keeps its bytes until a write replaces it, and then
+ * lives on byte for byte as <file>.corrupt. */
+static void expect_refused_content(const char *what, const char *text, size_t len,
+                                   const char *says) {
+    write_bytes(mpath, text, len);
+    snapshot before = take(mpath);
+    apo_runtime *rt;
+    cr_assert_eq(profiled_runtime(mpath, tpath, &rt), APO_OK, "%s: %s", what, apo_last_error());
+    apo_profile_files files = APO_PROFILE_FILES_INIT;
+    apo_profile_files_get(rt, &files);
+    cr_assert_eq(files.multigpu_state, APO_PROFILE_IGNORED, "%s: %s", what,
+                 apo_profile_state_name(files.multigpu_state));
+    cr_assert(strstr(files.multigpu_message, says) != NULL, "%s: \"%s\" lacks \"%s\"", what,
+              files.multigpu_message, says);
+    cr_assert_eq(warnings_naming(rt, mpath), 1, "%s: reported once", what);
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(run_compared(rt, &report), 0, "%s: the call failed or differs: %s", what,
+                 apo_last_error());
+    cr_assert_eq(report.ratio_source, APO_RATIOS_EQUAL, "%s", what);
+    cr_assert_eq(differs(&before, mpath), 0, "%s: the file changed before any write", what);
+
+    static const char *const ids[1] = {"cpu"};
+    const double one = 1;
+    cr_assert_eq(apo_set_ratios(rt, "forced", ids, &one, 1), APO_OK, "%s: %s", what,
+                 apo_last_error());
+    apo_runtime_destroy(rt);
+    char aside[300];
+    snprintf(aside, sizeof aside, "%s.corrupt", mpath);
+    cr_assert_eq(differs(&before, aside), 0, "%s: the old file was not kept aside whole", what);
+    apo__multigpu p;
+    char err[512];
+    cr_assert_eq(apo__multigpu_load(mpath, &p, NULL, err, sizeof err), APO_OK, "%s: %s", what, err);
+    cr_assert_not_null(apo__multigpu_find(&p, "forced"));
+    apo__multigpu_free(&p);
+    free(before.bytes);
+    unlink(aside);
+}
+
+#define HEAD "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"bollinger\": "
+#define ENTRY(devices) HEAD "{\"devices\": {" devices "}}}}"
+
+Test(hostile, profiles_with_bad_numbers_are_ignored_never_fatal) {
+    static const struct {
+        const char *what, *text, *says;
+    } cases[] = {
+        {"a NaN literal", ENTRY("\"cpu\": {\"ratio\": NaN}"), "not valid JSON"},
+        {"an Infinity literal", ENTRY("\"cpu\": {\"ratio\": Infinity}"), "not valid JSON"},
+        {"a number beyond a double", ENTRY("\"cpu\": {\"latency_ms\": 1e999, \"ratio\": 1}"),
+         "not valid JSON"},
+        {"an integer beyond 64 bits",
+         ENTRY("\"cpu\": {\"ratio\": 1, \"samples\": 99999999999999999999}"), "not valid JSON"},
+        {"a negative ratio", ENTRY("\"cpu\": {\"ratio\": -0.5}, \"sim:a\": {\"ratio\": 1}"),
+         "expected a finite number >= 0, got -0.5"},
+        {"a negative latency",
+         ENTRY("\"cpu\": {\"ratio\": 1, \"latency_ms\": -1, \"ms_per_melem\": 1}"),
+         "latency_ms: expected a finite number >= 0, got -1"},
+        {"a negative cost",
+         ENTRY("\"cpu\": {\"ratio\": 1, \"latency_ms\": 0, \"ms_per_melem\": -3}"),
+         "ms_per_melem: expected a finite number >= 0, got -3"},
+        {"a negative count", ENTRY("\"cpu\": {\"ratio\": 1, \"samples\": -5}"),
+         "samples: expected an integer >= 0, got -5"},
+        {"ratios that sum to zero", ENTRY("\"cpu\": {\"ratio\": 0}, \"sim:a\": {\"ratio\": 0}"),
+         "the device ratios sum to 0"},
+        {"ratios that sum to infinity",
+         ENTRY("\"cpu\": {\"ratio\": 1e308}, \"sim:a\": {\"ratio\": 1e308}"),
+         "the device ratios sum to inf"},
+        {"a ratio that is a string", ENTRY("\"cpu\": {\"ratio\": \"1\"}"), "got \"1\""},
+        {"invalid UTF-8", ENTRY("\"cpu\xff\": {\"ratio\": 1}"), "not valid JSON"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused_content(cases[i].what, cases[i].text, strlen(cases[i].text), cases[i].says);
+    /* NUL bytes inside the text. */
+    static const char nul[] = "{\"format\": \"apportion.multigpu/1\"\0, \"workloads\": {}}";
+    expect_refused_content("a NUL byte", nul, sizeof nul - 1, "not valid JSON");
+}
+
+/* Deeper than jansson's limit of 2048 levels (within the size limit: 200 KB). */
+Test(hostile, deeply_nested_profile_is_refused) {
+    size_t depth = 100000;
+    char *text = malloc(2 * depth + 1);
+    cr_assert_not_null(text);
+    memset(text, '[', depth);
+    memset(text + depth, ']', depth);
+    text[2 * depth] = '\0';
+    expect_refused_content("100000 levels of arrays", text, 2 * depth, "depth");
+    /* Inside an otherwise good file. */
+    size_t head = strlen(HEAD "{\"x\": ");
+    char *nested = malloc(head + 2 * depth + 8);
+    cr_assert_not_null(nested);
+    memcpy(nested, HEAD "{\"x\": ", head);
+    memset(nested + head, '[', depth);
+    memset(nested + head + depth, ']', depth);
+    memcpy(nested + head + 2 * depth, "}}}", 4);
+    expect_refused_content("a deep unknown field", nested, strlen(nested), "depth");
+    free(nested);
+    free(text);
+}
+
+/* Within the size limit, but made of tiny values that would cost the parser some 40 bytes
+ * each: 1.2 million of them (2.4 MB) are refused by their count before parsing. */
+Test(hostile, profile_of_a_million_tiny_values_is_refused_before_parsing) {
+    size_t n = 1200000;
+    char *text = malloc(2 * n + 2);
+    cr_assert_not_null(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++) {
+        text[1 + 2 * i] = '0';
+        text[2 + 2 * i] = i + 1 < n ? ',' : ']';
+    }
+    text[2 * n + 1] = '\0';
+    expect_refused_content("1.2 million zeros", text, 2 * n + 1,
+                           "JSON values, more than the 1000000 a profile may hold; refused");
+    free(text);
+}
+
+/* 100 MB, refused by its size before a byte is read (the file is sparse, so the test is
+ * cheap); a writer keeps it aside by a hard link, the same bytes. */
+Test(hostile, huge_profile_is_refused_by_size) {
+    int fd = open(mpath, O_WRONLY | O_CREAT, 0600);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, 100 << 20), 0);
+    cr_assert_eq(pwrite(fd, "{", 1, 0), 1);
+    close(fd);
+    struct stat before;
+    cr_assert_eq(stat(mpath, &before), 0);
+
+    apo_runtime *rt;
+    cr_assert_eq(profiled_runtime(mpath, tpath, &rt), APO_OK, "%s", apo_last_error());
+    apo_profile_files files = APO_PROFILE_FILES_INIT;
+    apo_profile_files_get(rt, &files);
+    cr_assert_eq(files.multigpu_state, APO_PROFILE_IGNORED);
+    cr_assert(strstr(files.multigpu_message, "is 104857600 bytes, larger than the 16777216-byte "
+                                             "limit of a profile; refused") != NULL,
+              "%s", files.multigpu_message);
+    cr_assert_eq(warnings_naming(rt, mpath), 1);
+    cr_assert_eq(run_compared(rt, NULL), 0, "%s", apo_last_error());
+    static const char *const ids[1] = {"cpu"};
+    const double one = 1;
+    cr_assert_eq(apo_set_ratios(rt, "forced", ids, &one, 1), APO_OK, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+
+    char aside[300];
+    snprintf(aside, sizeof aside, "%s.corrupt", mpath);
+    struct stat kept;
+    cr_assert_eq(stat(aside, &kept), 0);
+    cr_assert(kept.st_ino == before.st_ino && kept.st_size == before.st_size,
+              "the huge file was not kept aside as it was");
+    cr_assert_eq(stat(mpath, &kept), 0);
+    cr_assert_lt(kept.st_size, 4096, "a small new file replaced it");
+}
+
+/* Numbers that are valid but extreme: a device whose latency or cost is 1e308, ratios
+ * that sum to far more than one. Loaded (they are valid), and the calls stay finite and
+ * exact: the extreme device gets no share. */
+Test(hostile, extreme_but_valid_numbers_are_used_safely) {
+    static const struct {
+        const char *what, *text;
+    } cases[] = {
+        {"a latency of 1e308 ms", ENTRY("\"cpu\": {\"latency_ms\": 0.01, \"ms_per_melem\": 4, "
+                                        "\"samples\": 3, \"ratio\": 0.5}, "
+                                        "\"sim:a\": {\"latency_ms\": 1e308, \"ms_per_melem\": 4, "
+                                        "\"samples\": 3, \"ratio\": 0.5}")},
+        {"a cost of 1e308 ms per Melem",
+         ENTRY("\"cpu\": {\"latency_ms\": 0.01, \"ms_per_melem\": 4, \"samples\": 3, \"ratio\": "
+               "0.5}, "
+               "\"sim:a\": {\"latency_ms\": 0.01, \"ms_per_melem\": 1e308, \"samples\": 3, "
+               "\"ratio\": 0.5}")},
+        {"both at 1e308", ENTRY("\"cpu\": {\"latency_ms\": 1e308, \"ms_per_melem\": 1e308, "
+                                "\"samples\": 3, \"ratio\": 0.5}, "
+                                "\"sim:a\": {\"latency_ms\": 1e308, \"ms_per_melem\": 1e308, "
+                                "\"samples\": 3, \"ratio\": 0.5}")},
+        {"forced ratios summing to 7e300",
+         HEAD "{\"source\": \"forced\", \"ratios\": {\"cpu\": 3e300, \"sim:a\": 4e300}}}}"},
+        {"a cost of 1e-300 ms per Melem (1/cost overflows)",
+         ENTRY("\"cpu\": {\"latency_ms\": 0.01, \"ms_per_melem\": 1e-300, \"samples\": 3, "
+               "\"ratio\": 0.5}, "
+               "\"sim:a\": {\"latency_ms\": 0.01, \"ms_per_melem\": 4, \"samples\": 3, \"ratio\": "
+               "0.5}")},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_text(mpath, cases[i].text);
+        apo_runtime *rt;
+        cr_assert_eq(profiled_runtime(mpath, tpath, &rt), APO_OK, "%s", apo_last_error());
+        apo_profile_files files = APO_PROFILE_FILES_INIT;
+        apo_profile_files_get(rt, &files);
+        cr_assert_eq(files.multigpu_state, APO_PROFILE_LOADED, "%s: %s", cases[i].what,
+                     files.multigpu_message);
+        apo_report report = APO_REPORT_INIT;
+        cr_assert_eq(run_compared(rt, &report), 0, "%s: %s", cases[i].what, apo_last_error());
+        double sum = 0;
+        for (size_t d = 0; d < report.n_devices; d++) {
+            cr_assert(isfinite(report.devices[d].share) && report.devices[d].share >= 0,
+                      "%s: share %g", cases[i].what, report.devices[d].share);
+            sum += report.devices[d].share;
+        }
+        cr_assert_float_eq(sum, 1.0, 1e-12, "%s: shares sum to %.17g", cases[i].what, sum);
+        if (i < 2)
+            cr_assert_eq(report.devices[1].share, 0.0, "%s: the extreme device got work",
+                         cases[i].what);
+        if (i == 3)
+            cr_assert_float_eq(report.devices[1].share, 4.0 / 7.0, 1e-12, "%s", cases[i].what);
+        /* Again, with the models this call refined. */
+        cr_assert_eq(run_compared(rt, &report), 0, "%s, second call: %s", cases[i].what,
+                     apo_last_error());
+        for (size_t d = 0; d < report.n_devices; d++)
+            cr_assert(isfinite(report.devices[d].share), "%s, second call", cases[i].what);
+        apo_runtime_destroy(rt);
+    }
+}
+
+/* ---- the environment -------------------------------------------------------------------- */
+
+/* Each variable, set to each bad value alone: the runtime is created, one warning names the
+ * variable and shows the value, and the documented fallback applies. */
+static apo_runtime *runtime_with_env(const char *name, const char *value) {
+    cr_assert_eq(setenv(name, value, 1), 0);
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = "cpu,sim:a";
+    config.profiles = APO_SWITCH_OFF;
+    apo_runtime *rt = NULL;
+    apo_status st = apo_runtime_create(&config, &rt);
+    cr_assert_eq(st, APO_OK, "%s=\"%s\": %s", name, value, apo_last_error());
+    cr_assert_eq(unsetenv(name), 0);
+    return rt;
+}
+
+static void expect_warned(const apo_runtime *rt, const char *name, const char *value,
+                          const char *shown) {
+    char text[256];
+    snprintf(text, sizeof text, "%s=\"%s\" ignored: expected", name, shown);
+    size_t count = 0;
+    apo_runtime_warning_count(rt, &count);
+    cr_assert_eq(warnings_naming(rt, text), 1, "%s=\"%s\": no warning \"%s\" (of %zu)", name, value,
+                 text, count);
+}
+
+Test(hostile, every_malformed_environment_variable_is_warned_and_ignored) {
+    static const struct {
+        const char *name, *value;
+    } cases[] = {
+        {"APPORTION_CPU_THREADS", "0"},
+        {"APPORTION_CPU_THREADS", "-4"},
+        {"APPORTION_CPU_THREADS", "1025"},
+        {"APPORTION_CPU_THREADS", "99999999999999999999999"},
+        {"APPORTION_CPU_THREADS", "4 threads"},
+        {"APPORTION_CPU_THREADS", " 4"},
+        {"APPORTION_CPU_THREADS", "0x10"},
+        {"APPORTION_CPU_THREADS", "2.5"},
+        {"APPORTION_USE_GPU", "maybe"},
+        {"APPORTION_USE_GPU", "2"},
+        {"APPORTION_SIM_CLOCK", "fast"},
+        {"APPORTION_GPU_MEMORY_MB", "3"},
+        {"APPORTION_GPU_MEMORY_MB", "1048577"},
+        {"APPORTION_GPU_MEMORY_MB", "lots"},
+        {"APPORTION_PROFILES", "perhaps"},
+        {"APPORTION_LEARN", "10"},
+        {"APPORTION_PERSIST_INTERVAL", "0"},
+        {"APPORTION_PERSIST_INTERVAL", "-5"},
+        {"APPORTION_PERSIST_INTERVAL", "86401"},
+        {"APPORTION_PERSIST_INTERVAL", "nan"},
+        {"APPORTION_PERSIST_INTERVAL", "inf"},
+        {"APPORTION_PERSIST_INTERVAL", "1e999"},
+        {"APPORTION_PERSIST_INTERVAL", "60s"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        apo_runtime *rt = runtime_with_env(cases[i].name, cases[i].value);
+        expect_warned(rt, cases[i].name, cases[i].value, cases[i].value);
+        /* The fallbacks (docs/env.md): the default of each setting. */
+        apo_device_info info = APO_DEVICE_INFO_INIT;
+        cr_assert_eq(apo_device_get(rt, 0, &info), APO_OK);
+        cr_assert_gt(info.threads, 0);
+        cr_assert_eq(rt->balance.persist_interval_s, 60.0, "%s", cases[i].name);
+        cr_assert_eq(rt->balance.learn, 1, "%s", cases[i].name);
+        cr_assert_eq(rt->devices[1].virtual_clock, 0, "%s: the sim clock", cases[i].name);
+        cr_assert_eq(run_compared(rt, NULL), 0, "%s: %s", cases[i].name, apo_last_error());
+        apo_runtime_destroy(rt);
+    }
+}
+
+Test(hostile, environment_values_are_shown_safely) {
+    /* Control characters cannot forge a line of a log or a terminal... */
+    apo_runtime *rt = runtime_with_env("APPORTION_USE_GPU", "no\n\x1b[2Jyes");
+    expect_warned(rt, "APPORTION_USE_GPU", "(escape)", "no??[2Jyes");
+    apo_runtime_destroy(rt);
+    /* ...and a 100 KB value is cut to 64 bytes in the message. */
+    size_t len = 100000;
+    char *big = malloc(len + 1);
+    cr_assert_not_null(big);
+    memset(big, '7', len);
+    big[len] = '\0';
+    rt = runtime_with_env("APPORTION_CPU_THREADS", big);
+    char shown[80];
+    memset(shown, '7', 64);
+    memcpy(shown + 64, "...", 4);
+    expect_warned(rt, "APPORTION_CPU_THREADS", "(100000 sevens)", shown);
+    apo_runtime_destroy(rt);
+    free(big);
+}
+
+/* The device list is the one variable that fails creation (docs/env.md): running on devices
+ * nobody asked for is worse than stopping. Hostile lists fail cleanly, naming the item. */
+Test(hostile, hostile_device_lists_fail_creation_cleanly) {
+    static const char *const lists[] = {"cpu,,sim:a",           "sim:",
+                                        "sim:a:rate=-1",        "sim:a:rate=nan",
+                                        "sim:a:latency=1e999s", "cuda:99999999999999999999",
+                                        "cpu\n,sim:a"};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        cr_assert_eq(setenv("APPORTION_DEVICES", lists[i], 1), 0);
+        apo_runtime *rt = (apo_runtime *)1;
+        apo_status st = apo_runtime_create(NULL, &rt);
+        cr_assert_eq(st, APO_ERR_BAD_DEVICE_SPEC, "\"%s\" gave %s", lists[i], apo_status_name(st));
+        cr_assert_null(rt);
+        cr_assert(strstr(apo_last_error(), "item") != NULL, "\"%s\": %s", lists[i],
+                  apo_last_error());
+    }
+    /* 10000 items: refused by count, not parsed for ever. */
+    size_t n = 10000;
+    char *many = malloc(n * 4 + 1);
+    cr_assert_not_null(many);
+    for (size_t i = 0; i < n; i++)
+        memcpy(many + 4 * i, ",cpu", 4);
+    many[4 * n] = '\0';
+    memmove(many, many + 1, 4 * n); /* drop the leading comma */
+    cr_assert_eq(setenv("APPORTION_DEVICES", many, 1), 0);
+    apo_runtime *rt = NULL;
+    cr_assert_eq(apo_runtime_create(NULL, &rt), APO_ERR_BAD_DEVICE_SPEC);
+    free(many);
+    unsetenv("APPORTION_DEVICES");
+}
+
+/* Profile locations that cannot be used: a folder variable that names a file, a path longer
+ * than the limit. Profiles go off or are ignored with a warning; the runtime computes. */
+Test(hostile, unusable_profile_locations_turn_profiles_off_with_a_warning) {
+    char file[300];
+    snprintf(file, sizeof file, "%s/plainfile", dir);
+    write_text(file, "x");
+    cr_assert_eq(setenv("APPORTION_PROFILE_DIR", file, 1), 0);
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = DEVICES;
+    config.profiles = APO_SWITCH_ON;
+    apo_runtime *rt = NULL;
+    cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(warnings_naming(rt, "Not a directory"), 2, "both files, each once");
+    cr_assert_eq(run_compared(rt, NULL), 0, "%s", apo_last_error());
+    cr_assert_eq(apo_profile_save(rt), APO_ERR_IO, "the refined model cannot be stored");
+    cr_assert(strstr(apo_last_error(), "not a folder") != NULL, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+    unsetenv("APPORTION_PROFILE_DIR");
+    cr_assert_eq(access(file, F_OK), 0);
+
+    size_t len = 5000;
+    char *deep = malloc(len + 1);
+    cr_assert_not_null(deep);
+    deep[0] = '/';
+    memset(deep + 1, 'd', len - 1);
+    deep[len] = '\0';
+    cr_assert_eq(setenv("APPORTION_MULTIGPU_PROFILE_PATH", deep, 1), 0);
+    cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(warnings_naming(rt, "longer than 4095 bytes"), 1);
+    apo_profile_files files = APO_PROFILE_FILES_INIT;
+    apo_profile_files_get(rt, &files);
+    cr_assert_eq(files.multigpu_state, APO_PROFILE_OFF);
+    cr_assert_eq(run_compared(rt, NULL), 0, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+    unsetenv("APPORTION_MULTIGPU_PROFILE_PATH");
+    free(deep);
+}
+
+/* ---- the logging variables -------------------------------------------------------------- */
+
+/* The logging variables are read once per process, so each case runs in a child of its own,
+ * with stderr sent to a file: it creates a runtime with a bad variable set (creation warns
+ * about APPORTION_CPU_THREADS, which gives the log something to say). */
+static const char *log_name, *log_value;
+static char stderr_path[300];
+
+static void log_with_bad_variable(void) {
+    int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHILD_CHECK(fd >= 0 && dup2(fd, 2) == 2, "stderr: %s", strerror(errno));
+    close(fd);
+    CHILD_CHECK(setenv(log_name, log_value, 1) == 0, "setenv");
+    CHILD_CHECK(setenv("APPORTION_CPU_THREADS", "many", 1) == 0, "setenv");
+    apo_runtime *rt;
+    CHILD_CHECK(apo_runtime_create(NULL, &rt) == APO_OK, "create: %s", apo_last_error());
+    CHILD_CHECK(run_compared(rt, NULL) == 0, "the call failed or differs");
+    apo_runtime_destroy(rt);
+}
+
+/* What the child wrote to stderr. */
+static char *child_stderr(const char *name, const char *value) {
+    snprintf(stderr_path, sizeof stderr_path, "%s/stderr", dir);
+    log_name = name;
+    log_value = value;
+    cr_assert_eq(in_child(log_with_bad_variable), 0, "%s=\"%s\"", name, value);
+    size_t len;
+    char *text = slurp(stderr_path, &len);
+    cr_assert_not_null(text);
+    text = realloc(text, len + 1);
+    text[len] = '\0';
+    return text;
+}
+
+Test(hostile, bad_logging_variables_are_noted_in_the_log) {
+    setenv("APPORTION_DEVICES", "cpu:threads=1", 1);
+    /* A level that is not one: logging at WARN, and the note names the value. */
+    char *text = child_stderr("APPORTION_DEBUG", "LOUD\x1b[0m");
+    cr_assert(strstr(text, "apportion WARN ENV APPORTION_DEBUG=\"LOUD?[0m\" is not one of NONE, "
+                           "WARN, INFO, TRACE; using WARN") != NULL,
+              "%s", text);
+    cr_assert(strstr(text, "APPORTION_CPU_THREADS=\"many\" ignored") != NULL, "%s", text);
+    free(text);
+
+    /* Unknown subsystems are skipped and noted; none known means ALL. */
+    setenv("APPORTION_DEBUG", "WARN", 1);
+    text = child_stderr("APPORTION_DEBUG_SUBSYS", "NOISE,BOGUS");
+    cr_assert(strstr(text, "APPORTION_DEBUG_SUBSYS=\"NOISE,BOGUS\" has an unknown subsystem") !=
+                  NULL,
+              "%s", text);
+    cr_assert(strstr(text, "APPORTION_CPU_THREADS=\"many\" ignored") != NULL, "%s", text);
+    free(text);
+
+    /* A log file that cannot be opened (a folder): the log goes to stderr, saying so. */
+    text = child_stderr("APPORTION_DEBUG_FILE", dir);
+    char expect[300];
+    snprintf(expect, sizeof expect,
+             "apportion: cannot open APPORTION_DEBUG_FILE %s; logging to "
+             "stderr",
+             dir);
+    cr_assert(strstr(text, expect) != NULL, "%s", text);
+    cr_assert(strstr(text, "APPORTION_CPU_THREADS=\"many\" ignored") != NULL, "%s", text);
+    free(text);
+    unsetenv("APPORTION_DEBUG");
+    unsetenv("APPORTION_DEVICES");
+}
