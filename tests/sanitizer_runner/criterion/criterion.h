@@ -183,6 +183,13 @@ void crl_show_pointer(char *buf, size_t size, const void *v);
 #define cr_assert_str_eq(...) CRL_STR_(crl_abort, ==, __VA_ARGS__, "")
 #define cr_assert_str_neq(...) CRL_STR_(crl_abort, !=, __VA_ARGS__, "")
 #define cr_assert_float_eq(...) CRL_FLOAT_(crl_abort, __VA_ARGS__, "")
+#define cr_assert_arr_eq(...) CRL_ARR_(crl_abort, ==, __VA_ARGS__, "")
+
+#define CRL_ARR_(fail, op, a, b, size, ...)                                                        \
+    do {                                                                                           \
+        if (!(memcmp((a), (b), (size)) op 0))                                                      \
+            fail(__FILE__, __LINE__, #a " " #op " " #b " as " #size " bytes", __VA_ARGS__);        \
+    } while (0)
 
 #define cr_skip_test(...) crl_skip("" __VA_ARGS__)
 #define cr_log_info(...) crl_log("" __VA_ARGS__)
