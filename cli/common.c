@@ -1,8 +1,7 @@
 /*
- * apportion: the command-line tool. `apportion <command> [options]`; see docs/cli.md.
- *
- * This file dispatches to the commands and holds the pieces they share: messages, option
- * parsing and the mapping of library statuses to exit statuses.
+ * The pieces that the commands of the `apportion` tool share: messages, option matching,
+ * strict number and duration parsing, the mapping of library statuses to exit statuses and
+ * runtime creation. main.c dispatches to the commands; see docs/cli.md.
  */
 #include "cli.h"
 
@@ -13,27 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char top_help[] =
-    "Usage: apportion <command> [options]\n"
-    "\n"
-    "Split array computations across the devices of this machine in proportion to their\n"
-    "speed, with results that do not depend on the split.\n"
-    "\n"
-    "Commands:\n"
-    "  devices    list the devices found, with their health\n"
-    "  run        distribute one workload and print the report\n"
-    "  profile    measure every device on the sample workloads and write the profiles\n"
-    "  show       show the stored profiles: ratios, models, age, staleness\n"
-    "  set-ratios force the shares of a workload\n"
-    "  selftest   check every usable device against the CPU reference\n"
-    "\n"
-    "Options:\n"
-    "  -h, --help     show this help (also 'apportion <command> --help')\n"
-    "  --version      show the version of the tool and of libapportion\n"
-    "\n"
-    "Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
-    "Environment: APPORTION_DEVICES, APPORTION_USE_GPU, APPORTION_SIM_CLOCK, ... (docs/env.md)\n";
 
 static void verror(const char *fmt, va_list ap) {
     fputs("apportion: ", stderr);
@@ -224,33 +202,4 @@ void cli_format_age(double seconds, char *out, size_t size) {
         format_figure(seconds / 3600.0, "h", out, size);
     else
         format_figure(seconds / 86400.0, "d", out, size);
-}
-
-int main(int argc, char **argv) {
-    if (argc < 2)
-        return cli_usage_error(NULL, "missing command");
-    const char *cmd = argv[1];
-    if (cli_flag(cmd, "--help") || cli_flag(cmd, "-h")) {
-        fputs(top_help, stdout);
-        return CLI_EXIT_OK;
-    }
-    if (cli_flag(cmd, "--version")) {
-        printf("apportion %s (libapportion %s)\n", APO_VERSION_STRING, apo_version());
-        return CLI_EXIT_OK;
-    }
-    if (strcmp(cmd, "devices") == 0)
-        return cli_cmd_devices(argc - 1, argv + 1);
-    if (strcmp(cmd, "run") == 0)
-        return cli_cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "profile") == 0)
-        return cli_cmd_profile(argc - 1, argv + 1);
-    if (strcmp(cmd, "show") == 0)
-        return cli_cmd_show(argc - 1, argv + 1);
-    if (strcmp(cmd, "set-ratios") == 0)
-        return cli_cmd_set_ratios(argc - 1, argv + 1);
-    if (strcmp(cmd, "selftest") == 0)
-        return cli_cmd_selftest(argc - 1, argv + 1);
-    if (cmd[0] == '-')
-        return cli_usage_error(NULL, "unknown option '%s'", cmd);
-    return cli_usage_error(NULL, "unknown command '%s'", cmd);
 }
