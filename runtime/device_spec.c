@@ -22,14 +22,35 @@ typedef struct parse_ctx {
 
 static apo_status reject(parse_ctx *ctx, const char *fmt, ...) APO_PRINTF_LIKE(2, 3);
 
+/* Copies `text` with its control bytes written as \xNN: the message echoes the item, and goes
+ * to a terminal or a log, where a raw escape or line break from the variable could act on it
+ * or hide what was wrong ("sim\x06" would show as a valid "sim"). */
+static void copy_shown(char *out, size_t size, const char *text) {
+    if (out == NULL || size == 0)
+        return;
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+        int control = *c < 0x20 || *c == 0x7f;
+        if (o + (control ? 4 : 1) >= size)
+            break;
+        if (control)
+            o += (size_t)snprintf(out + o, size - o, "\\x%02x", *c);
+        else
+            out[o++] = (char)*c;
+    }
+    out[o] = '\0';
+}
+
 static apo_status reject(parse_ctx *ctx, const char *fmt, ...) {
     char reason[192];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    snprintf(ctx->err, ctx->err_size, "device list item %zu \"%s\": %s", ctx->item_no, ctx->item,
+    char message[APO_DEVICE_ITEM_MAX + sizeof reason + 64];
+    snprintf(message, sizeof message, "device list item %zu \"%s\": %s", ctx->item_no, ctx->item,
              reason);
+    copy_shown(ctx->err, ctx->err_size, message);
     return APO_ERR_BAD_DEVICE_SPEC;
 }
 

@@ -88,6 +88,27 @@ Test(devices, device_list_errors_name_the_item_and_reason) {
     parse_bad("auto:1", "auto takes no options");
 }
 
+/* Found by tests/fuzz/fuzz_device_list (corpus/fuzz_device_list/regress_control_byte): the
+ * message echoed the item's raw bytes, so "sim\x06" showed as a kind that looks valid, and an
+ * escape sequence in the variable would have reached the terminal. */
+Test(devices, device_list_errors_show_control_bytes_escaped) {
+    parse_bad("cuda:GPU-9A1C,sim\x06", "item 2 \"sim\\x06\": unknown device kind \"sim\\x06\"");
+    parse_bad("sim:a\x1b[2J", "item 1 \"sim:a\\x1b[2J\": sim name \"a\\x1b[2J\" must be");
+    parse_bad("cpu:threads=4\n", "threads must be an integer from 1 to 1024, got \"4\\x0a\"");
+    parse_bad("sim:a:rate=1\x7f", "got \"1\\x7f\"");
+    apo__device_spec specs[APO_MAX_DEVICES];
+    size_t n;
+    char err[256];
+    apo__parse_device_list("sim:\t\r\n", specs, APO_MAX_DEVICES, &n, err, sizeof err);
+    for (const char *c = err; *c != '\0'; c++)
+        cr_assert((unsigned char)*c >= 0x20 && *c != 0x7f, "control byte in \"%s\"", err);
+    /* A message cut to a small buffer stays terminated and never splits an escape. */
+    char small[26];
+    apo__parse_device_list("\x01\x01\x01\x01\x01\x01\x01", specs, APO_MAX_DEVICES, &n, small,
+                           sizeof small);
+    cr_assert_str_eq(small, "device list item 1 \"\\x01");
+}
+
 Test(devices, cpu_and_sim_devices_are_described) {
     apo_runtime *rt = test_runtime("cpu:threads=2,sim:slow:rate=1k:latency=1ms:fail_after=9");
     size_t n;
