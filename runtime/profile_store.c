@@ -473,9 +473,22 @@ static json_t *parse_json(const char *name, const char *text, size_t len, char *
     json_error_t jerr;
     /* Duplicate keys are refused: which of two ratios for one device would be meant? */
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (root == NULL)
+    if (root == NULL) {
+        /* jansson quotes the bytes near the error as they are; control bytes are shown as
+         * \xNN, so that the message stays one line and a hostile file cannot put escape
+         * sequences on a terminal. */
+        char why[4 * sizeof jerr.text];
+        size_t o = 0;
+        for (const unsigned char *c = (const unsigned char *)jerr.text; *c != '\0'; c++) {
+            if (*c < 0x20 || *c == 0x7f)
+                o += (size_t)snprintf(why + o, sizeof why - o, "\\x%02x", *c);
+            else
+                why[o++] = (char)*c;
+        }
+        why[o] = '\0';
         errf(err, err_size, "%s: not valid JSON (line %d, column %d): %s", name, jerr.line,
-             jerr.column, jerr.text);
+             jerr.column, why);
+    }
     return root;
 }
 

@@ -612,6 +612,31 @@ Test(profile_store, parse_from_memory_matches_file_load, .timeout = 20) {
     cr_assert(strstr(err, "NULL argument") != NULL, "%s", err);
 }
 
+/* Found by tests/fuzz/fuzz_thresholds and fuzz_multigpu (corpus regress_control_byte): jansson
+ * quotes the bytes near a syntax error raw, so a control byte of the file (here BEL, or an
+ * escape sequence) reached the message that goes to the terminal or the log. */
+Test(profile_store, syntax_error_message_shows_control_bytes_escaped, .timeout = 10) {
+    static const char bel[] = "{\a  \"updatedes\": []\n}\n";
+    static const char esc[] = "{\"format\": \"apportion.multigpu/1\",\x1b[2J\"workloads\": {}}";
+    char err[512];
+    apo__thresholds t;
+    cr_assert_eq(apo__thresholds_parse("t.json", bel, strlen(bel), &t, err, sizeof err),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err, "t.json: not valid JSON (line 1, column 2): ") == err, "%s", err);
+    cr_assert(strstr(err, "\\x07") != NULL, "%s", err);
+    /* The file loader gives the same message. */
+    char dir[64], path[256];
+    make_tmp(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    write_text(path, esc);
+    apo__multigpu p;
+    cr_assert_eq(apo__multigpu_load(path, &p, NULL, err, sizeof err), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err, "\\x1b") != NULL, "%s", err);
+    for (const char *c = err; *c != '\0'; c++)
+        cr_assert((unsigned char)*c >= 0x20 && *c != 0x7f, "control byte in \"%s\"", err);
+    rm_tree(dir);
+}
+
 /* ---- reading thresholds.json ------------------------------------------------------------ */
 
 #define KEY_B10K "bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': 10000}"
