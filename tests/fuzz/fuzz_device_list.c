@@ -4,8 +4,9 @@
  * C string, up to its first NUL, as the environment would give it.
  *
  * Checked beyond "no crash, no leak":
- * - a refusal is APO_ERR_BAD_DEVICE_SPEC with a message that names the item and holds no
- *   control byte (it goes to a terminal or a log, whatever the variable held);
+ * - a refusal is APO_ERR_BAD_DEVICE_SPEC with a message that names the item, holds no
+ *   control byte (it goes to a terminal or a log, whatever the variable held) and fits,
+ *   reason included, in the runtime's 256 bytes however long the item;
  * - a list that parses has one spec per comma-separated item (1 to max), each within its
  *   documented bounds (ordinal 0-1023, a lower-case hex UUID prefix, 1 to
  *   APO_CPU_THREADS_MAX threads, a sim name of 1 to 47 letters, digits, '_', '-' or '.', a
@@ -23,6 +24,8 @@
 #include "fuzz_check.h"
 
 #define SMALL_MAX 2
+/* What the runtime keeps of a message (runtime.c, open_devices). */
+#define MESSAGE_SIZE 256
 
 static void check_spec(const apo__device_spec *s, size_t i) {
     switch (s->kind) {
@@ -86,11 +89,13 @@ static int duplicate(const apo__device_spec *a, const apo__device_spec *b) {
     return 0;
 }
 
-/* The count after a refusal is unspecified (device_spec.h; the runtime ignores it). */
+/* The count after a refusal is unspecified (device_spec.h; the runtime ignores it). The
+ * message must name the item and, in the runtime's 256 bytes, still give the reason. */
 static void check_refusal(const char *text, const char *err) {
     FUZZ_CHECK(strncmp(err, "device list item ", 17) == 0 ||
                    (text[0] == '\0' && strncmp(err, "the device list is empty", 24) == 0),
                "message does not name the item: \"%s\"", err);
+    FUZZ_CHECK(strlen(err) + 1 < MESSAGE_SIZE, "message cut: \"%s\"", err);
     FUZZ_CHECK(fuzz_printable(err), "message holds a control byte: \"%s\"", err);
 }
 
@@ -98,13 +103,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_string(data, size);
     apo__device_spec specs[APO_MAX_DEVICES];
     size_t count = 99;
-    char err[512] = "";
+    char err[MESSAGE_SIZE] = "";
     apo_status st = apo__parse_device_list(text, specs, APO_MAX_DEVICES, &count, err, sizeof err);
     FUZZ_CHECK(fuzz_terminated(err, sizeof err), "message not terminated");
 
     apo__device_spec small[SMALL_MAX];
     size_t small_count = 99;
-    char small_err[512] = "";
+    char small_err[MESSAGE_SIZE] = "";
     apo_status small_st =
         apo__parse_device_list(text, small, SMALL_MAX, &small_count, small_err, sizeof small_err);
 
