@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "json_report.h"
+#include "options.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -16,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PROFILE_MAX_KERNELS 16
-#define PROFILE_MAX_SIZES 32
-#define PROFILE_MAX_RUNS 10000
 /* A stored updated_at at most this far in the future is taken as "just now" (timestamps
  * have whole seconds); further ahead, the clock that wrote it was wrong and its age is not
  * trusted. */
@@ -50,27 +48,18 @@ static const char profile_help[] =
     "Exit status: 0 success (also when everything was skipped), 1 runtime failure (a device\n"
     "failed, a profile file could not be written), 2 usage error.\n";
 
-typedef struct profile_options {
-    const char *kernels_text;
-    char *kernels[PROFILE_MAX_KERNELS];
-    size_t n_kernels;
-    uint64_t sizes[PROFILE_MAX_SIZES];
-    size_t n_sizes;
-    uint64_t sample_size;
-    unsigned runs;
-    uint64_t seed;
-    const char *older_text;
-    double older_s;
-    const char *devices;
-    int json;
-} profile_options;
+void cli_profile_options_init(cli_profile_options *o) {
+    memset(o, 0, sizeof *o);
+    o->runs = 5;
+    o->seed = 1;
+}
 
-static void free_options(profile_options *o) {
+void cli_profile_options_free(cli_profile_options *o) {
     for (size_t i = 0; i < o->n_kernels; i++)
         free(o->kernels[i]);
 }
 
-static int parse_kernels(profile_options *o, const char *text) {
+static int parse_kernels(cli_profile_options *o, const char *text) {
     const char *p = text;
     for (;;) {
         const char *comma = strchr(p, ',');
@@ -83,8 +72,9 @@ static int parse_kernels(profile_options *o, const char *text) {
         for (size_t i = 0; i < o->n_kernels; i++)
             if (strlen(o->kernels[i]) == len && strncmp(o->kernels[i], p, len) == 0)
                 return cli_usage_error("profile", "--kernels: %.*s is given twice", (int)len, p);
-        if (o->n_kernels == PROFILE_MAX_KERNELS)
-            return cli_usage_error("profile", "--kernels: at most %d kernels", PROFILE_MAX_KERNELS);
+        if (o->n_kernels == CLI_PROFILE_MAX_KERNELS)
+            return cli_usage_error("profile", "--kernels: at most %d kernels",
+                                   CLI_PROFILE_MAX_KERNELS);
         char *name = malloc(len + 1);
         if (name == NULL) {
             cli_error("out of memory");
@@ -99,7 +89,7 @@ static int parse_kernels(profile_options *o, const char *text) {
     }
 }
 
-static int parse_sizes(profile_options *o, const char *text) {
+static int parse_sizes(cli_profile_options *o, const char *text) {
     o->n_sizes = 0;
     const char *p = text;
     for (;;) {
@@ -116,8 +106,8 @@ static int parse_sizes(profile_options *o, const char *text) {
         if (len >= sizeof item || cli_parse_u64(item, &v) != 0 || v == 0)
             return cli_usage_error("profile", "--sizes: '%.*s' is not a positive integer", (int)len,
                                    p);
-        if (o->n_sizes == PROFILE_MAX_SIZES)
-            return cli_usage_error("profile", "--sizes: at most %d sizes", PROFILE_MAX_SIZES);
+        if (o->n_sizes == CLI_PROFILE_MAX_SIZES)
+            return cli_usage_error("profile", "--sizes: at most %d sizes", CLI_PROFILE_MAX_SIZES);
         o->sizes[o->n_sizes++] = v;
         if (comma == NULL)
             break;
@@ -138,7 +128,7 @@ static int parse_sizes(profile_options *o, const char *text) {
     return CLI_EXIT_OK;
 }
 
-static int parse_options(int argc, char **argv, profile_options *o, int *help) {
+int cli_profile_parse_options(int argc, char **argv, cli_profile_options *o, int *help) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -170,9 +160,9 @@ static int parse_options(int argc, char **argv, profile_options *o, int *help) {
                                        v);
         } else if (VALUE("--runs")) {
             uint64_t runs = 0;
-            if (r > 0 && (cli_parse_u64(v, &runs) != 0 || runs == 0 || runs > PROFILE_MAX_RUNS))
+            if (r > 0 && (cli_parse_u64(v, &runs) != 0 || runs == 0 || runs > CLI_PROFILE_MAX_RUNS))
                 return cli_usage_error("profile", "--runs '%s': expected an integer from 1 to %d",
-                                       v, PROFILE_MAX_RUNS);
+                                       v, CLI_PROFILE_MAX_RUNS);
             o->runs = (unsigned)runs;
         } else if (VALUE("--seed")) {
             if (r > 0 && cli_parse_u64(v, &o->seed) != 0)
@@ -294,7 +284,7 @@ static json_t *result_json(const apo_profile_result *res) {
     return o;
 }
 
-static void print_sizes(const profile_options *o, const apo_profile_result *res) {
+static void print_sizes(const cli_profile_options *o, const apo_profile_result *res) {
     printf("sizes       ");
     if (o->n_sizes > 0) {
         for (size_t i = 0; i < o->n_sizes; i++)
@@ -307,7 +297,8 @@ static void print_sizes(const profile_options *o, const apo_profile_result *res)
     printf(" samples; %u runs each after a warm-up\n", res->runs);
 }
 
-static void result_print(const profile_options *o, const apo_profile_result *res, int simulated) {
+static void result_print(const cli_profile_options *o, const apo_profile_result *res,
+                         int simulated) {
     printf("profile     %s\n", res->tag);
     print_sizes(o, res);
     if (isfinite(res->predicted_ms))
@@ -342,7 +333,7 @@ typedef struct profile_run {
     json_t *skipped;
     size_t n_results; /* kernels measured */
     size_t n_written; /* of which both files were written */
-    skipped_kernel skips[PROFILE_MAX_KERNELS];
+    skipped_kernel skips[CLI_PROFILE_MAX_KERNELS];
     size_t n_skips;
 } profile_run;
 
@@ -370,7 +361,7 @@ static void report_files(const profile_run *s, json_t *j) {
     printf("%-11s %s\n", "", files.thresholds_path);
 }
 
-static int profile_all(const profile_options *o, profile_run *s) {
+static int profile_all(const cli_profile_options *o, profile_run *s) {
     int rc = cli_runtime_create(o->devices, &s->rt);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -451,16 +442,14 @@ static int profile_all(const profile_options *o, profile_run *s) {
 }
 
 int cli_cmd_profile(int argc, char **argv) {
-    profile_options o;
-    memset(&o, 0, sizeof o);
-    o.runs = 5;
-    o.seed = 1;
+    cli_profile_options o;
+    cli_profile_options_init(&o);
     int help = 0;
-    int rc = parse_options(argc, argv, &o, &help);
+    int rc = cli_profile_parse_options(argc, argv, &o, &help);
     if (rc != CLI_EXIT_OK || help) {
         if (help)
             fputs(profile_help, stdout);
-        free_options(&o);
+        cli_profile_options_free(&o);
         return rc;
     }
 
@@ -494,6 +483,6 @@ int cli_cmd_profile(int argc, char **argv) {
     json_decref(s.profiles);
     json_decref(s.skipped);
     apo_runtime_destroy(s.rt);
-    free_options(&o);
+    cli_profile_options_free(&o);
     return rc;
 }

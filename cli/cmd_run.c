@@ -8,13 +8,13 @@
 #include "cli.h"
 #include "input.h"
 #include "json_report.h"
+#include "options.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RUN_MAX_PARAMS 64
 #define DEFAULT_ROWS 1
 #define DEFAULT_COLS 100000
 
@@ -54,33 +54,20 @@ static const char run_help[] =
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage error.\n";
 
-typedef struct run_options {
-    const char *kernel;
-    size_t rows, cols;
-    int rows_set, cols_set;
-    const char *input;
-    const char *column;
-    cli_format input_format;
-    int input_format_set;
-    const char *output;
-    cli_format format;
-    int format_set;
-    uint64_t seed;
-    const char *ratios;
-    apo_split split;
-    const char *devices;
-    int json;
-    apo_param params[RUN_MAX_PARAMS];
-    char *param_names[RUN_MAX_PARAMS];
-    size_t n_params;
-} run_options;
+void cli_run_options_init(cli_run_options *o) {
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->split = APO_SPLIT_AUTO;
+    o->format = CLI_FORMAT_F64;
+    o->input_format = CLI_FORMAT_AUTO;
+}
 
-static void free_options(run_options *o) {
+void cli_run_options_free(cli_run_options *o) {
     for (size_t i = 0; i < o->n_params; i++)
         free(o->param_names[i]);
 }
 
-static int add_param(run_options *o, const char *text) {
+static int add_param(cli_run_options *o, const char *text) {
     const char *eq = strchr(text, '=');
     if (eq == NULL || eq == text)
         return cli_usage_error("run", "--param '%s': expected NAME=VALUE", text);
@@ -91,8 +78,8 @@ static int add_param(run_options *o, const char *text) {
     for (size_t i = 0; i < o->n_params; i++)
         if (strlen(o->param_names[i]) == n && strncmp(o->param_names[i], text, n) == 0)
             return cli_usage_error("run", "--param %.*s is given twice", (int)n, text);
-    if (o->n_params == RUN_MAX_PARAMS)
-        return cli_usage_error("run", "too many --param options (at most %d)", RUN_MAX_PARAMS);
+    if (o->n_params == CLI_RUN_MAX_PARAMS)
+        return cli_usage_error("run", "too many --param options (at most %d)", CLI_RUN_MAX_PARAMS);
     char *name = malloc(n + 1);
     if (name == NULL) {
         cli_error("out of memory");
@@ -107,7 +94,7 @@ static int add_param(run_options *o, const char *text) {
     return CLI_EXIT_OK;
 }
 
-static int parse_options(int argc, char **argv, run_options *o, int *help) {
+int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -293,7 +280,7 @@ static int safe_file_name(const char *name) {
     return 1;
 }
 
-static int load_input(const run_options *o, double **data, size_t *rows, size_t *cols) {
+static int load_input(const cli_run_options *o, double **data, size_t *rows, size_t *cols) {
     char err[1024];
     if (o->input == NULL) {
         *rows = o->rows_set ? o->rows : DEFAULT_ROWS;
@@ -336,7 +323,7 @@ static void free_state(run_state *s) {
     apo_runtime_destroy(s->rt);
 }
 
-static int run(const run_options *o, run_state *s) {
+static int run(const cli_run_options *o, run_state *s) {
     size_t rows = 0, cols = 0;
     int rc = load_input(o, &s->input, &rows, &cols);
     if (rc != CLI_EXIT_OK)
@@ -459,14 +446,10 @@ static int run(const run_options *o, run_state *s) {
 }
 
 int cli_cmd_run(int argc, char **argv) {
-    run_options o;
-    memset(&o, 0, sizeof o);
-    o.seed = 1;
-    o.split = APO_SPLIT_AUTO;
-    o.format = CLI_FORMAT_F64;
-    o.input_format = CLI_FORMAT_AUTO;
+    cli_run_options o;
+    cli_run_options_init(&o);
     int help = 0;
-    int rc = parse_options(argc, argv, &o, &help);
+    int rc = cli_run_parse_options(argc, argv, &o, &help);
     if (rc == CLI_EXIT_OK && help) {
         fputs(run_help, stdout);
     } else if (rc == CLI_EXIT_OK) {
@@ -479,6 +462,6 @@ int cli_cmd_run(int argc, char **argv) {
             cli_print_runtime_warnings(s.rt);
         free_state(&s);
     }
-    free_options(&o);
+    cli_run_options_free(&o);
     return rc;
 }

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "input.h"
 #include "json_report.h"
+#include "options.h"
 
 #include <apportion_cuda.h>
 #include <jansson.h>
@@ -32,12 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ST_MAX_SHAPES 32
+#define ST_MAX_SHAPES CLI_SELFTEST_MAX_SHAPES
 #define ST_BOOT_REPLICATES 32
 #define ST_ALLOC_BYTES ((size_t)64 << 20)
-#define ST_DEFAULT_GPU_MB 8
-#define ST_MIN_GPU_MB ((size_t)4) /* the runtime's bounds of gpu_memory_mb (docs/cuda.md) */
-#define ST_MAX_GPU_MB ((size_t)1 << 20)
+#define ST_MIN_GPU_MB CLI_SELFTEST_MIN_GPU_MB
+#define ST_MAX_GPU_MB CLI_SELFTEST_MAX_GPU_MB
 
 static const char selftest_help[] =
     "Usage: apportion selftest [--sizes LIST] [--seed S] [--gpu-memory-mb N]\n"
@@ -71,18 +71,9 @@ static const char default_sizes[] = "1,4095,4097,100003,1000003,3x50001";
 
 /* ---- options ---------------------------------------------------------------------------- */
 
-typedef struct st_shape {
-    size_t rows, cols;
-} st_shape;
-
-typedef struct st_options {
-    int json;
-    const char *devices;
-    uint64_t seed;
-    size_t gpu_mb;
-    st_shape shapes[ST_MAX_SHAPES];
-    size_t n_shapes;
-} st_options;
+/* The option names of cli/options.h, shortened as the rest of this file uses them. */
+typedef cli_shape st_shape;
+typedef cli_selftest_options st_options;
 
 /* One item of --sizes: "N" or "RxC", positive integers whose product fits. */
 static int parse_shape(const char *item, st_shape *out) {
@@ -132,8 +123,13 @@ static int parse_sizes(const char *text, st_options *o) {
     return CLI_EXIT_OK;
 }
 
-/* Returns -1 to go on, or the exit status (help printed, or a usage error). */
-static int parse_options(int argc, char **argv, st_options *o) {
+void cli_selftest_options_init(st_options *o) {
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->gpu_mb = CLI_SELFTEST_DEFAULT_GPU_MB;
+}
+
+int cli_selftest_parse_options(int argc, char **argv, st_options *o) {
     const char *sizes = default_sizes;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -1295,9 +1291,8 @@ int cli_cmd_selftest(int argc, char **argv) {
         cli_error("out of memory");
         return CLI_EXIT_FAILURE;
     }
-    c->opt.seed = 1;
-    c->opt.gpu_mb = ST_DEFAULT_GPU_MB;
-    int rc = parse_options(argc, argv, &c->opt);
+    cli_selftest_options_init(&c->opt);
+    int rc = cli_selftest_parse_options(argc, argv, &c->opt);
     if (rc < 0) {
         c->progress = !c->opt.json && cli_stderr_is_tty();
         rc = selftest(c);

@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "json_report.h"
+#include "options.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,22 +36,15 @@ static const char set_ratios_help[] =
     "Exit status: 0 success, 1 runtime failure (the profile could not be written),\n"
     "2 usage error (also a device that this machine does not have).\n";
 
-typedef struct set_ratios_options {
-    const char *tag;
-    int clear;
-    const char *devices;
-    char *ids[APO_MAX_DEVICES];
-    double ratios[APO_MAX_DEVICES];
-    size_t n;
-} set_ratios_options;
+void cli_set_ratios_options_init(cli_set_ratios_options *o) { memset(o, 0, sizeof *o); }
 
-static void free_options(set_ratios_options *o) {
+void cli_set_ratios_options_free(cli_set_ratios_options *o) {
     for (size_t i = 0; i < o->n; i++)
         free(o->ids[i]);
 }
 
 /* Adds the DEVICE=R items of one argument (comma separated). */
-static int add_items(set_ratios_options *o, const char *arg) {
+static int add_items(cli_set_ratios_options *o, const char *arg) {
     const char *p = arg;
     for (;;) {
         const char *comma = strchr(p, ',');
@@ -84,7 +78,7 @@ static int add_items(set_ratios_options *o, const char *arg) {
     }
 }
 
-static int parse_options(int argc, char **argv, set_ratios_options *o, int *help) {
+int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *o, int *help) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -159,7 +153,7 @@ static int known_device(const apo_device_info *d, const char *id) {
 
 /* After the library refused the ids: when one of them is no device of this run, lists the
  * devices that are, so that the next try can be right. */
-static void print_device_ids(apo_runtime *rt, const set_ratios_options *o) {
+static void print_device_ids(apo_runtime *rt, const cli_set_ratios_options *o) {
     size_t n = 0;
     if (apo_device_count(rt, &n) != APO_OK)
         return;
@@ -199,7 +193,7 @@ static void print_where(apo_runtime *rt) {
         printf("stored in   %s\n", files.multigpu_path);
 }
 
-static int set_ratios(const set_ratios_options *o, apo_runtime *rt) {
+static int set_ratios(const cli_set_ratios_options *o, apo_runtime *rt) {
     apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
     const int had_forced = find_entry(rt, o->tag, &e) && e.source == APO_RATIOS_EXPLICIT;
     apo_status st = apo_set_ratios(rt, o->tag, o->clear ? NULL : (const char *const *)o->ids,
@@ -255,10 +249,10 @@ static int set_ratios(const set_ratios_options *o, apo_runtime *rt) {
 }
 
 int cli_cmd_set_ratios(int argc, char **argv) {
-    set_ratios_options o;
-    memset(&o, 0, sizeof o);
+    cli_set_ratios_options o;
+    cli_set_ratios_options_init(&o);
     int help = 0;
-    int rc = parse_options(argc, argv, &o, &help);
+    int rc = cli_set_ratios_parse_options(argc, argv, &o, &help);
     if (rc == CLI_EXIT_OK && help) {
         fputs(set_ratios_help, stdout);
     } else if (rc == CLI_EXIT_OK) {
@@ -274,6 +268,6 @@ int cli_cmd_set_ratios(int argc, char **argv) {
         }
         apo_runtime_destroy(rt);
     }
-    free_options(&o);
+    cli_set_ratios_options_free(&o);
     return rc;
 }

@@ -22,14 +22,52 @@ typedef struct parse_ctx {
 
 static apo_status reject(parse_ctx *ctx, const char *fmt, ...) APO_PRINTF_LIKE(2, 3);
 
+/* The item and the reason are echoed in a message, which goes to a terminal or a log: control
+ * bytes are written as \xNN, so that a raw escape or line break from the variable cannot act
+ * there or hide what was wrong ("sim\x06" would show as a valid "sim"). Both are cut (with
+ * "...") so that the reason always fits in the 256 bytes the runtime keeps, however long or
+ * full of control bytes the item was. */
+#define ITEM_SHOWN_MAX 48
+#define REASON_SHOWN_MAX 160
+
+/* Writes at most `max` bytes of `text` so escaped, then "..." if it was cut; out must hold
+ * max + 4 bytes. A cut never splits an escape or a UTF-8 sequence. */
+static void copy_shown(char *out, const char *text, size_t max) {
+    size_t o = 0;
+    const unsigned char *c = (const unsigned char *)text;
+    for (; *c != '\0'; c++) {
+        int control = *c < 0x20 || *c == 0x7f;
+        if (o + (control ? 4 : 1) > max)
+            break;
+        if (control)
+            o += (size_t)snprintf(out + o, 5, "\\x%02x", *c);
+        else
+            out[o++] = (char)*c;
+    }
+    if (*c != '\0') {
+        if ((*c & 0xc0) == 0x80) {
+            while (o > 0 && ((unsigned char)out[o - 1] & 0xc0) == 0x80)
+                o--;
+            if (o > 0 && (unsigned char)out[o - 1] >= 0xc0)
+                o--;
+        }
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}
+
 static apo_status reject(parse_ctx *ctx, const char *fmt, ...) {
     char reason[192];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    snprintf(ctx->err, ctx->err_size, "device list item %zu \"%s\": %s", ctx->item_no, ctx->item,
-             reason);
+    char item_shown[ITEM_SHOWN_MAX + 4], reason_shown[REASON_SHOWN_MAX + 4];
+    copy_shown(item_shown, ctx->item, ITEM_SHOWN_MAX);
+    copy_shown(reason_shown, reason, REASON_SHOWN_MAX);
+    snprintf(ctx->err, ctx->err_size, "device list item %zu \"%s\": %s", ctx->item_no, item_shown,
+             reason_shown);
     return APO_ERR_BAD_DEVICE_SPEC;
 }
 
@@ -48,6 +86,9 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
 
 /* A positive finite rate with an optional k, M or G suffix. */
 static int parse_rate(const char *s, double *out) {
+    /* strtod() would skip leading white space, which the grammar has no place for. */
+    if (isspace((unsigned char)s[0]))
+        return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -68,6 +109,8 @@ static int parse_rate(const char *s, double *out) {
 /* A non-negative duration: a number followed by ns, us, ms or s ("0" alone is allowed).
  * Capped at one hour, far beyond any latency worth modelling. */
 static int parse_duration(const char *s, double *out) {
+    if (isspace((unsigned char)s[0]))
+        return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);

@@ -492,6 +492,32 @@ static size_t count_values(const char *text, size_t len) {
     return n;
 }
 
+/* Parses the whole text of a profile, or returns NULL with err naming `name` and where the
+ * text went wrong. Files and in-memory texts (apo__*_parse) go through here alike. */
+static json_t *parse_json(const char *name, const char *text, size_t len, char *err,
+                          size_t err_size) {
+    json_error_t jerr;
+    /* Duplicate keys are refused: which of two ratios for one device would be meant? */
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL) {
+        /* jansson quotes the bytes near the error as they are; control bytes are shown as
+         * \xNN, so that the message stays one line and a hostile file cannot put escape
+         * sequences on a terminal. */
+        char why[4 * sizeof jerr.text];
+        size_t o = 0;
+        for (const unsigned char *c = (const unsigned char *)jerr.text; *c != '\0'; c++) {
+            if (*c < 0x20 || *c == 0x7f)
+                o += (size_t)snprintf(why + o, sizeof why - o, "\\x%02x", *c);
+            else
+                why[o++] = (char)*c;
+        }
+        why[o] = '\0';
+        errf(err, err_size, "%s: not valid JSON (line %d, column %d): %s", name, jerr.line,
+             jerr.column, why);
+    }
+    return root;
+}
+
 /* Reads `path` whole and parses it. APO_OK with *root, or with info->missing and no root. */
 static apo_status read_json(const char *path, json_t **root, file_info *info, char *err,
                             size_t err_size) {
@@ -592,14 +618,10 @@ static apo_status read_json(const char *path, json_t **root, file_info *info, ch
              path, values, APO_PROFILE_VALUES_MAX);
         return APO_ERR_INVALID_ARGUMENT;
     }
-    json_error_t jerr;
-    /* Duplicate keys are refused: which of two ratios for one device would be meant? */
-    *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    *root = parse_json(path, buf, len, err, err_size);
     free(buf);
     if (*root == NULL) {
         info->fault = FAULT_CONTENT;
-        errf(err, err_size, "%s: not valid JSON (line %d, column %d): %s", path, jerr.line,
-             jerr.column, jerr.text);
         return APO_ERR_INVALID_ARGUMENT;
     }
     return APO_OK;
@@ -1046,6 +1068,27 @@ static apo_status thresholds_from_json(const vctx *v, const json_t *root, apo__t
     return APO_OK;
 }
 
+/* Validates a parsed multigpu.json into *out (left empty on failure) and releases root. */
+static apo_status multigpu_from_root(const char *name, json_t *root, apo__multigpu *out, char *err,
+                                     size_t err_size) {
+    vctx v = {name, err, err_size};
+    apo_status st = multigpu_from_json(&v, root, out);
+    json_decref(root);
+    if (st != APO_OK)
+        apo__multigpu_free(out);
+    return st;
+}
+
+static apo_status thresholds_from_root(const char *name, json_t *root, apo__thresholds *out,
+                                       char *err, size_t err_size) {
+    vctx v = {name, err, err_size};
+    apo_status st = thresholds_from_json(&v, root, out);
+    json_decref(root);
+    if (st != APO_OK)
+        apo__thresholds_free(out);
+    return st;
+}
+
 static apo_status multigpu_read(const char *path, apo__multigpu *out, file_info *info, char *err,
                                 size_t err_size) {
     memset(out, 0, sizeof *out);
@@ -1053,13 +1096,9 @@ static apo_status multigpu_read(const char *path, apo__multigpu *out, file_info 
     apo_status st = read_json(path, &root, info, err, err_size);
     if (st != APO_OK || info->missing)
         return st;
-    vctx v = {path, err, err_size};
-    st = multigpu_from_json(&v, root, out);
-    json_decref(root);
-    if (st != APO_OK) {
-        apo__multigpu_free(out);
+    st = multigpu_from_root(path, root, out, err, err_size);
+    if (st != APO_OK)
         info->fault = FAULT_CONTENT;
-    }
     return st;
 }
 
@@ -1070,14 +1109,51 @@ static apo_status thresholds_read(const char *path, apo__thresholds *out, file_i
     apo_status st = read_json(path, &root, info, err, err_size);
     if (st != APO_OK || info->missing)
         return st;
-    vctx v = {path, err, err_size};
-    st = thresholds_from_json(&v, root, out);
-    json_decref(root);
-    if (st != APO_OK) {
-        apo__thresholds_free(out);
+    st = thresholds_from_root(path, root, out, err, err_size);
+    if (st != APO_OK)
         info->fault = FAULT_CONTENT;
-    }
     return st;
+}
+
+/* An in-memory profile text: the size limit of a file, then the same parse and checks. */
+static json_t *parse_text(const char *name, const char *text, size_t len, char *err,
+                          size_t err_size) {
+    if (len > APO_PROFILE_FILE_MAX) {
+        errf(err, err_size, "%s: is %zu bytes, larger than the %u-byte limit of a profile; refused",
+             name, len, (unsigned)APO_PROFILE_FILE_MAX);
+        return NULL;
+    }
+    return parse_json(name, text != NULL ? text : "", text != NULL ? len : 0, err, err_size);
+}
+
+apo_status apo__multigpu_parse(const char *name, const char *text, size_t len, apo__multigpu *out,
+                               char *err, size_t err_size) {
+    errf(err, err_size, "%s", "");
+    if (out == NULL || (text == NULL && len > 0)) {
+        errf(err, err_size, "profile parse: NULL argument");
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    memset(out, 0, sizeof *out);
+    name = name != NULL ? name : "multigpu.json";
+    json_t *root = parse_text(name, text, len, err, err_size);
+    if (root == NULL)
+        return APO_ERR_INVALID_ARGUMENT;
+    return multigpu_from_root(name, root, out, err, err_size);
+}
+
+apo_status apo__thresholds_parse(const char *name, const char *text, size_t len,
+                                 apo__thresholds *out, char *err, size_t err_size) {
+    errf(err, err_size, "%s", "");
+    if (out == NULL || (text == NULL && len > 0)) {
+        errf(err, err_size, "profile parse: NULL argument");
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    memset(out, 0, sizeof *out);
+    name = name != NULL ? name : "thresholds.json";
+    json_t *root = parse_text(name, text, len, err, err_size);
+    if (root == NULL)
+        return APO_ERR_INVALID_ARGUMENT;
+    return thresholds_from_root(name, root, out, err, err_size);
 }
 
 typedef apo_status (*file_reader)(const char *path, void *out, file_info *info, char *err,

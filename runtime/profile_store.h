@@ -95,6 +95,15 @@ apo_status apo__multigpu_load(const char *path, apo__multigpu *out, int *missing
                               size_t err_size);
 void apo__multigpu_free(apo__multigpu *p);
 
+/* Parses a multigpu.json held in memory, text[0..len) (not necessarily NUL-terminated), with
+ * the checks of apo__multigpu_load (which uses the same code once it has read the file);
+ * `name` stands for the file in messages (NULL: "multigpu.json"). Returns APO_OK, or
+ * APO_ERR_INVALID_ARGUMENT (not JSON, over APO_PROFILE_FILE_MAX bytes, unknown format, a
+ * field of the wrong type or out of range: err says what and where, *out is empty) or
+ * APO_ERR_OUT_OF_MEMORY. */
+apo_status apo__multigpu_parse(const char *name, const char *text, size_t len, apo__multigpu *out,
+                               char *err, size_t err_size);
+
 /* Under the lock: reads the current file (missing: starts empty; unusable: keeps it aside
  * as PATH.corrupt and starts empty, saying so in err while still returning APO_OK),
  * replaces the entries whose tag is in `updates` (whole entries) and removes those whose
@@ -151,6 +160,11 @@ typedef struct apo__thresholds {
 apo_status apo__thresholds_load(const char *path, apo__thresholds *out, int *missing, char *err,
                                 size_t err_size);
 void apo__thresholds_free(apo__thresholds *t);
+
+/* Parses a thresholds.json held in memory, as apo__multigpu_parse does a multigpu.json
+ * (NULL name: "thresholds.json"); same results. */
+apo_status apo__thresholds_parse(const char *name, const char *text, size_t len,
+                                 apo__thresholds *out, char *err, size_t err_size);
 
 /* Under the lock: reads the current file and merges `adds` into it as running averages
  * weighted by counts (avg = (avg * n + add_avg * m) / (n + m) for each side, samples add

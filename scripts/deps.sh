@@ -1,12 +1,42 @@
 #!/usr/bin/env bash
 # Installs what apportion needs to build and test, on Debian or Ubuntu, when it is missing.
 # Run as root (or with sudo available). Does nothing when everything is already there.
+#
+#   scripts/deps.sh          # the build and the tests (gcc, meson, jansson, Criterion, ...)
+#   scripts/deps.sh --fuzz   # also clang with libFuzzer and its OpenMP (scripts/test.sh --fuzz)
 set -euo pipefail
 
-need=()
+fuzz=false
+case "${1:-}" in
+--fuzz) fuzz=true ;;
+"") ;;
+*)
+    echo "scripts/deps.sh: unknown option $1" >&2
+    exit 2
+    ;;
+esac
+
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 
+install() {
+    [ $# -gt 0 ] || return 0
+    echo "scripts/deps.sh: installing $*" >&2
+    local sudo_cmd=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if have_cmd sudo; then
+            sudo_cmd=(sudo)
+        else
+            echo "scripts/deps.sh: missing $* and not root; install them and retry" >&2
+            exit 1
+        fi
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+need=()
 have_cmd gcc || need+=(gcc)
 have_cmd meson || need+=(meson)
 have_cmd ninja || need+=(ninja-build)
@@ -19,21 +49,40 @@ have_cmd pkg-config && have_pc criterion || need+=(libcriterion-dev)
 have_cmd mpirun || need+=(openmpi-bin)
 have_cmd pkg-config && have_pc ompi-c || need+=(libopenmpi-dev)
 # libgomp comes with gcc; its header omp.h is in the gcc package on Debian.
+$fuzz && ! have_cmd clang && need+=(clang)
+install "${need[@]}"
+$fuzz || exit 0
 
-if [ ${#need[@]} -eq 0 ]; then
-    exit 0
+# clang's runtimes are packaged per version (Debian 12: clang 14, libclang-rt-14-dev holds
+# libFuzzer and the sanitizers, libomp-14-dev the OpenMP that `clang -fopenmp` links), and
+# a missing one only shows when a program links, so each is checked by linking one.
+links() { # links FLAGS... < C source
+    local dir rc=0
+    dir=$(mktemp -d)
+    cat >"$dir/t.c"
+    clang "$@" "$dir/t.c" -o "$dir/t" >/dev/null 2>&1 || rc=1
+    rm -rf "$dir"
+    return $rc
+}
+fuzzer_links() {
+    links -fsanitize=fuzzer,address,undefined <<'EOF'
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return size > 0 && data[0] == 0; }
+EOF
+}
+openmp_links() {
+    links -fopenmp <<'EOF'
+#include <omp.h>
+int main(void) { return omp_get_max_threads() < 1; }
+EOF
+}
+version=$(clang -dumpversion | cut -d. -f1)
+need=()
+fuzzer_links || need+=("libclang-rt-$version-dev")
+openmp_links || need+=("libomp-$version-dev")
+install "${need[@]}"
+if ! fuzzer_links || ! openmp_links; then
+    echo "scripts/deps.sh: clang $version still cannot link libFuzzer with ASan/UBSan and OpenMP" >&2
+    exit 1
 fi
-
-echo "scripts/deps.sh: installing ${need[*]}" >&2
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then
-    if have_cmd sudo; then
-        sudo_cmd=(sudo)
-    else
-        echo "scripts/deps.sh: missing ${need[*]} and not root; install them and retry" >&2
-        exit 1
-    fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

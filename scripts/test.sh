@@ -6,27 +6,45 @@
 #   scripts/test.sh --werror        # warnings are errors
 #   scripts/test.sh --sanitize      # AddressSanitizer (with LeakSanitizer) + UBSan build
 #   scripts/test.sh --tsan          # ThreadSanitizer build (no CUDA): the host threads
+#   scripts/test.sh --fuzz [SECONDS]  # each libFuzzer target for SECONDS (default 60), clang
+#                                   # build in build-fuzz/; a target passes without a finding
 #   APO_BUILD_DIR=dir scripts/test.sh ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 werror=false
 sanitize=none
-for arg in "$@"; do
-    case "$arg" in
+fuzz_seconds=
+while [ $# -gt 0 ]; do
+    case "$1" in
     --werror) werror=true ;;
     --sanitize) sanitize=address,undefined ;;
     --tsan) sanitize=thread ;;
+    --fuzz)
+        fuzz_seconds=60
+        # An optional number of seconds follows (scripts/fuzz.sh checks it).
+        if [ $# -gt 1 ] && [[ "$2" =~ ^[0-9]+$ ]]; then
+            fuzz_seconds=$2
+            shift
+        fi
+        ;;
     -h | --help)
         sed -n '2,10p' "$0"
         exit 0
         ;;
     *)
-        echo "scripts/test.sh: unknown option $arg" >&2
+        echo "scripts/test.sh: unknown option $1" >&2
         exit 2
         ;;
     esac
+    shift
 done
+
+if [ -n "$fuzz_seconds" ]; then
+    werror_opt=()
+    $werror && werror_opt=(--werror)
+    exec bash scripts/fuzz.sh "${werror_opt[@]}" "$fuzz_seconds"
+fi
 
 bash scripts/deps.sh
 

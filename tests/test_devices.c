@@ -117,6 +117,50 @@ Test(devices, device_list_errors_name_the_item_and_reason) {
     parse_bad("auto:1", "auto takes no options");
 }
 
+/* Found by tests/fuzz/fuzz_device_list (corpus/fuzz_device_list/regress_control_byte): the
+ * message echoed the item's raw bytes, so "sim\x06" showed as a kind that looks valid, and an
+ * escape sequence in the variable would have reached the terminal. */
+Test(devices, device_list_errors_show_control_bytes_escaped) {
+    parse_bad("cuda:GPU-9A1C,sim\x06", "item 2 \"sim\\x06\": unknown device kind \"sim\\x06\"");
+    parse_bad("sim:a\x1b[2J", "item 1 \"sim:a\\x1b[2J\": sim name \"a\\x1b[2J\" must be");
+    parse_bad("cpu:threads=4\n", "threads must be an integer from 1 to 1024, got \"4\\x0a\"");
+    parse_bad("sim:a:rate=1\x7f", "got \"1\\x7f\"");
+    apo__device_spec specs[APO_MAX_DEVICES];
+    size_t n;
+    char err[256];
+    apo__parse_device_list("sim:\t\r\n", specs, APO_MAX_DEVICES, &n, err, sizeof err);
+    for (const char *c = err; *c != '\0'; c++)
+        cr_assert((unsigned char)*c >= 0x20 && *c != 0x7f, "control byte in \"%s\"", err);
+}
+
+/* Found by tests/fuzz/fuzz_device_list (corpus/fuzz_device_list/regress_long_item): a long
+ * item, worse one of control bytes (each shown as four), pushed the reason out of the
+ * runtime's 256-byte message; and strtod() let "rate=<form feeds>2" through. */
+Test(devices, device_list_long_items_keep_their_reason) {
+    char list[300] = "cpu,sim:a:rate=2,sim:o:rate=";
+    size_t len = strlen(list);
+    memset(list + len, '\f', 200);
+    strcpy(list + len + 200, "2");
+    parse_bad(
+        list,
+        "item 3 \"sim:o:rate=\\x0c\\x0c\\x0c\\x0c\\x0c\\x0c\\x0c\\x0c\\x0c...\": rate must be");
+    parse_bad("sim:a:rate= 2", "rate must be a positive number");
+    parse_bad("sim:a:latency=\t1ms", "latency must be a duration");
+    /* Under a limit of 2 the reason is the count, whatever the third item holds. */
+    apo__device_spec specs[2];
+    size_t n;
+    char err[256];
+    apo_status st =
+        apo__parse_device_list("cpu,sim:a,sim:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                               specs, 2, &n, err, sizeof err);
+    cr_assert_eq(st, APO_ERR_BAD_DEVICE_SPEC);
+    cr_assert(strstr(err, "...\": too many devices (at most 2)") != NULL, "%s", err);
+    char item[300];
+    memset(item, '\x01', 255);
+    item[255] = '\0';
+    parse_bad(item, "\": unknown device kind \"\\x01\\x01");
+}
+
 Test(devices, cpu_and_sim_devices_are_described) {
     apo_runtime *rt =
         test_runtime("cpu:threads=2,sim:slow:rate=1k:latency=1ms:fail_after=9:flaky=0.5:seed=77:"

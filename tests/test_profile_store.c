@@ -535,6 +535,108 @@ Test(profile_store, load_rejects_directory_and_oversized_file, .timeout = 20) {
     rm_tree(dir);
 }
 
+/* The in-memory parsers (what the fuzz targets drive) and the file loaders must agree on every
+ * file: same status, same message (the name given stands for the path), same contents. */
+Test(profile_store, parse_from_memory_matches_file_load, .timeout = 20) {
+    DIR *d = opendir(DATA);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    size_t n_multigpu = 0, n_thresholds = 0;
+    while ((e = readdir(d)) != NULL) {
+        char path[1024], err_load[1024], err_parse[1024];
+        snprintf(path, sizeof path, DATA "%s", e->d_name);
+        size_t len;
+        if (strncmp(e->d_name, "multigpu", 8) == 0) {
+            char *text = read_all(path, &len);
+            cr_assert_not_null(text, "%s", path);
+            apo__multigpu a, b;
+            apo_status sa = apo__multigpu_load(path, &a, NULL, err_load, sizeof err_load);
+            apo_status sb = apo__multigpu_parse(path, text, len, &b, err_parse, sizeof err_parse);
+            cr_expect_eq(sa, sb, "%s: load %d, parse %d", e->d_name, sa, sb);
+            cr_expect_str_eq(err_load, err_parse, "%s", e->d_name);
+            cr_expect_eq(a.n_workloads, b.n_workloads, "%s", e->d_name);
+            cr_expect_str_eq(a.host, b.host);
+            cr_expect_str_eq(a.updated_at, b.updated_at);
+            for (size_t i = 0; i < a.n_workloads && i < b.n_workloads; i++)
+                assert_same_workload(&a.workloads[i], &b.workloads[i]);
+            apo__multigpu_free(&a);
+            apo__multigpu_free(&b);
+            free(text);
+            n_multigpu++;
+        } else if (strncmp(e->d_name, "thresholds", 10) == 0) {
+            char *text = read_all(path, &len);
+            cr_assert_not_null(text, "%s", path);
+            apo__thresholds a, b;
+            apo_status sa = apo__thresholds_load(path, &a, NULL, err_load, sizeof err_load);
+            apo_status sb = apo__thresholds_parse(path, text, len, &b, err_parse, sizeof err_parse);
+            cr_expect_eq(sa, sb, "%s: load %d, parse %d", e->d_name, sa, sb);
+            cr_expect_str_eq(err_load, err_parse, "%s", e->d_name);
+            cr_expect_eq(a.n, b.n, "%s", e->d_name);
+            for (size_t i = 0; i < a.n && i < b.n; i++) {
+                const apo__threshold *t = &a.entries[i];
+                assert_threshold(&b.entries[i], t->key, t->cpu_ms_avg, t->gpu_ms_avg, t->samples,
+                                 t->cpu_samples, t->gpu_samples);
+            }
+            apo__thresholds_free(&a);
+            apo__thresholds_free(&b);
+            free(text);
+            n_thresholds++;
+        }
+    }
+    closedir(d);
+    cr_assert_geq(n_multigpu, 20);
+    cr_assert_geq(n_thresholds, 10);
+
+    /* A text need not end in NUL: only len bytes are read. */
+    static const char cut[] = "{\"format\": \"apportion.thresholds/1\", \"entries\": {}}garbage";
+    apo__thresholds t;
+    char err[256];
+    cr_assert_eq(apo__thresholds_parse(NULL, cut, strlen(cut) - 7, &t, err, sizeof err), APO_OK,
+                 "%s", err);
+    cr_assert_eq(t.n, 0);
+    apo__thresholds_free(&t);
+    /* The size limit of a file holds for a text too, and no text is no JSON. */
+    const size_t big = (size_t)APO_PROFILE_FILE_MAX + 1;
+    char *spaces = malloc(big);
+    cr_assert_not_null(spaces);
+    memset(spaces, ' ', big);
+    apo__multigpu p;
+    cr_assert_eq(apo__multigpu_parse(NULL, spaces, big, &p, err, sizeof err),
+                 APO_ERR_INVALID_ARGUMENT);
+    free(spaces);
+    cr_assert(strstr(err, "multigpu.json: is ") != NULL && strstr(err, "larger than") != NULL, "%s",
+              err);
+    cr_assert_eq(apo__multigpu_parse("m", NULL, 0, &p, err, sizeof err), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strncmp(err, "m: not valid JSON", 17) == 0, "%s", err);
+    cr_assert_eq(apo__multigpu_parse("m", NULL, 1, &p, err, sizeof err), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err, "NULL argument") != NULL, "%s", err);
+}
+
+/* Found by tests/fuzz/fuzz_thresholds and fuzz_multigpu (corpus regress_control_byte): jansson
+ * quotes the bytes near a syntax error raw, so a control byte of the file (here BEL, or an
+ * escape sequence) reached the message that goes to the terminal or the log. */
+Test(profile_store, syntax_error_message_shows_control_bytes_escaped, .timeout = 10) {
+    static const char bel[] = "{\a  \"updatedes\": []\n}\n";
+    static const char esc[] = "{\"format\": \"apportion.multigpu/1\",\x1b[2J\"workloads\": {}}";
+    char err[512];
+    apo__thresholds t;
+    cr_assert_eq(apo__thresholds_parse("t.json", bel, strlen(bel), &t, err, sizeof err),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err, "t.json: not valid JSON (line 1, column 2): ") == err, "%s", err);
+    cr_assert(strstr(err, "\\x07") != NULL, "%s", err);
+    /* The file loader gives the same message. */
+    char dir[64], path[256];
+    make_tmp(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    write_text(path, esc);
+    apo__multigpu p;
+    cr_assert_eq(apo__multigpu_load(path, &p, NULL, err, sizeof err), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err, "\\x1b") != NULL, "%s", err);
+    for (const char *c = err; *c != '\0'; c++)
+        cr_assert((unsigned char)*c >= 0x20 && *c != 0x7f, "control byte in \"%s\"", err);
+    rm_tree(dir);
+}
+
 /* ---- reading thresholds.json ------------------------------------------------------------ */
 
 #define KEY_B10K "bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': 10000}"

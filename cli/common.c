@@ -1,0 +1,215 @@
+/*
+ * The pieces that the commands of the `apportion` tool share: messages, option matching,
+ * strict number and duration parsing, the mapping of library statuses to exit statuses and
+ * runtime creation. main.c dispatches to the commands; see docs/cli.md.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void verror(const char *fmt, va_list ap) {
+    fputs("apportion: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    verror(fmt, ap);
+    va_end(ap);
+}
+
+int cli_usage_error(const char *command, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    verror(fmt, ap);
+    va_end(ap);
+    if (command != NULL)
+        fprintf(stderr, "Try 'apportion %s --help'.\n", command);
+    else
+        fputs("Try 'apportion --help'.\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_status_error(apo_status status, const char *what) {
+    const char *detail = apo_last_error();
+    if (detail != NULL && detail[0] != '\0')
+        cli_error("%s: %s (%s)", what, detail, apo_status_name(status));
+    else
+        cli_error("%s: %s (%s)", what, apo_strerror(status), apo_status_name(status));
+    switch (status) {
+    case APO_ERR_UNKNOWN_KERNEL:
+    case APO_ERR_BAD_PARAM:
+    case APO_ERR_BAD_DEVICE_SPEC:
+    case APO_ERR_INVALID_ARGUMENT:
+        return CLI_EXIT_USAGE;
+    default:
+        return CLI_EXIT_FAILURE;
+    }
+}
+
+int cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
+
+int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                           const char **devices) {
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r;
+        if (cli_flag(argv[i], "--help") || cli_flag(argv[i], "-h")) {
+            fputs(help, stdout);
+            return CLI_EXIT_OK;
+        } else if (cli_flag(argv[i], "--json")) {
+            *json = 1;
+        } else if ((r = cli_value(command, argc, argv, &i, "--devices", &v)) != 0) {
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            *devices = v;
+        } else if (argv[i][0] == '-') {
+            return cli_usage_error(command, "unknown option '%s'", argv[i]);
+        } else {
+            return cli_usage_error(command, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    return -1;
+}
+
+int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
+              const char **value) {
+    const char *arg = argv[*i];
+    const size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    /* A following option is not taken as the value: "--output --json" is a mistake. */
+    if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && argv[*i + 1][1] == '-')) {
+        cli_usage_error(command, "option %s needs a value", name);
+        return -1;
+    }
+    *i += 1;
+    *value = argv[*i];
+    return 1;
+}
+
+int cli_parse_u64(const char *text, uint64_t *out) {
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int cli_parse_size(const char *text, size_t *out) {
+    uint64_t v;
+    if (cli_parse_u64(text, &v) != 0 || v > SIZE_MAX)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+int cli_parse_double(const char *text, double *out) {
+    if (text[0] == '\0' || text[0] == ' ' || text[0] == '\t' || text[0] == '\n')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (*end != '\0' || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_runtime_create(const char *devices, apo_runtime **rt) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = devices;
+    *rt = NULL;
+    apo_status st = apo_runtime_create(&config, rt);
+    if (st != APO_OK)
+        return cli_status_error(st, "cannot create the runtime");
+    /* Under mpirun every rank runs the same command line: rank 0 runs the command and the
+     * other ranks serve it until it is done (docs/cluster.md), then leave. */
+    apo_cluster_info cluster = APO_CLUSTER_INFO_INIT;
+    if (apo_cluster_info_get(*rt, &cluster) == APO_OK && cluster.role == APO_CLUSTER_SERVER) {
+        st = apo_cluster_serve(*rt);
+        int code = st == APO_OK ? CLI_EXIT_OK : cli_status_error(st, "cannot serve rank 0");
+        apo_runtime_destroy(*rt);
+        *rt = NULL;
+        exit(code);
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
+
+int cli_parse_duration(const char *text, double *seconds) {
+    const size_t len = strlen(text);
+    if (len < 2)
+        return -1;
+    double unit;
+    switch (text[len - 1]) {
+    case 's':
+        unit = 1.0;
+        break;
+    case 'm':
+        unit = 60.0;
+        break;
+    case 'h':
+        unit = 3600.0;
+        break;
+    case 'd':
+        unit = 86400.0;
+        break;
+    default:
+        return -1;
+    }
+    char digits[32];
+    if (len - 1 >= sizeof digits)
+        return -1;
+    memcpy(digits, text, len - 1);
+    digits[len - 1] = '\0';
+    uint64_t n;
+    if (cli_parse_u64(digits, &n) != 0 || n == 0)
+        return -1;
+    *seconds = (double)n * unit;
+    return 0;
+}
+
+/* "2.1" or, at 10 and above or when whole, "45": the figure of an age. */
+static void format_figure(double v, const char *unit, char *out, size_t size) {
+    if (v < 10.0 && floor(v * 10.0 + 0.5) != floor(v + 0.5) * 10.0)
+        snprintf(out, size, "%.1f%s", v, unit);
+    else
+        snprintf(out, size, "%.0f%s", v, unit);
+}
+
+void cli_format_age(double seconds, char *out, size_t size) {
+    if (isnan(seconds)) {
+        snprintf(out, size, "unknown");
+        return;
+    }
+    if (seconds < 0.0)
+        seconds = 0.0;
+    if (seconds < 60.0)
+        snprintf(out, size, "%.0fs", floor(seconds));
+    else if (seconds < 3600.0)
+        format_figure(seconds / 60.0, "m", out, size);
+    else if (seconds < 86400.0)
+        format_figure(seconds / 3600.0, "h", out, size);
+    else
+        format_figure(seconds / 86400.0, "d", out, size);
+}

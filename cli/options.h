@@ -1,0 +1,119 @@
+/*
+ * The options of the commands that take more than --help, --json and --devices (those use
+ * cli_parse_json_devices() in cli.h): what each command's argv parses into, apart from
+ * running it, so that the parsing can be tested and fuzzed alone
+ * (tests/fuzz/fuzz_cli_options.c).
+ *
+ * Each parser takes the command's argv (argv[0] is the command name) and an options struct
+ * set up by its *_init(); it checks every value and every combination of options before
+ * the command does any work, prints a usage error to stderr when one is wrong, and never
+ * touches a file, a device or the environment. Strings in the struct point into argv.
+ * *_free() releases what the parser allocated, also after a failed parse.
+ */
+#ifndef APO_CLI_OPTIONS_H
+#define APO_CLI_OPTIONS_H
+
+#include <apportion.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "input.h"
+
+/* ---- run ------------------------------------------------------------------------------- */
+
+#define CLI_RUN_MAX_PARAMS 64
+
+typedef struct cli_run_options {
+    const char *kernel; /* non-empty after a successful parse */
+    size_t rows, cols;  /* > 0 where set */
+    int rows_set, cols_set;
+    const char *input;
+    const char *column; /* only with input */
+    cli_format input_format;
+    int input_format_set; /* only with input */
+    const char *output;   /* non-empty when given */
+    cli_format format;
+    int format_set; /* only with output */
+    uint64_t seed;
+    const char *ratios; /* checked against the devices when the command runs */
+    apo_split split;
+    const char *devices;
+    int json;
+    apo_param params[CLI_RUN_MAX_PARAMS]; /* distinct non-empty names, finite values */
+    char *param_names[CLI_RUN_MAX_PARAMS];
+    size_t n_params;
+} cli_run_options;
+
+void cli_run_options_init(cli_run_options *o);
+/* Returns CLI_EXIT_OK (with *help set when --help was asked for), or the exit status of a
+ * usage error (CLI_EXIT_USAGE) or of running out of memory (CLI_EXIT_FAILURE). */
+int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help);
+void cli_run_options_free(cli_run_options *o);
+
+/* ---- profile --------------------------------------------------------------------------- */
+
+#define CLI_PROFILE_MAX_KERNELS 16
+#define CLI_PROFILE_MAX_SIZES 32
+#define CLI_PROFILE_MAX_RUNS 10000
+
+typedef struct cli_profile_options {
+    const char *kernels_text;
+    char *kernels[CLI_PROFILE_MAX_KERNELS]; /* 1 or more distinct names after a parse */
+    size_t n_kernels;
+    uint64_t sizes[CLI_PROFILE_MAX_SIZES]; /* none, or at least two distinct, all > 0 */
+    size_t n_sizes;
+    uint64_t sample_size; /* 0: the library's default (only when no sizes are given) */
+    unsigned runs;        /* 1 to CLI_PROFILE_MAX_RUNS */
+    uint64_t seed;
+    const char *older_text;
+    double older_s; /* > 0 when older_text is set */
+    const char *devices;
+    int json;
+} cli_profile_options;
+
+void cli_profile_options_init(cli_profile_options *o);
+/* Returns as cli_run_parse_options() does. */
+int cli_profile_parse_options(int argc, char **argv, cli_profile_options *o, int *help);
+void cli_profile_options_free(cli_profile_options *o);
+
+/* ---- set-ratios ------------------------------------------------------------------------ */
+
+typedef struct cli_set_ratios_options {
+    const char *tag; /* 1 to APO_TAG_MAX-1 bytes after a parse */
+    int clear;       /* then no items */
+    const char *devices;
+    char *ids[APO_MAX_DEVICES];     /* non-empty */
+    double ratios[APO_MAX_DEVICES]; /* finite, >= 0, at least one > 0 */
+    size_t n;
+} cli_set_ratios_options;
+
+void cli_set_ratios_options_init(cli_set_ratios_options *o);
+/* Returns as cli_run_parse_options() does. */
+int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *o, int *help);
+void cli_set_ratios_options_free(cli_set_ratios_options *o);
+
+/* ---- selftest -------------------------------------------------------------------------- */
+
+#define CLI_SELFTEST_MAX_SHAPES 32
+#define CLI_SELFTEST_DEFAULT_GPU_MB 8
+#define CLI_SELFTEST_MIN_GPU_MB ((size_t)4) /* gpu_memory_mb bounds (docs/cuda.md) */
+#define CLI_SELFTEST_MAX_GPU_MB ((size_t)1 << 20)
+
+typedef struct cli_shape {
+    size_t rows, cols; /* > 0, rows * cols doubles fit in memory's address range */
+} cli_shape;
+
+typedef struct cli_selftest_options {
+    int json;
+    const char *devices;
+    uint64_t seed;
+    size_t gpu_mb;
+    cli_shape shapes[CLI_SELFTEST_MAX_SHAPES]; /* 1 or more after a parse */
+    size_t n_shapes;
+} cli_selftest_options;
+
+void cli_selftest_options_init(cli_selftest_options *o);
+/* Returns -1 to go on, CLI_EXIT_OK after printing the help, or CLI_EXIT_USAGE. */
+int cli_selftest_parse_options(int argc, char **argv, cli_selftest_options *o);
+
+#endif /* APO_CLI_OPTIONS_H */
