@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_profile.h"
 #include "profile_store.h"
 
 #define NAME "fuzz/multigpu.json"
@@ -80,10 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     apo_status st = apo__multigpu_parse(NAME, (const char *)data, size, &p, err, sizeof err);
     FUZZ_CHECK(fuzz_terminated(err, sizeof err), "message not terminated");
     if (st != APO_OK) {
-        FUZZ_CHECK(st == APO_ERR_INVALID_ARGUMENT || st == APO_ERR_OUT_OF_MEMORY, "status %d", st);
-        FUZZ_CHECK(strncmp(err, NAME ": ", strlen(NAME) + 2) == 0 && err[strlen(NAME) + 2] != '\0',
-                   "message does not name the file and say why: \"%s\"", err);
-        FUZZ_CHECK(fuzz_printable(err), "message holds a control byte: \"%s\"", err);
+        fuzz_check_profile_refusal(st, err, NAME);
         FUZZ_CHECK(p.n_workloads == 0 && p.workloads == NULL, "failed parse left a profile");
         return 0;
     }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_profile.h"
 #include "profile_store.h"
 
 #define NAME "fuzz/thresholds.json"
@@ -114,10 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     apo_status st = apo__thresholds_parse(NAME, (const char *)data, size, &t, err, sizeof err);
     FUZZ_CHECK(fuzz_terminated(err, sizeof err), "message not terminated");
     if (st != APO_OK) {
-        FUZZ_CHECK(st == APO_ERR_INVALID_ARGUMENT || st == APO_ERR_OUT_OF_MEMORY, "status %d", st);
-        FUZZ_CHECK(strncmp(err, NAME ": ", strlen(NAME) + 2) == 0 && err[strlen(NAME) + 2] != '\0',
-                   "message does not name the file and say why: \"%s\"", err);
-        FUZZ_CHECK(fuzz_printable(err), "message holds a control byte: \"%s\"", err);
+        fuzz_check_profile_refusal(st, err, NAME);
         FUZZ_CHECK(t.n == 0 && t.entries == NULL, "failed parse left entries");
         return 0;
     }
