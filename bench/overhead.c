@@ -3,8 +3,8 @@
  *
  * The public API has no direct entry to the built-in kernels, so this one measurement
  * links the kernels' static library (kernels/kernels.h, through kernels_dep): the direct
- * baseline is apo_bollinger_tile() called serially over every tile of the row, and for
- * macd apo_macd_tile_pair() over consecutive pairs of tiles (apo_macd_tile() for an odd
+ * baseline is apo__cpu_bollinger_tile() called serially over every tile of the row, and for
+ * macd apo__macd_tile_pair() over consecutive pairs of tiles (apo__cpu_macd_tile() for an odd
  * last one), with the tile length the runtime uses (apo_*_tile_len): exactly the work the
  * runtime does on one thread. It is compared with
  *   - a runtime whose only device is "cpu:threads=1" (the same serial work, so the
@@ -35,15 +35,15 @@ static void direct_call(const direct_args *a) {
         if (a->is_macd && end < a->n) {
             /* Two tiles at once, as the runtime runs them (kernels.h). */
             size_t end2 = end + a->tile < a->n ? end + a->tile : a->n;
-            apo_macd_tile_args t0 = {a->x, begin, end, a->out[0], a->out[1], a->out[2]};
-            apo_macd_tile_args t1 = {a->x, end, end2, a->out[0], a->out[1], a->out[2]};
-            apo_macd_tile_pair(&t0, &t1, 12, 26, 9);
+            apo__macd_tile_args t0 = {a->x, begin, end, a->out[0], a->out[1], a->out[2]};
+            apo__macd_tile_args t1 = {a->x, end, end2, a->out[0], a->out[1], a->out[2]};
+            apo__macd_tile_pair(&t0, &t1, 12, 26, 9);
             begin = end2 - a->tile;
         } else if (a->is_macd)
-            apo_macd_tile(a->x, a->n, begin, end, 12, 26, 9, a->out[0], a->out[1], a->out[2]);
+            apo__cpu_macd_tile(a->x, a->n, begin, end, 12, 26, 9, a->out[0], a->out[1], a->out[2]);
         else
-            apo_bollinger_tile(a->x, a->n, begin, end, 20, 2.0, 2.0, a->out[0], a->out[1],
-                               a->out[2]);
+            apo__cpu_bollinger_tile(a->x, a->n, begin, end, 20, 2.0, 2.0, a->out[0], a->out[1],
+                                    a->out[2]);
     }
 }
 
@@ -67,7 +67,7 @@ int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *
     direct_args da = {is_macd,
                       x,
                       cols,
-                      is_macd ? apo_macd_tile_len(12, 26, 9) : apo_bollinger_tile_len(20),
+                      is_macd ? apo__macd_tile_len(12, 26, 9) : apo__bollinger_tile_len(20),
                       {bufs[0], bufs[1], bufs[2]}};
     const apo_param p_boll[] = {{"period", 20}, {"nbdev_up", 2}, {"nbdev_dn", 2}};
     const apo_param p_macd[] = {{"fast", 12}, {"slow", 26}, {"signal", 9}};

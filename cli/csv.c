@@ -411,8 +411,8 @@ static int parse_number(csv_parser *p, size_t column, double *out) {
     return 0;
 }
 
-int apo_csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
-                         double **values, size_t *count, char *err, size_t err_size) {
+int apo__csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
+                          double **values, size_t *count, char *err, size_t err_size) {
     csv_parser p;
     memset(&p, 0, sizeof p);
     p.buf = buf;
@@ -511,8 +511,8 @@ fail:
     return -1;
 }
 
-int apo_csv_read_column(const char *path, const char *column, double **values, size_t *count,
-                        char *err, size_t err_size) {
+int apo__csv_read_column(const char *path, const char *column, double **values, size_t *count,
+                         char *err, size_t err_size) {
     if (values != NULL)
         *values = NULL;
     if (count != NULL)
@@ -554,7 +554,7 @@ int apo_csv_read_column(const char *path, const char *column, double **values, s
         }
     }
     fclose(f);
-    int rc = apo_csv_parse_column(buf, len, path, column, values, count, err, err_size);
+    int rc = apo__csv_parse_column(buf, len, path, column, values, count, err, err_size);
     free(buf);
     return rc;
 fail:

@@ -35,12 +35,12 @@
  * When `column` is NULL: the only column, else the only column named "close" in any case.
  * Returns 0 on success. On failure returns -1, sets *values to NULL and *count to 0, and
  * writes a one-line message to err (when err_size > 0). */
-int apo_csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
-                         double **values, size_t *count, char *err, size_t err_size);
+int apo__csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
+                          double **values, size_t *count, char *err, size_t err_size);
 
-/* Reads the file at `path` and parses it as apo_csv_parse_column() does, naming the file in
+/* Reads the file at `path` and parses it as apo__csv_parse_column() does, naming the file in
  * messages. Returns 0 on success, -1 on failure (including a file that cannot be read). */
-int apo_csv_read_column(const char *path, const char *column, double **values, size_t *count,
-                        char *err, size_t err_size);
+int apo__csv_read_column(const char *path, const char *column, double **values, size_t *count,
+                         char *err, size_t err_size);
 
 #endif /* APO_CLI_CSV_H */

@@ -143,7 +143,7 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
         }
         return cli_read_f64(path, rows, values, count, err, err_size);
     }
-    if (apo_csv_read_column(path, column, values, count, err, err_size) != 0)
+    if (apo__csv_read_column(path, column, values, count, err, err_size) != 0)
         return -1;
     if (rows > 0 && *count % rows != 0) {
         ERR("%s: %zu values do not divide into %zu rows", path, *count, rows);

@@ -5,7 +5,7 @@
  * gives middle = mean(W_t), sd = population standard deviation of W_t, upper = middle +
  * nbdev_up * sd and lower = middle - nbdev_dn * sd; earlier positions are NaN.
  *
- * Tile shape: tiles of apo_bollinger_tile_len(period) = max(4096, 16 * period) outputs; a
+ * Tile shape: tiles of apo__bollinger_tile_len(period) = max(4096, 16 * period) outputs; a
  * tile reads its own samples plus a halo of period - 1 samples before `begin`.
  *
  * Algorithm: a run starts with an exact evaluation of its first window (compensated sum,
@@ -37,14 +37,14 @@
 
 #include <assert.h>
 
-size_t apo_bollinger_tile_len(size_t period) {
+size_t apo__bollinger_tile_len(size_t period) {
     size_t len = 16 * period;
     return len > 4096 ? len : 4096;
 }
 
-void apo_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
-                        double nbdev_up, double nbdev_dn, double *upper, double *middle,
-                        double *lower) {
+void apo__cpu_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
+                             double nbdev_up, double nbdev_dn, double *upper, double *middle,
+                             double *lower) {
     assert(x != NULL && upper != NULL && middle != NULL && lower != NULL);
     assert(period >= 1);
     assert(begin < end && end <= n);

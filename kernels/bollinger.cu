@@ -3,7 +3,7 @@
  *
  * What: for one chunk view (kernels_cuda.h), the upper, middle and lower bands of every
  * tile of rows [row0, row0 + rows), positions [begin, end), into v->out[0], [1] and [2]
- * at absolute indices, with the semantics of apo_bollinger_tile() (kernels.h).
+ * at absolute indices, with the semantics of apo__cpu_bollinger_tile() (kernels.h).
  *
  * Launch shape: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the whole serial tile
@@ -22,8 +22,8 @@
 #include "cuda_chunk.h"
 #include "kernels_cuda.h"
 
-static __global__ void apo_bollinger_kernel(apo_cuda_view v, size_t tiles, size_t period,
-                                            double nbdev_up, double nbdev_dn) {
+static __global__ void apo__bollinger_kernel(apo__cuda_view v, size_t tiles, size_t period,
+                                             double nbdev_up, double nbdev_dn) {
     const size_t items = v.rows * tiles;
     for (size_t i = apo__cuda_first_item(); i < items; i += apo__cuda_item_stride()) {
         const apo__chunk_item it = apo__chunk_item_of(&v, tiles, i);
@@ -34,8 +34,8 @@ static __global__ void apo_bollinger_kernel(apo_cuda_view v, size_t tiles, size_
     }
 }
 
-extern "C" int apo_cuda_bollinger(const apo_cuda_view *v, size_t period, double nbdev_up,
-                                  double nbdev_dn, void *stream) {
+extern "C" int apo__cuda_bollinger(const apo__cuda_view *v, size_t period, double nbdev_up,
+                                   double nbdev_dn, void *stream) {
     if (v == NULL || v->tile == 0 || period < 1 || v->x == NULL || v->out[0] == NULL ||
         v->out[1] == NULL || v->out[2] == NULL) {
         return (int)cudaErrorInvalidValue;
@@ -44,8 +44,8 @@ extern "C" int apo_cuda_bollinger(const apo_cuda_view *v, size_t period, double 
         return (int)cudaSuccess;
     }
     const size_t tiles = apo__chunk_tiles(v);
-    apo_bollinger_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
-                           static_cast<cudaStream_t>(stream)>>>(*v, tiles, period, nbdev_up,
-                                                                nbdev_dn);
+    apo__bollinger_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
+                            static_cast<cudaStream_t>(stream)>>>(*v, tiles, period, nbdev_up,
+                                                                 nbdev_dn);
     return (int)cudaGetLastError();
 }

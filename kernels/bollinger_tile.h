@@ -1,6 +1,6 @@
 /*
  * bollinger_tile.h: the arithmetic of one Bollinger tile, shared by the CPU kernel
- * (bollinger.c, apo_bollinger_tile) and the CUDA kernel (bollinger.cu).
+ * (bollinger.c, apo__cpu_bollinger_tile) and the CUDA kernel (bollinger.cu).
  *
  * What: for each t in [begin, end) with t >= period - 1, the window W_t = x[t-period+1 .. t]
  * gives middle = mean(W_t), sd = population standard deviation of W_t, upper = middle +
@@ -191,7 +191,7 @@ static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, 
 
 /*
  * One tile [begin, end) of one row, period >= 1 and begin < end (the caller checks):
- * the semantics of apo_bollinger_tile() in kernels.h.
+ * the semantics of apo__cpu_bollinger_tile() in kernels.h.
  */
 static inline APO_HD void apo__bollinger_tile(const double *x, size_t begin, size_t end,
                                               size_t period, double nbdev_up, double nbdev_dn,

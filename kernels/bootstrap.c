@@ -3,8 +3,8 @@
  *
  * What: with m = n - 1 returns r_k = x[k+1] / x[k] - 1 (k in [0, m)), replicate b of row
  * `row` draws m returns with replacement and stores their mean, means[b] = (sum of the
- * drawn returns in draw order) / m. apo_bootstrap_tile_moments and the runtime's pairwise
- * merge reduce the means; apo_bootstrap_finalize gives their mean and the standard error
+ * drawn returns in draw order) / m. apo__cpu_bootstrap_tile_moments and the runtime's pairwise
+ * merge reduce the means; apo__bootstrap_finalize gives their mean and the standard error
  * (the sample standard deviation of the replicate means). A non-finite return propagates
  * into every replicate mean that draws it, and from there into the statistics.
  *
@@ -14,7 +14,7 @@
  * index is k = mulhi64(u, m), the top of u * m, which is uniform on [0, m) up to a bias
  * below m / 2^64. One block serves two draws.
  *
- * Tile shape: apo_bootstrap_tile_len() = 8 replicates per tile; each tile reads the row.
+ * Tile shape: apo__bootstrap_tile_len() = 8 replicates per tile; each tile reads the row.
  *
  * Code: the bodies are the APO_HD inline apo__bootstrap_tile and apo__bootstrap_tile_moments
  * of bootstrap_tile.h, which the CUDA kernels (bootstrap.cu) call too; this file adds the
@@ -32,23 +32,23 @@
 #include <assert.h>
 #include <math.h>
 
-size_t apo_bootstrap_tile_len(void) { return 8; }
+size_t apo__bootstrap_tile_len(void) { return 8; }
 
-void apo_bootstrap_tile(const double *x, size_t n, uint64_t seed, uint64_t row, size_t b_begin,
-                        size_t b_end, double *means) {
+void apo__cpu_bootstrap_tile(const double *x, size_t n, uint64_t seed, uint64_t row, size_t b_begin,
+                             size_t b_end, double *means) {
     assert(x != NULL && means != NULL);
     assert(n >= 2 && b_begin < b_end);
     apo__bootstrap_tile(x, n, seed, row, b_begin, b_end, means);
 }
 
-void apo_bootstrap_tile_moments(const double *means, size_t b_begin, size_t b_end,
-                                apo_moments *out) {
+void apo__cpu_bootstrap_tile_moments(const double *means, size_t b_begin, size_t b_end,
+                                     apo__moments *out) {
     assert(means != NULL && out != NULL);
     assert(b_begin < b_end);
     apo__bootstrap_tile_moments(means, b_begin, b_end, out);
 }
 
-void apo_bootstrap_finalize(const apo_moments *m, double *mean, double *std_error) {
+void apo__bootstrap_finalize(const apo__moments *m, double *mean, double *std_error) {
     assert(m != NULL && mean != NULL && std_error != NULL);
     /* Partials that hold a NaN carry it with whatever sign and payload the device's
      * arithmetic gave; every NaN result is stored as the one NaN constant, so the bits do

@@ -4,16 +4,16 @@
  * What: for one chunk view (kernels_cuda.h), whose tiled axis is the replicates
  * (out_cols of them; a row has n = cols samples), the replicate means of replicates
  * [begin, end) of rows [row0, row0 + rows) into v->out[0] at absolute indices, with the
- * semantics of apo_bootstrap_tile() (kernels.h), then the apo_moments partial of every tile
- * of 8 means, as apo_bootstrap_tile_moments() computes it, into v->partials (5 doubles per
+ * semantics of apo__cpu_bootstrap_tile() (kernels.h), then the apo__moments partial of every tile
+ * of 8 means, as apo__cpu_bootstrap_tile_moments() computes it, into v->partials (5 doubles per
  * tile, the layout of kernels_cuda.h). The mean and standard error per row are finalized on
  * the host from the merged partials.
  *
- * Launch shape: two kernels on the stream, in order. apo_bootstrap_means_kernel: one thread
+ * Launch shape: two kernels on the stream, in order. apo__bootstrap_means_kernel: one thread
  * per (row, replicate), 256-thread blocks and a grid-stride loop over rows * (end - begin)
  * items (the view's item mapping with a tile of 1, cuda_chunk.h); each thread draws its
  * replicate's n - 1 returns from the whole row and writes one mean.
- * apo_bootstrap_moments_kernel: one thread per (row, tile of 8 replicates), the same
+ * apo__bootstrap_moments_kernel: one thread per (row, tile of 8 replicates), the same
  * blocks, reading the means the first kernel wrote.
  *
  * Determinism: every draw is keyed by (seed, global row, replicate, draw index) through
@@ -31,12 +31,12 @@
 #include "cuda_chunk.h"
 #include "kernels_cuda.h"
 
-static_assert(sizeof(apo_moments) == APO_PARTIAL_DOUBLES * sizeof(double),
+static_assert(sizeof(apo__moments) == APO_PARTIAL_DOUBLES * sizeof(double),
               "a partial is 5 doubles");
 
 /* `v` is the chunk view with tile 1, so item i is one replicate [b, b + 1) of one row. */
-static __global__ void apo_bootstrap_means_kernel(apo_cuda_view v, size_t replicates,
-                                                  uint64_t seed) {
+static __global__ void apo__bootstrap_means_kernel(apo__cuda_view v, size_t replicates,
+                                                   uint64_t seed) {
     const size_t items = v.rows * replicates;
     for (size_t i = apo__cuda_first_item(); i < items; i += apo__cuda_item_stride()) {
         const apo__chunk_item it = apo__chunk_item_of(&v, replicates, i);
@@ -45,17 +45,17 @@ static __global__ void apo_bootstrap_means_kernel(apo_cuda_view v, size_t replic
     }
 }
 
-static __global__ void apo_bootstrap_moments_kernel(apo_cuda_view v, size_t tiles) {
+static __global__ void apo__bootstrap_moments_kernel(apo__cuda_view v, size_t tiles) {
     const size_t items = v.rows * tiles;
     for (size_t i = apo__cuda_first_item(); i < items; i += apo__cuda_item_stride()) {
         const apo__chunk_item it = apo__chunk_item_of(&v, tiles, i);
-        apo_moments m;
+        apo__moments m;
         apo__bootstrap_tile_moments(v.out[0] + it.row * v.out_cols, it.begin, it.end, &m);
         apo__store_partial(v.partials + i * APO_PARTIAL_DOUBLES, &m);
     }
 }
 
-extern "C" int apo_cuda_bootstrap(const apo_cuda_view *v, uint64_t seed, void *stream) {
+extern "C" int apo__cuda_bootstrap(const apo__cuda_view *v, uint64_t seed, void *stream) {
     if (v == NULL || v->tile == 0 || v->cols < 2 || v->x == NULL || v->out[0] == NULL ||
         v->partials == NULL) {
         return (int)cudaErrorInvalidValue;
@@ -65,10 +65,10 @@ extern "C" int apo_cuda_bootstrap(const apo_cuda_view *v, uint64_t seed, void *s
     }
     cudaStream_t s = static_cast<cudaStream_t>(stream);
 
-    apo_cuda_view per_replicate = *v;
+    apo__cuda_view per_replicate = *v;
     per_replicate.tile = 1;
     const size_t replicates = v->end - v->begin;
-    apo_bootstrap_means_kernel<<<apo__cuda_blocks(v->rows * replicates), APO_CUDA_BLOCK, 0, s>>>(
+    apo__bootstrap_means_kernel<<<apo__cuda_blocks(v->rows * replicates), APO_CUDA_BLOCK, 0, s>>>(
         per_replicate, replicates, seed);
     cudaError_t rc = cudaGetLastError();
     if (rc != cudaSuccess) {
@@ -76,7 +76,7 @@ extern "C" int apo_cuda_bootstrap(const apo_cuda_view *v, uint64_t seed, void *s
     }
 
     const size_t tiles = apo__chunk_tiles(v);
-    apo_bootstrap_moments_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0, s>>>(
+    apo__bootstrap_moments_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0, s>>>(
         *v, tiles);
     return (int)cudaGetLastError();
 }

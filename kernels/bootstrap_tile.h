@@ -31,7 +31,7 @@
 #include "philox_tile.h"
 
 /* Replicate means of replicates [b_begin, b_end) of row `row` into means[b] (n >= 2 and
- * b_begin < b_end; the caller checks): the semantics of apo_bootstrap_tile() in kernels.h. */
+ * b_begin < b_end; the caller checks): the semantics of apo__cpu_bootstrap_tile() in kernels.h. */
 static inline APO_HD void apo__bootstrap_tile(const double *x, size_t n, uint64_t seed,
                                               uint64_t row, size_t b_begin, size_t b_end,
                                               double *means) {
@@ -62,9 +62,9 @@ static inline APO_HD void apo__bootstrap_tile(const double *x, size_t n, uint64_
 }
 
 /* Two-pass moments of means[b_begin .. b_end), nothing skipped (b_begin < b_end; the caller
- * checks): the semantics of apo_bootstrap_tile_moments() in kernels.h. */
+ * checks): the semantics of apo__cpu_bootstrap_tile_moments() in kernels.h. */
 static inline APO_HD void apo__bootstrap_tile_moments(const double *means, size_t b_begin,
-                                                      size_t b_end, apo_moments *out) {
+                                                      size_t b_end, apo__moments *out) {
     double sum = 0.0;
     double mn = INFINITY, mx = -INFINITY;
     for (size_t b = b_begin; b < b_end; ++b) {

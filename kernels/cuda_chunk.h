@@ -1,6 +1,6 @@
 /*
  * cuda_chunk.h: how the CUDA kernels of kernels/<name>.cu map their threads onto the tiles
- * of an apo_cuda_view (kernels_cuda.h).
+ * of an apo__cuda_view (kernels_cuda.h).
  *
  * What: a chunk view holds rows [row0, row0 + rows) and positions [begin, end) of the tiled
  * axis, begin on a tile boundary. Each row of it has chunk_tiles = ceil(end / tile) -
@@ -26,12 +26,12 @@
 #include "kernels_cuda.h"
 #include "moments_tile.h"
 
-/* Doubles per tile partial: an apo_moments. */
+/* Doubles per tile partial: an apo__moments. */
 #define APO_PARTIAL_DOUBLES 5
 
-/* Writes a tile's moments into its slot of the view's partials, in apo_moments order (the
+/* Writes a tile's moments into its slot of the view's partials, in apo__moments order (the
  * layout the host reads back as a plain double array). */
-static inline APO_HD void apo__store_partial(double *p, const apo_moments *m) {
+static inline APO_HD void apo__store_partial(double *p, const apo__moments *m) {
     p[0] = m->count;
     p[1] = m->mean;
     p[2] = m->m2;
@@ -40,7 +40,7 @@ static inline APO_HD void apo__store_partial(double *p, const apo_moments *m) {
 }
 
 /* Tiles in each row of the view: ceil(end / tile) - begin / tile. */
-static inline APO_HD size_t apo__chunk_tiles(const apo_cuda_view *v) {
+static inline APO_HD size_t apo__chunk_tiles(const apo__cuda_view *v) {
     return (v->end + v->tile - 1) / v->tile - v->begin / v->tile;
 }
 
@@ -51,7 +51,7 @@ typedef struct apo__chunk_item {
 } apo__chunk_item;
 
 /* Work item i (i < v->rows * tiles, tiles = apo__chunk_tiles(v)) of the view. */
-static inline APO_HD apo__chunk_item apo__chunk_item_of(const apo_cuda_view *v, size_t tiles,
+static inline APO_HD apo__chunk_item apo__chunk_item_of(const apo__cuda_view *v, size_t tiles,
                                                         size_t i) {
     const size_t j = v->begin / v->tile + i % tiles;
     apo__chunk_item it;

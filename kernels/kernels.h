@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* apo_moments, and the inline apo__moments_*, apo__philox4x32_10 and apo__mulhi64. */
+/* apo__moments, and the inline apo__moments_*, apo__philox4x32_10 and apo__mulhi64. */
 #include "moments_tile.h"
 #include "philox_tile.h"
 
@@ -38,7 +38,7 @@ extern "C" {
 /* ---- Bollinger bands ------------------------------------------------------------------ */
 
 /* Tile length for bollinger: max(4096, 16 * period). The halo is period - 1 samples. */
-size_t apo_bollinger_tile_len(size_t period);
+size_t apo__bollinger_tile_len(size_t period);
 
 /*
  * Bollinger bands over [begin, end): middle = mean of the `period` samples ending at t,
@@ -48,9 +48,9 @@ size_t apo_bollinger_tile_len(size_t period);
  * NaN bands. A constant window gives sd exactly 0 and middle exactly the constant.
  * Requires period >= 1 (the SPEC range is 2..100000).
  */
-void apo_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
-                        double nbdev_up, double nbdev_dn, double *upper, double *middle,
-                        double *lower);
+void apo__cpu_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
+                             double nbdev_up, double nbdev_dn, double *upper, double *middle,
+                             double *lower);
 
 /* ---- MACD ----------------------------------------------------------------------------- */
 
@@ -60,10 +60,10 @@ void apo_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, siz
  * H = (slow-1) + (signal-1) + D(slow) + D(signal), D(p) = ceil(64 ln 2 / -ln(1 - 2/(p+1))),
  * after swapping fast and slow when fast > slow. This is also the tile's halo.
  */
-size_t apo_macd_warmup(size_t fast, size_t slow, size_t signal);
+size_t apo__macd_warmup(size_t fast, size_t slow, size_t signal);
 
-/* Tile length for macd: max(16384, 16 * apo_macd_warmup(fast, slow, signal)). */
-size_t apo_macd_tile_len(size_t fast, size_t slow, size_t signal);
+/* Tile length for macd: max(16384, 16 * apo__macd_warmup(fast, slow, signal)). */
+size_t apo__macd_tile_len(size_t fast, size_t slow, size_t signal);
 
 /*
  * MACD over [begin, end) with TA-Lib's seeding (see docs/kernels.md): macd = EMA(fast) -
@@ -71,42 +71,43 @@ size_t apo_macd_tile_len(size_t fast, size_t slow, size_t signal);
  * (slow-1)+(signal-1) are NaN. A non-finite sample is a gap: its outputs are NaN and the
  * EMA states skip it. fast > slow is swapped. Requires fast, slow, signal >= 1.
  */
-void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast, size_t slow,
-                   size_t signal, double *macd, double *signal_line, double *hist);
+void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast,
+                        size_t slow, size_t signal, double *macd, double *signal_line,
+                        double *hist);
 
-/* One tile of apo_macd_tile_pair(): a series x, its range [begin, end) and its outputs. */
-typedef struct apo_macd_tile_args {
+/* One tile of apo__macd_tile_pair(): a series x, its range [begin, end) and its outputs. */
+typedef struct apo__macd_tile_args {
     const double *x;
     size_t begin, end;
     double *macd, *signal_line, *hist;
-} apo_macd_tile_args;
+} apo__macd_tile_args;
 
 /*
- * Two tiles at once, each with exactly the operations of apo_macd_tile(), interleaved so
- * that the two EMA chains overlap: the same bits as two apo_macd_tile() calls, faster.
+ * Two tiles at once, each with exactly the operations of apo__cpu_macd_tile(), interleaved so
+ * that the two EMA chains overlap: the same bits as two apo__cpu_macd_tile() calls, faster.
  * The tiles may belong to different rows; they must not overlap.
  */
-void apo_macd_tile_pair(const apo_macd_tile_args *a, const apo_macd_tile_args *b, size_t fast,
-                        size_t slow, size_t signal);
+void apo__macd_tile_pair(const apo__macd_tile_args *a, const apo__macd_tile_args *b, size_t fast,
+                         size_t slow, size_t signal);
 
 /* ---- Moments partials ----------------------------------------------------------------- */
 
-/* apo_moments (count, mean, m2, min, max; five doubles, no padding) is in moments_tile.h. */
+/* apo__moments (count, mean, m2, min, max; five doubles, no padding) is in moments_tile.h. */
 
 /* Sets *m to the empty set: count 0, mean 0, m2 0, min +inf, max -inf. */
-void apo_moments_empty(apo_moments *m);
+void apo__cpu_moments_empty(apo__moments *m);
 
 /*
  * Merges two partials with Chan et al.'s pairwise formula in a fixed operation order, so
  * merge(a, b) is a pure function of the bits of a and b. out may alias a or b. An empty
  * side returns a copy of the other. min and max ignore NaN.
  */
-void apo_moments_merge(const apo_moments *a, const apo_moments *b, apo_moments *out);
+void apo__cpu_moments_merge(const apo__moments *a, const apo__moments *b, apo__moments *out);
 
 /* ---- Return statistics ---------------------------------------------------------------- */
 
 /* Tile length for returns_stats: 8192 samples. The halo is 1 sample. */
-size_t apo_returns_stats_tile_len(void);
+size_t apo__returns_stats_tile_len(void);
 
 /*
  * Moments of the finite simple returns r_t = x[t] / x[t-1] - 1 for t in
@@ -114,27 +115,28 @@ size_t apo_returns_stats_tile_len(void);
  * infinite prices, or a zero price) are skipped. A tile without finite returns gives the
  * empty set.
  */
-void apo_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end, apo_moments *out);
+void apo__cpu_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end,
+                                 apo__moments *out);
 
 /*
  * Final statistics from merged partials: count; mean (NaN when count is 0); sample
  * variance m2 / (count - 1) (NaN when count < 2); min and max (NaN when count is 0).
  */
-void apo_returns_stats_finalize(const apo_moments *m, double *count, double *mean, double *variance,
-                                double *min, double *max);
+void apo__returns_stats_finalize(const apo__moments *m, double *count, double *mean,
+                                 double *variance, double *min, double *max);
 
 /* ---- Bootstrap ------------------------------------------------------------------------ */
 
 /* Philox4x32-10 (Salmon et al., SC'11): one 128-bit block from a counter and a key. */
-void apo_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+void apo__cpu_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 
 /* High 64 bits of the 128-bit product a * b, computed portably with 32-bit limbs. */
-uint64_t apo_mulhi64(uint64_t a, uint64_t b);
+uint64_t apo__cpu_mulhi64(uint64_t a, uint64_t b);
 
 /* Their inline bodies, apo__philox4x32_10 and apo__mulhi64, are in philox_tile.h. */
 
 /* Tile length for bootstrap: 8 replicates. */
-size_t apo_bootstrap_tile_len(void);
+size_t apo__bootstrap_tile_len(void);
 
 /*
  * Bootstrap replicate means for replicates [b_begin, b_end) of row `row`: replicate b draws
@@ -142,18 +144,18 @@ size_t apo_bootstrap_tile_len(void);
  * (seed, row, b, draw index) through Philox4x32-10, and stores their mean in means[b].
  * Non-finite returns propagate into the means that draw them. Requires n >= 2.
  */
-void apo_bootstrap_tile(const double *x, size_t n, uint64_t seed, uint64_t row, size_t b_begin,
-                        size_t b_end, double *means);
+void apo__cpu_bootstrap_tile(const double *x, size_t n, uint64_t seed, uint64_t row, size_t b_begin,
+                             size_t b_end, double *means);
 
 /* Two-pass moments of means[b_begin .. b_end), nothing skipped (NaN propagates). */
-void apo_bootstrap_tile_moments(const double *means, size_t b_begin, size_t b_end,
-                                apo_moments *out);
+void apo__cpu_bootstrap_tile_moments(const double *means, size_t b_begin, size_t b_end,
+                                     apo__moments *out);
 
 /*
  * Bootstrap estimate: mean of the replicate means (NaN when count is 0) and the standard
  * error, the sample standard deviation of the replicate means (NaN when count < 2).
  */
-void apo_bootstrap_finalize(const apo_moments *m, double *mean, double *std_error);
+void apo__bootstrap_finalize(const apo__moments *m, double *mean, double *std_error);
 
 #ifdef __cplusplus
 }

@@ -28,11 +28,11 @@ extern "C" {
  * [begin, end). out[k] is NULL for outputs the GPU does not write (the reductions'
  * finalized values, which the host computes from the partials).
  *
- * partials (reductions only): 5 doubles (an apo_moments) per tile, for tile j of global row
+ * partials (reductions only): 5 doubles (an apo__moments) per tile, for tile j of global row
  * r at partials[((r - row0) * chunk_tiles + (j - begin / tile)) * 5], with
  * chunk_tiles = ceil(end / tile) - begin / tile.
  */
-typedef struct apo_cuda_view {
+typedef struct apo__cuda_view {
     const double *x;
     double *out[3];
     double *partials;
@@ -41,13 +41,13 @@ typedef struct apo_cuda_view {
     size_t row0, rows;
     size_t begin, end; /* along the tiled axis (bootstrap: replicates) */
     size_t tile;
-} apo_cuda_view;
+} apo__cuda_view;
 
-int apo_cuda_bollinger(const apo_cuda_view *v, size_t period, double nbdev_up, double nbdev_dn,
-                       void *stream);
-int apo_cuda_macd(const apo_cuda_view *v, size_t fast, size_t slow, size_t signal, void *stream);
-int apo_cuda_returns_stats(const apo_cuda_view *v, void *stream);
-int apo_cuda_bootstrap(const apo_cuda_view *v, uint64_t seed, void *stream);
+int apo__cuda_bollinger(const apo__cuda_view *v, size_t period, double nbdev_up, double nbdev_dn,
+                        void *stream);
+int apo__cuda_macd(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal, void *stream);
+int apo__cuda_returns_stats(const apo__cuda_view *v, void *stream);
+int apo__cuda_bootstrap(const apo__cuda_view *v, uint64_t seed, void *stream);
 
 #ifdef __cplusplus
 }

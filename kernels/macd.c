@@ -12,8 +12,8 @@
  * seeds count finite samples only. On finite data this is exactly the definition above;
  * unlike TA-Lib, one NaN does not poison the rest of the series.
  *
- * Tile shape: tiles of apo_macd_tile_len() = max(16384, 16 H) outputs, where
- * H = apo_macd_warmup() is also the halo. The EMA is a recurrence, so a tile [begin, end)
+ * Tile shape: tiles of apo__macd_tile_len() = max(16384, 16 H) outputs, where
+ * H = apo__macd_warmup() is also the halo. The EMA is a recurrence, so a tile [begin, end)
  * re-runs the definition above on the sub-series starting at w0 = max(0, begin - H) and
  * emits [begin, end) only. For the first tile (w0 = 0) this is the definition itself. For
  * later tiles the seeds differ from the whole-series states, but their influence on the
@@ -23,12 +23,12 @@
  *
  * Code: the tile body is the APO_HD inline apo__macd_tile of macd_tile.h, which the CUDA
  * kernel (macd.cu) calls too. This file keeps what needs libm or runs only on the host: the
- * warm-up H (apo_macd_warmup, with log and log1p), which it computes here and passes to the
+ * warm-up H (apo__macd_warmup, with log and log1p), which it computes here and passes to the
  * shared body, the tile length, the precondition checks and the paired loop.
  *
  * Determinism: the outputs of a tile depend on x, the parameters and `begin` only; no state
  * crosses tiles and the operation order is fixed (built with -ffp-contract=off, and nvcc
- * -fmad=false for the shared body). The libm log in apo_macd_warmup only sizes the tile
+ * -fmad=false for the shared body). The libm log in apo__macd_warmup only sizes the tile
  * grid and the warm-up from the parameters, and is evaluated on the host for both the CPU
  * and the CUDA kernels, so both re-read the same samples.
  */
@@ -49,7 +49,7 @@ static size_t decay_steps(size_t p) {
     return (size_t)ceil(64.0 * log(2.0) / -log1p(-k));
 }
 
-size_t apo_macd_warmup(size_t fast, size_t slow, size_t signal) {
+size_t apo__macd_warmup(size_t fast, size_t slow, size_t signal) {
     assert(fast >= 1 && slow >= 1 && signal >= 1);
     if (fast > slow) {
         slow = fast;
@@ -57,26 +57,27 @@ size_t apo_macd_warmup(size_t fast, size_t slow, size_t signal) {
     return (slow - 1) + (signal - 1) + decay_steps(slow) + decay_steps(signal);
 }
 
-size_t apo_macd_tile_len(size_t fast, size_t slow, size_t signal) {
-    size_t len = 16 * apo_macd_warmup(fast, slow, signal);
+size_t apo__macd_tile_len(size_t fast, size_t slow, size_t signal) {
+    size_t len = 16 * apo__macd_warmup(fast, slow, signal);
     return len > 16384 ? len : 16384;
 }
 
-void apo_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast, size_t slow,
-                   size_t signal, double *macd, double *signal_line, double *hist) {
+void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast,
+                        size_t slow, size_t signal, double *macd, double *signal_line,
+                        double *hist) {
     assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL);
     assert(begin < end && end <= n);
     assert(fast >= 1 && slow >= 1 && signal >= 1);
     (void)n;
-    /* apo_macd_warmup takes the larger of fast and slow itself, so it needs no swap. */
-    const size_t h = apo_macd_warmup(fast, slow, signal);
+    /* apo__macd_warmup takes the larger of fast and slow itself, so it needs no swap. */
+    const size_t h = apo__macd_warmup(fast, slow, signal);
     apo__macd_tile(x, begin, end, fast, slow, signal, h, macd, signal_line, hist);
 }
 
-void apo_macd_tile_pair(const apo_macd_tile_args *a, const apo_macd_tile_args *b, size_t fast,
-                        size_t slow, size_t signal) {
+void apo__macd_tile_pair(const apo__macd_tile_args *a, const apo__macd_tile_args *b, size_t fast,
+                         size_t slow, size_t signal) {
     assert(fast >= 1 && slow >= 1 && signal >= 1);
-    const size_t h = apo_macd_warmup(fast, slow, signal);
+    const size_t h = apo__macd_warmup(fast, slow, signal);
     apo__macd_rates r;
     apo__macd_setup(&fast, &slow, signal, &r);
     apo__macd_state sa, sb;

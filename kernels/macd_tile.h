@@ -1,6 +1,6 @@
 /*
  * macd_tile.h: the arithmetic of one MACD tile, shared by the CPU kernels (macd.c,
- * apo_macd_tile and apo_macd_tile_pair) and the CUDA kernel (macd.cu).
+ * apo__cpu_macd_tile and apo__macd_tile_pair) and the CUDA kernel (macd.cu).
  *
  * What: TA-Lib's MACD (EMA update e = (x - e) * k + e with k = 2 / (p + 1), slow and fast
  * EMAs seeded with plain means at the slow seed index, the signal EMA seeded with the mean
@@ -8,15 +8,15 @@
  *
  * Tile shape: one call computes one tile [begin, end) of one row, re-running the
  * definition on the sub-series from w0 = max(0, begin - warmup) and writing the outputs
- * [begin, end) only. The warm-up H = apo_macd_warmup(fast, slow, signal) is a parameter
+ * [begin, end) only. The warm-up H = apo__macd_warmup(fast, slow, signal) is a parameter
  * here: it needs libm's log, which may round differently on a GPU, so the host computes it
- * once (apo_macd_tile, or the CUDA launcher, which is host code) and passes it in. The tile
+ * once (apo__cpu_macd_tile, or the CUDA launcher, which is host code) and passes it in. The tile
  * grid and the halo are then the same integers on both sides.
  *
  * Determinism: the outputs of a tile depend on x, the parameters, H and `begin` only, with
  * a fixed operation order of IEEE +, -, *, / and isfinite (apo_hd.h): no transcendental,
  * no FMA contraction on either compiler, no state crossing tiles. The single loop and the
- * paired loop of apo_macd_tile_pair run the same apo__macd_step, so all give the same bits.
+ * paired loop of apo__macd_tile_pair run the same apo__macd_step, so all give the same bits.
  * Non-finite samples give the NAN constant, the same bits on both sides; only an EMA that
  * overflows (finite samples near DBL_MAX) makes a NaN by arithmetic, whose sign and payload
  * may differ on the GPU (apo_hd.h).
@@ -60,7 +60,7 @@ static inline APO_HD void apo__macd_setup(size_t *fast, size_t *slow, size_t sig
 }
 
 /* Runs a tile up to its steady state, with fast <= slow as apo__macd_setup leaves them and
- * h = apo_macd_warmup(fast, slow, signal). Returns 0 when the tile is already complete (its
+ * h = apo__macd_warmup(fast, slow, signal). Returns 0 when the tile is already complete (its
  * outputs are all written; `st` is then a finished state, t == end), 1 when `st` holds the
  * state to go on from. */
 static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t end, size_t fast,
@@ -188,8 +188,8 @@ static inline APO_HD void apo__macd_finish(const double *x, const apo__macd_rate
 
 /*
  * One tile [begin, end) of one row (begin < end; fast, slow, signal >= 1; the caller
- * checks), with warmup = apo_macd_warmup(fast, slow, signal) computed on the host: the
- * semantics of apo_macd_tile() in kernels.h. fast > slow is swapped.
+ * checks), with warmup = apo__macd_warmup(fast, slow, signal) computed on the host: the
+ * semantics of apo__cpu_macd_tile() in kernels.h. fast > slow is swapped.
  */
 static inline APO_HD void apo__macd_tile(const double *x, size_t begin, size_t end, size_t fast,
                                          size_t slow, size_t signal, size_t warmup, double *macd,

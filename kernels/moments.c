@@ -1,9 +1,9 @@
 /*
  * moments.c: partial moments (count, mean, M2, min, max) and their pairwise merge.
  *
- * What: the reductions (returns_stats, bootstrap) produce one apo_moments partial per tile;
+ * What: the reductions (returns_stats, bootstrap) produce one apo__moments partial per tile;
  * the runtime combines the partials in tile order with a fixed pairwise tree on the host,
- * using apo_moments_merge, and the kernel's finalize turns the root into statistics. The
+ * using apo__cpu_moments_merge, and the kernel's finalize turns the root into statistics. The
  * bodies are the APO_HD inline functions of moments_tile.h, shared with the CUDA kernels;
  * this file exports them with the host-side precondition checks.
  *
@@ -17,12 +17,12 @@
 
 #include <assert.h>
 
-void apo_moments_empty(apo_moments *m) {
+void apo__cpu_moments_empty(apo__moments *m) {
     assert(m != NULL);
     apo__moments_empty(m);
 }
 
-void apo_moments_merge(const apo_moments *a, const apo_moments *b, apo_moments *out) {
+void apo__cpu_moments_merge(const apo__moments *a, const apo__moments *b, apo__moments *out) {
     assert(a != NULL && b != NULL && out != NULL);
     apo__moments_merge(a, b, out);
 }

@@ -1,11 +1,11 @@
 /*
- * moments_tile.h: the apo_moments partial and the inline bodies of its empty set and its
+ * moments_tile.h: the apo__moments partial and the inline bodies of its empty set and its
  * pairwise merge, shared by the CPU kernels (moments.c, through kernels.h) and the CUDA
  * kernels (kernels/<name>.cu).
  *
- * What: the reductions (returns_stats, bootstrap) produce one apo_moments partial per tile;
+ * What: the reductions (returns_stats, bootstrap) produce one apo__moments partial per tile;
  * the runtime merges the partials in tile order with a fixed pairwise tree on the host
- * (apo_moments_merge, Chan, Golub and LeVeque's pairwise update) and the kernel's finalize
+ * (apo__cpu_moments_merge, Chan, Golub and LeVeque's pairwise update) and the kernel's finalize
  * turns the root into statistics.
  *
  * Launch shape: scalar helpers: the empty set once per empty tile, the merge once per tree
@@ -25,11 +25,11 @@
  * mean), min and max. Five doubles and no padding, so the runtime may store an array of
  * them as a plain double array. The empty set is {0, 0, 0, +inf, -inf}.
  */
-typedef struct apo_moments {
+typedef struct apo__moments {
     double count, mean, m2, min, max;
-} apo_moments;
+} apo__moments;
 
-static inline APO_HD void apo__moments_empty(apo_moments *m) {
+static inline APO_HD void apo__moments_empty(apo__moments *m) {
     m->count = 0.0;
     m->mean = 0.0;
     m->m2 = 0.0;
@@ -37,11 +37,11 @@ static inline APO_HD void apo__moments_empty(apo_moments *m) {
     m->max = -INFINITY;
 }
 
-static inline APO_HD void apo__moments_merge(const apo_moments *a, const apo_moments *b,
-                                             apo_moments *out) {
+static inline APO_HD void apo__moments_merge(const apo__moments *a, const apo__moments *b,
+                                             apo__moments *out) {
     /* Copy both operands first: out may alias either. */
-    const apo_moments ma = *a;
-    const apo_moments mb = *b;
+    const apo__moments ma = *a;
+    const apo__moments mb = *b;
     if (mb.count == 0.0) {
         *out = ma;
         return;

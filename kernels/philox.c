@@ -13,13 +13,13 @@
  * the same source; this file exports the out-of-line versions declared in kernels.h.
  *
  * Determinism: integer arithmetic only, fully specified by C11 for uint32_t/uint64_t.
- * apo_mulhi64 uses 32-bit limbs rather than unsigned __int128 so that it is ISO C and
+ * apo__cpu_mulhi64 uses 32-bit limbs rather than unsigned __int128 so that it is ISO C and
  * matches the CUDA __umul64hi bit for bit.
  */
 #include "kernels.h"
 
-void apo_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
+void apo__cpu_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
     apo__philox4x32_10(ctr, key, out);
 }
 
-uint64_t apo_mulhi64(uint64_t a, uint64_t b) { return apo__mulhi64(a, b); }
+uint64_t apo__cpu_mulhi64(uint64_t a, uint64_t b) { return apo__mulhi64(a, b); }

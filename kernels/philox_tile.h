@@ -5,7 +5,7 @@
  * What: apo__philox4x32_10 maps a 128-bit counter and a 64-bit key to 128 random bits with
  * ten rounds of multiply-xor-permute, bumping the key by the Weyl constants between rounds
  * (Salmon et al., SC'11); apo__mulhi64 returns the high 64 bits of a 64x64-bit product.
- * philox.c exports the out-of-line apo_philox4x32_10 and apo_mulhi64 of kernels.h; the
+ * philox.c exports the out-of-line apo__cpu_philox4x32_10 and apo__cpu_mulhi64 of kernels.h; the
  * bootstrap tile body inlines these in its hot loop without LTO. Internal: use the apo_
  * names outside kernels/.
  *

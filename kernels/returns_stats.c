@@ -5,10 +5,10 @@
  * [max(begin, 1), end) and so reads one sample of halo, x[begin - 1]. It produces the count,
  * mean, M2 (sum of squared deviations), min and max of the finite returns; non-finite
  * returns (from a NaN or infinite price, or a zero price) are skipped. The runtime merges
- * the tile partials with apo_moments_merge and apo_returns_stats_finalize gives the count,
+ * the tile partials with apo__cpu_moments_merge and apo__returns_stats_finalize gives the count,
  * mean, sample variance, min and max.
  *
- * Tile shape: apo_returns_stats_tile_len() = 8192 samples per tile.
+ * Tile shape: apo__returns_stats_tile_len() = 8192 samples per tile.
  *
  * Algorithm: exact two-pass per tile, in index order: first the sum, count, min and max,
  * then the sum of squared deviations from the tile mean. Recomputing the returns in the
@@ -29,17 +29,18 @@
 #include <assert.h>
 #include <math.h>
 
-size_t apo_returns_stats_tile_len(void) { return 8192; }
+size_t apo__returns_stats_tile_len(void) { return 8192; }
 
-void apo_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end, apo_moments *out) {
+void apo__cpu_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end,
+                                 apo__moments *out) {
     assert(x != NULL && out != NULL);
     assert(begin < end && end <= n);
     (void)n;
     apo__returns_stats_tile(x, begin, end, out);
 }
 
-void apo_returns_stats_finalize(const apo_moments *m, double *count, double *mean, double *variance,
-                                double *min, double *max) {
+void apo__returns_stats_finalize(const apo__moments *m, double *count, double *mean,
+                                 double *variance, double *min, double *max) {
     assert(m != NULL && count != NULL && mean != NULL && variance != NULL && min != NULL &&
            max != NULL);
     *count = m->count;

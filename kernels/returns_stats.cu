@@ -2,9 +2,9 @@
  * returns_stats.cu: moments of the simple returns on a GPU, the CUDA twin of
  * returns_stats.c.
  *
- * What: for one chunk view (kernels_cuda.h), the apo_moments partial {count, mean, m2, min,
+ * What: for one chunk view (kernels_cuda.h), the apo__moments partial {count, mean, m2, min,
  * max} of the finite returns of every tile of rows [row0, row0 + rows), positions
- * [begin, end), with the semantics of apo_returns_stats_tile() (kernels.h), written as 5
+ * [begin, end), with the semantics of apo__cpu_returns_stats_tile() (kernels.h), written as 5
  * doubles per tile to v->partials in the layout of kernels_cuda.h. The outputs (count,
  * mean, variance, min, max per row) are finalized on the host from the merged partials.
  *
@@ -24,20 +24,20 @@
 #include "kernels_cuda.h"
 #include "returns_stats_tile.h"
 
-static_assert(sizeof(apo_moments) == APO_PARTIAL_DOUBLES * sizeof(double),
+static_assert(sizeof(apo__moments) == APO_PARTIAL_DOUBLES * sizeof(double),
               "a partial is 5 doubles");
 
-static __global__ void apo_returns_stats_kernel(apo_cuda_view v, size_t tiles) {
+static __global__ void apo__returns_stats_kernel(apo__cuda_view v, size_t tiles) {
     const size_t items = v.rows * tiles;
     for (size_t i = apo__cuda_first_item(); i < items; i += apo__cuda_item_stride()) {
         const apo__chunk_item it = apo__chunk_item_of(&v, tiles, i);
-        apo_moments m;
+        apo__moments m;
         apo__returns_stats_tile(v.x + it.row * v.cols, it.begin, it.end, &m);
         apo__store_partial(v.partials + i * APO_PARTIAL_DOUBLES, &m);
     }
 }
 
-extern "C" int apo_cuda_returns_stats(const apo_cuda_view *v, void *stream) {
+extern "C" int apo__cuda_returns_stats(const apo__cuda_view *v, void *stream) {
     if (v == NULL || v->tile == 0 || v->x == NULL || v->partials == NULL) {
         return (int)cudaErrorInvalidValue;
     }
@@ -45,7 +45,7 @@ extern "C" int apo_cuda_returns_stats(const apo_cuda_view *v, void *stream) {
         return (int)cudaSuccess;
     }
     const size_t tiles = apo__chunk_tiles(v);
-    apo_returns_stats_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
-                               static_cast<cudaStream_t>(stream)>>>(*v, tiles);
+    apo__returns_stats_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
+                                static_cast<cudaStream_t>(stream)>>>(*v, tiles);
     return (int)cudaGetLastError();
 }

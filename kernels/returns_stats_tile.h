@@ -1,9 +1,9 @@
 /*
  * returns_stats_tile.h: the arithmetic of one returns_stats tile, shared by the CPU kernel
- * (returns_stats.c, apo_returns_stats_tile) and the CUDA kernel (returns_stats.cu).
+ * (returns_stats.c, apo__cpu_returns_stats_tile) and the CUDA kernel (returns_stats.cu).
  *
  * What: the count, mean, M2 (sum of squared deviations), min and max of the finite simple
- * returns r_t = x[t] / x[t-1] - 1 for t in [max(begin, 1), end), as an apo_moments
+ * returns r_t = x[t] / x[t-1] - 1 for t in [max(begin, 1), end), as an apo__moments
  * partial; non-finite returns are skipped and a tile without finite returns gives the empty
  * set. Exact two-pass in index order: first the sum, count, min and max, then the sum of
  * squared deviations from the tile mean, recomputing the returns rather than storing them.
@@ -23,9 +23,9 @@
 #include "moments_tile.h"
 
 /* One tile [begin, end) of one row (begin < end; the caller checks): the semantics of
- * apo_returns_stats_tile() in kernels.h. */
+ * apo__cpu_returns_stats_tile() in kernels.h. */
 static inline APO_HD void apo__returns_stats_tile(const double *x, size_t begin, size_t end,
-                                                  apo_moments *out) {
+                                                  apo__moments *out) {
     const size_t t0 = begin > 1 ? begin : 1;
     size_t count = 0;
     double sum = 0.0;

@@ -30,7 +30,7 @@ void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t ro
     job->input = malloc(rows * cols * sizeof(double));
     cr_assert_not_null(job->input);
     for (size_t r = 0; r < rows; r++)
-        apo_test_random_walk(data_seed + r, cols, 100.0, 1.0, job->input + r * cols);
+        apo__test_random_walk(data_seed + r, cols, 100.0, 1.0, job->input + r * cols);
     job->inputs[0] = job->input;
     job->w.inputs = job->inputs;
     job->w.n_inputs = 1;
@@ -90,5 +90,5 @@ size_t test_bitwise_diff(const test_job *a, const test_job *b, size_t i) {
 
 void test_random_ratios(uint64_t seed, size_t n, double *ratios) {
     for (size_t i = 0; i < n; i++)
-        ratios[i] = 0.05 + 0.95 * apo_test_uniform(seed, i);
+        ratios[i] = 0.05 + 0.95 * apo__test_uniform(seed, i);
 }

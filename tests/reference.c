@@ -24,7 +24,7 @@ static uint64_t mix64(uint64_t z) {
 
 static uint64_t hash2(uint64_t seed, uint64_t index) { return mix64(mix64(seed) ^ index); }
 
-double apo_test_uniform(uint64_t seed, uint64_t index) {
+double apo__test_uniform(uint64_t seed, uint64_t index) {
     return (double)(hash2(seed, index) >> 11) * 0x1.0p-53;
 }
 
@@ -62,16 +62,16 @@ static void walk_fill(const walk_ctx *w, uint64_t lo, uint64_t len, double vlo, 
     walk_fill(w, lo + h, h, vmid, vhi);
 }
 
-void apo_test_random_walk_slice(uint64_t seed, size_t begin, size_t end, double start, double step,
-                                double *out) {
+void apo__test_random_walk_slice(uint64_t seed, size_t begin, size_t end, double start, double step,
+                                 double *out) {
     assert(begin <= end && (uint64_t)end <= WALK_SPAN);
     const walk_ctx w = {seed, begin, end, start, step, out};
     const double vend = sqrt((double)WALK_SPAN) * node_normal(seed, WALK_SPAN);
     walk_fill(&w, 0, WALK_SPAN, 0.0, vend);
 }
 
-void apo_test_random_walk(uint64_t seed, size_t n, double start, double step, double *out) {
-    apo_test_random_walk_slice(seed, 0, n, start, step, out);
+void apo__test_random_walk(uint64_t seed, size_t n, double start, double step, double *out) {
+    apo__test_random_walk_slice(seed, 0, n, start, step, out);
 }
 
 /* ---- Bollinger ---------------------------------------------------------------------- */
@@ -109,8 +109,8 @@ static void window_mean_sd(const double *w, size_t p, long double *mean, long do
     *sd = sqrtl(m2 / (long double)p);
 }
 
-void apo_ref_bollinger(const double *x, size_t n, size_t period, double nbdev_up, double nbdev_dn,
-                       double *upper, double *middle, double *lower) {
+void apo__ref_bollinger(const double *x, size_t n, size_t period, double nbdev_up, double nbdev_dn,
+                        double *upper, double *middle, double *lower) {
     assert(period >= 1);
     for (size_t t = 0; t < n; ++t) {
         if (t + 1 < period) {
@@ -132,7 +132,7 @@ void apo_ref_bollinger(const double *x, size_t n, size_t period, double nbdev_up
     }
 }
 
-void apo_ref_bollinger_sd(const double *x, size_t n, size_t period, double *sd) {
+void apo__ref_bollinger_sd(const double *x, size_t n, size_t period, double *sd) {
     assert(period >= 1);
     for (size_t t = 0; t < n; ++t) {
         if (t + 1 < period || window_class(x + (t + 1 - period), period) != 0) {
@@ -147,8 +147,8 @@ void apo_ref_bollinger_sd(const double *x, size_t n, size_t period, double *sd) 
 
 /* ---- MACD --------------------------------------------------------------------------- */
 
-void apo_ref_macd(const double *x, size_t n, size_t fast, size_t slow, size_t signal, double *macd,
-                  double *signal_line, double *hist) {
+void apo__ref_macd(const double *x, size_t n, size_t fast, size_t slow, size_t signal, double *macd,
+                   double *signal_line, double *hist) {
     assert(fast >= 1 && slow >= 1 && signal >= 1);
     if (fast > slow) {
         const size_t tmp = fast;
@@ -225,7 +225,7 @@ void apo_ref_macd(const double *x, size_t n, size_t fast, size_t slow, size_t si
 
 /* ---- Moments ------------------------------------------------------------------------ */
 
-void apo_ref_moments_of(const double *v, size_t n, int finite_only, apo_ref_moments *out) {
+void apo__ref_moments_of(const double *v, size_t n, int finite_only, apo__ref_moments *out) {
     long double count = 0.0L, sum = 0.0L;
     long double mn = INFINITY, mx = -INFINITY;
     for (size_t i = 0; i < n; ++i) {
@@ -261,7 +261,7 @@ void apo_ref_moments_of(const double *v, size_t n, int finite_only, apo_ref_mome
     out->max = mx;
 }
 
-void apo_ref_returns(const double *x, size_t n, double *r) {
+void apo__ref_returns(const double *x, size_t n, double *r) {
     for (size_t t = 1; t < n; ++t) {
         r[t - 1] = x[t] / x[t - 1] - 1.0;
     }

@@ -22,7 +22,7 @@ Test(api, bollinger_end_to_end_matches_long_double_reference, .timeout = 60) {
     double *up = malloc(cols * sizeof *up), *mid = malloc(cols * sizeof *mid),
            *lo = malloc(cols * sizeof *lo);
     for (size_t r = 0; r < rows; r++) {
-        apo_ref_bollinger(job.input + r * cols, cols, 30, 2, 2, up, mid, lo);
+        apo__ref_bollinger(job.input + r * cols, cols, 30, 2, 2, up, mid, lo);
         for (size_t t = 0; t < cols; t++) {
             double got = job.outputs[1][r * cols + t];
             if (t < 29) {
@@ -47,9 +47,9 @@ Test(api, returns_stats_end_to_end_matches_long_double_reference, .timeout = 60)
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
     double *ret = malloc((cols - 1) * sizeof *ret);
     for (size_t r = 0; r < rows; r++) {
-        apo_ref_returns(job.input + r * cols, cols, ret);
-        apo_ref_moments m;
-        apo_ref_moments_of(ret, cols - 1, 1, &m);
+        apo__ref_returns(job.input + r * cols, cols, ret);
+        apo__ref_moments m;
+        apo__ref_moments_of(ret, cols - 1, 1, &m);
         cr_assert_eq(job.outputs[0][r], (double)m.count);
         cr_assert_leq(fabsl(job.outputs[1][r] - m.mean), 1e-12L * fabsl(m.mean) + 1e-18L);
         long double var = m.m2 / (m.count - 1);

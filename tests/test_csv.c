@@ -16,7 +16,7 @@
 static char err[1024];
 
 static int parse_n(const char *text, size_t len, const char *column, double **v, size_t *n) {
-    return apo_csv_parse_column(text, len, "t.csv", column, v, n, err, sizeof err);
+    return apo__csv_parse_column(text, len, "t.csv", column, v, n, err, sizeof err);
 }
 
 static int parse(const char *text, const char *column, double **v, size_t *n) {
@@ -289,18 +289,18 @@ Test(csv, read_column_from_a_file, .timeout = 10) {
     write_file(path, "date,close\n2024-01-02,10.5\n2024-01-03,11\n", 41);
     double *v = NULL;
     size_t n = 0;
-    cr_assert_eq(apo_csv_read_column(path, NULL, &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(apo__csv_read_column(path, NULL, &v, &n, err, sizeof err), 0, "%s", err);
     cr_assert_eq(n, 2);
     cr_assert(v[0] == 10.5 && v[1] == 11.0);
     free(v);
     write_file(path, "date,close\n2024-01-02,abc\n", 26);
-    cr_assert_neq(apo_csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
+    cr_assert_neq(apo__csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
     char want[256];
     snprintf(want, sizeof want, "%s:2:2: expected a number, got \"abc\" (byte 12 of the line)",
              path);
     cr_assert_str_eq(err, want);
     unlink(path);
-    cr_assert_neq(apo_csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
+    cr_assert_neq(apo__csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
     snprintf(want, sizeof want, "%s: cannot open: No such file or directory", path);
     cr_assert_str_eq(err, want);
     rmdir(dir);
@@ -378,11 +378,11 @@ Test(input, written_csv_reads_back_exactly, .timeout = 10) {
     double *v = NULL;
     size_t n = 0;
     /* Row 1 of the output is column upper_1 of the file. */
-    cr_assert_eq(apo_csv_read_column(path, "upper_1", &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(apo__csv_read_column(path, "upper_1", &v, &n, err, sizeof err), 0, "%s", err);
     cr_assert_eq(n, 3);
     cr_assert(memcmp(v, data + 3, 3 * sizeof(double)) == 0);
     free(v);
-    cr_assert_eq(apo_csv_read_column(path, "upper_0", &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(apo__csv_read_column(path, "upper_0", &v, &n, err, sizeof err), 0, "%s", err);
     cr_assert(isnan(v[0]) && v[1] == 0.1 && v[2] == 1.0 / 3.0);
     free(v);
     struct stat st;

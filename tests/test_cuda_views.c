@@ -6,8 +6,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "cuda_views.h"
-#include "kernel.h"
+#include "catalog/cuda_views.h"
+#include "catalog/kernel.h"
 
 /* The call of a built-in kernel with `rows` rows whose tiled axis is `len` long. */
 static apo__call make_call(const char *kernel, size_t rows, size_t len) {
@@ -40,7 +40,7 @@ static void check_all_chunks(const apo__call *call) {
             chunk.first = first;
             chunk.end = end;
             chunk.partials = call->kernel->partial_len ? partials : NULL;
-            apo_cuda_view v[3];
+            apo__cuda_view v[3];
             size_t n = apo__cuda_views(call, &chunk, v);
             cr_assert(n >= 1 && n <= 3, "chunk [%llu, %llu): %zu views", (unsigned long long)first,
                       (unsigned long long)end, n);

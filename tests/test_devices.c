@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_spec.h"
+#include "devices/cuda/nccl_loader.h"
+#include "devices/device_list.h"
 #include "helpers.h"
-#include "nccl_loader.h"
 
 static size_t parse_ok(const char *text, apo__device_spec *specs) {
     size_t n;

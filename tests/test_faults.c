@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devices/worker_pool.h"
 #include "helpers.h"
-#include "pool.h"
 
 /* ---- workloads and references ------------------------------------------------------------ */
 

@@ -160,7 +160,7 @@ static double *walk(size_t rows, size_t cols, uint64_t seed) {
     double *x = malloc(rows * cols * sizeof *x);
     cr_assert_not_null(x);
     for (size_t r = 0; r < rows; r++)
-        apo_test_random_walk(seed + r, cols, 100.0, 1.0, x + r * cols);
+        apo__test_random_walk(seed + r, cols, 100.0, 1.0, x + r * cols);
     return x;
 }
 
@@ -463,8 +463,8 @@ static void check_bollinger(apo_runtime *gpu, const double *x, size_t n, size_t 
     double *rsd = malloc(n * sizeof *rsd);
     cr_assert(u && m && l && ru && rm && rl && rsd);
     gpu_bollinger(gpu, x, n, period, 2.0, 2.0, u, m, l);
-    apo_ref_bollinger(x, n, period, 2.0, 2.0, ru, rm, rl);
-    apo_ref_bollinger_sd(x, n, period, rsd);
+    apo__ref_bollinger(x, n, period, 2.0, 2.0, ru, rm, rl);
+    apo__ref_bollinger_sd(x, n, period, rsd);
     double worst = 0.0;
     for (size_t t = 0; t < n; t++) {
         assert_same_class(u[t], ru[t], "upper", t);
@@ -500,7 +500,7 @@ static void check_macd(apo_runtime *gpu, const double *x, size_t n, size_t fast,
     double *ra = malloc(n * sizeof *ra), *rb = malloc(n * sizeof *rb), *rc = malloc(n * sizeof *rc);
     cr_assert(a && b && c && ra && rb && rc);
     gpu_macd(gpu, x, n, fast, slow, signal, a, b, c);
-    apo_ref_macd(x, n, fast, slow, signal, ra, rb, rc);
+    apo__ref_macd(x, n, fast, slow, signal, ra, rb, rc);
     double scale = 0.0;
     for (size_t t = 0; t < n; t++)
         if (isfinite(x[t]))
@@ -541,7 +541,7 @@ Test(gpu, bollinger_matches_talib_and_the_long_double_reference, .timeout = 300)
                 continue;
             double *w = malloc(lengths[li] * sizeof *w);
             cr_assert_not_null(w);
-            apo_test_random_walk(1000 + periods[pi], lengths[li], 100.0, 0.1, w);
+            apo__test_random_walk(1000 + periods[pi], lengths[li], 100.0, 0.1, w);
             check_bollinger(gpu, w, lengths[li], periods[pi]);
             free(w);
         }
@@ -569,7 +569,7 @@ Test(gpu, macd_matches_talib_and_the_long_double_reference, .timeout = 300) {
         for (size_t li = 0; li < 6; li++) {
             double *w = malloc(lengths[li] * sizeof *w);
             cr_assert_not_null(w);
-            apo_test_random_walk(500 + pi, lengths[li], 100.0, 0.5, w);
+            apo__test_random_walk(500 + pi, lengths[li], 100.0, 0.5, w);
             check_macd(gpu, w, lengths[li], params[pi][0], params[pi][1], params[pi][2]);
             free(w);
         }

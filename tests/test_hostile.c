@@ -33,9 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/runtime.h"
 #include "helpers.h"
-#include "profile_store.h"
-#include "runtime.h"
+#include "profiles/profile_store.h"
 
 #define DEVICES "cpu:threads=1,sim:a"
 #define SKIP_STATUS 77

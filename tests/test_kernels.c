@@ -60,50 +60,50 @@ static size_t tile_at(size_t i, size_t count, int order) {
 
 static void run_bollinger(const double *x, size_t n, size_t period, double up, double dn, int order,
                           double *upper, double *middle, double *lower) {
-    const size_t len = apo_bollinger_tile_len(period);
+    const size_t len = apo__bollinger_tile_len(period);
     const size_t count = tile_count(n, len);
     for (size_t i = 0; i < count; ++i) {
         const size_t tile = tile_at(i, count, order);
         const size_t b = tile * len, e = b + len < n ? b + len : n;
-        apo_bollinger_tile(x, n, b, e, period, up, dn, upper, middle, lower);
+        apo__cpu_bollinger_tile(x, n, b, e, period, up, dn, upper, middle, lower);
     }
 }
 
 static void run_macd(const double *x, size_t n, size_t fast, size_t slow, size_t signal, int order,
                      double *macd, double *sig, double *hist) {
-    const size_t len = apo_macd_tile_len(fast, slow, signal);
+    const size_t len = apo__macd_tile_len(fast, slow, signal);
     const size_t count = tile_count(n, len);
     for (size_t i = 0; i < count; ++i) {
         const size_t tile = tile_at(i, count, order);
         const size_t b = tile * len, e = b + len < n ? b + len : n;
-        apo_macd_tile(x, n, b, e, fast, slow, signal, macd, sig, hist);
+        apo__cpu_macd_tile(x, n, b, e, fast, slow, signal, macd, sig, hist);
     }
 }
 
 /* A fixed pairwise tree over partials [lo, hi), the shape the runtime uses on the host. */
-static apo_moments merge_tree(const apo_moments *parts, size_t lo, size_t hi) {
+static apo__moments merge_tree(const apo__moments *parts, size_t lo, size_t hi) {
     if (hi - lo == 1) {
         return parts[lo];
     }
     const size_t mid = lo + (hi - lo) / 2;
-    apo_moments a = merge_tree(parts, lo, mid);
-    apo_moments b = merge_tree(parts, mid, hi);
-    apo_moments out;
-    apo_moments_merge(&a, &b, &out);
+    apo__moments a = merge_tree(parts, lo, mid);
+    apo__moments b = merge_tree(parts, mid, hi);
+    apo__moments out;
+    apo__cpu_moments_merge(&a, &b, &out);
     return out;
 }
 
-static apo_moments run_returns_stats(const double *x, size_t n, int order) {
-    const size_t len = apo_returns_stats_tile_len();
+static apo__moments run_returns_stats(const double *x, size_t n, int order) {
+    const size_t len = apo__returns_stats_tile_len();
     const size_t count = tile_count(n, len);
-    apo_moments *parts = malloc(count * sizeof *parts);
+    apo__moments *parts = malloc(count * sizeof *parts);
     cr_assert_not_null(parts);
     for (size_t i = 0; i < count; ++i) {
         const size_t tile = tile_at(i, count, order);
         const size_t b = tile * len, e = b + len < n ? b + len : n;
-        apo_returns_stats_tile(x, n, b, e, &parts[tile]);
+        apo__cpu_returns_stats_tile(x, n, b, e, &parts[tile]);
     }
-    apo_moments root = merge_tree(parts, 0, count);
+    apo__moments root = merge_tree(parts, 0, count);
     free(parts);
     return root;
 }
@@ -145,8 +145,8 @@ static void check_bollinger(const double *x, size_t n, size_t period, boll_errs 
     double *rsd = alloc_doubles(n);
     fill_nan(u, n);
     run_bollinger(x, n, period, 2.0, 2.0, 0, u, m, l);
-    apo_ref_bollinger(x, n, period, 2.0, 2.0, ru, rm, rl);
-    apo_ref_bollinger_sd(x, n, period, rsd);
+    apo__ref_bollinger(x, n, period, 2.0, 2.0, ru, rm, rl);
+    apo__ref_bollinger_sd(x, n, period, rsd);
     for (size_t t = 0; t < n; ++t) {
         assert_same_class(u[t], ru[t], "upper", t);
         assert_same_class(m[t], rm[t], "middle", t);
@@ -200,7 +200,7 @@ Test(kernels, bollinger_matches_two_pass_reference, .timeout = 60) {
     boll_errs errs = {0, 0};
     for (size_t pi = 0; pi < sizeof periods / sizeof *periods; ++pi) {
         const size_t p = periods[pi];
-        const size_t tile = apo_bollinger_tile_len(p);
+        const size_t tile = apo__bollinger_tile_len(p);
         const size_t lengths[] = {1,    2,        p - 1,         p,     p + 1, tile - 1,
                                   tile, tile + 1, 3 * tile + 17, 100000};
         for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
@@ -209,7 +209,7 @@ Test(kernels, bollinger_matches_two_pass_reference, .timeout = 60) {
                 continue;
             }
             double *x = alloc_doubles(n);
-            apo_test_random_walk(1000 + p, n, 100.0, 0.1, x);
+            apo__test_random_walk(1000 + p, n, 100.0, 0.1, x);
             check_bollinger(x, n, p, &errs);
             free(x);
         }
@@ -221,7 +221,7 @@ Test(kernels, bollinger_matches_two_pass_reference, .timeout = 60) {
 Test(kernels, bollinger_one_million_samples, .timeout = 60) {
     const size_t n = 1000000;
     double *x = alloc_doubles(n);
-    apo_test_random_walk(7, n, 100.0, 0.05, x);
+    apo__test_random_walk(7, n, 100.0, 0.05, x);
     boll_errs errs = {0, 0};
     check_bollinger(x, n, 20, &errs);
     fprintf(stderr, "bollinger p=20 n=1e6: max sd rel err %.3g, max band rel err %.3g\n", errs.sd,
@@ -235,7 +235,7 @@ Test(kernels, bollinger_period_equals_length, .timeout = 60) {
     for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
         const size_t n = lengths[li];
         double *x = alloc_doubles(n);
-        apo_test_random_walk(31, n, 100.0, 0.3, x);
+        apo__test_random_walk(31, n, 100.0, 0.3, x);
         check_bollinger(x, n, n, &errs);
         free(x);
     }
@@ -245,7 +245,7 @@ Test(kernels, bollinger_short_series_is_all_nan, .timeout = 60) {
     double x[3] = {1.0, 2.0, 3.0};
     double u[3], m[3], l[3];
     for (size_t n = 1; n <= 3; ++n) {
-        apo_bollinger_tile(x, n, 0, n, 20, 2.0, 2.0, u, m, l);
+        apo__cpu_bollinger_tile(x, n, 0, n, 20, 2.0, 2.0, u, m, l);
         for (size_t t = 0; t < n; ++t) {
             cr_assert(isnan(u[t]) && isnan(m[t]) && isnan(l[t]), "n %zu t %zu", n, t);
         }
@@ -255,7 +255,7 @@ Test(kernels, bollinger_short_series_is_all_nan, .timeout = 60) {
 Test(kernels, bollinger_tile_order_gives_identical_bits, .timeout = 60) {
     const size_t n = 50000, p = 20;
     double *x = alloc_doubles(n);
-    apo_test_random_walk(99, n, 100.0, 0.2, x);
+    apo__test_random_walk(99, n, 100.0, 0.2, x);
     x[9000] = NAN;
     x[21000] = INFINITY;
     double *out[3][3];
@@ -313,7 +313,7 @@ Test(kernels, bollinger_constant_stretches_inside_a_walk, .timeout = 60) {
     const size_t n = 30000, p = 20;
     double *x = alloc_doubles(n), *u = alloc_doubles(n), *m = alloc_doubles(n),
            *l = alloc_doubles(n);
-    apo_test_random_walk(5, n, 100.0, 0.1, x);
+    apo__test_random_walk(5, n, 100.0, 0.1, x);
     for (size_t t = 1000; t < 1100; ++t) {
         x[t] = 0.1;
     }
@@ -336,7 +336,7 @@ Test(kernels, bollinger_nonfinite_policy, .timeout = 60) {
     const size_t n = 12000, p = 20;
     double *x = alloc_doubles(n), *u = alloc_doubles(n), *m = alloc_doubles(n),
            *l = alloc_doubles(n);
-    apo_test_random_walk(11, n, 100.0, 0.1, x);
+    apo__test_random_walk(11, n, 100.0, 0.1, x);
     x[100] = NAN;        /* windows 100 .. 119 */
     x[500] = INFINITY;   /* windows 500 .. 519 */
     x[1000] = -INFINITY; /* windows 1000 .. 1019 */
@@ -383,7 +383,7 @@ static double check_macd(const double *x, size_t n, macd_params mp) {
     double *ra = alloc_doubles(n), *rb = alloc_doubles(n), *rc = alloc_doubles(n);
     fill_nan(a, n);
     run_macd(x, n, mp.fast, mp.slow, mp.signal, 0, a, b, c);
-    apo_ref_macd(x, n, mp.fast, mp.slow, mp.signal, ra, rb, rc);
+    apo__ref_macd(x, n, mp.fast, mp.slow, mp.signal, ra, rb, rc);
     double scale = 0.0;
     for (size_t t = 0; t < n; ++t) {
         if (isfinite(x[t])) {
@@ -423,12 +423,12 @@ Test(kernels, macd_talib_regression, .timeout = 60) {
 
 Test(kernels, macd_warmup_and_tile_length, .timeout = 60) {
     /* D(26) = ceil(64 ln 2 / -ln(25/27)) = 577 and D(9) = ceil(64 ln 2 / -ln(0.8)) = 199. */
-    cr_assert_eq(apo_macd_warmup(12, 26, 9), 25 + 8 + 577 + 199);
-    cr_assert_eq(apo_macd_warmup(26, 12, 9), apo_macd_warmup(12, 26, 9));
-    cr_assert_eq(apo_macd_tile_len(12, 26, 9), 16384);
-    cr_assert_eq(apo_macd_tile_len(12, 260, 9), 16 * apo_macd_warmup(12, 260, 9));
-    cr_assert_eq(apo_bollinger_tile_len(20), 4096);
-    cr_assert_eq(apo_bollinger_tile_len(1000), 16000);
+    cr_assert_eq(apo__macd_warmup(12, 26, 9), 25 + 8 + 577 + 199);
+    cr_assert_eq(apo__macd_warmup(26, 12, 9), apo__macd_warmup(12, 26, 9));
+    cr_assert_eq(apo__macd_tile_len(12, 26, 9), 16384);
+    cr_assert_eq(apo__macd_tile_len(12, 260, 9), 16 * apo__macd_warmup(12, 260, 9));
+    cr_assert_eq(apo__bollinger_tile_len(20), 4096);
+    cr_assert_eq(apo__bollinger_tile_len(1000), 16000);
 }
 
 Test(kernels, macd_matches_sequential_reference, .timeout = 60) {
@@ -439,7 +439,7 @@ Test(kernels, macd_matches_sequential_reference, .timeout = 60) {
         const macd_params mp = params[pi];
         const size_t slow = mp.fast > mp.slow ? mp.fast : mp.slow;
         const size_t first = (slow - 1) + (mp.signal - 1);
-        const size_t tile = apo_macd_tile_len(mp.fast, mp.slow, mp.signal);
+        const size_t tile = apo__macd_tile_len(mp.fast, mp.slow, mp.signal);
         const size_t lengths[] = {1,
                                   2,
                                   slow - 1 > 0 ? slow - 1 : 1,
@@ -454,7 +454,7 @@ Test(kernels, macd_matches_sequential_reference, .timeout = 60) {
         for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
             const size_t n = lengths[li];
             double *x = alloc_doubles(n);
-            apo_test_random_walk(500 + pi, n, 100.0, 0.5, x);
+            apo__test_random_walk(500 + pi, n, 100.0, 0.5, x);
             worst = fmax(worst, check_macd(x, n, mp));
             free(x);
         }
@@ -465,7 +465,7 @@ Test(kernels, macd_matches_sequential_reference, .timeout = 60) {
 Test(kernels, macd_swapped_parameters_give_identical_bits, .timeout = 60) {
     const size_t n = 40000;
     double *x = alloc_doubles(n);
-    apo_test_random_walk(3, n, 100.0, 0.5, x);
+    apo__test_random_walk(3, n, 100.0, 0.5, x);
     double *a[2][3];
     for (int s = 0; s < 2; ++s) {
         for (int k = 0; k < 3; ++k) {
@@ -484,7 +484,7 @@ Test(kernels, macd_swapped_parameters_give_identical_bits, .timeout = 60) {
 Test(kernels, macd_tile_order_gives_identical_bits, .timeout = 60) {
     const size_t n = 100000;
     double *x = alloc_doubles(n);
-    apo_test_random_walk(17, n, 100.0, 0.5, x);
+    apo__test_random_walk(17, n, 100.0, 0.5, x);
     x[20000] = NAN;
     x[16384] = -INFINITY;
     double *out[3][3];
@@ -514,10 +514,10 @@ Test(kernels, macd_tile_order_gives_identical_bits, .timeout = 60) {
  * go through the runtime's determinism tests.) */
 Test(kernels, macd_tile_pair_gives_the_bits_of_single_tiles, .timeout = 60) {
     const size_t n = 70000;
-    const size_t len = apo_macd_tile_len(12, 26, 9);
+    const size_t len = apo__macd_tile_len(12, 26, 9);
     double *x = alloc_doubles(n), *y = alloc_doubles(n);
-    apo_test_random_walk(23, n, 100.0, 0.5, x);
-    apo_test_random_walk(24, n, 50.0, 0.25, y);
+    apo__test_random_walk(23, n, 100.0, 0.5, x);
+    apo__test_random_walk(24, n, 50.0, 0.25, y);
     x[len + 5] = NAN;
     y[3 * len - 1] = INFINITY;
     double *single[6], *paired[6];
@@ -536,9 +536,9 @@ Test(kernels, macd_tile_pair_gives_the_bits_of_single_tiles, .timeout = 60) {
         const size_t b = i * len, e = b + len < n ? b + len : n;
         const size_t j = count - 1 - i;
         const size_t bj = j * len, ej = bj + len < n ? bj + len : n;
-        apo_macd_tile_args a = {x, b, e, paired[0], paired[1], paired[2]};
-        apo_macd_tile_args c = {y, bj, ej, paired[3], paired[4], paired[5]};
-        apo_macd_tile_pair(&a, &c, 26, 12, 9); /* swapped periods, as TA-Lib allows */
+        apo__macd_tile_args a = {x, b, e, paired[0], paired[1], paired[2]};
+        apo__macd_tile_args c = {y, bj, ej, paired[3], paired[4], paired[5]};
+        apo__macd_tile_pair(&a, &c, 26, 12, 9); /* swapped periods, as TA-Lib allows */
     }
     for (int k = 0; k < 6; ++k) {
         cr_assert(memcmp(single[k], paired[k], n * sizeof(double)) == 0, "output %d differs", k);
@@ -553,7 +553,7 @@ Test(kernels, macd_gaps_do_not_poison_the_series, .timeout = 60) {
     const size_t n = 40000;
     double *x = alloc_doubles(n), *a = alloc_doubles(n), *b = alloc_doubles(n),
            *c = alloc_doubles(n);
-    apo_test_random_walk(23, n, 100.0, 0.5, x);
+    apo__test_random_walk(23, n, 100.0, 0.5, x);
     const size_t gaps[] = {5, 30, 33, 200, 16383, 16384, 17000};
     x[gaps[0]] = NAN;
     x[gaps[1]] = INFINITY;
@@ -580,7 +580,7 @@ Test(kernels, macd_gaps_do_not_poison_the_series, .timeout = 60) {
 
 /* ---- Moments and returns ------------------------------------------------------------ */
 
-static void assert_moments_close(const apo_moments *got, const apo_ref_moments *want, double tol,
+static void assert_moments_close(const apo__moments *got, const apo__ref_moments *want, double tol,
                                  const char *what) {
     cr_assert(got->count == (double)want->count, "%s: count %g vs %Lg", what, got->count,
               want->count);
@@ -594,14 +594,14 @@ static void assert_moments_close(const apo_moments *got, const apo_ref_moments *
               want->max);
 }
 
-static apo_moments moments_of(const double *v, size_t n) {
+static apo__moments moments_of(const double *v, size_t n) {
     /* Leaf partials for the merge test: a long-double two-pass, rounded, so that the test
      * measures the merge and not the leaves. */
-    apo_ref_moments r;
-    apo_ref_moments_of(v, n, 0, &r);
-    apo_moments m;
+    apo__ref_moments r;
+    apo__ref_moments_of(v, n, 0, &r);
+    apo__moments m;
     if (n == 0) {
-        apo_moments_empty(&m);
+        apo__cpu_moments_empty(&m);
         return m;
     }
     m.count = (double)r.count;
@@ -615,53 +615,53 @@ static apo_moments moments_of(const double *v, size_t n) {
 Test(kernels, moments_merge_matches_two_pass_of_concatenation, .timeout = 60) {
     const size_t n = 20000;
     double *v = alloc_doubles(n);
-    apo_test_random_walk(41, n, 1000.0, 3.0, v);
+    apo__test_random_walk(41, n, 1000.0, 3.0, v);
     /* Uneven chunks, including empty ones, merged by a pairwise tree and by a left fold. */
     const size_t cuts[] = {0, 0, 1, 7, 7, 1000, 1001, 5000, 12345, 19999, 20000, 20000};
     const size_t nparts = sizeof cuts / sizeof *cuts - 1;
-    apo_moments parts[sizeof cuts / sizeof *cuts - 1];
+    apo__moments parts[sizeof cuts / sizeof *cuts - 1];
     for (size_t i = 0; i < nparts; ++i) {
         parts[i] = moments_of(v + cuts[i], cuts[i + 1] - cuts[i]);
     }
-    apo_ref_moments want;
-    apo_ref_moments_of(v, n, 0, &want);
-    apo_moments tree = merge_tree(parts, 0, nparts);
+    apo__ref_moments want;
+    apo__ref_moments_of(v, n, 0, &want);
+    apo__moments tree = merge_tree(parts, 0, nparts);
     assert_moments_close(&tree, &want, 1e-13, "tree");
-    apo_moments fold;
-    apo_moments_empty(&fold);
+    apo__moments fold;
+    apo__cpu_moments_empty(&fold);
     for (size_t i = 0; i < nparts; ++i) {
-        apo_moments_merge(&fold, &parts[i], &fold); /* out aliases a */
+        apo__cpu_moments_merge(&fold, &parts[i], &fold); /* out aliases a */
     }
     assert_moments_close(&fold, &want, 1e-13, "fold");
-    apo_moments back = parts[nparts - 1];
+    apo__moments back = parts[nparts - 1];
     for (size_t i = nparts - 1; i-- > 0;) {
-        apo_moments_merge(&parts[i], &back, &back); /* out aliases b */
+        apo__cpu_moments_merge(&parts[i], &back, &back); /* out aliases b */
     }
     assert_moments_close(&back, &want, 1e-13, "right fold");
 
     /* Empty on either side returns the other side's bits exactly. */
-    apo_moments e, out;
-    apo_moments_empty(&e);
+    apo__moments e, out;
+    apo__cpu_moments_empty(&e);
     cr_assert(e.count == 0.0 && e.mean == 0.0 && e.m2 == 0.0 && e.min == INFINITY &&
               e.max == -INFINITY);
-    apo_moments_merge(&e, &parts[5], &out);
+    apo__cpu_moments_merge(&e, &parts[5], &out);
     cr_assert(memcmp(&out, &parts[5], sizeof out) == 0);
-    apo_moments_merge(&parts[5], &e, &out);
+    apo__cpu_moments_merge(&parts[5], &e, &out);
     cr_assert(memcmp(&out, &parts[5], sizeof out) == 0);
-    apo_moments_merge(&e, &e, &out);
+    apo__cpu_moments_merge(&e, &e, &out);
     cr_assert(out.count == 0.0 && out.min == INFINITY && out.max == -INFINITY);
-    cr_assert_eq(sizeof(apo_moments), 5 * sizeof(double));
+    cr_assert_eq(sizeof(apo__moments), 5 * sizeof(double));
     free(v);
 }
 
 Test(kernels, returns_stats_match_reference, .timeout = 60) {
-    const size_t tile = apo_returns_stats_tile_len();
+    const size_t tile = apo__returns_stats_tile_len();
     cr_assert_eq(tile, 8192);
     const size_t lengths[] = {2, 3, tile - 1, tile, tile + 1, tile + 2, 5 * tile + 9, 100000};
     for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
         const size_t n = lengths[li];
         double *x = alloc_doubles(n), *r = alloc_doubles(n);
-        apo_test_random_walk(60 + li, n, 100.0, 0.2, x);
+        apo__test_random_walk(60 + li, n, 100.0, 0.2, x);
         if (n > 1000) {
             /* A NaN price spoils two returns; an infinite price and a zero price one each
              * (x/inf - 1 = 0/x - 1 = -1 is finite, inf/x and x/0 are infinite). */
@@ -669,16 +669,16 @@ Test(kernels, returns_stats_match_reference, .timeout = 60) {
             x[500] = INFINITY;
             x[900] = 0.0;
         }
-        apo_ref_returns(x, n, r);
-        apo_ref_moments want;
-        apo_ref_moments_of(r, n - 1, 1, &want);
-        apo_moments got = run_returns_stats(x, n, 0);
+        apo__ref_returns(x, n, r);
+        apo__ref_moments want;
+        apo__ref_moments_of(r, n - 1, 1, &want);
+        apo__moments got = run_returns_stats(x, n, 0);
         assert_moments_close(&got, &want, 1e-12, "returns");
-        apo_moments got_back = run_returns_stats(x, n, 1);
+        apo__moments got_back = run_returns_stats(x, n, 1);
         cr_assert(memcmp(&got, &got_back, sizeof got) == 0, "tile order changed the bits");
 
         double count, mean, var, mn, mx;
-        apo_returns_stats_finalize(&got, &count, &mean, &var, &mn, &mx);
+        apo__returns_stats_finalize(&got, &count, &mean, &var, &mn, &mx);
         cr_assert(count == (double)want.count);
         if (n > 1000) {
             cr_assert(count == (double)(n - 1 - 4), "count %g", count);
@@ -695,29 +695,29 @@ Test(kernels, returns_stats_match_reference, .timeout = 60) {
 
 Test(kernels, returns_stats_degenerate_cases, .timeout = 60) {
     double count, mean, var, mn, mx;
-    apo_moments m;
+    apo__moments m;
     const double one[1] = {5.0};
-    apo_returns_stats_tile(one, 1, 0, 1, &m);
-    apo_returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    apo__cpu_returns_stats_tile(one, 1, 0, 1, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
     cr_assert(count == 0.0 && isnan(mean) && isnan(var) && isnan(mn) && isnan(mx));
 
     const double two[2] = {4.0, 5.0};
-    apo_returns_stats_tile(two, 2, 0, 2, &m);
-    apo_returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    apo__cpu_returns_stats_tile(two, 2, 0, 2, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
     cr_assert(count == 1.0 && mean == 0.25 && isnan(var) && mn == 0.25 && mx == 0.25);
 
     /* A tile starting at 1 reads x[0]; a tile [1, 2) holds the single return r_1. */
-    apo_returns_stats_tile(two, 2, 1, 2, &m);
+    apo__cpu_returns_stats_tile(two, 2, 1, 2, &m);
     cr_assert(m.count == 1.0 && m.mean == 0.25 && m.m2 == 0.0);
 
     const double bad[4] = {NAN, 1.0, INFINITY, NAN};
-    apo_returns_stats_tile(bad, 4, 0, 4, &m);
-    apo_returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    apo__cpu_returns_stats_tile(bad, 4, 0, 4, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
     cr_assert(count == 0.0 && isnan(mean) && isnan(mn));
 
     const double exact[4] = {1.0, 2.0, 1.0, 1.5};
-    apo_returns_stats_tile(exact, 4, 0, 4, &m);
-    apo_returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    apo__cpu_returns_stats_tile(exact, 4, 0, 4, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
     /* Returns 1, -0.5, 0.5: mean 1/3, sample variance 0.5833... */
     cr_assert(count == 3.0 && mn == -0.5 && mx == 1.0);
     cr_assert(fabs(mean - 1.0 / 3.0) <= 1e-16 && fabs(var - 0.58333333333333333) <= 1e-15,
@@ -740,7 +740,7 @@ Test(kernels, philox_known_answers, .timeout = 60) {
     };
     for (size_t i = 0; i < sizeof kat / sizeof *kat; ++i) {
         uint32_t out[4];
-        apo_philox4x32_10(kat[i].ctr, kat[i].key, out);
+        apo__cpu_philox4x32_10(kat[i].ctr, kat[i].key, out);
         for (int w = 0; w < 4; ++w) {
             cr_assert_eq(out[w], kat[i].want[w], "vector %zu word %d: %08x want %08x", i, w, out[w],
                          kat[i].want[w]);
@@ -751,29 +751,29 @@ Test(kernels, philox_known_answers, .timeout = 60) {
 Test(kernels, mulhi64_exact_products, .timeout = 60) {
     const uint64_t max = UINT64_MAX;
     /* (2^64 - 1)^2 = 2^128 - 2^65 + 1: high word 2^64 - 2. */
-    cr_assert_eq(apo_mulhi64(max, max), max - 1);
+    cr_assert_eq(apo__cpu_mulhi64(max, max), max - 1);
     /* (2^64 - 1) * b = b * 2^64 - b: high word b - 1 for b > 0. */
-    cr_assert_eq(apo_mulhi64(max, 12345), 12344);
-    cr_assert_eq(apo_mulhi64(12345, max), 12344);
-    cr_assert_eq(apo_mulhi64(0, max), 0);
-    cr_assert_eq(apo_mulhi64(1, max), 0);
+    cr_assert_eq(apo__cpu_mulhi64(max, 12345), 12344);
+    cr_assert_eq(apo__cpu_mulhi64(12345, max), 12344);
+    cr_assert_eq(apo__cpu_mulhi64(0, max), 0);
+    cr_assert_eq(apo__cpu_mulhi64(1, max), 0);
     /* (2^32 + 1)^2 = 2^64 + 2^33 + 1: high word 1. */
-    cr_assert_eq(apo_mulhi64(0x100000001u, 0x100000001u), 1);
+    cr_assert_eq(apo__cpu_mulhi64(0x100000001u, 0x100000001u), 1);
     /* (2^32 - 1)^2 < 2^64. */
-    cr_assert_eq(apo_mulhi64(0xFFFFFFFFu, 0xFFFFFFFFu), 0);
+    cr_assert_eq(apo__cpu_mulhi64(0xFFFFFFFFu, 0xFFFFFFFFu), 0);
     /* Multiplying by 2^k shifts: the high word is a >> (64 - k). */
     for (int k = 1; k < 64; ++k) {
         const uint64_t a = 0x9E3779B97F4A7C15u;
-        cr_assert_eq(apo_mulhi64(a, (uint64_t)1 << k), a >> (64 - k), "k %d", k);
+        cr_assert_eq(apo__cpu_mulhi64(a, (uint64_t)1 << k), a >> (64 - k), "k %d", k);
     }
     /* 2^63 * 3 = 2^64 + 2^63: high word 1; (2^63 + 1) * (2^63 + 1) = 2^126 + 2^64 + 1. */
-    cr_assert_eq(apo_mulhi64((uint64_t)1 << 63, 3), 1);
-    cr_assert_eq(apo_mulhi64(((uint64_t)1 << 63) + 1, ((uint64_t)1 << 63) + 1),
+    cr_assert_eq(apo__cpu_mulhi64((uint64_t)1 << 63, 3), 1);
+    cr_assert_eq(apo__cpu_mulhi64(((uint64_t)1 << 63) + 1, ((uint64_t)1 << 63) + 1),
                  ((uint64_t)1 << 62) + 1);
     /* Products of two 32-bit-limb numbers against a 16-bit-limb schoolbook product. */
     for (uint64_t i = 0; i < 2000; ++i) {
-        const uint64_t a = (uint64_t)(apo_test_uniform(1, i) * 0x1.0p53) << 11 | (i & 0x7FF);
-        const uint64_t b = (uint64_t)(apo_test_uniform(2, i) * 0x1.0p53) << 11 | (i >> 3 & 0x7FF);
+        const uint64_t a = (uint64_t)(apo__test_uniform(1, i) * 0x1.0p53) << 11 | (i & 0x7FF);
+        const uint64_t b = (uint64_t)(apo__test_uniform(2, i) * 0x1.0p53) << 11 | (i >> 3 & 0x7FF);
         uint32_t limbs[8] = {0};
         for (int x = 0; x < 4; ++x) {
             uint64_t carry = 0;
@@ -791,7 +791,7 @@ Test(kernels, mulhi64_exact_products, .timeout = 60) {
         }
         const uint64_t hi = (uint64_t)limbs[4] | (uint64_t)limbs[5] << 16 |
                             (uint64_t)limbs[6] << 32 | (uint64_t)limbs[7] << 48;
-        cr_assert_eq(apo_mulhi64(a, b), hi, "a %016llx b %016llx", (unsigned long long)a,
+        cr_assert_eq(apo__cpu_mulhi64(a, b), hi, "a %016llx b %016llx", (unsigned long long)a,
                      (unsigned long long)b);
     }
 }
@@ -806,10 +806,10 @@ static long double recompute_replicate(const double *x, size_t n, uint64_t seed,
         const uint32_t ctr[4] = {(uint32_t)(j >> 1), (uint32_t)(j >> 33), (uint32_t)b,
                                  (uint32_t)row};
         uint32_t out[4];
-        apo_philox4x32_10(ctr, key, out);
+        apo__cpu_philox4x32_10(ctr, key, out);
         const uint64_t u =
             (j & 1) == 0 ? (out[0] | (uint64_t)out[1] << 32) : (out[2] | (uint64_t)out[3] << 32);
-        const uint64_t k = apo_mulhi64(u, m);
+        const uint64_t k = apo__cpu_mulhi64(u, m);
         cr_assert(k < m);
         if (hits_of != NULL) {
             ++hits_of[k];
@@ -821,12 +821,12 @@ static long double recompute_replicate(const double *x, size_t n, uint64_t seed,
 
 static void run_bootstrap(const double *x, size_t n, uint64_t seed, uint64_t row, size_t reps,
                           int order, double *means) {
-    const size_t len = apo_bootstrap_tile_len();
+    const size_t len = apo__bootstrap_tile_len();
     const size_t count = tile_count(reps, len);
     for (size_t i = 0; i < count; ++i) {
         const size_t tile = tile_at(i, count, order);
         const size_t b = tile * len, e = b + len < reps ? b + len : reps;
-        apo_bootstrap_tile(x, n, seed, row, b, e, means);
+        apo__cpu_bootstrap_tile(x, n, seed, row, b, e, means);
     }
 }
 
@@ -835,7 +835,7 @@ Test(kernels, bootstrap_matches_recomputed_draws, .timeout = 60) {
     for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
         const size_t n = lengths[li], reps = 21;
         double *x = alloc_doubles(n), *means = alloc_doubles(reps);
-        apo_test_random_walk(70 + li, n, 100.0, 0.3, x);
+        apo__test_random_walk(70 + li, n, 100.0, 0.3, x);
         run_bootstrap(x, n, 0x0123456789ABCDEFu, 5, reps, 0, means);
         for (size_t b = 0; b < reps; ++b) {
             const long double want = recompute_replicate(x, n, 0x0123456789ABCDEFu, 5, b, NULL);
@@ -850,23 +850,23 @@ Test(kernels, bootstrap_matches_recomputed_draws, .timeout = 60) {
 Test(kernels, bootstrap_statistics_are_sound, .timeout = 60) {
     const size_t n = 20001, m = n - 1, reps = 2000;
     double *x = alloc_doubles(n), *means = alloc_doubles(reps), *r = alloc_doubles(m);
-    apo_test_random_walk(2024, n, 100.0, 0.1, x);
+    apo__test_random_walk(2024, n, 100.0, 0.1, x);
     run_bootstrap(x, n, 42, 0, reps, 0, means);
-    const size_t len = apo_bootstrap_tile_len();
+    const size_t len = apo__bootstrap_tile_len();
     cr_assert_eq(len, 8);
-    apo_moments parts[(2000 + 7) / 8];
+    apo__moments parts[(2000 + 7) / 8];
     const size_t count = tile_count(reps, len);
     for (size_t i = 0; i < count; ++i) {
         const size_t b = i * len, e = b + len < reps ? b + len : reps;
-        apo_bootstrap_tile_moments(means, b, e, &parts[i]);
+        apo__cpu_bootstrap_tile_moments(means, b, e, &parts[i]);
     }
-    apo_moments root = merge_tree(parts, 0, count);
+    apo__moments root = merge_tree(parts, 0, count);
     double mean, se;
-    apo_bootstrap_finalize(&root, &mean, &se);
+    apo__bootstrap_finalize(&root, &mean, &se);
 
-    apo_ref_returns(x, n, r);
-    apo_ref_moments rm;
-    apo_ref_moments_of(r, m, 0, &rm);
+    apo__ref_returns(x, n, r);
+    apo__ref_moments rm;
+    apo__ref_moments_of(r, m, 0, &rm);
     const double pop_sd = sqrt((double)(rm.m2 / rm.count));
     const double want_se = pop_sd / sqrt((double)m);
     /* The mean of B replicate means scatters around the sample mean by want_se / sqrt(B). */
@@ -874,8 +874,8 @@ Test(kernels, bootstrap_statistics_are_sound, .timeout = 60) {
     cr_assert(z <= 5.0, "mean of means %.6g vs %.6Lg: %.2f standard errors", mean, rm.mean, z);
     cr_assert(fabs(se / want_se - 1.0) <= 0.10, "std_error %.6g vs %.6g", se, want_se);
 
-    apo_ref_moments mm;
-    apo_ref_moments_of(means, reps, 0, &mm);
+    apo__ref_moments mm;
+    apo__ref_moments_of(means, reps, 0, &mm);
     cr_assert(rel_err(mean, (double)mm.mean) <= 1e-12 &&
                   rel_err(se, (double)sqrtl(mm.m2 / (mm.count - 1.0L))) <= 1e-12,
               "finalize vs long-double moments of the means");
@@ -887,7 +887,7 @@ Test(kernels, bootstrap_statistics_are_sound, .timeout = 60) {
 Test(kernels, bootstrap_is_keyed_by_seed_row_and_replicate, .timeout = 60) {
     const size_t n = 3000, reps = 37;
     double *x = alloc_doubles(n);
-    apo_test_random_walk(9, n, 100.0, 0.3, x);
+    apo__test_random_walk(9, n, 100.0, 0.3, x);
     double *a = alloc_doubles(reps), *b = alloc_doubles(reps), *c = alloc_doubles(reps),
            *d = alloc_doubles(reps);
     run_bootstrap(x, n, 777, 3, reps, 0, a);
@@ -913,7 +913,7 @@ Test(kernels, bootstrap_is_keyed_by_seed_row_and_replicate, .timeout = 60) {
 Test(kernels, bootstrap_nonfinite_returns_propagate, .timeout = 60) {
     const size_t n = 200, m = n - 1, reps = 64;
     double *x = alloc_doubles(n), *means = alloc_doubles(reps);
-    apo_test_random_walk(13, n, 100.0, 0.3, x);
+    apo__test_random_walk(13, n, 100.0, 0.3, x);
     x[50] = NAN; /* returns 49 and 50 are NaN */
     run_bootstrap(x, n, 5, 0, reps, 0, means);
     size_t *hits = calloc(m, sizeof *hits);
@@ -928,13 +928,13 @@ Test(kernels, bootstrap_nonfinite_returns_propagate, .timeout = 60) {
     }
     /* With 199 draws from 199 returns, about 86% of replicates draw one of the two. */
     cr_assert(spoiled > 0 && spoiled < reps, "spoiled %zu of %zu", spoiled, reps);
-    apo_moments mo;
-    apo_bootstrap_tile_moments(means, 0, reps, &mo);
+    apo__moments mo;
+    apo__cpu_bootstrap_tile_moments(means, 0, reps, &mo);
     double mean, se;
-    apo_bootstrap_finalize(&mo, &mean, &se);
+    apo__bootstrap_finalize(&mo, &mean, &se);
     cr_assert(isnan(mean) && isnan(se));
-    apo_bootstrap_tile_moments(means, 0, 1, &mo);
-    apo_bootstrap_finalize(&mo, &mean, &se);
+    apo__cpu_bootstrap_tile_moments(means, 0, 1, &mo);
+    apo__bootstrap_finalize(&mo, &mean, &se);
     cr_assert(isnan(se), "one replicate has no standard error");
     free(x), free(means), free(hits);
 }
@@ -944,13 +944,13 @@ Test(kernels, bootstrap_nonfinite_returns_propagate, .timeout = 60) {
 Test(kernels, random_walk_slices_match_the_whole_walk, .timeout = 60) {
     const size_t n = 70000;
     double *x = alloc_doubles(n), *part = alloc_doubles(n);
-    apo_test_random_walk(123, n, 100.0, 0.5, x);
+    apo__test_random_walk(123, n, 100.0, 0.5, x);
     cr_assert(x[0] == 100.0, "the walk starts at start");
     const size_t cuts[][2] = {{0, 1},         {1, 2},         {5, 4101},
                               {65535, 65537}, {69999, 70000}, {12345, 70000}};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; ++i) {
         const size_t b = cuts[i][0], e = cuts[i][1];
-        apo_test_random_walk_slice(123, b, e, 100.0, 0.5, part);
+        apo__test_random_walk_slice(123, b, e, 100.0, 0.5, part);
         cr_assert(memcmp(part, x + b, (e - b) * sizeof(double)) == 0, "slice [%zu, %zu)", b, e);
     }
     /* Increments have mean about 0 and variance about step^2; another seed differs. */
@@ -962,7 +962,7 @@ Test(kernels, random_walk_slices_match_the_whole_walk, .timeout = 60) {
     }
     const double var = (double)(q / (n - 1) - (s / (n - 1)) * (s / (n - 1)));
     cr_assert(fabs(var - 1.0) < 0.05, "increment variance %g", var);
-    apo_test_random_walk(124, n, 100.0, 0.5, part);
+    apo__test_random_walk(124, n, 100.0, 0.5, part);
     cr_assert(part[1000] != x[1000]);
     free(x), free(part);
 }

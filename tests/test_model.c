@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
+#include "balance/model.h"
 #include "reference.h"
 
 #define LATENCY 2e-3 /* seconds */
@@ -503,7 +503,7 @@ Test(model, stays_sane_for_any_positive_observations, .timeout = 20) {
         apo__model m;
         fresh(&m);
         for (uint64_t i = 0; i < 500; i++) {
-            double u = apo_test_uniform(seed, 2 * i), v = apo_test_uniform(seed, 2 * i + 1);
+            double u = apo__test_uniform(seed, 2 * i), v = apo__test_uniform(seed, 2 * i + 1);
             double n = floor(pow(10.0, 9.0 * u)) + 1; /* 1 .. 1e9 */
             double t = pow(10.0, -9.0 + 10.0 * v);    /* 1 ns .. 10 s */
             if (seed % 4 == 0)

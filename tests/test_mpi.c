@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "apportion.h"
-#include "cluster.h"
+#include "cluster/cluster.h"
 #include "reference.h"
 
 static int checks, failures;
@@ -120,7 +120,7 @@ static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, s
     j->w.seed = 7;
     j->input = malloc(rows * cols * sizeof(double));
     for (size_t r = 0; r < rows; r++)
-        apo_test_random_walk(100 + r, cols, 100.0, 1.0, j->input + r * cols);
+        apo__test_random_walk(100 + r, cols, 100.0, 1.0, j->input + r * cols);
     j->inputs[0] = j->input;
     j->w.inputs = j->inputs;
     j->w.n_inputs = 1;
@@ -184,7 +184,7 @@ static void check_bollinger_reference(const job *j) {
     double *lo = malloc(n * sizeof(double));
     size_t worst = 0;
     for (size_t r = 0; r < j->w.rows; r++) {
-        apo_ref_bollinger(j->input + r * n, n, 20, 2, 2, up, mid, lo);
+        apo__ref_bollinger(j->input + r * n, n, 20, 2, 2, up, mid, lo);
         for (size_t t = 19; t < n; t++) {
             double got = j->outputs[1][r * n + t];
             worst += !(fabs(got - mid[t]) <= 1e-12 * fabs(mid[t]));

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "partition.h"
+#include "core/merge_tree.h"
 
 static void split(const double *w, size_t n, uint64_t units, const uint64_t *expect) {
     uint64_t got[APO_MAX_DEVICES];

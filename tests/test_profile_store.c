@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profile_store.h"
+#include "profiles/profile_store.h"
 
 #define DATA APO_TEST_DATA_DIR "/profiles/"
 #define H100 "GPU-9a1c4f3e-5b2d-4c8a-9e7f-1d2c3b4a5e6f"

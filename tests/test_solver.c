@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "balance/solver.h"
 #include "reference.h"
-#include "solver.h"
 
 static double rel_err(double got, double want) {
     if (want == 0)
@@ -173,14 +173,14 @@ Test(solver, unusable_and_invalid_devices_get_nothing, .timeout = 10) {
 /* A random model: latency 0 (one time in four) or log-uniform in [10 us, 50 ms], cost
  * log-uniform in [0.1 ns, 100 ns] per element. */
 static apo__model random_model(uint64_t seed, uint64_t idx) {
-    double u = apo_test_uniform(seed, 3 * idx), v = apo_test_uniform(seed, 3 * idx + 1),
-           w = apo_test_uniform(seed, 3 * idx + 2);
+    double u = apo__test_uniform(seed, 3 * idx), v = apo__test_uniform(seed, 3 * idx + 1),
+           w = apo__test_uniform(seed, 3 * idx + 2);
     double lat = u < 0.25 ? 0.0 : 1e-5 * pow(5000.0, w);
     return model(lat, 1e-10 * pow(1000.0, v));
 }
 
 static double random_total(uint64_t seed) {
-    return floor(1e3 * pow(1e5, apo_test_uniform(seed, 1000))); /* 1e3 .. 1e8 */
+    return floor(1e3 * pow(1e5, apo__test_uniform(seed, 1000))); /* 1e3 .. 1e8 */
 }
 
 /* Checks the optimality conditions, and that the reported makespan is the shares'. */
@@ -252,7 +252,7 @@ Test(solver, never_beaten_by_a_grid_of_three_device_splits, .timeout = 60) {
 
 Test(solver, many_devices_meet_the_optimality_conditions, .timeout = 30) {
     for (uint64_t seed = 1; seed <= 200; seed++) {
-        size_t n = 1 + (size_t)(apo_test_uniform(seed, 2000) * APO_MAX_DEVICES);
+        size_t n = 1 + (size_t)(apo__test_uniform(seed, 2000) * APO_MAX_DEVICES);
         if (n > APO_MAX_DEVICES)
             n = APO_MAX_DEVICES;
         apo__model m[APO_MAX_DEVICES];
@@ -260,11 +260,11 @@ Test(solver, many_devices_meet_the_optimality_conditions, .timeout = 30) {
         size_t can = 0;
         for (size_t i = 0; i < n; i++) {
             m[i] = random_model(seed, i);
-            usable[i] = apo_test_uniform(seed, 3000 + i) < 0.85;
-            if (apo_test_uniform(seed, 4000 + i) < 0.1)
+            usable[i] = apo__test_uniform(seed, 3000 + i) < 0.85;
+            if (apo__test_uniform(seed, 4000 + i) < 0.1)
                 m[i].valid = 0;
             /* Some exact ties in latency, to exercise the device-order rule. */
-            if (i > 0 && apo_test_uniform(seed, 5000 + i) < 0.2)
+            if (i > 0 && apo__test_uniform(seed, 5000 + i) < 0.2)
                 m[i].latency_s = m[i - 1].latency_s;
             can += usable[i] && m[i].valid;
         }

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the CSV reader of `apportion run --input` (cli/csv.h), apo_csv_parse_column()
+ * Fuzz target: the CSV reader of `apportion run --input` (cli/csv.h), apo__csv_parse_column()
  * on the input bytes as they are (no terminator: the reader must stay within len). Each input
  * is read three ways: with no column named (the only column, else "close"), with the column
  * "close" (exact, else the only case-insensitive match) and with the column "b".
@@ -33,7 +33,7 @@ static void check_read_back(const double *values, size_t count) {
     double *again = NULL;
     size_t n = 0;
     char err[512];
-    int rc = apo_csv_parse_column(text, len, "again.csv", NULL, &again, &n, err, sizeof err);
+    int rc = apo__csv_parse_column(text, len, "again.csv", NULL, &again, &n, err, sizeof err);
     FUZZ_CHECK(rc == 0, "values written back do not read: %s", err);
     FUZZ_CHECK(n == count, "%zu values read back as %zu", count, n);
     for (size_t i = 0; i < count; i++)
@@ -50,8 +50,8 @@ static void read_column(const uint8_t *data, size_t size, const char *column) {
     double *values = &not_set;
     size_t count = 99;
     char err[1024];
-    int rc = apo_csv_parse_column((const char *)data, size, NAME, column, &values, &count, err,
-                                  sizeof err);
+    int rc = apo__csv_parse_column((const char *)data, size, NAME, column, &values, &count, err,
+                                   sizeof err);
     FUZZ_CHECK(fuzz_terminated(err, sizeof err), "message not terminated");
     if (rc != 0) {
         FUZZ_CHECK(rc == -1, "returned %d", rc);

@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "device_spec.h"
-#include "env.h"
+#include "base/settings.h"
+#include "devices/device_list.h"
 #include "fuzz_check.h"
 
 #define SMALL_MAX 2

@@ -18,7 +18,7 @@
 
 #include "fuzz_check.h"
 #include "fuzz_profile.h"
-#include "profile_store.h"
+#include "profiles/profile_store.h"
 
 #define NAME "fuzz/multigpu.json"
 /* What a count may be: jansson stores integers as long long. */

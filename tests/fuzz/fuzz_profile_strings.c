@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "profile_store.h"
+#include "profiles/profile_store.h"
 
 static int valid_name(const char *s) {
     size_t n = strlen(s);

@@ -24,7 +24,7 @@
 
 #include "fuzz_check.h"
 #include "fuzz_profile.h"
-#include "profile_store.h"
+#include "profiles/profile_store.h"
 
 #define NAME "fuzz/thresholds.json"
 #define COUNT_LIMIT ((uint64_t)INT64_MAX)

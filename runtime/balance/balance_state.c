@@ -1,0 +1,619 @@
+/*
+ * Balancing state of a runtime: which models and ratios apply to a call, how calls refine
+ * them, and how they reach the profile files; see balance.h and docs/scheduling.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "balance/balance_state.h"
+#include "balance/solver.h"
+#include "base/log.h"
+#include "devices/device.h"
+
+/* Tags a runtime keeps models for; calls with further tags run equal and do not learn. */
+#define APO_TAGS_MAX 4096
+
+/* ---- matching stored entries to this runtime's devices --------------------------------- */
+
+/* The stored device of an entry that is runtime device `d`: by id, or (ThreadX files) by
+ * the "cuda:N" ordinal among this runtime's GPUs. */
+static const apo__stored_device *stored_device(const apo__balance *b, const apo__stored_workload *e,
+                                               size_t d) {
+    const apo__device *dev = &b->devices[d];
+    for (size_t i = 0; i < e->n_devices; i++)
+        if (strcmp(e->devices[i].id, dev->info.id) == 0)
+            return &e->devices[i];
+    if (dev->info.kind == APO_DEVICE_CUDA) {
+        size_t ordinal = 0;
+        for (size_t i = 0; i < d; i++)
+            ordinal += b->devices[i].info.kind == APO_DEVICE_CUDA;
+        char name[32];
+        snprintf(name, sizeof name, "cuda:%zu", ordinal);
+        for (size_t i = 0; i < e->n_devices; i++)
+            if (strcmp(e->devices[i].id, name) == 0)
+                return &e->devices[i];
+    }
+    return NULL;
+}
+
+/* Builds the tag state of a stored entry. Returns 0, or -1 with `reason` when the entry does
+ * not fit this runtime's devices (stale). */
+static int state_from_entry(const apo__balance *b, const apo__stored_workload *e,
+                            apo__tag_state *ts, char *reason, size_t reason_size) {
+    memset(ts, 0, sizeof *ts);
+    snprintf(ts->tag, sizeof ts->tag, "%s", e->tag);
+    ts->sample_size = e->sample_size;
+    ts->runs = e->runs;
+    if (e->origin == APO_ORIGIN_FORCED || e->origin == APO_ORIGIN_THREADX) {
+        double sum = 0;
+        for (size_t d = 0; d < b->n_devices; d++) {
+            const apo__stored_device *s = stored_device(b, e, d);
+            ts->ratios[d] = s != NULL && isfinite(s->ratio) && s->ratio > 0 ? s->ratio : 0.0;
+            sum += ts->ratios[d];
+        }
+        if (!(sum > 0)) {
+            snprintf(reason, reason_size, "its ratios name none of this runtime's devices");
+            return -1;
+        }
+        ts->has_ratios = 1;
+        ts->forced = e->origin == APO_ORIGIN_FORCED;
+    }
+    if (e->origin != APO_ORIGIN_THREADX) {
+        /* Every device of this runtime must be in a model entry; one listed without a model
+         * (it has not worked yet: online refinement stored it so) borrows one, see
+         * complete_models(). A device the entry does not know means the machine changed. */
+        size_t with_model = 0;
+        for (size_t d = 0; d < b->n_devices; d++) {
+            const apo__stored_device *s = stored_device(b, e, d);
+            if (s == NULL && e->origin != APO_ORIGIN_FORCED) {
+                snprintf(reason, reason_size, "device %s is not in it", b->devices[d].info.id);
+                return -1;
+            }
+            if (s != NULL && isfinite(s->latency_ms) && isfinite(s->ms_per_melem))
+                apo__model_from_stored(&ts->models[d], s->latency_ms, s->ms_per_melem, s->samples);
+            with_model += ts->models[d].valid;
+        }
+        if (with_model == 0 && !ts->has_ratios) {
+            snprintf(reason, reason_size, "it has no model for any of this runtime's devices");
+            return -1;
+        }
+        ts->from_profile = with_model > 0 && e->origin != APO_ORIGIN_ONLINE;
+        ts->refined = with_model > 0 && e->origin == APO_ORIGIN_ONLINE;
+    }
+    return 0;
+}
+
+static apo__tag_state *find_tag(apo__balance *b, const char *tag) {
+    for (size_t i = 0; i < b->n_tags; i++)
+        if (strcmp(b->tags[i].tag, tag) == 0)
+            return &b->tags[i];
+    return NULL;
+}
+
+/* Finds or adds a tag; NULL when the table is full or memory is out. */
+static apo__tag_state *get_tag(apo__balance *b, const char *tag) {
+    apo__tag_state *ts = find_tag(b, tag);
+    if (ts != NULL)
+        return ts;
+    if (b->n_tags == APO_TAGS_MAX)
+        return NULL;
+    if (b->n_tags == b->cap_tags) {
+        size_t cap = b->cap_tags ? 2 * b->cap_tags : 8;
+        apo__tag_state *grown = realloc(b->tags, cap * sizeof *grown);
+        if (grown == NULL)
+            return NULL;
+        b->tags = grown;
+        b->cap_tags = cap;
+    }
+    ts = &b->tags[b->n_tags++];
+    memset(ts, 0, sizeof *ts);
+    snprintf(ts->tag, sizeof ts->tag, "%s", tag);
+    return ts;
+}
+
+/* ---- life cycle ----------------------------------------------------------------------- */
+
+static void load_files(apo__balance *b, apo__warnings *w) {
+    apo_profile_files *f = &b->files;
+    int missing = 0;
+    char err[APO_LABEL_MAX * 2];
+    apo_status st = apo__multigpu_load(f->multigpu_path, &b->store, &missing, err, sizeof err);
+    if (st != APO_OK) {
+        f->multigpu_state = APO_PROFILE_IGNORED;
+        snprintf(f->multigpu_message, sizeof f->multigpu_message, "%s", err);
+        apo__warn(w, "profile ignored: %s", err);
+    } else if (missing) {
+        f->multigpu_state = APO_PROFILE_MISSING;
+    } else if (b->store.host[0] != '\0' && strcmp(b->store.host, b->host) != 0) {
+        /* A home folder shared between machines must not balance one with another's. */
+        f->multigpu_state = APO_PROFILE_IGNORED;
+        snprintf(f->multigpu_message, sizeof f->multigpu_message,
+                 "%.140s was written on host \"%.40s\", this is \"%.40s\"", f->multigpu_path,
+                 b->store.host, b->host);
+        apo__warn(w, "profile ignored: %s", f->multigpu_message);
+        apo__multigpu_free(&b->store);
+    } else {
+        f->multigpu_state = APO_PROFILE_LOADED;
+        f->multigpu_threadx = b->store.threadx;
+        snprintf(f->updated_at, sizeof f->updated_at, "%s", b->store.updated_at);
+    }
+
+    char stale[APO_WARNING_LEN] = "";
+    size_t n_stale = 0;
+    for (size_t i = 0; i < b->store.n_workloads; i++) {
+        apo__tag_state ts;
+        char reason[APO_LABEL_MAX];
+        if (state_from_entry(b, &b->store.workloads[i], &ts, reason, sizeof reason) != 0) {
+            if (n_stale++ == 0)
+                snprintf(stale, sizeof stale, "%s (%s)", b->store.workloads[i].tag, reason);
+            continue;
+        }
+        apo__tag_state *slot = get_tag(b, ts.tag);
+        if (slot != NULL)
+            *slot = ts;
+    }
+    if (n_stale > 0)
+        apo__warn(w,
+                  "%zu workload(s) in %s do not match this runtime's devices and are ignored "
+                  "(stale), first: %s; re-profile with 'apportion profile'",
+                  n_stale, f->multigpu_path, stale);
+
+    st = apo__thresholds_load(f->thresholds_path, &b->thresholds, &missing, err, sizeof err);
+    if (st != APO_OK) {
+        f->thresholds_state = APO_PROFILE_IGNORED;
+        snprintf(f->thresholds_message, sizeof f->thresholds_message, "%s", err);
+        apo__warn(w, "thresholds ignored: %s", err);
+    } else {
+        f->thresholds_state = missing ? APO_PROFILE_MISSING : APO_PROFILE_LOADED;
+    }
+}
+
+void apo__balance_init(apo__balance *b, const apo__device *devices, size_t n_devices,
+                       const apo__balance_settings *s, apo__warnings *w) {
+    memset(b, 0, sizeof *b);
+    pthread_mutex_init(&b->mutex, NULL);
+    b->devices = devices;
+    b->n_devices = n_devices;
+    b->learn = s->learn;
+    b->persist_interval_s = s->persist_interval_s;
+    b->last_persist = apo__now();
+    b->files.size = sizeof b->files;
+    if (gethostname(b->host, sizeof b->host) != 0)
+        snprintf(b->host, sizeof b->host, "unknown");
+    b->host[sizeof b->host - 1] = '\0';
+    snprintf(b->files.host, sizeof b->files.host, "%s", b->host);
+
+    b->profiles_on = s->profiles_on;
+    if (b->profiles_on) {
+        char err[APO_LABEL_MAX];
+        if (apo__profile_paths(&s->location, b->files.multigpu_path, b->files.thresholds_path, err,
+                               sizeof err) != APO_OK) {
+            apo__warn(w, "profiles off: %s", err);
+            b->profiles_on = 0;
+        }
+    }
+    if (!b->profiles_on) {
+        b->files.multigpu_state = b->files.thresholds_state = APO_PROFILE_OFF;
+        return;
+    }
+    load_files(b, w);
+}
+
+void apo__balance_destroy(apo__balance *b) {
+    if (b->learn)
+        apo__balance_save(b);
+    apo__multigpu_free(&b->store);
+    apo__thresholds_free(&b->thresholds);
+    free(b->tags);
+    pthread_mutex_destroy(&b->mutex);
+}
+
+/* ---- shares ----------------------------------------------------------------------------- */
+
+/* Models for every device: a device without one yet (it has not worked) borrows the
+ * median cost of those that have, so that it gets work and is measured. Returns how many
+ * devices had their own model. */
+static size_t complete_models(const apo__balance *b, const apo__tag_state *ts, apo__model *models) {
+    double costs[APO_MAX_DEVICES];
+    size_t known = 0;
+    for (size_t d = 0; d < b->n_devices; d++) {
+        models[d] = ts->models[d];
+        if (ts->models[d].valid)
+            costs[known++] = ts->models[d].cost_s;
+    }
+    if (known == 0 || known == b->n_devices)
+        return known;
+    for (size_t i = 1; i < known; i++) /* insertion sort: at most 64 values */
+        for (size_t j = i; j > 0 && costs[j - 1] > costs[j]; j--) {
+            double t = costs[j];
+            costs[j] = costs[j - 1];
+            costs[j - 1] = t;
+        }
+    double median = costs[known / 2];
+    for (size_t d = 0; d < b->n_devices; d++)
+        if (!models[d].valid)
+            models[d] = (apo__model){.valid = 1, .latency_s = 0, .cost_s = median};
+    return known;
+}
+
+static void normalised(const double *ratios, size_t n, double *shares) {
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += ratios[i];
+    for (size_t i = 0; i < n; i++)
+        shares[i] = ratios[i] / sum;
+}
+
+void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
+                         double *shares, apo_ratio_source *source, double *predicted_s) {
+    pthread_mutex_lock(&b->mutex);
+    *predicted_s = NAN;
+    apo__tag_state *ts = find_tag(b, tag);
+    apo__model models[APO_MAX_DEVICES];
+    if (ts != NULL && ts->forced) {
+        normalised(ts->ratios, b->n_devices, shares);
+        *source = APO_RATIOS_EXPLICIT;
+    } else if (ts != NULL && complete_models(b, ts, models) > 0 &&
+               apo__solve_split(models, usable, b->n_devices, elements, shares, predicted_s) ==
+                   APO_OK) {
+        *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
+    } else if (ts != NULL && ts->has_ratios) {
+        normalised(ts->ratios, b->n_devices, shares);
+        *source = APO_RATIOS_PROFILE;
+    } else {
+        for (size_t d = 0; d < b->n_devices; d++)
+            shares[d] = 1.0 / (double)b->n_devices;
+        *source = APO_RATIOS_EQUAL;
+    }
+    pthread_mutex_unlock(&b->mutex);
+}
+
+double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double elements) {
+    double predicted = NAN;
+    pthread_mutex_lock(&b->mutex);
+    const apo__tag_state *ts = find_tag(b, tag);
+    apo__model models[APO_MAX_DEVICES];
+    if (ts != NULL && d < b->n_devices && complete_models(b, ts, models) > 0 && models[d].valid)
+        predicted = apo__model_predict(&models[d], elements);
+    pthread_mutex_unlock(&b->mutex);
+    return predicted;
+}
+
+/* ---- storing ---------------------------------------------------------------------------- */
+
+/* The stored entry of a tag state: the devices of the stored entry `old` (NULL: none) that
+ * this runtime does not have are kept, so that a run on a subset of the machine loses no
+ * other model. */
+static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
+                           const apo__stored_workload *old, apo__stored_workload *e) {
+    if (old != NULL && old->origin != APO_ORIGIN_THREADX)
+        *e = *old;
+    else
+        memset(e, 0, sizeof *e);
+    snprintf(e->tag, sizeof e->tag, "%s", ts->tag);
+    e->origin = ts->forced    ? APO_ORIGIN_FORCED
+                : ts->refined ? APO_ORIGIN_ONLINE
+                              : APO_ORIGIN_PROFILE;
+    e->sample_size = ts->sample_size;
+    e->runs = ts->runs;
+    apo__timestamp_format((double)time(NULL), e->updated_at, sizeof e->updated_at);
+
+    for (size_t d = 0; d < b->n_devices; d++) {
+        const apo__device *dev = &b->devices[d];
+        size_t i = 0;
+        while (i < e->n_devices && strcmp(e->devices[i].id, dev->info.id) != 0)
+            i++;
+        if (i == e->n_devices) {
+            if (e->n_devices == APO_MAX_DEVICES)
+                continue;
+            e->n_devices++;
+        }
+        apo__stored_device *s = &e->devices[i];
+        memset(s, 0, sizeof *s);
+        snprintf(s->id, sizeof s->id, "%s", dev->info.id);
+        snprintf(s->label, sizeof s->label, "%s", dev->info.label);
+        const apo__model *m = &ts->models[d];
+        s->latency_ms = m->valid ? m->latency_s * 1e3 : NAN;
+        s->ms_per_melem = m->valid ? m->cost_s * 1e9 : NAN;
+        s->samples = m->samples;
+        s->ratio = ts->forced ? ts->ratios[d] : NAN;
+    }
+    if (ts->forced) {
+        /* Devices of the entry that this runtime does not have get none. */
+        for (size_t i = 0; i < e->n_devices; i++)
+            if (isnan(e->devices[i].ratio))
+                e->devices[i].ratio = 0;
+        return;
+    }
+    /* The ratios are the solved shares at the sample size over every device of the entry
+     * that has a model. */
+    apo__model models[APO_MAX_DEVICES];
+    int usable[APO_MAX_DEVICES];
+    double shares[APO_MAX_DEVICES], makespan;
+    for (size_t i = 0; i < e->n_devices; i++) {
+        apo__model_from_stored(&models[i], e->devices[i].latency_ms, e->devices[i].ms_per_melem, 0);
+        usable[i] = 1;
+    }
+    int solved =
+        e->sample_size > 0 && apo__solve_split(models, usable, e->n_devices, (double)e->sample_size,
+                                               shares, &makespan) == APO_OK;
+    for (size_t i = 0; i < e->n_devices; i++)
+        e->devices[i].ratio = solved ? shares[i] : NAN;
+}
+
+/* The entry of a tag state over the runtime's in-memory store. */
+static void entry_from_state(const apo__balance *b, const apo__tag_state *ts,
+                             apo__stored_workload *e) {
+    entry_from_old(b, ts, apo__multigpu_find(&b->store, ts->tag), e);
+}
+
+/* The tags being written, for rebase_entries(). */
+typedef struct rebase_tags {
+    const apo__balance *b;
+    apo__tag_state *const *tags;
+} rebase_tags;
+
+/* Under the file's lock: each entry again, over the file's entry as it is now rather than
+ * as this runtime last read it, so that the devices another process (with another device
+ * set) wrote into the entry meanwhile are kept. */
+static void rebase_entries(const apo__multigpu *current, apo__stored_workload *updates, size_t n,
+                           void *ctx) {
+    const rebase_tags *r = ctx;
+    for (size_t i = 0; i < n; i++)
+        entry_from_old(r->b, r->tags[i], apo__multigpu_find(current, r->tags[i]->tag), &updates[i]);
+}
+
+/* Replaces (or adds) an entry of the in-memory store, keeping it sorted by tag. */
+static apo_status store_put(apo__multigpu *store, const apo__stored_workload *e) {
+    size_t i = 0;
+    while (i < store->n_workloads && strcmp(store->workloads[i].tag, e->tag) < 0)
+        i++;
+    if (i < store->n_workloads && strcmp(store->workloads[i].tag, e->tag) == 0) {
+        store->workloads[i] = *e;
+        return APO_OK;
+    }
+    apo__stored_workload *grown =
+        realloc(store->workloads, (store->n_workloads + 1) * sizeof *grown);
+    if (grown == NULL)
+        return APO_ERR_OUT_OF_MEMORY;
+    store->workloads = grown;
+    memmove(&grown[i + 1], &grown[i], (store->n_workloads - i) * sizeof *grown);
+    grown[i] = *e;
+    store->n_workloads++;
+    return APO_OK;
+}
+
+static void store_remove(apo__multigpu *store, const char *tag) {
+    for (size_t i = 0; i < store->n_workloads; i++)
+        if (strcmp(store->workloads[i].tag, tag) == 0) {
+            memmove(&store->workloads[i], &store->workloads[i + 1],
+                    (store->n_workloads - i - 1) * sizeof store->workloads[0]);
+            store->n_workloads--;
+            return;
+        }
+}
+
+/* Has the tag anything to store? */
+static int state_has_content(const apo__balance *b, const apo__tag_state *ts) {
+    if (ts->forced)
+        return 1;
+    for (size_t d = 0; d < b->n_devices; d++)
+        if (ts->models[d].valid)
+            return 1;
+    return 0;
+}
+
+/* Writes the given tags (profiles on) and mirrors them into the in-memory store. `removed`
+ * tags are taken out of the file. Called with the mutex held. */
+static apo_status store_tags(apo__balance *b, apo__tag_state *const *tags, size_t n,
+                             const char *const *removed, size_t n_removed) {
+    apo__stored_workload *entries = n ? calloc(n, sizeof *entries) : NULL;
+    if (n > 0 && entries == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot store the profile: out of memory");
+    for (size_t i = 0; i < n; i++)
+        entry_from_state(b, tags[i], &entries[i]);
+    apo_status st = APO_OK;
+    if (b->profiles_on) {
+        char err[APO_LABEL_MAX * 2] = "";
+        apo__multigpu merged;
+        memset(&merged, 0, sizeof merged);
+        rebase_tags ctx = {b, tags};
+        st =
+            apo__multigpu_update_rebased(b->files.multigpu_path, b->host, entries, n, removed,
+                                         n_removed, rebase_entries, &ctx, &merged, err, sizeof err);
+        if (st == APO_OK) {
+            apo__multigpu_free(&b->store);
+            b->store = merged;
+            if (err[0] != '\0')
+                apo__log(APO_LOG_WARN, APO_SUBSYS_INIT, "%s", err);
+        } else {
+            st = apo__fail(st, "%s", err);
+        }
+    }
+    if (!b->profiles_on || st != APO_OK) {
+        /* In memory only (profiles off, or the write failed): the runtime still knows. */
+        for (size_t i = 0; i < n; i++)
+            store_put(&b->store, &entries[i]);
+        for (size_t i = 0; i < n_removed; i++)
+            store_remove(&b->store, removed[i]);
+    }
+    if (st == APO_OK)
+        for (size_t i = 0; i < n; i++)
+            tags[i]->dirty = 0;
+    b->last_persist = apo__now();
+    free(entries);
+    return st;
+}
+
+static apo_status save_locked(apo__balance *b) {
+    apo__tag_state **dirty = malloc((b->n_tags + 1) * sizeof *dirty);
+    if (dirty == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot store the profile: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < b->n_tags; i++)
+        if (b->tags[i].dirty && state_has_content(b, &b->tags[i]))
+            dirty[n++] = &b->tags[i];
+    apo_status st = n > 0 ? store_tags(b, dirty, n, NULL, 0) : APO_OK;
+    free(dirty);
+    return st;
+}
+
+void apo__balance_sync_store(apo__balance *b) {
+    for (size_t i = 0; i < b->n_tags; i++) {
+        if (!b->tags[i].dirty || !state_has_content(b, &b->tags[i]))
+            continue;
+        apo__stored_workload e;
+        entry_from_state(b, &b->tags[i], &e);
+        store_put(&b->store, &e);
+    }
+}
+
+int apo__balance_entry_fits(const apo__balance *b, const apo__stored_workload *e, char *reason,
+                            size_t reason_size) {
+    apo__tag_state ts;
+    return state_from_entry(b, e, &ts, reason, reason_size) == 0;
+}
+
+apo_status apo__balance_save(apo__balance *b) {
+    pthread_mutex_lock(&b->mutex);
+    apo_status st = save_locked(b);
+    pthread_mutex_unlock(&b->mutex);
+    return st;
+}
+
+/* ---- learning and applying -------------------------------------------------------------- */
+
+void apo__balance_observe(apo__balance *b, const char *tag, double total_elements,
+                          const uint64_t *elements, const double *busy_s, const int *failed) {
+    if (!b->learn)
+        return;
+    pthread_mutex_lock(&b->mutex);
+    apo__tag_state *ts = get_tag(b, tag);
+    if (ts != NULL) {
+        for (size_t d = 0; d < b->n_devices; d++)
+            if (elements[d] > 0 && !failed[d])
+                apo__model_observe(&ts->models[d], (double)elements[d], busy_s[d]);
+        ts->refined = 1;
+        ts->dirty = 1;
+        /* Stored ratios are the shares at the sample size: for models learnt without a
+         * profile, the size of the first call. */
+        if (ts->sample_size == 0)
+            ts->sample_size = (uint64_t)total_elements;
+        if (b->profiles_on && apo__now() - b->last_persist >= b->persist_interval_s &&
+            save_locked(b) != APO_OK)
+            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "refined models not stored: %s",
+                     apo_last_error());
+    }
+    pthread_mutex_unlock(&b->mutex);
+}
+
+apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const char *function,
+                                      const char *const *param_names, const double *param_values,
+                                      size_t n_params, const apo__model *models,
+                                      uint64_t sample_size, unsigned runs, const uint64_t *sizes,
+                                      size_t n_sizes, const double *medians_ms, int *written) {
+    *written = 0;
+    pthread_mutex_lock(&b->mutex);
+    apo__tag_state *ts = get_tag(b, tag);
+    if (ts == NULL) {
+        pthread_mutex_unlock(&b->mutex);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot keep models for tag \"%s\"", tag);
+    }
+    memset(ts, 0, sizeof *ts);
+    snprintf(ts->tag, sizeof ts->tag, "%s", tag);
+    for (size_t d = 0; d < b->n_devices; d++)
+        ts->models[d] = models[d];
+    ts->from_profile = 1;
+    ts->sample_size = sample_size;
+    ts->runs = runs;
+    ts->dirty = 1;
+    apo__tag_state *one[1] = {ts};
+    apo_status st = store_tags(b, one, 1, NULL, 0);
+
+    /* thresholds.json: per size, the CPU's median and the fastest other device's. */
+    apo__threshold *adds = calloc(n_sizes, sizeof *adds);
+    if (adds == NULL) {
+        pthread_mutex_unlock(&b->mutex);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot store the thresholds: out of memory");
+    }
+    size_t n_adds = 0;
+    for (size_t s = 0; s < n_sizes; s++) {
+        apo__threshold *a = &adds[n_adds];
+        a->cpu_ms_avg = a->gpu_ms_avg = NAN;
+        for (size_t d = 0; d < b->n_devices; d++) {
+            double t = medians_ms[d * n_sizes + s];
+            if (isnan(t))
+                continue;
+            if (b->devices[d].info.kind == APO_DEVICE_CPU) {
+                a->cpu_ms_avg = t;
+            } else if (isnan(a->gpu_ms_avg) || t < a->gpu_ms_avg) {
+                a->gpu_ms_avg = t;
+                a->simulated = b->devices[d].info.kind == APO_DEVICE_SIM;
+            }
+        }
+        if (apo__threshold_key(a->key, function, param_names, param_values, n_params, sizes[s]) !=
+            APO_OK)
+            continue;
+        a->samples = 1;
+        a->cpu_samples = !isnan(a->cpu_ms_avg);
+        a->gpu_samples = !isnan(a->gpu_ms_avg);
+        n_adds++;
+    }
+    apo_status st2 = APO_OK;
+    if (b->profiles_on) {
+        char err[APO_LABEL_MAX * 2] = "";
+        apo__thresholds merged;
+        memset(&merged, 0, sizeof merged);
+        st2 =
+            apo__thresholds_merge(b->files.thresholds_path, adds, n_adds, &merged, err, sizeof err);
+        if (st2 == APO_OK) {
+            apo__thresholds_free(&b->thresholds);
+            b->thresholds = merged;
+        } else {
+            st2 = apo__fail(st2, "%s", err);
+        }
+    }
+    /* In memory only (profiles off, or the write failed): the runtime still knows. */
+    if (!b->profiles_on || st2 != APO_OK)
+        apo__thresholds_add(&b->thresholds, adds, n_adds);
+    free(adds);
+    *written = b->profiles_on && st == APO_OK && st2 == APO_OK;
+    pthread_mutex_unlock(&b->mutex);
+    return st != APO_OK ? st : st2;
+}
+
+apo_status apo__balance_force(apo__balance *b, const char *tag, const double *ratios, size_t n) {
+    pthread_mutex_lock(&b->mutex);
+    apo__tag_state *ts = n > 0 ? get_tag(b, tag) : find_tag(b, tag);
+    apo_status st = APO_OK;
+    if (n > 0 && ts == NULL) {
+        st = apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot keep ratios for tag \"%s\"", tag);
+    } else if (n > 0) {
+        for (size_t d = 0; d < b->n_devices; d++)
+            ts->ratios[d] = ratios[d];
+        ts->forced = ts->has_ratios = 1;
+        ts->dirty = 1;
+        apo__tag_state *one[1] = {ts};
+        st = store_tags(b, one, 1, NULL, 0);
+    } else if (ts != NULL && ts->forced) {
+        ts->forced = ts->has_ratios = 0;
+        ts->dirty = 1;
+        apo__tag_state *one[1] = {ts};
+        const char *removed[1] = {tag};
+        st = state_has_content(b, ts) ? store_tags(b, one, 1, NULL, 0)
+                                      : store_tags(b, NULL, 0, removed, 1);
+    } else if (apo__multigpu_find(&b->store, tag) != NULL) {
+        /* Forced ratios stored for other devices: clearing takes them out of the file. */
+        const apo__stored_workload *e = apo__multigpu_find(&b->store, tag);
+        if (e->origin == APO_ORIGIN_FORCED) {
+            const char *removed[1] = {tag};
+            st = store_tags(b, NULL, 0, removed, 1);
+        }
+    }
+    pthread_mutex_unlock(&b->mutex);
+    return st;
+}

@@ -1,0 +1,104 @@
+/*
+ * The runtime's balancing state: per workload tag, a cost model per device (from a profile,
+ * refined by calls), forced ratios, and the profile files they are loaded from and stored
+ * to. distribute.c asks it for a call's shares and tells it what each device measured;
+ * profile.c fits and applies new models. Everything here is guarded by its own mutex, since
+ * queries may come from any thread while a call runs.
+ */
+#ifndef APO_RUNTIME_BALANCE_H
+#define APO_RUNTIME_BALANCE_H
+
+#include <pthread.h>
+
+#include "balance/model.h"
+#include "base/warnings.h"
+#include "profiles/profile_store.h"
+
+typedef struct apo__device apo__device;
+
+typedef struct apo__tag_state {
+    char tag[APO_TAG_MAX];
+    apo__model models[APO_MAX_DEVICES]; /* in device order */
+    int from_profile;                   /* models came from a profile (else from calls) */
+    int refined;                        /* calls have refined them since */
+    int has_ratios;                     /* fixed ratios instead of models */
+    int forced;                         /* ...set by apo_set_ratios (else ThreadX ratios) */
+    double ratios[APO_MAX_DEVICES];
+    int dirty;            /* changed since it was last written */
+    uint64_t sample_size; /* elements the stored ratios are for (profiled, else the first
+                             call's) */
+    unsigned runs;
+} apo__tag_state;
+
+typedef struct apo__balance {
+    pthread_mutex_t mutex;
+    const apo__device *devices; /* the runtime's, n_devices of them */
+    size_t n_devices;
+    apo__tag_state *tags;
+    size_t n_tags, cap_tags;
+
+    int profiles_on, learn;
+    double persist_interval_s, last_persist;
+    char host[APO_LABEL_MAX];
+    apo_profile_files files;
+    apo__multigpu store;        /* multigpu.json as last read or written, plus this runtime's
+                                   unsaved changes once synced */
+    apo__thresholds thresholds; /* thresholds.json as last read or merged */
+} apo__balance;
+
+/* Settings resolved by runtime.c (config, then environment, then defaults). */
+typedef struct apo__balance_settings {
+    int profiles_on, learn;
+    double persist_interval_s;
+    apo__profile_location location;
+} apo__balance_settings;
+
+/* Sets up the state and, profiles on, loads both files. Files that cannot be used are
+ * reported through `w` and ignored: this cannot fail. */
+void apo__balance_init(apo__balance *b, const apo__device *devices, size_t n_devices,
+                       const apo__balance_settings *s, apo__warnings *w);
+
+/* Writes unsaved refinements (profiles on) and frees everything. */
+void apo__balance_destroy(apo__balance *b);
+
+/* The shares of a call of `elements` elements for `tag`: forced ratios, else models (the
+ * solver), else fixed ratios from a ThreadX profile, else equal. Devices with usable[i] 0
+ * (quarantined) are left out of the solver; the caller zeroes their other shares. Writes
+ * the shares in device order, the source, and the predicted makespan (NaN without
+ * models). */
+void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
+                         double *shares, apo_ratio_source *source, double *predicted_s);
+
+/* Device `d`'s predicted busy time for `elements` elements of `tag`: its own model, else
+ * the one the solver lends it (the median cost of the others), else NaN. */
+double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double elements);
+
+/* Folds one call's measurements in (learn on): elements[i] computed in busy_s[i]; devices
+ * with no elements or failed[i] are skipped. Writes the refined models when the persist
+ * interval has passed. */
+void apo__balance_observe(apo__balance *b, const char *tag, double total_elements,
+                          const uint64_t *elements, const double *busy_s, const int *failed);
+
+/* Replaces the tag's models with profiled ones and stores them with the timings.
+ * `medians_ms[d * n_sizes + s]` is device d's median time at sizes[s] (NaN: not run). */
+apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const char *function,
+                                      const char *const *param_names, const double *param_values,
+                                      size_t n_params, const apo__model *models,
+                                      uint64_t sample_size, unsigned runs, const uint64_t *sizes,
+                                      size_t n_sizes, const double *medians_ms, int *written);
+
+/* Forces (n > 0) or clears (n == 0) a tag's ratios, in device order, and stores them. */
+apo_status apo__balance_force(apo__balance *b, const char *tag, const double *ratios, size_t n);
+
+/* Mirrors unsaved tags into the in-memory store (without writing), so that queries show
+ * what the runtime knows. Call with the mutex held. */
+void apo__balance_sync_store(apo__balance *b);
+
+/* Whether a stored entry fits this runtime's devices; when not, why. */
+int apo__balance_entry_fits(const apo__balance *b, const apo__stored_workload *e, char *reason,
+                            size_t reason_size);
+
+/* Writes every unsaved tag now (profiles on). */
+apo_status apo__balance_save(apo__balance *b);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * Debug logging, off by default. APPORTION_DEBUG sets the level (WARN, INFO, TRACE),
+ * APPORTION_DEBUG_SUBSYS a comma list of subsystems (INIT, ENV, DEVICE, SPLIT, RUN, ALL),
+ * APPORTION_DEBUG_FILE a file to append to instead of stderr.
+ */
+#ifndef APO_RUNTIME_LOG_H
+#define APO_RUNTIME_LOG_H
+
+#include "base/error.h"
+
+enum apo__log_level { APO_LOG_NONE = 0, APO_LOG_WARN = 1, APO_LOG_INFO = 2, APO_LOG_TRACE = 3 };
+
+enum apo__log_subsys {
+    APO_SUBSYS_INIT = 1u << 0,
+    APO_SUBSYS_ENV = 1u << 1,
+    APO_SUBSYS_DEVICE = 1u << 2,
+    APO_SUBSYS_SPLIT = 1u << 3,
+    APO_SUBSYS_RUN = 1u << 4,
+    APO_SUBSYS_ALL = 0x7fffffff
+};
+
+/* True when a message of this level and subsystem would be written. */
+int apo__log_enabled(int level, unsigned subsys);
+
+void apo__log(int level, unsigned subsys, const char *fmt, ...) APO_PRINTF_LIKE(3, 4);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * Warnings gathered while a runtime is created. The library never prints: callers read
+ * them through apo_runtime_warning(), and the debug log repeats them.
+ */
+#ifndef APO_RUNTIME_WARNINGS_H
+#define APO_RUNTIME_WARNINGS_H
+
+#include <stddef.h>
+
+#include "base/error.h"
+
+#define APO_WARNINGS_MAX 16
+#define APO_WARNING_LEN 256
+
+typedef struct apo__warnings {
+    size_t count;
+    size_t dropped; /* warnings past APO_WARNINGS_MAX, summarised in the last slot */
+    char text[APO_WARNINGS_MAX][APO_WARNING_LEN];
+} apo__warnings;
+
+/* Appends a warning (and logs it at WARN level). */
+void apo__warn(apo__warnings *w, const char *fmt, ...) APO_PRINTF_LIKE(2, 3);
+
+#endif

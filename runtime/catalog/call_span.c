@@ -1,0 +1,55 @@
+/* The spans of a run of tiles; see call_span.h. */
+#include "catalog/call_span.h"
+
+/* The built-ins describe their halo in their CUDA descriptor, which exists (without a
+ * launcher) in every build; a user kernel's halo is in its public descriptor. */
+size_t apo__kernel_halo(const apo__kernel *k, const double *params) {
+    if (k->cuda != NULL && k->cuda->halo != NULL)
+        return k->cuda->halo(k, params);
+    return k->builtin ? 0 : k->desc.halo;
+}
+
+int apo__kernel_whole_row_input(const apo__kernel *k) {
+    return k->cuda != NULL && k->cuda->whole_row_input;
+}
+
+/* Outputs a tile writes: the GPU's leading outputs for the built-ins (the rest come from
+ * partials); all of a user kernel's. */
+static size_t written_outputs(const apo__kernel *k) {
+    if (k->builtin && k->cuda != NULL)
+        return k->cuda->n_outputs;
+    return k->n_outputs;
+}
+
+void apo__call_span_of(const apo__call *call, uint64_t first, uint64_t end, apo__call_span *span) {
+    const apo__kernel *k = call->kernel;
+    size_t ra, ba, ea, rb, bb, eb;
+    apo__tile_range(call, first, &ra, &ba, &ea);
+    apo__tile_range(call, end - 1, &rb, &bb, &eb);
+    if (apo__kernel_whole_row_input(k)) {
+        span->in_lo = ra * call->cols;
+        span->in_hi = (rb + 1) * call->cols;
+    } else {
+        size_t lo = ra * call->cols + ba;
+        size_t halo = apo__kernel_halo(k, call->params);
+        span->in_lo = lo > halo ? lo - halo : 0;
+        span->in_hi = rb * call->cols + eb;
+    }
+    span->n_written = written_outputs(k);
+    if (span->n_written == 0) {
+        span->out_lo = span->out_hi = 0;
+        return;
+    }
+    size_t oc = k->output_cols(k, call->params, call->cols, 0);
+    span->out_lo = ra * oc + ba;
+    span->out_hi = rb * oc + eb;
+}
+
+void apo__call_grid(apo__call *call) {
+    const apo__kernel *k = call->kernel;
+    call->axis_len = k->axis_len(k, call->params, call->cols);
+    call->tile = k->tile_len(k, call->params);
+    call->tiles_per_row = (call->axis_len + call->tile - 1) / call->tile;
+    call->tiles = (uint64_t)call->rows * call->tiles_per_row;
+    call->unit_work = k->unit_work(k, call->params, call->cols);
+}

@@ -1,0 +1,281 @@
+/*
+ * The calls of apportion_cuda.h: workloads on device-resident arrays, device memory and
+ * copies for callers without a CUDA runtime of their own, and bandwidth measurements
+ * (the ceilings that apo-bench-kernels and selftest quote).
+ */
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apportion_cuda.h"
+#include "balance/model.h"
+#include "base/error.h"
+#include "core/runtime.h"
+#include "devices/cuda/cuda_device.h"
+
+/* The CUDA ordinal of runtime device `device`, which must be a GPU. */
+static apo_status gpu_ordinal(const apo_runtime *rt, size_t device, const char *what, int *out) {
+    if (device >= rt->n_devices || rt->devices[device].info.kind != APO_DEVICE_CUDA)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: device %zu is not a GPU of this runtime",
+                         what, device);
+    *out = apo__cuda_ordinal(&rt->devices[device]);
+    return APO_OK;
+}
+
+/* Every call leaves the calling thread's current GPU as it found it: the caller may be
+ * running CUDA code of its own on this thread. */
+static int enter_device(int ordinal, cudaError_t *e) {
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    *e = cudaSetDevice(ordinal);
+    return previous;
+}
+
+static void leave_device(int previous) {
+    if (previous >= 0)
+        (void)cudaSetDevice(previous);
+}
+
+/* Makes runtime device `device`, which must be a GPU, the thread's current device for one
+ * interop call; *previous is what leave_device() restores. */
+static apo_status enter_gpu(const apo_runtime *rt, size_t device, const char *what, int *previous) {
+    int ordinal = -1;
+    apo_status st = gpu_ordinal(rt, device, what, &ordinal);
+    if (st != APO_OK)
+        return st;
+    cudaError_t e;
+    *previous = enter_device(ordinal, &e);
+    if (e == cudaSuccess)
+        return APO_OK;
+    leave_device(*previous);
+    return apo__cuda_fail(e, what);
+}
+
+apo_status apo__cuda_upload(int ordinal, void *dst, const void *src, size_t bytes) {
+    cudaError_t e;
+    int previous = enter_device(ordinal, &e);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    leave_device(previous);
+    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "copy of finalized values to the GPU");
+}
+
+apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_workload *w,
+                                        const apo_cuda_placement *where, apo_report *report) {
+    if (rt == NULL || w == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_distribute_workload_cuda: %s is NULL",
+                         rt == NULL ? "rt" : "w");
+    if (where == NULL)
+        return apo__distribute(rt, w, report, 1);
+    if (where->size != sizeof(apo_cuda_placement))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_cuda_placement.size is %zu, expected %zu: initialise it with "
+                         "APO_CUDA_PLACEMENT_INIT",
+                         where->size, sizeof(apo_cuda_placement));
+    int in_gpu = -1, out_gpu = -1;
+    const int sides[2] = {where->inputs_device, where->outputs_device};
+    int *ordinals[2] = {&in_gpu, &out_gpu};
+    for (int i = 0; i < 2; i++) {
+        if (sides[i] == -1)
+            continue;
+        if (sides[i] < 0)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "apo_cuda_placement: %s_device is %d: -1 (host) or a device index",
+                             i == 0 ? "inputs" : "outputs", sides[i]);
+        apo_status st =
+            gpu_ordinal(rt, (size_t)sides[i], "apo_distribute_workload_cuda", ordinals[i]);
+        if (st != APO_OK)
+            return st;
+    }
+    /* A device-resident call runs on the GPUs alone; what it would teach the models is not
+     * what host-resident calls of the same tag cost, so it does not refine them. */
+    int learn = in_gpu < 0 && out_gpu < 0;
+    return apo__distribute_placed(rt, w, in_gpu, out_gpu, report, learn);
+}
+
+apo_status apo_cuda_malloc(apo_runtime *rt, size_t device, size_t bytes, void **ptr) {
+    if (rt == NULL || ptr == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_malloc: NULL argument");
+    *ptr = NULL;
+    int previous;
+    apo_status st = enter_gpu(rt, device, "apo_cuda_malloc", &previous);
+    if (st != APO_OK)
+        return st;
+    cudaError_t e = cudaMalloc(ptr, bytes);
+    leave_device(previous);
+    if (e != cudaSuccess) {
+        *ptr = NULL;
+        (void)cudaGetLastError();
+        return apo__cuda_fail(e, "apo_cuda_malloc");
+    }
+    return APO_OK;
+}
+
+apo_status apo_cuda_free(apo_runtime *rt, size_t device, void *ptr) {
+    if (ptr == NULL)
+        return APO_OK;
+    if (rt == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_free: rt is NULL");
+    int previous;
+    apo_status st = enter_gpu(rt, device, "apo_cuda_free", &previous);
+    if (st != APO_OK)
+        return st;
+    cudaError_t e = cudaFree(ptr);
+    leave_device(previous);
+    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_free");
+}
+
+apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void *src, size_t bytes,
+                           apo_copy_kind kind) {
+    if (rt == NULL || ((dst == NULL || src == NULL) && bytes > 0))
+        return apo__fail(APO_ERR_NULL, "apo_cuda_memcpy: NULL argument");
+    static const enum cudaMemcpyKind kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                                                cudaMemcpyDeviceToDevice};
+    if ((int)kind < 0 || (int)kind > 2)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_cuda_memcpy: kind %d is not an apo_copy_kind", (int)kind);
+    int previous;
+    if (bytes == 0) /* nothing to copy, but the device must still be a GPU */
+        return gpu_ordinal(rt, device, "apo_cuda_memcpy", &previous);
+    apo_status st = enter_gpu(rt, device, "apo_cuda_memcpy", &previous);
+    if (st != APO_OK)
+        return st;
+    cudaError_t e = cudaMemcpy(dst, src, bytes, kinds[kind]);
+    leave_device(previous);
+    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_memcpy");
+}
+
+/* ---- bandwidth --------------------------------------------------------------------------- */
+
+#define APO_BANDWIDTH_RUNS 7
+
+/* Median seconds of `runs` copies timed by events on `stream`. */
+static cudaError_t time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                             cudaStream_t stream, cudaEvent_t a, cudaEvent_t b, double *median_s) {
+    double t[APO_BANDWIDTH_RUNS];
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, stream); /* warm-up */
+    for (int r = 0; r < APO_BANDWIDTH_RUNS && e == cudaSuccess; r++) {
+        float ms = 0;
+        e = cudaEventRecord(a, stream);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(dst, src, bytes, kind, stream);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(b, stream);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(b);
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&ms, a, b);
+        t[r] = ms * 1e-3;
+    }
+    if (e == cudaSuccess)
+        *median_s = apo__median(t, APO_BANDWIDTH_RUNS);
+    return e;
+}
+
+/* Median seconds of `runs` host-to-device and device-to-host copies run at once. */
+static cudaError_t time_duplex(void *d_in, const void *h_in, void *h_out, const void *d_out,
+                               size_t bytes, cudaStream_t s1, cudaStream_t s2, double *median_s) {
+    double t[APO_BANDWIDTH_RUNS];
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < APO_BANDWIDTH_RUNS && e == cudaSuccess; r++) {
+        double t0 = apo__now();
+        e = cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice, s1);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost, s2);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(s1);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(s2);
+        t[r] = apo__now() - t0;
+    }
+    if (e == cudaSuccess)
+        *median_s = apo__median(t, APO_BANDWIDTH_RUNS);
+    return e;
+}
+
+/* apo_cuda_bandwidth_measure() on the current GPU. */
+static apo_status measure(size_t bytes, apo_cuda_bandwidth *out) {
+    size_t free_b = 0, total_b = 0;
+    cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
+    if (e != cudaSuccess)
+        return apo__cuda_fail(e, "apo_cuda_bandwidth_measure");
+    if (bytes == 0)
+        bytes = (size_t)256 << 20;
+    if (bytes > free_b / 4)
+        bytes = free_b / 4;
+    if (bytes < 4096)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_cuda_bandwidth_measure: no free GPU memory");
+
+    void *d1 = NULL, *d2 = NULL, *h1 = NULL, *h2 = NULL;
+    cudaStream_t s1 = NULL, s2 = NULL;
+    cudaEvent_t a = NULL, b = NULL;
+    e = cudaMalloc(&d1, bytes);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&d2, bytes);
+    if (e == cudaSuccess)
+        e = cudaMallocHost(&h1, bytes);
+    if (e == cudaSuccess)
+        e = cudaMallocHost(&h2, bytes);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&a);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&b);
+    double d2d = 0, h2d = 0, d2h = 0, duplex = 0;
+    if (e == cudaSuccess) {
+        memset(h1, 1, bytes);
+        memset(h2, 2, bytes);
+        e = cudaMemset(d1, 0, bytes);
+    }
+    if (e == cudaSuccess)
+        e = time_copy(d2, d1, bytes, cudaMemcpyDeviceToDevice, s1, a, b, &d2d);
+    if (e == cudaSuccess)
+        e = time_copy(d1, h1, bytes, cudaMemcpyHostToDevice, s1, a, b, &h2d);
+    if (e == cudaSuccess)
+        e = time_copy(h2, d2, bytes, cudaMemcpyDeviceToHost, s1, a, b, &d2h);
+    if (e == cudaSuccess)
+        e = time_duplex(d1, h1, h2, d2, bytes, s1, s2, &duplex);
+    if (e == cudaSuccess) {
+        out->bytes = bytes;
+        out->d2d_gbps = 2.0 * (double)bytes / d2d * 1e-9; /* read plus written */
+        out->h2d_gbps = (double)bytes / h2d * 1e-9;
+        out->d2h_gbps = (double)bytes / d2h * 1e-9;
+        out->duplex_gbps = 2.0 * (double)bytes / duplex * 1e-9;
+    }
+    cudaError_t first = e;
+    (void)cudaGetLastError();
+    if (a != NULL)
+        cudaEventDestroy(a);
+    if (b != NULL)
+        cudaEventDestroy(b);
+    if (s1 != NULL)
+        cudaStreamDestroy(s1);
+    if (s2 != NULL)
+        cudaStreamDestroy(s2);
+    cudaFree(d1);
+    cudaFree(d2);
+    cudaFreeHost(h1);
+    cudaFreeHost(h2);
+    return first == cudaSuccess ? APO_OK : apo__cuda_fail(first, "apo_cuda_bandwidth_measure");
+}
+
+apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t bytes,
+                                      apo_cuda_bandwidth *out) {
+    if (rt == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_bandwidth_measure: NULL argument");
+    if (out->size != sizeof(apo_cuda_bandwidth))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_cuda_bandwidth.size is %zu, expected %zu: initialise it with "
+                         "APO_CUDA_BANDWIDTH_INIT",
+                         out->size, sizeof(apo_cuda_bandwidth));
+    int previous;
+    apo_status st = enter_gpu(rt, device, "apo_cuda_bandwidth_measure", &previous);
+    if (st != APO_OK)
+        return st;
+    st = measure(bytes, out);
+    leave_device(previous);
+    return st;
+}

@@ -1,0 +1,903 @@
+/*
+ * apo_distribute_workload(): validate, plan the split, run every device's share
+ * concurrently, redo a failed or late device's unfinished tiles on the survivors, reduce
+ * tile partials in a fixed tree, and report. Results depend only on the tile grid (the tile
+ * length is a function of the kernel and its parameters), never on the plan. The fault
+ * policy (deadlines, quarantine) is decided in faults.c and applied here.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "core/distribute_range.h"
+#include "core/merge_tree.h"
+#include "core/runtime.h"
+#ifdef APO_HAVE_CUDA
+#include "devices/cuda/cuda_device.h"
+#endif
+
+/* Tile partials are at most this many doubles (the moments use 5). */
+#define APO_PARTIAL_MAX 8
+/* With at least this many rows per device, the auto axis splits by rows. */
+#define APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT 32
+
+const char *apo_split_name(apo_split split) {
+    switch (split) {
+    case APO_SPLIT_AUTO:
+        return "auto";
+    case APO_SPLIT_ROWS:
+        return "rows";
+    case APO_SPLIT_TIME:
+        return "time";
+    }
+    return "unknown";
+}
+
+const char *apo_gather_name(apo_gather gather) {
+    switch (gather) {
+    case APO_GATHER_NONE:
+        return "none";
+    case APO_GATHER_PEER:
+        return "peer";
+    case APO_GATHER_NCCL:
+        return "nccl";
+    }
+    return "unknown";
+}
+
+const char *apo_ratio_source_name(apo_ratio_source source) {
+    switch (source) {
+    case APO_RATIOS_EQUAL:
+        return "equal";
+    case APO_RATIOS_EXPLICIT:
+        return "explicit";
+    case APO_RATIOS_PROFILE:
+        return "profile";
+    case APO_RATIOS_ONLINE:
+        return "online";
+    }
+    return "unknown";
+}
+
+/* ---- validation ---------------------------------------------------------------------- */
+
+apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,
+                               double *values) {
+    int given[APO_MAX_PARAMS] = {0};
+    for (size_t i = 0; i < k->n_params; i++)
+        values[i] = k->params[i].def;
+    if (n_params > 0 && params == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: n_params is %zu but params is NULL", k->name, n_params);
+    for (size_t j = 0; j < n_params; j++) {
+        const apo_param *p = &params[j];
+        if (p->name == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: parameter %zu has a NULL name", k->name, j);
+        size_t i = 0;
+        while (i < k->n_params && strcmp(k->params[i].name, p->name) != 0)
+            i++;
+        if (i == k->n_params) {
+            char known[APO_MAX_PARAMS * APO_NAME_MAX + 16] = "";
+            for (size_t m = 0; m < k->n_params; m++) {
+                strcat(known, m ? ", " : "");
+                strcat(known, k->params[m].name);
+            }
+            return apo__fail(APO_ERR_BAD_PARAM, "%s has no parameter \"%s\" (it has: %s)", k->name,
+                             p->name, k->n_params ? known : "none");
+        }
+        const apo__param_spec *spec = &k->params[i];
+        if (given[i]++)
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s given twice", k->name,
+                             spec->name);
+        double v = p->value;
+        if (!isfinite(v))
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be finite", k->name,
+                             spec->name);
+        if (spec->integer && v != floor(v))
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be an integer, got %.17g",
+                             k->name, spec->name, v);
+        if (v < spec->min || v > spec->max)
+            return apo__fail(APO_ERR_BAD_PARAM,
+                             "%s: parameter %s must be from %.17g to %.17g, got %.17g", k->name,
+                             spec->name, spec->min, spec->max, v);
+        values[i] = v;
+    }
+    return APO_OK;
+}
+
+/* Everything about a workload that does not depend on the devices: shapes, parameters,
+ * the tile grid. Leaves call->partials NULL. */
+static apo_status resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
+                               int check_buffers) {
+    if (w->size != sizeof(apo_workload))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_workload.size is %zu, expected %zu: initialise it with "
+                         "APO_WORKLOAD_INIT",
+                         w->size, sizeof(apo_workload));
+    if (w->kernel == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_workload.kernel is NULL");
+    const apo__kernel *k = apo__find_kernel(rt, w->kernel);
+    if (k == NULL)
+        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
+                         "no kernel named \"%s\" (built-ins: bollinger, macd, returns_stats, "
+                         "bootstrap)",
+                         w->kernel);
+    if (w->rows == 0 || w->cols == 0)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: rows (%zu) and cols (%zu) must be > 0",
+                         k->name, w->rows, w->cols);
+    if (w->rows > SIZE_MAX / sizeof(double) / w->cols)
+        return apo__fail(APO_ERR_OVERFLOW, "%s: rows %zu x cols %zu x 8 bytes overflows size_t",
+                         k->name, w->rows, w->cols);
+    if ((int)w->split < APO_SPLIT_AUTO || (int)w->split > APO_SPLIT_TIME)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_workload.split is %d, not an apo_split",
+                         (int)w->split);
+
+    memset(call, 0, sizeof *call);
+    call->in_gpu = -1;
+    call->out_gpu = -1;
+    call->kernel = k;
+    call->rows = w->rows;
+    call->cols = w->cols;
+    call->seed = w->seed;
+    apo_status st = apo__resolve_params(k, w->params, w->n_params, call->params);
+    if (st != APO_OK)
+        return st;
+    if (k->validate != NULL) {
+        char err[256];
+        st = k->validate(k, call->params, w->rows, w->cols, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "%s", err);
+    }
+    for (size_t i = 0; i < k->n_outputs; i++) {
+        size_t oc = k->output_cols(k, call->params, w->cols, i);
+        if (oc != 0 && w->rows > SIZE_MAX / sizeof(double) / oc)
+            return apo__fail(APO_ERR_OVERFLOW, "%s: output %s of %zu x %zu overflows size_t",
+                             k->name, k->output_names[i], w->rows, oc);
+    }
+
+    call->axis_len = k->axis_len(k, call->params, w->cols);
+    call->tile = k->tile_len(k, call->params);
+    call->tiles_per_row = (call->axis_len + call->tile - 1) / call->tile;
+    call->tiles = (uint64_t)w->rows * call->tiles_per_row;
+    call->unit_work = k->unit_work(k, call->params, w->cols);
+
+    if (!check_buffers)
+        return APO_OK;
+    if (w->n_inputs != k->n_inputs || w->n_outputs != k->n_outputs)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s takes %zu input(s) and %zu output(s); got %zu and %zu", k->name,
+                         k->n_inputs, k->n_outputs, w->n_inputs, w->n_outputs);
+    if (w->inputs == NULL || w->outputs == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: the inputs or outputs array is NULL", k->name);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        if (w->inputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: input %zu is NULL", k->name, i);
+    for (size_t i = 0; i < k->n_outputs; i++)
+        if (w->outputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", k->name, i,
+                             k->output_names[i]);
+    call->inputs = w->inputs;
+    call->outputs = w->outputs;
+    return APO_OK;
+}
+
+apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
+                            size_t *out_rows, size_t *out_cols) {
+    if (rt == NULL || w == NULL || out_rows == NULL || out_cols == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_output_shape: NULL argument");
+    apo__call call;
+    apo_status st = resolve_call((apo_runtime *)rt, w, &call, 0);
+    if (st != APO_OK)
+        return st;
+    if (index >= call.kernel->n_outputs)
+        return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", call.kernel->name,
+                         call.kernel->n_outputs, index);
+    *out_rows = w->rows;
+    *out_cols = call.kernel->output_cols(call.kernel, call.params, w->cols, index);
+    return APO_OK;
+}
+
+/* ---- planning ------------------------------------------------------------------------- */
+
+typedef struct plan {
+    double weights[APO_MAX_DEVICES]; /* normalised shares */
+    apo_ratio_source source;
+    double predicted_s; /* predicted makespan, NaN without models */
+    apo_split axis;
+    uint64_t first[APO_MAX_DEVICES], end[APO_MAX_DEVICES]; /* planned tiles */
+} plan;
+
+/* The workload's tag (its kernel's name when it has none), checked. */
+static apo_status workload_tag(const apo_workload *w, const apo__call *call, const char **tag) {
+    *tag = w->tag != NULL ? w->tag : call->kernel->name;
+    size_t len = strlen(*tag);
+    if (len == 0 || len >= APO_TAG_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_workload.tag must be 1 to %d characters, got %zu", APO_TAG_MAX - 1,
+                         len);
+    return APO_OK;
+}
+
+/* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
+ * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only. */
+static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
+    const apo__device *dev = &rt->devices[i];
+    if (call->in_gpu >= 0 || call->out_gpu >= 0)
+        if (dev->info.kind != APO_DEVICE_CUDA)
+            return 0;
+    return apo__device_can_run(dev, call->kernel);
+}
+
+/* Whether device i takes part: capable and not quarantined. */
+static int device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
+    return device_capable(rt, call, i) && !apo__fault_quarantined(&rt->faults, i);
+}
+
+/* The error of a call that every capable device is quarantined from. */
+static apo_status all_quarantined(const apo_runtime *rt, const apo__call *call) {
+    size_t quarantined = 0, first = 0;
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (device_capable(rt, call, i) && apo__fault_quarantined(&rt->faults, i) &&
+            quarantined++ == 0)
+            first = i;
+    return apo__fail(APO_ERR_ALL_DEVICES_FAILED,
+                     "%s: every device that can run it is quarantined (%zu; %s %s)",
+                     call->kernel->name, quarantined, rt->devices[first].info.id,
+                     rt->faults.health[first].reason);
+}
+
+/* Zeroes the shares of devices that cannot take part and renormalises the rest; when the
+ * plan gave everything to such devices, the others share equally. */
+static apo_status keep_capable_devices(const apo_runtime *rt, const apo__call *call, plan *p) {
+    size_t n = rt->n_devices, capable = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!device_takes_part(rt, call, i))
+            p->weights[i] = 0;
+        else
+            capable++;
+        sum += p->weights[i];
+    }
+    if (capable == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (device_capable(rt, call, i))
+                return all_quarantined(rt, call);
+        return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
+                         call->kernel->name,
+                         call->in_gpu >= 0 || call->out_gpu >= 0
+                             ? " on device-resident arrays (only GPUs with the kernel's CUDA "
+                               "implementation can)"
+                             : "");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (sum > 0)
+            p->weights[i] /= sum;
+        else
+            p->weights[i] = device_takes_part(rt, call, i) ? 1.0 / (double)capable : 0.0;
+    }
+    return APO_OK;
+}
+
+static apo_status plan_call(apo_runtime *rt, const apo_workload *w, const apo__call *call,
+                            plan *p) {
+    size_t n = rt->n_devices;
+    apo_status st = APO_OK;
+    p->predicted_s = NAN;
+    if (w->n_ratios != 0) {
+        if (w->ratios == NULL)
+            return apo__fail(APO_ERR_NULL, "n_ratios is %zu but ratios is NULL", w->n_ratios);
+        if (w->n_ratios != n)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%zu ratios given for %zu devices (one per device, in device order)",
+                             w->n_ratios, n);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!isfinite(w->ratios[i]) || w->ratios[i] < 0)
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "ratio %zu (%s) is %g: ratios must be finite and >= 0", i,
+                                 rt->devices[i].info.id, w->ratios[i]);
+            sum += w->ratios[i];
+        }
+        if (!(sum > 0) || !isfinite(sum))
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "the ratios sum to %g: at least one must be positive", sum);
+        for (size_t i = 0; i < n; i++)
+            p->weights[i] = w->ratios[i] / sum;
+        p->source = APO_RATIOS_EXPLICIT;
+    } else {
+        const char *tag;
+        st = workload_tag(w, call, &tag);
+        if (st != APO_OK)
+            return st;
+        int usable[APO_MAX_DEVICES];
+        for (size_t i = 0; i < n; i++)
+            usable[i] = !apo__fault_quarantined(&rt->faults, i);
+        apo__balance_shares(&rt->balance, tag, usable,
+                            (double)apo__tiles_elements(call, 0, call->tiles), p->weights,
+                            &p->source, &p->predicted_s);
+    }
+
+    st = keep_capable_devices(rt, call, p);
+    if (st != APO_OK)
+        return st;
+    size_t active = 0;
+    for (size_t i = 0; i < n; i++)
+        active += p->weights[i] > 0;
+    p->axis = w->split;
+    if (p->axis == APO_SPLIT_AUTO)
+        p->axis =
+            (call->tiles_per_row == 1 || call->rows >= APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT * active)
+                ? APO_SPLIT_ROWS
+                : APO_SPLIT_TIME;
+
+    uint64_t unit_tiles = p->axis == APO_SPLIT_ROWS ? call->tiles_per_row : 1;
+    uint64_t counts[APO_MAX_DEVICES];
+    apo__largest_remainder(p->weights, n, call->tiles / unit_tiles, counts);
+    uint64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->first[i] = next;
+        next += counts[i] * unit_tiles;
+        p->end[i] = next;
+    }
+    return APO_OK;
+}
+
+/* ---- execution ------------------------------------------------------------------------ */
+
+typedef struct device_tally {
+    uint64_t assigned, elements, tiles, moved_in, tasks; /* assigned: planned + taken over */
+    uint64_t chunks;
+    double h2d_s, kernel_s, d2h_s, wall_s;
+    int failed;
+    int timed_out;     /* it missed a deadline (failed is also set) */
+    double deadline_s; /* the longest deadline it was given */
+} device_tally;
+
+typedef struct run_state {
+    apo_runtime *rt;
+    const apo__call *call;
+    const char *tag; /* for the deadlines' predictions; NULL: no valid tag */
+    device_tally tally[APO_MAX_DEVICES];
+    double virtual_makespan_s; /* sum over phases of the slowest device's busy time */
+    apo_gather gather;         /* how GPU outputs reached out_gpu */
+    double gather_s;           /* the gather after the phases */
+} run_state;
+
+/* A tile range that still has to be computed. */
+typedef struct pending_range {
+    uint64_t first, end;
+} pending_range;
+
+/* Seconds after hand-over by which device i must have finished `job` (faults.h). */
+static double job_deadline_s(const run_state *s, size_t i, const apo__device_job *job) {
+    apo_runtime *rt = s->rt;
+    const apo__device *dev = &rt->devices[i];
+    double predicted = NAN;
+    /* A sim device on the virtual clock computes at host speed whatever its model says:
+     * its modelled time predicts nothing about real time, so the floor alone applies. */
+    if (s->tag != NULL && !(dev->info.kind == APO_DEVICE_SIM && dev->virtual_clock))
+        predicted = apo__balance_predict(
+            &rt->balance, s->tag, i, (double)apo__tiles_elements(s->call, job->first, job->end));
+    return apo__fault_deadline_s(&rt->faults.settings, predicted);
+}
+
+/* Runs one phase: jobs[i] on device i, each within its deadline. Failed and late devices
+ * append their unfinished tiles to `leftover`. Returns the first status that is neither OK
+ * nor a device loss. */
+static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
+                            pending_range *leftover, size_t *n_leftover, int is_failover) {
+    apo_runtime *rt = s->rt;
+    apo__device_job *ptrs[APO_MAX_DEVICES] = {0};
+    double deadline_s[APO_MAX_DEVICES] = {0}, deadlines[APO_MAX_DEVICES] = {0};
+    size_t count = 0, only = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        if (!has_job[i])
+            continue;
+        jobs[i].call = s->call;
+        jobs[i].task_base = s->tally[i].tasks;
+        ptrs[i] = &jobs[i];
+        deadline_s[i] = job_deadline_s(s, i, &jobs[i]);
+        if (deadline_s[i] > s->tally[i].deadline_s)
+            s->tally[i].deadline_s = deadline_s[i];
+        count++;
+        only = i;
+    }
+    double handed_over = apo__now();
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (has_job[i])
+            deadlines[i] = handed_over + deadline_s[i];
+    /* The cpu alone needs no hand-off: it runs on the calling thread and keeps its
+     * deadline by itself, tile by tile. Any other device goes to its worker even alone,
+     * so that the caller can give up on it if it stops answering. */
+    if (count == 1 && rt->devices[only].info.kind == APO_DEVICE_CPU) {
+        apo__task_arm(&rt->devices[only], deadlines[only]);
+        apo__device_job_run(&rt->devices[only], &jobs[only]);
+    } else if (count > 0) {
+        apo__pool_run(&rt->pool, ptrs, deadlines);
+    }
+
+    apo_status fatal = APO_OK;
+    double slowest = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        if (!has_job[i])
+            continue;
+        apo__device_job *job = &jobs[i];
+        device_tally *t = &s->tally[i];
+        uint64_t done = apo__tiles_elements(s->call, job->first, job->done_end);
+        t->assigned += apo__tiles_elements(s->call, job->first, job->end);
+        t->elements += done;
+        t->tiles += job->done_end - job->first;
+        if (is_failover)
+            t->moved_in += done;
+        t->tasks += job->tasks;
+        t->h2d_s += job->time.h2d_s;
+        t->kernel_s += job->time.kernel_s;
+        t->d2h_s += job->time.d2h_s;
+        t->wall_s += job->time.wall_s;
+        t->chunks += job->time.chunks;
+        double busy = job->time.wall_s;
+        slowest = busy > slowest ? busy : slowest;
+        if (job->status == APO_ERR_DEVICE_LOST) {
+            t->failed = 1;
+            t->timed_out |= job->timed_out;
+            leftover[(*n_leftover)++] = (pending_range){job->done_end, job->end};
+            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
+                     "%s %s; tiles [%llu, %llu) go to the other devices", rt->devices[i].info.id,
+                     job->timed_out ? "missed its deadline and was abandoned" : "failed",
+                     (unsigned long long)job->done_end, (unsigned long long)job->end);
+        } else if (job->status != APO_OK && fatal == APO_OK) {
+            fatal = job->status;
+        }
+    }
+    s->virtual_makespan_s += slowest;
+    return fatal;
+}
+
+/* Spreads `range` over the devices that have not failed, by their planned weights (equal
+ * among them when those are all zero), and runs it. */
+static apo_status run_failover(run_state *s, const plan *p, pending_range range,
+                               pending_range *leftover, size_t *n_leftover) {
+    apo_runtime *rt = s->rt;
+    double weights[APO_MAX_DEVICES];
+    double sum = 0;
+    size_t survivors = 0;
+    int usable[APO_MAX_DEVICES];
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        usable[i] = !s->tally[i].failed && device_takes_part(rt, s->call, i);
+        weights[i] = usable[i] ? p->weights[i] : 0.0;
+        sum += weights[i];
+        survivors += usable[i];
+    }
+    if (survivors == 0)
+        return APO_ERR_ALL_DEVICES_FAILED;
+    if (!(sum > 0))
+        for (size_t i = 0; i < rt->n_devices; i++)
+            weights[i] = usable[i] ? 1.0 : 0.0;
+
+    uint64_t counts[APO_MAX_DEVICES];
+    apo__largest_remainder(weights, rt->n_devices, range.end - range.first, counts);
+    apo__device_job jobs[APO_MAX_DEVICES];
+    int has_job[APO_MAX_DEVICES] = {0};
+    uint64_t next = range.first;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        jobs[i].first = next;
+        next += counts[i];
+        jobs[i].end = next;
+        has_job[i] = counts[i] > 0;
+    }
+    return run_phase(s, jobs, has_job, leftover, n_leftover, 1);
+}
+
+static apo_status ensure_partials(apo_runtime *rt, apo__call *call) {
+    size_t plen = call->kernel->partial_len;
+    if (plen == 0)
+        return APO_OK;
+    if (call->tiles > SIZE_MAX / sizeof(double) / plen)
+        return apo__fail(APO_ERR_OVERFLOW, "%s: %llu tile partials overflow size_t",
+                         call->kernel->name, (unsigned long long)call->tiles);
+    size_t need = (size_t)call->tiles * plen;
+    if (need > rt->partials_cap) {
+        double *grown = realloc(rt->partials, need * sizeof(double));
+        if (grown == NULL)
+            return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu tile partials",
+                             call->kernel->name, (size_t)call->tiles);
+        rt->partials = grown;
+        rt->partials_cap = need;
+    }
+    call->partials = rt->partials;
+    return APO_OK;
+}
+
+/* Merges each row's tile partials in tile order through the fixed pairwise tree. */
+static void reduce_rows(const apo__call *call) {
+    const apo__kernel *k = call->kernel;
+    double root[APO_PARTIAL_MAX];
+    double scratch[APO_PARTIAL_MAX * 72]; /* depth <= 66 for 64-bit tile counts */
+    for (size_t row = 0; row < call->rows; row++) {
+        apo__reduce_pairwise(k, call->partials, (uint64_t)row * call->tiles_per_row,
+                             call->tiles_per_row, root, scratch);
+        k->finalize(call, row, root);
+    }
+}
+
+/* Reductions of a call whose outputs live on a GPU: the partials are merged on the host in
+ * the same fixed tree, the finalized values (one per row for every output the GPU does not
+ * write) go to host scratch, and from there to the GPU. */
+static apo_status reduce_rows_to_gpu(const apo__call *call) {
+#ifdef APO_HAVE_CUDA
+    const apo__kernel *k = call->kernel;
+    size_t first_host = k->cuda->n_outputs;
+    double *scratch = calloc(call->rows * (k->n_outputs - first_host), sizeof(double));
+    if (scratch == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for %zu finalized rows", k->name,
+                         call->rows);
+    double *host_outputs[APO_MAX_IO];
+    for (size_t o = 0; o < k->n_outputs; o++)
+        host_outputs[o] = o < first_host ? NULL : scratch + (o - first_host) * call->rows;
+    apo__call on_host = *call;
+    on_host.outputs = host_outputs;
+    reduce_rows(&on_host);
+    apo_status st = APO_OK;
+    for (size_t o = first_host; o < k->n_outputs && st == APO_OK; o++)
+        st = apo__cuda_upload(call->out_gpu, call->outputs[o], host_outputs[o],
+                              call->rows * sizeof(double));
+    free(scratch);
+    return st;
+#else
+    return apo__fail(APO_ERR_NO_DEVICE, "%s: GPU outputs without the CUDA backend",
+                     call->kernel->name);
+#endif
+}
+
+/* After the phases of a call whose outputs live on a GPU: the outputs other GPUs kept
+ * resident move to it (or are freed when the call failed, `phases` not OK). Says how
+ * outputs computed on other GPUs got there: the gather's path, or peer copies made chunk
+ * by chunk during the phase. */
+static apo_status gather_outputs(run_state *s, apo_status phases) {
+    const apo__call *call = s->call;
+    if (call->out_gpu < 0)
+        return phases;
+#ifdef APO_HAVE_CUDA
+    if (call->gather_resident) {
+        if (phases != APO_OK) {
+            apo__gather_discard(s->rt);
+            return phases;
+        }
+        double t0 = apo__now();
+        apo_status st = apo__gather_finish(s->rt, call, &s->gather);
+        s->gather_s = apo__now() - t0;
+        if (st != APO_OK || s->gather != APO_GATHER_NONE)
+            return st;
+    }
+    for (size_t i = 0; i < s->rt->n_devices; i++)
+        if (s->tally[i].elements > 0 && apo__cuda_ordinal(&s->rt->devices[i]) != call->out_gpu)
+            s->gather = APO_GATHER_PEER;
+#endif
+    return phases;
+}
+
+static void fill_report(const run_state *s, const plan *p, const apo_workload *w, double makespan_s,
+                        int modelled, apo_report *r) {
+    const apo_runtime *rt = s->rt;
+    const apo__call *call = s->call;
+    size_t size = r->size;
+    memset(r, 0, offsetof(apo_report, devices));
+    r->size = size;
+    snprintf(r->kernel, sizeof r->kernel, "%s", call->kernel->name);
+    r->rows = call->rows;
+    r->cols = call->cols;
+    r->seed = w->seed;
+    r->split_axis = p->axis;
+    r->ratio_source = p->source;
+    r->tile = call->tile;
+    r->tiles = call->tiles;
+    r->elements = apo__tiles_elements(call, 0, call->tiles);
+    r->makespan_ms = makespan_s * 1e3;
+    r->n_devices = rt->n_devices;
+    r->gather = s->gather;
+    r->gather_ms = s->gather_s * 1e3;
+    r->deadlines_missed = 0;
+    r->quarantined = 0;
+
+    double rate_sum = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const apo__device *dev = &rt->devices[i];
+        const device_tally *t = &s->tally[i];
+        apo_device_report *d = &r->devices[i];
+        memset(d, 0, sizeof *d);
+        snprintf(d->id, sizeof d->id, "%s", dev->info.id);
+        snprintf(d->label, sizeof d->label, "%s", dev->info.label);
+        d->kind = dev->info.kind;
+        d->share = p->weights[i];
+        d->elements = t->elements;
+        d->tiles = t->tiles;
+        d->h2d_ms = t->h2d_s * 1e3;
+        d->kernel_ms = t->kernel_s * 1e3;
+        d->d2h_ms = t->d2h_s * 1e3;
+        double busy = t->wall_s;
+        d->wall_ms = busy * 1e3;
+        d->chunks = t->chunks;
+        d->wait_ms = makespan_s > busy ? (makespan_s - busy) * 1e3 : 0.0;
+        d->throughput = busy > 0 ? (double)t->elements / busy : 0.0;
+        d->failed = t->failed;
+        if (t->timed_out)
+            snprintf(d->failure, sizeof d->failure,
+                     "deadline missed: no answer within %.1f ms, abandoned; its unfinished tiles "
+                     "moved",
+                     t->deadline_s * 1e3);
+        else if (t->failed)
+            snprintf(d->failure, sizeof d->failure,
+                     "device lost: task %llu of this call failed, its unfinished tiles moved",
+                     (unsigned long long)t->tasks);
+        r->failovers += (size_t)t->failed;
+        d->deadline_missed = t->timed_out;
+        r->deadlines_missed += (size_t)t->timed_out;
+        d->deadline_ms = t->deadline_s * 1e3;
+        d->quarantined = apo__fault_quarantined(&rt->faults, i);
+        if (d->quarantined)
+            snprintf(d->quarantine_reason, sizeof d->quarantine_reason, "%s",
+                     rt->faults.health[i].reason);
+        r->quarantined += (size_t)d->quarantined;
+        d->elements_moved_out = t->assigned - t->elements;
+        d->elements_moved_in = t->moved_in;
+        d->simulated = dev->info.kind == APO_DEVICE_SIM || dev->simulated;
+        r->simulated |= d->simulated;
+        if (t->elements > 0 && busy > 0)
+            rate_sum += (double)t->elements / busy;
+    }
+    r->virtual_clock = modelled;
+    /* The ideal makespan: all elements at the measured rates of the devices that worked,
+     * had they all finished together. */
+    double ideal = rate_sum > 0 ? (double)r->elements / rate_sum : 0.0;
+    r->balance_efficiency = makespan_s > 0 && ideal > 0 ? fmin(1.0, ideal / makespan_s) : 1.0;
+}
+
+/* Online refinement: each device's measured busy time for the elements it computed, in a
+ * run of `total` elements of `tag`. */
+static void observe_run(apo_runtime *rt, const char *tag, double total, const run_state *s) {
+    uint64_t elements[APO_MAX_DEVICES];
+    double busy[APO_MAX_DEVICES];
+    int failed[APO_MAX_DEVICES];
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const device_tally *t = &s->tally[i];
+        elements[i] = t->elements;
+        busy[i] = t->wall_s;
+        failed[i] = t->failed;
+    }
+    apo__balance_observe(&rt->balance, tag, total, elements, busy, failed);
+}
+
+static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_state *s) {
+    const char *tag;
+    if (workload_tag(w, s->call, &tag) == APO_OK)
+        observe_run(rt, tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles), s);
+}
+
+/* Applies the call's outcome for every device to the quarantine rule; a device
+ * quarantined now is logged once, here. */
+static void record_outcomes(apo_runtime *rt, const run_state *s) {
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const device_tally *t = &s->tally[i];
+        apo__call_outcome outcome = t->timed_out      ? APO_OUTCOME_MISSED_DEADLINE
+                                    : t->failed       ? APO_OUTCOME_FAILED
+                                    : t->assigned > 0 ? APO_OUTCOME_OK
+                                                      : APO_OUTCOME_NO_WORK;
+        if (apo__fault_record(&rt->faults, i, outcome, t->deadline_s))
+            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
+                     "%s is quarantined for the runtime's life (it %s): it gets no more work",
+                     rt->devices[i].info.id, rt->faults.health[i].reason);
+    }
+}
+
+/* Runs the plan's jobs, then redoes what failed devices left, until nothing is left or no
+ * device is; then applies the outcomes to the quarantine rule. When it returns
+ * APO_ERR_ALL_DEVICES_FAILED, *lost_tiles says how many tiles were not computed. */
+static apo_status run_plan(run_state *s, const plan *p, uint64_t *lost_tiles) {
+    apo__device_job jobs[APO_MAX_DEVICES];
+    int has_job[APO_MAX_DEVICES] = {0};
+    for (size_t i = 0; i < s->rt->n_devices; i++) {
+        jobs[i].first = p->first[i];
+        jobs[i].end = p->end[i];
+        has_job[i] = p->end[i] > p->first[i];
+    }
+    pending_range leftover[APO_MAX_DEVICES * 2];
+    size_t n_leftover = 0;
+    apo_status st = run_phase(s, jobs, has_job, leftover, &n_leftover, 0);
+    /* Each failover phase redoes one failed range; a device that fails there adds its own
+     * unfinished part, and each device fails at most once per call, so this ends. */
+    *lost_tiles = 0;
+    while (st == APO_OK && n_leftover > 0) {
+        pending_range range = leftover[--n_leftover];
+        st = run_failover(s, p, range, leftover, &n_leftover);
+        if (st == APO_ERR_ALL_DEVICES_FAILED) {
+            *lost_tiles = range.end - range.first;
+            for (size_t i = 0; i < n_leftover; i++)
+                *lost_tiles += leftover[i].end - leftover[i].first;
+        }
+    }
+    record_outcomes(s->rt, s);
+    return st;
+}
+
+static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
+                                    apo_report *report, int learn) {
+    rt->faults.calls++;
+    plan p;
+    apo_status st = plan_call(rt, w, call, &p);
+    if (st != APO_OK)
+        return st;
+    st = ensure_partials(rt, call);
+    if (st != APO_OK)
+        return st;
+
+    run_state s;
+    memset(&s, 0, sizeof s);
+    s.rt = rt;
+    s.call = call;
+    if (workload_tag(w, call, &s.tag) != APO_OK)
+        s.tag = NULL;
+    apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu, %llu tiles of %zu, split by %s",
+             call->kernel->name, call->rows, call->cols, (unsigned long long)call->tiles,
+             call->tile, apo_split_name(p.axis));
+
+    double t0 = apo__now();
+    uint64_t lost_tiles = 0;
+    st = run_plan(&s, &p, &lost_tiles);
+    st = gather_outputs(&s, st);
+    if (st == APO_ERR_ALL_DEVICES_FAILED)
+        return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
+                         call->kernel->name, (unsigned long long)lost_tiles,
+                         (unsigned long long)call->tiles);
+    if (st != APO_OK && !call->kernel->builtin)
+        return apo__fail(APO_ERR_KERNEL_FAILED, "%s: the kernel's cpu function returned %s",
+                         call->kernel->name, apo_status_name(st));
+    if (st != APO_OK)
+        return apo__fail(st, "%s: a device failed with %s", call->kernel->name,
+                         apo_status_name(st));
+    if (call->kernel->partial_len > 0 && call->out_gpu >= 0) {
+        st = reduce_rows_to_gpu(call);
+        if (st != APO_OK)
+            return st;
+    } else if (call->kernel->partial_len > 0) {
+        reduce_rows(call);
+    }
+    double wall_s = apo__now() - t0;
+    if (learn)
+        learn_from_call(rt, w, &s);
+
+    if (report != NULL) {
+        int modelled = 0;
+        for (size_t i = 0; i < rt->n_devices; i++)
+            modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
+        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, modelled, report);
+    }
+    return APO_OK;
+}
+
+apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn) {
+    return apo__distribute_placed(rt, w, -1, -1, report, learn);
+}
+
+apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in_gpu, int out_gpu,
+                                  apo_report *report, int learn) {
+    if (rt == NULL || w == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_distribute_workload: %s is NULL",
+                         rt == NULL ? "rt" : "w");
+    if (report != NULL && report->size != sizeof(apo_report))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_report.size is %zu, expected %zu: initialise it with "
+                         "APO_REPORT_INIT",
+                         report->size, sizeof(apo_report));
+    /* The call lock is held by the call running this thread's kernel: waiting for it here
+     * would never end. */
+    if (apo__inside_kernel_of(rt))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_distribute_workload: called from inside a user kernel that this "
+                         "runtime is running; the call would wait for itself (a kernel must not "
+                         "call back into its own runtime)");
+    apo__call call;
+    apo_status st = resolve_call(rt, w, &call, 1);
+    if (st != APO_OK)
+        return st;
+    call.in_gpu = in_gpu;
+    call.out_gpu = out_gpu;
+    call.rt = rt;
+    pthread_mutex_lock(&rt->call_mutex);
+#ifdef APO_HAVE_CUDA
+    call.gather_resident = apo__gather_resident(rt, out_gpu);
+#endif
+    st = distribute_locked(rt, w, &call, report, learn);
+    pthread_mutex_unlock(&rt->call_mutex);
+    return st;
+}
+
+/* ---- a run of tiles for a serving rank (distribute_range.h) ------------------------------- */
+
+static apo_status range_locked(apo_runtime *rt, const apo__call *call, const char *tag,
+                               uint64_t first, uint64_t end, apo__range_result *result) {
+    rt->faults.calls++;
+    const size_t n = rt->n_devices;
+    const double total = (double)apo__tiles_elements(call, first, end);
+    plan p;
+    memset(&p, 0, sizeof p);
+    int usable[APO_MAX_DEVICES];
+    for (size_t i = 0; i < n; i++)
+        usable[i] = !apo__fault_quarantined(&rt->faults, i);
+    apo__balance_shares(&rt->balance, tag, usable, total, p.weights, &p.source, &p.predicted_s);
+    apo_status st = keep_capable_devices(rt, call, &p);
+    if (st != APO_OK)
+        return st;
+    /* Any split of whole tiles gives the same bits (docs/determinism.md): no axis choice. */
+    uint64_t counts[APO_MAX_DEVICES];
+    apo__largest_remainder(p.weights, n, end - first, counts);
+    uint64_t next = first;
+    for (size_t i = 0; i < n; i++) {
+        p.first[i] = next;
+        next += counts[i];
+        p.end[i] = next;
+    }
+    run_state s;
+    memset(&s, 0, sizeof s);
+    s.rt = rt;
+    s.call = call;
+    s.tag = tag;
+    double t0 = apo__now();
+    uint64_t lost_tiles = 0;
+    st = run_plan(&s, &p, &lost_tiles);
+    int modelled = 0;
+    for (size_t i = 0; i < n; i++) {
+        result->failovers += (uint64_t)s.tally[i].failed;
+        modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
+    }
+    if (st != APO_OK)
+        return st;
+    observe_run(rt, tag, total, &s);
+    result->modelled = modelled;
+    result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;
+    return APO_OK;
+}
+
+apo_status apo__distribute_range(apo_runtime *rt, const apo__call *call, const char *tag,
+                                 uint64_t first, uint64_t end, apo__range_result *result) {
+    memset(result, 0, sizeof *result);
+    if (first >= end)
+        return APO_OK;
+    pthread_mutex_lock(&rt->call_mutex);
+    apo_status st = range_locked(rt, call, tag, first, end, result);
+    pthread_mutex_unlock(&rt->call_mutex);
+    return st;
+}
+
+apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w, apo_report *report) {
+    return apo__distribute(rt, w, report, 1);
+}
+
+apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_info *out) {
+    if (rt == NULL || w == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_plan_workload: NULL argument");
+    if (out->size != sizeof(apo_plan_info))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_plan_info.size is %zu, expected %zu: initialise it with "
+                         "APO_PLAN_INFO_INIT",
+                         out->size, sizeof(apo_plan_info));
+    apo__call call;
+    apo_status st = resolve_call(rt, w, &call, 0);
+    if (st != APO_OK)
+        return st;
+    plan p;
+    st = plan_call(rt, w, &call, &p);
+    if (st != APO_OK)
+        return st;
+    out->ratio_source = p.source;
+    out->split_axis = p.axis;
+    out->predicted_ms = p.predicted_s * 1e3;
+    out->elements = apo__tiles_elements(&call, 0, call.tiles);
+    out->n_devices = rt->n_devices;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        out->shares[i] = p.weights[i];
+        out->device_elements[i] = apo__tiles_elements(&call, p.first[i], p.end[i]);
+    }
+    return APO_OK;
+}

@@ -1,0 +1,409 @@
+/*
+ * Runtime life cycle and queries: configuration (config struct, then environment, then
+ * defaults), device discovery and opening, the worker pool, the kernel registry.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/settings.h"
+#include "cluster/cluster.h"
+#include "core/runtime.h"
+#include "devices/device_list.h"
+#ifdef APO_HAVE_CUDA
+#include "devices/cuda/cuda_device.h"
+#endif
+
+/* The resolved settings, after config > environment > defaults. */
+typedef struct settings {
+    const char *devices;
+    int cpu_threads;
+    apo_use_gpu use_gpu;
+    apo_sim_clock sim_clock;
+    apo__cuda_options cuda;
+    int nccl; /* gather multi-GPU outputs with NCCL when it loads */
+    apo__balance_settings balance;
+    apo__cluster_settings cluster;
+    apo__fault_settings faults;
+} settings;
+
+/* The config's switch, else the environment's, else the default. */
+static int resolve_switch(apo_switch config, apo_switch env, int def) {
+    apo_switch v = config != APO_SWITCH_UNSET ? config : env;
+    return v == APO_SWITCH_UNSET ? def : v == APO_SWITCH_ON;
+}
+
+/* Default least time between two writes of refined models. */
+#define APO_PERSIST_INTERVAL_DEFAULT 60.0
+/* Default time an MPI rank may take to answer (docs/cluster.md). */
+#define APO_MPI_TIMEOUT_DEFAULT 60.0
+
+static apo_status resolve_settings(const apo_config *config, apo__warnings *w, settings *s) {
+    apo_config defaults = APO_CONFIG_INIT;
+    if (config == NULL)
+        config = &defaults;
+    if (config->size != sizeof(apo_config))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.size is %zu, expected %zu: initialise it with "
+                         "APO_CONFIG_INIT",
+                         config->size, sizeof(apo_config));
+    if (config->cpu_threads < 0 || config->cpu_threads > APO_CPU_THREADS_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.cpu_threads is %d, expected 0 (default) to %d",
+                         config->cpu_threads, APO_CPU_THREADS_MAX);
+    if ((int)config->use_gpu < APO_USE_GPU_UNSET || (int)config->use_gpu > APO_USE_GPU_NO)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.use_gpu is %d, not an apo_use_gpu",
+                         (int)config->use_gpu);
+    if ((int)config->profiles < APO_SWITCH_UNSET || (int)config->profiles > APO_SWITCH_OFF ||
+        (int)config->learn < APO_SWITCH_UNSET || (int)config->learn > APO_SWITCH_OFF ||
+        (int)config->nccl < APO_SWITCH_UNSET || (int)config->nccl > APO_SWITCH_OFF)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.profiles (%d), apo_config.learn (%d) and apo_config.nccl "
+                         "(%d) must be apo_switch values",
+                         (int)config->profiles, (int)config->learn, (int)config->nccl);
+    if (!(config->persist_interval_s >= 0 &&
+          config->persist_interval_s <= APO_PERSIST_INTERVAL_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.persist_interval_s is %g, expected 0 (default) to %.0f s",
+                         config->persist_interval_s, APO_PERSIST_INTERVAL_MAX);
+    if ((int)config->sim_clock < APO_SIM_CLOCK_UNSET ||
+        (int)config->sim_clock > APO_SIM_CLOCK_VIRTUAL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.sim_clock is %d, not an apo_sim_clock",
+                         (int)config->sim_clock);
+
+    if ((int)config->mpi < APO_SWITCH_UNSET || (int)config->mpi > APO_SWITCH_OFF)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.mpi is %d, not an apo_switch",
+                         (int)config->mpi);
+    if (config->mpi_timeout_s != 0 && !(config->mpi_timeout_s >= APO_MPI_TIMEOUT_MIN &&
+                                        config->mpi_timeout_s <= APO_MPI_TIMEOUT_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.mpi_timeout_s is %g, expected 0 (default) or %g to %.0f s",
+                         config->mpi_timeout_s, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
+    if (config->deadline_factor != 0 && !(config->deadline_factor >= APO_DEADLINE_FACTOR_MIN &&
+                                          config->deadline_factor <= APO_DEADLINE_FACTOR_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.deadline_factor is %g, expected 0 (default) or %g to %g",
+                         config->deadline_factor, APO_DEADLINE_FACTOR_MIN, APO_DEADLINE_FACTOR_MAX);
+    if (config->deadline_floor_s != 0 && !(config->deadline_floor_s >= APO_DEADLINE_FLOOR_MIN_S &&
+                                           config->deadline_floor_s <= APO_DEADLINE_FLOOR_MAX_S))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.deadline_floor_s is %g, expected 0 (default) or %g to %.0f s",
+                         config->deadline_floor_s, APO_DEADLINE_FLOOR_MIN_S,
+                         APO_DEADLINE_FLOOR_MAX_S);
+    if (config->quarantine_after > APO_QUARANTINE_AFTER_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.quarantine_after is %u, expected 0 (default) to %d",
+                         config->quarantine_after, APO_QUARANTINE_AFTER_MAX);
+
+    apo__env env;
+    apo__env_read(&env, w);
+    s->devices = config->devices != NULL ? config->devices
+                 : env.devices != NULL   ? env.devices
+                                         : "auto";
+    s->cpu_threads = config->cpu_threads != 0 ? config->cpu_threads : env.cpu_threads;
+    s->use_gpu = config->use_gpu != APO_USE_GPU_UNSET ? config->use_gpu
+                 : env.use_gpu != APO_USE_GPU_UNSET   ? env.use_gpu
+                                                      : APO_USE_GPU_AUTO;
+    s->sim_clock = config->sim_clock != APO_SIM_CLOCK_UNSET ? config->sim_clock
+                   : env.sim_clock != APO_SIM_CLOCK_UNSET   ? env.sim_clock
+                                                            : APO_SIM_CLOCK_WALL;
+    if (config->gpu_memory_mb != 0 && (config->gpu_memory_mb < APO_GPU_MEMORY_MB_MIN ||
+                                       config->gpu_memory_mb > APO_GPU_MEMORY_MB_MAX))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_config.gpu_memory_mb is %zu, expected 0 (default) or %d to %d",
+                         config->gpu_memory_mb, APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX);
+    s->cuda.memory_mb = config->gpu_memory_mb != 0 ? config->gpu_memory_mb : env.gpu_memory_mb;
+    s->cuda.pci_order = !env.cuda_device_order_set;
+    s->nccl = resolve_switch(config->nccl, env.nccl, 1);
+    apo__balance_settings *b = &s->balance;
+    b->profiles_on = resolve_switch(config->profiles, env.profiles, 1);
+    b->learn = resolve_switch(config->learn, env.learn, 1);
+    b->persist_interval_s = config->persist_interval_s > 0 ? config->persist_interval_s
+                            : env.persist_interval_s > 0   ? env.persist_interval_s
+                                                           : APO_PERSIST_INTERVAL_DEFAULT;
+    b->location.multigpu_path =
+        config->multigpu_path != NULL ? config->multigpu_path : env.multigpu_path;
+    b->location.thresholds_path =
+        config->thresholds_path != NULL ? config->thresholds_path : env.thresholds_path;
+    b->location.profile_dir = env.profile_dir;
+    b->location.xdg_state_home = env.xdg_state_home;
+    b->location.home = env.home;
+    s->cluster.mpi = config->mpi != APO_SWITCH_UNSET ? config->mpi : env.mpi;
+    s->cluster.launched = env.mpi_launched;
+    s->cluster.timeout_s = config->mpi_timeout_s > 0 ? config->mpi_timeout_s
+                           : env.mpi_timeout_s > 0   ? env.mpi_timeout_s
+                                                     : APO_MPI_TIMEOUT_DEFAULT;
+    apo__fault_settings *f = &s->faults;
+    f->deadline_factor = config->deadline_factor != 0 ? config->deadline_factor
+                         : env.deadline_factor != 0   ? env.deadline_factor
+                                                      : APO_DEADLINE_FACTOR_DEFAULT;
+    f->deadline_floor_s = config->deadline_floor_s != 0 ? config->deadline_floor_s
+                          : env.deadline_floor_s != 0   ? env.deadline_floor_s
+                                                        : APO_DEADLINE_FLOOR_DEFAULT_S;
+    f->quarantine_after = config->quarantine_after != 0 ? config->quarantine_after
+                          : env.quarantine_after != 0   ? env.quarantine_after
+                                                        : APO_QUARANTINE_AFTER_DEFAULT;
+    return APO_OK;
+}
+
+/* Does the GPU match a cuda:N or cuda:GPU-<prefix> item? */
+static int gpu_matches(const apo__device *gpu, size_t ordinal, const apo__device_spec *spec) {
+    if (spec->kind == APO_SPEC_CUDA_ALL || spec->kind == APO_SPEC_AUTO)
+        return 1;
+    if (spec->kind == APO_SPEC_CUDA_ORDINAL)
+        return (size_t)spec->ordinal == ordinal;
+    /* The id is "GPU-" followed by the lower-case UUID. */
+    return strncmp(gpu->info.id + 4, spec->uuid_prefix, strlen(spec->uuid_prefix)) == 0;
+}
+
+/* Opens the devices the specs select, in the list's order. */
+static apo_status open_devices(apo_runtime *rt, const settings *s) {
+    apo__device_spec specs[APO_MAX_DEVICES];
+    size_t n_specs;
+    char err[256];
+    if (apo__parse_device_list(s->devices, specs, APO_MAX_DEVICES, &n_specs, err, sizeof err) !=
+        APO_OK)
+        return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "%s", err);
+
+    int wants_gpu = 0;
+    for (size_t i = 0; i < n_specs; i++)
+        if (specs[i].kind != APO_SPEC_CPU && specs[i].kind != APO_SPEC_SIM)
+            wants_gpu = 1;
+
+    apo__device gpus[APO_MAX_DEVICES];
+    size_t n_gpus = 0;
+    char reason[256] = "";
+    if (s->use_gpu != APO_USE_GPU_NO && (wants_gpu || s->use_gpu == APO_USE_GPU_YES)) {
+        memset(gpus, 0, sizeof gpus);
+        n_gpus = apo__cuda_discover(gpus, APO_MAX_DEVICES, &s->cuda, &rt->warnings, reason,
+                                    sizeof reason);
+        if (n_gpus == 0) {
+            if (s->use_gpu == APO_USE_GPU_YES)
+                return apo__fail(APO_ERR_GPU_REQUIRED,
+                                 "a GPU is required (APPORTION_USE_GPU=yes or "
+                                 "apo_config.use_gpu) but none is usable: %s",
+                                 reason);
+            apo__warn(&rt->warnings, "no GPU in use: %s; carrying on with the CPU", reason);
+        }
+    }
+    int gpu_taken[APO_MAX_DEVICES] = {0};
+    int virtual_clock = s->sim_clock == APO_SIM_CLOCK_VIRTUAL;
+
+    for (size_t i = 0; i < n_specs; i++) {
+        const apo__device_spec *spec = &specs[i];
+        if ((spec->kind == APO_SPEC_SIM || spec->kind == APO_SPEC_CPU) &&
+            rt->n_devices == APO_MAX_DEVICES)
+            return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
+                             APO_MAX_DEVICES);
+        if (spec->kind == APO_SPEC_SIM) {
+            apo__device *dev = &rt->devices[rt->n_devices++];
+            apo__sim_device_open(dev, spec, virtual_clock);
+            continue;
+        }
+        if (spec->kind == APO_SPEC_CPU) {
+            apo__device *dev = &rt->devices[rt->n_devices++];
+            apo__cpu_device_open(dev, spec->threads != 0 ? spec->threads : s->cpu_threads);
+            continue;
+        }
+        size_t matched = 0;
+        for (size_t g = 0; g < n_gpus; g++) {
+            if (gpu_taken[g] || !gpu_matches(&gpus[g], g, spec))
+                continue;
+            if (rt->n_devices == APO_MAX_DEVICES)
+                return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
+                                 APO_MAX_DEVICES);
+            rt->devices[rt->n_devices++] = gpus[g];
+            gpu_taken[g] = 1;
+            matched++;
+        }
+        if (spec->kind != APO_SPEC_AUTO && matched == 0 && n_gpus > 0)
+            apo__warn(&rt->warnings, "device list item %zu selects no GPU; ignored", i + 1);
+        if (spec->kind == APO_SPEC_AUTO) {
+            if (rt->n_devices == APO_MAX_DEVICES)
+                return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
+                                 APO_MAX_DEVICES);
+            apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
+        }
+    }
+    for (size_t g = 0; g < n_gpus; g++)
+        if (!gpu_taken[g])
+            gpus[g].ops->close(&gpus[g]);
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (rt->devices[i].info.kind == APO_DEVICE_CUDA)
+            rt->n_gpus++;
+
+    if (rt->n_devices == 0) {
+        /* Only GPU items were listed and none is usable: the CPU carries on (SPEC). */
+        apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
+        apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
+    }
+    if (s->use_gpu == APO_USE_GPU_YES && rt->n_gpus == 0)
+        return apo__fail(APO_ERR_GPU_REQUIRED,
+                         "a GPU is required (APPORTION_USE_GPU=yes or apo_config.use_gpu) but "
+                         "the device list \"%s\" selects none",
+                         s->devices);
+    int sims = 0, real_devices = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        sims += rt->devices[i].info.kind == APO_DEVICE_SIM;
+        real_devices += rt->devices[i].info.kind != APO_DEVICE_SIM;
+    }
+    if (virtual_clock && sims > 0 && real_devices > 0)
+        apo__warn(&rt->warnings,
+                  "the virtual sim clock is meant for device sets that are all simulated: "
+                  "real devices' times are measured, sim devices' modelled, so makespan and "
+                  "balance mix the two");
+    return APO_OK;
+}
+
+apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
+    if (out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_runtime_create: out is NULL");
+    *out = NULL;
+    apo_runtime *rt = calloc(1, sizeof *rt);
+    if (rt == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_runtime_create: cannot allocate %zu bytes",
+                         sizeof *rt);
+    settings s;
+    apo_status st = resolve_settings(config, &rt->warnings, &s);
+    if (st == APO_OK) {
+        st = open_devices(rt, &s);
+        /* Joined even when the devices failed to open: a server then tells rank 0 so, and
+         * rank 0 releases its servers on the way out (docs/cluster.md). */
+        apo__cluster_join(rt, &s.cluster, st);
+    }
+    if (st != APO_OK) {
+        apo__cluster_leave(rt);
+        for (size_t i = 0; i < rt->n_devices; i++)
+            rt->devices[i].ops->close(&rt->devices[i]);
+        free(rt);
+        return st;
+    }
+    rt->faults.settings = s.faults;
+    pthread_mutex_init(&rt->call_mutex, NULL);
+    pthread_mutex_init(&rt->kernel_mutex, NULL);
+    rt->nccl_wanted = s.nccl;
+    /* A serving rank keeps its models in memory: rank 0's profile holds a model per rank,
+     * keyed by host, and ranks sharing a host or a network home must not overwrite that
+     * file with their own local view (docs/cluster.md). */
+    if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
+        s.balance.profiles_on = 0;
+    apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
+    st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
+    if (st != APO_OK) {
+        apo__cluster_leave(rt);
+        for (size_t i = 0; i < rt->n_devices; i++)
+            rt->devices[i].ops->close(&rt->devices[i]);
+        rt->balance.learn = 0; /* nothing was learnt: nothing to write */
+        apo__balance_destroy(&rt->balance);
+        pthread_mutex_destroy(&rt->call_mutex);
+        pthread_mutex_destroy(&rt->kernel_mutex);
+        free(rt);
+        return st;
+    }
+    for (size_t i = 0; i < rt->n_devices; i++)
+        apo__log(APO_LOG_INFO, APO_SUBSYS_INIT, "device %zu: %s (%s)", i, rt->devices[i].info.id,
+                 rt->devices[i].info.label);
+    *out = rt;
+    return APO_OK;
+}
+
+void apo_runtime_destroy(apo_runtime *rt) {
+    if (rt == NULL)
+        return;
+    /* From inside one of its own kernels, destroying would join the very thread running the
+     * kernel and free what the call still uses: the runtime is left alone instead. */
+    if (apo__inside_kernel_of(rt)) {
+        apo__fail(APO_ERR_INVALID_ARGUMENT,
+                  "apo_runtime_destroy: called from inside a user kernel that this runtime is "
+                  "running; the runtime was not destroyed");
+        apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "%s", apo_last_error());
+        return;
+    }
+    apo__cluster_leave(rt); /* releases the serving ranks before anything closes */
+    size_t stuck = apo__pool_stop(&rt->pool);
+    apo__balance_destroy(&rt->balance);
+    if (stuck > 0) {
+        /* A detached worker may still wake up inside its backend and then use its device,
+         * the pool and the task guards, all of which live in *rt: leak the runtime rather
+         * than let that thread touch freed memory. It never touches the caller's arrays
+         * (the task guard), so only this allocation is at stake. */
+        apo__log(APO_LOG_WARN, APO_SUBSYS_INIT,
+                 "apo_runtime_destroy: %zu worker(s) stuck in abandoned tasks; %zu bytes of "
+                 "runtime state are left allocated on purpose",
+                 stuck, sizeof *rt);
+        return;
+    }
+#ifdef APO_HAVE_CUDA
+    apo__gather_close(rt); /* its communicators reference the GPUs closed next */
+#endif
+    for (size_t i = 0; i < rt->n_devices; i++)
+        rt->devices[i].ops->close(&rt->devices[i]);
+    for (size_t i = 0; i < rt->n_user_kernels; i++)
+        free(rt->user_kernels[i]);
+    free(rt->partials);
+    pthread_mutex_destroy(&rt->call_mutex);
+    pthread_mutex_destroy(&rt->kernel_mutex);
+    free(rt);
+}
+
+apo_status apo_runtime_warning_count(const apo_runtime *rt, size_t *count) {
+    if (rt == NULL || count == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_runtime_warning_count: NULL argument");
+    *count = rt->warnings.count;
+    return APO_OK;
+}
+
+apo_status apo_runtime_warning(const apo_runtime *rt, size_t index, const char **message) {
+    if (rt == NULL || message == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_runtime_warning: NULL argument");
+    if (index >= rt->warnings.count)
+        return apo__fail(APO_ERR_NOT_FOUND, "apo_runtime_warning: index %zu, only %zu warnings",
+                         index, rt->warnings.count);
+    *message = rt->warnings.text[index];
+    return APO_OK;
+}
+
+const char *apo_device_kind_name(apo_device_kind kind) {
+    switch (kind) {
+    case APO_DEVICE_CPU:
+        return "cpu";
+    case APO_DEVICE_CUDA:
+        return "cuda";
+    case APO_DEVICE_SIM:
+        return "sim";
+    case APO_DEVICE_RANK:
+        return "rank";
+    }
+    return "unknown";
+}
+
+apo_status apo_device_count(const apo_runtime *rt, size_t *count) {
+    if (rt == NULL || count == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_device_count: NULL argument");
+    *count = rt->n_devices;
+    return APO_OK;
+}
+
+apo_status apo_device_get(const apo_runtime *rt, size_t index, apo_device_info *info) {
+    if (rt == NULL || info == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_device_get: NULL argument");
+    if (info->size != sizeof(apo_device_info))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_device_info.size is %zu, expected %zu: initialise it with "
+                         "APO_DEVICE_INFO_INIT",
+                         info->size, sizeof(apo_device_info));
+    if (index >= rt->n_devices)
+        return apo__fail(APO_ERR_NOT_FOUND, "apo_device_get: index %zu, only %zu devices", index,
+                         rt->n_devices);
+    *info = rt->devices[index].info;
+    info->size = sizeof(apo_device_info);
+    return APO_OK;
+}
+
+apo_status apo_gpu_count(const apo_runtime *rt, size_t *count) {
+    if (rt == NULL || count == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_gpu_count: NULL argument");
+    *count = rt->n_gpus;
+    return APO_OK;
+}

@@ -1,0 +1,48 @@
+/*
+ * The cpu device: the host's cores through OpenMP. Its tasks run on its own worker
+ * thread (or on the caller's when it is the only device with work), and the OpenMP team
+ * that thread starts persists between calls.
+ *
+ * A task missing its deadline stops at the next tile boundary (apo__run_tiles_on_host
+ * checks the task guard before every tile). A tile already running cannot be interrupted:
+ * the runtime waits for it to finish before it hands the tiles to another device, so the
+ * late tile's writes land before anyone else's and never after the call returned.
+ */
+#include <omp.h>
+#include <stdio.h>
+
+#include "devices/device.h"
+
+static apo_status cpu_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
+                          uint64_t task_index, apo__task_time *time) {
+    (void)task_index;
+    double t0 = apo__now();
+    apo_status st = apo__run_tiles_on_host(dev, call, first, end, dev->info.threads);
+    time->h2d_s = 0;
+    time->d2h_s = 0;
+    time->kernel_s = apo__now() - t0;
+    return st;
+}
+
+/* The cpu device does not fail on its own, so one task keeps its threads busiest. */
+static uint64_t cpu_task_count(const apo__device *dev, uint64_t tiles) {
+    (void)dev, (void)tiles;
+    return 1;
+}
+
+static void cpu_close(apo__device *dev) { (void)dev; }
+
+static const apo__backend_ops cpu_ops = {cpu_run, cpu_task_count, cpu_close};
+
+apo_status apo__cpu_device_open(apo__device *dev, int threads) {
+    if (threads <= 0)
+        threads = omp_get_max_threads();
+    dev->ops = &cpu_ops;
+    dev->info.kind = APO_DEVICE_CPU;
+    dev->info.threads = threads;
+    snprintf(dev->info.id, sizeof dev->info.id, "cpu");
+    snprintf(dev->info.label, sizeof dev->info.label, "cpu (%d thread%s)", threads,
+             threads == 1 ? "" : "s");
+    apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
+    return APO_OK;
+}

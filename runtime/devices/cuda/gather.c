@@ -1,0 +1,259 @@
+/*
+ * Gathering the outputs of several GPUs onto the GPU that wants them (apportion_cuda.h,
+ * outputs_device). When NCCL can be used, every other GPU keeps the outputs of its tiles
+ * resident in a buffer of its own during the phase (backend_cuda.c, "segments"), and after
+ * the phase one grouped NCCL call moves them all: each source sends, the destination
+ * receives each segment straight into its place in the output arrays. Without NCCL (not
+ * built, not found, APPORTION_NCCL=0 / apo_config.nccl OFF, or a failed NCCL call) peer copies
+ * do the same job: chunk by chunk during the phase, or, after an NCCL failure, segment by
+ * segment from the resident buffers. Both paths only copy bytes into disjoint ranges, so
+ * the outputs' bits cannot depend on which one ran (docs/cuda.md).
+ *
+ * The communicators (one per GPU of the runtime, ncclCommInitAll) and one stream per GPU
+ * are created at the first grouped gather and kept for the runtime's life; a failure to
+ * create them, or a failed grouped call, turns NCCL off for the runtime with one warning.
+ */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "core/runtime.h"
+#include "devices/cuda/cuda_device.h"
+#include "devices/cuda/nccl_loader.h"
+
+typedef struct apo__gather {
+    int disabled; /* NCCL failed once: peer copies for the runtime's life */
+#ifdef APO_HAVE_NCCL
+    const apo__nccl_api *nccl;
+    int comms_made;                /* the communicators exist */
+    int ready;                     /* communicators and streams exist */
+    int n_ranks;                   /* the runtime's GPUs, in device order */
+    int ordinals[APO_MAX_DEVICES]; /* rank -> CUDA ordinal */
+    ncclComm_t comms[APO_MAX_DEVICES];
+    cudaStream_t streams[APO_MAX_DEVICES];
+#endif
+} apo__gather;
+
+/* The warnings below go to the runtime's log once: after them NCCL is off. */
+static void turn_off(apo_runtime *rt, const char *why) {
+    apo__log(APO_LOG_WARN, APO_SUBSYS_DEVICE,
+             "NCCL gather turned off for this runtime (%s); peer copies carry the outputs", why);
+    rt->gather->disabled = 1;
+}
+
+static int ensure_state(apo_runtime *rt) {
+    if (rt->gather == NULL)
+        rt->gather = calloc(1, sizeof *rt->gather);
+    return rt->gather != NULL;
+}
+
+int apo__gather_resident(apo_runtime *rt, int out_gpu) {
+#ifdef APO_HAVE_NCCL
+    if (out_gpu < 0 || !rt->nccl_wanted || rt->n_gpus < 2 || !ensure_state(rt) ||
+        rt->gather->disabled)
+        return 0;
+    if (rt->gather->nccl == NULL) {
+        char why[256];
+        rt->gather->nccl = apo__nccl_load(why, sizeof why);
+        if (rt->gather->nccl == NULL) {
+            turn_off(rt, why);
+            return 0;
+        }
+        apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE, "NCCL %d.%d.%d loaded for multi-GPU gathers",
+                 rt->gather->nccl->version / 10000, rt->gather->nccl->version / 100 % 100,
+                 rt->gather->nccl->version % 100);
+    }
+    return 1;
+#else
+    (void)rt, (void)out_gpu;
+    return 0;
+#endif
+}
+
+#ifdef APO_HAVE_NCCL
+
+static int nccl_ok(apo_runtime *rt, ncclResult_t r, const char *what) {
+    if (r == ncclSuccess)
+        return 1;
+    char why[256];
+    snprintf(why, sizeof why, "%s failed: %s", what, rt->gather->nccl->error_string(r));
+    turn_off(rt, why);
+    return 0;
+}
+
+/* Creates one communicator and one stream per GPU of the runtime. */
+static int ensure_comms(apo_runtime *rt) {
+    apo__gather *g = rt->gather;
+    if (g->ready)
+        return 1;
+    g->n_ranks = 0;
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (rt->devices[i].info.kind == APO_DEVICE_CUDA)
+            g->ordinals[g->n_ranks++] = apo__cuda_ordinal(&rt->devices[i]);
+    if (!nccl_ok(rt, g->nccl->comm_init_all(g->comms, g->n_ranks, g->ordinals), "ncclCommInitAll"))
+        return 0;
+    g->comms_made = 1;
+    for (int r = 0; r < g->n_ranks; r++) {
+        cudaError_t e = cudaSetDevice(g->ordinals[r]);
+        if (e == cudaSuccess)
+            e = cudaStreamCreateWithFlags(&g->streams[r], cudaStreamNonBlocking);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            turn_off(rt, "cannot create a stream for the gather");
+            return 0;
+        }
+    }
+    g->ready = 1;
+    return 1;
+}
+
+static int rank_of(const apo__gather *g, int ordinal) {
+    for (int r = 0; r < g->n_ranks; r++)
+        if (g->ordinals[r] == ordinal)
+            return r;
+    return -1;
+}
+
+/* After a failed grouped call: waits for whatever it still has in flight, so that nothing
+ * it moves lands after the peer copies that replace it or reads a freed segment. */
+static void quiesce(apo__gather *g) {
+    for (int r = 0; r < g->n_ranks; r++)
+        if (g->streams[r] != NULL && cudaSetDevice(g->ordinals[r]) == cudaSuccess)
+            (void)cudaStreamSynchronize(g->streams[r]);
+    (void)cudaGetLastError();
+}
+
+/* One grouped call: every segment of every other GPU sent to, and received by, the
+ * destination; then waits for all of it. */
+static int gather_nccl(apo_runtime *rt, const apo__call *call) {
+    apo__gather *g = rt->gather;
+    if (!ensure_comms(rt))
+        return 0;
+    const apo__nccl_api *n = g->nccl;
+    const size_t n_out = call->kernel->cuda->n_outputs;
+    const int dest = rank_of(g, call->out_gpu);
+    int involved[APO_MAX_DEVICES] = {0};
+    if (!nccl_ok(rt, n->group_start(), "ncclGroupStart"))
+        return 0;
+    ncclResult_t r = ncclSuccess;
+    for (size_t i = 0; i < rt->n_devices && r == ncclSuccess; i++) {
+        const apo__gpu_segment *segs;
+        size_t count = apo__cuda_segments(&rt->devices[i], &segs);
+        int src = count > 0 ? rank_of(g, apo__cuda_ordinal(&rt->devices[i])) : -1;
+        for (size_t s = 0; s < count && r == ncclSuccess; s++) {
+            size_t len = segs[s].hi - segs[s].lo;
+            for (size_t o = 0; o < n_out && r == ncclSuccess; o++) {
+                r = n->send(segs[s].buf + o * len, len, ncclFloat64, dest, g->comms[src],
+                            g->streams[src]);
+                if (r == ncclSuccess)
+                    r = n->recv(call->outputs[o] + segs[s].lo, len, ncclFloat64, src,
+                                g->comms[dest], g->streams[dest]);
+            }
+            involved[src] = involved[dest] = 1;
+        }
+    }
+    /* The group must be closed even after a failed enqueue. */
+    ncclResult_t end = n->group_end();
+    if (!nccl_ok(rt, r != ncclSuccess ? r : end, "the grouped send and receive")) {
+        quiesce(g);
+        return 0;
+    }
+    for (int k = 0; k < g->n_ranks; k++) {
+        if (!involved[k])
+            continue;
+        cudaError_t e = cudaSetDevice(g->ordinals[k]);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(g->streams[k]);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            turn_off(rt, "waiting for the grouped send and receive failed");
+            quiesce(g);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#endif
+
+/* Copies every segment to the destination by peer copies. */
+static apo_status gather_peer(apo_runtime *rt, const apo__call *call) {
+    const size_t n_out = call->kernel->cuda->n_outputs;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const apo__gpu_segment *segs;
+        size_t count = apo__cuda_segments(&rt->devices[i], &segs);
+        int src = apo__cuda_ordinal(&rt->devices[i]);
+        for (size_t s = 0; s < count; s++) {
+            size_t len = segs[s].hi - segs[s].lo;
+            for (size_t o = 0; o < n_out; o++) {
+                cudaError_t e = cudaMemcpyPeer(call->outputs[o] + segs[s].lo, call->out_gpu,
+                                               segs[s].buf + o * len, src, len * sizeof(double));
+                if (e != cudaSuccess)
+                    return apo__cuda_fail(e, "peer copy of a GPU's outputs to their destination");
+            }
+        }
+    }
+    /* cudaMemcpyPeer may return before the copy lands: the outputs are complete when the
+     * call returns, whatever stream the caller reads them on next. */
+    cudaError_t e = cudaSetDevice(call->out_gpu);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "waiting for the peer copies");
+}
+
+static int has_segments(apo_runtime *rt) {
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const apo__gpu_segment *segs;
+        if (apo__cuda_segments(&rt->devices[i], &segs) > 0)
+            return 1;
+    }
+    return 0;
+}
+
+apo_status apo__gather_finish(apo_runtime *rt, const apo__call *call, apo_gather *path) {
+    *path = APO_GATHER_NONE;
+    if (!has_segments(rt))
+        return APO_OK;
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    apo_status st = APO_OK;
+    int done = 0;
+#ifdef APO_HAVE_NCCL
+    if (!rt->gather->disabled && gather_nccl(rt, call)) {
+        *path = APO_GATHER_NCCL;
+        done = 1;
+    }
+#endif
+    if (!done) {
+        st = gather_peer(rt, call);
+        *path = APO_GATHER_PEER;
+    }
+    apo__gather_discard(rt);
+    if (previous >= 0)
+        (void)cudaSetDevice(previous);
+    return st;
+}
+
+void apo__gather_discard(apo_runtime *rt) {
+    for (size_t i = 0; i < rt->n_devices; i++)
+        apo__cuda_release_segments(&rt->devices[i]);
+}
+
+void apo__gather_close(apo_runtime *rt) {
+    apo__gather *g = rt->gather;
+    if (g == NULL)
+        return;
+#ifdef APO_HAVE_NCCL
+    for (int r = 0; r < g->n_ranks; r++) {
+        if (g->streams[r] != NULL && cudaSetDevice(g->ordinals[r]) == cudaSuccess)
+            cudaStreamDestroy(g->streams[r]);
+        if (g->comms_made)
+            g->nccl->comm_destroy(g->comms[r]);
+    }
+    (void)cudaGetLastError();
+#endif
+    free(g);
+    rt->gather = NULL;
+}

@@ -1,0 +1,140 @@
+/*
+ * The sim device: computes with the CPU implementation (one thread) for its results, and
+ * takes `latency + elements / rate` for a call, per SPEC. On the wall clock it waits the
+ * modelled time out, so it can stand beside real devices; on the virtual clock it only
+ * reports it, so balancing can be tested fast and without noise.
+ *
+ * Faults it can inject, each counted by the task number over the runtime's life (so that
+ * a run can be repeated exactly):
+ * - fail_after=N: every task from the Nth on fails before computing anything;
+ * - hang_after=N: every task from the Nth on blocks, touching nothing, until the runtime
+ *   abandons it at its deadline (or destroys the runtime), then returns without writing;
+ * - flaky=P (seed=S): each task fails with probability P, decided by a counter-based draw
+ *   keyed by (seed, device name, task number), so neither thread timing nor the order of
+ *   the device list changes which tasks fail. A failing task first computes a drawn
+ *   number of its tiles (possibly none) and then fails, so that failover also meets tiles
+ *   written by a device that did not finish.
+ */
+#include <stdio.h>
+
+#include "core/merge_tree.h"
+#include "devices/device.h"
+#include "devices/device_list.h"
+
+/* A sim device cuts its share into up to this many tasks, so that a failure loses part of
+ * the share and the failover path has finished tiles to keep. */
+#define APO_SIM_TASKS_PER_RUN 4
+
+/* SplitMix64's finaliser: a bijection of 64-bit words whose every output bit depends on
+ * every input bit, which makes a hash of a counter a usable random draw. */
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+/* FNV-1a of the device id: the draw is keyed by the device's name, not its position. */
+static uint64_t name_key(const char *id) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)id; *p != '\0'; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The draw of task `task_no`: two independent 64-bit words, for whether it fails and for
+ * how far it gets first. */
+static void flaky_draw(const apo__device *dev, uint64_t task_no, uint64_t *fails, uint64_t *point) {
+    uint64_t h = mix64(dev->info.sim_seed ^ mix64(name_key(dev->info.id) ^ mix64(task_no)));
+    *fails = h;
+    *point = mix64(h ^ 0x9e3779b97f4a7c15ULL);
+}
+
+/* Whether task `task_no` fails, and if so how many of its `tiles` tiles it computes first. */
+static int flaky_fails(const apo__device *dev, uint64_t task_no, uint64_t tiles,
+                       uint64_t *computed) {
+    if (!(dev->info.sim_flaky > 0))
+        return 0;
+    uint64_t fails, point;
+    flaky_draw(dev, task_no, &fails, &point);
+    /* 53 bits give a uniform double in [0, 1); flaky=1 therefore always fails. */
+    double u = (double)(fails >> 11) * 0x1.0p-53;
+    if (!(u < dev->info.sim_flaky))
+        return 0;
+    *computed = point % tiles;
+    return 1;
+}
+
+static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
+                          uint64_t task_index, apo__task_time *time) {
+    uint64_t task_no = ++dev->tasks_run;
+    time->h2d_s = time->d2h_s = time->kernel_s = 0;
+    if (dev->info.sim_fail_after != 0 && task_no >= dev->info.sim_fail_after)
+        return APO_ERR_DEVICE_LOST;
+    if (dev->info.sim_hang_after != 0 && task_no >= dev->info.sim_hang_after) {
+        apo__task_wait_until_abandoned(dev);
+        return APO_ERR_DEVICE_LOST;
+    }
+    uint64_t computed = 0;
+    if (flaky_fails(dev, task_no, end - first, &computed)) {
+        apo_status st = apo__run_tiles_on_host(dev, call, first, first + computed, 1);
+        return st == APO_OK ? APO_ERR_DEVICE_LOST : st;
+    }
+
+    double t0 = apo__now();
+    apo_status st = apo__run_tiles_on_host(dev, call, first, end, 1);
+    if (st != APO_OK)
+        return st;
+    if (!apo__task_enter_call(dev))
+        return APO_ERR_DEVICE_LOST;
+    uint64_t elements = apo__tiles_elements(call, first, end);
+    apo__task_leave_call(dev);
+
+    /* The latency is paid once per call: on the call's first task. */
+    if (task_index == 0)
+        dev->calls_run++;
+    int slow = dev->info.sim_slow_after != 0 && dev->calls_run >= dev->info.sim_slow_after;
+    double rate = slow ? dev->info.sim_slow_rate : dev->info.sim_rate;
+    double modelled = (task_index == 0 ? dev->info.sim_latency_s : 0.0) + (double)elements / rate;
+    if (!dev->virtual_clock) {
+        /* The wait touches nothing of the call, and ends early when the task is abandoned:
+         * its tiles are then redone elsewhere. */
+        if (apo__task_sleep_until(dev, t0 + modelled))
+            return APO_ERR_DEVICE_LOST;
+        modelled = apo__now() - t0;
+    }
+    time->kernel_s = modelled;
+    return APO_OK;
+}
+
+static uint64_t sim_task_count(const apo__device *dev, uint64_t tiles) {
+    (void)dev;
+    return tiles < APO_SIM_TASKS_PER_RUN ? tiles : APO_SIM_TASKS_PER_RUN;
+}
+
+static void sim_close(apo__device *dev) { (void)dev; }
+
+static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close};
+
+apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, int virtual_clock) {
+    dev->ops = &sim_ops;
+    dev->virtual_clock = virtual_clock;
+    dev->info.kind = APO_DEVICE_SIM;
+    dev->info.threads = 1;
+    dev->info.sim_rate = spec->sim_rate;
+    dev->info.sim_latency_s = spec->sim_latency_s;
+    dev->info.sim_fail_after = spec->sim_fail_after;
+    dev->info.sim_slow_after = spec->sim_slow_after;
+    dev->info.sim_slow_rate = spec->sim_slow_rate;
+    dev->info.sim_flaky = spec->sim_flaky;
+    dev->info.sim_seed = spec->sim_seed;
+    dev->info.sim_hang_after = spec->sim_hang_after;
+    snprintf(dev->info.id, sizeof dev->info.id, "sim:%s", spec->sim_name);
+    snprintf(dev->info.label, sizeof dev->info.label, "sim:%s (simulated, %.3g elem/s, %.3g ms%s)",
+             spec->sim_name, spec->sim_rate, spec->sim_latency_s * 1e3,
+             virtual_clock ? ", virtual clock" : "");
+    apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
+    return APO_OK;
+}

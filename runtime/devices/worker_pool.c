@@ -1,0 +1,237 @@
+/* The persistent worker pool; see pool.h. */
+#include <assert.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "devices/worker_pool.h"
+
+void apo__device_job_run(apo__device *dev, apo__device_job *job) {
+    uint64_t tiles = job->end - job->first;
+    uint64_t tasks = dev->ops->task_count(dev, tiles);
+    if (tasks == 0)
+        tasks = 1;
+    memset(&job->time, 0, sizeof job->time);
+    job->status = APO_OK;
+    job->done_end = job->first;
+    job->tasks = 0;
+    job->timed_out = 0;
+    for (uint64_t t = 0; t < tasks; t++) {
+        /* Task t takes tiles [first + t*tiles/tasks, first + (t+1)*tiles/tasks). */
+        uint64_t a = job->first + t * tiles / tasks;
+        uint64_t b = job->first + (t + 1) * tiles / tasks;
+        if (a == b)
+            continue;
+        /* A late job starts no further task: its remaining tiles go elsewhere. */
+        if (apo__task_abandoned(dev)) {
+            job->status = APO_ERR_DEVICE_LOST;
+            job->timed_out = 1;
+            return;
+        }
+        apo__task_time tt = {0, 0, 0, 0, 0};
+        apo_status st = dev->ops->run(dev, job->call, a, b, job->task_base + job->tasks, &tt);
+        job->tasks++;
+        job->time.h2d_s += tt.h2d_s;
+        job->time.kernel_s += tt.kernel_s;
+        job->time.d2h_s += tt.d2h_s;
+        job->time.wall_s += tt.wall_s > 0 ? tt.wall_s : tt.h2d_s + tt.kernel_s + tt.d2h_s;
+        job->time.chunks += tt.chunks > 0 ? tt.chunks : 1;
+        if (st != APO_OK) {
+            job->status = st;
+            job->timed_out = st == APO_ERR_DEVICE_LOST && apo__task_abandoned(dev);
+            apo__log(APO_LOG_INFO, APO_SUBSYS_RUN, "%s: task over tiles [%llu, %llu) %s: %s",
+                     dev->info.id, (unsigned long long)a, (unsigned long long)b,
+                     job->timed_out ? "missed its deadline" : "failed", apo_status_name(st));
+            return;
+        }
+        job->done_end = b;
+    }
+}
+
+static void *worker_main(void *arg) {
+    apo__worker *w = arg;
+    apo__pool *pool = w->pool;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&pool->mutex);
+    for (;;) {
+        while (!pool->stopping && pool->generation == seen)
+            pthread_cond_wait(&pool->work, &pool->mutex);
+        if (pool->stopping)
+            break;
+        seen = pool->generation;
+        if (!w->busy)
+            continue;
+        pthread_mutex_unlock(&pool->mutex);
+        apo__device_job_run(w->dev, &w->job);
+        pthread_mutex_lock(&pool->mutex);
+        w->busy = 0;
+        /* An abandoned job was already counted off by the caller, who has moved on. */
+        if (!w->abandoned && --pool->pending == 0)
+            pthread_cond_broadcast(&pool->done);
+    }
+    w->exited = 1;
+    pthread_cond_broadcast(&pool->done);
+    pthread_mutex_unlock(&pool->mutex);
+    return NULL;
+}
+
+apo_status apo__pool_start(apo__pool *pool, apo__device *devs, size_t n) {
+    memset(pool, 0, sizeof *pool);
+    if (pthread_mutex_init(&pool->mutex, NULL) != 0)
+        return apo__fail(APO_ERR_INTERNAL, "cannot initialise the worker pool's mutex");
+    pthread_cond_init(&pool->work, NULL);
+    apo__cond_init_monotonic(&pool->done);
+    pool->devices = devs;
+    for (size_t i = 0; i < n; i++)
+        apo__task_guard_init(&devs[i]);
+    pool->n_devices = n;
+    for (size_t i = 0; i < n; i++) {
+        apo__worker *w = &pool->workers[i];
+        w->pool = pool;
+        w->dev = &devs[i];
+        w->index = i;
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+            apo__pool_stop(pool);
+            return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot start the worker thread of device %s",
+                             devs[i].info.id);
+        }
+        w->started = 1;
+        pool->n = i + 1;
+    }
+    return APO_OK;
+}
+
+/* The earliest deadline among the jobs still running, or 0. Called with the mutex held. */
+static double next_deadline(const apo__pool *pool, apo__device_job *const *jobs,
+                            const double *deadlines) {
+    double next = 0;
+    for (size_t i = 0; i < pool->n; i++) {
+        const apo__worker *w = &pool->workers[i];
+        if (jobs[i] == NULL || !w->busy || w->abandoned || deadlines[i] <= 0)
+            continue;
+        if (next == 0 || deadlines[i] < next)
+            next = deadlines[i];
+    }
+    return next;
+}
+
+void apo__pool_run(apo__pool *pool, apo__device_job *const *jobs, const double *deadlines) {
+    static const double no_deadlines[APO_MAX_DEVICES];
+    if (deadlines == NULL)
+        deadlines = no_deadlines;
+    double started = apo__now();
+    pthread_mutex_lock(&pool->mutex);
+    pool->pending = 0;
+    for (size_t i = 0; i < pool->n; i++) {
+        apo__worker *w = &pool->workers[i];
+        if (jobs[i] == NULL)
+            continue;
+        assert(!w->abandoned && !w->busy);
+        w->job = *jobs[i];
+        apo__task_arm(w->dev, deadlines[i]);
+        w->busy = 1;
+        pool->pending++;
+    }
+    if (pool->pending > 0) {
+        pool->generation++;
+        pthread_cond_broadcast(&pool->work);
+    }
+    while (pool->pending > 0) {
+        double next = next_deadline(pool, jobs, deadlines);
+        if (next == 0) {
+            pthread_cond_wait(&pool->done, &pool->mutex);
+        } else {
+            struct timespec ts;
+            apo__monotonic_timespec(next, &ts);
+            pthread_cond_timedwait(&pool->done, &pool->mutex, &ts);
+        }
+        double now = apo__now();
+        for (size_t i = 0; i < pool->n; i++) {
+            apo__worker *w = &pool->workers[i];
+            if (jobs[i] == NULL || !w->busy || w->abandoned || deadlines[i] <= 0 ||
+                now < deadlines[i])
+                continue;
+            w->abandoned = 1;
+            pool->pending--;
+            /* Waiting for the task's last access may take a tile's time: let the other
+             * workers report meanwhile. */
+            pthread_mutex_unlock(&pool->mutex);
+            apo__task_abandon(w->dev);
+            pthread_mutex_lock(&pool->mutex);
+        }
+    }
+    double ended = apo__now();
+    for (size_t i = 0; i < pool->n; i++) {
+        apo__worker *w = &pool->workers[i];
+        if (jobs[i] == NULL)
+            continue;
+        if (!w->abandoned) {
+            *jobs[i] = w->job;
+            continue;
+        }
+        /* Whatever it did is discarded: its tiles are redone, so its progress, which it
+         * may still be updating, is not read. */
+        apo__device_job *job = jobs[i];
+        memset(&job->time, 0, sizeof job->time);
+        job->status = APO_ERR_DEVICE_LOST;
+        job->timed_out = 1;
+        job->done_end = job->first;
+        job->tasks = 0;
+        job->time.wall_s = ended - started;
+    }
+    pthread_mutex_unlock(&pool->mutex);
+}
+
+size_t apo__pool_stop(apo__pool *pool) {
+    pthread_mutex_lock(&pool->mutex);
+    pool->stopping = 1;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->mutex);
+    /* A sim task blocked in a hang, or sleeping out its modelled time, wakes on this. */
+    for (size_t i = 0; i < pool->n; i++)
+        if (pool->workers[i].abandoned)
+            apo__task_cancel(pool->workers[i].dev);
+
+    double give_up = apo__now() + APO_POOL_STOP_GRACE_S;
+    struct timespec ts;
+    apo__monotonic_timespec(give_up, &ts);
+    pthread_mutex_lock(&pool->mutex);
+    for (;;) {
+        size_t running = 0;
+        for (size_t i = 0; i < pool->n; i++)
+            running += pool->workers[i].started && !pool->workers[i].exited;
+        if (running == 0 || apo__now() >= give_up)
+            break;
+        pthread_cond_timedwait(&pool->done, &pool->mutex, &ts);
+    }
+    size_t stuck = 0;
+    for (size_t i = 0; i < pool->n; i++) {
+        apo__worker *w = &pool->workers[i];
+        if (!w->started || w->exited)
+            continue;
+        w->stuck = 1;
+        stuck++;
+        pthread_detach(w->thread);
+        apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
+                 "%s: its worker is still inside a task abandoned at its deadline %.1f s after "
+                 "the runtime was destroyed; the thread is detached and the runtime's memory is "
+                 "left allocated for it",
+                 w->dev->info.id, APO_POOL_STOP_GRACE_S);
+    }
+    pthread_mutex_unlock(&pool->mutex);
+    for (size_t i = 0; i < pool->n; i++) {
+        apo__worker *w = &pool->workers[i];
+        if (w->started && !w->stuck)
+            pthread_join(w->thread, NULL);
+    }
+    if (stuck > 0)
+        return stuck; /* the detached threads still use the mutex, the conditions and guards */
+    for (size_t i = 0; i < pool->n_devices; i++)
+        apo__task_guard_destroy(&pool->devices[i]);
+    pool->n = 0;
+    pthread_cond_destroy(&pool->work);
+    pthread_cond_destroy(&pool->done);
+    pthread_mutex_destroy(&pool->mutex);
+    return 0;
+}
