@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "balance/largest_remainder.h"
+#include "catalog/call_span.h"
 #include "core/merge_tree.h"
 
 static void split(const double *w, size_t n, uint64_t units, const uint64_t *expect) {

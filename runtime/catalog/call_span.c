@@ -53,3 +53,11 @@ void apo__call_grid(apo__call *call) {
     call->tiles = (uint64_t)call->rows * call->tiles_per_row;
     call->unit_work = k->unit_work(k, call->params, call->cols);
 }
+
+uint64_t apo__tiles_elements(const apo__call *call, uint64_t first, uint64_t end) {
+    uint64_t tpr = call->tiles_per_row;
+    uint64_t last_tiles = end / tpr - first / tpr; /* tiles at a row's end in [first, end) */
+    uint64_t last_len = call->axis_len - (tpr - 1) * call->tile;
+    uint64_t positions = (end - first - last_tiles) * call->tile + last_tiles * last_len;
+    return positions * call->unit_work;
+}

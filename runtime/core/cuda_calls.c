@@ -9,6 +9,7 @@
 
 #include "apportion_cuda.h"
 #include "balance/model.h"
+#include "base/clock.h"
 #include "base/error.h"
 #include "core/runtime.h"
 #include "devices/cuda/cuda_device.h"

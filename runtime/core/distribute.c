@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance/largest_remainder.h"
+#include "base/clock.h"
 #include "base/log.h"
+#include "catalog/call_span.h"
 #include "core/distribute_range.h"
 #include "core/merge_tree.h"
 #include "core/runtime.h"

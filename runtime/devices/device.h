@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "apportion.h"
+#include "base/clock.h"
 #include "base/warnings.h"
 #include "catalog/kernel.h"
 
@@ -149,15 +150,5 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
 
 /* Host memory, for the cpu and sim devices' info. */
 void apo__host_memory(uint64_t *total_bytes, uint64_t *free_bytes);
-
-/* Monotonic clock in seconds. */
-double apo__now(void);
-
-/* A condition variable whose timed waits use the monotonic clock, and the absolute time
- * of such a wait for a time `t` of apo__now(): timeouts then survive changes of the
- * wall-clock time. */
-struct timespec;
-void apo__cond_init_monotonic(pthread_cond_t *cond);
-void apo__monotonic_timespec(double t, struct timespec *ts);
 
 #endif

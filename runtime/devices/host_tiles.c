@@ -5,7 +5,7 @@
  */
 #include <omp.h>
 
-#include "core/merge_tree.h"
+#include "catalog/call_span.h"
 #include "devices/device.h"
 
 /* Below this much work, a task runs on one thread (see apo__run_tiles_on_host). */

@@ -17,7 +17,7 @@
  */
 #include <stdio.h>
 
-#include "core/merge_tree.h"
+#include "catalog/call_span.h"
 #include "devices/device.h"
 #include "devices/device_list.h"
 

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "devices/worker_pool.h"

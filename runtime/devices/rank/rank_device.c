@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "catalog/call_span.h"
 #include "devices/rank/mpi_link.h"
