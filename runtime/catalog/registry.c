@@ -91,11 +91,7 @@ apo_status apo_kernel_name(const apo_runtime *rt, size_t index, const char **nam
 apo_status apo_kernel_get(const apo_runtime *rt, const char *name, apo_kernel_info *info) {
     if (rt == NULL || name == NULL || info == NULL)
         return apo__fail(APO_ERR_NULL, "apo_kernel_get: NULL argument");
-    if (info->size != sizeof(apo_kernel_info))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_kernel_info.size is %zu, expected %zu: initialise it with "
-                         "APO_KERNEL_INFO_INIT",
-                         info->size, sizeof(apo_kernel_info));
+    APO_CHECK_STRUCT_SIZE(info, apo_kernel_info, APO_KERNEL_INFO_INIT);
     const apo__kernel *k = apo__find_kernel((apo_runtime *)rt, name);
     if (k == NULL)
         return apo__fail(APO_ERR_UNKNOWN_KERNEL, "no kernel named \"%s\"", name);

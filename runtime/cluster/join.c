@@ -207,11 +207,7 @@ void apo__cluster_leave(apo_runtime *rt) {
 apo_status apo_cluster_info_get(const apo_runtime *rt, apo_cluster_info *info) {
     if (rt == NULL || info == NULL)
         return apo__fail(APO_ERR_NULL, "apo_cluster_info_get: NULL argument");
-    if (info->size != sizeof(apo_cluster_info))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_cluster_info.size is %zu, expected %zu: initialise it with "
-                         "APO_CLUSTER_INFO_INIT",
-                         info->size, sizeof(apo_cluster_info));
+    APO_CHECK_STRUCT_SIZE(info, apo_cluster_info, APO_CLUSTER_INFO_INIT);
     memset(info, 0, sizeof *info);
     info->size = sizeof *info;
     info->built_with_mpi = 1;

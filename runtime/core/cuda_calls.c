@@ -68,11 +68,7 @@ apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_workload *w,
                          rt == NULL ? "rt" : "w");
     if (where == NULL)
         return apo__distribute(rt, w, report, 1);
-    if (where->size != sizeof(apo_cuda_placement))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_cuda_placement.size is %zu, expected %zu: initialise it with "
-                         "APO_CUDA_PLACEMENT_INIT",
-                         where->size, sizeof(apo_cuda_placement));
+    APO_CHECK_STRUCT_SIZE(where, apo_cuda_placement, APO_CUDA_PLACEMENT_INIT);
     int in_gpu = -1, out_gpu = -1;
     const int sides[2] = {where->inputs_device, where->outputs_device};
     int *ordinals[2] = {&in_gpu, &out_gpu};
@@ -267,11 +263,7 @@ apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t byt
                                       apo_cuda_bandwidth *out) {
     if (rt == NULL || out == NULL)
         return apo__fail(APO_ERR_NULL, "apo_cuda_bandwidth_measure: NULL argument");
-    if (out->size != sizeof(apo_cuda_bandwidth))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_cuda_bandwidth.size is %zu, expected %zu: initialise it with "
-                         "APO_CUDA_BANDWIDTH_INIT",
-                         out->size, sizeof(apo_cuda_bandwidth));
+    APO_CHECK_STRUCT_SIZE(out, apo_cuda_bandwidth, APO_CUDA_BANDWIDTH_INIT);
     int previous;
     apo_status st = enter_gpu(rt, device, "apo_cuda_bandwidth_measure", &previous);
     if (st != APO_OK)

@@ -114,11 +114,7 @@ apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, si
  * the tile grid. Leaves call->partials NULL. */
 static apo_status resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
                                int check_buffers) {
-    if (w->size != sizeof(apo_workload))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_workload.size is %zu, expected %zu: initialise it with "
-                         "APO_WORKLOAD_INIT",
-                         w->size, sizeof(apo_workload));
+    APO_CHECK_STRUCT_SIZE(w, apo_workload, APO_WORKLOAD_INIT);
     if (w->kernel == NULL)
         return apo__fail(APO_ERR_NULL, "apo_workload.kernel is NULL");
     const apo__kernel *k = apo__find_kernel(rt, w->kernel);
@@ -788,11 +784,8 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
     if (rt == NULL || w == NULL)
         return apo__fail(APO_ERR_NULL, "apo_distribute_workload: %s is NULL",
                          rt == NULL ? "rt" : "w");
-    if (report != NULL && report->size != sizeof(apo_report))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_report.size is %zu, expected %zu: initialise it with "
-                         "APO_REPORT_INIT",
-                         report->size, sizeof(apo_report));
+    if (report != NULL)
+        APO_CHECK_STRUCT_SIZE(report, apo_report, APO_REPORT_INIT);
     /* The call lock is held by the call running this thread's kernel: waiting for it here
      * would never end. */
     if (apo__inside_kernel_of(rt))
@@ -880,11 +873,7 @@ apo_status apo_distribute_workload(apo_runtime *rt, const apo_workload *w, apo_r
 apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_info *out) {
     if (rt == NULL || w == NULL || out == NULL)
         return apo__fail(APO_ERR_NULL, "apo_plan_workload: NULL argument");
-    if (out->size != sizeof(apo_plan_info))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_plan_info.size is %zu, expected %zu: initialise it with "
-                         "APO_PLAN_INFO_INIT",
-                         out->size, sizeof(apo_plan_info));
+    APO_CHECK_STRUCT_SIZE(out, apo_plan_info, APO_PLAN_INFO_INIT);
     apo__call call;
     apo_status st = resolve_call(rt, w, &call, 0);
     if (st != APO_OK)

@@ -70,11 +70,7 @@ typedef struct profile_job {
 
 static apo_status resolve_profile(apo_runtime *rt, const apo_profile_options *opt,
                                   profile_job *job) {
-    if (opt->size != sizeof(apo_profile_options))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_profile_options.size is %zu, expected %zu: initialise it with "
-                         "APO_PROFILE_OPTIONS_INIT",
-                         opt->size, sizeof(apo_profile_options));
+    APO_CHECK_STRUCT_SIZE(opt, apo_profile_options, APO_PROFILE_OPTIONS_INIT);
     apo_status st = check_tag(opt->tag, "apo_profile_auto_balance");
     if (st != APO_OK)
         return st;
@@ -283,11 +279,8 @@ apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *
                                     apo_profile_result *result) {
     if (rt == NULL || opt == NULL)
         return apo__fail(APO_ERR_NULL, "apo_profile_auto_balance: NULL argument");
-    if (result != NULL && result->size != sizeof(apo_profile_result))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_profile_result.size is %zu, expected %zu: initialise it with "
-                         "APO_PROFILE_RESULT_INIT",
-                         result->size, sizeof(apo_profile_result));
+    if (result != NULL)
+        APO_CHECK_STRUCT_SIZE(result, apo_profile_result, APO_PROFILE_RESULT_INIT);
     profile_job job;
     memset(&job, 0, sizeof job);
     job.opt = opt;
@@ -476,11 +469,7 @@ apo_status apo_profile_save(apo_runtime *rt) {
 apo_status apo_profile_files_get(const apo_runtime *rt, apo_profile_files *files) {
     if (rt == NULL || files == NULL)
         return apo__fail(APO_ERR_NULL, "apo_profile_files_get: NULL argument");
-    if (files->size != sizeof(apo_profile_files))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_profile_files.size is %zu, expected %zu: initialise it with "
-                         "APO_PROFILE_FILES_INIT",
-                         files->size, sizeof(apo_profile_files));
+    APO_CHECK_STRUCT_SIZE(files, apo_profile_files, APO_PROFILE_FILES_INIT);
     *files = rt->balance.files; /* set once at creation: no lock needed */
     return APO_OK;
 }
@@ -527,11 +516,7 @@ static void fill_entry(const apo__balance *b, const apo__stored_workload *e,
 apo_status apo_profile_entry_get(apo_runtime *rt, size_t index, apo_profile_entry *entry) {
     if (rt == NULL || entry == NULL)
         return apo__fail(APO_ERR_NULL, "apo_profile_entry_get: NULL argument");
-    if (entry->size != sizeof(apo_profile_entry))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_profile_entry.size is %zu, expected %zu: initialise it with "
-                         "APO_PROFILE_ENTRY_INIT",
-                         entry->size, sizeof(apo_profile_entry));
+    APO_CHECK_STRUCT_SIZE(entry, apo_profile_entry, APO_PROFILE_ENTRY_INIT);
     apo__balance *b = &rt->balance;
     pthread_mutex_lock(&b->mutex);
     apo__balance_sync_store(b);
@@ -557,11 +542,7 @@ apo_status apo_threshold_count(apo_runtime *rt, size_t *count) {
 apo_status apo_threshold_get(apo_runtime *rt, size_t index, apo_threshold_info *info) {
     if (rt == NULL || info == NULL)
         return apo__fail(APO_ERR_NULL, "apo_threshold_get: NULL argument");
-    if (info->size != sizeof(apo_threshold_info))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_threshold_info.size is %zu, expected %zu: initialise it with "
-                         "APO_THRESHOLD_INFO_INIT",
-                         info->size, sizeof(apo_threshold_info));
+    APO_CHECK_STRUCT_SIZE(info, apo_threshold_info, APO_THRESHOLD_INFO_INIT);
     apo__balance *b = &rt->balance;
     pthread_mutex_lock(&b->mutex);
     apo_status st = APO_OK;

@@ -42,11 +42,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     apo_config defaults = APO_CONFIG_INIT;
     if (config == NULL)
         config = &defaults;
-    if (config->size != sizeof(apo_config))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.size is %zu, expected %zu: initialise it with "
-                         "APO_CONFIG_INIT",
-                         config->size, sizeof(apo_config));
+    APO_CHECK_STRUCT_SIZE(config, apo_config, APO_CONFIG_INIT);
     if (config->cpu_threads < 0 || config->cpu_threads > APO_CPU_THREADS_MAX)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_config.cpu_threads is %d, expected 0 (default) to %d",
@@ -388,11 +384,7 @@ apo_status apo_device_count(const apo_runtime *rt, size_t *count) {
 apo_status apo_device_get(const apo_runtime *rt, size_t index, apo_device_info *info) {
     if (rt == NULL || info == NULL)
         return apo__fail(APO_ERR_NULL, "apo_device_get: NULL argument");
-    if (info->size != sizeof(apo_device_info))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_device_info.size is %zu, expected %zu: initialise it with "
-                         "APO_DEVICE_INFO_INIT",
-                         info->size, sizeof(apo_device_info));
+    APO_CHECK_STRUCT_SIZE(info, apo_device_info, APO_DEVICE_INFO_INIT);
     if (index >= rt->n_devices)
         return apo__fail(APO_ERR_NOT_FOUND, "apo_device_get: index %zu, only %zu devices", index,
                          rt->n_devices);
