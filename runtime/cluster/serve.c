@@ -64,7 +64,7 @@ static int make_call(apo_runtime *rt, const apo__task_header *h, apo__call *call
                      size_t why_size) {
     memset(call, 0, sizeof *call);
     call->in_gpu = call->out_gpu = -1;
-    call->kernel = apo__find_kernel(rt, h->kernel);
+    call->kernel = apo__registry_find(&rt->registry, h->kernel);
     if (call->kernel == NULL) {
         snprintf(why, why_size,
                  "no kernel named \"%.31s\" on this rank (register it before "

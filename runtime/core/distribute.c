@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "catalog/call_span.h"
+#include "catalog/params.h"
 #include "core/distribute_range.h"
 #include "core/merge_tree.h"
 #include "core/runtime.h"
@@ -67,49 +68,6 @@ const char *apo_ratio_source_name(apo_ratio_source source) {
 
 /* ---- validation ---------------------------------------------------------------------- */
 
-apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,
-                               double *values) {
-    int given[APO_MAX_PARAMS] = {0};
-    for (size_t i = 0; i < k->n_params; i++)
-        values[i] = k->params[i].def;
-    if (n_params > 0 && params == NULL)
-        return apo__fail(APO_ERR_NULL, "%s: n_params is %zu but params is NULL", k->name, n_params);
-    for (size_t j = 0; j < n_params; j++) {
-        const apo_param *p = &params[j];
-        if (p->name == NULL)
-            return apo__fail(APO_ERR_NULL, "%s: parameter %zu has a NULL name", k->name, j);
-        size_t i = 0;
-        while (i < k->n_params && strcmp(k->params[i].name, p->name) != 0)
-            i++;
-        if (i == k->n_params) {
-            char known[APO_MAX_PARAMS * APO_NAME_MAX + 16] = "";
-            for (size_t m = 0; m < k->n_params; m++) {
-                strcat(known, m ? ", " : "");
-                strcat(known, k->params[m].name);
-            }
-            return apo__fail(APO_ERR_BAD_PARAM, "%s has no parameter \"%s\" (it has: %s)", k->name,
-                             p->name, k->n_params ? known : "none");
-        }
-        const apo__param_spec *spec = &k->params[i];
-        if (given[i]++)
-            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s given twice", k->name,
-                             spec->name);
-        double v = p->value;
-        if (!isfinite(v))
-            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be finite", k->name,
-                             spec->name);
-        if (spec->integer && v != floor(v))
-            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be an integer, got %.17g",
-                             k->name, spec->name, v);
-        if (v < spec->min || v > spec->max)
-            return apo__fail(APO_ERR_BAD_PARAM,
-                             "%s: parameter %s must be from %.17g to %.17g, got %.17g", k->name,
-                             spec->name, spec->min, spec->max, v);
-        values[i] = v;
-    }
-    return APO_OK;
-}
-
 /* Everything about a workload that does not depend on the devices: shapes, parameters,
  * the tile grid. Leaves call->partials NULL. */
 static apo_status resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
@@ -117,7 +75,7 @@ static apo_status resolve_call(apo_runtime *rt, const apo_workload *w, apo__call
     APO_CHECK_STRUCT_SIZE(w, apo_workload, APO_WORKLOAD_INIT);
     if (w->kernel == NULL)
         return apo__fail(APO_ERR_NULL, "apo_workload.kernel is NULL");
-    const apo__kernel *k = apo__find_kernel(rt, w->kernel);
+    const apo__kernel *k = apo__registry_find(&rt->registry, w->kernel);
     if (k == NULL)
         return apo__fail(APO_ERR_UNKNOWN_KERNEL,
                          "no kernel named \"%s\" (built-ins: bollinger, macd, returns_stats, "
@@ -561,11 +519,11 @@ static apo_status gather_outputs(run_state *s, apo_status phases) {
 #ifdef APO_HAVE_CUDA
     if (call->gather_resident) {
         if (phases != APO_OK) {
-            apo__gather_discard(s->rt);
+            apo__gather_discard(&s->rt->gather);
             return phases;
         }
         double t0 = apo__now();
-        apo_status st = apo__gather_finish(s->rt, call, &s->gather);
+        apo_status st = apo__gather_finish(&s->rt->gather, call, &s->gather);
         s->gather_s = apo__now() - t0;
         if (st != APO_OK || s->gather != APO_GATHER_NONE)
             return st;
@@ -802,7 +760,7 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
     call.rt = rt;
     pthread_mutex_lock(&rt->call_mutex);
 #ifdef APO_HAVE_CUDA
-    call.gather_resident = apo__gather_resident(rt, out_gpu);
+    call.gather_resident = apo__gather_resident(&rt->gather, out_gpu);
 #endif
     st = distribute_locked(rt, w, &call, report, learn);
     pthread_mutex_unlock(&rt->call_mutex);

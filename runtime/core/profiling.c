@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "balance/solver.h"
+#include "catalog/params.h"
 #include "core/runtime.h"
 
 #define APO_PROFILE_DEFAULT_SAMPLES 1000000u
@@ -75,7 +76,7 @@ static apo_status resolve_profile(apo_runtime *rt, const apo_profile_options *op
     if (st != APO_OK)
         return st;
     const char *name = opt->kernel != NULL ? opt->kernel : opt->tag;
-    job->kernel = apo__find_kernel(rt, name);
+    job->kernel = apo__registry_find(&rt->registry, name);
     if (job->kernel == NULL)
         return apo__fail(APO_ERR_UNKNOWN_KERNEL, "apo_profile_auto_balance: no kernel \"%s\"",
                          name);
@@ -342,7 +343,7 @@ apo_status apo_should_use_gpu(apo_runtime *rt, const char *function, const apo_p
     if (rt == NULL || function == NULL || use_gpu == NULL)
         return apo__fail(APO_ERR_NULL, "apo_should_use_gpu: NULL argument");
     *use_gpu = 0;
-    const apo__kernel *k = apo__find_kernel(rt, function);
+    const apo__kernel *k = apo__registry_find(&rt->registry, function);
     if (k == NULL)
         return apo__fail(APO_ERR_UNKNOWN_KERNEL, "apo_should_use_gpu: no kernel \"%s\"", function);
     double values[APO_MAX_PARAMS];

@@ -277,8 +277,11 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     }
     rt->faults.settings = s.faults;
     pthread_mutex_init(&rt->call_mutex, NULL);
-    pthread_mutex_init(&rt->kernel_mutex, NULL);
-    rt->nccl_wanted = s.nccl;
+    apo__registry_init(&rt->registry);
+    rt->gather = (apo__gather_site){.devices = rt->devices,
+                                    .n_devices = rt->n_devices,
+                                    .n_gpus = rt->n_gpus,
+                                    .nccl_wanted = s.nccl};
     /* A serving rank keeps its models in memory: rank 0's profile holds a model per rank,
      * keyed by host, and ranks sharing a host or a network home must not overwrite that
      * file with their own local view (docs/cluster.md). */
@@ -293,7 +296,7 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
         rt->balance.learn = 0; /* nothing was learnt: nothing to write */
         apo__balance_destroy(&rt->balance);
         pthread_mutex_destroy(&rt->call_mutex);
-        pthread_mutex_destroy(&rt->kernel_mutex);
+        apo__registry_destroy(&rt->registry);
         free(rt);
         return st;
     }
@@ -331,15 +334,13 @@ void apo_runtime_destroy(apo_runtime *rt) {
         return;
     }
 #ifdef APO_HAVE_CUDA
-    apo__gather_close(rt); /* its communicators reference the GPUs closed next */
+    apo__gather_close(&rt->gather); /* its communicators reference the GPUs closed next */
 #endif
     for (size_t i = 0; i < rt->n_devices; i++)
         rt->devices[i].ops->close(&rt->devices[i]);
-    for (size_t i = 0; i < rt->n_user_kernels; i++)
-        free(rt->user_kernels[i]);
+    apo__registry_destroy(&rt->registry);
     free(rt->partials);
     pthread_mutex_destroy(&rt->call_mutex);
-    pthread_mutex_destroy(&rt->kernel_mutex);
     free(rt);
 }
 

@@ -1,7 +1,7 @@
 /*
  * Gathering the outputs of several GPUs onto the GPU that wants them (apportion_cuda.h,
  * outputs_device). When NCCL can be used, every other GPU keeps the outputs of its tiles
- * resident in a buffer of its own during the phase (backend_cuda.c, "segments"), and after
+ * resident in a buffer of its own during the phase (cuda_device.c, "segments"), and after
  * the phase one grouped NCCL call moves them all: each source sends, the destination
  * receives each segment straight into its place in the output arrays. Without NCCL (not
  * built, not found, APPORTION_NCCL=0 / apo_config.nccl OFF, or a failed NCCL call) peer copies
@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "core/runtime.h"
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/gather.h"
 #include "devices/cuda/nccl_loader.h"
 
 typedef struct apo__gather {
@@ -37,62 +37,63 @@ typedef struct apo__gather {
 } apo__gather;
 
 /* The warnings below go to the runtime's log once: after them NCCL is off. */
-static void turn_off(apo_runtime *rt, const char *why) {
+static void turn_off(apo__gather_site *site, const char *why) {
     apo__log(APO_LOG_WARN, APO_SUBSYS_DEVICE,
              "NCCL gather turned off for this runtime (%s); peer copies carry the outputs", why);
-    rt->gather->disabled = 1;
+    site->state->disabled = 1;
 }
 
-static int ensure_state(apo_runtime *rt) {
-    if (rt->gather == NULL)
-        rt->gather = calloc(1, sizeof *rt->gather);
-    return rt->gather != NULL;
+static int ensure_state(apo__gather_site *site) {
+    if (site->state == NULL)
+        site->state = calloc(1, sizeof *site->state);
+    return site->state != NULL;
 }
 
-int apo__gather_resident(apo_runtime *rt, int out_gpu) {
+int apo__gather_resident(apo__gather_site *site, int out_gpu) {
 #ifdef APO_HAVE_NCCL
-    if (out_gpu < 0 || !rt->nccl_wanted || rt->n_gpus < 2 || !ensure_state(rt) ||
-        rt->gather->disabled)
+    if (out_gpu < 0 || !site->nccl_wanted || site->n_gpus < 2 || !ensure_state(site) ||
+        site->state->disabled)
         return 0;
-    if (rt->gather->nccl == NULL) {
+    if (site->state->nccl == NULL) {
         char why[256];
-        rt->gather->nccl = apo__nccl_load(why, sizeof why);
-        if (rt->gather->nccl == NULL) {
-            turn_off(rt, why);
+        site->state->nccl = apo__nccl_load(why, sizeof why);
+        if (site->state->nccl == NULL) {
+            turn_off(site, why);
             return 0;
         }
         apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE, "NCCL %d.%d.%d loaded for multi-GPU gathers",
-                 rt->gather->nccl->version / 10000, rt->gather->nccl->version / 100 % 100,
-                 rt->gather->nccl->version % 100);
+                 site->state->nccl->version / 10000, site->state->nccl->version / 100 % 100,
+                 site->state->nccl->version % 100);
     }
     return 1;
 #else
-    (void)rt, (void)out_gpu;
+    (void)site, (void)out_gpu;
     return 0;
 #endif
 }
 
 #ifdef APO_HAVE_NCCL
 
-static int nccl_ok(apo_runtime *rt, ncclResult_t r, const char *what) {
+static int nccl_ok(apo__gather_site *site, ncclResult_t r, const char *what) {
     if (r == ncclSuccess)
         return 1;
     char why[256];
-    snprintf(why, sizeof why, "%s failed: %s", what, rt->gather->nccl->error_string(r));
-    turn_off(rt, why);
+    snprintf(why, sizeof why, "%s failed: %s", what, site->state->nccl->error_string(r));
+    turn_off(site, why);
     return 0;
 }
 
 /* Creates one communicator and one stream per GPU of the runtime. */
-static int ensure_comms(apo_runtime *rt) {
-    apo__gather *g = rt->gather;
+static int ensure_comms(apo__gather_site *site) {
+    apo__gather *g = site->state;
     if (g->ready)
         return 1;
     g->n_ranks = 0;
-    for (size_t i = 0; i < rt->n_devices; i++)
-        if (rt->devices[i].info.kind == APO_DEVICE_CUDA)
-            g->ordinals[g->n_ranks++] = apo__cuda_ordinal(&rt->devices[i]);
-    if (!nccl_ok(rt, g->nccl->comm_init_all(g->comms, g->n_ranks, g->ordinals), "ncclCommInitAll"))
+    for (size_t i = 0; i < site->n_devices; i++)
+        if (site->devices[i].info.kind == APO_DEVICE_CUDA)
+            g->ordinals[g->n_ranks++] = apo__cuda_ordinal(&site->devices[i]);
+    if (!nccl_ok(site, g->nccl->comm_init_all(g->comms, g->n_ranks, g->ordinals),
+                 "ncclCommInitAll"))
         return 0;
     g->comms_made = 1;
     for (int r = 0; r < g->n_ranks; r++) {
@@ -101,7 +102,7 @@ static int ensure_comms(apo_runtime *rt) {
             e = cudaStreamCreateWithFlags(&g->streams[r], cudaStreamNonBlocking);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
-            turn_off(rt, "cannot create a stream for the gather");
+            turn_off(site, "cannot create a stream for the gather");
             return 0;
         }
     }
@@ -127,21 +128,21 @@ static void quiesce(apo__gather *g) {
 
 /* One grouped call: every segment of every other GPU sent to, and received by, the
  * destination; then waits for all of it. */
-static int gather_nccl(apo_runtime *rt, const apo__call *call) {
-    apo__gather *g = rt->gather;
-    if (!ensure_comms(rt))
+static int gather_nccl(apo__gather_site *site, const apo__call *call) {
+    apo__gather *g = site->state;
+    if (!ensure_comms(site))
         return 0;
     const apo__nccl_api *n = g->nccl;
     const size_t n_out = call->kernel->cuda->n_outputs;
     const int dest = rank_of(g, call->out_gpu);
     int involved[APO_MAX_DEVICES] = {0};
-    if (!nccl_ok(rt, n->group_start(), "ncclGroupStart"))
+    if (!nccl_ok(site, n->group_start(), "ncclGroupStart"))
         return 0;
     ncclResult_t r = ncclSuccess;
-    for (size_t i = 0; i < rt->n_devices && r == ncclSuccess; i++) {
+    for (size_t i = 0; i < site->n_devices && r == ncclSuccess; i++) {
         const apo__gpu_segment *segs;
-        size_t count = apo__cuda_segments(&rt->devices[i], &segs);
-        int src = count > 0 ? rank_of(g, apo__cuda_ordinal(&rt->devices[i])) : -1;
+        size_t count = apo__cuda_segments(&site->devices[i], &segs);
+        int src = count > 0 ? rank_of(g, apo__cuda_ordinal(&site->devices[i])) : -1;
         for (size_t s = 0; s < count && r == ncclSuccess; s++) {
             size_t len = segs[s].hi - segs[s].lo;
             for (size_t o = 0; o < n_out && r == ncclSuccess; o++) {
@@ -156,7 +157,7 @@ static int gather_nccl(apo_runtime *rt, const apo__call *call) {
     }
     /* The group must be closed even after a failed enqueue. */
     ncclResult_t end = n->group_end();
-    if (!nccl_ok(rt, r != ncclSuccess ? r : end, "the grouped send and receive")) {
+    if (!nccl_ok(site, r != ncclSuccess ? r : end, "the grouped send and receive")) {
         quiesce(g);
         return 0;
     }
@@ -168,7 +169,7 @@ static int gather_nccl(apo_runtime *rt, const apo__call *call) {
             e = cudaStreamSynchronize(g->streams[k]);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
-            turn_off(rt, "waiting for the grouped send and receive failed");
+            turn_off(site, "waiting for the grouped send and receive failed");
             quiesce(g);
             return 0;
         }
@@ -179,12 +180,12 @@ static int gather_nccl(apo_runtime *rt, const apo__call *call) {
 #endif
 
 /* Copies every segment to the destination by peer copies. */
-static apo_status gather_peer(apo_runtime *rt, const apo__call *call) {
+static apo_status gather_peer(apo__gather_site *site, const apo__call *call) {
     const size_t n_out = call->kernel->cuda->n_outputs;
-    for (size_t i = 0; i < rt->n_devices; i++) {
+    for (size_t i = 0; i < site->n_devices; i++) {
         const apo__gpu_segment *segs;
-        size_t count = apo__cuda_segments(&rt->devices[i], &segs);
-        int src = apo__cuda_ordinal(&rt->devices[i]);
+        size_t count = apo__cuda_segments(&site->devices[i], &segs);
+        int src = apo__cuda_ordinal(&site->devices[i]);
         for (size_t s = 0; s < count; s++) {
             size_t len = segs[s].hi - segs[s].lo;
             for (size_t o = 0; o < n_out; o++) {
@@ -203,46 +204,46 @@ static apo_status gather_peer(apo_runtime *rt, const apo__call *call) {
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "waiting for the peer copies");
 }
 
-static int has_segments(apo_runtime *rt) {
-    for (size_t i = 0; i < rt->n_devices; i++) {
+static int has_segments(apo__gather_site *site) {
+    for (size_t i = 0; i < site->n_devices; i++) {
         const apo__gpu_segment *segs;
-        if (apo__cuda_segments(&rt->devices[i], &segs) > 0)
+        if (apo__cuda_segments(&site->devices[i], &segs) > 0)
             return 1;
     }
     return 0;
 }
 
-apo_status apo__gather_finish(apo_runtime *rt, const apo__call *call, apo_gather *path) {
+apo_status apo__gather_finish(apo__gather_site *site, const apo__call *call, apo_gather *path) {
     *path = APO_GATHER_NONE;
-    if (!has_segments(rt))
+    if (!has_segments(site))
         return APO_OK;
     int previous = -1;
     (void)cudaGetDevice(&previous);
     apo_status st = APO_OK;
     int done = 0;
 #ifdef APO_HAVE_NCCL
-    if (!rt->gather->disabled && gather_nccl(rt, call)) {
+    if (!site->state->disabled && gather_nccl(site, call)) {
         *path = APO_GATHER_NCCL;
         done = 1;
     }
 #endif
     if (!done) {
-        st = gather_peer(rt, call);
+        st = gather_peer(site, call);
         *path = APO_GATHER_PEER;
     }
-    apo__gather_discard(rt);
+    apo__gather_discard(site);
     if (previous >= 0)
         (void)cudaSetDevice(previous);
     return st;
 }
 
-void apo__gather_discard(apo_runtime *rt) {
-    for (size_t i = 0; i < rt->n_devices; i++)
-        apo__cuda_release_segments(&rt->devices[i]);
+void apo__gather_discard(apo__gather_site *site) {
+    for (size_t i = 0; i < site->n_devices; i++)
+        apo__cuda_release_segments(&site->devices[i]);
 }
 
-void apo__gather_close(apo_runtime *rt) {
-    apo__gather *g = rt->gather;
+void apo__gather_close(apo__gather_site *site) {
+    apo__gather *g = site->state;
     if (g == NULL)
         return;
 #ifdef APO_HAVE_NCCL
@@ -255,5 +256,5 @@ void apo__gather_close(apo_runtime *rt) {
     (void)cudaGetLastError();
 #endif
     free(g);
-    rt->gather = NULL;
+    site->state = NULL;
 }

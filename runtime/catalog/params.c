@@ -1,0 +1,49 @@
+/* Resolving a call's kernel parameters; see params.h. */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "catalog/params.h"
+
+apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,
+                               double *values) {
+    int given[APO_MAX_PARAMS] = {0};
+    for (size_t i = 0; i < k->n_params; i++)
+        values[i] = k->params[i].def;
+    if (n_params > 0 && params == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: n_params is %zu but params is NULL", k->name, n_params);
+    for (size_t j = 0; j < n_params; j++) {
+        const apo_param *p = &params[j];
+        if (p->name == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: parameter %zu has a NULL name", k->name, j);
+        size_t i = 0;
+        while (i < k->n_params && strcmp(k->params[i].name, p->name) != 0)
+            i++;
+        if (i == k->n_params) {
+            char known[APO_MAX_PARAMS * APO_NAME_MAX + 16] = "";
+            for (size_t m = 0; m < k->n_params; m++) {
+                strcat(known, m ? ", " : "");
+                strcat(known, k->params[m].name);
+            }
+            return apo__fail(APO_ERR_BAD_PARAM, "%s has no parameter \"%s\" (it has: %s)", k->name,
+                             p->name, k->n_params ? known : "none");
+        }
+        const apo__param_spec *spec = &k->params[i];
+        if (given[i]++)
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s given twice", k->name,
+                             spec->name);
+        double v = p->value;
+        if (!isfinite(v))
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be finite", k->name,
+                             spec->name);
+        if (spec->integer && v != floor(v))
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be an integer, got %.17g",
+                             k->name, spec->name, v);
+        if (v < spec->min || v > spec->max)
+            return apo__fail(APO_ERR_BAD_PARAM,
+                             "%s: parameter %s must be from %.17g to %.17g, got %.17g", k->name,
+                             spec->name, spec->min, spec->max, v);
+        values[i] = v;
+    }
+    return APO_OK;
+}

@@ -1,0 +1,39 @@
+/*
+ * The kernel registry of one runtime: the built-ins, then the user kernels in registration
+ * order. User kernels are never removed, so a pointer found under the lock stays valid for
+ * the registry's life; the built-ins are static.
+ */
+#ifndef APO_RUNTIME_CATALOG_REGISTRY_H
+#define APO_RUNTIME_CATALOG_REGISTRY_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "catalog/kernel.h"
+
+#define APO_USER_KERNELS_MAX 64
+
+typedef struct apo__registry {
+    pthread_mutex_t mutex; /* guards `user` and `n_user` */
+    apo__kernel *user[APO_USER_KERNELS_MAX];
+    size_t n_user;
+} apo__registry;
+
+void apo__registry_init(apo__registry *reg);
+
+/* Frees the user kernels. */
+void apo__registry_destroy(apo__registry *reg);
+
+/* Finds a kernel by name (built-ins, then user kernels), or NULL. */
+const apo__kernel *apo__registry_find(apo__registry *reg, const char *name);
+
+/* Checks and copies a user kernel's descriptor and adds it. Fails (with the last error
+ * set, prefixed "apo_kernel_register: ") on a bad descriptor, a taken name or a full
+ * registry. */
+apo_status apo__registry_add(apo__registry *reg, const apo_kernel_desc *desc);
+
+/* Kernels in the registry, and the kernel at an index of that order (NULL past the end). */
+size_t apo__registry_count(apo__registry *reg);
+const apo__kernel *apo__registry_at(apo__registry *reg, size_t index);
+
+#endif
