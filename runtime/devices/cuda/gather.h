@@ -14,8 +14,8 @@ typedef struct apo__gather_site {
     apo__device *devices; /* the runtime's devices, in device order */
     size_t n_devices;
     size_t n_gpus;
-    int nccl_wanted;            /* apo_config.nccl, APPORTION_NCCL */
-    struct apo__gather *state;  /* NCCL state, created at the first grouped gather */
+    int nccl_wanted;           /* apo_config.nccl, APPORTION_NCCL */
+    struct apo__gather *state; /* NCCL state, created at the first grouped gather */
 } apo__gather_site;
 
 /* Whether the call's GPUs other than out_gpu keep their outputs resident for one grouped
