@@ -13,27 +13,26 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "cluster/cluster.h"
-#include "core/runtime.h"
 #include "devices/rank/mpi_link.h"
 #include "devices/rank/mpi_proto.h"
 #include "devices/rank/rank_device.h"
 
 /* A server's hello: the summary of the devices it serves with. */
-static void make_hello(const apo_runtime *rt, apo_status open_status, apo__hello *h) {
+static void make_hello(const apo__device_set *set, apo_status open_status, apo__hello *h) {
     memset(h, 0, sizeof *h);
     h->version = APO_PROTO_VERSION;
     h->header_bytes = sizeof(apo__task_header);
-    h->ok = open_status == APO_OK && rt->n_devices > 0;
+    h->ok = open_status == APO_OK && set->n_devices > 0;
     snprintf(h->host, sizeof h->host, "%s", apo__mpi_host());
     if (!h->ok) {
         snprintf(h->devices, sizeof h->devices, "%s", apo_last_error());
         return;
     }
-    h->n_devices = (uint32_t)rt->n_devices;
+    h->n_devices = (uint32_t)set->n_devices;
     h->all_virtual = 1;
     size_t used = 0;
-    for (size_t i = 0; i < rt->n_devices; i++) {
-        const apo__device *d = &rt->devices[i];
+    for (size_t i = 0; i < set->n_devices; i++) {
+        const apo__device *d = &set->devices[i];
         h->all_virtual &= d->info.kind == APO_DEVICE_SIM && d->virtual_clock;
         h->any_sim |= d->info.kind == APO_DEVICE_SIM;
         int n = snprintf(h->devices + used, sizeof h->devices - used, "%s%s", i ? ", " : "",
@@ -41,13 +40,13 @@ static void make_hello(const apo_runtime *rt, apo_status open_status, apo__hello
         used = n < 0 || used + (size_t)n >= sizeof h->devices ? sizeof h->devices - 1
                                                               : used + (size_t)n;
     }
-    h->memory_total_bytes = rt->devices[0].info.memory_total_bytes;
-    h->memory_free_bytes = rt->devices[0].info.memory_free_bytes;
+    h->memory_total_bytes = set->devices[0].info.memory_total_bytes;
+    h->memory_free_bytes = set->devices[0].info.memory_free_bytes;
 }
 
-static void say_hello(apo_runtime *rt, apo_status open_status, double timeout_s) {
+static void say_hello(apo__device_set *set, apo_status open_status, double timeout_s) {
     apo__hello h;
-    make_hello(rt, open_status, &h);
+    make_hello(set, open_status, &h);
     MPI_Request req;
     apo__mpi_lock();
     int rc = MPI_Isend(&h, (int)sizeof h, MPI_BYTE, 0, APO_TAG_HELLO, apo__mpi_comm(), &req);
@@ -61,18 +60,18 @@ static void say_hello(apo_runtime *rt, apo_status open_status, double timeout_s)
             MPI_Request_free(&req);
             apo__mpi_unlock();
         }
-        apo__warn(&rt->warnings, "MPI rank %d could not say hello to rank 0 (%s)", apo__mpi_rank(),
+        apo__warn(set->warnings, "MPI rank %d could not say hello to rank 0 (%s)", apo__mpi_rank(),
                   done == 0 ? "timed out" : "MPI error");
     }
 }
 
 /* Rank 0: one hello from every other rank, until the deadline. */
-static void collect_hellos(apo_runtime *rt, apo__cluster *c) {
+static void collect_hellos(apo__device_set *set, apo__cluster *c) {
     int ranks = c->ranks;
     apo__hello *hellos = calloc((size_t)ranks, sizeof *hellos);
     int *heard = calloc((size_t)ranks, sizeof *heard);
     if (hellos == NULL || heard == NULL) {
-        apo__warn(&rt->warnings, "no memory to join the MPI job of %d ranks", ranks);
+        apo__warn(set->warnings, "no memory to join the MPI job of %d ranks", ranks);
         free(hellos);
         free(heard);
         return;
@@ -106,58 +105,58 @@ static void collect_hellos(apo_runtime *rt, apo__cluster *c) {
         h->host[sizeof h->host - 1] = '\0';
         h->devices[sizeof h->devices - 1] = '\0';
         if (!heard[r]) {
-            apo__warn(&rt->warnings, "MPI rank %d did not say hello within %.3g s; left out", r,
+            apo__warn(set->warnings, "MPI rank %d did not say hello within %.3g s; left out", r,
                       c->timeout_s);
         } else if (h->version != APO_PROTO_VERSION || h->header_bytes != sizeof(apo__task_header)) {
-            apo__warn(&rt->warnings,
+            apo__warn(set->warnings,
                       "MPI rank %d on %s runs another build of libapportion (protocol %u); left "
                       "out",
                       r, h->host, h->version);
         } else if (!h->ok) {
-            apo__warn(&rt->warnings, "MPI rank %d on %s could not open its devices (%s); left out",
+            apo__warn(set->warnings, "MPI rank %d on %s could not open its devices (%s); left out",
                       r, h->host, h->devices);
-        } else if (rt->n_devices == APO_MAX_DEVICES) {
-            apo__warn(&rt->warnings, "MPI rank %d left out: more than %d devices", r,
+        } else if (set->n_devices == APO_MAX_DEVICES) {
+            apo__warn(set->warnings, "MPI rank %d left out: more than %d devices", r,
                       APO_MAX_DEVICES);
-        } else if (apo__rank_device_open(&rt->devices[rt->n_devices], r, h, c->timeout_s) ==
+        } else if (apo__rank_device_open(&set->devices[set->n_devices], r, h, c->timeout_s) ==
                    APO_OK) {
-            rt->n_devices++;
+            set->n_devices++;
             c->joined++;
         } else {
-            apo__warn(&rt->warnings, "MPI rank %d left out: no memory for its device", r);
+            apo__warn(set->warnings, "MPI rank %d left out: no memory for its device", r);
         }
     }
     free(hellos);
     free(heard);
 }
 
-void apo__cluster_join(apo_runtime *rt, const apo__cluster_settings *s, apo_status open_status) {
+apo__cluster *apo__cluster_join(const apo__cluster_settings *s, apo__device_set *set,
+                                apo_status open_status) {
     int want = s->mpi == APO_SWITCH_ON || (s->mpi == APO_SWITCH_UNSET && s->launched);
     if (!want)
-        return;
+        return NULL;
     char err[256] = "";
     if (apo__mpi_open(err, sizeof err) != APO_OK) {
-        apo__warn(&rt->warnings, "not joining the MPI job: %s; this process runs alone", err);
-        return;
+        apo__warn(set->warnings, "not joining the MPI job: %s; this process runs alone", err);
+        return NULL;
     }
     apo__cluster *c = calloc(1, sizeof *c);
     if (c == NULL) {
-        apo__warn(&rt->warnings, "not joining the MPI job: out of memory");
-        return;
+        apo__warn(set->warnings, "not joining the MPI job: out of memory");
+        return NULL;
     }
     c->rank = apo__mpi_rank();
     c->ranks = apo__mpi_size();
     c->timeout_s = s->timeout_s;
     c->role = c->rank == 0 ? APO_CLUSTER_COORDINATOR : APO_CLUSTER_SERVER;
-    rt->cluster = c;
     if (c->role == APO_CLUSTER_COORDINATOR)
-        collect_hellos(rt, c);
+        collect_hellos(set, c);
     else
-        say_hello(rt, open_status, c->timeout_s);
+        say_hello(set, open_status, c->timeout_s);
+    return c;
 }
 
-void apo__cluster_leave(apo_runtime *rt) {
-    apo__cluster *c = rt->cluster;
+void apo__cluster_leave(apo__cluster *c, apo__device *devices, size_t n_devices) {
     if (c == NULL)
         return;
     if (c->role == APO_CLUSTER_COORDINATOR && !c->said_goodbye && c->ranks > 1) {
@@ -179,9 +178,9 @@ void apo__cluster_leave(apo_runtime *rt) {
             /* Ranks given up on may still answer: their late replies are taken (and
              * dropped) for up to one more timeout, so that they can see their goodbye. */
             double deadline = apo__now() + c->timeout_s;
-            for (size_t i = 0; i < rt->n_devices; i++)
-                if (rt->devices[i].info.kind == APO_DEVICE_RANK)
-                    apo__rank_device_drain(&rt->devices[i], deadline);
+            for (size_t i = 0; i < n_devices; i++)
+                if (devices[i].info.kind == APO_DEVICE_RANK)
+                    apo__rank_device_drain(&devices[i], deadline);
             if (apo__mpi_wait(reqs, (int)n, apo__now() + c->timeout_s, APO_MPI_WAIT_IDLE) == 1) {
                 free(bye);
             } else {
@@ -200,19 +199,12 @@ void apo__cluster_leave(apo_runtime *rt) {
         }
         free(reqs);
     }
-    rt->cluster = NULL;
     free(c);
 }
 
-apo_status apo_cluster_info_get(const apo_runtime *rt, apo_cluster_info *info) {
-    if (rt == NULL || info == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_cluster_info_get: NULL argument");
-    APO_CHECK_STRUCT_SIZE(info, apo_cluster_info, APO_CLUSTER_INFO_INIT);
-    memset(info, 0, sizeof *info);
-    info->size = sizeof *info;
+void apo__cluster_info_fill(const apo__cluster *c, apo_cluster_info *info) {
     info->built_with_mpi = 1;
     info->ranks = 1;
-    const apo__cluster *c = rt->cluster;
     if (c != NULL) {
         info->role = c->role;
         info->rank = c->rank;
@@ -220,5 +212,4 @@ apo_status apo_cluster_info_get(const apo_runtime *rt, apo_cluster_info *info) {
         info->joined = c->joined;
         snprintf(info->host, sizeof info->host, "%s", apo__mpi_host());
     }
-    return APO_OK;
 }

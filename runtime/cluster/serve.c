@@ -1,6 +1,6 @@
 /*
  * A serving rank (docs/cluster.md): takes rank 0's tasks one at a time, computes each run of
- * tiles on this runtime's devices (distribute_range.h) and answers with the outputs the
+ * tiles on this runtime's devices (the runner it is handed) and answers with the outputs the
  * tiles wrote and their partials, until rank 0 says goodbye.
  */
 #include <stdio.h>
@@ -12,8 +12,6 @@
 #include "base/log.h"
 #include "catalog/call_span.h"
 #include "cluster/cluster.h"
-#include "core/distribute_range.h"
-#include "core/runtime.h"
 #include "devices/rank/mpi_link.h"
 #include "devices/rank/mpi_proto.h"
 
@@ -60,11 +58,11 @@ static int receive_task(apo__task_header *h) {
 }
 
 /* Builds the call of a task over views of the staged spans, or says why it cannot. */
-static int make_call(apo_runtime *rt, const apo__task_header *h, apo__call *call, char *why,
+static int make_call(apo__registry *reg, const apo__task_header *h, apo__call *call, char *why,
                      size_t why_size) {
     memset(call, 0, sizeof *call);
     call->in_gpu = call->out_gpu = -1;
-    call->kernel = apo__registry_find(&rt->registry, h->kernel);
+    call->kernel = apo__registry_find(reg, h->kernel);
     if (call->kernel == NULL) {
         snprintf(why, why_size,
                  "no kernel named \"%.31s\" on this rank (register it before "
@@ -167,7 +165,13 @@ static int send_reply(const apo__reply_header *r, const double *data, size_t cou
 /* Serves one task. Returns 0 when the buffers had to be left to MPI (a reply abandoned),
  * so they must not be reused or freed. The early replies carry no data: the buffers are
  * free again whatever came of them. */
-static int serve_task(apo_runtime *rt, const apo__task_header *h, serve_buffers *b,
+typedef struct serve_context {
+    apo__registry *reg;
+    apo__range_runner run;
+    void *ctx;
+} serve_context;
+
+static int serve_task(const serve_context *sc, const apo__task_header *h, serve_buffers *b,
                       double timeout_s, serve_inbox *inbox) {
     apo__reply_header reply;
     memset(&reply, 0, sizeof reply);
@@ -198,7 +202,7 @@ static int serve_task(apo_runtime *rt, const apo__task_header *h, serve_buffers 
     }
 
     apo__call call;
-    if (!make_call(rt, h, &call, reply.message, sizeof reply.message)) {
+    if (!make_call(sc->reg, h, &call, reply.message, sizeof reply.message)) {
         reply.status = APO_ERR_DEVICE_LOST;
         (void)send_reply(&reply, NULL, 0, timeout_s, inbox);
         return 1;
@@ -219,7 +223,7 @@ static int serve_task(apo_runtime *rt, const apo__task_header *h, serve_buffers 
     char tag[APO_TAG_MAX];
     snprintf(tag, sizeof tag, "%.*s", (int)sizeof h->tag - 1, h->tag);
     apo__range_result result;
-    apo_status st = apo__distribute_range(rt, &call, tag, h->first, h->end, &result);
+    apo_status st = sc->run(sc->ctx, &call, tag, h->first, h->end, &result);
     reply.compute_s = result.makespan_s;
     reply.modelled = result.modelled;
     reply.local_failovers = result.failovers;
@@ -241,15 +245,9 @@ static int serve_task(apo_runtime *rt, const apo__task_header *h, serve_buffers 
     return send_reply(&reply, b->out, out_count, timeout_s, inbox);
 }
 
-apo_status apo_cluster_serve(apo_runtime *rt) {
-    if (rt == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_cluster_serve: rt is NULL");
-    const apo__cluster *c = rt->cluster;
-    if (c == NULL || c->role != APO_CLUSTER_SERVER)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_cluster_serve: this runtime is not a serving rank (%s): only ranks "
-                         "above 0 of an MPI job serve",
-                         c == NULL ? "it joined no MPI job" : "it is rank 0, the coordinator");
+apo_status apo__cluster_serve(const apo__cluster *c, apo__registry *reg, apo__range_runner run,
+                              void *ctx) {
+    const serve_context sc = {reg, run, ctx};
     serve_buffers b = {NULL, NULL, 0, 0};
     serve_inbox inbox;
     memset(&inbox, 0, sizeof inbox);
@@ -275,7 +273,7 @@ apo_status apo_cluster_serve(apo_runtime *rt) {
             memset(&b, 0, sizeof b);
             reusable = 1;
         }
-        reusable = serve_task(rt, &h, &b, c->timeout_s, &inbox);
+        reusable = serve_task(&sc, &h, &b, c->timeout_s, &inbox);
     }
     if (reusable) {
         free(b.in);

@@ -6,20 +6,15 @@
  * models for the tag; a device that fails has its unfinished tiles redone by the others.
  * Reductions are not finalized here: the partials go back to the caller.
  */
-#ifndef APO_RUNTIME_DISTRIBUTE_RANGE_H
-#define APO_RUNTIME_DISTRIBUTE_RANGE_H
+#ifndef APO_RUNTIME_CORE_DISTRIBUTE_RANGE_H
+#define APO_RUNTIME_CORE_DISTRIBUTE_RANGE_H
 
 #include <stdint.h>
 
 #include "catalog/kernel.h"
+#include "cluster/cluster.h"
 
 typedef struct apo_runtime apo_runtime;
-
-typedef struct apo__range_result {
-    double makespan_s; /* wall time, or modelled time when every device that ran is virtual */
-    int modelled;
-    uint64_t failovers; /* local devices that failed */
-} apo__range_result;
 
 /* Returns APO_OK, APO_ERR_ALL_DEVICES_FAILED (some tiles not computed), or the status of a
  * failing kernel. Takes the runtime's call lock. */

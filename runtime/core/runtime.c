@@ -266,10 +266,13 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
         st = open_devices(rt, &s);
         /* Joined even when the devices failed to open: a server then tells rank 0 so, and
          * rank 0 releases its servers on the way out (docs/cluster.md). */
-        apo__cluster_join(rt, &s.cluster, st);
+        apo__device_set set = {rt->devices, rt->n_devices, &rt->warnings};
+        rt->cluster = apo__cluster_join(&s.cluster, &set, st);
+        rt->n_devices = set.n_devices;
     }
     if (st != APO_OK) {
-        apo__cluster_leave(rt);
+        apo__cluster_leave(rt->cluster, rt->devices, rt->n_devices);
+        rt->cluster = NULL;
         for (size_t i = 0; i < rt->n_devices; i++)
             rt->devices[i].ops->close(&rt->devices[i]);
         free(rt);
@@ -290,7 +293,8 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
     st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
     if (st != APO_OK) {
-        apo__cluster_leave(rt);
+        apo__cluster_leave(rt->cluster, rt->devices, rt->n_devices);
+        rt->cluster = NULL;
         for (size_t i = 0; i < rt->n_devices; i++)
             rt->devices[i].ops->close(&rt->devices[i]);
         rt->balance.learn = 0; /* nothing was learnt: nothing to write */
@@ -319,7 +323,9 @@ void apo_runtime_destroy(apo_runtime *rt) {
         apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "%s", apo_last_error());
         return;
     }
-    apo__cluster_leave(rt); /* releases the serving ranks before anything closes */
+    /* Releases the serving ranks before anything closes. */
+    apo__cluster_leave(rt->cluster, rt->devices, rt->n_devices);
+    rt->cluster = NULL;
     size_t stuck = apo__pool_stop(&rt->pool);
     apo__balance_destroy(&rt->balance);
     if (stuck > 0) {
