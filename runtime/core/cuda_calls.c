@@ -23,42 +23,19 @@ static apo_status gpu_ordinal(const apo_runtime *rt, size_t device, const char *
     return APO_OK;
 }
 
-/* Every call leaves the calling thread's current GPU as it found it: the caller may be
- * running CUDA code of its own on this thread. */
-static int enter_device(int ordinal, cudaError_t *e) {
-    int previous = -1;
-    (void)cudaGetDevice(&previous);
-    *e = cudaSetDevice(ordinal);
-    return previous;
-}
-
-static void leave_device(int previous) {
-    if (previous >= 0)
-        (void)cudaSetDevice(previous);
-}
-
 /* Makes runtime device `device`, which must be a GPU, the thread's current device for one
- * interop call; *previous is what leave_device() restores. */
+ * interop call; *previous is what apo__cuda_leave_device() restores. */
 static apo_status enter_gpu(const apo_runtime *rt, size_t device, const char *what, int *previous) {
     int ordinal = -1;
     apo_status st = gpu_ordinal(rt, device, what, &ordinal);
     if (st != APO_OK)
         return st;
-    cudaError_t e;
-    *previous = enter_device(ordinal, &e);
+    int e;
+    *previous = apo__cuda_enter_device(ordinal, &e);
     if (e == cudaSuccess)
         return APO_OK;
-    leave_device(*previous);
+    apo__cuda_leave_device(*previous);
     return apo__cuda_fail(e, what);
-}
-
-apo_status apo__cuda_upload(int ordinal, void *dst, const void *src, size_t bytes) {
-    cudaError_t e;
-    int previous = enter_device(ordinal, &e);
-    if (e == cudaSuccess)
-        e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
-    leave_device(previous);
-    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "copy of finalized values to the GPU");
 }
 
 apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_workload *w,
@@ -99,7 +76,7 @@ apo_status apo_cuda_malloc(apo_runtime *rt, size_t device, size_t bytes, void **
     if (st != APO_OK)
         return st;
     cudaError_t e = cudaMalloc(ptr, bytes);
-    leave_device(previous);
+    apo__cuda_leave_device(previous);
     if (e != cudaSuccess) {
         *ptr = NULL;
         (void)cudaGetLastError();
@@ -118,7 +95,7 @@ apo_status apo_cuda_free(apo_runtime *rt, size_t device, void *ptr) {
     if (st != APO_OK)
         return st;
     cudaError_t e = cudaFree(ptr);
-    leave_device(previous);
+    apo__cuda_leave_device(previous);
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_free");
 }
 
@@ -138,7 +115,7 @@ apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void
     if (st != APO_OK)
         return st;
     cudaError_t e = cudaMemcpy(dst, src, bytes, kinds[kind]);
-    leave_device(previous);
+    apo__cuda_leave_device(previous);
     return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_memcpy");
 }
 
@@ -269,6 +246,6 @@ apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t byt
     if (st != APO_OK)
         return st;
     st = measure(bytes, out);
-    leave_device(previous);
+    apo__cuda_leave_device(previous);
     return st;
 }

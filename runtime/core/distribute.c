@@ -21,6 +21,7 @@
 #include "core/runtime.h"
 #ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_discovery.h"
 #endif
 
 /* Tile partials are at most this many doubles (the moments use 5). */
@@ -369,7 +370,7 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
      * deadline by itself, tile by tile. Any other device goes to its worker even alone,
      * so that the caller can give up on it if it stops answering. */
     if (count == 1 && rt->devices[only].info.kind == APO_DEVICE_CPU) {
-        apo__task_arm(&rt->devices[only], deadlines[only]);
+        apo__task_arm(&rt->devices[only].guard, deadlines[only]);
         apo__device_job_run(&rt->devices[only], &jobs[only]);
     } else if (count > 0) {
         apo__pool_run(&rt->pool, ptrs, deadlines);

@@ -11,7 +11,10 @@
 #include "core/runtime.h"
 #include "devices/device_list.h"
 #ifdef APO_HAVE_CUDA
+#include "devices/cpu_device.h"
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_discovery.h"
+#include "devices/sim_device.h"
 #endif
 
 /* The resolved settings, after config > environment > defaults. */

@@ -11,7 +11,10 @@
 #include <omp.h>
 #include <stdio.h>
 
+#include "devices/cpu_device.h"
 #include "devices/device.h"
+#include "devices/host_memory.h"
+#include "devices/host_tiles.h"
 
 static apo_status cpu_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
                           uint64_t task_index, apo__task_time *time) {

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "devices/device.h"
+#include "devices/host_memory.h"
 
 void apo__host_memory(uint64_t *total_bytes, uint64_t *free_bytes) {
     long pages = sysconf(_SC_PHYS_PAGES);

@@ -7,6 +7,7 @@
 
 #include "catalog/call_span.h"
 #include "devices/device.h"
+#include "devices/host_tiles.h"
 
 /* Below this much work, a task runs on one thread (see apo__run_tiles_on_host). */
 #define APO_HOST_PARALLEL_MIN_ELEMENTS 32768
@@ -17,7 +18,7 @@
  * runtime waits for it to end before it gives the tiles to another device. */
 static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
                            int64_t unit, int paired) {
-    if (!apo__task_enter_call(dev))
+    if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
     size_t plen = k->partial_len;
@@ -32,14 +33,14 @@ static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t fir
     } else {
         st = k->run_tile(call, row, begin, stop, plen != 0 ? call->partials + g * plen : NULL);
     }
-    apo__task_leave_call(dev);
+    apo__task_leave_call(&dev->guard);
     return st;
 }
 
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
                                   uint64_t end, int threads) {
     /* Reading the call's shape is an access too: the call may already have moved on. */
-    if (!apo__task_enter_call(dev))
+    if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
     int paired = k->run_tile_pair != NULL && k->partial_len == 0;
@@ -48,7 +49,7 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
      * calling thread. */
     if (apo__tiles_elements(call, first, end) < APO_HOST_PARALLEL_MIN_ELEMENTS)
         threads = 1;
-    apo__task_leave_call(dev);
+    apo__task_leave_call(&dev->guard);
     int64_t n = (int64_t)(end - first);
     int64_t units = paired ? (n + 1) / 2 : n;
     apo_status status = APO_OK;

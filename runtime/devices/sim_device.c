@@ -20,6 +20,9 @@
 #include "catalog/call_span.h"
 #include "devices/device.h"
 #include "devices/device_list.h"
+#include "devices/host_memory.h"
+#include "devices/host_tiles.h"
+#include "devices/sim_device.h"
 
 /* A sim device cuts its share into up to this many tasks, so that a failure loses part of
  * the share and the failover path has finished tiles to keep. */
@@ -74,7 +77,7 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
     if (dev->info.sim_fail_after != 0 && task_no >= dev->info.sim_fail_after)
         return APO_ERR_DEVICE_LOST;
     if (dev->info.sim_hang_after != 0 && task_no >= dev->info.sim_hang_after) {
-        apo__task_wait_until_abandoned(dev);
+        apo__task_wait_until_abandoned(&dev->guard);
         return APO_ERR_DEVICE_LOST;
     }
     uint64_t computed = 0;
@@ -87,10 +90,10 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
     apo_status st = apo__run_tiles_on_host(dev, call, first, end, 1);
     if (st != APO_OK)
         return st;
-    if (!apo__task_enter_call(dev))
+    if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
     uint64_t elements = apo__tiles_elements(call, first, end);
-    apo__task_leave_call(dev);
+    apo__task_leave_call(&dev->guard);
 
     /* The latency is paid once per call: on the call's first task. */
     if (task_index == 0)
@@ -101,7 +104,7 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
     if (!dev->virtual_clock) {
         /* The wait touches nothing of the call, and ends early when the task is abandoned:
          * its tiles are then redone elsewhere. */
-        if (apo__task_sleep_until(dev, t0 + modelled))
+        if (apo__task_sleep_until(&dev->guard, t0 + modelled))
             return APO_ERR_DEVICE_LOST;
         modelled = apo__now() - t0;
     }

@@ -25,7 +25,7 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
         if (a == b)
             continue;
         /* A late job starts no further task: its remaining tiles go elsewhere. */
-        if (apo__task_abandoned(dev)) {
+        if (apo__task_abandoned(&dev->guard)) {
             job->status = APO_ERR_DEVICE_LOST;
             job->timed_out = 1;
             return;
@@ -40,7 +40,7 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
         job->time.chunks += tt.chunks > 0 ? tt.chunks : 1;
         if (st != APO_OK) {
             job->status = st;
-            job->timed_out = st == APO_ERR_DEVICE_LOST && apo__task_abandoned(dev);
+            job->timed_out = st == APO_ERR_DEVICE_LOST && apo__task_abandoned(&dev->guard);
             apo__log(APO_LOG_INFO, APO_SUBSYS_RUN, "%s: task over tiles [%llu, %llu) %s: %s",
                      dev->info.id, (unsigned long long)a, (unsigned long long)b,
                      job->timed_out ? "missed its deadline" : "failed", apo_status_name(st));
@@ -85,7 +85,7 @@ apo_status apo__pool_start(apo__pool *pool, apo__device *devs, size_t n) {
     apo__cond_init_monotonic(&pool->done);
     pool->devices = devs;
     for (size_t i = 0; i < n; i++)
-        apo__task_guard_init(&devs[i]);
+        apo__task_guard_init(&devs[i].guard);
     pool->n_devices = n;
     for (size_t i = 0; i < n; i++) {
         apo__worker *w = &pool->workers[i];
@@ -130,7 +130,7 @@ void apo__pool_run(apo__pool *pool, apo__device_job *const *jobs, const double *
             continue;
         assert(!w->abandoned && !w->busy);
         w->job = *jobs[i];
-        apo__task_arm(w->dev, deadlines[i]);
+        apo__task_arm(&w->dev->guard, deadlines[i]);
         w->busy = 1;
         pool->pending++;
     }
@@ -158,7 +158,7 @@ void apo__pool_run(apo__pool *pool, apo__device_job *const *jobs, const double *
             /* Waiting for the task's last access may take a tile's time: let the other
              * workers report meanwhile. */
             pthread_mutex_unlock(&pool->mutex);
-            apo__task_abandon(w->dev);
+            apo__task_abandon(&w->dev->guard);
             pthread_mutex_lock(&pool->mutex);
         }
     }
@@ -192,7 +192,7 @@ size_t apo__pool_stop(apo__pool *pool) {
     /* A sim task blocked in a hang, or sleeping out its modelled time, wakes on this. */
     for (size_t i = 0; i < pool->n; i++)
         if (pool->workers[i].abandoned)
-            apo__task_cancel(pool->workers[i].dev);
+            apo__task_cancel(&pool->workers[i].dev->guard);
 
     double give_up = apo__now() + APO_POOL_STOP_GRACE_S;
     struct timespec ts;
@@ -229,7 +229,7 @@ size_t apo__pool_stop(apo__pool *pool) {
     if (stuck > 0)
         return stuck; /* the detached threads still use the mutex, the conditions and guards */
     for (size_t i = 0; i < pool->n_devices; i++)
-        apo__task_guard_destroy(&pool->devices[i]);
+        apo__task_guard_destroy(&pool->devices[i].guard);
     pool->n = 0;
     pthread_cond_destroy(&pool->work);
     pthread_cond_destroy(&pool->done);

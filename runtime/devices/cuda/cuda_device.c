@@ -38,6 +38,7 @@
 
 #include "base/log.h"
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_discovery.h"
 #include "devices/device.h"
 
 #define APO_CUDA_SLOTS 2
@@ -381,7 +382,7 @@ static int issue_chunk(apo__device *dev, cuda_state *st, cuda_slot *s, const apo
 /* Before a wait for the GPU: gives up the access to the call unless the task must hold it. */
 static void release_for_wait(apo__device *dev, cuda_state *st) {
     if (st->inside && !st->hold_across_waits) {
-        apo__task_leave_call(dev);
+        apo__task_leave_call(&dev->guard);
         st->inside = 0;
     }
 }
@@ -390,7 +391,7 @@ static void release_for_wait(apo__device *dev, cuda_state *st) {
  * not touch the call again. */
 static int reenter(apo__device *dev, cuda_state *st) {
     if (!st->inside)
-        st->inside = apo__task_enter_call(dev);
+        st->inside = apo__task_enter_call(&dev->guard);
     return st->inside;
 }
 
@@ -443,13 +444,13 @@ static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uin
 static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t first,
                                uint64_t end, apo__task_time *time) {
     cuda_state *st = dev->state;
-    st->inside = apo__task_enter_call(dev);
+    st->inside = apo__task_enter_call(&dev->guard);
     if (!st->inside)
         return APO_ERR_DEVICE_LOST;
     st->hold_across_waits = call->in_gpu >= 0 || call->out_gpu >= 0;
     apo_status status = pipeline_in_guard(dev, call, first, end, time);
     if (st->inside)
-        apo__task_leave_call(dev);
+        apo__task_leave_call(&dev->guard);
     st->inside = 0;
     return status;
 }
@@ -479,7 +480,7 @@ static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uin
     uint64_t next = first;
     int ok = 1;
     for (unsigned i = 0; ok && (next < end || st->slots[0].busy || st->slots[1].busy); i++) {
-        if (apo__task_abandoned(dev)) {
+        if (apo__task_abandoned(&dev->guard)) {
             ok = 0; /* past its deadline: stop issuing; what is in flight is drained */
             break;
         }
@@ -711,4 +712,27 @@ size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options
                  "%d GPU%s found, but none passed its first CUDA calls (see the warnings)", count,
                  count == 1 ? "" : "s");
     return opened;
+}
+
+/* Every call that switches the calling thread's current GPU puts it back: the caller may be
+ * running CUDA code of its own on this thread. */
+int apo__cuda_enter_device(int ordinal, int *err) {
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    *err = (int)cudaSetDevice(ordinal);
+    return previous;
+}
+
+void apo__cuda_leave_device(int previous) {
+    if (previous >= 0)
+        (void)cudaSetDevice(previous);
+}
+
+apo_status apo__cuda_upload(int ordinal, void *dst, const void *src, size_t bytes) {
+    int e;
+    int previous = apo__cuda_enter_device(ordinal, &e);
+    if (e == cudaSuccess)
+        e = (int)cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    apo__cuda_leave_device(previous);
+    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "copy of finalized values to the GPU");
 }

@@ -18,6 +18,12 @@ int apo__cuda_ordinal(const apo__device *dev);
  * cudaError_t. */
 apo_status apo__cuda_fail(int err, const char *what);
 
+/* Makes GPU `ordinal` the calling thread's current device and returns the device to put
+ * back with apo__cuda_leave_device() (-1: none was current). `*err` receives the
+ * cudaError_t of the switch. */
+int apo__cuda_enter_device(int ordinal, int *err);
+void apo__cuda_leave_device(int previous);
+
 /* Synchronous copy of `bytes` from host memory to `dst` on the GPU of CUDA ordinal
  * `ordinal`. Returns APO_OK or the apo__cuda_fail() status. */
 apo_status apo__cuda_upload(int ordinal, void *dst, const void *src, size_t bytes);

@@ -7,6 +7,7 @@
 
 #include "apportion_cuda.h"
 #include "base/error.h"
+#include "devices/cuda/cuda_discovery.h"
 #include "devices/device.h"
 
 size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options *opts,

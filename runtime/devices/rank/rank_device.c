@@ -77,7 +77,7 @@ static apo_status rank_run(apo__device *dev, const apo__call *call, uint64_t fir
     /* Reading the call, and later writing its results, are accesses under the task guard
      * (device.h): the waits for the rank in between are not, so a rank that outlives the
      * call's deadline can be abandoned, and then never touches the caller's arrays. */
-    if (!apo__task_enter_call(dev))
+    if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
     apo__call_span span;
@@ -88,7 +88,7 @@ static apo_status rank_run(apo__device *dev, const apo__call *call, uint64_t fir
     st->out_count = span.n_written * out_len + (size_t)(end - first) * plen;
     if (!grow(&st->in_buf, &st->in_cap, in_count) ||
         !grow(&st->out_buf, &st->out_cap, st->out_count)) {
-        apo__task_leave_call(dev);
+        apo__task_leave_call(&dev->guard);
         apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "%s: no memory to stage %zu + %zu doubles",
                  dev->info.id, in_count, st->out_count);
         return APO_ERR_DEVICE_LOST;
@@ -120,7 +120,7 @@ static apo_status rank_run(apo__device *dev, const apo__call *call, uint64_t fir
     h->n_inputs = k->n_inputs;
     h->n_written = span.n_written;
     h->partial_len = plen;
-    apo__task_leave_call(dev);
+    apo__task_leave_call(&dev->guard);
 
     apo__mpi_lock();
     int rc = MPI_Isend(h, (int)sizeof *h, MPI_BYTE, st->rank, APO_TAG_TASK, apo__mpi_comm(),
@@ -169,14 +169,14 @@ static apo_status rank_run(apo__device *dev, const apo__call *call, uint64_t fir
         return APO_ERR_DEVICE_LOST;
     }
     st->phase = EXCHANGE_IDLE;
-    if (!apo__task_enter_call(dev))
+    if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST; /* abandoned while the rank worked: its results are dropped */
     for (size_t o = 0; o < span.n_written; o++)
         memcpy(call->outputs[o] + span.out_lo, st->out_buf + o * out_len, out_len * sizeof(double));
     if (plen > 0)
         memcpy(call->partials + first * plen, st->out_buf + span.n_written * out_len,
                (size_t)(end - first) * plen * sizeof(double));
-    apo__task_leave_call(dev);
+    apo__task_leave_call(&dev->guard);
     double t_end = apo__now();
 
     if (dev->virtual_clock) {

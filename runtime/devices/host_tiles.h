@@ -1,0 +1,14 @@
+/* Running tiles on the host, for the cpu and sim devices (host_tiles.c). */
+#ifndef APO_RUNTIME_DEVICES_HOST_TILES_H
+#define APO_RUNTIME_DEVICES_HOST_TILES_H
+
+#include "devices/device.h"
+
+/* Runs tiles [first, end) of a call on the host with `threads` OpenMP threads (1: on the
+ * calling thread alone), for device `dev`, each tile inside the device's task guard.
+ * Returns APO_ERR_DEVICE_LOST, having started no further tile, once the task is abandoned
+ * or late. */
+apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
+                                  uint64_t end, int threads);
+
+#endif
