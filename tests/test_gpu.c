@@ -9,9 +9,14 @@
  * values. Device-resident inputs and outputs (apportion_cuda.h) must give the bits of host
  * arrays, and a tiny GPU memory budget must give the same bits in several chunks.
  *
- * Only the public headers are used, plus the test references. Without a usable GPU the
- * executable exits 77 before Criterion starts, which meson reports as SKIP; every case
- * also skips on its own when the runtime finds no GPU, so a case run alone behaves too.
+ * The runs and their judgements are the GPU checks of checks/gpu_checks.h, which
+ * `apportion selftest` runs too; each case here sets up its workloads, calls the checks and
+ * asserts on their verdicts. The accuracy references and TA-Lib's values stay here.
+ *
+ * Only the public headers are used, plus the test references and the checks. Without a
+ * usable GPU the executable exits 77 before Criterion starts, which meson reports as SKIP;
+ * every case also skips on its own when the runtime finds no GPU, so a case run alone
+ * behaves too.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -22,30 +27,17 @@
 
 #include "apportion.h"
 #include "apportion_cuda.h"
+#include "gpu_checks.h"
 #include "reference.h"
 
 /* ---- runtimes --------------------------------------------------------------------------- */
-
-/* A runtime on `devices` that keeps profiles and learning off; `gpu_mb` is the staging
- * budget (0: the default). Returns the status; *rt is NULL on failure. */
-static apo_status make_runtime(const char *devices, apo_use_gpu use_gpu, size_t gpu_mb,
-                               apo_runtime **rt) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.use_gpu = use_gpu;
-    config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
-    config.gpu_memory_mb = gpu_mb;
-    *rt = NULL;
-    return apo_runtime_create(&config, rt);
-}
 
 /* Usable GPUs as a runtime on "cuda" (use_gpu AUTO) sees them; `why` gets the runtime's
  * warnings when there is none. Returns (size_t)-1 when the runtime cannot be created. */
 static size_t probe_gpus(char *why, size_t why_size) {
     apo_runtime *rt = NULL;
     why[0] = '\0';
-    apo_status st = make_runtime("cuda", APO_USE_GPU_AUTO, 0, &rt);
+    apo_status st = chk_runtime("cuda", APO_USE_GPU_AUTO, 0, APO_SWITCH_UNSET, &rt);
     if (st != APO_OK) {
         snprintf(why, why_size, "%s: %s", apo_status_name(st), apo_last_error());
         return (size_t)-1;
@@ -67,7 +59,7 @@ static size_t probe_gpus(char *why, size_t why_size) {
 /* The start of every case: the GPU runtime ("cuda", use_gpu AUTO), or a skip. */
 static apo_runtime *gpu_runtime_or_skip(void) {
     apo_runtime *rt = NULL;
-    apo_status st = make_runtime("cuda", APO_USE_GPU_AUTO, 0, &rt);
+    apo_status st = chk_runtime("cuda", APO_USE_GPU_AUTO, 0, APO_SWITCH_UNSET, &rt);
     cr_assert_eq(st, APO_OK, "runtime on cuda: %s", apo_last_error());
     size_t gpus = 0;
     cr_assert_eq(apo_gpu_count(rt, &gpus), APO_OK);
@@ -80,8 +72,9 @@ static apo_runtime *gpu_runtime_or_skip(void) {
 
 static apo_runtime *runtime_on(const char *devices, size_t gpu_mb) {
     apo_runtime *rt = NULL;
-    apo_status st = make_runtime(
-        devices, strcmp(devices, "cpu") == 0 ? APO_USE_GPU_NO : APO_USE_GPU_YES, gpu_mb, &rt);
+    apo_status st =
+        chk_runtime(devices, strcmp(devices, "cpu") == 0 ? APO_USE_GPU_NO : APO_USE_GPU_YES, gpu_mb,
+                    APO_SWITCH_UNSET, &rt);
     cr_assert_eq(st, APO_OK, "runtime on %s: %s: %s", devices, apo_status_name(st),
                  apo_last_error());
     return rt;
@@ -101,12 +94,9 @@ static apo_device_kind device_kind(const apo_runtime *rt, size_t i) {
 
 /* Index of the first GPU of rt. */
 static size_t first_gpu(const apo_runtime *rt) {
-    const size_t n = device_count(rt);
-    for (size_t i = 0; i < n; i++)
-        if (device_kind(rt, i) == APO_DEVICE_CUDA)
-            return i;
-    cr_assert_fail("the runtime has no GPU");
-    return 0;
+    const long g = chk_first_gpu(rt);
+    cr_assert_geq(g, 0, "the runtime has no GPU");
+    return (size_t)g;
 }
 
 /* ---- workloads -------------------------------------------------------------------------- */
@@ -143,19 +133,6 @@ static const gcase cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-/* Outputs are poisoned before a run, with a different pattern for the reference and for
- * the run under test, so that a value no tile wrote can never compare equal. */
-static const uint64_t poison_ref = 0x7ff4dead0000beefull;
-static const uint64_t poison_got = 0x7ff4dead0000cafeull;
-
-typedef struct job {
-    apo_workload w;
-    const double *inputs[1];
-    double *out[APO_MAX_IO];
-    size_t len[APO_MAX_IO];
-    apo_param params[2];
-} job;
-
 static double *walk(size_t rows, size_t cols, uint64_t seed) {
     double *x = malloc(rows * cols * sizeof *x);
     cr_assert_not_null(x);
@@ -164,107 +141,37 @@ static double *walk(size_t rows, size_t cols, uint64_t seed) {
     return x;
 }
 
-static void poison(double *p, size_t n, uint64_t bits) {
-    for (size_t i = 0; i < n; i++)
-        memcpy(&p[i], &bits, sizeof bits);
+/* ---- verdicts to Criterion -------------------------------------------------------------- */
+
+/* Fails the case with the verdict's message, naming the job and `what`, or skips it; a pass
+ * or a warning goes on (no check these cases call warns). */
+static void assert_verdict(const chk_verdict *v, const chk_job *j, const char *what) {
+    if (v->result == CHK_SKIP)
+        cr_skip_test("%s: %s", what, v->message);
+    if (j != NULL)
+        cr_assert(v->result != CHK_FAIL, "%s %zux%zu %s: %s", j->w.kernel, j->w.rows, j->w.cols,
+                  what, v->message);
+    else
+        cr_assert(v->result != CHK_FAIL, "%s: %s", what, v->message);
 }
 
-/* A job of case c on input x, with host outputs shaped through apo_output_shape(). */
-static void job_init(job *j, apo_runtime *rt, const gcase *c, const double *x) {
-    memset(j, 0, sizeof *j);
-    apo_workload w = APO_WORKLOAD_INIT;
-    j->w = w;
-    j->w.kernel = c->kernel;
-    j->w.rows = c->rows;
-    j->w.cols = c->cols;
-    j->inputs[0] = x;
-    j->w.inputs = j->inputs;
-    j->w.n_inputs = 1;
-    j->w.outputs = j->out;
-    j->w.params = j->params;
-    j->w.seed = 42;
-    if (c->param != NULL) {
-        j->params[0].name = c->param;
-        j->params[0].value = c->value;
-        j->w.n_params = 1;
-    }
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, c->kernel, &info), APO_OK, "%s", apo_last_error());
-    j->w.n_outputs = info.n_outputs;
-    for (size_t i = 0; i < info.n_outputs; i++) {
-        size_t orows = 0, ocols = 0;
-        apo_status st = apo_output_shape(rt, &j->w, i, &orows, &ocols);
-        cr_assert_eq(st, APO_OK, "%s %zux%zu: %s", c->kernel, c->rows, c->cols, apo_last_error());
-        j->len[i] = orows * ocols;
-        j->out[i] = malloc(j->len[i] * sizeof(double));
-        cr_assert_not_null(j->out[i]);
-    }
+/* The reference of case c on input x, run on `cpu`, and a job for the side under test. */
+static void jobs_init(chk_job *ref, chk_job *got, apo_runtime *cpu, const gcase *c,
+                      const double *x) {
+    const apo_param param = {c->param, c->value};
+    chk_verdict v;
+    chk_job_init(ref, cpu, c->kernel, c->rows, c->cols, x, &param, c->param != NULL ? 1 : 0, 42,
+                 &v);
+    assert_verdict(&v, ref, "job");
+    chk_reference(ref, cpu, &v);
+    assert_verdict(&v, ref, "cpu reference");
+    chk_job_init_like(got, ref, &v);
+    assert_verdict(&v, got, "job");
 }
 
-static void job_free(job *j) {
-    for (size_t i = 0; i < APO_MAX_IO; i++)
-        free(j->out[i]);
-    memset(j, 0, sizeof *j);
-}
-
-static void job_poison(job *j, uint64_t bits) {
-    for (size_t i = 0; i < j->w.n_outputs; i++)
-        poison(j->out[i], j->len[i], bits);
-}
-
-static void job_run(job *j, apo_runtime *rt, const double *ratios, size_t n_ratios, apo_split split,
-                    apo_report *rep, const char *what) {
-    job_poison(j, poison_got);
-    j->w.ratios = ratios;
-    j->w.n_ratios = n_ratios;
-    j->w.split = split;
-    apo_status st = apo_distribute_workload(rt, &j->w, rep);
-    cr_assert_eq(st, APO_OK, "%s %s %zux%zu %s: %s: %s", j->w.kernel, what, j->w.rows, j->w.cols,
-                 apo_split_name(split), apo_status_name(st), apo_last_error());
-}
-
-/* The reference: the same job on "cpu" alone. */
-static void job_reference(job *j, apo_runtime *cpu) {
-    job_poison(j, poison_ref);
-    apo_status st = apo_distribute_workload(cpu, &j->w, NULL);
-    cr_assert_eq(st, APO_OK, "cpu reference %s: %s", j->w.kernel, apo_last_error());
-}
-
-/* Fails the test at the first output value whose bits differ, naming it. */
-static void assert_same_bits(const job *ref, const job *got, const char *what) {
-    for (size_t o = 0; o < ref->w.n_outputs; o++) {
-        size_t differ = 0, first = 0;
-        for (size_t i = 0; i < ref->len[o]; i++) {
-            if (memcmp(&ref->out[o][i], &got->out[o][i], sizeof(double)) != 0) {
-                if (differ == 0)
-                    first = i;
-                differ++;
-            }
-        }
-        cr_assert_eq(differ, 0,
-                     "%s %zux%zu %s: output %zu: %zu of %zu values differ bitwise; first at "
-                     "%zu: %.17g, cpu %.17g",
-                     ref->w.kernel, ref->w.rows, ref->w.cols, what, o, differ, ref->len[o], first,
-                     got->out[o][first], ref->out[o][first]);
-    }
-}
-
-/* The GPU entries of a report must show work done without failure. */
-static void assert_gpus_worked(const apo_report *rep, const char *what) {
-    uint64_t gpu_elements = 0;
-    for (size_t i = 0; i < rep->n_devices; i++) {
-        const apo_device_report *d = &rep->devices[i];
-        cr_assert(!d->failed, "%s: %s failed: %s", what, d->id, d->failure);
-        if (d->kind == APO_DEVICE_CUDA) {
-            gpu_elements += d->elements;
-            if (d->elements > 0) {
-                cr_assert_geq(d->chunks, 1, "%s: %s reports no chunk", what, d->id);
-                cr_assert(d->wall_ms >= 0 && d->h2d_ms >= 0 && d->kernel_ms >= 0 && d->d2h_ms >= 0,
-                          "%s: negative times", what);
-            }
-        }
-    }
-    cr_assert_gt(gpu_elements, 0, "%s: no GPU computed anything", what);
+static void jobs_free(chk_job *ref, chk_job *got) {
+    chk_job_free(ref);
+    chk_job_free(got);
 }
 
 /* ---- guarantees 1 to 3 ------------------------------------------------------------------ */
@@ -275,24 +182,22 @@ Test(gpu, every_kernel_on_cuda_alone_is_bitwise_the_cpu, .timeout = 600) {
     for (size_t ci = 0; ci < N_CASES; ci++) {
         const gcase *c = &cases[ci];
         double *x = walk(c->rows, c->cols, 7 + ci);
-        job ref, got;
-        job_init(&ref, cpu, c, x);
-        job_reference(&ref, cpu);
-        job_init(&got, gpu, c, x);
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, c, x);
         const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
         for (size_t si = 0; si < 3; si++) {
             for (int repeat = 0; repeat < 2; repeat++) {
-                apo_report rep = APO_REPORT_INIT;
+                apo_report rep;
+                chk_verdict v;
                 char what[96];
                 snprintf(what, sizeof what, "cuda alone, split %s, run %d",
                          apo_split_name(splits[si]), repeat + 1);
-                job_run(&got, gpu, NULL, 0, splits[si], &rep, what);
-                assert_same_bits(&ref, &got, what);
-                assert_gpus_worked(&rep, what);
+                chk_host_run(gpu, &ref, &got, NULL, 0, splits[si], &rep, &v);
+                chk_gpus_worked(&rep, &v);
+                assert_verdict(&v, &got, what);
             }
         }
-        job_free(&ref);
-        job_free(&got);
+        jobs_free(&ref, &got);
         free(x);
     }
     apo_runtime_destroy(cpu);
@@ -314,10 +219,8 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
     for (size_t ci = 0; ci < N_CASES; ci++) {
         const gcase *c = &cases[ci];
         double *x = walk(c->rows, c->cols, 100 + ci);
-        job ref, got;
-        job_init(&ref, cpu, c, x);
-        job_reference(&ref, cpu);
-        job_init(&got, mixed, c, x);
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, c, x);
         for (size_t ri = 0; ri < sizeof ratio_sets / sizeof ratio_sets[0]; ri++) {
             double ratios[APO_MAX_DEVICES];
             for (size_t i = 0; i < n; i++)
@@ -327,25 +230,24 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
             const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
             for (size_t si = 0; si < 2; si++) {
                 for (int repeat = 0; repeat < 2; repeat++) {
-                    apo_report rep = APO_REPORT_INIT;
+                    apo_report rep;
+                    chk_verdict v;
                     char what[128];
                     snprintf(what, sizeof what, "cuda,cpu ratios %g/%g, split %s, run %d",
                              ratio_sets[ri][0], ratio_sets[ri][1], apo_split_name(splits[si]),
                              repeat + 1);
-                    job_run(&got, mixed, ratios, n, splits[si], &rep, what);
-                    assert_same_bits(&ref, &got, what);
-                    for (size_t d = 0; d < rep.n_devices; d++)
-                        cr_assert(!rep.devices[d].failed, "%s: %s failed: %s", what,
-                                  rep.devices[d].id, rep.devices[d].failure);
+                    chk_host_run(mixed, &ref, &got, ratios, n, splits[si], &rep, &v);
+                    chk_no_device_failed(&rep, &v);
+                    assert_verdict(&v, &got, what);
                 }
             }
         }
         /* And the runtime's own planning (equal shares before any model). */
-        apo_report rep = APO_REPORT_INIT;
-        job_run(&got, mixed, NULL, 0, APO_SPLIT_AUTO, &rep, "cuda,cpu planned");
-        assert_same_bits(&ref, &got, "cuda,cpu planned");
-        job_free(&ref);
-        job_free(&got);
+        apo_report rep;
+        chk_verdict v;
+        chk_host_run(mixed, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
+        assert_verdict(&v, &got, "cuda,cpu planned");
+        jobs_free(&ref, &got);
         free(x);
     }
     apo_runtime_destroy(mixed);
@@ -376,15 +278,13 @@ Test(gpu, nonfinite_and_constant_inputs_give_the_cpu_bits, .timeout = 300) {
             c.param = "replicates";
             c.value = 16;
         }
-        job ref, got;
-        job_init(&ref, cpu, &c, x);
-        job_reference(&ref, cpu);
-        job_init(&got, gpu, &c, x);
-        apo_report rep = APO_REPORT_INIT;
-        job_run(&got, gpu, NULL, 0, APO_SPLIT_TIME, &rep, "non-finite input");
-        assert_same_bits(&ref, &got, "non-finite input");
-        job_free(&ref);
-        job_free(&got);
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, &c, x);
+        apo_report rep;
+        chk_verdict v;
+        chk_host_run(gpu, &ref, &got, NULL, 0, APO_SPLIT_TIME, &rep, &v);
+        assert_verdict(&v, &got, "non-finite input");
+        jobs_free(&ref, &got);
     }
     free(x);
     apo_runtime_destroy(cpu);
@@ -424,7 +324,10 @@ static void gpu_indicator(apo_runtime *gpu, const char *kernel, const apo_param 
     w.n_params = 3;
     apo_report rep = APO_REPORT_INIT;
     cr_assert_eq(apo_distribute_workload(gpu, &w, &rep), APO_OK, "%s", apo_last_error());
-    assert_gpus_worked(&rep, kernel);
+    chk_verdict v;
+    chk_verdict_init(&v);
+    chk_gpus_worked(&rep, &v);
+    assert_verdict(&v, NULL, kernel);
 }
 
 static void gpu_bollinger(apo_runtime *gpu, const double *x, size_t n, size_t period, double up,
@@ -579,53 +482,6 @@ Test(gpu, macd_matches_talib_and_the_long_double_reference, .timeout = 300) {
 
 /* ---- device-resident arrays ------------------------------------------------------------- */
 
-/* Runs job j on GPU g of rt with the input and/or the outputs in that GPU's memory, and
- * copies the outputs back into j's host arrays. */
-static void run_resident(job *j, apo_runtime *rt, size_t g, int in_dev, int out_dev,
-                         apo_report *rep) {
-    job_poison(j, poison_got);
-    const size_t in_bytes = j->w.rows * j->w.cols * sizeof(double);
-    void *din = NULL;
-    double *dout[APO_MAX_IO] = {0};
-    const double *host_in = j->inputs[0];
-    const double *in[1] = {host_in};
-    if (in_dev) {
-        cr_assert_eq(apo_cuda_malloc(rt, g, in_bytes, &din), APO_OK, "%s", apo_last_error());
-        cr_assert_eq(apo_cuda_memcpy(rt, g, din, host_in, in_bytes, APO_COPY_HOST_TO_DEVICE),
-                     APO_OK, "%s", apo_last_error());
-        in[0] = din;
-    }
-    if (out_dev) {
-        for (size_t o = 0; o < j->w.n_outputs; o++) {
-            void *p = NULL;
-            const size_t bytes = j->len[o] * sizeof(double);
-            cr_assert_eq(apo_cuda_malloc(rt, g, bytes, &p), APO_OK, "%s", apo_last_error());
-            /* Poisoned on the GPU as well. */
-            cr_assert_eq(apo_cuda_memcpy(rt, g, p, j->out[o], bytes, APO_COPY_HOST_TO_DEVICE),
-                         APO_OK, "%s", apo_last_error());
-            dout[o] = p;
-        }
-    }
-    apo_workload w = j->w;
-    w.inputs = in;
-    w.outputs = out_dev ? dout : j->out;
-    apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
-    where.inputs_device = in_dev ? (int)g : -1;
-    where.outputs_device = out_dev ? (int)g : -1;
-    apo_status st = apo_distribute_workload_cuda(rt, &w, &where, rep);
-    cr_assert_eq(st, APO_OK, "%s %zux%zu resident (in %d, out %d): %s: %s", w.kernel, w.rows,
-                 w.cols, in_dev, out_dev, apo_status_name(st), apo_last_error());
-    if (out_dev) {
-        for (size_t o = 0; o < j->w.n_outputs; o++) {
-            cr_assert_eq(apo_cuda_memcpy(rt, g, j->out[o], dout[o], j->len[o] * sizeof(double),
-                                         APO_COPY_DEVICE_TO_HOST),
-                         APO_OK, "%s", apo_last_error());
-            cr_assert_eq(apo_cuda_free(rt, g, dout[o]), APO_OK, "%s", apo_last_error());
-        }
-    }
-    cr_assert_eq(apo_cuda_free(rt, g, din), APO_OK, "%s", apo_last_error());
-}
-
 Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
     apo_runtime *gpu = gpu_runtime_or_skip();
     apo_runtime *cpu = runtime_on("cpu", 0);
@@ -635,24 +491,23 @@ Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
     for (size_t ci = 0; ci < N_CASES; ci++) {
         const gcase *c = &cases[ci];
         double *x = walk(c->rows, c->cols, 900 + ci);
-        job ref, got;
-        job_init(&ref, cpu, c, x);
-        job_reference(&ref, cpu);
-        job_init(&got, gpu, c, x);
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, c, x);
         for (size_t p = 0; p < 3; p++) {
             for (int repeat = 0; repeat < 2; repeat++) {
-                apo_report rep = APO_REPORT_INIT;
-                run_resident(&got, gpu, g, placements[p][0], placements[p][1], &rep);
+                const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0};
+                apo_report rep;
+                chk_verdict v;
+                chk_resident(gpu, &ref, &got, &at, &rep, &v);
+                chk_gpus_worked(&rep, &v);
                 char what[96];
                 snprintf(what, sizeof what, "resident (inputs %s, outputs %s), run %d",
                          placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host",
                          repeat + 1);
-                assert_same_bits(&ref, &got, what);
-                assert_gpus_worked(&rep, what);
+                assert_verdict(&v, &got, what);
             }
         }
-        job_free(&ref);
-        job_free(&got);
+        jobs_free(&ref, &got);
         free(x);
     }
     apo_runtime_destroy(cpu);
@@ -663,14 +518,8 @@ Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
 
 /* A runtime on every GPU and nothing else, with the NCCL gather on or off. */
 static apo_runtime *gpus_with_nccl(apo_switch nccl) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = "cuda";
-    config.use_gpu = APO_USE_GPU_YES;
-    config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
-    config.nccl = nccl;
     apo_runtime *rt = NULL;
-    apo_status st = apo_runtime_create(&config, &rt);
+    apo_status st = chk_runtime("cuda", APO_USE_GPU_YES, 0, nccl, &rt);
     cr_assert_eq(st, APO_OK, "runtime on cuda: %s", apo_last_error());
     return rt;
 }
@@ -695,32 +544,23 @@ Test(gpu, several_gpus_gather_by_nccl_and_by_peer_copies_alike, .timeout = 1200)
     for (size_t ci = 0; ci < N_CASES; ci++) {
         const gcase *c = &cases[ci];
         double *x = walk(c->rows, c->cols, 1300 + ci);
-        job ref, got;
-        job_init(&ref, cpu, c, x);
-        job_reference(&ref, cpu);
-        job_init(&got, rts[0], c, x);
-        got.w.ratios = ratios;
-        got.w.n_ratios = gpus;
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, c, x);
         for (size_t d = 0; d < 2; d++) {
             for (size_t path = 0; path < 2; path++) {
-                apo_report rep = APO_REPORT_INIT;
-                run_resident(&got, rts[path], dests[d], 0, 1, &rep);
+                const chk_placement at = {dests[d], 0, 1, ratios, gpus};
+                apo_report rep;
+                chk_verdict v;
+                chk_resident(rts[path], &ref, &got, &at, &rep, &v);
+                chk_gpus_worked(&rep, &v);
+                chk_gather(&rep, dests[d], expect[path], &v);
                 char what[96];
                 snprintf(what, sizeof what, "outputs on GPU %zu, gather %s", dests[d],
                          path == 0 ? "by NCCL" : "by peer copies");
-                assert_same_bits(&ref, &got, what);
-                assert_gpus_worked(&rep, what);
-                int others_worked = 0;
-                for (size_t i = 0; i < rep.n_devices; i++)
-                    others_worked |= i != dests[d] && rep.devices[i].elements > 0;
-                apo_gather want = others_worked ? expect[path] : APO_GATHER_NONE;
-                cr_assert_eq(rep.gather, want, "%s %zux%zu %s: the report says %s, not %s",
-                             c->kernel, c->rows, c->cols, what, apo_gather_name(rep.gather),
-                             apo_gather_name(want));
+                assert_verdict(&v, &got, what);
             }
         }
-        job_free(&ref);
-        job_free(&got);
+        jobs_free(&ref, &got);
         free(x);
     }
     apo_runtime_destroy(cpu);
@@ -738,22 +578,14 @@ Test(gpu, the_interop_calls_check_their_arguments, .timeout = 60) {
     cr_assert_eq(apo_cuda_free(gpu, g, NULL), APO_OK);
     /* A round trip through device memory and a device-to-device copy. */
     const size_t n = 1 << 20;
-    double *h = malloc(n * sizeof *h), *back = malloc(n * sizeof *back);
-    cr_assert(h && back);
-    for (size_t i = 0; i < n; i++) {
+    double *h = malloc(n * sizeof *h);
+    cr_assert_not_null(h);
+    for (size_t i = 0; i < n; i++)
         h[i] = (double)i * 0.5 - 3.0;
-        back[i] = 0.0;
-    }
-    void *a = NULL, *b = NULL;
-    cr_assert_eq(apo_cuda_malloc(gpu, g, n * sizeof *h, &a), APO_OK, "%s", apo_last_error());
-    cr_assert_eq(apo_cuda_malloc(gpu, g, n * sizeof *h, &b), APO_OK, "%s", apo_last_error());
-    cr_assert_eq(apo_cuda_memcpy(gpu, g, a, h, n * sizeof *h, APO_COPY_HOST_TO_DEVICE), APO_OK);
-    cr_assert_eq(apo_cuda_memcpy(gpu, g, b, a, n * sizeof *h, APO_COPY_DEVICE_TO_DEVICE), APO_OK);
-    cr_assert_eq(apo_cuda_memcpy(gpu, g, back, b, n * sizeof *h, APO_COPY_DEVICE_TO_HOST), APO_OK);
-    cr_assert_eq(memcmp(h, back, n * sizeof *h), 0);
-    cr_assert_eq(apo_cuda_free(gpu, g, a), APO_OK);
-    cr_assert_eq(apo_cuda_free(gpu, g, b), APO_OK);
-    free(h), free(back);
+    chk_verdict v;
+    chk_round_trip(gpu, g, h, n * sizeof *h, 1, &v);
+    assert_verdict(&v, NULL, "round trip");
+    free(h);
     /* A placement that names a device which is not a GPU of this runtime. */
     apo_runtime *mixed = runtime_on("cuda,cpu", 0);
     size_t cpu_index = device_count(mixed);
@@ -782,27 +614,23 @@ Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
     for (size_t ci = 0; ci < sizeof guard_cases / sizeof guard_cases[0]; ci++) {
         const gcase *c = &guard_cases[ci];
         double *x = walk(c->rows, c->cols, 300 + ci);
-        job ref, got;
-        job_init(&ref, cpu, c, x);
-        job_reference(&ref, cpu);
-        job_init(&got, small, c, x);
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, c, x);
         for (int repeat = 0; repeat < 2; repeat++) {
-            apo_report rep = APO_REPORT_INIT;
-            job_run(&got, small, NULL, 0, APO_SPLIT_AUTO, &rep, "8 MiB budget");
-            assert_same_bits(&ref, &got, "8 MiB budget");
-            assert_gpus_worked(&rep, "8 MiB budget");
-            const apo_device_report *d = &rep.devices[first_gpu(small)];
-            cr_assert_gt(d->chunks, 1,
-                         "%s %zux%zu: %.1f MiB of input under an 8 MiB budget in %llu chunk",
-                         c->kernel, c->rows, c->cols, (double)(c->rows * c->cols) * 8.0 / 1048576.0,
-                         (unsigned long long)d->chunks);
+            apo_report rep;
+            chk_verdict v;
+            chk_host_run(small, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
+            chk_gpus_worked(&rep, &v);
+            chk_staged_in_chunks(&rep, 8, &v);
+            assert_verdict(&v, &got, "8 MiB budget");
         }
         /* Device-resident under the same budget. */
-        apo_report rep = APO_REPORT_INIT;
-        run_resident(&got, small, first_gpu(small), 1, 1, &rep);
-        assert_same_bits(&ref, &got, "8 MiB budget, resident");
-        job_free(&ref);
-        job_free(&got);
+        const chk_placement at = {first_gpu(small), 1, 1, NULL, 0};
+        apo_report rep;
+        chk_verdict v;
+        chk_resident(small, &ref, &got, &at, &rep, &v);
+        assert_verdict(&v, &got, "8 MiB budget, resident");
+        jobs_free(&ref, &got);
         free(x);
     }
     apo_runtime_destroy(small);
