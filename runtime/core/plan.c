@@ -1,0 +1,267 @@
+/*
+ * Planning a call: the workload checked and resolved into a call (kernel, parameters, tile
+ * grid, arrays), then the split: shares from explicit ratios or the balancing models, the
+ * devices that can take part, the axis, and each device's tiles (plan.h).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "balance/largest_remainder.h"
+#include "base/error.h"
+#include "catalog/call_span.h"
+#include "catalog/params.h"
+#include "core/plan.h"
+#include "core/runtime.h"
+#ifdef APO_HAVE_CUDA
+#include "devices/cuda/cuda_discovery.h"
+#endif
+
+/* With at least this many rows per device, the auto axis splits by rows. */
+#define APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT 32
+
+/* ---- validation ---------------------------------------------------------------------- */
+
+apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
+                             int check_buffers) {
+    APO_CHECK_STRUCT_SIZE(w, apo_workload, APO_WORKLOAD_INIT);
+    if (w->kernel == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_workload.kernel is NULL");
+    const apo__kernel *k = apo__registry_find(&rt->registry, w->kernel);
+    if (k == NULL)
+        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
+                         "no kernel named \"%s\" (built-ins: bollinger, macd, returns_stats, "
+                         "bootstrap)",
+                         w->kernel);
+    if (w->rows == 0 || w->cols == 0)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: rows (%zu) and cols (%zu) must be > 0",
+                         k->name, w->rows, w->cols);
+    if (w->rows > SIZE_MAX / sizeof(double) / w->cols)
+        return apo__fail(APO_ERR_OVERFLOW, "%s: rows %zu x cols %zu x 8 bytes overflows size_t",
+                         k->name, w->rows, w->cols);
+    if ((int)w->split < APO_SPLIT_AUTO || (int)w->split > APO_SPLIT_TIME)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_workload.split is %d, not an apo_split",
+                         (int)w->split);
+
+    memset(call, 0, sizeof *call);
+    call->in_gpu = -1;
+    call->out_gpu = -1;
+    call->kernel = k;
+    call->rows = w->rows;
+    call->cols = w->cols;
+    call->seed = w->seed;
+    apo_status st = apo__resolve_params(k, w->params, w->n_params, call->params);
+    if (st != APO_OK)
+        return st;
+    if (k->validate != NULL) {
+        char err[256];
+        st = k->validate(k, call->params, w->rows, w->cols, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "%s", err);
+    }
+    for (size_t i = 0; i < k->n_outputs; i++) {
+        size_t oc = k->output_cols(k, call->params, w->cols, i);
+        if (oc != 0 && w->rows > SIZE_MAX / sizeof(double) / oc)
+            return apo__fail(APO_ERR_OVERFLOW, "%s: output %s of %zu x %zu overflows size_t",
+                             k->name, k->output_names[i], w->rows, oc);
+    }
+
+    call->axis_len = k->axis_len(k, call->params, w->cols);
+    call->tile = k->tile_len(k, call->params);
+    call->tiles_per_row = (call->axis_len + call->tile - 1) / call->tile;
+    call->tiles = (uint64_t)w->rows * call->tiles_per_row;
+    call->unit_work = k->unit_work(k, call->params, w->cols);
+
+    if (!check_buffers)
+        return APO_OK;
+    if (w->n_inputs != k->n_inputs || w->n_outputs != k->n_outputs)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s takes %zu input(s) and %zu output(s); got %zu and %zu", k->name,
+                         k->n_inputs, k->n_outputs, w->n_inputs, w->n_outputs);
+    if (w->inputs == NULL || w->outputs == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: the inputs or outputs array is NULL", k->name);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        if (w->inputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: input %zu is NULL", k->name, i);
+    for (size_t i = 0; i < k->n_outputs; i++)
+        if (w->outputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", k->name, i,
+                             k->output_names[i]);
+    call->inputs = w->inputs;
+    call->outputs = w->outputs;
+    return APO_OK;
+}
+
+apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
+                            size_t *out_rows, size_t *out_cols) {
+    if (rt == NULL || w == NULL || out_rows == NULL || out_cols == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_output_shape: NULL argument");
+    apo__call call;
+    apo_status st = apo__resolve_call((apo_runtime *)rt, w, &call, 0);
+    if (st != APO_OK)
+        return st;
+    if (index >= call.kernel->n_outputs)
+        return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", call.kernel->name,
+                         call.kernel->n_outputs, index);
+    *out_rows = w->rows;
+    *out_cols = call.kernel->output_cols(call.kernel, call.params, w->cols, index);
+    return APO_OK;
+}
+
+/* ---- planning ------------------------------------------------------------------------- */
+
+apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const char **tag) {
+    *tag = w->tag != NULL ? w->tag : call->kernel->name;
+    size_t len = strlen(*tag);
+    if (len == 0 || len >= APO_TAG_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_workload.tag must be 1 to %d characters, got %zu", APO_TAG_MAX - 1,
+                         len);
+    return APO_OK;
+}
+
+/* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
+ * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only. */
+static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
+    const apo__device *dev = &rt->devices[i];
+    if (call->in_gpu >= 0 || call->out_gpu >= 0)
+        if (dev->info.kind != APO_DEVICE_CUDA)
+            return 0;
+    return apo__device_can_run(dev, call->kernel);
+}
+
+int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
+    return device_capable(rt, call, i) && !apo__fault_quarantined(&rt->faults, i);
+}
+
+/* The error of a call that every capable device is quarantined from. */
+static apo_status all_quarantined(const apo_runtime *rt, const apo__call *call) {
+    size_t quarantined = 0, first = 0;
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (device_capable(rt, call, i) && apo__fault_quarantined(&rt->faults, i) &&
+            quarantined++ == 0)
+            first = i;
+    return apo__fail(APO_ERR_ALL_DEVICES_FAILED,
+                     "%s: every device that can run it is quarantined (%zu; %s %s)",
+                     call->kernel->name, quarantined, rt->devices[first].info.id,
+                     rt->faults.health[first].reason);
+}
+
+apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *call, apo__plan *p) {
+    size_t n = rt->n_devices, capable = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!apo__device_takes_part(rt, call, i))
+            p->weights[i] = 0;
+        else
+            capable++;
+        sum += p->weights[i];
+    }
+    if (capable == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (device_capable(rt, call, i))
+                return all_quarantined(rt, call);
+        return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
+                         call->kernel->name,
+                         call->in_gpu >= 0 || call->out_gpu >= 0
+                             ? " on device-resident arrays (only GPUs with the kernel's CUDA "
+                               "implementation can)"
+                             : "");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (sum > 0)
+            p->weights[i] /= sum;
+        else
+            p->weights[i] = apo__device_takes_part(rt, call, i) ? 1.0 / (double)capable : 0.0;
+    }
+    return APO_OK;
+}
+
+apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__call *call,
+                          apo__plan *p) {
+    size_t n = rt->n_devices;
+    apo_status st = APO_OK;
+    p->predicted_s = NAN;
+    if (w->n_ratios != 0) {
+        if (w->ratios == NULL)
+            return apo__fail(APO_ERR_NULL, "n_ratios is %zu but ratios is NULL", w->n_ratios);
+        if (w->n_ratios != n)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%zu ratios given for %zu devices (one per device, in device order)",
+                             w->n_ratios, n);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!isfinite(w->ratios[i]) || w->ratios[i] < 0)
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "ratio %zu (%s) is %g: ratios must be finite and >= 0", i,
+                                 rt->devices[i].info.id, w->ratios[i]);
+            sum += w->ratios[i];
+        }
+        if (!(sum > 0) || !isfinite(sum))
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "the ratios sum to %g: at least one must be positive", sum);
+        for (size_t i = 0; i < n; i++)
+            p->weights[i] = w->ratios[i] / sum;
+        p->source = APO_RATIOS_EXPLICIT;
+    } else {
+        const char *tag;
+        st = apo__workload_tag(w, call, &tag);
+        if (st != APO_OK)
+            return st;
+        int usable[APO_MAX_DEVICES];
+        for (size_t i = 0; i < n; i++)
+            usable[i] = !apo__fault_quarantined(&rt->faults, i);
+        apo__balance_shares(&rt->balance, tag, usable,
+                            (double)apo__tiles_elements(call, 0, call->tiles), p->weights,
+                            &p->source, &p->predicted_s);
+    }
+
+    st = apo__keep_capable_devices(rt, call, p);
+    if (st != APO_OK)
+        return st;
+    size_t active = 0;
+    for (size_t i = 0; i < n; i++)
+        active += p->weights[i] > 0;
+    p->axis = w->split;
+    if (p->axis == APO_SPLIT_AUTO)
+        p->axis =
+            (call->tiles_per_row == 1 || call->rows >= APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT * active)
+                ? APO_SPLIT_ROWS
+                : APO_SPLIT_TIME;
+
+    uint64_t unit_tiles = p->axis == APO_SPLIT_ROWS ? call->tiles_per_row : 1;
+    uint64_t counts[APO_MAX_DEVICES];
+    apo__largest_remainder(p->weights, n, call->tiles / unit_tiles, counts);
+    uint64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->first[i] = next;
+        next += counts[i] * unit_tiles;
+        p->end[i] = next;
+    }
+    return APO_OK;
+}
+
+apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_info *out) {
+    if (rt == NULL || w == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_plan_workload: NULL argument");
+    APO_CHECK_STRUCT_SIZE(out, apo_plan_info, APO_PLAN_INFO_INIT);
+    apo__call call;
+    apo_status st = apo__resolve_call(rt, w, &call, 0);
+    if (st != APO_OK)
+        return st;
+    apo__plan p;
+    st = apo__plan_call(rt, w, &call, &p);
+    if (st != APO_OK)
+        return st;
+    out->ratio_source = p.source;
+    out->split_axis = p.axis;
+    out->predicted_ms = p.predicted_s * 1e3;
+    out->elements = apo__tiles_elements(&call, 0, call.tiles);
+    out->n_devices = rt->n_devices;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        out->shares[i] = p.weights[i];
+        out->device_elements[i] = apo__tiles_elements(&call, p.first[i], p.end[i]);
+    }
+    return APO_OK;
+}

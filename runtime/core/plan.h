@@ -1,0 +1,42 @@
+/*
+ * Planning a call (plan.c): from a workload to the call the devices run and to the tiles
+ * each device is given. distribute.c runs the plan; apo_plan_workload() only shows it.
+ */
+#ifndef APO_RUNTIME_CORE_PLAN_H
+#define APO_RUNTIME_CORE_PLAN_H
+
+#include <stdint.h>
+
+#include "catalog/kernel.h"
+#include "core/runtime.h"
+
+typedef struct apo__plan {
+    double weights[APO_MAX_DEVICES]; /* normalised shares */
+    apo_ratio_source source;
+    double predicted_s; /* predicted makespan, NaN without models */
+    apo_split axis;
+    uint64_t first[APO_MAX_DEVICES], end[APO_MAX_DEVICES]; /* planned tiles */
+} apo__plan;
+
+/* Everything about a workload that does not depend on the devices: shapes, parameters,
+ * the tile grid, and with `check_buffers` the arrays. Leaves call->partials NULL. */
+apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
+                             int check_buffers);
+
+/* The workload's tag (its kernel's name when it has none), checked. */
+apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const char **tag);
+
+/* Whether device i takes part in `call`: it can run the kernel where the arrays are, and it
+ * is not quarantined. */
+int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i);
+
+/* Zeroes the shares of devices that cannot take part and renormalises the rest; when the
+ * plan gave everything to such devices, the others share equally. Fails when no device
+ * can take part. */
+apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *call, apo__plan *p);
+
+/* The split of `call` on the runtime's devices: shares, axis and each device's tiles. */
+apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__call *call,
+                          apo__plan *p);
+
+#endif
