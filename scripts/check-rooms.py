@@ -7,6 +7,7 @@ devices/rank sit above devices/ and beside each other. A piece is a file name wi
 extension (x.c and x.h together), so "x.c includes y.h while y.c includes x.h" is a circle.
 
     scripts/check-rooms.py [RUNTIME_DIR]      # default: runtime/ beside this script
+    scripts/check-rooms.py --self-test        # shows that the check catches what it must
 """
 import os
 import re
@@ -37,9 +38,8 @@ def room_of(rel):
     return None
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "runtime")
+def check(root):
+    """The problems found in the tree at `root`, one line each."""
     problems = []
     edges = {}
     for dirpath, _, names in os.walk(root):
@@ -89,6 +89,44 @@ def main():
         if p not in state:
             visit(p)
 
+    return problems
+
+
+def self_test():
+    """Builds small trees with each kind of fault, and a clean one, and checks the verdicts,
+    so that a check that has silently stopped finding anything fails the suite."""
+    import tempfile
+
+    cases = {
+        "clean": ({"base/a.h": "", "core/b.c": '#include "base/a.h"\n'}, []),
+        "upward": ({"base/a.c": '#include "core/b.h"\n', "core/b.h": ""}, ["points up"]),
+        "sideways": ({"devices/cuda/a.c": '#include "devices/rank/b.h"\n',
+                      "devices/rank/b.h": ""}, ["points up or sideways"]),
+        "circle": ({"base/a.c": '#include "base/b.h"\n', "base/a.h": "",
+                    "base/b.c": '#include "base/a.h"\n', "base/b.h": ""}, ["circle"]),
+        "roomless": ({"misc.c": ""}, ["not in any room"]),
+    }
+    failed = 0
+    for name, (files, expected) in cases.items():
+        with tempfile.TemporaryDirectory() as root:
+            for rel, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                    f.write(text)
+            found = check(root)
+        ok = (not expected and not found) or (
+            expected and all(any(e in line for line in found) for e in expected))
+        print(f"check-rooms self-test {name}: {'ok' if ok else 'WRONG'} {found}")
+        failed += not ok
+    return 1 if failed else 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "runtime")
+    problems = check(root)
     for line in problems:
         print(f"check-rooms: {line}")
     if problems:
