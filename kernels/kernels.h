@@ -46,7 +46,7 @@ size_t apo__bollinger_tile_len(size_t period);
  * lower = middle - nbdev_dn * sd. Positions t < period - 1 are NaN. A window holding a NaN
  * gives NaN bands; a window holding infinities of one sign gives middle = that infinity and
  * NaN bands. A constant window gives sd exactly 0 and middle exactly the constant.
- * Requires period >= 1 (the SPEC range is 2..100000).
+ * Requires period >= 1 (the public range is 2..100000, docs/kernels.md).
  */
 void apo__cpu_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
                              double nbdev_up, double nbdev_dn, double *upper, double *middle,

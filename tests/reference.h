@@ -2,7 +2,7 @@
  * reference.h: test data and independent references for the kernel tests.
  *
  * The references are deliberately naive: long-double, whole-series, straight from the
- * definitions in SPEC.md and docs/kernels.md, with no tiles, no sliding and no shared code
+ * definitions in docs/kernels.md, with no tiles, no sliding and no shared code
  * with kernels/. Runtime tests may reuse them to check results end to end.
  */
 #ifndef APO_TEST_REFERENCE_H

@@ -118,7 +118,7 @@ static void read_cuda_env(apo__env *env, apo__warnings *w) {
             warn_ignored(w, "APPORTION_GPU_MEMORY_MB", mb, expected);
     }
     /* CUDA's own variable: when the user set it, cudart's numbering is theirs to choose;
-     * otherwise apportion numbers GPUs by PCI bus id (SPEC "Devices"). */
+     * otherwise apportion numbers GPUs by PCI bus id (docs/cuda.md). */
     env->cuda_device_order_set = env_get("CUDA_DEVICE_ORDER") != NULL;
 }
 

@@ -1,6 +1,6 @@
 /*
  * The sim device: computes with the CPU implementation (one thread) for its results, and
- * takes `latency + elements / rate` for a call, per SPEC. On the wall clock it waits the
+ * takes `latency + elements / rate` for a call (docs/env.md, "Device lists"). On the wall clock it waits the
  * modelled time out, so it can stand beside real devices; on the virtual clock it only
  * reports it, so balancing can be tested fast and without noise.
  *

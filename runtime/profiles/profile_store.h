@@ -40,7 +40,7 @@ typedef struct apo__profile_location {
     const char *home;            /* HOME or NULL */
 } apo__profile_location;
 
-/* Resolves both paths (SPEC "Profiles"): an explicit path wins, then profile_dir/NAME.json,
+/* Resolves both paths (docs/profiles.md, "Where the files are"): an explicit path wins, then profile_dir/NAME.json,
  * then xdg_state_home/apportion/NAME.json, then home/.local/state/apportion/NAME.json.
  * Returns APO_ERR_NOT_FOUND (err says which) when no rule applies (no HOME either), or
  * APO_ERR_INVALID_ARGUMENT for a path that does not fit in APO_PATH_MAX. */

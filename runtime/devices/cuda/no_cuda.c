@@ -1,6 +1,6 @@
 /*
  * The CUDA backend's stand-in for builds without it (-Dcuda=disabled, or no nvcc at build
- * time): discovery finds no GPU and says why, so the runtime carries on with the CPU (SPEC
+ * time): discovery finds no GPU and says why, so the runtime carries on with the CPU (docs/cuda.md
  * "Devices"), and the interop calls of apportion_cuda.h exist and fail cleanly.
  */
 #include <stdio.h>
