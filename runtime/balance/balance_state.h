@@ -5,8 +5,8 @@
  * profile.c fits and applies new models. Everything here is guarded by its own mutex, since
  * queries may come from any thread while a call runs.
  */
-#ifndef APO_RUNTIME_BALANCE_H
-#define APO_RUNTIME_BALANCE_H
+#ifndef APO_RUNTIME_BALANCE_BALANCE_STATE_H
+#define APO_RUNTIME_BALANCE_BALANCE_STATE_H
 
 #include <pthread.h>
 

@@ -6,8 +6,8 @@
  * exponentially decayed sums, so that recent calls weigh most and a device that becomes
  * slower is followed within a few calls.
  */
-#ifndef APO_RUNTIME_MODEL_H
-#define APO_RUNTIME_MODEL_H
+#ifndef APO_RUNTIME_BALANCE_MODEL_H
+#define APO_RUNTIME_BALANCE_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  * sorted by latency: the solver tries each prefix and keeps the best. A device left out
  * would not shorten the makespan; that is the CPU-or-GPU decision for small inputs.
  */
-#ifndef APO_RUNTIME_SOLVER_H
-#define APO_RUNTIME_SOLVER_H
+#ifndef APO_RUNTIME_BALANCE_SOLVER_H
+#define APO_RUNTIME_BALANCE_SOLVER_H
 
 #include <stddef.h>
 

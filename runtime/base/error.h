@@ -21,8 +21,8 @@
  *     release(a);
  *     return st;
  */
-#ifndef APO_RUNTIME_ERROR_H
-#define APO_RUNTIME_ERROR_H
+#ifndef APO_RUNTIME_BASE_ERROR_H
+#define APO_RUNTIME_BASE_ERROR_H
 
 #include "apportion.h"
 

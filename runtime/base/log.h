@@ -3,8 +3,8 @@
  * APPORTION_DEBUG_SUBSYS a comma list of subsystems (INIT, ENV, DEVICE, SPLIT, RUN, ALL),
  * APPORTION_DEBUG_FILE a file to append to instead of stderr.
  */
-#ifndef APO_RUNTIME_LOG_H
-#define APO_RUNTIME_LOG_H
+#ifndef APO_RUNTIME_BASE_LOG_H
+#define APO_RUNTIME_BASE_LOG_H
 
 #include "base/error.h"
 

@@ -2,8 +2,8 @@
  * Warnings gathered while a runtime is created. The library never prints: callers read
  * them through apo_runtime_warning(), and the debug log repeats them.
  */
-#ifndef APO_RUNTIME_WARNINGS_H
-#define APO_RUNTIME_WARNINGS_H
+#ifndef APO_RUNTIME_BASE_WARNINGS_H
+#define APO_RUNTIME_BASE_WARNINGS_H
 
 #include <stddef.h>
 

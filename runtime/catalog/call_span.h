@@ -4,8 +4,8 @@
  * elements its tiles write. A backend that moves data to where the tiles run (a GPU, another
  * MPI rank) ships exactly these spans, so the descriptors say them once, for every backend.
  */
-#ifndef APO_RUNTIME_CALL_SPAN_H
-#define APO_RUNTIME_CALL_SPAN_H
+#ifndef APO_RUNTIME_CATALOG_CALL_SPAN_H
+#define APO_RUNTIME_CATALOG_CALL_SPAN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * the whole rows in between, the start of the last row. Pure C, so it is built and tested
  * without CUDA.
  */
-#ifndef APO_RUNTIME_CUDA_VIEWS_H
-#define APO_RUNTIME_CUDA_VIEWS_H
+#ifndef APO_RUNTIME_CATALOG_CUDA_VIEWS_H
+#define APO_RUNTIME_CATALOG_CUDA_VIEWS_H
 
 #include "catalog/kernel.h"
 #include "kernels_cuda.h"

@@ -3,8 +3,8 @@
  * built-ins need (parameter-dependent tiles and halos, outputs of other shapes, per-tile
  * partials merged in a fixed pairwise tree). User kernels get the generic hooks.
  */
-#ifndef APO_RUNTIME_KERNEL_H
-#define APO_RUNTIME_KERNEL_H
+#ifndef APO_RUNTIME_CATALOG_KERNEL_H
+#define APO_RUNTIME_CATALOG_KERNEL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * and fail at once instead. Each thread keeps its own chain of frames, innermost first, so
  * a kernel of one runtime may still call into another.
  */
-#ifndef APO_RUNTIME_KERNEL_GUARD_H
-#define APO_RUNTIME_KERNEL_GUARD_H
+#ifndef APO_RUNTIME_CATALOG_REENTRY_GUARD_H
+#define APO_RUNTIME_CATALOG_REENTRY_GUARD_H
 
 #include "apportion.h"
 

@@ -10,8 +10,8 @@
  * (its worker may still be inside the abandoned task, so it cannot take another), or when
  * it fails in `quarantine_after` calls in a row among the calls in which it had work.
  */
-#ifndef APO_RUNTIME_FAULTS_H
-#define APO_RUNTIME_FAULTS_H
+#ifndef APO_RUNTIME_CORE_FAULTS_H
+#define APO_RUNTIME_CORE_FAULTS_H
 
 #include <stdatomic.h>
 #include <stddef.h>

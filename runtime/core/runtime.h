@@ -1,6 +1,6 @@
 /* The runtime object shared by runtime.c (life cycle, queries) and distribute.c. */
-#ifndef APO_RUNTIME_RUNTIME_H
-#define APO_RUNTIME_RUNTIME_H
+#ifndef APO_RUNTIME_CORE_RUNTIME_H
+#define APO_RUNTIME_CORE_RUNTIME_H
 
 #include <pthread.h>
 

@@ -6,8 +6,8 @@
  * separated by commas. Parsing is pure (no device is touched), so it can be tested and
  * fuzzed alone.
  */
-#ifndef APO_RUNTIME_DEVICE_SPEC_H
-#define APO_RUNTIME_DEVICE_SPEC_H
+#ifndef APO_RUNTIME_DEVICES_DEVICE_LIST_H
+#define APO_RUNTIME_DEVICES_DEVICE_LIST_H
 
 #include <stddef.h>
 #include <stdint.h>

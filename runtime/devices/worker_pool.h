@@ -5,8 +5,8 @@
  * every job up to its deadline; a job still running then is abandoned (device.h's task
  * guard), and its worker is never given another job.
  */
-#ifndef APO_RUNTIME_POOL_H
-#define APO_RUNTIME_POOL_H
+#ifndef APO_RUNTIME_DEVICES_WORKER_POOL_H
+#define APO_RUNTIME_DEVICES_WORKER_POOL_H
 
 #include <pthread.h>
 

@@ -3,8 +3,8 @@
  * with APPORTION_NCCL=0) gathers multi-GPU outputs with peer copies instead, and the same
  * library file serves both. Only builds with nccl.h (APO_HAVE_NCCL) can load it.
  */
-#ifndef APO_RUNTIME_NCCL_LOADER_H
-#define APO_RUNTIME_NCCL_LOADER_H
+#ifndef APO_RUNTIME_DEVICES_CUDA_NCCL_LOADER_H
+#define APO_RUNTIME_DEVICES_CUDA_NCCL_LOADER_H
 
 #include <stddef.h>
 

@@ -9,8 +9,8 @@
  * thread ever blocks inside MPI holding the others up. MPI_THREAD_MULTIPLE is still asked
  * for, for the sake of a program that uses MPI itself from other threads.
  */
-#ifndef APO_RUNTIME_MPI_LINK_H
-#define APO_RUNTIME_MPI_LINK_H
+#ifndef APO_RUNTIME_DEVICES_RANK_MPI_LINK_H
+#define APO_RUNTIME_DEVICES_RANK_MPI_LINK_H
 
 #include <mpi.h>
 #include <stddef.h>

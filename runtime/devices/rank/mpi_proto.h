@@ -11,8 +11,8 @@
  * per rank at a time, and MPI keeps messages between two ranks on one tag in order, so no
  * sequence numbers are needed to pair them; the task id is checked all the same.
  */
-#ifndef APO_RUNTIME_MPI_PROTO_H
-#define APO_RUNTIME_MPI_PROTO_H
+#ifndef APO_RUNTIME_DEVICES_RANK_MPI_PROTO_H
+#define APO_RUNTIME_DEVICES_RANK_MPI_PROTO_H
 
 #include <stdint.h>
 

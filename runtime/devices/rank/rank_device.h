@@ -1,6 +1,6 @@
 /* The rank device of rank 0: another MPI rank's devices as one device (backend_rank.c). */
-#ifndef APO_RUNTIME_BACKEND_RANK_H
-#define APO_RUNTIME_BACKEND_RANK_H
+#ifndef APO_RUNTIME_DEVICES_RANK_RANK_DEVICE_H
+#define APO_RUNTIME_DEVICES_RANK_RANK_DEVICE_H
 
 #include "devices/device.h"
 #include "devices/rank/mpi_proto.h"
