@@ -46,13 +46,11 @@ void bench_load_average(char *buf, size_t size);
 
 /* ---- seeded data (common.c) ----------------------------------------------------------- */
 
-/* The splitmix64 finaliser: one 64-bit hash step. */
-uint64_t bench_splitmix64(uint64_t z);
-
-/* A positive random walk around 100, one series of n samples: sample t depends on
- * (seed, t) and the samples before it only, so a shorter series is a prefix of a longer
- * one and one input serves every size (apo-bench-balance, apo-bench-auto-profile). */
-void bench_fill_walk_series(double *x, size_t n, uint64_t seed);
+/* Seeded positive prices, rows x cols, row-major: 100 * exp(5e-4 * (w - 100)) of the seeded
+ * random walk w of kernels/random_walk.h (the default input of `apportion run`), so log
+ * increments are uniform in (-5e-4, 5e-4). A single shorter row is a prefix of a longer
+ * one, so one input serves every size (apo-bench-balance, apo-bench-auto-profile). */
+void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed);
 
 /* ---- STREAM-style ceiling (stream.c) --------------------------------------------------- */
 
@@ -92,11 +90,6 @@ typedef struct bench_overhead_row {
  * Returns 0, or -1 on an allocation or API failure (reported on stderr). */
 int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *kernel, size_t cols,
                    size_t calls, bench_overhead_row *row);
-
-/* Seeded positive random walk, rows x cols, row-major, first-touched in parallel
- * (bench_kernels.c, built with OpenMP). Row r is a function of (seed, r) only; not the same
- * numbers as bench_fill_walk_series. */
-void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed);
 
 /* apo-bench-balance --ranks (ranks.c): the multi-rank scenario, run under mpirun. Returns
  * the exit status. */

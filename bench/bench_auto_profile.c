@@ -295,7 +295,7 @@ int main(int argc, char **argv) {
     input = malloc(max_size * sizeof *input);
     if (input == NULL)
         goto out;
-    bench_fill_walk_series(input, max_size, 0x5eedf00dull);
+    bench_fill_walk(input, 1, max_size, 0x5eedf00dull);
     const double *in[1] = {input};
     for (size_t o = 0; o < n_out; o++) {
         apo_workload w = APO_WORKLOAD_INIT;

@@ -770,7 +770,7 @@ int main(int argc, char **argv) {
         free(rows);
         return 1;
     }
-    bench_fill_walk_series(input, max_size, 0x5eedba1aull);
+    bench_fill_walk(input, 1, max_size, 0x5eedba1aull);
     size_t n_rows = 0;
 
     char host[256] = "?", load_start[64], load_end[64];

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "splitmix64.h"
 
 #define PROG "apo-bench-kernels"
 
@@ -47,29 +48,6 @@ json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps
                   const char *kernels, long *wrong, int *failed);
 
 /* ---- small helpers -------------------------------------------------------------------- */
-
-void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed) {
-    const long long total = (long long)(rows * cols);
-    /* Log-price increments, uniform in [-5e-4, 5e-4), keyed by (seed, row, index). */
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < total; i++) {
-        size_t r = (size_t)i / cols, t = (size_t)i % cols;
-        uint64_t u =
-            bench_splitmix64(bench_splitmix64(seed ^ (0x5851F42D4C957F2Dull * (r + 1))) + t);
-        x[i] = ((double)(u >> 11) * 0x1p-53 - 0.5) * 1e-3;
-    }
-#pragma omp parallel for schedule(static)
-    for (long long r = 0; r < (long long)rows; r++) {
-        double *row = x + (size_t)r * cols, w = 0.0;
-        for (size_t t = 0; t < cols; t++) {
-            w += row[t];
-            row[t] = w;
-        }
-    }
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < total; i++)
-        x[i] = 100.0 * exp(x[i]);
-}
 
 /* malloc, then first touch in parallel with the static schedule the kernels use. */
 static double *alloc_touched(size_t n) {
@@ -326,9 +304,9 @@ static long check_bollinger(const double *x, size_t rows, size_t cols, size_t ti
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
             if (fixed[i] < cols)
                 pos[np++] = fixed[i];
-        uint64_t s = 0x1234567u + rs[ri];
-        while (np < sizeof pos / sizeof pos[0])
-            pos[np++] = (size_t)((s = bench_splitmix64(s)) % cols);
+        const uint64_t seed = 0x1234567u + rs[ri];
+        for (uint64_t draw = 0; np < sizeof pos / sizeof pos[0]; draw++)
+            pos[np++] = (size_t)(apo__splitmix64(seed, draw) % cols);
         for (size_t k = 0; k < np; k++) {
             size_t t = pos[k];
             double u = out[0][off + t], m = out[1][off + t], l = out[2][off + t];

@@ -121,7 +121,7 @@ int bench_ranks(const char *devices, double max_size) {
     }
     long total_wrong = 0;
     if (!failed)
-        bench_fill_walk_series(in, max_n, 0x5eedba1aull);
+        bench_fill_walk(in, 1, max_n, 0x5eedba1aull);
     s.in = in;
     double ratios[APO_MAX_DEVICES];
     for (double size = 1e4; size <= max_size * 1.0001 && !failed; size *= 10) {

@@ -9,6 +9,7 @@
 #include "input.h"
 #include "json_report.h"
 #include "options.h"
+#include "random_walk.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -292,7 +293,7 @@ static int load_input(const cli_run_options *o, double **data, size_t *rows, siz
             cli_error("out of memory for %zu x %zu values", *rows, *cols);
             return CLI_EXIT_FAILURE;
         }
-        cli_random_walk(*data, *rows, *cols, o->seed);
+        apo__random_walk(*data, *rows, *cols, o->seed);
         return CLI_EXIT_OK;
     }
     size_t count = 0;

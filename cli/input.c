@@ -4,6 +4,8 @@
 #include "input.h"
 
 #include "csv.h"
+#include "random_walk.h"
+#include "splitmix64.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -155,30 +157,10 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
     return 0;
 }
 
-uint64_t cli_splitmix64(uint64_t seed, uint64_t index) {
-    uint64_t z = seed + (index + 1) * UINT64_C(0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* A uniform step in (-1, 1): k = the top 53 bits, step = (2k + 1 - 2^53) / 2^53. Every
- * operation is exact, so the walk is the same on every machine and compiler. */
-static double walk_step(uint64_t seed, uint64_t index) {
-    const uint64_t k = cli_splitmix64(seed, index) >> 11;
-    const int64_t odd = (int64_t)(2 * k + 1) - ((int64_t)1 << 53);
-    return (double)odd * 0x1p-53;
-}
+uint64_t cli_splitmix64(uint64_t seed, uint64_t index) { return apo__splitmix64(seed, index); }
 
 void cli_random_walk(double *dst, size_t rows, size_t cols, uint64_t seed) {
-    for (size_t r = 0; r < rows; r++) {
-        double x = 100.0;
-        for (size_t c = 0; c < cols; c++) {
-            const size_t g = r * cols + c;
-            x += walk_step(seed, (uint64_t)g);
-            dst[g] = x;
-        }
-    }
+    apo__random_walk(dst, rows, cols, seed);
 }
 
 int cli_make_dirs(const char *dir, char *err, size_t err_size) {

@@ -1,10 +1,11 @@
 /*
- * Inputs and outputs of `apportion run`: raw float64 and CSV files in, the seeded random walk
- * used when no file is given, and the output files (raw float64 or CSV) written atomically.
+ * Inputs and outputs of `apportion run`: raw float64 and CSV files in, and the output files
+ * (raw float64 or CSV) written atomically. The seeded random walk used when no file is given
+ * is apo__random_walk (kernels/random_walk.h), shared with the library and the benchmarks.
  *
- * Every function here depends only on libc and POSIX (not on libapportion), so the unit tests
- * and a fuzz target can link it alone. Functions that can fail return 0 on success and -1 on
- * failure, with a one-line message in err (when err_size > 0).
+ * Every function here depends only on libc, POSIX and kernels/ (not on libapportion), so the
+ * unit tests and a fuzz target can link it alone. Functions that can fail return 0 on success and
+ * -1 on failure, with a one-line message in err (when err_size > 0).
  */
 #ifndef APO_CLI_INPUT_H
 #define APO_CLI_INPUT_H
@@ -35,13 +36,10 @@ int cli_read_f64(const char *path, size_t rows, double **values, size_t *count, 
 int cli_read_input(const char *path, cli_format format, const char *column, size_t rows,
                    double **values, size_t *count, char *err, size_t err_size);
 
-/* The SplitMix64 output number `index` (0-based) of the generator seeded with `seed`:
- * mix64(seed + (index + 1) * 0x9e3779b97f4a7c15). */
+/* apo__splitmix64 and apo__random_walk (kernels/splitmix64.h, kernels/random_walk.h) under
+ * their old names, kept only while cli/cmd_selftest.c still calls them; new code calls the
+ * apo__ functions. */
 uint64_t cli_splitmix64(uint64_t seed, uint64_t index);
-
-/* Fills dst[rows*cols] with the default workload: per row a random walk that starts at 100,
- * x[r][0] = 100 + s(r*cols), x[r][c] = x[r][c-1] + s(r*cols + c), where s(g) is a uniform step
- * in (-1, 1) drawn from cli_splitmix64(seed, g). The caller checks that rows*cols fits. */
 void cli_random_walk(double *dst, size_t rows, size_t cols, uint64_t seed);
 
 /* Creates `dir` and its missing parents with mode 0755 (like mkdir -p). */

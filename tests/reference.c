@@ -1,10 +1,14 @@
 /*
  * reference.c: test data generator and naive long-double references (see reference.h).
  *
- * Nothing here is shared with kernels/: the references recompute every window or every
- * recurrence from scratch in long double, which is what makes them worth comparing to.
+ * Nothing here is shared with the kernels of kernels/: the references recompute every
+ * window or every recurrence from scratch in long double, which is what makes them worth
+ * comparing to. The test data draws its numbers from the one SplitMix64 of apportion
+ * (kernels/splitmix64.h), a hash that no kernel under test uses.
  */
 #include "reference.h"
+
+#include "splitmix64.h"
 
 #include <assert.h>
 #include <math.h>
@@ -14,15 +18,10 @@
 #define WALK_LEVELS 40
 #define WALK_SPAN ((uint64_t)1 << WALK_LEVELS)
 
-/* The splitmix64 finaliser: a bijective 64-bit mixer with good avalanche. */
-static uint64_t mix64(uint64_t z) {
-    z += 0x9E3779B97F4A7C15u;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
+/* A hash of the pair: the first SplitMix64 output of the seed's first output xor index. */
+static uint64_t hash2(uint64_t seed, uint64_t index) {
+    return apo__splitmix64(apo__splitmix64(seed, 0) ^ index, 0);
 }
-
-static uint64_t hash2(uint64_t seed, uint64_t index) { return mix64(mix64(seed) ^ index); }
 
 double apo__test_uniform(uint64_t seed, uint64_t index) {
     return (double)(hash2(seed, index) >> 11) * 0x1.0p-53;

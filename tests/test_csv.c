@@ -344,28 +344,6 @@ Test(input, format_from_the_file_name, .timeout = 10) {
     cr_assert_eq(cli_input_format("a.f64", CLI_FORMAT_CSV), CLI_FORMAT_CSV);
 }
 
-Test(input, random_walk_is_keyed_by_seed_and_index, .timeout = 10) {
-    /* The SplitMix64 reference values for seed 0 (outputs 0 and 1 of the published
-     * generator). */
-    cr_assert_eq(cli_splitmix64(0, 0), UINT64_C(0xe220a8397b1dcdaf));
-    cr_assert_eq(cli_splitmix64(0, 1), UINT64_C(0x6e789e6aa1b965f4));
-    double a[2 * 50], b[50];
-    cli_random_walk(a, 2, 50, 7);
-    cli_random_walk(b, 1, 50, 7);
-    cr_assert(memcmp(a, b, sizeof b) == 0);
-    for (size_t i = 0; i < 100; i++) {
-        const double prev = i % 50 == 0 ? 100.0 : a[i - 1];
-        cr_assert(fabs(a[i] - prev) < 1.0 && a[i] != prev, "step %zu", i);
-    }
-    /* Row 1 starts again at 100 and uses the global indices 50..99. */
-    const uint64_t k = cli_splitmix64(7, 50) >> 11;
-    const double step = (double)((int64_t)(2 * k + 1) - ((int64_t)1 << 53)) * 0x1p-53;
-    cr_assert(a[50] == 100.0 + step);
-    double c[50];
-    cli_random_walk(c, 1, 50, 8);
-    cr_assert(memcmp(b, c, sizeof c) != 0);
-}
-
 Test(input, written_csv_reads_back_exactly, .timeout = 10) {
     char dir[64], sub[128], path[256];
     temp_dir(dir, sizeof dir);

@@ -12,6 +12,7 @@
 #include "balance/solver.h"
 #include "catalog/params.h"
 #include "core/runtime.h"
+#include "random_walk.h"
 
 #define APO_PROFILE_DEFAULT_SAMPLES 1000000u
 #define APO_PROFILE_DEFAULT_RUNS 5u
@@ -43,22 +44,6 @@ static apo_status check_tag(const char *tag, const char *what) {
 }
 
 /* ---- profiling ---------------------------------------------------------------------------- */
-
-/* A seeded random walk around 100: the indicators see prices of a realistic shape, and
- * their speed does not depend on the values. */
-static void random_walk(double *x, size_t n, uint64_t seed) {
-    uint64_t s = seed ^ 0x9e3779b97f4a7c15u;
-    double level = 100.0;
-    for (size_t i = 0; i < n; i++) {
-        s += 0x9e3779b97f4a7c15u; /* splitmix64 */
-        uint64_t z = s;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        z ^= z >> 31;
-        level += ((double)(z >> 11) * 0x1.0p-53 - 0.5) * 0.5;
-        x[i] = level;
-    }
-}
 
 typedef struct profile_job {
     const apo_profile_options *opt;
@@ -140,7 +125,9 @@ static apo_status alloc_buffers(apo_runtime *rt, profile_job *job, apo_workload 
         if (job->inputs[i] == NULL)
             return apo__fail(APO_ERR_OUT_OF_MEMORY, "profiling: no memory for %llu samples",
                              (unsigned long long)cols);
-        random_walk(job->inputs[i], (size_t)cols, job->opt->seed + i);
+        /* The default input of `apportion run`: the indicators see prices of a realistic
+         * shape, and their speed does not depend on the values. */
+        apo__random_walk(job->inputs[i], 1, (size_t)cols, job->opt->seed + i);
     }
     for (size_t i = 0; i < job->kernel->n_outputs; i++) {
         size_t rows, out_cols;

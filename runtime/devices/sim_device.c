@@ -23,21 +23,11 @@
 #include "devices/host_memory.h"
 #include "devices/host_tiles.h"
 #include "devices/sim_device.h"
+#include "splitmix64.h"
 
 /* A sim device cuts its share into up to this many tasks, so that a failure loses part of
  * the share and the failover path has finished tiles to keep. */
 #define APO_SIM_TASKS_PER_RUN 4
-
-/* SplitMix64's finaliser: a bijection of 64-bit words whose every output bit depends on
- * every input bit, which makes a hash of a counter a usable random draw. */
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
 
 /* FNV-1a of the device id: the draw is keyed by the device's name, not its position. */
 static uint64_t name_key(const char *id) {
@@ -50,9 +40,13 @@ static uint64_t name_key(const char *id) {
 /* The draw of task `task_no`: two independent 64-bit words, for whether it fails and for
  * how far it gets first. */
 static void flaky_draw(const apo__device *dev, uint64_t task_no, uint64_t *fails, uint64_t *point) {
-    uint64_t h = mix64(dev->info.sim_seed ^ mix64(name_key(dev->info.id) ^ mix64(task_no)));
+    /* SplitMix64's finaliser of the three keys: every output bit depends on every input bit,
+     * so the hash of a counter is a usable draw. */
+    uint64_t h =
+        apo__splitmix64_mix(dev->info.sim_seed ^ apo__splitmix64_mix(name_key(dev->info.id) ^
+                                                                     apo__splitmix64_mix(task_no)));
     *fails = h;
-    *point = mix64(h ^ 0x9e3779b97f4a7c15ULL);
+    *point = apo__splitmix64_mix(h ^ APO__SPLITMIX64_GAMMA);
 }
 
 /* Whether task `task_no` fails, and if so how many of its `tiles` tiles it computes first. */
