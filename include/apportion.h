@@ -10,6 +10,8 @@
  * - On failure, apo_last_error() holds a detailed message for the calling thread.
  * - Public structs are versioned by their leading `size` field: initialise them with the
  *   matching APO_*_INIT macro, which sets it to sizeof the struct you compiled against.
+ *   Before 1.0 a minor version may change a layout (0.2 did): rebuild against the header
+ *   of the library you run with (docs/api.md, "Layout changes").
  *
  * Thread safety:
  * - Distinct runtimes are independent.
@@ -42,9 +44,9 @@ extern "C" {
 #endif
 
 #define APO_VERSION_MAJOR 0
-#define APO_VERSION_MINOR 1
+#define APO_VERSION_MINOR 2
 #define APO_VERSION_PATCH 0
-#define APO_VERSION_STRING "0.1.0"
+#define APO_VERSION_STRING "0.2.0"
 
 /* Returns the library's version string ("MAJOR.MINOR.PATCH"). */
 APO_EXPORT const char *apo_version(void);
@@ -202,30 +204,34 @@ APO_EXPORT const char *apo_device_kind_name(apo_device_kind kind);
 #define APO_MAX_DEVICES 64
 
 typedef struct apo_device_info {
-    size_t size;               /* sizeof(apo_device_info); set by APO_DEVICE_INFO_INIT */
+    size_t size; /* sizeof(apo_device_info); set by APO_DEVICE_INFO_INIT */
+    /* Every device */
     char id[APO_ID_MAX];       /* "cpu", "sim:NAME", the GPU's UUID or "rank:N@HOST" */
     char label[APO_LABEL_MAX]; /* human-readable ("cpu (2 threads)") */
     apo_device_kind kind;
     int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: 0 */
     uint64_t memory_total_bytes; /* host memory for cpu and sim, device memory for cuda */
     uint64_t memory_free_bytes;
-    int compute_capability_major; /* cuda only, else 0 */
+    /* cuda only, else 0 or "" */
+    int compute_capability_major;
     int compute_capability_minor;
-    int multiprocessors;     /* cuda only */
-    int copy_engines;        /* cuda only */
-    char pci_bus_id[16];     /* cuda only: "dddd:bb:dd.0" */
-    double sim_rate;         /* sim only: modelled elements per second */
-    double sim_latency_s;    /* sim only: modelled fixed latency, paid once per call */
-    uint64_t sim_fail_after; /* sim only: fails from this task on (0: never) */
-    uint64_t sim_slow_after; /* sim only: from its Nth call with work on, it runs at
-                                sim_slow_rate (0: never) */
+    int multiprocessors;
+    int copy_engines;
+    char pci_bus_id[16]; /* "dddd:bb:dd.0" */
+    /* sim only, else 0 */
+    double sim_rate;         /* modelled elements per second */
+    double sim_latency_s;    /* modelled fixed latency, paid once per call */
+    uint64_t sim_slow_after; /* from its Nth call with work on, it runs at sim_slow_rate
+                                (0: never) */
     double sim_slow_rate;
-    int mpi_rank;             /* rank only: the MPI rank in MPI_COMM_WORLD */
-    char host[APO_LABEL_MAX]; /* rank only: the host it runs on */
-    size_t rank_devices;      /* rank only: how many local devices it serves with */
-    double sim_flaky;         /* sim only: probability that a task fails (0: never) */
-    uint64_t sim_seed;        /* sim only: the seed of its flaky draws */
-    uint64_t sim_hang_after;  /* sim only: from this task on, a task never answers (0: never) */
+    uint64_t sim_fail_after; /* fails from this task on (0: never) */
+    uint64_t sim_hang_after; /* from this task on, a task never answers (0: never) */
+    double sim_flaky;        /* probability that a task fails (0: never) */
+    uint64_t sim_seed;       /* the seed of its flaky draws */
+    /* rank only, else 0 or "" */
+    int mpi_rank;             /* the MPI rank in MPI_COMM_WORLD */
+    char host[APO_LABEL_MAX]; /* the host it runs on */
+    size_t rank_devices;      /* how many local devices it serves with */
 } apo_device_info;
 
 #define APO_DEVICE_INFO_INIT                                                                       \
@@ -382,30 +388,34 @@ typedef enum apo_ratio_source {
 APO_EXPORT const char *apo_ratio_source_name(apo_ratio_source source);
 
 typedef struct apo_device_report {
+    /* The device */
     char id[APO_ID_MAX];
     char label[APO_LABEL_MAX];
     apo_device_kind kind;
+    int simulated; /* a sim device: times are modelled */
+    /* Its work */
     double share;      /* its normalised ratio: the planned fraction before rounding to whole
                           tiles (`elements` says what it computed) */
     uint64_t elements; /* elements it actually computed (failover included) */
     uint64_t tiles;    /* tiles it actually computed */
-    double wall_ms;    /* busy time on the host clock. For cpu and sim devices it is
-                          h2d + kernel + d2h; a GPU overlaps its phases, so its wall time
-                          is less than their sum (their ratio is the overlap achieved) */
-    double h2d_ms, kernel_ms, d2h_ms; /* GPUs: summed from CUDA events */
     uint64_t chunks;   /* pieces its work was staged in (GPUs: bounded by the memory budget;
                           cpu and sim: tasks) */
-    double wait_ms;    /* idle time within the makespan */
-    double throughput; /* elements per second while busy */
-    int failed;        /* it failed during the call */
+    /* Its time */
+    double wall_ms;                   /* busy time on the host clock. For cpu and sim devices it is
+                                         h2d + kernel + d2h; a GPU overlaps its phases, so its wall time
+                                         is less than their sum (their ratio is the overlap achieved) */
+    double h2d_ms, kernel_ms, d2h_ms; /* GPUs: summed from CUDA events */
+    double wait_ms;                   /* idle time within the makespan */
+    double throughput;                /* elements per second while busy */
+    /* Its faults */
+    int failed;                  /* it failed during the call */
+    int deadline_missed;         /* it did not finish a task within its deadline: the task was
+                                    abandoned (failed is also set) */
+    double deadline_ms;          /* the longest deadline it was given in this call (0: no work) */
     char failure[APO_LABEL_MAX]; /* why, when failed */
     uint64_t elements_moved_out; /* elements it was given (planned or taken over) but did not
                                     compute, because it failed: they went to others */
     uint64_t elements_moved_in;  /* elements it computed on behalf of failed devices */
-    int simulated;               /* a sim device: times are modelled */
-    int deadline_missed;         /* it did not finish a task within its deadline: the task was
-                                    abandoned (failed is also set) */
-    double deadline_ms;          /* the longest deadline it was given in this call (0: no work) */
     int quarantined;             /* it gets no work for the rest of the runtime's life */
     char quarantine_reason[APO_LABEL_MAX]; /* why, when quarantined, else "" */
 } apo_device_report;
@@ -422,25 +432,30 @@ APO_EXPORT const char *apo_gather_name(apo_gather gather);
 
 typedef struct apo_report {
     size_t size; /* sizeof(apo_report); set by APO_REPORT_INIT */
+    /* The workload */
     char kernel[APO_NAME_MAX];
     size_t rows, cols;
     uint64_t seed;
+    uint64_t elements; /* elements in the workload */
+    /* The plan */
     apo_split split_axis; /* the axis used (never AUTO) */
     apo_ratio_source ratio_source;
-    size_t tile;               /* tile length along the tiled axis */
-    uint64_t tiles;            /* tiles in the grid */
-    uint64_t elements;         /* elements in the workload */
+    size_t tile;    /* tile length along the tiled axis */
+    uint64_t tiles; /* tiles in the grid */
+    /* The run */
     double makespan_ms;        /* first dispatch to last merge */
     double balance_efficiency; /* ideal makespan from measured rates / actual, 0..1 */
     int simulated;             /* any device simulated */
     int virtual_clock;         /* sim times are modelled, not waited */
-    size_t failovers;          /* devices that failed during the call */
     apo_gather gather;         /* how GPU outputs reached the destination GPU */
     double gather_ms;          /* time of the gather after the phase (NCCL or its fallback) */
-    size_t n_devices;
-    apo_device_report devices[APO_MAX_DEVICES];
+    /* The faults */
+    size_t failovers;        /* devices that failed during the call */
     size_t deadlines_missed; /* devices that missed a deadline during the call */
     size_t quarantined;      /* devices quarantined, during this call or before */
+    /* Per device, in device order: entries 0 .. n_devices - 1 */
+    size_t n_devices;
+    apo_device_report devices[APO_MAX_DEVICES];
 } apo_report;
 
 #define APO_REPORT_INIT                                                                            \
@@ -597,14 +612,17 @@ APO_EXPORT const char *apo_profile_state_name(apo_profile_state state);
 
 typedef struct apo_profile_files {
     size_t size; /* sizeof(apo_profile_files); set by APO_PROFILE_FILES_INIT */
+    /* multigpu.json */
     char multigpu_path[APO_PATH_MAX];
-    char thresholds_path[APO_PATH_MAX];
-    apo_profile_state multigpu_state, thresholds_state;
+    apo_profile_state multigpu_state;
     char multigpu_message[APO_LABEL_MAX * 2]; /* why ignored, else "" */
-    char thresholds_message[APO_LABEL_MAX * 2];
-    int multigpu_threadx; /* the file has ThreadX's older shape */
-    char host[APO_LABEL_MAX];
-    char updated_at[40]; /* multigpu.json's, "" when unknown */
+    int multigpu_threadx;                     /* the file has ThreadX's older shape */
+    char host[APO_LABEL_MAX];                 /* the host that wrote it (this one) */
+    char updated_at[40];                      /* when it was written, "" when unknown */
+    /* thresholds.json */
+    char thresholds_path[APO_PATH_MAX];
+    apo_profile_state thresholds_state;
+    char thresholds_message[APO_LABEL_MAX * 2]; /* why ignored, else "" */
 } apo_profile_files;
 
 #define APO_PROFILE_FILES_INIT                                                                     \
@@ -671,13 +689,13 @@ typedef enum apo_cluster_role {
 } apo_cluster_role;
 
 typedef struct apo_cluster_info {
-    size_t size; /* sizeof(apo_cluster_info); set by APO_CLUSTER_INFO_INIT */
+    size_t size;        /* sizeof(apo_cluster_info); set by APO_CLUSTER_INFO_INIT */
+    int built_with_mpi; /* the library was built with MPI support */
     apo_cluster_role role;
     int rank;      /* this process's rank in MPI_COMM_WORLD (0 when NONE) */
     int ranks;     /* processes in the job (1 when NONE) */
     size_t joined; /* coordinator: ranks that answered and are devices */
     char host[APO_LABEL_MAX];
-    int built_with_mpi; /* the library was built with MPI support */
 } apo_cluster_info;
 
 #define APO_CLUSTER_INFO_INIT                                                                      \

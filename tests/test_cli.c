@@ -192,7 +192,7 @@ Test(cli, help_exits_0_on_every_command, .timeout = 60) {
 Test(cli, version_names_tool_and_library, .timeout = 60) {
     cli_result r = run_cli(ARGS("--version"));
     cr_assert_eq(r.status, 0);
-    cr_assert_str_eq(r.out, "apportion 0.1.0 (libapportion 0.1.0)\n");
+    cr_assert_str_eq(r.out, "apportion 0.2.0 (libapportion 0.2.0)\n");
     free_result(&r);
 }
 

@@ -300,10 +300,17 @@ static apo_status gather_outputs(run_state *s, apo_status phases) {
     return phases;
 }
 
+/* fill_report clears the report up to its device array: no field may follow the array. */
+_Static_assert(offsetof(apo_report, devices) + sizeof(((apo_report *)0)->devices) ==
+                   sizeof(apo_report),
+               "apo_report.devices must be the last field");
+
 static void fill_report(const run_state *s, const apo__plan *p, const apo_workload *w,
                         double makespan_s, int modelled, apo_report *r) {
     const apo_runtime *rt = s->rt;
     const apo__call *call = s->call;
+    /* Every field before the device array, which comes last: its entries are written one
+     * by one below, and those past n_devices are not touched (docs/api.md). */
     size_t size = r->size;
     memset(r, 0, offsetof(apo_report, devices));
     r->size = size;
@@ -320,8 +327,6 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
     r->n_devices = rt->n_devices;
     r->gather = s->gather;
     r->gather_ms = s->gather_s * 1e3;
-    r->deadlines_missed = 0;
-    r->quarantined = 0;
 
     double rate_sum = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
