@@ -30,6 +30,8 @@
 #include "input.h"
 #include "json_report.h"
 #include "options.h"
+#include "random_walk.h"
+#include "splitmix64.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -357,7 +359,7 @@ static const st_ref *get_ref(st_ctx *c, size_t s, size_t k) {
             return r;
         }
         /* A fresh walk per shape: the seed moves with the shape's index. */
-        cli_random_walk(c->inputs[s], sh.rows, sh.cols, c->opt.seed + s);
+        apo__random_walk(c->inputs[s], sh.rows, sh.cols, c->opt.seed + s);
     }
     chk_verdict v;
     chk_job_init(&r->job, c->ref, kernel_names[k], sh.rows, sh.cols, c->inputs[s], params, n_params,
@@ -488,7 +490,7 @@ static void check_allocation(st_ctx *c, const st_device *d) {
         chk_verdict_set(&k.v, CHK_FAIL, "out of host memory");
     } else {
         for (size_t i = 0; i < n; i++)
-            pattern[i] = cli_splitmix64(c->opt.seed, i);
+            pattern[i] = apo__splitmix64(c->opt.seed, i);
         chk_round_trip(c->rt, d->index, pattern, ST_ALLOC_BYTES, 0, &k.v);
     }
     free(pattern);

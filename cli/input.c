@@ -4,8 +4,6 @@
 #include "input.h"
 
 #include "csv.h"
-#include "random_walk.h"
-#include "splitmix64.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -155,12 +153,6 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
         return -1;
     }
     return 0;
-}
-
-uint64_t cli_splitmix64(uint64_t seed, uint64_t index) { return apo__splitmix64(seed, index); }
-
-void cli_random_walk(double *dst, size_t rows, size_t cols, uint64_t seed) {
-    apo__random_walk(dst, rows, cols, seed);
 }
 
 int cli_make_dirs(const char *dir, char *err, size_t err_size) {

@@ -3,9 +3,9 @@
  * (raw float64 or CSV) written atomically. The seeded random walk used when no file is given
  * is apo__random_walk (kernels/random_walk.h), shared with the library and the benchmarks.
  *
- * Every function here depends only on libc, POSIX and kernels/ (not on libapportion), so the
- * unit tests and a fuzz target can link it alone. Functions that can fail return 0 on success and
- * -1 on failure, with a one-line message in err (when err_size > 0).
+ * Every function here depends only on libc and POSIX (not on libapportion), so the unit tests
+ * and a fuzz target can link it alone. Functions that can fail return 0 on success and -1 on
+ * failure, with a one-line message in err (when err_size > 0).
  */
 #ifndef APO_CLI_INPUT_H
 #define APO_CLI_INPUT_H
@@ -35,12 +35,6 @@ int cli_read_f64(const char *path, size_t rows, double **values, size_t *count, 
  * of values must be a multiple of rows. */
 int cli_read_input(const char *path, cli_format format, const char *column, size_t rows,
                    double **values, size_t *count, char *err, size_t err_size);
-
-/* apo__splitmix64 and apo__random_walk (kernels/splitmix64.h, kernels/random_walk.h) under
- * their old names, kept only while cli/cmd_selftest.c still calls them; new code calls the
- * apo__ functions. */
-uint64_t cli_splitmix64(uint64_t seed, uint64_t index);
-void cli_random_walk(double *dst, size_t rows, size_t cols, uint64_t seed);
 
 /* Creates `dir` and its missing parents with mode 0755 (like mkdir -p). */
 int cli_make_dirs(const char *dir, char *err, size_t err_size);
