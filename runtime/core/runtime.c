@@ -233,7 +233,8 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
             rt->n_gpus++;
 
     if (rt->n_devices == 0) {
-        /* Only GPU items were listed and none is usable: the CPU carries on (docs/design.md: never a crash for a missing GPU). */
+        /* Only GPU items were listed and none is usable: the CPU carries on (docs/design.md: never
+         * a crash for a missing GPU). */
         apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
         apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
     }

@@ -1,7 +1,7 @@
 /*
  * The sim device: computes with the CPU implementation (one thread) for its results, and
- * takes `latency + elements / rate` for a call (docs/env.md, "Device lists"). On the wall clock it waits the
- * modelled time out, so it can stand beside real devices; on the virtual clock it only
+ * takes `latency + elements / rate` for a call (docs/env.md, "Device lists"). On the wall clock it
+ * waits the modelled time out, so it can stand beside real devices; on the virtual clock it only
  * reports it, so balancing can be tested fast and without noise.
  *
  * Faults it can inject, each counted by the task number over the runtime's life (so that

@@ -40,10 +40,11 @@ typedef struct apo__profile_location {
     const char *home;            /* HOME or NULL */
 } apo__profile_location;
 
-/* Resolves both paths (docs/profiles.md, "Where the files are"): an explicit path wins, then profile_dir/NAME.json,
- * then xdg_state_home/apportion/NAME.json, then home/.local/state/apportion/NAME.json.
- * Returns APO_ERR_NOT_FOUND (err says which) when no rule applies (no HOME either), or
- * APO_ERR_INVALID_ARGUMENT for a path that does not fit in APO_PATH_MAX. */
+/* Resolves both paths (docs/profiles.md, "Where the files are"): an explicit path wins, then
+ * profile_dir/NAME.json, then xdg_state_home/apportion/NAME.json, then
+ * home/.local/state/apportion/NAME.json. Returns APO_ERR_NOT_FOUND (err says which) when no rule
+ * applies (no HOME either), or APO_ERR_INVALID_ARGUMENT for a path that does not fit in
+ * APO_PATH_MAX. */
 apo_status apo__profile_paths(const apo__profile_location *loc, char *multigpu, char *thresholds,
                               char *err, size_t err_size);
 
