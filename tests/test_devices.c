@@ -300,7 +300,8 @@ Test(devices, the_nccl_switch_is_read_and_checked) {
     c.nccl = (apo_switch)7;
     rt = NULL;
     cr_assert_eq(apo_runtime_create(&c, &rt), APO_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(apo_last_error(), "apo_config.profiles") != NULL, "%s", apo_last_error());
+    cr_assert(strstr(apo_last_error(), "apo_config.nccl is 7, not an apo_switch") != NULL, "%s",
+              apo_last_error());
     cr_assert_null(rt);
 }
 

@@ -1,24 +1,72 @@
-/* The library's environment variables, each parsed strictly; see env.h. */
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
+/*
+ * The settings, generated from settings_table.h: each row's parsing, bounds and precedence
+ * is the code of its type, below, and nothing here names a setting. This is the one file
+ * that reads the environment.
+ */
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "base/log.h"
+#include "base/parse_number.h"
 #include "base/settings.h"
-#include "core/faults.h"
 
 /* A value is shown in a warning cut to this many bytes: the environment is outside input, and
  * a 100 KB value must not drown the message that names it. */
 #define SHOWN_VALUE_MAX 64
 
-static const char *env_get(const char *name) {
-    const char *v = getenv(name);
-    return (v != NULL && v[0] != '\0') ? v : NULL;
-}
+/* ---- The table against apo_config ------------------------------------------------------ */
+
+/* Each row of APO_SETTINGS names a field of apo_config of its row's type... */
+#define FIELD_TYPE_CHECK_(field, var, legacy, type, ...)                                           \
+    _Static_assert(                                                                                \
+        _Generic(((apo_config *)NULL)->field, APO_SETTING_CTYPE_##type : 1, default : 0),          \
+        "apo_config." #field " does not have the type of its settings row");
+APO_SETTINGS(FIELD_TYPE_CHECK_)
+
+/* ...and the rows, after `size`, lay out a struct just like apo_config: so each field has a
+ * row, in the order of the header. (A field added in the tail padding of apo_config would
+ * escape the size check; the offsets below still pin every field that has a row.) */
+typedef struct config_layout {
+    size_t size;
+    APO_SETTINGS(APO_SETTING_MEMBER)
+} config_layout;
+_Static_assert(sizeof(config_layout) == sizeof(apo_config),
+               "apo_config has a field that no row of APO_SETTINGS names");
+#define FIELD_PLACE_CHECK_(field, ...)                                                             \
+    _Static_assert(offsetof(config_layout, field) == offsetof(apo_config, field),                  \
+                   "APO_SETTINGS lists apo_config." #field " out of the header's order");
+APO_SETTINGS(FIELD_PLACE_CHECK_)
+
+/* ---- The rows as data -------------------------------------------------------------------- */
+
+#define ROW_INDEX_(field, ...) ROW_##field,
+enum {
+    APO_SETTINGS(ROW_INDEX_) APO_ENV_SETTINGS(ROW_INDEX_) APO_LOG_SETTINGS(ROW_INDEX_) ROW_COUNT
+};
+
+/* The parameters are named apart from the members, which the designators name. */
+#define ROW_(in_list, name, var, legacy, row_type, row_values, def, lo, hi, row_def_text, text)    \
+    {.list = in_list,                                                                              \
+     .field = #name,                                                                               \
+     .env = var,                                                                                   \
+     .legacy_env = legacy,                                                                         \
+     .type = APO_SETTING_##row_type,                                                               \
+     .values = row_values,                                                                         \
+     .min = (double)(lo),                                                                          \
+     .max = (double)(hi),                                                                          \
+     .def_text = row_def_text,                                                                     \
+     .about = text},
+#define CONFIG_ROW_(...) ROW_(APO_SETTING_IN_CONFIG, __VA_ARGS__)
+#define ENV_ROW_(...) ROW_(APO_SETTING_ENV_ONLY, __VA_ARGS__)
+#define LOG_ROW_(...) ROW_(APO_SETTING_FOR_LOG, __VA_ARGS__)
+const apo__setting_row apo__setting_rows[] = {APO_SETTINGS(CONFIG_ROW_) APO_ENV_SETTINGS(ENV_ROW_)
+                                                  APO_LOG_SETTINGS(LOG_ROW_)};
+const size_t apo__setting_row_count = ROW_COUNT;
+
+/* ---- Messages ------------------------------------------------------------------------------ */
 
 void apo__env_show_value(const char *value, char *out, size_t size) {
     size_t o = 0, i = 0;
@@ -33,187 +81,324 @@ void apo__env_show_value(const char *value, char *out, size_t size) {
         memcpy(out + o, "...", 4);
 }
 
-/* Warns that `name`'s value was ignored, showing the value safely, then why. */
-static void warn_ignored(apo__warnings *w, const char *name, const char *value,
-                         const char *expected) {
-    char shown[SHOWN_VALUE_MAX + 4];
+/* A bound as people write it: whole numbers without a fraction or exponent ("86400",
+ * "1000000"), others in the fewest digits that read back as the same double ("0.01"). */
+static void format_bound(double v, char *out, size_t size) {
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(out, size, "%.0f", v);
+        return;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, size, "%.*g", digits, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
+}
+
+void apo__setting_expected(const apo__setting_row *row, char *out, size_t size) {
+    char min[32], max[32];
+    format_bound(row->min, min, sizeof min);
+    format_bound(row->max, max, sizeof max);
+    switch (row->type) {
+    case APO_SETTING_INT:
+    case APO_SETTING_UINT:
+    case APO_SETTING_SIZE:
+    case APO_SETTING_REAL:
+        snprintf(out, size, "%s from %s to %s", row->values, min, max);
+        break;
+    case APO_SETTING_REAL_ABOVE:
+        snprintf(out, size, "%s, more than %s and at most %s", row->values, min, max);
+        break;
+    case APO_SETTING_SWITCH:
+        snprintf(out, size, "1 or 0 (on, off)");
+        break;
+    case APO_SETTING_USE_GPU:
+        snprintf(out, size, "auto, yes or no");
+        break;
+    case APO_SETTING_SIM_CLOCK:
+        snprintf(out, size, "wall or virtual");
+        break;
+    default:
+        snprintf(out, size, "%s", row->values);
+        break;
+    }
+}
+
+/* Warns that the variable `name` (the row's, or its legacy name) was ignored, showing the value
+ * safely, then what was expected. */
+static void warn_ignored(apo__warnings *w, const apo__setting_row *row, const char *name,
+                         const char *value) {
+    char shown[SHOWN_VALUE_MAX + 4], expected[128];
     apo__env_show_value(value, shown, sizeof shown);
+    apo__setting_expected(row, expected, sizeof expected);
     apo__warn(w, "%s=\"%s\" ignored: expected %s", name, shown, expected);
 }
 
-/* Parses a whole decimal integer within [lo, hi]; returns 0 on success. strtol would skip
- * leading white space; it is refused like trailing white space. */
-static int parse_int(const char *text, long lo, long hi, long *out) {
-    char *end;
-    if (isspace((unsigned char)text[0]))
-        return -1;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi)
+/* ---- Reading a variable -------------------------------------------------------------------- */
+
+static const char *env_get(const char *name) {
+    const char *v = getenv(name);
+    return (v != NULL && v[0] != '\0') ? v : NULL;
+}
+
+/* The row's variable, else its legacy name (the ThreadX name it replaces); *name is the one
+ * read. NULL when neither is set. */
+static const char *env_lookup(const apo__setting_row *row, const char **name) {
+    *name = row->env;
+    const char *v = env_get(row->env);
+    if (v == NULL && row->legacy_env != NULL) {
+        *name = row->legacy_env;
+        v = env_get(row->legacy_env);
+    }
+    return v;
+}
+
+/* Each type's parser: 0 and *out set for a valid text, else -1 and *out untouched. */
+
+static int parse_TEXT(const char *text, const apo__setting_row *row, const char **out) {
+    (void)row;
+    *out = text;
+    return 0;
+}
+
+static int parse_PRESENT(const char *text, const apo__setting_row *row, int *out) {
+    (void)text, (void)row;
+    *out = 1;
+    return 0;
+}
+
+/* A whole decimal integer within the row's bounds. */
+static int parse_bounded_integer(const char *text, const apo__setting_row *row, long long *out) {
+    long long v;
+    if (apo__parse_integer(text, &v) != 0 || v < (long long)row->min || v > (long long)row->max)
         return -1;
     *out = v;
     return 0;
 }
 
-/* Reads an on/off variable: 1, on, yes, true or 0, off, no, false. */
-static apo_switch read_switch(const char *name, apo__warnings *w) {
-    const char *v = env_get(name);
-    if (v == NULL)
-        return APO_SWITCH_UNSET;
-    if (strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 || strcasecmp(v, "yes") == 0 ||
-        strcasecmp(v, "true") == 0)
-        return APO_SWITCH_ON;
-    if (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "no") == 0 ||
-        strcasecmp(v, "false") == 0)
-        return APO_SWITCH_OFF;
-    warn_ignored(w, name, v, "1 or 0 (on, off)");
-    return APO_SWITCH_UNSET;
+static int parse_INT(const char *text, const apo__setting_row *row, int *out) {
+    long long v;
+    if (parse_bounded_integer(text, row, &v) != 0)
+        return -1;
+    *out = (int)v;
+    return 0;
 }
 
-/* The apportion name, else the ThreadX name it replaces. */
-static const char *env_get_or_threadx(const char *name, const char *threadx_name) {
-    const char *v = env_get(name);
-    return v != NULL ? v : env_get(threadx_name);
+static int parse_UINT(const char *text, const apo__setting_row *row, unsigned *out) {
+    long long v;
+    if (parse_bounded_integer(text, row, &v) != 0)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
 }
 
-static void read_profile_env(apo__env *env, apo__warnings *w) {
-    env->multigpu_path =
-        env_get_or_threadx("APPORTION_MULTIGPU_PROFILE_PATH", "THREADX_MULTIGPU_PROFILE_PATH");
-    env->thresholds_path =
-        env_get_or_threadx("APPORTION_THRESHOLD_PATH", "THREADX_GPU_THRESHOLD_PATH");
-    env->profile_dir = env_get("APPORTION_PROFILE_DIR");
-    env->xdg_state_home = env_get("XDG_STATE_HOME");
-    env->home = env_get("HOME");
-    env->profiles = read_switch("APPORTION_PROFILES", w);
-    env->learn = read_switch("APPORTION_LEARN", w);
-    env->nccl = read_switch("APPORTION_NCCL", w);
-
-    const char *interval = env_get("APPORTION_PERSIST_INTERVAL");
-    if (interval != NULL) {
-        char *end;
-        errno = 0;
-        double v = strtod(interval, &end);
-        if (!isspace((unsigned char)interval[0]) && errno == 0 && end != interval && *end == '\0' &&
-            v > 0 && v <= APO_PERSIST_INTERVAL_MAX) {
-            env->persist_interval_s = v;
-        } else {
-            char expected[64];
-            snprintf(expected, sizeof expected, "seconds, more than 0 and at most %.0f",
-                     APO_PERSIST_INTERVAL_MAX);
-            warn_ignored(w, "APPORTION_PERSIST_INTERVAL", interval, expected);
-        }
-    }
+static int parse_SIZE(const char *text, const apo__setting_row *row, size_t *out) {
+    long long v;
+    if (parse_bounded_integer(text, row, &v) != 0)
+        return -1;
+    *out = (size_t)v;
+    return 0;
 }
 
-static void read_cuda_env(apo__env *env, apo__warnings *w) {
-    const char *mb = env_get("APPORTION_GPU_MEMORY_MB");
-    long n;
-    if (mb != NULL) {
-        char expected[64];
-        snprintf(expected, sizeof expected, "MiB from %d to %d", APO_GPU_MEMORY_MB_MIN,
-                 APO_GPU_MEMORY_MB_MAX);
-        if (parse_int(mb, APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX, &n) == 0)
-            env->gpu_memory_mb = (size_t)n;
-        else
-            warn_ignored(w, "APPORTION_GPU_MEMORY_MB", mb, expected);
-    }
-    /* CUDA's own variable: when the user set it, cudart's numbering is theirs to choose;
-     * otherwise apportion numbers GPUs by PCI bus id (docs/cuda.md). */
-    env->cuda_device_order_set = env_get("CUDA_DEVICE_ORDER") != NULL;
-}
-
-/* A number within [lo, hi]; returns 0 on success. */
-static int parse_bounded_double(const char *text, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !(v >= lo && v <= hi))
+static int parse_REAL(const char *text, const apo__setting_row *row, double *out) {
+    double v;
+    if (apo__parse_real(text, &v) != 0 || !(v >= row->min && v <= row->max))
         return -1;
     *out = v;
     return 0;
 }
 
-/* The MPI job (docs/cluster.md): whether a launcher started this process, and how long a
- * rank may take to answer. */
-static void read_mpi_env(apo__env *env, apo__warnings *w) {
-    env->mpi = read_switch("APPORTION_MPI", w);
-    /* Open MPI's mpirun, PMIx launchers (srun, prterun) and MPICH's Hydra each set one. */
-    env->mpi_launched = env_get("OMPI_COMM_WORLD_SIZE") != NULL || env_get("PMIX_RANK") != NULL ||
-                        env_get("PMI_SIZE") != NULL;
-    const char *timeout = env_get("APPORTION_MPI_TIMEOUT");
-    if (timeout != NULL && parse_bounded_double(timeout, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX,
-                                                &env->mpi_timeout_s) != 0)
-        apo__warn(w, "APPORTION_MPI_TIMEOUT=\"%s\" ignored: expected seconds from %g to %.0f",
-                  timeout, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
+static int parse_REAL_ABOVE(const char *text, const apo__setting_row *row, double *out) {
+    double v;
+    if (apo__parse_real(text, &v) != 0 || !(v > row->min && v <= row->max))
+        return -1;
+    *out = v;
+    return 0;
 }
 
-/* Deadlines and quarantine (faults.h has the bounds and the rule). */
-static void read_fault_env(apo__env *env, apo__warnings *w) {
-    const char *factor = env_get("APPORTION_DEADLINE_FACTOR");
-    if (factor != NULL && parse_bounded_double(factor, APO_DEADLINE_FACTOR_MIN,
-                                               APO_DEADLINE_FACTOR_MAX, &env->deadline_factor) != 0)
-        apo__warn(w, "APPORTION_DEADLINE_FACTOR=\"%s\" ignored: expected a number from %g to %g",
-                  factor, APO_DEADLINE_FACTOR_MIN, APO_DEADLINE_FACTOR_MAX);
-    const char *floor_s = env_get("APPORTION_DEADLINE_FLOOR");
-    if (floor_s != NULL &&
-        parse_bounded_double(floor_s, APO_DEADLINE_FLOOR_MIN_S, APO_DEADLINE_FLOOR_MAX_S,
-                             &env->deadline_floor_s) != 0)
-        apo__warn(w, "APPORTION_DEADLINE_FLOOR=\"%s\" ignored: expected seconds from %g to %.0f",
-                  floor_s, APO_DEADLINE_FLOOR_MIN_S, APO_DEADLINE_FLOOR_MAX_S);
-    const char *after = env_get("APPORTION_QUARANTINE_AFTER");
-    long n;
-    if (after != NULL) {
-        if (parse_int(after, 1, APO_QUARANTINE_AFTER_MAX, &n) == 0)
-            env->quarantine_after = (unsigned)n;
-        else
-            apo__warn(w,
-                      "APPORTION_QUARANTINE_AFTER=\"%s\" ignored: expected an integer from 1 "
-                      "to %d",
-                      after, APO_QUARANTINE_AFTER_MAX);
+/* Word values are case-insensitive; the digits 1 and 0 stand for the yes and the no. */
+static int is_word(const char *text, const char *word) { return strcasecmp(text, word) == 0; }
+
+static int parse_SWITCH(const char *text, const apo__setting_row *row, apo_switch *out) {
+    (void)row;
+    if (strcmp(text, "1") == 0 || is_word(text, "on") || is_word(text, "yes") ||
+        is_word(text, "true"))
+        *out = APO_SWITCH_ON;
+    else if (strcmp(text, "0") == 0 || is_word(text, "off") || is_word(text, "no") ||
+             is_word(text, "false"))
+        *out = APO_SWITCH_OFF;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_USE_GPU(const char *text, const apo__setting_row *row, apo_use_gpu *out) {
+    (void)row;
+    if (is_word(text, "auto"))
+        *out = APO_USE_GPU_AUTO;
+    else if (is_word(text, "yes") || strcmp(text, "1") == 0)
+        *out = APO_USE_GPU_YES;
+    else if (is_word(text, "no") || strcmp(text, "0") == 0)
+        *out = APO_USE_GPU_NO;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_SIM_CLOCK(const char *text, const apo__setting_row *row, apo_sim_clock *out) {
+    (void)row;
+    if (is_word(text, "wall"))
+        *out = APO_SIM_CLOCK_WALL;
+    else if (is_word(text, "virtual"))
+        *out = APO_SIM_CLOCK_VIRTUAL;
+    else
+        return -1;
+    return 0;
+}
+
+#define READ_ROW_(field, var, legacy, type, ...)                                                   \
+    {                                                                                              \
+        const apo__setting_row *row = &apo__setting_rows[ROW_##field];                             \
+        const char *name, *text = env_lookup(row, &name);                                          \
+        if (text != NULL && parse_##type(text, row, &env->field) != 0)                             \
+            warn_ignored(w, row, name, text);                                                      \
     }
-}
 
-void apo__env_read(apo__env *env, apo__warnings *w) {
+void apo__settings_read_env(apo__settings *env, apo__warnings *w) {
     memset(env, 0, sizeof *env);
+    APO_SETTINGS(READ_ROW_)
+    APO_ENV_SETTINGS(READ_ROW_)
+}
 
-    env->devices = env_get("APPORTION_DEVICES");
+/* ---- Checking a config field ------------------------------------------------------------- */
 
-    const char *threads = env_get("APPORTION_CPU_THREADS");
-    long n;
-    if (threads != NULL) {
-        char expected[64];
-        snprintf(expected, sizeof expected, "an integer from 1 to %d", APO_CPU_THREADS_MAX);
-        if (parse_int(threads, 1, APO_CPU_THREADS_MAX, &n) == 0)
-            env->cpu_threads = (int)n;
-        else
-            warn_ignored(w, "APPORTION_CPU_THREADS", threads, expected);
+/* Each type's check of an apo_config field: its initializer value (zero, unset) or a valid
+ * value. */
+
+static apo_status out_of_bounds(const apo__setting_row *row, const char *shown) {
+    char expected[128];
+    apo__setting_expected(row, expected, sizeof expected);
+    return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.%s is %s, expected 0 (default) or %s",
+                     row->field, shown, expected);
+}
+
+static apo_status check_TEXT(const apo__setting_row *row, const char *v) {
+    (void)row, (void)v;
+    return APO_OK;
+}
+
+static apo_status check_integer(const apo__setting_row *row, long long v) {
+    if (v == 0 || (v >= (long long)row->min && v <= (long long)row->max))
+        return APO_OK;
+    char shown[32];
+    snprintf(shown, sizeof shown, "%lld", v);
+    return out_of_bounds(row, shown);
+}
+
+static apo_status check_INT(const apo__setting_row *row, int v) { return check_integer(row, v); }
+
+static apo_status check_UINT(const apo__setting_row *row, unsigned v) {
+    return check_integer(row, v);
+}
+
+static apo_status check_SIZE(const apo__setting_row *row, size_t v) {
+    /* Past LLONG_MAX is past every bound; say so without the conversion wrapping. */
+    if (v > (size_t)row->max) {
+        char shown[32];
+        snprintf(shown, sizeof shown, "%zu", v);
+        return out_of_bounds(row, shown);
     }
+    return check_integer(row, (long long)v);
+}
 
-    const char *use_gpu = env_get("APPORTION_USE_GPU");
-    if (use_gpu != NULL) {
-        if (strcasecmp(use_gpu, "auto") == 0)
-            env->use_gpu = APO_USE_GPU_AUTO;
-        else if (strcasecmp(use_gpu, "yes") == 0 || strcmp(use_gpu, "1") == 0)
-            env->use_gpu = APO_USE_GPU_YES;
-        else if (strcasecmp(use_gpu, "no") == 0 || strcmp(use_gpu, "0") == 0)
-            env->use_gpu = APO_USE_GPU_NO;
-        else
-            warn_ignored(w, "APPORTION_USE_GPU", use_gpu, "auto, yes or no");
-    }
+static apo_status check_real(const apo__setting_row *row, double v, int valid) {
+    if (v == 0 || valid)
+        return APO_OK;
+    char shown[32];
+    snprintf(shown, sizeof shown, "%g", v);
+    return out_of_bounds(row, shown);
+}
 
-    const char *clock = env_get("APPORTION_SIM_CLOCK");
-    if (clock != NULL) {
-        if (strcasecmp(clock, "wall") == 0)
-            env->sim_clock = APO_SIM_CLOCK_WALL;
-        else if (strcasecmp(clock, "virtual") == 0)
-            env->sim_clock = APO_SIM_CLOCK_VIRTUAL;
-        else
-            warn_ignored(w, "APPORTION_SIM_CLOCK", clock, "wall or virtual");
+static apo_status check_REAL(const apo__setting_row *row, double v) {
+    return check_real(row, v, v >= row->min && v <= row->max);
+}
+
+static apo_status check_REAL_ABOVE(const apo__setting_row *row, double v) {
+    return check_real(row, v, v > row->min && v <= row->max);
+}
+
+/* An enum field holds UNSET or a value of its enum; `type_name` names the enum. */
+static apo_status check_enum(const apo__setting_row *row, int v, const char *type_name) {
+    if (v == 0 || (v >= (int)row->min && v <= (int)row->max))
+        return APO_OK;
+    return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.%s is %d, not an %s", row->field, v,
+                     type_name);
+}
+
+static apo_status check_SWITCH(const apo__setting_row *row, apo_switch v) {
+    return check_enum(row, (int)v, "apo_switch");
+}
+
+static apo_status check_USE_GPU(const apo__setting_row *row, apo_use_gpu v) {
+    return check_enum(row, (int)v, "apo_use_gpu");
+}
+
+static apo_status check_SIM_CLOCK(const apo__setting_row *row, apo_sim_clock v) {
+    return check_enum(row, (int)v, "apo_sim_clock");
+}
+
+/* ---- Precedence -------------------------------------------------------------------------- */
+
+#define CHECK_ROW_(field, var, legacy, type, ...)                                                  \
+    APO_CHECK(check_##type(&apo__setting_rows[ROW_##field], config->field));
+/* Unset is the zero of every type, in apo_config and in what apo__settings_read_env() gives. */
+#define RESOLVE_CONFIG_ROW_(field, var, legacy, type, values, def, ...)                            \
+    out->field = config->field != 0 ? config->field : env.field != 0 ? env.field : (def);
+#define RESOLVE_ENV_ROW_(field, var, legacy, type, values, def, ...)                               \
+    out->field = env.field != 0 ? env.field : (def);
+
+apo_status apo__settings_resolve(const apo_config *config, apo__warnings *w, apo__settings *out) {
+    apo_config defaults = APO_CONFIG_INIT;
+    if (config == NULL)
+        config = &defaults;
+    APO_CHECK_STRUCT_SIZE(config, apo_config, APO_CONFIG_INIT);
+    APO_SETTINGS(CHECK_ROW_)
+
+    apo__settings env;
+    apo__settings_read_env(&env, w);
+    APO_SETTINGS(RESOLVE_CONFIG_ROW_)
+    APO_ENV_SETTINGS(RESOLVE_ENV_ROW_)
+    return APO_OK;
+}
+
+/* ---- The logging variables --------------------------------------------------------------- */
+
+/* Each logging type's reader of a set variable; a bad value writes a note to `problem`. */
+
+static void log_read_TEXT(const char *name, const char *text, const char **out, char *problem,
+                          size_t problem_size) {
+    (void)name, (void)problem, (void)problem_size;
+    *out = text;
+}
+
+/* A mistyped request for a log still gives one: another value means WARN. */
+static void log_read_LOG_LEVEL(const char *name, const char *text, int *out, char *problem,
+                               size_t problem_size) {
+    if (is_word(text, "NONE"))
+        *out = APO_LOG_NONE;
+    else if (is_word(text, "WARN"))
+        *out = APO_LOG_WARN;
+    else if (is_word(text, "INFO"))
+        *out = APO_LOG_INFO;
+    else if (is_word(text, "TRACE"))
+        *out = APO_LOG_TRACE;
+    else {
+        char shown[SHOWN_VALUE_MAX + 4];
+        apo__env_show_value(text, shown, sizeof shown);
+        *out = APO_LOG_WARN;
+        snprintf(problem, problem_size,
+                 "%s=\"%s\" is not one of NONE, WARN, INFO, TRACE; using WARN", name, shown);
     }
-    read_profile_env(env, w);
-    read_cuda_env(env, w);
-    read_mpi_env(env, w);
-    read_fault_env(env, w);
 }
 
 static const struct {
@@ -224,7 +409,9 @@ static const struct {
     {"SPLIT", APO_SUBSYS_SPLIT}, {"RUN", APO_SUBSYS_RUN}, {"ALL", APO_SUBSYS_ALL},
 };
 
-static unsigned parse_subsystems(const char *text, char *problem, size_t problem_size) {
+/* Unknown names are skipped; a list with none known means ALL. */
+static void log_read_LOG_SUBSYS(const char *name, const char *text, unsigned *out, char *problem,
+                                size_t problem_size) {
     unsigned mask = 0;
     const char *p = text;
     while (*p != '\0') {
@@ -241,41 +428,26 @@ static unsigned parse_subsystems(const char *text, char *problem, size_t problem
             char shown[SHOWN_VALUE_MAX + 4];
             apo__env_show_value(text, shown, sizeof shown);
             snprintf(problem, problem_size,
-                     "APPORTION_DEBUG_SUBSYS=\"%s\" has an unknown subsystem, skipped (known: "
-                     "INIT, ENV, DEVICE, SPLIT, RUN, ALL; none known means ALL)",
-                     shown);
+                     "%s=\"%s\" has an unknown subsystem, skipped (known: INIT, ENV, DEVICE, "
+                     "SPLIT, RUN, ALL; none known means ALL)",
+                     name, shown);
         }
         p += len;
         if (*p == ',')
             p++;
     }
-    return mask != 0 ? mask : APO_SUBSYS_ALL;
+    *out = mask != 0 ? mask : APO_SUBSYS_ALL;
 }
+
+#define READ_LOG_ROW_(field, var, legacy, type, values, def, ...)                                  \
+    {                                                                                              \
+        const char *name, *text = env_lookup(&apo__setting_rows[ROW_##field], &name);              \
+        debug->field = (def);                                                                      \
+        if (text != NULL)                                                                          \
+            log_read_##type(name, text, &debug->field, problem, problem_size);                     \
+    }
 
 void apo__env_read_debug(apo__env_debug *debug, char *problem, size_t problem_size) {
     problem[0] = '\0';
-    debug->level = APO_LOG_NONE;
-    debug->subsystems = APO_SUBSYS_ALL;
-    debug->file = env_get("APPORTION_DEBUG_FILE");
-
-    const char *level = env_get("APPORTION_DEBUG");
-    if (level != NULL) {
-        if (strcasecmp(level, "WARN") == 0)
-            debug->level = APO_LOG_WARN;
-        else if (strcasecmp(level, "INFO") == 0)
-            debug->level = APO_LOG_INFO;
-        else if (strcasecmp(level, "TRACE") == 0)
-            debug->level = APO_LOG_TRACE;
-        else if (strcasecmp(level, "NONE") != 0) {
-            char shown[SHOWN_VALUE_MAX + 4];
-            apo__env_show_value(level, shown, sizeof shown);
-            debug->level = APO_LOG_WARN;
-            snprintf(problem, problem_size,
-                     "APPORTION_DEBUG=\"%s\" is not one of NONE, WARN, INFO, TRACE; using WARN",
-                     shown);
-        }
-    }
-    const char *subsys = env_get("APPORTION_DEBUG_SUBSYS");
-    if (subsys != NULL)
-        debug->subsystems = parse_subsystems(subsys, problem, problem_size);
+    APO_LOG_SETTINGS(READ_LOG_ROW_)
 }

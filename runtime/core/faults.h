@@ -19,15 +19,7 @@
 
 #include "apportion.h"
 
-#define APO_DEADLINE_FACTOR_DEFAULT 10.0
-#define APO_DEADLINE_FACTOR_MIN 1.0
-#define APO_DEADLINE_FACTOR_MAX 1e6
-#define APO_DEADLINE_FLOOR_DEFAULT_S 60.0
-#define APO_DEADLINE_FLOOR_MIN_S 0.001
-#define APO_DEADLINE_FLOOR_MAX_S 604800.0 /* one week: deadlines off, in effect */
-#define APO_QUARANTINE_AFTER_DEFAULT 3
-#define APO_QUARANTINE_AFTER_MAX 1000000
-
+/* The three settings, resolved (their defaults and bounds are rows of base/settings_table.h). */
 typedef struct apo__fault_settings {
     double deadline_factor;
     double deadline_floor_s;

@@ -30,119 +30,36 @@ typedef struct settings {
     apo__fault_settings faults;
 } settings;
 
-/* The config's switch, else the environment's, else the default. */
-static int resolve_switch(apo_switch config, apo_switch env, int def) {
-    apo_switch v = config != APO_SWITCH_UNSET ? config : env;
-    return v == APO_SWITCH_UNSET ? def : v == APO_SWITCH_ON;
-}
-
-/* Default least time between two writes of refined models. */
-#define APO_PERSIST_INTERVAL_DEFAULT 60.0
-/* Default time an MPI rank may take to answer (docs/cluster.md). */
-#define APO_MPI_TIMEOUT_DEFAULT 60.0
-
+/* Hands the resolved settings (base/settings.c: config > environment > defaults, each
+ * checked against its row of base/settings_table.h) to the parts that use them. */
 static apo_status resolve_settings(const apo_config *config, apo__warnings *w, settings *s) {
-    apo_config defaults = APO_CONFIG_INIT;
-    if (config == NULL)
-        config = &defaults;
-    APO_CHECK_STRUCT_SIZE(config, apo_config, APO_CONFIG_INIT);
-    if (config->cpu_threads < 0 || config->cpu_threads > APO_CPU_THREADS_MAX)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.cpu_threads is %d, expected 0 (default) to %d",
-                         config->cpu_threads, APO_CPU_THREADS_MAX);
-    if ((int)config->use_gpu < APO_USE_GPU_UNSET || (int)config->use_gpu > APO_USE_GPU_NO)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.use_gpu is %d, not an apo_use_gpu",
-                         (int)config->use_gpu);
-    if ((int)config->profiles < APO_SWITCH_UNSET || (int)config->profiles > APO_SWITCH_OFF ||
-        (int)config->learn < APO_SWITCH_UNSET || (int)config->learn > APO_SWITCH_OFF ||
-        (int)config->nccl < APO_SWITCH_UNSET || (int)config->nccl > APO_SWITCH_OFF)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.profiles (%d), apo_config.learn (%d) and apo_config.nccl "
-                         "(%d) must be apo_switch values",
-                         (int)config->profiles, (int)config->learn, (int)config->nccl);
-    if (!(config->persist_interval_s >= 0 &&
-          config->persist_interval_s <= APO_PERSIST_INTERVAL_MAX))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.persist_interval_s is %g, expected 0 (default) to %.0f s",
-                         config->persist_interval_s, APO_PERSIST_INTERVAL_MAX);
-    if ((int)config->sim_clock < APO_SIM_CLOCK_UNSET ||
-        (int)config->sim_clock > APO_SIM_CLOCK_VIRTUAL)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.sim_clock is %d, not an apo_sim_clock",
-                         (int)config->sim_clock);
-
-    if ((int)config->mpi < APO_SWITCH_UNSET || (int)config->mpi > APO_SWITCH_OFF)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_config.mpi is %d, not an apo_switch",
-                         (int)config->mpi);
-    if (config->mpi_timeout_s != 0 && !(config->mpi_timeout_s >= APO_MPI_TIMEOUT_MIN &&
-                                        config->mpi_timeout_s <= APO_MPI_TIMEOUT_MAX))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.mpi_timeout_s is %g, expected 0 (default) or %g to %.0f s",
-                         config->mpi_timeout_s, APO_MPI_TIMEOUT_MIN, APO_MPI_TIMEOUT_MAX);
-    if (config->deadline_factor != 0 && !(config->deadline_factor >= APO_DEADLINE_FACTOR_MIN &&
-                                          config->deadline_factor <= APO_DEADLINE_FACTOR_MAX))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.deadline_factor is %g, expected 0 (default) or %g to %g",
-                         config->deadline_factor, APO_DEADLINE_FACTOR_MIN, APO_DEADLINE_FACTOR_MAX);
-    if (config->deadline_floor_s != 0 && !(config->deadline_floor_s >= APO_DEADLINE_FLOOR_MIN_S &&
-                                           config->deadline_floor_s <= APO_DEADLINE_FLOOR_MAX_S))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.deadline_floor_s is %g, expected 0 (default) or %g to %.0f s",
-                         config->deadline_floor_s, APO_DEADLINE_FLOOR_MIN_S,
-                         APO_DEADLINE_FLOOR_MAX_S);
-    if (config->quarantine_after > APO_QUARANTINE_AFTER_MAX)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.quarantine_after is %u, expected 0 (default) to %d",
-                         config->quarantine_after, APO_QUARANTINE_AFTER_MAX);
-
-    apo__env env;
-    apo__env_read(&env, w);
-    s->devices = config->devices != NULL ? config->devices
-                 : env.devices != NULL   ? env.devices
-                                         : "auto";
-    s->cpu_threads = config->cpu_threads != 0 ? config->cpu_threads : env.cpu_threads;
-    s->use_gpu = config->use_gpu != APO_USE_GPU_UNSET ? config->use_gpu
-                 : env.use_gpu != APO_USE_GPU_UNSET   ? env.use_gpu
-                                                      : APO_USE_GPU_AUTO;
-    s->sim_clock = config->sim_clock != APO_SIM_CLOCK_UNSET ? config->sim_clock
-                   : env.sim_clock != APO_SIM_CLOCK_UNSET   ? env.sim_clock
-                                                            : APO_SIM_CLOCK_WALL;
-    if (config->gpu_memory_mb != 0 && (config->gpu_memory_mb < APO_GPU_MEMORY_MB_MIN ||
-                                       config->gpu_memory_mb > APO_GPU_MEMORY_MB_MAX))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_config.gpu_memory_mb is %zu, expected 0 (default) or %d to %d",
-                         config->gpu_memory_mb, APO_GPU_MEMORY_MB_MIN, APO_GPU_MEMORY_MB_MAX);
-    s->cuda.memory_mb = config->gpu_memory_mb != 0 ? config->gpu_memory_mb : env.gpu_memory_mb;
-    s->cuda.pci_order = !env.cuda_device_order_set;
-    s->nccl = resolve_switch(config->nccl, env.nccl, 1);
+    apo__settings r;
+    APO_CHECK(apo__settings_resolve(config, w, &r));
+    s->devices = r.devices;
+    s->cpu_threads = r.cpu_threads;
+    s->use_gpu = r.use_gpu;
+    s->sim_clock = r.sim_clock;
+    s->cuda.memory_mb = r.gpu_memory_mb;
+    /* When the user set CUDA_DEVICE_ORDER, cudart's numbering is theirs to choose; otherwise
+     * apportion numbers GPUs by PCI bus id (docs/cuda.md). */
+    s->cuda.pci_order = !r.cuda_device_order;
+    s->nccl = r.nccl == APO_SWITCH_ON;
     apo__balance_settings *b = &s->balance;
-    b->profiles_on = resolve_switch(config->profiles, env.profiles, 1);
-    b->learn = resolve_switch(config->learn, env.learn, 1);
-    b->persist_interval_s = config->persist_interval_s > 0 ? config->persist_interval_s
-                            : env.persist_interval_s > 0   ? env.persist_interval_s
-                                                           : APO_PERSIST_INTERVAL_DEFAULT;
-    b->location.multigpu_path =
-        config->multigpu_path != NULL ? config->multigpu_path : env.multigpu_path;
-    b->location.thresholds_path =
-        config->thresholds_path != NULL ? config->thresholds_path : env.thresholds_path;
-    b->location.profile_dir = env.profile_dir;
-    b->location.xdg_state_home = env.xdg_state_home;
-    b->location.home = env.home;
-    s->cluster.mpi = config->mpi != APO_SWITCH_UNSET ? config->mpi : env.mpi;
-    s->cluster.launched = env.mpi_launched;
-    s->cluster.timeout_s = config->mpi_timeout_s > 0 ? config->mpi_timeout_s
-                           : env.mpi_timeout_s > 0   ? env.mpi_timeout_s
-                                                     : APO_MPI_TIMEOUT_DEFAULT;
-    apo__fault_settings *f = &s->faults;
-    f->deadline_factor = config->deadline_factor != 0 ? config->deadline_factor
-                         : env.deadline_factor != 0   ? env.deadline_factor
-                                                      : APO_DEADLINE_FACTOR_DEFAULT;
-    f->deadline_floor_s = config->deadline_floor_s != 0 ? config->deadline_floor_s
-                          : env.deadline_floor_s != 0   ? env.deadline_floor_s
-                                                        : APO_DEADLINE_FLOOR_DEFAULT_S;
-    f->quarantine_after = config->quarantine_after != 0 ? config->quarantine_after
-                          : env.quarantine_after != 0   ? env.quarantine_after
-                                                        : APO_QUARANTINE_AFTER_DEFAULT;
+    b->profiles_on = r.profiles == APO_SWITCH_ON;
+    b->learn = r.learn == APO_SWITCH_ON;
+    b->persist_interval_s = r.persist_interval_s;
+    b->location.multigpu_path = r.multigpu_path;
+    b->location.thresholds_path = r.thresholds_path;
+    b->location.profile_dir = r.profile_dir;
+    b->location.xdg_state_home = r.xdg_state_home;
+    b->location.home = r.home;
+    s->cluster.mpi = r.mpi;
+    /* Open MPI's mpirun, PMIx launchers (srun, prterun) and MPICH's Hydra each set one. */
+    s->cluster.launched = r.ompi_comm_world_size || r.pmix_rank || r.pmi_size;
+    s->cluster.timeout_s = r.mpi_timeout_s;
+    s->faults.deadline_factor = r.deadline_factor;
+    s->faults.deadline_floor_s = r.deadline_floor_s;
+    s->faults.quarantine_after = r.quarantine_after;
     return APO_OK;
 }
 

@@ -1,0 +1,116 @@
+/*
+ * Every setting the library reads, once. Each row of these lists gives:
+ *
+ *   field    the apo_config field (APO_SETTINGS) or the name of the resolved setting
+ *   env      the environment variable
+ *   legacy   an older name read when `env` is unset (the ThreadX names), else NULL
+ *   type     how the text is parsed and what C type holds it (settings.h: APO_SETTING_CTYPE_*)
+ *   values   numbers: the noun before the bounds ("seconds" gives "seconds from 1 to 2");
+ *            other types: the accepted values as docs/env.md shows them
+ *   def      the value when neither the config nor the environment sets it
+ *   min, max numbers: the bounds, for the config field and the variable alike; enums and
+ *            switches: the first and last valid value; text and presence: 0, unused
+ *   def_text the default as docs/env.md shows it
+ *   about    one line for docs/env.md: what the setting does
+ *
+ * From these, base/settings.c generates the parsing, the bounds checks and the precedence
+ * (the apo_config field when it is not at its APO_CONFIG_INIT value, else the variable when
+ * it is set, non-empty and valid, else `def`), and tests/test_settings.c checks that the table
+ * in docs/env.md says the same. "Unset" is the zero of every type (NULL, 0, UNSET), as in
+ * APO_CONFIG_INIT.
+ *
+ * Types: TEXT (any non-empty text), INT, UINT, SIZE (whole decimal numbers within [min, max]),
+ * REAL (a decimal number within [min, max]), REAL_ABOVE (within (min, max]), SWITCH (on/off
+ * words), USE_GPU, SIM_CLOCK (their words), PRESENT (1 when the variable is set at all),
+ * LOG_LEVEL, LOG_SUBSYS (the logging variables' words).
+ */
+#ifndef APO_RUNTIME_SETTINGS_TABLE_H
+#define APO_RUNTIME_SETTINGS_TABLE_H
+
+#include "apportion.h"
+#include "base/log.h"
+
+/* The cpu device's thread count, wherever it comes from (a `cpu:threads=N` item too). */
+#define APO_CPU_THREADS_MAX 1024
+
+#define APO_SWITCH_WORDS "`1` (`on`, `yes`, `true`), `0` (`off`, `no`, `false`)"
+
+/* The settings of apo_config, in the order of its fields (settings.c checks that they are
+ * its fields, in its order, with its types, and all of them). Read at every
+ * apo_runtime_create(); a bad value is warned about and ignored. */
+#define APO_SETTINGS(X)                                                                            \
+    X(devices, "APPORTION_DEVICES", NULL, TEXT, "a device list ([below](#device-list))", "auto",   \
+      0, 0, "`auto`",                                                                              \
+      "the devices a runtime uses; a list that does not parse fails `apo_runtime_create()` "       \
+      "with `APO_ERR_BAD_DEVICE_SPEC`")                                                            \
+    X(cpu_threads, "APPORTION_CPU_THREADS", NULL, INT, "an integer", 0, 1, APO_CPU_THREADS_MAX,    \
+      "OpenMP's default", "threads of the cpu device; a `cpu:threads=N` item beats it")            \
+    X(use_gpu, "APPORTION_USE_GPU", NULL, USE_GPU, "`auto`, `yes` (or `1`), `no` (or `0`)",        \
+      APO_USE_GPU_AUTO, APO_USE_GPU_AUTO, APO_USE_GPU_NO, "`auto`",                                \
+      "whether GPUs are looked for and required ([No GPU](#no-gpu))")                              \
+    X(sim_clock, "APPORTION_SIM_CLOCK", NULL, SIM_CLOCK, "`wall`, `virtual`", APO_SIM_CLOCK_WALL,  \
+      APO_SIM_CLOCK_WALL, APO_SIM_CLOCK_VIRTUAL, "`wall`",                                         \
+      "whether sim devices wait out their modelled time ([Sim devices](#sim-devices))")            \
+    X(multigpu_path, "APPORTION_MULTIGPU_PROFILE_PATH", "THREADX_MULTIGPU_PROFILE_PATH", TEXT,     \
+      "a file path", NULL, 0, 0, "see [Profiles](#profiles)",                                      \
+      "the multi-GPU profile file; an unusable file is warned about and ignored")                  \
+    X(thresholds_path, "APPORTION_THRESHOLD_PATH", "THREADX_GPU_THRESHOLD_PATH", TEXT,             \
+      "a file path", NULL, 0, 0, "see [Profiles](#profiles)",                                      \
+      "the GPU thresholds profile file; as above")                                                 \
+    X(profiles, "APPORTION_PROFILES", NULL, SWITCH, APO_SWITCH_WORDS, APO_SWITCH_ON,               \
+      APO_SWITCH_ON, APO_SWITCH_OFF, "on", "read and write the profile files")                     \
+    X(learn, "APPORTION_LEARN", NULL, SWITCH, APO_SWITCH_WORDS, APO_SWITCH_ON, APO_SWITCH_ON,      \
+      APO_SWITCH_OFF, "on", "refine the models online, from the calls")                            \
+    X(persist_interval_s, "APPORTION_PERSIST_INTERVAL", NULL, REAL_ABOVE, "seconds", 60.0, 0.0,    \
+      86400.0, "`60`", "least time between two writes of refined models")                          \
+    X(gpu_memory_mb, "APPORTION_GPU_MEMORY_MB", NULL, SIZE, "MiB", 0, 4, 1024 * 1024,              \
+      "half the GPU's free memory, at most 4096",                                                  \
+      "device memory each GPU may use for staging ([cuda.md](cuda.md))")                           \
+    X(nccl, "APPORTION_NCCL", NULL, SWITCH, APO_SWITCH_WORDS, APO_SWITCH_ON, APO_SWITCH_ON,        \
+      APO_SWITCH_OFF, "on",                                                                        \
+      "gather multi-GPU outputs with NCCL when it can be loaded ([cuda.md](cuda.md))")             \
+    X(mpi, "APPORTION_MPI", NULL, SWITCH, APO_SWITCH_WORDS, APO_SWITCH_UNSET, APO_SWITCH_ON,       \
+      APO_SWITCH_OFF, "join when an MPI launcher started the process",                             \
+      "join the MPI job ([cluster.md](cluster.md))")                                               \
+    X(mpi_timeout_s, "APPORTION_MPI_TIMEOUT", NULL, REAL, "seconds", 60.0, 0.01, 86400.0, "`60`",  \
+      "how long a rank may take to answer before it counts as lost")                               \
+    X(deadline_factor, "APPORTION_DEADLINE_FACTOR", NULL, REAL, "a number", 10.0, 1.0, 1e6,        \
+      "`10`",                                                                                      \
+      "a job's deadline is this times its predicted time ([below](#deadlines-and-quarantine))")    \
+    X(deadline_floor_s, "APPORTION_DEADLINE_FLOOR", NULL, REAL, "seconds", 60.0, 0.001, 604800.0,  \
+      "`60`", "the least deadline; the largest, a week, turns deadlines off in effect")            \
+    X(quarantine_after, "APPORTION_QUARANTINE_AFTER", NULL, UINT, "an integer", 3, 1, 1000000,     \
+      "`3`", "failed calls in a row that quarantine a device")
+
+/* Variables with no apo_config field, read at every apo_runtime_create(); any value is
+ * accepted. */
+#define APO_ENV_SETTINGS(X)                                                                        \
+    X(profile_dir, "APPORTION_PROFILE_DIR", NULL, TEXT, "a folder", NULL, 0, 0,                    \
+      "see [Profiles](#profiles)", "the folder of both profile files")                             \
+    X(xdg_state_home, "XDG_STATE_HOME", NULL, TEXT, "a folder", NULL, 0, 0,                        \
+      "`$HOME/.local/state`", "the default profile folder's parent")                               \
+    X(home, "HOME", NULL, TEXT, "a folder", NULL, 0, 0, "unset",                                   \
+      "the home folder, where `.local/state` is")                                                  \
+    X(cuda_device_order, "CUDA_DEVICE_ORDER", NULL, PRESENT, "CUDA's own", 0, 0, 0,                \
+      "unset: apportion numbers GPUs by PCI bus id",                                               \
+      "when set, apportion keeps CUDA's numbering of the GPUs")                                    \
+    X(ompi_comm_world_size, "OMPI_COMM_WORLD_SIZE", NULL, PRESENT, "set by Open MPI's `mpirun`",   \
+      0, 0, 0, "unset", "an MPI launcher started the process ([cluster.md](cluster.md))")          \
+    X(pmix_rank, "PMIX_RANK", NULL, PRESENT, "set by PMIx launchers (`srun`, `prterun`)", 0, 0, 0, \
+      "unset", "as above")                                                                         \
+    X(pmi_size, "PMI_SIZE", NULL, PRESENT, "set by MPICH's Hydra", 0, 0, 0, "unset", "as above")
+
+/* The logging variables, read once per process when the library first has something to log
+ * (base/log.c). A bad value cannot be a runtime's warning: it is noted in the log itself. */
+#define APO_LOG_SETTINGS(X)                                                                        \
+    X(level, "APPORTION_DEBUG", NULL, LOG_LEVEL, "`NONE`, `WARN`, `INFO`, `TRACE`", APO_LOG_NONE,  \
+      APO_LOG_NONE, APO_LOG_TRACE, "`NONE` (no log)",                                              \
+      "the most detailed level logged; another value logs at `WARN`, with a note in the log")      \
+    X(subsystems, "APPORTION_DEBUG_SUBSYS", NULL, LOG_SUBSYS,                                      \
+      "comma list of `INIT`, `ENV`, `DEVICE`, `SPLIT`, `RUN`, `ALL`", APO_SUBSYS_ALL, 0, 0,        \
+      "`ALL`", "the subsystems logged; unknown names are skipped, with a note in the log")         \
+    X(file, "APPORTION_DEBUG_FILE", NULL, TEXT, "a file path", NULL, 0, 0, "standard error",       \
+      "the file the log is appended to; one that cannot be opened leaves the log on standard "     \
+      "error, with a line saying so")
+
+#endif
