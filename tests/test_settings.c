@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/log.h"
 #include "base/parse_number.h"
 #include "base/settings.h"
@@ -20,7 +21,7 @@
 /* Leaves every variable of the table unset, whatever the test runner's environment has
  * (meson sets APPORTION_PROFILES, a shell has HOME). */
 static void clear_environment(void) {
-    for (size_t i = 0; i < apo__setting_row_count; i++) {
+    for (size_t i = 0; i < APO_SETTING_ROW_COUNT; i++) {
         cr_assert_eq(unsetenv(apo__setting_rows[i].env), 0);
         if (apo__setting_rows[i].legacy_env != NULL)
             cr_assert_eq(unsetenv(apo__setting_rows[i].legacy_env), 0);
@@ -28,7 +29,7 @@ static void clear_environment(void) {
 }
 
 static const apo__setting_row *row_of_env(const char *env) {
-    for (size_t i = 0; i < apo__setting_row_count; i++)
+    for (size_t i = 0; i < APO_SETTING_ROW_COUNT; i++)
         if (strcmp(apo__setting_rows[i].env, env) == 0)
             return &apo__setting_rows[i];
     return NULL;
@@ -159,9 +160,9 @@ Test(settings, every_variable_of_the_table_is_read) {
     {                                                                                              \
         clear_environment();                                                                       \
         cr_assert_eq(setenv(var, TEXT_OF(SAMPLE_##field), 1), 0);                                  \
-        apo__env_debug debug;                                                                      \
+        apo__log_settings debug;                                                                   \
         char problem[256];                                                                         \
-        apo__env_read_debug(&debug, problem, sizeof problem);                                      \
+        apo__log_read_settings(&debug, problem, sizeof problem);                                   \
         cr_assert_str_empty(problem, "%s", problem);                                               \
         cr_assert(same_##type(debug.field, VALUE_OF(SAMPLE_##field)), "%s not read", var);         \
     }
@@ -171,30 +172,30 @@ Test(settings, every_variable_of_the_table_is_read) {
 Test(settings, every_logging_variable_is_read) {
     APO_LOG_SETTINGS(READ_LOG_ROW_)
     clear_environment();
-    apo__env_debug debug;
+    apo__log_settings debug;
     char problem[256];
-    apo__env_read_debug(&debug, problem, sizeof problem);
+    apo__log_read_settings(&debug, problem, sizeof problem);
     cr_assert_str_empty(problem);
     APO_LOG_SETTINGS(LOG_DEFAULT_ROW_)
 }
 
 Test(settings, bad_logging_variables_fall_back_with_a_note) {
     clear_environment();
-    apo__env_debug debug;
+    apo__log_settings debug;
     char problem[256];
     cr_assert_eq(setenv("APPORTION_DEBUG", "LOUD\x1b[0m", 1), 0);
-    apo__env_read_debug(&debug, problem, sizeof problem);
+    apo__log_read_settings(&debug, problem, sizeof problem);
     cr_assert_eq(debug.level, APO_LOG_WARN);
     cr_assert_str_eq(
         problem, "APPORTION_DEBUG=\"LOUD?[0m\" is not one of NONE, WARN, INFO, TRACE; using WARN");
     cr_assert_eq(setenv("APPORTION_DEBUG_SUBSYS", "NO\x1bISE,run", 1), 0);
-    apo__env_read_debug(&debug, problem, sizeof problem);
+    apo__log_read_settings(&debug, problem, sizeof problem);
     cr_assert_eq(debug.subsystems, APO_SUBSYS_RUN);
     cr_assert_str_eq(problem, "APPORTION_DEBUG_SUBSYS=\"NO?ISE,run\" has an unknown subsystem, "
                               "skipped (known: INIT, ENV, DEVICE, SPLIT, RUN, ALL; none known "
                               "means ALL)");
     cr_assert_eq(setenv("APPORTION_DEBUG_SUBSYS", "BOGUS", 1), 0);
-    apo__env_read_debug(&debug, problem, sizeof problem);
+    apo__log_read_settings(&debug, problem, sizeof problem);
     cr_assert_eq(debug.subsystems, APO_SUBSYS_ALL);
 }
 
@@ -218,7 +219,7 @@ Test(settings, the_threadx_names_stand_in_for_unset_paths) {
 
 Test(settings, empty_variables_count_as_unset) {
     clear_environment();
-    for (size_t i = 0; i < apo__setting_row_count; i++)
+    for (size_t i = 0; i < APO_SETTING_ROW_COUNT; i++)
         cr_assert_eq(setenv(apo__setting_rows[i].env, "", 1), 0);
     apo__settings env, zero;
     memset(&zero, 0, sizeof zero);
@@ -284,7 +285,7 @@ static void shown(const char *value, char *out) {
 
 Test(settings, every_bad_value_is_warned_about_shown_safely_and_ignored) {
     /* Every row that parses its text has a bad value above. */
-    for (size_t r = 0; r < apo__setting_row_count; r++) {
+    for (size_t r = 0; r < APO_SETTING_ROW_COUNT; r++) {
         const apo__setting_row *row = &apo__setting_rows[r];
         if (row->list == APO_SETTING_FOR_LOG || row->type == APO_SETTING_TEXT ||
             row->type == APO_SETTING_PRESENT)
@@ -616,7 +617,7 @@ Test(settings, docs_env_md_shows_the_table) {
     used += (size_t)snprintf(expected + used, size - used,
                              "| variable | `apo_config` field | values | default | what it sets |\n"
                              "|---|---|---|---|---|\n");
-    for (size_t i = 0; i < apo__setting_row_count; i++) {
+    for (size_t i = 0; i < APO_SETTING_ROW_COUNT; i++) {
         docs_row(&apo__setting_rows[i], expected + used, size - used);
         used += strlen(expected + used);
         cr_assert_lt(used, size - 1);

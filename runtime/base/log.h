@@ -6,7 +6,10 @@
 #ifndef APO_RUNTIME_BASE_LOG_H
 #define APO_RUNTIME_BASE_LOG_H
 
+#include <stddef.h>
+
 #include "base/error.h"
+#include "base/settings_table.h"
 
 enum apo__log_level { APO_LOG_NONE = 0, APO_LOG_WARN = 1, APO_LOG_INFO = 2, APO_LOG_TRACE = 3 };
 
@@ -18,6 +21,16 @@ enum apo__log_subsys {
     APO_SUBSYS_RUN = 1u << 4,
     APO_SUBSYS_ALL = 0x7fffffff
 };
+
+/* The logging settings, one member per row of APO_LOG_SETTINGS. */
+typedef struct apo__log_settings {
+    APO_LOG_SETTINGS(APO_SETTING_MEMBER)
+} apo__log_settings;
+
+/* Reads the logging variables. Bad values cannot be reported through a runtime (the log
+ * is process-wide), so they fall back as docs/env.md says and are noted in the log itself:
+ * `problem` receives the note ("" when none). */
+void apo__log_read_settings(apo__log_settings *s, char *problem, size_t problem_size);
 
 /* True when a message of this level and subsystem would be written. */
 int apo__log_enabled(int level, unsigned subsys);

@@ -1,21 +1,15 @@
 /*
- * The settings, generated from settings_table.h: each row's parsing, bounds and precedence
- * is the code of its type, below, and nothing here names a setting. This is the one file
- * that reads the environment.
+ * A runtime's settings, generated from settings_table.h: each row's parsing, bounds and
+ * precedence is the code of its type, below, and nothing here names a setting.
  */
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/env.h"
 #include "base/parse_number.h"
 #include "base/settings.h"
-
-/* A value is shown in a warning cut to this many bytes: the environment is outside input, and
- * a 100 KB value must not drown the message that names it. */
-#define SHOWN_VALUE_MAX 64
 
 /* ---- The table against apo_config ------------------------------------------------------ */
 
@@ -40,118 +34,17 @@ _Static_assert(sizeof(config_layout) == sizeof(apo_config),
                    "APO_SETTINGS lists apo_config." #field " out of the header's order");
 APO_SETTINGS(FIELD_PLACE_CHECK_)
 
-/* ---- The rows as data -------------------------------------------------------------------- */
-
-#define ROW_INDEX_(field, ...) ROW_##field,
-enum {
-    APO_SETTINGS(ROW_INDEX_) APO_ENV_SETTINGS(ROW_INDEX_) APO_LOG_SETTINGS(ROW_INDEX_) ROW_COUNT
-};
-
-/* The parameters are named apart from the members, which the designators name. */
-#define ROW_(in_list, name, var, legacy, row_type, row_values, def, lo, hi, row_def_text, text)    \
-    {.list = in_list,                                                                              \
-     .field = #name,                                                                               \
-     .env = var,                                                                                   \
-     .legacy_env = legacy,                                                                         \
-     .type = APO_SETTING_##row_type,                                                               \
-     .values = row_values,                                                                         \
-     .min = (double)(lo),                                                                          \
-     .max = (double)(hi),                                                                          \
-     .def_text = row_def_text,                                                                     \
-     .about = text},
-#define CONFIG_ROW_(...) ROW_(APO_SETTING_IN_CONFIG, __VA_ARGS__)
-#define ENV_ROW_(...) ROW_(APO_SETTING_ENV_ONLY, __VA_ARGS__)
-#define LOG_ROW_(...) ROW_(APO_SETTING_FOR_LOG, __VA_ARGS__)
-const apo__setting_row apo__setting_rows[] = {APO_SETTINGS(CONFIG_ROW_) APO_ENV_SETTINGS(ENV_ROW_)
-                                                  APO_LOG_SETTINGS(LOG_ROW_)};
-const size_t apo__setting_row_count = ROW_COUNT;
-
-/* ---- Messages ------------------------------------------------------------------------------ */
-
-void apo__env_show_value(const char *value, char *out, size_t size) {
-    size_t o = 0, i = 0;
-    for (; value[i] != '\0' && i < SHOWN_VALUE_MAX && o + 1 < size; i++) {
-        unsigned char c = (unsigned char)value[i];
-        /* A control character (a newline, an escape sequence) would forge log lines or
-         * terminal output. */
-        out[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-    }
-    out[o] = '\0';
-    if (value[i] != '\0' && o + 4 <= size)
-        memcpy(out + o, "...", 4);
-}
-
-/* A bound as people write it: whole numbers without a fraction or exponent ("86400",
- * "1000000"), others in the fewest digits that read back as the same double ("0.01"). */
-static void format_bound(double v, char *out, size_t size) {
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(out, size, "%.0f", v);
-        return;
-    }
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(out, size, "%.*g", digits, v);
-        if (strtod(out, NULL) == v)
-            return;
-    }
-}
-
-void apo__setting_expected(const apo__setting_row *row, char *out, size_t size) {
-    char min[32], max[32];
-    format_bound(row->min, min, sizeof min);
-    format_bound(row->max, max, sizeof max);
-    switch (row->type) {
-    case APO_SETTING_INT:
-    case APO_SETTING_UINT:
-    case APO_SETTING_SIZE:
-    case APO_SETTING_REAL:
-        snprintf(out, size, "%s from %s to %s", row->values, min, max);
-        break;
-    case APO_SETTING_REAL_ABOVE:
-        snprintf(out, size, "%s, more than %s and at most %s", row->values, min, max);
-        break;
-    case APO_SETTING_SWITCH:
-        snprintf(out, size, "1 or 0 (on, off)");
-        break;
-    case APO_SETTING_USE_GPU:
-        snprintf(out, size, "auto, yes or no");
-        break;
-    case APO_SETTING_SIM_CLOCK:
-        snprintf(out, size, "wall or virtual");
-        break;
-    default:
-        snprintf(out, size, "%s", row->values);
-        break;
-    }
-}
-
 /* Warns that the variable `name` (the row's, or its legacy name) was ignored, showing the value
  * safely, then what was expected. */
 static void warn_ignored(apo__warnings *w, const apo__setting_row *row, const char *name,
                          const char *value) {
-    char shown[SHOWN_VALUE_MAX + 4], expected[128];
+    char shown[APO_SHOWN_VALUE_SIZE], expected[128];
     apo__env_show_value(value, shown, sizeof shown);
     apo__setting_expected(row, expected, sizeof expected);
     apo__warn(w, "%s=\"%s\" ignored: expected %s", name, shown, expected);
 }
 
 /* ---- Reading a variable -------------------------------------------------------------------- */
-
-static const char *env_get(const char *name) {
-    const char *v = getenv(name);
-    return (v != NULL && v[0] != '\0') ? v : NULL;
-}
-
-/* The row's variable, else its legacy name (the ThreadX name it replaces); *name is the one
- * read. NULL when neither is set. */
-static const char *env_lookup(const apo__setting_row *row, const char **name) {
-    *name = row->env;
-    const char *v = env_get(row->env);
-    if (v == NULL && row->legacy_env != NULL) {
-        *name = row->legacy_env;
-        v = env_get(row->legacy_env);
-    }
-    return v;
-}
 
 /* Each type's parser: 0 and *out set for a valid text, else -1 and *out untouched. */
 
@@ -258,8 +151,8 @@ static int parse_SIM_CLOCK(const char *text, const apo__setting_row *row, apo_si
 
 #define READ_ROW_(field, var, legacy, type, ...)                                                   \
     {                                                                                              \
-        const apo__setting_row *row = &apo__setting_rows[ROW_##field];                             \
-        const char *name, *text = env_lookup(row, &name);                                          \
+        const apo__setting_row *row = &apo__setting_rows[APO_SETTING_ROW_##field];                 \
+        const char *name, *text = apo__env_lookup(row, &name);                                     \
         if (text != NULL && parse_##type(text, row, &env->field) != 0)                             \
             warn_ignored(w, row, name, text);                                                      \
     }
@@ -350,7 +243,7 @@ static apo_status check_SIM_CLOCK(const apo__setting_row *row, apo_sim_clock v) 
 /* ---- Precedence -------------------------------------------------------------------------- */
 
 #define CHECK_ROW_(field, var, legacy, type, ...)                                                  \
-    APO_CHECK(check_##type(&apo__setting_rows[ROW_##field], config->field));
+    APO_CHECK(check_##type(&apo__setting_rows[APO_SETTING_ROW_##field], config->field));
 /* Unset is the zero of every type, in apo_config and in what apo__settings_read_env() gives. */
 #define RESOLVE_CONFIG_ROW_(field, var, legacy, type, values, def, ...)                            \
     out->field = config->field != 0 ? config->field : env.field != 0 ? env.field : (def);
@@ -369,85 +262,4 @@ apo_status apo__settings_resolve(const apo_config *config, apo__warnings *w, apo
     APO_SETTINGS(RESOLVE_CONFIG_ROW_)
     APO_ENV_SETTINGS(RESOLVE_ENV_ROW_)
     return APO_OK;
-}
-
-/* ---- The logging variables --------------------------------------------------------------- */
-
-/* Each logging type's reader of a set variable; a bad value writes a note to `problem`. */
-
-static void log_read_TEXT(const char *name, const char *text, const char **out, char *problem,
-                          size_t problem_size) {
-    (void)name, (void)problem, (void)problem_size;
-    *out = text;
-}
-
-/* A mistyped request for a log still gives one: another value means WARN. */
-static void log_read_LOG_LEVEL(const char *name, const char *text, int *out, char *problem,
-                               size_t problem_size) {
-    if (is_word(text, "NONE"))
-        *out = APO_LOG_NONE;
-    else if (is_word(text, "WARN"))
-        *out = APO_LOG_WARN;
-    else if (is_word(text, "INFO"))
-        *out = APO_LOG_INFO;
-    else if (is_word(text, "TRACE"))
-        *out = APO_LOG_TRACE;
-    else {
-        char shown[SHOWN_VALUE_MAX + 4];
-        apo__env_show_value(text, shown, sizeof shown);
-        *out = APO_LOG_WARN;
-        snprintf(problem, problem_size,
-                 "%s=\"%s\" is not one of NONE, WARN, INFO, TRACE; using WARN", name, shown);
-    }
-}
-
-static const struct {
-    const char *name;
-    unsigned mask;
-} subsystem_names[] = {
-    {"INIT", APO_SUBSYS_INIT},   {"ENV", APO_SUBSYS_ENV}, {"DEVICE", APO_SUBSYS_DEVICE},
-    {"SPLIT", APO_SUBSYS_SPLIT}, {"RUN", APO_SUBSYS_RUN}, {"ALL", APO_SUBSYS_ALL},
-};
-
-/* Unknown names are skipped; a list with none known means ALL. */
-static void log_read_LOG_SUBSYS(const char *name, const char *text, unsigned *out, char *problem,
-                                size_t problem_size) {
-    unsigned mask = 0;
-    const char *p = text;
-    while (*p != '\0') {
-        size_t len = strcspn(p, ",");
-        int found = 0;
-        for (size_t i = 0; i < sizeof subsystem_names / sizeof subsystem_names[0]; i++) {
-            if (strlen(subsystem_names[i].name) == len &&
-                strncasecmp(p, subsystem_names[i].name, len) == 0) {
-                mask |= subsystem_names[i].mask;
-                found = 1;
-            }
-        }
-        if (!found) {
-            char shown[SHOWN_VALUE_MAX + 4];
-            apo__env_show_value(text, shown, sizeof shown);
-            snprintf(problem, problem_size,
-                     "%s=\"%s\" has an unknown subsystem, skipped (known: INIT, ENV, DEVICE, "
-                     "SPLIT, RUN, ALL; none known means ALL)",
-                     name, shown);
-        }
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    *out = mask != 0 ? mask : APO_SUBSYS_ALL;
-}
-
-#define READ_LOG_ROW_(field, var, legacy, type, values, def, ...)                                  \
-    {                                                                                              \
-        const char *name, *text = env_lookup(&apo__setting_rows[ROW_##field], &name);              \
-        debug->field = (def);                                                                      \
-        if (text != NULL)                                                                          \
-            log_read_##type(name, text, &debug->field, problem, problem_size);                     \
-    }
-
-void apo__env_read_debug(apo__env_debug *debug, char *problem, size_t problem_size) {
-    problem[0] = '\0';
-    APO_LOG_SETTINGS(READ_LOG_ROW_)
 }

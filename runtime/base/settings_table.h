@@ -2,33 +2,38 @@
  * Every setting the library reads, once. Each row of these lists gives:
  *
  *   field    the apo_config field (APO_SETTINGS) or the name of the resolved setting
- *   env      the environment variable
- *   legacy   an older name read when `env` is unset (the ThreadX names), else NULL
- *   type     how the text is parsed and what C type holds it (settings.h: APO_SETTING_CTYPE_*)
+ *   var      the environment variable
+ *   legacy   an older name read when `var` is unset (the ThreadX names), else NULL
+ *   type     how the text is parsed and what C type holds it (APO_SETTING_CTYPE_*, below)
  *   values   numbers: the noun before the bounds ("seconds" gives "seconds from 1 to 2");
  *            other types: the accepted values as docs/env.md shows them
  *   def      the value when neither the config nor the environment sets it
  *   min, max numbers: the bounds, for the config field and the variable alike; enums and
- *            switches: the first and last valid value; text and presence: 0, unused
+ *            switches: the first and last valid value; the other types: 0, unused
  *   def_text the default as docs/env.md shows it
  *   about    one line for docs/env.md: what the setting does
  *
- * From these, base/settings.c generates the parsing, the bounds checks and the precedence
- * (the apo_config field when it is not at its APO_CONFIG_INIT value, else the variable when
- * it is set, non-empty and valid, else `def`), and tests/test_settings.c checks that the table
- * in docs/env.md says the same. "Unset" is the zero of every type (NULL, 0, UNSET), as in
- * APO_CONFIG_INIT.
+ * From these, base/env.c reads the variables and words the messages, base/settings.c
+ * generates the parsing, the bounds checks and the precedence (the apo_config field when it
+ * is not at its APO_CONFIG_INIT value, else the variable when it is set, non-empty and
+ * valid, else `def`), base/log.c parses the logging variables, and tests/test_settings.c
+ * checks that the table in docs/env.md says the same. "Unset" is the zero of every type
+ * (NULL, 0, UNSET), as in APO_CONFIG_INIT.
  *
  * Types: TEXT (any non-empty text), INT, UINT, SIZE (whole decimal numbers within [min, max]),
  * REAL (a decimal number within [min, max]), REAL_ABOVE (within (min, max]), SWITCH (on/off
  * words), USE_GPU, SIM_CLOCK (their words), PRESENT (1 when the variable is set at all),
- * LOG_LEVEL, LOG_SUBSYS (the logging variables' words).
+ * LOG_LEVEL, LOG_SUBSYS (the logging variables' words). Numbers follow base/parse_number.h.
+ *
+ * This header includes nothing of runtime/: the log reads its own rows, so the table must
+ * sit below base/log.h.
  */
 #ifndef APO_RUNTIME_SETTINGS_TABLE_H
 #define APO_RUNTIME_SETTINGS_TABLE_H
 
+#include <stddef.h>
+
 #include "apportion.h"
-#include "base/log.h"
 
 /* The cpu device's thread count, wherever it comes from (a `cpu:threads=N` item too). */
 #define APO_CPU_THREADS_MAX 1024
@@ -101,10 +106,11 @@
     X(pmi_size, "PMI_SIZE", NULL, PRESENT, "set by MPICH's Hydra", 0, 0, 0, "unset", "as above")
 
 /* The logging variables, read once per process when the library first has something to log
- * (base/log.c). A bad value cannot be a runtime's warning: it is noted in the log itself. */
+ * (base/log.c, which alone expands this list: the defaults are base/log.h's). A bad value
+ * cannot be a runtime's warning: it is noted in the log itself. */
 #define APO_LOG_SETTINGS(X)                                                                        \
     X(level, "APPORTION_DEBUG", NULL, LOG_LEVEL, "`NONE`, `WARN`, `INFO`, `TRACE`", APO_LOG_NONE,  \
-      APO_LOG_NONE, APO_LOG_TRACE, "`NONE` (no log)",                                              \
+      0, 0, "`NONE` (no log)",                                                                     \
       "the most detailed level logged; another value logs at `WARN`, with a note in the log")      \
     X(subsystems, "APPORTION_DEBUG_SUBSYS", NULL, LOG_SUBSYS,                                      \
       "comma list of `INIT`, `ENV`, `DEVICE`, `SPLIT`, `RUN`, `ALL`", APO_SUBSYS_ALL, 0, 0,        \
@@ -112,5 +118,23 @@
     X(file, "APPORTION_DEBUG_FILE", NULL, TEXT, "a file path", NULL, 0, 0, "standard error",       \
       "the file the log is appended to; one that cannot be opened leaves the log on standard "     \
       "error, with a line saying so")
+
+/* The C type that holds each type of row. */
+#define APO_SETTING_CTYPE_TEXT const char *
+#define APO_SETTING_CTYPE_INT int
+#define APO_SETTING_CTYPE_UINT unsigned
+#define APO_SETTING_CTYPE_SIZE size_t
+#define APO_SETTING_CTYPE_REAL double
+#define APO_SETTING_CTYPE_REAL_ABOVE double
+#define APO_SETTING_CTYPE_SWITCH apo_switch
+#define APO_SETTING_CTYPE_USE_GPU apo_use_gpu
+#define APO_SETTING_CTYPE_SIM_CLOCK apo_sim_clock
+#define APO_SETTING_CTYPE_PRESENT int
+#define APO_SETTING_CTYPE_LOG_LEVEL int       /* enum apo__log_level */
+#define APO_SETTING_CTYPE_LOG_SUBSYS unsigned /* mask of enum apo__log_subsys */
+
+/* One struct member per row, named as the row's field. */
+#define APO_SETTING_MEMBER(field, var, legacy, type, values, def, min, max, def_text, about)       \
+    APO_SETTING_CTYPE_##type field;
 
 #endif
