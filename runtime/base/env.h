@@ -4,8 +4,8 @@
  * value from outside is shown in a message. Typed parsing and precedence are in
  * settings.c; the logging variables are parsed by log.c.
  */
-#ifndef APO_RUNTIME_ENV_H
-#define APO_RUNTIME_ENV_H
+#ifndef APO_RUNTIME_BASE_ENV_H
+#define APO_RUNTIME_BASE_ENV_H
 
 #include <stddef.h>
 

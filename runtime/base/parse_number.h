@@ -3,8 +3,8 @@
  * "Numbers"). Strict: the whole string is the number, with nothing before or after it, not
  * even white space, so that " 4", "4 " and "4 threads" are refused rather than read as 4.
  */
-#ifndef APO_RUNTIME_PARSE_NUMBER_H
-#define APO_RUNTIME_PARSE_NUMBER_H
+#ifndef APO_RUNTIME_BASE_PARSE_NUMBER_H
+#define APO_RUNTIME_BASE_PARSE_NUMBER_H
 
 /* Parses `text` as a decimal integer: an optional '+' or '-', then decimal digits only
  * ("0x10", "2.5", "1e3" are refused). Returns 0 and sets *out, or returns -1 (leaving *out

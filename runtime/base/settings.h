@@ -6,8 +6,8 @@
  * unparsable or out-of-range variable is warned about and ignored; an out-of-range config
  * field is an error.
  */
-#ifndef APO_RUNTIME_SETTINGS_H
-#define APO_RUNTIME_SETTINGS_H
+#ifndef APO_RUNTIME_BASE_SETTINGS_H
+#define APO_RUNTIME_BASE_SETTINGS_H
 
 #include "apportion.h"
 #include "base/settings_table.h"

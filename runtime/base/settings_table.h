@@ -28,8 +28,8 @@
  * This header includes nothing of runtime/: the log reads its own rows, so the table must
  * sit below base/log.h.
  */
-#ifndef APO_RUNTIME_SETTINGS_TABLE_H
-#define APO_RUNTIME_SETTINGS_TABLE_H
+#ifndef APO_RUNTIME_BASE_SETTINGS_TABLE_H
+#define APO_RUNTIME_BASE_SETTINGS_TABLE_H
 
 #include <stddef.h>
 
