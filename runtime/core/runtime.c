@@ -182,6 +182,7 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_runtime_create: cannot allocate %zu bytes",
                          sizeof *rt);
     settings s;
+    int balance_ready = 0;
     apo_status st = resolve_settings(config, &rt->warnings, &s);
     if (st == APO_OK) {
         st = open_devices(rt, &s);
@@ -191,14 +192,8 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
         rt->cluster = apo__cluster_join(&s.cluster, &set, st);
         rt->n_devices = set.n_devices;
     }
-    if (st != APO_OK) {
-        apo__cluster_leave(rt->cluster, rt->devices, rt->n_devices);
-        rt->cluster = NULL;
-        for (size_t i = 0; i < rt->n_devices; i++)
-            rt->devices[i].ops->close(&rt->devices[i]);
-        free(rt);
-        return st;
-    }
+    if (st != APO_OK)
+        goto fail;
     rt->faults.settings = s.faults;
     pthread_mutex_init(&rt->call_mutex, NULL);
     apo__registry_init(&rt->registry);
@@ -212,24 +207,26 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
         s.balance.profiles_on = 0;
     apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
-    st = apo__pool_start(&rt->pool, rt->devices, rt->n_devices);
-    if (st != APO_OK) {
-        apo__cluster_leave(rt->cluster, rt->devices, rt->n_devices);
-        rt->cluster = NULL;
-        for (size_t i = 0; i < rt->n_devices; i++)
-            rt->devices[i].ops->close(&rt->devices[i]);
-        rt->balance.learn = 0; /* nothing was learnt: nothing to write */
-        apo__balance_destroy(&rt->balance);
-        pthread_mutex_destroy(&rt->call_mutex);
-        apo__registry_destroy(&rt->registry);
-        free(rt);
-        return st;
-    }
+    balance_ready = 1;
+    APO_CHECK_GOTO(apo__pool_start(&rt->pool, rt->devices, rt->n_devices), st, fail);
     for (size_t i = 0; i < rt->n_devices; i++)
         apo__log(APO_LOG_INFO, APO_SUBSYS_INIT, "device %zu: %s (%s)", i, rt->devices[i].info.id,
                  rt->devices[i].info.label);
     *out = rt;
     return APO_OK;
+
+fail:
+    apo__cluster_leave(rt->cluster, rt->devices, rt->n_devices);
+    for (size_t i = 0; i < rt->n_devices; i++)
+        rt->devices[i].ops->close(&rt->devices[i]);
+    if (balance_ready) {
+        rt->balance.learn = 0; /* nothing was learnt: nothing to write */
+        apo__balance_destroy(&rt->balance);
+        pthread_mutex_destroy(&rt->call_mutex);
+        apo__registry_destroy(&rt->registry);
+    }
+    free(rt);
+    return st;
 }
 
 void apo_runtime_destroy(apo_runtime *rt) {
