@@ -63,6 +63,14 @@ static inline APO_HD void apo__bollinger_slide_counts(apo__bollinger_counts *w, 
     }
 }
 
+/* The state of a sliding run after a window: the shift K and the range [lo, hi] in which a
+ * sample keeps x - K exact, the window sum of y = x - K as the pair s + c, its mean ybar, M2
+ * and the accumulated error bound acc (see apo__bollinger_slide_run). */
+typedef struct apo__bollinger_run {
+    double shift, lo, hi;
+    double s, c, ybar, m2, acc;
+} apo__bollinger_run;
+
 /* The running sum is the unevaluated pair s + c; TwoSum keeps it exact up to the final
  * rounding of c, whatever the magnitudes of its terms. */
 static inline APO_HD void apo__bollinger_two_sum_add(double *s, double *c, double v) {
@@ -89,11 +97,15 @@ static inline APO_HD void apo__bollinger_two_sum_add(double *s, double *c, doubl
  * M2 (u = 2^-53; d, a, b as in the code). `acc` sums |d| (|a| + |b| + 2|ybar|), and when
  * acc * 8u exceeds 2^-36 M2 the run stops and the next window is re-evaluated, so the
  * sliding part of the relative error of M2 stays below 2^-36 (about 7e-12 on sd).
+ *
+ * *run receives the state after the last window emitted, from which the lane kernels
+ * (bollinger_lanes.h) slide on with the same operations.
  */
 static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, size_t p,
                                                    double nbdev_up, double nbdev_dn,
                                                    apo__bollinger_counts *w, size_t *tp,
-                                                   double *upper, double *middle, double *lower) {
+                                                   apo__bollinger_run *run, double *upper,
+                                                   double *middle, double *lower) {
     const double pd = (double)p;
     /* The sliding loop multiplies by 1/p instead of dividing: one more rounding (covered by
      * the error bound) for a much cheaper instruction. The exact evaluation divides. */
@@ -187,6 +199,85 @@ static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, 
         lower[t] = mean - nbdev_dn * sd;
     }
     *tp = t;
+
+    run->shift = shift;
+    run->lo = lo;
+    run->hi = hi;
+    run->s = s;
+    run->c = c;
+    run->ybar = ybar;
+    run->m2 = m2;
+    run->acc = acc;
+}
+
+/*
+ * Writes the NaN outputs of [begin, end) before the first full window, sets *w to the
+ * counts of the window ending at the tile's first output and returns that output's index
+ * i0 = max(begin, p - 1); i0 >= end when the tile has no full window.
+ */
+static inline APO_HD size_t apo__bollinger_tile_begin(const double *x, size_t begin, size_t end,
+                                                      size_t p, apo__bollinger_counts *w,
+                                                      double *upper, double *middle,
+                                                      double *lower) {
+    const size_t i0 = begin > p - 1 ? begin : p - 1;
+    for (size_t t = begin; t < end && t < i0; ++t) {
+        upper[t] = NAN;
+        middle[t] = NAN;
+        lower[t] = NAN;
+    }
+    if (i0 >= end) {
+        return i0;
+    }
+
+    /* Counts for the first window, evaluated directly. */
+    w->nan = 0;
+    w->pinf = 0;
+    w->ninf = 0;
+    w->last_change = 0;
+    for (size_t k = i0 + 1 - p; k <= i0; ++k) {
+        apo__bollinger_count(w, x[k], 1);
+        if (k > i0 + 1 - p && x[k] != x[k - 1]) {
+            w->last_change = k;
+        }
+    }
+    return i0;
+}
+
+/*
+ * Emits the window ending at *tp, whose counts are in *w, by the rule that applies to it:
+ * a window with a non-finite sample, a constant window, or an exact evaluation that then
+ * slides on while it can, up to `end` (exclusive). Leaves *tp at the last window emitted.
+ * Returns 1 when that window belongs to a sliding run, whose state is then in *run; 0 when
+ * it was a non-finite or a constant window (*run untouched).
+ */
+static inline APO_HD int apo__bollinger_emit(const double *x, size_t end, size_t p, double nbdev_up,
+                                             double nbdev_dn, apo__bollinger_counts *w, size_t *tp,
+                                             apo__bollinger_run *run, double *upper, double *middle,
+                                             double *lower) {
+    const size_t t = *tp;
+    if (w->nan + w->pinf + w->ninf > 0) {
+        /* A NaN, or infinities of both signs, make the mean undefined; infinities of one
+         * sign make it that infinity. The deviation is undefined either way. */
+        double mid;
+        if (w->nan > 0 || (w->pinf > 0 && w->ninf > 0)) {
+            mid = NAN;
+        } else {
+            mid = w->pinf > 0 ? INFINITY : -INFINITY;
+        }
+        upper[t] = NAN;
+        middle[t] = mid;
+        lower[t] = NAN;
+        return 0;
+    }
+    if (apo__bollinger_is_constant(w, t, p)) {
+        /* All samples of the window are equal: the exact answer needs no arithmetic. */
+        upper[t] = x[t];
+        middle[t] = x[t];
+        lower[t] = x[t];
+        return 0;
+    }
+    apo__bollinger_slide_run(x, end, p, nbdev_up, nbdev_dn, w, tp, run, upper, middle, lower);
+    return 1;
 }
 
 /*
@@ -197,48 +288,14 @@ static inline APO_HD void apo__bollinger_tile(const double *x, size_t begin, siz
                                               size_t period, double nbdev_up, double nbdev_dn,
                                               double *upper, double *middle, double *lower) {
     const size_t p = period;
-    const size_t i0 = begin > p - 1 ? begin : p - 1;
-    for (size_t t = begin; t < end && t < i0; ++t) {
-        upper[t] = NAN;
-        middle[t] = NAN;
-        lower[t] = NAN;
-    }
-    if (i0 >= end) {
+    apo__bollinger_counts w;
+    size_t t = apo__bollinger_tile_begin(x, begin, end, p, &w, upper, middle, lower);
+    if (t >= end) {
         return;
     }
-
-    /* Counts for the first window, evaluated directly. */
-    apo__bollinger_counts w = {0, 0, 0, 0};
-    for (size_t k = i0 + 1 - p; k <= i0; ++k) {
-        apo__bollinger_count(&w, x[k], 1);
-        if (k > i0 + 1 - p && x[k] != x[k - 1]) {
-            w.last_change = k;
-        }
-    }
-
-    size_t t = i0;
+    apo__bollinger_run run;
     for (;;) {
-        if (w.nan + w.pinf + w.ninf > 0) {
-            /* A NaN, or infinities of both signs, make the mean undefined; infinities of one
-             * sign make it that infinity. The deviation is undefined either way. */
-            double mid;
-            if (w.nan > 0 || (w.pinf > 0 && w.ninf > 0)) {
-                mid = NAN;
-            } else {
-                mid = w.pinf > 0 ? INFINITY : -INFINITY;
-            }
-            upper[t] = NAN;
-            middle[t] = mid;
-            lower[t] = NAN;
-        } else if (apo__bollinger_is_constant(&w, t, p)) {
-            /* All samples of the window are equal: the exact answer needs no arithmetic. */
-            upper[t] = x[t];
-            middle[t] = x[t];
-            lower[t] = x[t];
-        } else {
-            apo__bollinger_slide_run(x, end, p, nbdev_up, nbdev_dn, &w, &t, upper, middle, lower);
-        }
-
+        apo__bollinger_emit(x, end, p, nbdev_up, nbdev_dn, &w, &t, &run, upper, middle, lower);
         ++t;
         if (t >= end) {
             break;

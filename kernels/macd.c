@@ -81,9 +81,9 @@ void apo__macd_tile_pair(const apo__macd_tile_args *a, const apo__macd_tile_args
     apo__macd_rates r;
     apo__macd_setup(&fast, &slow, signal, &r);
     apo__macd_state sa, sb;
-    int live_a = apo__macd_prepare(a->x, a->begin, a->end, fast, slow, signal, h, &r, a->macd,
+    int live_a = apo__macd_prepare(a->x, a->begin, a->end, fast, slow, signal, h, &r, 1, a->macd,
                                    a->signal_line, a->hist, &sa);
-    int live_b = apo__macd_prepare(b->x, b->begin, b->end, fast, slow, signal, h, &r, b->macd,
+    int live_b = apo__macd_prepare(b->x, b->begin, b->end, fast, slow, signal, h, &r, 1, b->macd,
                                    b->signal_line, b->hist, &sb);
     if (live_a && live_b) {
         /* The EMA update is a chain of three dependent operations; two independent tiles

@@ -1,6 +1,6 @@
 /*
  * macd_tile.h: the arithmetic of one MACD tile, shared by the CPU kernels (macd.c,
- * apo__cpu_macd_tile and apo__macd_tile_pair) and the CUDA kernel (macd.cu).
+ * apo__cpu_macd_tile; macd_lanes.h, several tiles side by side) and the CUDA kernel (macd.cu).
  *
  * What: TA-Lib's MACD (EMA update e = (x - e) * k + e with k = 2 / (p + 1), slow and fast
  * EMAs seeded with plain means at the slow seed index, the signal EMA seeded with the mean
@@ -15,8 +15,9 @@
  *
  * Determinism: the outputs of a tile depend on x, the parameters, H and `begin` only, with
  * a fixed operation order of IEEE +, -, *, / and isfinite (apo_hd.h): no transcendental,
- * no FMA contraction on either compiler, no state crossing tiles. The single loop and the
- * paired loop of apo__macd_tile_pair run the same apo__macd_step, so all give the same bits.
+ * no FMA contraction on either compiler, no state crossing tiles. The lane kernels
+ * (macd_lanes.h) run the same operations as phase 3 and apo__macd_step, so all give the same
+ * bits.
  * Non-finite samples give the NAN constant, the same bits on both sides; only an EMA that
  * overflows (finite samples near DBL_MAX) makes a NaN by arithmetic, whose sign and payload
  * may differ on the GPU (apo_hd.h).
@@ -62,13 +63,15 @@ static inline APO_HD void apo__macd_setup(size_t *fast, size_t *slow, size_t sig
 /* Runs a tile up to its steady state, with fast <= slow as apo__macd_setup leaves them and
  * h = apo__macd_warmup(fast, slow, signal). Returns 0 when the tile is already complete (its
  * outputs are all written; `st` is then a finished state, t == end), 1 when `st` holds the
- * state to go on from. */
+ * state to go on from. With warm_up 0 it stops after the signal seed, before phase 3, with
+ * st->t the next index (possibly still before `begin`): the lane kernels (macd_lanes.h) run
+ * the warm-up of several tiles at once, with phase 3's operations. */
 static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t end, size_t fast,
                                            size_t slow, size_t signal, size_t h,
-                                           const apo__macd_rates *r, double *macd,
+                                           const apo__macd_rates *r, int warm_up, double *macd,
                                            double *signal_line, double *hist, apo__macd_state *st) {
     const size_t w0 = begin > h ? begin - h : 0;
-    /* Every path defines the whole state, so the paired loop never reads an unset field. */
+    /* Every path defines the whole state, so a caller never reads an unset field. */
     st->t = end;
     st->end = end;
     st->ef = 0.0;
@@ -144,7 +147,7 @@ static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t
     }
 
     /* Phase 3: the warm-up part before `begin` only updates the states. */
-    for (++t; t < begin; ++t) {
+    for (++t; warm_up && t < begin; ++t) {
         const double v = x[t];
         if (isfinite(v)) {
             ef = (v - ef) * r->kf + ef;
@@ -159,8 +162,8 @@ static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t
     return t < end;
 }
 
-/* One steady step of one tile at index st->t; the same operations in the same order for
- * the single and the paired loops, so both give the same bits. */
+/* One steady step of one tile at index st->t; the lane kernels (macd_lanes.h) do the same
+ * operations in the same order, so both give the same bits. */
 static inline APO_HD void apo__macd_step(const double *x, const apo__macd_rates *r,
                                          apo__macd_state *st) {
     const size_t t = st->t;
@@ -197,7 +200,7 @@ static inline APO_HD void apo__macd_tile(const double *x, size_t begin, size_t e
     apo__macd_rates r;
     apo__macd_setup(&fast, &slow, signal, &r);
     apo__macd_state st;
-    if (apo__macd_prepare(x, begin, end, fast, slow, signal, warmup, &r, macd, signal_line, hist,
+    if (apo__macd_prepare(x, begin, end, fast, slow, signal, warmup, &r, 1, macd, signal_line, hist,
                           &st)) {
         apo__macd_finish(x, &r, &st);
     }
