@@ -3,10 +3,10 @@
  *
  * The public API has no direct entry to the built-in kernels, so this one measurement
  * links the kernels' static library (kernels/kernels.h, through kernels_dep): the direct
- * baseline is apo__cpu_bollinger_tile() called serially over every tile of the row, and for
- * macd apo__macd_tile_pair() over consecutive pairs of tiles (apo__cpu_macd_tile() for an odd
- * last one), with the tile length the runtime uses (apo_*_tile_len): exactly the work the
- * runtime does on one thread. It is compared with
+ * baseline is the kernel's group function (apo__cpu_bollinger_tiles, apo__cpu_macd_tiles)
+ * called over every tile of the row, with the tile length the runtime uses
+ * (apo_*_tile_len) and the fastest vector path of this CPU, as the runtime runs them: the
+ * work the runtime does on one thread. It is compared with
  *   - a runtime whose only device is "cpu:threads=1" (the same serial work, so the
  *     difference of the medians is the runtime's own cost per call: validation, planning,
  *     hand-off, report), and
@@ -30,20 +30,23 @@ typedef struct direct_args {
 } direct_args;
 
 static void direct_call(const direct_args *a) {
+    apo__tile_span spans[64];
+    size_t count = 0;
+    apo__cpu_isa isa = apo__cpu_isa_best();
     for (size_t begin = 0; begin < a->n; begin += a->tile) {
-        size_t end = begin + a->tile < a->n ? begin + a->tile : a->n;
-        if (a->is_macd && end < a->n) {
-            /* Two tiles at once, as the runtime runs them (kernels.h). */
-            size_t end2 = end + a->tile < a->n ? end + a->tile : a->n;
-            apo__macd_tile_args t0 = {a->x, begin, end, a->out[0], a->out[1], a->out[2]};
-            apo__macd_tile_args t1 = {a->x, end, end2, a->out[0], a->out[1], a->out[2]};
-            apo__macd_tile_pair(&t0, &t1, 12, 26, 9);
-            begin = end2 - a->tile;
-        } else if (a->is_macd)
-            apo__cpu_macd_tile(a->x, a->n, begin, end, 12, 26, 9, a->out[0], a->out[1], a->out[2]);
-        else
-            apo__cpu_bollinger_tile(a->x, a->n, begin, end, 20, 2.0, 2.0, a->out[0], a->out[1],
-                                    a->out[2]);
+        spans[count].row = 0;
+        spans[count].begin = begin;
+        spans[count].end = begin + a->tile < a->n ? begin + a->tile : a->n;
+        /* The runtime hands the kernel its tiles in groups too (runtime/devices/host_tiles.c). */
+        if (++count == sizeof spans / sizeof spans[0] || spans[count - 1].end == a->n) {
+            if (a->is_macd)
+                apo__cpu_macd_tiles(a->x, 1, a->n, spans, count, 12, 26, 9, a->out[0], a->out[1],
+                                    a->out[2], isa);
+            else
+                apo__cpu_bollinger_tiles(a->x, 1, a->n, spans, count, 20, 2.0, 2.0, a->out[0],
+                                         a->out[1], a->out[2], isa);
+            count = 0;
+        }
     }
 }
 

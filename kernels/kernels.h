@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* apo__cpu_isa: the vector paths of the *_tiles functions below. */
+#include "cpu_isa.h"
 /* apo__moments, and the inline apo__moments_*, apo__philox4x32_10 and apo__mulhi64. */
 #include "moments_tile.h"
 #include "philox_tile.h"
@@ -34,6 +36,17 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * A tile of a group call: positions [begin, end) of row `row`. The group functions
+ * (apo__cpu_*_tiles) take the arrays of all rows, row r starting at index r * cols, and
+ * compute several tiles at once, one per lane of a vector (cpu_isa.h): each tile gets the
+ * bits of the single-tile function, whatever the path and whatever other tiles share the
+ * call. Tiles must not overlap. An `isa` the CPU lacks is replaced by the best it has.
+ */
+typedef struct apo__tile_span {
+    size_t row, begin, end;
+} apo__tile_span;
 
 /* ---- Bollinger bands ------------------------------------------------------------------ */
 
@@ -51,6 +64,13 @@ size_t apo__bollinger_tile_len(size_t period);
 void apo__cpu_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
                              double nbdev_up, double nbdev_dn, double *upper, double *middle,
                              double *lower);
+
+/* `count` bollinger tiles at once on path `isa`: the bits of apo__cpu_bollinger_tile for each
+ * (see apo__tile_span). */
+void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
+                              const apo__tile_span *tiles, size_t count, size_t period,
+                              double nbdev_up, double nbdev_dn, double *upper, double *middle,
+                              double *lower, apo__cpu_isa isa);
 
 /* ---- MACD ----------------------------------------------------------------------------- */
 
@@ -75,20 +95,12 @@ void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, siz
                         size_t slow, size_t signal, double *macd, double *signal_line,
                         double *hist);
 
-/* One tile of apo__macd_tile_pair(): a series x, its range [begin, end) and its outputs. */
-typedef struct apo__macd_tile_args {
-    const double *x;
-    size_t begin, end;
-    double *macd, *signal_line, *hist;
-} apo__macd_tile_args;
-
-/*
- * Two tiles at once, each with exactly the operations of apo__cpu_macd_tile(), interleaved so
- * that the two EMA chains overlap: the same bits as two apo__cpu_macd_tile() calls, faster.
- * The tiles may belong to different rows; they must not overlap.
- */
-void apo__macd_tile_pair(const apo__macd_tile_args *a, const apo__macd_tile_args *b, size_t fast,
-                         size_t slow, size_t signal);
+/* `count` macd tiles at once on path `isa`: the bits of apo__cpu_macd_tile for each (see
+ * apo__tile_span). The EMA chains of the tiles advance side by side, which hides their
+ * latency. */
+void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *tiles,
+                         size_t count, size_t fast, size_t slow, size_t signal, double *macd,
+                         double *signal_line, double *hist, apo__cpu_isa isa);
 
 /* ---- Moments partials ----------------------------------------------------------------- */
 
@@ -117,6 +129,19 @@ size_t apo__returns_stats_tile_len(void);
  */
 void apo__cpu_returns_stats_tile(const double *x, size_t n, size_t begin, size_t end,
                                  apo__moments *out);
+
+/*
+ * `count` returns_stats tiles at once on path `isa`: partials[i] gets the bits that
+ * apo__cpu_returns_stats_tile gives tiles[i] (see apo__tile_span). `scratch` (NULL, or
+ * scratch_len doubles, any alignment) lets each sample be divided once instead of twice;
+ * apo__returns_stats_scratch_len(isa) doubles are enough for tiles of the standard length.
+ */
+void apo__cpu_returns_stats_tiles(const double *x, size_t rows, size_t cols,
+                                  const apo__tile_span *tiles, size_t count, apo__moments *partials,
+                                  double *scratch, size_t scratch_len, apo__cpu_isa isa);
+
+/* Doubles of scratch with which apo__cpu_returns_stats_tiles divides each sample once. */
+size_t apo__returns_stats_scratch_len(apo__cpu_isa isa);
 
 /*
  * Final statistics from merged partials: count; mean (NaN when count is 0); sample

@@ -24,7 +24,8 @@
  * Code: the tile body is the APO_HD inline apo__macd_tile of macd_tile.h, which the CUDA
  * kernel (macd.cu) calls too. This file keeps what needs libm or runs only on the host: the
  * warm-up H (apo__macd_warmup, with log and log1p), which it computes here and passes to the
- * shared body, the tile length, the precondition checks and the paired loop.
+ * shared body, the tile length and the precondition checks. Several tiles at once on a
+ * vector path: macd_lanes.h and lanes_dispatch.c.
  *
  * Determinism: the outputs of a tile depend on x, the parameters and `begin` only; no state
  * crosses tiles and the operation order is fixed (built with -ffp-contract=off, and nvcc
@@ -72,33 +73,4 @@ void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, siz
     /* apo__macd_warmup takes the larger of fast and slow itself, so it needs no swap. */
     const size_t h = apo__macd_warmup(fast, slow, signal);
     apo__macd_tile(x, begin, end, fast, slow, signal, h, macd, signal_line, hist);
-}
-
-void apo__macd_tile_pair(const apo__macd_tile_args *a, const apo__macd_tile_args *b, size_t fast,
-                         size_t slow, size_t signal) {
-    assert(fast >= 1 && slow >= 1 && signal >= 1);
-    const size_t h = apo__macd_warmup(fast, slow, signal);
-    apo__macd_rates r;
-    apo__macd_setup(&fast, &slow, signal, &r);
-    apo__macd_state sa, sb;
-    int live_a = apo__macd_prepare(a->x, a->begin, a->end, fast, slow, signal, h, &r, 1, a->macd,
-                                   a->signal_line, a->hist, &sa);
-    int live_b = apo__macd_prepare(b->x, b->begin, b->end, fast, slow, signal, h, &r, 1, b->macd,
-                                   b->signal_line, b->hist, &sb);
-    if (live_a && live_b) {
-        /* The EMA update is a chain of three dependent operations; two independent tiles
-         * in one loop keep the floating-point units busy while each chain waits. */
-        size_t left_a = sa.end - sa.t, left_b = sb.end - sb.t;
-        size_t both = left_a < left_b ? left_a : left_b;
-        for (size_t i = 0; i < both; ++i) {
-            apo__macd_step(a->x, &r, &sa);
-            apo__macd_step(b->x, &r, &sb);
-        }
-    }
-    if (live_a) {
-        apo__macd_finish(a->x, &r, &sa);
-    }
-    if (live_b) {
-        apo__macd_finish(b->x, &r, &sb);
-    }
 }

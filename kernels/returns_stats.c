@@ -39,6 +39,10 @@ void apo__cpu_returns_stats_tile(const double *x, size_t n, size_t begin, size_t
     apo__returns_stats_tile(x, begin, end, out);
 }
 
+size_t apo__returns_stats_scratch_len(apo__cpu_isa isa) {
+    return apo__returns_stats_tile_len() * apo__cpu_isa_lanes(apo__cpu_isa_resolve(isa));
+}
+
 void apo__returns_stats_finalize(const apo__moments *m, double *count, double *mean,
                                  double *variance, double *min, double *max) {
     assert(m != NULL && count != NULL && mean != NULL && variance != NULL && min != NULL &&

@@ -509,46 +509,6 @@ Test(kernels, macd_tile_order_gives_identical_bits, .timeout = 60) {
     free(x);
 }
 
-/* The paired tile function interleaves two tiles; each must get the single function's bits,
- * for tiles of two rows, of unequal lengths, and with gaps in either. (Pairs within one row
- * go through the runtime's determinism tests.) */
-Test(kernels, macd_tile_pair_gives_the_bits_of_single_tiles, .timeout = 60) {
-    const size_t n = 70000;
-    const size_t len = apo__macd_tile_len(12, 26, 9);
-    double *x = alloc_doubles(n), *y = alloc_doubles(n);
-    apo__test_random_walk(23, n, 100.0, 0.5, x);
-    apo__test_random_walk(24, n, 50.0, 0.25, y);
-    x[len + 5] = NAN;
-    y[3 * len - 1] = INFINITY;
-    double *single[6], *paired[6];
-    for (int k = 0; k < 6; ++k) {
-        single[k] = alloc_doubles(n);
-        paired[k] = alloc_doubles(n);
-        fill_nan(single[k], n);
-        fill_nan(paired[k], n);
-    }
-    run_macd(x, n, 12, 26, 9, 0, single[0], single[1], single[2]);
-    run_macd(y, n, 12, 26, 9, 0, single[3], single[4], single[5]);
-    const size_t count = tile_count(n, len); /* the last tile is short */
-    /* Tile i of x goes with tile count-1-i of y: pairs from two rows, with the short last
-     * tile beside a full one and gaps on either side. */
-    for (size_t i = 0; i < count; ++i) {
-        const size_t b = i * len, e = b + len < n ? b + len : n;
-        const size_t j = count - 1 - i;
-        const size_t bj = j * len, ej = bj + len < n ? bj + len : n;
-        apo__macd_tile_args a = {x, b, e, paired[0], paired[1], paired[2]};
-        apo__macd_tile_args c = {y, bj, ej, paired[3], paired[4], paired[5]};
-        apo__macd_tile_pair(&a, &c, 26, 12, 9); /* swapped periods, as TA-Lib allows */
-    }
-    for (int k = 0; k < 6; ++k) {
-        cr_assert(memcmp(single[k], paired[k], n * sizeof(double)) == 0, "output %d differs", k);
-        free(single[k]);
-        free(paired[k]);
-    }
-    free(x);
-    free(y);
-}
-
 Test(kernels, macd_gaps_do_not_poison_the_series, .timeout = 60) {
     const size_t n = 40000;
     double *x = alloc_doubles(n), *a = alloc_doubles(n), *b = alloc_doubles(n),

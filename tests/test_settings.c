@@ -47,6 +47,7 @@ static int same_REAL_ABOVE(double a, double b) { return a == b; }
 static int same_SWITCH(apo_switch a, apo_switch b) { return a == b; }
 static int same_USE_GPU(apo_use_gpu a, apo_use_gpu b) { return a == b; }
 static int same_SIM_CLOCK(apo_sim_clock a, apo_sim_clock b) { return a == b; }
+static int same_CPU_ISA(int a, int b) { return a == b; }
 static int same_PRESENT(int a, int b) { return a == b; }
 static int same_LOG_LEVEL(int a, int b) { return a == b; }
 static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
@@ -69,6 +70,7 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define SAMPLE_deadline_factor "2.5e1", 25.0
 #define SAMPLE_deadline_floor_s "604800", 604800.0
 #define SAMPLE_quarantine_after "1000000", 1000000u
+#define SAMPLE_cpu_isa "AVX2", 2 /* kernels/cpu_isa.h: APO_CPU_ISA_AVX2 */
 #define SAMPLE_profile_dir "/env/profiles", "/env/profiles"
 #define SAMPLE_xdg_state_home "/env/state", "/env/state"
 #define SAMPLE_home "/env/home", "/env/home"
@@ -115,6 +117,7 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define DEFAULT_deadline_factor 10.0
 #define DEFAULT_deadline_floor_s 60.0
 #define DEFAULT_quarantine_after 3u
+#define DEFAULT_cpu_isa 0 /* auto: the runtime picks the fastest path the CPU has */
 #define DEFAULT_profile_dir NULL
 #define DEFAULT_xdg_state_home NULL
 #define DEFAULT_home NULL
@@ -255,6 +258,8 @@ static const struct {
     {"APPORTION_DEADLINE_FLOOR", "604801", "seconds from 0.001 to 604800"},
     {"APPORTION_QUARANTINE_AFTER", "0", "an integer from 1 to 1000000"},
     {"APPORTION_QUARANTINE_AFTER", "1000001", "an integer from 1 to 1000000"},
+    {"APPORTION_CPU_ISA", "avx", "auto, sse2, avx2 or avx512"},
+    {"APPORTION_CPU_ISA", "sse2 ", "auto, sse2, avx2 or avx512"},
     /* Blanks around a number: every number variable refuses them (docs/env.md). */
     {"APPORTION_CPU_THREADS", " 4", "an integer from 1 to 1024"},
     {"APPORTION_GPU_MEMORY_MB", "64 ", "MiB from 4 to 1048576"},

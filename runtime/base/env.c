@@ -94,6 +94,9 @@ void apo__setting_expected(const apo__setting_row *row, char *out, size_t size) 
     case APO_SETTING_SIM_CLOCK:
         snprintf(out, size, "wall or virtual");
         break;
+    case APO_SETTING_CPU_ISA:
+        snprintf(out, size, "auto, sse2, avx2 or avx512");
+        break;
     default:
         snprintf(out, size, "%s", row->values);
         break;

@@ -149,6 +149,22 @@ static int parse_SIM_CLOCK(const char *text, const apo__setting_row *row, apo_si
     return 0;
 }
 
+/* The words of APPORTION_CPU_ISA; `auto` reads as unset (0), which the runtime resolves to
+ * the fastest path the CPU has. */
+static int parse_CPU_ISA(const char *text, const apo__setting_row *row, int *out) {
+    static const char *const words[] = {"auto", "sse2", "avx2", "avx512"};
+    _Static_assert(sizeof words / sizeof words[0] == APO_SETTING_CPU_ISA_AVX512 + 1,
+                   "one word per value of APO_SETTING_CPU_ISA_*, and auto");
+    (void)row;
+    for (int v = 0; v <= APO_SETTING_CPU_ISA_AVX512; v++) {
+        if (is_word(text, words[v])) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 #define READ_ROW_(field, var, legacy, type, ...)                                                   \
     {                                                                                              \
         const apo__setting_row *row = &apo__setting_rows[APO_SETTING_ROW_##field];                 \

@@ -22,7 +22,7 @@
  *
  * Types: TEXT (any non-empty text), INT, UINT, SIZE (whole decimal numbers within [min, max]),
  * REAL (a decimal number within [min, max]), REAL_ABOVE (within (min, max]), SWITCH (on/off
- * words), USE_GPU, SIM_CLOCK (their words), PRESENT (1 when the variable is set at all),
+ * words), USE_GPU, SIM_CLOCK, CPU_ISA (their words), PRESENT (1 when the variable is set at all),
  * LOG_LEVEL, LOG_SUBSYS (the logging variables' words). Numbers follow base/parse_number.h.
  *
  * This header includes nothing of runtime/: the log reads its own rows, so the table must
@@ -87,9 +87,18 @@
     X(quarantine_after, "APPORTION_QUARANTINE_AFTER", NULL, UINT, "an integer", 3, 1, 1000000,     \
       "`3`", "failed calls in a row that quarantine a device")
 
+/* APPORTION_CPU_ISA's values, which are those of the kernels' apo__cpu_isa
+ * (kernels/cpu_isa.h, which this header may not include): `auto` reads as unset. */
+#define APO_SETTING_CPU_ISA_SSE2 1
+#define APO_SETTING_CPU_ISA_AVX512 3
+
 /* Variables with no apo_config field, read at every apo_runtime_create(); any value is
- * accepted. */
+ * accepted, except where the row's type has words of its own (CPU_ISA). */
 #define APO_ENV_SETTINGS(X)                                                                        \
+    X(cpu_isa, "APPORTION_CPU_ISA", NULL, CPU_ISA, "`auto`, `sse2`, `avx2`, `avx512`", 0,          \
+      APO_SETTING_CPU_ISA_SSE2, APO_SETTING_CPU_ISA_AVX512, "`auto`: the fastest this CPU has",    \
+      "the vector path of the CPU kernels ([kernels.md](kernels.md#vector-paths)); one the CPU "   \
+      "lacks is warned about and the fastest it has is used")                                      \
     X(profile_dir, "APPORTION_PROFILE_DIR", NULL, TEXT, "a folder", NULL, 0, 0,                    \
       "see [Profiles](#profiles)", "the folder of both profile files")                             \
     X(xdg_state_home, "XDG_STATE_HOME", NULL, TEXT, "a folder", NULL, 0, 0,                        \
@@ -129,6 +138,7 @@
 #define APO_SETTING_CTYPE_SWITCH apo_switch
 #define APO_SETTING_CTYPE_USE_GPU apo_use_gpu
 #define APO_SETTING_CTYPE_SIM_CLOCK apo_sim_clock
+#define APO_SETTING_CTYPE_CPU_ISA int /* apo__cpu_isa, 0 for auto */
 #define APO_SETTING_CTYPE_PRESENT int
 #define APO_SETTING_CTYPE_LOG_LEVEL int       /* enum apo__log_level */
 #define APO_SETTING_CTYPE_LOG_SUBSYS unsigned /* mask of enum apo__log_subsys */

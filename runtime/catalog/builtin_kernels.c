@@ -12,6 +12,7 @@
 #include "kernels_cuda.h"
 
 #define APO_PERIOD_MAX 100000
+#define APO_MOMENTS_LEN (sizeof(apo__moments) / sizeof(double))
 
 static size_t same_axis_len(const apo__kernel *k, const double *params, size_t cols) {
     (void)k, (void)params;
@@ -43,6 +44,18 @@ static double *out_row(const apo__call *call, size_t array, size_t row, size_t o
     return call->outputs[array] + row * out_cols;
 }
 
+/* Tiles [first, end) of a call as the spans that the kernels' group functions take, in
+ * chunks of at most APO_SPAN_CHUNK; calls `body` once per chunk with `spans` and `n`. */
+#define APO_SPAN_CHUNK 64
+#define FOR_SPAN_CHUNKS(call, first, end, spans, n, body)                                          \
+    for (uint64_t g0_ = (first); g0_ < (end); g0_ += APO_SPAN_CHUNK) {                             \
+        apo__tile_span spans[APO_SPAN_CHUNK];                                                      \
+        size_t n = (size_t)((end)-g0_ < APO_SPAN_CHUNK ? (end)-g0_ : APO_SPAN_CHUNK);              \
+        for (size_t i_ = 0; i_ < n; i_++)                                                          \
+            apo__tile_range(call, g0_ + i_, &spans[i_].row, &spans[i_].begin, &spans[i_].end);     \
+        body;                                                                                      \
+    }
+
 /* ---- bollinger(period, nbdev_up, nbdev_dn) ---------------------------------------- */
 
 static apo_status bollinger_validate(const apo__kernel *k, const double *params, size_t rows,
@@ -68,6 +81,17 @@ static apo_status bollinger_run(const apo__call *call, size_t row, size_t begin,
     apo__cpu_bollinger_tile(row_of(call, 0, row), n, begin, end, (size_t)call->params[0],
                             call->params[1], call->params[2], out_row(call, 0, row, n),
                             out_row(call, 1, row, n), out_row(call, 2, row, n));
+    return APO_OK;
+}
+
+static apo_status bollinger_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
+                                      double *scratch, size_t scratch_len) {
+    (void)scratch, (void)scratch_len;
+    FOR_SPAN_CHUNKS(call, first, end, spans, n,
+                    apo__cpu_bollinger_tiles(call->inputs[0], call->rows, call->cols, spans, n,
+                                             (size_t)call->params[0], call->params[1],
+                                             call->params[2], call->outputs[0], call->outputs[1],
+                                             call->outputs[2], (apo__cpu_isa)isa))
     return APO_OK;
 }
 
@@ -99,25 +123,15 @@ static apo_status macd_run(const apo__call *call, size_t row, size_t begin, size
     return APO_OK;
 }
 
-static apo__macd_tile_args macd_tile_args(const apo__call *call, size_t row, size_t begin,
-                                          size_t end) {
-    size_t n = call->cols;
-    apo__macd_tile_args args = {.x = row_of(call, 0, row),
-                                .begin = begin,
-                                .end = end,
-                                .macd = out_row(call, 0, row, n),
-                                .signal_line = out_row(call, 1, row, n),
-                                .hist = out_row(call, 2, row, n)};
-    return args;
-}
-
-static apo_status macd_run_pair(const apo__call *call, size_t row0, size_t begin0, size_t end0,
-                                size_t row1, size_t begin1, size_t end1) {
+static apo_status macd_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
+                                 double *scratch, size_t scratch_len) {
+    (void)scratch, (void)scratch_len;
     size_t fast, slow, signal;
     macd_periods(call->params, &fast, &slow, &signal);
-    apo__macd_tile_args a = macd_tile_args(call, row0, begin0, end0);
-    apo__macd_tile_args b = macd_tile_args(call, row1, begin1, end1);
-    apo__macd_tile_pair(&a, &b, fast, slow, signal);
+    FOR_SPAN_CHUNKS(call, first, end, spans, n,
+                    apo__cpu_macd_tiles(call->inputs[0], call->rows, call->cols, spans, n, fast,
+                                        slow, signal, call->outputs[0], call->outputs[1],
+                                        call->outputs[2], (apo__cpu_isa)isa))
     return APO_OK;
 }
 
@@ -144,6 +158,23 @@ static apo_status returns_stats_run(const apo__call *call, size_t row, size_t be
     apo__cpu_returns_stats_tile(row_of(call, 0, row), call->cols, begin, end, &m);
     memcpy(partial, &m, sizeof m);
     return APO_OK;
+}
+
+/* The partials of consecutive tiles are consecutive apo__moments (five doubles, no padding). */
+static apo_status returns_stats_run_tiles(const apo__call *call, uint64_t first, uint64_t end,
+                                          int isa, double *scratch, size_t scratch_len) {
+    FOR_SPAN_CHUNKS(call, first, end, spans, n, {
+        apo__moments parts[APO_SPAN_CHUNK];
+        apo__cpu_returns_stats_tiles(call->inputs[0], call->rows, call->cols, spans, n, parts,
+                                     scratch, scratch_len, (apo__cpu_isa)isa);
+        memcpy(call->partials + g0_ * APO_MOMENTS_LEN, parts, n * sizeof parts[0]);
+    })
+    return APO_OK;
+}
+
+static size_t returns_stats_scratch(const apo__call *call, int isa) {
+    (void)call;
+    return apo__returns_stats_scratch_len((apo__cpu_isa)isa);
 }
 
 static void returns_stats_finalize(const apo__call *call, size_t row, const double *root) {
@@ -307,8 +338,6 @@ static const apo__cuda_impl bootstrap_cuda_impl = {1, no_halo, 1, bootstrap_cuda
 
 /* ---- the table ---------------------------------------------------------------------- */
 
-#define APO_MOMENTS_LEN (sizeof(apo__moments) / sizeof(double))
-
 static const apo__kernel builtin_kernels[] = {
     {
         .name = "bollinger",
@@ -326,6 +355,7 @@ static const apo__kernel builtin_kernels[] = {
         .unit_work = one_unit_work,
         .output_cols = full_output_cols,
         .run_tile = bollinger_run,
+        .run_tiles = bollinger_run_tiles,
         .cuda = &bollinger_cuda_impl,
     },
     {
@@ -343,7 +373,7 @@ static const apo__kernel builtin_kernels[] = {
         .unit_work = one_unit_work,
         .output_cols = full_output_cols,
         .run_tile = macd_run,
-        .run_tile_pair = macd_run_pair,
+        .run_tiles = macd_run_tiles,
         .cuda = &macd_cuda_impl,
     },
     {
@@ -358,6 +388,8 @@ static const apo__kernel builtin_kernels[] = {
         .unit_work = one_unit_work,
         .output_cols = one_output_col,
         .run_tile = returns_stats_run,
+        .run_tiles = returns_stats_run_tiles,
+        .tiles_scratch = returns_stats_scratch,
         .partial_len = APO_MOMENTS_LEN,
         .merge = moments_merge,
         .finalize = returns_stats_finalize,

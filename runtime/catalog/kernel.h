@@ -92,10 +92,14 @@ struct apo__kernel {
     apo_status (*run_tile)(const apo__call *call, size_t row, size_t begin, size_t end,
                            double *partial);
 
-    /* Optional, for kernels without partials: computes two tiles at once, with the same
-     * bits as two run_tile calls (interleaving hides a recurrence's latency). */
-    apo_status (*run_tile_pair)(const apo__call *call, size_t row0, size_t begin0, size_t end0,
-                                size_t row1, size_t begin1, size_t end1);
+    /* Optional: computes the tiles [first, end) of the call (linear tile indices) at once on
+     * the host, one per lane of a vector on path `isa` (kernels/cpu_isa.h), with the bits
+     * of one run_tile call per tile, partials included. `scratch` holds scratch_len doubles,
+     * or is NULL (the kernel then does without). */
+    apo_status (*run_tiles)(const apo__call *call, uint64_t first, uint64_t end, int isa,
+                            double *scratch, size_t scratch_len);
+    /* Doubles of scratch run_tiles wants on path `isa`; NULL: none. */
+    size_t (*tiles_scratch)(const apo__call *call, int isa);
 
     size_t partial_len; /* doubles per tile partial, 0: none */
     void (*merge)(const double *a, const double *b, double *out);

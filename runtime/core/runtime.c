@@ -10,6 +10,7 @@
 #include "cluster/cluster.h"
 #include "core/runtime.h"
 #include "devices/device_list.h"
+#include "kernels.h"
 #ifdef APO_HAVE_CUDA
 #include "devices/cpu_device.h"
 #include "devices/cuda/cuda_device.h"
@@ -28,6 +29,7 @@ typedef struct settings {
     apo__balance_settings balance;
     apo__cluster_settings cluster;
     apo__fault_settings faults;
+    int cpu_isa; /* APPORTION_CPU_ISA as asked for: an apo__cpu_isa, AUTO when unset */
 } settings;
 
 /* Hands the resolved settings (base/settings.c: config > environment > defaults, each
@@ -60,7 +62,25 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     s->faults.deadline_factor = r.deadline_factor;
     s->faults.deadline_floor_s = r.deadline_floor_s;
     s->faults.quarantine_after = r.quarantine_after;
+    s->cpu_isa = r.cpu_isa;
     return APO_OK;
+}
+
+/* The vector path of the host devices (cpu and sim): the one APPORTION_CPU_ISA asks for when
+ * this CPU and build have it, else, with a warning, the fastest they have
+ * (docs/kernels.md, "Vector paths"). Every path gives the same bits. */
+static int host_isa(int wanted, apo__warnings *w) {
+    int isa = apo__cpu_isa_resolve((apo__cpu_isa)wanted);
+    if (wanted != APO_CPU_ISA_AUTO && isa != wanted) {
+        char have[64];
+        apo__cpu_isa_list_supported(have, sizeof have);
+        apo__warn(w,
+                  "APPORTION_CPU_ISA=%s ignored: this CPU or build has no %s path (it has: %s); "
+                  "using %s",
+                  apo__cpu_isa_name((apo__cpu_isa)wanted), apo__cpu_isa_name((apo__cpu_isa)wanted),
+                  have, apo__cpu_isa_name((apo__cpu_isa)isa));
+    }
+    return isa;
 }
 
 /* Does the GPU match a cuda:N or cuda:GPU-<prefix> item? */
@@ -105,6 +125,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
     }
     int gpu_taken[APO_MAX_DEVICES] = {0};
     int virtual_clock = s->sim_clock == APO_SIM_CLOCK_VIRTUAL;
+    const int isa = host_isa(s->cpu_isa, &rt->warnings);
 
     for (size_t i = 0; i < n_specs; i++) {
         const apo__device_spec *spec = &specs[i];
@@ -115,11 +136,12 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         if (spec->kind == APO_SPEC_SIM) {
             apo__device *dev = &rt->devices[rt->n_devices++];
             apo__sim_device_open(dev, spec, virtual_clock);
+            dev->cpu_isa = isa;
             continue;
         }
         if (spec->kind == APO_SPEC_CPU) {
             apo__device *dev = &rt->devices[rt->n_devices++];
-            apo__cpu_device_open(dev, spec->threads != 0 ? spec->threads : s->cpu_threads);
+            apo__cpu_device_open(dev, spec->threads != 0 ? spec->threads : s->cpu_threads, isa);
             continue;
         }
         size_t matched = 0;
@@ -139,7 +161,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
             if (rt->n_devices == APO_MAX_DEVICES)
                 return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
                                  APO_MAX_DEVICES);
-            apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
+            apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads, isa);
         }
     }
     for (size_t g = 0; g < n_gpus; g++)
@@ -153,7 +175,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         /* Only GPU items were listed and none is usable: the CPU carries on (docs/design.md: never
          * a crash for a missing GPU). */
         apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
-        apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads);
+        apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads, isa);
     }
     if (s->use_gpu == APO_USE_GPU_YES && rt->n_gpus == 0)
         return apo__fail(APO_ERR_GPU_REQUIRED,

@@ -4,9 +4,10 @@
  * that thread starts persists between calls.
  *
  * A task missing its deadline stops at the next tile boundary (apo__run_tiles_on_host
- * checks the task guard before every tile). A tile already running cannot be interrupted:
- * the runtime waits for it to finish before it hands the tiles to another device, so the
- * late tile's writes land before anyone else's and never after the call returned.
+ * checks the task guard before every tile, or group of tiles for the kernels that compute
+ * several at once). A tile already running cannot be interrupted: the runtime waits for it
+ * to finish before it hands the tiles to another device, so the late tile's writes land
+ * before anyone else's and never after the call returned.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "devices/device.h"
 #include "devices/host_memory.h"
 #include "devices/host_tiles.h"
+#include "kernels.h"
 
 static apo_status cpu_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
                           uint64_t task_index, apo__task_time *time) {
@@ -33,19 +35,22 @@ static uint64_t cpu_task_count(const apo__device *dev, uint64_t tiles) {
     return 1;
 }
 
-static void cpu_close(apo__device *dev) { (void)dev; }
+static void cpu_close(apo__device *dev) { apo__host_tiles_release(dev); }
 
 static const apo__backend_ops cpu_ops = {cpu_run, cpu_task_count, cpu_close};
 
-apo_status apo__cpu_device_open(apo__device *dev, int threads) {
+apo_status apo__cpu_device_open(apo__device *dev, int threads, int isa) {
     if (threads <= 0)
         threads = omp_get_max_threads();
     dev->ops = &cpu_ops;
+    dev->cpu_isa = isa;
     dev->info.kind = APO_DEVICE_CPU;
     dev->info.threads = threads;
     snprintf(dev->info.id, sizeof dev->info.id, "cpu");
-    snprintf(dev->info.label, sizeof dev->info.label, "cpu (%d thread%s)", threads,
-             threads == 1 ? "" : "s");
+    /* The label names the vector path, so that `apportion devices` and the benchmarks'
+     * headers say which one ran (docs/kernels.md, "Vector paths"). */
+    snprintf(dev->info.label, sizeof dev->info.label, "cpu (%d thread%s, %s)", threads,
+             threads == 1 ? "" : "s", apo__cpu_isa_name((apo__cpu_isa)isa));
     apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
     return APO_OK;
 }

@@ -4,7 +4,8 @@
 
 #include "devices/device.h"
 
-/* Opens the cpu device with `threads` OpenMP threads (0: OpenMP's default). */
-apo_status apo__cpu_device_open(apo__device *dev, int threads);
+/* Opens the cpu device with `threads` OpenMP threads (0: OpenMP's default) and the vector
+ * path `isa` (an apo__cpu_isa the CPU supports, not AUTO; kernels/cpu_isa.h). */
+apo_status apo__cpu_device_open(apo__device *dev, int threads, int isa);
 
 #endif

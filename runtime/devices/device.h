@@ -54,7 +54,17 @@ struct apo__device {
     uint64_t tasks_run; /* tasks started over the runtime's life (sim fail_after) */
     uint64_t calls_run; /* calls in which it had work, over the runtime's life (slow_after) */
     int simulated;      /* a rank whose devices include sim ones: its reports say so */
-    void *state;        /* backend-private */
+    int cpu_isa;        /* cpu and sim: the vector path of host tiles (apo__cpu_isa, never
+                           AUTO; kernels/cpu_isa.h), set when the runtime opens them */
+    /* cpu and sim: scratch that the host-tile threads keep from call to call, one buffer per
+     * thread (host_tiles.c; a device runs one task at a time); freed by
+     * apo__host_tiles_release() when the device closes. */
+    struct {
+        double **buf;
+        size_t *len;
+        int threads;
+    } host_scratch;
+    void *state; /* backend-private */
     apo__task_guard guard;
 };
 

@@ -2,39 +2,109 @@
  * Running tiles on the host. The cpu device spreads them over its OpenMP threads; every
  * tile computes the same bits whichever thread runs it, because a tile's result depends
  * only on the input and the tile grid (see kernels/), so the schedule is free.
+ *
+ * A kernel with a group function (run_tiles) gets its tiles in groups, which it computes
+ * side by side in the lanes of the device's vector path (dev->cpu_isa; docs/kernels.md,
+ * "Vector paths"), with the bits of one tile at a time.
  */
 #include <omp.h>
+#include <stdlib.h>
 
 #include "catalog/call_span.h"
 #include "devices/device.h"
 #include "devices/host_tiles.h"
+#include "kernels.h"
 
 /* Below this much work, a task runs on one thread (see apo__run_tiles_on_host). */
 #define APO_HOST_PARALLEL_MIN_ELEMENTS 32768
 
-/* Runs a unit of work: tile `first + unit` alone, or, for kernels with a pair function,
- * tiles first + 2 unit and first + 2 unit + 1 together (the last unit may be a single).
+/* Groups hold at most this many tiles. */
+#define APO_HOST_GROUP_MAX 64
+
+/* Tiles per group: one round of the path's lanes, or, when rows have at most 4 tiles, whole
+ * rows' worth of rounds: the last tile of a row is often shorter, and with several rows in
+ * a group the kernel can give the short tiles a round of their own. */
+static uint64_t group_size(const apo__call *call, int isa) {
+    uint64_t lanes = apo__cpu_isa_lanes((apo__cpu_isa)isa);
+    uint64_t per_row = call->tiles_per_row;
+    uint64_t g = per_row <= 4 ? lanes * per_row : lanes;
+    return g < APO_HOST_GROUP_MAX ? g : APO_HOST_GROUP_MAX;
+}
+
+/* Runs unit `unit` of tiles [first, end): `group` tiles from first + unit * group (the last
+ * unit may be shorter), together when the kernel has a group function, else one by one.
  * The unit is one access to the call: it starts only while the task is wanted, and the
  * runtime waits for it to end before it gives the tiles to another device. */
 static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
-                           int64_t unit, int paired) {
+                           int64_t unit, uint64_t group, double *scratch, size_t scratch_len) {
     if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
     size_t plen = k->partial_len;
-    size_t row, begin, stop;
-    uint64_t g = first + (uint64_t)unit * (paired ? 2 : 1);
-    apo__tile_range(call, g, &row, &begin, &stop);
-    apo_status st;
-    if (paired && g + 1 < end) {
-        size_t row1, begin1, stop1;
-        apo__tile_range(call, g + 1, &row1, &begin1, &stop1);
-        st = k->run_tile_pair(call, row, begin, stop, row1, begin1, stop1);
+    uint64_t g0 = first + (uint64_t)unit * group;
+    uint64_t g1 = end - g0 < group ? end : g0 + group;
+    apo_status st = APO_OK;
+    if (k->run_tiles != NULL) {
+        st = k->run_tiles(call, g0, g1, dev->cpu_isa, scratch, scratch_len);
     } else {
-        st = k->run_tile(call, row, begin, stop, plen != 0 ? call->partials + g * plen : NULL);
+        for (uint64_t g = g0; g < g1 && st == APO_OK; g++) {
+            size_t row, begin, stop;
+            apo__tile_range(call, g, &row, &begin, &stop);
+            st = k->run_tile(call, row, begin, stop, plen != 0 ? call->partials + g * plen : NULL);
+        }
     }
     apo__task_leave_call(&dev->guard);
     return st;
+}
+
+/* Makes room for `threads` scratch buffers of the device; 0 when that fails. */
+static int scratch_slots(apo__device *dev, int threads) {
+    if (dev->host_scratch.threads >= threads)
+        return 1;
+    double **buf = calloc((size_t)threads, sizeof *buf);
+    size_t *len = calloc((size_t)threads, sizeof *len);
+    if (buf == NULL || len == NULL) {
+        free(buf);
+        free(len);
+        return 0;
+    }
+    for (int t = 0; t < dev->host_scratch.threads; t++) {
+        buf[t] = dev->host_scratch.buf[t];
+        len[t] = dev->host_scratch.len[t];
+    }
+    free(dev->host_scratch.buf);
+    free(dev->host_scratch.len);
+    dev->host_scratch.buf = buf;
+    dev->host_scratch.len = len;
+    dev->host_scratch.threads = threads;
+    return 1;
+}
+
+/* Thread `t`'s scratch of at least `want` doubles, kept for the next calls: a kernel that
+ * reduces memory traffic with it must not pay an allocation and its page faults on every
+ * call. NULL (and *len 0) when the kernel wants none or it cannot be had: the kernel then
+ * does without, with the same bits. */
+static double *scratch_for(apo__device *dev, int t, size_t want, size_t *len) {
+    *len = 0;
+    if (want == 0 || t >= dev->host_scratch.threads)
+        return NULL;
+    if (dev->host_scratch.len[t] < want) {
+        free(dev->host_scratch.buf[t]);
+        dev->host_scratch.buf[t] = malloc(want * sizeof(double));
+        dev->host_scratch.len[t] = dev->host_scratch.buf[t] != NULL ? want : 0;
+    }
+    *len = dev->host_scratch.len[t];
+    return dev->host_scratch.buf[t];
+}
+
+void apo__host_tiles_release(apo__device *dev) {
+    for (int t = 0; t < dev->host_scratch.threads; t++)
+        free(dev->host_scratch.buf[t]);
+    free(dev->host_scratch.buf);
+    free(dev->host_scratch.len);
+    dev->host_scratch.buf = NULL;
+    dev->host_scratch.len = NULL;
+    dev->host_scratch.threads = 0;
 }
 
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
@@ -43,35 +113,49 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
-    int paired = k->run_tile_pair != NULL && k->partial_len == 0;
+    /* A device opened without a path (cpu_isa 0, AUTO) gets the fastest. */
+    const int isa = dev->cpu_isa != APO_CPU_ISA_AUTO ? dev->cpu_isa : (int)apo__cpu_isa_best();
+    uint64_t group = k->run_tiles != NULL ? group_size(call, isa) : 1;
+    size_t want =
+        k->run_tiles != NULL && k->tiles_scratch != NULL ? k->tiles_scratch(call, isa) : 0;
     /* A small task gains microseconds from a second thread but, on a shared machine,
      * can lose whole scheduler ticks (milliseconds) waiting for it: keep it on the
      * calling thread. */
     if (apo__tiles_elements(call, first, end) < APO_HOST_PARALLEL_MIN_ELEMENTS)
         threads = 1;
     apo__task_leave_call(&dev->guard);
-    int64_t n = (int64_t)(end - first);
-    int64_t units = paired ? (n + 1) / 2 : n;
+    int64_t units = (int64_t)((end - first + group - 1) / group);
     apo_status status = APO_OK;
+    if (threads <= 1 || units == 1)
+        threads = 1;
+    if (want > 0 && !scratch_slots(dev, threads))
+        want = 0;
 
-    if (threads <= 1 || units == 1) {
+    if (threads == 1) {
+        size_t scratch_len;
+        double *scratch = scratch_for(dev, 0, want, &scratch_len);
         for (int64_t u = 0; u < units && status == APO_OK; u++)
-            status = run_unit(dev, call, first, end, u, paired);
+            status = run_unit(dev, call, first, end, u, group, scratch, scratch_len);
         return status;
     }
 
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t u = 0; u < units; u++) {
-        apo_status seen;
+#pragma omp parallel num_threads(threads)
+    {
+        size_t scratch_len;
+        double *scratch = scratch_for(dev, omp_get_thread_num(), want, &scratch_len);
+#pragma omp for schedule(static)
+        for (int64_t u = 0; u < units; u++) {
+            apo_status seen;
 #pragma omp atomic read
-        seen = status;
-        if (seen != APO_OK)
-            continue;
-        apo_status st = run_unit(dev, call, first, end, u, paired);
-        if (st != APO_OK) {
+            seen = status;
+            if (seen != APO_OK)
+                continue;
+            apo_status st = run_unit(dev, call, first, end, u, group, scratch, scratch_len);
+            if (st != APO_OK) {
 #pragma omp critical(apo_tile_status)
-            if (status == APO_OK)
-                status = st;
+                if (status == APO_OK)
+                    status = st;
+            }
         }
     }
     return status;

@@ -11,4 +11,8 @@
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
                                   uint64_t end, int threads);
 
+/* Frees what apo__run_tiles_on_host() kept for `dev` (its scratch); for the cpu and sim
+ * devices' close. */
+void apo__host_tiles_release(apo__device *dev);
+
 #endif

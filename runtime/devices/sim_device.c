@@ -111,7 +111,7 @@ static uint64_t sim_task_count(const apo__device *dev, uint64_t tiles) {
     return tiles < APO_SIM_TASKS_PER_RUN ? tiles : APO_SIM_TASKS_PER_RUN;
 }
 
-static void sim_close(apo__device *dev) { (void)dev; }
+static void sim_close(apo__device *dev) { apo__host_tiles_release(dev); }
 
 static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close};
 

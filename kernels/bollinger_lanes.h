@@ -1,0 +1,301 @@
+/*
+ * bollinger_lanes.h: up to APO_LANES bollinger tiles at once, one per lane of a vector
+ * (lanes.h), with the bits of apo__bollinger_tile (bollinger_tile.h) for each.
+ *
+ * What: the tiles of one round start together: each lane writes its NaN prefix and
+ * evaluates its first window exactly with the scalar code of bollinger_tile.h, then all
+ * lanes slide in lockstep, lane i emitting window t0_i + j at step j. A step computes, in
+ * every lane, the operations of one pass of the sliding loop of apo__bollinger_slide_run,
+ * in the same order. Where the scalar loop would stop (the incoming sample outside the
+ * run's range or not finite, a constant window next, the error bound exceeded) that lane
+ * takes the scalar path for that one window: apo__bollinger_slide_counts, then
+ * apo__bollinger_emit with the window's own index + 1 as the end, which writes the window
+ * (non-finite, constant, or exact evaluation) and hands back the new run's state; the lane
+ * then slides on from that state in the vector. So every window is computed by the same
+ * operations, in the same order, as in apo__bollinger_tile, whatever lane or path runs it.
+ *
+ * A lane keeps `eq`, the number of consecutive equal samples ending at its window (window
+ * index minus the scalar code's last_change, exact in a double), so the constant-window
+ * test costs one comparison; the scalar path rebuilds last_change from it.
+ *
+ * Lanes whose tile ends early stop storing and stay on their last window (their loads stay
+ * in bounds); lanes without a tile follow the lane with the longest tile, without storing.
+ * Neither takes the scalar path. Tiles of one round should have similar lengths
+ * (the caller sorts them).
+ *
+ * Included by lanes_<path>.c after lanes.h; builds APO_LANES_NAME(apo__bollinger_round).
+ */
+#ifndef APO_BOLLINGER_LANES_H
+#define APO_BOLLINGER_LANES_H
+
+#include "bollinger_tile.h"
+#include "kernels.h"
+#include "lanes.h"
+
+/* The vector state of the lanes: the run state of apo__bollinger_run, the equal-sample
+ * count `eq` and the previous sample `xlast`. */
+typedef struct apo__bollinger_lanes {
+    apo_vd shift, lo, hi, s, c, ybar, m2, acc, eq, xlast;
+} apo__bollinger_lanes;
+
+/* The constants of a round. */
+typedef struct apo__bollinger_consts {
+    apo_vd inv_p, pm1, limit, nbu, nbd, zero, one;
+} apo__bollinger_consts;
+
+/* Sets lane i of the run state from *run, or, when the lane is not in a run, to the empty
+ * range [+inf, -inf], which every incoming sample fails. */
+static inline void apo__bollinger_lane_load(apo__bollinger_lanes *v, size_t i, int sliding,
+                                            const apo__bollinger_run *run) {
+    v->shift = apo_vd_with_lane(v->shift, i, sliding ? run->shift : 0.0);
+    v->lo = apo_vd_with_lane(v->lo, i, sliding ? run->lo : INFINITY);
+    v->hi = apo_vd_with_lane(v->hi, i, sliding ? run->hi : -INFINITY);
+    v->s = apo_vd_with_lane(v->s, i, sliding ? run->s : 0.0);
+    v->c = apo_vd_with_lane(v->c, i, sliding ? run->c : 0.0);
+    v->ybar = apo_vd_with_lane(v->ybar, i, sliding ? run->ybar : 0.0);
+    v->m2 = apo_vd_with_lane(v->m2, i, sliding ? run->m2 : 0.0);
+    v->acc = apo_vd_with_lane(v->acc, i, sliding ? run->acc : 0.0);
+}
+
+/* One step of every lane: the sliding step of apo__bollinger_slide_run, in the same order,
+ * with its three stop tests. Returns the lanes whose step is valid (bit i for lane i) and
+ * their outputs in *up, *mean, *dn. The state moves on in every lane: a lane that failed
+ * gets its whole state again from the scalar path. */
+static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
+                                                 const apo__bollinger_consts *k, apo_vd xn,
+                                                 apo_vd xo, apo_vd *mean, apo_vd *sd) {
+    const apo_vm changed = apo_vd_ne(xn, v->xlast);
+    v->eq = apo_vd_select(changed, k->zero, v->eq + k->one);
+    v->xlast = xn;
+    /* Also rejects NaN and, since the range is finite, infinities. */
+    const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
+    const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
+
+    const apo_vd yn = xn - v->shift;
+    const apo_vd yo = xo - v->shift;
+    const apo_vd d = yn - yo;
+    const apo_vd bd = d - yn;
+    const apo_vd ed = (yn - (d - bd)) + (-yo - bd);
+    const apo_vd st = v->s + d;
+    const apo_vd bs = st - v->s;
+    const apo_vd es = (v->s - (st - bs)) + (d - bs);
+
+    const apo_vd ybar_new = (st + (v->c + (ed + es))) * k->inv_p;
+    const apo_vd a = yn - ybar_new;
+    const apo_vd b = yo - v->ybar;
+    const apo_vd m2_new = v->m2 + d * (a + b);
+    const apo_vd acc_new =
+        v->acc + apo_vd_abs(d) * ((apo_vd_abs(a) + apo_vd_abs(b)) + 2.0 * apo_vd_abs(ybar_new));
+    const apo_vm bounded = apo_vd_le(acc_new, k->limit * m2_new);
+
+    v->s = st;
+    v->c = v->c + (ed + es);
+    v->ybar = ybar_new;
+    v->m2 = m2_new;
+    v->acc = acc_new;
+
+    *sd = apo_vd_sqrt(v->m2 * k->inv_p);
+    *mean = v->shift + v->ybar;
+    return apo_vm_bits(apo_vm_and(apo_vm_and(in_range, not_constant), bounded));
+}
+
+static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
+                                                 const apo__tile_span *tiles, size_t count,
+                                                 size_t p, double nbdev_up, double nbdev_dn,
+                                                 double *upper, double *middle, double *lower) {
+    apo__bollinger_counts w[APO_LANES];
+    apo__bollinger_run run[APO_LANES];
+    int sliding[APO_LANES];
+    size_t row0[APO_LANES];  /* index of the lane's row's sample 0 in the arrays */
+    size_t at[APO_LANES];    /* the lane's next window, absolute in the arrays */
+    size_t start[APO_LANES]; /* the step of the lane's first sliding window */
+    size_t stop[APO_LANES];  /* ... and the step after its last one */
+    double eq0[APO_LANES], xlast0[APO_LANES];
+    apo__bollinger_lanes v;
+    v.shift = v.lo = v.hi = v.s = v.c = v.ybar = v.m2 = v.acc = v.eq = v.xlast = apo_vd_splat(0.0);
+
+    /* The scalar path for lane i at absolute window index `abs`: the counts move on, then
+     * the window is emitted by apo__bollinger_emit and the lane takes up its new state. */
+#define APO_BOLLINGER_LANE_RESTART(i, abs)                                                         \
+    do {                                                                                           \
+        const double *xr_ = x + row0[i];                                                           \
+        size_t t_ = (abs)-row0[i];                                                                 \
+        apo__bollinger_slide_counts(&w[i], xr_, t_, p);                                            \
+        w[i].last_change = t_ - (size_t)apo_vd_lane(v.eq, i);                                      \
+        sliding[i] = apo__bollinger_emit(xr_, t_ + 1, p, nbdev_up, nbdev_dn, &w[i], &t_, &run[i],  \
+                                         upper + row0[i], middle + row0[i], lower + row0[i]);      \
+        apo__bollinger_lane_load(&v, i, sliding[i], &run[i]);                                      \
+    } while (0)
+
+    /* One step of every lane, with each lane's outputs stored on their own. */
+#define APO_BOLLINGER_SINGLE_STEP()                                                                \
+    do {                                                                                           \
+        apo_vd xn, xo, mean, sd;                                                                   \
+                                                                                                   \
+        for (size_t i = 0; i < APO_LANES; i++) {                                                   \
+            const int on_ = moving >> i & 1u;                                                      \
+            xn[i] = on_ ? x[at[i]] : NAN;                                                          \
+            xo[i] = on_ ? x[at[i] - p] : NAN;                                                      \
+        }                                                                                          \
+        const unsigned ok = apo__bollinger_lanes_step(&v, &k, xn, xo, &mean, &sd);                 \
+        const apo_vd up = mean + k.nbu * sd;                                                       \
+        const apo_vd dn = mean - k.nbd * sd;                                                       \
+        const unsigned emit = moving & ok;                                                         \
+        for (size_t i = 0; i < APO_LANES; i++) {                                                   \
+            if (emit >> i & 1u) {                                                                  \
+                upper[at[i]] = up[i];                                                              \
+                middle[at[i]] = mean[i];                                                           \
+                lower[at[i]] = dn[i];                                                              \
+            }                                                                                      \
+        }                                                                                          \
+        unsigned fail = moving & ~ok;                                                              \
+        while (fail != 0) {                                                                        \
+            const size_t i = (size_t)__builtin_ctz(fail);                                          \
+            fail &= fail - 1;                                                                      \
+            APO_BOLLINGER_LANE_RESTART(i, at[i]);                                                  \
+        }                                                                                          \
+        for (size_t i = 0; i < APO_LANES; i++)                                                     \
+            at[i] += moving >> i & 1u;                                                             \
+    } while (0)
+
+    /* Each lane's NaN prefix and first window, scalar. */
+    size_t end_step = 0;
+    unsigned lanes = 0; /* lanes with windows left to slide over */
+    for (size_t i = 0; i < APO_LANES; i++) {
+        sliding[i] = 0;
+        row0[i] = 0;
+        at[i] = 0;
+        start[i] = 0;
+        stop[i] = 0;
+        eq0[i] = 0.0;
+        xlast0[i] = 0.0;
+        if (i >= count)
+            continue;
+        const apo__tile_span *tl = &tiles[i];
+        row0[i] = tl->row * cols;
+        const double *xr = x + row0[i];
+        size_t t = apo__bollinger_tile_begin(xr, tl->begin, tl->end, p, &w[i], upper + row0[i],
+                                             middle + row0[i], lower + row0[i]);
+        if (t >= tl->end)
+            continue;
+        sliding[i] = apo__bollinger_emit(xr, t + 1, p, nbdev_up, nbdev_dn, &w[i], &t, &run[i],
+                                         upper + row0[i], middle + row0[i], lower + row0[i]);
+        if (t + 1 >= tl->end)
+            continue;
+        at[i] = row0[i] + t + 1;
+        eq0[i] = (double)(t - w[i].last_change);
+        xlast0[i] = xr[t];
+        /* Blocks start at steps that are multiples of APO_LANES; the lane starts so that
+         * its outputs of a block fill whole aligned vectors of `upper`. */
+        {
+            const size_t phase = ((uintptr_t)(upper + at[i]) / sizeof(double)) % APO_LANES;
+            start[i] = i * APO_LANES_STAGGER + phase;
+        }
+        stop[i] = start[i] + (tl->end - 1 - t);
+        lanes |= 1u << i;
+        if (stop[i] > end_step)
+            end_step = stop[i];
+    }
+    if (lanes == 0)
+        return;
+
+    apo__bollinger_consts k;
+    k.inv_p = apo_vd_splat(1.0 / (double)p);
+    k.pm1 = apo_vd_splat((double)(p - 1));
+    k.limit = apo_vd_splat(16384.0); /* as in apo__bollinger_slide_run */
+    k.nbu = apo_vd_splat(nbdev_up);
+    k.nbd = apo_vd_splat(nbdev_dn);
+    k.zero = apo_vd_splat(0.0);
+    k.one = apo_vd_splat(1.0);
+
+    size_t step = 0;
+    while (step < end_step) {
+        /* Lanes sliding in this stretch, which lasts up to the next lane starting or
+         * stopping. A lane starting now takes up its first window's state. */
+        unsigned moving = 0;
+        size_t next = end_step;
+        for (size_t i = 0; i < APO_LANES; i++) {
+            if (!(lanes >> i & 1u))
+                continue;
+            if (step == start[i]) {
+                apo__bollinger_lane_load(&v, i, sliding[i], &run[i]);
+                v.eq = apo_vd_with_lane(v.eq, i, eq0[i]);
+                v.xlast = apo_vd_with_lane(v.xlast, i, xlast0[i]);
+            }
+            if (step < start[i]) {
+                next = start[i] < next ? start[i] : next;
+            } else if (step < stop[i]) {
+                moving |= 1u << i;
+                next = stop[i] < next ? stop[i] : next;
+            }
+        }
+
+        /* Single steps up to the next multiple of APO_LANES. */
+        for (; step < next && step % APO_LANES != 0; step++) {
+            APO_BOLLINGER_SINGLE_STEP();
+        }
+        /* Blocks of APO_LANES steps: each moving lane's samples come in as one vector per
+         * lane and are transposed into one vector per step; the outputs go back the same
+         * way. Lanes that do not move read zeros and store nothing. */
+        while (next - step >= APO_LANES) {
+            apo_vd xn[APO_LANES], xo[APO_LANES], mean[APO_LANES], sd[APO_LANES];
+            /* Windows the scalar path wrote inside the block, and what it wrote: the block's
+             * stores below overwrite them, and they are written again after. */
+            struct {
+                size_t at;
+                double upper, middle, lower;
+            } kept[APO_LANES * APO_LANES];
+            size_t n_kept = 0;
+            for (size_t i = 0; i < APO_LANES; i++) {
+                const int on = moving >> i & 1u;
+                xn[i] = apo_vd_loadu(on ? x + at[i] : apo_lanes_idle);
+                xo[i] = apo_vd_loadu(on ? x + at[i] - p : apo_lanes_idle);
+            }
+            apo_vd_transpose(xn);
+            apo_vd_transpose(xo);
+            for (size_t j = 0; j < APO_LANES; j++) {
+                const unsigned ok =
+                    apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j]);
+                unsigned fail = moving & ~ok;
+                while (fail != 0) {
+                    const size_t i = (size_t)__builtin_ctz(fail);
+                    fail &= fail - 1;
+                    APO_BOLLINGER_LANE_RESTART(i, at[i] + j);
+                    kept[n_kept].at = at[i] + j;
+                    kept[n_kept].upper = upper[at[i] + j];
+                    kept[n_kept].middle = middle[at[i] + j];
+                    kept[n_kept].lower = lower[at[i] + j];
+                    n_kept++;
+                }
+            }
+            /* The bands are computed after the transpose, lane by lane with the same
+             * operations: two transposes instead of three. */
+            apo_vd_transpose(mean);
+            apo_vd_transpose(sd);
+            for (size_t i = 0; i < APO_LANES; i++) {
+                if (moving >> i & 1u) {
+                    apo_vd_storeu(upper + at[i], mean[i] + k.nbu * sd[i]);
+                    apo_vd_storeu(middle + at[i], mean[i]);
+                    apo_vd_storeu(lower + at[i], mean[i] - k.nbd * sd[i]);
+                }
+            }
+            for (size_t q = 0; q < n_kept; q++) {
+                upper[kept[q].at] = kept[q].upper;
+                middle[kept[q].at] = kept[q].middle;
+                lower[kept[q].at] = kept[q].lower;
+            }
+            for (size_t i = 0; i < APO_LANES; i++)
+                at[i] += (moving >> i & 1u) * APO_LANES;
+            step += APO_LANES;
+        }
+
+        /* The rest of the stretch, one step at a time. */
+        for (; step < next; step++) {
+            APO_BOLLINGER_SINGLE_STEP();
+        }
+    }
+#undef APO_BOLLINGER_LANE_RESTART
+#undef APO_BOLLINGER_SINGLE_STEP
+}
+
+#endif /* APO_BOLLINGER_LANES_H */

@@ -1,0 +1,269 @@
+/*
+ * lanes.h: the vector of doubles of one vector path and the few operations the lane
+ * kernels (bollinger_lanes.h, macd_lanes.h, returns_stats_lanes.h) use on it.
+ *
+ * What: the including file (lanes_sse2.c, lanes_avx2.c, lanes_avx512.c) defines APO_LANES
+ * (2, 4 or 8) and APO_LANES_NAME(name), which gives the path's names to the functions it
+ * builds, and is compiled for that path (-mavx2, -mavx512f). The vector is a GCC/clang
+ * vector extension: +, -, * and / act lane by lane and are single IEEE operations,
+ * correctly rounded like their scalar forms, and the build's -ffp-contract=off keeps
+ * a * b + c two operations here too. sqrt is the correctly rounded vector square root of
+ * the path (or libm's, lane by lane, where there is none). Comparisons follow C's: ordered
+ * (false with a NaN) except !=, which is true with a NaN. So a lane computes what the
+ * scalar code computes, with the same operations in the same order.
+ *
+ * Comparisons, masks and selects go through the path's intrinsics: a compiler lowering
+ * vector-extension selects on its own may turn them into scalar code lane by lane (GCC
+ * does for SSE2), which costs more than the arithmetic. On avx512 a mask is a k-register
+ * (one bit per lane), elsewhere a vector of all-ones or zero lanes.
+ */
+#ifndef APO_LANES_H
+#define APO_LANES_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if !defined(APO_LANES) || !defined(APO_LANES_NAME)
+#error "lanes.h: define APO_LANES and APO_LANES_NAME before including it"
+#endif
+
+#if APO_LANES != 2 && APO_LANES != 4 && APO_LANES != 8
+#error "lanes.h: APO_LANES must be 2, 4 or 8"
+#endif
+
+#if APO_LANES == 8 && defined(__AVX512F__)
+#define APO_LANES_X86 512
+#elif APO_LANES == 4 && defined(__AVX2__)
+#define APO_LANES_X86 256
+#elif APO_LANES == 2 && defined(__SSE2__)
+#define APO_LANES_X86 128
+#endif
+
+#ifdef APO_LANES_X86
+#include <immintrin.h>
+#endif
+
+typedef double apo_vd __attribute__((vector_size(APO_LANES * sizeof(double))));
+
+#if APO_LANES_X86 == 512
+typedef __mmask8 apo_vm;
+#else
+typedef int64_t apo_vm __attribute__((vector_size(APO_LANES * sizeof(double))));
+#endif
+
+/* All lanes set, as apo_vm_bits() gives them. */
+#define APO_LANES_ALL ((1u << APO_LANES) - 1u)
+
+static inline apo_vd apo_vd_splat(double v) {
+    apo_vd r;
+    for (int i = 0; i < APO_LANES; i++)
+        r[i] = v;
+    return r;
+}
+
+static inline apo_vd apo_vd_sqrt(apo_vd v) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_sqrt_pd((__m512d)v);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_sqrt_pd((__m256d)v);
+#elif APO_LANES_X86 == 128
+    return (apo_vd)_mm_sqrt_pd((__m128d)v);
+#else
+    apo_vd r;
+    for (int i = 0; i < APO_LANES; i++)
+        r[i] = sqrt(v[i]);
+    return r;
+#endif
+}
+
+/* |v|: clears the sign bit, exactly as fabs does. */
+static inline apo_vd apo_vd_abs(apo_vd v) {
+    typedef int64_t vi __attribute__((vector_size(APO_LANES * sizeof(double))));
+    vi mask;
+    for (int i = 0; i < APO_LANES; i++)
+        mask[i] = INT64_MAX;
+    return (apo_vd)((vi)v & mask);
+}
+
+/* Each comparison: its AVX predicate, its SSE2 instruction and its C operator. */
+#if APO_LANES_X86 == 512
+#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
+    static inline apo_vm name(apo_vd a, apo_vd b) {                                                \
+        return _mm512_cmp_pd_mask((__m512d)a, (__m512d)b, pred);                                   \
+    }
+#elif APO_LANES_X86 == 256
+#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
+    static inline apo_vm name(apo_vd a, apo_vd b) {                                                \
+        return (apo_vm)_mm256_cmp_pd((__m256d)a, (__m256d)b, pred);                                \
+    }
+#elif APO_LANES_X86 == 128
+#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
+    static inline apo_vm name(apo_vd a, apo_vd b) { return (apo_vm)sse2((__m128d)a, (__m128d)b); }
+#else
+#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
+    static inline apo_vm name(apo_vd a, apo_vd b) { return (apo_vm)(a op b); }
+#endif
+
+APO_LANES_CMP_(apo_vd_lt, _CMP_LT_OQ, _mm_cmplt_pd, <)
+APO_LANES_CMP_(apo_vd_le, _CMP_LE_OQ, _mm_cmple_pd, <=)
+APO_LANES_CMP_(apo_vd_gt, _CMP_GT_OQ, _mm_cmpgt_pd, >)
+APO_LANES_CMP_(apo_vd_ge, _CMP_GE_OQ, _mm_cmpge_pd, >=)
+APO_LANES_CMP_(apo_vd_ne, _CMP_NEQ_UQ, _mm_cmpneq_pd, !=)
+#undef APO_LANES_CMP_
+
+static inline apo_vm apo_vm_and(apo_vm a, apo_vm b) {
+#if APO_LANES_X86 == 512
+    return (apo_vm)(a & b);
+#elif APO_LANES_X86 == 256
+    return (apo_vm)_mm256_and_pd((__m256d)a, (__m256d)b);
+#elif APO_LANES_X86 == 128
+    return (apo_vm)_mm_and_pd((__m128d)a, (__m128d)b);
+#else
+    return a & b;
+#endif
+}
+
+/* m ? a : b, lane by lane, bit for bit (a NaN's payload passes through untouched). */
+static inline apo_vd apo_vd_select(apo_vm m, apo_vd a, apo_vd b) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_mask_blend_pd(m, (__m512d)b, (__m512d)a);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+#elif APO_LANES_X86 == 128
+    return (apo_vd)_mm_or_pd(_mm_and_pd((__m128d)m, (__m128d)a),
+                             _mm_andnot_pd((__m128d)m, (__m128d)b));
+#else
+    return (apo_vd)(((apo_vm)a & m) | ((apo_vm)b & ~m));
+#endif
+}
+
+/* Bit i set when lane i of m is true. */
+static inline unsigned apo_vm_bits(apo_vm m) {
+#if APO_LANES_X86 == 512
+    return (unsigned)m;
+#elif APO_LANES_X86 == 256
+    return (unsigned)_mm256_movemask_pd((__m256d)m);
+#elif APO_LANES_X86 == 128
+    return (unsigned)_mm_movemask_pd((__m128d)m);
+#else
+    unsigned bits = 0;
+    for (int i = 0; i < APO_LANES; i++)
+        bits |= (unsigned)(m[i] != 0) << i;
+    return bits;
+#endif
+}
+
+/* The mask of lane i alone. */
+static inline apo_vm apo_vm_lane(size_t i) {
+#if APO_LANES_X86 == 512
+    return (apo_vm)(1u << i);
+#else
+    apo_vm m;
+    for (int l = 0; l < APO_LANES; l++)
+        m[l] = (size_t)l == i ? -1 : 0;
+    return m;
+#endif
+}
+
+/* v with lane i set to x, and lane i of v, by whole-vector operations: an element access
+ * would make the compiler keep v in memory, and the lane kernels' states must stay in
+ * registers (they carry a chain of additions from step to step). */
+static inline apo_vd apo_vd_with_lane(apo_vd v, size_t i, double x) {
+    return apo_vd_select(apo_vm_lane(i), apo_vd_splat(x), v);
+}
+
+static inline double apo_vd_lane(apo_vd v, size_t i) {
+    double lanes[APO_LANES];
+    memcpy(lanes, &v, sizeof lanes);
+    return lanes[i];
+}
+
+/* Unaligned loads and stores of a whole vector. */
+static inline apo_vd apo_vd_loadu(const double *p) {
+    apo_vd v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void apo_vd_storeu(double *p, apo_vd v) { memcpy(p, &v, sizeof v); }
+
+/*
+ * Transposes the APO_LANES x APO_LANES block m in place: lane j of m[i] becomes lane i of
+ * m[j]. The lane kernels load APO_LANES consecutive samples of each lane's tile as one
+ * vector and transpose them into one vector per step (and their outputs back), instead of
+ * moving every sample through a lane insert or extract of its own. Moves only.
+ */
+static inline void apo_vd_transpose(apo_vd *m) {
+#if APO_LANES_X86 == 512
+    __m512d t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_pd((__m512d)m[2 * i], (__m512d)m[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_pd((__m512d)m[2 * i], (__m512d)m[2 * i + 1]);
+    }
+    /* u[0], u[1]: rows 0-3, even columns (0 4 | 2 6); u[2], u[3]: odd columns (1 5 | 3 7);
+     * u[4] .. u[7]: the same for rows 4-7. */
+    for (int h = 0; h < 2; h++) {
+        u[4 * h] = _mm512_shuffle_f64x2(t[4 * h], t[4 * h + 2], 0x88);
+        u[4 * h + 1] = _mm512_shuffle_f64x2(t[4 * h], t[4 * h + 2], 0xDD);
+        u[4 * h + 2] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0x88);
+        u[4 * h + 3] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0xDD);
+    }
+    m[0] = (apo_vd)_mm512_shuffle_f64x2(u[0], u[4], 0x88);
+    m[4] = (apo_vd)_mm512_shuffle_f64x2(u[0], u[4], 0xDD);
+    m[2] = (apo_vd)_mm512_shuffle_f64x2(u[1], u[5], 0x88);
+    m[6] = (apo_vd)_mm512_shuffle_f64x2(u[1], u[5], 0xDD);
+    m[1] = (apo_vd)_mm512_shuffle_f64x2(u[2], u[6], 0x88);
+    m[5] = (apo_vd)_mm512_shuffle_f64x2(u[2], u[6], 0xDD);
+    m[3] = (apo_vd)_mm512_shuffle_f64x2(u[3], u[7], 0x88);
+    m[7] = (apo_vd)_mm512_shuffle_f64x2(u[3], u[7], 0xDD);
+#elif APO_LANES_X86 == 256
+    const __m256d t0 = _mm256_unpacklo_pd((__m256d)m[0], (__m256d)m[1]);
+    const __m256d t1 = _mm256_unpackhi_pd((__m256d)m[0], (__m256d)m[1]);
+    const __m256d t2 = _mm256_unpacklo_pd((__m256d)m[2], (__m256d)m[3]);
+    const __m256d t3 = _mm256_unpackhi_pd((__m256d)m[2], (__m256d)m[3]);
+    m[0] = (apo_vd)_mm256_permute2f128_pd(t0, t2, 0x20);
+    m[1] = (apo_vd)_mm256_permute2f128_pd(t1, t3, 0x20);
+    m[2] = (apo_vd)_mm256_permute2f128_pd(t0, t2, 0x31);
+    m[3] = (apo_vd)_mm256_permute2f128_pd(t1, t3, 0x31);
+#elif APO_LANES_X86 == 128
+    const __m128d t0 = _mm_unpacklo_pd((__m128d)m[0], (__m128d)m[1]);
+    const __m128d t1 = _mm_unpackhi_pd((__m128d)m[0], (__m128d)m[1]);
+    m[0] = (apo_vd)t0;
+    m[1] = (apo_vd)t1;
+#else
+    for (int i = 0; i < APO_LANES; i++) {
+        for (int j = i + 1; j < APO_LANES; j++) {
+            const double v = m[i][j];
+            m[i][j] = m[j][i];
+            m[j][i] = v;
+        }
+    }
+#endif
+}
+
+/* What lanes that do not move read (before their first step, after their last, or without
+ * a tile): NaN, which the kernels' states ignore or at worst carry (a lane fed zeros could
+ * decay towards 0 and reach denormal numbers, which cost a hundred cycles an operation).
+ * Such lanes store nothing, and a lane takes up its state again when it starts. */
+static const double apo_lanes_idle[APO_LANES] = {
+    NAN, NAN,
+#if APO_LANES > 2
+    NAN, NAN,
+#endif
+#if APO_LANES > 4
+    NAN, NAN, NAN, NAN,
+#endif
+};
+
+/*
+ * Lanes start this many samples apart (lane i waits i * APO_LANES_STAGGER steps before its
+ * first). Tiles are multiples of 4 KiB apart, so lanes in lockstep would touch addresses
+ * that share their low 12 bits: every lane's input and outputs would fall into the same
+ * L1 cache set and evict each other at every step. One cache line of offset per lane
+ * spreads them over different sets, for a few idle steps per round.
+ */
+#define APO_LANES_STAGGER 8
+
+#endif /* APO_LANES_H */

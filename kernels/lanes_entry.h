@@ -1,0 +1,49 @@
+/*
+ * lanes_entry.h: the entry points of one vector path (lanes_paths.h), built from the lane
+ * bodies: each runs its tiles in rounds of APO_LANES, in the order given (lanes_dispatch.c
+ * orders them by length and picks the path of each round). The order only decides which
+ * lane computes which tile: tiles write disjoint outputs, and each lane's bits are those of
+ * the scalar tile body.
+ *
+ * Included once by each lanes_<path>.c, after it has defined APO_LANES and APO_LANES_NAME.
+ */
+#ifndef APO_LANES_ENTRY_H
+#define APO_LANES_ENTRY_H
+
+#include "bollinger_lanes.h"
+#include "lanes_paths.h"
+#include "macd_lanes.h"
+#include "returns_stats_lanes.h"
+
+void APO_LANES_NAME(apo__bollinger_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
+                                          size_t count, size_t period, double nbdev_up,
+                                          double nbdev_dn, double *upper, double *middle,
+                                          double *lower) {
+    for (size_t r = 0; r < count; r += APO_LANES)
+        APO_LANES_NAME(apo__bollinger_round)
+    (x, cols, tiles + r, count - r < APO_LANES ? count - r : APO_LANES, period, nbdev_up, nbdev_dn,
+     upper, middle, lower);
+}
+
+void APO_LANES_NAME(apo__macd_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
+                                     size_t count, size_t fast, size_t slow, size_t signal,
+                                     size_t h, double *macd, double *signal_line, double *hist) {
+    apo__macd_rates r;
+    apo__macd_setup(&fast, &slow, signal, &r);
+    for (size_t k = 0; k < count; k += APO_LANES)
+        APO_LANES_NAME(apo__macd_round)
+    (x, cols, tiles + k, count - k < APO_LANES ? count - k : APO_LANES, fast, slow, signal, h, &r,
+     macd, signal_line, hist);
+}
+
+void APO_LANES_NAME(apo__returns_stats_tiles)(const double *x, size_t cols,
+                                              const apo__tile_span *tiles, size_t count,
+                                              apo__moments *const *partials, double *scratch,
+                                              size_t scratch_len) {
+    for (size_t r = 0; r < count; r += APO_LANES)
+        APO_LANES_NAME(apo__returns_stats_round)
+    (x, cols, tiles + r, count - r < APO_LANES ? count - r : APO_LANES, partials + r, scratch,
+     scratch_len);
+}
+
+#endif /* APO_LANES_ENTRY_H */

@@ -1,0 +1,34 @@
+/*
+ * lanes_paths.h: the entry points of the lane kernels, one set per vector path
+ * (lanes_sse2.c, lanes_avx2.c, lanes_avx512.c, each built by lanes_entry.h), for the
+ * dispatcher (lanes_dispatch.c). Each runs its tiles in rounds of the path's lanes, in the
+ * order given. Internal to kernels/: a path's functions may only be called once
+ * apo__cpu_isa_supported() has accepted the path.
+ */
+#ifndef APO_LANES_PATHS_H
+#define APO_LANES_PATHS_H
+
+#include "kernels.h"
+
+#define APO_LANES_DECLARE(path)                                                                    \
+    void apo__bollinger_tiles_##path(                                                              \
+        const double *x, size_t cols, const apo__tile_span *tiles, size_t count, size_t period,    \
+        double nbdev_up, double nbdev_dn, double *upper, double *middle, double *lower);           \
+    void apo__macd_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,         \
+                                size_t count, size_t fast, size_t slow, size_t signal, size_t h,   \
+                                double *macd, double *signal_line, double *hist);                  \
+    void apo__returns_stats_tiles_##path(                                                          \
+        const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
+        apo__moments *const *partials, double *scratch, size_t scratch_len);
+
+APO_LANES_DECLARE(sse2)
+#ifdef APO_HAVE_LANES_AVX2
+APO_LANES_DECLARE(avx2)
+#endif
+#ifdef APO_HAVE_LANES_AVX512
+APO_LANES_DECLARE(avx512)
+#endif
+
+#undef APO_LANES_DECLARE
+
+#endif /* APO_LANES_PATHS_H */
