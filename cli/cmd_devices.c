@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "json_report.h"
+#include "kernels.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -14,7 +15,9 @@ static const char devices_help[] =
     "\n"
     "List the devices that a run would use (APPORTION_DEVICES, APPORTION_USE_GPU and\n"
     "CUDA_VISIBLE_DEVICES apply): index, id, kind, label, threads, memory and, for GPUs,\n"
-    "the compute capability; then how many GPUs are usable and, when none is, why.\n"
+    "the compute capability; then how many GPUs are usable and, when none is, why. The\n"
+    "cpu's label names the vector path its kernels use (APPORTION_CPU_ISA forces one);\n"
+    "its details list the paths this CPU has.\n"
     "\n"
     "Options:\n"
     "  --devices LIST   device list as in APPORTION_DEVICES (overrides it)\n"
@@ -41,6 +44,14 @@ static json_t *device_json(const apo_device_info *d) {
         json_object_set_new(o, "copy_engines", json_integer(d->copy_engines));
         json_object_set_new(o, "pci_bus_id", cli_json_string(d->pci_bus_id));
     }
+    if (d->kind == APO_DEVICE_CPU) {
+        /* The path in use is in the label; these are the ones APPORTION_CPU_ISA may choose. */
+        json_t *paths = json_array();
+        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++)
+            if (apo__cpu_isa_supported((apo__cpu_isa)isa))
+                json_array_append_new(paths, json_string(apo__cpu_isa_name((apo__cpu_isa)isa)));
+        json_object_set_new(o, "vector_paths", paths);
+    }
     if (d->kind == APO_DEVICE_SIM) {
         json_object_set_new(o, "simulated", json_true());
         json_object_set_new(o, "rate", cli_json_number(d->sim_rate));
@@ -59,7 +70,11 @@ static void print_table(const apo_device_info *devs, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const apo_device_info *d = &devs[i];
         char details[256] = "-";
-        if (d->kind == APO_DEVICE_CUDA)
+        if (d->kind == APO_DEVICE_CPU) {
+            char paths[64];
+            apo__cpu_isa_list_supported(paths, sizeof paths);
+            snprintf(details, sizeof details, "vector paths of this CPU: %s", paths);
+        } else if (d->kind == APO_DEVICE_CUDA)
             snprintf(details, sizeof details, "compute %d.%d, %d SMs, %d copy engines, PCI %s",
                      d->compute_capability_major, d->compute_capability_minor, d->multiprocessors,
                      d->copy_engines, d->pci_bus_id);

@@ -340,6 +340,32 @@ Test(cli, devices_json_lists_the_cpu_and_says_why_no_gpu, .timeout = 60) {
     free_result(&r);
 }
 
+/* The cpu's label names its vector path, APPORTION_CPU_ISA forces one, and the details list
+ * the paths (docs/kernels.md, "Vector paths"); every x86-64 CPU has sse2. */
+Test(cli, devices_name_the_cpu_vector_path, .timeout = 60) {
+    cli_result r =
+        run_cli_env(ENV("APPORTION_CPU_ISA=sse2"), ARGS("devices", "--devices", "cpu:threads=1"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "cpu (1 thread, sse2)");
+    assert_contains(r.out, "vector paths of this CPU: sse2");
+    free_result(&r);
+    r = run_cli(ARGS("devices", "--json", "--devices", "cpu"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    json_t *cpu = json_array_get(get(j, "devices"), 0);
+    json_t *paths = get(cpu, "vector_paths");
+    cr_assert(json_is_array(paths) && json_array_size(paths) >= 1);
+    cr_assert_str_eq(json_string_value(json_array_get(paths, 0)), "sse2");
+    /* The label ends with the fastest path listed, which a run without the variable uses. */
+    const char *fastest = json_string_value(json_array_get(paths, json_array_size(paths) - 1));
+    char tail[32];
+    snprintf(tail, sizeof tail, ", %s)", fastest);
+    const char *label = json_string_value(get(cpu, "label"));
+    cr_assert(strstr(label, tail) != NULL, "label %s, paths end with %s", label, fastest);
+    json_decref(j);
+    free_result(&r);
+}
+
 Test(cli, devices_table_names_the_cpu_and_the_gpu_count, .timeout = 60) {
     const size_t gpus = gpu_count();
     cli_result r = run_cli(ARGS("devices"));
