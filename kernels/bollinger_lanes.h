@@ -18,10 +18,18 @@
  * index minus the scalar code's last_change, exact in a double), so the constant-window
  * test costs one comparison; the scalar path rebuilds last_change from it.
  *
- * Lanes whose tile ends early stop storing and stay on their last window (their loads stay
- * in bounds); lanes without a tile follow the lane with the longest tile, without storing.
- * Neither takes the scalar path. Tiles of one round should have similar lengths
- * (the caller sorts them).
+ * Memory: lane i starts i * APO_LANES_STAGGER steps after lane 0 plus the few steps that
+ * align its outputs (lanes.h), and steps go in blocks of APO_LANES: each lane's incoming
+ * samples arrive as one vector and are transposed into one vector per step, and the middle
+ * band and sd go back the same way, the bands being computed after the transpose (the same
+ * operations, lane by lane). For periods up to APO_BOLLINGER_RING - APO_LANES the leaving
+ * samples come from a ring of the vectors of the last steps. A window the scalar path
+ * wrote inside a block is written again after the block's stores.
+ *
+ * Lanes that do not move (before their first step, after their last, or without a tile)
+ * read NaN and store nothing; they never take the scalar path, and take up their state
+ * when they start. Tiles of one round should have similar lengths (lanes_dispatch.c sorts
+ * them).
  *
  * Included by lanes_<path>.c after lanes.h; builds APO_LANES_NAME(apo__bollinger_round).
  */
@@ -31,6 +39,9 @@
 #include "bollinger_tile.h"
 #include "kernels.h"
 #include "lanes.h"
+
+/* Steps the ring of incoming samples holds (a power of two). */
+#define APO_BOLLINGER_RING 128
 
 /* The vector state of the lanes: the run state of apo__bollinger_run, the equal-sample
  * count `eq` and the previous sample `xlast`. */
@@ -112,6 +123,11 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
     size_t stop[APO_LANES];  /* ... and the step after its last one */
     double eq0[APO_LANES], xlast0[APO_LANES];
     apo__bollinger_lanes v;
+    /* For periods up to APO_BOLLINGER_RING - APO_LANES, the samples leaving the windows come
+     * from a ring of the last steps' incoming samples (already one vector per step) instead
+     * of a second load and transpose per block. */
+    apo_vd ring[APO_BOLLINGER_RING];
+    const int use_ring = p + APO_LANES <= APO_BOLLINGER_RING;
     v.shift = v.lo = v.hi = v.s = v.c = v.ybar = v.m2 = v.acc = v.eq = v.xlast = apo_vd_splat(0.0);
 
     /* The scalar path for lane i at absolute window index `abs`: the counts move on, then
@@ -137,6 +153,8 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
             xn[i] = on_ ? x[at[i]] : NAN;                                                          \
             xo[i] = on_ ? x[at[i] - p] : NAN;                                                      \
         }                                                                                          \
+        if (use_ring)                                                                              \
+            ring[step % APO_BOLLINGER_RING] = xn;                                                  \
         const unsigned ok = apo__bollinger_lanes_step(&v, &k, xn, xo, &mean, &sd);                 \
         const apo_vd up = mean + k.nbu * sd;                                                       \
         const apo_vd dn = mean - k.nbd * sd;                                                       \
@@ -221,6 +239,12 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                 apo__bollinger_lane_load(&v, i, sliding[i], &run[i]);
                 v.eq = apo_vd_with_lane(v.eq, i, eq0[i]);
                 v.xlast = apo_vd_with_lane(v.xlast, i, xlast0[i]);
+                if (use_ring) {
+                    /* The lane's samples before its first sliding window, at the steps
+                     * they would have come in at. */
+                    for (size_t m = 1; m <= p; m++)
+                        ring[(step - m) % APO_BOLLINGER_RING][i] = x[at[i] - m];
+                }
             }
             if (step < start[i]) {
                 next = start[i] < next ? start[i] : next;
@@ -246,13 +270,19 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                 double upper, middle, lower;
             } kept[APO_LANES * APO_LANES];
             size_t n_kept = 0;
-            for (size_t i = 0; i < APO_LANES; i++) {
-                const int on = moving >> i & 1u;
-                xn[i] = apo_vd_loadu(on ? x + at[i] : apo_lanes_idle);
-                xo[i] = apo_vd_loadu(on ? x + at[i] - p : apo_lanes_idle);
-            }
+            for (size_t i = 0; i < APO_LANES; i++)
+                xn[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] : apo_lanes_idle);
             apo_vd_transpose(xn);
-            apo_vd_transpose(xo);
+            if (use_ring) {
+                for (size_t j = 0; j < APO_LANES; j++) {
+                    xo[j] = ring[(step + j - p) % APO_BOLLINGER_RING];
+                    ring[(step + j) % APO_BOLLINGER_RING] = xn[j];
+                }
+            } else {
+                for (size_t i = 0; i < APO_LANES; i++)
+                    xo[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] - p : apo_lanes_idle);
+                apo_vd_transpose(xo);
+            }
             for (size_t j = 0; j < APO_LANES; j++) {
                 const unsigned ok =
                     apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j]);
