@@ -220,8 +220,8 @@ static void bollinger_errors(const config *g, errors e[CONTENDERS]) {
                     e[c].bad = 1;
                     continue;
                 }
-                const double sd_err = sd > 0 ? (double)(fabsl((up - lo) / (2 * NBDEV) - sd) / sd)
-                                             : 0.0;
+                const double sd_err =
+                    sd > 0 ? (double)(fabsl((up - lo) / (2 * NBDEV) - sd) / sd) : 0.0;
                 e[c].sd = sd_err > e[c].sd ? sd_err : e[c].sd;
                 for (int k = 0; k < 3; k++) {
                     const double be = (double)(fabsl(g->out[c][k][i] - ref[k]) / scale);
@@ -411,8 +411,8 @@ done:
 static void print_table(const char *title, int is_bollinger, const result *res, size_t n_res) {
     printf("\n# %s\n", title);
     printf("# %-14s %4s %10s %10s %10s %10s %11s %11s %11s %11s\n", "rows x cols", "reps",
-           "tulip_ms", "talib_ms", "apo1_ms", "apoN_ms", "tulip/apo1", "tulip/apoN",
-           "talib/apo1", "talib/apoN");
+           "tulip_ms", "talib_ms", "apo1_ms", "apoN_ms", "tulip/apo1", "tulip/apoN", "talib/apo1",
+           "talib/apoN");
     for (size_t i = 0; i < n_res; i++) {
         const result *r = &res[i];
         char shape[32];
@@ -439,14 +439,13 @@ static void print_table(const char *title, int is_bollinger, const result *res, 
         /* apo1 and apoN give the same bits; the worse of the two is shown. */
         const errors *a = r->err[APO1].band >= r->err[APON].band ? &r->err[APO1] : &r->err[APON];
         if (is_bollinger)
-            printf("%-16s %11.2e %11.2e %11.2e | %11.2e %11.2e %11.2e%s\n", shape,
-                   r->err[TULIP].sd, r->err[TALIB].sd, a->sd, r->err[TULIP].band,
-                   r->err[TALIB].band, a->band,
+            printf("%-16s %11.2e %11.2e %11.2e | %11.2e %11.2e %11.2e%s\n", shape, r->err[TULIP].sd,
+                   r->err[TALIB].sd, a->sd, r->err[TULIP].band, r->err[TALIB].band, a->band,
                    r->err[TULIP].bad || r->err[TALIB].bad || a->bad ? "  (non-finite outputs)"
                                                                     : "");
         else
-            printf("%-16s %11.2e %11.2e %11.2e%s\n", shape, r->err[TULIP].band,
-                   r->err[TALIB].band, a->band,
+            printf("%-16s %11.2e %11.2e %11.2e%s\n", shape, r->err[TULIP].band, r->err[TALIB].band,
+                   a->band,
                    r->err[TULIP].bad || r->err[TALIB].bad || a->bad ? "  (non-finite outputs)"
                                                                     : "");
     }

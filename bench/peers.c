@@ -241,8 +241,13 @@ int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *p, char *w
         if (exists(path))
             continue;
         snprintf(path, sizeof path, "%s/%s", p->dir, unpack[i].dir);
-        char *const tar[] = {"tar",       "-xzf", (char *)unpack[i].tgz, "-C", (char *)unpack[i].dir,
-                             "--strip-components=1", NULL};
+        char *const tar[] = {"tar",
+                             "-xzf",
+                             (char *)unpack[i].tgz,
+                             "-C",
+                             (char *)unpack[i].dir,
+                             "--strip-components=1",
+                             NULL};
         if (make_dirs(path) != 0 || run(p->dir, tar, log, 300) != 0) {
             snprintf(why, why_size, "cannot unpack %s/%s (see %s)", p->dir, unpack[i].tgz, log);
             return -1;
@@ -301,6 +306,8 @@ int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *p, char *w
         return -1;
     }
     snprintf(p->tulip_version, sizeof p->tulip_version, "%s", ti_version());
+    /* TA-Lib's string ends with the date and time it was compiled; the version is enough. */
     snprintf(p->talib_version, sizeof p->talib_version, "%s", ta_version());
+    p->talib_version[strcspn(p->talib_version, " ")] = '\0';
     return 0;
 }

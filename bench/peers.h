@@ -25,9 +25,9 @@ typedef int (*bench_ta_macd_fn)(int start, int end, const double *in, int fast, 
                                 double *signal_line, double *hist);
 
 typedef struct bench_peers {
-    char dir[512];       /* the cache folder */
-    char cc[256];        /* the compiler that built them */
-    char flags[128];     /* and its flags */
+    char dir[512];   /* the cache folder */
+    char cc[256];    /* the compiler that built them */
+    char flags[128]; /* and its flags */
     char tulip_version[32];
     char talib_version[96];
     bench_ti_fn ti_bbands, ti_macd;

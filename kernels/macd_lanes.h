@@ -148,14 +148,17 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                 for (size_t j = 0; j < APO_LANES; j++)
                     apo__macd_lanes_step(&v, &k, in[j], &om[j], &os[j], &oh[j]);
                 if (emit != 0) {
+                    /* hist is the subtraction m - eg again, after the transpose (two
+                     * transposes instead of three): the same operands give the same bits,
+                     * and at a gap both are the NAN constant, which NaN - NaN returns on
+                     * x86, Arm (the first NaN) and RISC-V (the default NaN, the same bits). */
                     apo_vd_transpose(om);
                     apo_vd_transpose(os);
-                    apo_vd_transpose(oh);
                     for (size_t i = 0; i < APO_LANES; i++) {
                         if (emit >> i & 1u) {
                             apo_vd_storeu(macd + at[i], om[i]);
                             apo_vd_storeu(signal_line + at[i], os[i]);
-                            apo_vd_storeu(hist + at[i], oh[i]);
+                            apo_vd_storeu(hist + at[i], om[i] - os[i]);
                         }
                     }
                 }

@@ -32,11 +32,12 @@ enum flavour {
     STRETCHES, /* runs of repeated values, some longer than the periods */
     STEPS,     /* a walk on a coarse grid: many equal neighbours, windows of tiny variance */
     HUGE,      /* values near 1e150 with rare jumps: sums and squares near overflow */
+    OVERFLOW,  /* finite values near +-1e308 alternating: sums overflow, NaN from arithmetic */
     FLAVOURS
 };
 
-static const char *const flavour_names[FLAVOURS] = {"plain", "specials", "stretches", "steps",
-                                                    "huge"};
+static const char *const flavour_names[FLAVOURS] = {"plain", "specials", "stretches",
+                                                    "steps", "huge",     "overflow"};
 
 /* rows x cols of the flavour, row r from its own seeded walk. */
 static double *make_input(enum flavour f, size_t rows, size_t cols, uint64_t seed) {
@@ -73,6 +74,9 @@ static double *make_input(enum flavour f, size_t rows, size_t cols, uint64_t see
                 break;
             case HUGE:
                 row[t] = row[t] * 1e148 * (u < 0.001 ? 1e3 : 1.0);
+                break;
+            case OVERFLOW:
+                row[t] = (t % 2 ? -1e308 : 1e308) * (0.5 + 0.5 * u);
                 break;
             case FLAVOURS:
                 break;
