@@ -8,9 +8,10 @@
  * own C function is called directly on one series; apportion goes through
  * apo_distribute_workload() on two runtimes, one thread ("cpu:threads=1") and all threads
  * ("cpu"), with the vector path its cpu device names. For each size the four contenders
- * run once untimed (their outputs are checked), then `reps` times interleaved call by call,
- * the order rotating from one repetition to the next; the tables give each median and the
- * ratios peer / apportion (above 1: apportion is faster).
+ * run once untimed, each into outputs of its own (which are checked), then `reps` times
+ * interleaved call by call, the order rotating from one repetition to the next, all into
+ * the same outputs; the tables give each median and the ratios peer / apportion (above 1:
+ * apportion is faster).
  *
  * Accuracy, per library, against long-double references: bollinger against an exact
  * two-pass evaluation of every window (the sd relative error, the sd taken from the band
@@ -386,11 +387,17 @@ static int measure(const context *c, const options *o, run_fn run, int is_bollin
         bollinger_errors(&g, res->err);
     else
         macd_errors(&g, res->err);
+    /* Timed calls all write the same output arrays: four sets of them would only measure
+     * how the contenders evict each other's outputs from the caches. */
+    config shared = g;
+    for (int w = 1; w < CONTENDERS; w++)
+        for (int k = 0; k < 3; k++)
+            shared.out[w][k] = g.out[0][k];
     for (int r = 0; r < reps && rc == 0; r++) {
         for (int k = 0; k < CONTENDERS && rc == 0; k++) {
             const int w = (r + k) % CONTENDERS;
             const double t0 = bench_now();
-            rc = run(c, &g, w);
+            rc = run(c, &shared, w);
             times[w * reps + r] = bench_now() - t0;
         }
     }
@@ -521,7 +528,8 @@ int main(int argc, char **argv) {
            peers.flags, peers.dir);
     printf("# input: bench_fill_walk prices (about 100), one series per size, or rows of 10000\n"
            "# timing: wall-clock median of reps calls per contender, the four interleaved call "
-           "by call with the order rotating; reps = clamp(1e8 / samples, 5, 41)\n"
+           "by call with the order rotating, all writing the same output arrays; reps = "
+           "clamp(1e8 / samples, 5, 41)\n"
            "# ratios: peer median / apportion median (above 1: apportion is faster)\n");
     fflush(stdout);
 
