@@ -14,9 +14,7 @@
 #include "catalog/params.h"
 #include "core/plan.h"
 #include "core/runtime.h"
-#ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_discovery.h"
-#endif
 
 /* With at least this many rows per device, the auto axis splits by rows. */
 #define APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT 32

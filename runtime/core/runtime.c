@@ -9,12 +9,12 @@
 #include "base/settings.h"
 #include "cluster/cluster.h"
 #include "core/runtime.h"
-#include "devices/device_list.h"
-#ifdef APO_HAVE_CUDA
 #include "devices/cpu_device.h"
-#include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_discovery.h"
+#include "devices/device_list.h"
 #include "devices/sim_device.h"
+#ifdef APO_HAVE_CUDA
+#include "devices/cuda/cuda_device.h"
 #endif
 
 /* The resolved settings, after config > environment > defaults. */
