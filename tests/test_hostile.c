@@ -292,10 +292,13 @@ static void exercise_unwritable(void) {
     /* Profiling: applied in memory, not stored. */
     apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
     opt.tag = "returns_stats";
-    const uint64_t sizes[2] = {2000, 8000};
+    /* The cpu is timed on the wall clock: sizes 200x apart and the median of three runs,
+     * so that a loaded machine cannot make the larger one look faster and have profiling
+     * refused before it reaches the write this test is about. */
+    const uint64_t sizes[2] = {2000, 400000};
     opt.sizes = sizes;
     opt.n_sizes = 2;
-    opt.runs = 1;
+    opt.runs = 3;
     apo_profile_result result = APO_PROFILE_RESULT_INIT;
     st = apo_profile_auto_balance(rt, &opt, &result);
     CHILD_CHECK(st == APO_ERR_IO && result.written == 0, "profiling gave %s", apo_status_name(st));
