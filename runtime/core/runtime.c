@@ -206,7 +206,10 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
      * file with their own local view (docs/cluster.md). */
     if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
         s.balance.profiles_on = 0;
-    apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
+    const apo_device_info *identities[APO_MAX_DEVICES];
+    for (size_t i = 0; i < rt->n_devices; i++)
+        identities[i] = &rt->devices[i].info;
+    apo__balance_init(&rt->balance, identities, rt->n_devices, &s.balance, &rt->warnings);
     balance_ready = 1;
     APO_CHECK_GOTO(apo__pool_start(&rt->pool, rt->devices, rt->n_devices), st, fail);
     for (size_t i = 0; i < rt->n_devices; i++)
