@@ -41,6 +41,9 @@ have_cmd gcc || need+=(gcc)
 have_cmd meson || need+=(meson)
 have_cmd ninja || need+=(ninja-build)
 have_cmd pkg-config || need+=(pkg-config)
+# meson installs the library into Debian's multiarch folder (lib/x86_64-linux-gnu), where the
+# loader and pkg-config look, only when dpkg-architecture is there; without it, lib64.
+have_cmd dpkg-architecture || need+=(dpkg-dev)
 have_cmd python3 || need+=(python3)
 have_cmd clang-format || need+=(clang-format)
 have_cmd pkg-config && have_pc jansson || need+=(libjansson-dev)
