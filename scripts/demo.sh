@@ -66,3 +66,7 @@ for f in upper middle lower; do
     cmp "$out/cpu/$f.f64" "$out/failover/$f.f64"
     echo "$f.f64: identical on cpu, on cpu+2 sims, and after a device failure"
 done
+
+echo
+echo "The tool is $apo; 'meson install -C $build' (as root) puts apportion on the PATH and the"
+echo "library where programs built with pkg-config find it (README.md, Building by hand)."
