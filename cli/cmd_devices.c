@@ -125,13 +125,14 @@ int cli_cmd_devices(int argc, char **argv) {
         rc = cli_json_print(o);
         json_decref(o);
     } else {
-        cli_print_runtime_warnings(rt);
+        /* Without a GPU the warnings say why, and they are said once: on the count line, so
+         * that the table alone answers "why is my GPU not used", and not on stderr too. */
+        if (gpus > 0)
+            cli_print_runtime_warnings(rt);
         print_table(devs, n);
         if (gpus > 0) {
             printf("GPUs usable: %zu\n", gpus);
         } else {
-            /* The reason is in the runtime's warnings; name them on the line itself so the
-             * table alone answers "why is my GPU not used". */
             printf("GPUs usable: 0");
             const char *sep = " (";
             for (size_t i = 0; i < n_warn; i++) {

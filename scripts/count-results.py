@@ -3,7 +3,8 @@
 
 A Criterion executable counts as its test cases (from its "Synthesis" line); any other
 test counts as one. A test executable that crashed or timed out before its synthesis
-counts as one failure, so nothing is lost from the count. `--failed NAME` (repeatable)
+counts as one failure, so nothing is lost from the count. A skipped test is listed with
+its reason (the last line it printed), which meson itself keeps only in testlog.json. `--failed NAME` (repeatable)
 adds one failed check that the caller made outside meson (scripts/test.sh: no test wrote
 into HOME).
 
@@ -29,6 +30,11 @@ def main(path, extra_failures):
             found = SYNTHESIS.findall(text)
             if result == "SKIP":
                 skipped += 1
+                lines = [l.strip() for l in text.splitlines() if l.strip()]
+                reason = lines[-1] if lines else "no reason given"
+                if len(reason) > 400:
+                    reason = reason[:400] + "..."
+                print(f"SKIPPED: {test.get('name')}: {reason}")
             elif found:
                 tested, passing, failing, crashing = map(int, found[-1])
                 passed += passing

@@ -12,20 +12,36 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Headings in bold on a terminal only: escape codes in a log file are noise.
+if [ -t 1 ]; then
+    step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+    step() { printf '\n== %s\n' "$*"; }
+fi
+
+step "Checking what the build needs (scripts/deps.sh)"
 bash scripts/deps.sh
 build=${APO_BUILD_DIR:-build}
+# meson and ninja print their progress: the first build takes a minute or more.
 if [ ! -f "$build/build.ninja" ]; then
-    meson setup "$build" >/dev/null
+    step "Setting up the build folder $build (meson)"
+    meson setup "$build"
 fi
-ninja -C "$build" >/dev/null
+step "Building (ninja; the first build takes a minute or more)"
+ninja -C "$build"
 apo="$build/cli/apportion"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-
 step "Devices on this machine"
 "$apo" devices
+# Without a GPU the line above said why; the runs below keep to the CPU by name, so that
+# they do not say it again, each of them.
+gpus=$("$apo" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpu_count"])')
+if [ "$gpus" -eq 0 ]; then
+    echo "No GPU is usable here (why: above), so the runs below use the CPU: APPORTION_DEVICES=cpu."
+    export APPORTION_DEVICES=cpu
+fi
 
 step "Profiling this machine's devices (bollinger and macd; skipped while younger than 1 day)"
 "$apo" profile --kernels bollinger,macd --if-older-than 1d
