@@ -9,6 +9,7 @@
 #include "input.h"
 #include "json_report.h"
 #include "options.h"
+#include "output_files.h"
 #include "random_walk.h"
 
 #include <jansson.h>
@@ -308,16 +309,19 @@ static int load_input(const cli_run_options *o, double **data, size_t *rows, siz
     return CLI_EXIT_OK;
 }
 
+_Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can be written");
+
 typedef struct run_state {
     apo_runtime *rt;
     double *input;
     double *outputs[APO_MAX_IO];
-    char files[APO_MAX_IO][4096];
     cli_output_desc descs[APO_MAX_IO];
     size_t n_outputs;
 } run_state;
 
 static void free_state(run_state *s) {
+    /* Whatever failed after the output files were opened: no temporary file is left. */
+    cli_output_files_abort();
     for (size_t i = 0; i < APO_MAX_IO; i++)
         free(s->outputs[i]);
     free(s->input);
@@ -399,11 +403,22 @@ static int run(const cli_run_options *o, run_state *s) {
         w.n_ratios = n_ratios;
     }
 
-    /* Validate the output directory before the work, so a typo costs nothing. */
+    /* The output files are opened before the work (docs/cli.md, "Output files"): a folder
+     * that cannot be written, or a disk without room for raw outputs, costs no computing. */
     char err[1024];
-    if (o->output != NULL && cli_make_dirs(o->output, err, sizeof err) != 0) {
-        cli_error("--output: %s", err);
-        return CLI_EXIT_FAILURE;
+    if (o->output != NULL) {
+        const char *names[APO_MAX_IO];
+        size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
+        for (size_t i = 0; i < s->n_outputs; i++) {
+            names[i] = s->descs[i].name;
+            out_rows[i] = s->descs[i].rows;
+            out_cols[i] = s->descs[i].cols;
+        }
+        if (cli_output_files_open(o->output, o->format, names, out_rows, out_cols, s->n_outputs,
+                                  err, sizeof err) != 0) {
+            cli_error("--output: %s", err);
+            return CLI_EXIT_FAILURE;
+        }
     }
 
     const int progress = cli_stderr_is_tty();
@@ -421,15 +436,19 @@ static int run(const cli_run_options *o, run_state *s) {
         return cli_status_error(st, "run failed");
 
     if (o->output != NULL) {
+        /* Every file complete before any old one gives way. */
         for (size_t i = 0; i < s->n_outputs; i++) {
-            if (cli_write_output(o->output, s->descs[i].name, o->format, s->outputs[i],
-                                 s->descs[i].rows, s->descs[i].cols, s->files[i],
-                                 sizeof s->files[i], err, sizeof err) != 0) {
-                cli_error("%s", err);
+            if (cli_output_files_write(i, s->outputs[i], err, sizeof err) != 0) {
+                cli_error("%s (no output file was changed)", err);
                 return CLI_EXIT_FAILURE;
             }
-            s->descs[i].file = s->files[i];
         }
+        if (cli_output_files_commit(err, sizeof err) != 0) {
+            cli_error("%s", err);
+            return CLI_EXIT_FAILURE;
+        }
+        for (size_t i = 0; i < s->n_outputs; i++)
+            s->descs[i].file = cli_output_files_path(i);
     }
 
     if (o->json) {

@@ -1,5 +1,5 @@
 /*
- * Inputs and outputs of `apportion run` (see input.h and docs/cli.md).
+ * Inputs of `apportion run` (see input.h and docs/cli.md).
  */
 #include "input.h"
 
@@ -46,14 +46,14 @@ cli_format cli_input_format(const char *path, cli_format format) {
 
 /* The files are little-endian; the byte order of the host is checked at run time rather than
  * assumed, so a big-endian host swaps. */
-static int host_is_little_endian(void) {
+int cli_host_is_little_endian(void) {
     const uint16_t one = 1;
     unsigned char first;
     memcpy(&first, &one, 1);
     return first == 1;
 }
 
-static void swap8(double *v, size_t n) {
+void cli_swap8(double *v, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char b[8], t;
         memcpy(b, &v[i], 8);
@@ -125,8 +125,8 @@ int cli_read_f64(const char *path, size_t rows, double **values, size_t *count, 
         return -1;
     }
     fclose(f);
-    if (!host_is_little_endian())
-        swap8(v, (size_t)n);
+    if (!cli_host_is_little_endian())
+        cli_swap8(v, (size_t)n);
     *values = v;
     *count = (size_t)n;
     return 0;
@@ -150,142 +150,6 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
         free(*values);
         *values = NULL;
         *count = 0;
-        return -1;
-    }
-    return 0;
-}
-
-int cli_make_dirs(const char *dir, char *err, size_t err_size) {
-    size_t n = strlen(dir);
-    if (n == 0) {
-        ERR("empty output directory name");
-        return -1;
-    }
-    char *path = malloc(n + 1);
-    if (path == NULL) {
-        ERR("out of memory");
-        return -1;
-    }
-    memcpy(path, dir, n + 1);
-    /* Create each prefix that ends just before a '/', then the whole path. */
-    for (size_t i = 1; i <= n; i++) {
-        if (i < n && path[i] != '/')
-            continue;
-        if (i < n && path[i - 1] == '/')
-            continue;
-        const char saved = path[i];
-        path[i] = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-            ERR("cannot create directory %s: %s", path, strerror(errno));
-            free(path);
-            return -1;
-        }
-        path[i] = saved;
-    }
-    free(path);
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        ERR("%s exists and is not a directory", dir);
-        return -1;
-    }
-    return 0;
-}
-
-/* Writes one CSV number so that strtod() gives back the same double. */
-static int put_number(FILE *f, double v) {
-    if (isnan(v))
-        return fputs("nan", f) < 0 ? -1 : 0;
-    if (isinf(v))
-        return fputs(v < 0 ? "-inf" : "inf", f) < 0 ? -1 : 0;
-    return fprintf(f, "%.17g", v) < 0 ? -1 : 0;
-}
-
-/* CSV layout: one column per row of the output and one line per sample, under a header of
- * NAME (rows == 1) or NAME_0 .. NAME_{rows-1}. The file reads back with `--input`. */
-static int write_csv(FILE *f, const char *name, const double *data, size_t rows, size_t cols) {
-    for (size_t r = 0; r < rows; r++) {
-        if (r > 0 && fputc(',', f) == EOF)
-            return -1;
-        if ((rows == 1 ? fprintf(f, "%s", name) : fprintf(f, "%s_%zu", name, r)) < 0)
-            return -1;
-    }
-    if (fputc('\n', f) == EOF)
-        return -1;
-    for (size_t c = 0; c < cols; c++) {
-        for (size_t r = 0; r < rows; r++) {
-            if (r > 0 && fputc(',', f) == EOF)
-                return -1;
-            if (put_number(f, data[r * cols + c]) != 0)
-                return -1;
-        }
-        if (fputc('\n', f) == EOF)
-            return -1;
-    }
-    return 0;
-}
-
-static int write_f64(FILE *f, const double *data, size_t n) {
-    if (host_is_little_endian())
-        return fwrite(data, sizeof *data, n, f) == n ? 0 : -1;
-    double chunk[512];
-    for (size_t i = 0; i < n; i += 512) {
-        size_t m = n - i < 512 ? n - i : 512;
-        memcpy(chunk, data + i, m * sizeof *chunk);
-        swap8(chunk, m);
-        if (fwrite(chunk, sizeof *chunk, m, f) != m)
-            return -1;
-    }
-    return 0;
-}
-
-int cli_write_output(const char *dir, const char *name, cli_format format, const double *data,
-                     size_t rows, size_t cols, char *path, size_t path_size, char *err,
-                     size_t err_size) {
-    const char *ext = format == CLI_FORMAT_CSV ? "csv" : "f64";
-    char tmp[4096];
-    int n = snprintf(path, path_size, "%s/%s.%s", dir, name, ext);
-    if (n < 0 || (size_t)n >= path_size) {
-        ERR("output path %s/%s.%s is too long", dir, name, ext);
-        return -1;
-    }
-    n = snprintf(tmp, sizeof tmp, "%s/.%s.%s.XXXXXX", dir, name, ext);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        ERR("output path %s/%s.%s is too long", dir, name, ext);
-        return -1;
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        ERR("cannot create a temporary file in %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    FILE *f = fdopen(fd, "wb");
-    if (f == NULL) {
-        ERR("cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    /* mkstemp() creates the file 0600; outputs are ordinary files readable by others. */
-    errno = 0;
-    int rc = fchmod(fd, 0644);
-    if (rc == 0)
-        rc = format == CLI_FORMAT_CSV ? write_csv(f, name, data, rows, cols)
-                                      : write_f64(f, data, rows * cols);
-    if (rc == 0)
-        rc = fflush(f);
-    if (rc == 0)
-        rc = fsync(fd);
-    const int saved = errno;
-    if (fclose(f) != 0 && rc == 0)
-        rc = -1;
-    if (rc != 0) {
-        ERR("cannot write %s: %s", path, strerror(saved != 0 ? saved : errno));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        ERR("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        unlink(tmp);
         return -1;
     }
     return 0;

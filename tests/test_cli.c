@@ -4,17 +4,23 @@
  * in a private temporary directory, and checks exit statuses, messages, the JSON reports and
  * the files written.
  */
+#define _GNU_SOURCE /* unshare(), CLONE_NEWNS and mount() for the small-disk cases */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef APO_CLI_PATH
@@ -72,9 +78,9 @@ static char *read_all(const char *path, size_t *len) {
     return buf;
 }
 
-/* Runs the tool with argv (NULL-terminated, without the program name) and extra environment
- * entries "NAME=VALUE" (NULL-terminated, may be NULL). */
-static cli_result run_cli_env(const char *const *env, const char *const *args) {
+/* Starts the tool with argv (NULL-terminated, without the program name) and extra environment
+ * entries "NAME=VALUE" (NULL-terminated, may be NULL); finish_cli() waits for it. */
+static pid_t start_cli(const char *const *env, const char *const *args) {
     make_work_dir();
     char out_path[128], err_path[128];
     snprintf(out_path, sizeof out_path, "%s/.stdout", work);
@@ -131,14 +137,30 @@ static cli_result run_cli_env(const char *const *env, const char *const *args) {
         execv(APO_CLI_PATH, (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Waits for the tool started by start_cli(); *signal_out (when not NULL) gets the signal that
+ * ended it, or 0. */
+static cli_result finish_cli(pid_t pid, int *signal_out) {
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof out_path, "%s/.stdout", work);
+    snprintf(err_path, sizeof err_path, "%s/.stderr", work);
     int wstatus = 0;
     cr_assert_eq(waitpid(pid, &wstatus, 0), pid);
     cli_result r;
     r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    if (signal_out != NULL)
+        *signal_out = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     r.out = read_all(out_path, &r.out_len);
     r.err = read_all(err_path, &r.err_len);
     cr_assert_neq(r.status, 127, "cannot execute %s", APO_CLI_PATH);
     return r;
+}
+
+/* Runs the tool as start_cli() starts it and waits for it. */
+static cli_result run_cli_env(const char *const *env, const char *const *args) {
+    return finish_cli(start_cli(env, args), NULL);
 }
 
 static cli_result run_cli(const char *const *args) { return run_cli_env(NULL, args); }
@@ -171,7 +193,24 @@ static void assert_contains(const char *text, const char *part) {
     cr_assert_not_null(strstr(text, part), "\"%s\" not found in: %s", part, text);
 }
 
+/* A tmpfs this case mounted (in its own mount namespace), unmounted before the cleanup. */
+static char mounted[128];
+
+/* Gives this case's process a private mount namespace and mounts a tmpfs with `options` at
+ * path; the tools the case starts see it. Returns 0, or -1 where that is not allowed (not
+ * root). */
+static int private_tmpfs(const char *path, const char *options) {
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return -1;
+    if (mount("tmpfs", path, "tmpfs", 0, options) != 0)
+        return -1;
+    snprintf(mounted, sizeof mounted, "%s", path);
+    return 0;
+}
+
 static void cleanup(void) {
+    if (mounted[0] != '\0')
+        umount2(mounted, MNT_DETACH);
     if (work[0] != '\0')
         remove_tree(work);
 }
@@ -734,6 +773,191 @@ Test(cli, readme_csv_example_runs_as_written, .timeout = 60) {
         for (size_t t = 0; t < 260; t++)
             cr_assert_eq(isfinite(v[t]), t >= 33, "%s[%zu] = %g", names[i], t, v[t]);
         free(d);
+    }
+}
+
+/* The names in a folder, sorted, each followed by a comma ("" when it is empty). */
+static void list_names(const char *dir, char *out, size_t size) {
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, NULL, alphasort);
+    cr_assert(n >= 0, "scandir %s: %s", dir, strerror(errno));
+    size_t o = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (strcmp(list[i]->d_name, ".") != 0 && strcmp(list[i]->d_name, "..") != 0) {
+            int w = snprintf(out + o, size - o, "%s,", list[i]->d_name);
+            cr_assert(w > 0 && (size_t)w < size - o);
+            o += (size_t)w;
+        }
+        free(list[i]);
+    }
+    free(list);
+}
+
+/* The three bollinger files in dir, read whole. */
+typedef struct band_files {
+    char *data[3];
+    size_t len[3];
+} band_files;
+
+static const char *const band_names[] = {"lower", "middle", "upper"};
+
+static band_files read_bands(const char *dir, const char *ext) {
+    band_files b;
+    for (size_t i = 0; i < 3; i++) {
+        char file[256];
+        snprintf(file, sizeof file, "%s/%s.%s", dir, band_names[i], ext);
+        b.data[i] = read_all(file, &b.len[i]);
+    }
+    return b;
+}
+
+/* The folder holds exactly the files of `old`, byte for byte, and nothing else. */
+static void assert_old_set(const char *dir, const char *ext, const band_files *old) {
+    char names[1024], want[128];
+    list_names(dir, names, sizeof names);
+    snprintf(want, sizeof want, "lower.%s,middle.%s,upper.%s,", ext, ext, ext);
+    cr_assert_str_eq(names, want, "the folder holds %s", names);
+    band_files now = read_bands(dir, ext);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert(now.len[i] == old->len[i] && memcmp(now.data[i], old->data[i], now.len[i]) == 0,
+                  "%s.%s changed", band_names[i], ext);
+        free(now.data[i]);
+    }
+}
+
+static void free_bands(band_files *b) {
+    for (size_t i = 0; i < 3; i++)
+        free(b->data[i]);
+}
+
+/* A second, larger run into a folder on a small disk (a tmpfs of 120 kB) fails for lack of
+ * room: raw outputs before any work (their size is reserved when the files are opened), CSV
+ * outputs part-way through writing them. Either way the folder keeps exactly the old set:
+ * before, the new files that fitted replaced their old ones beside an old one. */
+Test(cli, output_set_on_a_full_disk_stays_whole, .timeout = 120) {
+    make_work_dir();
+    char disk[128], out[160];
+    snprintf(disk, sizeof disk, "%s/disk", work);
+    cr_assert_eq(mkdir(disk, 0755), 0);
+    if (private_tmpfs(disk, "size=120k") != 0)
+        cr_skip_test("a small disk needs a private mount namespace (root): %s", strerror(errno));
+    snprintf(out, sizeof out, "%s/out", disk);
+    /* f64: 3 x 32000 bytes, then 3 x 48000 more; csv: about 3 x 18.6 kB, then 3 x 37 kB. */
+    const char *formats[] = {"f64", "csv"};
+    const char *small[] = {"4000", "1000"}, *large[] = {"6000", "2000"};
+    const char *why[] = {"--output: no room for", "No space left on device"};
+    for (size_t f = 0; f < 2; f++) {
+        cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", small[f], "--devices",
+                                    "cpu", "--output", out, "--format", formats[f]));
+        cr_assert_eq(r.status, 0, "%s: %s", formats[f], r.err);
+        free_result(&r);
+        band_files old = read_bands(out, formats[f]);
+        r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", large[f], "--devices", "cpu",
+                         "--output", out, "--format", formats[f]));
+        cr_assert_eq(r.status, 1, "%s: status %d: %s", formats[f], r.status, r.err);
+        assert_contains(r.err, why[f]);
+        free_result(&r);
+        assert_old_set(out, formats[f], &old);
+        free_bands(&old);
+        for (size_t i = 0; i < 3; i++) {
+            char file[256];
+            snprintf(file, sizeof file, "%s/%s.%s", out, band_names[i], formats[f]);
+            cr_assert_eq(unlink(file), 0);
+        }
+    }
+}
+
+/* SIGINT while the CSV files are being written, and SIGTERM while the work runs (the files
+ * are open but empty): the tool ends by the signal, its temporary files are removed, and
+ * the folder keeps the old set. Before, SIGINT left a new upper.csv, a hidden temporary
+ * middle.csv and no lower.csv. */
+Test(cli, output_set_survives_sigint_and_sigterm, .timeout = 300) {
+    make_work_dir();
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                                "cpu", "--output", out, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    band_files old = read_bands(out, "csv");
+    const int signals[] = {SIGINT, SIGTERM};
+    const int writing[] = {1, 0};
+    for (size_t k = 0; k < 2; k++) {
+        pid_t pid = start_cli(NULL, ARGS("run", "--kernel", "bollinger", "--cols", "1000000",
+                                         "--devices", "cpu", "--output", out, "--format", "csv"));
+        /* Wait until a temporary file exists (and, for the writing case, has bytes). */
+        for (int seen = 0; !seen;) {
+            int wstatus;
+            cr_assert_eq(waitpid(pid, &wstatus, WNOHANG), 0,
+                         "the run ended before the signal could be sent");
+            DIR *d = opendir(out);
+            cr_assert_not_null(d);
+            for (struct dirent *e; !seen && (e = readdir(d)) != NULL;) {
+                if (strncmp(e->d_name, ".upper.csv.", 11) != 0)
+                    continue;
+                char file[512];
+                struct stat st;
+                snprintf(file, sizeof file, "%s/%s", out, e->d_name);
+                seen = stat(file, &st) == 0 && (!writing[k] || st.st_size > 0);
+            }
+            closedir(d);
+            if (!seen)
+                nanosleep(&(struct timespec){0, 1000000}, NULL);
+        }
+        cr_assert_eq(kill(pid, signals[k]), 0);
+        int sig = 0;
+        r = finish_cli(pid, &sig);
+        cr_assert_eq(sig, signals[k], "ended by signal %d, status %d: %s", sig, r.status, r.err);
+        free_result(&r);
+        assert_old_set(out, "csv", &old);
+    }
+    free_bands(&old);
+}
+
+/* A folder that cannot be written is found before the work: on a device that fails every
+ * task the message is about the folder, not the failure (root cannot be refused by
+ * permissions, so it gets a read-only tmpfs). */
+Test(cli, output_folder_that_cannot_be_written_fails_before_the_work, .timeout = 60) {
+    make_work_dir();
+    char ro[128], inside[160], made[160];
+    snprintf(ro, sizeof ro, "%s/ro", work);
+    snprintf(inside, sizeof inside, "%s/existing", ro);
+    snprintf(made, sizeof made, "%s/new", ro);
+    cr_assert_eq(mkdir(ro, 0755), 0);
+    const char *why = "Permission denied";
+    if (geteuid() == 0) {
+        if (private_tmpfs(ro, "size=64k") != 0)
+            cr_skip_test("a read-only folder for root needs a private mount namespace: %s",
+                         strerror(errno));
+        cr_assert_eq(mkdir(inside, 0755), 0);
+        cr_assert_eq(mount(NULL, ro, NULL, MS_REMOUNT | MS_RDONLY, NULL), 0, "%s", strerror(errno));
+        why = "Read-only file system";
+    } else {
+        cr_assert_eq(mkdir(inside, 0755), 0);
+        cr_assert_eq(chmod(inside, 0555), 0);
+        cr_assert_eq(chmod(ro, 0555), 0);
+    }
+    char want[512];
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                                "sim:a:flaky=1", "--output", inside));
+    cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    snprintf(want, sizeof want, "apportion: --output: cannot create a file in %s: %s\n", inside,
+             why);
+    cr_assert_str_eq(r.err, want);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "sim:a:flaky=1",
+                     "--output", made));
+    cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    snprintf(want, sizeof want, "apportion: --output: cannot create directory %s: %s\n", made, why);
+    cr_assert_str_eq(r.err, want);
+    free_result(&r);
+    char names[256];
+    list_names(inside, names, sizeof names);
+    cr_assert_str_eq(names, "");
+    if (geteuid() != 0) {
+        chmod(ro, 0755);
+        chmod(inside, 0755);
     }
 }
 

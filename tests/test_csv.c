@@ -1,9 +1,11 @@
 /*
  * Unit tests of the command-line tool's strict CSV reader (cli/csv.c) and of its input and
- * output helpers (cli/input.c). Every rejection is checked with its exact line and column.
+ * output helpers (cli/input.c, cli/output_files.c). Every rejection is checked with its exact line
+ * and column.
  */
 #include "csv.h"
 #include "input.h"
+#include "output_files.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -344,15 +346,33 @@ Test(input, format_from_the_file_name, .timeout = 10) {
     cr_assert_eq(cli_input_format("a.f64", CLI_FORMAT_CSV), CLI_FORMAT_CSV);
 }
 
+/* The names in a folder, sorted, comma separated ("" when empty). */
+static void list_dir(const char *dir, char *out, size_t size) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | tr '\\n' ,", dir);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+static const char *const bands[] = {"upper", "middle", "lower"};
+static const size_t two_rows[] = {2, 2, 2}, three_cols[] = {3, 3, 3};
+
 Test(input, written_csv_reads_back_exactly, .timeout = 10) {
-    char dir[64], sub[128], path[256];
+    char dir[64], sub[128], path[256], names[256];
     temp_dir(dir, sizeof dir);
     snprintf(sub, sizeof sub, "%s/x/y", dir);
-    cr_assert_eq(cli_make_dirs(sub, err, sizeof err), 0, "%s", err);
     const double data[6] = {NAN, 0.1, 1.0 / 3.0, -INFINITY, 1e-310, 12345678.9};
-    cr_assert_eq(cli_write_output(sub, "upper", CLI_FORMAT_CSV, data, 2, 3, path, sizeof path, err,
-                                  sizeof err),
-                 0, "%s", err);
+    cr_assert_eq(
+        cli_output_files_open(sub, CLI_FORMAT_CSV, bands, two_rows, three_cols, 1, err, sizeof err),
+        0, "%s", err);
+    cr_assert_eq(cli_output_files_write(0, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_commit(err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s", cli_output_files_path(0));
+    list_dir(sub, names, sizeof names);
+    cr_assert_str_eq(names, "upper.csv,");
     double *v = NULL;
     size_t n = 0;
     /* Row 1 of the output is column upper_1 of the file. */
@@ -367,17 +387,97 @@ Test(input, written_csv_reads_back_exactly, .timeout = 10) {
     cr_assert_eq(stat(path, &st), 0);
     cr_assert_eq(st.st_mode & 0777, 0644);
     unlink(path);
-    char f64[256];
-    cr_assert_eq(cli_write_output(sub, "lower", CLI_FORMAT_F64, data, 2, 3, f64, sizeof f64, err,
-                                  sizeof err),
-                 0, "%s", err);
-    cr_assert_eq(cli_read_f64(f64, 2, &v, &n, err, sizeof err), 0, "%s", err);
+    const char *const lower[] = {"lower"};
+    cr_assert_eq(
+        cli_output_files_open(sub, CLI_FORMAT_F64, lower, two_rows, three_cols, 1, err, sizeof err),
+        0, "%s", err);
+    cr_assert_eq(cli_output_files_write(0, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_commit(err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_read_f64(cli_output_files_path(0), 2, &v, &n, err, sizeof err), 0, "%s", err);
     cr_assert_eq(n, 6);
     cr_assert(memcmp(v, data, sizeof data) == 0);
     free(v);
-    unlink(f64);
+    unlink(cli_output_files_path(0));
     rmdir(sub);
     snprintf(sub, sizeof sub, "%s/x", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
+
+/* Until the commit the old files are untouched; an abort, even after some outputs were
+ * written, leaves exactly the old set and removes the folders the set created. */
+Test(input, output_set_is_replaced_whole_or_not_at_all, .timeout = 10) {
+    char dir[64], sub[128], file[256], names[256];
+    temp_dir(dir, sizeof dir);
+    const double data[6] = {1, 2, 3, 4, 5, 6};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s/%s.f64", dir, bands[i]);
+        write_file(file, "old", 3);
+    }
+    cr_assert_eq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    /* The temporary files exist from the open on. */
+    list_dir(dir, names, sizeof names);
+    cr_assert(strncmp(names, ".lower.f64.", 11) == 0 && strstr(names, ",.middle.f64.") &&
+                  strstr(names, ",.upper.f64.") && strstr(names, ",lower.f64,middle.f64,"),
+              "%s", names);
+    cr_assert_eq(cli_output_files_write(0, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_write(1, data, err, sizeof err), 0, "%s", err);
+    cli_output_files_abort();
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "lower.f64,middle.f64,upper.f64,");
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s/%s.f64", dir, bands[i]);
+        struct stat st;
+        cr_assert_eq(stat(file, &st), 0);
+        cr_assert_eq(st.st_size, 3, "%s was replaced", file);
+    }
+    /* A commit before every output is written fails the same way. */
+    cr_assert_eq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    cr_assert_eq(cli_output_files_write(2, data, err, sizeof err), 0, "%s", err);
+    cr_assert_neq(cli_output_files_commit(err, sizeof err), 0);
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "lower.f64,middle.f64,upper.f64,");
+    /* All written: all replaced. */
+    cr_assert_eq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_eq(cli_output_files_write(i, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_commit(err, sizeof err), 0, "%s", err);
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "lower.f64,middle.f64,upper.f64,");
+    for (size_t i = 0; i < 3; i++) {
+        struct stat st;
+        cr_assert_eq(stat(cli_output_files_path(i), &st), 0);
+        cr_assert_eq(st.st_size, (off_t)sizeof data);
+        unlink(cli_output_files_path(i));
+    }
+
+    /* Folders created by an aborted set are removed again, the deepest first; one that was
+     * there before stays. */
+    snprintf(sub, sizeof sub, "%s/new/deeper/", dir);
+    cr_assert_eq(
+        cli_output_files_open(sub, CLI_FORMAT_CSV, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    cr_assert_str_eq(cli_output_files_path(0) + strlen(dir), "/new/deeper/upper.csv");
+    cli_output_files_abort();
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "");
+    /* A final name taken by a folder is refused at the open, before any work. */
+    snprintf(sub, sizeof sub, "%s/middle.f64", dir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    cr_assert_neq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0);
+    char want[256];
+    snprintf(want, sizeof want, "%s exists and is not a regular file", sub);
+    cr_assert_str_eq(err, want);
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "middle.f64,");
     rmdir(sub);
     rmdir(dir);
 }
