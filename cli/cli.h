@@ -46,6 +46,12 @@ int cli_flag(const char *arg, const char *name);
 int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
               const char **value);
 
+/* cli_value() for an option that takes one value: when it was given before in argv, prints
+ * "option NAME is given twice" as a usage error and returns -1 (a value never starts with
+ * "--", so an earlier argument that is NAME or NAME=... is that option). */
+int cli_value_once(const char *command, int argc, char **argv, int *i, const char *name,
+                   const char **value);
+
 /* Parses the options of a command that takes only --help, --json and --devices LIST.
  * Returns -1 to go on, or the exit status to return (help printed, or a usage error). */
 int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,

@@ -67,7 +67,7 @@ int cli_parse_json_devices(const char *command, const char *help, int argc, char
             return CLI_EXIT_OK;
         } else if (cli_flag(argv[i], "--json")) {
             *json = 1;
-        } else if ((r = cli_value(command, argc, argv, &i, "--devices", &v)) != 0) {
+        } else if ((r = cli_value_once(command, argc, argv, &i, "--devices", &v)) != 0) {
             if (r < 0)
                 return CLI_EXIT_USAGE;
             *devices = v;
@@ -99,6 +99,22 @@ int cli_value(const char *command, int argc, char **argv, int *i, const char *na
     }
     *i += 1;
     *value = argv[*i];
+    return 1;
+}
+
+int cli_value_once(const char *command, int argc, char **argv, int *i, const char *name,
+                   const char **value) {
+    const int at = *i;
+    const int r = cli_value(command, argc, argv, i, name, value);
+    if (r <= 0)
+        return r;
+    const size_t n = strlen(name);
+    for (int j = 1; j < at; j++) {
+        if (strncmp(argv[j], name, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
+            cli_usage_error(command, "option %s is given twice (it takes one value)", name);
+            return -1;
+        }
+    }
     return 1;
 }
 

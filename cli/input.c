@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -33,9 +34,10 @@ int cli_format_parse(const char *text, cli_format *out) {
     return -1;
 }
 
+/* Whether s ends in suffix, whatever the case of its letters (IN.F64 is raw too). */
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
 cli_format cli_input_format(const char *path, cli_format format) {
@@ -66,87 +68,165 @@ void cli_swap8(double *v, size_t n) {
     }
 }
 
+/* The name of an input in messages. */
+static const char *input_name(const char *path) {
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+/* Reads the whole of path ("-": standard input) into *buf (malloc'd, *len bytes): a regular
+ * file, a pipe or a FIFO alike; a folder is refused. */
+static int read_whole(const char *path, char **buf, size_t *len, char *err, size_t err_size) {
+    const int from_stdin = strcmp(path, "-") == 0;
+    const char *name = input_name(path);
+    *buf = NULL;
+    *len = 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        ERR("%s: cannot open: %s", name, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        ERR("%s: is a directory", name);
+        if (!from_stdin)
+            fclose(f);
+        return -1;
+    }
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t c = cap ? cap * 2 : 65536;
+            char *g = cap > SIZE_MAX / 2 ? NULL : realloc(b, c);
+            if (g == NULL) {
+                ERR("%s: out of memory after %zu bytes", name, n);
+                rc = -1;
+                break;
+            }
+            b = g;
+            cap = c;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                ERR("%s: cannot read: %s", name, strerror(errno));
+                rc = -1;
+            }
+            break;
+        }
+    }
+    if (!from_stdin)
+        fclose(f);
+    if (rc != 0) {
+        free(b);
+        return -1;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* Whether the start of the data is text (printable ASCII, tabs and line ends, with a line end
+ * or a comma): what a CSV file read as raw float64 looks like. Raw doubles are nearly never
+ * so: the bytes of every value would all have to be printable. */
+static int looks_like_text(const char *buf, size_t len) {
+    const size_t n = len < 4096 ? len : 4096;
+    int separator = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)buf[i];
+        if (c == '\n' || c == ',')
+            separator = 1;
+        else if (!(c >= 0x20 && c < 0x7f) && c != '\t' && c != '\r')
+            return 0;
+    }
+    return separator;
+}
+
+/* Raw little-endian float64 values from buf[0..len). Takes buf over (freed or kept as the
+ * values). */
+static int parse_f64(const char *name, char *buf, size_t len, size_t rows, double **values,
+                     size_t *count, char *err, size_t err_size) {
+    if (len == 0) {
+        ERR("%s: empty file (raw little-endian float64 values expected)", name);
+        free(buf);
+        return -1;
+    }
+    if (looks_like_text(buf, len)) {
+        ERR("%s: this is text (CSV?), not raw little-endian float64 values: read it as CSV "
+            "(--input-format csv)",
+            name);
+        free(buf);
+        return -1;
+    }
+    if (len % 8 != 0) {
+        ERR("%s: size %zu bytes is not a multiple of 8 (raw little-endian float64 values "
+            "expected; %zu trailing bytes)",
+            name, len, len % 8);
+        free(buf);
+        return -1;
+    }
+    const size_t n = len / 8;
+    if (rows > 0 && n % rows != 0) {
+        ERR("%s: %zu values (%zu bytes) do not divide into %zu rows", name, n, len, rows);
+        free(buf);
+        return -1;
+    }
+    /* Copied into an array of doubles rather than read through the byte buffer. */
+    double *v = malloc(n * sizeof *v);
+    if (v == NULL) {
+        ERR("%s: out of memory for %zu values", name, n);
+        free(buf);
+        return -1;
+    }
+    memcpy(v, buf, len);
+    free(buf);
+    if (!cli_host_is_little_endian())
+        cli_swap8(v, n);
+    *values = v;
+    *count = n;
+    return 0;
+}
+
 int cli_read_f64(const char *path, size_t rows, double **values, size_t *count, char *err,
                  size_t err_size) {
     *values = NULL;
     *count = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        ERR("%s: cannot open: %s", path, strerror(errno));
+    char *buf;
+    size_t len;
+    if (read_whole(path, &buf, &len, err, err_size) != 0)
         return -1;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        ERR("%s: cannot stat: %s", path, strerror(errno));
-        fclose(f);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ERR("%s: not a regular file", path);
-        fclose(f);
-        return -1;
-    }
-    const uint64_t size = (uint64_t)st.st_size;
-    if (size == 0) {
-        ERR("%s: empty file (raw little-endian float64 values expected)", path);
-        fclose(f);
-        return -1;
-    }
-    if (size % 8 != 0) {
-        ERR("%s: size %llu bytes is not a multiple of 8 (raw little-endian float64 values "
-            "expected; %llu trailing bytes)",
-            path, (unsigned long long)size, (unsigned long long)(size % 8));
-        fclose(f);
-        return -1;
-    }
-    const uint64_t n = size / 8;
-    if (rows > 0 && n % rows != 0) {
-        ERR("%s: %llu values (%llu bytes) do not divide into %zu rows", path, (unsigned long long)n,
-            (unsigned long long)size, rows);
-        fclose(f);
-        return -1;
-    }
-    if (n > SIZE_MAX / sizeof(double)) {
-        ERR("%s: too large for this machine (%llu values)", path, (unsigned long long)n);
-        fclose(f);
-        return -1;
-    }
-    double *v = malloc((size_t)n * sizeof *v);
-    if (v == NULL) {
-        ERR("%s: out of memory for %llu values", path, (unsigned long long)n);
-        fclose(f);
-        return -1;
-    }
-    size_t got = fread(v, sizeof *v, (size_t)n, f);
-    if (got != (size_t)n) {
-        ERR("%s: cannot read: %s", path, ferror(f) ? strerror(errno) : "the file shrank");
-        free(v);
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
-    if (!cli_host_is_little_endian())
-        cli_swap8(v, (size_t)n);
-    *values = v;
-    *count = (size_t)n;
-    return 0;
+    return parse_f64(input_name(path), buf, len, rows, values, count, err, err_size);
 }
 
 int cli_read_input(const char *path, cli_format format, const char *column, size_t rows,
-                   double **values, size_t *count, char *err, size_t err_size) {
+                   unsigned csv_flags, double **values, size_t *count, char *err, size_t err_size) {
+    *values = NULL;
+    *count = 0;
+    const char *name = input_name(path);
     if (cli_input_format(path, format) == CLI_FORMAT_F64) {
         if (column != NULL) {
-            ERR("%s: --column applies to CSV input only", path);
-            *values = NULL;
-            *count = 0;
+            ERR("%s: --column applies to CSV input only", name);
+            return -1;
+        }
+        if (csv_flags != 0) {
+            ERR("%s: --missing-as-nan applies to CSV input only", name);
             return -1;
         }
         return cli_read_f64(path, rows, values, count, err, err_size);
     }
-    if (apo__csv_read_column(path, column, values, count, err, err_size) != 0)
+    char *buf;
+    size_t len;
+    if (read_whole(path, &buf, &len, err, err_size) != 0)
+        return -1;
+    const int rc =
+        apo__csv_parse_column(buf, len, name, column, csv_flags, values, count, err, err_size);
+    free(buf);
+    if (rc != 0)
         return -1;
     if (rows > 0 && *count % rows != 0) {
-        ERR("%s: %zu values do not divide into %zu rows", path, *count, rows);
+        ERR("%s: %zu values do not divide into %zu rows", name, *count, rows);
         free(*values);
         *values = NULL;
         *count = 0;

@@ -41,6 +41,8 @@ static char work[64];
 
 /* The folder the tool runs in, when a case sets it (else the test's own). */
 static const char *child_dir;
+/* The file the tool reads as its standard input, when a case sets it (else /dev/null). */
+static const char *child_stdin;
 
 static void make_work_dir(void) {
     if (work[0] != '\0')
@@ -126,6 +128,10 @@ static pid_t start_cli(const char *const *env, const char *const *args) {
             _exit(126);
         if (child_dir != NULL && chdir(child_dir) != 0)
             _exit(126);
+        int in = open(child_stdin != NULL ? child_stdin : "/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, 0) < 0)
+            _exit(126);
+        close(in);
         close(o);
         close(e);
         const char *argv[64];
@@ -961,6 +967,239 @@ Test(cli, output_folder_that_cannot_be_written_fails_before_the_work, .timeout =
     }
 }
 
+/* ---- input that used to be quietly wrong (docs/robustness.md) ------------------------ */
+
+/* Writes n doubles to path as raw little-endian float64 (the tests run on little-endian
+ * hosts, which the f64 size tests already assume). */
+static void write_doubles(const char *path, const double *v, size_t n) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(v, sizeof *v, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Whether every byte of text is printable ASCII or a line feed. */
+static int printable(const char *text, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (!((unsigned char)text[i] >= 0x20 && (unsigned char)text[i] < 0x7f) && text[i] != '\n')
+            return 0;
+    return 1;
+}
+
+/* A CSV file read as raw float64 (which printed numbers near 2.7e227), and raw float64 read
+ * as CSV (which printed raw high bytes): both refused, saying what the file looks like. */
+Test(cli, input_in_the_wrong_format_is_refused_with_a_hint, .timeout = 60) {
+    make_work_dir();
+    char csv[128], raw[128];
+    snprintf(csv, sizeof csv, "%s/prices.csv", work);
+    snprintf(raw, sizeof raw, "%s/prices.data", work);
+    write_text(csv, "date,close\n2024-01-02,100.5\n2024-01-03,101.25\n2024-01-04,99.75\n");
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", csv, "--input-format",
+                                "f64", "--param", "period=2"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    char want[512];
+    snprintf(want, sizeof want,
+             "apportion: %s: this is text (CSV?), not raw little-endian float64 values: read it "
+             "as CSV (--input-format csv)\n",
+             csv);
+    cr_assert_str_eq(r.err, want);
+    free_result(&r);
+    const double v[] = {100.123456, 101.987654, 99.5, 98.25, 1e-300, -3.75};
+    write_doubles(raw, v, 6);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", raw, "--param", "period=2"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "is a NUL byte: this is not CSV text (raw float64 values? name the "
+                           "file .f64 or give --input-format f64)");
+    cr_assert(printable(r.err, r.err_len), "raw bytes on stderr: %s", r.err);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", raw, "--input-format", "f64",
+                     "--param", "period=2", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+}
+
+/* .F64 and .BIN in capitals are raw too; - reads standard input (CSV, or raw with
+ * --input-format f64), and a FIFO named .f64 reads as a file does: the same bits as the file. */
+Test(cli, raw_and_csv_input_from_any_name_stdin_or_a_pipe, .timeout = 60) {
+    make_work_dir();
+    double v[300];
+    for (size_t i = 0; i < 300; i++)
+        v[i] = 100.0 + (double)(i % 17) * 0.25 - (double)(i % 5);
+    char raw[128], upper[128], csv[128], fifo[128];
+    snprintf(raw, sizeof raw, "%s/in.f64", work);
+    snprintf(upper, sizeof upper, "%s/IN.F64", work);
+    snprintf(csv, sizeof csv, "%s/in.csv", work);
+    snprintf(fifo, sizeof fifo, "%s/pipe.f64", work);
+    write_doubles(raw, v, 300);
+    write_doubles(upper, v, 300);
+    char text[300 * 32 + 8];
+    size_t o = (size_t)snprintf(text, sizeof text, "x\n");
+    for (size_t i = 0; i < 300; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%.17g\n", v[i]);
+    write_text(csv, text);
+
+    char out[6][128];
+    const char *const *cases[5];
+    for (size_t k = 0; k < 6; k++)
+        snprintf(out[k], sizeof out[k], "%s/out%zu", work, k);
+    cases[0] =
+        ARGS("run", "--kernel", "macd", "--input", raw, "--devices", "cpu", "--output", out[0]);
+    cases[1] =
+        ARGS("run", "--kernel", "macd", "--input", upper, "--devices", "cpu", "--output", out[1]);
+    cases[2] =
+        ARGS("run", "--kernel", "macd", "--input", "-", "--devices", "cpu", "--output", out[2]);
+    cases[3] = ARGS("run", "--kernel", "macd", "--input", "-", "--input-format", "f64", "--devices",
+                    "cpu", "--output", out[3]);
+    cases[4] =
+        ARGS("run", "--kernel", "macd", "--input", csv, "--devices", "cpu", "--output", out[4]);
+    const char *stdin_of[] = {NULL, NULL, csv, raw, NULL};
+    for (size_t k = 0; k < 5; k++) {
+        child_stdin = stdin_of[k];
+        cli_result r = run_cli(cases[k]);
+        child_stdin = NULL;
+        cr_assert_eq(r.status, 0, "case %zu: %s", k, r.err);
+        free_result(&r);
+    }
+    /* A FIFO: a writer process feeds it while the tool reads. */
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "%s", strerror(errno));
+    pid_t pid = start_cli(NULL, ARGS("run", "--kernel", "macd", "--input", fifo, "--devices", "cpu",
+                                     "--output", out[5]));
+    FILE *f = fopen(fifo, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(v, sizeof *v, 300, f), 300);
+    fclose(f);
+    cli_result r = finish_cli(pid, NULL);
+    cr_assert_eq(r.status, 0, "fifo: %s", r.err);
+    free_result(&r);
+
+    char file[256];
+    snprintf(file, sizeof file, "%s/macd.f64", out[0]);
+    size_t n0;
+    char *first = read_all(file, &n0);
+    cr_assert_eq(n0, 300 * sizeof(double));
+    for (size_t k = 1; k < 6; k++) {
+        size_t n;
+        snprintf(file, sizeof file, "%s/macd.f64", out[k]);
+        char *d = read_all(file, &n);
+        cr_assert(n == n0 && memcmp(d, first, n) == 0, "case %zu gave other bits", k);
+        free(d);
+    }
+    free(first);
+}
+
+/* MACD on a series shorter than its warm-up gave all-NaN outputs and exit 0, while bollinger
+ * refuses a period longer than the series: both refuse now, in the same words. */
+Test(cli, macd_on_a_series_shorter_than_its_warmup_is_refused_like_bollinger, .timeout = 60) {
+    cli_result r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "1"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err,
+                    "apportion: invalid workload: macd: the warm-up of 34 samples (max(fast, "
+                    "slow) + signal - 1) is longer than the series (cols 1)");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "5000", "--param", "slow=100000"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "the warm-up of 100008 samples");
+    free_result(&r);
+    /* The same with fast > slow (swapped by the kernel), and the shortest series that works. */
+    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "39", "--param", "fast=32"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "the warm-up of 40 samples");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "40", "--param", "fast=32", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    /* At exactly the warm-up the last sample has a value in every output. */
+    make_work_dir();
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", work);
+    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "34", "--output", out));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    const char *names[] = {"macd", "signal", "hist"};
+    for (size_t i = 0; i < 3; i++) {
+        char file[256];
+        size_t n;
+        snprintf(file, sizeof file, "%s/%s.f64", out, names[i]);
+        char *d = read_all(file, &n);
+        const double *v = (const double *)(const void *)d;
+        cr_assert(n == 34 * sizeof(double) && isfinite(v[33]) && isnan(v[32]), "%s", names[i]);
+        free(d);
+    }
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "5"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "apportion: invalid workload: bollinger: period 20 is longer than the "
+                           "series (cols 5)");
+    free_result(&r);
+}
+
+/* An option that takes one value, given twice, used to take the last value silently (only a
+ * repeated --param was an error): every such option is refused now. */
+Test(cli, options_that_take_one_value_are_refused_twice, .timeout = 60) {
+    const char *const *cases[] = {
+        ARGS("run", "--kernel", "macd", "--kernel", "bollinger"),
+        ARGS("run", "--kernel", "macd", "--cols", "100", "--cols=200"),
+        ARGS("run", "--kernel", "macd", "--input", "a.csv", "--column", "a", "--column", "b"),
+        ARGS("run", "--kernel", "macd", "--output", "a", "--output", "b"),
+        ARGS("run", "--kernel", "macd", "--ratios", "cpu=1", "--ratios", "cpu=2"),
+        ARGS("run", "--kernel=macd", "--devices", "cpu", "--devices", "cpu"),
+        ARGS("profile", "--runs", "2", "--runs", "3"),
+        ARGS("set-ratios", "--workload", "macd", "--workload", "bollinger", "cpu=1"),
+        ARGS("devices", "--devices", "cpu", "--devices=cpu"),
+        ARGS("show", "--devices", "cpu", "--devices", "cpu"),
+    };
+    const char *option[] = {"--kernel",  "--cols", "--column",   "--output",  "--ratios",
+                            "--devices", "--runs", "--workload", "--devices", "--devices"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r = run_cli(cases[i]);
+        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
+        char want[128];
+        snprintf(want, sizeof want, "apportion: option %s is given twice (it takes one value)\n",
+                 option[i]);
+        cr_assert(strncmp(r.err, want, strlen(want)) == 0, "case %zu: %s", i, r.err);
+        free_result(&r);
+    }
+    /* --param may be repeated, once per name. */
+    cli_result r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "100", "--param", "fast=5",
+                                "--param", "slow=10", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+}
+
+/* Common CSV exports: NA/null/empty cells with --missing-as-nan (gaps to the kernels), a
+ * trailing blank line, header names with spaces around them. */
+Test(cli, common_csv_exports_read_with_missing_as_nan, .timeout = 60) {
+    make_work_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/export.csv", work);
+    char text[4096];
+    size_t o = (size_t)snprintf(text, sizeof text, "Date, Close \n");
+    for (int i = 1; i <= 40; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "d%d,%s\n", i,
+                              i == 7   ? "NA"
+                              : i == 8 ? ""
+                              : i == 9 ? "null"
+                                       : "100");
+    snprintf(text + o, sizeof text - o, "\n");
+    write_text(path, text);
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--input", path, "--param", "period=5"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err,
+                    ":8:2: expected a number, got \"NA\" (--missing-as-nan reads it as NaN)");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path, "--missing-as-nan", "--param",
+                     "period=5", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert_eq(json_integer_value(get(j, "cols")), 40);
+    json_decref(j);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--missing-as-nan"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "--missing-as-nan needs --input");
+    free_result(&r);
+}
+
 Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
     make_work_dir();
     char path[128], want[256];
@@ -1748,6 +1987,28 @@ Test(cli, set_ratios_usage_errors_exit_2, .timeout = 60) {
     char mpath[256];
     state_path(mpath, sizeof mpath, "multigpu.json");
     cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
+}
+
+/* set-ratios for a tag that nothing uses (a typo) used to be stored and never applied. */
+Test(cli, set_ratios_refuses_a_tag_no_call_would_use, .timeout = 60) {
+    cli_result r =
+        run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bolinger", "sim:a=1", "sim:b=3"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "apportion: --workload bolinger: no kernel has this name and no "
+                           "workload of this tag is stored, so no call would use these "
+                           "ratios; did you mean bollinger?");
+    free_result(&r);
+    char mpath[256];
+    state_path(mpath, sizeof mpath, "multigpu.json");
+    cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
+    /* A tag of the caller's own, said so: stored, and from then on known. */
+    r = run_cli_env(
+        SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "--custom-tag", "sim:a=1", "sim:b=3"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "sim:a=1", "sim:b=1"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
 }
 
 Test(cli, set_ratios_clear_before_any_model_leaves_no_entry, .timeout = 60) {
