@@ -471,7 +471,8 @@ typedef struct apo_report {
  * Returns APO_ERR_NULL (rt, w, w->kernel, an input or an output array NULL, params or
  * ratios NULL with a nonzero count, a parameter with a NULL name), APO_ERR_INVALID_ARGUMENT
  * (zero rows or cols, wrong number of inputs, outputs or ratios, bad ratios, unknown
- * struct size, called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
+ * struct size, an output array that overlaps an input or another output (no kernel works in
+ * place), called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
  * (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
  * where one is needed), APO_ERR_KERNEL_FAILED (a user kernel failed),

@@ -21,6 +21,38 @@
 
 /* ---- validation ---------------------------------------------------------------------- */
 
+/* Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte (compared as
+ * addresses, without forming a pointer past either range). */
+static int ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x <= y ? y - x < a_bytes : x - y < b_bytes;
+}
+
+/* No kernel computes in place: tiles read the inputs, halos included, while other tiles'
+ * outputs are written, so an output that shares memory with an input or another output
+ * gives wrong values without an error. */
+static apo_status check_no_overlap(const apo__kernel *k, const apo_workload *w,
+                                   const double *params) {
+    const size_t in_bytes = w->rows * w->cols * sizeof(double);
+    size_t out_bytes[APO_MAX_IO];
+    for (size_t o = 0; o < k->n_outputs; o++) {
+        out_bytes[o] = w->rows * k->output_cols(k, params, w->cols, o) * sizeof(double);
+        for (size_t i = 0; i < k->n_inputs; i++)
+            if (ranges_overlap(w->inputs[i], in_bytes, w->outputs[o], out_bytes[o]))
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "%s: output %zu (%s) shares memory with input %zu: outputs must "
+                                 "not overlap the inputs or each other (no kernel works in place)",
+                                 k->name, o, k->output_names[o], i);
+        for (size_t p = 0; p < o; p++)
+            if (ranges_overlap(w->outputs[p], out_bytes[p], w->outputs[o], out_bytes[o]))
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "%s: outputs %zu (%s) and %zu (%s) share memory: outputs must "
+                                 "not overlap the inputs or each other",
+                                 k->name, p, k->output_names[p], o, k->output_names[o]);
+    }
+    return APO_OK;
+}
+
 apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
                              int check_buffers) {
     APO_CHECK_STRUCT_SIZE(w, apo_workload, APO_WORKLOAD_INIT);
@@ -86,6 +118,9 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
         if (w->outputs[i] == NULL)
             return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", k->name, i,
                              k->output_names[i]);
+    st = check_no_overlap(k, w, call->params);
+    if (st != APO_OK)
+        return st;
     call->inputs = w->inputs;
     call->outputs = w->outputs;
     return APO_OK;
