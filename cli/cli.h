@@ -67,6 +67,13 @@ int cli_parse_double(const char *text, double *out);
  * status: CLI_EXIT_OK with *rt set, or the status of cli_status_error(). */
 int cli_runtime_create(const char *devices, apo_runtime **rt);
 
+/* Text from outside the tool (a workload tag or a device id from a profile, a runtime
+ * warning that quotes one) made safe to print: control characters become \xNN, so that none
+ * can move the cursor, clear the screen or start a fake line. Writes to buf (cut with "..."
+ * when it does not fit) and returns it. CLI_ESCAPED_MAX is enough for any tag or id. */
+#define CLI_ESCAPED_MAX 1024
+const char *cli_escape(const char *text, char *buf, size_t size);
+
 /* Whether stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);
 

@@ -121,6 +121,18 @@ int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *
     if (strlen(o->tag) >= APO_TAG_MAX)
         return cli_usage_error("set-ratios", "--workload: the tag is longer than %d bytes",
                                APO_TAG_MAX - 1);
+    /* A tag is stored and printed: a control character in it would reach every terminal
+     * that shows the profile. */
+    for (size_t i = 0; o->tag[i] != '\0'; i++) {
+        const unsigned char c = (unsigned char)o->tag[i];
+        if (c < 0x20 || c == 0x7f) {
+            char safe[CLI_ESCAPED_MAX];
+            return cli_usage_error("set-ratios",
+                                   "--workload '%s': the tag holds the control character 0x%02x "
+                                   "(tags are stored and printed, so they may hold none)",
+                                   cli_escape(o->tag, safe, sizeof safe), c);
+        }
+    }
     if (o->clear && o->n > 0)
         return cli_usage_error("set-ratios", "--clear takes no DEVICE=RATIO items");
     if (!o->clear && o->n == 0)

@@ -170,6 +170,30 @@ int cli_runtime_create(const char *devices, apo_runtime **rt) {
     return CLI_EXIT_OK;
 }
 
+const char *cli_escape(const char *text, char *buf, size_t size) {
+    size_t o = 0;
+    if (size < 8) {
+        if (size > 0)
+            buf[0] = '\0';
+        return buf;
+    }
+    for (const char *c = text; *c != '\0'; c++) {
+        const unsigned char b = (unsigned char)*c;
+        const size_t need = b < 0x20 || b == 0x7f ? 4 : 1;
+        if (o + need + 4 > size) {
+            memcpy(buf + o, "...", 4);
+            return buf;
+        }
+        if (need == 4)
+            snprintf(buf + o, size - o, "\\x%02x", b);
+        else
+            buf[o] = (char)b;
+        o += need;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
 
 int cli_parse_duration(const char *text, double *seconds) {

@@ -70,8 +70,9 @@ void cli_print_runtime_warnings(const apo_runtime *rt) {
         return;
     for (size_t i = 0; i < n; i++) {
         const char *w = NULL;
+        char safe[4 * CLI_ESCAPED_MAX];
         if (apo_runtime_warning(rt, i, &w) == APO_OK && w != NULL)
-            fprintf(stderr, "apportion: warning: %s\n", w);
+            fprintf(stderr, "apportion: warning: %s\n", cli_escape(w, safe, sizeof safe));
     }
 }
 
@@ -226,10 +227,11 @@ void cli_device_models_print(FILE *f, const apo_device_model *models, size_t n, 
         model_figure(ratio, sizeof ratio, 1, m->ratio, 3);
         model_figure(latency, sizeof latency, m->valid, m->latency_ms, 4);
         model_figure(cost, sizeof cost, m->valid, m->ms_per_melem, 4);
-        fprintf(f, "%*s%-40s %7s %11s %13s %8llu", indent, "", m->id, ratio, latency, cost,
-                (unsigned long long)m->samples);
+        char id[CLI_ESCAPED_MAX], label[CLI_ESCAPED_MAX];
+        fprintf(f, "%*s%-40s %7s %11s %13s %8llu", indent, "", cli_escape(m->id, id, sizeof id),
+                ratio, latency, cost, (unsigned long long)m->samples);
         if (dropped)
             fprintf(f, " %8llu", (unsigned long long)m->dropped);
-        fprintf(f, "  %s\n", m->label);
+        fprintf(f, "  %s\n", cli_escape(m->label, label, sizeof label));
     }
 }

@@ -360,7 +360,8 @@ typedef struct apo_workload {
     const apo_param *params; /* named parameters; unnamed ones take their defaults */
     size_t n_params;
     uint64_t seed;        /* keys every random draw by its global index */
-    const char *tag;      /* workload tag for profiles; NULL: the kernel name */
+    const char *tag;      /* workload tag for profiles (1-63 bytes, no control character);
+                             NULL: the kernel name */
     apo_split split;      /* APO_SPLIT_AUTO unless forced */
     const double *ratios; /* optional shares in device order (n_ratios == devices) */
     size_t n_ratios;      /* 0: no explicit ratios */
@@ -588,7 +589,8 @@ APO_EXPORT apo_status apo_should_use_gpu(apo_runtime *rt, const char *function,
 /* Forces the shares of a workload tag: `ids` are device ids of this runtime (or cuda:N),
  * devices not named get none. n == 0 clears forced ratios. Applied to this runtime and,
  * profiles on, stored in multigpu.json. Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT
- * (unknown device, a device named twice, a ratio negative or not finite, all zero),
+ * (unknown device, a device named twice, a ratio negative or not finite, all zero, a tag
+ * with a control character),
  * APO_ERR_IO (applied in memory, not stored). */
 APO_EXPORT apo_status apo_set_ratios(apo_runtime *rt, const char *tag, const char *const *ids,
                                      const double *ratios, size_t n);

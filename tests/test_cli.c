@@ -1989,6 +1989,57 @@ Test(cli, set_ratios_usage_errors_exit_2, .timeout = 60) {
     cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
 }
 
+/* Whether text holds a control byte other than the line feed. */
+static int has_control_byte(const char *text, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (((unsigned char)text[i] < 0x20 && text[i] != '\n') || text[i] == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* A workload tag with control characters: refused by set-ratios, and shown escaped by show
+ * and in run's warnings when a profile holds one anyway (written by hand or by an older
+ * version). Before, `show` cleared the screen and printed a fake line. */
+Test(cli, control_characters_in_tags_are_refused_and_shown_escaped, .timeout = 60) {
+    const char *evil = "evil\033[2J\nfake line";
+    cli_result r = run_cli_env(
+        SIM_ENV, ARGS("set-ratios", "--workload", evil, "--custom-tag", "sim:a=1", "sim:b=3"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "apportion: --workload 'evil\\x1b[2J\\x0afake line': the tag holds "
+                           "the control character 0x1b");
+    cr_assert(!has_control_byte(r.err, r.err_len), "raw control bytes: %s", r.err);
+    free_result(&r);
+    char mpath[256];
+    state_path(mpath, sizeof mpath, "multigpu.json");
+    cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
+
+    /* A profile that holds such a tag: stored under a good one, renamed in the file. */
+    r = run_cli_env(
+        SIM_ENV, ARGS("set-ratios", "--workload", "mytag", "--custom-tag", "sim:a=1", "sim:b=3"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    json_t *profile = load_json_file(mpath);
+    json_t *workloads = get(profile, "workloads");
+    json_object_set(workloads, evil, get(workloads, "mytag"));
+    json_object_del(workloads, "mytag");
+    cr_assert_eq(json_dump_file(profile, mpath, 0), 0);
+    json_decref(profile);
+
+    r = run_cli_env(SIM_ENV, ARGS("show"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "\nworkload evil\\x1b[2J\\x0afake line\n");
+    cr_assert(!has_control_byte(r.out, r.out_len), "raw control bytes: %s", r.out);
+    cr_assert_null(strstr(r.out, "\nfake line"), "a fake line: %s", r.out);
+    free_result(&r);
+    /* Against other devices the entry is stale, and run's warning names it. */
+    r = run_cli_env(ENV("APPORTION_DEVICES=sim:c", "APPORTION_SIM_CLOCK=virtual"),
+                    ARGS("run", "--kernel", "bollinger", "--cols", "1000"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.err, "first: evil\\x1b[2J\\x0afake line (");
+    cr_assert(!has_control_byte(r.err, r.err_len), "raw control bytes: %s", r.err);
+    free_result(&r);
+}
+
 /* set-ratios for a tag that nothing uses (a typo) used to be stored and never applied. */
 Test(cli, set_ratios_refuses_a_tag_no_call_would_use, .timeout = 60) {
     cli_result r =

@@ -187,6 +187,37 @@ Test(errors, overlapping_inputs_and_outputs_are_refused) {
     free(block);
 }
 
+/* A tag is stored in multigpu.json and printed by tools: a control character in it reached
+ * every terminal that showed the profile. Every entry point that takes a tag refuses one. */
+Test(errors, control_characters_in_tags_are_refused) {
+    const char *evil = "evil\033[2J\nfake line";
+    const char *ids[] = {"cpu"};
+    const double one[] = {1.0};
+    ASSERT_FAILS(apo_set_ratios(rt, evil, ids, one, 1), APO_ERR_INVALID_ARGUMENT,
+                 "apo_set_ratios: the tag holds the control character 0x1b at byte 4");
+    ASSERT_FAILS(apo_set_ratios(rt, "tab\there", NULL, NULL, 0), APO_ERR_INVALID_ARGUMENT,
+                 "control character 0x09 at byte 3");
+    ASSERT_FAILS(apo_set_ratios(rt, "del\177", ids, one, 1), APO_ERR_INVALID_ARGUMENT,
+                 "control character 0x7f at byte 3");
+    apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
+    opt.tag = evil;
+    opt.kernel = "bollinger";
+    ASSERT_FAILS(apo_profile_auto_balance(rt, &opt, NULL), APO_ERR_INVALID_ARGUMENT,
+                 "apo_profile_auto_balance: the tag holds the control character 0x1b");
+    /* A call's tag, with the runtime's shares or with explicit ratios (it learns under it). */
+    job.w.tag = evil;
+    ASSERT_FAILS(test_job_run(&job, rt, NULL), APO_ERR_INVALID_ARGUMENT,
+                 "apo_workload.tag: the tag holds the control character 0x1b at byte 4");
+    job.w.ratios = one;
+    job.w.n_ratios = 1;
+    ASSERT_FAILS(test_job_run(&job, rt, NULL), APO_ERR_INVALID_ARGUMENT, "control character");
+    /* Printable tags, UTF-8 included, are fine. */
+    job.w.tag = "nightly \xc3\xa9t\xc3\xa9";
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_set_ratios(rt, "nightly \xc3\xa9t\xc3\xa9", ids, one, 1), APO_OK, "%s",
+                 apo_last_error());
+}
+
 Test(errors, bootstrap_needs_two_samples) {
     test_job b;
     test_job_init(&b, rt, "bootstrap", 1, 1, 1);

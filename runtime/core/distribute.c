@@ -525,6 +525,11 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
     apo_status st = apo__resolve_call(rt, w, &call, 1);
     if (st != APO_OK)
         return st;
+    /* The tag is checked whatever the ratios: a call learns under it. */
+    const char *tag;
+    st = apo__workload_tag(w, &call, &tag);
+    if (st != APO_OK)
+        return st;
     call.in_gpu = in_gpu;
     call.out_gpu = out_gpu;
     call.rt = rt;

@@ -144,6 +144,18 @@ apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t
 
 /* ---- planning ------------------------------------------------------------------------- */
 
+apo_status apo__check_tag_text(const char *tag, const char *what) {
+    for (size_t i = 0; tag[i] != '\0'; i++) {
+        const unsigned char c = (unsigned char)tag[i];
+        if (c < 0x20 || c == 0x7f)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%s: the tag holds the control character 0x%02x at byte %zu; tags "
+                             "are stored in the profile and printed, so they may hold none",
+                             what, c, i);
+    }
+    return APO_OK;
+}
+
 apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const char **tag) {
     *tag = w->tag != NULL ? w->tag : call->kernel->name;
     size_t len = strlen(*tag);
@@ -151,7 +163,7 @@ apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_workload.tag must be 1 to %d characters, got %zu", APO_TAG_MAX - 1,
                          len);
-    return APO_OK;
+    return apo__check_tag_text(*tag, "apo_workload.tag");
 }
 
 /* Whether device i could run the call: it must be able to run the kernel (a GPU needs the

@@ -152,6 +152,9 @@ static void check_set_ratios(args *a) {
     if (rc == CLI_EXIT_OK && !help) {
         FUZZ_CHECK(o.tag != NULL && o.tag[0] != '\0' && strlen(o.tag) < APO_TAG_MAX,
                    "set-ratios: tag");
+        for (const char *c = o.tag; *c != '\0'; c++)
+            FUZZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f,
+                       "set-ratios: a control character in the tag");
         check_in_argv(a, o.tag, "--workload");
         check_in_argv(a, o.devices, "--devices");
         FUZZ_CHECK(o.clear == (o.n == 0), "set-ratios: --clear with %zu items", o.n);
