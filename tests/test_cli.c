@@ -1200,6 +1200,48 @@ Test(cli, common_csv_exports_read_with_missing_as_nan, .timeout = 60) {
     free_result(&r);
 }
 
+/* Messages and leftovers of refused runs: ratios whose sum overflows are said to, all-zero
+ * ratios leave no output folder behind, a bound prints as 1e+300, and a self-test whose
+ * every check was skipped (sizes too large for memory) does not pass. */
+Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                                "cpu,sim:a", "--ratios", "cpu=1e308,sim:a=1e308"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "the ratios sum to inf (beyond the largest double): scale them down");
+    free_result(&r);
+
+    make_work_dir();
+    char top[128], out[160];
+    snprintf(top, sizeof top, "%s/new", work);
+    snprintf(out, sizeof out, "%s/deeper", top);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
+                     "--ratios", "cpu=0,sim:a=0", "--output", out));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "the ratios sum to 0: at least one must be positive");
+    free_result(&r);
+    struct stat st;
+    cr_assert_neq(stat(top, &st), 0, "the refused run left %s behind", top);
+
+    r = run_cli(
+        ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--param", "nbdev_up=1e301"));
+    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
+    assert_contains(r.err, "parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
+    free_result(&r);
+
+    r = run_cli(ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu"));
+    cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.out);
+    assert_contains(r.out, "0 passed, 0 failed, 0 warnings, 4 skipped\n");
+    assert_contains(r.out, "selftest FAILED: no check passed (every one was skipped)\n");
+    cr_assert_null(strstr(r.out, "selftest passed"), "%s", r.out);
+    free_result(&r);
+    r = run_cli(ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu", "--json"));
+    cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    json_t *j = parse_json(&r);
+    cr_assert(json_is_false(get(j, "ok")));
+    json_decref(j);
+    free_result(&r);
+}
+
 Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
     make_work_dir();
     char path[128], want[256];

@@ -80,11 +80,25 @@ Test(errors, period_out_of_range) {
     ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
                  "longer than the series");
     job.params[0].value = 20.5;
-    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM, "integer");
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
+                 "bollinger: parameter period must be an integer, got 20.5");
     job.params[0].value = 100001;
-    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM, "100000");
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
+                 "bollinger: parameter period must be from 2 to 100000, got 100001");
     job.params[0].value = 1000; /* period == cols is valid */
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    /* Bounds and values print in the fewest digits that read back: 1e+300, not
+     * 1.0000000000000001e+300; 0.1 as 0.1, and a value that needs 17 digits gets them. */
+    test_job_param(&job, "nbdev_up", 1e301);
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
+                 "bollinger: parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
+    job.params[0].value = 0.1;
+    job.params[1].value = 2;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
+                 "must be an integer, got 0.1");
+    job.params[0].value = 20.000000000000004;
+    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
+                 "must be an integer, got 20.000000000000004");
 }
 
 Test(errors, unknown_and_repeated_params) {
@@ -139,6 +153,23 @@ Test(errors, bad_ratios) {
     double nan[1] = {0.0 / 0.0};
     job.w.ratios = nan;
     ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_INVALID_ARGUMENT, "finite");
+    job.w.ratios = NULL;
+    job.w.n_ratios = 0;
+
+    /* Two finite ratios whose sum overflows: said so, not "at least one must be positive". */
+    apo_runtime *two_devices = test_runtime("cpu,sim:a");
+    double huge[2] = {1e308, 1e308};
+    job.w.ratios = huge;
+    job.w.n_ratios = 2;
+    ASSERT_FAILS(apo_distribute_workload(two_devices, &job.w, NULL), APO_ERR_INVALID_ARGUMENT,
+                 "the ratios sum to inf (beyond the largest double): scale them down");
+    const char *ids[] = {"cpu", "sim:a"};
+    ASSERT_FAILS(apo_set_ratios(two_devices, "bollinger", ids, huge, 2), APO_ERR_INVALID_ARGUMENT,
+                 "apo_set_ratios: the ratios sum to inf (beyond the largest double); scale them "
+                 "down");
+    apo_runtime_destroy(two_devices);
+    job.w.ratios = NULL;
+    job.w.n_ratios = 0;
 }
 
 /* An input passed as an output gave wrong values with APO_OK (99,950 of 100,000 differed):

@@ -243,7 +243,10 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
                                  rt->devices[i].info.id, w->ratios[i]);
             sum += w->ratios[i];
         }
-        if (!(sum > 0) || !isfinite(sum))
+        if (isinf(sum))
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "the ratios sum to inf (beyond the largest double): scale them down");
+        if (!(sum > 0))
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "the ratios sum to %g: at least one must be positive", sum);
         for (size_t i = 0; i < n; i++)

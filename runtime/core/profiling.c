@@ -440,7 +440,11 @@ apo_status apo_set_ratios(apo_runtime *rt, const char *tag, const char *const *i
         by_device[d] = ratios[i];
         sum += ratios[i];
     }
-    if (!(sum > 0) || !isfinite(sum))
+    if (isinf(sum))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_set_ratios: the ratios sum to inf (beyond the largest double); "
+                         "scale them down");
+    if (!(sum > 0))
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_set_ratios: the ratios sum to %g; at least one must be positive",
                          sum);
