@@ -13,6 +13,7 @@
 # loader and the default PATH.
 #
 # Usage: check-install.sh BUILD_DIR SOURCE_DIR [SANITIZE]   (SANITIZE as in b_sanitize)
+#        APO_CHECK_INSTALL_MODE=staged check-install.sh ...  (the staged check, also as root)
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
