@@ -1228,19 +1228,23 @@ Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
     assert_contains(r.err, "parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
     free_result(&r);
 
-    /* 800 GB that malloc() cannot give: under AddressSanitizer too, which otherwise aborts
-     * rather than return NULL. */
-    char asan[512];
+    /* 800 GB that malloc() cannot give: under AddressSanitizer and ThreadSanitizer too,
+     * which otherwise abort rather than return NULL. */
+    char asan[512], tsan[512];
     const char *inherited = getenv("ASAN_OPTIONS");
     snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%sallocator_may_return_null=1",
              inherited != NULL ? inherited : "", inherited != NULL ? ":" : "");
-    r = run_cli_env(ENV(asan), ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu"));
+    inherited = getenv("TSAN_OPTIONS");
+    snprintf(tsan, sizeof tsan, "TSAN_OPTIONS=%s%sallocator_may_return_null=1",
+             inherited != NULL ? inherited : "", inherited != NULL ? ":" : "");
+    r = run_cli_env(ENV(asan, tsan),
+                    ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu"));
     cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.out);
     assert_contains(r.out, "0 passed, 0 failed, 0 warnings, 4 skipped\n");
     assert_contains(r.out, "selftest FAILED: no check passed (every one was skipped)\n");
     cr_assert_null(strstr(r.out, "selftest passed"), "%s", r.out);
     free_result(&r);
-    r = run_cli_env(ENV(asan),
+    r = run_cli_env(ENV(asan, tsan),
                     ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu", "--json"));
     cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.err);
     json_t *j = parse_json(&r);
