@@ -120,7 +120,7 @@ if [ "${APO_CHECK_INSTALL_MODE:-}" != staged ] && can_use_namespace; then
     # The real install. Everything it writes under the prefix and /etc lands in the upper
     # folders of the overlays, on a tmpfs that disappears with the namespace.
     export -f use_it
-    export build src prefix work user_path
+    export build src prefix libdir work user_path
     export flags_list="${flags[*]}"
     unshare -m --propagation private bash -euo pipefail -c '
         mount -t tmpfs tmpfs "$work"
@@ -133,9 +133,11 @@ if [ "${APO_CHECK_INSTALL_MODE:-}" != staged ] && can_use_namespace; then
         meson install -C "$build" --no-rebuild >"$work/install.log" 2>&1 ||
             { cat "$work/install.log" >&2; exit 1; }
         cache=$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p)
-        grep -q "libapportion\.so\.0 " <<<"$cache" ||
-            { echo "check-install: after meson install the loader cache has no" \
-                "libapportion.so.0: ldconfig did not run" >&2; exit 1; }
+        soname=$(objdump -p "$(ls "$libdir"/libapportion.so.* | head -n 1)" |
+            awk "/SONAME/ { print \$2 }")
+        grep -qF "$soname (" <<<"$cache" ||
+            { echo "check-install: after meson install the loader cache has no $soname:" \
+                "ldconfig did not run" >&2; exit 1; }
         mkdir "$work/app"
         read -r -a flags <<<"$flags_list"
         use_it "$work/app"

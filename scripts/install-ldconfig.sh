@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run by `meson install` after it has copied the files (meson.build, add_install_script; meson
 # skips it for a staged install into DESTDIR, whose package manager runs ldconfig on the
-# target). Without it the loader's cache does not know libapportion.so.0 until the next
+# target). Without it the loader's cache does not know libapportion's soname until the next
 # ldconfig, and `apportion` and every program built with pkg-config fail to start with
 # "error while loading shared libraries".
 set -eu
@@ -19,4 +19,4 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 0
 fi
 "$ldconfig"
-echo "apportion: ran ldconfig: the loader finds libapportion.so.0 in $libdir"
+echo "apportion: ran ldconfig: the loader finds libapportion in $libdir"
