@@ -485,6 +485,11 @@ static int run(const cli_run_options *o, run_state *s) {
     }
     if (st != APO_OK)
         return cli_status_error(st, "run failed");
+    /* On stderr whatever the format, so that a script reading --json on stdout still
+     * shows it to a person; --json carries it too. */
+    char note[512];
+    if (cli_nonfinite_warning(&report, note, sizeof note))
+        fprintf(stderr, "apportion: warning: %s\n", note);
 
     if (o->output != NULL) {
         /* Every file complete before any old one gives way. */

@@ -104,6 +104,18 @@ static json_t *device_report_json(const apo_device_report *d) {
     return o;
 }
 
+int cli_nonfinite_warning(const apo_report *r, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (r->nonfinite_outputs == 0)
+        return 0;
+    snprintf(buf, size,
+             "%llu output value(s) of %s are not finite although every input sample that "
+             "defines them is: the input is beyond the range %s computes through "
+             "(docs/kernels.md, \"Range\"); those values are not the exact ones",
+             (unsigned long long)r->nonfinite_outputs, r->kernel, r->kernel);
+    return 1;
+}
+
 json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_output_desc *outputs,
                         size_t n_outputs) {
     json_t *o = json_object();
@@ -123,7 +135,12 @@ json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_ou
     json_object_set_new(o, "failovers", cli_json_u64(r->failovers));
     json_object_set_new(o, "deadlines_missed", cli_json_u64(r->deadlines_missed));
     json_object_set_new(o, "quarantined", cli_json_u64(r->quarantined));
-    json_object_set_new(o, "warnings", cli_runtime_warnings_json(rt));
+    json_object_set_new(o, "nonfinite_outputs", cli_json_u64(r->nonfinite_outputs));
+    json_t *warnings = cli_runtime_warnings_json(rt);
+    char note[512];
+    if (cli_nonfinite_warning(r, note, sizeof note))
+        json_array_append_new(warnings, cli_json_string(note));
+    json_object_set_new(o, "warnings", warnings);
     json_t *outs = json_array();
     for (size_t i = 0; i < n_outputs; i++) {
         json_t *x = json_object();

@@ -454,6 +454,11 @@ typedef struct apo_report {
     size_t failovers;        /* devices that failed during the call */
     size_t deadlines_missed; /* devices that missed a deadline during the call */
     size_t quarantined;      /* devices quarantined, during this call or before */
+    /* The outputs */
+    uint64_t nonfinite_outputs; /* output values that are not finite although every input
+                                   sample defining them is: an overflow for inputs beyond
+                                   the range the kernel computes through (docs/kernels.md,
+                                   "Range"). bollinger and macd with host arrays; else 0 */
     /* Per device, in device order: entries 0 .. n_devices - 1 */
     size_t n_devices;
     apo_device_report devices[APO_MAX_DEVICES];

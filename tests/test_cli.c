@@ -455,7 +455,7 @@ static const char *const report_keys[] = {"kernel",      "rows",
                                           "elements",    "failovers",
                                           "warnings",    "outputs",
                                           "devices",     "deadlines_missed",
-                                          "quarantined"};
+                                          "quarantined", "nonfinite_outputs"};
 static const char *const device_keys[] = {"id",
                                           "label",
                                           "kind",
@@ -1198,6 +1198,69 @@ Test(cli, common_csv_exports_read_with_missing_as_nan, .timeout = 60) {
     cr_assert_eq(r.status, 2);
     assert_contains(r.err, "--missing-as-nan needs --input");
     free_result(&r);
+}
+
+/* Silent overflow (docs/kernels.md, "Range"): 40 samples near 1e160 (bollinger's bands
+ * overflow) and near 1.7e308 (macd's seeds overflow) run, exit 0, write what was computed,
+ * and say so on stderr and in --json; ordinary samples and NaN gaps say nothing. */
+Test(cli, outputs_beyond_the_range_are_reported, .timeout = 60) {
+    make_work_dir();
+    static const struct {
+        const char *kernel;
+        double scale;
+        const char *missing; /* a cell every 9 rows, or NULL */
+        long long expected;  /* nonfinite_outputs */
+    } cases[] = {
+        {"bollinger", 1e160, NULL, 42},
+        {"macd", 1.7e308, NULL, 21},
+        {"bollinger", 100, "NA", 0},
+        {"macd", 100, "NA", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/in%zu.csv", work, c);
+        char text[4096];
+        size_t o = (size_t)snprintf(text, sizeof text, "close\n");
+        for (int i = 0; i < 40; i++) {
+            if (cases[c].missing != NULL && i % 9 == 4)
+                o += (size_t)snprintf(text + o, sizeof text - o, "%s\n", cases[c].missing);
+            else
+                o += (size_t)snprintf(text + o, sizeof text - o, "%.17g\n",
+                                      cases[c].scale * (1.0 + 0.02 * sin((double)i)));
+        }
+        write_text(path, text);
+        for (int json = 0; json < 2; json++) {
+            cli_result r = json ? run_cli(ARGS("run", "--kernel", cases[c].kernel, "--input", path,
+                                               "--missing-as-nan", "--json"))
+                                : run_cli(ARGS("run", "--kernel", cases[c].kernel, "--input", path,
+                                               "--missing-as-nan"));
+            cr_assert_eq(r.status, 0, "%s", r.err);
+            int warned = strstr(r.err, "are not finite although every input sample") != NULL;
+            cr_assert_eq(warned, cases[c].expected > 0, "%s at %g: stderr: %s", cases[c].kernel,
+                         cases[c].scale, r.err);
+            if (cases[c].expected > 0) {
+                char count[64];
+                snprintf(count, sizeof count, "apportion: warning: %lld output value(s) of %s",
+                         cases[c].expected, cases[c].kernel);
+                assert_contains(r.err, count);
+            }
+            if (json) {
+                json_t *j = parse_json(&r);
+                cr_assert_eq(json_integer_value(get(j, "nonfinite_outputs")), cases[c].expected,
+                             "%s at %g", cases[c].kernel, cases[c].scale);
+                json_t *warnings = get(j, "warnings");
+                int listed = 0;
+                for (size_t w = 0; w < json_array_size(warnings); w++)
+                    listed |= strstr(json_string_value(json_array_get(warnings, w)),
+                                     "are not finite although") != NULL;
+                cr_assert_eq(listed, cases[c].expected > 0, "%s: warnings", cases[c].kernel);
+                json_decref(j);
+            } else {
+                assert_contains(r.out, "kernel");
+            }
+            free_result(&r);
+        }
+    }
 }
 
 /* Messages and leftovers of refused runs: ratios whose sum overflows are said to, all-zero

@@ -8,6 +8,7 @@
 
 #include "catalog/cuda_views.h"
 #include "catalog/kernel.h"
+#include "catalog/nonfinite_outputs.h"
 #include "kernels.h"
 #include "kernels_cuda.h"
 
@@ -326,6 +327,7 @@ static const apo__kernel builtin_kernels[] = {
         .unit_work = one_unit_work,
         .output_cols = full_output_cols,
         .run_tile = bollinger_run,
+        .count_nonfinite = apo__bollinger_nonfinite,
         .cuda = &bollinger_cuda_impl,
     },
     {
@@ -344,6 +346,7 @@ static const apo__kernel builtin_kernels[] = {
         .output_cols = full_output_cols,
         .run_tile = macd_run,
         .run_tile_pair = macd_run_pair,
+        .count_nonfinite = apo__macd_nonfinite,
         .cuda = &macd_cuda_impl,
     },
     {

@@ -18,6 +18,7 @@
 #include "catalog/params.h"
 #include "core/distribute_range.h"
 #include "core/merge_tree.h"
+#include "core/nonfinite_count.h"
 #include "core/plan.h"
 #include "core/runtime.h"
 #ifdef APO_HAVE_CUDA
@@ -306,7 +307,7 @@ _Static_assert(offsetof(apo_report, devices) + sizeof(((apo_report *)0)->devices
                "apo_report.devices must be the last field");
 
 static void fill_report(const run_state *s, const apo__plan *p, const apo_workload *w,
-                        double makespan_s, int modelled, apo_report *r) {
+                        double makespan_s, int modelled, uint64_t nonfinite, apo_report *r) {
     const apo_runtime *rt = s->rt;
     const apo__call *call = s->call;
     /* Every field before the device array, which comes last: its entries are written one
@@ -327,6 +328,7 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
     r->n_devices = rt->n_devices;
     r->gather = s->gather;
     r->gather_ms = s->gather_s * 1e3;
+    r->nonfinite_outputs = nonfinite;
 
     double rate_sum = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
@@ -458,6 +460,9 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     st = ensure_partials(rt, call);
     if (st != APO_OK)
         return st;
+    /* Counted only for a report, which is where the count goes; released by the caller. */
+    if (report != NULL && (st = apo__nonfinite_start(call)) != APO_OK)
+        return st;
 
     run_state s;
     memset(&s, 0, sizeof s);
@@ -498,7 +503,9 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         int modelled = 0;
         for (size_t i = 0; i < rt->n_devices; i++)
             modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
-        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, modelled, report);
+        uint64_t nonfinite = apo__nonfinite_finish(call);
+        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, modelled, nonfinite,
+                    report);
     }
     return APO_OK;
 }
@@ -538,6 +545,7 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
     call.gather_resident = apo__gather_resident(&rt->gather, out_gpu);
 #endif
     st = distribute_locked(rt, w, &call, report, learn);
+    apo__nonfinite_discard(&call); /* a failed call's counts */
     pthread_mutex_unlock(&rt->call_mutex);
     return st;
 }

@@ -26,13 +26,19 @@ static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t fir
     uint64_t g = first + (uint64_t)unit * (paired ? 2 : 1);
     apo__tile_range(call, g, &row, &begin, &stop);
     apo_status st;
+    /* The outputs are checked while the tile is still in cache (catalog/kernel.h). */
+    int check = call->nonfinite != NULL && k->count_nonfinite != NULL;
     if (paired && g + 1 < end) {
         size_t row1, begin1, stop1;
         apo__tile_range(call, g + 1, &row1, &begin1, &stop1);
         st = k->run_tile_pair(call, row, begin, stop, row1, begin1, stop1);
+        if (st == APO_OK && check)
+            call->nonfinite[g + 1] = k->count_nonfinite(call, row1, begin1, stop1);
     } else {
         st = k->run_tile(call, row, begin, stop, plen != 0 ? call->partials + g * plen : NULL);
     }
+    if (st == APO_OK && check)
+        call->nonfinite[g] = k->count_nonfinite(call, row, begin, stop);
     apo__task_leave_call(&dev->guard);
     return st;
 }

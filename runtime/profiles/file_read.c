@@ -95,14 +95,15 @@ fail:
     return status;
 }
 
-/* Reads `path` whole and parses it. APO_OK with *root, or with info->missing and no root. */
-static apo_status read_json(const char *path, json_t **root, apo__file_info *info, char *err,
-                            size_t err_size) {
+/* Reads `path` whole and parses it. APO_OK with *root, or with info->missing and no root.
+ * `extra_flags` is added to open()'s flags (O_NOFOLLOW for a writer). */
+static apo_status read_json(const char *path, int extra_flags, json_t **root, apo__file_info *info,
+                            char *err, size_t err_size) {
     char why[128];
     *root = NULL;
     memset(info, 0, sizeof *info);
     /* O_NONBLOCK: opening a FIFO put in the file's place must not block the caller. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra_flags);
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT) {
@@ -150,17 +151,27 @@ static apo_status from_root(const apo__profile_format *f, const char *name, json
     return st;
 }
 
-apo_status apo__profile_read(const apo__profile_format *f, const char *path, void *out,
-                             apo__file_info *info, char *err, size_t err_size) {
+static apo_status read_profile(const apo__profile_format *f, const char *path, int extra_flags,
+                               void *out, apo__file_info *info, char *err, size_t err_size) {
     memset(out, 0, f->size);
     json_t *root;
-    apo_status st = read_json(path, &root, info, err, err_size);
+    apo_status st = read_json(path, extra_flags, &root, info, err, err_size);
     if (st != APO_OK || info->missing)
         return st;
     st = from_root(f, path, root, out, err, err_size);
     if (st != APO_OK)
         info->fault = APO_READ_BAD_CONTENT;
     return st;
+}
+
+apo_status apo__profile_read(const apo__profile_format *f, const char *path, void *out,
+                             apo__file_info *info, char *err, size_t err_size) {
+    return read_profile(f, path, 0, out, info, err, err_size);
+}
+
+apo_status apo__profile_read_no_link(const apo__profile_format *f, const char *path, void *out,
+                                     apo__file_info *info, char *err, size_t err_size) {
+    return read_profile(f, path, O_NOFOLLOW, out, info, err, err_size);
 }
 
 apo_status apo__profile_load(const apo__profile_format *f, const char *path, void *out,

@@ -44,6 +44,12 @@ typedef struct apo__profile_format {
 apo_status apo__profile_read(const apo__profile_format *f, const char *path, void *out,
                              apo__file_info *info, char *err, size_t err_size);
 
+/* As apo__profile_read, but a symbolic link at `path` itself is not followed: it fails with
+ * APO_ERR_IO (ELOOP, info->fault APO_READ_UNREADABLE). For a writer, which has resolved the
+ * path it replaces already (write_target.h), so that a link put there since is not read. */
+apo_status apo__profile_read_no_link(const apo__profile_format *f, const char *path, void *out,
+                                     apo__file_info *info, char *err, size_t err_size);
+
 /* A public load (apo__multigpu_load, apo__thresholds_load): arguments checked, the file
  * read, and whether it was missing. */
 apo_status apo__profile_load(const apo__profile_format *f, const char *path, void *out,

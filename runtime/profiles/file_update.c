@@ -6,9 +6,6 @@
  * file or the new one, never a mix, and concurrent writers lose nothing since each reads
  * under the lock what the one before it wrote.
  */
-/* realpath() is an X/Open function, beyond the project's _POSIX_C_SOURCE. */
-#define _XOPEN_SOURCE 700
-
 #include "profiles/file_update.h"
 
 #include <ctype.h>
@@ -26,6 +23,7 @@
 #include "base/clock.h"
 #include "profiles/json_text.h"
 #include "profiles/text.h"
+#include "profiles/write_target.h"
 
 /* A writer waits at most this long for the lock, so that a stopped process holding it cannot
  * hang the library forever; a killed one releases it at once (flock dies with its holder). */
@@ -39,12 +37,22 @@ static apo_status lock_take(const char *path, int *fd_out, char *err, size_t err
         apo__errf(err, err_size, "%s: path too long for its lock file", path);
         return APO_ERR_IO;
     }
-    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+    /* O_NOFOLLOW: a link put in the lock file's place (by whoever can write the folder)
+     * must not make this writer create or open a file elsewhere; O_NONBLOCK: nor may a
+     * FIFO there block it. */
+    int fd =
+        open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0600);
     if (fd < 0) {
         int e = errno;
         apo__errf(err, err_size, "cannot open the lock file %s: %s", lock_path,
-                  apo__errno_text(e, why, sizeof why));
+                  e == ELOOP ? "it is a symbolic link" : apo__errno_text(e, why, sizeof why));
         return APO_ERR_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        apo__errf(err, err_size, "cannot use the lock file %s: it is not a regular file",
+                  lock_path);
+        goto fail;
     }
     double deadline = apo__now() + LOCK_TIMEOUT_S;
     long wait_ns = 1000000;
@@ -97,19 +105,6 @@ static int write_all(int fd, const char *data, size_t len) {
     return 0;
 }
 
-/* Writes the folder of `path` into `dir` ("." or "/" where that is all it has) and returns
- * the file's own name within it. */
-static const char *split_path(const char *path, char dir[APO_PATH_MAX]) {
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL)
-        snprintf(dir, APO_PATH_MAX, ".");
-    else if (slash == path)
-        snprintf(dir, APO_PATH_MAX, "/");
-    else
-        snprintf(dir, APO_PATH_MAX, "%.*s", (int)(slash - path), path);
-    return slash != NULL ? slash + 1 : path;
-}
-
 /* Replaces `path` by `data` atomically: a temporary file in the same folder, written, fsynced
  * and renamed over it, then the folder fsynced so that the rename itself is durable. When
  * `aside` is given, the existing file is first linked (or, where links are not supported,
@@ -118,7 +113,7 @@ static const char *split_path(const char *path, char dir[APO_PATH_MAX]) {
 static apo_status write_atomic(const char *path, const char *data, size_t len, mode_t mode,
                                const char *aside, char *err, size_t err_size) {
     char dir[APO_PATH_MAX], tmp[APO_PATH_MAX + 16], why[128];
-    const char *base = split_path(path, dir);
+    const char *base = apo__split_path(path, dir);
     if (snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, base) >= (int)sizeof tmp) {
         apo__errf(err, err_size, "%s: path too long for a temporary file", path);
         return APO_ERR_IO;
@@ -217,45 +212,13 @@ static apo_status write_profile(const char *path, json_t *root, const apo__file_
     return st;
 }
 
-/* The file a write replaces: `path`, or, when `path` is a symbolic link, the file it names.
- * Writing through the link (a temporary file in the target's folder, renamed over the
- * target, locked by `<target>.lock`) keeps the link a link, and every writer, through the
- * link or not, takes the same lock. A link whose target does not exist is refused: there
- * is no folder to write the file in that the user clearly meant. */
-static apo_status write_target(const char *path, char *target, char *err, size_t err_size) {
-    char why[128];
-    struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
-        snprintf(target, APO_PATH_MAX, "%s", path);
-        return APO_OK;
-    }
-    char *real = realpath(path, NULL);
-    if (real == NULL) {
-        int e = errno;
-        apo__errf(err, err_size,
-                  "%s is a symbolic link whose target cannot be resolved (%s); nothing written",
-                  path, apo__errno_text(e, why, sizeof why));
-        return APO_ERR_IO;
-    }
-    int too_long = !apo__fits(real, APO_PATH_MAX);
-    if (!too_long)
-        snprintf(target, APO_PATH_MAX, "%s", real);
-    free(real);
-    if (too_long) {
-        apo__errf(err, err_size, "%s: the file its link names has a path longer than %d bytes",
-                  path, APO_PATH_MAX - 1);
-        return APO_ERR_IO;
-    }
-    return APO_OK;
-}
-
 /* Removes the temporary files (`.<name>.XXXXXX`, as write_atomic makes them) that writers
  * killed between creating and renaming them left in the folder of `path`. Called with the
  * lock held: every live writer of `path` holds the lock while its temporary file exists, so
  * any such file now is a dead writer's. Failures are ignored; the files are only clutter. */
 static void sweep_dead_temporaries(const char *path) {
     char dir[APO_PATH_MAX], prefix[APO_PATH_MAX + 2];
-    const char *base = split_path(path, dir);
+    const char *base = apo__split_path(path, dir);
     int n = snprintf(prefix, sizeof prefix, ".%s.", base);
     if (n < 0 || (size_t)n >= sizeof prefix)
         return;
@@ -282,18 +245,48 @@ apo_status apo__lock_and_read(const char *path, const apo__profile_format *f, vo
     lf->lock = -1;
     lf->aside = NULL;
     memset(out, 0, f->size);
-    apo_status st = write_target(path, lf->target, err, err_size);
+    int through_link;
+    apo_status st = apo__write_target(path, f, lf->target, &through_link, err, err_size);
     if (st != APO_OK)
         return st;
-    path = lf->target;
-    if ((st = apo__profile_make_dir(path, err, err_size)) != APO_OK)
+    /* Through a link, the target's folder exists already (write_target.h); only a path of
+     * the user's own gets its missing folders. */
+    if (!through_link && (st = apo__profile_make_dir(lf->target, err, err_size)) != APO_OK)
         return st;
-    if ((st = lock_take(path, &lf->lock, err, err_size)) != APO_OK)
+    if ((st = lock_take(lf->target, &lf->lock, err, err_size)) != APO_OK)
         return st;
-    sweep_dead_temporaries(path);
-    st = apo__profile_read(f, path, out, &lf->info, lf->reason, sizeof lf->reason);
+    /* The path may have changed while the lock was taken (a link put in its place, or
+     * moved): it is decided again under the lock, and must name the file locked. */
+    char again[APO_PATH_MAX];
+    st = apo__write_target(path, f, again, &through_link, err, err_size);
+    if (st == APO_OK && strcmp(again, lf->target) != 0) {
+        apo__errf(err, err_size,
+                  "%s changed while its lock was taken (it now names %s, not %s); nothing "
+                  "written",
+                  path, again, lf->target);
+        st = APO_ERR_IO;
+    }
+    if (st != APO_OK) {
+        apo__unlock(lf);
+        return st;
+    }
+    const char *target = lf->target;
+    sweep_dead_temporaries(target);
+    /* The target is no link (decided above, under the lock); one put there since is not
+     * read, and the rename below replaces whatever entry is there, never what it names. */
+    st = apo__profile_read_no_link(f, target, out, &lf->info, lf->reason, sizeof lf->reason);
+    /* A file that a link names is never set aside: it read as a profile just above, so if
+     * it is unusable now someone else changed it since, and it is left to them. */
+    if (st != APO_OK && lf->info.fault == APO_READ_BAD_CONTENT && through_link) {
+        apo__unlock(lf);
+        apo__errf(err, err_size,
+                  "%s is a symbolic link to %s, which is no longer a %s profile; nothing "
+                  "written: %s",
+                  path, target, f->default_name, lf->reason);
+        return APO_ERR_IO;
+    }
     if (st != APO_OK && lf->info.fault == APO_READ_BAD_CONTENT) {
-        snprintf(lf->aside_path, sizeof lf->aside_path, "%s.corrupt", path);
+        snprintf(lf->aside_path, sizeof lf->aside_path, "%s.corrupt", target);
         lf->aside = lf->aside_path;
         memset(out, 0, f->size);
         return APO_OK;

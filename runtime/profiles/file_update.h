@@ -22,11 +22,13 @@ typedef struct apo__locked_file {
     char reason[APO_LABEL_MAX * 4]; /* why it was unusable */
 } apo__locked_file;
 
-/* Resolves the file to write (through a symbolic link), creates its folder, takes its lock
- * (waiting at most 30 s), clears dead writers' temporary files and reads the current file
+/* Decides the file to write (write_target.h: through a symbolic link only under the link
+ * rule; never a folder, a FIFO or a device, beside which nothing is created), creates its
+ * folder, takes its lock (waiting at most 30 s), decides the file again under the lock
+ * (it must be the same), clears dead writers' temporary files and reads the current file
  * into `out` in format `f`. An unusable file is to be kept aside (lf->aside) and `out`
- * starts empty. Returns APO_OK with the lock held, or the failure (err says why) with the
- * lock not held and `out` empty. */
+ * starts empty; never one that a link names, which is refused. Returns APO_OK with the lock
+ * held, or the failure (err says why) with the lock not held and `out` empty. */
 apo_status apo__lock_and_read(const char *path, const apo__profile_format *f, void *out,
                               apo__locked_file *lf, char *err, size_t err_size);
 
