@@ -637,9 +637,19 @@ Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
     apo_runtime_destroy(cpu);
 }
 
-/* ---- main: exit 77 (skip) without a GPU ------------------------------------------------- */
+/* ---- main: exit 77 (skip) without a GPU, 1 when one is required ----------------------- */
 
 int main(int argc, char *argv[]) {
+    /* A GPU required by the environment (APPORTION_USE_GPU=yes) must not be skipped: the
+     * runtime refuses to start without one, and so does the suite. */
+    apo_runtime *required = NULL;
+    apo_status st = chk_runtime("cuda", APO_USE_GPU_UNSET, 0, APO_SWITCH_UNSET, &required);
+    if (st == APO_ERR_GPU_REQUIRED) {
+        fprintf(stderr, "test_gpu: FAILED: a GPU is required but none is usable: %s (%s)\n",
+                apo_last_error(), apo_status_name(st));
+        return 1;
+    }
+    apo_runtime_destroy(required);
     char why[1024];
     const size_t gpus = probe_gpus(why, sizeof why);
     if (gpus == (size_t)-1) {
