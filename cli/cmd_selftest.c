@@ -582,7 +582,7 @@ static void check_gpu(st_ctx *c, const st_device *d, const apo_device_info *info
     apo_runtime_destroy(guard);
 
     /* Device-resident input and outputs. */
-    const chk_placement at = {gi, 1, 1, NULL, 0};
+    const chk_placement at = {gi, 1, 1, NULL, 0, 0, 0};
     for (size_t s = 0; s < c->opt.n_shapes; s++) {
         for (size_t ki = 0; ki < ST_N_KERNELS; ki++) {
             apo_report rep;
@@ -618,7 +618,7 @@ static void check_gather(st_ctx *c) {
         char why[APO_LABEL_MAX * 2] = "";
         if (st != APO_OK)
             chk_status_text(st, why, sizeof why);
-        const chk_placement at = {0, 0, 1, ratios, gpus};
+        const chk_placement at = {0, 0, 1, ratios, gpus, 0, 0};
         for (size_t ki = 0; ki < ST_N_KERNELS; ki++) {
             st_check k;
             apo_report rep;
