@@ -100,7 +100,8 @@ APO_EXPORT apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst,
  * apo_cuda_host_unregister() releases one range; apo_runtime_destroy() releases the rest.
  * Both wait for any call in progress (the call lock), and no copy into or out of the range
  * is still in flight after a call has returned, so releasing cannot cut a copy short. Memory
- * must stay allocated while it is registered: release it before freeing it.
+ * must stay allocated while it is registered: release it before freeing it. CUDA pins whole
+ * pages, so a range sharing a page with one pinned already may be refused.
  * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (bytes 0, or a range overlapping one pinned
  * already), APO_ERR_NO_DEVICE (no GPU in the runtime, or no CUDA backend),
  * APO_ERR_OUT_OF_MEMORY or APO_ERR_DEVICE_LOST (CUDA refused; apo_last_error() says why).

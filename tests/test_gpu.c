@@ -790,7 +790,10 @@ Test(gpu, element_offsets_past_2_to_the_31_give_the_cpu_bits, .timeout = 900) {
 Test(gpu, grids_past_65535_blocks_give_the_cpu_bits, .timeout = 900) {
     const size_t replicates = 160000000, one_grid = (size_t)65535 * 256;
     skip_unless_host_has(3 * 8.0 * (double)replicates, "160 million bootstrap replicates");
-    apo_runtime *gpu = gpu_runtime_or_skip();
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    /* One GPU, so that it gets every replicate and the chunks below are its own. */
+    apo_runtime *gpu = runtime_on("cuda:0", 0);
     apo_runtime *cpu = runtime_on("cpu", 0);
     double x[2] = {100.0, 100.5};
     const apo_param param = {"replicates", (double)replicates};
@@ -867,9 +870,13 @@ Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
         x[t] = (t % 2 == 0 ? 1e300 : -1e300) * (1.0 + (double)(t % 7) * 1e-3);
         x[cols + t] = (t % 2 == 0 ? 1.5e308 : 1.6e308);
     }
-    /* Row 2: a walk with returns that overflow, positive in one tile, negative in the next. */
-    x[2 * cols + 10] = x[2 * cols + 12] = 1.5e308;
-    x[2 * cols + 8192 + 10] = x[2 * cols + 8192 + 12] = -1.5e308;
+    /* Row 2: a walk with two returns of 1.5e308 in its first returns_stats tile (their sum,
+     * and so the tile's mean, overflow to +inf) and two of -1.5e308 in its second (-inf):
+     * the merge of the two is inf - inf. */
+    double *row2 = x + 2 * cols;
+    row2[9] = row2[11] = row2[8192 + 9] = row2[8192 + 11] = 1.0;
+    row2[10] = row2[12] = 1.5e308;
+    row2[8192 + 10] = row2[8192 + 12] = -1.5e308;
     const apo_param zero[3] = {{"period", 20}, {"nbdev_up", 0}, {"nbdev_dn", 0}};
     const apo_param boot[1] = {{"replicates", 64}};
     struct {
