@@ -101,11 +101,14 @@ build_and_bundle() {
         }
         echo "gpu-check: building $build for sm_90 (cli, gpu suite, bench)"
         if [ ! -f "$build/build.ninja" ]; then
+            local setup_log
+            setup_log=$(mktemp /tmp/gpu-check-setup.XXXXXX)
             meson setup "$build" -Dbuildtype=release -Dgpu_archs=90 -Dcuda=enabled \
-                -Dtests=enabled >"$build.setup.log" 2>&1 || {
-                echo "gpu-check: meson setup failed: see $build.setup.log" >&2
+                -Dtests=enabled >"$setup_log" 2>&1 || {
+                echo "gpu-check: meson setup failed: see $setup_log" >&2
                 return 1
             }
+            rm -f "$setup_log"
         fi
         ninja -C "$build" cli/apportion tests/test_gpu bench/apo-bench-kernels >/dev/null || {
             echo "gpu-check: the build failed" >&2
@@ -149,10 +152,12 @@ build_and_bundle() {
     echo "gpu-check: bundle $bundle: $(du -sh "$bundle" | cut -f1), $(find "$bundle/lib" -type f | wc -l) libraries; PTX: $(cat "$bundle/ptx-verdict")"
 }
 
-if $bundle_only || [ ! -x "$bundle/bin/apportion" ]; then
+if $bundle_only || [ ! -f "$bundle/bin/apportion" ]; then
     build_and_bundle || exit 1
     $bundle_only && exit 0
 fi
+# A copy may have lost the execute bits on its way to the GPU machine.
+chmod u+x "$bundle"/bin/* 2>/dev/null
 
 # ---- running the steps (on the GPU machine) --------------------------------------------------
 
