@@ -234,9 +234,10 @@ step() {
     esac
 }
 
-# Runs a command under the step's timeout.
+# Runs a command under the step's timeout (the command line goes to the log, on stderr, so
+# that a command's own output can be redirected whole).
 run() {
-    echo "+ $*"
+    echo "+ $*" >&2
     if command -v timeout >/dev/null; then
         timeout -k 5 "$STEP_TIMEOUT" "$@"
     else
