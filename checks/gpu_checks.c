@@ -568,6 +568,9 @@ void chk_count(chk_counts *c, chk_result result) {
 chk_overall chk_overall_verdict(const chk_counts *all, size_t gpus, size_t gpus_passed) {
     if (all->fail > 0)
         return CHK_OVERALL_FAILED;
+    /* Checks that were all skipped (sizes too large for memory) prove nothing. */
+    if (all->pass == 0)
+        return CHK_OVERALL_NOTHING_PASSED;
     if (gpus == 0)
         return CHK_OVERALL_NO_GPU;
     return gpus_passed >= gpus ? CHK_OVERALL_PASSED : CHK_OVERALL_GPU_UNCHECKED;
@@ -587,6 +590,8 @@ const char *chk_overall_name(chk_overall verdict) {
         return "no-gpu";
     case CHK_OVERALL_GPU_UNCHECKED:
         return "gpu-unchecked";
+    case CHK_OVERALL_NOTHING_PASSED:
+        return "nothing-passed";
     }
     return "unknown";
 }

@@ -186,11 +186,12 @@ typedef struct chk_counts {
 void chk_count(chk_counts *c, chk_result result);
 
 typedef enum chk_overall {
-    CHK_OVERALL_PASSED = 0,       /* nothing failed, and GPUs were there and passed checks */
-    CHK_OVERALL_FAILED = 1,       /* a check failed */
-    CHK_OVERALL_NO_GPU = 2,       /* nothing failed, and there was no GPU to check */
-    CHK_OVERALL_GPU_UNCHECKED = 3 /* nothing failed, but a GPU was there and not one of its
-                                     checks passed (every one skipped or warned) */
+    CHK_OVERALL_PASSED = 0,        /* nothing failed, and GPUs were there and passed checks */
+    CHK_OVERALL_FAILED = 1,        /* a check failed */
+    CHK_OVERALL_NO_GPU = 2,        /* nothing failed, and there was no GPU to check */
+    CHK_OVERALL_GPU_UNCHECKED = 3, /* nothing failed, but a GPU was there and not one of its
+                                      checks passed (every one skipped or warned) */
+    CHK_OVERALL_NOTHING_PASSED = 4 /* nothing failed, and no check passed at all */
 } chk_overall;
 
 /* The verdict of a run of checks: `all` counts every check, `gpus` says how many GPUs there
@@ -201,7 +202,7 @@ chk_overall chk_overall_verdict(const chk_counts *all, size_t gpus, size_t gpus_
 /* The exit status of a verdict: 0 for PASSED and NO_GPU, 1 otherwise. */
 int chk_overall_exit(chk_overall verdict);
 
-/* "passed", "failed", "no-gpu" or "gpu-unchecked". */
+/* "passed", "failed", "no-gpu", "gpu-unchecked" or "nothing-passed". */
 const char *chk_overall_name(chk_overall verdict);
 
 #endif

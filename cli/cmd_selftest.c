@@ -764,6 +764,9 @@ static int finish(st_ctx *c, size_t gpus, const char *reason, const apo_device_i
             printf("selftest: no GPU to check; the cpu and simulated devices gave the reference's "
                    "bits\n");
             break;
+        case CHK_OVERALL_NOTHING_PASSED:
+            printf("selftest FAILED: no check passed (every one was skipped)\n");
+            break;
         case CHK_OVERALL_GPU_UNCHECKED:
             printf("selftest INCOMPLETE: %zu of %zu GPU(s) passed no check: each of their "
                    "checks was skipped or only warned\n",

@@ -108,6 +108,11 @@ Test(gpu_checks, the_overall_verdict_never_passes_on_skipped_gpu_checks) {
     cr_assert_eq(chk_overall_verdict(&all, 0, 0), CHK_OVERALL_NO_GPU);
     cr_assert_eq(chk_overall_exit(CHK_OVERALL_NO_GPU), 0);
     cr_assert_str_neq(chk_overall_name(CHK_OVERALL_NO_GPU), "passed");
+    /* Nothing passed at all (every check skipped): not a pass either, GPU or not. */
+    all = counts(0, 0, 2, 5);
+    cr_assert_eq(chk_overall_verdict(&all, 0, 0), CHK_OVERALL_NOTHING_PASSED);
+    cr_assert_eq(chk_overall_verdict(&all, 1, 0), CHK_OVERALL_NOTHING_PASSED);
+    cr_assert_eq(chk_overall_exit(CHK_OVERALL_NOTHING_PASSED), 1);
     /* Any failure decides. */
     all = counts(40, 1, 0, 0);
     cr_assert_eq(chk_overall_verdict(&all, 1, 1), CHK_OVERALL_FAILED);
