@@ -70,8 +70,8 @@ static const char selftest_help[] =
     "APPORTION_DEVICES and APPORTION_USE_GPU apply: with APPORTION_USE_GPU=yes a missing GPU\n"
     "is an error. Profiles are neither read nor written.\n"
     "Exit status: 0 nothing failed and every GPU passed a check of its own (or there is\n"
-    "no GPU; warnings allowed), 1 a check failed, a GPU passed no check or the runtime\n"
-    "could not be created, 2 usage error.\n";
+    "no GPU; warnings allowed), 1 a check failed, no check passed, a GPU passed no check\n"
+    "or the runtime could not be created, 2 usage error.\n";
 
 static const char default_sizes[] = "1,4095,4097,100003,1000003,3x50001";
 
