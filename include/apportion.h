@@ -209,7 +209,8 @@ typedef struct apo_device_info {
     char id[APO_ID_MAX];       /* "cpu", "sim:NAME", the GPU's UUID or "rank:N@HOST" */
     char label[APO_LABEL_MAX]; /* human-readable ("cpu (2 threads)") */
     apo_device_kind kind;
-    int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: 0 */
+    int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: host threads that drive
+                                    it (its worker and its staging-copy helpers, docs/cuda.md) */
     uint64_t memory_total_bytes; /* host memory for cpu and sim, device memory for cuda */
     uint64_t memory_free_bytes;
     /* cuda only, else 0 or "" */
@@ -404,10 +405,15 @@ typedef struct apo_device_report {
     /* Its time */
     double wall_ms;                   /* busy time on the host clock. For cpu and sim devices it is
                                          h2d + kernel + d2h; a GPU overlaps its phases, so its wall time
-                                         is less than their sum (their ratio is the overlap achieved) */
+                                         may be less than their sum */
     double h2d_ms, kernel_ms, d2h_ms; /* GPUs: summed from CUDA events */
-    double wait_ms;                   /* idle time within the makespan */
-    double throughput;                /* elements per second while busy */
+    double host_copy_ms;              /* GPUs: host copies between the caller's arrays and pinned
+                                         staging memory, on the host clock; else 0 */
+    double overlap;    /* GPUs: (host_copy + h2d + kernel + d2h) / the time at least one of them was
+                          running, from their intervals: 1 when nothing overlapped; 0 when not
+                          measured (cpu, sim, rank) */
+    double wait_ms;    /* idle time within the makespan */
+    double throughput; /* elements per second while busy */
     /* Its faults */
     int failed;                  /* it failed during the call */
     int deadline_missed;         /* it did not finish a task within its deadline: the task was

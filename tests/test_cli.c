@@ -466,6 +466,8 @@ static const char *const device_keys[] = {"id",
                                           "h2d_ms",
                                           "kernel_ms",
                                           "d2h_ms",
+                                          "host_copy_ms",
+                                          "overlap",
                                           "wait_ms",
                                           "throughput",
                                           "failed",
@@ -2338,19 +2340,23 @@ Test(cli, selftest_help_and_usage_errors, .timeout = 60) {
 }
 
 /* `selftest` checks the cpu (and any sim device) against the cpu reference and passes; on
- * a machine without a GPU it says that no GPU was found and why, and still exits 0. */
+ * a machine without a GPU it says that no GPU was found and why, exits 0, and does not say
+ * "selftest passed": nothing about a GPU was checked. */
 Test(cli, selftest_passes_and_says_when_there_is_no_gpu, .timeout = 300) {
     const size_t gpus = gpu_count();
     cli_result r = run_cli(ARGS("selftest"));
     cr_assert_eq(r.status, 0, "status %d: %s\n%s", r.status, r.err, r.out);
-    assert_contains(r.out, "selftest passed\n");
     assert_contains(r.out, "kernel bollinger ");
     assert_contains(r.out, " cpu ");
     cr_assert_null(strstr(r.out, " FAIL "), "%s", r.out);
     if (gpus == 0) {
         assert_contains(r.out, "no GPU found: ");
         assert_contains(r.out, "no GPU was checked");
+        assert_contains(r.out, "selftest: no GPU to check; the cpu and simulated devices gave "
+                               "the reference's bits\n");
+        cr_assert_null(strstr(r.out, "selftest passed"), "%s", r.out);
     } else {
+        assert_contains(r.out, "selftest passed\n");
         cr_assert_null(strstr(r.out, "no GPU found"), "%s", r.out);
     }
     free_result(&r);
@@ -2362,8 +2368,10 @@ Test(cli, selftest_passes_and_says_when_there_is_no_gpu, .timeout = 300) {
     cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
     json_t *j = parse_json(&r);
     cr_assert(json_is_true(get(j, "ok")));
+    cr_assert_str_eq(json_string_value(get(j, "verdict")), "no-gpu");
     cr_assert(json_is_false(get(j, "gpu_available")));
     cr_assert_eq(json_integer_value(get(j, "gpu_count")), 0);
+    cr_assert_eq(json_integer_value(get(j, "gpus_passed")), 0);
     const char *why = json_string_value(get(j, "no_gpu_reason"));
     cr_assert_not_null(why);
     assert_contains(why, "GPU");

@@ -33,6 +33,11 @@ typedef struct apo__call {
     /* GPUs other than out_gpu keep their outputs resident for one grouped gather after the
      * phase, instead of peer-copying them chunk by chunk (cuda_gather.c). */
     int gather_resident;
+    /* CUDA events (cudaEvent_t) that every GPU task of the call makes its streams wait for
+     * before it touches the call's arrays: the caller's work on them, which the call must
+     * come after (apportion_cuda.h). None for host arrays. */
+    void *const *wait_events;
+    size_t n_wait_events;
     /* The runtime running the call, so that a user kernel calling back into it is caught
      * (kernel_guard.h); NULL outside apo__distribute_placed(). */
     const apo_runtime *rt;
