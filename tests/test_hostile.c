@@ -96,7 +96,7 @@ static char *slurp(const char *path, size_t *len) {
 
 /* A file's bytes, kept to check that nothing touched it. */
 typedef struct snapshot {
-    char path[300];
+    char path[512]; /* room for any path this file builds (at most about 340 bytes) */
     char *bytes;
     size_t len;
 } snapshot;
