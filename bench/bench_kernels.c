@@ -658,13 +658,18 @@ int main(int argc, char **argv) {
     result *results = NULL;
     size_t n_results = 0;
 
+    /* A bench measures; it must not leave models or simulated devices in the user's
+     * profile, so every runtime here keeps its models in memory. */
     apo_config cfg = APO_CONFIG_INIT;
     cfg.devices = opt.devices;
+    cfg.profiles = APO_SWITCH_OFF;
     apo_config cfg_sim = APO_CONFIG_INIT;
     cfg_sim.devices = "sim:a,sim:b,sim:c";
     cfg_sim.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    cfg_sim.profiles = APO_SWITCH_OFF;
     apo_config cfg_serial = APO_CONFIG_INIT;
     cfg_serial.devices = "cpu:threads=1";
+    cfg_serial.profiles = APO_SWITCH_OFF;
     if (bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create") ||
         bench_check(apo_runtime_create(&cfg_sim, &rt_sim), "apo_runtime_create (sim)") ||
         bench_check(apo_runtime_create(&cfg_serial, &rt_serial), "apo_runtime_create (serial)") ||

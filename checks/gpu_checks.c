@@ -227,11 +227,12 @@ static const apo_device_report *first_gpu_report(const apo_report *rep) {
     return NULL;
 }
 
-/* (h2d + kernel + d2h) / wall of one device's report: above 1 when phases overlapped. */
+/* The overlap of one device's report (its phases' sum over their union); NaN when the
+ * device does not measure it. */
 static double overlap_of(const apo_device_report *d) {
-    if (d == NULL || !(d->wall_ms > 0.0))
+    if (d == NULL || !(d->overlap > 0.0))
         return NAN;
-    return (d->h2d_ms + d->kernel_ms + d->d2h_ms) / d->wall_ms;
+    return d->overlap;
 }
 
 void chk_host_run(apo_runtime *rt, const chk_job *ref, chk_job *got, const double *ratios,
@@ -257,7 +258,7 @@ void chk_resident(apo_runtime *rt, const chk_job *ref, chk_job *got, const chk_p
     const apo_report init = APO_REPORT_INIT;
     *rep = init;
     job_poison(got, poison_got);
-    const size_t g = at->gpu;
+    const size_t g = at->gpu, og = at->outputs_elsewhere ? at->outputs_gpu : at->gpu;
     const size_t in_bytes = got->w.rows * got->w.cols * sizeof(double);
     void *dev_in = NULL;
     double *dev_out[APO_MAX_IO] = {0};
@@ -277,14 +278,14 @@ void chk_resident(apo_runtime *rt, const chk_job *ref, chk_job *got, const chk_p
     for (size_t o = 0; o < got->w.n_outputs && at->outputs_on_gpu; o++) {
         const size_t bytes = got->len[o] * sizeof(double);
         void *p = NULL;
-        st = apo_cuda_malloc(rt, g, bytes, &p);
+        st = apo_cuda_malloc(rt, og, bytes, &p);
         dev_out[o] = p;
         if (st != APO_OK) {
             fail_call(v, "apo_cuda_malloc (outputs)", st);
             goto release;
         }
         /* Poisoned on the GPU too, so an element the run does not write cannot pass. */
-        st = apo_cuda_memcpy(rt, g, p, got->out[o], bytes, APO_COPY_HOST_TO_DEVICE);
+        st = apo_cuda_memcpy(rt, og, p, got->out[o], bytes, APO_COPY_HOST_TO_DEVICE);
         if (st != APO_OK) {
             fail_call(v, "apo_cuda_memcpy (poison)", st);
             goto release;
@@ -299,14 +300,14 @@ void chk_resident(apo_runtime *rt, const chk_job *ref, chk_job *got, const chk_p
     w.split = APO_SPLIT_AUTO;
     apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
     where.inputs_device = at->inputs_on_gpu ? (int)g : -1;
-    where.outputs_device = at->outputs_on_gpu ? (int)g : -1;
+    where.outputs_device = at->outputs_on_gpu ? (int)og : -1;
     st = apo_distribute_workload_cuda(rt, &w, &where, rep);
     if (st != APO_OK) {
         fail_call(v, "apo_distribute_workload_cuda", st);
         goto release;
     }
     for (size_t o = 0; o < got->w.n_outputs && at->outputs_on_gpu; o++) {
-        st = apo_cuda_memcpy(rt, g, got->out[o], dev_out[o], got->len[o] * sizeof(double),
+        st = apo_cuda_memcpy(rt, og, got->out[o], dev_out[o], got->len[o] * sizeof(double),
                              APO_COPY_DEVICE_TO_HOST);
         if (st != APO_OK) {
             fail_call(v, "apo_cuda_memcpy (outputs)", st);
@@ -321,7 +322,7 @@ void chk_resident(apo_runtime *rt, const chk_job *ref, chk_job *got, const chk_p
 release:
     /* Every allocation is released, and a release that fails is a failure of its own. */
     for (size_t o = 0; o < APO_MAX_IO; o++) {
-        st = apo_cuda_free(rt, g, dev_out[o]);
+        st = apo_cuda_free(rt, og, dev_out[o]);
         if (st != APO_OK && v->result == CHK_PASS)
             fail_call(v, "apo_cuda_free (outputs)", st);
     }
@@ -444,16 +445,21 @@ void chk_overlap(const chk_verdict *run, chk_verdict *v) {
     v->overlap = overlap;
     v->chunks = chunks;
     if (isnan(overlap))
-        chk_verdict_set(v, CHK_WARN, "no timing in the report");
-    else if (overlap > 1.0)
-        chk_verdict_set(v, CHK_PASS, "(h2d + kernel + d2h) / wall = %.2f over %lld chunk(s)",
+        chk_verdict_set(v, CHK_WARN, "no overlap figure in the report");
+    else if (overlap > CHK_OVERLAP_MIN)
+        chk_verdict_set(v, CHK_PASS, "phases / their union = %.2f over %lld chunk(s)", overlap,
+                        (long long)chunks);
+    else if (chunks >= CHK_OVERLAP_MIN_CHUNKS)
+        chk_verdict_set(v, CHK_FAIL,
+                        "phases / their union = %.2f over %lld chunks: host copies, transfers "
+                        "and kernels never ran at the same time",
                         overlap, (long long)chunks);
     else
         chk_verdict_set(v, CHK_WARN,
-                        "(h2d + kernel + d2h) / wall = %.2f over %lld chunk(s): transfers and "
-                        "compute did not overlap%s",
-                        overlap, (long long)chunks,
-                        chunks <= 1 ? " (one chunk: nothing to overlap at this size)" : "");
+                        "phases / their union = %.2f over %lld chunk(s): too few chunks to "
+                        "judge (%d needed)%s",
+                        overlap, (long long)chunks, CHK_OVERLAP_MIN_CHUNKS,
+                        chunks <= 1 ? "; one chunk has nothing to overlap" : "");
 }
 
 void chk_discovery(const apo_device_info *info, chk_verdict *v) {
@@ -539,4 +545,53 @@ release:
     apo_cuda_free(rt, gpu, first);
     apo_cuda_free(rt, gpu, second);
     free(back);
+}
+
+/* ---- the overall verdict ------------------------------------------------------------------ */
+
+void chk_count(chk_counts *c, chk_result result) {
+    switch (result) {
+    case CHK_PASS:
+        c->pass++;
+        break;
+    case CHK_FAIL:
+        c->fail++;
+        break;
+    case CHK_WARN:
+        c->warn++;
+        break;
+    default:
+        c->skip++;
+    }
+}
+
+chk_overall chk_overall_verdict(const chk_counts *all, size_t gpus, size_t gpus_passed) {
+    if (all->fail > 0)
+        return CHK_OVERALL_FAILED;
+    /* Checks that were all skipped (sizes too large for memory) prove nothing. */
+    if (all->pass == 0)
+        return CHK_OVERALL_NOTHING_PASSED;
+    if (gpus == 0)
+        return CHK_OVERALL_NO_GPU;
+    return gpus_passed >= gpus ? CHK_OVERALL_PASSED : CHK_OVERALL_GPU_UNCHECKED;
+}
+
+int chk_overall_exit(chk_overall verdict) {
+    return verdict == CHK_OVERALL_PASSED || verdict == CHK_OVERALL_NO_GPU ? 0 : 1;
+}
+
+const char *chk_overall_name(chk_overall verdict) {
+    switch (verdict) {
+    case CHK_OVERALL_PASSED:
+        return "passed";
+    case CHK_OVERALL_FAILED:
+        return "failed";
+    case CHK_OVERALL_NO_GPU:
+        return "no-gpu";
+    case CHK_OVERALL_GPU_UNCHECKED:
+        return "gpu-unchecked";
+    case CHK_OVERALL_NOTHING_PASSED:
+        return "nothing-passed";
+    }
+    return "unknown";
 }

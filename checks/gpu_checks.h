@@ -114,6 +114,8 @@ typedef struct chk_placement {
     int outputs_on_gpu;   /* the outputs in its memory (else host memory) */
     const double *ratios; /* explicit ratios, or NULL */
     size_t n_ratios;
+    int outputs_elsewhere; /* the outputs on GPU outputs_gpu instead (with outputs_on_gpu) */
+    size_t outputs_gpu;
 } chk_placement;
 
 /* Runs `got` through apo_distribute_workload_cuda() with the arrays placed as `at` says:
@@ -150,9 +152,17 @@ void chk_gather(const apo_report *rep, size_t dest, apo_gather expected, chk_ver
 
 /* ---- checks of their own ----------------------------------------------------------------- */
 
-/* The overlap of a passed run (its verdict's overlap and chunks): a pass above 1, where
- * transfers and compute ran at the same time; otherwise a warning, not a failure, since it is
- * a timing (docs/cli.md says why). */
+/* Chunks a run needs before the overlap check fails without overlap: with fewer, the
+ * pipeline has little or nothing to overlap (one chunk: nothing at all). */
+#define CHK_OVERLAP_MIN_CHUNKS 3
+/* Above this the phases overlapped: (host copies + h2d + kernel + d2h) / their union is 1
+ * exactly when no two ran at once, so this only allows for the clocks' rounding. */
+#define CHK_OVERLAP_MIN 1.01
+
+/* The overlap of a passed run (its verdict's overlap and chunks, from the GPU's report,
+ * computed from the phases' intervals): a pass above CHK_OVERLAP_MIN; a failure at or below
+ * it when the run had CHK_OVERLAP_MIN_CHUNKS chunks or more (a pipeline that overlaps
+ * nothing is broken); a warning with fewer chunks, or without the figure. */
 void chk_overlap(const chk_verdict *run, chk_verdict *v);
 
 /* apo_device_info of a GPU reads sanely: a GPU-<uuid> id, a compute capability,
@@ -165,5 +175,34 @@ void chk_discovery(const apo_device_info *info, chk_verdict *v);
  * than twice `bytes` free. */
 void chk_round_trip(apo_runtime *rt, size_t gpu, const void *pattern, size_t bytes,
                     int via_second_buffer, chk_verdict *v);
+
+/* ---- the overall verdict ------------------------------------------------------------------ */
+
+typedef struct chk_counts {
+    size_t pass, fail, warn, skip;
+} chk_counts;
+
+/* Adds one verdict's result to the counts. */
+void chk_count(chk_counts *c, chk_result result);
+
+typedef enum chk_overall {
+    CHK_OVERALL_PASSED = 0,        /* nothing failed, and GPUs were there and passed checks */
+    CHK_OVERALL_FAILED = 1,        /* a check failed */
+    CHK_OVERALL_NO_GPU = 2,        /* nothing failed, and there was no GPU to check */
+    CHK_OVERALL_GPU_UNCHECKED = 3, /* nothing failed, but a GPU was there and not one of its
+                                      checks passed (every one skipped or warned) */
+    CHK_OVERALL_NOTHING_PASSED = 4 /* nothing failed, and no check passed at all */
+} chk_overall;
+
+/* The verdict of a run of checks: `all` counts every check, `gpus` says how many GPUs there
+ * were and `gpus_passed` how many of them passed at least one check of their own. A run
+ * never passes with a GPU whose checks all skipped. */
+chk_overall chk_overall_verdict(const chk_counts *all, size_t gpus, size_t gpus_passed);
+
+/* The exit status of a verdict: 0 for PASSED and NO_GPU, 1 otherwise. */
+int chk_overall_exit(chk_overall verdict);
+
+/* "passed", "failed", "no-gpu", "gpu-unchecked" or "nothing-passed". */
+const char *chk_overall_name(chk_overall verdict);
 
 #endif

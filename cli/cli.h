@@ -46,6 +46,12 @@ int cli_flag(const char *arg, const char *name);
 int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
               const char **value);
 
+/* cli_value() for an option that takes one value: when it was given before in argv, prints
+ * "option NAME is given twice" as a usage error and returns -1 (a value never starts with
+ * "--", so an earlier argument that is NAME or NAME=... is that option). */
+int cli_value_once(const char *command, int argc, char **argv, int *i, const char *name,
+                   const char **value);
+
 /* Parses the options of a command that takes only --help, --json and --devices LIST.
  * Returns -1 to go on, or the exit status to return (help printed, or a usage error). */
 int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
@@ -60,6 +66,13 @@ int cli_parse_double(const char *text, double *out);
 /* Creates a runtime for `devices` (NULL: APPORTION_DEVICES or auto) and returns its exit
  * status: CLI_EXIT_OK with *rt set, or the status of cli_status_error(). */
 int cli_runtime_create(const char *devices, apo_runtime **rt);
+
+/* Text from outside the tool (a workload tag or a device id from a profile, a runtime
+ * warning that quotes one) made safe to print: control characters become \xNN, so that none
+ * can move the cursor, clear the screen or start a fake line. Writes to buf (cut with "..."
+ * when it does not fit) and returns it. CLI_ESCAPED_MAX is enough for any tag or id. */
+#define CLI_ESCAPED_MAX 1024
+const char *cli_escape(const char *text, char *buf, size_t size);
 
 /* Whether stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);

@@ -15,7 +15,9 @@ static const char devices_help[] =
     "\n"
     "List the devices that a run would use (APPORTION_DEVICES, APPORTION_USE_GPU and\n"
     "CUDA_VISIBLE_DEVICES apply): index, id, kind, label, threads, memory and, for GPUs,\n"
-    "the compute capability; then how many GPUs are usable and, when none is, why. The\n"
+    "the compute capability; then how many GPUs are usable and, when none is, why. A GPU's\n"
+    "threads are the host threads that drive it (its staging copies); the cpu device's\n"
+    "default thread count is lowered by them, so that together they fit the cores. The\n"
     "cpu's label names the vector path its kernels use (APPORTION_CPU_ISA forces one);\n"
     "its details list the paths this CPU has.\n"
     "\n"
@@ -62,6 +64,17 @@ static json_t *device_json(const apo_device_info *d) {
         json_object_set_new(o, "hang_after", cli_json_u64(d->sim_hang_after));
     }
     return o;
+}
+
+/* Host threads the devices take: the cpu devices' OpenMP teams and the GPUs' drivers. */
+static void host_threads(const apo_device_info *devs, size_t n, int *cpu, int *gpu) {
+    *cpu = *gpu = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (devs[i].kind == APO_DEVICE_CPU)
+            *cpu += devs[i].threads;
+        else if (devs[i].kind == APO_DEVICE_CUDA)
+            *gpu += devs[i].threads;
+    }
 }
 
 static void print_table(const apo_device_info *devs, size_t n) {
@@ -132,6 +145,10 @@ int cli_cmd_devices(int argc, char **argv) {
         json_t *o = json_object();
         json_object_set_new(o, "gpu_available", json_boolean(gpus > 0));
         json_object_set_new(o, "gpu_count", json_integer((json_int_t)gpus));
+        int cpu_threads, gpu_threads;
+        host_threads(devs, n, &cpu_threads, &gpu_threads);
+        json_object_set_new(o, "cpu_threads", json_integer(cpu_threads));
+        json_object_set_new(o, "gpu_host_threads", json_integer(gpu_threads));
         json_object_set_new(o, "warnings", cli_runtime_warnings_json(rt));
         json_t *arr = json_array();
         for (size_t i = 0; i < n; i++)
@@ -140,13 +157,20 @@ int cli_cmd_devices(int argc, char **argv) {
         rc = cli_json_print(o);
         json_decref(o);
     } else {
-        cli_print_runtime_warnings(rt);
+        /* Without a GPU the warnings say why, and they are said once: on the count line, so
+         * that the table alone answers "why is my GPU not used", and not on stderr too. */
+        if (gpus > 0)
+            cli_print_runtime_warnings(rt);
         print_table(devs, n);
         if (gpus > 0) {
             printf("GPUs usable: %zu\n", gpus);
+            int cpu_threads, gpu_threads;
+            host_threads(devs, n, &cpu_threads, &gpu_threads);
+            printf("host threads: %d for the GPUs' drivers and staging copies, %d for the cpu "
+                   "device (its default is lowered by the GPUs' share; docs/cuda.md, \"Host "
+                   "threads\")\n",
+                   gpu_threads, cpu_threads);
         } else {
-            /* The reason is in the runtime's warnings; name them on the line itself so the
-             * table alone answers "why is my GPU not used". */
             printf("GPUs usable: 0");
             const char *sep = " (";
             for (size_t i = 0; i < n_warn; i++) {

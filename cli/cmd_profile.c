@@ -132,7 +132,7 @@ int cli_profile_parse_options(int argc, char **argv, cli_profile_options *o, int
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
-#define VALUE(name) ((r = cli_value("profile", argc, argv, &i, name, &v)) != 0)
+#define VALUE(name) ((r = cli_value_once("profile", argc, argv, &i, name, &v)) != 0)
         if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
             *help = 1;
             return CLI_EXIT_OK;

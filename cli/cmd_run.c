@@ -6,9 +6,11 @@
  * own validation (kernel, parameters, devices, ratios) is reported as a usage error too.
  */
 #include "cli.h"
+#include "csv.h"
 #include "input.h"
 #include "json_report.h"
 #include "options.h"
+#include "output_files.h"
 #include "random_walk.h"
 
 #include <jansson.h>
@@ -21,7 +23,8 @@
 
 static const char run_help[] =
     "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME]\n"
-    "                     [--rows R]] [--param k=v ...] [--output DIR] [--format f64|csv]\n"
+    "                     [--missing-as-nan] [--rows R]] [--param k=v ...] [--output DIR]\n"
+    "                     [--format f64|csv]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--json]\n"
     "\n"
@@ -35,10 +38,12 @@ static const char run_help[] =
     "                       (default 1 x 100000), a random walk from --seed\n"
     "  --seed S             seed of the generated input and of the workload (default 1)\n"
     "  --input FILE         read the input instead: raw little-endian float64 when FILE ends\n"
-    "                       in .f64 or .bin, else CSV with a header line; --rows R cuts it\n"
-    "                       into R series of equal length (default 1)\n"
+    "                       in .f64 or .bin, else CSV with a header line; - reads standard\n"
+    "                       input (CSV unless --input-format f64); --rows R cuts it into R\n"
+    "                       series of equal length (default 1)\n"
     "  --input-format F     f64 or csv, overriding the file name\n"
     "  --column NAME        CSV column to read (default: the only column, else 'close')\n"
+    "  --missing-as-nan     CSV: read empty fields and NA, N/A, #N/A, null, None as NaN\n"
     "\n"
     "Distribution:\n"
     "  --devices LIST       device list as in APPORTION_DEVICES (overrides it), e.g.\n"
@@ -53,6 +58,7 @@ static const char run_help[] =
     "  --json               print the report as one JSON object\n"
     "  -h, --help           show this help\n"
     "\n"
+    "Options that take one value may be given once; --param once per name.\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage error.\n";
 
 void cli_run_options_init(cli_run_options *o) {
@@ -99,12 +105,16 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
-#define VALUE(name) ((r = cli_value("run", argc, argv, &i, name, &v)) != 0)
+#define VALUE(name) ((r = cli_value_once("run", argc, argv, &i, name, &v)) != 0)
+#define REPEATABLE(name) ((r = cli_value("run", argc, argv, &i, name, &v)) != 0)
         if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
             *help = 1;
             return CLI_EXIT_OK;
         } else if (cli_flag(a, "--json")) {
             o->json = 1;
+            continue;
+        } else if (cli_flag(a, "--missing-as-nan")) {
+            o->missing_as_nan = 1;
             continue;
         } else if (VALUE("--kernel")) {
             if (r > 0)
@@ -155,7 +165,7 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
-        } else if (VALUE("--param")) {
+        } else if (REPEATABLE("--param")) {
             if (r > 0) {
                 int rc = add_param(o, v);
                 if (rc != CLI_EXIT_OK)
@@ -167,6 +177,7 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
             return cli_usage_error("run", "unexpected argument '%s'", a);
         }
 #undef VALUE
+#undef REPEATABLE
         if (r < 0)
             return CLI_EXIT_USAGE;
     }
@@ -181,6 +192,10 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--column needs --input");
     if (o->input == NULL && o->input_format_set)
         return cli_usage_error("run", "--input-format needs --input");
+    if (o->input == NULL && o->missing_as_nan)
+        return cli_usage_error("run", "--missing-as-nan needs --input");
+    if (o->input != NULL && o->input[0] == '\0')
+        return cli_usage_error("run", "--input: empty file name (- reads standard input)");
     if (o->output == NULL && o->format_set)
         return cli_usage_error("run", "--format needs --output");
     if (o->output != NULL && o->output[0] == '\0')
@@ -271,6 +286,38 @@ static int parse_ratios(const apo_runtime *rt, const char *text, double *ratios,
     return CLI_EXIT_OK;
 }
 
+/* The value of parameter `name` in the call: given, else the kernel's default. */
+static double param_value(const cli_run_options *o, const apo_kernel_info *info, const char *name) {
+    for (size_t i = 0; i < o->n_params; i++)
+        if (strcmp(o->params[i].name, name) == 0)
+            return o->params[i].value;
+    for (size_t i = 0; i < info->n_params; i++)
+        if (strcmp(info->param_names[i], name) == 0)
+            return info->param_defaults[i];
+    return 0;
+}
+
+/* MACD's outputs are all NaN before index (max(fast, slow) - 1) + (signal - 1)
+ * (docs/kernels.md). On a series too short to reach it every output would be NaN, which
+ * the library computes without a word; bollinger's period longer than the series is
+ * refused, and so is this, in the same words. */
+static int check_macd_warmup(const cli_run_options *o, const apo_kernel_info *info, size_t cols) {
+    if (strcmp(info->name, "macd") != 0)
+        return CLI_EXIT_OK;
+    const double fast = param_value(o, info, "fast"), slow = param_value(o, info, "slow");
+    const double signal = param_value(o, info, "signal");
+    const double longer = fast > slow ? fast : slow;
+    if (!(longer >= 1 && signal >= 1))
+        return CLI_EXIT_OK; /* the library refuses such parameters with its own message */
+    const double needed = longer + signal - 1;
+    if ((double)cols >= needed)
+        return CLI_EXIT_OK;
+    cli_error("invalid workload: macd: the warm-up of %.0f samples (max(fast, slow) + signal - 1) "
+              "is longer than the series (cols %zu): every output would be NaN",
+              needed, cols);
+    return CLI_EXIT_USAGE;
+}
+
 /* Output names become file names: refuse anything that could leave DIR. */
 static int safe_file_name(const char *name) {
     if (name == NULL || name[0] == '\0' || name[0] == '.')
@@ -298,7 +345,8 @@ static int load_input(const cli_run_options *o, double **data, size_t *rows, siz
     }
     size_t count = 0;
     const size_t want_rows = o->rows_set ? o->rows : 0;
-    if (cli_read_input(o->input, o->input_format, o->column, want_rows, data, &count, err,
+    if (cli_read_input(o->input, o->input_format, o->column, want_rows,
+                       o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0, data, &count, err,
                        sizeof err) != 0) {
         cli_error("%s", err);
         return CLI_EXIT_USAGE;
@@ -308,16 +356,19 @@ static int load_input(const cli_run_options *o, double **data, size_t *rows, siz
     return CLI_EXIT_OK;
 }
 
+_Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can be written");
+
 typedef struct run_state {
     apo_runtime *rt;
     double *input;
     double *outputs[APO_MAX_IO];
-    char files[APO_MAX_IO][4096];
     cli_output_desc descs[APO_MAX_IO];
     size_t n_outputs;
 } run_state;
 
 static void free_state(run_state *s) {
+    /* Whatever failed after the output files were opened: no temporary file is left. */
+    cli_output_files_abort();
     for (size_t i = 0; i < APO_MAX_IO; i++)
         free(s->outputs[i]);
     free(s->input);
@@ -388,6 +439,10 @@ static int run(const cli_run_options *o, run_state *s) {
         s->descs[i].file = NULL;
     }
     w.outputs = s->outputs;
+    /* After apo_output_shape(): the library has checked the parameters by now. */
+    rc = check_macd_warmup(o, &info, cols);
+    if (rc != CLI_EXIT_OK)
+        return rc;
 
     double ratios[APO_MAX_DEVICES];
     if (o->ratios != NULL) {
@@ -399,11 +454,22 @@ static int run(const cli_run_options *o, run_state *s) {
         w.n_ratios = n_ratios;
     }
 
-    /* Validate the output directory before the work, so a typo costs nothing. */
+    /* The output files are opened before the work (docs/cli.md, "Output files"): a folder
+     * that cannot be written, or a disk without room for raw outputs, costs no computing. */
     char err[1024];
-    if (o->output != NULL && cli_make_dirs(o->output, err, sizeof err) != 0) {
-        cli_error("--output: %s", err);
-        return CLI_EXIT_FAILURE;
+    if (o->output != NULL) {
+        const char *names[APO_MAX_IO];
+        size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
+        for (size_t i = 0; i < s->n_outputs; i++) {
+            names[i] = s->descs[i].name;
+            out_rows[i] = s->descs[i].rows;
+            out_cols[i] = s->descs[i].cols;
+        }
+        if (cli_output_files_open(o->output, o->format, names, out_rows, out_cols, s->n_outputs,
+                                  err, sizeof err) != 0) {
+            cli_error("--output: %s", err);
+            return CLI_EXIT_FAILURE;
+        }
     }
 
     const int progress = cli_stderr_is_tty();
@@ -419,17 +485,26 @@ static int run(const cli_run_options *o, run_state *s) {
     }
     if (st != APO_OK)
         return cli_status_error(st, "run failed");
+    /* On stderr whatever the format, so that a script reading --json on stdout still
+     * shows it to a person; --json carries it too. */
+    char note[512];
+    if (cli_nonfinite_warning(&report, note, sizeof note))
+        fprintf(stderr, "apportion: warning: %s\n", note);
 
     if (o->output != NULL) {
+        /* Every file complete before any old one gives way. */
         for (size_t i = 0; i < s->n_outputs; i++) {
-            if (cli_write_output(o->output, s->descs[i].name, o->format, s->outputs[i],
-                                 s->descs[i].rows, s->descs[i].cols, s->files[i],
-                                 sizeof s->files[i], err, sizeof err) != 0) {
-                cli_error("%s", err);
+            if (cli_output_files_write(i, s->outputs[i], err, sizeof err) != 0) {
+                cli_error("%s (no output file was changed)", err);
                 return CLI_EXIT_FAILURE;
             }
-            s->descs[i].file = s->files[i];
         }
+        if (cli_output_files_commit(err, sizeof err) != 0) {
+            cli_error("%s", err);
+            return CLI_EXIT_FAILURE;
+        }
+        for (size_t i = 0; i < s->n_outputs; i++)
+            s->descs[i].file = cli_output_files_path(i);
     }
 
     if (o->json) {

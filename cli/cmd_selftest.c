@@ -69,8 +69,9 @@ static const char selftest_help[] =
     "\n"
     "APPORTION_DEVICES and APPORTION_USE_GPU apply: with APPORTION_USE_GPU=yes a missing GPU\n"
     "is an error. Profiles are neither read nor written.\n"
-    "Exit status: 0 every check passed (warnings allowed), 1 a check failed or the runtime\n"
-    "could not be created, 2 usage error.\n";
+    "Exit status: 0 nothing failed and every GPU passed a check of its own (or there is\n"
+    "no GPU; warnings allowed), 1 a check failed, no check passed, a GPU passed no check\n"
+    "or the runtime could not be created, 2 usage error.\n";
 
 static const char default_sizes[] = "1,4095,4097,100003,1000003,3x50001";
 
@@ -185,6 +186,7 @@ typedef struct st_check {
     char device[APO_LABEL_MAX];
     char device_id[APO_ID_MAX];
     size_t rows, cols; /* 0 x 0 when the check has no shape */
+    long gpu;          /* the index of the GPU checked alone, else -1 */
     chk_verdict v;
 } st_check;
 
@@ -311,6 +313,7 @@ static void row_init(st_check *k, const char *check, const char *kernel, const s
     }
     k->rows = sh.rows;
     k->cols = sh.cols;
+    k->gpu = d != NULL && d->kind == APO_DEVICE_CUDA ? (long)d->index : -1;
     chk_verdict_init(&k->v);
 }
 
@@ -580,7 +583,7 @@ static void check_gpu(st_ctx *c, const st_device *d, const apo_device_info *info
     apo_runtime_destroy(guard);
 
     /* Device-resident input and outputs. */
-    const chk_placement at = {gi, 1, 1, NULL, 0};
+    const chk_placement at = {gi, 1, 1, NULL, 0, 0, 0};
     for (size_t s = 0; s < c->opt.n_shapes; s++) {
         for (size_t ki = 0; ki < ST_N_KERNELS; ki++) {
             apo_report rep;
@@ -616,7 +619,7 @@ static void check_gather(st_ctx *c) {
         char why[APO_LABEL_MAX * 2] = "";
         if (st != APO_OK)
             chk_status_text(st, why, sizeof why);
-        const chk_placement at = {0, 0, 1, ratios, gpus};
+        const chk_placement at = {0, 0, 1, ratios, gpus, 0, 0};
         for (size_t ki = 0; ki < ST_N_KERNELS; ki++) {
             st_check k;
             apo_report rep;
@@ -659,27 +662,19 @@ static json_t *check_json(const st_check *k) {
     return o;
 }
 
-typedef struct st_counts {
-    size_t pass, fail, warn, skip;
-} st_counts;
-
-static st_counts count_checks(const st_ctx *c) {
-    st_counts n = {0, 0, 0, 0};
+/* The counts of every check, and how many GPUs passed at least one check of their own. */
+static chk_counts count_checks(const st_ctx *c, size_t *gpus_passed) {
+    chk_counts n = {0, 0, 0, 0};
+    unsigned char passed[APO_MAX_DEVICES] = {0};
     for (size_t i = 0; i < c->n_checks; i++) {
-        switch (c->checks[i].v.result) {
-        case CHK_PASS:
-            n.pass++;
-            break;
-        case CHK_FAIL:
-            n.fail++;
-            break;
-        case CHK_WARN:
-            n.warn++;
-            break;
-        default:
-            n.skip++;
-        }
+        const st_check *k = &c->checks[i];
+        chk_count(&n, k->v.result);
+        if (k->gpu >= 0 && k->gpu < APO_MAX_DEVICES && k->v.result == CHK_PASS)
+            passed[k->gpu] = 1;
     }
+    *gpus_passed = 0;
+    for (size_t i = 0; i < APO_MAX_DEVICES; i++)
+        *gpus_passed += passed[i];
     return n;
 }
 
@@ -711,12 +706,18 @@ static int finish(st_ctx *c, size_t gpus, const char *reason, const apo_device_i
         cli_error("out of memory while recording the checks");
         return CLI_EXIT_FAILURE;
     }
-    const st_counts n = count_checks(c);
+    size_t gpus_passed = 0;
+    const chk_counts n = count_checks(c, &gpus_passed);
+    /* Never "passed" on GPU checks that all skipped (checks/gpu_checks.h). */
+    const chk_overall verdict = chk_overall_verdict(&n, gpus, gpus_passed);
+    const int exit_ok = chk_overall_exit(verdict) == 0;
     if (c->opt.json) {
         json_t *o = json_object();
-        json_object_set_new(o, "ok", json_boolean(n.fail == 0));
+        json_object_set_new(o, "ok", json_boolean(exit_ok));
+        json_object_set_new(o, "verdict", json_string(chk_overall_name(verdict)));
         json_object_set_new(o, "gpu_available", json_boolean(gpus > 0));
         json_object_set_new(o, "gpu_count", cli_json_u64(gpus));
+        json_object_set_new(o, "gpus_passed", cli_json_u64(gpus_passed));
         json_object_set_new(o, "no_gpu_reason", gpus > 0 ? json_null() : cli_json_string(reason));
         json_object_set_new(o, "seed", cli_json_u64(c->opt.seed));
         json_t *sizes = json_array();
@@ -752,13 +753,32 @@ static int finish(st_ctx *c, size_t gpus, const char *reason, const apo_device_i
                n.pass, n.fail, n.warn, n.skip);
         if (gpus == 0)
             printf("no GPU was checked: no GPU found (%s)\n", reason);
-        printf("%s\n", n.fail == 0 ? "selftest passed" : "selftest FAILED");
+        switch (verdict) {
+        case CHK_OVERALL_PASSED:
+            printf("selftest passed\n");
+            break;
+        case CHK_OVERALL_FAILED:
+            printf("selftest FAILED\n");
+            break;
+        case CHK_OVERALL_NO_GPU:
+            printf("selftest: no GPU to check; the cpu and simulated devices gave the reference's "
+                   "bits\n");
+            break;
+        case CHK_OVERALL_NOTHING_PASSED:
+            printf("selftest FAILED: no check passed (every one was skipped)\n");
+            break;
+        case CHK_OVERALL_GPU_UNCHECKED:
+            printf("selftest INCOMPLETE: %zu of %zu GPU(s) passed no check: each of their "
+                   "checks was skipped or only warned\n",
+                   gpus - gpus_passed, gpus);
+            break;
+        }
         if (fflush(stdout) != 0) {
             cli_error("cannot write to standard output");
             return CLI_EXIT_FAILURE;
         }
     }
-    return n.fail == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    return exit_ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
 static void free_ctx(st_ctx *c) {

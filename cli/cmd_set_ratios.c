@@ -16,7 +16,8 @@
 #include <string.h>
 
 static const char set_ratios_help[] =
-    "Usage: apportion set-ratios --workload TAG DEVICE=R [DEVICE=R ...] [--devices LIST]\n"
+    "Usage: apportion set-ratios --workload TAG [--custom-tag] DEVICE=R [DEVICE=R ...]\n"
+    "                            [--devices LIST]\n"
     "       apportion set-ratios --workload TAG --clear [--devices LIST]\n"
     "\n"
     "Force the shares of a workload: every later call with this tag (by default a call's\n"
@@ -27,7 +28,10 @@ static const char set_ratios_help[] =
     "may also be given comma separated (cpu=1,sim:a=3).\n"
     "\n"
     "Options:\n"
-    "  --workload TAG   the workload tag (required)\n"
+    "  --workload TAG   the workload tag (required): a kernel's name, or a tag already\n"
+    "                   stored in the profile\n"
+    "  --custom-tag     TAG is a tag of your own (apo_workload.tag), not yet stored: take\n"
+    "                   it as it is\n"
     "  --clear          remove the forced ratios of TAG: calls use the models again\n"
     "  --devices LIST   device list as in APPORTION_DEVICES (overrides it): the devices\n"
     "                   the ids are checked against\n"
@@ -82,12 +86,15 @@ int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
-#define VALUE(name) ((r = cli_value("set-ratios", argc, argv, &i, name, &v)) != 0)
+#define VALUE(name) ((r = cli_value_once("set-ratios", argc, argv, &i, name, &v)) != 0)
         if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
             *help = 1;
             return CLI_EXIT_OK;
         } else if (cli_flag(a, "--clear")) {
             o->clear = 1;
+            continue;
+        } else if (cli_flag(a, "--custom-tag")) {
+            o->custom_tag = 1;
             continue;
         } else if (VALUE("--workload")) {
             if (r > 0)
@@ -114,6 +121,18 @@ int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *
     if (strlen(o->tag) >= APO_TAG_MAX)
         return cli_usage_error("set-ratios", "--workload: the tag is longer than %d bytes",
                                APO_TAG_MAX - 1);
+    /* A tag is stored and printed: a control character in it would reach every terminal
+     * that shows the profile. */
+    for (size_t i = 0; o->tag[i] != '\0'; i++) {
+        const unsigned char c = (unsigned char)o->tag[i];
+        if (c < 0x20 || c == 0x7f) {
+            char safe[CLI_ESCAPED_MAX];
+            return cli_usage_error("set-ratios",
+                                   "--workload '%s': the tag holds the control character 0x%02x "
+                                   "(tags are stored and printed, so they may hold none)",
+                                   cli_escape(o->tag, safe, sizeof safe), c);
+        }
+    }
     if (o->clear && o->n > 0)
         return cli_usage_error("set-ratios", "--clear takes no DEVICE=RATIO items");
     if (!o->clear && o->n == 0)
@@ -193,7 +212,69 @@ static void print_where(apo_runtime *rt) {
         printf("stored in   %s\n", files.multigpu_path);
 }
 
+/* The edit distance of a and b (insertions, deletions, substitutions), up to 3. */
+static size_t edit_distance(const char *a, const char *b) {
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > APO_TAG_MAX || m > APO_TAG_MAX)
+        return 3;
+    size_t row[APO_TAG_MAX + 1];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            const size_t above = row[j];
+            size_t best = diagonal + (a[i - 1] != b[j - 1]);
+            if (above + 1 < best)
+                best = above + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[m] < 3 ? row[m] : 3;
+}
+
+/* Ratios forced for a tag that no call will ever use apply to nothing: a tag is a kernel's
+ * name (a call's tag by default) or one stored already, unless --custom-tag says the caller's
+ * own calls set it. A near miss of a kernel's name is named. */
+static int check_tag_is_known(const cli_set_ratios_options *o, apo_runtime *rt) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
+    if (o->custom_tag || apo_kernel_get(rt, o->tag, &info) == APO_OK || find_entry(rt, o->tag, &e))
+        return CLI_EXIT_OK;
+    const char *closest = NULL;
+    size_t best = 3, n = 0;
+    if (apo_kernel_count(rt, &n) == APO_OK) {
+        for (size_t i = 0; i < n; i++) {
+            const char *name = NULL;
+            if (apo_kernel_name(rt, i, &name) != APO_OK || name == NULL)
+                continue;
+            const size_t d = edit_distance(o->tag, name);
+            if (d < best) {
+                best = d;
+                closest = name;
+            }
+        }
+    }
+    char hint[APO_TAG_MAX + 32] = "";
+    if (closest != NULL)
+        snprintf(hint, sizeof hint, "; did you mean %s?", closest);
+    return cli_usage_error("set-ratios",
+                           "--workload %s: no kernel has this name and no workload of this tag "
+                           "is stored, so no call would use these ratios%s (a tag your own "
+                           "calls set with apo_workload.tag: add --custom-tag)",
+                           o->tag, hint);
+}
+
 static int set_ratios(const cli_set_ratios_options *o, apo_runtime *rt) {
+    if (!o->clear) {
+        const int rc = check_tag_is_known(o, rt);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
     apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
     const int had_forced = find_entry(rt, o->tag, &e) && e.source == APO_RATIOS_EXPLICIT;
     apo_status st = apo_set_ratios(rt, o->tag, o->clear ? NULL : (const char *const *)o->ids,

@@ -66,31 +66,38 @@ static json_t *threshold_json(const apo_threshold_info *t) {
     return o;
 }
 
+/* Everything printed below that comes from the files (paths, tags, ids, times, messages)
+ * goes through cli_escape(): a profile written by hand, or by an older version, may hold
+ * control characters in a tag, and they must not reach the terminal. */
+
 static void print_file(const char *name, const char *path, apo_profile_state state,
                        const char *message, int threadx) {
-    printf("%-16s %s: %s", name, path, apo_profile_state_name(state));
+    char safe[CLI_ESCAPED_MAX * 4];
+    printf("%-16s %s: %s", name, cli_escape(path, safe, sizeof safe),
+           apo_profile_state_name(state));
     if (state == APO_PROFILE_LOADED && threadx)
         printf(" (ThreadX shape: ratios only, no models)");
     const char *m = state_message(state, message);
     if (m != NULL)
-        printf(" (%s)", m);
+        printf(" (%s)", cli_escape(m, safe, sizeof safe));
     printf("\n");
 }
 
 static void print_entry(const apo_profile_entry *e) {
-    char age[32];
+    char age[32], safe[CLI_ESCAPED_MAX];
     cli_format_age(e->age_s, age, sizeof age);
-    printf("\nworkload %s\n", e->tag);
+    printf("\nworkload %s\n", cli_escape(e->tag, safe, sizeof safe));
     printf("  source       %s\n", apo_ratio_source_name(e->source));
     if (e->updated_at[0] != '\0')
-        printf("  updated      %s (%s ago)\n", e->updated_at, age);
+        printf("  updated      %s (%s ago)\n", cli_escape(e->updated_at, safe, sizeof safe), age);
     else
         printf("  updated      unknown\n");
     if (e->sample_size > 0)
         printf("  sample size  %llu samples, %u runs\n", (unsigned long long)e->sample_size,
                e->runs);
     if (e->stale)
-        printf("  stale        yes: %s (ignored until re-profiled)\n", e->stale_reason);
+        printf("  stale        yes: %s (ignored until re-profiled)\n",
+               cli_escape(e->stale_reason, safe, sizeof safe));
     else
         printf("  stale        no\n");
     cli_device_models_print(stdout, e->devices, e->n_devices, 2, 0);
@@ -189,9 +196,13 @@ static int show(apo_runtime *rt, int json) {
     }
     print_file("multigpu.json", files.multigpu_path, files.multigpu_state, files.multigpu_message,
                files.multigpu_threadx);
-    if (files.multigpu_state == APO_PROFILE_LOADED)
-        printf("%-16s host %s, updated %s\n", "", files.host[0] != '\0' ? files.host : "unknown",
-               files.updated_at[0] != '\0' ? files.updated_at : "unknown");
+    if (files.multigpu_state == APO_PROFILE_LOADED) {
+        char host[CLI_ESCAPED_MAX], updated[CLI_ESCAPED_MAX];
+        printf("%-16s host %s, updated %s\n", "",
+               files.host[0] != '\0' ? cli_escape(files.host, host, sizeof host) : "unknown",
+               files.updated_at[0] != '\0' ? cli_escape(files.updated_at, updated, sizeof updated)
+                                           : "unknown");
+    }
     print_file("thresholds.json", files.thresholds_path, files.thresholds_state,
                files.thresholds_message, 0);
     if (nothing) {
@@ -228,7 +239,9 @@ static int show(apo_runtime *rt, int json) {
             snprintf(cpu, sizeof cpu, "%.4f", t.cpu_ms_avg);
         if (isfinite(t.gpu_ms_avg))
             snprintf(gpu, sizeof gpu, "%.4f%s", t.gpu_ms_avg, t.simulated ? " (sim)" : "");
-        printf("  %12s %12s %8llu  %s\n", cpu, gpu, (unsigned long long)t.samples, t.key);
+        char key[CLI_ESCAPED_MAX * 2];
+        printf("  %12s %12s %8llu  %s\n", cpu, gpu, (unsigned long long)t.samples,
+               cli_escape(t.key, key, sizeof key));
     }
     if (simulated)
         printf("\nnote: entries with sim: devices hold modelled times of simulated devices\n");

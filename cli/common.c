@@ -67,7 +67,7 @@ int cli_parse_json_devices(const char *command, const char *help, int argc, char
             return CLI_EXIT_OK;
         } else if (cli_flag(argv[i], "--json")) {
             *json = 1;
-        } else if ((r = cli_value(command, argc, argv, &i, "--devices", &v)) != 0) {
+        } else if ((r = cli_value_once(command, argc, argv, &i, "--devices", &v)) != 0) {
             if (r < 0)
                 return CLI_EXIT_USAGE;
             *devices = v;
@@ -99,6 +99,22 @@ int cli_value(const char *command, int argc, char **argv, int *i, const char *na
     }
     *i += 1;
     *value = argv[*i];
+    return 1;
+}
+
+int cli_value_once(const char *command, int argc, char **argv, int *i, const char *name,
+                   const char **value) {
+    const int at = *i;
+    const int r = cli_value(command, argc, argv, i, name, value);
+    if (r <= 0)
+        return r;
+    const size_t n = strlen(name);
+    for (int j = 1; j < at; j++) {
+        if (strncmp(argv[j], name, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
+            cli_usage_error(command, "option %s is given twice (it takes one value)", name);
+            return -1;
+        }
+    }
     return 1;
 }
 
@@ -152,6 +168,30 @@ int cli_runtime_create(const char *devices, apo_runtime **rt) {
         exit(code);
     }
     return CLI_EXIT_OK;
+}
+
+const char *cli_escape(const char *text, char *buf, size_t size) {
+    size_t o = 0;
+    if (size < 8) {
+        if (size > 0)
+            buf[0] = '\0';
+        return buf;
+    }
+    for (const char *c = text; *c != '\0'; c++) {
+        const unsigned char b = (unsigned char)*c;
+        const size_t need = b < 0x20 || b == 0x7f ? 4 : 1;
+        if (o + need + 4 > size) {
+            memcpy(buf + o, "...", 4);
+            return buf;
+        }
+        if (need == 4)
+            snprintf(buf + o, size - o, "\\x%02x", b);
+        else
+            buf[o] = (char)b;
+        o += need;
+    }
+    buf[o] = '\0';
+    return buf;
 }
 
 int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }

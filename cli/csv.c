@@ -26,6 +26,7 @@ typedef struct csv_parser {
     size_t line;       /* 1-based physical line of buf[pos] */
     size_t line_start; /* offset of that line's first byte */
     const char *name;
+    unsigned flags; /* APO_CSV_* */
     char *err;
     size_t err_size;
     int failed;
@@ -40,7 +41,35 @@ typedef struct csv_parser {
     size_t end_line, end_byte;
 } csv_parser;
 
-/* Writes `"text"` to dst with non-printable bytes as \xNN, cut after 40 bytes with "...". */
+/* The length of the valid UTF-8 sequence of 2 to 4 bytes at s[0..n), or 0 (overlong forms,
+ * surrogates and code points above U+10FFFF are not valid). */
+static size_t utf8_sequence(const unsigned char *s, size_t n) {
+    size_t len;
+    unsigned min;
+    unsigned cp;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2, min = 0x80, cp = s[0] & 0x1fu;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        len = 3, min = 0x800, cp = s[0] & 0x0fu;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4, min = 0x10000, cp = s[0] & 0x07u;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* Writes `"text"` to dst, cut after 40 bytes with "...": control bytes and bytes that are not
+ * part of valid UTF-8 (a binary file read as CSV) as \xNN, so that a message never carries
+ * raw bytes to a terminal. */
 static void quote_text(char *dst, size_t dst_size, const char *s, size_t n) {
     size_t o = 0;
     const size_t shown = n > 40 ? 40 : n;
@@ -52,10 +81,15 @@ static void quote_text(char *dst, size_t dst_size, const char *s, size_t n) {
     dst[o++] = '"';
     for (size_t i = 0; i < shown && o + 8 < dst_size; i++) {
         const unsigned char c = (unsigned char)s[i];
+        const size_t seq = c >= 0x80 ? utf8_sequence((const unsigned char *)s + i, shown - i) : 0;
         if (c == '"' || c == '\\') {
             dst[o++] = '\\';
             dst[o++] = (char)c;
-        } else if (c < 0x20 || c == 0x7f) {
+        } else if (seq > 0 && o + seq + 8 < dst_size) {
+            memcpy(dst + o, s + i, seq);
+            o += seq;
+            i += seq - 1;
+        } else if (c < 0x20 || c >= 0x7f) {
             o += (size_t)snprintf(dst + o, dst_size - o, "\\x%02x", c);
         } else {
             dst[o++] = (char)c;
@@ -230,6 +264,20 @@ static int read_field(csv_parser *p, size_t column, enum field_end *end) {
     return 0;
 }
 
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* Drops the spaces and tabs around the field just read. */
+static void trim_field(csv_parser *p) {
+    size_t start = 0, end = p->field_len;
+    while (start < end && is_blank(p->field[start]))
+        start++;
+    while (end > start && is_blank(p->field[end - 1]))
+        end--;
+    memmove(p->field, p->field + start, end - start);
+    p->field_len = end - start;
+    p->field[p->field_len] = '\0';
+}
+
 /* A header name and where it starts. */
 typedef struct header_name {
     char *name;
@@ -290,6 +338,9 @@ static int select_column(csv_parser *p, const header_name *names, size_t n, cons
     }
     const char *want = column != NULL ? column : "close";
     size_t found = n, matches = 0;
+    header_name *matching = malloc(n * sizeof *matching);
+    if (matching == NULL)
+        return fail_plain(p, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const char *a = names[i].name, *b = want;
         while (*a != '\0' && *b != '\0' &&
@@ -300,18 +351,26 @@ static int select_column(csv_parser *p, const header_name *names, size_t n, cons
         if (*a == '\0' && *b == '\0') {
             if (matches == 0)
                 found = i;
-            matches++;
+            matching[matches++] = names[i];
         }
     }
     if (matches == 1) {
+        free(matching);
         *selected = found;
         return 0;
     }
-    list_names(list, sizeof list, names, n);
     quote_text(q, sizeof q, want, strlen(want));
-    if (matches > 1)
-        return fail_plain(p, "column name %s matches several columns when case is ignored: %s", q,
-                          list);
+    if (matches > 1) {
+        /* Only the columns that match: the choice is between them. */
+        list_names(list, sizeof list, matching, matches);
+        free(matching);
+        return fail_plain(p,
+                          "column name %s matches several columns when case is ignored: %s; "
+                          "give one of them exactly with --column",
+                          q, list);
+    }
+    free(matching);
+    list_names(list, sizeof list, names, n);
     if (column != NULL)
         return fail_plain(p, "no column named %s; the columns are: %s", q, list);
     return fail_plain(p,
@@ -326,6 +385,9 @@ static int read_header(csv_parser *p, header_name **names_out, size_t *n_out, en
     do {
         if (read_field(p, n + 1, end))
             goto fail;
+        /* Exports write "Date, Open, Close": names are compared without the spaces around
+         * them. */
+        trim_field(p);
         if (p->field_len == 0) {
             fail_at(p, p->field_line, n + 1, p->field_byte, "empty column name in the header");
             goto fail;
@@ -390,20 +452,43 @@ fail:
     return -1;
 }
 
+/* Whether the field is one of the marks of a missing value that APO_CSV_MISSING_AS_NAN reads
+ * as NaN: empty, NA, N/A, #N/A, null or None, in any case. */
+static int is_missing_mark(const char *f) {
+    static const char *const marks[] = {"", "na", "n/a", "#n/a", "null", "none"};
+    for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++) {
+        const char *a = f, *b = marks[m];
+        while (*a != '\0' && *b != '\0' && tolower((unsigned char)*a) == *b)
+            a++, b++;
+        if (*a == '\0' && *b == '\0')
+            return 1;
+    }
+    return 0;
+}
+
 static int parse_number(csv_parser *p, size_t column, double *out) {
     char q[128];
+    /* "1.5, 2" is as common in exports as spaces after the commas of the header. */
+    trim_field(p);
     const char *f = p->field;
+    if ((p->flags & APO_CSV_MISSING_AS_NAN) && is_missing_mark(f)) {
+        *out = NAN;
+        return 0;
+    }
     if (p->field_len == 0)
-        return fail_at(p, p->field_line, column, p->field_byte, "empty field, expected a number");
+        return fail_at(p, p->field_line, column, p->field_byte,
+                       "empty field, expected a number (--missing-as-nan reads it as NaN)");
     quote_text(q, sizeof q, f, p->field_len);
     if (isspace((unsigned char)f[0]) || isspace((unsigned char)f[p->field_len - 1]))
-        return fail_at(p, p->field_line, column, p->field_byte,
-                       "expected a number, got %s (spaces are not allowed around a number)", q);
+        return fail_at(p, p->field_line, column, p->field_byte, "expected a number, got %s", q);
     char *endp = NULL;
     errno = 0;
     const double v = strtod(f, &endp);
     if (endp != f + p->field_len)
-        return fail_at(p, p->field_line, column, p->field_byte, "expected a number, got %s", q);
+        return fail_at(p, p->field_line, column, p->field_byte, "expected a number, got %s%s", q,
+                       !(p->flags & APO_CSV_MISSING_AS_NAN) && is_missing_mark(f)
+                           ? " (--missing-as-nan reads it as NaN)"
+                           : "");
     if (errno == ERANGE && isinf(v))
         return fail_at(p, p->field_line, column, p->field_byte,
                        "number %s is out of the range of a double", q);
@@ -411,14 +496,28 @@ static int parse_number(csv_parser *p, size_t column, double *out) {
     return 0;
 }
 
+/* Whether nothing but line ends (LF or CRLF) is left: blank lines at the end of a file. */
+static int only_line_ends_left(const csv_parser *p) {
+    for (size_t i = p->pos; i < p->len; i++) {
+        if (p->buf[i] == '\n')
+            continue;
+        if (p->buf[i] == '\r' && i + 1 < p->len && p->buf[i + 1] == '\n')
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
 int apo__csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
-                          double **values, size_t *count, char *err, size_t err_size) {
+                          unsigned flags, double **values, size_t *count, char *err,
+                          size_t err_size) {
     csv_parser p;
     memset(&p, 0, sizeof p);
     p.buf = buf;
     p.len = buf != NULL ? len : 0;
     p.line = 1;
     p.name = name != NULL ? name : "<input>";
+    p.flags = flags;
     p.err = err;
     p.err_size = err_size;
     if (err_size > 0)
@@ -437,6 +536,13 @@ int apo__csv_parse_column(const char *buf, size_t len, const char *name, const c
     }
     if (p.pos >= p.len)
         return fail_plain(&p, "empty file (a header line and at least one value are needed)");
+    /* Text has no NUL byte; raw float64 values nearly always have one. */
+    const char *nul = memchr(buf + p.pos, '\0', p.len - p.pos);
+    if (nul != NULL)
+        return fail_plain(&p,
+                          "byte %zu is a NUL byte: this is not CSV text (raw float64 values? "
+                          "name the file .f64 or give --input-format f64)",
+                          (size_t)(nul - buf) + 1);
     p.field_cap = 256;
     p.field = malloc(p.field_cap);
     if (p.field == NULL)
@@ -457,6 +563,8 @@ int apo__csv_parse_column(const char *buf, size_t len, const char *name, const c
     }
 
     while (p.pos < p.len) {
+        if (only_line_ends_left(&p))
+            break; /* blank lines at the end, as many editors and exports leave */
         size_t nf = 0;
         do {
             if (nf == n_names) {
@@ -499,6 +607,10 @@ int apo__csv_parse_column(const char *buf, size_t len, const char *name, const c
             goto fail;
         }
     }
+    if (n_vals == 0) {
+        fail_plain(&p, "no data rows after the header line");
+        goto fail;
+    }
     free_names(names, n_names);
     free(p.field);
     *values = vals;
@@ -508,57 +620,5 @@ fail:
     free_names(names, n_names);
     free(p.field);
     free(vals);
-    return -1;
-}
-
-int apo__csv_read_column(const char *path, const char *column, double **values, size_t *count,
-                         char *err, size_t err_size) {
-    if (values != NULL)
-        *values = NULL;
-    if (count != NULL)
-        *count = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        if (err_size > 0)
-            snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap > SIZE_MAX / 2) {
-                if (err_size > 0)
-                    snprintf(err, err_size, "%s: file too large", path);
-                goto fail;
-            }
-            size_t c = cap ? cap * 2 : 65536;
-            char *g = realloc(buf, c);
-            if (g == NULL) {
-                if (err_size > 0)
-                    snprintf(err, err_size, "%s: out of memory", path);
-                goto fail;
-            }
-            buf = g;
-            cap = c;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                if (err_size > 0)
-                    snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
-                goto fail;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    int rc = apo__csv_parse_column(buf, len, path, column, values, count, err, err_size);
-    free(buf);
-    return rc;
-fail:
-    fclose(f);
-    free(buf);
     return -1;
 }

@@ -8,15 +8,20 @@
  *   end of the line; a quote inside an unquoted field is an error.
  * - Lines end with LF or CRLF (a lone CR is an error); the final line end is optional; a
  *   leading UTF-8 byte order mark is skipped.
- * - Every record has as many fields as the header.
+ * - Header names are compared without the spaces and tabs around them.
+ * - Every record has as many fields as the header. Blank lines at the end of the text are
+ *   ignored; a blank line before the last record is a record.
  * - Every field of the selected column is a number as strtod() reads it, over the whole
- *   field: no surrounding spaces, "nan" and "inf"/"infinity" in any case are accepted, a
- *   value that overflows a double is rejected.
+ *   field less the spaces and tabs around it: "nan" and "inf"/"infinity" in any case are
+ *   accepted, a value that overflows a double is rejected. With APO_CSV_MISSING_AS_NAN,
+ *   an empty field and NA, N/A, #N/A, null and None (any case) are read as NaN.
+ * - A NUL byte anywhere refuses the text (a binary file, such as raw float64 values).
  * - A field is at most APO_CSV_MAX_FIELD bytes.
  *
  * Errors are reported as "NAME:LINE:COLUMN: message (byte B of the line)", where LINE is the
  * 1-based physical line (line breaks inside quoted fields count), COLUMN the 1-based field
- * number and B the 1-based byte offset within that line.
+ * number and B the 1-based byte offset within that line. Text quoted in a message shows
+ * control bytes and bytes that are not valid UTF-8 as \xNN.
  *
  * This file depends only on libc, so that a fuzz target can link it alone.
  */
@@ -27,20 +32,20 @@
 
 #define APO_CSV_MAX_FIELD ((size_t)1 << 20)
 
+/* Flags of apo__csv_parse_column(). */
+#define APO_CSV_MISSING_AS_NAN 1u /* the marks of a missing value read as NaN */
+
 /* Parses the CSV text buf[0..len) (it need not be NUL-terminated) and returns the values of
  * one column in *values (malloc'd, to be freed by the caller) and their number in *count
  * (at least 1).
  * `name` is used in messages (for example the file name); NULL gives "<input>".
  * `column` selects the column: an exact name match, else the only case-insensitive match.
  * When `column` is NULL: the only column, else the only column named "close" in any case.
+ * `flags` is 0 or APO_CSV_MISSING_AS_NAN.
  * Returns 0 on success. On failure returns -1, sets *values to NULL and *count to 0, and
  * writes a one-line message to err (when err_size > 0). */
 int apo__csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
-                          double **values, size_t *count, char *err, size_t err_size);
-
-/* Reads the file at `path` and parses it as apo__csv_parse_column() does, naming the file in
- * messages. Returns 0 on success, -1 on failure (including a file that cannot be read). */
-int apo__csv_read_column(const char *path, const char *column, double **values, size_t *count,
-                         char *err, size_t err_size);
+                          unsigned flags, double **values, size_t *count, char *err,
+                          size_t err_size);
 
 #endif /* APO_CLI_CSV_H */

@@ -1,7 +1,7 @@
 /*
- * Inputs and outputs of `apportion run`: raw float64 and CSV files in, and the output files
- * (raw float64 or CSV) written atomically. The seeded random walk used when no file is given
- * is apo__random_walk (kernels/random_walk.h), shared with the library and the benchmarks.
+ * Inputs of `apportion run`: raw float64 and CSV files. The output files are in
+ * output_files.h; the seeded random walk used when no file is given is apo__random_walk
+ * (kernels/random_walk.h), shared with the library and the benchmarks.
  *
  * Every function here depends only on libc and POSIX (not on libapportion), so the unit tests
  * and a fuzz target can link it alone. Functions that can fail return 0 on success and -1 on
@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 typedef enum cli_format {
-    CLI_FORMAT_AUTO = 0, /* input: from the file name (.f64 and .bin are raw, else CSV) */
+    CLI_FORMAT_AUTO = 0, /* input: from the file name (.f64 and .bin in any case are raw, else
+                            CSV; "-", standard input, is CSV) */
     CLI_FORMAT_F64 = 1,  /* raw little-endian float64, row-major */
     CLI_FORMAT_CSV = 2
 } cli_format;
@@ -23,27 +24,25 @@ typedef enum cli_format {
 int cli_format_parse(const char *text, cli_format *out);
 
 /* The format of an input file: `format` unless AUTO, else F64 for names ending in ".f64" or
- * ".bin" and CSV otherwise. */
+ * ".bin" (in any case) and CSV otherwise. */
 cli_format cli_input_format(const char *path, cli_format format);
 
-/* Reads a raw little-endian float64 file. Its size must be a non-zero multiple of 8, and of
- * 8 * rows when rows > 0. On success *values (malloc'd) holds *count values in host order. */
+/* Reads raw little-endian float64 values from path ("-": standard input; a pipe or a FIFO
+ * works as a file does). Their size must be a non-zero multiple of 8, and of 8 * rows when
+ * rows > 0; data that looks like text (a CSV file) is refused. On success *values (malloc'd)
+ * holds *count values in host order. */
 int cli_read_f64(const char *path, size_t rows, double **values, size_t *count, char *err,
                  size_t err_size);
 
-/* Reads the input file in its format (column applies to CSV only). When rows > 0 the number
- * of values must be a multiple of rows. */
+/* Reads the input at path ("-": standard input) in its format (column and csv_flags, the
+ * APO_CSV_* flags of csv.h, apply to CSV only). When rows > 0 the number of values must be a
+ * multiple of rows. */
 int cli_read_input(const char *path, cli_format format, const char *column, size_t rows,
-                   double **values, size_t *count, char *err, size_t err_size);
+                   unsigned csv_flags, double **values, size_t *count, char *err, size_t err_size);
 
-/* Creates `dir` and its missing parents with mode 0755 (like mkdir -p). */
-int cli_make_dirs(const char *dir, char *err, size_t err_size);
-
-/* Writes one output array (rows x cols, row-major) to DIR/NAME.f64 or DIR/NAME.csv through a
- * temporary file in DIR and a rename, so that a failure never leaves a partial file. The file's
- * path is written to path (path_size bytes). CSV layout: docs/cli.md. */
-int cli_write_output(const char *dir, const char *name, cli_format format, const double *data,
-                     size_t rows, size_t cols, char *path, size_t path_size, char *err,
-                     size_t err_size);
+/* Whether the host stores doubles little-endian, as the raw files do; cli_swap8() reverses
+ * the bytes of each of n doubles for a host that does not. */
+int cli_host_is_little_endian(void);
+void cli_swap8(double *v, size_t n);
 
 #endif /* APO_CLI_INPUT_H */

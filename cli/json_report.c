@@ -70,8 +70,9 @@ void cli_print_runtime_warnings(const apo_runtime *rt) {
         return;
     for (size_t i = 0; i < n; i++) {
         const char *w = NULL;
+        char safe[4 * CLI_ESCAPED_MAX];
         if (apo_runtime_warning(rt, i, &w) == APO_OK && w != NULL)
-            fprintf(stderr, "apportion: warning: %s\n", w);
+            fprintf(stderr, "apportion: warning: %s\n", cli_escape(w, safe, sizeof safe));
     }
 }
 
@@ -87,6 +88,8 @@ static json_t *device_report_json(const apo_device_report *d) {
     json_object_set_new(o, "h2d_ms", cli_json_number(d->h2d_ms));
     json_object_set_new(o, "kernel_ms", cli_json_number(d->kernel_ms));
     json_object_set_new(o, "d2h_ms", cli_json_number(d->d2h_ms));
+    json_object_set_new(o, "host_copy_ms", cli_json_number(d->host_copy_ms));
+    json_object_set_new(o, "overlap", d->overlap > 0 ? cli_json_number(d->overlap) : json_null());
     json_object_set_new(o, "chunks", cli_json_u64(d->chunks));
     json_object_set_new(o, "wait_ms", cli_json_number(d->wait_ms));
     json_object_set_new(o, "throughput", cli_json_number(d->throughput));
@@ -101,6 +104,18 @@ static json_t *device_report_json(const apo_device_report *d) {
     json_object_set_new(o, "quarantine_reason",
                         d->quarantined ? cli_json_string(d->quarantine_reason) : json_null());
     return o;
+}
+
+int cli_nonfinite_warning(const apo_report *r, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (r->nonfinite_outputs == 0)
+        return 0;
+    snprintf(buf, size,
+             "%llu output value(s) of %s are not finite although every input sample that "
+             "defines them is: the input is beyond the range %s computes through "
+             "(docs/kernels.md, \"Range\"); those values are not the exact ones",
+             (unsigned long long)r->nonfinite_outputs, r->kernel, r->kernel);
+    return 1;
 }
 
 json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_output_desc *outputs,
@@ -122,7 +137,12 @@ json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_ou
     json_object_set_new(o, "failovers", cli_json_u64(r->failovers));
     json_object_set_new(o, "deadlines_missed", cli_json_u64(r->deadlines_missed));
     json_object_set_new(o, "quarantined", cli_json_u64(r->quarantined));
-    json_object_set_new(o, "warnings", cli_runtime_warnings_json(rt));
+    json_object_set_new(o, "nonfinite_outputs", cli_json_u64(r->nonfinite_outputs));
+    json_t *warnings = cli_runtime_warnings_json(rt);
+    char note[512];
+    if (cli_nonfinite_warning(r, note, sizeof note))
+        json_array_append_new(warnings, cli_json_string(note));
+    json_object_set_new(o, "warnings", warnings);
     json_t *outs = json_array();
     for (size_t i = 0; i < n_outputs; i++) {
         json_t *x = json_object();
@@ -226,10 +246,11 @@ void cli_device_models_print(FILE *f, const apo_device_model *models, size_t n, 
         model_figure(ratio, sizeof ratio, 1, m->ratio, 3);
         model_figure(latency, sizeof latency, m->valid, m->latency_ms, 4);
         model_figure(cost, sizeof cost, m->valid, m->ms_per_melem, 4);
-        fprintf(f, "%*s%-40s %7s %11s %13s %8llu", indent, "", m->id, ratio, latency, cost,
-                (unsigned long long)m->samples);
+        char id[CLI_ESCAPED_MAX], label[CLI_ESCAPED_MAX];
+        fprintf(f, "%*s%-40s %7s %11s %13s %8llu", indent, "", cli_escape(m->id, id, sizeof id),
+                ratio, latency, cost, (unsigned long long)m->samples);
         if (dropped)
             fprintf(f, " %8llu", (unsigned long long)m->dropped);
-        fprintf(f, "  %s\n", m->label);
+        fprintf(f, "  %s\n", cli_escape(m->label, label, sizeof label));
     }
 }

@@ -38,6 +38,11 @@ json_t *cli_runtime_warnings_json(const apo_runtime *rt);
 /* Prints each runtime warning to stderr as "apportion: warning: ...". */
 void cli_print_runtime_warnings(const apo_runtime *rt);
 
+/* The warning for outputs that are not finite although their inputs are
+ * (apo_report.nonfinite_outputs), written into `buf`; returns 0 (buf empty) when there are
+ * none. */
+int cli_nonfinite_warning(const apo_report *report, char *buf, size_t size);
+
 /* The report of one run as the JSON object described in docs/cli.md. */
 json_t *cli_report_json(const apo_report *report, const apo_runtime *rt,
                         const cli_output_desc *outputs, size_t n_outputs);

@@ -31,6 +31,7 @@ typedef struct cli_run_options {
     const char *column; /* only with input */
     cli_format input_format;
     int input_format_set; /* only with input */
+    int missing_as_nan;   /* only with input */
     const char *output;   /* non-empty when given */
     cli_format format;
     int format_set; /* only with output */
@@ -81,6 +82,7 @@ void cli_profile_options_free(cli_profile_options *o);
 typedef struct cli_set_ratios_options {
     const char *tag; /* 1 to APO_TAG_MAX-1 bytes after a parse */
     int clear;       /* then no items */
+    int custom_tag;  /* the tag need not be a kernel's or a stored one */
     const char *devices;
     char *ids[APO_MAX_DEVICES];     /* non-empty */
     double ratios[APO_MAX_DEVICES]; /* finite, >= 0, at least one > 0 */

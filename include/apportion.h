@@ -209,7 +209,8 @@ typedef struct apo_device_info {
     char id[APO_ID_MAX];       /* "cpu", "sim:NAME", the GPU's UUID or "rank:N@HOST" */
     char label[APO_LABEL_MAX]; /* human-readable ("cpu (2 threads)") */
     apo_device_kind kind;
-    int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: 0 */
+    int threads;                 /* cpu: OpenMP threads; sim: 1; cuda: host threads that drive
+                                    it (its worker and its staging-copy helpers, docs/cuda.md) */
     uint64_t memory_total_bytes; /* host memory for cpu and sim, device memory for cuda */
     uint64_t memory_free_bytes;
     /* cuda only, else 0 or "" */
@@ -360,7 +361,8 @@ typedef struct apo_workload {
     const apo_param *params; /* named parameters; unnamed ones take their defaults */
     size_t n_params;
     uint64_t seed;        /* keys every random draw by its global index */
-    const char *tag;      /* workload tag for profiles; NULL: the kernel name */
+    const char *tag;      /* workload tag for profiles (1-63 bytes, no control character);
+                             NULL: the kernel name */
     apo_split split;      /* APO_SPLIT_AUTO unless forced */
     const double *ratios; /* optional shares in device order (n_ratios == devices) */
     size_t n_ratios;      /* 0: no explicit ratios */
@@ -403,10 +405,15 @@ typedef struct apo_device_report {
     /* Its time */
     double wall_ms;                   /* busy time on the host clock. For cpu and sim devices it is
                                          h2d + kernel + d2h; a GPU overlaps its phases, so its wall time
-                                         is less than their sum (their ratio is the overlap achieved) */
+                                         may be less than their sum */
     double h2d_ms, kernel_ms, d2h_ms; /* GPUs: summed from CUDA events */
-    double wait_ms;                   /* idle time within the makespan */
-    double throughput;                /* elements per second while busy */
+    double host_copy_ms;              /* GPUs: host copies between the caller's arrays and pinned
+                                         staging memory, on the host clock; else 0 */
+    double overlap;    /* GPUs: (host_copy + h2d + kernel + d2h) / the time at least one of them was
+                          running, from their intervals: 1 when nothing overlapped; 0 when not
+                          measured (cpu, sim, rank) */
+    double wait_ms;    /* idle time within the makespan */
+    double throughput; /* elements per second while busy */
     /* Its faults */
     int failed;                  /* it failed during the call */
     int deadline_missed;         /* it did not finish a task within its deadline: the task was
@@ -453,6 +460,11 @@ typedef struct apo_report {
     size_t failovers;        /* devices that failed during the call */
     size_t deadlines_missed; /* devices that missed a deadline during the call */
     size_t quarantined;      /* devices quarantined, during this call or before */
+    /* The outputs */
+    uint64_t nonfinite_outputs; /* output values that are not finite although every input
+                                   sample defining them is: an overflow for inputs beyond
+                                   the range the kernel computes through (docs/kernels.md,
+                                   "Range"). bollinger and macd with host arrays; else 0 */
     /* Per device, in device order: entries 0 .. n_devices - 1 */
     size_t n_devices;
     apo_device_report devices[APO_MAX_DEVICES];
@@ -471,7 +483,8 @@ typedef struct apo_report {
  * Returns APO_ERR_NULL (rt, w, w->kernel, an input or an output array NULL, params or
  * ratios NULL with a nonzero count, a parameter with a NULL name), APO_ERR_INVALID_ARGUMENT
  * (zero rows or cols, wrong number of inputs, outputs or ratios, bad ratios, unknown
- * struct size, called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
+ * struct size, an output array that overlaps an input or another output (no kernel works in
+ * place), called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
  * (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
  * where one is needed), APO_ERR_KERNEL_FAILED (a user kernel failed),
@@ -587,7 +600,8 @@ APO_EXPORT apo_status apo_should_use_gpu(apo_runtime *rt, const char *function,
 /* Forces the shares of a workload tag: `ids` are device ids of this runtime (or cuda:N),
  * devices not named get none. n == 0 clears forced ratios. Applied to this runtime and,
  * profiles on, stored in multigpu.json. Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT
- * (unknown device, a device named twice, a ratio negative or not finite, all zero),
+ * (unknown device, a device named twice, a ratio negative or not finite, all zero, a tag
+ * with a control character),
  * APO_ERR_IO (applied in memory, not stored). */
 APO_EXPORT apo_status apo_set_ratios(apo_runtime *rt, const char *tag, const char *const *ids,
                                      const double *ratios, size_t n);

@@ -19,16 +19,29 @@
 extern "C" {
 #endif
 
-/* Where a workload's arrays live: host memory (-1) or the memory of one GPU. */
+/* Where a workload's arrays live: host memory (-1) or the memory of one GPU; and what the
+ * call must come after. */
 typedef struct apo_cuda_placement {
     size_t size;        /* sizeof(apo_cuda_placement); set by APO_CUDA_PLACEMENT_INIT */
     int inputs_device;  /* -1: the inputs are host arrays; else the device index of the GPU
                            whose memory holds every input array */
     int outputs_device; /* -1: host outputs; else the GPU that holds every output array */
+    void *stream;       /* a cudaStream_t of the caller (NULL: none). The call comes after
+                           everything enqueued on it before the call: it records an event on
+                           it and every GPU of the call waits for that event before it reads
+                           the inputs or writes the outputs. It may be a stream of any GPU
+                           (built with a CUDA older than 12.8: of the GPU of inputs_device, or
+                           of outputs_device when the inputs are host arrays), or
+                           cudaStreamLegacy / cudaStreamPerThread of the calling thread. */
+    void *wait_event;   /* a cudaEvent_t of the caller (NULL: none), recorded by the caller
+                           on any GPU: the call's GPUs also wait for it first */
 } apo_cuda_placement;
 
 #define APO_CUDA_PLACEMENT_INIT                                                                    \
-    { .size = sizeof(apo_cuda_placement), .inputs_device = -1, .outputs_device = -1 }
+    {                                                                                              \
+        .size = sizeof(apo_cuda_placement), .inputs_device = -1, .outputs_device = -1,             \
+        .stream = NULL, .wait_event = NULL                                                         \
+    }
 
 /*
  * apo_distribute_workload() with device-resident arrays: w->inputs and w->outputs are
@@ -39,9 +52,19 @@ typedef struct apo_cuda_placement {
  * on the host in the fixed tree and write the finalized values to the destination. The bits
  * are those of apo_distribute_workload() on host arrays. Such a call does not refine the
  * balancing models.
- * `where` NULL, or both fields -1, is apo_distribute_workload().
+ *
+ * Ordering: the call's GPU work comes after `where->stream` and `where->wait_event` when
+ * given; when neither is, after the work of the legacy default stream (and so of every
+ * blocking stream) of the GPUs holding the arrays, as a cudaMemcpy would. The call returns
+ * once all its work is complete on every GPU: whatever the caller enqueues afterwards, on
+ * any stream, sees the outputs. It enqueues nothing on `stream` beyond the event it records.
+ *
+ * `where` NULL, or both device fields -1 (the ordering fields are then unused), is
+ * apo_distribute_workload().
  * Returns the errors of apo_distribute_workload(), and APO_ERR_INVALID_ARGUMENT for a device
- * index that is not a GPU of this runtime, APO_ERR_NO_DEVICE without the CUDA backend. */
+ * index that is not a GPU of this runtime, APO_ERR_DEVICE_LOST when the event cannot be
+ * recorded or waited for (apo_last_error() has CUDA's message), APO_ERR_NO_DEVICE without
+ * the CUDA backend. */
 APO_EXPORT apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_workload *w,
                                                    const apo_cuda_placement *where,
                                                    apo_report *report);
@@ -59,9 +82,33 @@ typedef enum apo_copy_kind {
     APO_COPY_DEVICE_TO_DEVICE = 2
 } apo_copy_kind;
 
-/* Synchronous copy of `bytes` bytes on GPU `device`. Same errors as apo_cuda_malloc. */
+/* Copy of `bytes` bytes on GPU `device`, ordered after the work of its legacy default
+ * stream (as cudaMemcpy is); it returns once the bytes have landed, whatever the kind and
+ * whether host memory is pinned or pageable. Same errors as apo_cuda_malloc. */
 APO_EXPORT apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void *src,
                                       size_t bytes, apo_copy_kind kind);
+
+/*
+ * Pins host memory for the runtime's GPUs (cudaHostRegister, portable to every GPU), so that
+ * apo_distribute_workload() copies the GPUs' slices straight between [ptr, ptr + bytes) and
+ * GPU memory instead of through pinned staging buffers (docs/cuda.md, "Host-resident
+ * calls"). Memory the caller pinned itself (cudaMallocHost, cudaHostAlloc, its own
+ * cudaHostRegister) needs no call: it is recognised as pinned. Pinning costs about as much
+ * as copying the bytes once, so it pays for arrays used in several calls.
+ *
+ * The runtime keeps a table of what it pinned: registering the same range again is a no-op.
+ * apo_cuda_host_unregister() releases one range; apo_runtime_destroy() releases the rest.
+ * Both wait for any call in progress (the call lock), and no copy into or out of the range
+ * is still in flight after a call has returned, so releasing cannot cut a copy short. Memory
+ * must stay allocated while it is registered: release it before freeing it. CUDA pins whole
+ * pages, so a range sharing a page with one pinned already may be refused.
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (bytes 0, or a range overlapping one pinned
+ * already), APO_ERR_NO_DEVICE (no GPU in the runtime, or no CUDA backend),
+ * APO_ERR_OUT_OF_MEMORY or APO_ERR_DEVICE_LOST (CUDA refused; apo_last_error() says why).
+ * apo_cuda_host_unregister returns APO_ERR_NOT_FOUND for a pointer it did not register.
+ */
+APO_EXPORT apo_status apo_cuda_host_register(apo_runtime *rt, void *ptr, size_t bytes);
+APO_EXPORT apo_status apo_cuda_host_unregister(apo_runtime *rt, void *ptr);
 
 /* Transfer and copy bandwidths of one GPU, measured when called (median of several runs). */
 typedef struct apo_cuda_bandwidth {

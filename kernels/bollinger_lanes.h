@@ -156,8 +156,10 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
         if (use_ring)                                                                              \
             ring[step % APO_BOLLINGER_RING] = xn;                                                  \
         const unsigned ok = apo__bollinger_lanes_step(&v, &k, xn, xo, &mean, &sd);                 \
-        const apo_vd up = mean + k.nbu * sd;                                                       \
-        const apo_vd dn = mean - k.nbd * sd;                                                       \
+        /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands. */                  \
+        const apo_vd up = apo_vd_canonical_nan(mean + k.nbu * sd);                                 \
+        const apo_vd dn = apo_vd_canonical_nan(mean - k.nbd * sd);                                 \
+        mean = apo_vd_canonical_nan(mean);                                                         \
         const unsigned emit = moving & ok;                                                         \
         for (size_t i = 0; i < APO_LANES; i++) {                                                   \
             if (emit >> i & 1u) {                                                                  \
@@ -304,9 +306,11 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
             apo_vd_transpose(sd);
             for (size_t i = 0; i < APO_LANES; i++) {
                 if (moving >> i & 1u) {
-                    apo_vd_storeu(upper + at[i], mean[i] + k.nbu * sd[i]);
-                    apo_vd_storeu(middle + at[i], mean[i]);
-                    apo_vd_storeu(lower + at[i], mean[i] - k.nbd * sd[i]);
+                    /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands
+                     * (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
+                    apo_vd_storeu(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
+                    apo_vd_storeu(middle + at[i], apo_vd_canonical_nan(mean[i]));
+                    apo_vd_storeu(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
                 }
             }
             for (size_t q = 0; q < n_kept; q++) {

@@ -17,9 +17,10 @@
  * (apo_hd.h): no transcendental, no FMA contraction on either compiler, no state shared
  * between tiles. The constants written for NaN and infinite windows are the NAN and
  * INFINITY macros, the same bits on both sides. The CPU and the GPU therefore give the same
- * bits, and any assignment of tiles to devices or threads does too. (The exception, see
- * apo_hd.h: a window of finite samples whose sum overflows, |x| near DBL_MAX / period,
- * gets a NaN from arithmetic, whose sign and payload may differ on the GPU.)
+ * bits, and any assignment of tiles to devices or threads does too. A window of finite
+ * samples whose sum or M2 overflows (|x| near DBL_MAX / period, or nbdev 0 times an
+ * infinite sd) gets a NaN from arithmetic: the bands pass through apo__canonical_nan()
+ * (apo_hd.h), so that NaN is stored as the NAN constant on both sides too.
  */
 #ifndef APO_BOLLINGER_TILE_H
 #define APO_BOLLINGER_TILE_H
@@ -143,9 +144,10 @@ static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, 
     }
     double sd = sqrt(m2 / pd);
     double mean = shift + ybar;
-    upper[t] = mean + nbdev_up * sd;
-    middle[t] = mean;
-    lower[t] = mean - nbdev_dn * sd;
+    /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
+    upper[t] = apo__canonical_nan(mean + nbdev_up * sd);
+    middle[t] = apo__canonical_nan(mean);
+    lower[t] = apo__canonical_nan(mean - nbdev_dn * sd);
 
     const double limit = 16384.0; /* 2^-36 / (8 * 2^-53) */
     double acc = 0.0;
@@ -194,9 +196,10 @@ static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, 
 
         sd = sqrt(m2 * inv_p);
         mean = shift + ybar;
-        upper[t] = mean + nbdev_up * sd;
-        middle[t] = mean;
-        lower[t] = mean - nbdev_dn * sd;
+        /* NaN canonicalisation, as above. */
+        upper[t] = apo__canonical_nan(mean + nbdev_up * sd);
+        middle[t] = apo__canonical_nan(mean);
+        lower[t] = apo__canonical_nan(mean - nbdev_dn * sd);
     }
     *tp = t;
 

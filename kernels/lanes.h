@@ -139,6 +139,12 @@ static inline apo_vd apo_vd_select(apo_vm m, apo_vd a, apo_vd b) {
 #endif
 }
 
+/* apo__canonical_nan() lane by lane (apo_hd.h): v, or the NAN constant where v is a NaN of
+ * any sign and payload. */
+static inline apo_vd apo_vd_canonical_nan(apo_vd v) {
+    return apo_vd_select(apo_vd_ne(v, v), apo_vd_splat(NAN), v);
+}
+
 /* Bit i set when lane i of m is true. */
 static inline unsigned apo_vm_bits(apo_vm m) {
 #if APO_LANES_X86 == 512

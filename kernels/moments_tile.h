@@ -56,8 +56,10 @@ static inline APO_HD void apo__moments_merge(const apo__moments *a, const apo__m
      * delta^2 * na * nb / n. Both are sums of non-negative terms or a single correction,
      * so nothing here cancels catastrophically. */
     out->count = count;
-    out->mean = ma.mean + delta * (mb.count / count);
-    out->m2 = (ma.m2 + mb.m2) + delta * delta * (ma.count * mb.count / count);
+    /* NaN canonicalisation (apo_hd.h): partials whose means overflowed to infinities make
+     * inf - inf here. */
+    out->mean = apo__canonical_nan(ma.mean + delta * (mb.count / count));
+    out->m2 = apo__canonical_nan((ma.m2 + mb.m2) + delta * delta * (ma.count * mb.count / count));
     /* Written so that a NaN on one side never replaces a number on the other. */
     out->min = mb.min < ma.min ? mb.min : ma.min;
     out->max = mb.max > ma.max ? mb.max : ma.max;

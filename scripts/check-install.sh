@@ -1,22 +1,160 @@
 #!/usr/bin/env bash
-# Installs the build into a staging folder and builds the user-kernel example against the
-# installed header, library and pkg-config file alone, then runs it: proof that
-# `meson install` gives a usable library.
+# Checks what `meson install` gives a user: the library, header and pkg-config file where the
+# loader and pkg-config look without help, the loader's cache refreshed, and the tool on the
+# PATH. Then it builds the user-kernel example the way the README says, with
+# `cc ... $(pkg-config --cflags --libs apportion)` and no PKG_CONFIG_PATH or LD_LIBRARY_PATH,
+# runs it, and runs `apportion --version` by its bare name.
+#
+# As root, where mount namespaces are allowed (CI), this is a real `meson install` into the
+# configured prefix, inside a private mount namespace in which the prefix and /etc are
+# overlays whose writes land in a temporary folder: the install script and ldconfig run for
+# real and the machine is left as it was. Elsewhere the build is installed into a staging
+# folder, and the folders it chose are checked against the search paths of pkg-config, the
+# loader and the default PATH.
+#
 # Usage: check-install.sh BUILD_DIR SOURCE_DIR [SANITIZE]   (SANITIZE as in b_sanitize)
+#        APO_CHECK_INSTALL_MODE=staged check-install.sh ...  (the staged check, also as root)
 set -euo pipefail
-build=$1
-src=$2
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
 sanitize=${3:-none}
 flags=()
 # A sanitized library needs its runtimes in the program that links it.
 [ "$sanitize" != none ] && flags+=("-fsanitize=$sanitize")
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+# The PATH a login shell gets on Debian and Ubuntu (/etc/login.defs, ENV_SUPATH).
+user_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+fail() {
+    echo "check-install: $*" >&2
+    exit 1
+}
+
+option() {
+    meson introspect --buildoptions "$build" | python3 -c '
+import json, sys
+print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]))' "$1"
+}
+prefix=$(option prefix)
+libdir=$(option libdir)
+bindir=$(option bindir)
+[[ "$libdir" = /* ]] || libdir=$prefix/$libdir
+[[ "$bindir" = /* ]] || bindir=$prefix/$bindir
+
+# The loader's folders: /etc/ld.so.conf with its includes, and the trusted folders.
+loader_dirs() {
+    local file=$1 line pattern f
+    [ -r "$file" ] || return 0
+    while IFS= read -r line || [ -n "$line" ]; do
+        line=${line%%#*}
+        line=$(echo "$line" | xargs)
+        case "$line" in
+        "") ;;
+        include\ *)
+            for pattern in ${line#include }; do
+                for f in $pattern; do loader_dirs "$f"; done
+            done
+            ;;
+        *) echo "$line" ;;
+        esac
+    done <"$file"
+}
+search_path_checks() {
+    local pc_path pkgdir dirs
+    pkgdir=$libdir/pkgconfig
+    pc_path=$(pkg-config --variable pc_path pkg-config)
+    case ":$pc_path:" in
+    *":$pkgdir:"*) ;;
+    *) fail "apportion.pc goes to $pkgdir, which pkg-config does not search ($pc_path):" \
+        "'pkg-config apportion' would find nothing. On Debian and Ubuntu install dpkg-dev" \
+        "(scripts/deps.sh does) and set up a new build folder, or configure --libdir" ;;
+    esac
+    dirs=$(
+        loader_dirs /etc/ld.so.conf
+        printf '%s\n' /lib /usr/lib /lib64 /usr/lib64
+    )
+    grep -qxF "$libdir" <<<"$dirs" ||
+        fail "libapportion goes to $libdir, which the loader does not search" \
+            "(/etc/ld.so.conf): programs built against it would not start"
+    case ":$user_path:" in
+    *":$bindir:"*) ;;
+    *) fail "apportion goes to $bindir, which is not on the default PATH ($user_path)" ;;
+    esac
+}
+
+# Builds and runs the example and the tool as a user would, in a clean environment. The
+# profiles are off and HOME is private: a test never touches the user's state.
+use_it() { # use_it WORKDIR [NAME=VALUE ...]: extra environment for the staged case
+    local dir=$1
+    shift
+    cp "$src/docs/examples/user_kernel.c" "$dir/app.c"
+    env -i PATH="$user_path" HOME="$dir" APPORTION_PROFILES=off "$@" bash -c '
+        set -euo pipefail
+        cd "$1"
+        shift
+        cc -std=c11 -Wall -Wextra -Werror "$@" app.c -o app $(pkg-config --cflags --libs apportion)
+        ./app >/dev/null
+        version=$(apportion --version)
+        case "$version" in
+        "apportion "*" (libapportion "*")") echo "installed: $version ($(command -v apportion))" ;;
+        *) echo "apportion --version printed: $version" >&2; exit 1 ;;
+        esac' bash "$dir" "${flags[@]}"
+}
+
+can_use_namespace() {
+    [ "$(id -u)" -eq 0 ] && [ -d "$prefix" ] && command -v unshare >/dev/null &&
+        unshare -m --propagation private true 2>/dev/null || return 1
+    # meson, cc and pkg-config must not live under the prefix that the overlay replaces.
+    case "$(command -v meson)" in "$prefix"/*) return 1 ;; esac
+    return 0
+}
+
+case "$prefix" in
+/usr/local | /usr) search_path_checks ;;
+*) echo "check-install: prefix $prefix is not a system prefix: search paths not checked" ;;
+esac
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if [ "${APO_CHECK_INSTALL_MODE:-}" != staged ] && can_use_namespace; then
+    # The real install. Everything it writes under the prefix and /etc lands in the upper
+    # folders of the overlays, on a tmpfs that disappears with the namespace.
+    export -f use_it
+    export build src prefix libdir work user_path
+    export flags_list="${flags[*]}"
+    unshare -m --propagation private bash -euo pipefail -c '
+        mount -t tmpfs tmpfs "$work"
+        for target in "$prefix" /etc; do
+            name=$(echo "$target" | tr / _)
+            mkdir -p "$work/$name.upper" "$work/$name.work"
+            mount -t overlay overlay \
+                -o "lowerdir=$target,upperdir=$work/$name.upper,workdir=$work/$name.work" "$target"
+        done
+        meson install -C "$build" --no-rebuild >"$work/install.log" 2>&1 ||
+            { cat "$work/install.log" >&2; exit 1; }
+        cache=$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p)
+        soname=$(objdump -p "$(ls "$libdir"/libapportion.so.* | head -n 1)" |
+            awk "/SONAME/ { print \$2 }")
+        grep -qF "$soname (" <<<"$cache" ||
+            { echo "check-install: after meson install the loader cache has no $soname:" \
+                "ldconfig did not run" >&2; exit 1; }
+        mkdir "$work/app"
+        read -r -a flags <<<"$flags_list"
+        use_it "$work/app"
+    '
+    echo "check-install: real install into $prefix (private mount namespace): usable"
+    exit 0
+fi
+
+# Staged: the same files in a staging folder; the folders were checked above, so pointing
+# pkg-config and the loader at the staged copies of exactly those folders stands in for
+# the install.
+stage=$work/stage
 meson install -C "$build" --destdir "$stage" --no-rebuild --quiet >/dev/null
-pc=$(dirname "$(find "$stage" -name apportion.pc | head -n 1)")
-[ -n "$pc" ] || { echo "no apportion.pc installed"; exit 1; }
-export PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$stage
-cc -std=c11 -Wall -Wextra -Werror "${flags[@]}" "$src/docs/examples/user_kernel.c" \
-    -o "$stage/example" \
-    $(pkg-config --cflags --libs apportion)
-LD_LIBRARY_PATH="$pc/.." "$stage/example"
+[ -f "$stage$libdir/pkgconfig/apportion.pc" ] ||
+    fail "no apportion.pc in $libdir/pkgconfig (installed: $(cd "$stage" && find . -name '*.pc'))"
+[ -x "$stage$bindir/apportion" ] || fail "no apportion in $bindir"
+mkdir "$work/app"
+use_it "$work/app" PATH="$stage$bindir:$user_path" PKG_CONFIG_PATH="$stage$libdir/pkgconfig" \
+    PKG_CONFIG_SYSROOT_DIR="$stage" LD_LIBRARY_PATH="$stage$libdir"
+echo "check-install: staged install (not root, or no mount namespace): usable"

@@ -3,8 +3,14 @@
 
 A Criterion executable counts as its test cases (from its "Synthesis" line); any other
 test counts as one. A test executable that crashed or timed out before its synthesis
-counts as one failure, so nothing is lost from the count.
+counts as one failure, so nothing is lost from the count. A skipped test is listed with
+its reason (the last line it printed), which meson itself keeps only in testlog.json. `--failed NAME` (repeatable)
+adds one failed check that the caller made outside meson (scripts/test.sh: no test wrote
+into HOME).
+
+Usage: count-results.py [--failed NAME ...] TESTLOG_JSON
 """
+import argparse
 import json
 import re
 import sys
@@ -13,7 +19,7 @@ SYNTHESIS = re.compile(
     r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
 
 
-def main(path):
+def main(path, extra_failures):
     passed = failed = skipped = 0
     with open(path) as log:
         for line in log:
@@ -24,6 +30,11 @@ def main(path):
             found = SYNTHESIS.findall(text)
             if result == "SKIP":
                 skipped += 1
+                lines = [l.strip() for l in text.splitlines() if l.strip()]
+                reason = lines[-1] if lines else "no reason given"
+                if len(reason) > 400:
+                    reason = reason[:400] + "..."
+                print(f"SKIPPED: {test.get('name')}: {reason}")
             elif found:
                 tested, passing, failing, crashing = map(int, found[-1])
                 passed += passing
@@ -34,9 +45,17 @@ def main(path):
                 passed += 1
             else:
                 failed += 1
+    for name in extra_failures:
+        print(f"FAILED: {name}")
+        failed += 1
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    parser = argparse.ArgumentParser(description="Counts the results of a meson test run.")
+    parser.add_argument("--failed", action="append", default=[], metavar="NAME",
+                        help="one more failed check, made outside meson")
+    parser.add_argument("testlog", help="meson-logs/testlog.json")
+    args = parser.parse_args()
+    sys.exit(main(args.testlog, args.failed))

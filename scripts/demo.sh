@@ -6,24 +6,42 @@
 #
 # The profile step writes this machine's models to the user's profile folder
 # (~/.local/state/apportion/ unless APPORTION_PROFILE_DIR says otherwise), as a
-# scheduled re-profiling job would; the runs after it are split by those models.
+# scheduled re-profiling job would; the runs after it are split by those models. Runs on
+# simulated devices keep their models in a scratch folder instead: a simulated device is
+# no device of this machine, and the user's profile must not list one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Headings in bold on a terminal only: escape codes in a log file are noise.
+if [ -t 1 ]; then
+    step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+    step() { printf '\n== %s\n' "$*"; }
+fi
+
+step "Checking what the build needs (scripts/deps.sh)"
 bash scripts/deps.sh
 build=${APO_BUILD_DIR:-build}
+# meson and ninja print their progress: the first build takes a minute or more.
 if [ ! -f "$build/build.ninja" ]; then
-    meson setup "$build" >/dev/null
+    step "Setting up the build folder $build (meson)"
+    meson setup "$build"
 fi
-ninja -C "$build" >/dev/null
+step "Building (ninja; the first build takes a minute or more)"
+ninja -C "$build"
 apo="$build/cli/apportion"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-
 step "Devices on this machine"
 "$apo" devices
+# Without a GPU the line above said why; the runs below keep to the CPU by name, so that
+# they do not say it again, each of them.
+gpus=$("$apo" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpu_count"])')
+if [ "$gpus" -eq 0 ]; then
+    echo "No GPU is usable here (why: above), so the runs below use the CPU: APPORTION_DEVICES=cpu."
+    export APPORTION_DEVICES=cpu
+fi
 
 step "Profiling this machine's devices (bollinger and macd; skipped while younger than 1 day)"
 "$apo" profile --kernels bollinger,macd --if-older-than 1d
@@ -37,14 +55,16 @@ step "bootstrap: 1000 replicates of the mean return of 10 series of 10000 sample
 "$apo" run --kernel bootstrap --rows 10 --cols 10000 --param replicates=1000 --seed 7 \
     --output "$out/bootstrap-local"
 
+# Every run with a simulated device below stores what it learns in a scratch folder.
+sim_profiles="$out/sim-profiles"
 sims="cpu,sim:fast:rate=300M:latency=1ms,sim:slow:rate=100M"
 step "bollinger on one series of 4M samples: cpu beside two simulated devices, ratios 4:3:1"
-"$apo" run --kernel bollinger --rows 1 --cols 4000000 --seed 7 --devices "$sims" \
-    --ratios cpu=4,sim:fast=3,sim:slow=1 --output "$out/split"
+APPORTION_PROFILE_DIR="$sim_profiles" "$apo" run --kernel bollinger --rows 1 --cols 4000000 \
+    --seed 7 --devices "$sims" --ratios cpu=4,sim:fast=3,sim:slow=1 --output "$out/split"
 
 step "The same, with sim:fast failing after its first task: its tiles move to the others"
-"$apo" run --kernel bollinger --rows 1 --cols 4000000 --seed 7 \
-    --devices "cpu,sim:fast:rate=300M:latency=1ms:fail_after=2,sim:slow:rate=100M" \
+APPORTION_PROFILE_DIR="$sim_profiles" "$apo" run --kernel bollinger --rows 1 --cols 4000000 \
+    --seed 7 --devices "cpu,sim:fast:rate=300M:latency=1ms:fail_after=2,sim:slow:rate=100M" \
     --ratios cpu=4,sim:fast=3,sim:slow=1 --output "$out/failover"
 
 step "bollinger on one series of 4M samples, the cpu alone"
@@ -66,3 +86,17 @@ for f in upper middle lower; do
     cmp "$out/cpu/$f.f64" "$out/failover/$f.f64"
     echo "$f.f64: identical on cpu, on cpu+2 sims, and after a device failure"
 done
+
+# The user's profile holds this machine's devices only: the simulated runs above kept theirs
+# in the scratch folder.
+"$apo" show --json | python3 -c '
+import json, sys
+profile = json.load(sys.stdin)
+sims = sorted({d["id"] for w in profile["multigpu"]["workloads"] for d in w["devices"]
+               if d["id"].startswith("sim:")})
+if sims:
+    sys.exit("scripts/demo.sh: the profile lists simulated devices: " + ", ".join(sims))'
+
+echo
+echo "The tool is $apo; 'meson install -C $build' (as root) puts apportion on the PATH and the"
+echo "library where programs built with pkg-config find it (README.md, Building by hand)."

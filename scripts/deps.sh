@@ -19,9 +19,11 @@ esac
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 
+# apt-get's own output is shown: a first install takes a minute or more, and a silent
+# screen looks hung.
 install() {
     [ $# -gt 0 ] || return 0
-    echo "scripts/deps.sh: installing $*" >&2
+    echo "scripts/deps.sh: installing $* (apt-get; a first install takes a minute or more)" >&2
     local sudo_cmd=()
     if [ "$(id -u)" -ne 0 ]; then
         if have_cmd sudo; then
@@ -32,8 +34,9 @@ install() {
         fi
     fi
     export DEBIAN_FRONTEND=noninteractive
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+    "${sudo_cmd[@]}" apt-get update
+    "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "$@"
+    echo "scripts/deps.sh: installed $*" >&2
 }
 
 need=()
@@ -41,6 +44,9 @@ have_cmd gcc || need+=(gcc)
 have_cmd meson || need+=(meson)
 have_cmd ninja || need+=(ninja-build)
 have_cmd pkg-config || need+=(pkg-config)
+# meson installs the library into Debian's multiarch folder (lib/x86_64-linux-gnu), where the
+# loader and pkg-config look, only when dpkg-architecture is there; without it, lib64.
+have_cmd dpkg-architecture || need+=(dpkg-dev)
 have_cmd python3 || need+=(python3)
 have_cmd clang-format || need+=(clang-format)
 have_cmd pkg-config && have_pc jansson || need+=(libjansson-dev)

@@ -84,9 +84,25 @@ if [ "$sanitize" = thread ]; then
     # TSan runs programs 5 to 15 times slower.
     test_opts+=(--timeout-multiplier 3)
 fi
+# No test may read or write the state of the user running it (profiles above all): the
+# tests run with a HOME and an XDG_STATE_HOME of their own, fresh and empty, and anything
+# found in them afterwards fails the suite. They are left writable on purpose: a profile
+# write that fails is only a warning, which a test would never see, and root writes into a
+# read-only folder anyway; a write that lands is what the check below catches.
+sandbox=$(mktemp -d)
+trap 'rm -rf "$sandbox"' EXIT
+mkdir "$sandbox/home" "$sandbox/state"
 status=0
-meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" ||
+HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state \
+    meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" ||
     status=$?
 
-python3 scripts/count-results.py "$build/meson-logs/testlog.json" || status=1
+extra=()
+written=$(cd "$sandbox" && find home state -mindepth 1 | head -n 20)
+if [ -n "$written" ]; then
+    echo "scripts/test.sh: tests wrote into HOME or XDG_STATE_HOME (a private folder here):" >&2
+    echo "$written" | sed 's/^/  /' >&2
+    extra+=(--failed "no test writes into HOME or XDG_STATE_HOME")
+fi
+python3 scripts/count-results.py "${extra[@]}" "$build/meson-logs/testlog.json" || status=1
 exit $status

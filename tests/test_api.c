@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/kernel.h"
+#include "core/nonfinite_count.h"
+#include "core/plan.h"
+#include "core/runtime.h"
 #include "helpers.h"
 #include "reference.h"
 
@@ -112,6 +116,159 @@ Test(api, report_accounts_for_every_element, .timeout = 60) {
     cr_assert_eq(r.ratio_source, APO_RATIOS_ONLINE);
     cr_assert_float_eq(r.devices[0].share, 1.0 / 8.0, 0.01, "%g", r.devices[0].share);
     cr_assert_float_eq(r.devices[2].share, 4.0 / 8.0, 0.02, "%g", r.devices[2].share);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* ---- outputs that overflow (docs/kernels.md, "Range") ------------------------------------ */
+
+/* Output values that are not finite where the long-double reference (default parameters)
+ * is: what apo_report.nonfinite_outputs is to count, found independently of the library's
+ * rules. */
+static uint64_t overflowed_against_reference(const test_job *job) {
+    const size_t rows = job->w.rows, cols = job->w.cols;
+    int bollinger = strcmp(job->w.kernel, "bollinger") == 0;
+    double *ref[3];
+    for (int o = 0; o < 3; o++)
+        cr_assert_not_null(ref[o] = malloc(cols * sizeof(double)));
+    uint64_t count = 0;
+    for (size_t r = 0; r < rows; r++) {
+        const double *x = job->input + r * cols;
+        if (bollinger)
+            apo__ref_bollinger(x, cols, 20, 2, 2, ref[0], ref[1], ref[2]);
+        else
+            apo__ref_macd(x, cols, 12, 26, 9, ref[0], ref[1], ref[2]);
+        for (int o = 0; o < 3; o++)
+            for (size_t t = 0; t < cols; t++)
+                count += !isfinite(job->outputs[o][r * cols + t]) && isfinite(ref[o][t]);
+    }
+    for (int o = 0; o < 3; o++)
+        free(ref[o]);
+    return count;
+}
+
+/* The issue's cases: 40 samples near 1e160 (bollinger's squared deviations overflow: upper
+ * inf and lower -inf, middle exact) and near 1.7e308 (every sum overflows: NaN everywhere
+ * for bollinger; macd's seeds overflow). The exact values are all finite (the largest band
+ * is about 1.75e308). macd computes through 1e160. */
+Test(api, report_counts_outputs_that_overflow_where_the_exact_value_is_finite, .timeout = 60) {
+    static const struct {
+        const char *kernel;
+        double scale;
+        uint64_t expected; /* windows (21 or 7 positions) x outputs that overflow */
+    } cases[] = {
+        {"bollinger", 1e160, 21 * 2}, {"bollinger", 1.7e308, 21 * 3}, {"macd", 1.7e308, 7 * 3},
+        {"macd", 1e160, 0},           {"bollinger", 1.0, 0},          {"macd", 1.0, 0},
+    };
+    apo_runtime *rt = test_runtime("cpu");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        test_job job;
+        test_job_init(&job, rt, cases[c].kernel, 1, 40, 3);
+        for (size_t i = 0; i < 40; i++)
+            job.input[i] = cases[c].scale * (1.0 + 0.02 * sin((double)i));
+        apo_report report = APO_REPORT_INIT;
+        cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
+        uint64_t want = overflowed_against_reference(&job);
+        cr_assert_eq(want, cases[c].expected, "%s at %g: the reference finds %llu", cases[c].kernel,
+                     cases[c].scale, (unsigned long long)want);
+        cr_assert_eq(report.nonfinite_outputs, want, "%s at %g: reported %llu, expected %llu",
+                     cases[c].kernel, cases[c].scale, (unsigned long long)report.nonfinite_outputs,
+                     (unsigned long long)want);
+        test_job_free(&job);
+    }
+
+    /* A band whose exact value is itself beyond the largest double (nbdev_up 1e300 times an
+     * sd near 1e10) is counted too: every sample of its window is finite. */
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 1, 40, 3);
+    test_job_param(&job, "nbdev_up", 1e300);
+    for (size_t i = 0; i < 40; i++)
+        job.input[i] = 1e12 * (1.0 + 0.02 * sin((double)i));
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(report.nonfinite_outputs, 21, "%llu",
+                 (unsigned long long)report.nonfinite_outputs);
+    double up[40], mid[40], lo[40];
+    apo__ref_bollinger(job.input, 40, 20, 1e300, 2, up, mid, lo);
+    for (size_t t = 19; t < 40; t++)
+        cr_assert(isinf(up[t]) && isfinite(mid[t]) && isfinite(lo[t]), "t %zu", t);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* Two rows over several tiles: a random walk with NaN and infinite samples (their NaN
+ * outputs are the definition, not an overflow), a stretch near 1e160 in one row and near
+ * 1e307 in the other (sums of 20 or 26 such samples overflow; no exact value does), where
+ * a macd tile starts its warm-up (32768 - 809), since macd overflows only in its seeds. The count
+ * equals the reference's on one cpu and on a time split over a cpu and sim devices, one of them
+ * flaky (tiles redone in failover are counted once); the same data without the stretches counts 0.
+ */
+Test(api, nonfinite_count_skips_gaps_and_does_not_depend_on_the_split, .timeout = 120) {
+    static const char *const kernels[2] = {"bollinger", "macd"};
+    static const char *const device_lists[2] = {"cpu",
+                                                "cpu:threads=1,sim:a,sim:b:flaky=0.4:seed=7"};
+    const size_t rows = 2, cols = 60000;
+    for (int stretches = 0; stretches < 2; stretches++) {
+        for (int k = 0; k < 2; k++) {
+            uint64_t first = 0;
+            for (int d = 0; d < 2; d++) {
+                apo_runtime *rt = test_runtime(device_lists[d]);
+                test_job job;
+                test_job_init(&job, rt, kernels[k], rows, cols, 17);
+                for (size_t i = 0; i < rows * cols; i++) {
+                    if (i % 997 == 0)
+                        job.input[i] = NAN;
+                    else if (i % 4999 == 0)
+                        job.input[i] = i % 2 ? INFINITY : -INFINITY;
+                }
+                if (stretches) {
+                    for (size_t t = 31900; t < 32300; t++) {
+                        if (isfinite(job.input[t]))
+                            job.input[t] *= 1e158;
+                        if (isfinite(job.input[cols + t]))
+                            job.input[cols + t] = 1e307 * (1.0 + 0.03 * sin((double)t));
+                    }
+                }
+                job.w.split = APO_SPLIT_TIME;
+                apo_report report = APO_REPORT_INIT;
+                cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
+                uint64_t want = overflowed_against_reference(&job);
+                cr_assert_eq(report.nonfinite_outputs, want,
+                             "%s on %s: reported %llu, the reference finds %llu", kernels[k],
+                             device_lists[d], (unsigned long long)report.nonfinite_outputs,
+                             (unsigned long long)want);
+                if (!stretches)
+                    cr_assert_eq(want, 0, "%s: a gap was counted", kernels[k]);
+                else
+                    cr_assert_gt(want, 0, "%s: the stretches overflow nothing", kernels[k]);
+                if (d == 0)
+                    first = report.nonfinite_outputs;
+                cr_assert_eq(report.nonfinite_outputs, first, "%s: the count depends on the split",
+                             kernels[k]);
+                test_job_free(&job);
+                apo_runtime_destroy(rt);
+            }
+        }
+    }
+}
+
+/* Tiles that no host device checked (those a GPU or a rank computed) are checked after the
+ * call: a call whose every tile is left unchecked gives the count of the checked run. */
+Test(api, nonfinite_count_checks_tiles_no_device_checked, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 3, 20000, 5);
+    for (size_t t = 5000; t < 5100; t++)
+        job.input[20000 + t] *= 1e160;
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
+    cr_assert_gt(report.nonfinite_outputs, 0);
+    apo__call call;
+    cr_assert_eq(apo__resolve_call(rt, &job.w, &call, 1), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo__nonfinite_start(&call), APO_OK);
+    cr_assert_not_null(call.nonfinite);
+    cr_assert_eq(apo__nonfinite_finish(&call), report.nonfinite_outputs);
+    cr_assert_null(call.nonfinite);
     test_job_free(&job);
     apo_runtime_destroy(rt);
 }

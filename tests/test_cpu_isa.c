@@ -27,12 +27,14 @@
 /* ---- inputs ----------------------------------------------------------------------------- */
 
 enum flavour {
-    PLAIN,     /* a random walk near 100 */
-    SPECIALS,  /* NaN, +inf, -inf and zeros sprinkled in */
-    STRETCHES, /* runs of repeated values, some longer than the periods */
-    STEPS,     /* a walk on a coarse grid: many equal neighbours, windows of tiny variance */
-    HUGE,      /* values near 1e150 with rare jumps: sums and squares near overflow */
-    OVERFLOW,  /* finite values near +-1e308 alternating: sums overflow, NaN from arithmetic */
+    PLAIN,       /* a random walk near 100 */
+    SPECIALS,    /* NaN, +inf, -inf and zeros sprinkled in */
+    STRETCHES,   /* runs of repeated values, some longer than the periods */
+    STEPS,       /* a walk on a coarse grid: many equal neighbours, windows of tiny variance */
+    HUGE,        /* values near 1e150 with rare jumps: sums and squares near overflow */
+    OVERFLOW,    /* finite values near +-1e308 alternating: sums overflow, NaN from arithmetic */
+    INFINITE_M2, /* values in [1e300, 1.5e300]: runs slide on with an infinite M2, and nbdev 0
+                    makes NaN bands from 0 * inf, which the tile bodies canonicalise */
     FLAVOURS
 };
 
@@ -77,6 +79,9 @@ static double *make_input(enum flavour f, size_t rows, size_t cols, uint64_t see
                 break;
             case OVERFLOW:
                 row[t] = (t % 2 ? -1e308 : 1e308) * (0.5 + 0.5 * u);
+                break;
+            case INFINITE_M2:
+                row[t] = 1e300 * (1.0 + 0.5 * u);
                 break;
             case FLAVOURS:
                 break;

@@ -1,9 +1,11 @@
 /*
  * Unit tests of the command-line tool's strict CSV reader (cli/csv.c) and of its input and
- * output helpers (cli/input.c). Every rejection is checked with its exact line and column.
+ * output helpers (cli/input.c, cli/output_files.c). Every rejection is checked with its exact line
+ * and column.
  */
 #include "csv.h"
 #include "input.h"
+#include "output_files.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -15,8 +17,10 @@
 
 static char err[1024];
 
+static unsigned csv_flags; /* of every parse below */
+
 static int parse_n(const char *text, size_t len, const char *column, double **v, size_t *n) {
-    return apo__csv_parse_column(text, len, "t.csv", column, v, n, err, sizeof err);
+    return apo__csv_parse_column(text, len, "t.csv", column, csv_flags, v, n, err, sizeof err);
 }
 
 static int parse(const char *text, const char *column, double **v, size_t *n) {
@@ -114,10 +118,16 @@ Test(csv, column_selection_rules, .timeout = 10) {
                  "t.csv: no column named \"high\"; the columns are: \"date\", \"open\"");
     expect_error("Close,close\n1,2\n", "CLOSE",
                  "t.csv: column name \"CLOSE\" matches several columns when case is ignored: "
-                 "\"Close\", \"close\"");
-    expect_error("Close,close,x\n1,2,3\n", NULL,
+                 "\"Close\", \"close\"; give one of them exactly with --column");
+    /* Only the columns that match are listed: the choice is between them. */
+    expect_error("Date,Open,close,Volume,CLOSE\n1,2,3,4,5\n", NULL,
                  "t.csv: column name \"close\" matches several columns when case is ignored: "
-                 "\"Close\", \"close\", \"x\"");
+                 "\"close\", \"CLOSE\"; give one of them exactly with --column");
+    /* Names are compared without the spaces around them ("Date, Close" exports). */
+    expect_values("date, close ,volume\n2, 1 ,3\n", NULL, one, 1);
+    expect_values("date,\tPx\n2,3\n", "Px", three, 1);
+    expect_error("a, a\n1,2\n", NULL,
+                 "t.csv:1:2: duplicate column name \"a\" (also column 1) (byte 3 of the line)");
 }
 
 Test(csv, rejects_a_record_with_too_many_fields, .timeout = 10) {
@@ -163,12 +173,37 @@ Test(csv, rejects_a_lone_carriage_return, .timeout = 10) {
 
 Test(csv, rejects_an_empty_field_in_the_selected_column, .timeout = 10) {
     expect_error("a,b\n1,2\n3,\n", "b",
-                 "t.csv:3:2: empty field, expected a number (byte 3 of the line)");
+                 "t.csv:3:2: empty field, expected a number (--missing-as-nan reads it as NaN) "
+                 "(byte 3 of the line)");
     expect_error("a,b\n1,2\n\"\",4\n", "a",
-                 "t.csv:3:1: empty field, expected a number (byte 1 of the line)");
-    /* A blank last line of a one-column file is an empty field, not a silent end. */
-    expect_error("a\n1\n\n", NULL,
-                 "t.csv:3:1: empty field, expected a number (byte 1 of the line)");
+                 "t.csv:3:1: empty field, expected a number (--missing-as-nan reads it as NaN) "
+                 "(byte 1 of the line)");
+    /* A blank line before the last record of a one-column file is an empty field. */
+    expect_error("a\n1\n\n2\n", NULL,
+                 "t.csv:3:1: empty field, expected a number (--missing-as-nan reads it as NaN) "
+                 "(byte 1 of the line)");
+    expect_error("a\nNA\n", NULL,
+                 "t.csv:2:1: expected a number, got \"NA\" (--missing-as-nan reads it as NaN) "
+                 "(byte 1 of the line)");
+}
+
+/* The marks of a missing value in common exports, read as NaN when asked for. */
+Test(csv, missing_values_read_as_nan_with_the_flag, .timeout = 10) {
+    csv_flags = APO_CSV_MISSING_AS_NAN;
+    const double want[] = {1.0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 2.0};
+    double *v = NULL;
+    size_t n = 0;
+    const char *text =
+        "d,x\n1,1\n2,\n3,\"\"\n4,NA\n5, n/a \n6,#N/A\n7,null\n8,NULL\n9,None\n10,2\n";
+    cr_assert_eq(parse(text, "x", &v, &n), 0, "%s", err);
+    cr_assert_eq(n, 10);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(isnan(want[i]) ? isnan(v[i]) : v[i] == want[i], "value %zu: %g", i, v[i]);
+    free(v);
+    /* Anything else is still an error. */
+    expect_error("x\n1\nn.a.\n", NULL,
+                 "t.csv:3:1: expected a number, got \"n.a.\" (byte 1 of the line)");
+    csv_flags = 0;
 }
 
 Test(csv, empty_fields_elsewhere_are_allowed, .timeout = 10) {
@@ -181,6 +216,18 @@ Test(csv, rejects_an_empty_line_between_records, .timeout = 10) {
                  "t.csv:3:1: empty line (the header has 2 fields) (byte 1 of the line)");
 }
 
+/* Exports and editors often end a file with a blank line or two: they end the data. */
+Test(csv, blank_lines_at_the_end_are_ignored, .timeout = 10) {
+    const double want[] = {2.0, 4.0};
+    expect_values("a,b\n1,2\n3,4\n\n", "b", want, 2);
+    expect_values("a,b\r\n1,2\r\n3,4\r\n\r\n\n", "b", want, 2);
+    expect_values("b\n2\n4\n\n\n", NULL, want, 2);
+    /* Only blank lines: a line of spaces is a record. */
+    expect_error("a,b\n1,2\n \n", "b",
+                 "t.csv:3:2: record has 1 field, the header has 2 (byte 2 of the line)");
+    expect_error("a\n\n\n", NULL, "t.csv: no data rows after the header line");
+}
+
 Test(csv, rejects_a_value_that_is_not_a_number, .timeout = 10) {
     expect_error("a\n1\nabc\n", NULL,
                  "t.csv:3:1: expected a number, got \"abc\" (byte 1 of the line)");
@@ -189,19 +236,29 @@ Test(csv, rejects_a_value_that_is_not_a_number, .timeout = 10) {
     expect_error("a\n1,5\n", NULL,
                  "t.csv:2:2: record has more fields than the header's 1 (byte 3 of the line)");
     expect_error("a\n0x\n", NULL, "t.csv:2:1: expected a number, got \"0x\" (byte 1 of the line)");
-    /* Control bytes are shown escaped. */
-    expect_error("a\n1\t\n", NULL,
-                 "t.csv:2:1: expected a number, got \"1\\x09\" (spaces are not allowed around a "
-                 "number) (byte 1 of the line)");
+    /* Control bytes, and bytes that are not UTF-8 (binary data), are shown escaped; valid
+     * UTF-8 is shown as it is. */
+    expect_error("a\n1\v\n", NULL,
+                 "t.csv:2:1: expected a number, got \"1\\x0b\" (byte 1 of the line)");
+    expect_error("a\n\x9a\x99\xd9\xbf\n", NULL,
+                 "t.csv:2:1: expected a number, got \"\\x9a\\x99\xd9\xbf\" (byte 1 of the "
+                 "line)");
+    expect_error("a\n\xe2\x82\xac\xe2\x82\n", NULL,
+                 "t.csv:2:1: expected a number, got \"\xe2\x82\xac\\xe2\\x82\" (byte 1 of the "
+                 "line)");
 }
 
-Test(csv, rejects_spaces_around_a_number, .timeout = 10) {
-    expect_error("a\n 1\n", NULL,
-                 "t.csv:2:1: expected a number, got \" 1\" (spaces are not allowed around a "
-                 "number) (byte 1 of the line)");
-    expect_error("a,b\n2,1 \n", "b",
-                 "t.csv:2:2: expected a number, got \"1 \" (spaces are not allowed around a "
-                 "number) (byte 3 of the line)");
+Test(csv, spaces_and_tabs_around_a_number_are_dropped, .timeout = 10) {
+    const double one[] = {1.0}, half[] = {0.5, 2.0};
+    expect_values("a\n 1\n", NULL, one, 1);
+    expect_values("a,b\n2,1 \t\n", "b", one, 1);
+    expect_values("a, b\n2, 0.5\n3,\t2\n", "b", half, 2);
+    /* Other white space is not. */
+    expect_error("a\n1\f\n", NULL,
+                 "t.csv:2:1: expected a number, got \"1\\x0c\" (byte 1 of the line)");
+    expect_error("a\n \n", NULL,
+                 "t.csv:2:1: empty field, expected a number (--missing-as-nan reads it as NaN) "
+                 "(byte 1 of the line)");
 }
 
 Test(csv, accepts_nan_and_infinities_in_any_case, .timeout = 10) {
@@ -265,9 +322,10 @@ Test(csv, buffer_need_not_be_terminated, .timeout = 10) {
     cr_assert_eq(n, 2);
     cr_assert(v[0] == 1.0 && v[1] == 2.0);
     free(v);
-    /* An embedded NUL byte is not a number. */
+    /* A NUL byte is no part of text: the data is binary (raw float64 read as CSV). */
     cr_assert_neq(parse_n("a\n1\0002\n", 7, NULL, &v, &n), 0);
-    cr_assert_str_eq(err, "t.csv:2:1: expected a number, got \"1\\x002\" (byte 1 of the line)");
+    cr_assert_str_eq(err, "t.csv: byte 4 is a NUL byte: this is not CSV text (raw float64 values? "
+                          "name the file .f64 or give --input-format f64)");
 }
 
 static void write_file(const char *path, const void *data, size_t n) {
@@ -289,18 +347,19 @@ Test(csv, read_column_from_a_file, .timeout = 10) {
     write_file(path, "date,close\n2024-01-02,10.5\n2024-01-03,11\n", 41);
     double *v = NULL;
     size_t n = 0;
-    cr_assert_eq(apo__csv_read_column(path, NULL, &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_read_input(path, CLI_FORMAT_CSV, NULL, 0, 0, &v, &n, err, sizeof err), 0, "%s",
+                 err);
     cr_assert_eq(n, 2);
     cr_assert(v[0] == 10.5 && v[1] == 11.0);
     free(v);
     write_file(path, "date,close\n2024-01-02,abc\n", 26);
-    cr_assert_neq(apo__csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
+    cr_assert_neq(cli_read_input(path, CLI_FORMAT_CSV, NULL, 0, 0, &v, &n, err, sizeof err), 0);
     char want[256];
     snprintf(want, sizeof want, "%s:2:2: expected a number, got \"abc\" (byte 12 of the line)",
              path);
     cr_assert_str_eq(err, want);
     unlink(path);
-    cr_assert_neq(apo__csv_read_column(path, NULL, &v, &n, err, sizeof err), 0);
+    cr_assert_neq(cli_read_input(path, CLI_FORMAT_CSV, NULL, 0, 0, &v, &n, err, sizeof err), 0);
     snprintf(want, sizeof want, "%s: cannot open: No such file or directory", path);
     cr_assert_str_eq(err, want);
     rmdir(dir);
@@ -344,40 +403,140 @@ Test(input, format_from_the_file_name, .timeout = 10) {
     cr_assert_eq(cli_input_format("a.f64", CLI_FORMAT_CSV), CLI_FORMAT_CSV);
 }
 
+/* The names in a folder, sorted, comma separated ("" when empty). */
+static void list_dir(const char *dir, char *out, size_t size) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | tr '\\n' ,", dir);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+static const char *const bands[] = {"upper", "middle", "lower"};
+static const size_t two_rows[] = {2, 2, 2}, three_cols[] = {3, 3, 3};
+
 Test(input, written_csv_reads_back_exactly, .timeout = 10) {
-    char dir[64], sub[128], path[256];
+    char dir[64], sub[128], path[256], names[256];
     temp_dir(dir, sizeof dir);
     snprintf(sub, sizeof sub, "%s/x/y", dir);
-    cr_assert_eq(cli_make_dirs(sub, err, sizeof err), 0, "%s", err);
     const double data[6] = {NAN, 0.1, 1.0 / 3.0, -INFINITY, 1e-310, 12345678.9};
-    cr_assert_eq(cli_write_output(sub, "upper", CLI_FORMAT_CSV, data, 2, 3, path, sizeof path, err,
-                                  sizeof err),
-                 0, "%s", err);
+    cr_assert_eq(
+        cli_output_files_open(sub, CLI_FORMAT_CSV, bands, two_rows, three_cols, 1, err, sizeof err),
+        0, "%s", err);
+    cr_assert_eq(cli_output_files_write(0, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_commit(err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s", cli_output_files_path(0));
+    list_dir(sub, names, sizeof names);
+    cr_assert_str_eq(names, "upper.csv,");
     double *v = NULL;
     size_t n = 0;
     /* Row 1 of the output is column upper_1 of the file. */
-    cr_assert_eq(apo__csv_read_column(path, "upper_1", &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_read_input(path, CLI_FORMAT_CSV, "upper_1", 0, 0, &v, &n, err, sizeof err), 0,
+                 "%s", err);
     cr_assert_eq(n, 3);
     cr_assert(memcmp(v, data + 3, 3 * sizeof(double)) == 0);
     free(v);
-    cr_assert_eq(apo__csv_read_column(path, "upper_0", &v, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_read_input(path, CLI_FORMAT_CSV, "upper_0", 0, 0, &v, &n, err, sizeof err), 0,
+                 "%s", err);
     cr_assert(isnan(v[0]) && v[1] == 0.1 && v[2] == 1.0 / 3.0);
     free(v);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     cr_assert_eq(st.st_mode & 0777, 0644);
     unlink(path);
-    char f64[256];
-    cr_assert_eq(cli_write_output(sub, "lower", CLI_FORMAT_F64, data, 2, 3, f64, sizeof f64, err,
-                                  sizeof err),
-                 0, "%s", err);
-    cr_assert_eq(cli_read_f64(f64, 2, &v, &n, err, sizeof err), 0, "%s", err);
+    const char *const lower[] = {"lower"};
+    cr_assert_eq(
+        cli_output_files_open(sub, CLI_FORMAT_F64, lower, two_rows, three_cols, 1, err, sizeof err),
+        0, "%s", err);
+    cr_assert_eq(cli_output_files_write(0, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_commit(err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_read_f64(cli_output_files_path(0), 2, &v, &n, err, sizeof err), 0, "%s", err);
     cr_assert_eq(n, 6);
     cr_assert(memcmp(v, data, sizeof data) == 0);
     free(v);
-    unlink(f64);
+    unlink(cli_output_files_path(0));
     rmdir(sub);
     snprintf(sub, sizeof sub, "%s/x", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
+
+/* Until the commit the old files are untouched; an abort, even after some outputs were
+ * written, leaves exactly the old set and removes the folders the set created. */
+Test(input, output_set_is_replaced_whole_or_not_at_all, .timeout = 10) {
+    char dir[64], sub[128], file[256], names[256];
+    temp_dir(dir, sizeof dir);
+    const double data[6] = {1, 2, 3, 4, 5, 6};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s/%s.f64", dir, bands[i]);
+        write_file(file, "old", 3);
+    }
+    cr_assert_eq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    /* The temporary files exist from the open on. */
+    list_dir(dir, names, sizeof names);
+    cr_assert(strncmp(names, ".lower.f64.", 11) == 0 && strstr(names, ",.middle.f64.") &&
+                  strstr(names, ",.upper.f64.") && strstr(names, ",lower.f64,middle.f64,"),
+              "%s", names);
+    cr_assert_eq(cli_output_files_write(0, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_write(1, data, err, sizeof err), 0, "%s", err);
+    cli_output_files_abort();
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "lower.f64,middle.f64,upper.f64,");
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s/%s.f64", dir, bands[i]);
+        struct stat st;
+        cr_assert_eq(stat(file, &st), 0);
+        cr_assert_eq(st.st_size, 3, "%s was replaced", file);
+    }
+    /* A commit before every output is written fails the same way. */
+    cr_assert_eq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    cr_assert_eq(cli_output_files_write(2, data, err, sizeof err), 0, "%s", err);
+    cr_assert_neq(cli_output_files_commit(err, sizeof err), 0);
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "lower.f64,middle.f64,upper.f64,");
+    /* All written: all replaced. */
+    cr_assert_eq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_eq(cli_output_files_write(i, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_output_files_commit(err, sizeof err), 0, "%s", err);
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "lower.f64,middle.f64,upper.f64,");
+    for (size_t i = 0; i < 3; i++) {
+        struct stat st;
+        cr_assert_eq(stat(cli_output_files_path(i), &st), 0);
+        cr_assert_eq(st.st_size, (off_t)sizeof data);
+        unlink(cli_output_files_path(i));
+    }
+
+    /* Folders created by an aborted set are removed again, the deepest first; one that was
+     * there before stays. */
+    snprintf(sub, sizeof sub, "%s/new/deeper/", dir);
+    cr_assert_eq(
+        cli_output_files_open(sub, CLI_FORMAT_CSV, bands, two_rows, three_cols, 3, err, sizeof err),
+        0, "%s", err);
+    cr_assert_str_eq(cli_output_files_path(0) + strlen(dir), "/new/deeper/upper.csv");
+    cli_output_files_abort();
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "");
+    /* A final name taken by a folder is refused at the open, before any work. */
+    snprintf(sub, sizeof sub, "%s/middle.f64", dir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    cr_assert_neq(
+        cli_output_files_open(dir, CLI_FORMAT_F64, bands, two_rows, three_cols, 3, err, sizeof err),
+        0);
+    char want[256];
+    snprintf(want, sizeof want, "%s exists and is not a regular file", sub);
+    cr_assert_str_eq(err, want);
+    list_dir(dir, names, sizeof names);
+    cr_assert_str_eq(names, "middle.f64,");
     rmdir(sub);
     rmdir(dir);
 }

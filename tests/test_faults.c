@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "devices/worker_pool.h"
 #include "helpers.h"
 
@@ -561,6 +562,38 @@ Test(faults, deadlines_on_the_wall_clock, .timeout = 120) {
     }
     cr_assert_eq(t.deadlines, N_CASES * 2);
     print_tally("hang-wall", &t);
+}
+
+/* A sim device so slow (1e-20 elements/s) that its modelled time is beyond what time_t can
+ * hold: its wait must block until the deadline abandons it (no undefined cast, no spinning),
+ * and the others redo its tiles with the reference's bits. */
+Test(faults, an_absurdly_slow_sim_waits_for_its_deadline, .timeout = 60) {
+    fault_config fc = {.clock = APO_SIM_CLOCK_WALL, .floor_s = 0.2};
+    tally t = {0};
+    test_job ref;
+    reference(&cases[0], &ref);
+    apo_report r = run_calls(&t, "sim:a:rate=1e7,sim:slow:rate=1e-20", &fc, &cases[0],
+                             APO_SPLIT_TIME, &ref, 1);
+    cr_assert(r.devices[1].failed && r.devices[1].quarantined, "the slow sim was not abandoned");
+    cr_assert(!r.devices[0].failed);
+    cr_assert_eq(t.deadlines, 1);
+    test_job_free(&ref);
+}
+
+/* The absolute time of a wait is clamped into what time_t holds, whatever the deadline. */
+Test(faults, wait_times_are_clamped_before_the_cast_to_time_t) {
+    static const double times[] = {1e30, INFINITY, NAN, -5.0, 1e300};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        struct timespec ts;
+        apo__monotonic_timespec(times[i], &ts);
+        cr_assert(ts.tv_sec >= 0 && ts.tv_sec <= (time_t)1e12, "t=%g gave %lld s", times[i],
+                  (long long)ts.tv_sec);
+        cr_assert(ts.tv_nsec >= 0 && ts.tv_nsec < 1000000000L);
+    }
+    struct timespec ts;
+    apo__monotonic_timespec(12.25, &ts);
+    cr_assert(ts.tv_sec == 12 && ts.tv_nsec == 250000000L, "%lld.%09ld", (long long)ts.tv_sec,
+              ts.tv_nsec);
 }
 
 Test(faults, the_deadline_follows_the_model, .timeout = 120) {

@@ -13,10 +13,18 @@
  * `apportion selftest` runs too; each case here sets up its workloads, calls the checks and
  * asserts on their verdicts. The accuracy references and TA-Lib's values stay here.
  *
- * Only the public headers are used, plus the test references and the checks. Without a
- * usable GPU the executable exits 77 before Criterion starts, which meson reports as SKIP;
- * every case also skips on its own when the runtime finds no GPU, so a case run alone
- * behaves too.
+ * Beyond those: a series of 1e8 samples, a batch of rows past 2^31 elements, a launch of
+ * more than 65,535 blocks, device-resident calls of several chunks, samples whose sums
+ * overflow (and bollinger with nbdev 0), two GPUs where present, host arrays pinned with
+ * apo_cuda_host_register; and, acting as a CUDA caller (APO_TEST_CUDA_RUNTIME, builds with
+ * the backend), a call ordered after the caller's stream, event or default stream,
+ * apo_cuda_memcpy complete on return, and the caller's current device left alone.
+ *
+ * Only the public headers are used, plus the test references, the checks and, for the cases
+ * that act as a CUDA caller, the CUDA runtime's. Without a usable GPU the executable exits
+ * 77 before Criterion starts, which meson reports as SKIP, unless a GPU is required
+ * (APPORTION_USE_GPU=yes): then it fails with exit 1. Every case also skips on its own when
+ * the runtime finds no GPU, so a case run alone behaves too.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -24,6 +32,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef APO_TEST_CUDA_RUNTIME
+#include <cuda_runtime_api.h>
+#endif
 
 #include "apportion.h"
 #include "apportion_cuda.h"
@@ -294,7 +308,12 @@ Test(gpu, nonfinite_and_constant_inputs_give_the_cpu_bits, .timeout = 300) {
 /* ---- accuracy against the long-double references ---------------------------------------- */
 
 static double *read_talib_close(size_t *n) {
-    const char *path = APO_TEST_DATA_DIR "/talib_close252.f64";
+    /* The environment may move the data (scripts/gpu-check.sh runs a copy of this program
+     * on another machine, beside its own copy of tests/data). */
+    const char *dir = getenv("APO_TEST_DATA_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/talib_close252.f64",
+             dir != NULL && dir[0] != '\0' ? dir : APO_TEST_DATA_DIR);
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "cannot open %s", path);
     double *x = malloc(252 * sizeof *x);
@@ -495,7 +514,7 @@ Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
         jobs_init(&ref, &got, cpu, c, x);
         for (size_t p = 0; p < 3; p++) {
             for (int repeat = 0; repeat < 2; repeat++) {
-                const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0};
+                const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0, 0, 0};
                 apo_report rep;
                 chk_verdict v;
                 chk_resident(gpu, &ref, &got, &at, &rep, &v);
@@ -548,7 +567,7 @@ Test(gpu, several_gpus_gather_by_nccl_and_by_peer_copies_alike, .timeout = 1200)
         jobs_init(&ref, &got, cpu, c, x);
         for (size_t d = 0; d < 2; d++) {
             for (size_t path = 0; path < 2; path++) {
-                const chk_placement at = {dests[d], 0, 1, ratios, gpus};
+                const chk_placement at = {dests[d], 0, 1, ratios, gpus, 0, 0};
                 apo_report rep;
                 chk_verdict v;
                 chk_resident(rts[path], &ref, &got, &at, &rep, &v);
@@ -625,7 +644,7 @@ Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
             assert_verdict(&v, &got, "8 MiB budget");
         }
         /* Device-resident under the same budget. */
-        const chk_placement at = {first_gpu(small), 1, 1, NULL, 0};
+        const chk_placement at = {first_gpu(small), 1, 1, NULL, 0, 0, 0};
         apo_report rep;
         chk_verdict v;
         chk_resident(small, &ref, &got, &at, &rep, &v);
@@ -637,9 +656,558 @@ Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
     apo_runtime_destroy(cpu);
 }
 
-/* ---- main: exit 77 (skip) without a GPU ------------------------------------------------- */
+/* ---- large and hostile workloads ------------------------------------------------------- */
+
+/* Host memory this process can still have, in bytes. */
+static double host_available_bytes(void) {
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+}
+
+/* Free memory of runtime device g (a GPU), as discovery saw it. */
+static double gpu_free_bytes(const apo_runtime *rt, size_t g) {
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    cr_assert_eq(apo_device_get(rt, g, &info), APO_OK);
+    return (double)info.memory_free_bytes;
+}
+
+static void skip_unless_host_has(double bytes, const char *what) {
+    const double have = host_available_bytes();
+    if (have < bytes)
+        cr_skip_test("%s needs %.1f GB of host memory, %.1f GB available", what, bytes * 1e-9,
+                     have * 1e-9);
+}
+
+/* A job of `kernel` with up to three parameters on input x, its cpu reference, and a job for
+ * the side under test. */
+static void jobs_with_params(chk_job *ref, chk_job *got, apo_runtime *cpu, const char *kernel,
+                             size_t rows, size_t cols, const double *x, const apo_param *params,
+                             size_t n_params) {
+    chk_verdict v;
+    chk_job_init(ref, cpu, kernel, rows, cols, x, params, n_params, 42, &v);
+    assert_verdict(&v, ref, "job");
+    chk_reference(ref, cpu, &v);
+    assert_verdict(&v, ref, "cpu reference");
+    chk_job_init_like(got, ref, &v);
+    assert_verdict(&v, got, "job");
+}
+
+/* Host arrays on the GPU runtime, then arrays in the first GPU's memory (input, outputs, and
+ * both) when it has room for them: every run bitwise the cpu's. */
+static void host_and_resident_runs(apo_runtime *gpu, const chk_job *ref, chk_job *got,
+                                   double device_bytes, const char *what) {
+    apo_report rep;
+    chk_verdict v;
+    char label[160];
+    chk_host_run(gpu, ref, got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
+    chk_gpus_worked(&rep, &v);
+    snprintf(label, sizeof label, "%s, host arrays", what);
+    assert_verdict(&v, got, label);
+    const size_t g = first_gpu(gpu);
+    if (gpu_free_bytes(gpu, g) < 1.2 * device_bytes) {
+        fprintf(stderr, "%s: device-resident runs left out: %.1f GB needed on the GPU\n", what,
+                device_bytes * 1e-9);
+        return;
+    }
+    const int placements[][2] = {{1, 1}, {1, 0}, {0, 1}};
+    for (size_t p = 0; p < 3; p++) {
+        const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0, 0, 0};
+        chk_resident(gpu, ref, got, &at, &rep, &v);
+        chk_gpus_worked(&rep, &v);
+        snprintf(label, sizeof label, "%s, inputs %s, outputs %s", what,
+                 placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");
+        assert_verdict(&v, got, label);
+    }
+}
+
+Test(gpu, a_series_of_1e8_samples_gives_the_cpu_bits, .timeout = 900) {
+    const size_t n = 100000000;
+    skip_unless_host_has(7 * 8.0 * (double)n, "1e8 samples of bollinger");
+    apo_runtime *gpu = gpu_runtime_or_skip();
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    double *x = walk(1, n, 1e8);
+    const char *kernels[] = {"bollinger", "returns_stats"};
+    for (size_t k = 0; k < 2; k++) {
+        const gcase c = {kernels[k], 1, n, NULL, 0};
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, &c, x);
+        const double out_bytes = k == 0 ? 3 * 8.0 * (double)n : 0.0;
+        host_and_resident_runs(gpu, &ref, &got, 8.0 * (double)n + out_bytes, kernels[k]);
+        /* The GPU beside the cpu, with an uneven split. */
+        const size_t nd = device_count(mixed);
+        double ratios[APO_MAX_DEVICES];
+        for (size_t i = 0; i < nd; i++)
+            ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? 0.7 : 0.3;
+        apo_report rep;
+        chk_verdict v;
+        chk_host_run(mixed, &ref, &got, ratios, nd, APO_SPLIT_TIME, &rep, &v);
+        chk_gpus_worked(&rep, &v);
+        assert_verdict(&v, &got, "cuda,cpu 0.7/0.3");
+        jobs_free(&ref, &got);
+    }
+    free(x);
+    apo_runtime_destroy(mixed);
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(gpu);
+}
+
+/* A batch of rows whose element offsets pass 2^31: 520 rows of 4.2 million samples
+ * (2.18e9 elements, 17.5 GB). returns_stats keeps the outputs small (five per row), so the
+ * host holds the input once. Each row is a different stretch of one walk. */
+Test(gpu, element_offsets_past_2_to_the_31_give_the_cpu_bits, .timeout = 900) {
+    const size_t rows = 520, cols = 4200000;
+    const double elements = (double)rows * (double)cols;
+    cr_assert_gt(elements, 2147483648.0);
+    skip_unless_host_has(1.1 * 8.0 * elements, "a batch past 2^31 elements");
+    apo_runtime *gpu = gpu_runtime_or_skip();
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    double *x = malloc(rows * cols * sizeof *x);
+    double *base = malloc((cols + 7 * rows) * sizeof *base);
+    cr_assert(x != NULL && base != NULL);
+    apo__test_random_walk(2031, cols + 7 * rows, 100.0, 1.0, base);
+    for (size_t r = 0; r < rows; r++)
+        memcpy(x + r * cols, base + 7 * r, cols * sizeof *x);
+    free(base);
+    const gcase c = {"returns_stats", rows, cols, NULL, 0};
+    chk_job ref, got;
+    jobs_init(&ref, &got, cpu, &c, x);
+    /* Every row differs from the next: a row read at the wrong offset cannot pass. */
+    for (size_t r = 1; r < rows; r++)
+        cr_assert(memcmp(&ref.out[1][r], &ref.out[1][r - 1], sizeof(double)) != 0,
+                  "rows %zu and %zu have the same mean", r - 1, r);
+    host_and_resident_runs(gpu, &ref, &got, 8.0 * elements, "2^31+ elements");
+    jobs_free(&ref, &got);
+    free(x);
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(gpu);
+}
+
+/* More work items in one launch than 65,535 blocks of 256 threads hold, so every thread's
+ * grid-stride loop runs more than once: bootstrap's means, one thread per replicate, with
+ * the outputs resident on the GPU (written in place, so a chunk is bounded only by its tile
+ * partials: eight chunks of 20 million replicates). */
+Test(gpu, grids_past_65535_blocks_give_the_cpu_bits, .timeout = 900) {
+    const size_t replicates = 160000000, one_grid = (size_t)65535 * 256;
+    skip_unless_host_has(3 * 8.0 * (double)replicates, "160 million bootstrap replicates");
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    /* One GPU, so that it gets every replicate and the chunks below are its own. */
+    apo_runtime *gpu = runtime_on("cuda:0", 0);
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    double x[2] = {100.0, 100.5};
+    const apo_param param = {"replicates", (double)replicates};
+    chk_job ref, got;
+    jobs_with_params(&ref, &got, cpu, "bootstrap", 1, 2, x, &param, 1);
+    const size_t g = first_gpu(gpu);
+    if (gpu_free_bytes(gpu, g) < 2.5 * 8.0 * (double)replicates)
+        cr_skip_test("the GPU lacks room for 160 million means");
+    const chk_placement at = {g, 1, 1, NULL, 0, 0, 0};
+    apo_report rep;
+    chk_verdict v;
+    chk_resident(gpu, &ref, &got, &at, &rep, &v);
+    chk_gpus_worked(&rep, &v);
+    assert_verdict(&v, &got, "resident, 160 million replicates");
+    /* The check must have crossed the grid: the average chunk holds more items than one
+     * grid of threads covers. */
+    cr_assert_gt(v.chunks, 0);
+    cr_assert_gt(replicates / (size_t)v.chunks, one_grid,
+                 "%lld chunks of %zu replicates: no launch needed more than 65,535 blocks",
+                 (long long)v.chunks, replicates / (size_t)v.chunks);
+    jobs_free(&ref, &got);
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(gpu);
+}
+
+/* Device-resident calls cut into several chunks by a small budget: one side in GPU memory,
+ * the other staged (and, for the outputs, partials staged too). */
+Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 600) {
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *small = runtime_on("cuda:0", 8);
+    const size_t g = first_gpu(small);
+    const gcase chunked[] = {{"bollinger", 1, 3 * 1048576 + 77, NULL, 0},
+                             {"macd", 4, 900001, NULL, 0},
+                             {"returns_stats", 2, 2000003, NULL, 0}};
+    for (size_t ci = 0; ci < sizeof chunked / sizeof chunked[0]; ci++) {
+        const gcase *c = &chunked[ci];
+        double *x = walk(c->rows, c->cols, 4000 + ci);
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, c, x);
+        const int placements[][2] = {{1, 0}, {0, 1}};
+        for (size_t p = 0; p < 2; p++) {
+            /* returns_stats writes no array on the GPU: only its input side can be resident. */
+            if (c->kernel[0] == 'r' && placements[p][0] == 0)
+                continue;
+            const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0, 0, 0};
+            apo_report rep;
+            chk_verdict v;
+            chk_resident(small, &ref, &got, &at, &rep, &v);
+            chk_gpus_worked(&rep, &v);
+            chk_staged_in_chunks(&rep, 8, &v);
+            char what[96];
+            snprintf(what, sizeof what, "8 MiB budget, inputs %s, outputs %s",
+                     placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");
+            assert_verdict(&v, &got, what);
+        }
+        jobs_free(&ref, &got);
+        free(x);
+    }
+    apo_runtime_destroy(small);
+    apo_runtime_destroy(cpu);
+}
+
+/* Samples near the top of the double range, where sums and M2 overflow: bollinger with nbdev 0
+ * makes 0 * inf, returns_stats merges infinite partials, macd's EMAs overflow. The NaNs that
+ * arithmetic makes must have the CPU's bits (kernels/apo_hd.h canonicalises them). */
+Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
+    apo_runtime *gpu = gpu_runtime_or_skip();
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    const size_t rows = 3, cols = 3 * 8192 + 5;
+    double *x = walk(rows, cols, 777);
+    for (size_t t = 0; t < cols; t++) {
+        x[t] = (t % 2 == 0 ? 1e300 : -1e300) * (1.0 + (double)(t % 7) * 1e-3);
+        x[cols + t] = (t % 2 == 0 ? 1.5e308 : 1.6e308);
+    }
+    /* Row 2: a walk with two returns of 1.5e308 in its first returns_stats tile (their sum,
+     * and so the tile's mean, overflow to +inf) and two of -1.5e308 in its second (-inf):
+     * the merge of the two is inf - inf. */
+    double *row2 = x + 2 * cols;
+    row2[9] = row2[11] = row2[8192 + 9] = row2[8192 + 11] = 1.0;
+    row2[10] = row2[12] = 1.5e308;
+    row2[8192 + 10] = row2[8192 + 12] = -1.5e308;
+    const apo_param zero[3] = {{"period", 20}, {"nbdev_up", 0}, {"nbdev_dn", 0}};
+    const apo_param boot[1] = {{"replicates", 64}};
+    struct {
+        const char *kernel;
+        const apo_param *params;
+        size_t n_params;
+    } runs[] = {{"bollinger", zero, 3},
+                {"bollinger", NULL, 0},
+                {"macd", NULL, 0},
+                {"returns_stats", NULL, 0},
+                {"bootstrap", boot, 1}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        chk_job ref, got;
+        jobs_with_params(&ref, &got, cpu, runs[i].kernel, rows, cols, x, runs[i].params,
+                         runs[i].n_params);
+        if (i == 0) {
+            /* The case is about NaNs made by arithmetic: there must be some. */
+            size_t nans = 0;
+            for (size_t t = 19; t < ref.len[0]; t++)
+                nans += isnan(ref.out[0][t]);
+            cr_assert_gt(nans, 0, "bollinger with nbdev 0 made no NaN");
+        }
+        char what[64];
+        snprintf(what, sizeof what, "huge magnitudes, %s", runs[i].kernel);
+        host_and_resident_runs(gpu, &ref, &got, 4 * 8.0 * (double)(rows * cols), what);
+        jobs_free(&ref, &got);
+    }
+    free(x);
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(gpu);
+}
+
+/* Two GPUs or more: host arrays split between them, and device arrays with the inputs on one
+ * GPU and the outputs on another (the other GPU's slices arrive and leave by peer copies). */
+Test(gpu, two_gpus_split_host_and_device_arrays_alike, .timeout = 900) {
+    apo_runtime *gpu = gpu_runtime_or_skip();
+    size_t gpus = 0;
+    apo_gpu_count(gpu, &gpus);
+    if (gpus < 2) {
+        apo_runtime_destroy(gpu);
+        cr_skip_test("%zu GPU: this case needs two or more", gpus);
+    }
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    double ratios[APO_MAX_DEVICES];
+    for (size_t i = 0; i < APO_MAX_DEVICES; i++)
+        ratios[i] = 1.0;
+    const size_t last = device_count(gpu) - 1;
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        const gcase *c = &cases[ci];
+        double *x = walk(c->rows, c->cols, 2200 + ci);
+        chk_job ref, got;
+        jobs_init(&ref, &got, cpu, c, x);
+        apo_report rep;
+        chk_verdict v;
+        chk_host_run(gpu, &ref, &got, ratios, gpus, APO_SPLIT_TIME, &rep, &v);
+        chk_gpus_worked(&rep, &v);
+        assert_verdict(&v, &got, "host arrays over every GPU");
+        const size_t ends[2][2] = {{0, last}, {last, 0}};
+        for (size_t e = 0; e < 2; e++) {
+            const chk_placement at = {ends[e][0], 1, 1, ratios, gpus, 1, ends[e][1]};
+            chk_resident(gpu, &ref, &got, &at, &rep, &v);
+            chk_gpus_worked(&rep, &v);
+            char what[96];
+            snprintf(what, sizeof what, "inputs on GPU %zu, outputs on GPU %zu", ends[e][0],
+                     ends[e][1]);
+            assert_verdict(&v, &got, what);
+        }
+        jobs_free(&ref, &got);
+        free(x);
+    }
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(gpu);
+}
+
+/* Host arrays pinned with apo_cuda_host_register are copied straight: no staging copy is
+ * made (host_copy_ms is 0 for bollinger, which has no partials), and the bits are the same.
+ * Released, the same arrays are staged again. */
+Test(gpu, registered_host_arrays_are_copied_straight, .timeout = 300) {
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *one = runtime_on("cuda:0", 0);
+    const gcase c = {"bollinger", 2, 3 * 1048576 + 77, NULL, 0};
+    double *x = walk(c.rows, c.cols, 5150);
+    chk_job ref, got;
+    jobs_init(&ref, &got, cpu, &c, x);
+    void *ranges[1 + APO_MAX_IO];
+    size_t bytes[1 + APO_MAX_IO], n = 0;
+    ranges[n] = x;
+    bytes[n++] = c.rows * c.cols * sizeof(double);
+    for (size_t o = 0; o < got.w.n_outputs; o++) {
+        ranges[n] = got.out[o];
+        bytes[n++] = got.len[o] * sizeof(double);
+    }
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(apo_cuda_host_register(one, ranges[i], bytes[i]), APO_OK, "%s",
+                     apo_last_error());
+    /* The same range again is a no-op; a range overlapping one is refused. */
+    cr_assert_eq(apo_cuda_host_register(one, ranges[0], bytes[0]), APO_OK);
+    cr_assert_eq(apo_cuda_host_register(one, (char *)ranges[0] + 8, 64), APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_cuda_host_register(one, ranges[0], 0), APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_cuda_host_register(one, NULL, 8), APO_ERR_NULL);
+    apo_report rep;
+    chk_verdict v;
+    chk_host_run(one, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
+    chk_gpu_computed_all(&rep, &v);
+    assert_verdict(&v, &got, "pinned host arrays");
+    cr_assert_eq(rep.devices[first_gpu(one)].host_copy_ms, 0.0,
+                 "pinned arrays were staged: %g ms of host copies",
+                 rep.devices[first_gpu(one)].host_copy_ms);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(apo_cuda_host_unregister(one, ranges[i]), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_cuda_host_unregister(one, ranges[0]), APO_ERR_NOT_FOUND);
+    chk_host_run(one, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
+    chk_gpu_computed_all(&rep, &v);
+    assert_verdict(&v, &got, "the same arrays, staged");
+    cr_assert_gt(rep.devices[first_gpu(one)].host_copy_ms, 0.0, "staged, yet no host copy");
+    /* A range left registered is released with the runtime. */
+    cr_assert_eq(apo_cuda_host_register(one, ranges[0], bytes[0]), APO_OK);
+    apo_runtime_destroy(one);
+    jobs_free(&ref, &got);
+    free(x);
+    apo_runtime_destroy(cpu);
+}
+
+#ifdef APO_TEST_CUDA_RUNTIME
+/* ---- as a CUDA caller: ordering and the current device --------------------------------- */
+
+/* The CUDA ordinal of a GPU of the runtime, found by its UUID (the runtime may number GPUs
+ * by PCI bus id, CUDA fastest first). */
+static int cuda_ordinal_of(const apo_runtime *rt, size_t g) {
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    cr_assert_eq(apo_device_get(rt, g, &info), APO_OK);
+    int count = 0;
+    cr_assert_eq(cudaGetDeviceCount(&count), cudaSuccess);
+    for (int i = 0; i < count; i++) {
+        struct cudaDeviceProp prop;
+        cr_assert_eq(cudaGetDeviceProperties(&prop, i), cudaSuccess);
+        const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+        char id[64];
+        snprintf(id, sizeof id,
+                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                 u[14], u[15]);
+        if (strcmp(id, info.id) == 0)
+            return i;
+    }
+    cr_assert_fail("GPU %s not found by CUDA", info.id);
+    return -1;
+}
+
+/* Holds a stream for a fifth of a second: the work queued behind it runs late. */
+static void CUDART_CB hold_stream(void *unused) {
+    (void)unused;
+    const struct timespec t = {0, 200000000};
+    nanosleep(&t, NULL);
+}
+
+enum { ORDER_STREAM, ORDER_EVENT, ORDER_DEFAULT_STREAM };
+
+/* The input reaches the GPU on the caller's stream, behind a fifth of a second of other
+ * work; the call must read it only after that: on the caller's stream, after the caller's
+ * event, or, with neither, after the legacy default stream (the caller's stream is then a
+ * blocking one, which the default stream waits for). A call that read too early reads the
+ * poison left in the input and cannot give the cpu's bits. */
+Test(gpu, a_call_comes_after_the_callers_work_on_its_arrays, .timeout = 300) {
+    apo_runtime *gpu = gpu_runtime_or_skip();
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    const size_t g = first_gpu(gpu);
+    const int ordinal = cuda_ordinal_of(gpu, g);
+    const gcase c = {"bollinger", 1, 2000003, NULL, 0};
+    double *x = walk(c.rows, c.cols, 6060);
+    chk_job ref, got;
+    jobs_init(&ref, &got, cpu, &c, x);
+    const size_t bytes = c.cols * sizeof(double);
+    double *pinned = NULL, *dev_in = NULL;
+    cr_assert_eq(cudaSetDevice(ordinal), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&pinned, bytes), cudaSuccess);
+    memcpy(pinned, x, bytes);
+    cr_assert_eq(apo_cuda_malloc(gpu, g, bytes, (void **)&dev_in), APO_OK);
+    for (int mode = ORDER_STREAM; mode <= ORDER_DEFAULT_STREAM; mode++) {
+        cudaStream_t stream = NULL;
+        cudaEvent_t event = NULL;
+        cr_assert_eq(cudaSetDevice(ordinal), cudaSuccess);
+        cr_assert_eq(cudaMemset(dev_in, 0xff, bytes), cudaSuccess); /* NaN poison */
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        cr_assert_eq(cudaStreamCreateWithFlags(&stream, mode == ORDER_DEFAULT_STREAM
+                                                            ? cudaStreamDefault
+                                                            : cudaStreamNonBlocking),
+                     cudaSuccess);
+        cr_assert_eq(cudaLaunchHostFunc(stream, hold_stream, NULL), cudaSuccess);
+        cr_assert_eq(cudaMemcpyAsync(dev_in, pinned, bytes, cudaMemcpyHostToDevice, stream),
+                     cudaSuccess);
+        apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
+        where.inputs_device = (int)g;
+        if (mode == ORDER_STREAM)
+            where.stream = stream;
+        if (mode == ORDER_EVENT) {
+            cr_assert_eq(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), cudaSuccess);
+            cr_assert_eq(cudaEventRecord(event, stream), cudaSuccess);
+            where.wait_event = event;
+        }
+        for (size_t o = 0; o < got.w.n_outputs; o++)
+            memset(got.out[o], 0xff, got.len[o] * sizeof(double)); /* unwritten: no match */
+        const double *in[1] = {dev_in};
+        apo_workload w = got.w;
+        w.inputs = in;
+        apo_report rep = APO_REPORT_INIT;
+        cr_assert_eq(apo_distribute_workload_cuda(gpu, &w, &where, &rep), APO_OK, "%s",
+                     apo_last_error());
+        chk_verdict v;
+        chk_verdict_init(&v);
+        for (size_t o = 0; o < ref.w.n_outputs && v.result == CHK_PASS; o++)
+            if (memcmp(ref.out[o], got.out[o], ref.len[o] * sizeof(double)) != 0)
+                chk_verdict_set(&v, CHK_FAIL, "output %zu differs: the call read the input early",
+                                o);
+        const char *names[] = {"the caller's stream", "the caller's event",
+                               "the legacy default stream"};
+        assert_verdict(&v, &got, names[mode]);
+        cr_assert_eq(cudaStreamSynchronize(stream), cudaSuccess);
+        cr_assert_eq(cudaStreamDestroy(stream), cudaSuccess);
+        if (event != NULL)
+            cr_assert_eq(cudaEventDestroy(event), cudaSuccess);
+    }
+    cr_assert_eq(apo_cuda_free(gpu, g, dev_in), APO_OK);
+    cr_assert_eq(cudaFreeHost(pinned), cudaSuccess);
+    jobs_free(&ref, &got);
+    free(x);
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(gpu);
+}
+
+/* apo_cuda_memcpy returns once the bytes have landed, even for a device-to-device copy, which
+ * cudaMemcpy alone does not wait for: a read on a stream that does not synchronise with the
+ * default stream must see them all. */
+Test(gpu, apo_cuda_memcpy_has_landed_when_it_returns, .timeout = 120) {
+    apo_runtime *gpu = gpu_runtime_or_skip();
+    const size_t g = first_gpu(gpu);
+    const int ordinal = cuda_ordinal_of(gpu, g);
+    const size_t bytes = (size_t)1 << 30;
+    if (gpu_free_bytes(gpu, g) < 3.0 * (double)bytes)
+        cr_skip_test("the GPU lacks 3 GiB");
+    unsigned char *host = NULL;
+    void *a = NULL, *b = NULL;
+    cr_assert_eq(cudaSetDevice(ordinal), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&host, bytes), cudaSuccess);
+    cr_assert_eq(apo_cuda_malloc(gpu, g, bytes, &a), APO_OK);
+    cr_assert_eq(apo_cuda_malloc(gpu, g, bytes, &b), APO_OK);
+    for (int round = 0; round < 3; round++) {
+        const int fill = 0x11 * (round + 1);
+        cr_assert_eq(cudaMemset(a, fill, bytes), cudaSuccess);
+        cr_assert_eq(cudaMemset(b, 0, bytes), cudaSuccess);
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        cr_assert_eq(apo_cuda_memcpy(gpu, g, b, a, bytes, APO_COPY_DEVICE_TO_DEVICE), APO_OK);
+        cudaStream_t s;
+        cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+        cr_assert_eq(cudaMemcpyAsync(host, b, bytes, cudaMemcpyDeviceToHost, s), cudaSuccess);
+        cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
+        cr_assert_eq(cudaStreamDestroy(s), cudaSuccess);
+        for (size_t i = 0; i < bytes; i += 4093)
+            cr_assert_eq(host[i], fill, "round %d byte %zu: %d, not %d", round, i, host[i], fill);
+    }
+    cr_assert_eq(apo_cuda_free(gpu, g, a), APO_OK);
+    cr_assert_eq(apo_cuda_free(gpu, g, b), APO_OK);
+    cr_assert_eq(cudaFreeHost(host), cudaSuccess);
+    apo_runtime_destroy(gpu);
+}
+
+static void assert_current_device(int want, const char *after) {
+    int now = -1;
+    cr_assert_eq(cudaGetDevice(&now), cudaSuccess);
+    cr_assert_eq(now, want, "after %s the current device is %d, not the caller's %d", after, now,
+                 want);
+}
+
+/* apportion_cuda.h: no call changes the calling thread's current CUDA device. With the last
+ * GPU current (never the one discovery or a call would leave current by accident): runtime
+ * creation (discovery), host and resident calls, the gather, the interop calls, destruction. */
+Test(gpu, no_call_changes_the_calling_threads_current_device, .timeout = 600) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)
+        cr_skip_test("%d GPU(s): the current device can only be seen to change with two", count);
+    const int mine = count - 1;
+    cr_assert_eq(cudaSetDevice(mine), cudaSuccess);
+    apo_runtime *gpu = NULL;
+    cr_assert_eq(chk_runtime("cuda", APO_USE_GPU_YES, 0, APO_SWITCH_UNSET, &gpu), APO_OK);
+    assert_current_device(mine, "apo_runtime_create");
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    size_t gpus = 0;
+    apo_gpu_count(gpu, &gpus);
+    double ratios[APO_MAX_DEVICES];
+    for (size_t i = 0; i < APO_MAX_DEVICES; i++)
+        ratios[i] = 1.0;
+    const gcase c = {"returns_stats", 3, 50001, NULL, 0};
+    double *x = walk(c.rows, c.cols, 31);
+    chk_job ref, got;
+    jobs_init(&ref, &got, cpu, &c, x);
+    apo_report rep;
+    chk_verdict v;
+    chk_host_run(gpu, &ref, &got, ratios, gpus, APO_SPLIT_TIME, &rep, &v);
+    assert_verdict(&v, &got, "host arrays");
+    assert_current_device(mine, "a call on host arrays");
+    const gcase b = {"bollinger", 3, 50001, NULL, 0};
+    chk_job bref, bgot;
+    jobs_init(&bref, &bgot, cpu, &b, x);
+    const chk_placement at = {0, 1, 1, ratios, gpus, 0, 0};
+    chk_resident(gpu, &bref, &bgot, &at, &rep, &v);
+    assert_verdict(&v, &bgot, "resident, gathered on the first GPU");
+    assert_current_device(mine, "a resident call, its gather and the interop calls");
+    apo_runtime_destroy(gpu);
+    assert_current_device(mine, "apo_runtime_destroy");
+    jobs_free(&ref, &got);
+    jobs_free(&bref, &bgot);
+    free(x);
+    apo_runtime_destroy(cpu);
+}
+#endif
+
+/* ---- main: exit 77 (skip) without a GPU, 1 when one is required ----------------------- */
 
 int main(int argc, char *argv[]) {
+    /* A GPU required by the environment (APPORTION_USE_GPU=yes) must not be skipped: the
+     * runtime refuses to start without one, and so does the suite. */
+    apo_runtime *required = NULL;
+    apo_status st = chk_runtime("cuda", APO_USE_GPU_UNSET, 0, APO_SWITCH_UNSET, &required);
+    if (st == APO_ERR_GPU_REQUIRED) {
+        fprintf(stderr, "test_gpu: FAILED: a GPU is required but none is usable: %s (%s)\n",
+                apo_last_error(), apo_status_name(st));
+        return 1;
+    }
+    apo_runtime_destroy(required);
     char why[1024];
     const size_t gpus = probe_gpus(why, sizeof why);
     if (gpus == (size_t)-1) {

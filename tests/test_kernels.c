@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -682,6 +683,87 @@ Test(kernels, returns_stats_degenerate_cases, .timeout = 60) {
     cr_assert(count == 3.0 && mn == -0.5 && mx == 1.0);
     cr_assert(fabs(mean - 1.0 / 3.0) <= 1e-16 && fabs(var - 0.58333333333333333) <= 1e-15,
               "mean %.17g var %.17g", mean, var);
+}
+
+/* ---- NaN canonicalisation ------------------------------------------------------------ */
+
+/* The one NaN the kernels store for a NaN made by arithmetic: the NAN constant, a positive
+ * quiet NaN with no payload, which gcc and nvcc both give it (kernels/apo_hd.h). x86's own
+ * default NaN (0 * inf, inf - inf) is 0xfff8000000000000, so a value that was not
+ * canonicalised fails these checks. */
+static const uint64_t canonical_nan_bits = 0x7ff8000000000000ull;
+
+static uint64_t bits_of(double v) {
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static void assert_canonical_nan(double v, const char *what, size_t t) {
+    cr_assert_eq(bits_of(v), canonical_nan_bits, "%s[%zu]: 0x%016llx, not the canonical NaN", what,
+                 t, (unsigned long long)bits_of(v));
+}
+
+Test(kernels, bollinger_nbdev_zero_with_an_overflowing_sd_stores_the_canonical_nan, .timeout = 60) {
+    /* Windows of +-1e300: the mean is 0 exactly, each squared deviation overflows, so sd is
+     * +inf and the bands are 0 + 0 * inf: NaN by arithmetic. */
+    enum { n = 40, period = 4 };
+    double x[n], upper[n], middle[n], lower[n];
+    for (size_t t = 0; t < n; t++)
+        x[t] = t % 2 == 0 ? 1e300 : -1e300;
+    apo__cpu_bollinger_tile(x, n, 0, n, period, 0.0, 0.0, upper, middle, lower);
+    for (size_t t = period - 1; t < n; t++) {
+        assert_canonical_nan(upper[t], "upper", t);
+        assert_canonical_nan(lower[t], "lower", t);
+        cr_assert(middle[t] == 0.0, "middle[%zu] = %g", t, middle[t]);
+    }
+    /* With nbdev 2 the same windows give infinite bands, not NaN. */
+    apo__cpu_bollinger_tile(x, n, 0, n, period, 2.0, 2.0, upper, middle, lower);
+    for (size_t t = period - 1; t < n; t++)
+        cr_assert(upper[t] == INFINITY && lower[t] == -INFINITY, "t %zu: %g %g", t, upper[t],
+                  lower[t]);
+    /* Windows whose sum overflows: the mean itself is a NaN by arithmetic. */
+    for (size_t t = 0; t < n; t++)
+        x[t] = t % 2 == 0 ? 1.5e308 : 1.6e308;
+    apo__cpu_bollinger_tile(x, n, 0, n, period, 0.0, 0.0, upper, middle, lower);
+    for (size_t t = period - 1; t < n; t++) {
+        cr_assert(isnan(middle[t]), "middle[%zu] = %g", t, middle[t]);
+        assert_canonical_nan(middle[t], "middle", t);
+        assert_canonical_nan(upper[t], "upper", t);
+        assert_canonical_nan(lower[t], "lower", t);
+    }
+}
+
+Test(kernels, merging_infinite_returns_stats_partials_stores_the_canonical_nan, .timeout = 60) {
+    /* Tile 0: returns of +1.5e308 twice, so its sum and mean overflow to +inf; tile 1: the
+     * same with -1.5e308 prices, mean -inf. Their merge is inf - inf. */
+    const size_t len = apo__returns_stats_tile_len();
+    const size_t n = 2 * len;
+    double *x = alloc_doubles(n);
+    for (size_t t = 0; t < n; t++)
+        x[t] = 1.0;
+    x[1] = x[3] = 1.5e308;
+    x[len + 1] = x[len + 3] = -1.5e308;
+    apo__moments parts[2], root;
+    apo__cpu_returns_stats_tile(x, n, 0, len, &parts[0]);
+    apo__cpu_returns_stats_tile(x, n, len, n, &parts[1]);
+    cr_assert(parts[0].mean == INFINITY && parts[1].mean == -INFINITY, "means %g %g", parts[0].mean,
+              parts[1].mean);
+    apo__cpu_moments_merge(&parts[0], &parts[1], &root);
+    assert_canonical_nan(root.mean, "merged mean", 0);
+    double count, mean, var, mn, mx;
+    apo__returns_stats_finalize(&root, &count, &mean, &var, &mn, &mx);
+    assert_canonical_nan(mean, "mean", 0);
+    cr_assert(count == (double)(n - 1), "count %g", count);
+    /* Two partials with the same infinite mean: inf - inf in the merge's delta, so the mean
+     * and M2 are both NaN by arithmetic. */
+    apo__cpu_moments_merge(&parts[0], &parts[0], &root);
+    assert_canonical_nan(root.mean, "merged mean", 1);
+    assert_canonical_nan(root.m2, "merged m2", 1);
+    apo__returns_stats_finalize(&root, &count, &mean, &var, &mn, &mx);
+    assert_canonical_nan(mean, "mean", 1);
+    assert_canonical_nan(var, "variance", 1);
+    free(x);
 }
 
 /* ---- Philox and bootstrap ----------------------------------------------------------- */

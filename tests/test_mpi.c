@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apportion.h"
 #include "cluster/cluster.h"
@@ -422,5 +423,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     printf("rank %d, %s: %d checks, %d failed\n", rank, argv[1], checks, failures);
+    if (strcmp(argv[1], "killed") == 0) {
+        /* Every check is done. After a rank was killed, Open MPI 4.1's MPI_Finalize (which
+         * libapportion calls at exit) can wait for ever on the dead peer when the machine is
+         * loaded (seen: both survivors printed, then the job hung until the test's timeout).
+         * The survivors leave without it; docs/cluster.md states the limit for programs. */
+        fflush(NULL);
+        _exit(failures == 0 ? 0 : 1);
+    }
     return failures == 0 ? 0 : 1;
 }

@@ -11,8 +11,8 @@
 
 #include "balance/balance_state.h"
 #include "balance/solver.h"
+#include "base/clock.h"
 #include "base/log.h"
-#include "devices/device.h"
 
 /* Tags a runtime keeps models for; calls with further tags run equal and do not learn. */
 #define APO_TAGS_MAX 4096
@@ -23,14 +23,14 @@
  * the "cuda:N" ordinal among this runtime's GPUs. */
 static const apo__stored_device *stored_device(const apo__balance *b, const apo__stored_workload *e,
                                                size_t d) {
-    const apo__device *dev = &b->devices[d];
+    const apo_device_info *dev = b->info[d];
     for (size_t i = 0; i < e->n_devices; i++)
-        if (strcmp(e->devices[i].id, dev->info.id) == 0)
+        if (strcmp(e->devices[i].id, dev->id) == 0)
             return &e->devices[i];
-    if (dev->info.kind == APO_DEVICE_CUDA) {
+    if (dev->kind == APO_DEVICE_CUDA) {
         size_t ordinal = 0;
         for (size_t i = 0; i < d; i++)
-            ordinal += b->devices[i].info.kind == APO_DEVICE_CUDA;
+            ordinal += b->info[i]->kind == APO_DEVICE_CUDA;
         char name[32];
         snprintf(name, sizeof name, "cuda:%zu", ordinal);
         for (size_t i = 0; i < e->n_devices; i++)
@@ -70,7 +70,7 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
         for (size_t d = 0; d < b->n_devices; d++) {
             const apo__stored_device *s = stored_device(b, e, d);
             if (s == NULL && e->origin != APO_ORIGIN_FORCED) {
-                snprintf(reason, reason_size, "device %s is not in it", b->devices[d].info.id);
+                snprintf(reason, reason_size, "device %s is not in it", b->info[d]->id);
                 return -1;
             }
             if (s != NULL && isfinite(s->latency_ms) && isfinite(s->ms_per_melem))
@@ -172,11 +172,12 @@ static void load_files(apo__balance *b, apo__warnings *w) {
     }
 }
 
-void apo__balance_init(apo__balance *b, const apo__device *devices, size_t n_devices,
+void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, size_t n_devices,
                        const apo__balance_settings *s, apo__warnings *w) {
     memset(b, 0, sizeof *b);
     pthread_mutex_init(&b->mutex, NULL);
-    b->devices = devices;
+    for (size_t d = 0; d < n_devices; d++)
+        b->info[d] = devices[d];
     b->n_devices = n_devices;
     b->learn = s->learn;
     b->persist_interval_s = s->persist_interval_s;
@@ -303,9 +304,9 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
     apo__timestamp_format((double)time(NULL), e->updated_at, sizeof e->updated_at);
 
     for (size_t d = 0; d < b->n_devices; d++) {
-        const apo__device *dev = &b->devices[d];
+        const apo_device_info *dev = b->info[d];
         size_t i = 0;
-        while (i < e->n_devices && strcmp(e->devices[i].id, dev->info.id) != 0)
+        while (i < e->n_devices && strcmp(e->devices[i].id, dev->id) != 0)
             i++;
         if (i == e->n_devices) {
             if (e->n_devices == APO_MAX_DEVICES)
@@ -314,8 +315,8 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
         }
         apo__stored_device *s = &e->devices[i];
         memset(s, 0, sizeof *s);
-        snprintf(s->id, sizeof s->id, "%s", dev->info.id);
-        snprintf(s->label, sizeof s->label, "%s", dev->info.label);
+        snprintf(s->id, sizeof s->id, "%s", dev->id);
+        snprintf(s->label, sizeof s->label, "%s", dev->label);
         const apo__model *m = &ts->models[d];
         s->latency_ms = m->valid ? m->latency_s * 1e3 : NAN;
         s->ms_per_melem = m->valid ? m->cost_s * 1e9 : NAN;
@@ -548,11 +549,11 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
             double t = medians_ms[d * n_sizes + s];
             if (isnan(t))
                 continue;
-            if (b->devices[d].info.kind == APO_DEVICE_CPU) {
+            if (b->info[d]->kind == APO_DEVICE_CPU) {
                 a->cpu_ms_avg = t;
             } else if (isnan(a->gpu_ms_avg) || t < a->gpu_ms_avg) {
                 a->gpu_ms_avg = t;
-                a->simulated = b->devices[d].info.kind == APO_DEVICE_SIM;
+                a->simulated = b->info[d]->kind == APO_DEVICE_SIM;
             }
         }
         if (apo__threshold_key(a->key, function, param_names, param_values, n_params, sizes[s]) !=

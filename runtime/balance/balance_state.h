@@ -14,8 +14,6 @@
 #include "base/warnings.h"
 #include "profiles/profile_store.h"
 
-typedef struct apo__device apo__device;
-
 typedef struct apo__tag_state {
     char tag[APO_TAG_MAX];
     apo__model models[APO_MAX_DEVICES]; /* in device order */
@@ -32,7 +30,7 @@ typedef struct apo__tag_state {
 
 typedef struct apo__balance {
     pthread_mutex_t mutex;
-    const apo__device *devices; /* the runtime's, n_devices of them */
+    const apo_device_info *info[APO_MAX_DEVICES]; /* the devices' identities, in order */
     size_t n_devices;
     apo__tag_state *tags;
     size_t n_tags, cap_tags;
@@ -53,9 +51,10 @@ typedef struct apo__balance_settings {
     apo__profile_location location;
 } apo__balance_settings;
 
-/* Sets up the state and, profiles on, loads both files. Files that cannot be used are
+/* Sets up the state for the devices whose identities `devices` points to (they must outlive
+ * it) and, profiles on, loads both files. Files that cannot be used are
  * reported through `w` and ignored: this cannot fail. */
-void apo__balance_init(apo__balance *b, const apo__device *devices, size_t n_devices,
+void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, size_t n_devices,
                        const apo__balance_settings *s, apo__warnings *w);
 
 /* Writes unsaved refinements (profiles on) and frees everything. */

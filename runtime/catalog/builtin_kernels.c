@@ -8,6 +8,7 @@
 
 #include "catalog/cuda_views.h"
 #include "catalog/kernel.h"
+#include "catalog/nonfinite_outputs.h"
 #include "kernels.h"
 #include "kernels_cuda.h"
 
@@ -356,6 +357,7 @@ static const apo__kernel builtin_kernels[] = {
         .output_cols = full_output_cols,
         .run_tile = bollinger_run,
         .run_tiles = bollinger_run_tiles,
+        .count_nonfinite = apo__bollinger_nonfinite,
         .cuda = &bollinger_cuda_impl,
     },
     {
@@ -374,6 +376,7 @@ static const apo__kernel builtin_kernels[] = {
         .output_cols = full_output_cols,
         .run_tile = macd_run,
         .run_tiles = macd_run_tiles,
+        .count_nonfinite = apo__macd_nonfinite,
         .cuda = &macd_cuda_impl,
     },
     {

@@ -33,10 +33,22 @@ typedef struct apo__call {
     /* GPUs other than out_gpu keep their outputs resident for one grouped gather after the
      * phase, instead of peer-copying them chunk by chunk (cuda_gather.c). */
     int gather_resident;
+    /* CUDA events (cudaEvent_t) that every GPU task of the call makes its streams wait for
+     * before it touches the call's arrays: the caller's work on them, which the call must
+     * come after (apportion_cuda.h). None for host arrays. */
+    void *const *wait_events;
+    size_t n_wait_events;
     /* The runtime running the call, so that a user kernel calling back into it is caught
      * (kernel_guard.h); NULL outside apo__distribute_placed(). */
     const apo_runtime *rt;
+    /* Per tile, the outputs that are not finite although their inputs are, written by the
+     * device that computed the tile (kernel->count_nonfinite), or APO_NONFINITE_UNCHECKED.
+     * NULL: not counted in this call. */
+    uint64_t *nonfinite;
 } apo__call;
+
+/* A tile of apo__call.nonfinite that no device has checked (yet). */
+#define APO_NONFINITE_UNCHECKED UINT64_MAX
 
 /*
  * A contiguous run of tiles [first, end) of a call staged on one GPU. Element (r, t) of
@@ -104,6 +116,11 @@ struct apo__kernel {
     size_t partial_len; /* doubles per tile partial, 0: none */
     void (*merge)(const double *a, const double *b, double *out);
     void (*finalize)(const apo__call *call, size_t row, const double *root);
+
+    /* Optional: counts the outputs of positions [begin, end) of one row that are not finite
+     * although every input sample that defines them is (catalog/nonfinite_outputs.h); run
+     * on the host after the tile is written. NULL: the kernel's outputs are not counted. */
+    uint64_t (*count_nonfinite)(const apo__call *call, size_t row, size_t begin, size_t end);
 
     /* The CUDA implementation, or NULL: GPUs then take no share of this kernel. */
     const apo__cuda_impl *cuda;

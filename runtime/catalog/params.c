@@ -1,9 +1,23 @@
 /* Resolving a call's kernel parameters; see params.h. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "catalog/params.h"
+
+/* The shortest of %.15g, %.16g and %.17g that reads back to v, for messages: a bound of 1e300
+ * prints as 1e+300, not as 1.0000000000000001e+300. (profiles/text.c has the same search for
+ * the files it writes, in a room this one may not include.) */
+static const char *shortest(double v, char *buf, size_t size) {
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
 
 apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,
                                double *values) {
@@ -36,13 +50,14 @@ apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, si
         if (!isfinite(v))
             return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be finite", k->name,
                              spec->name);
+        char lo[32], hi[32], got[32];
         if (spec->integer && v != floor(v))
-            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be an integer, got %.17g",
-                             k->name, spec->name, v);
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be an integer, got %s",
+                             k->name, spec->name, shortest(v, got, sizeof got));
         if (v < spec->min || v > spec->max)
-            return apo__fail(APO_ERR_BAD_PARAM,
-                             "%s: parameter %s must be from %.17g to %.17g, got %.17g", k->name,
-                             spec->name, spec->min, spec->max, v);
+            return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s must be from %s to %s, got %s",
+                             k->name, spec->name, shortest(spec->min, lo, sizeof lo),
+                             shortest(spec->max, hi, sizeof hi), shortest(v, got, sizeof got));
         values[i] = v;
     }
     return APO_OK;

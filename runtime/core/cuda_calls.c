@@ -1,7 +1,8 @@
 /*
- * The calls of apportion_cuda.h: workloads on device-resident arrays, device memory and
- * copies for callers without a CUDA runtime of their own, and bandwidth measurements
- * (the ceilings that apo-bench-kernels and selftest quote).
+ * The calls of apportion_cuda.h: workloads on device-resident arrays (with their ordering
+ * after the caller's work), device memory and copies for callers without a CUDA runtime of
+ * their own, host memory pinned for the GPUs, and bandwidth measurements (the ceilings that
+ * apo-bench-kernels and selftest quote).
  */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "balance/model.h"
 #include "base/clock.h"
 #include "base/error.h"
+#include "catalog/reentry_guard.h"
 #include "core/runtime.h"
 #include "devices/cuda/cuda_device.h"
 
@@ -36,6 +38,85 @@ static apo_status enter_gpu(const apo_runtime *rt, size_t device, const char *wh
         return APO_OK;
     apo__cuda_leave_device(*previous);
     return apo__cuda_fail(e, what);
+}
+
+/* ---- ordering a device-resident call after the caller's work -------------------------------- */
+
+/* The events a device-resident call's GPU work waits for (apo__call.wait_events); those the
+ * call created itself are destroyed after it. */
+typedef struct call_order {
+    void *events[3];
+    int owned[3];
+    size_t n;
+} call_order;
+
+/* Records a new event on `stream` of GPU `ordinal` and adds it to the call's. */
+static apo_status record_on(call_order *o, int ordinal, cudaStream_t stream, const char *what) {
+    int e;
+    const int previous = apo__cuda_enter_device(ordinal, &e);
+    cudaEvent_t ev = NULL;
+    if (e == cudaSuccess)
+        e = (int)cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = (int)cudaEventRecord(ev, stream);
+    if (e != cudaSuccess && ev != NULL)
+        (void)cudaEventDestroy(ev);
+    apo__cuda_leave_device(previous);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return apo__cuda_fail(e, what);
+    }
+    o->events[o->n] = ev;
+    o->owned[o->n] = 1;
+    o->n++;
+    return APO_OK;
+}
+
+/* What the call comes after: the caller's stream and event when given; otherwise the legacy
+ * default stream of each GPU that holds the call's arrays, which every blocking stream of
+ * that GPU synchronises with (the order a cudaMemcpy would have). */
+static apo_status order_after(const apo_cuda_placement *where, int in_gpu, int out_gpu,
+                              call_order *o) {
+    const int home = in_gpu >= 0 ? in_gpu : out_gpu;
+    if (where->stream != NULL) {
+        cudaStream_t stream = (cudaStream_t)where->stream;
+        int ordinal = home;
+#if CUDART_VERSION >= 12080
+        /* The stream may belong to any GPU: its event is recorded there. The special
+         * handles name the current device's streams: the home GPU's. */
+        if (stream != cudaStreamLegacy && stream != cudaStreamPerThread) {
+            cudaError_t e = cudaStreamGetDevice(stream, &ordinal);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                return apo__cuda_fail(e, "apo_cuda_placement.stream: finding its GPU");
+            }
+        }
+#endif
+        APO_CHECK(record_on(o, ordinal, stream, "recording an event on apo_cuda_placement.stream"));
+    }
+    if (where->wait_event != NULL) {
+        o->events[o->n] = where->wait_event;
+        o->owned[o->n] = 0;
+        o->n++;
+    }
+    if (where->stream != NULL || where->wait_event != NULL)
+        return APO_OK;
+    if (in_gpu >= 0)
+        APO_CHECK(record_on(o, in_gpu, cudaStreamLegacy,
+                            "recording an event on the default stream of the inputs' GPU"));
+    if (out_gpu >= 0 && out_gpu != in_gpu)
+        APO_CHECK(record_on(o, out_gpu, cudaStreamLegacy,
+                            "recording an event on the default stream of the outputs' GPU"));
+    return APO_OK;
+}
+
+/* Destroys the events the call created (a pending event is released once it completes). */
+static void release_order(call_order *o) {
+    for (size_t i = 0; i < o->n; i++)
+        if (o->owned[i])
+            (void)cudaEventDestroy((cudaEvent_t)o->events[i]);
+    (void)cudaGetLastError();
+    o->n = 0;
 }
 
 apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_workload *w,
@@ -64,7 +145,16 @@ apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_workload *w,
     /* A device-resident call runs on the GPUs alone; what it would teach the models is not
      * what host-resident calls of the same tag cost, so it does not refine them. */
     int learn = in_gpu < 0 && out_gpu < 0;
-    return apo__distribute_placed(rt, w, in_gpu, out_gpu, report, learn);
+    if (learn)
+        return apo__distribute(rt, w, report, 1);
+    call_order order = {{NULL, NULL, NULL}, {0, 0, 0}, 0};
+    apo_status st = order_after(where, in_gpu, out_gpu, &order);
+    if (st == APO_OK) {
+        const apo__placement placed = {in_gpu, out_gpu, order.events, order.n};
+        st = apo__distribute_placed(rt, w, &placed, report, 0);
+    }
+    release_order(&order);
+    return st;
 }
 
 apo_status apo_cuda_malloc(apo_runtime *rt, size_t device, size_t bytes, void **ptr) {
@@ -103,20 +193,105 @@ apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void
                            apo_copy_kind kind) {
     if (rt == NULL || ((dst == NULL || src == NULL) && bytes > 0))
         return apo__fail(APO_ERR_NULL, "apo_cuda_memcpy: NULL argument");
-    static const enum cudaMemcpyKind kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-                                                cudaMemcpyDeviceToDevice};
     if ((int)kind < 0 || (int)kind > 2)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_cuda_memcpy: kind %d is not an apo_copy_kind", (int)kind);
-    int previous;
-    if (bytes == 0) /* nothing to copy, but the device must still be a GPU */
-        return gpu_ordinal(rt, device, "apo_cuda_memcpy", &previous);
-    apo_status st = enter_gpu(rt, device, "apo_cuda_memcpy", &previous);
-    if (st != APO_OK)
+    int ordinal = -1;
+    apo_status st = gpu_ordinal(rt, device, "apo_cuda_memcpy", &ordinal);
+    if (st != APO_OK || bytes == 0) /* nothing to copy, but the device must still be a GPU */
         return st;
-    cudaError_t e = cudaMemcpy(dst, src, bytes, kinds[kind]);
-    apo__cuda_leave_device(previous);
-    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "apo_cuda_memcpy");
+    static const apo__copy_direction directions[] = {APO_COPY_TO_DEVICE, APO_COPY_TO_HOST,
+                                                     APO_COPY_ON_DEVICE};
+    return apo__cuda_copy(ordinal, dst, src, bytes, directions[kind], "apo_cuda_memcpy");
+}
+
+/* ---- host memory pinned for the GPUs ------------------------------------------------------ */
+
+/* Runs a host-memory pin or unpin with the first GPU current (any context will do: the
+ * ranges are registered portable, for every GPU). */
+static cudaError_t on_first_gpu(const apo_runtime *rt, void *ptr, size_t bytes, int pin) {
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        if (rt->devices[i].info.kind != APO_DEVICE_CUDA)
+            continue;
+        int e;
+        const int previous = apo__cuda_enter_device(apo__cuda_ordinal(&rt->devices[i]), &e);
+        if (e == cudaSuccess)
+            e = (int)(pin ? cudaHostRegister(ptr, bytes, cudaHostRegisterPortable)
+                          : cudaHostUnregister(ptr));
+        apo__cuda_leave_device(previous);
+        return (cudaError_t)e;
+    }
+    return cudaErrorNoDevice;
+}
+
+apo_status apo_cuda_host_register(apo_runtime *rt, void *ptr, size_t bytes) {
+    if (rt == NULL || ptr == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_host_register: %s is NULL",
+                         rt == NULL ? "rt" : "ptr");
+    if (bytes == 0)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_cuda_host_register: bytes is 0");
+    if (rt->n_gpus == 0)
+        return apo__fail(APO_ERR_NO_DEVICE, "apo_cuda_host_register: the runtime has no GPU");
+    if (apo__inside_kernel_of(rt))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_cuda_host_register: called from inside a kernel of this runtime");
+    /* Under the call lock: no call is reading the table, or copying, meanwhile. */
+    pthread_mutex_lock(&rt->call_mutex);
+    apo_status st = APO_OK;
+    const apo__pin_lookup found = apo__pin_find(&rt->pins, ptr, bytes);
+    if (found == APO_PIN_OVERLAPS) {
+        st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                       "apo_cuda_host_register: [%p, +%zu) overlaps a range registered before", ptr,
+                       bytes);
+    } else if (found == APO_PIN_ABSENT) {
+        cudaError_t e = on_first_gpu(rt, ptr, bytes, 1);
+        if (e == cudaErrorHostMemoryAlreadyRegistered) {
+            (void)cudaGetLastError();
+            st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                           "apo_cuda_host_register: [%p, +%zu) is already pinned (by the "
+                           "caller?): it needs no registration",
+                           ptr, bytes);
+        } else if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            st = apo__cuda_fail(e, "apo_cuda_host_register");
+        } else if (!apo__pin_add(&rt->pins, ptr, bytes)) {
+            (void)on_first_gpu(rt, ptr, bytes, 0);
+            st =
+                apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_cuda_host_register: no memory for the table");
+        }
+    }
+    pthread_mutex_unlock(&rt->call_mutex);
+    return st;
+}
+
+apo_status apo_cuda_host_unregister(apo_runtime *rt, void *ptr) {
+    if (rt == NULL || ptr == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_host_unregister: %s is NULL",
+                         rt == NULL ? "rt" : "ptr");
+    if (apo__inside_kernel_of(rt))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_cuda_host_unregister: called from inside a kernel of this runtime");
+    pthread_mutex_lock(&rt->call_mutex);
+    apo_status st = APO_OK;
+    if (apo__pin_remove(&rt->pins, ptr) == 0) {
+        st = apo__fail(APO_ERR_NOT_FOUND,
+                       "apo_cuda_host_unregister: %p was not registered with this runtime", ptr);
+    } else {
+        cudaError_t e = on_first_gpu(rt, ptr, 0, 0);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            st = apo__cuda_fail(e, "apo_cuda_host_unregister");
+        }
+    }
+    pthread_mutex_unlock(&rt->call_mutex);
+    return st;
+}
+
+void apo__cuda_release_pins(apo_runtime *rt) {
+    for (size_t i = 0; i < rt->pins.n; i++)
+        (void)on_first_gpu(rt, rt->pins.pins[i].ptr, 0, 0);
+    (void)cudaGetLastError();
+    apo__pin_table_free(&rt->pins);
 }
 
 /* ---- bandwidth --------------------------------------------------------------------------- */

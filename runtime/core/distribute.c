@@ -18,6 +18,7 @@
 #include "catalog/params.h"
 #include "core/distribute_range.h"
 #include "core/merge_tree.h"
+#include "core/nonfinite_count.h"
 #include "core/plan.h"
 #include "core/runtime.h"
 #ifdef APO_HAVE_CUDA
@@ -72,6 +73,7 @@ typedef struct device_tally {
     uint64_t assigned, elements, tiles, moved_in, tasks; /* assigned: planned + taken over */
     uint64_t chunks;
     double h2d_s, kernel_s, d2h_s, wall_s;
+    double host_copy_s, busy_s; /* devices that time their phases as intervals (GPUs) */
     int failed;
     int timed_out;     /* it missed a deadline (failed is also set) */
     double deadline_s; /* the longest deadline it was given */
@@ -159,6 +161,8 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         t->d2h_s += job->time.d2h_s;
         t->wall_s += job->time.wall_s;
         t->chunks += job->time.chunks;
+        t->host_copy_s += job->time.host_copy_s;
+        t->busy_s += job->time.busy_s;
         double busy = job->time.wall_s;
         slowest = busy > slowest ? busy : slowest;
         if (job->status == APO_ERR_DEVICE_LOST) {
@@ -306,7 +310,7 @@ _Static_assert(offsetof(apo_report, devices) + sizeof(((apo_report *)0)->devices
                "apo_report.devices must be the last field");
 
 static void fill_report(const run_state *s, const apo__plan *p, const apo_workload *w,
-                        double makespan_s, int modelled, apo_report *r) {
+                        double makespan_s, int modelled, uint64_t nonfinite, apo_report *r) {
     const apo_runtime *rt = s->rt;
     const apo__call *call = s->call;
     /* Every field before the device array, which comes last: its entries are written one
@@ -327,6 +331,7 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
     r->n_devices = rt->n_devices;
     r->gather = s->gather;
     r->gather_ms = s->gather_s * 1e3;
+    r->nonfinite_outputs = nonfinite;
 
     double rate_sum = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
@@ -343,6 +348,10 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
         d->h2d_ms = t->h2d_s * 1e3;
         d->kernel_ms = t->kernel_s * 1e3;
         d->d2h_ms = t->d2h_s * 1e3;
+        d->host_copy_ms = t->host_copy_s * 1e3;
+        /* Summed over tasks, the phases against the time any of them ran (docs/cuda.md). */
+        d->overlap =
+            t->busy_s > 0 ? (t->host_copy_s + t->h2d_s + t->kernel_s + t->d2h_s) / t->busy_s : 0.0;
         double busy = t->wall_s;
         d->wall_ms = busy * 1e3;
         d->chunks = t->chunks;
@@ -458,6 +467,9 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     st = ensure_partials(rt, call);
     if (st != APO_OK)
         return st;
+    /* Counted only for a report, which is where the count goes; released by the caller. */
+    if (report != NULL && (st = apo__nonfinite_start(call)) != APO_OK)
+        return st;
 
     run_state s;
     memset(&s, 0, sizeof s);
@@ -498,17 +510,20 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         int modelled = 0;
         for (size_t i = 0; i < rt->n_devices; i++)
             modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
-        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, modelled, report);
+        uint64_t nonfinite = apo__nonfinite_finish(call);
+        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, modelled, nonfinite,
+                    report);
     }
     return APO_OK;
 }
 
 apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn) {
-    return apo__distribute_placed(rt, w, -1, -1, report, learn);
+    const apo__placement on_host = {-1, -1, NULL, 0};
+    return apo__distribute_placed(rt, w, &on_host, report, learn);
 }
 
-apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in_gpu, int out_gpu,
-                                  apo_report *report, int learn) {
+apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
+                                  const apo__placement *where, apo_report *report, int learn) {
     if (rt == NULL || w == NULL)
         return apo__fail(APO_ERR_NULL, "apo_distribute_workload: %s is NULL",
                          rt == NULL ? "rt" : "w");
@@ -525,14 +540,25 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in
     apo_status st = apo__resolve_call(rt, w, &call, 1);
     if (st != APO_OK)
         return st;
-    call.in_gpu = in_gpu;
-    call.out_gpu = out_gpu;
+    /* The tag is checked whatever the ratios: a call learns under it. */
+    const char *tag;
+    st = apo__workload_tag(w, &call, &tag);
+    if (st != APO_OK)
+        return st;
+    call.in_gpu = where->in_gpu;
+    call.out_gpu = where->out_gpu;
+    call.wait_events = where->wait_events;
+    call.n_wait_events = where->n_wait_events;
     call.rt = rt;
     pthread_mutex_lock(&rt->call_mutex);
 #ifdef APO_HAVE_CUDA
-    call.gather_resident = apo__gather_resident(&rt->gather, out_gpu);
+    call.gather_resident = apo__gather_resident(&rt->gather, where->out_gpu);
+    /* GPUs copying device arrays to and from each other go straight where they can. */
+    if (where->in_gpu >= 0 || where->out_gpu >= 0)
+        apo__gather_enable_peers(&rt->gather);
 #endif
     st = distribute_locked(rt, w, &call, report, learn);
+    apo__nonfinite_discard(&call); /* a failed call's counts */
     pthread_mutex_unlock(&rt->call_mutex);
     return st;
 }

@@ -14,14 +14,44 @@
 #include "catalog/params.h"
 #include "core/plan.h"
 #include "core/runtime.h"
-#ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_discovery.h"
-#endif
 
 /* With at least this many rows per device, the auto axis splits by rows. */
 #define APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT 32
 
 /* ---- validation ---------------------------------------------------------------------- */
+
+/* Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte (compared as
+ * addresses, without forming a pointer past either range). */
+static int ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x <= y ? y - x < a_bytes : x - y < b_bytes;
+}
+
+/* No kernel computes in place: tiles read the inputs, halos included, while other tiles'
+ * outputs are written, so an output that shares memory with an input or another output
+ * gives wrong values without an error. */
+static apo_status check_no_overlap(const apo__kernel *k, const apo_workload *w,
+                                   const double *params) {
+    const size_t in_bytes = w->rows * w->cols * sizeof(double);
+    size_t out_bytes[APO_MAX_IO];
+    for (size_t o = 0; o < k->n_outputs; o++) {
+        out_bytes[o] = w->rows * k->output_cols(k, params, w->cols, o) * sizeof(double);
+        for (size_t i = 0; i < k->n_inputs; i++)
+            if (ranges_overlap(w->inputs[i], in_bytes, w->outputs[o], out_bytes[o]))
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "%s: output %zu (%s) shares memory with input %zu: outputs must "
+                                 "not overlap the inputs or each other (no kernel works in place)",
+                                 k->name, o, k->output_names[o], i);
+        for (size_t p = 0; p < o; p++)
+            if (ranges_overlap(w->outputs[p], out_bytes[p], w->outputs[o], out_bytes[o]))
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "%s: outputs %zu (%s) and %zu (%s) share memory: outputs must "
+                                 "not overlap the inputs or each other",
+                                 k->name, p, k->output_names[p], o, k->output_names[o]);
+    }
+    return APO_OK;
+}
 
 apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
                              int check_buffers) {
@@ -88,6 +118,9 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
         if (w->outputs[i] == NULL)
             return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", k->name, i,
                              k->output_names[i]);
+    st = check_no_overlap(k, w, call->params);
+    if (st != APO_OK)
+        return st;
     call->inputs = w->inputs;
     call->outputs = w->outputs;
     return APO_OK;
@@ -111,6 +144,18 @@ apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t
 
 /* ---- planning ------------------------------------------------------------------------- */
 
+apo_status apo__check_tag_text(const char *tag, const char *what) {
+    for (size_t i = 0; tag[i] != '\0'; i++) {
+        const unsigned char c = (unsigned char)tag[i];
+        if (c < 0x20 || c == 0x7f)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%s: the tag holds the control character 0x%02x at byte %zu; tags "
+                             "are stored in the profile and printed, so they may hold none",
+                             what, c, i);
+    }
+    return APO_OK;
+}
+
 apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const char **tag) {
     *tag = w->tag != NULL ? w->tag : call->kernel->name;
     size_t len = strlen(*tag);
@@ -118,7 +163,7 @@ apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_workload.tag must be 1 to %d characters, got %zu", APO_TAG_MAX - 1,
                          len);
-    return APO_OK;
+    return apo__check_tag_text(*tag, "apo_workload.tag");
 }
 
 /* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
@@ -198,7 +243,10 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
                                  rt->devices[i].info.id, w->ratios[i]);
             sum += w->ratios[i];
         }
-        if (!(sum > 0) || !isfinite(sum))
+        if (isinf(sum))
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "the ratios sum to inf (beyond the largest double): scale them down");
+        if (!(sum > 0))
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "the ratios sum to %g: at least one must be positive", sum);
         for (size_t i = 0; i < n; i++)

@@ -23,8 +23,13 @@ typedef struct apo__plan {
 apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *call,
                              int check_buffers);
 
-/* The workload's tag (its kernel's name when it has none), checked. */
+/* The workload's tag (its kernel's name when it has none), checked: 1 to APO_TAG_MAX-1
+ * bytes, no control character. */
 apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const char **tag);
+
+/* APO_ERR_INVALID_ARGUMENT when a workload tag holds a control character (what: the caller,
+ * for the message), else APO_OK: tags are stored in the profile and printed by tools. */
+apo_status apo__check_tag_text(const char *tag, const char *what);
 
 /* Whether device i takes part in `call`: it can run the kernel where the arrays are, and it
  * is not quarantined. */

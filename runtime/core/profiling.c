@@ -11,6 +11,7 @@
 
 #include "balance/solver.h"
 #include "catalog/params.h"
+#include "core/plan.h"
 #include "core/runtime.h"
 #include "random_walk.h"
 
@@ -40,7 +41,7 @@ static apo_status check_tag(const char *tag, const char *what) {
     if (len == 0 || len >= APO_TAG_MAX)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: the tag must be 1 to %d characters", what,
                          APO_TAG_MAX - 1);
-    return APO_OK;
+    return apo__check_tag_text(tag, what);
 }
 
 /* ---- profiling ---------------------------------------------------------------------------- */
@@ -439,7 +440,11 @@ apo_status apo_set_ratios(apo_runtime *rt, const char *tag, const char *const *i
         by_device[d] = ratios[i];
         sum += ratios[i];
     }
-    if (!(sum > 0) || !isfinite(sum))
+    if (isinf(sum))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_set_ratios: the ratios sum to inf (beyond the largest double); "
+                         "scale them down");
+    if (!(sum > 0))
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_set_ratios: the ratios sum to %g; at least one must be positive",
                          sum);

@@ -9,13 +9,14 @@
 #include "base/settings.h"
 #include "cluster/cluster.h"
 #include "core/runtime.h"
+#include "devices/cpu_device.h"
+#include "devices/cuda/cuda_discovery.h"
+#include "devices/cuda/pipeline_plan.h"
 #include "devices/device_list.h"
+#include "devices/sim_device.h"
 #include "kernels.h"
 #ifdef APO_HAVE_CUDA
-#include "devices/cpu_device.h"
 #include "devices/cuda/cuda_device.h"
-#include "devices/cuda/cuda_discovery.h"
-#include "devices/sim_device.h"
 #endif
 
 /* The resolved settings, after config > environment > defaults. */
@@ -93,8 +94,38 @@ static int gpu_matches(const apo__device *gpu, size_t ordinal, const apo__device
     return strncmp(gpu->info.id + 4, spec->uuid_prefix, strlen(spec->uuid_prefix)) == 0;
 }
 
+/* Opens the cpu device as the next device with `threads` OpenMP threads; 0 takes OpenMP's
+ * default, which share_host_threads() may lower beside GPUs (defaulted[] remembers). */
+static void open_cpu(apo_runtime *rt, int threads, int *defaulted, int isa) {
+    defaulted[rt->n_devices] = threads == 0;
+    apo__cpu_device_open(&rt->devices[rt->n_devices++], threads, isa);
+}
+
+/* Each GPU's driver takes host threads for its staging copies (devices/cuda/pipeline_plan.h);
+ * a cpu device on OpenMP's default team gives up as many, so that together they ask for no
+ * more threads than the cores (docs/cuda.md, "Host threads"). An explicit count
+ * (cpu:threads=N, APPORTION_CPU_THREADS) is the user's to keep. */
+static void share_host_threads(apo_runtime *rt, const int *defaulted) {
+    if (rt->n_gpus == 0)
+        return;
+    const int cores = apo__host_cores();
+    const int per_gpu = apo__gpu_host_threads(cores, rt->n_gpus);
+    const int cpu_threads = apo__cpu_threads_beside_gpus(cores, per_gpu * (int)rt->n_gpus);
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        apo__device *dev = &rt->devices[i];
+        if (dev->info.kind == APO_DEVICE_CUDA)
+            dev->info.threads = per_gpu;
+        else if (dev->info.kind == APO_DEVICE_CPU && defaulted[i])
+            apo__cpu_device_open(dev, cpu_threads, dev->cpu_isa);
+    }
+    apo__log(APO_LOG_INFO, APO_SUBSYS_INIT,
+             "%d cores: %zu GPU(s) take %d host thread(s) each, the cpu device's default team %d",
+             cores, rt->n_gpus, per_gpu, cpu_threads);
+}
+
 /* Opens the devices the specs select, in the list's order. */
 static apo_status open_devices(apo_runtime *rt, const settings *s) {
+    int cpu_defaulted[APO_MAX_DEVICES] = {0};
     apo__device_spec specs[APO_MAX_DEVICES];
     size_t n_specs;
     char err[256];
@@ -140,8 +171,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
             continue;
         }
         if (spec->kind == APO_SPEC_CPU) {
-            apo__device *dev = &rt->devices[rt->n_devices++];
-            apo__cpu_device_open(dev, spec->threads != 0 ? spec->threads : s->cpu_threads, isa);
+            open_cpu(rt, spec->threads != 0 ? spec->threads : s->cpu_threads, cpu_defaulted, isa);
             continue;
         }
         size_t matched = 0;
@@ -161,7 +191,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
             if (rt->n_devices == APO_MAX_DEVICES)
                 return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
                                  APO_MAX_DEVICES);
-            apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads, isa);
+            open_cpu(rt, s->cpu_threads, cpu_defaulted, isa);
         }
     }
     for (size_t g = 0; g < n_gpus; g++)
@@ -175,8 +205,9 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         /* Only GPU items were listed and none is usable: the CPU carries on (docs/design.md: never
          * a crash for a missing GPU). */
         apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
-        apo__cpu_device_open(&rt->devices[rt->n_devices++], s->cpu_threads, isa);
+        open_cpu(rt, s->cpu_threads, cpu_defaulted, isa);
     }
+    share_host_threads(rt, cpu_defaulted);
     if (s->use_gpu == APO_USE_GPU_YES && rt->n_gpus == 0)
         return apo__fail(APO_ERR_GPU_REQUIRED,
                          "a GPU is required (APPORTION_USE_GPU=yes or apo_config.use_gpu) but "
@@ -228,7 +259,10 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
      * file with their own local view (docs/cluster.md). */
     if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
         s.balance.profiles_on = 0;
-    apo__balance_init(&rt->balance, rt->devices, rt->n_devices, &s.balance, &rt->warnings);
+    const apo_device_info *identities[APO_MAX_DEVICES];
+    for (size_t i = 0; i < rt->n_devices; i++)
+        identities[i] = &rt->devices[i].info;
+    apo__balance_init(&rt->balance, identities, rt->n_devices, &s.balance, &rt->warnings);
     balance_ready = 1;
     APO_CHECK_GOTO(apo__pool_start(&rt->pool, rt->devices, rt->n_devices), st, fail);
     for (size_t i = 0; i < rt->n_devices; i++)
@@ -280,6 +314,7 @@ void apo_runtime_destroy(apo_runtime *rt) {
         return;
     }
 #ifdef APO_HAVE_CUDA
+    apo__cuda_release_pins(rt);
     apo__gather_close(&rt->gather); /* its communicators reference the GPUs closed next */
 #endif
     for (size_t i = 0; i < rt->n_devices; i++)

@@ -10,6 +10,7 @@
 #include "catalog/registry.h"
 #include "core/faults.h"
 #include "devices/cuda/gather.h"
+#include "devices/cuda/pin_table.h"
 #include "devices/device.h"
 #include "devices/worker_pool.h"
 
@@ -32,6 +33,9 @@ struct apo_runtime {
     /* Multi-GPU gathers onto one GPU (apportion_cuda.h, outputs_device). */
     apo__gather_site gather;
 
+    /* Host ranges pinned by apo_cuda_host_register; changed only under call_mutex. */
+    apo__pin_table pins;
+
     /* The MPI job this runtime joined, or NULL (cluster.h). */
     struct apo__cluster *cluster;
     /* Deadlines and quarantine; changed only under call_mutex. */
@@ -46,9 +50,19 @@ struct apo_runtime {
  * runs must not teach the models what one device alone does). */
 apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn);
 
-/* apo__distribute() with arrays in GPU memory: in_gpu and out_gpu are the CUDA ordinals of
- * the GPUs holding the inputs and the outputs, -1 for host memory (apportion_cuda.h). */
-apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w, int in_gpu, int out_gpu,
-                                  apo_report *report, int learn);
+/* Unpins every host range apo_cuda_host_register() pinned (cuda_calls.c, CUDA builds). */
+void apo__cuda_release_pins(apo_runtime *rt);
+
+/* Where a call's arrays live, and what its GPU work must come after (apportion_cuda.h). */
+typedef struct apo__placement {
+    int in_gpu, out_gpu;      /* CUDA ordinals of the GPUs holding the inputs and the
+                                 outputs, -1 for host memory */
+    void *const *wait_events; /* cudaEvent_t every GPU task waits for first (apo__call) */
+    size_t n_wait_events;
+} apo__placement;
+
+/* apo__distribute() with arrays in GPU memory as `where` says. */
+apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
+                                  const apo__placement *where, apo_report *report, int learn);
 
 #endif

@@ -23,11 +23,15 @@ typedef struct apo__device apo__device;
 /* Phase durations of one task, in seconds. Sim devices report modelled times here. A
  * backend whose phases overlap (CUDA) also sets wall_s, the task's time on the host clock;
  * 0 means the phases ran one after the other (wall = their sum). `chunks` counts the pieces
- * the task was staged in (0: one). */
+ * the task was staged in (0: one). A backend that times its phases as intervals (CUDA) adds
+ * host_copy_s, its host-side staging copies, and busy_s, the length of the union of every
+ * phase interval (host copies, h2d, kernel, d2h): the sum of the phases over busy_s is the
+ * overlap achieved (0: not measured). */
 typedef struct apo__task_time {
     double h2d_s, kernel_s, d2h_s;
     double wall_s;
     uint64_t chunks;
+    double host_copy_s, busy_s;
 } apo__task_time;
 
 typedef struct apo__backend_ops {

@@ -53,6 +53,14 @@ static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t fir
             st = k->run_tile(call, row, begin, stop, plen != 0 ? call->partials + g * plen : NULL);
         }
     }
+    /* The outputs are checked while the tiles are still in cache (catalog/kernel.h). */
+    if (st == APO_OK && call->nonfinite != NULL && k->count_nonfinite != NULL) {
+        for (uint64_t g = g0; g < g1; g++) {
+            size_t row, begin, stop;
+            apo__tile_range(call, g, &row, &begin, &stop);
+            call->nonfinite[g] = k->count_nonfinite(call, row, begin, stop);
+        }
+    }
     apo__task_leave_call(&dev->guard);
     return st;
 }

@@ -7,8 +7,8 @@
  * Everything here is plain data and files: no runtime, no devices. A file that cannot be
  * used is reported through `err` and never crashes or damages anything.
  */
-#ifndef APO_RUNTIME_PROFILE_STORE_H
-#define APO_RUNTIME_PROFILE_STORE_H
+#ifndef APO_RUNTIME_PROFILES_PROFILE_STORE_H
+#define APO_RUNTIME_PROFILES_PROFILE_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -73,8 +73,10 @@ static void check_run(args *a) {
         FUZZ_CHECK(!o.rows_set || o.rows > 0, "run: --rows 0");
         FUZZ_CHECK(!o.cols_set || o.cols > 0, "run: --cols 0");
         FUZZ_CHECK(!(o.input != NULL && o.cols_set), "run: --cols with --input");
-        FUZZ_CHECK(o.input != NULL || (o.column == NULL && !o.input_format_set),
-                   "run: --column or --input-format without --input");
+        FUZZ_CHECK(o.input != NULL ||
+                       (o.column == NULL && !o.input_format_set && !o.missing_as_nan),
+                   "run: --column, --input-format or --missing-as-nan without --input");
+        FUZZ_CHECK(o.input == NULL || o.input[0] != '\0', "run: empty --input");
         FUZZ_CHECK(o.output != NULL || !o.format_set, "run: --format without --output");
         FUZZ_CHECK(o.output == NULL || o.output[0] != '\0', "run: empty --output");
         FUZZ_CHECK(o.format == CLI_FORMAT_F64 || o.format == CLI_FORMAT_CSV, "run: format %d",
@@ -150,6 +152,9 @@ static void check_set_ratios(args *a) {
     if (rc == CLI_EXIT_OK && !help) {
         FUZZ_CHECK(o.tag != NULL && o.tag[0] != '\0' && strlen(o.tag) < APO_TAG_MAX,
                    "set-ratios: tag");
+        for (const char *c = o.tag; *c != '\0'; c++)
+            FUZZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f,
+                       "set-ratios: a control character in the tag");
         check_in_argv(a, o.tag, "--workload");
         check_in_argv(a, o.devices, "--devices");
         FUZZ_CHECK(o.clear == (o.n == 0), "set-ratios: --clear with %zu items", o.n);

@@ -33,7 +33,7 @@ static void check_read_back(const double *values, size_t count) {
     double *again = NULL;
     size_t n = 0;
     char err[512];
-    int rc = apo__csv_parse_column(text, len, "again.csv", NULL, &again, &n, err, sizeof err);
+    int rc = apo__csv_parse_column(text, len, "again.csv", NULL, 0, &again, &n, err, sizeof err);
     FUZZ_CHECK(rc == 0, "values written back do not read: %s", err);
     FUZZ_CHECK(n == count, "%zu values read back as %zu", count, n);
     for (size_t i = 0; i < count; i++)
@@ -44,14 +44,14 @@ static void check_read_back(const double *values, size_t count) {
     free(text);
 }
 
-static void read_column(const uint8_t *data, size_t size, const char *column) {
+static void read_column(const uint8_t *data, size_t size, const char *column, unsigned flags) {
     /* The reader must replace this with NULL or an allocation of its own. */
     static double not_set;
     double *values = &not_set;
     size_t count = 99;
     char err[1024];
-    int rc = apo__csv_parse_column((const char *)data, size, NAME, column, &values, &count, err,
-                                   sizeof err);
+    int rc = apo__csv_parse_column((const char *)data, size, NAME, column, flags, &values, &count,
+                                   err, sizeof err);
     FUZZ_CHECK(fuzz_terminated(err, sizeof err), "message not terminated");
     if (rc != 0) {
         FUZZ_CHECK(rc == -1, "returned %d", rc);
@@ -70,8 +70,9 @@ static void read_column(const uint8_t *data, size_t size, const char *column) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    read_column(data, size, NULL);
-    read_column(data, size, "close");
-    read_column(data, size, "b");
+    read_column(data, size, NULL, 0);
+    read_column(data, size, "close", 0);
+    read_column(data, size, "b", 0);
+    read_column(data, size, "close", APO_CSV_MISSING_AS_NAN);
     return 0;
 }

@@ -24,8 +24,20 @@ apo_status apo__cuda_fail(int err, const char *what);
 int apo__cuda_enter_device(int ordinal, int *err);
 void apo__cuda_leave_device(int previous);
 
-/* Synchronous copy of `bytes` from host memory to `dst` on the GPU of CUDA ordinal
- * `ordinal`. Returns APO_OK or the apo__cuda_fail() status. */
+typedef enum apo__copy_direction {
+    APO_COPY_TO_DEVICE = 0,
+    APO_COPY_TO_HOST = 1,
+    APO_COPY_ON_DEVICE = 2
+} apo__copy_direction;
+
+/* Copies `bytes` on the GPU of CUDA ordinal `ordinal`, ordered after the work of its legacy
+ * default stream (as cudaMemcpy is), and returns once they have landed. Returns APO_OK or
+ * the apo__cuda_fail() status, naming `what`. */
+apo_status apo__cuda_copy(int ordinal, void *dst, const void *src, size_t bytes,
+                          apo__copy_direction direction, const char *what);
+
+/* apo__cuda_copy() of `bytes` from host memory to `dst` on the GPU `ordinal` (finalized
+ * values of a reduction). */
 apo_status apo__cuda_upload(int ordinal, void *dst, const void *src, size_t bytes);
 
 /* ---- what the multi-GPU gather (gather.h) moves ------------------------------------- */

@@ -20,11 +20,17 @@
 
 #include "base/log.h"
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_state.h"
 #include "devices/cuda/gather.h"
 #include "devices/cuda/nccl_loader.h"
 
 typedef struct apo__gather {
     int disabled; /* NCCL failed once: peer copies for the runtime's life */
+    /* Peer access between the runtime's GPUs (apo__gather_enable_peers): checked once;
+     * owned[i][j] when this runtime enabled access from GPU i to GPU j (device order) and
+     * so disables it at the end. */
+    int peers_checked;
+    unsigned char peer_owned[APO_MAX_DEVICES][APO_MAX_DEVICES];
 #ifdef APO_HAVE_NCCL
     const apo__nccl_api *nccl;
     int comms_made;                /* the communicators exist */
@@ -179,8 +185,9 @@ static int gather_nccl(apo__gather_site *site, const apo__call *call) {
 
 #endif
 
-/* Copies every segment to the destination by peer copies. */
-static apo_status gather_peer(apo__gather_site *site, const apo__call *call) {
+/* Enqueues every segment's peer copies to the destination on `stream`. */
+static cudaError_t enqueue_peer_copies(apo__gather_site *site, const apo__call *call,
+                                       cudaStream_t stream) {
     const size_t n_out = call->kernel->cuda->n_outputs;
     for (size_t i = 0; i < site->n_devices; i++) {
         const apo__gpu_segment *segs;
@@ -189,19 +196,49 @@ static apo_status gather_peer(apo__gather_site *site, const apo__call *call) {
         for (size_t s = 0; s < count; s++) {
             size_t len = segs[s].hi - segs[s].lo;
             for (size_t o = 0; o < n_out; o++) {
-                cudaError_t e = cudaMemcpyPeer(call->outputs[o] + segs[s].lo, call->out_gpu,
-                                               segs[s].buf + o * len, src, len * sizeof(double));
+                cudaError_t e =
+                    cudaMemcpyPeerAsync(call->outputs[o] + segs[s].lo, call->out_gpu,
+                                        segs[s].buf + o * len, src, len * sizeof(double), stream);
                 if (e != cudaSuccess)
-                    return apo__cuda_fail(e, "peer copy of a GPU's outputs to their destination");
+                    return e;
             }
         }
     }
-    /* cudaMemcpyPeer may return before the copy lands: the outputs are complete when the
-     * call returns, whatever stream the caller reads them on next. */
+    return cudaSuccess;
+}
+
+/* Copies every segment to the destination by peer copies, on a stream of its own, and
+ * waits for them (sleeping, on a blocking event): the outputs are complete when the call
+ * returns, whatever stream the caller reads them on next, and no unrelated work of the
+ * destination GPU is waited for. */
+static apo_status gather_peer(apo__gather_site *site, const apo__call *call) {
+    cudaStream_t stream = NULL;
+    cudaEvent_t done = NULL;
     cudaError_t e = cudaSetDevice(call->out_gpu);
     if (e == cudaSuccess)
-        e = cudaDeviceSynchronize();
-    return e == cudaSuccess ? APO_OK : apo__cuda_fail(e, "waiting for the peer copies");
+        e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&done, cudaEventBlockingSync | cudaEventDisableTiming);
+    const char *what = "preparing the peer copies";
+    if (e == cudaSuccess) {
+        what = "peer copy of a GPU's outputs to their destination";
+        e = enqueue_peer_copies(site, call, stream);
+    }
+    if (stream != NULL) {
+        /* Even after a failed enqueue: nothing may still be copying once this returns. */
+        cudaError_t waited = apo__cuda_wait_stream(stream, done);
+        if (e == cudaSuccess && waited != cudaSuccess) {
+            e = waited;
+            what = "waiting for the peer copies";
+        }
+        cudaStreamDestroy(stream);
+    }
+    if (done != NULL)
+        cudaEventDestroy(done);
+    if (e == cudaSuccess)
+        return APO_OK;
+    (void)cudaGetLastError();
+    return apo__cuda_fail(e, what);
 }
 
 static int has_segments(apo__gather_site *site) {
@@ -217,6 +254,7 @@ apo_status apo__gather_finish(apo__gather_site *site, const apo__call *call, apo
     *path = APO_GATHER_NONE;
     if (!has_segments(site))
         return APO_OK;
+    /* The gather switches the current GPU; the caller's is put back. */
     int previous = -1;
     (void)cudaGetDevice(&previous);
     apo_status st = APO_OK;
@@ -232,8 +270,7 @@ apo_status apo__gather_finish(apo__gather_site *site, const apo__call *call, apo
         *path = APO_GATHER_PEER;
     }
     apo__gather_discard(site);
-    if (previous >= 0)
-        (void)cudaSetDevice(previous);
+    apo__cuda_leave_device(previous);
     return st;
 }
 
@@ -242,10 +279,66 @@ void apo__gather_discard(apo__gather_site *site) {
         apo__cuda_release_segments(&site->devices[i]);
 }
 
+/* Enables peer access from GPU i to GPU j of the runtime (device order) where the
+ * topology allows it; returns whether this call enabled it (it was not on already). */
+static int enable_peer(const apo__gather_site *site, size_t i, size_t j) {
+    const int from = apo__cuda_ordinal(&site->devices[i]),
+              to = apo__cuda_ordinal(&site->devices[j]);
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    cudaError_t e = cudaSetDevice(from);
+    if (e == cudaSuccess)
+        e = cudaDeviceEnablePeerAccess(to, 0);
+    (void)cudaGetLastError();
+    if (e == cudaSuccess) {
+        apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE, "peer access enabled from %s to %s",
+                 site->devices[i].info.id, site->devices[j].info.id);
+        return 1;
+    }
+    /* Already on (the caller enabled it: not ours to disable), or refused: the peer copies
+     * then go through the host, slower but the same bytes. */
+    if (e != cudaErrorPeerAccessAlreadyEnabled)
+        apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE, "peer access from %s to %s refused: %s",
+                 site->devices[i].info.id, site->devices[j].info.id, cudaGetErrorString(e));
+    return 0;
+}
+
+void apo__gather_enable_peers(apo__gather_site *site) {
+    if (site->n_gpus < 2 || !ensure_state(site) || site->state->peers_checked)
+        return;
+    apo__gather *g = site->state;
+    g->peers_checked = 1;
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    for (size_t i = 0; i < site->n_devices; i++)
+        for (size_t j = 0; j < site->n_devices; j++)
+            if (i != j && site->devices[i].info.kind == APO_DEVICE_CUDA &&
+                site->devices[j].info.kind == APO_DEVICE_CUDA)
+                g->peer_owned[i][j] = (unsigned char)enable_peer(site, i, j);
+    apo__cuda_leave_device(previous);
+}
+
+/* Disables the peer access this runtime enabled. */
+static void disable_peers(apo__gather_site *site) {
+    apo__gather *g = site->state;
+    for (size_t i = 0; i < site->n_devices; i++)
+        for (size_t j = 0; j < site->n_devices; j++)
+            if (g->peer_owned[i][j] &&
+                cudaSetDevice(apo__cuda_ordinal(&site->devices[i])) == cudaSuccess)
+                (void)cudaDeviceDisablePeerAccess(apo__cuda_ordinal(&site->devices[j]));
+    (void)cudaGetLastError();
+}
+
 void apo__gather_close(apo__gather_site *site) {
     apo__gather *g = site->state;
     if (g == NULL)
         return;
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    disable_peers(site);
 #ifdef APO_HAVE_NCCL
     for (int r = 0; r < g->n_ranks; r++) {
         if (g->streams[r] != NULL && cudaSetDevice(g->ordinals[r]) == cudaSuccess)
@@ -255,6 +348,7 @@ void apo__gather_close(apo__gather_site *site) {
     }
     (void)cudaGetLastError();
 #endif
+    apo__cuda_leave_device(previous);
     free(g);
     site->state = NULL;
 }

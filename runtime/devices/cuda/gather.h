@@ -30,7 +30,15 @@ apo_status apo__gather_finish(apo__gather_site *site, const apo__call *call, apo
 /* Frees every GPU's segments without moving them (a call that failed). */
 void apo__gather_discard(apo__gather_site *site);
 
-/* Releases the communicators and streams at the runtime's end. */
+/* Enables peer access between every two GPUs of the runtime where the topology allows it
+ * (cudaDeviceEnablePeerAccess), once for the runtime's life: peer copies then go straight
+ * over NVLink or PCIe instead of through the host. Called before the first call with
+ * device-resident arrays on a runtime of two GPUs or more. Access the caller had already
+ * enabled is left alone. */
+void apo__gather_enable_peers(apo__gather_site *site);
+
+/* Releases the communicators and streams at the runtime's end, and disables the peer access
+ * the runtime enabled. */
 void apo__gather_close(apo__gather_site *site);
 
 #endif

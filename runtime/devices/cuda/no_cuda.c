@@ -60,3 +60,13 @@ apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t byt
     (void)rt, (void)device, (void)bytes, (void)out;
     return no_backend("apo_cuda_bandwidth_measure");
 }
+
+apo_status apo_cuda_host_register(apo_runtime *rt, void *ptr, size_t bytes) {
+    (void)rt, (void)ptr, (void)bytes;
+    return no_backend("apo_cuda_host_register");
+}
+
+apo_status apo_cuda_host_unregister(apo_runtime *rt, void *ptr) {
+    (void)rt, (void)ptr;
+    return no_backend("apo_cuda_host_unregister");
+}

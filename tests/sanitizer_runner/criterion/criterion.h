@@ -182,6 +182,8 @@ void crl_show_pointer(char *buf, size_t size, const void *v);
 
 #define cr_assert_str_eq(...) CRL_STR_(crl_abort, ==, __VA_ARGS__, "")
 #define cr_assert_str_neq(...) CRL_STR_(crl_abort, !=, __VA_ARGS__, "")
+#define cr_assert_str_empty(...) CRL_STR_EMPTY_(crl_abort, __VA_ARGS__, "")
+#define CRL_STR_EMPTY_(fail, s, ...) CRL_STR_(fail, ==, s, "", __VA_ARGS__)
 #define cr_expect_str_eq(...) CRL_STR_(crl_expect_failed, ==, __VA_ARGS__, "")
 #define cr_assert_float_eq(...) CRL_FLOAT_(crl_abort, __VA_ARGS__, "")
 #define cr_assert_arr_eq(...) CRL_ARR_(crl_abort, ==, __VA_ARGS__, "")

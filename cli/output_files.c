@@ -1,0 +1,370 @@
+/*
+ * The output files of one run, written as a set (see output_files.h and docs/cli.md).
+ */
+#include "output_files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define ERR(...)                                                                                   \
+    do {                                                                                           \
+        if (err_size > 0)                                                                          \
+            snprintf(err, err_size, __VA_ARGS__);                                                  \
+    } while (0)
+
+#define PATH_CAP 4096
+#define N_SIGNALS 3
+
+typedef struct output_file {
+    char name[256];
+    char path[PATH_CAP];
+    char temp[PATH_CAP];
+    /* temp may name a file of this set: remove it on abort. Set before mkstemp() creates
+     * the file, so that a signal in between finds it (a name not created yet is harmless to
+     * unlink: mkstemp() picks names nobody else has). */
+    volatile sig_atomic_t armed;
+    int fd;
+    size_t rows, cols;
+    int written;
+} output_file;
+
+/* The open set. Everything the signal handler reads is here, in static storage. */
+static struct {
+    int open;
+    cli_format format;
+    size_t n;
+    output_file files[CLI_OUTPUT_FILES_MAX];
+    char dir[PATH_CAP];
+    /* The folders the set created are the prefixes of dir whose length is at least this
+     * (0: none). */
+    volatile sig_atomic_t created_from;
+    struct sigaction old[N_SIGNALS];
+    int handled[N_SIGNALS];
+} set;
+
+static const int cleanup_signals[N_SIGNALS] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Removes the temporary files and the folders the set created. Async-signal-safe: unlink(),
+ * rmdir() and plain memory only. */
+static void remove_what_the_set_made(void) {
+    for (size_t i = 0; i < set.n; i++) {
+        if (set.files[i].armed) {
+            unlink(set.files[i].temp);
+            set.files[i].armed = 0;
+        }
+    }
+    if (set.created_from <= 0)
+        return;
+    /* The deepest created folder first; rmdir() leaves a folder that is not empty alone. */
+    size_t len = 0;
+    while (set.dir[len] != '\0')
+        len++;
+    while (len >= (size_t)set.created_from) {
+        if (rmdir(set.dir) != 0)
+            break;
+        while (len > 0 && set.dir[len - 1] != '/')
+            len--;
+        while (len > 1 && set.dir[len - 1] == '/')
+            len--;
+        set.dir[len] = '\0';
+    }
+    set.created_from = 0;
+}
+
+/* SA_RESETHAND has restored the default action: raising the signal again, once this handler
+ * returns, ends the process as the signal would have. */
+static void on_signal(int sig) {
+    remove_what_the_set_made();
+    raise(sig);
+}
+
+static void catch_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < N_SIGNALS; k++)
+        sigaddset(&sa.sa_mask, cleanup_signals[k]);
+    for (int k = 0; k < N_SIGNALS; k++) {
+        set.handled[k] = 0;
+        if (sigaction(cleanup_signals[k], NULL, &set.old[k]) != 0)
+            continue;
+        /* A signal the caller ignores (nohup, a background job) stays ignored. */
+        if (set.old[k].sa_handler == SIG_IGN)
+            continue;
+        set.handled[k] = sigaction(cleanup_signals[k], &sa, NULL) == 0;
+    }
+}
+
+static void release_signals(void) {
+    for (int k = 0; k < N_SIGNALS; k++)
+        if (set.handled[k])
+            sigaction(cleanup_signals[k], &set.old[k], NULL);
+}
+
+static void close_set(void) {
+    for (size_t i = 0; i < set.n; i++) {
+        if (set.files[i].fd >= 0)
+            close(set.files[i].fd);
+        set.files[i].fd = -1;
+    }
+    release_signals();
+    set.open = 0;
+}
+
+void cli_output_files_abort(void) {
+    if (!set.open)
+        return;
+    for (size_t i = 0; i < set.n; i++) {
+        if (set.files[i].fd >= 0)
+            close(set.files[i].fd);
+        set.files[i].fd = -1;
+    }
+    remove_what_the_set_made();
+    close_set();
+}
+
+/* Creates set.dir and its missing parents (mode 0755, less the umask), noting the first
+ * folder created. */
+static int make_dirs(char *err, size_t err_size) {
+    char *path = set.dir;
+    const size_t n = strlen(path);
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && path[i] != '/')
+            continue;
+        if (i < n && path[i - 1] == '/')
+            continue;
+        const char saved = path[i];
+        path[i] = '\0';
+        const int made = mkdir(path, 0755) == 0;
+        const int e = errno;
+        path[i] = saved;
+        if (made && set.created_from == 0)
+            set.created_from = (sig_atomic_t)i;
+        if (!made && e != EEXIST) {
+            path[i] = '\0';
+            ERR("cannot create directory %s: %s", path, strerror(e));
+            path[i] = saved;
+            return -1;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        ERR("%s exists and is not a directory", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int open_file(output_file *f, const char *name, char *err, size_t err_size) {
+    const char *ext = set.format == CLI_FORMAT_CSV ? "csv" : "f64";
+    int w = snprintf(f->name, sizeof f->name, "%s", name);
+    int p = snprintf(f->path, sizeof f->path, "%s/%s.%s", set.dir, name, ext);
+    int t = snprintf(f->temp, sizeof f->temp, "%s/.%s.%s.XXXXXX", set.dir, name, ext);
+    if (w < 0 || (size_t)w >= sizeof f->name || p < 0 || (size_t)p >= sizeof f->path || t < 0 ||
+        (size_t)t >= sizeof f->temp) {
+        ERR("output path %s/%s.%s is too long", set.dir, name, ext);
+        return -1;
+    }
+    struct stat st;
+    if (lstat(f->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+        ERR("%s exists and is not a regular file", f->path);
+        return -1;
+    }
+    f->armed = 1;
+    f->fd = mkstemp(f->temp);
+    if (f->fd < 0) {
+        f->armed = 0;
+        ERR("cannot create a file in %s: %s", set.dir, strerror(errno));
+        return -1;
+    }
+    /* mkstemp() creates the file 0600; outputs are ordinary files readable by others. */
+    if (fchmod(f->fd, 0644) != 0) {
+        ERR("cannot set the mode of %s: %s", f->temp, strerror(errno));
+        return -1;
+    }
+    if (set.format == CLI_FORMAT_F64) {
+        /* The size of a raw output is known: reserving it now makes a disk without room
+         * fail before the work. A file system that cannot reserve is left to the write. */
+        const size_t bytes = f->rows * f->cols * sizeof(double);
+        const int rc = bytes > 0 && (off_t)bytes > 0 ? posix_fallocate(f->fd, 0, (off_t)bytes) : 0;
+        if (rc != 0 && rc != EINVAL && rc != EOPNOTSUPP) {
+            ERR("no room for %s (%zu bytes): %s", f->path, bytes, strerror(rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cli_output_files_open(const char *dir, cli_format format, const char *const *names,
+                          const size_t *rows, const size_t *cols, size_t n, char *err,
+                          size_t err_size) {
+    if (set.open)
+        cli_output_files_abort();
+    memset(&set, 0, sizeof set);
+    if (n == 0 || n > CLI_OUTPUT_FILES_MAX) {
+        ERR("%zu outputs (1 to %d can be written)", n, CLI_OUTPUT_FILES_MAX);
+        return -1;
+    }
+    size_t len = strlen(dir);
+    if (len == 0) {
+        ERR("empty output directory name");
+        return -1;
+    }
+    if (len >= sizeof set.dir) {
+        ERR("output directory name is too long");
+        return -1;
+    }
+    memcpy(set.dir, dir, len + 1);
+    /* "out/" and "out" are one folder; the names of its files have one separator. */
+    while (len > 1 && set.dir[len - 1] == '/')
+        set.dir[--len] = '\0';
+    set.format = format;
+    for (size_t i = 0; i < CLI_OUTPUT_FILES_MAX; i++)
+        set.files[i].fd = -1;
+    set.open = 1;
+    catch_signals();
+    if (make_dirs(err, err_size) != 0) {
+        cli_output_files_abort();
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        set.files[i].rows = rows[i];
+        set.files[i].cols = cols[i];
+        set.n = i + 1;
+        if (open_file(&set.files[i], names[i], err, err_size) != 0) {
+            cli_output_files_abort();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Writes one CSV number so that strtod() gives back the same double. */
+static int put_number(FILE *f, double v) {
+    if (isnan(v))
+        return fputs("nan", f) < 0 ? -1 : 0;
+    if (isinf(v))
+        return fputs(v < 0 ? "-inf" : "inf", f) < 0 ? -1 : 0;
+    return fprintf(f, "%.17g", v) < 0 ? -1 : 0;
+}
+
+/* CSV layout: one column per row of the output and one line per sample, under a header of
+ * NAME (rows == 1) or NAME_0 .. NAME_{rows-1}. The file reads back with `--input`. */
+static int write_csv(FILE *f, const char *name, const double *data, size_t rows, size_t cols) {
+    for (size_t r = 0; r < rows; r++) {
+        if (r > 0 && fputc(',', f) == EOF)
+            return -1;
+        if ((rows == 1 ? fprintf(f, "%s", name) : fprintf(f, "%s_%zu", name, r)) < 0)
+            return -1;
+    }
+    if (fputc('\n', f) == EOF)
+        return -1;
+    for (size_t c = 0; c < cols; c++) {
+        for (size_t r = 0; r < rows; r++) {
+            if (r > 0 && fputc(',', f) == EOF)
+                return -1;
+            if (put_number(f, data[r * cols + c]) != 0)
+                return -1;
+        }
+        if (fputc('\n', f) == EOF)
+            return -1;
+    }
+    return 0;
+}
+
+static int write_f64(FILE *f, const double *data, size_t n) {
+    if (cli_host_is_little_endian())
+        return fwrite(data, sizeof *data, n, f) == n ? 0 : -1;
+    double chunk[512];
+    for (size_t i = 0; i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        memcpy(chunk, data + i, m * sizeof *chunk);
+        cli_swap8(chunk, m);
+        if (fwrite(chunk, sizeof *chunk, m, f) != m)
+            return -1;
+    }
+    return 0;
+}
+
+int cli_output_files_write(size_t i, const double *data, char *err, size_t err_size) {
+    if (!set.open || i >= set.n || set.files[i].fd < 0 || set.files[i].written) {
+        ERR("output %zu is not open for writing", i);
+        return -1;
+    }
+    output_file *o = &set.files[i];
+    FILE *f = fdopen(o->fd, "wb");
+    if (f == NULL) {
+        ERR("cannot write %s: %s", o->path, strerror(errno));
+        return -1;
+    }
+    o->fd = -1; /* the stream owns it now */
+    errno = 0;
+    int rc = set.format == CLI_FORMAT_CSV ? write_csv(f, o->name, data, o->rows, o->cols)
+                                          : write_f64(f, data, o->rows * o->cols);
+    if (rc == 0)
+        rc = fflush(f);
+    if (rc == 0)
+        rc = fsync(fileno(f));
+    const int saved = errno;
+    if (fclose(f) != 0 && rc == 0)
+        rc = -1;
+    if (rc != 0) {
+        ERR("cannot write %s: %s", o->path, strerror(saved != 0 ? saved : errno));
+        return -1;
+    }
+    o->written = 1;
+    return 0;
+}
+
+int cli_output_files_commit(char *err, size_t err_size) {
+    if (!set.open) {
+        ERR("no output files are open");
+        return -1;
+    }
+    for (size_t i = 0; i < set.n; i++) {
+        if (!set.files[i].written) {
+            ERR("%s was not written", set.files[i].path);
+            cli_output_files_abort();
+            return -1;
+        }
+    }
+    /* Every output is complete: only now does any old file give way. */
+    for (size_t i = 0; i < set.n; i++) {
+        if (rename(set.files[i].temp, set.files[i].path) != 0) {
+            const int e = errno;
+            if (i == 0)
+                ERR("cannot rename %s to %s: %s", set.files[i].temp, set.files[i].path,
+                    strerror(e));
+            else
+                ERR("cannot rename %s to %s: %s (the %zu output file(s) before it are new, "
+                    "the others old)",
+                    set.files[i].temp, set.files[i].path, strerror(e), i);
+            cli_output_files_abort();
+            return -1;
+        }
+        set.files[i].armed = 0;
+    }
+    /* The renames themselves reach the disk with the folder. */
+    const int fd = open(set.dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    set.created_from = 0;
+    close_set();
+    return 0;
+}
+
+const char *cli_output_files_path(size_t i) {
+    return i < CLI_OUTPUT_FILES_MAX ? set.files[i].path : "";
+}

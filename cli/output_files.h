@@ -1,0 +1,49 @@
+/*
+ * The output files of `apportion run --output DIR`, written as one set: after a run either
+ * every output file is new, or every file that was in DIR before is as it was (docs/cli.md,
+ * "Output files").
+ *
+ * The set is opened before the work starts: DIR and its missing parents are created, and
+ * one temporary file per output (DIR/.NAME.EXT.XXXXXX) with, for raw outputs, its space
+ * reserved, so that a folder that cannot be written, or a disk without room for the raw
+ * outputs, fails before anything is computed. Each output is then written to its temporary
+ * file; only when all are complete are they renamed over the old files. Every failure, and
+ * SIGINT, SIGTERM and SIGHUP while the set is open, removes the temporary files and the
+ * folders that the set created.
+ *
+ * One set is open at a time in a process (the signal handler needs its paths in static
+ * storage). Depends on libc and POSIX only. Functions that can fail return 0 on success and
+ * -1 on failure, with a one-line message in err (when err_size > 0).
+ */
+#ifndef APO_CLI_OUTPUT_FILES_H
+#define APO_CLI_OUTPUT_FILES_H
+
+#include <stddef.h>
+
+#include "input.h"
+
+#define CLI_OUTPUT_FILES_MAX 8
+
+/* Opens the set of n outputs (1 to CLI_OUTPUT_FILES_MAX) in dir: output i is names[i]
+ * (a plain file name) of rows[i] x cols[i] values, written in `format` (CLI_FORMAT_F64 or
+ * CLI_FORMAT_CSV). A final path that exists and is not a regular file is refused here. */
+int cli_output_files_open(const char *dir, cli_format format, const char *const *names,
+                          const size_t *rows, const size_t *cols, size_t n, char *err,
+                          size_t err_size);
+
+/* Writes output i (rows x cols, row-major) to its temporary file, complete and synced. The
+ * CSV layout is in docs/cli.md. */
+int cli_output_files_write(size_t i, const double *data, char *err, size_t err_size);
+
+/* Once every output is written: renames each temporary file to DIR/NAME.EXT and syncs DIR;
+ * the set is then closed. On failure the set is aborted (cli_output_files_abort()). */
+int cli_output_files_commit(char *err, size_t err_size);
+
+/* Removes the temporary files and the folders the set created (when they are empty), and
+ * closes the set. Does nothing when no set is open (also after a commit). */
+void cli_output_files_abort(void);
+
+/* The final path of output i (DIR/NAME.EXT) of the open or last committed set. */
+const char *cli_output_files_path(size_t i);
+
+#endif /* APO_CLI_OUTPUT_FILES_H */

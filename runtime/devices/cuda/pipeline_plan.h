@@ -1,0 +1,126 @@
+/*
+ * What the CUDA pipeline (cuda_device.c) decides without CUDA, so that it is built in every
+ * build and unit-tested on machines without a GPU (tests/test_cuda_plan.c):
+ *
+ * - how large a chunk may be, so that a large task is cut into enough chunks to keep
+ *   APO_CUDA_SLOTS - 1 of them in flight in each direction while the host finishes one;
+ * - the slot schedule itself (apo__pipeline_drive), written against callbacks that the CUDA
+ *   backend fills with stream work and the tests with a recorder;
+ * - host copies spread over threads (the staging copies between the caller's arrays and
+ *   pinned memory);
+ * - the overlap of timed intervals: the phases of a task as intervals on one clock, their
+ *   sum against the length of their union;
+ * - how many host threads each GPU's driver takes, and what is left to the cpu device.
+ *
+ * docs/cuda.md ("The pipeline", "Host threads", "Timing") says why each is what it is.
+ */
+#ifndef APO_RUNTIME_DEVICES_CUDA_PIPELINE_PLAN_H
+#define APO_RUNTIME_DEVICES_CUDA_PIPELINE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Staging slots per GPU. A chunk occupies one slot from its host-to-device copy until the
+ * host has taken its outputs, so while the host finishes one chunk the other slots keep
+ * APO_CUDA_SLOTS - 1 chunks in flight: at least three per direction. */
+#define APO_CUDA_SLOTS 4
+/* A large task is cut into at least this many chunks (two rounds of the slots), so that the
+ * pipeline fills before it drains; a chunk is never cut below APO_CUDA_MIN_CHUNK_DOUBLES
+ * doubles for that (2 MiB: a smaller copy is dominated by its fixed cost). */
+#define APO_CUDA_MIN_CHUNKS (2 * APO_CUDA_SLOTS)
+#define APO_CUDA_MIN_CHUNK_DOUBLES ((size_t)1 << 18)
+
+/* ---- chunks and the slot schedule ----------------------------------------------------- */
+
+/* The most doubles one chunk may occupy in a slot, for a task whose chunks would occupy
+ * `task_doubles` in all: task_doubles / APO_CUDA_MIN_CHUNKS, raised to
+ * APO_CUDA_MIN_CHUNK_DOUBLES, lowered to the slot's `slot_doubles`. */
+size_t apo__chunk_cap(size_t task_doubles, size_t slot_doubles);
+
+/* What the slot schedule asks of its backend. `ctx` is the backend's. Each returns 1 when
+ * it succeeded, 0 when the task failed (the schedule then stops issuing and returns
+ * APO_PIPE_FAILED; draining what is in flight is the backend's job). */
+typedef struct apo__pipeline_ops {
+    /* The end of the longest chunk of tiles from `first` (at most `end`) that occupies at
+     * most `cap` doubles of a slot; 0 when even the tile `first` alone does not fit. */
+    uint64_t (*chunk_end)(void *ctx, uint64_t first, uint64_t end, size_t cap);
+    /* Stages tiles [first, end) into slot `slot` and enqueues their work. */
+    int (*issue)(void *ctx, unsigned slot, uint64_t first, uint64_t end);
+    /* Waits for the chunk in slot `slot` and takes its results. */
+    int (*finish)(void *ctx, unsigned slot);
+    /* Nonzero when the task must stop issuing (abandoned at its deadline). */
+    int (*stop)(void *ctx);
+} apo__pipeline_ops;
+
+typedef enum apo__pipe_result {
+    APO_PIPE_DONE = 0,    /* every tile issued and finished */
+    APO_PIPE_FAILED = 1,  /* a callback failed */
+    APO_PIPE_STOPPED = 2, /* stop() said so */
+    APO_PIPE_TOO_BIG = 3  /* one tile needs more than a whole slot (*stuck_tile says which) */
+} apo__pipe_result;
+
+/* Runs tiles [first, end) through APO_CUDA_SLOTS slots: chunk k goes to slot
+ * k % APO_CUDA_SLOTS, after the chunk that slot held has been finished; chunks are at most
+ * `cap` doubles, or up to `slot_doubles` when a single tile needs more than `cap`. After the
+ * last chunk is issued the rest are finished oldest first. Finishing the oldest chunk
+ * while the others stay in flight is what keeps APO_CUDA_SLOTS - 1 chunks queued on the
+ * GPU while the host copies. On anything but APO_PIPE_DONE, chunks may still be in flight
+ * (in slots that were issued and not finished). */
+apo__pipe_result apo__pipeline_drive(const apo__pipeline_ops *ops, void *ctx, uint64_t first,
+                                     uint64_t end, size_t cap, size_t slot_doubles,
+                                     uint64_t *stuck_tile);
+
+/* ---- host copies over threads ---------------------------------------------------------- */
+
+typedef struct apo__copy {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} apo__copy;
+
+/* Below this many bytes per thread a copy is left to fewer threads: starting a thread costs
+ * more than it saves. */
+#define APO_COPY_MIN_BYTES_PER_THREAD ((size_t)1 << 20)
+
+/* Copies the bytes [part * total / parts, (part + 1) * total / parts) of the list, where
+ * total is the sum of its sizes and the list is read as one concatenated range: every byte
+ * of every copy is copied by exactly one part. */
+void apo__copy_part(const apo__copy *list, size_t n, unsigned part, unsigned parts);
+
+/* How many of `threads` threads a copy of `bytes` bytes is spread over (at least 1). */
+unsigned apo__copy_threads_for(size_t bytes, unsigned threads);
+
+/* Performs every copy of the list, spread over up to `threads` host threads (an OpenMP
+ * team of the calling thread). */
+void apo__copy_all(const apo__copy *list, size_t n, unsigned threads);
+
+/* ---- the overlap of timed intervals ------------------------------------------------------ */
+
+/* A phase that ran from `start` to `end`, in seconds on one clock. */
+typedef struct apo__interval {
+    double start, end;
+} apo__interval;
+
+/* The summed lengths of the intervals (empty and reversed ones count 0). */
+double apo__interval_sum(const apo__interval *iv, size_t n);
+
+/* The length of their union: the time at least one of them was running. Sorts `iv` by
+ * start. */
+double apo__interval_union(apo__interval *iv, size_t n);
+
+/* ---- host threads -------------------------------------------------------------------------- */
+
+/* The cpu device's default thread count: OpenMP's (the cores this process may use). */
+int apo__host_cores(void);
+
+/* Host threads each of `n_gpus` GPUs takes: its driver (the device's worker thread) and the
+ * helpers that share its staging copies. GPUs take at most half of `cores` together and
+ * each at most APO_GPU_MAX_HOST_THREADS, at least 1; 0 without GPUs. */
+#define APO_GPU_MAX_HOST_THREADS 8
+int apo__gpu_host_threads(int cores, size_t n_gpus);
+
+/* The cpu device's thread count beside GPUs that take `gpu_threads` host threads in all:
+ * `cores - gpu_threads`, at least 1. */
+int apo__cpu_threads_beside_gpus(int cores, int gpu_threads);
+
+#endif

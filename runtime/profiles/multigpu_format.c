@@ -1,0 +1,318 @@
+/*
+ * multigpu.json (docs/profiles.md): the per-workload device ratios and cost models, read
+ * strictly into apo__multigpu and written back. Besides the apportion shape
+ * ("format": "apportion.multigpu/1", workloads keyed by tag, devices keyed by id), a
+ * ThreadX file ({"updated_at", "workload_tag", "ratios"}: one workload, ratios only) is
+ * read, so that a user moving from ThreadX keeps their tuned ratios; it is never written.
+ */
+#include "profiles/multigpu_format.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiles/json_fields.h"
+#include "profiles/text.h"
+
+int apo__device_cmp(const void *a, const void *b) {
+    return strcmp(((const apo__stored_device *)a)->id, ((const apo__stored_device *)b)->id);
+}
+
+int apo__workload_cmp(const void *a, const void *b) {
+    return strcmp(((const apo__stored_workload *)a)->tag, ((const apo__stored_workload *)b)->tag);
+}
+
+static void device_init(apo__stored_device *d, const char *id) {
+    memset(d, 0, sizeof *d);
+    snprintf(d->id, sizeof d->id, "%s", id);
+    d->ratio = NAN;
+    d->latency_ms = NAN;
+    d->ms_per_melem = NAN;
+}
+
+/* The names of apo__entry_origin in the files, in its order. */
+static const char *const origin_names[] = {"profile", "online", "forced", "threadx"};
+
+/* Reads a `ratios` object into the workload: a device listed in `devices` keeps its own
+ * ratio when it has one, any other id becomes a ratios-only device. */
+static apo_status read_ratios(const apo__field_ctx *v, const char *wp, const json_t *ratios,
+                              apo__stored_workload *w) {
+    char rp[APO_JPATH_MAX], jp[APO_JPATH_MAX], got[80];
+    apo__jpath_join(rp, sizeof rp, wp, "ratios");
+    if (!json_is_object(ratios))
+        return apo__field_invalid(v, rp, "expected an object of device id to ratio, got %s",
+                                  apo__json_describe(ratios, got, sizeof got));
+    const char *id;
+    const json_t *r;
+    json_object_foreach((json_t *)ratios, id, r) {
+        apo__jpath_join(jp, sizeof jp, rp, id);
+        apo_status st = apo__check_key(v, jp, id, APO_ID_MAX, "a device id");
+        double x = 0;
+        if (st == APO_OK)
+            st = apo__field_nonneg(v, jp, r, &x);
+        if (st != APO_OK)
+            return st;
+        apo__stored_device *d = NULL;
+        for (size_t i = 0; i < w->n_devices; i++)
+            if (strcmp(w->devices[i].id, id) == 0)
+                d = &w->devices[i];
+        if (d == NULL) {
+            if (w->n_devices == APO_MAX_DEVICES)
+                return apo__field_invalid(v, rp, "more than %d devices", APO_MAX_DEVICES);
+            d = &w->devices[w->n_devices++];
+            device_init(d, id);
+        }
+        if (isnan(d->ratio))
+            d->ratio = x;
+    }
+    return APO_OK;
+}
+
+/* The ratios an entry holds must sum to a positive finite value, or it splits nothing. */
+static apo_status check_ratio_sum(const apo__field_ctx *v, const char *wp,
+                                  const apo__stored_workload *w) {
+    double sum = 0;
+    for (size_t i = 0; i < w->n_devices; i++)
+        if (!isnan(w->devices[i].ratio))
+            sum += w->devices[i].ratio;
+    if (!(sum > 0) || !isfinite(sum))
+        return apo__field_invalid(
+            v, wp, "the device ratios sum to %g; expected a positive finite sum", sum);
+    return APO_OK;
+}
+
+static apo_status device_from_json(const apo__field_ctx *v, const char *dp, const char *id,
+                                   const json_t *j, apo__stored_device *d) {
+    char jp[APO_JPATH_MAX], got[80];
+    apo__jpath_join(jp, sizeof jp, dp, id);
+    APO_CHECK(apo__check_key(v, jp, id, APO_ID_MAX, "a device id"));
+    if (!json_is_object(j))
+        return apo__field_invalid(
+            v, jp, "expected an object (label, ratio, latency_ms, ms_per_melem, samples), got %s",
+            apo__json_describe(j, got, sizeof got));
+    device_init(d, id);
+    APO_CHECK(apo__get_string(v, j, jp, "label", d->label, sizeof d->label));
+    APO_CHECK(apo__get_nonneg(v, j, jp, "ratio", &d->ratio));
+    APO_CHECK(apo__get_nonneg(v, j, jp, "latency_ms", &d->latency_ms));
+    APO_CHECK(apo__get_nonneg(v, j, jp, "ms_per_melem", &d->ms_per_melem));
+    APO_CHECK(apo__get_count(v, j, jp, "samples", 0, APO_PROFILE_COUNT_MAX, &d->samples));
+    return APO_OK;
+}
+
+/* An entry's "source", the origin of its models; "profile" when absent. */
+static apo_status origin_from_json(const apo__field_ctx *v, const char *wp, const json_t *j,
+                                   apo__entry_origin *origin) {
+    char jp[APO_JPATH_MAX], got[80];
+    const json_t *source = json_object_get(j, "source");
+    *origin = APO_ORIGIN_PROFILE;
+    if (source == NULL)
+        return APO_OK;
+    apo__jpath_join(jp, sizeof jp, wp, "source");
+    int found = 0;
+    for (size_t i = 0; json_is_string(source) && i < 4; i++) {
+        if (strcmp(json_string_value(source), origin_names[i]) == 0) {
+            *origin = (apo__entry_origin)i;
+            found = 1;
+        }
+    }
+    if (!found)
+        return apo__field_invalid(v, jp,
+                                  "expected \"profile\", \"online\", \"forced\" or \"threadx\", "
+                                  "got %s",
+                                  apo__json_describe(source, got, sizeof got));
+    return APO_OK;
+}
+
+static apo_status workload_from_json(const apo__field_ctx *v, const char *tag, const json_t *j,
+                                     apo__stored_workload *w) {
+    char wp[APO_JPATH_MAX], jp[APO_JPATH_MAX], got[80];
+    apo__jpath_join(wp, sizeof wp, "workloads", tag);
+    APO_CHECK(apo__check_key(v, wp, tag, APO_TAG_MAX, "a workload tag"));
+    if (!json_is_object(j))
+        return apo__field_invalid(v, wp, "expected an object, got %s",
+                                  apo__json_describe(j, got, sizeof got));
+    memset(w, 0, sizeof *w);
+    snprintf(w->tag, sizeof w->tag, "%s", tag);
+    uint64_t runs;
+    APO_CHECK(apo__get_timestamp(v, j, wp, 0, w->updated_at));
+    APO_CHECK(apo__get_count(v, j, wp, "sample_size", 0, APO_PROFILE_COUNT_MAX, &w->sample_size));
+    APO_CHECK(apo__get_count(v, j, wp, "runs", 0, UINT_MAX, &runs));
+    w->runs = (unsigned)runs;
+    APO_CHECK(origin_from_json(v, wp, j, &w->origin));
+
+    const json_t *devices = json_object_get(j, "devices");
+    const json_t *ratios = json_object_get(j, "ratios");
+    if (devices == NULL && ratios == NULL)
+        return apo__field_invalid(v, wp,
+                                  "no \"devices\" and no \"ratios\"; expected at least one device");
+    if (devices != NULL) {
+        apo__jpath_join(jp, sizeof jp, wp, "devices");
+        if (!json_is_object(devices))
+            return apo__field_invalid(v, jp, "expected an object of device id to device, got %s",
+                                      apo__json_describe(devices, got, sizeof got));
+        if (json_object_size(devices) > APO_MAX_DEVICES)
+            return apo__field_invalid(v, jp, "%zu devices; at most %d are supported",
+                                      json_object_size(devices), APO_MAX_DEVICES);
+        const char *id;
+        const json_t *d;
+        json_object_foreach((json_t *)devices, id, d) {
+            APO_CHECK(device_from_json(v, jp, id, d, &w->devices[w->n_devices]));
+            w->n_devices++;
+        }
+    }
+    if (ratios != NULL)
+        APO_CHECK(read_ratios(v, wp, ratios, w));
+    APO_CHECK(check_ratio_sum(v, wp, w));
+    qsort(w->devices, w->n_devices, sizeof w->devices[0], apo__device_cmp);
+    return APO_OK;
+}
+
+/* ThreadX's {"updated_at", "workload_tag", "ratios"}: one entry, ratios only. */
+static apo_status threadx_multigpu_from_json(const apo__field_ctx *v, const json_t *root,
+                                             apo__multigpu *p) {
+    char got[80];
+    p->threadx = 1;
+    APO_CHECK(apo__get_timestamp(v, root, "", 1, p->updated_at));
+    const json_t *tag = json_object_get(root, "workload_tag");
+    if (!json_is_string(tag))
+        return apo__field_invalid(v, "workload_tag", "expected a string, got %s",
+                                  apo__json_describe(tag, got, sizeof got));
+    APO_CHECK(
+        apo__check_key(v, "workload_tag", json_string_value(tag), APO_TAG_MAX, "a workload tag"));
+    p->workloads = calloc(1, sizeof *p->workloads);
+    if (p->workloads == NULL) {
+        apo__errf(v->err, v->err_size, "%s: out of memory", v->file);
+        return APO_ERR_OUT_OF_MEMORY;
+    }
+    p->n_workloads = 1;
+    apo__stored_workload *w = &p->workloads[0];
+    snprintf(w->tag, sizeof w->tag, "%s", json_string_value(tag));
+    snprintf(w->updated_at, sizeof w->updated_at, "%s", p->updated_at);
+    w->origin = APO_ORIGIN_THREADX;
+    APO_CHECK(read_ratios(v, "", json_object_get(root, "ratios"), w));
+    APO_CHECK(check_ratio_sum(v, "ratios", w));
+    qsort(w->devices, w->n_devices, sizeof w->devices[0], apo__device_cmp);
+    return APO_OK;
+}
+
+static apo_status multigpu_from_json(const apo__field_ctx *v, const json_t *root, void *out) {
+    apo__multigpu *p = out;
+    char got[80];
+    if (!json_is_object(root))
+        return apo__field_invalid(v, "", "expected a JSON object at the top level, got %s",
+                                  apo__json_describe(root, got, sizeof got));
+    const json_t *format = json_object_get(root, "format");
+    if (format == NULL) {
+        if (json_object_get(root, "workload_tag") != NULL &&
+            json_object_get(root, "ratios") != NULL)
+            return threadx_multigpu_from_json(v, root, p);
+        return apo__field_invalid(v, "",
+                                  "unknown format: no \"format\" field, and not ThreadX's "
+                                  "{\"updated_at\", \"workload_tag\", \"ratios\"} shape either");
+    }
+    if (!json_is_string(format) || strcmp(json_string_value(format), APO_MULTIGPU_FORMAT) != 0)
+        return apo__field_invalid(v, "format", "unknown format %s; expected \"%s\"",
+                                  apo__json_describe(format, got, sizeof got), APO_MULTIGPU_FORMAT);
+    APO_CHECK(apo__get_string(v, root, "", "host", p->host, sizeof p->host));
+    APO_CHECK(apo__get_string(v, root, "", "library_version", p->library_version,
+                              sizeof p->library_version));
+    APO_CHECK(apo__get_timestamp(v, root, "", 0, p->updated_at));
+    const json_t *workloads = json_object_get(root, "workloads");
+    if (!json_is_object(workloads))
+        return apo__field_invalid(
+            v, "workloads", "expected an object of tag to workload, got %s",
+            workloads == NULL ? "nothing" : apo__json_describe(workloads, got, sizeof got));
+    size_t n = json_object_size(workloads);
+    if (n > APO_WORKLOADS_MAX)
+        return apo__field_invalid(v, "workloads", "%zu workloads; at most %d are read", n,
+                                  APO_WORKLOADS_MAX);
+    p->workloads = calloc(n > 0 ? n : 1, sizeof *p->workloads);
+    if (p->workloads == NULL) {
+        apo__errf(v->err, v->err_size, "%s: out of memory for %zu workloads", v->file, n);
+        return APO_ERR_OUT_OF_MEMORY;
+    }
+    const char *tag;
+    const json_t *w;
+    json_object_foreach((json_t *)workloads, tag, w) {
+        APO_CHECK(workload_from_json(v, tag, w, &p->workloads[p->n_workloads]));
+        p->n_workloads++;
+    }
+    qsort(p->workloads, p->n_workloads, sizeof p->workloads[0], apo__workload_cmp);
+    return APO_OK;
+}
+
+static void multigpu_release(void *p) { apo__multigpu_free(p); }
+
+const apo__profile_format apo__multigpu_format = {
+    .default_name = "multigpu.json",
+    .size = sizeof(apo__multigpu),
+    .from_json = multigpu_from_json,
+    .release = multigpu_release,
+};
+
+apo_status apo__multigpu_parse(const char *name, const char *text, size_t len, apo__multigpu *out,
+                               char *err, size_t err_size) {
+    return apo__profile_parse(&apo__multigpu_format, name, text, len, out, err, err_size);
+}
+
+apo_status apo__multigpu_load(const char *path, apo__multigpu *out, int *missing, char *err,
+                              size_t err_size) {
+    return apo__profile_load(&apo__multigpu_format, path, out, missing, err, err_size);
+}
+
+void apo__multigpu_free(apo__multigpu *p) {
+    if (p == NULL)
+        return;
+    free(p->workloads);
+    memset(p, 0, sizeof *p);
+}
+
+const apo__stored_workload *apo__multigpu_find(const apo__multigpu *p, const char *tag) {
+    if (p == NULL || tag == NULL || p->n_workloads == 0)
+        return NULL;
+    apo__stored_workload probe;
+    snprintf(probe.tag, sizeof probe.tag, "%s", tag);
+    if (strcmp(probe.tag, tag) != 0)
+        return NULL; /* longer than any stored tag */
+    return bsearch(&probe, p->workloads, p->n_workloads, sizeof p->workloads[0], apo__workload_cmp);
+}
+
+json_t *apo__multigpu_to_json(const apo__multigpu *p) {
+    int failed = 0;
+    json_t *root = json_object(), *workloads = json_object();
+    apo__put(root, "format", json_string(APO_MULTIGPU_FORMAT), &failed);
+    apo__put(root, "updated_at", json_string(p->updated_at), &failed);
+    apo__put(root, "host", json_string(p->host), &failed);
+    apo__put(root, "library_version", json_string(p->library_version), &failed);
+    for (size_t i = 0; i < p->n_workloads && !failed; i++) {
+        const apo__stored_workload *w = &p->workloads[i];
+        json_t *wj = json_object(), *devices = json_object(), *ratios = json_object();
+        if (w->updated_at[0] != '\0')
+            apo__put(wj, "updated_at", json_string(w->updated_at), &failed);
+        apo__put_count(wj, "sample_size", w->sample_size, &failed);
+        apo__put_count(wj, "runs", w->runs, &failed);
+        apo__put(wj, "source", json_string(origin_names[w->origin]), &failed);
+        for (size_t d = 0; d < w->n_devices; d++) {
+            const apo__stored_device *dev = &w->devices[d];
+            json_t *dj = json_object();
+            apo__put(dj, "label", json_string(dev->label), &failed);
+            apo__put_real(dj, "ratio", dev->ratio, &failed);
+            apo__put_real(dj, "latency_ms", dev->latency_ms, &failed);
+            apo__put_real(dj, "ms_per_melem", dev->ms_per_melem, &failed);
+            apo__put_count(dj, "samples", dev->samples, &failed);
+            apo__put(devices, dev->id, dj, &failed);
+            apo__put_real(ratios, dev->id, dev->ratio, &failed);
+        }
+        apo__put(wj, "devices", devices, &failed);
+        apo__put(wj, "ratios", ratios, &failed);
+        apo__put(workloads, w->tag, wj, &failed);
+    }
+    apo__put(root, "workloads", workloads, &failed);
+    if (failed) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}

@@ -1,0 +1,106 @@
+/*
+ * RFC 3339 timestamps, the `updated_at` of the profile files (profile_store.h,
+ * timestamps.h). The calendar arithmetic is done here rather than by the C library:
+ * timegm() is not POSIX, and mktime() would apply the local time zone.
+ */
+#include "profiles/timestamps.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "profiles/profile_store.h"
+
+/* Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+static long long days_from_civil(long long y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long long)doe - 719468;
+}
+
+static unsigned days_in_month(unsigned y, unsigned m) {
+    static const unsigned days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : days[m - 1];
+}
+
+void apo__timestamp_format(double t, char *out, size_t out_size) {
+    if (out == NULL || out_size == 0)
+        return;
+    out[0] = '\0';
+    if (!isfinite(t) || t < 0 || t >= APO_TIMESTAMP_LAST + 1)
+        return;
+    time_t secs = (time_t)floor(t);
+    struct tm tm;
+    if (gmtime_r(&secs, &tm) == NULL)
+        return;
+    snprintf(out, out_size, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* Reads exactly `n` decimal digits. */
+static int digits_at(const char *s, size_t n, unsigned *out) {
+    unsigned v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+double apo__timestamp_parse(const char *text) {
+    if (text == NULL)
+        return -1;
+    const char *s = text;
+    unsigned y, mo, d, h, mi, sec;
+    if (digits_at(s, 4, &y) || s[4] != '-' || digits_at(s + 5, 2, &mo) || s[7] != '-' ||
+        digits_at(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || digits_at(s + 11, 2, &h) ||
+        s[13] != ':' || digits_at(s + 14, 2, &mi) || s[16] != ':' || digits_at(s + 17, 2, &sec))
+        return -1;
+    /* RFC 3339 allows a leap second (60); it is counted as the first second of the next
+     * minute, which is what POSIX time does with it anyway. */
+    if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 60)
+        return -1;
+    s += 19;
+    double frac = 0, scale = 0.1;
+    if (*s == '.') {
+        s++;
+        if (*s < '0' || *s > '9')
+            return -1;
+        while (*s >= '0' && *s <= '9') {
+            frac += (*s - '0') * scale;
+            scale /= 10;
+            s++;
+        }
+    }
+    long offset = 0;
+    if (*s == 'Z' || *s == 'z') {
+        s++;
+    } else if (*s == '+' || *s == '-') {
+        unsigned oh, om;
+        if (digits_at(s + 1, 2, &oh) || s[3] != ':' || digits_at(s + 4, 2, &om) || oh > 23 ||
+            om > 59)
+            return -1;
+        offset = (*s == '-' ? -1 : 1) * (long)(oh * 3600 + om * 60);
+        s += 6;
+    } else {
+        return -1;
+    }
+    if (*s != '\0')
+        return -1;
+    long long days = days_from_civil(y, mo, d);
+    double t = (double)(days * 86400 + h * 3600 + mi * 60 + sec - offset) + frac;
+    return t >= 0 ? t : -1;
+}
+
+double apo__wall_clock_now(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+        return (double)time(NULL);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,358 @@
+/*
+ * test_cuda_plan.c: what the CUDA pipeline decides without CUDA (runtime/devices/cuda/
+ * pipeline_plan.h, pin_table.h), tested on any machine: the chunk cap, the slot schedule
+ * driven through a recorder in place of the GPU (at least three chunks in flight while the
+ * host finishes one), host copies spread over threads, the overlap of intervals, the host
+ * threads GPUs take beside the cpu device, and the table of pinned host ranges.
+ *
+ * The expectations are written from the definitions in docs/cuda.md, not from the code: a
+ * byte map for the copies, a brute-force timeline for the union of intervals, a replay of
+ * the schedule's events for the slots.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/cuda/pin_table.h"
+#include "devices/cuda/pipeline_plan.h"
+
+/* ---- the chunk cap ---------------------------------------------------------------------- */
+
+Test(cuda_plan, a_large_task_is_cut_into_enough_chunks_to_fill_the_slots) {
+    const size_t slot = (size_t)16 << 20; /* doubles */
+    /* Large: a share of the task per chunk, so that it makes APO_CUDA_MIN_CHUNKS chunks. */
+    const size_t task = (size_t)64 << 20;
+    cr_assert_eq(apo__chunk_cap(task, slot), task / APO_CUDA_MIN_CHUNKS);
+    cr_assert_geq(task / apo__chunk_cap(task, slot), (size_t)2 * APO_CUDA_SLOTS);
+    /* Huge: never more than a slot. */
+    cr_assert_eq(apo__chunk_cap((size_t)1 << 40, slot), slot);
+    /* Small: never below the minimum chunk, which may leave a single chunk. */
+    cr_assert_eq(apo__chunk_cap(1000, slot), APO_CUDA_MIN_CHUNK_DOUBLES);
+    /* A slot smaller than the minimum chunk wins. */
+    cr_assert_eq(apo__chunk_cap(1000, 4096), 4096);
+    cr_assert_geq(APO_CUDA_SLOTS - 1, 3, "fewer than three chunks in flight per direction");
+}
+
+/* ---- the slot schedule, driven by a recorder ---------------------------------------------- */
+
+enum { MAX_EVENTS = 4096 };
+
+typedef struct recorder {
+    size_t tile_doubles; /* every tile occupies this many doubles of a slot */
+    size_t huge_tile;    /* this tile occupies huge_doubles instead (SIZE_MAX: none) */
+    size_t huge_doubles;
+    long fail_issue_at;  /* the issue call (counted from 0) that fails, -1: none */
+    long fail_finish_at; /* likewise for finish */
+    long stop_after;     /* stop() says so once this many chunks were issued, -1: never */
+    /* What happened */
+    long issues, finishes;
+    int busy[APO_CUDA_SLOTS];
+    long chunk_in[APO_CUDA_SLOTS]; /* which chunk each slot holds */
+    uint64_t chunk_first[MAX_EVENTS], chunk_end[MAX_EVENTS];
+    long finished_order[MAX_EVENTS];
+    long in_flight_at_finish[MAX_EVENTS]; /* other chunks in flight when one is finished */
+    size_t max_chunk_doubles;
+    int reissued_busy_slot;
+} recorder;
+
+static size_t doubles_of(const recorder *r, uint64_t first, uint64_t end) {
+    size_t d = 0;
+    for (uint64_t t = first; t < end; t++)
+        d += t == r->huge_tile ? r->huge_doubles : r->tile_doubles;
+    return d;
+}
+
+static uint64_t rec_chunk_end(void *ctx, uint64_t first, uint64_t end, size_t cap) {
+    const recorder *r = ctx;
+    uint64_t stop = first;
+    while (stop < end && doubles_of(r, first, stop + 1) <= cap)
+        stop++;
+    return stop == first ? 0 : stop;
+}
+
+static int in_flight(const recorder *r) {
+    int n = 0;
+    for (int s = 0; s < APO_CUDA_SLOTS; s++)
+        n += r->busy[s];
+    return n;
+}
+
+static int rec_issue(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
+    recorder *r = ctx;
+    cr_assert_lt(slot, APO_CUDA_SLOTS);
+    if (r->issues == r->fail_issue_at)
+        return 0;
+    if (r->busy[slot])
+        r->reissued_busy_slot = 1;
+    cr_assert_lt(r->issues, MAX_EVENTS);
+    r->chunk_first[r->issues] = first;
+    r->chunk_end[r->issues] = end;
+    const size_t d = doubles_of(r, first, end);
+    r->max_chunk_doubles = d > r->max_chunk_doubles ? d : r->max_chunk_doubles;
+    r->busy[slot] = 1;
+    r->chunk_in[slot] = r->issues++;
+    return 1;
+}
+
+static int rec_finish(void *ctx, unsigned slot) {
+    recorder *r = ctx;
+    cr_assert(r->busy[slot], "finish of slot %u, which holds no chunk", slot);
+    if (r->finishes == r->fail_finish_at)
+        return 0;
+    r->busy[slot] = 0;
+    r->finished_order[r->finishes] = r->chunk_in[slot];
+    r->in_flight_at_finish[r->finishes] = in_flight(r);
+    r->finishes++;
+    return 1;
+}
+
+static int rec_stop(void *ctx) {
+    const recorder *r = ctx;
+    return r->stop_after >= 0 && r->issues >= r->stop_after;
+}
+
+static const apo__pipeline_ops rec_ops = {rec_chunk_end, rec_issue, rec_finish, rec_stop};
+
+static recorder *new_recorder(size_t tile_doubles) {
+    recorder *r = calloc(1, sizeof *r);
+    cr_assert_not_null(r);
+    r->tile_doubles = tile_doubles;
+    r->huge_tile = SIZE_MAX;
+    r->fail_issue_at = r->fail_finish_at = r->stop_after = -1;
+    return r;
+}
+
+Test(cuda_plan, the_schedule_keeps_three_chunks_in_flight_while_the_host_finishes_one) {
+    const uint64_t first = 5, end = 5 + 1000;
+    const size_t tile = 1000, slot = 64 * tile;
+    recorder *r = new_recorder(tile);
+    const size_t cap = apo__chunk_cap(doubles_of(r, first, end), slot);
+    uint64_t stuck = 0;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, first, end, cap, slot, &stuck), APO_PIPE_DONE);
+    /* The chunks tile [first, end) in order, each within the cap. */
+    cr_assert_geq(r->issues, APO_CUDA_MIN_CHUNKS, "%ld chunks", r->issues);
+    uint64_t next = first;
+    for (long c = 0; c < r->issues; c++) {
+        cr_assert_eq(r->chunk_first[c], next, "chunk %ld", c);
+        cr_assert_gt(r->chunk_end[c], r->chunk_first[c]);
+        next = r->chunk_end[c];
+    }
+    cr_assert_eq(next, end);
+    cr_assert_leq(r->max_chunk_doubles, cap);
+    cr_assert(!r->reissued_busy_slot, "a slot took a chunk before its previous one finished");
+    /* Every chunk finished once, oldest first. */
+    cr_assert_eq(r->finishes, r->issues);
+    for (long f = 0; f < r->finishes; f++)
+        cr_assert_eq(r->finished_order[f], f, "finish %ld took chunk %ld", f, r->finished_order[f]);
+    /* While chunks remain to be issued, finishing one leaves APO_CUDA_SLOTS - 1 (at least
+     * three) in flight; in the final drain the count falls by one each time. */
+    const long steady = r->issues - APO_CUDA_SLOTS;
+    for (long f = 0; f < r->finishes; f++) {
+        const long want = f < steady ? APO_CUDA_SLOTS - 1 : r->issues - f - 1;
+        cr_assert_eq(r->in_flight_at_finish[f], want, "finish %ld: %ld in flight, want %ld", f,
+                     r->in_flight_at_finish[f], want);
+        if (f < steady)
+            cr_assert_geq(r->in_flight_at_finish[f], 3);
+    }
+    free(r);
+}
+
+Test(cuda_plan, a_tile_larger_than_the_cap_gets_a_chunk_up_to_a_whole_slot) {
+    recorder *r = new_recorder(10);
+    r->huge_tile = 7;
+    r->huge_doubles = 500;
+    uint64_t stuck = 0;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 20, 100, 1000, &stuck), APO_PIPE_DONE);
+    cr_assert_eq(r->max_chunk_doubles > 100, 1);
+    cr_assert_leq(r->max_chunk_doubles, 1000);
+    cr_assert_eq(r->finishes, r->issues);
+    free(r);
+}
+
+Test(cuda_plan, a_tile_larger_than_a_slot_stops_the_schedule_and_names_it) {
+    recorder *r = new_recorder(10);
+    r->huge_tile = 13;
+    r->huge_doubles = 5000;
+    uint64_t stuck = 0;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 40, 100, 1000, &stuck), APO_PIPE_TOO_BIG);
+    cr_assert_eq(stuck, 13);
+    /* Nothing past the tile was issued. */
+    for (long c = 0; c < r->issues; c++)
+        cr_assert_leq(r->chunk_end[c], 13);
+    free(r);
+}
+
+Test(cuda_plan, a_failure_or_a_stop_ends_the_schedule_at_once) {
+    uint64_t stuck = 0;
+    recorder *r = new_recorder(10);
+    r->fail_issue_at = 6;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, &stuck), APO_PIPE_FAILED);
+    cr_assert_eq(r->issues, 6);
+    free(r);
+
+    r = new_recorder(10);
+    r->fail_finish_at = 2;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, &stuck), APO_PIPE_FAILED);
+    cr_assert_eq(r->finishes, 2);
+    cr_assert_eq(r->issues, APO_CUDA_SLOTS + 2, "issued %ld", r->issues);
+    free(r);
+
+    r = new_recorder(10);
+    r->stop_after = 9;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, &stuck), APO_PIPE_STOPPED);
+    cr_assert_eq(r->issues, 9);
+    free(r);
+}
+
+/* ---- host copies over threads ---------------------------------------------------------- */
+
+Test(cuda_plan, copy_parts_copy_every_byte_exactly_once) {
+    /* Copies of awkward sizes, one empty, one smaller than the split's grain. */
+    const size_t sizes[] = {1, 4095, 0, 70001, 4096, 3, 123457};
+    enum { N = sizeof sizes / sizeof sizes[0] };
+    size_t total = 0;
+    for (size_t i = 0; i < N; i++)
+        total += sizes[i];
+    unsigned char *src = malloc(total), *dst = malloc(total), *seen = calloc(total, 1);
+    cr_assert(src && dst && seen);
+    for (size_t i = 0; i < total; i++)
+        src[i] = (unsigned char)(1 + i % 251); /* never 0 */
+    apo__copy list[N];
+    size_t at = 0;
+    for (size_t i = 0; i < N; i++) {
+        list[i] = (apo__copy){dst + at, src + at, sizes[i]};
+        at += sizes[i];
+    }
+    const unsigned parts_list[] = {1, 2, 3, 7, 16, 200};
+    for (size_t pi = 0; pi < sizeof parts_list / sizeof parts_list[0]; pi++) {
+        const unsigned parts = parts_list[pi];
+        memset(seen, 0, total);
+        for (unsigned p = 0; p < parts; p++) {
+            memset(dst, 0, total);
+            apo__copy_part(list, N, p, parts);
+            for (size_t i = 0; i < total; i++) {
+                if (dst[i] == 0)
+                    continue;
+                cr_assert_eq(dst[i], src[i], "parts %u part %u byte %zu", parts, p, i);
+                seen[i]++;
+            }
+        }
+        for (size_t i = 0; i < total; i++)
+            cr_assert_eq(seen[i], 1, "parts %u: byte %zu copied %d times", parts, i, seen[i]);
+    }
+    /* All at once over a team. */
+    memset(dst, 0, total);
+    apo__copy_all(list, N, 4);
+    cr_assert_eq(memcmp(dst, src, total), 0);
+    free(src), free(dst), free(seen);
+}
+
+Test(cuda_plan, small_copies_stay_on_fewer_threads) {
+    cr_assert_eq(apo__copy_threads_for(100, 8), 1);
+    cr_assert_eq(apo__copy_threads_for(APO_COPY_MIN_BYTES_PER_THREAD * 3, 8), 3);
+    cr_assert_eq(apo__copy_threads_for((size_t)1 << 30, 8), 8);
+    cr_assert_eq(apo__copy_threads_for((size_t)1 << 30, 0), 1);
+}
+
+/* ---- the overlap of intervals ---------------------------------------------------------- */
+
+/* The union's length by brute force on a grid of 1/1000 (the intervals below lie on it). */
+static double union_on_grid(const apo__interval *iv, size_t n) {
+    long covered = 0;
+    for (long g = 0; g < 100000; g++) {
+        const double at = (g + 0.5) / 1000.0;
+        for (size_t i = 0; i < n; i++)
+            if (at > iv[i].start && at < iv[i].end) {
+                covered++;
+                break;
+            }
+    }
+    return covered / 1000.0;
+}
+
+Test(cuda_plan, the_overlap_is_the_phases_sum_over_their_union) {
+    /* Serial phases: the sum is the union, overlap 1. */
+    apo__interval serial[] = {{0, 1}, {1, 3}, {3, 3.5}, {5, 6}};
+    cr_assert_float_eq(apo__interval_sum(serial, 4), 4.5, 1e-12);
+    cr_assert_float_eq(apo__interval_union(serial, 4), 4.5, 1e-12);
+    /* A three-stage pipeline, unsorted: h2d, kernel, d2h of three chunks, each stage one
+     * unit, each chunk one unit after the previous: 9 units of work in 5 of time. */
+    apo__interval piped[] = {{2, 3}, {0, 1}, {1, 2}, {1, 2}, {2, 3},
+                             {3, 4}, {2, 3}, {3, 4}, {4, 5}};
+    const double sum = apo__interval_sum(piped, 9);
+    const double uni = apo__interval_union(piped, 9);
+    cr_assert_float_eq(sum, 9.0, 1e-12);
+    cr_assert_float_eq(uni, 5.0, 1e-12);
+    cr_assert_float_eq(sum / uni, 1.8, 1e-12);
+    /* Nested, partly overlapping, empty and reversed ones, against the brute force. */
+    apo__interval mixed[] = {{10, 20},   {12, 15},   {19, 25},    {30, 30}, {40, 35},
+                             {50, 51.5}, {51.5, 52}, {0.25, 0.5}, {60, 99}};
+    apo__interval copy[9];
+    memcpy(copy, mixed, sizeof mixed);
+    cr_assert_float_eq(apo__interval_union(mixed, 9), union_on_grid(copy, 9), 1e-9);
+    cr_assert_float_eq(apo__interval_sum(copy, 9), 10 + 3 + 6 + 1.5 + 0.5 + 0.25 + 39, 1e-9);
+    cr_assert_float_eq(apo__interval_union(mixed, 0), 0.0, 0.0);
+}
+
+/* ---- host threads ------------------------------------------------------------------------ */
+
+Test(cuda_plan, gpus_take_host_threads_and_the_cpu_device_gives_them_up) {
+    /* The lent H100 machine: 16 cores and one GPU. */
+    cr_assert_eq(apo__gpu_host_threads(16, 1), 8);
+    cr_assert_eq(apo__cpu_threads_beside_gpus(16, 8), 8);
+    /* Two GPUs share the half. */
+    cr_assert_eq(apo__gpu_host_threads(16, 2), 4);
+    cr_assert_eq(apo__cpu_threads_beside_gpus(16, 2 * 4), 8);
+    /* Many cores: a GPU never takes more than the cap. */
+    cr_assert_eq(apo__gpu_host_threads(128, 1), APO_GPU_MAX_HOST_THREADS);
+    cr_assert_eq(apo__cpu_threads_beside_gpus(128, APO_GPU_MAX_HOST_THREADS),
+                 128 - APO_GPU_MAX_HOST_THREADS);
+    /* Few cores: every GPU still has its driver, and the cpu device keeps one thread. */
+    cr_assert_eq(apo__gpu_host_threads(2, 1), 1);
+    cr_assert_eq(apo__gpu_host_threads(1, 4), 1);
+    cr_assert_eq(apo__cpu_threads_beside_gpus(2, 4), 1);
+    cr_assert_eq(apo__cpu_threads_beside_gpus(1, 1), 1);
+    /* Without GPUs nothing is taken. */
+    cr_assert_eq(apo__gpu_host_threads(16, 0), 0);
+    cr_assert_eq(apo__cpu_threads_beside_gpus(16, 0), 16);
+    /* Together they never ask for more than the cores, wherever that is possible. */
+    for (int cores = 2; cores <= 256; cores++)
+        for (size_t gpus = 1; gpus <= 8; gpus++) {
+            const int g = apo__gpu_host_threads(cores, gpus);
+            const int c = apo__cpu_threads_beside_gpus(cores, g * (int)gpus);
+            if ((int)gpus < cores)
+                cr_assert_leq(c + g * (int)gpus, cores, "%d cores, %zu GPUs", cores, gpus);
+            cr_assert_geq(g, 1);
+            cr_assert_geq(c, 1);
+        }
+    cr_assert_geq(apo__host_cores(), 1);
+}
+
+/* ---- pinned host ranges ------------------------------------------------------------------ */
+
+Test(cuda_plan, the_pin_table_keeps_one_entry_per_range) {
+    static char buf[4096];
+    apo__pin_table t = {NULL, 0, 0};
+    cr_assert_eq(apo__pin_find(&t, buf, 100), APO_PIN_ABSENT);
+    cr_assert(apo__pin_add(&t, buf, 100));
+    cr_assert(apo__pin_add(&t, buf + 200, 100));
+    cr_assert_eq(apo__pin_find(&t, buf, 100), APO_PIN_SAME);
+    cr_assert_eq(apo__pin_find(&t, buf + 200, 100), APO_PIN_SAME);
+    /* Touching is not overlapping; any shared byte is. */
+    cr_assert_eq(apo__pin_find(&t, buf + 100, 100), APO_PIN_ABSENT);
+    cr_assert_eq(apo__pin_find(&t, buf + 99, 2), APO_PIN_OVERLAPS);
+    cr_assert_eq(apo__pin_find(&t, buf + 150, 51), APO_PIN_OVERLAPS);
+    cr_assert_eq(apo__pin_find(&t, buf, 50), APO_PIN_OVERLAPS);
+    cr_assert_eq(apo__pin_find(&t, buf, 4096), APO_PIN_OVERLAPS);
+    cr_assert_eq(apo__pin_remove(&t, buf + 1), 0);
+    cr_assert_eq(apo__pin_remove(&t, buf), 100);
+    cr_assert_eq(apo__pin_remove(&t, buf), 0);
+    cr_assert_eq(apo__pin_find(&t, buf, 100), APO_PIN_ABSENT);
+    cr_assert_eq(t.n, 1);
+    for (int i = 0; i < 100; i++)
+        cr_assert(apo__pin_add(&t, buf + 1000 + i, 1));
+    cr_assert_eq(t.n, 101);
+    apo__pin_table_free(&t);
+    cr_assert_eq(t.n, 0);
+}
