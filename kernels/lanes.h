@@ -166,7 +166,7 @@ static inline apo_vm apo_vm_lane(size_t i) {
 #if APO_LANES_X86 == 512
     return (apo_vm)(1u << i);
 #else
-    apo_vm m;
+    apo_vm m = {0}; /* set whole first: GCC's -O2 TSan build sees lanes it thinks unset */
     for (int l = 0; l < APO_LANES; l++)
         m[l] = (size_t)l == i ? -1 : 0;
     return m;
