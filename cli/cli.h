@@ -67,6 +67,13 @@ int cli_parse_double(const char *text, double *out);
  * status: CLI_EXIT_OK with *rt set, or the status of cli_status_error(). */
 int cli_runtime_create(const char *devices, apo_runtime **rt);
 
+/* cli_runtime_create() with online refinement as `learn` says (apo_config.learn; OFF: the
+ * runtime refines no model and writes none back). */
+int cli_runtime_create_learning(const char *devices, apo_switch learn, apo_runtime **rt);
+
+/* Seconds on the monotonic clock, for the times the tool reports. */
+double cli_now_s(void);
+
 /* Text from outside the tool (a workload tag or a device id from a profile, a runtime
  * warning that quotes one) made safe to print: control characters become \xNN, so that none
  * can move the cursor, clear the screen or start a fake line. Writes to buf (cut with "..."

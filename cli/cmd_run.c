@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "csv.h"
+#include "host_arrays.h"
 #include "input.h"
 #include "json_report.h"
 #include "options.h"
@@ -26,7 +27,7 @@ static const char run_help[] =
     "                     [--missing-as-nan] [--rows R]] [--param k=v ...] [--output DIR]\n"
     "                     [--format f64|csv]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
-    "                     [--devices LIST] [--json]\n"
+    "                     [--devices LIST] [--no-learn] [--json]\n"
     "\n"
     "Distribute one workload across the devices and print the report.\n"
     "\n"
@@ -51,6 +52,8 @@ static const char run_help[] =
     "  --ratios ID=R,...    explicit shares by device id (as 'apportion devices' shows;\n"
     "                       cuda:N names the Nth GPU); devices not listed get 0\n"
     "  --split AXIS         rows, time or auto (default: the runtime chooses)\n"
+    "  --no-learn           leave the stored models as they are: this run refines none\n"
+    "                       and writes no profile file\n"
     "\n"
     "Output:\n"
     "  --output DIR         write each output to DIR/<name>.f64 (created if missing)\n"
@@ -115,6 +118,9 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
             continue;
         } else if (cli_flag(a, "--missing-as-nan")) {
             o->missing_as_nan = 1;
+            continue;
+        } else if (cli_flag(a, "--no-learn")) {
+            o->no_learn = 1;
             continue;
         } else if (VALUE("--kernel")) {
             if (r > 0)
@@ -361,27 +367,41 @@ _Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can
 typedef struct run_state {
     apo_runtime *rt;
     double *input;
-    double *outputs[APO_MAX_IO];
+    cli_host_array outputs[APO_MAX_IO];
+    double *output_data[APO_MAX_IO];
     cli_output_desc descs[APO_MAX_IO];
     size_t n_outputs;
+    cli_run_times times;
 } run_state;
 
 static void free_state(run_state *s) {
     /* Whatever failed after the output files were opened: no temporary file is left. */
     cli_output_files_abort();
     for (size_t i = 0; i < APO_MAX_IO; i++)
-        free(s->outputs[i]);
+        cli_host_array_free(&s->outputs[i]);
     free(s->input);
     apo_runtime_destroy(s->rt);
 }
 
+/* Faults the outputs in before the timed call, so that the devices' times are their
+ * computing, not the tool's allocation (host_arrays.h). */
+static void prepare_outputs(run_state *s) {
+    cli_host_array *arrays[APO_MAX_IO];
+    for (size_t i = 0; i < s->n_outputs; i++)
+        arrays[i] = &s->outputs[i];
+    cli_host_arrays_fault_in(arrays, s->n_outputs);
+}
+
 static int run(const cli_run_options *o, run_state *s) {
     size_t rows = 0, cols = 0;
+    double t0 = cli_now_s();
     int rc = load_input(o, &s->input, &rows, &cols);
     if (rc != CLI_EXIT_OK)
         return rc;
+    s->times.read_input_ms = (cli_now_s() - t0) * 1e3;
 
-    rc = cli_runtime_create(o->devices, &s->rt);
+    rc = cli_runtime_create_learning(o->devices, o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET,
+                                     &s->rt);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!o->json)
@@ -411,6 +431,7 @@ static int run(const cli_run_options *o, run_state *s) {
     w.n_params = o->n_params;
     w.seed = o->seed;
     w.split = o->split;
+    w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
 
     s->n_outputs = info.n_outputs;
     for (size_t i = 0; i < info.n_outputs; i++) {
@@ -427,8 +448,7 @@ static int run(const cli_run_options *o, run_state *s) {
             cli_error("output name '%s' cannot be used as a file name", info.output_names[i]);
             return CLI_EXIT_FAILURE;
         }
-        s->outputs[i] = malloc(orows * ocols * sizeof(double));
-        if (s->outputs[i] == NULL) {
+        if (cli_host_array_alloc(&s->outputs[i], orows * ocols) != 0) {
             cli_error("out of memory for output %s (%zu x %zu)", info.output_names[i], orows,
                       ocols);
             return CLI_EXIT_FAILURE;
@@ -437,8 +457,9 @@ static int run(const cli_run_options *o, run_state *s) {
         s->descs[i].rows = orows;
         s->descs[i].cols = ocols;
         s->descs[i].file = NULL;
+        s->output_data[i] = s->outputs[i].data;
     }
-    w.outputs = s->outputs;
+    w.outputs = s->output_data;
     /* After apo_output_shape(): the library has checked the parameters by now. */
     rc = check_macd_warmup(o, &info, cols);
     if (rc != CLI_EXIT_OK)
@@ -477,8 +498,13 @@ static int run(const cli_run_options *o, run_state *s) {
         fprintf(stderr, "running %s on %zu x %zu...", o->kernel, rows, cols);
         fflush(stderr);
     }
+    t0 = cli_now_s();
+    prepare_outputs(s);
+    s->times.prepare_ms = (cli_now_s() - t0) * 1e3;
     apo_report report = {.size = sizeof(apo_report)};
+    t0 = cli_now_s();
     st = apo_distribute_workload(s->rt, &w, &report);
+    s->times.compute_ms = (cli_now_s() - t0) * 1e3;
     if (progress) {
         fprintf(stderr, "\r%*s\r", 60, "");
         fflush(stderr);
@@ -492,9 +518,10 @@ static int run(const cli_run_options *o, run_state *s) {
         fprintf(stderr, "apportion: warning: %s\n", note);
 
     if (o->output != NULL) {
+        t0 = cli_now_s();
         /* Every file complete before any old one gives way. */
         for (size_t i = 0; i < s->n_outputs; i++) {
-            if (cli_output_files_write(i, s->outputs[i], err, sizeof err) != 0) {
+            if (cli_output_files_write(i, s->output_data[i], err, sizeof err) != 0) {
                 cli_error("%s (no output file was changed)", err);
                 return CLI_EXIT_FAILURE;
             }
@@ -505,15 +532,16 @@ static int run(const cli_run_options *o, run_state *s) {
         }
         for (size_t i = 0; i < s->n_outputs; i++)
             s->descs[i].file = cli_output_files_path(i);
+        s->times.write_output_ms = (cli_now_s() - t0) * 1e3;
     }
 
     if (o->json) {
-        json_t *j = cli_report_json(&report, s->rt, s->descs, s->n_outputs);
+        json_t *j = cli_report_json(&report, &s->times, s->rt, s->descs, s->n_outputs);
         rc = cli_json_print(j);
         json_decref(j);
         return rc;
     }
-    cli_report_print(stdout, &report);
+    cli_report_print(stdout, &report, &s->times);
     if (fflush(stdout) != 0) {
         cli_error("cannot write to standard output");
         return CLI_EXIT_FAILURE;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void verror(const char *fmt, va_list ap) {
@@ -151,8 +152,19 @@ int cli_parse_double(const char *text, double *out) {
 }
 
 int cli_runtime_create(const char *devices, apo_runtime **rt) {
+    return cli_runtime_create_learning(devices, APO_SWITCH_UNSET, rt);
+}
+
+double cli_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_runtime_create_learning(const char *devices, apo_switch learn, apo_runtime **rt) {
     apo_config config = APO_CONFIG_INIT;
     config.devices = devices;
+    config.learn = learn;
     *rt = NULL;
     apo_status st = apo_runtime_create(&config, rt);
     if (st != APO_OK)

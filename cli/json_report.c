@@ -85,6 +85,7 @@ static json_t *device_report_json(const apo_device_report *d) {
     json_object_set_new(o, "elements", cli_json_u64(d->elements));
     json_object_set_new(o, "tiles", cli_json_u64(d->tiles));
     json_object_set_new(o, "wall_ms", cli_json_number(d->wall_ms));
+    json_object_set_new(o, "first_touch_ms", cli_json_number(d->first_touch_ms));
     json_object_set_new(o, "h2d_ms", cli_json_number(d->h2d_ms));
     json_object_set_new(o, "kernel_ms", cli_json_number(d->kernel_ms));
     json_object_set_new(o, "d2h_ms", cli_json_number(d->d2h_ms));
@@ -118,8 +119,8 @@ int cli_nonfinite_warning(const apo_report *r, char *buf, size_t size) {
     return 1;
 }
 
-json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_output_desc *outputs,
-                        size_t n_outputs) {
+json_t *cli_report_json(const apo_report *r, const cli_run_times *times, const apo_runtime *rt,
+                        const cli_output_desc *outputs, size_t n_outputs) {
     json_t *o = json_object();
     json_object_set_new(o, "kernel", cli_json_string(r->kernel));
     json_object_set_new(o, "rows", cli_json_u64(r->rows));
@@ -129,6 +130,10 @@ json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_ou
     json_object_set_new(o, "ratio_source", json_string(apo_ratio_source_name(r->ratio_source)));
     json_object_set_new(o, "makespan_ms", cli_json_number(r->makespan_ms));
     json_object_set_new(o, "balance_efficiency", cli_json_number(r->balance_efficiency));
+    json_object_set_new(o, "read_input_ms", cli_json_number(times->read_input_ms));
+    json_object_set_new(o, "prepare_ms", cli_json_number(times->prepare_ms));
+    json_object_set_new(o, "compute_ms", cli_json_number(times->compute_ms));
+    json_object_set_new(o, "write_output_ms", cli_json_number(times->write_output_ms));
     json_object_set_new(o, "simulated", json_boolean(r->simulated));
     json_object_set_new(o, "virtual_clock", json_boolean(r->virtual_clock));
     json_object_set_new(o, "tile", cli_json_u64(r->tile));
@@ -161,7 +166,7 @@ json_t *cli_report_json(const apo_report *r, const apo_runtime *rt, const cli_ou
     return o;
 }
 
-void cli_report_print(FILE *f, const apo_report *r) {
+void cli_report_print(FILE *f, const apo_report *r, const cli_run_times *times) {
     fprintf(f, "kernel      %s\n", r->kernel);
     fprintf(f, "shape       %zu x %zu (%llu elements)\n", r->rows, r->cols,
             (unsigned long long)r->elements);
@@ -171,6 +176,10 @@ void cli_report_print(FILE *f, const apo_report *r) {
     fprintf(f, "tiles       %llu (tile length %zu)\n", (unsigned long long)r->tiles, r->tile);
     fprintf(f, "makespan    %.3f ms\n", r->makespan_ms);
     fprintf(f, "balance     %.3f\n", r->balance_efficiency);
+    fprintf(
+        f,
+        "times       read input %.3f ms, prepare %.3f ms, compute %.3f ms, write output %.3f ms\n",
+        times->read_input_ms, times->prepare_ms, times->compute_ms, times->write_output_ms);
     if (r->failovers > 0)
         fprintf(f, "failovers   %zu\n", r->failovers);
     if (r->deadlines_missed > 0)
@@ -180,9 +189,9 @@ void cli_report_print(FILE *f, const apo_report *r) {
     if (r->simulated)
         fprintf(f, "note: simulated devices present; their times are modelled (%s)\n",
                 r->virtual_clock ? "virtual clock" : "wall clock");
-    fprintf(f, "\n%-40s %-5s %6s %12s %6s %10s %9s %10s %9s %9s %10s  %s\n", "device", "kind",
-            "share", "elements", "tiles", "wall_ms", "h2d_ms", "kernel_ms", "d2h_ms", "wait_ms",
-            "Melem/s", "status");
+    fprintf(f, "\n%-40s %-5s %6s %12s %6s %10s %9s %9s %10s %9s %9s %10s  %s\n", "device", "kind",
+            "share", "elements", "tiles", "wall_ms", "touch_ms", "h2d_ms", "kernel_ms", "d2h_ms",
+            "wait_ms", "Melem/s", "status");
     const size_t n = r->n_devices < APO_MAX_DEVICES ? r->n_devices : APO_MAX_DEVICES;
     for (size_t i = 0; i < n; i++) {
         const apo_device_report *d = &r->devices[i];
@@ -203,10 +212,11 @@ void cli_report_print(FILE *f, const apo_report *r) {
                      (unsigned long long)d->elements_moved_out,
                      (unsigned long long)d->elements_moved_in);
         }
-        fprintf(f, "%-40s %-5s %6.3f %12llu %6llu %10.3f %9.3f %10.3f %9.3f %9.3f %10.1f  %s\n",
+        fprintf(f,
+                "%-40s %-5s %6.3f %12llu %6llu %10.3f %9.3f %9.3f %10.3f %9.3f %9.3f %10.1f  %s\n",
                 d->id, apo_device_kind_name(d->kind), d->share, (unsigned long long)d->elements,
-                (unsigned long long)d->tiles, d->wall_ms, d->h2d_ms, d->kernel_ms, d->d2h_ms,
-                d->wait_ms, d->throughput / 1e6, status);
+                (unsigned long long)d->tiles, d->wall_ms, d->first_touch_ms, d->h2d_ms,
+                d->kernel_ms, d->d2h_ms, d->wait_ms, d->throughput / 1e6, status);
     }
 }
 

@@ -18,6 +18,14 @@ typedef struct cli_output_desc {
     const char *file; /* the file written, or NULL */
 } cli_output_desc;
 
+/* Where the time of one `apportion run` went, in milliseconds on the tool's clock. */
+typedef struct cli_run_times {
+    double read_input_ms;   /* reading the input file, or generating the input */
+    double prepare_ms;      /* faulting in the output arrays before the call (host_arrays.h) */
+    double compute_ms;      /* the apo_distribute_workload() call */
+    double write_output_ms; /* writing the output files (0 without --output) */
+} cli_run_times;
+
 /* A JSON string; bytes that are not valid UTF-8 become '?'. */
 json_t *cli_json_string(const char *s);
 
@@ -43,12 +51,13 @@ void cli_print_runtime_warnings(const apo_runtime *rt);
  * none. */
 int cli_nonfinite_warning(const apo_report *report, char *buf, size_t size);
 
-/* The report of one run as the JSON object described in docs/cli.md. */
-json_t *cli_report_json(const apo_report *report, const apo_runtime *rt,
+/* The report of one run, with the tool's times, as the JSON object described in
+ * docs/cli.md. */
+json_t *cli_report_json(const apo_report *report, const cli_run_times *times, const apo_runtime *rt,
                         const cli_output_desc *outputs, size_t n_outputs);
 
-/* Prints the report of one run as text. */
-void cli_report_print(FILE *f, const apo_report *report);
+/* Prints the report of one run, with the tool's times, as text. */
+void cli_report_print(FILE *f, const apo_report *report, const cli_run_times *times);
 
 /* One device's cost model (profile and show): {id, label, ratio, latency_ms, ms_per_melem,
  * samples} and, with `dropped`, the profiling runs dropped as outliers. Unknown figures are

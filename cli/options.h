@@ -40,6 +40,7 @@ typedef struct cli_run_options {
     apo_split split;
     const char *devices;
     int json;
+    int no_learn;                         /* the run refines no model and writes no profile file */
     apo_param params[CLI_RUN_MAX_PARAMS]; /* distinct non-empty names, finite values */
     char *param_names[CLI_RUN_MAX_PARAMS];
     size_t n_params;

@@ -366,6 +366,9 @@ typedef struct apo_workload {
     apo_split split;      /* APO_SPLIT_AUTO unless forced */
     const double *ratios; /* optional shares in device order (n_ratios == devices) */
     size_t n_ratios;      /* 0: no explicit ratios */
+    apo_switch learn;     /* online refinement from this call: UNSET, the runtime's setting
+                             (apo_config.learn, APPORTION_LEARN); OFF, this call refines no
+                             model; ON, it learns if the runtime does */
 } apo_workload;
 
 #define APO_WORKLOAD_INIT                                                                          \
@@ -404,11 +407,14 @@ typedef struct apo_device_report {
                           cpu and sim: tasks) */
     /* Its time */
     double wall_ms;                   /* busy time on the host clock. For cpu and sim devices it is
-                                         h2d + kernel + d2h; a GPU overlaps its phases, so its wall time
-                                         may be less than their sum */
+                                         first_touch + h2d + kernel + d2h; a GPU overlaps its phases,
+                                         so its wall time may be less than their sum */
     double h2d_ms, kernel_ms, d2h_ms; /* GPUs: summed from CUDA events */
     double host_copy_ms;              /* GPUs: host copies between the caller's arrays and pinned
                                          staging memory, on the host clock; else 0 */
+    double first_touch_ms;            /* cpu and sim: the first write into each page of the caller's
+                                         output elements it computed, before its tiles (page faults of
+                                         fresh arrays); part of wall_ms, not of kernel_ms; else 0 */
     double overlap;    /* GPUs: (host_copy + h2d + kernel + d2h) / the time at least one of them was
                           running, from their intervals: 1 when nothing overlapped; 0 when not
                           measured (cpu, sim, rank) */

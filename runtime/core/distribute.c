@@ -74,6 +74,7 @@ typedef struct device_tally {
     uint64_t chunks;
     double h2d_s, kernel_s, d2h_s, wall_s;
     double host_copy_s, busy_s; /* devices that time their phases as intervals (GPUs) */
+    double touch_s;             /* host devices' first touch of the output pages */
     int failed;
     int timed_out;     /* it missed a deadline (failed is also set) */
     double deadline_s; /* the longest deadline it was given */
@@ -163,6 +164,7 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         t->chunks += job->time.chunks;
         t->host_copy_s += job->time.host_copy_s;
         t->busy_s += job->time.busy_s;
+        t->touch_s += job->time.touch_s;
         double busy = job->time.wall_s;
         slowest = busy > slowest ? busy : slowest;
         if (job->status == APO_ERR_DEVICE_LOST) {
@@ -349,6 +351,7 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
         d->kernel_ms = t->kernel_s * 1e3;
         d->d2h_ms = t->d2h_s * 1e3;
         d->host_copy_ms = t->host_copy_s * 1e3;
+        d->first_touch_ms = t->touch_s * 1e3;
         /* Summed over tasks, the phases against the time any of them ran (docs/cuda.md). */
         d->overlap =
             t->busy_s > 0 ? (t->host_copy_s + t->h2d_s + t->kernel_s + t->d2h_s) / t->busy_s : 0.0;
@@ -503,7 +506,9 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         reduce_rows(call);
     }
     double wall_s = apo__now() - t0;
-    if (learn)
+    /* The workload may keep its call out of the models; it cannot make a runtime that does
+     * not learn learn (apo__balance_observe() checks that). */
+    if (learn && w->learn != APO_SWITCH_OFF)
         learn_from_call(rt, w, &s);
 
     if (report != NULL) {

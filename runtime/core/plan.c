@@ -73,6 +73,9 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
     if ((int)w->split < APO_SPLIT_AUTO || (int)w->split > APO_SPLIT_TIME)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_workload.split is %d, not an apo_split",
                          (int)w->split);
+    if ((int)w->learn < APO_SWITCH_UNSET || (int)w->learn > APO_SWITCH_OFF)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_workload.learn is %d, not an apo_switch",
+                         (int)w->learn);
 
     memset(call, 0, sizeof *call);
     call->in_gpu = -1;

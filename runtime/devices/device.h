@@ -26,12 +26,15 @@ typedef struct apo__device apo__device;
  * the task was staged in (0: one). A backend that times its phases as intervals (CUDA) adds
  * host_copy_s, its host-side staging copies, and busy_s, the length of the union of every
  * phase interval (host copies, h2d, kernel, d2h): the sum of the phases over busy_s is the
- * overlap achieved (0: not measured). */
+ * overlap achieved (0: not measured). touch_s is the host devices' first-touch pass over
+ * the caller's output pages (host_tiles.h), kept out of kernel_s; it is part of the task's
+ * time all the same (docs/scheduling.md, "What a device's time includes"). */
 typedef struct apo__task_time {
     double h2d_s, kernel_s, d2h_s;
     double wall_s;
     uint64_t chunks;
     double host_copy_s, busy_s;
+    double touch_s;
 } apo__task_time;
 
 typedef struct apo__backend_ops {

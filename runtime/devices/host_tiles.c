@@ -6,12 +6,20 @@
  * A kernel with a group function (run_tiles) gets its tiles in groups, which it computes
  * side by side in the lanes of the device's vector path (dev->cpu_isa; docs/kernels.md,
  * "Vector paths"), with the bits of one tile at a time.
+ *
+ * Before its tiles, a task writes once into every page of the output elements it owns that
+ * is not in memory yet (first_touch.h), so that the page faults of a caller's fresh arrays
+ * are timed on their own instead of passing for the device's speed (docs/scheduling.md,
+ * "What a device's time includes").
  */
+#include <assert.h>
 #include <omp.h>
 #include <stdlib.h>
 
+#include "base/clock.h"
 #include "catalog/call_span.h"
 #include "devices/device.h"
+#include "devices/first_touch.h"
 #include "devices/host_tiles.h"
 #include "kernels.h"
 
@@ -116,11 +124,17 @@ void apo__host_tiles_release(apo__device *dev) {
 }
 
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
-                                  uint64_t end, int threads) {
+                                  uint64_t end, int threads, double *touch_s) {
+    if (touch_s != NULL)
+        *touch_s = 0;
     /* Reading the call's shape is an access too: the call may already have moved on. */
     if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
+    /* Host devices never get device-resident arrays (plan.c gives those to GPUs only). */
+    assert(call->out_gpu < 0);
+    apo__touch_plan touch;
+    apo__touch_plan_of(call, first, end, &touch);
     /* A device opened without a path (cpu_isa 0, AUTO) gets the fastest. */
     const int isa = dev->cpu_isa != APO_CPU_ISA_AUTO ? dev->cpu_isa : (int)apo__cpu_isa_best();
     uint64_t group = k->run_tiles != NULL ? group_size(call, isa) : 1;
@@ -133,13 +147,19 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
         threads = 1;
     apo__task_leave_call(&dev->guard);
     int64_t units = (int64_t)((end - first + group - 1) / group);
+    int64_t touch_units = (int64_t)touch.units;
     apo_status status = APO_OK;
-    if (threads <= 1 || units == 1)
+    if (threads <= 1 || (units == 1 && touch_units <= 1))
         threads = 1;
     if (want > 0 && !scratch_slots(dev, threads))
         want = 0;
 
     if (threads == 1) {
+        double t0 = apo__now();
+        for (int64_t u = 0; u < touch_units && status == APO_OK; u++)
+            status = apo__touch_unit(&dev->guard, &touch, (uint64_t)u);
+        if (touch_s != NULL && touch_units > 0)
+            *touch_s = apo__now() - t0;
         size_t scratch_len;
         double *scratch = scratch_for(dev, 0, want, &scratch_len);
         for (int64_t u = 0; u < units && status == APO_OK; u++)
@@ -147,8 +167,31 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
         return status;
     }
 
-#pragma omp parallel num_threads(threads)
+    /* One parallel region for both passes: the team is woken once. The pass's time is the
+     * longest any thread spent in it, not counting the wait for the team to start, which
+     * belongs to the computing as it did before the pass existed. */
+    double touched_s = 0;
+#pragma omp parallel num_threads(threads) reduction(max : touched_s)
     {
+        double mine = apo__now();
+#pragma omp for schedule(static) nowait
+        for (int64_t u = 0; u < touch_units; u++) {
+            apo_status seen;
+#pragma omp atomic read
+            seen = status;
+            if (seen != APO_OK)
+                continue;
+            apo_status st = apo__touch_unit(&dev->guard, &touch, (uint64_t)u);
+            if (st != APO_OK) {
+#pragma omp critical(apo_tile_status)
+                if (status == APO_OK)
+                    status = st;
+            }
+        }
+        touched_s = touch_units > 0 ? apo__now() - mine : 0;
+        /* No tile starts before every page is in: a tile's stores never meet the pass's
+         * read-modify-write of the same byte. */
+#pragma omp barrier
         size_t scratch_len;
         double *scratch = scratch_for(dev, omp_get_thread_num(), want, &scratch_len);
 #pragma omp for schedule(static)
@@ -166,5 +209,7 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
             }
         }
     }
+    if (touch_s != NULL)
+        *touch_s = touched_s;
     return status;
 }

@@ -6,10 +6,13 @@
 
 /* Runs tiles [first, end) of a call on the host with `threads` OpenMP threads (1: on the
  * calling thread alone), for device `dev`, each tile inside the device's task guard.
- * Returns APO_ERR_DEVICE_LOST, having started no further tile, once the task is abandoned
- * or late. */
+ * First it writes once into each page of the output elements the tiles own, keeping their
+ * values, so that the caller's fresh pages fault in there; *touch_s (when not NULL) gets
+ * the seconds from the call to the end of that pass, which the backend keeps out of its
+ * kernel time. Returns APO_ERR_DEVICE_LOST, having started no further tile, once the task
+ * is abandoned or late. */
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
-                                  uint64_t end, int threads);
+                                  uint64_t end, int threads, double *touch_s);
 
 /* Frees what apo__run_tiles_on_host() kept for `dev` (its scratch); for the cpu and sim
  * devices' close. */

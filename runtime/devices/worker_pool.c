@@ -30,13 +30,15 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
             job->timed_out = 1;
             return;
         }
-        apo__task_time tt = {0, 0, 0, 0, 0, 0, 0};
+        apo__task_time tt = {0};
         apo_status st = dev->ops->run(dev, job->call, a, b, job->task_base + job->tasks, &tt);
         job->tasks++;
         job->time.h2d_s += tt.h2d_s;
         job->time.kernel_s += tt.kernel_s;
         job->time.d2h_s += tt.d2h_s;
-        job->time.wall_s += tt.wall_s > 0 ? tt.wall_s : tt.h2d_s + tt.kernel_s + tt.d2h_s;
+        job->time.touch_s += tt.touch_s;
+        job->time.wall_s +=
+            tt.wall_s > 0 ? tt.wall_s : tt.touch_s + tt.h2d_s + tt.kernel_s + tt.d2h_s;
         job->time.chunks += tt.chunks > 0 ? tt.chunks : 1;
         job->time.host_copy_s += tt.host_copy_s;
         job->time.busy_s += tt.busy_s;

@@ -1,0 +1,36 @@
+/*
+ * The first-touch pass of the host devices: before a task computes its tiles, it writes once
+ * into every page of the caller's output elements it owns that is not yet in memory, so that
+ * the page faults of fresh arrays are paid, and timed, apart from the computing
+ * (docs/scheduling.md, "What a device's time includes"). host_tiles.c runs it.
+ */
+#ifndef APO_RUNTIME_DEVICES_FIRST_TOUCH_H
+#define APO_RUNTIME_DEVICES_FIRST_TOUCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apportion.h"
+#include "catalog/kernel.h"
+#include "devices/task_guard.h"
+
+/* The output bytes a task's tiles write, cut into units: unit u is chunk u / n of output
+ * u % n, a chunk being APO_TOUCH_UNIT_PAGES pages. */
+typedef struct apo__touch_plan {
+    uintptr_t lo[APO_MAX_IO], hi[APO_MAX_IO]; /* output o's bytes [lo, hi) */
+    size_t n;                                  /* outputs the tiles write */
+    size_t page;                               /* the host's page size */
+    uint64_t units;
+} apo__touch_plan;
+
+/* The plan of tiles [first, end) of `call` (none when first == end); reads the call, so it
+ * belongs inside an access to it. */
+void apo__touch_plan_of(const apo__call *call, uint64_t first, uint64_t end, apo__touch_plan *t);
+
+/* Touches unit `unit` of the plan within one access to the call (guard `g`). A unit's
+ * chunks are the same stretch of every output, so a static schedule gives each thread the
+ * pages its tiles then write. Returns APO_ERR_DEVICE_LOST, having touched nothing, when the
+ * task is abandoned or late. */
+apo_status apo__touch_unit(apo__task_guard *g, const apo__touch_plan *t, uint64_t unit);
+
+#endif
