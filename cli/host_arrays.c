@@ -29,7 +29,8 @@ static void *map_aligned(size_t bytes, size_t *map_bytes) {
     if (m == MAP_FAILED)
         return NULL;
     /* The slack before the aligned start and after its end goes back at once. */
-    const uintptr_t start = ((uintptr_t)m + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1);
+    const uintptr_t start =
+        ((uintptr_t)m + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1);
     const size_t head = (size_t)(start - (uintptr_t)m);
     const size_t tail = over - head - len;
     if (head > 0)
@@ -70,7 +71,8 @@ void cli_host_arrays_fault_in(cli_host_array *const *arrays, size_t n) {
             if (arrays[i]->data == NULL)
                 continue;
             volatile unsigned char *base = (volatile unsigned char *)arrays[i]->data;
-            const size_t pages = (arrays[i]->count * sizeof(double) + TOUCH_STRIDE - 1) / TOUCH_STRIDE;
+            const size_t pages =
+                (arrays[i]->count * sizeof(double) + TOUCH_STRIDE - 1) / TOUCH_STRIDE;
             /* Thread t takes the t-th stretch of every array, as a static schedule of the
              * library's tiles would: on a NUMA host the page lands near the thread that
              * writes it. The arrays are zero, so storing zero changes no value. */

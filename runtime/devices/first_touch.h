@@ -18,8 +18,8 @@
  * u % n, a chunk being APO_TOUCH_UNIT_PAGES pages. */
 typedef struct apo__touch_plan {
     uintptr_t lo[APO_MAX_IO], hi[APO_MAX_IO]; /* output o's bytes [lo, hi) */
-    size_t n;                                  /* outputs the tiles write */
-    size_t page;                               /* the host's page size */
+    size_t n;                                 /* outputs the tiles write */
+    size_t page;                              /* the host's page size */
     uint64_t units;
 } apo__touch_plan;
 
