@@ -437,3 +437,172 @@ Test(api, one_runtime_shared_by_threads, .timeout = 120) {
     test_job_free(&ref);
     apo_runtime_destroy(rt);
 }
+
+/* ---- what a device's time includes (docs/scheduling.md) --------------------------------- */
+
+Test(api, report_times_the_first_touch_apart, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu,sim:a:rate=1e8");
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 2, 300000, 5);
+    double ratios[2] = {1, 1};
+    job.w.ratios = ratios;
+    job.w.n_ratios = 2;
+    apo_report r = APO_REPORT_INIT;
+    cr_assert_eq(test_job_run(&job, rt, &r), APO_OK, "%s", apo_last_error());
+    for (size_t d = 0; d < 2; d++) {
+        const apo_device_report *dr = &r.devices[d];
+        cr_assert_gt(dr->elements, 0, "%s computed nothing", dr->id);
+        cr_assert(isfinite(dr->first_touch_ms) && dr->first_touch_ms >= 0, "%s: first touch %g",
+                  dr->id, dr->first_touch_ms);
+        cr_assert(isfinite(dr->kernel_ms) && dr->kernel_ms >= 0, "%s: kernel %g", dr->id,
+                  dr->kernel_ms);
+        /* The pass is part of the device's time, not of its kernel time. */
+        const double parts = dr->first_touch_ms + dr->h2d_ms + dr->kernel_ms + dr->d2h_ms;
+        cr_assert(fabs(dr->wall_ms - parts) <= 1e-9 * dr->wall_ms, "%s: wall %.9g, parts %.9g",
+                  dr->id, dr->wall_ms, parts);
+    }
+    /* On the virtual clock every time is modelled: no real first touch is reported, and the
+     * kernel time is the model's alone. */
+    cr_assert_eq(r.devices[1].first_touch_ms, 0.0);
+    cr_assert_float_eq(r.devices[1].kernel_ms, (double)r.devices[1].elements / 1e8 * 1e3, 1e-9);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* Writes out0 at even positions only: the odd ones are the caller's. */
+static apo_status evens_kernel(const apo_kernel_call *call, void *user) {
+    (void)user;
+    for (size_t t = call->begin + call->begin % 2; t < call->end; t += 2)
+        call->outputs[0][call->row * call->cols + t] = call->inputs[0][call->row * call->cols + t];
+    return APO_OK;
+}
+
+/* The first-touch pass writes into the caller's pages before the tiles, where a device's
+ * span starts and at every page boundary: it must leave every value as it was, whether
+ * the array is fresh (zero) or filled by the caller. The arrays are offset by 0 and by one
+ * element, so that page boundaries fall on positions the kernel writes and on positions it
+ * leaves alone; three devices split the rows mid-page. */
+Test(api, first_touch_keeps_what_a_kernel_leaves_alone, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu,sim:a,sim:b");
+    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
+    d.name = "evens";
+    d.n_inputs = 1;
+    d.n_outputs = 1;
+    d.cpu = evens_kernel;
+    d.tile = 300;
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    const size_t rows = 3, cols = 70001, n = rows * cols;
+    double *input = malloc(n * sizeof(double));
+    cr_assert_not_null(input);
+    for (size_t i = 0; i < n; i++)
+        input[i] = 1.0 + (double)i;
+    const double *inputs[1] = {input};
+    const double ratios[3] = {3, 1, 2};
+    for (int filled = 0; filled < 2; filled++) {
+        for (size_t offset = 0; offset < 2; offset++) {
+            /* calloc: fresh pages for an array this large, never touched before the call. */
+            double *block = calloc(n + 1, sizeof(double));
+            cr_assert_not_null(block);
+            double *out = block + offset;
+            const double kept = filled ? -7.25 : 0.0;
+            if (filled)
+                for (size_t i = 0; i < n; i++)
+                    out[i] = kept;
+            double *outputs[1] = {out};
+            apo_workload w = APO_WORKLOAD_INIT;
+            w.kernel = "evens";
+            w.rows = rows;
+            w.cols = cols;
+            w.inputs = inputs;
+            w.n_inputs = 1;
+            w.outputs = outputs;
+            w.n_outputs = 1;
+            w.ratios = ratios;
+            w.n_ratios = 3;
+            apo_report r = APO_REPORT_INIT;
+            cr_assert_eq(apo_distribute_workload(rt, &w, &r), APO_OK, "%s", apo_last_error());
+            for (size_t i = 0; i < n; i++) {
+                const double want = (i % cols) % 2 == 0 ? input[i] : kept;
+                cr_assert(out[i] == want, "filled %d, offset %zu: element %zu is %.17g, want %.17g",
+                          filled, offset, i, out[i], want);
+            }
+            free(block);
+        }
+    }
+    free(input);
+    apo_runtime_destroy(rt);
+}
+
+/* The observations behind device `d`'s model of `tag`, or 0 when the tag has no entry. */
+static uint64_t model_samples(apo_runtime *rt, const char *tag, size_t d) {
+    size_t count = 0;
+    cr_assert_eq(apo_profile_entry_count(rt, &count), APO_OK, "%s", apo_last_error());
+    for (size_t i = 0; i < count; i++) {
+        apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
+        cr_assert_eq(apo_profile_entry_get(rt, i, &e), APO_OK, "%s", apo_last_error());
+        if (strcmp(e.tag, tag) == 0)
+            return d < e.n_devices ? e.devices[d].samples : 0;
+    }
+    return 0;
+}
+
+static apo_ratio_source planned_source(apo_runtime *rt, const apo_workload *w) {
+    apo_plan_info plan = APO_PLAN_INFO_INIT;
+    cr_assert_eq(apo_plan_workload(rt, w, &plan), APO_OK, "%s", apo_last_error());
+    return plan.ratio_source;
+}
+
+static apo_runtime *learning_runtime(apo_switch learn) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = "sim:a:rate=1e8,sim:b:rate=4e8";
+    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    config.profiles = APO_SWITCH_OFF;
+    config.learn = learn;
+    apo_runtime *rt = NULL;
+    cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
+    return rt;
+}
+
+Test(api, a_call_with_learn_off_refines_no_model, .timeout = 60) {
+    apo_runtime *rt = learning_runtime(APO_SWITCH_UNSET);
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 1, 200000, 9);
+    cr_assert_eq(planned_source(rt, &job.w), APO_RATIOS_EQUAL);
+
+    job.w.learn = APO_SWITCH_OFF;
+    for (int c = 0; c < 2; c++)
+        cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(model_samples(rt, "bollinger", 0), 0, "learn OFF made a model");
+    cr_assert_eq(planned_source(rt, &job.w), APO_RATIOS_EQUAL);
+
+    /* UNSET is the runtime's setting, which learns. */
+    job.w.learn = APO_SWITCH_UNSET;
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    const uint64_t learnt = model_samples(rt, "bollinger", 0);
+    cr_assert_gt(learnt, 0, "learn UNSET made no model");
+    cr_assert_eq(planned_source(rt, &job.w), APO_RATIOS_ONLINE);
+
+    job.w.learn = APO_SWITCH_OFF;
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(model_samples(rt, "bollinger", 0), learnt, "learn OFF refined the model");
+    cr_assert_eq(model_samples(rt, "bollinger", 1), learnt);
+
+    job.w.learn = APO_SWITCH_ON;
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert_gt(model_samples(rt, "bollinger", 0), learnt, "learn ON did not refine");
+
+    job.w.learn = (apo_switch)3;
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "apo_workload.learn") != NULL, "%s", apo_last_error());
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+
+    /* A call cannot make a runtime that does not learn learn. */
+    rt = learning_runtime(APO_SWITCH_OFF);
+    test_job_init(&job, rt, "bollinger", 1, 200000, 9);
+    job.w.learn = APO_SWITCH_ON;
+    cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(model_samples(rt, "bollinger", 0), 0, "a runtime with learning off learnt");
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
