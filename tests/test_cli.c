@@ -472,16 +472,18 @@ Test(cli, use_gpu_yes_without_a_gpu_fails_clearly, .timeout = 60) {
     free_result(&r);
 }
 
-static const char *const report_keys[] = {"kernel",      "rows",
-                                          "cols",        "seed",
-                                          "split_axis",  "ratio_source",
-                                          "makespan_ms", "balance_efficiency",
-                                          "simulated",   "virtual_clock",
-                                          "tile",        "tiles",
-                                          "elements",    "failovers",
-                                          "warnings",    "outputs",
-                                          "devices",     "deadlines_missed",
-                                          "quarantined", "nonfinite_outputs"};
+static const char *const report_keys[] = {"kernel",        "rows",
+                                          "cols",          "seed",
+                                          "split_axis",    "ratio_source",
+                                          "makespan_ms",   "balance_efficiency",
+                                          "simulated",     "virtual_clock",
+                                          "tile",          "tiles",
+                                          "elements",      "failovers",
+                                          "warnings",      "outputs",
+                                          "devices",       "deadlines_missed",
+                                          "quarantined",   "nonfinite_outputs",
+                                          "read_input_ms", "prepare_ms",
+                                          "compute_ms",    "write_output_ms"};
 static const char *const device_keys[] = {"id",
                                           "label",
                                           "kind",
@@ -489,6 +491,7 @@ static const char *const device_keys[] = {"id",
                                           "elements",
                                           "tiles",
                                           "wall_ms",
+                                          "first_touch_ms",
                                           "h2d_ms",
                                           "kernel_ms",
                                           "d2h_ms",
@@ -559,6 +562,54 @@ Test(cli, run_json_report_has_every_key, .timeout = 60) {
     cr_assert_eq(elements, 10000);
     cr_assert(fabs(shares - 1.0) < 1e-9, "shares sum to %g", shares);
     json_decref(j);
+    free_result(&r);
+}
+
+/* The tool's own steps are timed apart from the call (docs/cli.md, "Memory"): each is a
+ * finite number of milliseconds >= 0, and the output step is 0 when nothing is written. */
+static double step_ms(const json_t *j, const char *key) {
+    const json_t *v = get(j, key);
+    cr_assert(json_is_real(v), "%s is not a number", key);
+    const double ms = json_real_value(v);
+    cr_assert(isfinite(ms) && ms >= 0, "%s is %g", key, ms);
+    return ms;
+}
+
+Test(cli, run_json_times_its_steps_apart, .timeout = 60) {
+    make_work_dir();
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", work);
+    for (int write = 0; write < 2; write++) {
+        cli_result r = write ? run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "300000",
+                                            "--devices", "cpu", "--output", out, "--json"))
+                             : run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "300000",
+                                            "--devices", "cpu", "--json"));
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        json_t *j = parse_json(&r);
+        step_ms(j, "read_input_ms");
+        step_ms(j, "prepare_ms");
+        step_ms(j, "compute_ms");
+        const double written = step_ms(j, "write_output_ms");
+        if (!write)
+            cr_assert_eq(written, 0.0, "nothing was written, yet %g ms", written);
+        json_t *cpu = json_array_get(get(j, "devices"), 0);
+        const double touch = step_ms(cpu, "first_touch_ms");
+        const double wall = json_real_value(get(cpu, "wall_ms"));
+        const double kernel = json_real_value(get(cpu, "kernel_ms"));
+        cr_assert(fabs(wall - (touch + kernel)) <= 1e-9 * wall, "wall %g, touch %g + kernel %g",
+                  wall, touch, kernel);
+        json_decref(j);
+        free_result(&r);
+    }
+    /* The text report names the same steps. */
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--devices", "cpu"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "\ntimes       read input ");
+    assert_contains(r.out, " ms, prepare ");
+    assert_contains(r.out, " ms, compute ");
+    assert_contains(r.out, " ms, write output 0.000 ms\n");
+    assert_contains(r.out, " touch_ms ");
     free_result(&r);
 }
 
@@ -2542,4 +2593,47 @@ Test(cli, deeply_nested_profile_is_reported_and_kept_aside, .timeout = 60) {
     cr_assert(len == 2 * depth && memcmp(after, text, len) == 0, "the old profile was not kept");
     free(after);
     free(text);
+}
+
+/* `run --no-learn` uses the stored models but leaves them as they are: no refinement, no
+ * file written; a plain run refines them and writes them back. */
+Test(cli, run_no_learn_leaves_the_profile_alone, .timeout = 60) {
+    char mpath[256];
+    state_path(mpath, sizeof mpath, "multigpu.json");
+    cli_result r = run_cli_env(
+        SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    cr_assert(!file_exists(mpath), "run --no-learn wrote %s", mpath);
+
+    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    cr_assert(file_exists(mpath), "a plain run stored nothing in %s", mpath);
+    size_t before_len = 0;
+    char *before = read_all(mpath, &before_len);
+
+    r = run_cli_env(
+        SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "online",
+                     "the stored models are still used");
+    json_decref(j);
+    free_result(&r);
+    size_t after_len = 0;
+    char *after = read_all(mpath, &after_len);
+    cr_assert(after_len == before_len && memcmp(after, before, before_len) == 0,
+              "run --no-learn changed %s", mpath);
+    free(after);
+
+    /* Without the option the same run refines the models, and the file changes. */
+    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    after = read_all(mpath, &after_len);
+    cr_assert(after_len != before_len || memcmp(after, before, before_len) != 0,
+              "a plain run left %s as it was", mpath);
+    free(after);
+    free(before);
 }
