@@ -190,8 +190,11 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
         }
         touched_s = touch_units > 0 ? apo__now() - mine : 0;
         /* No tile starts before every page is in: a tile's stores never meet the pass's
-         * read-modify-write of the same byte. */
+         * read-modify-write of the same byte. (touch_units is the same for every thread, so
+         * all or none of them meet the barrier.) */
+        if (touch_units > 0) {
 #pragma omp barrier
+        }
         size_t scratch_len;
         double *scratch = scratch_for(dev, omp_get_thread_num(), want, &scratch_len);
 #pragma omp for schedule(static)
