@@ -13,10 +13,6 @@
 #include "catalog/call_span.h"
 #include "devices/first_touch.h"
 
-/* Pages of one output per unit: one access to the call, so an abandoned task stops within
- * about a millisecond of faults, while the guard and mincore() cost nothing beside them. */
-#define APO_TOUCH_UNIT_PAGES 256
-
 static size_t host_page_size(void) {
     long p = sysconf(_SC_PAGESIZE);
     return p > 0 ? (size_t)p : 4096;

@@ -14,6 +14,11 @@
 #include "catalog/kernel.h"
 #include "devices/task_guard.h"
 
+/* Pages of one output per unit of the pass (2 MiB of 4 KiB pages, one transparent huge
+ * page): one access to the call, so an abandoned task stops within about a millisecond of
+ * faults, while the guard and the one mincore() per unit cost next to nothing. */
+#define APO_TOUCH_UNIT_PAGES 512
+
 /* The output bytes a task's tiles write, cut into units: unit u is chunk u / n of output
  * u % n, a chunk being APO_TOUCH_UNIT_PAGES pages. */
 typedef struct apo__touch_plan {
