@@ -131,7 +131,8 @@ typedef struct options {
     const char *machine_kernel;
     const char *scenarios; /* comma list, NULL: all */
     const char *csv, *json, *timeline;
-    int ranks; /* --ranks: the multi-rank scenario under mpirun (ranks.c) */
+    int ranks;      /* --ranks: the multi-rank scenario under mpirun (ranks.c) */
+    int real_clock; /* --real-clock: the wall-clock scenarios (real_clock.c) */
     const char *ranks_devices;
     double ranks_max;
 } options;
@@ -154,6 +155,10 @@ static void usage(FILE *f) {
            "                     two ranks or more; local vs MPI path vs split, 1e4 to 1e8\n"
            "  --ranks-devices L  devices of every rank in --ranks (default cpu:threads=1)\n"
            "  --ranks-max N      largest size of --ranks (default 1e8)\n"
+           "  --real-clock       the wall-clock scenarios instead (real_clock.c): the cpu beside\n"
+           "                     wall-clock sims, against the best static split; --size,\n"
+           "                     --machine-kernel, --scenarios (cpu-2x, cpu-8x, slowdown-3x,\n"
+           "                     cold-buffers) and --csv apply\n"
            "  --help\n");
 }
 
@@ -167,6 +172,9 @@ static int parse_options(int argc, char **argv, options *o) {
             exit(0);
         } else if (strcmp(a, "--ranks") == 0) {
             o->ranks = 1;
+            continue;
+        } else if (strcmp(a, "--real-clock") == 0) {
+            o->real_clock = 1;
             continue;
         } else if (v == NULL) {
             fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
@@ -197,8 +205,9 @@ static int parse_options(int argc, char **argv, options *o) {
         }
         i++;
     }
-    /* Every listed scenario must exist: a typo would otherwise run nothing and pass. */
-    for (const char *p = o->scenarios; p != NULL && *p;) {
+    /* Every listed scenario must exist: a typo would otherwise run nothing and pass. The
+     * real-clock scenarios are checked by their own file. */
+    for (const char *p = o->real_clock ? NULL : o->scenarios; p != NULL && *p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         int known = 0;
@@ -747,6 +756,8 @@ int main(int argc, char **argv) {
     }
     if (opt.ranks)
         return bench_ranks(opt.ranks_devices, opt.ranks_max);
+    if (opt.real_clock)
+        return bench_real_clock(opt.machine_kernel, opt.size, opt.scenarios, opt.csv);
     int api_failed = 0;
     long total_wrong = 0;
     double t_start = bench_now();
