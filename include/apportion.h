@@ -233,6 +233,11 @@ typedef struct apo_device_info {
     int mpi_rank;             /* the MPI rank in MPI_COMM_WORLD */
     char host[APO_LABEL_MAX]; /* the host it runs on */
     size_t rank_devices;      /* how many local devices it serves with */
+    /* Every device: what its speed depends on beyond its id ("threads=16,isa=avx2,model=...",
+     * "rate=1e+08,latency=5e-05,clock=virtual", "budget_mb=4096,cc=9.0,sms=132", or a rank's
+     * device list). A stored model is used only by a device of the same id and config
+     * (docs/profiles.md, "Device configurations"). */
+    char config[APO_LABEL_MAX];
 } apo_device_info;
 
 #define APO_DEVICE_INFO_INIT                                                                       \
