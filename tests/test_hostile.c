@@ -1089,7 +1089,8 @@ Test(hostile, implausible_models_are_refused_and_extreme_ratios_used_safely) {
     } cases[] = {
         {"a latency of 1e308 ms",
          ENTRY("\"cpu\": {" CPU_CFG "\"latency_ms\": 0.01, \"ms_per_melem\": 4, \"samples\": 3, "
-               "\"ratio\": 0.5}, \"sim:a\": {" SIM_CFG "\"latency_ms\": 1e308, \"ms_per_melem\": 4, "
+               "\"ratio\": 0.5}, \"sim:a\": {" SIM_CFG
+               "\"latency_ms\": 1e308, \"ms_per_melem\": 4, "
                "\"samples\": 3, \"ratio\": 0.5}"),
          "device sim:a: latency_ms 1e+308"},
         {"a cost of 1e308 ms per Melem",

@@ -90,8 +90,7 @@ static model_use stored_model_use(const apo__balance *b, size_t d, const apo__st
  * runtime's devices (stale). A model that is not used leaves its device to borrow one, as
  * a device that has not worked yet does (complete_models()). */
 static int state_from_entry(const apo__balance *b, const apo__stored_workload *e,
-                            apo__tag_state *ts, model_use *uses, char *reason,
-                            size_t reason_size) {
+                            apo__tag_state *ts, model_use *uses, char *reason, size_t reason_size) {
     model_use local[APO_MAX_DEVICES];
     if (uses == NULL)
         uses = local;
@@ -193,8 +192,8 @@ static void note_refusals(const apo__balance *b, const apo__stored_workload *e,
         if (uses[d] == MODEL_OTHER_CONFIG && r->changed[d]++ == 0)
             snprintf(r->old_config[d], sizeof r->old_config[d], "%s", s->config);
         if (uses[d] == MODEL_NO_CONFIG && r->unconfigured++ == 0)
-            snprintf(r->first_unconfigured, sizeof r->first_unconfigured,
-                     "workload %s, device %s", e->tag, s->id);
+            snprintf(r->first_unconfigured, sizeof r->first_unconfigured, "workload %s, device %s",
+                     e->tag, s->id);
         if (uses[d] == MODEL_IMPLAUSIBLE && r->implausible++ == 0)
             snprintf(r->first_implausible, sizeof r->first_implausible,
                      "workload %s, device %s: latency_ms %g, ms_per_melem %g", e->tag, s->id,
@@ -579,9 +578,9 @@ static apo_status write_states(apo__balance *b, const apo__tag_state *states, si
     memset(&merged, 0, sizeof merged);
     if (b->profiles_on) {
         rebase_tags ctx = {b, states};
-        st = apo__multigpu_update_rebased(b->files.multigpu_path, b->host, entries, n, removed,
-                                          n_removed, rebase_entries, &ctx, &merged, err,
-                                          sizeof err);
+        st =
+            apo__multigpu_update_rebased(b->files.multigpu_path, b->host, entries, n, removed,
+                                         n_removed, rebase_entries, &ctx, &merged, err, sizeof err);
     }
 
     pthread_mutex_lock(&b->mutex);

@@ -165,8 +165,8 @@ static void sim_config(apo_device_info *info, int virtual_clock) {
     if (strlen(key) < sizeof info->config)
         snprintf(info->config, sizeof info->config, "%s", key);
     else
-        snprintf(info->config, sizeof info->config, "%.*s#%016llx",
-                 (int)sizeof info->config - 18, key, (unsigned long long)name_key(key));
+        snprintf(info->config, sizeof info->config, "%.*s#%016llx", (int)sizeof info->config - 18,
+                 key, (unsigned long long)name_key(key));
 }
 
 apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, int virtual_clock) {

@@ -90,7 +90,8 @@ static apo_status device_from_json(const apo__field_ctx *v, const char *dp, cons
     APO_CHECK(apo__check_key(v, jp, id, APO_ID_MAX, "a device id"));
     if (!json_is_object(j))
         return apo__field_invalid(
-            v, jp, "expected an object (label, config, ratio, latency_ms, ms_per_melem, samples), got %s",
+            v, jp,
+            "expected an object (label, config, ratio, latency_ms, ms_per_melem, samples), got %s",
             apo__json_describe(j, got, sizeof got));
     device_init(d, id);
     APO_CHECK(apo__get_string(v, j, jp, "label", d->label, sizeof d->label));

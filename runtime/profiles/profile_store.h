@@ -65,8 +65,8 @@ typedef struct apo__stored_device {
     char label[APO_LABEL_MAX];
     char config[APO_LABEL_MAX]; /* apo_device_info.config when stored, "" when absent */
     double ratio;               /* NaN when absent */
-    double latency_ms;   /* NaN when absent */
-    double ms_per_melem; /* NaN when absent */
+    double latency_ms;          /* NaN when absent */
+    double ms_per_melem;        /* NaN when absent */
     uint64_t samples;
 } apo__stored_device;
 
