@@ -187,8 +187,9 @@ Test(persist, a_model_is_not_used_for_another_sim_rate, .timeout = 120, .init = 
     rt = runtime("sim:a:rate=1e8,sim:b:rate=1e8", APO_SWITCH_ON, 86400);
     double share = planned_share(rt, "t", 1);
     cr_assert(fabs(share - 0.5) < 0.01, "sim:b borrows sim:a's model: share %g, want 0.5", share);
-    cr_assert_eq(warnings_naming(rt, "sim:b: rate=1000000,latency=0,clock=virtual -> "
-                                     "rate=100000000,latency=0,clock=virtual",
+    cr_assert_eq(warnings_naming(rt,
+                                 "sim:b: rate=1000000,latency=0,clock=virtual -> "
+                                 "rate=100000000,latency=0,clock=virtual",
                                  NULL),
                  1, "one warning names sim:b with its old and new key");
     apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
@@ -239,8 +240,8 @@ Test(persist, a_cpu_model_is_not_used_with_other_threads, .timeout = 120, .init 
 /* A file of an older version has no keys: it loads, its models are not used (one warning,
  * the split is equal), and the first write stores them again with keys. A ThreadX file
  * (ratios only, no models) is used as it is. */
-Test(persist, an_older_file_without_keys_loads_as_documented, .timeout = 120,
-     .init = make_tmpdir, .fini = remove_tmpdir) {
+Test(persist, an_older_file_without_keys_loads_as_documented, .timeout = 120, .init = make_tmpdir,
+     .fini = remove_tmpdir) {
     write_text(multigpu_path,
                "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"t\": {\"devices\": {"
                "\"sim:a\": {\"latency_ms\": 0, \"ms_per_melem\": 10, \"ratio\": 0.2}, "
@@ -249,8 +250,8 @@ Test(persist, an_older_file_without_keys_loads_as_documented, .timeout = 120,
     apo_profile_files f = APO_PROFILE_FILES_INIT;
     apo_profile_files_get(rt, &f);
     cr_assert_eq(f.multigpu_state, APO_PROFILE_LOADED, "%s", f.multigpu_message);
-    cr_assert_eq(warnings_naming(rt, "2 stored model(s) not used", "without a device configuration"),
-                 1);
+    cr_assert_eq(
+        warnings_naming(rt, "2 stored model(s) not used", "without a device configuration"), 1);
     cr_assert(fabs(planned_share(rt, "t", 1) - 0.5) < 0.01, "equal until learnt: %g",
               planned_share(rt, "t", 1));
     run_calls(rt, "t", 3);
