@@ -321,6 +321,10 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
     info->copy_engines = g->prop.asyncEngineCount;
     snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.0", g->prop.pciDomainID,
              g->prop.pciBusID, g->prop.pciDeviceID);
+    /* The UUID names the GPU; the staging budget sets the chunks its copies move, and the
+     * compute capability and multiprocessors come with the properties already read. */
+    snprintf(info->config, sizeof info->config, "budget_mb=%zu,cc=%d.%d,sms=%d", budget_mb,
+             g->prop.major, g->prop.minor, g->prop.multiProcessorCount);
     return 1;
 }
 
