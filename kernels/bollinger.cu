@@ -43,6 +43,12 @@ extern "C" int apo__cuda_bollinger(const apo__cuda_view *v, size_t period, doubl
     if (v->rows == 0 || v->begin >= v->end) {
         return (int)cudaSuccess;
     }
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        const int rc = apo__cuda_bollinger_staged(v, period, nbdev_up, nbdev_dn, stream);
+        if (rc != APO_CUDA_NOT_STAGED) {
+            return rc;
+        }
+    }
     const size_t tiles = apo__chunk_tiles(v);
     apo__bollinger_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
                             static_cast<cudaStream_t>(stream)>>>(*v, tiles, period, nbdev_up,

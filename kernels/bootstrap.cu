@@ -68,9 +68,15 @@ extern "C" int apo__cuda_bootstrap(const apo__cuda_view *v, uint64_t seed, void 
     apo__cuda_view per_replicate = *v;
     per_replicate.tile = 1;
     const size_t replicates = v->end - v->begin;
-    apo__bootstrap_means_kernel<<<apo__cuda_blocks(v->rows * replicates), APO_CUDA_BLOCK, 0, s>>>(
-        per_replicate, replicates, seed);
-    cudaError_t rc = cudaGetLastError();
+    cudaError_t rc;
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        rc =
+            (cudaError_t)apo__cuda_bootstrap_means_staged(&per_replicate, replicates, seed, stream);
+    } else {
+        apo__bootstrap_means_kernel<<<apo__cuda_blocks(v->rows * replicates), APO_CUDA_BLOCK, 0,
+                                      s>>>(per_replicate, replicates, seed);
+        rc = cudaGetLastError();
+    }
     if (rc != cudaSuccess) {
         return (int)rc;
     }

@@ -50,6 +50,9 @@ extern "C" int apo__cuda_macd(const apo__cuda_view *v, size_t fast, size_t slow,
     /* The CPU's warm-up, from the same parameters (it takes the larger of fast and slow, as
      * the swap in the tile body does). */
     const size_t warmup = apo__macd_warmup(fast, slow, signal);
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        return apo__cuda_macd_staged(v, fast, slow, signal, warmup, stream);
+    }
     const size_t tiles = apo__chunk_tiles(v);
     apo__macd_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
                        static_cast<cudaStream_t>(stream)>>>(*v, tiles, fast, slow, signal, warmup);

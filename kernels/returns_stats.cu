@@ -44,6 +44,9 @@ extern "C" int apo__cuda_returns_stats(const apo__cuda_view *v, void *stream) {
     if (v->rows == 0 || v->begin >= v->end) {
         return (int)cudaSuccess;
     }
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        return apo__cuda_returns_stats_staged(v, stream);
+    }
     const size_t tiles = apo__chunk_tiles(v);
     apo__returns_stats_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
                                 static_cast<cudaStream_t>(stream)>>>(*v, tiles);

@@ -173,7 +173,8 @@ static inline APO_HD size_t apo__stage_segments(const apo__stage_warp *w) {
     size_t most = 0;
     for (unsigned i = 0; i < APO_STAGE_LANES; ++i) {
         const apo__stage_stream *s = &w->stream[i];
-        const size_t n = s->end > s->from ? (s->end - s->from + APO_STAGE_SEG - 1) / APO_STAGE_SEG : 0;
+        const size_t n =
+            s->end > s->from ? (s->end - s->from + APO_STAGE_SEG - 1) / APO_STAGE_SEG : 0;
         most = n > most ? n : most;
     }
     return most;

@@ -42,8 +42,7 @@ static int view_empty(const apo__cuda_view *v) { return v->rows == 0 || v->begin
 
 int apo__emulate_bollinger(const apo__cuda_view *v, size_t period, double nbdev_up,
                            double nbdev_dn) {
-    if (!view_ok(v) || period < 1 || v->out[0] == NULL || v->out[1] == NULL ||
-        v->out[2] == NULL) {
+    if (!view_ok(v) || period < 1 || v->out[0] == NULL || v->out[1] == NULL || v->out[2] == NULL) {
         return -1;
     }
     if (view_empty(v)) {

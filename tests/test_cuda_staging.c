@@ -151,16 +151,15 @@ static void check_outputs(const double *ref, const double *got, size_t rows, siz
             if (!same_bits(want, have))
                 cr_assert_fail("%s: view rows %zu+%zu [%zu, %zu) tile %zu: row %zu t %zu: %a, "
                                "the cpu %a",
-                               what, v->row0, v->rows, v->begin, v->end, v->tile, r, t, have,
-                               want);
+                               what, v->row0, v->rows, v->begin, v->end, v->tile, r, t, have, want);
         }
     }
 }
 
 /* The partials of view v (5 doubles per tile, kernels_cuda.h) against the cpu's tile
  * partials `ref` (5 doubles per tile of each whole row). */
-static void check_partials(const double *ref, const double *got, size_t len, const apo__cuda_view *v,
-                           const char *what) {
+static void check_partials(const double *ref, const double *got, size_t len,
+                           const apo__cuda_view *v, const char *what) {
     const size_t row_tiles = (len + v->tile - 1) / v->tile;
     const size_t first = v->begin / v->tile;
     const size_t chunk_tiles = (v->end + v->tile - 1) / v->tile - first;
@@ -172,8 +171,8 @@ static void check_partials(const double *ref, const double *got, size_t len, con
                 if (!same_bits(want[k], have[k]))
                     cr_assert_fail("%s: view rows %zu+%zu [%zu, %zu) tile %zu: partial of row %zu "
                                    "tile %zu, field %zu: %a, the cpu %a",
-                                   what, v->row0, v->rows, v->begin, v->end, v->tile,
-                                   v->row0 + r, first + j, k, have[k], want[k]);
+                                   what, v->row0, v->rows, v->begin, v->end, v->tile, v->row0 + r,
+                                   first + j, k, have[k], want[k]);
         }
     }
 }
@@ -190,8 +189,8 @@ static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile,
         for (size_t b = 0; b < cols; b += tile) {
             const size_t e = b + tile < cols ? b + tile : cols;
             const size_t off = r * cols;
-            apo__cpu_bollinger_tile(x + off, cols, b, e, period, up, dn, ref[0] + off,
-                                    ref[1] + off, ref[2] + off);
+            apo__cpu_bollinger_tile(x + off, cols, b, e, period, up, dn, ref[0] + off, ref[1] + off,
+                                    ref[2] + off);
         }
     apo__cuda_view views[4];
     const size_t n = chunk_views(rows, cols, tile, views);
@@ -211,8 +210,8 @@ static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile,
                      expect);
         char what[96];
         for (int o = 0; o < 3; o++) {
-            snprintf(what, sizeof what, "bollinger(%zu, %g, %g) %zux%zu input %d output %d",
-                     period, up, dn, rows, cols, (int)kind, o);
+            snprintf(what, sizeof what, "bollinger(%zu, %g, %g) %zux%zu input %d output %d", period,
+                     up, dn, rows, cols, (int)kind, o);
             check_outputs(ref[o], got[o], rows, cols, &v, what);
             free(got[o]);
         }
@@ -251,11 +250,9 @@ Test(cuda_staging, bollinger_past_the_longest_lookback_runs_the_simple_kernel, .
                    APO_EMULATED_SIMPLE);
 }
 
-Test(cuda_staging, bollinger_staged_keeps_the_bits_of_huge_magnitudes_and_nbdev_0,
-     .timeout = 300) {
+Test(cuda_staging, bollinger_staged_keeps_the_bits_of_huge_magnitudes_and_nbdev_0, .timeout = 300) {
     const size_t cols = 3 * 8192 + 5;
-    bollinger_case(3, cols, 20, apo__bollinger_tile_len(20), 0, 0, INPUT_HUGE,
-                   APO_EMULATED_STAGED);
+    bollinger_case(3, cols, 20, apo__bollinger_tile_len(20), 0, 0, INPUT_HUGE, APO_EMULATED_STAGED);
     bollinger_case(3, cols, 20, apo__bollinger_tile_len(20), 2, 2, INPUT_OVERFLOW,
                    APO_EMULATED_STAGED);
     bollinger_case(2, 999, 20, 41, 0, 0, INPUT_HUGE, APO_EMULATED_STAGED);
