@@ -5,7 +5,9 @@
  * tile of rows [row0, row0 + rows), positions [begin, end), into v->out[0], [1] and [2]
  * at absolute indices, with the semantics of apo__cpu_bollinger_tile() (kernels.h).
  *
- * Launch shape: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
+ * Launch shape: in the staged variant (the default), the launcher hands the view to
+ * apo__cuda_bollinger_staged (staged.cu: a warp per 32 tiles, through shared memory). The
+ * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the whole serial tile
  * body apo__bollinger_tile (bollinger_tile.h) on its tile, reading x from
  * begin - (period - 1) (the halo the runtime staged) and writing its own outputs only.

@@ -6,7 +6,9 @@
  * v->out[0], [1] and [2] at absolute indices, with the semantics of apo__cpu_macd_tile()
  * (kernels.h): TA-Lib's seeding, non-finite samples as gaps, fast > slow swapped.
  *
- * Launch shape: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
+ * Launch shape: in the staged variant (the default), the launcher hands the view to
+ * apo__cuda_macd_staged (staged.cu: a warp per 32 tiles, through shared memory). The
+ * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the whole serial tile
  * body apo__macd_tile (macd_tile.h): it re-runs the EMAs from begin - H (the halo the
  * runtime staged) and writes [begin, end) of its tile only.

@@ -8,7 +8,9 @@
  * doubles per tile to v->partials in the layout of kernels_cuda.h. The outputs (count,
  * mean, variance, min, max per row) are finalized on the host from the merged partials.
  *
- * Launch shape: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
+ * Launch shape: in the staged variant (the default), the launcher hands the view to
+ * apo__cuda_returns_stats_staged (staged.cu: a warp per 32 tiles, through shared memory). The
+ * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the serial two-pass
  * tile body apo__returns_stats_tile (returns_stats_tile.h), reading x from begin - 1.
  *

@@ -39,7 +39,9 @@ extern "C" void apo__cuda_kernels_set(int variant) {
     __atomic_store_n(&apo__variant, variant, __ATOMIC_RELAXED);
 }
 
-extern "C" int apo__cuda_kernels_get(void) { return __atomic_load_n(&apo__variant, __ATOMIC_RELAXED); }
+extern "C" int apo__cuda_kernels_get(void) {
+    return __atomic_load_n(&apo__variant, __ATOMIC_RELAXED);
+}
 
 #define APO_GRID_MAX 65535
 
@@ -95,8 +97,8 @@ static __global__ void apo__bootstrap_staged_kernel(apo__cuda_view v, size_t rep
     }
 }
 
-extern "C" int apo__cuda_bollinger_staged(const apo__cuda_view *v, size_t period,
-                                          double nbdev_up, double nbdev_dn, void *stream) {
+extern "C" int apo__cuda_bollinger_staged(const apo__cuda_view *v, size_t period, double nbdev_up,
+                                          double nbdev_dn, void *stream) {
     apo__stage_geom g;
     if (!apo__stage_geom_init(&g, period, 3)) {
         return APO_CUDA_NOT_STAGED;
