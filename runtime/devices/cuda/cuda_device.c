@@ -20,6 +20,7 @@
 #include "devices/cuda/cuda_discovery.h"
 #include "devices/cuda/cuda_state.h"
 #include "devices/device.h"
+#include "kernels_cuda.h"
 
 /* ---- errors ----------------------------------------------------------------------------- */
 
@@ -328,8 +329,25 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
     return 1;
 }
 
+/* The kernel variant of the process (kernels_cuda.h; docs/cuda.md, "Staged kernels"): staged
+ * unless APPORTION_CUDA_KERNELS says simple. Both give the same bits; the switch is there to
+ * compare them on a GPU. */
+static void choose_kernels(const char *wanted, apo__warnings *w) {
+    int variant = APO_CUDA_KERNELS_STAGED;
+    if (wanted != NULL && strcmp(wanted, "simple") == 0) {
+        variant = APO_CUDA_KERNELS_SIMPLE;
+    } else if (wanted != NULL && strcmp(wanted, "staged") != 0) {
+        apo__warn(w,
+                  "APPORTION_CUDA_KERNELS=%s ignored: the CUDA kernels are staged or simple; "
+                  "using staged",
+                  wanted);
+    }
+    apo__cuda_kernels_set(variant);
+}
+
 size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options *opts,
                           apo__warnings *w, char *reason, size_t reason_size) {
+    choose_kernels(opts->kernels, w);
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
