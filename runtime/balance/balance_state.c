@@ -250,13 +250,13 @@ static void normalised(const double *ratios, size_t n, double *shares) {
         shares[i] = ratios[i] / sum;
 }
 
-/* Marks the devices a due probe is for; see apo__balance_shares(). */
+/* Marks the devices a due probe may be for; see apo__balance_shares(). */
 static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const int *usable,
-                        const double *shares, unsigned *probe) {
+                        unsigned *probe) {
     if (ts->calls_since_probe < APO_PROBE_EVERY)
         return;
     for (size_t d = 0; d < b->n_devices; d++)
-        if (usable[d] && ts->models[d].valid && shares[d] < APO_PROBE_FRACTION)
+        if (usable[d] && ts->models[d].valid)
             probe[d] = ts->idle_calls[d] < UINT_MAX ? ts->idle_calls[d] + 1 : UINT_MAX;
 }
 
@@ -281,7 +281,7 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, do
                    APO_OK) {
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
         if (explore)
-            mark_probes(b, ts, usable, shares, probe);
+            mark_probes(b, ts, usable, probe);
     } else if (ts != NULL && ts->has_ratios) {
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_PROFILE;

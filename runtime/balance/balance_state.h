@@ -79,11 +79,11 @@ void apo__balance_destroy(apo__balance *b);
  * the shares in device order, the source, and the predicted makespan (NaN without
  * models).
  * With `explore` (a call that learns, learning on) the call is counted for the tag, and
- * when a probe is due, probe[i] is set for each usable device with a model of its own whose
- * share is under APO_PROBE_FRACTION: the learning calls since it last had work, plus one
- * (the caller probes those it gives no tile, the larger first, and then calls
- * apo__balance_probed). Otherwise, and for every other device, probe[i] is 0. `probe` may be
- * NULL without `explore`. */
+ * when a probe is due and the models gave the shares, probe[i] is set for each usable
+ * device with a model of its own: the learning calls since it last had work, plus one. The
+ * caller probes those of them that its rounding gives no tile, the larger first, and then
+ * calls apo__balance_probed(). Otherwise, and for every other device, probe[i] is 0.
+ * `probe` may be NULL without `explore`. */
 void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
                          int explore, double *shares, unsigned *probe, apo_ratio_source *source,
                          double *predicted_s);
