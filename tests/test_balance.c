@@ -7,6 +7,9 @@
  * - profiling recovers the sim devices' true models, and the solved split leaves out a
  *   device whose latency exceeds what it could save (the CPU-or-GPU decision);
  * - explicit ratios (per workload, or forced per tag) override the models;
+ * - a device its model leaves without work is probed on one learning call in ten, with at
+ *   most 2% of the elements, never without learning or against given ratios, and is back
+ *   in use the call after a probe finds it fast;
  * - profiles persist across runtimes, go stale when the device set changes, and a corrupt
  *   file is ignored with one warning;
  * - apo_should_use_gpu() interpolates thresholds.json as documented.

@@ -1,6 +1,7 @@
 /*
- * Cost models (runtime/model.h): fitting t(n) = latency + n * cost from profiling runs,
- * online refinement from call observations, and models read back from stored figures.
+ * Cost models (runtime/balance/model.h): fitting t(n) = latency + n * cost from profiling
+ * runs, robust online refinement from call observations (a cold call, a cold caller, a real
+ * change, a gap), and models read back from stored figures.
  *
  * The expectations are exact where the contract makes them exact: runs that lie on a line
  * give that line back, outliers are dropped without moving it, and the least-squares and
