@@ -237,7 +237,8 @@ static void lay_out(size_t n, const uint64_t *counts, uint64_t unit_tiles, apo__
  * but got no unit an equal part of APO_PROBE_FRACTION of the units, at least one, taken one
  * by one from the devices with the most; the devices longest without work first when the
  * budget does not reach all. Returns whether any was probed: not when one unit each is
- * already more than APO_PROBE_FRACTION of the call's elements. */
+ * already more than APO_PROBE_FRACTION of the call's elements. The plan's ranges are laid
+ * out either way. */
 static int add_probes(const apo_runtime *rt, const apo__call *call, const unsigned *probe,
                       uint64_t units, uint64_t unit_tiles, uint64_t *counts, apo__plan *p) {
     size_t n = rt->n_devices, order[APO_MAX_DEVICES], k = 0;
@@ -254,9 +255,9 @@ static int add_probes(const apo_runtime *rt, const apo__call *call, const unsign
     if (k == 0)
         return 0;
     const double total = (double)apo__tiles_elements(call, 0, call->tiles);
-    /* Units differ by a row's shorter last tile: the layout is checked in elements, with
-     * one unit less each until it fits. */
-    for (uint64_t each = budget / k; each > 0; each--) {
+    /* Units differ by a row's shorter last tile: the layout is checked in elements, and
+     * when the equal parts do not fit, one unit each is tried before giving up. */
+    for (uint64_t each = budget / k; each > 0; each = each > 1 ? 1 : 0) {
         uint64_t probed[APO_MAX_DEVICES];
         memcpy(probed, counts, n * sizeof *counts);
         for (size_t j = 0; j < k; j++)
