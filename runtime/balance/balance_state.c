@@ -2,6 +2,7 @@
  * Balancing state of a runtime: which models and ratios apply to a call, how calls refine
  * them, and how they reach the profile files; see balance.h and docs/scheduling.md.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,11 +396,28 @@ static void normalised(const double *ratios, size_t n, double *shares) {
         shares[i] = ratios[i] / sum;
 }
 
+/* Marks the devices a due probe may be for; see apo__balance_shares(). */
+static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const int *usable,
+                        unsigned *probe) {
+    if (ts->calls_since_probe < APO_PROBE_EVERY)
+        return;
+    for (size_t d = 0; d < b->n_devices; d++)
+        if (usable[d] && ts->models[d].valid)
+            probe[d] = ts->idle_calls[d] < UINT_MAX ? ts->idle_calls[d] + 1 : UINT_MAX;
+}
+
 void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
-                         double *shares, apo_ratio_source *source, double *predicted_s) {
+                         int explore, double *shares, unsigned *probe, apo_ratio_source *source,
+                         double *predicted_s) {
     pthread_mutex_lock(&b->mutex);
     *predicted_s = NAN;
-    apo__tag_state *ts = find_tag(b, tag);
+    explore = explore && b->learn;
+    if (probe != NULL)
+        memset(probe, 0, b->n_devices * sizeof *probe);
+    /* A learning call is counted before its tag has anything: observing it adds the tag. */
+    apo__tag_state *ts = explore ? get_tag(b, tag) : find_tag(b, tag);
+    if (ts != NULL && explore && ts->calls_since_probe < UINT_MAX)
+        ts->calls_since_probe++;
     apo__model models[APO_MAX_DEVICES];
     if (ts != NULL && ts->forced) {
         normalised(ts->ratios, b->n_devices, shares);
@@ -408,6 +426,8 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, do
                apo__solve_split(models, usable, b->n_devices, elements, shares, predicted_s) ==
                    APO_OK) {
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
+        if (explore)
+            mark_probes(b, ts, usable, probe);
     } else if (ts != NULL && ts->has_ratios) {
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_PROFILE;
@@ -416,6 +436,14 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, do
             shares[d] = 1.0 / (double)b->n_devices;
         *source = APO_RATIOS_EQUAL;
     }
+    pthread_mutex_unlock(&b->mutex);
+}
+
+void apo__balance_probed(apo__balance *b, const char *tag) {
+    pthread_mutex_lock(&b->mutex);
+    apo__tag_state *ts = find_tag(b, tag);
+    if (ts != NULL)
+        ts->calls_since_probe = 0;
     pthread_mutex_unlock(&b->mutex);
 }
 
@@ -692,9 +720,17 @@ void apo__balance_observe(apo__balance *b, const char *tag, double total_element
     pthread_mutex_lock(&b->mutex);
     apo__tag_state *ts = get_tag(b, tag);
     if (ts != NULL) {
-        for (size_t d = 0; d < b->n_devices; d++)
-            if (elements[d] > 0 && !failed[d])
-                apo__model_observe(&ts->models[d], (double)elements[d], busy_s[d]);
+        for (size_t d = 0; d < b->n_devices; d++) {
+            if (elements[d] > 0 && !failed[d]) {
+                if (ts->idle_calls[d] >= APO_GAP_CALLS)
+                    apo__model_observe_after_gap(&ts->models[d], (double)elements[d], busy_s[d]);
+                else
+                    apo__model_observe(&ts->models[d], (double)elements[d], busy_s[d]);
+                ts->idle_calls[d] = 0;
+            } else if (ts->idle_calls[d] < UINT_MAX) {
+                ts->idle_calls[d]++;
+            }
+        }
         ts->refined = 1;
         ts->dirty = 1;
         ts->version++;

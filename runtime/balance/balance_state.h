@@ -27,6 +27,10 @@ typedef struct apo__tag_state {
     uint64_t sample_size; /* elements the stored ratios are for (profiled, else the first
                              call's) */
     unsigned runs;
+    /* Exploration: learning calls of the tag since the last probe, and since each device
+     * last had work (an observation after APO_GAP_CALLS of them is fresh evidence). */
+    unsigned calls_since_probe;
+    unsigned idle_calls[APO_MAX_DEVICES];
 } apo__tag_state;
 
 typedef struct apo__balance {
@@ -70,21 +74,41 @@ void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, s
  * file's lock, up to 30 s) and frees everything. */
 void apo__balance_destroy(apo__balance *b);
 
+/* Exploration (docs/scheduling.md): a device that the models leave without work is
+ * probed in at most one learning call of a tag in APO_PROBE_EVERY, with at most
+ * APO_PROBE_FRACTION of the call's elements over all probed devices, at least one whole
+ * tile each (core/plan.c rounds). A device that had no work in APO_GAP_CALLS learning calls
+ * of the tag is observed as after a gap (apo__model_observe_after_gap). */
+#define APO_PROBE_EVERY 10
+#define APO_PROBE_FRACTION 0.02
+#define APO_GAP_CALLS 5
+
 /* The shares of a call of `elements` elements for `tag`: forced ratios, else models (the
  * solver), else fixed ratios from a ThreadX profile, else equal. Devices with usable[i] 0
  * (quarantined) are left out of the solver; the caller zeroes their other shares. Writes
  * the shares in device order, the source, and the predicted makespan (NaN without
- * models). */
+ * models).
+ * With `explore` (a call that learns, learning on) the call is counted for the tag, and
+ * when a probe is due and the models gave the shares, probe[i] is set for each usable
+ * device with a model of its own: the learning calls since it last had work, plus one. The
+ * caller probes those of them that its rounding gives no tile, the larger first, and then
+ * calls apo__balance_probed(). Otherwise, and for every other device, probe[i] is 0.
+ * `probe` may be NULL without `explore`. */
 void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
-                         double *shares, apo_ratio_source *source, double *predicted_s);
+                         int explore, double *shares, unsigned *probe, apo_ratio_source *source,
+                         double *predicted_s);
+
+/* Says that this call of `tag` probes: the next probe is APO_PROBE_EVERY calls away. */
+void apo__balance_probed(apo__balance *b, const char *tag);
 
 /* Device `d`'s predicted busy time for `elements` elements of `tag`: its own model, else
  * the one the solver lends it (the median cost of the others), else NaN. */
 double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double elements);
 
 /* Folds one call's measurements in (learn on): elements[i] computed in busy_s[i]; devices
- * with no elements or failed[i] are skipped. When the persist interval has passed it wakes
- * the writer thread, which stores the refined models: this never touches the disk. */
+ * with no elements or failed[i] are skipped (and count the call as one without work).
+ * When the persist interval has passed it wakes the writer thread, which stores the
+ * refined models: this never touches the disk. */
 void apo__balance_observe(apo__balance *b, const char *tag, double total_elements,
                           const uint64_t *elements, const double *busy_s, const int *failed);
 

@@ -461,7 +461,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
                                     apo_report *report, int learn) {
     rt->faults.calls++;
     apo__plan p;
-    apo_status st = apo__plan_call(rt, w, call, &p);
+    apo_status st = apo__plan_call(rt, w, call, &p, learn);
     if (st != APO_OK)
         return st;
     st = ensure_partials(rt, call);
@@ -575,7 +575,9 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     int usable[APO_MAX_DEVICES];
     for (size_t i = 0; i < n; i++)
         usable[i] = !apo__fault_quarantined(&rt->faults, i);
-    apo__balance_shares(&rt->balance, tag, usable, total, p.weights, &p.source, &p.predicted_s);
+    /* Not explored: probes are placed by apo__plan_call(), which a range does not use. */
+    apo__balance_shares(&rt->balance, tag, usable, total, 0, p.weights, NULL, &p.source,
+                        &p.predicted_s);
     apo_status st = apo__keep_capable_devices(rt, call, &p);
     if (st != APO_OK)
         return st;
