@@ -706,17 +706,41 @@ Test(balance, online_refinement_is_stored_at_destroy, .timeout = 120, .init = ma
  * gives it 1/4000 of the call, under one tile of 2e6 samples' 245. */
 #define STARVED_PAIR "sim:a:rate=4e8,sim:b:rate=1e5"
 
-/* Writes a profile for returns_stats that says what STARVED_PAIR's devices are: a at 2.5 ms
- * per million elements, b at 10 s per million. */
-static void write_starving_profile(void) {
+/* The configuration key of device `id` of a runtime over `devices`: a stored model counts
+ * only for a device of the same key (docs/profiles.md). */
+static void config_key(const char *devices, const char *id, char *key, size_t size) {
+    apo_runtime *rt = runtime(devices, APO_SWITCH_OFF, 0);
+    size_t n = 0;
+    cr_assert_eq(apo_device_count(rt, &n), APO_OK);
+    key[0] = '\0';
+    for (size_t d = 0; d < n; d++) {
+        apo_device_info info = APO_DEVICE_INFO_INIT;
+        cr_assert_eq(apo_device_get(rt, d, &info), APO_OK);
+        if (strcmp(info.id, id) == 0)
+            snprintf(key, size, "%s", info.config);
+    }
+    apo_runtime_destroy(rt);
+    cr_assert_neq(key[0], '\0', "%s has no device %s", devices, id);
+}
+
+/* Writes a profile for returns_stats that says a runs at 2.5 ms per million elements and b
+ * at 10 s per million (STARVED_PAIR's devices), keyed for the devices of `devices`: for
+ * STARVED_PAIR a true profile, for a faster b a wrong one of the same configuration. */
+static void write_starving_profile(const char *devices) {
+    char key_a[APO_LABEL_MAX], key_b[APO_LABEL_MAX];
+    config_key(devices, "sim:a", key_a, sizeof key_a);
+    config_key(devices, "sim:b", key_b, sizeof key_b);
     FILE *fp = fopen(multigpu_path, "w");
     cr_assert_not_null(fp);
-    fputs("{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"returns_stats\": {\n"
-          " \"source\": \"profile\", \"sample_size\": 2000000, \"runs\": 5, \"devices\": {\n"
-          "  \"sim:a\": {\"latency_ms\": 0, \"ms_per_melem\": 2.5, \"samples\": 15},\n"
-          "  \"sim:b\": {\"latency_ms\": 0, \"ms_per_melem\": 10000, \"samples\": 15}},\n"
-          " \"ratios\": {\"sim:a\": 1, \"sim:b\": 0.00025}}}}\n",
-          fp);
+    fprintf(fp,
+            "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"returns_stats\": {\n"
+            " \"source\": \"profile\", \"sample_size\": 2000000, \"runs\": 5, \"devices\": {\n"
+            "  \"sim:a\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 2.5, "
+            "\"samples\": 15},\n"
+            "  \"sim:b\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 10000, "
+            "\"samples\": 15}},\n"
+            " \"ratios\": {\"sim:a\": 1, \"sim:b\": 0.00025}}}}\n",
+            key_a, key_b);
     fclose(fp);
 }
 
@@ -752,7 +776,7 @@ static void run_and_record_b(apo_runtime *rt, test_job *job, int calls, int *b_w
 
 Test(balance, a_starved_device_is_probed_on_one_learning_call_in_ten, .timeout = 120,
      .init = make_tmpdir, .fini = remove_tmpdir) {
-    write_starving_profile();
+    write_starving_profile(STARVED_PAIR);
     apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON);
     test_job job;
     job_init(&job, rt, "returns_stats", SAMPLES);
@@ -784,7 +808,7 @@ Test(balance, a_starved_device_is_probed_on_one_learning_call_in_ten, .timeout =
 
 Test(balance, no_probe_while_one_tile_is_over_2_percent_of_the_call, .timeout = 120,
      .init = make_tmpdir, .fini = remove_tmpdir) {
-    write_starving_profile();
+    write_starving_profile(STARVED_PAIR);
     apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON);
     /* 2e5 samples are 25 tiles of 8192: one tile is 4% of the call, so no probe... */
     test_job small, large;
@@ -819,7 +843,7 @@ Test(balance, no_probe_while_one_tile_is_over_2_percent_of_the_call, .timeout = 
 
 Test(balance, no_probe_without_learning_or_against_given_ratios, .timeout = 120,
      .init = make_tmpdir, .fini = remove_tmpdir) {
-    write_starving_profile();
+    write_starving_profile(STARVED_PAIR);
     /* Learning off: the profile's models stay, and b never gets work. */
     apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_OFF);
     test_job job;
@@ -883,7 +907,7 @@ Test(balance, a_starved_device_is_probed_and_back_in_use_once_fast, .timeout = 1
     apo_runtime_destroy(rt);
 
     /* A wrong profile: it says b is slow, b is as fast as a all along. */
-    write_starving_profile();
+    write_starving_profile("sim:a:rate=4e8,sim:b:rate=4e8");
     rt = runtime_with_profile("sim:a:rate=4e8,sim:b:rate=4e8", APO_SWITCH_ON);
     job_init(&job, rt, "returns_stats", SAMPLES);
     back = calls_until_back(rt, &job, 15);
