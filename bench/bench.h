@@ -95,4 +95,9 @@ int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *
  * the exit status. */
 int bench_ranks(const char *devices, double max_size);
 
+/* apo-bench-balance --real-clock (real_clock.c): the cpu beside wall-clock sims, `kernel` on
+ * one series of `size` samples; `scenarios` a comma list (NULL: all), `csv` one row per call
+ * (NULL: none). Returns the exit status. */
+int bench_real_clock(const char *kernel, double size, const char *scenarios, const char *csv);
+
 #endif /* APO_BENCH_H */

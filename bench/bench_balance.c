@@ -131,7 +131,8 @@ typedef struct options {
     const char *machine_kernel;
     const char *scenarios; /* comma list, NULL: all */
     const char *csv, *json, *timeline;
-    int ranks; /* --ranks: the multi-rank scenario under mpirun (ranks.c) */
+    int ranks;      /* --ranks: the multi-rank scenario under mpirun (ranks.c) */
+    int real_clock; /* --real-clock: the wall-clock scenarios (real_clock.c) */
     const char *ranks_devices;
     double ranks_max;
 } options;
@@ -154,6 +155,10 @@ static void usage(FILE *f) {
            "                     two ranks or more; local vs MPI path vs split, 1e4 to 1e8\n"
            "  --ranks-devices L  devices of every rank in --ranks (default cpu:threads=1)\n"
            "  --ranks-max N      largest size of --ranks (default 1e8)\n"
+           "  --real-clock       the wall-clock scenarios instead (real_clock.c): the cpu beside\n"
+           "                     wall-clock sims, against the best static split; --size,\n"
+           "                     --machine-kernel, --scenarios (cpu-2x, cpu-8x, slowdown-3x,\n"
+           "                     cold-buffers) and --csv apply\n"
            "  --help\n");
 }
 
@@ -167,6 +172,9 @@ static int parse_options(int argc, char **argv, options *o) {
             exit(0);
         } else if (strcmp(a, "--ranks") == 0) {
             o->ranks = 1;
+            continue;
+        } else if (strcmp(a, "--real-clock") == 0) {
+            o->real_clock = 1;
             continue;
         } else if (v == NULL) {
             fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
@@ -197,8 +205,9 @@ static int parse_options(int argc, char **argv, options *o) {
         }
         i++;
     }
-    /* Every listed scenario must exist: a typo would otherwise run nothing and pass. */
-    for (const char *p = o->scenarios; p != NULL && *p;) {
+    /* Every listed scenario must exist: a typo would otherwise run nothing and pass. The
+     * real-clock scenarios are checked by their own file. */
+    for (const char *p = o->real_clock ? NULL : o->scenarios; p != NULL && *p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         int known = 0;
@@ -230,7 +239,8 @@ static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_
 typedef struct call_rec {
     double makespan_ms, efficiency;
     apo_ratio_source source;
-    int slow; /* a device with slow_after ran at its slow rate in this call */
+    int slow;  /* a device with slow_after ran at its slow rate in this call */
+    int probe; /* exploration: see mark_probe_calls() */
     long wrong;
     double share[APO_MAX_DEVICES], wall_ms[APO_MAX_DEVICES], wait_ms[APO_MAX_DEVICES];
     uint64_t elements[APO_MAX_DEVICES];
@@ -281,11 +291,26 @@ static int ran_slow(const apo_device_info *di, const apo_device_report *d) {
     return fabs(t - slow) < fabs(t - fast);
 }
 
+/* Marks the calls that probed a device the models leave without work (docs/scheduling.md,
+ * "Exploration"): the device ran at most 2% of the elements in that call and nothing in the
+ * calls either side. Such a call is unbalanced by design, once in ten calls at most. */
+static void mark_probe_calls(call_rec *c, size_t n_calls, size_t n_devices) {
+    for (size_t k = 1; k < n_calls; k++) {
+        uint64_t total = 0;
+        for (size_t d = 0; d < n_devices; d++)
+            total += c[k].elements[d];
+        for (size_t d = 0; d < n_devices; d++)
+            c[k].probe |= c[k].elements[d] > 0 && c[k].elements[d] <= total / 50 &&
+                          c[k - 1].elements[d] == 0 &&
+                          (k + 1 == n_calls || c[k + 1].elements[d] == 0);
+    }
+}
+
 /* The number of calls after `from` (0-based) from which the efficiency stays at or above
- * `target` up to `to`; -1 when it never does. */
+ * `target` up to `to`, probes aside; -1 when it never does. */
 static long calls_to_hold(const call_rec *c, size_t from, size_t to, double target) {
     size_t k = to;
-    while (k > from && c[k - 1].efficiency >= target)
+    while (k > from && (c[k - 1].efficiency >= target || c[k - 1].probe))
         k--;
     return k < to ? (long)(k - from) : REACH_NEVER;
 }
@@ -407,6 +432,7 @@ static void run_row(const scenario *sc, const char *kernel, size_t size, strateg
     }
 
     if (r->n_calls > 0) {
+        mark_probe_calls(r->calls, r->n_calls, r->n_devices);
         double *v = malloc(r->n_calls * sizeof *v);
         r->min_eff = INFINITY;
         for (size_t c = 0; c < r->n_calls; c++) {
@@ -747,6 +773,8 @@ int main(int argc, char **argv) {
     }
     if (opt.ranks)
         return bench_ranks(opt.ranks_devices, opt.ranks_max);
+    if (opt.real_clock)
+        return bench_real_clock(opt.machine_kernel, opt.size, opt.scenarios, opt.csv);
     int api_failed = 0;
     long total_wrong = 0;
     double t_start = bench_now();

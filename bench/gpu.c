@@ -558,9 +558,14 @@ json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps
         apo_runtime_destroy(probe);
         return j;
     }
-    printf("\n# GPU section: %zu GPU(s); correctness first: outputs bitwise against \"cpu\" "
-           "alone (#wrong)\n",
-           gpus);
+    /* The kernel variant the runtime reads (docs/cuda.md, "Staged kernels"); scripts/gpu-check.sh
+     * runs the section under each to compare them. */
+    const char *variant = getenv("APPORTION_CUDA_KERNELS");
+    variant = variant != NULL && strcmp(variant, "simple") == 0 ? "simple" : "staged";
+    printf("\n# GPU section: %zu GPU(s); CUDA kernels: %s (APPORTION_CUDA_KERNELS); correctness "
+           "first: outputs bitwise against \"cpu\" alone (#wrong)\n",
+           gpus, variant);
+    json_object_set_new(j, "cuda_kernels", json_string(variant));
     json_t *devs = json_array();
     apo_device_count(probe, &n);
     for (size_t i = 0; i < n; i++) {

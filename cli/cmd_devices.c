@@ -34,6 +34,7 @@ static json_t *device_json(const apo_device_info *d) {
     json_object_set_new(o, "id", cli_json_string(d->id));
     json_object_set_new(o, "label", cli_json_string(d->label));
     json_object_set_new(o, "kind", json_string(apo_device_kind_name(d->kind)));
+    json_object_set_new(o, "config", cli_json_string(d->config));
     json_object_set_new(o, "threads", json_integer(d->threads));
     json_object_set_new(o, "memory_total_mb", cli_json_u64(d->memory_total_bytes >> 20));
     json_object_set_new(o, "memory_free_mb", cli_json_u64(d->memory_free_bytes >> 20));

@@ -176,7 +176,9 @@ APO_EXPORT apo_status apo_runtime_create(const apo_config *config, apo_runtime *
 /* Stops the worker threads and frees the runtime. Accepts NULL. A worker still inside a
  * task abandoned at its deadline is woken (sim devices) and given a short grace; one that
  * stays stuck (a driver that never returns) is detached and the runtime's memory is kept
- * alive for it on purpose, with a WARN log line, rather than hanging here. */
+ * alive for it on purpose, with a WARN log line, rather than hanging here. Refined models
+ * not yet stored are written first (profiles and learning on), which waits for the lock of
+ * multigpu.json, up to 30 s, while another process holds it. */
 APO_EXPORT void apo_runtime_destroy(apo_runtime *rt);
 
 /* Warnings gathered while the runtime was created (an ignored environment value, why no
@@ -233,6 +235,11 @@ typedef struct apo_device_info {
     int mpi_rank;             /* the MPI rank in MPI_COMM_WORLD */
     char host[APO_LABEL_MAX]; /* the host it runs on */
     size_t rank_devices;      /* how many local devices it serves with */
+    /* Every device: what its speed depends on beyond its id ("threads=16,isa=avx2,model=...",
+     * "rate=1e+08,latency=5e-05,clock=virtual", "budget_mb=4096,cc=9.0,sms=132", or a rank's
+     * device list). A stored model is used only by a device of the same id and config
+     * (docs/profiles.md, "Device configurations"). */
+    char config[APO_LABEL_MAX];
 } apo_device_info;
 
 #define APO_DEVICE_INFO_INIT                                                                       \
@@ -661,7 +668,7 @@ typedef struct apo_profile_entry {
     double age_s; /* seconds since updated_at, NaN when unknown */
     uint64_t sample_size;
     unsigned runs;
-    int stale; /* its devices do not match this runtime's */
+    int stale; /* its devices (or their configurations) do not match this runtime's */
     char stale_reason[APO_LABEL_MAX];
     size_t n_devices;
     apo_device_model devices[APO_MAX_DEVICES];

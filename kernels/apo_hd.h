@@ -39,6 +39,52 @@
 #define APO_HD
 #endif
 
+/*
+ * Sample and output accessors. A tile body reads sample i of its row as APO_IN(x, i) and
+ * writes output t as APO_OUT(out, t) = v, so the same body can read the row in memory or a
+ * window of it staged elsewhere. By default (the CPU kernels, the lanes, the simple CUDA
+ * kernels) apo__in and apo__out are plain pointers and the accessors plain subscripts, so
+ * the CPU compiles exactly the loads and stores it did before. A translation unit that
+ * defines APO_STAGED_ACCESS before its first include of this header (kernels/staged.cu and
+ * its host emulation, kernels/staged_emulation.c; see kernels/stage.h) gets rings instead:
+ * index i lives at p[i & mask], which reads a per-lane ring in shared memory on the GPU, and
+ * with mask = SIZE_MAX (apo__in_at, apo__out_at) reads memory like a pointer. Only where the
+ * data is read from changes, never an operation on it.
+ */
+#ifdef APO_STAGED_ACCESS
+typedef struct apo__in {
+    const double *p;
+    size_t mask;
+} apo__in;
+typedef struct apo__out {
+    double *p;
+    size_t mask;
+} apo__out;
+#define APO_IN(a, i) ((a).p[(size_t)(i) & (a).mask])
+#define APO_OUT(a, i) ((a).p[(size_t)(i) & (a).mask])
+static inline APO_HD apo__in apo__in_ring(const double *p, size_t mask) {
+    apo__in a;
+    a.p = p;
+    a.mask = mask;
+    return a;
+}
+static inline APO_HD apo__out apo__out_ring(double *p, size_t mask) {
+    apo__out a;
+    a.p = p;
+    a.mask = mask;
+    return a;
+}
+static inline APO_HD apo__in apo__in_at(const double *p) { return apo__in_ring(p, SIZE_MAX); }
+static inline APO_HD apo__out apo__out_at(double *p) { return apo__out_ring(p, SIZE_MAX); }
+#else
+typedef const double *apo__in;
+typedef double *apo__out;
+#define APO_IN(a, i) ((a)[i])
+#define APO_OUT(a, i) ((a)[i])
+static inline APO_HD apo__in apo__in_at(const double *p) { return p; }
+static inline APO_HD apo__out apo__out_at(double *p) { return p; }
+#endif
+
 /* NaN canonicalisation: `v`, or the NAN constant when it is a NaN of any sign and payload.
  * Applied where arithmetic can make a NaN that reaches an output (bollinger's bands, the
  * moments' merge), so the CPU and the GPU store the same bits for it. */

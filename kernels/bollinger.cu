@@ -5,7 +5,9 @@
  * tile of rows [row0, row0 + rows), positions [begin, end), into v->out[0], [1] and [2]
  * at absolute indices, with the semantics of apo__cpu_bollinger_tile() (kernels.h).
  *
- * Launch shape: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
+ * Launch shape: in the staged variant (the default), the launcher hands the view to
+ * apo__cuda_bollinger_staged (staged.cu: a warp per 32 tiles, through shared memory). The
+ * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the whole serial tile
  * body apo__bollinger_tile (bollinger_tile.h) on its tile, reading x from
  * begin - (period - 1) (the halo the runtime staged) and writing its own outputs only.
@@ -42,6 +44,12 @@ extern "C" int apo__cuda_bollinger(const apo__cuda_view *v, size_t period, doubl
     }
     if (v->rows == 0 || v->begin >= v->end) {
         return (int)cudaSuccess;
+    }
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        const int rc = apo__cuda_bollinger_staged(v, period, nbdev_up, nbdev_dn, stream);
+        if (rc != APO_CUDA_NOT_STAGED) {
+            return rc;
+        }
     }
     const size_t tiles = apo__chunk_tiles(v);
     apo__bollinger_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,

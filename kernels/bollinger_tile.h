@@ -55,11 +55,11 @@ static inline APO_HD void apo__bollinger_count(apo__bollinger_counts *w, double 
 }
 
 /* Moves the counts from the window ending at t - 1 to the window ending at t (t >= p). */
-static inline APO_HD void apo__bollinger_slide_counts(apo__bollinger_counts *w, const double *x,
-                                                      size_t t, size_t p) {
-    apo__bollinger_count(w, x[t], 1);
-    apo__bollinger_count(w, x[t - p], -1);
-    if (x[t] != x[t - 1]) {
+static inline APO_HD void apo__bollinger_slide_counts(apo__bollinger_counts *w, apo__in x, size_t t,
+                                                      size_t p) {
+    apo__bollinger_count(w, APO_IN(x, t), 1);
+    apo__bollinger_count(w, APO_IN(x, t - p), -1);
+    if (APO_IN(x, t) != APO_IN(x, t - 1)) {
         w->last_change = t;
     }
 }
@@ -83,84 +83,34 @@ static inline APO_HD void apo__bollinger_two_sum_add(double *s, double *c, doubl
 }
 
 /*
- * Evaluates the clean, non-constant window ending at *tp exactly, then slides forward while
- * that stays accurate, and leaves *tp at the last window emitted. The caller re-evaluates
- * the next window from scratch whenever this returns early: a non-finite or out-of-range
- * incoming sample, a constant next window, or an error bound that got too large.
- *
- * Shift: the state is kept for y = x - K, where K is the rounded mean of the window that
- * started the run. While every sample lies in [K/2, 2K] (checked on entry) Sterbenz's
- * lemma makes y exact, so the sums see the data exactly and the mean's rounding error is
- * relative to the small |mean(y)| rather than to |mean(x)|. If a window of the restart
- * does not fit that range, K = 0 (y = x), which is exact and merely restarts more often.
- *
- * Error bound: each update adds at most about 8u |d| (|a| + |b| + 2|ybar|) to the error of
- * M2 (u = 2^-53; d, a, b as in the code). `acc` sums |d| (|a| + |b| + 2|ybar|), and when
- * acc * 8u exceeds 2^-36 M2 the run stops and the next window is re-evaluated, so the
- * sliding part of the relative error of M2 stays below 2^-36 (about 7e-12 on sd).
- *
- * *run receives the state after the last window emitted, from which the lane kernels
- * (bollinger_lanes.h) slide on with the same operations.
+ * Slides the run whose state is *run, whose last window is *tp, forward while that stays
+ * accurate (the rules of apo__bollinger_slide_run below), up to `end` (exclusive), and leaves
+ * *tp at the last window emitted and *run at its state. Stopping at `end` is not a break:
+ * called again with the same state and a later end, it goes on exactly as one call with
+ * that end would have (the staged CUDA kernel slides a run across its segments this way).
  */
-static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, size_t p,
-                                                   double nbdev_up, double nbdev_dn,
-                                                   apo__bollinger_counts *w, size_t *tp,
-                                                   apo__bollinger_run *run, double *upper,
-                                                   double *middle, double *lower) {
-    const double pd = (double)p;
+static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t p, double nbdev_up,
+                                                  double nbdev_dn, apo__bollinger_counts *w,
+                                                  size_t *tp, apo__bollinger_run *run,
+                                                  apo__out upper, apo__out middle, apo__out lower) {
     /* The sliding loop multiplies by 1/p instead of dividing: one more rounding (covered by
      * the error bound) for a much cheaper instruction. The exact evaluation divides. */
-    const double inv_p = 1.0 / pd;
+    const double inv_p = 1.0 / (double)p;
+    const double shift = run->shift, lo = run->lo, hi = run->hi;
+    double s = run->s, c = run->c, ybar = run->ybar, m2 = run->m2, acc = run->acc;
     size_t t = *tp;
-    const double *win = x + (t + 1 - p);
-
-    /* Exact evaluation: compensated sum for the shift, then the window in y. */
-    double s = 0.0, c = 0.0;
-    for (size_t k = 0; k < p; ++k) {
-        apo__bollinger_two_sum_add(&s, &c, win[k]);
-    }
-    double shift = (s + c) / pd;
-    double lo = shift > 0.0 ? 0.5 * shift : 2.0 * shift;
-    double hi = shift > 0.0 ? 2.0 * shift : 0.5 * shift;
-    int in_range = shift != 0.0;
-    for (size_t k = 0; k < p && in_range; ++k) {
-        in_range = win[k] >= lo && win[k] <= hi;
-    }
-    if (!in_range) {
-        shift = 0.0;
-        lo = -DBL_MAX;
-        hi = DBL_MAX;
-    }
-    s = 0.0;
-    c = 0.0;
-    for (size_t k = 0; k < p; ++k) {
-        apo__bollinger_two_sum_add(&s, &c, win[k] - shift);
-    }
-    double ybar = (s + c) / pd;
-    double m2 = 0.0;
-    for (size_t k = 0; k < p; ++k) {
-        const double dev = (win[k] - shift) - ybar;
-        m2 += dev * dev;
-    }
-    double sd = sqrt(m2 / pd);
-    double mean = shift + ybar;
-    /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
-    upper[t] = apo__canonical_nan(mean + nbdev_up * sd);
-    middle[t] = apo__canonical_nan(mean);
-    lower[t] = apo__canonical_nan(mean - nbdev_dn * sd);
 
     const double limit = 16384.0; /* 2^-36 / (8 * 2^-53) */
-    double acc = 0.0;
     while (t + 1 < end) {
-        const double xn = x[t + 1];
+        const double xn = APO_IN(x, t + 1);
         /* Also rejects NaN and, since the range is finite, infinities. */
         if (!(xn >= lo && xn <= hi)) {
             break;
         }
-        const double xo = x[t + 1 - p];
+        const double xo = APO_IN(x, t + 1 - p);
         /* The next window is constant when no change entered it; a change entering now
          * makes it non-constant (p >= 2 here, or the window could not be non-constant). */
-        const int changed = xn != x[t];
+        const int changed = xn != APO_IN(x, t);
         if (!changed && w->last_change + p <= t + 2) {
             break;
         }
@@ -194,18 +144,15 @@ static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, 
         m2 = m2_new;
         acc = acc_new;
 
-        sd = sqrt(m2 * inv_p);
-        mean = shift + ybar;
-        /* NaN canonicalisation, as above. */
-        upper[t] = apo__canonical_nan(mean + nbdev_up * sd);
-        middle[t] = apo__canonical_nan(mean);
-        lower[t] = apo__canonical_nan(mean - nbdev_dn * sd);
+        const double sd = sqrt(m2 * inv_p);
+        const double mean = shift + ybar;
+        /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
+        APO_OUT(upper, t) = apo__canonical_nan(mean + nbdev_up * sd);
+        APO_OUT(middle, t) = apo__canonical_nan(mean);
+        APO_OUT(lower, t) = apo__canonical_nan(mean - nbdev_dn * sd);
     }
     *tp = t;
 
-    run->shift = shift;
-    run->lo = lo;
-    run->hi = hi;
     run->s = s;
     run->c = c;
     run->ybar = ybar;
@@ -214,35 +161,115 @@ static inline APO_HD void apo__bollinger_slide_run(const double *x, size_t end, 
 }
 
 /*
- * Writes the NaN outputs of [begin, end) before the first full window, sets *w to the
- * counts of the window ending at the tile's first output and returns that output's index
- * i0 = max(begin, p - 1); i0 >= end when the tile has no full window.
+ * Evaluates the clean, non-constant window ending at *tp exactly, then slides forward while
+ * that stays accurate (apo__bollinger_slide_on), and leaves *tp at the last window emitted.
+ * The caller re-evaluates the next window from scratch whenever this returns early: a
+ * non-finite or out-of-range incoming sample, a constant next window, or an error bound
+ * that got too large.
+ *
+ * Shift: the state is kept for y = x - K, where K is the rounded mean of the window that
+ * started the run. While every sample lies in [K/2, 2K] (checked on entry) Sterbenz's
+ * lemma makes y exact, so the sums see the data exactly and the mean's rounding error is
+ * relative to the small |mean(y)| rather than to |mean(x)|. If a window of the restart
+ * does not fit that range, K = 0 (y = x), which is exact and merely restarts more often.
+ *
+ * Error bound: each update adds at most about 8u |d| (|a| + |b| + 2|ybar|) to the error of
+ * M2 (u = 2^-53; d, a, b as in apo__bollinger_slide_on). `acc` sums |d| (|a| + |b| +
+ * 2|ybar|), and when acc * 8u exceeds 2^-36 M2 the run stops and the next window is
+ * re-evaluated, so the sliding part of the relative error of M2 stays below 2^-36 (about
+ * 7e-12 on sd).
+ *
+ * *run receives the state after the last window emitted, from which the lane kernels
+ * (bollinger_lanes.h) slide on with the same operations.
  */
-static inline APO_HD size_t apo__bollinger_tile_begin(const double *x, size_t begin, size_t end,
-                                                      size_t p, apo__bollinger_counts *w,
-                                                      double *upper, double *middle,
-                                                      double *lower) {
-    const size_t i0 = begin > p - 1 ? begin : p - 1;
-    for (size_t t = begin; t < end && t < i0; ++t) {
-        upper[t] = NAN;
-        middle[t] = NAN;
-        lower[t] = NAN;
-    }
-    if (i0 >= end) {
-        return i0;
-    }
+static inline APO_HD void apo__bollinger_slide_run(apo__in x, size_t end, size_t p, double nbdev_up,
+                                                   double nbdev_dn, apo__bollinger_counts *w,
+                                                   size_t *tp, apo__bollinger_run *run,
+                                                   apo__out upper, apo__out middle,
+                                                   apo__out lower) {
+    const double pd = (double)p;
+    const size_t t = *tp;
+    const size_t w0 = t + 1 - p;
 
-    /* Counts for the first window, evaluated directly. */
+    /* Exact evaluation: compensated sum for the shift, then the window in y. */
+    double s = 0.0, c = 0.0;
+    for (size_t k = 0; k < p; ++k) {
+        apo__bollinger_two_sum_add(&s, &c, APO_IN(x, w0 + k));
+    }
+    double shift = (s + c) / pd;
+    double lo = shift > 0.0 ? 0.5 * shift : 2.0 * shift;
+    double hi = shift > 0.0 ? 2.0 * shift : 0.5 * shift;
+    int in_range = shift != 0.0;
+    for (size_t k = 0; k < p && in_range; ++k) {
+        in_range = APO_IN(x, w0 + k) >= lo && APO_IN(x, w0 + k) <= hi;
+    }
+    if (!in_range) {
+        shift = 0.0;
+        lo = -DBL_MAX;
+        hi = DBL_MAX;
+    }
+    s = 0.0;
+    c = 0.0;
+    for (size_t k = 0; k < p; ++k) {
+        apo__bollinger_two_sum_add(&s, &c, APO_IN(x, w0 + k) - shift);
+    }
+    const double ybar = (s + c) / pd;
+    double m2 = 0.0;
+    for (size_t k = 0; k < p; ++k) {
+        const double dev = (APO_IN(x, w0 + k) - shift) - ybar;
+        m2 += dev * dev;
+    }
+    const double sd = sqrt(m2 / pd);
+    const double mean = shift + ybar;
+    /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
+    APO_OUT(upper, t) = apo__canonical_nan(mean + nbdev_up * sd);
+    APO_OUT(middle, t) = apo__canonical_nan(mean);
+    APO_OUT(lower, t) = apo__canonical_nan(mean - nbdev_dn * sd);
+
+    run->shift = shift;
+    run->lo = lo;
+    run->hi = hi;
+    run->s = s;
+    run->c = c;
+    run->ybar = ybar;
+    run->m2 = m2;
+    run->acc = 0.0;
+    apo__bollinger_slide_on(x, end, p, nbdev_up, nbdev_dn, w, tp, run, upper, middle, lower);
+}
+
+/* Sets *w to the counts of the window ending at i0 (i0 >= p - 1), evaluated directly. */
+static inline APO_HD void apo__bollinger_first_counts(apo__bollinger_counts *w, apo__in x,
+                                                      size_t i0, size_t p) {
     w->nan = 0;
     w->pinf = 0;
     w->ninf = 0;
     w->last_change = 0;
     for (size_t k = i0 + 1 - p; k <= i0; ++k) {
-        apo__bollinger_count(w, x[k], 1);
-        if (k > i0 + 1 - p && x[k] != x[k - 1]) {
+        apo__bollinger_count(w, APO_IN(x, k), 1);
+        if (k > i0 + 1 - p && APO_IN(x, k) != APO_IN(x, k - 1)) {
             w->last_change = k;
         }
     }
+}
+
+/*
+ * Writes the NaN outputs of [begin, end) before the first full window, sets *w to the
+ * counts of the window ending at the tile's first output and returns that output's index
+ * i0 = max(begin, p - 1); i0 >= end when the tile has no full window.
+ */
+static inline APO_HD size_t apo__bollinger_tile_begin(apo__in x, size_t begin, size_t end, size_t p,
+                                                      apo__bollinger_counts *w, apo__out upper,
+                                                      apo__out middle, apo__out lower) {
+    const size_t i0 = begin > p - 1 ? begin : p - 1;
+    for (size_t t = begin; t < end && t < i0; ++t) {
+        APO_OUT(upper, t) = NAN;
+        APO_OUT(middle, t) = NAN;
+        APO_OUT(lower, t) = NAN;
+    }
+    if (i0 >= end) {
+        return i0;
+    }
+    apo__bollinger_first_counts(w, x, i0, p);
     return i0;
 }
 
@@ -253,10 +280,10 @@ static inline APO_HD size_t apo__bollinger_tile_begin(const double *x, size_t be
  * Returns 1 when that window belongs to a sliding run, whose state is then in *run; 0 when
  * it was a non-finite or a constant window (*run untouched).
  */
-static inline APO_HD int apo__bollinger_emit(const double *x, size_t end, size_t p, double nbdev_up,
+static inline APO_HD int apo__bollinger_emit(apo__in x, size_t end, size_t p, double nbdev_up,
                                              double nbdev_dn, apo__bollinger_counts *w, size_t *tp,
-                                             apo__bollinger_run *run, double *upper, double *middle,
-                                             double *lower) {
+                                             apo__bollinger_run *run, apo__out upper,
+                                             apo__out middle, apo__out lower) {
     const size_t t = *tp;
     if (w->nan + w->pinf + w->ninf > 0) {
         /* A NaN, or infinities of both signs, make the mean undefined; infinities of one
@@ -267,16 +294,17 @@ static inline APO_HD int apo__bollinger_emit(const double *x, size_t end, size_t
         } else {
             mid = w->pinf > 0 ? INFINITY : -INFINITY;
         }
-        upper[t] = NAN;
-        middle[t] = mid;
-        lower[t] = NAN;
+        APO_OUT(upper, t) = NAN;
+        APO_OUT(middle, t) = mid;
+        APO_OUT(lower, t) = NAN;
         return 0;
     }
     if (apo__bollinger_is_constant(w, t, p)) {
         /* All samples of the window are equal: the exact answer needs no arithmetic. */
-        upper[t] = x[t];
-        middle[t] = x[t];
-        lower[t] = x[t];
+        const double v = APO_IN(x, t);
+        APO_OUT(upper, t) = v;
+        APO_OUT(middle, t) = v;
+        APO_OUT(lower, t) = v;
         return 0;
     }
     apo__bollinger_slide_run(x, end, p, nbdev_up, nbdev_dn, w, tp, run, upper, middle, lower);
@@ -284,27 +312,83 @@ static inline APO_HD int apo__bollinger_emit(const double *x, size_t end, size_t
 }
 
 /*
+ * Where a tile stands between two calls of apo__bollinger_advance: the next window to emit,
+ * the counts and, while a sliding run goes on across the calls, its state. One call over
+ * the whole tile is apo__bollinger_tile; the staged CUDA kernel (kernels/stage.h) makes one
+ * call per segment of the tile, with the same operations in the same order, so the same
+ * bits.
+ */
+enum { APO_BOLLINGER_FIRST, APO_BOLLINGER_NEXT, APO_BOLLINGER_RUN };
+typedef struct apo__bollinger_cursor {
+    apo__bollinger_counts w; /* FIRST: unset; NEXT, RUN: the window t - 1 */
+    apo__bollinger_run run;  /* RUN: the run that emitted window t - 1 */
+    size_t t;                /* the next window to emit */
+    size_t i0;               /* the tile's first full window, max(begin, p - 1) */
+    int mode;                /* APO_BOLLINGER_FIRST, _NEXT or _RUN */
+} apo__bollinger_cursor;
+
+static inline APO_HD void apo__bollinger_cursor_init(apo__bollinger_cursor *cur, size_t begin,
+                                                     size_t p) {
+    /* The counts are set at the first window; zeroed here so that no compiler sees a path
+     * that reads them unset. */
+    cur->w.nan = 0;
+    cur->w.pinf = 0;
+    cur->w.ninf = 0;
+    cur->w.last_change = 0;
+    cur->t = begin;
+    cur->i0 = begin > p - 1 ? begin : p - 1;
+    cur->mode = APO_BOLLINGER_FIRST;
+}
+
+/*
+ * Emits the windows cur->t .. stop - 1 of a tile (stop at most the tile's end), reading x
+ * from cur->t - p: the NaN outputs before the first full window, then each window by
+ * apo__bollinger_emit, a run that reaches `stop` being carried on at the next call by
+ * apo__bollinger_slide_on.
+ */
+static inline APO_HD void apo__bollinger_advance(apo__in x, size_t stop, size_t p, double nbdev_up,
+                                                 double nbdev_dn, apo__bollinger_cursor *cur,
+                                                 apo__out upper, apo__out middle, apo__out lower) {
+    size_t t = cur->t;
+    for (; t < stop && t < cur->i0; ++t) {
+        APO_OUT(upper, t) = NAN;
+        APO_OUT(middle, t) = NAN;
+        APO_OUT(lower, t) = NAN;
+    }
+    while (t < stop) {
+        size_t last = t;
+        int sliding = 1;
+        if (cur->mode == APO_BOLLINGER_RUN) {
+            last = t - 1;
+            apo__bollinger_slide_on(x, stop, p, nbdev_up, nbdev_dn, &cur->w, &last, &cur->run,
+                                    upper, middle, lower);
+        } else {
+            if (cur->mode == APO_BOLLINGER_FIRST) {
+                apo__bollinger_first_counts(&cur->w, x, t, p);
+            } else {
+                apo__bollinger_slide_counts(&cur->w, x, t, p);
+            }
+            sliding = apo__bollinger_emit(x, stop, p, nbdev_up, nbdev_dn, &cur->w, &last, &cur->run,
+                                          upper, middle, lower);
+        }
+        t = last + 1;
+        /* A run stops short of `stop` only for a reason of its own (a break); one that
+         * reached `stop` goes on at the next call, from its state. */
+        cur->mode = sliding && t == stop ? APO_BOLLINGER_RUN : APO_BOLLINGER_NEXT;
+    }
+    cur->t = t;
+}
+
+/*
  * One tile [begin, end) of one row, period >= 1 and begin < end (the caller checks):
  * the semantics of apo__cpu_bollinger_tile() in kernels.h.
  */
-static inline APO_HD void apo__bollinger_tile(const double *x, size_t begin, size_t end,
-                                              size_t period, double nbdev_up, double nbdev_dn,
-                                              double *upper, double *middle, double *lower) {
-    const size_t p = period;
-    apo__bollinger_counts w;
-    size_t t = apo__bollinger_tile_begin(x, begin, end, p, &w, upper, middle, lower);
-    if (t >= end) {
-        return;
-    }
-    apo__bollinger_run run;
-    for (;;) {
-        apo__bollinger_emit(x, end, p, nbdev_up, nbdev_dn, &w, &t, &run, upper, middle, lower);
-        ++t;
-        if (t >= end) {
-            break;
-        }
-        apo__bollinger_slide_counts(&w, x, t, p);
-    }
+static inline APO_HD void apo__bollinger_tile(apo__in x, size_t begin, size_t end, size_t period,
+                                              double nbdev_up, double nbdev_dn, apo__out upper,
+                                              apo__out middle, apo__out lower) {
+    apo__bollinger_cursor cur;
+    apo__bollinger_cursor_init(&cur, begin, period);
+    apo__bollinger_advance(x, end, period, nbdev_up, nbdev_dn, &cur, upper, middle, lower);
 }
 
 #endif /* APO_BOLLINGER_TILE_H */

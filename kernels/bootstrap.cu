@@ -9,7 +9,9 @@
  * tile, the layout of kernels_cuda.h). The mean and standard error per row are finalized on
  * the host from the merged partials.
  *
- * Launch shape: two kernels on the stream, in order. apo__bootstrap_means_kernel: one thread
+ * Launch shape: two kernels on the stream, in order. The means: in the staged variant (the
+ * default) apo__cuda_bootstrap_means_staged (staged.cu: a warp per replicate); in the simple
+ * one apo__bootstrap_means_kernel: one thread
  * per (row, replicate), 256-thread blocks and a grid-stride loop over rows * (end - begin)
  * items (the view's item mapping with a tile of 1, cuda_chunk.h); each thread draws its
  * replicate's n - 1 returns from the whole row and writes one mean.
@@ -68,9 +70,15 @@ extern "C" int apo__cuda_bootstrap(const apo__cuda_view *v, uint64_t seed, void 
     apo__cuda_view per_replicate = *v;
     per_replicate.tile = 1;
     const size_t replicates = v->end - v->begin;
-    apo__bootstrap_means_kernel<<<apo__cuda_blocks(v->rows * replicates), APO_CUDA_BLOCK, 0, s>>>(
-        per_replicate, replicates, seed);
-    cudaError_t rc = cudaGetLastError();
+    cudaError_t rc;
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        rc =
+            (cudaError_t)apo__cuda_bootstrap_means_staged(&per_replicate, replicates, seed, stream);
+    } else {
+        apo__bootstrap_means_kernel<<<apo__cuda_blocks(v->rows * replicates), APO_CUDA_BLOCK, 0,
+                                      s>>>(per_replicate, replicates, seed);
+        rc = cudaGetLastError();
+    }
     if (rc != cudaSuccess) {
         return (int)rc;
     }

@@ -30,6 +30,33 @@
 #include "moments_tile.h"
 #include "philox_tile.h"
 
+/* Draws j and j + 1 (j even, j < m) of replicate b of row `row`: one Philox block, two
+ * indices, two returns; *r1 is set only when j + 1 < m. The warp-wide CUDA kernel computes
+ * many pairs at once with this, and one lane sums them in draw order. */
+static inline APO_HD void apo__bootstrap_pair(const double *x, uint64_t m, const uint32_t key[2],
+                                              uint32_t b, uint32_t row, uint64_t j, double *r0,
+                                              double *r1) {
+    const uint32_t ctr[4] = {(uint32_t)(j >> 1), (uint32_t)(j >> 33), b, row};
+    uint32_t out[4];
+    apo__philox4x32_10(ctr, key, out);
+    const uint64_t u0 = (uint64_t)out[0] | ((uint64_t)out[1] << 32);
+    const uint64_t k0 = apo__mulhi64(u0, m);
+    *r0 = x[k0 + 1] / x[k0] - 1.0;
+    if (j + 1 < m) {
+        const uint64_t u1 = (uint64_t)out[2] | ((uint64_t)out[3] << 32);
+        const uint64_t k1 = apo__mulhi64(u1, m);
+        *r1 = x[k1 + 1] / x[k1] - 1.0;
+    }
+}
+
+/* The replicate mean from the sum of its m draws in draw order. A NaN made by arithmetic has
+ * a sign and payload that differ between x86 and a GPU; storing the one NaN constant keeps
+ * the CPU and CUDA bits equal. */
+static inline APO_HD double apo__bootstrap_mean(double sum, uint64_t m) {
+    const double mean = sum / (double)m;
+    return isnan(mean) ? (double)NAN : mean;
+}
+
 /* Replicate means of replicates [b_begin, b_end) of row `row` into means[b] (n >= 2 and
  * b_begin < b_end; the caller checks): the semantics of apo__cpu_bootstrap_tile() in kernels.h. */
 static inline APO_HD void apo__bootstrap_tile(const double *x, size_t n, uint64_t seed,
@@ -39,25 +66,15 @@ static inline APO_HD void apo__bootstrap_tile(const double *x, size_t n, uint64_
     const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     for (size_t b = b_begin; b < b_end; ++b) {
         double sum = 0.0;
-        uint32_t ctr[4] = {0, 0, (uint32_t)b, (uint32_t)row};
-        uint32_t out[4];
         for (uint64_t j = 0; j < m; j += 2) {
-            ctr[0] = (uint32_t)(j >> 1);
-            ctr[1] = (uint32_t)(j >> 33);
-            apo__philox4x32_10(ctr, key, out);
-            const uint64_t u0 = (uint64_t)out[0] | ((uint64_t)out[1] << 32);
-            const uint64_t k0 = apo__mulhi64(u0, m);
-            sum += x[k0 + 1] / x[k0] - 1.0;
+            double r0, r1 = 0.0;
+            apo__bootstrap_pair(x, m, key, (uint32_t)b, (uint32_t)row, j, &r0, &r1);
+            sum += r0;
             if (j + 1 < m) {
-                const uint64_t u1 = (uint64_t)out[2] | ((uint64_t)out[3] << 32);
-                const uint64_t k1 = apo__mulhi64(u1, m);
-                sum += x[k1 + 1] / x[k1] - 1.0;
+                sum += r1;
             }
         }
-        /* A NaN made by arithmetic has a sign and payload that differ between x86 and a
-         * GPU; storing the one NaN constant keeps the CPU and CUDA bits equal. */
-        const double mean = sum / (double)m;
-        means[b] = isnan(mean) ? (double)NAN : mean;
+        means[b] = apo__bootstrap_mean(sum, m);
     }
 }
 

@@ -4,8 +4,9 @@
  * Plain C, no CUDA header: the stream is a cudaStream_t passed as void *, and every
  * launcher returns the cudaError_t of its launch as an int (0: launched). The launchers
  * run the same tile bodies as the CPU kernels (kernels/<name>_tile.h, compiled for both with
- * no FMA contraction), one GPU thread per tile (bootstrap: per replicate), so a chunk
- * computed on a GPU has the CPU's bits (docs/determinism.md).
+ * no FMA contraction), one GPU thread (a lane of a warp, in the staged variant) per tile
+ * (bootstrap: a thread, or a warp, per replicate), so a chunk computed on a GPU has the CPU's
+ * bits (docs/determinism.md).
  */
 #ifndef APO_KERNELS_CUDA_H
 #define APO_KERNELS_CUDA_H
@@ -48,6 +49,31 @@ int apo__cuda_bollinger(const apo__cuda_view *v, size_t period, double nbdev_up,
 int apo__cuda_macd(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal, void *stream);
 int apo__cuda_returns_stats(const apo__cuda_view *v, void *stream);
 int apo__cuda_bootstrap(const apo__cuda_view *v, uint64_t seed, void *stream);
+
+/*
+ * The kernel variants (docs/cuda.md, "Staged kernels"), one for the whole process:
+ * APO_CUDA_KERNELS_STAGED (the default: warps stage tiles through shared memory,
+ * kernels/staged.cu) or APO_CUDA_KERNELS_SIMPLE (one thread per tile on global memory, the
+ * kernels of kernels/<name>.cu). Set from APPORTION_CUDA_KERNELS when the GPUs are
+ * discovered; both give the same bits.
+ */
+#define APO_CUDA_KERNELS_STAGED 0
+#define APO_CUDA_KERNELS_SIMPLE 1
+void apo__cuda_kernels_set(int variant);
+int apo__cuda_kernels_get(void);
+
+/* The staged launchers, called by the ones above when the variant is staged, after their
+ * argument checks and with a non-empty view. APO_CUDA_NOT_STAGED: the staged kernel does not
+ * apply (bollinger's period exceeds the longest lookback), run the simple one. */
+#define APO_CUDA_NOT_STAGED (-1)
+int apo__cuda_bollinger_staged(const apo__cuda_view *v, size_t period, double nbdev_up,
+                               double nbdev_dn, void *stream);
+int apo__cuda_macd_staged(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal,
+                          size_t warmup, void *stream);
+int apo__cuda_returns_stats_staged(const apo__cuda_view *v, void *stream);
+/* bootstrap's means only, on the view with tile 1 (one replicate per item). */
+int apo__cuda_bootstrap_means_staged(const apo__cuda_view *per_replicate, size_t replicates,
+                                     uint64_t seed, void *stream);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,9 @@
  * v->out[0], [1] and [2] at absolute indices, with the semantics of apo__cpu_macd_tile()
  * (kernels.h): TA-Lib's seeding, non-finite samples as gaps, fast > slow swapped.
  *
- * Launch shape: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
+ * Launch shape: in the staged variant (the default), the launcher hands the view to
+ * apo__cuda_macd_staged (staged.cu: a warp per 32 tiles, through shared memory). The
+ * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the whole serial tile
  * body apo__macd_tile (macd_tile.h): it re-runs the EMAs from begin - H (the halo the
  * runtime staged) and writes [begin, end) of its tile only.
@@ -50,6 +52,9 @@ extern "C" int apo__cuda_macd(const apo__cuda_view *v, size_t fast, size_t slow,
     /* The CPU's warm-up, from the same parameters (it takes the larger of fast and slow, as
      * the swap in the tile body does). */
     const size_t warmup = apo__macd_warmup(fast, slow, signal);
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        return apo__cuda_macd_staged(v, fast, slow, signal, warmup, stream);
+    }
     const size_t tiles = apo__chunk_tiles(v);
     apo__macd_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,
                        static_cast<cudaStream_t>(stream)>>>(*v, tiles, fast, slow, signal, warmup);

@@ -32,18 +32,18 @@
 typedef struct apo__macd_state {
     size_t t, end;
     double ef, es, eg;
-    double *macd, *signal_line, *hist;
+    apo__out macd, signal_line, hist;
 } apo__macd_state;
 
 typedef struct apo__macd_rates {
     double kf, ks, kg;
 } apo__macd_rates;
 
-static inline APO_HD void apo__macd_emit_nan(size_t t, double *macd, double *signal_line,
-                                             double *hist) {
-    macd[t] = NAN;
-    signal_line[t] = NAN;
-    hist[t] = NAN;
+static inline APO_HD void apo__macd_emit_nan(size_t t, apo__out macd, apo__out signal_line,
+                                             apo__out hist) {
+    APO_OUT(macd, t) = NAN;
+    APO_OUT(signal_line, t) = NAN;
+    APO_OUT(hist, t) = NAN;
 }
 
 /* Swaps fast and slow when fast > slow, as TA-Lib does, and computes the EMA rates.
@@ -60,16 +60,30 @@ static inline APO_HD void apo__macd_setup(size_t *fast, size_t *slow, size_t sig
     r->kg = 2.0 / ((double)signal + 1.0);
 }
 
+/* One warm-up step at index st->t (before the tile's `begin`): the EMA updates of phase 3,
+ * with no output. The staged CUDA kernel runs the warm-up this way segment by segment. */
+static inline APO_HD void apo__macd_warm_step(apo__in x, const apo__macd_rates *r,
+                                              apo__macd_state *st) {
+    const double v = APO_IN(x, st->t);
+    if (isfinite(v)) {
+        st->ef = (v - st->ef) * r->kf + st->ef;
+        st->es = (v - st->es) * r->ks + st->es;
+        st->eg = ((st->ef - st->es) - st->eg) * r->kg + st->eg;
+    }
+    st->t = st->t + 1;
+}
+
 /* Runs a tile up to its steady state, with fast <= slow as apo__macd_setup leaves them and
  * h = apo__macd_warmup(fast, slow, signal). Returns 0 when the tile is already complete (its
  * outputs are all written; `st` is then a finished state, t == end), 1 when `st` holds the
  * state to go on from. With warm_up 0 it stops after the signal seed, before phase 3, with
  * st->t the next index (possibly still before `begin`): the lane kernels (macd_lanes.h) run
  * the warm-up of several tiles at once, with phase 3's operations. */
-static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t end, size_t fast,
+static inline APO_HD int apo__macd_prepare(apo__in x, size_t begin, size_t end, size_t fast,
                                            size_t slow, size_t signal, size_t h,
-                                           const apo__macd_rates *r, int warm_up, double *macd,
-                                           double *signal_line, double *hist, apo__macd_state *st) {
+                                           const apo__macd_rates *r, int warm_up, apo__out macd,
+                                           apo__out signal_line, apo__out hist,
+                                           apo__macd_state *st) {
     const size_t w0 = begin > h ? begin - h : 0;
     /* Every path defines the whole state, so a caller never reads an unset field. */
     st->t = end;
@@ -87,7 +101,7 @@ static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t
     size_t seen = 0;
     size_t fast_from = w0;
     while (t < end && seen < slow) {
-        if (isfinite(x[t])) {
+        if (isfinite(APO_IN(x, t))) {
             ++seen;
             if (seen == slow - fast + 1) {
                 fast_from = t;
@@ -107,7 +121,7 @@ static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t
     /* Seeds: plain means, summed in index order over the finite samples. */
     double sum_slow = 0.0, sum_fast = 0.0;
     for (size_t k = w0; k <= t; ++k) {
-        const double v = x[k];
+        const double v = APO_IN(x, k);
         if (isfinite(v)) {
             sum_slow += v;
             if (k >= fast_from) {
@@ -130,7 +144,7 @@ static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t
         if (t >= end) {
             return 0;
         }
-        const double v = x[t];
+        const double v = APO_IN(x, t);
         if (isfinite(v)) {
             ef = (v - ef) * r->kf + ef;
             es = (v - es) * r->ks + es;
@@ -141,48 +155,42 @@ static inline APO_HD int apo__macd_prepare(const double *x, size_t begin, size_t
     double eg = sum_macd / (double)signal;
     if (t >= begin) {
         const double m = ef - es;
-        macd[t] = m;
-        signal_line[t] = eg;
-        hist[t] = m - eg;
+        APO_OUT(macd, t) = m;
+        APO_OUT(signal_line, t) = eg;
+        APO_OUT(hist, t) = m - eg;
     }
 
-    /* Phase 3: the warm-up part before `begin` only updates the states. */
-    for (++t; warm_up && t < begin; ++t) {
-        const double v = x[t];
-        if (isfinite(v)) {
-            ef = (v - ef) * r->kf + ef;
-            es = (v - es) * r->ks + es;
-            eg = ((ef - es) - eg) * r->kg + eg;
-        }
-    }
-    st->t = t;
+    st->t = t + 1;
     st->ef = ef;
     st->es = es;
     st->eg = eg;
-    return t < end;
+    /* Phase 3: the warm-up part before `begin` only updates the states. */
+    while (warm_up && st->t < begin) {
+        apo__macd_warm_step(x, r, st);
+    }
+    return st->t < end;
 }
 
 /* One steady step of one tile at index st->t; the lane kernels (macd_lanes.h) do the same
  * operations in the same order, so both give the same bits. */
-static inline APO_HD void apo__macd_step(const double *x, const apo__macd_rates *r,
-                                         apo__macd_state *st) {
+static inline APO_HD void apo__macd_step(apo__in x, const apo__macd_rates *r, apo__macd_state *st) {
     const size_t t = st->t;
-    const double v = x[t];
+    const double v = APO_IN(x, t);
     if (isfinite(v)) {
         st->ef = (v - st->ef) * r->kf + st->ef;
         st->es = (v - st->es) * r->ks + st->es;
         const double m = st->ef - st->es;
         st->eg = (m - st->eg) * r->kg + st->eg;
-        st->macd[t] = m;
-        st->signal_line[t] = st->eg;
-        st->hist[t] = m - st->eg;
+        APO_OUT(st->macd, t) = m;
+        APO_OUT(st->signal_line, t) = st->eg;
+        APO_OUT(st->hist, t) = m - st->eg;
     } else {
         apo__macd_emit_nan(t, st->macd, st->signal_line, st->hist);
     }
     st->t = t + 1;
 }
 
-static inline APO_HD void apo__macd_finish(const double *x, const apo__macd_rates *r,
+static inline APO_HD void apo__macd_finish(apo__in x, const apo__macd_rates *r,
                                            apo__macd_state *st) {
     while (st->t < st->end) {
         apo__macd_step(x, r, st);
@@ -194,9 +202,9 @@ static inline APO_HD void apo__macd_finish(const double *x, const apo__macd_rate
  * checks), with warmup = apo__macd_warmup(fast, slow, signal) computed on the host: the
  * semantics of apo__cpu_macd_tile() in kernels.h. fast > slow is swapped.
  */
-static inline APO_HD void apo__macd_tile(const double *x, size_t begin, size_t end, size_t fast,
-                                         size_t slow, size_t signal, size_t warmup, double *macd,
-                                         double *signal_line, double *hist) {
+static inline APO_HD void apo__macd_tile(apo__in x, size_t begin, size_t end, size_t fast,
+                                         size_t slow, size_t signal, size_t warmup, apo__out macd,
+                                         apo__out signal_line, apo__out hist) {
     apo__macd_rates r;
     apo__macd_setup(&fast, &slow, signal, &r);
     apo__macd_state st;

@@ -8,7 +8,9 @@
  * doubles per tile to v->partials in the layout of kernels_cuda.h. The outputs (count,
  * mean, variance, min, max per row) are finalized on the host from the merged partials.
  *
- * Launch shape: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
+ * Launch shape: in the staged variant (the default), the launcher hands the view to
+ * apo__cuda_returns_stats_staged (staged.cu: a warp per 32 tiles, through shared memory). The
+ * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the serial two-pass
  * tile body apo__returns_stats_tile (returns_stats_tile.h), reading x from begin - 1.
  *
@@ -43,6 +45,9 @@ extern "C" int apo__cuda_returns_stats(const apo__cuda_view *v, void *stream) {
     }
     if (v->rows == 0 || v->begin >= v->end) {
         return (int)cudaSuccess;
+    }
+    if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        return apo__cuda_returns_stats_staged(v, stream);
     }
     const size_t tiles = apo__chunk_tiles(v);
     apo__returns_stats_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,

@@ -64,7 +64,7 @@ ptx_check() {
     local build=$1 out=$2 tmp kernel cmd total=0 kernels=0 n
     tmp=$(mktemp -d)
     : >"$out"
-    for kernel in bollinger macd returns_stats bootstrap; do
+    for kernel in bollinger macd returns_stats bootstrap staged; do
         cmd=$(sed -n "/^build runtime\/libapportion[^ ]*\/$kernel\.cu\.o:/,/COMMAND/p" \
             "$build/build.ninja" | sed -n 's/^ *COMMAND = //p')
         if [ -z "$cmd" ]; then
@@ -361,6 +361,87 @@ step_ncu() {
     return $rc
 }
 
+# Does apportion see a GPU? The variant steps skip without one (a --force run here).
+have_gpu() { "$bin/apportion" devices 2>/dev/null | grep -q '^GPUs usable: [1-9]'; }
+
+# The two kernel variants (APPORTION_CUDA_KERNELS=simple|staged, docs/cuda.md "Staged
+# kernels") side by side: apo-bench-kernels' GPU section under each, bitwise checked first,
+# then the device-resident rows of both in one table (bench-variants.txt).
+step_bench_variants() {
+    have_gpu || { detail "no GPU: nothing to compare"; return 77; }
+    local v rc=0
+    for v in simple staged; do
+        APPORTION_CUDA_KERNELS=$v run "$bin/apo-bench-kernels" \
+            --kernels bollinger,macd,returns_stats,bootstrap --max-size 1e8 --gpu-sizes 1e7,1e8 \
+            --reps 3 --stream-reps 2 --gpu-warmup 0 --json "$logs/bench-$v.json" \
+            >"$logs/bench-$v.txt" || rc=1
+    done
+    # The device-resident table of each run: kernel, samples, then median and min ms.
+    for v in simple staged; do
+        awk -v v=$v '/^# device-resident/ { on = 1; next } /^#/ { on = 0 }
+            on && NF >= 5 && $2 ~ /^[0-9]+$/ { print $1, $2, v, $4, $5 }' "$logs/bench-$v.txt"
+    done | sort -k1,1 -k2,2n -k3,3 >"$logs/bench-variants.txt"
+    echo "kernel samples variant median_ms min_ms (device-resident)"
+    cat "$logs/bench-variants.txt"
+    detail "exit $rc; $(awk '{ printf "%s %s %s %s ms; ", $1, $2, $3, $4 }' "$logs/bench-variants.txt" |
+        head -c 400)"
+    return $rc
+}
+
+# ncu on both variants, each built-in kernel on a 1e7-sample series: achieved DRAM bandwidth
+# (% of peak) and global sectors per request of loads, cp.async copies (LDGSTS) and stores:
+# 8 per request of 8-byte accesses is 32 consecutive doubles, the ideal; 4 to 5 is half a warp
+# on 16 consecutive doubles (the staged copies); 32 is one sector per lane (the simple
+# kernels' scattered accesses). Table in ncu-variants.txt.
+step_ncu_variants() {
+    local ncu v k rc=0
+    ncu=$(tool ncu) || { detail "ncu not found"; return 77; }
+    have_gpu || { detail "no GPU: nothing to profile"; return 77; }
+    local metrics=dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
+    local op
+    for op in ld ldgsts st; do
+        metrics=$metrics,l1tex__t_sectors_pipe_lsu_mem_global_op_$op.sum
+        metrics=$metrics,l1tex__t_requests_pipe_lsu_mem_global_op_$op.sum
+    done
+    for v in simple staged; do
+        for k in bollinger macd returns_stats bootstrap; do
+            APPORTION_CUDA_KERNELS=$v APPORTION_USE_GPU=yes run "$ncu" --csv \
+                --kernel-name regex:apo__ --launch-count 4 --metrics "$metrics" \
+                "$bin/apportion" run --kernel $k --rows 1 --cols 10000000 --devices cuda \
+                >"$logs/ncu-$v-$k.csv" || rc=1
+        done
+    done
+    # One line per profiled launch: variant, kernel function, DRAM % of peak, time, and
+    # sectors per request of each access kind.
+    for v in simple staged; do
+        cat "$logs"/ncu-$v-*.csv | awk -F'","' -v v=$v '
+            function num(s) { gsub(/[",]/, "", s); return s + 0 }
+            $0 ~ /^"ID"/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); col[h] = i }; next }
+            col["Metric Name"] && NF > 5 {
+                id = $col["ID"] "|" $col["Kernel Name"]; name[id] = $col["Kernel Name"]
+                val[id, $col["Metric Name"]] = num($col["Metric Value"]); ids[id] = 1
+            }
+            END {
+                for (id in ids) {
+                    split("ld ldgsts st", ops, " "); spr = ""
+                    for (o = 1; o <= 3; o++) {
+                        r = val[id, "l1tex__t_requests_pipe_lsu_mem_global_op_" ops[o] ".sum"]
+                        sct = val[id, "l1tex__t_sectors_pipe_lsu_mem_global_op_" ops[o] ".sum"]
+                        spr = spr sprintf(" %s %s", ops[o], r > 0 ? sprintf("%.1f", sct / r) : "-")
+                    }
+                    n = name[id]; sub(/\(.*/, "", n)
+                    printf "%s %s dram %.1f%% time %.0f%s\n", v, n,
+                        val[id, "dram__throughput.avg.pct_of_peak_sustained_elapsed"],
+                        val[id, "gpu__time_duration.sum"], spr
+                }
+            }'
+    done | sort >"$logs/ncu-variants.txt"
+    echo "variant kernel DRAM-%-of-peak time-ns sectors-per-request(ld ldgsts st)"
+    cat "$logs/ncu-variants.txt"
+    detail "exit $rc; $(wc -l <"$logs/ncu-variants.txt") launches profiled (ncu-variants.txt)"
+    return $rc
+}
+
 # In order of what they tell: the GPU and the machine code first, then correctness, speed,
 # balance, the sanitizers, and the profiler last (the budget cuts from the end).
 step gpu 30
@@ -375,6 +456,8 @@ step racecheck 150
 step synccheck 120
 step initcheck 120
 step ncu 120
+step bench-variants 300
+step ncu-variants 200
 
 echo
 echo "gpu-check: $gpu_line; $(elapsed)s; logs in $logs"

@@ -7,8 +7,19 @@
 # Installs gnuplot (gnuplot-nox) when it is missing, builds when needed (APO_BUILD_DIR picks
 # the build folder, default build/). Only the simulated scenarios run: they are on the
 # virtual clock, so the figures are exact and the same on every machine.
+#
+#   scripts/plots.sh --real-clock CSV
+# draws docs/img/balance_real_clock.png instead, from the --csv file of the run of record of
+# `apo-bench-balance --real-clock` (wall-clock figures differ from run to run, so the plot is
+# drawn from the run that docs/PERF.md quotes rather than from a new one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+real_clock_csv=
+if [ "${1:-}" = "--real-clock" ]; then
+    real_clock_csv=${2:?--real-clock needs the CSV of apo-bench-balance --real-clock}
+    [ -r "$real_clock_csv" ] || { echo "scripts/plots.sh: cannot read $real_clock_csv" >&2; exit 1; }
+fi
 
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
@@ -26,6 +37,44 @@ if ! have_cmd gnuplot; then
     export DEBIAN_FRONTEND=noninteractive
     "${sudo_cmd[@]}" apt-get update -qq
     "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
+fi
+
+if [ -n "$real_clock_csv" ]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    # One data file per scenario and strategy: call, efficiency.
+    scenarios=$(awk -F, 'NR > 1 && !seen[$1]++ { print $1 }' "$real_clock_csv")
+    n=0
+    plots=
+    for scenario in $scenarios; do
+        n=$((n + 1))
+        for strategy in from-equal from-profile; do
+            awk -F, -v s="$scenario" -v t="$strategy" 'NR > 1 && $1 == s && $2 == t { print $3, $5 }' \
+                "$real_clock_csv" >"$tmp/$scenario-$strategy.dat"
+        done
+        plots="$plots
+set title \"$scenario\"
+plot \"$tmp/$scenario-from-equal.dat\" title \"from equal\" pt 7 ps 0.8, \\
+     \"$tmp/$scenario-from-profile.dat\" title \"from a profile\" pt 5 ps 0.8, \\
+     0.93 title \"target 0.93\" with lines dt 2 lc rgb \"gray40\""
+    done
+    mkdir -p docs/img
+    gnuplot <<EOF
+set terminal pngcairo noenhanced size $((n * 330 + 60)),400 font "sans,10"
+set output "docs/img/balance_real_clock.png"
+set multiplot layout 1,$n title "apo-bench-balance --real-clock: balance efficiency call by call (wall clock)"
+set yrange [0.4:1.0]
+set xrange [0.5:20.5]
+set ylabel "balance efficiency"
+set xlabel "call"
+set grid
+set key bottom right
+set style data linespoints
+$plots
+unset multiplot
+EOF
+    echo "scripts/plots.sh: wrote docs/img/balance_real_clock.png"
+    exit 0
 fi
 
 build=${APO_BUILD_DIR:-build}

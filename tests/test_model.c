@@ -1,6 +1,7 @@
 /*
- * Cost models (runtime/model.h): fitting t(n) = latency + n * cost from profiling runs,
- * online refinement from call observations, and models read back from stored figures.
+ * Cost models (runtime/balance/model.h): fitting t(n) = latency + n * cost from profiling
+ * runs, robust online refinement from call observations (a cold call, a cold caller, a real
+ * change, a gap), and models read back from stored figures.
  *
  * The expectations are exact where the contract makes them exact: runs that lie on a line
  * give that line back, outliers are dropped without moving it, and the least-squares and
@@ -519,5 +520,171 @@ Test(model, stays_sane_for_any_positive_observations, .timeout = 20) {
             cr_assert(isfinite(p) && p > 0, "seed %llu: predict(%g) = %g", (unsigned long long)seed,
                       n, p);
         }
+    }
+}
+
+/* ---- robust refinement: cold calls, real changes, gaps (docs/design.md) ---------------- */
+
+/* The warm device of these tests: 1 ms latency, 5 ns per element. */
+#define WARM_LAT 1e-3
+#define WARM_COST 5e-9
+static double warm(double n) { return WARM_LAT + n * WARM_COST; }
+
+Test(model, one_cold_observation_among_warm_ones_does_not_move_the_model, .timeout = 10) {
+    /* Nine observations at one size, one of them 30 times slower (a first touch of fresh
+     * buffers, a busy moment), at every position but the first (with no prior, the first
+     * observation is all the model knows). */
+    const double n = 1e6;
+    for (int cold_at = 1; cold_at < 9; cold_at++) {
+        apo__model m;
+        fresh(&m);
+        for (int i = 0; i < 9; i++) {
+            apo__model_observe(&m, n, i == cold_at ? 30 * warm(n) : warm(n));
+            if (i >= cold_at && i >= 2)
+                cr_expect(rel_err(apo__model_predict(&m, n), warm(n)) <= 0.01,
+                          "cold at %d, after observation %d: predict %.6g, warm %.6g", cold_at, i,
+                          apo__model_predict(&m, n), warm(n));
+        }
+        check_sane(&m, "after a cold observation");
+        assert_rel(apo__model_predict(&m, n), warm(n), 1e-9, "cold at %d: predict %.9g", cold_at,
+                   apo__model_predict(&m, n));
+    }
+}
+
+Test(model, one_cold_observation_does_not_move_a_stored_model_or_a_learnt_line, .timeout = 10) {
+    /* A stored (profiled) model is the prior: a cold first call does not move it. */
+    const double n = 1e6;
+    apo__model m;
+    fresh(&m);
+    apo__model_from_stored(&m, WARM_LAT * 1e3, WARM_COST * 1e9, 15);
+    apo__model_observe(&m, n, 30 * warm(n));
+    check_sane(&m, "stored, then cold");
+    assert_rel(apo__model_predict(&m, n), warm(n), 1e-9, "stored model after a cold call: %.9g",
+               apo__model_predict(&m, n));
+    cr_assert_eq(m.samples, 16, "the observation is counted: %llu", (unsigned long long)m.samples);
+
+    /* Sizes that spread, so the line is fitted: a cold observation anywhere after the
+     * second leaves predictions at and beyond the sizes seen within 2%. */
+    const double sizes[3] = {0.8e6, 1e6, 1.25e6};
+    for (int cold_at = 2; cold_at < 8; cold_at++) {
+        fresh(&m);
+        for (int i = 0; i < 8; i++) {
+            double s = sizes[i % 3];
+            apo__model_observe(&m, s, i == cold_at ? 30 * warm(s) : warm(s));
+        }
+        check_sane(&m, "line with a cold observation");
+        const double at[3] = {1e6, 1.25e6, 4e6};
+        for (int p = 0; p < 3; p++)
+            cr_expect(rel_err(apo__model_predict(&m, at[p]), warm(at[p])) <= 0.02,
+                      "cold at %d: predict(%g) = %.6g, warm %.6g (latency %.6g cost %.6g)", cold_at,
+                      at[p], apo__model_predict(&m, at[p]), warm(at[p]), m.latency_s, m.cost_s);
+    }
+}
+
+Test(model, a_caller_whose_every_call_is_cold_is_followed_within_three_calls, .timeout = 10) {
+    /* The profile was taken warm; this caller's calls all run cold. Slightly slower (20%,
+     * under the change threshold) and much slower (3x): either way the model predicts the
+     * cold time after three calls. */
+    const double n = 2e6;
+    const double factors[2] = {1.2, 3.0};
+    for (int f = 0; f < 2; f++) {
+        apo__model m;
+        fresh(&m);
+        apo__model_from_stored(&m, WARM_LAT * 1e3, WARM_COST * 1e9, 15);
+        double cold = factors[f] * warm(n);
+        apo__model_observe(&m, n, cold);
+        /* One call against the prior's two votes: not yet. */
+        assert_rel(apo__model_predict(&m, n), warm(n), 1e-9, "x%g, after 1 call: %.9g", factors[f],
+                   apo__model_predict(&m, n));
+        apo__model_observe(&m, n, cold);
+        apo__model_observe(&m, n, cold);
+        check_sane(&m, "cold caller");
+        assert_rel(apo__model_predict(&m, n), cold, 1e-9,
+                   "x%g, after 3 calls: predict %.9g, cold %.9g", factors[f],
+                   apo__model_predict(&m, n), cold);
+    }
+}
+
+Test(model, a_device_three_times_slower_is_followed_at_the_third_observation, .timeout = 10) {
+    const double n = 1e6;
+    const double factors[2] = {3.0, 1.0 / 3};
+    for (int f = 0; f < 2; f++) {
+        apo__model m;
+        fresh(&m);
+        apo__model_from_stored(&m, WARM_LAT * 1e3, WARM_COST * 1e9, 15);
+        for (int i = 0; i < 20; i++)
+            apo__model_observe(&m, n, warm(n));
+        double now = factors[f] * warm(n);
+        apo__model_observe(&m, n, now);
+        apo__model_observe(&m, n, now);
+        /* Two could still be cold calls. */
+        assert_rel(apo__model_predict(&m, n), warm(n), 1e-9, "x%g after 2: %.9g", factors[f],
+                   apo__model_predict(&m, n));
+        apo__model_observe(&m, n, now);
+        check_sane(&m, "after the change");
+        assert_rel(apo__model_predict(&m, n), now, 1e-9, "x%g after 3: predict %.9g, now %.9g",
+                   factors[f], apo__model_predict(&m, n), now);
+        /* The window restarted: the old observations and the prior no longer vote, so one
+         * more observation of the new rate keeps it exactly. */
+        apo__model_observe(&m, n, now);
+        assert_rel(apo__model_predict(&m, n), now, 1e-9, "x%g after 4", factors[f]);
+    }
+}
+
+Test(model, an_observation_after_a_gap_is_fresh_evidence, .timeout = 10) {
+    /* A device learnt slow at large sizes (10 us per element, as a wrong model left without
+     * work would be) is probed with a small share after a gap and is fast now: the probe
+     * alone sets the model, at the probe's size and at the large sizes. */
+    const double big = 1e6, probe = 3e4, fast_cost = 2.5e-9;
+    apo__model m;
+    fresh(&m);
+    for (int i = 0; i < 8; i++)
+        apo__model_observe(&m, big, big * 1e-5);
+    apo__model_observe_after_gap(&m, probe, probe * fast_cost);
+    check_sane(&m, "after the probe");
+    assert_rel(apo__model_predict(&m, probe), probe * fast_cost, 1e-9, "predict(probe) %.9g",
+               apo__model_predict(&m, probe));
+    assert_rel(apo__model_predict(&m, big), big * fast_cost, 1e-9, "predict(big) %.9g",
+               apo__model_predict(&m, big));
+
+    /* The same observation without the gap is one cold (here: hot) call: no move. */
+    fresh(&m);
+    for (int i = 0; i < 8; i++)
+        apo__model_observe(&m, big, big * 1e-5);
+    apo__model_observe(&m, probe, probe * fast_cost);
+    assert_rel(apo__model_predict(&m, big), big * 1e-5, 1e-9, "no gap: predict(big) %.9g",
+               apo__model_predict(&m, big));
+
+    /* A probe after a gap that agrees with the model (within 25%) just adds to it. */
+    fresh(&m);
+    for (int i = 0; i < 8; i++)
+        apo__model_observe(&m, 1e6, warm(1e6));
+    apo__model_observe_after_gap(&m, 1e6, 1.1 * warm(1e6));
+    assert_rel(apo__model_predict(&m, 1e6), warm(1e6), 1e-9, "agreeing probe: %.9g",
+               apo__model_predict(&m, 1e6));
+}
+
+Test(model, invalid_observations_are_ignored_and_zero_time_keeps_a_positive_cost, .timeout = 10) {
+    apo__model m;
+    fresh(&m);
+    for (int i = 0; i < 5; i++)
+        apo__model_observe(&m, 1e6, warm(1e6));
+    apo__model before = m;
+    const double bad[][2] = {{0, 1e-3},        {-5, 1e-3},      {NAN, 1e-3},     {INFINITY, 1e-3},
+                             {1e6, -1e-3},     {1e6, NAN},      {1e6, INFINITY}, {NAN, NAN},
+                             {-INFINITY, 0.0}, {1e6, -INFINITY}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        apo__model_observe(&m, bad[i][0], bad[i][1]);
+        apo__model_observe_after_gap(&m, bad[i][0], bad[i][1]);
+        cr_assert_eq(memcmp(&m, &before, sizeof m), 0, "(%g, %g) changed the model", bad[i][0],
+                     bad[i][1]);
+    }
+    /* A device so fast that it measured nothing: valid, a tiny positive cost, no latency. */
+    fresh(&m);
+    for (int i = 0; i < 3; i++) {
+        apo__model_observe(&m, 1e6, 0.0);
+        check_sane(&m, "t == 0");
+        cr_assert_leq(m.cost_s, 1e-12, "cost %.17g", m.cost_s);
+        cr_assert_eq(m.latency_s, 0.0, "latency %.17g", m.latency_s);
     }
 }

@@ -115,6 +115,7 @@ static void assert_same_workload(const apo__stored_workload *a, const apo__store
         const apo__stored_device *d = &b->devices[i];
         assert_device(&a->devices[i], d->id, d->label, d->ratio, d->latency_ms, d->ms_per_melem,
                       d->samples);
+        cr_assert_str_eq(a->devices[i].config, d->config, "%s config", d->id);
     }
 }
 
@@ -353,6 +354,7 @@ Test(profile_store, load_shipped_examples, .timeout = 10) {
     const apo__stored_workload *b = apo__multigpu_find(&p, "bollinger");
     cr_assert_not_null(b);
     assert_device(&b->devices[0], H100, "cuda:0 NVIDIA H100 80GB HBM3", 0.8993, 0.08, 0.35, 15);
+    cr_assert_str_eq(b->devices[0].config, "budget_mb=4096,cc=9.0,sms=132");
     cr_assert_eq(apo__multigpu_find(&p, "sweep")->origin, APO_ORIGIN_FORCED);
     apo__multigpu_free(&p);
     apo__thresholds t;
@@ -687,6 +689,8 @@ static void sample_workloads(apo__stored_workload w[2]) {
     w[0].n_devices = 3;
     /* Given out of id order: stored and returned in id order. */
     w[0].devices[0] = device("cpu", "cpu (16 threads)", 1.0 / 3.0, 0.1, 3.9, 5);
+    snprintf(w[0].devices[0].config, sizeof w[0].devices[0].config,
+             "threads=16,isa=avx2,model=\"quoted\" \xc3\xbc");
     w[0].devices[1] =
         device(H100, "cuda:0 NVIDIA H100 80GB HBM3 \"quoted\" \xc3\xbc", 2.0 / 3.0, 0.08, 0.35, 5);
     w[0].devices[2] = device("sim:z", "", 5e-324, NAN, 1e300, 0);

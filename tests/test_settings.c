@@ -71,6 +71,7 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define SAMPLE_deadline_floor_s "604800", 604800.0
 #define SAMPLE_quarantine_after "1000000", 1000000u
 #define SAMPLE_cpu_isa "AVX2", 2 /* kernels/cpu_isa.h: APO_CPU_ISA_AVX2 */
+#define SAMPLE_cuda_kernels "simple", "simple"
 #define SAMPLE_profile_dir "/env/profiles", "/env/profiles"
 #define SAMPLE_xdg_state_home "/env/state", "/env/state"
 #define SAMPLE_home "/env/home", "/env/home"
@@ -117,7 +118,8 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define DEFAULT_deadline_factor 10.0
 #define DEFAULT_deadline_floor_s 60.0
 #define DEFAULT_quarantine_after 3u
-#define DEFAULT_cpu_isa 0 /* auto: the runtime picks the fastest path the CPU has */
+#define DEFAULT_cpu_isa 0         /* auto: the runtime picks the fastest path the CPU has */
+#define DEFAULT_cuda_kernels NULL /* the CUDA backend stages */
 #define DEFAULT_profile_dir NULL
 #define DEFAULT_xdg_state_home NULL
 #define DEFAULT_home NULL

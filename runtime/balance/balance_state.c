@@ -2,6 +2,7 @@
  * Balancing state of a runtime: which models and ratios apply to a call, how calls refine
  * them, and how they reach the profile files; see balance.h and docs/scheduling.md.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,13 @@
 
 /* Tags a runtime keeps models for; calls with further tags run equal and do not learn. */
 #define APO_TAGS_MAX 4096
+
+/* The plausible stored models (docs/profiles.md, "Which stored models are used"): from
+ * 1e13 elements per second to 0.1 per second (a sim device of rate=1 measures 1e9), and a
+ * latency of at most an hour. A model beyond them would take all work or none for good. */
+#define APO_MS_PER_MELEM_MIN 1e-4
+#define APO_MS_PER_MELEM_MAX 1e10
+#define APO_LATENCY_MS_MAX 3.6e6
 
 /* ---- matching stored entries to this runtime's devices --------------------------------- */
 
@@ -40,11 +48,56 @@ static const apo__stored_device *stored_device(const apo__balance *b, const apo_
     return NULL;
 }
 
-/* Builds the tag state of a stored entry. Returns 0, or -1 with `reason` when the entry does
- * not fit this runtime's devices (stale). */
+static int plausible(double latency_ms, double ms_per_melem) {
+    return latency_ms >= 0 && latency_ms <= APO_LATENCY_MS_MAX &&
+           ms_per_melem >= APO_MS_PER_MELEM_MIN && ms_per_melem <= APO_MS_PER_MELEM_MAX;
+}
+
+/* What becomes of the model stored for a device. */
+typedef enum model_use {
+    MODEL_NONE = 0,     /* none stored */
+    MODEL_USED,         /* stored for this device as it is now */
+    MODEL_NO_CONFIG,    /* stored without a configuration (older files): unknown, not used */
+    MODEL_OTHER_CONFIG, /* stored for another configuration of the device: not used */
+    MODEL_IMPLAUSIBLE   /* outside the plausible bounds: not used */
+} model_use;
+
+/* Why device `d`'s stored model is not used, short enough for a stale_reason. */
+static void refusal_reason(const apo__balance *b, size_t d, model_use use, char *reason,
+                           size_t reason_size) {
+    const char *id = b->info[d]->id;
+    if (use == MODEL_NO_CONFIG)
+        snprintf(reason, reason_size, "the model of %s has no device configuration (older file)",
+                 id);
+    else if (use == MODEL_OTHER_CONFIG)
+        snprintf(reason, reason_size, "the configuration of %s changed since its model was stored",
+                 id);
+    else
+        snprintf(reason, reason_size, "the stored model of %s is implausible", id);
+}
+
+static model_use stored_model_use(const apo__balance *b, size_t d, const apo__stored_device *s) {
+    if (s == NULL || !isfinite(s->latency_ms) || !isfinite(s->ms_per_melem))
+        return MODEL_NONE;
+    if (s->config[0] == '\0')
+        return MODEL_NO_CONFIG;
+    if (strcmp(s->config, b->info[d]->config) != 0)
+        return MODEL_OTHER_CONFIG;
+    return plausible(s->latency_ms, s->ms_per_melem) ? MODEL_USED : MODEL_IMPLAUSIBLE;
+}
+
+/* Builds the tag state of a stored entry; `uses` (optional) receives what became of each
+ * device's stored model. Returns 0, or -1 with `reason` when the entry does not fit this
+ * runtime's devices (stale). A model that is not used leaves its device to borrow one, as
+ * a device that has not worked yet does (complete_models()). */
 static int state_from_entry(const apo__balance *b, const apo__stored_workload *e,
-                            apo__tag_state *ts, char *reason, size_t reason_size) {
+                            apo__tag_state *ts, model_use *uses, char *reason, size_t reason_size) {
+    model_use local[APO_MAX_DEVICES];
+    if (uses == NULL)
+        uses = local;
     memset(ts, 0, sizeof *ts);
+    for (size_t d = 0; d < b->n_devices; d++)
+        uses[d] = MODEL_NONE;
     snprintf(ts->tag, sizeof ts->tag, "%s", e->tag);
     ts->sample_size = e->sample_size;
     ts->runs = e->runs;
@@ -66,19 +119,25 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
         /* Every device of this runtime must be in a model entry; one listed without a model
          * (it has not worked yet: online refinement stored it so) borrows one, see
          * complete_models(). A device the entry does not know means the machine changed. */
-        size_t with_model = 0;
+        size_t with_model = 0, refused = SIZE_MAX;
         for (size_t d = 0; d < b->n_devices; d++) {
             const apo__stored_device *s = stored_device(b, e, d);
             if (s == NULL && e->origin != APO_ORIGIN_FORCED) {
                 snprintf(reason, reason_size, "device %s is not in it", b->info[d]->id);
                 return -1;
             }
-            if (s != NULL && isfinite(s->latency_ms) && isfinite(s->ms_per_melem))
+            model_use use = uses[d] = stored_model_use(b, d, s);
+            if (use == MODEL_USED)
                 apo__model_from_stored(&ts->models[d], s->latency_ms, s->ms_per_melem, s->samples);
+            else if (use != MODEL_NONE && refused == SIZE_MAX)
+                refused = d;
             with_model += ts->models[d].valid;
         }
         if (with_model == 0 && !ts->has_ratios) {
-            snprintf(reason, reason_size, "it has no model for any of this runtime's devices");
+            if (refused != SIZE_MAX)
+                refusal_reason(b, refused, uses[refused], reason, reason_size);
+            else
+                snprintf(reason, reason_size, "it has no model for any of this runtime's devices");
             return -1;
         }
         ts->from_profile = with_model > 0 && e->origin != APO_ORIGIN_ONLINE;
@@ -117,6 +176,64 @@ static apo__tag_state *get_tag(apo__balance *b, const char *tag) {
 
 /* ---- life cycle ----------------------------------------------------------------------- */
 
+static void *writer_main(void *arg);
+
+/* The stored models a load leaves unused, for one warning of each kind per runtime. */
+typedef struct refusals {
+    size_t changed[APO_MAX_DEVICES];                 /* entries with device d's old config */
+    char old_config[APO_MAX_DEVICES][APO_LABEL_MAX]; /* the first one met */
+    size_t unconfigured, implausible;
+    char first_unconfigured[APO_WARNING_LEN], first_implausible[APO_WARNING_LEN];
+} refusals;
+
+static void note_refusals(const apo__balance *b, const apo__stored_workload *e,
+                          const model_use *uses, refusals *r) {
+    for (size_t d = 0; d < b->n_devices; d++) {
+        const apo__stored_device *s = stored_device(b, e, d);
+        if (uses[d] == MODEL_OTHER_CONFIG && r->changed[d]++ == 0)
+            snprintf(r->old_config[d], sizeof r->old_config[d], "%s", s->config);
+        if (uses[d] == MODEL_NO_CONFIG && r->unconfigured++ == 0)
+            snprintf(r->first_unconfigured, sizeof r->first_unconfigured, "workload %s, device %s",
+                     e->tag, s->id);
+        if (uses[d] == MODEL_IMPLAUSIBLE && r->implausible++ == 0)
+            snprintf(r->first_implausible, sizeof r->first_implausible,
+                     "workload %s, device %s: latency_ms %g, ms_per_melem %g", e->tag, s->id,
+                     s->latency_ms, s->ms_per_melem);
+    }
+}
+
+static void warn_refusals(const apo__balance *b, const refusals *r, apo__warnings *w) {
+    char changed[1024] = "";
+    size_t used = 0;
+    for (size_t d = 0; d < b->n_devices; d++) {
+        if (r->changed[d] == 0)
+            continue;
+        int n = snprintf(changed + used, sizeof changed - used, "%s%s: %s -> %s (%zu workload%s)",
+                         used ? "; " : "", b->info[d]->id, r->old_config[d], b->info[d]->config,
+                         r->changed[d], r->changed[d] == 1 ? "" : "s");
+        used = n < 0 || used + (size_t)n >= sizeof changed ? sizeof changed - 1 : used + (size_t)n;
+    }
+    /* The reasons come first: a long key may cut the message at the warning's length. */
+    if (used > 0)
+        apo__warn(w,
+                  "stored models not used, the device's configuration changed since they were "
+                  "measured (it borrows the other devices' models until it is refined or "
+                  "re-profiled): %s",
+                  changed);
+    if (r->unconfigured > 0)
+        apo__warn(w,
+                  "%zu stored model(s) not used: stored without a device configuration (by an "
+                  "older version), so which configuration they describe is unknown; refinement "
+                  "or 'apportion profile' stores them again; first: %s",
+                  r->unconfigured, r->first_unconfigured);
+    if (r->implausible > 0)
+        apo__warn(w,
+                  "%zu stored model(s) refused as implausible (latency_ms must be in [0, %g], "
+                  "ms_per_melem in [%g, %g]); the device borrows the others' models; first: %s",
+                  r->implausible, APO_LATENCY_MS_MAX, APO_MS_PER_MELEM_MIN, APO_MS_PER_MELEM_MAX,
+                  r->first_implausible);
+}
+
 static void load_files(apo__balance *b, apo__warnings *w) {
     apo_profile_files *f = &b->files;
     int missing = 0;
@@ -144,10 +261,15 @@ static void load_files(apo__balance *b, apo__warnings *w) {
 
     char stale[APO_WARNING_LEN] = "";
     size_t n_stale = 0;
+    refusals *r = calloc(1, sizeof *r); /* NULL: the same load, without those warnings */
     for (size_t i = 0; i < b->store.n_workloads; i++) {
         apo__tag_state ts;
+        model_use uses[APO_MAX_DEVICES];
         char reason[APO_LABEL_MAX];
-        if (state_from_entry(b, &b->store.workloads[i], &ts, reason, sizeof reason) != 0) {
+        int fits = state_from_entry(b, &b->store.workloads[i], &ts, uses, reason, sizeof reason);
+        if (r != NULL)
+            note_refusals(b, &b->store.workloads[i], uses, r);
+        if (fits != 0) {
             if (n_stale++ == 0)
                 snprintf(stale, sizeof stale, "%s (%s)", b->store.workloads[i].tag, reason);
             continue;
@@ -161,6 +283,9 @@ static void load_files(apo__balance *b, apo__warnings *w) {
                   "%zu workload(s) in %s do not match this runtime's devices and are ignored "
                   "(stale), first: %s; re-profile with 'apportion profile'",
                   n_stale, f->multigpu_path, stale);
+    if (r != NULL)
+        warn_refusals(b, r, w);
+    free(r);
 
     st = apo__thresholds_load(f->thresholds_path, &b->thresholds, &missing, err, sizeof err);
     if (st != APO_OK) {
@@ -176,6 +301,8 @@ void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, s
                        const apo__balance_settings *s, apo__warnings *w) {
     memset(b, 0, sizeof *b);
     pthread_mutex_init(&b->mutex, NULL);
+    pthread_mutex_init(&b->write_mutex, NULL);
+    pthread_cond_init(&b->wake, NULL);
     for (size_t d = 0; d < n_devices; d++)
         b->info[d] = devices[d];
     b->n_devices = n_devices;
@@ -202,14 +329,34 @@ void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, s
         return;
     }
     load_files(b, w);
+    /* Refined models reach the file from a thread of their own, so that no call waits for
+     * the disk (or for another process's lock on the file). */
+    if (b->learn) {
+        int e = pthread_create(&b->writer, NULL, writer_main, b);
+        b->writer_started = e == 0;
+        if (e != 0)
+            apo__warn(w,
+                      "refined models are stored only at apo_runtime_destroy() and "
+                      "apo_profile_save(): cannot start the writer thread (error %d)",
+                      e);
+    }
 }
 
 void apo__balance_destroy(apo__balance *b) {
-    if (b->learn)
-        apo__balance_save(b);
+    if (b->writer_started) {
+        pthread_mutex_lock(&b->mutex);
+        b->writer_stop = 1;
+        pthread_cond_signal(&b->wake);
+        pthread_mutex_unlock(&b->mutex);
+        pthread_join(b->writer, NULL);
+    }
+    if (b->learn && apo__balance_save(b) != APO_OK)
+        apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "refined models not stored: %s", apo_last_error());
     apo__multigpu_free(&b->store);
     apo__thresholds_free(&b->thresholds);
     free(b->tags);
+    pthread_cond_destroy(&b->wake);
+    pthread_mutex_destroy(&b->write_mutex);
     pthread_mutex_destroy(&b->mutex);
 }
 
@@ -249,11 +396,28 @@ static void normalised(const double *ratios, size_t n, double *shares) {
         shares[i] = ratios[i] / sum;
 }
 
+/* Marks the devices a due probe may be for; see apo__balance_shares(). */
+static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const int *usable,
+                        unsigned *probe) {
+    if (ts->calls_since_probe < APO_PROBE_EVERY)
+        return;
+    for (size_t d = 0; d < b->n_devices; d++)
+        if (usable[d] && ts->models[d].valid)
+            probe[d] = ts->idle_calls[d] < UINT_MAX ? ts->idle_calls[d] + 1 : UINT_MAX;
+}
+
 void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
-                         double *shares, apo_ratio_source *source, double *predicted_s) {
+                         int explore, double *shares, unsigned *probe, apo_ratio_source *source,
+                         double *predicted_s) {
     pthread_mutex_lock(&b->mutex);
     *predicted_s = NAN;
-    apo__tag_state *ts = find_tag(b, tag);
+    explore = explore && b->learn;
+    if (probe != NULL)
+        memset(probe, 0, b->n_devices * sizeof *probe);
+    /* A learning call is counted before its tag has anything: observing it adds the tag. */
+    apo__tag_state *ts = explore ? get_tag(b, tag) : find_tag(b, tag);
+    if (ts != NULL && explore && ts->calls_since_probe < UINT_MAX)
+        ts->calls_since_probe++;
     apo__model models[APO_MAX_DEVICES];
     if (ts != NULL && ts->forced) {
         normalised(ts->ratios, b->n_devices, shares);
@@ -262,6 +426,8 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, do
                apo__solve_split(models, usable, b->n_devices, elements, shares, predicted_s) ==
                    APO_OK) {
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
+        if (explore)
+            mark_probes(b, ts, usable, probe);
     } else if (ts != NULL && ts->has_ratios) {
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_PROFILE;
@@ -270,6 +436,14 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, do
             shares[d] = 1.0 / (double)b->n_devices;
         *source = APO_RATIOS_EQUAL;
     }
+    pthread_mutex_unlock(&b->mutex);
+}
+
+void apo__balance_probed(apo__balance *b, const char *tag) {
+    pthread_mutex_lock(&b->mutex);
+    apo__tag_state *ts = find_tag(b, tag);
+    if (ts != NULL)
+        ts->calls_since_probe = 0;
     pthread_mutex_unlock(&b->mutex);
 }
 
@@ -317,9 +491,12 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
         memset(s, 0, sizeof *s);
         snprintf(s->id, sizeof s->id, "%s", dev->id);
         snprintf(s->label, sizeof s->label, "%s", dev->label);
+        snprintf(s->config, sizeof s->config, "%s", dev->config);
+        /* A model a load would refuse is stored as none: the device then borrows one. */
         const apo__model *m = &ts->models[d];
-        s->latency_ms = m->valid ? m->latency_s * 1e3 : NAN;
-        s->ms_per_melem = m->valid ? m->cost_s * 1e9 : NAN;
+        int keep = m->valid && plausible(m->latency_s * 1e3, m->cost_s * 1e9);
+        s->latency_ms = keep ? m->latency_s * 1e3 : NAN;
+        s->ms_per_melem = keep ? m->cost_s * 1e9 : NAN;
         s->samples = m->samples;
         s->ratio = ts->forced ? ts->ratios[d] : NAN;
     }
@@ -352,10 +529,10 @@ static void entry_from_state(const apo__balance *b, const apo__tag_state *ts,
     entry_from_old(b, ts, apo__multigpu_find(&b->store, ts->tag), e);
 }
 
-/* The tags being written, for rebase_entries(). */
+/* The copies of the tags being written, for rebase_entries(). */
 typedef struct rebase_tags {
     const apo__balance *b;
-    apo__tag_state *const *tags;
+    const apo__tag_state *states;
 } rebase_tags;
 
 /* Under the file's lock: each entry again, over the file's entry as it is now rather than
@@ -365,7 +542,8 @@ static void rebase_entries(const apo__multigpu *current, apo__stored_workload *u
                            void *ctx) {
     const rebase_tags *r = ctx;
     for (size_t i = 0; i < n; i++)
-        entry_from_old(r->b, r->tags[i], apo__multigpu_find(current, r->tags[i]->tag), &updates[i]);
+        entry_from_old(r->b, &r->states[i], apo__multigpu_find(current, r->states[i].tag),
+                       &updates[i]);
 }
 
 /* Replaces (or adds) an entry of the in-memory store, keeping it sorted by tag. */
@@ -408,59 +586,96 @@ static int state_has_content(const apo__balance *b, const apo__tag_state *ts) {
     return 0;
 }
 
-/* Writes the given tags (profiles on) and mirrors them into the in-memory store. `removed`
- * tags are taken out of the file. Called with the mutex held. */
-static apo_status store_tags(apo__balance *b, apo__tag_state *const *tags, size_t n,
-                             const char *const *removed, size_t n_removed) {
+/* Writes copies of tags taken under the mutex (profiles on) and mirrors them into the
+ * in-memory store; `removed` tags are taken out of the file. Called with write_mutex held
+ * and the mutex not: the mutex is taken only around the in-memory steps, never while the
+ * file is locked, read or written. A tag changed since its copy was taken stays dirty. */
+static apo_status write_states(apo__balance *b, const apo__tag_state *states, size_t n,
+                               const char *const *removed, size_t n_removed) {
     apo__stored_workload *entries = n ? calloc(n, sizeof *entries) : NULL;
     if (n > 0 && entries == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot store the profile: out of memory");
+    pthread_mutex_lock(&b->mutex);
     for (size_t i = 0; i < n; i++)
-        entry_from_state(b, tags[i], &entries[i]);
+        entry_from_state(b, &states[i], &entries[i]);
+    pthread_mutex_unlock(&b->mutex);
+
     apo_status st = APO_OK;
+    char err[APO_LABEL_MAX * 2] = "";
+    apo__multigpu merged;
+    memset(&merged, 0, sizeof merged);
     if (b->profiles_on) {
-        char err[APO_LABEL_MAX * 2] = "";
-        apo__multigpu merged;
-        memset(&merged, 0, sizeof merged);
-        rebase_tags ctx = {b, tags};
+        rebase_tags ctx = {b, states};
         st =
             apo__multigpu_update_rebased(b->files.multigpu_path, b->host, entries, n, removed,
                                          n_removed, rebase_entries, &ctx, &merged, err, sizeof err);
-        if (st == APO_OK) {
-            apo__multigpu_free(&b->store);
-            b->store = merged;
-            if (err[0] != '\0')
-                apo__log(APO_LOG_WARN, APO_SUBSYS_INIT, "%s", err);
-        } else {
-            st = apo__fail(st, "%s", err);
-        }
     }
-    if (!b->profiles_on || st != APO_OK) {
+
+    pthread_mutex_lock(&b->mutex);
+    if (b->profiles_on && st == APO_OK) {
+        apo__multigpu_free(&b->store);
+        b->store = merged;
+    } else {
         /* In memory only (profiles off, or the write failed): the runtime still knows. */
         for (size_t i = 0; i < n; i++)
             store_put(&b->store, &entries[i]);
         for (size_t i = 0; i < n_removed; i++)
             store_remove(&b->store, removed[i]);
     }
-    if (st == APO_OK)
-        for (size_t i = 0; i < n; i++)
-            tags[i]->dirty = 0;
+    for (size_t i = 0; i < n && st == APO_OK; i++) {
+        apo__tag_state *ts = find_tag(b, states[i].tag);
+        if (ts != NULL && ts->version == states[i].version)
+            ts->dirty = 0;
+    }
     b->last_persist = apo__now();
+    pthread_mutex_unlock(&b->mutex);
     free(entries);
+    if (st != APO_OK)
+        return apo__fail(st, "%s", err);
+    if (err[0] != '\0')
+        apo__log(APO_LOG_WARN, APO_SUBSYS_INIT, "%s", err);
+    return APO_OK;
+}
+
+/* Writes every dirty tag, from copies taken under the mutex. Called with write_mutex held
+ * and the mutex not. */
+static apo_status save_dirty(apo__balance *b) {
+    pthread_mutex_lock(&b->mutex);
+    apo__tag_state *states = malloc((b->n_tags + 1) * sizeof *states);
+    size_t n = 0;
+    for (size_t i = 0; states != NULL && i < b->n_tags; i++)
+        if (b->tags[i].dirty && state_has_content(b, &b->tags[i]))
+            states[n++] = b->tags[i];
+    pthread_mutex_unlock(&b->mutex);
+    if (states == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot store the profile: out of memory");
+    apo_status st = n > 0 ? write_states(b, states, n, NULL, 0) : APO_OK;
+    free(states);
     return st;
 }
 
-static apo_status save_locked(apo__balance *b) {
-    apo__tag_state **dirty = malloc((b->n_tags + 1) * sizeof *dirty);
-    if (dirty == NULL)
-        return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot store the profile: out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < b->n_tags; i++)
-        if (b->tags[i].dirty && state_has_content(b, &b->tags[i]))
-            dirty[n++] = &b->tags[i];
-    apo_status st = n > 0 ? store_tags(b, dirty, n, NULL, 0) : APO_OK;
-    free(dirty);
-    return st;
+/* The writer thread: waits for a call to ask for a write (apo__balance_observe()), then
+ * writes with no lock of the runtime held, until apo__balance_destroy() stops it. */
+static void *writer_main(void *arg) {
+    apo__balance *b = arg;
+    pthread_mutex_lock(&b->mutex);
+    for (;;) {
+        while (!b->persist_requested && !b->writer_stop)
+            pthread_cond_wait(&b->wake, &b->mutex);
+        if (b->writer_stop)
+            break;
+        b->persist_requested = 0;
+        pthread_mutex_unlock(&b->mutex);
+        pthread_mutex_lock(&b->write_mutex);
+        apo_status st = save_dirty(b);
+        pthread_mutex_unlock(&b->write_mutex);
+        if (st != APO_OK)
+            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "refined models not stored: %s",
+                     apo_last_error());
+        pthread_mutex_lock(&b->mutex);
+    }
+    pthread_mutex_unlock(&b->mutex);
+    return NULL;
 }
 
 void apo__balance_sync_store(apo__balance *b) {
@@ -476,13 +691,23 @@ void apo__balance_sync_store(apo__balance *b) {
 int apo__balance_entry_fits(const apo__balance *b, const apo__stored_workload *e, char *reason,
                             size_t reason_size) {
     apo__tag_state ts;
-    return state_from_entry(b, e, &ts, reason, reason_size) == 0;
+    model_use uses[APO_MAX_DEVICES];
+    if (state_from_entry(b, e, &ts, uses, reason, reason_size) != 0)
+        return 0;
+    /* A model left unused needs profiling again as much as a missing device does. */
+    for (size_t d = 0; d < b->n_devices; d++) {
+        if (uses[d] != MODEL_NONE && uses[d] != MODEL_USED) {
+            refusal_reason(b, d, uses[d], reason, reason_size);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 apo_status apo__balance_save(apo__balance *b) {
-    pthread_mutex_lock(&b->mutex);
-    apo_status st = save_locked(b);
-    pthread_mutex_unlock(&b->mutex);
+    pthread_mutex_lock(&b->write_mutex);
+    apo_status st = save_dirty(b);
+    pthread_mutex_unlock(&b->write_mutex);
     return st;
 }
 
@@ -495,19 +720,34 @@ void apo__balance_observe(apo__balance *b, const char *tag, double total_element
     pthread_mutex_lock(&b->mutex);
     apo__tag_state *ts = get_tag(b, tag);
     if (ts != NULL) {
-        for (size_t d = 0; d < b->n_devices; d++)
-            if (elements[d] > 0 && !failed[d])
-                apo__model_observe(&ts->models[d], (double)elements[d], busy_s[d]);
+        for (size_t d = 0; d < b->n_devices; d++) {
+            if (elements[d] > 0 && !failed[d]) {
+                if (ts->idle_calls[d] >= APO_GAP_CALLS)
+                    apo__model_observe_after_gap(&ts->models[d], (double)elements[d], busy_s[d]);
+                else
+                    apo__model_observe(&ts->models[d], (double)elements[d], busy_s[d]);
+                ts->idle_calls[d] = 0;
+            } else if (ts->idle_calls[d] < UINT_MAX) {
+                ts->idle_calls[d]++;
+            }
+        }
         ts->refined = 1;
         ts->dirty = 1;
+        ts->version++;
         /* Stored ratios are the shares at the sample size: for models learnt without a
          * profile, the size of the first call. */
         if (ts->sample_size == 0)
             ts->sample_size = (uint64_t)total_elements;
-        if (b->profiles_on && apo__now() - b->last_persist >= b->persist_interval_s &&
-            save_locked(b) != APO_OK)
-            apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "refined models not stored: %s",
-                     apo_last_error());
+        /* The writer thread writes; the call only wakes it, and the interval counts from
+         * this request, so that calls made while a write waits for the file's lock do not
+         * queue another. */
+        double now = apo__now();
+        if (b->writer_started && !b->persist_requested &&
+            now - b->last_persist >= b->persist_interval_s) {
+            b->persist_requested = 1;
+            b->last_persist = now;
+            pthread_cond_signal(&b->wake);
+        }
     }
     pthread_mutex_unlock(&b->mutex);
 }
@@ -518,12 +758,17 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
                                       uint64_t sample_size, unsigned runs, const uint64_t *sizes,
                                       size_t n_sizes, const double *medians_ms, int *written) {
     *written = 0;
+    /* The write lock first, so that no other write comes between the change and its
+     * write; the mutex only for the change, so that calls never wait for the disk. */
+    pthread_mutex_lock(&b->write_mutex);
     pthread_mutex_lock(&b->mutex);
     apo__tag_state *ts = get_tag(b, tag);
     if (ts == NULL) {
         pthread_mutex_unlock(&b->mutex);
+        pthread_mutex_unlock(&b->write_mutex);
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot keep models for tag \"%s\"", tag);
     }
+    uint64_t version = ts->version;
     memset(ts, 0, sizeof *ts);
     snprintf(ts->tag, sizeof ts->tag, "%s", tag);
     for (size_t d = 0; d < b->n_devices; d++)
@@ -532,13 +777,15 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
     ts->sample_size = sample_size;
     ts->runs = runs;
     ts->dirty = 1;
-    apo__tag_state *one[1] = {ts};
-    apo_status st = store_tags(b, one, 1, NULL, 0);
+    ts->version = version + 1;
+    apo__tag_state copy = *ts;
+    pthread_mutex_unlock(&b->mutex);
+    apo_status st = write_states(b, &copy, 1, NULL, 0);
 
     /* thresholds.json: per size, the CPU's median and the fastest other device's. */
     apo__threshold *adds = calloc(n_sizes, sizeof *adds);
     if (adds == NULL) {
-        pthread_mutex_unlock(&b->mutex);
+        pthread_mutex_unlock(&b->write_mutex);
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot store the thresholds: out of memory");
     }
     size_t n_adds = 0;
@@ -565,56 +812,63 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
         n_adds++;
     }
     apo_status st2 = APO_OK;
-    if (b->profiles_on) {
-        char err[APO_LABEL_MAX * 2] = "";
-        apo__thresholds merged;
-        memset(&merged, 0, sizeof merged);
+    char err[APO_LABEL_MAX * 2] = "";
+    apo__thresholds merged;
+    memset(&merged, 0, sizeof merged);
+    if (b->profiles_on)
         st2 =
             apo__thresholds_merge(b->files.thresholds_path, adds, n_adds, &merged, err, sizeof err);
-        if (st2 == APO_OK) {
-            apo__thresholds_free(&b->thresholds);
-            b->thresholds = merged;
-        } else {
-            st2 = apo__fail(st2, "%s", err);
-        }
-    }
-    /* In memory only (profiles off, or the write failed): the runtime still knows. */
-    if (!b->profiles_on || st2 != APO_OK)
+    pthread_mutex_lock(&b->mutex);
+    if (b->profiles_on && st2 == APO_OK) {
+        apo__thresholds_free(&b->thresholds);
+        b->thresholds = merged;
+    } else {
+        /* In memory only (profiles off, or the write failed): the runtime still knows. */
         apo__thresholds_add(&b->thresholds, adds, n_adds);
-    free(adds);
-    *written = b->profiles_on && st == APO_OK && st2 == APO_OK;
+    }
     pthread_mutex_unlock(&b->mutex);
+    pthread_mutex_unlock(&b->write_mutex);
+    free(adds);
+    if (st2 != APO_OK)
+        st2 = apo__fail(st2, "%s", err);
+    *written = b->profiles_on && st == APO_OK && st2 == APO_OK;
     return st != APO_OK ? st : st2;
 }
 
 apo_status apo__balance_force(apo__balance *b, const char *tag, const double *ratios, size_t n) {
+    pthread_mutex_lock(&b->write_mutex);
     pthread_mutex_lock(&b->mutex);
     apo__tag_state *ts = n > 0 ? get_tag(b, tag) : find_tag(b, tag);
-    apo_status st = APO_OK;
+    apo__tag_state copy;
+    memset(&copy, 0, sizeof copy);
+    const char *removed[1] = {tag};
+    int write = 0, remove = 0; /* write the copy, or take the tag out of the file */
     if (n > 0 && ts == NULL) {
-        st = apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot keep ratios for tag \"%s\"", tag);
+        pthread_mutex_unlock(&b->mutex);
+        pthread_mutex_unlock(&b->write_mutex);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "cannot keep ratios for tag \"%s\"", tag);
     } else if (n > 0) {
         for (size_t d = 0; d < b->n_devices; d++)
             ts->ratios[d] = ratios[d];
         ts->forced = ts->has_ratios = 1;
-        ts->dirty = 1;
-        apo__tag_state *one[1] = {ts};
-        st = store_tags(b, one, 1, NULL, 0);
+        write = 1;
     } else if (ts != NULL && ts->forced) {
         ts->forced = ts->has_ratios = 0;
-        ts->dirty = 1;
-        apo__tag_state *one[1] = {ts};
-        const char *removed[1] = {tag};
-        st = state_has_content(b, ts) ? store_tags(b, one, 1, NULL, 0)
-                                      : store_tags(b, NULL, 0, removed, 1);
+        write = state_has_content(b, ts);
+        remove = !write;
     } else if (apo__multigpu_find(&b->store, tag) != NULL) {
         /* Forced ratios stored for other devices: clearing takes them out of the file. */
-        const apo__stored_workload *e = apo__multigpu_find(&b->store, tag);
-        if (e->origin == APO_ORIGIN_FORCED) {
-            const char *removed[1] = {tag};
-            st = store_tags(b, NULL, 0, removed, 1);
-        }
+        remove = apo__multigpu_find(&b->store, tag)->origin == APO_ORIGIN_FORCED;
+    }
+    if (ts != NULL && (write || remove)) {
+        ts->dirty = 1;
+        ts->version++;
+        copy = *ts;
     }
     pthread_mutex_unlock(&b->mutex);
+    apo_status st = write    ? write_states(b, &copy, 1, NULL, 0)
+                    : remove ? write_states(b, NULL, 0, removed, 1)
+                             : APO_OK;
+    pthread_mutex_unlock(&b->write_mutex);
     return st;
 }

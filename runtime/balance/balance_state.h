@@ -23,13 +23,26 @@ typedef struct apo__tag_state {
     int forced;                         /* ...set by apo_set_ratios (else ThreadX ratios) */
     double ratios[APO_MAX_DEVICES];
     int dirty;            /* changed since it was last written */
+    uint64_t version;     /* counts its changes: a write of an older copy leaves it dirty */
     uint64_t sample_size; /* elements the stored ratios are for (profiled, else the first
                              call's) */
     unsigned runs;
+    /* Exploration: learning calls of the tag since the last probe, and since each device
+     * last had work (an observation after APO_GAP_CALLS of them is fresh evidence). */
+    unsigned calls_since_probe;
+    unsigned idle_calls[APO_MAX_DEVICES];
 } apo__tag_state;
 
 typedef struct apo__balance {
     pthread_mutex_t mutex;
+    /* Writes of the profile files, one at a time and in order. Taken before `mutex` and
+     * never while holding it: the disk is never waited for under `mutex`, which the calls
+     * take for their shares (docs/scheduling.md, "Persistence"). */
+    pthread_mutex_t write_mutex;
+    /* The writer thread (profiles and learning on): calls only wake it to persist. */
+    pthread_t writer;
+    pthread_cond_t wake;
+    int writer_started, writer_stop, persist_requested;
     const apo_device_info *info[APO_MAX_DEVICES]; /* the devices' identities, in order */
     size_t n_devices;
     apo__tag_state *tags;
@@ -57,28 +70,50 @@ typedef struct apo__balance_settings {
 void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, size_t n_devices,
                        const apo__balance_settings *s, apo__warnings *w);
 
-/* Writes unsaved refinements (profiles on) and frees everything. */
+/* Stops the writer thread, writes unsaved refinements (profiles on; this waits for the
+ * file's lock, up to 30 s) and frees everything. */
 void apo__balance_destroy(apo__balance *b);
+
+/* Exploration (docs/scheduling.md): a device that the models leave without work is
+ * probed in at most one learning call of a tag in APO_PROBE_EVERY, with at most
+ * APO_PROBE_FRACTION of the call's elements over all probed devices, at least one whole
+ * tile each (core/plan.c rounds). A device that had no work in APO_GAP_CALLS learning calls
+ * of the tag is observed as after a gap (apo__model_observe_after_gap). */
+#define APO_PROBE_EVERY 10
+#define APO_PROBE_FRACTION 0.02
+#define APO_GAP_CALLS 5
 
 /* The shares of a call of `elements` elements for `tag`: forced ratios, else models (the
  * solver), else fixed ratios from a ThreadX profile, else equal. Devices with usable[i] 0
  * (quarantined) are left out of the solver; the caller zeroes their other shares. Writes
  * the shares in device order, the source, and the predicted makespan (NaN without
- * models). */
+ * models).
+ * With `explore` (a call that learns, learning on) the call is counted for the tag, and
+ * when a probe is due and the models gave the shares, probe[i] is set for each usable
+ * device with a model of its own: the learning calls since it last had work, plus one. The
+ * caller probes those of them that its rounding gives no tile, the larger first, and then
+ * calls apo__balance_probed(). Otherwise, and for every other device, probe[i] is 0.
+ * `probe` may be NULL without `explore`. */
 void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
-                         double *shares, apo_ratio_source *source, double *predicted_s);
+                         int explore, double *shares, unsigned *probe, apo_ratio_source *source,
+                         double *predicted_s);
+
+/* Says that this call of `tag` probes: the next probe is APO_PROBE_EVERY calls away. */
+void apo__balance_probed(apo__balance *b, const char *tag);
 
 /* Device `d`'s predicted busy time for `elements` elements of `tag`: its own model, else
  * the one the solver lends it (the median cost of the others), else NaN. */
 double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double elements);
 
 /* Folds one call's measurements in (learn on): elements[i] computed in busy_s[i]; devices
- * with no elements or failed[i] are skipped. Writes the refined models when the persist
- * interval has passed. */
+ * with no elements or failed[i] are skipped (and count the call as one without work).
+ * When the persist interval has passed it wakes the writer thread, which stores the
+ * refined models: this never touches the disk. */
 void apo__balance_observe(apo__balance *b, const char *tag, double total_elements,
                           const uint64_t *elements, const double *busy_s, const int *failed);
 
-/* Replaces the tag's models with profiled ones and stores them with the timings.
+/* Replaces the tag's models with profiled ones and stores them with the timings, at once
+ * (without holding the mutex while it writes, so calls are not held up).
  * `medians_ms[d * n_sizes + s]` is device d's median time at sizes[s] (NaN: not run). */
 apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const char *function,
                                       const char *const *param_names, const double *param_values,
@@ -93,11 +128,12 @@ apo_status apo__balance_force(apo__balance *b, const char *tag, const double *ra
  * what the runtime knows. Call with the mutex held. */
 void apo__balance_sync_store(apo__balance *b);
 
-/* Whether a stored entry fits this runtime's devices; when not, why. */
+/* Whether a stored entry fits this runtime's devices (each is in it, with a model stored
+ * for the same device configuration that is within the plausible bounds); when not, why. */
 int apo__balance_entry_fits(const apo__balance *b, const apo__stored_workload *e, char *reason,
                             size_t reason_size);
 
-/* Writes every unsaved tag now (profiles on). */
+/* Writes every unsaved tag now (profiles on), without holding the mutex while it writes. */
 apo_status apo__balance_save(apo__balance *b);
 
 #endif

@@ -6,16 +6,8 @@
 
 #include "balance/model.h"
 
-/* Online refinement: the weight kept by earlier observations at each new one, and the
- * smaller weight kept when the new one is far from the prediction (a device that became
- * slower or faster should be followed within a call or two, not averaged away). */
-#define APO_ONLINE_DECAY 0.5
-#define APO_ONLINE_DECAY_ON_CHANGE 0.1
-#define APO_ONLINE_CHANGE_REL 0.25
-/* The sizes seen must spread by this coefficient of variation before the online fit
- * separates latency from cost; below it, the latency is kept and only the cost moves.
- * Two sizes 10% apart, decayed, reach about 0.045. */
-#define APO_ONLINE_MIN_SPREAD 0.03
+/* The cost a model keeps when every time it saw was zero: a device too fast to measure. */
+#define APO_TINY_COST 1e-15
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -164,45 +156,141 @@ void apo__model_from_stored(apo__model *m, double latency_ms, double ms_per_mele
     m->valid = m->cost_s > 0 && m->latency_s >= 0 && isfinite(m->cost_s) && isfinite(m->latency_s);
 }
 
-void apo__model_observe(apo__model *m, double n, double t) {
-    if (!(n > 0) || !(t >= 0) || !isfinite(n) || !isfinite(t))
-        return;
-    double decay = APO_ONLINE_DECAY;
-    if (m->valid) {
-        double predicted = apo__model_predict(m, n);
-        if (fabs(t - predicted) > APO_ONLINE_CHANGE_REL * predicted)
-            decay = APO_ONLINE_DECAY_ON_CHANGE;
-    }
-    m->sw = m->sw * decay + 1;
-    m->sn = m->sn * decay + n;
-    m->st = m->st * decay + t;
-    m->snn = m->snn * decay + n * n;
-    m->snt = m->snt * decay + n * t;
-    m->samples++;
+/* ---- online refinement ------------------------------------------------------------------ */
 
-    double mn = m->sn / m->sw, mt = m->st / m->sw;
-    double var = m->snn / m->sw - mn * mn;
-    double cov = m->snt / m->sw - mn * mt;
-    if (var > (APO_ONLINE_MIN_SPREAD * mn) * (APO_ONLINE_MIN_SPREAD * mn)) {
-        double c = cov / var, l = mt - c * mn;
-        if (c > 0 && l >= 0 && isfinite(c)) {
-            m->latency_s = l;
-            m->cost_s = c;
-            m->valid = 1;
-            return;
-        }
+/* The i-th oldest observation of the window. */
+static size_t window_slot(const apo__model *m, unsigned i) {
+    return (m->win_next + APO_MODEL_WINDOW - m->win_count + i) % APO_MODEL_WINDOW;
+}
+
+static void window_push(apo__model *m, double n, double t) {
+    m->win_n[m->win_next] = n;
+    m->win_t[m->win_next] = t;
+    m->win_next = (m->win_next + 1) % APO_MODEL_WINDOW;
+    if (m->win_count < APO_MODEL_WINDOW)
+        m->win_count++;
+}
+
+/* Keeps only the newest `keep` observations and forgets the prior: the device changed. */
+static void window_restart(apo__model *m, unsigned keep) {
+    double n[APO_MODEL_WINDOW], t[APO_MODEL_WINDOW];
+    if (keep > m->win_count)
+        keep = m->win_count;
+    for (unsigned i = 0; i < keep; i++) {
+        size_t s = window_slot(m, m->win_count - keep + i);
+        n[i] = m->win_n[s];
+        t[i] = m->win_t[s];
     }
-    /* The sizes do not tell latency from cost: keep the latency (from the profile or an
-     * earlier fit; at most half the time seen) and move the cost. */
-    double l = m->valid ? fmin(m->latency_s, 0.5 * mt) : 0.0;
-    double c = (mt - l) / mn;
-    if (!(c > 0)) {
+    m->win_count = m->win_next = 0;
+    for (unsigned i = 0; i < keep; i++)
+        window_push(m, n[i], t[i]);
+    m->has_prior = 0;
+    m->off_run = 0;
+}
+
+/* The robust line through the window: the median of the slopes of pairs whose sizes spread,
+ * and the median of t - cost * n. Returns 0, or -1 when no pair spreads or the line has no
+ * positive cost or a negative latency. */
+static int robust_line(const double *n, const double *t, unsigned k, double *latency,
+                       double *cost) {
+    double slopes[APO_MODEL_WINDOW * (APO_MODEL_WINDOW - 1) / 2];
+    size_t n_slopes = 0;
+    for (unsigned i = 0; i < k; i++)
+        for (unsigned j = i + 1; j < k; j++)
+            if (fabs(n[i] - n[j]) >= APO_MODEL_MIN_SPREAD * fmax(n[i], n[j]))
+                slopes[n_slopes++] = (t[j] - t[i]) / (n[j] - n[i]);
+    if (n_slopes == 0)
+        return -1;
+    double c = apo__median(slopes, n_slopes);
+    if (!(c > 0) || !isfinite(c))
+        return -1;
+    double rest[APO_MODEL_WINDOW];
+    for (unsigned i = 0; i < k; i++)
+        rest[i] = t[i] - c * n[i];
+    double l = apo__median(rest, k);
+    if (!(l >= 0) || !isfinite(l))
+        return -1;
+    *latency = l;
+    *cost = c;
+    return 0;
+}
+
+/* Sets latency and cost from the window (and the prior while it votes). */
+static void refit(apo__model *m) {
+    unsigned k = m->win_count;
+    double n[APO_MODEL_WINDOW], t[APO_MODEL_WINDOW];
+    for (unsigned i = 0; i < k; i++) {
+        size_t s = window_slot(m, i);
+        n[i] = m->win_n[s];
+        t[i] = m->win_t[s];
+    }
+    double l, c;
+    if (robust_line(n, t, k, &l, &c) == 0) {
+        m->latency_s = m->known_latency_s = l;
+        m->cost_s = c;
+        m->valid = 1;
+        return;
+    }
+    /* The sizes do not tell latency from cost: keep the latency known (from the prior or the
+     * last line), unless the times seen are shorter than it, and take the median cost. */
+    double scratch[APO_MODEL_WINDOW];
+    memcpy(scratch, t, k * sizeof *t);
+    double median_t = apo__median(scratch, k);
+    memcpy(scratch, n, k * sizeof *n);
+    double median_n = apo__median(scratch, k);
+    l = m->known_latency_s < median_t ? m->known_latency_s : 0.5 * median_t;
+    double votes[APO_MODEL_WINDOW + APO_MODEL_PRIOR_VOTES];
+    size_t n_votes = 0;
+    for (unsigned i = 0; i < k; i++)
+        votes[n_votes++] = (t[i] - l) / n[i];
+    if (m->has_prior) {
+        /* The prior's time at the window's typical size, over the same latency. */
+        double prior_t = m->prior_latency_s + median_n * m->prior_cost_s;
+        for (int v = 0; v < APO_MODEL_PRIOR_VOTES; v++)
+            votes[n_votes++] = (prior_t - l) / median_n;
+    }
+    c = apo__median(votes, n_votes);
+    if (!(c > 0) || !isfinite(c)) {
         l = 0;
-        c = mt / mn;
+        for (unsigned i = 0; i < k; i++)
+            votes[i] = t[i] / n[i];
+        c = apo__median(votes, k);
     }
-    if (!(c > 0)) /* t == 0: a device so fast it measured nothing; keep a tiny cost. */
-        c = 1e-15;
+    if (!(c > 0) || !isfinite(c)) /* t == 0: a device so fast it measured nothing */
+        c = APO_TINY_COST;
     m->latency_s = l;
     m->cost_s = c;
     m->valid = 1;
 }
+
+static void observe(apo__model *m, double n, double t, int after_gap) {
+    if (!(n > 0) || !(t >= 0) || !isfinite(n) || !isfinite(t))
+        return;
+    if (m->valid && m->win_count == 0 && !m->has_prior) {
+        /* A stored or profiled model meets its first observation: it becomes the prior. */
+        m->has_prior = 1;
+        m->prior_latency_s = m->known_latency_s = m->latency_s;
+        m->prior_cost_s = m->cost_s;
+    }
+    int off = 0;
+    if (m->valid) {
+        double predicted = apo__model_predict(m, n);
+        off = t > predicted * (1 + APO_MODEL_CHANGE_REL)   ? 1
+              : t < predicted * (1 - APO_MODEL_CHANGE_REL) ? -1
+                                                           : 0;
+    }
+    m->samples++;
+    window_push(m, n, t);
+    if (off != 0 && after_gap) {
+        window_restart(m, 1);
+    } else {
+        m->off_run = off == 0 ? 0 : off * m->off_run > 0 ? m->off_run + off : off;
+        if (abs(m->off_run) >= APO_MODEL_CHANGE_RUN)
+            window_restart(m, APO_MODEL_CHANGE_RUN);
+    }
+    refit(m);
+}
+
+void apo__model_observe(apo__model *m, double n, double t) { observe(m, n, t, 0); }
+
+void apo__model_observe_after_gap(apo__model *m, double n, double t) { observe(m, n, t, 1); }

@@ -2,9 +2,24 @@
  * Cost models: t(n) = latency + n * cost, for n elements of work on one device.
  *
  * Profiling fits one from runs at several sizes (outlying runs dropped, the median of each
- * size, least squares over sizes). Online refinement folds each call's measured time into
- * exponentially decayed sums, so that recent calls weigh most and a device that becomes
- * slower is followed within a few calls.
+ * size, least squares over sizes). Online refinement keeps a window of the last
+ * APO_MODEL_WINDOW observations and takes robust statistics over it (medians, not means), so
+ * that one cold call (page faults, a busy moment) moves the model by nothing while a lasting
+ * change is followed within APO_MODEL_CHANGE_RUN calls:
+ * - sizes that do not spread: the latency is kept and the cost is the median of the
+ *   observations' costs (t - latency) / n;
+ * - sizes that spread (two or more observations, some APO_MODEL_MIN_SPREAD apart): the
+ *   median of the pairwise slopes is the cost and the median of t - cost * n the latency;
+ * - a model that was valid before its first observation (stored or profiled) is the prior:
+ *   it votes as two pseudo-observations in the cost median until the window restarts, and
+ *   not in the line;
+ * - when the last APO_MODEL_CHANGE_RUN observations are all more than APO_MODEL_CHANGE_REL
+ *   off the prediction in the same direction, the window restarts from them (the device
+ *   changed: the older ones and the prior no longer describe it);
+ * - an observation after a gap (the device had no work for a while: the caller says so)
+ *   that is that far off restarts the window from itself alone, so that one probe of a
+ *   device left without work corrects its model.
+ * See docs/design.md and docs/scheduling.md.
  */
 #ifndef APO_RUNTIME_BALANCE_MODEL_H
 #define APO_RUNTIME_BALANCE_MODEL_H
@@ -14,13 +29,32 @@
 
 #include "apportion.h"
 
+/* Observations an online model keeps. */
+#define APO_MODEL_WINDOW 8
+/* Consecutive observations further than APO_MODEL_CHANGE_REL from the prediction, all in the
+ * same direction, that restart the window (a real change rather than a cold call). */
+#define APO_MODEL_CHANGE_RUN 3
+#define APO_MODEL_CHANGE_REL 0.25
+/* Two observations' sizes must differ by this fraction of the larger for their slope to
+ * count towards the line; without such a pair the latency is kept and only the cost moves. */
+#define APO_MODEL_MIN_SPREAD 0.05
+/* Pseudo-observations the prior counts as in the cost median. */
+#define APO_MODEL_PRIOR_VOTES 2
+
 typedef struct apo__model {
     int valid;
     double latency_s; /* >= 0 */
     double cost_s;    /* seconds per element, > 0 */
     uint64_t samples; /* observations behind the model */
-    /* Online refinement: decayed sums of weight, n, t, n*n and n*t of the observations. */
-    double sw, sn, st, snn, snt;
+    /* Online refinement (model.c): the last observations in a ring, the oldest first from
+     * win_next - win_count; the prior; the latency used while sizes do not spread; and the
+     * signed count of consecutive observations off the prediction (+ slower, - faster). */
+    double win_n[APO_MODEL_WINDOW], win_t[APO_MODEL_WINDOW];
+    unsigned win_count, win_next;
+    int has_prior;
+    double prior_latency_s, prior_cost_s;
+    double known_latency_s;
+    int off_run;
 } apo__model;
 
 /* A run is an outlier when it is further from its size's median than this many times
@@ -37,8 +71,16 @@ apo_status apo__model_fit(const double *n, const double *t, size_t count, apo__m
                           uint64_t *dropped, char *err, size_t err_size);
 
 /* Folds one call's observation (n elements took t seconds) into the model. A model with
- * nothing known yet is a zeroed struct; a stored one comes from apo__model_from_stored(). */
+ * nothing known yet is a zeroed struct; a stored one comes from apo__model_from_stored(),
+ * a profiled one from apo__model_fit(): either is the prior of the observations. An
+ * observation with n <= 0, t < 0 or either not finite is ignored; t == 0 gives a tiny
+ * positive cost. */
 void apo__model_observe(apo__model *m, double n, double t);
+
+/* apo__model_observe() for an observation after a gap: the device had no work for a while,
+ * so what it measures now is fresh evidence; one that is off the prediction restarts the
+ * window from itself. */
+void apo__model_observe_after_gap(apo__model *m, double n, double t);
 
 /* Median of v[0..n) (n > 0): the mean of the middle two for even n. Sorts v. */
 double apo__median(double *v, size_t n);

@@ -99,6 +99,11 @@
       APO_SETTING_CPU_ISA_SSE2, APO_SETTING_CPU_ISA_AVX512, "`auto`: the fastest this CPU has",    \
       "the vector path of the CPU kernels ([kernels.md](kernels.md#vector-paths)); one the CPU "   \
       "lacks is warned about and the fastest it has is used")                                      \
+    X(cuda_kernels, "APPORTION_CUDA_KERNELS", NULL, TEXT, "`staged`, `simple`", NULL, 0, 0,        \
+      "`staged`",                                                                                  \
+      "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
+      "one thread per tile ([cuda.md](cuda.md#staged-kernels)); another value is warned about "    \
+      "and `staged` is used")                                                                      \
     X(profile_dir, "APPORTION_PROFILE_DIR", NULL, TEXT, "a folder", NULL, 0, 0,                    \
       "see [Profiles](#profiles)", "the folder of both profile files")                             \
     X(xdg_state_home, "XDG_STATE_HOME", NULL, TEXT, "a folder", NULL, 0, 0,                        \

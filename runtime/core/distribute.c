@@ -462,9 +462,12 @@ static apo_status run_plan(run_state *s, const apo__plan *p, uint64_t *lost_tile
 
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
                                     apo_report *report, int learn) {
+    /* The workload may keep its call out of the models, probes included; it cannot make a
+     * runtime that does not learn learn (apo__balance_observe() checks that). */
+    learn = learn && w->learn != APO_SWITCH_OFF;
     rt->faults.calls++;
     apo__plan p;
-    apo_status st = apo__plan_call(rt, w, call, &p);
+    apo_status st = apo__plan_call(rt, w, call, &p, learn);
     if (st != APO_OK)
         return st;
     st = ensure_partials(rt, call);
@@ -506,9 +509,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         reduce_rows(call);
     }
     double wall_s = apo__now() - t0;
-    /* The workload may keep its call out of the models; it cannot make a runtime that does
-     * not learn learn (apo__balance_observe() checks that). */
-    if (learn && w->learn != APO_SWITCH_OFF)
+    if (learn)
         learn_from_call(rt, w, &s);
 
     if (report != NULL) {
@@ -580,7 +581,9 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     int usable[APO_MAX_DEVICES];
     for (size_t i = 0; i < n; i++)
         usable[i] = !apo__fault_quarantined(&rt->faults, i);
-    apo__balance_shares(&rt->balance, tag, usable, total, p.weights, &p.source, &p.predicted_s);
+    /* Not explored: probes are placed by apo__plan_call(), which a range does not use. */
+    apo__balance_shares(&rt->balance, tag, usable, total, 0, p.weights, NULL, &p.source,
+                        &p.predicted_s);
     apo_status st = apo__keep_capable_devices(rt, call, &p);
     if (st != APO_OK)
         return st;

@@ -226,11 +226,75 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
     return APO_OK;
 }
 
+/* Lays the devices' unit counts out as consecutive tile ranges, in device order. */
+static void lay_out(size_t n, const uint64_t *counts, uint64_t unit_tiles, apo__plan *p) {
+    uint64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->first[i] = next;
+        next += counts[i] * unit_tiles;
+        p->end[i] = next;
+    }
+}
+
+/* Exploration: gives each device marked in `probe` (apo__balance_shares) that takes part
+ * but got no unit an equal part of APO_PROBE_FRACTION of the units, at least one, taken one
+ * by one from the devices with the most; the devices longest without work first when the
+ * budget does not reach all. Returns whether any was probed: not when one unit each is
+ * already more than APO_PROBE_FRACTION of the call's elements. The plan's ranges are laid
+ * out either way. */
+static int add_probes(const apo_runtime *rt, const apo__call *call, const unsigned *probe,
+                      uint64_t units, uint64_t unit_tiles, uint64_t *counts, apo__plan *p) {
+    size_t n = rt->n_devices, order[APO_MAX_DEVICES], k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (probe[i] > 0 && counts[i] == 0 && apo__device_takes_part(rt, call, i)) {
+            size_t j = k++;
+            for (; j > 0 && probe[order[j - 1]] < probe[i]; j--)
+                order[j] = order[j - 1];
+            order[j] = i;
+        }
+    const uint64_t budget = (uint64_t)(APO_PROBE_FRACTION * (double)units);
+    if (k > budget)
+        k = (size_t)budget;
+    if (k == 0)
+        return 0;
+    const double total = (double)apo__tiles_elements(call, 0, call->tiles);
+    /* Units differ by a row's shorter last tile: the layout is checked in elements, and
+     * when the equal parts do not fit, one unit each is tried before giving up. */
+    for (uint64_t each = budget / k; each > 0; each = each > 1 ? 1 : 0) {
+        uint64_t probed[APO_MAX_DEVICES];
+        memcpy(probed, counts, n * sizeof *counts);
+        for (size_t j = 0; j < k; j++)
+            for (uint64_t u = 0; u < each; u++) {
+                size_t most = 0;
+                for (size_t i = 1; i < n; i++)
+                    if (probed[i] > probed[most])
+                        most = i;
+                probed[most]--;
+                probed[order[j]]++;
+            }
+        lay_out(n, probed, unit_tiles, p);
+        double elements = 0;
+        for (size_t j = 0; j < k; j++)
+            elements += (double)apo__tiles_elements(call, p->first[order[j]], p->end[order[j]]);
+        if (elements <= APO_PROBE_FRACTION * total) {
+            memcpy(counts, probed, n * sizeof *counts);
+            /* The shares this call runs with. */
+            for (size_t i = 0; i < n; i++)
+                p->weights[i] = (double)counts[i] / (double)units;
+            return 1;
+        }
+    }
+    lay_out(n, counts, unit_tiles, p);
+    return 0;
+}
+
 apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__call *call,
-                          apo__plan *p) {
+                          apo__plan *p, int explore) {
     size_t n = rt->n_devices;
     apo_status st = APO_OK;
     p->predicted_s = NAN;
+    unsigned probe[APO_MAX_DEVICES] = {0};
+    const char *tag = NULL;
     if (w->n_ratios != 0) {
         if (w->ratios == NULL)
             return apo__fail(APO_ERR_NULL, "n_ratios is %zu but ratios is NULL", w->n_ratios);
@@ -256,7 +320,6 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
             p->weights[i] = w->ratios[i] / sum;
         p->source = APO_RATIOS_EXPLICIT;
     } else {
-        const char *tag;
         st = apo__workload_tag(w, call, &tag);
         if (st != APO_OK)
             return st;
@@ -264,8 +327,8 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
         for (size_t i = 0; i < n; i++)
             usable[i] = !apo__fault_quarantined(&rt->faults, i);
         apo__balance_shares(&rt->balance, tag, usable,
-                            (double)apo__tiles_elements(call, 0, call->tiles), p->weights,
-                            &p->source, &p->predicted_s);
+                            (double)apo__tiles_elements(call, 0, call->tiles), explore, p->weights,
+                            probe, &p->source, &p->predicted_s);
     }
 
     st = apo__keep_capable_devices(rt, call, p);
@@ -282,14 +345,12 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
                 : APO_SPLIT_TIME;
 
     uint64_t unit_tiles = p->axis == APO_SPLIT_ROWS ? call->tiles_per_row : 1;
+    uint64_t units = call->tiles / unit_tiles;
     uint64_t counts[APO_MAX_DEVICES];
-    apo__largest_remainder(p->weights, n, call->tiles / unit_tiles, counts);
-    uint64_t next = 0;
-    for (size_t i = 0; i < n; i++) {
-        p->first[i] = next;
-        next += counts[i] * unit_tiles;
-        p->end[i] = next;
-    }
+    apo__largest_remainder(p->weights, n, units, counts);
+    lay_out(n, counts, unit_tiles, p);
+    if (tag != NULL && add_probes(rt, call, probe, units, unit_tiles, counts, p))
+        apo__balance_probed(&rt->balance, tag);
     return APO_OK;
 }
 
@@ -302,7 +363,8 @@ apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_in
     if (st != APO_OK)
         return st;
     apo__plan p;
-    st = apo__plan_call(rt, w, &call, &p);
+    /* A preview: it neither probes nor counts towards the next probe. */
+    st = apo__plan_call(rt, w, &call, &p, 0);
     if (st != APO_OK)
         return st;
     out->ratio_source = p.source;

@@ -40,8 +40,10 @@ int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t 
  * can take part. */
 apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *call, apo__plan *p);
 
-/* The split of `call` on the runtime's devices: shares, axis and each device's tiles. */
+/* The split of `call` on the runtime's devices: shares, axis and each device's tiles. With
+ * `explore` (a call that learns) a device that the models leave without a tile may be given
+ * a probe (docs/scheduling.md, "Exploration"). */
 apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__call *call,
-                          apo__plan *p);
+                          apo__plan *p, int explore);
 
 #endif

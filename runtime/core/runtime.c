@@ -46,6 +46,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     /* When the user set CUDA_DEVICE_ORDER, cudart's numbering is theirs to choose; otherwise
      * apportion numbers GPUs by PCI bus id (docs/cuda.md). */
     s->cuda.pci_order = !r.cuda_device_order;
+    s->cuda.kernels = r.cuda_kernels;
     s->nccl = r.nccl == APO_SWITCH_ON;
     apo__balance_settings *b = &s->balance;
     b->profiles_on = r.profiles == APO_SWITCH_ON;

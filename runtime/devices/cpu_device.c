@@ -11,6 +11,7 @@
  */
 #include <omp.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "devices/cpu_device.h"
 #include "devices/device.h"
@@ -42,6 +43,31 @@ static void cpu_close(apo__device *dev) { apo__host_tiles_release(dev); }
 
 static const apo__backend_ops cpu_ops = {cpu_run, cpu_task_count, cpu_close};
 
+/* The CPU's model name from /proc/cpuinfo ("" where it has none, as on most ARM kernels):
+ * a model stored on one CPU says nothing about another in the same home folder's file. */
+static void cpu_model_name(char *out, size_t size) {
+    out[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, f) != NULL) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || colon == NULL)
+            continue;
+        const char *v = colon + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        snprintf(out, size, "%.*s", (int)strcspn(v, "\n"), v);
+        /* Printable ASCII only: the key is stored as JSON text, which must be UTF-8. */
+        for (char *c = out; *c != '\0'; c++)
+            if (*c < 0x20 || *c > 0x7e)
+                *c = '?';
+        break;
+    }
+    fclose(f);
+}
+
 apo_status apo__cpu_device_open(apo__device *dev, int threads, int isa) {
     if (threads <= 0)
         threads = omp_get_max_threads();
@@ -54,6 +80,11 @@ apo_status apo__cpu_device_open(apo__device *dev, int threads, int isa) {
      * headers say which one ran (docs/kernels.md, "Vector paths"). */
     snprintf(dev->info.label, sizeof dev->info.label, "cpu (%d thread%s, %s)", threads,
              threads == 1 ? "" : "s", apo__cpu_isa_name((apo__cpu_isa)isa));
+    /* The thread count and the vector path set its speed as much as the chip does. */
+    char model[APO_LABEL_MAX];
+    cpu_model_name(model, sizeof model);
+    snprintf(dev->info.config, sizeof dev->info.config, "threads=%d,isa=%s%s%.90s", threads,
+             apo__cpu_isa_name((apo__cpu_isa)isa), model[0] != '\0' ? ",model=" : "", model);
     apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
     return APO_OK;
 }

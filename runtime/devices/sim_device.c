@@ -15,7 +15,10 @@
  *   number of its tiles (possibly none) and then fails, so that failover also meets tiles
  *   written by a device that did not finish.
  */
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "catalog/call_span.h"
 #include "devices/device.h"
@@ -119,6 +122,57 @@ static void sim_close(apo__device *dev) { apo__host_tiles_release(dev); }
 
 static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close};
 
+/* Appends ",NAME=V" with V the shortest of %.15g, %.16g and %.17g that reads back to `v`,
+ * with '.' whatever LC_NUMERIC says: the key must be the same text in every process. */
+static size_t put_real(char *buf, size_t size, size_t used, const char *name, double v) {
+    char num[40];
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(num, sizeof num, "%.*g", precision, v);
+        if (strtod(num, NULL) == v)
+            break;
+    }
+    const char *point = localeconv()->decimal_point;
+    char *p = point != NULL && point[0] != '.' && point[0] != '\0' ? strchr(num, point[0]) : NULL;
+    if (p != NULL)
+        *p = '.';
+    int n = snprintf(buf + used, size - used, "%s%s=%s", used ? "," : "", name, num);
+    return n < 0 || used + (size_t)n >= size ? size - 1 : used + (size_t)n;
+}
+
+static size_t put_count(char *buf, size_t size, size_t used, const char *name, uint64_t v) {
+    int n = snprintf(buf + used, size - used, ",%s=%llu", name, (unsigned long long)v);
+    return n < 0 || used + (size_t)n >= size ? size - 1 : used + (size_t)n;
+}
+
+/* The configuration key: every option that changes what the device measures (the fault
+ * options too: a device that fails or slows down learns another model), those left at
+ * their default omitted. A key too long for the field is cut and ends in a hash of the
+ * whole, so that two configurations never share a key. */
+static void sim_config(apo_device_info *info, int virtual_clock) {
+    char key[512];
+    size_t used = put_real(key, sizeof key, 0, "rate", info->sim_rate);
+    used = put_real(key, sizeof key, used, "latency", info->sim_latency_s);
+    if (info->sim_slow_after != 0) {
+        used = put_count(key, sizeof key, used, "slow_after", info->sim_slow_after);
+        used = put_real(key, sizeof key, used, "slow_rate", info->sim_slow_rate);
+    }
+    if (info->sim_fail_after != 0)
+        used = put_count(key, sizeof key, used, "fail_after", info->sim_fail_after);
+    if (info->sim_hang_after != 0)
+        used = put_count(key, sizeof key, used, "hang_after", info->sim_hang_after);
+    if (info->sim_flaky > 0) {
+        used = put_real(key, sizeof key, used, "flaky", info->sim_flaky);
+        used = put_count(key, sizeof key, used, "seed", info->sim_seed);
+    }
+    if (virtual_clock)
+        snprintf(key + used, sizeof key - used, ",clock=virtual");
+    if (strlen(key) < sizeof info->config)
+        snprintf(info->config, sizeof info->config, "%s", key);
+    else
+        snprintf(info->config, sizeof info->config, "%.*s#%016llx", (int)sizeof info->config - 18,
+                 key, (unsigned long long)name_key(key));
+}
+
 apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, int virtual_clock) {
     dev->ops = &sim_ops;
     dev->virtual_clock = virtual_clock;
@@ -136,6 +190,7 @@ apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, 
     snprintf(dev->info.label, sizeof dev->info.label, "sim:%s (simulated, %.3g elem/s, %.3g ms%s)",
              spec->sim_name, spec->sim_rate, spec->sim_latency_s * 1e3,
              virtual_clock ? ", virtual clock" : "");
+    sim_config(&dev->info, virtual_clock);
     apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
     return APO_OK;
 }

@@ -90,10 +90,12 @@ static apo_status device_from_json(const apo__field_ctx *v, const char *dp, cons
     APO_CHECK(apo__check_key(v, jp, id, APO_ID_MAX, "a device id"));
     if (!json_is_object(j))
         return apo__field_invalid(
-            v, jp, "expected an object (label, ratio, latency_ms, ms_per_melem, samples), got %s",
+            v, jp,
+            "expected an object (label, config, ratio, latency_ms, ms_per_melem, samples), got %s",
             apo__json_describe(j, got, sizeof got));
     device_init(d, id);
     APO_CHECK(apo__get_string(v, j, jp, "label", d->label, sizeof d->label));
+    APO_CHECK(apo__get_string(v, j, jp, "config", d->config, sizeof d->config));
     APO_CHECK(apo__get_nonneg(v, j, jp, "ratio", &d->ratio));
     APO_CHECK(apo__get_nonneg(v, j, jp, "latency_ms", &d->latency_ms));
     APO_CHECK(apo__get_nonneg(v, j, jp, "ms_per_melem", &d->ms_per_melem));
@@ -298,6 +300,8 @@ json_t *apo__multigpu_to_json(const apo__multigpu *p) {
             const apo__stored_device *dev = &w->devices[d];
             json_t *dj = json_object();
             apo__put(dj, "label", json_string(dev->label), &failed);
+            if (dev->config[0] != '\0')
+                apo__put(dj, "config", json_string(dev->config), &failed);
             apo__put_real(dj, "ratio", dev->ratio, &failed);
             apo__put_real(dj, "latency_ms", dev->latency_ms, &failed);
             apo__put_real(dj, "ms_per_melem", dev->ms_per_melem, &failed);

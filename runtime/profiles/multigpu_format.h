@@ -11,7 +11,8 @@
 #include "profiles/profile_store.h"
 
 /* So that a hostile file within APO_PROFILE_FILE_MAX still cannot make a load allocate
- * gigabytes (a stored workload takes about 15 KiB); far beyond what real profiles hold. */
+ * gigabytes (a stored workload takes about 23 KiB, some 90 MB for all); far beyond what real
+ * profiles hold. */
 #define APO_WORKLOADS_MAX 4096
 
 /* The reader of multigpu.json, both the apportion and the ThreadX shape. */

@@ -40,10 +40,11 @@ static apo_status check_update(const apo__stored_workload *w, char *err, size_t 
         const apo__stored_device *dev = &w->devices[d];
         if (!apo__fits(dev->id, sizeof dev->id) || dev->id[0] == '\0' ||
             !apo__utf8_valid(dev->id) || !apo__fits(dev->label, sizeof dev->label) ||
-            !apo__utf8_valid(dev->label)) {
+            !apo__utf8_valid(dev->label) || !apo__fits(dev->config, sizeof dev->config) ||
+            !apo__utf8_valid(dev->config)) {
             apo__errf(err, err_size,
-                      "update of \"%s\": device %zu: the id must be 1 to %d bytes and the label "
-                      "at most %d bytes, both UTF-8",
+                      "update of \"%s\": device %zu: the id must be 1 to %d bytes, the label "
+                      "and the config at most %d bytes, all UTF-8",
                       w->tag, d, APO_ID_MAX - 1, APO_LABEL_MAX - 1);
             return APO_ERR_INVALID_ARGUMENT;
         }

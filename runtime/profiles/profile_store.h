@@ -63,9 +63,10 @@ typedef enum apo__entry_origin {
 typedef struct apo__stored_device {
     char id[APO_ID_MAX];
     char label[APO_LABEL_MAX];
-    double ratio;        /* NaN when absent */
-    double latency_ms;   /* NaN when absent */
-    double ms_per_melem; /* NaN when absent */
+    char config[APO_LABEL_MAX]; /* apo_device_info.config when stored, "" when absent */
+    double ratio;               /* NaN when absent */
+    double latency_ms;          /* NaN when absent */
+    double ms_per_melem;        /* NaN when absent */
     uint64_t samples;
 } apo__stored_device;
 

@@ -60,8 +60,11 @@ static void check_workload(const apo__multigpu *p, size_t index) {
         const apo__stored_device *d = &w->devices[i];
         FUZZ_CHECK(fuzz_terminated(d->id, sizeof d->id), "%s: device %zu id", w->tag, i);
         FUZZ_CHECK(fuzz_terminated(d->label, sizeof d->label), "%s: device %zu label", w->tag, i);
-        FUZZ_CHECK(d->id[0] != '\0' && fuzz_utf8(d->id) && fuzz_utf8(d->label),
-                   "%s: device %zu id empty, or id or label not UTF-8", w->tag, i);
+        FUZZ_CHECK(fuzz_terminated(d->config, sizeof d->config), "%s: device %zu config", w->tag,
+                   i);
+        FUZZ_CHECK(d->id[0] != '\0' && fuzz_utf8(d->id) && fuzz_utf8(d->label) &&
+                       fuzz_utf8(d->config),
+                   "%s: device %zu id empty, or id, label or config not UTF-8", w->tag, i);
         if (i > 0)
             FUZZ_CHECK(strcmp(w->devices[i - 1].id, d->id) < 0,
                        "%s: device ids not sorted and distinct at %zu", w->tag, i);

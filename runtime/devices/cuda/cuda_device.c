@@ -20,6 +20,7 @@
 #include "devices/cuda/cuda_discovery.h"
 #include "devices/cuda/cuda_state.h"
 #include "devices/device.h"
+#include "kernels_cuda.h"
 
 /* ---- errors ----------------------------------------------------------------------------- */
 
@@ -321,11 +322,32 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
     info->copy_engines = g->prop.asyncEngineCount;
     snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.0", g->prop.pciDomainID,
              g->prop.pciBusID, g->prop.pciDeviceID);
+    /* The UUID names the GPU; the staging budget sets the chunks its copies move, and the
+     * compute capability and multiprocessors come with the properties already read. */
+    snprintf(info->config, sizeof info->config, "budget_mb=%zu,cc=%d.%d,sms=%d", budget_mb,
+             g->prop.major, g->prop.minor, g->prop.multiProcessorCount);
     return 1;
+}
+
+/* The kernel variant of the process (kernels_cuda.h; docs/cuda.md, "Staged kernels"): staged
+ * unless APPORTION_CUDA_KERNELS says simple. Both give the same bits; the switch is there to
+ * compare them on a GPU. */
+static void choose_kernels(const char *wanted, apo__warnings *w) {
+    int variant = APO_CUDA_KERNELS_STAGED;
+    if (wanted != NULL && strcmp(wanted, "simple") == 0) {
+        variant = APO_CUDA_KERNELS_SIMPLE;
+    } else if (wanted != NULL && strcmp(wanted, "staged") != 0) {
+        apo__warn(w,
+                  "APPORTION_CUDA_KERNELS=%s ignored: the CUDA kernels are staged or simple; "
+                  "using staged",
+                  wanted);
+    }
+    apo__cuda_kernels_set(variant);
 }
 
 size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options *opts,
                           apo__warnings *w, char *reason, size_t reason_size) {
+    choose_kernels(opts->kernels, w);
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {

@@ -9,8 +9,9 @@
 #include "devices/device.h"
 
 typedef struct apo__cuda_options {
-    size_t memory_mb; /* staging budget per GPU in MiB (0: the default, docs/cuda.md) */
-    int pci_order;    /* number GPUs by PCI bus id (CUDA_DEVICE_ORDER unset) */
+    size_t memory_mb;    /* staging budget per GPU in MiB (0: the default, docs/cuda.md) */
+    int pci_order;       /* number GPUs by PCI bus id (CUDA_DEVICE_ORDER unset) */
+    const char *kernels; /* APPORTION_CUDA_KERNELS: "staged" (NULL too) or "simple" */
 } apo__cuda_options;
 
 /* Writes up to `max` opened GPU devices and returns how many; when there are none, writes

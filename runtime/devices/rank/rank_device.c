@@ -280,6 +280,10 @@ apo_status apo__rank_device_open(apo__device *dev, int rank, const apo__hello *h
     snprintf(dev->info.id, sizeof dev->info.id, "rank:%d@%.48s", rank, dev->info.host);
     snprintf(dev->info.label, sizeof dev->info.label, "rank:%d %.40s (%.70s)", rank, dev->info.host,
              hello->devices);
+    /* What the rank computes with: its devices as it summarised them (the cpu's label
+     * carries its threads and vector path). */
+    snprintf(dev->info.config, sizeof dev->info.config, "devices=%.*s",
+             (int)sizeof dev->info.config - 9, hello->devices);
     dev->info.memory_total_bytes = hello->memory_total_bytes;
     dev->info.memory_free_bytes = hello->memory_free_bytes;
     return APO_OK;
