@@ -25,6 +25,8 @@
  *   from-profile   apo_profile_auto_balance() first, then RC_CALLS calls.
  * The sim scenarios open a fresh runtime per phase; the ranks one keeps one joined runtime
  * (an MPI job serves one), which the tags keep apart.
+ * After each call of a series one call at the best static split follows, and the makespans
+ * of the two are compared over the same moments (vs_best).
  * After each series one more call is made, and each device's time in it is compared with
  * the time its stored model predicted for the elements it got (pred_err), and the model's
  * rate with the device's warm rate (drift; below 1 where the calls are colder than warm).
@@ -91,6 +93,7 @@ static const char *const rc_strategy_names[RC_N_STRATEGIES] = {"from-equal", "fr
 
 typedef struct rc_call {
     double makespan_ms, efficiency;
+    double static_ms, static_eff; /* the best static split's call right after this one */
     double share[RC_MAX_DEV], wall_ms[RC_MAX_DEV];
     uint64_t elements[RC_MAX_DEV];
 } rc_call;
@@ -98,11 +101,12 @@ typedef struct rc_call {
 typedef struct rc_series {
     rc_call calls[RC_CALLS];
     int n_calls;
-    int slow_call;               /* 1-based call from which the sim ran slow; 0: none */
-    double median_eff;           /* calls 3..20 (after the slowdown: slow_call + 2 .. 20) */
-    double median_ms;            /* same calls */
-    double pred_err[RC_MAX_DEV]; /* next call: device time / model's prediction - 1 */
-    double drift[RC_MAX_DEV];    /* the model's rate over the warm rate */
+    int slow_call;                /* 1-based call from which the sim ran slow; 0: none */
+    double median_eff;            /* calls 3..20 (after the slowdown: slow_call + 2 .. 20) */
+    double median_ms;             /* same calls */
+    double static_eff, static_ms; /* the interleaved best static split's, same calls */
+    double pred_err[RC_MAX_DEV];  /* next call: device time / model's prediction - 1 */
+    double drift[RC_MAX_DEV];     /* the model's rate over the warm rate */
 } rc_series;
 
 typedef struct rc_io {
@@ -376,12 +380,17 @@ static void next_call(rc_context *c, apo_runtime *rt, const char *tag, const dou
     }
 }
 
+/* One series of calls balanced by the runtime. After each, one call at the best static
+ * split on `static_devices` (the regime the series ends in), so that both see the machine
+ * in the same moments: on a shared virtual machine a device's speed moves by tens of
+ * percent from one second to the next. */
 static void run_series(rc_context *c, const rc_scenario *sc, double rate, rc_strategy strat,
-                       const double *warm_rate, rc_series *s) {
+                       const double *warm_rate, const char *static_devices,
+                       const double *best_share, rc_series *s) {
     memset(s, 0, sizeof *s);
     for (size_t d = 0; d < RC_MAX_DEV; d++)
         s->pred_err[d] = s->drift[d] = NAN;
-    s->median_eff = s->median_ms = NAN;
+    s->median_eff = s->median_ms = s->static_eff = s->static_ms = NAN;
     char devices[256] = "";
     /* Profiling makes calls of the sim too: the slowdown is moved on past them, so that it
      * comes at the same call of the series as without profiling. */
@@ -392,6 +401,11 @@ static void run_series(rc_context *c, const rc_scenario *sc, double rate, rc_str
     apo_runtime *rt = phase_runtime(c, devices);
     if (rt == NULL)
         return;
+    apo_runtime *static_rt = phase_runtime(c, static_devices);
+    if (static_rt == NULL) {
+        phase_done(c, rt);
+        return;
+    }
     const char *tag = strat == RC_FROM_PROFILE ? "rc-from-profile" : "rc-from-equal";
     if (strat == RC_FROM_PROFILE) {
         apo_profile_options po = APO_PROFILE_OPTIONS_INIT;
@@ -417,21 +431,29 @@ static void run_series(rc_context *c, const rc_scenario *sc, double rate, rc_str
         }
         if (sc->slowdown && s->slow_call == 0 && ran_slow(rate / sc->sim_divisor, cr))
             s->slow_call = k + 1;
+        c->failed |= one_call(c, static_rt, "rc-static", best_share, &rep);
+        cr->static_ms = rep.makespan_ms;
+        cr->static_eff = rep.balance_efficiency;
     }
     if (!c->failed)
         next_call(c, rt, tag, warm_rate, s);
+    phase_done(c, static_rt);
     phase_done(c, rt);
 
     /* Calls 3..20, or from two calls after the slowdown. */
     int from = sc->slowdown && s->slow_call > 0 ? s->slow_call + 1 : 2;
-    double eff[RC_CALLS], ms[RC_CALLS];
+    double eff[RC_CALLS], ms[RC_CALLS], st_eff[RC_CALLS], st_ms[RC_CALLS];
     size_t m = 0;
     for (int k = from; k < s->n_calls; k++, m++) {
         eff[m] = s->calls[k].efficiency;
         ms[m] = s->calls[k].makespan_ms;
+        st_eff[m] = s->calls[k].static_eff;
+        st_ms[m] = s->calls[k].static_ms;
     }
     s->median_eff = bench_median(eff, m);
     s->median_ms = bench_median(ms, m);
+    s->static_eff = bench_median(st_eff, m);
+    s->static_ms = bench_median(st_ms, m);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -493,17 +515,18 @@ static void run_scenario(rc_context *c, const rc_scenario *sc, double rate, FILE
            per_device(c, warm_cost, "%.3g", b + 80, sizeof b - 80));
     for (int st = 0; st < RC_N_STRATEGIES && !c->failed; st++) {
         rc_series s;
-        run_series(c, sc, rate, (rc_strategy)st, warm, &s);
-        double vs_best = s.median_ms / best.best_ms;
-        printf("%-13s %-12s %6.3f %9.2f %9.2f %7.3f  %-20s %-16s\n", sc->name,
-               rc_strategy_names[st], s.median_eff, s.median_ms, best.best_ms, vs_best,
+        run_series(c, sc, rate, (rc_strategy)st, warm, devices, best.best_share, &s);
+        double vs_best = s.median_ms / s.static_ms;
+        printf("%-13s %-12s %6.3f %6.3f %9.2f %9.2f %7.3f  %-20s %-16s\n", sc->name,
+               rc_strategy_names[st], s.median_eff, s.static_eff, s.median_ms, s.static_ms, vs_best,
                per_device(c, s.pred_err, "%+.3f", a, sizeof a),
                per_device(c, s.drift, "%.3f", b, sizeof b));
         for (int k = 0; csv != NULL && k < s.n_calls; k++) {
             const rc_call *cr = &s.calls[k];
-            fprintf(csv, "%s,%s,%d,%.4f,%.5f,%s,%s\n", sc->name, rc_strategy_names[st], k + 1,
-                    cr->makespan_ms, cr->efficiency, per_device(c, cr->share, "%.5f", a, sizeof a),
-                    per_device(c, cr->wall_ms, "%.4f", b, sizeof b));
+            fprintf(csv, "%s,%s,%d,%.4f,%.5f,%s,%s,%.4f,%.5f\n", sc->name, rc_strategy_names[st],
+                    k + 1, cr->makespan_ms, cr->efficiency,
+                    per_device(c, cr->share, "%.5f", a, sizeof a),
+                    per_device(c, cr->wall_ms, "%.4f", b, sizeof b), cr->static_ms, cr->static_eff);
         }
         print_target(missed, s.median_eff >= TARGET_EFF, "%s %s: efficiency %.3f >= %.2f", sc->name,
                      rc_strategy_names[st], s.median_eff, TARGET_EFF);
@@ -633,14 +656,17 @@ int bench_real_clock(const char *kernel, double size, const char *only, const ch
                c.cpu, rate, (double)c.size / rate * 1e3);
     }
     printf("# eff = median balance efficiency of calls 3-%d (slowdown: from 2 calls after it); "
-           "vs_best = median makespan / best static split's;\n"
+           "st_eff, static_ms = the same of\n"
+           "#   the best static split (found by the sweep), called right after each call; "
+           "vs_best = median_ms / static_ms;\n"
            "# pred_err = next call's device time / its model's prediction - 1; drift = the "
            "model's rate / the warm rate alone (per device, in device order)\n",
            RC_CALLS);
-    printf("%-13s %-12s %6s %9s %9s %7s  %-20s %-16s\n", "# scenario", "strategy", "eff",
-           "median_ms", "best_ms", "vs_best", "pred_err", "drift");
+    printf("%-13s %-12s %6s %6s %9s %9s %7s  %-20s %-16s\n", "# scenario", "strategy", "eff",
+           "st_eff", "median_ms", "static_ms", "vs_best", "pred_err", "drift");
     if (csv != NULL)
-        fprintf(csv, "scenario,strategy,call,makespan_ms,efficiency,shares,device_ms\n");
+        fprintf(csv, "scenario,strategy,call,makespan_ms,efficiency,shares,device_ms,static_ms,"
+                     "static_efficiency\n");
 
     int missed = 0;
     for (size_t i = 0; i < RC_N_SCENARIOS && !c.failed; i++) {
