@@ -331,22 +331,18 @@ static void static_sweep(rc_context *c, const char *devices, sweep_best *best, d
     phase_done(c, best->rt);
 }
 
-/* The stored model of device d for `tag`: predicted ms for n elements and its cost in ms per
- * million elements; NaN when none. */
-static void stored_model(apo_runtime *rt, const char *tag, size_t d, double n, double *pred_ms,
-                         double *ms_per_melem) {
-    *pred_ms = *ms_per_melem = NAN;
+/* The stored model of device d for `tag`: its predicted ms for n elements; NaN when none. */
+static double stored_prediction(apo_runtime *rt, const char *tag, size_t d, double n) {
     size_t count = 0;
     if (apo_profile_entry_count(rt, &count) != APO_OK)
-        return;
+        return NAN;
     for (size_t i = 0; i < count; i++) {
         apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
-        if (apo_profile_entry_get(rt, i, &e) != APO_OK || strcmp(e.tag, tag) != 0 ||
-            d >= e.n_devices || !e.devices[d].valid)
-            continue;
-        *ms_per_melem = e.devices[d].ms_per_melem;
-        *pred_ms = e.devices[d].latency_ms + n * 1e-6 * e.devices[d].ms_per_melem;
+        if (apo_profile_entry_get(rt, i, &e) == APO_OK && strcmp(e.tag, tag) == 0 &&
+            d < e.n_devices && e.devices[d].valid)
+            return e.devices[d].latency_ms + n * 1e-6 * e.devices[d].ms_per_melem;
     }
+    return NAN;
 }
 
 /* Whether the slowing sim (device 1) ran slow in a call: its time is nearer to its share at
@@ -368,15 +364,18 @@ static void next_call(rc_context *c, apo_runtime *rt, const char *tag, const dou
     apo_plan_info plan = APO_PLAN_INFO_INIT;
     if (apo_plan_workload(rt, &w, &plan) != APO_OK)
         return;
-    double pred[RC_MAX_DEV], cost[RC_MAX_DEV];
-    for (size_t d = 0; d < c->n_dev; d++)
-        stored_model(rt, tag, d, (double)plan.device_elements[d], &pred[d], &cost[d]);
+    double pred[RC_MAX_DEV], whole[RC_MAX_DEV];
+    for (size_t d = 0; d < c->n_dev; d++) {
+        pred[d] = stored_prediction(rt, tag, d, (double)plan.device_elements[d]);
+        whole[d] = stored_prediction(rt, tag, d, (double)c->size);
+    }
     apo_report rep;
     c->failed |= one_call(c, rt, tag, NULL, &rep);
     for (size_t d = 0; d < c->n_dev && !c->failed; d++) {
         if (rep.devices[d].elements > 0 && rep.devices[d].elements == plan.device_elements[d])
             s->pred_err[d] = rep.devices[d].wall_ms / pred[d] - 1.0;
-        s->drift[d] = (1e9 / cost[d]) / warm_rate[d];
+        /* Rates at the whole series' size: the model's against the warm one measured. */
+        s->drift[d] = ((double)c->size / (whole[d] * 1e-3)) / warm_rate[d];
     }
 }
 
@@ -660,7 +659,7 @@ int bench_real_clock(const char *kernel, double size, const char *only, const ch
            "#   the best static split (found by the sweep), called right after each call; "
            "vs_best = median_ms / static_ms;\n"
            "# pred_err = next call's device time / its model's prediction - 1; drift = the "
-           "model's rate / the warm rate alone (per device, in device order)\n",
+           "model's rate at the whole size / the warm rate alone (per device, in device order)\n",
            RC_CALLS);
     printf("%-13s %-12s %6s %6s %9s %9s %7s  %-20s %-16s\n", "# scenario", "strategy", "eff",
            "st_eff", "median_ms", "static_ms", "vs_best", "pred_err", "drift");
