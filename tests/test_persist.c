@@ -419,3 +419,54 @@ Test(persist, an_explicit_write_waiting_for_the_lock_does_not_hold_up_calls, .ti
     apo_runtime_destroy(rt);
     cr_assert(fabs(stored("forced", "sim:b").ratio - 3.0) < 1e-12, "forced ratios written");
 }
+
+/* ---- evidence across runtimes ------------------------------------------------------------ */
+
+/* A program that makes one call per process (the command line) adds one observation per
+ * runtime. The observations are stored beside the model, so that they add up: a stored
+ * model three times too slow for sim:b is not moved by a single run, and is replaced once
+ * three runs in a row disagree with it in the same direction (docs/scheduling.md). Without
+ * the stored observations every run would start again from the model alone, and it would
+ * never move. */
+Test(persist, the_evidence_of_separate_runtimes_adds_up, .timeout = 120, .init = make_tmpdir,
+     .fini = remove_tmpdir) {
+    const char *devices = "sim:a:rate=1e8,sim:b:rate=1e8";
+    apo_runtime *rt = runtime(devices, APO_SWITCH_OFF, 86400);
+    char key_a[APO_LABEL_MAX], key_b[APO_LABEL_MAX], text[2048];
+    snprintf(key_a, sizeof key_a, "%s", config_of(rt, 0));
+    snprintf(key_b, sizeof key_b, "%s", config_of(rt, 1));
+    apo_runtime_destroy(rt);
+    snprintf(text, sizeof text,
+             "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"t\": {\"devices\": {"
+             "\"sim:a\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 10}, "
+             "\"sim:b\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 30}}, "
+             "\"ratios\": {\"sim:a\": 0.75, \"sim:b\": 0.25}}}}",
+             key_a, key_b);
+    write_text(multigpu_path, text);
+
+    for (unsigned run = 1; run <= 4; run++) {
+        rt = runtime(devices, APO_SWITCH_ON, 86400);
+        run_calls(rt, "t", 1);
+        apo_runtime_destroy(rt); /* stores the model and its observations */
+        apo__stored_device b = stored("t", "sim:b");
+        if (run < 3) {
+            /* The stored model is the prior and votes twice in the cost median: one run does
+             * not move it (30, 30, 10), two make it the mean of the middle two (30, 30, 10, 10:
+             * 20). Both runs' observations are kept. */
+            double want = run == 1 ? 30.0 : 20.0;
+            cr_assert(fabs(b.ms_per_melem - want) < 0.3, "run %u: %g ms/Melem, want %g", run,
+                      b.ms_per_melem, want);
+            cr_assert_eq(b.online.n_recent, run, "run %u: %u observations stored", run,
+                         b.online.n_recent);
+            cr_assert_eq(b.online.off_run, -(int)run, "run %u: off_run %d", run, b.online.off_run);
+            cr_assert(fabs(b.online.prior_ms_per_melem - 30.0) < 1e-9, "run %u: prior %g", run,
+                      b.online.prior_ms_per_melem);
+        } else {
+            /* The third run in a row that is faster than the model restarts it: sim:b's own
+             * 10 ms per million elements, without the prior. */
+            cr_assert(fabs(b.ms_per_melem - 10.0) < 0.2, "run %u: %g ms/Melem, want 10", run,
+                      b.ms_per_melem);
+            cr_assert(isnan(b.online.prior_ms_per_melem), "run %u: the prior no longer votes", run);
+        }
+    }
+}

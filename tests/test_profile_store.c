@@ -116,6 +116,17 @@ static void assert_same_workload(const apo__stored_workload *a, const apo__store
         assert_device(&a->devices[i], d->id, d->label, d->ratio, d->latency_ms, d->ms_per_melem,
                       d->samples);
         cr_assert_str_eq(a->devices[i].config, d->config, "%s config", d->id);
+        const apo__stored_online *x = &a->devices[i].online, *y = &d->online;
+        cr_assert_eq(x->n_recent, y->n_recent, "%s online observations", d->id);
+        for (unsigned k = 0; k < y->n_recent; k++)
+            cr_assert(same_double(x->recent_elements[k], y->recent_elements[k]) &&
+                          same_double(x->recent_ms[k], y->recent_ms[k]),
+                      "%s observation %u", d->id, k);
+        cr_assert(same_double(x->prior_latency_ms, y->prior_latency_ms) &&
+                      same_double(x->prior_ms_per_melem, y->prior_ms_per_melem),
+                  "%s prior", d->id);
+        cr_assert(same_double(x->known_latency_ms, y->known_latency_ms), "%s known latency", d->id);
+        cr_assert_eq(x->off_run, y->off_run, "%s off_run", d->id);
     }
 }
 
@@ -143,6 +154,7 @@ static apo__stored_device device(const char *id, const char *label, double ratio
     d.latency_ms = latency;
     d.ms_per_melem = cost;
     d.samples = samples;
+    d.online.prior_latency_ms = d.online.prior_ms_per_melem = d.online.known_latency_ms = NAN;
     return d;
 }
 
@@ -437,6 +449,17 @@ static const bad_case bad_multigpu[] = {
      "workloads.bollinger.devices.cpu.label: expected a string, got an object"},
     {"multigpu_bad_threadx_ratio.json", APO_ERR_INVALID_ARGUMENT,
      "ratios.cpu: expected a finite number >= 0, got true"},
+    {"multigpu_bad_online_recent_pair.json", APO_ERR_INVALID_ARGUMENT,
+     "workloads.bollinger.devices.cpu.online.recent: item 1: expected [elements > 0, ms >= 0], "
+     "finite, got an array"},
+    {"multigpu_bad_online_too_many.json", APO_ERR_INVALID_ARGUMENT,
+     "workloads.bollinger.devices.cpu.online.recent: expected an array of at most 8 [elements, "
+     "ms] pairs, got an array"},
+    {"multigpu_bad_online_off_run.json", APO_ERR_INVALID_ARGUMENT,
+     "workloads.bollinger.devices.cpu.online.off_run: expected an integer from -8 to 8, got 99"},
+    {"multigpu_bad_online_prior.json", APO_ERR_INVALID_ARGUMENT,
+     "workloads.bollinger.devices.cpu.online.prior: expected an object (latency_ms, "
+     "ms_per_melem), got an array"},
 };
 
 static const bad_case bad_thresholds[] = {
@@ -691,6 +714,17 @@ static void sample_workloads(apo__stored_workload w[2]) {
     w[0].devices[0] = device("cpu", "cpu (16 threads)", 1.0 / 3.0, 0.1, 3.9, 5);
     snprintf(w[0].devices[0].config, sizeof w[0].devices[0].config,
              "threads=16,isa=avx2,model=\"quoted\" \xc3\xbc");
+    /* Online refinement's state beside the model: three observations, oldest first, the
+     * prior that still votes, the latency kept and a run of two faster calls. */
+    apo__stored_online *o = &w[0].devices[0].online;
+    o->n_recent = 3;
+    const double elements[3] = {1e6, 250000, 1e6}, ms[3] = {3.5, 1.0000000000000002, 0.0};
+    memcpy(o->recent_elements, elements, sizeof elements);
+    memcpy(o->recent_ms, ms, sizeof ms);
+    o->prior_latency_ms = 0.1;
+    o->prior_ms_per_melem = 3.9;
+    o->known_latency_ms = 0.1;
+    o->off_run = -2;
     w[0].devices[1] =
         device(H100, "cuda:0 NVIDIA H100 80GB HBM3 \"quoted\" \xc3\xbc", 2.0 / 3.0, 0.08, 0.35, 5);
     w[0].devices[2] = device("sim:z", "", 5e-324, NAN, 1e300, 0);

@@ -76,6 +76,34 @@ static void refusal_reason(const apo__balance *b, size_t d, model_use use, char 
         snprintf(reason, reason_size, "the stored model of %s is implausible", id);
 }
 
+/* A device's stored model with the online state stored beside it: the evidence of earlier
+ * runtimes (processes) goes on adding up in this one. */
+static void model_from_stored_device(apo__model *m, const apo__stored_device *s) {
+    apo__model_from_stored(m, s->latency_ms, s->ms_per_melem, s->samples);
+    const apo__stored_online *o = &s->online;
+    double t[APO_STORED_RECENT_MAX];
+    for (unsigned i = 0; i < o->n_recent; i++)
+        t[i] = o->recent_ms[i] / 1e3;
+    apo__model_restore(m, o->recent_elements, t, o->n_recent, o->prior_latency_ms / 1e3,
+                       o->prior_ms_per_melem / 1e9, o->known_latency_ms / 1e3, o->off_run);
+}
+
+/* The online state of a model, to store beside it. */
+static void stored_online_of(const apo__model *m, apo__stored_online *o) {
+    _Static_assert(APO_MODEL_WINDOW <= APO_STORED_RECENT_MAX,
+                   "a stored device keeps the whole window");
+    double n[APO_MODEL_WINDOW], t[APO_MODEL_WINDOW];
+    o->n_recent = apo__model_window(m, n, t);
+    for (unsigned i = 0; i < o->n_recent; i++) {
+        o->recent_elements[i] = n[i];
+        o->recent_ms[i] = t[i] * 1e3;
+    }
+    o->prior_latency_ms = m->has_prior ? m->prior_latency_s * 1e3 : NAN;
+    o->prior_ms_per_melem = m->has_prior ? m->prior_cost_s * 1e9 : NAN;
+    o->known_latency_ms = o->n_recent > 0 ? m->known_latency_s * 1e3 : NAN;
+    o->off_run = m->off_run;
+}
+
 static model_use stored_model_use(const apo__balance *b, size_t d, const apo__stored_device *s) {
     if (s == NULL || !isfinite(s->latency_ms) || !isfinite(s->ms_per_melem))
         return MODEL_NONE;
@@ -128,7 +156,7 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
             }
             model_use use = uses[d] = stored_model_use(b, d, s);
             if (use == MODEL_USED)
-                apo__model_from_stored(&ts->models[d], s->latency_ms, s->ms_per_melem, s->samples);
+                model_from_stored_device(&ts->models[d], s);
             else if (use != MODEL_NONE && refused == SIZE_MAX)
                 refused = d;
             with_model += ts->models[d].valid;
@@ -498,6 +526,11 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
         s->latency_ms = keep ? m->latency_s * 1e3 : NAN;
         s->ms_per_melem = keep ? m->cost_s * 1e9 : NAN;
         s->samples = m->samples;
+        if (keep)
+            stored_online_of(m, &s->online);
+        else
+            s->online = (apo__stored_online){
+                .prior_latency_ms = NAN, .prior_ms_per_melem = NAN, .known_latency_ms = NAN};
         s->ratio = ts->forced ? ts->ratios[d] : NAN;
     }
     if (ts->forced) {

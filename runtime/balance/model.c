@@ -294,3 +294,37 @@ static void observe(apo__model *m, double n, double t, int after_gap) {
 void apo__model_observe(apo__model *m, double n, double t) { observe(m, n, t, 0); }
 
 void apo__model_observe_after_gap(apo__model *m, double n, double t) { observe(m, n, t, 1); }
+
+unsigned apo__model_window(const apo__model *m, double *n, double *t) {
+    for (unsigned i = 0; i < m->win_count; i++) {
+        size_t s = window_slot(m, i);
+        n[i] = m->win_n[s];
+        t[i] = m->win_t[s];
+    }
+    return m->win_count;
+}
+
+void apo__model_restore(apo__model *m, const double *n, const double *t, unsigned count,
+                        double prior_latency_s, double prior_cost_s, double known_latency_s,
+                        int off_run) {
+    if (!m->valid)
+        return;
+    m->win_count = m->win_next = 0;
+    unsigned first = count > APO_MODEL_WINDOW ? count - APO_MODEL_WINDOW : 0;
+    for (unsigned i = first; i < count; i++)
+        if (n[i] > 0 && t[i] >= 0 && isfinite(n[i]) && isfinite(t[i]))
+            window_push(m, n[i], t[i]);
+    m->has_prior = prior_cost_s > 0 && prior_latency_s >= 0 && isfinite(prior_cost_s) &&
+                   isfinite(prior_latency_s);
+    m->prior_latency_s = m->has_prior ? prior_latency_s : 0;
+    m->prior_cost_s = m->has_prior ? prior_cost_s : 0;
+    m->known_latency_s =
+        known_latency_s >= 0 && isfinite(known_latency_s) ? known_latency_s : m->latency_s;
+    int limit = APO_MODEL_CHANGE_RUN - 1;
+    m->off_run = off_run > limit ? limit : off_run < -limit ? -limit : off_run;
+    if (m->win_count == 0) {
+        /* Nothing to go on: the model alone, as apo__model_from_stored() leaves it. */
+        m->has_prior = 0;
+        m->off_run = 0;
+    }
+}

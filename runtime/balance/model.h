@@ -88,6 +88,20 @@ double apo__median(double *v, size_t n);
 /* Predicted seconds for n elements (n > 0). */
 double apo__model_predict(const apo__model *m, double n);
 
+/* The window, oldest first, into n[] and t[] (seconds; room for APO_MODEL_WINDOW each);
+ * returns how many observations it holds. */
+unsigned apo__model_window(const apo__model *m, double *n, double *t);
+
+/* Puts back the online state stored with a model (after apo__model_from_stored(), which
+ * set latency and cost): the window oldest first (the newest APO_MODEL_WINDOW of `count`),
+ * the prior when prior_cost_s > 0 (else none votes), the latency kept while sizes do not
+ * spread (NaN: the model's) and the run of disagreeing observations, cut to less than
+ * APO_MODEL_CHANGE_RUN. Observations that are not valid ones are left out. The model itself
+ * is not refitted: it is what the window gave when it was stored. */
+void apo__model_restore(apo__model *m, const double *n, const double *t, unsigned count,
+                        double prior_latency_s, double prior_cost_s, double known_latency_s,
+                        int off_run);
+
 /* The model from stored figures (milliseconds, milliseconds per million elements). */
 void apo__model_from_stored(apo__model *m, double latency_ms, double ms_per_melem,
                             uint64_t samples);

@@ -30,6 +30,8 @@ static void device_init(apo__stored_device *d, const char *id) {
     d->ratio = NAN;
     d->latency_ms = NAN;
     d->ms_per_melem = NAN;
+    d->online.prior_latency_ms = d->online.prior_ms_per_melem = NAN;
+    d->online.known_latency_ms = NAN;
 }
 
 /* The names of apo__entry_origin in the files, in its order. */
@@ -83,16 +85,100 @@ static apo_status check_ratio_sum(const apo__field_ctx *v, const char *wp,
     return APO_OK;
 }
 
+/* A device's "online" object: {"recent": [[elements, ms], ...] (oldest first, at most
+ * APO_STORED_RECENT_MAX), "prior": {"latency_ms", "ms_per_melem"} (optional),
+ * "known_latency_ms" (optional), "off_run" (optional integer)}. */
+static apo_status online_from_json(const apo__field_ctx *v, const char *dp, const json_t *j,
+                                   apo__stored_online *o) {
+    char jp[APO_JPATH_MAX], ip[APO_JPATH_MAX], got[80];
+    apo__jpath_join(jp, sizeof jp, dp, "online");
+    if (!json_is_object(j))
+        return apo__field_invalid(
+            v, jp, "expected an object (recent, prior, known_latency_ms, off_run), got %s",
+            apo__json_describe(j, got, sizeof got));
+    const json_t *recent = json_object_get(j, "recent");
+    apo__jpath_join(ip, sizeof ip, jp, "recent");
+    if (!json_is_array(recent) || json_array_size(recent) > APO_STORED_RECENT_MAX)
+        return apo__field_invalid(
+            v, ip, "expected an array of at most %d [elements, ms] pairs, got %s",
+            APO_STORED_RECENT_MAX, apo__json_describe(recent, got, sizeof got));
+    for (size_t i = 0; i < json_array_size(recent); i++) {
+        const json_t *pair = json_array_get(recent, i);
+        double n = json_is_array(pair) && json_array_size(pair) == 2
+                       ? json_number_value(json_array_get(pair, 0))
+                       : NAN;
+        double ms = json_is_array(pair) && json_array_size(pair) == 2
+                        ? json_number_value(json_array_get(pair, 1))
+                        : NAN;
+        if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+            !json_is_number(json_array_get(pair, 0)) || !json_is_number(json_array_get(pair, 1)) ||
+            !(n > 0) || !isfinite(n) || !(ms >= 0) || !isfinite(ms))
+            return apo__field_invalid(v, ip,
+                                      "item %zu: expected [elements > 0, ms >= 0], finite, got %s",
+                                      i, apo__json_describe(pair, got, sizeof got));
+        o->recent_elements[i] = n;
+        o->recent_ms[i] = ms;
+    }
+    o->n_recent = (unsigned)json_array_size(recent);
+    const json_t *prior = json_object_get(j, "prior");
+    if (prior != NULL) {
+        apo__jpath_join(ip, sizeof ip, jp, "prior");
+        if (!json_is_object(prior))
+            return apo__field_invalid(v, ip,
+                                      "expected an object (latency_ms, ms_per_melem), got %s",
+                                      apo__json_describe(prior, got, sizeof got));
+        APO_CHECK(apo__get_nonneg(v, prior, ip, "latency_ms", &o->prior_latency_ms));
+        APO_CHECK(apo__get_nonneg(v, prior, ip, "ms_per_melem", &o->prior_ms_per_melem));
+    }
+    APO_CHECK(apo__get_nonneg(v, j, jp, "known_latency_ms", &o->known_latency_ms));
+    const json_t *run = json_object_get(j, "off_run");
+    if (run != NULL) {
+        apo__jpath_join(ip, sizeof ip, jp, "off_run");
+        if (!json_is_integer(run) || json_integer_value(run) < -APO_STORED_OFF_RUN_MAX ||
+            json_integer_value(run) > APO_STORED_OFF_RUN_MAX)
+            return apo__field_invalid(v, ip, "expected an integer from %d to %d, got %s",
+                                      -APO_STORED_OFF_RUN_MAX, APO_STORED_OFF_RUN_MAX,
+                                      apo__json_describe(run, got, sizeof got));
+        o->off_run = (int)json_integer_value(run);
+    }
+    return APO_OK;
+}
+
+/* The "online" object of a device, when it has observations to keep. */
+static void online_to_json(json_t *dj, const apo__stored_online *o, int *failed) {
+    if (o->n_recent == 0)
+        return;
+    json_t *oj = json_object(), *recent = json_array();
+    for (unsigned i = 0; i < o->n_recent && i < APO_STORED_RECENT_MAX; i++) {
+        json_t *pair = json_array();
+        if (pair == NULL || json_array_append_new(pair, json_real(o->recent_elements[i])) != 0 ||
+            json_array_append_new(pair, json_real(o->recent_ms[i])) != 0 ||
+            json_array_append_new(recent, pair) != 0)
+            *failed = 1;
+    }
+    apo__put(oj, "recent", recent, failed);
+    if (isfinite(o->prior_latency_ms) && isfinite(o->prior_ms_per_melem)) {
+        json_t *prior = json_object();
+        apo__put_real(prior, "latency_ms", o->prior_latency_ms, failed);
+        apo__put_real(prior, "ms_per_melem", o->prior_ms_per_melem, failed);
+        apo__put(oj, "prior", prior, failed);
+    }
+    apo__put_real(oj, "known_latency_ms", o->known_latency_ms, failed);
+    apo__put(oj, "off_run", json_integer(o->off_run), failed);
+    apo__put(dj, "online", oj, failed);
+}
+
 static apo_status device_from_json(const apo__field_ctx *v, const char *dp, const char *id,
                                    const json_t *j, apo__stored_device *d) {
     char jp[APO_JPATH_MAX], got[80];
     apo__jpath_join(jp, sizeof jp, dp, id);
     APO_CHECK(apo__check_key(v, jp, id, APO_ID_MAX, "a device id"));
     if (!json_is_object(j))
-        return apo__field_invalid(
-            v, jp,
-            "expected an object (label, config, ratio, latency_ms, ms_per_melem, samples), got %s",
-            apo__json_describe(j, got, sizeof got));
+        return apo__field_invalid(v, jp,
+                                  "expected an object (label, config, ratio, latency_ms, "
+                                  "ms_per_melem, samples, online), got "
+                                  "%s",
+                                  apo__json_describe(j, got, sizeof got));
     device_init(d, id);
     APO_CHECK(apo__get_string(v, j, jp, "label", d->label, sizeof d->label));
     APO_CHECK(apo__get_string(v, j, jp, "config", d->config, sizeof d->config));
@@ -100,6 +186,9 @@ static apo_status device_from_json(const apo__field_ctx *v, const char *dp, cons
     APO_CHECK(apo__get_nonneg(v, j, jp, "latency_ms", &d->latency_ms));
     APO_CHECK(apo__get_nonneg(v, j, jp, "ms_per_melem", &d->ms_per_melem));
     APO_CHECK(apo__get_count(v, j, jp, "samples", 0, APO_PROFILE_COUNT_MAX, &d->samples));
+    const json_t *online = json_object_get(j, "online");
+    if (online != NULL)
+        APO_CHECK(online_from_json(v, jp, online, &d->online));
     return APO_OK;
 }
 
@@ -306,6 +395,7 @@ json_t *apo__multigpu_to_json(const apo__multigpu *p) {
             apo__put_real(dj, "latency_ms", dev->latency_ms, &failed);
             apo__put_real(dj, "ms_per_melem", dev->ms_per_melem, &failed);
             apo__put_count(dj, "samples", dev->samples, &failed);
+            online_to_json(dj, &dev->online, &failed);
             apo__put(devices, dev->id, dj, &failed);
             apo__put_real(ratios, dev->id, dev->ratio, &failed);
         }

@@ -60,6 +60,24 @@ typedef enum apo__entry_origin {
     APO_ORIGIN_THREADX = 3  /* read from the older ThreadX shape: ratios only */
 } apo__entry_origin;
 
+/* Observations of online refinement a stored device keeps (balance/model.h's window). */
+#define APO_STORED_RECENT_MAX 8
+/* Bound on a stored run of disagreeing calls (a run that long has restarted the window). */
+#define APO_STORED_OFF_RUN_MAX 8
+
+/* Online refinement's state beside a stored model, so that the evidence of separate
+ * processes adds up (docs/profiles.md, "online"): the last observations, oldest first, the
+ * prior while it still votes, the latency kept while sizes do not spread, and the signed
+ * run of consecutive observations off the prediction. */
+typedef struct apo__stored_online {
+    unsigned n_recent; /* 0: none stored; the model alone is the next runtime's prior */
+    double recent_elements[APO_STORED_RECENT_MAX];
+    double recent_ms[APO_STORED_RECENT_MAX];
+    double prior_latency_ms, prior_ms_per_melem; /* NaN: no prior votes any more */
+    double known_latency_ms;                     /* NaN when absent */
+    int off_run;
+} apo__stored_online;
+
 typedef struct apo__stored_device {
     char id[APO_ID_MAX];
     char label[APO_LABEL_MAX];
@@ -68,6 +86,7 @@ typedef struct apo__stored_device {
     double latency_ms;          /* NaN when absent */
     double ms_per_melem;        /* NaN when absent */
     uint64_t samples;
+    apo__stored_online online;
 } apo__stored_device;
 
 typedef struct apo__stored_workload {

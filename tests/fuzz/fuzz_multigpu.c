@@ -72,6 +72,19 @@ static void check_workload(const apo__multigpu *p, size_t index) {
         check_number(d->latency_ms, "latency_ms", d->id);
         check_number(d->ms_per_melem, "ms_per_melem", d->id);
         FUZZ_CHECK(d->samples <= COUNT_LIMIT, "%s: samples of %s", w->tag, d->id);
+        /* Online refinement's state: a bounded window of valid observations. */
+        const apo__stored_online *o = &d->online;
+        FUZZ_CHECK(o->n_recent <= APO_STORED_RECENT_MAX, "%s: %u observations of %s", w->tag,
+                   o->n_recent, d->id);
+        for (unsigned k = 0; k < o->n_recent; k++)
+            FUZZ_CHECK(o->recent_elements[k] > 0 && isfinite(o->recent_elements[k]) &&
+                           o->recent_ms[k] >= 0 && isfinite(o->recent_ms[k]),
+                       "%s: observation %u of %s", w->tag, k, d->id);
+        check_number(o->prior_latency_ms, "prior latency_ms", d->id);
+        check_number(o->prior_ms_per_melem, "prior ms_per_melem", d->id);
+        check_number(o->known_latency_ms, "known_latency_ms", d->id);
+        FUZZ_CHECK(o->off_run >= -APO_STORED_OFF_RUN_MAX && o->off_run <= APO_STORED_OFF_RUN_MAX,
+                   "%s: off_run %d of %s", w->tag, o->off_run, d->id);
         if (!isnan(d->ratio))
             sum += d->ratio;
     }
