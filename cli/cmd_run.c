@@ -409,6 +409,8 @@ static int run(const cli_run_options *o, run_state *s) {
 
     apo_kernel_info info = {.size = sizeof(apo_kernel_info)};
     apo_status st = apo_kernel_get(s->rt, o->kernel, &info);
+    if (st == APO_ERR_UNKNOWN_KERNEL)
+        return cli_unknown_kernel_error(s->rt, o->kernel, st, "--kernel");
     if (st != APO_OK)
         return cli_status_error(st, "--kernel");
     if (info.n_inputs != 1)
