@@ -19,6 +19,7 @@ int cli_cmd_profile(int argc, char **argv);
 int cli_cmd_show(int argc, char **argv);
 int cli_cmd_set_ratios(int argc, char **argv);
 int cli_cmd_selftest(int argc, char **argv);
+int cli_cmd_kernels(int argc, char **argv);
 
 #if defined(__GNUC__)
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -91,5 +92,16 @@ int cli_parse_duration(const char *text, double *seconds);
 /* Formats an age in seconds for people: "45s", "3m", "2.1h", "5d" (one decimal below 10 of
  * the unit, none above; "unknown" for NaN, "0s" for a small negative clock difference). */
 void cli_format_age(double seconds, char *out, size_t size);
+
+/* The kernel of rt whose name is nearest to `name` by edit distance (insertions, deletions,
+ * substitutions and swaps of neighbours, case ignored), when it is near enough to be a typo
+ * (at most a third of the longer name's length, and at least 1 edit allowed); NULL
+ * otherwise. */
+const char *cli_nearest_kernel(const apo_runtime *rt, const char *name);
+
+/* Reports an unknown kernel as cli_status_error() does, adding "did you mean "NAME"?" when a
+ * kernel of rt has a near name. Returns CLI_EXIT_USAGE. */
+int cli_unknown_kernel_error(const apo_runtime *rt, const char *name, apo_status status,
+                             const char *what);
 
 #endif /* APO_CLI_CLI_H */

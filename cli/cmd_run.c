@@ -23,8 +23,9 @@
 #define DEFAULT_COLS 100000
 
 static const char run_help[] =
-    "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME]\n"
-    "                     [--missing-as-nan] [--rows R]] [--param k=v ...] [--output DIR]\n"
+    "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME,...]\n"
+    "                     [--group-by COL] [--index-column COL] [--missing-as-nan]\n"
+    "                     [--rows R]] [--param k=v ...] [--output DIR]\n"
     "                     [--format f64|csv]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--no-learn] [--json]\n"
@@ -45,6 +46,11 @@ static const char run_help[] =
     "  --input-format F     f64 or csv, overriding the file name\n"
     "  --column NAME        CSV column to read (default: the only column, else 'close')\n"
     "  --missing-as-nan     CSV: read empty fields and NA, N/A, #N/A, null, None as NaN\n"
+    "  --column A,B,...     CSV: several columns, one series each\n"
+    "  --group-by COL       CSV: one series per distinct value of COL (long format), in\n"
+    "                       order of first appearance; series of one length run together\n"
+    "  --index-column COL   CSV: copied into CSV outputs as their first column (default:\n"
+    "                       the first non-numeric column)\n"
     "\n"
     "Distribution:\n"
     "  --devices LIST       device list as in APPORTION_DEVICES (overrides it), e.g.\n"
@@ -139,6 +145,12 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         } else if (VALUE("--column")) {
             if (r > 0)
                 o->column = v;
+        } else if (VALUE("--index-column")) {
+            if (r > 0)
+                o->index_column = v;
+        } else if (VALUE("--group-by")) {
+            if (r > 0)
+                o->group_by = v;
         } else if (VALUE("--input-format")) {
             if (r > 0 && cli_format_parse(v, &o->input_format) != 0)
                 return cli_usage_error("run", "--input-format '%s': expected f64 or csv", v);
@@ -196,6 +208,15 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                       "the length (use --rows to cut it into series)");
     if (o->input == NULL && o->column != NULL)
         return cli_usage_error("run", "--column needs --input");
+    if (o->input == NULL && o->index_column != NULL)
+        return cli_usage_error("run", "--index-column needs --input");
+    if (o->input == NULL && o->group_by != NULL)
+        return cli_usage_error("run", "--group-by needs --input");
+    if (o->group_by != NULL && o->column != NULL && strchr(o->column, ',') != NULL)
+        return cli_usage_error("run", "--group-by reads one value column: give --column one name");
+    if (o->rows_set && (o->group_by != NULL || (o->column != NULL && strchr(o->column, ','))))
+        return cli_usage_error("run", "--rows cannot be combined with --group-by or a --column "
+                                      "list: each series is one row");
     if (o->input == NULL && o->input_format_set)
         return cli_usage_error("run", "--input-format needs --input");
     if (o->input == NULL && o->missing_as_nan)
@@ -334,41 +355,34 @@ static int safe_file_name(const char *name) {
     return 1;
 }
 
-static int load_input(const cli_run_options *o, double **data, size_t *rows, size_t *cols) {
-    char err[1024];
-    if (o->input == NULL) {
-        *rows = o->rows_set ? o->rows : DEFAULT_ROWS;
-        *cols = o->cols_set ? o->cols : DEFAULT_COLS;
-        if (*cols > SIZE_MAX / sizeof(double) / *rows)
-            return cli_usage_error("run", "--rows %zu x --cols %zu is too large", *rows, *cols);
-        *data = malloc(*rows * *cols * sizeof **data);
-        if (*data == NULL) {
-            cli_error("out of memory for %zu x %zu values", *rows, *cols);
-            return CLI_EXIT_FAILURE;
-        }
-        apo__random_walk(*data, *rows, *cols, o->seed);
-        return CLI_EXIT_OK;
-    }
-    size_t count = 0;
-    const size_t want_rows = o->rows_set ? o->rows : 0;
-    if (cli_read_input(o->input, o->input_format, o->column, want_rows,
-                       o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0, data, &count, err,
-                       sizeof err) != 0) {
-        cli_error("%s", err);
-        return CLI_EXIT_USAGE;
-    }
-    *rows = o->rows_set ? o->rows : 1;
-    *cols = count / *rows;
-    return CLI_EXIT_OK;
-}
+/* One series of a CSV input: a column of a --column list, one group of --group-by, or the
+ * one column read; its values and, with an index column, its own index texts (borrowed from
+ * the table). */
+typedef struct series {
+    const char *name;
+    size_t length;
+    double *values;
+    const char **index; /* length entries, or NULL */
+} series;
 
-_Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can be written");
+/* One apo_distribute_workload() call: the series of one length, as the rows of its input. */
+typedef struct call {
+    size_t rows, cols;
+    size_t *members; /* rows series indices; NULL for an input without series */
+    double *input;   /* rows x cols, row-major */
+    cli_host_array outputs[APO_MAX_IO];
+    double *output_data[APO_MAX_IO];
+    size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
+    apo_report report;
+} call;
 
 typedef struct run_state {
     apo_runtime *rt;
-    double *input;
-    cli_host_array outputs[APO_MAX_IO];
-    double *output_data[APO_MAX_IO];
+    apo_csv_table table;
+    series *series; /* named series of a CSV input (n_series > 0: the named CSV layout) */
+    size_t n_series;
+    call *calls;
+    size_t n_calls;
     cli_output_desc descs[APO_MAX_IO];
     size_t n_outputs;
     cli_run_times times;
@@ -377,25 +391,487 @@ typedef struct run_state {
 static void free_state(run_state *s) {
     /* Whatever failed after the output files were opened: no temporary file is left. */
     cli_output_files_abort();
-    for (size_t i = 0; i < APO_MAX_IO; i++)
-        cli_host_array_free(&s->outputs[i]);
-    free(s->input);
+    for (size_t c = 0; c < s->n_calls; c++) {
+        for (size_t i = 0; i < APO_MAX_IO; i++)
+            cli_host_array_free(&s->calls[c].outputs[i]);
+        free(s->calls[c].input);
+        free(s->calls[c].members);
+    }
+    free(s->calls);
+    for (size_t j = 0; j < s->n_series; j++) {
+        free(s->series[j].values);
+        free(s->series[j].index);
+    }
+    free(s->series);
+    apo__csv_table_free(&s->table);
     apo_runtime_destroy(s->rt);
 }
 
-/* Faults the outputs in before the timed call, so that the devices' times are their
+static int out_of_memory(void) {
+    cli_error("out of memory");
+    return CLI_EXIT_FAILURE;
+}
+
+/* The input as one call of rows x cols, without named series (generated, raw, or one CSV
+ * column cut into --rows series). */
+static int single_call(run_state *s, double *data, size_t rows, size_t cols) {
+    s->calls = calloc(1, sizeof *s->calls);
+    if (s->calls == NULL) {
+        free(data);
+        return out_of_memory();
+    }
+    s->n_calls = 1;
+    s->calls[0].input = data;
+    s->calls[0].rows = rows;
+    s->calls[0].cols = cols;
+    return CLI_EXIT_OK;
+}
+
+/* Splits a --column list at its commas into names (pointers into a copy kept in *storage). */
+static int split_columns(const char *text, char **storage, const char ***names, size_t *n) {
+    *storage = strdup(text);
+    size_t count = 1;
+    for (const char *c = text; *c != '\0'; c++)
+        count += *c == ',';
+    *names = calloc(count, sizeof **names);
+    if (*storage == NULL || *names == NULL)
+        return out_of_memory();
+    size_t k = 0;
+    for (char *p = *storage;;) {
+        char *comma = strchr(p, ',');
+        if (comma != NULL)
+            *comma = '\0';
+        if (*p == '\0')
+            return cli_usage_error("run", "--column '%s': empty name in the list", text);
+        (*names)[k++] = p;
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    *n = k;
+    return CLI_EXIT_OK;
+}
+
+/* The series of the table: one per value column, or one per group in order of first
+ * appearance. */
+static int make_series(const cli_run_options *o, run_state *s) {
+    const apo_csv_table *t = &s->table;
+    if (t->group == NULL) {
+        s->series = calloc(t->n_columns, sizeof *s->series);
+        if (s->series == NULL)
+            return out_of_memory();
+        for (size_t j = 0; j < t->n_columns; j++) {
+            series *x = &s->series[s->n_series++];
+            x->name = t->column_names[j];
+            x->length = t->n_records;
+            x->values = malloc(t->n_records * sizeof *x->values);
+            if (x->values == NULL)
+                return out_of_memory();
+            memcpy(x->values, t->values[j], t->n_records * sizeof *x->values);
+            if (t->index != NULL) {
+                x->index = malloc(t->n_records * sizeof *x->index);
+                if (x->index == NULL)
+                    return out_of_memory();
+                for (size_t r = 0; r < t->n_records; r++)
+                    x->index[r] = t->index[r];
+            }
+        }
+        return CLI_EXIT_OK;
+    }
+    /* Group of each record; groups are few against records, and the last one found is
+     * tried first, since a long-format file keeps a ticker's records together. */
+    size_t *group_of = malloc(t->n_records * sizeof *group_of);
+    size_t *count = calloc(t->n_records, sizeof *count);
+    const char **keys = malloc(t->n_records * sizeof *keys);
+    if (group_of == NULL || count == NULL || keys == NULL) {
+        free(group_of), free(count), free(keys);
+        return out_of_memory();
+    }
+    size_t n_groups = 0, last = 0;
+    for (size_t r = 0; r < t->n_records; r++) {
+        size_t g = n_groups;
+        if (n_groups > 0 && strcmp(keys[last], t->group[r]) == 0)
+            g = last;
+        for (size_t k = 0; g == n_groups && k < n_groups; k++)
+            if (strcmp(keys[k], t->group[r]) == 0)
+                g = k;
+        if (g == n_groups)
+            keys[n_groups++] = t->group[r];
+        group_of[r] = g;
+        count[g]++;
+        last = g;
+    }
+    int rc = CLI_EXIT_OK;
+    s->series = calloc(n_groups, sizeof *s->series);
+    if (s->series == NULL)
+        rc = out_of_memory();
+    for (size_t g = 0; rc == CLI_EXIT_OK && g < n_groups; g++) {
+        series *x = &s->series[s->n_series++];
+        x->name = keys[g];
+        x->values = malloc(count[g] * sizeof *x->values);
+        if (t->index != NULL)
+            x->index = malloc(count[g] * sizeof *x->index);
+        if (x->values == NULL || (t->index != NULL && x->index == NULL))
+            rc = out_of_memory();
+    }
+    for (size_t r = 0; rc == CLI_EXIT_OK && r < t->n_records; r++) {
+        series *x = &s->series[group_of[r]];
+        if (x->index != NULL)
+            x->index[x->length] = t->index[r];
+        x->values[x->length++] = t->values[0][r];
+    }
+    (void)o;
+    free(group_of), free(count), free(keys);
+    return rc;
+}
+
+/* One call per distinct series length, in order of first appearance, so that every series
+ * runs in a call of its own length (the library takes rows of one length). */
+static int make_calls(run_state *s) {
+    s->calls = calloc(s->n_series, sizeof *s->calls);
+    if (s->calls == NULL)
+        return out_of_memory();
+    for (size_t j = 0; j < s->n_series; j++) {
+        size_t c = 0;
+        while (c < s->n_calls && s->calls[c].cols != s->series[j].length)
+            c++;
+        if (c == s->n_calls) {
+            s->n_calls++;
+            s->calls[c].cols = s->series[j].length;
+            s->calls[c].members = malloc(s->n_series * sizeof *s->calls[c].members);
+            if (s->calls[c].members == NULL)
+                return out_of_memory();
+        }
+        s->calls[c].members[s->calls[c].rows++] = j;
+    }
+    for (size_t c = 0; c < s->n_calls; c++) {
+        call *k = &s->calls[c];
+        if (k->cols > SIZE_MAX / sizeof(double) / k->rows)
+            return out_of_memory();
+        k->input = malloc(k->rows * k->cols * sizeof *k->input);
+        if (k->input == NULL)
+            return out_of_memory();
+        for (size_t r = 0; r < k->rows; r++)
+            memcpy(k->input + r * k->cols, s->series[k->members[r]].values,
+                   k->cols * sizeof *k->input);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int load_input(const cli_run_options *o, run_state *s) {
+    char err[1024];
+    if (o->input == NULL) {
+        const size_t rows = o->rows_set ? o->rows : DEFAULT_ROWS;
+        const size_t cols = o->cols_set ? o->cols : DEFAULT_COLS;
+        if (cols > SIZE_MAX / sizeof(double) / rows)
+            return cli_usage_error("run", "--rows %zu x --cols %zu is too large", rows, cols);
+        double *data = malloc(rows * cols * sizeof *data);
+        if (data == NULL) {
+            cli_error("out of memory for %zu x %zu values", rows, cols);
+            return CLI_EXIT_FAILURE;
+        }
+        apo__random_walk(data, rows, cols, o->seed);
+        return single_call(s, data, rows, cols);
+    }
+    const int csv = cli_input_format(o->input, o->input_format) == CLI_FORMAT_CSV;
+    const char *csv_only = o->group_by != NULL                           ? "--group-by"
+                           : o->index_column != NULL                     ? "--index-column"
+                           : o->column != NULL && strchr(o->column, ',') ? "a --column list"
+                                                                         : NULL;
+    if (!csv && csv_only != NULL) {
+        cli_error("%s: %s applies to CSV input only", o->input, csv_only);
+        return CLI_EXIT_USAGE;
+    }
+    /* Raw input, and one CSV column cut into --rows series: the values alone, as before. */
+    if (!csv || o->rows_set) {
+        if (o->rows_set && o->index_column != NULL)
+            return cli_usage_error("run", "--index-column cannot be combined with --rows");
+        size_t count = 0;
+        double *data = NULL;
+        const size_t want_rows = o->rows_set ? o->rows : 0;
+        if (cli_read_input(o->input, o->input_format, o->column, want_rows,
+                           o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0, &data, &count, err,
+                           sizeof err) != 0) {
+            cli_error("%s", err);
+            return CLI_EXIT_USAGE;
+        }
+        const size_t rows = o->rows_set ? o->rows : 1;
+        return single_call(s, data, rows, count / rows);
+    }
+    char *storage = NULL;
+    const char **names = NULL;
+    size_t n_names = 0;
+    int rc = CLI_EXIT_OK;
+    if (o->column != NULL)
+        rc = split_columns(o->column, &storage, &names, &n_names);
+    if (rc == CLI_EXIT_OK) {
+        apo_csv_request req = {.columns = names,
+                               .n_columns = n_names,
+                               .index_column = o->index_column,
+                               .index_auto = 1,
+                               .group_column = o->group_by,
+                               .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0};
+        if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0) {
+            cli_error("%s", err);
+            rc = CLI_EXIT_USAGE;
+        }
+    }
+    free(storage);
+    free(names);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = make_series(o, s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    /* One column without a group and without an index: the plain layout, as before. */
+    if (s->n_series == 1 && s->table.group == NULL && s->table.index == NULL) {
+        double *data = s->series[0].values;
+        const size_t n = s->series[0].length;
+        s->series[0].values = NULL;
+        free(s->series);
+        s->series = NULL;
+        s->n_series = 0;
+        return single_call(s, data, 1, n);
+    }
+    return make_calls(s);
+}
+
+_Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can be written");
+
+/* Faults the outputs in before the timed calls, so that the devices' times are their
  * computing, not the tool's allocation (host_arrays.h). */
 static void prepare_outputs(run_state *s) {
-    cli_host_array *arrays[APO_MAX_IO];
+    for (size_t c = 0; c < s->n_calls; c++) {
+        cli_host_array *arrays[APO_MAX_IO];
+        for (size_t i = 0; i < s->n_outputs; i++)
+            arrays[i] = &s->calls[c].outputs[i];
+        cli_host_arrays_fault_in(arrays, s->n_outputs);
+    }
+}
+
+/* The workload of call k (inputs points at storage for its one input pointer). */
+static apo_workload call_workload(const cli_run_options *o, const apo_kernel_info *info, call *k,
+                                  const double **inputs) {
+    inputs[0] = k->input;
+    apo_workload w = {.size = sizeof(apo_workload)};
+    w.kernel = o->kernel;
+    w.rows = k->rows;
+    w.cols = k->cols;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.outputs = k->output_data;
+    w.n_outputs = info->n_outputs;
+    w.params = o->params;
+    w.n_params = o->n_params;
+    w.seed = o->seed;
+    w.split = o->split;
+    w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
+    return w;
+}
+
+/* Shapes and allocates the outputs of every call. */
+static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
+    s->n_outputs = info->n_outputs;
+    for (size_t c = 0; c < s->n_calls; c++) {
+        call *k = &s->calls[c];
+        const double *inputs[1];
+        apo_workload w = call_workload(o, info, k, inputs);
+        for (size_t i = 0; i < info->n_outputs; i++) {
+            size_t orows = 0, ocols = 0;
+            apo_status st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
+            if (st != APO_OK)
+                return cli_status_error(st, "invalid workload");
+            if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows ||
+                (s->n_series > 0 && orows != k->rows)) {
+                cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i],
+                          orows, ocols);
+                return CLI_EXIT_FAILURE;
+            }
+            if (o->output != NULL && !safe_file_name(info->output_names[i])) {
+                cli_error("output name '%s' cannot be used as a file name", info->output_names[i]);
+                return CLI_EXIT_FAILURE;
+            }
+            if (cli_host_array_alloc(&k->outputs[i], orows * ocols) != 0) {
+                cli_error("out of memory for output %s (%zu x %zu)", info->output_names[i], orows,
+                          ocols);
+                return CLI_EXIT_FAILURE;
+            }
+            k->output_data[i] = k->outputs[i].data;
+            k->out_rows[i] = orows;
+            k->out_cols[i] = ocols;
+            /* The report's shape: the call's, or with several calls every series by the
+             * longest. */
+            cli_output_desc *d = &s->descs[i];
+            d->name = info->output_names[i];
+            d->rows = c == 0 ? orows : d->rows + orows;
+            d->cols = c == 0 || ocols > d->cols ? ocols : d->cols;
+            d->file = NULL;
+        }
+        /* After apo_output_shape(): the library has checked the parameters by now. */
+        int rc = check_macd_warmup(o, info, k->cols);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Whether every series has the same index texts, so that one index column serves them all. */
+static int index_shared(const run_state *s) {
+    for (size_t j = 1; j < s->n_series; j++) {
+        if (s->series[j].length != s->series[0].length)
+            return 0;
+        for (size_t r = 0; r < s->series[0].length; r++)
+            if (strcmp(s->series[j].index[r], s->series[0].index[r]) != 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* Writes output i of the named series: one column per series, named for it (one column
+ * read alone keeps the output's name), with the index when the output runs along the
+ * series. */
+static int write_named_output(run_state *s, size_t i, char *err, size_t err_size) {
+    cli_output_column *cols = calloc(s->n_series, sizeof *cols);
+    if (cols == NULL) {
+        snprintf(err, err_size, "out of memory");
+        return -1;
+    }
+    int aligned = s->table.index != NULL;
+    for (size_t c = 0; c < s->n_calls; c++) {
+        const call *k = &s->calls[c];
+        for (size_t r = 0; r < k->rows; r++) {
+            const series *x = &s->series[k->members[r]];
+            cli_output_column *col = &cols[k->members[r]];
+            col->name = s->n_series == 1 && s->table.group == NULL ? s->descs[i].name : x->name;
+            col->values = k->output_data[i] + r * k->out_cols[i];
+            col->length = k->out_cols[i];
+            col->index = x->index;
+            if (k->out_cols[i] != x->length)
+                aligned = 0; /* a statistic per series, not one value per bar */
+        }
+    }
+    const int rc =
+        cli_output_files_write_columns(i, cols, s->n_series, aligned ? s->table.index_name : NULL,
+                                       aligned && index_shared(s), err, err_size);
+    free(cols);
+    return rc;
+}
+
+static int open_outputs(const cli_run_options *o, run_state *s) {
+    if (o->output == NULL)
+        return CLI_EXIT_OK;
+    if (o->format != CLI_FORMAT_CSV && s->n_calls > 1) {
+        char lengths[512];
+        size_t w = 0;
+        lengths[0] = '\0';
+        for (size_t c = 0; c < s->n_calls && w < sizeof lengths; c++) {
+            const int m = snprintf(lengths + w, sizeof lengths - w, "%s%zu (%s%s)", c ? ", " : "",
+                                   s->calls[c].cols, s->series[s->calls[c].members[0]].name,
+                                   s->calls[c].rows > 1 ? ", ..." : "");
+            if (m < 0)
+                break;
+            w += (size_t)m;
+        }
+        cli_error("--format f64 writes rows x cols of one length, but the series have %zu "
+                  "lengths: %s; use --format csv (one column per series)",
+                  s->n_calls, lengths);
+        return CLI_EXIT_USAGE;
+    }
+    const char *names[APO_MAX_IO];
+    size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        names[i] = s->descs[i].name;
+        out_rows[i] = s->descs[i].rows;
+        out_cols[i] = s->descs[i].cols;
+    }
+    char err[1024];
+    if (cli_output_files_open(o->output, o->format, names, out_rows, out_cols, s->n_outputs, err,
+                              sizeof err) != 0) {
+        cli_error("--output: %s", err);
+        return CLI_EXIT_FAILURE;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int write_outputs(const cli_run_options *o, run_state *s) {
+    char err[1024];
+    const double t0 = cli_now_s();
+    /* Every file complete before any old one gives way. */
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        const int rc = s->n_series > 0 && o->format == CLI_FORMAT_CSV
+                           ? write_named_output(s, i, err, sizeof err)
+                           : cli_output_files_write(i, s->calls[0].output_data[i], err, sizeof err);
+        if (rc != 0) {
+            cli_error("%s (no output file was changed)", err);
+            return CLI_EXIT_FAILURE;
+        }
+    }
+    if (cli_output_files_commit(err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return CLI_EXIT_FAILURE;
+    }
     for (size_t i = 0; i < s->n_outputs; i++)
-        arrays[i] = &s->outputs[i];
-    cli_host_arrays_fault_in(arrays, s->n_outputs);
+        s->descs[i].file = cli_output_files_path(i);
+    s->times.write_output_ms = (cli_now_s() - t0) * 1e3;
+    return CLI_EXIT_OK;
+}
+
+/* The series of call k, for the report of a run of several calls. */
+static json_t *call_series_json(const run_state *s, const call *k) {
+    json_t *a = json_array();
+    for (size_t r = 0; r < k->rows; r++)
+        json_array_append_new(a, cli_json_string(s->series[k->members[r]].name));
+    return a;
+}
+
+static int print_reports(const cli_run_options *o, run_state *s) {
+    if (s->n_calls == 1) {
+        if (o->json) {
+            json_t *j =
+                cli_report_json(&s->calls[0].report, &s->times, s->rt, s->descs, s->n_outputs);
+            const int rc = cli_json_print(j);
+            json_decref(j);
+            return rc;
+        }
+        cli_report_print(stdout, &s->calls[0].report, &s->times);
+    } else if (o->json) {
+        /* Several calls: one report each, with the series it ran; the outputs and the
+         * tool's times are the run's. */
+        json_t *j = json_object();
+        json_object_set_new(j, "kernel", cli_json_string(o->kernel));
+        json_t *calls = json_array();
+        for (size_t c = 0; c < s->n_calls; c++) {
+            json_t *r =
+                cli_report_json(&s->calls[c].report, &s->times, s->rt, s->descs, s->n_outputs);
+            json_object_set_new(r, "series", call_series_json(s, &s->calls[c]));
+            json_array_append_new(calls, r);
+        }
+        json_object_set_new(j, "calls", calls);
+        const int rc = cli_json_print(j);
+        json_decref(j);
+        return rc;
+    } else {
+        for (size_t c = 0; c < s->n_calls; c++) {
+            const call *k = &s->calls[c];
+            char q[CLI_ESCAPED_MAX];
+            printf("%scall        %zu of %zu: %zu series of %zu samples:", c ? "\n" : "", c + 1,
+                   s->n_calls, k->rows, k->cols);
+            for (size_t r = 0; r < k->rows && r < 20; r++)
+                printf(" %s", cli_escape(s->series[k->members[r]].name, q, sizeof q));
+            printf("%s\n", k->rows > 20 ? " ..." : "");
+            cli_report_print(stdout, &k->report, &s->times);
+        }
+    }
+    if (fflush(stdout) != 0) {
+        cli_error("cannot write to standard output");
+        return CLI_EXIT_FAILURE;
+    }
+    return CLI_EXIT_OK;
 }
 
 static int run(const cli_run_options *o, run_state *s) {
-    size_t rows = 0, cols = 0;
     double t0 = cli_now_s();
-    int rc = load_input(o, &s->input, &rows, &cols);
+    int rc = load_input(o, s);
     if (rc != CLI_EXIT_OK)
         return rc;
     s->times.read_input_ms = (cli_now_s() - t0) * 1e3;
@@ -409,6 +885,8 @@ static int run(const cli_run_options *o, run_state *s) {
 
     apo_kernel_info info = {.size = sizeof(apo_kernel_info)};
     apo_status st = apo_kernel_get(s->rt, o->kernel, &info);
+    if (st == APO_ERR_UNKNOWN_KERNEL)
+        return cli_unknown_kernel_error(s->rt, o->kernel, st, "--kernel");
     if (st != APO_OK)
         return cli_status_error(st, "--kernel");
     if (info.n_inputs != 1)
@@ -418,135 +896,63 @@ static int run(const cli_run_options *o, run_state *s) {
         cli_error("kernel %s has %zu outputs (at most %d)", info.name, info.n_outputs, APO_MAX_IO);
         return CLI_EXIT_FAILURE;
     }
-
-    const double *inputs[1] = {s->input};
-    apo_workload w = {.size = sizeof(apo_workload)};
-    w.kernel = o->kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.n_outputs = info.n_outputs;
-    w.params = o->params;
-    w.n_params = o->n_params;
-    w.seed = o->seed;
-    w.split = o->split;
-    w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
-
-    s->n_outputs = info.n_outputs;
-    for (size_t i = 0; i < info.n_outputs; i++) {
-        size_t orows = 0, ocols = 0;
-        st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
-        if (st != APO_OK)
-            return cli_status_error(st, "invalid workload");
-        if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows) {
-            cli_error("output %s has an impossible shape %zu x %zu", info.output_names[i], orows,
-                      ocols);
-            return CLI_EXIT_FAILURE;
-        }
-        if (o->output != NULL && !safe_file_name(info.output_names[i])) {
-            cli_error("output name '%s' cannot be used as a file name", info.output_names[i]);
-            return CLI_EXIT_FAILURE;
-        }
-        if (cli_host_array_alloc(&s->outputs[i], orows * ocols) != 0) {
-            cli_error("out of memory for output %s (%zu x %zu)", info.output_names[i], orows,
-                      ocols);
-            return CLI_EXIT_FAILURE;
-        }
-        s->descs[i].name = info.output_names[i];
-        s->descs[i].rows = orows;
-        s->descs[i].cols = ocols;
-        s->descs[i].file = NULL;
-        s->output_data[i] = s->outputs[i].data;
-    }
-    w.outputs = s->output_data;
-    /* After apo_output_shape(): the library has checked the parameters by now. */
-    rc = check_macd_warmup(o, &info, cols);
+    rc = shape_outputs(o, &info, s);
     if (rc != CLI_EXIT_OK)
         return rc;
 
     double ratios[APO_MAX_DEVICES];
+    size_t n_ratios = 0;
     if (o->ratios != NULL) {
-        size_t n_ratios = 0;
         rc = parse_ratios(s->rt, o->ratios, ratios, &n_ratios);
         if (rc != CLI_EXIT_OK)
             return rc;
-        w.ratios = ratios;
-        w.n_ratios = n_ratios;
     }
 
     /* The output files are opened before the work (docs/cli.md, "Output files"): a folder
      * that cannot be written, or a disk without room for raw outputs, costs no computing. */
-    char err[1024];
-    if (o->output != NULL) {
-        const char *names[APO_MAX_IO];
-        size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
-        for (size_t i = 0; i < s->n_outputs; i++) {
-            names[i] = s->descs[i].name;
-            out_rows[i] = s->descs[i].rows;
-            out_cols[i] = s->descs[i].cols;
-        }
-        if (cli_output_files_open(o->output, o->format, names, out_rows, out_cols, s->n_outputs,
-                                  err, sizeof err) != 0) {
-            cli_error("--output: %s", err);
-            return CLI_EXIT_FAILURE;
-        }
-    }
+    rc = open_outputs(o, s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
 
     const int progress = cli_stderr_is_tty();
-    if (progress) {
-        fprintf(stderr, "running %s on %zu x %zu...", o->kernel, rows, cols);
-        fflush(stderr);
-    }
     t0 = cli_now_s();
     prepare_outputs(s);
     s->times.prepare_ms = (cli_now_s() - t0) * 1e3;
-    apo_report report = {.size = sizeof(apo_report)};
-    t0 = cli_now_s();
-    st = apo_distribute_workload(s->rt, &w, &report);
-    s->times.compute_ms = (cli_now_s() - t0) * 1e3;
-    if (progress) {
-        fprintf(stderr, "\r%*s\r", 60, "");
-        fflush(stderr);
+    for (size_t c = 0; c < s->n_calls; c++) {
+        call *k = &s->calls[c];
+        const double *inputs[1];
+        apo_workload w = call_workload(o, &info, k, inputs);
+        if (n_ratios > 0) {
+            w.ratios = ratios;
+            w.n_ratios = n_ratios;
+        }
+        if (progress) {
+            fprintf(stderr, "running %s on %zu x %zu...", o->kernel, k->rows, k->cols);
+            fflush(stderr);
+        }
+        k->report.size = sizeof(apo_report);
+        t0 = cli_now_s();
+        st = apo_distribute_workload(s->rt, &w, &k->report);
+        s->times.compute_ms += (cli_now_s() - t0) * 1e3;
+        if (progress) {
+            fprintf(stderr, "\r%*s\r", 60, "");
+            fflush(stderr);
+        }
+        if (st != APO_OK)
+            return cli_status_error(st, "run failed");
+        /* On stderr whatever the format, so that a script reading --json on stdout still
+         * shows it to a person; --json carries it too. */
+        char note[512];
+        if (cli_nonfinite_warning(&k->report, note, sizeof note))
+            fprintf(stderr, "apportion: warning: %s\n", note);
     }
-    if (st != APO_OK)
-        return cli_status_error(st, "run failed");
-    /* On stderr whatever the format, so that a script reading --json on stdout still
-     * shows it to a person; --json carries it too. */
-    char note[512];
-    if (cli_nonfinite_warning(&report, note, sizeof note))
-        fprintf(stderr, "apportion: warning: %s\n", note);
 
     if (o->output != NULL) {
-        t0 = cli_now_s();
-        /* Every file complete before any old one gives way. */
-        for (size_t i = 0; i < s->n_outputs; i++) {
-            if (cli_output_files_write(i, s->output_data[i], err, sizeof err) != 0) {
-                cli_error("%s (no output file was changed)", err);
-                return CLI_EXIT_FAILURE;
-            }
-        }
-        if (cli_output_files_commit(err, sizeof err) != 0) {
-            cli_error("%s", err);
-            return CLI_EXIT_FAILURE;
-        }
-        for (size_t i = 0; i < s->n_outputs; i++)
-            s->descs[i].file = cli_output_files_path(i);
-        s->times.write_output_ms = (cli_now_s() - t0) * 1e3;
+        rc = write_outputs(o, s);
+        if (rc != CLI_EXIT_OK)
+            return rc;
     }
-
-    if (o->json) {
-        json_t *j = cli_report_json(&report, &s->times, s->rt, s->descs, s->n_outputs);
-        rc = cli_json_print(j);
-        json_decref(j);
-        return rc;
-    }
-    cli_report_print(stdout, &report, &s->times);
-    if (fflush(stdout) != 0) {
-        cli_error("cannot write to standard output");
-        return CLI_EXIT_FAILURE;
-    }
-    return CLI_EXIT_OK;
+    return print_reports(o, s);
 }
 
 int cli_cmd_run(int argc, char **argv) {

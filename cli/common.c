@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -264,4 +265,64 @@ void cli_format_age(double seconds, char *out, size_t size) {
         format_figure(seconds / 3600.0, "h", out, size);
     else
         format_figure(seconds / 86400.0, "d", out, size);
+}
+
+/* Optimal string alignment distance (Damerau-Levenshtein without repeated edits of one
+ * substring), case ignored: a swapped pair of letters is one typo, not two. */
+static size_t edit_distance(const char *a, const char *b) {
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64)
+        return SIZE_MAX; /* no kernel name is that long: not a typo of one */
+    size_t d[65][65];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        for (size_t j = 1; j <= m; j++) {
+            const int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+            size_t best = d[i - 1][j - 1] + (ca != cb);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[n][m];
+}
+
+const char *cli_nearest_kernel(const apo_runtime *rt, const char *name) {
+    size_t count = 0;
+    if (rt == NULL || name == NULL || apo_kernel_count(rt, &count) != APO_OK)
+        return NULL;
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < count; i++) {
+        const char *k = NULL;
+        if (apo_kernel_name(rt, i, &k) != APO_OK || k == NULL)
+            continue;
+        const size_t dist = edit_distance(name, k);
+        const size_t longer = strlen(k) > strlen(name) ? strlen(k) : strlen(name);
+        const size_t allowed = longer / 3 > 1 ? longer / 3 : 1;
+        if (dist <= allowed && dist < best_d) {
+            best = k;
+            best_d = dist;
+        }
+    }
+    return best;
+}
+
+int cli_unknown_kernel_error(const apo_runtime *rt, const char *name, apo_status status,
+                             const char *what) {
+    const int rc = cli_status_error(status, what);
+    const char *near = cli_nearest_kernel(rt, name);
+    if (near != NULL) {
+        char q[CLI_ESCAPED_MAX];
+        fprintf(stderr, "apportion: did you mean \"%s\"?\n", cli_escape(near, q, sizeof q));
+    }
+    return rc;
 }

@@ -508,26 +508,97 @@ static int only_line_ends_left(const csv_parser *p) {
     return 1;
 }
 
-int apo__csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
-                          unsigned flags, double **values, size_t *count, char *err,
-                          size_t err_size) {
+/* Whether field text (already trimmed) reads as a number, or as a missing value when the
+ * flags allow them: what a data column holds, as opposed to a date or a name. */
+static int field_is_numeric(const char *f, size_t len, unsigned flags) {
+    if ((flags & APO_CSV_MISSING_AS_NAN) && is_missing_mark(f))
+        return 1;
+    if (len == 0)
+        return 1; /* an empty cell says nothing about its column */
+    char *endp = NULL;
+    (void)strtod(f, &endp);
+    return endp == f + len;
+}
+
+/* The default index column: the first column, other than the taken ones, whose field in the
+ * first record is not a number. The record is read ahead and the parser put back where it
+ * was, so that any error in it is reported by the main pass with its position. Returns the
+ * column or n when there is none. */
+static size_t probe_index_column(csv_parser *p, size_t n, const unsigned char *taken) {
+    const size_t pos = p->pos, line = p->line, line_start = p->line_start;
+    size_t found = n, nf = 0;
+    enum field_end end = FIELD_SEP;
+    while (end == FIELD_SEP && nf < n && p->pos < p->len) {
+        nf++;
+        if (read_field(p, nf, &end))
+            break;
+        trim_field(p);
+        if (!taken[nf - 1] && !field_is_numeric(p->field, p->field_len, p->flags)) {
+            found = nf - 1;
+            break;
+        }
+    }
+    p->failed = 0;
+    if (p->err_size > 0)
+        p->err[0] = '\0';
+    p->pos = pos;
+    p->line = line;
+    p->line_start = line_start;
+    return found;
+}
+
+static char *copy_text(const char *s, size_t n) {
+    char *c = malloc(n + 1);
+    if (c != NULL) {
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    return c;
+}
+
+void apo__csv_table_free(apo_csv_table *t) {
+    if (t == NULL)
+        return;
+    for (size_t j = 0; j < t->n_columns; j++) {
+        if (t->column_names != NULL)
+            free(t->column_names[j]);
+        if (t->values != NULL)
+            free(t->values[j]);
+    }
+    free(t->column_names);
+    free(t->values);
+    for (size_t r = 0; r < t->n_records; r++) {
+        if (t->index != NULL)
+            free(t->index[r]);
+        if (t->group != NULL)
+            free(t->group[r]);
+    }
+    free(t->index);
+    free(t->group);
+    free(t->index_name);
+    free(t->group_name);
+    memset(t, 0, sizeof *t);
+}
+
+/* Roles of a header column in the table being read. */
+enum { ROLE_NONE = 0, ROLE_VALUE = 1, ROLE_INDEX = 2, ROLE_GROUP = 3 };
+
+int apo__csv_parse_table(const char *buf, size_t len, const char *name, const apo_csv_request *req,
+                         apo_csv_table *out, char *err, size_t err_size) {
     csv_parser p;
     memset(&p, 0, sizeof p);
     p.buf = buf;
     p.len = buf != NULL ? len : 0;
     p.line = 1;
     p.name = name != NULL ? name : "<input>";
-    p.flags = flags;
+    p.flags = req != NULL ? req->flags : 0;
     p.err = err;
     p.err_size = err_size;
     if (err_size > 0)
         err[0] = '\0';
-    if (values != NULL)
-        *values = NULL;
-    if (count != NULL)
-        *count = 0;
-    if (values == NULL || count == NULL)
-        return fail_plain(&p, "internal error: NULL output pointer");
+    if (out == NULL || req == NULL)
+        return fail_plain(&p, "internal error: NULL argument");
+    memset(out, 0, sizeof *out);
 
     if (p.len >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb &&
         (unsigned char)buf[2] == 0xbf) {
@@ -549,22 +620,125 @@ int apo__csv_parse_column(const char *buf, size_t len, const char *name, const c
         return fail_plain(&p, "out of memory");
 
     header_name *names = NULL;
-    size_t n_names = 0, selected = 0;
-    double *vals = NULL;
-    size_t n_vals = 0, cap = 0;
+    size_t n_names = 0, cap = 0;
+    unsigned char *role = NULL;
+    size_t *slot = NULL;
     enum field_end end;
     if (read_header(&p, &names, &n_names, &end))
         goto fail;
-    if (select_column(&p, names, n_names, column, &selected))
+    role = calloc(n_names, 1);
+    slot = calloc(n_names, sizeof *slot);
+    const size_t n_cols = req->n_columns > 0 ? req->n_columns : 1;
+    out->n_columns = n_cols;
+    out->column_names = calloc(n_cols, sizeof *out->column_names);
+    out->values = calloc(n_cols, sizeof *out->values);
+    if (role == NULL || slot == NULL || out->column_names == NULL || out->values == NULL) {
+        fail_plain(&p, "out of memory");
         goto fail;
+    }
+    for (size_t j = 0; j < n_cols; j++) {
+        size_t c = 0;
+        if (select_column(&p, names, n_names, req->n_columns > 0 ? req->columns[j] : NULL, &c))
+            goto fail;
+        if (role[c] != ROLE_NONE) {
+            char q[128];
+            quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
+            fail_plain(&p, "column %s is listed twice in --column", q);
+            goto fail;
+        }
+        role[c] = ROLE_VALUE;
+        slot[c] = j;
+        out->column_names[j] = copy_text(names[c].name, strlen(names[c].name));
+        if (out->column_names[j] == NULL) {
+            fail_plain(&p, "out of memory");
+            goto fail;
+        }
+    }
+    if (req->group_column != NULL) {
+        size_t c = 0;
+        if (select_column(&p, names, n_names, req->group_column, &c))
+            goto fail;
+        if (role[c] != ROLE_NONE) {
+            char q[128];
+            quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
+            fail_plain(&p, "column %s cannot be both a value column and the --group-by column", q);
+            goto fail;
+        }
+        role[c] = ROLE_GROUP;
+        out->group_name = copy_text(names[c].name, strlen(names[c].name));
+        if (out->group_name == NULL) {
+            fail_plain(&p, "out of memory");
+            goto fail;
+        }
+    }
     if (end == FIELD_EOF || p.pos >= p.len) {
         fail_plain(&p, "no data rows after the header line");
         goto fail;
+    }
+    size_t index_col = n_names;
+    if (req->index_column != NULL) {
+        if (select_column(&p, names, n_names, req->index_column, &index_col))
+            goto fail;
+        if (role[index_col] != ROLE_NONE) {
+            char q[128];
+            quote_text(q, sizeof q, names[index_col].name, strlen(names[index_col].name));
+            fail_plain(&p, "column %s cannot be the --index-column: it is %s", q,
+                       role[index_col] == ROLE_GROUP ? "the --group-by column" : "a value column");
+            goto fail;
+        }
+    } else if (req->index_auto) {
+        index_col = probe_index_column(&p, n_names, role);
+    }
+    if (index_col < n_names) {
+        role[index_col] = ROLE_INDEX;
+        out->index_name = copy_text(names[index_col].name, strlen(names[index_col].name));
+        if (out->index_name == NULL) {
+            fail_plain(&p, "out of memory");
+            goto fail;
+        }
     }
 
     while (p.pos < p.len) {
         if (only_line_ends_left(&p))
             break; /* blank lines at the end, as many editors and exports leave */
+        if (out->n_records == cap) {
+            if (cap > SIZE_MAX / 2 / sizeof(double)) {
+                fail_plain(&p, "too many values");
+                goto fail;
+            }
+            const size_t c = cap ? cap * 2 : 1024;
+            for (size_t j = 0; j < n_cols; j++) {
+                double *g = realloc(out->values[j], c * sizeof *g);
+                if (g == NULL) {
+                    fail_plain(&p, "out of memory");
+                    goto fail;
+                }
+                out->values[j] = g;
+            }
+            if (out->index_name != NULL) {
+                char **g = realloc(out->index, c * sizeof *g);
+                if (g == NULL) {
+                    fail_plain(&p, "out of memory");
+                    goto fail;
+                }
+                out->index = g;
+            }
+            if (out->group_name != NULL) {
+                char **g = realloc(out->group, c * sizeof *g);
+                if (g == NULL) {
+                    fail_plain(&p, "out of memory");
+                    goto fail;
+                }
+                out->group = g;
+            }
+            cap = c;
+        }
+        const size_t r = out->n_records;
+        if (out->index != NULL)
+            out->index[r] = NULL;
+        if (out->group != NULL)
+            out->group[r] = NULL;
+        out->n_records++; /* counted now, so that a failure frees its strings */
         size_t nf = 0;
         do {
             if (nf == n_names) {
@@ -580,25 +754,26 @@ int apo__csv_parse_column(const char *buf, size_t len, const char *name, const c
                         n_names);
                 goto fail;
             }
-            if (nf == selected + 1) {
-                double v = 0.0;
-                if (parse_number(&p, nf, &v))
+            const int what = role[nf - 1];
+            if (what == ROLE_VALUE) {
+                if (parse_number(&p, nf, &out->values[slot[nf - 1]][r]))
                     goto fail;
-                if (n_vals == cap) {
-                    if (cap > SIZE_MAX / 2 / sizeof *vals) {
-                        fail_plain(&p, "too many values");
-                        goto fail;
-                    }
-                    size_t c = cap ? cap * 2 : 1024;
-                    double *g = realloc(vals, c * sizeof *vals);
-                    if (g == NULL) {
-                        fail_plain(&p, "out of memory");
-                        goto fail;
-                    }
-                    vals = g;
-                    cap = c;
+            } else if (what == ROLE_INDEX || what == ROLE_GROUP) {
+                trim_field(&p);
+                if (what == ROLE_GROUP && p.field_len == 0) {
+                    fail_at(&p, p.field_line, nf, p.field_byte,
+                            "empty --group-by field (every record needs its group)");
+                    goto fail;
                 }
-                vals[n_vals++] = v;
+                char *t = copy_text(p.field, p.field_len);
+                if (t == NULL) {
+                    fail_plain(&p, "out of memory");
+                    goto fail;
+                }
+                if (what == ROLE_INDEX)
+                    out->index[r] = t;
+                else
+                    out->group[r] = t;
             }
         } while (end == FIELD_SEP);
         if (nf < n_names) {
@@ -607,18 +782,45 @@ int apo__csv_parse_column(const char *buf, size_t len, const char *name, const c
             goto fail;
         }
     }
-    if (n_vals == 0) {
+    if (out->n_records == 0) {
         fail_plain(&p, "no data rows after the header line");
         goto fail;
     }
     free_names(names, n_names);
+    free(role);
+    free(slot);
     free(p.field);
-    *values = vals;
-    *count = n_vals;
     return 0;
 fail:
     free_names(names, n_names);
+    free(role);
+    free(slot);
     free(p.field);
-    free(vals);
+    apo__csv_table_free(out);
     return -1;
+}
+
+int apo__csv_parse_column(const char *buf, size_t len, const char *name, const char *column,
+                          unsigned flags, double **values, size_t *count, char *err,
+                          size_t err_size) {
+    if (values != NULL)
+        *values = NULL;
+    if (count != NULL)
+        *count = 0;
+    if (values == NULL || count == NULL) {
+        if (err_size > 0)
+            snprintf(err, err_size, "%s: internal error: NULL output pointer",
+                     name != NULL ? name : "<input>");
+        return -1;
+    }
+    const char *cols[1] = {column};
+    apo_csv_request req = {.columns = cols, .n_columns = column != NULL ? 1 : 0, .flags = flags};
+    apo_csv_table t;
+    if (apo__csv_parse_table(buf, len, name, &req, &t, err, err_size) != 0)
+        return -1;
+    *values = t.values[0];
+    *count = t.n_records;
+    t.values[0] = NULL;
+    apo__csv_table_free(&t);
+    return 0;
 }

@@ -48,4 +48,37 @@ int apo__csv_parse_column(const char *buf, size_t len, const char *name, const c
                           unsigned flags, double **values, size_t *count, char *err,
                           size_t err_size);
 
+/* What apo__csv_parse_table() reads: numeric value columns (each selected as `column` is by
+ * apo__csv_parse_column(); n_columns 0: the default column), and optionally two text
+ * columns: the index (dates; with index_auto and no index_column, the first column not
+ * otherwise taken whose field in the first record is not a number, if any) and the group
+ * (one series per distinct value; an empty group field is an error). */
+typedef struct apo_csv_request {
+    const char *const *columns;
+    size_t n_columns;
+    const char *index_column;
+    int index_auto;
+    const char *group_column;
+    unsigned flags; /* APO_CSV_* */
+} apo_csv_request;
+
+/* The columns read, one entry per record of the file, in file order. */
+typedef struct apo_csv_table {
+    size_t n_records;
+    size_t n_columns;
+    char **column_names; /* header names of the value columns, in request order */
+    double **values;     /* values[j][r]: value column j of record r */
+    char *index_name;    /* NULL when there is no index column; then index is NULL */
+    char **index;        /* index[r]: the trimmed text of the index field */
+    char *group_name;    /* NULL without a group column; then group is NULL */
+    char **group;
+} apo_csv_table;
+
+/* Parses as apo__csv_parse_column() does, reading every column that req names. Returns 0
+ * with *out filled (free it with apo__csv_table_free()), or -1 with *out empty and a
+ * message in err. */
+int apo__csv_parse_table(const char *buf, size_t len, const char *name, const apo_csv_request *req,
+                         apo_csv_table *out, char *err, size_t err_size);
+void apo__csv_table_free(apo_csv_table *t);
+
 #endif /* APO_CLI_CSV_H */

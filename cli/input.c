@@ -234,3 +234,15 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
     }
     return 0;
 }
+
+int cli_read_csv_table(const char *path, const apo_csv_request *req, apo_csv_table *table,
+                       char *err, size_t err_size) {
+    memset(table, 0, sizeof *table);
+    char *buf;
+    size_t len;
+    if (read_whole(path, &buf, &len, err, err_size) != 0)
+        return -1;
+    const int rc = apo__csv_parse_table(buf, len, input_name(path), req, table, err, err_size);
+    free(buf);
+    return rc;
+}

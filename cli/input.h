@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csv.h"
+
 typedef enum cli_format {
     CLI_FORMAT_AUTO = 0, /* input: from the file name (.f64 and .bin in any case are raw, else
                             CSV; "-", standard input, is CSV) */
@@ -39,6 +41,11 @@ int cli_read_f64(const char *path, size_t rows, double **values, size_t *count, 
  * multiple of rows. */
 int cli_read_input(const char *path, cli_format format, const char *column, size_t rows,
                    unsigned csv_flags, double **values, size_t *count, char *err, size_t err_size);
+
+/* Reads the CSV file at path ("-": standard input) into *table as apo__csv_parse_table()
+ * does (csv.h): several value columns, an index column and a group column. */
+int cli_read_csv_table(const char *path, const apo_csv_request *req, apo_csv_table *table,
+                       char *err, size_t err_size);
 
 /* Whether the host stores doubles little-endian, as the raw files do; cli_swap8() reverses
  * the bytes of each of n doubles for a host that does not. */

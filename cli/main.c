@@ -22,6 +22,7 @@ static const char top_help[] =
     "  show       show the stored profiles: ratios, models, age, staleness\n"
     "  set-ratios force the shares of a workload\n"
     "  selftest   check every usable device against the CPU reference\n"
+    "  kernels    list the kernels with their inputs, outputs and parameters\n"
     "\n"
     "Options:\n"
     "  -h, --help     show this help (also 'apportion <command> --help')\n"
@@ -52,6 +53,8 @@ int main(int argc, char **argv) {
         return cli_cmd_show(argc - 1, argv + 1);
     if (strcmp(cmd, "set-ratios") == 0)
         return cli_cmd_set_ratios(argc - 1, argv + 1);
+    if (strcmp(cmd, "kernels") == 0)
+        return cli_cmd_kernels(argc - 1, argv + 1);
     if (strcmp(cmd, "selftest") == 0)
         return cli_cmd_selftest(argc - 1, argv + 1);
     if (cmd[0] == '-')

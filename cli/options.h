@@ -28,7 +28,9 @@ typedef struct cli_run_options {
     size_t rows, cols;  /* > 0 where set */
     int rows_set, cols_set;
     const char *input;
-    const char *column; /* only with input */
+    const char *column;       /* only with input: one name, or a comma-separated list */
+    const char *index_column; /* only with CSV input */
+    const char *group_by;     /* only with CSV input */
     cli_format input_format;
     int input_format_set; /* only with input */
     int missing_as_nan;   /* only with input */

@@ -282,6 +282,65 @@ static int write_csv(FILE *f, const char *name, const double *data, size_t rows,
     return 0;
 }
 
+/* A text field as CSV writes it: quoted (with "" for a quote) when it holds a comma, a
+ * quote or a line break, as it is otherwise. */
+static int put_text(FILE *f, const char *t) {
+    if (strpbrk(t, ",\"\r\n") == NULL)
+        return fputs(t, f) < 0 ? -1 : 0;
+    if (fputc('"', f) == EOF)
+        return -1;
+    for (const char *c = t; *c != '\0'; c++)
+        if ((*c == '"' && fputc('"', f) == EOF) || fputc(*c, f) == EOF)
+            return -1;
+    return fputc('"', f) == EOF ? -1 : 0;
+}
+
+/* The layout of named series (docs/cli.md, "Output files"): one column per series, each
+ * preceded by its own index column when the index is not shared; line k holds sample k of
+ * every series, with empty fields past the end of a shorter one. */
+static int write_csv_columns(FILE *f, const cli_output_column *cols, size_t n,
+                             const char *index_name, int shared_index) {
+    size_t longest = 0;
+    for (size_t j = 0; j < n; j++)
+        if (cols[j].length > longest)
+            longest = cols[j].length;
+    const int any_index = index_name != NULL;
+    if (any_index && shared_index && (put_text(f, index_name) != 0 || fputc(',', f) == EOF))
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        if (j > 0 && fputc(',', f) == EOF)
+            return -1;
+        if (any_index && !shared_index) {
+            char head[512];
+            snprintf(head, sizeof head, "%s_%s", cols[j].name, index_name);
+            if (put_text(f, head) != 0 || fputc(',', f) == EOF)
+                return -1;
+        }
+        if (put_text(f, cols[j].name) != 0)
+            return -1;
+    }
+    if (fputc('\n', f) == EOF)
+        return -1;
+    for (size_t k = 0; k < longest; k++) {
+        if (any_index && shared_index &&
+            (put_text(f, cols[0].index[k]) != 0 || fputc(',', f) == EOF))
+            return -1;
+        for (size_t j = 0; j < n; j++) {
+            if (j > 0 && fputc(',', f) == EOF)
+                return -1;
+            const int inside = k < cols[j].length;
+            if (any_index && !shared_index &&
+                ((inside && put_text(f, cols[j].index[k]) != 0) || fputc(',', f) == EOF))
+                return -1;
+            if (inside && put_number(f, cols[j].values[k]) != 0)
+                return -1;
+        }
+        if (fputc('\n', f) == EOF)
+            return -1;
+    }
+    return 0;
+}
+
 static int write_f64(FILE *f, const double *data, size_t n) {
     if (cli_host_is_little_endian())
         return fwrite(data, sizeof *data, n, f) == n ? 0 : -1;
@@ -296,7 +355,35 @@ static int write_f64(FILE *f, const double *data, size_t n) {
     return 0;
 }
 
+/* Opens output i's temporary file as a stream and hands it to write(); then syncs it. */
+typedef struct write_job {
+    const double *data;
+    const cli_output_column *cols;
+    size_t n_cols;
+    const char *index_name;
+    int shared_index;
+} write_job;
+
+static int write_output(size_t i, const write_job *job, char *err, size_t err_size);
+
 int cli_output_files_write(size_t i, const double *data, char *err, size_t err_size) {
+    write_job job = {.data = data};
+    return write_output(i, &job, err, err_size);
+}
+
+int cli_output_files_write_columns(size_t i, const cli_output_column *cols, size_t n,
+                                   const char *index_name, int shared_index, char *err,
+                                   size_t err_size) {
+    if (set.open && set.format != CLI_FORMAT_CSV) {
+        ERR("named series are written as CSV only");
+        return -1;
+    }
+    write_job job = {
+        .cols = cols, .n_cols = n, .index_name = index_name, .shared_index = shared_index};
+    return write_output(i, &job, err, err_size);
+}
+
+static int write_output(size_t i, const write_job *job, char *err, size_t err_size) {
     if (!set.open || i >= set.n || set.files[i].fd < 0 || set.files[i].written) {
         ERR("output %zu is not open for writing", i);
         return -1;
@@ -309,8 +396,10 @@ int cli_output_files_write(size_t i, const double *data, char *err, size_t err_s
     }
     o->fd = -1; /* the stream owns it now */
     errno = 0;
-    int rc = set.format == CLI_FORMAT_CSV ? write_csv(f, o->name, data, o->rows, o->cols)
-                                          : write_f64(f, data, o->rows * o->cols);
+    int rc = job->cols != NULL
+                 ? write_csv_columns(f, job->cols, job->n_cols, job->index_name, job->shared_index)
+             : set.format == CLI_FORMAT_CSV ? write_csv(f, o->name, job->data, o->rows, o->cols)
+                                            : write_f64(f, job->data, o->rows * o->cols);
     if (rc == 0)
         rc = fflush(f);
     if (rc == 0)

@@ -35,6 +35,23 @@ int cli_output_files_open(const char *dir, cli_format format, const char *const 
  * CSV layout is in docs/cli.md. */
 int cli_output_files_write(size_t i, const double *data, char *err, size_t err_size);
 
+/* One named series of an output, for cli_output_files_write_columns(): its values and,
+ * when the layout has an index, one index text per value. */
+typedef struct cli_output_column {
+    const char *name;
+    const double *values;
+    size_t length;
+    const char *const *index; /* length entries, or NULL when index_name is NULL */
+} cli_output_column;
+
+/* Writes output i (CSV only) as n named series (docs/cli.md, "Output files"): with
+ * index_name, the index as the first column when shared_index (every series has the same
+ * index: cols[0]'s is written), else one index column NAME_<index_name> before each series;
+ * a series shorter than the longest has empty fields past its end. */
+int cli_output_files_write_columns(size_t i, const cli_output_column *cols, size_t n,
+                                   const char *index_name, int shared_index, char *err,
+                                   size_t err_size);
+
 /* Once every output is written: renames each temporary file to DIR/NAME.EXT and syncs DIR;
  * the set is then closed. On failure the set is aborted (cli_output_files_abort()). */
 int cli_output_files_commit(char *err, size_t err_size);

@@ -2640,3 +2640,307 @@ Test(cli, run_no_learn_leaves_the_profile_alone, .timeout = 60) {
     free(after);
     free(before);
 }
+
+/* ---- kernels, many series, the index column (issue 19) --------------------------------- */
+
+/* The built-ins and their parameters as docs/kernels.md lists them, written here apart from
+ * the library's tables. */
+static const char *const builtin_kernels[][4] = {
+    {"bollinger", "period", "nbdev_up", "nbdev_dn"},
+    {"macd", "fast", "slow", "signal"},
+    {"returns_stats", NULL, NULL, NULL},
+    {"bootstrap", "replicates", NULL, NULL},
+};
+
+Test(cli, kernels_lists_every_builtin_with_its_parameters, .timeout = 60) {
+    make_work_dir();
+    cli_result r = run_cli(ARGS("kernels"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    for (size_t k = 0; k < 4; k++) {
+        assert_contains(r.out, builtin_kernels[k][0]);
+        for (size_t p = 1; p < 4 && builtin_kernels[k][p] != NULL; p++)
+            assert_contains(r.out, builtin_kernels[k][p]);
+    }
+    assert_contains(r.out, "period=20");
+    free_result(&r);
+
+    r = run_cli(ARGS("kernels", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    json_t *list = get(j, "kernels");
+    cr_assert_geq(json_array_size(list), 4);
+    for (size_t k = 0; k < 4; k++) {
+        const json_t *found = NULL;
+        for (size_t i = 0; i < json_array_size(list); i++)
+            if (strcmp(json_string_value(get(json_array_get(list, i), "name")),
+                       builtin_kernels[k][0]) == 0)
+                found = json_array_get(list, i);
+        cr_assert_not_null(found, "kernel %s missing", builtin_kernels[k][0]);
+        const json_t *params = get(found, "params");
+        size_t want = 0;
+        while (want < 3 && builtin_kernels[k][want + 1] != NULL)
+            want++;
+        cr_assert_eq(json_array_size(params), want, "%s", builtin_kernels[k][0]);
+        for (size_t p = 0; p < want; p++) {
+            cr_assert_str_eq(json_string_value(get(json_array_get(params, p), "name")),
+                             builtin_kernels[k][p + 1]);
+            cr_assert(json_is_number(get(json_array_get(params, p), "default")));
+        }
+        cr_assert_eq(json_integer_value(get(found, "inputs")), 1);
+        cr_assert_geq(json_array_size(get(found, "outputs")), 1);
+    }
+    json_decref(j);
+    free_result(&r);
+}
+
+Test(cli, unknown_kernel_suggests_the_nearest_name, .timeout = 60) {
+    make_work_dir();
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bolinger", "--cols", "100", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "APO_ERR_UNKNOWN_KERNEL");
+    assert_contains(r.err, "did you mean \"bollinger\"?");
+    free_result(&r);
+    r = run_cli(ARGS("kernels", "MCAD"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "did you mean \"macd\"?");
+    free_result(&r);
+    /* Nothing near: no suggestion at all. */
+    r = run_cli(ARGS("run", "--kernel", "zzzzzzzz", "--cols", "100", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2);
+    cr_assert_null(strstr(r.err, "did you mean"), "%s", r.err);
+    free_result(&r);
+}
+
+/* A random walk in text, from a seed, for the CSV files below. */
+static double walk_step(unsigned *state) {
+    *state = *state * 1103515245u + 12345u;
+    return ((double)(*state >> 8) / (double)(1u << 24)) - 0.5;
+}
+
+static double *read_doubles(const char *path, size_t *n) {
+    size_t len = 0;
+    char *d = read_all(path, &len);
+    cr_assert_not_null(d, "cannot read %s", path);
+    *n = len / sizeof(double);
+    return (double *)(void *)d;
+}
+
+/* Runs bollinger (period 10) on `input` with extra args, raw output, into out. */
+static void run_bollinger(const char *input, const char *out, const char *a1, const char *a2,
+                          const char *a3, const char *a4) {
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--param", "period=10", "--devices",
+                                "cpu", "--input", input, "--output", out, a1, a2, a3, a4));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+}
+
+Test(cli, column_list_gives_the_bits_of_single_column_runs, .timeout = 60) {
+    make_work_dir();
+    char path[128], both[128], one[128], file[256];
+    snprintf(path, sizeof path, "%s/w.csv", work);
+    static char text[32768];
+    size_t o = (size_t)snprintf(text, sizeof text, "date,close,open\n");
+    unsigned st = 7;
+    double a = 100, b = 50;
+    for (int i = 0; i < 300; i++) {
+        a += walk_step(&st), b += walk_step(&st);
+        o += (size_t)snprintf(text + o, sizeof text - o, "2024-%04d,%.17g,%.17g\n", i, a, b);
+    }
+    write_text(path, text);
+    snprintf(both, sizeof both, "%s/both", work);
+    run_bollinger(path, both, "--column", "close,open", "--seed", "1");
+    size_t n2 = 0;
+    snprintf(file, sizeof file, "%s/upper.f64", both);
+    double *two = read_doubles(file, &n2);
+    cr_assert_eq(n2, 600);
+    const char *cols[] = {"close", "open"};
+    for (size_t c = 0; c < 2; c++) {
+        snprintf(one, sizeof one, "%s/%s", work, cols[c]);
+        run_bollinger(path, one, "--column", cols[c], "--seed", "1");
+        size_t n1 = 0;
+        snprintf(file, sizeof file, "%s/upper.f64", one);
+        double *single = read_doubles(file, &n1);
+        cr_assert_eq(n1, 300);
+        cr_assert(memcmp(single, two + c * 300, 300 * sizeof(double)) == 0,
+                  "row %zu of the two-column run differs from the %s run", c, cols[c]);
+        free(single);
+    }
+    free(two);
+}
+
+/* The fields of line `line` (0: the header) of a CSV text without quotes, in fields[]. */
+static size_t csv_line_fields(const char *text, size_t line, char fields[][64], size_t max) {
+    const char *p = text;
+    for (size_t l = 0; l < line && p != NULL; l++) {
+        p = strchr(p, '\n');
+        if (p != NULL)
+            p++;
+    }
+    cr_assert(p != NULL && *p != '\0', "no line %zu", line);
+    size_t n = 0, k = 0;
+    for (; *p != '\0' && *p != '\n' && n < max; p++) {
+        if (*p == ',') {
+            fields[n++][k] = '\0';
+            k = 0;
+        } else if (k < 63) {
+            fields[n][k++] = *p;
+        }
+    }
+    fields[n++][k] = '\0';
+    return n;
+}
+
+Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeout = 60) {
+    make_work_dir();
+    char path[128], out[128], file[256];
+    snprintf(path, sizeof path, "%s/long.csv", work);
+    static char text[65536], alone[3][32768];
+    const char *tickers[3] = {"AAPL", "MSFT", "IBM"};
+    const int length[3] = {200, 80, 200};
+    size_t o = (size_t)snprintf(text, sizeof text, "date,ticker,close\n"), oa[3];
+    for (int t = 0; t < 3; t++)
+        oa[t] = (size_t)snprintf(alone[t], sizeof alone[t], "close\n");
+    unsigned st = 11;
+    double x[3] = {100, 30, 70};
+    for (int i = 0; i < 200; i++) {
+        for (int t = 0; t < 3; t++) {
+            if (i >= length[t])
+                continue;
+            x[t] += walk_step(&st);
+            /* MSFT's dates are its own: every other day. */
+            o += (size_t)snprintf(text + o, sizeof text - o, "d%d,%s,%.17g\n", t == 1 ? 2 * i : i,
+                                  tickers[t], x[t]);
+            oa[t] += (size_t)snprintf(alone[t] + oa[t], sizeof alone[t] - oa[t], "%.17g\n", x[t]);
+        }
+    }
+    write_text(path, text);
+    snprintf(out, sizeof out, "%s/grouped", work);
+    run_bollinger(path, out, "--group-by", "ticker", "--format", "csv");
+    snprintf(file, sizeof file, "%s/upper.csv", out);
+    size_t len = 0;
+    char *csv = read_all(file, &len);
+    char fields[8][64];
+    cr_assert_eq(csv_line_fields(csv, 0, fields, 8), 6);
+    for (int t = 0; t < 3; t++) {
+        char head[64];
+        snprintf(head, sizeof head, "%s_date", tickers[t]);
+        cr_assert_str_eq(fields[2 * t], head);
+        cr_assert_str_eq(fields[2 * t + 1], tickers[t]);
+    }
+    for (int t = 0; t < 3; t++) {
+        char in[128], one[128];
+        snprintf(in, sizeof in, "%s/%s.csv", work, tickers[t]);
+        snprintf(one, sizeof one, "%s/%s", work, tickers[t]);
+        write_text(in, alone[t]);
+        run_bollinger(in, one, "--seed", "1", NULL, NULL);
+        snprintf(file, sizeof file, "%s/upper.f64", one);
+        size_t n = 0;
+        double *single = read_doubles(file, &n);
+        cr_assert_eq(n, (size_t)length[t]);
+        for (int i = 0; i < 200; i++) {
+            cr_assert_eq(csv_line_fields(csv, (size_t)i + 1, fields, 8), 6);
+            if (i >= length[t]) {
+                cr_assert_str_eq(fields[2 * t + 1], "", "past the end of %s", tickers[t]);
+                continue;
+            }
+            char date[32];
+            snprintf(date, sizeof date, "d%d", t == 1 ? 2 * i : i);
+            cr_assert_str_eq(fields[2 * t], date);
+            const double v = strtod(fields[2 * t + 1], NULL);
+            cr_assert(memcmp(&v, &single[i], sizeof v) == 0 || (isnan(v) && isnan(single[i])),
+                      "%s[%d]: %s against %.17g", tickers[t], i, fields[2 * t + 1], single[i]);
+        }
+        free(single);
+    }
+    free(csv);
+    /* Raw output has no layout for series of two lengths. */
+    snprintf(out, sizeof out, "%s/raw", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                                "--group-by", "ticker", "--output", out));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "2 lengths: 200 (AAPL, ...), 80 (MSFT); use --format csv");
+    free_result(&r);
+    cr_assert_neq(access(out, F_OK), 0, "a refused run leaves no folder");
+}
+
+Test(cli, index_column_is_copied_into_csv_outputs, .timeout = 60) {
+    make_work_dir();
+    char path[128], out[128], file[256];
+    snprintf(path, sizeof path, "%s/p.csv", work);
+    static char text[16384];
+    size_t o = (size_t)snprintf(text, sizeof text, "close,stamp,date\n");
+    for (int i = 0; i < 50; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%d,t%d,\"2024-01-%02d, a\"\n", 100 + i, i,
+                              i + 1);
+    write_text(path, text);
+    /* Default: the first non-numeric column, stamp. */
+    snprintf(out, sizeof out, "%s/a", work);
+    run_bollinger(path, out, "--format", "csv", NULL, NULL);
+    snprintf(file, sizeof file, "%s/middle.csv", out);
+    size_t len = 0;
+    char *csv = read_all(file, &len);
+    char fields[4][64];
+    cr_assert_eq(csv_line_fields(csv, 0, fields, 4), 2);
+    cr_assert_str_eq(fields[0], "stamp");
+    cr_assert_str_eq(fields[1], "middle");
+    for (int i = 0; i < 50; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "t%d", i);
+        csv_line_fields(csv, (size_t)i + 1, fields, 4);
+        cr_assert_str_eq(fields[0], want);
+    }
+    free(csv);
+    /* Chosen: date, whose commas are quoted again on the way out. */
+    snprintf(out, sizeof out, "%s/b", work);
+    run_bollinger(path, out, "--format", "csv", "--index-column", "date");
+    snprintf(file, sizeof file, "%s/middle.csv", out);
+    csv = read_all(file, &len);
+    assert_contains(csv, "date,middle\n\"2024-01-01, a\",nan\n");
+    assert_contains(csv, "\n\"2024-01-20, a\",");
+    free(csv);
+}
+
+Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
+    make_work_dir();
+    char path[128], raw[128];
+    snprintf(path, sizeof path, "%s/m.csv", work);
+    write_text(path, "date,ticker,close,open\nd1,A,1,2\nd2,A,x3,3\nd3,,4,4\n");
+    struct {
+        const char *a[4];
+        const char *want;
+    } cases[] = {
+        {{"--column", "close,nope", NULL, NULL}, "no column named \"nope\""},
+        {{"--column", "close,", NULL, NULL}, "--column 'close,': empty name in the list"},
+        {{"--column", "close,close", NULL, NULL}, "column \"close\" is listed twice"},
+        {{"--column", "open,close", NULL, NULL}, "m.csv:3:3: expected a number, got \"x3\""},
+        {{"--group-by", "tickr", "--column", "open"}, "no column named \"tickr\""},
+        {{"--group-by", "ticker", "--column", "close,open"}, "--group-by reads one value column"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cli_result r =
+            run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                         cases[c].a[0], cases[c].a[1], cases[c].a[2], cases[c].a[3]));
+        cr_assert_eq(r.status, 2, "case %zu: %s", c, r.err);
+        assert_contains(r.err, cases[c].want);
+        free_result(&r);
+    }
+    /* An empty group field names its line and column. */
+    write_text(path, "date,ticker,close\nd1,A,1\nd2,,2\n");
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                                "--group-by", "ticker", "--param", "period=2"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "m.csv:3:2: empty --group-by field");
+    free_result(&r);
+    /* CSV options on raw input. */
+    snprintf(raw, sizeof raw, "%s/x.f64", work);
+    const double v[4] = {1, 2, 3, 4};
+    FILE *f = fopen(raw, "wb");
+    fwrite(v, sizeof v[0], 4, f);
+    fclose(f);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", raw,
+                     "--group-by", "ticker"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "--group-by applies to CSV input only");
+    free_result(&r);
+}

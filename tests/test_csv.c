@@ -540,3 +540,91 @@ Test(input, output_set_is_replaced_whole_or_not_at_all, .timeout = 10) {
     rmdir(sub);
     rmdir(dir);
 }
+
+/* ---- several columns, the index and the group (apo__csv_parse_table) ------------------- */
+
+static const char table_text[] = "Date,Ticker,Close,Open\n"
+                                 "2024-01-02,A,1.5,2\n"
+                                 "2024-01-02,B,3,4\n"
+                                 " 2024-01-03 ,A,5,6\n";
+
+Test(csv, table_reads_several_columns_with_index_and_group, .timeout = 10) {
+    const char *cols[] = {"open", "Close"};
+    apo_csv_request req = {
+        .columns = cols, .n_columns = 2, .index_auto = 1, .group_column = "ticker"};
+    apo_csv_table t;
+    char err[256];
+    cr_assert_eq(
+        apo__csv_parse_table(table_text, strlen(table_text), "t.csv", &req, &t, err, sizeof err), 0,
+        "%s", err);
+    cr_assert_eq(t.n_records, 3);
+    cr_assert_eq(t.n_columns, 2);
+    cr_assert_str_eq(t.column_names[0], "Open");
+    cr_assert_str_eq(t.column_names[1], "Close");
+    const double open[] = {2, 4, 6}, close[] = {1.5, 3, 5};
+    for (size_t r = 0; r < 3; r++) {
+        cr_assert_eq(t.values[0][r], open[r]);
+        cr_assert_eq(t.values[1][r], close[r]);
+    }
+    /* The first column that is not a number and not taken: Date (Ticker is the group). */
+    cr_assert_str_eq(t.index_name, "Date");
+    cr_assert_str_eq(t.index[2], "2024-01-03");
+    cr_assert_str_eq(t.group_name, "Ticker");
+    cr_assert_str_eq(t.group[1], "B");
+    apo__csv_table_free(&t);
+}
+
+Test(csv, table_without_a_text_column_has_no_index, .timeout = 10) {
+    const char text[] = "a,b\n1,2\n3,4\n";
+    apo_csv_request req = {.index_auto = 1, .columns = (const char *const[]){"b"}, .n_columns = 1};
+    apo_csv_table t;
+    char err[256];
+    cr_assert_eq(apo__csv_parse_table(text, strlen(text), "t.csv", &req, &t, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_null(t.index_name);
+    cr_assert_null(t.index);
+    cr_assert_eq(t.values[0][1], 4);
+    apo__csv_table_free(&t);
+}
+
+Test(csv, table_refusals_name_the_cause, .timeout = 10) {
+    struct {
+        const char *text;
+        const char *cols[2];
+        size_t n;
+        const char *index, *group;
+        const char *want;
+    } cases[] = {
+        {table_text, {"Close", "Volume"}, 2, NULL, NULL, "t.csv: no column named \"Volume\""},
+        {table_text, {"Close", "close"}, 2, NULL, NULL, "t.csv: column \"Close\" is listed twice"},
+        {table_text, {"Close"}, 1, NULL, "Close", "cannot be both a value column and the"},
+        {table_text, {"Close"}, 1, "Ticker", "Ticker", "it is the --group-by column"},
+        {"t,v\nA,1\n,2\n",
+         {"v"},
+         1,
+         NULL,
+         "t",
+         "t.csv:3:1: empty --group-by field (every record needs its group) (byte 1 of the line)"},
+        {"d,v\nx,1\ny,z\n",
+         {"v"},
+         1,
+         NULL,
+         NULL,
+         "t.csv:3:2: expected a number, got \"z\" (byte 3 of the line)"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        apo_csv_request req = {.columns = cases[c].cols,
+                               .n_columns = cases[c].n,
+                               .index_column = cases[c].index,
+                               .index_auto = 1,
+                               .group_column = cases[c].group};
+        apo_csv_table t;
+        char err[256];
+        cr_assert_eq(apo__csv_parse_table(cases[c].text, strlen(cases[c].text), "t.csv", &req, &t,
+                                          err, sizeof err),
+                     -1, "case %zu", c);
+        cr_assert(strstr(err, cases[c].want) != NULL, "case %zu: %s", c, err);
+        cr_assert_eq(t.n_records, 0);
+        cr_assert_null(t.values);
+    }
+}

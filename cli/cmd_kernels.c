@@ -1,0 +1,131 @@
+/*
+ * `apportion kernels [NAME] [--json]`: the kernels the library offers, each with its inputs,
+ * outputs and parameters with their defaults, as the public API describes them
+ * (apo_kernel_count(), apo_kernel_name(), apo_kernel_get()). The runtime is created on the cpu
+ * alone and learns nothing: listing kernels needs no device. Kernels registered by a program
+ * through the API live in that program's runtime, so the tool lists the built-ins.
+ */
+#include "cli.h"
+#include "json_report.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char kernels_help[] =
+    "Usage: apportion kernels [NAME] [--json]\n"
+    "\n"
+    "List the kernels with their inputs, outputs and parameters (with defaults); with NAME,\n"
+    "that kernel only.\n"
+    "\n"
+    "  --json      print one JSON object\n"
+    "  -h, --help  show this help\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime failure, 2 usage error (an unknown NAME).\n";
+
+static json_t *kernel_json(const apo_kernel_info *k) {
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(k->name));
+    json_object_set_new(o, "builtin", json_boolean(k->builtin));
+    json_object_set_new(o, "inputs", json_integer((json_int_t)k->n_inputs));
+    json_t *outs = json_array();
+    for (size_t i = 0; i < k->n_outputs; i++)
+        json_array_append_new(outs, json_string(k->output_names[i]));
+    json_object_set_new(o, "outputs", outs);
+    json_t *params = json_array();
+    for (size_t i = 0; i < k->n_params; i++) {
+        json_t *p = json_object();
+        json_object_set_new(p, "name", json_string(k->param_names[i]));
+        json_object_set_new(p, "default", json_real(k->param_defaults[i]));
+        json_array_append_new(params, p);
+    }
+    json_object_set_new(o, "params", params);
+    return o;
+}
+
+static void kernel_text(FILE *f, const apo_kernel_info *k) {
+    fprintf(f, "%s%s\n", k->name, k->builtin ? "" : " (registered)");
+    fprintf(f, "  inputs   %zu\n", k->n_inputs);
+    fprintf(f, "  outputs ");
+    for (size_t i = 0; i < k->n_outputs; i++)
+        fprintf(f, " %s", k->output_names[i]);
+    fprintf(f, "\n  params  ");
+    if (k->n_params == 0)
+        fprintf(f, " (none)");
+    for (size_t i = 0; i < k->n_params; i++)
+        fprintf(f, " %s=%.17g", k->param_names[i], k->param_defaults[i]);
+    fprintf(f, "\n");
+}
+
+int cli_cmd_kernels(int argc, char **argv) {
+    int json = 0;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (cli_flag(argv[i], "--help") || cli_flag(argv[i], "-h")) {
+            fputs(kernels_help, stdout);
+            return CLI_EXIT_OK;
+        } else if (cli_flag(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] == '-') {
+            return cli_usage_error("kernels", "unknown option '%s'", argv[i]);
+        } else if (only != NULL) {
+            return cli_usage_error("kernels", "unexpected argument '%s' (one NAME at most)",
+                                   argv[i]);
+        } else {
+            only = argv[i];
+        }
+    }
+    apo_runtime *rt = NULL;
+    int rc = cli_runtime_create_learning("cpu", APO_SWITCH_OFF, &rt);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    size_t count = 0;
+    apo_status st = apo_kernel_count(rt, &count);
+    if (st != APO_OK) {
+        rc = cli_status_error(st, "cannot count the kernels");
+        goto done;
+    }
+    json_t *list = json ? json_array() : NULL;
+    for (size_t i = 0; i < count || (only != NULL && i == 0); i++) {
+        const char *name = only;
+        if (only == NULL) {
+            st = apo_kernel_name(rt, i, &name);
+            if (st != APO_OK) {
+                rc = cli_status_error(st, "cannot name a kernel");
+                break;
+            }
+        }
+        apo_kernel_info info = APO_KERNEL_INFO_INIT;
+        st = apo_kernel_get(rt, name, &info);
+        if (st == APO_ERR_UNKNOWN_KERNEL && only != NULL) {
+            rc = cli_unknown_kernel_error(rt, only, st, "kernels");
+            break;
+        }
+        if (st != APO_OK) {
+            rc = cli_status_error(st, "cannot describe a kernel");
+            break;
+        }
+        if (json)
+            json_array_append_new(list, kernel_json(&info));
+        else
+            kernel_text(stdout, &info);
+        if (only != NULL)
+            break;
+    }
+    if (json) {
+        if (rc == CLI_EXIT_OK) {
+            json_t *o = json_object();
+            json_object_set_new(o, "kernels", list);
+            rc = cli_json_print(o);
+            json_decref(o);
+        } else {
+            json_decref(list);
+        }
+    } else if (rc == CLI_EXIT_OK && fflush(stdout) != 0) {
+        cli_error("cannot write to standard output");
+        rc = CLI_EXIT_FAILURE;
+    }
+done:
+    apo_runtime_destroy(rt);
+    return rc;
+}
