@@ -48,6 +48,9 @@ typedef struct cli_run_options {
     size_t n_params;
 } cli_run_options;
 
+/* The help of `apportion run` (run_options.c). */
+extern const char cli_run_help[];
+
 void cli_run_options_init(cli_run_options *o);
 /* Returns CLI_EXIT_OK (with *help set when --help was asked for), or the exit status of a
  * usage error (CLI_EXIT_USAGE) or of running out of memory (CLI_EXIT_FAILURE). */
