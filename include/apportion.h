@@ -401,15 +401,15 @@ typedef struct apo_workload {
     size_t n_outputs;
     const apo_param *params; /* named parameters; unnamed ones take their defaults */
     size_t n_params;
-    uint64_t seed;        /* keys every random draw by its global index */
-    const char *tag;      /* workload tag for profiles (1-63 bytes, no control character);
-                             NULL: the kernel name */
-    apo_split split;      /* APO_SPLIT_AUTO unless forced */
-    const double *ratios; /* optional shares in device order (n_ratios == devices) */
-    size_t n_ratios;      /* 0: no explicit ratios */
-    apo_switch learn;     /* online refinement from this call: UNSET, the runtime's setting
-                             (apo_config.learn, APPORTION_LEARN); OFF, this call refines no
-                             model; ON, it learns if the runtime does */
+    uint64_t seed;          /* keys every random draw by its global index */
+    const char *tag;        /* workload tag for profiles (1-63 bytes, no control character);
+                               NULL: the kernel name */
+    apo_split split;        /* APO_SPLIT_AUTO unless forced */
+    const double *ratios;   /* optional shares in device order (n_ratios == devices) */
+    size_t n_ratios;        /* 0: no explicit ratios */
+    apo_switch learn;       /* online refinement from this call: UNSET, the runtime's setting
+                               (apo_config.learn, APPORTION_LEARN); OFF, this call refines no
+                               model; ON, it learns if the runtime does */
     const apo_sweep *sweep; /* several parameter sets in one call; NULL: one set, the params */
 } apo_workload;
 
@@ -418,9 +418,9 @@ typedef struct apo_workload {
 
 /* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
  * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
- * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). Returns the same errors as apo_distribute_workload()'s validation
- * of the kernel, shape and parameters (buffers are not looked at), and APO_ERR_NOT_FOUND
- * for an index past the kernel's outputs. */
+ * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). Returns the
+ * same errors as apo_distribute_workload()'s validation of the kernel, shape and parameters
+ * (buffers are not looked at), and APO_ERR_NOT_FOUND for an index past the kernel's outputs. */
 APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
                                        size_t *out_rows, size_t *out_cols);
 

@@ -57,12 +57,12 @@ typedef struct apo__call {
  * parameters, grid, its part of the outputs, partials and counts), and its tiles are the
  * sweep call's tiles [offset[s], offset[s + 1]). */
 struct apo__call_sets {
-    size_t n;        /* sets run */
-    size_t first;    /* the sweep's index of sets[0] */
-    size_t total;    /* sets in the sweep */
-    apo__call *sets; /* n calls */
-    uint64_t *offset;                 /* n + 1 tile offsets */
-    double *(*outputs)[APO_MAX_IO];   /* n arrays of output pointers, for sets[s].outputs */
+    size_t n;                       /* sets run */
+    size_t first;                   /* the sweep's index of sets[0] */
+    size_t total;                   /* sets in the sweep */
+    apo__call *sets;                /* n calls */
+    uint64_t *offset;               /* n + 1 tile offsets */
+    double *(*outputs)[APO_MAX_IO]; /* n arrays of output pointers, for sets[s].outputs */
 };
 
 /* The set of a sweep call holding tile g (g < tiles), by bisection of the offsets. */

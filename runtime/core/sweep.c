@@ -39,16 +39,18 @@ static apo_status check_form(const apo_workload *w, const apo__kernel *k, swept 
         return apo__fail(APO_ERR_NULL, "%s: apo_sweep.%s is NULL with a count of %zu", k->name,
                          grid ? "grid" : "names", out->n);
     if (out->n > k->n_params)
-        return apo__fail(APO_ERR_BAD_PARAM, "%s: the sweep names %zu parameters, the kernel has %zu",
-                         k->name, out->n, k->n_params);
+        return apo__fail(APO_ERR_BAD_PARAM,
+                         "%s: the sweep names %zu parameters, the kernel has %zu", k->name, out->n,
+                         k->n_params);
     size_t total = 1;
     for (size_t j = 0; j < out->n; j++) {
         const char *name = grid ? sw->grid[j].name : sw->names[j];
         if (name == NULL)
             return apo__fail(APO_ERR_NULL, "%s: swept parameter %zu has a NULL name", k->name, j);
         if (!kernel_has_param(k, name))
-            return apo__fail(APO_ERR_BAD_PARAM, "%s: the sweep names \"%s\", which is not a parameter of %s",
-                             k->name, name, k->name);
+            return apo__fail(APO_ERR_BAD_PARAM,
+                             "%s: the sweep names \"%s\", which is not a parameter of %s", k->name,
+                             name, k->name);
         for (size_t i = 0; i < j; i++)
             if (strcmp(out->names[i], name) == 0)
                 return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s is swept twice", k->name,
@@ -79,8 +81,8 @@ static apo_status check_form(const apo_workload *w, const apo__kernel *k, swept 
     }
     if (list) {
         if (sw->n_sets == 0)
-            return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: the sweep's list has no set (n_sets is 0)",
-                             k->name);
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%s: the sweep's list has no set (n_sets is 0)", k->name);
         if (sw->n_sets > APO_MAX_SWEEP_SETS)
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "%s: the sweep's list has %zu sets, more than %d (APO_MAX_SWEEP_SETS)",
