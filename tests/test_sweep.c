@@ -58,28 +58,54 @@ typedef struct sweep_case {
     size_t rows, cols;
     apo_param fixed[2];
     size_t n_fixed;
-    int list;                  /* the list form, else the grid form */
+    int list; /* the list form, else the grid form */
     const char *names[MAX_SWEPT];
     size_t n_names;
-    size_t counts[MAX_SWEPT];  /* grid: values per parameter */
+    size_t counts[MAX_SWEPT];           /* grid: values per parameter */
     double values[MAX_SWEPT][MAX_SETS]; /* grid: per parameter; list: per set, see below */
-    size_t n_sets;             /* list: sets, values[s][j] */
+    size_t n_sets;                      /* list: sets, values[s][j] */
 } sweep_case;
 
 static const sweep_case cases[] = {
     /* Periods whose tiles differ (4096, and 16 * 300 = 4800), and a window longer than a
      * tile: each set has its own grid. */
-    {"bollinger", 3, 3 * 4096 + 123, {{"nbdev_dn", 1.5}}, 1, 0, {"period", "nbdev_up"}, 2,
-     {3, 2}, {{5, 20, 300}, {1.5, 2}}, 0},
-    {"bollinger", 2, 9001, {{0}}, 0, 0, {"nbdev_dn", "period"}, 2, {2, 2}, {{1, 3}, {2, 700}}, 0},
-    {"bollinger", 40, 700, {{0}}, 0, 1, {"period", "nbdev_up"}, 2, {0},
-     {{700, 2}, {2, 0.5}, {50, 3}}, 3},
-    /* signal = 40 lengthens the warm-up past 1024, so its tile is longer than 16384. */
-    {"macd", 2, 2 * 16384 + 77, {{0}}, 0, 0, {"fast", "slow"}, 2, {2, 2}, {{5, 12}, {26, 35}},
+    {"bollinger",
+     3,
+     3 * 4096 + 123,
+     {{"nbdev_dn", 1.5}},
+     1,
+     0,
+     {"period", "nbdev_up"},
+     2,
+     {3, 2},
+     {{5, 20, 300}, {1.5, 2}},
      0},
+    {"bollinger", 2, 9001, {{0}}, 0, 0, {"nbdev_dn", "period"}, 2, {2, 2}, {{1, 3}, {2, 700}}, 0},
+    {"bollinger",
+     40,
+     700,
+     {{0}},
+     0,
+     1,
+     {"period", "nbdev_up"},
+     2,
+     {0},
+     {{700, 2}, {2, 0.5}, {50, 3}},
+     3},
+    /* signal = 40 lengthens the warm-up past 1024, so its tile is longer than 16384. */
+    {"macd", 2, 2 * 16384 + 77, {{0}}, 0, 0, {"fast", "slow"}, 2, {2, 2}, {{5, 12}, {26, 35}}, 0},
     {"macd", 3, 20000, {{"fast", 3}}, 1, 0, {"signal"}, 1, {3}, {{1, 9, 40}}, 0},
-    {"macd", 1, 40000, {{0}}, 0, 1, {"signal", "slow", "fast"}, 3, {0},
-     {{40, 26, 12}, {9, 12, 26}, {1, 3, 2}}, 3},
+    {"macd",
+     1,
+     40000,
+     {{0}},
+     0,
+     1,
+     {"signal", "slow", "fast"},
+     3,
+     {0},
+     {{40, 26, 12}, {9, 12, 26}, {1, 3, 2}},
+     3},
     /* bootstrap's only parameter sets an output's shape: a sweep repeats it (a list of equal
      * sets), which still lays the reductions' outputs out set by set. */
     {"bootstrap", 3, 500, {{0}}, 0, 1, {"replicates"}, 1, {0}, {{64}, {64}}, 2},
@@ -254,8 +280,8 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
             apo_report report = APO_REPORT_INIT;
             snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
                      apo_split_name(splits[si]));
-            apo_status st = run_call(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed,
-                                     &sw, NULL, 0, splits[si], &got, &report);
+            apo_status st = run_call(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
+                                     NULL, 0, splits[si], &got, &report);
             cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
             cr_assert_eq(report.sets, n, "%s: report.sets %zu", what, report.sets);
             cr_assert_eq(report.sweep_sets, n);
@@ -286,8 +312,8 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
         snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
         outputs got;
         apo_report report = APO_REPORT_INIT;
-        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed,
-                                 &sw, skewed[1], 3, APO_SPLIT_TIME, &got, &report);
+        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
+                                 skewed[1], 3, APO_SPLIT_TIME, &got, &report);
         cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
         assert_sets_equal(&got, refs, 0, n, what);
         outputs_free(&got);
@@ -316,8 +342,7 @@ Test(sweep, a_device_failing_mid_sweep_keeps_the_bits, .timeout = 300) {
     apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
                              ratios, 3, APO_SPLIT_TIME, &got, &report);
     cr_assert_eq(st, APO_OK, "%s", apo_last_error());
-    cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)",
-                 report.failovers);
+    cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)", report.failovers);
     cr_assert(report.devices[1].elements_moved_out > 0);
     assert_sets_equal(&got, refs, 0, n, "bollinger with sim:a failing");
     outputs_free(&got);
@@ -336,8 +361,8 @@ Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
     double flat[MAX_SETS * MAX_SWEPT];
     apo_sweep sw = case_sweep(c, grid, flat);
     outputs whole;
-    apo_status st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
-                             NULL, 0, APO_SPLIT_AUTO, &whole, NULL);
+    apo_status st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw, NULL,
+                             0, APO_SPLIT_AUTO, &whole, NULL);
     cr_assert_eq(st, APO_OK, "%s", apo_last_error());
     const size_t ranges[][2] = {{2, 3}, {5, 1}, {0, 1}, {4, 0}}; /* n_sets_run 0: to the end */
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
@@ -358,8 +383,8 @@ Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
             cr_assert_eq(part.len[i], n_run * per_set);
             cr_assert(memcmp(part.data[i], whole.data[i] + ranges[k][0] * per_set,
                              part.len[i] * sizeof(double)) == 0,
-                      "sets from %zu: output %zu is not the slice of the whole sweep",
-                      ranges[k][0], i);
+                      "sets from %zu: output %zu is not the slice of the whole sweep", ranges[k][0],
+                      i);
         }
         outputs_free(&part);
     }
@@ -429,8 +454,8 @@ static apo_status plan_sweep(apo_runtime *rt, const char *kernel, const apo_para
 }
 
 static void assert_refused(apo_status got, apo_status want, const char *fragment) {
-    cr_assert_eq(got, want, "got %s, wanted %s (%s)", apo_status_name(got),
-                 apo_status_name(want), apo_last_error());
+    cr_assert_eq(got, want, "got %s, wanted %s (%s)", apo_status_name(got), apo_status_name(want),
+                 apo_last_error());
     cr_assert(strstr(apo_last_error(), fragment) != NULL, "\"%s\" does not say \"%s\"",
               apo_last_error(), fragment);
 }
@@ -455,8 +480,7 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     list.n_names = 1;
     list.values = periods;
     list.n_sets = 0;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_INVALID_ARGUMENT,
-                   "no set");
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_INVALID_ARGUMENT, "no set");
 
     apo_sweep_param twice[] = {{"period", periods, 2}, {"period", periods, 2}};
     sw.grid = twice;
@@ -476,7 +500,8 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM, "\"perioud\"");
 
     /* Set 2 of the grid (period 1, the first parameter's second value, varying slowest;
-     * nbdev_up 1) is the first out of bounds; so is a period longer than the series in set 1 of the list. */
+     * nbdev_up 1) is the first out of bounds; so is a period longer than the series in set 1 of the
+     * list. */
     const double bad_periods[] = {5, 1};
     const double ups[] = {1, 2};
     apo_sweep_param bad[] = {{"period", bad_periods, 2}, {"nbdev_up", ups, 2}};
@@ -487,12 +512,10 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     const double long_periods[] = {5, 5000};
     list.values = long_periods;
     list.n_sets = 2;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM,
-                   "sweep set 1: ");
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM, "sweep set 1: ");
     const double not_finite[] = {5, NAN};
     list.values = not_finite;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM,
-                   "sweep set 1: ");
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM, "sweep set 1: ");
 
     /* 300 x 300 sets, past APO_MAX_SWEEP_SETS. */
     static double many[300];
@@ -509,8 +532,7 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     sw.n_grid = 1;
     sw.names = names;
     sw.n_names = 1;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                   "not both");
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT, "not both");
     sw.names = NULL;
     sw.n_names = 0;
     sw.first_set = 2;
@@ -527,8 +549,7 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     apo_sweep boot = APO_SWEEP_INIT;
     boot.grid = replicates;
     boot.n_grid = 1;
-    assert_refused(plan_sweep(rt, "bootstrap", NULL, 0, &boot), APO_ERR_BAD_PARAM,
-                   "same shape");
+    assert_refused(plan_sweep(rt, "bootstrap", NULL, 0, &boot), APO_ERR_BAD_PARAM, "same shape");
 
     /* returns_stats has no parameter to sweep. */
     apo_sweep_param nothing[] = {{"period", periods, 2}};
