@@ -66,7 +66,7 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
     /* Whether the call is a sweep: the job's call is alive while it is wanted. */
     int sweep = 0;
     if (apo__task_enter_call(&dev->guard)) {
-        sweep = job->call->sets != NULL;
+        sweep = job->call != NULL && job->call->sets != NULL;
         apo__task_leave_call(&dev->guard);
     }
     for (uint64_t t = 0; t < tasks; t++) {
