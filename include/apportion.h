@@ -357,6 +357,40 @@ typedef struct apo_param {
     double value;
 } apo_param;
 
+/* A parameter swept over a list of values (apo_sweep, grid form). */
+typedef struct apo_sweep_param {
+    const char *name;     /* a parameter of the kernel, not also in apo_workload.params */
+    const double *values; /* n_values values, each checked as the kernel checks the parameter */
+    size_t n_values;      /* at least 1 */
+} apo_sweep_param;
+
+/* At most this many sets in a sweep (docs/api.md, "Sweeps"). */
+#define APO_MAX_SWEEP_SETS 65536
+
+/* Several parameter sets evaluated in one call (docs/api.md, "Sweeps"). Either the grid
+ * form (grid, n_grid: the cross product of the values, the first parameter varying slowest)
+ * or the list form (names, n_names, values, n_sets: set s is values[s * n_names ..]), not
+ * both. Parameters not swept come from apo_workload.params or their defaults. The call runs
+ * sets [first_set, first_set + n_sets_run) (n_sets_run 0: every set from first_set on), and
+ * output k holds them set-major: sets x rows x out_cols. */
+typedef struct apo_sweep {
+    size_t size; /* sizeof(apo_sweep); set by APO_SWEEP_INIT */
+    /* Grid form */
+    const apo_sweep_param *grid;
+    size_t n_grid;
+    /* List form */
+    const char *const *names;
+    size_t n_names;
+    const double *values; /* n_sets x n_names, set-major */
+    size_t n_sets;
+    /* The sets this call runs */
+    size_t first_set;
+    size_t n_sets_run; /* 0: every set from first_set on */
+} apo_sweep;
+
+#define APO_SWEEP_INIT                                                                             \
+    { .size = sizeof(apo_sweep) }
+
 typedef struct apo_workload {
     size_t size;                 /* sizeof(apo_workload); set by APO_WORKLOAD_INIT */
     const char *kernel;          /* kernel name */
@@ -367,15 +401,16 @@ typedef struct apo_workload {
     size_t n_outputs;
     const apo_param *params; /* named parameters; unnamed ones take their defaults */
     size_t n_params;
-    uint64_t seed;        /* keys every random draw by its global index */
-    const char *tag;      /* workload tag for profiles (1-63 bytes, no control character);
-                             NULL: the kernel name */
-    apo_split split;      /* APO_SPLIT_AUTO unless forced */
-    const double *ratios; /* optional shares in device order (n_ratios == devices) */
-    size_t n_ratios;      /* 0: no explicit ratios */
-    apo_switch learn;     /* online refinement from this call: UNSET, the runtime's setting
-                             (apo_config.learn, APPORTION_LEARN); OFF, this call refines no
-                             model; ON, it learns if the runtime does */
+    uint64_t seed;          /* keys every random draw by its global index */
+    const char *tag;        /* workload tag for profiles (1-63 bytes, no control character);
+                               NULL: the kernel name */
+    apo_split split;        /* APO_SPLIT_AUTO unless forced */
+    const double *ratios;   /* optional shares in device order (n_ratios == devices) */
+    size_t n_ratios;        /* 0: no explicit ratios */
+    apo_switch learn;       /* online refinement from this call: UNSET, the runtime's setting
+                               (apo_config.learn, APPORTION_LEARN); OFF, this call refines no
+                               model; ON, it learns if the runtime does */
+    const apo_sweep *sweep; /* several parameter sets in one call; NULL: one set, the params */
 } apo_workload;
 
 #define APO_WORKLOAD_INIT                                                                          \
@@ -383,9 +418,9 @@ typedef struct apo_workload {
 
 /* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
  * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
- * is rows x replicates. Returns the same errors as apo_distribute_workload()'s validation
- * of the kernel, shape and parameters (buffers are not looked at), and APO_ERR_NOT_FOUND
- * for an index past the kernel's outputs. */
+ * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). Returns the
+ * same errors as apo_distribute_workload()'s validation of the kernel, shape and parameters
+ * (buffers are not looked at), and APO_ERR_NOT_FOUND for an index past the kernel's outputs. */
 APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
                                        size_t *out_rows, size_t *out_cols);
 
@@ -456,11 +491,14 @@ typedef struct apo_report {
     char kernel[APO_NAME_MAX];
     size_t rows, cols;
     uint64_t seed;
-    uint64_t elements; /* elements in the workload */
+    uint64_t elements; /* elements in the workload (across the sets run) */
+    size_t sets;       /* parameter sets run (1 without a sweep) */
+    size_t first_set;  /* the sweep's index of the first set run (0 without a sweep) */
+    size_t sweep_sets; /* sets in the whole sweep (1 without a sweep) */
     /* The plan */
     apo_split split_axis; /* the axis used (never AUTO) */
     apo_ratio_source ratio_source;
-    size_t tile;    /* tile length along the tiled axis */
+    size_t tile;    /* tile length along the tiled axis (of the first set run) */
     uint64_t tiles; /* tiles in the grid */
     /* The run */
     double makespan_ms;        /* first dispatch to last merge */
@@ -500,7 +538,8 @@ typedef struct apo_report {
  * place), called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
  * (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
- * where one is needed), APO_ERR_KERNEL_FAILED (a user kernel failed),
+ * where one is needed; for a sweep, the message names the set), APO_ERR_KERNEL_FAILED (a
+ * user kernel failed),
  * APO_ERR_ALL_DEVICES_FAILED (no device survived, or every device that could run it is
  * quarantined; outputs are then incomplete),
  * APO_ERR_OUT_OF_MEMORY. */
@@ -587,7 +626,10 @@ typedef struct apo_plan_info {
     apo_ratio_source ratio_source;
     apo_split split_axis;
     double predicted_ms; /* NaN when some share has no model */
-    uint64_t elements;
+    uint64_t elements;   /* across the sets run */
+    size_t sets;         /* parameter sets run (1 without a sweep) */
+    size_t first_set;    /* the sweep's index of the first set run (0 without a sweep) */
+    size_t sweep_sets;   /* sets in the whole sweep (1 without a sweep) */
     size_t n_devices;
     double shares[APO_MAX_DEVICES];
     uint64_t device_elements[APO_MAX_DEVICES];

@@ -54,7 +54,22 @@ void apo__call_grid(apo__call *call) {
     call->unit_work = k->unit_work(k, call->params, call->cols);
 }
 
+/* A sweep's elements: each set's part of the run counted in its own grid. */
+static uint64_t sets_elements(const apo__call_sets *sets, uint64_t first, uint64_t end) {
+    uint64_t total = 0;
+    for (size_t s = apo__call_set_of(sets, first); s < sets->n && sets->offset[s] < end; s++) {
+        uint64_t a = first > sets->offset[s] ? first : sets->offset[s];
+        uint64_t b = end < sets->offset[s + 1] ? end : sets->offset[s + 1];
+        total += apo__tiles_elements(&sets->sets[s], a - sets->offset[s], b - sets->offset[s]);
+    }
+    return total;
+}
+
 uint64_t apo__tiles_elements(const apo__call *call, uint64_t first, uint64_t end) {
+    if (first >= end)
+        return 0;
+    if (call->sets != NULL)
+        return sets_elements(call->sets, first, end);
     uint64_t tpr = call->tiles_per_row;
     uint64_t last_tiles = end / tpr - first / tpr; /* tiles at a row's end in [first, end) */
     uint64_t last_len = call->axis_len - (tpr - 1) * call->tile;

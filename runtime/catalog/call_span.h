@@ -35,7 +35,8 @@ void apo__call_span_of(const apo__call *call, uint64_t first, uint64_t end, apo_
  * kernel, parameters and shape, as the planner does. */
 void apo__call_grid(apo__call *call);
 
-/* Elements of work in linear tiles [first, end) of a call, in O(1). */
+/* Elements of work in linear tiles [first, end) of a call: in O(1), or for a sweep in O(sets
+ * met), each set's tiles counted in its own grid. */
 uint64_t apo__tiles_elements(const apo__call *call, uint64_t first, uint64_t end);
 
 #endif

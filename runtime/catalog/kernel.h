@@ -13,6 +13,8 @@
 
 typedef struct apo__kernel apo__kernel;
 
+typedef struct apo__call_sets apo__call_sets;
+
 /* One call's resolved workload, shared read-only by every device during the call. */
 typedef struct apo__call {
     const apo__kernel *kernel;
@@ -45,7 +47,36 @@ typedef struct apo__call {
      * device that computed the tile (kernel->count_nonfinite), or APO_NONFINITE_UNCHECKED.
      * NULL: not counted in this call. */
     uint64_t *nonfinite;
+    /* A sweep (apo_workload.sweep), or NULL. Its tiles are those of its sets' own calls laid
+     * end to end, set by set; the fields above then describe the first set run, except
+     * `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole call's). */
+    apo__call_sets *sets;
 } apo__call;
+
+/* The sets a sweep call runs: sets[s] is exactly the call of set first + s alone (its
+ * parameters, grid, its part of the outputs, partials and counts), and its tiles are the
+ * sweep call's tiles [offset[s], offset[s + 1]). */
+struct apo__call_sets {
+    size_t n;                       /* sets run */
+    size_t first;                   /* the sweep's index of sets[0] */
+    size_t total;                   /* sets in the sweep */
+    apo__call *sets;                /* n calls */
+    uint64_t *offset;               /* n + 1 tile offsets */
+    double *(*outputs)[APO_MAX_IO]; /* n arrays of output pointers, for sets[s].outputs */
+};
+
+/* The set of a sweep call holding tile g (g < tiles), by bisection of the offsets. */
+static inline size_t apo__call_set_of(const apo__call_sets *sets, uint64_t g) {
+    size_t lo = 0, hi = sets->n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sets->offset[mid] <= g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* A tile of apo__call.nonfinite that no device has checked (yet). */
 #define APO_NONFINITE_UNCHECKED UINT64_MAX

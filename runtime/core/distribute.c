@@ -21,6 +21,7 @@
 #include "core/nonfinite_count.h"
 #include "core/plan.h"
 #include "core/runtime.h"
+#include "core/sweep.h"
 #ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_discovery.h"
@@ -238,8 +239,14 @@ static apo_status ensure_partials(apo_runtime *rt, apo__call *call) {
     return APO_OK;
 }
 
-/* Merges each row's tile partials in tile order through the fixed pairwise tree. */
+/* Merges each row's tile partials in tile order through the fixed pairwise tree; a
+ * sweep's set by set, each in its own call, as that set alone would. */
 static void reduce_rows(const apo__call *call) {
+    if (call->sets != NULL) {
+        for (size_t s = 0; s < call->sets->n; s++)
+            reduce_rows(&call->sets->sets[s]);
+        return;
+    }
     const apo__kernel *k = call->kernel;
     double root[APO_PARTIAL_MAX];
     double scratch[APO_PARTIAL_MAX * 72]; /* depth <= 66 for 64-bit tile counts */
@@ -329,6 +336,9 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
     r->tile = call->tile;
     r->tiles = call->tiles;
     r->elements = apo__tiles_elements(call, 0, call->tiles);
+    r->sets = call->sets != NULL ? call->sets->n : 1;
+    r->first_set = call->sets != NULL ? call->sets->first : 0;
+    r->sweep_sets = call->sets != NULL ? call->sets->total : 1;
     r->makespan_ms = makespan_s * 1e3;
     r->n_devices = rt->n_devices;
     r->gather = s->gather;
@@ -476,6 +486,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     /* Counted only for a report, which is where the count goes; released by the caller. */
     if (report != NULL && (st = apo__nonfinite_start(call)) != APO_OK)
         return st;
+    apo__sweep_bind(call);
 
     run_state s;
     memset(&s, 0, sizeof s);
@@ -483,9 +494,9 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     s.call = call;
     if (apo__workload_tag(w, call, &s.tag) != APO_OK)
         s.tag = NULL;
-    apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu, %llu tiles of %zu, split by %s",
-             call->kernel->name, call->rows, call->cols, (unsigned long long)call->tiles,
-             call->tile, apo_split_name(p.axis));
+    apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
+             call->kernel->name, call->sets != NULL ? call->sets->n : (size_t)1, call->rows,
+             call->cols, (unsigned long long)call->tiles, apo_split_name(p.axis));
 
     double t0 = apo__now();
     uint64_t lost_tiles = 0;
@@ -546,11 +557,22 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
     apo_status st = apo__resolve_call(rt, w, &call, 1);
     if (st != APO_OK)
         return st;
+    /* Arrays in GPU memory would need each set's block staged and gathered on the GPUs,
+     * which no sweep does yet (docs/api.md, "Sweeps"). */
+    if (call.sets != NULL && (where->in_gpu >= 0 || where->out_gpu >= 0)) {
+        apo__sweep_release(&call);
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s: a sweep cannot run on arrays in GPU memory "
+                         "(apo_distribute_workload_cuda); give host arrays, or one set per call",
+                         w->kernel);
+    }
     /* The tag is checked whatever the ratios: a call learns under it. */
     const char *tag;
     st = apo__workload_tag(w, &call, &tag);
-    if (st != APO_OK)
+    if (st != APO_OK) {
+        apo__sweep_release(&call);
         return st;
+    }
     call.in_gpu = where->in_gpu;
     call.out_gpu = where->out_gpu;
     call.wait_events = where->wait_events;
@@ -566,6 +588,7 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
     st = distribute_locked(rt, w, &call, report, learn);
     apo__nonfinite_discard(&call); /* a failed call's counts */
     pthread_mutex_unlock(&rt->call_mutex);
+    apo__sweep_release(&call);
     return st;
 }
 

@@ -14,6 +14,7 @@
 #include "catalog/params.h"
 #include "core/plan.h"
 #include "core/runtime.h"
+#include "core/sweep.h"
 #include "devices/cuda/cuda_discovery.h"
 
 /* With at least this many rows per device, the auto axis splits by rows. */
@@ -32,11 +33,11 @@ static int ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b
  * outputs are written, so an output that shares memory with an input or another output
  * gives wrong values without an error. */
 static apo_status check_no_overlap(const apo__kernel *k, const apo_workload *w,
-                                   const double *params) {
+                                   const double *params, size_t out_rows) {
     const size_t in_bytes = w->rows * w->cols * sizeof(double);
     size_t out_bytes[APO_MAX_IO];
     for (size_t o = 0; o < k->n_outputs; o++) {
-        out_bytes[o] = w->rows * k->output_cols(k, params, w->cols, o) * sizeof(double);
+        out_bytes[o] = out_rows * k->output_cols(k, params, w->cols, o) * sizeof(double);
         for (size_t i = 0; i < k->n_inputs; i++)
             if (ranges_overlap(w->inputs[i], in_bytes, w->outputs[o], out_bytes[o]))
                 return apo__fail(APO_ERR_INVALID_ARGUMENT,
@@ -50,6 +51,30 @@ static apo_status check_no_overlap(const apo__kernel *k, const apo_workload *w,
                                  "not overlap the inputs or each other",
                                  k->name, p, k->output_names[p], o, k->output_names[o]);
     }
+    return APO_OK;
+}
+
+/* The call's buffers, once the rest is resolved. */
+static apo_status check_call_buffers(const apo_workload *w, apo__call *call) {
+    const apo__kernel *k = call->kernel;
+    if (w->n_inputs != k->n_inputs || w->n_outputs != k->n_outputs)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s takes %zu input(s) and %zu output(s); got %zu and %zu", k->name,
+                         k->n_inputs, k->n_outputs, w->n_inputs, w->n_outputs);
+    if (w->inputs == NULL || w->outputs == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: the inputs or outputs array is NULL", k->name);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        if (w->inputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: input %zu is NULL", k->name, i);
+    for (size_t i = 0; i < k->n_outputs; i++)
+        if (w->outputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", k->name, i,
+                             k->output_names[i]);
+    apo_status st = check_no_overlap(k, w, call->params, apo__call_output_rows(call));
+    if (st != APO_OK)
+        return st;
+    call->inputs = w->inputs;
+    call->outputs = w->outputs;
     return APO_OK;
 }
 
@@ -87,13 +112,15 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
     apo_status st = apo__resolve_params(k, w->params, w->n_params, call->params);
     if (st != APO_OK)
         return st;
-    if (k->validate != NULL) {
+    /* A sweep checks each of its sets instead: the values not swept alone need not make a
+     * valid set (a default period longer than cols, swept shorter). */
+    if (w->sweep == NULL && k->validate != NULL) {
         char err[256];
         st = k->validate(k, call->params, w->rows, w->cols, err, sizeof err);
         if (st != APO_OK)
             return apo__fail(st, "%s", err);
     }
-    for (size_t i = 0; i < k->n_outputs; i++) {
+    for (size_t i = 0; i < k->n_outputs && w->sweep == NULL; i++) {
         size_t oc = k->output_cols(k, call->params, w->cols, i);
         if (oc != 0 && w->rows > SIZE_MAX / sizeof(double) / oc)
             return apo__fail(APO_ERR_OVERFLOW, "%s: output %s of %zu x %zu overflows size_t",
@@ -105,28 +132,16 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
     call->tiles_per_row = (call->axis_len + call->tile - 1) / call->tile;
     call->tiles = (uint64_t)w->rows * call->tiles_per_row;
     call->unit_work = k->unit_work(k, call->params, w->cols);
+    st = apo__sweep_resolve(w, call);
+    if (st != APO_OK)
+        return st;
 
     if (!check_buffers)
         return APO_OK;
-    if (w->n_inputs != k->n_inputs || w->n_outputs != k->n_outputs)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "%s takes %zu input(s) and %zu output(s); got %zu and %zu", k->name,
-                         k->n_inputs, k->n_outputs, w->n_inputs, w->n_outputs);
-    if (w->inputs == NULL || w->outputs == NULL)
-        return apo__fail(APO_ERR_NULL, "%s: the inputs or outputs array is NULL", k->name);
-    for (size_t i = 0; i < k->n_inputs; i++)
-        if (w->inputs[i] == NULL)
-            return apo__fail(APO_ERR_NULL, "%s: input %zu is NULL", k->name, i);
-    for (size_t i = 0; i < k->n_outputs; i++)
-        if (w->outputs[i] == NULL)
-            return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", k->name, i,
-                             k->output_names[i]);
-    st = check_no_overlap(k, w, call->params);
+    st = check_call_buffers(w, call);
     if (st != APO_OK)
-        return st;
-    call->inputs = w->inputs;
-    call->outputs = w->outputs;
-    return APO_OK;
+        apo__sweep_release(call);
+    return st;
 }
 
 apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
@@ -137,10 +152,12 @@ apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t
     apo_status st = apo__resolve_call((apo_runtime *)rt, w, &call, 0);
     if (st != APO_OK)
         return st;
+    size_t rows = apo__call_output_rows(&call);
+    apo__sweep_release(&call);
     if (index >= call.kernel->n_outputs)
         return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", call.kernel->name,
                          call.kernel->n_outputs, index);
-    *out_rows = w->rows;
+    *out_rows = rows;
     *out_cols = call.kernel->output_cols(call.kernel, call.params, w->cols, index);
     return APO_OK;
 }
@@ -170,9 +187,14 @@ apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const
 }
 
 /* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
- * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only. */
+ * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only.
+ * A sweep runs on the host devices (cpu, sim): GPUs and ranks take part in none yet
+ * (docs/api.md, "Sweeps"). */
 static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
     const apo__device *dev = &rt->devices[i];
+    if (call->sets != NULL &&
+        (dev->info.kind == APO_DEVICE_CUDA || dev->info.kind == APO_DEVICE_RANK))
+        return 0;
     if (call->in_gpu >= 0 || call->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
@@ -215,7 +237,8 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
                          call->in_gpu >= 0 || call->out_gpu >= 0
                              ? " on device-resident arrays (only GPUs with the kernel's CUDA "
                                "implementation can)"
-                             : "");
+                         : call->sets != NULL ? " as a sweep (only cpu and sim devices run sweeps)"
+                                              : "");
     }
     for (size_t i = 0; i < n; i++) {
         if (sum > 0)
@@ -226,14 +249,47 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
     return APO_OK;
 }
 
+/* The units a call is shared out in along `axis`: rows (a sweep's rows of every set run)
+ * or tiles. */
+static uint64_t unit_count(const apo__call *call, apo_split axis) {
+    if (axis != APO_SPLIT_ROWS)
+        return call->tiles;
+    return call->sets != NULL ? (uint64_t)call->sets->n * call->rows : call->rows;
+}
+
+/* The first tile of unit u (u <= unit_count()): a row's first tile, or tile u. A sweep's
+ * rows go set by set, each in its set's grid. */
+static uint64_t unit_first_tile(const apo__call *call, apo_split axis, uint64_t u) {
+    if (axis != APO_SPLIT_ROWS)
+        return u;
+    const apo__call_sets *sets = call->sets;
+    if (sets == NULL)
+        return u * call->tiles_per_row;
+    uint64_t s = u / call->rows;
+    if (s >= sets->n)
+        return sets->offset[sets->n];
+    return sets->offset[s] + (u % call->rows) * sets->sets[s].tiles_per_row;
+}
+
 /* Lays the devices' unit counts out as consecutive tile ranges, in device order. */
-static void lay_out(size_t n, const uint64_t *counts, uint64_t unit_tiles, apo__plan *p) {
+static void lay_out(const apo__call *call, apo_split axis, size_t n, const uint64_t *counts,
+                    apo__plan *p) {
     uint64_t next = 0;
     for (size_t i = 0; i < n; i++) {
-        p->first[i] = next;
-        next += counts[i] * unit_tiles;
-        p->end[i] = next;
+        p->first[i] = unit_first_tile(call, axis, next);
+        next += counts[i];
+        p->end[i] = unit_first_tile(call, axis, next);
     }
+}
+
+/* Whether every row of the call is a single tile (of every set run, for a sweep). */
+static int single_tile_rows(const apo__call *call) {
+    if (call->sets == NULL)
+        return call->tiles_per_row == 1;
+    for (size_t s = 0; s < call->sets->n; s++)
+        if (call->sets->sets[s].tiles_per_row != 1)
+            return 0;
+    return 1;
 }
 
 /* Exploration: gives each device marked in `probe` (apo__balance_shares) that takes part
@@ -243,7 +299,7 @@ static void lay_out(size_t n, const uint64_t *counts, uint64_t unit_tiles, apo__
  * already more than APO_PROBE_FRACTION of the call's elements. The plan's ranges are laid
  * out either way. */
 static int add_probes(const apo_runtime *rt, const apo__call *call, const unsigned *probe,
-                      uint64_t units, uint64_t unit_tiles, uint64_t *counts, apo__plan *p) {
+                      uint64_t units, apo_split axis, uint64_t *counts, apo__plan *p) {
     size_t n = rt->n_devices, order[APO_MAX_DEVICES], k = 0;
     for (size_t i = 0; i < n; i++)
         if (probe[i] > 0 && counts[i] == 0 && apo__device_takes_part(rt, call, i)) {
@@ -272,7 +328,7 @@ static int add_probes(const apo_runtime *rt, const apo__call *call, const unsign
                 probed[most]--;
                 probed[order[j]]++;
             }
-        lay_out(n, probed, unit_tiles, p);
+        lay_out(call, axis, n, probed, p);
         double elements = 0;
         for (size_t j = 0; j < k; j++)
             elements += (double)apo__tiles_elements(call, p->first[order[j]], p->end[order[j]]);
@@ -284,7 +340,7 @@ static int add_probes(const apo_runtime *rt, const apo__call *call, const unsign
             return 1;
         }
     }
-    lay_out(n, counts, unit_tiles, p);
+    lay_out(call, axis, n, counts, p);
     return 0;
 }
 
@@ -339,17 +395,16 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
         active += p->weights[i] > 0;
     p->axis = w->split;
     if (p->axis == APO_SPLIT_AUTO)
-        p->axis =
-            (call->tiles_per_row == 1 || call->rows >= APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT * active)
-                ? APO_SPLIT_ROWS
-                : APO_SPLIT_TIME;
+        p->axis = (single_tile_rows(call) ||
+                   unit_count(call, APO_SPLIT_ROWS) >= APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT * active)
+                      ? APO_SPLIT_ROWS
+                      : APO_SPLIT_TIME;
 
-    uint64_t unit_tiles = p->axis == APO_SPLIT_ROWS ? call->tiles_per_row : 1;
-    uint64_t units = call->tiles / unit_tiles;
+    uint64_t units = unit_count(call, p->axis);
     uint64_t counts[APO_MAX_DEVICES];
     apo__largest_remainder(p->weights, n, units, counts);
-    lay_out(n, counts, unit_tiles, p);
-    if (tag != NULL && add_probes(rt, call, probe, units, unit_tiles, counts, p))
+    lay_out(call, p->axis, n, counts, p);
+    if (tag != NULL && add_probes(rt, call, probe, units, p->axis, counts, p))
         apo__balance_probed(&rt->balance, tag);
     return APO_OK;
 }
@@ -365,16 +420,22 @@ apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_in
     apo__plan p;
     /* A preview: it neither probes nor counts towards the next probe. */
     st = apo__plan_call(rt, w, &call, &p, 0);
-    if (st != APO_OK)
+    if (st != APO_OK) {
+        apo__sweep_release(&call);
         return st;
+    }
     out->ratio_source = p.source;
     out->split_axis = p.axis;
     out->predicted_ms = p.predicted_s * 1e3;
     out->elements = apo__tiles_elements(&call, 0, call.tiles);
+    out->sets = call.sets != NULL ? call.sets->n : 1;
+    out->first_set = call.sets != NULL ? call.sets->first : 0;
+    out->sweep_sets = call.sets != NULL ? call.sets->total : 1;
     out->n_devices = rt->n_devices;
     for (size_t i = 0; i < rt->n_devices; i++) {
         out->shares[i] = p.weights[i];
         out->device_elements[i] = apo__tiles_elements(&call, p.first[i], p.end[i]);
     }
+    apo__sweep_release(&call);
     return APO_OK;
 }

@@ -8,6 +8,51 @@
 #include "base/log.h"
 #include "devices/worker_pool.h"
 
+/* Runs tiles [a, b) of the job as one task on its call, or on `piece`, one set's own call,
+ * with [pa, pb) the same tiles in that set's grid. Returns 0 when the job stops there. */
+static int run_task(apo__device *dev, apo__device_job *job, const apo__call *piece, uint64_t pa,
+                    uint64_t pb, uint64_t b) {
+    apo__task_time tt = {0};
+    apo_status st = dev->ops->run(dev, piece, pa, pb, job->task_base + job->tasks, &tt);
+    job->tasks++;
+    job->time.h2d_s += tt.h2d_s;
+    job->time.kernel_s += tt.kernel_s;
+    job->time.d2h_s += tt.d2h_s;
+    job->time.touch_s += tt.touch_s;
+    job->time.wall_s += tt.wall_s > 0 ? tt.wall_s : tt.touch_s + tt.h2d_s + tt.kernel_s + tt.d2h_s;
+    job->time.chunks += tt.chunks > 0 ? tt.chunks : 1;
+    job->time.host_copy_s += tt.host_copy_s;
+    job->time.busy_s += tt.busy_s;
+    if (st != APO_OK) {
+        job->status = st;
+        job->timed_out = st == APO_ERR_DEVICE_LOST && apo__task_abandoned(&dev->guard);
+        apo__log(APO_LOG_INFO, APO_SUBSYS_RUN, "%s: task over tiles [%llu, %llu) %s: %s",
+                 dev->info.id, (unsigned long long)pa, (unsigned long long)pb,
+                 job->timed_out ? "missed its deadline" : "failed", apo_status_name(st));
+        return 0;
+    }
+    job->done_end = b;
+    return 1;
+}
+
+/* Where the next piece of tiles [a, b) of a sweep lies: the set holding tile a, and the
+ * tiles of [a, b) in it, in its own grid. Reads the call, so under the task guard; 0 when
+ * the task is no longer wanted. */
+static int next_piece(apo__device *dev, const apo__call *call, uint64_t a, uint64_t b,
+                      const apo__call **piece, uint64_t *pa, uint64_t *pb, uint64_t *piece_end) {
+    if (!apo__task_enter_call(&dev->guard))
+        return 0;
+    const apo__call_sets *sets = call->sets;
+    size_t s = apo__call_set_of(sets, a);
+    uint64_t set_end = sets->offset[s + 1];
+    *piece_end = b < set_end ? b : set_end;
+    *piece = &sets->sets[s];
+    *pa = a - sets->offset[s];
+    *pb = *piece_end - sets->offset[s];
+    apo__task_leave_call(&dev->guard);
+    return 1;
+}
+
 void apo__device_job_run(apo__device *dev, apo__device_job *job) {
     uint64_t tiles = job->end - job->first;
     uint64_t tasks = dev->ops->task_count(dev, tiles);
@@ -18,39 +63,36 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
     job->done_end = job->first;
     job->tasks = 0;
     job->timed_out = 0;
+    /* Whether the call is a sweep: the job's call is alive while it is wanted. */
+    int sweep = 0;
+    if (apo__task_enter_call(&dev->guard)) {
+        sweep = job->call != NULL && job->call->sets != NULL;
+        apo__task_leave_call(&dev->guard);
+    }
     for (uint64_t t = 0; t < tasks; t++) {
         /* Task t takes tiles [first + t*tiles/tasks, first + (t+1)*tiles/tasks). */
         uint64_t a = job->first + t * tiles / tasks;
         uint64_t b = job->first + (t + 1) * tiles / tasks;
-        if (a == b)
-            continue;
-        /* A late job starts no further task: its remaining tiles go elsewhere. */
-        if (apo__task_abandoned(&dev->guard)) {
-            job->status = APO_ERR_DEVICE_LOST;
-            job->timed_out = 1;
-            return;
+        /* A sweep's task runs set by set, each piece on its set's own call, so that every
+         * tile is computed as in a call of its set alone. */
+        while (a < b) {
+            /* A late job starts no further task: its remaining tiles go elsewhere. */
+            if (apo__task_abandoned(&dev->guard)) {
+                job->status = APO_ERR_DEVICE_LOST;
+                job->timed_out = 1;
+                return;
+            }
+            const apo__call *piece = job->call;
+            uint64_t pa = a, pb = b, piece_end = b;
+            if (sweep && !next_piece(dev, job->call, a, b, &piece, &pa, &pb, &piece_end)) {
+                job->status = APO_ERR_DEVICE_LOST;
+                job->timed_out = 1;
+                return;
+            }
+            if (!run_task(dev, job, piece, pa, pb, piece_end))
+                return;
+            a = piece_end;
         }
-        apo__task_time tt = {0};
-        apo_status st = dev->ops->run(dev, job->call, a, b, job->task_base + job->tasks, &tt);
-        job->tasks++;
-        job->time.h2d_s += tt.h2d_s;
-        job->time.kernel_s += tt.kernel_s;
-        job->time.d2h_s += tt.d2h_s;
-        job->time.touch_s += tt.touch_s;
-        job->time.wall_s +=
-            tt.wall_s > 0 ? tt.wall_s : tt.touch_s + tt.h2d_s + tt.kernel_s + tt.d2h_s;
-        job->time.chunks += tt.chunks > 0 ? tt.chunks : 1;
-        job->time.host_copy_s += tt.host_copy_s;
-        job->time.busy_s += tt.busy_s;
-        if (st != APO_OK) {
-            job->status = st;
-            job->timed_out = st == APO_ERR_DEVICE_LOST && apo__task_abandoned(&dev->guard);
-            apo__log(APO_LOG_INFO, APO_SUBSYS_RUN, "%s: task over tiles [%llu, %llu) %s: %s",
-                     dev->info.id, (unsigned long long)a, (unsigned long long)b,
-                     job->timed_out ? "missed its deadline" : "failed", apo_status_name(st));
-            return;
-        }
-        job->done_end = b;
     }
 }
 

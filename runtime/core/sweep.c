@@ -1,0 +1,270 @@
+/* Sweeps: checking a sweep and laying its sets' grids end to end; see sweep.h. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "catalog/call_span.h"
+#include "catalog/params.h"
+#include "core/sweep.h"
+
+/* The swept parameters as the two forms give them. */
+typedef struct swept {
+    size_t n;                          /* swept parameters */
+    const char *names[APO_MAX_PARAMS]; /* their names */
+    size_t total;                      /* sets in the sweep */
+} swept;
+
+/* Whether kernel k has a parameter called `name`. */
+static int kernel_has_param(const apo__kernel *k, const char *name) {
+    for (size_t i = 0; i < k->n_params; i++)
+        if (strcmp(k->params[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The names and the number of sets; every check that does not look at a value. */
+static apo_status check_form(const apo_workload *w, const apo__kernel *k, swept *out) {
+    const apo_sweep *sw = w->sweep;
+    APO_CHECK_STRUCT_SIZE(sw, apo_sweep, APO_SWEEP_INIT);
+    const int grid = sw->n_grid > 0, list = sw->n_names > 0;
+    if (grid == list)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s: apo_sweep must give either a grid (n_grid > 0) or a list (n_names > "
+                         "0), %s",
+                         k->name, grid ? "not both" : "it gives neither: the sweep is empty");
+    out->n = grid ? sw->n_grid : sw->n_names;
+    if (grid ? sw->grid == NULL : sw->names == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: apo_sweep.%s is NULL with a count of %zu", k->name,
+                         grid ? "grid" : "names", out->n);
+    if (out->n > k->n_params)
+        return apo__fail(APO_ERR_BAD_PARAM,
+                         "%s: the sweep names %zu parameters, the kernel has %zu", k->name, out->n,
+                         k->n_params);
+    size_t total = 1;
+    for (size_t j = 0; j < out->n; j++) {
+        const char *name = grid ? sw->grid[j].name : sw->names[j];
+        if (name == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: swept parameter %zu has a NULL name", k->name, j);
+        if (!kernel_has_param(k, name))
+            return apo__fail(APO_ERR_BAD_PARAM,
+                             "%s: the sweep names \"%s\", which is not a parameter of %s", k->name,
+                             name, k->name);
+        for (size_t i = 0; i < j; i++)
+            if (strcmp(out->names[i], name) == 0)
+                return apo__fail(APO_ERR_BAD_PARAM, "%s: parameter %s is swept twice", k->name,
+                                 name);
+        for (size_t i = 0; i < w->n_params; i++)
+            if (w->params != NULL && w->params[i].name != NULL &&
+                strcmp(w->params[i].name, name) == 0)
+                return apo__fail(APO_ERR_BAD_PARAM,
+                                 "%s: parameter %s is both swept and fixed in apo_workload.params "
+                                 "(give it in one place)",
+                                 k->name, name);
+        out->names[j] = name;
+        if (grid) {
+            size_t n_values = sw->grid[j].n_values;
+            if (n_values == 0)
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "%s: swept parameter %s has an empty list of values", k->name,
+                                 name);
+            if (sw->grid[j].values == NULL)
+                return apo__fail(APO_ERR_NULL, "%s: swept parameter %s has values NULL", k->name,
+                                 name);
+            if (n_values > APO_MAX_SWEEP_SETS / total)
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "%s: the sweep's grid has more than %d sets (APO_MAX_SWEEP_SETS)",
+                                 k->name, APO_MAX_SWEEP_SETS);
+            total *= n_values;
+        }
+    }
+    if (list) {
+        if (sw->n_sets == 0)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%s: the sweep's list has no set (n_sets is 0)", k->name);
+        if (sw->n_sets > APO_MAX_SWEEP_SETS)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%s: the sweep's list has %zu sets, more than %d (APO_MAX_SWEEP_SETS)",
+                             k->name, sw->n_sets, APO_MAX_SWEEP_SETS);
+        if (sw->values == NULL)
+            return apo__fail(APO_ERR_NULL, "%s: apo_sweep.values is NULL", k->name);
+        total = sw->n_sets;
+    }
+    out->total = total;
+    return APO_OK;
+}
+
+/* The swept values of set s, in the order of the swept names. The grid's first parameter
+ * varies slowest. */
+static void set_values(const apo_sweep *sw, const swept *sp, size_t s, double *values) {
+    if (sw->n_grid == 0) {
+        memcpy(values, sw->values + s * sp->n, sp->n * sizeof *values);
+        return;
+    }
+    for (size_t j = sp->n; j-- > 0;) {
+        size_t n_values = sw->grid[j].n_values;
+        values[j] = sw->grid[j].values[s % n_values];
+        s /= n_values;
+    }
+}
+
+/* Resolves set s's parameters as a call of that set alone would: the fixed ones and the
+ * swept ones through the kernel's checks. A failure names the set. */
+static apo_status resolve_set(const apo_workload *w, const apo__kernel *k, const swept *sp,
+                              size_t s, double *params) {
+    apo_param named[2 * APO_MAX_PARAMS];
+    double values[APO_MAX_PARAMS];
+    set_values(w->sweep, sp, s, values);
+    size_t n = 0;
+    for (size_t i = 0; i < w->n_params && n < APO_MAX_PARAMS; i++)
+        named[n++] = w->params[i];
+    for (size_t j = 0; j < sp->n; j++)
+        named[n++] = (apo_param){sp->names[j], values[j]};
+    char err[512];
+    apo_status st = apo__resolve_params(k, named, n, params);
+    if (st != APO_OK) {
+        snprintf(err, sizeof err, "%s", apo_last_error());
+        return apo__fail(st, "sweep set %zu: %s", s, err);
+    }
+    if (k->validate != NULL) {
+        st = k->validate(k, params, w->rows, w->cols, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "sweep set %zu: %s", s, err);
+    }
+    return APO_OK;
+}
+
+size_t apo__call_output_rows(const apo__call *call) {
+    return call->sets != NULL ? call->sets->n * call->rows : call->rows;
+}
+
+/* Every set must give each output the shape of set 0's: the outputs are one block per set. */
+static apo_status check_shape(const apo__kernel *k, const double *params, const double *params0,
+                              size_t s, size_t cols) {
+    for (size_t o = 0; o < k->n_outputs; o++) {
+        size_t oc = k->output_cols(k, params, cols, o);
+        size_t oc0 = k->output_cols(k, params0, cols, o);
+        if (oc != oc0)
+            return apo__fail(APO_ERR_BAD_PARAM,
+                             "sweep set %zu: output %s has %zu columns where set 0's has %zu: "
+                             "every set of a sweep must give its outputs the same shape",
+                             s, k->output_names[o], oc, oc0);
+    }
+    return APO_OK;
+}
+
+apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
+    call->sets = NULL;
+    if (w->sweep == NULL)
+        return APO_OK;
+    const apo__kernel *k = call->kernel;
+    const apo_sweep *sw = w->sweep;
+    swept sp = {0};
+    APO_CHECK(check_form(w, k, &sp));
+    if (sw->first_set >= sp.total)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s: apo_sweep.first_set is %zu, but the sweep has %zu sets", k->name,
+                         sw->first_set, sp.total);
+    size_t n_run = sw->n_sets_run != 0 ? sw->n_sets_run : sp.total - sw->first_set;
+    if (n_run > sp.total - sw->first_set)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s: sets %zu to %zu asked for (first_set + n_sets_run), but the sweep "
+                         "has %zu sets",
+                         k->name, sw->first_set, sw->first_set + n_run - 1, sp.total);
+
+    apo__call_sets *sets = calloc(1, sizeof *sets);
+    if (sets != NULL) {
+        sets->sets = calloc(n_run, sizeof *sets->sets);
+        sets->offset = calloc(n_run + 1, sizeof *sets->offset);
+        sets->outputs = calloc(n_run, sizeof *sets->outputs);
+    }
+    if (sets == NULL || sets->sets == NULL || sets->offset == NULL || sets->outputs == NULL) {
+        call->sets = sets;
+        apo__sweep_release(call);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for a sweep of %zu sets", k->name,
+                         n_run);
+    }
+    sets->n = n_run;
+    sets->first = sw->first_set;
+    sets->total = sp.total;
+    call->sets = sets;
+
+    /* Every set is checked, those outside the range run too: a sweep run in pieces is
+     * refused or accepted as a whole. */
+    apo_status st = APO_OK;
+    double params0[APO_MAX_PARAMS], params[APO_MAX_PARAMS];
+    for (size_t s = 0; s < sp.total && st == APO_OK; s++) {
+        st = resolve_set(w, k, &sp, s, s == 0 ? params0 : params);
+        if (st == APO_OK && s > 0)
+            st = check_shape(k, params, params0, s, w->cols);
+        if (st != APO_OK || s < sets->first || s >= sets->first + n_run)
+            continue;
+        apo__call *one = &sets->sets[s - sets->first];
+        *one = *call;
+        one->sets = NULL;
+        memcpy(one->params, s == 0 ? params0 : params, sizeof one->params);
+        apo__call_grid(one);
+        uint64_t at = sets->offset[s - sets->first];
+        if (one->tiles > UINT64_MAX - at)
+            st = apo__fail(APO_ERR_OVERFLOW, "%s: the sweep's tiles overflow 64 bits", k->name);
+        else
+            sets->offset[s - sets->first + 1] = at + one->tiles;
+    }
+    for (size_t o = 0; o < k->n_outputs && st == APO_OK; o++) {
+        size_t oc = k->output_cols(k, params0, w->cols, o);
+        if (oc != 0 && n_run > SIZE_MAX / sizeof(double) / oc / w->rows)
+            st = apo__fail(APO_ERR_OVERFLOW,
+                           "%s: output %s of %zu sets x %zu rows x %zu overflows size_t", k->name,
+                           k->output_names[o], n_run, w->rows, oc);
+    }
+    if (st != APO_OK) {
+        apo__sweep_release(call);
+        return st;
+    }
+    /* The call describes its first set, and counts every set's tiles. */
+    const apo__call *first = &sets->sets[0];
+    memcpy(call->params, first->params, sizeof call->params);
+    call->axis_len = first->axis_len;
+    call->tile = first->tile;
+    call->tiles_per_row = first->tiles_per_row;
+    call->unit_work = first->unit_work;
+    call->tiles = sets->offset[n_run];
+    return APO_OK;
+}
+
+void apo__sweep_bind(apo__call *call) {
+    apo__call_sets *sets = call->sets;
+    if (sets == NULL)
+        return;
+    const apo__kernel *k = call->kernel;
+    for (size_t s = 0; s < sets->n; s++) {
+        apo__call *one = &sets->sets[s];
+        one->inputs = call->inputs;
+        for (size_t o = 0; o < k->n_outputs; o++) {
+            size_t block = call->rows * k->output_cols(k, one->params, call->cols, o);
+            sets->outputs[s][o] = call->outputs != NULL ? call->outputs[o] + s * block : NULL;
+        }
+        one->outputs = sets->outputs[s];
+        one->partials =
+            call->partials != NULL ? call->partials + sets->offset[s] * k->partial_len : NULL;
+        one->nonfinite = call->nonfinite != NULL ? call->nonfinite + sets->offset[s] : NULL;
+        one->in_gpu = call->in_gpu;
+        one->out_gpu = call->out_gpu;
+        one->gather_resident = call->gather_resident;
+        one->wait_events = call->wait_events;
+        one->n_wait_events = call->n_wait_events;
+        one->rt = call->rt;
+    }
+}
+
+void apo__sweep_release(apo__call *call) {
+    apo__call_sets *sets = call->sets;
+    call->sets = NULL;
+    if (sets == NULL)
+        return;
+    free(sets->sets);
+    free(sets->offset);
+    free(sets->outputs);
+    free(sets);
+}

@@ -1,0 +1,586 @@
+/*
+ * Sweeps (apo_workload.sweep, docs/api.md "Sweeps"): a call over several parameter sets
+ * gives, for each set s, the bits of a call with set s alone (the contract, and the
+ * reference here), on one device and on several with skewed ratios, split by rows and
+ * along time, with a device failing part-way; a range of sets is the matching slice of the
+ * whole sweep; bad sweeps are refused with messages that say what is wrong.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "reference.h"
+
+#define POISON (-12345.678)
+#define MAX_SETS 16
+#define MAX_SWEPT 3
+
+/* A user kernel with a parameter: the sum of the last `k` samples (fewer at the start). */
+static apo_status moving_sum(const apo_kernel_call *call, void *user) {
+    (void)user;
+    size_t k = (size_t)call->params[0];
+    const double *x = call->inputs[0] + call->row * call->cols;
+    double *y = call->outputs[0] + call->row * call->cols;
+    for (size_t t = call->begin; t < call->end; t++) {
+        double sum = 0;
+        for (size_t i = t + 1 > k ? t + 1 - k : 0; i <= t; i++)
+            sum += x[i];
+        y[t] = sum;
+    }
+    return APO_OK;
+}
+
+static void register_moving_sum(apo_runtime *rt) {
+    static const char *const outputs[] = {"sum"};
+    static const char *const params[] = {"k"};
+    static const double defaults[] = {4};
+    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
+    desc.name = "msum";
+    desc.n_inputs = 1;
+    desc.n_outputs = 1;
+    desc.output_names = outputs;
+    desc.n_params = 1;
+    desc.param_names = params;
+    desc.param_defaults = defaults;
+    desc.halo = 63;
+    desc.tile = 1000;
+    desc.cpu = moving_sum;
+    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+}
+
+/* A sweep as a test writes it: the grid as value lists, or the list of sets, and the sets
+ * that the contract says it stands for, enumerated here by nested loops. */
+typedef struct sweep_case {
+    const char *kernel;
+    size_t rows, cols;
+    apo_param fixed[2];
+    size_t n_fixed;
+    int list; /* the list form, else the grid form */
+    const char *names[MAX_SWEPT];
+    size_t n_names;
+    size_t counts[MAX_SWEPT];           /* grid: values per parameter */
+    double values[MAX_SWEPT][MAX_SETS]; /* grid: per parameter; list: per set, see below */
+    size_t n_sets;                      /* list: sets, values[s][j] */
+} sweep_case;
+
+static const sweep_case cases[] = {
+    /* Periods whose tiles differ (4096, and 16 * 300 = 4800), and a window longer than a
+     * tile: each set has its own grid. */
+    {"bollinger",
+     3,
+     3 * 4096 + 123,
+     {{"nbdev_dn", 1.5}},
+     1,
+     0,
+     {"period", "nbdev_up"},
+     2,
+     {3, 2},
+     {{5, 20, 300}, {1.5, 2}},
+     0},
+    {"bollinger", 2, 9001, {{0}}, 0, 0, {"nbdev_dn", "period"}, 2, {2, 2}, {{1, 3}, {2, 700}}, 0},
+    {"bollinger",
+     40,
+     700,
+     {{0}},
+     0,
+     1,
+     {"period", "nbdev_up"},
+     2,
+     {0},
+     {{700, 2}, {2, 0.5}, {50, 3}},
+     3},
+    /* signal = 40 lengthens the warm-up past 1024, so its tile is longer than 16384. */
+    {"macd", 2, 2 * 16384 + 77, {{0}}, 0, 0, {"fast", "slow"}, 2, {2, 2}, {{5, 12}, {26, 35}}, 0},
+    {"macd", 3, 20000, {{"fast", 3}}, 1, 0, {"signal"}, 1, {3}, {{1, 9, 40}}, 0},
+    {"macd",
+     1,
+     40000,
+     {{0}},
+     0,
+     1,
+     {"signal", "slow", "fast"},
+     3,
+     {0},
+     {{40, 26, 12}, {9, 12, 26}, {1, 3, 2}},
+     3},
+    /* bootstrap's only parameter sets an output's shape: a sweep repeats it (a list of equal
+     * sets), which still lays the reductions' outputs out set by set. */
+    {"bootstrap", 3, 500, {{0}}, 0, 1, {"replicates"}, 1, {0}, {{64}, {64}}, 2},
+    {"bootstrap", 1, 3000, {{0}}, 0, 0, {"replicates"}, 1, {1}, {{203}}, 0},
+    {"msum", 3, 2500, {{0}}, 0, 0, {"k"}, 1, {3}, {{1, 7, 64}}, 0},
+    {"msum", 2, 999, {{0}}, 0, 1, {"k"}, 1, {0}, {{2}, {30}}, 2},
+};
+
+/* The sets of a case, first parameter slowest, as swept-parameter values. */
+static size_t case_sets(const sweep_case *c, double sets[][MAX_SWEPT]) {
+    if (c->list) {
+        for (size_t s = 0; s < c->n_sets; s++)
+            for (size_t j = 0; j < c->n_names; j++)
+                sets[s][j] = c->values[s][j];
+        return c->n_sets;
+    }
+    size_t n = 0;
+    size_t c1 = c->n_names > 1 ? c->counts[1] : 1, c2 = c->n_names > 2 ? c->counts[2] : 1;
+    for (size_t i0 = 0; i0 < c->counts[0]; i0++)
+        for (size_t i1 = 0; i1 < c1; i1++)
+            for (size_t i2 = 0; i2 < c2; i2++) {
+                sets[n][0] = c->values[0][i0];
+                if (c->n_names > 1)
+                    sets[n][1] = c->values[1][i1];
+                if (c->n_names > 2)
+                    sets[n][2] = c->values[2][i2];
+                n++;
+            }
+    return n;
+}
+
+/* The apo_sweep of a case; `grid` and `flat` are its storage. */
+static apo_sweep case_sweep(const sweep_case *c, apo_sweep_param *grid, double *flat) {
+    apo_sweep sw = APO_SWEEP_INIT;
+    if (c->list) {
+        for (size_t s = 0; s < c->n_sets; s++)
+            for (size_t j = 0; j < c->n_names; j++)
+                flat[s * c->n_names + j] = c->values[s][j];
+        sw.names = c->names;
+        sw.n_names = c->n_names;
+        sw.values = flat;
+        sw.n_sets = c->n_sets;
+    } else {
+        for (size_t j = 0; j < c->n_names; j++)
+            grid[j] = (apo_sweep_param){c->names[j], c->values[j], c->counts[j]};
+        sw.grid = grid;
+        sw.n_grid = c->n_names;
+    }
+    return sw;
+}
+
+/* A call's outputs, sized by apo_output_shape() and poisoned. */
+typedef struct outputs {
+    double *data[APO_MAX_IO];
+    size_t len[APO_MAX_IO];
+    size_t n;
+} outputs;
+
+static void outputs_free(outputs *o) {
+    for (size_t i = 0; i < o->n; i++)
+        free(o->data[i]);
+    memset(o, 0, sizeof *o);
+}
+
+static apo_status run_call(apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
+                           const double *x, const apo_param *params, size_t n_params,
+                           const apo_sweep *sweep, const double *ratios, size_t n_ratios,
+                           apo_split split, outputs *out, apo_report *report) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK, "%s", apo_last_error());
+    const double *inputs[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.params = params;
+    w.n_params = n_params;
+    w.sweep = sweep;
+    w.ratios = ratios;
+    w.n_ratios = n_ratios;
+    w.split = split;
+    w.seed = 99;
+    memset(out, 0, sizeof *out);
+    out->n = info.n_outputs;
+    for (size_t i = 0; i < info.n_outputs; i++) {
+        size_t r = 0, oc = 0;
+        apo_status st = apo_output_shape(rt, &w, i, &r, &oc);
+        if (st != APO_OK) {
+            outputs_free(out);
+            return st;
+        }
+        out->len[i] = r * oc;
+        out->data[i] = malloc(out->len[i] * sizeof(double));
+        cr_assert_not_null(out->data[i]);
+        for (size_t j = 0; j < out->len[i]; j++)
+            out->data[i][j] = POISON;
+    }
+    w.outputs = out->data;
+    w.n_outputs = out->n;
+    return apo_distribute_workload(rt, &w, report);
+}
+
+/* Each set of a case alone, on `rt`: the references. */
+static size_t per_set_references(apo_runtime *rt, const sweep_case *c, const double *x,
+                                 outputs *refs) {
+    double sets[MAX_SETS][MAX_SWEPT];
+    size_t n = case_sets(c, sets);
+    for (size_t s = 0; s < n; s++) {
+        apo_param params[4];
+        size_t np = 0;
+        for (size_t i = 0; i < c->n_fixed; i++)
+            params[np++] = c->fixed[i];
+        for (size_t j = 0; j < c->n_names; j++)
+            params[np++] = (apo_param){c->names[j], sets[s][j]};
+        apo_status st = run_call(rt, c->kernel, c->rows, c->cols, x, params, np, NULL, NULL, 0,
+                                 APO_SPLIT_AUTO, &refs[s], NULL);
+        cr_assert_eq(st, APO_OK, "%s set %zu alone: %s", c->kernel, s, apo_last_error());
+        for (size_t i = 0; i < refs[s].n; i++)
+            for (size_t j = 0; j < refs[s].len[i]; j++)
+                cr_assert_neq(refs[s].data[i][j], POISON, "%s set %zu output %zu unwritten",
+                              c->kernel, s, i);
+    }
+    return n;
+}
+
+/* Sets [first, first + n) of a sweep's outputs, set-major, against the references. */
+static void assert_sets_equal(const outputs *got, const outputs *refs, size_t first, size_t n,
+                              const char *what) {
+    for (size_t s = 0; s < n; s++) {
+        const outputs *ref = &refs[first + s];
+        for (size_t i = 0; i < ref->n; i++) {
+            cr_assert_eq(got->len[i], n * ref->len[i], "%s: output %zu holds %zu, not %zu x %zu",
+                         what, i, got->len[i], n, ref->len[i]);
+            const double *block = got->data[i] + s * ref->len[i];
+            cr_assert(memcmp(block, ref->data[i], ref->len[i] * sizeof(double)) == 0,
+                      "%s: set %zu, output %zu differs bitwise from the call of that set alone",
+                      what, first + s, i);
+        }
+    }
+}
+
+static double *walk(size_t n, uint64_t seed) {
+    double *x = malloc(n * sizeof *x);
+    cr_assert_not_null(x);
+    apo__test_random_walk(seed, n, 100.0, 0.1, x);
+    return x;
+}
+
+static const char *const multi_devices = "cpu,sim:a:rate=1e8,sim:b:rate=3e8";
+
+Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
+    apo_runtime *cpu = test_runtime("cpu");
+    apo_runtime *multi = test_runtime(multi_devices);
+    register_moving_sum(cpu);
+    register_moving_sum(multi);
+    /* Skewed shares: the slow sim device gets the most. */
+    const double skewed[][3] = {{0.1, 0.7, 0.2}, {0.45, 0.05, 0.5}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const sweep_case *c = &cases[ci];
+        double *x = walk(c->rows * c->cols, 11 + ci);
+        outputs refs[MAX_SETS];
+        size_t n = per_set_references(cpu, c, x, refs);
+        apo_sweep_param grid[MAX_SWEPT];
+        double flat[MAX_SETS * MAX_SWEPT];
+        apo_sweep sw = case_sweep(c, grid, flat);
+        const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
+        for (size_t si = 0; si < 3; si++) {
+            char what[160];
+            outputs got;
+            apo_report report = APO_REPORT_INIT;
+            snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
+                     apo_split_name(splits[si]));
+            apo_status st = run_call(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
+                                     NULL, 0, splits[si], &got, &report);
+            cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+            cr_assert_eq(report.sets, n, "%s: report.sets %zu", what, report.sets);
+            cr_assert_eq(report.sweep_sets, n);
+            cr_assert_eq(report.first_set, 0);
+            assert_sets_equal(&got, refs, 0, n, what);
+            outputs_free(&got);
+
+            for (size_t ri = 0; ri < 2; ri++) {
+                snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
+                         ci, multi_devices, ri, apo_split_name(splits[si]));
+                st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
+                              skewed[ri], 3, splits[si], &got, &report);
+                cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+                assert_sets_equal(&got, refs, 0, n, what);
+                /* Every device that got a share computed part of the sweep. */
+                uint64_t sum = 0;
+                for (size_t d = 0; d < report.n_devices; d++)
+                    sum += report.devices[d].elements;
+                cr_assert_eq(sum, report.elements, "%s: devices' elements add up", what);
+                outputs_free(&got);
+            }
+        }
+        /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
+         * runtime each time, so that the device is not quarantined yet.) */
+        apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8,sim:b:rate=3e8:fail_after=2");
+        register_moving_sum(failing);
+        char what[160];
+        snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
+        outputs got;
+        apo_report report = APO_REPORT_INIT;
+        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
+                                 skewed[1], 3, APO_SPLIT_TIME, &got, &report);
+        cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+        assert_sets_equal(&got, refs, 0, n, what);
+        outputs_free(&got);
+        apo_runtime_destroy(failing);
+        for (size_t s = 0; s < n; s++)
+            outputs_free(&refs[s]);
+        free(x);
+    }
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(multi);
+}
+
+Test(sweep, a_device_failing_mid_sweep_keeps_the_bits, .timeout = 300) {
+    apo_runtime *cpu = test_runtime("cpu");
+    apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8:fail_after=2,sim:b:rate=3e8");
+    const sweep_case *c = &cases[0];
+    double *x = walk(c->rows * c->cols, 5);
+    outputs refs[MAX_SETS];
+    size_t n = per_set_references(cpu, c, x, refs);
+    apo_sweep_param grid[MAX_SWEPT];
+    double flat[MAX_SETS * MAX_SWEPT];
+    apo_sweep sw = case_sweep(c, grid, flat);
+    const double ratios[] = {0.1, 0.6, 0.3};
+    outputs got;
+    apo_report report = APO_REPORT_INIT;
+    apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
+                             ratios, 3, APO_SPLIT_TIME, &got, &report);
+    cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+    cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)", report.failovers);
+    cr_assert(report.devices[1].elements_moved_out > 0);
+    assert_sets_equal(&got, refs, 0, n, "bollinger with sim:a failing");
+    outputs_free(&got);
+    for (size_t s = 0; s < n; s++)
+        outputs_free(&refs[s]);
+    free(x);
+    apo_runtime_destroy(cpu);
+    apo_runtime_destroy(failing);
+}
+
+Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
+    apo_runtime *multi = test_runtime(multi_devices);
+    const sweep_case *c = &cases[0]; /* 6 sets */
+    double *x = walk(c->rows * c->cols, 3);
+    apo_sweep_param grid[MAX_SWEPT];
+    double flat[MAX_SETS * MAX_SWEPT];
+    apo_sweep sw = case_sweep(c, grid, flat);
+    outputs whole;
+    apo_status st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw, NULL,
+                             0, APO_SPLIT_AUTO, &whole, NULL);
+    cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+    const size_t ranges[][2] = {{2, 3}, {5, 1}, {0, 1}, {4, 0}}; /* n_sets_run 0: to the end */
+    for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
+        sw.first_set = ranges[k][0];
+        sw.n_sets_run = ranges[k][1];
+        size_t n_run = ranges[k][1] != 0 ? ranges[k][1] : 6 - ranges[k][0];
+        outputs part;
+        apo_report report = APO_REPORT_INIT;
+        const double ratios[] = {0.2, 0.5, 0.3};
+        st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw, ratios, 3,
+                      APO_SPLIT_TIME, &part, &report);
+        cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+        cr_assert_eq(report.sets, n_run);
+        cr_assert_eq(report.first_set, ranges[k][0]);
+        cr_assert_eq(report.sweep_sets, 6);
+        for (size_t i = 0; i < whole.n; i++) {
+            size_t per_set = whole.len[i] / 6;
+            cr_assert_eq(part.len[i], n_run * per_set);
+            cr_assert(memcmp(part.data[i], whole.data[i] + ranges[k][0] * per_set,
+                             part.len[i] * sizeof(double)) == 0,
+                      "sets from %zu: output %zu is not the slice of the whole sweep", ranges[k][0],
+                      i);
+        }
+        outputs_free(&part);
+    }
+    outputs_free(&whole);
+    free(x);
+    apo_runtime_destroy(multi);
+}
+
+/* The work of each set counted in its own grid: the sweep's elements are the sum. */
+Test(sweep, plan_and_report_count_sets_and_their_elements, .timeout = 120) {
+    apo_runtime *multi = test_runtime(multi_devices);
+    const sweep_case *c = &cases[0];
+    double *x = walk(c->rows * c->cols, 3);
+    apo_sweep_param grid[MAX_SWEPT];
+    double flat[MAX_SETS * MAX_SWEPT];
+    apo_sweep sw = case_sweep(c, grid, flat);
+    sw.first_set = 1;
+    sw.n_sets_run = 4;
+    const double *inputs[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = c->kernel;
+    w.rows = c->rows;
+    w.cols = c->cols;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.params = c->fixed;
+    w.n_params = c->n_fixed;
+    w.sweep = &sw;
+    apo_plan_info plan = APO_PLAN_INFO_INIT;
+    cr_assert_eq(apo_plan_workload(multi, &w, &plan), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(plan.sets, 4);
+    cr_assert_eq(plan.first_set, 1);
+    cr_assert_eq(plan.sweep_sets, 6);
+    /* bollinger's elements are rows x cols per set. */
+    cr_assert_eq(plan.elements, 4 * (uint64_t)c->rows * c->cols);
+    uint64_t sum = 0;
+    for (size_t d = 0; d < plan.n_devices; d++)
+        sum += plan.device_elements[d];
+    cr_assert_eq(sum, plan.elements);
+    size_t rows = 0, cols = 0;
+    cr_assert_eq(apo_output_shape(multi, &w, 0, &rows, &cols), APO_OK);
+    cr_assert_eq(rows, 4 * c->rows);
+    cr_assert_eq(cols, c->cols);
+    /* No sweep: one set. */
+    w.sweep = NULL;
+    cr_assert_eq(apo_plan_workload(multi, &w, &plan), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(plan.sets, 1);
+    cr_assert_eq(plan.sweep_sets, 1);
+    cr_assert_eq(plan.first_set, 0);
+    free(x);
+    apo_runtime_destroy(multi);
+}
+
+/* ---- refusals ---------------------------------------------------------------------------- */
+
+static apo_status plan_sweep(apo_runtime *rt, const char *kernel, const apo_param *params,
+                             size_t n_params, const apo_sweep *sw) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = 2;
+    w.cols = 1000;
+    w.params = params;
+    w.n_params = n_params;
+    w.sweep = sw;
+    apo_plan_info plan = APO_PLAN_INFO_INIT;
+    return apo_plan_workload(rt, &w, &plan);
+}
+
+static void assert_refused(apo_status got, apo_status want, const char *fragment) {
+    cr_assert_eq(got, want, "got %s, wanted %s (%s)", apo_status_name(got), apo_status_name(want),
+                 apo_last_error());
+    cr_assert(strstr(apo_last_error(), fragment) != NULL, "\"%s\" does not say \"%s\"",
+              apo_last_error(), fragment);
+}
+
+Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    const double periods[] = {5, 20};
+    const double none[] = {0};
+
+    apo_sweep sw = APO_SWEEP_INIT;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT, "empty");
+
+    apo_sweep_param empty[] = {{"period", none, 0}};
+    sw.grid = empty;
+    sw.n_grid = 1;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                   "period has an empty list");
+
+    const char *const names[] = {"period"};
+    apo_sweep list = APO_SWEEP_INIT;
+    list.names = names;
+    list.n_names = 1;
+    list.values = periods;
+    list.n_sets = 0;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_INVALID_ARGUMENT, "no set");
+
+    apo_sweep_param twice[] = {{"period", periods, 2}, {"period", periods, 2}};
+    sw.grid = twice;
+    sw.n_grid = 2;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
+                   "period is swept twice");
+
+    apo_sweep_param one[] = {{"period", periods, 2}};
+    sw.grid = one;
+    sw.n_grid = 1;
+    const apo_param fixed[] = {{"period", 30}};
+    assert_refused(plan_sweep(rt, "bollinger", fixed, 1, &sw), APO_ERR_BAD_PARAM,
+                   "both swept and fixed");
+
+    apo_sweep_param unknown[] = {{"perioud", periods, 2}};
+    sw.grid = unknown;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM, "\"perioud\"");
+
+    /* Set 2 of the grid (period 1, the first parameter's second value, varying slowest;
+     * nbdev_up 1) is the first out of bounds; so is a period longer than the series in set 1 of the
+     * list. */
+    const double bad_periods[] = {5, 1};
+    const double ups[] = {1, 2};
+    apo_sweep_param bad[] = {{"period", bad_periods, 2}, {"nbdev_up", ups, 2}};
+    sw.grid = bad;
+    sw.n_grid = 2;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM, "sweep set 2: ");
+    cr_assert(strstr(apo_last_error(), "period") != NULL, "%s", apo_last_error());
+    const double long_periods[] = {5, 5000};
+    list.values = long_periods;
+    list.n_sets = 2;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM, "sweep set 1: ");
+    const double not_finite[] = {5, NAN};
+    list.values = not_finite;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM, "sweep set 1: ");
+
+    /* 300 x 300 sets, past APO_MAX_SWEEP_SETS. */
+    static double many[300];
+    for (size_t i = 0; i < 300; i++)
+        many[i] = 2 + (double)i;
+    apo_sweep_param huge[] = {{"period", many, 300}, {"nbdev_up", many, 300}};
+    sw.grid = huge;
+    sw.n_grid = 2;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                   "more than 65536");
+
+    /* Both forms at once, and a range past the end. */
+    sw.grid = one;
+    sw.n_grid = 1;
+    sw.names = names;
+    sw.n_names = 1;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT, "not both");
+    sw.names = NULL;
+    sw.n_names = 0;
+    sw.first_set = 2;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                   "first_set is 2");
+    sw.first_set = 1;
+    sw.n_sets_run = 2;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                   "sets 1 to 2");
+
+    /* Sets whose outputs differ in shape cannot be laid out set by set. */
+    const double reps[] = {8, 16};
+    apo_sweep_param replicates[] = {{"replicates", reps, 2}};
+    apo_sweep boot = APO_SWEEP_INIT;
+    boot.grid = replicates;
+    boot.n_grid = 1;
+    assert_refused(plan_sweep(rt, "bootstrap", NULL, 0, &boot), APO_ERR_BAD_PARAM, "same shape");
+
+    /* returns_stats has no parameter to sweep. */
+    apo_sweep_param nothing[] = {{"period", periods, 2}};
+    boot.grid = nothing;
+    assert_refused(plan_sweep(rt, "returns_stats", NULL, 0, &boot), APO_ERR_BAD_PARAM,
+                   "returns_stats");
+
+    /* A sweep struct of another size. */
+    apo_sweep wrong = APO_SWEEP_INIT;
+    wrong.size = sizeof wrong - 8;
+    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &wrong), APO_ERR_INVALID_ARGUMENT,
+                   "APO_SWEEP_INIT");
+    apo_runtime_destroy(rt);
+}
+
+/* The values not swept need not make a valid set on their own: a default period longer
+ * than the series is fine when every set sweeps a shorter one. */
+Test(sweep, unswept_defaults_need_not_be_valid_alone, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    const double periods[] = {3, 5};
+    apo_sweep_param grid[] = {{"period", periods, 2}};
+    apo_sweep sw = APO_SWEEP_INIT;
+    sw.grid = grid;
+    sw.n_grid = 1;
+    double *x = walk(10, 1);
+    outputs got;
+    apo_status st =
+        run_call(rt, "bollinger", 1, 10, x, NULL, 0, &sw, NULL, 0, APO_SPLIT_AUTO, &got, NULL);
+    cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+    cr_assert_eq(got.len[0], 20);
+    outputs_free(&got);
+    free(x);
+    apo_runtime_destroy(rt);
+}
