@@ -16,6 +16,7 @@
 #include "random_walk.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,17 @@ static int parse_ratios(const apo_runtime *rt, const char *text, double *ratios,
     return CLI_EXIT_OK;
 }
 
-/* The value of parameter `name` in the call: given, else the kernel's default. */
+/* The value of parameter `name` in the call: given, else the kernel's default; for a swept
+ * parameter, its largest value (the warm-up check below needs the longest). */
 static double param_value(const cli_run_options *o, const apo_kernel_info *info, const char *name) {
+    for (size_t i = 0; i < o->n_sweep; i++) {
+        if (strcmp(o->sweep[i].name, name) != 0)
+            continue;
+        double v = o->sweep[i].values[0];
+        for (size_t k = 1; k < o->sweep[i].n_values; k++)
+            v = o->sweep[i].values[k] > v ? o->sweep[i].values[k] : v;
+        return v;
+    }
     for (size_t i = 0; i < o->n_params; i++)
         if (strcmp(o->params[i].name, name) == 0)
             return o->params[i].value;
@@ -177,6 +187,9 @@ typedef struct run_state {
     cli_output_desc descs[APO_MAX_IO];
     size_t n_outputs;
     cli_run_times times;
+    /* A sweep (o->n_sweep > 0): run in pieces of piece_sets sets, each one call. */
+    apo_sweep sweep;
+    size_t piece_sets, pieces;
 } run_state;
 
 static void free_state(run_state *s) {
@@ -440,8 +453,8 @@ static void prepare_outputs(run_state *s) {
 }
 
 /* The workload of call k (inputs points at storage for its one input pointer). */
-static apo_workload call_workload(const cli_run_options *o, const apo_kernel_info *info, call *k,
-                                  const double **inputs) {
+static apo_workload call_workload(const cli_run_options *o, const apo_kernel_info *info,
+                                  const run_state *s, call *k, const double **inputs) {
     inputs[0] = k->input;
     apo_workload w = {.size = sizeof(apo_workload)};
     w.kernel = o->kernel;
@@ -456,23 +469,91 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     w.seed = o->seed;
     w.split = o->split;
     w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
+    w.sweep = o->n_sweep > 0 ? &s->sweep : NULL;
     return w;
 }
 
-/* Shapes and allocates the outputs of every call. */
+/* Half of MemAvailable (/proc/meminfo), or 1 GiB where it cannot be read. */
+static size_t default_memory(void) {
+    size_t bytes = (size_t)1 << 30;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f == NULL)
+        return bytes;
+    char line[256];
+    unsigned long long kb;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1 && kb > 0) {
+            bytes = kb / 2 > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)(kb / 2 * 1024);
+            break;
+        }
+    fclose(f);
+    return bytes;
+}
+
+/* A sweep's pieces: as many sets a call as the outputs of that many fit in --memory (or
+ * the default), so that memory stays bounded however many sets there are. */
+static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
+    s->sweep = (apo_sweep)APO_SWEEP_INIT;
+    s->sweep.grid = o->sweep;
+    s->sweep.n_grid = o->n_sweep;
+    s->sweep.n_sets_run = 1;
+    call *k = &s->calls[0];
+    const double *inputs[1];
+    apo_workload w = call_workload(o, info, s, k, inputs);
+    size_t per_set = 0;
+    for (size_t i = 0; i < info->n_outputs; i++) {
+        size_t orows = 0, ocols = 0;
+        apo_status st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
+        if (st != APO_OK)
+            return cli_status_error(st, "invalid workload");
+        if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows ||
+            orows * ocols * sizeof(double) > SIZE_MAX - per_set) {
+            cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i], orows,
+                      ocols);
+            return CLI_EXIT_FAILURE;
+        }
+        per_set += orows * ocols * sizeof(double);
+    }
+    const size_t budget = o->memory != 0 ? o->memory : default_memory();
+    if (per_set > budget) {
+        cli_error("--memory: one parameter set's outputs take %zu bytes, more than the %zu "
+                  "allowed",
+                  per_set, budget);
+        return CLI_EXIT_USAGE;
+    }
+    const size_t fit = budget / per_set;
+    s->piece_sets = fit < o->sweep_sets ? fit : o->sweep_sets;
+    s->pieces = (o->sweep_sets + s->piece_sets - 1) / s->piece_sets;
+    s->sweep.n_sets_run = s->piece_sets;
+    s->times.sweep_sets = o->sweep_sets;
+    s->times.sweep_pieces = s->pieces;
+    return CLI_EXIT_OK;
+}
+
+/* Shapes and allocates the outputs of every call (of a sweep: of one piece). */
 static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
     s->n_outputs = info->n_outputs;
+    if (o->n_sweep > 0) {
+        if (s->n_calls != 1)
+            return cli_usage_error("run",
+                                   "a sweep runs series of one length; these have %zu "
+                                   "lengths",
+                                   s->n_calls);
+        int rc = plan_pieces(o, info, s);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
     for (size_t c = 0; c < s->n_calls; c++) {
         call *k = &s->calls[c];
         const double *inputs[1];
-        apo_workload w = call_workload(o, info, k, inputs);
+        apo_workload w = call_workload(o, info, s, k, inputs);
         for (size_t i = 0; i < info->n_outputs; i++) {
             size_t orows = 0, ocols = 0;
             apo_status st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
             if (st != APO_OK)
                 return cli_status_error(st, "invalid workload");
             if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows ||
-                (s->n_series > 0 && orows != k->rows)) {
+                (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))) {
                 cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i],
                           orows, ocols);
                 return CLI_EXIT_FAILURE;
@@ -494,6 +575,8 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
             cli_output_desc *d = &s->descs[i];
             d->name = info->output_names[i];
             d->rows = c == 0 ? orows : d->rows + orows;
+            if (o->n_sweep > 0)
+                d->rows = orows / s->piece_sets * o->sweep_sets; /* the whole sweep's file */
             d->cols = c == 0 || ocols > d->cols ? ocols : d->cols;
             d->file = NULL;
         }
@@ -550,6 +633,13 @@ static int write_named_output(run_state *s, size_t i, char *err, size_t err_size
 static int open_outputs(const cli_run_options *o, run_state *s) {
     if (o->output == NULL)
         return CLI_EXIT_OK;
+    if (o->n_sweep > 0 && o->format == CLI_FORMAT_CSV && s->pieces > 1) {
+        cli_error("--format csv writes a sweep's sets side by side, which needs them all in "
+                  "memory: %zu sets take %zu pieces within --memory; raise --memory or use "
+                  "--format f64",
+                  o->sweep_sets, s->pieces);
+        return CLI_EXIT_USAGE;
+    }
     if (o->format != CLI_FORMAT_CSV && s->n_calls > 1) {
         char lengths[512];
         size_t w = 0;
@@ -583,11 +673,129 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
     return CLI_EXIT_OK;
 }
 
+/* The shortest decimal that strtod() reads back as v (whole numbers without an exponent). */
+static void shortest_decimal(double v, char *buf, size_t size) {
+    if (v == trunc(v) && fabs(v) < 1e15) {
+        snprintf(buf, size, "%.0f", v);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, size, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+/* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
+static double sweep_value(const cli_run_options *o, size_t set, size_t param) {
+    size_t stride = 1;
+    for (size_t q = param + 1; q < o->n_sweep; q++)
+        stride *= o->sweep[q].n_values;
+    return o->sweep[param].values[set / stride % o->sweep[param].n_values];
+}
+
+/* "name=value name=value" of set `set`. */
+static void set_label(const cli_run_options *o, size_t set, char *buf, size_t size) {
+    size_t w = 0;
+    buf[0] = '\0';
+    for (size_t q = 0; q < o->n_sweep && w < size; q++) {
+        char num[32];
+        shortest_decimal(sweep_value(o, set, q), num, sizeof num);
+        const int m = snprintf(buf + w, size - w, "%s%s=%s", q ? " " : "", o->sweep[q].name, num);
+        if (m < 0)
+            return;
+        w += (size_t)m;
+    }
+}
+
+/* Writes DIR/sets.csv's content to a temporary file beside it: `set,<names>` and one line
+ * per set. It is renamed once the outputs are committed. */
+static int write_sets_file(const cli_run_options *o, char *temp, size_t temp_size) {
+    snprintf(temp, temp_size, "%s/.sets.csv.tmp", o->output);
+    FILE *f = fopen(temp, "w");
+    if (f == NULL) {
+        cli_error("cannot write %s", temp);
+        return CLI_EXIT_FAILURE;
+    }
+    fputs("set", f);
+    for (size_t q = 0; q < o->n_sweep; q++)
+        fprintf(f, ",%s", o->sweep[q].name);
+    fputc('\n', f);
+    for (size_t set = 0; set < o->sweep_sets; set++) {
+        fprintf(f, "%zu", set);
+        for (size_t q = 0; q < o->n_sweep; q++) {
+            char num[32];
+            shortest_decimal(sweep_value(o, set, q), num, sizeof num);
+            fprintf(f, ",%s", num);
+        }
+        fputc('\n', f);
+    }
+    const int failed = ferror(f);
+    if ((fclose(f) != 0) | failed) {
+        remove(temp);
+        cli_error("cannot write %s", temp);
+        return CLI_EXIT_FAILURE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Writes output i of a sweep run in one piece as CSV: one column per set and series, set
+ * after set, named "name=value ..." and, with several series, the series' name first. */
+static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, char *err,
+                           size_t err_size) {
+    enum { NAME_CAP = 512 };
+    const call *k = &s->calls[0];
+    const size_t n = o->sweep_sets * k->rows;
+    cli_output_column *cols = calloc(n, sizeof *cols);
+    char *names = calloc(n, NAME_CAP);
+    if (cols == NULL || names == NULL) {
+        free(cols), free(names);
+        snprintf(err, err_size, "out of memory");
+        return -1;
+    }
+    const int named = s->n_series > 0 && (s->n_series > 1 || s->table.group != NULL);
+    int aligned = s->n_series > 0 && s->table.index != NULL;
+    for (size_t set = 0; set < o->sweep_sets; set++) {
+        char label[NAME_CAP - 64];
+        set_label(o, set, label, sizeof label);
+        for (size_t r = 0; r < k->rows; r++) {
+            const size_t c = set * k->rows + r;
+            char *name = names + c * NAME_CAP;
+            if (named)
+                snprintf(name, NAME_CAP, "%.60s %s", s->series[k->members[r]].name, label);
+            else if (k->rows > 1)
+                snprintf(name, NAME_CAP, "%.40s_%zu %s", s->descs[i].name, r, label);
+            else
+                snprintf(name, NAME_CAP, "%s", label);
+            cols[c].name = name;
+            cols[c].values = k->output_data[i] + c * k->out_cols[i];
+            cols[c].length = k->out_cols[i];
+            cols[c].index = s->n_series > 0 ? s->series[k->members[r]].index : NULL;
+            if (s->n_series > 0 && k->out_cols[i] != s->series[k->members[r]].length)
+                aligned = 0; /* a statistic per series, not one value per bar */
+        }
+    }
+    if (!aligned)
+        for (size_t c = 0; c < n; c++)
+            cols[c].index = NULL;
+    const int rc = cli_output_files_write_columns(i, cols, n, aligned ? s->table.index_name : NULL,
+                                                  aligned && index_shared(s), err, err_size);
+    free(cols);
+    free(names);
+    return rc;
+}
+
 static int write_outputs(const cli_run_options *o, run_state *s) {
     char err[1024];
     const double t0 = cli_now_s();
-    /* Every file complete before any old one gives way. */
-    for (size_t i = 0; i < s->n_outputs; i++) {
+    /* Every file complete before any old one gives way (a sweep's raw files were appended
+     * to piece by piece). */
+    for (size_t i = 0; i < s->n_outputs && o->n_sweep > 0 && o->format == CLI_FORMAT_CSV; i++)
+        if (write_sweep_csv(o, s, i, err, sizeof err) != 0) {
+            cli_error("%s (no output file was changed)", err);
+            return CLI_EXIT_FAILURE;
+        }
+    for (size_t i = 0; i < s->n_outputs && o->n_sweep == 0; i++) {
         const int rc = s->n_series > 0 && o->format == CLI_FORMAT_CSV
                            ? write_named_output(s, i, err, sizeof err)
                            : cli_output_files_write(i, s->calls[0].output_data[i], err, sizeof err);
@@ -596,13 +804,30 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
             return CLI_EXIT_FAILURE;
         }
     }
+    char sets_temp[4200];
+    if (o->n_sweep > 0) {
+        const int rc = write_sets_file(o, sets_temp, sizeof sets_temp);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
     if (cli_output_files_commit(err, sizeof err) != 0) {
+        if (o->n_sweep > 0)
+            remove(sets_temp);
         cli_error("%s", err);
         return CLI_EXIT_FAILURE;
     }
+    if (o->n_sweep > 0) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/sets.csv", o->output);
+        if (rename(sets_temp, path) != 0) {
+            remove(sets_temp);
+            cli_error("cannot rename %s to %s", sets_temp, path);
+            return CLI_EXIT_FAILURE;
+        }
+    }
     for (size_t i = 0; i < s->n_outputs; i++)
         s->descs[i].file = cli_output_files_path(i);
-    s->times.write_output_ms = (cli_now_s() - t0) * 1e3;
+    s->times.write_output_ms += (cli_now_s() - t0) * 1e3;
     return CLI_EXIT_OK;
 }
 
@@ -659,6 +884,24 @@ static int print_reports(const cli_run_options *o, run_state *s) {
     return CLI_EXIT_OK;
 }
 
+/* Appends the piece just run to the raw output files, so that the outputs of one piece are
+ * all that a sweep holds in memory. */
+static int append_piece(run_state *s, const call *k) {
+    char err[1024];
+    const double t0 = cli_now_s();
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        const size_t set_rows = k->out_rows[i] / s->piece_sets;
+        if (cli_output_files_append(i, k->output_data[i],
+                                    s->sweep.n_sets_run * set_rows * k->out_cols[i], err,
+                                    sizeof err) != 0) {
+            cli_error("%s (no output file was changed)", err);
+            return CLI_EXIT_FAILURE;
+        }
+    }
+    s->times.write_output_ms += (cli_now_s() - t0) * 1e3;
+    return CLI_EXIT_OK;
+}
+
 static int run(const cli_run_options *o, run_state *s) {
     double t0 = cli_now_s();
     int rc = load_input(o, s);
@@ -710,31 +953,47 @@ static int run(const cli_run_options *o, run_state *s) {
     s->times.prepare_ms = (cli_now_s() - t0) * 1e3;
     for (size_t c = 0; c < s->n_calls; c++) {
         call *k = &s->calls[c];
-        const double *inputs[1];
-        apo_workload w = call_workload(o, &info, k, inputs);
-        if (n_ratios > 0) {
-            w.ratios = ratios;
-            w.n_ratios = n_ratios;
+        const size_t pieces = o->n_sweep > 0 ? s->pieces : 1;
+        for (size_t piece = 0; piece < pieces; piece++) {
+            if (o->n_sweep > 0) {
+                s->sweep.first_set = piece * s->piece_sets;
+                const size_t left = o->sweep_sets - s->sweep.first_set;
+                s->sweep.n_sets_run = left < s->piece_sets ? left : s->piece_sets;
+            }
+            /* The report shown is the first piece's; later pieces add their time. */
+            apo_report later = {.size = sizeof(apo_report)};
+            apo_report *report = piece == 0 ? &k->report : &later;
+            const double *inputs[1];
+            apo_workload w = call_workload(o, &info, s, k, inputs);
+            if (n_ratios > 0) {
+                w.ratios = ratios;
+                w.n_ratios = n_ratios;
+            }
+            if (progress) {
+                fprintf(stderr, "running %s on %zu x %zu...", o->kernel, k->rows, k->cols);
+                fflush(stderr);
+            }
+            report->size = sizeof(apo_report);
+            t0 = cli_now_s();
+            st = apo_distribute_workload(s->rt, &w, report);
+            s->times.compute_ms += (cli_now_s() - t0) * 1e3;
+            if (progress) {
+                fprintf(stderr, "\r%*s\r", 60, "");
+                fflush(stderr);
+            }
+            if (st != APO_OK)
+                return cli_status_error(st, "run failed");
+            /* On stderr whatever the format, so that a script reading --json on stdout still
+             * shows it to a person; --json carries it too. */
+            char note[512];
+            if (cli_nonfinite_warning(report, note, sizeof note))
+                fprintf(stderr, "apportion: warning: %s\n", note);
+            if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64) {
+                rc = append_piece(s, k);
+                if (rc != CLI_EXIT_OK)
+                    return rc;
+            }
         }
-        if (progress) {
-            fprintf(stderr, "running %s on %zu x %zu...", o->kernel, k->rows, k->cols);
-            fflush(stderr);
-        }
-        k->report.size = sizeof(apo_report);
-        t0 = cli_now_s();
-        st = apo_distribute_workload(s->rt, &w, &k->report);
-        s->times.compute_ms += (cli_now_s() - t0) * 1e3;
-        if (progress) {
-            fprintf(stderr, "\r%*s\r", 60, "");
-            fflush(stderr);
-        }
-        if (st != APO_OK)
-            return cli_status_error(st, "run failed");
-        /* On stderr whatever the format, so that a script reading --json on stdout still
-         * shows it to a person; --json carries it too. */
-        char note[512];
-        if (cli_nonfinite_warning(&k->report, note, sizeof note))
-            fprintf(stderr, "apportion: warning: %s\n", note);
     }
 
     if (o->output != NULL) {

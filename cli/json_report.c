@@ -134,6 +134,10 @@ json_t *cli_report_json(const apo_report *r, const cli_run_times *times, const a
     json_object_set_new(o, "prepare_ms", cli_json_number(times->prepare_ms));
     json_object_set_new(o, "compute_ms", cli_json_number(times->compute_ms));
     json_object_set_new(o, "write_output_ms", cli_json_number(times->write_output_ms));
+    if (times->sweep_sets > 0) {
+        json_object_set_new(o, "sets", cli_json_u64(times->sweep_sets));
+        json_object_set_new(o, "pieces", cli_json_u64(times->sweep_pieces));
+    }
     json_object_set_new(o, "simulated", json_boolean(r->simulated));
     json_object_set_new(o, "virtual_clock", json_boolean(r->virtual_clock));
     json_object_set_new(o, "tile", cli_json_u64(r->tile));
@@ -171,6 +175,9 @@ void cli_report_print(FILE *f, const apo_report *r, const cli_run_times *times) 
     fprintf(f, "shape       %zu x %zu (%llu elements)\n", r->rows, r->cols,
             (unsigned long long)r->elements);
     fprintf(f, "seed        %llu\n", (unsigned long long)r->seed);
+    if (times->sweep_sets > 0)
+        fprintf(f, "sets        %zu (in %zu piece%s; shape and devices: the first piece's)\n",
+                times->sweep_sets, times->sweep_pieces, times->sweep_pieces == 1 ? "" : "s");
     fprintf(f, "split       %s\n", apo_split_name(r->split_axis));
     fprintf(f, "ratios      %s\n", apo_ratio_source_name(r->ratio_source));
     fprintf(f, "tiles       %llu (tile length %zu)\n", (unsigned long long)r->tiles, r->tile);

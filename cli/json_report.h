@@ -24,6 +24,8 @@ typedef struct cli_run_times {
     double prepare_ms;      /* faulting in the output arrays before the call (host_arrays.h) */
     double compute_ms;      /* the apo_distribute_workload() call */
     double write_output_ms; /* writing the output files (0 without --output) */
+    size_t sweep_sets;      /* parameter sets of a sweep (0: no sweep) */
+    size_t sweep_pieces;    /* the calls the sweep ran in, to bound memory (docs/cli.md) */
 } cli_run_times;
 
 /* A JSON string; bytes that are not valid UTF-8 become '?'. */

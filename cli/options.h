@@ -46,6 +46,14 @@ typedef struct cli_run_options {
     apo_param params[CLI_RUN_MAX_PARAMS]; /* distinct non-empty names, finite values */
     char *param_names[CLI_RUN_MAX_PARAMS];
     size_t n_params;
+    /* Swept parameters (--param NAME=A,B,... or NAME=START:STOP:STEP), in the order given:
+     * the first varies slowest. Names distinct from each other and from params. */
+    apo_sweep_param sweep[CLI_RUN_MAX_PARAMS];
+    char *sweep_names[CLI_RUN_MAX_PARAMS];
+    double *sweep_values[CLI_RUN_MAX_PARAMS];
+    size_t n_sweep;
+    size_t sweep_sets; /* the product of the swept values' counts: 1 to APO_MAX_SWEEP_SETS */
+    size_t memory;     /* --memory in bytes (> 0); 0: not given */
 } cli_run_options;
 
 /* The help of `apportion run` (run_options.c). */

@@ -33,6 +33,7 @@ typedef struct output_file {
     volatile sig_atomic_t armed;
     int fd;
     size_t rows, cols;
+    size_t appended; /* values written by cli_output_files_append() */
     int written;
 } output_file;
 
@@ -369,6 +370,55 @@ static int write_output(size_t i, const write_job *job, char *err, size_t err_si
 int cli_output_files_write(size_t i, const double *data, char *err, size_t err_size) {
     write_job job = {.data = data};
     return write_output(i, &job, err, err_size);
+}
+
+int cli_output_files_append(size_t i, const double *data, size_t n, char *err, size_t err_size) {
+    if (!set.open || i >= set.n || set.files[i].fd < 0 || set.files[i].written ||
+        set.format != CLI_FORMAT_F64) {
+        ERR("output %zu is not open for appending", i);
+        return -1;
+    }
+    output_file *o = &set.files[i];
+    if (n > o->rows * o->cols - o->appended) {
+        ERR("%s: more values than its %zu x %zu", o->path, o->rows, o->cols);
+        return -1;
+    }
+    double chunk[512];
+    for (size_t k = 0; k < n;) {
+        const size_t m = n - k < 512 ? n - k : 512;
+        memcpy(chunk, data + k, m * sizeof *chunk);
+        if (!cli_host_is_little_endian())
+            cli_swap8(chunk, m);
+        const char *p = (const char *)chunk;
+        size_t left = m * sizeof *chunk;
+        off_t at = (off_t)((o->appended + k) * sizeof *chunk);
+        while (left > 0) {
+            const ssize_t w = pwrite(o->fd, p, left, at);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                ERR("cannot write %s: %s", o->path, strerror(w < 0 ? errno : ENOSPC));
+                return -1;
+            }
+            p += w;
+            at += w;
+            left -= (size_t)w;
+        }
+        k += m;
+    }
+    o->appended += n;
+    if (o->appended == o->rows * o->cols) {
+        const int rc = fsync(o->fd);
+        const int e = errno;
+        close(o->fd);
+        o->fd = -1;
+        if (rc != 0) {
+            ERR("cannot write %s: %s", o->path, strerror(e));
+            return -1;
+        }
+        o->written = 1;
+    }
+    return 0;
 }
 
 int cli_output_files_write_columns(size_t i, const cli_output_column *cols, size_t n,

@@ -35,6 +35,12 @@ int cli_output_files_open(const char *dir, cli_format format, const char *const 
  * CSV layout is in docs/cli.md. */
 int cli_output_files_write(size_t i, const double *data, char *err, size_t err_size);
 
+/* Appends n values (row-major, continuing where the last append ended) to raw output i
+ * (CLI_FORMAT_F64 only): a sweep's pieces, in set order. The append that completes the
+ * output's rows x cols values syncs it; an output is written either by appends or by
+ * cli_output_files_write(), not both. */
+int cli_output_files_append(size_t i, const double *data, size_t n, char *err, size_t err_size);
+
 /* One named series of an output, for cli_output_files_write_columns(): its values and,
  * when the layout has an index, one index text per value. */
 typedef struct cli_output_column {

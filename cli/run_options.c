@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "options.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@ const char cli_run_help[] =
     "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME,...]\n"
     "                     [--group-by COL] [--index-column COL] [--missing-as-nan]\n"
     "                     [--rows R]] [--param k=v ...] [--output DIR]\n"
+    "                     [--memory SIZE]\n"
     "                     [--format f64|csv]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--no-learn] [--json]\n"
@@ -24,6 +27,11 @@ const char cli_run_help[] =
     "  --kernel K           kernel to run (bollinger, macd, ...)\n"
     "  --param k=v          kernel parameter, repeatable (bollinger: period, nbdev_up,\n"
     "                       nbdev_dn; macd: fast, slow, signal); others take their defaults\n"
+    "  --param k=A,B,...    sweep: one parameter set per value (a list), or\n"
+    "  --param k=LO:HI:STEP every value from LO to HI inclusive; several swept parameters\n"
+    "                       give every combination, the first varying slowest\n"
+    "  --memory SIZE        sweep: memory for the outputs (512M, 2G; default half of the\n"
+    "                       available memory); more sets run in several pieces\n"
     "  --rows R, --cols C   shape of the generated input: R series of C samples\n"
     "                       (default 1 x 100000), a random walk from --seed\n"
     "  --seed S             seed of the generated input and of the workload (default 1)\n"
@@ -64,11 +72,92 @@ void cli_run_options_init(cli_run_options *o) {
     o->split = APO_SPLIT_AUTO;
     o->format = CLI_FORMAT_F64;
     o->input_format = CLI_FORMAT_AUTO;
+    o->sweep_sets = 1;
 }
 
 void cli_run_options_free(cli_run_options *o) {
     for (size_t i = 0; i < o->n_params; i++)
         free(o->param_names[i]);
+    for (size_t i = 0; i < o->n_sweep; i++) {
+        free(o->sweep_names[i]);
+        free(o->sweep_values[i]);
+    }
+}
+
+static int out_of_memory(void) {
+    cli_error("out of memory");
+    return CLI_EXIT_FAILURE;
+}
+
+/* Parses one number of a --param value (text[0..len)). */
+static int parse_number(const char *text, size_t len, double *v) {
+    char buf[128];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    return cli_parse_double(buf, v);
+}
+
+/* The values of a swept parameter: START:STOP:STEP, inclusive, where STEP > 0 divides
+ * STOP - START (to within rounding: the values are START + k * STEP, the last one STOP
+ * itself); or a comma-separated list. *values is allocated. */
+static int parse_sweep_values(const char *param, const char *text, double **values, size_t *n) {
+    *values = NULL;
+    *n = 0;
+    if (strchr(text, ':') != NULL) {
+        const char *c1 = strchr(text, ':'), *c2 = strchr(c1 + 1, ':');
+        double start, stop, step;
+        if (c2 == NULL || strchr(c2 + 1, ':') != NULL ||
+            parse_number(text, (size_t)(c1 - text), &start) != 0 ||
+            parse_number(c1 + 1, (size_t)(c2 - c1 - 1), &stop) != 0 ||
+            parse_number(c2 + 1, strlen(c2 + 1), &step) != 0)
+            return cli_usage_error(
+                "run", "--param %s: expected START:STOP:STEP with finite numbers", param);
+        if (!(step > 0))
+            return cli_usage_error("run", "--param %s: the step must be positive", param);
+        if (stop < start)
+            return cli_usage_error("run", "--param %s: the range is empty (STOP < START)", param);
+        const double steps = (stop - start) / step;
+        if (!(steps < (double)APO_MAX_SWEEP_SETS))
+            return cli_usage_error("run", "--param %s: more than %d values", param,
+                                   APO_MAX_SWEEP_SETS);
+        const double k = nearbyint(steps);
+        const double scale = fabs(stop) > fabs(start) ? fabs(stop) : fabs(start);
+        if (fabs(start + k * step - stop) > 1e-9 * (scale > step ? scale : step))
+            return cli_usage_error("run", "--param %s: the step does not divide STOP - START",
+                                   param);
+        *n = (size_t)k + 1;
+        *values = malloc(*n * sizeof **values);
+        if (*values == NULL)
+            return out_of_memory();
+        for (size_t i = 0; i + 1 < *n; i++)
+            (*values)[i] = start + (double)i * step;
+        (*values)[*n - 1] = stop;
+        return CLI_EXIT_OK;
+    }
+    size_t count = 1;
+    for (const char *c = text; *c != '\0'; c++)
+        count += *c == ',';
+    if (count > APO_MAX_SWEEP_SETS)
+        return cli_usage_error("run", "--param %s: more than %d values", param, APO_MAX_SWEEP_SETS);
+    *values = malloc(count * sizeof **values);
+    if (*values == NULL)
+        return out_of_memory();
+    for (const char *p = text;;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (len == 0)
+            return cli_usage_error("run", "--param %s: empty item in the list '%s'", param, text);
+        if (parse_number(p, len, &(*values)[*n]) != 0)
+            return cli_usage_error("run", "--param %s: '%.*s' is not a finite number", param,
+                                   (int)len, p);
+        (*n)++;
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    return CLI_EXIT_OK;
 }
 
 static int add_param(cli_run_options *o, const char *text) {
@@ -76,26 +165,77 @@ static int add_param(cli_run_options *o, const char *text) {
     if (eq == NULL || eq == text)
         return cli_usage_error("run", "--param '%s': expected NAME=VALUE", text);
     const size_t n = (size_t)(eq - text);
-    double v;
-    if (cli_parse_double(eq + 1, &v) != 0)
-        return cli_usage_error("run", "--param '%s': '%s' is not a finite number", text, eq + 1);
     for (size_t i = 0; i < o->n_params; i++)
         if (strlen(o->param_names[i]) == n && strncmp(o->param_names[i], text, n) == 0)
             return cli_usage_error("run", "--param %.*s is given twice", (int)n, text);
-    if (o->n_params == CLI_RUN_MAX_PARAMS)
+    for (size_t i = 0; i < o->n_sweep; i++)
+        if (strlen(o->sweep_names[i]) == n && strncmp(o->sweep_names[i], text, n) == 0)
+            return cli_usage_error("run", "--param %.*s is given twice", (int)n, text);
+    if (o->n_params + o->n_sweep == CLI_RUN_MAX_PARAMS)
         return cli_usage_error("run", "too many --param options (at most %d)", CLI_RUN_MAX_PARAMS);
     char *name = malloc(n + 1);
-    if (name == NULL) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
+    if (name == NULL)
+        return out_of_memory();
     memcpy(name, text, n);
     name[n] = '\0';
-    o->param_names[o->n_params] = name;
-    o->params[o->n_params].name = name;
-    o->params[o->n_params].value = v;
-    o->n_params++;
+    const char *value = eq + 1;
+    if (strchr(value, ',') == NULL && strchr(value, ':') == NULL) {
+        double v;
+        if (cli_parse_double(value, &v) != 0) {
+            free(name);
+            return cli_usage_error("run", "--param '%s': '%s' is not a finite number", text, value);
+        }
+        o->param_names[o->n_params] = name;
+        o->params[o->n_params].name = name;
+        o->params[o->n_params].value = v;
+        o->n_params++;
+        return CLI_EXIT_OK;
+    }
+    double *values = NULL;
+    size_t count = 0;
+    const int rc = parse_sweep_values(name, value, &values, &count);
+    if (rc != CLI_EXIT_OK) {
+        free(name);
+        free(values);
+        return rc;
+    }
+    const size_t sets = o->n_sweep == 0 ? 1 : o->sweep_sets;
+    if (count > APO_MAX_SWEEP_SETS / sets) {
+        free(name);
+        free(values);
+        return cli_usage_error("run", "the sweep has more than %d parameter sets",
+                               APO_MAX_SWEEP_SETS);
+    }
+    o->sweep_names[o->n_sweep] = name;
+    o->sweep_values[o->n_sweep] = values;
+    o->sweep[o->n_sweep].name = name;
+    o->sweep[o->n_sweep].values = values;
+    o->sweep[o->n_sweep].n_values = count;
+    o->n_sweep++;
+    o->sweep_sets = sets * count;
     return CLI_EXIT_OK;
+}
+
+/* Parses SIZE: bytes, or with a suffix K, M, G or T (powers of 1024). */
+static int parse_memory(const char *text, size_t *out) {
+    char digits[64];
+    size_t len = strlen(text), shift = 0;
+    if (len == 0 || len >= sizeof digits)
+        return -1;
+    const char last = text[len - 1];
+    const char *suffixes = "KMGT";
+    const char *s = strchr(suffixes, last >= 'a' && last <= 'z' ? last - 32 : last);
+    if (last != '\0' && s != NULL) {
+        shift = 10 * (size_t)(s - suffixes + 1);
+        len--;
+    }
+    memcpy(digits, text, len);
+    digits[len] = '\0';
+    size_t v;
+    if (cli_parse_size(digits, &v) != 0 || v == 0 || v > (SIZE_MAX >> shift))
+        return -1;
+    *out = v << shift;
+    return 0;
 }
 
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
@@ -168,6 +308,10 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                 else
                     return cli_usage_error("run", "--split '%s': expected rows, time or auto", v);
             }
+        } else if (VALUE("--memory")) {
+            if (r > 0 && parse_memory(v, &o->memory) != 0)
+                return cli_usage_error(
+                    "run", "--memory '%s': expected a positive size (bytes, or 512M, 2G, ...)", v);
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
@@ -213,6 +357,8 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--input: empty file name (- reads standard input)");
     if (o->output == NULL && o->format_set)
         return cli_usage_error("run", "--format needs --output");
+    if (o->memory != 0 && o->n_sweep == 0)
+        return cli_usage_error("run", "--memory applies to a sweep only (a --param list or range)");
     if (o->output != NULL && o->output[0] == '\0')
         return cli_usage_error("run", "--output: empty directory name");
     return CLI_EXIT_OK;
