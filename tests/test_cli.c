@@ -2944,3 +2944,192 @@ Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
     assert_contains(r.err, "--group-by applies to CSV input only");
     free_result(&r);
 }
+
+/* ---- sweeps ------------------------------------------------------------------------------ */
+
+/* Runs `apportion run` on the generated input (2 x 500) into out with up to six extra
+ * arguments; the run must succeed. Returns its JSON report. */
+static json_t *run_sweep(const char *kernel, const char *out, const char *a1, const char *a2,
+                         const char *a3, const char *a4, const char *a5, const char *a6) {
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", kernel, "--devices", "cpu", "--rows", "2", "--cols", "500",
+                     "--json", "--output", out, a1, a2, a3, a4, a5, a6));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    free_result(&r);
+    return j;
+}
+
+/* Asserts that set `set` of DIR/NAME.f64 (sets of n values) is the file ONE/NAME.f64. */
+static void assert_set_is(const char *dir, const char *one, const char *name, size_t set,
+                          size_t n) {
+    char file[256];
+    size_t n_all = 0, n_one = 0;
+    snprintf(file, sizeof file, "%s/%s.f64", dir, name);
+    double *all = read_doubles(file, &n_all);
+    snprintf(file, sizeof file, "%s/%s.f64", one, name);
+    double *single = read_doubles(file, &n_one);
+    cr_assert_eq(n_one, n, "%s: %zu values, not %zu", file, n_one, n);
+    cr_assert_geq(n_all, (set + 1) * n);
+    cr_assert(memcmp(all + set * n, single, n * sizeof(double)) == 0,
+              "set %zu of %s/%s.f64 differs from its single run", set, dir, name);
+    free(all);
+    free(single);
+}
+
+Test(cli, sweep_list_matches_single_runs_bitwise, .timeout = 60) {
+    make_work_dir();
+    char dir[128], one[128];
+    snprintf(dir, sizeof dir, "%s/sweep", work);
+    json_t *j = run_sweep("bollinger", dir, "--param", "period=10,20,35", "--param", "nbdev_up=1.5",
+                          NULL, NULL);
+    cr_assert_eq(json_integer_value(get(j, "sets")), 3);
+    cr_assert_eq(json_integer_value(get(j, "pieces")), 1);
+    json_decref(j);
+    const char *periods[] = {"period=10", "period=20", "period=35"};
+    for (size_t s = 0; s < 3; s++) {
+        snprintf(one, sizeof one, "%s/one%zu", work, s);
+        json_decref(run_sweep("bollinger", one, "--param", periods[s], "--param", "nbdev_up=1.5",
+                              NULL, NULL));
+        const char *names[] = {"upper", "middle", "lower"};
+        for (size_t i = 0; i < 3; i++)
+            assert_set_is(dir, one, names[i], s, 2 * 500);
+    }
+}
+
+Test(cli, sweep_range_equals_the_list_and_writes_sets_csv, .timeout = 60) {
+    make_work_dir();
+    char list[128], range[128], file[256];
+    snprintf(list, sizeof list, "%s/list", work);
+    snprintf(range, sizeof range, "%s/range", work);
+    json_decref(run_sweep("bollinger", list, "--param", "period=10,20,30", "--param",
+                          "nbdev_dn=0.5,2.25", NULL, NULL));
+    json_decref(run_sweep("bollinger", range, "--param", "period=10:30:10", "--param",
+                          "nbdev_dn=0.5,2.25", NULL, NULL));
+    const char *names[] = {"upper", "middle", "lower", "sets"};
+    for (size_t i = 0; i < 4; i++) {
+        size_t n1 = 0, n2 = 0;
+        snprintf(file, sizeof file, "%s/%s.%s", list, names[i], i == 3 ? "csv" : "f64");
+        char *a = read_all(file, &n1);
+        snprintf(file, sizeof file, "%s/%s.%s", range, names[i], i == 3 ? "csv" : "f64");
+        char *b = read_all(file, &n2);
+        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs between list and range", names[i]);
+        if (i == 3)
+            cr_assert_str_eq(a, "set,period,nbdev_dn\n0,10,0.5\n1,10,2.25\n2,20,0.5\n3,20,2.25\n"
+                                "4,30,0.5\n5,30,2.25\n");
+        else
+            cr_assert_eq(n1, 6 * 2 * 500 * sizeof(double));
+        free(a);
+        free(b);
+    }
+}
+
+Test(cli, sweep_grid_varies_the_first_parameter_slowest, .timeout = 60) {
+    make_work_dir();
+    char dir[128], one[128], fast[32], slow[32];
+    snprintf(dir, sizeof dir, "%s/grid", work);
+    json_t *j = run_sweep("macd", dir, "--param", "fast=4,6", "--param", "slow=20:40:10", "--param",
+                          "signal=5");
+    cr_assert_eq(json_integer_value(get(j, "sets")), 6);
+    json_decref(j);
+    const int fasts[] = {4, 6}, slows[] = {20, 30, 40};
+    for (size_t f = 0; f < 2; f++)
+        for (size_t s = 0; s < 3; s++) {
+            snprintf(one, sizeof one, "%s/one_%zu_%zu", work, f, s);
+            snprintf(fast, sizeof fast, "fast=%d", fasts[f]);
+            snprintf(slow, sizeof slow, "slow=%d", slows[s]);
+            json_decref(
+                run_sweep("macd", one, "--param", fast, "--param", slow, "--param", "signal=5"));
+            assert_set_is(dir, one, "macd", f * 3 + s, 2 * 500);
+            assert_set_is(dir, one, "hist", f * 3 + s, 2 * 500);
+        }
+}
+
+Test(cli, bad_sweeps_are_usage_errors, .timeout = 60) {
+    make_work_dir();
+    struct {
+        const char *a[4];
+        const char *want;
+    } cases[] = {
+        {{"--param", "period=10,,30", NULL, NULL}, "empty item"},
+        {{"--param", "period=10,", NULL, NULL}, "empty item"},
+        {{"--param", "period=10:25:10", NULL, NULL}, "does not divide"},
+        {{"--param", "period=10:30:0", NULL, NULL}, "step must be positive"},
+        {{"--param", "period=30:10:5", NULL, NULL}, "range is empty"},
+        {{"--param", "period=10:30", NULL, NULL}, "START:STOP:STEP"},
+        {{"--param", "period=10,inf", NULL, NULL}, "not a finite number"},
+        {{"--param", "period=10,20", "--param", "period=5"}, "period is given twice"},
+        {{"--param", "period=2:600:1", "--param", "nbdev_up=1:200:1"}, "more than 65536"},
+        {{"--memory", "1G", NULL, NULL}, "--memory applies to a sweep only"},
+        {{"--param", "period=10,20", "--memory", "12Q"}, "--memory '12Q'"},
+    };
+    char out[128];
+    snprintf(out, sizeof out, "%s/never", work);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--cols",
+                                    "100", "--output", out, cases[c].a[0], cases[c].a[1],
+                                    cases[c].a[2], cases[c].a[3]));
+        cr_assert_eq(r.status, 2, "case %zu: %s", c, r.err);
+        assert_contains(r.err, cases[c].want);
+        free_result(&r);
+        struct stat st;
+        cr_assert_neq(stat(out, &st), 0, "case %zu wrote %s", c, out);
+    }
+}
+
+Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
+    make_work_dir();
+    char whole[128], pieces[128], file[256];
+    snprintf(whole, sizeof whole, "%s/whole", work);
+    snprintf(pieces, sizeof pieces, "%s/pieces", work);
+    json_t *j = run_sweep("bollinger", whole, "--param", "period=5:25:5", NULL, NULL, NULL, NULL);
+    cr_assert_eq(json_integer_value(get(j, "pieces")), 1);
+    json_decref(j);
+    /* One set's outputs are 3 x 2 x 500 doubles (24000 bytes): 50K holds two sets, so the
+     * five sets run in three pieces, the last of one set. */
+    j = run_sweep("bollinger", pieces, "--param", "period=5:25:5", "--memory", "50K", NULL, NULL);
+    cr_assert_eq(json_integer_value(get(j, "sets")), 5);
+    cr_assert_eq(json_integer_value(get(j, "pieces")), 3);
+    json_decref(j);
+    const char *names[] = {"upper.f64", "middle.f64", "lower.f64", "sets.csv"};
+    for (size_t i = 0; i < 4; i++) {
+        size_t n1 = 0, n2 = 0;
+        snprintf(file, sizeof file, "%s/%s", whole, names[i]);
+        char *a = read_all(file, &n1);
+        snprintf(file, sizeof file, "%s/%s", pieces, names[i]);
+        char *b = read_all(file, &n2);
+        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs with pieces", names[i]);
+        free(a);
+        free(b);
+    }
+    /* CSV puts the sets side by side: it needs them all at once, and says so. */
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "2",
+                                "--cols", "500", "--output", pieces, "--format", "csv", "--param",
+                                "period=5:25:5", "--memory", "50K"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "--format csv writes a sweep's sets side by side");
+    free_result(&r);
+}
+
+Test(cli, sweep_csv_names_a_column_per_set_and_series, .timeout = 60) {
+    make_work_dir();
+    char path[128], out[128], file[256];
+    snprintf(path, sizeof path, "%s/w.csv", work);
+    write_text(path, "date,close,open\nd1,1,2\nd2,2,3\nd3,4,3\nd4,3,5\n");
+    snprintf(out, sizeof out, "%s/out", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                                "--column", "close,open", "--param", "period=2,3", "--output", out,
+                                "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/middle.csv", out);
+    size_t n = 0;
+    char *text = read_all(file, &n);
+    /* Means of the last two and three closes and opens, exact in binary. */
+    cr_assert_str_eq(text, "date,close period=2,open period=2,close period=3,open period=3\n"
+                           "d1,nan,nan,nan,nan\n"
+                           "d2,1.5,2.5,nan,nan\n"
+                           "d3,3,3,2.3333333333333335,2.6666666666666665\n"
+                           "d4,3.5,4,3,3.6666666666666665\n");
+    free(text);
+}
