@@ -96,6 +96,27 @@ static void check_run(args *a) {
                 FUZZ_CHECK(strcmp(o.param_names[k], o.param_names[i]) != 0, "run: --param %s twice",
                            o.param_names[i]);
         }
+        /* A sweep: distinct names, finite values, and the product of the counts within the
+         * library's bound. */
+        size_t sets = 1;
+        for (size_t i = 0; i < o.n_sweep; i++) {
+            FUZZ_CHECK(o.sweep[i].name == o.sweep_names[i] && o.sweep_names[i][0] != '\0' &&
+                           strchr(o.sweep_names[i], '=') == NULL,
+                       "run: sweep %zu name", i);
+            FUZZ_CHECK(o.sweep[i].n_values >= 1, "run: sweep %s without values", o.sweep_names[i]);
+            for (size_t k = 0; k < o.sweep[i].n_values; k++)
+                FUZZ_CHECK(isfinite(o.sweep[i].values[k]), "run: sweep %s value %g",
+                           o.sweep_names[i], o.sweep[i].values[k]);
+            for (size_t k = 0; k < o.n_params; k++)
+                FUZZ_CHECK(strcmp(o.param_names[k], o.sweep_names[i]) != 0,
+                           "run: --param %s fixed and swept", o.sweep_names[i]);
+            for (size_t k = 0; k < i; k++)
+                FUZZ_CHECK(strcmp(o.sweep_names[k], o.sweep_names[i]) != 0,
+                           "run: --param %s swept twice", o.sweep_names[i]);
+            sets *= o.sweep[i].n_values;
+        }
+        FUZZ_CHECK(o.sweep_sets == sets && sets <= APO_MAX_SWEEP_SETS, "run: %zu sets", sets);
+        FUZZ_CHECK(o.memory == 0 || o.n_sweep > 0, "run: --memory without a sweep");
     }
     cli_run_options_free(&o);
 }
