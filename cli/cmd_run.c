@@ -14,6 +14,8 @@
 #include "options.h"
 #include "output_files.h"
 #include "random_walk.h"
+#include "run_ratios.h"
+#include "sweep_sets.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -23,87 +25,6 @@
 
 #define DEFAULT_ROWS 1
 #define DEFAULT_COLS 100000
-
-static size_t match_device(const apo_device_info *devs, size_t n, const char *id) {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(devs[i].id, id) == 0)
-            return i;
-    if (strncmp(id, "cuda:", 5) == 0) {
-        const size_t len = strlen(id);
-        for (size_t i = 0; i < n; i++)
-            if (devs[i].kind == APO_DEVICE_CUDA && strncmp(devs[i].label, id, len) == 0 &&
-                (devs[i].label[len] == ' ' || devs[i].label[len] == '\0'))
-                return i;
-    }
-    return n;
-}
-
-static void list_ids(char *dst, size_t size, const apo_device_info *devs, size_t n) {
-    size_t o = 0;
-    dst[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        int w = snprintf(dst + o, size - o, "%s%s", i ? ", " : "", devs[i].id);
-        if (w < 0 || (size_t)w >= size - o)
-            return;
-        o += (size_t)w;
-    }
-}
-
-/* Parses "ID=R,ID=R,..." into ratios[n] in device order (unlisted devices get 0). */
-static int parse_ratios(const apo_runtime *rt, const char *text, double *ratios, size_t *n_out) {
-    apo_device_info devs[APO_MAX_DEVICES];
-    size_t n = 0;
-    apo_status st = apo_device_count(rt, &n);
-    if (st != APO_OK)
-        return cli_status_error(st, "cannot query the devices");
-    if (n > APO_MAX_DEVICES)
-        n = APO_MAX_DEVICES;
-    for (size_t i = 0; i < n; i++) {
-        apo_device_info init = {.size = sizeof(apo_device_info)};
-        devs[i] = init;
-        st = apo_device_get(rt, i, &devs[i]);
-        if (st != APO_OK)
-            return cli_status_error(st, "cannot describe a device");
-    }
-    int given[APO_MAX_DEVICES] = {0};
-    for (size_t i = 0; i < n; i++)
-        ratios[i] = 0.0;
-    char ids[1024];
-    list_ids(ids, sizeof ids, devs, n);
-    const char *p = text;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        char item[256];
-        if (len == 0)
-            return cli_usage_error("run", "--ratios '%s': empty item", text);
-        if (len >= sizeof item)
-            return cli_usage_error("run", "--ratios: item '%.40s...' is too long", p);
-        memcpy(item, p, len);
-        item[len] = '\0';
-        char *eq = strrchr(item, '=');
-        if (eq == NULL || eq == item)
-            return cli_usage_error("run", "--ratios: item '%s': expected ID=RATIO", item);
-        *eq = '\0';
-        double v;
-        if (cli_parse_double(eq + 1, &v) != 0 || v < 0)
-            return cli_usage_error(
-                "run", "--ratios: '%s' for device %s is not a finite number >= 0", eq + 1, item);
-        const size_t d = match_device(devs, n, item);
-        if (d == n)
-            return cli_usage_error("run", "--ratios: no device '%s' in this run (devices: %s)",
-                                   item, ids);
-        if (given[d])
-            return cli_usage_error("run", "--ratios: device %s is given twice", devs[d].id);
-        given[d] = 1;
-        ratios[d] = v;
-        if (comma == NULL)
-            break;
-        p = comma + 1;
-    }
-    *n_out = n;
-    return CLI_EXIT_OK;
-}
 
 /* The value of parameter `name` in the call: given, else the kernel's default; for a swept
  * parameter, its largest value (the warm-up check below needs the longest). */
@@ -473,23 +394,6 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     return w;
 }
 
-/* Half of MemAvailable (/proc/meminfo), or 1 GiB where it cannot be read. */
-static size_t default_memory(void) {
-    size_t bytes = (size_t)1 << 30;
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f == NULL)
-        return bytes;
-    char line[256];
-    unsigned long long kb;
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1 && kb > 0) {
-            bytes = kb / 2 > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)(kb / 2 * 1024);
-            break;
-        }
-    fclose(f);
-    return bytes;
-}
-
 /* A sweep's pieces: as many sets a call as the outputs of that many fit in --memory (or
  * the default), so that memory stays bounded however many sets there are. */
 static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
@@ -514,7 +418,7 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
         }
         per_set += orows * ocols * sizeof(double);
     }
-    const size_t budget = o->memory != 0 ? o->memory : default_memory();
+    const size_t budget = o->memory != 0 ? o->memory : cli_default_memory();
     if (per_set > budget) {
         cli_error("--memory: one parameter set's outputs take %zu bytes, more than the %zu "
                   "allowed",
@@ -673,72 +577,6 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
     return CLI_EXIT_OK;
 }
 
-/* The shortest decimal that strtod() reads back as v (whole numbers without an exponent). */
-static void shortest_decimal(double v, char *buf, size_t size) {
-    if (v == trunc(v) && fabs(v) < 1e15) {
-        snprintf(buf, size, "%.0f", v);
-        return;
-    }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, size, "%.*g", p, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
-/* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
-static double sweep_value(const cli_run_options *o, size_t set, size_t param) {
-    size_t stride = 1;
-    for (size_t q = param + 1; q < o->n_sweep; q++)
-        stride *= o->sweep[q].n_values;
-    return o->sweep[param].values[set / stride % o->sweep[param].n_values];
-}
-
-/* "name=value name=value" of set `set`. */
-static void set_label(const cli_run_options *o, size_t set, char *buf, size_t size) {
-    size_t w = 0;
-    buf[0] = '\0';
-    for (size_t q = 0; q < o->n_sweep && w < size; q++) {
-        char num[32];
-        shortest_decimal(sweep_value(o, set, q), num, sizeof num);
-        const int m = snprintf(buf + w, size - w, "%s%s=%s", q ? " " : "", o->sweep[q].name, num);
-        if (m < 0)
-            return;
-        w += (size_t)m;
-    }
-}
-
-/* Writes DIR/sets.csv's content to a temporary file beside it: `set,<names>` and one line
- * per set. It is renamed once the outputs are committed. */
-static int write_sets_file(const cli_run_options *o, char *temp, size_t temp_size) {
-    snprintf(temp, temp_size, "%s/.sets.csv.tmp", o->output);
-    FILE *f = fopen(temp, "w");
-    if (f == NULL) {
-        cli_error("cannot write %s", temp);
-        return CLI_EXIT_FAILURE;
-    }
-    fputs("set", f);
-    for (size_t q = 0; q < o->n_sweep; q++)
-        fprintf(f, ",%s", o->sweep[q].name);
-    fputc('\n', f);
-    for (size_t set = 0; set < o->sweep_sets; set++) {
-        fprintf(f, "%zu", set);
-        for (size_t q = 0; q < o->n_sweep; q++) {
-            char num[32];
-            shortest_decimal(sweep_value(o, set, q), num, sizeof num);
-            fprintf(f, ",%s", num);
-        }
-        fputc('\n', f);
-    }
-    const int failed = ferror(f);
-    if ((fclose(f) != 0) | failed) {
-        remove(temp);
-        cli_error("cannot write %s", temp);
-        return CLI_EXIT_FAILURE;
-    }
-    return CLI_EXIT_OK;
-}
-
 /* Writes output i of a sweep run in one piece as CSV: one column per set and series, set
  * after set, named "name=value ..." and, with several series, the series' name first. */
 static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, char *err,
@@ -757,7 +595,7 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
     int aligned = s->n_series > 0 && s->table.index != NULL;
     for (size_t set = 0; set < o->sweep_sets; set++) {
         char label[NAME_CAP - 64];
-        set_label(o, set, label, sizeof label);
+        cli_sweep_set_label(o, set, label, sizeof label);
         for (size_t r = 0; r < k->rows; r++) {
             const size_t c = set * k->rows + r;
             char *name = names + c * NAME_CAP;
@@ -806,7 +644,7 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
     }
     char sets_temp[4200];
     if (o->n_sweep > 0) {
-        const int rc = write_sets_file(o, sets_temp, sizeof sets_temp);
+        const int rc = cli_sweep_write_sets_file(o, sets_temp, sizeof sets_temp);
         if (rc != CLI_EXIT_OK)
             return rc;
     }
@@ -936,7 +774,7 @@ static int run(const cli_run_options *o, run_state *s) {
     double ratios[APO_MAX_DEVICES];
     size_t n_ratios = 0;
     if (o->ratios != NULL) {
-        rc = parse_ratios(s->rt, o->ratios, ratios, &n_ratios);
+        rc = cli_parse_ratios(s->rt, o->ratios, ratios, &n_ratios);
         if (rc != CLI_EXIT_OK)
             return rc;
     }

@@ -1,0 +1,24 @@
+/* A parameter sweep of `apportion run`: see sweep_sets.c. */
+#ifndef APO_CLI_SWEEP_SETS_H
+#define APO_CLI_SWEEP_SETS_H
+
+#include <stddef.h>
+
+#include "options.h"
+
+/* Half of MemAvailable (/proc/meminfo), or 1 GiB where it cannot be read: --memory's
+ * default. */
+size_t cli_default_memory(void);
+
+/* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
+double cli_sweep_value(const cli_run_options *o, size_t set, size_t param);
+
+/* "name=value name=value" of set `set`, each value its shortest exact decimal. */
+void cli_sweep_set_label(const cli_run_options *o, size_t set, char *buf, size_t size);
+
+/* Writes DIR/sets.csv's content (`set,<names>` and one line per set) to a temporary file
+ * beside it, whose path goes to `temp`; the caller renames it once the outputs are
+ * committed. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (the message says which file). */
+int cli_sweep_write_sets_file(const cli_run_options *o, char *temp, size_t temp_size);
+
+#endif
