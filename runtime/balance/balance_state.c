@@ -12,18 +12,12 @@
 
 #include "balance/balance_state.h"
 #include "balance/solver.h"
+#include "balance/stored_model.h"
 #include "base/clock.h"
 #include "base/log.h"
 
 /* Tags a runtime keeps models for; calls with further tags run equal and do not learn. */
 #define APO_TAGS_MAX 4096
-
-/* The plausible stored models (docs/profiles.md, "Which stored models are used"): from
- * 1e13 elements per second to 0.1 per second (a sim device of rate=1 measures 1e9), and a
- * latency of at most an hour. A model beyond them would take all work or none for good. */
-#define APO_MS_PER_MELEM_MIN 1e-4
-#define APO_MS_PER_MELEM_MAX 1e10
-#define APO_LATENCY_MS_MAX 3.6e6
 
 /* ---- matching stored entries to this runtime's devices --------------------------------- */
 
@@ -46,11 +40,6 @@ static const apo__stored_device *stored_device(const apo__balance *b, const apo_
                 return &e->devices[i];
     }
     return NULL;
-}
-
-static int plausible(double latency_ms, double ms_per_melem) {
-    return latency_ms >= 0 && latency_ms <= APO_LATENCY_MS_MAX &&
-           ms_per_melem >= APO_MS_PER_MELEM_MIN && ms_per_melem <= APO_MS_PER_MELEM_MAX;
 }
 
 /* What becomes of the model stored for a device. */
@@ -76,34 +65,6 @@ static void refusal_reason(const apo__balance *b, size_t d, model_use use, char 
         snprintf(reason, reason_size, "the stored model of %s is implausible", id);
 }
 
-/* A device's stored model with the online state stored beside it: the evidence of earlier
- * runtimes (processes) goes on adding up in this one. */
-static void model_from_stored_device(apo__model *m, const apo__stored_device *s) {
-    apo__model_from_stored(m, s->latency_ms, s->ms_per_melem, s->samples);
-    const apo__stored_online *o = &s->online;
-    double t[APO_STORED_RECENT_MAX];
-    for (unsigned i = 0; i < o->n_recent; i++)
-        t[i] = o->recent_ms[i] / 1e3;
-    apo__model_restore(m, o->recent_elements, t, o->n_recent, o->prior_latency_ms / 1e3,
-                       o->prior_ms_per_melem / 1e9, o->known_latency_ms / 1e3, o->off_run);
-}
-
-/* The online state of a model, to store beside it. */
-static void stored_online_of(const apo__model *m, apo__stored_online *o) {
-    _Static_assert(APO_MODEL_WINDOW <= APO_STORED_RECENT_MAX,
-                   "a stored device keeps the whole window");
-    double n[APO_MODEL_WINDOW], t[APO_MODEL_WINDOW];
-    o->n_recent = apo__model_window(m, n, t);
-    for (unsigned i = 0; i < o->n_recent; i++) {
-        o->recent_elements[i] = n[i];
-        o->recent_ms[i] = t[i] * 1e3;
-    }
-    o->prior_latency_ms = m->has_prior ? m->prior_latency_s * 1e3 : NAN;
-    o->prior_ms_per_melem = m->has_prior ? m->prior_cost_s * 1e9 : NAN;
-    o->known_latency_ms = o->n_recent > 0 ? m->known_latency_s * 1e3 : NAN;
-    o->off_run = m->off_run;
-}
-
 static model_use stored_model_use(const apo__balance *b, size_t d, const apo__stored_device *s) {
     if (s == NULL || !isfinite(s->latency_ms) || !isfinite(s->ms_per_melem))
         return MODEL_NONE;
@@ -111,7 +72,8 @@ static model_use stored_model_use(const apo__balance *b, size_t d, const apo__st
         return MODEL_NO_CONFIG;
     if (strcmp(s->config, b->info[d]->config) != 0)
         return MODEL_OTHER_CONFIG;
-    return plausible(s->latency_ms, s->ms_per_melem) ? MODEL_USED : MODEL_IMPLAUSIBLE;
+    return apo__stored_model_plausible(s->latency_ms, s->ms_per_melem) ? MODEL_USED
+                                                                       : MODEL_IMPLAUSIBLE;
 }
 
 /* Builds the tag state of a stored entry; `uses` (optional) receives what became of each
@@ -156,7 +118,7 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
             }
             model_use use = uses[d] = stored_model_use(b, d, s);
             if (use == MODEL_USED)
-                model_from_stored_device(&ts->models[d], s);
+                apo__stored_model_get(&ts->models[d], s);
             else if (use != MODEL_NONE && refused == SIZE_MAX)
                 refused = d;
             with_model += ts->models[d].valid;
@@ -520,17 +482,7 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
         snprintf(s->id, sizeof s->id, "%s", dev->id);
         snprintf(s->label, sizeof s->label, "%s", dev->label);
         snprintf(s->config, sizeof s->config, "%s", dev->config);
-        /* A model a load would refuse is stored as none: the device then borrows one. */
-        const apo__model *m = &ts->models[d];
-        int keep = m->valid && plausible(m->latency_s * 1e3, m->cost_s * 1e9);
-        s->latency_ms = keep ? m->latency_s * 1e3 : NAN;
-        s->ms_per_melem = keep ? m->cost_s * 1e9 : NAN;
-        s->samples = m->samples;
-        if (keep)
-            stored_online_of(m, &s->online);
-        else
-            s->online = (apo__stored_online){
-                .prior_latency_ms = NAN, .prior_ms_per_melem = NAN, .known_latency_ms = NAN};
+        apo__stored_model_put(s, &ts->models[d]);
         s->ratio = ts->forced ? ts->ratios[d] : NAN;
     }
     if (ts->forced) {
