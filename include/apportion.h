@@ -411,6 +411,11 @@ typedef struct apo_workload {
                                (apo_config.learn, APPORTION_LEARN); OFF, this call refines no
                                model; ON, it learns if the runtime does */
     const apo_sweep *sweep; /* several parameter sets in one call; NULL: one set, the params */
+    /* Series of different lengths (docs/api.md, "Ragged rows"): row r is its first
+     * row_lengths[r] samples (1 .. cols; the rows keep their stride of cols), computed
+     * exactly as a call with that series alone; outputs past a row's own length are NaN.
+     * NULL: every row is cols long. */
+    const size_t *row_lengths;
 } apo_workload;
 
 #define APO_WORKLOAD_INIT                                                                          \
