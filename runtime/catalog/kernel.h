@@ -61,14 +61,14 @@ typedef struct apo__call {
  * s * rows + r is row r's series alone, of its own length, with set first + s). Piece p's
  * tiles are the call's tiles [offset[p], offset[p + 1]). */
 struct apo__call_sets {
-    size_t n;                       /* pieces: n_sets, times rows when ragged */
-    size_t n_sets;                  /* sets run (1 without a sweep) */
-    size_t first;                   /* the sweep's index of the first set run */
-    size_t total;                   /* sets in the sweep (1 without a sweep) */
-    int ragged;                     /* one piece per row (apo_workload.row_lengths) */
-    apo__call *sets;                /* n calls, the pieces */
-    uint64_t *offset;               /* n + 1 tile offsets */
-    double *(*outputs)[APO_MAX_IO]; /* n arrays of output pointers, for sets[p].outputs */
+    size_t n;                                /* pieces: n_sets, times rows when ragged */
+    size_t n_sets;                           /* sets run (1 without a sweep) */
+    size_t first;                            /* the sweep's index of the first set run */
+    size_t total;                            /* sets in the sweep (1 without a sweep) */
+    int ragged;                              /* one piece per row (apo_workload.row_lengths) */
+    apo__call *sets;                         /* n calls, the pieces */
+    uint64_t *offset;                        /* n + 1 tile offsets */
+    double *(*outputs)[APO_MAX_IO];          /* n arrays of output pointers, for sets[p].outputs */
     const double *(*row_inputs)[APO_MAX_IO]; /* ragged: rows arrays of input pointers */
 };
 

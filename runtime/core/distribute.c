@@ -20,8 +20,8 @@
 #include "core/merge_tree.h"
 #include "core/nonfinite_count.h"
 #include "core/plan.h"
-#include "core/runtime.h"
 #include "core/ragged.h"
+#include "core/runtime.h"
 #include "core/sweep.h"
 #ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_device.h"

@@ -14,12 +14,14 @@ static void set_prefix(size_t set, char *out, size_t size) {
         snprintf(out, size, "sweep set %zu: ", set);
 }
 
-apo_status apo__ragged_check_rows(const apo_workload *w, const apo__kernel *k,
-                                  const double *params, size_t set) {
+apo_status apo__ragged_check_rows(const apo_workload *w, const apo__kernel *k, const double *params,
+                                  size_t set) {
     if (w->row_lengths == NULL)
         return APO_OK;
     char prefix[48];
     set_prefix(set, prefix, sizeof prefix);
+    /* The lengths themselves first, so that a bad length is named before a row the kernel
+     * refuses. */
     for (size_t r = 0; r < w->rows; r++) {
         const size_t len = w->row_lengths[r];
         if (len == 0)
@@ -31,8 +33,9 @@ apo_status apo__ragged_check_rows(const apo_workload *w, const apo__kernel *k,
                              "%s: row_lengths[%zu] is %zu, longer than cols (%zu), the rows' "
                              "stride",
                              k->name, r, len, w->cols);
-        if (k->validate == NULL)
-            continue;
+    }
+    for (size_t r = 0; r < w->rows && k->validate != NULL; r++) {
+        const size_t len = w->row_lengths[r];
         char err[256];
         apo_status st = k->validate(k, params, 1, len, err, sizeof err);
         if (st != APO_OK)

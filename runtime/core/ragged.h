@@ -15,8 +15,8 @@
  * accepts a call of that row alone (bollinger's period no longer than the row, bootstrap's
  * two samples). `set` is the sweep set checked, or SIZE_MAX without a sweep; a failure
  * names the row (and the set). Does nothing without row_lengths. */
-apo_status apo__ragged_check_rows(const apo_workload *w, const apo__kernel *k,
-                                  const double *params, size_t set);
+apo_status apo__ragged_check_rows(const apo_workload *w, const apo__kernel *k, const double *params,
+                                  size_t set);
 
 /* Writes NaN in every output past each row's own output length, up to the row's stride
  * (the output's columns for cols samples). Does nothing unless the call is ragged. */

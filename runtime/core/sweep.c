@@ -160,8 +160,8 @@ static apo_status check_shape(const apo__kernel *k, const double *params, const 
 
 /* The sweep's sets (or the one set of a call without a sweep): checked in form, with the
  * range run. */
-static apo_status sweep_range(const apo_workload *w, const apo__kernel *k, swept *sp,
-                              size_t *first, size_t *n_run) {
+static apo_status sweep_range(const apo_workload *w, const apo__kernel *k, swept *sp, size_t *first,
+                              size_t *n_run) {
     *first = 0;
     *n_run = 1;
     sp->total = 1;
@@ -235,8 +235,8 @@ apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
     const size_t per_set = ragged ? w->rows : 1;
     if (n_run > SIZE_MAX / sizeof(apo__call) / per_set)
         return apo__fail(APO_ERR_OVERFLOW,
-                         "%s: %zu sets x %zu ragged rows, one call each, overflow size_t",
-                         k->name, n_run, w->rows);
+                         "%s: %zu sets x %zu ragged rows, one call each, overflow size_t", k->name,
+                         n_run, w->rows);
     const size_t n = n_run * per_set;
     apo__call_sets *sets = alloc_pieces(n, ragged ? w->rows : 0);
     call->sets = sets;
@@ -244,8 +244,8 @@ apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
         (ragged && sets->row_inputs == NULL)) {
         apo__sweep_release(call);
         return apo__fail(APO_ERR_OUT_OF_MEMORY,
-                         "%s: no memory for a call of %zu pieces (%zu sets x %zu rows)", k->name,
-                         n, n_run, per_set);
+                         "%s: no memory for a call of %zu pieces (%zu sets x %zu rows)", k->name, n,
+                         n_run, per_set);
     }
     sets->n = n;
     sets->n_sets = n_run;
@@ -300,8 +300,7 @@ void apo__sweep_bind(apo__call *call) {
     const size_t per_set = sets->ragged ? call->rows : 1;
     for (size_t r = 0; sets->ragged && r < call->rows; r++)
         for (size_t i = 0; i < k->n_inputs; i++)
-            sets->row_inputs[r][i] =
-                call->inputs != NULL ? call->inputs[i] + r * call->cols : NULL;
+            sets->row_inputs[r][i] = call->inputs != NULL ? call->inputs[i] + r * call->cols : NULL;
     for (size_t p = 0; p < sets->n; p++) {
         apo__call *one = &sets->sets[p];
         const size_t s = p / per_set, r = p % per_set;
