@@ -68,7 +68,15 @@ typedef struct ragged_case {
 /* Lengths of one sample, of exactly a tile, a tile and one, several tiles, and the stride
  * itself (a row of the full width). */
 static const ragged_case cases[] = {
-    {"bollinger", 5, 3 * 4096 + 123, {3 * 4096 + 123, 5, 4096, 4097, 777}, {{"period", 5}}, 1, NULL, {0}, 0},
+    {"bollinger",
+     5,
+     3 * 4096 + 123,
+     {3 * 4096 + 123, 5, 4096, 4097, 777},
+     {{"period", 5}},
+     1,
+     NULL,
+     {0},
+     0},
     {"bollinger",
      4,
      9001,
@@ -80,7 +88,15 @@ static const ragged_case cases[] = {
      3},
     {"macd", 5, 2 * 16384 + 77, {1, 16384, 2 * 16384 + 77, 16385, 40}, {{0}}, 0, NULL, {0}, 0},
     {"macd", 3, 20000, {20000, 35, 19999}, {{"fast", 3}}, 1, "signal", {1, 9, 40}, 3},
-    {"returns_stats", 6, 3 * 8192 + 5, {1, 2, 8192, 8193, 3 * 8192 + 5, 100}, {{0}}, 0, NULL, {0}, 0},
+    {"returns_stats",
+     6,
+     3 * 8192 + 5,
+     {1, 2, 8192, 8193, 3 * 8192 + 5, 100},
+     {{0}},
+     0,
+     NULL,
+     {0},
+     0},
     {"bootstrap", 4, 3000, {2, 3000, 500, 1999}, {{"replicates", 203}}, 1, NULL, {0}, 0},
     {"bootstrap", 3, 700, {700, 2, 64}, {{0}}, 0, "replicates", {64, 64}, 2},
     {"msum", 4, 2500, {2500, 1, 999, 1001}, {{0}}, 0, "k", {1, 7, 64}, 3},
@@ -273,9 +289,8 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
             o.n_ratios = 0;
             snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
                      apo_split_name(splits[si]));
-            apo_status st =
-                run_call(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got,
-                         &report);
+            apo_status st = run_call(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
+                                     &got, &report);
             cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
             cr_assert_eq(report.sets, sets, "%s: report.sets %zu", what, report.sets);
             assert_rows_equal(c, &got, refs, what);
@@ -286,8 +301,8 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
                          ci, multi_devices, ri, apo_split_name(splits[si]));
                 o.ratios = skewed[ri];
                 o.n_ratios = 3;
-                st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
-                              &got, &report);
+                st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got,
+                              &report);
                 cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
                 assert_rows_equal(c, &got, refs, what);
                 uint64_t sum = 0;
@@ -310,8 +325,8 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
         o.ratios = skewed[1];
         o.n_ratios = 3;
         o.split = APO_SPLIT_TIME;
-        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed,
-                                 &o, &got, &report);
+        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
+                                 &got, &report);
         cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
         assert_rows_equal(c, &got, refs, what);
         outputs_free(&got);
@@ -338,8 +353,8 @@ Test(ragged, a_device_failing_mid_call_keeps_the_bits, .timeout = 300) {
         call_opts o = {c->lengths, case_sweep(c, &grid, &sw), ratios, 3, splits[si]};
         outputs got;
         apo_report report = APO_REPORT_INIT;
-        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed,
-                                 &o, &got, &report);
+        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
+                                 &got, &report);
         cr_assert_eq(st, APO_OK, "%s", apo_last_error());
         cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)",
                      report.failovers);
@@ -403,8 +418,8 @@ Test(ragged, bollinger_rows_match_the_long_double_reference, .timeout = 120) {
                     cr_assert(isnan(g), "row %zu output %zu at %zu: %g, wanted NaN", r, i, t, g);
                     continue;
                 }
-                cr_assert(fabs(g - e) <= 1e-9 * fabs(e), "row %zu output %zu at %zu: %.17g vs %.17g",
-                          r, i, t, g, e);
+                cr_assert(fabs(g - e) <= 1e-9 * fabs(e),
+                          "row %zu output %zu at %zu: %.17g vs %.17g", r, i, t, g, e);
             }
     }
     for (size_t i = 0; i < 3; i++)
@@ -443,9 +458,9 @@ Test(ragged, plan_and_report_count_the_rows_real_elements, .timeout = 120) {
 
     outputs got;
     apo_report report = APO_REPORT_INIT;
-    cr_assert_eq(run_call(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got,
-                          &report),
-                 APO_OK, "%s", apo_last_error());
+    cr_assert_eq(
+        run_call(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got, &report),
+        APO_OK, "%s", apo_last_error());
     cr_assert_eq(report.elements, 3 * samples);
     outputs_free(&got);
     free(x);
@@ -486,8 +501,8 @@ Test(ragged, bad_lengths_are_refused_naming_the_row, .timeout = 60) {
                    APO_ERR_BAD_PARAM, "row 1 (row_lengths[1] = 19 samples)");
     cr_assert(strstr(apo_last_error(), "period 20") != NULL, "%s", apo_last_error());
     const size_t one_sample[] = {2, 1};
-    assert_refused(plan_ragged(rt, "bootstrap", 2, 5, one_sample, NULL, 0, NULL),
-                   APO_ERR_BAD_PARAM, "row 1 ");
+    assert_refused(plan_ragged(rt, "bootstrap", 2, 5, one_sample, NULL, 0, NULL), APO_ERR_BAD_PARAM,
+                   "row 1 ");
 
     /* With a sweep, the set and the row. */
     const double periods[] = {5, 50};
