@@ -553,3 +553,30 @@ Test(ragged, short_rows_end_in_nan_and_their_lengths_are_only_read, .timeout = 6
     outputs_free(&got);
     apo_runtime_destroy(rt);
 }
+
+/* Split by rows, ragged rows are shared out by their elements, not their number: one long
+ * row and nine short ones on two equal devices give the long row to one and the rest to the
+ * other, not five rows each. */
+Test(ragged, rows_are_shared_out_by_their_elements, .timeout = 60) {
+    apo_runtime *rt = test_runtime("sim:a:rate=1e8,sim:b:rate=1e8");
+    const size_t lengths[] = {9000, 100, 100, 100, 100, 100, 100, 100, 100, 1000};
+    const double ratios[] = {1, 1};
+    call_opts o = {lengths, NULL, ratios, 2, APO_SPLIT_ROWS};
+    apo_workload w = workload("bollinger", 10, 9000, NULL, NULL, 0, &o);
+    apo_plan_info plan = APO_PLAN_INFO_INIT;
+    cr_assert_eq(apo_plan_workload(rt, &w, &plan), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(plan.split_axis, APO_SPLIT_ROWS);
+    cr_assert_eq(plan.elements, 10800);
+    cr_assert_eq(plan.device_elements[0], 9000, "sim:a got %llu elements",
+                 (unsigned long long)plan.device_elements[0]);
+    cr_assert_eq(plan.device_elements[1], 1800, "sim:b got %llu elements",
+                 (unsigned long long)plan.device_elements[1]);
+    /* A device without a share gets no row, and the other every row. */
+    const double one_sided[] = {0, 1};
+    o.ratios = one_sided;
+    w = workload("bollinger", 10, 9000, NULL, NULL, 0, &o);
+    cr_assert_eq(apo_plan_workload(rt, &w, &plan), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(plan.device_elements[0], 0);
+    cr_assert_eq(plan.device_elements[1], 10800);
+    apo_runtime_destroy(rt);
+}

@@ -299,6 +299,41 @@ static int single_tile_rows(const apo__call *call) {
     return 1;
 }
 
+/* Ragged rows differ in length, so whole rows are shared out by their elements rather than
+ * their number: each device's run of rows ends where the elements before it come nearest
+ * its cumulative share (a row goes to the run whose target passes its midpoint), and the
+ * last device with a share takes the rest. Devices without a share get no row. */
+static void ragged_row_counts(const apo__call *call, const double *weights, size_t n,
+                              uint64_t *counts) {
+    const apo__call_sets *sets = call->sets;
+    const double total = (double)apo__tiles_elements(call, 0, call->tiles);
+    size_t last = 0;
+    for (size_t i = 0; i < n; i++)
+        if (weights[i] > 0)
+            last = i;
+    double share = 0, before = 0;
+    uint64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        counts[i] = 0;
+        if (!(weights[i] > 0))
+            continue;
+        share += weights[i];
+        uint64_t end = next;
+        if (i == last)
+            end = sets->n;
+        else
+            for (; end < sets->n; end++) {
+                const apo__call *row = &sets->sets[end];
+                const double e = (double)apo__tiles_elements(row, 0, row->tiles);
+                if (before + e / 2 > share * total)
+                    break;
+                before += e;
+            }
+        counts[i] = end - next;
+        next = end;
+    }
+}
+
 /* Exploration: gives each device marked in `probe` (apo__balance_shares) that takes part
  * but got no unit an equal part of APO_PROBE_FRACTION of the units, at least one, taken one
  * by one from the devices with the most; the devices longest without work first when the
@@ -409,7 +444,10 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
 
     uint64_t units = unit_count(call, p->axis);
     uint64_t counts[APO_MAX_DEVICES];
-    apo__largest_remainder(p->weights, n, units, counts);
+    if (p->axis == APO_SPLIT_ROWS && call->sets != NULL && call->sets->ragged)
+        ragged_row_counts(call, p->weights, n, counts);
+    else
+        apo__largest_remainder(p->weights, n, units, counts);
     lay_out(call, p->axis, n, counts, p);
     if (tag != NULL && add_probes(rt, call, probe, units, p->axis, counts, p))
         apo__balance_probed(&rt->balance, tag);
