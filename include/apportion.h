@@ -543,7 +543,9 @@ typedef struct apo_report {
  * place), called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
  * (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
- * where one is needed; for a sweep, the message names the set), APO_ERR_KERNEL_FAILED (a
+ * where one is needed; for a sweep, the message names the set; with row_lengths, a row the
+ * kernel refuses alone, named; a row length of 0 or past cols is APO_ERR_INVALID_ARGUMENT),
+ * APO_ERR_KERNEL_FAILED (a
  * user kernel failed),
  * APO_ERR_ALL_DEVICES_FAILED (no device survived, or every device that could run it is
  * quarantined; outputs are then incomplete),
