@@ -44,7 +44,7 @@ const char cli_run_help[] =
     "  --missing-as-nan     CSV: read empty fields and NA, N/A, #N/A, null, None as NaN\n"
     "  --column A,B,...     CSV: several columns, one series each\n"
     "  --group-by COL       CSV: one series per distinct value of COL (long format), in\n"
-    "                       order of first appearance; series of one length run together\n"
+    "                       order of first appearance, of any lengths, in one call\n"
     "  --index-column COL   CSV: copied into CSV outputs as their first column (default:\n"
     "                       the first non-numeric column)\n"
     "\n"

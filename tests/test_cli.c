@@ -2864,6 +2864,53 @@ Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeou
     cr_assert_neq(access(out, F_OK), 0, "a refused run leaves no folder");
 }
 
+/* Tickers of several lengths are one ragged call: swept, each ticker's block per set is its
+ * own series' (exact means of the last two and three closes), and the report is that one
+ * call's, counting each ticker's own samples. */
+Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) {
+    make_work_dir();
+    char path[128], out[128], file[256];
+    snprintf(path, sizeof path, "%s/l.csv", work);
+    write_text(path, "date,ticker,close\nd1,A,1\nd1,B,10\nd2,A,2\nd2,B,20\nd3,A,4\nd4,A,3\n"
+                     "d3,B,40\n");
+    snprintf(out, sizeof out, "%s/out", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a", "--input",
+                                path, "--group-by", "ticker", "--param", "period=2,3", "--output",
+                                out, "--format", "csv", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "\"rows\": 2");
+    assert_contains(r.out, "\"cols\": 4");
+    assert_contains(r.out, "\"elements\": 14");
+    cr_assert(strstr(r.out, "\"calls\"") == NULL, "one call, one report: %s", r.out);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/middle.csv", out);
+    size_t n = 0;
+    char *text = read_all(file, &n);
+    cr_assert_str_eq(text,
+                     "A period=2_date,A period=2,B period=2_date,B period=2,A period=3_date,A "
+                     "period=3,B period=3_date,B period=3\n"
+                     "d1,nan,d1,nan,d1,nan,d1,nan\n"
+                     "d2,1.5,d2,15,d2,nan,d2,nan\n"
+                     "d3,3,d3,30,d3,2.3333333333333335,d3,23.333333333333332\n"
+                     "d4,3.5,,,d4,3,,\n");
+    free(text);
+    /* A statistic per ticker: one value each, from its own returns. */
+    snprintf(out, sizeof out, "%s/stats", work);
+    r = run_cli(ARGS("run", "--kernel", "returns_stats", "--devices", "cpu", "--input", path,
+                     "--group-by", "ticker", "--output", out, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/count.csv", out);
+    text = read_all(file, &n);
+    cr_assert_str_eq(text, "A,B\n3,2\n");
+    free(text);
+    snprintf(file, sizeof file, "%s/mean.csv", out);
+    text = read_all(file, &n);
+    /* B: returns 1 and 1; A: 1, 1 and -0.25, summed in order. */
+    cr_assert_str_eq(text, "A,B\n0.58333333333333337,1\n");
+    free(text);
+}
+
 Test(cli, index_column_is_copied_into_csv_outputs, .timeout = 60) {
     make_work_dir();
     char path[128], out[128], file[256];
