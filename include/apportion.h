@@ -423,7 +423,9 @@ typedef struct apo_workload {
 
 /* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
  * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
- * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). Returns the
+ * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). With
+ * row_lengths the shape is the same, for cols samples a row (each row's own outputs first,
+ * then NaN). Returns the
  * same errors as apo_distribute_workload()'s validation of the kernel, shape and parameters
  * (buffers are not looked at), and APO_ERR_NOT_FOUND for an index past the kernel's outputs. */
 APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
