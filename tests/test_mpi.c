@@ -6,7 +6,8 @@
  *
  *   test_mpi bitwise   every built-in kernel and a user kernel, rows and time splits, several
  *                      ratios: outputs bitwise equal to a run of rank 0 alone, and the
- *                      long-double reference agrees within the kernels' accuracy
+ *                      long-double reference agrees within the kernels' accuracy; ragged rows
+ *                      leave the ranks out
  *   test_mpi balance   ranks of different simulated speeds (virtual clock): online
  *                      refinement gives each rank a share in proportion to its speed
  *   test_mpi lost      a rank whose devices all fail, then a rank that stops answering: the
@@ -236,6 +237,39 @@ static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *ke
     job_free(&got);
 }
 
+/* Ragged rows (apo_workload.row_lengths) run on the host devices only: the ranks take no
+ * part even when the ratios give them everything, and the bits are rank 0's alone. */
+static void ragged_case(apo_runtime *joined, apo_runtime *alone) {
+    const size_t lengths[] = {5000, 300, 4097};
+    job ref, got;
+    job_init(&ref, alone, "bollinger", 3, 5000);
+    job_init(&got, joined, "bollinger", 3, 5000);
+    ref.w.row_lengths = got.w.row_lengths = lengths;
+    got.w.split = APO_SPLIT_TIME;
+    CHECK(job_run(&ref, alone, NULL) == APO_OK, "ragged alone: %s", apo_last_error());
+    size_t n = 0;
+    apo_device_count(joined, &n);
+    double ratios[APO_MAX_DEVICES];
+    for (size_t d = 0; d < n; d++)
+        ratios[d] = d == 0 ? 1.0 : 5.0;
+    got.w.ratios = ratios;
+    got.w.n_ratios = n;
+    apo_report report = APO_REPORT_INIT;
+    CHECK(job_run(&got, joined, &report) == APO_OK, "ragged joined: %s", apo_last_error());
+    for (size_t d = 0; d < report.n_devices; d++)
+        if (report.devices[d].kind == APO_DEVICE_RANK)
+            CHECK(report.devices[d].elements == 0, "rank device %zu computed %llu ragged elements",
+                  d, (unsigned long long)report.devices[d].elements);
+    CHECK(report.elements == 5000 + 300 + 4097, "ragged elements %llu",
+          (unsigned long long)report.elements);
+    for (size_t o = 0; o < got.w.n_outputs; o++) {
+        size_t diff = bitwise_diff(&ref, &got, o);
+        CHECK(diff == 0, "ragged output %zu differs at %zu of %zu", o, diff, ref.lens[o]);
+    }
+    job_free(&ref);
+    job_free(&got);
+}
+
 static void scenario_bitwise(int rank) {
     /* Each rank has a cpu of one thread and, above rank 0, a sim device beside it: the
      * rank's own split differs from rank 0's, which must not matter. */
@@ -269,6 +303,7 @@ static void scenario_bitwise(int rank) {
         bitwise_case(rt, alone, kernels[k], 37, 2501, APO_SPLIT_ROWS);
         bitwise_case(rt, alone, kernels[k], 5, 9000, APO_SPLIT_TIME);
     }
+    ragged_case(rt, alone);
     apo_runtime_destroy(alone);
     apo_runtime_destroy(rt);
 }
