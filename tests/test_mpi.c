@@ -277,6 +277,26 @@ static void scenario_bitwise(int rank) {
 
 static double rank_rate(int rank) { return 1e7 * (double)(1 << rank); }
 
+/* Whether the runtime holds a model entry (profiled, learnt or forced) for `tag`. */
+static int has_entry(apo_runtime *rt, const char *tag) {
+    size_t n = 0;
+    CHECK(apo_profile_entry_count(rt, &n) == APO_OK, "%s", apo_last_error());
+    for (size_t i = 0; i < n; i++) {
+        apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
+        if (apo_profile_entry_get(rt, i, &e) == APO_OK && strcmp(e.tag, tag) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The models a rank learns go by the caller's tag, and a call that does not learn moves
+ * none of them, on rank 0 or on the serving ranks. */
+static void check_learnt_tags(apo_runtime *rt, int rank) {
+    CHECK(has_entry(rt, "heard"), "rank %d learnt nothing under the calls' tag \"heard\"", rank);
+    CHECK(!has_entry(rt, "quiet"), "rank %d learnt from calls that do not learn", rank);
+    CHECK(!has_entry(rt, "bollinger"), "rank %d learnt under the kernel's name, not the tag", rank);
+}
+
 static void scenario_balance(int rank) {
     char devices[128];
     snprintf(devices, sizeof devices, "sim:r%d:rate=%.0f", rank, rank_rate(rank));
@@ -285,6 +305,7 @@ static void scenario_balance(int rank) {
     apo_cluster_info_get(rt, &info);
     if (info.role == APO_CLUSTER_SERVER) {
         CHECK(apo_cluster_serve(rt) == APO_OK, "serve: %s", apo_last_error());
+        check_learnt_tags(rt, rank);
         apo_runtime_destroy(rt);
         return;
     }
@@ -294,6 +315,13 @@ static void scenario_balance(int rank) {
     job_init(&j, rt, "bollinger", 1, 2000000);
     j.w.split = APO_SPLIT_TIME;
     apo_report report = APO_REPORT_INIT;
+    /* Calls that do not learn first: they must leave no model behind anywhere. */
+    j.w.tag = "quiet";
+    j.w.learn = APO_SWITCH_OFF;
+    for (int call = 0; call < 2; call++)
+        CHECK(job_run(&j, rt, &report) == APO_OK, "quiet call %d: %s", call, apo_last_error());
+    j.w.tag = "heard";
+    j.w.learn = APO_SWITCH_UNSET;
     for (int call = 0; call < 8; call++)
         CHECK(job_run(&j, rt, &report) == APO_OK, "call %d: %s", call, apo_last_error());
     double total_rate = 0;
@@ -311,6 +339,7 @@ static void scenario_balance(int rank) {
               got, want);
     }
     CHECK(report.balance_efficiency > 0.9, "balance efficiency %.3f", report.balance_efficiency);
+    check_learnt_tags(rt, 0);
     job_free(&j);
     apo_runtime_destroy(rt);
 }

@@ -51,6 +51,10 @@ typedef struct apo__call {
      * end to end, set by set; the fields above then describe the first set run, except
      * `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole call's). */
     apo__call_sets *sets;
+    /* The workload tag the call learns under (NULL: none resolved yet) and whether it learns:
+     * passed on to serving ranks, whose own models then follow the caller's choice. */
+    const char *tag;
+    int learn;
 } apo__call;
 
 /* The sets a sweep call runs: sets[s] is exactly the call of set first + s alone (its

@@ -494,6 +494,8 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     s.call = call;
     if (apo__workload_tag(w, call, &s.tag) != APO_OK)
         s.tag = NULL;
+    call->tag = s.tag;
+    call->learn = learn;
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
              call->kernel->name, call->sets != NULL ? call->sets->n : (size_t)1, call->rows,
              call->cols, (unsigned long long)call->tiles, apo_split_name(p.axis));
@@ -634,7 +636,8 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     }
     if (st != APO_OK)
         return st;
-    observe_run(rt, tag, total, &s);
+    if (call->learn)
+        observe_run(rt, tag, total, &s);
     result->modelled = modelled;
     result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;
     return APO_OK;
