@@ -2705,6 +2705,10 @@ Test(cli, unknown_kernel_suggests_the_nearest_name, .timeout = 60) {
     cr_assert_eq(r.status, 2);
     assert_contains(r.err, "did you mean \"macd\"?");
     free_result(&r);
+    r = run_cli(ARGS("profile", "--kernels", "macd,bollingr", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "did you mean \"bollinger\"?");
+    free_result(&r);
     /* Nothing near: no suggestion at all. */
     r = run_cli(ARGS("run", "--kernel", "zzzzzzzz", "--cols", "100", "--devices", "cpu"));
     cr_assert_eq(r.status, 2);
