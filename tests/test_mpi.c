@@ -111,10 +111,13 @@ typedef struct job {
     apo_param params[2];
 } job;
 
-static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols) {
+/* A job of `kernel` over rows x cols, with the sets of `sweep` when it is not NULL. */
+static void job_init_sweep(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
+                           const apo_sweep *sweep) {
     memset(j, 0, sizeof *j);
     apo_workload w = APO_WORKLOAD_INIT;
     j->w = w;
+    j->w.sweep = sweep;
     j->w.kernel = kernel;
     j->w.rows = rows;
     j->w.cols = cols;
@@ -140,6 +143,10 @@ static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, s
         j->lens[o] = orows * ocols;
         j->outputs[o] = malloc(j->lens[o] * sizeof(double));
     }
+}
+
+static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols) {
+    job_init_sweep(j, rt, kernel, rows, cols, NULL);
 }
 
 /* Poisons the outputs (a value no kernel produces) and runs the job. */
@@ -196,13 +203,13 @@ static void check_bollinger_reference(const job *j) {
 }
 
 static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *kernel, size_t rows,
-                         size_t cols, apo_split split) {
+                         size_t cols, apo_split split, const apo_sweep *sweep) {
     job ref, got;
-    job_init(&ref, alone, kernel, rows, cols);
-    job_init(&got, joined, kernel, rows, cols);
+    job_init_sweep(&ref, alone, kernel, rows, cols, sweep);
+    job_init_sweep(&got, joined, kernel, rows, cols, sweep);
     ref.w.split = got.w.split = split;
     CHECK(job_run(&ref, alone, NULL) == APO_OK, "%s alone: %s", kernel, apo_last_error());
-    if (strcmp(kernel, "bollinger") == 0)
+    if (strcmp(kernel, "bollinger") == 0 && sweep == NULL)
         check_bollinger_reference(&ref);
 
     size_t n = 0;
@@ -265,10 +272,25 @@ static void scenario_bitwise(int rank) {
     register_diff5(alone);
     const char *kernels[] = {"bollinger", "macd", "returns_stats", "bootstrap", "diff5"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-        bitwise_case(rt, alone, kernels[k], 1, 100003, APO_SPLIT_TIME);
-        bitwise_case(rt, alone, kernels[k], 37, 2501, APO_SPLIT_ROWS);
-        bitwise_case(rt, alone, kernels[k], 5, 9000, APO_SPLIT_TIME);
+        bitwise_case(rt, alone, kernels[k], 1, 100003, APO_SPLIT_TIME, NULL);
+        bitwise_case(rt, alone, kernels[k], 37, 2501, APO_SPLIT_ROWS, NULL);
+        bitwise_case(rt, alone, kernels[k], 5, 9000, APO_SPLIT_TIME, NULL);
     }
+    /* Sweeps: a rank gets each set's tiles as a task of that set's call, and a share may
+     * start and end inside a set. The cpu alone's sweep is the reference (test_sweep.c
+     * shows it equals the per-set calls). */
+    const double periods[] = {5, 20, 61}, widths[] = {1, 2.5};
+    const apo_sweep_param bands[] = {{"period", periods, 3}, {"nbdev_up", widths, 2}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = bands;
+    sweep.n_grid = 2;
+    bitwise_case(rt, alone, "bollinger", 1, 50001, APO_SPLIT_TIME, &sweep);
+    bitwise_case(rt, alone, "bollinger", 13, 3001, APO_SPLIT_ROWS, &sweep);
+    const double signals[] = {3, 9, 17};
+    const apo_sweep_param macd_grid[] = {{"signal", signals, 3}};
+    sweep.grid = macd_grid;
+    sweep.n_grid = 1;
+    bitwise_case(rt, alone, "macd", 4, 20000, APO_SPLIT_TIME, &sweep);
     apo_runtime_destroy(alone);
     apo_runtime_destroy(rt);
 }

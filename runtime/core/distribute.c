@@ -486,8 +486,6 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     /* Counted only for a report, which is where the count goes; released by the caller. */
     if (report != NULL && (st = apo__nonfinite_start(call)) != APO_OK)
         return st;
-    apo__sweep_bind(call);
-
     run_state s;
     memset(&s, 0, sizeof s);
     s.rt = rt;
@@ -496,6 +494,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         s.tag = NULL;
     call->tag = s.tag;
     call->learn = learn;
+    apo__sweep_bind(call);
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
              call->kernel->name, call->sets != NULL ? call->sets->n : (size_t)1, call->rows,
              call->cols, (unsigned long long)call->tiles, apo_split_name(p.axis));
