@@ -36,8 +36,8 @@ static void fmt_calls(long v, char *buf, size_t size) {
 
 void balance_print_row(const row_result *r) {
     if (r->failed && r->n_calls == 0) {
-        printf("%-17s %-9s %9zu  FAILED: %s\n", r->sc->name, balance_strategy_name(r->strat), r->size,
-               r->failure);
+        printf("%-17s %-9s %9zu  FAILED: %s\n", r->sc->name, balance_strategy_name(r->strat),
+               r->size, r->failure);
         return;
     }
     char reach[24], rereach[48], shares[256] = "";
@@ -55,8 +55,8 @@ void balance_print_row(const row_result *r) {
         used += (size_t)snprintf(shares + used, sizeof shares - used, "%s%.3f", i ? "/" : "",
                                  last->share[i]);
     printf("%-17s %-9s %9zu %5zu %11.3f %9.4f %8.4f %6s %11s %6ld  %s (%s)\n", r->sc->name,
-           balance_strategy_name(r->strat), r->size, r->n_calls, r->median_ms, r->final_eff, r->min_eff,
-           reach, rereach, r->wrong, shares, apo_ratio_source_name(last->source));
+           balance_strategy_name(r->strat), r->size, r->n_calls, r->median_ms, r->final_eff,
+           r->min_eff, reach, rereach, r->wrong, shares, apo_ratio_source_name(last->source));
     if (r->failed)
         printf("#   FAILED after %zu calls: %s\n", r->n_calls, r->failure);
     fflush(stdout);
@@ -100,10 +100,10 @@ json_t *balance_row_json(const row_result *r) {
     }
     json_t *j = json_pack(
         "{s:s,s:s,s:s,s:I,s:b,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:o}", "scenario", r->sc->name,
-        "strategy", balance_strategy_name(r->strat), "kernel", r->kernel, "size", (json_int_t)r->size,
-        "virtual_clock", r->virtual_clock, "calls", (json_int_t)r->n_calls, "median_makespan_ms",
-        num_or_null(r->median_ms), "final_efficiency", num_or_null(r->final_eff), "min_efficiency",
-        num_or_null(r->min_eff), "calls_to_reach",
+        "strategy", balance_strategy_name(r->strat), "kernel", r->kernel, "size",
+        (json_int_t)r->size, "virtual_clock", r->virtual_clock, "calls", (json_int_t)r->n_calls,
+        "median_makespan_ms", num_or_null(r->median_ms), "final_efficiency",
+        num_or_null(r->final_eff), "min_efficiency", num_or_null(r->min_eff), "calls_to_reach",
         r->reach >= 0 ? json_integer(r->reach) : json_null(), "slowdown_call",
         r->slow_call > 0 ? json_integer(r->slow_call) : json_null(), "calls_to_rereach",
         r->rereach >= 0 && r->slow_call > 0 ? json_integer(r->rereach) : json_null(), "failure",
@@ -235,8 +235,8 @@ void balance_check_targets(const row_result *rows, size_t n_rows, targets *t) {
         if (eq == NULL)
             continue;
         double tol = r->virtual_clock ? VIRTUAL_NOISE_REL : WALL_NOISE_REL;
-        snprintf(what, sizeof what, "%s not worse than equal: %s @ %zu", balance_strategy_name(r->strat),
-                 r->sc->name, r->size);
+        snprintf(what, sizeof what, "%s not worse than equal: %s @ %zu",
+                 balance_strategy_name(r->strat), r->sc->name, r->size);
         target_line(t, r->median_ms <= eq->median_ms * (1 + tol), what,
                     "median %.3f ms vs equal %.3f ms (%.2fx)%s", r->median_ms, eq->median_ms,
                     eq->median_ms / r->median_ms,
@@ -263,8 +263,9 @@ int balance_write_csv(const char *path, const row_result *rows, size_t n_rows) {
         const row_result *r = &rows[i];
         for (size_t c = 0; c < r->n_calls; c++) {
             const call_rec *cr = &r->calls[c];
-            fprintf(f, "%s,%s,%zu,%zu,%.6f,%.6f,%s", r->sc->name, balance_strategy_name(r->strat), r->size,
-                    c + 1, cr->makespan_ms, cr->efficiency, apo_ratio_source_name(cr->source));
+            fprintf(f, "%s,%s,%zu,%zu,%.6f,%.6f,%s", r->sc->name, balance_strategy_name(r->strat),
+                    r->size, c + 1, cr->makespan_ms, cr->efficiency,
+                    apo_ratio_source_name(cr->source));
             /* Scenarios differ in their device count: missing devices are empty cells. */
             for (size_t d = 0; d < max_dev; d++)
                 if (d < r->n_devices)
@@ -307,8 +308,8 @@ int balance_write_timeline(const char *path, const row_result *rows, size_t n_ro
             continue;
         const call_rec *cr = &sel[s]->calls[sel[s]->n_calls - 1];
         for (size_t d = 0; d < sel[s]->n_devices; d++)
-            fprintf(f, "%s,%s,%.6f,%.6f,%.6f\n", balance_strategy_name(sel[s]->strat), sel[s]->ids[d], 0.0,
-                    cr->wall_ms[d], cr->wait_ms[d]);
+            fprintf(f, "%s,%s,%.6f,%.6f,%.6f\n", balance_strategy_name(sel[s]->strat),
+                    sel[s]->ids[d], 0.0, cr->wall_ms[d], cr->wait_ms[d]);
     }
     return fclose(f) == 0 ? 0 : -1;
 }
