@@ -2143,9 +2143,9 @@ Test(cli, set_ratios_usage_errors_exit_2, .timeout = 60) {
         {ARGS("set-ratios", "--workload", "bollinger"),
          "apportion: give at least one DEVICE=RATIO (or --clear)"},
         {ARGS("set-ratios", "--workload", "bollinger", "sim:a"),
-         "apportion: 'sim:a': expected DEVICE=RATIO"},
+         "apportion: item 'sim:a': expected ID=RATIO"},
         {ARGS("set-ratios", "--workload", "bollinger", "=1"),
-         "apportion: '=1': expected DEVICE=RATIO"},
+         "apportion: item '=1': expected ID=RATIO"},
         {ARGS("set-ratios", "--workload", "bollinger", "sim:a=-1"),
          "apportion: '-1' for device sim:a is not a finite number >= 0"},
         {ARGS("set-ratios", "--workload", "bollinger", "sim:a=nan"),
@@ -2704,6 +2704,10 @@ Test(cli, unknown_kernel_suggests_the_nearest_name, .timeout = 60) {
     r = run_cli(ARGS("kernels", "MCAD"));
     cr_assert_eq(r.status, 2);
     assert_contains(r.err, "did you mean \"macd\"?");
+    free_result(&r);
+    r = run_cli(ARGS("profile", "--kernels", "macd,bollingr", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "did you mean \"bollinger\"?");
     free_result(&r);
     /* Nothing near: no suggestion at all. */
     r = run_cli(ARGS("run", "--kernel", "zzzzzzzz", "--cols", "100", "--devices", "cpu"));

@@ -53,6 +53,10 @@ typedef struct apo__call {
      * `inputs`, `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole
      * call's). */
     apo__call_sets *sets;
+    /* The workload tag the call learns under (NULL: none resolved yet) and whether it learns:
+     * passed on to serving ranks, whose own models then follow the caller's choice. */
+    const char *tag;
+    int learn;
 } apo__call;
 
 /* The pieces a sweep or ragged call runs, each exactly a call of its own: without ragged

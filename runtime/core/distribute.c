@@ -487,14 +487,15 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     /* Counted only for a report, which is where the count goes; released by the caller. */
     if (report != NULL && (st = apo__nonfinite_start(call)) != APO_OK)
         return st;
-    apo__sweep_bind(call);
-
     run_state s;
     memset(&s, 0, sizeof s);
     s.rt = rt;
     s.call = call;
     if (apo__workload_tag(w, call, &s.tag) != APO_OK)
         s.tag = NULL;
+    call->tag = s.tag;
+    call->learn = learn;
+    apo__sweep_bind(call);
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
              call->kernel->name, call->sets != NULL ? call->sets->n_sets : (size_t)1, call->rows,
              call->cols, (unsigned long long)call->tiles, apo_split_name(p.axis));
@@ -641,7 +642,8 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     }
     if (st != APO_OK)
         return st;
-    observe_run(rt, tag, total, &s);
+    if (call->learn)
+        observe_run(rt, tag, total, &s);
     result->modelled = modelled;
     result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;
     return APO_OK;

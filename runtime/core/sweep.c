@@ -321,6 +321,8 @@ void apo__sweep_bind(apo__call *call) {
         one->wait_events = call->wait_events;
         one->n_wait_events = call->n_wait_events;
         one->rt = call->rt;
+        one->tag = call->tag;
+        one->learn = call->learn;
     }
 }
 
