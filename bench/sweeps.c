@@ -11,9 +11,10 @@
  * through sets and rows). On each:
  *   1. correctness first: the sweep runs once, then every set runs alone in a call of its
  *      own on the same runtime, writing where the sweep puts that set (as a caller keeping
- *      every set's outputs would: neither side's outputs stay in cache), and each value of set s's block of the sweep's outputs that
- *      is not bitwise equal to that call's counts as wrong (docs/api.md, "Sweeps": set s's
- *      outputs are those of a call with set s alone);
+ *      every set's outputs would: neither side's outputs stay in cache), and each value
+ *      of set s's block of the sweep's outputs that is not bitwise equal to that call's
+ *      counts as wrong (docs/api.md, "Sweeps": set s's outputs are those of a call with
+ *      set s alone);
  *   2. timing, interleaved round by round so that both see the same machine: one sweep
  *      call, then one call per set. The table gives the medians: the sweep's time, its time
  *      per set, a single call's time (the round's per-set calls over the sets) and how many
@@ -54,8 +55,8 @@ static const scenario scenarios[] = {
      "period=10:200:10",
      1,
      1000000,
-     {{"period", {10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180,
-                  190, 200},
+     {{"period",
+       {10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190, 200},
        20}},
      1,
      {{"nbdev_up", 2}, {"nbdev_dn", 2}},
@@ -267,9 +268,8 @@ json_t *bench_sweeps(apo_runtime *rt, const char *rt_label, apo_runtime *rt_sim,
            "#   x = single_ms / per_set_ms; sim: virtual clock, ratios 0.5/0.2/0.3, split by "
            "time, wall time\n",
            reps);
-    printf("%-10s %-27s %-18s %13s %5s %5s %10s %11s %10s %6s %7s\n", "# kernel", "grid",
-           "devices", "rows x cols", "sets", "reps", "sweep_ms", "per_set_ms", "single_ms", "x",
-           "#wrong");
+    printf("%-10s %-27s %-18s %13s %5s %5s %10s %11s %10s %6s %7s\n", "# kernel", "grid", "devices",
+           "rows x cols", "sets", "reps", "sweep_ms", "per_set_ms", "single_ms", "x", "#wrong");
     for (size_t i = 0; i < N_SCENARIOS; i++) {
         const scenario *sc = &scenarios[i];
         if (!bench_selected(kernels, sc->kernel))
@@ -301,11 +301,11 @@ json_t *bench_sweeps(apo_runtime *rt, const char *rt_label, apo_runtime *rt_sim,
             }
             fflush(stdout);
             *wrong += r.wrong;
-            json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I}", "kernel", sc->kernel, "grid",
-                                  sc->grid, "devices", targets[t].label, "rows",
-                                  (json_int_t)sc->rows, "cols", (json_int_t)sc->cols, "sets",
-                                  (json_int_t)sets_of(sc), "reps", (json_int_t)r.reps, "wrong",
-                                  (json_int_t)r.wrong);
+            json_t *j =
+                json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I}", "kernel", sc->kernel, "grid",
+                          sc->grid, "devices", targets[t].label, "rows", (json_int_t)sc->rows,
+                          "cols", (json_int_t)sc->cols, "sets", (json_int_t)sets_of(sc), "reps",
+                          (json_int_t)r.reps, "wrong", (json_int_t)r.wrong);
             if (r.skipped != NULL) {
                 json_object_set_new(j, "skipped", json_string(r.skipped));
             } else {
