@@ -19,6 +19,7 @@
  *      call, then one call per set. The table gives the medians: the sweep's time, its time
  *      per set, a single call's time (the round's per-set calls over the sets) and how many
  *      times faster a set is inside the sweep.
+ * Then the tile-order experiment (sweep_order.c) on the same sweeps, a second table.
  * The per-set parameters are decoded here from the grid (first parameter slowest), not
  * taken from the library, so that a wrong set order shows as wrong values. Any wrong value
  * makes the program exit 1 (bench_kernels.c).
@@ -100,6 +101,34 @@ static size_t set_params(const scenario *sc, size_t s, apo_param *out) {
         out[n++] = (apo_param){sc->axes[j].name, sc->axes[j].values[(s / stride) % sc->axes[j].n]};
     }
     return n;
+}
+
+/* The value of parameter `name` in set s: swept or fixed; NaN when the scenario lacks it. */
+static double param_value(const scenario *sc, size_t s, const char *name) {
+    apo_param p[2 + SWEEP_MAX_AXES];
+    const size_t n = set_params(sc, s, p);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(p[i].name, name) == 0)
+            return p[i].value;
+    return NAN;
+}
+
+/* The tile-order experiment on scenario sc (its params in the order sweep_order.c takes). */
+static int order_one(const scenario *sc, const double *x, int rounds, bench_order_result *r) {
+    const int is_macd = strcmp(sc->kernel, "macd") == 0;
+    static const char *const names[2][3] = {{"period", "nbdev_up", "nbdev_dn"},
+                                            {"fast", "slow", "signal"}};
+    const size_t sets = sets_of(sc);
+    double *params = malloc(sets * 3 * sizeof *params);
+    if (params == NULL)
+        return -1;
+    for (size_t s = 0; s < sets; s++)
+        for (size_t j = 0; j < 3; j++)
+            params[s * 3 + j] = param_value(sc, s, names[is_macd][j]);
+    bench_order_sweep sw = {is_macd, sc->rows, sc->cols, sets, params};
+    int rc = bench_sweep_order(&sw, x, rounds, r);
+    free(params);
+    return rc;
 }
 
 typedef struct sweep_result {
@@ -258,7 +287,9 @@ json_t *bench_sweeps(apo_runtime *rt, const char *rt_label, apo_runtime *rt_sim,
     };
     if (reps <= 0)
         reps = 5;
-    json_t *out = json_array();
+    json_t *out = json_array(), *jorder = json_array();
+    bench_order_result orders[N_SCENARIOS];
+    int ordered[N_SCENARIOS] = {0};
     printf("\n# sweeps: one call over every set against one call per set (apo_workload.sweep)\n"
            "#   correctness: each sweep first runs once, then every set alone on the same "
            "runtime;\n"
@@ -315,7 +346,39 @@ json_t *bench_sweeps(apo_runtime *rt, const char *rt_label, apo_runtime *rt_sim,
             }
             json_array_append_new(out, j);
         }
+        if (x != NULL && order_one(sc, x, 2 * reps + 1, &orders[i]) == 0) {
+            ordered[i] = 1;
+            *wrong += orders[i].wrong;
+        }
         free(x);
     }
-    return out;
+
+    printf("\n# sweeps, tile order (docs/kernels.md, \"Sweeps: what is shared\"): the same sweeps' "
+           "tiles on one thread through the\n"
+           "#   kernels' group functions, set by set (as devices run them) against every set's "
+           "tiles over one input span back to back;\n"
+           "#   %d rounds of both, alternating which goes first; medians; #wrong = values where "
+           "the two orders differ\n",
+           2 * reps + 1);
+    printf("%-10s %-27s %13s %5s %6s %14s %14s %8s %7s\n", "# kernel", "grid", "rows x cols",
+           "sets", "lanes", "set_major_ms", "position_ms", "ratio", "#wrong");
+    for (size_t i = 0; i < N_SCENARIOS; i++) {
+        if (!ordered[i])
+            continue;
+        const scenario *sc = &scenarios[i];
+        const bench_order_result *r = &orders[i];
+        char shape[48];
+        snprintf(shape, sizeof shape, "%zu x %zu", sc->rows, sc->cols);
+        printf("%-10s %-27s %13s %5zu %6zu %14.2f %14.2f %8.3f %7ld\n", sc->kernel, sc->grid, shape,
+               sets_of(sc), r->lanes, r->set_major_ms, r->position_major_ms,
+               r->position_major_ms / r->set_major_ms, r->wrong);
+        json_array_append_new(
+            jorder, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:I}", "kernel", sc->kernel, "grid",
+                              sc->grid, "rows", (json_int_t)sc->rows, "cols", (json_int_t)sc->cols,
+                              "sets", (json_int_t)sets_of(sc), "lanes", (json_int_t)r->lanes,
+                              "set_major_ms_median", r->set_major_ms, "position_major_ms_median",
+                              r->position_major_ms, "wrong", (json_int_t)r->wrong));
+    }
+    fflush(stdout);
+    return json_pack("{s:o,s:o}", "sweeps", out, "tile_order", jorder);
 }
