@@ -53,8 +53,8 @@ static void run_groups(const bench_order_sweep *sw, const double *x, const tile_
             apo__cpu_macd_tiles(x, sw->rows, sw->cols, g[i].tiles, g[i].n, (size_t)p[0],
                                 (size_t)p[1], (size_t)p[2], a, b, c, isa);
         else
-            apo__cpu_bollinger_tiles(x, sw->rows, sw->cols, g[i].tiles, g[i].n, (size_t)p[0],
-                                     p[1], p[2], a, b, c, isa);
+            apo__cpu_bollinger_tiles(x, sw->rows, sw->cols, g[i].tiles, g[i].n, (size_t)p[0], p[1],
+                                     p[2], a, b, c, isa);
     }
 }
 
@@ -90,8 +90,8 @@ int bench_sweep_order(const bench_order_sweep *sw, const double *x, int rounds,
                 g->n = 0;
                 for (size_t t = t0; t < t0 + lanes && t < tiles; t++) {
                     const size_t row = t / per_row, begin = t % per_row * len;
-                    g->tiles[g->n++] =
-                        (apo__tile_span){row, begin, begin + len < sw->cols ? begin + len : sw->cols};
+                    g->tiles[g->n++] = (apo__tile_span){
+                        row, begin, begin + len < sw->cols ? begin + len : sw->cols};
                 }
                 g->pos = g->tiles[0].row * sw->cols + g->tiles[0].begin;
             }
