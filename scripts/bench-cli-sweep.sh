@@ -4,6 +4,7 @@
 # docs/PERF.md ("A sweep from the command line").
 #
 #   scripts/bench-cli-sweep.sh [--build DIR] [--rows N] [--rounds N] [--keep]
+#   (defaults: build, 1000000, 5 rounds; --keep leaves the temporary folder in place)
 #
 # It writes a CSV with a date column and a close column (a seeded random walk) into a
 # temporary folder, then, round by round, times
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --rows) rows=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-cli-sweep.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
