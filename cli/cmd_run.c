@@ -421,7 +421,11 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
                   per_set, budget);
         return CLI_EXIT_USAGE;
     }
-    const size_t fit = budget / per_set;
+    size_t fit = budget / per_set;
+    if (o->memory == 0 && o->format != CLI_FORMAT_CSV) {
+        const size_t small = CLI_SWEEP_PIECE_BYTES / per_set;
+        fit = small < 1 ? 1 : small < fit ? small : fit;
+    }
     s->piece_sets = fit < o->sweep_sets ? fit : o->sweep_sets;
     s->pieces = (o->sweep_sets + s->piece_sets - 1) / s->piece_sets;
     s->sweep.n_sets_run = s->piece_sets;

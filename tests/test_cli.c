@@ -3162,6 +3162,40 @@ Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     free_result(&r);
 }
 
+/* Without --memory, raw outputs go in pieces of about 64 MiB of outputs (docs/cli.md,
+ * "Sweeps"): one set of 1 x 1,500,000 is 36 MB of outputs, so three sets take three pieces,
+ * and the files are those of one piece. */
+Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 120) {
+    make_work_dir();
+    char whole[128], pieces[128], file[256];
+    snprintf(whole, sizeof whole, "%s/whole", work);
+    snprintf(pieces, sizeof pieces, "%s/pieces", work);
+    const char *dirs[2] = {pieces, whole};
+    for (size_t d = 0; d < 2; d++) {
+        cli_result r =
+            run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "1",
+                         "--cols", "1500000", "--json", "--output", dirs[d], "--param",
+                         "period=10,20,30", d == 0 ? NULL : "--memory", d == 0 ? NULL : "1G"));
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        json_t *j = parse_json(&r);
+        free_result(&r);
+        cr_assert_eq(json_integer_value(get(j, "sets")), 3);
+        cr_assert_eq(json_integer_value(get(j, "pieces")), d == 0 ? 3 : 1);
+        json_decref(j);
+    }
+    const char *names[] = {"upper.f64", "middle.f64", "lower.f64", "sets.csv"};
+    for (size_t i = 0; i < 4; i++) {
+        size_t n1 = 0, n2 = 0;
+        snprintf(file, sizeof file, "%s/%s", whole, names[i]);
+        char *a = read_all(file, &n1);
+        snprintf(file, sizeof file, "%s/%s", pieces, names[i]);
+        char *b = read_all(file, &n2);
+        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs with pieces", names[i]);
+        free(a);
+        free(b);
+    }
+}
+
 Test(cli, sweep_csv_names_a_column_per_set_and_series, .timeout = 60) {
     make_work_dir();
     char path[128], out[128], file[256];
