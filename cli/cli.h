@@ -64,6 +64,11 @@ int cli_parse_u64(const char *text, uint64_t *out);
 int cli_parse_size(const char *text, size_t *out);
 int cli_parse_double(const char *text, double *out);
 
+/* The shortest decimal that strtod() reads back as v (whole numbers without an exponent).
+ * The library has its own (for its files); the tool uses only the public API, and never
+ * sets a locale, so strtod and printf use the C locale here. */
+void cli_format_shortest(double v, char *buf, size_t size);
+
 /* Reads "ID=R,ID=R,..." (`run --ratios`, `set-ratios`' arguments), calling `each` with every
  * item's id and ratio in order. An empty item, an item without "=" or id, or a ratio that is
  * not a finite number >= 0 is a usage error of `command`, its message starting with

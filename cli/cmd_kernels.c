@@ -1,6 +1,6 @@
 /*
  * `apportion kernels [NAME] [--json]`: the kernels the library offers, each with its inputs,
- * outputs and parameters with their defaults, as the public API describes them
+ * outputs, parameters with their defaults and bounds, and halo, as the public API describes them
  * (apo_kernel_count(), apo_kernel_name(), apo_kernel_get()). The runtime is created on the cpu
  * alone and learns nothing: listing kernels needs no device. Kernels registered by a program
  * through the API live in that program's runtime, so the tool lists the built-ins.
@@ -9,14 +9,15 @@
 #include "json_report.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char kernels_help[] =
     "Usage: apportion kernels [NAME] [--json]\n"
     "\n"
-    "List the kernels with their inputs, outputs and parameters (with defaults); with NAME,\n"
-    "that kernel only.\n"
+    "List the kernels with their inputs, outputs, parameters (defaults and bounds) and halo\n"
+    "(the input samples before a tile that it reads); with NAME, that kernel only.\n"
     "\n"
     "  --json      print one JSON object\n"
     "  -h, --help  show this help\n"
@@ -37,10 +38,39 @@ static json_t *kernel_json(const apo_kernel_info *k) {
         json_t *p = json_object();
         json_object_set_new(p, "name", json_string(k->param_names[i]));
         json_object_set_new(p, "default", json_real(k->param_defaults[i]));
+        /* No bound is null: JSON has no infinity. */
+        json_object_set_new(p, "min",
+                            isfinite(k->param_min[i]) ? json_real(k->param_min[i]) : json_null());
+        json_object_set_new(p, "max",
+                            isfinite(k->param_max[i]) ? json_real(k->param_max[i]) : json_null());
+        json_object_set_new(p, "integer", json_boolean(k->param_integer[i]));
         json_array_append_new(params, p);
     }
     json_object_set_new(o, "params", params);
+    json_t *halo = json_object();
+    json_object_set_new(halo, "at_defaults", json_integer((json_int_t)k->halo));
+    json_object_set_new(halo, "whole_row", json_boolean(k->halo_whole_row));
+    json_object_set_new(halo, "rule",
+                        k->halo_rule != NULL ? json_string(k->halo_rule) : json_null());
+    json_object_set_new(o, "halo", halo);
     return o;
+}
+
+/* A parameter's range in words: "integer from 2 to 100000", "any". */
+static void param_range(const apo_kernel_info *k, size_t i, char *buf, size_t size) {
+    const char *kind = k->param_integer[i] ? "integer" : "real";
+    const int lo = isfinite(k->param_min[i]), hi = isfinite(k->param_max[i]);
+    char min[32], max[32];
+    cli_format_shortest(k->param_min[i], min, sizeof min);
+    cli_format_shortest(k->param_max[i], max, sizeof max);
+    if (lo && hi)
+        snprintf(buf, size, "%s from %s to %s", kind, min, max);
+    else if (lo)
+        snprintf(buf, size, "%s from %s", kind, min);
+    else if (hi)
+        snprintf(buf, size, "%s up to %s", kind, max);
+    else
+        snprintf(buf, size, "any %s", kind);
 }
 
 static void kernel_text(FILE *f, const apo_kernel_info *k) {
@@ -51,10 +81,19 @@ static void kernel_text(FILE *f, const apo_kernel_info *k) {
         fprintf(f, " %s", k->output_names[i]);
     fprintf(f, "\n  params  ");
     if (k->n_params == 0)
-        fprintf(f, " (none)");
-    for (size_t i = 0; i < k->n_params; i++)
-        fprintf(f, " %s=%.17g", k->param_names[i], k->param_defaults[i]);
-    fprintf(f, "\n");
+        fprintf(f, " (none)\n");
+    for (size_t i = 0; i < k->n_params; i++) {
+        char range[96];
+        param_range(k, i, range, sizeof range);
+        char def[32];
+        cli_format_shortest(k->param_defaults[i], def, sizeof def);
+        fprintf(f, "%s%s=%s (%s)\n", i > 0 ? "           " : " ", k->param_names[i], def, range);
+    }
+    if (k->halo_whole_row)
+        fprintf(f, "  halo     the whole row\n");
+    else
+        fprintf(f, "  halo     %zu at the defaults; %s\n", k->halo,
+                k->halo_rule != NULL ? k->halo_rule : "");
 }
 
 int cli_cmd_kernels(int argc, char **argv) {

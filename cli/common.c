@@ -152,6 +152,18 @@ int cli_parse_double(const char *text, double *out) {
     return 0;
 }
 
+void cli_format_shortest(double v, char *buf, size_t size) {
+    if (v == trunc(v) && fabs(v) < 1e15) {
+        snprintf(buf, size, "%.0f", v);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, size, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 int cli_parse_ratio_items(const char *command, const char *option, const char *text,
                           int (*each)(void *ctx, const char *id, double ratio), void *ctx) {
     const char *opt = option != NULL ? option : "", *sep = option != NULL ? ": " : "";

@@ -7,7 +7,6 @@
 
 #include "cli.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,21 +29,6 @@ size_t cli_default_memory(void) {
     return bytes;
 }
 
-/* The shortest decimal that strtod() reads back as v (whole numbers without an exponent).
- * The library has its own (base/c_number.h); the tool uses only the public API, and never
- * sets a locale, so strtod and printf use the C locale here. */
-static void shortest_decimal(double v, char *buf, size_t size) {
-    if (v == trunc(v) && fabs(v) < 1e15) {
-        snprintf(buf, size, "%.0f", v);
-        return;
-    }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, size, "%.*g", p, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 /* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
 double cli_sweep_value(const cli_run_options *o, size_t set, size_t param) {
     size_t stride = 1;
@@ -59,7 +43,7 @@ void cli_sweep_set_label(const cli_run_options *o, size_t set, char *buf, size_t
     buf[0] = '\0';
     for (size_t q = 0; q < o->n_sweep && w < size; q++) {
         char num[32];
-        shortest_decimal(cli_sweep_value(o, set, q), num, sizeof num);
+        cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
         const int m = snprintf(buf + w, size - w, "%s%s=%s", q ? " " : "", o->sweep[q].name, num);
         if (m < 0)
             return;
@@ -84,7 +68,7 @@ int cli_sweep_write_sets_file(const cli_run_options *o, char *temp, size_t temp_
         fprintf(f, "%zu", set);
         for (size_t q = 0; q < o->n_sweep; q++) {
             char num[32];
-            shortest_decimal(cli_sweep_value(o, set, q), num, sizeof num);
+            cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
             fprintf(f, ",%s", num);
         }
         fputc('\n', f);

@@ -318,8 +318,8 @@ typedef struct apo_kernel_desc {
  * APO_ERR_ALREADY_EXISTS when the name is taken (built-ins included). */
 APO_EXPORT apo_status apo_kernel_register(apo_runtime *rt, const apo_kernel_desc *desc);
 
-/* Describes a kernel, built-in or registered: its name, inputs, outputs and parameters.
- * The returned pointers stay valid for the runtime's life. */
+/* Describes a kernel, built-in or registered: its name, inputs, outputs, parameters with
+ * their bounds, and its halo. The returned pointers stay valid for the runtime's life. */
 typedef struct apo_kernel_info {
     size_t size; /* sizeof(apo_kernel_info); set by APO_KERNEL_INFO_INIT */
     const char *name;
@@ -328,6 +328,17 @@ typedef struct apo_kernel_info {
     const char *output_names[APO_MAX_IO];
     const char *param_names[APO_MAX_PARAMS];
     double param_defaults[APO_MAX_PARAMS];
+    /* Each parameter's accepted range, inclusive (-HUGE_VAL and HUGE_VAL: none), and whether
+     * it must be a whole number. The kernel may check more (bollinger's period against the
+     * series' length). New in 0.2. */
+    double param_min[APO_MAX_PARAMS], param_max[APO_MAX_PARAMS];
+    int param_integer[APO_MAX_PARAMS];
+    /* The halo: input samples before a tile's first position that the tile reads, at the
+     * default parameters; `halo_rule` says in words how it follows the parameters. With
+     * halo_whole_row, every tile reads its whole row (halo is then 0). New in 0.2. */
+    size_t halo;
+    int halo_whole_row;
+    const char *halo_rule;
 } apo_kernel_info;
 
 #define APO_KERNEL_INFO_INIT                                                                       \

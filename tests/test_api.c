@@ -315,6 +315,23 @@ Test(api, kernels_are_described) {
     cr_assert_str_eq(info.output_names[1], "signal");
     cr_assert_str_eq(info.param_names[1], "slow");
     cr_assert_eq(info.param_defaults[1], 26);
+    /* Bounds and halos as docs/kernels.md gives them: macd's warm-up H is 809 for 12/26/9. */
+    cr_assert_eq(info.param_min[2], 1);
+    cr_assert(info.param_integer[0] && info.param_integer[1] && info.param_integer[2]);
+    cr_assert_eq(info.halo, 809);
+    cr_assert(!info.halo_whole_row && info.halo_rule != NULL);
+    cr_assert_eq(apo_kernel_get(rt, "bollinger", &info), APO_OK);
+    cr_assert_eq(info.param_min[0], 2);
+    cr_assert_eq(info.param_integer[0], 1);
+    cr_assert_eq(info.param_integer[1], 0);
+    cr_assert_eq(info.param_min[1], -1e300);
+    cr_assert_eq(info.param_max[2], 1e300);
+    cr_assert_eq(info.halo, 19, "a window of 20 reads the 19 samples before it");
+    cr_assert_eq(apo_kernel_get(rt, "returns_stats", &info), APO_OK);
+    cr_assert_eq(info.halo, 1);
+    cr_assert_eq(apo_kernel_get(rt, "bootstrap", &info), APO_OK);
+    cr_assert(info.halo_whole_row && info.halo == 0);
+    cr_assert_eq(info.param_max[0], 4294967295.0);
     cr_assert_eq(apo_kernel_get(rt, "nope", &info), APO_ERR_UNKNOWN_KERNEL);
     apo_runtime_destroy(rt);
 }
@@ -364,6 +381,8 @@ Test(api, user_kernel_registration_rules) {
     cr_assert_eq(apo_kernel_get(rt, "copy", &info), APO_OK);
     cr_assert_eq(info.builtin, 0);
     cr_assert_str_eq(info.output_names[0], "out0");
+    cr_assert_eq(info.halo, 0);
+    cr_assert_not_null(info.halo_rule);
 
     test_job job;
     test_job_init(&job, rt, "copy", 2, 1050, 1);

@@ -2661,7 +2661,9 @@ Test(cli, kernels_lists_every_builtin_with_its_parameters, .timeout = 60) {
         for (size_t p = 1; p < 4 && builtin_kernels[k][p] != NULL; p++)
             assert_contains(r.out, builtin_kernels[k][p]);
     }
-    assert_contains(r.out, "period=20");
+    assert_contains(r.out, "period=20 (integer from 2 to ");
+    assert_contains(r.out, "halo     19 at the defaults; period - 1");
+    assert_contains(r.out, "halo     the whole row");
     free_result(&r);
 
     r = run_cli(ARGS("kernels", "--json"));
@@ -2684,7 +2686,18 @@ Test(cli, kernels_lists_every_builtin_with_its_parameters, .timeout = 60) {
         for (size_t p = 0; p < want; p++) {
             cr_assert_str_eq(json_string_value(get(json_array_get(params, p), "name")),
                              builtin_kernels[k][p + 1]);
-            cr_assert(json_is_number(get(json_array_get(params, p), "default")));
+            const json_t *param = json_array_get(params, p);
+            cr_assert(json_is_number(get(param, "default")));
+            cr_assert(json_is_boolean(get(param, "integer")));
+            cr_assert(json_is_number(get(param, "min")) || json_is_null(get(param, "min")));
+        }
+        const json_t *halo = get(found, "halo");
+        cr_assert(json_is_integer(get(halo, "at_defaults")));
+        cr_assert(json_is_boolean(get(halo, "whole_row")));
+        if (strcmp(builtin_kernels[k][0], "bollinger") == 0) {
+            cr_assert_eq(json_integer_value(get(halo, "at_defaults")), 19);
+            cr_assert_eq(json_real_value(get(json_array_get(params, 0), "min")), 2);
+            cr_assert(json_is_true(get(json_array_get(params, 0), "integer")));
         }
         cr_assert_eq(json_integer_value(get(found, "inputs")), 1);
         cr_assert_geq(json_array_size(get(found, "outputs")), 1);

@@ -132,6 +132,9 @@ struct apo__kernel {
     size_t n_inputs, n_outputs, n_params;
     char output_names[APO_MAX_IO][APO_NAME_MAX];
     apo__param_spec params[APO_MAX_PARAMS];
+    /* How the halo (apo__kernel_halo()) follows the parameters, in words, for
+     * apo_kernel_info. */
+    const char *halo_rule;
 
     /* Checks the parameters against each other and the shape; writes a message into err.
      * NULL: nothing beyond each parameter's own bounds. */

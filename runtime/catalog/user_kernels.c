@@ -197,6 +197,7 @@ apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char 
     k->desc.param_names = NULL;
     k->desc.param_defaults = NULL;
     k->user_tile = d->tile != 0 ? d->tile : APO_USER_TILE_DEFAULT;
+    k->halo_rule = "fixed: apo_kernel_desc.halo";
     k->axis_len = user_axis_len;
     k->tile_len = user_tile_len;
     k->unit_work = user_unit_work;

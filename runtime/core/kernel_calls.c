@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "catalog/call_span.h"
 #include "catalog/registry.h"
 #include "core/runtime.h"
 
@@ -45,9 +46,16 @@ apo_status apo_kernel_get(const apo_runtime *rt, const char *name, apo_kernel_in
     info->n_params = k->n_params;
     for (size_t i = 0; i < k->n_outputs; i++)
         info->output_names[i] = k->output_names[i];
+    double defaults[APO_MAX_PARAMS] = {0};
     for (size_t i = 0; i < k->n_params; i++) {
         info->param_names[i] = k->params[i].name;
-        info->param_defaults[i] = k->params[i].def;
+        info->param_defaults[i] = defaults[i] = k->params[i].def;
+        info->param_min[i] = k->params[i].min;
+        info->param_max[i] = k->params[i].max;
+        info->param_integer[i] = k->params[i].integer;
     }
+    info->halo_whole_row = apo__kernel_whole_row_input(k);
+    info->halo = info->halo_whole_row ? 0 : apo__kernel_halo(k, defaults);
+    info->halo_rule = k->halo_rule;
     return APO_OK;
 }
