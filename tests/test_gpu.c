@@ -13,6 +13,8 @@
  * `apportion selftest` runs too; each case here sets up its workloads, calls the checks and
  * asserts on their verdicts. The accuracy references and TA-Lib's values stay here.
  *
+ * Sweeps and ragged rows on cuda,cpu give the bits of the cpu alone.
+ *
  * Beyond those: a series of 1e8 samples, a batch of rows past 2^31 elements, a launch of
  * more than 65,535 blocks, device-resident calls of several chunks, samples whose sums
  * overflow (and bollinger with nbdev 0), two GPUs where present, host arrays pinned with
@@ -264,6 +266,95 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
         jobs_free(&ref, &got);
         free(x);
     }
+    apo_runtime_destroy(mixed);
+    apo_runtime_destroy(cpu);
+}
+
+/* ---- sweeps and ragged rows ------------------------------------------------------------- */
+
+/* Runs `kernel` over rows x cols input x on rt with a sweep and/or row lengths (either may be
+ * NULL) and the given ratios (NULL: the runtime's), into freshly poisoned outputs. */
+static void run_pieces(apo_runtime *rt, const char *kernel, const double *x, size_t rows,
+                       size_t cols, const apo_sweep *sweep, const size_t *lengths,
+                       const double *ratios, size_t n_ratios, double *out[3], size_t len[3]) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    const double *inputs[1] = {x};
+    w.kernel = kernel;
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.sweep = sweep;
+    w.row_lengths = lengths;
+    w.ratios = ratios;
+    w.n_ratios = n_ratios;
+    w.outputs = out;
+    w.n_outputs = 3;
+    for (size_t o = 0; o < 3; o++) {
+        size_t r = 0, c = 0;
+        cr_assert_eq(apo_output_shape(rt, &w, o, &r, &c), APO_OK, "%s", apo_last_error());
+        len[o] = r * c;
+        out[o] = malloc(len[o] * sizeof(double));
+        cr_assert_not_null(out[o]);
+        for (size_t i = 0; i < len[o]; i++)
+            out[o][i] = -12345.678;
+    }
+    apo_report rep = APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s: %s", kernel, apo_last_error());
+}
+
+/* A sweep's sets and ragged rows reach a GPU as calls of one set or one row (worker_pool.c);
+ * whatever share the GPU takes, every output is the bits of the cpu alone, which
+ * test_sweep.c and test_ragged.c tie to the per-set and per-series calls. */
+Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    const size_t n = device_count(mixed);
+    const double periods[] = {5, 20, 61}, widths[] = {1, 2.5}, signals[] = {3, 9};
+    const apo_sweep_param bands[] = {{"period", periods, 3}, {"nbdev_up", widths, 2}};
+    const apo_sweep_param macd_grid[] = {{"signal", signals, 2}};
+    apo_sweep bollinger_sweep = APO_SWEEP_INIT, macd_sweep = APO_SWEEP_INIT;
+    bollinger_sweep.grid = bands;
+    bollinger_sweep.n_grid = 2;
+    macd_sweep.grid = macd_grid;
+    macd_sweep.n_grid = 1;
+    const size_t rows = 4, cols = 50001;
+    const size_t lengths[4] = {50001, 61, 30000, 8193};
+    double *x = walk(rows, cols, 77);
+    const struct {
+        const char *kernel;
+        const apo_sweep *sweep;
+        const size_t *lengths;
+    } cases_[] = {{"bollinger", &bollinger_sweep, NULL},
+                  {"macd", &macd_sweep, NULL},
+                  {"bollinger", NULL, lengths},
+                  {"macd", &macd_sweep, lengths}};
+    for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
+        double *ref[3], *got[3];
+        size_t ref_len[3], got_len[3];
+        run_pieces(cpu, cases_[c].kernel, x, rows, cols, cases_[c].sweep, cases_[c].lengths, NULL,
+                   0, ref, ref_len);
+        for (size_t ri = 0; ri < sizeof ratio_sets / sizeof ratio_sets[0]; ri++) {
+            double ratios[APO_MAX_DEVICES];
+            for (size_t i = 0; i < n; i++)
+                ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? ratio_sets[ri][0]
+                                                                     : ratio_sets[ri][1];
+            run_pieces(mixed, cases_[c].kernel, x, rows, cols, cases_[c].sweep, cases_[c].lengths,
+                       ratios, n, got, got_len);
+            for (size_t o = 0; o < 3; o++) {
+                cr_assert_eq(got_len[o], ref_len[o]);
+                cr_assert_eq(memcmp(got[o], ref[o], ref_len[o] * sizeof(double)), 0,
+                             "case %zu (%s), ratios %g/%g: output %zu differs from the cpu's", c,
+                             cases_[c].kernel, ratio_sets[ri][0], ratio_sets[ri][1], o);
+                free(got[o]);
+            }
+        }
+        for (size_t o = 0; o < 3; o++)
+            free(ref[o]);
+    }
+    free(x);
     apo_runtime_destroy(mixed);
     apo_runtime_destroy(cpu);
 }

@@ -189,13 +189,12 @@ apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const
 
 /* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
  * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only.
- * A sweep or a ragged call runs on the host devices (cpu, sim) and on ranks, which get
- * each piece's tiles (a set's, a ragged row's) as a task of that piece's own call; GPUs
- * take part in none yet (docs/api.md, "Sweeps" and "Ragged rows"). */
+ * A sweep or a ragged call (host arrays only) runs on every kind: each device gets each
+ * piece's tiles (a set's, a ragged row's) as a task of that piece's own call
+ * (worker_pool.c), so a GPU stages and launches them as a call of that piece alone
+ * (docs/api.md, "Sweeps" and "Ragged rows"). */
 static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
     const apo__device *dev = &rt->devices[i];
-    if (call->sets != NULL && dev->info.kind == APO_DEVICE_CUDA)
-        return 0;
     if (call->in_gpu >= 0 || call->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
@@ -233,15 +232,12 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
         for (size_t i = 0; i < n; i++)
             if (device_capable(rt, call, i))
                 return all_quarantined(rt, call);
-        return apo__fail(
-            APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s", call->kernel->name,
-            call->in_gpu >= 0 || call->out_gpu >= 0
-                ? " on device-resident arrays (only GPUs with the kernel's CUDA "
-                  "implementation can)"
-            : call->sets != NULL && call->sets->ragged
-                ? " with ragged rows (only cpu, sim and rank devices run row_lengths)"
-            : call->sets != NULL ? " as a sweep (only cpu, sim and rank devices run sweeps)"
-                                 : "");
+        return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
+                         call->kernel->name,
+                         call->in_gpu >= 0 || call->out_gpu >= 0
+                             ? " on device-resident arrays (only GPUs with the kernel's CUDA "
+                               "implementation can)"
+                             : "");
     }
     for (size_t i = 0; i < n; i++) {
         if (sum > 0)
