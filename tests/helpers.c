@@ -96,3 +96,36 @@ void test_random_ratios(uint64_t seed, size_t n, double *ratios) {
     for (size_t i = 0; i < n; i++)
         ratios[i] = 0.05 + 0.95 * apo__test_uniform(seed, i);
 }
+
+/* A user kernel with a parameter: the sum of the last `k` samples (fewer at the start). */
+static apo_status moving_sum(const apo_kernel_call *call, void *user) {
+    (void)user;
+    size_t k = (size_t)call->params[0];
+    const double *x = call->inputs[0] + call->row * call->cols;
+    double *y = call->outputs[0] + call->row * call->cols;
+    for (size_t t = call->begin; t < call->end; t++) {
+        double sum = 0;
+        for (size_t i = t + 1 > k ? t + 1 - k : 0; i <= t; i++)
+            sum += x[i];
+        y[t] = sum;
+    }
+    return APO_OK;
+}
+
+void test_register_moving_sum(apo_runtime *rt) {
+    static const char *const outputs[] = {"sum"};
+    static const char *const params[] = {"k"};
+    static const double defaults[] = {4};
+    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
+    desc.name = "msum";
+    desc.n_inputs = 1;
+    desc.n_outputs = 1;
+    desc.output_names = outputs;
+    desc.n_params = 1;
+    desc.param_names = params;
+    desc.param_defaults = defaults;
+    desc.halo = 63;
+    desc.tile = 1000;
+    desc.cpu = moving_sum;
+    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+}

@@ -13,6 +13,10 @@
 /* Creates a runtime on `devices` (virtual sim clock); fails the test on error. */
 apo_runtime *test_runtime(const char *devices);
 
+/* Registers "msum" on rt: a user kernel with one parameter `k` (default 4), the sum of the
+ * last k samples (fewer at the start), halo 63, tiles of 1000. */
+void test_register_moving_sum(apo_runtime *rt);
+
 /* A workload and the buffers it owns. */
 typedef struct test_job {
     apo_workload w;

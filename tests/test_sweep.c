@@ -18,39 +18,6 @@
 #define MAX_SETS 16
 #define MAX_SWEPT 3
 
-/* A user kernel with a parameter: the sum of the last `k` samples (fewer at the start). */
-static apo_status moving_sum(const apo_kernel_call *call, void *user) {
-    (void)user;
-    size_t k = (size_t)call->params[0];
-    const double *x = call->inputs[0] + call->row * call->cols;
-    double *y = call->outputs[0] + call->row * call->cols;
-    for (size_t t = call->begin; t < call->end; t++) {
-        double sum = 0;
-        for (size_t i = t + 1 > k ? t + 1 - k : 0; i <= t; i++)
-            sum += x[i];
-        y[t] = sum;
-    }
-    return APO_OK;
-}
-
-static void register_moving_sum(apo_runtime *rt) {
-    static const char *const outputs[] = {"sum"};
-    static const char *const params[] = {"k"};
-    static const double defaults[] = {4};
-    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "msum";
-    desc.n_inputs = 1;
-    desc.n_outputs = 1;
-    desc.output_names = outputs;
-    desc.n_params = 1;
-    desc.param_names = params;
-    desc.param_defaults = defaults;
-    desc.halo = 63;
-    desc.tile = 1000;
-    desc.cpu = moving_sum;
-    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
-}
-
 /* A sweep as a test writes it: the grid as value lists, or the list of sets, and the sets
  * that the contract says it stands for, enumerated here by nested loops. */
 typedef struct sweep_case {
@@ -261,8 +228,8 @@ static const char *const multi_devices = "cpu,sim:a:rate=1e8,sim:b:rate=3e8";
 Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
     apo_runtime *cpu = test_runtime("cpu");
     apo_runtime *multi = test_runtime(multi_devices);
-    register_moving_sum(cpu);
-    register_moving_sum(multi);
+    test_register_moving_sum(cpu);
+    test_register_moving_sum(multi);
     /* Skewed shares: the slow sim device gets the most. */
     const double skewed[][3] = {{0.1, 0.7, 0.2}, {0.45, 0.05, 0.5}};
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
@@ -307,7 +274,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
         /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
          * runtime each time, so that the device is not quarantined yet.) */
         apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8,sim:b:rate=3e8:fail_after=2");
-        register_moving_sum(failing);
+        test_register_moving_sum(failing);
         char what[160];
         snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
         outputs got;
