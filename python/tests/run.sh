@@ -32,7 +32,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 # The wheel's own build folder stays in the build folder, so a second run rebuilds only
 # what changed.
-if ! (cd "$source_dir" && "$venv/bin/pip" install --no-build-isolation -q \
+# meson, run by pip, asks the compilers it finds for their versions, and a rustup proxy then
+# writes its settings into HOME: the build gets a HOME of its own in the build folder.
+mkdir -p "$build_dir/python-home"
+if ! (cd "$source_dir" && HOME=$build_dir/python-home "$venv/bin/pip" install --no-build-isolation -q \
     --config-settings=builddir="$build_dir/python-wheel" .) >"$build_dir/python-pip.log" 2>&1; then
     tail -n 40 "$build_dir/python-pip.log"
     echo "pip install of the package failed (log: $build_dir/python-pip.log)"

@@ -89,6 +89,7 @@ def test_closed_runtime(walk):
     r.close()  # twice is fine
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_kernel_exception_fails_the_call(rt):
     def broken(inputs, outputs, row, begin, end, params, seed):
         raise ZeroDivisionError("on purpose")
