@@ -21,8 +21,15 @@ static void module_free(void *module) {
 }
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_core", "apportion's extension module over libapportion.", -1,
-    module_methods, NULL, NULL, NULL, module_free,
+    PyModuleDef_HEAD_INIT,
+    "_core",
+    "apportion's extension module over libapportion.",
+    -1,
+    module_methods,
+    NULL,
+    NULL,
+    NULL,
+    module_free,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {

@@ -24,8 +24,8 @@ static PyObject *models_list(const apo_device_model *models, size_t n) {
 }
 
 PyObject *apo_py_profile(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"tag", "kernel", "params", "sample_size", "sizes", "runs", "seed",
-                             NULL};
+    static char *kwlist[] = {"tag",   "kernel", "params", "sample_size",
+                             "sizes", "runs",   "seed",   NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *tag = NULL, *kernel = NULL;
     PyObject *params = Py_None, *sizes = Py_None;
@@ -51,7 +51,8 @@ PyObject *apo_py_profile(PyObject *op, PyObject *args, PyObject *kwargs) {
     opt.runs = runs;
     opt.seed = (uint64_t)seed;
     if (sizes != Py_None) {
-        sizes_arr = PyArray_FROMANY(sizes, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+        sizes_arr =
+            PyArray_FROMANY(sizes, NPY_UINT64, 1, 1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
         if (sizes_arr == NULL)
             goto done;
         opt.sizes = (const uint64_t *)PyArray_DATA((PyArrayObject *)sizes_arr);
@@ -85,8 +86,8 @@ done:
 }
 
 PyObject *apo_py_plan(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"kernel", "rows",  "cols", "params", "grid",
-                             "ratios", "tag",   "split", NULL};
+    static char *kwlist[] = {"kernel", "rows", "cols",  "params", "grid",
+                             "ratios", "tag",  "split", NULL};
     const char *kernel = NULL, *tag = NULL;
     Py_ssize_t rows = 0, cols = 0;
     PyObject *params = Py_None, *grid = Py_None, *ratios = Py_None;
@@ -186,8 +187,8 @@ PyObject *apo_py_should_use_gpu(PyObject *op, PyObject *args, PyObject *kwargs) 
         return NULL;
     }
     int use_gpu = 0;
-    apo_status st = apo_should_use_gpu(rt, function, a.params, a.n_params, (uint64_t)samples,
-                                       &use_gpu);
+    apo_status st =
+        apo_should_use_gpu(rt, function, a.params, a.n_params, (uint64_t)samples, &use_gpu);
     apo_py_args_release(&a);
     if (st == APO_ERR_NOT_FOUND)
         Py_RETURN_NONE; /* no timings for these parameters: the caller decides */
@@ -221,11 +222,10 @@ PyObject *apo_py_thresholds(PyObject *op, PyObject *noargs) {
             Py_DECREF(list);
             return apo_py_raise(st);
         }
-        PyObject *d = Py_BuildValue("{s:N,s:N,s:N,s:K,s:O}", "key", str_of(t.key), "cpu_ms_avg",
-                                    nan_as_none(t.cpu_ms_avg), "gpu_ms_avg",
-                                    nan_as_none(t.gpu_ms_avg), "samples",
-                                    (unsigned long long)t.samples, "simulated",
-                                    t.simulated ? Py_True : Py_False);
+        PyObject *d = Py_BuildValue(
+            "{s:N,s:N,s:N,s:K,s:O}", "key", str_of(t.key), "cpu_ms_avg", nan_as_none(t.cpu_ms_avg),
+            "gpu_ms_avg", nan_as_none(t.gpu_ms_avg), "samples", (unsigned long long)t.samples,
+            "simulated", t.simulated ? Py_True : Py_False);
         if (d == NULL || PyList_Append(list, d) < 0)
             Py_CLEAR(list);
         Py_XDECREF(d);
@@ -258,16 +258,15 @@ PyObject *apo_py_profile_entries(PyObject *op, PyObject *noargs) {
             break;
         }
         PyObject *models = models_list(e->devices, e->n_devices);
-        PyObject *d = models == NULL
-                          ? NULL
-                          : Py_BuildValue("{s:N,s:s,s:N,s:N,s:K,s:I,s:O,s:N,s:N}", "tag",
-                                          str_of(e->tag), "source",
-                                          apo_ratio_source_name(e->source), "updated_at",
-                                          str_of(e->updated_at), "age_s", nan_as_none(e->age_s),
-                                          "sample_size", (unsigned long long)e->sample_size, "runs",
-                                          e->runs, "stale", e->stale ? Py_True : Py_False,
-                                          "stale_reason", str_of(e->stale_reason), "devices",
-                                          models);
+        PyObject *d =
+            models == NULL
+                ? NULL
+                : Py_BuildValue("{s:N,s:s,s:N,s:N,s:K,s:I,s:O,s:N,s:N}", "tag", str_of(e->tag),
+                                "source", apo_ratio_source_name(e->source), "updated_at",
+                                str_of(e->updated_at), "age_s", nan_as_none(e->age_s),
+                                "sample_size", (unsigned long long)e->sample_size, "runs", e->runs,
+                                "stale", e->stale ? Py_True : Py_False, "stale_reason",
+                                str_of(e->stale_reason), "devices", models);
         if (d == NULL || PyList_Append(list, d) < 0)
             Py_CLEAR(list);
         Py_XDECREF(d);
@@ -290,15 +289,14 @@ PyObject *apo_py_profile_files(PyObject *op, PyObject *noargs) {
     if (st != APO_OK)
         apo_py_raise(st);
     else
-        d = Py_BuildValue("{s:N,s:s,s:N,s:O,s:N,s:N,s:N,s:s,s:N}", "multigpu_path",
-                          str_of(f->multigpu_path), "multigpu_state",
-                          apo_profile_state_name(f->multigpu_state), "multigpu_message",
-                          str_of(f->multigpu_message), "multigpu_threadx",
-                          f->multigpu_threadx ? Py_True : Py_False, "host", str_of(f->host),
-                          "updated_at", str_of(f->updated_at), "thresholds_path",
-                          str_of(f->thresholds_path), "thresholds_state",
-                          apo_profile_state_name(f->thresholds_state), "thresholds_message",
-                          str_of(f->thresholds_message));
+        d = Py_BuildValue(
+            "{s:N,s:s,s:N,s:O,s:N,s:N,s:N,s:s,s:N}", "multigpu_path", str_of(f->multigpu_path),
+            "multigpu_state", apo_profile_state_name(f->multigpu_state), "multigpu_message",
+            str_of(f->multigpu_message), "multigpu_threadx",
+            f->multigpu_threadx ? Py_True : Py_False, "host", str_of(f->host), "updated_at",
+            str_of(f->updated_at), "thresholds_path", str_of(f->thresholds_path),
+            "thresholds_state", apo_profile_state_name(f->thresholds_state), "thresholds_message",
+            str_of(f->thresholds_message));
     PyMem_RawFree(f);
     return d;
 }

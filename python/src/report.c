@@ -29,10 +29,10 @@ static PyObject *device_report_dict(const apo_device_report *r) {
         PUT_U(d, "tiles", r->tiles) || PUT_U(d, "chunks", r->chunks) ||
         PUT_F(d, "wall_ms", r->wall_ms) || PUT_F(d, "h2d_ms", r->h2d_ms) ||
         PUT_F(d, "kernel_ms", r->kernel_ms) || PUT_F(d, "d2h_ms", r->d2h_ms) ||
-        PUT_F(d, "host_copy_ms", r->host_copy_ms) || PUT_F(d, "first_touch_ms", r->first_touch_ms) ||
-        PUT_F(d, "overlap", r->overlap) || PUT_F(d, "wait_ms", r->wait_ms) ||
-        PUT_F(d, "throughput", r->throughput) || PUT_B(d, "failed", r->failed) ||
-        PUT_B(d, "deadline_missed", r->deadline_missed) ||
+        PUT_F(d, "host_copy_ms", r->host_copy_ms) ||
+        PUT_F(d, "first_touch_ms", r->first_touch_ms) || PUT_F(d, "overlap", r->overlap) ||
+        PUT_F(d, "wait_ms", r->wait_ms) || PUT_F(d, "throughput", r->throughput) ||
+        PUT_B(d, "failed", r->failed) || PUT_B(d, "deadline_missed", r->deadline_missed) ||
         PUT_F(d, "deadline_ms", r->deadline_ms) || PUT_STR(d, "failure", r->failure) ||
         PUT_U(d, "elements_moved_out", r->elements_moved_out) ||
         PUT_U(d, "elements_moved_in", r->elements_moved_in) ||
@@ -58,9 +58,9 @@ PyObject *apo_py_report_dict(const apo_report *r) {
     }
     PyObject *d = PyDict_New();
     if (d == NULL || PUT_STR(d, "kernel", r->kernel) || PUT_U(d, "rows", r->rows) ||
-        PUT_U(d, "cols", r->cols) || PUT_U(d, "seed", r->seed) || PUT_U(d, "elements", r->elements) ||
-        PUT_U(d, "sets", r->sets) || PUT_U(d, "first_set", r->first_set) ||
-        PUT_U(d, "sweep_sets", r->sweep_sets) ||
+        PUT_U(d, "cols", r->cols) || PUT_U(d, "seed", r->seed) ||
+        PUT_U(d, "elements", r->elements) || PUT_U(d, "sets", r->sets) ||
+        PUT_U(d, "first_set", r->first_set) || PUT_U(d, "sweep_sets", r->sweep_sets) ||
         PUT_STR(d, "split_axis", apo_split_name(r->split_axis)) ||
         PUT_STR(d, "ratio_source", apo_ratio_source_name(r->ratio_source)) ||
         PUT_U(d, "tile", r->tile) || PUT_U(d, "tiles", r->tiles) ||
@@ -138,8 +138,7 @@ PyObject *apo_py_plan_dict(const apo_plan_info *p, const apo_runtime *rt) {
              PUT_STR(d, "split_axis", apo_split_name(p->split_axis)) ||
              PUT_F(d, "predicted_ms", p->predicted_ms) || PUT_U(d, "elements", p->elements) ||
              PUT_U(d, "sets", p->sets) || PUT_U(d, "first_set", p->first_set) ||
-             PUT_U(d, "sweep_sets", p->sweep_sets) ||
-             PyDict_SetItemString(d, "shares", shares) ||
+             PUT_U(d, "sweep_sets", p->sweep_sets) || PyDict_SetItemString(d, "shares", shares) ||
              PyDict_SetItemString(d, "device_elements", elements)))
             Py_CLEAR(d);
     }

@@ -54,8 +54,8 @@ static int parse_use_gpu(PyObject *o, apo_use_gpu *out) {
             *out = names[i].value;
             return 0;
         }
-    PyErr_Format(PyExc_ValueError, "use_gpu must be None, True, False, 'auto', 'yes' or 'no', not %R",
-                 o);
+    PyErr_Format(PyExc_ValueError,
+                 "use_gpu must be None, True, False, 'auto', 'yes' or 'no', not %R", o);
     return -1;
 }
 
@@ -102,12 +102,23 @@ static void runtime_destroy_now(apo_py_runtime *self) {
 
 static int runtime_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_py_runtime *self = (apo_py_runtime *)op;
-    static char *kwlist[] = {"devices",          "cpu_threads",      "use_gpu",
-                             "sim_clock",        "multigpu_path",    "thresholds_path",
-                             "profiles",         "learn",            "persist_interval_s",
-                             "gpu_memory_mb",    "nccl",             "mpi",
-                             "mpi_timeout_s",    "deadline_factor",  "deadline_floor_s",
-                             "quarantine_after", NULL};
+    static char *kwlist[] = {"devices",
+                             "cpu_threads",
+                             "use_gpu",
+                             "sim_clock",
+                             "multigpu_path",
+                             "thresholds_path",
+                             "profiles",
+                             "learn",
+                             "persist_interval_s",
+                             "gpu_memory_mb",
+                             "nccl",
+                             "mpi",
+                             "mpi_timeout_s",
+                             "deadline_factor",
+                             "deadline_floor_s",
+                             "quarantine_after",
+                             NULL};
     PyObject *devices = NULL, *use_gpu = NULL, *sim_clock = NULL, *multigpu_path = NULL,
              *thresholds_path = NULL, *profiles = NULL, *learn = NULL, *nccl = NULL, *mpi = NULL;
     int cpu_threads = 0;
@@ -137,8 +148,8 @@ static int runtime_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         parse_text(multigpu_path, refs, &cfg.multigpu_path) < 0 ||
         parse_text(thresholds_path, refs, &cfg.thresholds_path) < 0 ||
         parse_switch(profiles, "profiles", &cfg.profiles) < 0 ||
-        parse_switch(learn, "learn", &cfg.learn) < 0 ||
-        parse_switch(nccl, "nccl", &cfg.nccl) < 0 || parse_switch(mpi, "mpi", &cfg.mpi) < 0) {
+        parse_switch(learn, "learn", &cfg.learn) < 0 || parse_switch(nccl, "nccl", &cfg.nccl) < 0 ||
+        parse_switch(mpi, "mpi", &cfg.mpi) < 0) {
         Py_DECREF(refs);
         return -1;
     }
@@ -207,8 +218,9 @@ static PyObject *runtime_close(PyObject *op, PyObject *noargs) {
     (void)noargs;
     apo_py_runtime *self = (apo_py_runtime *)op;
     if (self->busy > 0) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Runtime.close(): calls on this runtime are still running in other threads");
+        PyErr_SetString(
+            PyExc_RuntimeError,
+            "Runtime.close(): calls on this runtime are still running in other threads");
         return NULL;
     }
     runtime_destroy_now(self);

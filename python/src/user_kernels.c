@@ -63,8 +63,8 @@ static apo_status python_cpu(const apo_kernel_call *call, void *user) {
 }
 
 /* Names from a sequence of str, kept alive by `refs`. */
-static int names_of(PyObject *seq_in, PyObject *refs, const char **names, size_t max,
-                    size_t *n, const char *what) {
+static int names_of(PyObject *seq_in, PyObject *refs, const char **names, size_t max, size_t *n,
+                    const char *what) {
     PyObject *seq = PySequence_Fast(seq_in, "names must be a sequence of str");
     if (seq == NULL || PyList_Append(refs, seq) < 0) {
         Py_XDECREF(seq);
@@ -91,9 +91,8 @@ static int names_of(PyObject *seq_in, PyObject *refs, const char **names, size_t
 }
 
 PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"name",         "cpu",      "n_inputs", "outputs",
-                             "param_names",  "defaults", "halo",     "tile",
-                             NULL};
+    static char *kwlist[] = {"name",     "cpu",  "n_inputs", "outputs", "param_names",
+                             "defaults", "halo", "tile",     NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *name = NULL;
     PyObject *cpu = NULL, *outputs = NULL, *param_names = NULL, *defaults = NULL;
@@ -135,9 +134,9 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
     } else {
         if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_AttributeError)) {
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
-                         "cpu must be a numba @cfunc (or have .address) or a Python callable, not %R",
-                         cpu);
+            PyErr_Format(
+                PyExc_TypeError,
+                "cpu must be a numba @cfunc (or have .address) or a Python callable, not %R", cpu);
         }
         return NULL;
     }

@@ -229,7 +229,7 @@ static int take_ratios(PyObject *ratios, PyObject **held, apo_workload *w) {
 }
 
 PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"kernel", "inputs", "outputs", "params", "grid", "seed",
+    static char *kwlist[] = {"kernel", "inputs", "outputs", "params", "grid",   "seed",
                              "ratios", "tag",    "split",   "learn",  "report", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *kernel = NULL, *tag = NULL;
@@ -238,8 +238,8 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     unsigned long long seed = 0;
     int split = 0, learn = 0, want_report = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziip", kwlist, &kernel, &inputs,
-                                     &outputs, &params, &grid, &seed, &ratios, &tag, &split,
-                                     &learn, &want_report))
+                                     &outputs, &params, &grid, &seed, &ratios, &tag, &split, &learn,
+                                     &want_report))
         return NULL;
     apo_runtime *rt = apo_py_runtime_get(self);
     if (rt == NULL)
