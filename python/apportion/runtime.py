@@ -163,6 +163,12 @@ class Runtime(_core.Runtime):
         CPU and GPU timings for these parameters."""
         return self._should_use_gpu(function, params, samples)
 
+    def record_threshold(self, function, samples, cpu_ms=None, gpu_ms=None, **params):
+        """apo_threshold_record(): adds one measurement (milliseconds; None: not measured)
+        of ``function`` with ``params`` on ``samples`` samples to thresholds.json."""
+        nan = float("nan")
+        self._record_threshold(function, params, samples, nan if cpu_ms is None else cpu_ms, nan if gpu_ms is None else gpu_ms)
+
     def thresholds(self):
         """The entries of thresholds.json as this runtime knows them."""
         return self._thresholds()

@@ -80,6 +80,7 @@ PyObject *apo_py_thresholds(PyObject *self, PyObject *noargs);
 PyObject *apo_py_profile_entries(PyObject *self, PyObject *noargs);
 PyObject *apo_py_profile_files(PyObject *self, PyObject *noargs);
 PyObject *apo_py_profile_save(PyObject *self, PyObject *noargs);
+PyObject *apo_py_record_threshold(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_register_kernel(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

@@ -311,3 +311,30 @@ PyObject *apo_py_profile_save(PyObject *op, PyObject *noargs) {
     Py_END_ALLOW_THREADS if (st != APO_OK) return apo_py_raise(st);
     Py_RETURN_NONE;
 }
+
+PyObject *apo_py_record_threshold(PyObject *op, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"function", "params", "samples", "cpu_ms", "gpu_ms", NULL};
+    const char *function = NULL;
+    PyObject *params = Py_None;
+    unsigned long long samples = 0;
+    double cpu_ms = NAN, gpu_ms = NAN;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOKdd", kwlist, &function, &params, &samples,
+                                     &cpu_ms, &gpu_ms))
+        return NULL;
+    apo_runtime *rt = apo_py_runtime_get((apo_py_runtime *)op);
+    if (rt == NULL)
+        return NULL;
+    apo_py_args a;
+    if (apo_py_args_fill(&a, params, Py_None) < 0) {
+        apo_py_args_release(&a);
+        return NULL;
+    }
+    apo_status st;
+    /* It writes thresholds.json under the file's lock. */
+    Py_BEGIN_ALLOW_THREADS st =
+        apo_threshold_record(rt, function, a.params, a.n_params, (uint64_t)samples, cpu_ms, gpu_ms);
+    Py_END_ALLOW_THREADS apo_py_args_release(&a);
+    if (st != APO_OK)
+        return apo_py_raise(st);
+    Py_RETURN_NONE;
+}

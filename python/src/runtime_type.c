@@ -383,6 +383,8 @@ static PyMethodDef runtime_methods[] = {
     {"_profile_entries", apo_py_profile_entries, METH_NOARGS, NULL},
     {"_profile_files", apo_py_profile_files, METH_NOARGS, NULL},
     {"_profile_save", apo_py_profile_save, METH_NOARGS, NULL},
+    {"_record_threshold", (PyCFunction)(void (*)(void))apo_py_record_threshold,
+     METH_VARARGS | METH_KEYWORDS, NULL},
     {"_register_kernel", (PyCFunction)(void (*)(void))apo_py_register_kernel,
      METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
