@@ -109,10 +109,13 @@ def _plain(v):
 def present(arrays, kinds, layout, sets, grid):
     """The library's (sets*rows) x out_cols outputs in the caller's shape: a 1-D input drops
     the rows axis, a per-row scalar (kind "scalar") drops its axis of one column, a sweep
-    adds a leading sets axis, and pandas objects come back with their index."""
+    adds a leading sets axis, and pandas objects come back with their index. Outputs of a
+    1-D input without a sweep come flat already (the "flat" argument of _run)."""
+    if layout is _NUMPY_1D and not sets:
+        return [a[0] if kind == "scalar" else a for a, kind in zip(arrays, kinds)]
     shaped = []
     for arr, kind in zip(arrays, kinds):
-        r, c = arr.shape
+        r, c = arr.shape if arr.ndim == 2 else (1, arr.shape[0])
         rows = r // sets if sets else r
         shape = [] if layout.one_d else [rows]
         if kind != "scalar":

@@ -99,19 +99,7 @@ class Runtime(_core.Runtime):
                 sets *= len(values)
         if out is not None and not isinstance(out, (tuple, list)):
             out = (out,)
-        outs, rep = self._run(
-            kernel,
-            arrays,
-            out,
-            fixed,
-            grid,
-            seed,
-            ratios,
-            tag,
-            _SPLITS[split],
-            _LEARN[learn],
-            report,
-        )
+        outs, rep = self._run(kernel, arrays, out, fixed, grid, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report, layout.one_d)
         if out is not None:
             result = tup(*out)
         else:

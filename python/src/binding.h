@@ -72,6 +72,7 @@ PyObject *apo_py_plan_dict(const apo_plan_info *p, const apo_runtime *rt);
 /* The Runtime's methods, defined in the file of their concern. */
 PyObject *apo_py_run(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_output_shapes(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_time_c_calls(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_profile(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_plan(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_set_ratios(PyObject *self, PyObject *args, PyObject *kwargs);

@@ -5,6 +5,7 @@
 #include "binding.h"
 
 #include <string.h>
+#include <time.h>
 
 static int add_ref(apo_py_args *a, PyObject *o) {
     int rc = PyList_Append(a->refs, o);
@@ -154,8 +155,10 @@ static int take_inputs(PyObject *inputs, apo_workload *w, const double **ptrs) {
 }
 
 /* Allocates the outputs (outputs None) or checks the caller's (out=), as (rows, cols)
- * arrays; returns a new tuple. */
-static PyObject *take_outputs(apo_runtime *rt, apo_workload *w, PyObject *outputs, double **ptrs) {
+ * arrays, or as (cols,) when `flat` and they have one row (a 1-D input: no reshaping left
+ * for Python to do); returns a new tuple. */
+static PyObject *take_outputs(apo_runtime *rt, apo_workload *w, PyObject *outputs, double **ptrs,
+                              int flat) {
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     apo_status st = apo_kernel_get(rt, w->kernel, &info);
     if (st != APO_OK)
@@ -201,7 +204,8 @@ static PyObject *take_outputs(apo_runtime *rt, apo_workload *w, PyObject *output
             Py_INCREF(arr);
         } else {
             npy_intp dims[2] = {(npy_intp)rows, (npy_intp)cols};
-            arr = PyArray_EMPTY(2, dims, NPY_DOUBLE, 0);
+            int one_row = flat && rows == 1;
+            arr = PyArray_EMPTY(one_row ? 1 : 2, one_row ? dims + 1 : dims, NPY_DOUBLE, 0);
             if (arr == NULL) {
                 Py_DECREF(result);
                 return NULL;
@@ -229,17 +233,17 @@ static int take_ratios(PyObject *ratios, PyObject **held, apo_workload *w) {
 }
 
 PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"kernel", "inputs", "outputs", "params", "grid",   "seed",
-                             "ratios", "tag",    "split",   "learn",  "report", NULL};
+    static char *kwlist[] = {"kernel", "inputs", "outputs", "params", "grid", "seed", "ratios",
+                             "tag",    "split",  "learn",   "report", "flat", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *kernel = NULL, *tag = NULL;
     PyObject *inputs = NULL, *outputs = Py_None, *params = Py_None, *grid = Py_None,
              *ratios = Py_None;
     unsigned long long seed = 0;
-    int split = 0, learn = 0, want_report = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziip", kwlist, &kernel, &inputs,
+    int split = 0, learn = 0, want_report = 0, flat = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziipp", kwlist, &kernel, &inputs,
                                      &outputs, &params, &grid, &seed, &ratios, &tag, &split, &learn,
-                                     &want_report))
+                                     &want_report, &flat))
         return NULL;
     apo_runtime *rt = apo_py_runtime_get(self);
     if (rt == NULL)
@@ -262,7 +266,7 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     w.params = a.params;
     w.n_params = a.n_params;
     w.sweep = a.n_grid > 0 ? &a.sweep : NULL;
-    outs = take_outputs(rt, &w, outputs, out_ptrs);
+    outs = take_outputs(rt, &w, outputs, out_ptrs, flat);
     if (outs == NULL)
         goto done;
     if (want_report) {
@@ -353,6 +357,59 @@ PyObject *apo_py_output_shapes(PyObject *op, PyObject *args, PyObject *kwargs) {
         PyTuple_SET_ITEM(result, (Py_ssize_t)k, shape);
     }
 done:
+    apo_py_args_release(&a);
+    return result;
+}
+
+/* For the bench (bench/python): `repeats` calls of apo_distribute_workload() in a C loop on
+ * the same arrays, without the binding in between; returns the seconds per call, so that
+ * the binding's own cost per call is the difference from a Python loop. */
+PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"kernel", "inputs", "params", "repeats", NULL};
+    apo_py_runtime *self = (apo_py_runtime *)op;
+    const char *kernel = NULL;
+    PyObject *inputs = NULL, *params = Py_None;
+    Py_ssize_t repeats = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOOn", kwlist, &kernel, &inputs, &params,
+                                     &repeats))
+        return NULL;
+    apo_runtime *rt = apo_py_runtime_get(self);
+    if (rt == NULL)
+        return NULL;
+    if (repeats < 1) {
+        PyErr_SetString(PyExc_ValueError, "repeats must be >= 1");
+        return NULL;
+    }
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    const double *in_ptrs[APO_MAX_IO];
+    double *out_ptrs[APO_MAX_IO];
+    apo_py_args a;
+    PyObject *outs = NULL, *result = NULL;
+    if (apo_py_args_fill(&a, params, Py_None) < 0 || take_inputs(inputs, &w, in_ptrs) < 0)
+        goto done;
+    w.params = a.params;
+    w.n_params = a.n_params;
+    outs = take_outputs(rt, &w, Py_None, out_ptrs, 0);
+    if (outs == NULL)
+        goto done;
+    apo_status st = APO_OK;
+    struct timespec t0, t1;
+    self->busy++;
+    Py_BEGIN_ALLOW_THREADS clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (Py_ssize_t i = 0; i < repeats && st == APO_OK; i++)
+        st = apo_distribute_workload(rt, &w, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    Py_END_ALLOW_THREADS self->busy--;
+    if (st != APO_OK) {
+        apo_py_raise(st);
+        goto done;
+    }
+    result = PyFloat_FromDouble(
+        ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) /
+        (double)repeats);
+done:
+    Py_XDECREF(outs);
     apo_py_args_release(&a);
     return result;
 }
