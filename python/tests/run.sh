@@ -10,17 +10,18 @@
 #   python/tests/run.sh --skip REASON      # meson's stand-in when the package is not built
 set -uo pipefail
 skip() {
-    echo "python suite skipped: $*; scripts/deps.sh installs what it needs"
+    echo "python suite skipped: $*"
     exit 77
 }
+hint="scripts/deps.sh installs it"
 [ "$1" = --skip ] && skip "$2"
 python=$1
 source_dir=$2
 build_dir=$3
 
-"$python" -c 'import venv, ensurepip' 2>/dev/null || skip "$python has no venv/ensurepip (python3-venv)"
+"$python" -c 'import venv, ensurepip' 2>/dev/null || skip "$python has no venv/ensurepip (python3-venv); $hint"
 for module in numpy mesonpy pytest; do
-    "$python" -c "import $module" 2>/dev/null || skip "$python cannot import $module"
+    "$python" -c "import $module" 2>/dev/null || skip "$python cannot import $module; $hint"
 done
 
 venv=$build_dir/python-venv
