@@ -35,7 +35,7 @@ def _dynamic_ratios(rt, kernel, params, x):
 def _call(kernel, x, params, out, runtime, use_dynamic, seed=0):
     rt = runtime if runtime is not None else default_runtime()
     ratios = _dynamic_ratios(rt, kernel, params, x) if use_dynamic else None
-    return rt.compute(kernel, x, out=out, seed=seed, ratios=ratios, **params)
+    return rt._apply(kernel, (x,), params, out, seed, ratios)
 
 
 def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, use_dynamic=False):
