@@ -75,7 +75,7 @@ class WorkloadManager:
             return FUNCTION_ALIASES[tag]
         raise ValueError(f"workload tag {tag!r} names no kernel ({', '.join(kernels)}); pass kernel=")
 
-    def distribute_workload(self, data, process_function, seed=42, workload_tag=None, **params):
+    def distribute_workload(self, data, process_function, seed=None, workload_tag=None, **params):
         """Runs ``process_function`` over ``data`` split across the devices, in the ratios
         of ``workload_tag``'s profile (default: the kernel's own name).
 
@@ -84,8 +84,10 @@ class WorkloadManager:
         Python callable ``f(chunk) -> array of len(chunk)`` applied to consecutive pieces
         of each series (the library's tiles) on the cpu, holding the GIL: slow, and
         correct for a function of each sample's own piece only. Its results are put back
-        in place and returned as one array shaped like ``data``."""
+        in place and returned as one array shaped like ``data``. ``seed`` (None: 0) keys the
+        random draws of kernels that draw (bootstrap)."""
         rt = self.runtime
+        seed = 0 if seed is None else seed
         if isinstance(process_function, str):
             return rt.compute(_kernel_name(process_function), data, seed=seed, tag=workload_tag, **params)
         if not callable(process_function):
