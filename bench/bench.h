@@ -2,8 +2,9 @@
  * bench.h: what the apo-bench-* programs share (apo-bench-kernels, apo-bench-balance,
  * apo-bench-auto-profile). Every program compiles common.c, the shared helpers below; only
  * apo-bench-kernels compiles stream.c and overhead.c and uses OpenMP. The benches use the
- * public header (include/apportion.h), libc and jansson; overhead.c alone also calls the
- * pure tile functions of kernels/kernels.h, for the direct-call baseline (see overhead.c).
+ * public header (include/apportion.h), libc and jansson; overhead.c and sweep_order.c
+ * alone also call the pure tile functions of kernels/kernels.h, for the direct-call
+ * baseline (see overhead.c) and the sweep's tile-order experiment (see sweep_order.c).
  */
 #ifndef APO_BENCH_H
 #define APO_BENCH_H

@@ -18,6 +18,9 @@
  * Any wrong output makes the program exit 1 at the end. The STREAM ceiling lives in
  * stream.c, the per-call overhead in overhead.c.
  *
+ * A sweep section follows (sweeps.c): bollinger over 20 periods and a 3 x 3 x 3 macd grid,
+ * each checked bitwise against one call per set before it is timed against those calls.
+ *
  * With GPUs present, a GPU section follows (gpu.c): per GPU its measured bandwidths,
  * device-resident bollinger and macd against the d2d copy bandwidth, host-resident runs
  * against the transfer bound, and "cuda:N,cpu" beside "cuda:N" alone. Without a GPU it is
@@ -36,6 +39,7 @@
 
 #include "bench.h"
 #include "splitmix64.h"
+#include "sweeps.h"
 
 #define PROG "apo-bench-kernels"
 
@@ -82,6 +86,8 @@ typedef struct options {
     size_t n_gpu_sizes;
     int gpu_warmup;
     int no_gpu;
+    int no_sweeps;
+    int sweeps_only;
 } options;
 
 static void usage(FILE *f) {
@@ -104,6 +110,9 @@ static void usage(FILE *f) {
                "  --gpu-warmup N    untimed cuda:N,cpu calls before timing, so that online\n"
                "                    refinement can move the split (default 5)\n"
                "  --no-gpu          leave out the GPU section\n"
+               "  --no-sweeps       leave out the sweep section\n"
+               "  --sweeps-only     only the sweep section (no STREAM, kernel tables, overhead\n"
+               "                    or GPU section); --reps sets its rounds (default 5)\n"
                "  --json FILE       also write every result as JSON\n"
                "  --help\n");
 }
@@ -139,6 +148,12 @@ static int parse_options(int argc, char **argv, options *o) {
             exit(0);
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = 1;
+            continue;
+        } else if (strcmp(a, "--no-sweeps") == 0) {
+            o->no_sweeps = 1;
+            continue;
+        } else if (strcmp(a, "--sweeps-only") == 0) {
+            o->sweeps_only = 1;
             continue;
         } else if (strcmp(a, "--no-gpu") == 0) {
             o->no_gpu = 1;
@@ -654,7 +669,7 @@ int main(int argc, char **argv) {
     apo_runtime *rt = NULL, *rt_sim = NULL, *rt_serial = NULL;
     json_t *root = json_object(), *jres = json_array(), *jover = json_array();
     json_t *jdev = json_array(), *jstream = json_object(), *jtargets = json_array();
-    json_t *jgpu = NULL;
+    json_t *jgpu = NULL, *jsweeps = NULL;
     result *results = NULL;
     size_t n_results = 0;
 
@@ -721,6 +736,13 @@ int main(int argc, char **argv) {
         if (apo_runtime_warning(rt, i, &msg) == APO_OK)
             printf("# runtime warning: %s\n", msg);
     }
+    bench_ctx ctx = {&opt, rt, rt_sim, NAN, 0};
+    long total_wrong = 0;
+    double worst_over = -INFINITY;
+    /* The STREAM ceiling, the tables and the overhead are the kernels' alone. */
+    if (opt.sweeps_only)
+        goto sweeps;
+
     printf("# correctness: each configuration first runs on sim:a,sim:b,sim:c (virtual clock, "
            "ratios 0.5/0.2/0.3, split by time);\n"
            "#   #wrong = outputs not bitwise equal + reference mismatches "
@@ -756,13 +778,12 @@ int main(int argc, char **argv) {
     printf("# max size %.0f samples%s\n", opt.max_size, opt.quick ? " (--quick)" : "");
     fflush(stdout);
 
-    bench_ctx ctx = {&opt, rt, rt_sim, st[BENCH_STREAM_COPY].best_gbs, 0};
+    ctx.copy_gbs = st[BENCH_STREAM_COPY].best_gbs;
     results = calloc(N_KERNELS * N_SHAPES, sizeof *results);
     if (results == NULL) {
         exit_code = 1;
         goto out;
     }
-    long total_wrong = 0;
     for (size_t ki = 0; ki < N_KERNELS; ki++) {
         const kernel_spec *k = &kernel_specs[ki];
         if (!bench_selected(opt.kernels, k->name))
@@ -804,7 +825,6 @@ int main(int argc, char **argv) {
     /* Per-call overhead (see overhead.c for what the direct baseline is). */
     const int over_b = bench_selected(opt.kernels, "bollinger"),
               over_m = bench_selected(opt.kernels, "macd");
-    double worst_over = -INFINITY;
     if (over_b || over_m) {
         printf("\n# per-call overhead, rows = 1: median over `calls` calls, interleaved; direct = "
                "apo_*_tile() over every tile, serially (kernels.h)\n");
@@ -842,8 +862,17 @@ int main(int argc, char **argv) {
         }
     }
 
+sweeps:
+    if (!opt.no_sweeps) {
+        int sweeps_failed = 0;
+        jsweeps = bench_sweeps(rt, opt.devices ? opt.devices : "(default)", rt_sim, opt.reps,
+                               opt.max_size, opt.kernels, &total_wrong, &sweeps_failed);
+        if (sweeps_failed)
+            ctx.api_failed = 1;
+    }
+
     /* The GPU section: GPUs of this machine, whatever --devices says for the tables above. */
-    if (!opt.no_gpu &&
+    if (!opt.sweeps_only && !opt.no_gpu &&
         (bench_selected(opt.kernels, "bollinger") || bench_selected(opt.kernels, "macd"))) {
         int gpu_failed = 0;
         jgpu = bench_gpu(opt.gpu_sizes, opt.n_gpu_sizes, opt.max_size, opt.reps, opt.gpu_warmup,
@@ -853,8 +882,10 @@ int main(int argc, char **argv) {
     }
 
     /* Targets of the CPU-kernels issue. */
-    printf("\n# targets (this machine): bollinger and macd at 1 x 1000000 and 1000 x 10000 >= 70%% "
-           "of copy; overhead(cpu1) <= 10 us\n");
+    if (!opt.sweeps_only)
+        printf("\n# targets (this machine): bollinger and macd at 1 x 1000000 and 1000 x 10000 >= "
+               "70%% "
+               "of copy; overhead(cpu1) <= 10 us\n");
     for (size_t i = 0; i < n_results; i++) {
         const result *r = &results[i];
         int is_target =
@@ -897,6 +928,8 @@ int main(int argc, char **argv) {
         jres = jover = jtargets = NULL;
         json_object_set_new(root, "gpu", jgpu != NULL ? jgpu : json_null());
         jgpu = NULL;
+        json_object_set_new(root, "sweeps", jsweeps != NULL ? jsweeps : json_null());
+        jsweeps = NULL;
         json_object_set_new(root, "total_wrong", json_integer(total_wrong));
         if (json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
             fprintf(stderr, PROG ": cannot write %s\n", opt.json);
@@ -914,6 +947,7 @@ out:
     json_decref(jstream);
     json_decref(jtargets);
     json_decref(jgpu);
+    json_decref(jsweeps);
     free(results);
     apo_runtime_destroy(rt);
     apo_runtime_destroy(rt_sim);

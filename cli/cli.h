@@ -64,6 +64,14 @@ int cli_parse_u64(const char *text, uint64_t *out);
 int cli_parse_size(const char *text, size_t *out);
 int cli_parse_double(const char *text, double *out);
 
+/* Reads "ID=R,ID=R,..." (`run --ratios`, `set-ratios`' arguments), calling `each` with every
+ * item's id and ratio in order. An empty item, an item without "=" or id, or a ratio that is
+ * not a finite number >= 0 is a usage error of `command`, its message starting with
+ * `option` when it is not NULL. Returns CLI_EXIT_OK, the usage error's status, or the first
+ * non-zero status `each` returns. */
+int cli_parse_ratio_items(const char *command, const char *option, const char *text,
+                          int (*each)(void *ctx, const char *id, double ratio), void *ctx);
+
 /* Creates a runtime for `devices` (NULL: APPORTION_DEVICES or auto) and returns its exit
  * status: CLI_EXIT_OK with *rt set, or the status of cli_status_error(). */
 int cli_runtime_create(const char *devices, apo_runtime **rt);

@@ -373,7 +373,7 @@ static int profile_all(const cli_profile_options *o, profile_run *s) {
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
         apo_status st = apo_kernel_get(s->rt, o->kernels[k], &info);
         if (st != APO_OK)
-            return cli_status_error(st, "--kernels");
+            return cli_unknown_kernel_error(s->rt, o->kernels[k], st, "--kernels");
     }
 
     const int simulated = any_simulated(s->rt);

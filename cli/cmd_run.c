@@ -87,11 +87,15 @@ typedef struct series {
     const char **index; /* length entries, or NULL */
 } series;
 
-/* One apo_distribute_workload() call: the series of one length, as the rows of its input. */
+/* The apo_distribute_workload() call: the series as the rows of its input. Series of
+ * several lengths are a ragged call (apo_workload.row_lengths, docs/api.md "Ragged rows"):
+ * cols is the longest, and each row is padded with NaN past its own length. */
 typedef struct call {
     size_t rows, cols;
-    size_t *members; /* rows series indices; NULL for an input without series */
+    size_t *lengths; /* ragged: rows lengths; NULL when every row is cols long */
     double *input;   /* rows x cols, row-major */
+    /* ragged: each row's own columns of every output (for its length), else NULL */
+    size_t *own_cols[APO_MAX_IO];
     cli_host_array outputs[APO_MAX_IO];
     double *output_data[APO_MAX_IO];
     size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
@@ -103,8 +107,7 @@ typedef struct run_state {
     apo_csv_table table;
     series *series; /* named series of a CSV input (n_series > 0: the named CSV layout) */
     size_t n_series;
-    call *calls;
-    size_t n_calls;
+    call call;
     cli_output_desc descs[APO_MAX_IO];
     size_t n_outputs;
     cli_run_times times;
@@ -116,13 +119,12 @@ typedef struct run_state {
 static void free_state(run_state *s) {
     /* Whatever failed after the output files were opened: no temporary file is left. */
     cli_output_files_abort();
-    for (size_t c = 0; c < s->n_calls; c++) {
-        for (size_t i = 0; i < APO_MAX_IO; i++)
-            cli_host_array_free(&s->calls[c].outputs[i]);
-        free(s->calls[c].input);
-        free(s->calls[c].members);
+    for (size_t i = 0; i < APO_MAX_IO; i++) {
+        cli_host_array_free(&s->call.outputs[i]);
+        free(s->call.own_cols[i]);
     }
-    free(s->calls);
+    free(s->call.input);
+    free(s->call.lengths);
     for (size_t j = 0; j < s->n_series; j++) {
         free(s->series[j].values);
         free(s->series[j].index);
@@ -140,15 +142,9 @@ static int out_of_memory(void) {
 /* The input as one call of rows x cols, without named series (generated, raw, or one CSV
  * column cut into --rows series). */
 static int single_call(run_state *s, double *data, size_t rows, size_t cols) {
-    s->calls = calloc(1, sizeof *s->calls);
-    if (s->calls == NULL) {
-        free(data);
-        return out_of_memory();
-    }
-    s->n_calls = 1;
-    s->calls[0].input = data;
-    s->calls[0].rows = rows;
-    s->calls[0].cols = cols;
+    s->call.input = data;
+    s->call.rows = rows;
+    s->call.cols = cols;
     return CLI_EXIT_OK;
 }
 
@@ -249,35 +245,36 @@ static int make_series(run_state *s) {
     return rc;
 }
 
-/* One call per distinct series length, in order of first appearance, so that every series
- * runs in a call of its own length (the library takes rows of one length). */
-static int make_calls(run_state *s) {
-    s->calls = calloc(s->n_series, sizeof *s->calls);
-    if (s->calls == NULL)
-        return out_of_memory();
+/* The series as the rows of one call, in order: rows of one length, or of several as a
+ * ragged call (each row padded with NaN to the longest), so that every series is computed
+ * as it would be alone (docs/api.md, "Ragged rows"). */
+static int make_call(run_state *s) {
+    call *k = &s->call;
+    k->rows = s->n_series;
+    k->cols = 0;
+    int ragged = 0;
     for (size_t j = 0; j < s->n_series; j++) {
-        size_t c = 0;
-        while (c < s->n_calls && s->calls[c].cols != s->series[j].length)
-            c++;
-        if (c == s->n_calls) {
-            s->n_calls++;
-            s->calls[c].cols = s->series[j].length;
-            s->calls[c].members = malloc(s->n_series * sizeof *s->calls[c].members);
-            if (s->calls[c].members == NULL)
-                return out_of_memory();
-        }
-        s->calls[c].members[s->calls[c].rows++] = j;
+        if (s->series[j].length > k->cols)
+            k->cols = s->series[j].length;
+        ragged |= s->series[j].length != s->series[0].length;
     }
-    for (size_t c = 0; c < s->n_calls; c++) {
-        call *k = &s->calls[c];
-        if (k->cols > SIZE_MAX / sizeof(double) / k->rows)
+    if (k->rows == 0 || k->cols > SIZE_MAX / sizeof(double) / k->rows)
+        return out_of_memory();
+    k->input = malloc(k->rows * k->cols * sizeof *k->input);
+    if (k->input == NULL)
+        return out_of_memory();
+    if (ragged) {
+        k->lengths = malloc(k->rows * sizeof *k->lengths);
+        if (k->lengths == NULL)
             return out_of_memory();
-        k->input = malloc(k->rows * k->cols * sizeof *k->input);
-        if (k->input == NULL)
-            return out_of_memory();
-        for (size_t r = 0; r < k->rows; r++)
-            memcpy(k->input + r * k->cols, s->series[k->members[r]].values,
-                   k->cols * sizeof *k->input);
+    }
+    for (size_t r = 0; r < k->rows; r++) {
+        const series *x = &s->series[r];
+        memcpy(k->input + r * k->cols, x->values, x->length * sizeof *k->input);
+        for (size_t t = x->length; t < k->cols; t++)
+            k->input[r * k->cols + t] = NAN;
+        if (ragged)
+            k->lengths[r] = x->length;
     }
     return CLI_EXIT_OK;
 }
@@ -357,7 +354,7 @@ static int load_input(const cli_run_options *o, run_state *s) {
         s->n_series = 0;
         return single_call(s, data, 1, n);
     }
-    return make_calls(s);
+    return make_call(s);
 }
 
 _Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can be written");
@@ -365,12 +362,10 @@ _Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can
 /* Faults the outputs in before the timed calls, so that the devices' times are their
  * computing, not the tool's allocation (host_arrays.h). */
 static void prepare_outputs(run_state *s) {
-    for (size_t c = 0; c < s->n_calls; c++) {
-        cli_host_array *arrays[APO_MAX_IO];
-        for (size_t i = 0; i < s->n_outputs; i++)
-            arrays[i] = &s->calls[c].outputs[i];
-        cli_host_arrays_fault_in(arrays, s->n_outputs);
-    }
+    cli_host_array *arrays[APO_MAX_IO];
+    for (size_t i = 0; i < s->n_outputs; i++)
+        arrays[i] = &s->call.outputs[i];
+    cli_host_arrays_fault_in(arrays, s->n_outputs);
 }
 
 /* The workload of call k (inputs points at storage for its one input pointer). */
@@ -391,6 +386,7 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     w.split = o->split;
     w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
     w.sweep = o->n_sweep > 0 ? &s->sweep : NULL;
+    w.row_lengths = k->lengths;
     return w;
 }
 
@@ -401,7 +397,7 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
     s->sweep.grid = o->sweep;
     s->sweep.n_grid = o->n_sweep;
     s->sweep.n_sets_run = 1;
-    call *k = &s->calls[0];
+    call *k = &s->call;
     const double *inputs[1];
     apo_workload w = call_workload(o, info, s, k, inputs);
     size_t per_set = 0;
@@ -425,7 +421,11 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
                   per_set, budget);
         return CLI_EXIT_USAGE;
     }
-    const size_t fit = budget / per_set;
+    size_t fit = budget / per_set;
+    if (o->memory == 0 && o->format != CLI_FORMAT_CSV) {
+        const size_t small = CLI_SWEEP_PIECE_BYTES / per_set;
+        fit = small < 1 ? 1 : small < fit ? small : fit;
+    }
     s->piece_sets = fit < o->sweep_sets ? fit : o->sweep_sets;
     s->pieces = (o->sweep_sets + s->piece_sets - 1) / s->piece_sets;
     s->sweep.n_sets_run = s->piece_sets;
@@ -434,62 +434,101 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
     return CLI_EXIT_OK;
 }
 
-/* Shapes and allocates the outputs of every call (of a sweep: of one piece). */
+/* Each ragged row's own columns of every output: those of a series of its length alone,
+ * asked of the library once per distinct length (the indicators' follow the length, the
+ * statistics' do not). */
+static int shape_ragged_rows(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
+    call *k = &s->call;
+    for (size_t i = 0; i < info->n_outputs; i++) {
+        k->own_cols[i] = malloc(k->rows * sizeof *k->own_cols[i]);
+        if (k->own_cols[i] == NULL)
+            return out_of_memory();
+    }
+    for (size_t r = 0; r < k->rows; r++) {
+        size_t same = 0;
+        while (same < r && k->lengths[same] != k->lengths[r])
+            same++;
+        for (size_t i = 0; i < info->n_outputs && same < r; i++)
+            k->own_cols[i][r] = k->own_cols[i][same];
+        if (same < r)
+            continue;
+        const double *inputs[1];
+        apo_workload w = call_workload(o, info, s, k, inputs);
+        w.rows = 1;
+        w.cols = k->lengths[r];
+        w.row_lengths = NULL;
+        for (size_t i = 0; i < info->n_outputs; i++) {
+            size_t orows = 0;
+            apo_status st = apo_output_shape(s->rt, &w, i, &orows, &k->own_cols[i][r]);
+            if (st != APO_OK)
+                return cli_status_error(st, "invalid workload");
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The shortest series: the one whose warm-up matters. */
+static size_t shortest_row(const call *k) {
+    size_t shortest = k->cols;
+    for (size_t r = 0; k->lengths != NULL && r < k->rows; r++)
+        if (k->lengths[r] < shortest)
+            shortest = k->lengths[r];
+    return shortest;
+}
+
+/* Shapes and allocates the outputs of the call (of a sweep: of one piece). */
 static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
     s->n_outputs = info->n_outputs;
     if (o->n_sweep > 0) {
-        if (s->n_calls != 1)
-            return cli_usage_error("run",
-                                   "a sweep runs series of one length; these have %zu "
-                                   "lengths",
-                                   s->n_calls);
         int rc = plan_pieces(o, info, s);
         if (rc != CLI_EXIT_OK)
             return rc;
     }
-    for (size_t c = 0; c < s->n_calls; c++) {
-        call *k = &s->calls[c];
-        const double *inputs[1];
-        apo_workload w = call_workload(o, info, s, k, inputs);
-        for (size_t i = 0; i < info->n_outputs; i++) {
-            size_t orows = 0, ocols = 0;
-            apo_status st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
-            if (st != APO_OK)
-                return cli_status_error(st, "invalid workload");
-            if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows ||
-                (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))) {
-                cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i],
-                          orows, ocols);
-                return CLI_EXIT_FAILURE;
-            }
-            if (o->output != NULL && !safe_file_name(info->output_names[i])) {
-                cli_error("output name '%s' cannot be used as a file name", info->output_names[i]);
-                return CLI_EXIT_FAILURE;
-            }
-            if (cli_host_array_alloc(&k->outputs[i], orows * ocols) != 0) {
-                cli_error("out of memory for output %s (%zu x %zu)", info->output_names[i], orows,
-                          ocols);
-                return CLI_EXIT_FAILURE;
-            }
-            k->output_data[i] = k->outputs[i].data;
-            k->out_rows[i] = orows;
-            k->out_cols[i] = ocols;
-            /* The report's shape: the call's, or with several calls every series by the
-             * longest. */
-            cli_output_desc *d = &s->descs[i];
-            d->name = info->output_names[i];
-            d->rows = c == 0 ? orows : d->rows + orows;
-            if (o->n_sweep > 0)
-                d->rows = orows / s->piece_sets * o->sweep_sets; /* the whole sweep's file */
-            d->cols = c == 0 || ocols > d->cols ? ocols : d->cols;
-            d->file = NULL;
+    call *k = &s->call;
+    const double *inputs[1];
+    apo_workload w = call_workload(o, info, s, k, inputs);
+    for (size_t i = 0; i < info->n_outputs; i++) {
+        size_t orows = 0, ocols = 0;
+        apo_status st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
+        if (st != APO_OK)
+            return cli_status_error(st, "invalid workload");
+        if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows ||
+            (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))) {
+            cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i], orows,
+                      ocols);
+            return CLI_EXIT_FAILURE;
         }
-        /* After apo_output_shape(): the library has checked the parameters by now. */
-        int rc = check_macd_warmup(o, info, k->cols);
-        if (rc != CLI_EXIT_OK)
-            return rc;
+        if (o->output != NULL && !safe_file_name(info->output_names[i])) {
+            cli_error("output name '%s' cannot be used as a file name", info->output_names[i]);
+            return CLI_EXIT_FAILURE;
+        }
+        if (cli_host_array_alloc(&k->outputs[i], orows * ocols) != 0) {
+            cli_error("out of memory for output %s (%zu x %zu)", info->output_names[i], orows,
+                      ocols);
+            return CLI_EXIT_FAILURE;
+        }
+        k->output_data[i] = k->outputs[i].data;
+        k->out_rows[i] = orows;
+        k->out_cols[i] = ocols;
+        /* The report's shape: the call's (ragged rows by the longest). */
+        cli_output_desc *d = &s->descs[i];
+        d->name = info->output_names[i];
+        d->rows = orows;
+        if (o->n_sweep > 0)
+            d->rows = orows / s->piece_sets * o->sweep_sets; /* the whole sweep's file */
+        d->cols = ocols;
+        d->file = NULL;
     }
-    return CLI_EXIT_OK;
+    /* After apo_output_shape(): the library has checked the parameters by now. */
+    int rc = check_macd_warmup(o, info, shortest_row(k));
+    if (rc == CLI_EXIT_OK && k->lengths != NULL)
+        rc = shape_ragged_rows(o, info, s);
+    return rc;
+}
+
+/* Row r's own columns of output i: for its length when the rows are ragged. */
+static size_t own_cols(const call *k, size_t i, size_t r) {
+    return k->own_cols[i] != NULL ? k->own_cols[i][r] : k->out_cols[i];
 }
 
 /* Whether every series has the same index texts, so that one index column serves them all. */
@@ -514,18 +553,16 @@ static int write_named_output(run_state *s, size_t i, char *err, size_t err_size
         return -1;
     }
     int aligned = s->table.index != NULL;
-    for (size_t c = 0; c < s->n_calls; c++) {
-        const call *k = &s->calls[c];
-        for (size_t r = 0; r < k->rows; r++) {
-            const series *x = &s->series[k->members[r]];
-            cli_output_column *col = &cols[k->members[r]];
-            col->name = s->n_series == 1 && s->table.group == NULL ? s->descs[i].name : x->name;
-            col->values = k->output_data[i] + r * k->out_cols[i];
-            col->length = k->out_cols[i];
-            col->index = x->index;
-            if (k->out_cols[i] != x->length)
-                aligned = 0; /* a statistic per series, not one value per bar */
-        }
+    const call *k = &s->call;
+    for (size_t r = 0; r < k->rows; r++) {
+        const series *x = &s->series[r];
+        cli_output_column *col = &cols[r];
+        col->name = s->n_series == 1 && s->table.group == NULL ? s->descs[i].name : x->name;
+        col->values = k->output_data[i] + r * k->out_cols[i];
+        col->length = own_cols(k, i, r);
+        col->index = x->index;
+        if (col->length != x->length)
+            aligned = 0; /* a statistic per series, not one value per bar */
     }
     const int rc =
         cli_output_files_write_columns(i, cols, s->n_series, aligned ? s->table.index_name : NULL,
@@ -544,21 +581,31 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
                   o->sweep_sets, s->pieces);
         return CLI_EXIT_USAGE;
     }
-    if (o->format != CLI_FORMAT_CSV && s->n_calls > 1) {
+    if (o->format != CLI_FORMAT_CSV && s->call.lengths != NULL) {
+        /* Each distinct length, in order of first appearance, with its first series. */
         char lengths[512];
-        size_t w = 0;
+        size_t w = 0, n_lengths = 0;
         lengths[0] = '\0';
-        for (size_t c = 0; c < s->n_calls && w < sizeof lengths; c++) {
-            const int m = snprintf(lengths + w, sizeof lengths - w, "%s%zu (%s%s)", c ? ", " : "",
-                                   s->calls[c].cols, s->series[s->calls[c].members[0]].name,
-                                   s->calls[c].rows > 1 ? ", ..." : "");
-            if (m < 0)
-                break;
-            w += (size_t)m;
+        for (size_t j = 0; j < s->n_series; j++) {
+            size_t first = 0, count = 0;
+            while (s->series[first].length != s->series[j].length)
+                first++;
+            if (first < j)
+                continue;
+            for (size_t m = j; m < s->n_series; m++)
+                count += s->series[m].length == s->series[j].length;
+            const int m = w < sizeof lengths
+                              ? snprintf(lengths + w, sizeof lengths - w, "%s%zu (%s%s)",
+                                         n_lengths ? ", " : "", s->series[j].length,
+                                         s->series[j].name, count > 1 ? ", ..." : "")
+                              : 0;
+            if (m > 0)
+                w += (size_t)m;
+            n_lengths++;
         }
         cli_error("--format f64 writes rows x cols of one length, but the series have %zu "
                   "lengths: %s; use --format csv (one column per series)",
-                  s->n_calls, lengths);
+                  n_lengths, lengths);
         return CLI_EXIT_USAGE;
     }
     const char *names[APO_MAX_IO];
@@ -582,7 +629,7 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
 static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, char *err,
                            size_t err_size) {
     enum { NAME_CAP = 512 };
-    const call *k = &s->calls[0];
+    const call *k = &s->call;
     const size_t n = o->sweep_sets * k->rows;
     cli_output_column *cols = calloc(n, sizeof *cols);
     char *names = calloc(n, NAME_CAP);
@@ -600,16 +647,16 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
             const size_t c = set * k->rows + r;
             char *name = names + c * NAME_CAP;
             if (named)
-                snprintf(name, NAME_CAP, "%.60s %s", s->series[k->members[r]].name, label);
+                snprintf(name, NAME_CAP, "%.60s %s", s->series[r].name, label);
             else if (k->rows > 1)
                 snprintf(name, NAME_CAP, "%.40s_%zu %s", s->descs[i].name, r, label);
             else
                 snprintf(name, NAME_CAP, "%s", label);
             cols[c].name = name;
             cols[c].values = k->output_data[i] + c * k->out_cols[i];
-            cols[c].length = k->out_cols[i];
-            cols[c].index = s->n_series > 0 ? s->series[k->members[r]].index : NULL;
-            if (s->n_series > 0 && k->out_cols[i] != s->series[k->members[r]].length)
+            cols[c].length = own_cols(k, i, r);
+            cols[c].index = s->n_series > 0 ? s->series[r].index : NULL;
+            if (s->n_series > 0 && cols[c].length != s->series[r].length)
                 aligned = 0; /* a statistic per series, not one value per bar */
         }
     }
@@ -636,7 +683,7 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
     for (size_t i = 0; i < s->n_outputs && o->n_sweep == 0; i++) {
         const int rc = s->n_series > 0 && o->format == CLI_FORMAT_CSV
                            ? write_named_output(s, i, err, sizeof err)
-                           : cli_output_files_write(i, s->calls[0].output_data[i], err, sizeof err);
+                           : cli_output_files_write(i, s->call.output_data[i], err, sizeof err);
         if (rc != 0) {
             cli_error("%s (no output file was changed)", err);
             return CLI_EXIT_FAILURE;
@@ -669,52 +716,14 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
     return CLI_EXIT_OK;
 }
 
-/* The series of call k, for the report of a run of several calls. */
-static json_t *call_series_json(const run_state *s, const call *k) {
-    json_t *a = json_array();
-    for (size_t r = 0; r < k->rows; r++)
-        json_array_append_new(a, cli_json_string(s->series[k->members[r]].name));
-    return a;
-}
-
-static int print_reports(const cli_run_options *o, run_state *s) {
-    if (s->n_calls == 1) {
-        if (o->json) {
-            json_t *j =
-                cli_report_json(&s->calls[0].report, &s->times, s->rt, s->descs, s->n_outputs);
-            const int rc = cli_json_print(j);
-            json_decref(j);
-            return rc;
-        }
-        cli_report_print(stdout, &s->calls[0].report, &s->times);
-    } else if (o->json) {
-        /* Several calls: one report each, with the series it ran; the outputs and the
-         * tool's times are the run's. */
-        json_t *j = json_object();
-        json_object_set_new(j, "kernel", cli_json_string(o->kernel));
-        json_t *calls = json_array();
-        for (size_t c = 0; c < s->n_calls; c++) {
-            json_t *r =
-                cli_report_json(&s->calls[c].report, &s->times, s->rt, s->descs, s->n_outputs);
-            json_object_set_new(r, "series", call_series_json(s, &s->calls[c]));
-            json_array_append_new(calls, r);
-        }
-        json_object_set_new(j, "calls", calls);
+static int print_report(const cli_run_options *o, run_state *s) {
+    if (o->json) {
+        json_t *j = cli_report_json(&s->call.report, &s->times, s->rt, s->descs, s->n_outputs);
         const int rc = cli_json_print(j);
         json_decref(j);
         return rc;
-    } else {
-        for (size_t c = 0; c < s->n_calls; c++) {
-            const call *k = &s->calls[c];
-            char q[CLI_ESCAPED_MAX];
-            printf("%scall        %zu of %zu: %zu series of %zu samples:", c ? "\n" : "", c + 1,
-                   s->n_calls, k->rows, k->cols);
-            for (size_t r = 0; r < k->rows && r < 20; r++)
-                printf(" %s", cli_escape(s->series[k->members[r]].name, q, sizeof q));
-            printf("%s\n", k->rows > 20 ? " ..." : "");
-            cli_report_print(stdout, &k->report, &s->times);
-        }
     }
+    cli_report_print(stdout, &s->call.report, &s->times);
     if (fflush(stdout) != 0) {
         cli_error("cannot write to standard output");
         return CLI_EXIT_FAILURE;
@@ -789,48 +798,46 @@ static int run(const cli_run_options *o, run_state *s) {
     t0 = cli_now_s();
     prepare_outputs(s);
     s->times.prepare_ms = (cli_now_s() - t0) * 1e3;
-    for (size_t c = 0; c < s->n_calls; c++) {
-        call *k = &s->calls[c];
-        const size_t pieces = o->n_sweep > 0 ? s->pieces : 1;
-        for (size_t piece = 0; piece < pieces; piece++) {
-            if (o->n_sweep > 0) {
-                s->sweep.first_set = piece * s->piece_sets;
-                const size_t left = o->sweep_sets - s->sweep.first_set;
-                s->sweep.n_sets_run = left < s->piece_sets ? left : s->piece_sets;
-            }
-            /* The report shown is the first piece's; later pieces add their time. */
-            apo_report later = {.size = sizeof(apo_report)};
-            apo_report *report = piece == 0 ? &k->report : &later;
-            const double *inputs[1];
-            apo_workload w = call_workload(o, &info, s, k, inputs);
-            if (n_ratios > 0) {
-                w.ratios = ratios;
-                w.n_ratios = n_ratios;
-            }
-            if (progress) {
-                fprintf(stderr, "running %s on %zu x %zu...", o->kernel, k->rows, k->cols);
-                fflush(stderr);
-            }
-            report->size = sizeof(apo_report);
-            t0 = cli_now_s();
-            st = apo_distribute_workload(s->rt, &w, report);
-            s->times.compute_ms += (cli_now_s() - t0) * 1e3;
-            if (progress) {
-                fprintf(stderr, "\r%*s\r", 60, "");
-                fflush(stderr);
-            }
-            if (st != APO_OK)
-                return cli_status_error(st, "run failed");
-            /* On stderr whatever the format, so that a script reading --json on stdout still
-             * shows it to a person; --json carries it too. */
-            char note[512];
-            if (cli_nonfinite_warning(report, note, sizeof note))
-                fprintf(stderr, "apportion: warning: %s\n", note);
-            if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64) {
-                rc = append_piece(s, k);
-                if (rc != CLI_EXIT_OK)
-                    return rc;
-            }
+    call *k = &s->call;
+    const size_t pieces = o->n_sweep > 0 ? s->pieces : 1;
+    for (size_t piece = 0; piece < pieces; piece++) {
+        if (o->n_sweep > 0) {
+            s->sweep.first_set = piece * s->piece_sets;
+            const size_t left = o->sweep_sets - s->sweep.first_set;
+            s->sweep.n_sets_run = left < s->piece_sets ? left : s->piece_sets;
+        }
+        /* The report shown is the first piece's; later pieces add their time. */
+        apo_report later = {.size = sizeof(apo_report)};
+        apo_report *report = piece == 0 ? &k->report : &later;
+        const double *inputs[1];
+        apo_workload w = call_workload(o, &info, s, k, inputs);
+        if (n_ratios > 0) {
+            w.ratios = ratios;
+            w.n_ratios = n_ratios;
+        }
+        if (progress) {
+            fprintf(stderr, "running %s on %zu x %zu...", o->kernel, k->rows, k->cols);
+            fflush(stderr);
+        }
+        report->size = sizeof(apo_report);
+        t0 = cli_now_s();
+        st = apo_distribute_workload(s->rt, &w, report);
+        s->times.compute_ms += (cli_now_s() - t0) * 1e3;
+        if (progress) {
+            fprintf(stderr, "\r%*s\r", 60, "");
+            fflush(stderr);
+        }
+        if (st != APO_OK)
+            return cli_status_error(st, "run failed");
+        /* On stderr whatever the format, so that a script reading --json on stdout still
+         * shows it to a person; --json carries it too. */
+        char note[512];
+        if (cli_nonfinite_warning(report, note, sizeof note))
+            fprintf(stderr, "apportion: warning: %s\n", note);
+        if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64) {
+            rc = append_piece(s, k);
+            if (rc != CLI_EXIT_OK)
+                return rc;
         }
     }
 
@@ -839,7 +846,7 @@ static int run(const cli_run_options *o, run_state *s) {
         if (rc != CLI_EXIT_OK)
             return rc;
     }
-    return print_reports(o, s);
+    return print_report(o, s);
 }
 
 int cli_cmd_run(int argc, char **argv) {

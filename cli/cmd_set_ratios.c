@@ -47,39 +47,18 @@ void cli_set_ratios_options_free(cli_set_ratios_options *o) {
         free(o->ids[i]);
 }
 
-/* Adds the DEVICE=R items of one argument (comma separated). */
-static int add_items(cli_set_ratios_options *o, const char *arg) {
-    const char *p = arg;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        char item[APO_ID_MAX + 64];
-        if (len == 0)
-            return cli_usage_error("set-ratios", "'%s': empty item", arg);
-        if (len >= sizeof item)
-            return cli_usage_error("set-ratios", "item '%.40s...' is too long", p);
-        memcpy(item, p, len);
-        item[len] = '\0';
-        char *eq = strrchr(item, '=');
-        if (eq == NULL || eq == item)
-            return cli_usage_error("set-ratios", "'%s': expected DEVICE=RATIO", item);
-        *eq = '\0';
-        double v;
-        if (cli_parse_double(eq + 1, &v) != 0 || v < 0)
-            return cli_usage_error("set-ratios", "'%s' for device %s is not a finite number >= 0",
-                                   eq + 1, item);
-        if (o->n == APO_MAX_DEVICES)
-            return cli_usage_error("set-ratios", "too many devices (at most %d)", APO_MAX_DEVICES);
-        o->ids[o->n] = strdup(item);
-        if (o->ids[o->n] == NULL) {
-            cli_error("out of memory");
-            return CLI_EXIT_FAILURE;
-        }
-        o->ratios[o->n++] = v;
-        if (comma == NULL)
-            return CLI_EXIT_OK;
-        p = comma + 1;
+/* Keeps one DEVICE=R item. */
+static int add_item(void *ctx, const char *id, double ratio) {
+    cli_set_ratios_options *o = ctx;
+    if (o->n == APO_MAX_DEVICES)
+        return cli_usage_error("set-ratios", "too many devices (at most %d)", APO_MAX_DEVICES);
+    o->ids[o->n] = strdup(id);
+    if (o->ids[o->n] == NULL) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
     }
+    o->ratios[o->n++] = ratio;
+    return CLI_EXIT_OK;
 }
 
 int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *o, int *help) {
@@ -105,7 +84,7 @@ int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *
         } else if (a[0] == '-') {
             return cli_usage_error("set-ratios", "unknown option '%s'", a);
         } else {
-            int rc = add_items(o, a);
+            int rc = cli_parse_ratio_items("set-ratios", NULL, a, add_item, o);
             if (rc != CLI_EXIT_OK)
                 return rc;
             continue;

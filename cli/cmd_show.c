@@ -96,7 +96,7 @@ static void print_entry(const apo_profile_entry *e) {
         printf("  sample size  %llu samples, %u runs\n", (unsigned long long)e->sample_size,
                e->runs);
     if (e->stale)
-        printf("  stale        yes: %s (ignored until re-profiled)\n",
+        printf("  stale        yes: %s (apportion profile measures it again)\n",
                cli_escape(e->stale_reason, safe, sizeof safe));
     else
         printf("  stale        no\n");

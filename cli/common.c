@@ -152,6 +152,37 @@ int cli_parse_double(const char *text, double *out) {
     return 0;
 }
 
+int cli_parse_ratio_items(const char *command, const char *option, const char *text,
+                          int (*each)(void *ctx, const char *id, double ratio), void *ctx) {
+    const char *opt = option != NULL ? option : "", *sep = option != NULL ? ": " : "";
+    const char *p = text;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        char item[256];
+        if (len == 0)
+            return cli_usage_error(command, "%s%s'%s': empty item", opt, option ? " " : "", text);
+        if (len >= sizeof item)
+            return cli_usage_error(command, "%s%sitem '%.40s...' is too long", opt, sep, p);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *eq = strrchr(item, '=');
+        if (eq == NULL || eq == item)
+            return cli_usage_error(command, "%s%sitem '%s': expected ID=RATIO", opt, sep, item);
+        *eq = '\0';
+        double v;
+        if (cli_parse_double(eq + 1, &v) != 0 || v < 0)
+            return cli_usage_error(command, "%s%s'%s' for device %s is not a finite number >= 0",
+                                   opt, sep, eq + 1, item);
+        int rc = each(ctx, item, v);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        if (comma == NULL)
+            return CLI_EXIT_OK;
+        p = comma + 1;
+    }
+}
+
 int cli_runtime_create(const char *devices, apo_runtime **rt) {
     return cli_runtime_create_learning(devices, APO_SWITCH_UNSET, rt);
 }

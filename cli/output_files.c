@@ -383,13 +383,19 @@ int cli_output_files_append(size_t i, const double *data, size_t n, char *err, s
         ERR("%s: more values than its %zu x %zu", o->path, o->rows, o->cols);
         return -1;
     }
+    /* A little-endian host writes the values as they lie, in as few calls as the system
+     * takes: a piece is often hundreds of MiB, and 4 KiB at a time cost a system call and a
+     * copy each. A big-endian host swaps them through a small buffer first. */
+    const int swap = !cli_host_is_little_endian();
     double chunk[512];
     for (size_t k = 0; k < n;) {
-        const size_t m = n - k < 512 ? n - k : 512;
-        memcpy(chunk, data + k, m * sizeof *chunk);
-        if (!cli_host_is_little_endian())
+        const size_t m = swap ? (n - k < 512 ? n - k : 512) : n - k;
+        const char *p = (const char *)(data + k);
+        if (swap) {
+            memcpy(chunk, data + k, m * sizeof *chunk);
             cli_swap8(chunk, m);
-        const char *p = (const char *)chunk;
+            p = (const char *)chunk;
+        }
         size_t left = m * sizeof *chunk;
         off_t at = (off_t)((o->appended + k) * sizeof *chunk);
         while (left > 0) {

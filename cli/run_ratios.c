@@ -34,6 +34,28 @@ static void list_ids(char *dst, size_t size, const apo_device_info *devs, size_t
     }
 }
 
+/* What the items fill: the devices, and each one's ratio once given. */
+typedef struct ratio_fill {
+    const apo_device_info *devs;
+    size_t n;
+    const char *ids; /* the devices' ids, for the message naming an unknown one */
+    double *ratios;
+    int given[APO_MAX_DEVICES];
+} ratio_fill;
+
+static int fill_item(void *ctx, const char *id, double ratio) {
+    ratio_fill *f = ctx;
+    const size_t d = match_device(f->devs, f->n, id);
+    if (d == f->n)
+        return cli_usage_error("run", "--ratios: no device '%s' in this run (devices: %s)", id,
+                               f->ids);
+    if (f->given[d])
+        return cli_usage_error("run", "--ratios: device %s is given twice", f->devs[d].id);
+    f->given[d] = 1;
+    f->ratios[d] = ratio;
+    return CLI_EXIT_OK;
+}
+
 /* Parses "ID=R,ID=R,..." into ratios[n] in device order (unlisted devices get 0). */
 int cli_parse_ratios(const apo_runtime *rt, const char *text, double *ratios, size_t *n_out) {
     apo_device_info devs[APO_MAX_DEVICES];
@@ -50,42 +72,14 @@ int cli_parse_ratios(const apo_runtime *rt, const char *text, double *ratios, si
         if (st != APO_OK)
             return cli_status_error(st, "cannot describe a device");
     }
-    int given[APO_MAX_DEVICES] = {0};
     for (size_t i = 0; i < n; i++)
         ratios[i] = 0.0;
     char ids[1024];
     list_ids(ids, sizeof ids, devs, n);
-    const char *p = text;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        char item[256];
-        if (len == 0)
-            return cli_usage_error("run", "--ratios '%s': empty item", text);
-        if (len >= sizeof item)
-            return cli_usage_error("run", "--ratios: item '%.40s...' is too long", p);
-        memcpy(item, p, len);
-        item[len] = '\0';
-        char *eq = strrchr(item, '=');
-        if (eq == NULL || eq == item)
-            return cli_usage_error("run", "--ratios: item '%s': expected ID=RATIO", item);
-        *eq = '\0';
-        double v;
-        if (cli_parse_double(eq + 1, &v) != 0 || v < 0)
-            return cli_usage_error(
-                "run", "--ratios: '%s' for device %s is not a finite number >= 0", eq + 1, item);
-        const size_t d = match_device(devs, n, item);
-        if (d == n)
-            return cli_usage_error("run", "--ratios: no device '%s' in this run (devices: %s)",
-                                   item, ids);
-        if (given[d])
-            return cli_usage_error("run", "--ratios: device %s is given twice", devs[d].id);
-        given[d] = 1;
-        ratios[d] = v;
-        if (comma == NULL)
-            break;
-        p = comma + 1;
-    }
+    ratio_fill fill = {.devs = devs, .n = n, .ids = ids, .ratios = ratios};
+    int rc = cli_parse_ratio_items("run", "--ratios", text, fill_item, &fill);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     *n_out = n;
     return CLI_EXIT_OK;
 }

@@ -30,7 +30,9 @@ size_t cli_default_memory(void) {
     return bytes;
 }
 
-/* The shortest decimal that strtod() reads back as v (whole numbers without an exponent). */
+/* The shortest decimal that strtod() reads back as v (whole numbers without an exponent).
+ * The library has its own (base/c_number.h); the tool uses only the public API, and never
+ * sets a locale, so strtod and printf use the C locale here. */
 static void shortest_decimal(double v, char *buf, size_t size) {
     if (v == trunc(v) && fabs(v) < 1e15) {
         snprintf(buf, size, "%.0f", v);

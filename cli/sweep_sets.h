@@ -10,6 +10,15 @@
  * default. */
 size_t cli_default_memory(void);
 
+/* Without --memory, a sweep written as raw files runs in pieces of about this many bytes of
+ * outputs (at least one set each), within cli_default_memory(): every piece reuses the same
+ * arrays, so only the first faults its pages in, and a piece is written while much of it is
+ * still in cache. One piece of a whole large sweep would fault in every page of it (with
+ * huge pages asked for, compaction too), which took longer than the computing and the
+ * writing together (docs/PERF.md, "A sweep from the command line"). A CSV sweep, which
+ * needs every set at once, keeps the whole default. */
+#define CLI_SWEEP_PIECE_BYTES ((size_t)64 << 20)
+
 /* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
 double cli_sweep_value(const cli_run_options *o, size_t set, size_t param);
 

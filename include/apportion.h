@@ -411,6 +411,11 @@ typedef struct apo_workload {
                                (apo_config.learn, APPORTION_LEARN); OFF, this call refines no
                                model; ON, it learns if the runtime does */
     const apo_sweep *sweep; /* several parameter sets in one call; NULL: one set, the params */
+    /* Series of different lengths (docs/api.md, "Ragged rows"): row r is its first
+     * row_lengths[r] samples (1 .. cols; the rows keep their stride of cols), computed
+     * exactly as a call with that series alone; outputs past a row's own length are NaN.
+     * NULL: every row is cols long. */
+    const size_t *row_lengths;
 } apo_workload;
 
 #define APO_WORKLOAD_INIT                                                                          \
@@ -418,7 +423,9 @@ typedef struct apo_workload {
 
 /* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
  * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
- * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). Returns the
+ * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). With
+ * row_lengths the shape is the same, for cols samples a row (each row's own outputs first,
+ * then NaN). Returns the
  * same errors as apo_distribute_workload()'s validation of the kernel, shape and parameters
  * (buffers are not looked at), and APO_ERR_NOT_FOUND for an index past the kernel's outputs. */
 APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
@@ -538,7 +545,9 @@ typedef struct apo_report {
  * place), called from inside a user kernel that rt is running), APO_ERR_OVERFLOW
  * (rows*cols*8 does not fit in size_t),
  * APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM (unknown name, out of range, not an integer
- * where one is needed; for a sweep, the message names the set), APO_ERR_KERNEL_FAILED (a
+ * where one is needed; for a sweep, the message names the set; with row_lengths, a row the
+ * kernel refuses alone, named; a row length of 0 or past cols is APO_ERR_INVALID_ARGUMENT),
+ * APO_ERR_KERNEL_FAILED (a
  * user kernel failed),
  * APO_ERR_ALL_DEVICES_FAILED (no device survived, or every device that could run it is
  * quarantined; outputs are then incomplete),

@@ -10,6 +10,10 @@ apo_runtime *test_runtime(const char *devices) {
     apo_config config = APO_CONFIG_INIT;
     config.devices = devices;
     config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    /* Never the user's profile folder, also when a test binary is run by hand, outside the
+     * environment meson gives it (APPORTION_PROFILES=off): its calls learn, and learning
+     * writes. Tests of the files make their own runtimes on folders of their own. */
+    config.profiles = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
     apo_status st = apo_runtime_create(&config, &rt);
     cr_assert_eq(st, APO_OK, "runtime on \"%s\": %s: %s", devices, apo_strerror(st),

@@ -916,6 +916,31 @@ Test(balance, a_starved_device_is_probed_and_back_in_use_once_fast, .timeout = 1
     apo_runtime_destroy(rt);
 }
 
+Test(balance, exploration_adds_up_over_one_call_runtimes, .timeout = 120, .init = make_tmpdir,
+     .fini = remove_tmpdir) {
+    /* As the command line uses the library: one runtime per call, the profile file between
+     * them. The counters of exploration are stored with the models, so the tenth process
+     * probes the wrongly starved b, and the eleventh, finding its observation after a gap
+     * of calls without work, gives it its fair share. */
+    const char *devices = "sim:a:rate=4e8,sim:b:rate=4e8";
+    write_starving_profile(devices);
+    int first_work = 0, back = 0;
+    for (int c = 1; c <= 12 && back == 0; c++) {
+        apo_runtime *rt = runtime_with_profile(devices, APO_SWITCH_ON);
+        test_job job;
+        job_init(&job, rt, "returns_stats", SAMPLES);
+        apo_report r = run(&job, rt);
+        if (first_work == 0 && r.devices[1].elements > 0)
+            first_work = c;
+        else if (first_work > 0 && r.devices[1].share >= 0.4)
+            back = c;
+        test_job_free(&job);
+        apo_runtime_destroy(rt);
+    }
+    cr_assert_eq(first_work, 10, "b first had work in process %d", first_work);
+    cr_assert_eq(back, 11, "b back in use in process %d", back);
+}
+
 /* ---- apo_should_use_gpu --------------------------------------------------------------- */
 
 static int use_gpu_at(apo_runtime *rt, const apo_param *params, size_t n_params, uint64_t samples) {

@@ -2143,9 +2143,9 @@ Test(cli, set_ratios_usage_errors_exit_2, .timeout = 60) {
         {ARGS("set-ratios", "--workload", "bollinger"),
          "apportion: give at least one DEVICE=RATIO (or --clear)"},
         {ARGS("set-ratios", "--workload", "bollinger", "sim:a"),
-         "apportion: 'sim:a': expected DEVICE=RATIO"},
+         "apportion: item 'sim:a': expected ID=RATIO"},
         {ARGS("set-ratios", "--workload", "bollinger", "=1"),
-         "apportion: '=1': expected DEVICE=RATIO"},
+         "apportion: item '=1': expected ID=RATIO"},
         {ARGS("set-ratios", "--workload", "bollinger", "sim:a=-1"),
          "apportion: '-1' for device sim:a is not a finite number >= 0"},
         {ARGS("set-ratios", "--workload", "bollinger", "sim:a=nan"),
@@ -2705,6 +2705,10 @@ Test(cli, unknown_kernel_suggests_the_nearest_name, .timeout = 60) {
     cr_assert_eq(r.status, 2);
     assert_contains(r.err, "did you mean \"macd\"?");
     free_result(&r);
+    r = run_cli(ARGS("profile", "--kernels", "macd,bollingr", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "did you mean \"bollinger\"?");
+    free_result(&r);
     /* Nothing near: no suggestion at all. */
     r = run_cli(ARGS("run", "--kernel", "zzzzzzzz", "--cols", "100", "--devices", "cpu"));
     cr_assert_eq(r.status, 2);
@@ -2862,6 +2866,53 @@ Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeou
     assert_contains(r.err, "2 lengths: 200 (AAPL, ...), 80 (MSFT); use --format csv");
     free_result(&r);
     cr_assert_neq(access(out, F_OK), 0, "a refused run leaves no folder");
+}
+
+/* Tickers of several lengths are one ragged call: swept, each ticker's block per set is its
+ * own series' (exact means of the last two and three closes), and the report is that one
+ * call's, counting each ticker's own samples. */
+Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) {
+    make_work_dir();
+    char path[128], out[128], file[256];
+    snprintf(path, sizeof path, "%s/l.csv", work);
+    write_text(path, "date,ticker,close\nd1,A,1\nd1,B,10\nd2,A,2\nd2,B,20\nd3,A,4\nd4,A,3\n"
+                     "d3,B,40\n");
+    snprintf(out, sizeof out, "%s/out", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a", "--input",
+                                path, "--group-by", "ticker", "--param", "period=2,3", "--output",
+                                out, "--format", "csv", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "\"rows\": 2");
+    assert_contains(r.out, "\"cols\": 4");
+    assert_contains(r.out, "\"elements\": 14");
+    cr_assert(strstr(r.out, "\"calls\"") == NULL, "one call, one report: %s", r.out);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/middle.csv", out);
+    size_t n = 0;
+    char *text = read_all(file, &n);
+    cr_assert_str_eq(text,
+                     "A period=2_date,A period=2,B period=2_date,B period=2,A period=3_date,A "
+                     "period=3,B period=3_date,B period=3\n"
+                     "d1,nan,d1,nan,d1,nan,d1,nan\n"
+                     "d2,1.5,d2,15,d2,nan,d2,nan\n"
+                     "d3,3,d3,30,d3,2.3333333333333335,d3,23.333333333333332\n"
+                     "d4,3.5,,,d4,3,,\n");
+    free(text);
+    /* A statistic per ticker: one value each, from its own returns. */
+    snprintf(out, sizeof out, "%s/stats", work);
+    r = run_cli(ARGS("run", "--kernel", "returns_stats", "--devices", "cpu", "--input", path,
+                     "--group-by", "ticker", "--output", out, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/count.csv", out);
+    text = read_all(file, &n);
+    cr_assert_str_eq(text, "A,B\n3,2\n");
+    free(text);
+    snprintf(file, sizeof file, "%s/mean.csv", out);
+    text = read_all(file, &n);
+    /* B: returns 1 and 1; A: 1, 1 and -0.25, summed in order. */
+    cr_assert_str_eq(text, "A,B\n0.58333333333333337,1\n");
+    free(text);
 }
 
 Test(cli, index_column_is_copied_into_csv_outputs, .timeout = 60) {
@@ -3109,6 +3160,40 @@ Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     cr_assert_eq(r.status, 2, "%s", r.err);
     assert_contains(r.err, "--format csv writes a sweep's sets side by side");
     free_result(&r);
+}
+
+/* Without --memory, raw outputs go in pieces of about 64 MiB of outputs (docs/cli.md,
+ * "Sweeps"): one set of 1 x 1,500,000 is 36 MB of outputs, so three sets take three pieces,
+ * and the files are those of one piece. */
+Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 120) {
+    make_work_dir();
+    char whole[128], pieces[128], file[256];
+    snprintf(whole, sizeof whole, "%s/whole", work);
+    snprintf(pieces, sizeof pieces, "%s/pieces", work);
+    const char *dirs[2] = {pieces, whole};
+    for (size_t d = 0; d < 2; d++) {
+        cli_result r =
+            run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "1",
+                         "--cols", "1500000", "--json", "--output", dirs[d], "--param",
+                         "period=10,20,30", d == 0 ? NULL : "--memory", d == 0 ? NULL : "1G"));
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        json_t *j = parse_json(&r);
+        free_result(&r);
+        cr_assert_eq(json_integer_value(get(j, "sets")), 3);
+        cr_assert_eq(json_integer_value(get(j, "pieces")), d == 0 ? 3 : 1);
+        json_decref(j);
+    }
+    const char *names[] = {"upper.f64", "middle.f64", "lower.f64", "sets.csv"};
+    for (size_t i = 0; i < 4; i++) {
+        size_t n1 = 0, n2 = 0;
+        snprintf(file, sizeof file, "%s/%s", whole, names[i]);
+        char *a = read_all(file, &n1);
+        snprintf(file, sizeof file, "%s/%s", pieces, names[i]);
+        char *b = read_all(file, &n2);
+        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs with pieces", names[i]);
+        free(a);
+        free(b);
+    }
 }
 
 Test(cli, sweep_csv_names_a_column_per_set_and_series, .timeout = 60) {

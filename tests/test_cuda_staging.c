@@ -177,7 +177,53 @@ static void check_partials(const double *ref, const double *got, size_t len,
     }
 }
 
+/* ---- the views of one input --------------------------------------------------------- */
+
+/* A kernel's emulation on one view, with its parameters: the variant it ran. */
+typedef int (*emulate_fn)(const apo__cuda_view *v, const void *params);
+
+/* Runs `emulate` on every chunk view of rows x cols input x (tiles of `tile`, lookback
+ * `halo`) and compares its three outputs bit for bit with the cpu's `ref`; each run must
+ * be the variant `expect`. `label` names the case in messages. */
+static void check_every_view(const double *x, double *const ref[3], size_t rows, size_t cols,
+                             size_t tile, size_t halo, emulate_fn emulate, const void *params,
+                             int expect, const char *label) {
+    apo__cuda_view views[4];
+    const size_t n = chunk_views(rows, cols, tile, views);
+    for (size_t i = 0; i < n; i++) {
+        apo__cuda_view v = views[i];
+        double *y = input_for_view(x, rows, cols, &v, halo);
+        double *got[3];
+        for (int o = 0; o < 3; o++)
+            got[o] = poisoned(rows * cols);
+        v.x = y;
+        v.cols = cols;
+        v.out_cols = cols;
+        for (int o = 0; o < 3; o++)
+            v.out[o] = got[o];
+        const int ran = emulate(&v, params);
+        cr_assert_eq(ran, expect, "%s: ran variant %d, expected %d", label, ran, expect);
+        char what[128];
+        for (int o = 0; o < 3; o++) {
+            snprintf(what, sizeof what, "%s output %d", label, o);
+            check_outputs(ref[o], got[o], rows, cols, &v, what);
+            free(got[o]);
+        }
+        free(y);
+    }
+}
+
 /* ---- bollinger ------------------------------------------------------------------------- */
+
+typedef struct bollinger_params {
+    size_t period;
+    double up, dn;
+} bollinger_params;
+
+static int emulate_bollinger(const apo__cuda_view *v, const void *params) {
+    const bollinger_params *p = params;
+    return apo__emulate_bollinger(v, p->period, p->up, p->dn);
+}
 
 static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile, double up,
                            double dn, input_kind kind, int expect) {
@@ -192,31 +238,12 @@ static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile,
             apo__cpu_bollinger_tile(x + off, cols, b, e, period, up, dn, ref[0] + off, ref[1] + off,
                                     ref[2] + off);
         }
-    apo__cuda_view views[4];
-    const size_t n = chunk_views(rows, cols, tile, views);
-    for (size_t i = 0; i < n; i++) {
-        apo__cuda_view v = views[i];
-        double *y = input_for_view(x, rows, cols, &v, period - 1);
-        double *got[3];
-        for (int o = 0; o < 3; o++)
-            got[o] = poisoned(rows * cols);
-        v.x = y;
-        v.cols = cols;
-        v.out_cols = cols;
-        for (int o = 0; o < 3; o++)
-            v.out[o] = got[o];
-        const int ran = apo__emulate_bollinger(&v, period, up, dn);
-        cr_assert_eq(ran, expect, "bollinger(%zu): ran variant %d, expected %d", period, ran,
-                     expect);
-        char what[96];
-        for (int o = 0; o < 3; o++) {
-            snprintf(what, sizeof what, "bollinger(%zu, %g, %g) %zux%zu input %d output %d", period,
-                     up, dn, rows, cols, (int)kind, o);
-            check_outputs(ref[o], got[o], rows, cols, &v, what);
-            free(got[o]);
-        }
-        free(y);
-    }
+    const bollinger_params params = {period, up, dn};
+    char label[96];
+    snprintf(label, sizeof label, "bollinger(%zu, %g, %g) %zux%zu input %d", period, up, dn, rows,
+             cols, (int)kind);
+    check_every_view(x, ref, rows, cols, tile, period - 1, emulate_bollinger, &params, expect,
+                     label);
     for (int o = 0; o < 3; o++)
         free(ref[o]);
     free(x);
@@ -260,6 +287,15 @@ Test(cuda_staging, bollinger_staged_keeps_the_bits_of_huge_magnitudes_and_nbdev_
 
 /* ---- macd ------------------------------------------------------------------------------ */
 
+typedef struct macd_params {
+    size_t fast, slow, signal;
+} macd_params;
+
+static int emulate_macd(const apo__cuda_view *v, const void *params) {
+    const macd_params *p = params;
+    return apo__emulate_macd(v, p->fast, p->slow, p->signal);
+}
+
 static void macd_case(size_t rows, size_t cols, size_t fast, size_t slow, size_t signal,
                       size_t tile, input_kind kind) {
     double *x = make_input(rows, cols, kind, 200 + slow);
@@ -273,30 +309,12 @@ static void macd_case(size_t rows, size_t cols, size_t fast, size_t slow, size_t
             apo__cpu_macd_tile(x + off, cols, b, e, fast, slow, signal, ref[0] + off, ref[1] + off,
                                ref[2] + off);
         }
-    const size_t halo = apo__macd_warmup(fast, slow, signal);
-    apo__cuda_view views[4];
-    const size_t n = chunk_views(rows, cols, tile, views);
-    for (size_t i = 0; i < n; i++) {
-        apo__cuda_view v = views[i];
-        double *y = input_for_view(x, rows, cols, &v, halo);
-        double *got[3];
-        for (int o = 0; o < 3; o++)
-            got[o] = poisoned(rows * cols);
-        v.x = y;
-        v.cols = cols;
-        v.out_cols = cols;
-        for (int o = 0; o < 3; o++)
-            v.out[o] = got[o];
-        cr_assert_eq(apo__emulate_macd(&v, fast, slow, signal), APO_EMULATED_STAGED);
-        char what[96];
-        for (int o = 0; o < 3; o++) {
-            snprintf(what, sizeof what, "macd(%zu, %zu, %zu) %zux%zu input %d output %d", fast,
-                     slow, signal, rows, cols, (int)kind, o);
-            check_outputs(ref[o], got[o], rows, cols, &v, what);
-            free(got[o]);
-        }
-        free(y);
-    }
+    const macd_params params = {fast, slow, signal};
+    char label[96];
+    snprintf(label, sizeof label, "macd(%zu, %zu, %zu) %zux%zu input %d", fast, slow, signal, rows,
+             cols, (int)kind);
+    check_every_view(x, ref, rows, cols, tile, apo__macd_warmup(fast, slow, signal), emulate_macd,
+                     &params, APO_EMULATED_STAGED, label);
     for (int o = 0; o < 3; o++)
         free(ref[o]);
     free(x);

@@ -6,7 +6,8 @@
  *
  *   test_mpi bitwise   every built-in kernel and a user kernel, rows and time splits, several
  *                      ratios: outputs bitwise equal to a run of rank 0 alone, and the
- *                      long-double reference agrees within the kernels' accuracy
+ *                      long-double reference agrees within the kernels' accuracy; ragged rows
+ *                      (with a sweep too) equal to rank 0 alone
  *   test_mpi balance   ranks of different simulated speeds (virtual clock): online
  *                      refinement gives each rank a share in proportion to its speed
  *   test_mpi lost      a rank whose devices all fail, then a rank that stops answering: the
@@ -111,10 +112,13 @@ typedef struct job {
     apo_param params[2];
 } job;
 
-static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols) {
+/* A job of `kernel` over rows x cols, with the sets of `sweep` when it is not NULL. */
+static void job_init_sweep(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
+                           const apo_sweep *sweep) {
     memset(j, 0, sizeof *j);
     apo_workload w = APO_WORKLOAD_INIT;
     j->w = w;
+    j->w.sweep = sweep;
     j->w.kernel = kernel;
     j->w.rows = rows;
     j->w.cols = cols;
@@ -140,6 +144,10 @@ static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, s
         j->lens[o] = orows * ocols;
         j->outputs[o] = malloc(j->lens[o] * sizeof(double));
     }
+}
+
+static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols) {
+    job_init_sweep(j, rt, kernel, rows, cols, NULL);
 }
 
 /* Poisons the outputs (a value no kernel produces) and runs the job. */
@@ -196,13 +204,13 @@ static void check_bollinger_reference(const job *j) {
 }
 
 static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *kernel, size_t rows,
-                         size_t cols, apo_split split) {
+                         size_t cols, apo_split split, const apo_sweep *sweep) {
     job ref, got;
-    job_init(&ref, alone, kernel, rows, cols);
-    job_init(&got, joined, kernel, rows, cols);
+    job_init_sweep(&ref, alone, kernel, rows, cols, sweep);
+    job_init_sweep(&got, joined, kernel, rows, cols, sweep);
     ref.w.split = got.w.split = split;
     CHECK(job_run(&ref, alone, NULL) == APO_OK, "%s alone: %s", kernel, apo_last_error());
-    if (strcmp(kernel, "bollinger") == 0)
+    if (strcmp(kernel, "bollinger") == 0 && sweep == NULL)
         check_bollinger_reference(&ref);
 
     size_t n = 0;
@@ -230,6 +238,49 @@ static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *ke
             size_t diff = bitwise_diff(&ref, &got, o);
             CHECK(diff == 0, "%s %zux%zu split %s variant %d: output %zu differs at %zu of %zu",
                   kernel, rows, cols, apo_split_name(split), variant, o, diff, ref.lens[o]);
+        }
+    }
+    job_free(&ref);
+    job_free(&got);
+}
+
+/* Ragged rows (apo_workload.row_lengths): a rank gets each row's tiles as a task of that
+ * row's own call, so its bits are rank 0's alone (test_ragged.c shows those equal each
+ * series' single call), under every ratio variant, with or without a sweep. */
+static void ragged_case(apo_runtime *joined, apo_runtime *alone, const char *kernel,
+                        apo_split split, const apo_sweep *sweep) {
+    static const size_t lengths[] = {5000, 300, 4097};
+    job ref, got;
+    job_init_sweep(&ref, alone, kernel, 3, 5000, sweep);
+    job_init_sweep(&got, joined, kernel, 3, 5000, sweep);
+    ref.w.row_lengths = got.w.row_lengths = lengths;
+    ref.w.split = got.w.split = split;
+    CHECK(job_run(&ref, alone, NULL) == APO_OK, "ragged %s alone: %s", kernel, apo_last_error());
+    size_t n = 0;
+    apo_device_count(joined, &n);
+    double ratios[APO_MAX_DEVICES];
+    /* Equal; skewed; nothing on rank 0's own cpu. */
+    for (int variant = 0; variant < 3; variant++) {
+        for (size_t d = 0; d < n; d++)
+            ratios[d] = variant == 0   ? 1.0
+                        : variant == 1 ? 1.0 + 3.0 * (double)d
+                                       : (d == 0 ? 0.0 : 1.0);
+        got.w.ratios = ratios;
+        got.w.n_ratios = n;
+        apo_report report = APO_REPORT_INIT;
+        CHECK(job_run(&got, joined, &report) == APO_OK, "ragged %s variant %d: %s", kernel, variant,
+              apo_last_error());
+        size_t rank_elements = 0;
+        for (size_t d = 0; d < report.n_devices; d++)
+            if (report.devices[d].kind == APO_DEVICE_RANK)
+                rank_elements += report.devices[d].elements;
+        CHECK(rank_elements > 0, "ragged %s variant %d: the ranks computed nothing", kernel,
+              variant);
+        for (size_t o = 0; o < got.w.n_outputs; o++) {
+            size_t diff = bitwise_diff(&ref, &got, o);
+            CHECK(diff == 0, "ragged %s split %s variant %d%s: output %zu differs at %zu of %zu",
+                  kernel, apo_split_name(split), variant, sweep != NULL ? " swept" : "", o, diff,
+                  ref.lens[o]);
         }
     }
     job_free(&ref);
@@ -265,10 +316,30 @@ static void scenario_bitwise(int rank) {
     register_diff5(alone);
     const char *kernels[] = {"bollinger", "macd", "returns_stats", "bootstrap", "diff5"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-        bitwise_case(rt, alone, kernels[k], 1, 100003, APO_SPLIT_TIME);
-        bitwise_case(rt, alone, kernels[k], 37, 2501, APO_SPLIT_ROWS);
-        bitwise_case(rt, alone, kernels[k], 5, 9000, APO_SPLIT_TIME);
+        bitwise_case(rt, alone, kernels[k], 1, 100003, APO_SPLIT_TIME, NULL);
+        bitwise_case(rt, alone, kernels[k], 37, 2501, APO_SPLIT_ROWS, NULL);
+        bitwise_case(rt, alone, kernels[k], 5, 9000, APO_SPLIT_TIME, NULL);
     }
+    /* Sweeps: a rank gets each set's tiles as a task of that set's call, and a share may
+     * start and end inside a set. The cpu alone's sweep is the reference (test_sweep.c
+     * shows it equals the per-set calls). */
+    const double periods[] = {5, 20, 61}, widths[] = {1, 2.5};
+    const apo_sweep_param bands[] = {{"period", periods, 3}, {"nbdev_up", widths, 2}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = bands;
+    sweep.n_grid = 2;
+    bitwise_case(rt, alone, "bollinger", 1, 50001, APO_SPLIT_TIME, &sweep);
+    bitwise_case(rt, alone, "bollinger", 13, 3001, APO_SPLIT_ROWS, &sweep);
+    const double signals[] = {3, 9, 17};
+    const apo_sweep_param macd_grid[] = {{"signal", signals, 3}};
+    sweep.grid = macd_grid;
+    sweep.n_grid = 1;
+    bitwise_case(rt, alone, "macd", 4, 20000, APO_SPLIT_TIME, &sweep);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        ragged_case(rt, alone, kernels[k], APO_SPLIT_TIME, NULL);
+        ragged_case(rt, alone, kernels[k], APO_SPLIT_ROWS, NULL);
+    }
+    ragged_case(rt, alone, "macd", APO_SPLIT_TIME, &sweep);
     apo_runtime_destroy(alone);
     apo_runtime_destroy(rt);
 }
@@ -276,6 +347,26 @@ static void scenario_bitwise(int rank) {
 /* ---- balance ----------------------------------------------------------------------------- */
 
 static double rank_rate(int rank) { return 1e7 * (double)(1 << rank); }
+
+/* Whether the runtime holds a model entry (profiled, learnt or forced) for `tag`. */
+static int has_entry(apo_runtime *rt, const char *tag) {
+    size_t n = 0;
+    CHECK(apo_profile_entry_count(rt, &n) == APO_OK, "%s", apo_last_error());
+    for (size_t i = 0; i < n; i++) {
+        apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
+        if (apo_profile_entry_get(rt, i, &e) == APO_OK && strcmp(e.tag, tag) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The models a rank learns go by the caller's tag, and a call that does not learn moves
+ * none of them, on rank 0 or on the serving ranks. */
+static void check_learnt_tags(apo_runtime *rt, int rank) {
+    CHECK(has_entry(rt, "heard"), "rank %d learnt nothing under the calls' tag \"heard\"", rank);
+    CHECK(!has_entry(rt, "quiet"), "rank %d learnt from calls that do not learn", rank);
+    CHECK(!has_entry(rt, "bollinger"), "rank %d learnt under the kernel's name, not the tag", rank);
+}
 
 static void scenario_balance(int rank) {
     char devices[128];
@@ -285,6 +376,7 @@ static void scenario_balance(int rank) {
     apo_cluster_info_get(rt, &info);
     if (info.role == APO_CLUSTER_SERVER) {
         CHECK(apo_cluster_serve(rt) == APO_OK, "serve: %s", apo_last_error());
+        check_learnt_tags(rt, rank);
         apo_runtime_destroy(rt);
         return;
     }
@@ -294,6 +386,13 @@ static void scenario_balance(int rank) {
     job_init(&j, rt, "bollinger", 1, 2000000);
     j.w.split = APO_SPLIT_TIME;
     apo_report report = APO_REPORT_INIT;
+    /* Calls that do not learn first: they must leave no model behind anywhere. */
+    j.w.tag = "quiet";
+    j.w.learn = APO_SWITCH_OFF;
+    for (int call = 0; call < 2; call++)
+        CHECK(job_run(&j, rt, &report) == APO_OK, "quiet call %d: %s", call, apo_last_error());
+    j.w.tag = "heard";
+    j.w.learn = APO_SWITCH_UNSET;
     for (int call = 0; call < 8; call++)
         CHECK(job_run(&j, rt, &report) == APO_OK, "call %d: %s", call, apo_last_error());
     double total_rate = 0;
@@ -311,6 +410,7 @@ static void scenario_balance(int rank) {
               got, want);
     }
     CHECK(report.balance_efficiency > 0.9, "balance efficiency %.3f", report.balance_efficiency);
+    check_learnt_tags(rt, 0);
     job_free(&j);
     apo_runtime_destroy(rt);
 }

@@ -91,6 +91,7 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
     snprintf(ts->tag, sizeof ts->tag, "%s", e->tag);
     ts->sample_size = e->sample_size;
     ts->runs = e->runs;
+    ts->calls_since_probe = e->calls_since_probe;
     if (e->origin == APO_ORIGIN_FORCED || e->origin == APO_ORIGIN_THREADX) {
         double sum = 0;
         for (size_t d = 0; d < b->n_devices; d++) {
@@ -117,9 +118,10 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
                 return -1;
             }
             model_use use = uses[d] = stored_model_use(b, d, s);
-            if (use == MODEL_USED)
+            if (use == MODEL_USED) {
                 apo__stored_model_get(&ts->models[d], s);
-            else if (use != MODEL_NONE && refused == SIZE_MAX)
+                ts->idle_calls[d] = s->idle_calls;
+            } else if (use != MODEL_NONE && refused == SIZE_MAX)
                 refused = d;
             with_model += ts->models[d].valid;
         }
@@ -465,6 +467,7 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
                               : APO_ORIGIN_PROFILE;
     e->sample_size = ts->sample_size;
     e->runs = ts->runs;
+    e->calls_since_probe = ts->calls_since_probe;
     apo__timestamp_format((double)time(NULL), e->updated_at, sizeof e->updated_at);
 
     for (size_t d = 0; d < b->n_devices; d++) {
@@ -483,6 +486,7 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
         snprintf(s->label, sizeof s->label, "%s", dev->label);
         snprintf(s->config, sizeof s->config, "%s", dev->config);
         apo__stored_model_put(s, &ts->models[d]);
+        s->idle_calls = ts->idle_calls[d];
         s->ratio = ts->forced ? ts->ratios[d] : NAN;
     }
     if (ts->forced) {

@@ -47,25 +47,37 @@ typedef struct apo__call {
      * device that computed the tile (kernel->count_nonfinite), or APO_NONFINITE_UNCHECKED.
      * NULL: not counted in this call. */
     uint64_t *nonfinite;
-    /* A sweep (apo_workload.sweep), or NULL. Its tiles are those of its sets' own calls laid
-     * end to end, set by set; the fields above then describe the first set run, except
-     * `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole call's). */
+    /* A sweep (apo_workload.sweep) or a ragged call (apo_workload.row_lengths), or NULL.
+     * Its tiles are those of its pieces' own calls laid end to end (apo__call_sets); the
+     * fields above then describe the first piece, except `rows`, `cols` (the workload's),
+     * `inputs`, `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole
+     * call's). */
     apo__call_sets *sets;
+    /* The workload tag the call learns under (NULL: none resolved yet) and whether it learns:
+     * passed on to serving ranks, whose own models then follow the caller's choice. */
+    const char *tag;
+    int learn;
 } apo__call;
 
-/* The sets a sweep call runs: sets[s] is exactly the call of set first + s alone (its
- * parameters, grid, its part of the outputs, partials and counts), and its tiles are the
- * sweep call's tiles [offset[s], offset[s + 1]). */
+/* The pieces a sweep or ragged call runs, each exactly a call of its own: without ragged
+ * rows, one per set run (set first + s alone: its parameters, grid, its part of the
+ * outputs, partials and counts); with them, one per set run and row, set-major (piece
+ * s * rows + r is row r's series alone, of its own length, with set first + s). Piece p's
+ * tiles are the call's tiles [offset[p], offset[p + 1]). */
 struct apo__call_sets {
-    size_t n;                       /* sets run */
-    size_t first;                   /* the sweep's index of sets[0] */
-    size_t total;                   /* sets in the sweep */
-    apo__call *sets;                /* n calls */
-    uint64_t *offset;               /* n + 1 tile offsets */
-    double *(*outputs)[APO_MAX_IO]; /* n arrays of output pointers, for sets[s].outputs */
+    size_t n;                                /* pieces: n_sets, times rows when ragged */
+    size_t n_sets;                           /* sets run (1 without a sweep) */
+    size_t first;                            /* the sweep's index of the first set run */
+    size_t total;                            /* sets in the sweep (1 without a sweep) */
+    int ragged;                              /* one piece per row (apo_workload.row_lengths) */
+    apo__call *sets;                         /* n calls, the pieces */
+    uint64_t *offset;                        /* n + 1 tile offsets */
+    double *(*outputs)[APO_MAX_IO];          /* n arrays of output pointers, for sets[p].outputs */
+    const double *(*row_inputs)[APO_MAX_IO]; /* ragged: rows arrays of input pointers */
 };
 
-/* The set of a sweep call holding tile g (g < tiles), by bisection of the offsets. */
+/* The piece of a sweep or ragged call holding tile g (g < tiles), by bisection of the
+ * offsets. */
 static inline size_t apo__call_set_of(const apo__call_sets *sets, uint64_t g) {
     size_t lo = 0, hi = sets->n;
     while (hi - lo > 1) {

@@ -4,18 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/c_number.h"
 #include "base/error.h"
 #include "catalog/params.h"
 
-/* The shortest of %.15g, %.16g and %.17g that reads back to v, for messages: a bound of 1e300
- * prints as 1e+300, not as 1.0000000000000001e+300. (profiles/text.c has the same search for
- * the files it writes, in a room this one may not include.) */
+/* v as the shortest text that reads back to it, for messages (1e+300, not
+ * 1.0000000000000001e+300). */
 static const char *shortest(double v, char *buf, size_t size) {
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(buf, size, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
+    apo__format_shortest(buf, size, v);
     return buf;
 }
 

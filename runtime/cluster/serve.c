@@ -74,6 +74,7 @@ static int make_call(apo__registry *reg, const apo__task_header *h, apo__call *c
     call->rows = (size_t)h->rows;
     call->cols = (size_t)h->cols;
     call->seed = h->seed;
+    call->learn = h->learn != 0;
     memcpy(call->params, h->params, sizeof call->params);
     if (h->n_params != k->n_params || h->n_inputs != k->n_inputs) {
         snprintf(why, why_size,

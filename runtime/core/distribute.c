@@ -20,6 +20,7 @@
 #include "core/merge_tree.h"
 #include "core/nonfinite_count.h"
 #include "core/plan.h"
+#include "core/ragged.h"
 #include "core/runtime.h"
 #include "core/sweep.h"
 #ifdef APO_HAVE_CUDA
@@ -336,7 +337,7 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
     r->tile = call->tile;
     r->tiles = call->tiles;
     r->elements = apo__tiles_elements(call, 0, call->tiles);
-    r->sets = call->sets != NULL ? call->sets->n : 1;
+    r->sets = call->sets != NULL ? call->sets->n_sets : 1;
     r->first_set = call->sets != NULL ? call->sets->first : 0;
     r->sweep_sets = call->sets != NULL ? call->sets->total : 1;
     r->makespan_ms = makespan_s * 1e3;
@@ -486,16 +487,17 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     /* Counted only for a report, which is where the count goes; released by the caller. */
     if (report != NULL && (st = apo__nonfinite_start(call)) != APO_OK)
         return st;
-    apo__sweep_bind(call);
-
     run_state s;
     memset(&s, 0, sizeof s);
     s.rt = rt;
     s.call = call;
     if (apo__workload_tag(w, call, &s.tag) != APO_OK)
         s.tag = NULL;
+    call->tag = s.tag;
+    call->learn = learn;
+    apo__sweep_bind(call);
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
-             call->kernel->name, call->sets != NULL ? call->sets->n : (size_t)1, call->rows,
+             call->kernel->name, call->sets != NULL ? call->sets->n_sets : (size_t)1, call->rows,
              call->cols, (unsigned long long)call->tiles, apo_split_name(p.axis));
 
     double t0 = apo__now();
@@ -519,6 +521,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     } else if (call->kernel->partial_len > 0) {
         reduce_rows(call);
     }
+    apo__ragged_fill_tails(call);
     double wall_s = apo__now() - t0;
     if (learn)
         learn_from_call(rt, w, &s);
@@ -557,13 +560,18 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
     apo_status st = apo__resolve_call(rt, w, &call, 1);
     if (st != APO_OK)
         return st;
-    /* Arrays in GPU memory would need each set's block staged and gathered on the GPUs,
-     * which no sweep does yet (docs/api.md, "Sweeps"). */
+    /* Arrays in GPU memory would need each set's block (each ragged row) staged and
+     * gathered on the GPUs, which no sweep or ragged call does yet (docs/api.md, "Sweeps",
+     * "Ragged rows"). */
     if (call.sets != NULL && (where->in_gpu >= 0 || where->out_gpu >= 0)) {
+        const int ragged = call.sets->ragged;
         apo__sweep_release(&call);
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "%s: a sweep cannot run on arrays in GPU memory "
-                         "(apo_distribute_workload_cuda); give host arrays, or one set per call",
+                         ragged ? "%s: ragged rows (row_lengths) cannot run on arrays in GPU "
+                                  "memory (apo_distribute_workload_cuda); give host arrays"
+                                : "%s: a sweep cannot run on arrays in GPU memory "
+                                  "(apo_distribute_workload_cuda); give host arrays, or one set "
+                                  "per call",
                          w->kernel);
     }
     /* The tag is checked whatever the ratios: a call learns under it. */
@@ -634,7 +642,8 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     }
     if (st != APO_OK)
         return st;
-    observe_run(rt, tag, total, &s);
+    if (call->learn)
+        observe_run(rt, tag, total, &s);
     result->modelled = modelled;
     result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;
     return APO_OK;

@@ -113,8 +113,9 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
     if (st != APO_OK)
         return st;
     /* A sweep checks each of its sets instead: the values not swept alone need not make a
-     * valid set (a default period longer than cols, swept shorter). */
-    if (w->sweep == NULL && k->validate != NULL) {
+     * valid set (a default period longer than cols, swept shorter). Ragged rows are checked
+     * row by row, each as a call of that row alone (core/ragged.h). */
+    if (w->sweep == NULL && w->row_lengths == NULL && k->validate != NULL) {
         char err[256];
         st = k->validate(k, call->params, w->rows, w->cols, err, sizeof err);
         if (st != APO_OK)
@@ -188,12 +189,12 @@ apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const
 
 /* Whether device i could run the call: it must be able to run the kernel (a GPU needs the
  * kernel's CUDA implementation), and a call on device-resident arrays runs on GPUs only.
- * A sweep runs on the host devices (cpu, sim): GPUs and ranks take part in none yet
- * (docs/api.md, "Sweeps"). */
+ * A sweep or a ragged call runs on the host devices (cpu, sim) and on ranks, which get
+ * each piece's tiles (a set's, a ragged row's) as a task of that piece's own call; GPUs
+ * take part in none yet (docs/api.md, "Sweeps" and "Ragged rows"). */
 static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
     const apo__device *dev = &rt->devices[i];
-    if (call->sets != NULL &&
-        (dev->info.kind == APO_DEVICE_CUDA || dev->info.kind == APO_DEVICE_RANK))
+    if (call->sets != NULL && dev->info.kind == APO_DEVICE_CUDA)
         return 0;
     if (call->in_gpu >= 0 || call->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
@@ -232,13 +233,15 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
         for (size_t i = 0; i < n; i++)
             if (device_capable(rt, call, i))
                 return all_quarantined(rt, call);
-        return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
-                         call->kernel->name,
-                         call->in_gpu >= 0 || call->out_gpu >= 0
-                             ? " on device-resident arrays (only GPUs with the kernel's CUDA "
-                               "implementation can)"
-                         : call->sets != NULL ? " as a sweep (only cpu and sim devices run sweeps)"
-                                              : "");
+        return apo__fail(
+            APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s", call->kernel->name,
+            call->in_gpu >= 0 || call->out_gpu >= 0
+                ? " on device-resident arrays (only GPUs with the kernel's CUDA "
+                  "implementation can)"
+            : call->sets != NULL && call->sets->ragged
+                ? " with ragged rows (only cpu, sim and rank devices run row_lengths)"
+            : call->sets != NULL ? " as a sweep (only cpu, sim and rank devices run sweeps)"
+                                 : "");
     }
     for (size_t i = 0; i < n; i++) {
         if (sum > 0)
@@ -254,17 +257,20 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
 static uint64_t unit_count(const apo__call *call, apo_split axis) {
     if (axis != APO_SPLIT_ROWS)
         return call->tiles;
-    return call->sets != NULL ? (uint64_t)call->sets->n * call->rows : call->rows;
+    return call->sets != NULL ? (uint64_t)call->sets->n_sets * call->rows : call->rows;
 }
 
 /* The first tile of unit u (u <= unit_count()): a row's first tile, or tile u. A sweep's
- * rows go set by set, each in its set's grid. */
+ * rows go set by set, each in its set's grid; ragged rows each in their own. */
 static uint64_t unit_first_tile(const apo__call *call, apo_split axis, uint64_t u) {
     if (axis != APO_SPLIT_ROWS)
         return u;
     const apo__call_sets *sets = call->sets;
     if (sets == NULL)
         return u * call->tiles_per_row;
+    /* Ragged rows are one piece each. */
+    if (sets->ragged)
+        return sets->offset[u < sets->n ? u : sets->n];
     uint64_t s = u / call->rows;
     if (s >= sets->n)
         return sets->offset[sets->n];
@@ -282,7 +288,8 @@ static void lay_out(const apo__call *call, apo_split axis, size_t n, const uint6
     }
 }
 
-/* Whether every row of the call is a single tile (of every set run, for a sweep). */
+/* Whether every row of the call is a single tile (of every piece, for a sweep or ragged
+ * rows). */
 static int single_tile_rows(const apo__call *call) {
     if (call->sets == NULL)
         return call->tiles_per_row == 1;
@@ -290,6 +297,41 @@ static int single_tile_rows(const apo__call *call) {
         if (call->sets->sets[s].tiles_per_row != 1)
             return 0;
     return 1;
+}
+
+/* Ragged rows differ in length, so whole rows are shared out by their elements rather than
+ * their number: each device's run of rows ends where the elements before it come nearest
+ * its cumulative share (a row goes to the run whose target passes its midpoint), and the
+ * last device with a share takes the rest. Devices without a share get no row. */
+static void ragged_row_counts(const apo__call *call, const double *weights, size_t n,
+                              uint64_t *counts) {
+    const apo__call_sets *sets = call->sets;
+    const double total = (double)apo__tiles_elements(call, 0, call->tiles);
+    size_t last = 0;
+    for (size_t i = 0; i < n; i++)
+        if (weights[i] > 0)
+            last = i;
+    double share = 0, before = 0;
+    uint64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        counts[i] = 0;
+        if (!(weights[i] > 0))
+            continue;
+        share += weights[i];
+        uint64_t end = next;
+        if (i == last)
+            end = sets->n;
+        else
+            for (; end < sets->n; end++) {
+                const apo__call *row = &sets->sets[end];
+                const double e = (double)apo__tiles_elements(row, 0, row->tiles);
+                if (before + e / 2 > share * total)
+                    break;
+                before += e;
+            }
+        counts[i] = end - next;
+        next = end;
+    }
 }
 
 /* Exploration: gives each device marked in `probe` (apo__balance_shares) that takes part
@@ -402,7 +444,10 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
 
     uint64_t units = unit_count(call, p->axis);
     uint64_t counts[APO_MAX_DEVICES];
-    apo__largest_remainder(p->weights, n, units, counts);
+    if (p->axis == APO_SPLIT_ROWS && call->sets != NULL && call->sets->ragged)
+        ragged_row_counts(call, p->weights, n, counts);
+    else
+        apo__largest_remainder(p->weights, n, units, counts);
     lay_out(call, p->axis, n, counts, p);
     if (tag != NULL && add_probes(rt, call, probe, units, p->axis, counts, p))
         apo__balance_probed(&rt->balance, tag);
@@ -428,7 +473,7 @@ apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_in
     out->split_axis = p.axis;
     out->predicted_ms = p.predicted_s * 1e3;
     out->elements = apo__tiles_elements(&call, 0, call.tiles);
-    out->sets = call.sets != NULL ? call.sets->n : 1;
+    out->sets = call.sets != NULL ? call.sets->n_sets : 1;
     out->first_set = call.sets != NULL ? call.sets->first : 0;
     out->sweep_sets = call.sets != NULL ? call.sets->total : 1;
     out->n_devices = rt->n_devices;

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "catalog/call_span.h"
 #include "catalog/params.h"
+#include "core/ragged.h"
 #include "core/sweep.h"
 
 /* The swept parameters as the two forms give them. */
@@ -127,6 +128,9 @@ static apo_status resolve_set(const apo_workload *w, const apo__kernel *k, const
         snprintf(err, sizeof err, "%s", apo_last_error());
         return apo__fail(st, "sweep set %zu: %s", s, err);
     }
+    /* Ragged rows are checked row by row, each as a call of that row alone. */
+    if (w->row_lengths != NULL)
+        return apo__ragged_check_rows(w, k, params, s);
     if (k->validate != NULL) {
         st = k->validate(k, params, w->rows, w->cols, err, sizeof err);
         if (st != APO_OK)
@@ -136,7 +140,7 @@ static apo_status resolve_set(const apo_workload *w, const apo__kernel *k, const
 }
 
 size_t apo__call_output_rows(const apo__call *call) {
-    return call->sets != NULL ? call->sets->n * call->rows : call->rows;
+    return call->sets != NULL ? call->sets->n_sets * call->rows : call->rows;
 }
 
 /* Every set must give each output the shape of set 0's: the outputs are one block per set. */
@@ -154,62 +158,117 @@ static apo_status check_shape(const apo__kernel *k, const double *params, const 
     return APO_OK;
 }
 
-apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
-    call->sets = NULL;
+/* The sweep's sets (or the one set of a call without a sweep): checked in form, with the
+ * range run. */
+static apo_status sweep_range(const apo_workload *w, const apo__kernel *k, swept *sp, size_t *first,
+                              size_t *n_run) {
+    *first = 0;
+    *n_run = 1;
+    sp->total = 1;
     if (w->sweep == NULL)
         return APO_OK;
-    const apo__kernel *k = call->kernel;
     const apo_sweep *sw = w->sweep;
-    swept sp = {0};
-    APO_CHECK(check_form(w, k, &sp));
-    if (sw->first_set >= sp.total)
+    APO_CHECK(check_form(w, k, sp));
+    if (sw->first_set >= sp->total)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "%s: apo_sweep.first_set is %zu, but the sweep has %zu sets", k->name,
-                         sw->first_set, sp.total);
-    size_t n_run = sw->n_sets_run != 0 ? sw->n_sets_run : sp.total - sw->first_set;
-    if (n_run > sp.total - sw->first_set)
+                         sw->first_set, sp->total);
+    size_t n = sw->n_sets_run != 0 ? sw->n_sets_run : sp->total - sw->first_set;
+    if (n > sp->total - sw->first_set)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "%s: sets %zu to %zu asked for (first_set + n_sets_run), but the sweep "
                          "has %zu sets",
-                         k->name, sw->first_set, sw->first_set + n_run - 1, sp.total);
+                         k->name, sw->first_set, sw->first_set + n - 1, sp->total);
+    *first = sw->first_set;
+    *n_run = n;
+    return APO_OK;
+}
 
+/* The pieces' storage, zeroed; NULL members on failure (released by apo__sweep_release). */
+static apo__call_sets *alloc_pieces(size_t n, size_t rows_with_inputs) {
     apo__call_sets *sets = calloc(1, sizeof *sets);
-    if (sets != NULL) {
-        sets->sets = calloc(n_run, sizeof *sets->sets);
-        sets->offset = calloc(n_run + 1, sizeof *sets->offset);
-        sets->outputs = calloc(n_run, sizeof *sets->outputs);
+    if (sets == NULL)
+        return NULL;
+    sets->sets = calloc(n, sizeof *sets->sets);
+    sets->offset = calloc(n + 1, sizeof *sets->offset);
+    sets->outputs = calloc(n, sizeof *sets->outputs);
+    if (rows_with_inputs > 0)
+        sets->row_inputs = calloc(rows_with_inputs, sizeof *sets->row_inputs);
+    return sets;
+}
+
+/* Adds the pieces of set s (a run set, at index i among those run) with parameters
+ * `params`: the set's call alone, or each row's call alone for ragged rows. */
+static apo_status add_set_pieces(const apo_workload *w, apo__call *call, size_t i,
+                                 const double *params) {
+    apo__call_sets *sets = call->sets;
+    const size_t per_set = sets->ragged ? call->rows : 1;
+    for (size_t r = 0; r < per_set; r++) {
+        const size_t p = i * per_set + r;
+        apo__call *one = &sets->sets[p];
+        *one = *call;
+        one->sets = NULL;
+        memcpy(one->params, params, sizeof one->params);
+        if (sets->ragged) {
+            one->rows = 1;
+            one->cols = w->row_lengths[r];
+        }
+        apo__call_grid(one);
+        uint64_t at = sets->offset[p];
+        if (one->tiles > UINT64_MAX - at)
+            return apo__fail(APO_ERR_OVERFLOW, "%s: the call's tiles overflow 64 bits",
+                             call->kernel->name);
+        sets->offset[p + 1] = at + one->tiles;
     }
-    if (sets == NULL || sets->sets == NULL || sets->offset == NULL || sets->outputs == NULL) {
-        call->sets = sets;
-        apo__sweep_release(call);
-        return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for a sweep of %zu sets", k->name,
-                         n_run);
-    }
-    sets->n = n_run;
-    sets->first = sw->first_set;
-    sets->total = sp.total;
+    return APO_OK;
+}
+
+apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
+    call->sets = NULL;
+    if (w->sweep == NULL && w->row_lengths == NULL)
+        return APO_OK;
+    const apo__kernel *k = call->kernel;
+    swept sp = {0};
+    size_t first, n_run;
+    APO_CHECK(sweep_range(w, k, &sp, &first, &n_run));
+    const int ragged = w->row_lengths != NULL;
+    const size_t per_set = ragged ? w->rows : 1;
+    if (n_run > SIZE_MAX / sizeof(apo__call) / per_set)
+        return apo__fail(APO_ERR_OVERFLOW,
+                         "%s: %zu sets x %zu ragged rows, one call each, overflow size_t", k->name,
+                         n_run, w->rows);
+    const size_t n = n_run * per_set;
+    apo__call_sets *sets = alloc_pieces(n, ragged ? w->rows : 0);
     call->sets = sets;
+    if (sets == NULL || sets->sets == NULL || sets->offset == NULL || sets->outputs == NULL ||
+        (ragged && sets->row_inputs == NULL)) {
+        apo__sweep_release(call);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                         "%s: no memory for a call of %zu pieces (%zu sets x %zu rows)", k->name, n,
+                         n_run, per_set);
+    }
+    sets->n = n;
+    sets->n_sets = n_run;
+    sets->first = first;
+    sets->total = sp.total;
+    sets->ragged = ragged;
 
     /* Every set is checked, those outside the range run too: a sweep run in pieces is
      * refused or accepted as a whole. */
     apo_status st = APO_OK;
     double params0[APO_MAX_PARAMS], params[APO_MAX_PARAMS];
     for (size_t s = 0; s < sp.total && st == APO_OK; s++) {
-        st = resolve_set(w, k, &sp, s, s == 0 ? params0 : params);
+        double *set_params = s == 0 ? params0 : params;
+        if (w->sweep != NULL)
+            st = resolve_set(w, k, &sp, s, set_params);
+        else {
+            memcpy(set_params, call->params, sizeof params0);
+            st = apo__ragged_check_rows(w, k, set_params, SIZE_MAX);
+        }
         if (st == APO_OK && s > 0)
             st = check_shape(k, params, params0, s, w->cols);
-        if (st != APO_OK || s < sets->first || s >= sets->first + n_run)
-            continue;
-        apo__call *one = &sets->sets[s - sets->first];
-        *one = *call;
-        one->sets = NULL;
-        memcpy(one->params, s == 0 ? params0 : params, sizeof one->params);
-        apo__call_grid(one);
-        uint64_t at = sets->offset[s - sets->first];
-        if (one->tiles > UINT64_MAX - at)
-            st = apo__fail(APO_ERR_OVERFLOW, "%s: the sweep's tiles overflow 64 bits", k->name);
-        else
-            sets->offset[s - sets->first + 1] = at + one->tiles;
+        if (st == APO_OK && s >= first && s < first + n_run)
+            st = add_set_pieces(w, call, s - first, set_params);
     }
     for (size_t o = 0; o < k->n_outputs && st == APO_OK; o++) {
         size_t oc = k->output_cols(k, params0, w->cols, o);
@@ -222,14 +281,14 @@ apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
         apo__sweep_release(call);
         return st;
     }
-    /* The call describes its first set, and counts every set's tiles. */
-    const apo__call *first = &sets->sets[0];
-    memcpy(call->params, first->params, sizeof call->params);
-    call->axis_len = first->axis_len;
-    call->tile = first->tile;
-    call->tiles_per_row = first->tiles_per_row;
-    call->unit_work = first->unit_work;
-    call->tiles = sets->offset[n_run];
+    /* The call describes its first piece, and counts every piece's tiles. */
+    const apo__call *piece0 = &sets->sets[0];
+    memcpy(call->params, piece0->params, sizeof call->params);
+    call->axis_len = piece0->axis_len;
+    call->tile = piece0->tile;
+    call->tiles_per_row = piece0->tiles_per_row;
+    call->unit_work = piece0->unit_work;
+    call->tiles = sets->offset[n];
     return APO_OK;
 }
 
@@ -238,23 +297,32 @@ void apo__sweep_bind(apo__call *call) {
     if (sets == NULL)
         return;
     const apo__kernel *k = call->kernel;
-    for (size_t s = 0; s < sets->n; s++) {
-        apo__call *one = &sets->sets[s];
-        one->inputs = call->inputs;
+    const size_t per_set = sets->ragged ? call->rows : 1;
+    for (size_t r = 0; sets->ragged && r < call->rows; r++)
+        for (size_t i = 0; i < k->n_inputs; i++)
+            sets->row_inputs[r][i] = call->inputs != NULL ? call->inputs[i] + r * call->cols : NULL;
+    for (size_t p = 0; p < sets->n; p++) {
+        apo__call *one = &sets->sets[p];
+        const size_t s = p / per_set, r = p % per_set;
+        one->inputs = sets->ragged ? sets->row_inputs[r] : call->inputs;
         for (size_t o = 0; o < k->n_outputs; o++) {
-            size_t block = call->rows * k->output_cols(k, one->params, call->cols, o);
-            sets->outputs[s][o] = call->outputs != NULL ? call->outputs[o] + s * block : NULL;
+            /* Rows keep the stride of the call's shape, whatever their own length. */
+            size_t stride = k->output_cols(k, one->params, call->cols, o);
+            size_t at = s * call->rows * stride + (sets->ragged ? r * stride : 0);
+            sets->outputs[p][o] = call->outputs != NULL ? call->outputs[o] + at : NULL;
         }
-        one->outputs = sets->outputs[s];
+        one->outputs = sets->outputs[p];
         one->partials =
-            call->partials != NULL ? call->partials + sets->offset[s] * k->partial_len : NULL;
-        one->nonfinite = call->nonfinite != NULL ? call->nonfinite + sets->offset[s] : NULL;
+            call->partials != NULL ? call->partials + sets->offset[p] * k->partial_len : NULL;
+        one->nonfinite = call->nonfinite != NULL ? call->nonfinite + sets->offset[p] : NULL;
         one->in_gpu = call->in_gpu;
         one->out_gpu = call->out_gpu;
         one->gather_resident = call->gather_resident;
         one->wait_events = call->wait_events;
         one->n_wait_events = call->n_wait_events;
         one->rt = call->rt;
+        one->tag = call->tag;
+        one->learn = call->learn;
     }
 }
 
@@ -266,5 +334,6 @@ void apo__sweep_release(apo__call *call) {
     free(sets->sets);
     free(sets->offset);
     free(sets->outputs);
+    free(sets->row_inputs);
     free(sets);
 }

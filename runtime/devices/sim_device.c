@@ -15,11 +15,11 @@
  *   number of its tiles (possibly none) and then fails, so that failover also meets tiles
  *   written by a device that did not finish.
  */
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/c_number.h"
 #include "catalog/call_span.h"
 #include "devices/device.h"
 #include "devices/device_list.h"
@@ -122,19 +122,11 @@ static void sim_close(apo__device *dev) { apo__host_tiles_release(dev); }
 
 static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close};
 
-/* Appends ",NAME=V" with V the shortest of %.15g, %.16g and %.17g that reads back to `v`,
- * with '.' whatever LC_NUMERIC says: the key must be the same text in every process. */
+/* Appends ",NAME=V" with V the shortest text that reads back to `v`, with '.' whatever
+ * LC_NUMERIC says: the key must be the same text in every process. */
 static size_t put_real(char *buf, size_t size, size_t used, const char *name, double v) {
     char num[40];
-    for (int precision = 15; precision <= 17; precision++) {
-        snprintf(num, sizeof num, "%.*g", precision, v);
-        if (strtod(num, NULL) == v)
-            break;
-    }
-    const char *point = localeconv()->decimal_point;
-    char *p = point != NULL && point[0] != '.' && point[0] != '\0' ? strchr(num, point[0]) : NULL;
-    if (p != NULL)
-        *p = '.';
+    apo__format_shortest(num, sizeof num, v);
     int n = snprintf(buf + used, size - used, "%s%s=%s", used ? "," : "", name, num);
     return n < 0 || used + (size_t)n >= size ? size - 1 : used + (size_t)n;
 }

@@ -176,7 +176,7 @@ static apo_status device_from_json(const apo__field_ctx *v, const char *dp, cons
     if (!json_is_object(j))
         return apo__field_invalid(v, jp,
                                   "expected an object (label, config, ratio, latency_ms, "
-                                  "ms_per_melem, samples, online), got "
+                                  "ms_per_melem, samples, idle_calls, online), got "
                                   "%s",
                                   apo__json_describe(j, got, sizeof got));
     device_init(d, id);
@@ -186,6 +186,9 @@ static apo_status device_from_json(const apo__field_ctx *v, const char *dp, cons
     APO_CHECK(apo__get_nonneg(v, j, jp, "latency_ms", &d->latency_ms));
     APO_CHECK(apo__get_nonneg(v, j, jp, "ms_per_melem", &d->ms_per_melem));
     APO_CHECK(apo__get_count(v, j, jp, "samples", 0, APO_PROFILE_COUNT_MAX, &d->samples));
+    uint64_t idle;
+    APO_CHECK(apo__get_count(v, j, jp, "idle_calls", 0, UINT_MAX, &idle));
+    d->idle_calls = (unsigned)idle;
     const json_t *online = json_object_get(j, "online");
     if (online != NULL)
         APO_CHECK(online_from_json(v, jp, online, &d->online));
@@ -226,11 +229,13 @@ static apo_status workload_from_json(const apo__field_ctx *v, const char *tag, c
                                   apo__json_describe(j, got, sizeof got));
     memset(w, 0, sizeof *w);
     snprintf(w->tag, sizeof w->tag, "%s", tag);
-    uint64_t runs;
+    uint64_t runs, since_probe;
     APO_CHECK(apo__get_timestamp(v, j, wp, 0, w->updated_at));
     APO_CHECK(apo__get_count(v, j, wp, "sample_size", 0, APO_PROFILE_COUNT_MAX, &w->sample_size));
     APO_CHECK(apo__get_count(v, j, wp, "runs", 0, UINT_MAX, &runs));
     w->runs = (unsigned)runs;
+    APO_CHECK(apo__get_count(v, j, wp, "calls_since_probe", 0, UINT_MAX, &since_probe));
+    w->calls_since_probe = (unsigned)since_probe;
     APO_CHECK(origin_from_json(v, wp, j, &w->origin));
 
     const json_t *devices = json_object_get(j, "devices");
@@ -385,6 +390,10 @@ json_t *apo__multigpu_to_json(const apo__multigpu *p) {
         apo__put_count(wj, "sample_size", w->sample_size, &failed);
         apo__put_count(wj, "runs", w->runs, &failed);
         apo__put(wj, "source", json_string(origin_names[w->origin]), &failed);
+        /* Exploration's counters, so that they add up over one-call processes (the CLI);
+         * written only when not 0, as a file without them reads. */
+        if (w->calls_since_probe > 0)
+            apo__put_count(wj, "calls_since_probe", w->calls_since_probe, &failed);
         for (size_t d = 0; d < w->n_devices; d++) {
             const apo__stored_device *dev = &w->devices[d];
             json_t *dj = json_object();
@@ -395,6 +404,8 @@ json_t *apo__multigpu_to_json(const apo__multigpu *p) {
             apo__put_real(dj, "latency_ms", dev->latency_ms, &failed);
             apo__put_real(dj, "ms_per_melem", dev->ms_per_melem, &failed);
             apo__put_count(dj, "samples", dev->samples, &failed);
+            if (dev->idle_calls > 0)
+                apo__put_count(dj, "idle_calls", dev->idle_calls, &failed);
             online_to_json(dj, &dev->online, &failed);
             apo__put(devices, dev->id, dj, &failed);
             apo__put_real(ratios, dev->id, dev->ratio, &failed);

@@ -87,6 +87,7 @@ typedef struct apo__stored_device {
     double ms_per_melem;        /* NaN when absent */
     uint64_t samples;
     apo__stored_online online;
+    unsigned idle_calls; /* learning calls of the tag since it last had work (exploration) */
 } apo__stored_device;
 
 typedef struct apo__stored_workload {
@@ -95,6 +96,7 @@ typedef struct apo__stored_workload {
     uint64_t sample_size;               /* 0 when absent */
     unsigned runs;
     apo__entry_origin origin;
+    unsigned calls_since_probe; /* learning calls since the last probe (exploration) */
     size_t n_devices;
     apo__stored_device devices[APO_MAX_DEVICES];
 } apo__stored_workload;

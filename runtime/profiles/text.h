@@ -1,7 +1,7 @@
 /*
  * Text helpers the profile files need everywhere: the caller's `err` buffer, errno as
  * text from any thread, UTF-8 and length checks on strings that become JSON, keys cut
- * short for messages, and numbers written and read with '.' whatever LC_NUMERIC says.
+ * short for messages; and, through base/c_number.h, numbers written and read with '.'.
  * Private to profiles/.
  */
 #ifndef APO_RUNTIME_PROFILES_TEXT_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "base/c_number.h"
 #include "base/error.h"
 
 /* Keys are shown in messages cut to this many bytes, so a hostile key cannot drown them. */
@@ -33,14 +34,5 @@ static inline int apo__fits(const char *s, size_t size) { return strnlen(s, size
 /* Writes `key` for a message: cut to APO_KEY_SHOWN_MAX bytes at a character boundary (with
  * "..."), control characters shown as '?'. */
 void apo__show_key(char *out, size_t size, const char *key);
-
-/* Reads a number written as -?D+(.D+)?(e[+-]?D+)? (what %g writes), and nothing else, with
- * '.' as the decimal point. Returns 0, or -1 (*out untouched) for anything else or a
- * number out of range. */
-int apo__parse_c_double(const char *s, size_t len, double *out);
-
-/* The shortest of %.15g, %.16g and %.17g that reads back to `v` exactly, with '.' as the
- * decimal point. */
-void apo__format_shortest(char *buf, size_t size, double v);
 
 #endif

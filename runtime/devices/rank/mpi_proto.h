@@ -18,7 +18,7 @@
 
 #include "apportion.h"
 
-#define APO_PROTO_VERSION 1u
+#define APO_PROTO_VERSION 2u
 
 enum {
     APO_TAG_HELLO = 101, /* server -> 0: apo__hello, once per server runtime */
@@ -45,6 +45,8 @@ enum { APO_OP_TASK = 1, APO_OP_GOODBYE = 2 };
 typedef struct apo__task_header {
     uint32_t op;
     uint32_t n_params;
+    uint32_t learn; /* the caller's call learns: the server's own models learn from the task */
+    uint32_t reserved;
     uint64_t task_id;
     char kernel[APO_NAME_MAX];
     char tag[APO_TAG_MAX]; /* workload tag: the server's own models learn under it */
