@@ -762,6 +762,21 @@ typedef struct apo_threshold_info {
 APO_EXPORT apo_status apo_threshold_count(apo_runtime *rt, size_t *count);
 APO_EXPORT apo_status apo_threshold_get(apo_runtime *rt, size_t index, apo_threshold_info *info);
 
+/* Adds one measurement to thresholds.json for `function` with `params` on `samples` samples
+ * (a series' length): a CPU time, a GPU time or both, in milliseconds (NaN: that side was not
+ * measured). It is merged into the entry as profiling's timings are (docs/profiles.md,
+ * "Merging"), applied to this runtime (apo_should_use_gpu() sees it) and, profiles on,
+ * written to the file. When `function` names a kernel of this runtime, its parameters are
+ * checked and completed with their defaults, as apo_should_use_gpu() looks them up; any
+ * other name ([A-Za-z0-9_], 1-31 characters) is stored with the parameters given.
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (both times NaN, a time negative or
+ * infinite, a name outside the alphabet, a parameter named twice or named `size`, a value
+ * not finite, a key over 255 bytes), APO_ERR_BAD_PARAM (a kernel's parameter refused),
+ * APO_ERR_OUT_OF_MEMORY, APO_ERR_IO (applied in memory, not stored: the message says why). */
+APO_EXPORT apo_status apo_threshold_record(apo_runtime *rt, const char *function,
+                                           const apo_param *params, size_t n_params,
+                                           uint64_t samples, double cpu_ms, double gpu_ms);
+
 /* ---------------------------------------------------------------------------------------
  * Several machines over MPI (docs/cluster.md)
  *

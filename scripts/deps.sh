@@ -54,6 +54,19 @@ have_cmd pkg-config && have_pc criterion || need+=(libcriterion-dev)
 # Open MPI: ranks of an MPI job as devices, and mpirun for the mpi test suite (docs/cluster.md).
 have_cmd mpirun || need+=(openmpi-bin)
 have_cmd pkg-config && have_pc ompi-c || need+=(libopenmpi-dev)
+# The Python package (python/, docs/python.md), built and tested by scripts/test.sh against
+# Debian's python3: its headers, venv (with ensurepip), meson-python, numpy, and for the
+# tests pandas, pytest and numba.
+debian_python=/usr/bin/python3
+have_py() { [ -x "$debian_python" ] && "$debian_python" -c "$1" >/dev/null 2>&1; }
+have_py 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' ||
+    need+=(python3-dev)
+have_py 'import venv, ensurepip' || need+=(python3-venv)
+have_py 'import mesonpy' || need+=(python3-mesonpy)
+have_py 'import numpy' || need+=(python3-numpy)
+have_py 'import pandas' || need+=(python3-pandas)
+have_py 'import pytest' || need+=(python3-pytest)
+have_py 'import numba' || need+=(python3-numba)
 # libgomp comes with gcc; its header omp.h is in the gcc package on Debian.
 $fuzz && ! have_cmd clang && need+=(clang)
 install "${need[@]}"

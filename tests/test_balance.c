@@ -1008,6 +1008,81 @@ Test(balance, should_use_gpu_interpolates_thresholds, .timeout = 60, .init = mak
     apo_runtime_destroy(rt);
 }
 
+/* ---- apo_threshold_record ------------------------------------------------------------- */
+
+/* The entry of `key`, found by a fresh runtime reading the file: what another process sees. */
+static apo_threshold_info stored_threshold(const char *key) {
+    apo_runtime *rt = runtime("cpu", APO_SWITCH_OFF, 1);
+    size_t n = 0;
+    cr_assert_eq(apo_threshold_count(rt, &n), APO_OK);
+    apo_threshold_info info = APO_THRESHOLD_INFO_INIT;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(apo_threshold_get(rt, i, &info), APO_OK);
+        if (strcmp(info.key, key) == 0) {
+            apo_runtime_destroy(rt);
+            return info;
+        }
+    }
+    apo_runtime_destroy(rt);
+    cr_assert_fail("no entry \"%s\" among %zu", key, n);
+    return info;
+}
+
+Test(balance, recorded_thresholds_are_merged_stored_and_decide, .timeout = 60, .init = make_tmpdir,
+     .fini = remove_tmpdir) {
+    apo_runtime *rt = runtime("cpu", APO_SWITCH_OFF, 1);
+    /* The rows of should_use_gpu_interpolates_thresholds, recorded instead of written; the
+     * middle one in two measurements whose averages are its times (10 = (8 + 12) / 2). */
+    const apo_param period[1] = {{"period", 20}};
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", period, 1, 1000, 0.1, 5.0), APO_OK, "%s",
+                 apo_last_error());
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 100000, 8, 5.5), APO_OK);
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 100000, 12, NAN), APO_OK);
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1000000, 100, 10), APO_OK);
+    /* Defaults completed, so the decision of the in-memory table is the documented one. */
+    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49949), 0);
+    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49950), 1);
+    /* A name that is no kernel is stored as given, with its size. */
+    const apo_param threadx[1] = {{"period", 20}};
+    cr_assert_eq(apo_threshold_record(rt, "bollinger_bands", threadx, 1, 10000, 150, 50), APO_OK);
+    apo_runtime_destroy(rt);
+
+    apo_threshold_info mid =
+        stored_threshold("bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': 100000}");
+    cr_assert_eq(mid.cpu_ms_avg, 10.0);
+    cr_assert_eq(mid.gpu_ms_avg, 5.5, "one GPU time: its own average");
+    cr_assert_eq(mid.samples, 2);
+    apo_threshold_info tx = stored_threshold("bollinger_bands:{'period': 20, 'size': 10000}");
+    cr_assert_eq(tx.cpu_ms_avg, 150.0);
+    cr_assert_eq(tx.gpu_ms_avg, 50.0);
+
+    /* A fresh runtime reads the same decision from the file. */
+    rt = runtime("cpu", APO_SWITCH_OFF, 1);
+    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49949), 0);
+    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49950), 1);
+
+    /* Refusals. */
+    cr_assert_eq(apo_threshold_record(NULL, "bollinger", NULL, 0, 1, 1, 1), APO_ERR_NULL);
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 1, 1, 1, 1), APO_ERR_NULL);
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1, NAN, NAN),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1, -1, 1),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1, 1, INFINITY),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_threshold_record(rt, "bad name", NULL, 0, 1, 1, 1), APO_ERR_INVALID_ARGUMENT);
+    const apo_param bad_period[1] = {{"period", 1}};
+    cr_assert_eq(apo_threshold_record(rt, "bollinger", bad_period, 1, 1, 1, 1), APO_ERR_BAD_PARAM);
+    const apo_param size[1] = {{"size", 5}};
+    cr_assert_eq(apo_threshold_record(rt, "custom", size, 1, 1, 1, 1), APO_ERR_INVALID_ARGUMENT);
+    const apo_param twice[2] = {{"a", 1}, {"a", 2}};
+    cr_assert_eq(apo_threshold_record(rt, "custom", twice, 2, 1, 1, 1), APO_ERR_INVALID_ARGUMENT);
+    const apo_param nan_value[1] = {{"a", NAN}};
+    cr_assert_eq(apo_threshold_record(rt, "custom", nan_value, 1, 1, 1, 1),
+                 APO_ERR_INVALID_ARGUMENT);
+    apo_runtime_destroy(rt);
+}
+
 /* Profiling a real cpu beside a stand-in GPU with a large fixed time fills the thresholds
  * in memory (profiles off), and the decision follows: the cpu alone for small series, the
  * stand-in too once the cpu's predicted time passes its 50 ms latency. */

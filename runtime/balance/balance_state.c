@@ -741,6 +741,36 @@ void apo__balance_observe(apo__balance *b, const char *tag, double total_element
     pthread_mutex_unlock(&b->mutex);
 }
 
+/* Merges timings into thresholds.json (profiles on) and into the runtime's copy; called
+ * with the write lock held. A failed write leaves them in memory only (the runtime still
+ * knows) and returns the write's status with its message. */
+static apo_status store_thresholds(apo__balance *b, const apo__threshold *adds, size_t n_adds) {
+    apo_status st = APO_OK;
+    char err[APO_LABEL_MAX * 2] = "";
+    apo__thresholds merged;
+    memset(&merged, 0, sizeof merged);
+    if (b->profiles_on)
+        st =
+            apo__thresholds_merge(b->files.thresholds_path, adds, n_adds, &merged, err, sizeof err);
+    pthread_mutex_lock(&b->mutex);
+    if (b->profiles_on && st == APO_OK) {
+        apo__thresholds_free(&b->thresholds);
+        b->thresholds = merged;
+    } else {
+        /* In memory only (profiles off, or the write failed): the runtime still knows. */
+        apo__thresholds_add(&b->thresholds, adds, n_adds);
+    }
+    pthread_mutex_unlock(&b->mutex);
+    return st == APO_OK ? APO_OK : apo__fail(st, "%s", err);
+}
+
+apo_status apo__balance_add_thresholds(apo__balance *b, const apo__threshold *adds, size_t n_adds) {
+    pthread_mutex_lock(&b->write_mutex);
+    apo_status st = store_thresholds(b, adds, n_adds);
+    pthread_mutex_unlock(&b->write_mutex);
+    return st;
+}
+
 apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const char *function,
                                       const char *const *param_names, const double *param_values,
                                       size_t n_params, const apo__model *models,
@@ -800,26 +830,9 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
         a->gpu_samples = !isnan(a->gpu_ms_avg);
         n_adds++;
     }
-    apo_status st2 = APO_OK;
-    char err[APO_LABEL_MAX * 2] = "";
-    apo__thresholds merged;
-    memset(&merged, 0, sizeof merged);
-    if (b->profiles_on)
-        st2 =
-            apo__thresholds_merge(b->files.thresholds_path, adds, n_adds, &merged, err, sizeof err);
-    pthread_mutex_lock(&b->mutex);
-    if (b->profiles_on && st2 == APO_OK) {
-        apo__thresholds_free(&b->thresholds);
-        b->thresholds = merged;
-    } else {
-        /* In memory only (profiles off, or the write failed): the runtime still knows. */
-        apo__thresholds_add(&b->thresholds, adds, n_adds);
-    }
-    pthread_mutex_unlock(&b->mutex);
+    apo_status st2 = store_thresholds(b, adds, n_adds);
     pthread_mutex_unlock(&b->write_mutex);
     free(adds);
-    if (st2 != APO_OK)
-        st2 = apo__fail(st2, "%s", err);
     *written = b->profiles_on && st == APO_OK && st2 == APO_OK;
     return st != APO_OK ? st : st2;
 }

@@ -121,6 +121,11 @@ apo_status apo__balance_apply_profile(apo__balance *b, const char *tag, const ch
                                       uint64_t sample_size, unsigned runs, const uint64_t *sizes,
                                       size_t n_sizes, const double *medians_ms, int *written);
 
+/* Merges measured timings into thresholds.json (profiles on; a failed write keeps them in
+ * memory and returns APO_ERR_IO) and into what apo_should_use_gpu() reads
+ * (apo_threshold_record()). */
+apo_status apo__balance_add_thresholds(apo__balance *b, const apo__threshold *adds, size_t n_adds);
+
 /* Forces (n > 0) or clears (n == 0) a tag's ratios, in device order, and stores them. */
 apo_status apo__balance_force(apo__balance *b, const char *tag, const double *ratios, size_t n);
 

@@ -1,0 +1,28 @@
+"""apportion: numpy and pandas over libapportion, which splits array computations across
+the devices of a machine and merges the results bitwise identically however the work was
+split. docs/python.md is the guide; ``apportion.threadx`` keeps ThreadX's calls.
+
+    import apportion
+    upper, middle, lower = apportion.bollinger(prices, period=20)
+"""
+
+from . import _core
+from ._default import default_runtime, set_default_runtime
+from .errors import *  # noqa: F401,F403  (the exception classes)
+from .errors import ApportionError
+from .indicators import bollinger, bootstrap, compute, macd, returns_stats
+from .runtime import Runtime
+
+__version__ = _core.version()
+
+__all__ = [
+    "ApportionError",
+    "Runtime",
+    "bollinger",
+    "bootstrap",
+    "compute",
+    "default_runtime",
+    "macd",
+    "returns_stats",
+    "set_default_runtime",
+]

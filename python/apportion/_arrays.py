@@ -1,0 +1,157 @@
+"""Inputs in, outputs out: numpy arrays, array-likes and pandas objects to the C layout
+(rows x cols float64, row-major, one series a row) and the library's outputs back to the
+shape and type that came in (docs/python.md, "Arrays").
+"""
+
+import numpy as np
+
+_F64 = np.dtype(np.float64)
+# Values a parameter may take to be swept rather than fixed.
+SWEEP_TYPES = (range, list, tuple, np.ndarray)
+
+
+def _is_pandas(x):
+    return type(x).__module__.partition(".")[0] == "pandas"
+
+
+class Layout:
+    """How the input came in, so that outputs go back the same way."""
+
+    __slots__ = ("one_d", "pandas", "index", "columns", "name")
+
+    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None):
+        self.one_d = one_d
+        self.pandas = pandas  # None, "series" or "frame"
+        self.index = index
+        self.columns = columns
+        self.name = name
+
+
+_NUMPY_1D = Layout(True)
+_NUMPY_2D = Layout(False)
+
+
+def as_input(x):
+    """Returns (array, layout): a C-contiguous float64 array of 1 or 2 dimensions, the same
+    object when x already is one (zero copy), else a converted copy. A DataFrame's columns
+    are its series, so its array is transposed (a copy)."""
+    if type(x) is np.ndarray and x.dtype == _F64 and x.flags.c_contiguous and 1 <= x.ndim <= 2:
+        return x, (_NUMPY_1D if x.ndim == 1 else _NUMPY_2D)
+    if _is_pandas(x):
+        import pandas as pd
+
+        if isinstance(x, pd.Series):
+            return _checked(x.to_numpy()), Layout(True, "series", x.index, None, x.name)
+        if isinstance(x, pd.DataFrame):
+            arr = _checked(x.to_numpy())
+            if arr.ndim != 2:
+                raise ValueError("a DataFrame gives a 2-D array")
+            return np.ascontiguousarray(arr.T), Layout(False, "frame", x.index, x.columns)
+    arr = _checked(x)
+    return arr, (_NUMPY_1D if arr.ndim == 1 else _NUMPY_2D)
+
+
+def _checked(x):
+    """Any array-like of real numbers as C-contiguous float64, 1-D or 2-D; a dtype that does
+    not convert safely (complex, str, object holding anything but numbers) is a TypeError."""
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot read the input as an array of numbers: {e}") from None
+    if arr.dtype != _F64:
+        if arr.dtype.kind not in "biuf" and not (arr.dtype.kind == "O" and _numeric_objects(arr)):
+            raise TypeError(f"input has dtype {arr.dtype}; float64 (or another real number type) is needed")
+        arr = arr.astype(_F64)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"input has {arr.ndim} dimensions; 1 (one series) or 2 (rows x samples) are accepted")
+    return np.ascontiguousarray(arr)
+
+
+def _numeric_objects(arr):
+    try:
+        arr.astype(_F64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def split_params(params):
+    """Fixed parameters and the swept ones, as ({name: value}, [(name, values)] or None),
+    in the order given (the first swept parameter varies slowest)."""
+    fixed, grid = {}, None
+    for name, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, SWEEP_TYPES) and not (isinstance(value, np.ndarray) and value.ndim == 0):
+            if grid is None:
+                grid = []
+            grid.append((name, np.asarray(value, dtype=_F64).ravel()))
+        else:
+            fixed[name] = value
+    return fixed, grid
+
+
+def sweep_labels(grid):
+    """One label a set, in the sweep's set order: the values of a single swept parameter,
+    else tuples of values (the first parameter varying slowest)."""
+    import itertools
+
+    lists = [[_plain(v) for v in values] for _, values in grid]
+    if len(lists) == 1:
+        return lists[0]
+    return list(itertools.product(*lists))
+
+
+def _plain(v):
+    return int(v) if float(v).is_integer() else float(v)
+
+
+def present(arrays, kinds, layout, sets, grid):
+    """The library's (sets*rows) x out_cols outputs in the caller's shape: a 1-D input drops
+    the rows axis, a per-row scalar (kind "scalar") drops its axis of one column, a sweep
+    adds a leading sets axis, and pandas objects come back with their index. Outputs of a
+    1-D input without a sweep come flat already (the "flat" argument of _run)."""
+    if layout is _NUMPY_1D and not sets:
+        return [a[0] if kind == "scalar" else a for a, kind in zip(arrays, kinds)]
+    shaped = []
+    for arr, kind in zip(arrays, kinds):
+        r, c = arr.shape if arr.ndim == 2 else (1, arr.shape[0])
+        rows = r // sets if sets else r
+        shape = [] if layout.one_d else [rows]
+        if kind != "scalar":
+            shape.append(c)
+        if sets:
+            shape.insert(0, sets)
+        a = arr.reshape(shape)
+        if layout.pandas is not None:
+            a = _to_pandas(a, kind, layout, sets, grid)
+        elif a.ndim == 0:
+            a = a[()]  # a numpy.float64, which is a float
+        shaped.append(a)
+    return shaped
+
+
+def _to_pandas(a, kind, layout, sets, grid):
+    import pandas as pd
+
+    labels = None
+    if sets:
+        labels = sweep_labels(grid)
+        names = [name for name, _ in grid]
+        labels = pd.MultiIndex.from_tuples(labels, names=names) if len(names) > 1 else pd.Index(labels, name=names[0])
+    if kind == "series":
+        if layout.pandas == "series":
+            if not sets:
+                return pd.Series(a, index=layout.index, name=layout.name)
+            return pd.DataFrame(a.T, index=layout.index, columns=labels)
+        if not sets:
+            return pd.DataFrame(a.T, index=layout.index, columns=layout.columns)
+        frames = [pd.DataFrame(a[s].T, index=layout.index, columns=layout.columns) for s in range(sets)]
+        return pd.concat(frames, axis=1, keys=labels)
+    if kind == "scalar":
+        if layout.pandas == "series":
+            return a[()] if not sets else pd.Series(a, index=labels, name=layout.name)
+        if not sets:
+            return pd.Series(a, index=layout.columns)
+        return pd.DataFrame(a, index=labels, columns=layout.columns)
+    return a  # other shapes (bootstrap's replicates) stay numpy arrays

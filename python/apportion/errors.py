@@ -1,0 +1,107 @@
+"""Exceptions raised for the library's status codes (docs/errors.md, docs/python.md).
+
+Every failure of a libapportion call raises a subclass of :class:`ApportionError` whose
+message is ``apo_last_error()``'s text for that call, with ``.status`` (the code) and
+``.status_name`` (``"APO_ERR_BAD_PARAM"``). The subclasses also derive from the built-in
+exception a Python caller would expect (``ValueError`` for a bad argument, ...), so code
+that catches those keeps working.
+"""
+
+from . import _core
+
+
+class ApportionError(Exception):
+    """A libapportion call failed; ``str(e)`` is the library's detailed message."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
+        self.status_name = _NAMES.get(status, "APO_UNKNOWN")
+
+
+class NullArgumentError(ApportionError, ValueError):
+    pass
+
+
+class InvalidArgumentError(ApportionError, ValueError):
+    pass
+
+
+class OverflowSizeError(ApportionError, OverflowError):
+    pass
+
+
+class OutOfMemoryError(ApportionError, MemoryError):
+    pass
+
+
+class UnknownKernelError(ApportionError, LookupError):
+    pass
+
+
+class BadParameterError(ApportionError, ValueError):
+    pass
+
+
+class BadDeviceSpecError(ApportionError, ValueError):
+    pass
+
+
+class NoDeviceError(ApportionError, RuntimeError):
+    pass
+
+
+class GpuRequiredError(ApportionError, RuntimeError):
+    pass
+
+
+class AllDevicesFailedError(ApportionError, RuntimeError):
+    pass
+
+
+class DeviceLostError(ApportionError, RuntimeError):
+    pass
+
+
+class KernelFailedError(ApportionError, RuntimeError):
+    pass
+
+
+class AlreadyExistsError(ApportionError, ValueError):
+    pass
+
+
+class NotFoundError(ApportionError, LookupError):
+    pass
+
+
+class ProfileIOError(ApportionError):
+    """A profile file could not be read or written (APO_ERR_IO)."""
+
+
+class InternalError(ApportionError, RuntimeError):
+    pass
+
+
+_CLASSES = {
+    "APO_ERR_NULL": NullArgumentError,
+    "APO_ERR_INVALID_ARGUMENT": InvalidArgumentError,
+    "APO_ERR_OVERFLOW": OverflowSizeError,
+    "APO_ERR_OUT_OF_MEMORY": OutOfMemoryError,
+    "APO_ERR_UNKNOWN_KERNEL": UnknownKernelError,
+    "APO_ERR_BAD_PARAM": BadParameterError,
+    "APO_ERR_BAD_DEVICE_SPEC": BadDeviceSpecError,
+    "APO_ERR_NO_DEVICE": NoDeviceError,
+    "APO_ERR_GPU_REQUIRED": GpuRequiredError,
+    "APO_ERR_ALL_DEVICES_FAILED": AllDevicesFailedError,
+    "APO_ERR_DEVICE_LOST": DeviceLostError,
+    "APO_ERR_KERNEL_FAILED": KernelFailedError,
+    "APO_ERR_ALREADY_EXISTS": AlreadyExistsError,
+    "APO_ERR_NOT_FOUND": NotFoundError,
+    "APO_ERR_IO": ProfileIOError,
+    "APO_ERR_INTERNAL": InternalError,
+}
+
+_NAMES = {code: name for name, code in _core.status_codes.items()}
+# Every code of the header's table has a class: a new code fails the import, not a call.
+_core._set_error_classes({code: _CLASSES[name] for name, code in _core.status_codes.items() if code != 0})

@@ -1,0 +1,68 @@
+"""The built-in kernels as functions (docs/kernels.md for what each computes).
+
+Each takes one series (1-D) or rows x samples (2-D) of float64, any array-like, or a pandas
+Series or DataFrame (whose columns are the series), and returns a named tuple of outputs
+shaped like the input. A parameter given as a range, list, tuple or array is swept: the
+outputs gain a leading axis of sets, in the order of the cross product of the swept values
+(the first swept parameter varies slowest). ``out=`` takes preallocated float64 arrays
+(C-contiguous, writable, of the output's size) which are written in place and returned.
+``runtime=`` picks a Runtime (default: apportion.default_runtime()). ``use_dynamic=True``
+lets thresholds.json choose CPU or GPU for this call (apo_should_use_gpu()).
+"""
+
+from ._default import default_runtime
+
+
+def _dynamic_ratios(rt, kernel, params, x):
+    """Ratios that keep the call on the CPU side or on the GPUs, as thresholds.json says
+    (ThreadX's use_dynamic); None (the runtime's own split) when it has no timings, when a
+    parameter is swept or when there is no GPU to choose."""
+    if any(isinstance(v, (range, list, tuple)) for v in params.values()):
+        return None
+    devices = rt.devices()
+    gpus = [d["kind"] == "cuda" for d in devices]
+    if not any(gpus) or all(gpus):
+        return None
+    import numpy as np
+
+    cols = np.shape(x)[0] if np.ndim(x) == 1 else np.shape(x)[-1] if not hasattr(x, "columns") else len(x)
+    use_gpu = rt.should_use_gpu(kernel, cols, **{k: v for k, v in params.items() if v is not None})
+    if use_gpu is None:
+        return None
+    return [1.0 if g == use_gpu else 0.0 for g in gpus]
+
+
+def _call(kernel, x, params, out, runtime, use_dynamic, seed=0):
+    rt = runtime if runtime is not None else default_runtime()
+    ratios = _dynamic_ratios(rt, kernel, params, x) if use_dynamic else None
+    return rt._apply(kernel, (x,), params, out, seed, ratios)
+
+
+def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, use_dynamic=False):
+    """Bollinger bands: (upper, middle, lower), the rolling mean of ``period`` samples plus
+    ``nbdev_up`` and minus ``nbdev_dn`` rolling population standard deviations; the first
+    period - 1 samples are NaN."""
+    return _call("bollinger", x, {"period": period, "nbdev_up": nbdev_up, "nbdev_dn": nbdev_dn}, out, runtime, use_dynamic)
+
+
+def macd(x, fast=12, slow=26, signal=9, *, out=None, runtime=None, use_dynamic=False):
+    """MACD: (macd, signal, hist) from exponential moving averages of ``fast`` and ``slow``
+    samples and the ``signal`` average of their difference."""
+    return _call("macd", x, {"fast": fast, "slow": slow, "signal": signal}, out, runtime, use_dynamic)
+
+
+def returns_stats(x, *, out=None, runtime=None, use_dynamic=False):
+    """Per series: (count, mean, variance, min, max) of the finite samples."""
+    return _call("returns_stats", x, {}, out, runtime, use_dynamic)
+
+
+def bootstrap(x, replicates=1000, *, seed=0, out=None, runtime=None, use_dynamic=False):
+    """Per series: (means, mean, stderr) of ``replicates`` bootstrap resamples of the mean,
+    drawn from ``seed`` (the same seed gives the same bits on any devices)."""
+    return _call("bootstrap", x, {"replicates": replicates}, out, runtime, use_dynamic, seed=seed)
+
+
+def compute(kernel, *inputs, out=None, runtime=None, seed=0, **params):
+    """Any kernel by name, built-in or registered on the runtime, with its parameters."""
+    rt = runtime if runtime is not None else default_runtime()
+    return rt.compute(kernel, *inputs, out=out, seed=seed, **params)

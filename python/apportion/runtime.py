@@ -1,0 +1,188 @@
+"""The Runtime class: one libapportion runtime (docs/python.md, "Runtime")."""
+
+import collections
+import threading
+
+import numpy as np
+
+from . import _arrays, _core
+
+_SPLITS = {"auto": 0, "rows": 1, "time": 2, None: 0}
+_LEARN = {None: 0, True: 1, False: 2}
+# Probe sizes for telling an output's kind from its shape (see _kinds).
+_PROBE_COLS = (100000, 100001)
+
+
+class Runtime(_core.Runtime):
+    """A runtime over the devices of ``devices`` (the APPORTION_DEVICES grammar, docs/env.md;
+    None: the environment, else "auto"), with apo_config's fields as keyword arguments:
+    cpu_threads, use_gpu ("auto", "yes", "no" or a bool), sim_clock ("wall", "virtual"),
+    multigpu_path, thresholds_path, profiles, learn, nccl, mpi (bools), persist_interval_s,
+    gpu_memory_mb, mpi_timeout_s, deadline_factor, deadline_floor_s, quarantine_after.
+    A field left out comes from the environment, else its default (docs/api.md).
+
+    Use it as a context manager, or call close(); every call may come from any thread.
+    """
+
+    def __init__(self, devices=None, **config):
+        super().__init__(devices, **config)
+        self._kinds_cache = {}
+        self._tuples = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        if self.closed:
+            return "<apportion.Runtime (closed)>"
+        return "<apportion.Runtime devices=%s>" % ",".join(d["id"] for d in self.devices())
+
+    # ---- kernels ---------------------------------------------------------------------
+
+    def _kernel(self, kernel):
+        """(result namedtuple type, output kinds) of a kernel, cached: kernels are never
+        unregistered, so what is known about one stays true."""
+        entry = self._kinds_cache.get(kernel)
+        if entry is None:
+            info = self.kernel_info(kernel)
+            kinds = self._kinds(kernel, len(info["outputs"]), info["builtin"])
+            tup = collections.namedtuple(kernel.title().replace("_", "") + "Result", info["outputs"], rename=True)
+            entry = (tup, kinds, info["n_inputs"], all(k == "series" for k in kinds))
+            with self._lock:
+                self._kinds_cache[kernel] = entry
+        return entry
+
+    def _kinds(self, kernel, n_outputs, builtin):
+        """Each output is "series" (one value a sample), "scalar" (one a row) or "other"
+        (bootstrap's replicates), from its shape at two sizes."""
+        if not builtin:
+            return ("series",) * n_outputs  # a user kernel's outputs have the input's shape
+        a = self._output_shapes(kernel, 1, _PROBE_COLS[0])
+        b = self._output_shapes(kernel, 1, _PROBE_COLS[1])
+        kinds = []
+        for (_, ca), (_, cb) in zip(a, b):
+            kinds.append("series" if (ca, cb) == _PROBE_COLS else "scalar" if ca == cb == 1 else "other")
+        return tuple(kinds)
+
+    def register_kernel(self, name, cpu, n_inputs=1, outputs=("out0",), params=None, halo=0, tile=0):
+        """Registers a user kernel (apo_kernel_register(), docs/api.md "User kernels").
+
+        ``cpu`` is either a numba ``@cfunc`` with apportion.numba_kernels.cpu_signature (it
+        runs without the GIL, at C speed), or any Python callable
+        ``cpu(inputs, outputs, row, begin, end, params, seed)`` that computes
+        ``outputs[k][row, begin:end]`` (it runs holding the GIL: tiles one at a time, slow).
+        ``params`` is {name: default}, in the order the kernel sees them.
+        """
+        params = dict(params or {})
+        self._register_kernel(
+            name, cpu, n_inputs, list(outputs), list(params), np.asarray(list(params.values()), dtype=np.float64), halo, tile
+        )
+
+    # ---- running ---------------------------------------------------------------------
+
+    def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, **params):
+        """Runs ``kernel`` on ``inputs`` with ``params`` (a list, tuple, range or array as a
+        value sweeps that parameter) and returns its outputs as a named tuple shaped like
+        the input (docs/python.md); with report=True, (outputs, report dict)."""
+        return self._apply(kernel, inputs, params, out, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report)
+
+    def _apply(self, kernel, inputs, params, out=None, seed=0, ratios=None, tag=None, split=0, learn=0, report=False):
+        """compute() with its arguments as they reach the C call: the path of every call,
+        kept short because at 1e3 samples the binding's own cost is what is measured."""
+        entry = self._kinds_cache.get(kernel)
+        if entry is None:
+            entry = self._kernel(kernel)
+        tup, kinds, n_inputs, all_series = entry
+        if len(inputs) != n_inputs:
+            raise TypeError(f"kernel {kernel} takes {n_inputs} input(s), {len(inputs)} given")
+        if n_inputs == 1:
+            arr, layout = _arrays.as_input(inputs[0])
+            arrays = (arr,)
+        else:
+            converted = [_arrays.as_input(x) for x in inputs]
+            arrays = tuple(a for a, _ in converted)
+            layout = converted[0][1]
+        fixed, grid, sets = params, None, None
+        for value in params.values():
+            if value is None or isinstance(value, _arrays.SWEEP_TYPES):
+                fixed, grid = _arrays.split_params(params)
+                if grid is not None:
+                    sets = 1
+                    for _, values in grid:
+                        sets *= len(values)
+                break
+        if out is not None and not isinstance(out, (tuple, list)):
+            out = (out,)
+        outs, rep = self._run(kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d)
+        if out is not None:
+            result = tup._make(out)
+        elif all_series and sets is None and layout.pandas is None:
+            result = tup._make(outs)  # shaped in C already: (n,) or (rows, n)
+        else:
+            result = tup._make(_arrays.present(outs, kinds, layout, sets, grid))
+        return (result, rep) if report else result
+
+    def distribute(self, kernel, inputs, params=None, ratios=None, seed=0, out=None, tag=None, split="auto", learn=None):
+        """apo_distribute_workload(): returns (outputs, report) with the outputs as a named
+        tuple and the report as a dict (docs/api.md, "The report"). ``inputs`` is one array
+        for a one-input kernel, else a sequence of them; ``ratios`` one share a device, in
+        device order, or {device id: share}."""
+        n_inputs = self._kernel(kernel)[2]
+        ins = (inputs,) if n_inputs == 1 else tuple(inputs)
+        if isinstance(ratios, dict):
+            ids = [d["id"] for d in self.devices()]
+            unknown = set(ratios) - set(ids)
+            if unknown:
+                raise ValueError(f"ratios name devices this runtime does not have: {sorted(unknown)}; it has {ids}")
+            ratios = [float(ratios.get(i, 0.0)) for i in ids]
+        return self.compute(
+            kernel, *ins, out=out, seed=seed, ratios=ratios, tag=tag, split=split, learn=learn, report=True, **(params or {})
+        )
+
+    def plan(self, kernel, shape, params=None, ratios=None, tag=None, split="auto"):
+        """What a call on arrays of ``shape`` ((rows, cols), or cols) would do now, without
+        running it (apo_plan_workload()): ratio source, axis, shares and elements a device
+        (by id), predicted makespan."""
+        rows, cols = (1, shape) if np.ndim(shape) == 0 else shape
+        fixed, grid = _arrays.split_params(params or {})
+        return self._plan(kernel, rows, cols, fixed, grid, ratios, tag, _SPLITS[split])
+
+    def profile(self, tag=None, kernel=None, params=None, sample_size=0, sizes=None, runs=0, seed=0):
+        """apo_profile_auto_balance(): times each device alone on generated samples, fits
+        its model, applies the split and (profiles on) writes both profile files. ``tag``
+        defaults to the kernel's name; returns the result as a dict."""
+        if tag is None:
+            if kernel is None:
+                raise TypeError("profile() needs a tag or a kernel")
+            tag = kernel
+        return self._profile(tag, kernel, params, sample_size, sizes, runs, seed)
+
+    def set_ratios(self, tag, ratios):
+        """apo_set_ratios(): forces a tag's shares, {device id (or cuda:N): ratio}; None or
+        {} clears them. Stored in multigpu.json when profiles are on."""
+        self._set_ratios(tag, dict(ratios or {}))
+
+    def should_use_gpu(self, function, samples, **params):
+        """apo_should_use_gpu(): True or False from thresholds.json, None when it holds no
+        CPU and GPU timings for these parameters."""
+        return self._should_use_gpu(function, params, samples)
+
+    def record_threshold(self, function, samples, cpu_ms=None, gpu_ms=None, **params):
+        """apo_threshold_record(): adds one measurement (milliseconds; None: not measured)
+        of ``function`` with ``params`` on ``samples`` samples to thresholds.json."""
+        nan = float("nan")
+        self._record_threshold(function, params, samples, nan if cpu_ms is None else cpu_ms, nan if gpu_ms is None else gpu_ms)
+
+    def thresholds(self):
+        """The entries of thresholds.json as this runtime knows them."""
+        return self._thresholds()
+
+    def profile_entries(self):
+        """The workload entries of multigpu.json as this runtime knows them."""
+        return self._profile_entries()
+
+    def profile_files(self):
+        """Where the two profile files are and what became of them at creation."""
+        return self._profile_files()
+
+    def save_profiles(self):
+        """apo_profile_save(): writes the models refined since the last write now."""
+        self._profile_save()

@@ -1,0 +1,87 @@
+/*
+ * apportion._core: the CPython extension over libapportion (docs/python.md). Everything
+ * Python-facing that must be fast or must touch C structs lives here; argument sugar
+ * (pandas, 1-D inputs, sweeps from ranges) lives in the Python modules beside it.
+ *
+ * Files: module.c (init), errors.c (apo_status -> exception), runtime_type.c (the Runtime
+ * type: create, close, devices, kernels), workload.c (running a workload), report.c (C
+ * structs -> dicts), profiles.c (profiling, plans, ratios, thresholds), user_kernels.c
+ * (numba cfuncs and Python callables as CPU kernels).
+ */
+#ifndef APO_PY_BINDING_H
+#define APO_PY_BINDING_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define PY_ARRAY_UNIQUE_SYMBOL apo_py_ARRAY_API
+#ifndef APO_PY_MODULE_C
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#include <apportion.h>
+
+/* A Runtime object. `busy` counts calls that released the GIL with `rt` in use, so that
+ * close() (which needs the GIL) never destroys a runtime another thread is inside: the
+ * C API forbids destroy racing any other call. `kernels` keeps alive what registered user
+ * kernels point to (a numba cfunc, a Python callable) for the runtime's life. */
+typedef struct {
+    PyObject_HEAD apo_runtime *rt;
+    long busy;
+    PyObject *kernels;  /* list */
+    PyObject *warnings; /* tuple of str, from creation */
+} apo_py_runtime;
+
+extern PyTypeObject apo_py_runtime_type;
+
+/* errors.c: sets the Python exception for a failed status, with apo_last_error()'s text
+ * (which must be read on the thread that made the call, before any other apportion call).
+ * Returns NULL so that callers can `return apo_py_raise(st);`. */
+PyObject *apo_py_raise(apo_status st);
+/* Registers the exception classes (status code -> class), from apportion/errors.py. */
+PyObject *apo_py_set_error_classes(PyObject *self, PyObject *mapping);
+void apo_py_errors_clear(void);
+
+/* runtime_type.c: the runtime of `self`, or NULL with ValueError when it was closed. */
+apo_runtime *apo_py_runtime_get(apo_py_runtime *self);
+
+/* Parameters and sweeps given as Python objects, held for one C call: the names point into
+ * the Python strings they came from, which `refs` keeps alive. */
+#define APO_PY_MAX_PARAMS 32
+typedef struct {
+    apo_param params[APO_PY_MAX_PARAMS];
+    size_t n_params;
+    apo_sweep_param grid[APO_PY_MAX_PARAMS];
+    size_t n_grid;
+    apo_sweep sweep;
+    PyObject *refs; /* list */
+} apo_py_args;
+
+/* workload.c: fills `a` from a {name: value} mapping (or None) and a sequence of
+ * (name, values) pairs (or None: no sweep). Returns 0, or -1 with an exception set. */
+int apo_py_args_fill(apo_py_args *a, PyObject *params, PyObject *grid);
+void apo_py_args_release(apo_py_args *a);
+
+/* report.c: C structs as dicts. */
+PyObject *apo_py_report_dict(const apo_report *r);
+PyObject *apo_py_device_info_dict(const apo_device_info *d);
+PyObject *apo_py_model_dict(const apo_device_model *m);
+PyObject *apo_py_plan_dict(const apo_plan_info *p, const apo_runtime *rt);
+
+/* The Runtime's methods, defined in the file of their concern. */
+PyObject *apo_py_run(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_output_shapes(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_time_c_calls(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_profile(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_plan(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_set_ratios(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_should_use_gpu(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_thresholds(PyObject *self, PyObject *noargs);
+PyObject *apo_py_profile_entries(PyObject *self, PyObject *noargs);
+PyObject *apo_py_profile_files(PyObject *self, PyObject *noargs);
+PyObject *apo_py_profile_save(PyObject *self, PyObject *noargs);
+PyObject *apo_py_record_threshold(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_register_kernel(PyObject *self, PyObject *args, PyObject *kwargs);
+
+#endif

@@ -1,0 +1,415 @@
+/* Running a workload from Python: arrays in, arrays out, the GIL released around
+ * apo_distribute_workload(). Checks here are those that keep the C call memory-safe
+ * (dtype, contiguity, sizes); what the library validates itself (kernel, parameters,
+ * shapes, ratios) is left to it, so that its message reaches the caller unchanged. */
+#include "binding.h"
+
+#include <string.h>
+#include <time.h>
+
+static int add_ref(apo_py_args *a, PyObject *o) {
+    int rc = PyList_Append(a->refs, o);
+    Py_DECREF(o);
+    return rc;
+}
+
+/* A parameter name as UTF-8 that lives as long as `a->refs`. */
+static const char *name_of(apo_py_args *a, PyObject *key) {
+    if (!PyUnicode_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "parameter names must be str, not %R", key);
+        return NULL;
+    }
+    Py_INCREF(key);
+    if (add_ref(a, key) < 0)
+        return NULL;
+    return PyUnicode_AsUTF8(key);
+}
+
+int apo_py_args_fill(apo_py_args *a, PyObject *params, PyObject *grid) {
+    memset(a, 0, sizeof *a);
+    a->refs = PyList_New(0);
+    if (a->refs == NULL)
+        return -1;
+    if (params != NULL && params != Py_None) {
+        if (!PyDict_Check(params)) {
+            PyErr_SetString(PyExc_TypeError, "params must be a dict {name: value}");
+            return -1;
+        }
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(params, &pos, &key, &value)) {
+            if (a->n_params == APO_PY_MAX_PARAMS) {
+                PyErr_Format(PyExc_ValueError, "more than %d parameters", APO_PY_MAX_PARAMS);
+                return -1;
+            }
+            const char *name = name_of(a, key);
+            if (name == NULL)
+                return -1;
+            double v = PyFloat_AsDouble(value);
+            if (v == -1.0 && PyErr_Occurred()) {
+                PyErr_Format(PyExc_TypeError, "parameter %s: a number is needed, not %R", name,
+                             value);
+                return -1;
+            }
+            a->params[a->n_params].name = name;
+            a->params[a->n_params++].value = v;
+        }
+    }
+    if (grid == NULL || grid == Py_None)
+        return 0;
+    PyObject *seq = PySequence_Fast(grid, "grid must be a sequence of (name, values) pairs");
+    if (seq == NULL || add_ref(a, seq) < 0)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > APO_PY_MAX_PARAMS) {
+        PyErr_Format(PyExc_ValueError, "more than %d swept parameters", APO_PY_MAX_PARAMS);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *key, *values;
+        if (!PyTuple_Check(pair) || !PyArg_ParseTuple(pair, "OO", &key, &values)) {
+            PyErr_SetString(PyExc_TypeError, "grid must be a sequence of (name, values) pairs");
+            return -1;
+        }
+        const char *name = name_of(a, key);
+        if (name == NULL)
+            return -1;
+        PyObject *arr = PyArray_FROMANY(values, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+        if (arr == NULL || add_ref(a, arr) < 0)
+            return -1;
+        a->grid[i].name = name;
+        a->grid[i].values = (const double *)PyArray_DATA((PyArrayObject *)arr);
+        a->grid[i].n_values = (size_t)PyArray_SIZE((PyArrayObject *)arr);
+    }
+    a->n_grid = (size_t)n;
+    a->sweep = (apo_sweep)APO_SWEEP_INIT;
+    a->sweep.grid = a->grid;
+    a->sweep.n_grid = a->n_grid;
+    return 0;
+}
+
+void apo_py_args_release(apo_py_args *a) { Py_CLEAR(a->refs); }
+
+/* An array the library may read (writable: write into) as rows*cols doubles in place. */
+static int check_array(PyObject *o, const char *what, Py_ssize_t i, int writable) {
+    if (!PyArray_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s %zd is not a numpy array", what, i);
+        return -1;
+    }
+    PyArrayObject *arr = (PyArrayObject *)o;
+    if (PyArray_TYPE(arr) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(arr)) {
+        PyErr_Format(PyExc_TypeError, "%s %zd has dtype %R; float64 is needed", what, i,
+                     (PyObject *)PyArray_DESCR(arr));
+        return -1;
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr)) {
+        PyErr_Format(PyExc_ValueError, "%s %zd is not C-contiguous and aligned", what, i);
+        return -1;
+    }
+    if (writable && !PyArray_ISWRITEABLE(arr)) {
+        PyErr_Format(PyExc_ValueError, "%s %zd is read-only", what, i);
+        return -1;
+    }
+    return 0;
+}
+
+/* Fills w->kernel, rows, cols and the input pointers from `inputs` (a sequence of 1-D or
+ * 2-D float64 arrays of one shape; 1-D is one row). */
+static int take_inputs(PyObject *inputs, apo_workload *w, const double **ptrs) {
+    if (!PyTuple_Check(inputs) && !PyList_Check(inputs)) {
+        PyErr_SetString(PyExc_TypeError, "inputs must be a tuple or list of arrays");
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(inputs);
+    if (n < 1 || n > APO_MAX_IO) {
+        PyErr_Format(PyExc_ValueError, "%zd inputs; a kernel takes 1 to %d", n, APO_MAX_IO);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(inputs, i);
+        if (check_array(o, "input", i, 0) < 0)
+            return -1;
+        PyArrayObject *arr = (PyArrayObject *)o;
+        int nd = PyArray_NDIM(arr);
+        if (nd != 1 && nd != 2) {
+            PyErr_Format(PyExc_ValueError, "input %zd has %d dimensions; 1 or 2 are accepted", i,
+                         nd);
+            return -1;
+        }
+        size_t rows = nd == 2 ? (size_t)PyArray_DIM(arr, 0) : 1;
+        size_t cols = (size_t)PyArray_DIM(arr, nd - 1);
+        if (i == 0) {
+            w->rows = rows;
+            w->cols = cols;
+        } else if (rows != w->rows || cols != w->cols) {
+            PyErr_Format(PyExc_ValueError, "input %zd is %zu x %zu, input 0 is %zu x %zu", i, rows,
+                         cols, w->rows, w->cols);
+            return -1;
+        }
+        ptrs[i] = (const double *)PyArray_DATA(arr);
+    }
+    w->inputs = ptrs;
+    w->n_inputs = (size_t)n;
+    return 0;
+}
+
+/* Allocates the outputs (outputs None) or checks the caller's (out=), as (rows, cols)
+ * arrays, or as (cols,) when `flat` and they have one row (a 1-D input: no reshaping left
+ * for Python to do); returns a new tuple. */
+static PyObject *take_outputs(apo_runtime *rt, apo_workload *w, PyObject *outputs, double **ptrs,
+                              int flat) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    apo_status st = apo_kernel_get(rt, w->kernel, &info);
+    if (st != APO_OK)
+        return apo_py_raise(st);
+    PyObject *given = NULL;
+    if (outputs != NULL && outputs != Py_None) {
+        if (!PyTuple_Check(outputs) && !PyList_Check(outputs)) {
+            PyErr_SetString(PyExc_TypeError, "out must be a tuple or list of arrays");
+            return NULL;
+        }
+        given = outputs;
+        if ((size_t)PySequence_Fast_GET_SIZE(given) != info.n_outputs) {
+            PyErr_Format(PyExc_ValueError, "out has %zd arrays; kernel %s has %zu outputs",
+                         PySequence_Fast_GET_SIZE(given), info.name, info.n_outputs);
+            return NULL;
+        }
+    }
+    PyObject *result = PyTuple_New((Py_ssize_t)info.n_outputs);
+    if (result == NULL)
+        return NULL;
+    for (size_t k = 0; k < info.n_outputs; k++) {
+        size_t rows = 0, cols = 0;
+        st = apo_output_shape(rt, w, k, &rows, &cols);
+        if (st != APO_OK) {
+            Py_DECREF(result);
+            return apo_py_raise(st);
+        }
+        PyObject *arr;
+        if (given != NULL) {
+            arr = PySequence_Fast_GET_ITEM(given, (Py_ssize_t)k);
+            if (check_array(arr, "out", (Py_ssize_t)k, 1) < 0) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            if ((size_t)PyArray_SIZE((PyArrayObject *)arr) != rows * cols) {
+                PyErr_Format(PyExc_ValueError,
+                             "out %zu (%s) holds %zd values; %zu x %zu = %zu are needed", k,
+                             info.output_names[k], PyArray_SIZE((PyArrayObject *)arr), rows, cols,
+                             rows * cols);
+                Py_DECREF(result);
+                return NULL;
+            }
+            Py_INCREF(arr);
+        } else {
+            npy_intp dims[2] = {(npy_intp)rows, (npy_intp)cols};
+            int one_row = flat && rows == 1;
+            arr = PyArray_EMPTY(one_row ? 1 : 2, one_row ? dims + 1 : dims, NPY_DOUBLE, 0);
+            if (arr == NULL) {
+                Py_DECREF(result);
+                return NULL;
+            }
+        }
+        ptrs[k] = (double *)PyArray_DATA((PyArrayObject *)arr);
+        PyTuple_SET_ITEM(result, (Py_ssize_t)k, arr);
+    }
+    w->outputs = ptrs;
+    w->n_outputs = info.n_outputs;
+    return result;
+}
+
+static int take_ratios(PyObject *ratios, PyObject **held, apo_workload *w) {
+    *held = NULL;
+    if (ratios == NULL || ratios == Py_None)
+        return 0;
+    PyObject *arr = PyArray_FROMANY(ratios, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (arr == NULL)
+        return -1;
+    *held = arr;
+    w->ratios = (const double *)PyArray_DATA((PyArrayObject *)arr);
+    w->n_ratios = (size_t)PyArray_SIZE((PyArrayObject *)arr);
+    return 0;
+}
+
+PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"kernel", "inputs", "outputs", "params", "grid", "seed", "ratios",
+                             "tag",    "split",  "learn",   "report", "flat", NULL};
+    apo_py_runtime *self = (apo_py_runtime *)op;
+    const char *kernel = NULL, *tag = NULL;
+    PyObject *inputs = NULL, *outputs = Py_None, *params = Py_None, *grid = Py_None,
+             *ratios = Py_None;
+    unsigned long long seed = 0;
+    int split = 0, learn = 0, want_report = 0, flat = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziipp", kwlist, &kernel, &inputs,
+                                     &outputs, &params, &grid, &seed, &ratios, &tag, &split, &learn,
+                                     &want_report, &flat))
+        return NULL;
+    apo_runtime *rt = apo_py_runtime_get(self);
+    if (rt == NULL)
+        return NULL;
+
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.seed = (uint64_t)seed;
+    w.tag = tag;
+    w.split = (apo_split)split;
+    w.learn = (apo_switch)learn;
+    const double *in_ptrs[APO_MAX_IO];
+    double *out_ptrs[APO_MAX_IO];
+    apo_py_args a;
+    PyObject *held_ratios = NULL, *outs = NULL, *report_dict = NULL;
+    apo_report *report = NULL;
+    if (apo_py_args_fill(&a, params, grid) < 0 || take_inputs(inputs, &w, in_ptrs) < 0 ||
+        take_ratios(ratios, &held_ratios, &w) < 0)
+        goto done;
+    w.params = a.params;
+    w.n_params = a.n_params;
+    w.sweep = a.n_grid > 0 ? &a.sweep : NULL;
+    outs = take_outputs(rt, &w, outputs, out_ptrs, flat);
+    if (outs == NULL)
+        goto done;
+    if (want_report) {
+        report = PyMem_RawCalloc(1, sizeof *report);
+        if (report == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        report->size = sizeof *report;
+    }
+    apo_status st;
+    self->busy++;
+    Py_BEGIN_ALLOW_THREADS st = apo_distribute_workload(rt, &w, report);
+    Py_END_ALLOW_THREADS self->busy--;
+    if (st != APO_OK) {
+        apo_py_raise(st);
+        Py_CLEAR(outs);
+        goto done;
+    }
+    if (report != NULL) {
+        report_dict = apo_py_report_dict(report);
+        if (report_dict == NULL) {
+            Py_CLEAR(outs);
+            goto done;
+        }
+    } else {
+        report_dict = Py_None;
+        Py_INCREF(report_dict);
+    }
+done:
+    PyMem_RawFree(report);
+    Py_XDECREF(held_ratios);
+    apo_py_args_release(&a);
+    if (outs == NULL) {
+        Py_XDECREF(report_dict);
+        return NULL;
+    }
+    PyObject *r = PyTuple_Pack(2, outs, report_dict);
+    Py_DECREF(outs);
+    Py_DECREF(report_dict);
+    return r;
+}
+
+PyObject *apo_py_output_shapes(PyObject *op, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"kernel", "rows", "cols", "params", "grid", NULL};
+    const char *kernel = NULL;
+    Py_ssize_t rows = 0, cols = 0;
+    PyObject *params = Py_None, *grid = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "snn|OO", kwlist, &kernel, &rows, &cols, &params,
+                                     &grid))
+        return NULL;
+    apo_runtime *rt = apo_py_runtime_get((apo_py_runtime *)op);
+    if (rt == NULL)
+        return NULL;
+    if (rows < 0 || cols < 0) {
+        PyErr_SetString(PyExc_ValueError, "rows and cols must be >= 0");
+        return NULL;
+    }
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    apo_status st = apo_kernel_get(rt, kernel, &info);
+    if (st != APO_OK)
+        return apo_py_raise(st);
+    apo_py_args a;
+    PyObject *result = NULL;
+    if (apo_py_args_fill(&a, params, grid) < 0)
+        goto done;
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = (size_t)rows;
+    w.cols = (size_t)cols;
+    w.params = a.params;
+    w.n_params = a.n_params;
+    w.sweep = a.n_grid > 0 ? &a.sweep : NULL;
+    result = PyTuple_New((Py_ssize_t)info.n_outputs);
+    for (size_t k = 0; result != NULL && k < info.n_outputs; k++) {
+        size_t r = 0, c = 0;
+        st = apo_output_shape(rt, &w, k, &r, &c);
+        if (st != APO_OK) {
+            Py_CLEAR(result);
+            apo_py_raise(st);
+            break;
+        }
+        PyObject *shape = Py_BuildValue("(nn)", (Py_ssize_t)r, (Py_ssize_t)c);
+        if (shape == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyTuple_SET_ITEM(result, (Py_ssize_t)k, shape);
+    }
+done:
+    apo_py_args_release(&a);
+    return result;
+}
+
+/* For the bench (bench/python): `repeats` calls of apo_distribute_workload() in a C loop on
+ * the same arrays, without the binding in between; returns the seconds per call, so that
+ * the binding's own cost per call is the difference from a Python loop. */
+PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"kernel", "inputs", "params", "repeats", NULL};
+    apo_py_runtime *self = (apo_py_runtime *)op;
+    const char *kernel = NULL;
+    PyObject *inputs = NULL, *params = Py_None;
+    Py_ssize_t repeats = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOOn", kwlist, &kernel, &inputs, &params,
+                                     &repeats))
+        return NULL;
+    apo_runtime *rt = apo_py_runtime_get(self);
+    if (rt == NULL)
+        return NULL;
+    if (repeats < 1) {
+        PyErr_SetString(PyExc_ValueError, "repeats must be >= 1");
+        return NULL;
+    }
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    const double *in_ptrs[APO_MAX_IO];
+    double *out_ptrs[APO_MAX_IO];
+    apo_py_args a;
+    PyObject *outs = NULL, *result = NULL;
+    if (apo_py_args_fill(&a, params, Py_None) < 0 || take_inputs(inputs, &w, in_ptrs) < 0)
+        goto done;
+    w.params = a.params;
+    w.n_params = a.n_params;
+    outs = take_outputs(rt, &w, Py_None, out_ptrs, 0);
+    if (outs == NULL)
+        goto done;
+    apo_status st = APO_OK;
+    struct timespec t0, t1;
+    self->busy++;
+    Py_BEGIN_ALLOW_THREADS clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (Py_ssize_t i = 0; i < repeats && st == APO_OK; i++)
+        st = apo_distribute_workload(rt, &w, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    Py_END_ALLOW_THREADS self->busy--;
+    if (st != APO_OK) {
+        apo_py_raise(st);
+        goto done;
+    }
+    result = PyFloat_FromDouble(
+        ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) /
+        (double)repeats);
+done:
+    Py_XDECREF(outs);
+    apo_py_args_release(&a);
+    return result;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The Python suite (meson test "python", run by scripts/test.sh): builds a virtual
+# environment in the build folder over the system's packages, installs the package into it
+# the documented way (pip install --no-build-isolation, offline), and runs pytest. Prints a
+# Criterion-style "Synthesis:" line so that scripts/count-results.py counts each pytest
+# case, as it counts the C suites' cases. Exits 77 (meson: skipped), saying why, only when
+# the Python packages it needs are missing (scripts/deps.sh installs them).
+#
+#   python/tests/run.sh PYTHON SOURCE_DIR BUILD_DIR
+#   python/tests/run.sh --skip REASON      # meson's stand-in when the package is not built
+set -uo pipefail
+skip() {
+    echo "python suite skipped: $*"
+    exit 77
+}
+hint="scripts/deps.sh installs it"
+[ "$1" = --skip ] && skip "$2"
+python=$1
+source_dir=$2
+build_dir=$3
+
+"$python" -c 'import venv, ensurepip' 2>/dev/null || skip "$python has no venv/ensurepip (python3-venv); $hint"
+for module in numpy mesonpy pytest; do
+    "$python" -c "import $module" 2>/dev/null || skip "$python cannot import $module; $hint"
+done
+
+venv=$build_dir/python-venv
+# Nothing may land in HOME (scripts/test.sh checks): no pip cache, no version check, no
+# pytest cache, no bytecode outside the venv.
+export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INDEX=1 PYTHONDONTWRITEBYTECODE=1
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv --system-site-packages "$venv" || exit 1
+fi
+# The wheel's own build folder stays in the build folder, so a second run rebuilds only
+# what changed.
+# meson, run by pip, asks the compilers it finds for their versions, and a rustup proxy then
+# writes its settings into HOME: the build gets a HOME of its own in the build folder.
+mkdir -p "$build_dir/python-home"
+if ! (cd "$source_dir" && HOME=$build_dir/python-home "$venv/bin/pip" install --no-build-isolation -q \
+    --config-settings=builddir="$build_dir/python-wheel" .) >"$build_dir/python-pip.log" 2>&1; then
+    tail -n 40 "$build_dir/python-pip.log"
+    echo "pip install of the package failed (log: $build_dir/python-pip.log)"
+    echo "Synthesis: Tested: 1 | Passing: 0 | Failing: 1 | Crashing: 0"
+    exit 1
+fi
+
+# From a folder outside the source tree, so that `import apportion` is the installed one.
+cd "$build_dir" || exit 1
+out=$("$venv/bin/python" -m pytest -p no:cacheprovider -q -rs "$source_dir/python/tests" 2>&1)
+rc=$?
+echo "$out"
+# pytest's summary: "3 failed, 40 passed, 2 skipped in 1.2s" (any order, some absent).
+summary=$(echo "$out" | grep -E '^=*.*(passed|failed|error).* in [0-9.]+s' | tail -n 1)
+count() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
+passed=$(count passed)
+failed=$(($(count failed) + $(count error)))
+if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    failed=1 # pytest failed before or outside its tests (collection, usage)
+fi
+echo "Synthesis: Tested: $((passed + failed)) | Passing: $passed | Failing: $failed | Crashing: 0"
+exit $rc
