@@ -48,6 +48,17 @@ typedef struct apo__tile_span {
     size_t row, begin, end;
 } apo__tile_span;
 
+/*
+ * The lane kernels of bollinger and macd store their outputs with streaming
+ * (non-temporal) stores when the call's output arrays, rows x cols x 3 doubles, reach this
+ * many bytes (docs/kernels.md, "Streaming stores"): such outputs cannot stay in the caches
+ * anyway, and streaming saves reading every output line before it is written. Smaller
+ * outputs take ordinary stores and stay in the caches for whoever reads them next. The
+ * bits are the same either way. Tests lower it to cover both ways; nothing else writes it.
+ */
+#define APO_LANES_STREAM_MIN_BYTES ((size_t)64 << 20)
+extern size_t apo__lanes_stream_min_bytes;
+
 /* ---- Bollinger bands ------------------------------------------------------------------ */
 
 /* Tile length for bollinger: max(4096, 16 * period). The halo is period - 1 samples. */
