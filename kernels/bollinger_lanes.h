@@ -305,15 +305,24 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
              * operations: two transposes instead of three. */
             apo_vd_transpose(mean);
             apo_vd_transpose(sd);
-            for (size_t i = 0; i < APO_LANES; i++) {
-                if (moving >> i & 1u) {
-                    /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands
-                     * (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
-                    apo_vd_store_out(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]),
-                                     stream);
-                    apo_vd_store_out(middle + at[i], apo_vd_canonical_nan(mean[i]), stream);
-                    apo_vd_store_out(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]),
-                                     stream);
+            /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands (apo_hd.h):
+             * nbdev 0 times an sd that overflowed is a NaN. Two loops, so that the loop of
+             * ordinary stores stays free of the streaming stores' alignment tests. */
+            if (stream) {
+                for (size_t i = 0; i < APO_LANES; i++) {
+                    if (moving >> i & 1u) {
+                        apo_vd_stream(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
+                        apo_vd_stream(middle + at[i], apo_vd_canonical_nan(mean[i]));
+                        apo_vd_stream(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                    }
+                }
+            } else {
+                for (size_t i = 0; i < APO_LANES; i++) {
+                    if (moving >> i & 1u) {
+                        apo_vd_storeu(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
+                        apo_vd_storeu(middle + at[i], apo_vd_canonical_nan(mean[i]));
+                        apo_vd_storeu(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                    }
                 }
             }
             if (n_kept > 0)

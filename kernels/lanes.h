@@ -196,32 +196,31 @@ static inline apo_vd apo_vd_loadu(const double *p) {
 static inline void apo_vd_storeu(double *p, apo_vd v) { memcpy(p, &v, sizeof v); }
 
 /*
- * A whole-vector store to p, non-temporal (streaming) when `stream` is set and p is
- * aligned to the vector's size, an ordinary store otherwise. A streaming store writes the
+ * A whole-vector store to p, non-temporal (streaming) when p is aligned to the vector's
+ * size, an ordinary store otherwise. A streaming store writes the
  * line to memory without reading it first and without keeping it in the caches: for
  * outputs far larger than the caches it saves the read for ownership of every output line
  * (3 outputs of 8 B per sample: 24 B read that the kernel never uses) and leaves the
  * caches to the input. It stores the same bits; only when another thread may see them
  * changes, hence apo_lanes_fence().
  */
-static inline void apo_vd_store_out(double *p, apo_vd v, int stream) {
+static inline void apo_vd_stream(double *p, apo_vd v) {
 #if APO_LANES_X86 == 512
-    if (stream && ((uintptr_t)p & (sizeof v - 1)) == 0) {
+    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
         _mm512_stream_pd(p, (__m512d)v);
         return;
     }
 #elif APO_LANES_X86 == 256
-    if (stream && ((uintptr_t)p & (sizeof v - 1)) == 0) {
+    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
         _mm256_stream_pd(p, (__m256d)v);
         return;
     }
 #elif APO_LANES_X86 == 128
-    if (stream && ((uintptr_t)p & (sizeof v - 1)) == 0) {
+    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
         _mm_stream_pd(p, (__m128d)v);
         return;
     }
 #endif
-    (void)stream;
     apo_vd_storeu(p, v);
 }
 

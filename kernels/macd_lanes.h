@@ -154,11 +154,23 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                      * x86, Arm (the first NaN) and RISC-V (the default NaN, the same bits). */
                     apo_vd_transpose(om);
                     apo_vd_transpose(os);
-                    for (size_t i = 0; i < APO_LANES; i++) {
-                        if (emit >> i & 1u) {
-                            apo_vd_store_out(macd + at[i], om[i], stream);
-                            apo_vd_store_out(signal_line + at[i], os[i], stream);
-                            apo_vd_store_out(hist + at[i], om[i] - os[i], stream);
+                    /* Two loops, so that the loop of ordinary stores stays free of the
+                     * streaming stores' alignment tests. */
+                    if (stream) {
+                        for (size_t i = 0; i < APO_LANES; i++) {
+                            if (emit >> i & 1u) {
+                                apo_vd_stream(macd + at[i], om[i]);
+                                apo_vd_stream(signal_line + at[i], os[i]);
+                                apo_vd_stream(hist + at[i], om[i] - os[i]);
+                            }
+                        }
+                    } else {
+                        for (size_t i = 0; i < APO_LANES; i++) {
+                            if (emit >> i & 1u) {
+                                apo_vd_storeu(macd + at[i], om[i]);
+                                apo_vd_storeu(signal_line + at[i], os[i]);
+                                apo_vd_storeu(hist + at[i], om[i] - os[i]);
+                            }
                         }
                     }
                 }
