@@ -17,12 +17,13 @@
 
 #include <assert.h>
 
-size_t apo__lanes_stream_min_bytes = APO_LANES_STREAM_MIN_BYTES;
+size_t apo__bollinger_stream_min_bytes = APO_BOLLINGER_STREAM_MIN_BYTES;
+size_t apo__macd_stream_min_bytes = APO_MACD_STREAM_MIN_BYTES;
 
 /* Whether a call's `outputs` arrays of rows x cols doubles take streaming stores. */
-static int stream_outputs(size_t rows, size_t cols, size_t outputs) {
+static int stream_outputs(size_t rows, size_t cols, size_t outputs, size_t min_bytes) {
     const double bytes = (double)rows * (double)cols * (double)outputs * sizeof(double);
-    return bytes >= (double)apo__lanes_stream_min_bytes;
+    return bytes >= (double)min_bytes;
 }
 
 /* Tiles are ordered in chunks of this many. */
@@ -117,7 +118,7 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
     assert(x != NULL && upper != NULL && middle != NULL && lower != NULL && period >= 1);
     check_spans(tiles, count, rows, cols);
     isa = apo__cpu_isa_resolve(isa);
-    const int stream = stream_outputs(rows, cols, 3);
+    const int stream = stream_outputs(rows, cols, 3, apo__bollinger_stream_min_bytes);
     for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
         const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
         apo__tile_span sorted[APO_LANES_CHUNK];
@@ -167,7 +168,7 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
     check_spans(tiles, count, rows, cols);
     isa = apo__cpu_isa_resolve(isa);
     const size_t h = apo__macd_warmup(fast, slow, signal);
-    const int stream = stream_outputs(rows, cols, 3);
+    const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
     for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
         const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
         apo__tile_span sorted[APO_LANES_CHUNK];

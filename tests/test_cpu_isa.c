@@ -144,12 +144,18 @@ static size_t first_difference(const double *a, const double *b, size_t n) {
 }
 
 /* Odd variants store bollinger's and macd's outputs with streaming stores, however small the
- * arrays (kernels.h, APO_LANES_STREAM_MIN_BYTES), even ones with ordinary stores: every
+ * arrays (kernels.h, APO_*_STREAM_MIN_BYTES), even ones with ordinary stores: every
  * grouping gets both across the three orders. The arrays of malloc() are aligned to 16
  * bytes only, so on the wider paths some outputs stream and others fall back to ordinary
  * stores within one call, which is covered too. */
 static void streaming_for(size_t variant) {
-    apo__lanes_stream_min_bytes = variant % 2 == 1 ? 0 : SIZE_MAX;
+    apo__bollinger_stream_min_bytes = variant % 2 == 1 ? 0 : SIZE_MAX;
+    apo__macd_stream_min_bytes = variant % 2 == 1 ? 0 : SIZE_MAX;
+}
+
+static void streaming_as_built(void) {
+    apo__bollinger_stream_min_bytes = APO_BOLLINGER_STREAM_MIN_BYTES;
+    apo__macd_stream_min_bytes = APO_MACD_STREAM_MIN_BYTES;
 }
 
 /* ---- the kernels, path by path ---------------------------------------------------------- */
@@ -183,7 +189,7 @@ static void check_bollinger(enum flavour f, size_t rows, size_t cols, size_t per
                 apo__cpu_bollinger_tiles(x, rows, cols, spans + g,
                                          count - g < group ? count - g : group, period, up, dn,
                                          got[0], got[1], got[2], (apo__cpu_isa)isa);
-            apo__lanes_stream_min_bytes = APO_LANES_STREAM_MIN_BYTES;
+            streaming_as_built();
             for (int k = 0; k < 3; k++) {
                 const size_t i = first_difference(want[k], got[k], n);
                 cr_assert_eq(i, n,
@@ -249,7 +255,7 @@ static void check_macd(enum flavour f, size_t rows, size_t cols, size_t fast, si
             for (size_t g = 0; g < count; g += group)
                 apo__cpu_macd_tiles(x, rows, cols, spans + g, count - g < group ? count - g : group,
                                     fast, slow, signal, got[0], got[1], got[2], (apo__cpu_isa)isa);
-            apo__lanes_stream_min_bytes = APO_LANES_STREAM_MIN_BYTES;
+            streaming_as_built();
             for (int k = 0; k < 3; k++) {
                 const size_t i = first_difference(want[k], got[k], n);
                 cr_assert_eq(i, n,
