@@ -197,12 +197,12 @@ static inline void apo_vd_storeu(double *p, apo_vd v) { memcpy(p, &v, sizeof v);
 
 /*
  * A whole-vector store to p, non-temporal (streaming) when p is aligned to the vector's
- * size, an ordinary store otherwise. A streaming store writes the
- * line to memory without reading it first and without keeping it in the caches: for
- * outputs far larger than the caches it saves the read for ownership of every output line
- * (3 outputs of 8 B per sample: 24 B read that the kernel never uses) and leaves the
- * caches to the input. It stores the same bits; only when another thread may see them
- * changes, hence apo_lanes_fence().
+ * size, an ordinary store otherwise. A streaming store writes the line to memory without
+ * reading it first and without keeping it in the caches: for outputs larger than the
+ * caches it saves the read for ownership of every output line (3 outputs of 8 B per
+ * sample: 24 B read that the kernel never uses) and leaves the caches to the input. It
+ * stores the same bits; only when another thread may see them changes, hence
+ * apo_lanes_fence(). Which calls stream: kernels.h, APO_*_STREAM_MIN_BYTES.
  */
 static inline void apo_vd_stream(double *p, apo_vd v) {
 #if APO_LANES_X86 == 512
