@@ -113,7 +113,8 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
 static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                                                  const apo__tile_span *tiles, size_t count,
                                                  size_t p, double nbdev_up, double nbdev_dn,
-                                                 double *upper, double *middle, double *lower) {
+                                                 double *upper, double *middle, double *lower,
+                                                 int stream) {
     apo__bollinger_counts w[APO_LANES];
     apo__bollinger_run run[APO_LANES];
     int sliding[APO_LANES];
@@ -304,15 +305,28 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
              * operations: two transposes instead of three. */
             apo_vd_transpose(mean);
             apo_vd_transpose(sd);
-            for (size_t i = 0; i < APO_LANES; i++) {
-                if (moving >> i & 1u) {
-                    /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands
-                     * (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
-                    apo_vd_storeu(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
-                    apo_vd_storeu(middle + at[i], apo_vd_canonical_nan(mean[i]));
-                    apo_vd_storeu(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+            /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands (apo_hd.h):
+             * nbdev 0 times an sd that overflowed is a NaN. Two loops, so that the loop of
+             * ordinary stores stays free of the streaming stores' alignment tests. */
+            if (stream) {
+                for (size_t i = 0; i < APO_LANES; i++) {
+                    if (moving >> i & 1u) {
+                        apo_vd_stream(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
+                        apo_vd_stream(middle + at[i], apo_vd_canonical_nan(mean[i]));
+                        apo_vd_stream(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                    }
+                }
+            } else {
+                for (size_t i = 0; i < APO_LANES; i++) {
+                    if (moving >> i & 1u) {
+                        apo_vd_storeu(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
+                        apo_vd_storeu(middle + at[i], apo_vd_canonical_nan(mean[i]));
+                        apo_vd_storeu(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                    }
                 }
             }
+            if (n_kept > 0)
+                apo_lanes_fence(stream);
             for (size_t q = 0; q < n_kept; q++) {
                 upper[kept[q].at] = kept[q].upper;
                 middle[kept[q].at] = kept[q].middle;
@@ -328,6 +342,7 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
             APO_BOLLINGER_SINGLE_STEP();
         }
     }
+    apo_lanes_fence(stream);
 #undef APO_BOLLINGER_LANE_RESTART
 #undef APO_BOLLINGER_SINGLE_STEP
 }

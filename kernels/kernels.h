@@ -48,6 +48,20 @@ typedef struct apo__tile_span {
     size_t row, begin, end;
 } apo__tile_span;
 
+/*
+ * The lane kernels of bollinger and macd store their outputs with streaming
+ * (non-temporal) stores when the call's output arrays, rows x cols x 3 doubles, reach these
+ * many bytes (docs/kernels.md, "Streaming stores"): streaming saves reading every output
+ * line before it is written, but leaves the outputs out of the caches for whoever reads
+ * them next. macd, whose arithmetic is light, gains from 16 MiB on; bollinger, bound by
+ * its arithmetic on one thread, only where its outputs could not stay in the caches
+ * anyway. The bits are the same either way. Tests lower them to cover both ways; nothing
+ * else writes them.
+ */
+#define APO_BOLLINGER_STREAM_MIN_BYTES ((size_t)64 << 20)
+#define APO_MACD_STREAM_MIN_BYTES ((size_t)16 << 20)
+extern size_t apo__bollinger_stream_min_bytes, apo__macd_stream_min_bytes;
+
 /* ---- Bollinger bands ------------------------------------------------------------------ */
 
 /* Tile length for bollinger: max(4096, 16 * period). The halo is period - 1 samples. */

@@ -196,6 +196,47 @@ static inline apo_vd apo_vd_loadu(const double *p) {
 static inline void apo_vd_storeu(double *p, apo_vd v) { memcpy(p, &v, sizeof v); }
 
 /*
+ * A whole-vector store to p, non-temporal (streaming) when p is aligned to the vector's
+ * size, an ordinary store otherwise. A streaming store writes the line to memory without
+ * reading it first and without keeping it in the caches: for outputs larger than the
+ * caches it saves the read for ownership of every output line (3 outputs of 8 B per
+ * sample: 24 B read that the kernel never uses) and leaves the caches to the input. It
+ * stores the same bits; only when another thread may see them changes, hence
+ * apo_lanes_fence(). Which calls stream: kernels.h, APO_*_STREAM_MIN_BYTES.
+ */
+static inline void apo_vd_stream(double *p, apo_vd v) {
+#if APO_LANES_X86 == 512
+    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
+        _mm512_stream_pd(p, (__m512d)v);
+        return;
+    }
+#elif APO_LANES_X86 == 256
+    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
+        _mm256_stream_pd(p, (__m256d)v);
+        return;
+    }
+#elif APO_LANES_X86 == 128
+    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
+        _mm_stream_pd(p, (__m128d)v);
+        return;
+    }
+#endif
+    apo_vd_storeu(p, v);
+}
+
+/* Orders the streaming stores before every later store and before the return: a round that
+ * streamed calls it before it writes over a streamed line with an ordinary store and before
+ * it returns, so that the runtime's merge and the other threads see the outputs. */
+static inline void apo_lanes_fence(int streamed) {
+#ifdef APO_LANES_X86
+    if (streamed)
+        _mm_sfence();
+#else
+    (void)streamed;
+#endif
+}
+
+/*
  * Transposes the APO_LANES x APO_LANES block m in place: lane j of m[i] becomes lane i of
  * m[j]. The lane kernels load APO_LANES consecutive samples of each lane's tile as one
  * vector and transpose them into one vector per step (and their outputs back), instead of

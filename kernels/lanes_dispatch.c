@@ -17,6 +17,15 @@
 
 #include <assert.h>
 
+size_t apo__bollinger_stream_min_bytes = APO_BOLLINGER_STREAM_MIN_BYTES;
+size_t apo__macd_stream_min_bytes = APO_MACD_STREAM_MIN_BYTES;
+
+/* Whether a call's `outputs` arrays of rows x cols doubles take streaming stores. */
+static int stream_outputs(size_t rows, size_t cols, size_t outputs, size_t min_bytes) {
+    const double bytes = (double)rows * (double)cols * (double)outputs * sizeof(double);
+    return bytes >= (double)min_bytes;
+}
+
 /* Tiles are ordered in chunks of this many. */
 #define APO_LANES_CHUNK 64
 
@@ -76,20 +85,21 @@ static void check_spans(const apo__tile_span *tiles, size_t count, size_t rows, 
 
 static void bollinger_on(apo__cpu_isa path, const double *x, size_t cols,
                          const apo__tile_span *tiles, size_t n, size_t period, double up, double dn,
-                         double *upper, double *middle, double *lower) {
+                         double *upper, double *middle, double *lower, int stream) {
     switch (path) {
 #ifdef APO_HAVE_LANES_AVX512
     case APO_CPU_ISA_AVX512:
-        apo__bollinger_tiles_avx512(x, cols, tiles, n, period, up, dn, upper, middle, lower);
+        apo__bollinger_tiles_avx512(x, cols, tiles, n, period, up, dn, upper, middle, lower,
+                                    stream);
         return;
 #endif
 #ifdef APO_HAVE_LANES_AVX2
     case APO_CPU_ISA_AVX2:
-        apo__bollinger_tiles_avx2(x, cols, tiles, n, period, up, dn, upper, middle, lower);
+        apo__bollinger_tiles_avx2(x, cols, tiles, n, period, up, dn, upper, middle, lower, stream);
         return;
 #endif
     case APO_CPU_ISA_SSE2:
-        apo__bollinger_tiles_sse2(x, cols, tiles, n, period, up, dn, upper, middle, lower);
+        apo__bollinger_tiles_sse2(x, cols, tiles, n, period, up, dn, upper, middle, lower, stream);
         return;
     default:
         for (size_t i = 0; i < n; i++) {
@@ -108,6 +118,7 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
     assert(x != NULL && upper != NULL && middle != NULL && lower != NULL && period >= 1);
     check_spans(tiles, count, rows, cols);
     isa = apo__cpu_isa_resolve(isa);
+    const int stream = stream_outputs(rows, cols, 3, apo__bollinger_stream_min_bytes);
     for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
         const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
         apo__tile_span sorted[APO_LANES_CHUNK];
@@ -115,26 +126,29 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
         by_length(tiles + c, m, sorted, index);
         FOR_ROUNDS(isa, m, path, first, n,
                    bollinger_on(path, x, cols, sorted + first, n, period, nbdev_up, nbdev_dn, upper,
-                                middle, lower));
+                                middle, lower, stream));
     }
 }
 
 static void macd_on(apo__cpu_isa path, const double *x, size_t cols, const apo__tile_span *tiles,
                     size_t n, size_t fast, size_t slow, size_t signal, size_t h, double *macd,
-                    double *signal_line, double *hist) {
+                    double *signal_line, double *hist, int stream) {
     switch (path) {
 #ifdef APO_HAVE_LANES_AVX512
     case APO_CPU_ISA_AVX512:
-        apo__macd_tiles_avx512(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist);
+        apo__macd_tiles_avx512(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
+                               stream);
         return;
 #endif
 #ifdef APO_HAVE_LANES_AVX2
     case APO_CPU_ISA_AVX2:
-        apo__macd_tiles_avx2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist);
+        apo__macd_tiles_avx2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
+                             stream);
         return;
 #endif
     case APO_CPU_ISA_SSE2:
-        apo__macd_tiles_sse2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist);
+        apo__macd_tiles_sse2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
+                             stream);
         return;
     default:
         for (size_t i = 0; i < n; i++) {
@@ -154,6 +168,7 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
     check_spans(tiles, count, rows, cols);
     isa = apo__cpu_isa_resolve(isa);
     const size_t h = apo__macd_warmup(fast, slow, signal);
+    const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
     for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
         const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
         apo__tile_span sorted[APO_LANES_CHUNK];
@@ -161,7 +176,7 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
         by_length(tiles + c, m, sorted, index);
         FOR_ROUNDS(isa, m, path, first, n,
                    macd_on(path, x, cols, sorted + first, n, fast, slow, signal, h, macd,
-                           signal_line, hist));
+                           signal_line, hist, stream));
     }
 }
 

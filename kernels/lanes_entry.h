@@ -18,22 +18,23 @@
 void APO_LANES_NAME(apo__bollinger_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
                                           size_t count, size_t period, double nbdev_up,
                                           double nbdev_dn, double *upper, double *middle,
-                                          double *lower) {
+                                          double *lower, int stream) {
     for (size_t r = 0; r < count; r += APO_LANES)
         APO_LANES_NAME(apo__bollinger_round)
     (x, cols, tiles + r, count - r < APO_LANES ? count - r : APO_LANES, period, nbdev_up, nbdev_dn,
-     upper, middle, lower);
+     upper, middle, lower, stream);
 }
 
 void APO_LANES_NAME(apo__macd_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
                                      size_t count, size_t fast, size_t slow, size_t signal,
-                                     size_t h, double *macd, double *signal_line, double *hist) {
+                                     size_t h, double *macd, double *signal_line, double *hist,
+                                     int stream) {
     apo__macd_rates r;
     apo__macd_setup(&fast, &slow, signal, &r);
     for (size_t k = 0; k < count; k += APO_LANES)
         APO_LANES_NAME(apo__macd_round)
     (x, cols, tiles + k, count - k < APO_LANES ? count - k : APO_LANES, fast, slow, signal, h, &r,
-     macd, signal_line, hist);
+     macd, signal_line, hist, stream);
 }
 
 void APO_LANES_NAME(apo__returns_stats_tiles)(const double *x, size_t cols,

@@ -11,12 +11,13 @@
 #include "kernels.h"
 
 #define APO_LANES_DECLARE(path)                                                                    \
-    void apo__bollinger_tiles_##path(                                                              \
-        const double *x, size_t cols, const apo__tile_span *tiles, size_t count, size_t period,    \
-        double nbdev_up, double nbdev_dn, double *upper, double *middle, double *lower);           \
+    void apo__bollinger_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,    \
+                                     size_t count, size_t period, double nbdev_up,                 \
+                                     double nbdev_dn, double *upper, double *middle,               \
+                                     double *lower, int stream);                                   \
     void apo__macd_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,         \
                                 size_t count, size_t fast, size_t slow, size_t signal, size_t h,   \
-                                double *macd, double *signal_line, double *hist);                  \
+                                double *macd, double *signal_line, double *hist, int stream);      \
     void apo__returns_stats_tiles_##path(                                                          \
         const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
         apo__moments *const *partials, double *scratch, size_t scratch_len);

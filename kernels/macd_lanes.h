@@ -60,7 +60,7 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                                             const apo__tile_span *tiles, size_t count, size_t fast,
                                             size_t slow, size_t signal, size_t h,
                                             const apo__macd_rates *r, double *macd,
-                                            double *signal_line, double *hist) {
+                                            double *signal_line, double *hist, int stream) {
     size_t at[APO_LANES];    /* the lane's next index, absolute in the arrays */
     size_t start[APO_LANES]; /* the step of the lane's first index */
     size_t speak[APO_LANES]; /* ... of its first output (the warm-up ends) */
@@ -154,11 +154,23 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                      * x86, Arm (the first NaN) and RISC-V (the default NaN, the same bits). */
                     apo_vd_transpose(om);
                     apo_vd_transpose(os);
-                    for (size_t i = 0; i < APO_LANES; i++) {
-                        if (emit >> i & 1u) {
-                            apo_vd_storeu(macd + at[i], om[i]);
-                            apo_vd_storeu(signal_line + at[i], os[i]);
-                            apo_vd_storeu(hist + at[i], om[i] - os[i]);
+                    /* Two loops, so that the loop of ordinary stores stays free of the
+                     * streaming stores' alignment tests. */
+                    if (stream) {
+                        for (size_t i = 0; i < APO_LANES; i++) {
+                            if (emit >> i & 1u) {
+                                apo_vd_stream(macd + at[i], om[i]);
+                                apo_vd_stream(signal_line + at[i], os[i]);
+                                apo_vd_stream(hist + at[i], om[i] - os[i]);
+                            }
+                        }
+                    } else {
+                        for (size_t i = 0; i < APO_LANES; i++) {
+                            if (emit >> i & 1u) {
+                                apo_vd_storeu(macd + at[i], om[i]);
+                                apo_vd_storeu(signal_line + at[i], os[i]);
+                                apo_vd_storeu(hist + at[i], om[i] - os[i]);
+                            }
                         }
                     }
                 }
@@ -183,6 +195,7 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
             step++;
         }
     }
+    apo_lanes_fence(stream);
 }
 
 #endif /* APO_MACD_LANES_H */
