@@ -66,8 +66,10 @@ PyObject *apo_py_profile(PyObject *op, PyObject *args, PyObject *kwargs) {
     res->size = sizeof *res;
     apo_status st;
     self->busy++;
-    Py_BEGIN_ALLOW_THREADS st = apo_profile_auto_balance(rt, &opt, res);
-    Py_END_ALLOW_THREADS self->busy--;
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_profile_auto_balance(rt, &opt, res);
+    Py_END_ALLOW_THREADS
+    self->busy--;
     if (st != APO_OK) {
         apo_py_raise(st);
         goto done;
@@ -166,8 +168,11 @@ PyObject *apo_py_set_ratios(PyObject *op, PyObject *args, PyObject *kwargs) {
     }
     apo_status st;
     /* It may wait up to 30 s for the lock of multigpu.json. */
-    Py_BEGIN_ALLOW_THREADS st = apo_set_ratios(rt, tag, ids, values, (size_t)n);
-    Py_END_ALLOW_THREADS if (st != APO_OK) return apo_py_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_set_ratios(rt, tag, ids, values, (size_t)n);
+    Py_END_ALLOW_THREADS
+    if (st != APO_OK)
+        return apo_py_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -307,8 +312,11 @@ PyObject *apo_py_profile_save(PyObject *op, PyObject *noargs) {
     if (rt == NULL)
         return NULL;
     apo_status st;
-    Py_BEGIN_ALLOW_THREADS st = apo_profile_save(rt);
-    Py_END_ALLOW_THREADS if (st != APO_OK) return apo_py_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_profile_save(rt);
+    Py_END_ALLOW_THREADS
+    if (st != APO_OK)
+        return apo_py_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -331,9 +339,11 @@ PyObject *apo_py_record_threshold(PyObject *op, PyObject *args, PyObject *kwargs
     }
     apo_status st;
     /* It writes thresholds.json under the file's lock. */
-    Py_BEGIN_ALLOW_THREADS st =
-        apo_threshold_record(rt, function, a.params, a.n_params, (uint64_t)samples, cpu_ms, gpu_ms);
-    Py_END_ALLOW_THREADS apo_py_args_release(&a);
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_threshold_record(rt, function, a.params, a.n_params, (uint64_t)samples, cpu_ms,
+                                  gpu_ms);
+    Py_END_ALLOW_THREADS
+    apo_py_args_release(&a);
     if (st != APO_OK)
         return apo_py_raise(st);
     Py_RETURN_NONE;

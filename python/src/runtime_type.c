@@ -95,7 +95,8 @@ static void runtime_destroy_now(apo_py_runtime *self) {
     self->rt = NULL;
     if (rt != NULL) {
         /* Destroy may wait for a worker and for the profile lock: let other threads run. */
-        Py_BEGIN_ALLOW_THREADS apo_runtime_destroy(rt);
+        Py_BEGIN_ALLOW_THREADS
+            apo_runtime_destroy(rt);
         Py_END_ALLOW_THREADS
     }
 }
@@ -163,8 +164,10 @@ static int runtime_init(PyObject *op, PyObject *args, PyObject *kwargs) {
 
     apo_runtime *rt = NULL;
     apo_status st;
-    Py_BEGIN_ALLOW_THREADS st = apo_runtime_create(&cfg, &rt);
-    Py_END_ALLOW_THREADS Py_DECREF(refs);
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_runtime_create(&cfg, &rt);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(refs);
     if (st != APO_OK) {
         apo_py_raise(st);
         return -1;

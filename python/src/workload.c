@@ -279,8 +279,10 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     }
     apo_status st;
     self->busy++;
-    Py_BEGIN_ALLOW_THREADS st = apo_distribute_workload(rt, &w, report);
-    Py_END_ALLOW_THREADS self->busy--;
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_distribute_workload(rt, &w, report);
+    Py_END_ALLOW_THREADS
+    self->busy--;
     if (st != APO_OK) {
         apo_py_raise(st);
         Py_CLEAR(outs);
@@ -396,11 +398,13 @@ PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_status st = APO_OK;
     struct timespec t0, t1;
     self->busy++;
-    Py_BEGIN_ALLOW_THREADS clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (Py_ssize_t i = 0; i < repeats && st == APO_OK; i++)
-        st = apo_distribute_workload(rt, &w, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    Py_END_ALLOW_THREADS self->busy--;
+    Py_BEGIN_ALLOW_THREADS
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (Py_ssize_t i = 0; i < repeats && st == APO_OK; i++)
+            st = apo_distribute_workload(rt, &w, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    Py_END_ALLOW_THREADS
+    self->busy--;
     if (st != APO_OK) {
         apo_py_raise(st);
         goto done;
