@@ -49,3 +49,19 @@ def test_integer_series_is_converted(rt):
     s = pd.Series(np.arange(100, dtype=np.int64))
     b = apportion.bollinger(s, period=5, runtime=rt)
     assert b.middle.iloc[-1] == 97.0
+
+
+def test_frame_sweep_gives_columns_by_set_and_series(rt, walk):
+    x = walk(2, 1200)
+    idx = pd.date_range("2024-01-01", periods=1200, freq="h")
+    df = pd.DataFrame(x.T, index=idx, columns=["a", "b"])
+    b = apportion.bollinger(df, period=[5, 30], runtime=rt)
+    assert isinstance(b.upper, pd.DataFrame) and b.upper.index.equals(idx)
+    # Columns: (set, series), sets outermost, as the sweep's output is set-major.
+    assert list(b.upper.columns) == [(5, "a"), (5, "b"), (30, "a"), (30, "b")]
+    for period in (5, 30):
+        one = apportion.bollinger(x, period=period, runtime=rt)
+        for r, name in enumerate(["a", "b"]):
+            assert_bitwise(b.upper[(period, name)].to_numpy(), one.upper[r])
+    stats = apportion.returns_stats(df, runtime=rt)
+    assert list(stats.mean.index) == ["a", "b"]
