@@ -28,14 +28,21 @@ venv=$build_dir/python-venv
 # Nothing may land in HOME (scripts/test.sh checks): no pip cache, no version check, no
 # pytest cache, no bytecode outside the venv.
 export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INDEX=1 PYTHONDONTWRITEBYTECODE=1
+# Making the venv (ensurepip runs pip) and building the wheel (meson, run by pip, asks the
+# compilers it finds for their versions) both start a rustup proxy where one is on PATH,
+# and it writes its settings into HOME: both get a HOME of their own in the build folder.
+mkdir -p "$build_dir/python-home"
 if [ ! -x "$venv/bin/python" ]; then
-    "$python" -m venv --system-site-packages "$venv" || exit 1
+    HOME=$build_dir/python-home "$python" -m venv --system-site-packages "$venv" || exit 1
 fi
 # The wheel's own build folder stays in the build folder, so a second run rebuilds only
-# what changed.
-# meson, run by pip, asks the compilers it finds for their versions, and a rustup proxy then
-# writes its settings into HOME: the build gets a HOME of its own in the build folder.
-mkdir -p "$build_dir/python-home"
+# what changed. meson-python 0.12 (Debian 12) asks meson to reconfigure that folder whenever
+# its native file in the source tree (.mesonpy-native-file.ini) is already there from an
+# earlier build, even into a folder that was never configured (a fresh build folder, a
+# second build type), and that fails: without a configured folder, the file goes first.
+if [ ! -f "$build_dir/python-wheel/meson-private/coredata.dat" ]; then
+    rm -f "$source_dir/.mesonpy-native-file.ini"
+fi
 if ! (cd "$source_dir" && HOME=$build_dir/python-home "$venv/bin/pip" install --no-build-isolation -q \
     --config-settings=builddir="$build_dir/python-wheel" .) >"$build_dir/python-pip.log" 2>&1; then
     tail -n 40 "$build_dir/python-pip.log"
