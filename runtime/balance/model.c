@@ -14,8 +14,25 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Sorts v ascending. A call refits each device's model from a window of 8 and up to 28
+ * pair slopes: for so few values an insertion sort takes a fraction of qsort's calls
+ * through cmp_double, which showed as a fifth of the runtime's own time per small call. */
+static void sort_doubles(double *v, size_t n) {
+    if (n > 32) {
+        qsort(v, n, sizeof *v, cmp_double);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 double apo__median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
+    sort_doubles(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
