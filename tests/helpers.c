@@ -129,3 +129,10 @@ void test_register_moving_sum(apo_runtime *rt) {
     desc.cpu = moving_sum;
     cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
 }
+
+void test_assert_refused(apo_status got, apo_status want, const char *fragment) {
+    cr_assert_eq(got, want, "got %s, wanted %s (%s)", apo_status_name(got), apo_status_name(want),
+                 apo_last_error());
+    cr_assert(strstr(apo_last_error(), fragment) != NULL, "\"%s\" does not say \"%s\"",
+              apo_last_error(), fragment);
+}

@@ -17,6 +17,9 @@ apo_runtime *test_runtime(const char *devices);
  * last k samples (fewer at the start), halo 63, tiles of 1000. */
 void test_register_moving_sum(apo_runtime *rt);
 
+/* Fails the test unless a call returned `want` and apo_last_error() contains `fragment`. */
+void test_assert_refused(apo_status got, apo_status want, const char *fragment);
+
 /* A workload and the buffers it owns. */
 typedef struct test_job {
     apo_workload w;

@@ -445,31 +445,24 @@ static apo_status plan_ragged(apo_runtime *rt, const char *kernel, size_t rows, 
     return apo_plan_workload(rt, &w, &plan);
 }
 
-static void assert_refused(apo_status got, apo_status want, const char *fragment) {
-    cr_assert_eq(got, want, "got %s, wanted %s (%s)", apo_status_name(got), apo_status_name(want),
-                 apo_last_error());
-    cr_assert(strstr(apo_last_error(), fragment) != NULL, "\"%s\" does not say \"%s\"",
-              apo_last_error(), fragment);
-}
-
 Test(ragged, bad_lengths_are_refused_naming_the_row, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     const size_t zero[] = {10, 5, 0};
-    assert_refused(plan_ragged(rt, "bollinger", 3, 10, zero, NULL, 0, NULL),
-                   APO_ERR_INVALID_ARGUMENT, "row_lengths[2] is 0");
+    test_assert_refused(plan_ragged(rt, "bollinger", 3, 10, zero, NULL, 0, NULL),
+                        APO_ERR_INVALID_ARGUMENT, "row_lengths[2] is 0");
     const size_t too_long[] = {10, 11, 3};
-    assert_refused(plan_ragged(rt, "macd", 3, 10, too_long, NULL, 0, NULL),
-                   APO_ERR_INVALID_ARGUMENT, "row_lengths[1] is 11, longer than cols (10)");
+    test_assert_refused(plan_ragged(rt, "macd", 3, 10, too_long, NULL, 0, NULL),
+                        APO_ERR_INVALID_ARGUMENT, "row_lengths[1] is 11, longer than cols (10)");
 
     /* A row the kernel refuses alone: bollinger's period longer than the row, bootstrap's
      * row of one sample. */
     const size_t short_row[] = {100, 19, 100};
-    assert_refused(plan_ragged(rt, "bollinger", 3, 100, short_row, NULL, 0, NULL),
-                   APO_ERR_BAD_PARAM, "row 1 (row_lengths[1] = 19 samples)");
+    test_assert_refused(plan_ragged(rt, "bollinger", 3, 100, short_row, NULL, 0, NULL),
+                        APO_ERR_BAD_PARAM, "row 1 (row_lengths[1] = 19 samples)");
     cr_assert(strstr(apo_last_error(), "period 20") != NULL, "%s", apo_last_error());
     const size_t one_sample[] = {2, 1};
-    assert_refused(plan_ragged(rt, "bootstrap", 2, 5, one_sample, NULL, 0, NULL), APO_ERR_BAD_PARAM,
-                   "row 1 ");
+    test_assert_refused(plan_ragged(rt, "bootstrap", 2, 5, one_sample, NULL, 0, NULL),
+                        APO_ERR_BAD_PARAM, "row 1 ");
 
     /* With a sweep, the set and the row. */
     const double periods[] = {5, 50};
@@ -478,21 +471,21 @@ Test(ragged, bad_lengths_are_refused_naming_the_row, .timeout = 60) {
     sw.grid = grid;
     sw.n_grid = 1;
     const size_t lengths[] = {100, 40};
-    assert_refused(plan_ragged(rt, "bollinger", 2, 100, lengths, NULL, 0, &sw), APO_ERR_BAD_PARAM,
-                   "sweep set 1: row 1 ");
+    test_assert_refused(plan_ragged(rt, "bollinger", 2, 100, lengths, NULL, 0, &sw),
+                        APO_ERR_BAD_PARAM, "sweep set 1: row 1 ");
     /* ... also when the range run leaves that set out: the sweep is checked whole. */
     sw.n_sets_run = 1;
-    assert_refused(plan_ragged(rt, "bollinger", 2, 100, lengths, NULL, 0, &sw), APO_ERR_BAD_PARAM,
-                   "sweep set 1: row 1 ");
+    test_assert_refused(plan_ragged(rt, "bollinger", 2, 100, lengths, NULL, 0, &sw),
+                        APO_ERR_BAD_PARAM, "sweep set 1: row 1 ");
 
     /* One call per row: more rows than such calls can be counted in memory. */
     const size_t small[] = {1};
-    assert_refused(plan_ragged(rt, "returns_stats", SIZE_MAX / 16, 1, small, NULL, 0, NULL),
-                   APO_ERR_OVERFLOW, "overflow");
+    test_assert_refused(plan_ragged(rt, "returns_stats", SIZE_MAX / 16, 1, small, NULL, 0, NULL),
+                        APO_ERR_OVERFLOW, "overflow");
 
     /* The shape's own checks still come first. */
-    assert_refused(plan_ragged(rt, "bollinger", 0, 10, zero, NULL, 0, NULL),
-                   APO_ERR_INVALID_ARGUMENT, "must be > 0");
+    test_assert_refused(plan_ragged(rt, "bollinger", 0, 10, zero, NULL, 0, NULL),
+                        APO_ERR_INVALID_ARGUMENT, "must be > 0");
     apo_runtime_destroy(rt);
 }
 

@@ -420,26 +420,20 @@ static apo_status plan_sweep(apo_runtime *rt, const char *kernel, const apo_para
     return apo_plan_workload(rt, &w, &plan);
 }
 
-static void assert_refused(apo_status got, apo_status want, const char *fragment) {
-    cr_assert_eq(got, want, "got %s, wanted %s (%s)", apo_status_name(got), apo_status_name(want),
-                 apo_last_error());
-    cr_assert(strstr(apo_last_error(), fragment) != NULL, "\"%s\" does not say \"%s\"",
-              apo_last_error(), fragment);
-}
-
 Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
     const double periods[] = {5, 20};
     const double none[] = {0};
 
     apo_sweep sw = APO_SWEEP_INIT;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT, "empty");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                        "empty");
 
     apo_sweep_param empty[] = {{"period", none, 0}};
     sw.grid = empty;
     sw.n_grid = 1;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                   "period has an empty list");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                        "period has an empty list");
 
     const char *const names[] = {"period"};
     apo_sweep list = APO_SWEEP_INIT;
@@ -447,24 +441,26 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     list.n_names = 1;
     list.values = periods;
     list.n_sets = 0;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_INVALID_ARGUMENT, "no set");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_INVALID_ARGUMENT,
+                        "no set");
 
     apo_sweep_param twice[] = {{"period", periods, 2}, {"period", periods, 2}};
     sw.grid = twice;
     sw.n_grid = 2;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
-                   "period is swept twice");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
+                        "period is swept twice");
 
     apo_sweep_param one[] = {{"period", periods, 2}};
     sw.grid = one;
     sw.n_grid = 1;
     const apo_param fixed[] = {{"period", 30}};
-    assert_refused(plan_sweep(rt, "bollinger", fixed, 1, &sw), APO_ERR_BAD_PARAM,
-                   "both swept and fixed");
+    test_assert_refused(plan_sweep(rt, "bollinger", fixed, 1, &sw), APO_ERR_BAD_PARAM,
+                        "both swept and fixed");
 
     apo_sweep_param unknown[] = {{"perioud", periods, 2}};
     sw.grid = unknown;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM, "\"perioud\"");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
+                        "\"perioud\"");
 
     /* Set 2 of the grid (period 1, the first parameter's second value, varying slowest;
      * nbdev_up 1) is the first out of bounds; so is a period longer than the series in set 1 of the
@@ -474,15 +470,18 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     apo_sweep_param bad[] = {{"period", bad_periods, 2}, {"nbdev_up", ups, 2}};
     sw.grid = bad;
     sw.n_grid = 2;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM, "sweep set 2: ");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
+                        "sweep set 2: ");
     cr_assert(strstr(apo_last_error(), "period") != NULL, "%s", apo_last_error());
     const double long_periods[] = {5, 5000};
     list.values = long_periods;
     list.n_sets = 2;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM, "sweep set 1: ");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM,
+                        "sweep set 1: ");
     const double not_finite[] = {5, NAN};
     list.values = not_finite;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM, "sweep set 1: ");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM,
+                        "sweep set 1: ");
 
     /* 300 x 300 sets, past APO_MAX_SWEEP_SETS. */
     static double many[300];
@@ -491,24 +490,25 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     apo_sweep_param huge[] = {{"period", many, 300}, {"nbdev_up", many, 300}};
     sw.grid = huge;
     sw.n_grid = 2;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                   "more than 65536");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                        "more than 65536");
 
     /* Both forms at once, and a range past the end. */
     sw.grid = one;
     sw.n_grid = 1;
     sw.names = names;
     sw.n_names = 1;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT, "not both");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                        "not both");
     sw.names = NULL;
     sw.n_names = 0;
     sw.first_set = 2;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                   "first_set is 2");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                        "first_set is 2");
     sw.first_set = 1;
     sw.n_sets_run = 2;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                   "sets 1 to 2");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
+                        "sets 1 to 2");
 
     /* Sets whose outputs differ in shape cannot be laid out set by set. */
     const double reps[] = {8, 16};
@@ -516,19 +516,20 @@ Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     apo_sweep boot = APO_SWEEP_INIT;
     boot.grid = replicates;
     boot.n_grid = 1;
-    assert_refused(plan_sweep(rt, "bootstrap", NULL, 0, &boot), APO_ERR_BAD_PARAM, "same shape");
+    test_assert_refused(plan_sweep(rt, "bootstrap", NULL, 0, &boot), APO_ERR_BAD_PARAM,
+                        "same shape");
 
     /* returns_stats has no parameter to sweep. */
     apo_sweep_param nothing[] = {{"period", periods, 2}};
     boot.grid = nothing;
-    assert_refused(plan_sweep(rt, "returns_stats", NULL, 0, &boot), APO_ERR_BAD_PARAM,
-                   "returns_stats");
+    test_assert_refused(plan_sweep(rt, "returns_stats", NULL, 0, &boot), APO_ERR_BAD_PARAM,
+                        "returns_stats");
 
     /* A sweep struct of another size. */
     apo_sweep wrong = APO_SWEEP_INIT;
     wrong.size = sizeof wrong - 8;
-    assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &wrong), APO_ERR_INVALID_ARGUMENT,
-                   "APO_SWEEP_INIT");
+    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &wrong), APO_ERR_INVALID_ARGUMENT,
+                        "APO_SWEEP_INIT");
     apo_runtime_destroy(rt);
 }
 
