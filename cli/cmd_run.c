@@ -390,6 +390,24 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     return w;
 }
 
+static int impossible_shape(const apo_kernel_info *info, size_t i, size_t orows, size_t ocols) {
+    cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i], orows, ocols);
+    return CLI_EXIT_FAILURE;
+}
+
+/* Output i's shape under workload w, or the exit status when the library refuses the
+ * workload or the shape cannot be held (empty, or more bytes than size_t counts). */
+static int output_shape(apo_runtime *rt, const apo_workload *w, const apo_kernel_info *info,
+                        size_t i, size_t *orows, size_t *ocols) {
+    *orows = *ocols = 0;
+    apo_status st = apo_output_shape(rt, w, i, orows, ocols);
+    if (st != APO_OK)
+        return cli_status_error(st, "invalid workload");
+    if (*orows == 0 || *ocols == 0 || *ocols > SIZE_MAX / sizeof(double) / *orows)
+        return impossible_shape(info, i, *orows, *ocols);
+    return CLI_EXIT_OK;
+}
+
 /* A sweep's pieces: as many sets a call as the outputs of that many fit in --memory (or
  * the default), so that memory stays bounded however many sets there are. */
 static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
@@ -402,16 +420,12 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
     apo_workload w = call_workload(o, info, s, k, inputs);
     size_t per_set = 0;
     for (size_t i = 0; i < info->n_outputs; i++) {
-        size_t orows = 0, ocols = 0;
-        apo_status st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
-        if (st != APO_OK)
-            return cli_status_error(st, "invalid workload");
-        if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows ||
-            orows * ocols * sizeof(double) > SIZE_MAX - per_set) {
-            cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i], orows,
-                      ocols);
-            return CLI_EXIT_FAILURE;
-        }
+        size_t orows, ocols;
+        int rc = output_shape(s->rt, &w, info, i, &orows, &ocols);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        if (orows * ocols * sizeof(double) > SIZE_MAX - per_set)
+            return impossible_shape(info, i, orows, ocols);
         per_set += orows * ocols * sizeof(double);
     }
     const size_t budget = o->memory != 0 ? o->memory : cli_default_memory();
@@ -488,16 +502,12 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
     const double *inputs[1];
     apo_workload w = call_workload(o, info, s, k, inputs);
     for (size_t i = 0; i < info->n_outputs; i++) {
-        size_t orows = 0, ocols = 0;
-        apo_status st = apo_output_shape(s->rt, &w, i, &orows, &ocols);
-        if (st != APO_OK)
-            return cli_status_error(st, "invalid workload");
-        if (orows == 0 || ocols == 0 || ocols > SIZE_MAX / sizeof(double) / orows ||
-            (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))) {
-            cli_error("output %s has an impossible shape %zu x %zu", info->output_names[i], orows,
-                      ocols);
-            return CLI_EXIT_FAILURE;
-        }
+        size_t orows, ocols;
+        int rc = output_shape(s->rt, &w, info, i, &orows, &ocols);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        if (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))
+            return impossible_shape(info, i, orows, ocols);
         if (o->output != NULL && !safe_file_name(info->output_names[i])) {
             cli_error("output name '%s' cannot be used as a file name", info->output_names[i]);
             return CLI_EXIT_FAILURE;
