@@ -40,7 +40,7 @@ static size_t sample_rows(size_t rows, size_t out[3]) {
  * double: positions around the first valid index and the tile boundaries, and pseudo-random
  * ones. Relative error above 1e-10 in upper, middle or lower counts as wrong. */
 long bench_check_bollinger(const double *x, size_t rows, size_t cols, size_t tile,
-                            double *const *out) {
+                           double *const *out) {
     const size_t p = 20;
     long wrong = 0;
     size_t rs[3], nr = sample_rows(rows, rs);
