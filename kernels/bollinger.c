@@ -10,13 +10,14 @@
  *
  * Algorithm: a run starts with an exact evaluation of its first window (compensated sum,
  * then a second pass for the squared deviations) and then slides. The sliding state is kept
- * for y = x - K, K the rounded mean of the run's first window (exact by Sterbenz's lemma
- * while the samples stay within [K/2, 2K]): the window sum of y as an unevaluated pair
- * s + c updated with TwoSum, so the mean is within about an ulp, and M2 by the sliding
- * Welford update M2 += (y_new - y_old) * ((y_new - ybar_new) + (y_old - ybar_old)), which
- * never forms E[x^2] - mean^2 and so does not cancel. A running bound on the rounding error
- * of M2 ends the run (and the next window is evaluated exactly) before the sliding error
- * can exceed 2^-36 of M2, so the accuracy holds for every window, including windows whose
+ * for y = x - K, K the rounded mean of the run's first window: while the samples stay within
+ * [L, 2L], L = 0.7 K, both y and the difference of the sample entering and the one leaving
+ * are exact (Sterbenz's lemma). The window sum of y is an unevaluated pair s + c updated with
+ * TwoSum, so the mean is within a few ulps, and the variance follows the sliding Welford
+ * update var += (d / p) * ((y_new - ybar_new) + (y_old - ybar_old)), which never forms
+ * E[x^2] - mean^2 and so does not cancel. A running bound on the rounding error of the
+ * variance ends the run (and the next window is evaluated exactly) before the sliding error
+ * can exceed 2^-34 of it, so the accuracy holds for every window, including windows whose
  * variance is tiny next to their neighbours'. Runs also end at every tile boundary.
  * Constant windows (tracked through the last index where x changes) are emitted exactly:
  * sd = 0 and bands = middle = the constant. Counts of NaN, +inf and -inf inside the window

@@ -46,12 +46,12 @@
 /* The vector state of the lanes: the run state of apo__bollinger_run, the equal-sample
  * count `eq` and the previous sample `xlast`. */
 typedef struct apo__bollinger_lanes {
-    apo_vd shift, lo, hi, s, c, ybar, m2, acc, eq, xlast;
+    apo_vd shift, lo, hi, s, c, ybar, var, acc, eq, xlast;
 } apo__bollinger_lanes;
 
 /* The constants of a round. */
 typedef struct apo__bollinger_consts {
-    apo_vd inv_p, pm1, limit, nbu, nbd, zero, one;
+    apo_vd inv_p, pm1, limit, nbu, nbd, zero, one, neg_max;
 } apo__bollinger_consts;
 
 /* Sets lane i of the run state from *run, or, when the lane is not in a run, to the empty
@@ -64,17 +64,23 @@ static inline void apo__bollinger_lane_load(apo__bollinger_lanes *v, size_t i, i
     v->s = apo_vd_with_lane(v->s, i, sliding ? run->s : 0.0);
     v->c = apo_vd_with_lane(v->c, i, sliding ? run->c : 0.0);
     v->ybar = apo_vd_with_lane(v->ybar, i, sliding ? run->ybar : 0.0);
-    v->m2 = apo_vd_with_lane(v->m2, i, sliding ? run->m2 : 0.0);
+    v->var = apo_vd_with_lane(v->var, i, sliding ? run->var : 0.0);
     v->acc = apo_vd_with_lane(v->acc, i, sliding ? run->acc : 0.0);
 }
 
-/* One step of every lane: the sliding step of apo__bollinger_slide_run, in the same order,
+/* One step of every lane: the sliding step of apo__bollinger_slide_on, in the same order,
  * with its three stop tests. Returns the lanes whose step is valid (bit i for lane i) and
- * their outputs in *up, *mean, *dn. The state moves on in every lane: a lane that failed
- * gets its whole state again from the scalar path. */
+ * their outputs in *mean, *sd. The state moves on in every lane: a lane that failed gets
+ * its whole state again from the scalar path.
+ *
+ * With `with_ed` 0 the step leaves out the error ed of d = xn - xo, which is exactly +0 in
+ * a shifted run (K != 0; bollinger_tile.h): c + (+0 + es) is then c + es bit for bit (es is
+ * never -0 there, since d is not), so only a round with a lane in a run with K = 0 needs
+ * it. A constant argument, so each call site compiles to the step it names. */
 static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
                                                  const apo__bollinger_consts *k, apo_vd xn,
-                                                 apo_vd xo, apo_vd *mean, apo_vd *sd) {
+                                                 apo_vd xo, apo_vd *mean, apo_vd *sd,
+                                                 const int with_ed) {
     const apo_vm changed = apo_vd_ne(xn, v->xlast);
     v->eq = apo_vd_select(changed, k->zero, v->eq + k->one);
     v->xlast = xn;
@@ -82,30 +88,35 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
     const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
 
-    const apo_vd yn = xn - v->shift;
-    const apo_vd yo = xo - v->shift;
-    const apo_vd d = yn - yo;
-    const apo_vd bd = d - yn;
-    const apo_vd ed = (yn - (d - bd)) + (-yo - bd);
+    const apo_vd d = xn - xo;
     const apo_vd st = v->s + d;
     const apo_vd bs = st - v->s;
     const apo_vd es = (v->s - (st - bs)) + (d - bs);
+    apo_vd err = es;
+    if (with_ed) {
+        const apo_vd bd = d - xn;
+        const apo_vd ed = (xn - (d - bd)) + (-xo - bd);
+        err = ed + es;
+    }
 
-    const apo_vd ybar_new = (st + (v->c + (ed + es))) * k->inv_p;
+    const apo_vd ybar_new = (st + v->c) * k->inv_p;
+    const apo_vd yn = xn - v->shift;
+    const apo_vd yo = xo - v->shift;
+    const apo_vd dp = d * k->inv_p;
     const apo_vd a = yn - ybar_new;
     const apo_vd b = yo - v->ybar;
-    const apo_vd m2_new = v->m2 + d * (a + b);
+    const apo_vd var_new = v->var + dp * (a + b);
     const apo_vd acc_new =
-        v->acc + apo_vd_abs(d) * ((apo_vd_abs(a) + apo_vd_abs(b)) + 2.0 * apo_vd_abs(ybar_new));
-    const apo_vm bounded = apo_vd_le(acc_new, k->limit * m2_new);
+        v->acc + apo_vd_abs(dp) * ((apo_vd_abs(a) + apo_vd_abs(b)) + 2.0 * apo_vd_abs(ybar_new));
+    const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
 
     v->s = st;
-    v->c = v->c + (ed + es);
+    v->c = v->c + err;
     v->ybar = ybar_new;
-    v->m2 = m2_new;
+    v->var = var_new;
     v->acc = acc_new;
 
-    *sd = apo_vd_sqrt(v->m2 * k->inv_p);
+    *sd = apo_vd_sqrt(v->var);
     *mean = v->shift + v->ybar;
     return apo_vm_bits(apo_vm_and(apo_vm_and(in_range, not_constant), bounded));
 }
@@ -129,7 +140,7 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
      * of a second load and transpose per block. */
     apo_vd ring[APO_BOLLINGER_RING];
     const int use_ring = p + APO_LANES <= APO_BOLLINGER_RING;
-    v.shift = v.lo = v.hi = v.s = v.c = v.ybar = v.m2 = v.acc = v.eq = v.xlast = apo_vd_splat(0.0);
+    v.shift = v.lo = v.hi = v.s = v.c = v.ybar = v.var = v.acc = v.eq = v.xlast = apo_vd_splat(0.0);
 
     /* The scalar path for lane i at absolute window index `abs`: the counts move on, then
      * the window is emitted by apo__bollinger_emit and the lane takes up its new state. */
@@ -156,7 +167,7 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
         }                                                                                          \
         if (use_ring)                                                                              \
             ring[step % APO_BOLLINGER_RING] = xn;                                                  \
-        const unsigned ok = apo__bollinger_lanes_step(&v, &k, xn, xo, &mean, &sd);                 \
+        const unsigned ok = apo__bollinger_lanes_step(&v, &k, xn, xo, &mean, &sd, 1);              \
         /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands. */                  \
         const apo_vd up = apo_vd_canonical_nan(mean + k.nbu * sd);                                 \
         const apo_vd dn = apo_vd_canonical_nan(mean - k.nbd * sd);                                 \
@@ -223,11 +234,12 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
     apo__bollinger_consts k;
     k.inv_p = apo_vd_splat(1.0 / (double)p);
     k.pm1 = apo_vd_splat((double)(p - 1));
-    k.limit = apo_vd_splat(16384.0); /* as in apo__bollinger_slide_run */
+    k.limit = apo_vd_splat(65536.0); /* as in apo__bollinger_slide_run */
     k.nbu = apo_vd_splat(nbdev_up);
     k.nbd = apo_vd_splat(nbdev_dn);
     k.zero = apo_vd_splat(0.0);
     k.one = apo_vd_splat(1.0);
+    k.neg_max = apo_vd_splat(-DBL_MAX);
 
     size_t step = 0;
     while (step < end_step) {
@@ -286,14 +298,19 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                     xo[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] - p : apo_lanes_idle);
                 apo_vd_transpose(xo);
             }
+            /* Lanes in a run with K = 0 (lo = -DBL_MAX; a lane in no run has lo = +inf) need
+             * the step with ed; a restart inside the block may start one. */
+            int with_ed = (moving & ~apo_vm_bits(apo_vd_gt(v.lo, k.neg_max))) != 0;
             for (size_t j = 0; j < APO_LANES; j++) {
                 const unsigned ok =
-                    apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j]);
+                    with_ed ? apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], 1)
+                            : apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], 0);
                 unsigned fail = moving & ~ok;
                 while (fail != 0) {
                     const size_t i = (size_t)__builtin_ctz(fail);
                     fail &= fail - 1;
                     APO_BOLLINGER_LANE_RESTART(i, at[i] + j);
+                    with_ed |= sliding[i] && run[i].lo == -DBL_MAX;
                     kept[n_kept].at = at[i] + j;
                     kept[n_kept].upper = upper[at[i] + j];
                     kept[n_kept].middle = middle[at[i] + j];

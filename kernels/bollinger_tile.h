@@ -5,8 +5,9 @@
  * What: for each t in [begin, end) with t >= period - 1, the window W_t = x[t-period+1 .. t]
  * gives middle = mean(W_t), sd = population standard deviation of W_t, upper = middle +
  * nbdev_up * sd and lower = middle - nbdev_dn * sd; earlier positions are NaN. The
- * algorithm (exact restart, shifted TwoSum window sum, sliding Welford M2 with a running
- * error bound, exact constant windows, non-finite counts) is described in bollinger.c.
+ * algorithm (exact restart, shifted TwoSum window sum, sliding Welford update of the variance
+ * with a running error bound, exact constant windows, non-finite counts) is described in
+ * docs/kernels.md ("bollinger").
  *
  * Tile shape: one call computes one tile [begin, end) of one row, reading x from
  * max(0, begin - (period - 1)); x is indexed absolutely from the row's index 0, and the
@@ -64,12 +65,13 @@ static inline APO_HD void apo__bollinger_slide_counts(apo__bollinger_counts *w, 
     }
 }
 
-/* The state of a sliding run after a window: the shift K and the range [lo, hi] in which a
- * sample keeps x - K exact, the window sum of y = x - K as the pair s + c, its mean ybar, M2
- * and the accumulated error bound acc (see apo__bollinger_slide_run). */
+/* The state of a sliding run after a window: the shift K and the range [lo, hi] in which
+ * samples keep x - K and their differences exact, the window sum of y = x - K as the pair
+ * s + c, its mean ybar, the population variance var (M2 / p) and the accumulated error
+ * bound acc (see apo__bollinger_slide_run). */
 typedef struct apo__bollinger_run {
     double shift, lo, hi;
-    double s, c, ybar, m2, acc;
+    double s, c, ybar, var, acc;
 } apo__bollinger_run;
 
 /* The running sum is the unevaluated pair s + c; TwoSum keeps it exact up to the final
@@ -97,10 +99,10 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
      * the error bound) for a much cheaper instruction. The exact evaluation divides. */
     const double inv_p = 1.0 / (double)p;
     const double shift = run->shift, lo = run->lo, hi = run->hi;
-    double s = run->s, c = run->c, ybar = run->ybar, m2 = run->m2, acc = run->acc;
+    double s = run->s, c = run->c, ybar = run->ybar, var = run->var, acc = run->acc;
     size_t t = *tp;
 
-    const double limit = 16384.0; /* 2^-36 / (8 * 2^-53) */
+    const double limit = 65536.0; /* 2^-34 / (8 * 2^-53), see apo__bollinger_slide_run */
     while (t + 1 < end) {
         const double xn = APO_IN(x, t + 1);
         /* Also rejects NaN and, since the range is finite, infinities. */
@@ -115,22 +117,30 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
             break;
         }
 
-        /* d = yn - yo rounded, with its exact error; then s + c += d. */
-        const double yn = xn - shift;
-        const double yo = xo - shift;
-        const double d = yn - yo;
-        const double bd = d - yn;
-        const double ed = (yn - (d - bd)) + (-yo - bd);
+        /* d = xn - xo rounded, with its exact error ed, which is +0 in a shifted run (both
+         * samples lie in [lo, hi], within a factor 2 of each other: Sterbenz); then the sum
+         * s + c += d, st and es being the new s and its exact error. */
+        const double d = xn - xo;
+        const double bd = d - xn;
+        const double ed = (xn - (d - bd)) + (-xo - bd);
         const double st = s + d;
         const double bs = st - s;
         const double es = (s - (st - bs)) + (d - bs);
 
-        const double ybar_new = (st + (c + (ed + es))) * inv_p;
+        /* The mean takes the compensation c of the windows before this one; this step's
+         * errors ed + es join c after (bollinger_lanes.h relies on that order). Keeping them
+         * off the path from the samples to the mean and the variance is what makes the step
+         * fast; the mean is then one rounding of the sum less exact, which the bound
+         * covers. */
+        const double ybar_new = (st + c) * inv_p;
+        const double yn = xn - shift;
+        const double yo = xo - shift;
+        const double dp = d * inv_p;
         const double a = yn - ybar_new;
         const double b = yo - ybar;
-        const double m2_new = m2 + d * (a + b);
-        const double acc_new = acc + fabs(d) * ((fabs(a) + fabs(b)) + 2.0 * fabs(ybar_new));
-        if (!(acc_new <= limit * m2_new)) {
+        const double var_new = var + dp * (a + b);
+        const double acc_new = acc + fabs(dp) * ((fabs(a) + fabs(b)) + 2.0 * fabs(ybar_new));
+        if (!(acc_new <= limit * var_new)) {
             break;
         }
 
@@ -141,10 +151,10 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
         s = st;
         c = c + (ed + es);
         ybar = ybar_new;
-        m2 = m2_new;
+        var = var_new;
         acc = acc_new;
 
-        const double sd = sqrt(m2 * inv_p);
+        const double sd = sqrt(var);
         const double mean = shift + ybar;
         /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
         APO_OUT(upper, t) = apo__canonical_nan(mean + nbdev_up * sd);
@@ -156,7 +166,7 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
     run->s = s;
     run->c = c;
     run->ybar = ybar;
-    run->m2 = m2;
+    run->var = var;
     run->acc = acc;
 }
 
@@ -168,16 +178,24 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
  * that got too large.
  *
  * Shift: the state is kept for y = x - K, where K is the rounded mean of the window that
- * started the run. While every sample lies in [K/2, 2K] (checked on entry) Sterbenz's
- * lemma makes y exact, so the sums see the data exactly and the mean's rounding error is
- * relative to the small |mean(y)| rather than to |mean(x)|. If a window of the restart
- * does not fit that range, K = 0 (y = x), which is exact and merely restarts more often.
+ * started the run. While every sample lies in [L, 2L], L = 0.7 K rounded (about K / sqrt(2),
+ * so the range is K -30% .. +40%; checked on entry; mirrored for K < 0), any two samples
+ * are within a factor 2 of each other and of K, so Sterbenz's lemma makes both y = x - K
+ * and the difference of the sample entering and the one leaving exact: the sums see the
+ * data exactly and the mean's rounding error is relative to the small |mean(y)| rather than
+ * to |mean(x)|. If a window of the restart does not fit that range, K = 0 (y = x): exact
+ * too, but the difference of two samples may round, which its error term ed then carries
+ * into the sum.
  *
- * Error bound: each update adds at most about 8u |d| (|a| + |b| + 2|ybar|) to the error of
- * M2 (u = 2^-53; d, a, b as in apo__bollinger_slide_on). `acc` sums |d| (|a| + |b| +
- * 2|ybar|), and when acc * 8u exceeds 2^-36 M2 the run stops and the next window is
- * re-evaluated, so the sliding part of the relative error of M2 stays below 2^-36 (about
- * 7e-12 on sd).
+ * Error bound: each update adds at most about 8u |dp| (|a| + |b| + 2|ybar|) to the error of
+ * the variance (u = 2^-53; dp = d/p, a, b as in apo__bollinger_slide_on): the roundings
+ * of the update itself come to a few u |dp| (|a| + |b|), and the errors of the two means it
+ * uses, each at most about 4u |ybar| with the compensation one step behind, to 8u |dp| |ybar|,
+ * within 8u |dp| 2|ybar|. `acc` sums |dp| (|a| + |b| + 2|ybar|), and when
+ * acc * 8u exceeds 2^-34 var the run stops and the next window is re-evaluated, so the
+ * sliding part of the relative error of the variance stays below 2^-34 (about 3e-11 on sd,
+ * against the 1e-10 of the contract; the bound is a worst case: measured errors are below
+ * 1e-12).
  *
  * *run receives the state after the last window emitted, from which the lane kernels
  * (bollinger_lanes.h) slide on with the same operations.
@@ -197,8 +215,11 @@ static inline APO_HD void apo__bollinger_slide_run(apo__in x, size_t end, size_t
         apo__bollinger_two_sum_add(&s, &c, APO_IN(x, w0 + k));
     }
     double shift = (s + c) / pd;
-    double lo = shift > 0.0 ? 0.5 * shift : 2.0 * shift;
-    double hi = shift > 0.0 ? 2.0 * shift : 0.5 * shift;
+    /* [L, 2L] (or [2L, L] for K < 0) with L between K/2 and K: finite, since |K| is at
+     * most DBL_MAX / 2 when the window's sum did not overflow. */
+    const double near = 0.7 * shift;
+    double lo = shift > 0.0 ? near : 2.0 * near;
+    double hi = shift > 0.0 ? 2.0 * near : near;
     int in_range = shift != 0.0;
     for (size_t k = 0; k < p && in_range; ++k) {
         in_range = APO_IN(x, w0 + k) >= lo && APO_IN(x, w0 + k) <= hi;
@@ -219,7 +240,8 @@ static inline APO_HD void apo__bollinger_slide_run(apo__in x, size_t end, size_t
         const double dev = (APO_IN(x, w0 + k) - shift) - ybar;
         m2 += dev * dev;
     }
-    const double sd = sqrt(m2 / pd);
+    const double var = m2 / pd;
+    const double sd = sqrt(var);
     const double mean = shift + ybar;
     /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
     APO_OUT(upper, t) = apo__canonical_nan(mean + nbdev_up * sd);
@@ -232,7 +254,7 @@ static inline APO_HD void apo__bollinger_slide_run(apo__in x, size_t end, size_t
     run->s = s;
     run->c = c;
     run->ybar = ybar;
-    run->m2 = m2;
+    run->var = var;
     run->acc = 0.0;
     apo__bollinger_slide_on(x, end, p, nbdev_up, nbdev_dn, w, tp, run, upper, middle, lower);
 }

@@ -37,11 +37,16 @@ enum flavour {
     OVERFLOW,    /* finite values near +-1e308 alternating: sums overflow, NaN from arithmetic */
     INFINITE_M2, /* values in [1e300, 1.5e300]: runs slide on with an infinite M2, and nbdev 0
                     makes NaN bands from 0 * inf, which the tile bodies canonicalise */
+    CROSSING,    /* a walk around zero: bollinger's runs without a shift (K = 0), where the
+                    difference of two samples rounds, beside shifted ones */
+    DIPS,        /* a walk near 100 with rare samples near 1: a lane's run loses its shift
+                    in the middle of a round of shifted ones */
     FLAVOURS
 };
 
-static const char *const flavour_names[FLAVOURS] = {"plain", "specials", "stretches",
-                                                    "steps", "huge",     "overflow"};
+static const char *const flavour_names[FLAVOURS] = {"plain",       "specials", "stretches",
+                                                    "steps",       "huge",     "overflow",
+                                                    "infinite_m2", "crossing", "dips"};
 
 /* rows x cols of the flavour, row r from its own seeded walk. */
 static double *make_input(enum flavour f, size_t rows, size_t cols, uint64_t seed) {
@@ -84,6 +89,13 @@ static double *make_input(enum flavour f, size_t rows, size_t cols, uint64_t see
                 break;
             case INFINITE_M2:
                 row[t] = 1e300 * (1.0 + 0.5 * u);
+                break;
+            case CROSSING:
+                row[t] -= 100.0;
+                break;
+            case DIPS:
+                if (u < 0.002)
+                    row[t] *= 0.01;
                 break;
             case FLAVOURS:
                 break;

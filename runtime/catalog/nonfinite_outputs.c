@@ -56,11 +56,13 @@ static uint64_t nonfinite_at(double *const *outs, size_t n, size_t t) {
 
 /* The samples bollinger computes through without overflow and with its documented accuracy
  * (docs/kernels.md, "Range"): with |x| <= B in a window, deviations are at most 4B, the
- * error-bound test 16384 M2 <= 16384 p (4B)^2 stays finite when 262144 p B^2 <= DBL_MAX,
- * and a band is at most (1 + 4 |nbdev|) B. */
+ * exact evaluation's M2 <= p (4B)^2 and the error-bound test's 65536 var <= 65536 (4B)^2
+ * stay finite when 16 max(p, 65536) B^2 <= DBL_MAX, and a band is at most
+ * (1 + 4 |nbdev|) B. */
 static double bollinger_bound(size_t p, double nbdev_up, double nbdev_dn) {
     double nbdev = fmax(fabs(nbdev_up), fabs(nbdev_dn));
-    return fmin(sqrt(DBL_MAX / (262144.0 * (double)p)), DBL_MAX / (1.0 + 4.0 * nbdev));
+    double scale = 16.0 * fmax((double)p, 65536.0);
+    return fmin(sqrt(DBL_MAX / scale), DBL_MAX / (1.0 + 4.0 * nbdev));
 }
 
 uint64_t apo__bollinger_nonfinite(const apo__call *call, size_t row, size_t begin, size_t end) {
