@@ -17,14 +17,15 @@ def _is_pandas(x):
 class Layout:
     """How the input came in, so that outputs go back the same way."""
 
-    __slots__ = ("one_d", "pandas", "index", "columns", "name")
+    __slots__ = ("one_d", "pandas", "index", "columns", "name", "lengths")
 
-    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None):
+    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None, lengths=None):
         self.one_d = one_d
         self.pandas = pandas  # None, "series" or "frame"
         self.index = index
         self.columns = columns
         self.name = name
+        self.lengths = lengths  # series of different lengths: one length a row (uintp)
 
 
 _NUMPY_1D = Layout(True)
@@ -47,8 +48,29 @@ def as_input(x):
             if arr.ndim != 2:
                 raise ValueError("a DataFrame gives a 2-D array")
             return np.ascontiguousarray(arr.T), Layout(False, "frame", x.index, x.columns)
+    if isinstance(x, (list, tuple)):
+        ragged = _ragged(x)
+        if ragged is not None:
+            return ragged
     arr = _checked(x)
     return arr, (_NUMPY_1D if arr.ndim == 1 else _NUMPY_2D)
+
+
+def _ragged(x):
+    """A list or tuple of 1-D series of different lengths as (rows x longest array, layout
+    with the lengths), the library's ragged rows (docs/python.md, "Series of different
+    lengths"); None for anything else. The samples past a row's length are NaN and never
+    read."""
+    if not x or not all(np.ndim(item) == 1 for item in x):
+        return None
+    series = [_checked(item) for item in x]
+    lengths = np.array([len(s) for s in series], dtype=np.uintp)
+    if (lengths == lengths[0]).all():
+        return None  # one length: the ordinary rows x samples array
+    arr = np.full((len(series), int(lengths.max())), np.nan)
+    for row, s in zip(arr, series):
+        row[: len(s)] = s
+    return arr, Layout(False, lengths=lengths)
 
 
 def _checked(x):
@@ -128,6 +150,23 @@ def present(arrays, kinds, layout, sets, grid):
         elif a.ndim == 0:
             a = a[()]  # a numpy.float64, which is a float
         shaped.append(a)
+    return shaped
+
+
+def present_ragged(arrays, kinds, layout, sets):
+    """The library's outputs of ragged rows: a series output as a list with one array a row,
+    of that row's length (views into the library's rows x longest array), and with a sweep
+    a list of such lists, one a set; the other outputs as for a 2-D input."""
+    rows = len(layout.lengths)
+    shaped = []
+    for arr, kind in zip(arrays, kinds):
+        if kind != "series":
+            shaped.extend(present([arr], [kind], _NUMPY_2D, sets, None))
+            continue
+        per_set = [
+            [arr[s * rows + r, : int(n)] for r, n in enumerate(layout.lengths)] for s in range(sets or 1)
+        ]
+        shaped.append(per_set if sets else per_set[0])
     return shaped
 
 

@@ -23,9 +23,9 @@ def _dynamic_ratios(rt, kernel, params, x):
     gpus = [d["kind"] == "cuda" for d in devices]
     if not any(gpus) or all(gpus):
         return None
-    import numpy as np
+    from ._arrays import as_input
 
-    cols = np.shape(x)[0] if np.ndim(x) == 1 else np.shape(x)[-1] if not hasattr(x, "columns") else len(x)
+    cols = as_input(x)[0].shape[-1]  # samples a series (the longest, for different lengths)
     use_gpu = rt.should_use_gpu(kernel, cols, **{k: v for k, v in params.items() if v is not None})
     if use_gpu is None:
         return None

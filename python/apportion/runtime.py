@@ -100,6 +100,9 @@ class Runtime(_core.Runtime):
             converted = [_arrays.as_input(x) for x in inputs]
             arrays = tuple(a for a, _ in converted)
             layout = converted[0][1]
+            lengths = [None if c[1].lengths is None else c[1].lengths.tolist() for c in converted]
+            if any(n != lengths[0] for n in lengths):
+                raise ValueError("the inputs' series differ in number or lengths; with series of different lengths every input needs the same ones")
         fixed, grid, sets = params, None, None
         for value in params.values():
             if value is None or isinstance(value, _arrays.SWEEP_TYPES):
@@ -111,8 +114,14 @@ class Runtime(_core.Runtime):
                 break
         if out is not None and not isinstance(out, (tuple, list)):
             out = (out,)
-        outs, rep = self._run(kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d)
-        if out is not None:
+        if layout.lengths is not None and out is not None:
+            raise TypeError("out= is not taken for series of different lengths")
+        outs, rep = self._run(
+            kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d, layout.lengths
+        )
+        if layout.lengths is not None:
+            result = tup._make(_arrays.present_ragged(outs, kinds, layout, sets))
+        elif out is not None:
             result = tup._make(out)
         elif all_series and sets is None and layout.pandas is None:
             result = tup._make(outs)  # shaped in C already: (n,) or (rows, n)

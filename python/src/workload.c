@@ -232,18 +232,39 @@ static int take_ratios(PyObject *ratios, PyObject **held, apo_workload *w) {
     return 0;
 }
 
+/* Ragged rows (docs/api.md, "Ragged rows"): one length a row, as size_t; the library reads
+ * w->rows of them, so the binding checks the count. */
+_Static_assert(sizeof(npy_uintp) == sizeof(size_t), "numpy's uintp is not size_t");
+static int take_row_lengths(PyObject *lengths, PyObject **held, apo_workload *w) {
+    *held = NULL;
+    if (lengths == NULL || lengths == Py_None)
+        return 0;
+    PyObject *arr = PyArray_FROMANY(lengths, NPY_UINTP, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (arr == NULL)
+        return -1;
+    *held = arr;
+    if ((size_t)PyArray_SIZE((PyArrayObject *)arr) != w->rows) {
+        PyErr_Format(PyExc_ValueError, "row_lengths has %zd lengths for %zu rows",
+                     PyArray_SIZE((PyArrayObject *)arr), w->rows);
+        return -1;
+    }
+    w->row_lengths = (const size_t *)PyArray_DATA((PyArrayObject *)arr);
+    return 0;
+}
+
 PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"kernel", "inputs", "outputs", "params", "grid", "seed", "ratios",
-                             "tag",    "split",  "learn",   "report", "flat", NULL};
+    static char *kwlist[] = {"kernel", "inputs", "outputs",     "params", "grid",
+                             "seed",   "ratios", "tag",         "split",  "learn",
+                             "report", "flat",   "row_lengths", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *kernel = NULL, *tag = NULL;
     PyObject *inputs = NULL, *outputs = Py_None, *params = Py_None, *grid = Py_None,
-             *ratios = Py_None;
+             *ratios = Py_None, *row_lengths = Py_None;
     unsigned long long seed = 0;
     int split = 0, learn = 0, want_report = 0, flat = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziipp", kwlist, &kernel, &inputs,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziippO", kwlist, &kernel, &inputs,
                                      &outputs, &params, &grid, &seed, &ratios, &tag, &split, &learn,
-                                     &want_report, &flat))
+                                     &want_report, &flat, &row_lengths))
         return NULL;
     apo_runtime *rt = apo_py_runtime_get(self);
     if (rt == NULL)
@@ -258,10 +279,11 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     const double *in_ptrs[APO_MAX_IO];
     double *out_ptrs[APO_MAX_IO];
     apo_py_args a;
-    PyObject *held_ratios = NULL, *outs = NULL, *report_dict = NULL;
+    PyObject *held_ratios = NULL, *held_lengths = NULL, *outs = NULL, *report_dict = NULL;
     apo_report *report = NULL;
     if (apo_py_args_fill(&a, params, grid) < 0 || take_inputs(inputs, &w, in_ptrs) < 0 ||
-        take_ratios(ratios, &held_ratios, &w) < 0)
+        take_ratios(ratios, &held_ratios, &w) < 0 ||
+        take_row_lengths(row_lengths, &held_lengths, &w) < 0)
         goto done;
     w.params = a.params;
     w.n_params = a.n_params;
@@ -301,6 +323,7 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
 done:
     PyMem_RawFree(report);
     Py_XDECREF(held_ratios);
+    Py_XDECREF(held_lengths);
     apo_py_args_release(&a);
     if (outs == NULL) {
         Py_XDECREF(report_dict);
