@@ -194,7 +194,7 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
  * within 8u |dp| 2|ybar|. `acc` sums |dp| (|a| + |b| + 2|ybar|), and when
  * acc * 8u exceeds 2^-34 var the run stops and the next window is re-evaluated, so the
  * sliding part of the relative error of the variance stays below 2^-34 (about 3e-11 on sd,
- * against the 1e-10 of the contract; the bound is a worst case: measured errors are below
+ * against the 1e-10 of the contract; the bound is a worst case: measured errors reach about
  * 1e-12).
  *
  * *run receives the state after the last window emitted, from which the lane kernels
