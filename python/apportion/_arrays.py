@@ -58,9 +58,8 @@ def as_input(x):
 
 def _ragged(x):
     """A list or tuple of 1-D series of different lengths as (rows x longest array, layout
-    with the lengths), the library's ragged rows (docs/python.md, "Series of different
-    lengths"); None for anything else. The samples past a row's length are NaN and never
-    read."""
+    with the lengths), the library's ragged rows (docs/python.md, "Arrays"); None for
+    anything else. The samples past a row's length are NaN and never read."""
     if not x or not all(np.ndim(item) == 1 for item in x):
         return None
     series = [_checked(item) for item in x]
