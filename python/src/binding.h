@@ -62,6 +62,9 @@ typedef struct {
  * (name, values) pairs (or None: no sweep). Returns 0, or -1 with an exception set. */
 int apo_py_args_fill(apo_py_args *a, PyObject *params, PyObject *grid);
 void apo_py_args_release(apo_py_args *a);
+/* workload.c: w->ratios and n_ratios from a sequence of shares, or none for None; the array
+ * is held in *held (release it after the call). Returns 0, or -1 with an exception set. */
+int apo_py_take_ratios(PyObject *ratios, PyObject **held, apo_workload *w);
 
 /* report.c: C structs as dicts. */
 PyObject *apo_py_report_dict(const apo_report *r);

@@ -117,13 +117,8 @@ PyObject *apo_py_plan(PyObject *op, PyObject *args, PyObject *kwargs) {
     w.sweep = a.n_grid > 0 ? &a.sweep : NULL;
     w.tag = tag;
     w.split = (apo_split)split;
-    if (ratios != Py_None) {
-        ratios_arr = PyArray_FROMANY(ratios, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
-        if (ratios_arr == NULL)
-            goto done;
-        w.ratios = (const double *)PyArray_DATA((PyArrayObject *)ratios_arr);
-        w.n_ratios = (size_t)PyArray_SIZE((PyArrayObject *)ratios_arr);
-    }
+    if (apo_py_take_ratios(ratios, &ratios_arr, &w) < 0)
+        goto done;
     apo_plan_info plan = APO_PLAN_INFO_INIT;
     apo_status st = apo_plan_workload(rt, &w, &plan);
     if (st != APO_OK)

@@ -219,16 +219,28 @@ static PyObject *take_outputs(apo_runtime *rt, apo_workload *w, PyObject *output
     return result;
 }
 
-static int take_ratios(PyObject *ratios, PyObject **held, apo_workload *w) {
+/* An optional 1-D argument (None: absent) as a C array of numpy type `type`, held in *held
+ * for the call; *data NULL and *n 0 when absent. */
+static int take_vector(PyObject *o, int type, PyObject **held, const void **data, size_t *n) {
     *held = NULL;
-    if (ratios == NULL || ratios == Py_None)
+    *data = NULL;
+    *n = 0;
+    if (o == NULL || o == Py_None)
         return 0;
-    PyObject *arr = PyArray_FROMANY(ratios, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY);
+    PyObject *arr = PyArray_FROMANY(o, type, 1, 1, NPY_ARRAY_IN_ARRAY);
     if (arr == NULL)
         return -1;
     *held = arr;
-    w->ratios = (const double *)PyArray_DATA((PyArrayObject *)arr);
-    w->n_ratios = (size_t)PyArray_SIZE((PyArrayObject *)arr);
+    *data = PyArray_DATA((PyArrayObject *)arr);
+    *n = (size_t)PyArray_SIZE((PyArrayObject *)arr);
+    return 0;
+}
+
+int apo_py_take_ratios(PyObject *ratios, PyObject **held, apo_workload *w) {
+    const void *data;
+    if (take_vector(ratios, NPY_DOUBLE, held, &data, &w->n_ratios) < 0)
+        return -1;
+    w->ratios = data;
     return 0;
 }
 
@@ -236,19 +248,15 @@ static int take_ratios(PyObject *ratios, PyObject **held, apo_workload *w) {
  * w->rows of them, so the binding checks the count. */
 _Static_assert(sizeof(npy_uintp) == sizeof(size_t), "numpy's uintp is not size_t");
 static int take_row_lengths(PyObject *lengths, PyObject **held, apo_workload *w) {
-    *held = NULL;
-    if (lengths == NULL || lengths == Py_None)
-        return 0;
-    PyObject *arr = PyArray_FROMANY(lengths, NPY_UINTP, 1, 1, NPY_ARRAY_IN_ARRAY);
-    if (arr == NULL)
+    const void *data;
+    size_t n;
+    if (take_vector(lengths, NPY_UINTP, held, &data, &n) < 0)
         return -1;
-    *held = arr;
-    if ((size_t)PyArray_SIZE((PyArrayObject *)arr) != w->rows) {
-        PyErr_Format(PyExc_ValueError, "row_lengths has %zd lengths for %zu rows",
-                     PyArray_SIZE((PyArrayObject *)arr), w->rows);
+    if (data != NULL && n != w->rows) {
+        PyErr_Format(PyExc_ValueError, "row_lengths has %zu lengths for %zu rows", n, w->rows);
         return -1;
     }
-    w->row_lengths = (const size_t *)PyArray_DATA((PyArrayObject *)arr);
+    w->row_lengths = data;
     return 0;
 }
 
@@ -282,7 +290,7 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     PyObject *held_ratios = NULL, *held_lengths = NULL, *outs = NULL, *report_dict = NULL;
     apo_report *report = NULL;
     if (apo_py_args_fill(&a, params, grid) < 0 || take_inputs(inputs, &w, in_ptrs) < 0 ||
-        take_ratios(ratios, &held_ratios, &w) < 0 ||
+        apo_py_take_ratios(ratios, &held_ratios, &w) < 0 ||
         take_row_lengths(row_lengths, &held_lengths, &w) < 0)
         goto done;
     w.params = a.params;
