@@ -3141,9 +3141,25 @@ Test(cli, bad_sweeps_are_usage_errors, .timeout = 60) {
     }
 }
 
+/* A bollinger sweep's raw files in `whole` and `pieces` are byte for byte the same. */
+static void assert_same_sweep_files(const char *whole, const char *pieces) {
+    const char *names[] = {"upper.f64", "middle.f64", "lower.f64", "sets.csv"};
+    char file[256];
+    for (size_t i = 0; i < 4; i++) {
+        size_t n1 = 0, n2 = 0;
+        snprintf(file, sizeof file, "%s/%s", whole, names[i]);
+        char *a = read_all(file, &n1);
+        snprintf(file, sizeof file, "%s/%s", pieces, names[i]);
+        char *b = read_all(file, &n2);
+        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs with pieces", names[i]);
+        free(a);
+        free(b);
+    }
+}
+
 Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     make_work_dir();
-    char whole[128], pieces[128], file[256];
+    char whole[128], pieces[128];
     snprintf(whole, sizeof whole, "%s/whole", work);
     snprintf(pieces, sizeof pieces, "%s/pieces", work);
     json_t *j = run_sweep("bollinger", whole, "--param", "period=5:25:5", NULL, NULL, NULL, NULL);
@@ -3155,17 +3171,7 @@ Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     cr_assert_eq(json_integer_value(get(j, "sets")), 5);
     cr_assert_eq(json_integer_value(get(j, "pieces")), 3);
     json_decref(j);
-    const char *names[] = {"upper.f64", "middle.f64", "lower.f64", "sets.csv"};
-    for (size_t i = 0; i < 4; i++) {
-        size_t n1 = 0, n2 = 0;
-        snprintf(file, sizeof file, "%s/%s", whole, names[i]);
-        char *a = read_all(file, &n1);
-        snprintf(file, sizeof file, "%s/%s", pieces, names[i]);
-        char *b = read_all(file, &n2);
-        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs with pieces", names[i]);
-        free(a);
-        free(b);
-    }
+    assert_same_sweep_files(whole, pieces);
     /* CSV puts the sets side by side: it needs them all at once, and says so. */
     cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "2",
                                 "--cols", "500", "--output", pieces, "--format", "csv", "--param",
@@ -3180,7 +3186,7 @@ Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
  * and the files are those of one piece. */
 Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 120) {
     make_work_dir();
-    char whole[128], pieces[128], file[256];
+    char whole[128], pieces[128];
     snprintf(whole, sizeof whole, "%s/whole", work);
     snprintf(pieces, sizeof pieces, "%s/pieces", work);
     const char *dirs[2] = {pieces, whole};
@@ -3196,17 +3202,7 @@ Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 12
         cr_assert_eq(json_integer_value(get(j, "pieces")), d == 0 ? 3 : 1);
         json_decref(j);
     }
-    const char *names[] = {"upper.f64", "middle.f64", "lower.f64", "sets.csv"};
-    for (size_t i = 0; i < 4; i++) {
-        size_t n1 = 0, n2 = 0;
-        snprintf(file, sizeof file, "%s/%s", whole, names[i]);
-        char *a = read_all(file, &n1);
-        snprintf(file, sizeof file, "%s/%s", pieces, names[i]);
-        char *b = read_all(file, &n2);
-        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs with pieces", names[i]);
-        free(a);
-        free(b);
-    }
+    assert_same_sweep_files(whole, pieces);
 }
 
 Test(cli, sweep_csv_names_a_column_per_set_and_series, .timeout = 60) {
