@@ -136,3 +136,10 @@ void test_assert_refused(apo_status got, apo_status want, const char *fragment) 
     cr_assert(strstr(apo_last_error(), fragment) != NULL, "\"%s\" does not say \"%s\"",
               apo_last_error(), fragment);
 }
+
+void test_assert_elements_add_up(const apo_report *report, const char *what) {
+    uint64_t sum = 0;
+    for (size_t d = 0; d < report->n_devices; d++)
+        sum += report->devices[d].elements;
+    cr_assert_eq(sum, report->elements, "%s: devices' elements add up", what);
+}

@@ -20,6 +20,9 @@ void test_register_moving_sum(apo_runtime *rt);
 /* Fails the test unless a call returned `want` and apo_last_error() contains `fragment`. */
 void test_assert_refused(apo_status got, apo_status want, const char *fragment);
 
+/* Fails the test unless the report's devices' elements add up to the call's elements. */
+void test_assert_elements_add_up(const apo_report *report, const char *what);
+
 /* A workload and the buffers it owns. */
 typedef struct test_job {
     apo_workload w;

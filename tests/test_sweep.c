@@ -264,10 +264,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
                 cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
                 assert_sets_equal(&got, refs, 0, n, what);
                 /* Every device that got a share computed part of the sweep. */
-                uint64_t sum = 0;
-                for (size_t d = 0; d < report.n_devices; d++)
-                    sum += report.devices[d].elements;
-                cr_assert_eq(sum, report.elements, "%s: devices' elements add up", what);
+                test_assert_elements_add_up(&report, what);
                 outputs_free(&got);
             }
         }
