@@ -168,6 +168,23 @@ static void point_at_set(double *const *single_out, const size_t *block, size_t 
         out[o] = single_out[o] + s * block[o];
 }
 
+/* Calls every set of the sweep alone, `one` being the workload without its sweep, each
+ * writing where the sweep puts that set (point_at_set). 0 when a call failed. */
+static int run_sets_alone(const scenario *sc, const target *tg, apo_workload *one,
+                          apo_param *params, double *const *single_out, const size_t *block,
+                          size_t n_out, size_t sets, int *failed) {
+    double *set_out[APO_MAX_IO] = {0};
+    int ok = 1;
+    one->outputs = set_out;
+    for (size_t s = 0; s < sets && ok; s++) {
+        one->n_params = set_params(sc, s, params);
+        point_at_set(single_out, block, n_out, s, set_out);
+        ok = call_ok(apo_distribute_workload(tg->rt, one, NULL), "one set alone", failed);
+    }
+    one->outputs = NULL; /* set_out ends here */
+    return ok;
+}
+
 static void run_scenario(const scenario *sc, const target *tg, int reps, const double *x,
                          sweep_result *res, int *failed) {
     memset(res, 0, sizeof *res);
@@ -231,19 +248,14 @@ static void run_scenario(const scenario *sc, const target *tg, int reps, const d
     }
     apo_workload one = w;
     apo_param params[2 + SWEEP_MAX_AXES];
-    double *set_out[APO_MAX_IO] = {0};
     one.sweep = NULL;
     one.params = params;
-    one.outputs = set_out;
-    for (size_t s = 0; s < res->sets; s++) {
-        one.n_params = set_params(sc, s, params);
-        point_at_set(b, block, n_out, s, set_out);
-        if (!call_ok(apo_distribute_workload(tg->rt, &one, NULL), "one set alone", failed)) {
-            res->skipped = "single call failed";
-            goto done;
-        }
-        res->wrong += compare_set(a, b, block, n_out, s);
+    if (!run_sets_alone(sc, tg, &one, params, b, block, n_out, res->sets, failed)) {
+        res->skipped = "single call failed";
+        goto done;
     }
+    for (size_t s = 0; s < res->sets; s++)
+        res->wrong += compare_set(a, b, block, n_out, s);
 
     /* 2. Timing, interleaved: a sweep, then one call per set, in each round. */
     for (int r = 0; r < reps; r++) {
@@ -253,13 +265,9 @@ static void run_scenario(const scenario *sc, const target *tg, int reps, const d
             goto done;
         }
         double t1 = bench_now();
-        for (size_t s = 0; s < res->sets; s++) {
-            one.n_params = set_params(sc, s, params);
-            point_at_set(b, block, n_out, s, set_out);
-            if (!call_ok(apo_distribute_workload(tg->rt, &one, NULL), "one set alone", failed)) {
-                res->skipped = "single call failed";
-                goto done;
-            }
+        if (!run_sets_alone(sc, tg, &one, params, b, block, n_out, res->sets, failed)) {
+            res->skipped = "single call failed";
+            goto done;
         }
         double t2 = bench_now();
         sweep_t[r] = t1 - t0;
