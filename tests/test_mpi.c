@@ -203,6 +203,25 @@ static void check_bollinger_reference(const job *j) {
     free(up), free(mid), free(lo);
 }
 
+/* The ratios of variant v over n devices: 0 equal; 1 skewed; 2 everything on the last rank;
+ * 3 nothing on rank 0's own cpu. */
+static void ratio_variant(int v, size_t n, double *ratios) {
+    for (size_t d = 0; d < n; d++)
+        ratios[d] = v == 0   ? 1.0
+                    : v == 1 ? 1.0 + 3.0 * (double)d
+                    : v == 2 ? (d == n - 1 ? 1.0 : 0.0)
+                             : (d == 0 ? 0.0 : 1.0);
+}
+
+/* The elements the report's rank devices computed. */
+static size_t rank_elements(const apo_report *report) {
+    size_t sum = 0;
+    for (size_t d = 0; d < report->n_devices; d++)
+        if (report->devices[d].kind == APO_DEVICE_RANK)
+            sum += report->devices[d].elements;
+    return sum;
+}
+
 static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *kernel, size_t rows,
                          size_t cols, apo_split split, const apo_sweep *sweep) {
     job ref, got;
@@ -216,24 +235,16 @@ static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *ke
     size_t n = 0;
     apo_device_count(joined, &n);
     double ratios[APO_MAX_DEVICES];
-    /* Equal; skewed; everything on the last rank; nothing on rank 0's own cpu. */
     for (int variant = 0; variant < 4; variant++) {
-        for (size_t d = 0; d < n; d++)
-            ratios[d] = variant == 0   ? 1.0
-                        : variant == 1 ? 1.0 + 3.0 * (double)d
-                        : variant == 2 ? (d == n - 1 ? 1.0 : 0.0)
-                                       : (d == 0 ? 0.0 : 1.0);
+        ratio_variant(variant, n, ratios);
         got.w.ratios = ratios;
         got.w.n_ratios = n;
         apo_report report = APO_REPORT_INIT;
         apo_status st = job_run(&got, joined, &report);
         CHECK(st == APO_OK, "%s %zux%zu variant %d: %s", kernel, rows, cols, variant,
               apo_last_error());
-        size_t rank_elements = 0;
-        for (size_t d = 0; d < report.n_devices; d++)
-            if (report.devices[d].kind == APO_DEVICE_RANK)
-                rank_elements += report.devices[d].elements;
-        CHECK(rank_elements > 0, "%s variant %d: the ranks computed nothing", kernel, variant);
+        CHECK(rank_elements(&report) > 0, "%s variant %d: the ranks computed nothing", kernel,
+              variant);
         for (size_t o = 0; o < got.w.n_outputs; o++) {
             size_t diff = bitwise_diff(&ref, &got, o);
             CHECK(diff == 0, "%s %zux%zu split %s variant %d: output %zu differs at %zu of %zu",
@@ -259,23 +270,18 @@ static void ragged_case(apo_runtime *joined, apo_runtime *alone, const char *ker
     size_t n = 0;
     apo_device_count(joined, &n);
     double ratios[APO_MAX_DEVICES];
-    /* Equal; skewed; nothing on rank 0's own cpu. */
-    for (int variant = 0; variant < 3; variant++) {
-        for (size_t d = 0; d < n; d++)
-            ratios[d] = variant == 0   ? 1.0
-                        : variant == 1 ? 1.0 + 3.0 * (double)d
-                                       : (d == 0 ? 0.0 : 1.0);
+    /* Equal; skewed; nothing on rank 0's own cpu (variants 0, 1 and 3). */
+    static const int variants[] = {0, 1, 3};
+    for (size_t vi = 0; vi < sizeof variants / sizeof variants[0]; vi++) {
+        const int variant = variants[vi];
+        ratio_variant(variant, n, ratios);
         got.w.ratios = ratios;
         got.w.n_ratios = n;
         apo_report report = APO_REPORT_INIT;
         CHECK(job_run(&got, joined, &report) == APO_OK, "ragged %s variant %d: %s", kernel, variant,
               apo_last_error());
-        size_t rank_elements = 0;
-        for (size_t d = 0; d < report.n_devices; d++)
-            if (report.devices[d].kind == APO_DEVICE_RANK)
-                rank_elements += report.devices[d].elements;
-        CHECK(rank_elements > 0, "ragged %s variant %d: the ranks computed nothing", kernel,
-              variant);
+        CHECK(rank_elements(&report) > 0, "ragged %s variant %d: the ranks computed nothing",
+              kernel, variant);
         for (size_t o = 0; o < got.w.n_outputs; o++) {
             size_t diff = bitwise_diff(&ref, &got, o);
             CHECK(diff == 0, "ragged %s split %s variant %d%s: output %zu differs at %zu of %zu",
