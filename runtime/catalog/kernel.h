@@ -130,6 +130,10 @@ struct apo__kernel {
     char name[APO_NAME_MAX];
     int builtin;
     size_t n_inputs, n_outputs, n_params;
+    /* The inputs' names, in the order of apo_workload.inputs: "close" for a kernel of one
+     * price series; "open", "high", "low", "close", "volume" for the bars' columns; "x", "y"
+     * for pairs. The CLI and Python map a file's or a frame's columns by these names. */
+    char input_names[APO_MAX_IO][APO_NAME_MAX];
     char output_names[APO_MAX_IO][APO_NAME_MAX];
     apo__param_spec params[APO_MAX_PARAMS];
     /* How the halo (apo__kernel_halo()) follows the parameters, in words, for
