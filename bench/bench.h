@@ -3,7 +3,7 @@
  * apo-bench-auto-profile). Every program compiles common.c, the shared helpers below; only
  * apo-bench-kernels compiles stream.c and overhead.c and uses OpenMP. The benches use the
  * public header (include/apportion.h), libc and jansson; overhead.c and sweep_order.c
- * alone also call the pure tile functions of kernels/kernels.h, for the direct-call
+ * alone also call the pure tile functions of kernels/dispatch/kernels.h, for the direct-call
  * baseline (see overhead.c) and the sweep's tile-order experiment (see sweep_order.c).
  */
 #ifndef APO_BENCH_H
@@ -48,7 +48,7 @@ void bench_load_average(char *buf, size_t size);
 /* ---- seeded data (common.c) ----------------------------------------------------------- */
 
 /* Seeded positive prices, rows x cols, row-major: 100 * exp(5e-4 * (w - 100)) of the seeded
- * random walk w of kernels/random_walk.h (the default input of `apportion run`), so log
+ * random walk w of kernels/common/random_walk.h (the default input of `apportion run`), so log
  * increments are uniform in (-5e-4, 5e-4). A single shorter row is a prefix of a longer
  * one, so one input serves every size (apo-bench-balance, apo-bench-auto-profile). */
 void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed);

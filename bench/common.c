@@ -1,7 +1,7 @@
 /*
  * common.c: the helpers every apo-bench-* program shares (declared in bench.h): timing and
  * statistics, option parsing, the load average, the error check and the seeded prices.
- * libc, the public header and kernels/random_walk.h only, no OpenMP.
+ * libc, the public header and kernels/common/random_walk.h only, no OpenMP.
  */
 #include <math.h>
 #include <stdio.h>

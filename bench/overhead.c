@@ -2,7 +2,7 @@
  * overhead.c: the per-call overhead of apo_distribute_workload() for bollinger and macd.
  *
  * The public API has no direct entry to the built-in kernels, so this one measurement
- * links the kernels' static library (kernels/kernels.h, through kernels_dep): the direct
+ * links the kernels' static library (kernels/dispatch/kernels.h, through kernels_dep): the direct
  * baseline is the kernel's group function (apo__cpu_bollinger_tiles, apo__cpu_macd_tiles)
  * called over every tile of the row, with the tile length the runtime uses
  * (apo_*_tile_len) and the fastest vector path of this CPU, as the runtime runs them: the

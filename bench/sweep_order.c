@@ -5,7 +5,7 @@
  * A device runs a sweep's tiles set by set (set-major). The alternative would run the
  * tiles of every set over the same input span back to back (position-major), so that the
  * span is read from memory once and from a near cache for the other sets. This measures
- * both orders directly on the kernels' group functions (kernels/kernels.h, as overhead.c
+ * both orders directly on the kernels' group functions (kernels/dispatch/kernels.h, as overhead.c
  * does for its baseline), on one thread, with groups of one vector's lanes of tiles, the
  * sweeps of sweeps.c and distinct output blocks per set: `rounds` rounds, each running both
  * orders (which one first alternates), and the medians. Both orders must write the same

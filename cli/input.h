@@ -1,7 +1,7 @@
 /*
  * Inputs of `apportion run`: raw float64 and CSV files. The output files are in
  * output_files.h; the seeded random walk used when no file is given is apo__random_walk
- * (kernels/random_walk.h), shared with the library and the benchmarks.
+ * (kernels/common/random_walk.h), shared with the library and the benchmarks.
  *
  * Every function here depends only on libc and POSIX (not on libapportion), so the unit tests
  * and a fuzz target can link it alone. Functions that can fail return 0 on success and -1 on

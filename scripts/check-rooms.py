@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""Fails when an #include in runtime/ breaks the rooms' dependency order (docs/design.md,
-"Rooms"), or when two pieces of runtime/ include each other, directly or round a circle.
+"""Fails when an #include in runtime/ or kernels/ breaks the rooms' dependency order
+(docs/design.md, "Rooms"), or when two pieces of a tree include each other, directly or
+round a circle.
 
-A room may include only itself and the rooms before it in ROOMS; devices/cuda and
-devices/rank sit above devices/ and beside each other. A piece is a file name without its
-extension (x.c and x.h together), so "x.c includes y.h while y.c includes x.h" is a circle.
+A room may include only itself and the rooms before it in its tree's table (ROOMS for
+runtime/, KERNEL_ROOMS for kernels/); devices/cuda and devices/rank sit above devices/ and
+beside each other. A piece is a file name without its extension (x.c, x.h and x.cu
+together), so "x.c includes y.h while y.c includes x.h" is a circle.
 
-    scripts/check-rooms.py [RUNTIME_DIR]      # default: runtime/ beside this script
+runtime/ includes its own files by their path from runtime/ ("base/error.h"); a quoted
+include that names no file there is a public header or a kernels/ header, which runtime/
+may use. kernels/ includes its own files by their bare names (every room is an include
+directory, kernels/meson.build), so there a name must be unique across the rooms, and a
+quoted include that names no file of kernels/ fails: kernels/ depends on libc and libm
+only, never on runtime/ or include/.
+
+    scripts/check-rooms.py [DIR]              # default: runtime/ beside this script; a DIR
+                                              # named kernels is checked as kernels/
     scripts/check-rooms.py --self-test        # shows that the check catches what it must
 """
 import os
@@ -26,48 +36,94 @@ ROOMS = {
     "cluster": 6,
     "core": 7,
 }
+# kernels/ (kernels/README.md): the shared pieces, then the families in a line (a family
+# may use the ones before it, an oscillator an average), then the per-ISA dispatch of the
+# families' lane kernels with the facade kernels.h, then the staged CUDA kernels, which
+# run every family's tile body.
+KERNEL_ROOMS = {
+    "common": 0,
+    "averages": 1,
+    "oscillators": 2,
+    "trend": 3,
+    "volume": 4,
+    "statistics": 5,
+    "reductions": 6,
+    "dispatch": 7,
+    "cuda": 8,
+}
+SOURCES = (".c", ".h", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def room_of(rel):
+def room_of(rel, rooms=ROOMS):
     parts = rel.split("/")
     for depth in (2, 1):
         room = "/".join(parts[:depth])
-        if len(parts) > depth and room in ROOMS:
+        if len(parts) > depth and room in rooms:
             return room
     return None
 
 
-def check(root):
-    """The problems found in the tree at `root`, one line each."""
-    problems = []
-    edges = {}
+def sources(root):
+    """Every C, header and CUDA file under `root`, as paths relative to it."""
+    found = []
     for dirpath, _, names in os.walk(root):
         for name in sorted(names):
-            if not name.endswith((".c", ".h")):
+            if name.endswith(SOURCES):
+                found.append(os.path.relpath(os.path.join(dirpath, name), root)
+                             .replace(os.sep, "/"))
+    return sorted(found)
+
+
+def check(root, rooms=ROOMS, bare_names=False):
+    """The problems found in the tree at `root`, one line each. With bare_names (kernels/),
+    includes name files by their base name, which must then be unique in the tree, and an
+    include of a file outside the tree is a problem."""
+    problems = []
+    edges = {}
+    files = sources(root)
+    by_name = {}
+    for rel in files:
+        by_name.setdefault(rel.rsplit("/", 1)[-1], []).append(rel)
+    if bare_names:
+        for name, places in sorted(by_name.items()):
+            if len(places) > 1:
+                problems.append(f"{name}: in {len(places)} places ({', '.join(places)}); "
+                                f"a bare name must name one file")
+
+    def resolve(target):
+        if os.path.exists(os.path.join(root, target)):
+            return target
+        if bare_names:
+            places = by_name.get(target.rsplit("/", 1)[-1], [])
+            return places[0] if len(places) == 1 else None
+        return None
+
+    for rel in files:
+        room = room_of(rel, rooms)
+        if room is None:
+            problems.append(f"{rel}: not in any room of {sorted(rooms)}")
+            continue
+        piece = rel.rsplit(".", 1)[0]
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            text = f.read()
+        for included in INCLUDE.findall(text):
+            target = resolve(included)
+            if target is None:
+                if bare_names:
+                    problems.append(f"{rel}: includes {included}, which is not a file of "
+                                    f"this tree (it may use libc and libm only)")
+                continue  # runtime/: public headers and kernels/
+            target_room = room_of(target, rooms)
+            if target_room is None:
+                problems.append(f"{rel}: includes {target}, which is in no room")
                 continue
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            room = room_of(rel)
-            if room is None:
-                problems.append(f"{rel}: not in any room of {sorted(ROOMS)}")
-                continue
-            piece = rel.rsplit(".", 1)[0]
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            for target in INCLUDE.findall(text):
-                if not os.path.exists(os.path.join(root, target)):
-                    continue  # public headers, kernels/, system headers
-                target_room = room_of(target)
-                if target_room is None:
-                    problems.append(f"{rel}: includes {target}, which is in no room")
-                    continue
-                if target_room != room and ROOMS[target_room] >= ROOMS[room]:
-                    problems.append(f"{rel} ({room}) includes {target} ({target_room}): "
-                                    f"an arrow that points up or sideways")
-                target_piece = target.rsplit(".", 1)[0]
-                if target_piece != piece:
-                    edges.setdefault(piece, set()).add(target_piece)
+            if target_room != room and rooms[target_room] >= rooms[room]:
+                problems.append(f"{rel} ({room}) includes {target} ({target_room}): "
+                                f"an arrow that points up or sideways")
+            target_piece = target.rsplit(".", 1)[0]
+            if target_piece != piece:
+                edges.setdefault(piece, set()).add(target_piece)
 
     # Circles among pieces: depth-first search, reporting each circle once.
     state = {}
@@ -106,14 +162,33 @@ def self_test():
                     "base/b.c": '#include "base/a.h"\n', "base/b.h": ""}, ["circle"]),
         "roomless": ({"misc.c": ""}, ["not in any room"]),
     }
+    kernel_cases = {
+        "kernels clean": ({"common/apo_hd.h": "", "averages/sma.c": '#include "apo_hd.h"\n',
+                           "oscillators/rsi.cu": '#include "sma.h"\n',
+                           "averages/sma.h": ""}, []),
+        "kernels upward": ({"common/lanes.h": '#include "sma_tile.h"\n',
+                            "averages/sma_tile.h": ""}, ["points up"]),
+        "kernels cuda upward": ({"reductions/moments.cu": '#include "stage.h"\n',
+                                 "cuda/stage.h": ""}, ["points up"]),
+        "kernels circle": ({"trend/atr.c": '#include "adx.h"\n', "trend/atr.h": "",
+                            "trend/adx.c": '#include "atr.h"\n', "trend/adx.h": ""},
+                           ["circle"]),
+        "kernels include runtime": ({"common/a.c": '#include "base/error.h"\n'},
+                                    ["not a file of this tree"]),
+        "kernels one name twice": ({"averages/ema.h": "", "oscillators/ema.h": ""},
+                                   ["a bare name must name one file"]),
+        "kernels roomless": ({"misc.c": ""}, ["not in any room"]),
+    }
     failed = 0
-    for name, (files, expected) in cases.items():
+    runs = [(n, f, e, ROOMS, False) for n, (f, e) in cases.items()]
+    runs += [(n, f, e, KERNEL_ROOMS, True) for n, (f, e) in kernel_cases.items()]
+    for name, files, expected, rooms, bare in runs:
         with tempfile.TemporaryDirectory() as root:
             for rel, text in files.items():
                 os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
                 with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
                     f.write(text)
-            found = check(root)
+            found = check(root, rooms, bare)
         ok = (not expected and not found) or (
             expected and all(any(e in line for line in found) for e in expected))
         print(f"check-rooms self-test {name}: {'ok' if ok else 'WRONG'} {found}")
@@ -126,7 +201,10 @@ def main():
         return self_test()
     here = os.path.dirname(os.path.abspath(__file__))
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "runtime")
-    problems = check(root)
+    if os.path.basename(os.path.normpath(root)) == "kernels":
+        problems = check(root, KERNEL_ROOMS, bare_names=True)
+    else:
+        problems = check(root)
     for line in problems:
         print(f"check-rooms: {line}")
     if problems:

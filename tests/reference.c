@@ -4,7 +4,7 @@
  * Nothing here is shared with the kernels of kernels/: the references recompute every
  * window or every recurrence from scratch in long double, which is what makes them worth
  * comparing to. The test data draws its numbers from the one SplitMix64 of apportion
- * (kernels/splitmix64.h), a hash that no kernel under test uses.
+ * (kernels/common/splitmix64.h), a hash that no kernel under test uses.
  */
 #include "reference.h"
 

@@ -1,7 +1,7 @@
 /*
- * The staged CUDA kernels, run on the host (kernels/staged_emulation.c runs the GPU's warp
- * code of kernels/staged_kernels.h and kernels/stage.h with the lanes in turn), against the
- * CPU kernels tile by tile, bit for bit. Runs in every build, without a GPU.
+ * The staged CUDA kernels, run on the host (kernels/cuda/staged_emulation.c runs the GPU's warp
+ * code of kernels/cuda/staged_kernels.h and kernels/cuda/stage.h with the lanes in turn), against
+ * the CPU kernels tile by tile, bit for bit. Runs in every build, without a GPU.
  *
  * The cases are the gpu suite's (tests/test_gpu.c, checks/gpu_checks.c): tile boundaries
  * and ragged last tiles, several rows, chunks that start and end inside rows (the runtime's

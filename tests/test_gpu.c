@@ -951,7 +951,7 @@ Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 
 
 /* Samples near the top of the double range, where sums and M2 overflow: bollinger with nbdev 0
  * makes 0 * inf, returns_stats merges infinite partials, macd's EMAs overflow. The NaNs that
- * arithmetic makes must have the CPU's bits (kernels/apo_hd.h canonicalises them). */
+ * arithmetic makes must have the CPU's bits (kernels/common/apo_hd.h canonicalises them). */
 Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
     apo_runtime *gpu = gpu_runtime_or_skip();
     apo_runtime *cpu = runtime_on("cpu", 0);

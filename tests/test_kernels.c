@@ -688,7 +688,7 @@ Test(kernels, returns_stats_degenerate_cases, .timeout = 60) {
 /* ---- NaN canonicalisation ------------------------------------------------------------ */
 
 /* The one NaN the kernels store for a NaN made by arithmetic: the NAN constant, a positive
- * quiet NaN with no payload, which gcc and nvcc both give it (kernels/apo_hd.h). x86's own
+ * quiet NaN with no payload, which gcc and nvcc both give it (kernels/common/apo_hd.h). x86's own
  * default NaN (0 * inf, inf - inf) is 0xfff8000000000000, so a value that was not
  * canonicalised fails these checks. */
 static const uint64_t canonical_nan_bits = 0x7ff8000000000000ull;

@@ -1,6 +1,6 @@
 /*
- * Unit tests of the one seeded random walk (kernels/random_walk.c) and of the SplitMix64 it
- * draws from (kernels/splitmix64.h): the default input of `apportion run`, of profiling and
+ * Unit tests of the one seeded random walk (kernels/common/random_walk.c) and of the SplitMix64 it
+ * draws from (kernels/common/splitmix64.h): the default input of `apportion run`, of profiling and
  * of the benchmarks. The walk's bits are also pinned by scripts/output-hashes.sh, through
  * the outputs of `apportion run`.
  */

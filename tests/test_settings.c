@@ -70,7 +70,7 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define SAMPLE_deadline_factor "2.5e1", 25.0
 #define SAMPLE_deadline_floor_s "604800", 604800.0
 #define SAMPLE_quarantine_after "1000000", 1000000u
-#define SAMPLE_cpu_isa "AVX2", 2 /* kernels/cpu_isa.h: APO_CPU_ISA_AVX2 */
+#define SAMPLE_cpu_isa "AVX2", 2 /* kernels/common/cpu_isa.h: APO_CPU_ISA_AVX2 */
 #define SAMPLE_cuda_kernels "simple", "simple"
 #define SAMPLE_profile_dir "/env/profiles", "/env/profiles"
 #define SAMPLE_xdg_state_home "/env/state", "/env/state"

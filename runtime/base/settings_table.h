@@ -88,7 +88,7 @@
       "`3`", "failed calls in a row that quarantine a device")
 
 /* APPORTION_CPU_ISA's values, which are those of the kernels' apo__cpu_isa
- * (kernels/cpu_isa.h, which this header may not include): `auto` reads as unset. */
+ * (kernels/common/cpu_isa.h, which this header may not include): `auto` reads as unset. */
 #define APO_SETTING_CPU_ISA_SSE2 1
 #define APO_SETTING_CPU_ISA_AVX512 3
 

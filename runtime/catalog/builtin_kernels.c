@@ -196,7 +196,7 @@ static apo_status bootstrap_validate(const apo__kernel *k, const double *params,
                  cols);
         return APO_ERR_BAD_PARAM;
     }
-    /* The generator's counter holds the row in 32 bits (kernels/bootstrap.c). */
+    /* The generator's counter holds the row in 32 bits (kernels/reductions/bootstrap.c). */
     if (rows > UINT32_MAX) {
         snprintf(err, err_size, "bootstrap supports at most %u rows, got %zu", UINT32_MAX, rows);
         return APO_ERR_BAD_PARAM;
@@ -245,8 +245,8 @@ static void bootstrap_finalize(const apo__call *call, size_t row, const double *
 
 /* ---- CUDA implementations ------------------------------------------------------------ */
 
-/* The launchers of kernels/<name>.cu take row-uniform views; a chunk may start and end inside
- * rows, so each launch covers up to three views (cuda_views.h). */
+/* The launchers of kernels/<room>/<name>.cu take row-uniform views; a chunk may start and end
+ * inside rows, so each launch covers up to three views (cuda_views.h). */
 
 static size_t bollinger_halo(const apo__kernel *k, const double *params) {
     (void)k;

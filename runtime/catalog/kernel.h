@@ -155,7 +155,7 @@ struct apo__kernel {
                            double *partial);
 
     /* Optional: computes the tiles [first, end) of the call (linear tile indices) at once on
-     * the host, one per lane of a vector on path `isa` (kernels/cpu_isa.h), with the bits
+     * the host, one per lane of a vector on path `isa` (kernels/common/cpu_isa.h), with the bits
      * of one run_tile call per tile, partials included. `scratch` holds scratch_len doubles,
      * or is NULL (the kernel then does without). */
     apo_status (*run_tiles)(const apo__call *call, uint64_t first, uint64_t end, int isa,

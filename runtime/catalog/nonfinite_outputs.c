@@ -1,8 +1,8 @@
 /*
  * Counting outputs that are not finite although their inputs are (nonfinite_outputs.h).
- * The rules mirror what each kernel defines (kernels/bollinger.c, kernels/macd.c): which
- * positions are NaN by definition (the warm-up, windows or samples that are not finite) is
- * decided from the inputs here, never from the output values.
+ * The rules mirror what each kernel defines (kernels/averages/bollinger.c,
+ * kernels/oscillators/macd.c): which positions are NaN by definition (the warm-up, windows or
+ * samples that are not finite) is decided from the inputs here, never from the output values.
  */
 #include "catalog/nonfinite_outputs.h"
 

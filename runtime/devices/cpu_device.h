@@ -5,7 +5,7 @@
 #include "devices/device.h"
 
 /* Opens the cpu device with `threads` OpenMP threads (0: OpenMP's default) and the vector
- * path `isa` (an apo__cpu_isa the CPU supports, not AUTO; kernels/cpu_isa.h). */
+ * path `isa` (an apo__cpu_isa the CPU supports, not AUTO; kernels/common/cpu_isa.h). */
 apo_status apo__cpu_device_open(apo__device *dev, int threads, int isa);
 
 #endif

@@ -62,7 +62,7 @@ struct apo__device {
     uint64_t calls_run; /* calls in which it had work, over the runtime's life (slow_after) */
     int simulated;      /* a rank whose devices include sim ones: its reports say so */
     int cpu_isa;        /* cpu and sim: the vector path of host tiles (apo__cpu_isa, never
-                           AUTO; kernels/cpu_isa.h), set when the runtime opens them */
+                           AUTO; kernels/common/cpu_isa.h), set when the runtime opens them */
     /* cpu and sim: scratch that the host-tile threads keep from call to call, one buffer per
      * thread (host_tiles.c; a device runs one task at a time); freed by
      * apo__host_tiles_release() when the device closes. */

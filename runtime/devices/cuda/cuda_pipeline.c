@@ -45,7 +45,7 @@
  * access throughout, so abandoning it waits for the GPU (docs/design.md, "Faults").
  *
  * Determinism: the pipeline only moves bytes; what is computed is the kernel's tile bodies,
- * whose bits do not depend on the chunking (kernels/<name>.cu).
+ * whose bits do not depend on the chunking (kernels/<room>/<name>.cu).
  */
 #include <cuda_runtime_api.h>
 #include <stdint.h>

@@ -1,0 +1,56 @@
+/*
+ * bollinger.h: the CPU entry points of Bollinger bands (bollinger.c, and the group function
+ * apo__cpu_bollinger_tiles of dispatch/lanes_dispatch.c). The conventions of every kernel's
+ * entry points are in dispatch/kernels.h, which gathers the families' headers.
+ */
+#ifndef APO_BOLLINGER_H
+#define APO_BOLLINGER_H
+
+#include <stddef.h>
+
+#include "cpu_isa.h"
+#include "tile_span.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The lane kernels of bollinger (and of macd, oscillators/macd.h) store their outputs with
+ * streaming (non-temporal) stores when the call's output arrays, rows x cols x 3 doubles, reach
+ * these many bytes (docs/kernels.md, "Streaming stores"): streaming saves reading every output line
+ * before it is written, but leaves the outputs out of the caches for whoever reads them next. macd,
+ * whose arithmetic is light, gains from 16 MiB on; bollinger, bound by its arithmetic on one
+ * thread, only where its outputs could not stay in the caches anyway. The bits are the same either
+ * way. Tests lower them to cover both ways; nothing else writes them.
+ */
+#define APO_BOLLINGER_STREAM_MIN_BYTES ((size_t)64 << 20)
+extern size_t apo__bollinger_stream_min_bytes;
+
+/* Tile length for bollinger: max(4096, 16 * period). The halo is period - 1 samples. */
+size_t apo__bollinger_tile_len(size_t period);
+
+/*
+ * Bollinger bands over [begin, end): middle = mean of the `period` samples ending at t,
+ * sd = population standard deviation of the same window, upper = middle + nbdev_up * sd,
+ * lower = middle - nbdev_dn * sd. Positions t < period - 1 are NaN. A window holding a NaN
+ * gives NaN bands; a window holding infinities of one sign gives middle = that infinity and
+ * NaN bands. A constant window gives sd exactly 0 and middle exactly the constant.
+ * Requires period >= 1 (the public range is 2..100000, docs/kernels.md).
+ */
+void apo__cpu_bollinger_tile(const double *x, size_t n, size_t begin, size_t end, size_t period,
+                             double nbdev_up, double nbdev_dn, double *upper, double *middle,
+                             double *lower);
+
+/* `count` bollinger tiles at once on path `isa`: the bits of apo__cpu_bollinger_tile for each
+ * (see apo__tile_span). */
+void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
+                              const apo__tile_span *tiles, size_t count, size_t period,
+                              double nbdev_up, double nbdev_dn, double *upper, double *middle,
+                              double *lower, apo__cpu_isa isa);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_BOLLINGER_H */

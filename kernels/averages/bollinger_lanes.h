@@ -1,0 +1,367 @@
+/*
+ * bollinger_lanes.h: up to APO_LANES bollinger tiles at once, one per lane of a vector
+ * (lanes.h), with the bits of apo__bollinger_tile (bollinger_tile.h) for each.
+ *
+ * What: the tiles of one round start together: each lane writes its NaN prefix and
+ * evaluates its first window exactly with the scalar code of bollinger_tile.h, then all
+ * lanes slide in lockstep, lane i emitting window t0_i + j at step j. A step computes, in
+ * every lane, the operations of one pass of the sliding loop of apo__bollinger_slide_run,
+ * in the same order. Where the scalar loop would stop (the incoming sample outside the
+ * run's range or not finite, a constant window next, the error bound exceeded) that lane
+ * takes the scalar path for that one window: apo__bollinger_slide_counts, then
+ * apo__bollinger_emit with the window's own index + 1 as the end, which writes the window
+ * (non-finite, constant, or exact evaluation) and hands back the new run's state; the lane
+ * then slides on from that state in the vector. So every window is computed by the same
+ * operations, in the same order, as in apo__bollinger_tile, whatever lane or path runs it.
+ *
+ * A lane keeps `eq`, the number of consecutive equal samples ending at its window (window
+ * index minus the scalar code's last_change, exact in a double), so the constant-window
+ * test costs one comparison; the scalar path rebuilds last_change from it.
+ *
+ * Memory: lane i starts i * APO_LANES_STAGGER steps after lane 0 plus the few steps that
+ * align its outputs (lanes.h), and steps go in blocks of APO_LANES: each lane's incoming
+ * samples arrive as one vector and are transposed into one vector per step, and the middle
+ * band and sd go back the same way, the bands being computed after the transpose (the same
+ * operations, lane by lane). For periods up to APO_BOLLINGER_RING - APO_LANES the leaving
+ * samples come from a ring of the vectors of the last steps. A window the scalar path
+ * wrote inside a block is written again after the block's stores.
+ *
+ * Lanes that do not move (before their first step, after their last, or without a tile)
+ * read NaN and store nothing; they never take the scalar path, and take up their state
+ * when they start. Tiles of one round should have similar lengths (lanes_dispatch.c sorts
+ * them).
+ *
+ * Included by lanes_<path>.c after lanes.h; builds APO_LANES_NAME(apo__bollinger_round).
+ */
+#ifndef APO_BOLLINGER_LANES_H
+#define APO_BOLLINGER_LANES_H
+
+#include "bollinger.h"
+#include "bollinger_tile.h"
+#include "lanes.h"
+
+/* Steps the ring of incoming samples holds (a power of two). */
+#define APO_BOLLINGER_RING 128
+
+/* The vector state of the lanes: the run state of apo__bollinger_run, the equal-sample
+ * count `eq` and the previous sample `xlast`. */
+typedef struct apo__bollinger_lanes {
+    apo_vd shift, lo, hi, s, c, ybar, var, acc, eq, xlast;
+} apo__bollinger_lanes;
+
+/* The constants of a round. */
+typedef struct apo__bollinger_consts {
+    apo_vd inv_p, pm1, limit, nbu, nbd, zero, one, neg_max;
+} apo__bollinger_consts;
+
+/* Sets lane i of the run state from *run, or, when the lane is not in a run, to the empty
+ * range [+inf, -inf], which every incoming sample fails. */
+static inline void apo__bollinger_lane_load(apo__bollinger_lanes *v, size_t i, int sliding,
+                                            const apo__bollinger_run *run) {
+    v->shift = apo_vd_with_lane(v->shift, i, sliding ? run->shift : 0.0);
+    v->lo = apo_vd_with_lane(v->lo, i, sliding ? run->lo : INFINITY);
+    v->hi = apo_vd_with_lane(v->hi, i, sliding ? run->hi : -INFINITY);
+    v->s = apo_vd_with_lane(v->s, i, sliding ? run->s : 0.0);
+    v->c = apo_vd_with_lane(v->c, i, sliding ? run->c : 0.0);
+    v->ybar = apo_vd_with_lane(v->ybar, i, sliding ? run->ybar : 0.0);
+    v->var = apo_vd_with_lane(v->var, i, sliding ? run->var : 0.0);
+    v->acc = apo_vd_with_lane(v->acc, i, sliding ? run->acc : 0.0);
+}
+
+/* One step of every lane: the sliding step of apo__bollinger_slide_on, in the same order,
+ * with its three stop tests. Returns the lanes whose step is valid (bit i for lane i) and
+ * their outputs in *mean, *sd. The state moves on in every lane: a lane that failed gets
+ * its whole state again from the scalar path.
+ *
+ * With `with_ed` 0 the step leaves out the error ed of d = xn - xo, which is exactly +0 in
+ * a shifted run (K != 0; bollinger_tile.h): c + (+0 + es) is then c + es bit for bit (es is
+ * never -0 there, since d is not), so only a round with a lane in a run with K = 0 needs
+ * it. A constant argument, so each call site compiles to the step it names. */
+static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
+                                                 const apo__bollinger_consts *k, apo_vd xn,
+                                                 apo_vd xo, apo_vd *mean, apo_vd *sd,
+                                                 const int with_ed) {
+    const apo_vm changed = apo_vd_ne(xn, v->xlast);
+    v->eq = apo_vd_select(changed, k->zero, v->eq + k->one);
+    v->xlast = xn;
+    /* Also rejects NaN and, since the range is finite, infinities. */
+    const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
+    const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
+
+    const apo_vd d = xn - xo;
+    const apo_vd st = v->s + d;
+    const apo_vd bs = st - v->s;
+    const apo_vd es = (v->s - (st - bs)) + (d - bs);
+    apo_vd err = es;
+    if (with_ed) {
+        const apo_vd bd = d - xn;
+        const apo_vd ed = (xn - (d - bd)) + (-xo - bd);
+        err = ed + es;
+    }
+
+    const apo_vd ybar_new = (st + v->c) * k->inv_p;
+    const apo_vd yn = xn - v->shift;
+    const apo_vd yo = xo - v->shift;
+    const apo_vd dp = d * k->inv_p;
+    const apo_vd a = yn - ybar_new;
+    const apo_vd b = yo - v->ybar;
+    const apo_vd var_new = v->var + dp * (a + b);
+    const apo_vd acc_new =
+        v->acc + apo_vd_abs(dp) * ((apo_vd_abs(a) + apo_vd_abs(b)) + 2.0 * apo_vd_abs(ybar_new));
+    const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
+
+    v->s = st;
+    v->c = v->c + err;
+    v->ybar = ybar_new;
+    v->var = var_new;
+    v->acc = acc_new;
+
+    *sd = apo_vd_sqrt(v->var);
+    *mean = v->shift + v->ybar;
+    return apo_vm_bits(apo_vm_and(apo_vm_and(in_range, not_constant), bounded));
+}
+
+static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
+                                                 const apo__tile_span *tiles, size_t count,
+                                                 size_t p, double nbdev_up, double nbdev_dn,
+                                                 double *upper, double *middle, double *lower,
+                                                 int stream) {
+    apo__bollinger_counts w[APO_LANES];
+    apo__bollinger_run run[APO_LANES];
+    int sliding[APO_LANES];
+    size_t row0[APO_LANES];  /* index of the lane's row's sample 0 in the arrays */
+    size_t at[APO_LANES];    /* the lane's next window, absolute in the arrays */
+    size_t start[APO_LANES]; /* the step of the lane's first sliding window */
+    size_t stop[APO_LANES];  /* ... and the step after its last one */
+    double eq0[APO_LANES], xlast0[APO_LANES];
+    apo__bollinger_lanes v;
+    /* For periods up to APO_BOLLINGER_RING - APO_LANES, the samples leaving the windows come
+     * from a ring of the last steps' incoming samples (already one vector per step) instead
+     * of a second load and transpose per block. */
+    apo_vd ring[APO_BOLLINGER_RING];
+    const int use_ring = p + APO_LANES <= APO_BOLLINGER_RING;
+    v.shift = v.lo = v.hi = v.s = v.c = v.ybar = v.var = v.acc = v.eq = v.xlast = apo_vd_splat(0.0);
+
+    /* The scalar path for lane i at absolute window index `abs`: the counts move on, then
+     * the window is emitted by apo__bollinger_emit and the lane takes up its new state. */
+#define APO_BOLLINGER_LANE_RESTART(i, abs)                                                         \
+    do {                                                                                           \
+        const double *xr_ = x + row0[i];                                                           \
+        size_t t_ = (abs)-row0[i];                                                                 \
+        apo__bollinger_slide_counts(&w[i], xr_, t_, p);                                            \
+        w[i].last_change = t_ - (size_t)apo_vd_lane(v.eq, i);                                      \
+        sliding[i] = apo__bollinger_emit(xr_, t_ + 1, p, nbdev_up, nbdev_dn, &w[i], &t_, &run[i],  \
+                                         upper + row0[i], middle + row0[i], lower + row0[i]);      \
+        apo__bollinger_lane_load(&v, i, sliding[i], &run[i]);                                      \
+    } while (0)
+
+    /* One step of every lane, with each lane's outputs stored on their own. */
+#define APO_BOLLINGER_SINGLE_STEP()                                                                \
+    do {                                                                                           \
+        apo_vd xn, xo, mean, sd;                                                                   \
+                                                                                                   \
+        for (size_t i = 0; i < APO_LANES; i++) {                                                   \
+            const int on_ = moving >> i & 1u;                                                      \
+            xn[i] = on_ ? x[at[i]] : NAN;                                                          \
+            xo[i] = on_ ? x[at[i] - p] : NAN;                                                      \
+        }                                                                                          \
+        if (use_ring)                                                                              \
+            ring[step % APO_BOLLINGER_RING] = xn;                                                  \
+        const unsigned ok = apo__bollinger_lanes_step(&v, &k, xn, xo, &mean, &sd, 1);              \
+        /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands. */                  \
+        const apo_vd up = apo_vd_canonical_nan(mean + k.nbu * sd);                                 \
+        const apo_vd dn = apo_vd_canonical_nan(mean - k.nbd * sd);                                 \
+        mean = apo_vd_canonical_nan(mean);                                                         \
+        const unsigned emit = moving & ok;                                                         \
+        for (size_t i = 0; i < APO_LANES; i++) {                                                   \
+            if (emit >> i & 1u) {                                                                  \
+                upper[at[i]] = up[i];                                                              \
+                middle[at[i]] = mean[i];                                                           \
+                lower[at[i]] = dn[i];                                                              \
+            }                                                                                      \
+        }                                                                                          \
+        unsigned fail = moving & ~ok;                                                              \
+        while (fail != 0) {                                                                        \
+            const size_t i = (size_t)__builtin_ctz(fail);                                          \
+            fail &= fail - 1;                                                                      \
+            APO_BOLLINGER_LANE_RESTART(i, at[i]);                                                  \
+        }                                                                                          \
+        for (size_t i = 0; i < APO_LANES; i++)                                                     \
+            at[i] += moving >> i & 1u;                                                             \
+    } while (0)
+
+    /* Each lane's NaN prefix and first window, scalar. */
+    size_t end_step = 0;
+    unsigned lanes = 0; /* lanes with windows left to slide over */
+    for (size_t i = 0; i < APO_LANES; i++) {
+        sliding[i] = 0;
+        row0[i] = 0;
+        at[i] = 0;
+        start[i] = 0;
+        stop[i] = 0;
+        eq0[i] = 0.0;
+        xlast0[i] = 0.0;
+        if (i >= count)
+            continue;
+        const apo__tile_span *tl = &tiles[i];
+        row0[i] = tl->row * cols;
+        const double *xr = x + row0[i];
+        size_t t = apo__bollinger_tile_begin(xr, tl->begin, tl->end, p, &w[i], upper + row0[i],
+                                             middle + row0[i], lower + row0[i]);
+        if (t >= tl->end)
+            continue;
+        sliding[i] = apo__bollinger_emit(xr, t + 1, p, nbdev_up, nbdev_dn, &w[i], &t, &run[i],
+                                         upper + row0[i], middle + row0[i], lower + row0[i]);
+        if (t + 1 >= tl->end)
+            continue;
+        at[i] = row0[i] + t + 1;
+        eq0[i] = (double)(t - w[i].last_change);
+        xlast0[i] = xr[t];
+        /* Blocks start at steps that are multiples of APO_LANES; the lane starts so that
+         * its outputs of a block fill whole aligned vectors of `upper`. */
+        {
+            const size_t phase = ((uintptr_t)(upper + at[i]) / sizeof(double)) % APO_LANES;
+            start[i] = i * APO_LANES_STAGGER + phase;
+        }
+        stop[i] = start[i] + (tl->end - 1 - t);
+        lanes |= 1u << i;
+        if (stop[i] > end_step)
+            end_step = stop[i];
+    }
+    if (lanes == 0)
+        return;
+
+    apo__bollinger_consts k;
+    k.inv_p = apo_vd_splat(1.0 / (double)p);
+    k.pm1 = apo_vd_splat((double)(p - 1));
+    k.limit = apo_vd_splat(65536.0); /* as in apo__bollinger_slide_run */
+    k.nbu = apo_vd_splat(nbdev_up);
+    k.nbd = apo_vd_splat(nbdev_dn);
+    k.zero = apo_vd_splat(0.0);
+    k.one = apo_vd_splat(1.0);
+    k.neg_max = apo_vd_splat(-DBL_MAX);
+
+    size_t step = 0;
+    while (step < end_step) {
+        /* Lanes sliding in this stretch, which lasts up to the next lane starting or
+         * stopping. A lane starting now takes up its first window's state. */
+        unsigned moving = 0;
+        size_t next = end_step;
+        for (size_t i = 0; i < APO_LANES; i++) {
+            if (!(lanes >> i & 1u))
+                continue;
+            if (step == start[i]) {
+                apo__bollinger_lane_load(&v, i, sliding[i], &run[i]);
+                v.eq = apo_vd_with_lane(v.eq, i, eq0[i]);
+                v.xlast = apo_vd_with_lane(v.xlast, i, xlast0[i]);
+                if (use_ring) {
+                    /* The lane's samples before its first sliding window, at the steps
+                     * they would have come in at. */
+                    for (size_t m = 1; m <= p; m++)
+                        ring[(step - m) % APO_BOLLINGER_RING][i] = x[at[i] - m];
+                }
+            }
+            if (step < start[i]) {
+                next = start[i] < next ? start[i] : next;
+            } else if (step < stop[i]) {
+                moving |= 1u << i;
+                next = stop[i] < next ? stop[i] : next;
+            }
+        }
+
+        /* Single steps up to the next multiple of APO_LANES. */
+        for (; step < next && step % APO_LANES != 0; step++) {
+            APO_BOLLINGER_SINGLE_STEP();
+        }
+        /* Blocks of APO_LANES steps: each moving lane's samples come in as one vector per
+         * lane and are transposed into one vector per step; the outputs go back the same
+         * way. Lanes that do not move read zeros and store nothing. */
+        while (next - step >= APO_LANES) {
+            apo_vd xn[APO_LANES], xo[APO_LANES], mean[APO_LANES], sd[APO_LANES];
+            /* Windows the scalar path wrote inside the block, and what it wrote: the block's
+             * stores below overwrite them, and they are written again after. */
+            struct {
+                size_t at;
+                double upper, middle, lower;
+            } kept[APO_LANES * APO_LANES];
+            size_t n_kept = 0;
+            for (size_t i = 0; i < APO_LANES; i++)
+                xn[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] : apo_lanes_idle);
+            apo_vd_transpose(xn);
+            if (use_ring) {
+                for (size_t j = 0; j < APO_LANES; j++) {
+                    xo[j] = ring[(step + j - p) % APO_BOLLINGER_RING];
+                    ring[(step + j) % APO_BOLLINGER_RING] = xn[j];
+                }
+            } else {
+                for (size_t i = 0; i < APO_LANES; i++)
+                    xo[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] - p : apo_lanes_idle);
+                apo_vd_transpose(xo);
+            }
+            /* Lanes in a run with K = 0 (lo = -DBL_MAX; a lane in no run has lo = +inf) need
+             * the step with ed; a restart inside the block may start one. */
+            int with_ed = (moving & ~apo_vm_bits(apo_vd_gt(v.lo, k.neg_max))) != 0;
+            for (size_t j = 0; j < APO_LANES; j++) {
+                const unsigned ok =
+                    with_ed ? apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], 1)
+                            : apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], 0);
+                unsigned fail = moving & ~ok;
+                while (fail != 0) {
+                    const size_t i = (size_t)__builtin_ctz(fail);
+                    fail &= fail - 1;
+                    APO_BOLLINGER_LANE_RESTART(i, at[i] + j);
+                    with_ed |= sliding[i] && run[i].lo == -DBL_MAX;
+                    kept[n_kept].at = at[i] + j;
+                    kept[n_kept].upper = upper[at[i] + j];
+                    kept[n_kept].middle = middle[at[i] + j];
+                    kept[n_kept].lower = lower[at[i] + j];
+                    n_kept++;
+                }
+            }
+            /* The bands are computed after the transpose, lane by lane with the same
+             * operations: two transposes instead of three. */
+            apo_vd_transpose(mean);
+            apo_vd_transpose(sd);
+            /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands (apo_hd.h):
+             * nbdev 0 times an sd that overflowed is a NaN. Two loops, so that the loop of
+             * ordinary stores stays free of the streaming stores' alignment tests. */
+            if (stream) {
+                for (size_t i = 0; i < APO_LANES; i++) {
+                    if (moving >> i & 1u) {
+                        apo_vd_stream(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
+                        apo_vd_stream(middle + at[i], apo_vd_canonical_nan(mean[i]));
+                        apo_vd_stream(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                    }
+                }
+            } else {
+                for (size_t i = 0; i < APO_LANES; i++) {
+                    if (moving >> i & 1u) {
+                        apo_vd_storeu(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
+                        apo_vd_storeu(middle + at[i], apo_vd_canonical_nan(mean[i]));
+                        apo_vd_storeu(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                    }
+                }
+            }
+            if (n_kept > 0)
+                apo_lanes_fence(stream);
+            for (size_t q = 0; q < n_kept; q++) {
+                upper[kept[q].at] = kept[q].upper;
+                middle[kept[q].at] = kept[q].middle;
+                lower[kept[q].at] = kept[q].lower;
+            }
+            for (size_t i = 0; i < APO_LANES; i++)
+                at[i] += (moving >> i & 1u) * APO_LANES;
+            step += APO_LANES;
+        }
+
+        /* The rest of the stretch, one step at a time. */
+        for (; step < next; step++) {
+            APO_BOLLINGER_SINGLE_STEP();
+        }
+    }
+    apo_lanes_fence(stream);
+#undef APO_BOLLINGER_LANE_RESTART
+#undef APO_BOLLINGER_SINGLE_STEP
+}
+
+#endif /* APO_BOLLINGER_LANES_H */

@@ -1,0 +1,93 @@
+/*
+ * apo_hd.h: the one switch that lets a tile body be compiled by both gcc and nvcc.
+ *
+ * What: APO_HD marks the static inline tile bodies of kernels/<room>/<name>_tile.h. Under nvcc
+ * (__CUDACC__) it is __host__ __device__, so the CUDA kernels of kernels/<room>/<name>.cu call the
+ * very source the CPU kernels of kernels/<room>/<name>.c call; under a C compiler it is empty.
+ *
+ * Rules for code marked APO_HD, so that it is valid C11 and valid CUDA C++ and rounds the
+ * same on both sides: no assert (the exported C functions check their preconditions on the
+ * host), no allocation, no C-only syntax (compound literals, designated initializers,
+ * restrict, implicit conversions from void *), and from libm only sqrt, fabs, isnan and
+ * isfinite, which are exact or correctly rounded on both sides; no log, exp, pow or other
+ * transcendental, whose CPU and GPU results may differ in the last bit.
+ *
+ * Determinism: the marked code is compiled without FMA contraction on both sides (gcc
+ * -ffp-contract=off, nvcc -fmad=false), and IEEE double +, -, *, / and sqrt are correctly
+ * rounded on both, so the same source gives the same bits (docs/determinism.md). One thing
+ * no source can pin down is the sign and payload of a NaN that arithmetic creates (inf -
+ * inf, 0 / 0, 0 * inf) or passes on: IEEE 754 leaves them open, x86 gives
+ * 0xFFF8000000000000 or its first NaN operand, an NVIDIA GPU a canonical NaN of its own. A
+ * NaN written as the NAN macro has the same bits on both, so the tile bodies write NaN
+ * outputs as constants where their semantics allow (bollinger, macd), and pass the values
+ * that arithmetic may turn into NaN through apo__canonical_nan() before they are stored
+ * (bollinger's bands, whose 0 * inf comes from nbdev 0 and an M2 that overflows; the
+ * moments' merge of infinite partials); bootstrap_tile.h does the same for its means. Only
+ * macd's EMAs of samples near DBL_MAX still store an arithmetic NaN (macd_tile.h).
+ */
+#ifndef APO_HD_H
+#define APO_HD_H
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define APO_HD __host__ __device__
+#else
+#define APO_HD
+#endif
+
+/*
+ * Sample and output accessors. A tile body reads sample i of its row as APO_IN(x, i) and
+ * writes output t as APO_OUT(out, t) = v, so the same body can read the row in memory or a
+ * window of it staged elsewhere. By default (the CPU kernels, the lanes, the simple CUDA
+ * kernels) apo__in and apo__out are plain pointers and the accessors plain subscripts, so
+ * the CPU compiles exactly the loads and stores it did before. A translation unit that
+ * defines APO_STAGED_ACCESS before its first include of this header (kernels/cuda/staged.cu and
+ * its host emulation, kernels/cuda/staged_emulation.c; see kernels/cuda/stage.h) gets rings
+ * instead: index i lives at p[i & mask], which reads a per-lane ring in shared memory on the GPU,
+ * and with mask = SIZE_MAX (apo__in_at, apo__out_at) reads memory like a pointer. Only where the
+ * data is read from changes, never an operation on it.
+ */
+#ifdef APO_STAGED_ACCESS
+typedef struct apo__in {
+    const double *p;
+    size_t mask;
+} apo__in;
+typedef struct apo__out {
+    double *p;
+    size_t mask;
+} apo__out;
+#define APO_IN(a, i) ((a).p[(size_t)(i) & (a).mask])
+#define APO_OUT(a, i) ((a).p[(size_t)(i) & (a).mask])
+static inline APO_HD apo__in apo__in_ring(const double *p, size_t mask) {
+    apo__in a;
+    a.p = p;
+    a.mask = mask;
+    return a;
+}
+static inline APO_HD apo__out apo__out_ring(double *p, size_t mask) {
+    apo__out a;
+    a.p = p;
+    a.mask = mask;
+    return a;
+}
+static inline APO_HD apo__in apo__in_at(const double *p) { return apo__in_ring(p, SIZE_MAX); }
+static inline APO_HD apo__out apo__out_at(double *p) { return apo__out_ring(p, SIZE_MAX); }
+#else
+typedef const double *apo__in;
+typedef double *apo__out;
+#define APO_IN(a, i) ((a)[i])
+#define APO_OUT(a, i) ((a)[i])
+static inline APO_HD apo__in apo__in_at(const double *p) { return p; }
+static inline APO_HD apo__out apo__out_at(double *p) { return p; }
+#endif
+
+/* NaN canonicalisation: `v`, or the NAN constant when it is a NaN of any sign and payload.
+ * Applied where arithmetic can make a NaN that reaches an output (bollinger's bands, the
+ * moments' merge), so the CPU and the GPU store the same bits for it. */
+static inline APO_HD double apo__canonical_nan(double v) { return isnan(v) ? (double)NAN : v; }
+
+#endif /* APO_HD_H */

@@ -1,0 +1,59 @@
+/*
+ * cpu_isa.h: the vector paths of the CPU kernels, and which of them this CPU can run.
+ *
+ * What: bollinger, macd and returns_stats can compute several independent tiles at once,
+ * one tile per lane of a vector register (the *_lanes.h bodies, built once per path in
+ * lanes_<path>.c). Every lane performs exactly the IEEE operations of the scalar tile body
+ * (kernels/<room>/<name>_tile.h) in the same order, so every path gives the same bits as the
+ * scalar body and as the GPU; a path only sets the speed (docs/kernels.md, "Vector paths").
+ *
+ * Paths: sse2 (two lanes; the x86-64 baseline, so every x86-64 CPU has it; on another
+ * architecture the same code built for its baseline), avx2 (four lanes) and avx512 (eight
+ * lanes, AVX-512F). The library is built for the baseline; the avx2 and avx512 paths are
+ * compiled separately with their own flags and only ever called after the CPU and the
+ * operating system were found to support them (cpuid and the OS-enabled register state,
+ * through the compiler's __builtin_cpu_supports).
+ */
+#ifndef APO_CPU_ISA_H
+#define APO_CPU_ISA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum apo__cpu_isa {
+    APO_CPU_ISA_AUTO = 0, /* not a path: the best this CPU has (the settings' unset value) */
+    APO_CPU_ISA_SSE2 = 1,
+    APO_CPU_ISA_AVX2 = 2,
+    APO_CPU_ISA_AVX512 = 3
+} apo__cpu_isa;
+
+/* The last path, for loops over all of them. */
+#define APO_CPU_ISA_LAST APO_CPU_ISA_AVX512
+
+/* Whether this build has the path and this CPU and operating system can run it. AUTO and
+ * unknown values: 0. */
+int apo__cpu_isa_supported(apo__cpu_isa isa);
+
+/* The fastest path apo__cpu_isa_supported() accepts (sse2 at least). */
+apo__cpu_isa apo__cpu_isa_best(void);
+
+/* `wanted` when supported, else the best supported path (AUTO: the best). */
+apo__cpu_isa apo__cpu_isa_resolve(apo__cpu_isa wanted);
+
+/* "sse2", "avx2", "avx512" ("auto" for AUTO, "?" for anything else). */
+const char *apo__cpu_isa_name(apo__cpu_isa isa);
+
+/* Lanes of one vector of doubles on the path: 2, 4, 8 (1 for AUTO and unknown values). */
+size_t apo__cpu_isa_lanes(apo__cpu_isa isa);
+
+/* The supported paths' names, space-separated ("sse2 avx2 avx512"), into out. */
+void apo__cpu_isa_list_supported(char *out, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_CPU_ISA_H */

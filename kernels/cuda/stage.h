@@ -1,0 +1,272 @@
+/*
+ * stage.h: how the staged CUDA kernels (kernels/cuda/staged.cu) bring each tile's samples to its
+ * tile body through shared memory, written once for the GPU and for its host emulation
+ * (kernels/cuda/staged_emulation.c), so that the emulation runs the very staging code.
+ *
+ * What: a warp owns 32 consecutive work items of a chunk view (cuda_chunk.h), lane l the
+ * tile of item 32 g + l, and computes each tile with its unchanged tile body, one segment of
+ * APO_STAGE_SEG positions at a time. Each lane's tile is a *stream*: the positions
+ * [from, end) it computes, the lowest position it may read (lo: the halo the runtime
+ * staged) and the first position whose outputs it stores (out_from). For every segment:
+ *
+ *   1. the warp copies the next segment of every lane's row from global memory into that
+ *      lane's input ring in shared memory, half a warp per tile: 16 consecutive doubles,
+ *      one 128-byte coalesced load, two tiles per instruction (cp.async on the GPU, so the
+ *      copy of segment k + 1 runs while segment k is computed: double buffering);
+ *   2. each lane runs its tile body over the segment, reading samples through an apo__in
+ *      that is its ring (APO_IN(x, i) = ring[i & mask], apo_hd.h) and writing outputs
+ *      through an apo__out that is its output ring of APO_STAGE_SEG slots;
+ *   3. the warp stores the segment's outputs of every lane, again 16 consecutive doubles
+ *      per tile and output: coalesced stores.
+ *
+ * A tile body reads up to `lookback` positions before the segment it computes (bollinger:
+ * the period; returns_stats: 1; macd: none), so the ring holds the lookback, the segment
+ * being computed and the one being copied: a power of two >= lookback + 2 APO_STAGE_SEG,
+ * at most APO_STAGE_RING_MAX (longer lookbacks take the simple kernel).
+ *
+ * Shared memory of one warp (apo__stage_bytes): the 32 streams, then the input rings
+ * [32][ring + 1] and the output rings [outs][32][APO_STAGE_SEG + 1] (doubles). The odd row
+ * lengths put 32 lanes reading the same position into different banks, and a tile's 16
+ * consecutive positions (the copies) into consecutive ones.
+ *
+ * Lanes: on the GPU each thread of the warp is one lane and keeps its lane's tile state in
+ * registers; APO_FOR_LANES(lane) is "this thread's lane" and APO_WARP_SYNC() __syncwarp().
+ * On the host (the emulation) APO_FOR_LANES runs the 32 lanes in turn and the state is an
+ * array of 32; a sync is then the end of a loop over the lanes. The warp functions are
+ * written as phases separated by syncs, where a lane reads only what earlier phases wrote,
+ * so running the lanes of a phase in turn is what the warp computes. The host copies
+ * synchronously: a ring slot that a segment still reads and the copy of the next one
+ * overwrote would change the emulation's bits, so the emulation also checks the ring sizes.
+ *
+ * Determinism: staging moves samples and outputs, it never computes; each lane runs its
+ * tile body (kernels/<room>/<name>_tile.h) over consecutive segments, which is the same sequence of
+ * operations as one call over the tile (apo__bollinger_advance, apo__macd_step,
+ * apo__returns_stats_pass1/2), so the staged kernels give the CPU's bits.
+ */
+#ifndef APO_STAGE_H
+#define APO_STAGE_H
+
+#ifndef APO_STAGED_ACCESS
+#error "stage.h needs the ring accessors: define APO_STAGED_ACCESS before the first include"
+#endif
+
+#include "apo_hd.h"
+#include "cuda_chunk.h"
+#include "kernels_cuda.h"
+
+#define APO_STAGE_LANES 32u
+#define APO_STAGE_SEG 16u       /* positions per segment; a power of two dividing 32 */
+#define APO_STAGE_RING_MAX 128u /* the largest input ring, doubles per lane */
+#define APO_STAGE_OUTS_MAX 3u
+
+#if defined(__CUDA_ARCH__)
+#include <cuda_pipeline_primitives.h>
+#define APO_LANE_STATES 1
+#define APO_LANE_SLOT(lane) 0
+#define APO_FOR_LANES(lane) for (unsigned lane = threadIdx.x % 32u, once_ = 0; once_ < 1; ++once_)
+#define APO_WARP_SYNC() __syncwarp()
+#define APO_STAGE_COPY(dst, src) __pipeline_memcpy_async((dst), (src), sizeof(double))
+#define APO_STAGE_COMMIT() __pipeline_commit()
+#define APO_STAGE_WAIT() __pipeline_wait_prior(0)
+#else
+#define APO_LANE_STATES APO_STAGE_LANES
+#define APO_LANE_SLOT(lane) (lane)
+#define APO_FOR_LANES(lane) for (unsigned lane = 0; lane < APO_STAGE_LANES; ++lane)
+#define APO_WARP_SYNC() ((void)0)
+#define APO_STAGE_COPY(dst, src) (*(dst) = *(src))
+#define APO_STAGE_COMMIT() ((void)0)
+#define APO_STAGE_WAIT() ((void)0)
+#endif
+
+/* One lane's tile. from == end: the lane has no tile (the warp's last group). */
+typedef struct apo__stage_stream {
+    const double *x;                 /* the lane's row, indexed absolutely */
+    double *out[APO_STAGE_OUTS_MAX]; /* its output rows, indexed absolutely */
+    size_t lo;                       /* the first position that may be read */
+    size_t from, end;                /* the positions computed */
+    size_t out_from;                 /* the first position whose outputs are stored */
+} apo__stage_stream;
+
+/* The shape of a warp's shared memory for one kernel launch. */
+typedef struct apo__stage_geom {
+    size_t lookback;  /* positions before a segment that its computation reads */
+    size_t ring;      /* input ring per lane: a power of two >= lookback + 2 segments */
+    size_t in_stride; /* ring + 1 doubles between two lanes' rings */
+    unsigned outs;    /* outputs staged per position (0 to 3) */
+} apo__stage_geom;
+
+/* Sets *g for a kernel reading `lookback` positions back and staging `outs` outputs; 0 when
+ * the ring would exceed APO_STAGE_RING_MAX (the launcher then runs the simple kernel). */
+static inline APO_HD int apo__stage_geom_init(apo__stage_geom *g, size_t lookback, unsigned outs) {
+    if (lookback > APO_STAGE_RING_MAX - 2 * APO_STAGE_SEG || outs > APO_STAGE_OUTS_MAX) {
+        return 0;
+    }
+    size_t ring = 2 * APO_STAGE_SEG;
+    while (ring < lookback + 2 * APO_STAGE_SEG) {
+        ring *= 2;
+    }
+    g->lookback = lookback;
+    g->ring = ring;
+    g->in_stride = ring + 1;
+    g->outs = outs;
+    return 1;
+}
+
+/* Bytes of shared memory one warp needs (a multiple of 8). */
+static inline APO_HD size_t apo__stage_bytes(const apo__stage_geom *g) {
+    return APO_STAGE_LANES * sizeof(apo__stage_stream) +
+           sizeof(double) * APO_STAGE_LANES * (g->in_stride + g->outs * (APO_STAGE_SEG + 1));
+}
+
+/* A warp's view of its shared memory. */
+typedef struct apo__stage_warp {
+    apo__stage_stream *stream; /* [APO_STAGE_LANES] */
+    double *in;                /* [APO_STAGE_LANES][in_stride] */
+    double *out;               /* [outs][APO_STAGE_LANES][APO_STAGE_SEG + 1] */
+    apo__stage_geom g;
+} apo__stage_warp;
+
+static inline APO_HD void apo__stage_warp_init(apo__stage_warp *w, void *base,
+                                               const apo__stage_geom *g) {
+    w->stream = (apo__stage_stream *)base;
+    w->in = (double *)(w->stream + APO_STAGE_LANES);
+    w->out = w->in + APO_STAGE_LANES * g->in_stride;
+    w->g = *g;
+}
+
+/* A lane without a tile. */
+static inline APO_HD void apo__stage_stream_none(apo__stage_stream *s) {
+    s->x = NULL;
+    for (unsigned o = 0; o < APO_STAGE_OUTS_MAX; ++o) {
+        s->out[o] = NULL;
+    }
+    s->lo = 0;
+    s->from = 0;
+    s->end = 0;
+    s->out_from = 0;
+}
+
+/* The samples a lane's tile body reads: its input ring. */
+static inline APO_HD apo__in apo__stage_in(const apo__stage_warp *w, unsigned lane) {
+    return apo__in_ring(w->in + lane * w->g.in_stride, w->g.ring - 1);
+}
+
+/* Where a lane's tile body writes output o: its output ring of one segment. */
+static inline APO_HD apo__out apo__stage_out(const apo__stage_warp *w, unsigned o, unsigned lane) {
+    return apo__out_ring(w->out + (o * APO_STAGE_LANES + lane) * (APO_STAGE_SEG + 1),
+                         APO_STAGE_SEG - 1);
+}
+
+/* Segment k of a stream: [from + k SEG, min(from + (k + 1) SEG, end)); 0 when empty. */
+static inline APO_HD int apo__stage_segment(const apo__stage_stream *s, size_t k, size_t *a,
+                                            size_t *b) {
+    if (s->end <= s->from || k >= (s->end - s->from + APO_STAGE_SEG - 1) / APO_STAGE_SEG) {
+        return 0;
+    }
+    *a = s->from + k * APO_STAGE_SEG;
+    *b = *a + APO_STAGE_SEG < s->end ? *a + APO_STAGE_SEG : s->end;
+    return 1;
+}
+
+/* Segments of the warp's longest stream (every thread computes the same number). */
+static inline APO_HD size_t apo__stage_segments(const apo__stage_warp *w) {
+    size_t most = 0;
+    for (unsigned i = 0; i < APO_STAGE_LANES; ++i) {
+        const apo__stage_stream *s = &w->stream[i];
+        const size_t n =
+            s->end > s->from ? (s->end - s->from + APO_STAGE_SEG - 1) / APO_STAGE_SEG : 0;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* Copies positions [a, b) of lane i's row into its ring, `thr` taking the positions
+ * congruent to its offset within its half warp. */
+static inline APO_HD void apo__stage_copy_range(const apo__stage_warp *w, unsigned i, unsigned thr,
+                                                size_t a, size_t b) {
+    const apo__stage_stream *s = &w->stream[i];
+    double *ring = w->in + i * w->g.in_stride;
+    const size_t mask = w->g.ring - 1;
+    for (size_t pos = a + thr % APO_STAGE_SEG; pos < b; pos += APO_STAGE_SEG) {
+        APO_STAGE_COPY(&ring[pos & mask], &s->x[pos]);
+    }
+}
+
+/*
+ * Starts the copy of what segment k of every lane needs: with fill, its lookback too (the
+ * first segment); without, segment k alone (the lookback is in the ring already). Half a
+ * warp per tile, two tiles per step. The copies land after APO_STAGE_WAIT() and a sync.
+ */
+static inline APO_HD void apo__stage_load(const apo__stage_warp *w, size_t k, int fill) {
+    APO_FOR_LANES(thr) {
+        for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
+             i += APO_STAGE_LANES / APO_STAGE_SEG) {
+            const apo__stage_stream *s = &w->stream[i];
+            size_t a, b;
+            if (!apo__stage_segment(s, k, &a, &b)) {
+                continue;
+            }
+            if (fill) {
+                a = a > s->lo + w->g.lookback ? a - w->g.lookback : s->lo;
+            }
+            apo__stage_copy_range(w, i, thr, a, b);
+        }
+        APO_STAGE_COMMIT();
+    }
+}
+
+/* Stores the outputs of segment k of every lane, from position out_from on: half a warp per
+ * tile and output, 16 consecutive doubles each. */
+static inline APO_HD void apo__stage_flush(const apo__stage_warp *w, size_t k) {
+    if (w->g.outs == 0) {
+        return;
+    }
+    APO_FOR_LANES(thr) {
+        for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
+             i += APO_STAGE_LANES / APO_STAGE_SEG) {
+            const apo__stage_stream *s = &w->stream[i];
+            size_t a, b;
+            if (!apo__stage_segment(s, k, &a, &b)) {
+                continue;
+            }
+            const size_t pos = a + thr % APO_STAGE_SEG;
+            if (pos < s->out_from || pos >= b) {
+                continue;
+            }
+            for (unsigned o = 0; o < w->g.outs; ++o) {
+                const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
+                s->out[o][pos] = ring[pos & (APO_STAGE_SEG - 1)];
+            }
+        }
+    }
+}
+
+/*
+ * One pass of the warp over its lanes' streams (set, and synced, before): the first
+ * segment with its lookback is copied; then for each segment k, the copy of k + 1 starts,
+ * every lane runs COMPUTE on [a, b) (segment k of its stream; skipped when it has none),
+ * the outputs of k are stored, and the copy of k + 1 is waited for. `lane`, `a` and `b`
+ * name the variables COMPUTE uses.
+ */
+#define APO_STAGE_PASS(w, lane, a, b, COMPUTE)                                                     \
+    do {                                                                                           \
+        const size_t segs_ = apo__stage_segments(w);                                               \
+        apo__stage_load((w), 0, 1);                                                                \
+        APO_STAGE_WAIT();                                                                          \
+        APO_WARP_SYNC();                                                                           \
+        for (size_t k_ = 0; k_ < segs_; ++k_) {                                                    \
+            apo__stage_load((w), k_ + 1, 0);                                                       \
+            APO_FOR_LANES(lane) {                                                                  \
+                size_t a, b;                                                                       \
+                if (apo__stage_segment(&(w)->stream[lane], k_, &a, &b)) {                          \
+                    COMPUTE                                                                        \
+                }                                                                                  \
+            }                                                                                      \
+            APO_WARP_SYNC();                                                                       \
+            apo__stage_flush((w), k_);                                                             \
+            APO_STAGE_WAIT();                                                                      \
+            APO_WARP_SYNC();                                                                       \
+        }                                                                                          \
+    } while (0)
+
+#endif /* APO_STAGE_H */

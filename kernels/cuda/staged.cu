@@ -1,0 +1,143 @@
+/*
+ * staged.cu: the staged CUDA kernels, which bring each tile's samples and outputs through
+ * shared memory with coalesced copies (kernels/cuda/stage.h), and the choice between them and the
+ * simple kernels of kernels/<room>/<name>.cu.
+ *
+ * What: apo__cuda_<name>_staged computes a chunk view (kernels_cuda.h) as apo__cuda_<name>
+ * does, with the warp code of staged_kernels.h. The simple launchers call them when the
+ * process's variant is staged (APPORTION_CUDA_KERNELS, docs/env.md; set at GPU discovery by
+ * apo__cuda_kernels_set) and run their own kernel otherwise, or when a staged launcher
+ * answers APO_CUDA_NOT_STAGED (a bollinger period beyond the longest lookback, stage.h).
+ *
+ * Launch shape: bollinger, macd, returns_stats: blocks of one warp (32 threads), one group
+ * of 32 work items per warp, ceil(items / 32) blocks up to 65535 with a grid-stride loop over
+ * the groups, apo__stage_bytes() of dynamic shared memory (at most 48 KiB, the limit that
+ * needs no opt-in). bootstrap's means: blocks of 4 warps, one (row, replicate) per warp, up
+ * to 65535 blocks with a grid-stride loop; its tile moments stay with bootstrap.cu.
+ *
+ * Determinism: the warp code runs each tile's body over consecutive segments, the same
+ * operations in the same order as one call over the tile, and adds a replicate's draws in
+ * draw order (staged_kernels.h); tests/test_cuda_staging.c runs this very code on the host
+ * against the CPU, bit for bit. Compiled, like the other kernels, with -fmad=false.
+ */
+#define APO_STAGED_ACCESS 1
+
+#include <cuda_runtime.h>
+
+#include "kernels.h"
+#include "kernels_cuda.h"
+#include "staged_kernels.h"
+
+static_assert(sizeof(apo__moments) == APO_PARTIAL_DOUBLES * sizeof(double),
+              "a partial is 5 doubles");
+
+/* The process's variant: staged unless APPORTION_CUDA_KERNELS=simple said otherwise. Set
+ * at discovery, before any launch; read by every launcher. */
+static int apo__variant = APO_CUDA_KERNELS_STAGED;
+
+extern "C" void apo__cuda_kernels_set(int variant) {
+    __atomic_store_n(&apo__variant, variant, __ATOMIC_RELAXED);
+}
+
+extern "C" int apo__cuda_kernels_get(void) {
+    return __atomic_load_n(&apo__variant, __ATOMIC_RELAXED);
+}
+
+#define APO_GRID_MAX 65535
+
+static unsigned int apo__groups_grid(size_t items) {
+    const size_t groups = (items + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
+    return (unsigned int)(groups < APO_GRID_MAX ? groups : APO_GRID_MAX);
+}
+
+extern __shared__ double apo__stage_shared[];
+
+static __global__ void apo__bollinger_staged_kernel(apo__cuda_view v, size_t tiles, size_t period,
+                                                    double nbdev_up, double nbdev_dn,
+                                                    apo__stage_geom g) {
+    apo__stage_warp w;
+    apo__stage_warp_init(&w, apo__stage_shared, &g);
+    const size_t groups = (v.rows * tiles + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
+    for (size_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        apo__bollinger_staged_warp(&w, &v, tiles, grp, period, nbdev_up, nbdev_dn);
+    }
+}
+
+static __global__ void apo__macd_staged_kernel(apo__cuda_view v, size_t tiles, size_t fast,
+                                               size_t slow, size_t signal, size_t warmup,
+                                               apo__stage_geom g) {
+    apo__stage_warp w;
+    apo__stage_warp_init(&w, apo__stage_shared, &g);
+    const size_t groups = (v.rows * tiles + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
+    for (size_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        apo__macd_staged_warp(&w, &v, tiles, grp, fast, slow, signal, warmup);
+    }
+}
+
+static __global__ void apo__returns_stats_staged_kernel(apo__cuda_view v, size_t tiles,
+                                                        apo__stage_geom g) {
+    apo__stage_warp w;
+    apo__stage_warp_init(&w, apo__stage_shared, &g);
+    const size_t groups = (v.rows * tiles + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
+    for (size_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        apo__returns_stats_staged_warp(&w, &v, tiles, grp);
+    }
+}
+
+#define APO_BOOTSTRAP_WARPS 4
+
+static __global__ void apo__bootstrap_staged_kernel(apo__cuda_view v, size_t replicates,
+                                                    uint64_t seed) {
+    __shared__ double buf[APO_BOOTSTRAP_WARPS][APO_BOOTSTRAP_WARP_DOUBLES];
+    const unsigned warp = threadIdx.x / APO_STAGE_LANES;
+    const size_t items = v.rows * replicates;
+    for (size_t i = (size_t)blockIdx.x * APO_BOOTSTRAP_WARPS + warp; i < items;
+         i += (size_t)gridDim.x * APO_BOOTSTRAP_WARPS) {
+        apo__bootstrap_staged_warp(buf[warp], &v, replicates, seed, i);
+    }
+}
+
+extern "C" int apo__cuda_bollinger_staged(const apo__cuda_view *v, size_t period, double nbdev_up,
+                                          double nbdev_dn, void *stream) {
+    apo__stage_geom g;
+    if (!apo__stage_geom_init(&g, period, 3)) {
+        return APO_CUDA_NOT_STAGED;
+    }
+    const size_t tiles = apo__chunk_tiles(v);
+    apo__bollinger_staged_kernel<<<apo__groups_grid(v->rows * tiles), APO_STAGE_LANES,
+                                   apo__stage_bytes(&g), static_cast<cudaStream_t>(stream)>>>(
+        *v, tiles, period, nbdev_up, nbdev_dn, g);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int apo__cuda_macd_staged(const apo__cuda_view *v, size_t fast, size_t slow,
+                                     size_t signal, size_t warmup, void *stream) {
+    apo__stage_geom g;
+    apo__stage_geom_init(&g, 0, 3);
+    const size_t tiles = apo__chunk_tiles(v);
+    apo__macd_staged_kernel<<<apo__groups_grid(v->rows * tiles), APO_STAGE_LANES,
+                              apo__stage_bytes(&g), static_cast<cudaStream_t>(stream)>>>(
+        *v, tiles, fast, slow, signal, warmup, g);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int apo__cuda_returns_stats_staged(const apo__cuda_view *v, void *stream) {
+    apo__stage_geom g;
+    apo__stage_geom_init(&g, 1, 0);
+    const size_t tiles = apo__chunk_tiles(v);
+    apo__returns_stats_staged_kernel<<<apo__groups_grid(v->rows * tiles), APO_STAGE_LANES,
+                                       apo__stage_bytes(&g), static_cast<cudaStream_t>(stream)>>>(
+        *v, tiles, g);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int apo__cuda_bootstrap_means_staged(const apo__cuda_view *per_replicate,
+                                                size_t replicates, uint64_t seed, void *stream) {
+    const size_t items = per_replicate->rows * replicates;
+    const size_t blocks = (items + APO_BOOTSTRAP_WARPS - 1) / APO_BOOTSTRAP_WARPS;
+    apo__bootstrap_staged_kernel<<<(unsigned int)(blocks < APO_GRID_MAX ? blocks : APO_GRID_MAX),
+                                   APO_BOOTSTRAP_WARPS * APO_STAGE_LANES, 0,
+                                   static_cast<cudaStream_t>(stream)>>>(*per_replicate, replicates,
+                                                                        seed);
+    return (int)cudaGetLastError();
+}

@@ -1,0 +1,32 @@
+/*
+ * staged_emulation.h: the staged CUDA kernels (kernels/cuda/staged.cu) run on the host, for the
+ * unit tests (tests/test_cuda_staging.c), in every build, with or without CUDA.
+ *
+ * What: each function computes a chunk view (kernels_cuda.h) as its launcher does,
+ * deciding as the launcher decides whether the staged kernel applies (a lookback that fits
+ * the ring, stage.h) and otherwise running what the simple kernel runs (the tile body on
+ * global memory, one item at a time). The staged path runs the warp functions of
+ * staged_kernels.h, whose lanes and phases stage.h runs in turn on the host, on a heap
+ * block laid out as a warp's shared memory.
+ *
+ * Returns APO_EMULATED_STAGED or APO_EMULATED_SIMPLE (the variant that ran), or -1 for an
+ * argument the launcher would refuse or memory that could not be had.
+ */
+#ifndef APO_STAGED_EMULATION_H
+#define APO_STAGED_EMULATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels_cuda.h"
+
+#define APO_EMULATED_STAGED 1
+#define APO_EMULATED_SIMPLE 2
+
+int apo__emulate_bollinger(const apo__cuda_view *v, size_t period, double nbdev_up,
+                           double nbdev_dn);
+int apo__emulate_macd(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal);
+int apo__emulate_returns_stats(const apo__cuda_view *v);
+int apo__emulate_bootstrap(const apo__cuda_view *v, uint64_t seed);
+
+#endif /* APO_STAGED_EMULATION_H */

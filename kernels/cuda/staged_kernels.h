@@ -1,0 +1,211 @@
+/*
+ * staged_kernels.h: what one warp of a staged CUDA kernel does (kernels/cuda/staged.cu), as
+ * APO_HD functions that its host emulation (kernels/cuda/staged_emulation.c) runs too.
+ *
+ * What: bollinger, macd and returns_stats: a warp computes the tiles of 32 consecutive work
+ * items of a chunk view, lane l the tile of item 32 g + l, segment by segment through shared
+ * memory (stage.h), each lane running its tile's body. bootstrap: a warp computes one
+ * replicate, its 32 lanes drawing 64 returns at a time (one Philox block per lane) and lane
+ * 0 adding them in draw order.
+ *
+ * Launch shape (staged.cu): bollinger, macd, returns_stats: one warp per block, so that any
+ * number of groups spreads over every SM, a grid of ceil(items / 32) blocks (at most 65535,
+ * and a grid-stride loop over the groups), apo__stage_bytes() of dynamic shared memory per
+ * warp. bootstrap: 4 warps per block, one (row, replicate) per warp.
+ *
+ * Determinism: each lane's tile body performs the operations of one call over its tile in
+ * the same order (the bodies' segment-wise entry points: apo__bollinger_advance,
+ * apo__macd_prepare with its warm-up done by apo__macd_warm_step, apo__macd_step,
+ * apo__returns_stats_pass1 and _pass2), and the replicate's sum adds the draws in draw order
+ * as apo__bootstrap_tile does; staging only moves samples and outputs. So every output and
+ * partial has the CPU's bits (docs/cuda.md, "Staged kernels").
+ */
+#ifndef APO_STAGED_KERNELS_H
+#define APO_STAGED_KERNELS_H
+
+#include "bollinger_tile.h"
+#include "bootstrap_tile.h"
+#include "cuda_chunk.h"
+#include "macd_tile.h"
+#include "moments_tile.h"
+#include "returns_stats_tile.h"
+#include "stage.h"
+
+/* The stream of lane `lane` for item i of view v (or none past the items): the tile's
+ * positions, the halo below them and its output rows. */
+static inline APO_HD int apo__stage_item(const apo__stage_warp *w, const apo__cuda_view *v,
+                                         size_t tiles, size_t group, unsigned lane,
+                                         apo__chunk_item *it) {
+    apo__stage_stream *s = &w->stream[lane];
+    const size_t i = group * APO_STAGE_LANES + lane;
+    if (i >= v->rows * tiles) {
+        apo__stage_stream_none(s);
+        return 0;
+    }
+    *it = apo__chunk_item_of(v, tiles, i);
+    s->x = v->x + it->row * v->cols;
+    for (unsigned o = 0; o < APO_STAGE_OUTS_MAX; ++o) {
+        s->out[o] = v->out[o] != NULL ? v->out[o] + it->row * v->out_cols : NULL;
+    }
+    s->lo = it->begin;
+    s->from = it->begin;
+    s->end = it->end;
+    s->out_from = it->begin;
+    return 1;
+}
+
+/* bollinger: lookback `period` (the window and the leaving sample), three outputs. */
+static inline APO_HD void apo__bollinger_staged_warp(const apo__stage_warp *w,
+                                                     const apo__cuda_view *v, size_t tiles,
+                                                     size_t group, size_t period, double nbdev_up,
+                                                     double nbdev_dn) {
+    apo__bollinger_cursor cur[APO_LANE_STATES];
+    APO_FOR_LANES(lane) {
+        apo__chunk_item it;
+        if (apo__stage_item(w, v, tiles, group, lane, &it)) {
+            /* The halo the runtime staged: the tile reads from begin - (period - 1). */
+            w->stream[lane].lo = it.begin > period - 1 ? it.begin - (period - 1) : 0;
+            apo__bollinger_cursor_init(&cur[APO_LANE_SLOT(lane)], it.begin, period);
+        }
+    }
+    APO_WARP_SYNC();
+    APO_STAGE_PASS(w, lane, a, b, {
+        (void)a;
+        apo__bollinger_advance(apo__stage_in(w, lane), b, period, nbdev_up, nbdev_dn,
+                               &cur[APO_LANE_SLOT(lane)], apo__stage_out(w, 0, lane),
+                               apo__stage_out(w, 1, lane), apo__stage_out(w, 2, lane));
+    });
+}
+
+/* macd: each lane seeds its tile reading global memory (apo__macd_prepare without the
+ * warm-up: O(slow + signal) samples from begin - H), then streams the warm-up and the tile
+ * from there: lookback 0, three outputs from the tile's begin. */
+static inline APO_HD void apo__macd_staged_warp(const apo__stage_warp *w, const apo__cuda_view *v,
+                                                size_t tiles, size_t group, size_t fast,
+                                                size_t slow, size_t signal, size_t warmup) {
+    apo__macd_state st[APO_LANE_STATES];
+    apo__macd_rates r;
+    apo__macd_setup(&fast, &slow, signal, &r);
+    APO_FOR_LANES(lane) {
+        apo__chunk_item it;
+        if (apo__stage_item(w, v, tiles, group, lane, &it)) {
+            apo__stage_stream *s = &w->stream[lane];
+            apo__macd_state *m = &st[APO_LANE_SLOT(lane)];
+            if (apo__macd_prepare(apo__in_at(s->x), it.begin, it.end, fast, slow, signal, warmup,
+                                  &r, 0, apo__out_at(s->out[0]), apo__out_at(s->out[1]),
+                                  apo__out_at(s->out[2]), m)) {
+                s->lo = m->t;
+                s->from = m->t;
+                m->macd = apo__stage_out(w, 0, lane);
+                m->signal_line = apo__stage_out(w, 1, lane);
+                m->hist = apo__stage_out(w, 2, lane);
+            } else {
+                /* The seeds reached the tile's end: every output is written. */
+                apo__stage_stream_none(s);
+            }
+        }
+    }
+    APO_WARP_SYNC();
+    APO_STAGE_PASS(w, lane, a, b, {
+        (void)a;
+        const apo__in x = apo__stage_in(w, lane);
+        const size_t begin = w->stream[lane].out_from;
+        apo__macd_state *m = &st[APO_LANE_SLOT(lane)];
+        while (m->t < b) {
+            if (m->t < begin) {
+                apo__macd_warm_step(x, &r, m);
+            } else {
+                apo__macd_step(x, &r, m);
+            }
+        }
+    });
+}
+
+/* returns_stats: lookback 1 (the previous sample), no staged output; two passes over the
+ * stream, then each lane stores its tile's partial. */
+static inline APO_HD void apo__returns_stats_staged_warp(const apo__stage_warp *w,
+                                                         const apo__cuda_view *v, size_t tiles,
+                                                         size_t group) {
+    apo__returns_acc acc[APO_LANE_STATES];
+    double m2[APO_LANE_STATES];
+    APO_FOR_LANES(lane) {
+        apo__chunk_item it;
+        apo__returns_acc_init(&acc[APO_LANE_SLOT(lane)]);
+        m2[APO_LANE_SLOT(lane)] = 0.0;
+        if (apo__stage_item(w, v, tiles, group, lane, &it)) {
+            apo__stage_stream *s = &w->stream[lane];
+            /* Returns from max(begin, 1), each reading the sample before it. */
+            s->from = it.begin > 1 ? it.begin : 1;
+            s->lo = s->from - 1;
+        }
+    }
+    APO_WARP_SYNC();
+    APO_STAGE_PASS(w, lane, a, b, {
+        apo__returns_stats_pass1(apo__stage_in(w, lane), a, b, &acc[APO_LANE_SLOT(lane)]);
+    });
+    APO_STAGE_PASS(w, lane, a, b, {
+        const apo__returns_acc *ac = &acc[APO_LANE_SLOT(lane)];
+        if (ac->count > 0) {
+            apo__returns_stats_pass2(apo__stage_in(w, lane), a, b, apo__returns_stats_mean(ac),
+                                     &m2[APO_LANE_SLOT(lane)]);
+        }
+    });
+    APO_FOR_LANES(lane) {
+        const size_t i = group * APO_STAGE_LANES + lane;
+        if (i < v->rows * tiles) {
+            apo__moments m;
+            apo__returns_stats_store(&acc[APO_LANE_SLOT(lane)], m2[APO_LANE_SLOT(lane)], &m);
+            apo__store_partial(v->partials + i * APO_PARTIAL_DOUBLES, &m);
+        }
+    }
+    APO_WARP_SYNC();
+}
+
+/* Doubles of shared memory per bootstrap warp: two rounds of 64 draws. */
+#define APO_BOOTSTRAP_WARP_DOUBLES (4 * APO_STAGE_LANES)
+
+/*
+ * bootstrap: replicate `item` of the view with tile 1 (one (row, replicate) per item). Round
+ * by round, lane l draws the pair q0 + l (draws 2 (q0 + l) and 2 (q0 + l) + 1) into the
+ * round's half of buf, and lane 0 adds the round's draws in draw order, while the lanes
+ * draw the next round into the other half.
+ */
+static inline APO_HD void apo__bootstrap_staged_warp(double *buf, const apo__cuda_view *v,
+                                                     size_t replicates, uint64_t seed,
+                                                     size_t item) {
+    const apo__chunk_item it = apo__chunk_item_of(v, replicates, item);
+    const double *x = v->x + it.row * v->cols;
+    const uint64_t m = (uint64_t)(v->cols - 1);
+    const uint64_t pairs = (m + 1) / 2;
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    double sum = 0.0; /* lane 0's */
+    for (uint64_t q0 = 0; q0 < pairs; q0 += APO_STAGE_LANES) {
+        double *half = buf + ((q0 / APO_STAGE_LANES) % 2) * 2 * APO_STAGE_LANES;
+        APO_FOR_LANES(lane) {
+            const uint64_t q = q0 + lane;
+            if (q < pairs) {
+                apo__bootstrap_pair(x, m, key, (uint32_t)it.begin, (uint32_t)it.row, 2 * q,
+                                    &half[2 * lane], &half[2 * lane + 1]);
+            }
+        }
+        APO_WARP_SYNC();
+        APO_FOR_LANES(lane) {
+            if (lane == 0) {
+                const uint64_t left = m - 2 * q0;
+                const uint64_t draws = left < 2 * APO_STAGE_LANES ? left : 2 * APO_STAGE_LANES;
+                for (uint64_t d = 0; d < draws; ++d) {
+                    sum += half[d];
+                }
+            }
+        }
+    }
+    APO_FOR_LANES(lane) {
+        if (lane == 0) {
+            v->out[0][it.row * v->out_cols + it.begin] = apo__bootstrap_mean(sum, m);
+        }
+    }
+    /* The next replicate reuses buf. */
+    APO_WARP_SYNC();
+}
+
+#endif /* APO_STAGED_KERNELS_H */

@@ -1,0 +1,228 @@
+/*
+ * lanes_dispatch.c: the group functions of kernels.h (apo__cpu_bollinger_tiles,
+ * apo__cpu_macd_tiles, apo__cpu_returns_stats_tiles), which hand their tiles to a vector path.
+ *
+ * What: the tiles are ordered by length, longest first, so that the tiles of one round are
+ * about as long as each other and few lanes idle; they then go in rounds of the path's
+ * lanes. A last round of fewer tiles goes to the narrowest path that still holds it (a lone
+ * tile to the scalar tile function): a round costs its path's step for every sample of its
+ * longest tile, however many of its lanes are busy, and a narrow step costs less.
+ *
+ * Determinism: every path, and the scalar function, computes each tile with the operations
+ * of its scalar tile body (kernels/<room>/<name>_tile.h) in the same order, so which path and which
+ * lane computes a tile never changes its bits (docs/kernels.md, "Vector paths").
+ */
+#include "kernels.h"
+#include "lanes_paths.h"
+
+#include <assert.h>
+
+size_t apo__bollinger_stream_min_bytes = APO_BOLLINGER_STREAM_MIN_BYTES;
+size_t apo__macd_stream_min_bytes = APO_MACD_STREAM_MIN_BYTES;
+
+/* Whether a call's `outputs` arrays of rows x cols doubles take streaming stores. */
+static int stream_outputs(size_t rows, size_t cols, size_t outputs, size_t min_bytes) {
+    const double bytes = (double)rows * (double)cols * (double)outputs * sizeof(double);
+    return bytes >= (double)min_bytes;
+}
+
+/* Tiles are ordered in chunks of this many. */
+#define APO_LANES_CHUNK 64
+
+/* sorted[] gets tiles[0 .. count) (count <= APO_LANES_CHUNK) by decreasing length, ties in
+ * index order, and index[] their positions in tiles[]. */
+static void by_length(const apo__tile_span *tiles, size_t count, apo__tile_span *sorted,
+                      size_t *index) {
+    for (size_t i = 0; i < count; i++) {
+        const size_t len = tiles[i].end - tiles[i].begin;
+        size_t k = i;
+        while (k > 0 && sorted[k - 1].end - sorted[k - 1].begin < len) {
+            sorted[k] = sorted[k - 1];
+            index[k] = index[k - 1];
+            k--;
+        }
+        sorted[k] = tiles[i];
+        index[k] = i;
+    }
+}
+
+/* The path for a round of n tiles, at most `isa` (a supported path): the narrowest
+ * supported one with n lanes or more; AUTO for a lone tile, which the scalar function
+ * takes. */
+static apo__cpu_isa round_path(apo__cpu_isa isa, size_t n) {
+    if (n <= 1)
+        return APO_CPU_ISA_AUTO;
+    for (int p = APO_CPU_ISA_SSE2; p < (int)isa; p++)
+        if (apo__cpu_isa_lanes((apo__cpu_isa)p) >= n && apo__cpu_isa_supported((apo__cpu_isa)p))
+            return (apo__cpu_isa)p;
+    return isa;
+}
+
+/* Calls `run(path, first, n)` for the rounds of the `count` tiles in `sorted`: full rounds of
+ * `isa`, then the rest on round_path(). */
+#define FOR_ROUNDS(isa, count, path, first, n, run)                                                \
+    do {                                                                                           \
+        const size_t lanes_ = apo__cpu_isa_lanes(isa);                                             \
+        const size_t full_ = (count) / lanes_ * lanes_;                                            \
+        if (full_ > 0) {                                                                           \
+            const apo__cpu_isa path = (isa);                                                       \
+            const size_t first = 0, n = full_;                                                     \
+            run;                                                                                   \
+        }                                                                                          \
+        if ((count) > full_) {                                                                     \
+            const apo__cpu_isa path = round_path((isa), (count)-full_);                            \
+            const size_t first = full_, n = (count)-full_;                                         \
+            run;                                                                                   \
+        }                                                                                          \
+    } while (0)
+
+static void check_spans(const apo__tile_span *tiles, size_t count, size_t rows, size_t cols) {
+    assert(tiles != NULL || count == 0);
+    for (size_t i = 0; i < count; i++)
+        assert(tiles[i].row < rows && tiles[i].begin < tiles[i].end && tiles[i].end <= cols);
+    (void)tiles, (void)count, (void)rows, (void)cols;
+}
+
+static void bollinger_on(apo__cpu_isa path, const double *x, size_t cols,
+                         const apo__tile_span *tiles, size_t n, size_t period, double up, double dn,
+                         double *upper, double *middle, double *lower, int stream) {
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__bollinger_tiles_avx512(x, cols, tiles, n, period, up, dn, upper, middle, lower,
+                                    stream);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__bollinger_tiles_avx2(x, cols, tiles, n, period, up, dn, upper, middle, lower, stream);
+        return;
+#endif
+    case APO_CPU_ISA_SSE2:
+        apo__bollinger_tiles_sse2(x, cols, tiles, n, period, up, dn, upper, middle, lower, stream);
+        return;
+    default:
+        for (size_t i = 0; i < n; i++) {
+            const size_t o = tiles[i].row * cols;
+            apo__cpu_bollinger_tile(x + o, cols, tiles[i].begin, tiles[i].end, period, up, dn,
+                                    upper + o, middle + o, lower + o);
+        }
+        return;
+    }
+}
+
+void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
+                              const apo__tile_span *tiles, size_t count, size_t period,
+                              double nbdev_up, double nbdev_dn, double *upper, double *middle,
+                              double *lower, apo__cpu_isa isa) {
+    assert(x != NULL && upper != NULL && middle != NULL && lower != NULL && period >= 1);
+    check_spans(tiles, count, rows, cols);
+    isa = apo__cpu_isa_resolve(isa);
+    const int stream = stream_outputs(rows, cols, 3, apo__bollinger_stream_min_bytes);
+    for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
+        const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
+        apo__tile_span sorted[APO_LANES_CHUNK];
+        size_t index[APO_LANES_CHUNK];
+        by_length(tiles + c, m, sorted, index);
+        FOR_ROUNDS(isa, m, path, first, n,
+                   bollinger_on(path, x, cols, sorted + first, n, period, nbdev_up, nbdev_dn, upper,
+                                middle, lower, stream));
+    }
+}
+
+static void macd_on(apo__cpu_isa path, const double *x, size_t cols, const apo__tile_span *tiles,
+                    size_t n, size_t fast, size_t slow, size_t signal, size_t h, double *macd,
+                    double *signal_line, double *hist, int stream) {
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__macd_tiles_avx512(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
+                               stream);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__macd_tiles_avx2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
+                             stream);
+        return;
+#endif
+    case APO_CPU_ISA_SSE2:
+        apo__macd_tiles_sse2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
+                             stream);
+        return;
+    default:
+        for (size_t i = 0; i < n; i++) {
+            const size_t o = tiles[i].row * cols;
+            apo__cpu_macd_tile(x + o, cols, tiles[i].begin, tiles[i].end, fast, slow, signal,
+                               macd + o, signal_line + o, hist + o);
+        }
+        return;
+    }
+}
+
+void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *tiles,
+                         size_t count, size_t fast, size_t slow, size_t signal, double *macd,
+                         double *signal_line, double *hist, apo__cpu_isa isa) {
+    assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL);
+    assert(fast >= 1 && slow >= 1 && signal >= 1);
+    check_spans(tiles, count, rows, cols);
+    isa = apo__cpu_isa_resolve(isa);
+    const size_t h = apo__macd_warmup(fast, slow, signal);
+    const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
+    for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
+        const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
+        apo__tile_span sorted[APO_LANES_CHUNK];
+        size_t index[APO_LANES_CHUNK];
+        by_length(tiles + c, m, sorted, index);
+        FOR_ROUNDS(isa, m, path, first, n,
+                   macd_on(path, x, cols, sorted + first, n, fast, slow, signal, h, macd,
+                           signal_line, hist, stream));
+    }
+}
+
+static void returns_stats_on(apo__cpu_isa path, const double *x, size_t cols,
+                             const apo__tile_span *tiles, size_t n, apo__moments *const *parts,
+                             double *scratch, size_t scratch_len) {
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__returns_stats_tiles_avx512(x, cols, tiles, n, parts, scratch, scratch_len);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__returns_stats_tiles_avx2(x, cols, tiles, n, parts, scratch, scratch_len);
+        return;
+#endif
+    case APO_CPU_ISA_SSE2:
+        apo__returns_stats_tiles_sse2(x, cols, tiles, n, parts, scratch, scratch_len);
+        return;
+    default:
+        for (size_t i = 0; i < n; i++)
+            apo__cpu_returns_stats_tile(x + tiles[i].row * cols, cols, tiles[i].begin, tiles[i].end,
+                                        parts[i]);
+        return;
+    }
+}
+
+void apo__cpu_returns_stats_tiles(const double *x, size_t rows, size_t cols,
+                                  const apo__tile_span *tiles, size_t count, apo__moments *partials,
+                                  double *scratch, size_t scratch_len, apo__cpu_isa isa) {
+    assert(x != NULL && partials != NULL);
+    check_spans(tiles, count, rows, cols);
+    if (scratch == NULL)
+        scratch_len = 0;
+    isa = apo__cpu_isa_resolve(isa);
+    for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
+        const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
+        apo__tile_span sorted[APO_LANES_CHUNK];
+        size_t index[APO_LANES_CHUNK];
+        apo__moments *parts[APO_LANES_CHUNK];
+        by_length(tiles + c, m, sorted, index);
+        for (size_t i = 0; i < m; i++)
+            parts[i] = &partials[c + index[i]];
+        FOR_ROUNDS(isa, m, path, first, n,
+                   returns_stats_on(path, x, cols, sorted + first, n, parts + first, scratch,
+                                    scratch_len));
+    }
+}

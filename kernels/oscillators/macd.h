@@ -1,0 +1,55 @@
+/*
+ * macd.h: the CPU entry points of MACD (macd.c, and the group function apo__cpu_macd_tiles
+ * of dispatch/lanes_dispatch.c). The conventions of every kernel's entry points are in
+ * dispatch/kernels.h, which gathers the families' headers.
+ */
+#ifndef APO_MACD_H
+#define APO_MACD_H
+
+#include <stddef.h>
+
+#include "cpu_isa.h"
+#include "tile_span.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The streaming-store threshold of the macd lane kernel: see averages/bollinger.h, where
+ * bollinger's twin explains both. */
+#define APO_MACD_STREAM_MIN_BYTES ((size_t)16 << 20)
+extern size_t apo__macd_stream_min_bytes;
+
+/*
+ * Warm-up H of a macd tile: the number of samples before `begin` that a tile re-reads so
+ * that the influence of its restarted seeds has decayed below 2^-64 by `begin`.
+ * H = (slow-1) + (signal-1) + D(slow) + D(signal), D(p) = ceil(64 ln 2 / -ln(1 - 2/(p+1))),
+ * after swapping fast and slow when fast > slow. This is also the tile's halo.
+ */
+size_t apo__macd_warmup(size_t fast, size_t slow, size_t signal);
+
+/* Tile length for macd: max(16384, 16 * apo__macd_warmup(fast, slow, signal)). */
+size_t apo__macd_tile_len(size_t fast, size_t slow, size_t signal);
+
+/*
+ * MACD over [begin, end) with TA-Lib's seeding (see docs/kernels.md): macd = EMA(fast) -
+ * EMA(slow), signal_line = EMA(signal) of macd, hist = macd - signal_line. Positions before
+ * (slow-1)+(signal-1) are NaN. A non-finite sample is a gap: its outputs are NaN and the
+ * EMA states skip it. fast > slow is swapped. Requires fast, slow, signal >= 1.
+ */
+void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, size_t fast,
+                        size_t slow, size_t signal, double *macd, double *signal_line,
+                        double *hist);
+
+/* `count` macd tiles at once on path `isa`: the bits of apo__cpu_macd_tile for each (see
+ * apo__tile_span). The EMA chains of the tiles advance side by side, which hides their
+ * latency. */
+void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *tiles,
+                         size_t count, size_t fast, size_t slow, size_t signal, double *macd,
+                         double *signal_line, double *hist, apo__cpu_isa isa);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_MACD_H */
