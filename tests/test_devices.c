@@ -348,7 +348,7 @@ Test(devices, bad_config_fields) {
 }
 
 /* On the wall clock a sim device waits out latency + elements / rate. */
-Test(devices, sim_wall_clock_waits_the_modelled_time, .timeout = 30) {
+Test(devices, sim_wall_clock_waits_the_modelled_time, .timeout = 60) {
     apo_config c = APO_CONFIG_INIT;
     c.devices = "sim:w:rate=1M:latency=20ms";
     c.sim_clock = APO_SIM_CLOCK_WALL;
@@ -368,7 +368,7 @@ Test(devices, sim_wall_clock_waits_the_modelled_time, .timeout = 30) {
 }
 
 /* On the virtual clock the modelled time is reported exactly, without waiting. */
-Test(devices, sim_virtual_clock_reports_the_model, .timeout = 30) {
+Test(devices, sim_virtual_clock_reports_the_model, .timeout = 60) {
     apo_runtime *rt = test_runtime("sim:v:rate=1k:latency=2s");
     test_job job;
     test_job_init(&job, rt, "returns_stats", 1, 50000, 1);

@@ -31,7 +31,7 @@ static void teardown(void) {
     apo_runtime_destroy(rt);
 }
 
-TestSuite(errors, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(errors, .init = setup, .fini = teardown, .timeout = 60);
 
 Test(errors, null_arguments) {
     ASSERT_FAILS(apo_distribute_workload(NULL, &job.w, NULL), APO_ERR_NULL, "rt");

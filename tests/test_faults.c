@@ -834,7 +834,7 @@ static const apo__backend_ops stuck_ops = {stuck_run, stuck_task_count, stuck_cl
 static apo__pool stuck_pool;
 static apo__device stuck_device;
 
-Test(faults, a_worker_stuck_in_its_backend_is_abandoned_then_detached_at_stop, .timeout = 30) {
+Test(faults, a_worker_stuck_in_its_backend_is_abandoned_then_detached_at_stop, .timeout = 60) {
     stuck_device.ops = &stuck_ops;
     snprintf(stuck_device.info.id, sizeof stuck_device.info.id, "stuck");
     cr_assert_eq(apo__pool_start(&stuck_pool, &stuck_device, 1), APO_OK);

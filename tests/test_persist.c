@@ -332,9 +332,10 @@ static int hold_file_lock(void) {
 
 /* While another holder keeps the file locked, calls that learn (persist interval 1 ms) all
  * return, and the file is unchanged: the writer thread waits for the lock, not the calls. A
- * call waiting for the lock would wait up to 30 s per call, beyond the case's timeout.
+ * call waiting for the lock would wait up to 30 s per call, three minutes for the six calls,
+ * far beyond the case's timeout.
  * Released, destroy writes the refined models. */
-Test(persist, calls_that_learn_never_wait_for_the_file_lock, .timeout = 25, .init = make_tmpdir,
+Test(persist, calls_that_learn_never_wait_for_the_file_lock, .timeout = 60, .init = make_tmpdir,
      .fini = remove_tmpdir) {
     write_text(multigpu_path, "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"other\": "
                               "{\"source\": \"forced\", \"ratios\": {\"cpu\": 1}}}}\n");
@@ -392,7 +393,7 @@ static void *force_ratios(void *arg) {
 /* apo_set_ratios() writes at once, so it waits for the lock; a call meanwhile does not wait
  * with it. The forced ratios are known in memory (the sign that the writer is past its
  * change and at the file); the call returns while apo_set_ratios() still waits. */
-Test(persist, an_explicit_write_waiting_for_the_lock_does_not_hold_up_calls, .timeout = 25,
+Test(persist, an_explicit_write_waiting_for_the_lock_does_not_hold_up_calls, .timeout = 60,
      .init = make_tmpdir, .fini = remove_tmpdir) {
     int lock = hold_file_lock();
     apo_runtime *rt = runtime("sim:a:rate=1e8,sim:b:rate=4e8", APO_SWITCH_ON, 86400);

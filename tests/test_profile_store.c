@@ -192,7 +192,7 @@ static void list_dir(const char *dir, char *out, size_t size) {
 
 /* ---- locations -------------------------------------------------------------------------- */
 
-Test(profile_store, paths_explicit_win, .timeout = 10) {
+Test(profile_store, paths_explicit_win, .timeout = 60) {
     apo__profile_location loc = {.multigpu_path = "/a/m.json",
                                  .thresholds_path = "rel/t.json",
                                  .profile_dir = "/dir",
@@ -210,7 +210,7 @@ Test(profile_store, paths_explicit_win, .timeout = 10) {
     cr_assert_str_eq(t, "/dir/thresholds.json");
 }
 
-Test(profile_store, paths_dir_then_xdg_then_home, .timeout = 10) {
+Test(profile_store, paths_dir_then_xdg_then_home, .timeout = 60) {
     char m[APO_PATH_MAX], t[APO_PATH_MAX], err[256];
     apo__profile_location loc = {
         .profile_dir = "/p/dir/", .xdg_state_home = "/xdg/state", .home = "/home/u"};
@@ -234,7 +234,7 @@ Test(profile_store, paths_dir_then_xdg_then_home, .timeout = 10) {
     cr_assert_str_eq(t, "/.local/state/apportion/thresholds.json");
 }
 
-Test(profile_store, paths_none_or_too_long, .timeout = 10) {
+Test(profile_store, paths_none_or_too_long, .timeout = 60) {
     char m[APO_PATH_MAX], t[APO_PATH_MAX], err[256];
     apo__profile_location none = {0};
     cr_assert_eq(apo__profile_paths(&none, m, t, err, sizeof err), APO_ERR_NOT_FOUND);
@@ -255,7 +255,7 @@ Test(profile_store, paths_none_or_too_long, .timeout = 10) {
     cr_assert(strstr(err, "APPORTION_PROFILE_DIR") != NULL, "%s", err);
 }
 
-Test(profile_store, make_dir_creates_parents_0700, .timeout = 10) {
+Test(profile_store, make_dir_creates_parents_0700, .timeout = 60) {
     char dir[64], path[256], err[256];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/a/b/c/multigpu.json", dir);
@@ -281,7 +281,7 @@ Test(profile_store, make_dir_creates_parents_0700, .timeout = 10) {
 
 /* ---- reading multigpu.json -------------------------------------------------------------- */
 
-Test(profile_store, load_valid_multigpu, .timeout = 10) {
+Test(profile_store, load_valid_multigpu, .timeout = 60) {
     apo__multigpu p;
     int missing = -1;
     char err[512];
@@ -333,7 +333,7 @@ Test(profile_store, load_valid_multigpu, .timeout = 10) {
     cr_assert_eq(p.n_workloads, 0);
 }
 
-Test(profile_store, load_threadx_multigpu, .timeout = 10) {
+Test(profile_store, load_threadx_multigpu, .timeout = 60) {
     apo__multigpu p;
     int missing = -1;
     char err[512];
@@ -355,7 +355,7 @@ Test(profile_store, load_threadx_multigpu, .timeout = 10) {
     apo__multigpu_free(&p);
 }
 
-Test(profile_store, load_shipped_examples, .timeout = 10) {
+Test(profile_store, load_shipped_examples, .timeout = 60) {
     /* The examples in profiles/ are read as they are shipped. */
     apo__multigpu p;
     char err[512];
@@ -379,7 +379,7 @@ Test(profile_store, load_shipped_examples, .timeout = 10) {
     apo__thresholds_free(&t);
 }
 
-Test(profile_store, load_missing_file, .timeout = 10) {
+Test(profile_store, load_missing_file, .timeout = 60) {
     apo__multigpu p;
     apo__thresholds t;
     int missing = 0;
@@ -489,7 +489,7 @@ static const bad_case bad_thresholds[] = {
      "entries: expected an object of key to timings, got an array"},
 };
 
-Test(profile_store, load_rejects_bad_multigpu, .timeout = 20) {
+Test(profile_store, load_rejects_bad_multigpu, .timeout = 60) {
     for (size_t i = 0; i < sizeof bad_multigpu / sizeof bad_multigpu[0]; i++) {
         const bad_case *c = &bad_multigpu[i];
         char path[1024], err[1024];
@@ -507,7 +507,7 @@ Test(profile_store, load_rejects_bad_multigpu, .timeout = 20) {
     }
 }
 
-Test(profile_store, load_rejects_bad_thresholds, .timeout = 20) {
+Test(profile_store, load_rejects_bad_thresholds, .timeout = 60) {
     for (size_t i = 0; i < sizeof bad_thresholds / sizeof bad_thresholds[0]; i++) {
         const bad_case *c = &bad_thresholds[i];
         char path[1024], err[1024];
@@ -523,7 +523,7 @@ Test(profile_store, load_rejects_bad_thresholds, .timeout = 20) {
     }
 }
 
-Test(profile_store, load_rejects_directory_and_oversized_file, .timeout = 20) {
+Test(profile_store, load_rejects_directory_and_oversized_file, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/multigpu.json", dir);
@@ -562,7 +562,7 @@ Test(profile_store, load_rejects_directory_and_oversized_file, .timeout = 20) {
 
 /* The in-memory parsers (what the fuzz targets drive) and the file loaders must agree on every
  * file: same status, same message (the name given stands for the path), same contents. */
-Test(profile_store, parse_from_memory_matches_file_load, .timeout = 20) {
+Test(profile_store, parse_from_memory_matches_file_load, .timeout = 60) {
     DIR *d = opendir(DATA);
     cr_assert_not_null(d);
     struct dirent *e;
@@ -640,7 +640,7 @@ Test(profile_store, parse_from_memory_matches_file_load, .timeout = 20) {
 /* Found by tests/fuzz/fuzz_thresholds and fuzz_multigpu (corpus regress_control_byte): jansson
  * quotes the bytes near a syntax error raw, so a control byte of the file (here BEL, or an
  * escape sequence) reached the message that goes to the terminal or the log. */
-Test(profile_store, syntax_error_message_shows_control_bytes_escaped, .timeout = 10) {
+Test(profile_store, syntax_error_message_shows_control_bytes_escaped, .timeout = 60) {
     static const char bel[] = "{\a  \"updatedes\": []\n}\n";
     static const char esc[] = "{\"format\": \"apportion.multigpu/1\",\x1b[2J\"workloads\": {}}";
     char err[512];
@@ -668,7 +668,7 @@ Test(profile_store, syntax_error_message_shows_control_bytes_escaped, .timeout =
 #define KEY_B1M "bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': 1000000}"
 #define KEY_MACD "macd:{'fast': 12, 'signal': 9, 'size': 5000, 'slow': 26}"
 
-Test(profile_store, load_valid_thresholds, .timeout = 10) {
+Test(profile_store, load_valid_thresholds, .timeout = 60) {
     apo__thresholds t;
     int missing = -1;
     char err[512];
@@ -686,7 +686,7 @@ Test(profile_store, load_valid_thresholds, .timeout = 10) {
     cr_assert_null(t.entries);
 }
 
-Test(profile_store, load_threadx_thresholds, .timeout = 10) {
+Test(profile_store, load_threadx_thresholds, .timeout = 60) {
     apo__thresholds t;
     char err[512];
     cr_assert_eq(apo__thresholds_load(DATA "thresholds_threadx.json", &t, NULL, err, sizeof err),
@@ -734,7 +734,7 @@ static void sample_workloads(apo__stored_workload w[2]) {
     w[1].devices[0] = device("cpu", "", 1.0, NAN, NAN, 0);
 }
 
-Test(profile_store, write_then_read_back_exact, .timeout = 20) {
+Test(profile_store, write_then_read_back_exact, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/state/apportion/multigpu.json", dir);
@@ -809,7 +809,7 @@ Test(profile_store, write_then_read_back_exact, .timeout = 20) {
     rm_tree(dir);
 }
 
-Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 20) {
+Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/multigpu.json", dir);
@@ -853,7 +853,7 @@ Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 20) {
     rm_tree(dir);
 }
 
-Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 20) {
+Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/multigpu.json", dir);
@@ -888,7 +888,7 @@ Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 2
     rm_tree(dir);
 }
 
-Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 20) {
+Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/multigpu.json", dir);
@@ -918,7 +918,7 @@ Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 
     rm_tree(dir);
 }
 
-Test(profile_store, unusable_file_is_kept_aside, .timeout = 20) {
+Test(profile_store, unusable_file_is_kept_aside, .timeout = 60) {
     char dir[64], path[256], aside[300], err[1024];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/multigpu.json", dir);
@@ -982,7 +982,7 @@ static int write_where_not_allowed(const char *path, const char *tpath,
     return 0;
 }
 
-Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 20) {
+Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/multigpu.json", dir);
@@ -1050,7 +1050,7 @@ Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 20) {
 
 /* ---- thresholds.json merges ------------------------------------------------------------- */
 
-Test(profile_store, merge_running_averages_exact, .timeout = 20) {
+Test(profile_store, merge_running_averages_exact, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/thresholds.json", dir);
@@ -1106,7 +1106,7 @@ Test(profile_store, merge_running_averages_exact, .timeout = 20) {
     rm_tree(dir);
 }
 
-Test(profile_store, merge_into_threadx_thresholds, .timeout = 20) {
+Test(profile_store, merge_into_threadx_thresholds, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/thresholds.json", dir);
@@ -1224,7 +1224,7 @@ Test(profile_store, concurrent_writers_lose_nothing, .timeout = 120) {
     rm_tree(dir);
 }
 
-Test(profile_store, killed_lock_holder_does_not_block, .timeout = 30) {
+Test(profile_store, killed_lock_holder_does_not_block, .timeout = 60) {
     char dir[64], path[256], lock[300], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/thresholds.json", dir);
@@ -1519,7 +1519,7 @@ static void check_key(const char *function, const char *const *names, const doub
     }
 }
 
-Test(profile_store, key_build_and_parse_round_trip, .timeout = 10) {
+Test(profile_store, key_build_and_parse_round_trip, .timeout = 60) {
     const char *bb[] = {"period", "nbdev_up", "nbdev_dn"};
     const double bbv[] = {20, 2, 2};
     check_key("bollinger", bb, bbv, 3, 10000,
@@ -1561,7 +1561,7 @@ Test(profile_store, key_build_and_parse_round_trip, .timeout = 10) {
               "k9:{'A_1': 5, 'Alpha': 2, 's': 3, 'size': 1, 'sz': 4, 'zeta': 1}");
 }
 
-Test(profile_store, key_rejects, .timeout = 10) {
+Test(profile_store, key_rejects, .timeout = 60) {
     char key[APO_THRESHOLD_KEY_MAX];
     const char *size_name[] = {"size"};
     const char *twice[] = {"p", "p"};
@@ -1638,7 +1638,7 @@ Test(profile_store, key_rejects, .timeout = 10) {
 
 /* ---- timestamps ------------------------------------------------------------------------- */
 
-Test(profile_store, timestamp_round_trip, .timeout = 10) {
+Test(profile_store, timestamp_round_trip, .timeout = 60) {
     char out[APO_TIMESTAMP_MAX];
     apo__timestamp_format(0, out, sizeof out);
     cr_assert_str_eq(out, "1970-01-01T00:00:00Z");
@@ -1678,7 +1678,7 @@ Test(profile_store, timestamp_round_trip, .timeout = 10) {
     cr_assert_eq(apo__timestamp_parse("2100-03-01T00:00:00Z"), 4107542400.0);
 }
 
-Test(profile_store, timestamp_rejects, .timeout = 10) {
+Test(profile_store, timestamp_rejects, .timeout = 60) {
     static const char *const bad[] = {
         "",
         "2026-13-01T00:00:00Z",
@@ -1707,7 +1707,7 @@ Test(profile_store, timestamp_rejects, .timeout = 10) {
     cr_assert_eq(apo__timestamp_parse(NULL), -1);
 }
 
-Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 20) {
+Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 60) {
     char dir[64], path[256], err[512];
     make_tmp(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/thresholds.json", dir);

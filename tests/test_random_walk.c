@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-Test(random_walk, splitmix64_gives_the_published_values, .timeout = 10) {
+Test(random_walk, splitmix64_gives_the_published_values, .timeout = 60) {
     /* Outputs 0 and 1 of Vigna's generator seeded with 0, and outputs 0 to 4 of the one
      * seeded with 1234567 (the values Rosetta Code's "Splitmix64" task publishes). */
     cr_assert_eq(apo__splitmix64(0, 0), UINT64_C(0xe220a8397b1dcdaf));
@@ -23,7 +23,7 @@ Test(random_walk, splitmix64_gives_the_published_values, .timeout = 10) {
         cr_assert_eq(apo__splitmix64(1234567, i), want[i], "output %llu", (unsigned long long)i);
 }
 
-Test(random_walk, is_keyed_by_seed_and_index, .timeout = 10) {
+Test(random_walk, is_keyed_by_seed_and_index, .timeout = 60) {
     double a[2 * 50], b[50];
     apo__random_walk(a, 2, 50, 7);
     apo__random_walk(b, 1, 50, 7);
@@ -42,7 +42,7 @@ Test(random_walk, is_keyed_by_seed_and_index, .timeout = 10) {
     cr_assert(memcmp(b, c, sizeof c) != 0);
 }
 
-Test(random_walk, a_shorter_row_is_a_prefix_of_a_longer_one, .timeout = 10) {
+Test(random_walk, a_shorter_row_is_a_prefix_of_a_longer_one, .timeout = 60) {
     /* Profiling and the benchmarks generate the largest size once and run smaller sizes on
      * its prefix, which is the walk they would have generated at that size. */
     double longer[1000], shorter[333];
@@ -51,7 +51,7 @@ Test(random_walk, a_shorter_row_is_a_prefix_of_a_longer_one, .timeout = 10) {
     cr_assert(memcmp(longer, shorter, sizeof shorter) == 0);
 }
 
-Test(random_walk, steps_are_uniform_in_minus_one_one, .timeout = 10) {
+Test(random_walk, steps_are_uniform_in_minus_one_one, .timeout = 60) {
     /* The steps of a fixed seed: mean 0 and variance 1/3 of the uniform law on (-1, 1),
      * within about 6 standard errors for 100000 steps. */
     enum { N = 100000 };
