@@ -4,8 +4,8 @@
  * Every built-in kernel runs on "cuda" alone and on "cuda,cpu" with several explicit ratios
  * (both split axes, odd sizes, rows > 1), twice each, and must give the bits of the run on
  * "cpu" alone (guarantees 1 to 3 of docs/determinism.md). Bollinger and MACD computed on
- * the GPU are also checked against the long-double references of tests/reference.h within
- * the tolerances of the CPU suite (tests/test_kernels.c) and against TA-Lib's regression
+ * the GPU are also checked against the long-double references of tests/common/reference.h within
+ * the tolerances of the CPU suite (tests/kernels/test_kernels.c) and against TA-Lib's regression
  * values. Device-resident inputs and outputs (apportion_cuda.h) must give the bits of host
  * arrays, and a tiny GPU memory budget must give the same bits in several chunks.
  *

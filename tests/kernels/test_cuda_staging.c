@@ -3,7 +3,7 @@
  * code of kernels/staged_kernels.h and kernels/stage.h with the lanes in turn), against the
  * CPU kernels tile by tile, bit for bit. Runs in every build, without a GPU.
  *
- * The cases are the gpu suite's (tests/test_gpu.c, checks/gpu_checks.c): tile boundaries
+ * The cases are the gpu suite's (tests/gpu/test_gpu.c, checks/gpu_checks.c): tile boundaries
  * and ragged last tiles, several rows, chunks that start and end inside rows (the runtime's
  * three row-uniform views of such a chunk), NaN runs, infinities, constant stretches, huge
  * magnitudes and bollinger with nbdev 0; plus tiles much shorter than the real ones, so that

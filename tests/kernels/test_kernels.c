@@ -2,7 +2,7 @@
  * test_kernels.c: the CPU kernels against independent long-double references, TA-Lib's
  * regression values, Random123's known answers, and the tile-order determinism contract.
  *
- * Inputs are seeded random walks (tests/reference.h), so every case is reproducible.
+ * Inputs are seeded random walks (tests/common/reference.h), so every case is reproducible.
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
  */
 #include <criterion/criterion.h>

@@ -1,5 +1,5 @@
 /*
- * The split solver (runtime/solver.h): the shares that minimise the predicted makespan
+ * The split solver (runtime/balance/solver.h): the shares that minimise the predicted makespan
  * max_i (latency_i + n_i cost_i) over the devices given work.
  *
  * Exact cases are checked against the closed form worked out by hand; random cases are

@@ -1,5 +1,5 @@
 /*
- * The GPU chunk views (runtime/cuda_views.c): a chunk is any contiguous run of tiles, and
+ * The GPU chunk views (runtime/catalog/cuda_views.c): a chunk is any contiguous run of tiles, and
  * its row-uniform views must cover each of its tiles exactly once, in tile order, with the
  * partials of each view at the right offset. Pure C: runs without a GPU.
  */

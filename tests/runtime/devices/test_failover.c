@@ -5,7 +5,7 @@
  * fail_after=N fails every task from the Nth on, so N = 1..5 loses the device at each
  * point of its share (and, with 5, in the failover phase of the call).
  *
- * Each test prints a "fault-tally" line, as tests/test_faults.c does, so that the faults
+ * Each test prints a "fault-tally" line, as test_faults.c beside it does, so that the faults
  * injected and survived can be summed over the suite.
  */
 #include <criterion/criterion.h>
