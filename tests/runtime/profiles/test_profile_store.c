@@ -6,6 +6,10 @@
  * threshold keys and timestamps, and that concurrent writers lose nothing while a reader
  * never sees a torn file.
  *
+ * This file has the paths, reading, keys and timestamps; the writes are in
+ * test_profile_store_writes.c, the many processes in test_profile_store_processes.c, and
+ * what all three share in profile_store_fixtures.c.
+ *
  * Every case that writes works in its own mkdtemp folder under /tmp and removes it.
  */
 #include <criterion/criterion.h>
