@@ -1,7 +1,7 @@
 /*
  * The GPU checks, written once for their two callers: `apportion selftest` (cli/cmd_selftest.c),
  * which prints each verdict as a row of its table or JSON, and the gpu suite
- * (tests/test_gpu.c), which turns each verdict into a Criterion assertion or skip.
+ * (tests/gpu/test_gpu.c), which turns each verdict into a Criterion assertion or skip.
  *
  * A check runs a workload through the public API (include/apportion.h,
  * include/apportion_cuda.h; nothing of runtime/ or kernels/) and judges it against an

@@ -110,17 +110,17 @@ build_and_bundle() {
             }
             rm -f "$setup_log"
         fi
-        ninja -C "$build" cli/apportion tests/test_gpu bench/apo-bench-kernels >/dev/null || {
+        ninja -C "$build" cli/apportion tests/gpu/test_gpu bench/apo-bench-kernels >/dev/null || {
             echo "gpu-check: the build failed" >&2
             return 1
         }
     fi
-    for b in cli/apportion tests/test_gpu bench/apo-bench-kernels runtime/libapportion.so; do
+    for b in cli/apportion tests/gpu/test_gpu bench/apo-bench-kernels runtime/libapportion.so; do
         [ -e "$build/$b" ] || { echo "gpu-check: $build/$b is not built" >&2; return 1; }
     done
     rm -rf "$bundle"
     mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/data"
-    cp "$build/cli/apportion" "$build/tests/test_gpu" "$build/bench/apo-bench-kernels" "$bundle/bin/"
+    cp "$build/cli/apportion" "$build/tests/gpu/test_gpu" "$build/bench/apo-bench-kernels" "$bundle/bin/"
     name=$(readelf -d "$build/runtime/libapportion.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
     cp -L "$build/runtime/libapportion.so" "$bundle/lib/${name:-libapportion.so}"
     cp tests/data/talib_close252.f64 "$bundle/data/"

@@ -2,7 +2,13 @@
 # Installs what is missing, builds, and runs every test. Ends with "N passed, N failed",
 # counting Criterion's test cases (and each other test as one).
 #
+# The suites (tests/README.md): `unit` first, then all the others (`slow`, `gpu`, `mpi`,
+# `python`). In a build without sanitizers the unit suite must stay within its CPU budget
+# (scripts/cpu-budget.py, APO_UNIT_CPU_BUDGET seconds, default below): over it, the run
+# counts one failure.
+#
 #   scripts/test.sh                 # release build in build/
+#   scripts/test.sh --unit          # the unit suite only (what a developer runs often)
 #   scripts/test.sh --werror        # warnings are errors
 #   scripts/test.sh --sanitize      # AddressSanitizer (with LeakSanitizer) + UBSan build
 #   scripts/test.sh --tsan          # ThreadSanitizer build (no CUDA): the host threads
@@ -15,9 +21,11 @@ cd "$(dirname "$0")/.."
 werror=false
 sanitize=none
 fuzz_seconds=
+unit_only=false
 while [ $# -gt 0 ]; do
     case "$1" in
     --werror) werror=true ;;
+    --unit) unit_only=true ;;
     --sanitize) sanitize=address,undefined ;;
     --tsan) sanitize=thread ;;
     --fuzz)
@@ -29,7 +37,7 @@ while [ $# -gt 0 ]; do
         fi
         ;;
     -h | --help)
-        sed -n '2,10p' "$0"
+        sed -n '2,18p' "$0"
         exit 0
         ;;
     *)
@@ -92,10 +100,29 @@ fi
 sandbox=$(mktemp -d)
 trap 'rm -rf "$sandbox"' EXIT
 mkdir "$sandbox/home" "$sandbox/state"
+# The unit suite's budget, in CPU seconds (tests/README.md, "The budget"): CPU time, not
+# wall-clock time, so that a busy machine cannot make the suite fail it.
+unit_budget=${APO_UNIT_CPU_BUDGET:-180}
+logs=("$build/meson-logs/unit.json" "$build/meson-logs/others.json")
+rm -f "${logs[@]}" "$sandbox/budget"
+run_suites() {
+    HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state \
+        meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" "$@"
+}
 status=0
-HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state \
-    meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" ||
-    status=$?
+if [ "$sanitize" = none ]; then
+    python3 scripts/cpu-budget.py --budget "$unit_budget" --name "unit suite" \
+        --verdict "$sandbox/budget" -- \
+        env HOME="$sandbox/home" XDG_STATE_HOME="$sandbox/state" \
+        meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" \
+        --suite unit --logbase unit || status=$?
+else
+    # The sanitizers make programs 2 to 15 times slower: the budget is for the plain build.
+    run_suites --suite unit --logbase unit || status=$?
+fi
+if ! $unit_only; then
+    run_suites --no-suite unit --logbase others || status=$?
+fi
 
 extra=()
 written=$(cd "$sandbox" && find home state -mindepth 1 | head -n 20)
@@ -104,5 +131,13 @@ if [ -n "$written" ]; then
     echo "$written" | sed 's/^/  /' >&2
     extra+=(--failed "no test writes into HOME or XDG_STATE_HOME")
 fi
-python3 scripts/count-results.py "${extra[@]}" "$build/meson-logs/testlog.json" || status=1
+if [ -f "$sandbox/budget" ] && grep -q '^over ' "$sandbox/budget"; then
+    read -r _ used budget <"$sandbox/budget"
+    extra+=(--failed "the unit suite within its CPU budget ($used s of $budget s)")
+fi
+found_logs=()
+for log in "${logs[@]}"; do
+    [ -f "$log" ] && found_logs+=("$log")
+done
+python3 scripts/count-results.py "${extra[@]}" "${found_logs[@]}" || status=1
 exit $status

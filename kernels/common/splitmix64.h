@@ -1,7 +1,7 @@
 /*
  * splitmix64.h: the one SplitMix64 of apportion (Vigna's splitmix64), shared by every seeded
  * draw: the generated random walk (random_walk.h), the simulated devices' failure draws,
- * the test data of tests/reference.c and the benchmarks' sampled positions.
+ * the test data of tests/common/reference.c and the benchmarks' sampled positions.
  *
  * What: apo__splitmix64_mix is the generator's finaliser, a bijection of 64-bit words whose
  * every output bit depends on every input bit, so that the hash of a counter is a usable

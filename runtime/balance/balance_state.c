@@ -1,6 +1,6 @@
 /*
  * Balancing state of a runtime: which models and ratios apply to a call, how calls refine
- * them, and how they reach the profile files; see balance.h and docs/scheduling.md.
+ * them, and how they reach the profile files; see balance_state.h and docs/scheduling.md.
  */
 #include <limits.h>
 #include <math.h>

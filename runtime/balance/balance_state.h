@@ -2,8 +2,8 @@
  * The runtime's balancing state: per workload tag, a cost model per device (from a profile,
  * refined by calls), forced ratios, and the profile files they are loaded from and stored
  * to. distribute.c asks it for a call's shares and tells it what each device measured;
- * profile.c fits and applies new models. Everything here is guarded by its own mutex, since
- * queries may come from any thread while a call runs.
+ * core/profiling.c fits and applies new models. Everything here is guarded by its own mutex,
+ * since queries may come from any thread while a call runs.
  */
 #ifndef APO_RUNTIME_BALANCE_BALANCE_STATE_H
 #define APO_RUNTIME_BALANCE_BALANCE_STATE_H

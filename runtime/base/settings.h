@@ -2,7 +2,7 @@
  * A runtime's settings: the apo_config fields and the environment variables read at every
  * apo_runtime_create(). They are listed once, in settings_table.h; settings.c generates
  * their parsing, bounds checks and precedence from that table, env.c reads the variables,
- * and docs/env.md mirrors the table (tests/test_settings.c checks that it does). An
+ * and docs/env.md mirrors the table (tests/runtime/base/test_settings.c checks that it does). An
  * unparsable or out-of-range variable is warned about and ignored; an out-of-range config
  * field is an error.
  */

@@ -16,9 +16,9 @@
  * From these, base/env.c reads the variables and words the messages, base/settings.c
  * generates the parsing, the bounds checks and the precedence (the apo_config field when it
  * is not at its APO_CONFIG_INIT value, else the variable when it is set, non-empty and
- * valid, else `def`), base/log.c parses the logging variables, and tests/test_settings.c
- * checks that the table in docs/env.md says the same. "Unset" is the zero of every type
- * (NULL, 0, UNSET), as in APO_CONFIG_INIT.
+ * valid, else `def`), base/log.c parses the logging variables, and
+ * tests/runtime/base/test_settings.c checks that the table in docs/env.md says the same.
+ * "Unset" is the zero of every type (NULL, 0, UNSET), as in APO_CONFIG_INIT.
  *
  * Types: TEXT (any non-empty text), INT, UINT, SIZE (whole decimal numbers within [min, max]),
  * REAL (a decimal number within [min, max]), REAL_ABOVE (within (min, max]), SWITCH (on/off

@@ -33,7 +33,7 @@ typedef struct apo__call {
      * inputs (in_gpu) or all outputs (out_gpu) (apportion_cuda.h). */
     int in_gpu, out_gpu;
     /* GPUs other than out_gpu keep their outputs resident for one grouped gather after the
-     * phase, instead of peer-copying them chunk by chunk (cuda_gather.c). */
+     * phase, instead of peer-copying them chunk by chunk (devices/cuda/gather.c). */
     int gather_resident;
     /* CUDA events (cudaEvent_t) that every GPU task of the call makes its streams wait for
      * before it touches the call's arrays: the caller's work on them, which the call must
@@ -41,7 +41,7 @@ typedef struct apo__call {
     void *const *wait_events;
     size_t n_wait_events;
     /* The runtime running the call, so that a user kernel calling back into it is caught
-     * (kernel_guard.h); NULL outside apo__distribute_placed(). */
+     * (reentry_guard.h); NULL outside apo__distribute_placed(). */
     const apo_runtime *rt;
     /* Per tile, the outputs that are not finite although their inputs are, written by the
      * device that computed the tile (kernel->count_nonfinite), or APO_NONFINITE_UNCHECKED.

@@ -1,4 +1,4 @@
-/* The per-thread chain of user kernels being run; see kernel_guard.h. */
+/* The per-thread chain of user kernels being run; see reentry_guard.h. */
 #include <assert.h>
 #include <stddef.h>
 

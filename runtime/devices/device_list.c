@@ -1,4 +1,4 @@
-/* Parser of the device list; see device_spec.h. Every rejection names what was wrong. */
+/* Parser of the device list; see device_list.h. Every rejection names what was wrong. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The persistent worker pool; see pool.h. */
+/* The persistent worker pool; see worker_pool.h. */
 #include <assert.h>
 #include <string.h>
 #include <time.h>

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: the device list of APPORTION_DEVICES, apo_config.devices and --devices, as
- * apo__parse_device_list() reads it (runtime/device_spec.h, docs/env.md). The input is one
+ * apo__parse_device_list() reads it (runtime/devices/device_list.h, docs/env.md). The input is one
  * C string, up to its first NUL, as the environment would give it.
  *
  * Checked beyond "no crash, no leak":
@@ -89,7 +89,7 @@ static int duplicate(const apo__device_spec *a, const apo__device_spec *b) {
     return 0;
 }
 
-/* The count after a refusal is unspecified (device_spec.h; the runtime ignores it). The
+/* The count after a refusal is unspecified (device_list.h; the runtime ignores it). The
  * message must name the item and, in the runtime's 256 bytes, still give the reason. */
 static void check_refusal(const char *text, const char *err) {
     FUZZ_CHECK(strncmp(err, "device list item ", 17) == 0 ||

@@ -1,6 +1,6 @@
 /*
  * What the CUDA pipeline (cuda_device.c) decides without CUDA, so that it is built in every
- * build and unit-tested on machines without a GPU (tests/test_cuda_plan.c):
+ * build and unit-tested on machines without a GPU (tests/runtime/devices/test_cuda_plan.c):
  *
  * - how large a chunk may be, so that a large task is cut into enough chunks to keep
  *   APO_CUDA_SLOTS - 1 of them in flight in each direction while the host finishes one;

@@ -1,4 +1,4 @@
-/* The rank device of rank 0: another MPI rank's devices as one device (backend_rank.c). */
+/* The rank device of rank 0: another MPI rank's devices as one device (rank_device.c). */
 #ifndef APO_RUNTIME_DEVICES_RANK_RANK_DEVICE_H
 #define APO_RUNTIME_DEVICES_RANK_RANK_DEVICE_H
 

@@ -1,0 +1,262 @@
+/*
+ * The fixtures that every test of the `apportion` command line shares (cli_fixtures.h):
+ * a private folder per case, the tool started as a subprocess with a clean environment,
+ * its output read back, JSON helpers, and the folders and files the cases set up.
+ */
+#define _GNU_SOURCE /* unshare(), CLONE_NEWNS and mount() for the small-disk cases */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_fixtures.h"
+
+#ifndef APO_CLI_PATH
+#error "APO_CLI_PATH must name the apportion binary"
+#endif
+
+extern char **environ;
+
+/* The private directory of this test case (Criterion runs each case in its own process). */
+char work[64];
+
+/* The folder the tool runs in, when a case sets it (else the test's own). */
+const char *child_dir;
+
+/* The file the tool reads as its standard input, when a case sets it (else /dev/null). */
+const char *child_stdin;
+
+void make_work_dir(void) {
+    if (work[0] != '\0')
+        return;
+    snprintf(work, sizeof work, "/tmp/apo_test_cli_XXXXXX");
+    cr_assert_not_null(mkdtemp(work), "mkdtemp: %s", strerror(errno));
+}
+
+void remove_tree(const char *path) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    cr_assert_eq(system(cmd), 0);
+}
+
+char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    cr_assert_not_null(buf);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            cr_assert_not_null(buf);
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Starts the tool with argv (NULL-terminated, without the program name) and extra environment
+ * entries "NAME=VALUE" (NULL-terminated, may be NULL); finish_cli() waits for it. */
+pid_t start_cli(const char *const *env, const char *const *args) {
+    make_work_dir();
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof out_path, "%s/.stdout", work);
+    snprintf(err_path, sizeof err_path, "%s/.stderr", work);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        /* A clean environment: no inherited APPORTION_* setting, and profiles kept in the
+         * test's own folder so that nothing is read from or written to the user's home. */
+        for (;;) {
+            char **e = environ;
+            while (*e != NULL && strncmp(*e, "APPORTION_", 10) != 0)
+                e++;
+            if (*e == NULL)
+                break;
+            char name[256];
+            size_t n = strcspn(*e, "=");
+            if (n >= sizeof name)
+                _exit(126);
+            memcpy(name, *e, n);
+            name[n] = '\0';
+            unsetenv(name);
+        }
+        char state[128];
+        snprintf(state, sizeof state, "%s/state", work);
+        setenv("XDG_STATE_HOME", state, 1);
+        setenv("APPORTION_PROFILE_DIR", state, 1);
+        unsetenv("THREADX_GPU_THRESHOLD_PATH");
+        unsetenv("THREADX_MULTIGPU_PROFILE_PATH");
+        for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+            char name[256];
+            const size_t n = strcspn(env[i], "=");
+            if (n >= sizeof name || env[i][n] != '=')
+                _exit(126);
+            memcpy(name, env[i], n);
+            name[n] = '\0';
+            setenv(name, env[i] + n + 1, 1);
+        }
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        if (child_dir != NULL && chdir(child_dir) != 0)
+            _exit(126);
+        int in = open(child_stdin != NULL ? child_stdin : "/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, 0) < 0)
+            _exit(126);
+        close(in);
+        close(o);
+        close(e);
+        const char *argv[64];
+        size_t n = 0;
+        argv[n++] = APO_CLI_PATH;
+        for (size_t i = 0; args[i] != NULL && n < 63; i++)
+            argv[n++] = args[i];
+        argv[n] = NULL;
+        execv(APO_CLI_PATH, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Waits for the tool started by start_cli(); *signal_out (when not NULL) gets the signal that
+ * ended it, or 0. */
+cli_result finish_cli(pid_t pid, int *signal_out) {
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof out_path, "%s/.stdout", work);
+    snprintf(err_path, sizeof err_path, "%s/.stderr", work);
+    int wstatus = 0;
+    cr_assert_eq(waitpid(pid, &wstatus, 0), pid);
+    cli_result r;
+    r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    if (signal_out != NULL)
+        *signal_out = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    r.out = read_all(out_path, &r.out_len);
+    r.err = read_all(err_path, &r.err_len);
+    cr_assert_neq(r.status, 127, "cannot execute %s", APO_CLI_PATH);
+    return r;
+}
+
+/* Runs the tool as start_cli() starts it and waits for it. */
+cli_result run_cli_env(const char *const *env, const char *const *args) {
+    return finish_cli(start_cli(env, args), NULL);
+}
+
+cli_result run_cli(const char *const *args) { return run_cli_env(NULL, args); }
+
+void free_result(cli_result *r) {
+    free(r->out);
+    free(r->err);
+}
+
+/* Parses stdout as one JSON object. */
+json_t *parse_json(const cli_result *r) {
+    json_error_t e;
+    json_t *j = json_loadb(r->out, r->out_len, 0, &e);
+    cr_assert_not_null(j, "stdout is not JSON (%s at line %d): %s", e.text, e.line, r->out);
+    cr_assert(json_is_object(j));
+    cr_assert(r->out_len > 0 && r->out[r->out_len - 1] == '\n', "no final newline");
+    return j;
+}
+
+json_t *get(const json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    cr_assert_not_null(v, "key \"%s\" is missing", key);
+    return v;
+}
+
+void assert_contains(const char *text, const char *part) {
+    cr_assert_not_null(strstr(text, part), "\"%s\" not found in: %s", part, text);
+}
+
+/* A tmpfs this case mounted (in its own mount namespace), unmounted before the cleanup. */
+char mounted[128];
+
+/* Gives this case's process a private mount namespace and mounts a tmpfs with `options` at
+ * path; the tools the case starts see it. Returns 0, or -1 where that is not allowed (not
+ * root). */
+int private_tmpfs(const char *path, const char *options) {
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return -1;
+    if (mount("tmpfs", path, "tmpfs", 0, options) != 0)
+        return -1;
+    snprintf(mounted, sizeof mounted, "%s", path);
+    return 0;
+}
+
+void cli_cleanup(void) {
+    if (mounted[0] != '\0')
+        umount2(mounted, MNT_DETACH);
+    if (work[0] != '\0')
+        remove_tree(work);
+}
+
+/* Whether the runtime of this machine uses a GPU (the tests expect none on CPU-only hosts
+ * and check the GPU branch otherwise). */
+size_t gpu_count(void) {
+    cli_result r = run_cli(ARGS("devices", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    const json_int_t n = json_integer_value(get(j, "gpu_count"));
+    json_decref(j);
+    free_result(&r);
+    return (size_t)n;
+}
+
+char *read_file_n(const char *path, size_t *len) { return read_all(path, len); }
+
+void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fputs(text, f) >= 0, 1);
+    cr_assert_eq(fclose(f), 0);
+}
+
+void state_path(char *out, size_t size, const char *name) {
+    make_work_dir();
+    snprintf(out, size, "%s/state/%s", work, name);
+}
+
+json_t *load_json_file(const char *path) {
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    cr_assert_not_null(j, "%s is not JSON (%s at line %d)", path, e.text, e.line);
+    cr_assert(json_is_object(j), "%s is not an object", path);
+    return j;
+}
+
+int file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Checks one device of a profile: a model close to the simulated rate and latency. */
+void assert_model(const json_t *d, double latency_ms, double ms_per_melem) {
+    const double lat = json_number_value(get(d, "latency_ms"));
+    const double cost = json_number_value(get(d, "ms_per_melem"));
+    cr_assert(fabs(lat - latency_ms) < 0.02, "latency_ms %g, want %g", lat, latency_ms);
+    cr_assert(fabs(cost - ms_per_melem) < 0.01 * ms_per_melem, "ms_per_melem %g, want %g", cost,
+              ms_per_melem);
+}

@@ -1,0 +1,99 @@
+/*
+ * The fixtures that every test of the `apportion` command line shares: each case of
+ * tests/cli/test_cli_<command>.c starts the built tool (APO_CLI_PATH) as a subprocess with
+ * a clean APPORTION_* environment and its profile folders in a private temporary folder
+ * (`work`, made by make_work_dir() and removed by cli_cleanup(), the suite's .fini).
+ */
+#ifndef APO_TEST_CLI_FIXTURES_H
+#define APO_TEST_CLI_FIXTURES_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct cli_result {
+    int status; /* exit status, or -1 when killed by a signal */
+    char *out;
+    char *err;
+    size_t out_len, err_len;
+} cli_result;
+
+/* The private directory of this test case (Criterion runs each case in its own process). */
+extern char work[64];
+
+/* The folder the tool runs in, when a case sets it (else the test's own). */
+extern const char *child_dir;
+
+/* The file the tool reads as its standard input, when a case sets it (else /dev/null). */
+extern const char *child_stdin;
+
+void make_work_dir(void);
+
+void remove_tree(const char *path);
+
+char *read_all(const char *path, size_t *len);
+
+/* Starts the tool with argv (NULL-terminated, without the program name) and extra environment
+ * entries "NAME=VALUE" (NULL-terminated, may be NULL); finish_cli() waits for it. */
+pid_t start_cli(const char *const *env, const char *const *args);
+
+/* Waits for the tool started by start_cli(); *signal_out (when not NULL) gets the signal that
+ * ended it, or 0. */
+cli_result finish_cli(pid_t pid, int *signal_out);
+
+/* Runs the tool as start_cli() starts it and waits for it. */
+cli_result run_cli_env(const char *const *env, const char *const *args);
+
+cli_result run_cli(const char *const *args);
+
+void free_result(cli_result *r);
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+#define ENV(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Parses stdout as one JSON object. */
+json_t *parse_json(const cli_result *r);
+
+json_t *get(const json_t *o, const char *key);
+
+void assert_contains(const char *text, const char *part);
+
+/* A tmpfs this case mounted (in its own mount namespace), unmounted before the cleanup. */
+extern char mounted[128];
+
+/* Gives this case's process a private mount namespace and mounts a tmpfs with `options` at
+ * path; the tools the case starts see it. Returns 0, or -1 where that is not allowed (not
+ * root). */
+int private_tmpfs(const char *path, const char *options);
+
+void cli_cleanup(void);
+
+/* Whether the runtime of this machine uses a GPU (the tests expect none on CPU-only hosts
+ * and check the GPU branch otherwise). */
+size_t gpu_count(void);
+
+char *read_file_n(const char *path, size_t *len);
+
+void write_text(const char *path, const char *text);
+
+/* Two simulated devices on the virtual clock: profiling is fast and exact. sim:a takes
+ * 10 ms per million elements and no latency; sim:b 3.33 ms per million and 1 ms. */
+#define SIM_DEVICES "APPORTION_DEVICES=sim:a:rate=1e8,sim:b:rate=3e8:latency=1ms"
+
+#define SIM_ENV ENV(SIM_DEVICES, "APPORTION_SIM_CLOCK=virtual")
+
+#define PROFILE_ARGS(...)                                                                          \
+    ARGS("profile", "--kernels", "bollinger", "--sizes", "100000,400000", "--runs", "3",           \
+         __VA_ARGS__)
+
+void state_path(char *out, size_t size, const char *name);
+
+json_t *load_json_file(const char *path);
+
+int file_exists(const char *path);
+
+/* Checks one device of a profile: a model close to the simulated rate and latency. */
+void assert_model(const json_t *d, double latency_ms, double ms_per_melem);
+
+#endif

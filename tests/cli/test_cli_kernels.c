@@ -1,0 +1,132 @@
+/*
+ * apportion kernels (cli/cmd_kernels.c): every built-in with its parameters, the
+ * nearest name for an unknown kernel, bad kernel parameters.
+ * Each case runs the built tool as a subprocess (cli_fixtures.h).
+ */
+#define _GNU_SOURCE /* unshare(), CLONE_NEWNS and mount() for the small-disk cases */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_fixtures.h"
+
+TestSuite(cli, .fini = cli_cleanup);
+
+Test(cli, bad_kernel_parameter_is_a_usage_error, .timeout = 60) {
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bollinger", "--param", "period=1", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "period");
+    assert_contains(r.err, "APO_ERR_BAD_PARAM");
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--param", "colour=3", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "colour");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "nosuchkernel", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "nosuchkernel");
+    assert_contains(r.err, "APO_ERR_UNKNOWN_KERNEL");
+    free_result(&r);
+}
+
+/* The built-ins and their parameters as docs/kernels.md lists them, written here apart from
+ * the library's tables. */
+static const char *const builtin_kernels[][4] = {
+    {"bollinger", "period", "nbdev_up", "nbdev_dn"},
+    {"macd", "fast", "slow", "signal"},
+    {"returns_stats", NULL, NULL, NULL},
+    {"bootstrap", "replicates", NULL, NULL},
+};
+
+Test(cli, kernels_lists_every_builtin_with_its_parameters, .timeout = 60) {
+    make_work_dir();
+    cli_result r = run_cli(ARGS("kernels"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    for (size_t k = 0; k < 4; k++) {
+        assert_contains(r.out, builtin_kernels[k][0]);
+        for (size_t p = 1; p < 4 && builtin_kernels[k][p] != NULL; p++)
+            assert_contains(r.out, builtin_kernels[k][p]);
+    }
+    assert_contains(r.out, "period=20 (integer from 2 to ");
+    assert_contains(r.out, "halo     19 at the defaults; period - 1");
+    assert_contains(r.out, "halo     the whole row");
+    free_result(&r);
+
+    r = run_cli(ARGS("kernels", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    json_t *list = get(j, "kernels");
+    cr_assert_geq(json_array_size(list), 4);
+    for (size_t k = 0; k < 4; k++) {
+        const json_t *found = NULL;
+        for (size_t i = 0; i < json_array_size(list); i++)
+            if (strcmp(json_string_value(get(json_array_get(list, i), "name")),
+                       builtin_kernels[k][0]) == 0)
+                found = json_array_get(list, i);
+        cr_assert_not_null(found, "kernel %s missing", builtin_kernels[k][0]);
+        const json_t *params = get(found, "params");
+        size_t want = 0;
+        while (want < 3 && builtin_kernels[k][want + 1] != NULL)
+            want++;
+        cr_assert_eq(json_array_size(params), want, "%s", builtin_kernels[k][0]);
+        for (size_t p = 0; p < want; p++) {
+            cr_assert_str_eq(json_string_value(get(json_array_get(params, p), "name")),
+                             builtin_kernels[k][p + 1]);
+            const json_t *param = json_array_get(params, p);
+            cr_assert(json_is_number(get(param, "default")));
+            cr_assert(json_is_boolean(get(param, "integer")));
+            cr_assert(json_is_number(get(param, "min")) || json_is_null(get(param, "min")));
+        }
+        const json_t *halo = get(found, "halo");
+        cr_assert(json_is_integer(get(halo, "at_defaults")));
+        cr_assert(json_is_boolean(get(halo, "whole_row")));
+        if (strcmp(builtin_kernels[k][0], "bollinger") == 0) {
+            cr_assert_eq(json_integer_value(get(halo, "at_defaults")), 19);
+            cr_assert_eq(json_real_value(get(json_array_get(params, 0), "min")), 2);
+            cr_assert(json_is_true(get(json_array_get(params, 0), "integer")));
+        }
+        cr_assert_eq(json_integer_value(get(found, "inputs")), 1);
+        cr_assert_geq(json_array_size(get(found, "outputs")), 1);
+    }
+    json_decref(j);
+    free_result(&r);
+}
+
+Test(cli, unknown_kernel_suggests_the_nearest_name, .timeout = 60) {
+    make_work_dir();
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "bolinger", "--cols", "100", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "APO_ERR_UNKNOWN_KERNEL");
+    assert_contains(r.err, "did you mean \"bollinger\"?");
+    free_result(&r);
+    r = run_cli(ARGS("kernels", "MCAD"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "did you mean \"macd\"?");
+    free_result(&r);
+    r = run_cli(ARGS("profile", "--kernels", "macd,bollingr", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "did you mean \"bollinger\"?");
+    free_result(&r);
+    /* Nothing near: no suggestion at all. */
+    r = run_cli(ARGS("run", "--kernel", "zzzzzzzz", "--cols", "100", "--devices", "cpu"));
+    cr_assert_eq(r.status, 2);
+    cr_assert_null(strstr(r.err, "did you mean"), "%s", r.err);
+    free_result(&r);
+}

@@ -1,0 +1,204 @@
+/*
+ * The command line as a whole (cli/main.c): help and version, unknown commands and
+ * options, missing and bad values, options given twice, malformed APPORTION_* variables.
+ * Each case runs the built tool as a subprocess (cli_fixtures.h).
+ */
+#define _GNU_SOURCE /* unshare(), CLONE_NEWNS and mount() for the small-disk cases */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_fixtures.h"
+
+TestSuite(cli, .fini = cli_cleanup);
+
+Test(cli, help_exits_0_on_every_command, .timeout = 60) {
+    const char *const *cases[] = {
+        ARGS("--help"),        ARGS("-h"),        ARGS("devices", "--help"),
+        ARGS("run", "--help"), ARGS("run", "-h"), ARGS("run", "--kernel", "bollinger", "--help")};
+    const char *want[] = {"Usage: apportion <command>", "Usage: apportion <command>",
+                          "Usage: apportion devices",   "Usage: apportion run",
+                          "Usage: apportion run",       "Usage: apportion run"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r = run_cli(cases[i]);
+        cr_assert_eq(r.status, 0, "case %zu: status %d, stderr %s", i, r.status, r.err);
+        cr_assert(strncmp(r.out, want[i], strlen(want[i])) == 0, "case %zu: %s", i, r.out);
+        cr_assert_eq(r.err_len, 0, "case %zu: stderr %s", i, r.err);
+        free_result(&r);
+    }
+}
+
+Test(cli, version_names_tool_and_library, .timeout = 60) {
+    cli_result r = run_cli(ARGS("--version"));
+    cr_assert_eq(r.status, 0);
+    cr_assert_str_eq(r.out, "apportion 0.2.0 (libapportion 0.2.0)\n");
+    free_result(&r);
+}
+
+Test(cli, unknown_command_is_a_usage_error, .timeout = 60) {
+    cli_result r = run_cli(ARGS("frobnicate"));
+    cr_assert_eq(r.status, 2);
+    cr_assert_str_eq(r.err, "apportion: unknown command 'frobnicate'\nTry 'apportion --help'.\n");
+    cr_assert_eq(r.out_len, 0);
+    free_result(&r);
+    r = run_cli((const char *const[]){NULL});
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: missing command");
+    free_result(&r);
+}
+
+Test(cli, unknown_option_is_a_usage_error, .timeout = 60) {
+    cli_result r = run_cli(ARGS("--bogus"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: unknown option '--bogus'");
+    free_result(&r);
+    r = run_cli(ARGS("devices", "--bogus"));
+    cr_assert_eq(r.status, 2);
+    cr_assert_str_eq(r.err,
+                     "apportion: unknown option '--bogus'\nTry 'apportion devices --help'.\n");
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--frobnicate"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: unknown option '--frobnicate'");
+    free_result(&r);
+    r = run_cli(ARGS("devices", "extra"));
+    cr_assert_eq(r.status, 2);
+    assert_contains(r.err, "apportion: unexpected argument 'extra'");
+    free_result(&r);
+}
+
+Test(cli, missing_values_and_bad_numbers_are_usage_errors, .timeout = 60) {
+    struct {
+        const char *const *args;
+        const char *msg;
+    } cases[] = {
+        {ARGS("run"), "apportion: missing --kernel"},
+        {ARGS("run", "--kernel"), "apportion: option --kernel needs a value"},
+        {ARGS("run", "--kernel", "bollinger", "--output", "--json"),
+         "apportion: option --output needs a value"},
+        {ARGS("run", "--kernel", "bollinger", "--rows", "x"),
+         "apportion: --rows 'x': expected a positive integer"},
+        {ARGS("run", "--kernel", "bollinger", "--cols", "0"),
+         "apportion: --cols '0': expected a positive integer"},
+        {ARGS("run", "--kernel", "bollinger", "--cols=12abc"),
+         "apportion: --cols '12abc': expected a positive integer"},
+        {ARGS("run", "--kernel", "bollinger", "--seed", "-1"),
+         "apportion: --seed '-1': expected an integer from 0 to 18446744073709551615"},
+        {ARGS("run", "--kernel", "bollinger", "--param", "period=2x"),
+         "apportion: --param 'period=2x': '2x' is not a finite number"},
+        {ARGS("run", "--kernel", "bollinger", "--param", "period"),
+         "apportion: --param 'period': expected NAME=VALUE"},
+        {ARGS("run", "--kernel", "bollinger", "--param", "period=5", "--param", "period=6"),
+         "apportion: --param period is given twice"},
+        {ARGS("run", "--kernel", "bollinger", "--split", "diagonal"),
+         "apportion: --split 'diagonal': expected rows, time or auto"},
+        {ARGS("run", "--kernel", "bollinger", "--format", "csv"),
+         "apportion: --format needs --output"},
+        {ARGS("run", "--kernel", "bollinger", "--output", "o", "--format", "xml"),
+         "apportion: --format 'xml': expected f64 or csv"},
+        {ARGS("run", "--kernel", "bollinger", "--input", "x.csv", "--cols", "5"),
+         "apportion: --cols cannot be combined with --input"},
+        {ARGS("run", "--kernel", "bollinger", "--column", "close"),
+         "apportion: --column needs --input"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r = run_cli(cases[i].args);
+        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
+        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
+                  r.err);
+        assert_contains(r.err, "Try 'apportion run --help'.");
+        cr_assert_eq(r.out_len, 0);
+        free_result(&r);
+    }
+}
+
+/* An option that takes one value, given twice, used to take the last value silently (only a
+ * repeated --param was an error): every such option is refused now. */
+Test(cli, options_that_take_one_value_are_refused_twice, .timeout = 60) {
+    const char *const *cases[] = {
+        ARGS("run", "--kernel", "macd", "--kernel", "bollinger"),
+        ARGS("run", "--kernel", "macd", "--cols", "100", "--cols=200"),
+        ARGS("run", "--kernel", "macd", "--input", "a.csv", "--column", "a", "--column", "b"),
+        ARGS("run", "--kernel", "macd", "--output", "a", "--output", "b"),
+        ARGS("run", "--kernel", "macd", "--ratios", "cpu=1", "--ratios", "cpu=2"),
+        ARGS("run", "--kernel=macd", "--devices", "cpu", "--devices", "cpu"),
+        ARGS("profile", "--runs", "2", "--runs", "3"),
+        ARGS("set-ratios", "--workload", "macd", "--workload", "bollinger", "cpu=1"),
+        ARGS("devices", "--devices", "cpu", "--devices=cpu"),
+        ARGS("show", "--devices", "cpu", "--devices", "cpu"),
+    };
+    const char *option[] = {"--kernel",  "--cols", "--column",   "--output",  "--ratios",
+                            "--devices", "--runs", "--workload", "--devices", "--devices"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r = run_cli(cases[i]);
+        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
+        char want[128];
+        snprintf(want, sizeof want, "apportion: option %s is given twice (it takes one value)\n",
+                 option[i]);
+        cr_assert(strncmp(r.err, want, strlen(want)) == 0, "case %zu: %s", i, r.err);
+        free_result(&r);
+    }
+    /* --param may be repeated, once per name. */
+    cli_result r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "100", "--param", "fast=5",
+                                "--param", "slow=10", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+}
+
+/* A hostile environment at the command line: every malformed APPORTION_* setting at once is
+ * warned about on stderr, each naming its variable and value, and the run still succeeds
+ * with the defaults, its output the same bits as a run without them. */
+Test(cli, malformed_variables_are_warned_about_and_the_run_goes_on, .timeout = 120) {
+    make_work_dir();
+    char clean_dir[128], hostile_dir[128];
+    snprintf(clean_dir, sizeof clean_dir, "%s/clean", work);
+    snprintf(hostile_dir, sizeof hostile_dir, "%s/hostile", work);
+    cli_result r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "macd", "--rows", "3", "--cols",
+                                             "5000", "--output", clean_dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_cli_env(
+        ENV(SIM_DEVICES, "APPORTION_SIM_CLOCK=sideways", "APPORTION_CPU_THREADS=-3",
+            "APPORTION_USE_GPU=perhaps", "APPORTION_GPU_MEMORY_MB=2",
+            "APPORTION_PROFILES=sometimes", "APPORTION_LEARN=2", "APPORTION_PERSIST_INTERVAL=nan"),
+        ARGS("run", "--kernel", "macd", "--rows", "3", "--cols", "5000", "--output", hostile_dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    static const char *const shown[] = {
+        "APPORTION_SIM_CLOCK=\"sideways\" ignored: expected wall or virtual",
+        "APPORTION_CPU_THREADS=\"-3\" ignored: expected an integer from 1 to 1024",
+        "APPORTION_USE_GPU=\"perhaps\" ignored: expected auto, yes or no",
+        "APPORTION_GPU_MEMORY_MB=\"2\" ignored: expected MiB from 4 to 1048576",
+        "APPORTION_PROFILES=\"sometimes\" ignored: expected 1 or 0 (on, off)",
+        "APPORTION_LEARN=\"2\" ignored: expected 1 or 0 (on, off)",
+        "APPORTION_PERSIST_INTERVAL=\"nan\" ignored: expected seconds, more than 0 and at most "
+        "86400",
+    };
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
+        assert_contains(r.err, shown[i]);
+    free_result(&r);
+    static const char *const outputs[] = {"macd", "signal", "hist"};
+    for (size_t i = 0; i < 3; i++) {
+        char a[256], b[256];
+        snprintf(a, sizeof a, "%s/%s.f64", clean_dir, outputs[i]);
+        snprintf(b, sizeof b, "%s/%s.f64", hostile_dir, outputs[i]);
+        size_t la, lb;
+        char *da = read_all(a, &la), *db = read_all(b, &lb);
+        cr_assert(la == lb && la > 0 && memcmp(da, db, la) == 0, "%s differs", outputs[i]);
+        free(da);
+        free(db);
+    }
+}

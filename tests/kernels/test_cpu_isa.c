@@ -1,0 +1,235 @@
+/*
+ * test_cpu_isa.c: the vector paths of the CPU kernels (docs/kernels.md, "Vector paths").
+ * bollinger and macd path by path are in the slow suite (test_cpu_isa_slow.c); the inputs
+ * both share are in cpu_isa_inputs.c.
+ *
+ * Every path this machine supports (sse2 always; avx2 and avx512 where the CPU has them),
+ * on the same inputs, must give bitwise the outputs of the scalar single-tile functions,
+ * whose accuracy test_kernels.c checks against long-double references: bollinger, macd and
+ * returns_stats, on random walks and on walks with NaN, infinities, zeros, constant
+ * stretches, repeated values and huge values; at periods and lengths that reach every
+ * branch (exact restarts, sliding, constant windows, tiles shorter than a round, short last
+ * tiles, several rows, groups of tiles of mixed rows and lengths, in any order), with
+ * bollinger's and macd's outputs stored both ways (streaming stores or ordinary ones).
+ * Then the runtime: APPORTION_CPU_ISA forces a path, the cpu device's label names it, a
+ * value that is not a path and a path the CPU lacks are warned about, and
+ * apo_distribute_workload() gives the same bits on every path.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apportion.h"
+#include "helpers.h"
+#include "kernels.h"
+#include "reference.h"
+
+#include "cpu_isa_inputs.h"
+
+/* ---- the kernels, path by path ---------------------------------------------------------- */
+
+static size_t paths_checked;
+
+static void check_returns_stats(enum flavour f, size_t rows, size_t cols, size_t len) {
+    double *x = make_input(f, rows, cols, 41 + cols);
+    const size_t per_row = (cols + len - 1) / len, tiles = rows * per_row;
+    apo__moments *want = calloc(tiles, sizeof *want), *got = calloc(tiles, sizeof *got);
+    cr_assert(want != NULL && got != NULL);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = 0; k < per_row; k++)
+            apo__cpu_returns_stats_tile(x + r * cols, cols, k * len,
+                                        (k + 1) * len < cols ? (k + 1) * len : cols,
+                                        &want[r * per_row + k]);
+    apo__tile_span spans[512];
+    const size_t count = make_spans(rows, cols, len, 0, spans, 512);
+    cr_assert_eq(count, tiles);
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        /* With enough scratch (one division per sample), none, and too little (both fall
+         * back to dividing twice); in groups of every size. */
+        const size_t enough = len * apo__cpu_isa_lanes((apo__cpu_isa)isa);
+        const size_t scratch_lens[] = {enough, 0, enough / 2};
+        double *scratch = malloc(enough * sizeof *scratch);
+        cr_assert_not_null(scratch);
+        for (size_t s = 0; s < 3; s++) {
+            for (size_t gi = 0; gi < N_GROUPINGS; gi++) {
+                const size_t group = groupings[gi];
+                memset(got, 0x5a, tiles * sizeof *got);
+                for (size_t g = 0; g < count; g += group)
+                    apo__cpu_returns_stats_tiles(
+                        x, rows, cols, spans + g, count - g < group ? count - g : group, got + g,
+                        scratch_lens[s] > 0 ? scratch : NULL, scratch_lens[s], (apo__cpu_isa)isa);
+                for (size_t t = 0; t < tiles; t++)
+                    cr_assert(memcmp(&want[t], &got[t], sizeof want[t]) == 0,
+                              "returns_stats %s %zux%zu tiles of %zu, path %s, scratch %zu, "
+                              "groups of %zu: tile %zu differs (count %g/%g mean %a/%a m2 %a/%a)",
+                              flavour_names[f], rows, cols, len,
+                              apo__cpu_isa_name((apo__cpu_isa)isa), scratch_lens[s], group, t,
+                              got[t].count, want[t].count, got[t].mean, want[t].mean, got[t].m2,
+                              want[t].m2);
+                paths_checked++;
+            }
+        }
+        free(scratch);
+    }
+    free(want);
+    free(got);
+    free(x);
+}
+
+Test(cpu_isa, returns_stats_every_path_gives_the_bits_of_the_scalar_tiles, .timeout = 300) {
+    static const size_t shapes[][3] = {
+        {1, 100003, 8192},            /* the runtime's grid, short last tile */
+        {7, 10000, 8192},             /* batch rows: a full and a short tile each */
+        {3, 1000, 97},     {5, 2, 1}, /* tiles of one sample: the first has no return */
+        {2, 1, 1},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int f = 0; f < FLAVOURS; f++)
+            check_returns_stats((enum flavour)f, shapes[s][0], shapes[s][1], shapes[s][2]);
+    cr_assert_gt(paths_checked, 0);
+}
+
+/* The paths are what this build and CPU have: sse2 always, and on x86-64 the others the CPU
+ * reports (the test then exercises them all). */
+Test(cpu_isa, paths_and_their_names, .timeout = 60) {
+    cr_assert(apo__cpu_isa_supported(APO_CPU_ISA_SSE2));
+    cr_assert(!apo__cpu_isa_supported(APO_CPU_ISA_AUTO));
+    cr_assert_eq(apo__cpu_isa_resolve(APO_CPU_ISA_AUTO), apo__cpu_isa_best());
+    cr_assert_eq(apo__cpu_isa_resolve(APO_CPU_ISA_SSE2), APO_CPU_ISA_SSE2);
+    cr_assert(apo__cpu_isa_supported(apo__cpu_isa_best()));
+    cr_assert_str_eq(apo__cpu_isa_name(APO_CPU_ISA_SSE2), "sse2");
+    cr_assert_str_eq(apo__cpu_isa_name(APO_CPU_ISA_AVX2), "avx2");
+    cr_assert_str_eq(apo__cpu_isa_name(APO_CPU_ISA_AVX512), "avx512");
+    cr_assert_eq(apo__cpu_isa_lanes(APO_CPU_ISA_AVX512), 8);
+    char have[64];
+    apo__cpu_isa_list_supported(have, sizeof have);
+    cr_assert_eq(strncmp(have, "sse2", 4), 0, "%s", have);
+    cr_log_info("vector paths on this machine: %s", have);
+}
+
+/* ---- the runtime ---------------------------------------------------------------------- */
+
+/* A runtime on `devices` with APPORTION_CPU_ISA set to `isa` (NULL: unset). */
+static apo_runtime *runtime_with_isa(const char *devices, const char *isa) {
+    if (isa != NULL)
+        cr_assert_eq(setenv("APPORTION_CPU_ISA", isa, 1), 0);
+    else
+        cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
+    apo_runtime *rt = test_runtime(devices);
+    cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
+    return rt;
+}
+
+static void cpu_label(apo_runtime *rt, char *out, size_t size) {
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    cr_assert_eq(apo_device_get(rt, 0, &info), APO_OK);
+    cr_assert_eq(info.kind, APO_DEVICE_CPU);
+    snprintf(out, size, "%s", info.label);
+}
+
+static int has_warning(apo_runtime *rt, const char *text) {
+    size_t n = 0;
+    cr_assert_eq(apo_runtime_warning_count(rt, &n), APO_OK);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = NULL;
+        if (apo_runtime_warning(rt, i, &w) == APO_OK && w != NULL && strstr(w, text) != NULL)
+            return 1;
+    }
+    return 0;
+}
+
+Test(cpu_isa, the_variable_forces_a_path_and_the_label_names_it, .timeout = 60) {
+    char label[APO_LABEL_MAX], want[64];
+    apo_runtime *rt = runtime_with_isa("cpu:threads=2", NULL);
+    cpu_label(rt, label, sizeof label);
+    snprintf(want, sizeof want, "cpu (2 threads, %s)", apo__cpu_isa_name(apo__cpu_isa_best()));
+    cr_assert_str_eq(label, want);
+    apo_runtime_destroy(rt);
+
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        const char *name = apo__cpu_isa_name((apo__cpu_isa)isa);
+        rt = runtime_with_isa("cpu:threads=1", name);
+        cpu_label(rt, label, sizeof label);
+        char warned[64];
+        snprintf(warned, sizeof warned, "APPORTION_CPU_ISA=%s ignored", name);
+        if (apo__cpu_isa_supported((apo__cpu_isa)isa)) {
+            snprintf(want, sizeof want, "cpu (1 thread, %s)", name);
+            cr_assert(!has_warning(rt, warned), "%s", name);
+        } else {
+            /* A path the CPU lacks: warned about, and the fastest it has is used. */
+            snprintf(want, sizeof want, "cpu (1 thread, %s)",
+                     apo__cpu_isa_name(apo__cpu_isa_best()));
+            cr_assert(has_warning(rt, warned), "no warning for %s", name);
+            cr_log_info("this CPU lacks the %s path: its warning was checked", name);
+        }
+        cr_assert_str_eq(label, want);
+        apo_runtime_destroy(rt);
+    }
+
+    /* auto and the words in any case; a value that is no path is warned about. */
+    rt = runtime_with_isa("cpu:threads=1", "AUTO");
+    cr_assert(!has_warning(rt, "APPORTION_CPU_ISA"));
+    apo_runtime_destroy(rt);
+    rt = runtime_with_isa("cpu:threads=1", "SSE2");
+    cpu_label(rt, label, sizeof label);
+    cr_assert_str_eq(label, "cpu (1 thread, sse2)");
+    apo_runtime_destroy(rt);
+    rt = runtime_with_isa("cpu:threads=1", "avx1024");
+    cr_assert(has_warning(rt, "APPORTION_CPU_ISA=\"avx1024\" ignored: expected auto, sse2, avx2 "
+                              "or avx512"));
+    cpu_label(rt, label, sizeof label);
+    snprintf(want, sizeof want, "cpu (1 thread, %s)", apo__cpu_isa_name(apo__cpu_isa_best()));
+    cr_assert_str_eq(label, want);
+    apo_runtime_destroy(rt);
+}
+
+/* Through apo_distribute_workload(): the cpu alone (both threads), and the cpu with two sim
+ * devices splitting the series in time, on each supported path, against the sse2 path. */
+Test(cpu_isa, every_path_gives_the_same_bits_through_the_runtime, .timeout = 300) {
+    static const struct {
+        const char *kernel;
+        size_t rows, cols;
+    } jobs[] = {
+        {"bollinger", 1, 300007}, {"bollinger", 40, 10000},     {"macd", 1, 200003},
+        {"macd", 30, 10000},      {"returns_stats", 1, 300007}, {"returns_stats", 40, 10000},
+    };
+    static const char *const setups[] = {"cpu:threads=2", "cpu,sim:a,sim:b"};
+    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+        for (size_t s = 0; s < 2; s++) {
+            test_job ref;
+            apo_runtime *base = runtime_with_isa(setups[s], "sse2");
+            test_job_init(&ref, base, jobs[j].kernel, jobs[j].rows, jobs[j].cols, 77 + j);
+            if (s == 1) {
+                static const double ratios[] = {0.5, 0.3, 0.2};
+                ref.w.ratios = ratios;
+                ref.w.split = APO_SPLIT_TIME;
+            }
+            cr_assert_eq(test_job_run(&ref, base, NULL), APO_OK, "%s", apo_last_error());
+            for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
+                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                    continue;
+                apo_runtime *rt = runtime_with_isa(setups[s], apo__cpu_isa_name((apo__cpu_isa)isa));
+                test_job got;
+                test_job_init(&got, rt, jobs[j].kernel, jobs[j].rows, jobs[j].cols, 77 + j);
+                got.w.ratios = ref.w.ratios;
+                got.w.split = ref.w.split;
+                cr_assert_eq(test_job_run(&got, rt, NULL), APO_OK, "%s", apo_last_error());
+                for (size_t o = 0; o < got.w.n_outputs; o++)
+                    cr_assert_eq(test_bitwise_diff(&ref, &got, o), 0,
+                                 "%s %zux%zu on %s, path %s: output %zu differs from sse2's",
+                                 jobs[j].kernel, jobs[j].rows, jobs[j].cols, setups[s],
+                                 apo__cpu_isa_name((apo__cpu_isa)isa), o);
+                test_job_free(&got);
+                apo_runtime_destroy(rt);
+            }
+            test_job_free(&ref);
+            apo_runtime_destroy(base);
+        }
+    }
+}

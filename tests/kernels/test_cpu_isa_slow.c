@@ -1,0 +1,151 @@
+/*
+ * The slow suite's share of the vector paths of the CPU kernels (docs/kernels.md, "Vector
+ * paths"; test_cpu_isa.c has the rest): on every path this machine supports, bollinger and
+ * macd over every flavour of input, every shape and every grouping and order of tiles, with
+ * streaming and ordinary stores, give bitwise the outputs of the scalar single-tile
+ * functions. These two cases take about a minute of CPU, more than half of what the unit
+ * suite may spend (tests/README.md, "The budget"), so they run in the `slow` suite, which CI
+ * runs on every change.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_isa_inputs.h"
+#include "kernels.h"
+#include "reference.h"
+
+/* How many path, grouping and order combinations the cases compared. */
+static size_t paths_checked;
+
+static void check_bollinger(enum flavour f, size_t rows, size_t cols, size_t period, double up,
+                            double dn, size_t len) {
+    const size_t n = rows * cols;
+    double *x = make_input(f, rows, cols, 17 + period);
+    double *want[3], *got[3];
+    for (int k = 0; k < 3; k++)
+        want[k] = poisoned(n);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < cols; b += len)
+            apo__cpu_bollinger_tile(x + r * cols, cols, b, b + len < cols ? b + len : cols, period,
+                                    up, dn, want[0] + r * cols, want[1] + r * cols,
+                                    want[2] + r * cols);
+    apo__tile_span spans[512];
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t variant = 0; variant < 3 * N_GROUPINGS; variant++) {
+            const int order = (int)(variant / N_GROUPINGS);
+            const size_t count = make_spans(rows, cols, len, order, spans, 512);
+            const size_t group = groupings[variant % N_GROUPINGS];
+            for (int k = 0; k < 3; k++)
+                got[k] = poisoned(n);
+            streaming_for(variant);
+            for (size_t g = 0; g < count; g += group)
+                apo__cpu_bollinger_tiles(x, rows, cols, spans + g,
+                                         count - g < group ? count - g : group, period, up, dn,
+                                         got[0], got[1], got[2], (apo__cpu_isa)isa);
+            streaming_as_built();
+            for (int k = 0; k < 3; k++) {
+                const size_t i = first_difference(want[k], got[k], n);
+                cr_assert_eq(i, n,
+                             "bollinger %s %zux%zu period %zu nbdev %g/%g tiles of %zu, path %s, "
+                             "order %d: output %d, element %zu: %a, scalar tiles give %a",
+                             flavour_names[f], rows, cols, period, up, dn, len,
+                             apo__cpu_isa_name((apo__cpu_isa)isa), order, k, i,
+                             i < n ? got[k][i] : 0.0, i < n ? want[k][i] : 0.0);
+                free(got[k]);
+            }
+            paths_checked++;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        free(want[k]);
+    free(x);
+}
+
+Test(cpu_isa, bollinger_every_path_gives_the_bits_of_the_scalar_tiles, .timeout = 300) {
+    static const struct {
+        size_t rows, cols, period, len;
+    } shapes[] = {
+        {1, 100003, 20, 4096}, /* the runtime's grid for period 20, short last tile */
+        {5, 9001, 2, 4096},    /* period 2: short runs, many restarts */
+        {3, 12288, 3, 4096},   /* whole tiles only */
+        {7, 5000, 50, 700},    /* tiles shorter than a round's stagger, several per row */
+        {2, 20011, 300, 4800}, /* the runtime's grid for period 300 */
+        {9, 37, 5, 16},        /* a few windows per tile */
+        {4, 3, 2, 1},          /* one-sample tiles, the first ones without a full window */
+        {2, 9, 1, 4},          /* period 1: every window is constant */
+        {1, 20000, 1000, 16000},
+    };
+    static const double nbdev[][2] = {{2.0, 2.0}, {1.5, -0.5}, {0.0, 0.0}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int f = 0; f < FLAVOURS; f++)
+            check_bollinger((enum flavour)f, shapes[s].rows, shapes[s].cols, shapes[s].period,
+                            nbdev[s % 3][0], nbdev[s % 3][1], shapes[s].len);
+    cr_assert_gt(paths_checked, 0);
+}
+
+static void check_macd(enum flavour f, size_t rows, size_t cols, size_t fast, size_t slow,
+                       size_t signal, size_t len) {
+    const size_t n = rows * cols;
+    double *x = make_input(f, rows, cols, 29 + fast + slow);
+    double *want[3], *got[3];
+    for (int k = 0; k < 3; k++)
+        want[k] = poisoned(n);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < cols; b += len)
+            apo__cpu_macd_tile(x + r * cols, cols, b, b + len < cols ? b + len : cols, fast, slow,
+                               signal, want[0] + r * cols, want[1] + r * cols, want[2] + r * cols);
+    apo__tile_span spans[512];
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t variant = 0; variant < 3 * N_GROUPINGS; variant++) {
+            const int order = (int)(variant / N_GROUPINGS);
+            const size_t count = make_spans(rows, cols, len, order, spans, 512);
+            const size_t group = groupings[variant % N_GROUPINGS];
+            for (int k = 0; k < 3; k++)
+                got[k] = poisoned(n);
+            streaming_for(variant);
+            for (size_t g = 0; g < count; g += group)
+                apo__cpu_macd_tiles(x, rows, cols, spans + g, count - g < group ? count - g : group,
+                                    fast, slow, signal, got[0], got[1], got[2], (apo__cpu_isa)isa);
+            streaming_as_built();
+            for (int k = 0; k < 3; k++) {
+                const size_t i = first_difference(want[k], got[k], n);
+                cr_assert_eq(i, n,
+                             "macd %s %zux%zu %zu/%zu/%zu tiles of %zu, path %s, order %d: "
+                             "output %d, element %zu: %a, scalar tiles give %a",
+                             flavour_names[f], rows, cols, fast, slow, signal, len,
+                             apo__cpu_isa_name((apo__cpu_isa)isa), order, k, i,
+                             i < n ? got[k][i] : 0.0, i < n ? want[k][i] : 0.0);
+                free(got[k]);
+            }
+            paths_checked++;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        free(want[k]);
+    free(x);
+}
+
+Test(cpu_isa, macd_every_path_gives_the_bits_of_the_scalar_tiles, .timeout = 300) {
+    static const struct {
+        size_t rows, cols, fast, slow, signal, len;
+    } cases[] = {
+        {1, 70001, 12, 26, 9, 16384}, /* the runtime's grid, warm-up 809, short last tile */
+        {3, 20000, 26, 12, 9, 3000},  /* swapped periods; warm-up longer than a tile */
+        {5, 4000, 2, 3, 1, 500},      {2, 9000, 5, 35, 1, 2000}, {4, 300, 1, 1, 1, 64},
+        {2, 5000, 3, 10, 16, 1024},   {9, 40, 2, 3, 1, 7}, /* tiles that end inside the seeds */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int f = 0; f < FLAVOURS; f++)
+            check_macd((enum flavour)f, cases[c].rows, cases[c].cols, cases[c].fast, cases[c].slow,
+                       cases[c].signal, cases[c].len);
+    cr_assert_gt(paths_checked, 0);
+}

@@ -1,0 +1,1010 @@
+/*
+ * test_kernels.c: the CPU kernels against independent long-double references, TA-Lib's
+ * regression values, Random123's known answers, and the tile-order determinism contract.
+ *
+ * Inputs are seeded random walks (tests/common/reference.h), so every case is reproducible.
+ * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "reference.h"
+
+/* ---- Helpers ------------------------------------------------------------------------ */
+
+static double *alloc_doubles(size_t n) {
+    /* At least one element, so that n == 0 never returns NULL. */
+    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
+    cr_assert_not_null(p);
+    return p;
+}
+
+static void fill_nan(double *p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        p[i] = NAN;
+    }
+}
+
+static double *read_talib_close(size_t *n) {
+    const char *path = APO_TEST_DATA_DIR "/talib_close252.f64";
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    double *x = alloc_doubles(252);
+    /* The file is raw little-endian float64; the tests run on little-endian hosts. */
+    size_t got = fread(x, sizeof(double), 252, f);
+    fclose(f);
+    cr_assert_eq(got, 252, "short read of %s", path);
+    *n = got;
+    return x;
+}
+
+/* The tile grid: tile i covers [i * len, min(n, (i + 1) * len)). Order 0 runs the tiles
+ * forward, 1 backward, 2 odd tiles first then even ones. */
+static size_t tile_count(size_t n, size_t len) { return (n + len - 1) / len; }
+
+static size_t tile_at(size_t i, size_t count, int order) {
+    if (order == 1) {
+        return count - 1 - i;
+    }
+    if (order == 2) {
+        const size_t odd = count / 2;
+        return i < odd ? 2 * i + 1 : 2 * (i - odd);
+    }
+    return i;
+}
+
+static void run_bollinger(const double *x, size_t n, size_t period, double up, double dn, int order,
+                          double *upper, double *middle, double *lower) {
+    const size_t len = apo__bollinger_tile_len(period);
+    const size_t count = tile_count(n, len);
+    for (size_t i = 0; i < count; ++i) {
+        const size_t tile = tile_at(i, count, order);
+        const size_t b = tile * len, e = b + len < n ? b + len : n;
+        apo__cpu_bollinger_tile(x, n, b, e, period, up, dn, upper, middle, lower);
+    }
+}
+
+static void run_macd(const double *x, size_t n, size_t fast, size_t slow, size_t signal, int order,
+                     double *macd, double *sig, double *hist) {
+    const size_t len = apo__macd_tile_len(fast, slow, signal);
+    const size_t count = tile_count(n, len);
+    for (size_t i = 0; i < count; ++i) {
+        const size_t tile = tile_at(i, count, order);
+        const size_t b = tile * len, e = b + len < n ? b + len : n;
+        apo__cpu_macd_tile(x, n, b, e, fast, slow, signal, macd, sig, hist);
+    }
+}
+
+/* A fixed pairwise tree over partials [lo, hi), the shape the runtime uses on the host. */
+static apo__moments merge_tree(const apo__moments *parts, size_t lo, size_t hi) {
+    if (hi - lo == 1) {
+        return parts[lo];
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    apo__moments a = merge_tree(parts, lo, mid);
+    apo__moments b = merge_tree(parts, mid, hi);
+    apo__moments out;
+    apo__cpu_moments_merge(&a, &b, &out);
+    return out;
+}
+
+static apo__moments run_returns_stats(const double *x, size_t n, int order) {
+    const size_t len = apo__returns_stats_tile_len();
+    const size_t count = tile_count(n, len);
+    apo__moments *parts = malloc(count * sizeof *parts);
+    cr_assert_not_null(parts);
+    for (size_t i = 0; i < count; ++i) {
+        const size_t tile = tile_at(i, count, order);
+        const size_t b = tile * len, e = b + len < n ? b + len : n;
+        apo__cpu_returns_stats_tile(x, n, b, e, &parts[tile]);
+    }
+    apo__moments root = merge_tree(parts, 0, count);
+    free(parts);
+    return root;
+}
+
+/* Both NaN, or both the same infinity, or both finite. */
+static void assert_same_class(double got, double want, const char *what, size_t t) {
+    if (isnan(want)) {
+        cr_assert(isnan(got), "%s[%zu]: want NaN, got %.17g", what, t, got);
+    } else if (isinf(want)) {
+        cr_assert(got == want, "%s[%zu]: want %g, got %.17g", what, t, want, got);
+    } else {
+        cr_assert(isfinite(got), "%s[%zu]: want %.17g, got %.17g", what, t, want, got);
+    }
+}
+
+static double rel_err(double got, double want) {
+    if (got == want) {
+        return 0.0;
+    }
+    return fabs(got - want) / fabs(want);
+}
+
+/* ---- Bollinger ---------------------------------------------------------------------- */
+
+/* Worst errors seen across the accuracy cases, reported once at the end of each case. */
+typedef struct boll_errs {
+    double sd, band;
+} boll_errs;
+
+/*
+ * Checks the tiled kernel against the long-double reference on x: bands within 1e-13
+ * relative, and sd within 1e-10 relative, recovered exactly enough from a second run with
+ * nbdev = 2^20 (the band minus the middle then carries the sd with 2^-20 of the band's
+ * rounding).
+ */
+static void check_bollinger(const double *x, size_t n, size_t period, boll_errs *errs) {
+    double *u = alloc_doubles(n), *m = alloc_doubles(n), *l = alloc_doubles(n);
+    double *ru = alloc_doubles(n), *rm = alloc_doubles(n), *rl = alloc_doubles(n);
+    double *rsd = alloc_doubles(n);
+    fill_nan(u, n);
+    run_bollinger(x, n, period, 2.0, 2.0, 0, u, m, l);
+    apo__ref_bollinger(x, n, period, 2.0, 2.0, ru, rm, rl);
+    apo__ref_bollinger_sd(x, n, period, rsd);
+    for (size_t t = 0; t < n; ++t) {
+        assert_same_class(u[t], ru[t], "upper", t);
+        assert_same_class(m[t], rm[t], "middle", t);
+        assert_same_class(l[t], rl[t], "lower", t);
+        if (!isfinite(ru[t])) {
+            continue;
+        }
+        /* Relative to the scale of the terms, |middle| + 2 sd: a band near zero (middle close
+         * to 2 sd) is ill-conditioned and no formula gets it to 1e-13 of itself. On the
+         * random walks here the scale is within a few percent of |band|. */
+        const double scale = fabs(rm[t]) + 2.0 * rsd[t];
+        const double e = fmax(fabs(u[t] - ru[t]), fmax(fabs(m[t] - rm[t]), fabs(l[t] - rl[t]))) /
+                         (scale > 0.0 ? scale : 1.0);
+        errs->band = fmax(errs->band, e);
+        cr_assert(e <= 1e-13,
+                  "n %zu period %zu t %zu: band error %.3g (u %.17g/%.17g m %.17g/%.17g)", n,
+                  period, t, e, u[t], ru[t], m[t], rm[t]);
+    }
+
+    const double big = 1048576.0;
+    run_bollinger(x, n, period, big, big, 0, u, m, l);
+    for (size_t t = 0; t < n; ++t) {
+        if (!isfinite(rsd[t])) {
+            continue;
+        }
+        const double sd = (u[t] - m[t]) / big;
+        const double e = rel_err(sd, rsd[t]);
+        errs->sd = fmax(errs->sd, e);
+        cr_assert(e <= 1e-10, "n %zu period %zu t %zu: sd %.17g, want %.17g (rel %.3g)", n, period,
+                  t, sd, rsd[t], e);
+    }
+    free(u), free(m), free(l), free(ru), free(rm), free(rl), free(rsd);
+}
+
+Test(kernels, bollinger_talib_regression, .timeout = 60) {
+    size_t n;
+    double *x = read_talib_close(&n);
+    double *u = alloc_doubles(n), *m = alloc_doubles(n), *l = alloc_doubles(n);
+    run_bollinger(x, n, 20, 2.0, 2.0, 0, u, m, l);
+    cr_assert(isnan(u[18]) && isnan(m[18]) && isnan(l[18]), "index 18 must be NaN");
+    cr_assert(fabs(u[19] - 98.0734) <= 0.01, "upper[19] = %.6f", u[19]);
+    cr_assert(fabs(m[19] - 92.8910) <= 0.01, "middle[19] = %.6f", m[19]);
+    cr_assert(fabs(l[19] - 87.7086) <= 0.01, "lower[19] = %.6f", l[19]);
+    boll_errs errs = {0, 0};
+    check_bollinger(x, n, 20, &errs);
+    free(x), free(u), free(m), free(l);
+}
+
+Test(kernels, bollinger_matches_two_pass_reference, .timeout = 60) {
+    const size_t periods[] = {2, 20, 50};
+    boll_errs errs = {0, 0};
+    for (size_t pi = 0; pi < sizeof periods / sizeof *periods; ++pi) {
+        const size_t p = periods[pi];
+        const size_t tile = apo__bollinger_tile_len(p);
+        const size_t lengths[] = {1,    2,        p - 1,         p,     p + 1, tile - 1,
+                                  tile, tile + 1, 3 * tile + 17, 100000};
+        for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
+            const size_t n = lengths[li];
+            if (n == 0) {
+                continue;
+            }
+            double *x = alloc_doubles(n);
+            apo__test_random_walk(1000 + p, n, 100.0, 0.1, x);
+            check_bollinger(x, n, p, &errs);
+            free(x);
+        }
+    }
+    fprintf(stderr, "bollinger p=2/20/50 up to 1e5: max sd rel err %.3g, max band rel err %.3g\n",
+            errs.sd, errs.band);
+}
+
+Test(kernels, bollinger_one_million_samples, .timeout = 60) {
+    const size_t n = 1000000;
+    double *x = alloc_doubles(n);
+    apo__test_random_walk(7, n, 100.0, 0.05, x);
+    boll_errs errs = {0, 0};
+    check_bollinger(x, n, 20, &errs);
+    fprintf(stderr, "bollinger p=20 n=1e6: max sd rel err %.3g, max band rel err %.3g\n", errs.sd,
+            errs.band);
+    free(x);
+}
+
+Test(kernels, bollinger_period_equals_length, .timeout = 60) {
+    const size_t lengths[] = {2, 20, 5000, 100000};
+    boll_errs errs = {0, 0};
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
+        const size_t n = lengths[li];
+        double *x = alloc_doubles(n);
+        apo__test_random_walk(31, n, 100.0, 0.3, x);
+        check_bollinger(x, n, n, &errs);
+        free(x);
+    }
+}
+
+Test(kernels, bollinger_short_series_is_all_nan, .timeout = 60) {
+    double x[3] = {1.0, 2.0, 3.0};
+    double u[3], m[3], l[3];
+    for (size_t n = 1; n <= 3; ++n) {
+        apo__cpu_bollinger_tile(x, n, 0, n, 20, 2.0, 2.0, u, m, l);
+        for (size_t t = 0; t < n; ++t) {
+            cr_assert(isnan(u[t]) && isnan(m[t]) && isnan(l[t]), "n %zu t %zu", n, t);
+        }
+    }
+}
+
+Test(kernels, bollinger_tile_order_gives_identical_bits, .timeout = 60) {
+    const size_t n = 50000, p = 20;
+    double *x = alloc_doubles(n);
+    apo__test_random_walk(99, n, 100.0, 0.2, x);
+    x[9000] = NAN;
+    x[21000] = INFINITY;
+    double *out[3][3];
+    for (int o = 0; o < 3; ++o) {
+        for (int k = 0; k < 3; ++k) {
+            out[o][k] = alloc_doubles(n);
+            fill_nan(out[o][k], n);
+        }
+        run_bollinger(x, n, p, 2.0, 1.5, o, out[o][0], out[o][1], out[o][2]);
+    }
+    for (int o = 1; o < 3; ++o) {
+        for (int k = 0; k < 3; ++k) {
+            cr_assert(memcmp(out[0][k], out[o][k], n * sizeof(double)) == 0,
+                      "order %d output %d differs from forward", o, k);
+        }
+    }
+    /* Running it again is bitwise the same too. */
+    double *again = alloc_doubles(n), *m2 = alloc_doubles(n), *l2 = alloc_doubles(n);
+    run_bollinger(x, n, p, 2.0, 1.5, 0, again, m2, l2);
+    cr_assert(memcmp(again, out[0][0], n * sizeof(double)) == 0);
+    for (int o = 0; o < 3; ++o) {
+        for (int k = 0; k < 3; ++k) {
+            free(out[o][k]);
+        }
+    }
+    free(again), free(m2), free(l2), free(x);
+}
+
+Test(kernels, bollinger_constant_series_is_exact, .timeout = 60) {
+    const double values[] = {0.1, 1e300, -3.7, 0.0, 5e-324};
+    const size_t n = 10000;
+    double *x = alloc_doubles(n), *u = alloc_doubles(n), *m = alloc_doubles(n),
+           *l = alloc_doubles(n);
+    for (size_t vi = 0; vi < sizeof values / sizeof *values; ++vi) {
+        const size_t periods[] = {2, 20, 50, 4096};
+        for (size_t pi = 0; pi < sizeof periods / sizeof *periods; ++pi) {
+            const size_t p = periods[pi];
+            for (size_t t = 0; t < n; ++t) {
+                x[t] = values[vi];
+            }
+            run_bollinger(x, n, p, 2.0, 2.0, 0, u, m, l);
+            for (size_t t = p - 1; t < n; ++t) {
+                cr_assert(m[t] == values[vi] && u[t] == values[vi] && l[t] == values[vi],
+                          "value %g period %zu t %zu: %.17g %.17g %.17g", values[vi], p, t, u[t],
+                          m[t], l[t]);
+            }
+        }
+    }
+    free(x), free(u), free(m), free(l);
+}
+
+Test(kernels, bollinger_constant_stretches_inside_a_walk, .timeout = 60) {
+    /* A walk with flat stretches: constant windows are exact, and the windows after a flat
+     * stretch (which restart from an exact evaluation) still meet the accuracy targets. */
+    const size_t n = 30000, p = 20;
+    double *x = alloc_doubles(n), *u = alloc_doubles(n), *m = alloc_doubles(n),
+           *l = alloc_doubles(n);
+    apo__test_random_walk(5, n, 100.0, 0.1, x);
+    for (size_t t = 1000; t < 1100; ++t) {
+        x[t] = 0.1;
+    }
+    for (size_t t = 9000; t < 9030; ++t) {
+        x[t] = x[8999];
+    }
+    run_bollinger(x, n, p, 2.0, 2.0, 0, u, m, l);
+    for (size_t t = 1000 + p - 1; t < 1100; ++t) {
+        cr_assert(m[t] == 0.1 && u[t] == 0.1 && l[t] == 0.1, "t %zu: %.17g", t, m[t]);
+    }
+    for (size_t t = 9000 + p - 1; t < 9030; ++t) {
+        cr_assert(m[t] == x[8999] && u[t] == x[8999], "t %zu", t);
+    }
+    boll_errs errs = {0, 0};
+    check_bollinger(x, n, p, &errs);
+    free(x), free(u), free(m), free(l);
+}
+
+Test(kernels, bollinger_nonfinite_policy, .timeout = 60) {
+    const size_t n = 12000, p = 20;
+    double *x = alloc_doubles(n), *u = alloc_doubles(n), *m = alloc_doubles(n),
+           *l = alloc_doubles(n);
+    apo__test_random_walk(11, n, 100.0, 0.1, x);
+    x[100] = NAN;        /* windows 100 .. 119 */
+    x[500] = INFINITY;   /* windows 500 .. 519 */
+    x[1000] = -INFINITY; /* windows 1000 .. 1019 */
+    x[2000] = INFINITY;  /* windows 2000 .. 2019 */
+    x[2010] = -INFINITY; /* windows 2010 .. 2029 */
+    x[4095] = NAN;       /* straddles the tile boundary at 4096 */
+    x[5000] = NAN;
+    x[5005] = NAN; /* two NaN in one window */
+    run_bollinger(x, n, p, 2.0, 2.0, 0, u, m, l);
+    for (size_t t = 100; t < 120; ++t) {
+        cr_assert(isnan(m[t]) && isnan(u[t]) && isnan(l[t]), "NaN window %zu", t);
+    }
+    cr_assert(isfinite(m[99]) && isfinite(m[120]) && isfinite(u[120]));
+    for (size_t t = 500; t < 520; ++t) {
+        cr_assert(m[t] == INFINITY && isnan(u[t]) && isnan(l[t]), "+inf window %zu", t);
+    }
+    for (size_t t = 1000; t < 1020; ++t) {
+        cr_assert(m[t] == -INFINITY && isnan(u[t]) && isnan(l[t]), "-inf window %zu", t);
+    }
+    for (size_t t = 2000; t < 2030; ++t) {
+        const double want = t < 2010 ? INFINITY : (t < 2020 ? NAN : -INFINITY);
+        assert_same_class(m[t], want, "middle", t);
+        cr_assert(isnan(u[t]) && isnan(l[t]), "mixed window %zu", t);
+    }
+    for (size_t t = 4095; t < 4115; ++t) {
+        cr_assert(isnan(m[t]), "straddling NaN window %zu", t);
+    }
+    cr_assert(isfinite(m[4115]) && isfinite(m[5025]) && isnan(m[5024]));
+    /* Everywhere else the bands are as accurate as on clean data, including right after
+     * each non-finite stretch, where the kernel re-evaluates exactly. */
+    boll_errs errs = {0, 0};
+    check_bollinger(x, n, p, &errs);
+    free(x), free(u), free(m), free(l);
+}
+
+/* ---- MACD --------------------------------------------------------------------------- */
+
+typedef struct macd_params {
+    size_t fast, slow, signal;
+} macd_params;
+
+static double check_macd(const double *x, size_t n, macd_params mp) {
+    double *a = alloc_doubles(n), *b = alloc_doubles(n), *c = alloc_doubles(n);
+    double *ra = alloc_doubles(n), *rb = alloc_doubles(n), *rc = alloc_doubles(n);
+    fill_nan(a, n);
+    run_macd(x, n, mp.fast, mp.slow, mp.signal, 0, a, b, c);
+    apo__ref_macd(x, n, mp.fast, mp.slow, mp.signal, ra, rb, rc);
+    double scale = 0.0;
+    for (size_t t = 0; t < n; ++t) {
+        if (isfinite(x[t])) {
+            scale = fmax(scale, fabs(x[t]));
+        }
+    }
+    const double tol = 1e-11 * scale;
+    double worst = 0.0;
+    for (size_t t = 0; t < n; ++t) {
+        assert_same_class(a[t], ra[t], "macd", t);
+        assert_same_class(b[t], rb[t], "signal", t);
+        assert_same_class(c[t], rc[t], "hist", t);
+        if (!isfinite(ra[t])) {
+            continue;
+        }
+        const double e = fmax(fabs(a[t] - ra[t]), fmax(fabs(b[t] - rb[t]), fabs(c[t] - rc[t])));
+        worst = fmax(worst, e);
+        cr_assert(e <= tol, "%zu/%zu/%zu n %zu t %zu: error %.3g > %.3g", mp.fast, mp.slow,
+                  mp.signal, n, t, e, tol);
+    }
+    free(a), free(b), free(c), free(ra), free(rb), free(rc);
+    return scale > 0.0 ? worst / scale : 0.0;
+}
+
+Test(kernels, macd_talib_regression, .timeout = 60) {
+    size_t n;
+    double *x = read_talib_close(&n);
+    double *a = alloc_doubles(n), *b = alloc_doubles(n), *c = alloc_doubles(n);
+    run_macd(x, n, 12, 26, 9, 0, a, b, c);
+    cr_assert(isnan(a[32]) && isnan(b[32]) && isnan(c[32]), "index 32 must be NaN");
+    cr_assert(fabs(a[33] - -1.9738) <= 0.01, "macd[33] = %.6f", a[33]);
+    cr_assert(fabs(b[33] - -2.7071) <= 0.01, "signal[33] = %.6f", b[33]);
+    cr_assert(fabs(c[33] - 0.7333) <= 0.01, "hist[33] = %.6f", c[33]);
+    check_macd(x, n, (macd_params){12, 26, 9});
+    free(x), free(a), free(b), free(c);
+}
+
+Test(kernels, macd_warmup_and_tile_length, .timeout = 60) {
+    /* D(26) = ceil(64 ln 2 / -ln(25/27)) = 577 and D(9) = ceil(64 ln 2 / -ln(0.8)) = 199. */
+    cr_assert_eq(apo__macd_warmup(12, 26, 9), 25 + 8 + 577 + 199);
+    cr_assert_eq(apo__macd_warmup(26, 12, 9), apo__macd_warmup(12, 26, 9));
+    cr_assert_eq(apo__macd_tile_len(12, 26, 9), 16384);
+    cr_assert_eq(apo__macd_tile_len(12, 260, 9), 16 * apo__macd_warmup(12, 260, 9));
+    cr_assert_eq(apo__bollinger_tile_len(20), 4096);
+    cr_assert_eq(apo__bollinger_tile_len(1000), 16000);
+}
+
+Test(kernels, macd_matches_sequential_reference, .timeout = 60) {
+    const macd_params params[] = {{12, 26, 9}, {2, 3, 1}, {26, 12, 9},
+                                  {5, 35, 1},  {1, 1, 1}, {3, 10, 16}};
+    double worst = 0.0;
+    for (size_t pi = 0; pi < sizeof params / sizeof *params; ++pi) {
+        const macd_params mp = params[pi];
+        const size_t slow = mp.fast > mp.slow ? mp.fast : mp.slow;
+        const size_t first = (slow - 1) + (mp.signal - 1);
+        const size_t tile = apo__macd_tile_len(mp.fast, mp.slow, mp.signal);
+        const size_t lengths[] = {1,
+                                  2,
+                                  slow - 1 > 0 ? slow - 1 : 1,
+                                  slow,
+                                  first,
+                                  first + 1,
+                                  first + 2,
+                                  tile - 1,
+                                  tile + 1,
+                                  4 * tile + 3,
+                                  100000};
+        for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
+            const size_t n = lengths[li];
+            double *x = alloc_doubles(n);
+            apo__test_random_walk(500 + pi, n, 100.0, 0.5, x);
+            worst = fmax(worst, check_macd(x, n, mp));
+            free(x);
+        }
+    }
+    fprintf(stderr, "macd: max abs error / max|x| = %.3g\n", worst);
+}
+
+Test(kernels, macd_swapped_parameters_give_identical_bits, .timeout = 60) {
+    const size_t n = 40000;
+    double *x = alloc_doubles(n);
+    apo__test_random_walk(3, n, 100.0, 0.5, x);
+    double *a[2][3];
+    for (int s = 0; s < 2; ++s) {
+        for (int k = 0; k < 3; ++k) {
+            a[s][k] = alloc_doubles(n);
+        }
+    }
+    run_macd(x, n, 12, 26, 9, 0, a[0][0], a[0][1], a[0][2]);
+    run_macd(x, n, 26, 12, 9, 0, a[1][0], a[1][1], a[1][2]);
+    for (int k = 0; k < 3; ++k) {
+        cr_assert(memcmp(a[0][k], a[1][k], n * sizeof(double)) == 0, "output %d", k);
+        free(a[0][k]), free(a[1][k]);
+    }
+    free(x);
+}
+
+Test(kernels, macd_tile_order_gives_identical_bits, .timeout = 60) {
+    const size_t n = 100000;
+    double *x = alloc_doubles(n);
+    apo__test_random_walk(17, n, 100.0, 0.5, x);
+    x[20000] = NAN;
+    x[16384] = -INFINITY;
+    double *out[3][3];
+    for (int o = 0; o < 3; ++o) {
+        for (int k = 0; k < 3; ++k) {
+            out[o][k] = alloc_doubles(n);
+            fill_nan(out[o][k], n);
+        }
+        run_macd(x, n, 12, 26, 9, o, out[o][0], out[o][1], out[o][2]);
+    }
+    for (int o = 1; o < 3; ++o) {
+        for (int k = 0; k < 3; ++k) {
+            cr_assert(memcmp(out[0][k], out[o][k], n * sizeof(double)) == 0,
+                      "order %d output %d differs from forward", o, k);
+        }
+    }
+    for (int o = 0; o < 3; ++o) {
+        for (int k = 0; k < 3; ++k) {
+            free(out[o][k]);
+        }
+    }
+    free(x);
+}
+
+Test(kernels, macd_gaps_do_not_poison_the_series, .timeout = 60) {
+    const size_t n = 40000;
+    double *x = alloc_doubles(n), *a = alloc_doubles(n), *b = alloc_doubles(n),
+           *c = alloc_doubles(n);
+    apo__test_random_walk(23, n, 100.0, 0.5, x);
+    const size_t gaps[] = {5, 30, 33, 200, 16383, 16384, 17000};
+    x[gaps[0]] = NAN;
+    x[gaps[1]] = INFINITY;
+    x[gaps[2]] = NAN;
+    x[gaps[3]] = -INFINITY;
+    x[gaps[4]] = NAN;
+    x[gaps[5]] = NAN;
+    x[gaps[6]] = INFINITY;
+    run_macd(x, n, 12, 26, 9, 0, a, b, c);
+    for (size_t g = 0; g < sizeof gaps / sizeof *gaps; ++g) {
+        const size_t t = gaps[g];
+        cr_assert(isnan(a[t]) && isnan(b[t]) && isnan(c[t]), "gap %zu must be NaN", t);
+    }
+    /* Three gaps before the signal seed move the first valid output three samples later. */
+    cr_assert(isnan(a[35]) && isfinite(a[36]), "first valid output %g %g", a[35], a[36]);
+    size_t finite = 0;
+    for (size_t t = 36; t < n; ++t) {
+        finite += isfinite(a[t]) && isfinite(b[t]) && isfinite(c[t]);
+    }
+    cr_assert_eq(finite, n - 36 - 4, "every non-gap output after the seed is finite");
+    check_macd(x, n, (macd_params){12, 26, 9});
+    free(x), free(a), free(b), free(c);
+}
+
+/* ---- Moments and returns ------------------------------------------------------------ */
+
+static void assert_moments_close(const apo__moments *got, const apo__ref_moments *want, double tol,
+                                 const char *what) {
+    cr_assert(got->count == (double)want->count, "%s: count %g vs %Lg", what, got->count,
+              want->count);
+    const double em = fabs(got->mean - (double)want->mean) /
+                      fmax(fabs((double)want->mean), sqrt((double)(want->m2 / want->count)));
+    const double e2 = rel_err(got->m2, (double)want->m2);
+    cr_assert(em <= tol, "%s: mean %.17g vs %.17Lg (%.3g)", what, got->mean, want->mean, em);
+    cr_assert(e2 <= tol, "%s: m2 %.17g vs %.17Lg (%.3g)", what, got->m2, want->m2, e2);
+    cr_assert(got->min == (double)want->min && got->max == (double)want->max,
+              "%s: min/max %.17g %.17g vs %.17Lg %.17Lg", what, got->min, got->max, want->min,
+              want->max);
+}
+
+static apo__moments moments_of(const double *v, size_t n) {
+    /* Leaf partials for the merge test: a long-double two-pass, rounded, so that the test
+     * measures the merge and not the leaves. */
+    apo__ref_moments r;
+    apo__ref_moments_of(v, n, 0, &r);
+    apo__moments m;
+    if (n == 0) {
+        apo__cpu_moments_empty(&m);
+        return m;
+    }
+    m.count = (double)r.count;
+    m.mean = (double)r.mean;
+    m.m2 = (double)r.m2;
+    m.min = (double)r.min;
+    m.max = (double)r.max;
+    return m;
+}
+
+Test(kernels, moments_merge_matches_two_pass_of_concatenation, .timeout = 60) {
+    const size_t n = 20000;
+    double *v = alloc_doubles(n);
+    apo__test_random_walk(41, n, 1000.0, 3.0, v);
+    /* Uneven chunks, including empty ones, merged by a pairwise tree and by a left fold. */
+    const size_t cuts[] = {0, 0, 1, 7, 7, 1000, 1001, 5000, 12345, 19999, 20000, 20000};
+    const size_t nparts = sizeof cuts / sizeof *cuts - 1;
+    apo__moments parts[sizeof cuts / sizeof *cuts - 1];
+    for (size_t i = 0; i < nparts; ++i) {
+        parts[i] = moments_of(v + cuts[i], cuts[i + 1] - cuts[i]);
+    }
+    apo__ref_moments want;
+    apo__ref_moments_of(v, n, 0, &want);
+    apo__moments tree = merge_tree(parts, 0, nparts);
+    assert_moments_close(&tree, &want, 1e-13, "tree");
+    apo__moments fold;
+    apo__cpu_moments_empty(&fold);
+    for (size_t i = 0; i < nparts; ++i) {
+        apo__cpu_moments_merge(&fold, &parts[i], &fold); /* out aliases a */
+    }
+    assert_moments_close(&fold, &want, 1e-13, "fold");
+    apo__moments back = parts[nparts - 1];
+    for (size_t i = nparts - 1; i-- > 0;) {
+        apo__cpu_moments_merge(&parts[i], &back, &back); /* out aliases b */
+    }
+    assert_moments_close(&back, &want, 1e-13, "right fold");
+
+    /* Empty on either side returns the other side's bits exactly. */
+    apo__moments e, out;
+    apo__cpu_moments_empty(&e);
+    cr_assert(e.count == 0.0 && e.mean == 0.0 && e.m2 == 0.0 && e.min == INFINITY &&
+              e.max == -INFINITY);
+    apo__cpu_moments_merge(&e, &parts[5], &out);
+    cr_assert(memcmp(&out, &parts[5], sizeof out) == 0);
+    apo__cpu_moments_merge(&parts[5], &e, &out);
+    cr_assert(memcmp(&out, &parts[5], sizeof out) == 0);
+    apo__cpu_moments_merge(&e, &e, &out);
+    cr_assert(out.count == 0.0 && out.min == INFINITY && out.max == -INFINITY);
+    cr_assert_eq(sizeof(apo__moments), 5 * sizeof(double));
+    free(v);
+}
+
+Test(kernels, returns_stats_match_reference, .timeout = 60) {
+    const size_t tile = apo__returns_stats_tile_len();
+    cr_assert_eq(tile, 8192);
+    const size_t lengths[] = {2, 3, tile - 1, tile, tile + 1, tile + 2, 5 * tile + 9, 100000};
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
+        const size_t n = lengths[li];
+        double *x = alloc_doubles(n), *r = alloc_doubles(n);
+        apo__test_random_walk(60 + li, n, 100.0, 0.2, x);
+        if (n > 1000) {
+            /* A NaN price spoils two returns; an infinite price and a zero price one each
+             * (x/inf - 1 = 0/x - 1 = -1 is finite, inf/x and x/0 are infinite). */
+            x[100] = NAN;
+            x[500] = INFINITY;
+            x[900] = 0.0;
+        }
+        apo__ref_returns(x, n, r);
+        apo__ref_moments want;
+        apo__ref_moments_of(r, n - 1, 1, &want);
+        apo__moments got = run_returns_stats(x, n, 0);
+        assert_moments_close(&got, &want, 1e-12, "returns");
+        apo__moments got_back = run_returns_stats(x, n, 1);
+        cr_assert(memcmp(&got, &got_back, sizeof got) == 0, "tile order changed the bits");
+
+        double count, mean, var, mn, mx;
+        apo__returns_stats_finalize(&got, &count, &mean, &var, &mn, &mx);
+        cr_assert(count == (double)want.count);
+        if (n > 1000) {
+            cr_assert(count == (double)(n - 1 - 4), "count %g", count);
+        }
+        if (count >= 2) {
+            const long double wv = want.m2 / (want.count - 1.0L);
+            cr_assert(rel_err(var, (double)wv) <= 1e-12, "variance %.17g vs %.17Lg", var, wv);
+        } else {
+            cr_assert(isnan(var));
+        }
+        free(x), free(r);
+    }
+}
+
+Test(kernels, returns_stats_degenerate_cases, .timeout = 60) {
+    double count, mean, var, mn, mx;
+    apo__moments m;
+    const double one[1] = {5.0};
+    apo__cpu_returns_stats_tile(one, 1, 0, 1, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    cr_assert(count == 0.0 && isnan(mean) && isnan(var) && isnan(mn) && isnan(mx));
+
+    const double two[2] = {4.0, 5.0};
+    apo__cpu_returns_stats_tile(two, 2, 0, 2, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    cr_assert(count == 1.0 && mean == 0.25 && isnan(var) && mn == 0.25 && mx == 0.25);
+
+    /* A tile starting at 1 reads x[0]; a tile [1, 2) holds the single return r_1. */
+    apo__cpu_returns_stats_tile(two, 2, 1, 2, &m);
+    cr_assert(m.count == 1.0 && m.mean == 0.25 && m.m2 == 0.0);
+
+    const double bad[4] = {NAN, 1.0, INFINITY, NAN};
+    apo__cpu_returns_stats_tile(bad, 4, 0, 4, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    cr_assert(count == 0.0 && isnan(mean) && isnan(mn));
+
+    const double exact[4] = {1.0, 2.0, 1.0, 1.5};
+    apo__cpu_returns_stats_tile(exact, 4, 0, 4, &m);
+    apo__returns_stats_finalize(&m, &count, &mean, &var, &mn, &mx);
+    /* Returns 1, -0.5, 0.5: mean 1/3, sample variance 0.5833... */
+    cr_assert(count == 3.0 && mn == -0.5 && mx == 1.0);
+    cr_assert(fabs(mean - 1.0 / 3.0) <= 1e-16 && fabs(var - 0.58333333333333333) <= 1e-15,
+              "mean %.17g var %.17g", mean, var);
+}
+
+/* ---- NaN canonicalisation ------------------------------------------------------------ */
+
+/* The one NaN the kernels store for a NaN made by arithmetic: the NAN constant, a positive
+ * quiet NaN with no payload, which gcc and nvcc both give it (kernels/common/apo_hd.h). x86's own
+ * default NaN (0 * inf, inf - inf) is 0xfff8000000000000, so a value that was not
+ * canonicalised fails these checks. */
+static const uint64_t canonical_nan_bits = 0x7ff8000000000000ull;
+
+static uint64_t bits_of(double v) {
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static void assert_canonical_nan(double v, const char *what, size_t t) {
+    cr_assert_eq(bits_of(v), canonical_nan_bits, "%s[%zu]: 0x%016llx, not the canonical NaN", what,
+                 t, (unsigned long long)bits_of(v));
+}
+
+Test(kernels, bollinger_nbdev_zero_with_an_overflowing_sd_stores_the_canonical_nan, .timeout = 60) {
+    /* Windows of +-1e300: the mean is 0 exactly, each squared deviation overflows, so sd is
+     * +inf and the bands are 0 + 0 * inf: NaN by arithmetic. */
+    enum { n = 40, period = 4 };
+    double x[n], upper[n], middle[n], lower[n];
+    for (size_t t = 0; t < n; t++)
+        x[t] = t % 2 == 0 ? 1e300 : -1e300;
+    apo__cpu_bollinger_tile(x, n, 0, n, period, 0.0, 0.0, upper, middle, lower);
+    for (size_t t = period - 1; t < n; t++) {
+        assert_canonical_nan(upper[t], "upper", t);
+        assert_canonical_nan(lower[t], "lower", t);
+        cr_assert(middle[t] == 0.0, "middle[%zu] = %g", t, middle[t]);
+    }
+    /* With nbdev 2 the same windows give infinite bands, not NaN. */
+    apo__cpu_bollinger_tile(x, n, 0, n, period, 2.0, 2.0, upper, middle, lower);
+    for (size_t t = period - 1; t < n; t++)
+        cr_assert(upper[t] == INFINITY && lower[t] == -INFINITY, "t %zu: %g %g", t, upper[t],
+                  lower[t]);
+    /* Windows whose sum overflows: the mean itself is a NaN by arithmetic. */
+    for (size_t t = 0; t < n; t++)
+        x[t] = t % 2 == 0 ? 1.5e308 : 1.6e308;
+    apo__cpu_bollinger_tile(x, n, 0, n, period, 0.0, 0.0, upper, middle, lower);
+    for (size_t t = period - 1; t < n; t++) {
+        cr_assert(isnan(middle[t]), "middle[%zu] = %g", t, middle[t]);
+        assert_canonical_nan(middle[t], "middle", t);
+        assert_canonical_nan(upper[t], "upper", t);
+        assert_canonical_nan(lower[t], "lower", t);
+    }
+}
+
+Test(kernels, merging_infinite_returns_stats_partials_stores_the_canonical_nan, .timeout = 60) {
+    /* Tile 0: returns of +1.5e308 twice, so its sum and mean overflow to +inf; tile 1: the
+     * same with -1.5e308 prices, mean -inf. Their merge is inf - inf. */
+    const size_t len = apo__returns_stats_tile_len();
+    const size_t n = 2 * len;
+    double *x = alloc_doubles(n);
+    for (size_t t = 0; t < n; t++)
+        x[t] = 1.0;
+    x[1] = x[3] = 1.5e308;
+    x[len + 1] = x[len + 3] = -1.5e308;
+    apo__moments parts[2], root;
+    apo__cpu_returns_stats_tile(x, n, 0, len, &parts[0]);
+    apo__cpu_returns_stats_tile(x, n, len, n, &parts[1]);
+    cr_assert(parts[0].mean == INFINITY && parts[1].mean == -INFINITY, "means %g %g", parts[0].mean,
+              parts[1].mean);
+    apo__cpu_moments_merge(&parts[0], &parts[1], &root);
+    assert_canonical_nan(root.mean, "merged mean", 0);
+    double count, mean, var, mn, mx;
+    apo__returns_stats_finalize(&root, &count, &mean, &var, &mn, &mx);
+    assert_canonical_nan(mean, "mean", 0);
+    cr_assert(count == (double)(n - 1), "count %g", count);
+    /* Two partials with the same infinite mean: inf - inf in the merge's delta, so the mean
+     * and M2 are both NaN by arithmetic. */
+    apo__cpu_moments_merge(&parts[0], &parts[0], &root);
+    assert_canonical_nan(root.mean, "merged mean", 1);
+    assert_canonical_nan(root.m2, "merged m2", 1);
+    apo__returns_stats_finalize(&root, &count, &mean, &var, &mn, &mx);
+    assert_canonical_nan(mean, "mean", 1);
+    assert_canonical_nan(var, "variance", 1);
+    free(x);
+}
+
+/* ---- Philox and bootstrap ----------------------------------------------------------- */
+
+Test(kernels, philox_known_answers, .timeout = 60) {
+    struct {
+        uint32_t ctr[4], key[2], want[4];
+    } kat[] = {
+        {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+        {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+         {0xffffffff, 0xffffffff},
+         {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+        {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+         {0xa4093822, 0x299f31d0},
+         {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+    };
+    for (size_t i = 0; i < sizeof kat / sizeof *kat; ++i) {
+        uint32_t out[4];
+        apo__cpu_philox4x32_10(kat[i].ctr, kat[i].key, out);
+        for (int w = 0; w < 4; ++w) {
+            cr_assert_eq(out[w], kat[i].want[w], "vector %zu word %d: %08x want %08x", i, w, out[w],
+                         kat[i].want[w]);
+        }
+    }
+}
+
+Test(kernels, mulhi64_exact_products, .timeout = 60) {
+    const uint64_t max = UINT64_MAX;
+    /* (2^64 - 1)^2 = 2^128 - 2^65 + 1: high word 2^64 - 2. */
+    cr_assert_eq(apo__cpu_mulhi64(max, max), max - 1);
+    /* (2^64 - 1) * b = b * 2^64 - b: high word b - 1 for b > 0. */
+    cr_assert_eq(apo__cpu_mulhi64(max, 12345), 12344);
+    cr_assert_eq(apo__cpu_mulhi64(12345, max), 12344);
+    cr_assert_eq(apo__cpu_mulhi64(0, max), 0);
+    cr_assert_eq(apo__cpu_mulhi64(1, max), 0);
+    /* (2^32 + 1)^2 = 2^64 + 2^33 + 1: high word 1. */
+    cr_assert_eq(apo__cpu_mulhi64(0x100000001u, 0x100000001u), 1);
+    /* (2^32 - 1)^2 < 2^64. */
+    cr_assert_eq(apo__cpu_mulhi64(0xFFFFFFFFu, 0xFFFFFFFFu), 0);
+    /* Multiplying by 2^k shifts: the high word is a >> (64 - k). */
+    for (int k = 1; k < 64; ++k) {
+        const uint64_t a = 0x9E3779B97F4A7C15u;
+        cr_assert_eq(apo__cpu_mulhi64(a, (uint64_t)1 << k), a >> (64 - k), "k %d", k);
+    }
+    /* 2^63 * 3 = 2^64 + 2^63: high word 1; (2^63 + 1) * (2^63 + 1) = 2^126 + 2^64 + 1. */
+    cr_assert_eq(apo__cpu_mulhi64((uint64_t)1 << 63, 3), 1);
+    cr_assert_eq(apo__cpu_mulhi64(((uint64_t)1 << 63) + 1, ((uint64_t)1 << 63) + 1),
+                 ((uint64_t)1 << 62) + 1);
+    /* Products of two 32-bit-limb numbers against a 16-bit-limb schoolbook product. */
+    for (uint64_t i = 0; i < 2000; ++i) {
+        const uint64_t a = (uint64_t)(apo__test_uniform(1, i) * 0x1.0p53) << 11 | (i & 0x7FF);
+        const uint64_t b = (uint64_t)(apo__test_uniform(2, i) * 0x1.0p53) << 11 | (i >> 3 & 0x7FF);
+        uint32_t limbs[8] = {0};
+        for (int x = 0; x < 4; ++x) {
+            uint64_t carry = 0;
+            for (int y = 0; y < 4; ++y) {
+                const uint64_t p =
+                    ((a >> (16 * x)) & 0xFFFF) * ((b >> (16 * y)) & 0xFFFF) + limbs[x + y] + carry;
+                limbs[x + y] = (uint32_t)(p & 0xFFFF);
+                carry = p >> 16;
+            }
+            for (int z = x + 4; carry != 0 && z < 8; ++z) {
+                const uint64_t p = limbs[z] + carry;
+                limbs[z] = (uint32_t)(p & 0xFFFF);
+                carry = p >> 16;
+            }
+        }
+        const uint64_t hi = (uint64_t)limbs[4] | (uint64_t)limbs[5] << 16 |
+                            (uint64_t)limbs[6] << 32 | (uint64_t)limbs[7] << 48;
+        cr_assert_eq(apo__cpu_mulhi64(a, b), hi, "a %016llx b %016llx", (unsigned long long)a,
+                     (unsigned long long)b);
+    }
+}
+
+/* The draws of replicate b recomputed from the documented generator layout. */
+static long double recompute_replicate(const double *x, size_t n, uint64_t seed, uint64_t row,
+                                       size_t b, size_t *hits_of) {
+    const uint64_t m = n - 1;
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    long double sum = 0.0L;
+    for (uint64_t j = 0; j < m; ++j) {
+        const uint32_t ctr[4] = {(uint32_t)(j >> 1), (uint32_t)(j >> 33), (uint32_t)b,
+                                 (uint32_t)row};
+        uint32_t out[4];
+        apo__cpu_philox4x32_10(ctr, key, out);
+        const uint64_t u =
+            (j & 1) == 0 ? (out[0] | (uint64_t)out[1] << 32) : (out[2] | (uint64_t)out[3] << 32);
+        const uint64_t k = apo__cpu_mulhi64(u, m);
+        cr_assert(k < m);
+        if (hits_of != NULL) {
+            ++hits_of[k];
+        }
+        sum += (long double)x[k + 1] / (long double)x[k] - 1.0L;
+    }
+    return sum / (long double)m;
+}
+
+static void run_bootstrap(const double *x, size_t n, uint64_t seed, uint64_t row, size_t reps,
+                          int order, double *means) {
+    const size_t len = apo__bootstrap_tile_len();
+    const size_t count = tile_count(reps, len);
+    for (size_t i = 0; i < count; ++i) {
+        const size_t tile = tile_at(i, count, order);
+        const size_t b = tile * len, e = b + len < reps ? b + len : reps;
+        apo__cpu_bootstrap_tile(x, n, seed, row, b, e, means);
+    }
+}
+
+Test(kernels, bootstrap_matches_recomputed_draws, .timeout = 60) {
+    const size_t lengths[] = {2, 3, 4, 1001, 4096};
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li) {
+        const size_t n = lengths[li], reps = 21;
+        double *x = alloc_doubles(n), *means = alloc_doubles(reps);
+        apo__test_random_walk(70 + li, n, 100.0, 0.3, x);
+        run_bootstrap(x, n, 0x0123456789ABCDEFu, 5, reps, 0, means);
+        for (size_t b = 0; b < reps; ++b) {
+            const long double want = recompute_replicate(x, n, 0x0123456789ABCDEFu, 5, b, NULL);
+            const double scale = fmax(fabs((double)want), 1e-3);
+            cr_assert(fabs(means[b] - (double)want) <= 1e-12 * scale,
+                      "n %zu b %zu: %.17g vs %.17Lg", n, b, means[b], want);
+        }
+        free(x), free(means);
+    }
+}
+
+Test(kernels, bootstrap_statistics_are_sound, .timeout = 60) {
+    const size_t n = 20001, m = n - 1, reps = 2000;
+    double *x = alloc_doubles(n), *means = alloc_doubles(reps), *r = alloc_doubles(m);
+    apo__test_random_walk(2024, n, 100.0, 0.1, x);
+    run_bootstrap(x, n, 42, 0, reps, 0, means);
+    const size_t len = apo__bootstrap_tile_len();
+    cr_assert_eq(len, 8);
+    apo__moments parts[(2000 + 7) / 8];
+    const size_t count = tile_count(reps, len);
+    for (size_t i = 0; i < count; ++i) {
+        const size_t b = i * len, e = b + len < reps ? b + len : reps;
+        apo__cpu_bootstrap_tile_moments(means, b, e, &parts[i]);
+    }
+    apo__moments root = merge_tree(parts, 0, count);
+    double mean, se;
+    apo__bootstrap_finalize(&root, &mean, &se);
+
+    apo__ref_returns(x, n, r);
+    apo__ref_moments rm;
+    apo__ref_moments_of(r, m, 0, &rm);
+    const double pop_sd = sqrt((double)(rm.m2 / rm.count));
+    const double want_se = pop_sd / sqrt((double)m);
+    /* The mean of B replicate means scatters around the sample mean by want_se / sqrt(B). */
+    const double z = fabs(mean - (double)rm.mean) / (want_se / sqrt((double)reps));
+    cr_assert(z <= 5.0, "mean of means %.6g vs %.6Lg: %.2f standard errors", mean, rm.mean, z);
+    cr_assert(fabs(se / want_se - 1.0) <= 0.10, "std_error %.6g vs %.6g", se, want_se);
+
+    apo__ref_moments mm;
+    apo__ref_moments_of(means, reps, 0, &mm);
+    cr_assert(rel_err(mean, (double)mm.mean) <= 1e-12 &&
+                  rel_err(se, (double)sqrtl(mm.m2 / (mm.count - 1.0L))) <= 1e-12,
+              "finalize vs long-double moments of the means");
+    fprintf(stderr, "bootstrap B=2000 m=20000: z = %.2f, std_error / expected = %.4f\n", z,
+            se / want_se);
+    free(x), free(means), free(r);
+}
+
+Test(kernels, bootstrap_is_keyed_by_seed_row_and_replicate, .timeout = 60) {
+    const size_t n = 3000, reps = 37;
+    double *x = alloc_doubles(n);
+    apo__test_random_walk(9, n, 100.0, 0.3, x);
+    double *a = alloc_doubles(reps), *b = alloc_doubles(reps), *c = alloc_doubles(reps),
+           *d = alloc_doubles(reps);
+    run_bootstrap(x, n, 777, 3, reps, 0, a);
+    run_bootstrap(x, n, 777, 3, reps, 1, b);
+    cr_assert(memcmp(a, b, reps * sizeof(double)) == 0, "tile order changed the bits");
+    run_bootstrap(x, n, 777, 3, reps, 2, b);
+    cr_assert(memcmp(a, b, reps * sizeof(double)) == 0, "tile order changed the bits");
+    run_bootstrap(x, n, 778, 3, reps, 0, c);
+    run_bootstrap(x, n, 777, 4, reps, 0, d);
+    for (size_t i = 0; i < reps; ++i) {
+        cr_assert(a[i] != c[i], "a different seed must give different replicates (%zu)", i);
+        cr_assert(a[i] != d[i], "a different row must give different replicates (%zu)", i);
+        for (size_t j = 0; j < i; ++j) {
+            cr_assert(a[i] != a[j], "replicates %zu and %zu coincide", i, j);
+        }
+    }
+    /* The high half of a 64-bit seed matters too. */
+    run_bootstrap(x, n, 777 + ((uint64_t)1 << 40), 3, reps, 0, c);
+    cr_assert(a[0] != c[0]);
+    free(x), free(a), free(b), free(c), free(d);
+}
+
+Test(kernels, bootstrap_nonfinite_returns_propagate, .timeout = 60) {
+    const size_t n = 200, m = n - 1, reps = 64;
+    double *x = alloc_doubles(n), *means = alloc_doubles(reps);
+    apo__test_random_walk(13, n, 100.0, 0.3, x);
+    x[50] = NAN; /* returns 49 and 50 are NaN */
+    run_bootstrap(x, n, 5, 0, reps, 0, means);
+    size_t *hits = calloc(m, sizeof *hits);
+    cr_assert_not_null(hits);
+    size_t spoiled = 0;
+    for (size_t b = 0; b < reps; ++b) {
+        memset(hits, 0, m * sizeof *hits);
+        recompute_replicate(x, n, 5, 0, b, hits);
+        const int draws_nan = hits[49] > 0 || hits[50] > 0;
+        spoiled += (size_t)draws_nan;
+        cr_assert(draws_nan ? isnan(means[b]) : isfinite(means[b]), "replicate %zu", b);
+    }
+    /* With 199 draws from 199 returns, about 86% of replicates draw one of the two. */
+    cr_assert(spoiled > 0 && spoiled < reps, "spoiled %zu of %zu", spoiled, reps);
+    apo__moments mo;
+    apo__cpu_bootstrap_tile_moments(means, 0, reps, &mo);
+    double mean, se;
+    apo__bootstrap_finalize(&mo, &mean, &se);
+    cr_assert(isnan(mean) && isnan(se));
+    apo__cpu_bootstrap_tile_moments(means, 0, 1, &mo);
+    apo__bootstrap_finalize(&mo, &mean, &se);
+    cr_assert(isnan(se), "one replicate has no standard error");
+    free(x), free(means), free(hits);
+}
+
+/* ---- Test data ---------------------------------------------------------------------- */
+
+Test(kernels, random_walk_slices_match_the_whole_walk, .timeout = 60) {
+    const size_t n = 70000;
+    double *x = alloc_doubles(n), *part = alloc_doubles(n);
+    apo__test_random_walk(123, n, 100.0, 0.5, x);
+    cr_assert(x[0] == 100.0, "the walk starts at start");
+    const size_t cuts[][2] = {{0, 1},         {1, 2},         {5, 4101},
+                              {65535, 65537}, {69999, 70000}, {12345, 70000}};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; ++i) {
+        const size_t b = cuts[i][0], e = cuts[i][1];
+        apo__test_random_walk_slice(123, b, e, 100.0, 0.5, part);
+        cr_assert(memcmp(part, x + b, (e - b) * sizeof(double)) == 0, "slice [%zu, %zu)", b, e);
+    }
+    /* Increments have mean about 0 and variance about step^2; another seed differs. */
+    long double s = 0.0L, q = 0.0L;
+    for (size_t t = 1; t < n; ++t) {
+        const long double d = ((long double)x[t] - x[t - 1]) / 0.5L;
+        s += d;
+        q += d * d;
+    }
+    const double var = (double)(q / (n - 1) - (s / (n - 1)) * (s / (n - 1)));
+    cr_assert(fabs(var - 1.0) < 0.05, "increment variance %g", var);
+    apo__test_random_walk(124, n, 100.0, 0.5, part);
+    cr_assert(part[1000] != x[1000]);
+    free(x), free(part);
+}

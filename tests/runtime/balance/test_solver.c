@@ -1,0 +1,290 @@
+/*
+ * The split solver (runtime/balance/solver.h): the shares that minimise the predicted makespan
+ * max_i (latency_i + n_i cost_i) over the devices given work.
+ *
+ * Exact cases are checked against the closed form worked out by hand; random cases are
+ * checked two independent ways: against a brute-force grid of shares (the solver must
+ * never be beaten), and against the optimality conditions of the min-max problem (every
+ * device given work finishes at the makespan T; every usable device left out has a
+ * latency of at least T, so giving it work could not finish sooner).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "balance/solver.h"
+#include "reference.h"
+
+static double rel_err(double got, double want) {
+    if (want == 0)
+        return fabs(got);
+    return fabs(got - want) / fabs(want);
+}
+
+#define assert_rel(got, want, tol, ...) cr_assert(rel_err((got), (want)) <= (tol), __VA_ARGS__)
+
+/* Every device usable. */
+static const int ALL[APO_MAX_DEVICES] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+static apo__model model(double latency_s, double cost_s) {
+    apo__model m;
+    memset(&m, 0, sizeof m);
+    m.valid = 1;
+    m.latency_s = latency_s;
+    m.cost_s = cost_s;
+    m.samples = 5;
+    return m;
+}
+
+/* The predicted makespan of given shares: the slowest device among those given work. */
+static double makespan_of(const apo__model *m, const int *usable, size_t n, double total,
+                          const double *shares) {
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (shares[i] <= 0)
+            continue;
+        cr_assert(usable[i], "device %zu is not usable but got work", i);
+        double t = m[i].latency_s + shares[i] * total * m[i].cost_s;
+        if (t > worst)
+            worst = t;
+    }
+    return worst;
+}
+
+static void solve_ok(const apo__model *m, const int *usable, size_t n, double total, double *shares,
+                     double *T) {
+    for (size_t i = 0; i < n; i++)
+        shares[i] = -1; /* must be written */
+    *T = -1;
+    apo_status st = apo__solve_split(m, usable, n, total, shares, T);
+    cr_assert_eq(st, APO_OK, "solve: %s", apo_status_name(st));
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert(shares[i] >= 0 && shares[i] <= 1, "share %zu is %.17g", i, shares[i]);
+        sum += shares[i];
+    }
+    cr_assert(fabs(sum - 1) <= 1e-12, "shares sum to 1 - %.3g", 1 - sum);
+    cr_assert(isfinite(*T) && *T > 0, "makespan %.17g", *T);
+}
+
+Test(solver, equal_models_get_equal_shares, .timeout = 60) {
+    for (size_t n = 1; n <= 8; n++) {
+        apo__model m[8];
+        for (size_t i = 0; i < n; i++)
+            m[i] = model(1e-3, 1e-9);
+        double shares[8], T;
+        solve_ok(m, ALL, n, 1e7, shares, &T);
+        for (size_t i = 0; i < n; i++)
+            assert_rel(shares[i], 1.0 / (double)n, 1e-12, "%zu devices: share %zu = %.17g", n, i,
+                       shares[i]);
+        assert_rel(T, 1e-3 + 1e7 / (double)n * 1e-9, 1e-12, "%zu devices: makespan %.17g", n, T);
+    }
+}
+
+Test(solver, shares_follow_rates_without_latency, .timeout = 60) {
+    const double rates[3] = {1e8, 2e8, 8e8};
+    apo__model m[3];
+    for (int i = 0; i < 3; i++)
+        m[i] = model(0, 1 / rates[i]);
+    const double totals[3] = {1, 4096, 2e6};
+    for (int k = 0; k < 3; k++) {
+        double shares[3], T;
+        solve_ok(m, ALL, 3, totals[k], shares, &T);
+        assert_rel(shares[0], 1.0 / 11, 1e-12, "total %g: share a %.17g", totals[k], shares[0]);
+        assert_rel(shares[1], 2.0 / 11, 1e-12, "total %g: share b %.17g", totals[k], shares[1]);
+        assert_rel(shares[2], 8.0 / 11, 1e-12, "total %g: share c %.17g", totals[k], shares[2]);
+        assert_rel(T, totals[k] / 1.1e9, 1e-12, "total %g: makespan %.17g", totals[k], T);
+    }
+}
+
+Test(solver, latencies_shift_work_to_finish_together, .timeout = 60) {
+    /* All three join: T = (total + sum L/c) / sum 1/c
+     *                   = (1e7 + 1e5 + 4e5 + 2.5e5) / (1e8 + 2e8 + 5e8) = 13.4375 ms. */
+    apo__model m[3] = {model(1e-3, 1e-8), model(2e-3, 5e-9), model(0.5e-3, 2e-9)};
+    const double total = 1e7, T_want = 1.075e7 / 8e8;
+    double shares[3], T;
+    solve_ok(m, ALL, 3, total, shares, &T);
+    assert_rel(T, T_want, 1e-12, "makespan %.17g, want %.17g", T, T_want);
+    for (int i = 0; i < 3; i++) {
+        double want = (T_want - m[i].latency_s) / m[i].cost_s / total;
+        assert_rel(shares[i], want, 1e-11, "share %d = %.17g, want %.17g", i, shares[i], want);
+    }
+}
+
+Test(solver, a_device_with_too_much_latency_gets_nothing, .timeout = 60) {
+    /* Fast: 1 ns per element but 20 ms latency; slow: 10 ns per element, no latency.
+     * The fast device is listed first, so a solver that does not sort by latency shows. */
+    apo__model m[2] = {model(20e-3, 1e-9), model(0, 1e-8)};
+    double shares[2], T;
+
+    /* 1e6: the slow device alone takes 10 ms, less than the fast one's latency. */
+    solve_ok(m, ALL, 2, 1e6, shares, &T);
+    cr_assert_eq(shares[0], 0.0, "fast share at 1e6: %.17g", shares[0]);
+    cr_assert_eq(shares[1], 1.0, "slow share at 1e6: %.17g", shares[1]);
+    assert_rel(T, 10e-3, 1e-12, "makespan at 1e6: %.17g", T);
+
+    /* 1e7: both, T = (1e7 + 2e7) / 1.1e9. */
+    solve_ok(m, ALL, 2, 1e7, shares, &T);
+    double T_want = 3e7 / 1.1e9;
+    assert_rel(T, T_want, 1e-12, "makespan at 1e7: %.17g, want %.17g", T, T_want);
+    assert_rel(shares[0], (T_want - 20e-3) / 1e-9 / 1e7, 1e-11, "fast share %.17g", shares[0]);
+    assert_rel(shares[1], T_want / 1e-8 / 1e7, 1e-11, "slow share %.17g", shares[1]);
+
+    /* The flip is where the slow device alone takes the fast one's latency: 2e6. */
+    solve_ok(m, ALL, 2, 0.99 * 2e6, shares, &T);
+    cr_assert_eq(shares[0], 0.0, "fast share just below the flip: %.17g", shares[0]);
+    assert_rel(T, 0.99 * 2e6 * 1e-8, 1e-12, "makespan just below the flip");
+    solve_ok(m, ALL, 2, 1.01 * 2e6, shares, &T);
+    cr_assert_gt(shares[0], 0.0, "fast share just above the flip");
+    cr_assert_lt(T, 1.01 * 2e6 * 1e-8, "both devices beat the slow one alone above the flip");
+    double T_above = (1.01 * 2e6 + 2e7) / 1.1e9;
+    assert_rel(T, T_above, 1e-12, "makespan just above the flip: %.17g, want %.17g", T, T_above);
+}
+
+Test(solver, unusable_and_invalid_devices_get_nothing, .timeout = 60) {
+    apo__model m[4] = {model(0, 1e-8), model(0, 1e-9), model(0, 2e-9), model(0, 4e-9)};
+    int usable[4] = {1, 0, 1, 1};
+    m[3].valid = 0;
+    double shares[4], T;
+    solve_ok(m, usable, 4, 1e6, shares, &T);
+    cr_assert_eq(shares[1], 0.0, "not usable: share %.17g", shares[1]);
+    cr_assert_eq(shares[3], 0.0, "invalid model: share %.17g", shares[3]);
+    /* The rest as if alone: rates 1e8 and 5e8. */
+    assert_rel(shares[0], 1.0 / 6, 1e-12, "share 0 = %.17g", shares[0]);
+    assert_rel(shares[2], 5.0 / 6, 1e-12, "share 2 = %.17g", shares[2]);
+    assert_rel(T, 1e6 / 6e8, 1e-12, "makespan %.17g", T);
+
+    int none[4] = {0, 0, 0, 0};
+    apo_status st = apo__solve_split(m, none, 4, 1e6, shares, &T);
+    cr_assert_eq(st, APO_ERR_NO_DEVICE, "none usable: %s", apo_status_name(st));
+    int only_invalid[4] = {0, 0, 0, 1};
+    st = apo__solve_split(m, only_invalid, 4, 1e6, shares, &T);
+    cr_assert_eq(st, APO_ERR_NO_DEVICE, "only an invalid model usable: %s", apo_status_name(st));
+
+    int one[4] = {0, 0, 1, 0};
+    solve_ok(m, one, 4, 1e6, shares, &T);
+    cr_assert_eq(shares[2], 1.0, "the only usable device takes everything");
+    assert_rel(T, 1e6 * 2e-9, 1e-12, "makespan %.17g", T);
+}
+
+/* A random model: latency 0 (one time in four) or log-uniform in [10 us, 50 ms], cost
+ * log-uniform in [0.1 ns, 100 ns] per element. */
+static apo__model random_model(uint64_t seed, uint64_t idx) {
+    double u = apo__test_uniform(seed, 3 * idx), v = apo__test_uniform(seed, 3 * idx + 1),
+           w = apo__test_uniform(seed, 3 * idx + 2);
+    double lat = u < 0.25 ? 0.0 : 1e-5 * pow(5000.0, w);
+    return model(lat, 1e-10 * pow(1000.0, v));
+}
+
+static double random_total(uint64_t seed) {
+    return floor(1e3 * pow(1e5, apo__test_uniform(seed, 1000))); /* 1e3 .. 1e8 */
+}
+
+/* Checks the optimality conditions, and that the reported makespan is the shares'. */
+static void check_optimal(const apo__model *m, const int *usable, size_t n, double total,
+                          const double *shares, double T, const char *what) {
+    double T_shares = makespan_of(m, usable, n, total, shares);
+    assert_rel(T, T_shares, 1e-9, "%s: reported makespan %.17g, the shares' %.17g", what, T,
+               T_shares);
+    for (size_t i = 0; i < n; i++) {
+        int can = usable[i] && m[i].valid;
+        if (!can) {
+            cr_assert_eq(shares[i], 0.0, "%s: device %zu cannot take work", what, i);
+        } else if (shares[i] > 0) {
+            double t = m[i].latency_s + shares[i] * total * m[i].cost_s;
+            assert_rel(t, T, 1e-9, "%s: device %zu finishes at %.17g, not with the others (%.17g)",
+                       what, i, t, T);
+        } else {
+            cr_assert_geq(m[i].latency_s, T * (1 - 1e-12),
+                          "%s: device %zu left out with latency %.17g below the makespan %.17g",
+                          what, i, m[i].latency_s, T);
+        }
+    }
+}
+
+Test(solver, never_beaten_by_a_grid_of_two_device_splits, .timeout = 60) {
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        apo__model m[2] = {random_model(seed, 0), random_model(seed, 1)};
+        double total = random_total(seed);
+        double shares[2], T;
+        solve_ok(m, ALL, 2, total, shares, &T);
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu, total %g", (unsigned long long)seed, total);
+        for (int g = 0; g <= 1000; g++) {
+            double s[2] = {g / 1000.0, 1 - g / 1000.0};
+            double Tg = makespan_of(m, ALL, 2, total, s);
+            cr_assert_leq(T, Tg * (1 + 1e-12),
+                          "%s: the solver's makespan %.17g beaten by shares %.3f/%.3f: %.17g", what,
+                          T, s[0], s[1], Tg);
+        }
+        check_optimal(m, ALL, 2, total, shares, T, what);
+    }
+}
+
+Test(solver, never_beaten_by_a_grid_of_three_device_splits, .timeout = 60) {
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        apo__model m[3] = {random_model(seed, 0), random_model(seed, 1), random_model(seed, 2)};
+        double total = random_total(seed);
+        double shares[3], T;
+        solve_ok(m, ALL, 3, total, shares, &T);
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu, total %g", (unsigned long long)seed, total);
+        const int G = 120;
+        for (int a = 0; a <= G; a++)
+            for (int b = 0; a + b <= G; b++) {
+                double s[3] = {(double)a / G, (double)b / G, (double)(G - a - b) / G};
+                double Tg = makespan_of(m, ALL, 3, total, s);
+                cr_assert_leq(T, Tg * (1 + 1e-12),
+                              "%s: the solver's makespan %.17g beaten by shares %.3f/%.3f/%.3f: "
+                              "%.17g",
+                              what, T, s[0], s[1], s[2], Tg);
+            }
+        /* The equal split, which the grid does not hold exactly. */
+        double eq[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+        double Teq = makespan_of(m, ALL, 3, total, eq);
+        cr_assert_leq(T, Teq * (1 + 1e-12), "%s: beaten by the equal split", what);
+        check_optimal(m, ALL, 3, total, shares, T, what);
+    }
+}
+
+Test(solver, many_devices_meet_the_optimality_conditions, .timeout = 60) {
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        size_t n = 1 + (size_t)(apo__test_uniform(seed, 2000) * APO_MAX_DEVICES);
+        if (n > APO_MAX_DEVICES)
+            n = APO_MAX_DEVICES;
+        apo__model m[APO_MAX_DEVICES];
+        int usable[APO_MAX_DEVICES];
+        size_t can = 0;
+        for (size_t i = 0; i < n; i++) {
+            m[i] = random_model(seed, i);
+            usable[i] = apo__test_uniform(seed, 3000 + i) < 0.85;
+            if (apo__test_uniform(seed, 4000 + i) < 0.1)
+                m[i].valid = 0;
+            /* Some exact ties in latency, to exercise the device-order rule. */
+            if (i > 0 && apo__test_uniform(seed, 5000 + i) < 0.2)
+                m[i].latency_s = m[i - 1].latency_s;
+            can += usable[i] && m[i].valid;
+        }
+        double total = random_total(seed);
+        double shares[APO_MAX_DEVICES], T;
+        char what[80];
+        snprintf(what, sizeof what, "seed %llu, %zu devices, total %g", (unsigned long long)seed, n,
+                 total);
+        if (can == 0) {
+            apo_status st = apo__solve_split(m, usable, n, total, shares, &T);
+            cr_assert_eq(st, APO_ERR_NO_DEVICE, "%s: none usable gives %s", what,
+                         apo_status_name(st));
+            continue;
+        }
+        solve_ok(m, usable, n, total, shares, &T);
+        check_optimal(m, usable, n, total, shares, T, what);
+        /* Never worse than any single usable device alone. */
+        for (size_t i = 0; i < n; i++)
+            if (usable[i] && m[i].valid)
+                cr_assert_leq(T, (m[i].latency_s + total * m[i].cost_s) * (1 + 1e-12),
+                              "%s: worse than device %zu alone", what, i);
+    }
+}
