@@ -47,7 +47,7 @@ NOT_OURS = {
     # The headers of the peer libraries bench/ compares with (tulip indicators, TA-Lib).
     "indicators.h", "ta_func.h", "ta_libc.h",
     # Placeholders in the rooms check's description of an arrow ("x.c includes y.h").
-    "x.c", "x.h", "y.c", "y.h",
+    "x.c", "x.h", "x.cu", "y.c", "y.h",
 }
 
 EXT = r"(?:c|h|cu|cuh|py|sh|md)"
