@@ -204,19 +204,35 @@ static void quote(char dst[192], const char *text) {
     apo__csv_quote_text(dst, 192, text, strlen(text));
 }
 
+/* A column name as messages use it, as a noun ("ticker", "date"): at most 40 bytes, a
+ * control byte shown as '?', so that a header cannot put an escape sequence into a message. */
+static void noun(char dst[48], const char *name) {
+    size_t n = 0;
+    for (; name[n] != '\0' && n < 40; n++) {
+        const unsigned char c = (unsigned char)name[n];
+        dst[n] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    dst[n] = '\0';
+}
+
 static const char *const keep_hint = "or keep the file's order with --record-order file";
 
 int cli_order_records(apo_csv_table *t, const char *name, char *err, size_t err_size) {
     if (err_size > 0)
         err[0] = '\0';
     const size_t n = t->n_records;
+    char index_name[48] = "", group_name[48] = "";
+    if (t->index_name != NULL)
+        noun(index_name, t->index_name);
+    if (t->group_name != NULL)
+        noun(group_name, t->group_name);
     if (t->index == NULL) {
         if (t->group == NULL)
             return 0;
         ERR("%s: --group-by needs a date column to put each %s's records in order, and none was "
             "found: name it with --index-column (a date written as a bare number must be named), "
             "%s",
-            name, t->group_name, keep_hint);
+            name, group_name, keep_hint);
         return -1;
     }
     sort_item *items = calloc(n, sizeof *items);
@@ -246,11 +262,11 @@ int cli_order_records(apo_csv_table *t, const char *name, char *err, size_t err_
             ERR("%s:%zu: the %s %s is neither an ISO 8601 date (2024-01-02, "
                 "2024-01-02T09:30:00) nor a number, so it cannot put each %s's records in "
                 "order: name the date column with --index-column, %s",
-                name, t->lines[r], t->index_name, field, t->group_name, keep_hint);
+                name, t->lines[r], index_name, field, group_name, keep_hint);
         else
             ERR("%s:%zu: the %s %s is %s, but the first record's (%s) is %s: they cannot be "
-                "put in one order; %s",
-                name, t->lines[r], t->index_name, field, kind_name(kind), head, kind_name(first),
+                "put in one order: write them alike, %s",
+                name, t->lines[r], index_name, field, kind_name(kind), head, kind_name(first),
                 keep_hint);
         goto done;
     }
@@ -265,11 +281,11 @@ int cli_order_records(apo_csv_table *t, const char *name, char *err, size_t err_
         if (t->group != NULL) {
             quote(group, t->group[b->record]);
             ERR("%s:%zu: %s %s has two records for %s %s (lines %zu and %zu): keep one, %s", name,
-                t->lines[b->record], t->group_name, group, t->index_name, date, t->lines[a->record],
+                t->lines[b->record], group_name, group, index_name, date, t->lines[a->record],
                 t->lines[b->record], keep_hint);
         } else {
             ERR("%s:%zu: two records for %s %s (lines %zu and %zu): keep one, %s", name,
-                t->lines[b->record], t->index_name, date, t->lines[a->record], t->lines[b->record],
+                t->lines[b->record], index_name, date, t->lines[a->record], t->lines[b->record],
                 keep_hint);
         }
         goto done;

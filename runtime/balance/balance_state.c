@@ -286,6 +286,8 @@ static void load_files(apo__balance *b, apo__warnings *w) {
         apo__warn(w, "thresholds ignored: %s", err);
     } else {
         f->thresholds_state = missing ? APO_PROFILE_MISSING : APO_PROFILE_LOADED;
+        snprintf(f->thresholds_updated_at, sizeof f->thresholds_updated_at, "%s",
+                 b->thresholds.updated_at);
     }
 }
 
