@@ -320,6 +320,12 @@ void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, s
     }
     if (!b->profiles_on) {
         b->files.multigpu_state = b->files.thresholds_state = APO_PROFILE_OFF;
+        if (s->off_reason != NULL) {
+            snprintf(b->files.multigpu_message, sizeof b->files.multigpu_message, "%s",
+                     s->off_reason);
+            snprintf(b->files.thresholds_message, sizeof b->files.thresholds_message, "%s",
+                     s->off_reason);
+        }
         return;
     }
     load_files(b, w);
