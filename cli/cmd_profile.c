@@ -352,8 +352,13 @@ static void report_files(const profile_run *s, json_t *j) {
     if (!known)
         return;
     if (files.multigpu_state == APO_PROFILE_OFF) {
-        printf("profiles are off (APPORTION_PROFILES=0): the models were applied to this "
-               "process only, nothing was written\n");
+        if (files.multigpu_message[0] != '\0')
+            printf("profile %s: the models were applied to this process only, nothing was "
+                   "written\n",
+                   files.multigpu_message);
+        else
+            printf("profiles are off (APPORTION_PROFILES=0): the models were applied to this "
+                   "process only, nothing was written\n");
         return;
     }
     const int written = s->n_results > 0 && s->n_written == s->n_results;

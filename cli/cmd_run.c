@@ -14,6 +14,7 @@
 #include "options.h"
 #include "output_files.h"
 #include "random_walk.h"
+#include "record_order.h"
 #include "run_ratios.h"
 #include "sweep_sets.h"
 
@@ -332,7 +333,9 @@ static int load_input(const cli_run_options *o, run_state *s) {
                                .index_auto = 1,
                                .group_column = o->group_by,
                                .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0};
-        if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0) {
+        if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0 ||
+            (!o->keep_file_order &&
+             cli_order_records(&s->table, cli_input_name(o->input), err, sizeof err) != 0)) {
             cli_error("%s", err);
             rc = CLI_EXIT_USAGE;
         }

@@ -184,7 +184,11 @@ static void print_where(apo_runtime *rt) {
     apo_profile_files files = APO_PROFILE_FILES_INIT;
     if (apo_profile_files_get(rt, &files) != APO_OK)
         return;
-    if (files.multigpu_state == APO_PROFILE_OFF)
+    if (files.multigpu_state == APO_PROFILE_OFF && files.multigpu_message[0] != '\0')
+        cli_error("warning: profile %s: the change applied to this process only and was not "
+                  "stored",
+                  files.multigpu_message);
+    else if (files.multigpu_state == APO_PROFILE_OFF)
         cli_error("warning: profiles are off (APPORTION_PROFILES=0): the change applied to this "
                   "process only and was not stored");
     else

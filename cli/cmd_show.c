@@ -31,7 +31,9 @@ static const char show_help[] =
 
 /* The message of a file that was not loaded, or NULL. */
 static const char *state_message(apo_profile_state state, const char *message) {
-    return state == APO_PROFILE_IGNORED && message[0] != '\0' ? message : NULL;
+    return (state == APO_PROFILE_IGNORED || state == APO_PROFILE_OFF) && message[0] != '\0'
+               ? message
+               : NULL;
 }
 
 static json_t *entry_json(const apo_profile_entry *e) {
@@ -190,6 +192,10 @@ static int show(apo_runtime *rt, int json) {
     }
 
     cli_print_runtime_warnings(rt);
+    if (off && files.multigpu_message[0] != '\0') {
+        printf("profile %s: nothing is read or written\n", files.multigpu_message);
+        return flush_stdout();
+    }
     if (off) {
         printf("profiles are off (APPORTION_PROFILES=0): nothing is read or written\n");
         return flush_stdout();

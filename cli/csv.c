@@ -70,7 +70,7 @@ static size_t utf8_sequence(const unsigned char *s, size_t n) {
 /* Writes `"text"` to dst, cut after 40 bytes with "...": control bytes and bytes that are not
  * part of valid UTF-8 (a binary file read as CSV) as \xNN, so that a message never carries
  * raw bytes to a terminal. */
-static void quote_text(char *dst, size_t dst_size, const char *s, size_t n) {
+void apo__csv_quote_text(char *dst, size_t dst_size, const char *s, size_t n) {
     size_t o = 0;
     const size_t shown = n > 40 ? 40 : n;
     if (dst_size < 16) {
@@ -311,7 +311,7 @@ static void list_names(char *dst, size_t dst_size, const header_name *names, siz
     dst[0] = '\0';
     for (size_t i = 0; i < n && i < 12; i++) {
         char q[128];
-        quote_text(q, sizeof q, names[i].name, strlen(names[i].name));
+        apo__csv_quote_text(q, sizeof q, names[i].name, strlen(names[i].name));
         int w = snprintf(dst + o, dst_size - o, "%s%s", i ? ", " : "", q);
         if (w < 0 || (size_t)w >= dst_size - o)
             return;
@@ -359,7 +359,7 @@ static int select_column(csv_parser *p, const header_name *names, size_t n, cons
         *selected = found;
         return 0;
     }
-    quote_text(q, sizeof q, want, strlen(want));
+    apo__csv_quote_text(q, sizeof q, want, strlen(want));
     if (matches > 1) {
         /* Only the columns that match: the choice is between them. */
         list_names(list, sizeof list, matching, matches);
@@ -439,7 +439,7 @@ static int read_header(csv_parser *p, header_name **names_out, size_t *n_out, en
     free(sorted);
     if (dup < n) {
         char q[128];
-        quote_text(q, sizeof q, names[dup].name, strlen(names[dup].name));
+        apo__csv_quote_text(q, sizeof q, names[dup].name, strlen(names[dup].name));
         fail_at(p, names[dup].line, dup + 1, names[dup].byte,
                 "duplicate column name %s (also column %zu)", q, first + 1);
         goto fail;
@@ -478,7 +478,7 @@ static int parse_number(csv_parser *p, size_t column, double *out) {
     if (p->field_len == 0)
         return fail_at(p, p->field_line, column, p->field_byte,
                        "empty field, expected a number (--missing-as-nan reads it as NaN)");
-    quote_text(q, sizeof q, f, p->field_len);
+    apo__csv_quote_text(q, sizeof q, f, p->field_len);
     if (isspace((unsigned char)f[0]) || isspace((unsigned char)f[p->field_len - 1]))
         return fail_at(p, p->field_line, column, p->field_byte, "expected a number, got %s", q);
     char *endp = NULL;
@@ -575,6 +575,7 @@ void apo__csv_table_free(apo_csv_table *t) {
     }
     free(t->index);
     free(t->group);
+    free(t->lines);
     free(t->index_name);
     free(t->group_name);
     memset(t, 0, sizeof *t);
@@ -642,7 +643,7 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
             goto fail;
         if (role[c] != ROLE_NONE) {
             char q[128];
-            quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
+            apo__csv_quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
             fail_plain(&p, "column %s is listed twice in --column", q);
             goto fail;
         }
@@ -660,7 +661,7 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
             goto fail;
         if (role[c] != ROLE_NONE) {
             char q[128];
-            quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
+            apo__csv_quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
             fail_plain(&p, "column %s cannot be both a value column and the --group-by column", q);
             goto fail;
         }
@@ -681,7 +682,7 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
             goto fail;
         if (role[index_col] != ROLE_NONE) {
             char q[128];
-            quote_text(q, sizeof q, names[index_col].name, strlen(names[index_col].name));
+            apo__csv_quote_text(q, sizeof q, names[index_col].name, strlen(names[index_col].name));
             fail_plain(&p, "column %s cannot be the --index-column: it is %s", q,
                        role[index_col] == ROLE_GROUP ? "the --group-by column" : "a value column");
             goto fail;
@@ -723,6 +724,12 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
                 }
                 out->index = g;
             }
+            size_t *l = realloc(out->lines, c * sizeof *l);
+            if (l == NULL) {
+                fail_plain(&p, "out of memory");
+                goto fail;
+            }
+            out->lines = l;
             if (out->group_name != NULL) {
                 char **g = realloc(out->group, c * sizeof *g);
                 if (g == NULL) {
@@ -734,6 +741,7 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
             cap = c;
         }
         const size_t r = out->n_records;
+        out->lines[r] = p.line;
         if (out->index != NULL)
             out->index[r] = NULL;
         if (out->group != NULL)

@@ -72,6 +72,7 @@ typedef struct apo_csv_table {
     char **index;        /* index[r]: the trimmed text of the index field */
     char *group_name;    /* NULL without a group column; then group is NULL */
     char **group;
+    size_t *lines; /* lines[r]: the 1-based physical line record r starts on (messages) */
 } apo_csv_table;
 
 /* Parses as apo__csv_parse_column() does, reading every column that req names. Returns 0
@@ -80,5 +81,10 @@ typedef struct apo_csv_table {
 int apo__csv_parse_table(const char *buf, size_t len, const char *name, const apo_csv_request *req,
                          apo_csv_table *out, char *err, size_t err_size);
 void apo__csv_table_free(apo_csv_table *t);
+
+/* Writes the first n bytes of s into dst in double quotes, as messages quote a field: at
+ * most 40 bytes of it (then "..."), quotes and backslashes escaped, control bytes and bytes
+ * that are not valid UTF-8 as \xNN. dst_size must be at least 16 for anything to be written. */
+void apo__csv_quote_text(char *dst, size_t dst_size, const char *s, size_t n);
 
 #endif /* APO_CLI_CSV_H */

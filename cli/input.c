@@ -68,16 +68,13 @@ void cli_swap8(double *v, size_t n) {
     }
 }
 
-/* The name of an input in messages. */
-static const char *input_name(const char *path) {
-    return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
+const char *cli_input_name(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
 
 /* Reads the whole of path ("-": standard input) into *buf (malloc'd, *len bytes): a regular
  * file, a pipe or a FIFO alike; a folder is refused. */
 static int read_whole(const char *path, char **buf, size_t *len, char *err, size_t err_size) {
     const int from_stdin = strcmp(path, "-") == 0;
-    const char *name = input_name(path);
+    const char *name = cli_input_name(path);
     *buf = NULL;
     *len = 0;
     FILE *f = from_stdin ? stdin : fopen(path, "rb");
@@ -197,14 +194,14 @@ int cli_read_f64(const char *path, size_t rows, double **values, size_t *count, 
     size_t len;
     if (read_whole(path, &buf, &len, err, err_size) != 0)
         return -1;
-    return parse_f64(input_name(path), buf, len, rows, values, count, err, err_size);
+    return parse_f64(cli_input_name(path), buf, len, rows, values, count, err, err_size);
 }
 
 int cli_read_input(const char *path, cli_format format, const char *column, size_t rows,
                    unsigned csv_flags, double **values, size_t *count, char *err, size_t err_size) {
     *values = NULL;
     *count = 0;
-    const char *name = input_name(path);
+    const char *name = cli_input_name(path);
     if (cli_input_format(path, format) == CLI_FORMAT_F64) {
         if (column != NULL) {
             ERR("%s: --column applies to CSV input only", name);
@@ -242,7 +239,7 @@ int cli_read_csv_table(const char *path, const apo_csv_request *req, apo_csv_tab
     size_t len;
     if (read_whole(path, &buf, &len, err, err_size) != 0)
         return -1;
-    const int rc = apo__csv_parse_table(buf, len, input_name(path), req, table, err, err_size);
+    const int rc = apo__csv_parse_table(buf, len, cli_input_name(path), req, table, err, err_size);
     free(buf);
     return rc;
 }

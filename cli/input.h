@@ -47,6 +47,9 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
 int cli_read_csv_table(const char *path, const apo_csv_request *req, apo_csv_table *table,
                        char *err, size_t err_size);
 
+/* The name of an input in messages: path, or "<stdin>" for "-". */
+const char *cli_input_name(const char *path);
+
 /* Whether the host stores doubles little-endian, as the raw files do; cli_swap8() reverses
  * the bytes of each of n doubles for a host that does not. */
 int cli_host_is_little_endian(void);

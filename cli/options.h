@@ -34,6 +34,7 @@ typedef struct cli_run_options {
     cli_format input_format;
     int input_format_set; /* only with input */
     int missing_as_nan;   /* only with input */
+    int keep_file_order;  /* --record-order file: only with CSV input, not with --rows */
     const char *output;   /* non-empty when given */
     cli_format format;
     int format_set; /* only with output */

@@ -15,6 +15,7 @@
 const char cli_run_help[] =
     "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME,...]\n"
     "                     [--group-by COL] [--index-column COL] [--missing-as-nan]\n"
+    "                     [--record-order index|file]\n"
     "                     [--rows R]] [--param k=v ...] [--output DIR]\n"
     "                     [--memory SIZE]\n"
     "                     [--format f64|csv]\n"
@@ -48,6 +49,8 @@ const char cli_run_help[] =
     "                       order of first appearance, of any lengths, in one call\n"
     "  --index-column COL   CSV: copied into CSV outputs as their first column (default:\n"
     "                       the first non-numeric column)\n"
+    "  --record-order O     CSV: index (default: each series in order of its index, ISO\n"
+    "                       dates or numbers; equal dates in a series refused) or file\n"
     "\n"
     "Distribution:\n"
     "  --devices LIST       device list as in APPORTION_DEVICES (overrides it), e.g.\n"
@@ -280,6 +283,11 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         } else if (VALUE("--group-by")) {
             if (r > 0)
                 o->group_by = v;
+        } else if (VALUE("--record-order")) {
+            if (r > 0 && strcmp(v, "file") != 0 && strcmp(v, "index") != 0)
+                return cli_usage_error("run", "--record-order '%s': expected index or file", v);
+            if (r > 0)
+                o->keep_file_order = strcmp(v, "file") == 0;
         } else if (VALUE("--input-format")) {
             if (r > 0 && cli_format_parse(v, &o->input_format) != 0)
                 return cli_usage_error("run", "--input-format '%s': expected f64 or csv", v);
@@ -354,6 +362,8 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--input-format needs --input");
     if (o->input == NULL && o->missing_as_nan)
         return cli_usage_error("run", "--missing-as-nan needs --input");
+    if (o->input == NULL && o->keep_file_order)
+        return cli_usage_error("run", "--record-order needs --input");
     if (o->input != NULL && o->input[0] == '\0')
         return cli_usage_error("run", "--input: empty file name (- reads standard input)");
     if (o->output == NULL && o->format_set)

@@ -712,6 +712,7 @@ typedef struct apo_profile_files {
     char thresholds_path[APO_PATH_MAX];
     apo_profile_state thresholds_state;
     char thresholds_message[APO_LABEL_MAX * 2]; /* why ignored, else "" */
+    char thresholds_updated_at[40];             /* when it was written, "" when unknown */
 } apo_profile_files;
 
 #define APO_PROFILE_FILES_INIT                                                                     \

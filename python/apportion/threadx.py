@@ -11,6 +11,7 @@ and THREADX_GPU_THRESHOLD_PATH included, docs/profiles.md). Nothing is computed 
 call is one of the library's.
 """
 
+import ast
 import math
 import re
 import threading
@@ -141,12 +142,83 @@ def _fresh_reader():
     return Runtime("cpu", learn=False, use_gpu="no")
 
 
+def _number_text(value):
+    """A parameter's value as a threshold key writes it (docs/profiles.md, "Keys"): an
+    integer of magnitude up to 2**53 without a decimal point, any other value as the
+    shortest text that reads back to the same double."""
+    v = float(value)
+    if v.is_integer() and abs(v) <= 2**53:
+        return str(int(v))
+    return repr(v)
+
+
+def _canonical_key(key, kernel_params):
+    """The key apportion stores for a key written the ThreadX way: "function:{params}"
+    with ThreadX's function name ("bollinger_bands") and only the parameters given, in any
+    order. None when ``key`` has no such form. ``kernel_params(kernel)`` gives a kernel's
+    {name: default} (None for a function that is no kernel: its parameters stay as given)."""
+    if not isinstance(key, str) or ":" not in key:
+        return None
+    function, _, text = key.partition(":")
+    try:
+        params = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if not isinstance(params, dict):
+        return None
+    if not all(isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in params.items()):
+        return None
+    function = _kernel_name(function)
+    full = dict(kernel_params(function) or {})
+    full.update(params)
+    inner = ", ".join(f"'{name}': {_number_text(full[name])}" for name in sorted(full))
+    return f"{function}:{{{inner}}}"
+
+
+class ThresholdEntries(dict):
+    """The entries of thresholds.json, keyed as the file keys them, and found as well by the
+    key a ThreadX caller wrote for the same measurement: ``entries["bollinger_bands:{'period':
+    20, 'size': 10000}"]`` is the entry stored as ``"bollinger:{'nbdev_dn': 2, 'nbdev_up': 2,
+    'period': 20, 'size': 10000}"`` (the function's apportion name, its other parameters at
+    their defaults). Iterating gives the stored keys."""
+
+    def __init__(self, entries, kernel_params):
+        super().__init__(entries)
+        self._kernel_params = kernel_params
+
+    def _stored_key(self, key):
+        if dict.__contains__(self, key):
+            return key
+        canonical = _canonical_key(key, self._kernel_params)
+        return canonical if canonical is not None and dict.__contains__(self, canonical) else None
+
+    def __missing__(self, key):
+        stored = self._stored_key(key)
+        if stored is None:
+            raise KeyError(key)
+        return dict.__getitem__(self, stored)
+
+    def __contains__(self, key):
+        return self._stored_key(key) is not None
+
+    def get(self, key, default=None):
+        stored = self._stored_key(key)
+        return default if stored is None else dict.__getitem__(self, stored)
+
+
 def get_gpu_thresholds():
-    """thresholds.json as it is now: {key: {"cpu_ms_avg", "gpu_ms_avg", "samples"}} with a
-    time None where that side was never measured (keys as docs/profiles.md gives them)."""
+    """thresholds.json as it is now, in ThreadX's shape: {"updated_at": when it was last
+    written (an RFC 3339 timestamp in UTC, None when unknown), "entries": {key: {"cpu_ms_avg",
+    "gpu_ms_avg", "samples"}}}, a time None where that side was never measured. The entries
+    are keyed as docs/profiles.md gives the keys, and found as well by the key a ThreadX
+    caller wrote (ThresholdEntries)."""
     with _fresh_reader() as rt:
         entries = rt.thresholds()
-    return {e["key"]: {"cpu_ms_avg": e["cpu_ms_avg"], "gpu_ms_avg": e["gpu_ms_avg"], "samples": e["samples"]} for e in entries}
+        updated_at = rt.profile_files()["thresholds_updated_at"] or None
+        kernels = set(rt.kernels())
+        defaults = {k: dict(rt.kernel_info(k)["params"]) for k in kernels}
+    table = {e["key"]: {"cpu_ms_avg": e["cpu_ms_avg"], "gpu_ms_avg": e["gpu_ms_avg"], "samples": e["samples"]} for e in entries}
+    return {"updated_at": updated_at, "entries": ThresholdEntries(table, defaults.get)}
 
 
 def update_gpu_threshold_entry(function_name, params, cpu_ms, gpu_ms):

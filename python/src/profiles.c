@@ -290,13 +290,14 @@ PyObject *apo_py_profile_files(PyObject *op, PyObject *noargs) {
         apo_py_raise(st);
     else
         d = Py_BuildValue(
-            "{s:N,s:s,s:N,s:O,s:N,s:N,s:N,s:s,s:N}", "multigpu_path", str_of(f->multigpu_path),
+            "{s:N,s:s,s:N,s:O,s:N,s:N,s:N,s:s,s:N,s:N}", "multigpu_path", str_of(f->multigpu_path),
             "multigpu_state", apo_profile_state_name(f->multigpu_state), "multigpu_message",
             str_of(f->multigpu_message), "multigpu_threadx",
             f->multigpu_threadx ? Py_True : Py_False, "host", str_of(f->host), "updated_at",
             str_of(f->updated_at), "thresholds_path", str_of(f->thresholds_path),
             "thresholds_state", apo_profile_state_name(f->thresholds_state), "thresholds_message",
-            str_of(f->thresholds_message));
+            str_of(f->thresholds_message), "thresholds_updated_at",
+            str_of(f->thresholds_updated_at));
     PyMem_RawFree(f);
     return d;
 }

@@ -54,7 +54,7 @@ def test_update_gpu_threshold_entry_is_read_by_the_tool(files, tool):
     assert entries[key]["gpu_ms_avg"] == 50.0  # measured once
     assert entries[key]["samples"] == 2
     # And back through Python, from the file.
-    got = threadx.get_gpu_thresholds()
+    got = threadx.get_gpu_thresholds()["entries"]
     assert got[key] == {"cpu_ms_avg": 200.0, "gpu_ms_avg": 50.0, "samples": 2}
     with pytest.raises(ValueError, match="size"):
         threadx.update_gpu_threshold_entry(function_name="bollinger_bands", params={"period": 20}, cpu_ms=1.0, gpu_ms=1.0)
@@ -65,7 +65,7 @@ def test_update_gpu_threshold_entry_is_read_by_the_tool(files, tool):
 def test_thresholds_written_by_the_tool_are_read(files, tool):
     subprocess.run([tool, "profile", "--kernels", "returns_stats", "--sizes", "2000,8000", "--runs", "1", "--devices", DEVICES],
                    check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, APPORTION_SIM_CLOCK="virtual"))
-    got = threadx.get_gpu_thresholds()
+    got = threadx.get_gpu_thresholds()["entries"]
     assert set(got) == {"returns_stats:{'size': 2000}", "returns_stats:{'size': 8000}"}
     assert all(e["samples"] == 1 and e["cpu_ms_avg"] > 0 and e["gpu_ms_avg"] > 0 for e in got.values())
     # The tool's file as stored, and the ratios it solved, seen by a Python runtime.
@@ -109,7 +109,7 @@ def test_profile_auto_balance_stores_the_profile(files, tool):
     assert workloads["bollinger_computation"]["source"] == "profile"
     stored = {d["id"]: d["ratio"] for d in workloads["bollinger_computation"]["devices"]}
     assert stored == pytest.approx(ratios, rel=1e-12)
-    assert any(k.startswith("bollinger:") for k in threadx.get_gpu_thresholds())
+    assert any(k.startswith("bollinger:") for k in threadx.get_gpu_thresholds()["entries"])
     with pytest.raises(ValueError, match="names no kernel"):
         manager.profile_auto_balance(sample_size=20000, runs=1, workload_tag="something_else")
 

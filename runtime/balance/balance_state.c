@@ -286,6 +286,8 @@ static void load_files(apo__balance *b, apo__warnings *w) {
         apo__warn(w, "thresholds ignored: %s", err);
     } else {
         f->thresholds_state = missing ? APO_PROFILE_MISSING : APO_PROFILE_LOADED;
+        snprintf(f->thresholds_updated_at, sizeof f->thresholds_updated_at, "%s",
+                 b->thresholds.updated_at);
     }
 }
 
@@ -318,6 +320,12 @@ void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, s
     }
     if (!b->profiles_on) {
         b->files.multigpu_state = b->files.thresholds_state = APO_PROFILE_OFF;
+        if (s->off_reason != NULL) {
+            snprintf(b->files.multigpu_message, sizeof b->files.multigpu_message, "%s",
+                     s->off_reason);
+            snprintf(b->files.thresholds_message, sizeof b->files.thresholds_message, "%s",
+                     s->off_reason);
+        }
         return;
     }
     load_files(b, w);

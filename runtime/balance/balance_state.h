@@ -62,6 +62,7 @@ typedef struct apo__balance_settings {
     int profiles_on, learn;
     double persist_interval_s;
     apo__profile_location location;
+    const char *off_reason; /* why profiles are off though asked for (files' messages), or NULL */
 } apo__balance_settings;
 
 /* Sets up the state for the devices whose identities `devices` points to (they must outlive

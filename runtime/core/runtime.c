@@ -50,6 +50,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     s->nccl = r.nccl == APO_SWITCH_ON;
     apo__balance_settings *b = &s->balance;
     b->profiles_on = r.profiles == APO_SWITCH_ON;
+    b->off_reason = NULL;
     b->learn = r.learn == APO_SWITCH_ON;
     b->persist_interval_s = r.persist_interval_s;
     b->location.multigpu_path = r.multigpu_path;
@@ -227,6 +228,21 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
     return APO_OK;
 }
 
+/* Whether the profile files' location was named rather than taken from XDG_STATE_HOME or
+ * HOME: an explicit path (apo_config, APPORTION_*_PATH, THREADX_*_PATH) or
+ * APPORTION_PROFILE_DIR. */
+static int profile_location_named(const apo__profile_location *loc) {
+    const char *named[3] = {loc->multigpu_path, loc->thresholds_path, loc->profile_dir};
+    for (size_t i = 0; i < 3; i++)
+        if (named[i] != NULL && named[i][0] != '\0')
+            return 1;
+    return 0;
+}
+
+static const char sim_off_reason[] =
+    "not used with simulated devices: the default profile holds this machine's devices only "
+    "(name a folder with APPORTION_PROFILE_DIR to keep what simulated devices learn)";
+
 apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     if (out == NULL)
         return apo__fail(APO_ERR_NULL, "apo_runtime_create: out is NULL");
@@ -260,6 +276,19 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
      * file with their own local view (docs/cluster.md). */
     if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
         s.balance.profiles_on = 0;
+    /* A simulated device is no device of this machine: what a runtime with one learns (its
+     * models, its ratios, the cpu's model measured beside it) is kept out of the user's
+     * profile, unless a profile location is named (APPORTION_PROFILE_DIR, a path setting or
+     * apo_config's), as the tests, the demo and a user keeping sims on purpose do
+     * (docs/profiles.md, "Simulated devices"). */
+    if (s.balance.profiles_on && !profile_location_named(&s.balance.location)) {
+        for (size_t i = 0; i < rt->n_devices; i++)
+            if (rt->devices[i].info.kind == APO_DEVICE_SIM) {
+                s.balance.profiles_on = 0;
+                s.balance.off_reason = sim_off_reason;
+                break;
+            }
+    }
     const apo_device_info *identities[APO_MAX_DEVICES];
     for (size_t i = 0; i < rt->n_devices; i++)
         identities[i] = &rt->devices[i].info;

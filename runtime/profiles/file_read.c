@@ -158,9 +158,10 @@ static apo_status read_profile(const apo__profile_format *f, const char *path, i
     apo_status st = read_json(path, extra_flags, &root, info, err, err_size);
     if (st != APO_OK || info->missing)
         return st;
+    const int foreign = json_is_object(root) && json_object_get(root, "format") == NULL;
     st = from_root(f, path, root, out, err, err_size);
     if (st != APO_OK)
-        info->fault = APO_READ_BAD_CONTENT;
+        info->fault = foreign ? APO_READ_FOREIGN : APO_READ_BAD_CONTENT;
     return st;
 }
 

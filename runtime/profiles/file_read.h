@@ -16,8 +16,11 @@
 /* Why a read failed, so that a writer knows whether it may set the file aside. */
 typedef enum apo__read_fault {
     APO_READ_FAULT_NONE = 0,
-    APO_READ_UNREADABLE, /* could not be read (permissions, a folder, an I/O error): left alone */
-    APO_READ_BAD_CONTENT /* read, but unusable (too large, not JSON, invalid): set aside */
+    APO_READ_UNREADABLE,  /* could not be read (permissions, a folder, an I/O error): left alone */
+    APO_READ_BAD_CONTENT, /* read, but unusable (too large, not JSON, invalid): set aside */
+    APO_READ_FOREIGN      /* a JSON object without apportion's "format" (ThreadX's shape, or
+                             another program's) that could not be read: left alone, since it
+                             is someone else's file and the write does not need it gone */
 } apo__read_fault;
 
 typedef struct apo__file_info {

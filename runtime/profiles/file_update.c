@@ -285,6 +285,18 @@ apo_status apo__lock_and_read(const char *path, const apo__profile_format *f, vo
                   path, target, f->default_name, lf->reason);
         return APO_ERR_IO;
     }
+    /* A file of ThreadX's shape, or of another program, that apportion cannot read is not
+     * its to move: the write is given up and the file stays as it is (docs/profiles.md,
+     * "An unusable file"). */
+    if (st != APO_OK && lf->info.fault == APO_READ_FOREIGN) {
+        apo__unlock(lf);
+        apo__errf(err, err_size,
+                  "%s is not in apportion's format and cannot be read as ThreadX's either; it "
+                  "is left as it is and nothing was written (move it away to let apportion "
+                  "write there): %s",
+                  target, lf->reason);
+        return APO_ERR_IO;
+    }
     if (st != APO_OK && lf->info.fault == APO_READ_BAD_CONTENT) {
         snprintf(lf->aside_path, sizeof lf->aside_path, "%s.corrupt", target);
         lf->aside = lf->aside_path;

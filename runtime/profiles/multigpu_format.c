@@ -37,8 +37,34 @@ static void device_init(apo__stored_device *d, const char *id) {
 /* The names of apo__entry_origin in the files, in its order. */
 static const char *const origin_names[] = {"profile", "online", "forced", "threadx"};
 
+/* ThreadX's device names as apportion's ids (docs/profiles.md, "The ThreadX shape"): "CPU"
+ * (any case) is "cpu", and "GPU0", "GPU_1", "gpu:2", "cuda3" the GPU of that ordinal,
+ * "cuda:N", which the runtime matches to its Nth GPU. Other names are kept as they are. */
+static void threadx_device_id(const char *name, char *id, size_t id_size) {
+    static const char *const gpu_prefixes[] = {"GPU", "gpu", "cuda"};
+    snprintf(id, id_size, "%s", name);
+    if (strlen(name) == 3 && (name[0] | 0x20) == 'c' && (name[1] | 0x20) == 'p' &&
+        (name[2] | 0x20) == 'u') {
+        snprintf(id, id_size, "cpu");
+        return;
+    }
+    for (size_t i = 0; i < sizeof gpu_prefixes / sizeof gpu_prefixes[0]; i++) {
+        const size_t n = strlen(gpu_prefixes[i]);
+        if (strncmp(name, gpu_prefixes[i], n) != 0)
+            continue;
+        const char *digits = name + n + (name[n] == ':' || name[n] == '_');
+        size_t k = 0;
+        while (digits[k] >= '0' && digits[k] <= '9')
+            k++;
+        if (k > 0 && k <= 4 && digits[k] == '\0')
+            snprintf(id, id_size, "cuda:%s", digits);
+        return;
+    }
+}
+
 /* Reads a `ratios` object into the workload: a device listed in `devices` keeps its own
- * ratio when it has one, any other id becomes a ratios-only device. */
+ * ratio when it has one, any other id becomes a ratios-only device. ThreadX's entries name
+ * devices in its own way, read as apportion's ids. */
 static apo_status read_ratios(const apo__field_ctx *v, const char *wp, const json_t *ratios,
                               apo__stored_workload *w) {
     char rp[APO_JPATH_MAX], jp[APO_JPATH_MAX], got[80];
@@ -46,11 +72,16 @@ static apo_status read_ratios(const apo__field_ctx *v, const char *wp, const jso
     if (!json_is_object(ratios))
         return apo__field_invalid(v, rp, "expected an object of device id to ratio, got %s",
                                   apo__json_describe(ratios, got, sizeof got));
-    const char *id;
+    const char *name;
     const json_t *r;
-    json_object_foreach((json_t *)ratios, id, r) {
-        apo__jpath_join(jp, sizeof jp, rp, id);
-        apo_status st = apo__check_key(v, jp, id, APO_ID_MAX, "a device id");
+    json_object_foreach((json_t *)ratios, name, r) {
+        apo__jpath_join(jp, sizeof jp, rp, name);
+        apo_status st = apo__check_key(v, jp, name, APO_ID_MAX, "a device id");
+        char id[APO_ID_MAX];
+        if (w->origin == APO_ORIGIN_THREADX)
+            threadx_device_id(name, id, sizeof id);
+        else
+            snprintf(id, sizeof id, "%s", name);
         double x = 0;
         if (st == APO_OK)
             st = apo__field_nonneg(v, jp, r, &x);

@@ -225,8 +225,10 @@ apo_status apo__threshold_key_parse(const char *key, apo__threshold_key_parts *p
 
 /* Formats `t` (Unix seconds) as "YYYY-MM-DDTHH:MM:SSZ". */
 void apo__timestamp_format(double t, char *out, size_t out_size);
-/* Parses that form (and fractional seconds, or a +00:00 offset) to Unix seconds; returns
- * -1 when it does not parse. */
+/* Parses that form and the ISO 8601 forms ThreadX writes to Unix seconds: 'T' or a space
+ * between date and time, seconds optional, any fraction of a second, and a zone (Z,
+ * +HH:MM, +HHMM, +HH) or none, which is the local time of the process's zone (Python's
+ * datetime.now().isoformat()). Returns -1 when it does not parse. */
 double apo__timestamp_parse(const char *text);
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * RFC 3339 timestamps, the `updated_at` of the profile files (profile_store.h,
- * timestamps.h). The calendar arithmetic is done here rather than by the C library:
- * timegm() is not POSIX, and mktime() would apply the local time zone.
+ * timestamps.h), and the ISO 8601 forms ThreadX writes (Python's isoformat(): a space or
+ * 'T', microseconds, and no zone for a local time). The calendar arithmetic of zoned times
+ * is done here rather than by the C library: timegm() is not POSIX; mktime() is used only
+ * where the local zone is meant, for times written without one.
  */
 #include "profiles/timestamps.h"
 
@@ -53,20 +55,66 @@ static int digits_at(const char *s, size_t n, unsigned *out) {
     return 0;
 }
 
+/* Reads a zone at s: Z, or an offset +HH:MM, +HHMM or +HH, into *offset (seconds east of
+ * UTC). Returns the characters read, or 0 when there is none or it is malformed. */
+static size_t zone_at(const char *s, long *offset) {
+    if (*s == 'Z' || *s == 'z') {
+        *offset = 0;
+        return 1;
+    }
+    if (*s != '+' && *s != '-')
+        return 0;
+    unsigned oh, om = 0;
+    size_t n = 3;
+    if (digits_at(s + 1, 2, &oh) || oh > 23)
+        return 0;
+    if (s[3] == ':' && !digits_at(s + 4, 2, &om))
+        n = 6;
+    else if (s[3] >= '0' && s[3] <= '9' && !digits_at(s + 3, 2, &om))
+        n = 5;
+    if (om > 59)
+        return 0;
+    *offset = (*s == '-' ? -1 : 1) * (long)(oh * 3600 + om * 60);
+    return n;
+}
+
+/* Unix seconds of a wall-clock time in the process's local zone (TZ), as ThreadX's
+ * datetime.now().isoformat() writes it; -1 when the C library cannot tell. */
+static double local_time(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi,
+                         unsigned sec) {
+    struct tm tm = {0};
+    tm.tm_year = (int)y - 1900;
+    tm.tm_mon = (int)mo - 1;
+    tm.tm_mday = (int)d;
+    tm.tm_hour = (int)h;
+    tm.tm_min = (int)mi;
+    tm.tm_sec = (int)sec;
+    tm.tm_isdst = -1; /* the zone's rules decide whether summer time applies */
+    const time_t t = mktime(&tm);
+    return t == (time_t)-1 ? -1 : (double)t;
+}
+
 double apo__timestamp_parse(const char *text) {
     if (text == NULL)
         return -1;
     const char *s = text;
-    unsigned y, mo, d, h, mi, sec;
+    unsigned y, mo, d, h, mi, sec = 0;
+    /* ISO 8601 as RFC 3339 and Python's isoformat() write it: 'T' or a space between date
+     * and time, seconds optional. */
     if (digits_at(s, 4, &y) || s[4] != '-' || digits_at(s + 5, 2, &mo) || s[7] != '-' ||
-        digits_at(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || digits_at(s + 11, 2, &h) ||
-        s[13] != ':' || digits_at(s + 14, 2, &mi) || s[16] != ':' || digits_at(s + 17, 2, &sec))
+        digits_at(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+        digits_at(s + 11, 2, &h) || s[13] != ':' || digits_at(s + 14, 2, &mi))
         return -1;
+    s += 16;
+    if (*s == ':') {
+        if (digits_at(s + 1, 2, &sec))
+            return -1;
+        s += 3;
+    }
     /* RFC 3339 allows a leap second (60); it is counted as the first second of the next
      * minute, which is what POSIX time does with it anyway. */
     if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 60)
         return -1;
-    s += 19;
     double frac = 0, scale = 0.1;
     if (*s == '.') {
         s++;
@@ -79,22 +127,23 @@ double apo__timestamp_parse(const char *text) {
         }
     }
     long offset = 0;
-    if (*s == 'Z' || *s == 'z') {
-        s++;
-    } else if (*s == '+' || *s == '-') {
-        unsigned oh, om;
-        if (digits_at(s + 1, 2, &oh) || s[3] != ':' || digits_at(s + 4, 2, &om) || oh > 23 ||
-            om > 59)
-            return -1;
-        offset = (*s == '-' ? -1 : 1) * (long)(oh * 3600 + om * 60);
-        s += 6;
-    } else {
+    const size_t zone = zone_at(s, &offset);
+    if (zone == 0 && *s != '\0')
         return -1;
-    }
+    s += zone;
     if (*s != '\0')
         return -1;
-    long long days = days_from_civil(y, mo, d);
-    double t = (double)(days * 86400 + h * 3600 + mi * 60 + sec - offset) + frac;
+    double t;
+    if (zone == 0) {
+        /* No zone: local time, the machine's own clock as ThreadX read it. */
+        t = local_time(y, mo, d, h, mi, sec);
+        if (t < 0)
+            return -1;
+        t += frac;
+    } else {
+        long long days = days_from_civil(y, mo, d);
+        t = (double)(days * 86400 + h * 3600 + mi * 60 + sec - offset) + frac;
+    }
     return t >= 0 ? t : -1;
 }
 

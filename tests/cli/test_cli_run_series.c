@@ -122,9 +122,10 @@ Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeou
             if (i >= length[t])
                 continue;
             x[t] += walk_step(&st);
-            /* MSFT's dates are its own: every other day. */
-            o += (size_t)snprintf(text + o, sizeof text - o, "d%d,%s,%.17g\n", t == 1 ? 2 * i : i,
-                                  tickers[t], x[t]);
+            /* MSFT's dates are its own: every other minute. */
+            const int m = t == 1 ? 2 * i : i;
+            o += (size_t)snprintf(text + o, sizeof text - o, "2024-01-02T%02d:%02d,%s,%.17g\n",
+                                  m / 60, m % 60, tickers[t], x[t]);
             oa[t] += (size_t)snprintf(alone[t] + oa[t], sizeof alone[t] - oa[t], "%.17g\n", x[t]);
         }
     }
@@ -159,7 +160,8 @@ Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeou
                 continue;
             }
             char date[32];
-            snprintf(date, sizeof date, "d%d", t == 1 ? 2 * i : i);
+            const int m = t == 1 ? 2 * i : i;
+            snprintf(date, sizeof date, "2024-01-02T%02d:%02d", m / 60, m % 60);
             cr_assert_str_eq(fields[2 * t], date);
             const double v = strtod(fields[2 * t + 1], NULL);
             cr_assert(memcmp(&v, &single[i], sizeof v) == 0 || (isnan(v) && isnan(single[i])),
@@ -185,8 +187,9 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
     make_work_dir();
     char path[128], out[128], file[256];
     snprintf(path, sizeof path, "%s/l.csv", work);
-    write_text(path, "date,ticker,close\nd1,A,1\nd1,B,10\nd2,A,2\nd2,B,20\nd3,A,4\nd4,A,3\n"
-                     "d3,B,40\n");
+    write_text(path, "date,ticker,close\n2024-01-01,A,1\n2024-01-01,B,10\n2024-01-02,A,2\n2024-01-"
+                     "02,B,20\n2024-01-03,A,4\n2024-01-04,A,3\n"
+                     "2024-01-03,B,40\n");
     snprintf(out, sizeof out, "%s/out", work);
     cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a", "--input",
                                 path, "--group-by", "ticker", "--param", "period=2,3", "--output",
@@ -200,13 +203,14 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
     snprintf(file, sizeof file, "%s/middle.csv", out);
     size_t n = 0;
     char *text = read_all(file, &n);
-    cr_assert_str_eq(text,
-                     "A period=2_date,A period=2,B period=2_date,B period=2,A period=3_date,A "
-                     "period=3,B period=3_date,B period=3\n"
-                     "d1,nan,d1,nan,d1,nan,d1,nan\n"
-                     "d2,1.5,d2,15,d2,nan,d2,nan\n"
-                     "d3,3,d3,30,d3,2.3333333333333335,d3,23.333333333333332\n"
-                     "d4,3.5,,,d4,3,,\n");
+    cr_assert_str_eq(
+        text,
+        "A period=2_date,A period=2,B period=2_date,B period=2,A period=3_date,A "
+        "period=3,B period=3_date,B period=3\n"
+        "2024-01-01,nan,2024-01-01,nan,2024-01-01,nan,2024-01-01,nan\n"
+        "2024-01-02,1.5,2024-01-02,15,2024-01-02,nan,2024-01-02,nan\n"
+        "2024-01-03,3,2024-01-03,30,2024-01-03,2.3333333333333335,2024-01-03,23.333333333333332\n"
+        "2024-01-04,3.5,,,2024-01-04,3,,\n");
     free(text);
     /* A statistic per ticker: one value each, from its own returns. */
     snprintf(out, sizeof out, "%s/stats", work);

@@ -10,6 +10,11 @@
  * - a success gives at least one value and at most one per line end in the input (every
  *   record follows the header's line end), and the values read back bit for bit (NaN as
  *   NaN) from a one-column CSV written with %.17g: what was read is what a user would write.
+ *
+ * The same bytes are read as a table with the default index and, when a column "ticker" is
+ * there, grouped by it, then put in index order (cli/record_order.h): a refusal is a
+ * one-line message naming the input, and an order is one of non-decreasing index keys within
+ * each group (strictly increasing: equal dates in a series are refused).
  */
 #include <math.h>
 #include <stdint.h>
@@ -18,6 +23,7 @@
 
 #include "csv.h"
 #include "fuzz_check.h"
+#include "record_order.h"
 
 #define NAME "fuzz.csv"
 
@@ -69,7 +75,36 @@ static void read_column(const uint8_t *data, size_t size, const char *column, un
     free(values);
 }
 
+static void order_table(const uint8_t *data, size_t size, const char *group) {
+    const char *cols[1] = {"close"};
+    apo_csv_request req = {.columns = cols, .n_columns = 1, .index_auto = 1, .group_column = group};
+    apo_csv_table t;
+    char err[1024];
+    if (apo__csv_parse_table((const char *)data, size, NAME, &req, &t, err, sizeof err) != 0)
+        return;
+    const int rc = cli_order_records(&t, NAME, err, sizeof err);
+    FUZZ_CHECK(fuzz_terminated(err, sizeof err), "message not terminated");
+    if (rc != 0) {
+        FUZZ_CHECK(strncmp(err, NAME, strlen(NAME)) == 0, "message \"%s\"", err);
+        FUZZ_CHECK(fuzz_printable(err), "message holds a control byte: \"%s\"", err);
+    } else if (t.index != NULL) {
+        for (size_t r = 1; r < t.n_records; r++) {
+            if (t.group != NULL && strcmp(t.group[r], t.group[r - 1]) != 0)
+                continue;
+            const cli_index_key a = cli_index_key_parse(t.index[r - 1]);
+            const cli_index_key b = cli_index_key_parse(t.index[r]);
+            if (a.kind == CLI_INDEX_NONE)
+                break; /* a wide file of labels keeps the file's order */
+            FUZZ_CHECK(cli_index_key_compare(&a, &b) < 0, "records %zu and %zu out of order", r - 1,
+                       r);
+        }
+    }
+    apo__csv_table_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    order_table(data, size, NULL);
+    order_table(data, size, "ticker");
     read_column(data, size, NULL, 0);
     read_column(data, size, "close", 0);
     read_column(data, size, "b", 0);

@@ -742,8 +742,8 @@ Test(profile_store, timestamp_rejects, .timeout = 60) {
         "2025-02-29T00:00:00Z",
         "2100-02-29T00:00:00Z",
         "2026-11-31T00:00:00Z",
-        "2026-11-21 10:00:00Z",
-        "2026-11-21T10:00:00",
+        /* A space for 'T', no zone and +0200 are ISO 8601 forms ThreadX writes, read since
+         * (tests/runtime/profiles/test_threadx_files.c). */
         "2026-11-21T10:00:00Zjunk",
         "2026-11-21T24:00:00Z",
         "2026-11-21T10:60:00Z",
@@ -751,7 +751,6 @@ Test(profile_store, timestamp_rejects, .timeout = 60) {
         "2026-11-21T10:00:00.Z",
         "2026-11-21T10:00:00+2:00",
         "2026-11-21T10:00:00+24:00",
-        "2026-11-21T10:00:00+0200",
         "1969-12-31T23:59:59Z",
         "1970-01-01T00:00:00+01:00",
         "26-11-21T10:00:00Z",
