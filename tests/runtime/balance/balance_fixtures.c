@@ -75,29 +75,6 @@ apo_report run(test_job *job, apo_runtime *rt) {
     return report;
 }
 
-/* The plan of a workload of n samples without buffers. */
-apo_plan_info plan_of(apo_runtime *rt, const char *tag, size_t n) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, "returns_stats", &info), APO_OK);
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "returns_stats";
-    w.tag = tag;
-    w.rows = 1;
-    w.cols = n;
-    w.n_inputs = 1;
-    w.n_outputs = info.n_outputs;
-    w.split = APO_SPLIT_TIME;
-    apo_plan_info plan = APO_PLAN_INFO_INIT;
-    apo_status st = apo_plan_workload(rt, &w, &plan);
-    cr_assert_eq(st, APO_OK, "plan of %zu: %s: %s", n, apo_status_name(st), apo_last_error());
-    uint64_t sum = 0;
-    for (size_t i = 0; i < plan.n_devices; i++)
-        sum += plan.device_elements[i];
-    cr_assert_eq(sum, (uint64_t)n, "the plan places every element");
-    cr_assert_eq(plan.elements, (uint64_t)n);
-    return plan;
-}
-
 apo_profile_files files_of(apo_runtime *rt) {
     apo_profile_files f = APO_PROFILE_FILES_INIT;
     cr_assert_eq(apo_profile_files_get(rt, &f), APO_OK, "%s", apo_last_error());

@@ -42,9 +42,6 @@ void job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t n);
 
 apo_report run(test_job *job, apo_runtime *rt);
 
-/* The plan of a workload of n samples without buffers. */
-apo_plan_info plan_of(apo_runtime *rt, const char *tag, size_t n);
-
 apo_profile_files files_of(apo_runtime *rt);
 
 #endif

@@ -117,7 +117,7 @@ static void series_text(char *buf, size_t size, const double *v, int n) {
 
 Test(balance, online_refinement_converges_from_equal_shares, .timeout = 120) {
     apo_runtime *rt = runtime(SET_128, APO_SWITCH_ON, 0);
-    apo_plan_info p0 = plan_of(rt, NULL, SAMPLES);
+    apo_plan_info p0 = test_plan_returns_stats(rt, NULL, SAMPLES);
     cr_assert_eq(p0.ratio_source, APO_RATIOS_EQUAL, "nothing known yet: %s",
                  apo_ratio_source_name(p0.ratio_source));
 
@@ -155,7 +155,7 @@ Test(balance, online_refinement_converges_from_equal_shares, .timeout = 120) {
                       "call %d makespan %.4f ms worse than the equal split's %.4f ms", c + 1,
                       span[c], span[0]);
 
-    apo_plan_info p1 = plan_of(rt, NULL, SAMPLES);
+    apo_plan_info p1 = test_plan_returns_stats(rt, NULL, SAMPLES);
     cr_assert_eq(p1.ratio_source, APO_RATIOS_ONLINE, "plan after learning: %s",
                  apo_ratio_source_name(p1.ratio_source));
     /* Converged: close to rates 1:2:8 (the 50 us latencies shift it slightly). */
@@ -315,7 +315,7 @@ Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device,
               res.devices[1].ratio);
 
     /* 1e6: the slow device alone takes 10 ms, less than the fast one's 20 ms latency. */
-    apo_plan_info p = plan_of(rt, NULL, 1000000);
+    apo_plan_info p = test_plan_returns_stats(rt, NULL, 1000000);
     cr_assert_eq(p.ratio_source, APO_RATIOS_PROFILE, "%s", apo_ratio_source_name(p.ratio_source));
     cr_assert_eq(p.shares[0], 0.0, "fast share at 1e6: %.6g", p.shares[0]);
     cr_assert_eq(p.device_elements[0], 0);
@@ -323,7 +323,7 @@ Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device,
     cr_assert(rel_err(p.predicted_ms, 10.0) < 0.02, "predicted %.6g ms, true 10", p.predicted_ms);
 
     /* 1e7: both, T = 3e7 / 1.1e9 = 27.27 ms, fast 0.7273 of the work. */
-    p = plan_of(rt, NULL, 10000000);
+    p = test_plan_returns_stats(rt, NULL, 10000000);
     cr_assert_eq(p.ratio_source, APO_RATIOS_PROFILE);
     T = 3e7 / 1.1e9;
     cr_assert(fabs(p.shares[0] - (T - 0.02) / 1e-9 / 1e7) < 0.01, "fast share at 1e7: %.4f",
@@ -335,9 +335,9 @@ Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device,
               p.predicted_ms, T * 1e3);
 
     /* Just either side of the flip (2e6 elements: the slow device alone takes 20 ms). */
-    p = plan_of(rt, NULL, 1800000);
+    p = test_plan_returns_stats(rt, NULL, 1800000);
     cr_assert_eq(p.device_elements[0], 0, "fast device used below the flip");
-    p = plan_of(rt, NULL, 2400000);
+    p = test_plan_returns_stats(rt, NULL, 2400000);
     cr_assert_gt(p.device_elements[0], 0, "fast device unused above the flip");
 
     /* And a real call at 1e6 does what the plan said. */
@@ -441,7 +441,7 @@ Test(balance, set_ratios_forces_shares_per_tag_and_clears, .timeout = 60) {
     check_shares(&r, want, "forced 1:0:3");
     cr_assert_eq(r.devices[1].elements, 0, "a device not named gets nothing");
 
-    apo_plan_info p = plan_of(rt, NULL, SAMPLES);
+    apo_plan_info p = test_plan_returns_stats(rt, NULL, SAMPLES);
     cr_assert_eq(p.ratio_source, APO_RATIOS_EXPLICIT);
     cr_assert_eq(p.device_elements[1], 0);
     cr_assert(fabs(p.shares[2] - 0.75) < 1e-12, "planned share %.17g", p.shares[2]);

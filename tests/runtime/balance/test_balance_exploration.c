@@ -103,7 +103,7 @@ Test(balance, a_starved_device_is_probed_on_one_learning_call_in_ten, .timeout =
     run_and_record_b(rt, &job, 9, worked);
     /* Plans are previews: they neither probe nor count towards the next probe. */
     for (int i = 0; i < 5; i++) {
-        apo_plan_info p = plan_of(rt, NULL, SAMPLES);
+        apo_plan_info p = test_plan_returns_stats(rt, NULL, SAMPLES);
         cr_assert_eq(p.device_elements[1], 0, "preview %d gives b %llu elements", i + 1,
                      (unsigned long long)p.device_elements[1]);
     }
