@@ -143,3 +143,27 @@ void test_assert_elements_add_up(const apo_report *report, const char *what) {
         sum += report->devices[d].elements;
     cr_assert_eq(sum, report->elements, "%s: devices' elements add up", what);
 }
+
+/* The plan of a returns_stats workload of one series of n samples under `tag`, without
+ * buffers; asserts that the plan places every element. */
+apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "returns_stats", &info), APO_OK);
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "returns_stats";
+    w.tag = tag;
+    w.rows = 1;
+    w.cols = n;
+    w.n_inputs = 1;
+    w.n_outputs = info.n_outputs;
+    w.split = APO_SPLIT_TIME;
+    apo_plan_info plan = APO_PLAN_INFO_INIT;
+    apo_status st = apo_plan_workload(rt, &w, &plan);
+    cr_assert_eq(st, APO_OK, "plan of %zu: %s: %s", n, apo_status_name(st), apo_last_error());
+    uint64_t sum = 0;
+    for (size_t i = 0; i < plan.n_devices; i++)
+        sum += plan.device_elements[i];
+    cr_assert_eq(sum, (uint64_t)n, "the plan places every element");
+    cr_assert_eq(plan.elements, (uint64_t)n);
+    return plan;
+}

@@ -50,4 +50,8 @@ size_t test_bitwise_diff(const test_job *a, const test_job *b, size_t i);
 /* Random ratios for `n` devices, each in [0.05, 1), from a seed. */
 void test_random_ratios(uint64_t seed, size_t n, double *ratios);
 
+/* The plan of a returns_stats workload of one series of n samples under `tag`, without
+ * buffers; asserts that the plan places every element. */
+apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n);
+
 #endif

@@ -16,6 +16,9 @@
  *
  * The workload is one long series of 2e6 samples (returns_stats tiles of 8192 samples, so
  * rounding shares to whole tiles costs well under 1% of balance).
+ *
+ * Exploration is in test_balance_exploration.c, the CPU-or-GPU decision in
+ * test_balance_thresholds.c, and what the three files share in balance_fixtures.c.
  */
 #define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 #include <criterion/criterion.h>
@@ -28,75 +31,17 @@
 
 #include "helpers.h"
 
-#define SAMPLES 2000000
+#include "balance_fixtures.h"
+
 #define SET_128                                                                                    \
     "sim:a:rate=1e8:latency=50us,sim:b:rate=2e8:latency=50us,sim:c:rate=8e8:latency=50us"
+
 #define FLIP_SET "sim:fast:rate=1e9:latency=20ms,sim:slow:rate=1e8"
 
 static double rel_err(double got, double want) {
     if (want == 0)
         return fabs(got);
     return fabs(got - want) / fabs(want);
-}
-
-/* ---- set-up --------------------------------------------------------------------------- */
-
-/* A temporary folder for the tests that use profile files, removed after each. */
-static char tmpdir[64];
-static char multigpu_path[128], thresholds_path[128];
-
-static void make_tmpdir(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/apo-test-balance-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp");
-    snprintf(multigpu_path, sizeof multigpu_path, "%s/multigpu.json", tmpdir);
-    snprintf(thresholds_path, sizeof thresholds_path, "%s/thresholds.json", tmpdir);
-}
-
-static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void remove_tmpdir(void) {
-    if (tmpdir[0] != '\0' && strstr(tmpdir, "XXXXXX") == NULL)
-        nftw(tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-    tmpdir[0] = '\0';
-}
-
-/* A runtime on `devices` with the virtual sim clock. With `files`, profiles are on and
- * both paths point into the temporary folder; otherwise profiles are off. */
-static apo_runtime *runtime(const char *devices, apo_switch learn, int files) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.learn = learn;
-    config.profiles = files ? APO_SWITCH_ON : APO_SWITCH_OFF;
-    if (files) {
-        config.multigpu_path = multigpu_path;
-        config.thresholds_path = thresholds_path;
-    }
-    apo_runtime *rt = NULL;
-    apo_status st = apo_runtime_create(&config, &rt);
-    cr_assert_eq(st, APO_OK, "runtime on \"%s\": %s: %s", devices, apo_status_name(st),
-                 apo_last_error());
-    return rt;
-}
-
-/* One series of n samples of returns_stats, split along time. */
-static void job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t n) {
-    test_job_init(job, rt, kernel, 1, n, 11);
-    job->w.split = APO_SPLIT_TIME;
-}
-
-static apo_report run(test_job *job, apo_runtime *rt) {
-    apo_report report = APO_REPORT_INIT;
-    apo_status st = test_job_run(job, rt, &report);
-    cr_assert_eq(st, APO_OK, "call: %s: %s", apo_status_name(st), apo_last_error());
-    cr_assert_eq(report.elements, (uint64_t)job->w.rows * job->w.cols);
-    cr_assert(report.virtual_clock, "every device is simulated on the virtual clock");
-    return report;
 }
 
 static void profile(apo_runtime *rt, const char *tag, apo_profile_result *result) {
@@ -129,29 +74,6 @@ static void check_model(const apo_device_model *m, const char *id, double latenc
                  (unsigned long long)m->dropped);
     cr_assert_eq(m->samples, 9, "%s: 3 sizes x 3 runs kept, samples %llu", id,
                  (unsigned long long)m->samples);
-}
-
-/* The plan of a workload of n samples without buffers. */
-static apo_plan_info plan_of(apo_runtime *rt, const char *tag, size_t n) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, "returns_stats", &info), APO_OK);
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "returns_stats";
-    w.tag = tag;
-    w.rows = 1;
-    w.cols = n;
-    w.n_inputs = 1;
-    w.n_outputs = info.n_outputs;
-    w.split = APO_SPLIT_TIME;
-    apo_plan_info plan = APO_PLAN_INFO_INIT;
-    apo_status st = apo_plan_workload(rt, &w, &plan);
-    cr_assert_eq(st, APO_OK, "plan of %zu: %s: %s", n, apo_status_name(st), apo_last_error());
-    uint64_t sum = 0;
-    for (size_t i = 0; i < plan.n_devices; i++)
-        sum += plan.device_elements[i];
-    cr_assert_eq(sum, (uint64_t)n, "the plan places every element");
-    cr_assert_eq(plan.elements, (uint64_t)n);
-    return plan;
 }
 
 /* Saved outputs of a first call, for bitwise comparison with later ones. */
@@ -195,7 +117,7 @@ static void series_text(char *buf, size_t size, const double *v, int n) {
 
 Test(balance, online_refinement_converges_from_equal_shares, .timeout = 120) {
     apo_runtime *rt = runtime(SET_128, APO_SWITCH_ON, 0);
-    apo_plan_info p0 = plan_of(rt, NULL, SAMPLES);
+    apo_plan_info p0 = test_plan_returns_stats(rt, NULL, SAMPLES);
     cr_assert_eq(p0.ratio_source, APO_RATIOS_EQUAL, "nothing known yet: %s",
                  apo_ratio_source_name(p0.ratio_source));
 
@@ -233,7 +155,7 @@ Test(balance, online_refinement_converges_from_equal_shares, .timeout = 120) {
                       "call %d makespan %.4f ms worse than the equal split's %.4f ms", c + 1,
                       span[c], span[0]);
 
-    apo_plan_info p1 = plan_of(rt, NULL, SAMPLES);
+    apo_plan_info p1 = test_plan_returns_stats(rt, NULL, SAMPLES);
     cr_assert_eq(p1.ratio_source, APO_RATIOS_ONLINE, "plan after learning: %s",
                  apo_ratio_source_name(p1.ratio_source));
     /* Converged: close to rates 1:2:8 (the 50 us latencies shift it slightly). */
@@ -393,7 +315,7 @@ Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device,
               res.devices[1].ratio);
 
     /* 1e6: the slow device alone takes 10 ms, less than the fast one's 20 ms latency. */
-    apo_plan_info p = plan_of(rt, NULL, 1000000);
+    apo_plan_info p = test_plan_returns_stats(rt, NULL, 1000000);
     cr_assert_eq(p.ratio_source, APO_RATIOS_PROFILE, "%s", apo_ratio_source_name(p.ratio_source));
     cr_assert_eq(p.shares[0], 0.0, "fast share at 1e6: %.6g", p.shares[0]);
     cr_assert_eq(p.device_elements[0], 0);
@@ -401,7 +323,7 @@ Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device,
     cr_assert(rel_err(p.predicted_ms, 10.0) < 0.02, "predicted %.6g ms, true 10", p.predicted_ms);
 
     /* 1e7: both, T = 3e7 / 1.1e9 = 27.27 ms, fast 0.7273 of the work. */
-    p = plan_of(rt, NULL, 10000000);
+    p = test_plan_returns_stats(rt, NULL, 10000000);
     cr_assert_eq(p.ratio_source, APO_RATIOS_PROFILE);
     T = 3e7 / 1.1e9;
     cr_assert(fabs(p.shares[0] - (T - 0.02) / 1e-9 / 1e7) < 0.01, "fast share at 1e7: %.4f",
@@ -413,9 +335,9 @@ Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device,
               p.predicted_ms, T * 1e3);
 
     /* Just either side of the flip (2e6 elements: the slow device alone takes 20 ms). */
-    p = plan_of(rt, NULL, 1800000);
+    p = test_plan_returns_stats(rt, NULL, 1800000);
     cr_assert_eq(p.device_elements[0], 0, "fast device used below the flip");
-    p = plan_of(rt, NULL, 2400000);
+    p = test_plan_returns_stats(rt, NULL, 2400000);
     cr_assert_gt(p.device_elements[0], 0, "fast device unused above the flip");
 
     /* And a real call at 1e6 does what the plan said. */
@@ -519,7 +441,7 @@ Test(balance, set_ratios_forces_shares_per_tag_and_clears, .timeout = 60) {
     check_shares(&r, want, "forced 1:0:3");
     cr_assert_eq(r.devices[1].elements, 0, "a device not named gets nothing");
 
-    apo_plan_info p = plan_of(rt, NULL, SAMPLES);
+    apo_plan_info p = test_plan_returns_stats(rt, NULL, SAMPLES);
     cr_assert_eq(p.ratio_source, APO_RATIOS_EXPLICIT);
     cr_assert_eq(p.device_elements[1], 0);
     cr_assert(fabs(p.shares[2] - 0.75) < 1e-12, "planned share %.17g", p.shares[2]);
@@ -576,14 +498,6 @@ static int find_entry(apo_runtime *rt, const char *tag, apo_profile_entry *entry
         }
     }
     return 0;
-}
-
-static apo_profile_files files_of(apo_runtime *rt) {
-    apo_profile_files f = APO_PROFILE_FILES_INIT;
-    cr_assert_eq(apo_profile_files_get(rt, &f), APO_OK, "%s", apo_last_error());
-    cr_assert_str_eq(f.multigpu_path, multigpu_path);
-    cr_assert_str_eq(f.thresholds_path, thresholds_path);
-    return f;
 }
 
 static apo_ratio_source first_call_source(apo_runtime *rt) {
@@ -697,439 +611,5 @@ Test(balance, online_refinement_is_stored_at_destroy, .timeout = 120, .init = ma
               e.devices[0].ms_per_melem);
     cr_assert(rel_err(e.devices[1].ms_per_melem, 2.5) < 0.02, "b: %.6g ms/Melem",
               e.devices[1].ms_per_melem);
-    apo_runtime_destroy(rt);
-}
-
-/* ---- exploration (docs/scheduling.md) -------------------------------------------------- */
-
-/* Two sims, the second (slow) left without work by its model: 4e8 against 1e5 elements/s
- * gives it 1/4000 of the call, under one tile of 2e6 samples' 245. */
-#define STARVED_PAIR "sim:a:rate=4e8,sim:b:rate=1e5"
-
-/* The configuration key of device `id` of a runtime over `devices`: a stored model counts
- * only for a device of the same key (docs/profiles.md). */
-static void config_key(const char *devices, const char *id, char *key, size_t size) {
-    apo_runtime *rt = runtime(devices, APO_SWITCH_OFF, 0);
-    size_t n = 0;
-    cr_assert_eq(apo_device_count(rt, &n), APO_OK);
-    key[0] = '\0';
-    for (size_t d = 0; d < n; d++) {
-        apo_device_info info = APO_DEVICE_INFO_INIT;
-        cr_assert_eq(apo_device_get(rt, d, &info), APO_OK);
-        if (strcmp(info.id, id) == 0)
-            snprintf(key, size, "%s", info.config);
-    }
-    apo_runtime_destroy(rt);
-    cr_assert_neq(key[0], '\0', "%s has no device %s", devices, id);
-}
-
-/* Writes a profile for returns_stats that says a runs at 2.5 ms per million elements and b
- * at 10 s per million (STARVED_PAIR's devices), keyed for the devices of `devices`: for
- * STARVED_PAIR a true profile, for a faster b a wrong one of the same configuration. */
-static void write_starving_profile(const char *devices) {
-    char key_a[APO_LABEL_MAX], key_b[APO_LABEL_MAX];
-    config_key(devices, "sim:a", key_a, sizeof key_a);
-    config_key(devices, "sim:b", key_b, sizeof key_b);
-    FILE *fp = fopen(multigpu_path, "w");
-    cr_assert_not_null(fp);
-    fprintf(fp,
-            "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"returns_stats\": {\n"
-            " \"source\": \"profile\", \"sample_size\": 2000000, \"runs\": 5, \"devices\": {\n"
-            "  \"sim:a\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 2.5, "
-            "\"samples\": 15},\n"
-            "  \"sim:b\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 10000, "
-            "\"samples\": 15}},\n"
-            " \"ratios\": {\"sim:a\": 1, \"sim:b\": 0.00025}}}}\n",
-            key_a, key_b);
-    fclose(fp);
-}
-
-/* A runtime on STARVED_PAIR's kind of devices with the profile of write_starving_profile()
- * loaded. */
-static apo_runtime *runtime_with_profile(const char *devices, apo_switch learn) {
-    apo_runtime *rt = runtime(devices, learn, 1);
-    apo_profile_files f = files_of(rt);
-    cr_assert_eq(f.multigpu_state, APO_PROFILE_LOADED, "%s: %s",
-                 apo_profile_state_name(f.multigpu_state), f.multigpu_message);
-    return rt;
-}
-
-/* Runs `calls` calls and records whether device 1 (b) had work in each, checking the bound
- * of every probe: at most 2% of the call's elements, b's share the fraction of the tiles
- * it ran. */
-static void run_and_record_b(apo_runtime *rt, test_job *job, int calls, int *b_worked) {
-    for (int c = 0; c < calls; c++) {
-        apo_report r = run(job, rt);
-        uint64_t e = r.devices[1].elements;
-        b_worked[c] = e > 0;
-        if (e > 0) {
-            cr_assert_leq((double)e, 0.02 * (double)r.elements,
-                          "call %d: b's probe is %llu of %llu elements, over 2%%", c + 1,
-                          (unsigned long long)e, (unsigned long long)r.elements);
-            cr_assert(fabs(r.devices[1].share - (double)r.devices[1].tiles / (double)r.tiles) <
-                          1e-12,
-                      "call %d: b's share %.6g for %llu of %llu tiles", c + 1, r.devices[1].share,
-                      (unsigned long long)r.devices[1].tiles, (unsigned long long)r.tiles);
-        }
-    }
-}
-
-Test(balance, a_starved_device_is_probed_on_one_learning_call_in_ten, .timeout = 120,
-     .init = make_tmpdir, .fini = remove_tmpdir) {
-    write_starving_profile(STARVED_PAIR);
-    apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON);
-    test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
-    enum { CALLS = 35 };
-    int worked[CALLS];
-    run_and_record_b(rt, &job, 9, worked);
-    /* Plans are previews: they neither probe nor count towards the next probe. */
-    for (int i = 0; i < 5; i++) {
-        apo_plan_info p = plan_of(rt, NULL, SAMPLES);
-        cr_assert_eq(p.device_elements[1], 0, "preview %d gives b %llu elements", i + 1,
-                     (unsigned long long)p.device_elements[1]);
-    }
-    run_and_record_b(rt, &job, CALLS - 9, worked + 9);
-    /* The tenth, twentieth and thirtieth call of the tag, and no other: the probes find b
-     * as slow as its model says, so it stays without work in between. */
-    for (int c = 0; c < CALLS; c++)
-        cr_expect_eq(worked[c], (c + 1) % 10 == 0, "call %d: b %s", c + 1,
-                     worked[c] ? "had work" : "had none");
-    /* A probe takes at least a whole tile: it is 4 of the 245 tiles here (the last one
-     * partial), so b computes 3 * 8192 + 1152 samples. */
-    apo_report r = APO_REPORT_INIT;
-    for (int c = CALLS; c < 40; c++)
-        r = run(&job, rt);
-    cr_assert_eq(r.devices[1].elements, 3 * 8192 + 1152, "the 40th call's probe: %llu",
-                 (unsigned long long)r.devices[1].elements);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
-}
-
-Test(balance, no_probe_while_one_tile_is_over_2_percent_of_the_call, .timeout = 120,
-     .init = make_tmpdir, .fini = remove_tmpdir) {
-    write_starving_profile(STARVED_PAIR);
-    apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON);
-    /* 2e5 samples are 25 tiles of 8192: one tile is 4% of the call, so no probe... */
-    test_job small, large;
-    job_init(&small, rt, "returns_stats", 200000);
-    job_init(&large, rt, "returns_stats", SAMPLES);
-    int worked[15];
-    run_and_record_b(rt, &small, 15, worked);
-    for (int c = 0; c < 15; c++)
-        cr_expect_eq(worked[c], 0, "2e5 samples, call %d: b had work", c + 1);
-    /* ...and the probe due since the tenth call comes with the first call that can take it,
-     * then not before ten more. */
-    run_and_record_b(rt, &large, 12, worked);
-    for (int c = 0; c < 12; c++)
-        cr_expect_eq(worked[c], c == 0 || c == 10, "2e6 samples, call %d: b %s", c + 1,
-                     worked[c] ? "had work" : "had none");
-    test_job_free(&small);
-    test_job_free(&large);
-    apo_runtime_destroy(rt);
-
-    /* 49 whole tiles and one of a single sample: 2% is 8028.18 samples, one unit of the
-     * budget, but b, first in device order, would get a whole first tile of 8192. */
-    rt = runtime_with_profile("sim:b:rate=1e5,sim:a:rate=4e8", APO_SWITCH_ON);
-    job_init(&small, rt, "returns_stats", 49 * 8192 + 1);
-    for (int c = 0; c < 12; c++) {
-        apo_report r = run(&small, rt);
-        cr_expect_eq(r.devices[0].elements, 0, "49 tiles and 1 sample, call %d: b ran %llu", c + 1,
-                     (unsigned long long)r.devices[0].elements);
-    }
-    test_job_free(&small);
-    apo_runtime_destroy(rt);
-}
-
-Test(balance, no_probe_without_learning_or_against_given_ratios, .timeout = 120,
-     .init = make_tmpdir, .fini = remove_tmpdir) {
-    write_starving_profile(STARVED_PAIR);
-    /* Learning off: the profile's models stay, and b never gets work. */
-    apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_OFF);
-    test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
-    int worked[25];
-    run_and_record_b(rt, &job, 25, worked);
-    for (int c = 0; c < 25; c++)
-        cr_expect_eq(worked[c], 0, "learning off, call %d: b had work", c + 1);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
-
-    /* Learning on, the same models, and ratios that give b a sliver under one tile: as the
-     * workload's ratios, then forced for the tag. Neither is overridden. */
-    rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON);
-    job_init(&job, rt, "returns_stats", SAMPLES);
-    const double ratios[2] = {1.0, 1e-4};
-    job.w.ratios = ratios;
-    job.w.n_ratios = 2;
-    run_and_record_b(rt, &job, 25, worked);
-    for (int c = 0; c < 25; c++)
-        cr_expect_eq(worked[c], 0, "workload ratios, call %d: b had work", c + 1);
-    job.w.ratios = NULL;
-    job.w.n_ratios = 0;
-    const char *ids[2] = {"sim:a", "sim:b"};
-    cr_assert_eq(apo_set_ratios(rt, "returns_stats", ids, ratios, 2), APO_OK, "%s",
-                 apo_last_error());
-    run_and_record_b(rt, &job, 25, worked);
-    for (int c = 0; c < 25; c++)
-        cr_expect_eq(worked[c], 0, "forced ratios, call %d: b had work", c + 1);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
-}
-
-/* Calls until b is back: returns the first call (1-based) after the first in which it has
- * at least 40% of the work, and checks that the calls after it stay balanced. */
-static int calls_until_back(apo_runtime *rt, test_job *job, int calls) {
-    int back = 0;
-    for (int c = 0; c < calls; c++) {
-        apo_report r = run(job, rt);
-        if (back == 0 && c > 0 && r.devices[1].share >= 0.4)
-            back = c + 1;
-        else if (back > 0)
-            cr_assert_geq(r.balance_efficiency, 0.97, "call %d, after b came back at %d: %.4f",
-                          c + 1, back, r.balance_efficiency);
-    }
-    return back;
-}
-
-Test(balance, a_starved_device_is_probed_and_back_in_use_once_fast, .timeout = 120,
-     .init = make_tmpdir, .fini = remove_tmpdir) {
-    /* Learnt slow: b's first call with work runs at 1e5 elements/s, every later one at 4e8
-     * (as fast as a). Its model leaves it without work until a probe sees the change. */
-    apo_runtime *rt =
-        runtime("sim:a:rate=4e8,sim:b:rate=1e5:slow_after=2:slow_rate=4e8", APO_SWITCH_ON, 0);
-    test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
-    int back = calls_until_back(rt, &job, 15);
-    /* Probed at call 10, in use from call 11. */
-    cr_assert_eq(back, 11, "b back at call %d", back);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
-
-    /* A wrong profile: it says b is slow, b is as fast as a all along. */
-    write_starving_profile("sim:a:rate=4e8,sim:b:rate=4e8");
-    rt = runtime_with_profile("sim:a:rate=4e8,sim:b:rate=4e8", APO_SWITCH_ON);
-    job_init(&job, rt, "returns_stats", SAMPLES);
-    back = calls_until_back(rt, &job, 15);
-    cr_assert_eq(back, 11, "b back at call %d", back);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
-}
-
-Test(balance, exploration_adds_up_over_one_call_runtimes, .timeout = 120, .init = make_tmpdir,
-     .fini = remove_tmpdir) {
-    /* As the command line uses the library: one runtime per call, the profile file between
-     * them. The counters of exploration are stored with the models, so the tenth process
-     * probes the wrongly starved b, and the eleventh, finding its observation after a gap
-     * of calls without work, gives it its fair share. */
-    const char *devices = "sim:a:rate=4e8,sim:b:rate=4e8";
-    write_starving_profile(devices);
-    int first_work = 0, back = 0;
-    for (int c = 1; c <= 12 && back == 0; c++) {
-        apo_runtime *rt = runtime_with_profile(devices, APO_SWITCH_ON);
-        test_job job;
-        job_init(&job, rt, "returns_stats", SAMPLES);
-        apo_report r = run(&job, rt);
-        if (first_work == 0 && r.devices[1].elements > 0)
-            first_work = c;
-        else if (first_work > 0 && r.devices[1].share >= 0.4)
-            back = c;
-        test_job_free(&job);
-        apo_runtime_destroy(rt);
-    }
-    cr_assert_eq(first_work, 10, "b first had work in process %d", first_work);
-    cr_assert_eq(back, 11, "b back in use in process %d", back);
-}
-
-/* ---- apo_should_use_gpu --------------------------------------------------------------- */
-
-static int use_gpu_at(apo_runtime *rt, const apo_param *params, size_t n_params, uint64_t samples) {
-    int use = -1;
-    apo_status st = apo_should_use_gpu(rt, "bollinger", params, n_params, samples, &use);
-    cr_assert_eq(st, APO_OK, "should_use_gpu(%llu): %s: %s", (unsigned long long)samples,
-                 apo_status_name(st), apo_last_error());
-    cr_assert(use == 0 || use == 1, "use_gpu %d", use);
-    return use;
-}
-
-Test(balance, should_use_gpu_interpolates_thresholds, .timeout = 60, .init = make_tmpdir,
-     .fini = remove_tmpdir) {
-    FILE *fp = fopen(thresholds_path, "w");
-    cr_assert_not_null(fp);
-    /* Sizes with their CPU and GPU milliseconds. */
-    static const double rows[3][3] = {{1000, 0.1, 5.0}, {100000, 10, 5.5}, {1000000, 100, 10}};
-    fprintf(fp, "{\"format\": \"apportion.thresholds/1\", \"updated_at\": "
-                "\"2026-01-01T00:00:00Z\",\n \"entries\": {\n");
-    for (int i = 0; i < 3; i++)
-        fprintf(fp,
-                "  \"bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': %.0f}\": "
-                "{\"cpu_ms_avg\": %.17g, \"gpu_ms_avg\": %.17g, \"samples\": 1}%s\n",
-                rows[i][0], rows[i][1], rows[i][2], i < 2 ? "," : "");
-    fprintf(fp, "}}\n");
-    fclose(fp);
-
-    apo_runtime *rt = runtime("cpu", APO_SWITCH_OFF, 1);
-    apo_profile_files f = files_of(rt);
-    cr_assert_eq(f.thresholds_state, APO_PROFILE_LOADED, "%s: %s",
-                 apo_profile_state_name(f.thresholds_state), f.thresholds_message);
-
-    /* Segment [1e3, 1e5]: CPU line 1e-4 ms per sample through the origin; GPU line slope
-     * 0.5 / 99000 ms per sample, latency 5 - 1000 * 0.5 / 99000 = 4.994949... ms. The GPU is
-     * used once the CPU takes longer than that: above 49949.49... samples.
-     * Segment [1e5, 1e6]: CPU 1e-4 ms per sample, GPU latency 5 ms: GPU from 50000 on,
-     * i.e. everywhere in the segment. Beyond the stored sizes, the nearest segment. */
-    const uint64_t no[6] = {1, 100, 1000, 10000, 40000, 49949};
-    const uint64_t yes[7] = {49950, 60000, 100000, 300000, 1000000, 5000000, 100000000};
-    for (int i = 0; i < 6; i++)
-        cr_assert_eq(use_gpu_at(rt, NULL, 0, no[i]), 0, "%llu samples: the CPU is faster",
-                     (unsigned long long)no[i]);
-    for (int i = 0; i < 7; i++)
-        cr_assert_eq(use_gpu_at(rt, NULL, 0, yes[i]), 1, "%llu samples: the GPU is worth it",
-                     (unsigned long long)yes[i]);
-
-    /* Named parameters equal to the defaults are the same entry. */
-    const apo_param same[2] = {{"period", 20}, {"nbdev_up", 2}};
-    cr_assert_eq(use_gpu_at(rt, same, 2, 49949), 0);
-    cr_assert_eq(use_gpu_at(rt, same, 2, 49950), 1);
-
-    /* Parameters never measured, and a kernel never measured. */
-    const apo_param other[1] = {{"period", 30}};
-    int use = -1;
-    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", other, 1, 1000000, &use), APO_ERR_NOT_FOUND);
-    cr_assert_eq(use, 0, "not found leaves use_gpu 0");
-    use = -1;
-    cr_assert_eq(apo_should_use_gpu(rt, "macd", NULL, 0, 1000000, &use), APO_ERR_NOT_FOUND);
-    cr_assert_eq(use, 0);
-    cr_assert_eq(apo_should_use_gpu(rt, "no_such_kernel", NULL, 0, 1000000, &use),
-                 APO_ERR_UNKNOWN_KERNEL);
-    const apo_param bad[1] = {{"period", 1}};
-    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", bad, 1, 1000000, &use), APO_ERR_BAD_PARAM);
-    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000000, NULL), APO_ERR_NULL);
-    apo_runtime_destroy(rt);
-}
-
-/* ---- apo_threshold_record ------------------------------------------------------------- */
-
-/* The entry of `key`, found by a fresh runtime reading the file: what another process sees. */
-static apo_threshold_info stored_threshold(const char *key) {
-    apo_runtime *rt = runtime("cpu", APO_SWITCH_OFF, 1);
-    size_t n = 0;
-    cr_assert_eq(apo_threshold_count(rt, &n), APO_OK);
-    apo_threshold_info info = APO_THRESHOLD_INFO_INIT;
-    for (size_t i = 0; i < n; i++) {
-        cr_assert_eq(apo_threshold_get(rt, i, &info), APO_OK);
-        if (strcmp(info.key, key) == 0) {
-            apo_runtime_destroy(rt);
-            return info;
-        }
-    }
-    apo_runtime_destroy(rt);
-    cr_assert_fail("no entry \"%s\" among %zu", key, n);
-    return info;
-}
-
-Test(balance, recorded_thresholds_are_merged_stored_and_decide, .timeout = 60, .init = make_tmpdir,
-     .fini = remove_tmpdir) {
-    apo_runtime *rt = runtime("cpu", APO_SWITCH_OFF, 1);
-    /* The rows of should_use_gpu_interpolates_thresholds, recorded instead of written; the
-     * middle one in two measurements whose averages are its times (10 = (8 + 12) / 2). */
-    const apo_param period[1] = {{"period", 20}};
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", period, 1, 1000, 0.1, 5.0), APO_OK, "%s",
-                 apo_last_error());
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 100000, 8, 5.5), APO_OK);
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 100000, 12, NAN), APO_OK);
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1000000, 100, 10), APO_OK);
-    /* Defaults completed, so the decision of the in-memory table is the documented one. */
-    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49949), 0);
-    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49950), 1);
-    /* A name that is no kernel is stored as given, with its size. */
-    const apo_param threadx[1] = {{"period", 20}};
-    cr_assert_eq(apo_threshold_record(rt, "bollinger_bands", threadx, 1, 10000, 150, 50), APO_OK);
-    apo_runtime_destroy(rt);
-
-    apo_threshold_info mid =
-        stored_threshold("bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': 100000}");
-    cr_assert_eq(mid.cpu_ms_avg, 10.0);
-    cr_assert_eq(mid.gpu_ms_avg, 5.5, "one GPU time: its own average");
-    cr_assert_eq(mid.samples, 2);
-    apo_threshold_info tx = stored_threshold("bollinger_bands:{'period': 20, 'size': 10000}");
-    cr_assert_eq(tx.cpu_ms_avg, 150.0);
-    cr_assert_eq(tx.gpu_ms_avg, 50.0);
-
-    /* A fresh runtime reads the same decision from the file. */
-    rt = runtime("cpu", APO_SWITCH_OFF, 1);
-    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49949), 0);
-    cr_assert_eq(use_gpu_at(rt, NULL, 0, 49950), 1);
-
-    /* Refusals. */
-    cr_assert_eq(apo_threshold_record(NULL, "bollinger", NULL, 0, 1, 1, 1), APO_ERR_NULL);
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 1, 1, 1, 1), APO_ERR_NULL);
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1, NAN, NAN),
-                 APO_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1, -1, 1),
-                 APO_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", NULL, 0, 1, 1, INFINITY),
-                 APO_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(apo_threshold_record(rt, "bad name", NULL, 0, 1, 1, 1), APO_ERR_INVALID_ARGUMENT);
-    const apo_param bad_period[1] = {{"period", 1}};
-    cr_assert_eq(apo_threshold_record(rt, "bollinger", bad_period, 1, 1, 1, 1), APO_ERR_BAD_PARAM);
-    const apo_param size[1] = {{"size", 5}};
-    cr_assert_eq(apo_threshold_record(rt, "custom", size, 1, 1, 1, 1), APO_ERR_INVALID_ARGUMENT);
-    const apo_param twice[2] = {{"a", 1}, {"a", 2}};
-    cr_assert_eq(apo_threshold_record(rt, "custom", twice, 2, 1, 1, 1), APO_ERR_INVALID_ARGUMENT);
-    const apo_param nan_value[1] = {{"a", NAN}};
-    cr_assert_eq(apo_threshold_record(rt, "custom", nan_value, 1, 1, 1, 1),
-                 APO_ERR_INVALID_ARGUMENT);
-    apo_runtime_destroy(rt);
-}
-
-/* Profiling a real cpu beside a stand-in GPU with a large fixed time fills the thresholds
- * in memory (profiles off), and the decision follows: the cpu alone for small series, the
- * stand-in too once the cpu's predicted time passes its 50 ms latency. */
-Test(balance, profiling_feeds_the_cpu_or_gpu_decision_in_memory, .timeout = 120) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = "cpu:threads=1,sim:gpu:rate=1e10:latency=50ms";
-    /* The stand-in's time grows by 40 us from the smallest size to the largest: on the wall
-     * clock a loaded machine's sleeps wander further than that, and the fit then finds no
-     * growth. On the virtual clock its time is exactly its model; the cpu's is measured. */
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
-    apo_runtime *rt = NULL;
-    cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
-    int use = -1;
-    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000, &use), APO_ERR_NOT_FOUND);
-    cr_assert_eq(use, 0);
-
-    static const uint64_t sizes[3] = {20000, 100000, 400000};
-    apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
-    opt.tag = "bollinger";
-    opt.sizes = sizes;
-    opt.n_sizes = 3;
-    opt.runs = 3;
-    apo_profile_result r = APO_PROFILE_RESULT_INIT;
-    cr_assert_eq(apo_profile_auto_balance(rt, &opt, &r), APO_OK, "%s", apo_last_error());
-    cr_assert_eq(r.written, 0, "profiles are off: nothing is written");
-    size_t n = 0;
-    cr_assert_eq(apo_threshold_count(rt, &n), APO_OK);
-    cr_assert_eq(n, 3, "one threshold entry per size, got %zu", n);
-    apo_threshold_info info = APO_THRESHOLD_INFO_INIT;
-    cr_assert_eq(apo_threshold_get(rt, 0, &info), APO_OK);
-    cr_assert(strstr(info.key, "bollinger:{'nbdev_dn': 2, 'nbdev_up': 2, 'period': 20, 'size': ") ==
-                  info.key,
-              "%s", info.key);
-    cr_assert(info.gpu_ms_avg >= 50.0, "the stand-in's time includes its latency: %g",
-              info.gpu_ms_avg);
-    cr_assert(isfinite(info.cpu_ms_avg) && info.samples == 1);
-    cr_assert_eq(info.simulated, 1, "the GPU side's time came from a sim device");
-
-    /* A single-threaded cpu takes well under 50 ms for 1000 samples and far more for 1e9. */
-    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000, &use), APO_OK);
-    cr_assert_eq(use, 0);
-    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", NULL, 0, 1000000000, &use), APO_OK);
-    cr_assert_eq(use, 1);
-    /* Other parameters were never measured. */
-    apo_param other = {"period", 30};
-    cr_assert_eq(apo_should_use_gpu(rt, "bollinger", &other, 1, 1000, &use), APO_ERR_NOT_FOUND);
     apo_runtime_destroy(rt);
 }

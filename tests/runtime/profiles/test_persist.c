@@ -94,18 +94,7 @@ static size_t warnings_naming(apo_runtime *rt, const char *a, const char *b) {
 
 /* Device d's share of a call of SAMPLES samples of returns_stats under `tag`, as planned. */
 static double planned_share(apo_runtime *rt, const char *tag, size_t d) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, "returns_stats", &info), APO_OK);
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "returns_stats";
-    w.tag = tag;
-    w.rows = 1;
-    w.cols = SAMPLES;
-    w.n_inputs = 1;
-    w.n_outputs = info.n_outputs;
-    w.split = APO_SPLIT_TIME;
-    apo_plan_info plan = APO_PLAN_INFO_INIT;
-    cr_assert_eq(apo_plan_workload(rt, &w, &plan), APO_OK, "%s", apo_last_error());
+    apo_plan_info plan = test_plan_returns_stats(rt, tag, SAMPLES);
     return (double)plan.device_elements[d] / SAMPLES;
 }
 
