@@ -289,6 +289,7 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_py_args a;
     PyObject *held_ratios = NULL, *held_lengths = NULL, *outs = NULL, *report_dict = NULL;
     apo_report *report = NULL;
+    uint64_t nonfinite = 0;
     if (apo_py_args_fill(&a, params, grid) < 0 || take_inputs(inputs, &w, in_ptrs) < 0 ||
         apo_py_take_ratios(ratios, &held_ratios, &w) < 0 ||
         take_row_lengths(row_lengths, &held_lengths, &w) < 0)
@@ -299,14 +300,14 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     outs = take_outputs(rt, &w, outputs, out_ptrs, flat);
     if (outs == NULL)
         goto done;
-    if (want_report) {
-        report = PyMem_RawCalloc(1, sizeof *report);
-        if (report == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        report->size = sizeof *report;
+    /* Always a report, as the CLI asks for one: its count of outputs that are not finite
+     * although their inputs are is what the caller is warned about (runtime.py). */
+    report = PyMem_RawCalloc(1, sizeof *report);
+    if (report == NULL) {
+        PyErr_NoMemory();
+        goto done;
     }
+    report->size = sizeof *report;
     apo_status st;
     self->busy++;
     Py_BEGIN_ALLOW_THREADS
@@ -315,10 +316,12 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     self->busy--;
     if (st != APO_OK) {
         apo_py_raise(st);
+        apo_py_chain_kernel_error(self);
         Py_CLEAR(outs);
         goto done;
     }
-    if (report != NULL) {
+    Py_CLEAR(self->kernel_error); /* a kernel that failed on one device and not on another */
+    if (want_report) {
         report_dict = apo_py_report_dict(report);
         if (report_dict == NULL) {
             Py_CLEAR(outs);
@@ -329,6 +332,8 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
         Py_INCREF(report_dict);
     }
 done:
+    if (report != NULL)
+        nonfinite = report->nonfinite_outputs;
     PyMem_RawFree(report);
     Py_XDECREF(held_ratios);
     Py_XDECREF(held_lengths);
@@ -337,7 +342,8 @@ done:
         Py_XDECREF(report_dict);
         return NULL;
     }
-    PyObject *r = PyTuple_Pack(2, outs, report_dict);
+    PyObject *r = Py_BuildValue("(OOK)", outs, report_dict,
+                                (unsigned long long)nonfinite);
     Py_DECREF(outs);
     Py_DECREF(report_dict);
     return r;
