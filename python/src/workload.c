@@ -342,8 +342,7 @@ done:
         Py_XDECREF(report_dict);
         return NULL;
     }
-    PyObject *r = Py_BuildValue("(OOK)", outs, report_dict,
-                                (unsigned long long)nonfinite);
+    PyObject *r = Py_BuildValue("(OOK)", outs, report_dict, (unsigned long long)nonfinite);
     Py_DECREF(outs);
     Py_DECREF(report_dict);
     return r;
