@@ -40,6 +40,8 @@ static void py_kernel_free(PyObject *capsule) {
     PyMem_Free(k);
 }
 
+static PyObject *traceback_module;
+
 /* Keeps the first exception of a call, with its traceback, for apo_py_chain_kernel_error;
  * later ones (other tiles of the same failure) are dropped, so the traceback is shown once,
  * when the caller sees the call's exception, rather than once a tile on stderr. */
@@ -50,6 +52,14 @@ static void keep_kernel_error(py_kernel *k) {
     if (value != NULL && tb != NULL)
         PyException_SetTraceback(value, tb);
     if (k->owner->kernel_error == NULL && value != NULL) {
+        /* The frames' locals go: they hold the views of the call's arrays (views()), which
+         * must not outlive the call, and a kept traceback would keep them. */
+        if (tb != NULL) {
+            PyObject *r = PyObject_CallMethod(traceback_module, "clear_frames", "O", tb);
+            if (r == NULL)
+                PyErr_Clear();
+            Py_XDECREF(r);
+        }
         k->owner->kernel_error = value;
         value = NULL;
     }
@@ -68,6 +78,16 @@ void apo_py_chain_kernel_error(apo_py_runtime *self) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
+    /* KeyboardInterrupt or SystemExit in a kernel (Ctrl-C lands in one when the kernel runs
+     * on the main thread) is not the kernel's failure: it goes on as itself. */
+    if (!PyObject_IsInstance(cause, PyExc_Exception)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        PyErr_SetObject((PyObject *)Py_TYPE(cause), cause);
+        Py_DECREF(cause);
+        return;
+    }
     if (value != NULL)
         PyException_SetCause(value, cause); /* steals cause; sets __suppress_context__ */
     else
@@ -181,6 +201,9 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
         desc.user = NULL;
     } else if (PyErr_ExceptionMatches(PyExc_AttributeError) && PyCallable_Check(cpu)) {
         PyErr_Clear();
+        if (traceback_module == NULL &&
+            (traceback_module = PyImport_ImportModule("traceback")) == NULL)
+            return NULL;
         py_kernel *k = PyMem_Calloc(1, sizeof *k);
         if (k == NULL)
             return PyErr_NoMemory();

@@ -142,3 +142,62 @@ def test_pandas_text_column_is_still_refused(cpu_rt):
     pd = pytest.importorskip("pandas")
     with pytest.raises(TypeError, match="dtype"):
         apportion.bollinger(pd.Series(["1", "2", "x"] * 10, dtype="string"), runtime=cpu_rt)
+
+
+def test_ctrl_c_stops_a_sweep_after_the_current_piece():
+    """A SIGINT arriving during a large sweep raises KeyboardInterrupt after the piece that
+    was running, not after the whole call. The signal comes from the first tile the kernel
+    computes (no timing involved); the tiles computed by then show how far the call went.
+    The kernel runs on a simulated device, whose tiles run on a thread of its own, so that no
+    Python code runs on the main thread during the call: the signal is handled between
+    pieces, as it is for a built-in kernel."""
+    import _thread
+    import threading
+
+    tiles = []
+
+    def kernel(inputs, outputs, row, begin, end, params, seed):
+        assert threading.current_thread() is not threading.main_thread()
+        if not tiles:
+            _thread.interrupt_main()  # as Ctrl-C: Python's SIGINT handler runs on the main thread
+        tiles.append(params[0])
+
+    cols = 1 << 20  # one set is a quarter of a piece (docs/python.md): 4 sets a piece
+    x = np.zeros(cols)
+    with apportion.Runtime("sim:a:rate=1e9", profiles=False, learn=False, sim_clock="virtual") as rt:
+        rt.register_kernel("count", kernel, params={"p": 0.0})
+        with pytest.raises(KeyboardInterrupt):
+            rt.compute("count", x, p=list(range(40)))
+        assert tiles, "the kernel ran"
+        assert max(tiles) < 4, "sets past the first piece were computed: %s" % sorted(set(tiles))
+        # The runtime is usable after the interruption, and an uninterrupted sweep in pieces
+        # computes every set.
+        tiles.append(-1)
+        rt.compute("count", x, p=list(range(40)))
+        assert set(tiles) == set(range(40)) | {-1}
+
+
+def test_a_sweep_in_pieces_is_bitwise_the_sweep_in_one_call(cpu_rt, walk):
+    """Pieces are used only without a report; with one, the call runs whole: both the same."""
+    x = walk(0, 1 << 18)  # 16 sets a piece: pieces of 16, 16 and 4 sets
+    periods = list(range(5, 41))
+    pieced = cpu_rt.compute("bollinger", x, period=periods)
+    whole, rep = cpu_rt.compute("bollinger", x, period=periods, report=True)
+    assert rep["sets"] == len(periods)
+    for a, b in zip(pieced, whole):
+        assert_bitwise(a, b)
+
+
+def test_ctrl_c_inside_a_python_kernel_is_a_keyboard_interrupt():
+    """On one cpu thread the kernel runs on the main thread, where Python runs the SIGINT
+    handler inside the kernel: the call raises KeyboardInterrupt, not KernelFailedError."""
+    import _thread
+
+    def kernel(inputs, outputs, row, begin, end, params, seed):
+        _thread.interrupt_main()
+        sum(range(1000))  # bytecode, where the pending handler runs
+
+    with apportion.Runtime("cpu:threads=1", profiles=False, learn=False) as rt:
+        rt.register_kernel("interrupted", kernel)
+        with pytest.raises(KeyboardInterrupt):
+            rt.compute("interrupted", np.zeros(1000))
