@@ -89,11 +89,14 @@ fi
 # found in them afterwards fails the suite. They are left writable on purpose: a profile
 # write that fails is only a warning, which a test would never see, and root writes into a
 # read-only folder anyway; a write that lands is what the check below catches.
+# TMPDIR is private and empty too: every temporary file or folder a test makes goes there
+# (the tests take TMPDIR, as mktemp and Python's tempfile do), and anything a test leaves
+# behind, an empty folder included, fails the suite rather than piling up in /tmp.
 sandbox=$(mktemp -d)
 trap 'rm -rf "$sandbox"' EXIT
-mkdir "$sandbox/home" "$sandbox/state"
+mkdir "$sandbox/home" "$sandbox/state" "$sandbox/tmp"
 status=0
-HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state \
+HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state TMPDIR=$sandbox/tmp \
     meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" ||
     status=$?
 
@@ -103,6 +106,12 @@ if [ -n "$written" ]; then
     echo "scripts/test.sh: tests wrote into HOME or XDG_STATE_HOME (a private folder here):" >&2
     echo "$written" | sed 's/^/  /' >&2
     extra+=(--failed "no test writes into HOME or XDG_STATE_HOME")
+fi
+left=$(cd "$sandbox" && find tmp -mindepth 1 -maxdepth 2 | head -n 20)
+if [ -n "$left" ]; then
+    echo "scripts/test.sh: tests left these in their TMPDIR (a private folder here):" >&2
+    echo "$left" | sed 's/^/  /' >&2
+    extra+=(--failed "no test leaves anything in TMPDIR")
 fi
 python3 scripts/count-results.py "${extra[@]}" "$build/meson-logs/testlog.json" || status=1
 exit $status
