@@ -327,6 +327,19 @@ static int any_simulated(const apo_runtime *rt) {
     return 0;
 }
 
+/* Whether some device of rt is a real one, whose times the machine's load can spoil. */
+static int any_real(const apo_runtime *rt) {
+    size_t n = 0;
+    if (apo_device_count(rt, &n) != APO_OK)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        apo_device_info d = APO_DEVICE_INFO_INIT;
+        if (apo_device_get(rt, i, &d) == APO_OK && d.kind != APO_DEVICE_SIM)
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- the command ------------------------------------------------------------------------- */
 
 typedef struct profile_run {
@@ -407,9 +420,10 @@ static int profile_all(const cli_profile_options *o, profile_run *s) {
     const int progress = cli_stderr_is_tty();
     /* Read before anything is measured (once profiling runs, the load is partly its own),
      * and said before too, so that a profile the library refuses on a busy machine is
-     * explained as well. */
+     * explained as well. Simulated devices are modelled: no load spoils their times. */
     char note[512];
-    if (cli_load_warning(load_average(), sysconf(_SC_NPROCESSORS_ONLN), note, sizeof note))
+    if (any_real(s->rt) &&
+        cli_load_warning(load_average(), sysconf(_SC_NPROCESSORS_ONLN), note, sizeof note))
         fprintf(stderr, "apportion: warning: %s\n", note);
     for (size_t k = 0; k < o->n_kernels; k++) {
         const char *tag = o->kernels[k];

@@ -46,7 +46,9 @@ static char tmpdir[64];
 static char multigpu_path[128], thresholds_path[128];
 
 static void make_tmpdir(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/apo-test-balance-XXXXXX");
+    const char *tmp = getenv("TMPDIR"); /* scripts/test.sh gives a private one */
+    snprintf(tmpdir, sizeof tmpdir, "%s/apo-test-balance-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
     cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp");
     snprintf(multigpu_path, sizeof multigpu_path, "%s/multigpu.json", tmpdir);
     snprintf(thresholds_path, sizeof thresholds_path, "%s/thresholds.json", tmpdir);

@@ -47,7 +47,9 @@ static const char *child_stdin;
 static void make_work_dir(void) {
     if (work[0] != '\0')
         return;
-    snprintf(work, sizeof work, "/tmp/apo_test_cli_XXXXXX");
+    const char *tmp = getenv("TMPDIR"); /* scripts/test.sh gives a private one */
+    snprintf(work, sizeof work, "%s/apo_test_cli_XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
     cr_assert_not_null(mkdtemp(work), "mkdtemp: %s", strerror(errno));
 }
 

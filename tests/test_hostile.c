@@ -48,7 +48,9 @@
 static char dir[64], mpath[256], tpath[256];
 
 static void make_dir(void) {
-    snprintf(dir, sizeof dir, "/tmp/apo-hostile-XXXXXX");
+    const char *tmp = getenv("TMPDIR"); /* scripts/test.sh gives a private one */
+    snprintf(dir, sizeof dir, "%s/apo-hostile-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(mpath, sizeof mpath, "%s/multigpu.json", dir);
     snprintf(tpath, sizeof tpath, "%s/thresholds.json", dir);

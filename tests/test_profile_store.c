@@ -6,7 +6,7 @@
  * threshold keys and timestamps, and that concurrent writers lose nothing while a reader
  * never sees a torn file.
  *
- * Every case that writes works in its own mkdtemp folder under /tmp and removes it.
+ * Every case that writes works in its own mkdtemp folder under TMPDIR (else /tmp) and removes it.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -34,7 +34,8 @@
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 static void make_tmp(char *dir, size_t size) {
-    snprintf(dir, size, "/tmp/apo-profile-XXXXXX");
+    const char *tmp = getenv("TMPDIR"); /* scripts/test.sh gives a private one */
+    snprintf(dir, size, "%s/apo-profile-XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 }
 
