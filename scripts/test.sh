@@ -95,6 +95,10 @@ fi
 sandbox=$(mktemp -d)
 trap 'rm -rf "$sandbox"' EXIT
 mkdir "$sandbox/home" "$sandbox/state" "$sandbox/tmp"
+# Like /tmp: the tests that drop root for another user (test_hostile, test_profile_store)
+# make folders there that the other user must reach.
+chmod 0755 "$sandbox"
+chmod 1777 "$sandbox/tmp"
 status=0
 HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state TMPDIR=$sandbox/tmp \
     meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" ||
