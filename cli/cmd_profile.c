@@ -10,12 +10,14 @@
 #include "cli.h"
 #include "json_report.h"
 #include "options.h"
+#include "profile_checks.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A stored updated_at at most this far in the future is taken as "just now" (timestamps
  * have whole seconds); further ahead, the clock that wrote it was wrong and its age is not
@@ -325,6 +327,19 @@ static int any_simulated(const apo_runtime *rt) {
     return 0;
 }
 
+/* Whether some device of rt is a real one, whose times the machine's load can spoil. */
+static int any_real(const apo_runtime *rt) {
+    size_t n = 0;
+    if (apo_device_count(rt, &n) != APO_OK)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        apo_device_info d = APO_DEVICE_INFO_INIT;
+        if (apo_device_get(rt, i, &d) == APO_OK && d.kind != APO_DEVICE_SIM)
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- the command ------------------------------------------------------------------------- */
 
 typedef struct profile_run {
@@ -366,6 +381,31 @@ static void report_files(const profile_run *s, json_t *j) {
     printf("%-11s %s\n", "", files.thresholds_path);
 }
 
+/* The 1-minute load average (NaN where /proc/loadavg cannot be read). */
+static double load_average(void) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    double load1 = NAN;
+    if (f != NULL) {
+        if (fscanf(f, "%lf", &load1) != 1)
+            load1 = NAN;
+        fclose(f);
+    }
+    return load1;
+}
+
+/* Warns on stderr, whatever the format (as `run` does for non-finite outputs), about each
+ * host device whose measured fixed cost no idle host has (profile_checks.h). */
+static void check_models(const apo_runtime *rt, const apo_profile_result *res) {
+    char note[512];
+    for (size_t i = 0; i < res->n_devices && i < APO_MAX_DEVICES; i++) {
+        const apo_device_model *m = &res->devices[i];
+        apo_device_info d = APO_DEVICE_INFO_INIT;
+        const int simulated = apo_device_get(rt, i, &d) != APO_OK || d.kind == APO_DEVICE_SIM;
+        if (m->valid && cli_latency_warning(m->id, simulated, m->latency_ms, note, sizeof note))
+            fprintf(stderr, "apportion: warning: %s: %s\n", res->tag, note);
+    }
+}
+
 static int profile_all(const cli_profile_options *o, profile_run *s) {
     int rc = cli_runtime_create(o->devices, &s->rt);
     if (rc != CLI_EXIT_OK)
@@ -383,6 +423,13 @@ static int profile_all(const cli_profile_options *o, profile_run *s) {
 
     const int simulated = any_simulated(s->rt);
     const int progress = cli_stderr_is_tty();
+    /* Read before anything is measured (once profiling runs, the load is partly its own),
+     * and said before too, so that a profile the library refuses on a busy machine is
+     * explained as well. Simulated devices are modelled: no load spoils their times. */
+    char note[512];
+    if (any_real(s->rt) &&
+        cli_load_warning(load_average(), sysconf(_SC_NPROCESSORS_ONLN), note, sizeof note))
+        fprintf(stderr, "apportion: warning: %s\n", note);
     for (size_t k = 0; k < o->n_kernels; k++) {
         const char *tag = o->kernels[k];
         if (o->older_text != NULL && is_fresh(s->rt, tag, o->older_s, &s->skips[s->n_skips])) {
@@ -435,6 +482,7 @@ static int profile_all(const cli_profile_options *o, profile_run *s) {
             json_array_append_new(s->profiles, result_json(&res));
         else
             result_print(o, &res, simulated);
+        check_models(s->rt, &res);
         if (st == APO_ERR_IO) {
             char what[96];
             snprintf(what, sizeof what, "%s: the profile could not be stored", tag);

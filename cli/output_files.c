@@ -3,6 +3,8 @@
  */
 #include "output_files.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -166,11 +168,91 @@ static int make_dirs(char *err, size_t err_size) {
     return 0;
 }
 
+/* This machine's name as it goes into a temporary file's name: letters, digits, '_' and
+ * '-' only (no '.', which separates the name's fields), at most 63 of them. */
+static void host_tag(char *out, size_t size) {
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+        snprintf(host, sizeof host, "localhost");
+    size_t n = 0;
+    for (const char *c = host; *c != '\0' && n + 1 < size && n < 63; c++)
+        out[n++] = isalnum((unsigned char)*c) || *c == '-' ? *c : '_';
+    out[n] = '\0';
+}
+
+/* Whether `entry` is a temporary output file named as open_file() names them,
+ * .NAME.EXT.HOST-PID.XXXXXX with EXT f64 or csv, of this machine (`host`) and of a process
+ * other than this one; *pid is that process. */
+static int temp_of_other_process(const char *entry, const char *host, pid_t *pid) {
+    const size_t len = strlen(entry);
+    if (entry[0] != '.' || len < 8 || entry[len - 7] != '.')
+        return 0;
+    /* Back from the random suffix: the HOST-PID field, then the extension. */
+    size_t end = len - 7, start = end;
+    while (start > 0 && entry[start - 1] != '.')
+        start--;
+    if (start < 6 || (strncmp(entry + start - 5, ".f64.", 5) != 0 &&
+                      strncmp(entry + start - 5, ".csv.", 5) != 0))
+        return 0;
+    size_t dash = end;
+    while (dash > start && entry[dash - 1] != '-')
+        dash--;
+    if (dash == start || dash == end || dash - 1 - start != strlen(host) ||
+        strncmp(entry + start, host, dash - 1 - start) != 0)
+        return 0;
+    long long value = 0;
+    for (size_t i = dash; i < end; i++) {
+        if (!isdigit((unsigned char)entry[i]) || value > 1000000000LL)
+            return 0;
+        value = value * 10 + (entry[i] - '0');
+    }
+    if (value <= 0 || (pid_t)value == getpid())
+        return 0;
+    *pid = (pid_t)value;
+    return 1;
+}
+
+/* Removes from set.dir the temporary output files that processes of this machine which no
+ * longer run left there (kill -9, a crash, a power cut: nothing could remove them then, and
+ * a raw output's are as large as its output). A process that runs, or whose state cannot be
+ * told, keeps its files; so does any other file. Says on stderr what it removed. */
+static void remove_stale_temps(void) {
+    char host[64];
+    host_tag(host, sizeof host);
+    DIR *d = opendir(set.dir);
+    if (d == NULL)
+        return;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        pid_t pid;
+        if (!temp_of_other_process(e->d_name, host, &pid))
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* running (EPERM: running as another user) */
+        char path[PATH_CAP];
+        struct stat st;
+        const int n = snprintf(path, sizeof path, "%s/%s", set.dir, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof path || lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (unlink(path) == 0)
+            fprintf(stderr,
+                    "apportion: removed %s (%lld bytes), a temporary output file that process %lld "
+                    "left when it ended without finishing its run\n",
+                    path, (long long)st.st_size, (long long)pid);
+    }
+    closedir(d);
+}
+
 static int open_file(output_file *f, const char *name, char *err, size_t err_size) {
     const char *ext = set.format == CLI_FORMAT_CSV ? "csv" : "f64";
+    char host[64];
+    host_tag(host, sizeof host);
     int w = snprintf(f->name, sizeof f->name, "%s", name);
     int p = snprintf(f->path, sizeof f->path, "%s/%s.%s", set.dir, name, ext);
-    int t = snprintf(f->temp, sizeof f->temp, "%s/.%s.%s.XXXXXX", set.dir, name, ext);
+    /* The host and pid tell a later run whether the file's process still runs
+     * (remove_stale_temps). */
+    int t = snprintf(f->temp, sizeof f->temp, "%s/.%s.%s.%s-%lld.XXXXXX", set.dir, name, ext, host,
+                     (long long)getpid());
     if (w < 0 || (size_t)w >= sizeof f->name || p < 0 || (size_t)p >= sizeof f->path || t < 0 ||
         (size_t)t >= sizeof f->temp) {
         ERR("output path %s/%s.%s is too long", set.dir, name, ext);
@@ -238,6 +320,7 @@ int cli_output_files_open(const char *dir, cli_format format, const char *const 
         cli_output_files_abort();
         return -1;
     }
+    remove_stale_temps();
     for (size_t i = 0; i < n; i++) {
         set.files[i].rows = rows[i];
         set.files[i].cols = cols[i];

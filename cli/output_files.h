@@ -4,12 +4,13 @@
  * "Output files").
  *
  * The set is opened before the work starts: DIR and its missing parents are created, and
- * one temporary file per output (DIR/.NAME.EXT.XXXXXX) with, for raw outputs, its space
+ * one temporary file per output (DIR/.NAME.EXT.HOST-PID.XXXXXX) with, for raw outputs, its space
  * reserved, so that a folder that cannot be written, or a disk without room for the raw
  * outputs, fails before anything is computed. Each output is then written to its temporary
  * file; only when all are complete are they renamed over the old files. Every failure, and
  * SIGINT, SIGTERM and SIGHUP while the set is open, removes the temporary files and the
- * folders that the set created.
+ * folders that the set created. What no handler can remove (kill -9, a crash) the next set
+ * opened in DIR removes: temporary files of this machine whose process no longer runs.
  *
  * One set is open at a time in a process (the signal handler needs its paths in static
  * storage). Depends on libc and POSIX only. Functions that can fail return 0 on success and

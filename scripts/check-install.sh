@@ -83,21 +83,70 @@ search_path_checks() {
 
 # Builds and runs the example and the tool as a user would, in a clean environment. The
 # profiles are off and HOME is private: a test never touches the user's state.
+# The README's C example, as its text stands under "## Using the library": it must be a
+# whole program that builds and runs as the README says.
+readme_program() {
+    awk '/^## Using the library/ { section = 1 }
+         section && /^```c$/ { inside = 1; next }
+         inside && /^```$/ { exit }
+         inside' "$src/README.md"
+}
+
 use_it() { # use_it WORKDIR [NAME=VALUE ...]: extra environment for the staged case
     local dir=$1
     shift
     cp "$src/docs/examples/user_kernel.c" "$dir/app.c"
+    readme_program >"$dir/readme.c"
+    [ -s "$dir/readme.c" ] || fail "README.md has no C example under \"## Using the library\""
     env -i PATH="$user_path" HOME="$dir" APPORTION_PROFILES=off "$@" bash -c '
         set -euo pipefail
         cd "$1"
         shift
         cc -std=c11 -Wall -Wextra -Werror "$@" app.c -o app $(pkg-config --cflags --libs apportion)
         ./app >/dev/null
+        cc -std=c11 -Wall -Wextra -Werror "$@" readme.c -o readme $(pkg-config --cflags --libs apportion)
+        # Series of 0.0 .. 4.9 in steps of 0.1 over 100: the first window of 20 means 100.95.
+        line=$(./readme)
+        case "$line" in
+        "middle[19] = 100.95 on "*) ;;
+        *) echo "the README example printed: $line" >&2; exit 1 ;;
+        esac
+        # --cflags needs nothing but apportion.pc: jansson and MPI are for a static link
+        # only, and a machine without their -dev packages still compiles against apportion.
+        pcdir=$(pkg-config --variable=pcfiledir apportion)
+        PKG_CONFIG_LIBDIR=$pcdir PKG_CONFIG_PATH= pkg-config --cflags apportion >/dev/null ||
+            { echo "pkg-config --cflags apportion fails without the packages it links" >&2; exit 1; }
         version=$(apportion --version)
         case "$version" in
         "apportion "*" (libapportion "*")") echo "installed: $version ($(command -v apportion))" ;;
         *) echo "apportion --version printed: $version" >&2; exit 1 ;;
         esac' bash "$dir" "${flags[@]}"
+}
+
+# The folder the Python package goes to (none when it is not built), which the system's
+# python3 (on the default PATH) must search: docs/python.md promises `import apportion`
+# after `meson install`. A sanitized extension cannot load into an uninstrumented python3,
+# so its import is not tried.
+python_dir=$(meson introspect --installed "$build" | python3 -c '
+import json, os, sys
+for dest in json.load(sys.stdin).values():
+    if os.path.basename(os.path.dirname(dest)) == "apportion" and os.path.basename(dest).startswith("_core."):
+        print(os.path.dirname(os.path.dirname(dest)))
+        break')
+python_checks() {
+    [ -n "$python_dir" ] || return 0
+    env -i PATH="$user_path" python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$python_dir" ||
+        fail "the Python package goes to $python_dir, which python3 on the default PATH does" \
+            "not search: 'import apportion' would fail after the install"
+}
+import_it() { # import_it WORKDIR [NAME=VALUE ...]: imports the installed package as a user would
+    local dir=$1
+    shift
+    [ -n "$python_dir" ] && [ "$sanitize" = none ] || return 0
+    (cd "$dir" && env -i PATH="$user_path" HOME="$dir" APPORTION_PROFILES=off "$@" python3 -c '
+import apportion, numpy, sys
+got = apportion.bollinger(numpy.arange(40.0), period=20).middle[19]
+sys.exit(int(got != 9.5))') || fail "python3 cannot use the installed package (import apportion, bollinger)"
 }
 
 can_use_namespace() {
@@ -109,7 +158,7 @@ can_use_namespace() {
 }
 
 case "$prefix" in
-/usr/local | /usr) search_path_checks ;;
+/usr/local | /usr) search_path_checks && python_checks ;;
 *) echo "check-install: prefix $prefix is not a system prefix: search paths not checked" ;;
 esac
 
@@ -119,8 +168,8 @@ trap 'rm -rf "$work"' EXIT
 if [ "${APO_CHECK_INSTALL_MODE:-}" != staged ] && can_use_namespace; then
     # The real install. Everything it writes under the prefix and /etc lands in the upper
     # folders of the overlays, on a tmpfs that disappears with the namespace.
-    export -f use_it
-    export build src prefix libdir work user_path
+    export -f use_it import_it fail readme_program
+    export build src prefix libdir work user_path python_dir sanitize
     export flags_list="${flags[*]}"
     unshare -m --propagation private bash -euo pipefail -c '
         mount -t tmpfs tmpfs "$work"
@@ -141,6 +190,7 @@ if [ "${APO_CHECK_INSTALL_MODE:-}" != staged ] && can_use_namespace; then
         mkdir "$work/app"
         read -r -a flags <<<"$flags_list"
         use_it "$work/app"
+        import_it "$work/app"
     '
     echo "check-install: real install into $prefix (private mount namespace): usable"
     exit 0
@@ -157,4 +207,5 @@ meson install -C "$build" --destdir "$stage" --no-rebuild --quiet >/dev/null
 mkdir "$work/app"
 use_it "$work/app" PATH="$stage$bindir:$user_path" PKG_CONFIG_PATH="$stage$libdir/pkgconfig" \
     PKG_CONFIG_SYSROOT_DIR="$stage" LD_LIBRARY_PATH="$stage$libdir"
+[ -z "$python_dir" ] || import_it "$work/app" PYTHONPATH="$stage$python_dir"
 echo "check-install: staged install (not root, or no mount namespace): usable"

@@ -97,23 +97,30 @@ fi
 # found in them afterwards fails the suite. They are left writable on purpose: a profile
 # write that fails is only a warning, which a test would never see, and root writes into a
 # read-only folder anyway; a write that lands is what the check below catches.
+# TMPDIR is private and empty too: every temporary file or folder a test makes goes there
+# (the tests take TMPDIR, as mktemp and Python's tempfile do), and anything a test leaves
+# behind, an empty folder included, fails the suite rather than piling up in /tmp.
 sandbox=$(mktemp -d)
 trap 'rm -rf "$sandbox"' EXIT
-mkdir "$sandbox/home" "$sandbox/state"
+mkdir "$sandbox/home" "$sandbox/state" "$sandbox/tmp"
+# Like /tmp: the tests that drop root for another user (test_hostile, test_profile_store)
+# make folders there that the other user must reach.
+chmod 0755 "$sandbox"
+chmod 1777 "$sandbox/tmp"
 # The unit suite's budget, in CPU seconds (tests/README.md, "The budget"): CPU time, not
 # wall-clock time, so that a busy machine cannot make the suite fail it.
 unit_budget=${APO_UNIT_CPU_BUDGET:-180}
 logs=("$build/meson-logs/unit.json" "$build/meson-logs/others.json")
 rm -f "${logs[@]}" "$sandbox/budget"
 run_suites() {
-    HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state \
+    HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state TMPDIR=$sandbox/tmp \
         meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" "$@"
 }
 status=0
 if [ "$sanitize" = none ]; then
     python3 scripts/cpu-budget.py --budget "$unit_budget" --name "unit suite" \
         --verdict "$sandbox/budget" -- \
-        env HOME="$sandbox/home" XDG_STATE_HOME="$sandbox/state" \
+        env HOME="$sandbox/home" XDG_STATE_HOME="$sandbox/state" TMPDIR="$sandbox/tmp" \
         meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 2 "${test_opts[@]}" \
         --suite unit --logbase unit || status=$?
 else
@@ -134,6 +141,12 @@ fi
 if [ -f "$sandbox/budget" ] && grep -q '^over ' "$sandbox/budget"; then
     read -r _ used budget <"$sandbox/budget"
     extra+=(--failed "the unit suite within its CPU budget ($used s of $budget s)")
+fi
+left=$(cd "$sandbox" && find tmp -mindepth 1 -maxdepth 2 | head -n 20)
+if [ -n "$left" ]; then
+    echo "scripts/test.sh: tests left these in their TMPDIR (a private folder here):" >&2
+    echo "$left" | sed 's/^/  /' >&2
+    extra+=(--failed "no test leaves anything in TMPDIR")
 fi
 found_logs=()
 for log in "${logs[@]}"; do

@@ -9,7 +9,7 @@ split. docs/python.md is the guide; ``apportion.threadx`` keeps ThreadX's calls.
 from . import _core
 from ._default import default_runtime, set_default_runtime
 from .errors import *  # noqa: F401,F403  (the exception classes)
-from .errors import ApportionError
+from .errors import ApportionError, NonFiniteOutputWarning
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
 
@@ -17,6 +17,7 @@ __version__ = _core.version()
 
 __all__ = [
     "ApportionError",
+    "NonFiniteOutputWarning",
     "Runtime",
     "bollinger",
     "bootstrap",

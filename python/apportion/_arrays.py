@@ -42,9 +42,9 @@ def as_input(x):
         import pandas as pd
 
         if isinstance(x, pd.Series):
-            return _checked(x.to_numpy()), Layout(True, "series", x.index, None, x.name)
+            return _checked(_pandas_numbers(pd, x, [x.dtype])), Layout(True, "series", x.index, None, x.name)
         if isinstance(x, pd.DataFrame):
-            arr = _checked(x.to_numpy())
+            arr = _checked(_pandas_numbers(pd, x, list(x.dtypes)))
             if arr.ndim != 2:
                 raise ValueError("a DataFrame gives a 2-D array")
             return np.ascontiguousarray(arr.T), Layout(False, "frame", x.index, x.columns)
@@ -54,6 +54,17 @@ def as_input(x):
             return ragged
     arr = _checked(x)
     return arr, (_NUMPY_1D if arr.ndim == 1 else _NUMPY_2D)
+
+
+def _pandas_numbers(pd, x, dtypes):
+    """A pandas object's values as numpy. The nullable number types (Float64, Int64,
+    boolean, ...) hold pd.NA where a value is missing, and to_numpy() alone gives an object
+    array of them: those become float64 with NA as NaN, the gap every kernel already knows
+    (docs/kernels.md, "NaN"). Anything else is left for _checked to accept or refuse."""
+    nullable = [t for t in dtypes if isinstance(t, pd.api.extensions.ExtensionDtype)]
+    if nullable and all(pd.api.types.is_numeric_dtype(t) for t in dtypes):
+        return x.to_numpy(dtype=_F64, na_value=np.nan)
+    return x.to_numpy()
 
 
 def _ragged(x):

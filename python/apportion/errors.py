@@ -83,6 +83,22 @@ class InternalError(ApportionError, RuntimeError):
     pass
 
 
+class NonFiniteOutputWarning(RuntimeWarning):
+    """A call's outputs hold values that are not finite although every input sample that
+    defines them is (the report's ``nonfinite_outputs``, docs/kernels.md "Range"): the input
+    is beyond the range the kernel computes through. The text is the CLI's warning, word for
+    word; ``.count`` is the number of such values and ``.kernel`` the kernel's name."""
+
+    def __init__(self, kernel, count):
+        super().__init__(
+            f"{count} output value(s) of {kernel} are not finite although every input sample that "
+            f"defines them is: the input is beyond the range {kernel} computes through "
+            '(docs/kernels.md, "Range"); those values are not the exact ones'
+        )
+        self.kernel = kernel
+        self.count = count
+
+
 _CLASSES = {
     "APO_ERR_NULL": NullArgumentError,
     "APO_ERR_INVALID_ARGUMENT": InvalidArgumentError,

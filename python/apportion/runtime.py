@@ -1,11 +1,14 @@
 """The Runtime class: one libapportion runtime (docs/python.md, "Runtime")."""
 
 import collections
+import os
+import sys
 import threading
+import warnings
 
 import numpy as np
 
-from . import _arrays, _core
+from . import _arrays, _core, errors
 
 _SPLITS = {"auto": 0, "rows": 1, "time": 2, None: 0}
 _LEARN = {None: 0, True: 1, False: 2}
@@ -116,9 +119,13 @@ class Runtime(_core.Runtime):
             out = (out,)
         if layout.lengths is not None and out is not None:
             raise TypeError("out= is not taken for series of different lengths")
-        outs, rep = self._run(
+        if kernel == "macd":
+            self._check_macd_warmup(params, arrays[0], layout)
+        outs, rep, nonfinite = self._run(
             kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d, layout.lengths
         )
+        if nonfinite:
+            warnings.warn(errors.NonFiniteOutputWarning(kernel, nonfinite), stacklevel=_caller_level())
         if layout.lengths is not None:
             result = tup._make(_arrays.present_ragged(outs, kinds, layout, sets))
         elif out is not None:
@@ -128,6 +135,46 @@ class Runtime(_core.Runtime):
         else:
             result = tup._make(_arrays.present(outs, kinds, layout, sets, grid))
         return (result, rep) if report else result
+
+    def _check_macd_warmup(self, params, arr, layout):
+        """MACD's outputs are all NaN before index max(fast, slow) + signal - 2
+        (docs/kernels.md): on a series too short to reach it every output would be NaN,
+        which the library computes without a word. The CLI refuses such a call, as the
+        library refuses a bollinger period longer than the series; so does this, in the
+        CLI's words. A swept parameter counts by its largest value, ragged rows by the
+        shortest row."""
+        defaults = self._kernel_params("macd")
+
+        def value(name):
+            v = params.get(name)
+            if v is None:
+                return float(defaults.get(name, 0))
+            if isinstance(v, _arrays.SWEEP_TYPES):
+                flat = np.asarray(v, dtype=np.float64).ravel()
+                return float(flat.max()) if flat.size else 0.0
+            return float(v)
+
+        longer, signal = max(value("fast"), value("slow")), value("signal")
+        if not (longer >= 1 and signal >= 1):
+            return  # the library refuses such parameters with its own message
+        cols = int(layout.lengths.min()) if layout.lengths is not None else arr.shape[-1]
+        needed = longer + signal - 1
+        if cols < needed:
+            raise errors.BadParameterError(
+                f"macd: the warm-up of {needed:.0f} samples (max(fast, slow) + signal - 1) is longer "
+                f"than the series (cols {cols}): every output would be NaN",
+                _core.status_codes["APO_ERR_BAD_PARAM"],
+            )
+
+    def _kernel_params(self, kernel):
+        """{name: default} of a kernel's parameters, cached (they never change)."""
+        key = ("params", kernel)
+        entry = self._kinds_cache.get(key)
+        if entry is None:
+            entry = dict(self.kernel_info(kernel)["params"])
+            with self._lock:
+                self._kinds_cache[key] = entry
+        return entry
 
     def distribute(self, kernel, inputs, params=None, ratios=None, seed=0, out=None, tag=None, split="auto", learn=None):
         """apo_distribute_workload(): returns (outputs, report) with the outputs as a named
@@ -195,3 +242,16 @@ class Runtime(_core.Runtime):
     def save_profiles(self):
         """apo_profile_save(): writes the models refined since the last write now."""
         self._profile_save()
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_level():
+    """The stacklevel of warnings.warn() that names the caller's line, the first frame
+    outside this package, however many of the package's functions the call went through."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR:
+        level += 1
+        frame = frame.f_back
+    return level

@@ -31,6 +31,9 @@ typedef struct {
     long busy;
     PyObject *kernels;  /* list */
     PyObject *warnings; /* tuple of str, from creation */
+    /* The first exception a Python user kernel raised during the current call, kept (under
+     * the GIL) to become the __cause__ of the call's KernelFailedError (user_kernels.c). */
+    PyObject *kernel_error;
 } apo_py_runtime;
 
 extern PyTypeObject apo_py_runtime_type;
@@ -42,6 +45,10 @@ PyObject *apo_py_raise(apo_status st);
 /* Registers the exception classes (status code -> class), from apportion/errors.py. */
 PyObject *apo_py_set_error_classes(PyObject *self, PyObject *mapping);
 void apo_py_errors_clear(void);
+
+/* user_kernels.c: after a failed call, chains the exception a Python kernel raised in it (if
+ * any) as the __cause__ of the exception set for the call; clears what a call left. */
+void apo_py_chain_kernel_error(apo_py_runtime *self);
 
 /* runtime_type.c: the runtime of `self`, or NULL with ValueError when it was closed. */
 apo_runtime *apo_py_runtime_get(apo_py_runtime *self);

@@ -214,6 +214,7 @@ static void runtime_dealloc(PyObject *op) {
     runtime_destroy_now(self);
     Py_CLEAR(self->kernels);
     Py_CLEAR(self->warnings);
+    Py_CLEAR(self->kernel_error);
     Py_TYPE(op)->tp_free(op);
 }
 

@@ -25,13 +25,84 @@ static PyObject *views(const apo_kernel_call *call, int outputs) {
     return t;
 }
 
+/* A Python callable registered as a kernel, with the runtime whose calls it serves (borrowed:
+ * the runtime's `kernels` list holds the capsule that holds this, so it dies first). */
+typedef struct {
+    PyObject *fn;
+    apo_py_runtime *owner;
+} py_kernel;
+
+static void py_kernel_free(PyObject *capsule) {
+    py_kernel *k = PyCapsule_GetPointer(capsule, "apportion.py_kernel");
+    if (k == NULL)
+        return;
+    Py_XDECREF(k->fn);
+    PyMem_Free(k);
+}
+
+static PyObject *traceback_module;
+
+/* Keeps the first exception of a call, with its traceback, for apo_py_chain_kernel_error;
+ * later ones (other tiles of the same failure) are dropped, so the traceback is shown once,
+ * when the caller sees the call's exception, rather than once a tile on stderr. */
+static void keep_kernel_error(py_kernel *k) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value != NULL && tb != NULL)
+        PyException_SetTraceback(value, tb);
+    if (k->owner->kernel_error == NULL && value != NULL) {
+        /* The frames' locals go: they hold the views of the call's arrays (views()), which
+         * must not outlive the call, and a kept traceback would keep them. */
+        if (tb != NULL) {
+            PyObject *r = PyObject_CallMethod(traceback_module, "clear_frames", "O", tb);
+            if (r == NULL)
+                PyErr_Clear();
+            Py_XDECREF(r);
+        }
+        k->owner->kernel_error = value;
+        value = NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
+void apo_py_chain_kernel_error(apo_py_runtime *self) {
+    PyObject *cause = self->kernel_error;
+    self->kernel_error = NULL;
+    if (cause == NULL || !PyErr_Occurred()) {
+        Py_XDECREF(cause);
+        return;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    /* KeyboardInterrupt or SystemExit in a kernel (Ctrl-C lands in one when the kernel runs
+     * on the main thread) is not the kernel's failure: it goes on as itself. */
+    if (!PyObject_IsInstance(cause, PyExc_Exception)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        PyErr_SetObject((PyObject *)Py_TYPE(cause), cause);
+        Py_DECREF(cause);
+        return;
+    }
+    if (value != NULL)
+        PyException_SetCause(value, cause); /* steals cause; sets __suppress_context__ */
+    else
+        Py_DECREF(cause);
+    PyErr_Restore(type, value, tb);
+}
+
 /* The CPU function of a Python callable: fn(inputs, outputs, row, begin, end, params, seed)
  * computes outputs[k][row, begin:end]; it returns None (success) or a status code. A raised
- * exception is reported through sys.unraisablehook and fails the call. */
+ * exception fails the call and becomes the __cause__ of its KernelFailedError. */
 static apo_status python_cpu(const apo_kernel_call *call, void *user) {
     PyGILState_STATE gil = PyGILState_Ensure();
     apo_status st = APO_ERR_KERNEL_FAILED;
-    PyObject *fn = (PyObject *)user;
+    py_kernel *k = user;
+    PyObject *fn = k->fn;
     PyObject *ins = views(call, 0), *outs = views(call, 1);
     PyObject *params = PyTuple_New((Py_ssize_t)call->n_params);
     for (size_t i = 0; params != NULL && i < call->n_params; i++) {
@@ -53,7 +124,7 @@ static apo_status python_cpu(const apo_kernel_call *call, void *user) {
         st = (v == -1 && PyErr_Occurred()) ? APO_ERR_KERNEL_FAILED : (apo_status)v;
     }
     if (PyErr_Occurred())
-        PyErr_WriteUnraisable(fn);
+        keep_kernel_error(k);
     Py_XDECREF(r);
     Py_XDECREF(ins);
     Py_XDECREF(outs);
@@ -112,6 +183,7 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
     desc.n_inputs = (size_t)n_inputs;
     desc.halo = (size_t)halo;
     desc.tile = (size_t)tile;
+    PyObject *holder = NULL; /* what desc.user points into, for a Python callable */
 
     /* A numba cfunc (or ctypes function) carries the address of compiled code. */
     PyObject *address = PyObject_GetAttrString(cpu, "address");
@@ -129,8 +201,23 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
         desc.user = NULL;
     } else if (PyErr_ExceptionMatches(PyExc_AttributeError) && PyCallable_Check(cpu)) {
         PyErr_Clear();
+        if (traceback_module == NULL &&
+            (traceback_module = PyImport_ImportModule("traceback")) == NULL)
+            return NULL;
+        py_kernel *k = PyMem_Calloc(1, sizeof *k);
+        if (k == NULL)
+            return PyErr_NoMemory();
+        k->fn = cpu;
+        Py_INCREF(cpu);
+        k->owner = self;
+        holder = PyCapsule_New(k, "apportion.py_kernel", py_kernel_free);
+        if (holder == NULL) {
+            Py_DECREF(cpu);
+            PyMem_Free(k);
+            return NULL;
+        }
         desc.cpu = python_cpu;
-        desc.user = cpu;
+        desc.user = k;
     } else {
         if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_AttributeError)) {
             PyErr_Clear();
@@ -141,9 +228,15 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
         return NULL;
     }
 
+    if (holder == NULL) {
+        holder = cpu;
+        Py_INCREF(holder);
+    }
     PyObject *refs = PyList_New(0);
-    if (refs == NULL)
+    if (refs == NULL) {
+        Py_DECREF(holder);
         return NULL;
+    }
     const char *out_names[APO_MAX_IO], *p_names[APO_MAX_PARAMS];
     double p_defaults[APO_MAX_PARAMS];
     size_t n_outputs = 0, n_params = 0;
@@ -166,8 +259,9 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
     desc.param_defaults = p_defaults;
 
     /* Kept before registering: once registered, the runtime may call it at any time. */
-    if (PyList_Append(self->kernels, cpu) < 0)
+    if (PyList_Append(self->kernels, holder) < 0)
         goto fail;
+    Py_CLEAR(holder);
     apo_status st = apo_kernel_register(rt, &desc);
     Py_DECREF(defaults_arr);
     Py_DECREF(refs);
@@ -177,5 +271,6 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
 fail:
     Py_XDECREF(defaults_arr);
     Py_DECREF(refs);
+    Py_XDECREF(holder);
     return NULL;
 }

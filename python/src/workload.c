@@ -260,6 +260,82 @@ static int take_row_lengths(PyObject *lengths, PyObject **held, apo_workload *w)
     return 0;
 }
 
+/* The least work a piece of a sweep computes (docs/python.md, "Interrupting a call"): enough
+ * that a piece's own cost (a library call) does not show, little enough that a piece takes
+ * a fraction of a second, which is how long Ctrl-C waits. */
+#define PIECE_ELEMENTS ((size_t)1 << 22)
+
+/* The sweep's sets a piece runs; 0 when the call runs whole (no sweep, a sweep of one
+ * piece, or sizes the library is left to refuse). */
+static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
+    if (w->sweep == NULL || w->sweep->n_grid == 0)
+        return 0;
+    size_t sets = 1;
+    for (size_t i = 0; i < w->sweep->n_grid; i++) {
+        if (w->sweep->grid[i].n_values == 0 || sets > APO_MAX_SWEEP_SETS)
+            return 0;
+        sets *= w->sweep->grid[i].n_values;
+    }
+    if (sets > APO_MAX_SWEEP_SETS || w->cols == 0 || w->rows > PIECE_ELEMENTS / w->cols)
+        return 0; /* one set is a piece's worth already */
+    const size_t piece = PIECE_ELEMENTS / (w->rows * w->cols);
+    *n_sets = sets;
+    return piece < sets ? piece : 0;
+}
+
+/* Runs the call with the GIL released. A sweep of more than a piece's worth runs as pieces
+ * of consecutive sets (apo_sweep.first_set, n_sets_run: each set is bitwise what it is in
+ * one call, docs/api.md "Sweeps"), written where the whole call would write them, and
+ * between pieces the GIL is taken back to run Python's signal handlers: Ctrl-C (a
+ * KeyboardInterrupt, or whatever the SIGINT handler raises) stops the call after the
+ * current piece, and *interrupted says so with the exception set. Only a call without a
+ * report wanted is split, as a report describes one library call; the report's count of
+ * non-finite outputs is summed over the pieces. */
+static apo_status run_call(apo_runtime *rt, apo_workload *w, PyObject *outs, apo_report *report,
+                           int may_split, int *interrupted) {
+    apo_status st = APO_OK;
+    size_t sets = 0;
+    const size_t piece = may_split ? piece_sets(w, &sets) : 0;
+    *interrupted = 0;
+    if (piece == 0) {
+        Py_BEGIN_ALLOW_THREADS
+            st = apo_distribute_workload(rt, w, report);
+        Py_END_ALLOW_THREADS
+        return st;
+    }
+    apo_sweep sweep = *w->sweep;
+    double *base[APO_MAX_IO], *ptrs[APO_MAX_IO];
+    size_t set_size[APO_MAX_IO];
+    for (size_t k = 0; k < w->n_outputs; k++) {
+        base[k] = w->outputs[k];
+        set_size[k] = (size_t)PyArray_SIZE((PyArrayObject *)PyTuple_GET_ITEM(outs, k)) / sets;
+        ptrs[k] = base[k];
+    }
+    w->sweep = &sweep;
+    w->outputs = ptrs;
+    uint64_t nonfinite = 0;
+    for (size_t first = 0; first < sets; first += piece) {
+        sweep.first_set = first;
+        sweep.n_sets_run = sets - first < piece ? sets - first : piece;
+        for (size_t k = 0; k < w->n_outputs; k++)
+            ptrs[k] = base[k] + first * set_size[k];
+        Py_BEGIN_ALLOW_THREADS
+            st = apo_distribute_workload(rt, w, report);
+        Py_END_ALLOW_THREADS
+        if (st != APO_OK)
+            break;
+        if (report != NULL)
+            nonfinite += report->nonfinite_outputs;
+        if (first + piece < sets && PyErr_CheckSignals() < 0) {
+            *interrupted = 1;
+            break;
+        }
+    }
+    if (st == APO_OK && report != NULL)
+        report->nonfinite_outputs = nonfinite;
+    return st;
+}
+
 PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"kernel", "inputs", "outputs",     "params", "grid",
                              "seed",   "ratios", "tag",         "split",  "learn",
@@ -289,6 +365,7 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_py_args a;
     PyObject *held_ratios = NULL, *held_lengths = NULL, *outs = NULL, *report_dict = NULL;
     apo_report *report = NULL;
+    uint64_t nonfinite = 0;
     if (apo_py_args_fill(&a, params, grid) < 0 || take_inputs(inputs, &w, in_ptrs) < 0 ||
         apo_py_take_ratios(ratios, &held_ratios, &w) < 0 ||
         take_row_lengths(row_lengths, &held_lengths, &w) < 0)
@@ -299,26 +376,31 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     outs = take_outputs(rt, &w, outputs, out_ptrs, flat);
     if (outs == NULL)
         goto done;
-    if (want_report) {
-        report = PyMem_RawCalloc(1, sizeof *report);
-        if (report == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        report->size = sizeof *report;
+    /* Always a report, as the CLI asks for one: its count of outputs that are not finite
+     * although their inputs are is what the caller is warned about (runtime.py). */
+    report = PyMem_RawCalloc(1, sizeof *report);
+    if (report == NULL) {
+        PyErr_NoMemory();
+        goto done;
     }
-    apo_status st;
+    report->size = sizeof *report;
+    int interrupted;
     self->busy++;
-    Py_BEGIN_ALLOW_THREADS
-        st = apo_distribute_workload(rt, &w, report);
-    Py_END_ALLOW_THREADS
+    apo_status st = run_call(rt, &w, outs, report, !want_report, &interrupted);
     self->busy--;
-    if (st != APO_OK) {
-        apo_py_raise(st);
+    if (interrupted) {
+        Py_CLEAR(self->kernel_error);
         Py_CLEAR(outs);
         goto done;
     }
-    if (report != NULL) {
+    if (st != APO_OK) {
+        apo_py_raise(st);
+        apo_py_chain_kernel_error(self);
+        Py_CLEAR(outs);
+        goto done;
+    }
+    Py_CLEAR(self->kernel_error); /* a kernel that failed on one device and not on another */
+    if (want_report) {
         report_dict = apo_py_report_dict(report);
         if (report_dict == NULL) {
             Py_CLEAR(outs);
@@ -329,6 +411,8 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
         Py_INCREF(report_dict);
     }
 done:
+    if (report != NULL)
+        nonfinite = report->nonfinite_outputs;
     PyMem_RawFree(report);
     Py_XDECREF(held_ratios);
     Py_XDECREF(held_lengths);
@@ -337,7 +421,7 @@ done:
         Py_XDECREF(report_dict);
         return NULL;
     }
-    PyObject *r = PyTuple_Pack(2, outs, report_dict);
+    PyObject *r = Py_BuildValue("(OOK)", outs, report_dict, (unsigned long long)nonfinite);
     Py_DECREF(outs);
     Py_DECREF(report_dict);
     return r;

@@ -52,9 +52,14 @@ if ! (cd "$source_dir" && HOME=$build_dir/python-home "$venv/bin/pip" install --
 fi
 
 # From a folder outside the source tree, so that `import apportion` is the installed one.
+# pytest's tmp_path folders go to a folder of this run, removed after it: by default pytest
+# keeps the last three runs' under TMPDIR/pytest-of-USER, which no one removes.
 cd "$build_dir" || exit 1
-out=$("$venv/bin/python" -m pytest -p no:cacheprovider -q -rs "$source_dir/python/tests" 2>&1)
+basetemp=$(mktemp -d "${TMPDIR:-/tmp}/apportion-pytest-tmp.XXXXXX") || exit 1
+out=$("$venv/bin/python" -m pytest -p no:cacheprovider -q -rs --basetemp "$basetemp" \
+    "$source_dir/python/tests" 2>&1)
 rc=$?
+rm -rf "$basetemp"
 echo "$out"
 # pytest's summary: "3 failed, 40 passed, 2 skipped in 1.2s" (any order, some absent).
 summary=$(echo "$out" | grep -E '^=*.*(passed|failed|error).* in [0-9.]+s' | tail -n 1)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli_fixtures.h"
+#include "test_tmpdir.h"
 
 #ifndef APO_CLI_PATH
 #error "APO_CLI_PATH must name the apportion binary"
@@ -42,7 +43,7 @@ const char *child_stdin;
 void make_work_dir(void) {
     if (work[0] != '\0')
         return;
-    snprintf(work, sizeof work, "/tmp/apo_test_cli_XXXXXX");
+    snprintf(work, sizeof work, "%s/apo_test_cli_XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(work), "mkdtemp: %s", strerror(errno));
 }
 

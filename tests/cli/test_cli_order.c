@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record_order.h"
+#include "test_tmpdir.h"
 
 #ifndef APO_CLI_PATH
 #error "APO_CLI_PATH must name the apportion binary"
@@ -26,7 +27,7 @@ static char work[64];
 static void make_work_dir(void) {
     if (work[0] != '\0')
         return;
-    snprintf(work, sizeof work, "/tmp/apo_test_order_XXXXXX");
+    snprintf(work, sizeof work, "%s/apo_test_order_XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(work), "mkdtemp: %s", strerror(errno));
 }
 

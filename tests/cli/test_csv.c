@@ -7,6 +7,7 @@
 #include "input.h"
 #include "output_files.h"
 
+#include "test_tmpdir.h"
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -336,7 +337,7 @@ static void write_file(const char *path, const void *data, size_t n) {
 }
 
 static void temp_dir(char *dir, size_t size) {
-    snprintf(dir, size, "/tmp/apo_test_csv_XXXXXX");
+    snprintf(dir, size, "%s/apo_test_csv_XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(dir));
 }
 

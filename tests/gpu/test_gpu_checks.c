@@ -16,6 +16,7 @@
 
 #include "apportion.h"
 #include "gpu_checks.h"
+#include "test_tmpdir.h"
 
 /* ---- the overlap check -------------------------------------------------------------------- */
 
@@ -144,7 +145,8 @@ static size_t usable_gpus(void) {
 
 /* Runs the gpu suite's executable with `env` before it; its exit status, its stderr in err. */
 static int run_gpu_suite(const char *env, char *err, size_t size) {
-    char path[] = "/tmp/apo-test-gpu-checks-XXXXXX";
+    char path[512];
+    snprintf(path, sizeof path, "%s/apo-test-gpu-checks-XXXXXX", test_tmpdir());
     const int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     /* Criterion marks its workers' environment (BXFI_MAP, IS_SANDBOX); a second Criterion

@@ -13,6 +13,7 @@
 #include "helpers.h"
 
 #include "balance_fixtures.h"
+#include "test_tmpdir.h"
 
 /* ---- set-up --------------------------------------------------------------------------- */
 
@@ -22,7 +23,7 @@ char tmpdir[64];
 char multigpu_path[128], thresholds_path[128];
 
 void make_tmpdir(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/apo-test-balance-XXXXXX");
+    snprintf(tmpdir, sizeof tmpdir, "%s/apo-test-balance-XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp");
     snprintf(multigpu_path, sizeof multigpu_path, "%s/multigpu.json", tmpdir);
     snprintf(thresholds_path, sizeof thresholds_path, "%s/thresholds.json", tmpdir);

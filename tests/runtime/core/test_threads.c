@@ -18,6 +18,7 @@
 
 #include "helpers.h"
 #include "reference.h"
+#include "test_tmpdir.h"
 
 /* ---- a user kernel: y[t] = x[t] + x[t-1] / 2 (x[-1] taken as 0), halo 1 --------------- */
 
@@ -566,7 +567,8 @@ static apo_runtime *persisting_runtime(const char *dir, const char *devices) {
 /* Two runtimes in one process (as two programs would) refine and write the same profile from
  * six threads each; results stay the reference's, no write fails, and the file reads back. */
 Test(threads, online_refinement_persists_while_threads_call, .timeout = 300) {
-    char dir[] = "/tmp/apo-threads-XXXXXX";
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/apo-threads-XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(dir));
     apo_runtime *ref = test_runtime("cpu:threads=1");
     test_job job;

@@ -27,6 +27,7 @@
 /* ---- workloads and references ------------------------------------------------------------ */
 
 #include "faults_fixtures.h"
+#include "test_tmpdir.h"
 
 /* ---- random failures -------------------------------------------------------------------- */
 
@@ -269,7 +270,8 @@ Test(faults, a_quarantined_device_gets_no_work_and_is_reported_every_call, .time
 }
 
 Test(faults, the_quarantine_warning_is_logged_once, .timeout = 60) {
-    char path[] = "/tmp/apo-faults-log-XXXXXX";
+    char path[512];
+    snprintf(path, sizeof path, "%s/apo-faults-log-XXXXXX", test_tmpdir());
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     /* The log reads its variables once per process, at its first message: this one. */

@@ -29,13 +29,14 @@
 #include "profiles/profile_store.h"
 
 #include "hostile_fixtures.h"
+#include "test_tmpdir.h"
 
 /* ---- files and folders ------------------------------------------------------------------ */
 
 char dir[64], mpath[256], tpath[256];
 
 void make_dir(void) {
-    snprintf(dir, sizeof dir, "/tmp/apo-hostile-XXXXXX");
+    snprintf(dir, sizeof dir, "%s/apo-hostile-XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(mpath, sizeof mpath, "%s/multigpu.json", dir);
     snprintf(tpath, sizeof tpath, "%s/thresholds.json", dir);

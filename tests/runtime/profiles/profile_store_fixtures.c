@@ -20,9 +20,10 @@
 #include "profiles/profile_store.h"
 
 #include "profile_store_fixtures.h"
+#include "test_tmpdir.h"
 
 void make_tmp(char *dir, size_t size) {
-    snprintf(dir, size, "/tmp/apo-profile-XXXXXX");
+    snprintf(dir, size, "%s/apo-profile-XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 }
 

@@ -28,6 +28,7 @@
 
 #include "helpers.h"
 #include "profiles/profile_store.h"
+#include "test_tmpdir.h"
 
 #define SAMPLES 2000000
 
@@ -37,7 +38,7 @@ static char tmpdir[64];
 static char multigpu_path[128], thresholds_path[128], lock_path[160];
 
 static void make_tmpdir(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/apo-test-persist-XXXXXX");
+    snprintf(tmpdir, sizeof tmpdir, "%s/apo-test-persist-XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp");
     snprintf(multigpu_path, sizeof multigpu_path, "%s/multigpu.json", tmpdir);
     snprintf(thresholds_path, sizeof thresholds_path, "%s/thresholds.json", tmpdir);

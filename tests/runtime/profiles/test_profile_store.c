@@ -10,7 +10,7 @@
  * test_profile_store_writes.c, the many processes in test_profile_store_processes.c, and
  * what all three share in profile_store_fixtures.c.
  *
- * Every case that writes works in its own mkdtemp folder under /tmp and removes it.
+ * Every case that writes works in its own mkdtemp folder under TMPDIR (else /tmp) and removes it.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>

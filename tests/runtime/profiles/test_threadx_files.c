@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "profiles/profile_store.h"
+#include "test_tmpdir.h"
 
 /* 2026-11-23T05:03:14Z and 2026-11-23T10:03:14Z (calendar.timegm). */
 #define T_0503 1795410194.0
@@ -25,7 +26,7 @@
 static char dir[64];
 
 static void make_dir(void) {
-    snprintf(dir, sizeof dir, "/tmp/apo-threadx-XXXXXX");
+    snprintf(dir, sizeof dir, "%s/apo-threadx-XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 }
 
