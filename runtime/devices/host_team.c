@@ -194,8 +194,10 @@ apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t piece
     atomic_store(&t->done, 0);
     atomic_store(&t->status, APO_OK);
     atomic_store(&t->claim, (uint_fast64_t)seq << SEQ_SHIFT);
-    pthread_cond_broadcast(&t->wake);
     pthread_mutex_unlock(&t->mutex);
+    /* Woken once the mutex is free: a helper that the kernel runs at once, on this thread's
+     * core, must not find the mutex held by the thread it displaced. */
+    pthread_cond_broadcast(&t->wake);
 
     /* The caller does not wait for anyone to wake: it starts on the pieces at once. */
     work(t, 0, seq, pieces, fn, job);
