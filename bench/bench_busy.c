@@ -66,7 +66,7 @@ static double call_ms(side *s, const double *x, size_t n) {
 int main(int argc, char **argv) {
     double rounds = 10, calls = 21, size = 1e6;
     for (int i = 1; i < argc; i++) {
-        double *to = strcmp(argv[i], "--rounds") == 0 ? &rounds
+        double *to = strcmp(argv[i], "--rounds") == 0  ? &rounds
                      : strcmp(argv[i], "--calls") == 0 ? &calls
                      : strcmp(argv[i], "--size") == 0  ? &size
                                                        : NULL;
