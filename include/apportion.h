@@ -474,7 +474,8 @@ typedef struct apo_device_report {
                                          staging memory, on the host clock; else 0 */
     double first_touch_ms;            /* cpu and sim: the first write into each page of the caller's
                                          output elements it computed, before its tiles (page faults of
-                                         fresh arrays); part of wall_ms, not of kernel_ms; else 0 */
+                                         fresh arrays); part of wall_ms, not of kernel_ms, nor of what
+                                         online refinement learns (wall_ms less this); else 0 */
     double overlap;    /* GPUs: (host_copy + h2d + kernel + d2h) / the time at least one of them was
                           running, from their intervals: 1 when nothing overlapped; 0 when not
                           measured (cpu, sim, rank) */

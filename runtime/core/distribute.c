@@ -405,7 +405,10 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
 }
 
 /* Online refinement: each device's measured busy time for the elements it computed, in a
- * run of `total` elements of `tag`. */
+ * run of `total` elements of `tag`, less the time it spent faulting in the caller's fresh
+ * output pages: that depends on the caller's buffers, not on the device, and a model that
+ * learnt it would predict every later call on warm buffers too slow (docs/scheduling.md,
+ * "What a device's time includes"). */
 static void observe_run(apo_runtime *rt, const char *tag, double total, const run_state *s) {
     uint64_t elements[APO_MAX_DEVICES];
     double busy[APO_MAX_DEVICES];
@@ -413,7 +416,7 @@ static void observe_run(apo_runtime *rt, const char *tag, double total, const ru
     for (size_t i = 0; i < rt->n_devices; i++) {
         const device_tally *t = &s->tally[i];
         elements[i] = t->elements;
-        busy[i] = t->wall_s;
+        busy[i] = t->wall_s > t->touch_s ? t->wall_s - t->touch_s : 0.0;
         failed[i] = t->failed;
     }
     apo__balance_observe(&rt->balance, tag, total, elements, busy, failed);

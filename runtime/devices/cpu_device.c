@@ -1,7 +1,8 @@
 /*
- * The cpu device: the host's cores through OpenMP. Its tasks run on its own worker
- * thread (or on the caller's when it is the only device with work), and the OpenMP team
- * that thread starts persists between calls.
+ * The cpu device: the host's cores. Its tasks run on its own worker thread (or on the
+ * caller's when it is the only device with work), which computes tiles beside the device's
+ * helper threads (host_team.h); they persist between calls. The thread count is OpenMP's
+ * default unless set: OMP_NUM_THREADS and the CPU affinity keep their meaning.
  *
  * A task missing its deadline stops at the next tile boundary (apo__run_tiles_on_host
  * checks the task guard before every tile, or group of tiles for the kernels that compute

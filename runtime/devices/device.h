@@ -71,6 +71,9 @@ struct apo__device {
         size_t *len;
         int threads;
     } host_scratch;
+    /* cpu: the threads that compute its tiles beside the one that runs its task, started on
+     * the first task that shares its tiles (host_team.h); stopped when the device closes. */
+    struct apo__host_team *host_team;
     void *state; /* backend-private */
     apo__task_guard guard;
 };

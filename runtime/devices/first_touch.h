@@ -2,7 +2,8 @@
  * The first-touch pass of the host devices: before a task computes its tiles, it writes once
  * into every page of the caller's output elements it owns that is not yet in memory, so that
  * the page faults of fresh arrays are paid, and timed, apart from the computing
- * (docs/scheduling.md, "What a device's time includes"). host_tiles.c runs it.
+ * (docs/scheduling.md, "What a device's time includes"). host_tiles.c runs it before each
+ * unit of tiles, over that unit's elements.
  */
 #ifndef APO_RUNTIME_DEVICES_FIRST_TOUCH_H
 #define APO_RUNTIME_DEVICES_FIRST_TOUCH_H
@@ -32,9 +33,9 @@ typedef struct apo__touch_plan {
  * belongs inside an access to it. */
 void apo__touch_plan_of(const apo__call *call, uint64_t first, uint64_t end, apo__touch_plan *t);
 
-/* Touches unit `unit` of the plan within one access to the call (guard `g`). A unit's
- * chunks are the same stretch of every output, so a static schedule gives each thread the
- * pages its tiles then write. Returns APO_ERR_DEVICE_LOST, having touched nothing, when the
+/* Touches unit `unit` of the plan within one access to the call (guard `g`): only bytes of
+ * the plan's own elements, so that other tiles' stores into the same pages never meet it.
+ * Returns APO_ERR_DEVICE_LOST, having touched nothing, when the
  * task is abandoned or late. */
 apo_status apo__touch_unit(apo__task_guard *g, const apo__touch_plan *t, uint64_t unit);
 

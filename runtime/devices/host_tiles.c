@@ -1,30 +1,34 @@
 /*
- * Running tiles on the host. The cpu device spreads them over its OpenMP threads; every
- * tile computes the same bits whichever thread runs it, because a tile's result depends
- * only on the input and the tile grid (see kernels/), so the schedule is free.
+ * Running tiles on the host. The cpu device hands them out to its threads piece by piece
+ * (host_team.h), the thread that runs its task computing too; every tile computes the same
+ * bits whichever thread runs it, because a tile's result depends only on the input and the
+ * tile grid (see kernels/), so the schedule is free.
  *
  * A kernel with a group function (run_tiles) gets its tiles in groups, which it computes
  * side by side in the lanes of the device's vector path (dev->cpu_isa; docs/kernels.md,
  * "Vector paths"), with the bits of one tile at a time.
  *
- * Before its tiles, a task writes once into every page of the output elements it owns that
- * is not in memory yet (first_touch.h), so that the page faults of a caller's fresh arrays
- * are timed on their own instead of passing for the device's speed (docs/scheduling.md,
+ * Before its tiles, each unit writes once into every page of the output elements its tiles
+ * own that is not in memory yet (first_touch.h), so that the page faults of a caller's fresh
+ * arrays are timed on their own instead of passing for the device's speed (docs/scheduling.md,
  * "What a device's time includes").
  */
 #include <assert.h>
-#include <omp.h>
 #include <stdlib.h>
 
 #include "base/clock.h"
 #include "catalog/call_span.h"
 #include "devices/device.h"
 #include "devices/first_touch.h"
+#include "devices/host_team.h"
 #include "devices/host_tiles.h"
 #include "kernels.h"
 
 /* Below this much work, a task runs on one thread (see apo__run_tiles_on_host). */
 #define APO_HOST_PARALLEL_MIN_ELEMENTS 32768
+
+/* Pieces of a run per thread (host_team.h), see apo__run_tiles_on_host. */
+#define APO_HOST_PIECES_PER_THREAD 16
 
 /* Groups hold at most this many tiles. */
 #define APO_HOST_GROUP_MAX 64
@@ -114,6 +118,8 @@ static double *scratch_for(apo__device *dev, int t, size_t want, size_t *len) {
 }
 
 void apo__host_tiles_release(apo__device *dev) {
+    apo__host_team_destroy(dev->host_team);
+    dev->host_team = NULL;
     for (int t = 0; t < dev->host_scratch.threads; t++)
         free(dev->host_scratch.buf[t]);
     free(dev->host_scratch.buf);
@@ -123,8 +129,52 @@ void apo__host_tiles_release(apo__device *dev) {
     dev->host_scratch.threads = 0;
 }
 
+/* A run of tiles: what every thread of it needs, on the stack of the thread that asked for it
+ * (host_team.h). Read only by threads holding one of its pieces. */
+typedef struct tiles_job {
+    apo__device *dev;
+    const apo__call *call;
+    uint64_t first, end, group;
+    int64_t units, units_per_piece;
+    size_t want; /* scratch doubles per thread */
+} tiles_job;
+
+/* Piece `piece` of a run: its units one after the other, each first faulting in the pages of
+ * the output elements its own tiles write, then computing them. Only bytes of the unit's own
+ * elements are touched, so the pass of one unit never meets the stores of another. */
+static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s,
+                            double *compute_s) {
+    tiles_job *job = arg;
+    apo__device *dev = job->dev;
+    size_t scratch_len;
+    double *scratch = scratch_for(dev, slot, job->want, &scratch_len);
+    int64_t u0 = (int64_t)piece * job->units_per_piece;
+    int64_t u1 = job->units - u0 < job->units_per_piece ? job->units : u0 + job->units_per_piece;
+    apo_status st = APO_OK;
+    for (int64_t u = u0; u < u1 && st == APO_OK; u++) {
+        double t0 = apo__now();
+        uint64_t g0 = job->first + (uint64_t)u * job->group;
+        uint64_t g1 = job->end - g0 < job->group ? job->end : g0 + job->group;
+        if (!apo__task_enter_call(&dev->guard))
+            return APO_ERR_DEVICE_LOST;
+        apo__touch_plan touch;
+        apo__touch_plan_of(job->call, g0, g1, &touch);
+        apo__task_leave_call(&dev->guard);
+        for (uint64_t t = 0; t < touch.units && st == APO_OK; t++)
+            st = apo__touch_unit(&dev->guard, &touch, t);
+        double t1 = apo__now();
+        *touch_s += t1 - t0;
+        if (st == APO_OK)
+            st =
+                run_unit(dev, job->call, job->first, job->end, u, job->group, scratch, scratch_len);
+        *compute_s += apo__now() - t1;
+    }
+    return st;
+}
+
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
                                   uint64_t end, int threads, double *touch_s) {
+    double started = apo__now();
     if (touch_s != NULL)
         *touch_s = 0;
     /* Reading the call's shape is an access too: the call may already have moved on. */
@@ -133,86 +183,40 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     const apo__kernel *k = call->kernel;
     /* Host devices never get device-resident arrays (plan.c gives those to GPUs only). */
     assert(call->out_gpu < 0);
-    apo__touch_plan touch;
-    apo__touch_plan_of(call, first, end, &touch);
     /* A device opened without a path (cpu_isa 0, AUTO) gets the fastest. */
     const int isa = dev->cpu_isa != APO_CPU_ISA_AUTO ? dev->cpu_isa : (int)apo__cpu_isa_best();
-    uint64_t group = k->run_tiles != NULL ? group_size(call, isa) : 1;
-    size_t want =
-        k->run_tiles != NULL && k->tiles_scratch != NULL ? k->tiles_scratch(call, isa) : 0;
+    tiles_job job = {.dev = dev, .call = call, .first = first, .end = end};
+    job.group = k->run_tiles != NULL ? group_size(call, isa) : 1;
+    job.want = k->run_tiles != NULL && k->tiles_scratch != NULL ? k->tiles_scratch(call, isa) : 0;
     /* A small task gains microseconds from a second thread but, on a shared machine,
      * can lose whole scheduler ticks (milliseconds) waiting for it: keep it on the
      * calling thread. */
     if (apo__tiles_elements(call, first, end) < APO_HOST_PARALLEL_MIN_ELEMENTS)
         threads = 1;
     apo__task_leave_call(&dev->guard);
-    int64_t units = (int64_t)((end - first + group - 1) / group);
-    int64_t touch_units = (int64_t)touch.units;
-    apo_status status = APO_OK;
-    if (threads <= 1 || (units == 1 && touch_units <= 1))
+    job.units = (int64_t)((end - first + job.group - 1) / job.group);
+    if (threads < 1)
         threads = 1;
-    if (want > 0 && !scratch_slots(dev, threads))
-        want = 0;
-
-    if (threads == 1) {
-        double t0 = apo__now();
-        for (int64_t u = 0; u < touch_units && status == APO_OK; u++)
-            status = apo__touch_unit(&dev->guard, &touch, (uint64_t)u);
-        if (touch_s != NULL && touch_units > 0)
-            *touch_s = apo__now() - t0;
-        size_t scratch_len;
-        double *scratch = scratch_for(dev, 0, want, &scratch_len);
-        for (int64_t u = 0; u < units && status == APO_OK; u++)
-            status = run_unit(dev, call, first, end, u, group, scratch, scratch_len);
-        return status;
-    }
-
-    /* One parallel region for both passes: the team is woken once. The pass's time is the
-     * longest any thread spent in it, not counting the wait for the team to start, which
-     * belongs to the computing as it did before the pass existed. */
-    double touched_s = 0;
-#pragma omp parallel num_threads(threads) reduction(max : touched_s)
-    {
-        double mine = apo__now();
-#pragma omp for schedule(static) nowait
-        for (int64_t u = 0; u < touch_units; u++) {
-            apo_status seen;
-#pragma omp atomic read
-            seen = status;
-            if (seen != APO_OK)
-                continue;
-            apo_status st = apo__touch_unit(&dev->guard, &touch, (uint64_t)u);
-            if (st != APO_OK) {
-#pragma omp critical(apo_tile_status)
-                if (status == APO_OK)
-                    status = st;
-            }
-        }
-        touched_s = touch_units > 0 ? apo__now() - mine : 0;
-        /* No tile starts before every page is in: a tile's stores never meet the pass's
-         * read-modify-write of the same byte. (touch_units is the same for every thread, so
-         * all or none of them meet the barrier.) */
-        if (touch_units > 0) {
-#pragma omp barrier
-        }
-        size_t scratch_len;
-        double *scratch = scratch_for(dev, omp_get_thread_num(), want, &scratch_len);
-#pragma omp for schedule(static)
-        for (int64_t u = 0; u < units; u++) {
-            apo_status seen;
-#pragma omp atomic read
-            seen = status;
-            if (seen != APO_OK)
-                continue;
-            apo_status st = run_unit(dev, call, first, end, u, group, scratch, scratch_len);
-            if (st != APO_OK) {
-#pragma omp critical(apo_tile_status)
-                if (status == APO_OK)
-                    status = st;
-            }
-        }
-    }
-    if (touch_s != NULL)
-        *touch_s = touched_s;
+    /* Pieces of a few units each, about APO_HOST_PIECES_PER_THREAD a thread: small enough that
+     * a thread that stalls holds little and the others take the rest, large enough that
+     * claiming them costs next to nothing. */
+    int64_t pieces_wanted = (int64_t)threads * APO_HOST_PIECES_PER_THREAD;
+    job.units_per_piece = threads == 1 ? (job.units > 0 ? job.units : 1)
+                                       : (job.units + pieces_wanted - 1) / pieces_wanted;
+    if (job.units_per_piece < 1)
+        job.units_per_piece = 1;
+    uint64_t pieces = (uint64_t)((job.units + job.units_per_piece - 1) / job.units_per_piece);
+    if (job.want > 0 && !scratch_slots(dev, threads))
+        job.want = 0;
+    apo__team_times times;
+    apo_status status =
+        apo__host_team_run(&dev->host_team, threads, pieces, run_piece, &job, &times);
+    /* The threads' time is spread over the run's wall time by what they spent it on: with
+     * every thread faulting and computing side by side, the share of the faulting is the
+     * share of the run's time it took. */
+    double wall = apo__now() - started;
+    double busy = times.touch_s + times.compute_s;
+    if (touch_s != NULL && busy > 0)
+        *touch_s = wall * times.touch_s / busy;
     return status;
 }

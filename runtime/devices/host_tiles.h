@@ -4,13 +4,14 @@
 
 #include "devices/device.h"
 
-/* Runs tiles [first, end) of a call on the host with `threads` OpenMP threads (1: on the
- * calling thread alone), for device `dev`, each tile inside the device's task guard.
- * First it writes once into each page of the output elements the tiles own, keeping their
- * values, so that the caller's fresh pages fault in there; *touch_s (when not NULL) gets
- * the seconds from the call to the end of that pass, which the backend keeps out of its
- * kernel time. Returns APO_ERR_DEVICE_LOST, having started no further tile, once the task
- * is abandoned or late. */
+/* Runs tiles [first, end) of a call on the host with up to `threads` threads, the calling
+ * thread one of them (1: on the calling thread alone), for device `dev`, each tile inside
+ * the device's task guard; returns once every tile is done, not once every thread has
+ * woken (host_team.h). Before each unit of tiles, it writes once into each page of the
+ * output elements those tiles own, keeping their values, so that the caller's fresh pages
+ * fault in there; *touch_s (when not NULL) gets the part of the run's wall time spent on
+ * that, which the backend keeps out of its kernel time. Returns APO_ERR_DEVICE_LOST, having
+ * started no further tile, once the task is abandoned or late. */
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
                                   uint64_t end, int threads, double *touch_s);
 

@@ -102,10 +102,12 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
     if (!dev->virtual_clock) {
         /* The wait touches nothing of the call, and ends early when the task is abandoned:
          * its tiles are then redone elsewhere. */
-        if (apo__task_sleep_until(&dev->guard, t0 + modelled))
+        /* The first touch comes before the modelled time, as the cpu device's comes before
+         * its tiles: what a model learns of a sim device (its time less the first touch) is
+         * then its rate, whatever the caller's buffers. */
+        if (apo__task_sleep_until(&dev->guard, t0 + touch_s + modelled))
             return APO_ERR_DEVICE_LOST;
         modelled = apo__now() - t0;
-        /* The first touch happened inside the modelled time, as on a real device. */
         time->touch_s = touch_s < modelled ? touch_s : modelled;
     }
     /* On the virtual clock every time is modelled: the real first touch is not reported. */

@@ -1,0 +1,137 @@
+/*
+ * apo-bench-busy: the cpu device on a machine busy with other work (docs/PERF.md, "The cpu
+ * device on a busy machine"). Each round times bollinger over one series on the default cpu
+ * device (all its threads) and on a one-thread cpu device, call for call interleaved, and
+ * prints both medians and their ratio; the target is a ratio of at most 1.3 in every round.
+ * The load is the caller's to start (scripts/busy-bench.sh starts two niced compile loops);
+ * every row says how busy the machine was.
+ *
+ *   apo-bench-busy [--rounds N] [--calls N] [--size N]
+ *
+ * The outputs are checked against the one-thread device's, bit for bit, before anything is
+ * timed. Exit status: 0 when every round met the target, 1 when one did not, 2 on a usage or
+ * runtime error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+const char bench_prog[] = "apo-bench-busy";
+
+typedef struct side {
+    apo_runtime *rt;
+    double *out[3];
+} side;
+
+static int open_side(side *s, const char *devices, size_t n) {
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = devices;
+    config.profiles = APO_SWITCH_OFF;
+    config.learn = APO_SWITCH_OFF;
+    if (bench_check(apo_runtime_create(&config, &s->rt), devices))
+        return -1;
+    for (int o = 0; o < 3; o++) {
+        s->out[o] = calloc(n, sizeof(double));
+        if (s->out[o] == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+static void close_side(side *s) {
+    for (int o = 0; o < 3; o++)
+        free(s->out[o]);
+    apo_runtime_destroy(s->rt);
+}
+
+/* One call; its wall time in ms, or a negative value on failure. */
+static double call_ms(side *s, const double *x, size_t n) {
+    const double *in[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = s->out;
+    w.n_outputs = 3;
+    w.rows = 1;
+    w.cols = n;
+    double t0 = bench_now();
+    if (bench_check(apo_distribute_workload(s->rt, &w, NULL), "bollinger"))
+        return -1;
+    return (bench_now() - t0) * 1e3;
+}
+
+int main(int argc, char **argv) {
+    double rounds = 10, calls = 21, size = 1e6;
+    for (int i = 1; i < argc; i++) {
+        double *to = strcmp(argv[i], "--rounds") == 0  ? &rounds
+                     : strcmp(argv[i], "--calls") == 0 ? &calls
+                     : strcmp(argv[i], "--size") == 0  ? &size
+                                                       : NULL;
+        if (to == NULL || i + 1 >= argc || bench_parse_count(argv[i + 1], 1, 1e9, to) != 0) {
+            fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--size N]\n", bench_prog);
+            return 2;
+        }
+        i++;
+    }
+    size_t n = (size_t)size;
+    double *x = malloc(n * sizeof *x);
+    double *ms_default = malloc((size_t)calls * sizeof(double));
+    double *ms_one = malloc((size_t)calls * sizeof(double));
+    side dflt = {0}, one = {0};
+    int status = 2;
+    if (x == NULL || ms_default == NULL || ms_one == NULL)
+        goto done;
+    bench_fill_walk(x, 1, n, 7);
+    if (open_side(&dflt, "cpu", n) != 0 || open_side(&one, "cpu:threads=1", n) != 0)
+        goto done;
+    /* Correctness first: the same bits on both devices. */
+    if (call_ms(&dflt, x, n) < 0 || call_ms(&one, x, n) < 0)
+        goto done;
+    for (int o = 0; o < 3; o++)
+        if (memcmp(dflt.out[o], one.out[o], n * sizeof(double)) != 0) {
+            fprintf(stderr, "%s: output %d differs between the devices\n", bench_prog, o);
+            goto done;
+        }
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    if (bench_check(apo_device_get(dflt.rt, 0, &info), "device"))
+        goto done;
+    printf("# bollinger over %zu bars, %s against cpu (1 thread), %d calls each per round, "
+           "interleaved; medians\n",
+           n, info.label, (int)calls);
+    printf("%-6s %12s %12s %8s  %s\n", "round", "default_ms", "1thread_ms", "ratio", "load");
+    status = 0;
+    double worst = 0;
+    for (int r = 0; r < (int)rounds; r++) {
+        for (int c = 0; c < (int)calls; c++) {
+            ms_default[c] = call_ms(&dflt, x, n);
+            ms_one[c] = call_ms(&one, x, n);
+            if (ms_default[c] < 0 || ms_one[c] < 0) {
+                status = 2;
+                goto done;
+            }
+        }
+        double a = bench_median(ms_default, (size_t)calls);
+        double b = bench_median(ms_one, (size_t)calls);
+        char load[64];
+        bench_load_average(load, sizeof load);
+        printf("%-6d %12.3f %12.3f %8.2f  %s\n", r, a, b, a / b, load);
+        fflush(stdout);
+        worst = a / b > worst ? a / b : worst;
+        if (a > 1.3 * b)
+            status = 1;
+    }
+    printf("# worst round: %.2fx the one-thread time (target: at most 1.3x) -> %s\n", worst,
+           status == 0 ? "met" : "MISSED");
+done:
+    if (dflt.rt != NULL)
+        close_side(&dflt);
+    if (one.rt != NULL)
+        close_side(&one);
+    free(x);
+    free(ms_default);
+    free(ms_one);
+    return status;
+}

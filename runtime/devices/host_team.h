@@ -1,0 +1,47 @@
+/*
+ * The host team: the threads a cpu device computes its tiles with (host_team.c). The thread
+ * that asks for the work takes part, and the work is handed out piece by piece (a shared
+ * counter), so a thread that the operating system has not woken yet holds none of it, and
+ * the run ends when its last piece is done, not when every thread has checked in
+ * (docs/scheduling.md, "The cpu device's threads").
+ */
+#ifndef APO_RUNTIME_DEVICES_HOST_TEAM_H
+#define APO_RUNTIME_DEVICES_HOST_TEAM_H
+
+#include <stdint.h>
+
+#include "apportion.h"
+
+typedef struct apo__host_team apo__host_team;
+
+/* Computes piece `piece` of a run for the thread in slot `slot` (0: the thread that called
+ * apo__host_team_run(); helpers 1 to threads - 1). Adds the seconds it spent faulting
+ * output pages in to *touch_s and those it spent computing to *compute_s. */
+typedef apo_status (*apo__team_piece_fn)(void *job, int slot, uint64_t piece, double *touch_s,
+                                         double *compute_s);
+
+/* What a run's threads did, summed over them. */
+typedef struct apo__team_times {
+    double touch_s, compute_s;
+    uint64_t pieces_by_helpers; /* pieces that another thread than the caller computed */
+} apo__team_times;
+
+/* Runs pieces [0, pieces) of `job` with up to `threads` threads, the calling thread one of
+ * them; *team is the device's team, started on first use with threads - 1 helpers (when
+ * they cannot be started, the caller computes alone). Every piece is computed exactly once;
+ * once one fails, the pieces not started yet are skipped. Returns when every piece is done
+ * or skipped: the first failure's status, else APO_OK. `job` is only read by threads
+ * holding one of its pieces, so it may live on the caller's stack. Runs of one team must
+ * not overlap (a device runs one task at a time). */
+apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t pieces,
+                              apo__team_piece_fn fn, void *job, apo__team_times *times);
+
+/* Stops and joins the helpers and frees the team (NULL: nothing). Only between runs. */
+void apo__host_team_destroy(apo__host_team *team);
+
+/* For tests: when set (before the runtime starts), every helper calls it after it wakes for
+ * a run and before it looks for a piece, with its slot. A test holds a helper there to show
+ * that a run does not wait for a thread that has not woken. */
+extern void (*apo__host_team_wake_hook)(int slot);
+
+#endif

@@ -1,0 +1,281 @@
+/*
+ * The cpu device's threads (runtime/devices/host_team.c, docs/scheduling.md, "The cpu
+ * device's threads"): tiles are handed out one piece at a time, the calling thread computes
+ * too, and a call ends when its tiles are done.
+ *
+ * - Every built-in kernel, on every vector path this machine has, computes the same bits with
+ *   four threads as with one, and four-thread bollinger matches the long-double reference.
+ * - A call completes, with exact outputs, while every helper thread is held before it looks
+ *   for work (a thread the scheduler has not run yet); released after the call returned and
+ *   its arrays were freed, the helpers find no work and touch none of it.
+ * - A helper stalled inside a tile does not hold the other tiles: the calling thread takes
+ *   them, and the stalled tile is released only once all the others are done. With a static
+ *   schedule the stalled thread's share would never be computed and the case would time out.
+ *
+ * Threads never call cr_assert: they record what they saw, and the test thread checks it.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu_isa.h"
+#include "devices/host_team.h"
+#include "helpers.h"
+#include "reference.h"
+
+/* A runtime on `devices` with the vector path `isa` (NULL: the best). */
+static apo_runtime *runtime_on(const char *devices, const char *isa) {
+    if (isa != NULL)
+        cr_assert_eq(setenv("APPORTION_CPU_ISA", isa, 1), 0);
+    apo_runtime *rt = test_runtime(devices);
+    cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
+    return rt;
+}
+
+/* ---- the same bits with four threads as with one ------------------------------------------ */
+
+static const char *const kernels_[] = {"bollinger", "macd", "returns_stats", "bootstrap"};
+static const char *const isas[] = {"sse2", "avx2", "avx512"};
+
+Test(host_team, four_threads_give_the_bits_of_one_on_every_kernel_and_path, .timeout = 600) {
+    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
+        apo__cpu_isa isa = (apo__cpu_isa)(i == 0   ? APO_CPU_ISA_SSE2
+                                          : i == 1 ? APO_CPU_ISA_AVX2
+                                                   : APO_CPU_ISA_AVX512);
+        if (!apo__cpu_isa_supported(isa))
+            continue;
+        apo_runtime *one = runtime_on("cpu:threads=1", isas[i]);
+        apo_runtime *four = runtime_on("cpu:threads=4", isas[i]);
+        for (size_t k = 0; k < sizeof kernels_ / sizeof *kernels_; k++) {
+            /* One long row and several rows: both tile grids; large enough to be shared.
+             * bootstrap costs a thousand times more per element: one small shape, just
+             * above the size that is shared, so that it stays within the deadline's 60 s
+             * floor under ThreadSanitizer too. */
+            int heavy = strcmp(kernels_[k], "bootstrap") == 0;
+            const size_t shapes[2][2] = {{1, 100003}, {5, 20011}};
+            for (size_t s = heavy ? 1 : 0; s < 2; s++) {
+                size_t rows = heavy ? 2 : shapes[s][0], cols = heavy ? 17011 : shapes[s][1];
+                test_job a, b;
+                test_job_init(&a, one, kernels_[k], rows, cols, 31 + s);
+                test_job_init(&b, four, kernels_[k], rows, cols, 31 + s);
+                apo_report ra = APO_REPORT_INIT, rb = APO_REPORT_INIT;
+                cr_assert_eq(test_job_run(&a, one, &ra), APO_OK, "%s", apo_last_error());
+                /* Calls in a row: helpers still settling from one call meet the next. */
+                for (int rep = 0; rep < (heavy ? 1 : 2); rep++) {
+                    cr_assert_eq(test_job_run(&b, four, &rb), APO_OK, "%s", apo_last_error());
+                    for (size_t o = 0; o < APO_MAX_IO && a.outputs[o] != NULL; o++)
+                        cr_assert_eq(test_bitwise_diff(&a, &b, o), 0,
+                                     "%s on %s, shape %zu, output %zu, call %d: elements differ",
+                                     kernels_[k], isas[i], s, o, rep);
+                }
+                test_job_free(&a);
+                test_job_free(&b);
+            }
+        }
+        apo_runtime_destroy(one);
+        apo_runtime_destroy(four);
+    }
+}
+
+Test(host_team, four_thread_bollinger_matches_the_long_double_reference, .timeout = 120) {
+    const size_t n = 200003, period = 20;
+    apo_runtime *rt = runtime_on("cpu:threads=4", NULL);
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 1, n, 5);
+    test_job_param(&job, "period", (double)period);
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
+    double *up = malloc(n * sizeof *up), *mid = malloc(n * sizeof *mid),
+           *lo = malloc(n * sizeof *lo);
+    cr_assert(up != NULL && mid != NULL && lo != NULL);
+    apo__ref_bollinger(job.input, n, period, 2.0, 2.0, up, mid, lo);
+    const double *ref[3] = {up, mid, lo};
+    for (size_t o = 0; o < 3; o++)
+        for (size_t t = period - 1; t < n; t++) {
+            /* The bands' error scales with the price level (the middle), not with the band,
+             * which can be near zero. */
+            double got = job.outputs[o][t], want = ref[o][t];
+            cr_assert(fabs(got - want) <= 1e-13 * fmax(fabs(want), fabs(mid[t])),
+                      "output %zu at %zu: %.17g, reference %.17g", o, t, got, want);
+        }
+    free(up);
+    free(mid);
+    free(lo);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* ---- helpers held before they look for work ------------------------------------------------ */
+
+static pthread_mutex_t hold_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
+static int hold_released;
+static int hold_arrived, hold_passed;
+
+static void hold_helper(int slot) {
+    (void)slot;
+    pthread_mutex_lock(&hold_mutex);
+    hold_arrived++;
+    pthread_cond_broadcast(&hold_cond);
+    while (!hold_released)
+        pthread_cond_wait(&hold_cond, &hold_mutex);
+    hold_passed++;
+    pthread_cond_broadcast(&hold_cond);
+    pthread_mutex_unlock(&hold_mutex);
+}
+
+/* A user kernel y[t] = 2 x[t] + 1 that counts the tiles each kind of thread computed. */
+static pthread_t test_thread;
+static atomic_ulong tiles_by_caller, tiles_by_others;
+
+static apo_status twice_plus_one(const apo_kernel_call *call, void *user) {
+    (void)user;
+    const double *x = call->inputs[0] + call->row * call->cols;
+    double *y = call->outputs[0] + call->row * call->cols;
+    for (size_t t = call->begin; t < call->end; t++)
+        y[t] = 2.0 * x[t] + 1.0;
+    if (pthread_equal(pthread_self(), test_thread))
+        atomic_fetch_add(&tiles_by_caller, 1);
+    else
+        atomic_fetch_add(&tiles_by_others, 1);
+    return APO_OK;
+}
+
+static void register_user(apo_runtime *rt, const char *name, apo_cpu_kernel_fn fn) {
+    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
+    d.name = name;
+    d.n_inputs = 1;
+    d.n_outputs = 1;
+    d.cpu = fn;
+    d.tile = 1000;
+    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+}
+
+/* Runs `name` over n fresh elements x[t] = t and checks y[t] = 2t + 1 exactly. */
+static void run_and_check(apo_runtime *rt, const char *name, size_t n) {
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    cr_assert(x != NULL && y != NULL);
+    for (size_t t = 0; t < n; t++) {
+        x[t] = (double)t;
+        y[t] = NAN;
+    }
+    const double *in[1] = {x};
+    double *out[1] = {y};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = name;
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = out;
+    w.n_outputs = 1;
+    w.rows = 1;
+    w.cols = n;
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(rt, &w, &report), APO_OK, "%s", apo_last_error());
+    for (size_t t = 0; t < n; t++)
+        cr_assert_eq(y[t], 2.0 * (double)t + 1.0, "y[%zu] = %g", t, y[t]);
+    /* Freed at once: a helper that read or wrote them after the call returned is a
+     * use-after-free for the sanitizer builds. */
+    free(x);
+    free(y);
+}
+
+Test(host_team, a_call_completes_while_every_helper_is_held_before_it_looks_for_work,
+     .timeout = 120) {
+    test_thread = pthread_self();
+    apo__host_team_wake_hook = hold_helper;
+    apo_runtime *rt = runtime_on("cpu:threads=4", NULL);
+    register_user(rt, "twice", twice_plus_one);
+
+    /* The team starts with the first shared call; all three helpers get stuck in the hook,
+     * so the calling thread computes every tile, and the call returns. */
+    run_and_check(rt, "twice", 400000);
+    cr_assert_eq(atomic_load(&tiles_by_others), 0);
+    cr_assert_eq(atomic_load(&tiles_by_caller), 400);
+
+    /* The helpers may not have been run by the scheduler yet: wait until all three are held
+     * (they were woken for the call), then let them go. The call is over and its arrays are
+     * freed: they must find nothing to do. */
+    pthread_mutex_lock(&hold_mutex);
+    while (hold_arrived < 3)
+        pthread_cond_wait(&hold_cond, &hold_mutex);
+    hold_released = 1;
+    pthread_cond_broadcast(&hold_cond);
+    while (hold_passed < 3)
+        pthread_cond_wait(&hold_cond, &hold_mutex);
+    pthread_mutex_unlock(&hold_mutex);
+    apo__host_team_wake_hook = NULL;
+    cr_assert_eq(atomic_load(&tiles_by_others), 0, "a late helper computed a finished call's tile");
+
+    /* The team still works: later calls are exact, whoever computes their tiles. */
+    for (int i = 0; i < 20; i++)
+        run_and_check(rt, "twice", 400000);
+    cr_assert_eq(atomic_load(&tiles_by_caller) + atomic_load(&tiles_by_others), 21 * 400);
+    apo_runtime_destroy(rt);
+}
+
+/* ---- a helper stalled inside a tile -------------------------------------------------------- */
+
+/* 60 tiles: fewer than the 64 pieces that four threads cut a run into (host_tiles.c), so each
+ * piece is one tile, and the stalled helper holds that tile alone. */
+#define STALL_TILES 60
+static pthread_mutex_t stall_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stall_cond = PTHREAD_COND_INITIALIZER;
+static int stalled;       /* a helper is (or was) stalled in this call */
+static int others_done;   /* tiles of this call finished, other than the stalled one */
+static int stall_timeout; /* the stalled tile gave up waiting: the others never finished */
+
+/* y[t] = 2 x[t] + 1; the first tile a helper takes in a call waits until every other tile of
+ * the call is done (at most 60 s), so the call can only end through the other threads. */
+static apo_status stall_one(const apo_kernel_call *call, void *user) {
+    int me = 0;
+    pthread_mutex_lock(&stall_mutex);
+    if (!stalled && !pthread_equal(pthread_self(), test_thread)) {
+        stalled = 1;
+        me = 1;
+    }
+    pthread_mutex_unlock(&stall_mutex);
+    if (me) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 60;
+        pthread_mutex_lock(&stall_mutex);
+        while (others_done < STALL_TILES - 1 && !stall_timeout)
+            if (pthread_cond_timedwait(&stall_cond, &stall_mutex, &until) != 0)
+                stall_timeout = 1;
+        pthread_mutex_unlock(&stall_mutex);
+    }
+    apo_status st = twice_plus_one(call, user);
+    if (!me) {
+        pthread_mutex_lock(&stall_mutex);
+        others_done++;
+        pthread_cond_broadcast(&stall_cond);
+        pthread_mutex_unlock(&stall_mutex);
+    }
+    return st;
+}
+
+Test(host_team, a_helper_stalled_in_a_tile_does_not_hold_the_other_tiles, .timeout = 300) {
+    test_thread = pthread_self();
+    apo_runtime *rt = runtime_on("cpu:threads=4", NULL);
+    register_user(rt, "stall", stall_one);
+    /* A helper may not wake in time to take a tile at all (the caller can be that fast);
+     * then the call shows nothing, and it is made again. */
+    int shown = 0;
+    for (int attempt = 0; attempt < 50 && !shown; attempt++) {
+        pthread_mutex_lock(&stall_mutex);
+        stalled = others_done = stall_timeout = 0;
+        pthread_mutex_unlock(&stall_mutex);
+        run_and_check(rt, "stall", STALL_TILES * 1000);
+        pthread_mutex_lock(&stall_mutex);
+        cr_assert(!stall_timeout, "the other tiles were not done while one helper was stalled");
+        shown = stalled;
+        cr_assert(!stalled || others_done == STALL_TILES - 1);
+        pthread_mutex_unlock(&stall_mutex);
+    }
+    cr_assert(shown, "no helper took a tile in 50 calls");
+    apo_runtime_destroy(rt);
+}
