@@ -279,3 +279,176 @@ void apo__ref_ohlcv(uint64_t seed, size_t n, double start, double step, double *
     }
     free(c);
 }
+
+/* e1 .. e_stages chained, each seeded with the mean of its first q inputs; NaN at gaps. */
+static void ema_chain(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale, int stages) {
+    const double *x = in[0];
+    const size_t q = (size_t)p[0];
+    const long double k = 2.0L / (q + 1);
+    const double m = max_abs(in, 1, n);
+    size_t seen[3] = {0, 0, 0};
+    long double sum[3] = {0, 0, 0}, e[3] = {0, 0, 0};
+    nan_all(out, scale, n);
+    for (size_t t = 0; t < n; t++) {
+        if (!isfinite(x[t]))
+            continue;
+        long double v = x[t];
+        int ready = 1;
+        for (int s = 0; s < stages && ready; s++) {
+            if (seen[s] < q) {
+                sum[s] += v;
+                ready = ++seen[s] == q;
+                if (ready)
+                    e[s] = sum[s] / q;
+            } else {
+                e[s] = e[s] + k * (v - e[s]);
+            }
+            v = e[s];
+        }
+        if (!ready)
+            continue;
+        out[t] = (double)(stages == 2 ? 2 * e[0] - e[1] : 3 * e[0] - 3 * e[1] + e[2]);
+        scale[t] = 6 * m;
+    }
+}
+
+void apo__ref_cat_dema(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale) {
+    ema_chain(in, n, p, out, scale, 2);
+}
+
+void apo__ref_cat_tema(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale) {
+    ema_chain(in, n, p, out, scale, 3);
+}
+
+static void wilder_osc(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale, int cmo) {
+    const double *x = in[0];
+    const size_t q = (size_t)p[0];
+    size_t seen = 0;
+    long double g = 0, l = 0;
+    nan_all(out, scale, n);
+    for (size_t t = 1; t < n; t++) {
+        if (!isfinite(x[t]) || !isfinite(x[t - 1]))
+            continue;
+        const long double d = (long double)x[t] - x[t - 1];
+        const long double gain = d > 0 ? d : 0, loss = d < 0 ? -d : 0;
+        if (seen < q) {
+            g += gain;
+            l += loss;
+            if (++seen < q)
+                continue;
+            g /= q;
+            l /= q;
+        } else {
+            g = (g * (q - 1) + gain) / q;
+            l = (l * (q - 1) + loss) / q;
+        }
+        const long double s = g + l;
+        out[t] = s == 0 ? 0.0 : (double)(cmo ? 100 * (g - l) / s : 100 * g / s);
+        scale[t] = 100;
+    }
+}
+
+void apo__ref_cat_rsi(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale) {
+    wilder_osc(in, n, p, out, scale, 0);
+}
+
+void apo__ref_cat_cmo(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale) {
+    wilder_osc(in, n, p, out, scale, 1);
+}
+
+static int finite_bars(const double *const *in, size_t from, size_t to) {
+    for (size_t i = 0; i < 3; i++)
+        if (!finite_window(in[i], from, to))
+            return 0;
+    return 1;
+}
+
+void apo__ref_cat_willr(const double *const *in, size_t n, const double *p, double *out,
+                        double *scale) {
+    const size_t q = (size_t)p[0];
+    nan_all(out, scale, n);
+    for (size_t t = q - 1; t < n; t++) {
+        if (!finite_bars(in, t + 1 - q, t + 1))
+            continue;
+        double h = in[0][t + 1 - q], l = in[1][t + 1 - q];
+        for (size_t i = t + 2 - q; i <= t; i++) {
+            h = in[0][i] > h ? in[0][i] : h;
+            l = in[1][i] < l ? in[1][i] : l;
+        }
+        if (h == l) {
+            out[t] = 0.0;
+            continue;
+        }
+        const long double r = -100.0L * ((long double)h - in[2][t]) / ((long double)h - l);
+        out[t] = (double)r;
+        scale[t] = (double)(100 + fabsl(r));
+    }
+}
+
+void apo__ref_cat_cci(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale) {
+    const size_t q = (size_t)p[0];
+    nan_all(out, scale, n);
+    for (size_t t = q - 1; t < n; t++) {
+        if (!finite_bars(in, t + 1 - q, t + 1))
+            continue;
+        long double s = 0;
+        for (size_t i = t + 1 - q; i <= t; i++)
+            s += ((long double)in[0][i] + in[1][i] + in[2][i]) / 3;
+        const long double m = s / q;
+        long double dev = 0;
+        for (size_t i = t + 1 - q; i <= t; i++)
+            dev += fabsl(((long double)in[0][i] + in[1][i] + in[2][i]) / 3 - m);
+        const long double md = dev / q;
+        const long double tp = ((long double)in[0][t] + in[1][t] + in[2][t]) / 3;
+        if (md == 0) {
+            out[t] = 0.0;
+            continue;
+        }
+        out[t] = (double)((tp - m) / (0.015L * md));
+        /* The kernel's tp and mean are rounded to double: errors of |tp| ulps in tp - m. */
+        scale[t] = (double)((fabsl(tp) + fabsl(tp - m)) / (0.015L * md));
+    }
+}
+
+static void linearreg(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale, int value) {
+    const double *x = in[0];
+    const size_t q = (size_t)p[0];
+    nan_all(out, scale, n);
+    const long double jbar = (q - 1) / 2.0L;
+    for (size_t t = q - 1; t < n; t++) {
+        if (!finite_window(x, t + 1 - q, t + 1))
+            continue;
+        long double s = 0, m = 0;
+        for (size_t j = 0; j < q; j++) {
+            s += x[t + 1 - q + j];
+            m = fabsl(x[t + 1 - q + j]) > m ? fabsl(x[t + 1 - q + j]) : m;
+        }
+        const long double ybar = s / q;
+        long double sxy = 0, sxx = 0;
+        for (size_t j = 0; j < q; j++) {
+            sxy += (j - jbar) * (x[t + 1 - q + j] - ybar);
+            sxx += (j - jbar) * (j - jbar);
+        }
+        const long double slope = sxy / sxx;
+        out[t] = (double)(value ? ybar + slope * ((q - 1) - jbar) : slope);
+        scale[t] = (double)(value ? m : m / q);
+    }
+}
+
+void apo__ref_cat_linearreg(const double *const *in, size_t n, const double *p, double *out,
+                            double *scale) {
+    linearreg(in, n, p, out, scale, 1);
+}
+
+void apo__ref_cat_linearreg_slope(const double *const *in, size_t n, const double *p, double *out,
+                                  double *scale) {
+    linearreg(in, n, p, out, scale, 0);
+}

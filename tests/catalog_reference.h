@@ -41,6 +41,22 @@ void apo__ref_cat_atr(const double *const *in, size_t n, const double *p, double
                       double *scale);
 void apo__ref_cat_natr(const double *const *in, size_t n, const double *p, double *out,
                        double *scale);
+void apo__ref_cat_dema(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale);
+void apo__ref_cat_tema(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale);
+void apo__ref_cat_rsi(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale);
+void apo__ref_cat_cmo(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale);
+void apo__ref_cat_willr(const double *const *in, size_t n, const double *p, double *out,
+                        double *scale);
+void apo__ref_cat_cci(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale);
+void apo__ref_cat_linearreg(const double *const *in, size_t n, const double *p, double *out,
+                            double *scale);
+void apo__ref_cat_linearreg_slope(const double *const *in, size_t n, const double *p, double *out,
+                                  double *scale);
 
 /* A random OHLCV walk: close is apo__test_random_walk(seed, n, start, step); high and low
  * lie above and below it by up to 2 steps (high >= close >= low), open within them,

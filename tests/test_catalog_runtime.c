@@ -20,8 +20,26 @@ typedef struct cat_case {
 } cat_case;
 
 static const cat_case cases[] = {
-    {"sma", 30}, {"ema", 9},   {"wma", 20}, {"mom", 10},   {"roc", 1},  {"stddev", 5},
-    {"var", 1},  {"max", 300}, {"min", 2},  {"trange", 0}, {"atr", 14}, {"natr", 3},
+    {"sma", 30},
+    {"ema", 9},
+    {"wma", 20},
+    {"dema", 5},
+    {"tema", 4},
+    {"mom", 10},
+    {"roc", 1},
+    {"rsi", 14},
+    {"cmo", 2},
+    {"willr", 14},
+    {"cci", 20},
+    {"stddev", 5},
+    {"var", 1},
+    {"max", 300},
+    {"min", 2},
+    {"linearreg", 14},
+    {"linearreg_slope", 3},
+    {"trange", 0},
+    {"atr", 14},
+    {"natr", 3},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -5,8 +5,10 @@
 #ifndef APO_KERNELS_AVERAGES_TILES_H
 #define APO_KERNELS_AVERAGES_TILES_H
 
+#include "dema_tile.h"
 #include "ema_tile.h"
 #include "sma_tile.h"
+#include "tema_tile.h"
 #include "wma_tile.h"
 
 static inline APO_HD void apo__averages_tile(int id, const apo__cat_io *io, size_t begin,
@@ -20,6 +22,12 @@ static inline APO_HD void apo__averages_tile(int id, const apo__cat_io *io, size
         break;
     case APO_CAT_WMA:
         apo__wma_tile(io, begin, end);
+        break;
+    case APO_CAT_DEMA:
+        apo__dema_tile(io, begin, end);
+        break;
+    case APO_CAT_TEMA:
+        apo__tema_tile(io, begin, end);
         break;
     default:
         break;

@@ -24,11 +24,11 @@ size_t apo__decay_steps(double k) {
 }
 
 apo__cat_family apo__catalog_family(apo__cat_id id) {
-    if (id <= APO_CAT_WMA)
+    if (id <= APO_CAT_TEMA)
         return APO_CAT_AVERAGES;
-    if (id <= APO_CAT_ROC)
+    if (id <= APO_CAT_CCI)
         return APO_CAT_OSCILLATORS;
-    if (id <= APO_CAT_MIN)
+    if (id <= APO_CAT_LINEARREG_SLOPE)
         return APO_CAT_STATISTICS;
     return APO_CAT_TREND;
 }
@@ -38,11 +38,17 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
     switch (id) {
     case APO_CAT_MOM:
     case APO_CAT_ROC:
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
     case APO_CAT_ATR:
     case APO_CAT_NATR:
         return p;
     case APO_CAT_TRANGE:
         return 1;
+    case APO_CAT_DEMA:
+        return 2 * (p - 1);
+    case APO_CAT_TEMA:
+        return 3 * (p - 1);
     default:
         return p - 1;
     }
@@ -54,6 +60,12 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     switch (id) {
     case APO_CAT_EMA:
         return lookback + apo__decay_steps(2.0 / (p + 1.0));
+    case APO_CAT_DEMA:
+        return lookback + 3 * apo__decay_steps(2.0 / (p + 1.0));
+    case APO_CAT_TEMA:
+        return lookback + 4 * apo__decay_steps(2.0 / (p + 1.0));
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
     case APO_CAT_ATR:
     case APO_CAT_NATR:
         return lookback + apo__decay_steps(1.0 / p);

@@ -40,14 +40,22 @@ typedef enum apo__cat_id {
     APO_CAT_SMA,
     APO_CAT_EMA,
     APO_CAT_WMA,
+    APO_CAT_DEMA,
+    APO_CAT_TEMA,
     /* kernels/oscillators */
     APO_CAT_MOM,
     APO_CAT_ROC,
+    APO_CAT_RSI,
+    APO_CAT_CMO,
+    APO_CAT_WILLR,
+    APO_CAT_CCI,
     /* kernels/statistics */
     APO_CAT_STDDEV,
     APO_CAT_VAR,
     APO_CAT_MAX,
     APO_CAT_MIN,
+    APO_CAT_LINEARREG,
+    APO_CAT_LINEARREG_SLOPE,
     /* kernels/trend */
     APO_CAT_TRANGE,
     APO_CAT_ATR,

@@ -5,6 +5,7 @@
 #ifndef APO_KERNELS_STATISTICS_TILES_H
 #define APO_KERNELS_STATISTICS_TILES_H
 
+#include "linearreg_tile.h"
 #include "minmax_tile.h"
 #include "var_tile.h"
 
@@ -22,6 +23,12 @@ static inline APO_HD void apo__statistics_tile(int id, const apo__cat_io *io, si
         break;
     case APO_CAT_MIN:
         apo__min_tile(io, begin, end);
+        break;
+    case APO_CAT_LINEARREG:
+        apo__linearreg_tile(io, begin, end);
+        break;
+    case APO_CAT_LINEARREG_SLOPE:
+        apo__linearreg_slope_tile(io, begin, end);
         break;
     default:
         break;
