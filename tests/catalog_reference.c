@@ -452,3 +452,112 @@ void apo__ref_cat_linearreg_slope(const double *const *in, size_t n, const doubl
                                   double *scale) {
     linearreg(in, n, p, out, scale, 0);
 }
+
+/* Centred second moments of the window of pairs ending at t, two-pass. */
+static void pair_moments(const long double *a, const long double *b, size_t q, long double *vaa,
+                         long double *vbb, long double *vab) {
+    long double sa = 0, sb = 0;
+    for (size_t i = 0; i < q; i++) {
+        sa += a[i];
+        sb += b[i];
+    }
+    const long double ma = sa / q, mb = sb / q;
+    *vaa = *vbb = *vab = 0;
+    for (size_t i = 0; i < q; i++) {
+        *vaa += (a[i] - ma) * (a[i] - ma);
+        *vbb += (b[i] - mb) * (b[i] - mb);
+        *vab += (a[i] - ma) * (b[i] - mb);
+    }
+}
+
+static int all_equal(const long double *a, size_t q) {
+    for (size_t i = 1; i < q; i++)
+        if (a[i] != a[0])
+            return 0;
+    return 1;
+}
+
+void apo__ref_cat_correl(const double *const *in, size_t n, const double *p, double *out,
+                         double *scale) {
+    const size_t q = (size_t)p[0];
+    long double *a = malloc(q * sizeof *a), *b = malloc(q * sizeof *b);
+    if (a == NULL || b == NULL)
+        abort();
+    nan_all(out, scale, n);
+    for (size_t t = q - 1; t < n; t++) {
+        if (!finite_window(in[0], t + 1 - q, t + 1) || !finite_window(in[1], t + 1 - q, t + 1))
+            continue;
+        for (size_t i = 0; i < q; i++) {
+            a[i] = in[0][t + 1 - q + i];
+            b[i] = in[1][t + 1 - q + i];
+        }
+        if (all_equal(a, q) || all_equal(b, q)) {
+            out[t] = 0.0;
+            continue;
+        }
+        long double vaa, vbb, vab;
+        pair_moments(a, b, q, &vaa, &vbb, &vab);
+        out[t] = (double)(vab / sqrtl(vaa * vbb));
+        scale[t] = 1.0;
+    }
+    free(a);
+    free(b);
+}
+
+void apo__ref_cat_beta(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale) {
+    const size_t q = (size_t)p[0];
+    long double *a = malloc(q * sizeof *a), *b = malloc(q * sizeof *b);
+    if (a == NULL || b == NULL)
+        abort();
+    nan_all(out, scale, n);
+    for (size_t t = q; t < n; t++) {
+        if (!finite_window(in[0], t - q, t + 1) || !finite_window(in[1], t - q, t + 1))
+            continue;
+        for (size_t i = 0; i < q; i++) {
+            const size_t k = t + 1 - q + i;
+            /* The returns as the definition has them: rounded to double. */
+            a[i] = in[0][k - 1] != 0 ? (in[0][k] - in[0][k - 1]) / in[0][k - 1] : 0.0;
+            b[i] = in[1][k - 1] != 0 ? (in[1][k] - in[1][k - 1]) / in[1][k - 1] : 0.0;
+        }
+        if (all_equal(a, q)) {
+            out[t] = 0.0;
+            continue;
+        }
+        long double vaa, vbb, vab;
+        pair_moments(a, b, q, &vaa, &vbb, &vab);
+        out[t] = (double)(vab / vaa);
+        scale[t] = (double)(1 + fabsl(vab / vaa));
+    }
+    free(a);
+    free(b);
+}
+
+/* Aroon over the q + 1 bars ending at t; `up` 1: the highest high, 0: the lowest low; the
+ * most recent extreme wins a tie. */
+static void aroon(const double *const *in, size_t n, const double *p, double *out, double *scale,
+                  int up) {
+    const size_t q = (size_t)p[0];
+    const double *v = up ? in[0] : in[1];
+    nan_all(out, scale, n);
+    for (size_t t = q; t < n; t++) {
+        if (!finite_window(in[0], t - q, t + 1) || !finite_window(in[1], t - q, t + 1))
+            continue;
+        size_t at = t - q;
+        for (size_t i = t - q; i <= t; i++)
+            if (up ? v[i] >= v[at] : v[i] <= v[at])
+                at = i;
+        out[t] = (double)(100.0L * (q - (t - at)) / q);
+        scale[t] = 100;
+    }
+}
+
+void apo__ref_cat_aroondown(const double *const *in, size_t n, const double *p, double *out,
+                            double *scale) {
+    aroon(in, n, p, out, scale, 0);
+}
+
+void apo__ref_cat_aroonup(const double *const *in, size_t n, const double *p, double *out,
+                          double *scale) {
+    aroon(in, n, p, out, scale, 1);
+}

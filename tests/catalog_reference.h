@@ -57,6 +57,14 @@ void apo__ref_cat_linearreg(const double *const *in, size_t n, const double *p, 
                             double *scale);
 void apo__ref_cat_linearreg_slope(const double *const *in, size_t n, const double *p, double *out,
                                   double *scale);
+void apo__ref_cat_correl(const double *const *in, size_t n, const double *p, double *out,
+                         double *scale);
+void apo__ref_cat_beta(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale);
+void apo__ref_cat_aroondown(const double *const *in, size_t n, const double *p, double *out,
+                            double *scale);
+void apo__ref_cat_aroonup(const double *const *in, size_t n, const double *p, double *out,
+                          double *scale);
 
 /* A random OHLCV walk: close is apo__test_random_walk(seed, n, start, step); high and low
  * lie above and below it by up to 2 steps (high >= close >= low), open within them,

@@ -19,33 +19,38 @@
 typedef struct ref_kernel {
     apo__cat_id id;
     const char *name;
-    size_t n_in;
+    size_t n_in; /* 1: close; 2: high, low; 3: high, low, close; 4: x, y (two walks) */
     apo__cat_ref_fn ref;
     double def[2]; /* the defaults of the parameters after the period */
     size_t min_period;
+    size_t out_index; /* the output the reference gives */
 } ref_kernel;
 
 static const ref_kernel kernels[] = {
-    {APO_CAT_SMA, "sma", 1, apo__ref_cat_sma, {0, 0}, 2},
-    {APO_CAT_EMA, "ema", 1, apo__ref_cat_ema, {0, 0}, 2},
-    {APO_CAT_WMA, "wma", 1, apo__ref_cat_wma, {0, 0}, 2},
-    {APO_CAT_DEMA, "dema", 1, apo__ref_cat_dema, {0, 0}, 2},
-    {APO_CAT_TEMA, "tema", 1, apo__ref_cat_tema, {0, 0}, 2},
-    {APO_CAT_MOM, "mom", 1, apo__ref_cat_mom, {0, 0}, 1},
-    {APO_CAT_ROC, "roc", 1, apo__ref_cat_roc, {0, 0}, 1},
-    {APO_CAT_RSI, "rsi", 1, apo__ref_cat_rsi, {0, 0}, 2},
-    {APO_CAT_CMO, "cmo", 1, apo__ref_cat_cmo, {0, 0}, 2},
-    {APO_CAT_WILLR, "willr", 3, apo__ref_cat_willr, {0, 0}, 2},
-    {APO_CAT_CCI, "cci", 3, apo__ref_cat_cci, {0, 0}, 2},
-    {APO_CAT_STDDEV, "stddev", 1, apo__ref_cat_stddev, {1.5, 0}, 2},
-    {APO_CAT_VAR, "var", 1, apo__ref_cat_var, {1, 0}, 1},
-    {APO_CAT_MAX, "max", 1, apo__ref_cat_max, {0, 0}, 2},
-    {APO_CAT_MIN, "min", 1, apo__ref_cat_min, {0, 0}, 2},
-    {APO_CAT_LINEARREG, "linearreg", 1, apo__ref_cat_linearreg, {0, 0}, 2},
-    {APO_CAT_LINEARREG_SLOPE, "linearreg_slope", 1, apo__ref_cat_linearreg_slope, {0, 0}, 2},
-    {APO_CAT_TRANGE, "trange", 3, apo__ref_cat_trange, {0, 0}, 0},
-    {APO_CAT_ATR, "atr", 3, apo__ref_cat_atr, {0, 0}, 1},
-    {APO_CAT_NATR, "natr", 3, apo__ref_cat_natr, {0, 0}, 1},
+    {APO_CAT_SMA, "sma", 1, apo__ref_cat_sma, {0, 0}, 2, 0},
+    {APO_CAT_EMA, "ema", 1, apo__ref_cat_ema, {0, 0}, 2, 0},
+    {APO_CAT_WMA, "wma", 1, apo__ref_cat_wma, {0, 0}, 2, 0},
+    {APO_CAT_DEMA, "dema", 1, apo__ref_cat_dema, {0, 0}, 2, 0},
+    {APO_CAT_TEMA, "tema", 1, apo__ref_cat_tema, {0, 0}, 2, 0},
+    {APO_CAT_MOM, "mom", 1, apo__ref_cat_mom, {0, 0}, 1, 0},
+    {APO_CAT_ROC, "roc", 1, apo__ref_cat_roc, {0, 0}, 1, 0},
+    {APO_CAT_RSI, "rsi", 1, apo__ref_cat_rsi, {0, 0}, 2, 0},
+    {APO_CAT_CMO, "cmo", 1, apo__ref_cat_cmo, {0, 0}, 2, 0},
+    {APO_CAT_WILLR, "willr", 3, apo__ref_cat_willr, {0, 0}, 2, 0},
+    {APO_CAT_CCI, "cci", 3, apo__ref_cat_cci, {0, 0}, 2, 0},
+    {APO_CAT_STDDEV, "stddev", 1, apo__ref_cat_stddev, {1.5, 0}, 2, 0},
+    {APO_CAT_VAR, "var", 1, apo__ref_cat_var, {1, 0}, 1, 0},
+    {APO_CAT_MAX, "max", 1, apo__ref_cat_max, {0, 0}, 2, 0},
+    {APO_CAT_MIN, "min", 1, apo__ref_cat_min, {0, 0}, 2, 0},
+    {APO_CAT_LINEARREG, "linearreg", 1, apo__ref_cat_linearreg, {0, 0}, 2, 0},
+    {APO_CAT_LINEARREG_SLOPE, "linearreg_slope", 1, apo__ref_cat_linearreg_slope, {0, 0}, 2, 0},
+    {APO_CAT_CORREL, "correl", 4, apo__ref_cat_correl, {0, 0}, 1, 0},
+    {APO_CAT_BETA, "beta", 4, apo__ref_cat_beta, {0, 0}, 1, 0},
+    {APO_CAT_TRANGE, "trange", 3, apo__ref_cat_trange, {0, 0}, 0, 0},
+    {APO_CAT_ATR, "atr", 3, apo__ref_cat_atr, {0, 0}, 1, 0},
+    {APO_CAT_NATR, "natr", 3, apo__ref_cat_natr, {0, 0}, 1, 0},
+    {APO_CAT_AROON, "aroondown", 2, apo__ref_cat_aroondown, {0, 0}, 2, 0},
+    {APO_CAT_AROON, "aroonup", 2, apo__ref_cat_aroonup, {0, 0}, 2, 1},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
@@ -70,6 +75,8 @@ static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double 
     s->low = alloc_doubles(n);
     s->close = alloc_doubles(n);
     apo__ref_ohlcv(seed, n, start, step, NULL, s->high, s->low, s->close, NULL);
+    if (n_in == 4) /* y: a walk of its own */
+        apo__ref_ohlcv(seed ^ 0x5555, n, start, step, NULL, NULL, s->low, NULL, NULL);
     if (gaps) {
         /* A lone NaN, an infinity, a run of NaN and a NaN near the end, in every input. */
         const size_t at[] = {n / 7, n / 3, n / 2, n / 2 + 1, n / 2 + 2, n - 1 - n / 50};
@@ -77,12 +84,17 @@ static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double 
             double *row = i % 3 == 0 ? s->close : i % 3 == 1 ? s->high : s->low;
             if (n_in == 1)
                 row = s->close;
+            if (n_in == 4)
+                row = i % 2 == 0 ? s->close : s->low;
             if (at[i] < n)
                 row[at[i]] = i == 1 ? INFINITY : NAN;
         }
     }
     if (n_in == 1) {
         s->in[0] = s->close;
+    } else if (n_in == 4) {
+        s->in[0] = s->close;
+        s->in[1] = s->low;
     } else {
         s->in[0] = s->high;
         s->in[1] = s->low;
@@ -97,12 +109,16 @@ static void series_free(series *s) {
 }
 
 /* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
-static void run_grid(apo__cat_id id, const series *s, const double *p, double *out) {
+static void run_grid(apo__cat_id id, const series *s, const double *p, double *out,
+                     size_t out_index) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     for (size_t i = 0; i < 3; i++)
         io.in[i] = s->in[i];
-    io.out[0] = out;
+    /* The other outputs into a buffer of their own. */
+    double *other = alloc_doubles(s->n);
+    for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
+        io.out[o] = o == out_index ? out : other;
     io.p[0] = p[0];
     io.p[1] = p[1];
     io.h = apo__catalog_halo(id, p);
@@ -112,6 +128,7 @@ static void run_grid(apo__cat_id id, const series *s, const double *p, double *o
         const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
         apo__cpu_catalog_tile(id, &io, b, e);
     }
+    free(other);
 }
 
 /* Checks every output against the reference: NaN exactly where it is NaN, else within
@@ -123,7 +140,7 @@ static double check(const ref_kernel *k, const series *s, const double *p, doubl
     double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
     for (size_t t = 0; t < n; t++)
         got[t] = -12345.678;
-    run_grid(k->id, s, p, got);
+    run_grid(k->id, s, p, got, k->out_index);
     k->ref(s->in, n, p, want, scale);
     double worst = 0;
     for (size_t t = 0; t < n; t++) {
@@ -290,7 +307,7 @@ Test(catalog, recurrences_have_talib_bits_in_their_first_tile, .timeout = 300) {
             series one = s;
             if (id == APO_CAT_EMA)
                 one.in[0] = s.close;
-            run_grid(id, &one, p, got);
+            run_grid(id, &one, p, got, 0);
             if (id == APO_CAT_EMA)
                 talib_ema(s.close, s.n, q, want);
             else
@@ -328,12 +345,14 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         series_make(&s, 31 + ki, 3 * 4096 + 1000, k->n_in, 100.0, 0.5, 1);
         const double p[2] = {k->min_period == 0 ? 0 : 9, k->def[0]};
         double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
-        run_grid(k->id, &s, p, a);
+        run_grid(k->id, &s, p, a, k->out_index);
         apo__cat_io io;
         memset(&io, 0, sizeof io);
         for (size_t i = 0; i < 3; i++)
             io.in[i] = s.in[i];
-        io.out[0] = b;
+        double *other = alloc_doubles(s.n);
+        for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
+            io.out[o] = o == k->out_index ? b : other;
         io.p[0] = p[0];
         io.p[1] = p[1];
         io.h = apo__catalog_halo(k->id, p);
@@ -343,6 +362,7 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         for (size_t b0 = 0; b0 < s.n; b0 += len)
             apo__cpu_catalog_tile(k->id, &io, b0, b0 + len < s.n ? b0 + len : s.n);
         cr_assert(memcmp(a, b, s.n * sizeof *a) == 0, "%s: tile order changed bits", k->name);
+        free(other);
         free(a);
         free(b);
         series_free(&s);

@@ -28,7 +28,7 @@ apo__cat_family apo__catalog_family(apo__cat_id id) {
         return APO_CAT_AVERAGES;
     if (id <= APO_CAT_CCI)
         return APO_CAT_OSCILLATORS;
-    if (id <= APO_CAT_LINEARREG_SLOPE)
+    if (id <= APO_CAT_BETA)
         return APO_CAT_STATISTICS;
     return APO_CAT_TREND;
 }
@@ -42,6 +42,8 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
     case APO_CAT_CMO:
     case APO_CAT_ATR:
     case APO_CAT_NATR:
+    case APO_CAT_BETA:
+    case APO_CAT_AROON:
         return p;
     case APO_CAT_TRANGE:
         return 1;

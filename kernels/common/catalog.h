@@ -56,10 +56,13 @@ typedef enum apo__cat_id {
     APO_CAT_MIN,
     APO_CAT_LINEARREG,
     APO_CAT_LINEARREG_SLOPE,
+    APO_CAT_CORREL,
+    APO_CAT_BETA,
     /* kernels/trend */
     APO_CAT_TRANGE,
     APO_CAT_ATR,
     APO_CAT_NATR,
+    APO_CAT_AROON,
     APO_CAT_COUNT
 } apo__cat_id;
 

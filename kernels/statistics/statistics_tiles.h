@@ -5,6 +5,8 @@
 #ifndef APO_KERNELS_STATISTICS_TILES_H
 #define APO_KERNELS_STATISTICS_TILES_H
 
+#include "beta_tile.h"
+#include "correl_tile.h"
 #include "linearreg_tile.h"
 #include "minmax_tile.h"
 #include "var_tile.h"
@@ -29,6 +31,12 @@ static inline APO_HD void apo__statistics_tile(int id, const apo__cat_io *io, si
         break;
     case APO_CAT_LINEARREG_SLOPE:
         apo__linearreg_slope_tile(io, begin, end);
+        break;
+    case APO_CAT_CORREL:
+        apo__correl_tile(io, begin, end);
+        break;
+    case APO_CAT_BETA:
+        apo__beta_tile(io, begin, end);
         break;
     default:
         break;

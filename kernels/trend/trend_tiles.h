@@ -5,6 +5,7 @@
 #ifndef APO_KERNELS_TREND_TILES_H
 #define APO_KERNELS_TREND_TILES_H
 
+#include "aroon_tile.h"
 #include "atr_tile.h"
 #include "trange_tile.h"
 
@@ -18,6 +19,9 @@ static inline APO_HD void apo__trend_tile(int id, const apo__cat_io *io, size_t 
         break;
     case APO_CAT_NATR:
         apo__natr_tile(io, begin, end);
+        break;
+    case APO_CAT_AROON:
+        apo__aroon_tile(io, begin, end);
         break;
     default:
         break;

@@ -116,17 +116,21 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
 #endif
 
 static const apo__cuda_impl catalog_cuda_impl1 = {1, catalog_halo, 0, catalog_cuda};
+static const apo__cuda_impl catalog_cuda_impl2 = {2, catalog_halo, 0, catalog_cuda};
 
-/* The fields every catalog descriptor shares. */
-#define CATALOG_GLUE                                                                               \
+/* The fields every catalog descriptor shares; CATALOG_GLUE adds the CUDA implementation of
+ * a kernel of one output. */
+#define CATALOG_GLUE_CPU                                                                           \
     .builtin = 1, .validate = catalog_validate, .axis_len = catalog_axis_len,                      \
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
-    .run_tile = catalog_run, .cuda = &catalog_cuda_impl1
+    .run_tile = catalog_run
+#define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
 
 #define PERIOD(def, min)                                                                           \
     { "timeperiod", def, min, APO_PERIOD_MAX, 1 }
 #define ONE_CLOSE .n_inputs = 1, .input_names = {"close"}
 #define HLC .n_inputs = 3, .input_names = {"high", "low", "close"}
+#define XY .n_inputs = 2, .input_names = {"x", "y"}
 
 /* In apo__cat_id order (kernels/common/catalog.h). */
 static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
@@ -273,6 +277,22 @@ static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
                                  .params = {PERIOD(14, 2)},
                                  .halo_rule = "timeperiod - 1",
                                  CATALOG_GLUE},
+    [APO_CAT_CORREL] = {.name = "correl",
+                        XY,
+                        .n_outputs = 1,
+                        .output_names = {"correl"},
+                        .n_params = 1,
+                        .params = {PERIOD(30, 1)},
+                        .halo_rule = "timeperiod - 1",
+                        CATALOG_GLUE},
+    [APO_CAT_BETA] = {.name = "beta",
+                      XY,
+                      .n_outputs = 1,
+                      .output_names = {"beta"},
+                      .n_params = 1,
+                      .params = {PERIOD(5, 1)},
+                      .halo_rule = "timeperiod: the returns need the sample before the window",
+                      CATALOG_GLUE},
     [APO_CAT_TRANGE] = {.name = "trange",
                         HLC,
                         .n_outputs = 1,
@@ -298,6 +318,16 @@ static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
                       .halo_rule = "timeperiod + the steps Wilder's average takes to forget "
                                    "its seed (to 2^-64)",
                       CATALOG_GLUE},
+    [APO_CAT_AROON] = {.name = "aroon",
+                       .n_inputs = 2,
+                       .input_names = {"high", "low"},
+                       .n_outputs = 2,
+                       .output_names = {"aroondown", "aroonup"},
+                       .n_params = 1,
+                       .params = {PERIOD(14, 2)},
+                       .halo_rule = "timeperiod",
+                       .cuda = &catalog_cuda_impl2,
+                       CATALOG_GLUE_CPU},
 };
 
 static apo__cat_id id_of(const apo__kernel *k) { return (apo__cat_id)(k - catalog_kernels); }
