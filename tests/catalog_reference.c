@@ -561,3 +561,72 @@ void apo__ref_cat_aroonup(const double *const *in, size_t n, const double *p, do
                           double *scale) {
     aroon(in, n, p, out, scale, 1);
 }
+
+/* fastk at i in long double, NaN where a sample is not finite. */
+static long double ref_fastk(const double *const *in, size_t i, size_t fk) {
+    /* It reads the window's highs and lows and the close at i only. */
+    if (!finite_window(in[0], i + 1 - fk, i + 1) || !finite_window(in[1], i + 1 - fk, i + 1) ||
+        !isfinite(in[2][i]))
+        return NAN;
+    double h = in[0][i + 1 - fk], l = in[1][i + 1 - fk];
+    for (size_t j = i + 2 - fk; j <= i; j++) {
+        h = in[0][j] > h ? in[0][j] : h;
+        l = in[1][j] < l ? in[1][j] : l;
+    }
+    if (h == l)
+        return 0;
+    return 100.0L * ((long double)in[2][i] - l) / ((long double)h - l);
+}
+
+/* The mean of fastk over the n bars ending at i. */
+static long double ref_fastk_mean(const double *const *in, size_t i, size_t fk, size_t n) {
+    long double s = 0;
+    for (size_t j = i + 1 - n; j <= i; j++)
+        s += ref_fastk(in, j, fk);
+    return s / n;
+}
+
+/* which 0: fastk, 1: fastd (STOCHF); 2: slowk, 3: slowd (STOCH). p: fastk_period, then
+ * fastd_period (STOCHF) or slowk_period, matype, slowd_period (STOCH). */
+static void stoch(const double *const *in, size_t n, const double *p, double *out, double *scale,
+                  int which) {
+    const size_t fk = (size_t)p[0], second = (size_t)p[1];
+    const size_t third = which >= 2 ? (size_t)p[3] : 1;
+    const size_t lookback = (fk - 1) + (second - 1) + (third - 1);
+    nan_all(out, scale, n);
+    for (size_t t = lookback; t < n; t++) {
+        long double v;
+        if (which == 0) {
+            v = ref_fastk(in, t, fk);
+        } else if (which == 1 || which == 2) {
+            v = ref_fastk_mean(in, t, fk, second);
+        } else {
+            v = 0;
+            for (size_t j = t + 1 - third; j <= t; j++)
+                v += ref_fastk_mean(in, j, fk, second);
+            v /= third;
+        }
+        out[t] = (double)v;
+        scale[t] = isnan(out[t]) ? 0.0 : 100.0;
+    }
+}
+
+void apo__ref_cat_stochf_fastk(const double *const *in, size_t n, const double *p, double *out,
+                               double *scale) {
+    stoch(in, n, p, out, scale, 0);
+}
+
+void apo__ref_cat_stochf_fastd(const double *const *in, size_t n, const double *p, double *out,
+                               double *scale) {
+    stoch(in, n, p, out, scale, 1);
+}
+
+void apo__ref_cat_stoch_slowk(const double *const *in, size_t n, const double *p, double *out,
+                              double *scale) {
+    stoch(in, n, p, out, scale, 2);
+}
+
+void apo__ref_cat_stoch_slowd(const double *const *in, size_t n, const double *p, double *out,
+                              double *scale) {
+    stoch(in, n, p, out, scale, 3);
+}

@@ -65,6 +65,14 @@ void apo__ref_cat_aroondown(const double *const *in, size_t n, const double *p, 
                             double *scale);
 void apo__ref_cat_aroonup(const double *const *in, size_t n, const double *p, double *out,
                           double *scale);
+void apo__ref_cat_stochf_fastk(const double *const *in, size_t n, const double *p, double *out,
+                               double *scale);
+void apo__ref_cat_stochf_fastd(const double *const *in, size_t n, const double *p, double *out,
+                               double *scale);
+void apo__ref_cat_stoch_slowk(const double *const *in, size_t n, const double *p, double *out,
+                              double *scale);
+void apo__ref_cat_stoch_slowd(const double *const *in, size_t n, const double *p, double *out,
+                              double *scale);
 
 /* A random OHLCV walk: close is apo__test_random_walk(seed, n, start, step); high and low
  * lie above and below it by up to 2 steps (high >= close >= low), open within them,

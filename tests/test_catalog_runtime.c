@@ -40,6 +40,8 @@ static const cat_case cases[] = {
     {"correl", 30},
     {"beta", 5},
     {"aroon", 14},
+    {"stochf", 0},
+    {"stoch", 0},
     {"trange", 0},
     {"atr", 14},
     {"natr", 3},
@@ -244,6 +246,15 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
     job_init(&job, rt, &atr, 1, 14);
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
                         "lookback");
+    job_free(&job);
+    /* stoch offers TA-Lib's default moving average only (matype 0, the SMA). */
+    const cat_case stoch = {"stoch", 0};
+    job_init(&job, rt, &stoch, 1, 100);
+    job.params[0].name = "slowd_matype";
+    job.params[0].value = 1;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "slowd_matype");
     job_free(&job);
     /* Three inputs are required: two are refused. */
     job_init(&job, rt, &atr, 1, 100);

@@ -26,7 +26,7 @@ size_t apo__decay_steps(double k) {
 apo__cat_family apo__catalog_family(apo__cat_id id) {
     if (id <= APO_CAT_TEMA)
         return APO_CAT_AVERAGES;
-    if (id <= APO_CAT_CCI)
+    if (id <= APO_CAT_STOCH)
         return APO_CAT_OSCILLATORS;
     if (id <= APO_CAT_BETA)
         return APO_CAT_STATISTICS;
@@ -49,6 +49,10 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
         return 1;
     case APO_CAT_DEMA:
         return 2 * (p - 1);
+    case APO_CAT_STOCHF:
+        return (p - 1) + ((size_t)params[1] - 1);
+    case APO_CAT_STOCH:
+        return (p - 1) + ((size_t)params[1] - 1) + ((size_t)params[3] - 1);
     case APO_CAT_TEMA:
         return 3 * (p - 1);
     default:

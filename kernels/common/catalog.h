@@ -31,7 +31,7 @@ extern "C" {
 
 #define APO_CAT_MAX_IN 5
 #define APO_CAT_MAX_OUT 3
-#define APO_CAT_MAX_PAR 4
+#define APO_CAT_MAX_PAR 8
 
 /* The catalog kernels, grouped by family (room). The order is the order of the runtime's
  * descriptors (runtime/catalog/catalog_kernels.c). */
@@ -49,6 +49,8 @@ typedef enum apo__cat_id {
     APO_CAT_CMO,
     APO_CAT_WILLR,
     APO_CAT_CCI,
+    APO_CAT_STOCHF,
+    APO_CAT_STOCH,
     /* kernels/statistics */
     APO_CAT_STDDEV,
     APO_CAT_VAR,

@@ -10,6 +10,7 @@
 #include "mom_tile.h"
 #include "roc_tile.h"
 #include "rsi_tile.h"
+#include "stoch_tile.h"
 #include "willr_tile.h"
 
 static inline APO_HD void apo__oscillators_tile(int id, const apo__cat_io *io, size_t begin,
@@ -32,6 +33,12 @@ static inline APO_HD void apo__oscillators_tile(int id, const apo__cat_io *io, s
         break;
     case APO_CAT_CCI:
         apo__cci_tile(io, begin, end);
+        break;
+    case APO_CAT_STOCHF:
+        apo__stochf_tile(io, begin, end);
+        break;
+    case APO_CAT_STOCH:
+        apo__stoch_tile(io, begin, end);
         break;
     default:
         break;
