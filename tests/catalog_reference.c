@@ -630,3 +630,75 @@ void apo__ref_cat_stoch_slowd(const double *const *in, size_t n, const double *p
                               double *scale) {
     stoch(in, n, p, out, scale, 3);
 }
+
+void apo__ref_cat_zscore(const double *const *in, size_t n, const double *p, double *out,
+                         double *scale) {
+    const double *x = in[0];
+    const size_t q = (size_t)p[0];
+    nan_all(out, scale, n);
+    for (size_t t = q - 1; t < n; t++) {
+        if (!finite_window(x, t + 1 - q, t + 1))
+            continue;
+        long double mean;
+        const long double v = window_var(x, t, q, &mean);
+        if (v == 0) {
+            out[t] = 0.0;
+            continue;
+        }
+        out[t] = (double)((x[t] - mean) / sqrtl(v));
+        /* The data scale where the definition cancels: a rounding of |x| over the sd. */
+        scale[t] = (double)(1 + fabsl(mean) / sqrtl(v) * 1e-4);
+    }
+}
+
+/* The typical price as the definition has it: rounded to double. */
+static double typical(const double *const *in, size_t i) {
+    return (in[0][i] + in[1][i] + in[2][i]) / 3.0;
+}
+
+static int finite_bars4(const double *const *in, size_t from, size_t to) {
+    return finite_bars(in, from, to) && finite_window(in[3], from, to);
+}
+
+void apo__ref_cat_vwap(const double *const *in, size_t n, const double *p, double *out,
+                       double *scale) {
+    const size_t q = (size_t)p[0];
+    nan_all(out, scale, n);
+    for (size_t t = q - 1; t < n; t++) {
+        if (!finite_bars4(in, t + 1 - q, t + 1))
+            continue;
+        long double pv = 0, v = 0, m = 0;
+        for (size_t i = t + 1 - q; i <= t; i++) {
+            pv += (long double)typical(in, i) * in[3][i];
+            v += in[3][i];
+            m = fabsl(typical(in, i)) > m ? fabsl(typical(in, i)) : m;
+        }
+        if (v == 0)
+            continue;
+        out[t] = (double)(pv / v);
+        scale[t] = (double)m;
+    }
+}
+
+void apo__ref_cat_mfi(const double *const *in, size_t n, const double *p, double *out,
+                      double *scale) {
+    const size_t q = (size_t)p[0];
+    nan_all(out, scale, n);
+    for (size_t t = q; t < n; t++) {
+        if (!finite_bars4(in, t - q, t + 1))
+            continue;
+        long double pos = 0, neg = 0;
+        for (size_t i = t + 1 - q; i <= t; i++) {
+            const double tp = typical(in, i), prev = typical(in, i - 1);
+            if (tp > prev)
+                pos += (long double)tp * in[3][i];
+            else if (tp < prev)
+                neg += (long double)tp * in[3][i];
+        }
+        out[t] = pos + neg == 0 ? 0.0 : (double)(100 * pos / (pos + neg));
+        /* 100 for positive prices; a walk below zero has flows of both signs, and the ratio
+         * then cancels. */
+        scale[t] =
+            pos + neg == 0 ? 0.0 : (double)(100 * (fabsl(pos) + fabsl(neg)) / fabsl(pos + neg));
+    }
+}
