@@ -73,12 +73,6 @@ void apo__ref_cat_stoch_slowk(const double *const *in, size_t n, const double *p
                               double *scale);
 void apo__ref_cat_stoch_slowd(const double *const *in, size_t n, const double *p, double *out,
                               double *scale);
-void apo__ref_cat_zscore(const double *const *in, size_t n, const double *p, double *out,
-                         double *scale);
-void apo__ref_cat_vwap(const double *const *in, size_t n, const double *p, double *out,
-                       double *scale);
-void apo__ref_cat_mfi(const double *const *in, size_t n, const double *p, double *out,
-                      double *scale);
 
 /* A random OHLCV walk: close is apo__test_random_walk(seed, n, start, step); high and low
  * lie above and below it by up to 2 steps (high >= close >= low), open within them,

@@ -19,8 +19,7 @@
 typedef struct ref_kernel {
     apo__cat_id id;
     const char *name;
-    size_t n_in; /* 1: close; 2: high, low; 3: high, low, close; 4: x, y (two walks);
-                    5: high, low, close, volume */
+    size_t n_in; /* 1: close; 2: high, low; 3: high, low, close; 4: x, y (two walks) */
     apo__cat_ref_fn ref;
     double def[3]; /* the parameters after the period */
     size_t min_period;
@@ -51,14 +50,11 @@ static const ref_kernel kernels[] = {
     {APO_CAT_LINEARREG_SLOPE, "linearreg_slope", 1, apo__ref_cat_linearreg_slope, {0, 0}, 2, 0},
     {APO_CAT_CORREL, "correl", 4, apo__ref_cat_correl, {0, 0}, 1, 0},
     {APO_CAT_BETA, "beta", 4, apo__ref_cat_beta, {0, 0}, 1, 0},
-    {APO_CAT_ZSCORE, "zscore", 1, apo__ref_cat_zscore, {0, 0, 0}, 2, 0},
     {APO_CAT_TRANGE, "trange", 3, apo__ref_cat_trange, {0, 0}, 0, 0},
     {APO_CAT_ATR, "atr", 3, apo__ref_cat_atr, {0, 0}, 1, 0},
     {APO_CAT_NATR, "natr", 3, apo__ref_cat_natr, {0, 0}, 1, 0},
     {APO_CAT_AROON, "aroondown", 2, apo__ref_cat_aroondown, {0, 0}, 2, 0},
     {APO_CAT_AROON, "aroonup", 2, apo__ref_cat_aroonup, {0, 0}, 2, 1},
-    {APO_CAT_MFI, "mfi", 5, apo__ref_cat_mfi, {0, 0, 0}, 2, 0},
-    {APO_CAT_VWAP, "vwap", 5, apo__ref_cat_vwap, {0, 0, 0}, 1, 0},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
@@ -71,8 +67,8 @@ static double *alloc_doubles(size_t n) {
 /* The inputs of a kernel reading (close) or (high, low, close). */
 typedef struct series {
     size_t n;
-    double *high, *low, *close, *volume;
-    const double *in[4];
+    double *high, *low, *close;
+    const double *in[3];
 } series;
 
 static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double start, double step,
@@ -82,8 +78,7 @@ static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double 
     s->high = alloc_doubles(n);
     s->low = alloc_doubles(n);
     s->close = alloc_doubles(n);
-    s->volume = alloc_doubles(n);
-    apo__ref_ohlcv(seed, n, start, step, NULL, s->high, s->low, s->close, s->volume);
+    apo__ref_ohlcv(seed, n, start, step, NULL, s->high, s->low, s->close, NULL);
     if (n_in == 4) /* y: a walk of its own */
         apo__ref_ohlcv(seed ^ 0x5555, n, start, step, NULL, NULL, s->low, NULL, NULL);
     if (gaps) {
@@ -93,8 +88,6 @@ static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double 
             double *row = i % 3 == 0 ? s->close : i % 3 == 1 ? s->high : s->low;
             if (n_in == 1)
                 row = s->close;
-            if (n_in == 5 && i == 4)
-                row = s->volume;
             if (n_in == 4)
                 row = i % 2 == 0 ? s->close : s->low;
             if (at[i] < n)
@@ -110,8 +103,6 @@ static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double 
         s->in[0] = s->high;
         s->in[1] = s->low;
         s->in[2] = s->close;
-        if (n_in == 5)
-            s->in[3] = s->volume;
     }
 }
 
@@ -119,7 +110,6 @@ static void series_free(series *s) {
     free(s->high);
     free(s->low);
     free(s->close);
-    free(s->volume);
 }
 
 /* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
@@ -127,7 +117,7 @@ static void run_grid(apo__cat_id id, const series *s, const double *p, double *o
                      size_t out_index) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 3; i++)
         io.in[i] = s->in[i];
     /* The other outputs into a buffer of their own. */
     double *other = alloc_doubles(s->n);
@@ -367,7 +357,7 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         run_grid(k->id, &s, p, a, k->out_index);
         apo__cat_io io;
         memset(&io, 0, sizeof io);
-        for (size_t i = 0; i < 4; i++)
+        for (size_t i = 0; i < 3; i++)
             io.in[i] = s.in[i];
         double *other = alloc_doubles(s.n);
         for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)

@@ -83,12 +83,12 @@ static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t ro
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, c->kernel, &info), APO_OK, "%s", apo_last_error());
     job->w.n_inputs = info.n_inputs;
-    /* The catalog's inputs are close alone; high, low, close (and volume); or two series
-     * (high, low here, for aroon's high and low and for the x and y of correl and beta). */
+    /* The catalog's inputs are close alone; high, low, close; or two series (high, low
+     * here, for aroon's high and low and for the x and y of correl and beta). */
     if (info.n_inputs == 1) {
         job->inputs[0] = job->columns[3];
     } else {
-        cr_assert(info.n_inputs >= 2 && info.n_inputs <= 4);
+        cr_assert(info.n_inputs == 2 || info.n_inputs == 3);
         for (size_t i = 0; i < info.n_inputs; i++)
             job->inputs[i] = job->columns[1 + i];
     }

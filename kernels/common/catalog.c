@@ -16,7 +16,6 @@
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "trend_tiles.h"
-#include "volume_tiles.h"
 
 size_t apo__decay_steps(double k) {
     if (k >= 1.0)
@@ -29,11 +28,9 @@ apo__cat_family apo__catalog_family(apo__cat_id id) {
         return APO_CAT_AVERAGES;
     if (id <= APO_CAT_STOCH)
         return APO_CAT_OSCILLATORS;
-    if (id <= APO_CAT_ZSCORE)
+    if (id <= APO_CAT_BETA)
         return APO_CAT_STATISTICS;
-    if (id <= APO_CAT_AROON)
-        return APO_CAT_TREND;
-    return APO_CAT_VOLUME;
+    return APO_CAT_TREND;
 }
 
 size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
@@ -47,7 +44,6 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
     case APO_CAT_NATR:
     case APO_CAT_BETA:
     case APO_CAT_AROON:
-    case APO_CAT_MFI:
         return p;
     case APO_CAT_TRANGE:
         return 1;
@@ -103,9 +99,6 @@ void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, 
         break;
     case APO_CAT_TREND:
         apo__trend_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_VOLUME:
-        apo__volume_tile((int)id, io, begin, end);
         break;
     }
 }

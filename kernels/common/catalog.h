@@ -60,15 +60,11 @@ typedef enum apo__cat_id {
     APO_CAT_LINEARREG_SLOPE,
     APO_CAT_CORREL,
     APO_CAT_BETA,
-    APO_CAT_ZSCORE,
     /* kernels/trend */
     APO_CAT_TRANGE,
     APO_CAT_ATR,
     APO_CAT_NATR,
     APO_CAT_AROON,
-    /* kernels/volume */
-    APO_CAT_MFI,
-    APO_CAT_VWAP,
     APO_CAT_COUNT
 } apo__cat_id;
 
@@ -77,8 +73,7 @@ typedef enum apo__cat_family {
     APO_CAT_AVERAGES,
     APO_CAT_OSCILLATORS,
     APO_CAT_STATISTICS,
-    APO_CAT_TREND,
-    APO_CAT_VOLUME
+    APO_CAT_TREND
 } apo__cat_family;
 
 /* One row of one call: inputs and outputs at absolute indices (index t of the row is

@@ -38,9 +38,6 @@ static inline APO_HD void apo__statistics_tile(int id, const apo__cat_io *io, si
     case APO_CAT_BETA:
         apo__beta_tile(io, begin, end);
         break;
-    case APO_CAT_ZSCORE:
-        apo__zscore_tile(io, begin, end);
-        break;
     default:
         break;
     }

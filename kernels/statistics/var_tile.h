@@ -1,7 +1,6 @@
 /*
  * var_tile.h: VAR(timeperiod) and STDDEV(timeperiod, nbdev), TA-Lib's population variance
- * of the p samples ending at t, and its square root times nbdev; and ZSCORE(timeperiod),
- * beyond TA-Lib, (x[t] - mean) / sd of the same window.
+ * of the p samples ending at t, and its square root times nbdev.
  *
  * Tile: halo p - 1. The sums S1 = sum x and S2 = sum x^2 of the window are double-doubles
  * (dd.h; the squares exact by Dekker's product), evaluated exactly at the tile's first
@@ -19,11 +18,10 @@
 #include "window.h"
 #include "window_sum.h"
 
-/* The variance into out_var, sqrt(var) * nbdev into out_sd and the z-score
- * (x[t] - mean) / sqrt(var) into out_z (each NULL: not wanted). */
+/* The variance into out_var (NULL: not wanted) and sqrt(var) * nbdev into out_sd (NULL:
+ * not wanted). */
 static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev, size_t begin,
-                                        size_t end, double *out_var, double *out_sd,
-                                        double *out_z) {
+                                        size_t end, double *out_var, double *out_sd) {
     const size_t from = apo__window_from(begin, p);
     const double *const in[1] = {x};
     size_t bad = apo__last_gap(in, 1, from, begin);
@@ -46,8 +44,6 @@ static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev,
                 out_var[t] = NAN;
             if (out_sd != NULL)
                 out_sd[t] = NAN;
-            if (out_z != NULL)
-                out_z[t] = NAN;
             valid = 0;
             continue;
         }
@@ -71,26 +67,15 @@ static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev,
             out_var[t] = apo__canonical_nan(var);
         if (out_sd != NULL)
             out_sd[t] = apo__canonical_nan(sqrt(var) * nbdev);
-        if (out_z != NULL) {
-            /* x - mean from the double-double mean: one rounding, relative to |x - mean|. */
-            const double d = apo__dd_add_d(apo__dd_neg(apo__dd_div_d(s1, pd)), x[t]).hi;
-            out_z[t] = var > 0.0 ? apo__canonical_nan(d / sqrt(var)) : 0.0;
-        }
     }
 }
 
 static inline APO_HD void apo__var_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__var_body(io->in[0], (size_t)io->p[0], 1.0, begin, end, io->out[0], NULL, NULL);
+    apo__var_body(io->in[0], (size_t)io->p[0], 1.0, begin, end, io->out[0], NULL);
 }
 
 static inline APO_HD void apo__stddev_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__var_body(io->in[0], (size_t)io->p[0], io->p[1], begin, end, NULL, io->out[0], NULL);
-}
-
-/* ZSCORE(timeperiod): (x[t] - mean) / sd of the window ending at t (population sd), 0 where
- * the window is constant (docs/kernels.md). */
-static inline APO_HD void apo__zscore_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__var_body(io->in[0], (size_t)io->p[0], 1.0, begin, end, NULL, NULL, io->out[0]);
+    apo__var_body(io->in[0], (size_t)io->p[0], io->p[1], begin, end, NULL, io->out[0]);
 }
 
 #endif /* APO_KERNELS_VAR_TILE_H */

@@ -105,9 +105,6 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
         case APO_CAT_TREND:
             rc = apo__cuda_trend((int)id, &views[v], &base, stream);
             break;
-        case APO_CAT_VOLUME:
-            rc = apo__cuda_volume((int)id, &views[v], &base, stream);
-            break;
         }
         if (rc != 0)
             return rc;
@@ -134,7 +131,6 @@ static const apo__cuda_impl catalog_cuda_impl2 = {2, catalog_halo, 0, catalog_cu
 #define ONE_CLOSE .n_inputs = 1, .input_names = {"close"}
 #define HLC .n_inputs = 3, .input_names = {"high", "low", "close"}
 #define XY .n_inputs = 2, .input_names = {"x", "y"}
-#define HLCV .n_inputs = 4, .input_names = {"high", "low", "close", "volume"}
 
 /* In apo__cat_id order (kernels/common/catalog.h). */
 static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
@@ -321,14 +317,6 @@ static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
                       .params = {PERIOD(5, 1)},
                       .halo_rule = "timeperiod: the returns need the sample before the window",
                       CATALOG_GLUE},
-    [APO_CAT_ZSCORE] = {.name = "zscore",
-                        ONE_CLOSE,
-                        .n_outputs = 1,
-                        .output_names = {"zscore"},
-                        .n_params = 1,
-                        .params = {PERIOD(20, 2)},
-                        .halo_rule = "timeperiod - 1",
-                        CATALOG_GLUE},
     [APO_CAT_TRANGE] = {.name = "trange",
                         HLC,
                         .n_outputs = 1,
@@ -364,22 +352,6 @@ static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
                        .halo_rule = "timeperiod",
                        .cuda = &catalog_cuda_impl2,
                        CATALOG_GLUE_CPU},
-    [APO_CAT_MFI] = {.name = "mfi",
-                     HLCV,
-                     .n_outputs = 1,
-                     .output_names = {"mfi"},
-                     .n_params = 1,
-                     .params = {PERIOD(14, 2)},
-                     .halo_rule = "timeperiod: the first flow needs the bar before",
-                     CATALOG_GLUE},
-    [APO_CAT_VWAP] = {.name = "vwap",
-                      HLCV,
-                      .n_outputs = 1,
-                      .output_names = {"vwap"},
-                      .n_params = 1,
-                      .params = {PERIOD(20, 1)},
-                      .halo_rule = "timeperiod - 1",
-                      CATALOG_GLUE},
 };
 
 static apo__cat_id id_of(const apo__kernel *k) { return (apo__cat_id)(k - catalog_kernels); }
