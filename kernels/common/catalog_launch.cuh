@@ -38,8 +38,9 @@
         if (v->rows == 0 || v->begin >= v->end)                                                    \
             return (int)cudaSuccess;                                                               \
         const size_t tiles = apo__chunk_tiles(v);                                                  \
-        apo__##family##_kernel<<<apo__cuda_blocks(v->rows * tiles), APO_CUDA_BLOCK, 0,             \
-                                 static_cast<cudaStream_t>(stream)>>>(*v, tiles, id, *base);       \
+        const unsigned int blocks = apo__cuda_blocks(v->rows * tiles);                             \
+        apo__##family##_kernel<<<blocks, APO_CUDA_BLOCK, 0, static_cast<cudaStream_t>(stream)>>>(  \
+            *v, tiles, id, *base);                                                                 \
         return (int)cudaGetLastError();                                                            \
     }
 
