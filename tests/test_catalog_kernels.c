@@ -377,3 +377,57 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         series_free(&s);
     }
 }
+
+/* TA-Lib's published regression values on its 252-bar close series (its test_rsi.c: RSI(14)
+ * at indices 14, 15, 16 and 251, CMO(14) at 14; its test_ma.c: SMA, WMA, EMA), to the
+ * decimals it publishes. */
+Test(catalog, talib_regression_values) {
+    const char *path = APO_TEST_DATA_DIR "/talib_close252.f64";
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    double *x = alloc_doubles(252), *out = alloc_doubles(252);
+    /* Raw little-endian float64, as tests/test_kernels.c reads it. */
+    const size_t got = fread(x, sizeof(double), 252, f);
+    fclose(f);
+    cr_assert_eq(got, 252);
+    series s;
+    memset(&s, 0, sizeof s);
+    s.n = 252;
+    s.in[0] = x;
+    const double p[4] = {14, 0, 0, 0};
+    run_grid(APO_CAT_RSI, &s, p, out, 0);
+    cr_assert(isnan(out[13]));
+    const size_t at[] = {14, 15, 16, 251};
+    const double want[] = {49.14, 52.32, 46.07, 49.63};
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(fabs(out[at[i]] - want[i]) < 0.01, "rsi[%zu] = %.4f, TA-Lib %.2f", at[i],
+                  out[at[i]], want[i]);
+    run_grid(APO_CAT_CMO, &s, p, out, 0);
+    cr_assert(fabs(out[14] - -1.70) < 0.01, "cmo[14] = %.4f, TA-Lib -1.70", out[14]);
+    /* Its test_ma.c (default compatibility): {kernel, period, index, value}. */
+    static const struct {
+        apo__cat_id id;
+        double period;
+        size_t at;
+        double want;
+    } ma[] = {
+        {APO_CAT_SMA, 2, 1, 93.15},       {APO_CAT_SMA, 2, 2, 94.59},
+        {APO_CAT_SMA, 2, 251, 108.31},    {APO_CAT_SMA, 30, 29, 90.42},
+        {APO_CAT_SMA, 30, 30, 90.21},     {APO_CAT_SMA, 30, 251, 108.42},
+        {APO_CAT_WMA, 2, 1, 93.71},       {APO_CAT_WMA, 2, 2, 94.52},
+        {APO_CAT_WMA, 2, 251, 108.16},    {APO_CAT_WMA, 30, 29, 88.567},
+        {APO_CAT_WMA, 30, 251, 109.3466}, {APO_CAT_EMA, 2, 1, 93.15},
+        {APO_CAT_EMA, 2, 2, 93.96},       {APO_CAT_EMA, 2, 251, 108.21},
+        {APO_CAT_EMA, 10, 9, 93.22},      {APO_CAT_EMA, 10, 10, 93.75},
+        {APO_CAT_EMA, 10, 29, 86.46},     {APO_CAT_EMA, 10, 251, 108.97},
+    };
+    for (size_t i = 0; i < sizeof ma / sizeof ma[0]; i++) {
+        const double pm[4] = {ma[i].period, 0, 0, 0};
+        run_grid(ma[i].id, &s, pm, out, 0);
+        cr_assert(isnan(out[(size_t)ma[i].period - 2]));
+        cr_assert(fabs(out[ma[i].at] - ma[i].want) < 0.01, "kernel %d(%g)[%zu] = %.4f, TA-Lib %g",
+                  (int)ma[i].id, ma[i].period, ma[i].at, out[ma[i].at], ma[i].want);
+    }
+    free(x);
+    free(out);
+}
