@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "catalog/catalog_kernels.h"
 #include "catalog/cuda_views.h"
 #include "catalog/kernel.h"
 #include "catalog/nonfinite_outputs.h"
@@ -428,8 +429,12 @@ static const apo__kernel builtin_kernels[] = {
     },
 };
 
-size_t apo__builtin_kernel_count(void) {
-    return sizeof builtin_kernels / sizeof builtin_kernels[0];
-}
+#define APO_FIRST_FOUR (sizeof builtin_kernels / sizeof builtin_kernels[0])
 
-const apo__kernel *apo__builtin_kernel(size_t index) { return &builtin_kernels[index]; }
+/* The four above, then the indicator catalog (catalog_kernels.c). */
+size_t apo__builtin_kernel_count(void) { return APO_FIRST_FOUR + apo__catalog_kernel_count(); }
+
+const apo__kernel *apo__builtin_kernel(size_t index) {
+    return index < APO_FIRST_FOUR ? &builtin_kernels[index]
+                                  : apo__catalog_kernel(index - APO_FIRST_FOUR);
+}

@@ -191,7 +191,8 @@ static inline void apo__tile_range(const apo__call *call, uint64_t g, size_t *ro
     *end = e < call->axis_len ? e : call->axis_len;
 }
 
-/* Registers the built-in kernels (bollinger, macd, returns_stats, bootstrap). */
+/* The built-in kernels: bollinger, macd, returns_stats, bootstrap, then the indicator
+ * catalog (catalog_kernels.h). */
 size_t apo__builtin_kernel_count(void);
 const apo__kernel *apo__builtin_kernel(size_t index);
 

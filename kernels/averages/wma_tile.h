@@ -1,0 +1,49 @@
+/*
+ * wma_tile.h: WMA(timeperiod), TA-Lib's weighted moving average: the samples of the window
+ * ending at t weighted 1 (oldest) .. p (newest), divided by p (p + 1) / 2.
+ *
+ * Tile: halo p - 1. The weighted sum W and the plain sum S are double-doubles (dd.h),
+ * evaluated exactly at the tile's first clean window and slid with W' = W - S + p x_new,
+ * S' = S - x_old + x_new (the product p x_new exact by Dekker's product), so they do not
+ * drift over the tile. Gaps as SMA (window.h). Positions t < p - 1 are NaN.
+ */
+#ifndef APO_KERNELS_WMA_TILE_H
+#define APO_KERNELS_WMA_TILE_H
+
+#include "catalog.h"
+#include "window.h"
+#include "window_sum.h"
+
+static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p, denom = pd * (pd + 1.0) / 2.0;
+    size_t bad = apo__last_gap(io->in, 1, apo__window_from(begin, p), begin);
+    int valid = 0;
+    apo__dd s = apo__dd_make(0.0, 0.0), w = apo__dd_make(0.0, 0.0);
+    for (size_t t = begin; t < end; t++) {
+        if (!isfinite(x[t]))
+            bad = t + 1;
+        if (!apo__window_clean(t, p, bad)) {
+            out[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid) {
+            s = apo__dd_sum(x, t + 1 - p, t + 1);
+            w = apo__dd_make(0.0, 0.0);
+            for (size_t i = 0; i < p; i++)
+                w = apo__dd_add(w, apo__two_prod((double)(i + 1), x[t + 1 - p + i]));
+            valid = 1;
+        } else {
+            w = apo__dd_add(w, apo__dd_neg(s));
+            w = apo__dd_add(w, apo__two_prod(pd, x[t]));
+            s = apo__dd_add_d(s, x[t]);
+            s = apo__dd_add_d(s, -x[t - p]);
+        }
+        out[t] = apo__dd_div_d(w, denom).hi;
+    }
+}
+
+#endif /* APO_KERNELS_WMA_TILE_H */

@@ -1,0 +1,115 @@
+/*
+ * catalog.h: the indicator catalog's kernels (docs/kernels.md, "The catalog"), one
+ * interface for all of them.
+ *
+ * What: every catalog kernel is identified by an apo__cat_id and computes one tile
+ * [begin, end) of one row from the row pointers of its inputs into the row pointers of its
+ * outputs (apo__cat_io, absolute indices as in kernels.h). Its arithmetic is one APO_HD
+ * static inline body in kernels/<room>/<name>_tile.h, which the CPU (apo__cpu_catalog_tile)
+ * and the CUDA launcher of its family (kernels/<room>/<room>.cu) both call.
+ *
+ * Tile shape: the tile length and the halo (the samples before `begin` a tile reads: the
+ * window, or the warm-up of a recurrence) follow the parameters only
+ * (apo__catalog_tile_len, apo__catalog_halo), so the result is a pure function of the tile
+ * grid. The halo of a recurrence needs libm's log; it is computed here, on the host, and
+ * passed to the bodies in the field h of apo__cat_io, so the CPU and the GPU re-read the
+ * same samples.
+ *
+ * Determinism: the bodies use IEEE +, -, *, /, sqrt, fabs and isfinite only, in a fixed
+ * order, without FMA contraction on either compiler (apo_hd.h), and write NaN outputs as
+ * the NAN constant.
+ */
+#ifndef APO_KERNELS_CATALOG_H
+#define APO_KERNELS_CATALOG_H
+
+#include <stddef.h>
+
+#include "apo_hd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define APO_CAT_MAX_IN 5
+#define APO_CAT_MAX_OUT 3
+#define APO_CAT_MAX_PAR 8
+
+/* The catalog kernels, grouped by family (room). The order is the order of the runtime's
+ * descriptors (runtime/catalog/catalog_kernels.c). */
+typedef enum apo__cat_id {
+    /* kernels/averages */
+    APO_CAT_SMA,
+    APO_CAT_EMA,
+    APO_CAT_WMA,
+    APO_CAT_DEMA,
+    APO_CAT_TEMA,
+    /* kernels/oscillators */
+    APO_CAT_MOM,
+    APO_CAT_ROC,
+    APO_CAT_RSI,
+    APO_CAT_CMO,
+    APO_CAT_WILLR,
+    APO_CAT_CCI,
+    APO_CAT_STOCHF,
+    APO_CAT_STOCH,
+    /* kernels/statistics */
+    APO_CAT_STDDEV,
+    APO_CAT_VAR,
+    APO_CAT_MAX,
+    APO_CAT_MIN,
+    APO_CAT_LINEARREG,
+    APO_CAT_LINEARREG_SLOPE,
+    APO_CAT_CORREL,
+    APO_CAT_BETA,
+    /* kernels/trend */
+    APO_CAT_TRANGE,
+    APO_CAT_ATR,
+    APO_CAT_NATR,
+    APO_CAT_AROON,
+    APO_CAT_COUNT
+} apo__cat_id;
+
+/* The families, one CUDA launcher each. */
+typedef enum apo__cat_family {
+    APO_CAT_AVERAGES,
+    APO_CAT_OSCILLATORS,
+    APO_CAT_STATISTICS,
+    APO_CAT_TREND
+} apo__cat_family;
+
+/* One row of one call: inputs and outputs at absolute indices (index t of the row is
+ * in[i][t]), the parameters in the kernel's order, and the halo h from apo__catalog_halo. */
+typedef struct apo__cat_io {
+    const double *in[APO_CAT_MAX_IN];
+    double *out[APO_CAT_MAX_OUT];
+    double p[APO_CAT_MAX_PAR];
+    size_t h;
+} apo__cat_io;
+
+/* The family of a kernel. */
+apo__cat_family apo__catalog_family(apo__cat_id id);
+
+/* TA-Lib's lookback: the number of leading positions whose outputs are NaN on a series
+ * without gaps. */
+size_t apo__catalog_lookback(apo__cat_id id, const double *params);
+
+/* Samples before a tile's `begin` that the tile reads: the lookback for a window, the
+ * lookback plus the decay steps for a recurrence (docs/kernels.md). */
+size_t apo__catalog_halo(apo__cat_id id, const double *params);
+
+/* Tile length: max(4096, 16 * (halo + 1)). */
+size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
+
+/* Computes positions [begin, end) of one row. io->h must be apo__catalog_halo(id, io->p);
+ * requires begin < end and every input row at least `end` samples long. */
+void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
+
+/* Steps after which an exponential average of rate k (0 < k <= 1) forgets its seed to
+ * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */
+size_t apo__decay_steps(double k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_KERNELS_CATALOG_H */

@@ -1,0 +1,30 @@
+/*
+ * catalog_cuda.h: the CUDA launchers of the catalog's families (kernels/<room>/<room>.cu).
+ *
+ * Plain C, no CUDA header (as kernels_cuda.h). Each launcher runs kernel `id` of its family
+ * on one chunk view (kernels_cuda.h): one GPU thread per (row, tile), each running the
+ * tile body the CPU runs (catalog.h) on its tile's bounds. `base` holds the chunk's input
+ * and output pointers biased for absolute indexing at row 0 (apo__cuda_chunk), the
+ * parameters and the host's halo; the thread adds its row's offset. Returns the CUDA error
+ * of the launch (0: launched).
+ */
+#ifndef APO_KERNELS_CATALOG_CUDA_H
+#define APO_KERNELS_CATALOG_CUDA_H
+
+#include "catalog.h"
+#include "kernels_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int apo__cuda_averages(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
+int apo__cuda_oscillators(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
+int apo__cuda_statistics(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
+int apo__cuda_trend(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_KERNELS_CATALOG_CUDA_H */

@@ -1,0 +1,45 @@
+/*
+ * window.h: the gap rule of the catalog's sliding-window bodies (APO_HD, shared by the CPU
+ * and CUDA).
+ *
+ * What: a window [t - p + 1, t] that holds a non-finite sample of any input gives NaN
+ * outputs; the next clean window is evaluated afresh, so a gap affects exactly the windows
+ * that contain it (docs/kernels.md, "Non-finite policy"). A body keeps `bad`, one past the
+ * index of the last non-finite sample seen (0: none), starting from the samples of its
+ * halo, and asks apo__window_clean at each position.
+ */
+#ifndef APO_KERNELS_WINDOW_H
+#define APO_KERNELS_WINDOW_H
+
+#include "apo_hd.h"
+
+/* 1 unless one of the first `n_in` inputs is not finite at t. */
+static inline APO_HD int apo__all_finite_at(const double *const *in, size_t n_in, size_t t) {
+    int ok = 1;
+    for (size_t i = 0; i < n_in; i++)
+        ok = ok && isfinite(in[i][t]);
+    return ok;
+}
+
+/* One past the last index in [from, to) where an input is not finite; 0 when none. */
+static inline APO_HD size_t apo__last_gap(const double *const *in, size_t n_in, size_t from,
+                                          size_t to) {
+    size_t bad = 0;
+    for (size_t t = from; t < to; t++)
+        if (!apo__all_finite_at(in, n_in, t))
+            bad = t + 1;
+    return bad;
+}
+
+/* The first sample of the window of p samples that a tile starting at `begin` reads. */
+static inline APO_HD size_t apo__window_from(size_t begin, size_t p) {
+    return begin + 1 >= p ? begin + 1 - p : 0;
+}
+
+/* 1 when the window of p samples ending at t exists (t >= p - 1) and holds no gap, given
+ * `bad` (one past the last gap at or before t, 0: none). */
+static inline APO_HD int apo__window_clean(size_t t, size_t p, size_t bad) {
+    return t + 1 >= p && (bad == 0 || bad + p <= t + 1);
+}
+
+#endif /* APO_KERNELS_WINDOW_H */

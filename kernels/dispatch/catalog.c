@@ -1,0 +1,104 @@
+/*
+ * catalog.c: the host side of the catalog kernels (catalog.h): lookbacks, halos and tile
+ * lengths from the parameters, and the CPU's tile call, which runs the same APO_HD bodies
+ * (kernels/<room>/<name>_tile.h) as the CUDA launchers.
+ *
+ * The decay steps of the recurrences use libm's log and log1p: they size the halo and the
+ * tile grid only and never enter per-sample arithmetic, and the host computes them for the
+ * CPU and the GPU alike (the launchers get io->h from here).
+ */
+#include "catalog.h"
+
+#include <assert.h>
+#include <math.h>
+
+#include "averages_tiles.h"
+#include "oscillators_tiles.h"
+#include "statistics_tiles.h"
+#include "trend_tiles.h"
+
+size_t apo__decay_steps(double k) {
+    if (k >= 1.0)
+        return 0;
+    return (size_t)ceil(64.0 * log(2.0) / -log1p(-k));
+}
+
+apo__cat_family apo__catalog_family(apo__cat_id id) {
+    if (id <= APO_CAT_TEMA)
+        return APO_CAT_AVERAGES;
+    if (id <= APO_CAT_STOCH)
+        return APO_CAT_OSCILLATORS;
+    if (id <= APO_CAT_BETA)
+        return APO_CAT_STATISTICS;
+    return APO_CAT_TREND;
+}
+
+size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
+    const size_t p = (size_t)params[0];
+    switch (id) {
+    case APO_CAT_MOM:
+    case APO_CAT_ROC:
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+    case APO_CAT_BETA:
+    case APO_CAT_AROON:
+        return p;
+    case APO_CAT_TRANGE:
+        return 1;
+    case APO_CAT_DEMA:
+        return 2 * (p - 1);
+    case APO_CAT_STOCHF:
+        return (p - 1) + ((size_t)params[1] - 1);
+    case APO_CAT_STOCH:
+        return (p - 1) + ((size_t)params[1] - 1) + ((size_t)params[3] - 1);
+    case APO_CAT_TEMA:
+        return 3 * (p - 1);
+    default:
+        return p - 1;
+    }
+}
+
+size_t apo__catalog_halo(apo__cat_id id, const double *params) {
+    const size_t lookback = apo__catalog_lookback(id, params);
+    const double p = params[0];
+    switch (id) {
+    case APO_CAT_EMA:
+        return lookback + apo__decay_steps(2.0 / (p + 1.0));
+    case APO_CAT_DEMA:
+        return lookback + 3 * apo__decay_steps(2.0 / (p + 1.0));
+    case APO_CAT_TEMA:
+        return lookback + 4 * apo__decay_steps(2.0 / (p + 1.0));
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+        return lookback + apo__decay_steps(1.0 / p);
+    default:
+        return lookback;
+    }
+}
+
+size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
+    const size_t len = 16 * (apo__catalog_halo(id, params) + 1);
+    return len > 4096 ? len : 4096;
+}
+
+void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
+    assert(io != NULL && begin < end && id < APO_CAT_COUNT);
+    switch (apo__catalog_family(id)) {
+    case APO_CAT_AVERAGES:
+        apo__averages_tile((int)id, io, begin, end);
+        break;
+    case APO_CAT_OSCILLATORS:
+        apo__oscillators_tile((int)id, io, begin, end);
+        break;
+    case APO_CAT_STATISTICS:
+        apo__statistics_tile((int)id, io, begin, end);
+        break;
+    case APO_CAT_TREND:
+        apo__trend_tile((int)id, io, begin, end);
+        break;
+    }
+}

@@ -1,0 +1,50 @@
+/*
+ * cci_tile.h: CCI(timeperiod), TA-Lib's commodity channel index. Inputs high, low, close.
+ *
+ * Definition: the typical price tp = (high + low + close) / 3 (TA-Lib's order); over the
+ * window of p bars ending at t, its mean m and mean absolute deviation
+ * md = sum |tp - m| / p; CCI = (tp[t] - m) / (0.015 * md), 0 where tp[t] = m or md = 0
+ * (TA-Lib's rule).
+ *
+ * Tile: halo p - 1. The mean absolute deviation needs every tp of the window again for each
+ * window, so each window is evaluated afresh: O(p) per output, as in TA-Lib; the mean is a
+ * double-double sum divided by p (dd.h). A window holding a gap in any input gives NaN
+ * (window.h).
+ */
+#ifndef APO_KERNELS_CCI_TILE_H
+#define APO_KERNELS_CCI_TILE_H
+
+#include "catalog.h"
+#include "dd.h"
+#include "window.h"
+
+static inline APO_HD double apo__typical_price(const apo__cat_io *io, size_t i) {
+    return (io->in[0][i] + io->in[1][i] + io->in[2][i]) / 3.0;
+}
+
+static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p;
+    size_t bad = apo__last_gap(io->in, 3, apo__window_from(begin, p), begin);
+    for (size_t t = begin; t < end; t++) {
+        if (!apo__all_finite_at(io->in, 3, t))
+            bad = t + 1;
+        if (!apo__window_clean(t, p, bad)) {
+            out[t] = NAN;
+            continue;
+        }
+        apo__dd s = apo__dd_make(0.0, 0.0);
+        for (size_t i = t + 1 - p; i <= t; i++)
+            s = apo__dd_add_d(s, apo__typical_price(io, i));
+        const double m = apo__dd_div_d(s, pd).hi;
+        apo__dd dev = apo__dd_make(0.0, 0.0);
+        for (size_t i = t + 1 - p; i <= t; i++)
+            dev = apo__dd_add_d(dev, fabs(apo__typical_price(io, i) - m));
+        const double md = apo__dd_div_d(dev, pd).hi;
+        const double d = apo__typical_price(io, t) - m;
+        out[t] = d != 0.0 && md != 0.0 ? apo__canonical_nan(d / (0.015 * md)) : 0.0;
+    }
+}
+
+#endif /* APO_KERNELS_CCI_TILE_H */

@@ -1,0 +1,8 @@
+/*
+ * oscillators.cu: the oscillators family of the catalog on a GPU (catalog_cuda.h): one thread per
+ * tile running the tile bodies of oscillators_tiles.h, which the CPU runs too (dispatch/catalog.c).
+ */
+#include "catalog_launch.h"
+#include "oscillators_tiles.h"
+
+APO_CATALOG_CUDA_FAMILY(oscillators)

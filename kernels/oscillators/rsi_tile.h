@@ -1,0 +1,75 @@
+/*
+ * rsi_tile.h: RSI(timeperiod) and CMO(timeperiod), TA-Lib's relative strength index and
+ * Chande momentum oscillator, both from Wilder's averages of the gains and losses.
+ *
+ * Definition: the change at t >= 1 is d = x[t] - x[t-1]; a loss is -d when d < 0, else d is
+ * a gain. The averages are seeded with the plain sums of the first p gains and losses
+ * divided by p (TA-Lib sums them in index order, and so does this), the first output at
+ * index p; then g = (g * (p-1) + gain) / p in TA-Lib's order (multiply, add, divide), the
+ * same for the loss. RSI = 100 * (g / (g + l)), CMO = 100 * ((g - l) / (g + l)); 0 where
+ * g + l is exactly 0 (TA-Lib tests |g + l| < 1e-8 instead: docs/kernels.md says why not).
+ *
+ * Gaps: a change needs x[t] and x[t-1] finite; otherwise the output at t is NaN and the
+ * averages skip it; the seed takes the first p finite changes.
+ *
+ * Tile: a recurrence of rate 1/p: the tile reruns it from w0 = max(0, begin - h), its first
+ * change at w0 + 1, h = p + D(1/p) (catalog.c).
+ */
+#ifndef APO_KERNELS_RSI_TILE_H
+#define APO_KERNELS_RSI_TILE_H
+
+#include "catalog.h"
+
+/* cmo 0: RSI; 1: CMO. */
+static inline APO_HD void apo__wilder_osc_body(const apo__cat_io *io, size_t begin, size_t end,
+                                               int cmo) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p, keep = (double)(p - 1);
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    if (begin == w0)
+        out[begin] = NAN;
+    size_t seen = 0;
+    double g = 0.0, l = 0.0;
+    for (size_t t = w0 + 1; t < end; t++) {
+        double y = NAN;
+        if (isfinite(x[t]) && isfinite(x[t - 1])) {
+            const double d = x[t] - x[t - 1];
+            int ready = 1;
+            if (seen < p) {
+                if (d < 0.0)
+                    l -= d;
+                else
+                    g += d;
+                seen++;
+                ready = seen == p;
+                if (ready) {
+                    l /= pd;
+                    g /= pd;
+                }
+            } else {
+                l *= keep;
+                g *= keep;
+                if (d < 0.0)
+                    l -= d;
+                else
+                    g += d;
+                l /= pd;
+                g /= pd;
+            }
+            if (ready) {
+                const double s = g + l;
+                y = s == 0.0 ? 0.0 : cmo ? 100.0 * ((g - l) / s) : 100.0 * (g / s);
+            }
+        }
+        if (t >= begin)
+            out[t] = y;
+    }
+}
+
+static inline APO_HD void apo__rsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__wilder_osc_body(io, begin, end, 0);
+}
+
+#endif /* APO_KERNELS_RSI_TILE_H */

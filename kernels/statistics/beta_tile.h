@@ -1,0 +1,73 @@
+/*
+ * beta_tile.h: BETA(timeperiod), TA-Lib's beta: the least-squares slope of y's returns on
+ * x's returns over the p returns ending at t. Inputs x, y (TA-Lib's real0, real1: TA-Lib
+ * regresses real1's returns on real0's, and so does this).
+ *
+ * Definition: the return at i is (x[i] - x[i-1]) / x[i-1], 0 where x[i-1] is 0 (TA-Lib's
+ * rule, with exact 0 for its |x| < 1e-14), the same for y; beta = cov(rx, ry) / var(rx) of
+ * the window's p returns, 0 where rx is constant in the window. The window reads p + 1
+ * samples; lookback p.
+ *
+ * Tile: halo p. The sums of the returns are double-doubles (pair_sums.h), evaluated exactly
+ * at the first clean window and slid; constant returns are detected exactly. A gap in either
+ * input inside the p + 1 samples gives NaN (window.h).
+ */
+#ifndef APO_KERNELS_BETA_TILE_H
+#define APO_KERNELS_BETA_TILE_H
+
+#include "catalog.h"
+#include "pair_sums.h"
+#include "window.h"
+
+/* The simple return of v at i >= 1, 0 after a zero price. */
+static inline APO_HD double apo__simple_return(const double *v, size_t i) {
+    return v[i - 1] != 0.0 ? (v[i] - v[i - 1]) / v[i - 1] : 0.0;
+}
+
+static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], w = p + 1;
+    const double pd = (double)p;
+    const size_t from = apo__window_from(begin, w);
+    size_t bad = apo__last_gap(io->in, 2, from, begin);
+    /* One past the last index k with rx(k) != rx(k-1), both returns inside the tile's
+     * reach (k - 2 >= from). */
+    size_t chg = 0;
+    for (size_t k = from + 2; k < begin; k++)
+        if (apo__simple_return(x, k) != apo__simple_return(x, k - 1))
+            chg = k + 1;
+    int valid = 0;
+    apo__pair_sums s;
+    apo__pair_clear(&s);
+    for (size_t t = begin; t < end; t++) {
+        if (!apo__all_finite_at(io->in, 2, t))
+            bad = t + 1;
+        if (t >= from + 2 && apo__simple_return(x, t) != apo__simple_return(x, t - 1))
+            chg = t + 1;
+        if (!apo__window_clean(t, w, bad)) {
+            out[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid) {
+            apo__pair_clear(&s);
+            for (size_t i = t + 1 - p; i <= t; i++)
+                apo__pair_add(&s, apo__simple_return(x, i), apo__simple_return(y, i), 1.0);
+            valid = 1;
+        } else {
+            apo__pair_add(&s, apo__simple_return(x, t), apo__simple_return(y, t), 1.0);
+            apo__pair_add(&s, apo__simple_return(x, t - p), apo__simple_return(y, t - p), -1.0);
+        }
+        /* The returns t-p+1 .. t are all equal when the last change is at or before t-p+1. */
+        if (chg <= t + 2 - p) {
+            out[t] = 0.0;
+            continue;
+        }
+        const double vx = apo__pair_centred(s.saa, s.sa, s.sa, pd);
+        const double cv = apo__pair_centred(s.sab, s.sa, s.sb, pd);
+        out[t] = vx != 0.0 ? apo__canonical_nan(cv / vx) : 0.0;
+    }
+}
+
+#endif /* APO_KERNELS_BETA_TILE_H */

@@ -1,0 +1,74 @@
+/*
+ * correl_tile.h: CORREL(timeperiod), TA-Lib's Pearson correlation of the p pairs (x, y)
+ * ending at t. Inputs x, y (TA-Lib's real0, real1).
+ *
+ * Definition: cov / sqrt(var_x var_y) with the centred sums of the window; 0 where either
+ * series is constant in the window (TA-Lib gives 0 where var_x var_y is below 1e-8 in
+ * magnitude instead).
+ *
+ * Tile: halo p - 1. The five sums are double-doubles (pair_sums.h), evaluated exactly at the
+ * first clean window and slid, so the centred sums keep their digits; a constant series in
+ * the window is detected exactly (its last change of value lies outside it), so its variance
+ * is 0 and never a rounding residue. The square roots are taken apart (sqrt(var_x) *
+ * sqrt(var_y)), so their product cannot overflow. Gaps in either input as SMA (window.h).
+ */
+#ifndef APO_KERNELS_CORREL_TILE_H
+#define APO_KERNELS_CORREL_TILE_H
+
+#include "catalog.h"
+#include "pair_sums.h"
+#include "window.h"
+
+static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p;
+    const size_t from = apo__window_from(begin, p);
+    size_t bad = apo__last_gap(io->in, 2, from, begin);
+    /* One past the last index k in (from, t] where x (cx) or y (cy) changed value. */
+    size_t cx = 0, cy = 0;
+    for (size_t k = from + 1; k < begin; k++) {
+        if (x[k] != x[k - 1])
+            cx = k + 1;
+        if (y[k] != y[k - 1])
+            cy = k + 1;
+    }
+    int valid = 0;
+    apo__pair_sums s;
+    apo__pair_clear(&s);
+    for (size_t t = begin; t < end; t++) {
+        if (!apo__all_finite_at(io->in, 2, t))
+            bad = t + 1;
+        if (t > from && x[t] != x[t - 1])
+            cx = t + 1;
+        if (t > from && y[t] != y[t - 1])
+            cy = t + 1;
+        if (!apo__window_clean(t, p, bad)) {
+            out[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid) {
+            apo__pair_clear(&s);
+            for (size_t i = t + 1 - p; i <= t; i++)
+                apo__pair_add(&s, x[i], y[i], 1.0);
+            valid = 1;
+        } else {
+            apo__pair_add(&s, x[t], y[t], 1.0);
+            apo__pair_add(&s, x[t - p], y[t - p], -1.0);
+        }
+        /* A series is constant in the window when its last change is at or before the
+         * window's first index (var_tile.h). */
+        if (cx + p <= t + 2 || cy + p <= t + 2) {
+            out[t] = 0.0;
+            continue;
+        }
+        const double vx = apo__pair_centred(s.saa, s.sa, s.sa, pd);
+        const double vy = apo__pair_centred(s.sbb, s.sb, s.sb, pd);
+        const double cv = apo__pair_centred(s.sab, s.sa, s.sb, pd);
+        out[t] = vx > 0.0 && vy > 0.0 ? apo__canonical_nan(cv / (sqrt(vx) * sqrt(vy))) : 0.0;
+    }
+}
+
+#endif /* APO_KERNELS_CORREL_TILE_H */

@@ -1,0 +1,77 @@
+/*
+ * linearreg_tile.h: LINEARREG(timeperiod) and LINEARREG_SLOPE(timeperiod), TA-Lib's
+ * least-squares line through the p samples ending at t against their bar index: its value
+ * at t and its slope per bar.
+ *
+ * Definition: with the window's samples y_j at j = 0 (oldest) .. p-1 (newest), S = sum y_j
+ * and W = sum j y_j, the slope is (W - ((p-1)/2) S) / (p (p^2 - 1) / 12) and the value at t
+ * is S / p + slope (p-1)/2, the mean plus the slope times the distance from the window's
+ * middle to its end.
+ *
+ * Tile: halo p - 1. S and W are double-doubles (dd.h), evaluated exactly at the first clean
+ * window and slid with W' = W - S + y_old + (p-1) y_new and S' = S - y_old + y_new, so the
+ * numerator, which cancels (W is about (p-1)/2 S), keeps its digits. Gaps as SMA
+ * (window.h). Positions t < p - 1 are NaN.
+ */
+#ifndef APO_KERNELS_LINEARREG_TILE_H
+#define APO_KERNELS_LINEARREG_TILE_H
+
+#include "catalog.h"
+#include "window.h"
+#include "window_sum.h"
+
+/* value 1: LINEARREG; 0: LINEARREG_SLOPE. */
+static inline APO_HD void apo__linearreg_body(const apo__cat_io *io, size_t begin, size_t end,
+                                              int value) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p, half = (pd - 1.0) / 2.0;
+    const double denom = pd * (pd * pd - 1.0) / 12.0;
+    size_t bad = apo__last_gap(io->in, 1, apo__window_from(begin, p), begin);
+    int valid = 0;
+    apo__dd s = apo__dd_make(0.0, 0.0), w = apo__dd_make(0.0, 0.0);
+    for (size_t t = begin; t < end; t++) {
+        if (!isfinite(x[t]))
+            bad = t + 1;
+        if (!apo__window_clean(t, p, bad)) {
+            out[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid) {
+            s = apo__dd_sum(x, t + 1 - p, t + 1);
+            w = apo__dd_make(0.0, 0.0);
+            for (size_t j = 1; j < p; j++)
+                w = apo__dd_add(w, apo__two_prod((double)j, x[t + 1 - p + j]));
+            valid = 1;
+        } else {
+            const double old = x[t - p];
+            w = apo__dd_add(w, apo__dd_neg(s));
+            w = apo__dd_add_d(w, old);
+            w = apo__dd_add(w, apo__two_prod(pd - 1.0, x[t]));
+            s = apo__dd_add_d(s, x[t]);
+            s = apo__dd_add_d(s, -old);
+        }
+        /* (p-1)/2 S exactly: the half-integer times each part of S. */
+        const apo__dd hs = apo__dd_add(apo__two_prod(half, s.hi), apo__two_prod(half, s.lo));
+        const double slope = apo__dd_div_d(apo__dd_add(w, apo__dd_neg(hs)), denom).hi;
+        if (!value) {
+            out[t] = apo__canonical_nan(slope);
+            continue;
+        }
+        const apo__dd v = apo__dd_add(apo__dd_div_d(s, pd), apo__two_prod(slope, half));
+        out[t] = apo__canonical_nan(v.hi);
+    }
+}
+
+static inline APO_HD void apo__linearreg_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__linearreg_body(io, begin, end, 1);
+}
+
+static inline APO_HD void apo__linearreg_slope_tile(const apo__cat_io *io, size_t begin,
+                                                    size_t end) {
+    apo__linearreg_body(io, begin, end, 0);
+}
+
+#endif /* APO_KERNELS_LINEARREG_TILE_H */

@@ -1,0 +1,81 @@
+/*
+ * var_tile.h: VAR(timeperiod) and STDDEV(timeperiod, nbdev), TA-Lib's population variance
+ * of the p samples ending at t, and its square root times nbdev.
+ *
+ * Tile: halo p - 1. The sums S1 = sum x and S2 = sum x^2 of the window are double-doubles
+ * (dd.h; the squares exact by Dekker's product), evaluated exactly at the tile's first
+ * clean window and slid; var = (S2 - S1^2 / p) / p is formed in double-double too, so the
+ * cancellation of E[x^2] - mean^2, which costs TA-Lib's running sums about mean^2 / var
+ * ulps, costs here about that many units of 2^-106: invisible in double unless the
+ * window's spread is below 1e-16 of its mean. A constant window (no change of value
+ * inside it, tracked exactly) gives var 0 exactly; a negative rounding is clamped to 0.
+ * Gaps as SMA (window.h). Positions t < p - 1 are NaN.
+ */
+#ifndef APO_KERNELS_VAR_TILE_H
+#define APO_KERNELS_VAR_TILE_H
+
+#include "catalog.h"
+#include "window.h"
+#include "window_sum.h"
+
+/* The variance into out_var (NULL: not wanted) and sqrt(var) * nbdev into out_sd (NULL:
+ * not wanted). */
+static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev, size_t begin,
+                                        size_t end, double *out_var, double *out_sd) {
+    const size_t from = apo__window_from(begin, p);
+    const double *const in[1] = {x};
+    size_t bad = apo__last_gap(in, 1, from, begin);
+    /* One past the last index k in (from, t] with x[k] != x[k-1]: the window of t is
+     * constant when no such k lies inside it. */
+    size_t chg = 0;
+    for (size_t k = from + 1; k < begin; k++)
+        if (x[k] != x[k - 1])
+            chg = k + 1;
+    int valid = 0;
+    const double pd = (double)p;
+    apo__dd s1 = apo__dd_make(0.0, 0.0), s2 = apo__dd_make(0.0, 0.0);
+    for (size_t t = begin; t < end; t++) {
+        if (!isfinite(x[t]))
+            bad = t + 1;
+        if (t > from && x[t] != x[t - 1])
+            chg = t + 1;
+        if (!apo__window_clean(t, p, bad)) {
+            if (out_var != NULL)
+                out_var[t] = NAN;
+            if (out_sd != NULL)
+                out_sd[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid) {
+            s1 = apo__dd_sum(x, t + 1 - p, t + 1);
+            s2 = apo__dd_sum_sq(x, t + 1 - p, t + 1);
+            valid = 1;
+        } else {
+            s1 = apo__dd_add_d(s1, x[t]);
+            s1 = apo__dd_add_d(s1, -x[t - p]);
+            s2 = apo__dd_add(s2, apo__two_prod(x[t], x[t]));
+            s2 = apo__dd_add(s2, apo__dd_neg(apo__two_prod(x[t - p], x[t - p])));
+        }
+        double var = 0.0;
+        if (chg + p > t + 2) {
+            const apo__dd m2 = apo__dd_add(s2, apo__dd_neg(apo__dd_div_d(apo__dd_mul(s1, s1), pd)));
+            var = apo__dd_div_d(m2, pd).hi;
+            var = var > 0.0 ? var : 0.0;
+        }
+        if (out_var != NULL)
+            out_var[t] = apo__canonical_nan(var);
+        if (out_sd != NULL)
+            out_sd[t] = apo__canonical_nan(sqrt(var) * nbdev);
+    }
+}
+
+static inline APO_HD void apo__var_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__var_body(io->in[0], (size_t)io->p[0], 1.0, begin, end, io->out[0], NULL);
+}
+
+static inline APO_HD void apo__stddev_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__var_body(io->in[0], (size_t)io->p[0], io->p[1], begin, end, NULL, io->out[0]);
+}
+
+#endif /* APO_KERNELS_VAR_TILE_H */

@@ -1,0 +1,8 @@
+/*
+ * trend.cu: the trend family of the catalog on a GPU (catalog_cuda.h): one thread per tile
+ * running the tile bodies of trend_tiles.h, which the CPU runs too (dispatch/catalog.c).
+ */
+#include "catalog_launch.h"
+#include "trend_tiles.h"
+
+APO_CATALOG_CUDA_FAMILY(trend)

@@ -1,0 +1,361 @@
+/*
+ * Descriptors of the indicator catalog (docs/kernels.md, "The catalog"): TA-Lib's names,
+ * parameters, defaults and bounds, the inputs by name, and the glue from the runtime's tile
+ * calls to the tile bodies of kernels/<room>/ (kernels/common/catalog.h). Every catalog
+ * kernel uses the same glue: the descriptor's place in the table is its apo__cat_id.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "catalog/catalog_kernels.h"
+#include "catalog/cuda_views.h"
+#include "catalog/kernel.h"
+#include "catalog_cuda.h"
+
+#define APO_PERIOD_MAX 100000
+
+static apo__cat_id id_of(const apo__kernel *k);
+
+static apo_status catalog_validate(const apo__kernel *k, const double *params, size_t rows,
+                                   size_t cols, char *err, size_t err_size) {
+    (void)rows;
+    const size_t lookback = apo__catalog_lookback(id_of(k), params);
+    if (cols <= lookback) {
+        snprintf(err, err_size,
+                 "%s: the series (cols %zu) is not longer than the lookback %zu of these "
+                 "parameters, so no output would be defined",
+                 k->name, cols, lookback);
+        return APO_ERR_BAD_PARAM;
+    }
+    return APO_OK;
+}
+
+static size_t catalog_axis_len(const apo__kernel *k, const double *params, size_t cols) {
+    (void)k, (void)params;
+    return cols;
+}
+
+static uint64_t catalog_unit_work(const apo__kernel *k, const double *params, size_t cols) {
+    (void)k, (void)params, (void)cols;
+    return 1;
+}
+
+static size_t catalog_output_cols(const apo__kernel *k, const double *params, size_t cols,
+                                  size_t index) {
+    (void)k, (void)params, (void)index;
+    return cols;
+}
+
+static size_t catalog_tile(const apo__kernel *k, const double *params) {
+    return apo__catalog_tile_len(id_of(k), params);
+}
+
+static size_t catalog_halo(const apo__kernel *k, const double *params) {
+    return apo__catalog_halo(id_of(k), params);
+}
+
+static apo_status catalog_run(const apo__call *call, size_t row, size_t begin, size_t end,
+                              double *partial) {
+    (void)partial;
+    const apo__kernel *k = call->kernel;
+    const apo__cat_id id = id_of(k);
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        io.in[i] = call->inputs[i] + row * call->cols;
+    for (size_t o = 0; o < k->n_outputs; o++)
+        io.out[o] = call->outputs[o] + row * call->cols;
+    for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
+        io.p[p] = call->params[p];
+    io.h = apo__catalog_halo(id, io.p);
+    apo__cpu_catalog_tile(id, &io, begin, end);
+    return APO_OK;
+}
+
+#ifdef APO_HAVE_CUDA
+/* Launches every row-uniform view of the chunk (cuda_views.h) in tile order with the
+ * family's launcher, stopping at the first failure. */
+static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    const apo__kernel *k = call->kernel;
+    const apo__cat_id id = id_of(k);
+    apo__cat_io base;
+    memset(&base, 0, sizeof base);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        base.in[i] = chunk->in[i];
+    for (size_t o = 0; o < k->n_outputs; o++)
+        base.out[o] = chunk->out[o];
+    for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
+        base.p[p] = call->params[p];
+    base.h = apo__catalog_halo(id, base.p);
+    apo__cuda_view views[3];
+    const size_t n = apo__cuda_views(call, chunk, views);
+    for (size_t v = 0; v < n; v++) {
+        int rc = 0;
+        switch (apo__catalog_family(id)) {
+        case APO_CAT_AVERAGES:
+            rc = apo__cuda_averages((int)id, &views[v], &base, stream);
+            break;
+        case APO_CAT_OSCILLATORS:
+            rc = apo__cuda_oscillators((int)id, &views[v], &base, stream);
+            break;
+        case APO_CAT_STATISTICS:
+            rc = apo__cuda_statistics((int)id, &views[v], &base, stream);
+            break;
+        case APO_CAT_TREND:
+            rc = apo__cuda_trend((int)id, &views[v], &base, stream);
+            break;
+        }
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+#else
+#define catalog_cuda NULL
+#endif
+
+static const apo__cuda_impl catalog_cuda_impl1 = {1, catalog_halo, 0, catalog_cuda};
+static const apo__cuda_impl catalog_cuda_impl2 = {2, catalog_halo, 0, catalog_cuda};
+
+/* The fields every catalog descriptor shares; CATALOG_GLUE adds the CUDA implementation of
+ * a kernel of one output. */
+#define CATALOG_GLUE_CPU                                                                           \
+    .builtin = 1, .validate = catalog_validate, .axis_len = catalog_axis_len,                      \
+    .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
+    .run_tile = catalog_run
+#define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
+
+#define PERIOD(def, min)                                                                           \
+    { "timeperiod", def, min, APO_PERIOD_MAX, 1 }
+#define ONE_CLOSE .n_inputs = 1, .input_names = {"close"}
+#define HLC .n_inputs = 3, .input_names = {"high", "low", "close"}
+#define XY .n_inputs = 2, .input_names = {"x", "y"}
+
+/* In apo__cat_id order (kernels/common/catalog.h). */
+static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
+    [APO_CAT_SMA] = {.name = "sma",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"sma"},
+                     .n_params = 1,
+                     .params = {PERIOD(30, 2)},
+                     .halo_rule = "timeperiod - 1",
+                     CATALOG_GLUE},
+    [APO_CAT_EMA] = {.name = "ema",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"ema"},
+                     .n_params = 1,
+                     .params = {PERIOD(30, 2)},
+                     .halo_rule = "(timeperiod - 1) + the steps the EMA takes to forget its "
+                                  "seed (to 2^-64)",
+                     CATALOG_GLUE},
+    [APO_CAT_WMA] = {.name = "wma",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"wma"},
+                     .n_params = 1,
+                     .params = {PERIOD(30, 2)},
+                     .halo_rule = "timeperiod - 1",
+                     CATALOG_GLUE},
+    [APO_CAT_DEMA] =
+        {.name = "dema",
+         ONE_CLOSE,
+         .n_outputs = 1,
+         .output_names = {"dema"},
+         .n_params = 1,
+         .params = {PERIOD(30, 2)},
+         .halo_rule =
+             "2 (timeperiod - 1) + 3 times the steps an EMA takes to forget its seed (to 2^-64)",
+         CATALOG_GLUE},
+    [APO_CAT_TEMA] =
+        {.name = "tema",
+         ONE_CLOSE,
+         .n_outputs = 1,
+         .output_names = {"tema"},
+         .n_params = 1,
+         .params = {PERIOD(30, 2)},
+         .halo_rule =
+             "3 (timeperiod - 1) + 4 times the steps an EMA takes to forget its seed (to 2^-64)",
+         CATALOG_GLUE},
+    [APO_CAT_MOM] = {.name = "mom",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"mom"},
+                     .n_params = 1,
+                     .params = {PERIOD(10, 1)},
+                     .halo_rule = "timeperiod",
+                     CATALOG_GLUE},
+    [APO_CAT_ROC] = {.name = "roc",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"roc"},
+                     .n_params = 1,
+                     .params = {PERIOD(10, 1)},
+                     .halo_rule = "timeperiod",
+                     CATALOG_GLUE},
+    [APO_CAT_RSI] =
+        {.name = "rsi",
+         ONE_CLOSE,
+         .n_outputs = 1,
+         .output_names = {"rsi"},
+         .n_params = 1,
+         .params = {PERIOD(14, 2)},
+         .halo_rule = "timeperiod + the steps Wilder's average takes to forget its seed (to 2^-64)",
+         CATALOG_GLUE},
+    [APO_CAT_CMO] =
+        {.name = "cmo",
+         ONE_CLOSE,
+         .n_outputs = 1,
+         .output_names = {"cmo"},
+         .n_params = 1,
+         .params = {PERIOD(14, 2)},
+         .halo_rule = "timeperiod + the steps Wilder's average takes to forget its seed (to 2^-64)",
+         CATALOG_GLUE},
+    [APO_CAT_WILLR] = {.name = "willr",
+                       HLC,
+                       .n_outputs = 1,
+                       .output_names = {"willr"},
+                       .n_params = 1,
+                       .params = {PERIOD(14, 2)},
+                       .halo_rule = "timeperiod - 1",
+                       CATALOG_GLUE},
+    [APO_CAT_CCI] = {.name = "cci",
+                     HLC,
+                     .n_outputs = 1,
+                     .output_names = {"cci"},
+                     .n_params = 1,
+                     .params = {PERIOD(14, 2)},
+                     .halo_rule = "timeperiod - 1",
+                     CATALOG_GLUE},
+    [APO_CAT_STOCHF] = {.name = "stochf",
+                        HLC,
+                        .n_outputs = 2,
+                        .output_names = {"fastk", "fastd"},
+                        .n_params = 3,
+                        .params = {{"fastk_period", 5, 1, APO_PERIOD_MAX, 1},
+                                   {"fastd_period", 3, 1, APO_PERIOD_MAX, 1},
+                                   {"fastd_matype", 0, 0, 0, 1}},
+                        .halo_rule = "(fastk_period - 1) + (fastd_period - 1)",
+                        .cuda = &catalog_cuda_impl2,
+                        CATALOG_GLUE_CPU},
+    [APO_CAT_STOCH] = {.name = "stoch",
+                       HLC,
+                       .n_outputs = 2,
+                       .output_names = {"slowk", "slowd"},
+                       .n_params = 5,
+                       .params = {{"fastk_period", 5, 1, APO_PERIOD_MAX, 1},
+                                  {"slowk_period", 3, 1, APO_PERIOD_MAX, 1},
+                                  {"slowk_matype", 0, 0, 0, 1},
+                                  {"slowd_period", 3, 1, APO_PERIOD_MAX, 1},
+                                  {"slowd_matype", 0, 0, 0, 1}},
+                       .halo_rule = "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)",
+                       .cuda = &catalog_cuda_impl2,
+                       CATALOG_GLUE_CPU},
+    [APO_CAT_STDDEV] = {.name = "stddev",
+                        ONE_CLOSE,
+                        .n_outputs = 1,
+                        .output_names = {"stddev"},
+                        .n_params = 2,
+                        .params = {PERIOD(5, 2), {"nbdev", 1, -1e300, 1e300, 0}},
+                        .halo_rule = "timeperiod - 1",
+                        CATALOG_GLUE},
+    [APO_CAT_VAR] = {.name = "var",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"var"},
+                     .n_params = 2,
+                     .params = {PERIOD(5, 1), {"nbdev", 1, -1e300, 1e300, 0}},
+                     .halo_rule = "timeperiod - 1",
+                     CATALOG_GLUE},
+    [APO_CAT_MAX] = {.name = "max",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"max"},
+                     .n_params = 1,
+                     .params = {PERIOD(30, 2)},
+                     .halo_rule = "timeperiod - 1",
+                     CATALOG_GLUE},
+    [APO_CAT_MIN] = {.name = "min",
+                     ONE_CLOSE,
+                     .n_outputs = 1,
+                     .output_names = {"min"},
+                     .n_params = 1,
+                     .params = {PERIOD(30, 2)},
+                     .halo_rule = "timeperiod - 1",
+                     CATALOG_GLUE},
+    [APO_CAT_LINEARREG] = {.name = "linearreg",
+                           ONE_CLOSE,
+                           .n_outputs = 1,
+                           .output_names = {"linearreg"},
+                           .n_params = 1,
+                           .params = {PERIOD(14, 2)},
+                           .halo_rule = "timeperiod - 1",
+                           CATALOG_GLUE},
+    [APO_CAT_LINEARREG_SLOPE] = {.name = "linearreg_slope",
+                                 ONE_CLOSE,
+                                 .n_outputs = 1,
+                                 .output_names = {"linearreg_slope"},
+                                 .n_params = 1,
+                                 .params = {PERIOD(14, 2)},
+                                 .halo_rule = "timeperiod - 1",
+                                 CATALOG_GLUE},
+    [APO_CAT_CORREL] = {.name = "correl",
+                        XY,
+                        .n_outputs = 1,
+                        .output_names = {"correl"},
+                        .n_params = 1,
+                        .params = {PERIOD(30, 1)},
+                        .halo_rule = "timeperiod - 1",
+                        CATALOG_GLUE},
+    [APO_CAT_BETA] = {.name = "beta",
+                      XY,
+                      .n_outputs = 1,
+                      .output_names = {"beta"},
+                      .n_params = 1,
+                      .params = {PERIOD(5, 1)},
+                      .halo_rule = "timeperiod: the returns need the sample before the window",
+                      CATALOG_GLUE},
+    [APO_CAT_TRANGE] = {.name = "trange",
+                        HLC,
+                        .n_outputs = 1,
+                        .output_names = {"trange"},
+                        .n_params = 0,
+                        .halo_rule = "1: the close before",
+                        CATALOG_GLUE},
+    [APO_CAT_ATR] = {.name = "atr",
+                     HLC,
+                     .n_outputs = 1,
+                     .output_names = {"atr"},
+                     .n_params = 1,
+                     .params = {PERIOD(14, 1)},
+                     .halo_rule = "timeperiod + the steps Wilder's average takes to forget its "
+                                  "seed (to 2^-64)",
+                     CATALOG_GLUE},
+    [APO_CAT_NATR] = {.name = "natr",
+                      HLC,
+                      .n_outputs = 1,
+                      .output_names = {"natr"},
+                      .n_params = 1,
+                      .params = {PERIOD(14, 1)},
+                      .halo_rule = "timeperiod + the steps Wilder's average takes to forget "
+                                   "its seed (to 2^-64)",
+                      CATALOG_GLUE},
+    [APO_CAT_AROON] = {.name = "aroon",
+                       .n_inputs = 2,
+                       .input_names = {"high", "low"},
+                       .n_outputs = 2,
+                       .output_names = {"aroondown", "aroonup"},
+                       .n_params = 1,
+                       .params = {PERIOD(14, 2)},
+                       .halo_rule = "timeperiod",
+                       .cuda = &catalog_cuda_impl2,
+                       CATALOG_GLUE_CPU},
+};
+
+static apo__cat_id id_of(const apo__kernel *k) { return (apo__cat_id)(k - catalog_kernels); }
+
+size_t apo__catalog_kernel_count(void) { return APO_CAT_COUNT; }
+
+const apo__kernel *apo__catalog_kernel(size_t index) { return &catalog_kernels[index]; }

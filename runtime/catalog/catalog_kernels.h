@@ -1,0 +1,13 @@
+/* The indicator catalog's descriptors (catalog_kernels.c), listed after the four
+ * built-ins of builtin_kernels.c by apo__builtin_kernel(). */
+#ifndef APO_RUNTIME_CATALOG_CATALOG_KERNELS_H
+#define APO_RUNTIME_CATALOG_CATALOG_KERNELS_H
+
+#include <stddef.h>
+
+#include "catalog/kernel.h"
+
+size_t apo__catalog_kernel_count(void);
+const apo__kernel *apo__catalog_kernel(size_t index);
+
+#endif

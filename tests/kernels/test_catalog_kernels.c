@@ -1,0 +1,433 @@
+/*
+ * test_catalog_kernels.c: the indicator catalog's tile bodies (kernels/common/catalog.h)
+ * against independent long-double references (catalog_reference.c), on seeded OHLC walks of
+ * lengths 1 to 1e5 (many tiles), parameters at their bounds and series with gaps; and the
+ * recurrences' first tiles bitwise against TA-Lib's recursion in double.
+ *
+ * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "catalog_reference.h"
+
+typedef struct ref_kernel {
+    apo__cat_id id;
+    const char *name;
+    size_t n_in; /* 1: close; 2: high, low; 3: high, low, close; 4: x, y (two walks) */
+    apo__cat_ref_fn ref;
+    double def[3]; /* the parameters after the period */
+    size_t min_period;
+    size_t out_index; /* the output the reference gives */
+} ref_kernel;
+
+static const ref_kernel kernels[] = {
+    {APO_CAT_SMA, "sma", 1, apo__ref_cat_sma, {0, 0}, 2, 0},
+    {APO_CAT_EMA, "ema", 1, apo__ref_cat_ema, {0, 0}, 2, 0},
+    {APO_CAT_WMA, "wma", 1, apo__ref_cat_wma, {0, 0}, 2, 0},
+    {APO_CAT_DEMA, "dema", 1, apo__ref_cat_dema, {0, 0}, 2, 0},
+    {APO_CAT_TEMA, "tema", 1, apo__ref_cat_tema, {0, 0}, 2, 0},
+    {APO_CAT_MOM, "mom", 1, apo__ref_cat_mom, {0, 0}, 1, 0},
+    {APO_CAT_ROC, "roc", 1, apo__ref_cat_roc, {0, 0}, 1, 0},
+    {APO_CAT_RSI, "rsi", 1, apo__ref_cat_rsi, {0, 0}, 2, 0},
+    {APO_CAT_CMO, "cmo", 1, apo__ref_cat_cmo, {0, 0}, 2, 0},
+    {APO_CAT_WILLR, "willr", 3, apo__ref_cat_willr, {0, 0}, 2, 0},
+    {APO_CAT_CCI, "cci", 3, apo__ref_cat_cci, {0, 0}, 2, 0},
+    {APO_CAT_STOCHF, "stochf fastk", 3, apo__ref_cat_stochf_fastk, {3, 0, 0}, 1, 0},
+    {APO_CAT_STOCHF, "stochf fastd", 3, apo__ref_cat_stochf_fastd, {3, 0, 0}, 1, 1},
+    {APO_CAT_STOCH, "stoch slowk", 3, apo__ref_cat_stoch_slowk, {3, 0, 3}, 1, 0},
+    {APO_CAT_STOCH, "stoch slowd", 3, apo__ref_cat_stoch_slowd, {4, 0, 2}, 1, 1},
+    {APO_CAT_STDDEV, "stddev", 1, apo__ref_cat_stddev, {1.5, 0}, 2, 0},
+    {APO_CAT_VAR, "var", 1, apo__ref_cat_var, {1, 0}, 1, 0},
+    {APO_CAT_MAX, "max", 1, apo__ref_cat_max, {0, 0}, 2, 0},
+    {APO_CAT_MIN, "min", 1, apo__ref_cat_min, {0, 0}, 2, 0},
+    {APO_CAT_LINEARREG, "linearreg", 1, apo__ref_cat_linearreg, {0, 0}, 2, 0},
+    {APO_CAT_LINEARREG_SLOPE, "linearreg_slope", 1, apo__ref_cat_linearreg_slope, {0, 0}, 2, 0},
+    {APO_CAT_CORREL, "correl", 4, apo__ref_cat_correl, {0, 0}, 1, 0},
+    {APO_CAT_BETA, "beta", 4, apo__ref_cat_beta, {0, 0}, 1, 0},
+    {APO_CAT_TRANGE, "trange", 3, apo__ref_cat_trange, {0, 0}, 0, 0},
+    {APO_CAT_ATR, "atr", 3, apo__ref_cat_atr, {0, 0}, 1, 0},
+    {APO_CAT_NATR, "natr", 3, apo__ref_cat_natr, {0, 0}, 1, 0},
+    {APO_CAT_AROON, "aroondown", 2, apo__ref_cat_aroondown, {0, 0}, 2, 0},
+    {APO_CAT_AROON, "aroonup", 2, apo__ref_cat_aroonup, {0, 0}, 2, 1},
+};
+#define N_KERNELS (sizeof kernels / sizeof kernels[0])
+
+static double *alloc_doubles(size_t n) {
+    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
+    cr_assert_not_null(p);
+    return p;
+}
+
+/* The inputs of a kernel reading (close) or (high, low, close). */
+typedef struct series {
+    size_t n;
+    double *high, *low, *close;
+    const double *in[3];
+} series;
+
+static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double start, double step,
+                        int gaps) {
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->high = alloc_doubles(n);
+    s->low = alloc_doubles(n);
+    s->close = alloc_doubles(n);
+    apo__ref_ohlcv(seed, n, start, step, NULL, s->high, s->low, s->close, NULL);
+    if (n_in == 4) /* y: a walk of its own */
+        apo__ref_ohlcv(seed ^ 0x5555, n, start, step, NULL, NULL, s->low, NULL, NULL);
+    if (gaps) {
+        /* A lone NaN, an infinity, a run of NaN and a NaN near the end, in every input. */
+        const size_t at[] = {n / 7, n / 3, n / 2, n / 2 + 1, n / 2 + 2, n - 1 - n / 50};
+        for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+            double *row = i % 3 == 0 ? s->close : i % 3 == 1 ? s->high : s->low;
+            if (n_in == 1)
+                row = s->close;
+            if (n_in == 4)
+                row = i % 2 == 0 ? s->close : s->low;
+            if (at[i] < n)
+                row[at[i]] = i == 1 ? INFINITY : NAN;
+        }
+    }
+    if (n_in == 1) {
+        s->in[0] = s->close;
+    } else if (n_in == 4) {
+        s->in[0] = s->close;
+        s->in[1] = s->low;
+    } else {
+        s->in[0] = s->high;
+        s->in[1] = s->low;
+        s->in[2] = s->close;
+    }
+}
+
+static void series_free(series *s) {
+    free(s->high);
+    free(s->low);
+    free(s->close);
+}
+
+/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
+static void run_grid(apo__cat_id id, const series *s, const double *p, double *out,
+                     size_t out_index) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < 3; i++)
+        io.in[i] = s->in[i];
+    /* The other outputs into a buffer of their own. */
+    double *other = alloc_doubles(s->n);
+    for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
+        io.out[o] = o == out_index ? out : other;
+    for (size_t i = 0; i < 4; i++)
+        io.p[i] = p[i];
+    io.h = apo__catalog_halo(id, p);
+    const size_t len = apo__catalog_tile_len(id, p);
+    const size_t tiles = (s->n + len - 1) / len;
+    for (size_t j = tiles; j-- > 0;) {
+        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
+        apo__cpu_catalog_tile(id, &io, b, e);
+    }
+    free(other);
+}
+
+/* Checks every output against the reference: NaN exactly where it is NaN, else within
+ * tol * scale. Returns the worst error relative to the scale (0 where the scale is 0, which
+ * requires equality). */
+static double check(const ref_kernel *k, const series *s, const double *p, double tol,
+                    const char *what) {
+    const size_t n = s->n;
+    double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    for (size_t t = 0; t < n; t++)
+        got[t] = -12345.678;
+    run_grid(k->id, s, p, got, k->out_index);
+    k->ref(s->in, n, p, want, scale);
+    double worst = 0;
+    for (size_t t = 0; t < n; t++) {
+        cr_assert_eq(isnan(got[t]), isnan(want[t]), "%s %s: t %zu got %.17g want %.17g", k->name,
+                     what, t, got[t], want[t]);
+        if (isnan(want[t]))
+            continue;
+        const double err = fabs(got[t] - want[t]);
+        cr_assert(err <= tol * scale[t], "%s %s: t %zu got %.17g want %.17g (scale %g)", k->name,
+                  what, t, got[t], want[t], scale[t]);
+        if (scale[t] > 0 && err / scale[t] > worst)
+            worst = err / scale[t];
+    }
+    free(got);
+    free(want);
+    free(scale);
+    return worst;
+}
+
+Test(catalog, every_kernel_against_its_long_double_reference, .timeout = 600) {
+    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const ref_kernel *k = &kernels[ki];
+        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
+        double worst = 0;
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+                if (k->min_period == 0 && pi > 0)
+                    break; /* no period */
+                /* Long windows on the longest series cost the references O(n p). */
+                if (lengths[li] > 20011 && periods[pi] > 200)
+                    continue;
+                /* The stochastics' references cost O(n fk sk sd). */
+                if ((k->id == APO_CAT_STOCH || k->id == APO_CAT_STOCHF) &&
+                    periods[pi] * lengths[li] > 20000000)
+                    continue;
+                for (int gaps = 0; gaps < 2; gaps++) {
+                    series s;
+                    series_make(&s, 100 * ki + 10 * li + pi, lengths[li], k->n_in, 100.0, 0.5,
+                                gaps);
+                    const double p[4] = {(double)periods[pi], k->def[0], k->def[1], k->def[2]};
+                    char what[96];
+                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
+                             periods[pi], gaps);
+                    const double w = check(k, &s, p, 1e-12, what);
+                    worst = w > worst ? w : worst;
+                    series_free(&s);
+                }
+            }
+        }
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
+    }
+}
+
+/* The longest periods the parameters allow, on a series just long enough for them. */
+Test(catalog, periods_at_their_upper_bound, .timeout = 600) {
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const ref_kernel *k = &kernels[ki];
+        if (k->min_period == 0)
+            continue;
+        series s;
+        series_make(&s, 7 + ki, 100000 + 3, k->n_in, 50.0, 0.25, 0);
+        const double p[4] = {100000, k->def[0], k->def[1], k->def[2]};
+        check(k, &s, p, 1e-12, "period 100000");
+        series_free(&s);
+    }
+}
+
+/* Prices far from zero with a tiny spread: the running sums of x and x^2 that TA-Lib uses
+ * lose the variance here; the double-double sums do not. */
+Test(catalog, variance_of_a_narrow_band_far_from_zero) {
+    const ref_kernel *k = &kernels[0];
+    while (k->id != APO_CAT_VAR)
+        k++;
+    series s;
+    series_make(&s, 99, 30000, 1, 1e6, 1e-4, 0);
+    const double p[4] = {20, 1, 0, 0};
+    const double w = check(k, &s, p, 1e-12, "narrow band at 1e6");
+    fprintf(stderr, "catalog var at 1e6 with step 1e-4: worst error %.2g of the scale\n", w);
+    series_free(&s);
+}
+
+/* A constant window gives a variance of exactly 0, never a rounding residue. */
+Test(catalog, constant_windows_have_zero_variance) {
+    const size_t n = 9000;
+    double *x = alloc_doubles(n), *var = alloc_doubles(n), *sd = alloc_doubles(n);
+    for (size_t t = 0; t < n; t++)
+        x[t] = t < 3000 ? 0.1 : t < 6000 ? 100.0 + (double)(t % 7) : 0.3;
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.p[0] = 20;
+    io.p[1] = 2;
+    io.out[0] = var;
+    apo__cpu_catalog_tile(APO_CAT_VAR, &io, 0, n);
+    io.out[0] = sd;
+    apo__cpu_catalog_tile(APO_CAT_STDDEV, &io, 0, n);
+    for (size_t t = 19; t < 3000; t++) {
+        cr_assert_eq(var[t], 0.0, "t %zu var %g", t, var[t]);
+        cr_assert_eq(sd[t], 0.0);
+    }
+    for (size_t t = 6019; t < n; t++)
+        cr_assert_eq(var[t], 0.0, "t %zu var %g", t, var[t]);
+    free(x);
+    free(var);
+    free(sd);
+}
+
+/* TA-Lib's recursions, written from its definitions in plain double (the operation order
+ * its sources use), on a series without gaps: the catalog's first tile must have these
+ * bits, and later tiles (warm-up) agree to far below an ulp of the data. */
+static void talib_ema(const double *x, size_t n, size_t q, double *out) {
+    const double k = 2.0 / (double)(q + 1);
+    double sum = 0;
+    for (size_t t = 0; t < n; t++) {
+        out[t] = NAN;
+        if (t < q) {
+            sum += x[t];
+            if (t == q - 1) {
+                sum = sum / (double)q;
+                out[t] = sum;
+            }
+            continue;
+        }
+        sum = ((x[t] - sum) * k) + sum;
+        out[t] = sum;
+    }
+}
+
+static void talib_atr(const series *s, size_t q, double *out) {
+    double a = 0;
+    for (size_t t = 0; t < s->n; t++) {
+        out[t] = NAN;
+        if (t == 0)
+            continue;
+        const double h = s->high[t], l = s->low[t], c = s->close[t - 1];
+        double tr = h - l;
+        if (fabs(c - h) > tr)
+            tr = fabs(c - h);
+        if (fabs(l - c) > tr)
+            tr = fabs(l - c);
+        if (t <= q) {
+            a += tr;
+            if (t == q) {
+                a = a / (double)q;
+                out[t] = a;
+            }
+            continue;
+        }
+        a = (a * (double)(q - 1) + tr) / (double)q;
+        out[t] = a;
+    }
+}
+
+Test(catalog, recurrences_have_talib_bits_in_their_first_tile, .timeout = 300) {
+    const size_t periods[] = {1, 2, 3, 14, 30, 200};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        const size_t q = periods[pi];
+        const double pq[4] = {(double)q, 0, 0, 0};
+        const size_t len = apo__catalog_tile_len(APO_CAT_ATR, pq);
+        series s;
+        series_make(&s, 5 + pi, 2 * len + 999, 3, 100.0, 0.5, 0);
+        double *got = alloc_doubles(s.n), *want = alloc_doubles(s.n);
+        for (int which = 0; which < 2; which++) {
+            const apo__cat_id id = which == 0 ? APO_CAT_EMA : APO_CAT_ATR;
+            if (id == APO_CAT_EMA && q < 2)
+                continue;
+            const double p[4] = {(double)q, 0, 0, 0};
+            series one = s;
+            if (id == APO_CAT_EMA)
+                one.in[0] = s.close;
+            run_grid(id, &one, p, got, 0);
+            if (id == APO_CAT_EMA)
+                talib_ema(s.close, s.n, q, want);
+            else
+                talib_atr(&s, q, want);
+            const size_t first = apo__catalog_tile_len(id, p);
+            cr_assert(first < s.n, "the series must span several tiles");
+            size_t differ = 0;
+            for (size_t t = 0; t < s.n; t++) {
+                if (t < first) {
+                    cr_assert(memcmp(&got[t], &want[t], sizeof got[t]) == 0 ||
+                                  (isnan(got[t]) && isnan(want[t])),
+                              "%s(%zu) t %zu: %.17g, TA-Lib %.17g",
+                              id == APO_CAT_EMA ? "ema" : "atr", q, t, got[t], want[t]);
+                } else {
+                    cr_assert(fabs(got[t] - want[t]) <= 1e-14 * 200, "t %zu", t);
+                    differ += got[t] != want[t];
+                }
+            }
+            fprintf(stderr, "catalog %s(%zu): %zu of %zu later outputs differ from TA-Lib's bits\n",
+                    id == APO_CAT_EMA ? "ema" : "atr", q, differ, s.n - first);
+        }
+        free(got);
+        free(want);
+        series_free(&s);
+    }
+}
+
+/* Any tile grid of the same tile length gives the same bits whatever order its tiles run in,
+ * and a tile's bits do not depend on the other tiles' outputs (they are written first with
+ * poison). */
+Test(catalog, tiles_depend_on_the_grid_only) {
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const ref_kernel *k = &kernels[ki];
+        series s;
+        series_make(&s, 31 + ki, 3 * 4096 + 1000, k->n_in, 100.0, 0.5, 1);
+        const double p[4] = {k->min_period == 0 ? 0 : 9, k->def[0], k->def[1], k->def[2]};
+        double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
+        run_grid(k->id, &s, p, a, k->out_index);
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        for (size_t i = 0; i < 3; i++)
+            io.in[i] = s.in[i];
+        double *other = alloc_doubles(s.n);
+        for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
+            io.out[o] = o == k->out_index ? b : other;
+        for (size_t i = 0; i < 4; i++)
+            io.p[i] = p[i];
+        io.h = apo__catalog_halo(k->id, p);
+        const size_t len = apo__catalog_tile_len(k->id, p);
+        for (size_t t = 0; t < s.n; t++)
+            b[t] = -1.0;
+        for (size_t b0 = 0; b0 < s.n; b0 += len)
+            apo__cpu_catalog_tile(k->id, &io, b0, b0 + len < s.n ? b0 + len : s.n);
+        cr_assert(memcmp(a, b, s.n * sizeof *a) == 0, "%s: tile order changed bits", k->name);
+        free(other);
+        free(a);
+        free(b);
+        series_free(&s);
+    }
+}
+
+/* TA-Lib's published regression values on its 252-bar close series (its test_rsi.c: RSI(14)
+ * at indices 14, 15, 16 and 251, CMO(14) at 14; its test_ma.c: SMA, WMA, EMA), to the
+ * decimals it publishes. */
+Test(catalog, talib_regression_values) {
+    const char *path = APO_TEST_DATA_DIR "/talib_close252.f64";
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    double *x = alloc_doubles(252), *out = alloc_doubles(252);
+    /* Raw little-endian float64, as tests/kernels/test_kernels.c reads it. */
+    const size_t got = fread(x, sizeof(double), 252, f);
+    fclose(f);
+    cr_assert_eq(got, 252);
+    series s;
+    memset(&s, 0, sizeof s);
+    s.n = 252;
+    s.in[0] = x;
+    const double p[4] = {14, 0, 0, 0};
+    run_grid(APO_CAT_RSI, &s, p, out, 0);
+    cr_assert(isnan(out[13]));
+    const size_t at[] = {14, 15, 16, 251};
+    const double want[] = {49.14, 52.32, 46.07, 49.63};
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(fabs(out[at[i]] - want[i]) < 0.01, "rsi[%zu] = %.4f, TA-Lib %.2f", at[i],
+                  out[at[i]], want[i]);
+    run_grid(APO_CAT_CMO, &s, p, out, 0);
+    cr_assert(fabs(out[14] - -1.70) < 0.01, "cmo[14] = %.4f, TA-Lib -1.70", out[14]);
+    /* Its test_ma.c (default compatibility): {kernel, period, index, value}. */
+    static const struct {
+        apo__cat_id id;
+        double period;
+        size_t at;
+        double want;
+    } ma[] = {
+        {APO_CAT_SMA, 2, 1, 93.15},       {APO_CAT_SMA, 2, 2, 94.59},
+        {APO_CAT_SMA, 2, 251, 108.31},    {APO_CAT_SMA, 30, 29, 90.42},
+        {APO_CAT_SMA, 30, 30, 90.21},     {APO_CAT_SMA, 30, 251, 108.42},
+        {APO_CAT_WMA, 2, 1, 93.71},       {APO_CAT_WMA, 2, 2, 94.52},
+        {APO_CAT_WMA, 2, 251, 108.16},    {APO_CAT_WMA, 30, 29, 88.567},
+        {APO_CAT_WMA, 30, 251, 109.3466}, {APO_CAT_EMA, 2, 1, 93.15},
+        {APO_CAT_EMA, 2, 2, 93.96},       {APO_CAT_EMA, 2, 251, 108.21},
+        {APO_CAT_EMA, 10, 9, 93.22},      {APO_CAT_EMA, 10, 10, 93.75},
+        {APO_CAT_EMA, 10, 29, 86.46},     {APO_CAT_EMA, 10, 251, 108.97},
+    };
+    for (size_t i = 0; i < sizeof ma / sizeof ma[0]; i++) {
+        const double pm[4] = {ma[i].period, 0, 0, 0};
+        run_grid(ma[i].id, &s, pm, out, 0);
+        cr_assert(isnan(out[(size_t)ma[i].period - 2]));
+        cr_assert(fabs(out[ma[i].at] - ma[i].want) < 0.01, "kernel %d(%g)[%zu] = %.4f, TA-Lib %g",
+                  (int)ma[i].id, ma[i].period, ma[i].at, out[ma[i].at], ma[i].want);
+    }
+    free(x);
+    free(out);
+}
