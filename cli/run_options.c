@@ -44,6 +44,9 @@ const char cli_run_help[] =
     "  --column NAME        CSV column to read (default: the only column, else 'close')\n"
     "  --missing-as-nan     CSV: read empty fields and NA, N/A, #N/A, null, None as NaN\n"
     "  --column A,B,...     CSV: several columns, one series each\n"
+    "  --input-map IN=COL,...  CSV: the column of each named input of the kernel (default:\n"
+    "                       the column named like the input, any case: open, high, low,\n"
+    "                       close, volume, ...)\n"
     "  --group-by COL       CSV: one series per distinct value of COL (long format), in\n"
     "                       order of first appearance, of any lengths, in one call\n"
     "  --index-column COL   CSV: copied into CSV outputs as their first column (default:\n"
@@ -280,6 +283,9 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         } else if (VALUE("--group-by")) {
             if (r > 0)
                 o->group_by = v;
+        } else if (VALUE("--input-map")) {
+            if (r > 0)
+                o->input_map = v;
         } else if (VALUE("--input-format")) {
             if (r > 0 && cli_format_parse(v, &o->input_format) != 0)
                 return cli_usage_error("run", "--input-format '%s': expected f64 or csv", v);
