@@ -14,6 +14,7 @@
 
 const char cli_run_help[] =
     "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME,...]\n"
+    "                     [--input-map INPUT=COLUMN,...]\n"
     "                     [--group-by COL] [--index-column COL] [--missing-as-nan]\n"
     "                     [--rows R]] [--param k=v ...] [--output DIR]\n"
     "                     [--memory SIZE]\n"
