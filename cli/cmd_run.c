@@ -785,9 +785,6 @@ static int run(const cli_run_options *o, run_state *s) {
                                          o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET, &s->rt);
     if (rc != CLI_EXIT_OK)
         return rc;
-    if (!o->json)
-        cli_print_runtime_warnings(s->rt);
-
     apo_kernel_info info = {.size = sizeof(apo_kernel_info)};
     apo_status st = apo_kernel_get(s->rt, o->kernel, &info);
     if (st == APO_ERR_UNKNOWN_KERNEL)
@@ -804,6 +801,9 @@ static int run(const cli_run_options *o, run_state *s) {
     if (rc != CLI_EXIT_OK)
         return rc;
     s->times.read_input_ms = (cli_now_s() - t0) * 1e3;
+    /* After the input, so that a bad input's message stands alone. */
+    if (!o->json)
+        cli_print_runtime_warnings(s->rt);
     rc = shape_outputs(o, &info, s);
     if (rc != CLI_EXIT_OK)
         return rc;
