@@ -28,7 +28,10 @@ static json_t *kernel_json(const apo_kernel_info *k) {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(k->name));
     json_object_set_new(o, "builtin", json_boolean(k->builtin));
-    json_object_set_new(o, "inputs", json_integer((json_int_t)k->n_inputs));
+    json_t *ins = json_array();
+    for (size_t i = 0; i < k->n_inputs; i++)
+        json_array_append_new(ins, json_string(k->input_names[i]));
+    json_object_set_new(o, "inputs", ins);
     json_t *outs = json_array();
     for (size_t i = 0; i < k->n_outputs; i++)
         json_array_append_new(outs, json_string(k->output_names[i]));
@@ -75,8 +78,10 @@ static void param_range(const apo_kernel_info *k, size_t i, char *buf, size_t si
 
 static void kernel_text(FILE *f, const apo_kernel_info *k) {
     fprintf(f, "%s%s\n", k->name, k->builtin ? "" : " (registered)");
-    fprintf(f, "  inputs   %zu\n", k->n_inputs);
-    fprintf(f, "  outputs ");
+    fprintf(f, "  inputs  ");
+    for (size_t i = 0; i < k->n_inputs; i++)
+        fprintf(f, " %s", k->input_names[i]);
+    fprintf(f, "\n  outputs ");
     for (size_t i = 0; i < k->n_outputs; i++)
         fprintf(f, " %s", k->output_names[i]);
     fprintf(f, "\n  params  ");

@@ -15,6 +15,7 @@
 #include "output_files.h"
 #include "random_walk.h"
 #include "record_order.h"
+#include "run_inputs.h"
 #include "run_ratios.h"
 #include "sweep_sets.h"
 
@@ -84,8 +85,8 @@ static int safe_file_name(const char *name) {
 typedef struct series {
     const char *name;
     size_t length;
-    double *values;
-    const char **index; /* length entries, or NULL */
+    double *values[APO_MAX_IO]; /* one array a kernel input, in the kernel's order */
+    const char **index;         /* length entries, or NULL */
 } series;
 
 /* The apo_distribute_workload() call: the series as the rows of its input. Series of
@@ -93,8 +94,9 @@ typedef struct series {
  * cols is the longest, and each row is padded with NaN past its own length. */
 typedef struct call {
     size_t rows, cols;
-    size_t *lengths; /* ragged: rows lengths; NULL when every row is cols long */
-    double *input;   /* rows x cols, row-major */
+    size_t *lengths;            /* ragged: rows lengths; NULL when every row is cols long */
+    double *inputs[APO_MAX_IO]; /* n_inputs arrays of rows x cols, row-major */
+    size_t n_inputs;
     /* ragged: each row's own columns of every output (for its length), else NULL */
     size_t *own_cols[APO_MAX_IO];
     cli_host_array outputs[APO_MAX_IO];
@@ -124,10 +126,12 @@ static void free_state(run_state *s) {
         cli_host_array_free(&s->call.outputs[i]);
         free(s->call.own_cols[i]);
     }
-    free(s->call.input);
+    for (size_t i = 0; i < APO_MAX_IO; i++)
+        free(s->call.inputs[i]);
     free(s->call.lengths);
     for (size_t j = 0; j < s->n_series; j++) {
-        free(s->series[j].values);
+        for (size_t i = 0; i < APO_MAX_IO; i++)
+            free(s->series[j].values[i]);
         free(s->series[j].index);
     }
     free(s->series);
@@ -143,53 +147,34 @@ static int out_of_memory(void) {
 /* The input as one call of rows x cols, without named series (generated, raw, or one CSV
  * column cut into --rows series). */
 static int single_call(run_state *s, double *data, size_t rows, size_t cols) {
-    s->call.input = data;
+    s->call.inputs[0] = data;
+    s->call.n_inputs = 1;
     s->call.rows = rows;
     s->call.cols = cols;
     return CLI_EXIT_OK;
 }
 
-/* Splits a --column list at its commas into names (pointers into a copy kept in *storage). */
-static int split_columns(const char *text, char **storage, const char ***names, size_t *n) {
-    *storage = strdup(text);
-    size_t count = 1;
-    for (const char *c = text; *c != '\0'; c++)
-        count += *c == ',';
-    *names = calloc(count, sizeof **names);
-    if (*storage == NULL || *names == NULL)
-        return out_of_memory();
-    size_t k = 0;
-    for (char *p = *storage;;) {
-        char *comma = strchr(p, ',');
-        if (comma != NULL)
-            *comma = '\0';
-        if (*p == '\0')
-            return cli_usage_error("run", "--column '%s': empty name in the list", text);
-        (*names)[k++] = p;
-        if (comma == NULL)
-            break;
-        p = comma + 1;
-    }
-    *n = k;
-    return CLI_EXIT_OK;
-}
-
 /* The series of the table: one per value column, or one per group in order of first
  * appearance. */
-static int make_series(run_state *s) {
+static int make_series(run_state *s, size_t n_inputs) {
     const apo_csv_table *t = &s->table;
     if (t->group == NULL) {
-        s->series = calloc(t->n_columns, sizeof *s->series);
+        /* One input: a series a column. Several: the columns are one series's inputs. */
+        const size_t n = n_inputs > 1 ? 1 : t->n_columns;
+        s->series = calloc(n, sizeof *s->series);
         if (s->series == NULL)
             return out_of_memory();
-        for (size_t j = 0; j < t->n_columns; j++) {
+        for (size_t j = 0; j < n; j++) {
             series *x = &s->series[s->n_series++];
             x->name = t->column_names[j];
             x->length = t->n_records;
-            x->values = malloc(t->n_records * sizeof *x->values);
-            if (x->values == NULL)
-                return out_of_memory();
-            memcpy(x->values, t->values[j], t->n_records * sizeof *x->values);
+            for (size_t i = 0; i < n_inputs; i++) {
+                const size_t c = n_inputs > 1 ? i : j;
+                x->values[i] = malloc(t->n_records * sizeof(double));
+                if (x->values[i] == NULL)
+                    return out_of_memory();
+                memcpy(x->values[i], t->values[c], t->n_records * sizeof(double));
+            }
             if (t->index != NULL) {
                 x->index = malloc(t->n_records * sizeof *x->index);
                 if (x->index == NULL)
@@ -230,17 +215,21 @@ static int make_series(run_state *s) {
     for (size_t g = 0; rc == CLI_EXIT_OK && g < n_groups; g++) {
         series *x = &s->series[s->n_series++];
         x->name = keys[g];
-        x->values = malloc(count[g] * sizeof *x->values);
+        for (size_t i = 0; i < n_inputs; i++)
+            if ((x->values[i] = malloc(count[g] * sizeof(double))) == NULL)
+                rc = out_of_memory();
         if (t->index != NULL)
             x->index = malloc(count[g] * sizeof *x->index);
-        if (x->values == NULL || (t->index != NULL && x->index == NULL))
+        if (rc == CLI_EXIT_OK && t->index != NULL && x->index == NULL)
             rc = out_of_memory();
     }
     for (size_t r = 0; rc == CLI_EXIT_OK && r < t->n_records; r++) {
         series *x = &s->series[group_of[r]];
         if (x->index != NULL)
             x->index[x->length] = t->index[r];
-        x->values[x->length++] = t->values[0][r];
+        for (size_t i = 0; i < n_inputs; i++)
+            x->values[i][x->length] = t->values[i][r];
+        x->length++;
     }
     free(group_of), free(count), free(keys);
     return rc;
@@ -249,8 +238,9 @@ static int make_series(run_state *s) {
 /* The series as the rows of one call, in order: rows of one length, or of several as a
  * ragged call (each row padded with NaN to the longest), so that every series is computed
  * as it would be alone (docs/api.md, "Ragged rows"). */
-static int make_call(run_state *s) {
+static int make_call(run_state *s, size_t n_inputs) {
     call *k = &s->call;
+    k->n_inputs = n_inputs;
     k->rows = s->n_series;
     k->cols = 0;
     int ragged = 0;
@@ -261,9 +251,9 @@ static int make_call(run_state *s) {
     }
     if (k->rows == 0 || k->cols > SIZE_MAX / sizeof(double) / k->rows)
         return out_of_memory();
-    k->input = malloc(k->rows * k->cols * sizeof *k->input);
-    if (k->input == NULL)
-        return out_of_memory();
+    for (size_t i = 0; i < n_inputs; i++)
+        if ((k->inputs[i] = malloc(k->rows * k->cols * sizeof(double))) == NULL)
+            return out_of_memory();
     if (ragged) {
         k->lengths = malloc(k->rows * sizeof *k->lengths);
         if (k->lengths == NULL)
@@ -271,18 +261,21 @@ static int make_call(run_state *s) {
     }
     for (size_t r = 0; r < k->rows; r++) {
         const series *x = &s->series[r];
-        memcpy(k->input + r * k->cols, x->values, x->length * sizeof *k->input);
-        for (size_t t = x->length; t < k->cols; t++)
-            k->input[r * k->cols + t] = NAN;
+        for (size_t i = 0; i < n_inputs; i++) {
+            memcpy(k->inputs[i] + r * k->cols, x->values[i], x->length * sizeof(double));
+            for (size_t t = x->length; t < k->cols; t++)
+                k->inputs[i][r * k->cols + t] = NAN;
+        }
         if (ragged)
             k->lengths[r] = x->length;
     }
     return CLI_EXIT_OK;
 }
 
-static int load_input(const cli_run_options *o, run_state *s) {
+static int load_input(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
     char err[1024];
-    if (o->input == NULL) {
+    const int named_inputs = info->n_inputs > 1 || o->input_map != NULL;
+    if (o->input == NULL && !named_inputs) {
         const size_t rows = o->rows_set ? o->rows : DEFAULT_ROWS;
         const size_t cols = o->cols_set ? o->cols : DEFAULT_COLS;
         if (cols > SIZE_MAX / sizeof(double) / rows)
@@ -295,7 +288,14 @@ static int load_input(const cli_run_options *o, run_state *s) {
         apo__random_walk(data, rows, cols, o->seed);
         return single_call(s, data, rows, cols);
     }
-    const int csv = cli_input_format(o->input, o->input_format) == CLI_FORMAT_CSV;
+    const int csv =
+        o->input != NULL && cli_input_format(o->input, o->input_format) == CLI_FORMAT_CSV;
+    cli_input_columns in_cols = {0};
+    if (named_inputs) {
+        const int rc = cli_run_input_columns(o, info, csv, &in_cols);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
     const char *csv_only = o->group_by != NULL                           ? "--group-by"
                            : o->index_column != NULL                     ? "--index-column"
                            : o->column != NULL && strchr(o->column, ',') ? "a --column list"
@@ -305,7 +305,7 @@ static int load_input(const cli_run_options *o, run_state *s) {
         return CLI_EXIT_USAGE;
     }
     /* Raw input, and one CSV column cut into --rows series: the values alone, as before. */
-    if (!csv || o->rows_set) {
+    if (!named_inputs && (!csv || o->rows_set)) {
         if (o->rows_set && o->index_column != NULL)
             return cli_usage_error("run", "--index-column cannot be combined with --rows");
         size_t count = 0;
@@ -324,8 +324,12 @@ static int load_input(const cli_run_options *o, run_state *s) {
     const char **names = NULL;
     size_t n_names = 0;
     int rc = CLI_EXIT_OK;
-    if (o->column != NULL)
-        rc = split_columns(o->column, &storage, &names, &n_names);
+    if (named_inputs) {
+        names = (const char **)in_cols.names;
+        n_names = in_cols.n;
+    } else if (o->column != NULL) {
+        rc = cli_split_columns(o->column, &storage, &names, &n_names);
+    }
     if (rc == CLI_EXIT_OK) {
         apo_csv_request req = {.columns = names,
                                .n_columns = n_names,
@@ -333,31 +337,49 @@ static int load_input(const cli_run_options *o, run_state *s) {
                                .index_auto = 1,
                                .group_column = o->group_by,
                                .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0};
-        if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0 ||
-            (!o->keep_file_order &&
-             cli_order_records(&s->table, cli_input_name(o->input), err, sizeof err) != 0)) {
+        if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0) {
+            char map[512] = "";
+            for (size_t i = 0; named_inputs && i < in_cols.n; i++)
+                snprintf(map + strlen(map), sizeof map - strlen(map), "%s%s=%s", i ? "," : "",
+                         info->input_names[i], in_cols.names[i]);
+            if (named_inputs)
+                cli_error("%s (kernel %s reads its inputs as %s; a column defaults to its input's "
+                          "name, --input-map INPUT=COLUMN picks another)",
+                          err, info->name, map);
+            else
+                cli_error("%s", err);
+            rc = CLI_EXIT_USAGE;
+        } else if (!o->keep_file_order &&
+                   cli_order_records(&s->table, cli_input_name(o->input), err, sizeof err) != 0) {
             cli_error("%s", err);
             rc = CLI_EXIT_USAGE;
         }
     }
     free(storage);
-    free(names);
+    if (!named_inputs)
+        free(names);
+    cli_input_columns_free(&in_cols);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = make_series(s);
+    const size_t n_inputs = named_inputs ? info->n_inputs : 1;
+    rc = make_series(s, n_inputs);
     if (rc != CLI_EXIT_OK)
         return rc;
-    /* One column without a group and without an index: the plain layout, as before. */
+    /* One series without a group and without an index: the plain layout, as before. */
     if (s->n_series == 1 && s->table.group == NULL && s->table.index == NULL) {
-        double *data = s->series[0].values;
         const size_t n = s->series[0].length;
-        s->series[0].values = NULL;
+        single_call(s, s->series[0].values[0], 1, n);
+        for (size_t i = 0; i < n_inputs; i++) {
+            s->call.inputs[i] = s->series[0].values[i];
+            s->series[0].values[i] = NULL;
+        }
+        s->call.n_inputs = n_inputs;
         free(s->series);
         s->series = NULL;
         s->n_series = 0;
-        return single_call(s, data, 1, n);
+        return CLI_EXIT_OK;
     }
-    return make_call(s);
+    return make_call(s, n_inputs);
 }
 
 _Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can be written");
@@ -374,13 +396,14 @@ static void prepare_outputs(run_state *s) {
 /* The workload of call k (inputs points at storage for its one input pointer). */
 static apo_workload call_workload(const cli_run_options *o, const apo_kernel_info *info,
                                   const run_state *s, call *k, const double **inputs) {
-    inputs[0] = k->input;
+    for (size_t i = 0; i < k->n_inputs; i++)
+        inputs[i] = k->inputs[i];
     apo_workload w = {.size = sizeof(apo_workload)};
     w.kernel = o->kernel;
     w.rows = k->rows;
     w.cols = k->cols;
     w.inputs = inputs;
-    w.n_inputs = 1;
+    w.n_inputs = k->n_inputs;
     w.outputs = k->output_data;
     w.n_outputs = info->n_outputs;
     w.params = o->params;
@@ -419,7 +442,7 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
     s->sweep.n_grid = o->n_sweep;
     s->sweep.n_sets_run = 1;
     call *k = &s->call;
-    const double *inputs[1];
+    const double *inputs[APO_MAX_IO];
     apo_workload w = call_workload(o, info, s, k, inputs);
     size_t per_set = 0;
     for (size_t i = 0; i < info->n_outputs; i++) {
@@ -469,7 +492,7 @@ static int shape_ragged_rows(const cli_run_options *o, const apo_kernel_info *in
             k->own_cols[i][r] = k->own_cols[i][same];
         if (same < r)
             continue;
-        const double *inputs[1];
+        const double *inputs[APO_MAX_IO];
         apo_workload w = call_workload(o, info, s, k, inputs);
         w.rows = 1;
         w.cols = k->lengths[r];
@@ -502,7 +525,7 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
             return rc;
     }
     call *k = &s->call;
-    const double *inputs[1];
+    const double *inputs[APO_MAX_IO];
     apo_workload w = call_workload(o, info, s, k, inputs);
     for (size_t i = 0; i < info->n_outputs; i++) {
         size_t orows, ocols;
@@ -763,32 +786,29 @@ static int append_piece(run_state *s, const call *k) {
 }
 
 static int run(const cli_run_options *o, run_state *s) {
-    double t0 = cli_now_s();
-    int rc = load_input(o, s);
+    int rc = cli_runtime_create_learning(o->devices,
+                                         o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET, &s->rt);
     if (rc != CLI_EXIT_OK)
         return rc;
-    s->times.read_input_ms = (cli_now_s() - t0) * 1e3;
-
-    rc = cli_runtime_create_learning(o->devices, o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET,
-                                     &s->rt);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (!o->json)
-        cli_print_runtime_warnings(s->rt);
-
     apo_kernel_info info = {.size = sizeof(apo_kernel_info)};
     apo_status st = apo_kernel_get(s->rt, o->kernel, &info);
     if (st == APO_ERR_UNKNOWN_KERNEL)
         return cli_unknown_kernel_error(s->rt, o->kernel, st, "--kernel");
     if (st != APO_OK)
         return cli_status_error(st, "--kernel");
-    if (info.n_inputs != 1)
-        return cli_usage_error("run", "kernel %s takes %zu inputs; the command line gives one",
-                               info.name, info.n_inputs);
     if (info.n_outputs > APO_MAX_IO) {
         cli_error("kernel %s has %zu outputs (at most %d)", info.name, info.n_outputs, APO_MAX_IO);
         return CLI_EXIT_FAILURE;
     }
+    /* The input is read once the kernel is known: its inputs' names choose the columns. */
+    double t0 = cli_now_s();
+    rc = load_input(o, &info, s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    s->times.read_input_ms = (cli_now_s() - t0) * 1e3;
+    /* After the input, so that a bad input's message stands alone. */
+    if (!o->json)
+        cli_print_runtime_warnings(s->rt);
     rc = shape_outputs(o, &info, s);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -822,7 +842,7 @@ static int run(const cli_run_options *o, run_state *s) {
         /* The report shown is the first piece's; later pieces add their time. */
         apo_report later = {.size = sizeof(apo_report)};
         apo_report *report = piece == 0 ? &k->report : &later;
-        const double *inputs[1];
+        const double *inputs[APO_MAX_IO];
         apo_workload w = call_workload(o, &info, s, k, inputs);
         if (n_ratios > 0) {
             w.ratios = ratios;

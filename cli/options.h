@@ -31,6 +31,7 @@ typedef struct cli_run_options {
     const char *column;       /* only with input: one name, or a comma-separated list */
     const char *index_column; /* only with CSV input */
     const char *group_by;     /* only with CSV input */
+    const char *input_map;    /* INPUT=COLUMN,...: the columns of a kernel's named inputs */
     cli_format input_format;
     int input_format_set; /* only with input */
     int missing_as_nan;   /* only with input */

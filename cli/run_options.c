@@ -14,6 +14,7 @@
 
 const char cli_run_help[] =
     "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME,...]\n"
+    "                     [--input-map INPUT=COLUMN,...]\n"
     "                     [--group-by COL] [--index-column COL] [--missing-as-nan]\n"
     "                     [--record-order index|file]\n"
     "                     [--rows R]] [--param k=v ...] [--output DIR]\n"
@@ -45,6 +46,9 @@ const char cli_run_help[] =
     "  --column NAME        CSV column to read (default: the only column, else 'close')\n"
     "  --missing-as-nan     CSV: read empty fields and NA, N/A, #N/A, null, None as NaN\n"
     "  --column A,B,...     CSV: several columns, one series each\n"
+    "  --input-map IN=COL,...  CSV: the column of each named input of the kernel (default:\n"
+    "                       the column named like the input, any case: open, high, low,\n"
+    "                       close, volume, ...)\n"
     "  --group-by COL       CSV: one series per distinct value of COL (long format), in\n"
     "                       order of first appearance, of any lengths, in one call\n"
     "  --index-column COL   CSV: copied into CSV outputs as their first column (default:\n"
@@ -288,6 +292,9 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                 return cli_usage_error("run", "--record-order '%s': expected index or file", v);
             if (r > 0)
                 o->keep_file_order = strcmp(v, "file") == 0;
+        } else if (VALUE("--input-map")) {
+            if (r > 0)
+                o->input_map = v;
         } else if (VALUE("--input-format")) {
             if (r > 0 && cli_format_parse(v, &o->input_format) != 0)
                 return cli_usage_error("run", "--input-format '%s': expected f64 or csv", v);

@@ -299,6 +299,7 @@ typedef struct apo_kernel_desc {
     const char *name;                /* [A-Za-z0-9_]+, at most APO_NAME_MAX-1 characters */
     size_t n_inputs;                 /* 1 .. APO_MAX_IO */
     size_t n_outputs;                /* 1 .. APO_MAX_IO */
+    const char *const *input_names;  /* n_inputs names, or NULL for "in0", "in1", ... (0.2) */
     const char *const *output_names; /* n_outputs names, or NULL for "out0", "out1", ... */
     size_t n_params;                 /* 0 .. APO_MAX_PARAMS */
     const char *const *param_names;  /* n_params names */
@@ -325,6 +326,9 @@ typedef struct apo_kernel_info {
     const char *name;
     int builtin;
     size_t n_inputs, n_outputs, n_params;
+    /* The inputs' names, in the order of apo_workload.inputs ("close"; "high", "low",
+     * "close"; ...): the CLI and Python map columns to inputs by them. New in 0.2. */
+    const char *input_names[APO_MAX_IO];
     const char *output_names[APO_MAX_IO];
     const char *param_names[APO_MAX_PARAMS];
     double param_defaults[APO_MAX_PARAMS];

@@ -3,6 +3,8 @@
 shape and type that came in (docs/python.md, "Arrays").
 """
 
+import collections.abc
+
 import numpy as np
 
 _F64 = np.dtype(np.float64)
@@ -204,3 +206,45 @@ def _to_pandas(a, kind, layout, sets, grid):
             return pd.Series(a, index=layout.columns)
         return pd.DataFrame(a, index=labels, columns=layout.columns)
     return a  # other shapes (bootstrap's replicates) stay numpy arrays
+
+
+def named_inputs(kernel, names, data=None, named=None):
+    """The inputs of a kernel whose inputs are ``names``, in that order (docs/python.md,
+    "Several inputs"): from ``named``, arrays by keyword (``high=..., low=...``), or from
+    ``data``, a DataFrame with those columns or a mapping with those keys, found whatever
+    their case. A kernel of one input takes ``data`` itself, as before."""
+    named = {k: v for k, v in (named or {}).items() if v is not None}
+    if named:
+        if data is not None:
+            raise TypeError(f"kernel {kernel}: give its inputs either as a DataFrame or mapping, or as arrays by keyword, not both")
+        source, what = named, "keyword"
+    elif len(names) == 1 and not isinstance(data, collections.abc.Mapping):
+        if data is None:
+            raise TypeError(f"kernel {kernel} takes one input, {names[0]}")
+        return (data,)
+    elif isinstance(data, collections.abc.Mapping):
+        source, what = data, "key"
+    elif _is_pandas(data) and hasattr(data, "columns"):
+        source, what = {c: data[c] for c in data.columns}, "column"
+    else:
+        raise TypeError(
+            f"kernel {kernel} takes the inputs {', '.join(names)}: give a DataFrame or mapping "
+            f"with them, or arrays by keyword ({names[0]}=...)"
+        )
+    by_lower = {}
+    for key in source:
+        by_lower.setdefault(str(key).lower(), []).append(key)
+    wanted = {n.lower() for n in names}
+    if what == "keyword":
+        unknown = [k for k in source if k.lower() not in wanted]
+        if unknown:
+            raise TypeError(f"kernel {kernel} has no input {unknown[0]!r} (its inputs: {', '.join(names)})")
+    picked = []
+    for n in names:
+        keys = by_lower.get(n.lower(), [])
+        if not keys:
+            raise KeyError(f"kernel {kernel} needs the input {n!r}: no {what} of that name (any case) among {', '.join(map(str, source)) or 'none'}")
+        if len(keys) > 1:
+            raise ValueError(f"kernel {kernel}: input {n!r} matches the {what}s {', '.join(map(repr, keys))}; keep one")
+        picked.append(source[keys[0]])
+    return tuple(picked)

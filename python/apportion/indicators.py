@@ -10,6 +10,9 @@ outputs gain a leading axis of sets, in the order of the cross product of the sw
 lets thresholds.json choose CPU or GPU for this call (apo_should_use_gpu()).
 """
 
+from collections.abc import Mapping
+
+from ._arrays import named_inputs
 from ._default import default_runtime
 
 
@@ -32,10 +35,16 @@ def _dynamic_ratios(rt, kernel, params, x):
     return [1.0 if g == use_gpu else 0.0 for g in gpus]
 
 
-def _call(kernel, x, params, out, runtime, use_dynamic, seed=0):
+def _call(kernel, x, params, out, runtime, use_dynamic, seed=0, named=None):
+    """One kernel call on ``x`` (the one input, or a DataFrame or mapping holding every
+    input by name) or on the arrays of ``named`` ({input name: array or None}), the inputs
+    taken by the kernel's input names (docs/python.md, "Several inputs"), so that a
+    kernel's function is one line whatever its inputs."""
     rt = runtime if runtime is not None else default_runtime()
-    ratios = _dynamic_ratios(rt, kernel, params, x) if use_dynamic else None
-    return rt._apply(kernel, (x,), params, out, seed, ratios)
+    names = (rt._kinds_cache.get(kernel) or rt._kernel(kernel))[4]
+    inputs = (x,) if len(names) == 1 and not named and not isinstance(x, Mapping) else named_inputs(kernel, names, x, named)
+    ratios = _dynamic_ratios(rt, kernel, params, inputs[0]) if use_dynamic else None
+    return rt._apply(kernel, inputs, params, out, seed, ratios)
 
 
 def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, use_dynamic=False):

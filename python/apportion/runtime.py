@@ -1,6 +1,7 @@
 """The Runtime class: one libapportion runtime (docs/python.md, "Runtime")."""
 
 import collections
+import collections.abc
 import os
 import sys
 import threading
@@ -48,7 +49,7 @@ class Runtime(_core.Runtime):
             info = self.kernel_info(kernel)
             kinds = self._kinds(kernel, len(info["outputs"]), info["builtin"])
             tup = collections.namedtuple(kernel.title().replace("_", "") + "Result", info["outputs"], rename=True)
-            entry = (tup, kinds, info["n_inputs"], all(k == "series" for k in kinds))
+            entry = (tup, kinds, info["n_inputs"], all(k == "series" for k in kinds), tuple(info["inputs"]), tuple(info["params"]))
             with self._lock:
                 self._kinds_cache[kernel] = entry
         return entry
@@ -65,8 +66,12 @@ class Runtime(_core.Runtime):
             kinds.append("series" if (ca, cb) == _PROBE_COLS else "scalar" if ca == cb == 1 else "other")
         return tuple(kinds)
 
-    def register_kernel(self, name, cpu, n_inputs=1, outputs=("out0",), params=None, halo=0, tile=0):
+    def register_kernel(self, name, cpu, n_inputs=1, outputs=("out0",), params=None, halo=0, tile=0, inputs=None):
         """Registers a user kernel (apo_kernel_register(), docs/api.md "User kernels").
+
+        ``inputs`` names the inputs (``("high", "low", "close")``; n_inputs is then their
+        number); without it they are ``in0``, ``in1``, ... compute() and the functions of
+        apportion.indicators take a kernel's inputs by these names (docs/python.md).
 
         ``cpu`` is either a numba ``@cfunc`` with apportion.numba_kernels.cpu_signature (it
         runs without the GIL, at C speed), or any Python callable
@@ -75,16 +80,41 @@ class Runtime(_core.Runtime):
         ``params`` is {name: default}, in the order the kernel sees them.
         """
         params = dict(params or {})
+        if inputs is not None:
+            inputs = list(inputs)
+            n_inputs = len(inputs)
         self._register_kernel(
-            name, cpu, n_inputs, list(outputs), list(params), np.asarray(list(params.values()), dtype=np.float64), halo, tile
+            name, cpu, n_inputs, list(outputs), list(params), np.asarray(list(params.values()), dtype=np.float64), halo, tile, inputs
         )
+
+    def _inputs(self, kernel, inputs, params):
+        """compute()'s inputs in the kernel's order: as given, or by name from one DataFrame
+        or mapping, or from keyword arguments named like the kernel's inputs (which are then
+        taken out of params)."""
+        entry = self._kinds_cache.get(kernel) or self._kernel(kernel)
+        names, param_names = entry[4], entry[5]
+        lowered = {n.lower() for n in names}
+        named = {k: params[k] for k in list(params) if k not in param_names and k.lower() in lowered}
+        single = len(inputs) == 1 and (
+            isinstance(inputs[0], collections.abc.Mapping) or (len(names) > 1 and _arrays._is_pandas(inputs[0]) and hasattr(inputs[0], "columns"))
+        )
+        if not named and not single:
+            return inputs, params
+        if len(inputs) > 1 or (named and inputs):
+            raise TypeError(f"kernel {kernel}: give its inputs either positionally, or as one DataFrame or mapping, or by keyword")
+        rest = {k: v for k, v in params.items() if k not in named}
+        return _arrays.named_inputs(kernel, names, inputs[0] if inputs else None, named), rest
 
     # ---- running ---------------------------------------------------------------------
 
     def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, **params):
         """Runs ``kernel`` on ``inputs`` with ``params`` (a list, tuple, range or array as a
         value sweeps that parameter) and returns its outputs as a named tuple shaped like
-        the input (docs/python.md); with report=True, (outputs, report dict)."""
+        the input (docs/python.md); with report=True, (outputs, report dict). A kernel of
+        several named inputs takes them positionally in its order, as one DataFrame or
+        mapping with those columns or keys (any case), or as arrays by keyword
+        (``high=..., low=..., close=...``)."""
+        inputs, params = self._inputs(kernel, inputs, params)
         return self._apply(kernel, inputs, params, out, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report)
 
     def _apply(self, kernel, inputs, params, out=None, seed=0, ratios=None, tag=None, split=0, learn=0, report=False):
@@ -93,7 +123,7 @@ class Runtime(_core.Runtime):
         entry = self._kinds_cache.get(kernel)
         if entry is None:
             entry = self._kernel(kernel)
-        tup, kinds, n_inputs, all_series = entry
+        tup, kinds, n_inputs, all_series = entry[:4]
         if len(inputs) != n_inputs:
             raise TypeError(f"kernel {kernel} takes {n_inputs} input(s), {len(inputs)} given")
         if n_inputs == 1:

@@ -313,6 +313,15 @@ static PyObject *runtime_kernel_info(PyObject *op, PyObject *args) {
     apo_status st = apo_kernel_get(rt, name, &info);
     if (st != APO_OK)
         return apo_py_raise(st);
+    PyObject *inputs = PyTuple_New((Py_ssize_t)info.n_inputs);
+    for (size_t i = 0; inputs != NULL && i < info.n_inputs; i++) {
+        PyObject *s = PyUnicode_FromString(info.input_names[i]);
+        if (s == NULL) {
+            Py_CLEAR(inputs);
+            break;
+        }
+        PyTuple_SET_ITEM(inputs, (Py_ssize_t)i, s);
+    }
     PyObject *outputs = PyTuple_New((Py_ssize_t)info.n_outputs);
     PyObject *params = PyDict_New();
     for (size_t i = 0; outputs != NULL && i < info.n_outputs; i++) {
@@ -330,10 +339,11 @@ static PyObject *runtime_kernel_info(PyObject *op, PyObject *args) {
         Py_XDECREF(v);
     }
     PyObject *r = NULL;
-    if (outputs != NULL && params != NULL)
-        r = Py_BuildValue("{s:s,s:O,s:n,s:O,s:O}", "name", info.name, "builtin",
+    if (inputs != NULL && outputs != NULL && params != NULL)
+        r = Py_BuildValue("{s:s,s:O,s:n,s:O,s:O,s:O}", "name", info.name, "builtin",
                           info.builtin ? Py_True : Py_False, "n_inputs", (Py_ssize_t)info.n_inputs,
-                          "outputs", outputs, "params", params);
+                          "inputs", inputs, "outputs", outputs, "params", params);
+    Py_XDECREF(inputs);
     Py_XDECREF(outputs);
     Py_XDECREF(params);
     return r;

@@ -162,14 +162,15 @@ static int names_of(PyObject *seq_in, PyObject *refs, const char **names, size_t
 }
 
 PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"name",     "cpu",  "n_inputs", "outputs", "param_names",
-                             "defaults", "halo", "tile",     NULL};
+    static char *kwlist[] = {"name",     "cpu",  "n_inputs", "outputs",     "param_names",
+                             "defaults", "halo", "tile",     "input_names", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *name = NULL;
     PyObject *cpu = NULL, *outputs = NULL, *param_names = NULL, *defaults = NULL;
+    PyObject *input_names = Py_None;
     Py_ssize_t n_inputs = 1, halo = 0, tile = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOnOOO|nn", kwlist, &name, &cpu, &n_inputs,
-                                     &outputs, &param_names, &defaults, &halo, &tile))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOnOOO|nnO", kwlist, &name, &cpu, &n_inputs,
+                                     &outputs, &param_names, &defaults, &halo, &tile, &input_names))
         return NULL;
     apo_runtime *rt = apo_py_runtime_get(self);
     if (rt == NULL)
@@ -237,10 +238,20 @@ PyObject *apo_py_register_kernel(PyObject *op, PyObject *args, PyObject *kwargs)
         Py_DECREF(holder);
         return NULL;
     }
-    const char *out_names[APO_MAX_IO], *p_names[APO_MAX_PARAMS];
+    const char *out_names[APO_MAX_IO], *in_names[APO_MAX_IO], *p_names[APO_MAX_PARAMS];
     double p_defaults[APO_MAX_PARAMS];
-    size_t n_outputs = 0, n_params = 0;
+    size_t n_outputs = 0, n_params = 0, n_in_names = 0;
     PyObject *defaults_arr = NULL;
+    if (input_names != Py_None) {
+        if (names_of(input_names, refs, in_names, APO_MAX_IO, &n_in_names, "inputs") < 0)
+            goto fail;
+        if (n_in_names != desc.n_inputs) {
+            PyErr_Format(PyExc_ValueError, "%zu input names for %zu inputs", n_in_names,
+                         desc.n_inputs);
+            goto fail;
+        }
+        desc.input_names = in_names;
+    }
     if (names_of(outputs, refs, out_names, APO_MAX_IO, &n_outputs, "outputs") < 0 ||
         names_of(param_names, refs, p_names, APO_MAX_PARAMS, &n_params, "parameters") < 0)
         goto fail;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "catalog/cuda_views.h"
 #include "catalog/kernel.h"
@@ -152,6 +153,26 @@ apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char 
     k->n_inputs = d->n_inputs;
     k->n_outputs = d->n_outputs;
     k->n_params = d->n_params;
+    for (size_t i = 0; i < d->n_inputs; i++) {
+        const char *name = d->input_names != NULL ? d->input_names[i] : NULL;
+        if (name == NULL) {
+            snprintf(k->input_names[i], APO_NAME_MAX, "in%zu", i);
+        } else if (!valid_name(name)) {
+            snprintf(err, err_size, "kernel %s: input %zu has an invalid name", d->name, i);
+            return APO_ERR_INVALID_ARGUMENT;
+        } else {
+            snprintf(k->input_names[i], APO_NAME_MAX, "%s", name);
+        }
+        /* The CLI and Python find a column by an input's name whatever its case, so two
+         * names that differ only in case could not both be found. */
+        for (size_t j = 0; j < i; j++) {
+            if (strcasecmp(k->input_names[i], k->input_names[j]) == 0) {
+                snprintf(err, err_size, "kernel %s: input name %s is repeated (case aside)",
+                         d->name, k->input_names[i]);
+                return APO_ERR_INVALID_ARGUMENT;
+            }
+        }
+    }
     for (size_t i = 0; i < d->n_outputs; i++) {
         const char *name = d->output_names != NULL ? d->output_names[i] : NULL;
         if (name == NULL) {
@@ -193,6 +214,7 @@ apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char 
     /* Keep only what outlives the caller's descriptor: the names were copied above. */
     k->desc = *d;
     k->desc.name = NULL;
+    k->desc.input_names = NULL;
     k->desc.output_names = NULL;
     k->desc.param_names = NULL;
     k->desc.param_defaults = NULL;

@@ -44,6 +44,8 @@ apo_status apo_kernel_get(const apo_runtime *rt, const char *name, apo_kernel_in
     info->n_inputs = k->n_inputs;
     info->n_outputs = k->n_outputs;
     info->n_params = k->n_params;
+    for (size_t i = 0; i < k->n_inputs; i++)
+        info->input_names[i] = k->input_names[i];
     for (size_t i = 0; i < k->n_outputs; i++)
         info->output_names[i] = k->output_names[i];
     double defaults[APO_MAX_PARAMS] = {0};

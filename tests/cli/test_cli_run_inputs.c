@@ -1,0 +1,78 @@
+/*
+ * `apportion run --input-map`: a kernel's named inputs read from the CSV columns a map names
+ * (docs/cli.md, "Several inputs"), equal byte for byte to `--column`, in wide and long
+ * files, and every bad map refused with nothing written.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_fixtures.h"
+
+Test(cli, input_map_reads_named_inputs_and_refuses_bad_maps, .timeout = 120) {
+    make_work_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/bars.csv", work);
+    static char text[65536];
+    size_t o = (size_t)snprintf(text, sizeof text, "Date,Ticker,Price,Note\n");
+    unsigned st = 5;
+    double x = 100;
+    for (int i = 0; i < 300; i++) {
+        x += walk_step(&st);
+        /* One minute a line: ordered dates, none repeated within a series. */
+        o += (size_t)snprintf(text + o, sizeof text - o, "2024-01-02T%02d:%02d,%s,%.17g,n%d\n",
+                              i / 60, i % 60, i % 2 ? "A" : "B", x, i);
+    }
+    write_text(path, text);
+    const char *layouts[2][2] = {{NULL, NULL}, {"--group-by", "Ticker"}};
+    for (int l = 0; l < 2; l++) {
+        char by_column[160], by_map[160];
+        snprintf(by_column, sizeof by_column, "%s/by_column%d", work, l);
+        snprintf(by_map, sizeof by_map, "%s/by_map%d", work, l);
+        const char *a[] = {"run",      "--kernel",    "bollinger",   "--input", path,
+                           "--column", "Price",       "--output",    by_column, "--format",
+                           "csv",      layouts[l][0], layouts[l][1], NULL};
+        cli_result r = run_cli(a);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
+        const char *b[] = {"run",         "--kernel",    "bollinger",   "--input", path,
+                           "--input-map", "CLOSE=Price", "--output",    by_map,    "--format",
+                           "csv",         layouts[l][0], layouts[l][1], NULL};
+        r = run_cli(b);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
+        for (int f = 0; f < 3; f++) {
+            const char *names[3] = {"upper", "middle", "lower"};
+            char fa[256], fb[256];
+            snprintf(fa, sizeof fa, "%s/%s.csv", by_column, names[f]);
+            snprintf(fb, sizeof fb, "%s/%s.csv", by_map, names[f]);
+            size_t la = 0, lb = 0;
+            char *ta = read_all(fa, &la), *tb = read_all(fb, &lb);
+            cr_assert(ta != NULL && tb != NULL && la == lb && memcmp(ta, tb, la) == 0,
+                      "layout %d, %s: --input-map differs from --column", l, names[f]);
+            free(ta), free(tb);
+        }
+    }
+    const char *bad[][2] = {{"close=Nope", "no column named \"Nope\""},
+                            {"close=Note", "expected a number"},
+                            {"close=Price,Close=Price", "input close is mapped twice"},
+                            {"high=Price", "has no input 'high' (its inputs: close)"},
+                            {"close", "is not INPUT=COLUMN"}};
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        char out[160];
+        snprintf(out, sizeof out, "%s/bad%zu", work, c);
+        const char *a[] = {"run",         "--kernel", "bollinger", "--input", path,
+                           "--input-map", bad[c][0],  "--output",  out,       NULL};
+        cli_result r = run_cli(a);
+        cr_assert_eq(r.status, 2, "--input-map %s: exit %d", bad[c][0], r.status);
+        cr_assert(strstr(r.err, bad[c][1]) != NULL, "--input-map %s: %s", bad[c][0], r.err);
+        cr_assert_eq(access(out, F_OK), -1, "--input-map %s wrote %s", bad[c][0], out);
+        free_result(&r);
+    }
+    /* Named inputs come from a CSV file: the generated input cannot give them. */
+    const char *gen[] = {"run", "--kernel", "bollinger", "--input-map", "close=Price", NULL};
+    cli_result r = run_cli(gen);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "reads the inputs close by name") != NULL, "%s", r.err);
+    free_result(&r);
+}
