@@ -28,47 +28,6 @@
 #define DEFAULT_ROWS 1
 #define DEFAULT_COLS 100000
 
-/* The value of parameter `name` in the call: given, else the kernel's default; for a swept
- * parameter, its largest value (the warm-up check below needs the longest). */
-static double param_value(const cli_run_options *o, const apo_kernel_info *info, const char *name) {
-    for (size_t i = 0; i < o->n_sweep; i++) {
-        if (strcmp(o->sweep[i].name, name) != 0)
-            continue;
-        double v = o->sweep[i].values[0];
-        for (size_t k = 1; k < o->sweep[i].n_values; k++)
-            v = o->sweep[i].values[k] > v ? o->sweep[i].values[k] : v;
-        return v;
-    }
-    for (size_t i = 0; i < o->n_params; i++)
-        if (strcmp(o->params[i].name, name) == 0)
-            return o->params[i].value;
-    for (size_t i = 0; i < info->n_params; i++)
-        if (strcmp(info->param_names[i], name) == 0)
-            return info->param_defaults[i];
-    return 0;
-}
-
-/* MACD's outputs are all NaN before index (max(fast, slow) - 1) + (signal - 1)
- * (docs/kernels.md). On a series too short to reach it every output would be NaN, which
- * the library computes without a word; bollinger's period longer than the series is
- * refused, and so is this, in the same words. */
-static int check_macd_warmup(const cli_run_options *o, const apo_kernel_info *info, size_t cols) {
-    if (strcmp(info->name, "macd") != 0)
-        return CLI_EXIT_OK;
-    const double fast = param_value(o, info, "fast"), slow = param_value(o, info, "slow");
-    const double signal = param_value(o, info, "signal");
-    const double longer = fast > slow ? fast : slow;
-    if (!(longer >= 1 && signal >= 1))
-        return CLI_EXIT_OK; /* the library refuses such parameters with its own message */
-    const double needed = longer + signal - 1;
-    if ((double)cols >= needed)
-        return CLI_EXIT_OK;
-    cli_error("invalid workload: macd: the warm-up of %.0f samples (max(fast, slow) + signal - 1) "
-              "is longer than the series (cols %zu): every output would be NaN",
-              needed, cols);
-    return CLI_EXIT_USAGE;
-}
-
 /* Output names become file names: refuse anything that could leave DIR. */
 static int safe_file_name(const char *name) {
     if (name == NULL || name[0] == '\0' || name[0] == '.')
@@ -338,16 +297,7 @@ static int load_input(const cli_run_options *o, const apo_kernel_info *info, run
                                .group_column = o->group_by,
                                .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0};
         if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0) {
-            char map[512] = "";
-            for (size_t i = 0; named_inputs && i < in_cols.n; i++)
-                snprintf(map + strlen(map), sizeof map - strlen(map), "%s%s=%s", i ? "," : "",
-                         info->input_names[i], in_cols.names[i]);
-            if (named_inputs)
-                cli_error("%s (kernel %s reads its inputs as %s; a column defaults to its input's "
-                          "name, --input-map INPUT=COLUMN picks another)",
-                          err, info->name, map);
-            else
-                cli_error("%s", err);
+            cli_input_read_error(err, info, named_inputs ? &in_cols : NULL);
             rc = CLI_EXIT_USAGE;
         } else if (!o->keep_file_order &&
                    cli_order_records(&s->table, cli_input_name(o->input), err, sizeof err) != 0) {
@@ -556,7 +506,7 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
         d->file = NULL;
     }
     /* After apo_output_shape(): the library has checked the parameters by now. */
-    int rc = check_macd_warmup(o, info, shortest_row(k));
+    int rc = cli_run_check_macd_warmup(o, info, shortest_row(k));
     if (rc == CLI_EXIT_OK && k->lengths != NULL)
         rc = shape_ragged_rows(o, info, s);
     return rc;

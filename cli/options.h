@@ -66,6 +66,10 @@ void cli_run_options_init(cli_run_options *o);
  * usage error (CLI_EXIT_USAGE) or of running out of memory (CLI_EXIT_FAILURE). */
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help);
 void cli_run_options_free(cli_run_options *o);
+/* Refuses (usage error, with the message printed) a macd call whose warm-up, for the longest
+ * parameters given or swept, is longer than series of `cols` samples: every output would be
+ * NaN (docs/kernels.md, macd). CLI_EXIT_OK for any other kernel. */
+int cli_run_check_macd_warmup(const cli_run_options *o, const apo_kernel_info *info, size_t cols);
 
 /* ---- profile --------------------------------------------------------------------------- */
 

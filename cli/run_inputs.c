@@ -64,3 +64,18 @@ int cli_run_input_columns(const cli_run_options *o, const apo_kernel_info *info,
         return cli_usage_error("run", "%s", err);
     return CLI_EXIT_OK;
 }
+
+void cli_input_read_error(const char *err, const apo_kernel_info *info,
+                          const cli_input_columns *cols) {
+    if (cols == NULL) {
+        cli_error("%s", err);
+        return;
+    }
+    char map[512] = "";
+    for (size_t i = 0; i < cols->n; i++)
+        snprintf(map + strlen(map), sizeof map - strlen(map), "%s%s=%s", i ? "," : "",
+                 info->input_names[i], cols->names[i]);
+    cli_error("%s (kernel %s reads its inputs as %s; a column defaults to its input's name, "
+              "--input-map INPUT=COLUMN picks another)",
+              err, info->name, map);
+}

@@ -20,4 +20,9 @@ int cli_split_columns(const char *text, char **storage, const char ***names, siz
 int cli_run_input_columns(const cli_run_options *o, const apo_kernel_info *info, int csv,
                           cli_input_columns *cols);
 
+/* Prints the CSV reader's message `err`; for a kernel's named inputs (`cols`, else NULL) it
+ * adds which column each input was read from and how to pick another. */
+void cli_input_read_error(const char *err, const apo_kernel_info *info,
+                          const cli_input_columns *cols);
+
 #endif /* APO_CLI_RUN_INPUTS_H */

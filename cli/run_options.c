@@ -384,3 +384,44 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
 
 /* Matches one --ratios id against the runtime's devices: the exact id, or `cuda:N` for the
  * GPU labelled "cuda:N ...". Returns the device index or n when nothing matches. */
+
+/* The value of parameter `name` in the call: given, else the kernel's default; for a swept
+ * parameter, its largest value (the warm-up check below needs the longest). */
+static double param_value(const cli_run_options *o, const apo_kernel_info *info, const char *name) {
+    for (size_t i = 0; i < o->n_sweep; i++) {
+        if (strcmp(o->sweep[i].name, name) != 0)
+            continue;
+        double v = o->sweep[i].values[0];
+        for (size_t k = 1; k < o->sweep[i].n_values; k++)
+            v = o->sweep[i].values[k] > v ? o->sweep[i].values[k] : v;
+        return v;
+    }
+    for (size_t i = 0; i < o->n_params; i++)
+        if (strcmp(o->params[i].name, name) == 0)
+            return o->params[i].value;
+    for (size_t i = 0; i < info->n_params; i++)
+        if (strcmp(info->param_names[i], name) == 0)
+            return info->param_defaults[i];
+    return 0;
+}
+
+/* MACD's outputs are all NaN before index (max(fast, slow) - 1) + (signal - 1)
+ * (docs/kernels.md). On a series too short to reach it every output would be NaN, which
+ * the library computes without a word; bollinger's period longer than the series is
+ * refused, and so is this, in the same words. */
+int cli_run_check_macd_warmup(const cli_run_options *o, const apo_kernel_info *info, size_t cols) {
+    if (strcmp(info->name, "macd") != 0)
+        return CLI_EXIT_OK;
+    const double fast = param_value(o, info, "fast"), slow = param_value(o, info, "slow");
+    const double signal = param_value(o, info, "signal");
+    const double longer = fast > slow ? fast : slow;
+    if (!(longer >= 1 && signal >= 1))
+        return CLI_EXIT_OK; /* the library refuses such parameters with its own message */
+    const double needed = longer + signal - 1;
+    if ((double)cols >= needed)
+        return CLI_EXIT_OK;
+    cli_error("invalid workload: macd: the warm-up of %.0f samples (max(fast, slow) + signal - 1) "
+              "is longer than the series (cols %zu): every output would be NaN",
+              needed, cols);
+    return CLI_EXIT_USAGE;
+}
