@@ -7,6 +7,7 @@
 
 #include "dema_tile.h"
 #include "ema_tile.h"
+#include "kama_tile.h"
 #include "sma_tile.h"
 #include "tema_tile.h"
 #include "wma_tile.h"
@@ -28,6 +29,10 @@ static inline APO_HD void apo__averages_tile(int id, const apo__cat_io *io, size
         break;
     case APO_CAT_TEMA:
         apo__tema_tile(io, begin, end);
+        break;
+    /* catalog2's averages */
+    case APO_CAT_KAMA:
+        apo__kama_tile(io, begin, end);
         break;
     default:
         break;

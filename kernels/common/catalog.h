@@ -66,6 +66,19 @@ typedef enum apo__cat_id {
     APO_CAT_ATR,
     APO_CAT_NATR,
     APO_CAT_AROON,
+    /* catalog2: kernels/statistics */
+    APO_CAT_ZSCORE,
+    /* catalog2: kernels/trend */
+    APO_CAT_PLUS_DI,
+    APO_CAT_MINUS_DI,
+    APO_CAT_ADX,
+    /* catalog2: kernels/volume */
+    APO_CAT_MFI,
+    APO_CAT_VWAP,
+    /* catalog2: kernels/averages */
+    APO_CAT_KAMA,
+    /* catalog2: kernels/volume */
+    APO_CAT_ADOSC,
     APO_CAT_COUNT
 } apo__cat_id;
 
@@ -74,7 +87,8 @@ typedef enum apo__cat_family {
     APO_CAT_AVERAGES,
     APO_CAT_OSCILLATORS,
     APO_CAT_STATISTICS,
-    APO_CAT_TREND
+    APO_CAT_TREND,
+    APO_CAT_VOLUME
 } apo__cat_family;
 
 /* One row of one call: inputs and outputs at absolute indices (index t of the row is

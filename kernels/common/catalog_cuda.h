@@ -22,6 +22,7 @@ int apo__cuda_averages(int id, const apo__cuda_view *v, const apo__cat_io *base,
 int apo__cuda_oscillators(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
 int apo__cuda_statistics(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
 int apo__cuda_trend(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
+int apo__cuda_volume(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
 
 #ifdef __cplusplus
 }

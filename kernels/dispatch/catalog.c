@@ -16,6 +16,7 @@
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "trend_tiles.h"
+#include "volume_tiles.h"
 
 size_t apo__decay_steps(double k) {
     if (k >= 1.0)
@@ -24,6 +25,23 @@ size_t apo__decay_steps(double k) {
 }
 
 apo__cat_family apo__catalog_family(apo__cat_id id) {
+    /* The kernels added after the first blocks, by id (their blocks in catalog.h). */
+    switch (id) {
+    case APO_CAT_ZSCORE:
+        return APO_CAT_STATISTICS;
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADX:
+        return APO_CAT_TREND;
+    case APO_CAT_MFI:
+    case APO_CAT_VWAP:
+    case APO_CAT_ADOSC:
+        return APO_CAT_VOLUME;
+    case APO_CAT_KAMA:
+        return APO_CAT_AVERAGES;
+    default:
+        break;
+    }
     if (id <= APO_CAT_TEMA)
         return APO_CAT_AVERAGES;
     if (id <= APO_CAT_STOCH)
@@ -44,7 +62,18 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
     case APO_CAT_NATR:
     case APO_CAT_BETA:
     case APO_CAT_AROON:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_MFI:
+    case APO_CAT_KAMA:
         return p;
+    case APO_CAT_ADX:
+        return 2 * p - 1;
+    case APO_CAT_ADOSC: {
+        /* TA-Lib's: the EMA lookback of the slower period. */
+        const size_t q = (size_t)params[1];
+        return (p > q ? p : q) - 1;
+    }
     case APO_CAT_TRANGE:
         return 1;
     case APO_CAT_DEMA:
@@ -74,7 +103,21 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     case APO_CAT_CMO:
     case APO_CAT_ATR:
     case APO_CAT_NATR:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
         return lookback + apo__decay_steps(1.0 / p);
+    case APO_CAT_ADX:
+        /* The DIs forget their seed, then ADX its own. */
+        return lookback + 2 * apo__decay_steps(1.0 / p);
+    case APO_CAT_ADOSC: {
+        const double slowest = p > params[1] ? p : params[1];
+        return lookback + apo__decay_steps(2.0 / (slowest + 1.0));
+    }
+    case APO_CAT_KAMA: {
+        /* KAMA's slowest rate: an efficiency ratio of 0. */
+        const double slowest = 2.0 / (30.0 + 1.0);
+        return lookback + apo__decay_steps(slowest * slowest);
+    }
     default:
         return lookback;
     }
@@ -99,6 +142,9 @@ void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, 
         break;
     case APO_CAT_TREND:
         apo__trend_tile((int)id, io, begin, end);
+        break;
+    case APO_CAT_VOLUME:
+        apo__volume_tile((int)id, io, begin, end);
         break;
     }
 }

@@ -10,6 +10,7 @@
 #include "linearreg_tile.h"
 #include "minmax_tile.h"
 #include "var_tile.h"
+#include "zscore_tile.h"
 
 static inline APO_HD void apo__statistics_tile(int id, const apo__cat_io *io, size_t begin,
                                                size_t end) {
@@ -37,6 +38,10 @@ static inline APO_HD void apo__statistics_tile(int id, const apo__cat_io *io, si
         break;
     case APO_CAT_BETA:
         apo__beta_tile(io, begin, end);
+        break;
+    /* catalog2's statistics */
+    case APO_CAT_ZSCORE:
+        apo__zscore_tile(io, begin, end);
         break;
     default:
         break;

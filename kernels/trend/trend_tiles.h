@@ -7,6 +7,7 @@
 
 #include "aroon_tile.h"
 #include "atr_tile.h"
+#include "dmi_tile.h"
 #include "trange_tile.h"
 
 static inline APO_HD void apo__trend_tile(int id, const apo__cat_io *io, size_t begin, size_t end) {
@@ -22,6 +23,16 @@ static inline APO_HD void apo__trend_tile(int id, const apo__cat_io *io, size_t 
         break;
     case APO_CAT_AROON:
         apo__aroon_tile(io, begin, end);
+        break;
+    /* catalog2's trend */
+    case APO_CAT_PLUS_DI:
+        apo__plus_di_tile(io, begin, end);
+        break;
+    case APO_CAT_MINUS_DI:
+        apo__minus_di_tile(io, begin, end);
+        break;
+    case APO_CAT_ADX:
+        apo__adx_tile(io, begin, end);
         break;
     default:
         break;

@@ -105,6 +105,9 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
         case APO_CAT_TREND:
             rc = apo__cuda_trend((int)id, &views[v], &base, stream);
             break;
+        case APO_CAT_VOLUME:
+            rc = apo__cuda_volume((int)id, &views[v], &base, stream);
+            break;
         }
         if (rc != 0)
             return rc;
@@ -131,6 +134,8 @@ static const apo__cuda_impl catalog_cuda_impl2 = {2, catalog_halo, 0, catalog_cu
 #define ONE_CLOSE .n_inputs = 1, .input_names = {"close"}
 #define HLC .n_inputs = 3, .input_names = {"high", "low", "close"}
 #define XY .n_inputs = 2, .input_names = {"x", "y"}
+#define HLCV .n_inputs = 4, .input_names = {"high", "low", "close", "volume"}
+#define WILDER_HALO "timeperiod + the steps Wilder's average takes to forget its seed (to 2^-64)"
 
 /* In apo__cat_id order (kernels/common/catalog.h). */
 static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
@@ -352,6 +357,76 @@ static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
                        .halo_rule = "timeperiod",
                        .cuda = &catalog_cuda_impl2,
                        CATALOG_GLUE_CPU},
+    /* catalog2's kernels */
+    [APO_CAT_ZSCORE] = {.name = "zscore",
+                        ONE_CLOSE,
+                        .n_outputs = 1,
+                        .output_names = {"zscore"},
+                        .n_params = 1,
+                        .params = {PERIOD(20, 2)},
+                        .halo_rule = "timeperiod - 1",
+                        CATALOG_GLUE},
+    [APO_CAT_PLUS_DI] = {.name = "plus_di",
+                         HLC,
+                         .n_outputs = 1,
+                         .output_names = {"plus_di"},
+                         .n_params = 1,
+                         .params = {PERIOD(14, 1)},
+                         .halo_rule = WILDER_HALO,
+                         CATALOG_GLUE},
+    [APO_CAT_MINUS_DI] = {.name = "minus_di",
+                          HLC,
+                          .n_outputs = 1,
+                          .output_names = {"minus_di"},
+                          .n_params = 1,
+                          .params = {PERIOD(14, 1)},
+                          .halo_rule = WILDER_HALO,
+                          CATALOG_GLUE},
+    [APO_CAT_ADX] = {.name = "adx",
+                     HLC,
+                     .n_outputs = 1,
+                     .output_names = {"adx"},
+                     .n_params = 1,
+                     .params = {PERIOD(14, 2)},
+                     .halo_rule = "2 timeperiod - 1 + twice the steps Wilder's average takes to "
+                                  "forget its seed (to 2^-64): the DIs', then ADX's",
+                     CATALOG_GLUE},
+    [APO_CAT_MFI] = {.name = "mfi",
+                     HLCV,
+                     .n_outputs = 1,
+                     .output_names = {"mfi"},
+                     .n_params = 1,
+                     .params = {PERIOD(14, 2)},
+                     .halo_rule = "timeperiod: the flows of timeperiod bars and the bar before",
+                     CATALOG_GLUE},
+    [APO_CAT_VWAP] = {.name = "vwap",
+                      HLCV,
+                      .n_outputs = 1,
+                      .output_names = {"vwap"},
+                      .n_params = 1,
+                      .params = {PERIOD(14, 1)},
+                      .halo_rule = "timeperiod - 1",
+                      CATALOG_GLUE},
+    [APO_CAT_KAMA] = {.name = "kama",
+                      ONE_CLOSE,
+                      .n_outputs = 1,
+                      .output_names = {"kama"},
+                      .n_params = 1,
+                      .params = {PERIOD(30, 2)},
+                      .halo_rule = "timeperiod + the steps KAMA's slowest rate (2/31)^2 takes to "
+                                   "forget its seed (to 2^-64)",
+                      CATALOG_GLUE},
+    [APO_CAT_ADOSC] = {.name = "adosc",
+                       HLCV,
+                       .n_outputs = 1,
+                       .output_names = {"adosc"},
+                       .n_params = 2,
+                       .params = {{"fastperiod", 3, 2, APO_PERIOD_MAX, 1},
+                                  {"slowperiod", 10, 2, APO_PERIOD_MAX, 1}},
+                       .halo_rule = "max(fastperiod, slowperiod) - 1 + the steps the slower EMA "
+                                    "takes to forget its seed (to 2^-64); AD restarts at 0 "
+                                    "there, which ADOSC does not see",
+                       CATALOG_GLUE},
 };
 
 static apo__cat_id id_of(const apo__kernel *k) { return (apo__cat_id)(k - catalog_kernels); }

@@ -1,0 +1,102 @@
+/*
+ * dmi_tile.h: PLUS_DI(timeperiod), MINUS_DI(timeperiod) and ADX(timeperiod), TA-Lib's
+ * directional movement system (Wilder). Inputs high, low, close.
+ *
+ * Definition (TA-Lib's): at t >= 1, up = high[t] - high[t-1], down = low[t-1] - low[t];
+ * +DM = up where up > 0 and up > down, else 0; -DM = down where down > 0 and down > up,
+ * else 0; TR the true range (trange_tile.h). The smoothed sums are seeded with the plain
+ * sum of the first p - 1 values (t = 1 .. p-1), then S = S - S / p + v from t = p on, in
+ * that order; +DI = 100 * (S+DM / STR), -DI = 100 * (S-DM / STR) (0 where STR is 0), output
+ * from t = p. DX = 100 * (|-DI - +DI| / (-DI + +DI)), undefined where the sum is 0. ADX is
+ * seeded with the sum of the p DX of t = p .. 2p-1 (an undefined DX adds nothing) divided by
+ * p, output at 2p - 1, then ADX = (ADX * (p - 1) + DX) / p, kept where DX is undefined.
+ * TA-Lib's tests of "zero" (below 1e-8) are exact tests of 0 here, as in ATR and NATR.
+ *
+ * Gaps: a non-finite high or low at t or t - 1, or close at t - 1, makes (DM, TR) at t a
+ * gap: NaN, and the sums skip it (the seeds are the first finite values), as ATR does.
+ *
+ * Tile: recurrences. A tile re-runs the definition from w0 = max(0, begin - h); h =
+ * p + D(1/p) for the DIs and 2p - 1 + 2 D(1/p) for ADX (the DIs' seed forgotten, then
+ * ADX's own), so the restarted seeds weigh below 2^-64 by `begin`. The first tile has
+ * TA-Lib's operation order and so its bits.
+ */
+#ifndef APO_KERNELS_DMI_TILE_H
+#define APO_KERNELS_DMI_TILE_H
+
+#include "catalog.h"
+#include "trange_tile.h"
+
+/* Which output a DMI body writes. */
+enum { APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX };
+
+static inline APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin, size_t end,
+                                        int which) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p, keep = pd - 1.0;
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    if (begin == w0)
+        out[begin] = NAN;
+    size_t seen = 0, dx_seen = 0;
+    double sp = 0.0, sm = 0.0, str = 0.0, adx = 0.0;
+    for (size_t t = w0 + 1; t < end; t++) {
+        double y = NAN;
+        const double tr = apo__true_range(high, low, close, t);
+        const double up = high[t] - high[t - 1], down = low[t - 1] - low[t];
+        if (isfinite(tr) && isfinite(up) && isfinite(down)) {
+            const double pdm = up > 0.0 && up > down ? up : 0.0;
+            const double mdm = down > 0.0 && down > up ? down : 0.0;
+            seen++;
+            if (seen < p) {
+                sp = sp + pdm;
+                sm = sm + mdm;
+                str = str + tr;
+            } else {
+                sp = sp - sp / pd + pdm;
+                sm = sm - sm / pd + mdm;
+                str = str - str / pd + tr;
+                const double plus = str != 0.0 ? 100.0 * (sp / str) : 0.0;
+                const double minus = str != 0.0 ? 100.0 * (sm / str) : 0.0;
+                if (which == APO_DMI_PLUS) {
+                    y = plus;
+                } else if (which == APO_DMI_MINUS) {
+                    y = minus;
+                } else {
+                    const double sum = minus + plus;
+                    const int defined = str != 0.0 && sum != 0.0;
+                    const double dx = defined ? 100.0 * (fabs(minus - plus) / sum) : 0.0;
+                    dx_seen++;
+                    if (dx_seen <= p) {
+                        if (defined)
+                            adx = adx + dx;
+                        if (dx_seen == p) {
+                            adx = adx / pd;
+                            y = adx;
+                        }
+                    } else {
+                        if (defined)
+                            adx = (adx * keep + dx) / pd;
+                        y = adx;
+                    }
+                }
+            }
+        }
+        if (t >= begin)
+            out[t] = apo__canonical_nan(y);
+    }
+}
+
+static inline APO_HD void apo__plus_di_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__dmi_body(io, begin, end, APO_DMI_PLUS);
+}
+
+static inline APO_HD void apo__minus_di_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__dmi_body(io, begin, end, APO_DMI_MINUS);
+}
+
+static inline APO_HD void apo__adx_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__dmi_body(io, begin, end, APO_DMI_ADX);
+}
+
+#endif /* APO_KERNELS_DMI_TILE_H */

@@ -1,0 +1,65 @@
+/*
+ * mfi_tile.h: MFI(timeperiod), TA-Lib's money flow index. Inputs high, low, close, volume.
+ *
+ * Definition: the typical price tp = (high + low + close) / 3 and the money flow
+ * tp * volume of each bar (flow.h); bar i's flow is positive where tp[i] > tp[i-1], negative
+ * where tp[i] < tp[i-1], neither where equal. MFI = 100 * (pos / (pos + neg)) over the p
+ * bars t - p + 1 .. t (lookback p); 0 where pos + neg is 0. TA-Lib gives 0 where the sum is
+ * below 1 (a guard against division by small numbers that zeroes fractional volumes, of
+ * crypto assets for one); here only an exact 0 does.
+ *
+ * Tile: halo p. pos and neg are double-doubles of the exact flows (dd.h), summed exactly
+ * at the tile's first clean window and after each gap, then slid. Gaps: a window of bars
+ * t - p .. t holding a non-finite sample of any input gives NaN (window.h).
+ */
+#ifndef APO_KERNELS_MFI_TILE_H
+#define APO_KERNELS_MFI_TILE_H
+
+#include "flow.h"
+#include "window.h"
+
+/* Adds bar i's flow (sign 1) or removes it (sign -1) from pos or neg. */
+static inline APO_HD void apo__mfi_add(const apo__cat_io *io, size_t i, double sign, apo__dd *pos,
+                                       apo__dd *neg) {
+    const double tp = apo__typical(io, i), prev = apo__typical(io, i - 1);
+    if (tp == prev)
+        return;
+    apo__dd f = apo__money_flow(io, i);
+    if (sign < 0.0)
+        f = apo__dd_neg(f);
+    if (tp > prev)
+        *pos = apo__dd_add(*pos, f);
+    else
+        *neg = apo__dd_add(*neg, f);
+}
+
+static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const size_t span = p + 1;
+    size_t bad = apo__last_gap(io->in, 4, apo__window_from(begin, span), begin);
+    int valid = 0;
+    apo__dd pos = apo__dd_make(0.0, 0.0), neg = pos;
+    for (size_t t = begin; t < end; t++) {
+        if (!apo__all_finite_at(io->in, 4, t))
+            bad = t + 1;
+        if (!apo__window_clean(t, span, bad)) {
+            out[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid) {
+            pos = neg = apo__dd_make(0.0, 0.0);
+            for (size_t i = t + 1 - p; i <= t; i++)
+                apo__mfi_add(io, i, 1.0, &pos, &neg);
+            valid = 1;
+        } else {
+            apo__mfi_add(io, t, 1.0, &pos, &neg);
+            apo__mfi_add(io, t - p, -1.0, &pos, &neg);
+        }
+        const double total = apo__dd_add(pos, neg).hi;
+        out[t] = total != 0.0 ? apo__canonical_nan(100.0 * (pos.hi / total)) : 0.0;
+    }
+}
+
+#endif /* APO_KERNELS_MFI_TILE_H */

@@ -1,0 +1,439 @@
+/*
+ * test_catalog_more.c: the catalog kernels zscore, plus_di, minus_di,
+ * adx, mfi, vwap, kama and adosc (kernels/common/catalog.h) against independent long-double
+ * references (catalog_reference_more.c), on seeded OHLCV walks of lengths 1 to 1e5 and
+ * longer where a recurrence's tile is long, parameters at their bounds and series with
+ * gaps; tile order and grid; the directional movement's first tile bitwise against
+ * TA-Lib's recursion in double.
+ *
+ * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "catalog_reference.h"
+#include "catalog_reference_more.h"
+
+/* Which columns a kernel reads, in its order. */
+typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV } cols_kind;
+
+typedef struct ref_kernel {
+    apo__cat_id id;
+    const char *name;
+    cols_kind cols;
+    size_t n_out;
+    apo__cat_ref_more_fn ref;
+    size_t min_period;
+    double second; /* the second parameter (adosc's slowperiod); 0: none */
+} ref_kernel;
+
+static const ref_kernel kernels[] = {
+    {APO_CAT_ZSCORE, "zscore", CLOSE, 1, apo__ref_cat_zscore, 2, 0},
+    {APO_CAT_PLUS_DI, "plus_di", HLC, 1, apo__ref_cat_plus_di, 1, 0},
+    {APO_CAT_MINUS_DI, "minus_di", HLC, 1, apo__ref_cat_minus_di, 1, 0},
+    {APO_CAT_ADX, "adx", HLC, 1, apo__ref_cat_adx, 2, 0},
+    {APO_CAT_MFI, "mfi", HLCV, 1, apo__ref_cat_mfi, 2, 0},
+    {APO_CAT_VWAP, "vwap", HLCV, 1, apo__ref_cat_vwap, 1, 0},
+    {APO_CAT_KAMA, "kama", CLOSE, 1, apo__ref_cat_kama, 2, 0},
+    {APO_CAT_ADOSC, "adosc", HLCV, 1, apo__ref_cat_adosc, 2, 10},
+};
+#define N_KERNELS (sizeof kernels / sizeof kernels[0])
+
+static double *alloc_doubles(size_t n) {
+    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
+    cr_assert_not_null(p);
+    return p;
+}
+
+/* An OHLCV walk and a second close (y, another walk), the kernel's inputs in its order. */
+typedef struct series {
+    size_t n;
+    double *col[5]; /* high, low, close, volume, y */
+    const double *in[5];
+    size_t n_in;
+} series;
+
+static void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start,
+                        double step, int gaps) {
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    for (size_t i = 0; i < 5; i++)
+        s->col[i] = alloc_doubles(n);
+    apo__ref_ohlcv(seed, n, start, step, NULL, s->col[0], s->col[1], s->col[2], s->col[3]);
+    apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
+    static const size_t order[5][4] = {{2}, {2, 4}, {0, 1}, {0, 1, 2}, {0, 1, 2, 3}};
+    static const size_t count[5] = {1, 2, 2, 3, 4};
+    s->n_in = count[kind];
+    for (size_t i = 0; i < s->n_in; i++)
+        s->in[i] = s->col[order[kind][i]];
+    if (gaps) {
+        /* A lone NaN, an infinity, a run of NaN and a NaN near the end, spread over the
+         * inputs in turn. */
+        const size_t at[] = {n / 7, n / 3, n / 2, n / 2 + 1, n / 2 + 2, n - 1 - n / 50};
+        for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+            if (at[i] < n)
+                ((double *)s->in[i % s->n_in])[at[i]] = i == 1 ? INFINITY : NAN;
+    }
+}
+
+static void series_free(series *s) {
+    for (size_t i = 0; i < 5; i++)
+        free(s->col[i]);
+}
+
+static void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p,
+                    double *const *out, size_t n_out) {
+    memset(io, 0, sizeof *io);
+    for (size_t i = 0; i < s->n_in; i++)
+        io->in[i] = s->in[i];
+    for (size_t o = 0; o < n_out; o++)
+        io->out[o] = out[o];
+    io->p[0] = p[0];
+    io->p[1] = p[1];
+    io->h = apo__catalog_halo(id, p);
+}
+
+/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
+static void run_grid(const ref_kernel *k, const series *s, const double *p, double *const *out) {
+    apo__cat_io io;
+    io_make(&io, k->id, s, p, out, k->n_out);
+    const size_t len = apo__catalog_tile_len(k->id, p);
+    const size_t tiles = (s->n + len - 1) / len;
+    for (size_t j = tiles; j-- > 0;) {
+        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
+        apo__cpu_catalog_tile(k->id, &io, b, e);
+    }
+}
+
+/* Checks every output against the reference: NaN exactly where it is NaN, else within
+ * tol * scale. Returns the worst error relative to the scale. */
+static double check(const ref_kernel *k, const series *s, const double *p, double tol,
+                    const char *what) {
+    const size_t n = s->n;
+    double *got[2], *want[2], *scale[2];
+    for (size_t o = 0; o < 2; o++) {
+        got[o] = alloc_doubles(n);
+        want[o] = alloc_doubles(n);
+        scale[o] = alloc_doubles(n);
+        for (size_t t = 0; t < n; t++)
+            got[o][t] = -12345.678;
+    }
+    if (n > 0)
+        run_grid(k, s, p, got);
+    k->ref(s->in, n, p, want, scale);
+    double worst = 0;
+    for (size_t o = 0; o < k->n_out; o++)
+        for (size_t t = 0; t < n; t++) {
+            cr_assert_eq(isnan(got[o][t]), isnan(want[o][t]),
+                         "%s %s: output %zu t %zu got %.17g want %.17g", k->name, what, o, t,
+                         got[o][t], want[o][t]);
+            if (isnan(want[o][t]))
+                continue;
+            const double err = fabs(got[o][t] - want[o][t]);
+            cr_assert(err <= tol * scale[o][t],
+                      "%s %s: output %zu t %zu got %.17g want %.17g (scale %g)", k->name, what, o,
+                      t, got[o][t], want[o][t], scale[o][t]);
+            if (scale[o][t] > 0 && err / scale[o][t] > worst)
+                worst = err / scale[o][t];
+        }
+    for (size_t o = 0; o < 2; o++) {
+        free(got[o]);
+        free(want[o]);
+        free(scale[o]);
+    }
+    return worst;
+}
+
+Test(catalog_more, every_kernel_against_its_long_double_reference, .timeout = 900) {
+    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const ref_kernel *k = &kernels[ki];
+        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
+        double worst = 0;
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+                /* Long windows on the longest series cost the references O(n p). */
+                if (lengths[li] > 20011 && periods[pi] > 200)
+                    continue;
+                for (int gaps = 0; gaps < 2; gaps++) {
+                    series s;
+                    series_make(&s, 1000 + 100 * ki + 10 * li + pi, lengths[li], k->cols, 100.0,
+                                0.5, gaps);
+                    const double p[2] = {(double)periods[pi], k->second};
+                    char what[96];
+                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
+                             periods[pi], gaps);
+                    const double w = check(k, &s, p, 1e-12, what);
+                    worst = w > worst ? w : worst;
+                    series_free(&s);
+                }
+            }
+        }
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
+    }
+}
+
+/* The recurrences whose tiles are long (kama's halo is over 10,000 samples) on series of
+ * several tiles, so that the warm-up of later tiles is checked against the reference. */
+Test(catalog_more, recurrences_over_several_tiles, .timeout = 900) {
+    const apo__cat_id ids[] = {APO_CAT_KAMA, APO_CAT_ADX, APO_CAT_PLUS_DI, APO_CAT_MINUS_DI};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        const ref_kernel *k = NULL;
+        for (size_t ki = 0; ki < N_KERNELS; ki++)
+            if (kernels[ki].id == ids[i])
+                k = &kernels[ki];
+        cr_assert_not_null(k);
+        const double p[2] = {k->id == APO_CAT_KAMA ? 10 : 14, 0};
+        const size_t len = apo__catalog_tile_len(k->id, p);
+        for (int gaps = 0; gaps < 2; gaps++) {
+            series s;
+            series_make(&s, 77 + i, 3 * len + 1234, k->cols, 100.0, 0.5, gaps);
+            const double w = check(k, &s, p, 1e-12, "several tiles");
+            fprintf(stderr, "catalog %s over %zu tiles, gaps %d: worst error %.2g\n", k->name,
+                    (s.n + len - 1) / len, gaps, w);
+            series_free(&s);
+        }
+    }
+}
+
+/* The longest periods the parameters allow, on a series just long enough for them. */
+Test(catalog_more, periods_at_their_upper_bound, .timeout = 900) {
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const ref_kernel *k = &kernels[ki];
+        series s;
+        const double p[2] = {100000, k->second};
+        series_make(&s, 7 + ki, apo__catalog_lookback(k->id, p) + 4, k->cols, 50.0, 0.25, 0);
+        check(k, &s, p, 1e-12, "period 100000");
+        series_free(&s);
+    }
+}
+
+/* Constant and zero inputs: the definitions' zero denominators give TA-Lib's 0 (vwap: NaN
+ * for a window without volume), exactly. */
+Test(catalog_more, flat_windows) {
+    const size_t n = 300;
+    series s;
+    series_make(&s, 5, n, HLCV, 100.0, 0.5, 0);
+    for (size_t t = 0; t < n; t++) {
+        if (t < 100) {
+            s.col[0][t] = s.col[1][t] = s.col[2][t] = s.col[4][t] = 42.0;
+            s.col[3][t] = 0.0;
+        }
+    }
+    const double p[2] = {20, 0};
+    double *out[2] = {alloc_doubles(n), alloc_doubles(n)};
+    apo__cat_io io;
+    const struct {
+        apo__cat_id id;
+        double want;
+        size_t first;
+        int xy;
+    } cases[] = {{APO_CAT_ZSCORE, 0.0, 19, 0},
+                 {APO_CAT_MFI, 0.0, 20, 0},
+                 {APO_CAT_VWAP, NAN, 19, 0},
+                 {APO_CAT_PLUS_DI, 0.0, 20, 0},
+                 {APO_CAT_MINUS_DI, 0.0, 20, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        series one = s;
+        if (cases[c].xy) {
+            one.n_in = 2;
+            one.in[0] = s.col[2];
+            one.in[1] = s.col[4];
+        } else if (cases[c].id == APO_CAT_ZSCORE) {
+            one.n_in = 1;
+            one.in[0] = s.col[2];
+        }
+        io_make(&io, cases[c].id, &one, p, out, 1);
+        apo__cpu_catalog_tile(cases[c].id, &io, 0, n);
+        for (size_t t = cases[c].first; t < 100; t++) {
+            if (isnan(cases[c].want))
+                cr_assert(isnan(out[0][t]), "case %zu t %zu: %g", c, t, out[0][t]);
+            else
+                cr_assert_eq(out[0][t], cases[c].want, "case %zu t %zu: %g", c, t, out[0][t]);
+        }
+        cr_assert(isfinite(out[0][199]), "case %zu: moving data gives a value", c);
+    }
+    free(out[0]);
+    free(out[1]);
+    series_free(&s);
+}
+
+/* Any tile grid of the same tile length gives the same bits whatever order its tiles run
+ * in. */
+Test(catalog_more, tiles_depend_on_the_grid_only, .timeout = 300) {
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const ref_kernel *k = &kernels[ki];
+        const double p[2] = {9, k->second};
+        const size_t len = apo__catalog_tile_len(k->id, p);
+        series s;
+        series_make(&s, 31 + ki, 3 * len + 1000, k->cols, 100.0, 0.5, 1);
+        double *a[2] = {alloc_doubles(s.n), alloc_doubles(s.n)};
+        double *b[2] = {alloc_doubles(s.n), alloc_doubles(s.n)};
+        run_grid(k, &s, p, a);
+        apo__cat_io io;
+        io_make(&io, k->id, &s, p, b, k->n_out);
+        for (size_t o = 0; o < k->n_out; o++)
+            for (size_t t = 0; t < s.n; t++)
+                b[o][t] = -1.0;
+        for (size_t b0 = 0; b0 < s.n; b0 += len)
+            apo__cpu_catalog_tile(k->id, &io, b0, b0 + len < s.n ? b0 + len : s.n);
+        for (size_t o = 0; o < k->n_out; o++)
+            cr_assert(memcmp(a[o], b[o], s.n * sizeof(double)) == 0, "%s: tile order changed bits",
+                      k->name);
+        for (size_t o = 0; o < 2; o++) {
+            free(a[o]);
+            free(b[o]);
+        }
+        series_free(&s);
+    }
+}
+
+/* TA-Lib's directional movement, written in plain double from its sources' operation
+ * order (TA_PLUS_DI, TA_MINUS_DI, TA_ADX with TA_IS_ZERO read as an exact 0) on a series
+ * without gaps: the first tile must have these bits. */
+static void talib_dmi(const series *s, size_t q, int which, double *out) {
+    const double *h = s->in[0], *l = s->in[1], *c = s->in[2];
+    double sp = 0, sm = 0, st = 0, sum_dx = 0, adx = 0;
+    for (size_t t = 0; t < s->n; t++)
+        out[t] = NAN;
+    for (size_t t = 1; t < s->n; t++) {
+        const double up = h[t] - h[t - 1], down = l[t - 1] - l[t];
+        double tr = h[t] - l[t];
+        if (fabs(c[t - 1] - h[t]) > tr)
+            tr = fabs(c[t - 1] - h[t]);
+        if (fabs(l[t] - c[t - 1]) > tr)
+            tr = fabs(l[t] - c[t - 1]);
+        if (t < q) {
+            if (up > 0 && up > down)
+                sp += up;
+            if (down > 0 && up < down)
+                sm += down;
+            st += tr;
+            continue;
+        }
+        sp -= sp / (double)q;
+        sm -= sm / (double)q;
+        if (up > 0 && up > down)
+            sp += up;
+        if (down > 0 && up < down)
+            sm += down;
+        st = st - (st / (double)q) + tr;
+        const double pdi = st != 0 ? 100.0 * (sp / st) : 0, mdi = st != 0 ? 100.0 * (sm / st) : 0;
+        if (which == 0) {
+            out[t] = pdi;
+            continue;
+        }
+        if (which == 1) {
+            out[t] = mdi;
+            continue;
+        }
+        const double sum = mdi + pdi;
+        if (t < 2 * q) {
+            if (st != 0 && sum != 0)
+                sum_dx += 100.0 * (fabs(mdi - pdi) / sum);
+            if (t == 2 * q - 1) {
+                adx = sum_dx / (double)q;
+                out[t] = adx;
+            }
+            continue;
+        }
+        if (st != 0 && sum != 0)
+            adx = ((adx * (double)(q - 1)) + 100.0 * (fabs(mdi - pdi) / sum)) / (double)q;
+        out[t] = adx;
+    }
+}
+
+Test(catalog_more, directional_movement_has_talib_bits_in_its_first_tile, .timeout = 300) {
+    const size_t periods[] = {2, 3, 14, 30};
+    const apo__cat_id ids[] = {APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        for (int which = 0; which < 3; which++) {
+            const size_t q = periods[pi];
+            const double p[2] = {(double)q, 0};
+            const ref_kernel *k = &kernels[1 + which];
+            cr_assert_eq(k->id, ids[which]);
+            const size_t len = apo__catalog_tile_len(k->id, p);
+            series s;
+            series_make(&s, 5 + pi, 2 * len + 999, HLC, 100.0, 0.5, 0);
+            double *got[2] = {alloc_doubles(s.n), NULL};
+            double *want = alloc_doubles(s.n);
+            run_grid(k, &s, p, got);
+            talib_dmi(&s, q, which, want);
+            size_t differ = 0;
+            for (size_t t = 0; t < s.n; t++) {
+                const int same = memcmp(&got[0][t], &want[t], sizeof(double)) == 0 ||
+                                 (isnan(got[0][t]) && isnan(want[t]));
+                if (t < len)
+                    cr_assert(same, "%s(%zu) t %zu: %.17g, TA-Lib %.17g", k->name, q, t, got[0][t],
+                              want[t]);
+                else
+                    differ += !same;
+            }
+            fprintf(stderr, "catalog %s(%zu): %zu of %zu later outputs differ from TA-Lib's bits\n",
+                    k->name, q, differ, s.n - len);
+            free(got[0]);
+            free(want);
+            series_free(&s);
+        }
+    }
+}
+
+/* TA-Lib's ADOSC, written in plain double from its sources' operation order, on a series
+ * without gaps: the first tile must have its bits; later tiles restart AD at their warm-up
+ * and agree far below an ulp of TA-Lib's running AD. */
+static void talib_adosc(const series *s, size_t fast, size_t slow, double *out) {
+    const double *h = s->in[0], *l = s->in[1], *c = s->in[2], *v = s->in[3];
+    const double fk = 2.0 / (double)(fast + 1), sk = 2.0 / (double)(slow + 1);
+    const size_t lookback = (fast > slow ? fast : slow) - 1;
+    double ad = 0, fe = 0, se = 0;
+    for (size_t t = 0; t < s->n; t++) {
+        const double tmp = h[t] - l[t];
+        if (tmp > 0.0)
+            ad += (((c[t] - l[t]) - (h[t] - c[t])) / tmp) * v[t];
+        if (t == 0) {
+            fe = ad;
+            se = ad;
+        } else {
+            fe = (fk * ad) + ((1.0 - fk) * fe);
+            se = (sk * ad) + ((1.0 - sk) * se);
+        }
+        out[t] = t >= lookback ? fe - se : NAN;
+    }
+}
+
+Test(catalog_more, adosc_has_talib_bits_in_its_first_tile, .timeout = 300) {
+    const size_t pairs[][2] = {{3, 10}, {2, 2}, {10, 3}, {12, 26}};
+    const ref_kernel *k = &kernels[7];
+    cr_assert_eq(k->id, APO_CAT_ADOSC);
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const double p[2] = {(double)pairs[i][0], (double)pairs[i][1]};
+        const size_t len = apo__catalog_tile_len(k->id, p);
+        series s;
+        series_make(&s, 9 + i, 5 * len + 77, HLCV, 100.0, 0.5, 0);
+        double *got[2] = {alloc_doubles(s.n), NULL};
+        double *want = alloc_doubles(s.n);
+        run_grid(k, &s, p, got);
+        talib_adosc(&s, pairs[i][0], pairs[i][1], want);
+        double big = 0;
+        for (size_t t = 0; t < s.n; t++)
+            big = fabs(want[t]) > big ? fabs(want[t]) : big;
+        for (size_t t = 0; t < s.n; t++) {
+            if (t < len)
+                cr_assert(memcmp(&got[0][t], &want[t], sizeof(double)) == 0 ||
+                              (isnan(got[0][t]) && isnan(want[t])),
+                          "adosc(%zu, %zu) t %zu: %.17g, TA-Lib %.17g", pairs[i][0], pairs[i][1], t,
+                          got[0][t], want[t]);
+            else
+                cr_assert(fabs(got[0][t] - want[t]) <= 1e-9 * big, "t %zu: %.17g, TA-Lib %.17g", t,
+                          got[0][t], want[t]);
+        }
+        free(got[0]);
+        free(want);
+        series_free(&s);
+    }
+}

@@ -1,0 +1,263 @@
+/*
+ * test_catalog_runtime_more.c: the catalog kernels zscore, plus_di,
+ * minus_di, adx, mfi, vwap, kama and adosc through the runtime. Each gives bitwise the outputs of
+ * the cpu device alone on simulated devices at skewed ratios, split by rows and along time,
+ * with rows of several tiles; a sweep gives each set the bits of its call alone; bounds and
+ * series shorter than the lookback are refused; the descriptors name TA-Lib's inputs and
+ * outputs.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_reference.h"
+#include "helpers.h"
+
+/* The columns of an OHLCV walk, and a second close for pair kernels. */
+enum { HIGH, LOW, CLOSE, VOLUME, Y, N_COLUMNS };
+
+typedef struct cat_case {
+    const char *kernel;
+    double period;
+    size_t cols; /* samples per row: several tiles of this period */
+    size_t n_in; /* the inputs, in the kernel's order */
+    int in[4];
+} cat_case;
+
+static const cat_case cases[] = {
+    {"zscore", 20, 25000, 1, {CLOSE}},
+    {"plus_di", 14, 40000, 3, {HIGH, LOW, CLOSE}},
+    {"minus_di", 5, 40000, 3, {HIGH, LOW, CLOSE}},
+    {"adx", 14, 60000, 3, {HIGH, LOW, CLOSE}},
+    {"mfi", 14, 25000, 4, {HIGH, LOW, CLOSE, VOLUME}},
+    {"vwap", 14, 25000, 4, {HIGH, LOW, CLOSE, VOLUME}},
+    {"kama", 10, 400000, 1, {CLOSE}},
+    {"adosc", 0, 25000, 4, {HIGH, LOW, CLOSE, VOLUME}},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+typedef struct cat_job {
+    apo_workload w;
+    double *columns[N_COLUMNS];
+    const double *inputs[APO_MAX_IO];
+    double *outputs[APO_MAX_IO];
+    apo_param params[APO_MAX_PARAMS];
+    size_t len;
+} cat_job;
+
+static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t rows) {
+    memset(job, 0, sizeof *job);
+    apo_workload w = APO_WORKLOAD_INIT;
+    job->w = w;
+    job->w.kernel = c->kernel;
+    job->w.rows = rows;
+    job->w.cols = c->cols;
+    job->len = rows * c->cols;
+    for (size_t i = 0; i < N_COLUMNS; i++) {
+        job->columns[i] = malloc(job->len * sizeof(double));
+        cr_assert_not_null(job->columns[i]);
+    }
+    for (size_t r = 0; r < rows; r++) {
+        const size_t at = r * c->cols;
+        apo__ref_ohlcv(11 + r, c->cols, 100.0, 0.5, NULL, job->columns[HIGH] + at,
+                       job->columns[LOW] + at, job->columns[CLOSE] + at, job->columns[VOLUME] + at);
+        apo__ref_ohlcv(911 + r, c->cols, 60.0, 0.3, NULL, NULL, NULL, job->columns[Y] + at, NULL);
+    }
+    /* A gap in the middle of the first row, in every column. */
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        job->columns[i][c->cols / 2] = NAN;
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, c->kernel, &info), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(info.n_inputs, c->n_in, "%s", c->kernel);
+    job->w.n_inputs = c->n_in;
+    for (size_t i = 0; i < c->n_in; i++)
+        job->inputs[i] = job->columns[c->in[i]];
+    job->w.inputs = job->inputs;
+    job->w.n_outputs = info.n_outputs;
+    for (size_t o = 0; o < info.n_outputs; o++) {
+        job->outputs[o] = malloc(job->len * sizeof(double));
+        cr_assert_not_null(job->outputs[o]);
+        for (size_t t = 0; t < job->len; t++)
+            job->outputs[o][t] = -12345.678;
+    }
+    job->w.outputs = job->outputs;
+    job->w.params = job->params;
+    /* Period 0: the kernel's defaults (adosc's fastperiod 3 and slowperiod 10). */
+    if (c->period > 0) {
+        job->params[0].name = "timeperiod";
+        job->params[0].value = c->period;
+        job->w.n_params = 1;
+    }
+}
+
+static void job_free(cat_job *job) {
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        free(job->columns[i]);
+    for (size_t o = 0; o < job->w.n_outputs; o++)
+        free(job->outputs[o]);
+}
+
+static void run(apo_runtime *rt, cat_job *job, const double *ratios, size_t n, apo_split split) {
+    job->w.ratios = ratios;
+    job->w.n_ratios = n;
+    job->w.split = split;
+    apo_report report = APO_REPORT_INIT;
+    apo_status st = apo_distribute_workload(rt, &job->w, &report);
+    cr_assert_eq(st, APO_OK, "%s: %s", job->w.kernel, apo_last_error());
+}
+
+static size_t bitwise_diff(const cat_job *a, const cat_job *b, size_t o) {
+    size_t diff = 0;
+    for (size_t t = 0; t < a->len; t++)
+        diff += memcmp(&a->outputs[o][t], &b->outputs[o][t], sizeof(double)) != 0;
+    return diff;
+}
+
+Test(catalog_runtime_more, every_kernel_same_bits_on_every_device_set_ratio_and_axis,
+     .timeout = 900) {
+    static const char *const device_sets[] = {"sim:a,sim:b", "cpu,sim:a",
+                                              "sim:a,sim:b,sim:c,sim:d,sim:e"};
+    apo_runtime *cpu = test_runtime("cpu");
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        const cat_case *c = &cases[ci];
+        const size_t rows = 3;
+        cat_job ref;
+        job_init(&ref, cpu, c, rows);
+        run(cpu, &ref, NULL, 0, APO_SPLIT_AUTO);
+        size_t finite = 0;
+        for (size_t o = 0; o < ref.w.n_outputs; o++)
+            for (size_t t = 0; t < ref.len; t++) {
+                cr_assert_neq(ref.outputs[o][t], -12345.678, "%s output %zu[%zu] unwritten",
+                              c->kernel, o, t);
+                finite += isfinite(ref.outputs[o][t]) != 0;
+            }
+        cr_assert_gt(finite, ref.len / 2, "%s: most outputs are values", c->kernel);
+        for (size_t di = 0; di < sizeof device_sets / sizeof device_sets[0]; di++) {
+            apo_runtime *rt = test_runtime(device_sets[di]);
+            size_t n;
+            apo_device_count(rt, &n);
+            for (int trial = 0; trial < 3; trial++) {
+                double ratios[APO_MAX_DEVICES];
+                test_random_ratios(700 * ci + 10 * di + (uint64_t)trial, n, ratios);
+                const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
+                for (size_t si = 0; si < 2; si++) {
+                    cat_job got;
+                    job_init(&got, rt, c, rows);
+                    run(rt, &got, trial == 0 ? NULL : ratios, trial == 0 ? 0 : n, splits[si]);
+                    for (size_t o = 0; o < ref.w.n_outputs; o++)
+                        cr_assert_eq(bitwise_diff(&ref, &got, o), 0,
+                                     "%s on %s trial %d split %s: output %zu differs", c->kernel,
+                                     device_sets[di], trial, apo_split_name(splits[si]), o);
+                    job_free(&got);
+                }
+            }
+            apo_runtime_destroy(rt);
+        }
+        job_free(&ref);
+    }
+    apo_runtime_destroy(cpu);
+}
+
+/* A sweep over the period gives each set the bits of its call alone. */
+Test(catalog_runtime_more, sweeps_give_each_set_its_call_alone, .timeout = 600) {
+    apo_runtime *rt = test_runtime("sim:a,sim:b,sim:c");
+    const size_t picks[] = {0, 3, 4};
+    const double periods[] = {2, 14, 77};
+    for (size_t ki = 0; ki < sizeof picks / sizeof picks[0]; ki++) {
+        const cat_case *c = &cases[picks[ki]];
+        const size_t rows = 2, sets = 3;
+        cat_job sweep;
+        job_init(&sweep, rt, c, rows);
+        for (size_t o = 0; o < sweep.w.n_outputs; o++) {
+            free(sweep.outputs[o]);
+            sweep.outputs[o] = malloc(sets * sweep.len * sizeof(double));
+            cr_assert_not_null(sweep.outputs[o]);
+        }
+        const char *names[1] = {"timeperiod"};
+        apo_sweep sw = APO_SWEEP_INIT;
+        sw.n_sets = sets;
+        sw.n_names = 1;
+        sw.names = names;
+        sw.values = periods;
+        sweep.w.sweep = &sw;
+        sweep.w.n_params = 0;
+        run(rt, &sweep, NULL, 0, APO_SPLIT_TIME);
+        for (size_t s = 0; s < sets; s++) {
+            cat_case one_case = *c;
+            one_case.period = periods[s];
+            cat_job one;
+            job_init(&one, rt, &one_case, rows);
+            run(rt, &one, NULL, 0, APO_SPLIT_AUTO);
+            for (size_t o = 0; o < one.w.n_outputs; o++)
+                cr_assert(memcmp(sweep.outputs[o] + s * one.len, one.outputs[o],
+                                 one.len * sizeof(double)) == 0,
+                          "%s set %zu output %zu", c->kernel, s, o);
+            job_free(&one);
+        }
+        job_free(&sweep);
+    }
+    apo_runtime_destroy(rt);
+}
+
+Test(catalog_runtime_more, bounds_and_short_series_are_refused) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_report report = APO_REPORT_INIT;
+    /* adx's period is 2 .. 100000 (TA-Lib's) and its lookback 2p - 1. */
+    cat_case adx = cases[3];
+    adx.cols = 100;
+    cat_job job;
+    job_init(&job, rt, &adx, 1);
+    job.params[0].value = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "timeperiod");
+    job.params[0].value = 100001;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "timeperiod");
+    job.params[0].value = 51; /* lookback 101 > 100 samples */
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "lookback");
+    job.params[0].value = 50; /* lookback 99: the last sample only (job_init's gap filled) */
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        job.columns[i][50] = job.columns[i][49];
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
+    cr_assert(isnan(job.outputs[0][98]) && isfinite(job.outputs[0][99]));
+    /* Four inputs for mfi: three are refused. */
+    job_free(&job);
+    cat_case mfi = cases[4];
+    mfi.cols = 100;
+    job_init(&job, rt, &mfi, 1);
+    job.w.n_inputs = 3;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_INVALID_ARGUMENT,
+                        "input");
+    job_free(&job);
+    /* mfi's lookback is the period: 14 needs 15 samples. */
+    mfi.cols = 14;
+    job_init(&job, rt, &mfi, 1);
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "lookback");
+    job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* The descriptors carry TA-Lib's output names and defaults. */
+Test(catalog_runtime_more, descriptors_name_talib_outputs) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "adosc", &info), APO_OK);
+    cr_assert_eq(info.n_inputs, 4);
+    cr_assert_eq(info.n_params, 2);
+    cr_assert_str_eq(info.param_names[0], "fastperiod");
+    cr_assert_str_eq(info.param_names[1], "slowperiod");
+    cr_assert_eq(info.param_defaults[0], 3);
+    cr_assert_eq(info.param_defaults[1], 10);
+    cr_assert_eq(apo_kernel_get(rt, "adx", &info), APO_OK);
+    cr_assert_eq(info.param_min[0], 2);
+    cr_assert_eq(apo_kernel_get(rt, "mfi", &info), APO_OK);
+    cr_assert_eq(info.n_inputs, 4);
+    cr_assert_eq(info.param_defaults[0], 14);
+    cr_assert_eq(apo_kernel_get(rt, "kama", &info), APO_OK);
+    cr_assert_eq(info.param_defaults[0], 30);
+    apo_runtime_destroy(rt);
+}
