@@ -261,3 +261,8 @@ void assert_model(const json_t *d, double latency_ms, double ms_per_melem) {
     cr_assert(fabs(cost - ms_per_melem) < 0.01 * ms_per_melem, "ms_per_melem %g, want %g", cost,
               ms_per_melem);
 }
+
+double walk_step(unsigned *state) {
+    *state = *state * 1103515245u + 12345u;
+    return ((double)(*state >> 8) / (double)(1u << 24)) - 0.5;
+}

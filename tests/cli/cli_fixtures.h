@@ -96,4 +96,7 @@ int file_exists(const char *path);
 /* Checks one device of a profile: a model close to the simulated rate and latency. */
 void assert_model(const json_t *d, double latency_ms, double ms_per_melem);
 
+/* One step of a random walk in text, from a seed, for the CSV files the cases write. */
+double walk_step(unsigned *state);
+
 #endif

@@ -6,8 +6,11 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_fixtures.h"
+
+TestSuite(cli, .fini = cli_cleanup);
 
 Test(cli, input_map_reads_named_inputs_and_refuses_bad_maps, .timeout = 120) {
     make_work_dir();

@@ -26,12 +26,6 @@
 
 TestSuite(cli, .fini = cli_cleanup);
 
-/* A random walk in text, from a seed, for the CSV files below. */
-static double walk_step(unsigned *state) {
-    *state = *state * 1103515245u + 12345u;
-    return ((double)(*state >> 8) / (double)(1u << 24)) - 0.5;
-}
-
 static double *read_doubles(const char *path, size_t *n) {
     size_t len = 0;
     char *d = read_all(path, &len);
