@@ -1,5 +1,6 @@
 /*
- * A user kernel registered with apportion: a simple moving average of `period` samples.
+ * A user kernel registered with apportion: a simple moving average of `period` samples,
+ * named my_sma because a user kernel may not take a built-in's name (the catalog has sma).
  * Build: cc user_kernel.c $(pkg-config --cflags --libs apportion)
  *
  * The runtime cuts each series into tiles and calls sma() once per tile, on any device
@@ -43,7 +44,7 @@ int main(void) {
     static const double defaults[] = {5};
     static const char *const outputs[] = {"sma"};
     apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "sma";
+    desc.name = "my_sma";
     desc.n_inputs = 1;
     desc.n_outputs = 1;
     desc.output_names = outputs;
@@ -73,7 +74,7 @@ int main(void) {
     const double *inputs[] = {x};
     double *outs[] = {y};
     apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "sma";
+    w.kernel = "my_sma";
     w.rows = 1;
     w.cols = N;
     w.inputs = inputs;

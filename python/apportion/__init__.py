@@ -10,6 +10,8 @@ from . import _core
 from ._default import default_runtime, set_default_runtime
 from .errors import *  # noqa: F401,F403  (the exception classes)
 from .errors import ApportionError, NonFiniteOutputWarning
+from . import catalog
+from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
 
@@ -26,4 +28,5 @@ __all__ = [
     "macd",
     "returns_stats",
     "set_default_runtime",
-]
+    "catalog",
+] + catalog.__all__
