@@ -381,6 +381,8 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
         pass_turn(b);
     }
 
+    /* Read before any thread runs: a serial schedule draws from b.rng under b.m. */
+    const uint64_t thread_seed = b.rng;
     std::vector<thread_ctx> threads(b.n);
     std::vector<pthread_t> ids(b.n);
     pthread_attr_t attr;
@@ -393,7 +395,7 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
         t.tid = started;
         t.lane = started % kWarp;
         t.warp = started / kWarp;
-        t.rng = b.rng ^ ((uint64_t)(started + 1) * 0x9e3779b97f4a7c15ull);
+        t.rng = thread_seed ^ ((uint64_t)(started + 1) * 0x9e3779b97f4a7c15ull);
         if (pthread_create(&ids[started], &attr, thread_main, &t) != 0) {
             std::lock_guard<std::mutex> l(b.m);
             set_fault(b, "the host could not start a thread for every CUDA thread of the block");
