@@ -1,0 +1,71 @@
+/*
+ * simt_api.h: how a test (C or C++) drives the SIMT layer (tests/simt/simt.h, docs/cuda.md,
+ * "Device code on the host"): the schedule of the simulated threads, where async copies
+ * land, a barrier to leave out, and what the launches did.
+ */
+#ifndef APO_SIMT_API_H
+#define APO_SIMT_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum simt_schedule {
+    /* Every thread of a block runs at once on its own host thread; barriers block. What
+     * ThreadSanitizer watches. */
+    SIMT_FREE = 0,
+    /* The threads of a block still have host threads of their own, but one runs at a time,
+     * from one barrier to the next, in an order drawn at random (from the seed) each time a
+     * thread stops: every interleaving of the phases between barriers can come up. */
+    SIMT_SERIAL_RANDOM = 1,
+    /* As SIMT_SERIAL_RANDOM, always the highest-numbered runnable thread first: lane 31 runs
+     * its phase before lane 0 runs the previous one, whenever a barrier lets it. */
+    SIMT_SERIAL_DESCENDING = 2,
+    /* The lowest-numbered runnable thread first: lane 0 runs ahead of the others. */
+    SIMT_SERIAL_ASCENDING = 3,
+} simt_schedule;
+
+typedef enum simt_copies {
+    SIMT_COPIES_RANDOM = 0, /* each async copy lands early or late at random */
+    SIMT_COPIES_EARLY = 1,  /* when it is issued */
+    SIMT_COPIES_LATE = 2,   /* when its batch is waited for */
+} simt_copies;
+
+typedef struct simt_options {
+    simt_schedule schedule;
+    simt_copies copies;
+    uint64_t seed;
+    /* 0: every barrier holds. n > 0: every thread skips its n-th call of __syncwarp or
+     * __syncthreads in each block (the planted fault of the missing barrier). */
+    unsigned long skip_barrier;
+} simt_options;
+
+/* For the launches that follow (the default: SIMT_FREE, SIMT_COPIES_RANDOM, seed 1, no
+ * barrier skipped). */
+void simt_set_options(const simt_options *o);
+
+typedef struct simt_stats {
+    unsigned long launches, failed_launches;
+    unsigned long blocks, threads;
+    unsigned long barriers, skipped_barriers;
+    unsigned long copies_early, copies_late;
+    size_t most_dynamic_shared, most_static_shared;
+    unsigned most_block_threads;
+} simt_stats;
+
+void simt_get_stats(simt_stats *s);
+void simt_reset_stats(void);
+
+/* Why the last failed launch failed ("" when none has): a limit, or a fault the layer saw
+ * while the kernel ran (a lane that left its warp waiting at a barrier, threads that could
+ * never meet at one, a bad async copy). */
+const char *simt_last_failure(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_SIMT_API_H */
