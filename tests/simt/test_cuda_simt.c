@@ -4,9 +4,9 @@
  * the real launchers of kernels_cuda.h, with one host thread per CUDA thread, real warp and block
  * barriers, poisoned shared memory, async copies landing early and late and the launch
  * limits of an sm_90 device. Their outputs and partials must have the bits of the CPU tile
- * functions (kernels/dispatch/kernels.h), on the gpu suite's shapes, with the threads running at once
- * (what ThreadSanitizer watches in its build) and in serial orders drawn at random. A barrier
- * left out must change the bits, and the layer's own rules (indices, limits, intrinsics,
+ * functions (kernels/dispatch/kernels.h), on the gpu suite's shapes, with the threads running
+ * at once (what ThreadSanitizer watches in its build) and in serial orders drawn at random. A
+ * barrier left out must change the bits, and the layer's own rules (indices, limits, intrinsics,
  * faults) are checked on small kernels of its own (tests/simt/probe.cu).
  *
  * As in tests/kernels/test_cuda_staging.c, each view runs on an input poisoned outside what it may
@@ -334,8 +334,8 @@ static void expect_cpu_bits(const shape *shapes, size_t n) {
     }
 }
 
-/* The gpu suite's shapes (tests/gpu/test_gpu.c, tests/kernels/test_cuda_staging.c), kept small: tile
- * boundaries and ragged last tiles, several rows, chunks that start and end inside rows, NaN
+/* The gpu suite's shapes (tests/gpu/test_gpu.c, tests/kernels/test_cuda_staging.c), kept small:
+ * tile boundaries and ragged last tiles, several rows, chunks that start and end inside rows, NaN
  * runs, infinities, huge magnitudes, nbdev 0, tiles much shorter than the real ones (a
  * warp's lanes then span rows), bollinger's periods around the longest staged lookback
  * (96 takes the largest ring: 48128 bytes of dynamic shared memory; 97 the simple kernel). */
