@@ -1,8 +1,10 @@
 /*
  * test_catalog_runtime.c: the indicator catalog through the runtime. Every catalog kernel
  * gives bitwise the outputs of the cpu device alone on simulated devices at skewed ratios,
- * split by rows and along time; a sweep gives each set the bits of its call alone; the
- * parameters' bounds and series shorter than the lookback are refused with a clear message.
+ * split by rows and along time, with rows of several tiles and a gap; a sweep gives each set
+ * the bits of its call alone; the parameters' bounds, series shorter than the lookback and
+ * missing inputs are refused with a clear message; the descriptors carry TA-Lib's names and
+ * defaults.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -13,86 +15,111 @@
 #include "catalog_reference.h"
 #include "helpers.h"
 
-/* Every catalog kernel, with a period that makes its tiles several per row (0: none). */
+/* The columns of an OHLCV walk, and a second close for pair kernels (correl, beta). */
+enum { HIGH, LOW, CLOSE, VOLUME, Y, N_COLUMNS };
+
+/* A catalog kernel with a period that makes its tiles several per row (0: the kernel's
+ * defaults), the samples per row, and its inputs as columns, in the kernel's order. */
 typedef struct cat_case {
     const char *kernel;
     double period;
+    size_t cols;
+    size_t n_in;
+    int in[4];
 } cat_case;
 
+#define CLOSE_ONLY                                                                                 \
+    1, { CLOSE }
+#define HLC                                                                                        \
+    3, { HIGH, LOW, CLOSE }
+#define HLCV                                                                                       \
+    4, { HIGH, LOW, CLOSE, VOLUME }
+
 static const cat_case cases[] = {
-    {"sma", 30},
-    {"ema", 9},
-    {"wma", 20},
-    {"dema", 5},
-    {"tema", 4},
-    {"mom", 10},
-    {"roc", 1},
-    {"rsi", 14},
-    {"cmo", 2},
-    {"willr", 14},
-    {"cci", 20},
-    {"stddev", 5},
-    {"var", 1},
-    {"max", 300},
-    {"min", 2},
-    {"linearreg", 14},
-    {"linearreg_slope", 3},
-    {"correl", 30},
-    {"beta", 5},
-    {"aroon", 14},
-    {"stochf", 0},
-    {"stoch", 0},
-    {"trange", 0},
-    {"atr", 14},
-    {"natr", 3},
+    {"sma", 30, 25000, CLOSE_ONLY},
+    {"ema", 9, 25000, CLOSE_ONLY},
+    {"wma", 20, 25000, CLOSE_ONLY},
+    {"dema", 5, 25000, CLOSE_ONLY},
+    {"tema", 4, 25000, CLOSE_ONLY},
+    {"kama", 10, 400000, CLOSE_ONLY},
+    {"mom", 10, 25000, CLOSE_ONLY},
+    {"roc", 1, 25000, CLOSE_ONLY},
+    {"rsi", 14, 25000, CLOSE_ONLY},
+    {"cmo", 2, 25000, CLOSE_ONLY},
+    {"willr", 14, 25000, HLC},
+    {"cci", 20, 25000, HLC},
+    {"stochf", 0, 25000, HLC},
+    {"stoch", 0, 25000, HLC},
+    {"stddev", 5, 25000, CLOSE_ONLY},
+    {"var", 1, 25000, CLOSE_ONLY},
+    {"max", 300, 25000, CLOSE_ONLY},
+    {"min", 2, 25000, CLOSE_ONLY},
+    {"linearreg", 14, 25000, CLOSE_ONLY},
+    {"linearreg_slope", 3, 25000, CLOSE_ONLY},
+    {"correl", 30, 25000, 2, {CLOSE, Y}},
+    {"beta", 5, 25000, 2, {CLOSE, Y}},
+    {"zscore", 20, 25000, CLOSE_ONLY},
+    {"trange", 0, 25000, HLC},
+    {"atr", 14, 25000, HLC},
+    {"natr", 3, 25000, HLC},
+    {"aroon", 14, 25000, 2, {HIGH, LOW}},
+    {"plus_di", 14, 40000, HLC},
+    {"minus_di", 5, 40000, HLC},
+    {"adx", 14, 60000, HLC},
+    {"mfi", 14, 25000, HLCV},
+    {"vwap", 14, 25000, HLCV},
+    {"adosc", 0, 25000, HLCV},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-/* A workload of `kernel` on OHLCV walks of rows x cols, its inputs by name, its outputs
- * poisoned. */
+/* The case of `kernel`, with `cols` samples a row. */
+static cat_case case_of(const char *kernel, size_t cols) {
+    for (size_t i = 0; i < N_CASES; i++)
+        if (strcmp(cases[i].kernel, kernel) == 0) {
+            cat_case c = cases[i];
+            c.cols = cols;
+            return c;
+        }
+    cr_assert_fail("no case for %s", kernel);
+    return cases[0];
+}
+
 typedef struct cat_job {
     apo_workload w;
-    double *columns[5]; /* open, high, low, close, volume */
+    double *columns[N_COLUMNS];
     const double *inputs[APO_MAX_IO];
     double *outputs[APO_MAX_IO];
     apo_param params[APO_MAX_PARAMS];
     size_t len;
 } cat_job;
 
-static const char *const column_names[5] = {"open", "high", "low", "close", "volume"};
-
-static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t rows, size_t cols) {
+static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t rows) {
     memset(job, 0, sizeof *job);
     apo_workload w = APO_WORKLOAD_INIT;
     job->w = w;
     job->w.kernel = c->kernel;
     job->w.rows = rows;
-    job->w.cols = cols;
-    job->len = rows * cols;
-    for (size_t i = 0; i < 5; i++) {
+    job->w.cols = c->cols;
+    job->len = rows * c->cols;
+    for (size_t i = 0; i < N_COLUMNS; i++) {
         job->columns[i] = malloc(job->len * sizeof(double));
         cr_assert_not_null(job->columns[i]);
     }
-    for (size_t r = 0; r < rows; r++)
-        apo__ref_ohlcv(11 + r, cols, 100.0, 0.5, job->columns[0] + r * cols,
-                       job->columns[1] + r * cols, job->columns[2] + r * cols,
-                       job->columns[3] + r * cols, job->columns[4] + r * cols);
+    for (size_t r = 0; r < rows; r++) {
+        const size_t at = r * c->cols;
+        apo__ref_ohlcv(11 + r, c->cols, 100.0, 0.5, NULL, job->columns[HIGH] + at,
+                       job->columns[LOW] + at, job->columns[CLOSE] + at, job->columns[VOLUME] + at);
+        apo__ref_ohlcv(911 + r, c->cols, 60.0, 0.3, NULL, NULL, NULL, job->columns[Y] + at, NULL);
+    }
     /* A gap in the middle of the first row, in every column. */
-    for (size_t i = 0; i < 5; i++)
-        job->columns[i][cols / 2] = NAN;
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        job->columns[i][c->cols / 2] = NAN;
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, c->kernel, &info), APO_OK, "%s", apo_last_error());
-    job->w.n_inputs = info.n_inputs;
-    /* The catalog's inputs are close alone; high, low, close; or two series (high, low
-     * here, for aroon's high and low and for the x and y of correl and beta). */
-    if (info.n_inputs == 1) {
-        job->inputs[0] = job->columns[3];
-    } else {
-        cr_assert(info.n_inputs == 2 || info.n_inputs == 3);
-        for (size_t i = 0; i < info.n_inputs; i++)
-            job->inputs[i] = job->columns[1 + i];
-    }
-    (void)column_names;
+    cr_assert_eq(info.n_inputs, c->n_in, "%s", c->kernel);
+    job->w.n_inputs = c->n_in;
+    for (size_t i = 0; i < c->n_in; i++)
+        job->inputs[i] = job->columns[c->in[i]];
     job->w.inputs = job->inputs;
     job->w.n_outputs = info.n_outputs;
     for (size_t o = 0; o < info.n_outputs; o++) {
@@ -103,6 +130,7 @@ static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t ro
     }
     job->w.outputs = job->outputs;
     job->w.params = job->params;
+    /* Period 0: the kernel's defaults (adosc's fastperiod 3 and slowperiod 10). */
     if (c->period > 0) {
         job->params[0].name = "timeperiod";
         job->params[0].value = c->period;
@@ -111,7 +139,7 @@ static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t ro
 }
 
 static void job_free(cat_job *job) {
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < N_COLUMNS; i++)
         free(job->columns[i]);
     for (size_t o = 0; o < job->w.n_outputs; o++)
         free(job->outputs[o]);
@@ -133,32 +161,35 @@ static size_t bitwise_diff(const cat_job *a, const cat_job *b, size_t o) {
     return diff;
 }
 
-Test(catalog_runtime, every_kernel_same_bits_on_every_device_set_ratio_and_axis, .timeout = 600) {
+Test(catalog_runtime, every_kernel_same_bits_on_every_device_set_ratio_and_axis, .timeout = 900) {
     static const char *const device_sets[] = {"sim:a,sim:b", "cpu,sim:a",
                                               "sim:a,sim:b,sim:c,sim:d,sim:e"};
     apo_runtime *cpu = test_runtime("cpu");
     for (size_t ci = 0; ci < N_CASES; ci++) {
         const cat_case *c = &cases[ci];
-        /* 3 rows of about 2.5 tiles each (the longest tile here is atr(14)'s 9824). */
-        const size_t rows = 3, cols = 25000;
+        const size_t rows = 3;
         cat_job ref;
-        job_init(&ref, cpu, c, rows, cols);
+        job_init(&ref, cpu, c, rows);
         run(cpu, &ref, NULL, 0, APO_SPLIT_AUTO);
+        size_t finite = 0;
         for (size_t o = 0; o < ref.w.n_outputs; o++)
-            for (size_t t = 0; t < ref.len; t++)
+            for (size_t t = 0; t < ref.len; t++) {
                 cr_assert_neq(ref.outputs[o][t], -12345.678, "%s output %zu[%zu] unwritten",
                               c->kernel, o, t);
+                finite += isfinite(ref.outputs[o][t]) != 0;
+            }
+        cr_assert_gt(finite, ref.len / 2, "%s: most outputs are values", c->kernel);
         for (size_t di = 0; di < sizeof device_sets / sizeof device_sets[0]; di++) {
             apo_runtime *rt = test_runtime(device_sets[di]);
             size_t n;
             apo_device_count(rt, &n);
             for (int trial = 0; trial < 3; trial++) {
                 double ratios[APO_MAX_DEVICES];
-                test_random_ratios(500 * ci + 10 * di + (uint64_t)trial, n, ratios);
+                test_random_ratios(700 * ci + 10 * di + (uint64_t)trial, n, ratios);
                 const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
                 for (size_t si = 0; si < 2; si++) {
                     cat_job got;
-                    job_init(&got, rt, c, rows, cols);
+                    job_init(&got, rt, c, rows);
                     run(rt, &got, trial == 0 ? NULL : ratios, trial == 0 ? 0 : n, splits[si]);
                     for (size_t o = 0; o < ref.w.n_outputs; o++)
                         cr_assert_eq(bitwise_diff(&ref, &got, o), 0,
@@ -175,16 +206,15 @@ Test(catalog_runtime, every_kernel_same_bits_on_every_device_set_ratio_and_axis,
 }
 
 /* A sweep over the period gives each set the bits of its call alone. */
-Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 300) {
+Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 600) {
     apo_runtime *rt = test_runtime("sim:a,sim:b,sim:c");
-    const char *kernels[] = {"sma", "ema", "stddev", "atr"};
+    static const char *const kernels[] = {"sma", "ema", "stddev", "atr", "zscore", "adx", "mfi"};
     const double periods[] = {2, 14, 77};
-    for (size_t ki = 0; ki < 4; ki++) {
-        const cat_case c = {kernels[ki], 0};
-        const size_t rows = 2, cols = 9000;
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        const cat_case c = case_of(kernels[ki], 9000);
+        const size_t rows = 2, sets = 3;
         cat_job sweep;
-        job_init(&sweep, rt, &c, rows, cols);
-        const size_t sets = 3;
+        job_init(&sweep, rt, &c, rows);
         for (size_t o = 0; o < sweep.w.n_outputs; o++) {
             free(sweep.outputs[o]);
             sweep.outputs[o] = malloc(sets * sweep.len * sizeof(double));
@@ -197,16 +227,18 @@ Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 300) {
         sw.names = names;
         sw.values = periods;
         sweep.w.sweep = &sw;
+        sweep.w.n_params = 0;
         run(rt, &sweep, NULL, 0, APO_SPLIT_TIME);
         for (size_t s = 0; s < sets; s++) {
-            const cat_case one_case = {kernels[ki], periods[s]};
+            cat_case one_case = c;
+            one_case.period = periods[s];
             cat_job one;
-            job_init(&one, rt, &one_case, rows, cols);
+            job_init(&one, rt, &one_case, rows);
             run(rt, &one, NULL, 0, APO_SPLIT_AUTO);
             for (size_t o = 0; o < one.w.n_outputs; o++)
                 cr_assert(memcmp(sweep.outputs[o] + s * one.len, one.outputs[o],
                                  one.len * sizeof(double)) == 0,
-                          "%s set %zu output %zu", kernels[ki], s, o);
+                          "%s set %zu output %zu", c.kernel, s, o);
             job_free(&one);
         }
         job_free(&sweep);
@@ -216,9 +248,9 @@ Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 300) {
 
 Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
     apo_runtime *rt = test_runtime("cpu");
-    const cat_case sma = {"sma", 30};
+    const cat_case sma = case_of("sma", 100);
     cat_job job;
-    job_init(&job, rt, &sma, 1, 100);
+    job_init(&job, rt, &sma, 1);
     apo_report report = APO_REPORT_INIT;
     job.params[0].value = 1; /* TA-Lib's SMA period is 2 .. 100000 */
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
@@ -235,21 +267,21 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
                         "lookback");
     /* A period of 100 on 100 samples defines the last output only (job_init's gap
      * filled). */
-    job.columns[3][50] = 100.0;
+    job.columns[CLOSE][50] = 100.0;
     job.params[0].value = 100;
     cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
     cr_assert(isnan(job.outputs[0][98]) && isfinite(job.outputs[0][99]));
     job_free(&job);
 
     /* atr's lookback is the period itself: 14 needs 15 samples. */
-    const cat_case atr = {"atr", 14};
-    job_init(&job, rt, &atr, 1, 14);
+    cat_case atr = case_of("atr", 14);
+    job_init(&job, rt, &atr, 1);
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
                         "lookback");
     job_free(&job);
     /* stoch offers TA-Lib's default moving average only (matype 0, the SMA). */
-    const cat_case stoch = {"stoch", 0};
-    job_init(&job, rt, &stoch, 1, 100);
+    const cat_case stoch = case_of("stoch", 100);
+    job_init(&job, rt, &stoch, 1);
     job.params[0].name = "slowd_matype";
     job.params[0].value = 1;
     job.w.n_params = 1;
@@ -257,10 +289,70 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
                         "slowd_matype");
     job_free(&job);
     /* Three inputs are required: two are refused. */
-    job_init(&job, rt, &atr, 1, 100);
+    atr.cols = 100;
+    job_init(&job, rt, &atr, 1);
     job.w.n_inputs = 2;
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_INVALID_ARGUMENT,
                         "input");
     job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+Test(catalog_runtime, bounds_of_directional_and_volume_kernels_are_refused) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_report report = APO_REPORT_INIT;
+    /* adx's period is 2 .. 100000 (TA-Lib's) and its lookback 2p - 1. */
+    cat_case adx = case_of("adx", 100);
+    cat_job job;
+    job_init(&job, rt, &adx, 1);
+    job.params[0].value = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "timeperiod");
+    job.params[0].value = 100001;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "timeperiod");
+    job.params[0].value = 51; /* lookback 101 > 100 samples */
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "lookback");
+    job.params[0].value = 50; /* lookback 99: the last sample only (job_init's gap filled) */
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        job.columns[i][50] = job.columns[i][49];
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
+    cr_assert(isnan(job.outputs[0][98]) && isfinite(job.outputs[0][99]));
+    /* Four inputs for mfi: three are refused. */
+    job_free(&job);
+    cat_case mfi = case_of("mfi", 100);
+    job_init(&job, rt, &mfi, 1);
+    job.w.n_inputs = 3;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_INVALID_ARGUMENT,
+                        "input");
+    job_free(&job);
+    /* mfi's lookback is the period: 14 needs 15 samples. */
+    mfi.cols = 14;
+    job_init(&job, rt, &mfi, 1);
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "lookback");
+    job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* The descriptors carry TA-Lib's output names and defaults. */
+Test(catalog_runtime, descriptors_name_talib_outputs) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "adosc", &info), APO_OK);
+    cr_assert_eq(info.n_inputs, 4);
+    cr_assert_eq(info.n_params, 2);
+    cr_assert_str_eq(info.param_names[0], "fastperiod");
+    cr_assert_str_eq(info.param_names[1], "slowperiod");
+    cr_assert_eq(info.param_defaults[0], 3);
+    cr_assert_eq(info.param_defaults[1], 10);
+    cr_assert_eq(apo_kernel_get(rt, "adx", &info), APO_OK);
+    cr_assert_eq(info.param_min[0], 2);
+    cr_assert_eq(apo_kernel_get(rt, "mfi", &info), APO_OK);
+    cr_assert_eq(info.n_inputs, 4);
+    cr_assert_eq(info.param_defaults[0], 14);
+    cr_assert_eq(apo_kernel_get(rt, "kama", &info), APO_OK);
+    cr_assert_eq(info.param_defaults[0], 30);
     apo_runtime_destroy(rt);
 }
