@@ -51,7 +51,7 @@ elapsed() { echo $(($(date +%s) - start)); }
 # The gpu suite's executables (tests/gpu/meson.build): host arrays, device-resident arrays and
 # large workloads, and the cases that act as a CUDA caller (built with the CUDA backend, which
 # a bundle always has).
-gpu_suite_targets="tests/gpu/test_gpu tests/gpu/test_gpu_resident tests/gpu/test_gpu_caller"
+gpu_suite_targets=(tests/gpu/test_gpu tests/gpu/test_gpu_resident tests/gpu/test_gpu_caller)
 
 # Libraries of glibc itself: a bundle must use the machine's own.
 is_glibc() {
@@ -115,18 +115,18 @@ build_and_bundle() {
             }
             rm -f "$setup_log"
         fi
-        ninja -C "$build" cli/apportion $gpu_suite_targets bench/apo-bench-kernels >/dev/null || {
+        ninja -C "$build" cli/apportion "${gpu_suite_targets[@]}" bench/apo-bench-kernels >/dev/null || {
             echo "gpu-check: the build failed" >&2
             return 1
         }
     fi
-    for b in cli/apportion $gpu_suite_targets bench/apo-bench-kernels runtime/libapportion.so; do
+    for b in cli/apportion "${gpu_suite_targets[@]}" bench/apo-bench-kernels runtime/libapportion.so; do
         [ -e "$build/$b" ] || { echo "gpu-check: $build/$b is not built" >&2; return 1; }
     done
     rm -rf "$bundle"
     mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/data"
     cp "$build/cli/apportion" "$build/bench/apo-bench-kernels" "$bundle/bin/"
-    for b in $gpu_suite_targets; do
+    for b in "${gpu_suite_targets[@]}"; do
         cp "$build/$b" "$bundle/bin/"
     done
     name=$(readelf -d "$build/runtime/libapportion.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -322,9 +322,9 @@ step_selftest() {
 # bundle fails the step, one that runs out of time times it out; the detail line gives each
 # one's synthesis.
 step_gpu_suite() {
-    local b name rc=0 one summary= cap=$STEP_TIMEOUT t0
+    local b name rc=0 one summary='' synthesis cap=$STEP_TIMEOUT t0
     t0=$(date +%s)
-    for b in $gpu_suite_targets; do
+    for b in "${gpu_suite_targets[@]}"; do
         name=${b##*/}
         if [ ! -x "$bin/$name" ]; then
             echo "$name is not in the bundle" >&2
@@ -343,8 +343,8 @@ step_gpu_suite() {
         one=$?
         cat "$work/$name.log"
         case $one in 0) ;; 124 | 137) rc=124 ;; *) [ "$rc" -eq 0 ] && rc=1 ;; esac
-        summary="$summary$name: exit $one $(grep -E 'Synthesis' "$work/$name.log" | tail -n 1 |
-            sed 's/.*Synthesis: //'); "
+        synthesis=$(grep -E 'Synthesis' "$work/$name.log" | tail -n 1 | sed 's/.*Synthesis: //')
+        summary="$summary$name: exit $one${synthesis:+, $synthesis}; "
     done
     detail "$summary"
     return $rc
