@@ -9,6 +9,7 @@
  */
 #include "gpu_fixtures.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
