@@ -230,7 +230,7 @@ int criterion_run_all_tests(struct criterion_test_set *set) {
     return failing + crashing == 0;
 }
 
-/* Weak, so that a test program with its own main (test_gpu.c) keeps it. */
+/* Weak, so that a test program with its own main (the gpu suite's, gpu/gpu_fixtures.c) keeps it. */
 __attribute__((weak)) int main(int argc, char *argv[]) {
     struct criterion_test_set *set = criterion_initialize();
     int ok = criterion_handle_args(argc, argv, 1) ? criterion_run_all_tests(set) : 1;

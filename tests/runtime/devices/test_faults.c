@@ -386,9 +386,11 @@ Test(faults, settings_are_checked_and_read_from_the_environment, .timeout = 60) 
     apo_runtime_destroy(rt);
 
     /* Good values apply: the floor is the deadline of a virtual-clock sim, and one failed
-     * call quarantines. The config beats the environment. */
+     * call quarantines. The config beats the environment. The floors (2.5 s and 1.25 s) are
+     * the healthy b's deadline too: far above its work, so that a busy machine cannot make
+     * it miss them and fail the call. */
     setenv("APPORTION_DEADLINE_FACTOR", "20", 1);
-    setenv("APPORTION_DEADLINE_FLOOR", "0.25", 1);
+    setenv("APPORTION_DEADLINE_FLOOR", "2.5", 1);
     setenv("APPORTION_QUARANTINE_AFTER", "1", 1);
     for (int use_config = 0; use_config <= 1; use_config++) {
         apo_config c2 = APO_CONFIG_INIT;
@@ -396,7 +398,7 @@ Test(faults, settings_are_checked_and_read_from_the_environment, .timeout = 60) 
         c2.sim_clock = APO_SIM_CLOCK_VIRTUAL;
         c2.profiles = APO_SWITCH_OFF;
         if (use_config) {
-            c2.deadline_floor_s = 0.125;
+            c2.deadline_floor_s = 1.25;
             c2.quarantine_after = 2;
         }
         cr_assert_eq(apo_runtime_create(&c2, &rt), APO_OK, "%s", apo_last_error());
@@ -404,7 +406,7 @@ Test(faults, settings_are_checked_and_read_from_the_environment, .timeout = 60) 
         case_job(&job, rt, &cases[0], APO_SPLIT_TIME);
         apo_report r = APO_REPORT_INIT;
         cr_assert_eq(test_job_run(&job, rt, &r), APO_OK, "%s", apo_last_error());
-        cr_assert_eq(r.devices[1].deadline_ms, use_config ? 125.0 : 250.0);
+        cr_assert_eq(r.devices[1].deadline_ms, use_config ? 1250.0 : 2500.0);
         cr_assert_eq(r.devices[0].quarantined, !use_config);
         test_job_free(&job);
         apo_runtime_destroy(rt);

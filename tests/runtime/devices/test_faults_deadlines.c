@@ -29,10 +29,11 @@
 
 Test(faults, a_device_that_stops_answering_is_abandoned_and_its_tiles_redone, .timeout = 120) {
     /* b answers nothing from its first task; a and c redo its share once its deadline (the
-     * 0.2 s floor: on the virtual clock the model says nothing about real time) passes.
-     * The floor leaves a and c, which compute for about a millisecond, a wide margin on a
-     * loaded machine. */
-    fault_config fc = {.floor_s = 0.2};
+     * 1 s floor: on the virtual clock the model says nothing about real time) passes.
+     * The floor gives a and c, which compute for about a millisecond, a thousand times their
+     * work, so that a busy machine cannot make them miss it too (docs/robustness.md, "A busy
+     * machine"); b costs 1 s of waiting per runtime, 8 s in all. */
+    fault_config fc = {.floor_s = 1.0};
     tally t = {0};
     for (size_t k = 0; k < N_CASES; k++) {
         test_job ref;
@@ -48,12 +49,12 @@ Test(faults, a_device_that_stops_answering_is_abandoned_and_its_tiles_redone, .t
                 check_report(&t, &r);
                 const apo_device_report *b = &r.devices[1];
                 cr_assert(b->quarantined, "call %d", call);
-                cr_assert(strstr(b->quarantine_reason, "missed its deadline of 200.0 ms") != NULL,
+                cr_assert(strstr(b->quarantine_reason, "missed its deadline of 1000.0 ms") != NULL,
                           "%s", b->quarantine_reason);
                 if (call == 0) {
                     cr_assert(b->failed && b->deadline_missed);
                     cr_assert_eq(r.deadlines_missed, 1);
-                    cr_assert_eq(b->deadline_ms, 200.0);
+                    cr_assert_eq(b->deadline_ms, 1000.0);
                     cr_assert_eq(b->elements, 0);
                 } else {
                     cr_assert(!b->failed && !b->deadline_missed && b->elements == 0);
@@ -78,7 +79,9 @@ Test(faults, a_device_that_stops_answering_mid_share_or_in_failover, .timeout = 
         /* b stops answering while flaky a and failing d come and go */
         "sim:a:flaky=0.5:seed=3,sim:b:hang_after=2,sim:c,sim:d:fail_after=3",
     };
-    fault_config fc = {.floor_s = 0.2};
+    /* The healthy devices' deadline is 1 s, a thousand times their work: on a busy machine a
+     * 0.2 s floor could abandon them too and fail the call. */
+    fault_config fc = {.floor_s = 1.0};
     tally t = {0};
     for (size_t k = 0; k < N_CASES; k++) {
         test_job ref;
@@ -122,7 +125,8 @@ Test(faults, deadlines_on_the_wall_clock, .timeout = 120) {
  * hold: its wait must block until the deadline abandons it (no undefined cast, no spinning),
  * and the others redo its tiles with the reference's bits. */
 Test(faults, an_absurdly_slow_sim_waits_for_its_deadline, .timeout = 60) {
-    fault_config fc = {.clock = APO_SIM_CLOCK_WALL, .floor_s = 0.2};
+    /* The 1 s floor is a's deadline too: a hundred times its 10 ms of work. */
+    fault_config fc = {.clock = APO_SIM_CLOCK_WALL, .floor_s = 1.0};
     tally t = {0};
     test_job ref;
     reference(&cases[0], &ref);
@@ -153,8 +157,10 @@ Test(faults, wait_times_are_clamped_before_the_cast_to_time_t) {
 Test(faults, the_deadline_follows_the_model, .timeout = 120) {
     /* Wall clock: the first call teaches the models (each device's 1/2 of 110k elements
      * at 2e7 per second: about 3 ms), so that in the second b's deadline is factor x its
-     * predicted time, far above the floor. */
-    fault_config fc = {.clock = APO_SIM_CLOCK_WALL, .floor_s = 0.2, .factor = 200};
+     * predicted time, far above the floor. The floor (the first call's deadline) is 1 s and
+     * the factor 1000, so that the healthy a meets both with a wide margin on a busy machine;
+     * b's hang then costs about 3 s of waiting. */
+    fault_config fc = {.clock = APO_SIM_CLOCK_WALL, .floor_s = 1.0, .factor = 1000};
     apo_runtime *rt = fault_runtime("sim:a:rate=2e7,sim:b:rate=2e7:hang_after=5", &fc);
     test_job ref;
     reference(&cases[0], &ref);
@@ -166,7 +172,7 @@ Test(faults, the_deadline_follows_the_model, .timeout = 120) {
     cr_assert_eq(test_job_run(&got, rt, &r), APO_OK, "%s", apo_last_error());
     check_report(&t, &r);
     cr_assert_eq(r.deadlines_missed, 0, "no model yet: the floor must cover the first call");
-    cr_assert_eq(r.devices[1].deadline_ms, 200.0, "without a model the deadline is the floor");
+    cr_assert_eq(r.devices[1].deadline_ms, 1000.0, "without a model the deadline is the floor");
     test_job_free(&got);
 
     /* b's model as the runtime knows it now, before the second call. */
@@ -190,8 +196,8 @@ Test(faults, the_deadline_follows_the_model, .timeout = 120) {
     cr_assert(b->deadline_missed && b->quarantined);
     double predicted_ms =
         model->latency_ms + model->ms_per_melem * (double)b->elements_moved_out / 1e6;
-    double expect_ms = 200 * predicted_ms > 200.0 ? 200 * predicted_ms : 200.0;
-    cr_assert(expect_ms > 200.0, "the model predicts %g ms: the test needs more work",
+    double expect_ms = 1000 * predicted_ms > 1000.0 ? 1000 * predicted_ms : 1000.0;
+    cr_assert(expect_ms > 1000.0, "the model predicts %g ms: the test needs more work",
               predicted_ms);
     cr_assert(fabs(b->deadline_ms - expect_ms) <= 1e-6 * expect_ms, "deadline %g ms, expected %g",
               b->deadline_ms, expect_ms);
@@ -245,7 +251,8 @@ Test(faults, a_late_task_never_writes_after_the_call_returned, .timeout = 60) {
     };
     tally t = {0};
     for (size_t i = 0; i < 2; i++) {
-        fault_config fc = {.clock = runs[i].clock, .floor_s = 0.2};
+        /* 1 s: the healthy device's deadline too, far above its work on a busy machine. */
+        fault_config fc = {.clock = runs[i].clock, .floor_s = 1.0};
         test_job ref;
         reference(&cases[1], &ref);
         apo_runtime *rt = fault_runtime(runs[i].devices, &fc);
@@ -311,11 +318,13 @@ static void check_doubled(const test_job *job) {
 }
 
 Test(faults, a_cpu_tile_already_running_is_waited_for, .timeout = 60) {
-    /* The cpu's first tile takes 0.3 s; its deadline is 0.1 s. The call gives up on the cpu
+    /* The cpu's first tile takes 5 s; its deadline is 1 s. The call gives up on the cpu
      * but waits for that tile before sim:b redoes the cpu's tiles, and the cpu starts no
-     * other tile. */
-    slow_tile s = {.slow_ms = 300};
-    fault_config fc = {.floor_s = 0.1};
+     * other tile. The deadline is sim:b's too: 1 s, not 0.1 s, so that a busy machine cannot
+     * make the healthy b miss it; and the tile outlasts it by 4 s, so that a late wake-up
+     * cannot let the cpu finish in time. */
+    slow_tile s = {.slow_ms = 5000};
+    fault_config fc = {.floor_s = 1.0};
     apo_runtime *rt = fault_runtime("cpu:threads=1,sim:b", &fc);
     register_slow(rt, &s);
     test_job job;

@@ -54,7 +54,8 @@ typedef struct crl_suite {
     struct crl_suite *next;
 } crl_suite;
 
-/* Criterion's entry points, for a test program with a main of its own (test_gpu.c). */
+/* Criterion's entry points, for a test program with a main of its own (the gpu suite's,
+ * tests/gpu/gpu_fixtures.c). */
 struct criterion_test_set;
 struct criterion_test_set *criterion_initialize(void);
 int criterion_handle_args(int argc, char *argv[], _Bool handle_unknown_arg);
