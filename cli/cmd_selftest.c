@@ -16,10 +16,10 @@
  * - with two GPUs or more, outputs wanted on the first GPU and computed by all GPUs in
  *   equal shares, gathered once with NCCL and once with peer copies (apo_config.nccl).
  *
- * This file holds the options, the plan (which check runs on which device and shape, with
- * which workload) and the report (table or JSON). The checks themselves, how a workload is
- * run, compared and judged, are those of the gpu suite: checks/gpu_checks.h, whose verdicts
- * become the rows.
+ * This file holds the plan (which check runs on which device and shape, with which workload)
+ * and the report (table or JSON); the options are in selftest_options.c. The checks
+ * themselves, how a workload is run, compared and judged, are those of the gpu suite:
+ * checks/gpu_checks.h, whose verdicts become the rows.
  *
  * Only the public headers are used (apportion.h, apportion_cuda.h), here and in the checks.
  * The runtimes of the self-test keep profiles off and learning off: a self-test must not
@@ -41,141 +41,10 @@
 #define ST_MAX_SHAPES CLI_SELFTEST_MAX_SHAPES
 #define ST_BOOT_REPLICATES 32
 #define ST_ALLOC_BYTES ((size_t)64 << 20)
-#define ST_MIN_GPU_MB CLI_SELFTEST_MIN_GPU_MB
-#define ST_MAX_GPU_MB CLI_SELFTEST_MAX_GPU_MB
 
-static const char selftest_help[] =
-    "Usage: apportion selftest [--sizes LIST] [--seed S] [--gpu-memory-mb N]\n"
-    "                          [--devices LIST] [--json]\n"
-    "\n"
-    "Check every usable device against the CPU reference: each built-in kernel (bollinger,\n"
-    "macd, returns_stats, bootstrap) on seeded random walks must give the bits of a run on\n"
-    "the cpu alone. For each GPU also: discovery, an allocation, the overlap of transfers\n"
-    "and compute, a small memory budget that must split the work into chunks, and arrays\n"
-    "resident on the GPU. With two GPUs or more, outputs wanted on the first GPU and computed\n"
-    "by all of them, gathered by NCCL and by peer copies. Without a GPU, says why and checks\n"
-    "the cpu and simulated devices.\n"
-    "\n"
-    "Options:\n"
-    "  --sizes LIST         shapes to check, comma separated: N (one series of N samples)\n"
-    "                       or RxC (R series of C samples); default\n"
-    "                       1,4095,4097,100003,1000003,3x50001\n"
-    "  --seed S             seed of the random walks and of the workloads (default 1)\n"
-    "  --gpu-memory-mb N    memory budget of the memory-guard check, MiB (default 8); its\n"
-    "                       workload has 2*N MiB of input\n"
-    "  --devices LIST       device list as in APPORTION_DEVICES (overrides it)\n"
-    "  --json               print one JSON object with every check instead of the table\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "APPORTION_DEVICES and APPORTION_USE_GPU apply: with APPORTION_USE_GPU=yes a missing GPU\n"
-    "is an error. Profiles are neither read nor written.\n"
-    "Exit status: 0 nothing failed and every GPU passed a check of its own (or there is\n"
-    "no GPU; warnings allowed), 1 a check failed, no check passed, a GPU passed no check\n"
-    "or the runtime could not be created, 2 usage error.\n";
-
-static const char default_sizes[] = "1,4095,4097,100003,1000003,3x50001";
-
-/* ---- options ---------------------------------------------------------------------------- */
-
-/* The option names of cli/options.h, shortened as the rest of this file uses them. */
+/* The options (selftest_options.c) under the shorter names the rest of this file uses. */
 typedef cli_shape st_shape;
 typedef cli_selftest_options st_options;
-
-/* One item of --sizes: "N" or "RxC", positive integers whose product fits. */
-static int parse_shape(const char *item, st_shape *out) {
-    char buf[64];
-    if (strlen(item) >= sizeof buf)
-        return -1;
-    snprintf(buf, sizeof buf, "%s", item);
-    char *x = strchr(buf, 'x');
-    size_t rows = 1, cols = 0;
-    if (x != NULL) {
-        *x = '\0';
-        if (cli_parse_size(buf, &rows) != 0 || cli_parse_size(x + 1, &cols) != 0)
-            return -1;
-    } else if (cli_parse_size(buf, &cols) != 0) {
-        return -1;
-    }
-    if (rows == 0 || cols == 0 || cols > SIZE_MAX / sizeof(double) / rows)
-        return -1;
-    out->rows = rows;
-    out->cols = cols;
-    return 0;
-}
-
-static int parse_sizes(const char *text, st_options *o) {
-    o->n_shapes = 0;
-    const char *p = text;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        char item[64];
-        if (len == 0)
-            return cli_usage_error("selftest", "--sizes '%s': empty item", text);
-        if (len >= sizeof item)
-            return cli_usage_error("selftest", "--sizes: item '%.20s...' is too long", p);
-        memcpy(item, p, len);
-        item[len] = '\0';
-        if (o->n_shapes == ST_MAX_SHAPES)
-            return cli_usage_error("selftest", "--sizes: at most %d shapes", ST_MAX_SHAPES);
-        if (parse_shape(item, &o->shapes[o->n_shapes]) != 0)
-            return cli_usage_error(
-                "selftest", "--sizes: '%s' is not a shape (N or RxC, positive integers)", item);
-        o->n_shapes++;
-        if (comma == NULL)
-            break;
-        p = comma + 1;
-    }
-    return CLI_EXIT_OK;
-}
-
-void cli_selftest_options_init(st_options *o) {
-    memset(o, 0, sizeof *o);
-    o->seed = 1;
-    o->gpu_mb = CLI_SELFTEST_DEFAULT_GPU_MB;
-}
-
-int cli_selftest_parse_options(int argc, char **argv, st_options *o) {
-    const char *sizes = default_sizes;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-#define VALUE(name) ((r = cli_value("selftest", argc, argv, &i, name, &v)) != 0)
-        if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
-            fputs(selftest_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_flag(a, "--json")) {
-            o->json = 1;
-            continue;
-        } else if (VALUE("--devices")) {
-            if (r > 0)
-                o->devices = v;
-        } else if (VALUE("--sizes")) {
-            if (r > 0)
-                sizes = v;
-        } else if (VALUE("--seed")) {
-            if (r > 0 && cli_parse_u64(v, &o->seed) != 0)
-                return cli_usage_error(
-                    "selftest", "--seed '%s': expected an integer from 0 to 18446744073709551615",
-                    v);
-        } else if (VALUE("--gpu-memory-mb")) {
-            if (r > 0 && (cli_parse_size(v, &o->gpu_mb) != 0 || o->gpu_mb < ST_MIN_GPU_MB ||
-                          o->gpu_mb > ST_MAX_GPU_MB))
-                return cli_usage_error("selftest",
-                                       "--gpu-memory-mb '%s': expected an integer from %zu to %zu",
-                                       v, ST_MIN_GPU_MB, ST_MAX_GPU_MB);
-        } else if (a[0] == '-') {
-            return cli_usage_error("selftest", "unknown option '%s'", a);
-        } else {
-            return cli_usage_error("selftest", "unexpected argument '%s'", a);
-        }
-#undef VALUE
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-    }
-    int rc = parse_sizes(sizes, o);
-    return rc == CLI_EXIT_OK ? -1 : rc;
-}
 
 /* ---- the report ------------------------------------------------------------------------- */
 
