@@ -9,9 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit statuses (docs/cli.md). CLI_EXIT_NOT_STORED: `run` did its work and wrote its outputs,
- * but what it learned could not be stored in the profile folder (a full disk). */
-enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_NOT_STORED = 3 };
+/* Exit statuses (docs/cli.md): the contract has these three and no others. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2 };
 
 /* Commands: each takes argv with argv[0] the command name and returns an exit status. */
 int cli_cmd_devices(int argc, char **argv);

@@ -834,8 +834,9 @@ static int run(const cli_run_options *o, run_state *s) {
 
 /* The models this run refined are written now rather than by apo_runtime_destroy(), which
  * cannot say that the write failed: a full disk under the profile folder would lose them
- * without a word. The outputs are complete by then, so a failure here is a warning and an
- * exit status of its own, CLI_EXIT_NOT_STORED (docs/cli.md, "Exit status and messages"). */
+ * without a word. The outputs are complete by then, so a failure here is a runtime failure
+ * (CLI_EXIT_FAILURE) whose message says the outputs are complete (docs/cli.md, "Exit status
+ * and messages"). */
 static int store_what_was_learned(apo_runtime *rt) {
     if (rt == NULL || apo_profile_save(rt) == APO_OK)
         return CLI_EXIT_OK;
@@ -844,7 +845,7 @@ static int store_what_was_learned(apo_runtime *rt) {
             "%s; the profile files are as they were before the run (free space in the profile "
             "folder, or run with --no-learn)\n",
             apo_last_error());
-    return CLI_EXIT_NOT_STORED;
+    return CLI_EXIT_FAILURE;
 }
 
 int cli_cmd_run(int argc, char **argv) {
