@@ -431,6 +431,13 @@ typedef struct apo_workload {
      * exactly as a call with that series alone; outputs past a row's own length are NaN.
      * NULL: every row is cols long. */
     const size_t *row_lengths;
+    /* A rule that turns the kernel's outputs into positions, scored per series (docs/api.md,
+     * "Scores"): "bands_revert" or "bands_zone" on bollinger, "macd_cross" on macd. The call
+     * then stores no indicator output: its outputs are the APO_N_SCORES scores, each
+     * (sets run x rows) x 1, and its parameters include the rule's `cost` (default 0) and
+     * `periods_per_year` (default 252), which a sweep may vary too. NULL: no scoring. New in
+     * 0.3. */
+    const char *score;
 } apo_workload;
 
 #define APO_WORKLOAD_INIT                                                                          \
@@ -445,6 +452,34 @@ typedef struct apo_workload {
  * (buffers are not looked at), and APO_ERR_NOT_FOUND for an index past the kernel's outputs. */
 APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t index,
                                        size_t *out_rows, size_t *out_cols);
+
+/* The scores of a scored call (apo_workload.score), in the order of its outputs: the sum of
+ * the bars' returns, their mean and population standard deviation, the annualised Sharpe
+ * ratio, the largest fall of the running sum from its peak, the changes of position, the
+ * share of bars held long or short, and the bars scored (docs/kernels.md, "Scores"). */
+enum {
+    APO_SCORE_TOTAL = 0,
+    APO_SCORE_MEAN = 1,
+    APO_SCORE_SD = 2,
+    APO_SCORE_SHARPE = 3,
+    APO_SCORE_MAX_DRAWDOWN = 4,
+    APO_SCORE_TRADES = 5,
+    APO_SCORE_EXPOSURE = 6,
+    APO_SCORE_BARS = 7,
+    APO_N_SCORES = 8
+};
+
+/* Scores one series whose indicator outputs are already in memory, as a scored call would:
+ * n bars of `close` and the kernel's outputs (outputs[k] holds output k of `kernel`, n
+ * values), with `rule`, `cost` (0 .. 1) and `periods_per_year` (> 0); writes APO_N_SCORES
+ * values. The same bars are folded in the same order as in a scored call, so the scores are
+ * bitwise those of apo_distribute_workload() with apo_workload.score. Returns APO_ERR_NULL,
+ * APO_ERR_UNKNOWN_KERNEL (an unknown rule or kernel), APO_ERR_INVALID_ARGUMENT (a rule that
+ * does not fit the kernel, n_outputs not the kernel's), APO_ERR_BAD_PARAM (cost or
+ * periods_per_year out of range). New in 0.2. */
+APO_EXPORT apo_status apo_score_outputs(const char *kernel, const char *rule, const double *close,
+                                        const double *const *outputs, size_t n_outputs, size_t n,
+                                        double cost, double periods_per_year, double *scores);
 
 typedef enum apo_ratio_source {
     APO_RATIOS_EQUAL = 0,    /* no ratios known: equal shares */

@@ -37,7 +37,8 @@ ROOMS = {
     "core": 7,
 }
 # kernels/ (kernels/README.md): the shared pieces, then the families in a line (a family
-# may use the ones before it, an oscillator an average), then the per-ISA dispatch of the
+# may use the ones before it, an oscillator an average), then the rules and scores that
+# read any family's outputs, then the per-ISA dispatch of the
 # families' lane kernels with the facade kernels.h, then the staged CUDA kernels, which
 # run every family's tile body.
 KERNEL_ROOMS = {
@@ -48,8 +49,9 @@ KERNEL_ROOMS = {
     "volume": 4,
     "statistics": 5,
     "reductions": 6,
-    "dispatch": 7,
-    "cuda": 8,
+    "scores": 7,
+    "dispatch": 8,
+    "cuda": 9,
 }
 SOURCES = (".c", ".h", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -15,6 +15,8 @@ typedef struct apo__kernel apo__kernel;
 
 typedef struct apo__call_sets apo__call_sets;
 
+typedef struct apo__scoring apo__scoring;
+
 /* One call's resolved workload, shared read-only by every device during the call. */
 typedef struct apo__call {
     const apo__kernel *kernel;
@@ -174,6 +176,9 @@ struct apo__kernel {
 
     /* The CUDA implementation, or NULL: GPUs then take no share of this kernel. */
     const apo__cuda_impl *cuda;
+
+    /* A scored kernel's indicator and rule (scored_kernels.h); NULL for every other. */
+    const apo__scoring *scoring;
 
     /* User kernels. */
     apo_kernel_desc desc;

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "catalog/registry.h"
+#include "catalog/scored_kernels.h"
 
 void apo__registry_init(apo__registry *reg) {
     memset(reg, 0, sizeof *reg);
@@ -28,6 +29,9 @@ const apo__kernel *apo__registry_find(apo__registry *reg, const char *name) {
     for (size_t i = 0; i < apo__builtin_kernel_count(); i++)
         if (strcmp(apo__builtin_kernel(i)->name, name) == 0)
             return apo__builtin_kernel(i);
+    const apo__kernel *scored = apo__scored_kernel_find(name);
+    if (scored != NULL)
+        return scored;
     pthread_mutex_lock(&reg->mutex);
     const apo__kernel *found = find_user_locked(reg, name);
     pthread_mutex_unlock(&reg->mutex);

@@ -24,7 +24,8 @@ void apo__registry_init(apo__registry *reg);
 /* Frees the user kernels. */
 void apo__registry_destroy(apo__registry *reg);
 
-/* Finds a kernel by name (built-ins, then user kernels), or NULL. */
+/* Finds a kernel by name (built-ins, scored kernels "<kernel>:<rule>", then user kernels),
+ * or NULL. */
 const apo__kernel *apo__registry_find(apo__registry *reg, const char *name);
 
 /* Checks and copies a user kernel's descriptor and adds it. Fails (with the last error

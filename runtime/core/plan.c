@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "catalog/call_span.h"
 #include "catalog/params.h"
+#include "catalog/scored_kernels.h"
 #include "core/plan.h"
 #include "core/runtime.h"
 #include "core/sweep.h"
@@ -89,6 +90,16 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
                          "no kernel named \"%s\" (built-ins: bollinger, macd, returns_stats, "
                          "bootstrap)",
                          w->kernel);
+    if (w->score != NULL) {
+        /* A scored call runs the kernel and the rule as one (catalog/scored_kernels.h). */
+        if (k->scoring != NULL)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "%s is already scored: name the indicator and the rule apart",
+                             k->name);
+        apo_status sst = apo__scored_kernel_of(k->name, w->score, &k);
+        if (sst != APO_OK)
+            return sst;
+    }
     if (w->rows == 0 || w->cols == 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: rows (%zu) and cols (%zu) must be > 0",
                          k->name, w->rows, w->cols);

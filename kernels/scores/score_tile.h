@@ -1,0 +1,123 @@
+/*
+ * score_tile.h: rules and scores (docs/kernels.md, "Scores"), the arithmetic shared by every
+ * path that scores: the runtime's scored kernels, which fold each bar as soon as its
+ * indicator outputs are computed, and apo__score_series(), which scores outputs already in
+ * memory. Both call apo__score_bar() on the same values in the same order, so a scored
+ * sweep and a sweep materialised and then scored give the same bits.
+ *
+ * A rule turns a bar into a position in {-1, 0, +1} from the previous position, the bar's
+ * close and the indicator's outputs at the bar (in the kernel's output order). The fold
+ * keeps what the scores need and nothing that grows with the series: the position, the sums
+ * and the running peak.
+ */
+#ifndef APO_SCORE_TILE_H
+#define APO_SCORE_TILE_H
+
+#include "apo_hd.h"
+
+/* The built-in rules; the numbers are the index of each in docs/kernels.md's table. */
+enum { APO_RULE_BANDS_REVERT = 0, APO_RULE_BANDS_ZONE = 1, APO_RULE_MACD_CROSS = 2 };
+
+/* The scores, in the order of a scored call's outputs (apportion.h repeats the order). */
+enum {
+    APO_SCORE_IX_TOTAL = 0,
+    APO_SCORE_IX_MEAN,
+    APO_SCORE_IX_SD,
+    APO_SCORE_IX_SHARPE,
+    APO_SCORE_IX_MAX_DRAWDOWN,
+    APO_SCORE_IX_TRADES,
+    APO_SCORE_IX_EXPOSURE,
+    APO_SCORE_IX_BARS,
+    APO_SCORE_IX_COUNT
+};
+
+/* The position a rule takes at a bar with a finite close. `out` holds the indicator's outputs
+ * at the bar: bollinger's upper, middle, lower; macd's macd, signal, hist. */
+static inline APO_HD int apo__rule_position(int rule, int prev, double close, const double *out) {
+    if (rule == APO_RULE_BANDS_REVERT) {
+        const double upper = out[0], middle = out[1], lower = out[2];
+        /* Flat while the bands are not there: the warm-up, and the window of a gap. */
+        if (isnan(upper) || isnan(middle) || isnan(lower))
+            return 0;
+        if (prev > 0)
+            return close >= middle ? 0 : 1;
+        if (prev < 0)
+            return close <= middle ? 0 : -1;
+        return close < lower ? 1 : close > upper ? -1 : 0;
+    }
+    if (rule == APO_RULE_BANDS_ZONE) /* no state; a NaN band compares false: flat */
+        return close < out[2] ? 1 : close > out[0] ? -1 : 0;
+    /* APO_RULE_MACD_CROSS: the sign of the histogram, flat while it is NaN. */
+    return out[2] > 0 ? 1 : out[2] < 0 ? -1 : 0;
+}
+
+typedef struct apo__score_fold {
+    int pos;     /* the position of the last bar folded (0 before the first) */
+    int started; /* a bar whose outputs were all finite has been folded: later bars score */
+    double total, mean, m2; /* the sum of the returns; Welford's running mean and M2 */
+    double peak, drawdown;  /* the running sum's peak (from 0) and its largest fall */
+    double bars, trades, exposed;
+} apo__score_fold;
+
+static inline APO_HD void apo__score_fold_init(apo__score_fold *f) {
+    f->pos = 0;
+    f->started = 0;
+    f->total = f->mean = f->m2 = 0.0;
+    f->peak = f->drawdown = 0.0;
+    f->bars = f->trades = f->exposed = 0.0;
+}
+
+/*
+ * Folds one bar: `close` and `prev_close` (NaN for the first bar of the series), the
+ * indicator's n_out outputs at the bar. The position follows the rule at a finite close and
+ * carries over a close that is not finite. The bar is scored when a bar before it had every
+ * output finite and both closes are finite: its return is the previous position times the
+ * close's relative change, less cost times the change of position.
+ */
+static inline APO_HD void apo__score_bar(apo__score_fold *f, int rule, double cost,
+                                         double prev_close, double close, const double *out,
+                                         size_t n_out) {
+    const int prev = f->pos;
+    const int pos = isfinite(close) ? apo__rule_position(rule, prev, close, out) : prev;
+    if (f->started && isfinite(close) && isfinite(prev_close)) {
+        const int change = pos > prev ? pos - prev : prev - pos;
+        const double r = (double)prev * (close / prev_close - 1.0) - cost * (double)change;
+        f->bars += 1.0;
+        f->total += r;
+        const double delta = r - f->mean;
+        f->mean += delta / f->bars;
+        f->m2 += delta * (r - f->mean);
+        if (f->total > f->peak)
+            f->peak = f->total;
+        if (f->peak - f->total > f->drawdown)
+            f->drawdown = f->peak - f->total;
+        f->trades += change != 0 ? 1.0 : 0.0;
+        f->exposed += pos != 0 ? 1.0 : 0.0;
+    }
+    if (!f->started) {
+        int all_finite = 1;
+        for (size_t k = 0; k < n_out; k++)
+            all_finite &= isfinite(out[k]) ? 1 : 0;
+        f->started = all_finite;
+    }
+    f->pos = pos;
+}
+
+/* The scores of a fold (APO_SCORE_IX_COUNT values). No bar scored: bars and trades 0, the
+ * others NaN. `sqrt_periods` is sqrt(periods_per_year), taken once by the caller. */
+static inline APO_HD void apo__score_finish(const apo__score_fold *f, double sqrt_periods,
+                                            double *scores) {
+    const double bars = f->bars;
+    const double sd = bars > 0 ? sqrt(f->m2 / bars) : NAN;
+    const double mean = bars > 0 ? f->total / bars : NAN;
+    scores[APO_SCORE_IX_TOTAL] = bars > 0 ? f->total : NAN;
+    scores[APO_SCORE_IX_MEAN] = mean;
+    scores[APO_SCORE_IX_SD] = sd;
+    scores[APO_SCORE_IX_SHARPE] = bars > 0 && sd > 0 ? mean / sd * sqrt_periods : NAN;
+    scores[APO_SCORE_IX_MAX_DRAWDOWN] = bars > 0 ? f->drawdown : NAN;
+    scores[APO_SCORE_IX_TRADES] = f->trades;
+    scores[APO_SCORE_IX_EXPOSURE] = bars > 0 ? f->exposed / bars : NAN;
+    scores[APO_SCORE_IX_BARS] = bars;
+}
+
+#endif

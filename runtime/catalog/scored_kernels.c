@@ -1,0 +1,234 @@
+/*
+ * The scored kernels; see scored_kernels.h. Each is built once from its indicator's
+ * descriptor (the same inputs and parameters, then the rule's `cost` and
+ * `periods_per_year`), with the scores as outputs of one column and a tile that is a whole
+ * series: a series is scored by one device in one pass, so scores are the same bits on any
+ * devices, ratios and split (a split along time cuts nothing: the tiled axis is one long).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "catalog/call_span.h"
+#include "catalog/scored_kernels.h"
+#include "score_tile.h"
+
+/* The scores' names, in output order (score_tile.h's APO_SCORE_IX_*). */
+static const char *const score_names[APO_SCORE_IX_COUNT] = {
+    "total", "mean", "sd", "sharpe", "max_drawdown", "trades", "exposure", "bars"};
+
+typedef struct scored_def {
+    const char *indicator;
+    const char *rule_name;
+    int rule;
+} scored_def;
+
+/* Which rule fits which indicator: a rule reads the outputs of its indicator by position. */
+static const scored_def scored_defs[] = {
+    {"bollinger", "bands_revert", APO_RULE_BANDS_REVERT},
+    {"bollinger", "bands_zone", APO_RULE_BANDS_ZONE},
+    {"macd", "macd_cross", APO_RULE_MACD_CROSS},
+};
+#define N_SCORED (sizeof scored_defs / sizeof scored_defs[0])
+
+static apo__kernel scored[N_SCORED];
+static apo__scoring scorings[N_SCORED];
+static pthread_once_t scored_once = PTHREAD_ONCE_INIT;
+
+/* ---- the kernel's hooks ------------------------------------------------------------------ */
+
+static size_t one_len(const apo__kernel *k, const double *params, size_t cols) {
+    (void)k, (void)params, (void)cols;
+    return 1;
+}
+
+static size_t one_tile(const apo__kernel *k, const double *params) {
+    (void)k, (void)params;
+    return 1;
+}
+
+static size_t one_col(const apo__kernel *k, const double *params, size_t cols, size_t index) {
+    (void)k, (void)params, (void)cols, (void)index;
+    return 1;
+}
+
+/* A series' work is its indicator's over every bar. */
+static uint64_t series_work(const apo__kernel *k, const double *params, size_t cols) {
+    const apo__kernel *ind = k->scoring->indicator;
+    return ind->unit_work(ind, params, cols) * (uint64_t)cols;
+}
+
+static size_t no_halo(const apo__kernel *k, const double *params) {
+    (void)k, (void)params;
+    return 0;
+}
+
+/* Every tile (a series) reads its whole row; no GPU launcher yet (docs/cuda.md). */
+static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
+
+/*
+ * Scores row `row` of the call: the indicator's tiles [T, T + L) of its own grid, one after
+ * another, each computed into a scratch window that starts at the tile's halo (or at the
+ * row's start for a kernel that reads whole rows). A tile body reads its samples from
+ * begin - halo on and restarts its state there, so shifting the window's origin shifts every
+ * index it uses alike and leaves every bit as in the full row (tests/runtime/catalog/
+ * test_scores.c compares with the materialised outputs bitwise).
+ */
+static apo_status scored_run(const apo__call *call, size_t row, size_t begin, size_t end,
+                             double *partial) {
+    (void)begin, (void)end, (void)partial;
+    const apo__scoring *sc = call->kernel->scoring;
+    const apo__kernel *ind = sc->indicator;
+    const size_t n = call->cols;
+    const size_t n_in = ind->n_inputs, n_out = ind->n_outputs;
+    const size_t tile = ind->tile_len(ind, call->params);
+    const size_t halo = apo__kernel_halo(ind, call->params);
+    const int whole = apo__kernel_whole_row_input(ind);
+    const size_t cap = whole ? n : (halo + tile < n ? halo + tile : n);
+    double *scratch = malloc(n_out * cap * sizeof *scratch);
+    if (scratch == NULL)
+        return APO_ERR_OUT_OF_MEMORY;
+
+    const double *x[APO_MAX_IO];
+    for (size_t i = 0; i < n_in; i++)
+        x[i] = call->inputs[i] + row * n;
+    const double *close = x[sc->close_input];
+    const double cost = call->params[ind->n_params];
+    const double periods = call->params[ind->n_params + 1];
+
+    apo__call view;
+    memset(&view, 0, sizeof view);
+    view.kernel = ind;
+    view.rows = 1;
+    memcpy(view.params, call->params, sizeof view.params);
+    view.seed = call->seed;
+    view.in_gpu = view.out_gpu = -1;
+    const double *view_in[APO_MAX_IO];
+    double *view_out[APO_MAX_IO];
+    for (size_t k = 0; k < n_out; k++)
+        view_out[k] = scratch + k * cap;
+    view.inputs = view_in;
+    view.outputs = view_out;
+
+    apo__score_fold f;
+    apo__score_fold_init(&f);
+    apo_status st = APO_OK;
+    double out[APO_MAX_IO];
+    for (size_t t0 = 0; t0 < n && st == APO_OK; t0 += tile) {
+        const size_t t1 = t0 + tile < n ? t0 + tile : n;
+        const size_t origin = whole ? 0 : (t0 > halo ? t0 - halo : 0);
+        for (size_t i = 0; i < n_in; i++)
+            view_in[i] = x[i] + origin;
+        view.cols = t1 - origin;
+        apo__call_grid(&view);
+        st = ind->run_tile(&view, 0, t0 - origin, t1 - origin, NULL);
+        for (size_t t = t0; t < t1 && st == APO_OK; t++) {
+            for (size_t k = 0; k < n_out; k++)
+                out[k] = view_out[k][t - origin];
+            apo__score_bar(&f, sc->rule, cost, t > 0 ? close[t - 1] : NAN, close[t], out, n_out);
+        }
+    }
+    free(scratch);
+    if (st != APO_OK)
+        return st;
+    double scores[APO_SCORE_IX_COUNT];
+    apo__score_finish(&f, sqrt(periods), scores);
+    for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
+        call->outputs[k][row] = scores[k];
+    return APO_OK;
+}
+
+/* ---- building them ----------------------------------------------------------------------- */
+
+static const apo__kernel *builtin_named(const char *name) {
+    for (size_t i = 0; i < apo__builtin_kernel_count(); i++)
+        if (strcmp(apo__builtin_kernel(i)->name, name) == 0)
+            return apo__builtin_kernel(i);
+    return NULL;
+}
+
+static void build_one(size_t i) {
+    const scored_def *d = &scored_defs[i];
+    const apo__kernel *ind = builtin_named(d->indicator);
+    apo__scoring *sc = &scorings[i];
+    sc->indicator = ind;
+    sc->rule = d->rule;
+    sc->rule_name = d->rule_name;
+    sc->close_input = 0;
+    for (size_t k = 0; k < ind->n_inputs; k++)
+        if (strcmp(ind->input_names[k], "close") == 0)
+            sc->close_input = k;
+
+    apo__kernel *k = &scored[i];
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s:%s", d->indicator, d->rule_name);
+    k->builtin = 1;
+    k->n_inputs = ind->n_inputs;
+    memcpy(k->input_names, ind->input_names, sizeof k->input_names);
+    k->n_outputs = APO_SCORE_IX_COUNT;
+    for (size_t o = 0; o < APO_SCORE_IX_COUNT; o++)
+        snprintf(k->output_names[o], sizeof k->output_names[o], "%s", score_names[o]);
+    /* The indicator's parameters, then the rule's. */
+    k->n_params = ind->n_params + 2;
+    memcpy(k->params, ind->params, ind->n_params * sizeof ind->params[0]);
+    k->params[ind->n_params] = (apo__param_spec){"cost", 0.0, 0.0, 1.0, 0};
+    k->params[ind->n_params + 1] = (apo__param_spec){"periods_per_year", 252.0, 1e-9, 1e9, 0};
+    k->halo_rule = "the whole series: one tile scores one series";
+    /* No shape check: a series shorter than the warm-up scores no bar (bars 0), which is an
+     * answer, where its indicator alone would refuse it. */
+    k->validate = NULL;
+    k->axis_len = one_len;
+    k->tile_len = one_tile;
+    k->unit_work = series_work;
+    k->output_cols = one_col;
+    k->run_tile = scored_run;
+    k->cuda = &scored_cuda;
+    k->scoring = sc;
+}
+
+static void build_all(void) {
+    for (size_t i = 0; i < N_SCORED; i++)
+        build_one(i);
+}
+
+const apo__kernel *apo__scored_kernel_find(const char *name) {
+    if (strchr(name, ':') == NULL)
+        return NULL;
+    pthread_once(&scored_once, build_all);
+    for (size_t i = 0; i < N_SCORED; i++)
+        if (strcmp(scored[i].name, name) == 0)
+            return &scored[i];
+    return NULL;
+}
+
+apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo__kernel **out) {
+    pthread_once(&scored_once, build_all);
+    int rule_known = 0;
+    char fits[128] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < N_SCORED; i++) {
+        if (strcmp(scored_defs[i].rule_name, rule) == 0) {
+            rule_known = 1;
+            if (strcmp(scored_defs[i].indicator, kernel) == 0) {
+                *out = &scored[i];
+                return APO_OK;
+            }
+        }
+        if (strcmp(scored_defs[i].indicator, kernel) == 0 && len < sizeof fits)
+            len += (size_t)snprintf(fits + len, sizeof fits - len, "%s%s", len ? ", " : "",
+                                    scored_defs[i].rule_name);
+    }
+    *out = NULL;
+    if (!rule_known)
+        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
+                         "no rule named \"%s\" (rules: bands_revert and bands_zone on bollinger, "
+                         "macd_cross on macd)",
+                         rule);
+    return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                     "rule %s does not fit kernel %s: it reads the outputs of another kernel; %s%s",
+                     rule, kernel, len ? "the rules for it are " : "no rule reads its outputs yet",
+                     fits);
+}

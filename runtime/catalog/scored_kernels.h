@@ -1,0 +1,33 @@
+/*
+ * Scored kernels (docs/kernels.md, "Scores"): an indicator and a rule as one kernel whose
+ * tile is a whole series and whose outputs are that series' scores. A workload that names a
+ * rule (apo_workload.score) runs the scored kernel "<kernel>:<rule>" instead of the
+ * indicator, so sweeps, ragged rows, planning, devices and failover handle it as any other
+ * kernel, and no indicator output is ever stored: each series is computed tile by tile of
+ * the indicator's own grid into a tile's scratch, and every bar is folded into the scores
+ * as soon as its outputs exist.
+ */
+#ifndef APO_RUNTIME_CATALOG_SCORED_KERNELS_H
+#define APO_RUNTIME_CATALOG_SCORED_KERNELS_H
+
+#include <stddef.h>
+
+#include "catalog/kernel.h"
+
+/* The indicator and the rule of a scored kernel (apo__kernel.scoring). */
+struct apo__scoring {
+    const apo__kernel *indicator;
+    int rule;           /* APO_RULE_* (score_tile.h) */
+    size_t close_input; /* the indicator's input the rule trades on: "close" */
+    const char *rule_name;
+};
+
+/* The scored kernel of that name ("bollinger:bands_revert"), or NULL. */
+const apo__kernel *apo__scored_kernel_find(const char *name);
+
+/* The scored kernel of an indicator and a rule, or NULL with the reason in the last error:
+ * APO_ERR_UNKNOWN_KERNEL for an unknown rule, APO_ERR_INVALID_ARGUMENT for a rule that does
+ * not fit the kernel (which rules do). */
+apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo__kernel **out);
+
+#endif

@@ -1,0 +1,438 @@
+/*
+ * test_scores.c: scored calls (docs/kernels.md, "Scores"). Every rule's scores against an
+ * independent evaluation of the definition in long double (the positions as an array, the
+ * returns as an array, the standard deviation in two passes) over the indicator's own
+ * outputs, on random walks with gaps and with cost; bitwise equality with the outputs
+ * materialised and then scored (apo_score_outputs()), across tiles of the indicator's grid;
+ * bitwise invariance across devices, ratios and axes, sweeps against their sets alone and
+ * ragged rows against their series alone; a series too short to score; rules refused on
+ * kernels they do not fit.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "reference.h"
+
+#define ROWS 3
+#define COLS 40000 /* more than two of macd's tiles, ten of bollinger's */
+
+typedef struct rule_case {
+    const char *kernel, *rule;
+} rule_case;
+
+static const rule_case rule_cases[] = {
+    {"bollinger", "bands_revert"}, {"bollinger", "bands_zone"}, {"macd", "macd_cross"}};
+
+/* A random walk of rows x cols around 100 with gaps: NaN runs, one of a bar and one longer
+ * than the warm-ups, in every row. */
+static double *walk_with_gaps(size_t rows, size_t cols, uint64_t seed) {
+    double *x = malloc(rows * cols * sizeof *x);
+    cr_assert_not_null(x);
+    for (size_t r = 0; r < rows; r++) {
+        apo__test_random_walk(seed + r, cols, 100.0, 0.5, x + r * cols);
+        if (cols > 1000) {
+            x[r * cols + 777] = NAN;
+            for (size_t t = 5000 + 100 * r; t < 5060 + 100 * r && t < cols; t++)
+                x[r * cols + t] = NAN;
+        }
+    }
+    return x;
+}
+
+/* ---- the independent evaluation ------------------------------------------------------- */
+
+static int ref_position(const char *rule, int prev, double close, const double *o) {
+    if (strcmp(rule, "macd_cross") == 0)
+        return o[2] > 0 ? 1 : o[2] < 0 ? -1 : 0;
+    if (strcmp(rule, "bands_zone") == 0) {
+        if (close < o[2])
+            return 1;
+        return close > o[0] ? -1 : 0;
+    }
+    if (isnan(o[0]) || isnan(o[1]) || isnan(o[2]))
+        return 0;
+    if (prev == 0)
+        return close < o[2] ? 1 : (close > o[0] ? -1 : 0);
+    if (prev == 1)
+        return close >= o[1] ? 0 : 1;
+    return close <= o[1] ? 0 : -1;
+}
+
+/* The scores of one series from its closes and its indicator outputs out[k][t], as the
+ * definition reads, in long double. */
+static void ref_scores(const char *rule, const double *close, double *const out[3], size_t n,
+                       double cost, double periods, long double *s) {
+    int *pos = malloc((n + 1) * sizeof *pos);
+    long double *ret = malloc((n + 1) * sizeof *ret);
+    char *scored = calloc(n + 1, 1);
+    cr_assert(pos != NULL && ret != NULL && scored != NULL);
+    size_t first_finite = n; /* the first bar whose outputs are all finite */
+    for (size_t t = 0; t < n; t++) {
+        double o[3] = {out[0][t], out[1][t], out[2][t]};
+        int prev = t > 0 ? pos[t - 1] : 0;
+        pos[t] = isfinite(close[t]) ? ref_position(rule, prev, close[t], o) : prev;
+        if (first_finite == n && isfinite(o[0]) && isfinite(o[1]) && isfinite(o[2]))
+            first_finite = t;
+    }
+    size_t bars = 0, trades = 0, exposed = 0;
+    long double sum = 0;
+    for (size_t t = first_finite + 1; t < n; t++) {
+        if (!isfinite(close[t]) || !isfinite(close[t - 1]))
+            continue;
+        scored[t] = 1;
+        ret[t] = (long double)pos[t - 1] * ((long double)close[t] / close[t - 1] - 1) -
+                 (long double)cost * abs(pos[t] - pos[t - 1]);
+        sum += ret[t];
+        bars++;
+        trades += pos[t] != pos[t - 1];
+        exposed += pos[t] != 0;
+    }
+    long double mean = bars ? sum / bars : NAN, ss = 0, run = 0, peak = 0, dd = 0;
+    for (size_t t = 0; t < n; t++) {
+        if (!scored[t])
+            continue;
+        ss += (ret[t] - mean) * (ret[t] - mean);
+        run += ret[t];
+        peak = run > peak ? run : peak;
+        dd = peak - run > dd ? peak - run : dd;
+    }
+    long double sd = bars ? sqrtl(ss / bars) : NAN;
+    s[APO_SCORE_TOTAL] = bars ? sum : NAN;
+    s[APO_SCORE_MEAN] = mean;
+    s[APO_SCORE_SD] = sd;
+    s[APO_SCORE_SHARPE] = bars && sd > 0 ? mean / sd * sqrtl(periods) : NAN;
+    s[APO_SCORE_MAX_DRAWDOWN] = bars ? dd : NAN;
+    s[APO_SCORE_TRADES] = trades;
+    s[APO_SCORE_EXPOSURE] = bars ? (long double)exposed / bars : NAN;
+    s[APO_SCORE_BARS] = bars;
+    free(pos), free(ret), free(scored);
+}
+
+/* ---- calls ------------------------------------------------------------------------------ */
+
+/* The kernel's three outputs over x (rows x cols). */
+static void indicator(apo_runtime *rt, const char *kernel, const double *x, size_t rows,
+                      size_t cols, double *out[3]) {
+    for (int k = 0; k < 3; k++) {
+        out[k] = malloc(rows * cols * sizeof(double));
+        cr_assert_not_null(out[k]);
+    }
+    const double *in[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = out;
+    w.n_outputs = 3;
+    w.rows = rows;
+    w.cols = cols;
+    w.learn = APO_SWITCH_OFF;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+}
+
+/* A scored call: scores[k] holds score k of each (set, row), out_rows of them. */
+typedef struct scored_call {
+    const char *kernel, *rule;
+    const double *x;
+    size_t rows, cols;
+    const apo_param *params;
+    size_t n_params;
+    const apo_sweep *sweep;
+    const size_t *row_lengths;
+    apo_split split;
+    const double *ratios;
+    size_t n_ratios;
+} scored_call;
+
+static double *run_scored(apo_runtime *rt, const scored_call *c, size_t *out_rows) {
+    const double *in[1] = {c->x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = c->kernel;
+    w.score = c->rule;
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.rows = c->rows;
+    w.cols = c->cols;
+    w.params = c->params;
+    w.n_params = c->n_params;
+    w.sweep = c->sweep;
+    w.row_lengths = c->row_lengths;
+    w.split = c->split;
+    w.ratios = c->ratios;
+    w.n_ratios = c->n_ratios;
+    w.learn = APO_SWITCH_OFF;
+    size_t rows = 0, one = 0;
+    cr_assert_eq(apo_output_shape(rt, &w, 0, &rows, &one), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(one, 1);
+    double *mem = malloc(APO_N_SCORES * rows * sizeof *mem);
+    cr_assert_not_null(mem);
+    for (size_t i = 0; i < APO_N_SCORES * rows; i++)
+        mem[i] = -12345.0; /* poison: a score never written shows */
+    double *outs[APO_N_SCORES];
+    for (int k = 0; k < APO_N_SCORES; k++)
+        outs[k] = mem + k * rows;
+    w.outputs = outs;
+    w.n_outputs = APO_N_SCORES;
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(rt, &w, &report), APO_OK, "%s:%s: %s", c->kernel, c->rule,
+                 apo_last_error());
+    *out_rows = rows;
+    return mem;
+}
+
+static int same_bits(const double *a, const double *b, size_t n) {
+    return memcmp(a, b, n * sizeof *a) == 0;
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu");
+    double *x = walk_with_gaps(ROWS, COLS, 41);
+    const double costs[] = {0.0, 0.0005};
+    for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
+        const rule_case *rc = &rule_cases[i];
+        double *out[3];
+        indicator(rt, rc->kernel, x, ROWS, COLS, out);
+        for (size_t ci = 0; ci < 2; ci++) {
+            apo_param p[2] = {{"cost", costs[ci]}, {"periods_per_year", 390.0 * 252}};
+            scored_call c = {.kernel = rc->kernel,
+                             .rule = rc->rule,
+                             .x = x,
+                             .rows = ROWS,
+                             .cols = COLS,
+                             .params = p,
+                             .n_params = 2};
+            size_t rows;
+            double *s = run_scored(rt, &c, &rows);
+            cr_assert_eq(rows, ROWS);
+            for (size_t r = 0; r < ROWS; r++) {
+                double *o[3] = {out[0] + r * COLS, out[1] + r * COLS, out[2] + r * COLS};
+                long double want[APO_N_SCORES];
+                ref_scores(rc->rule, x + r * COLS, o, COLS, costs[ci], 390.0 * 252, want);
+                cr_assert_gt(want[APO_SCORE_BARS], COLS / 2, "the walk is scored");
+                cr_assert_gt(want[APO_SCORE_TRADES], 10, "%s trades", rc->rule);
+                for (int k = 0; k < APO_N_SCORES; k++) {
+                    double got = s[k * rows + r];
+                    long double err = fabsl((long double)got - want[k]);
+                    long double scale = fabsl(want[k]) > 1e-3L ? fabsl(want[k]) : 1e-3L;
+                    cr_assert(err <= 1e-9L * scale,
+                              "%s:%s cost %g row %zu score %d: %.17g, want %.17Lg", rc->kernel,
+                              rc->rule, costs[ci], r, k, got, want[k]);
+                }
+            }
+            free(s);
+        }
+        for (int k = 0; k < 3; k++)
+            free(out[k]);
+    }
+    free(x);
+    apo_runtime_destroy(rt);
+}
+
+Test(scores, scored_calls_equal_the_materialised_outputs_scored_bitwise, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu");
+    double *x = walk_with_gaps(ROWS, COLS, 42);
+    for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
+        const rule_case *rc = &rule_cases[i];
+        double *out[3];
+        indicator(rt, rc->kernel, x, ROWS, COLS, out);
+        apo_param p[1] = {{"cost", 0.001}};
+        scored_call c = {.kernel = rc->kernel,
+                         .rule = rc->rule,
+                         .x = x,
+                         .rows = ROWS,
+                         .cols = COLS,
+                         .params = p,
+                         .n_params = 1};
+        size_t rows;
+        double *s = run_scored(rt, &c, &rows);
+        for (size_t r = 0; r < ROWS; r++) {
+            const double *o[3] = {out[0] + r * COLS, out[1] + r * COLS, out[2] + r * COLS};
+            double want[APO_N_SCORES];
+            cr_assert_eq(
+                apo_score_outputs(rc->kernel, rc->rule, x + r * COLS, o, 3, COLS, 0.001, 252, want),
+                APO_OK, "%s", apo_last_error());
+            for (int k = 0; k < APO_N_SCORES; k++)
+                cr_assert(same_bits(&s[k * rows + r], &want[k], 1),
+                          "%s:%s row %zu score %d: scored %.17g, materialised %.17g", rc->kernel,
+                          rc->rule, r, k, s[k * rows + r], want[k]);
+        }
+        free(s);
+        for (int k = 0; k < 3; k++)
+            free(out[k]);
+    }
+    free(x);
+    apo_runtime_destroy(rt);
+}
+
+Test(scores, same_bits_on_any_devices_ratios_and_axis, .timeout = 300) {
+    apo_runtime *one = test_runtime("cpu");
+    apo_runtime *many = test_runtime("cpu,sim:a:rate=3e8,sim:b:rate=1e8");
+    const size_t rows = 7, cols = 9000;
+    double *x = walk_with_gaps(rows, cols, 43);
+    const double ratios[3] = {0.2, 0.7, 0.1};
+    for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
+        scored_call c = {.kernel = rule_cases[i].kernel,
+                         .rule = rule_cases[i].rule,
+                         .x = x,
+                         .rows = rows,
+                         .cols = cols};
+        size_t n;
+        double *want = run_scored(one, &c, &n);
+        const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
+        for (size_t a = 0; a < 3; a++) {
+            c.split = splits[a];
+            c.ratios = a == 1 ? ratios : NULL;
+            c.n_ratios = a == 1 ? 3 : 0;
+            double *got = run_scored(many, &c, &n);
+            cr_assert(same_bits(got, want, APO_N_SCORES * n), "%s:%s split %d",
+                      rule_cases[i].kernel, rule_cases[i].rule, (int)splits[a]);
+            free(got);
+        }
+        free(want);
+    }
+    free(x);
+    apo_runtime_destroy(many);
+    apo_runtime_destroy(one);
+}
+
+Test(scores, a_sweep_gives_each_set_the_scores_of_its_call_alone, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu,sim:a:rate=2e8");
+    const size_t rows = 2, cols = 6000;
+    double *x = walk_with_gaps(rows, cols, 44);
+    const double periods[] = {10, 20, 35};
+    const double widths[] = {1.5, 2.0};
+    const double costs[] = {0.0, 0.002};
+    apo_sweep_param grid[3] = {{"period", periods, 3}, {"nbdev_up", widths, 2}, {"cost", costs, 2}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 3;
+    scored_call c = {
+        .kernel = "bollinger", .rule = "bands_revert", .x = x, .rows = rows, .cols = cols};
+    c.sweep = &sweep;
+    size_t n;
+    double *all = run_scored(rt, &c, &n);
+    cr_assert_eq(n, 12 * rows);
+    size_t set = 0;
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 2; b++)
+            for (size_t d = 0; d < 2; d++, set++) {
+                apo_param p[3] = {
+                    {"period", periods[a]}, {"nbdev_up", widths[b]}, {"cost", costs[d]}};
+                scored_call one = {.kernel = "bollinger",
+                                   .rule = "bands_revert",
+                                   .x = x,
+                                   .rows = rows,
+                                   .cols = cols,
+                                   .params = p,
+                                   .n_params = 3};
+                size_t m;
+                double *s = run_scored(rt, &one, &m);
+                for (int k = 0; k < APO_N_SCORES; k++)
+                    cr_assert(same_bits(all + k * n + set * rows, s + k * m, rows),
+                              "set %zu score %d", set, k);
+                free(s);
+            }
+    free(all);
+    free(x);
+    apo_runtime_destroy(rt);
+}
+
+Test(scores, ragged_rows_give_each_series_its_own_scores, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu,sim:a:rate=2e8");
+    const size_t rows = 3, cols = 20000;
+    double *x = walk_with_gaps(rows, cols, 45);
+    const size_t lengths[3] = {20000, 17, 12345};
+    scored_call c = {.kernel = "macd", .rule = "macd_cross", .x = x, .rows = rows, .cols = cols};
+    c.row_lengths = lengths;
+    size_t n;
+    double *all = run_scored(rt, &c, &n);
+    for (size_t r = 0; r < rows; r++) {
+        scored_call one = {.kernel = "macd",
+                           .rule = "macd_cross",
+                           .x = x + r * cols,
+                           .rows = 1,
+                           .cols = lengths[r]};
+        size_t m;
+        double *s = run_scored(rt, &one, &m);
+        for (int k = 0; k < APO_N_SCORES; k++)
+            cr_assert(same_bits(all + k * n + r, s + k * m, 1), "row %zu score %d", r, k);
+        free(s);
+    }
+    /* 17 bars are fewer than macd's warm-up of 33: nothing to score. */
+    cr_assert_eq(all[APO_SCORE_BARS * n + 1], 0.0);
+    cr_assert_eq(all[APO_SCORE_TRADES * n + 1], 0.0);
+    cr_assert(isnan(all[APO_SCORE_SHARPE * n + 1]) && isnan(all[APO_SCORE_TOTAL * n + 1]));
+    free(all);
+    free(x);
+    apo_runtime_destroy(rt);
+}
+
+Test(scores, a_series_too_short_scores_no_bar, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    double x[15];
+    apo__test_random_walk(3, 15, 100.0, 0.5, x);
+    scored_call c = {.kernel = "bollinger",
+                     .rule = "bands_zone",
+                     .x = x,
+                     .rows = 1,
+                     .cols = 15}; /* period 20 > 15 bars */
+    size_t n;
+    double *s = run_scored(rt, &c, &n);
+    cr_assert_eq(s[APO_SCORE_BARS], 0.0);
+    cr_assert_eq(s[APO_SCORE_TRADES], 0.0);
+    for (int k = 0; k < APO_N_SCORES; k++)
+        if (k != APO_SCORE_BARS && k != APO_SCORE_TRADES)
+            cr_assert(isnan(s[k]), "score %d is %g", k, s[k]);
+    free(s);
+    apo_runtime_destroy(rt);
+}
+
+Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    double x[100], outs_mem[APO_N_SCORES];
+    apo__test_random_walk(3, 100, 100.0, 0.5, x);
+    const double *in[1] = {x};
+    double *outs[APO_N_SCORES];
+    for (int k = 0; k < APO_N_SCORES; k++)
+        outs[k] = &outs_mem[k];
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "macd";
+    w.score = "bands_revert";
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = outs;
+    w.n_outputs = APO_N_SCORES;
+    w.rows = 1;
+    w.cols = 100;
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+                        "rule bands_revert does not fit kernel macd");
+    w.score = "golden_cross";
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL,
+                        "no rule named \"golden_cross\"");
+    w.kernel = "rsi";
+    w.score = "macd_cross";
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+                        "no rule reads its outputs yet");
+    w.kernel = "bollinger";
+    w.score = "bands_zone";
+    apo_param bad[1] = {{"cost", -0.1}};
+    w.params = bad;
+    w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM, "cost");
+    double o[1] = {0};
+    const double *three[3] = {o, o, o};
+    double sc[APO_N_SCORES];
+    test_assert_refused(apo_score_outputs("macd", "bands_zone", x, three, 3, 1, 0, 252, sc),
+                        APO_ERR_INVALID_ARGUMENT, "does not fit");
+    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", x, three, 2, 1, 0, 252, sc),
+                        APO_ERR_INVALID_ARGUMENT, "3 outputs, 2 were given");
+    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", x, three, 3, 1, 0, 0, sc),
+                        APO_ERR_BAD_PARAM, "periods_per_year");
+    apo_runtime_destroy(rt);
+}
