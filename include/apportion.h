@@ -436,7 +436,7 @@ typedef struct apo_workload {
      * then stores no indicator output: its outputs are the APO_N_SCORES scores, each
      * (sets run x rows) x 1, and its parameters include the rule's `cost` (default 0) and
      * `periods_per_year` (default 252), which a sweep may vary too. NULL: no scoring. New in
-     * 0.3. */
+     * 0.2. */
     const char *score;
 } apo_workload;
 
