@@ -1,9 +1,9 @@
 /*
  * `apportion run` on a full disk under the profile folder (docs/cli.md, "Exit status and
  * messages"): what the run learned cannot be stored, which it says on stderr and by exit
- * status 1 (the contract's runtime failure), with the old profile file left as it was. The full disk is a file-size limit
- * of 0 (RLIMIT_FSIZE, SIGXFSZ ignored, so a write fails with EFBIG as it would with
- * ENOSPC): no mount, no root, nothing outside the test's own folder.
+ * status 1 (the contract's runtime failure), with the old profile file left as it was. The full
+ * disk is a file-size limit of 0 (RLIMIT_FSIZE, SIGXFSZ ignored, so a write fails with EFBIG as it
+ * would with ENOSPC): no mount, no root, nothing outside the test's own folder.
  */
 #include <criterion/criterion.h>
 
