@@ -266,7 +266,7 @@ Test(catalog_cumulative, any_cut_of_a_row_gives_the_same_bits, .timeout = 120) {
 }
 
 /* Small series worked by hand from the definitions and the gap policy. */
-Test(catalog_cumulative, worked_examples) {
+Test(catalog_cumulative, worked_examples, .timeout = 60) {
     /* obv: seed 100; 11 > 10: +200; a tie; a gap (NaN, not a previous close); 10 < 11 (the
      * last clean close): -500; 12 > 10: +600. */
     double close[] = {10, 11, 11, NAN, 10, 12}, volume[] = {100, 200, 300, 400, 500, 600};
@@ -314,7 +314,7 @@ Test(catalog_cumulative, worked_examples) {
 
 /* No parameters and no warm-up: the lookback is 0, the halo 0 (the tiles read from the row's
  * start instead), and the tile is the whole-row length. */
-Test(catalog_cumulative, shape_of_the_whole_row_kernels) {
+Test(catalog_cumulative, shape_of_the_whole_row_kernels, .timeout = 60) {
     const double none[APO_CAT_MAX_PAR] = {0};
     for (size_t ki = 0; ki < N_KERNELS; ki++) {
         cr_assert(apo__catalog_whole_row(kernels[ki].id));

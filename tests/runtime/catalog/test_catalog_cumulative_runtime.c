@@ -151,7 +151,7 @@ Test(catalog_cumulative_runtime, a_device_failing_mid_call_keeps_the_bits, .time
     free_bars(&b);
 }
 
-Test(catalog_cumulative_runtime, descriptors_say_whole_row_and_no_parameter) {
+Test(catalog_cumulative_runtime, descriptors_say_whole_row_and_no_parameter, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
         const cum_kernel *k = &kernels[ki];
