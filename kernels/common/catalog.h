@@ -15,6 +15,10 @@
  * passed to the bodies in the field h of apo__cat_io, so the CPU and the GPU re-read the
  * same samples.
  *
+ * Whole-row kernels (apo__catalog_whole_row: obv, ad) are running sums from the row's first
+ * sample: their tiles read the row from index 0 whatever `begin` is (their halo is 0 and
+ * unused), and the runtime hands them whole input rows (apo__cuda_impl.whole_row_input).
+ *
  * Determinism: the bodies use IEEE +, -, *, /, sqrt, fabs and isfinite only, in a fixed
  * order, without FMA contraction on either compiler (apo_hd.h), and write NaN outputs as
  * the NAN constant.
@@ -79,6 +83,9 @@ typedef enum apo__cat_id {
     APO_CAT_KAMA,
     /* catalog2: kernels/volume */
     APO_CAT_ADOSC,
+    /* catalog3: kernels/volume, the whole-row running sums */
+    APO_CAT_OBV,
+    APO_CAT_AD,
     APO_CAT_COUNT
 } apo__cat_id;
 
@@ -111,7 +118,15 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params);
  * lookback plus the decay steps for a recurrence (docs/kernels.md). */
 size_t apo__catalog_halo(apo__cat_id id, const double *params);
 
-/* Tile length: max(4096, 16 * (halo + 1)). */
+/* 1 for a kernel whose tiles read their row from its first sample (obv, ad), 0 otherwise. */
+int apo__catalog_whole_row(apo__cat_id id);
+
+/* Tile length of a whole-row kernel: long, because each tile re-reads the row before it
+ * (docs/kernels.md, "Cumulative indicators"). */
+#define APO_CAT_WHOLE_ROW_TILE ((size_t)65536)
+
+/* Tile length: APO_CAT_WHOLE_ROW_TILE for a whole-row kernel, else
+ * max(4096, 16 * (halo + 1)). */
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
 
 /* Computes positions [begin, end) of one row. io->h must be apo__catalog_halo(id, io->p);

@@ -23,10 +23,10 @@
 #define APO_KERNELS_ADOSC_TILE_H
 
 #include "catalog.h"
+#include "flow.h"
 #include "window.h"
 
 static inline APO_HD void apo__adosc_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const double *high = io->in[0], *low = io->in[1], *close = io->in[2], *vol = io->in[3];
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
@@ -38,9 +38,7 @@ static inline APO_HD void apo__adosc_tile(const apo__cat_io *io, size_t begin, s
     for (size_t t = w0; t < end; t++) {
         double y = NAN;
         if (apo__all_finite_at(io->in, 4, t)) {
-            const double range = high[t] - low[t];
-            if (range > 0.0)
-                ad += (((close[t] - low[t]) - (high[t] - close[t])) / range) * vol[t];
+            ad = apo__ad_add(ad, io, t);
             if (seen == 0) {
                 fe = ad;
                 se = ad;

@@ -5,8 +5,10 @@
 #ifndef APO_KERNELS_VOLUME_TILES_H
 #define APO_KERNELS_VOLUME_TILES_H
 
+#include "ad_tile.h"
 #include "adosc_tile.h"
 #include "mfi_tile.h"
+#include "obv_tile.h"
 #include "vwap_tile.h"
 
 static inline APO_HD void apo__volume_tile(int id, const apo__cat_io *io, size_t begin,
@@ -20,6 +22,12 @@ static inline APO_HD void apo__volume_tile(int id, const apo__cat_io *io, size_t
         break;
     case APO_CAT_ADOSC:
         apo__adosc_tile(io, begin, end);
+        break;
+    case APO_CAT_OBV:
+        apo__obv_tile(io, begin, end);
+        break;
+    case APO_CAT_AD:
+        apo__ad_tile(io, begin, end);
         break;
     default:
         break;

@@ -48,6 +48,8 @@ __all__ = [
     "vwap",
     "kama",
     "adosc",
+    "obv",
+    "ad",
 ]
 
 
@@ -241,3 +243,19 @@ def adosc(bars=None, fastperiod=3, slowperiod=10, *, high=None, low=None, close=
     """Chaikin A/D oscillator: EMA(fastperiod) - EMA(slowperiod) of the
     accumulation/distribution line. Inputs: high, low, close, volume. Outputs: (adosc)."""
     return _call("adosc", bars, {"fastperiod": fastperiod, "slowperiod": slowperiod}, out, runtime, use_dynamic, named={"high": high, "low": low, "close": close, "volume": volume})
+
+
+def obv(bars=None, *, close=None, volume=None, out=None, runtime=None, use_dynamic=False):
+    """On balance volume (TA-Lib's): the first bar's volume, then plus each bar's volume where
+    the close rose, minus it where the close fell, unchanged where equal; a running sum from
+    the series' first bar, with the same bits however the work is split. A bar with a NaN
+    close or volume gives NaN and adds nothing. Inputs: close, volume. Outputs: (obv)."""
+    return _call("obv", bars, {}, out, runtime, use_dynamic, named={"close": close, "volume": volume})
+
+
+def ad(bars=None, *, high=None, low=None, close=None, volume=None, out=None, runtime=None, use_dynamic=False):
+    """Chaikin accumulation/distribution line (TA-Lib's): the running sum from the series' first
+    bar of ((close - low) - (high - close)) / (high - low) * volume, adding nothing where high
+    is not above low, with the same bits however the work is split. A bar with a NaN input
+    gives NaN and adds nothing. Inputs: high, low, close, volume. Outputs: (ad)."""
+    return _call("ad", bars, {}, out, runtime, use_dynamic, named={"high": high, "low": low, "close": close, "volume": volume})

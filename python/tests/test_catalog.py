@@ -113,3 +113,36 @@ def test_a_swept_period_gives_each_set_its_own_call(rt):
     for i, p in enumerate((7, 14, 21)):
         (alone,) = apportion.rsi(close, timeperiod=p, runtime=rt)
         assert_bitwise(np.asarray(swept)[i], np.asarray(alone))
+
+
+def test_obv_and_ad_against_talibs_definition_with_a_gap_and_across_splits(rt):
+    _, high, low, close, volume = bars(200_000, 6)
+    close[9::9] = close[8:-1:9]  # ties, where obv leaves its sum as it is
+    high[5000] = np.nan  # a gap in ad's inputs only
+    close[7000] = np.nan  # a gap in both
+    frame = pd.DataFrame({"High": high, "Low": low, "Close": close, "Volume": volume})
+    (obv,) = apportion.obv(frame, runtime=rt)
+    (ad,) = apportion.ad(high=high, low=low, close=close, volume=volume, runtime=rt)
+    obv, ad = np.asarray(obv), np.asarray(ad)
+    # The definitions over the bars left once the gap bars are taken out, in long double.
+    want_obv = np.full(len(close), np.nan)
+    keep = np.flatnonzero(np.isfinite(close) & np.isfinite(volume))
+    c, v = close[keep], volume[keep].astype(np.longdouble)
+    step = np.where(c[1:] > c[:-1], v[1:], np.where(c[1:] < c[:-1], -v[1:], 0))
+    want_obv[keep] = np.cumsum(np.concatenate(([v[0]], step))).astype(np.float64)
+    want_ad = np.full(len(close), np.nan)
+    keep = np.flatnonzero(np.isfinite(high) & np.isfinite(low) & np.isfinite(close))
+    h, lo, c = (a[keep].astype(np.longdouble) for a in (high, low, close))
+    flow = np.where(h > lo, ((c - lo) - (h - c)) / np.where(h > lo, h - lo, 1) * volume[keep], 0)
+    want_ad[keep] = np.cumsum(flow).astype(np.float64)
+    for got, want in ((obv, want_obv), (ad, want_ad)):
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        assert np.max(np.abs(got[ok] - want[ok])) <= 1e-12 * np.max(np.abs(want[ok]))
+    # Running sums from the first bar, yet the same bits on other devices and ratios, along
+    # time (tiles of 65,536 bars, each re-running the sum from the row's start).
+    with apportion.Runtime("cpu,sim:a:rate=1e8,sim:c:rate=3e8", profiles=False, learn=False) as multi:
+        outs, _ = multi.distribute("obv", [close, volume], ratios=[0.1, 0.3, 0.6], split="time")
+        assert_bitwise(np.asarray(outs[0]), obv)
+        (again,) = apportion.ad(frame, runtime=multi)
+        assert_bitwise(np.asarray(again), ad)

@@ -120,6 +120,9 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
 
 static const apo__cuda_impl catalog_cuda_impl1 = {1, catalog_halo, 0, catalog_cuda};
 static const apo__cuda_impl catalog_cuda_impl2 = {2, catalog_halo, 0, catalog_cuda};
+/* obv and ad: every tile reads its row from the first sample (catalog.h), so a GPU or
+ * another rank is sent whole input rows. */
+static const apo__cuda_impl catalog_cuda_whole_row = {1, catalog_halo, 1, catalog_cuda};
 
 /* The fields every catalog descriptor shares; CATALOG_GLUE adds the CUDA implementation of
  * a kernel of one output. */
@@ -128,6 +131,7 @@ static const apo__cuda_impl catalog_cuda_impl2 = {2, catalog_halo, 0, catalog_cu
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
     .run_tile = catalog_run
 #define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
+#define CATALOG_GLUE_WHOLE_ROW CATALOG_GLUE_CPU, .cuda = &catalog_cuda_whole_row
 
 #define PERIOD(def, min)                                                                           \
     { "timeperiod", def, min, APO_PERIOD_MAX, 1 }
@@ -427,6 +431,23 @@ static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
                                     "takes to forget its seed (to 2^-64); AD restarts at 0 "
                                     "there, which ADOSC does not see",
                        CATALOG_GLUE},
+    [APO_CAT_OBV] = {.name = "obv",
+                     .n_inputs = 2,
+                     .input_names = {"close", "volume"},
+                     .n_outputs = 1,
+                     .output_names = {"obv"},
+                     .n_params = 0,
+                     .halo_rule = "the whole row: a running sum from the first bar, which every "
+                                  "tile re-runs",
+                     CATALOG_GLUE_WHOLE_ROW},
+    [APO_CAT_AD] = {.name = "ad",
+                    HLCV,
+                    .n_outputs = 1,
+                    .output_names = {"ad"},
+                    .n_params = 0,
+                    .halo_rule = "the whole row: a running sum from the first bar, which every "
+                                 "tile re-runs",
+                    CATALOG_GLUE_WHOLE_ROW},
 };
 
 static apo__cat_id id_of(const apo__kernel *k) { return (apo__cat_id)(k - catalog_kernels); }

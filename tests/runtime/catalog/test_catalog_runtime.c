@@ -34,6 +34,11 @@ typedef struct cat_case {
     3, { HIGH, LOW, CLOSE }
 #define HLCV                                                                                       \
     4, { HIGH, LOW, CLOSE, VOLUME }
+#define CV                                                                                         \
+    2, { CLOSE, VOLUME }
+/* obv and ad re-run their sum from the row's start in tiles of 65,536: rows of three tiles
+ * and a part, so that every later tile's prefix crosses the gap and tile boundaries. */
+#define WHOLE_ROW_COLS (3 * 65536 + 1234)
 
 static const cat_case cases[] = {
     {"sma", 30, 25000, CLOSE_ONLY},
@@ -69,6 +74,8 @@ static const cat_case cases[] = {
     {"mfi", 14, 25000, HLCV},
     {"vwap", 14, 25000, HLCV},
     {"adosc", 0, 25000, HLCV},
+    {"obv", 0, WHOLE_ROW_COLS, CV},
+    {"ad", 0, WHOLE_ROW_COLS, HLCV},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -130,7 +137,8 @@ static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t ro
     }
     job->w.outputs = job->outputs;
     job->w.params = job->params;
-    /* Period 0: the kernel's defaults (adosc's fastperiod 3 and slowperiod 10). */
+    /* Period 0: the kernel's defaults (adosc's fastperiod 3 and slowperiod 10), or no
+     * parameter at all (trange, obv, ad). */
     if (c->period > 0) {
         job->params[0].name = "timeperiod";
         job->params[0].value = c->period;

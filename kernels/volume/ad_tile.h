@@ -1,0 +1,47 @@
+/*
+ * ad_tile.h: AD, TA-Lib's Chaikin accumulation/distribution line. Inputs high, low, close,
+ * volume; one output, ad.
+ *
+ * Definition (TA-Lib's): AD starts at 0 before the first bar and at each bar adds
+ * ((close - low) - (high - close)) / (high - low) * volume, in that order, where
+ * high - low > 0 (a bar with high at or below low adds nothing: flow.h); ad[t] is the sum
+ * after bar t, so the lookback is 0.
+ *
+ * Tiles: AD at t is a running sum from the row's first bar, which no halo of fixed length
+ * covers, and a sum restarted at a tile's start would be another indicator. So every tile
+ * re-runs the sum from the row's first bar (the kernel is whole-row: catalog.h), storing
+ * nothing before `begin`: the operations that give ad[t] are the same sequence whichever
+ * tile t falls in and wherever the tile boundaries are, so the bits do not depend on the
+ * grid at all, and they are TA-Lib's recursion's bits. The cost is the prefix: a tile
+ * starting at `begin` reads `begin` bars before its own (docs/kernels.md, "Cumulative
+ * indicators").
+ *
+ * Gaps: a bar with a non-finite high, low, close or volume gives NaN and adds nothing, so
+ * the clean bars' outputs are the AD of the series with its gap bars removed.
+ */
+#ifndef APO_KERNELS_AD_TILE_H
+#define APO_KERNELS_AD_TILE_H
+
+#include "catalog.h"
+#include "flow.h"
+#include "window.h"
+
+static inline APO_HD void apo__ad_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    double *out = io->out[0];
+    double ad = 0.0;
+    for (size_t t = 0; t < begin; t++)
+        if (apo__all_finite_at(io->in, 4, t))
+            ad = apo__ad_add(ad, io, t);
+    for (size_t t = begin; t < end; t++) {
+        double y = NAN;
+        if (apo__all_finite_at(io->in, 4, t)) {
+            ad = apo__ad_add(ad, io, t);
+            /* A sum past DBL_MAX (docs/kernels.md, Range) may turn into an arithmetic NaN,
+             * whose bits the CPU and the GPU do not share (apo_hd.h). */
+            y = apo__canonical_nan(ad);
+        }
+        out[t] = y;
+    }
+}
+
+#endif /* APO_KERNELS_AD_TILE_H */

@@ -1,0 +1,62 @@
+/*
+ * obv_tile.h: OBV, TA-Lib's on balance volume. Inputs close, volume; one output, obv.
+ *
+ * Definition (TA-Lib's, from the series' first bar): obv[0] = volume[0]; then at each bar
+ * obv += volume where close rose from the previous close, obv -= volume where it fell,
+ * unchanged where it is equal. The lookback is 0.
+ *
+ * Tiles: OBV at t is a running sum from the row's first bar, so every tile re-runs it from
+ * the row's first bar (the kernel is whole-row: catalog.h), storing nothing before `begin`.
+ * The operations that give obv[t] are one sequence whichever tile t falls in, so the bits
+ * do not depend on the grid at all, and they are TA-Lib's recursion's bits (ad_tile.h says
+ * the same of AD).
+ *
+ * Gaps: a bar with a non-finite close or volume gives NaN, adds nothing and is not a
+ * previous close: the next clean bar compares its close with the last clean one, and the
+ * first clean bar seeds obv with its volume. The clean bars' outputs are thus the OBV of the
+ * series with its gap bars removed.
+ */
+#ifndef APO_KERNELS_OBV_TILE_H
+#define APO_KERNELS_OBV_TILE_H
+
+#include "catalog.h"
+
+/* The running state: the sum, the last clean close, and whether a clean bar was seen. */
+typedef struct apo__obv_state {
+    double obv, prev;
+    int seeded;
+} apo__obv_state;
+
+/* Steps the state over bar t; returns 0 (and leaves the state) for a gap. */
+static inline APO_HD int apo__obv_step(apo__obv_state *s, const apo__cat_io *io, size_t t) {
+    const double close = io->in[0][t], vol = io->in[1][t];
+    if (!(isfinite(close) && isfinite(vol)))
+        return 0;
+    if (!s->seeded) {
+        s->obv = vol;
+        s->seeded = 1;
+    } else if (close > s->prev) {
+        s->obv += vol;
+    } else if (close < s->prev) {
+        s->obv -= vol;
+    }
+    s->prev = close;
+    return 1;
+}
+
+static inline APO_HD void apo__obv_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    double *out = io->out[0];
+    apo__obv_state s;
+    s.obv = 0.0;
+    s.prev = 0.0;
+    s.seeded = 0;
+    for (size_t t = 0; t < begin; t++)
+        (void)apo__obv_step(&s, io, t);
+    for (size_t t = begin; t < end; t++) {
+        /* A sum past DBL_MAX (docs/kernels.md, Range) may turn into an arithmetic NaN,
+         * whose bits the CPU and the GPU do not share (apo_hd.h). */
+        out[t] = apo__obv_step(&s, io, t) ? apo__canonical_nan(s.obv) : NAN;
+    }
+}
+
+#endif /* APO_KERNELS_OBV_TILE_H */

@@ -1,0 +1,327 @@
+/*
+ * test_catalog_cumulative.c: the catalog's running sums obv and ad (kernels/volume/obv_tile.h,
+ * ad_tile.h) against independent long-double references (catalog_reference_cumulative.c) on
+ * seeded OHLCV walks of lengths 1 to 2e5 with ties, flat and inverted bars and gaps; bitwise
+ * against TA-Lib's recursion written in plain double on every output, over several tiles;
+ * the same bits for any cut of a row into tiles, in any order; small series worked by hand.
+ *
+ * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "catalog_reference.h"
+#include "catalog_reference_cumulative.h"
+#include "reference.h"
+
+typedef struct cum_kernel {
+    apo__cat_id id;
+    const char *name;
+    size_t n_in;
+    size_t cols[4]; /* its inputs, as columns of series.col */
+    apo__cat_ref_more_fn ref;
+} cum_kernel;
+
+enum { HIGH, LOW, CLOSE, VOLUME };
+
+static const cum_kernel kernels[] = {
+    {APO_CAT_OBV, "obv", 2, {CLOSE, VOLUME}, apo__ref_cat_obv},
+    {APO_CAT_AD, "ad", 4, {HIGH, LOW, CLOSE, VOLUME}, apo__ref_cat_ad},
+};
+#define N_KERNELS (sizeof kernels / sizeof kernels[0])
+
+static double *alloc_doubles(size_t n) {
+    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
+    cr_assert_not_null(p);
+    return p;
+}
+
+typedef struct series {
+    size_t n;
+    double *col[4]; /* high, low, close, volume */
+} series;
+
+/* What a series holds besides the walk. */
+enum { PLAIN = 0, ODD_BARS = 1, GAPS = 2 };
+
+static void series_make(series *s, uint64_t seed, size_t n, int what) {
+    s->n = n;
+    for (size_t i = 0; i < 4; i++)
+        s->col[i] = alloc_doubles(n);
+    apo__ref_ohlcv(seed, n, 100.0, 0.5, NULL, s->col[HIGH], s->col[LOW], s->col[CLOSE],
+                   s->col[VOLUME]);
+    if (what & ODD_BARS) {
+        /* Ties (obv's unchanged branch), bars without range and bars with high below low
+         * (ad adds nothing for either). */
+        for (size_t t = 1; t < n; t++) {
+            if (t % 7 == 0)
+                s->col[CLOSE][t] = s->col[CLOSE][t - 1];
+            if (t % 11 == 0)
+                s->col[HIGH][t] = s->col[LOW][t] = s->col[CLOSE][t];
+            if (t % 13 == 0) {
+                const double h = s->col[HIGH][t];
+                s->col[HIGH][t] = s->col[LOW][t];
+                s->col[LOW][t] = h;
+            }
+        }
+    }
+    if (what & GAPS) {
+        /* A leading gap, a lone NaN, an infinity, a run and a gap near the end, spread over
+         * the columns in turn (volume alone, close alone, ...). */
+        const size_t at[] = {0, n / 7, n / 3, n / 2, n / 2 + 1, n / 2 + 2, n - 1 - n / 50};
+        for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+            if (at[i] < n)
+                s->col[(i + 2) % 4][at[i]] = i == 2 ? -INFINITY : NAN;
+    }
+}
+
+static void series_free(series *s) {
+    for (size_t i = 0; i < 4; i++)
+        free(s->col[i]);
+}
+
+static void io_make(apo__cat_io *io, const cum_kernel *k, const series *s, double *out) {
+    memset(io, 0, sizeof *io);
+    for (size_t i = 0; i < k->n_in; i++)
+        io->in[i] = s->col[k->cols[i]];
+    io->out[0] = out;
+    io->h = apo__catalog_halo(k->id, io->p);
+}
+
+/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
+static void run_grid(const cum_kernel *k, const series *s, double *out) {
+    apo__cat_io io;
+    io_make(&io, k, s, out);
+    const size_t len = apo__catalog_tile_len(k->id, io.p);
+    const size_t tiles = (s->n + len - 1) / len;
+    for (size_t j = tiles; j-- > 0;) {
+        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
+        apo__cpu_catalog_tile(k->id, &io, b, e);
+    }
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* Every output against the reference: NaN exactly where it is NaN, else within tol of the
+ * scale. Returns the worst error relative to the scale. */
+static double check(const cum_kernel *k, const series *s, double tol, const char *what) {
+    const size_t n = s->n;
+    double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    for (size_t t = 0; t < n; t++)
+        got[t] = -12345.678;
+    if (n > 0)
+        run_grid(k, s, got);
+    const double *in[4];
+    for (size_t i = 0; i < k->n_in; i++)
+        in[i] = s->col[k->cols[i]];
+    const double p[1] = {0};
+    k->ref(in, n, p, &want, &scale);
+    double worst = 0;
+    for (size_t t = 0; t < n; t++) {
+        cr_assert_eq(isnan(got[t]), isnan(want[t]), "%s %s: t %zu got %.17g want %.17g", k->name,
+                     what, t, got[t], want[t]);
+        if (isnan(want[t])) {
+            cr_assert(same_bits(got[t], NAN), "%s %s: t %zu is not the NAN constant", k->name, what,
+                      t);
+            continue;
+        }
+        const double err = fabs(got[t] - want[t]);
+        cr_assert(err <= tol * scale[t], "%s %s: t %zu got %.17g want %.17g (scale %g)", k->name,
+                  what, t, got[t], want[t], scale[t]);
+        if (scale[t] > 0 && err / scale[t] > worst)
+            worst = err / scale[t];
+    }
+    free(got);
+    free(want);
+    free(scale);
+    return worst;
+}
+
+Test(catalog_cumulative, every_kernel_against_its_long_double_reference, .timeout = 300) {
+    const size_t tile = APO_CAT_WHOLE_ROW_TILE;
+    const size_t lengths[] = {1,    2,     3,      15,   31,       500,
+                              4097, 20011, 100000, tile, tile + 1, 3 * tile + 1234};
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const cum_kernel *k = &kernels[ki];
+        double worst = 0;
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+            for (int what = 0; what < 4; what++) {
+                series s;
+                series_make(&s, 4000 + 100 * ki + 10 * li + (uint64_t)what, lengths[li], what);
+                char label[64];
+                snprintf(label, sizeof label, "n %zu odd bars %d gaps %d", lengths[li],
+                         (what & ODD_BARS) != 0, (what & GAPS) != 0);
+                const double w = check(k, &s, 1e-12, label);
+                worst = w > worst ? w : worst;
+                series_free(&s);
+            }
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
+    }
+}
+
+/* Whole-share volumes: every partial sum of obv is an integer below 2^53, so the double sum is
+ * exact and must equal the reference exactly. */
+Test(catalog_cumulative, obv_of_whole_share_volumes_is_exact, .timeout = 120) {
+    series s;
+    series_make(&s, 17, 3 * APO_CAT_WHOLE_ROW_TILE + 99, ODD_BARS | GAPS);
+    for (size_t t = 0; t < s.n; t++)
+        if (isfinite(s.col[VOLUME][t]))
+            s.col[VOLUME][t] = floor(s.col[VOLUME][t]);
+    cr_assert_eq(check(&kernels[0], &s, 0.0, "whole shares"), 0.0);
+    series_free(&s);
+}
+
+/* TA-Lib's OBV and AD, written in plain double from its sources' operation order (obv seeded
+ * with the first volume and compared with the previous close; ad from 0, adding where
+ * high - low > 0). Without gaps every output, in every tile, must have these bits. */
+static void talib_obv(const series *s, double *out) {
+    const double *close = s->col[CLOSE], *volume = s->col[VOLUME];
+    double obv = volume[0], prev = close[0];
+    for (size_t t = 0; t < s->n; t++) {
+        if (close[t] > prev)
+            obv += volume[t];
+        else if (close[t] < prev)
+            obv -= volume[t];
+        out[t] = obv;
+        prev = close[t];
+    }
+}
+
+static void talib_ad(const series *s, double *out) {
+    double ad = 0.0;
+    for (size_t t = 0; t < s->n; t++) {
+        const double high = s->col[HIGH][t], low = s->col[LOW][t], close = s->col[CLOSE][t];
+        const double tmp = high - low;
+        if (tmp > 0.0)
+            ad += (((close - low) - (high - close)) / tmp) * s->col[VOLUME][t];
+        out[t] = ad;
+    }
+}
+
+Test(catalog_cumulative, every_output_has_talib_bits, .timeout = 120) {
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        for (int what = 0; what < 2; what++) {
+            const cum_kernel *k = &kernels[ki];
+            series s;
+            series_make(&s, 50 + ki, 4 * APO_CAT_WHOLE_ROW_TILE + 4321, what);
+            double *got = alloc_doubles(s.n), *want = alloc_doubles(s.n);
+            run_grid(k, &s, got);
+            if (k->id == APO_CAT_OBV)
+                talib_obv(&s, want);
+            else
+                talib_ad(&s, want);
+            for (size_t t = 0; t < s.n; t++)
+                cr_assert(same_bits(got[t], want[t]), "%s t %zu: %.17g, TA-Lib %.17g", k->name, t,
+                          got[t], want[t]);
+            free(got);
+            free(want);
+            series_free(&s);
+        }
+    }
+}
+
+/* The bits do not even depend on the grid: a row cut at arbitrary points, the pieces run in
+ * a shuffled order, gives the bits of one tile over the whole row. */
+Test(catalog_cumulative, any_cut_of_a_row_gives_the_same_bits, .timeout = 120) {
+    const size_t n = 70001;
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const cum_kernel *k = &kernels[ki];
+        series s;
+        series_make(&s, 90 + ki, n, ODD_BARS | GAPS);
+        double *whole = alloc_doubles(n), *cut = alloc_doubles(n);
+        apo__cat_io io;
+        io_make(&io, k, &s, whole);
+        apo__cpu_catalog_tile(k->id, &io, 0, n);
+        for (int trial = 0; trial < 5; trial++) {
+            size_t bounds[34];
+            size_t nb = 0;
+            bounds[nb++] = 0;
+            for (size_t b = 1; b < 33; b++) {
+                const size_t at =
+                    (size_t)(apo__test_uniform(700 + 10 * ki + (uint64_t)trial, b) * (double)n);
+                if (at > bounds[nb - 1])
+                    bounds[nb++] = at;
+            }
+            /* The uniform cuts are not sorted: keep the increasing ones, then the end. */
+            bounds[nb++] = n;
+            for (size_t t = 0; t < n; t++)
+                cut[t] = -1.0;
+            io_make(&io, k, &s, cut);
+            for (size_t j = 0; j + 1 < nb; j++) {
+                const size_t piece = (j * 7 + (size_t)trial) % (nb - 1);
+                apo__cpu_catalog_tile(k->id, &io, bounds[piece], bounds[piece + 1]);
+            }
+            cr_assert(memcmp(whole, cut, n * sizeof(double)) == 0, "%s trial %d: %zu pieces",
+                      k->name, trial, nb - 1);
+        }
+        free(whole);
+        free(cut);
+        series_free(&s);
+    }
+}
+
+/* Small series worked by hand from the definitions and the gap policy. */
+Test(catalog_cumulative, worked_examples, .timeout = 60) {
+    /* obv: seed 100; 11 > 10: +200; a tie; a gap (NaN, not a previous close); 10 < 11 (the
+     * last clean close): -500; 12 > 10: +600. */
+    double close[] = {10, 11, 11, NAN, 10, 12}, volume[] = {100, 200, 300, 400, 500, 600};
+    const double obv_want[] = {100, 300, 300, NAN, -200, 400};
+    double out[6];
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = close;
+    io.in[1] = volume;
+    io.out[0] = out;
+    for (size_t b = 0; b < 6; b++) /* every cut into two tiles */
+        for (size_t e = b + 1; e <= 6; e++) {
+            for (size_t t = 0; t < 6; t++)
+                out[t] = -1;
+            if (b > 0)
+                apo__cpu_catalog_tile(APO_CAT_OBV, &io, 0, b);
+            apo__cpu_catalog_tile(APO_CAT_OBV, &io, b, e);
+            for (size_t t = 0; t < e; t++)
+                cr_assert(same_bits(out[t], obv_want[t]) || (isnan(obv_want[t]) && isnan(out[t])),
+                          "obv [%zu, %zu) t %zu: %g", b, e, t, out[t]);
+        }
+    /* A leading gap: the first clean bar seeds obv with its volume. */
+    double close2[] = {NAN, 5, 4}, volume2[] = {1, 2, 3};
+    io.in[0] = close2;
+    io.in[1] = volume2;
+    apo__cpu_catalog_tile(APO_CAT_OBV, &io, 0, 3);
+    cr_assert(isnan(out[0]) && out[1] == 2 && out[2] == -1, "%g %g %g", out[0], out[1], out[2]);
+    /* ad: (11-8)-(12-11) = 2 over a range of 4, times 100: 50; a bar without range and a bar
+     * with high below low add nothing; a gap; (5-5)-(9-5) = -4 over 4, times 40: -40. */
+    double high[] = {12, 10, 7, NAN, 9, 5}, low[] = {8, 10, 9, 1, 5, 9};
+    double cl[] = {11, 10, 8, 2, 5, 7}, vol[] = {100, 1000, 70, 3, 40, 10};
+    const double ad_want[] = {50, 50, 50, NAN, 10, 10};
+    memset(&io, 0, sizeof io);
+    io.in[0] = high;
+    io.in[1] = low;
+    io.in[2] = cl;
+    io.in[3] = vol;
+    io.out[0] = out;
+    apo__cpu_catalog_tile(APO_CAT_AD, &io, 3, 6);
+    apo__cpu_catalog_tile(APO_CAT_AD, &io, 0, 3);
+    for (size_t t = 0; t < 6; t++)
+        cr_assert(same_bits(out[t], ad_want[t]) || (isnan(ad_want[t]) && isnan(out[t])),
+                  "ad t %zu: %g", t, out[t]);
+}
+
+/* No parameters and no warm-up: the lookback is 0, the halo 0 (the tiles read from the row's
+ * start instead), and the tile is the whole-row length. */
+Test(catalog_cumulative, shape_of_the_whole_row_kernels, .timeout = 60) {
+    const double none[APO_CAT_MAX_PAR] = {0};
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        cr_assert(apo__catalog_whole_row(kernels[ki].id));
+        cr_assert_eq(apo__catalog_lookback(kernels[ki].id, none), 0);
+        cr_assert_eq(apo__catalog_halo(kernels[ki].id, none), 0);
+        cr_assert_eq(apo__catalog_tile_len(kernels[ki].id, none), APO_CAT_WHOLE_ROW_TILE);
+        cr_assert_eq(apo__catalog_family(kernels[ki].id), APO_CAT_VOLUME);
+    }
+    cr_assert(!apo__catalog_whole_row(APO_CAT_ADOSC));
+}
