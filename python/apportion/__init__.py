@@ -14,6 +14,7 @@ from . import catalog
 from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
+from .scores import SCORES, score
 
 __version__ = _core.version()
 
@@ -27,6 +28,8 @@ __all__ = [
     "default_runtime",
     "macd",
     "returns_stats",
+    "score",
+    "SCORES",
     "set_default_runtime",
     "catalog",
 ] + catalog.__all__

@@ -48,7 +48,10 @@ class Runtime(_core.Runtime):
         if entry is None:
             info = self.kernel_info(kernel)
             kinds = self._kinds(kernel, len(info["outputs"]), info["builtin"])
-            tup = collections.namedtuple(kernel.title().replace("_", "") + "Result", info["outputs"], rename=True)
+            # A scored kernel's name holds a colon ("bollinger:bands_revert"): the type's name
+            # keeps its letters and digits only.
+            type_name = "".join(c for c in kernel.title() if c.isalnum()) + "Result"
+            tup = collections.namedtuple(type_name, info["outputs"], rename=True)
             entry = (tup, kinds, info["n_inputs"], all(k == "series" for k in kinds), tuple(info["inputs"]), tuple(info["params"]))
             with self._lock:
                 self._kinds_cache[kernel] = entry

@@ -92,3 +92,22 @@ const apo__kernel *apo__registry_at(apo__registry *reg, size_t index) {
     pthread_mutex_unlock(&reg->mutex);
     return k;
 }
+
+apo_status apo__registry_lookup(apo__registry *reg, const char *name, const apo__kernel **out) {
+    *out = apo__registry_find(reg, name);
+    if (*out != NULL)
+        return APO_OK;
+    const char *colon = strchr(name, ':');
+    if (colon != NULL && (size_t)(colon - name) < APO_NAME_MAX) {
+        /* "<kernel>:<rule>" that is no scored kernel: say which part is wrong. */
+        char indicator[APO_NAME_MAX];
+        memcpy(indicator, name, (size_t)(colon - name));
+        indicator[colon - name] = '\0';
+        if (apo__registry_find(reg, indicator) != NULL)
+            return apo__scored_kernel_of(indicator, colon + 1, out);
+    }
+    return apo__fail(APO_ERR_UNKNOWN_KERNEL,
+                     "no kernel named \"%s\" (`apportion kernels` lists them: the built-ins, the "
+                     "catalog's and the ones registered)",
+                     name);
+}

@@ -28,6 +28,10 @@ void apo__registry_destroy(apo__registry *reg);
  * or NULL. */
 const apo__kernel *apo__registry_find(apo__registry *reg, const char *name);
 
+/* apo__registry_find() that says why not: APO_ERR_UNKNOWN_KERNEL, or for "<kernel>:<rule>"
+ * of a known kernel the reason apo__scored_kernel_of() gives. */
+apo_status apo__registry_lookup(apo__registry *reg, const char *name, const apo__kernel **out);
+
 /* Checks and copies a user kernel's descriptor and adds it. Fails (with the last error
  * set, prefixed "apo_kernel_register: ") on a bad descriptor, a taken name or a full
  * registry. */

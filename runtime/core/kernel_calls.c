@@ -34,9 +34,10 @@ apo_status apo_kernel_get(const apo_runtime *rt, const char *name, apo_kernel_in
     if (rt == NULL || name == NULL || info == NULL)
         return apo__fail(APO_ERR_NULL, "apo_kernel_get: NULL argument");
     APO_CHECK_STRUCT_SIZE(info, apo_kernel_info, APO_KERNEL_INFO_INIT);
-    const apo__kernel *k = apo__registry_find(&((apo_runtime *)rt)->registry, name);
-    if (k == NULL)
-        return apo__fail(APO_ERR_UNKNOWN_KERNEL, "no kernel named \"%s\"", name);
+    const apo__kernel *k = NULL;
+    apo_status st = apo__registry_lookup(&((apo_runtime *)rt)->registry, name, &k);
+    if (st != APO_OK)
+        return st;
     memset(info, 0, sizeof *info);
     info->size = sizeof *info;
     info->name = k->name;

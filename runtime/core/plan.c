@@ -84,12 +84,10 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
     APO_CHECK_STRUCT_SIZE(w, apo_workload, APO_WORKLOAD_INIT);
     if (w->kernel == NULL)
         return apo__fail(APO_ERR_NULL, "apo_workload.kernel is NULL");
-    const apo__kernel *k = apo__registry_find(&rt->registry, w->kernel);
-    if (k == NULL)
-        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
-                         "no kernel named \"%s\" (built-ins: bollinger, macd, returns_stats, "
-                         "bootstrap)",
-                         w->kernel);
+    const apo__kernel *k = NULL;
+    apo_status kst = apo__registry_lookup(&rt->registry, w->kernel, &k);
+    if (kst != APO_OK)
+        return kst;
     if (w->score != NULL) {
         /* A scored call runs the kernel and the rule as one (catalog/scored_kernels.h). */
         if (k->scoring != NULL)
