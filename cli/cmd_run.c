@@ -17,6 +17,7 @@
 #include "record_order.h"
 #include "run_inputs.h"
 #include "run_ratios.h"
+#include "scores_output.h"
 #include "sweep_sets.h"
 
 #include <jansson.h>
@@ -76,6 +77,11 @@ typedef struct run_state {
     /* A sweep (o->n_sweep > 0): run in pieces of piece_sets sets, each one call. */
     apo_sweep sweep;
     size_t piece_sets, pieces;
+    /* A scored run (--score): each row's name in scores.csv, the text of row numbers, and
+     * the best lines. */
+    const char **row_names;
+    char *row_numbers;
+    size_t *best, n_best;
 } run_state;
 
 static void free_state(run_state *s) {
@@ -94,6 +100,9 @@ static void free_state(run_state *s) {
         free(s->series[j].index);
     }
     free(s->series);
+    free(s->row_names);
+    free(s->row_numbers);
+    free(s->best);
     apo__csv_table_free(&s->table);
     apo_runtime_destroy(s->rt);
 }
@@ -363,6 +372,7 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
     w.sweep = o->n_sweep > 0 ? &s->sweep : NULL;
     w.row_lengths = k->lengths;
+    w.score = o->score;
     return w;
 }
 
@@ -412,7 +422,15 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
         return CLI_EXIT_USAGE;
     }
     size_t fit = budget / per_set;
-    if (o->memory == 0 && o->format != CLI_FORMAT_CSV) {
+    if (o->score != NULL && fit < o->sweep_sets) {
+        /* The best lines are ranked over every set: the scores (8 doubles a set and series)
+         * are held whole, as a CSV sweep's outputs are. */
+        cli_error("--memory: the scores of %zu sets take %zu bytes (%zu a set), more than the "
+                  "%zu allowed",
+                  o->sweep_sets, o->sweep_sets * per_set, per_set, budget);
+        return CLI_EXIT_USAGE;
+    }
+    if (o->memory == 0 && o->format != CLI_FORMAT_CSV && o->score == NULL) {
         const size_t small = CLI_SWEEP_PIECE_BYTES / per_set;
         fit = small < 1 ? 1 : small < fit ? small : fit;
     }
@@ -484,7 +502,7 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
             return rc;
         if (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))
             return impossible_shape(info, i, orows, ocols);
-        if (o->output != NULL && !safe_file_name(info->output_names[i])) {
+        if (o->output != NULL && o->score == NULL && !safe_file_name(info->output_names[i])) {
             cli_error("output name '%s' cannot be used as a file name", info->output_names[i]);
             return CLI_EXIT_FAILURE;
         }
@@ -505,6 +523,10 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
         d->cols = ocols;
         d->file = NULL;
     }
+    /* A scored call has one value a series whatever its length, and a series shorter than
+     * the warm-up is scored as one without bars (docs/kernels.md, "Scores"). */
+    if (o->score != NULL)
+        return CLI_EXIT_OK;
     /* After apo_output_shape(): the library has checked the parameters by now. */
     int rc = cli_run_check_macd_warmup(o, info, shortest_row(k));
     if (rc == CLI_EXIT_OK && k->lengths != NULL)
@@ -560,6 +582,19 @@ static int write_named_output(run_state *s, size_t i, char *err, size_t err_size
 static int open_outputs(const cli_run_options *o, run_state *s) {
     if (o->output == NULL)
         return CLI_EXIT_OK;
+    char err[1024];
+    if (o->score != NULL) {
+        /* One file, scores.csv, in the same set as outputs are written: opened before the
+         * work, removed on failure and on a signal, renamed into place whole. */
+        const char *name = CLI_SCORES_OUTPUT_NAME;
+        const size_t lines = s->call.rows * o->sweep_sets, one = 1;
+        if (cli_output_files_open(o->output, CLI_FORMAT_CSV, &name, &lines, &one, 1, err,
+                                  sizeof err) != 0) {
+            cli_error("--output: %s", err);
+            return CLI_EXIT_FAILURE;
+        }
+        return CLI_EXIT_OK;
+    }
     if (o->n_sweep > 0 && o->format == CLI_FORMAT_CSV && s->pieces > 1) {
         cli_error("--format csv writes a sweep's sets side by side, which needs them all in "
                   "memory: %zu sets take %zu pieces within --memory; raise --memory or use "
@@ -601,7 +636,6 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
         out_rows[i] = s->descs[i].rows;
         out_cols[i] = s->descs[i].cols;
     }
-    char err[1024];
     if (cli_output_files_open(o->output, o->format, names, out_rows, out_cols, s->n_outputs, err,
                               sizeof err) != 0) {
         cli_error("--output: %s", err);
@@ -656,7 +690,56 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
     return rc;
 }
 
+/* The scores of a scored run, as scores_output.h takes them. */
+static cli_scores scores_of(const cli_run_options *o, const run_state *s) {
+    cli_scores sc = {.o = o, .sets = o->sweep_sets, .rows = s->call.rows};
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        sc.values[k] = s->call.output_data[k];
+    sc.series = s->row_names;
+    return sc;
+}
+
+/* Each row's name in scores.csv: its series' (a column or a group), the one CSV column read
+ * alone, or, for generated and raw input and a column cut by --rows, its row number. */
+static int name_rows(run_state *s) {
+    enum { NUMBER_CAP = 24 };
+    const size_t rows = s->call.rows;
+    s->row_names = calloc(rows, sizeof *s->row_names);
+    s->row_numbers = calloc(rows, NUMBER_CAP);
+    if (s->row_names == NULL || s->row_numbers == NULL)
+        return out_of_memory();
+    for (size_t r = 0; r < rows; r++) {
+        char *number = s->row_numbers + r * NUMBER_CAP;
+        snprintf(number, NUMBER_CAP, "%zu", r);
+        s->row_names[r] = s->n_series > 0                       ? s->series[r].name
+                          : rows == 1 && s->table.n_columns > 0 ? s->table.column_names[0]
+                                                                : number;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* A scored run's one file, DIR/scores.csv, committed as the outputs' set is. */
+static int write_scores(const cli_run_options *o, run_state *s) {
+    char err[1024];
+    const double t0 = cli_now_s();
+    const cli_scores sc = scores_of(o, s);
+    if (cli_scores_write_file(0, &sc, err, sizeof err) != 0) {
+        cli_error("%s (no output file was changed)", err);
+        return CLI_EXIT_FAILURE;
+    }
+    if (cli_output_files_commit(err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return CLI_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < s->n_outputs; i++)
+        s->descs[i].file = cli_output_files_path(0);
+    s->times.write_output_ms += (cli_now_s() - t0) * 1e3;
+    return CLI_EXIT_OK;
+}
+
 static int write_outputs(const cli_run_options *o, run_state *s) {
+    if (o->score != NULL)
+        return write_scores(o, s);
     char err[1024];
     const double t0 = cli_now_s();
     /* Every file complete before any old one gives way (a sweep's raw files were appended
@@ -703,13 +786,19 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
 }
 
 static int print_report(const cli_run_options *o, run_state *s) {
+    const cli_scores sc = scores_of(o, s);
     if (o->json) {
         json_t *j = cli_report_json(&s->call.report, &s->times, s->rt, s->descs, s->n_outputs);
+        if (o->score != NULL)
+            json_object_set_new(j, "scores",
+                                cli_scores_json(&sc, s->best, s->n_best, s->descs[0].file));
         const int rc = cli_json_print(j);
         json_decref(j);
         return rc;
     }
     cli_report_print(stdout, &s->call.report, &s->times);
+    if (o->score != NULL)
+        cli_scores_print_best(stdout, &sc, s->best, s->n_best);
     if (fflush(stdout) != 0) {
         cli_error("cannot write to standard output");
         return CLI_EXIT_FAILURE;
@@ -750,11 +839,17 @@ static int run(const cli_run_options *o, run_state *s) {
         cli_error("kernel %s has %zu outputs (at most %d)", info.name, info.n_outputs, APO_MAX_IO);
         return CLI_EXIT_FAILURE;
     }
+    /* A rule that is unknown or does not fit is refused before the input is read. */
+    apo_kernel_info scored = info;
+    if (o->score != NULL && (rc = cli_scores_kernel(s->rt, o, &scored)) != CLI_EXIT_OK)
+        return rc;
     /* The input is read once the kernel is known: its inputs' names choose the columns. */
     double t0 = cli_now_s();
     rc = load_input(o, &info, s);
     if (rc != CLI_EXIT_OK)
         return rc;
+    /* From here the call's outputs are the scored kernel's (its inputs are the indicator's). */
+    info = scored;
     s->times.read_input_ms = (cli_now_s() - t0) * 1e3;
     /* After the input, so that a bad input's message stands alone. */
     if (!o->json)
@@ -817,13 +912,21 @@ static int run(const cli_run_options *o, run_state *s) {
         char note[512];
         if (cli_nonfinite_warning(report, note, sizeof note))
             fprintf(stderr, "apportion: warning: %s\n", note);
-        if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64) {
+        if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64 &&
+            o->score == NULL) {
             rc = append_piece(s, k);
             if (rc != CLI_EXIT_OK)
                 return rc;
         }
     }
 
+    if (o->score != NULL) {
+        if ((rc = name_rows(s)) != CLI_EXIT_OK)
+            return rc;
+        const cli_scores sc = scores_of(o, s);
+        if ((s->best = cli_scores_best(&sc, &s->n_best)) == NULL)
+            return out_of_memory();
+    }
     if (o->output != NULL) {
         rc = write_outputs(o, s);
         if (rc != CLI_EXIT_OK)
@@ -854,7 +957,8 @@ int cli_cmd_run(int argc, char **argv) {
     int help = 0;
     int rc = cli_run_parse_options(argc, argv, &o, &help);
     if (rc == CLI_EXIT_OK && help) {
-        fputs(cli_run_help, stdout);
+        for (const char *const *part = cli_run_help; *part != NULL; part++)
+            fputs(*part, stdout);
     } else if (rc == CLI_EXIT_OK) {
         run_state s;
         memset(&s, 0, sizeof s);
