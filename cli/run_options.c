@@ -268,7 +268,7 @@ static int parse_memory(const char *text, size_t *out) {
 /* --cost and --periods-per-year as the parameters they stand for, once each: a --param of
  * the same name (fixed or swept) is refused rather than one of them silently winning. */
 static int add_score_param(cli_run_options *o, const char *option, const char *name,
-                           const char *value) {
+                           const char *text) {
     for (size_t i = 0; i < o->n_params; i++)
         if (strcmp(o->param_names[i], name) == 0)
             return cli_usage_error("run", "%s and --param %s give the same parameter", option,
@@ -277,9 +277,20 @@ static int add_score_param(cli_run_options *o, const char *option, const char *n
         if (strcmp(o->sweep_names[i], name) == 0)
             return cli_usage_error("run", "%s and --param %s give the same parameter", option,
                                    name);
-    char text[256];
-    snprintf(text, sizeof text, "%s=%s", name, value);
-    return add_param(o, text);
+    if (o->n_params + o->n_sweep == CLI_RUN_MAX_PARAMS)
+        return cli_usage_error("run", "too many --param options (at most %d)", CLI_RUN_MAX_PARAMS);
+    double v; /* checked when the option was read */
+    char *copy = malloc(strlen(name) + 1);
+    if (copy == NULL || cli_parse_double(text, &v) != 0) {
+        free(copy);
+        return out_of_memory();
+    }
+    strcpy(copy, name);
+    o->param_names[o->n_params] = copy;
+    o->params[o->n_params].name = copy;
+    o->params[o->n_params].value = v;
+    o->n_params++;
+    return CLI_EXIT_OK;
 }
 
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
