@@ -4,19 +4,14 @@
  * The input is a file (raw float64, or CSV columns: several series, or one per group of a
  * long-format file) or, by default, a seeded random walk (input.h); the options are parsed
  * and checked in run_options.c before any work is done, and the library's own validation
- * (kernel, parameters, devices, ratios) is reported as a usage error too.
+ * (kernel, parameters, devices, ratios) is reported as a usage error too. The input becomes
+ * the call's rows in run_load.c; a scored run's file and ranking are scores_output.c's.
  */
 #include "cli.h"
-#include "csv.h"
-#include "host_arrays.h"
-#include "input.h"
-#include "json_report.h"
-#include "options.h"
 #include "output_files.h"
-#include "random_walk.h"
-#include "record_order.h"
-#include "run_inputs.h"
 #include "run_ratios.h"
+#include "run_state.h"
+#include "scores_output.h"
 #include "sweep_sets.h"
 
 #include <jansson.h>
@@ -24,9 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DEFAULT_ROWS 1
-#define DEFAULT_COLS 100000
 
 /* Output names become file names: refuse anything that could leave DIR. */
 static int safe_file_name(const char *name) {
@@ -37,46 +29,6 @@ static int safe_file_name(const char *name) {
             return 0;
     return 1;
 }
-
-/* One series of a CSV input: a column of a --column list, one group of --group-by, or the
- * one column read; its values and, with an index column, its own index texts (borrowed from
- * the table). */
-typedef struct series {
-    const char *name;
-    size_t length;
-    double *values[APO_MAX_IO]; /* one array a kernel input, in the kernel's order */
-    const char **index;         /* length entries, or NULL */
-} series;
-
-/* The apo_distribute_workload() call: the series as the rows of its input. Series of
- * several lengths are a ragged call (apo_workload.row_lengths, docs/api.md "Ragged rows"):
- * cols is the longest, and each row is padded with NaN past its own length. */
-typedef struct call {
-    size_t rows, cols;
-    size_t *lengths;            /* ragged: rows lengths; NULL when every row is cols long */
-    double *inputs[APO_MAX_IO]; /* n_inputs arrays of rows x cols, row-major */
-    size_t n_inputs;
-    /* ragged: each row's own columns of every output (for its length), else NULL */
-    size_t *own_cols[APO_MAX_IO];
-    cli_host_array outputs[APO_MAX_IO];
-    double *output_data[APO_MAX_IO];
-    size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
-    apo_report report;
-} call;
-
-typedef struct run_state {
-    apo_runtime *rt;
-    apo_csv_table table;
-    series *series; /* named series of a CSV input (n_series > 0: the named CSV layout) */
-    size_t n_series;
-    call call;
-    cli_output_desc descs[APO_MAX_IO];
-    size_t n_outputs;
-    cli_run_times times;
-    /* A sweep (o->n_sweep > 0): run in pieces of piece_sets sets, each one call. */
-    apo_sweep sweep;
-    size_t piece_sets, pieces;
-} run_state;
 
 static void free_state(run_state *s) {
     /* Whatever failed after the output files were opened: no temporary file is left. */
@@ -94,6 +46,9 @@ static void free_state(run_state *s) {
         free(s->series[j].index);
     }
     free(s->series);
+    free(s->row_names);
+    free(s->row_numbers);
+    free(s->best);
     apo__csv_table_free(&s->table);
     apo_runtime_destroy(s->rt);
 }
@@ -102,236 +57,6 @@ static int out_of_memory(void) {
     cli_error("out of memory");
     return CLI_EXIT_FAILURE;
 }
-
-/* The input as one call of rows x cols, without named series (generated, raw, or one CSV
- * column cut into --rows series). */
-static int single_call(run_state *s, double *data, size_t rows, size_t cols) {
-    s->call.inputs[0] = data;
-    s->call.n_inputs = 1;
-    s->call.rows = rows;
-    s->call.cols = cols;
-    return CLI_EXIT_OK;
-}
-
-/* The series of the table: one per value column, or one per group in order of first
- * appearance. */
-static int make_series(run_state *s, size_t n_inputs) {
-    const apo_csv_table *t = &s->table;
-    if (t->group == NULL) {
-        /* One input: a series a column. Several: the columns are one series's inputs. */
-        const size_t n = n_inputs > 1 ? 1 : t->n_columns;
-        s->series = calloc(n, sizeof *s->series);
-        if (s->series == NULL)
-            return out_of_memory();
-        for (size_t j = 0; j < n; j++) {
-            series *x = &s->series[s->n_series++];
-            x->name = t->column_names[j];
-            x->length = t->n_records;
-            for (size_t i = 0; i < n_inputs; i++) {
-                const size_t c = n_inputs > 1 ? i : j;
-                x->values[i] = malloc(t->n_records * sizeof(double));
-                if (x->values[i] == NULL)
-                    return out_of_memory();
-                memcpy(x->values[i], t->values[c], t->n_records * sizeof(double));
-            }
-            if (t->index != NULL) {
-                x->index = malloc(t->n_records * sizeof *x->index);
-                if (x->index == NULL)
-                    return out_of_memory();
-                for (size_t r = 0; r < t->n_records; r++)
-                    x->index[r] = t->index[r];
-            }
-        }
-        return CLI_EXIT_OK;
-    }
-    /* Group of each record; groups are few against records, and the last one found is
-     * tried first, since a long-format file keeps a ticker's records together. */
-    size_t *group_of = malloc(t->n_records * sizeof *group_of);
-    size_t *count = calloc(t->n_records, sizeof *count);
-    const char **keys = malloc(t->n_records * sizeof *keys);
-    if (group_of == NULL || count == NULL || keys == NULL) {
-        free(group_of), free(count), free(keys);
-        return out_of_memory();
-    }
-    size_t n_groups = 0, last = 0;
-    for (size_t r = 0; r < t->n_records; r++) {
-        size_t g = n_groups;
-        if (n_groups > 0 && strcmp(keys[last], t->group[r]) == 0)
-            g = last;
-        for (size_t k = 0; g == n_groups && k < n_groups; k++)
-            if (strcmp(keys[k], t->group[r]) == 0)
-                g = k;
-        if (g == n_groups)
-            keys[n_groups++] = t->group[r];
-        group_of[r] = g;
-        count[g]++;
-        last = g;
-    }
-    int rc = CLI_EXIT_OK;
-    s->series = calloc(n_groups, sizeof *s->series);
-    if (s->series == NULL)
-        rc = out_of_memory();
-    for (size_t g = 0; rc == CLI_EXIT_OK && g < n_groups; g++) {
-        series *x = &s->series[s->n_series++];
-        x->name = keys[g];
-        for (size_t i = 0; i < n_inputs; i++)
-            if ((x->values[i] = malloc(count[g] * sizeof(double))) == NULL)
-                rc = out_of_memory();
-        if (t->index != NULL)
-            x->index = malloc(count[g] * sizeof *x->index);
-        if (rc == CLI_EXIT_OK && t->index != NULL && x->index == NULL)
-            rc = out_of_memory();
-    }
-    for (size_t r = 0; rc == CLI_EXIT_OK && r < t->n_records; r++) {
-        series *x = &s->series[group_of[r]];
-        if (x->index != NULL)
-            x->index[x->length] = t->index[r];
-        for (size_t i = 0; i < n_inputs; i++)
-            x->values[i][x->length] = t->values[i][r];
-        x->length++;
-    }
-    free(group_of), free(count), free(keys);
-    return rc;
-}
-
-/* The series as the rows of one call, in order: rows of one length, or of several as a
- * ragged call (each row padded with NaN to the longest), so that every series is computed
- * as it would be alone (docs/api.md, "Ragged rows"). */
-static int make_call(run_state *s, size_t n_inputs) {
-    call *k = &s->call;
-    k->n_inputs = n_inputs;
-    k->rows = s->n_series;
-    k->cols = 0;
-    int ragged = 0;
-    for (size_t j = 0; j < s->n_series; j++) {
-        if (s->series[j].length > k->cols)
-            k->cols = s->series[j].length;
-        ragged |= s->series[j].length != s->series[0].length;
-    }
-    if (k->rows == 0 || k->cols > SIZE_MAX / sizeof(double) / k->rows)
-        return out_of_memory();
-    for (size_t i = 0; i < n_inputs; i++)
-        if ((k->inputs[i] = malloc(k->rows * k->cols * sizeof(double))) == NULL)
-            return out_of_memory();
-    if (ragged) {
-        k->lengths = malloc(k->rows * sizeof *k->lengths);
-        if (k->lengths == NULL)
-            return out_of_memory();
-    }
-    for (size_t r = 0; r < k->rows; r++) {
-        const series *x = &s->series[r];
-        for (size_t i = 0; i < n_inputs; i++) {
-            memcpy(k->inputs[i] + r * k->cols, x->values[i], x->length * sizeof(double));
-            for (size_t t = x->length; t < k->cols; t++)
-                k->inputs[i][r * k->cols + t] = NAN;
-        }
-        if (ragged)
-            k->lengths[r] = x->length;
-    }
-    return CLI_EXIT_OK;
-}
-
-static int load_input(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
-    char err[1024];
-    const int named_inputs = info->n_inputs > 1 || o->input_map != NULL;
-    if (o->input == NULL && !named_inputs) {
-        const size_t rows = o->rows_set ? o->rows : DEFAULT_ROWS;
-        const size_t cols = o->cols_set ? o->cols : DEFAULT_COLS;
-        if (cols > SIZE_MAX / sizeof(double) / rows)
-            return cli_usage_error("run", "--rows %zu x --cols %zu is too large", rows, cols);
-        double *data = malloc(rows * cols * sizeof *data);
-        if (data == NULL) {
-            cli_error("out of memory for %zu x %zu values", rows, cols);
-            return CLI_EXIT_FAILURE;
-        }
-        apo__random_walk(data, rows, cols, o->seed);
-        return single_call(s, data, rows, cols);
-    }
-    const int csv =
-        o->input != NULL && cli_input_format(o->input, o->input_format) == CLI_FORMAT_CSV;
-    cli_input_columns in_cols = {0};
-    if (named_inputs) {
-        const int rc = cli_run_input_columns(o, info, csv, &in_cols);
-        if (rc != CLI_EXIT_OK)
-            return rc;
-    }
-    const char *csv_only = o->group_by != NULL                           ? "--group-by"
-                           : o->index_column != NULL                     ? "--index-column"
-                           : o->column != NULL && strchr(o->column, ',') ? "a --column list"
-                                                                         : NULL;
-    if (!csv && csv_only != NULL) {
-        cli_error("%s: %s applies to CSV input only", o->input, csv_only);
-        return CLI_EXIT_USAGE;
-    }
-    /* Raw input, and one CSV column cut into --rows series: the values alone, as before. */
-    if (!named_inputs && (!csv || o->rows_set)) {
-        if (o->rows_set && o->index_column != NULL)
-            return cli_usage_error("run", "--index-column cannot be combined with --rows");
-        size_t count = 0;
-        double *data = NULL;
-        const size_t want_rows = o->rows_set ? o->rows : 0;
-        if (cli_read_input(o->input, o->input_format, o->column, want_rows,
-                           o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0, &data, &count, err,
-                           sizeof err) != 0) {
-            cli_error("%s", err);
-            return CLI_EXIT_USAGE;
-        }
-        const size_t rows = o->rows_set ? o->rows : 1;
-        return single_call(s, data, rows, count / rows);
-    }
-    char *storage = NULL;
-    const char **names = NULL;
-    size_t n_names = 0;
-    int rc = CLI_EXIT_OK;
-    if (named_inputs) {
-        names = (const char **)in_cols.names;
-        n_names = in_cols.n;
-    } else if (o->column != NULL) {
-        rc = cli_split_columns(o->column, &storage, &names, &n_names);
-    }
-    if (rc == CLI_EXIT_OK) {
-        apo_csv_request req = {.columns = names,
-                               .n_columns = n_names,
-                               .index_column = o->index_column,
-                               .index_auto = 1,
-                               .group_column = o->group_by,
-                               .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0};
-        if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0) {
-            cli_input_read_error(err, info, named_inputs ? &in_cols : NULL);
-            rc = CLI_EXIT_USAGE;
-        } else if (!o->keep_file_order &&
-                   cli_order_records(&s->table, cli_input_name(o->input), err, sizeof err) != 0) {
-            cli_error("%s", err);
-            rc = CLI_EXIT_USAGE;
-        }
-    }
-    free(storage);
-    if (!named_inputs)
-        free(names);
-    cli_input_columns_free(&in_cols);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    const size_t n_inputs = named_inputs ? info->n_inputs : 1;
-    rc = make_series(s, n_inputs);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    /* One series without a group and without an index: the plain layout, as before. */
-    if (s->n_series == 1 && s->table.group == NULL && s->table.index == NULL) {
-        const size_t n = s->series[0].length;
-        single_call(s, s->series[0].values[0], 1, n);
-        for (size_t i = 0; i < n_inputs; i++) {
-            s->call.inputs[i] = s->series[0].values[i];
-            s->series[0].values[i] = NULL;
-        }
-        s->call.n_inputs = n_inputs;
-        free(s->series);
-        s->series = NULL;
-        s->n_series = 0;
-        return CLI_EXIT_OK;
-    }
-    return make_call(s, n_inputs);
-}
-
 _Static_assert(CLI_OUTPUT_FILES_MAX >= APO_MAX_IO, "every output of a kernel can be written");
 
 /* Faults the outputs in before the timed calls, so that the devices' times are their
@@ -363,6 +88,7 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
     w.sweep = o->n_sweep > 0 ? &s->sweep : NULL;
     w.row_lengths = k->lengths;
+    w.score = o->score;
     return w;
 }
 
@@ -412,7 +138,15 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
         return CLI_EXIT_USAGE;
     }
     size_t fit = budget / per_set;
-    if (o->memory == 0 && o->format != CLI_FORMAT_CSV) {
+    if (o->score != NULL && fit < o->sweep_sets) {
+        /* The best lines are ranked over every set: the scores (8 doubles a set and series)
+         * are held whole, as a CSV sweep's outputs are. */
+        cli_error("--memory: the scores of %zu sets take %zu bytes (%zu a set), more than the "
+                  "%zu allowed",
+                  o->sweep_sets, o->sweep_sets * per_set, per_set, budget);
+        return CLI_EXIT_USAGE;
+    }
+    if (o->memory == 0 && o->format != CLI_FORMAT_CSV && o->score == NULL) {
         const size_t small = CLI_SWEEP_PIECE_BYTES / per_set;
         fit = small < 1 ? 1 : small < fit ? small : fit;
     }
@@ -484,7 +218,7 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
             return rc;
         if (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))
             return impossible_shape(info, i, orows, ocols);
-        if (o->output != NULL && !safe_file_name(info->output_names[i])) {
+        if (o->output != NULL && o->score == NULL && !safe_file_name(info->output_names[i])) {
             cli_error("output name '%s' cannot be used as a file name", info->output_names[i]);
             return CLI_EXIT_FAILURE;
         }
@@ -505,6 +239,10 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
         d->cols = ocols;
         d->file = NULL;
     }
+    /* A scored call has one value a series whatever its length, and a series shorter than
+     * the warm-up is scored as one without bars (docs/kernels.md, "Scores"). */
+    if (o->score != NULL)
+        return CLI_EXIT_OK;
     /* After apo_output_shape(): the library has checked the parameters by now. */
     int rc = cli_run_check_macd_warmup(o, info, shortest_row(k));
     if (rc == CLI_EXIT_OK && k->lengths != NULL)
@@ -560,6 +298,19 @@ static int write_named_output(run_state *s, size_t i, char *err, size_t err_size
 static int open_outputs(const cli_run_options *o, run_state *s) {
     if (o->output == NULL)
         return CLI_EXIT_OK;
+    char err[1024];
+    if (o->score != NULL) {
+        /* One file, scores.csv, in the same set as outputs are written: opened before the
+         * work, removed on failure and on a signal, renamed into place whole. */
+        const char *name = CLI_SCORES_OUTPUT_NAME;
+        const size_t lines = s->call.rows * o->sweep_sets, one = 1;
+        if (cli_output_files_open(o->output, CLI_FORMAT_CSV, &name, &lines, &one, 1, err,
+                                  sizeof err) != 0) {
+            cli_error("--output: %s", err);
+            return CLI_EXIT_FAILURE;
+        }
+        return CLI_EXIT_OK;
+    }
     if (o->n_sweep > 0 && o->format == CLI_FORMAT_CSV && s->pieces > 1) {
         cli_error("--format csv writes a sweep's sets side by side, which needs them all in "
                   "memory: %zu sets take %zu pieces within --memory; raise --memory or use "
@@ -601,7 +352,6 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
         out_rows[i] = s->descs[i].rows;
         out_cols[i] = s->descs[i].cols;
     }
-    char err[1024];
     if (cli_output_files_open(o->output, o->format, names, out_rows, out_cols, s->n_outputs, err,
                               sizeof err) != 0) {
         cli_error("--output: %s", err);
@@ -656,7 +406,56 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
     return rc;
 }
 
+/* The scores of a scored run, as scores_output.h takes them. */
+static cli_scores scores_of(const cli_run_options *o, const run_state *s) {
+    cli_scores sc = {.o = o, .sets = o->sweep_sets, .rows = s->call.rows};
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        sc.values[k] = s->call.output_data[k];
+    sc.series = s->row_names;
+    return sc;
+}
+
+/* Each row's name in scores.csv: its series' (a column or a group), the one CSV column read
+ * alone, or, for generated and raw input and a column cut by --rows, its row number. */
+static int name_rows(run_state *s) {
+    enum { NUMBER_CAP = 24 };
+    const size_t rows = s->call.rows;
+    s->row_names = calloc(rows, sizeof *s->row_names);
+    s->row_numbers = calloc(rows, NUMBER_CAP);
+    if (s->row_names == NULL || s->row_numbers == NULL)
+        return out_of_memory();
+    for (size_t r = 0; r < rows; r++) {
+        char *number = s->row_numbers + r * NUMBER_CAP;
+        snprintf(number, NUMBER_CAP, "%zu", r);
+        s->row_names[r] = s->n_series > 0                       ? s->series[r].name
+                          : rows == 1 && s->table.n_columns > 0 ? s->table.column_names[0]
+                                                                : number;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* A scored run's one file, DIR/scores.csv, committed as the outputs' set is. */
+static int write_scores(const cli_run_options *o, run_state *s) {
+    char err[1024];
+    const double t0 = cli_now_s();
+    const cli_scores sc = scores_of(o, s);
+    if (cli_scores_write_file(0, &sc, err, sizeof err) != 0) {
+        cli_error("%s (no output file was changed)", err);
+        return CLI_EXIT_FAILURE;
+    }
+    if (cli_output_files_commit(err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return CLI_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < s->n_outputs; i++)
+        s->descs[i].file = cli_output_files_path(0);
+    s->times.write_output_ms += (cli_now_s() - t0) * 1e3;
+    return CLI_EXIT_OK;
+}
+
 static int write_outputs(const cli_run_options *o, run_state *s) {
+    if (o->score != NULL)
+        return write_scores(o, s);
     char err[1024];
     const double t0 = cli_now_s();
     /* Every file complete before any old one gives way (a sweep's raw files were appended
@@ -703,13 +502,19 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
 }
 
 static int print_report(const cli_run_options *o, run_state *s) {
+    const cli_scores sc = scores_of(o, s);
     if (o->json) {
         json_t *j = cli_report_json(&s->call.report, &s->times, s->rt, s->descs, s->n_outputs);
+        if (o->score != NULL)
+            json_object_set_new(j, "scores",
+                                cli_scores_json(&sc, s->best, s->n_best, s->descs[0].file));
         const int rc = cli_json_print(j);
         json_decref(j);
         return rc;
     }
     cli_report_print(stdout, &s->call.report, &s->times);
+    if (o->score != NULL)
+        cli_scores_print_best(stdout, &sc, s->best, s->n_best);
     if (fflush(stdout) != 0) {
         cli_error("cannot write to standard output");
         return CLI_EXIT_FAILURE;
@@ -750,11 +555,17 @@ static int run(const cli_run_options *o, run_state *s) {
         cli_error("kernel %s has %zu outputs (at most %d)", info.name, info.n_outputs, APO_MAX_IO);
         return CLI_EXIT_FAILURE;
     }
+    /* A rule that is unknown or does not fit is refused before the input is read. */
+    apo_kernel_info scored = info;
+    if (o->score != NULL && (rc = cli_scores_kernel(s->rt, o, &scored)) != CLI_EXIT_OK)
+        return rc;
     /* The input is read once the kernel is known: its inputs' names choose the columns. */
     double t0 = cli_now_s();
-    rc = load_input(o, &info, s);
+    rc = cli_run_load_input(o, &info, s);
     if (rc != CLI_EXIT_OK)
         return rc;
+    /* From here the call's outputs are the scored kernel's (its inputs are the indicator's). */
+    info = scored;
     s->times.read_input_ms = (cli_now_s() - t0) * 1e3;
     /* After the input, so that a bad input's message stands alone. */
     if (!o->json)
@@ -817,13 +628,21 @@ static int run(const cli_run_options *o, run_state *s) {
         char note[512];
         if (cli_nonfinite_warning(report, note, sizeof note))
             fprintf(stderr, "apportion: warning: %s\n", note);
-        if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64) {
+        if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64 &&
+            o->score == NULL) {
             rc = append_piece(s, k);
             if (rc != CLI_EXIT_OK)
                 return rc;
         }
     }
 
+    if (o->score != NULL) {
+        if ((rc = name_rows(s)) != CLI_EXIT_OK)
+            return rc;
+        const cli_scores sc = scores_of(o, s);
+        if ((s->best = cli_scores_best(&sc, &s->n_best)) == NULL)
+            return out_of_memory();
+    }
     if (o->output != NULL) {
         rc = write_outputs(o, s);
         if (rc != CLI_EXIT_OK)
@@ -854,7 +673,8 @@ int cli_cmd_run(int argc, char **argv) {
     int help = 0;
     int rc = cli_run_parse_options(argc, argv, &o, &help);
     if (rc == CLI_EXIT_OK && help) {
-        fputs(cli_run_help, stdout);
+        for (const char *const *part = cli_run_help; *part != NULL; part++)
+            fputs(*part, stdout);
     } else if (rc == CLI_EXIT_OK) {
         run_state s;
         memset(&s, 0, sizeof s);

@@ -56,10 +56,20 @@ typedef struct cli_run_options {
     size_t n_sweep;
     size_t sweep_sets; /* the product of the swept values' counts: 1 to APO_MAX_SWEEP_SETS */
     size_t memory;     /* --memory in bytes (> 0); 0: not given */
+    /* A scored run (--score RULE, docs/cli.md "Scores"): the call's outputs are the rule's
+     * scores, written to DIR/scores.csv and ranked on stdout. --cost and --periods-per-year
+     * become the parameters `cost` and `periods_per_year` (in params); top and by apply
+     * only with score. */
+    const char *score; /* non-empty when given */
+    size_t top;        /* lines shown, >= 1 (default CLI_RUN_DEFAULT_TOP) */
+    int by;            /* the score ranked by: an APO_SCORE_* index (default sharpe) */
 } cli_run_options;
 
-/* The help of `apportion run` (run_options.c). */
-extern const char cli_run_help[];
+#define CLI_RUN_DEFAULT_TOP 10
+
+/* The help of `apportion run` (run_options.c), in parts to print one after the other, up to
+ * a NULL. */
+extern const char *const cli_run_help[];
 
 void cli_run_options_init(cli_run_options *o);
 /* Returns CLI_EXIT_OK (with *help set when --help was asked for), or the exit status of a

@@ -334,7 +334,7 @@ int cli_output_files_open(const char *dir, cli_format format, const char *const 
 }
 
 /* Writes one CSV number so that strtod() gives back the same double. */
-static int put_number(FILE *f, double v) {
+int cli_output_put_number(FILE *f, double v) {
     if (isnan(v))
         return fputs("nan", f) < 0 ? -1 : 0;
     if (isinf(v))
@@ -357,7 +357,7 @@ static int write_csv(FILE *f, const char *name, const double *data, size_t rows,
         for (size_t r = 0; r < rows; r++) {
             if (r > 0 && fputc(',', f) == EOF)
                 return -1;
-            if (put_number(f, data[r * cols + c]) != 0)
+            if (cli_output_put_number(f, data[r * cols + c]) != 0)
                 return -1;
         }
         if (fputc('\n', f) == EOF)
@@ -368,7 +368,7 @@ static int write_csv(FILE *f, const char *name, const double *data, size_t rows,
 
 /* A text field as CSV writes it: quoted (with "" for a quote) when it holds a comma, a
  * quote or a line break, as it is otherwise. */
-static int put_text(FILE *f, const char *t) {
+int cli_output_put_text(FILE *f, const char *t) {
     if (strpbrk(t, ",\"\r\n") == NULL)
         return fputs(t, f) < 0 ? -1 : 0;
     if (fputc('"', f) == EOF)
@@ -389,7 +389,8 @@ static int write_csv_columns(FILE *f, const cli_output_column *cols, size_t n,
         if (cols[j].length > longest)
             longest = cols[j].length;
     const int any_index = index_name != NULL;
-    if (any_index && shared_index && (put_text(f, index_name) != 0 || fputc(',', f) == EOF))
+    if (any_index && shared_index &&
+        (cli_output_put_text(f, index_name) != 0 || fputc(',', f) == EOF))
         return -1;
     for (size_t j = 0; j < n; j++) {
         if (j > 0 && fputc(',', f) == EOF)
@@ -397,26 +398,26 @@ static int write_csv_columns(FILE *f, const cli_output_column *cols, size_t n,
         if (any_index && !shared_index) {
             char head[512];
             snprintf(head, sizeof head, "%s_%s", cols[j].name, index_name);
-            if (put_text(f, head) != 0 || fputc(',', f) == EOF)
+            if (cli_output_put_text(f, head) != 0 || fputc(',', f) == EOF)
                 return -1;
         }
-        if (put_text(f, cols[j].name) != 0)
+        if (cli_output_put_text(f, cols[j].name) != 0)
             return -1;
     }
     if (fputc('\n', f) == EOF)
         return -1;
     for (size_t k = 0; k < longest; k++) {
         if (any_index && shared_index &&
-            (put_text(f, cols[0].index[k]) != 0 || fputc(',', f) == EOF))
+            (cli_output_put_text(f, cols[0].index[k]) != 0 || fputc(',', f) == EOF))
             return -1;
         for (size_t j = 0; j < n; j++) {
             if (j > 0 && fputc(',', f) == EOF)
                 return -1;
             const int inside = k < cols[j].length;
             if (any_index && !shared_index &&
-                ((inside && put_text(f, cols[j].index[k]) != 0) || fputc(',', f) == EOF))
+                ((inside && cli_output_put_text(f, cols[j].index[k]) != 0) || fputc(',', f) == EOF))
                 return -1;
-            if (inside && put_number(f, cols[j].values[k]) != 0)
+            if (inside && cli_output_put_number(f, cols[j].values[k]) != 0)
                 return -1;
         }
         if (fputc('\n', f) == EOF)
@@ -446,6 +447,8 @@ typedef struct write_job {
     size_t n_cols;
     const char *index_name;
     int shared_index;
+    cli_output_writer writer; /* a layout of the caller's, with its ctx */
+    void *ctx;
 } write_job;
 
 static int write_output(size_t i, const write_job *job, char *err, size_t err_size);
@@ -522,6 +525,16 @@ int cli_output_files_write_columns(size_t i, const cli_output_column *cols, size
     return write_output(i, &job, err, err_size);
 }
 
+int cli_output_files_write_with(size_t i, cli_output_writer writer, void *ctx, char *err,
+                                size_t err_size) {
+    if (set.open && set.format != CLI_FORMAT_CSV) {
+        ERR("a layout of the caller's is written as CSV only");
+        return -1;
+    }
+    write_job job = {.writer = writer, .ctx = ctx};
+    return write_output(i, &job, err, err_size);
+}
+
 static int write_output(size_t i, const write_job *job, char *err, size_t err_size) {
     if (!set.open || i >= set.n || set.files[i].fd < 0 || set.files[i].written) {
         ERR("output %zu is not open for writing", i);
@@ -535,7 +548,8 @@ static int write_output(size_t i, const write_job *job, char *err, size_t err_si
     }
     o->fd = -1; /* the stream owns it now */
     errno = 0;
-    int rc = job->cols != NULL
+    int rc = job->writer != NULL ? job->writer(f, job->ctx)
+             : job->cols != NULL
                  ? write_csv_columns(f, job->cols, job->n_cols, job->index_name, job->shared_index)
              : set.format == CLI_FORMAT_CSV ? write_csv(f, o->name, job->data, o->rows, o->cols)
                                             : write_f64(f, job->data, o->rows * o->cols);

@@ -20,6 +20,7 @@
 #define APO_CLI_OUTPUT_FILES_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "input.h"
 
@@ -58,6 +59,19 @@ typedef struct cli_output_column {
 int cli_output_files_write_columns(size_t i, const cli_output_column *cols, size_t n,
                                    const char *index_name, int shared_index, char *err,
                                    size_t err_size);
+
+/* Writes output i (CSV only) in a layout of the caller's: writer(f, ctx) writes the whole
+ * file to the stream f and returns 0, or -1 when a write failed; the file is then synced
+ * as any output is. */
+typedef int (*cli_output_writer)(FILE *f, void *ctx);
+int cli_output_files_write_with(size_t i, cli_output_writer writer, void *ctx, char *err,
+                                size_t err_size);
+
+/* One CSV field, as the outputs write them: a number with %.17g so that strtod() gives the
+ * same double back (nan, inf, -inf otherwise); a text as it is, quoted (with "" for a quote)
+ * when it holds a comma, a quote or a line break. Return 0, or -1 when the write failed. */
+int cli_output_put_number(FILE *f, double v);
+int cli_output_put_text(FILE *f, const char *t);
 
 /* Once every output is written: renames each temporary file to DIR/NAME.EXT and syncs DIR;
  * the set is then closed. On failure the set is aborted (cli_output_files_abort()). */

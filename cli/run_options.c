@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "scores_output.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -12,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_run_help[] =
+/* In parts: C11 compilers need take no string literal longer than 4095 bytes. */
+const char *const cli_run_help[] = {
     "Usage: apportion run --kernel K [--rows R --cols C | --input FILE [--column NAME,...]\n"
     "                     [--input-map INPUT=COLUMN,...]\n"
     "                     [--group-by COL] [--index-column COL] [--missing-as-nan]\n"
@@ -20,6 +22,8 @@ const char cli_run_help[] =
     "                     [--rows R]] [--param k=v ...] [--output DIR]\n"
     "                     [--memory SIZE]\n"
     "                     [--format f64|csv]\n"
+    "                     [--score RULE [--cost C] [--periods-per-year P]\n"
+    "                      [--top N] [--by SCORE]]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--no-learn] [--json]\n"
     "\n"
@@ -55,6 +59,18 @@ const char cli_run_help[] =
     "                       the first non-numeric column)\n"
     "  --record-order O     CSV: index (default: each series in order of its index, ISO\n"
     "                       dates or numbers; equal dates in a series refused) or file\n"
+    "\n",
+    "Scores (instead of the indicator's outputs):\n"
+    "  --score RULE         score each set and series with a trading rule: bands_revert or\n"
+    "                       bands_zone (bollinger), macd_cross (macd); writes DIR/scores.csv\n"
+    "                       (set, swept parameters, series, total, mean, sd, sharpe,\n"
+    "                       max_drawdown, trades, exposure, bars) and no output file\n"
+    "  --cost C             cost per unit of position change, 0 to 1 (default 0); the\n"
+    "                       same as --param cost=C, which may sweep it\n"
+    "  --periods-per-year P bars a year, > 0 (default 252), for sharpe\n"
+    "  --top N              show the best N lines (set and series; default 10)\n"
+    "  --by SCORE           rank by SCORE (default sharpe); sd and max_drawdown smallest\n"
+    "                       first, the others largest first, NaN last\n"
     "\n"
     "Distribution:\n"
     "  --devices LIST       device list as in APPORTION_DEVICES (overrides it), e.g.\n"
@@ -72,7 +88,8 @@ const char cli_run_help[] =
     "  -h, --help           show this help\n"
     "\n"
     "Options that take one value may be given once; --param once per name.\n"
-    "Exit status: 0 success, 1 runtime failure, 2 usage error.\n";
+    "Exit status: 0 success, 1 runtime failure, 2 usage error.\n",
+    NULL};
 
 void cli_run_options_init(cli_run_options *o) {
     memset(o, 0, sizeof *o);
@@ -81,6 +98,8 @@ void cli_run_options_init(cli_run_options *o) {
     o->format = CLI_FORMAT_F64;
     o->input_format = CLI_FORMAT_AUTO;
     o->sweep_sets = 1;
+    o->top = CLI_RUN_DEFAULT_TOP;
+    o->by = APO_SCORE_SHARPE;
 }
 
 void cli_run_options_free(cli_run_options *o) {
@@ -246,7 +265,37 @@ static int parse_memory(const char *text, size_t *out) {
     return 0;
 }
 
+/* --cost and --periods-per-year as the parameters they stand for, once each: a --param of
+ * the same name (fixed or swept) is refused rather than one of them silently winning. */
+static int add_score_param(cli_run_options *o, const char *option, const char *name,
+                           const char *text) {
+    for (size_t i = 0; i < o->n_params; i++)
+        if (strcmp(o->param_names[i], name) == 0)
+            return cli_usage_error("run", "%s and --param %s give the same parameter", option,
+                                   name);
+    for (size_t i = 0; i < o->n_sweep; i++)
+        if (strcmp(o->sweep_names[i], name) == 0)
+            return cli_usage_error("run", "%s and --param %s give the same parameter", option,
+                                   name);
+    if (o->n_params + o->n_sweep == CLI_RUN_MAX_PARAMS)
+        return cli_usage_error("run", "too many --param options (at most %d)", CLI_RUN_MAX_PARAMS);
+    double v; /* checked when the option was read */
+    char *copy = malloc(strlen(name) + 1);
+    if (copy == NULL || cli_parse_double(text, &v) != 0) {
+        free(copy);
+        return out_of_memory();
+    }
+    strcpy(copy, name);
+    o->param_names[o->n_params] = copy;
+    o->params[o->n_params].name = copy;
+    o->params[o->n_params].value = v;
+    o->n_params++;
+    return CLI_EXIT_OK;
+}
+
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
+    const char *cost_text = NULL, *periods_text = NULL;
+    int top_set = 0, by_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -328,6 +377,34 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
             if (r > 0 && parse_memory(v, &o->memory) != 0)
                 return cli_usage_error(
                     "run", "--memory '%s': expected a positive size (bytes, or 512M, 2G, ...)", v);
+        } else if (VALUE("--score")) {
+            if (r > 0 && v[0] == '\0')
+                return cli_usage_error("run", "--score: empty rule name");
+            if (r > 0)
+                o->score = v;
+        } else if (VALUE("--cost")) {
+            double c;
+            if (r > 0 && (cli_parse_double(v, &c) != 0 || !(c >= 0 && c <= 1)))
+                return cli_usage_error("run", "--cost '%s': expected a number from 0 to 1", v);
+            if (r > 0)
+                cost_text = v;
+        } else if (VALUE("--periods-per-year")) {
+            double p;
+            if (r > 0 && (cli_parse_double(v, &p) != 0 || !(p > 0)))
+                return cli_usage_error("run", "--periods-per-year '%s': expected a number > 0", v);
+            if (r > 0)
+                periods_text = v;
+        } else if (VALUE("--top")) {
+            if (r > 0 && (cli_parse_size(v, &o->top) != 0 || o->top == 0))
+                return cli_usage_error("run", "--top '%s': expected a positive integer", v);
+            top_set = 1;
+        } else if (VALUE("--by")) {
+            if (r > 0 && (o->by = cli_score_index(v)) < 0)
+                return cli_usage_error("run",
+                                       "--by '%s': no such score (total, mean, sd, sharpe, "
+                                       "max_drawdown, trades, exposure, bars)",
+                                       v);
+            by_set = 1;
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
@@ -379,7 +456,22 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--memory applies to a sweep only (a --param list or range)");
     if (o->output != NULL && o->output[0] == '\0')
         return cli_usage_error("run", "--output: empty directory name");
-    return CLI_EXIT_OK;
+    const char *score_only = cost_text != NULL      ? "--cost"
+                             : periods_text != NULL ? "--periods-per-year"
+                             : top_set              ? "--top"
+                             : by_set               ? "--by"
+                                                    : NULL;
+    if (o->score == NULL && score_only != NULL)
+        return cli_usage_error("run", "%s needs --score RULE", score_only);
+    if (o->score != NULL && o->format_set)
+        return cli_usage_error("run", "--format applies to the indicator's outputs; --score "
+                                      "writes DIR/scores.csv only");
+    int rc = CLI_EXIT_OK;
+    if (cost_text != NULL)
+        rc = add_score_param(o, "--cost", "cost", cost_text);
+    if (rc == CLI_EXIT_OK && periods_text != NULL)
+        rc = add_score_param(o, "--periods-per-year", "periods_per_year", periods_text);
+    return rc;
 }
 
 /* Matches one --ratios id against the runtime's devices: the exact id, or `cuda:N` for the

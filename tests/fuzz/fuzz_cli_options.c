@@ -117,6 +117,14 @@ static void check_run(args *a) {
         }
         FUZZ_CHECK(o.sweep_sets == sets && sets <= APO_MAX_SWEEP_SETS, "run: %zu sets", sets);
         FUZZ_CHECK(o.memory == 0 || o.n_sweep > 0, "run: --memory without a sweep");
+        /* --score: a rule named, the ranking's options only with it, and no --format. */
+        check_in_argv(a, o.score, "--score");
+        FUZZ_CHECK(o.score == NULL || o.score[0] != '\0', "run: empty --score");
+        FUZZ_CHECK(o.top >= 1 && o.by >= 0 && o.by < APO_N_SCORES, "run: --top %zu --by %d", o.top,
+                   o.by);
+        FUZZ_CHECK(o.score != NULL || (o.top == CLI_RUN_DEFAULT_TOP && o.by == APO_SCORE_SHARPE),
+                   "run: --top or --by without --score");
+        FUZZ_CHECK(o.score == NULL || !o.format_set, "run: --format with --score");
     }
     cli_run_options_free(&o);
 }

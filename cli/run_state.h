@@ -1,0 +1,68 @@
+/*
+ * The state of one `apportion run` (cmd_run.c), shared with the reading of its input into
+ * the call's rows (run_load.c): the series of a CSV input, the one library call they form,
+ * its outputs, and a sweep's pieces.
+ */
+#ifndef APO_CLI_RUN_STATE_H
+#define APO_CLI_RUN_STATE_H
+
+#include <apportion.h>
+#include <stddef.h>
+
+#include "csv.h"
+#include "host_arrays.h"
+#include "json_report.h"
+#include "options.h"
+
+/* One series of a CSV input: a column of a --column list, one group of --group-by, or the
+ * one column read; its values and, with an index column, its own index texts (borrowed from
+ * the table). */
+typedef struct series {
+    const char *name;
+    size_t length;
+    double *values[APO_MAX_IO]; /* one array a kernel input, in the kernel's order */
+    const char **index;         /* length entries, or NULL */
+} series;
+
+/* The apo_distribute_workload() call: the series as the rows of its input. Series of
+ * several lengths are a ragged call (apo_workload.row_lengths, docs/api.md "Ragged rows"):
+ * cols is the longest, and each row is padded with NaN past its own length. */
+typedef struct call {
+    size_t rows, cols;
+    size_t *lengths;            /* ragged: rows lengths; NULL when every row is cols long */
+    double *inputs[APO_MAX_IO]; /* n_inputs arrays of rows x cols, row-major */
+    size_t n_inputs;
+    /* ragged: each row's own columns of every output (for its length), else NULL */
+    size_t *own_cols[APO_MAX_IO];
+    cli_host_array outputs[APO_MAX_IO];
+    double *output_data[APO_MAX_IO];
+    size_t out_rows[APO_MAX_IO], out_cols[APO_MAX_IO];
+    apo_report report;
+} call;
+
+typedef struct run_state {
+    apo_runtime *rt;
+    apo_csv_table table;
+    series *series; /* named series of a CSV input (n_series > 0: the named CSV layout) */
+    size_t n_series;
+    call call;
+    cli_output_desc descs[APO_MAX_IO];
+    size_t n_outputs;
+    cli_run_times times;
+    /* A sweep (o->n_sweep > 0): run in pieces of piece_sets sets, each one call. */
+    apo_sweep sweep;
+    size_t piece_sets, pieces;
+    /* A scored run (--score): each row's name in scores.csv, the text of row numbers, and
+     * the best lines. */
+    const char **row_names;
+    char *row_numbers;
+    size_t *best, n_best;
+} run_state;
+
+/* Reads the input that the options name (a file, or the generated walk) into s: s->call's
+ * rows and inputs and, for named CSV series, s->series and s->table. `info` is the kernel's
+ * (its inputs' names choose the columns). Returns CLI_EXIT_OK, or the exit status with the
+ * message printed. */
+int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, run_state *s);
+
+#endif /* APO_CLI_RUN_STATE_H */

@@ -1,0 +1,202 @@
+/*
+ * The scores of a scored run (see scores_output.h and docs/cli.md, "Scores"): the ranking
+ * of its lines, DIR/scores.csv, and the best lines in the text and JSON reports.
+ */
+#include "scores_output.h"
+
+#include "cli.h"
+#include "json_report.h"
+#include "output_files.h"
+#include "sweep_sets.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cli_score_names[APO_N_SCORES] = {
+    [APO_SCORE_TOTAL] = "total",
+    [APO_SCORE_MEAN] = "mean",
+    [APO_SCORE_SD] = "sd",
+    [APO_SCORE_SHARPE] = "sharpe",
+    [APO_SCORE_MAX_DRAWDOWN] = "max_drawdown",
+    [APO_SCORE_TRADES] = "trades",
+    [APO_SCORE_EXPOSURE] = "exposure",
+    [APO_SCORE_BARS] = "bars",
+};
+
+int cli_score_index(const char *name) {
+    for (int k = 0; k < APO_N_SCORES; k++)
+        if (strcmp(cli_score_names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+/* A spread and a loss are better small; a return, a ratio and the counts are shown largest
+ * first (the most trades and the most exposure are what a reader scans for, and reads
+ * against the returns beside them). */
+int cli_score_smaller_first(int score) {
+    return score == APO_SCORE_SD || score == APO_SCORE_MAX_DRAWDOWN;
+}
+
+int cli_scores_kernel(apo_runtime *rt, const cli_run_options *o, apo_kernel_info *scored) {
+    char name[256];
+    snprintf(name, sizeof name, "%s:%s", o->kernel, o->score);
+    *scored = (apo_kernel_info){.size = sizeof(apo_kernel_info)};
+    if (apo_kernel_get(rt, name, scored) == APO_OK && scored->n_outputs == APO_N_SCORES)
+        return CLI_EXIT_OK;
+    /* The library says why a rule is unknown or does not fit, and which rules do, where it
+     * resolves a scored workload: it checks the rule before the shape and the buffers. */
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = o->kernel;
+    w.score = o->score;
+    w.rows = 1;
+    w.cols = 1;
+    size_t rows = 0, cols = 0;
+    const apo_status st = apo_output_shape(rt, &w, 0, &rows, &cols);
+    if (st == APO_ERR_UNKNOWN_KERNEL || st == APO_ERR_INVALID_ARGUMENT)
+        return cli_status_error(st, "--score");
+    cli_error("--score %s: kernel %s has no such rule", o->score, o->kernel);
+    return CLI_EXIT_USAGE;
+}
+
+/* Whether line a ranks before line b by score values v: NaN after every number, equal values
+ * in line order. */
+static int ranks_before(const double *v, int smaller_first, size_t a, size_t b) {
+    const int nan_a = isnan(v[a]), nan_b = isnan(v[b]);
+    if (nan_a != nan_b)
+        return nan_b;
+    if (!nan_a && v[a] != v[b])
+        return smaller_first ? v[a] < v[b] : v[a] > v[b];
+    return a < b;
+}
+
+size_t *cli_scores_best(const cli_scores *sc, size_t *n) {
+    const size_t lines = sc->sets * sc->rows;
+    const size_t keep = sc->o->top < lines ? sc->o->top : lines;
+    size_t *best = malloc((keep > 0 ? keep : 1) * sizeof *best);
+    *n = 0;
+    if (best == NULL || keep == 0)
+        return best;
+    const double *v = sc->values[sc->o->by];
+    const int smaller_first = cli_score_smaller_first(sc->o->by);
+    /* One pass keeping the best `keep` sorted (insertion): top is small against the lines,
+     * and a line enters only when it ranks before the last kept. Lines are visited in
+     * order, so a later equal line never displaces an earlier one. */
+    for (size_t line = 0; line < lines; line++) {
+        if (*n == keep && !ranks_before(v, smaller_first, line, best[keep - 1]))
+            continue;
+        size_t at = *n < keep ? (*n)++ : keep - 1;
+        while (at > 0 && ranks_before(v, smaller_first, line, best[at - 1])) {
+            best[at] = best[at - 1];
+            at--;
+        }
+        best[at] = line;
+    }
+    return best;
+}
+
+/* The lines of scores.csv: `set`, the swept parameters, `series`, every score. */
+static int write_scores_csv(FILE *f, void *ctx) {
+    const cli_scores *sc = ctx;
+    const cli_run_options *o = sc->o;
+    if (fputs("set", f) < 0)
+        return -1;
+    for (size_t q = 0; q < o->n_sweep; q++)
+        if (fputc(',', f) == EOF || cli_output_put_text(f, o->sweep[q].name) != 0)
+            return -1;
+    if (fputs(",series", f) < 0)
+        return -1;
+    for (int k = 0; k < APO_N_SCORES; k++)
+        if (fprintf(f, ",%s", cli_score_names[k]) < 0)
+            return -1;
+    if (fputc('\n', f) == EOF)
+        return -1;
+    for (size_t set = 0; set < sc->sets; set++) {
+        /* The values as sets.csv writes them: the shortest decimal that reads back. */
+        char params[2048];
+        size_t w = 0;
+        params[0] = '\0';
+        for (size_t q = 0; q < o->n_sweep && w < sizeof params; q++) {
+            char num[32];
+            cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
+            const int m = snprintf(params + w, sizeof params - w, ",%s", num);
+            w += m > 0 ? (size_t)m : 0;
+        }
+        for (size_t r = 0; r < sc->rows; r++) {
+            const size_t line = set * sc->rows + r;
+            if (fprintf(f, "%zu%s,", set, params) < 0 || cli_output_put_text(f, sc->series[r]) != 0)
+                return -1;
+            for (int k = 0; k < APO_N_SCORES; k++)
+                if (fputc(',', f) == EOF || cli_output_put_number(f, sc->values[k][line]) != 0)
+                    return -1;
+            if (fputc('\n', f) == EOF)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int cli_scores_write_file(size_t i, const cli_scores *sc, char *err, size_t err_size) {
+    return cli_output_files_write_with(i, write_scores_csv, (void *)sc, err, err_size);
+}
+
+void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, size_t n) {
+    const cli_run_options *o = sc->o;
+    const int by = o->by;
+    fprintf(f, "\nbest %zu of %zu (set and series) by %s, %s first, NaN last:\n", n,
+            sc->sets * sc->rows, cli_score_names[by],
+            cli_score_smaller_first(by) ? "smallest" : "largest");
+    fprintf(f, "%4s %6s", "rank", "set");
+    for (size_t q = 0; q < o->n_sweep; q++)
+        fprintf(f, " %12s", o->sweep[q].name);
+    fprintf(f, " %-12s", "series");
+    for (int k = 0; k < APO_N_SCORES; k++)
+        fprintf(f, " %13s", cli_score_names[k]);
+    fputc('\n', f);
+    for (size_t b = 0; b < n; b++) {
+        const size_t line = best[b], set = line / sc->rows, r = line % sc->rows;
+        fprintf(f, "%4zu %6zu", b + 1, set);
+        for (size_t q = 0; q < o->n_sweep; q++) {
+            char num[32];
+            cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
+            fprintf(f, " %12s", num);
+        }
+        char name[CLI_ESCAPED_MAX];
+        fprintf(f, " %-12s", cli_escape(sc->series[r], name, sizeof name));
+        /* Six digits to read by; scores.csv has every bit. */
+        for (int k = 0; k < APO_N_SCORES; k++)
+            fprintf(f, " %13.6g", sc->values[k][line]);
+        fputc('\n', f);
+    }
+}
+
+json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, const char *file) {
+    const cli_run_options *o = sc->o;
+    json_t *j = json_object();
+    json_object_set_new(j, "rule", cli_json_string(o->score));
+    json_object_set_new(j, "by", json_string(cli_score_names[o->by]));
+    json_object_set_new(j, "order",
+                        json_string(cli_score_smaller_first(o->by) ? "ascending" : "descending"));
+    json_object_set_new(j, "lines", cli_json_u64(sc->sets * sc->rows));
+    json_object_set_new(j, "file", file != NULL ? cli_json_string(file) : json_null());
+    json_t *top = json_array();
+    for (size_t b = 0; b < n; b++) {
+        const size_t line = best[b], set = line / sc->rows, r = line % sc->rows;
+        json_t *x = json_object();
+        json_object_set_new(x, "rank", cli_json_u64(b + 1));
+        json_object_set_new(x, "set", cli_json_u64(set));
+        json_t *params = json_object();
+        for (size_t q = 0; q < o->n_sweep; q++)
+            json_object_set_new(params, o->sweep[q].name,
+                                cli_json_number(cli_sweep_value(o, set, q)));
+        json_object_set_new(x, "params", params);
+        json_object_set_new(x, "series", cli_json_string(sc->series[r]));
+        json_t *scores = json_object();
+        for (int k = 0; k < APO_N_SCORES; k++)
+            json_object_set_new(scores, cli_score_names[k], cli_json_number(sc->values[k][line]));
+        json_object_set_new(x, "scores", scores);
+        json_array_append_new(top, x);
+    }
+    json_object_set_new(j, "best", top);
+    return j;
+}

@@ -1,0 +1,61 @@
+/*
+ * The scores of a scored run (`apportion run --score RULE`, docs/cli.md "Scores"): their
+ * names, the order that ranks them, DIR/scores.csv, and the best lines in the report.
+ *
+ * A scored call's outputs are the APO_N_SCORES scores, each (sets x rows) x 1, set-major
+ * (docs/api.md, "Scores"); a "line" here is one set and one series, line = set * rows + row,
+ * as in the call's outputs and in scores.csv.
+ */
+#ifndef APO_CLI_SCORES_OUTPUT_H
+#define APO_CLI_SCORES_OUTPUT_H
+
+#include <apportion.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "options.h"
+
+/* The name of the scores' file in the output set: DIR/scores.csv. */
+#define CLI_SCORES_OUTPUT_NAME "scores"
+
+/* The scores' names in the order of the outputs (APO_SCORE_TOTAL .. APO_SCORE_BARS), as
+ * docs/kernels.md names them. */
+extern const char *const cli_score_names[APO_N_SCORES];
+
+/* APO_SCORE_* of `name`, or -1 when no score has that name. */
+int cli_score_index(const char *name);
+
+/* Whether a smaller value of score `score` ranks first (sd, max_drawdown); the others rank
+ * larger first. */
+int cli_score_smaller_first(int score);
+
+/* The scores of one run, borrowed from its state. */
+typedef struct cli_scores {
+    const cli_run_options *o;           /* the sweep's names and values, score, top, by */
+    const double *values[APO_N_SCORES]; /* each sets x rows, set-major */
+    size_t sets, rows;                  /* sets: 1 without a sweep */
+    const char *const *series;          /* rows names */
+} cli_scores;
+
+/* The lines of the best min(o->top, sets x rows) by o->by, best first: a NaN ranks after
+ * every number, and equal values keep line order (set, then series). Returns a malloc'ed
+ * array of *n line numbers, or NULL when out of memory. */
+size_t *cli_scores_best(const cli_scores *sc, size_t *n);
+
+/* Writes output `i` of the open output set (output_files.h), opened as CSV, as scores.csv:
+ * `set`, the swept parameters, `series`, then every score, one line per set and series. */
+int cli_scores_write_file(size_t i, const cli_scores *sc, char *err, size_t err_size);
+
+/* Prints the best lines as a table under a heading that says the order. */
+void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, size_t n);
+
+/* The report's "scores" object: rule, by, order, lines, file (or null) and the best lines. */
+json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, const char *file);
+
+/* The scored kernel `<kernel>:<rule>` of a --score run, described into *scored, or the exit
+ * status of a rule that is unknown or does not fit the kernel (a usage error, with the
+ * library's message). */
+int cli_scores_kernel(apo_runtime *rt, const cli_run_options *o, apo_kernel_info *scored);
+
+#endif /* APO_CLI_SCORES_OUTPUT_H */
