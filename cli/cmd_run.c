@@ -152,6 +152,14 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
     }
     s->piece_sets = fit < o->sweep_sets ? fit : o->sweep_sets;
     s->pieces = (o->sweep_sets + s->piece_sets - 1) / s->piece_sets;
+    s->call_sets = s->piece_sets;
+    if (o->score != NULL) {
+        const size_t set_bars = k->rows * k->cols;
+        const size_t by_work =
+            set_bars < CLI_SCORE_CALL_SET_BARS ? CLI_SCORE_CALL_SET_BARS / set_bars : 1;
+        s->call_sets = by_work < o->sweep_sets ? by_work : o->sweep_sets;
+        s->pieces = (o->sweep_sets + s->call_sets - 1) / s->call_sets;
+    }
     s->sweep.n_sets_run = s->piece_sets;
     s->times.sweep_sets = o->sweep_sets;
     s->times.sweep_pieces = s->pieces;
@@ -596,15 +604,22 @@ static int run(const cli_run_options *o, run_state *s) {
     const size_t pieces = o->n_sweep > 0 ? s->pieces : 1;
     for (size_t piece = 0; piece < pieces; piece++) {
         if (o->n_sweep > 0) {
-            s->sweep.first_set = piece * s->piece_sets;
+            s->sweep.first_set = piece * s->call_sets;
             const size_t left = o->sweep_sets - s->sweep.first_set;
-            s->sweep.n_sets_run = left < s->piece_sets ? left : s->piece_sets;
+            s->sweep.n_sets_run = left < s->call_sets ? left : s->call_sets;
         }
         /* The report shown is the first piece's; later pieces add their time. */
         apo_report later = {.size = sizeof(apo_report)};
         apo_report *report = piece == 0 ? &k->report : &later;
         const double *inputs[APO_MAX_IO];
         apo_workload w = call_workload(o, &info, s, k, inputs);
+        double *scores_at[APO_MAX_IO];
+        if (o->score != NULL && o->n_sweep > 0) {
+            /* Every set's scores are held whole: this call writes its own sets' lines. */
+            for (size_t i = 0; i < info.n_outputs; i++)
+                scores_at[i] = k->output_data[i] + s->sweep.first_set * k->rows;
+            w.outputs = scores_at;
+        }
         if (n_ratios > 0) {
             w.ratios = ratios;
             w.n_ratios = n_ratios;

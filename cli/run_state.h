@@ -52,6 +52,10 @@ typedef struct run_state {
     /* A sweep (o->n_sweep > 0): run in pieces of piece_sets sets, each one call. */
     apo_sweep sweep;
     size_t piece_sets, pieces;
+    /* A scored sweep holds every set's scores in one piece but computes them in calls of
+     * call_sets sets each, sized by work (CLI_SCORE_CALL_SET_BARS): each call then has a
+     * deadline of its own and learns for the next, and Ctrl-C stops between them. */
+    size_t call_sets;
     /* A scored run (--score): each row's name in scores.csv, the text of row numbers, and
      * the best lines. */
     const char **row_names;

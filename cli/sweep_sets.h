@@ -19,6 +19,11 @@ size_t cli_default_memory(void);
  * needs every set at once, keeps the whole default. */
 #define CLI_SWEEP_PIECE_BYTES ((size_t)64 << 20)
 
+/* The set-bars of one call of a scored sweep: about a second of one core's work, so that a
+ * grid of any size runs as calls well inside the runtime's deadline for a device with no
+ * model yet (docs/env.md, "Deadlines and quarantine"). */
+#define CLI_SCORE_CALL_SET_BARS ((size_t)1 << 26)
+
 /* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
 double cli_sweep_value(const cli_run_options *o, size_t set, size_t param);
 

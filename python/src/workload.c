@@ -276,9 +276,13 @@ static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
             return 0;
         sets *= w->sweep->grid[i].n_values;
     }
-    if (sets > APO_MAX_SWEEP_SETS || w->cols == 0 || w->rows > PIECE_ELEMENTS / w->cols)
-        return 0; /* one set is a piece's worth already */
-    const size_t piece = PIECE_ELEMENTS / (w->rows * w->cols);
+    if (sets > APO_MAX_SWEEP_SETS || w->cols == 0)
+        return 0;
+    /* A set that is a piece's worth already is a piece alone: a grid of large sets then
+     * stops within one set, and each call has a deadline of its own, learnt from the ones
+     * before (docs/env.md, "Deadlines and quarantine"). */
+    const size_t piece =
+        w->rows > PIECE_ELEMENTS / w->cols ? 1 : PIECE_ELEMENTS / (w->rows * w->cols);
     *n_sets = sets;
     return piece < sets ? piece : 0;
 }
