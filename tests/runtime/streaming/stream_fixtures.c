@@ -109,12 +109,17 @@ size_t stream_tile_of(const apo_stream *s) {
     return (size_t)tile;
 }
 
-apo_stream *stream_for(apo_runtime *rt, const stream_case *c) {
+apo_stream_desc stream_desc_of(const stream_case *c) {
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = c->kernel;
     d.n_series = c->rows;
     d.params = c->params;
     d.n_params = c->n_params;
+    return d;
+}
+
+apo_stream *stream_for(apo_runtime *rt, const stream_case *c) {
+    apo_stream_desc d = stream_desc_of(c);
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s: %s", c->kernel, apo_last_error());
     return s;
@@ -187,11 +192,15 @@ void stream_case_free(stream_case *c) {
 }
 
 /* Bars series with `fed` bars gets next under the plan. */
-static size_t plan_count(const stream_case *c, stream_plan plan, size_t fed, uint64_t *st,
-                         size_t most) {
+static size_t plan_count(const stream_case *c, stream_plan plan, size_t r, size_t update,
+                         size_t fed, uint64_t *st, size_t most) {
     size_t left = c->cols - fed;
     if (plan == PLAN_ONE_CHUNK)
         return left;
+    if (plan == PLAN_EVERY_BAR) {
+        size_t n = r == 0 ? 1 : update % (r + 2);
+        return n < left ? n : left;
+    }
     if (plan == PLAN_RANDOM) {
         size_t n = (size_t)(stream_rng(st) % (most + 1));
         return n < left ? n : left;
@@ -205,8 +214,23 @@ static size_t plan_count(const stream_case *c, stream_plan plan, size_t fed, uin
     return (next < c->cols ? next : c->cols) - fed;
 }
 
-void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, uint64_t plan_seed,
-                       size_t most) {
+/* A stream read back from the bytes of `s`, which is destroyed. */
+static apo_stream *reload(apo_stream *s, const stream_case *c, apo_runtime *rt) {
+    size_t len = 0;
+    cr_assert_eq(apo_stream_save(s, NULL, 0, &len), APO_OK, "%s", apo_last_error());
+    unsigned char *buf = malloc(len);
+    cr_assert_not_null(buf);
+    cr_assert_eq(apo_stream_save(s, buf, len, &len), APO_OK, "%s", apo_last_error());
+    apo_stream_destroy(s);
+    apo_stream_desc d = stream_desc_of(c);
+    apo_stream *loaded = NULL;
+    cr_assert_eq(apo_stream_load(rt, &d, buf, len, &loaded), APO_OK, "%s", apo_last_error());
+    free(buf);
+    return loaded;
+}
+
+static void check_plan(apo_stream *s, const stream_case *c, stream_plan plan, uint64_t plan_seed,
+                       size_t most, apo_runtime *reload_rt) {
     const size_t rows = c->rows, cols = c->cols;
     size_t *fed = calloc(rows, sizeof *fed), *n_new = calloc(rows, sizeof *n_new);
     double *got[APO_MAX_IO] = {0}, *pin[APO_MAX_IO] = {0}, *pout[APO_MAX_IO] = {0};
@@ -223,7 +247,7 @@ void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, ui
         size_t at = 0;
         int all_done = 1;
         for (size_t r = 0; r < rows; r++) {
-            n_new[r] = plan_count(c, plan, fed[r], &st, most);
+            n_new[r] = plan_count(c, plan, r, updates, fed[r], &st, most);
             all_done = all_done && fed[r] == cols;
         }
         if (all_done)
@@ -246,6 +270,8 @@ void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, ui
             fed[r] += n_new[r];
         }
         updates++;
+        if (reload_rt != NULL)
+            s = reload(s, c, reload_rt);
     }
     for (size_t r = 0; r < rows; r++) {
         uint64_t bars = 0;
@@ -263,4 +289,16 @@ void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, ui
     for (size_t o = 0; o < APO_MAX_IO; o++)
         free(got[o]), free(pin[o]), free(pout[o]);
     free(fed), free(n_new);
+    if (reload_rt != NULL)
+        apo_stream_destroy(s);
+}
+
+void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, uint64_t plan_seed,
+                       size_t most) {
+    check_plan(s, c, plan, plan_seed, most, NULL);
+}
+
+void stream_check_plan_reloading(apo_stream *s, const stream_case *c, stream_plan plan,
+                                 uint64_t plan_seed, size_t most, apo_runtime *rt) {
+    check_plan(s, c, plan, plan_seed, most, rt);
 }

@@ -44,12 +44,28 @@ void stream_case_free(stream_case *c);
 /* How updates are cut: every series' whole history in one update; one bar per update
  * around the starts and tile boundaries (bigger updates between); random counts from 0 to
  * `most`, different per series. */
-typedef enum stream_plan { PLAN_ONE_CHUNK, PLAN_BAR_BY_BAR, PLAN_RANDOM } stream_plan;
+typedef enum stream_plan {
+    PLAN_ONE_CHUNK,
+    PLAN_BAR_BY_BAR,
+    PLAN_RANDOM,
+    PLAN_EVERY_BAR
+} stream_plan;
+/* PLAN_EVERY_BAR: series 0 one bar per update, so that it stops at every position of every
+ * tile; series r > 0 (update % (r + 2)) bars, zero included. */
 
 /* Feeds the case's inputs into `s` (already made for it, nothing fed yet) by the plan, and
  * fails the test unless the concatenated outputs are bitwise the batch's. */
 void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, uint64_t plan_seed,
                        size_t most);
+
+/* The same, but after every update the stream is saved, loaded back on `rt` (with the
+ * case's description expected) and the old one destroyed: the stream that goes on is always
+ * one read from bytes. Destroys the last stream itself. */
+void stream_check_plan_reloading(apo_stream *s, const stream_case *c, stream_plan plan,
+                                 uint64_t plan_seed, size_t most, apo_runtime *rt);
+
+/* The case's description, for apo_stream_create and apo_stream_load's `expect`. */
+apo_stream_desc stream_desc_of(const stream_case *c);
 
 /* The tile length of a stream's kernel at its parameters, read from its saved state's
  * header (docs/streaming.md, "The state"), as a reader of the format would. */
