@@ -10,6 +10,7 @@
 /* A series length for the shape checks below: any length works, the kernels that stream
  * give every output the input's length and tile along it. */
 #define APO_PROBE_COLS 1000
+#define APO_LONG_SERIES ((size_t)1 << 40)
 
 apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params) {
     if (k->partial_len != 0)
@@ -31,6 +32,15 @@ apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params) 
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "apo_stream_create: output %s of %s is not one value per bar",
                              k->output_names[o], k->name);
+    /* The kernel's own checks of its parameters, against a series longer than any window:
+     * a stream's series have no length yet, and their first bars give what the batch gives
+     * at the first bars of a long series (NaN until the window fills). */
+    if (k->validate != NULL) {
+        char err[256] = "";
+        apo_status st = k->validate(k, params, 1, APO_LONG_SERIES, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "apo_stream_create: %s", err);
+    }
     return APO_OK;
 }
 
