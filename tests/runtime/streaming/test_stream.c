@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "helpers.h"
@@ -228,5 +229,82 @@ Test(stream, state_stays_bounded_by_the_window, .timeout = 120) {
     cr_assert_eq(apo_kernel_get(rt, "sma", &info), APO_OK);
     cr_assert_leq(most, 176 + 8 + 8 + (tile + info.halo) * 8, "state of %zu bytes", most);
     apo_stream_destroy(s);
+    apo_runtime_destroy(rt);
+}
+
+/* A user kernel that fails once a tile reaches bar 50. */
+static apo_status fails_late(const apo_kernel_call *call, void *user) {
+    (void)user;
+    for (size_t t = call->begin; t < call->end; t++)
+        call->outputs[0][call->row * call->cols + t] = call->inputs[0][call->row * call->cols + t];
+    return call->end > 50 ? APO_ERR_INVALID_ARGUMENT : APO_OK;
+}
+
+Test(stream, a_kernel_failure_stops_the_stream, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
+    desc.name = "fails_late";
+    desc.n_inputs = 1;
+    desc.n_outputs = 1;
+    desc.cpu = fails_late;
+    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "fails_late";
+    d.n_series = 2;
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double x[80] = {0}, y[80];
+    const double *in[] = {x};
+    double *out[] = {y};
+    size_t first[] = {30, 30};
+    cr_assert_eq(apo_stream_update(s, first, in, out), APO_OK, "%s", apo_last_error());
+    size_t second[] = {10, 40};
+    test_assert_refused(apo_stream_update(s, second, in, out), APO_ERR_KERNEL_FAILED,
+                        "fails_late failed with APO_ERR_INVALID_ARGUMENT on series 1");
+    size_t none[] = {0, 0};
+    test_assert_refused(apo_stream_update(s, none, NULL, NULL), APO_ERR_INVALID_ARGUMENT,
+                        "earlier update failed");
+    size_t len = 0;
+    test_assert_refused(apo_stream_save(s, NULL, 0, &len), APO_ERR_INVALID_ARGUMENT,
+                        "earlier update failed");
+    apo_stream_destroy(s);
+    apo_runtime_destroy(rt);
+}
+
+/* Streams take none of the runtime's locks: two threads update their own streams while
+ * this one runs batch calls on the same runtime, and every stream still equals its batch. */
+typedef struct stream_thread {
+    apo_runtime *rt;
+    const stream_case *c;
+    uint64_t seed;
+} stream_thread;
+
+static void *stream_thread_main(void *arg) {
+    stream_thread *t = arg;
+    apo_stream *s = stream_for(t->rt, t->c);
+    stream_check_plan(s, t->c, PLAN_RANDOM, t->seed, 300);
+    apo_stream_destroy(s);
+    return NULL;
+}
+
+Test(stream, streams_on_threads_beside_batch_calls, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_case a, b;
+    cr_assert_eq(stream_case_init(&a, rt, "bollinger", NULL, 0, ROWS, 9000, 21, 1), APO_OK);
+    cr_assert_eq(stream_case_init(&b, rt, "rsi", NULL, 0, ROWS, 9000, 22, 1), APO_OK);
+    stream_thread ta = {rt, &a, 1}, tb = {rt, &b, 2};
+    pthread_t ha, hb;
+    cr_assert_eq(pthread_create(&ha, NULL, stream_thread_main, &ta), 0);
+    cr_assert_eq(pthread_create(&hb, NULL, stream_thread_main, &tb), 0);
+    for (int i = 0; i < 5; i++) {
+        stream_case again;
+        cr_assert_eq(stream_case_init(&again, rt, "macd", NULL, 0, ROWS, 20000, 23, 0), APO_OK,
+                     "%s", apo_last_error());
+        stream_case_free(&again);
+    }
+    cr_assert_eq(pthread_join(ha, NULL), 0);
+    cr_assert_eq(pthread_join(hb, NULL), 0);
+    stream_case_free(&a);
+    stream_case_free(&b);
     apo_runtime_destroy(rt);
 }
