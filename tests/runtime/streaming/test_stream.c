@@ -25,26 +25,25 @@ static void check_all_plans(apo_runtime *rt, const stream_case *c, uint64_t seed
     }
 }
 
-/* Runs a kernel at some parameters over two tile boundaries and a bit, with and without
- * gaps; returns 0 when the batch call itself refuses the parameters (then skipped). */
+/* Runs a kernel at some parameters over two tile boundaries and a bit; series 0 has no
+ * gaps, series 1 scattered NaN bars, series 2 a run of them across its first tile boundary.
+ * Returns 0 when the batch call itself refuses the parameters (then skipped). */
 static int check_kernel(apo_runtime *rt, const char *kernel, const apo_param *params,
                         size_t n_params, uint64_t seed) {
-    for (int gaps = 0; gaps < 2; gaps++) {
-        stream_case c;
-        /* Probe the tile length with a short case first: the history is sized by it. */
-        apo_status st = stream_case_init(&c, rt, kernel, params, n_params, ROWS, 64, seed, 0);
-        size_t tile = c.tile;
+    stream_case c;
+    /* Probe the tile length with a short case first: the history is sized by it. */
+    (void)stream_case_init(&c, rt, kernel, params, n_params, ROWS, 64, seed, 0);
+    size_t tile = c.tile;
+    stream_case_free(&c);
+    apo_status st =
+        stream_case_init(&c, rt, kernel, params, n_params, ROWS, 2 * tile + 137, seed, 1);
+    if (st != APO_OK) {
+        cr_assert_eq(st, APO_ERR_BAD_PARAM, "%s: %s", kernel, apo_last_error());
         stream_case_free(&c);
-        (void)st;
-        st = stream_case_init(&c, rt, kernel, params, n_params, ROWS, 2 * tile + 137, seed, gaps);
-        if (st != APO_OK) {
-            cr_assert_eq(st, APO_ERR_BAD_PARAM, "%s: %s", kernel, apo_last_error());
-            stream_case_free(&c);
-            return 0;
-        }
-        check_all_plans(rt, &c, seed * 10 + (uint64_t)gaps);
-        stream_case_free(&c);
+        return 0;
     }
+    check_all_plans(rt, &c, seed * 10);
+    stream_case_free(&c);
     return 1;
 }
 
