@@ -607,6 +607,68 @@ APO_EXPORT apo_status apo_distribute_workload(apo_runtime *rt, const apo_workloa
                                               apo_report *report);
 
 /* ---------------------------------------------------------------------------------------
+ * Streams (docs/streaming.md): a workload fed a few new bars at a time, whose outputs,
+ * update after update, are bit for bit those of one apo_distribute_workload() call over the
+ * whole history, however the history was cut into updates.
+ * ------------------------------------------------------------------------------------- */
+typedef struct apo_stream apo_stream;
+
+/* What a stream computes: a kernel with per-bar outputs, its parameters, and how many
+ * series it follows. No data: the bars come with the updates. New in 0.2. */
+typedef struct apo_stream_desc {
+    size_t size;             /* sizeof(apo_stream_desc); set by APO_STREAM_DESC_INIT */
+    const char *kernel;      /* kernel name, built-in or registered */
+    size_t n_series;         /* independent series (1 .. APO_STREAM_MAX_SERIES) */
+    const apo_param *params; /* named parameters; unnamed ones take their defaults */
+    size_t n_params;
+    uint64_t seed; /* passed to user kernels, as apo_workload.seed */
+} apo_stream_desc;
+
+#define APO_STREAM_DESC_INIT                                                                       \
+    { .size = sizeof(apo_stream_desc) }
+
+/* At most this many series in one stream. */
+#define APO_STREAM_MAX_SERIES ((size_t)1 << 24)
+
+/* Creates a stream of desc->n_series empty series. The kernel must have per-bar outputs:
+ * the reductions (returns_stats, bootstrap) are refused with APO_ERR_INVALID_ARGUMENT. The
+ * stream refers to rt's kernel, so rt must outlive it. Returns APO_ERR_NULL,
+ * APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM,
+ * APO_ERR_OUT_OF_MEMORY. */
+APO_EXPORT apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc,
+                                        apo_stream **out);
+
+/* Appends n_new[r] bars to each series r (any count, 0 included) and writes the outputs of
+ * exactly those bars. Input i is inputs[i], the new bars packed series after series (series
+ * 0's n_new[0] bars, then series 1's, ...); output k is outputs[k], packed the same way.
+ * With no new bar at all, inputs and outputs may be NULL. Runs on the calling thread. On
+ * APO_ERR_OUT_OF_MEMORY or a bad argument nothing changed; on APO_ERR_KERNEL_FAILED (a user
+ * kernel failed) the stream refuses every later update and save. Returns APO_ERR_NULL,
+ * APO_ERR_INVALID_ARGUMENT, APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY, APO_ERR_KERNEL_FAILED. */
+APO_EXPORT apo_status apo_stream_update(apo_stream *s, const size_t *n_new,
+                                        const double *const *inputs, double *const *outputs);
+
+/* The bars series `series` has been fed so far. Returns APO_ERR_NULL, APO_ERR_NOT_FOUND. */
+APO_EXPORT apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars);
+
+/* Writes the stream's state (docs/streaming.md, "The state") into buf, *needed its length in
+ * bytes. buf NULL: only *needed is set. A cap below *needed is APO_ERR_INVALID_ARGUMENT with
+ * *needed set and buf untouched. */
+APO_EXPORT apo_status apo_stream_save(const apo_stream *s, void *buf, size_t cap, size_t *needed);
+
+/* Makes a stream from a saved state, to go on exactly where the saved one was. With expect
+ * (NULL: none), the state must be of its kernel, parameters, series count and seed. A state
+ * that is truncated, corrupt (checksum), of another format or library version, of a kernel rt
+ * does not have (APO_ERR_UNKNOWN_KERNEL) or that differs from expect is refused whole, the
+ * message saying why: APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL,
+ * APO_ERR_OUT_OF_MEMORY. */
+APO_EXPORT apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect,
+                                      const void *buf, size_t len, apo_stream **out);
+
+/* Frees a stream; NULL is a no-op. */
+APO_EXPORT void apo_stream_destroy(apo_stream *s);
+
+/* ---------------------------------------------------------------------------------------
  * Balancing and profiles (docs/scheduling.md, docs/profiles.md)
  *
  * Each workload tag has, per device, a cost model t(n) = latency + n * cost for n elements

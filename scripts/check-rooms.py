@@ -28,13 +28,14 @@ import sys
 ROOMS = {
     "base": 0,
     "catalog": 1,
-    "devices": 2,
-    "devices/cuda": 3,
-    "devices/rank": 3,
-    "profiles": 4,
-    "balance": 5,
-    "cluster": 6,
-    "core": 7,
+    "streaming": 2,
+    "devices": 3,
+    "devices/cuda": 4,
+    "devices/rank": 4,
+    "profiles": 5,
+    "balance": 6,
+    "cluster": 7,
+    "core": 8,
 }
 # kernels/ (kernels/README.md): the shared pieces, then the families in a line (a family
 # may use the ones before it, an oscillator an average), then the rules and scores that

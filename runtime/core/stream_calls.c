@@ -1,0 +1,149 @@
+/* The public calls on streams (apportion.h, "Streams"): the registry's kernel found and the
+ * arguments checked here, where the runtime is seen; the stream itself is streaming/'s. */
+#include <string.h>
+
+#include "base/error.h"
+#include "catalog/params.h"
+#include "catalog/registry.h"
+#include "core/runtime.h"
+#include "streaming/state_format.h"
+#include "streaming/stream.h"
+
+static const apo__kernel *find_kernel(apo_runtime *rt, const char *name, const char *call) {
+    const apo__kernel *k = apo__registry_find(&rt->registry, name);
+    if (k == NULL)
+        apo__fail(APO_ERR_UNKNOWN_KERNEL, "%s: no kernel named \"%s\"", call, name);
+    return k;
+}
+
+/* The kernel and resolved parameters of a description. */
+static apo_status resolve_desc(apo_runtime *rt, const apo_stream_desc *desc, const char *call,
+                               const apo__kernel **kernel, double *params) {
+    APO_CHECK_STRUCT_SIZE(desc, apo_stream_desc, APO_STREAM_DESC_INIT);
+    if (desc->kernel == NULL)
+        return apo__fail(APO_ERR_NULL, "%s: desc->kernel is NULL", call);
+    if (desc->n_series < 1 || desc->n_series > APO_STREAM_MAX_SERIES)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: n_series is %zu, not 1 to %zu", call,
+                         desc->n_series, APO_STREAM_MAX_SERIES);
+    const apo__kernel *k = find_kernel(rt, desc->kernel, call);
+    if (k == NULL)
+        return APO_ERR_UNKNOWN_KERNEL;
+    memset(params, 0, APO_MAX_PARAMS * sizeof *params);
+    APO_CHECK(apo__resolve_params(k, desc->params, desc->n_params, params));
+    *kernel = k;
+    return APO_OK;
+}
+
+apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc, apo_stream **out) {
+    if (rt == NULL || desc == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_create: NULL argument");
+    *out = NULL;
+    const apo__kernel *k = NULL;
+    double params[APO_MAX_PARAMS];
+    APO_CHECK(resolve_desc(rt, desc, "apo_stream_create", &k, params));
+    APO_CHECK(apo__stream_check_kernel(k, params));
+    return apo__stream_new(k, params, desc->n_series, desc->seed, out);
+}
+
+apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                             double *const *outputs) {
+    if (s == NULL || n_new == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_update: NULL argument");
+    if (s->broken)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_update: an earlier update failed in the kernel, so the "
+                         "series may disagree on where they are; load a saved state or start "
+                         "again");
+    size_t total = 0;
+    for (size_t r = 0; r < s->n_series; r++) {
+        if (n_new[r] > SIZE_MAX / sizeof(double) - total)
+            return apo__fail(APO_ERR_OVERFLOW, "apo_stream_update: the new bars overflow size_t");
+        total += n_new[r];
+    }
+    if (total == 0)
+        return APO_OK;
+    if (inputs == NULL || outputs == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_update: %zu new bars but %s is NULL", total,
+                         inputs == NULL ? "inputs" : "outputs");
+    const apo__kernel *k = s->kernel;
+    for (size_t i = 0; i < k->n_inputs; i++)
+        if (inputs[i] == NULL)
+            return apo__fail(APO_ERR_NULL, "apo_stream_update: input %zu (%s) is NULL", i,
+                             k->input_names[i]);
+    for (size_t o = 0; o < k->n_outputs; o++)
+        if (outputs[o] == NULL)
+            return apo__fail(APO_ERR_NULL, "apo_stream_update: output %zu (%s) is NULL", o,
+                             k->output_names[o]);
+    return apo__stream_feed(s, n_new, inputs, outputs);
+}
+
+apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars) {
+    if (s == NULL || bars == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_bars: NULL argument");
+    if (series >= s->n_series)
+        return apo__fail(APO_ERR_NOT_FOUND, "apo_stream_bars: series %zu of %zu", series,
+                         s->n_series);
+    *bars = s->series[series].n;
+    return APO_OK;
+}
+
+apo_status apo_stream_save(const apo_stream *s, void *buf, size_t cap, size_t *needed) {
+    if (s == NULL || needed == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_save: NULL argument");
+    if (s->broken)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_save: an earlier update failed in the kernel; the state "
+                         "is not one a stream can go on from");
+    *needed = apo__stream_state_len(s);
+    if (buf == NULL)
+        return APO_OK;
+    if (cap < *needed)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_save: the state needs %zu bytes, the buffer holds %zu",
+                         *needed, cap);
+    apo__stream_state_write(s, buf);
+    return APO_OK;
+}
+
+/* Whether a loaded state is the stream `expect` describes; fails saying how it is not. */
+static apo_status check_expected(apo_runtime *rt, const apo_stream_desc *expect,
+                                 const apo__stream_head *head) {
+    const apo__kernel *k = NULL;
+    double params[APO_MAX_PARAMS];
+    APO_CHECK(resolve_desc(rt, expect, "apo_stream_load", &k, params));
+    if (strcmp(k->name, head->kernel) != 0)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the state is of kernel %s, not %s", head->kernel,
+                         k->name);
+    for (size_t p = 0; p < k->n_params; p++)
+        if (p >= head->n_params || params[p] != head->params[p])
+            return apo__fail(
+                APO_ERR_INVALID_ARGUMENT, "apo_stream_load: the state's %s has %s = %g, not %g",
+                k->name, k->params[p].name, p < head->n_params ? head->params[p] : 0.0, params[p]);
+    if (head->n_series != expect->n_series)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the state has %llu series, not %zu",
+                         (unsigned long long)head->n_series, expect->n_series);
+    if (head->seed != expect->seed)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the state's seed is %llu, not %llu",
+                         (unsigned long long)head->seed, (unsigned long long)expect->seed);
+    return APO_OK;
+}
+
+apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
+                           size_t len, apo_stream **out) {
+    if (rt == NULL || buf == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_load: NULL argument");
+    *out = NULL;
+    apo__stream_head head;
+    APO_CHECK(apo__stream_state_read(buf, len, &head));
+    if (expect != NULL)
+        APO_CHECK(check_expected(rt, expect, &head));
+    const apo__kernel *k = find_kernel(rt, head.kernel, "apo_stream_load");
+    if (k == NULL)
+        return APO_ERR_UNKNOWN_KERNEL;
+    return apo__stream_state_restore(&head, buf, k, out);
+}
+
+void apo_stream_destroy(apo_stream *s) { apo__stream_free(s); }

@@ -1,0 +1,238 @@
+/* A stream's state as bytes; see state_format.h and docs/streaming.md, "The state". */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "catalog/call_span.h"
+#include "streaming/checksum.h"
+#include "streaming/state_format.h"
+
+static const unsigned char magic[8] = {'A', 'P', 'O', 'S', 'T', 'R', 'M', 0};
+
+/* Header offsets (docs/streaming.md). */
+enum {
+    OFF_MAGIC = 0,
+    OFF_FORMAT = 8,
+    OFF_VERSION = 12,
+    OFF_KERNEL = 28,
+    OFF_N_PARAMS = 60,
+    OFF_PARAMS = 64,
+    OFF_SEED = 128,
+    OFF_TILE = 136,
+    OFF_HALO = 144,
+    OFF_N_INPUTS = 152,
+    OFF_N_OUTPUTS = 156,
+    OFF_N_SERIES = 160,
+    OFF_TOTAL = 168
+};
+
+/* Little-endian whatever the host's order, byte by byte. */
+static void put_u64(unsigned char *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u32(unsigned char *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void put_f64(unsigned char *p, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    put_u64(p, bits);
+}
+
+static double get_f64(const unsigned char *p) {
+    uint64_t bits = get_u64(p);
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* Bars a series of n bars keeps per input, for a grid of `tile` and `halo`. */
+static uint64_t kept_of(uint64_t n, uint64_t tile, uint64_t halo) {
+    uint64_t start = n - n % tile;
+    return n - (start > halo ? start - halo : 0);
+}
+
+size_t apo__stream_state_len(const apo_stream *s) {
+    size_t len = APO_STREAM_HEADER_LEN + 8 * s->n_series + 8;
+    for (size_t r = 0; r < s->n_series; r++)
+        len += apo__stream_kept(s, s->series[r].n) * s->kernel->n_inputs * sizeof(double);
+    return len;
+}
+
+void apo__stream_state_write(const apo_stream *s, unsigned char *buf) {
+    const apo__kernel *k = s->kernel;
+    size_t len = apo__stream_state_len(s);
+    memset(buf, 0, APO_STREAM_HEADER_LEN);
+    memcpy(buf + OFF_MAGIC, magic, sizeof magic);
+    put_u32(buf + OFF_FORMAT, APO_STREAM_FORMAT_VERSION);
+    strncpy((char *)buf + OFF_VERSION, APO_VERSION_STRING, APO_STREAM_VERSION_LEN);
+    strncpy((char *)buf + OFF_KERNEL, k->name, APO_NAME_MAX);
+    put_u32(buf + OFF_N_PARAMS, (uint32_t)k->n_params);
+    for (size_t p = 0; p < k->n_params; p++)
+        put_f64(buf + OFF_PARAMS + 8 * p, s->params[p]);
+    put_u64(buf + OFF_SEED, s->seed);
+    put_u64(buf + OFF_TILE, s->tile);
+    put_u64(buf + OFF_HALO, s->halo);
+    put_u32(buf + OFF_N_INPUTS, (uint32_t)k->n_inputs);
+    put_u32(buf + OFF_N_OUTPUTS, (uint32_t)k->n_outputs);
+    put_u64(buf + OFF_N_SERIES, s->n_series);
+    put_u64(buf + OFF_TOTAL, len);
+    unsigned char *p = buf + APO_STREAM_HEADER_LEN;
+    for (size_t r = 0; r < s->n_series; r++, p += 8)
+        put_u64(p, s->series[r].n);
+    for (size_t r = 0; r < s->n_series; r++) {
+        const apo__stream_series *se = &s->series[r];
+        size_t kept = apo__stream_kept(s, se->n);
+        for (size_t i = 0; i < k->n_inputs; i++)
+            for (size_t t = 0; t < kept; t++, p += 8)
+                put_f64(p, se->in[i * se->cap + t]);
+    }
+    put_u64(p, apo__fnv1a64(buf, len - 8));
+}
+
+/* A NUL-padded text field of `size` bytes: it must end in at least one NUL. */
+static int read_text(const unsigned char *field, size_t size, char *out) {
+    if (memchr(field, 0, size) == NULL)
+        return 0;
+    memcpy(out, field, size);
+    return 1;
+}
+
+#define BAD(...) apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: " __VA_ARGS__)
+
+apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head *head) {
+    const unsigned char *b = buf;
+    /* The magic and the format version sit where every format version keeps them, so that
+     * a state of another format is named as such rather than as corrupt. */
+    if (len < 12 || memcmp(b + OFF_MAGIC, magic, sizeof magic) != 0)
+        return BAD("not a stream state (%zu bytes, without its magic \"APOSTRM\")", len);
+    uint32_t format = get_u32(b + OFF_FORMAT);
+    if (format != APO_STREAM_FORMAT_VERSION)
+        return BAD("the state is of format version %u; this library (%s) reads version %d only",
+                   (unsigned)format, APO_VERSION_STRING, APO_STREAM_FORMAT_VERSION);
+    if (len < APO_STREAM_HEADER_LEN + 8)
+        return BAD("truncated: %zu bytes, shorter than the %d-byte header and checksum", len,
+                   APO_STREAM_HEADER_LEN + 8);
+    uint64_t total = get_u64(b + OFF_TOTAL);
+    if (total != len)
+        return BAD("%s: the state says it is %llu bytes long, %zu were given",
+                   total > len ? "truncated" : "wrong length", (unsigned long long)total, len);
+    uint64_t sum = get_u64(b + len - 8), want = apo__fnv1a64(b, len - 8);
+    if (sum != want)
+        return BAD("corrupt: the checksum is %016llx, the bytes give %016llx",
+                   (unsigned long long)sum, (unsigned long long)want);
+
+    memset(head, 0, sizeof *head);
+    if (!read_text(b + OFF_VERSION, APO_STREAM_VERSION_LEN, head->version) ||
+        !read_text(b + OFF_KERNEL, APO_NAME_MAX, head->kernel))
+        return BAD("malformed header: a name field is not NUL-terminated");
+    /* The outputs a stream gave so far came from this version's arithmetic; another version
+     * going on from them could give a history that matches neither version's batch. */
+    if (strcmp(head->version, APO_VERSION_STRING) != 0)
+        return BAD("the state was saved by apportion %s; this is %s, and a stream goes on only "
+                   "under the version that started it (docs/streaming.md, \"Versions\")",
+                   head->version, APO_VERSION_STRING);
+    head->n_params = get_u32(b + OFF_N_PARAMS);
+    head->seed = get_u64(b + OFF_SEED);
+    head->tile = get_u64(b + OFF_TILE);
+    head->halo = get_u64(b + OFF_HALO);
+    head->n_inputs = get_u32(b + OFF_N_INPUTS);
+    head->n_outputs = get_u32(b + OFF_N_OUTPUTS);
+    head->n_series = get_u64(b + OFF_N_SERIES);
+    if (head->n_params > APO_MAX_PARAMS || head->n_inputs < 1 || head->n_inputs > APO_MAX_IO ||
+        head->n_outputs < 1 || head->n_outputs > APO_MAX_IO || head->tile < 1 ||
+        head->tile > ((uint64_t)1 << 40) || head->halo > ((uint64_t)1 << 40) ||
+        head->n_series < 1 || head->n_series > APO_STREAM_MAX_SERIES)
+        return BAD("malformed header: %u parameters, %u inputs, %u outputs, tile %llu, halo "
+                   "%llu, %llu series",
+                   (unsigned)head->n_params, (unsigned)head->n_inputs, (unsigned)head->n_outputs,
+                   (unsigned long long)head->tile, (unsigned long long)head->halo,
+                   (unsigned long long)head->n_series);
+    for (uint32_t p = 0; p < head->n_params; p++)
+        head->params[p] = get_f64(b + OFF_PARAMS + 8 * p);
+
+    /* The series' counts must fill the length exactly; every term is bounded above, so no
+     * sum below can wrap. */
+    uint64_t room = len - APO_STREAM_HEADER_LEN - 8;
+    if (head->n_series > room / 8)
+        return BAD("malformed: %llu series do not fit in %zu bytes",
+                   (unsigned long long)head->n_series, len);
+    uint64_t need = 8 * head->n_series;
+    for (uint64_t r = 0; r < head->n_series; r++) {
+        uint64_t n = get_u64(b + APO_STREAM_HEADER_LEN + 8 * r);
+        need += kept_of(n, head->tile, head->halo) * head->n_inputs * 8;
+        if (need > room)
+            return BAD("malformed: series %llu's bars run past the end of the state",
+                       (unsigned long long)r);
+    }
+    if (need != room)
+        return BAD("malformed: the series' bars fill %llu bytes of the %llu there",
+                   (unsigned long long)need, (unsigned long long)room);
+    return APO_OK;
+}
+
+apo_status apo__stream_state_restore(const apo__stream_head *head, const void *buf,
+                                     const apo__kernel *k, apo_stream **out) {
+    if (head->n_inputs != k->n_inputs || head->n_outputs != k->n_outputs ||
+        head->n_params != k->n_params)
+        return BAD("the state's %s has %u inputs, %u outputs and %u parameters; this runtime's "
+                   "has %zu, %zu and %zu",
+                   k->name, (unsigned)head->n_inputs, (unsigned)head->n_outputs,
+                   (unsigned)head->n_params, k->n_inputs, k->n_outputs, k->n_params);
+    double params[APO_MAX_PARAMS] = {0};
+    for (size_t p = 0; p < k->n_params; p++) {
+        const apo__param_spec *spec = &k->params[p];
+        double v = head->params[p];
+        if (!isfinite(v) || v < spec->min || v > spec->max || (spec->integer && v != floor(v)))
+            return BAD("the state's %s parameter %s is %g, which the kernel does not accept",
+                       k->name, spec->name, v);
+        params[p] = v;
+    }
+    APO_CHECK(apo__stream_check_kernel(k, params));
+    size_t tile = k->tile_len(k, params), halo = apo__kernel_halo(k, params);
+    if (tile != head->tile || halo != head->halo)
+        return BAD("the state's %s tiles by %llu with a halo of %llu; this runtime's tiles by "
+                   "%zu with a halo of %zu, so its outputs would not continue the state's",
+                   k->name, (unsigned long long)head->tile, (unsigned long long)head->halo, tile,
+                   halo);
+
+    apo_stream *s;
+    APO_CHECK(apo__stream_new(k, params, (size_t)head->n_series, head->seed, &s));
+    const unsigned char *counts = (const unsigned char *)buf + APO_STREAM_HEADER_LEN;
+    const unsigned char *p = counts + 8 * s->n_series;
+    for (size_t r = 0; r < s->n_series; r++) {
+        apo__stream_series *se = &s->series[r];
+        uint64_t n = get_u64(counts + 8 * r);
+        size_t kept = apo__stream_kept(s, n);
+        /* Reserved while the series is still empty: there is nothing of it to keep yet. */
+        apo_status st = apo__stream_reserve(s, r, kept);
+        if (st != APO_OK) {
+            apo__stream_free(s);
+            return st;
+        }
+        se->n = n;
+        for (size_t i = 0; i < k->n_inputs; i++)
+            for (size_t t = 0; t < kept; t++, p += 8)
+                se->in[i * se->cap + t] = get_f64(p);
+    }
+    *out = s;
+    return APO_OK;
+}

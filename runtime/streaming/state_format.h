@@ -1,0 +1,51 @@
+/*
+ * A stream's state as bytes (docs/streaming.md, "The state", byte by byte): a fixed header
+ * naming the format, the library, the kernel and its parameters and the grid, then each
+ * series' bar count and kept bars, then an FNV-1a 64 checksum of everything before it. All
+ * numbers little-endian, doubles as their IEEE-754 bits (NaN payloads kept).
+ *
+ * Reading is in two steps so that nothing is built from a state before all of it has been
+ * checked: the header and the layout (apo__stream_state_read), then, once the caller has
+ * found the kernel the state names, the kernel's agreement with it (apo__stream_state_restore).
+ */
+#ifndef APO_RUNTIME_STREAMING_STATE_FORMAT_H
+#define APO_RUNTIME_STREAMING_STATE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streaming/stream.h"
+
+#define APO_STREAM_FORMAT_VERSION 1
+#define APO_STREAM_HEADER_LEN 176
+#define APO_STREAM_VERSION_LEN 16
+
+/* The header of a state that passed apo__stream_state_read. */
+typedef struct apo__stream_head {
+    char version[APO_STREAM_VERSION_LEN + 1];
+    char kernel[APO_NAME_MAX];
+    uint32_t n_params;
+    double params[APO_MAX_PARAMS];
+    uint64_t seed, tile, halo;
+    uint32_t n_inputs, n_outputs;
+    uint64_t n_series;
+} apo__stream_head;
+
+/* Bytes of the stream's state. */
+size_t apo__stream_state_len(const apo_stream *s);
+
+/* Writes the state into buf, which holds apo__stream_state_len(s) bytes. */
+void apo__stream_state_write(const apo_stream *s, unsigned char *buf);
+
+/* Checks a state whole: magic, format version, length, checksum, library version, and that
+ * its series' counts fill exactly its length. Fails with APO_ERR_INVALID_ARGUMENT, saying
+ * which check failed. */
+apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head *head);
+
+/* A stream from a state that passed apo__stream_state_read, for kernel k (the one the header
+ * names): fails unless k has the state's inputs, outputs, tile length and halo and accepts its
+ * parameters. */
+apo_status apo__stream_state_restore(const apo__stream_head *head, const void *buf,
+                                     const apo__kernel *k, apo_stream **out);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * What the stream tests share: inputs shaped for each kernel's input names (bars whose high
+ * is above their low, positive volumes) with gaps of NaN bars where asked, the batch call
+ * the streamed outputs must equal, a user kernel whose tiles restart a recurrence, and the
+ * feeding of a stream by a plan of per-series counts.
+ */
+#ifndef APO_TEST_STREAM_FIXTURES_H
+#define APO_TEST_STREAM_FIXTURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apportion.h"
+
+/* A kernel's inputs and its batch outputs over rows x cols, row-major. */
+typedef struct stream_case {
+    const char *kernel;
+    apo_param params[APO_MAX_PARAMS];
+    size_t n_params;
+    size_t rows, cols;
+    size_t n_inputs, n_outputs;
+    size_t tile; /* the kernel's tile length at these parameters */
+    double *in[APO_MAX_IO];
+    double *batch[APO_MAX_IO];
+} stream_case;
+
+/* Registers "tema_user" on rt: an exponential average of rate 1/8 that restarts at each
+ * tile's start from `halo` (40) samples before it, NaN at positions 0 to 2 (marked by their
+ * absolute index); tiles of 500. Its outputs depend on the tile grid, as the built-ins'. */
+void stream_register_tile_ema(apo_runtime *rt);
+
+/* Registers "plus_position" on rt: each sample plus its absolute position, halo 0, tiles of
+ * 300: only a view that keeps absolute positions gives the batch's bits. */
+void stream_register_plus_position(apo_runtime *rt);
+
+/* Fills the inputs (seeded by data_seed; with gaps, series 1 has scattered NaN bars and
+ * series 2 a run of NaN bars across its first tile boundary) and runs the batch call on
+ * rt. Returns the batch call's status (the case is still freed by stream_case_free). */
+apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
+                            const apo_param *params, size_t n_params, size_t rows, size_t cols,
+                            uint64_t data_seed, int gaps);
+void stream_case_free(stream_case *c);
+
+/* How updates are cut: every series' whole history in one update; one bar per update
+ * around the starts and tile boundaries (bigger updates between); random counts from 0 to
+ * `most`, different per series. */
+typedef enum stream_plan {
+    PLAN_ONE_CHUNK,
+    PLAN_BAR_BY_BAR,
+    PLAN_RANDOM,
+    PLAN_EVERY_BAR
+} stream_plan;
+/* PLAN_EVERY_BAR: series 0 one bar per update, so that it stops at every position of every
+ * tile; series r > 0 (update % (r + 2)) bars, zero included. */
+
+/* Feeds the case's inputs into `s` (already made for it, nothing fed yet) by the plan, and
+ * fails the test unless the concatenated outputs are bitwise the batch's. */
+void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, uint64_t plan_seed,
+                       size_t most);
+
+/* The same, but after every update the stream is saved, loaded back on `rt` (with the
+ * case's description expected) and the old one destroyed: the stream that goes on is always
+ * one read from bytes. Destroys the last stream itself. */
+void stream_check_plan_reloading(apo_stream *s, const stream_case *c, stream_plan plan,
+                                 uint64_t plan_seed, size_t most, apo_runtime *rt);
+
+/* The case's description, for apo_stream_create and apo_stream_load's `expect`. */
+apo_stream_desc stream_desc_of(const stream_case *c);
+
+/* The tile length of a stream's kernel at its parameters, read from its saved state's
+ * header (docs/streaming.md, "The state"), as a reader of the format would. */
+size_t stream_tile_of(const apo_stream *s);
+
+/* A stream for the case on rt; fails the test on error. */
+apo_stream *stream_for(apo_runtime *rt, const stream_case *c);
+
+/* A small seeded generator (splitmix64) for data and plans. */
+uint64_t stream_rng(uint64_t *state);
+
+#endif

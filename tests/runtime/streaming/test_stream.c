@@ -1,0 +1,309 @@
+/*
+ * Streams against the batch: for every kernel with per-bar outputs (the catalog, bollinger,
+ * macd, user kernels with a halo), at its defaults and other parameters, the outputs of the
+ * updates laid end to end are bitwise one apo_distribute_workload call over the whole
+ * history, however the bars were cut into updates (one chunk, bar by bar, random counts that
+ * differ per series, zero included), with gaps of NaN bars. And the reductions are refused.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "stream_fixtures.h"
+
+#define ROWS 3
+
+/* The three plans on one case, each on a fresh stream. */
+static void check_all_plans(apo_runtime *rt, const stream_case *c, uint64_t seed) {
+    static const stream_plan plans[] = {PLAN_ONE_CHUNK, PLAN_BAR_BY_BAR, PLAN_RANDOM};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        apo_stream *s = stream_for(rt, c);
+        stream_check_plan(s, c, plans[p], seed + p, 700);
+        apo_stream_destroy(s);
+    }
+}
+
+/* Runs a kernel at some parameters over two tile boundaries and a bit; series 0 has no
+ * gaps, series 1 scattered NaN bars, series 2 a run of them across its first tile boundary.
+ * Returns 0 when the batch call itself refuses the parameters (then skipped). */
+static int check_kernel(apo_runtime *rt, const char *kernel, const apo_param *params,
+                        size_t n_params, uint64_t seed) {
+    stream_case c;
+    /* Probe the tile length with a short case first: the history is sized by it. */
+    (void)stream_case_init(&c, rt, kernel, params, n_params, ROWS, 64, seed, 0);
+    size_t tile = c.tile;
+    stream_case_free(&c);
+    apo_status st =
+        stream_case_init(&c, rt, kernel, params, n_params, ROWS, 2 * tile + 137, seed, 1);
+    if (st != APO_OK) {
+        cr_assert_eq(st, APO_ERR_BAD_PARAM, "%s: %s", kernel, apo_last_error());
+        stream_case_free(&c);
+        return 0;
+    }
+    check_all_plans(rt, &c, seed * 10);
+    stream_case_free(&c);
+    return 1;
+}
+
+static int is_reduction(const char *name) {
+    return strcmp(name, "returns_stats") == 0 || strcmp(name, "bootstrap") == 0;
+}
+
+Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t n = 0, checked = 0;
+    cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
+        if (is_reduction(name))
+            continue;
+        cr_assert(check_kernel(rt, name, NULL, 0, 11 + i), "%s refused its defaults", name);
+        checked++;
+    }
+    cr_assert_geq(checked, 35, "only %zu kernels checked", checked);
+    apo_runtime_destroy(rt);
+}
+
+/* Other parameters for every kernel: each whole-number parameter moved off its default
+ * (up by 3, or down to about half), within its bounds. */
+Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t n = 0, checked = 0;
+    cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
+        if (is_reduction(name))
+            continue;
+        apo_kernel_info info = APO_KERNEL_INFO_INIT;
+        cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
+        for (int variant = 0; variant < 2; variant++) {
+            apo_param params[APO_MAX_PARAMS];
+            size_t np = 0;
+            for (size_t p = 0; p < info.n_params; p++) {
+                double d = info.param_defaults[p];
+                double v = variant == 0 ? d + 3 : floor(d / 2);
+                if (!info.param_integer[p] || v < info.param_min[p] || v > info.param_max[p])
+                    continue;
+                params[np].name = info.param_names[p];
+                params[np++].value = v;
+            }
+            if (np == 0)
+                continue;
+            checked += (size_t)check_kernel(rt, name, params, np, 101 + 7 * i + (size_t)variant);
+        }
+    }
+    cr_assert_geq(checked, 40, "only %zu parameter sets checked", checked);
+    apo_runtime_destroy(rt);
+}
+
+Test(stream, bollinger_and_macd_named_parameters_equal_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    const apo_param boll[] = {{"period", 5}, {"nbdev_up", 1.5}, {"nbdev_dn", 2.5}};
+    const apo_param boll_long[] = {{"period", 300}};
+    const apo_param macd[] = {{"fast", 5}, {"slow", 35}, {"signal", 5}};
+    const apo_param macd_swapped[] = {{"fast", 30}, {"slow", 10}, {"signal", 4}};
+    cr_assert(check_kernel(rt, "bollinger", boll, 3, 1));
+    cr_assert(check_kernel(rt, "bollinger", boll_long, 1, 2));
+    cr_assert(check_kernel(rt, "macd", macd, 3, 3));
+    cr_assert(check_kernel(rt, "macd", macd_swapped, 3, 4));
+    apo_runtime_destroy(rt);
+}
+
+Test(stream, user_kernels_with_a_halo_equal_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    test_register_moving_sum(rt);
+    stream_register_tile_ema(rt);
+    stream_register_plus_position(rt);
+    const apo_param k9[] = {{"k", 9}};
+    cr_assert(check_kernel(rt, "msum", NULL, 0, 5));
+    cr_assert(check_kernel(rt, "msum", k9, 1, 6));
+    cr_assert(check_kernel(rt, "tema_user", NULL, 0, 7));
+    cr_assert(check_kernel(rt, "plus_position", NULL, 0, 8));
+    apo_runtime_destroy(rt);
+}
+
+/* Many random cuttings of one case: the plan's seed changes where every update ends. */
+Test(stream, random_cuttings_equal_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_register_tile_ema(rt);
+    const char *kernels[] = {"bollinger", "tema_user", "adx"};
+    for (size_t k = 0; k < 3; k++) {
+        stream_case c;
+        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 64, 9, 0), APO_OK);
+        size_t tile = c.tile;
+        stream_case_free(&c);
+        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 2 * tile + 5, 9, 1),
+                     APO_OK, "%s", apo_last_error());
+        for (uint64_t seed = 0; seed < 4; seed++) {
+            apo_stream *s = stream_for(rt, &c);
+            stream_check_plan(s, &c, PLAN_RANDOM, 1000 + seed, seed % 2 ? 25 : tile + 50);
+            apo_stream_destroy(s);
+        }
+        stream_case_free(&c);
+    }
+    apo_runtime_destroy(rt);
+}
+
+Test(stream, reductions_are_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    const char *names[] = {"returns_stats", "bootstrap"};
+    for (size_t i = 0; i < 2; i++) {
+        apo_stream_desc d = APO_STREAM_DESC_INIT;
+        d.kernel = names[i];
+        d.n_series = 2;
+        apo_stream *s = (apo_stream *)&d;
+        test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT,
+                            "is a reduction");
+        cr_assert_null(s);
+    }
+    apo_runtime_destroy(rt);
+}
+
+Test(stream, bad_descriptions_and_updates_are_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_stream *s = NULL;
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "nope";
+    d.n_series = 1;
+    test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_UNKNOWN_KERNEL, "nope");
+    d.kernel = "bollinger";
+    d.n_series = 0;
+    test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT, "n_series");
+    d.n_series = 2;
+    const apo_param bad[] = {{"period", 0.5}};
+    d.params = bad, d.n_params = 1;
+    test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_BAD_PARAM, "period");
+    apo_stream_desc small = d;
+    small.size = 8;
+    test_assert_refused(apo_stream_create(rt, &small, &s), APO_ERR_INVALID_ARGUMENT,
+                        "APO_STREAM_DESC_INIT");
+    d.params = NULL, d.n_params = 0;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+
+    size_t none[] = {0, 0};
+    cr_assert_eq(apo_stream_update(s, none, NULL, NULL), APO_OK, "%s", apo_last_error());
+    size_t some[] = {0, 2};
+    double x[2] = {1, 2}, y[2];
+    const double *in[] = {x};
+    double *out[] = {y, y, NULL};
+    test_assert_refused(apo_stream_update(s, some, NULL, out), APO_ERR_NULL, "inputs");
+    test_assert_refused(apo_stream_update(s, some, in, out), APO_ERR_NULL, "lower");
+    uint64_t bars = 1;
+    cr_assert_eq(apo_stream_bars(s, 1, &bars), APO_OK);
+    cr_assert_eq(bars, 0, "a refused update fed %llu bars", (unsigned long long)bars);
+    test_assert_refused(apo_stream_bars(s, 2, &bars), APO_ERR_NOT_FOUND, "series 2");
+    apo_stream_destroy(s);
+    apo_stream_destroy(NULL);
+    apo_runtime_destroy(rt);
+}
+
+/* Memory follows the window, not the history: after many tiles, the state (which holds
+ * exactly the kept bars) is no bigger than after the first. */
+Test(stream, state_stays_bounded_by_the_window, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "sma";
+    d.n_series = 1;
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    size_t tile = stream_tile_of(s), most = 0;
+    enum { CHUNK = 997 };
+    double x[CHUNK], y[CHUNK];
+    const double *in[] = {x};
+    double *out[] = {y};
+    for (size_t t = 0; t < CHUNK; t++)
+        x[t] = (double)(t % 17);
+    size_t n_new[] = {CHUNK};
+    for (size_t u = 0; u < 60 * tile / CHUNK; u++) {
+        cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
+        size_t len = 0;
+        cr_assert_eq(apo_stream_save(s, NULL, 0, &len), APO_OK);
+        most = len > most ? len : most;
+    }
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "sma", &info), APO_OK);
+    cr_assert_leq(most, 176 + 8 + 8 + (tile + info.halo) * 8, "state of %zu bytes", most);
+    apo_stream_destroy(s);
+    apo_runtime_destroy(rt);
+}
+
+/* A user kernel that fails once a tile reaches bar 50. */
+static apo_status fails_late(const apo_kernel_call *call, void *user) {
+    (void)user;
+    for (size_t t = call->begin; t < call->end; t++)
+        call->outputs[0][call->row * call->cols + t] = call->inputs[0][call->row * call->cols + t];
+    return call->end > 50 ? APO_ERR_INVALID_ARGUMENT : APO_OK;
+}
+
+Test(stream, a_kernel_failure_stops_the_stream, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
+    desc.name = "fails_late";
+    desc.n_inputs = 1;
+    desc.n_outputs = 1;
+    desc.cpu = fails_late;
+    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "fails_late";
+    d.n_series = 2;
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double x[80] = {0}, y[80];
+    const double *in[] = {x};
+    double *out[] = {y};
+    size_t first[] = {30, 30};
+    cr_assert_eq(apo_stream_update(s, first, in, out), APO_OK, "%s", apo_last_error());
+    size_t second[] = {10, 40};
+    test_assert_refused(apo_stream_update(s, second, in, out), APO_ERR_KERNEL_FAILED,
+                        "fails_late failed with APO_ERR_INVALID_ARGUMENT on series 1");
+    size_t none[] = {0, 0};
+    test_assert_refused(apo_stream_update(s, none, NULL, NULL), APO_ERR_INVALID_ARGUMENT,
+                        "earlier update failed");
+    size_t len = 0;
+    test_assert_refused(apo_stream_save(s, NULL, 0, &len), APO_ERR_INVALID_ARGUMENT,
+                        "earlier update failed");
+    apo_stream_destroy(s);
+    apo_runtime_destroy(rt);
+}
+
+/* Streams take none of the runtime's locks: two threads update their own streams while
+ * this one runs batch calls on the same runtime, and every stream still equals its batch. */
+typedef struct stream_thread {
+    apo_runtime *rt;
+    const stream_case *c;
+    uint64_t seed;
+} stream_thread;
+
+static void *stream_thread_main(void *arg) {
+    stream_thread *t = arg;
+    apo_stream *s = stream_for(t->rt, t->c);
+    stream_check_plan(s, t->c, PLAN_RANDOM, t->seed, 300);
+    apo_stream_destroy(s);
+    return NULL;
+}
+
+Test(stream, streams_on_threads_beside_batch_calls, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_case a, b;
+    cr_assert_eq(stream_case_init(&a, rt, "bollinger", NULL, 0, ROWS, 9000, 21, 1), APO_OK);
+    cr_assert_eq(stream_case_init(&b, rt, "rsi", NULL, 0, ROWS, 9000, 22, 1), APO_OK);
+    stream_thread ta = {rt, &a, 1}, tb = {rt, &b, 2};
+    pthread_t ha, hb;
+    cr_assert_eq(pthread_create(&ha, NULL, stream_thread_main, &ta), 0);
+    cr_assert_eq(pthread_create(&hb, NULL, stream_thread_main, &tb), 0);
+    for (int i = 0; i < 5; i++) {
+        stream_case again;
+        cr_assert_eq(stream_case_init(&again, rt, "macd", NULL, 0, ROWS, 20000, 23, 0), APO_OK,
+                     "%s", apo_last_error());
+        stream_case_free(&again);
+    }
+    cr_assert_eq(pthread_join(ha, NULL), 0);
+    cr_assert_eq(pthread_join(hb, NULL), 0);
+    stream_case_free(&a);
+    stream_case_free(&b);
+    apo_runtime_destroy(rt);
+}

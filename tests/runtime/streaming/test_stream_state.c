@@ -1,0 +1,339 @@
+/*
+ * A stream's state as bytes: saved at every position of a tile and loaded back, the stream
+ * goes on bit for bit as the batch; saved by one process and loaded by another, too. A
+ * state that is corrupt (any byte flipped), truncated (any length), of another format or
+ * library version, of another kernel, parameters, series count or seed, or of a grid this
+ * library would not use, is refused whole, saying why.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "stream_fixtures.h"
+#include "test_tmpdir.h"
+
+/* Offsets of the header's fields (docs/streaming.md, "The state"). */
+#define OFF_FORMAT 8
+#define OFF_VERSION 12
+#define OFF_PARAMS 64
+#define OFF_TILE 136
+
+static uint64_t fnv1a(const unsigned char *p, size_t len) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static void put_u64(unsigned char *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* After a deliberate edit, the checksum made right again, so that the check after it is
+ * the one that must refuse. */
+static void reseal(unsigned char *buf, size_t len) { put_u64(buf + len - 8, fnv1a(buf, len - 8)); }
+
+static unsigned char *saved(const apo_stream *s, size_t *len) {
+    cr_assert_eq(apo_stream_save(s, NULL, 0, len), APO_OK, "%s", apo_last_error());
+    unsigned char *buf = malloc(*len);
+    cr_assert_not_null(buf);
+    cr_assert_eq(apo_stream_save(s, buf, *len, len), APO_OK, "%s", apo_last_error());
+    return buf;
+}
+
+/* Every load of buf refused with `want`, the message naming `fragment`, nothing made. */
+static void assert_load_refused(apo_runtime *rt, const apo_stream_desc *expect,
+                                const unsigned char *buf, size_t len, apo_status want,
+                                const char *fragment) {
+    apo_stream *out = (apo_stream *)buf; /* must come back NULL */
+    test_assert_refused(apo_stream_load(rt, expect, buf, len, &out), want, fragment);
+    cr_assert_null(out);
+}
+
+/* Three series of bollinger(20) at 30, 5 and 0 bars, as bytes. */
+static unsigned char *small_state(apo_runtime *rt, size_t *len) {
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "bollinger";
+    d.n_series = 3;
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double x[35], u[35], m[35], l[35];
+    for (size_t t = 0; t < 35; t++)
+        x[t] = 100.0 + (double)(t % 7);
+    size_t n_new[] = {30, 5, 0};
+    const double *in[] = {x};
+    double *out[] = {u, m, l};
+    cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
+    unsigned char *buf = saved(s, len);
+    apo_stream_destroy(s);
+    return buf;
+}
+
+Test(stream_state, every_position_of_a_tile_round_trips, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_register_tile_ema(rt);
+    const char *kernels[] = {"bollinger", "tema_user", "atr"};
+    for (size_t k = 0; k < 3; k++) {
+        stream_case c;
+        (void)stream_case_init(&c, rt, kernels[k], NULL, 0, 3, 64, 3, 0);
+        size_t tile = c.tile;
+        stream_case_free(&c);
+        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, 3, tile + 150, 3, 1), APO_OK,
+                     "%s", apo_last_error());
+        stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_EVERY_BAR, 1, 0, rt);
+        stream_case_free(&c);
+    }
+    apo_runtime_destroy(rt);
+}
+
+Test(stream_state, macd_round_trips_at_the_starts_and_boundaries, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_case c;
+    (void)stream_case_init(&c, rt, "macd", NULL, 0, 3, 64, 4, 0);
+    size_t tile = c.tile;
+    stream_case_free(&c);
+    cr_assert_eq(stream_case_init(&c, rt, "macd", NULL, 0, 3, 2 * tile + 70, 4, 1), APO_OK, "%s",
+                 apo_last_error());
+    stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_BAR_BY_BAR, 1, 0, rt);
+    stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_RANDOM, 2, 900, rt);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
+}
+
+/* The first half fed by a child process, which saves the state to a file and exits; this
+ * process, which never had that stream, loads the file and feeds the second half. */
+Test(stream_state, a_state_saved_by_another_process_goes_on, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "bollinger", NULL, 0, 2, 9000, 5, 1), APO_OK, "%s",
+                 apo_last_error());
+    char path[512];
+    snprintf(path, sizeof path, "%s/apo_stream_state_%ld.bin", test_tmpdir(), (long)getpid());
+    const size_t half = 5000;
+    double *got[3], *pin = malloc(2 * c.cols * sizeof(double)), *pout[3];
+    cr_assert_not_null(pin);
+    for (size_t o = 0; o < 3; o++) {
+        cr_assert_not_null(got[o] = malloc(2 * c.cols * sizeof(double)));
+        cr_assert_not_null(pout[o] = malloc(2 * c.cols * sizeof(double)));
+    }
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        /* The child's outputs go to the parent through a file too: the first half's. */
+        apo_stream *s = NULL;
+        apo_stream_desc d = stream_desc_of(&c);
+        int ok = apo_stream_create(rt, &d, &s) == APO_OK;
+        size_t n_new[] = {half, half - 1};
+        memcpy(pin, c.in[0], half * sizeof(double));
+        memcpy(pin + half, c.in[0] + c.cols, (half - 1) * sizeof(double));
+        const double *in[] = {pin};
+        ok = ok && apo_stream_update(s, n_new, in, pout) == APO_OK;
+        size_t len = 0;
+        ok = ok && apo_stream_save(s, NULL, 0, &len) == APO_OK;
+        unsigned char *buf = ok ? malloc(len) : NULL;
+        ok = ok && buf != NULL && apo_stream_save(s, buf, len, &len) == APO_OK;
+        FILE *f = ok ? fopen(path, "wb") : NULL;
+        ok = ok && f != NULL && fwrite(buf, 1, len, f) == len;
+        for (size_t o = 0; ok && o < 3; o++)
+            ok = fwrite(pout[o], sizeof(double), 2 * half - 1, f) == 2 * half - 1;
+        ok = f != NULL && fclose(f) == 0 && ok;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed");
+
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    size_t outs_len = 3 * (2 * half - 1) * sizeof(double);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    size_t len = (size_t)ftell(f) - outs_len;
+    rewind(f);
+    unsigned char *buf = malloc(len);
+    cr_assert_not_null(buf);
+    cr_assert_eq(fread(buf, 1, len, f), len);
+    for (size_t o = 0; o < 3; o++) {
+        cr_assert_eq(fread(pout[o], sizeof(double), 2 * half - 1, f), 2 * half - 1);
+        memcpy(got[o], pout[o], half * sizeof(double));
+        memcpy(got[o] + c.cols, pout[o] + half, (half - 1) * sizeof(double));
+    }
+    fclose(f);
+    remove(path);
+
+    apo_stream *s = NULL;
+    apo_stream_desc d = stream_desc_of(&c);
+    cr_assert_eq(apo_stream_load(rt, &d, buf, len, &s), APO_OK, "%s", apo_last_error());
+    size_t n_new[] = {c.cols - half, c.cols - half + 1};
+    memcpy(pin, c.in[0] + half, n_new[0] * sizeof(double));
+    memcpy(pin + n_new[0], c.in[0] + c.cols + half - 1, n_new[1] * sizeof(double));
+    const double *in[] = {pin};
+    cr_assert_eq(apo_stream_update(s, n_new, in, pout), APO_OK, "%s", apo_last_error());
+    for (size_t o = 0; o < 3; o++) {
+        memcpy(got[o] + half, pout[o], n_new[0] * sizeof(double));
+        memcpy(got[o] + c.cols + half - 1, pout[o] + n_new[0], n_new[1] * sizeof(double));
+        cr_assert_eq(memcmp(got[o], c.batch[o], 2 * c.cols * sizeof(double)), 0,
+                     "output %zu differs from the batch", o);
+    }
+    apo_stream_destroy(s);
+    free(buf), free(pin);
+    for (size_t o = 0; o < 3; o++)
+        free(got[o]), free(pout[o]);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
+}
+
+Test(stream_state, every_flipped_byte_is_refused, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t len;
+    unsigned char *buf = small_state(rt, &len);
+    apo_stream *ok = NULL;
+    cr_assert_eq(apo_stream_load(rt, NULL, buf, len, &ok), APO_OK, "%s", apo_last_error());
+    apo_stream_destroy(ok);
+    for (size_t i = 0; i < len; i++)
+        for (int bit = 0; bit < 8; bit += 7) {
+            buf[i] ^= (unsigned char)(1u << bit);
+            apo_stream *out = NULL;
+            apo_status st = apo_stream_load(rt, NULL, buf, len, &out);
+            cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "byte %zu bit %d: %s (%s)", i, bit,
+                         apo_status_name(st), apo_last_error());
+            cr_assert_null(out);
+            cr_assert(strncmp(apo_last_error(), "apo_stream_load: ", 17) == 0, "%s",
+                      apo_last_error());
+            buf[i] ^= (unsigned char)(1u << bit);
+        }
+    free(buf);
+    apo_runtime_destroy(rt);
+}
+
+Test(stream_state, every_truncation_is_refused, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t len;
+    unsigned char *buf = small_state(rt, &len);
+    for (size_t cut = 0; cut < len; cut++) {
+        apo_stream *out = NULL;
+        apo_status st = apo_stream_load(rt, NULL, buf, cut, &out);
+        cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "%zu of %zu bytes: %s", cut, len,
+                     apo_last_error());
+        cr_assert_null(out);
+    }
+    assert_load_refused(rt, NULL, buf, len - 1, APO_ERR_INVALID_ARGUMENT, "truncated");
+    unsigned char *longer = calloc(len + 1, 1);
+    cr_assert_not_null(longer);
+    memcpy(longer, buf, len);
+    assert_load_refused(rt, NULL, longer, len + 1, APO_ERR_INVALID_ARGUMENT, "wrong length");
+    free(longer);
+    free(buf);
+    apo_runtime_destroy(rt);
+}
+
+Test(stream_state, another_kernel_parameters_series_or_seed_is_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t len;
+    unsigned char *buf = small_state(rt, &len);
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "bollinger";
+    d.n_series = 3;
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_load(rt, &d, buf, len, &s), APO_OK, "%s", apo_last_error());
+    apo_stream_destroy(s);
+
+    d.kernel = "sma";
+    assert_load_refused(rt, &d, buf, len, APO_ERR_INVALID_ARGUMENT, "of kernel bollinger, not sma");
+    d.kernel = "bollinger";
+    const apo_param p21[] = {{"period", 21}};
+    d.params = p21, d.n_params = 1;
+    assert_load_refused(rt, &d, buf, len, APO_ERR_INVALID_ARGUMENT, "period = 20, not 21");
+    const apo_param dev[] = {{"nbdev_up", 2.5}};
+    d.params = dev;
+    assert_load_refused(rt, &d, buf, len, APO_ERR_INVALID_ARGUMENT, "nbdev_up");
+    d.params = NULL, d.n_params = 0;
+    d.n_series = 4;
+    assert_load_refused(rt, &d, buf, len, APO_ERR_INVALID_ARGUMENT, "3 series, not 4");
+    d.n_series = 3;
+    d.seed = 9;
+    assert_load_refused(rt, &d, buf, len, APO_ERR_INVALID_ARGUMENT, "seed");
+    free(buf);
+
+    /* A user kernel's state on a runtime that has no kernel of that name. */
+    apo_runtime *with = test_runtime("cpu");
+    stream_register_tile_ema(with);
+    apo_stream_desc u = APO_STREAM_DESC_INIT;
+    u.kernel = "tema_user";
+    u.n_series = 1;
+    cr_assert_eq(apo_stream_create(with, &u, &s), APO_OK, "%s", apo_last_error());
+    buf = saved(s, &len);
+    apo_stream_destroy(s);
+    assert_load_refused(rt, NULL, buf, len, APO_ERR_UNKNOWN_KERNEL, "tema_user");
+    free(buf);
+    apo_runtime_destroy(with);
+    apo_runtime_destroy(rt);
+}
+
+Test(stream_state, another_version_or_grid_is_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t len;
+    unsigned char *buf = small_state(rt, &len);
+    unsigned char *edit = malloc(len);
+    cr_assert_not_null(edit);
+
+    memcpy(edit, buf, len);
+    edit[OFF_FORMAT] = 2;
+    reseal(edit, len);
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 2");
+
+    memcpy(edit, buf, len);
+    memset(edit + OFF_VERSION, 0, 16);
+    memcpy(edit + OFF_VERSION, "0.1.7", 5);
+    reseal(edit, len);
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "saved by apportion 0.1.7");
+
+    /* A tile length this library would not use for bollinger(20); every series is inside
+     * its first tile under both, so the layout still adds up and the grid check decides. */
+    memcpy(edit, buf, len);
+    put_u64(edit + OFF_TILE, 5000);
+    reseal(edit, len);
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "tiles by 5000");
+
+    /* A period the kernel would refuse. */
+    memcpy(edit, buf, len);
+    put_u64(edit + OFF_PARAMS, 0x3fe0000000000000ULL); /* 0.5 */
+    reseal(edit, len);
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "does not accept");
+
+    assert_load_refused(rt, NULL, (const unsigned char *)"nonsense", 8, APO_ERR_INVALID_ARGUMENT,
+                        "not a stream state");
+    free(edit);
+    free(buf);
+    apo_runtime_destroy(rt);
+}
+
+Test(stream_state, save_into_a_short_buffer_is_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    size_t len;
+    unsigned char *buf = small_state(rt, &len);
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_load(rt, NULL, buf, len, &s), APO_OK, "%s", apo_last_error());
+    unsigned char *shorter = malloc(len);
+    cr_assert_not_null(shorter);
+    memset(shorter, 0x5a, len);
+    size_t needed = 0;
+    test_assert_refused(apo_stream_save(s, shorter, len - 1, &needed), APO_ERR_INVALID_ARGUMENT,
+                        "needs");
+    cr_assert_eq(needed, len);
+    for (size_t i = 0; i < len; i++)
+        cr_assert_eq(shorter[i], 0x5a, "byte %zu written by a refused save", i);
+    /* A state saved from a loaded stream is the same bytes. */
+    cr_assert_eq(apo_stream_save(s, shorter, len, &needed), APO_OK);
+    cr_assert_eq(memcmp(shorter, buf, len), 0);
+    apo_stream *other = NULL;
+    test_assert_refused(apo_stream_load(rt, NULL, NULL, len, &other), APO_ERR_NULL, "NULL");
+    apo_stream_destroy(s);
+    free(shorter);
+    free(buf);
+    apo_runtime_destroy(rt);
+}
