@@ -51,6 +51,14 @@ static int is_reduction(const char *name) {
     return strcmp(name, "returns_stats") == 0 || strcmp(name, "bootstrap") == 0;
 }
 
+/* A kernel whose tiles read their whole row (obv, ad): a stream refuses it, since its
+ * window would be the whole history (docs/streaming.md). */
+static int reads_whole_rows(apo_runtime *rt, const char *name) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
+    return info.halo_whole_row;
+}
+
 Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     size_t n = 0, checked = 0;
@@ -58,7 +66,7 @@ Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
     for (size_t i = 0; i < n; i++) {
         const char *name;
         cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (is_reduction(name))
+        if (is_reduction(name) || reads_whole_rows(rt, name))
             continue;
         cr_assert(check_kernel(rt, name, NULL, 0, 11 + i), "%s refused its defaults", name);
         checked++;
@@ -76,7 +84,7 @@ Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 6
     for (size_t i = 0; i < n; i++) {
         const char *name;
         cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (is_reduction(name))
+        if (is_reduction(name) || reads_whole_rows(rt, name))
             continue;
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
         cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
@@ -148,7 +156,7 @@ Test(stream, random_cuttings_equal_batch, .timeout = 600) {
     apo_runtime_destroy(rt);
 }
 
-Test(stream, reductions_are_refused, .timeout = 60) {
+Test(stream, reductions_and_whole_row_kernels_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     const char *names[] = {"returns_stats", "bootstrap"};
     for (size_t i = 0; i < 2; i++) {
@@ -158,6 +166,17 @@ Test(stream, reductions_are_refused, .timeout = 60) {
         apo_stream *s = (apo_stream *)&d;
         test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT,
                             "is a reduction");
+        cr_assert_null(s);
+    }
+    /* The cumulative indicators read whole rows: refused, saying why. */
+    const char *cumulative[] = {"obv", "ad"};
+    for (size_t i = 0; i < 2; i++) {
+        apo_stream_desc d = APO_STREAM_DESC_INIT;
+        d.kernel = cumulative[i];
+        d.n_series = 2;
+        apo_stream *s = NULL;
+        test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT,
+                            "reads whole series");
         cr_assert_null(s);
     }
     apo_runtime_destroy(rt);
