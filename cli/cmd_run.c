@@ -12,6 +12,7 @@
 #include "run_ratios.h"
 #include "run_state.h"
 #include "scores_output.h"
+#include "scores_plot.h"
 #include "sweep_sets.h"
 
 #include <jansson.h>
@@ -567,6 +568,8 @@ static int run(const cli_run_options *o, run_state *s) {
     apo_kernel_info scored = info;
     if (o->score != NULL && (rc = cli_scores_kernel(s->rt, o, &scored)) != CLI_EXIT_OK)
         return rc;
+    if ((rc = cli_scores_plot_check(o)) != CLI_EXIT_OK)
+        return rc;
     /* The input is read once the kernel is known: its inputs' names choose the columns. */
     double t0 = cli_now_s();
     rc = cli_run_load_input(o, &info, s);
@@ -662,6 +665,14 @@ static int run(const cli_run_options *o, run_state *s) {
         rc = write_outputs(o, s);
         if (rc != CLI_EXIT_OK)
             return rc;
+    }
+    if (o->plot != NULL) {
+        char err[1024];
+        const cli_scores sc = scores_of(o, s);
+        if (cli_scores_plot(&sc, err, sizeof err) != 0) {
+            cli_error("%s", err);
+            return CLI_EXIT_FAILURE;
+        }
     }
     return print_report(o, s);
 }

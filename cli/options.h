@@ -63,6 +63,7 @@ typedef struct cli_run_options {
     const char *score; /* non-empty when given */
     size_t top;        /* lines shown, >= 1 (default CLI_RUN_DEFAULT_TOP) */
     int by;            /* the score ranked by: an APO_SCORE_* index (default sharpe) */
+    const char *plot;  /* --plot FILE.png: score `by` over the two swept parameters */
 } cli_run_options;
 
 #define CLI_RUN_DEFAULT_TOP 10

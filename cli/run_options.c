@@ -23,7 +23,7 @@ const char *const cli_run_help[] = {
     "                     [--memory SIZE]\n"
     "                     [--format f64|csv]\n"
     "                     [--score RULE [--cost C] [--periods-per-year P]\n"
-    "                      [--top N] [--by SCORE]]\n"
+    "                      [--top N] [--by SCORE] [--plot FILE.png]]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--no-learn] [--json]\n"
     "\n"
@@ -71,6 +71,8 @@ const char *const cli_run_help[] = {
     "  --top N              show the best N lines (set and series; default 10)\n"
     "  --by SCORE           rank by SCORE (default sharpe); sd and max_drawdown smallest\n"
     "                       first, the others largest first, NaN last\n"
+    "  --plot FILE.png      draw --by's mean over the series as a heatmap over the two\n"
+    "                       swept parameters, the best set circled (needs gnuplot)\n"
     "\n"
     "Distribution:\n"
     "  --devices LIST       device list as in APPORTION_DEVICES (overrides it), e.g.\n"
@@ -405,6 +407,9 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                        "max_drawdown, trades, exposure, bars)",
                                        v);
             by_set = 1;
+        } else if (VALUE("--plot")) {
+            if (r > 0)
+                o->plot = v;
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
@@ -460,6 +465,7 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                              : periods_text != NULL ? "--periods-per-year"
                              : top_set              ? "--top"
                              : by_set               ? "--by"
+                             : o->plot != NULL      ? "--plot"
                                                     : NULL;
     if (o->score == NULL && score_only != NULL)
         return cli_usage_error("run", "%s needs --score RULE", score_only);

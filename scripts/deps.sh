@@ -51,6 +51,8 @@ have_cmd python3 || need+=(python3)
 have_cmd clang-format || need+=(clang-format)
 have_cmd pkg-config && have_pc jansson || need+=(libjansson-dev)
 have_cmd pkg-config && have_pc criterion || need+=(libcriterion-dev)
+# gnuplot draws `run --score --plot` pictures and the figures of scripts/plots.sh.
+have_cmd gnuplot || need+=(gnuplot-nox)
 # Open MPI: ranks of an MPI job as devices, and mpirun for the mpi test suite (docs/cluster.md).
 have_cmd mpirun || need+=(openmpi-bin)
 have_cmd pkg-config && have_pc ompi-c || need+=(libopenmpi-dev)

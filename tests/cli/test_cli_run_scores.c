@@ -369,6 +369,10 @@ Test(cli, score_usage_errors, .timeout = 120) {
         {"bollinger",
          {"--score", "bands_revert", "--format", "csv"},
          "--score writes DIR/scores.csv only"},
+        {"bollinger", {"--plot", "grid.png"}, "--plot needs --score RULE"},
+        {"bollinger",
+         {"--score", "bands_revert", "--param", "period=10,20", "--plot", "grid.png"},
+         "--plot draws a score over two swept parameters; this run sweeps 1"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const char *const *a = cases[c].a;
@@ -485,4 +489,28 @@ Test(cli, no_scores_csv_after_a_failed_or_interrupted_run, .timeout = 120) {
     cr_assert(now != NULL && now_len == old_len && memcmp(now, old, old_len) == 0);
     free(now);
     free(old);
+}
+
+/* --plot: the heatmap of sharpe over the two swept parameters, a whole PNG at the path and
+ * nothing else left beside it (gnuplot's files live in a private folder, the picture is
+ * renamed into place whole). scripts/deps.sh installs gnuplot. */
+Test(cli, score_plot_writes_a_whole_picture, .timeout = 120) {
+    make_work_dir();
+    char picture[160];
+    snprintf(picture, sizeof picture, "%s/grid.png", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--rows", "2",
+                                "--devices", "cpu", "--param", "period=10:30:10", "--param",
+                                "nbdev_up=1,2", "--score", "bands_revert", "--plot", picture));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    FILE *f = fopen(picture, "rb");
+    cr_assert_not_null(f, "no picture at %s", picture);
+    unsigned char head[8] = {0};
+    cr_assert_eq(fread(head, 1, 8, f), 8);
+    fclose(f);
+    cr_assert(memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0, "%s is not a PNG file", picture);
+    char names[512];
+    names_in(work, names, sizeof names);
+    cr_assert_not_null(strstr(names, "grid.png,"), "%s", names);
+    cr_assert_null(strstr(names, ".tmp"), "a temporary is left beside the picture: %s", names);
 }
