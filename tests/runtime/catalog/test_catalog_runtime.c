@@ -36,9 +36,9 @@ typedef struct cat_case {
     4, { HIGH, LOW, CLOSE, VOLUME }
 #define CV                                                                                         \
     2, { CLOSE, VOLUME }
-/* obv and ad re-run their sum from the row's start in tiles of 65,536: rows of three tiles
+/* obv and ad re-run their sum from the row's start in tiles of 65,536: rows of two tiles
  * and a part, so that every later tile's prefix crosses the gap and tile boundaries. */
-#define WHOLE_ROW_COLS (3 * 65536 + 1234)
+#define WHOLE_ROW_COLS (2 * 65536 + 1234)
 
 static const cat_case cases[] = {
     {"sma", 30, 25000, CLOSE_ONLY},
