@@ -8,14 +8,21 @@
 #   B  rank 1 at 60% of core 1
 #   C  rank 1 at 100%, cut to 30% after call CUT (default 10)
 #   D  rank 1 at 1% (the models starve it), raised to 100% after call RAISE (default 12)
+#   N  not in the default list: rank 1 in a network namespace of its own, joined to rank 0
+#      by a veth link that MPI's TCP transport uses; the link is deleted after call LINKCUT
+#      (default 8). Rank 0 must give rank 1 up after APPORTION_MPI_TIMEOUT (5 s here) and
+#      finish every call alone, with the same bits. A job whose end then hangs (rank 1 never
+#      hears rank 0's goodbye) is ended by the script once rank 0 has printed everything,
+#      and said so.
 #
-# Needs root and the cgroup v1 cpu and cpuset controllers; without them it says why and
-# exits 77 (skipped). Everything it makes (the cgroups, a temporary folder with the weights
-# file, Open MPI's session folder and the ranks' HOME, XDG_STATE_HOME and TMPDIR) is removed
-# on exit, also on failure and Ctrl-C; the ranks' profile files are off. Figures decide
+# Needs root and the cgroup v1 cpu and cpuset controllers (N: network namespaces); without
+# them it says why and exits 77 (skipped). Everything it makes (the cgroups, the namespace,
+# its veth link and the processes in it, a temporary folder with the weights file, Open
+# MPI's session folder and the ranks' HOME, XDG_STATE_HOME and TMPDIR) is removed on exit,
+# also on failure and Ctrl-C; the ranks' profile files are off. Figures decide
 # nothing here: the bench prints them and whether each target was met.
 #
-#   scripts/cluster-bench.sh [BUILD_DIR] [--scenarios A,B,C,D] [--calls N] [--size N]
+#   scripts/cluster-bench.sh [BUILD_DIR] [--scenarios A,B,C,D,N] [--calls N] [--size N]
 #                            [--kernel K]    # default bollinger, one series
 #                            [--out DIR]     # keep each scenario's output and CSV in DIR
 set -euo pipefail
@@ -28,6 +35,13 @@ if [ "${1:-}" = --enter ]; then
     echo $$ >"/sys/fs/cgroup/cpuset/$cg/cgroup.procs"
     echo $$ >"/sys/fs/cgroup/cpu/$cg/cgroup.procs"
     exec "$@"
+fi
+# The remote shell mpirun uses to start its daemon on the "host" that is the namespace, as
+# ssh would on another machine: NAMESPACE HOST COMMAND... (the command is one shell line).
+if [ "${1:-}" = --agent ]; then
+    ns=$2
+    shift 3 # --agent NAMESPACE HOST
+    exec ip netns exec "$ns" /bin/sh -c "$*"
 fi
 
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
@@ -49,7 +63,7 @@ while [ $# -gt 0 ]; do
     --size) size=$2; shift ;;
     --kernel) kernel=$2; shift ;;
     --out) out=$2; shift ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "scripts/cluster-bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -74,14 +88,33 @@ fi
 
 work=$(mktemp -d)
 groups=()
+netns=
 mpirun_pid=
+# Ends the job: SIGTERM first (mpirun then ends its ranks), SIGKILL after 10 s, because an
+# mpirun whose daemon sits behind a deleted link waits for it for ever (seen here).
+# shellcheck disable=SC2317 # also run by the EXIT trap
+stop_mpirun() {
+    [ -n "$mpirun_pid" ] || return 0
+    kill "$mpirun_pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+        kill -0 "$mpirun_pid" 2>/dev/null || break
+        sleep 0.2
+    done
+    kill -9 "$mpirun_pid" 2>/dev/null || true
+    wait "$mpirun_pid" 2>/dev/null || true
+    mpirun_pid=
+}
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
-    # The job first (mpirun ends its ranks on SIGTERM), then anything of ours still in our
-    # cgroups, by id, so that the cgroups are empty and can go.
-    if [ -n "$mpirun_pid" ]; then
-        kill "$mpirun_pid" 2>/dev/null || true
-        wait "$mpirun_pid" 2>/dev/null || true
+    # The job first, then anything of ours still in our namespace and cgroups, by id, so
+    # that they are empty and can go.
+    stop_mpirun
+    # The daemon and the rank that mpirun started in the namespace: they outlive mpirun
+    # when the link to them is gone.
+    if [ -n "$netns" ]; then
+        for p in $(ip netns pids "$netns" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+        ip link del "acb$$h" 2>/dev/null || true
+        ip netns del "$netns" 2>/dev/null || echo "scripts/cluster-bench.sh: could not remove netns $netns" >&2
     fi
     for g in "${groups[@]}"; do
         for c in cpu cpuset; do
@@ -166,6 +199,77 @@ run_scenario() { # name start_percent [change_after_call new_percent]
     return "$rc"
 }
 
+# Scenario N: rank 0 here, rank 1 in a namespace of its own behind a veth link, two "hosts"
+# to mpirun, so that the ranks' messages go over TCP on that link rather than through shared
+# memory; the link is deleted after call $1.
+run_link_cut() { # cut_after_call
+    if ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
+        echo "# scenario N: skipped: no network namespaces (ip netns) here"
+        return 0
+    fi
+    local net=10.213.$(($$ % 250)) dir=${out:-$work} timeout_s=5
+    netns=apo-cluster-bench-$$
+    ip netns add "$netns"
+    ip link add "acb$$h" type veth peer name "acb$$n"
+    ip link set "acb$$n" netns "$netns"
+    ip addr add "$net.1/24" dev "acb$$h"
+    ip link set "acb$$h" up
+    ip netns exec "$netns" ip addr add "$net.2/24" dev "acb$$n"
+    ip netns exec "$netns" ip link set "acb$$n" up
+    ip netns exec "$netns" ip link set lo up
+    printf '%s slots=1\n%s slots=1\n' "$net.1" "$net.2" >"$work/hosts"
+    local csv=$dir/cluster-N.csv txt=$dir/cluster-N.txt
+    rm -f "$csv"
+    echo "# scenario N: rank 1 in netns $netns over veth ($net.0/24, MPI over TCP), the link deleted after call $1; uptime: $(uptime)"
+    TMPDIR=$work/tmp mpirun --hostfile "$work/hosts" -np 2 --bind-to none \
+        --mca plm_rsh_agent "$self --agent $netns" \
+        --mca oob_tcp_if_include "$net.0/24" --mca btl tcp,self --mca btl_tcp_if_include "$net.0/24" \
+        -x APPORTION_DEVICES=cpu:threads=1 -x APPORTION_PROFILES=off -x APPORTION_MPI_TIMEOUT=$timeout_s \
+        -x HOME="$work/home" -x XDG_STATE_HOME="$work/state" -x TMPDIR="$work/tmp" \
+        "$bench" --rank-series "$calls" --size "$size" --machine-kernel "$kernel" --csv "$csv" \
+        >"$txt" 2>&1 &
+    mpirun_pid=$!
+    local t0=$SECONDS cut_at='' done_at='' ended=exited
+    while kill -0 "$mpirun_pid" 2>/dev/null; do
+        if [ -z "$cut_at" ] && [ -f "$csv" ] && [ "$(wc -l <"$csv")" -gt "$1" ]; then
+            ip link del "acb$$h" # both ends go
+            cut_at=$((SECONDS - t0))
+        fi
+        # Rank 0 has printed its last line: the job has this long to end by itself (rank 0
+        # gives a rank it gave up one more timeout at its exit).
+        if [ -z "$done_at" ] && grep -q '^# load at the end' "$txt"; then
+            done_at=$SECONDS
+        fi
+        if [ -n "$done_at" ] && [ $((SECONDS - done_at)) -gt $((4 * timeout_s + 10)) ]; then
+            ended="hung after rank 0's last line: ended by the script $((SECONDS - done_at)) s after it"
+            break
+        fi
+        if [ $((SECONDS - t0)) -gt 600 ]; then
+            ended="hung before rank 0's last line: ended by the script after 600 s"
+            break
+        fi
+        sleep 0.2
+    done
+    if [ "$ended" != exited ]; then
+        for p in $(ip netns pids "$netns"); do kill -9 "$p" 2>/dev/null || true; done
+        stop_mpirun
+    else
+        local rc=0
+        wait "$mpirun_pid" || rc=$?
+        mpirun_pid=
+        ended="ended by itself, exit status $rc"
+    fi
+    cat "$txt"
+    local rows=0
+    [ -f "$csv" ] && rows=$(($(wc -l <"$csv") - 1))
+    echo "# scenario N: link deleted ${cut_at:-never} s into the run; $rows of $calls calls in the CSV; job $ended"
+    if ! grep -q "; 0 output element(s) not bitwise equal" "$txt" || [ "$rows" -ne "$calls" ]; then
+        echo "# scenario N: FAILED: not every call completed with the same bits"
+        return 1
+    fi
+    echo "# scenario N: every call completed with the same bits; uptime: $(uptime)"
+}
+
 status=0
 echo "# scripts/cluster-bench.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc --all) cores, size $size, $calls calls per scenario"
 echo "# uptime before: $(uptime)"
@@ -176,6 +280,7 @@ for s in "${list[@]}"; do
     B) run_scenario B 60 || status=1 ;;
     C) run_scenario C 100 "${CUT:-10}" 30 || status=1 ;;
     D) run_scenario D 1 "${RAISE:-12}" 100 || status=1 ;;
+    N) run_link_cut "${LINKCUT:-8}" || status=1 ;;
     *) echo "scripts/cluster-bench.sh: unknown scenario $s" >&2; status=2 ;;
     esac
 done
