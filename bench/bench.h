@@ -101,4 +101,11 @@ int bench_ranks(const char *devices, double max_size);
  * (NULL: none). Returns the exit status. */
 int bench_real_clock(const char *kernel, double size, const char *scenarios, const char *csv);
 
+/* apo-bench-balance --rank-series (rank_series.c): under mpirun, `calls` calls of `kernel` on
+ * one series of `size` samples balanced by the runtime, each beside one at the static split
+ * of the measured rates scaled by the weights read from `weights` (NULL: all 1); `csv` one row
+ * per call (NULL: none). Returns the exit status. */
+int bench_rank_series(const char *kernel, double size, int calls, const char *weights,
+                      const char *csv);
+
 #endif /* APO_BENCH_H */

@@ -97,31 +97,39 @@ typedef struct options {
     int real_clock; /* --real-clock: the wall-clock scenarios (real_clock.c) */
     const char *ranks_devices;
     double ranks_max;
+    int rank_series;     /* --rank-series N: ranks of speeds set from outside (rank_series.c) */
+    const char *weights; /* --weights FILE: their share of a core, read before each call */
 } options;
 
 static void usage(FILE *f) {
     fprintf(
-        f, "usage: " PROG " [options]\n"
-           "  --calls N          calls per strategy (default 12; 20 for slowdown)\n"
-           "  --size N           samples of the one-row workload (default 4e6; latency-flip\n"
-           "                     runs its own sizes 1e5, 1e6, 3e6, 1e7)\n"
-           "  --kernel K         kernel of the simulated scenarios (default returns_stats)\n"
-           "  --machine-kernel K kernel of the machine scenario (default bollinger)\n"
-           "  --scenarios LIST   comma list of rates-1-2-8, latency-flip, one-slow-of-four,\n"
-           "                     slowdown, machine (default: all)\n"
-           "  --csv FILE         one row per call\n"
-           "  --json FILE        everything, as JSON\n"
-           "  --timeline FILE    rates-1-2-8: per-device busy and wait time of the last call of\n"
-           "                     the equal and the profiled split (CSV)\n"
-           "  --ranks            the multi-rank scenario instead (ranks.c): run under mpirun with\n"
-           "                     two ranks or more; local vs MPI path vs split, 1e4 to 1e8\n"
-           "  --ranks-devices L  devices of every rank in --ranks (default cpu:threads=1)\n"
-           "  --ranks-max N      largest size of --ranks (default 1e8)\n"
-           "  --real-clock       the wall-clock scenarios instead (real_clock.c): the cpu beside\n"
-           "                     wall-clock sims, against the best static split; --size,\n"
-           "                     --machine-kernel, --scenarios (cpu-2x, cpu-8x, slowdown-3x,\n"
-           "                     cold-buffers) and --csv apply\n"
-           "  --help\n");
+        f,
+        "usage: " PROG " [options]\n"
+        "  --calls N          calls per strategy (default 12; 20 for slowdown)\n"
+        "  --size N           samples of the one-row workload (default 4e6; latency-flip\n"
+        "                     runs its own sizes 1e5, 1e6, 3e6, 1e7)\n"
+        "  --kernel K         kernel of the simulated scenarios (default returns_stats)\n"
+        "  --machine-kernel K kernel of the machine scenario (default bollinger)\n"
+        "  --scenarios LIST   comma list of rates-1-2-8, latency-flip, one-slow-of-four,\n"
+        "                     slowdown, machine (default: all)\n"
+        "  --csv FILE         one row per call\n"
+        "  --json FILE        everything, as JSON\n"
+        "  --timeline FILE    rates-1-2-8: per-device busy and wait time of the last call of\n"
+        "                     the equal and the profiled split (CSV)\n"
+        "  --ranks            the multi-rank scenario instead (ranks.c): run under mpirun with\n"
+        "                     two ranks or more; local vs MPI path vs split, 1e4 to 1e8\n"
+        "  --ranks-devices L  devices of every rank in --ranks (default cpu:threads=1)\n"
+        "  --ranks-max N      largest size of --ranks (default 1e8)\n"
+        "  --real-clock       the wall-clock scenarios instead (real_clock.c): the cpu beside\n"
+        "                     wall-clock sims, against the best static split; --size,\n"
+        "                     --machine-kernel, --scenarios (cpu-2x, cpu-8x, slowdown-3x,\n"
+        "                     cold-buffers) and --csv apply\n"
+        "  --rank-series N    under mpirun: N calls balanced by the runtime, each beside one at\n"
+        "                     the static split of the measured rates (rank_series.c); --size,\n"
+        "                     --machine-kernel, --csv, --weights apply\n"
+        "  --weights FILE     --rank-series: one weight per device (its share of a core), read\n"
+        "                     again before each call (scripts/cluster-bench.sh writes it)\n"
+        "  --help\n");
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -155,6 +163,10 @@ static int parse_options(int argc, char **argv, options *o) {
             o->ranks_devices = v;
         } else if (strcmp(a, "--ranks-max") == 0 && bench_parse_count(v, 1e4, 1e10, &d) == 0) {
             o->ranks_max = d;
+        } else if (strcmp(a, "--rank-series") == 0 && bench_parse_count(v, 5, 4096, &d) == 0) {
+            o->rank_series = (int)d;
+        } else if (strcmp(a, "--weights") == 0) {
+            o->weights = v;
         } else if (strcmp(a, "--csv") == 0) {
             o->csv = v;
         } else if (strcmp(a, "--json") == 0) {
@@ -398,6 +410,9 @@ int main(int argc, char **argv) {
     }
     if (opt.ranks)
         return bench_ranks(opt.ranks_devices, opt.ranks_max);
+    if (opt.rank_series > 0)
+        return bench_rank_series(opt.machine_kernel, opt.size, opt.rank_series, opt.weights,
+                                 opt.csv);
     if (opt.real_clock)
         return bench_real_clock(opt.machine_kernel, opt.size, opt.scenarios, opt.csv);
     int api_failed = 0;

@@ -12,6 +12,11 @@
 # draws docs/img/balance_real_clock.png instead, from the --csv file of the run of record of
 # `apo-bench-balance --real-clock` (wall-clock figures differ from run to run, so the plot is
 # drawn from the run that docs/PERF.md quotes rather than from a new one).
+#
+#   scripts/plots.sh --cluster DIR
+# draws docs/img/cluster_shares.png, rank 1's share call by call, balanced against the best
+# static split, from the CSVs that `scripts/cluster-bench.sh --out DIR` kept of the run of
+# record (cluster-A.csv ... cluster-D.csv), for the same reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +24,12 @@ real_clock_csv=
 if [ "${1:-}" = "--real-clock" ]; then
     real_clock_csv=${2:?--real-clock needs the CSV of apo-bench-balance --real-clock}
     [ -r "$real_clock_csv" ] || { echo "scripts/plots.sh: cannot read $real_clock_csv" >&2; exit 1; }
+fi
+cluster_dir=
+if [ "${1:-}" = "--cluster" ]; then
+    cluster_dir=${2:?--cluster needs the folder of scripts/cluster-bench.sh --out}
+    ls "$cluster_dir"/cluster-*.csv >/dev/null 2>&1 ||
+        { echo "scripts/plots.sh: no cluster-*.csv in $cluster_dir" >&2; exit 1; }
 fi
 
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
@@ -37,6 +48,43 @@ if ! have_cmd gnuplot; then
     export DEBIAN_FRONTEND=noninteractive
     "${sudo_cmd[@]}" apt-get update -qq
     "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
+fi
+
+if [ -n "$cluster_dir" ]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    n=0
+    plots=
+    for csv in "$cluster_dir"/cluster-*.csv; do
+        n=$((n + 1))
+        name=$(basename "$csv" .csv)
+        name=${name#cluster-}
+        # call, rank 1's balanced share, its static share, and the share its quota q alone would
+        # give it beside rank 0 at a whole core, q / (1 + q) (the MPI round trip left out).
+        awk -F, 'NR > 1 { split($8, s, "/"); split($9, t, "/"); split($2, w, "/")
+                          print $1, s[2], t[2], w[2] / (1 + w[2]) }' "$csv" >"$tmp/$name.dat"
+        plots="$plots
+set title \"scenario $name\"
+plot \"$tmp/$name.dat\" using 1:2 title \"balanced by the runtime\" pt 7 ps 0.7, \\
+     \"$tmp/$name.dat\" using 1:3 title \"best static split\" with steps lw 2 dt 2, \\
+     \"$tmp/$name.dat\" using 1:4 title \"by quota, q / (1 + q)\" with steps lc rgb \"gray50\""
+    done
+    mkdir -p docs/img
+    gnuplot <<EOF
+set terminal pngcairo noenhanced size $((n * 330 + 60)),400 font "sans,10"
+set output "docs/img/cluster_shares.png"
+set multiplot layout 1,$n title "scripts/cluster-bench.sh: rank 1's share of each call (wall clock, loaded 2-core VM)"
+set yrange [0:0.7]
+set ylabel "rank 1's share"
+set xlabel "call"
+set grid
+set key top right
+set style data linespoints
+$plots
+unset multiplot
+EOF
+    echo "scripts/plots.sh: wrote docs/img/cluster_shares.png"
+    exit 0
 fi
 
 if [ -n "$real_clock_csv" ]; then
