@@ -3,7 +3,8 @@ are bitwise the batch call's over the whole history (docs/streaming.md, "The gua
 bollinger, macd and the catalog's atr (three inputs), fed one bar at a time and in random
 chunks of which one crosses the kernel's first tile boundary, with NaN gaps; a state saved
 with bytes() and loaded goes on with the same bits; refused states raise the library's
-message; a DataFrame update keeps its index and columns."""
+message; a DataFrame update keeps its index and columns; a Python user kernel streams with
+absolute positions, and its exception is the cause of the update's KernelFailedError."""
 
 import struct
 
@@ -205,3 +206,34 @@ def test_a_stream_whose_runtime_closed_refuses_calls():
         s.update(np.ones(2))
     with pytest.raises(ValueError, match="Runtime of this apportion Stream is closed"):
         bytes(s)
+
+
+def _position(inputs, outputs, row, begin, end, params, seed):
+    """out = x + the bar's position: right only when a stream gives the kernel absolute
+    positions (docs/streaming.md, "The guarantee")."""
+    outputs[0][row, begin:end] = inputs[0][row, begin:end] + np.arange(begin, end)
+
+
+def _fails_late(inputs, outputs, row, begin, end, params, seed):
+    if end > 150:
+        raise ZeroDivisionError(f"a kernel's own failure at bar {end}")
+    outputs[0][row, begin:end] = inputs[0][row, begin:end]
+
+
+def test_a_python_user_kernel_streams_and_its_failure_is_the_cause():
+    with apportion.Runtime("cpu", profiles=False, learn=False) as own:
+        own.register_kernel("py_position", _position, outputs=("y",), tile=64)
+        own.register_kernel("py_fails_late", _fails_late, outputs=("y",), tile=64)
+        x = np.random.default_rng(2).standard_normal((2, 300))
+        s = apportion.Stream("py_position", 2, runtime=own)
+        head = s.update(x[:, :100].T).y.T
+        tail = np.stack([s.update(x[:, t]).y for t in range(100, 300)], axis=1)
+        assert_same_bits(np.concatenate([head, tail], axis=1), own.compute("py_position", x).y)
+
+        f = apportion.Stream("py_fails_late", 2, runtime=own)
+        f.update(x[:, :100].T)
+        with pytest.raises(apportion.KernelFailedError, match="unusable") as failed:
+            f.update(x[:, 100:200].T)
+        assert isinstance(failed.value.__cause__, ZeroDivisionError)
+        with pytest.raises(apportion.InvalidArgumentError, match="an earlier update failed"):
+            f.update(x[:, 200])
