@@ -15,6 +15,7 @@ from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
 from .scores import SCORES, score
+from .stream import Stream
 
 __version__ = _core.version()
 
@@ -30,6 +31,7 @@ __all__ = [
     "returns_stats",
     "score",
     "SCORES",
+    "Stream",
     "set_default_runtime",
     "catalog",
 ] + catalog.__all__

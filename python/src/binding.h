@@ -6,7 +6,8 @@
  * Files: module.c (init), errors.c (apo_status -> exception), runtime_type.c (the Runtime
  * type: create, close, devices, kernels), workload.c (running a workload), report.c (C
  * structs -> dicts), profiles.c (profiling, plans, ratios, thresholds), user_kernels.c
- * (numba cfuncs and Python callables as CPU kernels).
+ * (numba cfuncs and Python callables as CPU kernels), stream_type.c (the Stream type over
+ * apo_stream_*).
  */
 #ifndef APO_PY_BINDING_H
 #define APO_PY_BINDING_H
@@ -37,6 +38,8 @@ typedef struct {
 } apo_py_runtime;
 
 extern PyTypeObject apo_py_runtime_type;
+/* stream_type.c: the Stream type (apo_stream_*, docs/python.md "Streams"). */
+extern PyTypeObject apo_py_stream_type;
 
 /* errors.c: sets the Python exception for a failed status, with apo_last_error()'s text
  * (which must be read on the thread that made the call, before any other apportion call).

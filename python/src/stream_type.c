@@ -1,0 +1,457 @@
+/* The Stream type: apo_stream_* from Python (docs/python.md, "Streams"). The C layer takes
+ * the library's packed layout (each input: series 0's new bars, then series 1's, ...) and
+ * gives outputs as (series, bars) arrays; apportion/stream.py turns the caller's blocks
+ * (bars x series, DataFrames) into that layout and back. */
+#include "binding.h"
+
+#include <string.h>
+
+/* Offsets of the saved state's header that a loaded stream's description is read back from
+ * (docs/streaming.md, "The state"): the public API has no getters for them, and the format
+ * is documented byte by byte. Read only after apo_stream_load() accepted the state. */
+enum {
+    STATE_KERNEL = 28,
+    STATE_KERNEL_LEN = 32,
+    STATE_PARAMS = 64,
+    STATE_SEED = 128,
+    STATE_N_SERIES = 160,
+};
+
+typedef struct {
+    PyObject_HEAD apo_stream *s;
+    /* Held so that the runtime object outlives the stream; its apo_runtime may still be
+     * closed under it, which every call checks (the stream refers to the runtime's kernel). */
+    apo_py_runtime *runtime;
+    PyObject *kernel; /* str */
+    PyObject *params; /* dict: name -> float, every parameter of the kernel, resolved */
+    size_t n_series, n_inputs, n_outputs;
+    uint64_t seed;
+    /* n_new of the last update (every series the same count), kept so that a stream of one
+     * bar at a time does not allocate it on every update. */
+    size_t *n_new;
+    size_t n_new_fill;
+    /* A call is inside the library with the GIL released: one stream serves one thread at a
+     * time (the C API's rule), so a second thread is refused rather than let in. */
+    int busy;
+} apo_py_stream;
+
+/* The stream of `self` with its runtime still open, or NULL with an exception set. */
+static apo_stream *stream_get(apo_py_stream *self) {
+    if (self->s == NULL) {
+        PyErr_SetString(PyExc_ValueError, "this apportion Stream is closed");
+        return NULL;
+    }
+    if (self->runtime == NULL || self->runtime->rt == NULL) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the Runtime of this apportion Stream is closed; the stream needs it");
+        return NULL;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this apportion Stream is in use by another thread; a stream serves one "
+                        "thread at a time");
+        return NULL;
+    }
+    return self->s;
+}
+
+static uint64_t get_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* The kernel's parameters as {name: value}: `values` in the kernel's order. */
+static PyObject *params_dict(const apo_kernel_info *info, const double *values) {
+    PyObject *d = PyDict_New();
+    for (size_t p = 0; d != NULL && p < info->n_params; p++) {
+        PyObject *v = PyFloat_FromDouble(values[p]);
+        if (v == NULL || PyDict_SetItemString(d, info->param_names[p], v) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
+/* Fills the description fields of `self` from the kernel `name` once the stream exists;
+ * `values` are its parameters in the kernel's order. */
+static int describe(apo_py_stream *self, const char *name, const double *values, size_t n_series,
+                    uint64_t seed) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    apo_status st = apo_kernel_get(self->runtime->rt, name, &info);
+    if (st != APO_OK) {
+        apo_py_raise(st);
+        return -1;
+    }
+    self->kernel = PyUnicode_FromString(info.name);
+    self->params = params_dict(&info, values);
+    if (self->kernel == NULL || self->params == NULL)
+        return -1;
+    self->n_series = n_series;
+    self->n_inputs = info.n_inputs;
+    self->n_outputs = info.n_outputs;
+    self->seed = seed;
+    return 0;
+}
+
+/* A stream from a saved state; with kernel not None, the state must be of that kernel,
+ * parameters, series count and seed (apo_stream_load's `expect`). */
+static int init_load(apo_py_stream *self, PyObject *state, const apo_stream_desc *expect) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(state, &view, PyBUF_SIMPLE) < 0)
+        return -1;
+    apo_runtime *rt = self->runtime->rt;
+    apo_stream *s = NULL;
+    apo_status st;
+    self->runtime->busy++;
+    /* A state of a large stream is many megabytes to check and copy. */
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_stream_load(rt, expect, view.buf, (size_t)view.len, &s);
+    Py_END_ALLOW_THREADS
+    self->runtime->busy--;
+    if (st != APO_OK) {
+        PyBuffer_Release(&view);
+        apo_py_raise(st);
+        return -1;
+    }
+    self->s = s;
+    /* The load checked the header, so its fields are what the stream holds. */
+    const unsigned char *b = view.buf;
+    char name[STATE_KERNEL_LEN];
+    memcpy(name, b + STATE_KERNEL, sizeof name);
+    name[sizeof name - 1] = '\0';
+    double values[APO_MAX_PARAMS] = {0};
+    for (size_t p = 0; p < APO_MAX_PARAMS; p++) {
+        uint64_t bits = get_u64(b + STATE_PARAMS + 8 * p);
+        memcpy(&values[p], &bits, sizeof bits);
+    }
+    uint64_t seed = get_u64(b + STATE_SEED);
+    size_t n_series = (size_t)get_u64(b + STATE_N_SERIES);
+    PyBuffer_Release(&view);
+    return describe(self, name, values, n_series, seed);
+}
+
+static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
+    apo_py_stream *self = (apo_py_stream *)op;
+    static char *kwlist[] = {"runtime", "kernel", "n_series", "params", "seed", "state", NULL};
+    PyObject *runtime = NULL, *kernel = Py_None, *params = Py_None, *state = Py_None;
+    Py_ssize_t n_series = 0;
+    unsigned long long seed = 0;
+    if (self->s != NULL || self->runtime != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Stream.__init__ called twice");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$O", kwlist, &apo_py_runtime_type,
+                                     &runtime, &kernel, &n_series, &params, &seed, &state))
+        return -1;
+    Py_INCREF(runtime);
+    self->runtime = (apo_py_runtime *)runtime;
+    apo_runtime *rt = apo_py_runtime_get(self->runtime);
+    if (rt == NULL)
+        return -1;
+    if (kernel == Py_None && state == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "Stream needs a kernel, or a saved state to load");
+        return -1;
+    }
+    apo_stream_desc desc = APO_STREAM_DESC_INIT;
+    apo_py_args a;
+    memset(&a, 0, sizeof a);
+    int rc = -1;
+    if (kernel != Py_None) {
+        if (!PyUnicode_Check(kernel)) {
+            PyErr_Format(PyExc_TypeError, "kernel must be a str, not %R", kernel);
+            return -1;
+        }
+        if (n_series < 1) {
+            PyErr_Format(PyExc_ValueError, "a stream follows 1 series or more, not %zd", n_series);
+            return -1;
+        }
+        if (apo_py_args_fill(&a, params, NULL) < 0)
+            goto done;
+        desc.kernel = PyUnicode_AsUTF8(kernel);
+        if (desc.kernel == NULL)
+            goto done;
+        desc.n_series = (size_t)n_series;
+        desc.params = a.params;
+        desc.n_params = a.n_params;
+        desc.seed = (uint64_t)seed;
+    }
+    if (state != Py_None) {
+        rc = init_load(self, state, kernel != Py_None ? &desc : NULL);
+        goto done;
+    }
+    apo_stream *s = NULL;
+    apo_status st = apo_stream_create(rt, &desc, &s);
+    if (st != APO_OK) {
+        apo_py_raise(st);
+        goto done;
+    }
+    self->s = s;
+    /* The parameters as the stream has them: the kernel's defaults, then those given (the
+     * library accepted every name, or create would have failed). */
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    st = apo_kernel_get(rt, desc.kernel, &info);
+    if (st != APO_OK) {
+        apo_py_raise(st);
+        goto done;
+    }
+    double values[APO_MAX_PARAMS] = {0};
+    for (size_t p = 0; p < info.n_params; p++) {
+        values[p] = info.param_defaults[p];
+        for (size_t g = 0; g < a.n_params; g++)
+            if (strcmp(a.params[g].name, info.param_names[p]) == 0)
+                values[p] = a.params[g].value;
+    }
+    rc = describe(self, desc.kernel, values, desc.n_series, desc.seed);
+done:
+    apo_py_args_release(&a);
+    return rc;
+}
+
+static void stream_dealloc(PyObject *op) {
+    apo_py_stream *self = (apo_py_stream *)op;
+    /* No call can be inside: each holds a reference to self while it runs. Freeing a stream
+     * touches only its own memory, so it is safe after its runtime was closed. */
+    apo_stream_destroy(self->s);
+    self->s = NULL;
+    PyMem_Free(self->n_new);
+    Py_CLEAR(self->runtime);
+    Py_CLEAR(self->kernel);
+    Py_CLEAR(self->params);
+    Py_TYPE(op)->tp_free(op);
+}
+
+/* An input of the packed layout: float64, C-contiguous, aligned, `count` values. */
+static int check_input(PyObject *o, Py_ssize_t i, size_t count) {
+    if (!PyArray_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "input %zd is not a numpy array", i);
+        return -1;
+    }
+    PyArrayObject *arr = (PyArrayObject *)o;
+    if (PyArray_TYPE(arr) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(arr)) {
+        PyErr_Format(PyExc_TypeError, "input %zd has dtype %R; float64 is needed", i,
+                     (PyObject *)PyArray_DESCR(arr));
+        return -1;
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr)) {
+        PyErr_Format(PyExc_ValueError, "input %zd is not C-contiguous and aligned", i);
+        return -1;
+    }
+    if ((size_t)PyArray_SIZE(arr) != count) {
+        PyErr_Format(PyExc_ValueError, "input %zd holds %zd values; series x bars = %zu are needed",
+                     i, PyArray_SIZE(arr), count);
+        return -1;
+    }
+    return 0;
+}
+
+/* _update(inputs, bars): appends `bars` bars to every series. inputs: one array an input, in
+ * the kernel's order, each packed series after series. Returns a tuple of (series, bars)
+ * arrays, one an output. */
+static PyObject *stream_update(PyObject *op, PyObject *args) {
+    apo_py_stream *self = (apo_py_stream *)op;
+    PyObject *inputs;
+    Py_ssize_t bars;
+    if (!PyArg_ParseTuple(args, "O!n", &PyTuple_Type, &inputs, &bars))
+        return NULL;
+    apo_stream *s = stream_get(self);
+    if (s == NULL)
+        return NULL;
+    if (bars < 0) {
+        PyErr_Format(PyExc_ValueError, "bars is %zd; 0 or more are needed", bars);
+        return NULL;
+    }
+    if ((size_t)PyTuple_GET_SIZE(inputs) != self->n_inputs) {
+        PyErr_Format(PyExc_TypeError, "kernel %U takes %zu input(s), %zd given", self->kernel,
+                     self->n_inputs, PyTuple_GET_SIZE(inputs));
+        return NULL;
+    }
+    if ((size_t)bars > (size_t)PY_SSIZE_T_MAX / sizeof(double) / self->n_series) {
+        PyErr_Format(PyExc_OverflowError, "%zd bars of %zu series overflow", bars, self->n_series);
+        return NULL;
+    }
+    size_t count = (size_t)bars * self->n_series;
+    const double *in_ptrs[APO_MAX_IO];
+    double *out_ptrs[APO_MAX_IO];
+    for (size_t i = 0; i < self->n_inputs; i++) {
+        PyObject *o = PyTuple_GET_ITEM(inputs, (Py_ssize_t)i);
+        if (check_input(o, (Py_ssize_t)i, count) < 0)
+            return NULL;
+        in_ptrs[i] = (const double *)PyArray_DATA((PyArrayObject *)o);
+    }
+    if (self->n_new == NULL) {
+        self->n_new = PyMem_Calloc(self->n_series, sizeof *self->n_new);
+        if (self->n_new == NULL)
+            return PyErr_NoMemory();
+        self->n_new_fill = 0;
+    }
+    if (self->n_new_fill != (size_t)bars) {
+        for (size_t r = 0; r < self->n_series; r++)
+            self->n_new[r] = (size_t)bars;
+        self->n_new_fill = (size_t)bars;
+    }
+    PyObject *outs = PyTuple_New((Py_ssize_t)self->n_outputs);
+    if (outs == NULL)
+        return NULL;
+    npy_intp dims[2] = {(npy_intp)self->n_series, (npy_intp)bars};
+    for (size_t k = 0; k < self->n_outputs; k++) {
+        PyObject *arr = PyArray_EMPTY(2, dims, NPY_DOUBLE, 0);
+        if (arr == NULL) {
+            Py_DECREF(outs);
+            return NULL;
+        }
+        out_ptrs[k] = (double *)PyArray_DATA((PyArrayObject *)arr);
+        PyTuple_SET_ITEM(outs, (Py_ssize_t)k, arr);
+    }
+    apo_status st;
+    self->busy = 1;
+    self->runtime->busy++;
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_stream_update(s, self->n_new, in_ptrs, out_ptrs);
+    Py_END_ALLOW_THREADS
+    self->runtime->busy--;
+    self->busy = 0;
+    if (st != APO_OK) {
+        Py_DECREF(outs);
+        apo_py_raise(st);
+        apo_py_chain_kernel_error(self->runtime);
+        return NULL;
+    }
+    return outs;
+}
+
+/* _save() -> bytes: apo_stream_save(). */
+static PyObject *stream_save(PyObject *op, PyObject *noargs) {
+    (void)noargs;
+    apo_py_stream *self = (apo_py_stream *)op;
+    apo_stream *s = stream_get(self);
+    if (s == NULL)
+        return NULL;
+    size_t len = 0;
+    apo_status st = apo_stream_save(s, NULL, 0, &len);
+    if (st != APO_OK)
+        return apo_py_raise(st);
+    if (len > (size_t)PY_SSIZE_T_MAX)
+        return PyErr_NoMemory();
+    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
+    if (blob == NULL)
+        return NULL;
+    char *buf = PyBytes_AS_STRING(blob);
+    self->busy = 1;
+    self->runtime->busy++;
+    /* The bytes object is this call's alone until it returns; a large state takes a while. */
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_stream_save(s, buf, len, &len);
+    Py_END_ALLOW_THREADS
+    self->runtime->busy--;
+    self->busy = 0;
+    if (st != APO_OK) {
+        Py_DECREF(blob);
+        return apo_py_raise(st);
+    }
+    return blob;
+}
+
+static PyObject *stream_close(PyObject *op, PyObject *noargs) {
+    (void)noargs;
+    apo_py_stream *self = (apo_py_stream *)op;
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Stream.close(): the stream is in use by another thread");
+        return NULL;
+    }
+    apo_stream_destroy(self->s);
+    self->s = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *stream_get_bars(PyObject *op, void *closure) {
+    (void)closure;
+    apo_py_stream *self = (apo_py_stream *)op;
+    apo_stream *s = stream_get(self);
+    if (s == NULL)
+        return NULL;
+    npy_intp dims[1] = {(npy_intp)self->n_series};
+    PyObject *arr = PyArray_EMPTY(1, dims, NPY_INT64, 0);
+    if (arr == NULL)
+        return NULL;
+    int64_t *out = (int64_t *)PyArray_DATA((PyArrayObject *)arr);
+    for (size_t r = 0; r < self->n_series; r++) {
+        uint64_t n = 0;
+        apo_status st = apo_stream_bars(s, r, &n);
+        if (st != APO_OK) {
+            Py_DECREF(arr);
+            return apo_py_raise(st);
+        }
+        out[r] = (int64_t)n;
+    }
+    return arr;
+}
+
+static PyObject *stream_get_kernel(PyObject *op, void *closure) {
+    (void)closure;
+    PyObject *k = ((apo_py_stream *)op)->kernel;
+    return Py_NewRef(k != NULL ? k : Py_None);
+}
+
+static PyObject *stream_get_params(PyObject *op, void *closure) {
+    (void)closure;
+    PyObject *p = ((apo_py_stream *)op)->params;
+    return p != NULL ? PyDict_Copy(p) : Py_NewRef(Py_None);
+}
+
+static PyObject *stream_get_n_series(PyObject *op, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(((apo_py_stream *)op)->n_series);
+}
+
+static PyObject *stream_get_seed(PyObject *op, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(((apo_py_stream *)op)->seed);
+}
+
+static PyObject *stream_get_runtime(PyObject *op, void *closure) {
+    (void)closure;
+    PyObject *r = (PyObject *)((apo_py_stream *)op)->runtime;
+    return Py_NewRef(r != NULL ? r : Py_None);
+}
+
+static PyObject *stream_get_closed(PyObject *op, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(((apo_py_stream *)op)->s == NULL);
+}
+
+static PyMethodDef stream_methods[] = {
+    {"_update", stream_update, METH_VARARGS,
+     "_update(inputs, bars): apo_stream_update() of `bars` bars a series, packed series after "
+     "series; returns (series, bars) arrays (apportion.Stream.update wraps it)."},
+    {"_save", stream_save, METH_NOARGS, "The state as bytes (apo_stream_save())."},
+    {"close", stream_close, METH_NOARGS,
+     "Frees the stream (apo_stream_destroy()); later calls raise ValueError."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef stream_getset[] = {
+    {"bars", stream_get_bars, NULL, "Bars fed to each series so far (int64 array).", NULL},
+    {"kernel", stream_get_kernel, NULL, "The kernel's name.", NULL},
+    {"params", stream_get_params, NULL, "Every parameter of the kernel, as the stream has it.",
+     NULL},
+    {"n_series", stream_get_n_series, NULL, "The number of series.", NULL},
+    {"seed", stream_get_seed, NULL, "The seed given to user kernels.", NULL},
+    {"runtime", stream_get_runtime, NULL, "The Runtime whose kernel the stream runs.", NULL},
+    {"closed", stream_get_closed, NULL, "True once close() ran.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject apo_py_stream_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "apportion._core.Stream",
+    .tp_basicsize = sizeof(apo_py_stream),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "A libapportion stream (apo_stream_create()); apportion.Stream wraps it.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = stream_init,
+    .tp_dealloc = stream_dealloc,
+    .tp_methods = stream_methods,
+    .tp_getset = stream_getset,
+};
