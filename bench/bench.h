@@ -38,6 +38,10 @@ int bench_check(apo_status st, const char *what);
 /* Parses a whole number in [lo, hi] into *out; returns 0, or -1 (out untouched). */
 int bench_parse_count(const char *s, double lo, double hi, double *out);
 
+/* The stored model of device d under `tag` on rt: its predicted ms for n elements; NaN when
+ * it has none. */
+double bench_stored_prediction(apo_runtime *rt, const char *tag, size_t d, double n);
+
 /* Whether `name` is in the comma list (NULL: everything). */
 int bench_selected(const char *list, const char *name);
 

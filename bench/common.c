@@ -70,6 +70,19 @@ int bench_selected(const char *list, const char *name) {
     return 0;
 }
 
+double bench_stored_prediction(apo_runtime *rt, const char *tag, size_t d, double n) {
+    size_t count = 0;
+    if (apo_profile_entry_count(rt, &count) != APO_OK)
+        return NAN;
+    for (size_t i = 0; i < count; i++) {
+        apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
+        if (apo_profile_entry_get(rt, i, &e) == APO_OK && strcmp(e.tag, tag) == 0 &&
+            d < e.n_devices && e.devices[d].valid)
+            return e.devices[d].latency_ms + n * 1e-6 * e.devices[d].ms_per_melem;
+    }
+    return NAN;
+}
+
 void bench_load_average(char *buf, size_t size) {
     snprintf(buf, size, "?");
     FILE *f = fopen("/proc/loadavg", "r");

@@ -66,20 +66,6 @@ typedef struct rs_run {
     long wrong;
 } rs_run;
 
-/* The stored model of device d under `tag`: its predicted ms for n elements; NaN if none. */
-static double rs_prediction(apo_runtime *rt, const char *tag, size_t d, double n) {
-    size_t count = 0;
-    if (apo_profile_entry_count(rt, &count) != APO_OK)
-        return NAN;
-    for (size_t i = 0; i < count; i++) {
-        apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
-        if (apo_profile_entry_get(rt, i, &e) == APO_OK && strcmp(e.tag, tag) == 0 &&
-            d < e.n_devices && e.devices[d].valid)
-            return e.devices[d].latency_ms + n * 1e-6 * e.devices[d].ms_per_melem;
-    }
-    return NAN;
-}
-
 /* One call under `tag`; `ratios` NULL: the runtime's balance. With `plan`, the call is
  * planned first and pred[d] is what device d's model says for the elements the plan gives
  * it, before the call moves the model. Outputs checked bitwise against the run's first
@@ -104,7 +90,7 @@ static int rs_call_once(rs_run *r, const char *tag, const double *ratios, apo_re
         plan->n_devices = 0;
     for (size_t d = 0; plan != NULL && d < r->n_dev; d++)
         pred[d] = d < plan->n_devices && plan->device_elements[d] > 0
-                      ? rs_prediction(r->rt, tag, d, (double)plan->device_elements[d])
+                      ? bench_stored_prediction(r->rt, tag, d, (double)plan->device_elements[d])
                       : NAN;
     *rep = (apo_report)APO_REPORT_INIT;
     if (bench_check(apo_distribute_workload(r->rt, &w, rep), "apo_distribute_workload"))

@@ -331,20 +331,6 @@ static void static_sweep(rc_context *c, const char *devices, sweep_best *best, d
     phase_done(c, best->rt);
 }
 
-/* The stored model of device d for `tag`: its predicted ms for n elements; NaN when none. */
-static double stored_prediction(apo_runtime *rt, const char *tag, size_t d, double n) {
-    size_t count = 0;
-    if (apo_profile_entry_count(rt, &count) != APO_OK)
-        return NAN;
-    for (size_t i = 0; i < count; i++) {
-        apo_profile_entry e = APO_PROFILE_ENTRY_INIT;
-        if (apo_profile_entry_get(rt, i, &e) == APO_OK && strcmp(e.tag, tag) == 0 &&
-            d < e.n_devices && e.devices[d].valid)
-            return e.devices[d].latency_ms + n * 1e-6 * e.devices[d].ms_per_melem;
-    }
-    return NAN;
-}
-
 /* Whether the slowing sim (device 1) ran slow in a call: its time is nearer to its share at
  * the slow rate than at the fast one. Read from the times, because a call where the sim got
  * no work does not count as one of its calls. */
@@ -366,8 +352,8 @@ static void next_call(rc_context *c, apo_runtime *rt, const char *tag, const dou
         return;
     double pred[RC_MAX_DEV], whole[RC_MAX_DEV];
     for (size_t d = 0; d < c->n_dev; d++) {
-        pred[d] = stored_prediction(rt, tag, d, (double)plan.device_elements[d]);
-        whole[d] = stored_prediction(rt, tag, d, (double)c->size);
+        pred[d] = bench_stored_prediction(rt, tag, d, (double)plan.device_elements[d]);
+        whole[d] = bench_stored_prediction(rt, tag, d, (double)c->size);
     }
     apo_report rep;
     c->failed |= one_call(c, rt, tag, NULL, &rep);
