@@ -438,3 +438,10 @@ const apo__kernel *apo__builtin_kernel(size_t index) {
     return index < APO_FIRST_FOUR ? &builtin_kernels[index]
                                   : apo__catalog_kernel(index - APO_FIRST_FOUR);
 }
+
+const apo__kernel *apo__builtin_kernel_named(const char *name) {
+    for (size_t i = 0; i < apo__builtin_kernel_count(); i++)
+        if (strcmp(apo__builtin_kernel(i)->name, name) == 0)
+            return apo__builtin_kernel(i);
+    return NULL;
+}

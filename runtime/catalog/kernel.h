@@ -200,6 +200,8 @@ static inline void apo__tile_range(const apo__call *call, uint64_t g, size_t *ro
  * catalog (catalog_kernels.h). */
 size_t apo__builtin_kernel_count(void);
 const apo__kernel *apo__builtin_kernel(size_t index);
+/* The built-in kernel of that name, or NULL. */
+const apo__kernel *apo__builtin_kernel_named(const char *name);
 
 /* Builds a kernel from a user descriptor; validates it, writing why not into err. */
 apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *desc, char *err,

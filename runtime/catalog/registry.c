@@ -26,9 +26,9 @@ static const apo__kernel *find_user_locked(const apo__registry *reg, const char 
 }
 
 const apo__kernel *apo__registry_find(apo__registry *reg, const char *name) {
-    for (size_t i = 0; i < apo__builtin_kernel_count(); i++)
-        if (strcmp(apo__builtin_kernel(i)->name, name) == 0)
-            return apo__builtin_kernel(i);
+    const apo__kernel *builtin = apo__builtin_kernel_named(name);
+    if (builtin != NULL)
+        return builtin;
     const apo__kernel *scored = apo__scored_kernel_find(name);
     if (scored != NULL)
         return scored;
@@ -48,9 +48,8 @@ apo_status apo__registry_add(apo__registry *reg, const apo_kernel_desc *desc) {
         free(k);
         return apo__fail(st, "apo_kernel_register: %s", err);
     }
-    for (size_t i = 0; i < apo__builtin_kernel_count(); i++)
-        if (strcmp(apo__builtin_kernel(i)->name, k->name) == 0)
-            goto taken;
+    if (apo__builtin_kernel_named(k->name) != NULL)
+        goto taken;
     pthread_mutex_lock(&reg->mutex);
     /* Looked up under the lock: two threads may register the same name at once. */
     if (find_user_locked(reg, k->name) != NULL) {

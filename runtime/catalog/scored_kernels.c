@@ -143,16 +143,9 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
 
 /* ---- building them ----------------------------------------------------------------------- */
 
-static const apo__kernel *builtin_named(const char *name) {
-    for (size_t i = 0; i < apo__builtin_kernel_count(); i++)
-        if (strcmp(apo__builtin_kernel(i)->name, name) == 0)
-            return apo__builtin_kernel(i);
-    return NULL;
-}
-
 static void build_one(size_t i) {
     const scored_def *d = &scored_defs[i];
-    const apo__kernel *ind = builtin_named(d->indicator);
+    const apo__kernel *ind = apo__builtin_kernel_named(d->indicator);
     apo__scoring *sc = &scorings[i];
     sc->indicator = ind;
     sc->rule = d->rule;

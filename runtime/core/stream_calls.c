@@ -1,5 +1,6 @@
 /* The public calls on streams (apportion.h, "Streams"): the registry's kernel found and the
  * arguments checked here, where the runtime is seen; the stream itself is streaming/'s. */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -9,11 +10,16 @@
 #include "streaming/state_format.h"
 #include "streaming/stream.h"
 
-static const apo__kernel *find_kernel(apo_runtime *rt, const char *name, const char *call) {
-    const apo__kernel *k = apo__registry_find(&rt->registry, name);
-    if (k == NULL)
-        apo__fail(APO_ERR_UNKNOWN_KERNEL, "%s: no kernel named \"%s\"", call, name);
-    return k;
+/* The registry's lookup, its reason prefixed with the call's name. */
+static apo_status find_kernel(apo_runtime *rt, const char *name, const char *call,
+                              const apo__kernel **k) {
+    apo_status st = apo__registry_lookup(&rt->registry, name, k);
+    if (st != APO_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", apo_last_error());
+        return apo__fail(st, "%s: %s", call, why);
+    }
+    return APO_OK;
 }
 
 /* The kernel and resolved parameters of a description. */
@@ -25,9 +31,8 @@ static apo_status resolve_desc(apo_runtime *rt, const apo_stream_desc *desc, con
     if (desc->n_series < 1 || desc->n_series > APO_STREAM_MAX_SERIES)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: n_series is %zu, not 1 to %zu", call,
                          desc->n_series, APO_STREAM_MAX_SERIES);
-    const apo__kernel *k = find_kernel(rt, desc->kernel, call);
-    if (k == NULL)
-        return APO_ERR_UNKNOWN_KERNEL;
+    const apo__kernel *k = NULL;
+    APO_CHECK(find_kernel(rt, desc->kernel, call, &k));
     memset(params, 0, APO_MAX_PARAMS * sizeof *params);
     APO_CHECK(apo__resolve_params(k, desc->params, desc->n_params, params));
     *kernel = k;
@@ -140,9 +145,8 @@ apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const
     APO_CHECK(apo__stream_state_read(buf, len, &head));
     if (expect != NULL)
         APO_CHECK(check_expected(rt, expect, &head));
-    const apo__kernel *k = find_kernel(rt, head.kernel, "apo_stream_load");
-    if (k == NULL)
-        return APO_ERR_UNKNOWN_KERNEL;
+    const apo__kernel *k = NULL;
+    APO_CHECK(find_kernel(rt, head.kernel, "apo_stream_load", &k));
     return apo__stream_state_restore(&head, buf, k, out);
 }
 
