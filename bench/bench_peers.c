@@ -1,6 +1,7 @@
 /*
  * apo-bench-peers: apportion's bollinger and macd against Tulip Indicators and TA-Lib, the C
- * libraries users already run, in one run (docs/PERF.md, "Against TA-Lib and Tulip").
+ * libraries users already run, in one run (docs/PERF.md, "Against TA-Lib and Tulip"); then
+ * every catalog kernel that TA-Lib has (peers_catalog.c, from the rows of peer_kernels.c).
  *
  * The peers are built from the C sources their npm packages bundle (peers.c: `npm pack`
  * into a cache folder outside the repository, then compiled with -O3 and loaded); without
@@ -29,6 +30,7 @@
 
 #include "bench.h"
 #include "peers.h"
+#include "peers_catalog.h"
 
 const char bench_prog[] = "apo-bench-peers";
 
@@ -48,17 +50,38 @@ typedef struct options {
     int rebuild;
     int batch;
     const char *cache;
+    const char *kernels; /* comma list; NULL: bollinger, macd and every catalog row */
 } options;
 
 static void usage(FILE *f) {
     fprintf(f, "usage: apo-bench-peers [options]\n"
-               "  --max-size N   largest series, from 1e4 by tens (default 1e7)\n"
+               "  --max-size N   largest series, from 1e4 by tens (default 1e7); the catalog\n"
+               "                 kernels run at 1e4 and 1e6 where they are within it\n"
                "  --no-batch     leave out the 1000 x 10000 batch\n"
+               "  --kernels LIST comma list among bollinger, macd and the catalog kernels that\n"
+               "                 TA-Lib has (sma, rsi, atr, ...; catalog: all of those;\n"
+               "                 default: everything)\n"
                "  --reps N       timed calls per contender and size (default: the rule printed)\n"
                "  --cache DIR    where the peers are fetched and built (default\n"
                "                 $XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)\n"
                "  --rebuild      build the peer libraries again\n"
                "  --help\n");
+}
+
+/* Every name of --kernels must be one the bench runs: a typo would otherwise time nothing. */
+static int check_kernels(const char *list) {
+    char name[64];
+    for (const char *p = list; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+        if (strcmp(name, "bollinger") != 0 && strcmp(name, "macd") != 0 &&
+            strcmp(name, "catalog") != 0 && !peers_catalog_has(name)) {
+            fprintf(stderr, "apo-bench-peers: --kernels: no kernel %s here\n", name);
+            return -1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -67,6 +90,7 @@ static int parse_options(int argc, char **argv, options *o) {
     o->rebuild = 0;
     o->batch = 1;
     o->cache = NULL;
+    o->kernels = NULL;
     for (int i = 1; i < argc; i++) {
         double v;
         if (strcmp(argv[i], "--help") == 0) {
@@ -82,6 +106,10 @@ static int parse_options(int argc, char **argv, options *o) {
             i++;
         } else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
             o->cache = argv[++i];
+        } else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) {
+            o->kernels = argv[++i];
+            if (check_kernels(o->kernels) != 0)
+                return -1;
         } else if (strcmp(argv[i], "--rebuild") == 0) {
             o->rebuild = 1;
         } else if (strcmp(argv[i], "--no-batch") == 0) {
@@ -345,13 +373,6 @@ typedef struct result {
     errors err[CONTENDERS];
 } result;
 
-static int reps_for(const options *o, size_t samples) {
-    if (o->reps > 0)
-        return o->reps;
-    double r = 1e8 / (double)samples;
-    return r > 41 ? 41 : r < 5 ? 5 : (int)r;
-}
-
 static int measure(const context *c, const options *o, run_fn run, int is_bollinger, size_t rows,
                    size_t cols, uint64_t seed, result *res) {
     const size_t n = rows * cols;
@@ -367,7 +388,7 @@ static int measure(const context *c, const options *o, run_fn run, int is_bollin
                 for (size_t i = 0; i < n; i++)
                     g.out[w][k][i] = NAN;
         }
-    const int reps = reps_for(o, n);
+    const int reps = bench_peers_reps(o->reps, n);
     double *times = malloc((size_t)reps * CONTENDERS * sizeof *times);
     if (rc != 0 || times == NULL) {
         fprintf(stderr, "apo-bench-peers: %zu x %zu: out of memory\n", rows, cols);
@@ -536,21 +557,32 @@ int main(int argc, char **argv) {
     result boll[8] = {{0}}, macd[8] = {{0}};
     size_t n_res = 0;
     int rc = 0;
+    const int do_boll = bench_selected(o.kernels, "bollinger"),
+              do_macd = bench_selected(o.kernels, "macd");
     for (double size = 1e4; size <= o.max_size && rc == 0 && n_res < 7; size *= 10) {
-        rc = measure(&c, &o, run_bollinger, 1, 1, (size_t)size, 7, &boll[n_res]);
-        if (rc == 0)
+        if (do_boll)
+            rc = measure(&c, &o, run_bollinger, 1, 1, (size_t)size, 7, &boll[n_res]);
+        if (rc == 0 && do_macd)
             rc = measure(&c, &o, run_macd, 0, 1, (size_t)size, 7, &macd[n_res]);
         n_res += rc == 0;
     }
     if (o.batch && rc == 0) {
-        rc = measure(&c, &o, run_bollinger, 1, 1000, 10000, 11, &boll[n_res]);
-        if (rc == 0)
+        if (do_boll)
+            rc = measure(&c, &o, run_bollinger, 1, 1000, 10000, 11, &boll[n_res]);
+        if (rc == 0 && do_macd)
             rc = measure(&c, &o, run_macd, 0, 1000, 10000, 11, &macd[n_res]);
         n_res += rc == 0;
     }
-    print_table("bollinger(20, 2, 2)", 1, boll, n_res);
-    print_table("macd(12, 26, 9)", 0, macd, n_res);
-    print_targets(boll, macd, n_res);
+    if (do_boll)
+        print_table("bollinger(20, 2, 2)", 1, boll, n_res);
+    if (do_macd)
+        print_table("macd(12, 26, 9)", 0, macd, n_res);
+    if (do_boll && do_macd)
+        print_targets(boll, macd, n_res);
+    if (rc == 0) {
+        const peers_catalog_options co = {o.kernels, o.max_size, o.batch, o.reps};
+        rc = peers_catalog_run(&peers, c.rt, &co);
+    }
     bench_load_average(load, sizeof load);
     printf("# load average at the end: %s\n", load);
     apo_runtime_destroy(c.rt[0]);

@@ -186,6 +186,19 @@ static int symbol(void *lib, const char *name, void *fn_ptr, char *why, size_t w
     return 0;
 }
 
+int bench_peers_reps(int forced, size_t samples) {
+    if (forced > 0)
+        return forced;
+    double r = 1e8 / (double)samples;
+    return r > 41 ? 41 : r < 5 ? 5 : (int)r;
+}
+
+int bench_peers_find(const bench_peers *p, int talib, const char *name, void *fn_ptr) {
+    char why[160];
+    void *lib = talib ? p->talib_lib : p->tulip_lib;
+    return lib == NULL ? -1 : symbol(lib, name, fn_ptr, why, sizeof why);
+}
+
 int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *p, char *why,
                      size_t why_size) {
     memset(p, 0, sizeof *p);
@@ -290,6 +303,8 @@ int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *p, char *w
         snprintf(why, why_size, "cannot load the peer libraries: %s", dlerror());
         return -1;
     }
+    p->tulip_lib = tulip;
+    p->talib_lib = talib;
     const char *(*ti_version)(void), *(*ta_version)(void);
     int (*ta_initialize)(void);
     if (symbol(tulip, "ti_bbands", &p->ti_bbands, why, why_size) != 0 ||

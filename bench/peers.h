@@ -33,6 +33,8 @@ typedef struct bench_peers {
     bench_ti_fn ti_bbands, ti_macd;
     bench_ta_bbands_fn ta_bbands;
     bench_ta_macd_fn ta_macd;
+    /* The loaded libraries, for the catalog's functions (bench_peers_find). */
+    void *tulip_lib, *talib_lib;
 } bench_peers;
 
 /*
@@ -45,5 +47,15 @@ typedef struct bench_peers {
  */
 int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *out, char *why,
                      size_t why_size);
+
+/* Timed calls per contender for a configuration of `samples` samples: `forced` when it is
+ * above 0 (--reps), else clamp(1e8 / samples, 5, 41), the rule both sections of
+ * apo-bench-peers print. */
+int bench_peers_reps(int forced, size_t samples);
+
+/* Looks up the function `name` in TA-Lib (talib 1) or Tulip Indicators (talib 0) of loaded
+ * peers and stores it in *fn_ptr (a pointer to a function pointer of the right type).
+ * Returns 0, or -1 when the library has no such symbol (*fn_ptr untouched). */
+int bench_peers_find(const bench_peers *p, int talib, const char *name, void *fn_ptr);
 
 #endif

@@ -20,6 +20,7 @@ int cli_cmd_show(int argc, char **argv);
 int cli_cmd_set_ratios(int argc, char **argv);
 int cli_cmd_selftest(int argc, char **argv);
 int cli_cmd_kernels(int argc, char **argv);
+int cli_cmd_stream(int argc, char **argv);
 
 #if defined(__GNUC__)
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -38,19 +38,10 @@ static void free_state(run_state *s) {
         cli_host_array_free(&s->call.outputs[i]);
         free(s->call.own_cols[i]);
     }
-    for (size_t i = 0; i < APO_MAX_IO; i++)
-        free(s->call.inputs[i]);
-    free(s->call.lengths);
-    for (size_t j = 0; j < s->n_series; j++) {
-        for (size_t i = 0; i < APO_MAX_IO; i++)
-            free(s->series[j].values[i]);
-        free(s->series[j].index);
-    }
-    free(s->series);
+    cli_run_free_input(s);
     free(s->row_names);
     free(s->row_numbers);
     free(s->best);
-    apo__csv_table_free(&s->table);
     apo_runtime_destroy(s->rt);
 }
 

@@ -23,6 +23,7 @@ static const char top_help[] =
     "  set-ratios force the shares of a workload\n"
     "  selftest   check every usable device against the CPU reference\n"
     "  kernels    list the kernels with their inputs, outputs and parameters\n"
+    "  stream     feed new bars to a stream kept in a state file\n"
     "\n"
     "Options:\n"
     "  -h, --help     show this help (also 'apportion <command> --help')\n"
@@ -55,6 +56,8 @@ int main(int argc, char **argv) {
         return cli_cmd_set_ratios(argc - 1, argv + 1);
     if (strcmp(cmd, "kernels") == 0)
         return cli_cmd_kernels(argc - 1, argv + 1);
+    if (strcmp(cmd, "stream") == 0)
+        return cli_cmd_stream(argc - 1, argv + 1);
     if (strcmp(cmd, "selftest") == 0)
         return cli_cmd_selftest(argc - 1, argv + 1);
     if (cmd[0] == '-')

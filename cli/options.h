@@ -125,6 +125,37 @@ void cli_set_ratios_options_init(cli_set_ratios_options *o);
 int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *o, int *help);
 void cli_set_ratios_options_free(cli_set_ratios_options *o);
 
+/* ---- stream ---------------------------------------------------------------------------- */
+/* What `apportion stream` does with a row whose date is not after its series' last one. */
+typedef enum cli_old_rows {
+    CLI_OLD_ROWS_REFUSE = 0, /* the default: nothing is computed, exit 2 */
+    CLI_OLD_ROWS_SKIP = 1,   /* left out, counted on stderr (a file that overlaps the last) */
+    CLI_OLD_ROWS_ACCEPT = 2  /* fed as new bars all the same; no date is checked */
+} cli_old_rows;
+
+typedef struct cli_stream_options {
+    const char *state;  /* required, non-empty */
+    const char *kernel; /* required to start a state; else checked against it when given */
+    const char *input;  /* "-" (standard input) by default */
+    const char *column, *index_column, *group_by, *input_map;
+    cli_format input_format;
+    int input_format_set;
+    int missing_as_nan;
+    size_t series;      /* raw input: the number of series (> 0 where set) */
+    const char *output; /* a CSV file; "-" (standard output) by default */
+    cli_old_rows old_rows;
+    const char *devices;
+    apo_param params[CLI_RUN_MAX_PARAMS]; /* distinct non-empty names, finite values */
+    char *param_names[CLI_RUN_MAX_PARAMS];
+    size_t n_params;
+} cli_stream_options;
+
+extern const char cli_stream_help[];
+void cli_stream_options_init(cli_stream_options *o);
+/* Returns as cli_run_parse_options() does. */
+int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *help);
+void cli_stream_options_free(cli_stream_options *o);
+
 /* ---- selftest -------------------------------------------------------------------------- */
 
 #define CLI_SELFTEST_MAX_SHAPES 32

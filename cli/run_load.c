@@ -253,3 +253,16 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
     }
     return make_call(s, n_inputs);
 }
+
+void cli_run_free_input(run_state *s) {
+    for (size_t i = 0; i < APO_MAX_IO; i++)
+        free(s->call.inputs[i]);
+    free(s->call.lengths);
+    for (size_t j = 0; j < s->n_series; j++) {
+        for (size_t i = 0; i < APO_MAX_IO; i++)
+            free(s->series[j].values[i]);
+        free(s->series[j].index);
+    }
+    free(s->series);
+    apo__csv_table_free(&s->table);
+}

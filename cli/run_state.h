@@ -69,4 +69,7 @@ typedef struct run_state {
  * message printed. */
 int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, run_state *s);
 
+/* Frees what cli_run_load_input() made (the call's inputs, the series, the table). */
+void cli_run_free_input(run_state *s);
+
 #endif /* APO_CLI_RUN_STATE_H */

@@ -622,6 +622,11 @@ typedef struct apo_stream_desc {
     const apo_param *params; /* named parameters; unnamed ones take their defaults */
     size_t n_params;
     uint64_t seed; /* passed to user kernels, as apo_workload.seed */
+    /* Several parameter sets, as apo_workload.sweep gives them (grid or list, first_set and
+     * n_sets_run included; the swept parameters not also in params): every update then
+     * computes each set run, and each set's outputs are bit for bit those of a stream of
+     * that set alone (docs/streaming.md, "Sweeps"). NULL: one set, the params. */
+    const apo_sweep *sweep;
 } apo_stream_desc;
 
 #define APO_STREAM_DESC_INIT                                                                       \
@@ -640,7 +645,8 @@ APO_EXPORT apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *
 
 /* Appends n_new[r] bars to each series r (any count, 0 included) and writes the outputs of
  * exactly those bars. Input i is inputs[i], the new bars packed series after series (series
- * 0's n_new[0] bars, then series 1's, ...); output k is outputs[k], packed the same way.
+ * 0's n_new[0] bars, then series 1's, ...); output k is outputs[k], packed the same way, and
+ * for a sweep the sets' packed outputs one after another (sets run x the new bars).
  * With no new bar at all, inputs and outputs may be NULL. Runs on the calling thread. On
  * APO_ERR_OUT_OF_MEMORY or a bad argument nothing changed; on APO_ERR_KERNEL_FAILED (a user
  * kernel failed) the stream refuses every later update and save. Returns APO_ERR_NULL,
@@ -657,7 +663,8 @@ APO_EXPORT apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64
 APO_EXPORT apo_status apo_stream_save(const apo_stream *s, void *buf, size_t cap, size_t *needed);
 
 /* Makes a stream from a saved state, to go on exactly where the saved one was. With expect
- * (NULL: none), the state must be of its kernel, parameters, series count and seed. A state
+ * (NULL: none), the state must be of its kernel, parameters (every set run, for a sweep),
+ * series count and seed. A state
  * that is truncated, corrupt (checksum), of another format or library version, of a kernel rt
  * does not have (APO_ERR_UNKNOWN_KERNEL) or that differs from expect is refused whole, the
  * message saying why: APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL,

@@ -4,7 +4,14 @@
 # docs/PERF.md, "The cpu device on a busy machine". Both loops and the generated file are
 # removed on exit, also on failure and Ctrl-C. Extra arguments go to the bench.
 #
-#   scripts/busy-bench.sh [BUILD_DIR] [--rounds N] [--calls N] [--size N]
+#   scripts/busy-bench.sh [BUILD_DIR] [--own-sessions] [--rounds N] [--calls N] [--size N]
+#
+# --own-sessions starts each loop in a session of its own (setsid), as a compile started
+# from another terminal runs. With the kernel's autogroup scheduling (Linux's default on
+# desktops and on this machine: /proc/sys/kernel/sched_autogroup_enabled), each session is
+# a group that gets an equal share of the CPUs, and `nice` only orders the threads inside
+# a group: the loops then take two thirds of the machine whatever their nice value. Without
+# it the loops share the bench's session, and nice makes them yield to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -12,15 +19,30 @@ if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
     build=$1
     shift
 fi
+own_sessions=0
+if [ "${1:-}" = --own-sessions ]; then
+    own_sessions=1
+    shift
+fi
 bench=$build/bench/apo-bench-busy
 [ -x "$bench" ] || { echo "scripts/busy-bench.sh: $bench not built" >&2; exit 2; }
 
 work=$(mktemp -d)
 pids=()
+# Kills a process and all its descendants, children first listed, so that no gcc, cc1 or
+# as of a loop outlives the folder it writes into.
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1" 2>/dev/null); do
+        kill_tree "$child"
+    done
+    kill "$1" 2>/dev/null || true
+}
 cleanup() {
     for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null || true
-        pkill -P "$p" 2>/dev/null || true # the gcc the loop was running
+        kill -STOP "$p" 2>/dev/null || true # no new gcc while the tree is taken down
+        kill_tree "$p"
+        kill -CONT "$p" 2>/dev/null || true
     done
     for p in "${pids[@]}"; do
         wait "$p" 2>/dev/null || true
@@ -37,9 +59,15 @@ trap 'exit 130' INT TERM
     done
 } >"$work/big.c"
 for l in 1 2; do
-    nice -n 10 bash -c "while :; do gcc -O3 -c '$work/big.c' -o '$work/big$l.o'; done" &
+    loop="while :; do gcc -O3 -c '$work/big.c' -o '$work/big$l.o'; done"
+    if [ "$own_sessions" = 1 ]; then
+        setsid nice -n 10 bash -c "$loop" &
+    else
+        nice -n 10 bash -c "$loop" &
+    fi
     pids+=($!)
 done
-echo "# load: two loops of nice -n 10 gcc -O3 -c big.c (3000 functions)"
+sessions=$([ "$own_sessions" = 1 ] && echo "each in a session of its own" || echo "in this session")
+echo "# load: two loops of nice -n 10 gcc -O3 -c big.c (3000 functions), $sessions"
 sleep 2
 "$bench" "$@"

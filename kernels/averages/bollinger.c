@@ -52,3 +52,17 @@ void apo__cpu_bollinger_tile(const double *x, size_t n, size_t begin, size_t end
     (void)n;
     apo__bollinger_tile(x, begin, end, period, nbdev_up, nbdev_dn, upper, middle, lower);
 }
+
+size_t apo__cpu_bollinger_resume_size(void) { return sizeof(apo__bollinger_cursor); }
+
+void apo__cpu_bollinger_resume(const double *x, size_t begin, size_t stop, size_t period,
+                               double nbdev_up, double nbdev_dn, void *state, int fresh,
+                               double *upper, double *middle, double *lower) {
+    assert(x != NULL && state != NULL && upper != NULL && middle != NULL && lower != NULL);
+    assert(period >= 1);
+    apo__bollinger_cursor *cur = state;
+    if (fresh)
+        apo__bollinger_cursor_init(cur, begin, period);
+    assert(cur->t <= stop);
+    apo__bollinger_advance(x, stop, period, nbdev_up, nbdev_dn, cur, upper, middle, lower);
+}

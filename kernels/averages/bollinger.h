@@ -42,6 +42,22 @@ void apo__cpu_bollinger_tile(const double *x, size_t n, size_t begin, size_t end
                              double nbdev_up, double nbdev_dn, double *upper, double *middle,
                              double *lower);
 
+/*
+ * A tile fed piece by piece (streams, runtime/streaming): `state` is
+ * apo__cpu_bollinger_resume_size() bytes, aligned for a double, that the caller keeps
+ * between calls. With `fresh` the state starts tile [begin, ...) and the call emits
+ * positions begin .. stop - 1; without, it goes on from the last call's `stop` (begin is
+ * then unused) and emits positions from there to stop - 1. The windows are those of
+ * apo__cpu_bollinger_tile over [begin, stop) for any stop, computed by the same operations
+ * in the same order (the staged CUDA kernel runs a tile in segments the same way), so a
+ * tile fed in pieces has the bits of the tile run whole. x indexes positions as the tile's
+ * does (from begin - period + 1 on), and may be another pointer at each call.
+ */
+size_t apo__cpu_bollinger_resume_size(void);
+void apo__cpu_bollinger_resume(const double *x, size_t begin, size_t stop, size_t period,
+                               double nbdev_up, double nbdev_dn, void *state, int fresh,
+                               double *upper, double *middle, double *lower);
+
 /* `count` bollinger tiles at once on path `isa`: the bits of apo__cpu_bollinger_tile for each
  * (see apo__tile_span). */
 void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,

@@ -28,6 +28,39 @@
 
 #include "apo_hd.h"
 
+/*
+ * How a window reaches the outputs. Every store of the tile goes through these three, so a
+ * file that wants the windows in another form defines all three before it includes this
+ * header and gets the same windows, computed by the same operations: bollinger_pass.c
+ * stores each window's mean and standard deviation once for every band width (the shared
+ * pass of a scored sweep, docs/kernels.md "Scores"). By default they store the bands:
+ *   - BANDS: a window with a mean and a standard deviation: middle +- nbdev * sd;
+ *   - FLAT: a constant window, whose bands and middle are the constant itself;
+ *   - UNDEF: no deviation (the warm-up, a window with a non-finite sample): the bands are
+ *     NaN and the middle is `mid`.
+ */
+#ifndef APO_BOLLINGER_PUT_BANDS
+/* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
+#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn)             \
+    do {                                                                                           \
+        APO_OUT(upper, t) = apo__canonical_nan((mean) + (nbdev_up) * (sd));                        \
+        APO_OUT(middle, t) = apo__canonical_nan(mean);                                             \
+        APO_OUT(lower, t) = apo__canonical_nan((mean) - (nbdev_dn) * (sd));                        \
+    } while (0)
+#define APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v)                                         \
+    do {                                                                                           \
+        APO_OUT(upper, t) = (v);                                                                   \
+        APO_OUT(middle, t) = (v);                                                                  \
+        APO_OUT(lower, t) = (v);                                                                   \
+    } while (0)
+#define APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, mid)                                      \
+    do {                                                                                           \
+        APO_OUT(upper, t) = NAN;                                                                   \
+        APO_OUT(middle, t) = (mid);                                                                \
+        APO_OUT(lower, t) = NAN;                                                                   \
+    } while (0)
+#endif
+
 /* Counts of non-finite samples inside the window, and the last index k (0 if none yet) with
  * x[k] != x[k-1]: the window ending at t is constant exactly when last_change <= t + 1 - p,
  * which costs one comparison per sample to maintain (NaN compares unequal, so a NaN never
@@ -156,10 +189,7 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
 
         const double sd = sqrt(var);
         const double mean = shift + ybar;
-        /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
-        APO_OUT(upper, t) = apo__canonical_nan(mean + nbdev_up * sd);
-        APO_OUT(middle, t) = apo__canonical_nan(mean);
-        APO_OUT(lower, t) = apo__canonical_nan(mean - nbdev_dn * sd);
+        APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn);
     }
     *tp = t;
 
@@ -243,10 +273,7 @@ static inline APO_HD void apo__bollinger_slide_run(apo__in x, size_t end, size_t
     const double var = m2 / pd;
     const double sd = sqrt(var);
     const double mean = shift + ybar;
-    /* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
-    APO_OUT(upper, t) = apo__canonical_nan(mean + nbdev_up * sd);
-    APO_OUT(middle, t) = apo__canonical_nan(mean);
-    APO_OUT(lower, t) = apo__canonical_nan(mean - nbdev_dn * sd);
+    APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn);
 
     run->shift = shift;
     run->lo = lo;
@@ -284,9 +311,7 @@ static inline APO_HD size_t apo__bollinger_tile_begin(apo__in x, size_t begin, s
                                                       apo__out middle, apo__out lower) {
     const size_t i0 = begin > p - 1 ? begin : p - 1;
     for (size_t t = begin; t < end && t < i0; ++t) {
-        APO_OUT(upper, t) = NAN;
-        APO_OUT(middle, t) = NAN;
-        APO_OUT(lower, t) = NAN;
+        APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, NAN);
     }
     if (i0 >= end) {
         return i0;
@@ -316,17 +341,13 @@ static inline APO_HD int apo__bollinger_emit(apo__in x, size_t end, size_t p, do
         } else {
             mid = w->pinf > 0 ? INFINITY : -INFINITY;
         }
-        APO_OUT(upper, t) = NAN;
-        APO_OUT(middle, t) = mid;
-        APO_OUT(lower, t) = NAN;
+        APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, mid);
         return 0;
     }
     if (apo__bollinger_is_constant(w, t, p)) {
         /* All samples of the window are equal: the exact answer needs no arithmetic. */
         const double v = APO_IN(x, t);
-        APO_OUT(upper, t) = v;
-        APO_OUT(middle, t) = v;
-        APO_OUT(lower, t) = v;
+        APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v);
         return 0;
     }
     apo__bollinger_slide_run(x, end, p, nbdev_up, nbdev_dn, w, tp, run, upper, middle, lower);
@@ -351,8 +372,10 @@ typedef struct apo__bollinger_cursor {
 
 static inline APO_HD void apo__bollinger_cursor_init(apo__bollinger_cursor *cur, size_t begin,
                                                      size_t p) {
-    /* The counts are set at the first window; zeroed here so that no compiler sees a path
-     * that reads them unset. */
+    /* The counts are set at the first window and the run at its start; zeroed here so that
+     * no compiler sees a path that reads them unset. */
+    cur->run.shift = cur->run.lo = cur->run.hi = 0.0;
+    cur->run.s = cur->run.c = cur->run.ybar = cur->run.var = cur->run.acc = 0.0;
     cur->w.nan = 0;
     cur->w.pinf = 0;
     cur->w.ninf = 0;
@@ -373,9 +396,7 @@ static inline APO_HD void apo__bollinger_advance(apo__in x, size_t stop, size_t 
                                                  apo__out upper, apo__out middle, apo__out lower) {
     size_t t = cur->t;
     for (; t < stop && t < cur->i0; ++t) {
-        APO_OUT(upper, t) = NAN;
-        APO_OUT(middle, t) = NAN;
-        APO_OUT(lower, t) = NAN;
+        APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, NAN);
     }
     while (t < stop) {
         size_t last = t;

@@ -17,17 +17,24 @@
 
 #include "catalog.h"
 
-/* stages 2: DEMA; 3: TEMA. */
-static inline APO_HD void apo__ema_chain_body(const apo__cat_io *io, size_t begin, size_t end,
-                                              int stages) {
+/* The tile's start: the loop runs from w0 with every stage's seed empty (apo__cat_run: n[s]
+ * the values stage s has seen, v[s] its seed's sum, v[3 + s] its average). */
+static inline APO_HD void apo__ema_chain_start(const apo__cat_io *io, size_t begin,
+                                               apo__cat_run *r) {
+    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+}
+
+/* The loop from r->t to end, writing the positions from `begin` on. stages 2: DEMA; 3:
+ * TEMA. */
+static inline APO_HD void apo__ema_chain_run(const apo__cat_io *io, size_t begin, size_t end,
+                                             int stages, apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double k = 2.0 / ((double)p + 1.0);
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    size_t seen[3] = {0, 0, 0};
-    double sum[3] = {0.0, 0.0, 0.0}, e[3] = {0.0, 0.0, 0.0};
-    for (size_t t = w0; t < end; t++) {
+    size_t seen[3] = {r->n[0], r->n[1], r->n[2]};
+    double sum[3] = {r->v[0], r->v[1], r->v[2]}, e[3] = {r->v[3], r->v[4], r->v[5]};
+    for (size_t t = r->t; t < end; t++) {
         double v = x[t];
         int ready = isfinite(v);
         for (int s = 0; s < stages && ready; s++) {
@@ -48,6 +55,20 @@ static inline APO_HD void apo__ema_chain_body(const apo__cat_io *io, size_t begi
         if (t >= begin)
             out[t] = y;
     }
+    r->t = end > r->t ? end : r->t;
+    for (int s = 0; s < 3; s++) {
+        r->n[s] = seen[s];
+        r->v[s] = sum[s];
+        r->v[3 + s] = e[s];
+    }
+}
+
+/* stages 2: DEMA; 3: TEMA. */
+static inline APO_HD void apo__ema_chain_body(const apo__cat_io *io, size_t begin, size_t end,
+                                              int stages) {
+    apo__cat_run r;
+    apo__ema_chain_start(io, begin, &r);
+    apo__ema_chain_run(io, begin, end, stages, &r);
 }
 
 static inline APO_HD void apo__dema_tile(const apo__cat_io *io, size_t begin, size_t end) {

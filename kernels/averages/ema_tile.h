@@ -17,15 +17,22 @@
 
 #include "catalog.h"
 
-static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start: the loop runs from w0 with an empty seed (apo__cat_run: n[0] the
+ * samples seen, v[0] the seed's sum, v[1] the average). */
+static inline APO_HD void apo__ema_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+}
+
+/* The loop from r->t to end, writing the positions from `begin` (the tile's) on. */
+static inline APO_HD void apo__ema_run(const apo__cat_io *io, size_t begin, size_t end,
+                                       apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double k = 2.0 / ((double)p + 1.0);
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    size_t seen = 0;
-    double sum = 0.0, e = 0.0;
-    for (size_t t = w0; t < end; t++) {
+    size_t seen = r->n[0];
+    double sum = r->v[0], e = r->v[1];
+    for (size_t t = r->t; t < end; t++) {
         const double v = x[t];
         double y = NAN;
         if (isfinite(v)) {
@@ -44,6 +51,16 @@ static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, siz
         if (t >= begin)
             out[t] = y;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen;
+    r->v[0] = sum;
+    r->v[1] = e;
+}
+
+static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__ema_start(io, begin, &r);
+    apo__ema_run(io, begin, end, &r);
 }
 
 #endif /* APO_KERNELS_EMA_TILE_H */

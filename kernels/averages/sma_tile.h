@@ -2,9 +2,13 @@
  * sma_tile.h: SMA(timeperiod), the mean of the `p` samples ending at t (TA-Lib's SMA).
  *
  * Tile: halo p - 1. The window sum is a double-double (dd.h): summed exactly at the tile's
- * first clean window, then slid by adding the new sample and subtracting the old one, so
- * it stays within about 2^-100 of the exact sum over the whole tile; the mean is that sum
- * divided by p with one correction step, within an ulp or so of the exact mean. A window
+ * first clean window, then slid by the difference of the new sample and the old one with the
+ * rounding errors gathered beside the running sum (apo__dd_slide, window_sum.h), so it
+ * stays within the cascaded-summation bound (about n^2 2^-106 of the data's scale over n
+ * steps) of the exact sum over the whole tile; the mean is that sum
+ * rounded to a double and divided by p, two roundings, so within an ulp of the exact mean
+ * (a double-double quotient would halve that at several times the cost per sample: its
+ * dependent chain is long enough to hold the loop back). A window
  * holding a non-finite sample gives NaN and the next clean window is summed afresh
  * (window.h). Positions t < p - 1 are NaN.
  */
@@ -15,14 +19,27 @@
 #include "window.h"
 #include "window_sum.h"
 
-static inline APO_HD void apo__sma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start (apo__cat_run: n[0] the position after the last gap, n[1] whether v[0] +
+ * v[1], the double-double window sum, is the last window's). */
+static inline APO_HD void apo__sma_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    const size_t p = (size_t)io->p[0];
+    r->t = begin;
+    r->n[0] = apo__last_gap(io->in, 1, apo__window_from(begin, p), begin);
+    r->n[1] = 0;
+    r->v[0] = 0.0;
+    r->v[1] = 0.0;
+}
+
+/* The loop from r->t to end. */
+static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t bad = apo__last_gap(io->in, 1, apo__window_from(begin, p), begin);
-    int valid = 0;
-    apo__dd s = apo__dd_make(0.0, 0.0);
-    for (size_t t = begin; t < end; t++) {
+    const double pd = (double)p;
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    apo__dd s = apo__dd_make(r->v[0], r->v[1]);
+    for (size_t t = r->t; t < end; t++) {
         if (!isfinite(x[t]))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {
@@ -34,11 +51,21 @@ static inline APO_HD void apo__sma_tile(const apo__cat_io *io, size_t begin, siz
             s = apo__dd_sum(x, t + 1 - p, t + 1);
             valid = 1;
         } else {
-            s = apo__dd_add_d(s, x[t]);
-            s = apo__dd_add_d(s, -x[t - p]);
+            s = apo__dd_slide(s, x[t], x[t - p], t);
         }
-        out[t] = apo__dd_div_d(s, (double)p).hi;
+        out[t] = (s.hi + s.lo) / pd;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->v[0] = s.hi;
+    r->v[1] = s.lo;
+}
+
+static inline APO_HD void apo__sma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__sma_start(io, begin, &r);
+    apo__sma_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_SMA_TILE_H */

@@ -4,8 +4,11 @@
  *
  * Tile: halo p - 1. The weighted sum W and the plain sum S are double-doubles (dd.h),
  * evaluated exactly at the tile's first clean window and slid with W' = W - S + p x_new,
- * S' = S - x_old + x_new (the product p x_new exact by Dekker's product), so they do not
- * drift over the tile. Gaps as SMA (window.h). Positions t < p - 1 are NaN.
+ * S' = S - x_old + x_new (the product p x_new exact by Dekker's product) with their rounding
+ * errors gathered beside them (apo__dd_slide, window_sum.h), so they stay within the
+ * cascaded-summation bound of the exact sums over the tile. The output is W rounded to a
+ * double over p (p + 1) / 2, within an ulp of the exact average. Gaps as SMA (window.h).
+ * Positions t < p - 1 are NaN.
  */
 #ifndef APO_KERNELS_WMA_TILE_H
 #define APO_KERNELS_WMA_TILE_H
@@ -37,12 +40,10 @@ static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, siz
                 w = apo__dd_add(w, apo__two_prod((double)(i + 1), x[t + 1 - p + i]));
             valid = 1;
         } else {
-            w = apo__dd_add(w, apo__dd_neg(s));
-            w = apo__dd_add(w, apo__two_prod(pd, x[t]));
-            s = apo__dd_add_d(s, x[t]);
-            s = apo__dd_add_d(s, -x[t - p]);
+            w = apo__dd_slide_dd(w, apo__two_prod(pd, x[t]), s, t);
+            s = apo__dd_slide(s, x[t], x[t - p], t);
         }
-        out[t] = apo__dd_div_d(w, denom).hi;
+        out[t] = (w.hi + w.lo) / denom;
     }
 }
 

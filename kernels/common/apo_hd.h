@@ -90,4 +90,9 @@ static inline APO_HD apo__out apo__out_at(double *p) { return p; }
  * moments' merge), so the CPU and the GPU store the same bits for it. */
 static inline APO_HD double apo__canonical_nan(double v) { return isnan(v) ? (double)NAN : v; }
 
+/* 1 when v is finite, else 0. isfinite() promises only a nonzero value (CUDA's and some C
+ * libraries' may be another than 1), so bodies that combine the tests with `&`, to avoid a
+ * branch after each, combine these. */
+static inline APO_HD int apo__finite(double v) { return isfinite(v) != 0; }
+
 #endif /* APO_HD_H */

@@ -18,6 +18,8 @@
  * Whole-row kernels (apo__catalog_whole_row: obv, ad) are running sums from the row's first
  * sample: their tiles read the row from index 0 whatever `begin` is (their halo is 0 and
  * unused), and the runtime hands them whole input rows (apo__cuda_impl.whole_row_input).
+ * Since a tile's bits do not depend on its `begin`, the CPU computes a run of consecutive
+ * tiles of one row by one call over their union (runtime/catalog/catalog_kernels.c).
  *
  * Determinism: the bodies use IEEE +, -, *, /, sqrt, fabs and isfinite only, in a fixed
  * order, without FMA contraction on either compiler (apo_hd.h), and write NaN outputs as
@@ -107,6 +109,41 @@ typedef struct apo__cat_io {
     size_t h;
 } apo__cat_io;
 
+/*
+ * Where a recurrence body stands between two calls (streams, runtime/streaming): the next
+ * position its loop computes and its running values (ema: the seed's sum and the average;
+ * dema and tema: those of each stage; rsi and cmo: the average gain and loss; atr and natr:
+ * the seed's sum and the average; sma: the window's sum, its last gap and its validity).
+ * Such a body is a start (the tile's warm-up origin) and a run to a position; a tile is
+ * one start and one run, so a tile run in pieces, each piece going on from the state the
+ * last one left, performs the same operations as the tile run whole.
+ */
+typedef struct apo__cat_run {
+    size_t t;    /* the next position the loop computes */
+    size_t n[3]; /* counts: how many samples each seed has seen; sma's last gap and validity */
+    double v[6]; /* running values: seeds' sums and averages; sma's double-double sum */
+} apo__cat_run;
+
+/* A run from position t with every count and value 0: empty seeds. */
+static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
+    r->t = t;
+    for (int i = 0; i < 3; i++)
+        r->n[i] = 0;
+    for (int i = 0; i < 6; i++)
+        r->v[i] = 0.0;
+}
+
+/* The start of a recurrence over bar-to-bar changes (rsi, cmo, atr, natr): the warm-up's
+ * origin w0 = max(0, begin - h) has no change before it, so its output is NaN when the tile
+ * starts there, and the loop runs from w0 + 1 with empty seeds. */
+static inline APO_HD void apo__cat_run_start_changes(const apo__cat_io *io, size_t begin,
+                                                     apo__cat_run *r) {
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    if (begin == w0)
+        io->out[0][begin] = NAN;
+    apo__cat_run_from(r, w0 + 1);
+}
+
 /* The family of a kernel. */
 apo__cat_family apo__catalog_family(apo__cat_id id);
 
@@ -128,6 +165,16 @@ int apo__catalog_whole_row(apo__cat_id id);
 /* Tile length: APO_CAT_WHOLE_ROW_TILE for a whole-row kernel, else
  * max(4096, 16 * (halo + 1)). */
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
+
+/* Bytes of the state a stream keeps to resume kernel id's tile (apo__cpu_catalog_resume),
+ * 0 for a kernel that cannot resume (a stream re-runs its tile from the start). */
+size_t apo__catalog_resume_size(apo__cat_id id);
+
+/* Kernel id's tile [begin, ...) of one row fed piece by piece: with `fresh` the state starts
+ * the tile, else it goes on from the last call's stop; positions up to stop - 1 get the
+ * bits apo__cpu_catalog_tile gives them. Only for kernels whose resume size is not 0. */
+void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
+                             size_t begin, size_t stop);
 
 /* Computes positions [begin, end) of one row. io->h must be apo__catalog_halo(id, io->p);
  * requires begin < end and every input row at least `end` samples long. */

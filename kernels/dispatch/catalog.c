@@ -161,3 +161,93 @@ void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, 
         break;
     }
 }
+
+/*
+ * What a stream keeps per series for a kernel whose body is a start and a run: the current
+ * tile's run and the next tile's, started ahead. A tile starts by running its warm-up (the
+ * h bars before it), which is most of a one-bar update's cost at a tile's first bar; so
+ * while the last h bars of a tile arrive, the next tile's run is started at its own origin
+ * and taken bar by bar, exactly as its start would take it, and the next tile starts from
+ * it. A zeroed state holds no run ahead.
+ */
+typedef struct cat_resume {
+    apo__cat_run cur, next;
+    size_t begin, tile; /* the current tile's start and the tile length */
+    int next_ready;
+} cat_resume;
+
+/* The kernels whose bodies are a start and a run (apo__cat_run): the averages and
+ * recurrences a live feed asks for most. The others re-run their tile from its start at
+ * each update. */
+size_t apo__catalog_resume_size(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_SMA:
+    case APO_CAT_EMA:
+    case APO_CAT_DEMA:
+    case APO_CAT_TEMA:
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+        return sizeof(cat_resume);
+    default:
+        return 0;
+    }
+}
+
+static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    if (id == APO_CAT_SMA)
+        apo__sma_start(io, begin, r);
+    else if (id == APO_CAT_EMA)
+        apo__ema_start(io, begin, r);
+    else if (id == APO_CAT_DEMA || id == APO_CAT_TEMA)
+        apo__ema_chain_start(io, begin, r);
+    else if (id == APO_CAT_RSI || id == APO_CAT_CMO)
+        apo__wilder_osc_start(io, begin, r);
+    else
+        apo__atr_start(io, begin, r);
+}
+
+static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                   apo__cat_run *r) {
+    if (id == APO_CAT_SMA)
+        apo__sma_run(io, end, r);
+    else if (id == APO_CAT_EMA)
+        apo__ema_run(io, begin, end, r);
+    else if (id == APO_CAT_DEMA || id == APO_CAT_TEMA)
+        apo__ema_chain_run(io, begin, end, id == APO_CAT_DEMA ? 2 : 3, r);
+    else if (id == APO_CAT_RSI || id == APO_CAT_CMO)
+        apo__wilder_osc_run(io, begin, end, id == APO_CAT_CMO, r);
+    else
+        apo__atr_run(io, begin, end, id == APO_CAT_NATR, r);
+}
+
+void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
+                             size_t begin, size_t stop) {
+    assert(io != NULL && state != NULL && apo__catalog_resume_size(id) > 0);
+    cat_resume *rs = state;
+    if (fresh) {
+        const int ahead = rs->next_ready && rs->begin + rs->tile == begin && rs->next.t == begin;
+        if (ahead)
+            rs->cur = rs->next;
+        else
+            run_start(id, io, begin, &rs->cur);
+        rs->begin = begin;
+        rs->tile = apo__catalog_tile_len(id, io->p);
+        rs->next_ready = 0;
+    }
+    run_to(id, io, begin, stop, &rs->cur);
+    /* The next tile's run, up to the bars there are, for the recurrences: their start reads
+     * nothing and their origin is before their tile's start (the halo is at least 1 and the
+     * tile longer than it), so the start and the run write no output, every position they
+     * pass being before next_begin. sma's start reads the window before its tile, which
+     * is not all there yet, and costs one window: it starts when its tile does. */
+    const size_t next_begin = rs->begin + rs->tile;
+    if (id != APO_CAT_SMA && stop <= next_begin && next_begin > io->h &&
+        stop > next_begin - io->h) {
+        if (!rs->next_ready)
+            run_start(id, io, next_begin, &rs->next);
+        rs->next_ready = 1;
+        run_to(id, io, next_begin, stop, &rs->next);
+    }
+}

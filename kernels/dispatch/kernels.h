@@ -29,6 +29,7 @@
 
 /* Every family's entry points; the rooms' order is in kernels/README.md. */
 #include "bollinger.h"
+#include "bollinger_pass.h"
 #include "cpu_isa.h"
 #include "macd.h"
 #include "reductions.h"

@@ -7,16 +7,19 @@
  * (TA-Lib's rule).
  *
  * Tile: halo p - 1. The mean absolute deviation needs every tp of the window again for each
- * window, so each window is evaluated afresh: O(p) per output, as in TA-Lib; the mean is a
- * double-double sum divided by p (dd.h). A window holding a gap in any input gives NaN
+ * window, so the deviations are summed afresh for each window: O(p) per output, as in TA-Lib. The
+ * sum of the typical prices is slid as SMA's (apo__dd_slide, window_sum.h), summed afresh
+ * at the tile's first clean window and after a gap, and both sums gather their rounding
+ * errors beside the running double (the cascaded-summation bound of window_sum.h) and are
+ * divided by p in double-double (dd.h). A window holding a gap in any input gives NaN
  * (window.h).
  */
 #ifndef APO_KERNELS_CCI_TILE_H
 #define APO_KERNELS_CCI_TILE_H
 
 #include "catalog.h"
-#include "dd.h"
 #include "window.h"
+#include "window_sum.h"
 
 static inline APO_HD double apo__typical_price(const apo__cat_io *io, size_t i) {
     return (io->in[0][i] + io->in[1][i] + io->in[2][i]) / 3.0;
@@ -27,22 +30,31 @@ static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, siz
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p;
     size_t bad = apo__last_gap(io->in, 3, apo__window_from(begin, p), begin);
+    int valid = 0;
+    apo__dd s = apo__dd_make(0.0, 0.0);
     for (size_t t = begin; t < end; t++) {
         if (!apo__all_finite_at(io->in, 3, t))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {
             out[t] = NAN;
+            valid = 0;
             continue;
         }
-        apo__dd s = apo__dd_make(0.0, 0.0);
-        for (size_t i = t + 1 - p; i <= t; i++)
-            s = apo__dd_add_d(s, apo__typical_price(io, i));
-        const double m = apo__dd_div_d(s, pd).hi;
+        const double tp = apo__typical_price(io, t);
+        if (!valid) {
+            s = apo__dd_make(0.0, 0.0);
+            for (size_t i = t + 1 - p; i <= t; i++)
+                s = apo__dd_gather(s, apo__typical_price(io, i), i);
+            valid = 1;
+        } else {
+            s = apo__dd_slide(s, tp, apo__typical_price(io, t - p), t);
+        }
+        const double m = apo__dd_div_d(apo__dd_settle(s), pd).hi;
         apo__dd dev = apo__dd_make(0.0, 0.0);
         for (size_t i = t + 1 - p; i <= t; i++)
-            dev = apo__dd_add_d(dev, fabs(apo__typical_price(io, i) - m));
-        const double md = apo__dd_div_d(dev, pd).hi;
-        const double d = apo__typical_price(io, t) - m;
+            dev = apo__dd_gather(dev, fabs(apo__typical_price(io, i) - m), i);
+        const double md = apo__dd_div_d(apo__dd_settle(dev), pd).hi;
+        const double d = tp - m;
         out[t] = d != 0.0 && md != 0.0 ? apo__canonical_nan(d / (0.015 * md)) : 0.0;
     }
 }

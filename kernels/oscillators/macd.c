@@ -74,3 +74,75 @@ void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, siz
     const size_t h = apo__macd_warmup(fast, slow, signal);
     apo__macd_tile(x, begin, end, fast, slow, signal, h, macd, signal_line, hist);
 }
+
+/*
+ * What a resumed macd tile keeps: its rates, its periods as apo__macd_setup left them, its
+ * steady state, and the next tile's state warmed up ahead. A tile starts by running the
+ * definition over its warm-up (the H positions before it), which is most of a one-bar
+ * update's cost at a tile's first bar; so while the last H bars of a tile arrive, the next
+ * tile's seeds and warm-up steps are taken bar by bar, each exactly as apo__macd_prepare
+ * would take it at the next tile's start, and that tile starts from them.
+ */
+typedef struct macd_resume {
+    apo__macd_rates r;
+    size_t fast, slow, signal, h, tile;
+    size_t begin;         /* the current tile's start */
+    apo__macd_state st;   /* the current tile's steady state */
+    apo__macd_state next; /* the next tile's state at next.t, when next_ready */
+    int next_ready;       /* 0 (a zeroed state): none yet */
+} macd_resume;
+
+size_t apo__cpu_macd_resume_size(void) { return sizeof(macd_resume); }
+
+/* Takes the next tile's state as far as position stop - 1, the bars there are: its seeds
+ * once they are all in (apo__macd_prepare with no warm-up steps, which stops at its `end`),
+ * then one warm-up step per bar. */
+static void macd_warm_ahead(const double *x, size_t stop, macd_resume *rs, double *macd,
+                            double *signal_line, double *hist) {
+    const size_t next_begin = rs->begin + rs->tile;
+    const size_t w0 = next_begin > rs->h ? next_begin - rs->h : 0;
+    if (stop <= w0 || stop > next_begin)
+        return;
+    /* No output is written: every position the seeding passes is before next_begin. */
+    if (!rs->next_ready)
+        rs->next_ready = apo__macd_prepare(x, next_begin, stop, rs->fast, rs->slow, rs->signal,
+                                           rs->h, &rs->r, 0, macd, signal_line, hist, &rs->next);
+    while (rs->next_ready && rs->next.t < stop)
+        apo__macd_warm_step(x, &rs->r, &rs->next);
+}
+
+int apo__cpu_macd_resume(const double *x, size_t begin, size_t stop, size_t fast, size_t slow,
+                         size_t signal, void *state, int fresh, double *macd, double *signal_line,
+                         double *hist) {
+    assert(x != NULL && state != NULL && macd != NULL && signal_line != NULL && hist != NULL);
+    assert(fast >= 1 && slow >= 1 && signal >= 1);
+    macd_resume *rs = state;
+    if (fresh) {
+        /* The state warmed ahead by the last tile, if it reached this tile's start. */
+        const int ahead = rs->next_ready && rs->begin + rs->tile == begin && rs->next.t == begin;
+        if (ahead) {
+            rs->st = rs->next;
+        } else {
+            rs->h = apo__macd_warmup(fast, slow, signal);
+            rs->tile = apo__macd_tile_len(fast, slow, signal);
+            apo__macd_setup(&fast, &slow, signal, &rs->r);
+            rs->fast = fast, rs->slow = slow, rs->signal = signal;
+        }
+        rs->begin = begin;
+        rs->next_ready = 0;
+        assert(begin < stop);
+        /* 0: the outputs up to stop are written, but the tile may not have reached its
+         * steady state, so there is no state to go on from. */
+        if (!ahead && !apo__macd_prepare(x, begin, stop, rs->fast, rs->slow, rs->signal, rs->h,
+                                         &rs->r, 1, macd, signal_line, hist, &rs->st))
+            return 0;
+    }
+    /* The outputs may have moved since the last piece; the state's position has not. */
+    rs->st.end = stop;
+    rs->st.macd = macd;
+    rs->st.signal_line = signal_line;
+    rs->st.hist = hist;
+    apo__macd_finish(x, &rs->r, &rs->st);
+    macd_warm_ahead(x, stop, rs, macd, signal_line, hist);
+    return 1;
+}

@@ -41,6 +41,22 @@ void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, siz
                         size_t slow, size_t signal, double *macd, double *signal_line,
                         double *hist);
 
+/*
+ * A tile fed piece by piece (streams, runtime/streaming), as apo__cpu_bollinger_resume:
+ * `state` is apo__cpu_macd_resume_size() bytes, aligned for a double, kept by the caller;
+ * with `fresh` it starts tile [begin, ...) (its warm-up included, or taken ahead while
+ * the last tile's bars arrived when `state` is that tile's; all zeros: none) and emits
+ * begin .. stop - 1, without it goes on from the last call's stop. The steady loop is one EMA step
+ * per position whatever the tile's end, so the pieces have the bits of the whole tile. Returns 1
+ * when the state can go on at `stop`, 0 when the tile had not reached its steady state by then (its
+ * first slow + signal positions with finite samples): the next piece must then start it again with
+ * `fresh`.
+ */
+size_t apo__cpu_macd_resume_size(void);
+int apo__cpu_macd_resume(const double *x, size_t begin, size_t stop, size_t fast, size_t slow,
+                         size_t signal, void *state, int fresh, double *macd, double *signal_line,
+                         double *hist);
+
 /* `count` macd tiles at once on path `isa`: the bits of apo__cpu_macd_tile for each (see
  * apo__tile_span). The EMA chains of the tiles advance side by side, which hides their
  * latency. */

@@ -12,13 +12,18 @@ static inline APO_HD void apo__roc_tile(const apo__cat_io *io, size_t begin, siz
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    for (size_t t = begin; t < end; t++) {
-        if (t < p || !isfinite(x[t]) || !isfinite(x[t - p])) {
+    size_t t = begin;
+    for (; t < end && t < p; t++)
+        out[t] = NAN;
+    /* The lead is out of the loop and both samples are tested without short-circuits: one
+     * branch per output for the gaps instead of three. The value stored is the same. */
+    for (; t < end; t++) {
+        const double cur = x[t], prev = x[t - p];
+        if (!(apo__finite(cur) & apo__finite(prev))) {
             out[t] = NAN;
             continue;
         }
-        const double prev = x[t - p];
-        out[t] = prev != 0.0 ? (x[t] / prev - 1.0) * 100.0 : 0.0;
+        out[t] = prev != 0.0 ? (cur / prev - 1.0) * 100.0 : 0.0;
     }
 }
 

@@ -20,19 +20,24 @@
 
 #include "catalog.h"
 
-/* cmo 0: RSI; 1: CMO. */
-static inline APO_HD void apo__wilder_osc_body(const apo__cat_io *io, size_t begin, size_t end,
-                                               int cmo) {
+/* The tile's start: NaN at `begin` when the warm-up starts there (no change yet), the loop
+ * from the first change after w0 (apo__cat_run: n[0] the changes seen, v[0] the average
+ * gain, v[1] the loss). */
+static inline APO_HD void apo__wilder_osc_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__cat_run_start_changes(io, begin, r);
+}
+
+/* The loop from r->t to end, writing the positions from `begin` on. cmo 0: RSI; 1: CMO. */
+static inline APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              int cmo, apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p, keep = (double)(p - 1);
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    if (begin == w0)
-        out[begin] = NAN;
-    size_t seen = 0;
-    double g = 0.0, l = 0.0;
-    for (size_t t = w0 + 1; t < end; t++) {
+    size_t seen = r->n[0];
+    double g = r->v[0], l = r->v[1];
+    for (size_t t = r->t; t < end; t++) {
         double y = NAN;
         if (isfinite(x[t]) && isfinite(x[t - 1])) {
             const double d = x[t] - x[t - 1];
@@ -66,6 +71,18 @@ static inline APO_HD void apo__wilder_osc_body(const apo__cat_io *io, size_t beg
         if (t >= begin)
             out[t] = y;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen;
+    r->v[0] = g;
+    r->v[1] = l;
+}
+
+/* cmo 0: RSI; 1: CMO. */
+static inline APO_HD void apo__wilder_osc_body(const apo__cat_io *io, size_t begin, size_t end,
+                                               int cmo) {
+    apo__cat_run r;
+    apo__wilder_osc_start(io, begin, &r);
+    apo__wilder_osc_run(io, begin, end, cmo, &r);
 }
 
 static inline APO_HD void apo__rsi_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -68,20 +68,23 @@ static inline APO_HD void apo__score_fold_init(apo__score_fold *f) {
 }
 
 /*
- * Folds one bar: `close` and `prev_close` (NaN for the first bar of the series), the
- * indicator's n_out outputs at the bar. The position follows the rule at a finite close and
- * carries over a close that is not finite. The bar is scored when a bar before it had every
- * output finite and both closes are finite: its return is the previous position times the
- * close's relative change, less cost times the change of position.
+ * Folds one bar: `close`, whether it and the previous close are both finite
+ * (`closes_finite`) and then their relative change `move` = close / prev_close - 1 (any
+ * value otherwise), the indicator's n_out outputs at the bar. The position follows the rule
+ * at a finite close and carries over a close that is not finite. The bar is scored when a
+ * bar before it had every output finite and both closes are finite: its return is the
+ * previous position times `move`, less cost times the change of position. The change of
+ * the close is the series', not the set's: a fold of several sets over one series takes
+ * it once per bar for all (runtime/catalog/scored_kernels.c), with the bits of each.
  */
-static inline APO_HD void apo__score_bar(apo__score_fold *f, int rule, double cost,
-                                         double prev_close, double close, const double *out,
-                                         size_t n_out) {
+static inline APO_HD void apo__score_bar_move(apo__score_fold *f, int rule, double cost,
+                                              double close, int closes_finite, double move,
+                                              const double *out, size_t n_out) {
     const int prev = f->pos;
     const int pos = isfinite(close) ? apo__rule_position(rule, prev, close, out) : prev;
-    if (f->started && isfinite(close) && isfinite(prev_close)) {
+    if (f->started && closes_finite) {
         const int change = pos > prev ? pos - prev : prev - pos;
-        const double r = (double)prev * (close / prev_close - 1.0) - cost * (double)change;
+        const double r = (double)prev * move - cost * (double)change;
         f->bars += 1.0;
         f->total += r;
         const double delta = r - f->mean;
@@ -101,6 +104,23 @@ static inline APO_HD void apo__score_bar(apo__score_fold *f, int rule, double co
         f->started = all_finite;
     }
     f->pos = pos;
+}
+
+/* Whether a bar's close and the one before are both finite, and then the close's relative
+ * change (0 otherwise): what apo__score_bar_move takes. */
+static inline APO_HD int apo__score_move(double prev_close, double close, double *move) {
+    const int finite = isfinite(close) && isfinite(prev_close);
+    *move = finite ? close / prev_close - 1.0 : 0.0;
+    return finite;
+}
+
+/* Folds one bar given both closes (prev_close NaN for the first bar of the series). */
+static inline APO_HD void apo__score_bar(apo__score_fold *f, int rule, double cost,
+                                         double prev_close, double close, const double *out,
+                                         size_t n_out) {
+    double move;
+    const int finite = apo__score_move(prev_close, close, &move);
+    apo__score_bar_move(f, rule, cost, close, finite, move, out, n_out);
 }
 
 /* The scores of a fold (APO_SCORE_IX_COUNT values). No bar scored: bars and trades 0, the

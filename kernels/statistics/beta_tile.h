@@ -9,7 +9,9 @@
  * samples; lookback p.
  *
  * Tile: halo p. The sums of the returns are double-doubles (pair_sums.h), evaluated exactly
- * at the first clean window and slid; constant returns are detected exactly. A gap in either
+ * at the first clean window and slid with their errors gathered beside them
+ * (apo__pair_slide: the cascaded-summation bound of window_sum.h); constant returns are
+ * detected exactly. A gap in either
  * input inside the p + 1 samples gives NaN (window.h).
  */
 #ifndef APO_KERNELS_BETA_TILE_H
@@ -56,8 +58,8 @@ static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, si
                 apo__pair_add(&s, apo__simple_return(x, i), apo__simple_return(y, i), 1.0);
             valid = 1;
         } else {
-            apo__pair_add(&s, apo__simple_return(x, t), apo__simple_return(y, t), 1.0);
-            apo__pair_add(&s, apo__simple_return(x, t - p), apo__simple_return(y, t - p), -1.0);
+            apo__pair_slide(&s, apo__simple_return(x, t), apo__simple_return(y, t),
+                            apo__simple_return(x, t - p), apo__simple_return(y, t - p), t);
         }
         /* The returns t-p+1 .. t are all equal when the last change is at or before t-p+1. */
         if (chg <= t + 2 - p) {

@@ -7,10 +7,12 @@
  * magnitude instead).
  *
  * Tile: halo p - 1. The five sums are double-doubles (pair_sums.h), evaluated exactly at the
- * first clean window and slid, so the centred sums keep their digits; a constant series in
- * the window is detected exactly (its last change of value lies outside it), so its variance
- * is 0 and never a rounding residue. The square roots are taken apart (sqrt(var_x) *
- * sqrt(var_y)), so their product cannot overflow. Gaps in either input as SMA (window.h).
+ * first clean window and slid with their errors gathered beside them (apo__pair_slide:
+ * the cascaded-summation bound of window_sum.h), so the centred sums keep their digits; a
+ * constant series in the window is detected exactly (its last change of value lies outside
+ * it), so its variance is 0 and never a rounding residue. The square roots are taken apart
+ * (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow. Gaps in either input as SMA
+ * (window.h).
  */
 #ifndef APO_KERNELS_CORREL_TILE_H
 #define APO_KERNELS_CORREL_TILE_H
@@ -55,8 +57,7 @@ static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, 
                 apo__pair_add(&s, x[i], y[i], 1.0);
             valid = 1;
         } else {
-            apo__pair_add(&s, x[t], y[t], 1.0);
-            apo__pair_add(&s, x[t - p], y[t - p], -1.0);
+            apo__pair_slide(&s, x[t], y[t], x[t - p], y[t - p], t);
         }
         /* A series is constant in the window when its last change is at or before the
          * window's first index (var_tile.h). */

@@ -9,8 +9,11 @@
  * middle to its end.
  *
  * Tile: halo p - 1. S and W are double-doubles (dd.h), evaluated exactly at the first clean
- * window and slid with W' = W - S + y_old + (p-1) y_new and S' = S - y_old + y_new, so the
- * numerator, which cancels (W is about (p-1)/2 S), keeps its digits. Gaps as SMA
+ * window and slid with W' = W - S + y_old + (p-1) y_new and S' = S - y_old + y_new, their
+ * rounding errors gathered beside them (apo__dd_slide, window_sum.h: within the
+ * cascaded-summation bound over the tile), so the numerator, which cancels (W is about
+ * (p-1)/2 S), keeps its digits; it is then rounded to a double and divided, within an ulp
+ * of the exact slope. Gaps as SMA
  * (window.h). Positions t < p - 1 are NaN.
  */
 #ifndef APO_KERNELS_LINEARREG_TILE_H
@@ -47,20 +50,18 @@ static inline APO_HD void apo__linearreg_body(const apo__cat_io *io, size_t begi
             valid = 1;
         } else {
             const double old = x[t - p];
-            w = apo__dd_add(w, apo__dd_neg(s));
-            w = apo__dd_add_d(w, old);
-            w = apo__dd_add(w, apo__two_prod(pd - 1.0, x[t]));
-            s = apo__dd_add_d(s, x[t]);
-            s = apo__dd_add_d(s, -old);
+            w = apo__dd_slide_dd(w, apo__dd_add_d(apo__two_prod(pd - 1.0, x[t]), old), s, t);
+            s = apo__dd_slide(s, x[t], old, t);
         }
+        const apo__dd ss = apo__dd_settle(s);
         /* (p-1)/2 S exactly: the half-integer times each part of S. */
-        const apo__dd hs = apo__dd_add(apo__two_prod(half, s.hi), apo__two_prod(half, s.lo));
-        const double slope = apo__dd_div_d(apo__dd_add(w, apo__dd_neg(hs)), denom).hi;
+        const apo__dd hs = apo__dd_add(apo__two_prod(half, ss.hi), apo__two_prod(half, ss.lo));
+        const double slope = apo__dd_add(apo__dd_settle(w), apo__dd_neg(hs)).hi / denom;
         if (!value) {
             out[t] = apo__canonical_nan(slope);
             continue;
         }
-        const apo__dd v = apo__dd_add(apo__dd_div_d(s, pd), apo__two_prod(slope, half));
+        const apo__dd v = apo__dd_add(apo__dd_div_d(ss, pd), apo__two_prod(slope, half));
         out[t] = apo__canonical_nan(v.hi);
     }
 }

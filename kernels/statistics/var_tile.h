@@ -4,12 +4,14 @@
  *
  * Tile: halo p - 1. The sums S1 = sum x and S2 = sum x^2 of the window are double-doubles
  * (dd.h; the squares exact by Dekker's product), evaluated exactly at the tile's first
- * clean window and slid; var = (S2 - S1^2 / p) / p is formed in double-double too, so the
- * cancellation of E[x^2] - mean^2, which costs TA-Lib's running sums about mean^2 / var
- * ulps, costs here about that many units of 2^-106: invisible in double unless the
- * window's spread is below 1e-16 of its mean. A constant window (no change of value
- * inside it, tracked exactly) gives var 0 exactly; a negative rounding is clamped to 0.
- * Gaps as SMA (window.h). Positions t < p - 1 are NaN.
+ * clean window and slid with their rounding errors gathered beside them (apo__dd_slide,
+ * window_sum.h: within about m^2 2^-106 of the data's scale after m steps); S2 - S1^2 / p
+ * is formed in double-double too, then rounded and divided by p, so the cancellation of
+ * E[x^2] - mean^2, which costs TA-Lib's running sums about mean^2 / var ulps, costs here
+ * about that many times m^2 2^-106 (2^-82 for a tile of 4096 steps) and an ulp: invisible
+ * in double unless the window's spread is below about 1e-12 of its mean. A constant window (no
+ * change of value inside it, tracked exactly) gives var 0 exactly; a negative rounding is clamped
+ * to 0. Gaps as SMA (window.h). Positions t < p - 1 are NaN.
  */
 #ifndef APO_KERNELS_VAR_TILE_H
 #define APO_KERNELS_VAR_TILE_H
@@ -52,15 +54,16 @@ static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev,
             s2 = apo__dd_sum_sq(x, t + 1 - p, t + 1);
             valid = 1;
         } else {
-            s1 = apo__dd_add_d(s1, x[t]);
-            s1 = apo__dd_add_d(s1, -x[t - p]);
-            s2 = apo__dd_add(s2, apo__two_prod(x[t], x[t]));
-            s2 = apo__dd_add(s2, apo__dd_neg(apo__two_prod(x[t - p], x[t - p])));
+            s1 = apo__dd_slide(s1, x[t], x[t - p], t);
+            s2 = apo__dd_slide_dd(s2, apo__two_prod(x[t], x[t]), apo__two_prod(x[t - p], x[t - p]),
+                                  t);
         }
         double var = 0.0;
         if (chg + p > t + 2) {
-            const apo__dd m2 = apo__dd_add(s2, apo__dd_neg(apo__dd_div_d(apo__dd_mul(s1, s1), pd)));
-            var = apo__dd_div_d(m2, pd).hi;
+            const apo__dd a1 = apo__dd_settle(s1);
+            const apo__dd m2 = apo__dd_add(apo__dd_settle(s2),
+                                           apo__dd_neg(apo__dd_div_d(apo__dd_mul(a1, a1), pd)));
+            var = m2.hi / pd;
             var = var > 0.0 ? var : 0.0;
         }
         if (out_var != NULL)

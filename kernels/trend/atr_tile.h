@@ -21,18 +21,23 @@
 #include "trange_tile.h"
 
 /* normalize 0: ATR; 1: NATR. */
-static inline APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin, size_t end,
-                                        int normalize) {
+/* The tile's start: NaN at `begin` when the warm-up starts there (no true range yet), the
+ * loop from the bar after w0 (apo__cat_run: n[0] the true ranges seen, v[0] the seed's sum,
+ * v[1] the average). */
+static inline APO_HD void apo__atr_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_start_changes(io, begin, r);
+}
+
+/* The loop from r->t to end, writing the positions from `begin` on; normalize 1: NATR. */
+static inline APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size_t end,
+                                       int normalize, apo__cat_run *r) {
     const double *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p, keep = pd - 1.0;
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    if (begin == w0)
-        out[begin] = NAN;
-    size_t seen = 0;
-    double sum = 0.0, a = 0.0;
-    for (size_t t = w0 + 1; t < end; t++) {
+    size_t seen = r->n[0];
+    double sum = r->v[0], a = r->v[1];
+    for (size_t t = r->t; t < end; t++) {
         const double tr = apo__true_range(io->in[0], io->in[1], close, t);
         double y = NAN;
         if (isfinite(tr)) {
@@ -55,6 +60,17 @@ static inline APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin, siz
         if (t >= begin)
             out[t] = y;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen;
+    r->v[0] = sum;
+    r->v[1] = a;
+}
+
+static inline APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin, size_t end,
+                                        int normalize) {
+    apo__cat_run r;
+    apo__atr_start(io, begin, &r);
+    apo__atr_run(io, begin, end, normalize, &r);
 }
 
 static inline APO_HD void apo__atr_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -8,25 +8,30 @@
 
 #include "catalog.h"
 
-/* The true range at t >= 1, or NaN where one of its three samples is not finite. */
+/* The true range at t >= 1, or NaN where one of its three samples is not finite. Written
+ * as selects, with the finiteness test without short-circuits and applied last, so that a
+ * loop of it has no branch and vectorizes (the values compared are finite or infinite,
+ * never NaN, where the result is kept). */
 static inline APO_HD double apo__true_range(const double *high, const double *low,
                                             const double *close, size_t t) {
     const double h = high[t], l = low[t], c = close[t - 1];
-    if (!(isfinite(h) && isfinite(l) && isfinite(c)))
-        return NAN;
+    const int ok = apo__finite(h) & apo__finite(l) & apo__finite(c);
     double greatest = h - l;
     const double a = fabs(c - h);
-    if (a > greatest)
-        greatest = a;
+    greatest = a > greatest ? a : greatest;
     const double b = fabs(l - c);
-    if (b > greatest)
-        greatest = b;
-    return greatest;
+    greatest = b > greatest ? b : greatest;
+    return ok ? greatest : (double)NAN;
 }
 
 static inline APO_HD void apo__trange_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    for (size_t t = begin; t < end; t++)
-        io->out[0][t] = t < 1 ? (double)NAN : apo__true_range(io->in[0], io->in[1], io->in[2], t);
+    size_t t = begin;
+    if (t == 0)
+        io->out[0][t++] = NAN;
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double *out = io->out[0];
+    for (; t < end; t++)
+        out[t] = apo__true_range(high, low, close, t);
 }
 
 #endif /* APO_KERNELS_TRANGE_TILE_H */

@@ -13,9 +13,15 @@ static inline APO_HD double apo__typical(const apo__cat_io *io, size_t t) {
     return (io->in[0][t] + io->in[1][t] + io->in[2][t]) / 3.0;
 }
 
+/* The money flow tp * volume of bar t, exact as a double-double, tp its typical price
+ * (apo__typical) where the caller already has it. */
+static inline APO_HD apo__dd apo__money_flow_of(const apo__cat_io *io, size_t t, double tp) {
+    return apo__two_prod(tp, io->in[3][t]);
+}
+
 /* The money flow typical * volume of bar t, exact as a double-double. */
 static inline APO_HD apo__dd apo__money_flow(const apo__cat_io *io, size_t t) {
-    return apo__two_prod(apo__typical(io, t), io->in[3][t]);
+    return apo__money_flow_of(io, t, apo__typical(io, t));
 }
 
 /* TA-Lib's accumulation/distribution step: ad plus bar t's money flow volume

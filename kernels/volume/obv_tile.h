@@ -9,7 +9,8 @@
  * the row's first bar (the kernel is whole-row: catalog.h), storing nothing before `begin`.
  * The operations that give obv[t] are one sequence whichever tile t falls in, so the bits
  * do not depend on the grid at all, and they are TA-Lib's recursion's bits (ad_tile.h says
- * the same of AD).
+ * the same of AD). That is also why the CPU may call this body once over a run of
+ * consecutive tiles (one pass instead of one per tile) with the same bits.
  *
  * Gaps: a bar with a non-finite close or volume gives NaN, adds nothing and is not a
  * previous close: the next clean bar compares its close with the last clean one, and the

@@ -265,6 +265,10 @@ static int take_row_lengths(PyObject *lengths, PyObject **held, apo_workload *w)
  * a fraction of a second, which is how long Ctrl-C waits. */
 #define PIECE_ELEMENTS ((size_t)1 << 22)
 
+/* The most sets of a scored sweep a piece keeps together so that they share a pass: the
+ * most the library runs as one (devices/worker_pool.c). */
+#define SHARED_BLOCK_MAX 64
+
 /* The sweep's sets a piece runs; 0 when the call runs whole (no sweep, a sweep of one
  * piece, or sizes the library is left to refuse). */
 static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
@@ -281,8 +285,21 @@ static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
     /* A set that is a piece's worth already is a piece alone: a grid of large sets then
      * stops within one set, and each call has a deadline of its own, learnt from the ones
      * before (docs/env.md, "Deadlines and quarantine"). */
-    const size_t piece =
-        w->rows > PIECE_ELEMENTS / w->cols ? 1 : PIECE_ELEMENTS / (w->rows * w->cols);
+    size_t piece = w->rows > PIECE_ELEMENTS / w->cols ? 1 : PIECE_ELEMENTS / (w->rows * w->cols);
+    /* A scored sweep's sets (a rule in apo_workload.score, or a kernel named
+     * "<kernel>:<rule>") that differ only in the grid's last parameters (band widths, cost)
+     * share one pass of the indicator when they run in one call (docs/kernels.md,
+     * "Scores"): a piece takes whole blocks of them, up to SHARED_BLOCK_MAX sets, rather
+     * than computing the pass once per piece. */
+    if (w->score != NULL || (w->kernel != NULL && strchr(w->kernel, ':') != NULL)) {
+        size_t block = 1;
+        for (size_t i = w->sweep->n_grid; i-- > 1;)
+            if (block * w->sweep->grid[i].n_values <= SHARED_BLOCK_MAX)
+                block *= w->sweep->grid[i].n_values;
+            else
+                break;
+        piece = piece < block ? block : piece / block * block;
+    }
     *n_sets = sets;
     return piece < sets ? piece : 0;
 }

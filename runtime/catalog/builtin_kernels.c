@@ -86,6 +86,20 @@ static apo_status bollinger_run(const apo__call *call, size_t row, size_t begin,
     return APO_OK;
 }
 
+static int bollinger_resume(const apo__call *call, void *state, int fresh, size_t begin,
+                            size_t stop) {
+    size_t n = call->cols;
+    apo__cpu_bollinger_resume(
+        row_of(call, 0, 0), begin, stop, (size_t)call->params[0], call->params[1], call->params[2],
+        state, fresh, out_row(call, 0, 0, n), out_row(call, 1, 0, n), out_row(call, 2, 0, n));
+    return 1;
+}
+
+static size_t bollinger_resume_size(const apo__kernel *k) {
+    (void)k;
+    return apo__cpu_bollinger_resume_size();
+}
+
 static apo_status bollinger_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
                                       double *scratch, size_t scratch_len) {
     (void)scratch, (void)scratch_len;
@@ -123,6 +137,19 @@ static apo_status macd_run(const apo__call *call, size_t row, size_t begin, size
                        out_row(call, 0, row, n), out_row(call, 1, row, n),
                        out_row(call, 2, row, n));
     return APO_OK;
+}
+
+static int macd_resume(const apo__call *call, void *state, int fresh, size_t begin, size_t stop) {
+    size_t n = call->cols, fast, slow, signal;
+    macd_periods(call->params, &fast, &slow, &signal);
+    return apo__cpu_macd_resume(row_of(call, 0, 0), begin, stop, fast, slow, signal, state, fresh,
+                                out_row(call, 0, 0, n), out_row(call, 1, 0, n),
+                                out_row(call, 2, 0, n));
+}
+
+static size_t macd_resume_size(const apo__kernel *k) {
+    (void)k;
+    return apo__cpu_macd_resume_size();
 }
 
 static apo_status macd_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
@@ -360,6 +387,8 @@ static const apo__kernel builtin_kernels[] = {
         .output_cols = full_output_cols,
         .run_tile = bollinger_run,
         .run_tiles = bollinger_run_tiles,
+        .resume_tile = bollinger_resume,
+        .resume_size = bollinger_resume_size,
         .count_nonfinite = apo__bollinger_nonfinite,
         .cuda = &bollinger_cuda_impl,
     },
@@ -382,6 +411,8 @@ static const apo__kernel builtin_kernels[] = {
         .output_cols = full_output_cols,
         .run_tile = macd_run,
         .run_tiles = macd_run_tiles,
+        .resume_tile = macd_resume,
+        .resume_size = macd_resume_size,
         .count_nonfinite = apo__macd_nonfinite,
         .cuda = &macd_cuda_impl,
     },

@@ -55,22 +55,62 @@ static size_t catalog_halo(const apo__kernel *k, const double *params) {
     return apo__catalog_halo(id_of(k), params);
 }
 
+/* Row `row` of the call as a body sees it. */
+static void catalog_io(const apo__call *call, size_t row, apo__cat_io *io) {
+    const apo__kernel *k = call->kernel;
+    memset(io, 0, sizeof *io);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        io->in[i] = call->inputs[i] + row * call->cols;
+    for (size_t o = 0; o < k->n_outputs; o++)
+        io->out[o] = call->outputs[o] + row * call->cols;
+    for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
+        io->p[p] = call->params[p];
+    io->h = apo__catalog_halo(id_of(k), io->p);
+}
+
 static apo_status catalog_run(const apo__call *call, size_t row, size_t begin, size_t end,
                               double *partial) {
     (void)partial;
-    const apo__kernel *k = call->kernel;
-    const apo__cat_id id = id_of(k);
     apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < k->n_inputs; i++)
-        io.in[i] = call->inputs[i] + row * call->cols;
-    for (size_t o = 0; o < k->n_outputs; o++)
-        io.out[o] = call->outputs[o] + row * call->cols;
-    for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
-        io.p[p] = call->params[p];
-    io.h = apo__catalog_halo(id, io.p);
-    apo__cpu_catalog_tile(id, &io, begin, end);
+    catalog_io(call, row, &io);
+    apo__cpu_catalog_tile(id_of(call->kernel), &io, begin, end);
     return APO_OK;
+}
+
+/* A stream's piece of a tile of a kernel that can resume (kernel.h, resume_tile; the
+ * catalog's recurrences, apo__catalog_resume_size): row 0 of the call, going on from
+ * `state`. */
+static int catalog_resume(const apo__call *call, void *state, int fresh, size_t begin,
+                          size_t stop) {
+    apo__cat_io io;
+    catalog_io(call, 0, &io);
+    apo__cpu_catalog_resume(id_of(call->kernel), &io, state, fresh, begin, stop);
+    return 1;
+}
+
+static size_t catalog_resume_size(const apo__kernel *k) {
+    return apo__catalog_resume_size(id_of(k));
+}
+
+/* obv and ad's group function (kernel.h, row_groups): each run of consecutive tiles of one
+ * row is computed by one tile call over their union. A whole-row body's bits at t do not
+ * depend on where its tile starts (obv_tile.h, ad_tile.h), so this writes what one call per
+ * tile would, but passes over the row's prefix once instead of once per tile. */
+static apo_status catalog_run_rows(const apo__call *call, uint64_t first, uint64_t end, int isa,
+                                   double *scratch, size_t scratch_len) {
+    (void)isa, (void)scratch, (void)scratch_len;
+    apo_status st = APO_OK;
+    for (uint64_t g = first; g < end && st == APO_OK;) {
+        /* The row's remaining tiles in [g, end): the row ends at a multiple of tiles_per_row. */
+        const uint64_t row_end = (g / call->tiles_per_row + 1) * call->tiles_per_row;
+        const uint64_t last = (end < row_end ? end : row_end) - 1;
+        size_t row, begin, stop, row_last, begin_last;
+        apo__tile_range(call, g, &row, &begin, &stop);
+        apo__tile_range(call, last, &row_last, &begin_last, &stop);
+        st = catalog_run(call, row, begin, stop, NULL);
+        g = last + 1;
+    }
+    return st;
 }
 
 #ifdef APO_HAVE_CUDA
@@ -129,9 +169,11 @@ static const apo__cuda_impl catalog_cuda_whole_row = {1, catalog_halo, 1, catalo
 #define CATALOG_GLUE_CPU                                                                           \
     .builtin = 1, .validate = catalog_validate, .axis_len = catalog_axis_len,                      \
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
-    .run_tile = catalog_run
+    .run_tile = catalog_run, .resume_tile = catalog_resume, .resume_size = catalog_resume_size
 #define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
-#define CATALOG_GLUE_WHOLE_ROW CATALOG_GLUE_CPU, .cuda = &catalog_cuda_whole_row
+#define CATALOG_GLUE_WHOLE_ROW                                                                     \
+    CATALOG_GLUE_CPU, .cuda = &catalog_cuda_whole_row, .run_tiles = catalog_run_rows,              \
+                      .row_groups = 1
 
 #define PERIOD(def, min)                                                                           \
     { "timeperiod", def, min, APO_PERIOD_MAX, 1 }

@@ -55,6 +55,12 @@ typedef struct apo__call {
      * `inputs`, `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole
      * call's). */
     apo__call_sets *sets;
+    /* Consecutive pieces of a sweep that run as one (apo__kernel.shares_pass): n_shared > 1
+     * calls, this call being a copy of the first; each of its tiles computes that tile for
+     * every one of them, each into its own outputs. NULL (n_shared 0): the call alone. Made by
+     * the devices that compute on the host (devices/worker_pool.c, next_shared). */
+    const struct apo__call *shared;
+    size_t n_shared;
     /* The workload tag the call learns under (NULL: none resolved yet) and whether it learns:
      * passed on to serving ranks, whose own models then follow the caller's choice. */
     const char *tag;
@@ -164,6 +170,24 @@ struct apo__kernel {
                             double *scratch, size_t scratch_len);
     /* Doubles of scratch run_tiles wants on path `isa`; NULL: none. */
     size_t (*tiles_scratch)(const apo__call *call, int isa);
+    /* 1: run_tiles gets its tiles a row at a time (groups of tiles_per_row tiles) instead of
+     * a round of vector lanes: a running sum's consecutive tiles then share one pass from the
+     * row's first sample (catalog_kernels.c, obv and ad). */
+    int row_groups;
+
+    /* Optional, for streams (streaming/stream.c): row 0 of the call's tile [begin, ...) fed
+     * piece by piece, as apo__cpu_bollinger_resume (kernels/averages/bollinger.h) does it:
+     * `state` is resume_size(k) bytes that the stream keeps per series, all zeros when it has
+     * none (a new or loaded stream); `fresh` starts the tile at begin (the state then holds
+     * the last tile's, which macd uses to start ahead), else it goes on from the last call's
+     * stop; positions up to stop - 1 are
+     * written with the bits run_tile gives them. Returns 1 when the state can go on at stop,
+     * 0 when the next piece must start the tile again. NULL: a stream re-runs the tile
+     * from its start with run_tile at every update. */
+    int (*resume_tile)(const apo__call *call, void *state, int fresh, size_t begin, size_t stop);
+    /* The bytes of that state; 0: this kernel cannot resume after all (a catalog kernel
+     * whose body is not a start and a run), and the stream uses run_tile. */
+    size_t (*resume_size)(const apo__kernel *k);
 
     size_t partial_len; /* doubles per tile partial, 0: none */
     void (*merge)(const double *a, const double *b, double *out);
@@ -173,6 +197,11 @@ struct apo__kernel {
      * although every input sample that defines them is (catalog/nonfinite_outputs.h); run
      * on the host after the tile is written. NULL: the kernel's outputs are not counted. */
     uint64_t (*count_nonfinite)(const apo__call *call, size_t row, size_t begin, size_t end);
+
+    /* Optional: whether the sets of a sweep with parameters a and b (in the kernel's order)
+     * may run as one, a tile computing the tile of each with the bits it has alone
+     * (apo__call.shared); NULL: never. */
+    int (*shares_pass)(const apo__kernel *k, const double *a, const double *b);
 
     /* The CUDA implementation, or NULL: GPUs then take no share of this kernel. */
     const apo__cuda_impl *cuda;

@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "catalog/call_span.h"
+#include "catalog/score_pass.h"
 #include "catalog/scored_kernels.h"
 #include "score_tile.h"
 
@@ -69,26 +70,40 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
 /* Every tile (a series) reads its whole row; no GPU launcher yet (docs/cuda.md). */
 static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
 
+/* Sets a tile folds at most: the calls of shared pieces (apo__call.shared) are at most
+ * this many (devices/worker_pool.c), so the running scores fit on the stack. */
+#define APO_SCORED_SETS_MAX 64
+
 /*
- * Scores row `row` of the call: the indicator's tiles [T, T + L) of its own grid, one after
- * another, each computed into a scratch window that starts at the tile's halo (or at the
- * row's start for a kernel that reads whole rows). A tile body reads its samples from
+ * Scores row `row` of the call, for the call's set alone or for every set of a shared call
+ * (apo__call.shared): the pass of the indicator's tiles [T, T + L) of its own grid, one
+ * after another, each computed into a scratch window that starts at the tile's halo (or at
+ * the row's start for a kernel that reads whole rows), then each set's outputs from it
+ * folded into that set's scores (catalog/score_pass.h). A tile body reads its samples from
  * begin - halo on and restarts its state there, so shifting the window's origin shifts every
- * index it uses alike and leaves every bit as in the full row (tests/runtime/catalog/
- * test_scores.c compares with the materialised outputs bitwise).
+ * index it uses alike and leaves every bit as in the full row; the sets of a shared call
+ * differ only in what the pass leaves out, so each set's outputs are bitwise those of its own
+ * tile (tests/runtime/catalog/test_scores.c compares with the materialised outputs, and
+ * shared sets with sets alone, bitwise).
  */
 static apo_status scored_run(const apo__call *call, size_t row, size_t begin, size_t end,
                              double *partial) {
     (void)begin, (void)end, (void)partial;
     const apo__scoring *sc = call->kernel->scoring;
+    const apo__score_pass *pass = &sc->pass;
     const apo__kernel *ind = sc->indicator;
+    const apo__call *sets = call->n_shared > 1 ? call->shared : call;
+    const size_t n_sets = call->n_shared > 1 ? call->n_shared : 1;
+    if (n_sets > APO_SCORED_SETS_MAX)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %zu sets share a pass, at most %d",
+                         call->kernel->name, n_sets, APO_SCORED_SETS_MAX);
     const size_t n = call->cols;
     const size_t n_in = ind->n_inputs, n_out = ind->n_outputs;
     const size_t tile = ind->tile_len(ind, call->params);
     const size_t halo = apo__kernel_halo(ind, call->params);
     const int whole = apo__kernel_whole_row_input(ind);
     const size_t cap = whole ? n : (halo + tile < n ? halo + tile : n);
-    double *scratch = malloc(n_out * cap * sizeof *scratch);
+    double *scratch = malloc(pass->n_out * cap * sizeof *scratch);
     if (scratch == NULL)
         return APO_ERR_OUT_OF_MEMORY;
 
@@ -96,8 +111,6 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     for (size_t i = 0; i < n_in; i++)
         x[i] = call->inputs[i] + row * n;
     const double *close = x[sc->close_input];
-    const double cost = call->params[ind->n_params];
-    const double periods = call->params[ind->n_params + 1];
 
     apo__call view;
     memset(&view, 0, sizeof view);
@@ -107,14 +120,19 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     view.seed = call->seed;
     view.in_gpu = view.out_gpu = -1;
     const double *view_in[APO_MAX_IO];
-    double *view_out[APO_MAX_IO];
-    for (size_t k = 0; k < n_out; k++)
-        view_out[k] = scratch + k * cap;
+    double *pass_out[APO_MAX_IO];
+    const double *pass_in[APO_MAX_IO];
+    for (size_t k = 0; k < pass->n_out; k++)
+        pass_in[k] = pass_out[k] = scratch + k * cap;
     view.inputs = view_in;
-    view.outputs = view_out;
+    view.outputs = pass_out;
 
-    apo__score_fold f;
-    apo__score_fold_init(&f);
+    apo__score_fold f[APO_SCORED_SETS_MAX];
+    double cost[APO_SCORED_SETS_MAX];
+    for (size_t j = 0; j < n_sets; j++) {
+        apo__score_fold_init(&f[j]);
+        cost[j] = sets[j].params[ind->n_params];
+    }
     apo_status st = APO_OK;
     double out[APO_MAX_IO];
     for (size_t t0 = 0; t0 < n && st == APO_OK; t0 += tile) {
@@ -124,21 +142,34 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
             view_in[i] = x[i] + origin;
         view.cols = t1 - origin;
         apo__call_grid(&view);
-        st = ind->run_tile(&view, 0, t0 - origin, t1 - origin, NULL);
+        st = apo__score_pass_tile(pass, &view, t0 - origin, t1 - origin, pass_out);
+        /* Bar by bar, every set at each bar: the close's change is the series' and taken
+         * once, and the sets' folds, each a chain of dependent operations (a division
+         * among them), overlap rather than wait on each other. */
         for (size_t t = t0; t < t1 && st == APO_OK; t++) {
-            for (size_t k = 0; k < n_out; k++)
-                out[k] = view_out[k][t - origin];
-            apo__score_bar(&f, sc->rule, cost, t > 0 ? close[t - 1] : NAN, close[t], out, n_out);
+            double move;
+            const int finite = apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move);
+            for (size_t j = 0; j < n_sets; j++) {
+                apo__score_pass_outputs(pass, sets[j].params, pass_in, t - origin, n_out, out);
+                apo__score_bar_move(&f[j], sc->rule, cost[j], close[t], finite, move, out, n_out);
+            }
         }
     }
     free(scratch);
     if (st != APO_OK)
         return st;
-    double scores[APO_SCORE_IX_COUNT];
-    apo__score_finish(&f, sqrt(periods), scores);
-    for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
-        call->outputs[k][row] = scores[k];
+    for (size_t j = 0; j < n_sets; j++) {
+        double scores[APO_SCORE_IX_COUNT];
+        apo__score_finish(&f[j], sqrt(sets[j].params[ind->n_params + 1]), scores);
+        for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
+            sets[j].outputs[k][row] = scores[k];
+    }
     return APO_OK;
+}
+
+/* Sets share a pass when they differ only in the parameters it leaves out. */
+static int scored_shares_pass(const apo__kernel *k, const double *a, const double *b) {
+    return apo__score_pass_shared(&k->scoring->pass, k->n_params, a, b);
 }
 
 /* ---- building them ----------------------------------------------------------------------- */
@@ -150,6 +181,7 @@ static void build_one(size_t i) {
     sc->indicator = ind;
     sc->rule = d->rule;
     sc->rule_name = d->rule_name;
+    apo__score_pass_of(ind, 2, &sc->pass);
     sc->close_input = 0;
     for (size_t k = 0; k < ind->n_inputs; k++)
         if (strcmp(ind->input_names[k], "close") == 0)
@@ -179,6 +211,7 @@ static void build_one(size_t i) {
     k->output_cols = one_col;
     k->run_tile = scored_run;
     k->cuda = &scored_cuda;
+    k->shares_pass = scored_shares_pass;
     k->scoring = sc;
 }
 

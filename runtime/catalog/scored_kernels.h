@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "catalog/kernel.h"
+#include "catalog/score_pass.h"
 
 /* The indicator and the rule of a scored kernel (apo__kernel.scoring). */
 struct apo__scoring {
@@ -20,6 +21,7 @@ struct apo__scoring {
     int rule;           /* APO_RULE_* (score_tile.h) */
     size_t close_input; /* the indicator's input the rule trades on: "close" */
     const char *rule_name;
+    apo__score_pass pass; /* what sets differing in the applied parameters share */
 };
 
 /* The scored kernel of that name ("bollinger:bands_revert"), or NULL. */

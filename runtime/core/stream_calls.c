@@ -1,12 +1,14 @@
 /* The public calls on streams (apportion.h, "Streams"): the registry's kernel found and the
  * arguments checked here, where the runtime is seen; the stream itself is streaming/'s. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "catalog/params.h"
 #include "catalog/registry.h"
 #include "core/runtime.h"
+#include "core/sweep.h"
 #include "streaming/state_format.h"
 #include "streaming/stream.h"
 
@@ -39,6 +41,29 @@ static apo_status resolve_desc(apo_runtime *rt, const apo_stream_desc *desc, con
     return APO_OK;
 }
 
+/* A large series length, for the sets' own checks: a stream's series have no length yet. */
+#define APO_STREAM_ANY_COLS ((size_t)1 << 40)
+
+/* The resolved parameters of the sets desc->sweep runs, each checked as a sweep's set is
+ * (core/sweep.h), the reason prefixed with the call's name. */
+static apo_status sweep_params(const apo__kernel *k, const apo_stream_desc *desc, const char *call,
+                               size_t *n_sets, double **params) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = k->name;
+    w.rows = 1;
+    w.cols = APO_STREAM_ANY_COLS;
+    w.params = desc->params;
+    w.n_params = desc->n_params;
+    w.sweep = desc->sweep;
+    apo_status st = apo__sweep_set_params(&w, k, n_sets, params);
+    if (st != APO_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", apo_last_error());
+        return apo__fail(st, "%s: %s", call, why);
+    }
+    return APO_OK;
+}
+
 apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc, apo_stream **out) {
     if (rt == NULL || desc == NULL || out == NULL)
         return apo__fail(APO_ERR_NULL, "apo_stream_create: NULL argument");
@@ -47,7 +72,28 @@ apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc, apo_s
     double params[APO_MAX_PARAMS];
     APO_CHECK(resolve_desc(rt, desc, "apo_stream_create", &k, params));
     APO_CHECK(apo__stream_check_kernel(k, params));
-    return apo__stream_new(k, params, desc->n_series, desc->seed, out);
+    if (desc->sweep == NULL)
+        return apo__stream_new(k, params, desc->n_series, desc->seed, out);
+    size_t n_sets = 0;
+    double *set_params = NULL;
+    APO_CHECK(sweep_params(k, desc, "apo_stream_create", &n_sets, &set_params));
+    /* A stream of one set per set run, each as apo_stream_create would make it alone. */
+    apo_stream **sets = calloc(n_sets, sizeof *sets);
+    apo_status st = sets == NULL ? apo__fail(APO_ERR_OUT_OF_MEMORY,
+                                             "apo_stream_create: no memory for %zu sets", n_sets)
+                                 : APO_OK;
+    for (size_t j = 0; j < n_sets && st == APO_OK; j++) {
+        st = apo__stream_check_kernel(k, set_params + j * APO_MAX_PARAMS);
+        if (st == APO_OK)
+            st = apo__stream_new(k, set_params + j * APO_MAX_PARAMS, desc->n_series, desc->seed,
+                                 &sets[j]);
+    }
+    free(set_params);
+    if (st != APO_OK) {
+        apo__stream_free_sets(sets, n_sets);
+        return st;
+    }
+    return apo__stream_sweep_of(sets, n_sets, out);
 }
 
 apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
@@ -79,7 +125,7 @@ apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *c
         if (outputs[o] == NULL)
             return apo__fail(APO_ERR_NULL, "apo_stream_update: output %zu (%s) is NULL", o,
                              k->output_names[o]);
-    return apo__stream_feed(s, n_new, inputs, outputs);
+    return apo__stream_feed(s, n_new, total, inputs, outputs);
 }
 
 apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars) {
@@ -88,7 +134,7 @@ apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars) {
     if (series >= s->n_series)
         return apo__fail(APO_ERR_NOT_FOUND, "apo_stream_bars: series %zu of %zu", series,
                          s->n_series);
-    *bars = s->series[series].n;
+    *bars = (s->n_sets > 0 ? s->sets[0] : s)->series[series].n;
     return APO_OK;
 }
 
@@ -110,12 +156,10 @@ apo_status apo_stream_save(const apo_stream *s, void *buf, size_t cap, size_t *n
     return APO_OK;
 }
 
-/* Whether a loaded state is the stream `expect` describes; fails saying how it is not. */
-static apo_status check_expected(apo_runtime *rt, const apo_stream_desc *expect,
-                                 const apo__stream_head *head) {
-    const apo__kernel *k = NULL;
-    double params[APO_MAX_PARAMS];
-    APO_CHECK(resolve_desc(rt, expect, "apo_stream_load", &k, params));
+/* Whether a loaded state (of one set) is of kernel k with `params` and the series and seed
+ * of `expect`; fails saying how it is not. */
+static apo_status check_head(const apo__kernel *k, const double *params,
+                             const apo_stream_desc *expect, const apo__stream_head *head) {
     if (strcmp(k->name, head->kernel) != 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the state is of kernel %s, not %s", head->kernel,
@@ -136,11 +180,80 @@ static apo_status check_expected(apo_runtime *rt, const apo_stream_desc *expect,
     return APO_OK;
 }
 
+/* Whether a loaded state of one set is the stream `expect` describes. */
+static apo_status check_expected(apo_runtime *rt, const apo_stream_desc *expect,
+                                 const apo__stream_head *head) {
+    const apo__kernel *k = NULL;
+    double params[APO_MAX_PARAMS];
+    APO_CHECK(resolve_desc(rt, expect, "apo_stream_load", &k, params));
+    if (expect->sweep != NULL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the state is of one parameter set, not of a sweep");
+    return check_head(k, params, expect, head);
+}
+
+/* The sets of a sweep's state (docs/streaming.md, "Sweeps"): every set read and checked,
+ * against `expect`'s sets when given, before any is built. */
+static apo_status load_sweep(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
+                             size_t len, apo_stream **out) {
+    const unsigned char *b = buf;
+    size_t n = 0, *off = NULL;
+    APO_CHECK(apo__stream_sweep_state_read(buf, len, &n, &off));
+    apo__stream_head *heads = malloc(n * sizeof *heads);
+    apo_stream **sets = calloc(n, sizeof *sets);
+    double *want = NULL;
+    apo_status st =
+        heads == NULL || sets == NULL
+            ? apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_load: no memory for %zu sets", n)
+            : APO_OK;
+    for (size_t j = 0; j < n && st == APO_OK; j++) {
+        st = apo__stream_state_read(b + off[j], off[j + 1] - off[j], &heads[j]);
+        if (st == APO_OK &&
+            (strcmp(heads[j].kernel, heads[0].kernel) != 0 ||
+             heads[j].n_series != heads[0].n_series || heads[j].seed != heads[0].seed))
+            st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                           "apo_stream_load: the sweep's set %zu is not of set 0's kernel, "
+                           "series and seed",
+                           j);
+    }
+    const apo__kernel *k = NULL;
+    if (st == APO_OK && expect != NULL) {
+        double params[APO_MAX_PARAMS];
+        size_t n_want = 0;
+        st = resolve_desc(rt, expect, "apo_stream_load", &k, params);
+        if (st == APO_OK && expect->sweep == NULL)
+            st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                           "apo_stream_load: the state is of a sweep of %zu sets, not of one set",
+                           n);
+        if (st == APO_OK)
+            st = sweep_params(k, expect, "apo_stream_load", &n_want, &want);
+        if (st == APO_OK && n_want != n)
+            st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                           "apo_stream_load: the state's sweep has %zu sets, not %zu", n, n_want);
+        for (size_t j = 0; j < n && st == APO_OK; j++)
+            st = check_head(k, want + j * APO_MAX_PARAMS, expect, &heads[j]);
+    }
+    if (st == APO_OK)
+        st = find_kernel(rt, heads[0].kernel, "apo_stream_load", &k);
+    for (size_t j = 0; j < n && st == APO_OK; j++)
+        st = apo__stream_state_restore(&heads[j], b + off[j], k, &sets[j]);
+    free(want);
+    free(heads);
+    free(off);
+    if (st != APO_OK) {
+        apo__stream_free_sets(sets, n);
+        return st;
+    }
+    return apo__stream_sweep_of(sets, n, out);
+}
+
 apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
                            size_t len, apo_stream **out) {
     if (rt == NULL || buf == NULL || out == NULL)
         return apo__fail(APO_ERR_NULL, "apo_stream_load: NULL argument");
     *out = NULL;
+    if (apo__stream_state_is_sweep(buf, len))
+        return load_sweep(rt, expect, buf, len, out);
     apo__stream_head head;
     APO_CHECK(apo__stream_state_read(buf, len, &head));
     if (expect != NULL)

@@ -337,3 +337,28 @@ void apo__sweep_release(apo__call *call) {
     free(sets->row_inputs);
     free(sets);
 }
+
+apo_status apo__sweep_set_params(const apo_workload *w, const apo__kernel *k, size_t *n_run,
+                                 double **params) {
+    *params = NULL;
+    swept sp = {0};
+    size_t first;
+    APO_CHECK(sweep_range(w, k, &sp, &first, n_run));
+    double *all = malloc(*n_run * APO_MAX_PARAMS * sizeof *all);
+    if (all == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for the parameters of %zu sets",
+                         k->name, *n_run);
+    /* Every set is checked, as a call's sweep checks them: a sweep is valid as a whole. */
+    double set[APO_MAX_PARAMS];
+    for (size_t s = 0; s < sp.total; s++) {
+        apo_status st = resolve_set(w, k, &sp, s, set);
+        if (st != APO_OK) {
+            free(all);
+            return st;
+        }
+        if (s >= first && s < first + *n_run)
+            memcpy(all + (s - first) * APO_MAX_PARAMS, set, sizeof set);
+    }
+    *params = all;
+    return APO_OK;
+}

@@ -31,6 +31,13 @@ void apo__sweep_bind(apo__call *call);
 /* Frees call->sets (NULL is fine) and clears it. */
 void apo__sweep_release(apo__call *call);
 
+/* The resolved parameters of the sets w->sweep runs (first_set on, n_sets_run of them), each
+ * checked as apo__sweep_resolve checks it (every set of the sweep, for w->rows x w->cols):
+ * *params is *n_run blocks of APO_MAX_PARAMS doubles, for the caller to free. Streams
+ * (apo_stream_desc.sweep) run each set as a stream of its own. */
+apo_status apo__sweep_set_params(const apo_workload *w, const apo__kernel *k, size_t *n_run,
+                                 double **params);
+
 /* The output rows of a call: rows, times the sets run for a sweep. */
 size_t apo__call_output_rows(const apo__call *call);
 

@@ -52,6 +52,9 @@ typedef struct apo__backend_ops {
     uint64_t (*task_count)(const apo__device *dev, uint64_t tiles);
     /* Releases the backend's state. */
     void (*close)(apo__device *dev);
+    /* Whether `run` takes a call of several sweep pieces that share a pass (apo__call.shared):
+     * the cpu, whose tiles run here; not a device that ships one set's call elsewhere. */
+    int runs_shared;
 } apo__backend_ops;
 
 struct apo__device {

@@ -6,7 +6,8 @@
  *
  * A kernel with a group function (run_tiles) gets its tiles in groups, which it computes
  * side by side in the lanes of the device's vector path (dev->cpu_isa; docs/kernels.md,
- * "Vector paths"), with the bits of one tile at a time.
+ * "Vector paths"), with the bits of one tile at a time; a kernel with row_groups gets them a
+ * row at a time instead.
  *
  * Before its tiles, each unit writes once into every page of the output elements its tiles
  * own that is not in memory yet (first_touch.h), so that the page faults of a caller's fresh
@@ -37,6 +38,10 @@
  * rows' worth of rounds: the last tile of a row is often shorter, and with several rows in
  * a group the kernel can give the short tiles a round of their own. */
 static uint64_t group_size(const apo__call *call, int isa) {
+    /* A row's worth, uncapped: every group of a whole-row kernel re-reads its row from the
+     * first sample, so fewer, longer groups mean fewer passes (kernel.h, row_groups). */
+    if (call->kernel->row_groups)
+        return call->tiles_per_row;
     uint64_t lanes = apo__cpu_isa_lanes((apo__cpu_isa)isa);
     uint64_t per_row = call->tiles_per_row;
     uint64_t g = per_row <= 4 ? lanes * per_row : lanes;

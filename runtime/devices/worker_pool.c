@@ -53,6 +53,44 @@ static int next_piece(apo__device *dev, const apo__call *call, uint64_t a, uint6
     return 1;
 }
 
+/* Sweep pieces run as one call at most: bounds the scores' running state a tile keeps. */
+#define APO_SHARED_PIECES_MAX 64
+
+/*
+ * Whether tiles [a, b) of a sweep start with pieces that can run as one call: two or more
+ * consecutive pieces, each wholly inside [a, b), whose kernel says they share a pass
+ * (apo__kernel.shares_pass). If so, fills *shared with the first piece's call made the
+ * group's (apo__call.shared) and *piece_end with the tile after the last. A piece cut by
+ * the task's edges runs alone: its rows are not the others'. Each tile of the group still
+ * gets the bits of its set alone, so which device groups what does not show in the outputs.
+ * Reads the call, so under the task guard; 0 when there is no group or the task is no
+ * longer wanted (the caller then goes piece by piece, which finds out).
+ */
+static int next_shared(apo__device *dev, const apo__call *call, uint64_t a, uint64_t b,
+                       apo__call *shared, uint64_t *piece_end) {
+    if (!dev->ops->runs_shared || !apo__task_enter_call(&dev->guard))
+        return 0;
+    const apo__call_sets *sets = call->sets;
+    const apo__kernel *k = call->kernel;
+    size_t n = 0;
+    if (k->shares_pass != NULL && !sets->ragged) {
+        const size_t s = apo__call_set_of(sets, a);
+        if (sets->offset[s] == a)
+            while (s + n < sets->n && n < APO_SHARED_PIECES_MAX && sets->offset[s + n + 1] <= b &&
+                   (n == 0 || (sets->sets[s + n].tiles == sets->sets[s].tiles &&
+                               k->shares_pass(k, sets->sets[s].params, sets->sets[s + n].params))))
+                n++;
+        if (n > 1) {
+            *shared = sets->sets[s];
+            shared->shared = &sets->sets[s];
+            shared->n_shared = n;
+            *piece_end = sets->offset[s + n];
+        }
+    }
+    apo__task_leave_call(&dev->guard);
+    return n > 1;
+}
+
 void apo__device_job_run(apo__device *dev, apo__device_job *job) {
     uint64_t tiles = job->end - job->first;
     uint64_t tasks = dev->ops->task_count(dev, tiles);
@@ -84,6 +122,14 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
             }
             const apo__call *piece = job->call;
             uint64_t pa = a, pb = b, piece_end = b;
+            /* Pieces that share a pass run as one call, on the first piece's tiles. */
+            apo__call shared;
+            if (sweep && next_shared(dev, job->call, a, b, &shared, &piece_end)) {
+                if (!run_task(dev, job, &shared, 0, shared.tiles, piece_end))
+                    return;
+                a = piece_end;
+                continue;
+            }
             if (sweep && !next_piece(dev, job->call, a, b, &piece, &pa, &pb, &piece_end)) {
                 job->status = APO_ERR_DEVICE_LOST;
                 job->timed_out = 1;

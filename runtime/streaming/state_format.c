@@ -1,10 +1,11 @@
 /* A stream's state as bytes; see state_format.h and docs/streaming.md, "The state". */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "catalog/call_span.h"
-#include "streaming/checksum.h"
+#include "fnv1a.h"
 #include "streaming/state_format.h"
 
 static const unsigned char magic[8] = {'A', 'P', 'O', 'S', 'T', 'R', 'M', 0};
@@ -70,16 +71,16 @@ static uint64_t kept_of(uint64_t n, uint64_t tile, uint64_t halo) {
     return n - (start > halo ? start - halo : 0);
 }
 
-size_t apo__stream_state_len(const apo_stream *s) {
+static size_t set_state_len(const apo_stream *s) {
     size_t len = APO_STREAM_HEADER_LEN + 8 * s->n_series + 8;
     for (size_t r = 0; r < s->n_series; r++)
         len += apo__stream_kept(s, s->series[r].n) * s->kernel->n_inputs * sizeof(double);
     return len;
 }
 
-void apo__stream_state_write(const apo_stream *s, unsigned char *buf) {
+static void set_state_write(const apo_stream *s, unsigned char *buf) {
     const apo__kernel *k = s->kernel;
-    size_t len = apo__stream_state_len(s);
+    size_t len = set_state_len(s);
     memset(buf, 0, APO_STREAM_HEADER_LEN);
     memcpy(buf + OFF_MAGIC, magic, sizeof magic);
     put_u32(buf + OFF_FORMAT, APO_STREAM_FORMAT_VERSION);
@@ -108,6 +109,46 @@ void apo__stream_state_write(const apo_stream *s, unsigned char *buf) {
     put_u64(p, apo__fnv1a64(buf, len - 8));
 }
 
+/* ---- a sweep's state: its sets' states in a container (docs/streaming.md, "Sweeps") ---- */
+
+static const unsigned char sweep_magic[8] = {'A', 'P', 'O', 'S', 'W', 'E', 'P', 0};
+
+enum { SWEEP_OFF_FORMAT = 8, SWEEP_OFF_N_SETS = 16, SWEEP_OFF_TOTAL = 24, SWEEP_HEADER_LEN = 32 };
+
+size_t apo__stream_state_len(const apo_stream *s) {
+    if (s->n_sets == 0)
+        return set_state_len(s);
+    size_t len = SWEEP_HEADER_LEN + 8 * s->n_sets + 8;
+    for (size_t j = 0; j < s->n_sets; j++)
+        len += set_state_len(s->sets[j]);
+    return len;
+}
+
+void apo__stream_state_write(const apo_stream *s, unsigned char *buf) {
+    if (s->n_sets == 0) {
+        set_state_write(s, buf);
+        return;
+    }
+    size_t len = apo__stream_state_len(s);
+    memset(buf, 0, SWEEP_HEADER_LEN);
+    memcpy(buf, sweep_magic, sizeof sweep_magic);
+    put_u32(buf + SWEEP_OFF_FORMAT, APO_STREAM_FORMAT_VERSION);
+    put_u64(buf + SWEEP_OFF_N_SETS, s->n_sets);
+    put_u64(buf + SWEEP_OFF_TOTAL, len);
+    unsigned char *p = buf + SWEEP_HEADER_LEN + 8 * s->n_sets;
+    for (size_t j = 0; j < s->n_sets; j++) {
+        size_t set_len = set_state_len(s->sets[j]);
+        put_u64(buf + SWEEP_HEADER_LEN + 8 * j, set_len);
+        set_state_write(s->sets[j], p);
+        p += set_len;
+    }
+    put_u64(p, apo__fnv1a64(buf, len - 8));
+}
+
+int apo__stream_state_is_sweep(const void *buf, size_t len) {
+    return len >= sizeof sweep_magic && memcmp(buf, sweep_magic, sizeof sweep_magic) == 0;
+}
+
 /* A NUL-padded text field of `size` bytes: it must end in at least one NUL. */
 static int read_text(const unsigned char *field, size_t size, char *out) {
     if (memchr(field, 0, size) == NULL)
@@ -118,27 +159,80 @@ static int read_text(const unsigned char *field, size_t size, char *out) {
 
 #define BAD(...) apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: " __VA_ARGS__)
 
+/* What a set's state and a sweep's container check alike, in this order, after their
+ * magic: the format version (at the same offset in every version of each, so that another
+ * version is named as such rather than as corrupt), the length against the one the header
+ * gives, and the checksum of every byte before it. `sweep`: the container's, whose reasons
+ * say so. */
+static apo_status check_envelope(const unsigned char *b, size_t len, size_t off_format,
+                                 size_t header_len, size_t off_total, int sweep) {
+    const char *what = sweep ? "the sweep's state" : "the state";
+    uint32_t format = get_u32(b + off_format);
+    if (format != APO_STREAM_FORMAT_VERSION)
+        return BAD("%s is of format version %u; this library (%s) reads version %d only", what,
+                   (unsigned)format, APO_VERSION_STRING, APO_STREAM_FORMAT_VERSION);
+    if (len < header_len + 8)
+        return BAD("truncated: %zu bytes, shorter than the %zu-byte header and checksum%s", len,
+                   header_len, sweep ? " of a sweep's state" : "");
+    uint64_t total = get_u64(b + off_total);
+    if (total != len)
+        return BAD("%s: %s says it is %llu bytes long, %zu were given",
+                   total > len ? "truncated" : "wrong length", what, (unsigned long long)total,
+                   len);
+    uint64_t sum = get_u64(b + len - 8), want = apo__fnv1a64(b, len - 8);
+    if (sum != want)
+        return BAD("corrupt: the checksum%s is %016llx, the bytes give %016llx",
+                   sweep ? " of the sweep's state" : "", (unsigned long long)sum,
+                   (unsigned long long)want);
+    return APO_OK;
+}
+
+apo_status apo__stream_sweep_state_read(const void *buf, size_t len, size_t *n_sets,
+                                        size_t **offsets) {
+    const unsigned char *b = buf;
+    *offsets = NULL;
+    if (!apo__stream_state_is_sweep(buf, len) || len < 12)
+        return BAD("not a sweep's stream state (%zu bytes, without its magic \"APOSWEP\")", len);
+    APO_CHECK(check_envelope(b, len, SWEEP_OFF_FORMAT, SWEEP_HEADER_LEN, SWEEP_OFF_TOTAL, 1));
+    if (get_u32(b + 12) != 0)
+        return BAD("the sweep's reserved field is not 0");
+    uint64_t n = get_u64(b + SWEEP_OFF_N_SETS);
+    if (n < 1 || n > APO_MAX_SWEEP_SETS || n > (len - SWEEP_HEADER_LEN - 8) / 8)
+        return BAD("the sweep's state counts %llu sets", (unsigned long long)n);
+    size_t *off = malloc(((size_t)n + 1) * sizeof *off);
+    if (off == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_load: no memory for %llu sets",
+                         (unsigned long long)n);
+    /* The sets' lengths must fill the container exactly; each set is read on its own. */
+    uint64_t at = SWEEP_HEADER_LEN + 8 * n;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t set_len = get_u64(b + SWEEP_HEADER_LEN + 8 * i);
+        if (set_len > len - 8 - at) {
+            free(off);
+            return BAD("the sweep's set %llu is %llu bytes, past the state's end",
+                       (unsigned long long)i, (unsigned long long)set_len);
+        }
+        off[i] = (size_t)at;
+        at += set_len;
+    }
+    if (at != len - 8) {
+        free(off);
+        return BAD("the sweep's sets fill %llu of the %zu bytes before the checksum",
+                   (unsigned long long)at, len - 8);
+    }
+    off[n] = (size_t)at;
+    *n_sets = (size_t)n;
+    *offsets = off;
+    return APO_OK;
+}
+
 apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head *head) {
     const unsigned char *b = buf;
     /* The magic and the format version sit where every format version keeps them, so that
      * a state of another format is named as such rather than as corrupt. */
     if (len < 12 || memcmp(b + OFF_MAGIC, magic, sizeof magic) != 0)
         return BAD("not a stream state (%zu bytes, without its magic \"APOSTRM\")", len);
-    uint32_t format = get_u32(b + OFF_FORMAT);
-    if (format != APO_STREAM_FORMAT_VERSION)
-        return BAD("the state is of format version %u; this library (%s) reads version %d only",
-                   (unsigned)format, APO_VERSION_STRING, APO_STREAM_FORMAT_VERSION);
-    if (len < APO_STREAM_HEADER_LEN + 8)
-        return BAD("truncated: %zu bytes, shorter than the %d-byte header and checksum", len,
-                   APO_STREAM_HEADER_LEN + 8);
-    uint64_t total = get_u64(b + OFF_TOTAL);
-    if (total != len)
-        return BAD("%s: the state says it is %llu bytes long, %zu were given",
-                   total > len ? "truncated" : "wrong length", (unsigned long long)total, len);
-    uint64_t sum = get_u64(b + len - 8), want = apo__fnv1a64(b, len - 8);
-    if (sum != want)
-        return BAD("corrupt: the checksum is %016llx, the bytes give %016llx",
-                   (unsigned long long)sum, (unsigned long long)want);
+    APO_CHECK(check_envelope(b, len, OFF_FORMAT, APO_STREAM_HEADER_LEN, OFF_TOTAL, 0));
 
     memset(head, 0, sizeof *head);
     if (!read_text(b + OFF_VERSION, APO_STREAM_VERSION_LEN, head->version) ||

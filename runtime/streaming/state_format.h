@@ -31,11 +31,21 @@ typedef struct apo__stream_head {
     uint64_t n_series;
 } apo__stream_head;
 
-/* Bytes of the stream's state. */
+/* Bytes of the stream's state (a sweep's: its container, docs/streaming.md "Sweeps"). */
 size_t apo__stream_state_len(const apo_stream *s);
 
 /* Writes the state into buf, which holds apo__stream_state_len(s) bytes. */
 void apo__stream_state_write(const apo_stream *s, unsigned char *buf);
+
+/* Whether buf starts with a sweep's magic: its sets' states in a container. */
+int apo__stream_state_is_sweep(const void *buf, size_t len);
+
+/* Checks a sweep's container whole (magic, format version, length, checksum, reserved field,
+ * that the sets' lengths fill it exactly) and gives the sets' offsets in buf, *n_sets + 1 of
+ * them (the last the checksum's), for the caller to free; each set is then a state of its
+ * own for apo__stream_state_read. */
+apo_status apo__stream_sweep_state_read(const void *buf, size_t len, size_t *n_sets,
+                                        size_t **offsets);
 
 /* Checks a state whole: magic, format version, length, checksum, library version, and that
  * its series' counts fill exactly its length. Fails with APO_ERR_INVALID_ARGUMENT, saying

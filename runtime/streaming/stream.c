@@ -5,7 +5,12 @@
 
 #include "base/error.h"
 #include "catalog/call_span.h"
+#include "cpu_isa.h"
 #include "streaming/stream.h"
+
+/* Whole tiles a large update computes side by side per pass (feed_whole_tiles): twice the
+ * lanes of the widest vector path, so that a long update keeps every lane busy. */
+#define APO_STREAM_BULK_TILES 16
 
 /* A series length for the shape checks below: any length works, the kernels that stream
  * give every output the input's length and tile along it. */
@@ -54,6 +59,20 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
         free(s);
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series", n_series);
     }
+    if (k->resume_tile != NULL && k->resume_size(k) > 0) {
+        /* Rounded up to 16 bytes so that every series' state is aligned as malloc's block. */
+        s->resume_stride = (k->resume_size(k) + 15) / 16 * 16;
+        s->resume =
+            n_series > SIZE_MAX / s->resume_stride ? NULL : malloc(n_series * s->resume_stride);
+        if (s->resume == NULL) {
+            free(s->series);
+            free(s);
+            return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                             "apo_stream: no memory for the running state of %zu series", n_series);
+        }
+    }
+    for (size_t r = 0; r < n_series; r++)
+        s->series[r].resume_at = APO_STREAM_NO_RESUME;
     s->kernel = k;
     memcpy(s->params, params, sizeof s->params);
     s->seed = seed;
@@ -91,17 +110,29 @@ apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars) {
     return APO_OK;
 }
 
+/* Room for `bars` doubles in each of `blocks` blocks of *buf, which holds *cap each; what
+ * was there is not kept (the scratch of one update). */
+static apo_status reserve_blocks(double **buf, size_t *cap, size_t blocks, size_t bars,
+                                 const char *what) {
+    if (bars <= *cap)
+        return APO_OK;
+    double *grown = malloc(blocks * bars * sizeof *grown);
+    if (grown == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu %s", bars, what);
+    free(*buf);
+    *buf = grown;
+    *cap = bars;
+    return APO_OK;
+}
+
+/* Room for `bars` inputs of whole tiles and their halo, per input (feed_whole_tiles). */
+static apo_status reserve_bulk(apo_stream *s, size_t bars) {
+    return reserve_blocks(&s->bulk, &s->bulk_cap, s->kernel->n_inputs, bars, "bars");
+}
+
 /* Room for `bars` outputs of the current tile, per output. */
 static apo_status reserve_scratch(apo_stream *s, size_t bars) {
-    if (bars <= s->scratch_cap)
-        return APO_OK;
-    double *scratch = malloc(s->kernel->n_outputs * bars * sizeof *scratch);
-    if (scratch == NULL)
-        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu outputs", bars);
-    free(s->scratch);
-    s->scratch = scratch;
-    s->scratch_cap = bars;
-    return APO_OK;
+    return reserve_blocks(&s->scratch, &s->scratch_cap, s->kernel->n_outputs, bars, "outputs");
 }
 
 /* A pointer that indexes like an array starting at position `first` of a series: element t
@@ -112,8 +143,36 @@ static double *biased(double *block, uint64_t first) {
     return (double *)((uintptr_t)block - (uintptr_t)first * sizeof(double));
 }
 
-/* The batch's tile of series `r`, from its start to position `end`, as one row of a call of
- * its own (a ragged row's call: rows 1, row 0; cols the bars so far). */
+/* The call a stream hands its kernel: one row of `cols` bars (a ragged row's call: rows 1,
+ * row 0), on views that index positions from the series' first bar. Its tile grid is left
+ * unset (apo__call_grid): resume_tile needs none, and it costs macd two logarithms, which
+ * would be most of a one-bar update. */
+static void stream_call(const apo_stream *s, apo__call *call, const double **inputs,
+                        double **outputs, uint64_t cols) {
+    memset(call, 0, sizeof *call);
+    call->kernel = s->kernel;
+    call->rows = 1;
+    call->cols = (size_t)cols;
+    call->inputs = inputs;
+    call->outputs = outputs;
+    memcpy(call->params, s->params, sizeof call->params);
+    call->seed = s->seed;
+    call->in_gpu = call->out_gpu = -1;
+    /* No runtime call is running (call.rt NULL): a user kernel may call into its runtime
+     * from a stream's update, which holds none of the runtime's locks. */
+    call->rt = NULL;
+}
+
+static apo_status kernel_failed(const apo_stream *s, apo_status st, size_t r, uint64_t from,
+                                uint64_t to) {
+    return apo__fail(APO_ERR_KERNEL_FAILED,
+                     "apo_stream_update: kernel %s failed with %s on series %zu, bars "
+                     "%llu to %llu; the stream is now unusable",
+                     s->kernel->name, apo_status_name(st), r, (unsigned long long)from,
+                     (unsigned long long)to);
+}
+
+/* The batch's tile of series `r`, from its start to position `end`. */
 static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t end) {
     const apo__kernel *k = s->kernel;
     apo__stream_series *se = &s->series[r];
@@ -126,26 +185,60 @@ static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t end) {
     for (size_t o = 0; o < k->n_outputs; o++)
         outputs[o] = biased(s->scratch + o * s->scratch_cap, start);
     apo__call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = k;
-    call.rows = 1;
-    call.cols = (size_t)end;
-    call.inputs = inputs;
-    call.outputs = outputs;
-    memcpy(call.params, s->params, sizeof call.params);
-    call.seed = s->seed;
+    stream_call(s, &call, inputs, outputs, end);
+    if (s->resume != NULL) {
+        /* Goes on from the series' state where it stands at se->n in this tile; a new tile,
+         * or no state, starts from the tile's start (the bits are the same either way). */
+        unsigned char *state = s->resume + r * s->resume_stride;
+        if (se->resume_at != se->n)
+            memset(state, 0, s->resume_stride); /* what resume_tile takes as "nothing" */
+        const int fresh = se->resume_at != se->n || se->n == start;
+        const int goes_on = k->resume_tile(&call, state, fresh, (size_t)start, (size_t)end);
+        se->resume_at = goes_on ? end : APO_STREAM_NO_RESUME;
+        return APO_OK;
+    }
     apo__call_grid(&call);
-    call.in_gpu = call.out_gpu = -1;
-    /* No runtime call is running (call.rt NULL): a user kernel may call into its runtime
-     * from a stream's update, which holds none of the runtime's locks. */
-    call.rt = NULL;
     apo_status st = k->run_tile(&call, 0, (size_t)start, (size_t)end, NULL);
+    return st == APO_OK ? APO_OK : kernel_failed(s, st, r, start, end);
+}
+
+/*
+ * Feeds `tiles` whole tiles of series r from a tile boundary (the series at se->n, its kept
+ * bars the halo before it), through the kernel's run_tiles: the tiles side by side in the
+ * lanes of a vector, each with the bits of its run_tile (catalog/kernel.h), written straight
+ * into the caller's outputs at `at`. So a long update costs about what the batch costs for
+ * its bars. Any vector path gives the same bits; the stream takes the fastest.
+ */
+static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t at,
+                                   const double *const *inputs, double *const *outputs) {
+    const apo__kernel *k = s->kernel;
+    apo__stream_series *se = &s->series[r];
+    const size_t bars = tiles * s->tile;
+    const uint64_t base = apo__stream_base(s, se->n);
+    const size_t kept = apo__stream_kept(s, se->n), len = kept + bars;
+    const double *in[APO_MAX_IO] = {0};
+    double *out[APO_MAX_IO] = {0};
+    for (size_t i = 0; i < k->n_inputs; i++) {
+        double *b = s->bulk + i * s->bulk_cap;
+        memcpy(b, se->in + i * se->cap, kept * sizeof *b);
+        memcpy(b + kept, inputs[i] + at, bars * sizeof *b);
+        in[i] = biased(b, base);
+    }
+    for (size_t o = 0; o < k->n_outputs; o++)
+        out[o] = biased(outputs[o] + at, se->n);
+    apo__call call;
+    stream_call(s, &call, in, out, se->n + bars);
+    apo__call_grid(&call);
+    const uint64_t first = se->n / s->tile;
+    apo_status st = k->run_tiles(&call, first, first + tiles, (int)apo__cpu_isa_best(), NULL, 0);
     if (st != APO_OK)
-        return apo__fail(APO_ERR_KERNEL_FAILED,
-                         "apo_stream_update: kernel %s failed with %s on series %zu, bars "
-                         "%llu to %llu; the stream is now unusable",
-                         k->name, apo_status_name(st), r, (unsigned long long)start,
-                         (unsigned long long)end);
+        return kernel_failed(s, st, r, se->n, se->n + bars);
+    se->n += bars;
+    /* The next tile reads the last halo bars of these, as a kept window. */
+    const size_t keep = apo__stream_kept(s, se->n);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        memcpy(se->in + i * se->cap, s->bulk + i * s->bulk_cap + len - keep, keep * sizeof(double));
+    se->resume_at = APO_STREAM_NO_RESUME;
     return APO_OK;
 }
 
@@ -158,6 +251,14 @@ static apo_status feed_series(apo_stream *s, size_t r, size_t m, size_t at,
     while (m > 0) {
         uint64_t start = se->n - se->n % s->tile;
         size_t done = (size_t)(se->n - start);
+        if (done == 0 && m >= s->tile && k->run_tiles != NULL) {
+            size_t tiles =
+                m / s->tile < APO_STREAM_BULK_TILES ? m / s->tile : APO_STREAM_BULK_TILES;
+            APO_CHECK(feed_whole_tiles(s, r, tiles, at, inputs, outputs));
+            at += tiles * s->tile;
+            m -= tiles * s->tile;
+            continue;
+        }
         size_t take = s->tile - done < m ? s->tile - done : m;
         size_t kept = apo__stream_kept(s, se->n);
         for (size_t i = 0; i < k->n_inputs; i++)
@@ -179,22 +280,63 @@ static apo_status feed_series(apo_stream *s, size_t r, size_t m, size_t at,
     return APO_OK;
 }
 
-apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, const double *const *inputs,
-                            double *const *outputs) {
-    /* Every allocation first, so that a failure leaves every series where it was. */
-    size_t widest = 0;
+void apo__stream_free_sets(apo_stream **sets, size_t n_sets) {
+    for (size_t j = 0; sets != NULL && j < n_sets; j++)
+        apo__stream_free(sets[j]);
+    free(sets);
+}
+
+apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **out) {
+    apo_stream *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        apo__stream_free_sets(sets, n_sets);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for the sweep's stream");
+    }
+    s->kernel = sets[0]->kernel;
+    memcpy(s->params, sets[0]->params, sizeof s->params);
+    s->seed = sets[0]->seed;
+    s->n_series = sets[0]->n_series;
+    s->tile = sets[0]->tile;
+    s->halo = sets[0]->halo;
+    s->n_sets = n_sets;
+    s->sets = sets;
+    *out = s;
+    return APO_OK;
+}
+
+/* Every allocation an update needs, so that a failure leaves every series where it was. */
+static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
+    size_t widest = 0, bulk = 0;
     for (size_t r = 0; r < s->n_series; r++) {
         if (n_new[r] == 0)
             continue;
+        /* Whole tiles go through run_tiles, at most APO_STREAM_BULK_TILES at a time, with
+         * the halo before them (the first whole tile may follow this update's first piece). */
+        if (s->kernel->run_tiles != NULL && n_new[r] >= s->tile) {
+            size_t tiles = n_new[r] / s->tile < APO_STREAM_BULK_TILES ? n_new[r] / s->tile
+                                                                      : APO_STREAM_BULK_TILES;
+            bulk = s->halo + tiles * s->tile > bulk ? s->halo + tiles * s->tile : bulk;
+        }
         size_t kept = apo__stream_kept(s, s->series[r].n);
         size_t most = s->halo + s->tile;
         size_t need = n_new[r] < most - kept ? kept + n_new[r] : most;
+        /* Doubling (up to the bound), so that a tile filled bar by bar is not copied whole
+         * at every bar. */
+        const size_t cap = s->series[r].cap;
+        if (need > cap && need < 2 * cap)
+            need = 2 * cap < most ? 2 * cap : most;
         APO_CHECK(apo__stream_reserve(s, r, need));
         size_t done = (size_t)(s->series[r].n % s->tile);
         size_t span = n_new[r] < s->tile - done ? done + n_new[r] : s->tile;
         widest = span > widest ? span : widest;
     }
     APO_CHECK(reserve_scratch(s, widest));
+    return reserve_bulk(s, bulk);
+}
+
+/* Feeds every series of a stream of one set, its room reserved. */
+static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                              double *const *outputs) {
     size_t at = 0;
     for (size_t r = 0; r < s->n_series; r++) {
         apo_status st = feed_series(s, r, n_new[r], at, inputs, outputs);
@@ -207,12 +349,37 @@ apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, const double *co
     return APO_OK;
 }
 
+apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
+                            const double *const *inputs, double *const *outputs) {
+    if (s->n_sets == 0) {
+        APO_CHECK(reserve_update(s, n_new));
+        return feed_update(s, n_new, inputs, outputs);
+    }
+    /* Every set's room before any set moves: a sweep's sets never disagree on their bars. */
+    for (size_t j = 0; j < s->n_sets; j++)
+        APO_CHECK(reserve_update(s->sets[j], n_new));
+    for (size_t j = 0; j < s->n_sets; j++) {
+        double *set_out[APO_MAX_IO];
+        for (size_t o = 0; o < s->kernel->n_outputs; o++)
+            set_out[o] = outputs[o] + j * total;
+        apo_status st = feed_update(s->sets[j], n_new, inputs, set_out);
+        if (st != APO_OK) {
+            s->broken = 1;
+            return st;
+        }
+    }
+    return APO_OK;
+}
+
 void apo__stream_free(apo_stream *s) {
     if (s == NULL)
         return;
-    for (size_t r = 0; r < s->n_series; r++)
+    apo__stream_free_sets(s->sets, s->n_sets);
+    for (size_t r = 0; s->series != NULL && r < s->n_series; r++)
         free(s->series[r].in);
     free(s->series);
     free(s->scratch);
+    free(s->resume);
+    free(s->bulk);
     free(s);
 }

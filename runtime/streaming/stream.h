@@ -9,6 +9,10 @@
  * (current tile's start - halo) on: at most halo + L per input, whatever the history's
  * length. An update re-runs the kernel's own tile function over the current tile up to the
  * last new bar, on views that keep absolute positions, and copies out the new positions.
+ * A kernel that can resume a tile (apo__kernel.resume_tile: bollinger, macd) keeps its
+ * running state per series between updates instead, so an update costs its new bars, not
+ * the tile's head; the state is a cache, never saved: a loaded stream, or a series whose
+ * kernel could not go on, starts its tile again once.
  */
 #ifndef APO_RUNTIME_STREAMING_STREAM_H
 #define APO_RUNTIME_STREAMING_STREAM_H
@@ -22,7 +26,12 @@ typedef struct apo__stream_series {
     uint64_t n; /* bars fed so far */
     double *in; /* n_inputs blocks of cap doubles: input i's kept bars, from apo__stream_base() */
     size_t cap; /* bars each block holds */
+    /* The n at which the series' resume state (apo_stream.resume) goes on: it has emitted
+     * the current tile up to position resume_at - 1. APO_STREAM_NO_RESUME: it holds none. */
+    uint64_t resume_at;
 } apo__stream_series;
+
+#define APO_STREAM_NO_RESUME UINT64_MAX
 
 struct apo_stream {
     const apo__kernel *kernel;     /* a built-in, or a user kernel in its runtime's registry */
@@ -33,7 +42,16 @@ struct apo_stream {
     apo__stream_series *series;
     double *scratch; /* n_outputs blocks of scratch_cap doubles: the current tile's outputs */
     size_t scratch_cap;
+    double *bulk; /* n_inputs blocks of bulk_cap doubles: whole tiles and their halo */
+    size_t bulk_cap;
+    /* n_series states of resume_stride bytes for apo__kernel.resume_tile, or NULL. */
+    unsigned char *resume;
+    size_t resume_stride;
     int broken; /* a user kernel failed mid-update: the series may disagree on where they are */
+    /* A sweep's stream (apo_stream_desc.sweep): n_sets streams of one set each, fed the same
+     * bars, and no series of its own (series NULL). 0 and NULL: a stream of one set. */
+    size_t n_sets;
+    apo_stream **sets;
 };
 
 /* Fails (APO_ERR_INVALID_ARGUMENT, naming the kernel and why) unless the kernel's outputs
@@ -50,12 +68,20 @@ uint64_t apo__stream_base(const apo_stream *s, uint64_t n);
 /* Bars a series of n bars keeps per input (n - apo__stream_base()). */
 size_t apo__stream_kept(const apo_stream *s, uint64_t n);
 
+/* The stream of a sweep's sets, taking `sets` (n_sets streams of one set each, of the same
+ * kernel and series count), which it frees with itself, also on failure. */
+apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **out);
+
+/* Frees n_sets streams (NULL ones too) and the array holding them (NULL is fine). */
+void apo__stream_free_sets(apo_stream **sets, size_t n_sets);
+
 /* Gives series `r` room for `bars` kept bars per input; its kept bars stay. */
 apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars);
 
-/* apo_stream_update(), arguments already checked for NULL. */
-apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, const double *const *inputs,
-                            double *const *outputs);
+/* apo_stream_update(), arguments already checked for NULL; `total` the new bars of all
+ * series (a sweep's sets write their outputs `total` apart). */
+apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
+                            const double *const *inputs, double *const *outputs);
 
 void apo__stream_free(apo_stream *s);
 

@@ -3,7 +3,7 @@
  * cli_parse_json_devices() in cli/cli.h), never running a command. The input is split at
  * each NUL or line feed into argv, each argument in an allocation of its own (so that ASan
  * sees a read past its end); the first is the command's name, as main() passes it: devices,
- * run, profile, show, set-ratios or selftest (anything else is ignored).
+ * run, profile, show, set-ratios, selftest or stream (anything else is ignored).
  *
  * Checked beyond "no crash, no leak" (the parsers allocate, and *_free() must release all):
  * - the result is one of the documented exit statuses, and a usage error leaves nothing to
@@ -218,6 +218,38 @@ static void check_selftest(args *a) {
     }
 }
 
+static void check_stream(args *a) {
+    cli_stream_options o;
+    cli_stream_options_init(&o);
+    int help = 0;
+    int rc = cli_stream_parse_options(a->argc, a->argv, &o, &help);
+    FUZZ_CHECK(rc == CLI_EXIT_OK || rc == CLI_EXIT_USAGE || rc == CLI_EXIT_FAILURE, "stream: %d",
+               rc);
+    FUZZ_CHECK(o.n_params <= CLI_RUN_MAX_PARAMS, "stream: %zu params", o.n_params);
+    if (rc == CLI_EXIT_OK && !help) {
+        FUZZ_CHECK(o.state != NULL && o.state[0] != '\0', "stream: no --state");
+        check_in_argv(a, o.state, "--state");
+        check_in_argv(a, o.kernel, "--kernel");
+        check_in_argv(a, o.devices, "--devices");
+        FUZZ_CHECK(o.input != NULL && o.output != NULL, "stream: no input or output");
+        FUZZ_CHECK(strcmp(o.output, o.state) != 0, "stream: the output is the state");
+        FUZZ_CHECK(o.series <= APO_STREAM_MAX_SERIES, "stream: --series %zu", o.series);
+        FUZZ_CHECK(o.old_rows == CLI_OLD_ROWS_REFUSE || o.old_rows == CLI_OLD_ROWS_SKIP ||
+                       o.old_rows == CLI_OLD_ROWS_ACCEPT,
+                   "stream: --old-rows %d", (int)o.old_rows);
+        for (size_t i = 0; i < o.n_params; i++) {
+            FUZZ_CHECK(o.params[i].name != NULL && o.params[i].name[0] != '\0', "stream: param %zu",
+                       i);
+            FUZZ_CHECK(isfinite(o.params[i].value), "stream: param %s = %g", o.params[i].name,
+                       o.params[i].value);
+            for (size_t k = 0; k < i; k++)
+                FUZZ_CHECK(strcmp(o.params[i].name, o.params[k].name) != 0,
+                           "stream: param %s twice", o.params[i].name);
+        }
+    }
+    cli_stream_options_free(&o);
+}
+
 static void check_json_devices(args *a, const char *command) {
     int json = 0;
     const char *devices = NULL;
@@ -239,6 +271,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_set_ratios(&a);
     else if (strcmp(command, "selftest") == 0)
         check_selftest(&a);
+    else if (strcmp(command, "stream") == 0)
+        check_stream(&a);
     else if (strcmp(command, "devices") == 0 || strcmp(command, "show") == 0)
         check_json_devices(&a, command);
     for (int i = 0; i < a.argc; i++)

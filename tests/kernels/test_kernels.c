@@ -728,3 +728,54 @@ Test(kernels, merging_infinite_returns_stats_partials_stores_the_canonical_nan, 
     assert_canonical_nan(var, "variance", 1);
     free(x);
 }
+
+/* The pass a scored sweep shares between band widths (bollinger_pass.h): every window kind
+ * (warm-up, sliding and exact runs, constant windows of 0, -0 and of a price, NaN and
+ * infinite samples, a window whose sd overflows) and widths of every sign, 0 and huge give
+ * the bands of apo__cpu_bollinger_tile bit for bit, tile by tile of its grid. */
+Test(kernels, bollinger_pass_gives_the_bands_of_every_width_bitwise, .timeout = 60) {
+    const size_t n = 10000, p = 15;
+    double *x = alloc_doubles(n), *u = alloc_doubles(n), *m = alloc_doubles(n),
+           *l = alloc_doubles(n), *mean = alloc_doubles(n), *sd = alloc_doubles(n);
+    apo__test_random_walk(12, n, 100.0, 0.1, x);
+    for (size_t t = 300; t < 340; ++t)
+        x[t] = -0.0;
+    for (size_t t = 340; t < 380; ++t)
+        x[t] = 0.0;
+    for (size_t t = 600; t < 640; ++t)
+        x[t] = 101.25;
+    x[900] = NAN;
+    x[1200] = INFINITY;
+    x[1500] = -INFINITY;
+    x[4100] = NAN; /* in the halo of the second tile */
+    x[7000] = 1e306;
+    x[7001] = -1e306; /* an M2 that overflows */
+    const double widths[][2] = {{2.0, 2.0}, {0.0, 0.0}, {-1.5, 3.0}, {1e300, -1e300}, {0.5, 0.0}};
+    const size_t tile = apo__bollinger_tile_len(p);
+    for (size_t b = 0; b < n; b += tile) {
+        const size_t e = b + tile < n ? b + tile : n;
+        apo__cpu_bollinger_pass_tile(x, n, b, e, p, mean, sd);
+    }
+    size_t flat = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
+        run_bollinger(x, n, p, widths[w][0], widths[w][1], 0, u, m, l);
+        for (size_t t = 0; t < n; ++t) {
+            double got[3];
+            apo__bollinger_pass_bands(mean[t], sd[t], widths[w][0], widths[w][1], got);
+            const double want[3] = {u[t], m[t], l[t]};
+            cr_assert(memcmp(got, want, sizeof got) == 0,
+                      "widths %g/%g bar %zu: pass %.17g %.17g %.17g, tile %.17g %.17g %.17g",
+                      widths[w][0], widths[w][1], t, got[0], got[1], got[2], want[0], want[1],
+                      want[2]);
+            flat += w == 0 && sd[t] == APO_BOLLINGER_PASS_FLAT;
+        }
+    }
+    cr_assert_gt(flat, 60, "the constant windows are in the pass as such");
+    cr_assert(signbit(mean[330]) && signbit(u[330]), "a window of -0 keeps its sign");
+    free(x);
+    free(u);
+    free(m);
+    free(l);
+    free(mean);
+    free(sd);
+}

@@ -112,13 +112,15 @@ typedef struct job {
     apo_param params[2];
 } job;
 
-/* A job of `kernel` over rows x cols, with the sets of `sweep` when it is not NULL. */
-static void job_init_sweep(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
-                           const apo_sweep *sweep) {
+/* A job of `kernel` over rows x cols, with the sets of `sweep` when it is not NULL, scored
+ * by the rule `score` when it is not NULL. */
+static void job_init_scored(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
+                            const apo_sweep *sweep, const char *score) {
     memset(j, 0, sizeof *j);
     apo_workload w = APO_WORKLOAD_INIT;
     j->w = w;
     j->w.sweep = sweep;
+    j->w.score = score;
     j->w.kernel = kernel;
     j->w.rows = rows;
     j->w.cols = cols;
@@ -136,14 +138,19 @@ static void job_init_sweep(job *j, apo_runtime *rt, const char *kernel, size_t r
     }
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     apo_kernel_get(rt, kernel, &info);
-    j->w.n_outputs = info.n_outputs;
+    j->w.n_outputs = score != NULL ? APO_N_SCORES : info.n_outputs;
     j->w.outputs = j->outputs;
-    for (size_t o = 0; o < info.n_outputs; o++) {
+    for (size_t o = 0; o < j->w.n_outputs; o++) {
         size_t orows, ocols;
         apo_output_shape(rt, &j->w, o, &orows, &ocols);
         j->lens[o] = orows * ocols;
         j->outputs[o] = malloc(j->lens[o] * sizeof(double));
     }
+}
+
+static void job_init_sweep(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
+                           const apo_sweep *sweep) {
+    job_init_scored(j, rt, kernel, rows, cols, sweep, NULL);
 }
 
 static void job_init(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols) {
@@ -222,14 +229,14 @@ static size_t rank_elements(const apo_report *report) {
     return sum;
 }
 
-static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *kernel, size_t rows,
-                         size_t cols, apo_split split, const apo_sweep *sweep) {
+static void scored_case(apo_runtime *joined, apo_runtime *alone, const char *kernel, size_t rows,
+                        size_t cols, apo_split split, const apo_sweep *sweep, const char *score) {
     job ref, got;
-    job_init_sweep(&ref, alone, kernel, rows, cols, sweep);
-    job_init_sweep(&got, joined, kernel, rows, cols, sweep);
+    job_init_scored(&ref, alone, kernel, rows, cols, sweep, score);
+    job_init_scored(&got, joined, kernel, rows, cols, sweep, score);
     ref.w.split = got.w.split = split;
     CHECK(job_run(&ref, alone, NULL) == APO_OK, "%s alone: %s", kernel, apo_last_error());
-    if (strcmp(kernel, "bollinger") == 0 && sweep == NULL)
+    if (strcmp(kernel, "bollinger") == 0 && sweep == NULL && score == NULL)
         check_bollinger_reference(&ref);
 
     size_t n = 0;
@@ -253,6 +260,11 @@ static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *ke
     }
     job_free(&ref);
     job_free(&got);
+}
+
+static void bitwise_case(apo_runtime *joined, apo_runtime *alone, const char *kernel, size_t rows,
+                         size_t cols, apo_split split, const apo_sweep *sweep) {
+    scored_case(joined, alone, kernel, rows, cols, split, sweep, NULL);
 }
 
 /* Ragged rows (apo_workload.row_lengths): a rank gets each row's tiles as a task of that
@@ -346,6 +358,18 @@ static void scenario_bitwise(int rank) {
         ragged_case(rt, alone, kernels[k], APO_SPLIT_ROWS, NULL);
     }
     ragged_case(rt, alone, "macd", APO_SPLIT_TIME, &sweep);
+    /* Scores (docs/kernels.md, "Scores"): a rank gets whole series of a set's scored call,
+     * and rank 0's cpu runs the sets that differ only in band width as one shared pass,
+     * which the ranks, given one set at a time, do not: the scores must not show it. */
+    const double score_widths[] = {1, 2, 3};
+    const apo_sweep_param score_grid[] = {{"period", periods, 3}, {"nbdev_up", score_widths, 3}};
+    sweep.grid = score_grid;
+    sweep.n_grid = 2;
+    scored_case(rt, alone, "bollinger", 13, 3001, APO_SPLIT_ROWS, &sweep, "bands_revert");
+    scored_case(rt, alone, "bollinger", 6, 5000, APO_SPLIT_AUTO, &sweep, "bands_zone");
+    sweep.grid = macd_grid;
+    sweep.n_grid = 1;
+    scored_case(rt, alone, "macd", 7, 4000, APO_SPLIT_ROWS, &sweep, "macd_cross");
     apo_runtime_destroy(alone);
     apo_runtime_destroy(rt);
 }

@@ -189,7 +189,7 @@ static void cuda_close(apo__device *dev) {
     dev->state = NULL;
 }
 
-static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close};
+static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close, 0};
 
 /* ---- discovery ---------------------------------------------------------------------------- */
 

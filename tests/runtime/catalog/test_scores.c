@@ -5,8 +5,8 @@
  * outputs, on random walks with gaps and with cost; bitwise equality with the outputs
  * materialised and then scored (apo_score_outputs()), across tiles of the indicator's grid;
  * bitwise invariance across devices, ratios and axes, sweeps against their sets alone and
- * ragged rows against their series alone; a series too short to score; rules refused on
- * kernels they do not fit.
+ * ragged rows against their series alone, sets that share a pass against sets alone; a
+ * series too short to score; rules refused on kernels they do not fit.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/call_span.h"
+#include "catalog/scored_kernels.h"
 #include "helpers.h"
 #include "reference.h"
 
@@ -341,6 +343,139 @@ Test(scores, a_sweep_gives_each_set_the_scores_of_its_call_alone, .timeout = 300
     free(all);
     free(x);
     apo_runtime_destroy(rt);
+}
+
+/* Runs sets [first, first + n_run) of a grid sweep (n_run 0: all) on `rt` and checks each
+ * set's scores bitwise against a call of that set alone on `alone`. The grid's first
+ * parameter varies slowest. */
+static void check_sweep_against_sets(apo_runtime *rt, apo_runtime *alone, const char *kernel,
+                                     const char *rule, const double *x, size_t rows, size_t cols,
+                                     const apo_sweep_param *grid, size_t n_grid, apo_split split,
+                                     size_t first, size_t n_run) {
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = n_grid;
+    sweep.first_set = first;
+    sweep.n_sets_run = n_run;
+    scored_call c = {.kernel = kernel, .rule = rule, .x = x, .rows = rows, .cols = cols};
+    c.sweep = &sweep;
+    c.split = split;
+    size_t n;
+    double *all = run_scored(rt, &c, &n);
+    cr_assert_eq(n % rows, 0);
+    for (size_t i = 0; i < n / rows; i++) {
+        apo_param p[APO_MAX_PARAMS];
+        size_t s = first + i;
+        for (size_t j = n_grid; j-- > 0;) {
+            p[j] = (apo_param){grid[j].name, grid[j].values[s % grid[j].n_values]};
+            s /= grid[j].n_values;
+        }
+        scored_call one = {.kernel = kernel,
+                           .rule = rule,
+                           .x = x,
+                           .rows = rows,
+                           .cols = cols,
+                           .params = p,
+                           .n_params = n_grid};
+        size_t m;
+        double *want = run_scored(alone, &one, &m);
+        for (int k = 0; k < APO_N_SCORES; k++)
+            cr_assert(same_bits(all + k * n + i * rows, want + k * m, rows),
+                      "%s:%s split %d, set %zu of those run from %zu, score %d", kernel, rule,
+                      (int)split, i, first, k);
+        free(want);
+    }
+    free(all);
+}
+
+/* Sets that differ only in band widths (bollinger) or in cost (every rule) run one pass per
+ * row on the cpu; each set's scores are those of its call alone, whether the sweep runs
+ * whole on the cpu, is cut between devices, or runs a range of sets that cuts a group. */
+Test(scores, sets_that_share_a_pass_score_bitwise_as_each_set_alone, .timeout = 300) {
+    apo_runtime *cpu = test_runtime("cpu");
+    apo_runtime *many = test_runtime("cpu,sim:a:rate=2e8");
+    const size_t rows = 3, cols = 6000;
+    double *x = walk_with_gaps(rows, cols, 46);
+    const double periods[] = {12, 30}, ups[] = {0.0, 1.5, 2.5}, dns[] = {-1.0, 2.0};
+    const apo_sweep_param widths[3] = {
+        {"period", periods, 2}, {"nbdev_up", ups, 3}, {"nbdev_dn", dns, 2}};
+    const double signals[] = {5, 9}, costs[] = {0.0, 0.001, 0.01};
+    const apo_sweep_param macd_grid[2] = {{"signal", signals, 2}, {"cost", costs, 3}};
+    const char *band_rules[] = {"bands_revert", "bands_zone"};
+    for (size_t r = 0; r < 2; r++) {
+        check_sweep_against_sets(cpu, cpu, "bollinger", band_rules[r], x, rows, cols, widths, 3,
+                                 APO_SPLIT_AUTO, 0, 0);
+        check_sweep_against_sets(many, cpu, "bollinger", band_rules[r], x, rows, cols, widths, 3,
+                                 APO_SPLIT_ROWS, 0, 0);
+        check_sweep_against_sets(cpu, cpu, "bollinger", band_rules[r], x, rows, cols, widths, 3,
+                                 APO_SPLIT_AUTO, 3, 5);
+    }
+    check_sweep_against_sets(cpu, cpu, "macd", "macd_cross", x, rows, cols, macd_grid, 2,
+                             APO_SPLIT_AUTO, 0, 0);
+    check_sweep_against_sets(many, cpu, "macd", "macd_cross", x, rows, cols, macd_grid, 2,
+                             APO_SPLIT_ROWS, 0, 0);
+    free(x);
+    apo_runtime_destroy(many);
+    apo_runtime_destroy(cpu);
+}
+
+/* The calls of sets `params` (every parameter of k, n_sets of them) over one row of x. */
+static void set_calls(const apo__kernel *k, const double *x, size_t cols, const double *params,
+                      size_t n_sets, apo__call *calls, double *scores, double *(*outs)[APO_MAX_IO],
+                      const double **in) {
+    *in = x;
+    for (size_t j = 0; j < n_sets; j++) {
+        apo__call *c = &calls[j];
+        memset(c, 0, sizeof *c);
+        c->kernel = k;
+        c->rows = 1;
+        c->cols = cols;
+        c->inputs = in;
+        for (int o = 0; o < APO_N_SCORES; o++)
+            outs[j][o] = &scores[j * APO_N_SCORES + o];
+        c->outputs = outs[j];
+        memcpy(c->params, params + j * k->n_params, k->n_params * sizeof *params);
+        c->in_gpu = c->out_gpu = -1;
+        apo__call_grid(c);
+    }
+}
+
+/* Which sets share a pass, and a call of several that writes each the scores of its own. */
+Test(scores, a_shared_call_gives_each_set_the_scores_of_its_own, .timeout = 60) {
+    const apo__kernel *k = apo__scored_kernel_find("bollinger:bands_revert");
+    const apo__kernel *mk = apo__scored_kernel_find("macd:macd_cross");
+    cr_assert(k != NULL && mk != NULL && k->shares_pass != NULL);
+    /* period, nbdev_up, nbdev_dn, cost, periods_per_year */
+    const double sets[4][5] = {
+        {20, 2, 2, 0, 252}, {20, 0.5, -1, 0.001, 252}, {20, 3, 1, 0, 98280}, {21, 2, 2, 0, 252}};
+    cr_assert(k->shares_pass(k, sets[0], sets[1]) && k->shares_pass(k, sets[0], sets[2]));
+    cr_assert(!k->shares_pass(k, sets[0], sets[3]), "another period is another pass");
+    /* fast, slow, signal, cost, periods_per_year */
+    const double m0[5] = {12, 26, 9, 0, 252}, m1[5] = {12, 26, 9, 0.01, 252},
+                 m2[5] = {12, 26, 10, 0, 252};
+    cr_assert(mk->shares_pass(mk, m0, m1), "cost only enters the fold");
+    cr_assert(!mk->shares_pass(mk, m0, m2), "signal moves where a tile restarts the EMAs");
+
+    const size_t cols = 9000;
+    double *x = walk_with_gaps(1, cols, 47);
+    apo__call alone[3], group[3];
+    double want[3 * APO_N_SCORES], got[3 * APO_N_SCORES];
+    double *want_outs[3][APO_MAX_IO], *got_outs[3][APO_MAX_IO];
+    const double *in_a, *in_g;
+    set_calls(k, x, cols, &sets[0][0], 3, alone, want, want_outs, &in_a);
+    set_calls(k, x, cols, &sets[0][0], 3, group, got, got_outs, &in_g);
+    for (size_t j = 0; j < 3; j++)
+        cr_assert_eq(k->run_tile(&alone[j], 0, 0, 1, NULL), APO_OK);
+    apo__call shared = group[0];
+    shared.shared = group;
+    shared.n_shared = 3;
+    for (size_t i = 0; i < 3 * APO_N_SCORES; i++)
+        got[i] = -12345.0;
+    cr_assert_eq(k->run_tile(&shared, 0, 0, 1, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert(same_bits(got, want, 3 * APO_N_SCORES), "the shared call's scores");
+    cr_assert_neq(want[APO_SCORE_TRADES], want[APO_N_SCORES + APO_SCORE_TRADES],
+                  "the widths trade differently");
+    free(x);
 }
 
 Test(scores, ragged_rows_give_each_series_its_own_scores, .timeout = 300) {

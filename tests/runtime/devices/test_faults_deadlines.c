@@ -391,7 +391,7 @@ static uint64_t stuck_task_count(const apo__device *dev, uint64_t tiles) {
 
 static void stuck_close(apo__device *dev) { (void)dev; }
 
-static const apo__backend_ops stuck_ops = {stuck_run, stuck_task_count, stuck_close};
+static const apo__backend_ops stuck_ops = {stuck_run, stuck_task_count, stuck_close, 0};
 
 /* The pool and its device outlive the test's body, as a detached worker needs them to. */
 static apo__pool stuck_pool;

@@ -1,10 +1,11 @@
 /*
- * FNV-1a, 64 bits: the checksum of a saved stream state. Not a defence against someone who
+ * FNV-1a, 64 bits: the checksum of a saved stream state (runtime/streaming/) and of the
+ * state file of `apportion stream` (cli/), which wraps one. Not a defence against someone who
  * forges a state, only against bytes changed by accident: every single changed byte changes
  * the sum (each step is a bijection of the running value), and most other damage does.
  */
-#ifndef APO_RUNTIME_STREAMING_CHECKSUM_H
-#define APO_RUNTIME_STREAMING_CHECKSUM_H
+#ifndef APO_KERNELS_COMMON_FNV1A_H
+#define APO_KERNELS_COMMON_FNV1A_H
 
 #include <stddef.h>
 #include <stdint.h>

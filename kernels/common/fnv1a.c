@@ -1,5 +1,5 @@
-/* FNV-1a 64; see checksum.h. */
-#include "streaming/checksum.h"
+/* FNV-1a 64; see fnv1a.h. */
+#include "fnv1a.h"
 
 #define APO_FNV_OFFSET 0xcbf29ce484222325ULL
 #define APO_FNV_PRIME 0x100000001b3ULL

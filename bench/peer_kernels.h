@@ -1,0 +1,89 @@
+/*
+ * peer_kernels.h: the catalog kernels that apo-bench-peers times against TA-Lib and Tulip
+ * Indicators (peers_catalog.c), one row of data each (peer_kernels.c): apportion's kernel
+ * and TA-Lib's defaults, TA-Lib's function and the shape of its C signature, and Tulip's
+ * indicator with its options where Tulip has one. Nothing here is hand-written per kernel
+ * beyond its row: a TA-Lib function is called through the one switch over its shape, a
+ * Tulip function through Tulip's single signature.
+ */
+#ifndef APO_BENCH_PEER_KERNELS_H
+#define APO_BENCH_PEER_KERNELS_H
+
+#include <stddef.h>
+
+#include "apportion.h"
+#include "peers.h"
+
+/* The bar series a kernel reads (peers_catalog.c makes them): OHLCV, and a second close
+ * series for the pair kernels' y. */
+enum { PEER_HIGH, PEER_LOW, PEER_CLOSE, PEER_VOLUME, PEER_OTHER, PEER_SERIES };
+
+#define PEER_MAX_IN 4
+#define PEER_MAX_OUT 2
+#define PEER_MAX_PARAMS 5
+#define PEER_MAX_TI_OPTIONS 3
+
+/* The shapes of TA-Lib's C signatures that the catalog needs: after (startIdx, endIdx), the
+ * input arrays, the options (I an int or TA_MAType, D a double), then (outBegIdx,
+ * outNBElement) and the output arrays. */
+typedef enum peer_ta_shape {
+    PEER_TA_1IN_I_1OUT,     /* SMA, EMA, RSI, ...: (real, period) */
+    PEER_TA_1IN_ID_1OUT,    /* STDDEV, VAR: (real, period, nbdev) */
+    PEER_TA_2IN_1OUT,       /* OBV: (real, volume) */
+    PEER_TA_2IN_I_1OUT,     /* CORREL, BETA: (real0, real1, period) */
+    PEER_TA_2IN_I_2OUT,     /* AROON: (high, low, period) -> down, up */
+    PEER_TA_3IN_1OUT,       /* TRANGE: (high, low, close) */
+    PEER_TA_3IN_I_1OUT,     /* ATR, WILLR, ADX, ...: (high, low, close, period) */
+    PEER_TA_3IN_III_2OUT,   /* STOCHF: (fastk, fastd, fastd_matype) -> fastk, fastd */
+    PEER_TA_3IN_IIIII_2OUT, /* STOCH: (fastk, slowk, its matype, slowd, its matype) */
+    PEER_TA_4IN_1OUT,       /* AD: (high, low, close, volume) */
+    PEER_TA_4IN_I_1OUT,     /* MFI: (..., period) */
+    PEER_TA_4IN_II_1OUT,    /* ADOSC: (..., fast, slow) */
+} peer_ta_shape;
+
+typedef struct peer_kernel {
+    const char *name; /* apportion's catalog kernel */
+    int n_inputs;
+    unsigned char inputs[PEER_MAX_IN]; /* PEER_* series in the kernel's input order, which
+                                          is TA-Lib's and Tulip's too */
+    int n_outputs;
+    int n_params;
+    apo_param params[PEER_MAX_PARAMS]; /* TA-Lib's defaults, in TA-Lib's order */
+    const char *ta_name;               /* TA-Lib's function */
+    peer_ta_shape ta_shape;
+    const char *ti_name; /* Tulip's indicator; NULL where Tulip has none */
+    int ti_n_options;
+    double ti_options[PEER_MAX_TI_OPTIONS]; /* the same defaults in Tulip's terms */
+    int ti_n_outputs;                       /* how many Tulip writes */
+    unsigned char ti_out[PEER_MAX_OUT];     /* Tulip's output holding apportion's output k */
+    /* 1 where TA-Lib (and Tulip) slide running double sums that drift from the exact value
+     * over a long series while apportion's double-double sums do not (docs/kernels.md,
+     * "Where TA-Lib differs"): their outputs then agree less closely (peers_catalog.c). */
+    int running_sums;
+} peer_kernel;
+
+/* The rows: every catalog kernel that TA-Lib has (zscore and vwap are beyond it). */
+extern const peer_kernel peer_kernels[];
+extern const size_t peer_kernel_count;
+
+/* The peers' functions of one row, resolved in the loaded libraries. */
+typedef void (*peer_any_fn)(void);
+typedef struct peer_fns {
+    peer_any_fn ta;                     /* TA-Lib's function, called by its shape */
+    bench_ti_fn ti;                     /* NULL: Tulip has none */
+    int (*ti_start)(const double *opt); /* Tulip's first valid index for its options */
+} peer_fns;
+
+/* Resolves row k's functions; returns 0, or -1 with why when TA-Lib lacks one (a Tulip
+ * function that is missing only leaves fns->ti NULL). */
+int peer_resolve(const bench_peers *p, const peer_kernel *k, peer_fns *fns, char *why,
+                 size_t why_size);
+
+/* Calls TA-Lib's function of row k on in[0 .. n_inputs) of n samples, the whole series
+ * (startIdx 0, endIdx n-1), writing its first value at out[k][0]; *begin is TA-Lib's
+ * outBegIdx. Returns TA-Lib's return code (0 is success), or -1 for a count that is not
+ * n - *begin. */
+int peer_call_talib(const peer_kernel *k, const peer_fns *fns, int n, const double *const *in,
+                    double *const *out, int *begin);
+
+#endif

@@ -1,0 +1,453 @@
+/*
+ * peers_catalog.c: the catalog kernels against TA-Lib and Tulip Indicators
+ * (peers_catalog.h; docs/PERF.md, "Catalog kernels against TA-Lib and Tulip").
+ *
+ * Inputs are OHLCV bars made from bench_fill_walk closes (about 100; below). For each size
+ * and each row of peer_kernels.c the four contenders run once untimed into outputs of their
+ * own, which are compared with TA-Lib's before anything is timed: a table row states how
+ * far apportion's and Tulip's outputs are from TA-Lib's, so that a ratio is never read
+ * between two different computations without saying so. Then `reps` calls each,
+ * interleaved call by call with the order rotating, all into the same outputs, as the
+ * bollinger and macd tables do (bench_peers.c).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "peer_kernels.h"
+#include "peers_catalog.h"
+
+/* Tulip Indicators, TA-Lib, apportion on one thread and on all (bench_peers.c's order). */
+enum { TULIP, TALIB, APO1, APON, CONTENDERS };
+
+#define BATCH_ROWS 1000
+#define BATCH_COLS 10000
+
+/* Outputs within this of TA-Lib's, relative to the largest |TA-Lib output| of the row, are
+ * the same computation up to rounding: the recurrences and windows agree to 1e-12 and
+ * better. A different definition differs by far more: Tulip's EMAs seeded with the first
+ * sample instead of a mean, by 1e-5 of the price (tema) to 2e-4 (ema); a ratio instead of a
+ * percentage (roc) by 1. */
+#define SAME_DEFINITION 1e-9
+/* The same, for a row whose peers slide running double sums (peer_kernel.running_sums):
+ * they lose about mean^2/var ulps of a variance per step, and the loss builds up along the
+ * series, to 2.5e-5 of TA-Lib's largest STDDEV(5) at 1e6 bars of these walks. */
+#define SAME_DEFINITION_DRIFT 1e-4
+
+static double tolerance(const peer_kernel *k) {
+    return k->running_sums ? SAME_DEFINITION_DRIFT : SAME_DEFINITION;
+}
+
+/* ---- the bars ------------------------------------------------------------------------- */
+
+/* A uniform draw in [0, 1) keyed by (seed, i) alone (a splitmix64 finaliser), so that the
+ * bars, like the closes, do not depend on the order they are made in. */
+static double draw(uint64_t seed, uint64_t i) {
+    uint64_t z = seed * 0xD1B54A32D192ED03ull + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-53;
+}
+
+/* Bars of rows x cols: the close is bench_fill_walk's price, the open the previous close,
+ * high and low the larger and smaller of the two widened by up to 5e-4 (the walk's largest
+ * step), volume uniform in [1000, 10000); PEER_OTHER is a second, independent close for
+ * the pair kernels. */
+static int make_bars(double *s[PEER_SERIES], size_t rows, size_t cols) {
+    const size_t n = rows * cols;
+    for (int i = 0; i < PEER_SERIES; i++) {
+        s[i] = malloc(n * sizeof(double));
+        if (s[i] == NULL)
+            return -1;
+    }
+    bench_fill_walk(s[PEER_CLOSE], rows, cols, 7);
+    bench_fill_walk(s[PEER_OTHER], rows, cols, 8);
+    for (size_t r = 0; r < rows; r++) {
+        const double *c = s[PEER_CLOSE] + r * cols;
+        for (size_t t = 0; t < cols; t++) {
+            const size_t i = r * cols + t;
+            const double open = t > 0 ? c[t - 1] : c[t];
+            const double hi = open > c[t] ? open : c[t], lo = open > c[t] ? c[t] : open;
+            s[PEER_HIGH][i] = hi * (1 + 5e-4 * draw(1, i));
+            s[PEER_LOW][i] = lo * (1 - 5e-4 * draw(2, i));
+            s[PEER_VOLUME][i] = 1000 + 9000 * draw(3, i);
+        }
+    }
+    return 0;
+}
+
+/* ---- the contenders ------------------------------------------------------------------- */
+
+typedef struct job {
+    const peer_kernel *k;
+    const peer_fns *fns;
+    apo_runtime *const *rt;
+    size_t rows, cols;
+    const double *in[PEER_MAX_IN];         /* rows x cols each, the kernel's inputs */
+    double *out[CONTENDERS][PEER_MAX_OUT]; /* rows x cols each, NaN where nothing is written */
+    double *ti_spare;                      /* a Tulip output apportion has no use for */
+    int ta_begin;                          /* TA-Lib's outBegIdx */
+    int ti_start;                          /* Tulip's first output index; -1: Tulip left out */
+} job;
+
+static int run_apportion(const job *j, int who) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = j->k->name;
+    w.rows = j->rows;
+    w.cols = j->cols;
+    w.inputs = j->in;
+    w.n_inputs = (size_t)j->k->n_inputs;
+    w.outputs = j->out[who];
+    w.n_outputs = (size_t)j->k->n_outputs;
+    w.params = j->k->params;
+    w.n_params = (size_t)j->k->n_params;
+    return bench_check(apo_distribute_workload(j->rt[who - APO1], &w, NULL), j->k->name);
+}
+
+/* One contender on every row: the peers row by row, apportion in one call. */
+static int run(const job *j, int who) {
+    if (who == APO1 || who == APON)
+        return run_apportion(j, who);
+    if (who == TULIP && j->ti_start < 0)
+        return 0;
+    const peer_kernel *k = j->k;
+    for (size_t r = 0; r < j->rows; r++) {
+        const double *in[PEER_MAX_IN];
+        for (int i = 0; i < k->n_inputs; i++)
+            in[i] = j->in[i] + r * j->cols;
+        if (who == TALIB) {
+            double *out[PEER_MAX_OUT];
+            for (int o = 0; o < k->n_outputs; o++)
+                out[o] = j->out[TALIB][o] + r * j->cols + j->ta_begin;
+            int begin = -1;
+            if (peer_call_talib(k, j->fns, (int)j->cols, in, out, &begin) != 0 ||
+                begin != j->ta_begin) {
+                fprintf(stderr, "apo-bench-peers: %s failed\n", k->ta_name);
+                return -1;
+            }
+        } else {
+            /* Tulip writes its first value at index 0: shifted to its start. */
+            double *out[PEER_MAX_OUT] = {j->ti_spare, j->ti_spare};
+            for (int o = 0; o < k->n_outputs; o++)
+                out[k->ti_out[o]] = j->out[TULIP][o] + r * j->cols + j->ti_start;
+            if (j->fns->ti((int)j->cols, in, k->ti_options, out) != 0) {
+                fprintf(stderr, "apo-bench-peers: ti_%s failed\n", k->ti_name);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- agreement with TA-Lib -------------------------------------------------------------- */
+
+typedef struct agreement {
+    double apo;     /* worst |apportion - TA-Lib| / max|TA-Lib| over a row and output */
+    double tulip;   /* the same for Tulip, where both write; NaN: no Tulip */
+    long apo_nan;   /* outputs finite in one of apportion and TA-Lib only */
+    long tulip_nan; /* the same for Tulip, from its start on */
+    long threads;   /* apportion's outputs on all threads not bitwise those on one */
+} agreement;
+
+/* Worst error of `got` against TA-Lib's `ta` over [from, n), relative to the largest
+ * |ta| there; counts where one is finite and the other is not into *nan. */
+static double worst(const double *got, const double *ta, size_t from, size_t n, long *nan) {
+    double scale = 0, err = 0;
+    for (size_t t = from; t < n; t++)
+        if (isfinite(ta[t]) && fabs(ta[t]) > scale)
+            scale = fabs(ta[t]);
+    if (scale == 0)
+        scale = 1;
+    for (size_t t = from; t < n; t++) {
+        if (isfinite(got[t]) != isfinite(ta[t])) {
+            (*nan)++;
+            continue;
+        }
+        if (isfinite(ta[t])) {
+            const double e = fabs(got[t] - ta[t]) / scale;
+            err = e > err ? e : err;
+        }
+    }
+    return err;
+}
+
+static void compare(const job *j, agreement *a) {
+    memset(a, 0, sizeof *a);
+    a->tulip = j->ti_start < 0 ? NAN : 0;
+    const size_t n = j->cols;
+    for (size_t r = 0; r < j->rows; r++)
+        for (int o = 0; o < j->k->n_outputs; o++) {
+            const double *ta = j->out[TALIB][o] + r * n;
+            /* From index 0: apportion's NaN lead must be TA-Lib's lookback. */
+            const double e = worst(j->out[APO1][o] + r * n, ta, 0, n, &a->apo_nan);
+            a->apo = e > a->apo ? e : a->apo;
+            if (j->ti_start >= 0) {
+                /* Where both write: Tulip's lead is its own. */
+                const size_t from = (size_t)(j->ti_start > j->ta_begin ? j->ti_start : j->ta_begin);
+                const double et = worst(j->out[TULIP][o] + r * n, ta, from, n, &a->tulip_nan);
+                a->tulip = et > a->tulip ? et : a->tulip;
+            }
+            for (size_t t = 0; t < n; t++)
+                a->threads += memcmp(&j->out[APO1][o][r * n + t], &j->out[APON][o][r * n + t],
+                                     sizeof(double)) != 0;
+        }
+}
+
+/* ---- one kernel at one size ------------------------------------------------------------ */
+
+typedef struct row {
+    int reps;
+    double ms[CONTENDERS];     /* wall clock */
+    double cpu_ms[CONTENDERS]; /* the calling thread's CPU time: TULIP, TALIB, APO1 only */
+    agreement agree;
+} row;
+
+/* CPU seconds of the calling thread. On a machine shared with other jobs a long call is
+ * preempted more often than a short one, so the wall-clock ratio of a 40 ms call to a 1 ms
+ * call grows with the load; the peers and apportion on one thread ("cpu:threads=1" runs its
+ * tiles on the calling thread) do all their work on this thread, so their CPU times compare
+ * the work itself. apoN's other thread is not counted: it has no CPU column. */
+static double thread_cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Where TA-Lib writes its first value for this kernel and size: one call on the first row
+ * into outputs that are then cleared. */
+static int probe_talib(job *j) {
+    double *out[PEER_MAX_OUT];
+    for (int o = 0; o < j->k->n_outputs; o++)
+        out[o] = j->out[TALIB][o];
+    const double *in[PEER_MAX_IN];
+    for (int i = 0; i < j->k->n_inputs; i++)
+        in[i] = j->in[i];
+    return peer_call_talib(j->k, j->fns, (int)j->cols, in, out, &j->ta_begin);
+}
+
+static int measure(job *j, const peers_catalog_options *o, row *res) {
+    const size_t n = j->rows * j->cols;
+    int rc = 0;
+    for (int w = 0; w < CONTENDERS && rc == 0; w++)
+        for (int k = 0; k < j->k->n_outputs && rc == 0; k++)
+            if ((j->out[w][k] = malloc(n * sizeof(double))) == NULL)
+                rc = -1;
+    j->ti_spare = malloc(j->cols * sizeof(double));
+    const int reps = bench_peers_reps(o->reps, n);
+    double *times = malloc((size_t)reps * CONTENDERS * 2 * sizeof *times);
+    double *cpu = times + (size_t)reps * CONTENDERS;
+    if (rc != 0 || j->ti_spare == NULL || times == NULL) {
+        fprintf(stderr, "apo-bench-peers: %s %zu x %zu: out of memory\n", j->k->name, j->rows,
+                j->cols);
+        rc = -1;
+        goto done;
+    }
+    if (probe_talib(j) != 0) {
+        fprintf(stderr, "apo-bench-peers: %s failed\n", j->k->ta_name);
+        rc = -1;
+        goto done;
+    }
+    j->ti_start = j->fns->ti == NULL ? -1 : j->fns->ti_start(j->k->ti_options);
+    if (j->ti_start >= (int)j->cols)
+        j->ti_start = -1;
+    for (int w = 0; w < CONTENDERS; w++)
+        for (int k = 0; k < j->k->n_outputs; k++)
+            for (size_t i = 0; i < n; i++)
+                j->out[w][k][i] = NAN;
+    /* Untimed first calls: their outputs are the ones compared. */
+    for (int w = 0; w < CONTENDERS && rc == 0; w++)
+        rc = run(j, w);
+    if (rc != 0)
+        goto done;
+    compare(j, &res->agree);
+    /* Timed calls all write the same output arrays (bench_peers.c says why). */
+    job shared = *j;
+    for (int w = 1; w < CONTENDERS; w++)
+        for (int k = 0; k < j->k->n_outputs; k++)
+            shared.out[w][k] = j->out[0][k];
+    for (int r = 0; r < reps && rc == 0; r++)
+        for (int c = 0; c < CONTENDERS && rc == 0; c++) {
+            const int w = (r + c) % CONTENDERS;
+            const double c0 = thread_cpu_now(), t0 = bench_now();
+            rc = run(&shared, w);
+            times[w * reps + r] = bench_now() - t0;
+            cpu[w * reps + r] = thread_cpu_now() - c0;
+        }
+    res->reps = reps;
+    for (int w = 0; w < CONTENDERS; w++) {
+        const int none = j->ti_start < 0 && w == TULIP;
+        res->ms[w] = none ? NAN : bench_median(times + w * reps, (size_t)reps) * 1e3;
+        res->cpu_ms[w] = none || w == APON ? NAN : bench_median(cpu + w * reps, (size_t)reps) * 1e3;
+    }
+done:
+    free(times);
+    free(j->ti_spare);
+    for (int w = 0; w < CONTENDERS; w++)
+        for (int k = 0; k < PEER_MAX_OUT; k++) {
+            free(j->out[w][k]);
+            j->out[w][k] = NULL;
+        }
+    return rc;
+}
+
+/* ---- the tables ------------------------------------------------------------------------ */
+
+static void print_header(size_t rows, size_t cols) {
+    printf("\n# catalog kernels, %zu x %zu, TA-Lib's default parameters\n", rows, cols);
+    printf("# %-15s %4s %9s %9s %9s %9s %10s %10s %10s %10s | %9s %9s %9s %10s %10s | %9s "
+           "%9s\n",
+           "kernel", "reps", "tulip_ms", "talib_ms", "apo1_ms", "apoN_ms", "talib/apo1",
+           "talib/apoN", "tulip/apo1", "tulip/apoN", "tulip_cpu", "talib_cpu", "apo1_cpu",
+           "talib/apo1", "tulip/apo1", "d_apo", "d_tulip");
+}
+
+/* A time in ms, or "-" where Tulip has no function. */
+static void print_ms(double ms) {
+    if (isnan(ms))
+        printf(" %9s", "-");
+    else
+        printf(" %9.3f", ms);
+}
+
+/* A ratio, or "-" where Tulip has no function; a Tulip ratio whose outputs are not TA-Lib's
+ * computation is marked with '*'. */
+static void print_ratio(double peer_ms, double apo_ms, int differs) {
+    if (isnan(peer_ms))
+        printf(" %10s", "-");
+    else
+        printf(" %9.2f%c", peer_ms / apo_ms, differs ? '*' : ' ');
+}
+
+static void print_row(const peer_kernel *k, const row *r) {
+    const agreement *a = &r->agree;
+    const int tulip_differs = !(a->tulip <= tolerance(k)) || a->tulip_nan > 0;
+    printf("%-17s %4d", k->name, r->reps);
+    for (int w = 0; w < CONTENDERS; w++)
+        print_ms(r->ms[w]);
+    print_ratio(r->ms[TALIB], r->ms[APO1], 0);
+    print_ratio(r->ms[TALIB], r->ms[APON], 0);
+    print_ratio(r->ms[TULIP], r->ms[APO1], tulip_differs);
+    print_ratio(r->ms[TULIP], r->ms[APON], tulip_differs);
+    printf(" |");
+    print_ms(r->cpu_ms[TULIP]);
+    print_ms(r->cpu_ms[TALIB]);
+    print_ms(r->cpu_ms[APO1]);
+    print_ratio(r->cpu_ms[TALIB], r->cpu_ms[APO1], 0);
+    print_ratio(r->cpu_ms[TULIP], r->cpu_ms[APO1], tulip_differs);
+    printf(" |");
+    printf(" %9.2e", a->apo);
+    if (isnan(a->tulip))
+        printf(" %9s", "-");
+    else
+        printf(" %9.2e", a->tulip);
+    if (a->apo_nan > 0 || a->apo > tolerance(k))
+        printf("  APPORTION DIFFERS FROM TA-LIB (%ld NaN mismatches)", a->apo_nan);
+    if (a->tulip_nan > 0)
+        printf("  (tulip: %ld NaN mismatches)", a->tulip_nan);
+    if (a->threads > 0)
+        printf("  %ld OUTPUTS DIFFER BETWEEN 1 AND ALL THREADS", a->threads);
+    printf("\n");
+    fflush(stdout);
+}
+
+int peers_catalog_has(const char *name) {
+    for (size_t i = 0; i < peer_kernel_count; i++)
+        if (strcmp(peer_kernels[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every kernel of the size: returns 0, -1 on a failure, 1 when apportion's outputs are not
+ * TA-Lib's computation or differ between thread counts (the table says which). */
+static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_catalog_options *o,
+                    size_t rows, size_t cols) {
+    double *bars[PEER_SERIES] = {NULL};
+    if (make_bars(bars, rows, cols) != 0) {
+        fprintf(stderr, "apo-bench-peers: %zu x %zu: out of memory\n", rows, cols);
+        for (int i = 0; i < PEER_SERIES; i++)
+            free(bars[i]);
+        return -1;
+    }
+    print_header(rows, cols);
+    int rc = 0;
+    for (size_t i = 0; i < peer_kernel_count && rc >= 0; i++) {
+        const peer_kernel *k = &peer_kernels[i];
+        if (!bench_selected(o->kernels, k->name) && !bench_selected(o->kernels, "catalog"))
+            continue;
+        peer_fns fns;
+        char why[160];
+        if (peer_resolve(p, k, &fns, why, sizeof why) != 0) {
+            printf("%-17s skipped: %s\n", k->name, why);
+            continue;
+        }
+        job j = {.k = k, .fns = &fns, .rt = rt, .rows = rows, .cols = cols};
+        for (int in = 0; in < k->n_inputs; in++)
+            j.in[in] = bars[k->inputs[in]];
+        row res = {0};
+        if (measure(&j, o, &res) != 0) {
+            rc = -1;
+            break;
+        }
+        print_row(k, &res);
+        if (res.agree.apo_nan > 0 || res.agree.apo > tolerance(k) || res.agree.threads > 0)
+            rc = 1;
+    }
+    for (int i = 0; i < PEER_SERIES; i++)
+        free(bars[i]);
+    return rc;
+}
+
+/* The kernels of this build that no table of the bench compares, so that a kernel added to
+ * the catalog without a row here shows. */
+static void print_uncompared(apo_runtime *rt) {
+    size_t count = 0;
+    const char *name = NULL;
+    printf("# kernels without a peer here (not in TA-Lib, or not indicators):");
+    if (apo_kernel_count(rt, &count) == APO_OK)
+        for (size_t i = 0; i < count; i++)
+            if (apo_kernel_name(rt, i, &name) == APO_OK && !peers_catalog_has(name) &&
+                strcmp(name, "bollinger") != 0 && strcmp(name, "macd") != 0)
+                printf(" %s", name);
+    printf("\n");
+}
+
+int peers_catalog_run(const bench_peers *p, apo_runtime *const rt[2],
+                      const peers_catalog_options *o) {
+    char drifting[256] = "";
+    for (size_t i = 0; i < peer_kernel_count; i++)
+        if (peer_kernels[i].running_sums) {
+            const size_t used = strlen(drifting);
+            snprintf(drifting + used, sizeof drifting - used, "%s%s", used > 0 ? ", " : "",
+                     peer_kernels[i].name);
+        }
+    printf(
+        "\n# catalog kernels: every one TA-Lib has, with TA-Lib's defaults, on OHLCV bars (close "
+        "from bench_fill_walk, open the previous close, high/low widened by up to 5e-4, "
+        "volume uniform in [1000, 10000); correl and beta against a second walk)\n"
+        "# d_apo, d_tulip: worst |output - TA-Lib's| / max|TA-Lib's output| over each row "
+        "and output (Tulip where both write); above %.0e (%.0e for %s, whose peers' running "
+        "sums drift), or a NaN where TA-Lib has a value, is another computation: '*' marks "
+        "such a Tulip ratio\n"
+        "# after '|': medians of the calling thread's CPU time (ms) of the same calls, and "
+        "their ratios: on a loaded machine the wall clock penalises the longer call\n",
+        SAME_DEFINITION, SAME_DEFINITION_DRIFT, drifting);
+    print_uncompared(rt[0]);
+    int worst_rc = 0;
+    const size_t sizes[] = {10000, 1000000};
+    for (size_t s = 0; s < 2 && worst_rc >= 0; s++) {
+        if ((double)sizes[s] > o->max_size)
+            continue;
+        const int rc = run_size(p, rt, o, 1, sizes[s]);
+        worst_rc = rc < 0 ? rc : rc > worst_rc ? rc : worst_rc;
+    }
+    if (o->batch && worst_rc >= 0) {
+        const int rc = run_size(p, rt, o, BATCH_ROWS, BATCH_COLS);
+        worst_rc = rc < 0 ? rc : rc > worst_rc ? rc : worst_rc;
+    }
+    return worst_rc == 0 ? 0 : -1;
+}

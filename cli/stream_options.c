@@ -1,0 +1,168 @@
+/*
+ * The options of `apportion stream` (options.h; docs/cli.md, "apportion stream").
+ */
+#include "cli.h"
+#include "options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_stream_help[] =
+    "Usage: apportion stream --state FILE [--kernel K] [--param k=v ...]\n"
+    "                        [--input FILE|-] [--input-format csv|f64] [--column NAME[,NAME...]]\n"
+    "                        [--input-map INPUT=COLUMN,...] [--group-by COL] [--index-column COL]\n"
+    "                        [--missing-as-nan] [--series N] [--output FILE|-]\n"
+    "                        [--old-rows refuse|skip|accept] [--devices LIST]\n"
+    "\n"
+    "Feed new bars to a stream kept in a state file and write the outputs of exactly those\n"
+    "bars: bit for bit what `apportion run` gives at those bars over the whole history.\n"
+    "\n"
+    "  --state FILE         the stream's state: read when it exists (else a new stream of\n"
+    "                       --kernel starts), replaced whole only after the outputs are\n"
+    "                       written, so a job killed at any point can simply run again\n"
+    "  --kernel K           the kernel (required for a new state; checked against it else)\n"
+    "  --param k=v          a kernel parameter, repeatable (checked against the state)\n"
+    "  --input FILE         the new rows: CSV (a date column, one or several series) or raw\n"
+    "                       float64; default '-', standard input\n"
+    "  --input-format F     csv or f64 (default: from the name, as for run)\n"
+    "  --column NAME,...    CSV: the columns read, each one series (default: close)\n"
+    "  --input-map I=C,...  CSV: the column of a named input of the kernel\n"
+    "  --group-by COL       CSV, long format: one series per value of COL (a ticker)\n"
+    "  --index-column COL   CSV: the dates (default: the first column that is not a number)\n"
+    "  --missing-as-nan     CSV: empty fields and NA, null, ... read as NaN (a gap)\n"
+    "  --series N           raw input: N series, each 1/N of the values in turn\n"
+    "  --output FILE        the outputs as CSV, replaced whole; default '-', standard output\n"
+    "  --old-rows WHAT      a row whose date is not after its series' last one: refuse\n"
+    "                       (default; exit 2, nothing changed), skip it, or accept it as a\n"
+    "                       new bar (no date is checked)\n"
+    "  --devices LIST       as APPORTION_DEVICES (the update runs on the calling thread)\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime failure, 2 usage error (bad input or state).\n";
+
+void cli_stream_options_init(cli_stream_options *o) {
+    memset(o, 0, sizeof *o);
+    o->input = "-";
+    o->output = "-";
+    o->old_rows = CLI_OLD_ROWS_REFUSE;
+}
+
+void cli_stream_options_free(cli_stream_options *o) {
+    for (size_t i = 0; i < o->n_params; i++)
+        free(o->param_names[i]);
+    o->n_params = 0;
+}
+
+/* NAME=VALUE, one value: a stream follows one parameter set. */
+static int add_param(cli_stream_options *o, const char *text) {
+    const char *eq = strchr(text, '=');
+    if (eq == NULL || eq == text)
+        return cli_usage_error("stream", "--param '%s': expected NAME=VALUE", text);
+    const size_t n = (size_t)(eq - text);
+    for (size_t i = 0; i < o->n_params; i++)
+        if (strlen(o->param_names[i]) == n && strncmp(o->param_names[i], text, n) == 0)
+            return cli_usage_error("stream", "--param %.*s is given twice", (int)n, text);
+    if (o->n_params == CLI_RUN_MAX_PARAMS)
+        return cli_usage_error("stream", "too many --param options (at most %d)",
+                               CLI_RUN_MAX_PARAMS);
+    double v;
+    if (cli_parse_double(eq + 1, &v) != 0)
+        return cli_usage_error("stream",
+                               "--param '%s': '%s' is not a finite number (a stream follows one "
+                               "parameter set: no lists or ranges)",
+                               text, eq + 1);
+    char *name = malloc(n + 1);
+    if (name == NULL) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    memcpy(name, text, n);
+    name[n] = '\0';
+    o->param_names[o->n_params] = name;
+    o->params[o->n_params].name = name;
+    o->params[o->n_params].value = v;
+    o->n_params++;
+    return CLI_EXIT_OK;
+}
+
+int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *help) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int r;
+#define VALUE(name) ((r = cli_value_once("stream", argc, argv, &i, name, &v)) != 0)
+        if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
+            *help = 1;
+            return CLI_EXIT_OK;
+        } else if (cli_flag(a, "--missing-as-nan")) {
+            o->missing_as_nan = 1;
+            continue;
+        } else if (VALUE("--state")) {
+            if (r > 0)
+                o->state = v;
+        } else if (VALUE("--kernel")) {
+            if (r > 0)
+                o->kernel = v;
+        } else if (VALUE("--input")) {
+            if (r > 0)
+                o->input = v;
+        } else if (VALUE("--input-format")) {
+            if (r > 0 && cli_format_parse(v, &o->input_format) != 0)
+                return cli_usage_error("stream", "--input-format '%s': expected f64 or csv", v);
+            o->input_format_set = 1;
+        } else if (VALUE("--column")) {
+            if (r > 0)
+                o->column = v;
+        } else if (VALUE("--input-map")) {
+            if (r > 0)
+                o->input_map = v;
+        } else if (VALUE("--group-by")) {
+            if (r > 0)
+                o->group_by = v;
+        } else if (VALUE("--index-column")) {
+            if (r > 0)
+                o->index_column = v;
+        } else if (VALUE("--series")) {
+            if (r > 0 && (cli_parse_size(v, &o->series) != 0 || o->series == 0 ||
+                          o->series > APO_STREAM_MAX_SERIES))
+                return cli_usage_error("stream", "--series '%s': expected 1 to %zu", v,
+                                       APO_STREAM_MAX_SERIES);
+        } else if (VALUE("--output")) {
+            if (r > 0)
+                o->output = v;
+        } else if (VALUE("--old-rows")) {
+            if (r > 0) {
+                if (strcmp(v, "refuse") == 0)
+                    o->old_rows = CLI_OLD_ROWS_REFUSE;
+                else if (strcmp(v, "skip") == 0)
+                    o->old_rows = CLI_OLD_ROWS_SKIP;
+                else if (strcmp(v, "accept") == 0)
+                    o->old_rows = CLI_OLD_ROWS_ACCEPT;
+                else
+                    return cli_usage_error("stream",
+                                           "--old-rows '%s': expected refuse, skip or accept", v);
+            }
+        } else if (VALUE("--devices")) {
+            if (r > 0)
+                o->devices = v;
+        } else if ((r = cli_value("stream", argc, argv, &i, "--param", &v)) != 0) {
+            if (r > 0) {
+                const int rc = add_param(o, v);
+                if (rc != CLI_EXIT_OK)
+                    return rc;
+            }
+        } else if (a[0] == '-') {
+            return cli_usage_error("stream", "unknown option '%s'", a);
+        } else {
+            return cli_usage_error("stream", "unexpected argument '%s'", a);
+        }
+#undef VALUE
+        if (r < 0)
+            return CLI_EXIT_USAGE;
+        if (v != NULL && v[0] == '\0')
+            return cli_usage_error("stream", "option %s needs a non-empty value", a);
+    }
+    if (o->state == NULL)
+        return cli_usage_error("stream", "--state FILE is required");
+    if (o->output != NULL && strcmp(o->output, o->state) == 0)
+        return cli_usage_error("stream", "--output and --state name one file");
+    return CLI_EXIT_OK;
+}

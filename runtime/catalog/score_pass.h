@@ -1,0 +1,62 @@
+/*
+ * The pass of a scored kernel (docs/kernels.md, "Scores"): what a tile of its indicator
+ * computes before the parameters that only shape each set's outputs from it. Sets of a
+ * sweep that differ in those parameters alone run one pass and each takes its outputs from
+ * it, with the bits it has alone:
+ *   - every indicator: the rule's `cost` and `periods_per_year` enter only the fold, so the
+ *     indicator's tile itself is the pass;
+ *   - bollinger: the band widths enter only the bands, so the pass is each window's mean
+ *     and standard deviation (kernels/averages/bollinger_pass.h), and each width's bands
+ *     are those the indicator's tile stores for it.
+ * macd's `signal` is not applied: it sets the warm-up from which a tile restarts its fast
+ * and slow EMAs, so two signals give MACD lines apart in the last place (docs/kernels.md,
+ * "Sweeps: what is shared").
+ */
+#ifndef APO_RUNTIME_CATALOG_SCORE_PASS_H
+#define APO_RUNTIME_CATALOG_SCORE_PASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bollinger_pass.h"
+#include "catalog/kernel.h"
+
+enum {
+    APO_SCORE_PASS_TILE = 0,        /* the indicator's tile: its outputs as they are */
+    APO_SCORE_PASS_BOLLINGER_WIDTHS /* bollinger's mean and sd, bands per width */
+};
+
+typedef struct apo__score_pass {
+    int kind;         /* APO_SCORE_PASS_* */
+    size_t n_out;     /* doubles the pass keeps per bar */
+    uint64_t applied; /* bit i: parameter i of the scored kernel does not enter the pass */
+} apo__score_pass;
+
+/* The pass of a scored kernel over `indicator`, whose own parameters are followed by the
+ * rule's n_rule_params. */
+void apo__score_pass_of(const apo__kernel *indicator, size_t n_rule_params, apo__score_pass *pass);
+
+/* Whether sets with the scored kernel's parameters a and b (n_params of them) share a pass:
+ * every parameter that enters it is the same. */
+int apo__score_pass_shared(const apo__score_pass *pass, size_t n_params, const double *a,
+                           const double *b);
+
+/* Computes positions [begin, end) of the pass of `view` (the indicator's call on a window of
+ * one row, as its run_tile takes it) into out[0 .. n_out), at the window's indices. */
+apo_status apo__score_pass_tile(const apo__score_pass *pass, const apo__call *view, size_t begin,
+                                size_t end, double *const *out);
+
+/* The indicator's outputs at position i of a pass, for a set with indicator parameters
+ * `params`: bitwise those its own tile would store. */
+static inline void apo__score_pass_outputs(const apo__score_pass *pass, const double *params,
+                                           const double *const *in, size_t i, size_t n_outputs,
+                                           double *out) {
+    if (pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS) {
+        apo__bollinger_pass_bands(in[1][i], in[0][i], params[1], params[2], out);
+        return;
+    }
+    for (size_t k = 0; k < n_outputs; k++)
+        out[k] = in[k][i];
+}
+
+#endif

@@ -1,0 +1,360 @@
+/*
+ * apportion stream (cli/cmd_stream.c): new rows fed to a state file, run after run, give
+ * the bits that `apportion run` gives over the whole history; rows not after a series' last
+ * date are refused, skipped or accepted as asked; a damaged or foreign state is refused with
+ * nothing changed; and a run killed (SIGKILL) between writing its outputs and replacing the
+ * state, run again, leaves the files of an uninterrupted run. Each case runs the built tool
+ * as a subprocess (cli_fixtures.h).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_fixtures.h"
+
+TestSuite(cli, .fini = cli_cleanup);
+
+#define BARS 300
+#define TICKERS 2
+
+/* Two tickers' bars (high, low, close), a gap in A's closes at bars 50 to 52. */
+static double high[TICKERS][BARS], low[TICKERS][BARS], close_[TICKERS][BARS];
+static const char *const ticker[TICKERS] = {"A", "B"};
+
+static void make_bars(void) {
+    unsigned st = 11;
+    for (int t = 0; t < TICKERS; t++) {
+        double c = 100 + 20 * t;
+        for (int i = 0; i < BARS; i++) {
+            c += walk_step(&st);
+            close_[t][i] = c;
+            high[t][i] = c + fabs(walk_step(&st));
+            low[t][i] = c - fabs(walk_step(&st));
+        }
+    }
+}
+
+/* Bar i's date: hours from 2024-01-01T00:00. */
+static void bar_date(int i, char *out, size_t size) {
+    snprintf(out, size, "2024-01-%02dT%02d:00", 1 + i / 24, i % 24);
+}
+
+/* A long-format file of ticker t's bars [from[t], to[t]), the records in date order. */
+static void write_rows(const char *path, const int *from, const int *to) {
+    static char text[1 << 16];
+    size_t o = (size_t)snprintf(text, sizeof text, "date,ticker,high,low,close\n");
+    for (int i = 0; i < BARS; i++) {
+        for (int t = 0; t < TICKERS; t++) {
+            if (i < from[t] || i >= to[t])
+                continue;
+            char date[32];
+            bar_date(i, date, sizeof date);
+            char c[32];
+            if (t == 0 && i >= 50 && i <= 52)
+                snprintf(c, sizeof c, "NA");
+            else
+                snprintf(c, sizeof c, "%.17g", close_[t][i]);
+            o += (size_t)snprintf(text + o, sizeof text - o, "%s,%s,%.17g,%.17g,%s\n", date,
+                                  ticker[t], high[t][i], low[t][i], c);
+            cr_assert_lt(o, sizeof text);
+        }
+    }
+    write_text(path, text);
+}
+
+/* The batch: `run` over every bar, raw atr (TICKERS x BARS). */
+static double *batch_atr(void) {
+    char all[128], out[128], file[160];
+    snprintf(all, sizeof all, "%s/all.csv", work);
+    snprintf(out, sizeof out, "%s/batch", work);
+    write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
+    cli_result r = run_cli(ARGS("run", "--kernel", "atr", "--param", "timeperiod=5", "--devices",
+                                "cpu", "--input", all, "--group-by", "ticker", "--missing-as-nan",
+                                "--no-learn", "--output", out));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/atr.f64", out);
+    size_t len = 0;
+    double *v = (double *)(void *)read_all(file, &len);
+    cr_assert_eq(len, sizeof(double) * TICKERS * BARS);
+    return v;
+}
+
+static cli_result stream_rows(const char *state, const char *input, const char *output,
+                              const char *extra) {
+    return run_cli(ARGS("stream", "--state", state, "--kernel", "atr", "--param", "timeperiod=5",
+                        "--input", input, "--group-by", "ticker", "--missing-as-nan", "--output",
+                        output, extra));
+}
+
+/* Checks an output file of `stream` against the batch: every line's value has the bits of
+ * the batch at its series and bar, and date; seen[t][bar] counts the lines. */
+static void check_output(const char *path, const double *batch, int seen[TICKERS][BARS]) {
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    cr_assert_not_null(text, "no output %s", path);
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    cr_assert_str_eq(line, "series,bar,date,atr");
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        char name[8], date[32], want_date[32], value[64];
+        unsigned bar;
+        cr_assert_eq(sscanf(line, "%7[^,],%u,%31[^,],%63s", name, &bar, date, value), 4, "%s",
+                     line);
+        const int t = strcmp(name, "A") == 0 ? 0 : 1;
+        cr_assert(strcmp(name, ticker[t]) == 0 && bar < BARS, "%s", line);
+        bar_date((int)bar, want_date, sizeof want_date);
+        cr_assert_str_eq(date, want_date, "%s", line);
+        const double got = strtod(value, NULL), want = batch[t * BARS + bar];
+        cr_assert(memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)),
+                  "%s: batch %.17g", line, want);
+        seen[t][bar]++;
+    }
+    free(text);
+}
+
+Test(cli, stream_in_ragged_pieces_gives_the_bits_of_one_run, .timeout = 120) {
+    make_work_dir();
+    make_bars();
+    double *batch = batch_atr();
+    /* Each ticker cut at its own places, one piece empty for one ticker, the gap inside. */
+    static const int cut[TICKERS][6] = {{0, 1, 37, 37, 151, BARS}, {0, 5, 6, 200, 299, BARS}};
+    char state[128];
+    snprintf(state, sizeof state, "%s/atr.state", work);
+    static int seen[TICKERS][BARS];
+    for (int p = 0; p < 5; p++) {
+        char in[128], out[128];
+        snprintf(in, sizeof in, "%s/piece%d.csv", work, p);
+        snprintf(out, sizeof out, "%s/out%d.csv", work, p);
+        write_rows(in, (const int[]){cut[0][p], cut[1][p]},
+                   (const int[]){cut[0][p + 1], cut[1][p + 1]});
+        cli_result r = stream_rows(state, in, out, "--devices=cpu");
+        cr_assert_eq(r.status, 0, "piece %d: %s", p, r.err);
+        free_result(&r);
+        check_output(out, batch, seen);
+    }
+    for (int t = 0; t < TICKERS; t++)
+        for (int i = 0; i < BARS; i++)
+            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d written %d times", ticker[t], i,
+                         seen[t][i]);
+    free(batch);
+}
+
+/* A state after the first 100 bars of each ticker, and the path of the next rows' file. */
+static void start_state(char *state, size_t size) {
+    make_bars();
+    char in[128], out[128];
+    snprintf(state, size, "%s/s.state", work);
+    snprintf(in, sizeof in, "%s/head.csv", work);
+    snprintf(out, sizeof out, "%s/head_out.csv", work);
+    write_rows(in, (const int[]){0, 0}, (const int[]){100, 100});
+    cli_result r = stream_rows(state, in, out, "--devices=cpu");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+}
+
+Test(cli, stream_refuses_skips_or_accepts_rows_not_after_the_last, .timeout = 120) {
+    make_work_dir();
+    char state[128], in[128], out[128];
+    start_state(state, sizeof state);
+    size_t before_len = 0;
+    char *before = read_all(state, &before_len);
+    /* Bars 95 to 109: five of them already fed. */
+    snprintf(in, sizeof in, "%s/overlap.csv", work);
+    snprintf(out, sizeof out, "%s/overlap_out.csv", work);
+    write_rows(in, (const int[]){95, 95}, (const int[]){110, 110});
+    cli_result r = stream_rows(state, in, out, "--devices=cpu");
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "is not after the state's last one, \"2024-01-05T03:00\" (5 such rows)");
+    assert_contains(r.err, "--old-rows skip");
+    free_result(&r);
+    size_t after_len = 0;
+    char *after = read_all(state, &after_len);
+    cr_assert(after_len == before_len && memcmp(before, after, before_len) == 0,
+              "a refused run changed the state");
+    cr_assert(!file_exists(out), "a refused run wrote its output");
+    free(after);
+
+    /* skip: the same outputs as a file of the new rows alone. */
+    r = stream_rows(state, in, out, "--old-rows=skip");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.err, "5 rows not after \"2024-01-05T03:00\" left out");
+    free_result(&r);
+    size_t n = 0;
+    char *text = read_all(out, &n);
+    assert_contains(text, "\nA,100,2024-01-05T04:00,");
+    cr_assert_null(strstr(text, "2024-01-05T03:00"), "an old row was fed");
+    free(text);
+
+    /* accept: the old rows are fed as new bars, numbered on. */
+    r = stream_rows(state, in, out, "--old-rows=accept");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    text = read_all(out, &n);
+    assert_contains(text, "\nA,110,2024-01-04T23:00,");
+    free(text);
+    free(before);
+}
+
+Test(cli, stream_refuses_a_damaged_or_foreign_state_and_changes_nothing, .timeout = 120) {
+    make_work_dir();
+    char state[128], in[128], out[128];
+    start_state(state, sizeof state);
+    snprintf(in, sizeof in, "%s/next.csv", work);
+    snprintf(out, sizeof out, "%s/next_out.csv", work);
+    write_rows(in, (const int[]){100, 100}, (const int[]){110, 110});
+    size_t len = 0;
+    char *good = read_all(state, &len);
+
+    /* One byte changed in the middle, then the file cut short. */
+    char *bad = malloc(len);
+    memcpy(bad, good, len);
+    bad[len / 2] ^= 0x10;
+    FILE *f = fopen(state, "wb");
+    fwrite(bad, 1, len, f);
+    fclose(f);
+    cli_result r = stream_rows(state, in, out, "--devices=cpu");
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "corrupt or truncated state");
+    free_result(&r);
+    f = fopen(state, "wb");
+    fwrite(good, 1, len - 9, f);
+    fclose(f);
+    r = stream_rows(state, in, out, "--devices=cpu");
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    free_result(&r);
+    cr_assert(!file_exists(out), "a refused state wrote an output");
+
+    /* The good state, but asked as another kernel or with other parameters. */
+    f = fopen(state, "wb");
+    fwrite(good, 1, len, f);
+    fclose(f);
+    r = run_cli(ARGS("stream", "--state", state, "--kernel", "natr", "--input", in, "--group-by",
+                     "ticker", "--missing-as-nan"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "is a stream of kernel atr, not natr");
+    free_result(&r);
+    r = run_cli(ARGS("stream", "--state", state, "--param", "timeperiod=6", "--input", in,
+                     "--group-by", "ticker", "--missing-as-nan"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "the state was refused");
+    free_result(&r);
+
+    /* A ticker the state does not follow. */
+    char other[128];
+    snprintf(other, sizeof other, "%s/other.csv", work);
+    write_text(other, "date,ticker,high,low,close\n2024-02-01,C,2,1,1.5\n");
+    r = stream_rows(state, other, out, "--devices=cpu");
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "series \"C\" is not in the state");
+    free_result(&r);
+    size_t now_len = 0;
+    char *now = read_all(state, &now_len);
+    cr_assert(now_len == len && memcmp(now, good, len) == 0, "a refused run changed the state");
+    free(now);
+
+    /* A new state needs --kernel; --series is for raw input. */
+    char fresh[128];
+    snprintf(fresh, sizeof fresh, "%s/fresh.state", work);
+    r = run_cli(ARGS("stream", "--state", fresh, "--input", in));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "--kernel K starts a new stream");
+    free_result(&r);
+    r = run_cli(
+        ARGS("stream", "--state", fresh, "--kernel", "bollinger", "--input", in, "--series", "2"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "--series applies to raw float64 input only");
+    free_result(&r);
+    cr_assert(!file_exists(fresh), "a refused start wrote a state");
+    free(good);
+    free(bad);
+}
+
+/* Waits (up to a minute) for path to exist. */
+static int wait_for(const char *path) {
+    for (int i = 0; i < 6000; i++) {
+        if (file_exists(path))
+            return 1;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return 0;
+}
+
+Test(cli, stream_killed_before_the_state_is_replaced_runs_again_to_the_same_files, .timeout = 180) {
+    make_work_dir();
+    char state[128], in[128], out[128], ref_state[128], ref_out[128], pending[160];
+    start_state(state, sizeof state);
+    snprintf(ref_state, sizeof ref_state, "%s/ref.state", work);
+    size_t len = 0;
+    char *head = read_all(state, &len);
+    FILE *f = fopen(ref_state, "wb");
+    fwrite(head, 1, len, f);
+    fclose(f);
+    free(head);
+    snprintf(in, sizeof in, "%s/next.csv", work);
+    snprintf(out, sizeof out, "%s/next_out.csv", work);
+    snprintf(ref_out, sizeof ref_out, "%s/ref_out.csv", work);
+    write_rows(in, (const int[]){100, 100}, (const int[]){160, 160});
+
+    /* The uninterrupted run. */
+    cli_result r = stream_rows(ref_state, in, ref_out, "--devices=cpu");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+
+    /* The new state is written to STATE.new first: a FIFO there holds the run in its open()
+     * until the test kills it, after the output was renamed into place. */
+    snprintf(pending, sizeof pending, "%s.new", state);
+    cr_assert_eq(mkfifo(pending, 0644), 0, "%s", strerror(errno));
+    pid_t pid = start_cli(NULL, ARGS("stream", "--state", state, "--kernel", "atr", "--param",
+                                     "timeperiod=5", "--input", in, "--group-by", "ticker",
+                                     "--missing-as-nan", "--output", out));
+    cr_assert(wait_for(out), "the output never appeared");
+    nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    int sig = 0;
+    r = finish_cli(pid, &sig);
+    cr_assert_eq(sig, SIGKILL, "the run ended before the kill: status %d, %s", r.status, r.err);
+    free_result(&r);
+    unlink(pending);
+
+    /* Killed there: the output new, the state old. Run again. */
+    r = stream_rows(state, in, out, "--devices=cpu");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    size_t a_len = 0, b_len = 0;
+    char *a = read_all(out, &a_len), *b = read_all(ref_out, &b_len);
+    cr_assert(a_len == b_len && memcmp(a, b, a_len) == 0, "outputs differ after the re-run");
+    free(a), free(b);
+    a = read_all(state, &a_len);
+    b = read_all(ref_state, &b_len);
+    cr_assert(a_len == b_len && memcmp(a, b, a_len) == 0, "states differ after the re-run");
+    free(a), free(b);
+}
+
+Test(cli, stream_of_raw_series_numbers_them, .timeout = 60) {
+    make_work_dir();
+    char raw[128], state[128];
+    snprintf(raw, sizeof raw, "%s/x.f64", work);
+    snprintf(state, sizeof state, "%s/raw.state", work);
+    const double v[6] = {1, 2, 3, 10, 20, 30}; /* series 0: 1 2 3, series 1: 10 20 30 */
+    FILE *f = fopen(raw, "wb");
+    fwrite(v, sizeof(double), 6, f);
+    fclose(f);
+    cli_result r = run_cli(ARGS("stream", "--state", state, "--kernel", "sma", "--param",
+                                "timeperiod=2", "--input", raw, "--series", "2"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "series,bar,sma\n0,0,nan\n0,1,1.5\n0,2,2.5\n1,0,nan\n1,1,15\n1,2,25\n");
+    free_result(&r);
+    r = run_cli(ARGS("stream", "--state", state, "--input", raw, "--series", "2"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "series,bar,sma\n0,3,2\n0,4,1.5\n0,5,2.5\n1,3,20\n1,4,15\n1,5,25\n");
+    free_result(&r);
+}
