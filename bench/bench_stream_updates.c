@@ -12,10 +12,13 @@
  * Each row: the position in the tile of the first timed bar, the median and minimum wall
  * time of `reps` updates (one bar for every series), that median per series, and the first
  * update's time (at position 0: the tile's first bar). The chunk rows: 64 series fed 8 tiles
- * of bars in one update, and a batch call over the same bars on a one-thread runtime,
- * interleaved, medians and their ratio (the target: stream within 3x of the batch). Every
- * row says how busy the machine was. Exit status: 0, or 2 on a usage or runtime error.
+ * of bars in one update on the calling thread, and a batch call over the same bars on a
+ * one-thread runtime, interleaved, medians and their ratio (the target: stream within 3x of
+ * the batch); then the same update handed to the default runtime's devices, beside the
+ * calling thread and the batch on those devices. Every row says how busy the machine was. Exit
+ * status: 0, or 2 on a usage or runtime error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,19 +131,25 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
 }
 
 /* One update of CHUNK_TILES tiles of bars to each of CHUNK_SERIES series against one batch
- * call over the same bars on `serial` (one thread, as the stream runs), interleaved. */
+ * call over the same bars, interleaved. With `devices` 0: the stream on the calling thread
+ * (device_bars SIZE_MAX) against the batch on `rt` run as `serial` (one thread, as the
+ * stream runs). With `devices` 1: the stream handing the update to rt's devices (its
+ * default, docs/streaming.md "Large updates"), the same stream on the calling thread, and
+ * the batch on the same devices. */
 #define CHUNK_SERIES 64
 #define CHUNK_TILES 8
 
-static int chunk_vs_batch(apo_runtime *serial, const config *c, size_t reps) {
-    const size_t tile = tile_of(serial, c), rows = CHUNK_SERIES, cols = CHUNK_TILES * tile;
+static int chunk_vs_batch(apo_runtime *rt, const config *c, size_t reps, int devices) {
+    const size_t tile = tile_of(rt, c), rows = CHUNK_SERIES, cols = CHUNK_TILES * tile;
     double *x = malloc(rows * cols * sizeof(double)), *out[3] = {NULL, NULL, NULL};
     double *ms_stream = malloc(reps * sizeof(double)), *ms_batch = malloc(reps * sizeof(double));
+    double *ms_thread = malloc(reps * sizeof(double));
     size_t *n_new = malloc(rows * sizeof(size_t));
     for (int o = 0; o < 3; o++)
         out[o] = malloc(rows * cols * sizeof(double));
     int rc = 0;
-    if (tile == 0 || !x || !ms_stream || !ms_batch || !n_new || !out[0] || !out[1] || !out[2]) {
+    if (tile == 0 || !x || !ms_stream || !ms_batch || !ms_thread || !n_new || !out[0] || !out[1] ||
+        !out[2]) {
         rc = bench_check(APO_ERR_OUT_OF_MEMORY, "chunk buffers");
         goto done;
     }
@@ -159,35 +168,50 @@ static int chunk_vs_batch(apo_runtime *serial, const config *c, size_t reps) {
     w.params = c->params;
     w.n_params = c->n_params;
     for (size_t i = 0; i < reps && rc == 0; i++) {
-        apo_stream_desc d = desc_of(c, rows);
-        apo_stream *s = NULL;
-        if (bench_check(apo_stream_create(serial, &d, &s), "apo_stream_create")) {
-            rc = 2;
-            break;
+        /* On the devices (when asked), then on the calling thread. */
+        for (int on_devices = devices; on_devices >= 0 && rc == 0; on_devices--) {
+            apo_stream_desc d = desc_of(c, rows);
+            d.device_bars = on_devices ? 0 : SIZE_MAX;
+            apo_stream *s = NULL;
+            if (bench_check(apo_stream_create(rt, &d, &s), "apo_stream_create")) {
+                rc = 2;
+                break;
+            }
+            double t0 = bench_now();
+            rc = bench_check(apo_stream_update(s, n_new, in, out), "apo_stream_update");
+            (on_devices ? ms_stream : ms_thread)[i] = (bench_now() - t0) * 1e3;
+            apo_stream_destroy(s);
         }
         double t0 = bench_now();
-        rc = bench_check(apo_stream_update(s, n_new, in, out), "apo_stream_update");
-        ms_stream[i] = (bench_now() - t0) * 1e3;
-        apo_stream_destroy(s);
-        t0 = bench_now();
         if (rc == 0)
-            rc = bench_check(apo_distribute_workload(serial, &w, NULL), "apo_distribute_workload");
+            rc = bench_check(apo_distribute_workload(rt, &w, NULL), "apo_distribute_workload");
         ms_batch[i] = (bench_now() - t0) * 1e3;
     }
     if (rc == 0) {
-        const double st = bench_median(ms_stream, reps), ba = bench_median(ms_batch, reps);
+        const double th = bench_median(ms_thread, reps), ba = bench_median(ms_batch, reps);
         char load[64];
         bench_load_average(load, sizeof load);
-        printf("# %s: one update of %zu series x %zu bars against the batch over them "
-               "(cpu:threads=1)\n",
-               c->label, rows, cols);
-        printf("# %-12s %10s %12s %12s %14s\n", "chunk", "reps", "stream_ms", "batch_ms",
-               "stream/batch");
-        printf("  %-12s %10zu %12.3f %12.3f %14.2f   # load %s\n", "8 tiles", reps, st, ba, st / ba,
-               load);
+        if (!devices) {
+            printf("# %s: one update of %zu series x %zu bars on the calling thread against "
+                   "the batch over them (cpu:threads=1)\n",
+                   c->label, rows, cols);
+            printf("# %-12s %10s %12s %12s %14s\n", "chunk", "reps", "stream_ms", "batch_ms",
+                   "stream/batch");
+            printf("  %-12s %10zu %12.3f %12.3f %14.2f   # load %s\n", "8 tiles", reps, th, ba,
+                   th / ba, load);
+        } else {
+            const double dv = bench_median(ms_stream, reps);
+            printf("# %s: one update of %zu series x %zu bars handed to the devices, on the "
+                   "calling thread, and the batch over them (default devices)\n",
+                   c->label, rows, cols);
+            printf("# %-12s %10s %12s %12s %12s %14s %14s\n", "chunk", "reps", "devices_ms",
+                   "thread_ms", "batch_ms", "devices/batch", "thread/devices");
+            printf("  %-12s %10zu %12.3f %12.3f %12.3f %14.2f %14.2f   # load %s\n", "8 tiles",
+                   reps, dv, th, ba, dv / ba, th / dv, load);
+        }
     }
 done:
-    free(x), free(ms_stream), free(ms_batch), free(n_new);
+    free(x), free(ms_stream), free(ms_batch), free(ms_thread), free(n_new);
     for (int o = 0; o < 3; o++)
         free(out[o]);
     return rc == 0 ? 0 : 2;
@@ -237,7 +261,9 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < n_configs && rc == 0; k++)
         rc = run(rt, &configs[k], (size_t)series, (size_t)reps);
     for (size_t k = 0; k < n_configs && rc == 0; k++)
-        rc = chunk_vs_batch(serial, &configs[k], (size_t)reps);
+        rc = chunk_vs_batch(serial, &configs[k], (size_t)reps, 0);
+    for (size_t k = 0; k < n_configs && rc == 0; k++)
+        rc = chunk_vs_batch(rt, &configs[k], (size_t)reps, 1);
     apo_runtime_destroy(serial);
     apo_runtime_destroy(rt);
     return rc == 0 ? 0 : 2;

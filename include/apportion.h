@@ -627,6 +627,12 @@ typedef struct apo_stream_desc {
      * computes each set run, and each set's outputs are bit for bit those of a stream of
      * that set alone (docs/streaming.md, "Sweeps"). NULL: one set, the params. */
     const apo_sweep *sweep;
+    /* An update whose series with a whole tile or more of new bars bring at least this many
+     * new bars together hands those series to the runtime's devices as one batch call, split
+     * by measured speed (docs/streaming.md, "Large updates"); smaller updates run on the
+     * calling thread. 0: 1 << 20; SIZE_MAX: never. Not part of the saved state: a load takes
+     * expect's, else the default. New in 0.2. */
+    size_t device_bars;
 } apo_stream_desc;
 
 #define APO_STREAM_DESC_INIT                                                                       \

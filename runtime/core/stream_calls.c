@@ -8,6 +8,7 @@
 #include "catalog/params.h"
 #include "catalog/registry.h"
 #include "core/runtime.h"
+#include "core/stream_devices.h"
 #include "core/sweep.h"
 #include "streaming/state_format.h"
 #include "streaming/stream.h"
@@ -64,10 +65,20 @@ static apo_status sweep_params(const apo__kernel *k, const apo_stream_desc *desc
     return APO_OK;
 }
 
-apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc, apo_stream **out) {
-    if (rt == NULL || desc == NULL || out == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_stream_create: NULL argument");
-    *out = NULL;
+/* Hands the stream (and a sweep's every set) the runtime whose devices take its large
+ * updates, and how large they must be. */
+static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_stream *s) {
+    const size_t bars =
+        desc != NULL && desc->device_bars != 0 ? desc->device_bars : APO_STREAM_DEVICE_BARS_DEFAULT;
+    for (size_t j = 0; j <= s->n_sets; j++) {
+        apo_stream *one = j < s->n_sets ? s->sets[j] : s;
+        one->rt = rt;
+        one->device_bars = bars;
+        one->batch = apo__stream_on_devices;
+    }
+}
+
+static apo_status create(apo_runtime *rt, const apo_stream_desc *desc, apo_stream **out) {
     const apo__kernel *k = NULL;
     double params[APO_MAX_PARAMS];
     APO_CHECK(resolve_desc(rt, desc, "apo_stream_create", &k, params));
@@ -96,13 +107,22 @@ apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc, apo_s
     return apo__stream_sweep_of(sets, n_sets, out);
 }
 
+apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc, apo_stream **out) {
+    if (rt == NULL || desc == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_create: NULL argument");
+    *out = NULL;
+    APO_CHECK(create(rt, desc, out));
+    attach_devices(rt, desc, *out);
+    return APO_OK;
+}
+
 apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
                              double *const *outputs) {
     if (s == NULL || n_new == NULL)
         return apo__fail(APO_ERR_NULL, "apo_stream_update: NULL argument");
     if (s->broken)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_stream_update: an earlier update failed in the kernel, so the "
+                         "apo_stream_update: an earlier update failed part way, so the "
                          "series may disagree on where they are; load a saved state or start "
                          "again");
     size_t total = 0;
@@ -247,11 +267,8 @@ static apo_status load_sweep(apo_runtime *rt, const apo_stream_desc *expect, con
     return apo__stream_sweep_of(sets, n, out);
 }
 
-apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
-                           size_t len, apo_stream **out) {
-    if (rt == NULL || buf == NULL || out == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_stream_load: NULL argument");
-    *out = NULL;
+static apo_status load(apo_runtime *rt, const apo_stream_desc *expect, const void *buf, size_t len,
+                       apo_stream **out) {
     if (apo__stream_state_is_sweep(buf, len))
         return load_sweep(rt, expect, buf, len, out);
     apo__stream_head head;
@@ -261,6 +278,16 @@ apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const
     const apo__kernel *k = NULL;
     APO_CHECK(find_kernel(rt, head.kernel, "apo_stream_load", &k));
     return apo__stream_state_restore(&head, buf, k, out);
+}
+
+apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
+                           size_t len, apo_stream **out) {
+    if (rt == NULL || buf == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_load: NULL argument");
+    *out = NULL;
+    APO_CHECK(load(rt, expect, buf, len, out));
+    attach_devices(rt, expect, *out);
+    return APO_OK;
 }
 
 void apo_stream_destroy(apo_stream *s) { apo__stream_free(s); }

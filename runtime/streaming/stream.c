@@ -334,18 +334,48 @@ static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
     return reserve_bulk(s, bulk);
 }
 
-/* Feeds every series of a stream of one set, its room reserved. */
+void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const *row,
+                         uint64_t first) {
+    apo__stream_series *se = &s->series[r];
+    se->n += m;
+    const uint64_t base = apo__stream_base(s, se->n);
+    const size_t keep = apo__stream_kept(s, se->n);
+    for (size_t i = 0; i < s->kernel->n_inputs; i++)
+        memcpy(se->in + i * se->cap, row[i] + (base - first), keep * sizeof(double));
+    se->resume_at = APO_STREAM_NO_RESUME;
+}
+
+/* Feeds every series of a stream of one set, its room reserved: those the batch hook takes
+ * first (it changes no series unless it succeeds), then the others on this thread. */
 static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
                               double *const *outputs) {
+    unsigned char *done = NULL;
+    if (s->batch != NULL) {
+        done = calloc(s->n_series, 1);
+        if (done == NULL)
+            return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series",
+                             s->n_series);
+        apo_status st = s->batch(s, n_new, inputs, outputs, done);
+        if (st != APO_OK) {
+            /* A batch that fed some series before one failed leaves the series apart. */
+            for (size_t r = 0; r < s->n_series; r++)
+                s->broken |= done[r];
+            free(done);
+            return st;
+        }
+    }
     size_t at = 0;
     for (size_t r = 0; r < s->n_series; r++) {
-        apo_status st = feed_series(s, r, n_new[r], at, inputs, outputs);
+        apo_status st =
+            done != NULL && done[r] ? APO_OK : feed_series(s, r, n_new[r], at, inputs, outputs);
         if (st != APO_OK) {
             s->broken = 1;
+            free(done);
             return st;
         }
         at += n_new[r];
     }
+    free(done);
     return APO_OK;
 }
 

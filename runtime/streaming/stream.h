@@ -33,6 +33,14 @@ typedef struct apo__stream_series {
 
 #define APO_STREAM_NO_RESUME UINT64_MAX
 
+/* Computes, elsewhere than on the calling thread, the series of an update that are worth it
+ * (core/stream_devices.c: a batch call on the runtime's devices), and marks each series it
+ * fed in done[r]; the update feeds the others itself. Set by the public calls, which see the
+ * runtime; NULL: every series on the calling thread. */
+typedef apo_status (*apo__stream_batch_fn)(apo_stream *s, const size_t *n_new,
+                                           const double *const *inputs, double *const *outputs,
+                                           unsigned char *done);
+
 struct apo_stream {
     const apo__kernel *kernel;     /* a built-in, or a user kernel in its runtime's registry */
     double params[APO_MAX_PARAMS]; /* resolved, in the kernel's order */
@@ -52,6 +60,11 @@ struct apo_stream {
      * bars, and no series of its own (series NULL). 0 and NULL: a stream of one set. */
     size_t n_sets;
     apo_stream **sets;
+    /* Large updates on the devices: the runtime the stream was made in, the fewest new bars
+     * (of series with a whole tile or more) that go there, and the call that takes them. */
+    apo_runtime *rt;
+    size_t device_bars;
+    apo__stream_batch_fn batch;
 };
 
 /* Fails (APO_ERR_INVALID_ARGUMENT, naming the kernel and why) unless the kernel's outputs
@@ -77,6 +90,13 @@ void apo__stream_free_sets(apo_stream **sets, size_t n_sets);
 
 /* Gives series `r` room for `bars` kept bars per input; its kept bars stay. */
 apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars);
+
+/* Records that series r took m new bars whose outputs were computed elsewhere (the batch
+ * hook): `row[i]` holds input i's bars from position `first` (at most the series' kept base)
+ * to the series' bars + m; the series keeps its window of them and starts its next tile
+ * afresh. */
+void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const *row,
+                         uint64_t first);
 
 /* apo_stream_update(), arguments already checked for NULL; `total` the new bars of all
  * series (a sweep's sets write their outputs `total` apart). */
