@@ -22,9 +22,17 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Where the library's state keeps the kernel's name (docs/streaming.md, "The state"). */
+/* Where the library's state keeps the kernel's name and parameters, and where a sweep's
+ * container keeps its sets' count and lengths (docs/streaming.md, "The state", "A sweep's
+ * state"). */
 #define STATE_KERNEL_AT 28
 #define STATE_KERNEL_BYTES 32
+#define STATE_PARAMS_AT 64
+#define SWEEP_MAGIC "APOSWEP"
+#define SWEEP_N_SETS_AT 16
+#define SWEEP_LENGTHS_AT 32
+/* A set's column label, "name=value ...": room for every parameter's name and value. */
+#define SET_LABEL_BYTES (APO_MAX_PARAMS * 64)
 
 /* One series of the new rows, read by the input reader of `run` (run_load.c). */
 typedef struct new_series {
@@ -55,8 +63,18 @@ typedef struct stream_job {
     size_t *packed_at;
     size_t total;
     double *in[APO_MAX_IO], *out[APO_MAX_IO];
+    /* A sweep's sets (1 and no labels without one): output k holds them set after set. */
+    size_t n_sets;
+    char *labels; /* n_sets labels of SET_LABEL_BYTES, or NULL */
     int lock_fd;
 } stream_job;
+
+static uint64_t get_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
 
 static int out_of_memory(void) {
     cli_error("out of memory");
@@ -74,6 +92,7 @@ static void free_job(stream_job *j) {
     free(j->packed_at);
     free(j->news);
     free(j->numbers);
+    free(j->labels);
     cli_run_free_input(&j->input);
     cli_stream_file_free(&j->file);
     apo_stream_destroy(j->stream);
@@ -105,12 +124,21 @@ static int read_state(const cli_stream_options *o, stream_job *j) {
                   err);
         return CLI_EXIT_USAGE;
     }
-    if (j->file.stream_len < STATE_KERNEL_AT + STATE_KERNEL_BYTES) {
+    /* A sweep's first set names the kernel; the library checks the rest when it loads. */
+    const unsigned char *first = j->file.stream;
+    size_t first_len = j->file.stream_len;
+    if (first_len >= SWEEP_LENGTHS_AT && memcmp(first, SWEEP_MAGIC, 8) == 0) {
+        const uint64_t sets = get_u64(first + SWEEP_N_SETS_AT);
+        const size_t at = sets <= APO_MAX_SWEEP_SETS ? SWEEP_LENGTHS_AT + 8 * (size_t)sets : 0;
+        first_len = at > 0 && at <= first_len ? first_len - at : 0;
+        first += at;
+    }
+    if (first_len < STATE_KERNEL_AT + STATE_KERNEL_BYTES) {
         cli_error("%s: the library state inside is %zu bytes, too short to name its kernel",
                   o->state, j->file.stream_len);
         return CLI_EXIT_USAGE;
     }
-    memcpy(j->kernel, j->file.stream + STATE_KERNEL_AT, STATE_KERNEL_BYTES);
+    memcpy(j->kernel, first + STATE_KERNEL_AT, STATE_KERNEL_BYTES);
     j->kernel[STATE_KERNEL_BYTES] = '\0';
     if (o->kernel != NULL && strcmp(o->kernel, j->kernel) != 0) {
         cli_error("%s is a stream of kernel %s, not %s (leave --kernel out, or start a new state)",
@@ -126,6 +154,10 @@ static int open_stream(const cli_stream_options *o, stream_job *j) {
     d.kernel = j->kernel;
     d.params = o->params;
     d.n_params = o->n_params;
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = o->sweep;
+    sweep.n_grid = o->n_sweep;
+    d.sweep = o->n_sweep > 0 ? &sweep : NULL;
     apo_status st;
     if (!j->existed) {
         d.n_series = j->n_news;
@@ -134,13 +166,80 @@ static int open_stream(const cli_stream_options *o, stream_job *j) {
     }
     /* --kernel or --param given: they must describe the state's stream exactly. */
     d.n_series = j->file.n_series;
-    const int check = o->kernel != NULL || o->n_params > 0;
+    const int check = o->kernel != NULL || o->n_params > 0 || o->n_sweep > 0;
     st = apo_stream_load(j->rt, check ? &d : NULL, j->file.stream, j->file.stream_len, &j->stream);
     if (st != APO_OK) {
         char what[PATH_MAX + 64];
         snprintf(what, sizeof what, "%s: the state was refused", o->state);
         return cli_status_error(st, what);
     }
+    return CLI_EXIT_OK;
+}
+
+/* The sweep's sets and their column labels, read from the stream's saved state: a state
+ * keeps each set's parameters, not the grid they came from, so the labels are the
+ * parameters whose values differ among the sets, in the kernel's order, `name=value`
+ * joined by spaces as `run` names a sweep's columns; and so every run of one state names
+ * its columns alike, whether the sweep was given on its command line or not. */
+static int describe_sets(stream_job *j) {
+    /* A loaded stream's state is in the file already; a new one's is small (no bars yet). */
+    size_t len = j->file.stream_len;
+    unsigned char *b = NULL;
+    apo_status st = APO_OK;
+    if (!j->existed) {
+        st = apo_stream_save(j->stream, NULL, 0, &len);
+        if (st == APO_OK && (b = malloc(len)) == NULL)
+            return out_of_memory();
+        if (st == APO_OK)
+            st = apo_stream_save(j->stream, b, len, &len);
+        if (st != APO_OK) {
+            free(b);
+            return cli_status_error(st, "cannot read the stream's sets");
+        }
+    }
+    const unsigned char *state = j->existed ? j->file.stream : b;
+    j->n_sets = 1;
+    if (len < 8 || memcmp(state, SWEEP_MAGIC, 8) != 0) {
+        free(b);
+        return CLI_EXIT_OK;
+    }
+    /* The library wrote it or loaded it, so its counts and lengths hold. */
+    j->n_sets = (size_t)get_u64(state + SWEEP_N_SETS_AT);
+    double *values = calloc(j->n_sets * APO_MAX_PARAMS, sizeof *values);
+    j->labels = calloc(j->n_sets, SET_LABEL_BYTES);
+    if (values == NULL || j->labels == NULL) {
+        free(values);
+        free(b);
+        return out_of_memory();
+    }
+    const unsigned char *set = state + SWEEP_LENGTHS_AT + 8 * j->n_sets;
+    for (size_t k = 0; k < j->n_sets; k++) {
+        for (size_t p = 0; p < j->info.n_params; p++) {
+            const uint64_t bits = get_u64(set + STATE_PARAMS_AT + 8 * p);
+            memcpy(&values[k * APO_MAX_PARAMS + p], &bits, sizeof bits);
+        }
+        set += get_u64(state + SWEEP_LENGTHS_AT + 8 * k);
+    }
+    free(b);
+    for (size_t k = 0; k < j->n_sets; k++) {
+        char *label = j->labels + k * SET_LABEL_BYTES;
+        size_t w = 0;
+        for (size_t p = 0; p < j->info.n_params && w < SET_LABEL_BYTES; p++) {
+            int differs = 0;
+            for (size_t q = 1; q < j->n_sets && !differs; q++)
+                differs = memcmp(&values[q * APO_MAX_PARAMS + p], &values[p], sizeof(double));
+            if (!differs)
+                continue;
+            char num[32];
+            cli_format_shortest(values[k * APO_MAX_PARAMS + p], num, sizeof num);
+            const int m = snprintf(label + w, SET_LABEL_BYTES - w, "%s%s=%s", w ? " " : "",
+                                   j->info.param_names[p], num);
+            w = m < 0 ? SET_LABEL_BYTES : w + (size_t)m;
+        }
+        if (w == 0) /* every set alike: they differ only by their place */
+            snprintf(label, SET_LABEL_BYTES, "set=%zu", k);
+    }
+    free(values);
     return CLI_EXIT_OK;
 }
 
@@ -312,8 +411,12 @@ static int pack_and_update(stream_job *j) {
             free(source);
             return out_of_memory();
         }
+    if (cells > SIZE_MAX / sizeof(double) / j->n_sets) {
+        free(source);
+        return out_of_memory();
+    }
     for (size_t k = 0; k < j->info.n_outputs; k++)
-        if ((j->out[k] = malloc(cells * sizeof(double))) == NULL) {
+        if ((j->out[k] = malloc(j->n_sets * cells * sizeof(double))) == NULL) {
             free(source);
             return out_of_memory();
         }
@@ -335,14 +438,25 @@ static int pack_and_update(stream_job *j) {
 
 /* ---- the outputs ------------------------------------------------------------------------ */
 
-/* series,bar[,INDEX],OUTPUT...: one line per new bar, series after series. */
+/* series,bar[,INDEX],OUTPUT...: one line per new bar, series after series. A sweep has one
+ * column per output and set, each output's sets in order (`upper period=10`). */
 static int write_rows(FILE *f, void *ctx) {
     const stream_job *j = ctx;
     int bad = fputs("series,bar", f) < 0;
     if (j->index_name != NULL)
         bad |= fputc(',', f) < 0 || cli_output_put_text(f, j->index_name) != 0;
-    for (size_t k = 0; k < j->info.n_outputs; k++)
-        bad |= fprintf(f, ",%s", j->info.output_names[k]) < 0;
+    for (size_t k = 0; k < j->info.n_outputs; k++) {
+        if (j->labels == NULL) {
+            bad |= fprintf(f, ",%s", j->info.output_names[k]) < 0;
+            continue;
+        }
+        for (size_t set = 0; set < j->n_sets; set++) {
+            char name[SET_LABEL_BYTES + 64];
+            snprintf(name, sizeof name, "%s %s", j->info.output_names[k],
+                     j->labels + set * SET_LABEL_BYTES);
+            bad |= fputc(',', f) < 0 || cli_output_put_text(f, name) != 0;
+        }
+    }
     bad |= fputc('\n', f) < 0;
     for (size_t s = 0; s < j->n_news && !bad; s++) {
         const new_series *x = &j->news[s];
@@ -355,8 +469,10 @@ static int write_rows(FILE *f, void *ctx) {
                 bad |= fputc(',', f) < 0 || (t != NULL && cli_output_put_text(f, t) != 0);
             }
             for (size_t k = 0; k < j->info.n_outputs; k++)
-                bad |= fputc(',', f) < 0 ||
-                       cli_output_put_number(f, j->out[k][j->packed_at[r] + b]) != 0;
+                for (size_t set = 0; set < j->n_sets; set++)
+                    bad |= fputc(',', f) < 0 ||
+                           cli_output_put_number(
+                               f, j->out[k][set * j->total + j->packed_at[r] + b]) != 0;
             bad |= fputc('\n', f) < 0;
         }
     }
@@ -488,7 +604,7 @@ static int stream(const cli_stream_options *o, stream_job *j) {
     if (st != APO_OK)
         return cli_status_error(st, "--kernel");
     if ((rc = read_new_rows(o, j)) != CLI_EXIT_OK || (rc = open_stream(o, j)) != CLI_EXIT_OK ||
-        (rc = match_series(o, j)) != CLI_EXIT_OK)
+        (rc = describe_sets(j)) != CLI_EXIT_OK || (rc = match_series(o, j)) != CLI_EXIT_OK)
         return rc;
     for (size_t s = 0; s < j->n_news; s++)
         if ((rc = check_dates(o, j, &j->news[s])) != CLI_EXIT_OK)

@@ -148,6 +148,13 @@ typedef struct cli_stream_options {
     apo_param params[CLI_RUN_MAX_PARAMS]; /* distinct non-empty names, finite values */
     char *param_names[CLI_RUN_MAX_PARAMS];
     size_t n_params;
+    /* A sweep stream (--param NAME=A,B,... or START:STOP:STEP), as run's: in the order
+     * given, the first varying slowest; names distinct from each other and from params. */
+    apo_sweep_param sweep[CLI_RUN_MAX_PARAMS];
+    char *sweep_names[CLI_RUN_MAX_PARAMS];
+    double *sweep_values[CLI_RUN_MAX_PARAMS];
+    size_t n_sweep;
+    size_t sweep_sets; /* the product of the swept values' counts: 1 to APO_MAX_SWEEP_SETS */
 } cli_stream_options;
 
 extern const char cli_stream_help[];

@@ -3,6 +3,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "sweep_values.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@ const char cli_stream_help[] =
     "                       --kernel starts), replaced whole only after the outputs are\n"
     "                       written, so a job killed at any point can simply run again\n"
     "  --kernel K           the kernel (required for a new state; checked against it else)\n"
-    "  --param k=v          a kernel parameter, repeatable (checked against the state)\n"
+    "  --param k=v          a kernel parameter, repeatable (checked against the state);\n"
+    "                       k=A,B,... or k=START:STOP:STEP sweeps it, as for run: the\n"
+    "                       stream follows every set, one output column per set\n"
     "  --input FILE         the new rows: CSV (a date column, one or several series) or raw\n"
     "                       float64; default '-', standard input\n"
     "  --input-format F     csv or f64 (default: from the name, as for run)\n"
@@ -44,15 +47,47 @@ void cli_stream_options_init(cli_stream_options *o) {
     o->input = "-";
     o->output = "-";
     o->old_rows = CLI_OLD_ROWS_REFUSE;
+    o->sweep_sets = 1;
 }
 
 void cli_stream_options_free(cli_stream_options *o) {
     for (size_t i = 0; i < o->n_params; i++)
         free(o->param_names[i]);
     o->n_params = 0;
+    for (size_t i = 0; i < o->n_sweep; i++) {
+        free(o->sweep_names[i]);
+        free(o->sweep_values[i]);
+    }
+    o->n_sweep = 0;
 }
 
-/* NAME=VALUE, one value: a stream follows one parameter set. */
+/* NAME's values, a list or a range: one more swept parameter of the grid. `name` is taken. */
+static int add_swept(cli_stream_options *o, char *name, const char *value) {
+    double *values = NULL;
+    size_t count = 0;
+    const int rc = cli_parse_sweep_values("stream", name, value, &values, &count);
+    if (rc == CLI_EXIT_OK && count > APO_MAX_SWEEP_SETS / o->sweep_sets) {
+        free(name);
+        free(values);
+        return cli_usage_error("stream", "the sweep has more than %d parameter sets",
+                               APO_MAX_SWEEP_SETS);
+    }
+    if (rc != CLI_EXIT_OK) {
+        free(name);
+        free(values);
+        return rc;
+    }
+    o->sweep_names[o->n_sweep] = name;
+    o->sweep_values[o->n_sweep] = values;
+    o->sweep[o->n_sweep].name = name;
+    o->sweep[o->n_sweep].values = values;
+    o->sweep[o->n_sweep].n_values = count;
+    o->n_sweep++;
+    o->sweep_sets *= count;
+    return CLI_EXIT_OK;
+}
+
+/* NAME=VALUE, or NAME=A,B,... / NAME=START:STOP:STEP to sweep it as `run` does. */
 static int add_param(cli_stream_options *o, const char *text) {
     const char *eq = strchr(text, '=');
     if (eq == NULL || eq == text)
@@ -61,15 +96,12 @@ static int add_param(cli_stream_options *o, const char *text) {
     for (size_t i = 0; i < o->n_params; i++)
         if (strlen(o->param_names[i]) == n && strncmp(o->param_names[i], text, n) == 0)
             return cli_usage_error("stream", "--param %.*s is given twice", (int)n, text);
-    if (o->n_params == CLI_RUN_MAX_PARAMS)
+    for (size_t i = 0; i < o->n_sweep; i++)
+        if (strlen(o->sweep_names[i]) == n && strncmp(o->sweep_names[i], text, n) == 0)
+            return cli_usage_error("stream", "--param %.*s is given twice", (int)n, text);
+    if (o->n_params + o->n_sweep == CLI_RUN_MAX_PARAMS)
         return cli_usage_error("stream", "too many --param options (at most %d)",
                                CLI_RUN_MAX_PARAMS);
-    double v;
-    if (cli_parse_double(eq + 1, &v) != 0)
-        return cli_usage_error("stream",
-                               "--param '%s': '%s' is not a finite number (a stream follows one "
-                               "parameter set: no lists or ranges)",
-                               text, eq + 1);
     char *name = malloc(n + 1);
     if (name == NULL) {
         cli_error("out of memory");
@@ -77,6 +109,13 @@ static int add_param(cli_stream_options *o, const char *text) {
     }
     memcpy(name, text, n);
     name[n] = '\0';
+    if (strchr(eq + 1, ',') != NULL || strchr(eq + 1, ':') != NULL)
+        return add_swept(o, name, eq + 1);
+    double v;
+    if (cli_parse_double(eq + 1, &v) != 0) {
+        free(name);
+        return cli_usage_error("stream", "--param '%s': '%s' is not a finite number", text, eq + 1);
+    }
     o->param_names[o->n_params] = name;
     o->params[o->n_params].name = name;
     o->params[o->n_params].value = v;

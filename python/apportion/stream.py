@@ -22,11 +22,21 @@ class Stream(_core.Stream):
         m = s.update(closes)        # 5000 closes, one new bar a series -> m.macd, m.signal, m.hist
         blob = bytes(s)             # the state (apo_stream_save)
         s2 = apportion.Stream.load(blob)
+
+    A list, tuple, range or array as a parameter's value makes a sweep, as in the batch
+    calls (grid form, the first swept parameter varying slowest): every update computes
+    each set over the same new bars, and its outputs gain a leading sets axis
+    (``Stream("bollinger", series=500, period=[10, 20, 30])``: each output of an update of
+    bars x series is sets x bars x series). ``labels`` names the sets.
     """
 
     def __init__(self, kernel, series, *, runtime=None, seed=0, **params):
         rt = runtime if runtime is not None else default_runtime()
-        super().__init__(rt, kernel, _series_count(series), params, seed)
+        fixed, grid = _arrays.split_params(params)
+        super().__init__(rt, kernel, _series_count(series), fixed, seed, grid=grid)
+        # The grid as given names the sets as the batch sweep names them.
+        self._grid = grid
+        self._labels = None if grid is None else _arrays.sweep_labels(grid)
         self._describe()
 
     @classmethod
@@ -38,6 +48,7 @@ class Stream(_core.Stream):
         rt = runtime if runtime is not None else default_runtime()
         self = cls.__new__(cls)
         _core.Stream.__init__(self, rt, state=blob)
+        self._grid, self._labels = _loaded_sweep(self.sets)
         self._describe()
         return self
 
@@ -46,6 +57,19 @@ class Stream(_core.Stream):
         # that an update's outputs are the same named tuple as apportion.macd's.
         entry = self.runtime._kernel(self.kernel)
         self._result, self._inputs = entry[0], entry[4]
+
+    @property
+    def labels(self):
+        """A sweep's sets, one label each in set order, as the batch sweep labels them: the
+        value of the one swept parameter, else tuples of the swept values; None for one set.
+        A loaded stream's swept parameters are those whose values differ among its sets, in
+        the kernel's order (the state keeps each set's values, not the grid)."""
+        return None if self._labels is None else list(self._labels)
+
+    @property
+    def swept(self):
+        """The names of the swept parameters, in the labels' order (empty for one set)."""
+        return [] if self._grid is None else [name for name, _ in self._grid]
 
     @property
     def inputs(self):
@@ -61,7 +85,8 @@ class Stream(_core.Stream):
         if self.closed:
             return "<apportion.Stream (closed)>"
         params = ", ".join(f"{k}={_plain(v)}" for k, v in self.params.items())
-        return f"<apportion.Stream {self.kernel}({params}) series={self.n_series}>"
+        sets = "" if self.sets is None else f" sets={len(self.sets)}"
+        return f"<apportion.Stream {self.kernel}({params}) series={self.n_series}{sets}>"
 
     def __bytes__(self):
         """The stream's state (apo_stream_save; docs/streaming.md, "The state")."""
@@ -108,7 +133,9 @@ class Stream(_core.Stream):
             layouts.append(layout)
         bars = 1 if len(shape) == 1 else shape[1]
         outs = self._update(tuple(packed), bars)
-        return self._result._make(_present(o, layouts[0]) for o in outs)
+        if self._labels is None:
+            return self._result._make(_present(o, layouts[0]) for o in outs)
+        return self._result._make(_present_sets(o, layouts[0], self._labels, self.swept) for o in outs)
 
     def _packed(self, name, x):
         """One input's block as the library's packed layout (series after series: an array
@@ -140,6 +167,39 @@ def _present(out, layout):
             return pd.Series(flat, index=layout.index, name=layout.name)
         return flat
     return out.T  # bars x series, a view of the library's series-major block
+
+
+def _present_sets(out, layout, labels, names):
+    """A sweep's (sets, series, bars) output in the shape its input came in, with the sets
+    axis first (or the sets as columns, for pandas), as the batch sweep gives it."""
+    if layout.pandas is not None:
+        import pandas as pd
+
+        if len(names) > 1:
+            keys = pd.MultiIndex.from_tuples(labels, names=names)
+        else:
+            keys = pd.Index(labels, name=names[0] if names else None)
+        if layout.pandas == "series":
+            return pd.DataFrame(out.reshape(len(labels), -1).T, index=layout.index, columns=keys)
+        frames = [pd.DataFrame(o.T, index=layout.index, columns=layout.columns) for o in out]
+        return pd.concat(frames, axis=1, keys=keys)
+    if layout.one_d:
+        return out.reshape(out.shape[0], -1)
+    return out.transpose(0, 2, 1)  # sets x bars x series, a view of the library's block
+
+
+def _loaded_sweep(sets):
+    """A loaded sweep's swept parameters, as (name, values per set), and its sets' labels:
+    the parameters whose values differ among the sets, in the kernel's order, labelled as
+    the batch labels a sweep (each set's values; the set's number when none differs).
+    (None, None) for one set."""
+    if sets is None:
+        return None, None
+    grid = [(name, [s[name] for s in sets]) for name in sets[0] if any(s[name] != sets[0][name] for s in sets)]
+    if not grid:
+        return [], list(range(len(sets)))
+    rows = [[_plain(v) for v in values] for _, values in grid]
+    return grid, rows[0] if len(rows) == 1 else list(zip(*rows))
 
 
 def _series_count(series):

@@ -15,6 +15,10 @@ enum {
     STATE_PARAMS = 64,
     STATE_SEED = 128,
     STATE_N_SERIES = 160,
+    /* A sweep's container (docs/streaming.md, "A sweep's state"): its sets' count and their
+     * states' lengths, then the states themselves, each with the header above. */
+    SWEEP_N_SETS = 16,
+    SWEEP_LENGTHS = 32,
 };
 
 typedef struct {
@@ -24,6 +28,10 @@ typedef struct {
     apo_py_runtime *runtime;
     PyObject *kernel; /* str */
     PyObject *params; /* dict: name -> float, every parameter of the kernel, resolved */
+    /* A sweep: list of such dicts, one a set in the sweep's order; NULL for one set, which
+     * keeps an update's outputs without the sets axis. */
+    PyObject *sets;
+    size_t n_sets; /* 1 without a sweep */
     size_t n_series, n_inputs, n_outputs;
     uint64_t seed;
     /* n_new of the last update (every series the same count), kept so that a stream of one
@@ -75,9 +83,10 @@ static PyObject *params_dict(const apo_kernel_info *info, const double *values) 
 }
 
 /* Fills the description fields of `self` from the kernel `name` once the stream exists;
- * `values` are its parameters in the kernel's order. */
-static int describe(apo_py_stream *self, const char *name, const double *values, size_t n_series,
-                    uint64_t seed) {
+ * `values` are its sets' parameters in the kernel's order, APO_MAX_PARAMS a set, and
+ * `sweep` says whether they are a sweep's (whose one set still has the sets axis). */
+static int describe(apo_py_stream *self, const char *name, const double *values, size_t n_sets,
+                    int sweep, size_t n_series, uint64_t seed) {
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     apo_status st = apo_kernel_get(self->runtime->rt, name, &info);
     if (st != APO_OK) {
@@ -85,14 +94,48 @@ static int describe(apo_py_stream *self, const char *name, const double *values,
         return -1;
     }
     self->kernel = PyUnicode_FromString(info.name);
-    self->params = params_dict(&info, values);
-    if (self->kernel == NULL || self->params == NULL)
+    if (self->kernel == NULL)
+        return -1;
+    self->n_sets = n_sets;
+    if (!sweep) {
+        self->params = params_dict(&info, values);
+    } else {
+        /* params: those every set shares; sets: each set whole. */
+        if ((self->sets = PyList_New((Py_ssize_t)n_sets)) == NULL)
+            return -1;
+        for (size_t k = 0; k < n_sets; k++) {
+            PyObject *d = params_dict(&info, values + k * APO_MAX_PARAMS);
+            if (d == NULL)
+                return -1;
+            PyList_SET_ITEM(self->sets, (Py_ssize_t)k, d);
+        }
+        double shared[APO_MAX_PARAMS];
+        memcpy(shared, values, sizeof shared);
+        self->params = params_dict(&info, shared);
+        for (size_t p = 0; self->params != NULL && p < info.n_params; p++)
+            for (size_t k = 1; k < n_sets; k++)
+                if (memcmp(&values[k * APO_MAX_PARAMS + p], &values[p], sizeof(double)) != 0) {
+                    if (PyDict_DelItemString(self->params, info.param_names[p]) < 0)
+                        Py_CLEAR(self->params);
+                    break;
+                }
+    }
+    if (self->params == NULL)
         return -1;
     self->n_series = n_series;
     self->n_inputs = info.n_inputs;
     self->n_outputs = info.n_outputs;
     self->seed = seed;
     return 0;
+}
+
+/* The parameters of one set's saved state, in the kernel's order, into values[0..
+ * APO_MAX_PARAMS). */
+static void state_params(const unsigned char *b, double *values) {
+    for (size_t p = 0; p < APO_MAX_PARAMS; p++) {
+        uint64_t bits = get_u64(b + STATE_PARAMS + 8 * p);
+        memcpy(&values[p], &bits, sizeof bits);
+    }
 }
 
 /* A stream from a saved state; with kernel not None, the state must be of that kernel,
@@ -116,34 +159,81 @@ static int init_load(apo_py_stream *self, PyObject *state, const apo_stream_desc
         return -1;
     }
     self->s = s;
-    /* The load checked the header, so its fields are what the stream holds. */
+    /* The load checked the header (and a sweep's container), so its fields are what the
+     * stream holds. */
     const unsigned char *b = view.buf;
-    char name[STATE_KERNEL_LEN];
-    memcpy(name, b + STATE_KERNEL, sizeof name);
-    name[sizeof name - 1] = '\0';
-    double values[APO_MAX_PARAMS] = {0};
-    for (size_t p = 0; p < APO_MAX_PARAMS; p++) {
-        uint64_t bits = get_u64(b + STATE_PARAMS + 8 * p);
-        memcpy(&values[p], &bits, sizeof bits);
+    size_t n_sets = 1;
+    int sweep = memcmp(b, "APOSWEP", 8) == 0;
+    const unsigned char *first = b;
+    if (sweep) {
+        n_sets = (size_t)get_u64(b + SWEEP_N_SETS);
+        first = b + SWEEP_LENGTHS + 8 * n_sets;
     }
-    uint64_t seed = get_u64(b + STATE_SEED);
-    size_t n_series = (size_t)get_u64(b + STATE_N_SERIES);
+    double *values = PyMem_Calloc(n_sets * APO_MAX_PARAMS, sizeof *values);
+    if (values == NULL) {
+        PyBuffer_Release(&view);
+        PyErr_NoMemory();
+        return -1;
+    }
+    const unsigned char *set = first;
+    for (size_t k = 0; k < n_sets; k++) {
+        state_params(set, values + k * APO_MAX_PARAMS);
+        if (sweep)
+            set += get_u64(b + SWEEP_LENGTHS + 8 * k);
+    }
+    char name[STATE_KERNEL_LEN];
+    memcpy(name, first + STATE_KERNEL, sizeof name);
+    name[sizeof name - 1] = '\0';
+    uint64_t seed = get_u64(first + STATE_SEED);
+    size_t n_series = (size_t)get_u64(first + STATE_N_SERIES);
     PyBuffer_Release(&view);
-    return describe(self, name, values, n_series, seed);
+    int rc = describe(self, name, values, n_sets, sweep, n_series, seed);
+    PyMem_Free(values);
+    return rc;
+}
+
+/* The parameters of every set of a new stream, APO_MAX_PARAMS a set in the kernel's order:
+ * the defaults, then the fixed ones given, then set k's swept values (the grid's first
+ * parameter varying slowest, as apo_sweep's sets are numbered). NULL with an exception. */
+static double *created_sets(const apo_kernel_info *info, const apo_py_args *a, size_t n_sets) {
+    double *values = PyMem_Calloc(n_sets * APO_MAX_PARAMS, sizeof *values);
+    if (values == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (size_t k = 0; k < n_sets; k++) {
+        double *v = values + k * APO_MAX_PARAMS;
+        for (size_t p = 0; p < info->n_params; p++) {
+            v[p] = info->param_defaults[p];
+            for (size_t g = 0; g < a->n_params; g++)
+                if (strcmp(a->params[g].name, info->param_names[p]) == 0)
+                    v[p] = a->params[g].value;
+            size_t stride = 1;
+            for (size_t q = a->n_grid; q-- > 0;) {
+                const apo_sweep_param *sp = &a->grid[q];
+                if (strcmp(sp->name, info->param_names[p]) == 0)
+                    v[p] = sp->values[k / stride % sp->n_values];
+                stride *= sp->n_values;
+            }
+        }
+    }
+    return values;
 }
 
 static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_py_stream *self = (apo_py_stream *)op;
-    static char *kwlist[] = {"runtime", "kernel", "n_series", "params", "seed", "state", NULL};
-    PyObject *runtime = NULL, *kernel = Py_None, *params = Py_None, *state = Py_None;
+    static char *kwlist[] = {"runtime", "kernel", "n_series", "params",
+                             "seed",    "state",  "grid",     NULL};
+    PyObject *runtime = NULL, *kernel = Py_None, *params = Py_None, *state = Py_None,
+             *grid = Py_None;
     Py_ssize_t n_series = 0;
     unsigned long long seed = 0;
     if (self->s != NULL || self->runtime != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Stream.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$O", kwlist, &apo_py_runtime_type,
-                                     &runtime, &kernel, &n_series, &params, &seed, &state))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$OO", kwlist, &apo_py_runtime_type,
+                                     &runtime, &kernel, &n_series, &params, &seed, &state, &grid))
         return -1;
     Py_INCREF(runtime);
     self->runtime = (apo_py_runtime *)runtime;
@@ -167,7 +257,7 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
             PyErr_Format(PyExc_ValueError, "a stream follows 1 series or more, not %zd", n_series);
             return -1;
         }
-        if (apo_py_args_fill(&a, params, NULL) < 0)
+        if (apo_py_args_fill(&a, params, grid) < 0)
             goto done;
         desc.kernel = PyUnicode_AsUTF8(kernel);
         if (desc.kernel == NULL)
@@ -176,6 +266,7 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         desc.params = a.params;
         desc.n_params = a.n_params;
         desc.seed = (uint64_t)seed;
+        desc.sweep = a.n_grid > 0 ? &a.sweep : NULL;
     }
     if (state != Py_None) {
         rc = init_load(self, state, kernel != Py_None ? &desc : NULL);
@@ -189,21 +280,21 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     }
     self->s = s;
     /* The parameters as the stream has them: the kernel's defaults, then those given (the
-     * library accepted every name, or create would have failed). */
+     * library accepted every name and value, or create would have failed). */
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     st = apo_kernel_get(rt, desc.kernel, &info);
     if (st != APO_OK) {
         apo_py_raise(st);
         goto done;
     }
-    double values[APO_MAX_PARAMS] = {0};
-    for (size_t p = 0; p < info.n_params; p++) {
-        values[p] = info.param_defaults[p];
-        for (size_t g = 0; g < a.n_params; g++)
-            if (strcmp(a.params[g].name, info.param_names[p]) == 0)
-                values[p] = a.params[g].value;
-    }
-    rc = describe(self, desc.kernel, values, desc.n_series, desc.seed);
+    size_t n_sets = 1;
+    for (size_t q = 0; q < a.n_grid; q++)
+        n_sets *= a.grid[q].n_values; /* create bounded it by APO_MAX_SWEEP_SETS */
+    double *values = created_sets(&info, &a, n_sets);
+    if (values == NULL)
+        goto done;
+    rc = describe(self, desc.kernel, values, n_sets, a.n_grid > 0, desc.n_series, desc.seed);
+    PyMem_Free(values);
 done:
     apo_py_args_release(&a);
     return rc;
@@ -219,6 +310,7 @@ static void stream_dealloc(PyObject *op) {
     Py_CLEAR(self->runtime);
     Py_CLEAR(self->kernel);
     Py_CLEAR(self->params);
+    Py_CLEAR(self->sets);
     Py_TYPE(op)->tp_free(op);
 }
 
@@ -248,7 +340,7 @@ static int check_input(PyObject *o, Py_ssize_t i, size_t count) {
 
 /* _update(inputs, bars): appends `bars` bars to every series. inputs: one array an input, in
  * the kernel's order, each packed series after series. Returns a tuple of (series, bars)
- * arrays, one an output. */
+ * arrays, one an output; (sets, series, bars) for a sweep, the library's set-major layout. */
 static PyObject *stream_update(PyObject *op, PyObject *args) {
     apo_py_stream *self = (apo_py_stream *)op;
     PyObject *inputs;
@@ -267,7 +359,7 @@ static PyObject *stream_update(PyObject *op, PyObject *args) {
                      self->n_inputs, PyTuple_GET_SIZE(inputs));
         return NULL;
     }
-    if ((size_t)bars > (size_t)PY_SSIZE_T_MAX / sizeof(double) / self->n_series) {
+    if ((size_t)bars > (size_t)PY_SSIZE_T_MAX / sizeof(double) / self->n_series / self->n_sets) {
         PyErr_Format(PyExc_OverflowError, "%zd bars of %zu series overflow", bars, self->n_series);
         return NULL;
     }
@@ -294,9 +386,10 @@ static PyObject *stream_update(PyObject *op, PyObject *args) {
     PyObject *outs = PyTuple_New((Py_ssize_t)self->n_outputs);
     if (outs == NULL)
         return NULL;
-    npy_intp dims[2] = {(npy_intp)self->n_series, (npy_intp)bars};
+    npy_intp dims[3] = {(npy_intp)self->n_sets, (npy_intp)self->n_series, (npy_intp)bars};
+    const int sweep = self->sets != NULL;
     for (size_t k = 0; k < self->n_outputs; k++) {
-        PyObject *arr = PyArray_EMPTY(2, dims, NPY_DOUBLE, 0);
+        PyObject *arr = PyArray_EMPTY(sweep ? 3 : 2, sweep ? dims : dims + 1, NPY_DOUBLE, 0);
         if (arr == NULL) {
             Py_DECREF(outs);
             return NULL;
@@ -401,6 +494,23 @@ static PyObject *stream_get_params(PyObject *op, void *closure) {
     return p != NULL ? PyDict_Copy(p) : Py_NewRef(Py_None);
 }
 
+static PyObject *stream_get_sets(PyObject *op, void *closure) {
+    (void)closure;
+    PyObject *sets = ((apo_py_stream *)op)->sets;
+    if (sets == NULL)
+        Py_RETURN_NONE;
+    /* Copies, so that a caller's change does not change what the stream reports. */
+    PyObject *out = PyList_New(PyList_GET_SIZE(sets));
+    for (Py_ssize_t k = 0; out != NULL && k < PyList_GET_SIZE(sets); k++) {
+        PyObject *d = PyDict_Copy(PyList_GET_ITEM(sets, k));
+        if (d == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, k, d);
+    }
+    return out;
+}
+
 static PyObject *stream_get_n_series(PyObject *op, void *closure) {
     (void)closure;
     return PyLong_FromSize_t(((apo_py_stream *)op)->n_series);
@@ -435,7 +545,12 @@ static PyMethodDef stream_methods[] = {
 static PyGetSetDef stream_getset[] = {
     {"bars", stream_get_bars, NULL, "Bars fed to each series so far (int64 array).", NULL},
     {"kernel", stream_get_kernel, NULL, "The kernel's name.", NULL},
-    {"params", stream_get_params, NULL, "Every parameter of the kernel, as the stream has it.",
+    {"params", stream_get_params, NULL,
+     "Every parameter of the kernel, as the stream has it; for a sweep, those every set shares.",
+     NULL},
+    {"sets", stream_get_sets, NULL,
+     "A sweep's parameter sets, each every parameter of the kernel, in the sweep's order; None "
+     "for one set.",
      NULL},
     {"n_series", stream_get_n_series, NULL, "The number of series.", NULL},
     {"seed", stream_get_seed, NULL, "The seed given to user kernels.", NULL},

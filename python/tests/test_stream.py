@@ -237,3 +237,62 @@ def test_a_python_user_kernel_streams_and_its_failure_is_the_cause():
         assert isinstance(failed.value.__cause__, ZeroDivisionError)
         with pytest.raises(apportion.InvalidArgumentError, match="an earlier update failed"):
             f.update(x[:, 200])
+
+
+def test_a_sweep_in_random_chunks_gives_each_sets_batch_bits_and_resumes(rt):
+    """A sweep stream (a list and a range as values, the grid form of the batch calls) fed
+    in random chunks: each set's outputs have the bits of that set's batch call; saved and
+    loaded mid-way it goes on with the same bits and the same labels."""
+    periods, devs = [10, 20, 30], range(1, 3)
+    s = apportion.Stream("bollinger", SERIES, runtime=rt, period=periods, nbdev_up=devs, nbdev_dn=1.5)
+    assert s.labels == [(p, d) for p in periods for d in devs] and s.swept == ["period", "nbdev_up"]
+    assert len(s.sets) == 6 and s.sets[1] == {"period": 10.0, "nbdev_up": 2.0, "nbdev_dn": 1.5}
+    assert s.params == {"nbdev_dn": 1.5}
+    total = 700
+    close = history("bollinger", total, seed=21)["close"]
+    rng = np.random.default_rng(4)
+    sizes = [1, 0, 1]
+    while sum(sizes) < total:
+        sizes.append(min(int(rng.integers(1, 90)), total - sum(sizes)))
+    half = len(sizes) // 2
+    done = sum(sizes[:half])
+
+    def run(stream, chunk_sizes, t):
+        pieces = []
+        for n in chunk_sizes:
+            out = stream.update(close[:, t] if n == 1 else close[:, t : t + n].T)
+            assert out.upper.shape == ((6, SERIES) if n == 1 else (6, n, SERIES))
+            pieces.append(out.upper.reshape(6, SERIES, 1) if n == 1 else out.upper.transpose(0, 2, 1))
+            t += n
+        return np.concatenate(pieces, axis=2)
+
+    head = run(s, sizes[:half], 0)
+    s2 = apportion.Stream.load(bytes(s), runtime=rt)
+    assert s2.sets == s.sets and s2.labels == s.labels and s2.swept == s.swept
+    tail, tail2 = run(s, sizes[half:], done), run(s2, sizes[half:], done)
+    want = apportion.bollinger(close, period=periods, nbdev_up=devs, nbdev_dn=1.5, runtime=rt).upper
+    assert want.shape == (6, SERIES, total)
+    for k, (p, d) in enumerate(s.labels):
+        one = apportion.bollinger(close, period=p, nbdev_up=d, nbdev_dn=1.5, runtime=rt).upper
+        assert_same_bits(want[k], one)
+        assert_same_bits(np.concatenate([head[k], tail[k]], axis=1), one)
+        assert_same_bits(tail2[k], one[:, done:])
+
+
+def test_a_sweep_update_of_a_dataframe_has_set_and_series_columns(rt):
+    pd = pytest.importorskip("pandas")
+    close = history("bollinger", 60, seed=2)["close"]
+    frame = pd.DataFrame(close.T, columns=["AAA", "BBB", "CCC"])
+    s = apportion.Stream("bollinger", SERIES, runtime=rt, period=[5, 10])
+    out = s.update(frame).middle
+    assert list(out.columns) == [(p, c) for p in (5, 10) for c in ("AAA", "BBB", "CCC")]
+    assert_same_bits(out[10].to_numpy().T, apportion.bollinger(close, period=10, runtime=rt).middle)
+    row = s.update(frame.iloc[0]).middle  # a Series: series x sets
+    assert list(row.columns) == [5, 10] and list(row.index) == ["AAA", "BBB", "CCC"]
+
+
+def test_a_bad_sweep_value_is_refused(rt):
+    with pytest.raises(apportion.BadParameterError):
+        apportion.Stream("bollinger", SERIES, runtime=rt, period=[10, 0, 30])
+    with pytest.raises(apportion.InvalidArgumentError):
+        apportion.Stream("bollinger", SERIES, runtime=rt, period=[])

@@ -358,3 +358,89 @@ Test(cli, stream_of_raw_series_numbers_them, .timeout = 60) {
     cr_assert_str_eq(r.out, "series,bar,sma\n0,3,2\n0,4,1.5\n0,5,2.5\n1,3,20\n1,4,15\n1,5,25\n");
     free_result(&r);
 }
+
+/* A sweep stream (run's --param syntax) over two runs: each output column names its set,
+ * and every value has the bits of `run`'s sweep over the whole history at that set, series
+ * and bar. A later run whose --param differs from the state's is refused, nothing changed. */
+#define SWEEP_SETS 3
+Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .timeout = 120) {
+    make_work_dir();
+    make_bars();
+    char all[128], dir[128], file[160], state[128], in[128], out[128];
+    snprintf(all, sizeof all, "%s/all.csv", work);
+    snprintf(dir, sizeof dir, "%s/batch", work);
+    write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--param", "period=10:30:10",
+                                "--devices", "cpu", "--input", all, "--group-by", "ticker",
+                                "--missing-as-nan", "--no-learn", "--output", dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/lower.f64", dir);
+    size_t len = 0;
+    double *batch = (double *)(void *)read_all(file, &len); /* sets x tickers x bars */
+    cr_assert_eq(len, sizeof(double) * SWEEP_SETS * TICKERS * BARS);
+
+    snprintf(state, sizeof state, "%s/sweep.state", work);
+    static const int cut[3] = {0, 137, BARS};
+    static int seen[TICKERS][BARS];
+    for (int p = 0; p < 2; p++) {
+        snprintf(in, sizeof in, "%s/sweep%d.csv", work, p);
+        snprintf(out, sizeof out, "%s/sweep_out%d.csv", work, p);
+        write_rows(in, (const int[]){cut[p], cut[p]}, (const int[]){cut[p + 1], cut[p + 1]});
+        /* The second run gives the sweep as a list: the same sets, so the state takes it. */
+        r = run_cli(ARGS("stream", "--state", state, "--kernel", "bollinger", "--param",
+                         p == 0 ? "period=10:30:10" : "period=10,20,30", "--input", in,
+                         "--group-by", "ticker", "--missing-as-nan", "--devices=cpu", "--output",
+                         out));
+        cr_assert_eq(r.status, 0, "run %d: %s", p, r.err);
+        free_result(&r);
+        char *text = read_all(out, &len);
+        cr_assert_not_null(text);
+        char *save = NULL, *line = strtok_r(text, "\n", &save);
+        cr_assert_str_eq(line, "series,bar,date,upper period=10,upper period=20,upper period=30,"
+                               "middle period=10,middle period=20,middle period=30,"
+                               "lower period=10,lower period=20,lower period=30");
+        while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+            char *fields = NULL, *f = strtok_r(line, ",", &fields);
+            const int t = strcmp(f, "A") == 0 ? 0 : 1;
+            const unsigned bar = (unsigned)strtoul(strtok_r(NULL, ",", &fields), NULL, 10);
+            cr_assert_lt(bar, BARS);
+            strtok_r(NULL, ",", &fields);            /* the date */
+            for (int c = 0; c < 2 * SWEEP_SETS; c++) /* upper and middle */
+                strtok_r(NULL, ",", &fields);
+            for (int s = 0; s < SWEEP_SETS; s++) {
+                const double got = strtod(strtok_r(NULL, ",", &fields), NULL);
+                const double want = batch[((size_t)s * TICKERS + (size_t)t) * BARS + bar];
+                cr_assert(memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)),
+                          "set %d ticker %d bar %u: %.17g, batch %.17g", s, t, bar, got, want);
+            }
+            seen[t][bar]++;
+        }
+        free(text);
+    }
+    for (int t = 0; t < TICKERS; t++)
+        for (int i = 0; i < BARS; i++)
+            cr_assert_eq(seen[t][i], 1, "ticker %d bar %d written %d times", t, i, seen[t][i]);
+    free(batch);
+
+    /* Other sets, or one set, on the sweep's state: refused, the state as it was. */
+    size_t before_len = 0;
+    char *before = read_all(state, &before_len);
+    snprintf(out, sizeof out, "%s/refused.csv", work);
+    static const char *const other[] = {"period=10:20:10", "period=20"};
+    for (int k = 0; k < 2; k++) {
+        r = run_cli(ARGS("stream", "--state", state, "--param", other[k], "--input", in,
+                         "--group-by", "ticker", "--missing-as-nan", "--devices=cpu",
+                         "--old-rows=accept", "--output", out));
+        cr_assert_eq(r.status, 2, "%s: %s", other[k], r.err);
+        assert_contains(r.err, "the state was refused");
+        free_result(&r);
+        size_t after_len = 0;
+        char *after = read_all(state, &after_len);
+        cr_assert(after_len == before_len && memcmp(before, after, before_len) == 0,
+                  "a refused run changed the state");
+        free(after);
+        cr_assert(!file_exists(out), "a refused run wrote its output");
+    }
+    free(before);
+}
