@@ -63,7 +63,11 @@ const char *const cli_run_help[] = {
     "\n",
     "Scores (instead of the indicator's outputs):\n"
     "  --score RULE         score each set and series with a trading rule: bands_revert or\n"
-    "                       bands_zone (bollinger), macd_cross (macd); writes DIR/scores.csv\n"
+    "                       bands_zone (bollinger), macd_cross (macd), rsi_zone, rsi_revert\n"
+    "                       (and on stochf, willr, cci, mfi, cmo; thresholds --param\n"
+    "                       lower=L --param upper=U), stoch_cross, stochf_cross,\n"
+    "                       price_cross (sma, ema, wma, dema, tema, kama); writes\n"
+    "                       DIR/scores.csv\n"
     "                       (set, swept parameters, series, total, mean, sd, sharpe,\n"
     "                       max_drawdown, trades, exposure, bars) and no output file\n"
     "  --cost C             cost per unit of position change, 0 to 1 (default 0); the\n"

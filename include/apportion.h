@@ -432,10 +432,13 @@ typedef struct apo_workload {
      * NULL: every row is cols long. */
     const size_t *row_lengths;
     /* A rule that turns the kernel's outputs into positions, scored per series (docs/api.md,
-     * "Scores"): "bands_revert" or "bands_zone" on bollinger, "macd_cross" on macd. The call
-     * then stores no indicator output: its outputs are the APO_N_SCORES scores, each
-     * (sets run x rows) x 1, and its parameters include the rule's `cost` (default 0) and
-     * `periods_per_year` (default 252), which a sweep may vary too. NULL: no scoring. New in
+     * "Scores"): "bands_revert" or "bands_zone" on bollinger, "macd_cross" on macd,
+     * "<ind>_zone" and "<ind>_revert" on rsi, stochf, willr, cci, mfi, cmo, "stoch_cross",
+     * "stochf_cross", "price_cross" on the moving averages (docs/kernels.md, "Rules"). The
+     * call then stores no indicator output: its outputs are the APO_N_SCORES scores, each
+     * (sets run x rows) x 1, and its parameters include the rule's thresholds `lower` and
+     * `upper` (zone and revert rules), `cost` (default 0) and `periods_per_year` (default
+     * 252), which a sweep may vary too. NULL: no scoring. New in
      * 0.2. */
     const char *score;
 } apo_workload;
@@ -473,13 +476,25 @@ enum {
  * n bars of `close` and the kernel's outputs (outputs[k] holds output k of `kernel`, n
  * values), with `rule`, `cost` (0 .. 1) and `periods_per_year` (> 0); writes APO_N_SCORES
  * values. The same bars are folded in the same order as in a scored call, so the scores are
- * bitwise those of apo_distribute_workload() with apo_workload.score. Returns APO_ERR_NULL,
- * APO_ERR_UNKNOWN_KERNEL (an unknown rule or kernel), APO_ERR_INVALID_ARGUMENT (a rule that
- * does not fit the kernel, n_outputs not the kernel's), APO_ERR_BAD_PARAM (cost or
+ * bitwise those of apo_distribute_workload() with apo_workload.score. A rule with
+ * thresholds (rsi_zone) takes its defaults here; apo_score_outputs_with() takes others. Returns
+ * APO_ERR_NULL, APO_ERR_UNKNOWN_KERNEL (an unknown rule or kernel), APO_ERR_INVALID_ARGUMENT (a
+ * rule that does not fit the kernel, n_outputs not the kernel's), APO_ERR_BAD_PARAM (cost or
  * periods_per_year out of range). New in 0.2. */
 APO_EXPORT apo_status apo_score_outputs(const char *kernel, const char *rule, const double *close,
                                         const double *const *outputs, size_t n_outputs, size_t n,
                                         double cost, double periods_per_year, double *scores);
+
+/* apo_score_outputs() for a rule with thresholds of its own (rsi_zone's lower and upper):
+ * `params` names the scored call's parameters, checked as a scored call checks them (the
+ * rule's thresholds, lower below upper, cost, periods_per_year; those not named take their
+ * defaults; the indicator's own are accepted and change nothing, its outputs being given).
+ * apo_score_outputs() is this call with the thresholds at their defaults. Returns the errors
+ * of apo_score_outputs(); APO_ERR_BAD_PARAM names the parameter. New in 0.2. */
+APO_EXPORT apo_status apo_score_outputs_with(const char *kernel, const char *rule,
+                                             const double *close, const double *const *outputs,
+                                             size_t n_outputs, size_t n, const apo_param *params,
+                                             size_t n_params, double *scores);
 
 typedef enum apo_ratio_source {
     APO_RATIOS_EQUAL = 0,    /* no ratios known: equal shares */

@@ -3,8 +3,9 @@
 
 #include <math.h>
 
-void apo__score_series(int rule, const double *close, const double *const *outputs, size_t n_out,
-                       size_t n, double cost, double periods_per_year, double *scores) {
+void apo__score_series(const apo__rule *rule, const double *close, const double *const *outputs,
+                       size_t n_out, size_t n, double cost, double periods_per_year,
+                       double *scores) {
     apo__score_fold f;
     apo__score_fold_init(&f);
     double out[8];

@@ -12,9 +12,10 @@
 #include "score_tile.h"
 
 /* Scores n bars: close[t] and the indicator's n_out outputs outputs[k][t], with `rule`
- * (APO_RULE_*), cost per unit of position change and periods_per_year (> 0). Writes
- * APO_SCORE_IX_COUNT scores. */
-void apo__score_series(int rule, const double *close, const double *const *outputs, size_t n_out,
-                       size_t n, double cost, double periods_per_year, double *scores);
+ * (its kind, outputs and thresholds), cost per unit of position change and periods_per_year (> 0).
+ * Writes APO_SCORE_IX_COUNT scores. */
+void apo__score_series(const apo__rule *rule, const double *close, const double *const *outputs,
+                       size_t n_out, size_t n, double cost, double periods_per_year,
+                       double *scores);
 
 #endif

@@ -15,8 +15,41 @@
 
 #include "apo_hd.h"
 
-/* The built-in rules; the numbers are the index of each in docs/kernels.md's table. */
-enum { APO_RULE_BANDS_REVERT = 0, APO_RULE_BANDS_ZONE = 1, APO_RULE_MACD_CROSS = 2 };
+/* The kinds of rule. The first three read their own kernel's outputs by position
+ * (bollinger's upper, middle, lower; macd's macd, signal, hist); the others are generic: a
+ * kind applied to the output(s) named in apo__rule, with the rule's own thresholds, so one
+ * row of runtime/catalog/scored_kernels.c's table makes a rule on any catalog indicator. */
+enum {
+    APO_RULE_BANDS_REVERT = 0,
+    APO_RULE_BANDS_ZONE = 1,
+    APO_RULE_MACD_CROSS = 2,
+    APO_RULE_ZONE = 3,       /* +1 below lower, -1 above upper, else 0 */
+    APO_RULE_REVERT = 4,     /* enter as ZONE, exit at the middle of lower and upper */
+    APO_RULE_CROSS = 5,      /* the sign of out[a] - out[b] */
+    APO_RULE_PRICE_CROSS = 6 /* the sign of close - out[a] */
+};
+
+/* A rule as a fold applies it: its kind, the outputs it reads and, for ZONE and REVERT, its
+ * thresholds (a set's parameters, so each set of a sweep has its own). */
+typedef struct apo__rule {
+    int kind;
+    int a, b;                    /* the outputs read: ZONE, REVERT and PRICE_CROSS a; CROSS a, b */
+    double lower, upper, middle; /* ZONE and REVERT; middle = (lower + upper) / 2 */
+} apo__rule;
+
+/* A rule of `kind` on outputs a and b with thresholds lower and upper (any values for the
+ * kinds that take none). The middle is taken here, once, so every path exits at the same
+ * bits. */
+static inline APO_HD apo__rule apo__rule_make(int kind, int a, int b, double lower, double upper) {
+    apo__rule r;
+    r.kind = kind;
+    r.a = a;
+    r.b = b;
+    r.lower = lower;
+    r.upper = upper;
+    r.middle = (lower + upper) / 2;
+    return r;
+}
 
 /* The scores, in the order of a scored call's outputs (apportion.h repeats the order). */
 enum {
@@ -32,9 +65,11 @@ enum {
 };
 
 /* The position a rule takes at a bar with a finite close. `out` holds the indicator's outputs
- * at the bar: bollinger's upper, middle, lower; macd's macd, signal, hist. */
-static inline APO_HD int apo__rule_position(int rule, int prev, double close, const double *out) {
-    if (rule == APO_RULE_BANDS_REVERT) {
+ * at the bar, in the kernel's output order. */
+static inline APO_HD int apo__rule_position(const apo__rule *rule, int prev, double close,
+                                            const double *out) {
+    switch (rule->kind) {
+    case APO_RULE_BANDS_REVERT: {
         const double upper = out[0], middle = out[1], lower = out[2];
         /* Flat while the bands are not there: the warm-up, and the window of a gap. */
         if (isnan(upper) || isnan(middle) || isnan(lower))
@@ -45,10 +80,29 @@ static inline APO_HD int apo__rule_position(int rule, int prev, double close, co
             return close <= middle ? 0 : -1;
         return close < lower ? 1 : close > upper ? -1 : 0;
     }
-    if (rule == APO_RULE_BANDS_ZONE) /* no state; a NaN band compares false: flat */
+    case APO_RULE_BANDS_ZONE: /* no state; a NaN band compares false: flat */
         return close < out[2] ? 1 : close > out[0] ? -1 : 0;
-    /* APO_RULE_MACD_CROSS: the sign of the histogram, flat while it is NaN. */
-    return out[2] > 0 ? 1 : out[2] < 0 ? -1 : 0;
+    case APO_RULE_MACD_CROSS: /* the sign of the histogram, flat while it is NaN */
+        return out[2] > 0 ? 1 : out[2] < 0 ? -1 : 0;
+    case APO_RULE_ZONE: { /* no state; a NaN output compares false: flat */
+        const double v = out[rule->a];
+        return v < rule->lower ? 1 : v > rule->upper ? -1 : 0;
+    }
+    case APO_RULE_REVERT: {
+        const double v = out[rule->a];
+        if (isnan(v)) /* flat while the output is not there, as bands_revert */
+            return 0;
+        if (prev > 0)
+            return v >= rule->middle ? 0 : 1;
+        if (prev < 0)
+            return v <= rule->middle ? 0 : -1;
+        return v < rule->lower ? 1 : v > rule->upper ? -1 : 0;
+    }
+    case APO_RULE_CROSS: /* a NaN on either side compares false: flat */
+        return out[rule->a] > out[rule->b] ? 1 : out[rule->a] < out[rule->b] ? -1 : 0;
+    default: /* APO_RULE_PRICE_CROSS */
+        return close > out[rule->a] ? 1 : close < out[rule->a] ? -1 : 0;
+    }
 }
 
 typedef struct apo__score_fold {
@@ -77,9 +131,9 @@ static inline APO_HD void apo__score_fold_init(apo__score_fold *f) {
  * the close is the series', not the set's: a fold of several sets over one series takes
  * it once per bar for all (runtime/catalog/scored_kernels.c), with the bits of each.
  */
-static inline APO_HD void apo__score_bar_move(apo__score_fold *f, int rule, double cost,
-                                              double close, int closes_finite, double move,
-                                              const double *out, size_t n_out) {
+static inline APO_HD void apo__score_bar_move(apo__score_fold *f, const apo__rule *rule,
+                                              double cost, double close, int closes_finite,
+                                              double move, const double *out, size_t n_out) {
     const int prev = f->pos;
     const int pos = isfinite(close) ? apo__rule_position(rule, prev, close, out) : prev;
     if (f->started && closes_finite) {
@@ -115,7 +169,7 @@ static inline APO_HD int apo__score_move(double prev_close, double close, double
 }
 
 /* Folds one bar given both closes (prev_close NaN for the first bar of the series). */
-static inline APO_HD void apo__score_bar(apo__score_fold *f, int rule, double cost,
+static inline APO_HD void apo__score_bar(apo__score_fold *f, const apo__rule *rule, double cost,
                                          double prev_close, double close, const double *out,
                                          size_t n_out) {
     double move;

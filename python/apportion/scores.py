@@ -34,8 +34,12 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
 
     Returns a DataFrame with one row per set and series, indexed by the swept parameters
     and ``series``, with one column per score (``SCORES``). A KeyboardInterrupt stops the
-    call within a piece of the sweep. Rules: ``bands_revert`` and ``bands_zone`` on
-    bollinger, ``macd_cross`` on macd."""
+    call within a piece of the sweep. Rules (docs/kernels.md, "Rules"): ``bands_revert`` and
+    ``bands_zone`` on bollinger, ``macd_cross`` on macd, ``rsi_zone``, ``rsi_revert``,
+    ``cmo_zone``, ``cmo_revert``, ``price_cross`` on the moving averages; a zone or revert
+    rule's ``lower`` and ``upper`` are parameters like the indicator's (``lower=[20, 30]``
+    sweeps them). The rules on kernels of high, low and close run through
+    ``rt.compute("willr:willr_zone", high, low, close, ...)``, since ``data`` is closes."""
     import pandas as pd
 
     rt = runtime if runtime is not None else default_runtime()

@@ -119,3 +119,34 @@ def test_a_rule_that_does_not_fit_is_refused(rt):
         apportion.score(np.ones(100), "macd", "bands_revert", runtime=rt)
     with pytest.raises(apportion.ApportionError, match="no rule named"):
         apportion.score(np.ones(100), "bollinger", "golden_cross", runtime=rt)
+
+
+def _zone_reference(rsi, close, lower, upper):
+    """The trades of rsi_zone's positions read from docs/kernels.md's table."""
+    out = [0]
+    for t in range(len(close)):
+        prev = out[-1]
+        if not math.isfinite(close[t]):
+            out.append(prev)
+        else:
+            out.append(1 if rsi[t] < lower else -1 if rsi[t] > upper else 0)
+    pos = out[1:]
+    first = next((t for t in range(len(close)) if math.isfinite(rsi[t])), len(close))
+    trades = sum(1 for t in range(first + 1, len(close))
+                 if math.isfinite(close[t]) and math.isfinite(close[t - 1]) and pos[t] != pos[t - 1])
+    return trades
+
+
+def test_a_rules_thresholds_pass_through_and_sweep(rt):
+    x = _walks(2, 8)
+    got = apportion.score(x, "rsi", "rsi_zone", timeperiod=14, lower=[20, 30], upper=70, runtime=rt)
+    assert got.index.names == ["lower", "series"]
+    rsi = apportion.compute("rsi", x, timeperiod=14, runtime=rt).rsi
+    for lower in (20, 30):
+        for series in (0, 1):
+            want = _zone_reference(rsi[series], x[series], lower, 70)
+            assert got.loc[(lower, series), "trades"] == want
+            alone = apportion.score(x, "rsi", "rsi_zone", lower=lower, runtime=rt)
+            assert got.loc[(lower, series)].to_numpy().tobytes() == alone.loc[series].to_numpy().tobytes()
+    with pytest.raises(apportion.BadParameterError, match="must be below upper"):
+        apportion.score(x, "rsi", "rsi_zone", lower=80, runtime=rt)

@@ -24,14 +24,45 @@ static const char *const score_names[APO_SCORE_IX_COUNT] = {
 typedef struct scored_def {
     const char *indicator;
     const char *rule_name;
-    int rule;
+    int kind;            /* APO_RULE_* */
+    int a, b;            /* the outputs the rule reads (score_tile.h's apo__rule) */
+    int thresholds;      /* the rule takes `lower` and `upper` (ZONE, REVERT) */
+    double lower, upper; /* their defaults */
+    double min, max;     /* the range each may take: the indicator's own */
 } scored_def;
 
-/* Which rule fits which indicator: a rule reads the outputs of its indicator by position. */
+#define NO_THRESHOLDS 0, 0.0, 0.0, 0.0, 0.0
+#define ZONE_AND_REVERT(ind, out, lo, hi, min, max)                                                \
+    {ind, ind "_zone", APO_RULE_ZONE, out, 0, 1, lo, hi, min, max}, {                              \
+        ind, ind "_revert", APO_RULE_REVERT, out, 0, 1, lo, hi, min, max                           \
+    }
+#define PRICE_CROSS(ind)                                                                           \
+    { ind, "price_cross", APO_RULE_PRICE_CROSS, 0, 0, NO_THRESHOLDS }
+
+/* Which rule fits which indicator: a rule reads the outputs of its indicator by position
+ * (docs/kernels.md, "Rules", has the same table in words). A scored kernel's parameters are
+ * the indicator's, the rule's thresholds and cost and periods_per_year, at most
+ * APO_MAX_PARAMS: stoch's five leave no room for two thresholds, so stoch has its cross
+ * and no zone (stochf's fastk has both). */
 static const scored_def scored_defs[] = {
-    {"bollinger", "bands_revert", APO_RULE_BANDS_REVERT},
-    {"bollinger", "bands_zone", APO_RULE_BANDS_ZONE},
-    {"macd", "macd_cross", APO_RULE_MACD_CROSS},
+    {"bollinger", "bands_revert", APO_RULE_BANDS_REVERT, 0, 0, NO_THRESHOLDS},
+    {"bollinger", "bands_zone", APO_RULE_BANDS_ZONE, 0, 0, NO_THRESHOLDS},
+    {"macd", "macd_cross", APO_RULE_MACD_CROSS, 0, 0, NO_THRESHOLDS},
+    ZONE_AND_REVERT("rsi", 0, 30.0, 70.0, 0.0, 100.0),
+    ZONE_AND_REVERT("stochf", 0, 20.0, 80.0, 0.0, 100.0),
+    {"stochf", "stochf_cross", APO_RULE_CROSS, 0, 1, NO_THRESHOLDS},
+    {"stoch", "stoch_cross", APO_RULE_CROSS, 0, 1, NO_THRESHOLDS},
+    ZONE_AND_REVERT("willr", 0, -80.0, -20.0, -100.0, 0.0),
+    /* CCI has no bound of its own. */
+    ZONE_AND_REVERT("cci", 0, -100.0, 100.0, -HUGE_VAL, HUGE_VAL),
+    ZONE_AND_REVERT("mfi", 0, 20.0, 80.0, 0.0, 100.0),
+    ZONE_AND_REVERT("cmo", 0, -50.0, 50.0, -100.0, 100.0),
+    PRICE_CROSS("sma"),
+    PRICE_CROSS("ema"),
+    PRICE_CROSS("wma"),
+    PRICE_CROSS("dema"),
+    PRICE_CROSS("tema"),
+    PRICE_CROSS("kama"),
 };
 #define N_SCORED (sizeof scored_defs / sizeof scored_defs[0])
 
@@ -127,11 +158,16 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     view.inputs = view_in;
     view.outputs = pass_out;
 
+    /* Each set's rule (its thresholds) and cost: the rule's parameters enter only the fold,
+     * so sets that differ in them share the pass (score_pass.h). */
+    const size_t fold_params = ind->n_params + sc->n_rule_params;
     apo__score_fold f[APO_SCORED_SETS_MAX];
+    apo__rule rules[APO_SCORED_SETS_MAX];
     double cost[APO_SCORED_SETS_MAX];
     for (size_t j = 0; j < n_sets; j++) {
         apo__score_fold_init(&f[j]);
-        cost[j] = sets[j].params[ind->n_params];
+        rules[j] = apo__scoring_rule(sc, sets[j].params);
+        cost[j] = sets[j].params[fold_params];
     }
     apo_status st = APO_OK;
     double out[APO_MAX_IO];
@@ -151,7 +187,7 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
             const int finite = apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move);
             for (size_t j = 0; j < n_sets; j++) {
                 apo__score_pass_outputs(pass, sets[j].params, pass_in, t - origin, n_out, out);
-                apo__score_bar_move(&f[j], sc->rule, cost[j], close[t], finite, move, out, n_out);
+                apo__score_bar_move(&f[j], &rules[j], cost[j], close[t], finite, move, out, n_out);
             }
         }
     }
@@ -160,7 +196,7 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
         return st;
     for (size_t j = 0; j < n_sets; j++) {
         double scores[APO_SCORE_IX_COUNT];
-        apo__score_finish(&f[j], sqrt(sets[j].params[ind->n_params + 1]), scores);
+        apo__score_finish(&f[j], sqrt(sets[j].params[fold_params + 1]), scores);
         for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
             sets[j].outputs[k][row] = scores[k];
     }
@@ -172,6 +208,29 @@ static int scored_shares_pass(const apo__kernel *k, const double *a, const doubl
     return apo__score_pass_shared(&k->scoring->pass, k->n_params, a, b);
 }
 
+/* A rule's thresholds must leave a zone between them: at lower >= upper a value could be
+ * both below lower and above upper, and the revert rule's middle would not lie between. */
+static apo_status thresholds_validate(const apo__kernel *k, const double *params, size_t rows,
+                                      size_t cols, char *err, size_t err_size) {
+    (void)rows, (void)cols;
+    const size_t i = k->scoring->indicator->n_params;
+    if (!(params[i] < params[i + 1])) {
+        snprintf(err, err_size, "%s: lower (%.17g) must be below upper (%.17g)", k->name, params[i],
+                 params[i + 1]);
+        return APO_ERR_BAD_PARAM;
+    }
+    return APO_OK;
+}
+
+apo__rule apo__scoring_rule(const apo__scoring *sc, const double *params) {
+    apo__rule r = sc->rule;
+    if (sc->n_rule_params == 2) {
+        const size_t i = sc->indicator->n_params;
+        r = apo__rule_make(r.kind, r.a, r.b, params[i], params[i + 1]);
+    }
+    return r;
+}
+
 /* ---- building them ----------------------------------------------------------------------- */
 
 static void build_one(size_t i) {
@@ -179,9 +238,12 @@ static void build_one(size_t i) {
     const apo__kernel *ind = apo__builtin_kernel_named(d->indicator);
     apo__scoring *sc = &scorings[i];
     sc->indicator = ind;
-    sc->rule = d->rule;
+    sc->rule = apo__rule_make(d->kind, d->a, d->b, d->lower, d->upper);
     sc->rule_name = d->rule_name;
-    apo__score_pass_of(ind, 2, &sc->pass);
+    sc->n_rule_params = d->thresholds ? 2 : 0;
+    /* Every parameter of the rule, thresholds, cost and periods_per_year, enters only the
+     * fold: sets that differ in them alone share the pass. */
+    apo__score_pass_of(ind, sc->n_rule_params + 2, &sc->pass);
     sc->close_input = 0;
     for (size_t k = 0; k < ind->n_inputs; k++)
         if (strcmp(ind->input_names[k], "close") == 0)
@@ -196,15 +258,22 @@ static void build_one(size_t i) {
     k->n_outputs = APO_SCORE_IX_COUNT;
     for (size_t o = 0; o < APO_SCORE_IX_COUNT; o++)
         snprintf(k->output_names[o], sizeof k->output_names[o], "%s", score_names[o]);
-    /* The indicator's parameters, then the rule's. */
-    k->n_params = ind->n_params + 2;
-    memcpy(k->params, ind->params, ind->n_params * sizeof ind->params[0]);
-    k->params[ind->n_params] = (apo__param_spec){"cost", 0.0, 0.0, 1.0, 0};
-    k->params[ind->n_params + 1] = (apo__param_spec){"periods_per_year", 252.0, 1e-9, 1e9, 0};
+    /* The indicator's parameters, then the rule's: its thresholds, cost, periods_per_year
+     * (the table leaves out a rule that would need more than APO_MAX_PARAMS). */
+    size_t np = ind->n_params;
+    memcpy(k->params, ind->params, np * sizeof ind->params[0]);
+    if (d->thresholds) {
+        k->params[np++] = (apo__param_spec){"lower", d->lower, d->min, d->max, 0};
+        k->params[np++] = (apo__param_spec){"upper", d->upper, d->min, d->max, 0};
+    }
+    k->params[np++] = (apo__param_spec){"cost", 0.0, 0.0, 1.0, 0};
+    k->params[np++] = (apo__param_spec){"periods_per_year", 252.0, 1e-9, 1e9, 0};
+    k->n_params = np;
     k->halo_rule = "the whole series: one tile scores one series";
     /* No shape check: a series shorter than the warm-up scores no bar (bars 0), which is an
-     * answer, where its indicator alone would refuse it. */
-    k->validate = NULL;
+     * answer, where its indicator alone would refuse it. Thresholds are checked against
+     * each other. */
+    k->validate = d->thresholds ? thresholds_validate : NULL;
     k->axis_len = one_len;
     k->tile_len = one_tile;
     k->unit_work = series_work;
@@ -248,11 +317,20 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo
                                     scored_defs[i].rule_name);
     }
     *out = NULL;
-    if (!rule_known)
-        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
-                         "no rule named \"%s\" (rules: bands_revert and bands_zone on bollinger, "
-                         "macd_cross on macd)",
-                         rule);
+    if (!rule_known) {
+        /* The rules from the table, each once (price_cross fits several averages). */
+        char names[512] = "";
+        size_t at = 0;
+        for (size_t i = 0; i < N_SCORED && at < sizeof names; i++) {
+            size_t seen = 0;
+            while (seen < i && strcmp(scored_defs[seen].rule_name, scored_defs[i].rule_name) != 0)
+                seen++;
+            if (seen == i)
+                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
+                                       scored_defs[i].rule_name);
+        }
+        return apo__fail(APO_ERR_UNKNOWN_KERNEL, "no rule named \"%s\" (rules: %s)", rule, names);
+    }
     return apo__fail(APO_ERR_INVALID_ARGUMENT,
                      "rule %s does not fit kernel %s: it reads the outputs of another kernel; %s%s",
                      rule, kernel, len ? "the rules for it are " : "no rule reads its outputs yet",

@@ -14,15 +14,23 @@
 
 #include "catalog/kernel.h"
 #include "catalog/score_pass.h"
+#include "score_tile.h"
 
 /* The indicator and the rule of a scored kernel (apo__kernel.scoring). */
 struct apo__scoring {
     const apo__kernel *indicator;
-    int rule;           /* APO_RULE_* (score_tile.h) */
+    apo__rule rule;     /* its kind and outputs, at the default thresholds (score_tile.h) */
     size_t close_input; /* the indicator's input the rule trades on: "close" */
     const char *rule_name;
+    /* The rule's own parameters, after the indicator's: 0, or 2 (lower, upper) for a rule
+     * with thresholds; `cost` and `periods_per_year` follow them. */
+    size_t n_rule_params;
     apo__score_pass pass; /* what sets differing in the applied parameters share */
 };
+
+/* The rule of a set whose scored-kernel parameters are `params`: sc->rule with that set's
+ * thresholds. */
+apo__rule apo__scoring_rule(const apo__scoring *sc, const double *params);
 
 /* The scored kernel of that name ("bollinger:bands_revert"), or NULL. */
 const apo__kernel *apo__scored_kernel_find(const char *name);

@@ -1,32 +1,45 @@
 /*
- * apo_score_outputs(): scoring outputs already in memory with the fold the scored kernels
- * use (kernels/scores/score.h; docs/kernels.md, "Scores").
+ * apo_score_outputs() and apo_score_outputs_with(): scoring outputs already in memory with the fold
+ * the scored kernels use (kernels/scores/score.h; docs/kernels.md, "Scores").
  */
 #include <math.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "catalog/params.h"
 #include "catalog/scored_kernels.h"
 #include "score.h"
 
-apo_status apo_score_outputs(const char *kernel, const char *rule, const double *close,
-                             const double *const *outputs, size_t n_outputs, size_t n, double cost,
-                             double periods_per_year, double *scores) {
+/* The scored kernel of kernel and rule, with the outputs given checked against it. */
+static apo_status outputs_kernel(const char *kernel, const char *rule, const double *close,
+                                 const double *const *outputs, size_t n_outputs,
+                                 const double *scores, const char *fn, const apo__kernel **out) {
     if (kernel == NULL || rule == NULL || close == NULL || outputs == NULL || scores == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_score_outputs: NULL argument");
+        return apo__fail(APO_ERR_NULL, "%s: NULL argument", fn);
     const apo__kernel *k = NULL;
     apo_status st = apo__scored_kernel_of(kernel, rule, &k);
     if (st != APO_OK)
         return st;
     const apo__kernel *ind = k->scoring->indicator;
     if (n_outputs != ind->n_outputs)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_score_outputs: %s has %zu outputs, %zu were given", kernel,
-                         ind->n_outputs, n_outputs);
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %s has %zu outputs, %zu were given", fn,
+                         kernel, ind->n_outputs, n_outputs);
     for (size_t i = 0; i < n_outputs; i++)
         if (outputs[i] == NULL)
-            return apo__fail(APO_ERR_NULL, "apo_score_outputs: output %zu (%s) is NULL", i,
+            return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", fn, i,
                              ind->output_names[i]);
+    *out = k;
+    return APO_OK;
+}
+
+apo_status apo_score_outputs(const char *kernel, const char *rule, const double *close,
+                             const double *const *outputs, size_t n_outputs, size_t n, double cost,
+                             double periods_per_year, double *scores) {
+    const apo__kernel *k = NULL;
+    apo_status st =
+        outputs_kernel(kernel, rule, close, outputs, n_outputs, scores, "apo_score_outputs", &k);
+    if (st != APO_OK)
+        return st;
     if (!(cost >= 0 && cost <= 1))
         return apo__fail(APO_ERR_BAD_PARAM, "apo_score_outputs: cost must be from 0 to 1, got %g",
                          cost);
@@ -34,7 +47,36 @@ apo_status apo_score_outputs(const char *kernel, const char *rule, const double 
         return apo__fail(APO_ERR_BAD_PARAM,
                          "apo_score_outputs: periods_per_year must be a finite number > 0, got %g",
                          periods_per_year);
-    apo__score_series(k->scoring->rule, close, outputs, n_outputs, n, cost, periods_per_year,
-                      scores);
+    /* No thresholds are given here: a rule that takes them uses its defaults (the scored
+     * kernel's), as a scored call that names none does. */
+    const apo__scoring *sc = k->scoring;
+    apo__score_series(&sc->rule, close, outputs, n_outputs, n, cost, periods_per_year, scores);
+    return APO_OK;
+}
+
+apo_status apo_score_outputs_with(const char *kernel, const char *rule, const double *close,
+                                  const double *const *outputs, size_t n_outputs, size_t n,
+                                  const apo_param *params, size_t n_params, double *scores) {
+    const apo__kernel *k = NULL;
+    apo_status st = outputs_kernel(kernel, rule, close, outputs, n_outputs, scores,
+                                   "apo_score_outputs_with", &k);
+    if (st != APO_OK)
+        return st;
+    /* The scored kernel's parameters, resolved and checked as a scored call's are: the
+     * indicator's are accepted and change nothing (its outputs are given). */
+    double values[APO_MAX_PARAMS];
+    st = apo__resolve_params(k, params, n_params, values);
+    if (st != APO_OK)
+        return st;
+    if (k->validate != NULL) {
+        char err[256];
+        st = k->validate(k, values, 1, n, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "%s", err);
+    }
+    const apo__scoring *sc = k->scoring;
+    const size_t fold = sc->indicator->n_params + sc->n_rule_params;
+    const apo__rule r = apo__scoring_rule(sc, values);
+    apo__score_series(&r, close, outputs, n_outputs, n, values[fold], values[fold + 1], scores);
     return APO_OK;
 }

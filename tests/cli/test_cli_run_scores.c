@@ -514,3 +514,33 @@ Test(cli, score_plot_writes_a_whole_picture, .timeout = 120) {
     cr_assert_not_null(strstr(names, "grid.png,"), "%s", names);
     cr_assert_null(strstr(names, ".tmp"), "a temporary is left beside the picture: %s", names);
 }
+
+/* A rule with thresholds (docs/kernels.md, "Rules"): --param sweeps rsi_zone's lower like
+ * any parameter, scores.csv has a column for it, and a set whose lower is not below upper is
+ * a usage error naming it. */
+Test(cli, a_sweep_over_a_rules_thresholds, .timeout = 120) {
+    make_work_dir();
+    char input[128], out[128];
+    snprintf(input, sizeof input, "%s/long.csv", work);
+    snprintf(out, sizeof out, "%s/out", work);
+    write_tickers(input);
+    cli_result r = run_cli(ARGS("run", "--kernel", "rsi", "--input", input, "--column", "close",
+                                "--group-by", "ticker", "--param", "lower=20:40:5", "--score",
+                                "rsi_zone", "--devices", "cpu", "--output", out));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    scores_file f = read_scores(out);
+    cr_assert_str_eq(f.header[1], "lower");
+    cr_assert_str_eq(f.header[2], "series");
+    cr_assert_eq(f.n_lines, 5 * 3);
+    cr_assert_str_eq(f.fields[0][1], "20");
+    cr_assert_str_eq(f.fields[12][1], "40");
+    free(f.text);
+    r = run_cli(ARGS("run", "--kernel", "rsi", "--cols", "800", "--param", "lower=60:80:10",
+                     "--score", "rsi_zone", "--devices", "cpu"));
+    cr_assert_neq(r.status, 0);
+    cr_assert(strstr(r.err, "sweep set 1: rsi:rsi_zone: lower (70) must be below upper (70)") !=
+                  NULL,
+              "%s", r.err);
+    free_result(&r);
+}

@@ -550,7 +550,7 @@ Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
     w.score = "golden_cross";
     test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL,
                         "no rule named \"golden_cross\"");
-    w.kernel = "rsi";
+    w.kernel = "mom";
     w.score = "macd_cross";
     test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
                         "no rule reads its outputs yet");

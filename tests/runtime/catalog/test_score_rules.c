@@ -1,0 +1,468 @@
+/*
+ * test_score_rules.c: the rules on the catalog's indicators (docs/kernels.md, "Rules"):
+ * zone and revert rules with thresholds, crosses of two outputs and of the close with a
+ * moving average. Each rule's scores against positions taken by a naive reading of the
+ * docs' table over the plain indicator call's outputs, the returns and scores in long
+ * double; bitwise equality with those outputs scored by apo_score_outputs_with(), and across
+ * devices; a sweep over thresholds that shares one indicator pass; thresholds that leave no
+ * zone, and rules on kernels they do not fit, refused with the reason. test_scores.c holds
+ * what every scored kernel shares (splits, ragged rows, sweeps of the indicator).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/call_span.h"
+#include "catalog/scored_kernels.h"
+#include "catalog_reference.h"
+#include "helpers.h"
+#include "reference.h"
+
+#define ROWS 2
+#define COLS 3000 /* several of the moving averages' tiles would be slower; scores, not tiles */
+
+typedef struct rule_case {
+    const char *kernel, *rule;
+    size_t n_in;         /* 1: close; 3: high, low, close; 4: and volume */
+    int thresholds;      /* the rule takes lower and upper */
+    double lower, upper; /* other thresholds than the defaults, for a second call */
+} rule_case;
+
+static const rule_case cases[] = {
+    {"rsi", "rsi_zone", 1, 1, 40, 60},       {"rsi", "rsi_revert", 1, 1, 35, 65},
+    {"stochf", "stochf_zone", 3, 1, 10, 90}, {"stochf", "stochf_revert", 3, 1, 25, 75},
+    {"stochf", "stochf_cross", 3, 0, 0, 0},  {"stoch", "stoch_cross", 3, 0, 0, 0},
+    {"willr", "willr_zone", 3, 1, -70, -30}, {"willr", "willr_revert", 3, 1, -90, -10},
+    {"cci", "cci_zone", 3, 1, -50, 150},     {"cci", "cci_revert", 3, 1, -100, 100},
+    {"mfi", "mfi_zone", 4, 1, 30, 70},       {"mfi", "mfi_revert", 4, 1, 25, 75},
+    {"cmo", "cmo_zone", 1, 1, -30, 30},      {"cmo", "cmo_revert", 1, 1, -40, 60},
+    {"sma", "price_cross", 1, 0, 0, 0},      {"ema", "price_cross", 1, 0, 0, 0},
+    {"wma", "price_cross", 1, 0, 0, 0},      {"dema", "price_cross", 1, 0, 0, 0},
+    {"tema", "price_cross", 1, 0, 0, 0},     {"kama", "price_cross", 1, 0, 0, 0},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+/* The bars: inputs[0 .. 3] are high, low, close, volume of rows x cols, with a gap of one
+ * bar and one of 60 bars (longer than the warm-ups) in every row. */
+typedef struct bars {
+    double *col[4];
+} bars;
+
+static bars make_bars(size_t rows, size_t cols, uint64_t seed) {
+    bars b;
+    for (int i = 0; i < 4; i++) {
+        b.col[i] = malloc(rows * cols * sizeof(double));
+        cr_assert_not_null(b.col[i]);
+    }
+    for (size_t r = 0; r < rows; r++) {
+        const size_t o = r * cols;
+        apo__ref_ohlcv(seed + r, cols, 100.0, 0.5, NULL, b.col[0] + o, b.col[1] + o, b.col[2] + o,
+                       b.col[3] + o);
+        for (size_t t = 0; t < cols; t++)
+            if (t == 377 || (t >= 1500 + 50 * r && t < 1560 + 50 * r))
+                for (int i = 0; i < 4; i++)
+                    b.col[i][o + t] = NAN;
+    }
+    return b;
+}
+
+static void free_bars(bars *b) {
+    for (int i = 0; i < 4; i++)
+        free(b->col[i]);
+}
+
+/* The kernel's inputs from the bars, in its order. */
+static void inputs_of(const rule_case *c, const bars *b, size_t offset, const double **in) {
+    if (c->n_in == 1) {
+        in[0] = b->col[2] + offset;
+        return;
+    }
+    for (size_t i = 0; i < c->n_in; i++)
+        in[i] = b->col[i] + offset;
+}
+
+/* ---- the naive reading of docs/kernels.md's table ---------------------------------------- */
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int ref_position(const char *rule, double lower, double upper, int prev, double close,
+                        const double *o) {
+    if (strcmp(rule, "price_cross") == 0) {
+        if (close > o[0])
+            return 1;
+        if (close < o[0])
+            return -1;
+        return 0;
+    }
+    if (ends_with(rule, "_cross")) { /* slowk against slowd, fastk against fastd */
+        if (o[0] > o[1])
+            return 1;
+        if (o[0] < o[1])
+            return -1;
+        return 0;
+    }
+    const double v = o[0];
+    if (ends_with(rule, "_zone")) {
+        if (v < lower)
+            return 1;
+        if (v > upper)
+            return -1;
+        return 0;
+    }
+    /* _revert */
+    if (isnan(v))
+        return 0;
+    const double middle = (lower + upper) / 2;
+    if (prev == 1)
+        return v >= middle ? 0 : 1;
+    if (prev == -1)
+        return v <= middle ? 0 : -1;
+    if (v < lower)
+        return 1;
+    if (v > upper)
+        return -1;
+    return 0;
+}
+
+/* The scores of one series from its closes and the n_out outputs out[k][t], in long double. */
+static void ref_scores(const char *rule, double lower, double upper, const double *close,
+                       double *const *out, size_t n_out, size_t n, double cost, double periods,
+                       long double *s) {
+    int *pos = malloc(n * sizeof *pos);
+    cr_assert_not_null(pos);
+    size_t first = n; /* the first bar whose outputs are all finite */
+    for (size_t t = 0; t < n; t++) {
+        double o[APO_MAX_IO];
+        int finite = 1;
+        for (size_t k = 0; k < n_out; k++) {
+            o[k] = out[k][t];
+            finite = finite && isfinite(o[k]);
+        }
+        const int prev = t > 0 ? pos[t - 1] : 0;
+        pos[t] = isfinite(close[t]) ? ref_position(rule, lower, upper, prev, close[t], o) : prev;
+        if (first == n && finite)
+            first = t;
+    }
+    long double *ret = malloc(n * sizeof *ret);
+    cr_assert_not_null(ret);
+    size_t bars = 0, trades = 0, exposed = 0;
+    long double sum = 0;
+    for (size_t t = first + 1; t < n; t++) {
+        if (!isfinite(close[t]) || !isfinite(close[t - 1]))
+            continue;
+        ret[bars] = (long double)pos[t - 1] * ((long double)close[t] / close[t - 1] - 1) -
+                    (long double)cost * abs(pos[t] - pos[t - 1]);
+        sum += ret[bars++];
+        trades += pos[t] != pos[t - 1];
+        exposed += pos[t] != 0;
+    }
+    long double mean = bars ? sum / bars : NAN, ss = 0, run = 0, peak = 0, dd = 0;
+    for (size_t i = 0; i < bars; i++) {
+        ss += (ret[i] - mean) * (ret[i] - mean);
+        run += ret[i];
+        peak = run > peak ? run : peak;
+        dd = peak - run > dd ? peak - run : dd;
+    }
+    long double sd = bars ? sqrtl(ss / bars) : NAN;
+    s[APO_SCORE_TOTAL] = bars ? sum : NAN;
+    s[APO_SCORE_MEAN] = mean;
+    s[APO_SCORE_SD] = sd;
+    s[APO_SCORE_SHARPE] = bars && sd > 0 ? mean / sd * sqrtl(periods) : NAN;
+    s[APO_SCORE_MAX_DRAWDOWN] = bars ? dd : NAN;
+    s[APO_SCORE_TRADES] = trades;
+    s[APO_SCORE_EXPOSURE] = bars ? (long double)exposed / bars : NAN;
+    s[APO_SCORE_BARS] = bars;
+    free(pos), free(ret);
+}
+
+/* ---- calls ------------------------------------------------------------------------------ */
+
+/* The plain indicator call: its n_out outputs over the bars. */
+static size_t indicator(apo_runtime *rt, const rule_case *c, const bars *b, double **out) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, c->kernel, &info), APO_OK, "%s", apo_last_error());
+    for (size_t k = 0; k < info.n_outputs; k++) {
+        out[k] = malloc(ROWS * COLS * sizeof(double));
+        cr_assert_not_null(out[k]);
+    }
+    const double *in[4];
+    inputs_of(c, b, 0, in);
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = c->kernel;
+    w.inputs = in;
+    w.n_inputs = c->n_in;
+    w.outputs = out;
+    w.n_outputs = info.n_outputs;
+    w.rows = ROWS;
+    w.cols = COLS;
+    w.learn = APO_SWITCH_OFF;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    return info.n_outputs;
+}
+
+/* A scored call of the case over the bars; scores[k * rows + r] is score k of row r (set
+ * major with a sweep). */
+static double *scored(apo_runtime *rt, const rule_case *c, const bars *b, const apo_param *p,
+                      size_t n_p, const apo_sweep *sweep, apo_split split, size_t *out_rows) {
+    const double *in[4];
+    inputs_of(c, b, 0, in);
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = c->kernel;
+    w.score = c->rule;
+    w.inputs = in;
+    w.n_inputs = c->n_in;
+    w.rows = ROWS;
+    w.cols = COLS;
+    w.params = p;
+    w.n_params = n_p;
+    w.sweep = sweep;
+    w.split = split;
+    w.learn = APO_SWITCH_OFF;
+    size_t rows = 0, one = 0;
+    cr_assert_eq(apo_output_shape(rt, &w, 0, &rows, &one), APO_OK, "%s", apo_last_error());
+    double *mem = malloc(APO_N_SCORES * rows * sizeof *mem);
+    cr_assert_not_null(mem);
+    double *outs[APO_N_SCORES];
+    for (int k = 0; k < APO_N_SCORES; k++) {
+        outs[k] = mem + k * rows;
+        for (size_t i = 0; i < rows; i++)
+            outs[k][i] = -12345.0; /* poison: a score never written shows */
+    }
+    w.outputs = outs;
+    w.n_outputs = APO_N_SCORES;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s:%s: %s", c->kernel, c->rule,
+                 apo_last_error());
+    *out_rows = rows;
+    return mem;
+}
+
+static int same_bits(const double *a, const double *b, size_t n) {
+    return memcmp(a, b, n * sizeof *a) == 0;
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+/* Every rule at its default thresholds without cost, and at others with cost: the scores
+ * against the naive reading, and bitwise those of the same outputs scored in memory. */
+Test(score_rules, every_rule_matches_the_docs_and_the_outputs_scored_in_memory, .timeout = 300) {
+    apo_runtime *rt = test_runtime("cpu");
+    bars b = make_bars(ROWS, COLS, 51);
+    const double periods = 390.0 * 252;
+    for (size_t i = 0; i < N_CASES; i++) {
+        const rule_case *c = &cases[i];
+        double *out[APO_MAX_IO];
+        const size_t n_out = indicator(rt, c, &b, out);
+        const apo__kernel *k = NULL;
+        cr_assert_eq(apo__scored_kernel_of(c->kernel, c->rule, &k), APO_OK, "%s", apo_last_error());
+        const size_t np = k->scoring->indicator->n_params;
+        for (int second = 0; second < 2; second++) {
+            const double cost = second ? 0.0005 : 0.0;
+            /* The defaults, from the scored kernel's own parameters. */
+            double lower = c->thresholds ? k->params[np].def : 0;
+            double upper = c->thresholds ? k->params[np + 1].def : 0;
+            if (second && c->thresholds)
+                lower = c->lower, upper = c->upper;
+            apo_param p[4];
+            size_t n_p = 0;
+            if (second && c->thresholds) {
+                p[n_p++] = (apo_param){"lower", lower};
+                p[n_p++] = (apo_param){"upper", upper};
+            }
+            p[n_p++] = (apo_param){"cost", cost};
+            p[n_p++] = (apo_param){"periods_per_year", periods};
+            size_t rows;
+            double *s = scored(rt, c, &b, p, n_p, NULL, APO_SPLIT_AUTO, &rows);
+            cr_assert_eq(rows, ROWS);
+            for (size_t r = 0; r < ROWS; r++) {
+                double *o[APO_MAX_IO];
+                for (size_t m = 0; m < n_out; m++)
+                    o[m] = out[m] + r * COLS;
+                const double *close = b.col[2] + r * COLS;
+                long double want[APO_N_SCORES];
+                ref_scores(c->rule, lower, upper, close, o, n_out, COLS, cost, periods, want);
+                cr_assert_gt(want[APO_SCORE_BARS], COLS / 2, "%s: the bars are scored", c->rule);
+                cr_assert_gt(want[APO_SCORE_TRADES], 2, "%s:%s trades", c->kernel, c->rule);
+                for (int m = 0; m < APO_N_SCORES; m++) {
+                    const double got = s[m * rows + r];
+                    const long double err = fabsl((long double)got - want[m]);
+                    const long double scale = fabsl(want[m]) > 1e-3L ? fabsl(want[m]) : 1e-3L;
+                    cr_assert(err <= 1e-9L * scale || (isnan(got) && isnan((double)want[m])),
+                              "%s:%s (%g, %g) cost %g row %zu score %d: %.17g, want %.17Lg",
+                              c->kernel, c->rule, lower, upper, cost, r, m, got, want[m]);
+                }
+                double mem[APO_N_SCORES];
+                const double *const *oc = (const double *const *)o;
+                cr_assert_eq(
+                    apo_score_outputs_with(c->kernel, c->rule, close, oc, n_out, COLS, p, n_p, mem),
+                    APO_OK, "%s", apo_last_error());
+                for (int m = 0; m < APO_N_SCORES; m++)
+                    cr_assert(same_bits(&s[m * rows + r], &mem[m], 1),
+                              "%s:%s row %zu score %d: scored %.17g, in memory %.17g", c->kernel,
+                              c->rule, r, m, s[m * rows + r], mem[m]);
+                if (!second) { /* apo_score_outputs: the default thresholds */
+                    cr_assert_eq(apo_score_outputs(c->kernel, c->rule, close, oc, n_out, COLS, cost,
+                                                   periods, mem),
+                                 APO_OK, "%s", apo_last_error());
+                    cr_assert(
+                        same_bits(&s[r], &mem[0], 1) &&
+                            same_bits(&s[APO_SCORE_SHARPE * rows + r], &mem[APO_SCORE_SHARPE], 1),
+                        "%s:%s apo_score_outputs", c->kernel, c->rule);
+                }
+            }
+            free(s);
+        }
+        for (size_t m = 0; m < n_out; m++)
+            free(out[m]);
+    }
+    free_bars(&b);
+    apo_runtime_destroy(rt);
+}
+
+Test(score_rules, same_bits_on_any_devices_and_split, .timeout = 300) {
+    apo_runtime *one = test_runtime("cpu");
+    apo_runtime *many = test_runtime("cpu,sim:a:rate=3e8,sim:b:rate=1e8");
+    bars b = make_bars(ROWS, COLS, 52);
+    const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
+    for (size_t i = 0; i < N_CASES; i++) {
+        size_t n;
+        double *want = scored(one, &cases[i], &b, NULL, 0, NULL, APO_SPLIT_AUTO, &n);
+        for (size_t a = 0; a < 3; a++) {
+            size_t m;
+            double *got = scored(many, &cases[i], &b, NULL, 0, NULL, splits[a], &m);
+            cr_assert(m == n && same_bits(got, want, APO_N_SCORES * n), "%s:%s split %d",
+                      cases[i].kernel, cases[i].rule, (int)splits[a]);
+            free(got);
+        }
+        free(want);
+    }
+    free_bars(&b);
+    apo_runtime_destroy(many);
+    apo_runtime_destroy(one);
+}
+
+/* A sweep over thresholds and cost: the sets share one RSI pass (they differ in what only
+ * the fold reads), and each set's scores are bitwise those of its call alone, whole on the
+ * cpu and cut between devices. */
+Test(score_rules, a_sweep_over_thresholds_shares_one_pass_and_keeps_each_sets_bits,
+     .timeout = 300) {
+    const apo__kernel *k = apo__scored_kernel_find("rsi:rsi_revert");
+    cr_assert(k != NULL && k->shares_pass != NULL);
+    /* timeperiod, lower, upper, cost, periods_per_year */
+    const double s0[5] = {14, 30, 70, 0, 252}, s1[5] = {14, 20, 80, 0.001, 98280},
+                 s2[5] = {15, 30, 70, 0, 252};
+    cr_assert(k->shares_pass(k, s0, s1), "thresholds enter only the fold");
+    cr_assert(!k->shares_pass(k, s0, s2), "another period is another pass");
+
+    apo_runtime *cpu = test_runtime("cpu");
+    apo_runtime *many = test_runtime("cpu,sim:a:rate=2e8");
+    bars b = make_bars(ROWS, COLS, 53);
+    const double lowers[] = {20, 25, 30}, uppers[] = {70, 80}, costs[] = {0, 0.001};
+    const apo_sweep_param grid[3] = {
+        {"lower", lowers, 3}, {"upper", uppers, 2}, {"cost", costs, 2}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 3;
+    const rule_case c = {"rsi", "rsi_revert", 1, 1, 0, 0};
+    apo_runtime *rts[2] = {cpu, many};
+    const apo_split split[2] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS};
+    for (int v = 0; v < 2; v++) {
+        size_t n;
+        double *all = scored(rts[v], &c, &b, NULL, 0, &sweep, split[v], &n);
+        cr_assert_eq(n, 12 * ROWS);
+        for (size_t set = 0; set < 12; set++) {
+            apo_param p[3] = {{"lower", lowers[set / 4]},
+                              {"upper", uppers[set / 2 % 2]},
+                              {"cost", costs[set % 2]}};
+            size_t m;
+            double *alone = scored(cpu, &c, &b, p, 3, NULL, APO_SPLIT_AUTO, &m);
+            for (int s = 0; s < APO_N_SCORES; s++)
+                cr_assert(same_bits(all + s * n + set * ROWS, alone + s * m, ROWS),
+                          "devices %d set %zu score %d", v, set, s);
+            free(alone);
+        }
+        /* The thresholds matter: the sets do not all trade alike. */
+        cr_assert_neq(all[APO_SCORE_TRADES * n], all[APO_SCORE_TRADES * n + 8 * ROWS]);
+        free(all);
+    }
+    free_bars(&b);
+    apo_runtime_destroy(many);
+    apo_runtime_destroy(cpu);
+}
+
+Test(score_rules, thresholds_without_a_zone_and_rules_that_do_not_fit_are_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    double x[100], mem[APO_N_SCORES];
+    apo__test_random_walk(3, 100, 100.0, 0.5, x);
+    const double *in[1] = {x};
+    double *outs[APO_N_SCORES];
+    for (int k = 0; k < APO_N_SCORES; k++)
+        outs[k] = &mem[k];
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "rsi";
+    w.score = "rsi_zone";
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = outs;
+    w.n_outputs = APO_N_SCORES;
+    w.rows = 1;
+    w.cols = 100;
+    apo_param same[2] = {{"lower", 50}, {"upper", 50}};
+    w.params = same;
+    w.n_params = 2;
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+                        "rsi:rsi_zone: lower (50) must be below upper (50)");
+    apo_param crossed[1] = {{"lower", 80}}; /* above the default upper, 70 */
+    w.params = crossed;
+    w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+                        "must be below upper");
+    apo_param outside[1] = {{"upper", 101}};
+    w.params = outside;
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+                        "upper must be from 0 to 100");
+    /* A sweep checks each set: one whose thresholds cross is named. */
+    const double lowers[] = {30, 75};
+    const apo_sweep_param grid[1] = {{"lower", lowers, 2}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 1;
+    w.params = NULL;
+    w.n_params = 0;
+    w.sweep = &sweep;
+    size_t rows, cols;
+    test_assert_refused(apo_output_shape(rt, &w, 0, &rows, &cols), APO_ERR_BAD_PARAM,
+                        "sweep set 1: rsi:rsi_zone: lower (75) must be below upper (70)");
+    w.sweep = NULL;
+    /* A rule on a kernel it does not fit, and the rules that do. */
+    w.kernel = "ema";
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+                        "rule rsi_zone does not fit kernel ema: it reads the outputs of another "
+                        "kernel; the rules for it are price_cross");
+    w.kernel = "rsi";
+    w.score = "price_cross";
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+                        "the rules for it are rsi_zone, rsi_revert");
+    w.score = "stoch_zone"; /* not built: stoch's parameters leave no room (docs) */
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL,
+                        "no rule named \"stoch_zone\" (rules: bands_revert, bands_zone, "
+                        "macd_cross, rsi_zone, rsi_revert");
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL,
+                        "stoch_cross");
+    /* In memory: the same checks. */
+    const double *one[1] = {x};
+    apo_param bad[2] = {{"lower", 60}, {"upper", 40}};
+    test_assert_refused(apo_score_outputs_with("rsi", "rsi_revert", x, one, 1, 100, bad, 2, mem),
+                        APO_ERR_BAD_PARAM, "lower (60) must be below upper (40)");
+    apo_param unknown[1] = {{"threshold", 1}};
+    test_assert_refused(
+        apo_score_outputs_with("rsi", "rsi_revert", x, one, 1, 100, unknown, 1, mem),
+        APO_ERR_BAD_PARAM, "has no parameter \"threshold\"");
+    test_assert_refused(apo_score_outputs_with("sma", "rsi_zone", x, one, 1, 100, NULL, 0, mem),
+                        APO_ERR_INVALID_ARGUMENT, "the rules for it are price_cross");
+    apo_runtime_destroy(rt);
+}
