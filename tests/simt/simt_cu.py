@@ -2,7 +2,8 @@
 """simt_cu.py: turns a CUDA source (.cu) into C++ that the host compiler builds against the
 SIMT layer (tests/simt/simt.h, docs/cuda.md, "Device code on the host").
 
-Usage: simt_cu.py SOURCE OUTPUT  (a .cu file in, a .cc file out)
+Usage: simt_cu.py SOURCE OUTPUT  (a .cu file in, a .cc file out; or a header whose macros
+launch kernels, such as kernels/common/catalog_launch.h, in and a header of the same name out)
 
 The kernel bodies pass through unchanged. Three pieces of CUDA-only syntax that no header
 can give a host compiler are lowered, and nothing else is touched:
@@ -89,8 +90,9 @@ def main():
     code = strip_comments(text)
     edits = []  # (start, end, replacement), applied back to front
 
-    # 1. Launches: NAME<<<config>>>(  ->  simt::launch(NAME, config)(
-    for m in re.finditer(r'\b([A-Za-z_]\w*)\s*<<<', code):
+    # 1. Launches: NAME<<<config>>>(  ->  simt::launch(NAME, config)(. NAME may be pasted
+    # together in a macro (`apo__##family##_kernel`, kernels/common/catalog_launch.h).
+    for m in re.finditer(r'(?<![\w#])((?:[A-Za-z_]\w*|##)+)\s*<<<', code):
         end = code.find('>>>', m.end())
         if end < 0:
             raise SystemExit('%s: a launch without its closing >>>' % src_path)

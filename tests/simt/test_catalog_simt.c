@@ -1,0 +1,278 @@
+/*
+ * The catalog's CUDA sources (kernels/<room>/<room>.cu, one launcher per family, catalog_launch.h)
+ * run on the host through the SIMT layer (docs/cuda.md, "Device code on the host"): every
+ * catalog kernel, at its defaults and at other parameters, on bars with gaps, infinities and
+ * flat stretches, through its family's real launcher, must give the bits of the CPU's tile
+ * (apo__cpu_catalog_tile) in every position of the views the runtime hands a launcher (the
+ * whole chunk, and one row from its second tile to its last tile's start), and leave every
+ * position outside the view as it found it.
+ *
+ * The kernels' parameters are written here rather than read from the runtime's descriptors:
+ * the runtime of a CUDA build links the same launchers compiled by nvcc, whose symbols would
+ * clash with these. A parameter list that the descriptors would refuse still runs (the bodies
+ * take any values), so the table only has to be a fair choice, not the defaults exactly.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "catalog_cuda.h"
+#include "random_walk.h"
+#include "simt_api.h"
+#include "splitmix64.h"
+
+#define ROWS 3
+
+/* Parameters by kernel, in the descriptors' order (runtime/catalog/catalog_kernels.c): TA-Lib's
+ * defaults, and a second set with other periods. */
+typedef struct cat_params {
+    apo__cat_id id;
+    size_t n;
+    double defaults[APO_CAT_MAX_PAR], other[APO_CAT_MAX_PAR];
+} cat_params;
+
+static const cat_params table[] = {
+    {APO_CAT_SMA, 1, {30}, {7}},
+    {APO_CAT_EMA, 1, {30}, {5}},
+    {APO_CAT_WMA, 1, {30}, {9}},
+    {APO_CAT_DEMA, 1, {30}, {6}},
+    {APO_CAT_TEMA, 1, {30}, {4}},
+    {APO_CAT_MOM, 1, {10}, {1}},
+    {APO_CAT_ROC, 1, {10}, {3}},
+    {APO_CAT_RSI, 1, {14}, {2}},
+    {APO_CAT_CMO, 1, {14}, {9}},
+    {APO_CAT_WILLR, 1, {14}, {40}},
+    {APO_CAT_CCI, 1, {14}, {20}},
+    {APO_CAT_STOCHF, 3, {5, 3, 0}, {14, 5, 0}},
+    {APO_CAT_STOCH, 5, {5, 3, 0, 3, 0}, {9, 4, 0, 2, 0}},
+    {APO_CAT_STDDEV, 2, {5, 1}, {21, 2}},
+    {APO_CAT_VAR, 2, {5, 1}, {1, 1}},
+    {APO_CAT_MAX, 1, {30}, {3}},
+    {APO_CAT_MIN, 1, {30}, {3}},
+    {APO_CAT_LINEARREG, 1, {14}, {50}},
+    {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}},
+    {APO_CAT_CORREL, 1, {30}, {8}},
+    {APO_CAT_BETA, 1, {5}, {12}},
+    {APO_CAT_TRANGE, 0, {0}, {0}},
+    {APO_CAT_ATR, 1, {14}, {1}},
+    {APO_CAT_NATR, 1, {14}, {5}},
+    {APO_CAT_AROON, 1, {14}, {25}},
+    {APO_CAT_ZSCORE, 1, {20}, {4}},
+    {APO_CAT_PLUS_DI, 1, {14}, {1}},
+    {APO_CAT_MINUS_DI, 1, {14}, {7}},
+    {APO_CAT_ADX, 1, {14}, {5}},
+    {APO_CAT_MFI, 1, {14}, {3}},
+    {APO_CAT_VWAP, 1, {14}, {2}},
+    {APO_CAT_KAMA, 1, {30}, {10}},
+    {APO_CAT_ADOSC, 2, {3, 10}, {5, 20}},
+    {APO_CAT_OBV, 0, {0}, {0}},
+    {APO_CAT_AD, 0, {0}, {0}},
+};
+#define N_TABLE (sizeof table / sizeof table[0])
+
+/* A NaN with a payload no kernel makes. */
+static double poison(void) {
+    const uint64_t bits = 0x7ff4000badc0ffeeull;
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static double uniform(uint64_t seed, uint64_t i) {
+    return (double)(apo__splitmix64(seed, i) >> 11) * 0x1p-53;
+}
+
+/* Every input a catalog kernel can read, rows x cols each, as bars: in[0] >= in[2] >= in[1]
+ * (high, close, low: a kernel of one series reads the highs, a pair the highs and lows),
+ * in[3] a positive volume, in[4] another positive series. Row 1 has NaN runs, an infinity
+ * and a flat stretch, in every input at once; row 2 has single NaN bars in the close only. */
+static void make_bars(size_t cols, double **in) {
+    double *close = malloc(ROWS * cols * sizeof *close);
+    cr_assert_not_null(close);
+    apo__random_walk(close, ROWS, cols, 17);
+    for (int i = 0; i < APO_CAT_MAX_IN; i++)
+        cr_assert_not_null(in[i] = malloc(ROWS * cols * sizeof(double)));
+    for (size_t k = 0; k < ROWS * cols; k++) {
+        const double c = 100.0 + close[k], spread = 0.5 + uniform(3, k);
+        in[0][k] = c + spread * uniform(5, k);
+        in[1][k] = c - spread * uniform(7, k);
+        in[2][k] = c;
+        in[3][k] = 1000.0 + 9000.0 * uniform(11, k);
+        in[4][k] = 50.0 + close[(k * 7) % (ROWS * cols)];
+    }
+    for (size_t t = 0; t < cols; t++) {
+        const size_t k = cols + t;
+        const double u = uniform(13, t);
+        if (u < 0.004 || (t >= 5000 && t < 5040))
+            for (int i = 0; i < APO_CAT_MAX_IN; i++)
+                in[i][k] = NAN;
+        else if (u < 0.005)
+            in[0][k] = INFINITY;
+        else if (t >= 700 && t < 760)
+            for (int i = 0; i < APO_CAT_MAX_IN; i++)
+                in[i][k] = 123.25;
+        if (u > 0.995)
+            in[2][2 * cols + t] = NAN;
+    }
+    free(close);
+}
+
+static double *poisoned(size_t n) {
+    double *p = malloc(n * sizeof *p);
+    cr_assert_not_null(p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = poison();
+    return p;
+}
+
+typedef int (*family_launcher)(int id, const apo__cuda_view *v, const apo__cat_io *base,
+                               void *stream);
+
+static family_launcher launcher_of(apo__cat_id id) {
+    switch (apo__catalog_family(id)) {
+    case APO_CAT_AVERAGES:
+        return apo__cuda_averages;
+    case APO_CAT_OSCILLATORS:
+        return apo__cuda_oscillators;
+    case APO_CAT_STATISTICS:
+        return apo__cuda_statistics;
+    case APO_CAT_TREND:
+        return apo__cuda_trend;
+    case APO_CAT_VOLUME:
+        return apo__cuda_volume;
+    }
+    return NULL;
+}
+
+/* The io of the whole arrays (row 0), parameters p and the kernel's halo. */
+static apo__cat_io io_of(apo__cat_id id, double *const *in, double *const *out, const double *p,
+                         size_t n) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (int i = 0; i < APO_CAT_MAX_IN; i++)
+        io.in[i] = in[i];
+    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+        io.out[o] = out[o];
+    for (size_t k = 0; k < n; k++)
+        io.p[k] = p[k];
+    io.h = apo__catalog_halo(id, io.p);
+    return io;
+}
+
+/* Runs one kernel at one parameter list: the CPU tile by tile over every row, then each view
+ * through the SIMT layer into fresh poisoned outputs, compared position by position. Returns
+ * the positions that differ. */
+static size_t check_kernel(apo__cat_id id, const double *p, size_t n_p, double *const *in,
+                           size_t cols) {
+    double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
+    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+        ref[o] = poisoned(ROWS * cols);
+    apo__cat_io io = io_of(id, in, ref, p, n_p);
+    const size_t tile = apo__catalog_tile_len(id, io.p);
+    for (size_t r = 0; r < ROWS; r++) {
+        apo__cat_io row = io;
+        for (int i = 0; i < APO_CAT_MAX_IN; i++)
+            row.in[i] = in[i] + r * cols;
+        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+            row.out[o] = ref[o] + r * cols;
+        for (size_t b = 0; b < cols; b += tile)
+            apo__cpu_catalog_tile(id, &row, b, b + tile < cols ? b + tile : cols);
+    }
+
+    const size_t tiles = (cols + tile - 1) / tile;
+    apo__cuda_view views[2];
+    memset(views, 0, sizeof views);
+    size_t n_views = 1;
+    views[0].rows = ROWS;
+    views[0].end = cols;
+    if (tiles >= 3) {
+        views[1].row0 = 1;
+        views[1].rows = 1;
+        views[1].begin = tile;
+        views[1].end = (tiles - 1) * tile;
+        n_views = 2;
+    }
+    size_t wrong = 0;
+    for (size_t v = 0; v < n_views; v++) {
+        views[v].cols = cols;
+        views[v].out_cols = cols;
+        views[v].tile = tile;
+        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+            got[o] = poisoned(ROWS * cols);
+        apo__cat_io base = io_of(id, in, got, p, n_p);
+        const int rc = launcher_of(id)((int)id, &views[v], &base, NULL);
+        cr_assert_eq(rc, 0, "kernel %d view %zu: launch failed (%d): %s", (int)id, v, rc,
+                     simt_last_failure());
+        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+            for (size_t r = 0; r < ROWS; r++)
+                for (size_t t = 0; t < cols; t++) {
+                    const int inside = r >= views[v].row0 && r < views[v].row0 + views[v].rows &&
+                                       t >= views[v].begin && t < views[v].end;
+                    const double want = inside ? ref[o][r * cols + t] : poison();
+                    if (!same_bits(got[o][r * cols + t], want) && wrong++ == 0)
+                        cr_log_error("kernel %d view %zu output %d row %zu t %zu: %.17g, cpu "
+                                     "%.17g%s",
+                                     (int)id, v, o, r, t, got[o][r * cols + t], want,
+                                     inside ? "" : " (outside the view)");
+                }
+        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+            free(got[o]);
+    }
+    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+        free(ref[o]);
+    return wrong;
+}
+
+Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_launcher,
+     .timeout = 600) {
+    cr_assert_eq(N_TABLE, APO_CAT_COUNT, "the table has %zu kernels, the catalog %d", N_TABLE,
+                 (int)APO_CAT_COUNT);
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0};
+    simt_set_options(&o);
+    for (size_t k = 0; k < N_TABLE; k++) {
+        const apo__cat_id id = table[k].id;
+        cr_assert_eq(id, (apo__cat_id)k, "the table is not in apo__cat_id order at %zu", k);
+        for (int variant = 0; variant < 2; variant++) {
+            const double *p = variant == 0 ? table[k].defaults : table[k].other;
+            double full[APO_CAT_MAX_PAR] = {0};
+            memcpy(full, p, table[k].n * sizeof *p);
+            /* Three tiles and a part, so that the second view has a middle. */
+            const size_t cols = 3 * apo__catalog_tile_len(id, full) + 137;
+            double *in[APO_CAT_MAX_IN];
+            make_bars(cols, in);
+            const size_t wrong = check_kernel(id, p, table[k].n, in, cols);
+            cr_expect_eq(wrong, 0, "kernel %d, %s parameters: %zu positions differ", (int)id,
+                         variant == 0 ? "default" : "other", wrong);
+            for (int i = 0; i < APO_CAT_MAX_IN; i++)
+                free(in[i]);
+        }
+    }
+}
+
+/* The launchers' refusals: a view without inputs or outputs, or tiles of 0, is
+ * cudaErrorInvalidValue (1); an empty view launches nothing and succeeds. */
+Test(catalog_simt, the_launchers_refuse_what_no_chunk_can_be, .timeout = 120) {
+    double x[16] = {0}, y[16];
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.out[0] = y;
+    io.p[0] = 3;
+    apo__cuda_view v;
+    memset(&v, 0, sizeof v);
+    v.rows = 1;
+    v.cols = v.out_cols = v.end = 16;
+    v.tile = 0;
+    cr_assert_eq(apo__cuda_averages(APO_CAT_SMA, &v, &io, NULL), 1);
+    v.tile = 8;
+    apo__cat_io no_out = io;
+    no_out.out[0] = NULL;
+    cr_assert_eq(apo__cuda_averages(APO_CAT_SMA, &v, &no_out, NULL), 1);
+    v.begin = v.end;
+    cr_assert_eq(apo__cuda_averages(APO_CAT_SMA, &v, &io, NULL), 0);
+}
