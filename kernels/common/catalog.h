@@ -114,7 +114,8 @@ typedef struct apo__cat_io {
  * loop computes and its running values (ema: the seed's sum and the average; dema and
  * tema: those of each stage; rsi and cmo: the average gain and loss; atr and natr: the
  * seed's sum and the average; kama: its last gap, noise and average; adosc: the A/D line
- * and its two averages; mom, roc and trange: the position alone; the sliding windows, sma,
+ * and its two averages; plus_di, minus_di and adx: the bars and DX seen, the three
+ * smoothed sums and ADX; mom, roc and trange: the position alone; the sliding windows, sma,
  * wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope and
  * vwap: the last gap, whether the running sums or extremes' indices are the last window's,
  * and those sums or indices). Such a body is a start (the tile's warm-up origin, or its

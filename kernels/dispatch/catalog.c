@@ -177,11 +177,11 @@ typedef struct cat_resume {
 } cat_resume;
 
 /* The kernels whose bodies are a start and a run (apo__cat_run): the averages and
- * recurrences a live feed asks for most (kama and adosc among them), the per-bar differences (mom,
- * roc, trange: their state is the position alone) and the sliding windows whose state is bounded
- * whatever the period (wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg,
- * linearreg_slope, vwap: sums and extremes' indices). The others re-run their tile from its start
- * at each update. */
+ * recurrences a live feed asks for most (kama, adosc and the directional movement's plus_di,
+ * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
+ * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
+ * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap: sums and extremes'
+ * indices). The others re-run their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
     switch (id) {
     case APO_CAT_SMA:
@@ -209,6 +209,9 @@ size_t apo__catalog_resume_size(apo__cat_id id) {
     case APO_CAT_VWAP:
     case APO_CAT_KAMA:
     case APO_CAT_ADOSC:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADX:
         return sizeof(cat_resume);
     default:
         return 0;
@@ -229,6 +232,9 @@ static int runs_ahead(apo__cat_id id) {
     case APO_CAT_NATR:
     case APO_CAT_KAMA:
     case APO_CAT_ADOSC:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADX:
         return 1;
     default:
         return 0;
@@ -255,6 +261,11 @@ static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__
     case APO_CAT_ATR:
     case APO_CAT_NATR:
         apo__atr_start(io, begin, r);
+        break;
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADX:
+        apo__cat_run_start_changes(io, begin, r);
         break;
     case APO_CAT_WMA:
         apo__wma_start(io, begin, r);
@@ -354,6 +365,15 @@ static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t e
         break;
     case APO_CAT_ADOSC:
         apo__adosc_run(io, begin, end, r);
+        break;
+    case APO_CAT_PLUS_DI:
+        apo__dmi_run(io, begin, end, APO_DMI_PLUS, r);
+        break;
+    case APO_CAT_MINUS_DI:
+        apo__dmi_run(io, begin, end, APO_DMI_MINUS, r);
+        break;
+    case APO_CAT_ADX:
+        apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
         break;
     default:
         /* mom, roc, trange: their tile body over the new positions performs, position by
