@@ -24,17 +24,27 @@
 #include "catalog.h"
 #include "dd.h"
 
-static inline APO_HD void apo__kama_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start: the loop runs from w0 = max(0, begin - h) (apo__cat_run: n[0] the
+ * first sample of the current run without gaps, v[0] + v[1] the double-double noise,
+ * v[2] the average). */
+static inline APO_HD void apo__kama_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    apo__cat_run_from(r, w0);
+    r->n[0] = w0;
+}
+
+/* The loop from r->t to end, writing the positions from `begin` (the tile's) on. */
+static inline APO_HD void apo__kama_run(const apo__cat_io *io, size_t begin, size_t end,
+                                        apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double const_max = 2.0 / (30.0 + 1.0);
     const double const_diff = 2.0 / (2.0 + 1.0) - const_max;
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    size_t start = w0; /* the first sample of the current run without gaps */
-    apo__dd noise = apo__dd_make(0.0, 0.0);
-    double kama = 0.0;
-    for (size_t t = w0; t < end; t++) {
+    size_t start = r->n[0]; /* the first sample of the current run without gaps */
+    apo__dd noise = apo__dd_make(r->v[0], r->v[1]);
+    double kama = r->v[2];
+    for (size_t t = r->t; t < end; t++) {
         double y = NAN;
         if (!isfinite(x[t])) {
             start = t + 1;
@@ -58,6 +68,17 @@ static inline APO_HD void apo__kama_tile(const apo__cat_io *io, size_t begin, si
         if (t >= begin)
             out[t] = y;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = start;
+    r->v[0] = noise.hi;
+    r->v[1] = noise.lo;
+    r->v[2] = kama;
+}
+
+static inline APO_HD void apo__kama_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__kama_start(io, begin, &r);
+    apo__kama_run(io, begin, end, &r);
 }
 
 #endif /* APO_KERNELS_KAMA_TILE_H */

@@ -17,15 +17,22 @@
 #include "window.h"
 #include "window_sum.h"
 
-static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start (apo__cat_run: n[0] the position after the last gap, n[1] whether the
+ * double-doubles v[0] + v[1] (S) and v[2] + v[3] (W) are the last window's). */
+static inline APO_HD void apo__wma_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
+}
+
+/* The loop from r->t to end. */
+static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p, denom = pd * (pd + 1.0) / 2.0;
-    size_t bad = apo__last_gap(io->in, 1, apo__window_from(begin, p), begin);
-    int valid = 0;
-    apo__dd s = apo__dd_make(0.0, 0.0), w = apo__dd_make(0.0, 0.0);
-    for (size_t t = begin; t < end; t++) {
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    apo__dd s = apo__dd_make(r->v[0], r->v[1]), w = apo__dd_make(r->v[2], r->v[3]);
+    for (size_t t = r->t; t < end; t++) {
         if (!isfinite(x[t]))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {
@@ -45,6 +52,19 @@ static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, siz
         }
         out[t] = (w.hi + w.lo) / denom;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->v[0] = s.hi;
+    r->v[1] = s.lo;
+    r->v[2] = w.hi;
+    r->v[3] = w.lo;
+}
+
+static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__wma_start(io, begin, &r);
+    apo__wma_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_WMA_TILE_H */

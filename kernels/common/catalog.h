@@ -110,24 +110,30 @@ typedef struct apo__cat_io {
 } apo__cat_io;
 
 /*
- * Where a recurrence body stands between two calls (streams, runtime/streaming): the next
- * position its loop computes and its running values (ema: the seed's sum and the average;
- * dema and tema: those of each stage; rsi and cmo: the average gain and loss; atr and natr:
- * the seed's sum and the average; sma: the window's sum, its last gap and its validity).
- * Such a body is a start (the tile's warm-up origin) and a run to a position; a tile is
- * one start and one run, so a tile run in pieces, each piece going on from the state the
- * last one left, performs the same operations as the tile run whole.
+ * Where a body stands between two calls (streams, runtime/streaming): the next position its
+ * loop computes and its running values (ema: the seed's sum and the average; dema and
+ * tema: those of each stage; rsi and cmo: the average gain and loss; atr and natr: the
+ * seed's sum and the average; kama: its last gap, noise and average; adosc: the A/D line
+ * and its two averages; plus_di, minus_di and adx: the bars and DX seen, the three
+ * smoothed sums and ADX; mom, roc and trange: the position alone; the sliding windows, sma,
+ * wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope and
+ * vwap: the last gap, whether the running sums or extremes' indices are the last window's,
+ * and those sums or indices). Such a body is a start (the tile's warm-up origin, or its
+ * first window's gaps) and a run to a position; a tile is one start and one run, so a tile
+ * run in pieces, each piece going on from the state the last one left, performs the same
+ * operations as the tile run whole.
  */
 typedef struct apo__cat_run {
     size_t t;    /* the next position the loop computes */
-    size_t n[3]; /* counts: how many samples each seed has seen; sma's last gap and validity */
-    double v[6]; /* running values: seeds' sums and averages; sma's double-double sum */
+    size_t n[4]; /* counts: how many samples each seed has seen; a window's last gap, validity
+                  * and extremes' indices */
+    double v[6]; /* running values: seeds' sums and averages; a window's double-double sums */
 } apo__cat_run;
 
 /* A run from position t with every count and value 0: empty seeds. */
 static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
     r->t = t;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         r->n[i] = 0;
     for (int i = 0; i < 6; i++)
         r->v[i] = 0.0;

@@ -12,6 +12,7 @@
 #define APO_KERNELS_WINDOW_H
 
 #include "apo_hd.h"
+#include "catalog.h"
 
 /* 1 unless one of the first `n_in` inputs is not finite at t. Every input is tested (&,
  * not &&): the tests cost less than a branch after each, and samples are almost always
@@ -42,6 +43,15 @@ static inline APO_HD size_t apo__window_from(size_t begin, size_t p) {
  * `bad` (one past the last gap at or before t, 0: none). */
 static inline APO_HD int apo__window_clean(size_t t, size_t p, size_t bad) {
     return t + 1 >= p && (bad == 0 || bad + p <= t + 1);
+}
+
+/* The tile's start of a window body (wma, max, min, willr, aroon, cci): the loop runs
+ * from begin, with n[0] the position after the last gap among the first n_in inputs in the
+ * w - 1 samples before it, and nothing valid yet (apo__cat_run). */
+static inline APO_HD void apo__window_start(const apo__cat_io *io, size_t n_in, size_t w,
+                                            size_t begin, apo__cat_run *r) {
+    apo__cat_run_from(r, begin);
+    r->n[0] = apo__last_gap(io->in, n_in, apo__window_from(begin, w), begin);
 }
 
 #endif /* APO_KERNELS_WINDOW_H */

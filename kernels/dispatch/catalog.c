@@ -177,8 +177,11 @@ typedef struct cat_resume {
 } cat_resume;
 
 /* The kernels whose bodies are a start and a run (apo__cat_run): the averages and
- * recurrences a live feed asks for most. The others re-run their tile from its start at
- * each update. */
+ * recurrences a live feed asks for most (kama, adosc and the directional movement's plus_di,
+ * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
+ * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
+ * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap: sums and extremes'
+ * indices). The others re-run their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
     switch (id) {
     case APO_CAT_SMA:
@@ -189,37 +192,198 @@ size_t apo__catalog_resume_size(apo__cat_id id) {
     case APO_CAT_CMO:
     case APO_CAT_ATR:
     case APO_CAT_NATR:
+    case APO_CAT_MOM:
+    case APO_CAT_ROC:
+    case APO_CAT_TRANGE:
+    case APO_CAT_WMA:
+    case APO_CAT_MAX:
+    case APO_CAT_MIN:
+    case APO_CAT_WILLR:
+    case APO_CAT_AROON:
+    case APO_CAT_CCI:
+    case APO_CAT_VAR:
+    case APO_CAT_STDDEV:
+    case APO_CAT_ZSCORE:
+    case APO_CAT_LINEARREG:
+    case APO_CAT_LINEARREG_SLOPE:
+    case APO_CAT_VWAP:
+    case APO_CAT_KAMA:
+    case APO_CAT_ADOSC:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADX:
         return sizeof(cat_resume);
     default:
         return 0;
     }
 }
 
+/* 1 for the recurrences, whose start reads nothing and whose next tile's run can be taken
+ * ahead (apo__cpu_catalog_resume). A window's start reads the window before its tile and
+ * costs one window at most; a per-bar difference has no warm-up. */
+static int runs_ahead(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_EMA:
+    case APO_CAT_DEMA:
+    case APO_CAT_TEMA:
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+    case APO_CAT_KAMA:
+    case APO_CAT_ADOSC:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADX:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    if (id == APO_CAT_SMA)
+    const size_t p = (size_t)io->p[0];
+    switch (id) {
+    case APO_CAT_SMA:
         apo__sma_start(io, begin, r);
-    else if (id == APO_CAT_EMA)
+        break;
+    case APO_CAT_EMA:
         apo__ema_start(io, begin, r);
-    else if (id == APO_CAT_DEMA || id == APO_CAT_TEMA)
+        break;
+    case APO_CAT_DEMA:
+    case APO_CAT_TEMA:
         apo__ema_chain_start(io, begin, r);
-    else if (id == APO_CAT_RSI || id == APO_CAT_CMO)
+        break;
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
         apo__wilder_osc_start(io, begin, r);
-    else
+        break;
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
         apo__atr_start(io, begin, r);
+        break;
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADX:
+        apo__cat_run_start_changes(io, begin, r);
+        break;
+    case APO_CAT_WMA:
+        apo__wma_start(io, begin, r);
+        break;
+    case APO_CAT_MAX:
+    case APO_CAT_MIN:
+        apo__window_start(io, 1, p, begin, r);
+        break;
+    case APO_CAT_LINEARREG:
+    case APO_CAT_LINEARREG_SLOPE:
+        apo__window_start(io, 1, p, begin, r);
+        break;
+    case APO_CAT_WILLR:
+    case APO_CAT_CCI:
+        apo__window_start(io, 3, p, begin, r);
+        break;
+    case APO_CAT_VWAP:
+        apo__window_start(io, 4, p, begin, r);
+        break;
+    case APO_CAT_KAMA:
+        apo__kama_start(io, begin, r);
+        break;
+    case APO_CAT_ADOSC:
+        apo__adosc_start(io, begin, r);
+        break;
+    case APO_CAT_AROON:
+        apo__window_start(io, 2, p + 1, begin, r);
+        break;
+    case APO_CAT_VAR:
+    case APO_CAT_STDDEV:
+    case APO_CAT_ZSCORE:
+        apo__moments_start(io->in[0], p, begin, r);
+        break;
+    default:
+        /* mom, roc, trange: each position is computed from its own samples alone. */
+        apo__cat_run_from(r, begin);
+        break;
+    }
 }
 
 static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
                    apo__cat_run *r) {
-    if (id == APO_CAT_SMA)
+    const size_t p = (size_t)io->p[0];
+    switch (id) {
+    case APO_CAT_SMA:
         apo__sma_run(io, end, r);
-    else if (id == APO_CAT_EMA)
+        break;
+    case APO_CAT_EMA:
         apo__ema_run(io, begin, end, r);
-    else if (id == APO_CAT_DEMA || id == APO_CAT_TEMA)
+        break;
+    case APO_CAT_DEMA:
+    case APO_CAT_TEMA:
         apo__ema_chain_run(io, begin, end, id == APO_CAT_DEMA ? 2 : 3, r);
-    else if (id == APO_CAT_RSI || id == APO_CAT_CMO)
+        break;
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
         apo__wilder_osc_run(io, begin, end, id == APO_CAT_CMO, r);
-    else
+        break;
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
         apo__atr_run(io, begin, end, id == APO_CAT_NATR, r);
+        break;
+    case APO_CAT_WMA:
+        apo__wma_run(io, end, r);
+        break;
+    case APO_CAT_MAX:
+    case APO_CAT_MIN:
+        apo__extreme_run(io, end, id == APO_CAT_MAX ? 1.0 : -1.0, r);
+        break;
+    case APO_CAT_WILLR:
+        apo__willr_run(io, end, r);
+        break;
+    case APO_CAT_CCI:
+        apo__cci_run(io, end, r);
+        break;
+    case APO_CAT_AROON:
+        apo__aroon_run(io, end, r);
+        break;
+    case APO_CAT_VAR:
+        apo__var_run(io->in[0], p, 1.0, end, io->out[0], NULL, r);
+        break;
+    case APO_CAT_STDDEV:
+        apo__var_run(io->in[0], p, io->p[1], end, NULL, io->out[0], r);
+        break;
+    case APO_CAT_ZSCORE:
+        apo__zscore_run(io, end, r);
+        break;
+    case APO_CAT_LINEARREG:
+    case APO_CAT_LINEARREG_SLOPE:
+        apo__linearreg_run(io, end, id == APO_CAT_LINEARREG, r);
+        break;
+    case APO_CAT_VWAP:
+        apo__vwap_run(io, end, r);
+        break;
+    case APO_CAT_KAMA:
+        apo__kama_run(io, begin, end, r);
+        break;
+    case APO_CAT_ADOSC:
+        apo__adosc_run(io, begin, end, r);
+        break;
+    case APO_CAT_PLUS_DI:
+        apo__dmi_run(io, begin, end, APO_DMI_PLUS, r);
+        break;
+    case APO_CAT_MINUS_DI:
+        apo__dmi_run(io, begin, end, APO_DMI_MINUS, r);
+        break;
+    case APO_CAT_ADX:
+        apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
+        break;
+    default:
+        /* mom, roc, trange: their tile body over the new positions performs, position by
+         * position, what the whole tile does at them. */
+        if (end > r->t) {
+            apo__cpu_catalog_tile(id, io, r->t, end);
+            r->t = end;
+        }
+        break;
+    }
 }
 
 void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
@@ -240,11 +404,10 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
     /* The next tile's run, up to the bars there are, for the recurrences: their start reads
      * nothing and their origin is before their tile's start (the halo is at least 1 and the
      * tile longer than it), so the start and the run write no output, every position they
-     * pass being before next_begin. sma's start reads the window before its tile, which
-     * is not all there yet, and costs one window: it starts when its tile does. */
+     * pass being before next_begin. A window's start reads the window before its tile,
+     * which is not all there yet, and costs one window: it starts when its tile does. */
     const size_t next_begin = rs->begin + rs->tile;
-    if (id != APO_CAT_SMA && stop <= next_begin && next_begin > io->h &&
-        stop > next_begin - io->h) {
+    if (runs_ahead(id) && stop <= next_begin && next_begin > io->h && stop > next_begin - io->h) {
         if (!rs->next_ready)
             run_start(id, io, next_begin, &rs->next);
         rs->next_ready = 1;

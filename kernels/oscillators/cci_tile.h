@@ -25,14 +25,17 @@ static inline APO_HD double apo__typical_price(const apo__cat_io *io, size_t i) 
     return (io->in[0][i] + io->in[1][i] + io->in[2][i]) / 3.0;
 }
 
-static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The loop from r->t to end, after apo__window_start over the 3 inputs (apo__cat_run: n[0]
+ * the last gap, n[1] whether v[0] + v[1], the double-double sum of the typical prices, is
+ * the last window's). */
+static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p;
-    size_t bad = apo__last_gap(io->in, 3, apo__window_from(begin, p), begin);
-    int valid = 0;
-    apo__dd s = apo__dd_make(0.0, 0.0);
-    for (size_t t = begin; t < end; t++) {
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    apo__dd s = apo__dd_make(r->v[0], r->v[1]);
+    for (size_t t = r->t; t < end; t++) {
         if (!apo__all_finite_at(io->in, 3, t))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {
@@ -57,6 +60,17 @@ static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, siz
         const double d = tp - m;
         out[t] = d != 0.0 && md != 0.0 ? apo__canonical_nan(d / (0.015 * md)) : 0.0;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->v[0] = s.hi;
+    r->v[1] = s.lo;
+}
+
+static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__window_start(io, 3, (size_t)io->p[0], begin, &r);
+    apo__cci_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_CCI_TILE_H */

@@ -27,14 +27,17 @@ static inline APO_HD void apo__track_extreme(const double *x, size_t t, size_t p
     }
 }
 
-static inline APO_HD void apo__willr_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The loop from r->t to end, after apo__window_start over the 3 inputs (apo__cat_run: n[0]
+ * the last gap, n[1] whether n[2] and n[3], the indices of the highest high and the lowest
+ * low, are the last window's). */
+static inline APO_HD void apo__willr_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t bad = apo__last_gap(io->in, 3, apo__window_from(begin, p), begin);
-    int valid = 0;
-    size_t hi = 0, lo = 0;
-    for (size_t t = begin; t < end; t++) {
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    size_t hi = r->n[2], lo = r->n[3];
+    for (size_t t = r->t; t < end; t++) {
         if (!apo__all_finite_at(io->in, 3, t))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {
@@ -48,6 +51,17 @@ static inline APO_HD void apo__willr_tile(const apo__cat_io *io, size_t begin, s
         const double diff = (high[hi] - low[lo]) / -100.0;
         out[t] = diff != 0.0 ? (high[hi] - close[t]) / diff : 0.0;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->n[2] = hi;
+    r->n[3] = lo;
+}
+
+static inline APO_HD void apo__willr_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__window_start(io, 3, (size_t)io->p[0], begin, &r);
+    apo__willr_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_WILLR_TILE_H */

@@ -5,8 +5,9 @@
  * Tile: halo p - 1. The index of the extreme is kept while it stays inside the window; a
  * new sample at least as extreme replaces it, and when it leaves the window the window is
  * scanned again (TA-Lib's method: O(1) per sample on average, O(p) after a new extreme
- * leaves). Exact: comparisons only. A window holding a non-finite sample gives NaN
- * (window.h). Positions t < p - 1 are NaN.
+ * leaves). Exact: comparisons only. The state between two calls (streams) is the last gap,
+ * the validity and the extreme's index: bounded, whatever p. A window holding a non-finite sample
+ * gives NaN (window.h). Positions t < p - 1 are NaN.
  */
 #ifndef APO_KERNELS_MINMAX_TILE_H
 #define APO_KERNELS_MINMAX_TILE_H
@@ -14,16 +15,18 @@
 #include "catalog.h"
 #include "window.h"
 
-/* sign 1: MAX, -1: MIN (the comparisons run on sign * x, which is exact). */
-static inline APO_HD void apo__extreme_body(const apo__cat_io *io, size_t begin, size_t end,
-                                            double sign) {
+/* The loop from r->t to end (n[0] the last gap, n[1] whether n[2], the index of the
+ * extreme, is the last window's). sign 1: MAX, -1: MIN (the comparisons run on sign * x,
+ * which is exact). */
+static inline APO_HD void apo__extreme_run(const apo__cat_io *io, size_t end, double sign,
+                                           apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t bad = apo__last_gap(io->in, 1, apo__window_from(begin, p), begin);
-    int valid = 0;
-    size_t at = 0;
-    for (size_t t = begin; t < end; t++) {
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    size_t at = r->n[2];
+    for (size_t t = r->t; t < end; t++) {
         if (!isfinite(x[t]))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {
@@ -42,6 +45,17 @@ static inline APO_HD void apo__extreme_body(const apo__cat_io *io, size_t begin,
         }
         out[t] = x[at];
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->n[2] = at;
+}
+
+static inline APO_HD void apo__extreme_body(const apo__cat_io *io, size_t begin, size_t end,
+                                            double sign) {
+    apo__cat_run r;
+    apo__window_start(io, 1, (size_t)io->p[0], begin, &r);
+    apo__extreme_run(io, end, sign, &r);
 }
 
 static inline APO_HD void apo__max_tile(const apo__cat_io *io, size_t begin, size_t end) {

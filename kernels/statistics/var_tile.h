@@ -20,23 +20,36 @@
 #include "window.h"
 #include "window_sum.h"
 
-/* The variance into out_var (NULL: not wanted) and sqrt(var) * nbdev into out_sd (NULL:
- * not wanted). */
-static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev, size_t begin,
-                                        size_t end, double *out_var, double *out_sd) {
+/* The tile's start of var, stddev and zscore (apo__cat_run: n[0] the last gap, n[1] whether
+ * the double-doubles v[0] + v[1] (S1) and v[2] + v[3] (S2) are the last window's, n[2] one
+ * past the last change of value, n[3] the first sample the tile reads). */
+static inline APO_HD void apo__moments_start(const double *x, size_t p, size_t begin,
+                                             apo__cat_run *r) {
     const size_t from = apo__window_from(begin, p);
     const double *const in[1] = {x};
-    size_t bad = apo__last_gap(in, 1, from, begin);
+    apo__cat_run_from(r, begin);
+    r->n[0] = apo__last_gap(in, 1, from, begin);
     /* One past the last index k in (from, t] with x[k] != x[k-1]: the window of t is
      * constant when no such k lies inside it. */
     size_t chg = 0;
     for (size_t k = from + 1; k < begin; k++)
         if (x[k] != x[k - 1])
             chg = k + 1;
-    int valid = 0;
+    r->n[2] = chg;
+    r->n[3] = from;
+}
+
+/* The loop from r->t to end: the variance into out_var (NULL: not wanted) and
+ * sqrt(var) * nbdev into out_sd (NULL: not wanted). */
+static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, size_t end,
+                                       double *out_var, double *out_sd, apo__cat_run *r) {
+    const size_t from = r->n[3];
+    size_t bad = r->n[0];
+    size_t chg = r->n[2];
+    int valid = r->n[1] != 0;
     const double pd = (double)p;
-    apo__dd s1 = apo__dd_make(0.0, 0.0), s2 = apo__dd_make(0.0, 0.0);
-    for (size_t t = begin; t < end; t++) {
+    apo__dd s1 = apo__dd_make(r->v[0], r->v[1]), s2 = apo__dd_make(r->v[2], r->v[3]);
+    for (size_t t = r->t; t < end; t++) {
         if (!isfinite(x[t]))
             bad = t + 1;
         if (t > from && x[t] != x[t - 1])
@@ -71,6 +84,21 @@ static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev,
         if (out_sd != NULL)
             out_sd[t] = apo__canonical_nan(sqrt(var) * nbdev);
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->n[2] = chg;
+    r->v[0] = s1.hi;
+    r->v[1] = s1.lo;
+    r->v[2] = s2.hi;
+    r->v[3] = s2.lo;
+}
+
+static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev, size_t begin,
+                                        size_t end, double *out_var, double *out_sd) {
+    apo__cat_run r;
+    apo__moments_start(x, p, begin, &r);
+    apo__var_run(x, p, nbdev, end, out_var, out_sd, &r);
 }
 
 static inline APO_HD void apo__var_tile(const apo__cat_io *io, size_t begin, size_t end) {

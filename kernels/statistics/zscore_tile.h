@@ -12,23 +12,22 @@
 #define APO_KERNELS_ZSCORE_TILE_H
 
 #include "catalog.h"
+#include "var_tile.h"
 #include "window.h"
 #include "window_sum.h"
 
-static inline APO_HD void apo__zscore_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The loop from r->t to end, after apo__moments_start (var_tile.h). */
+static inline APO_HD void apo__zscore_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p;
-    const size_t from = apo__window_from(begin, p);
-    size_t bad = apo__last_gap(io->in, 1, from, begin);
-    size_t chg = 0;
-    for (size_t k = from + 1; k < begin; k++)
-        if (x[k] != x[k - 1])
-            chg = k + 1;
-    int valid = 0;
-    apo__dd s1 = apo__dd_make(0.0, 0.0), s2 = apo__dd_make(0.0, 0.0);
-    for (size_t t = begin; t < end; t++) {
+    const size_t from = r->n[3];
+    size_t bad = r->n[0];
+    size_t chg = r->n[2];
+    int valid = r->n[1] != 0;
+    apo__dd s1 = apo__dd_make(r->v[0], r->v[1]), s2 = apo__dd_make(r->v[2], r->v[3]);
+    for (size_t t = r->t; t < end; t++) {
         if (!isfinite(x[t]))
             bad = t + 1;
         if (t > from && x[t] != x[t - 1])
@@ -58,6 +57,20 @@ static inline APO_HD void apo__zscore_tile(const apo__cat_io *io, size_t begin, 
         }
         out[t] = apo__canonical_nan(z);
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->n[2] = chg;
+    r->v[0] = s1.hi;
+    r->v[1] = s1.lo;
+    r->v[2] = s2.hi;
+    r->v[3] = s2.lo;
+}
+
+static inline APO_HD void apo__zscore_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__moments_start(io->in[0], (size_t)io->p[0], begin, &r);
+    apo__zscore_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_ZSCORE_TILE_H */

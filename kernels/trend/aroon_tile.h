@@ -13,15 +13,18 @@
 #include "catalog.h"
 #include "willr_tile.h"
 
-static inline APO_HD void apo__aroon_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The loop from r->t to end, after apo__window_start over the 2 inputs and p + 1 samples
+ * (apo__cat_run: n[0] the last gap, n[1] whether n[2] and n[3], the indices of the highest
+ * high and the lowest low, are the last window's). */
+static inline APO_HD void apo__aroon_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *high = io->in[0], *low = io->in[1];
     double *down = io->out[0], *up = io->out[1];
     const size_t p = (size_t)io->p[0], w = p + 1;
     const double factor = 100.0 / (double)p;
-    size_t bad = apo__last_gap(io->in, 2, apo__window_from(begin, w), begin);
-    int valid = 0;
-    size_t hi = 0, lo = 0;
-    for (size_t t = begin; t < end; t++) {
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    size_t hi = r->n[2], lo = r->n[3];
+    for (size_t t = r->t; t < end; t++) {
         if (!apo__all_finite_at(io->in, 2, t))
             bad = t + 1;
         if (!apo__window_clean(t, w, bad)) {
@@ -36,6 +39,17 @@ static inline APO_HD void apo__aroon_tile(const apo__cat_io *io, size_t begin, s
         up[t] = factor * (double)(p - (t - hi));
         down[t] = factor * (double)(p - (t - lo));
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->n[2] = hi;
+    r->n[3] = lo;
+}
+
+static inline APO_HD void apo__aroon_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, &r);
+    apo__aroon_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_AROON_TILE_H */

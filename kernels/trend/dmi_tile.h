@@ -29,18 +29,18 @@
 /* Which output a DMI body writes. */
 enum { APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX };
 
-static inline APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin, size_t end,
-                                        int which) {
+/* The loop from r->t to end after apo__cat_run_start_changes, writing the positions from
+ * `begin` (the tile's) on (apo__cat_run: n[0] the bars seen, n[1] the DX seen, v[0], v[1],
+ * v[2] the sums of +DM, -DM and TR, v[3] ADX). */
+static inline APO_HD void apo__dmi_run(const apo__cat_io *io, size_t begin, size_t end, int which,
+                                       apo__cat_run *r) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p, keep = pd - 1.0;
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    if (begin == w0)
-        out[begin] = NAN;
-    size_t seen = 0, dx_seen = 0;
-    double sp = 0.0, sm = 0.0, str = 0.0, adx = 0.0;
-    for (size_t t = w0 + 1; t < end; t++) {
+    size_t seen = r->n[0], dx_seen = r->n[1];
+    double sp = r->v[0], sm = r->v[1], str = r->v[2], adx = r->v[3];
+    for (size_t t = r->t; t < end; t++) {
         double y = NAN;
         const double tr = apo__true_range(high, low, close, t);
         const double up = high[t] - high[t - 1], down = low[t - 1] - low[t];
@@ -85,6 +85,20 @@ static inline APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin, siz
         if (t >= begin)
             out[t] = apo__canonical_nan(y);
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen;
+    r->n[1] = dx_seen;
+    r->v[0] = sp;
+    r->v[1] = sm;
+    r->v[2] = str;
+    r->v[3] = adx;
+}
+
+static inline APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin, size_t end,
+                                        int which) {
+    apo__cat_run r;
+    apo__cat_run_start_changes(io, begin, &r);
+    apo__dmi_run(io, begin, end, which, &r);
 }
 
 static inline APO_HD void apo__plus_di_tile(const apo__cat_io *io, size_t begin, size_t end) {

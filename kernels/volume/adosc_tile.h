@@ -26,16 +26,24 @@
 #include "flow.h"
 #include "window.h"
 
-static inline APO_HD void apo__adosc_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start: the loop runs from w0 = max(0, begin - h) with nothing seen
+ * (apo__cat_run: n[0] the bars seen, v[0] the A/D line, v[1] and v[2] the fast and slow
+ * averages). */
+static inline APO_HD void apo__adosc_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+}
+
+/* The loop from r->t to end, writing the positions from `begin` (the tile's) on. */
+static inline APO_HD void apo__adosc_run(const apo__cat_io *io, size_t begin, size_t end,
+                                         apo__cat_run *r) {
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
     const double fk = 2.0 / (double)(fast + 1), sk = 2.0 / (double)(slow + 1);
     const double fk1 = 1.0 - fk, sk1 = 1.0 - sk;
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    size_t seen = 0;
-    double ad = 0.0, fe = 0.0, se = 0.0;
-    for (size_t t = w0; t < end; t++) {
+    size_t seen = r->n[0];
+    double ad = r->v[0], fe = r->v[1], se = r->v[2];
+    for (size_t t = r->t; t < end; t++) {
         double y = NAN;
         if (apo__all_finite_at(io->in, 4, t)) {
             ad = apo__ad_add(ad, io, t);
@@ -53,6 +61,17 @@ static inline APO_HD void apo__adosc_tile(const apo__cat_io *io, size_t begin, s
         if (t >= begin)
             out[t] = y;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen;
+    r->v[0] = ad;
+    r->v[1] = fe;
+    r->v[2] = se;
+}
+
+static inline APO_HD void apo__adosc_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__adosc_start(io, begin, &r);
+    apo__adosc_run(io, begin, end, &r);
 }
 
 #endif /* APO_KERNELS_ADOSC_TILE_H */
