@@ -446,6 +446,36 @@ typedef struct apo_workload {
 #define APO_WORKLOAD_INIT                                                                          \
     { .size = sizeof(apo_workload) }
 
+/* A user's rule (docs/kernels.md, "User rules"): the position at one bar with a finite
+ * close, from `inputs` (the kernel's inputs at the bar, in its input order), `outputs` (its
+ * outputs at the bar, in its output order; NaN where not yet defined) and `prev`, the
+ * position of the bar before (0 before the first). Returns -1 (short), 0 (flat) or +1
+ * (long); any other value fails the call with APO_ERR_KERNEL_FAILED. It is called from
+ * several threads at once (different series and sets of one call), so it must not keep
+ * shared mutable state without its own synchronisation. New in 0.2. */
+typedef int (*apo_rule_fn)(const double *inputs, const double *outputs, int prev, void *user);
+
+typedef struct apo_rule_desc {
+    size_t size;        /* sizeof(apo_rule_desc); set by APO_RULE_DESC_INIT */
+    const char *name;   /* [A-Za-z0-9_]+, at most APO_NAME_MAX-1 characters */
+    const char *kernel; /* the indicator it reads: a built-in with per-bar outputs */
+    apo_rule_fn fn;     /* required */
+    void *user;         /* passed to fn */
+} apo_rule_desc;
+
+#define APO_RULE_DESC_INIT                                                                         \
+    { .size = sizeof(apo_rule_desc) }
+
+/* Registers a user rule: apo_workload.score = desc->name on desc->kernel then scores with
+ * it (the scored kernel "<kernel>:<name>" of this runtime), with the scores of a built-in
+ * rule. The descriptor is copied (names included); fn and user must outlive the runtime.
+ * Host devices (cpu, simulated) run it; ranks and GPUs take no share of its calls. Returns
+ * APO_ERR_NULL, APO_ERR_UNKNOWN_KERNEL (no such kernel), APO_ERR_INVALID_ARGUMENT (a bad
+ * name or size, a NULL fn, a kernel that cannot be scored, a full table),
+ * APO_ERR_ALREADY_EXISTS (a built-in rule's name, or one registered for that kernel). New in
+ * 0.2. */
+APO_EXPORT apo_status apo_rule_register(apo_runtime *rt, const apo_rule_desc *desc);
+
 /* Shape of output `index` of a workload (after parameter validation): rows x out_cols.
  * The indicators' outputs are rows x cols; reductions give rows x 1; bootstrap's `means`
  * is rows x replicates. With a sweep, *out_rows is the sets run times rows (set-major). With

@@ -122,20 +122,19 @@ static inline APO_HD void apo__score_fold_init(apo__score_fold *f) {
 }
 
 /*
- * Folds one bar: `close`, whether it and the previous close are both finite
+ * Folds one bar at position `pos`, the rule's at the bar (or the previous one carried over a
+ * close that is not finite): whether the bar's close and the previous one are both finite
  * (`closes_finite`) and then their relative change `move` = close / prev_close - 1 (any
- * value otherwise), the indicator's n_out outputs at the bar. The position follows the rule
- * at a finite close and carries over a close that is not finite. The bar is scored when a
- * bar before it had every output finite and both closes are finite: its return is the
- * previous position times `move`, less cost times the change of position. The change of
- * the close is the series', not the set's: a fold of several sets over one series takes
- * it once per bar for all (runtime/catalog/scored_kernels.c), with the bits of each.
+ * value otherwise), the indicator's n_out outputs at the bar. The bar is scored when a bar
+ * before it had every output finite and both closes are finite: its return is the previous
+ * position times `move`, less cost times the change of position. A rule that is not an
+ * apo__rule (a user's function, runtime/catalog/scored_kernels.c) takes its position itself
+ * and folds it here, so its returns and scores are those of a built-in rule bit for bit.
  */
-static inline APO_HD void apo__score_bar_move(apo__score_fold *f, const apo__rule *rule,
-                                              double cost, double close, int closes_finite,
-                                              double move, const double *out, size_t n_out) {
+static inline APO_HD void apo__score_bar_pos(apo__score_fold *f, int pos, double cost,
+                                             int closes_finite, double move, const double *out,
+                                             size_t n_out) {
     const int prev = f->pos;
-    const int pos = isfinite(close) ? apo__rule_position(rule, prev, close, out) : prev;
     if (f->started && closes_finite) {
         const int change = pos > prev ? pos - prev : prev - pos;
         const double r = (double)prev * move - cost * (double)change;
@@ -158,6 +157,21 @@ static inline APO_HD void apo__score_bar_move(apo__score_fold *f, const apo__rul
         f->started = all_finite;
     }
     f->pos = pos;
+}
+
+/*
+ * Folds one bar under a built-in rule: `close`, `closes_finite`, `move` and the outputs as
+ * apo__score_bar_pos takes them. The position follows the rule at a finite close and carries
+ * over a close that is not finite. The change of the close is the series', not the set's: a
+ * fold of several sets over one series takes it once per bar for all
+ * (runtime/catalog/scored_kernels.c), with the bits of each.
+ */
+static inline APO_HD void apo__score_bar_move(apo__score_fold *f, const apo__rule *rule,
+                                              double cost, double close, int closes_finite,
+                                              double move, const double *out, size_t n_out) {
+    const int prev = f->pos;
+    const int pos = isfinite(close) ? apo__rule_position(rule, prev, close, out) : prev;
+    apo__score_bar_pos(f, pos, cost, closes_finite, move, out, n_out);
 }
 
 /* Whether a bar's close and the one before are both finite, and then the close's relative

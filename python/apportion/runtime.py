@@ -90,6 +90,16 @@ class Runtime(_core.Runtime):
             name, cpu, n_inputs, list(outputs), list(params), np.asarray(list(params.values()), dtype=np.float64), halo, tile, inputs
         )
 
+    def register_rule(self, name, kernel, rule):
+        """Registers a user rule (apo_rule_register(), docs/kernels.md "User rules"): ``rule``
+        is a numba ``@cfunc(apportion.numba_kernels.rule_signature)`` taking the kernel's
+        inputs and outputs at a bar (pointers), the previous position and a null pointer, and
+        returning -1, 0 or 1. Then ``apportion.score(data, kernel, name, runtime=self)`` and
+        ``self.compute(f"{kernel}:{name}", ...)`` score with it. It is called from several
+        threads at once: it must keep no shared state."""
+        self._register_rule(name, kernel, rule)
+        self._kinds_cache.pop(f"{kernel}:{name}", None)
+
     def _inputs(self, kernel, inputs, params):
         """compute()'s inputs in the kernel's order: as given, or by name from one DataFrame
         or mapping, or from keyword arguments named like the kernel's inputs (which are then

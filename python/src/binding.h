@@ -96,5 +96,6 @@ PyObject *apo_py_profile_files(PyObject *self, PyObject *noargs);
 PyObject *apo_py_profile_save(PyObject *self, PyObject *noargs);
 PyObject *apo_py_record_threshold(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_register_kernel(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *apo_py_register_rule(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

@@ -404,6 +404,8 @@ static PyMethodDef runtime_methods[] = {
      METH_VARARGS | METH_KEYWORDS, NULL},
     {"_register_kernel", (PyCFunction)(void (*)(void))apo_py_register_kernel,
      METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_register_rule", (PyCFunction)(void (*)(void))apo_py_register_rule,
+     METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

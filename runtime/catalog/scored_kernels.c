@@ -105,6 +105,55 @@ static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL}
  * this many (devices/worker_pool.c), so the running scores fit on the stack. */
 #define APO_SCORED_SETS_MAX 64
 
+/* The close's change at a bar, as apo__score_move gives it. */
+typedef struct user_bar {
+    int finite;
+    double move;
+} user_bar;
+
+/* A user rule's return outside {-1, 0, 1}: the first one of the call is kept for the caller
+ * (apo__rule_failure), naming the rule, the series and the bar. */
+static apo_status user_rule_failed(const apo__call *call, size_t row, size_t t, int got) {
+    const apo__scoring *sc = call->kernel->scoring;
+    apo__rule_failure *fail = sc->failure;
+    pthread_mutex_lock(&fail->mutex);
+    if (!fail->failed) {
+        fail->failed = 1;
+        snprintf(fail->message, sizeof fail->message,
+                 "%s: rule %s returned %d at series %zu, bar %zu (a rule returns -1, 0 or 1)",
+                 call->kernel->name, sc->rule_name, got, row, t);
+    }
+    pthread_mutex_unlock(&fail->mutex);
+    return APO_ERR_KERNEL_FAILED;
+}
+
+/* Folds bar t of every set under a user's rule: the rule is asked at a finite close, with the
+ * kernel's inputs and the set's outputs at the bar and its previous position; the position
+ * carries over a close that is not finite. The fold is the built-in rules' own
+ * (apo__score_bar_pos), so only the positions can differ. */
+static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, const double *const *x,
+                                size_t n_in, const user_bar *bar, const apo__call *sets,
+                                size_t n_sets, const double *const *pass_in, size_t at,
+                                apo__score_fold *f, const double *cost) {
+    const apo__scoring *sc = call->kernel->scoring;
+    const size_t n_out = sc->indicator->n_outputs;
+    const int ask = isfinite(x[sc->close_input][t]);
+    double in[APO_MAX_IO], out[APO_MAX_IO];
+    for (size_t i = 0; i < n_in; i++)
+        in[i] = x[i][t];
+    for (size_t j = 0; j < n_sets; j++) {
+        apo__score_pass_outputs(&sc->pass, sets[j].params, pass_in, at, n_out, out);
+        int pos = f[j].pos;
+        if (ask) {
+            pos = sc->user_fn(in, out, f[j].pos, sc->user);
+            if (pos < -1 || pos > 1)
+                return user_rule_failed(call, row, t, pos);
+        }
+        apo__score_bar_pos(&f[j], pos, cost[j], bar->finite, bar->move, out, n_out);
+    }
+    return APO_OK;
+}
+
 /*
  * Scores row `row` of the call, for the call's set alone or for every set of a shared call
  * (apo__call.shared): the pass of the indicator's tiles [T, T + L) of its own grid, one
@@ -185,6 +234,11 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
         for (size_t t = t0; t < t1 && st == APO_OK; t++) {
             double move;
             const int finite = apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move);
+            if (sc->user_fn != NULL) {
+                st = user_rule_bar(call, row, t, x, n_in, &(user_bar){finite, move}, sets, n_sets,
+                                   pass_in, t - origin, f, cost);
+                continue;
+            }
             for (size_t j = 0; j < n_sets; j++) {
                 apo__score_pass_outputs(pass, sets[j].params, pass_in, t - origin, n_out, out);
                 apo__score_bar_move(&f[j], &rules[j], cost[j], close[t], finite, move, out, n_out);
@@ -233,14 +287,17 @@ apo__rule apo__scoring_rule(const apo__scoring *sc, const double *params) {
 
 /* ---- building them ----------------------------------------------------------------------- */
 
-static void build_one(size_t i) {
-    const scored_def *d = &scored_defs[i];
-    const apo__kernel *ind = apo__builtin_kernel_named(d->indicator);
-    apo__scoring *sc = &scorings[i];
+/* The scored kernel of `ind` and a rule named rule_name, with thresholds when `d` has them
+ * (d NULL: a user's rule, which has none): built-in and user rules share every hook, so a
+ * user rule that takes the positions of a built-in one gives its bits. */
+static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
+                        const char *rule_name, const scored_def *d) {
+    const int thresholds = d != NULL && d->thresholds;
     sc->indicator = ind;
-    sc->rule = apo__rule_make(d->kind, d->a, d->b, d->lower, d->upper);
-    sc->rule_name = d->rule_name;
-    sc->n_rule_params = d->thresholds ? 2 : 0;
+    sc->rule = d != NULL ? apo__rule_make(d->kind, d->a, d->b, d->lower, d->upper)
+                         : apo__rule_make(APO_RULE_ZONE, 0, 0, 0.0, 0.0);
+    sc->rule_name = rule_name;
+    sc->n_rule_params = thresholds ? 2 : 0;
     /* Every parameter of the rule, thresholds, cost and periods_per_year, enters only the
      * fold: sets that differ in them alone share the pass. */
     apo__score_pass_of(ind, sc->n_rule_params + 2, &sc->pass);
@@ -249,10 +306,11 @@ static void build_one(size_t i) {
         if (strcmp(ind->input_names[k], "close") == 0)
             sc->close_input = k;
 
-    apo__kernel *k = &scored[i];
     memset(k, 0, sizeof *k);
-    snprintf(k->name, sizeof k->name, "%s:%s", d->indicator, d->rule_name);
-    k->builtin = 1;
+    /* The built-ins' names fit, and apo__scored_kernel_user refuses a user's that does not. */
+    if (snprintf(k->name, sizeof k->name, "%s:%s", ind->name, rule_name) >= (int)sizeof k->name)
+        k->name[0] = '\0';
+    k->builtin = d != NULL;
     k->n_inputs = ind->n_inputs;
     memcpy(k->input_names, ind->input_names, sizeof k->input_names);
     k->n_outputs = APO_SCORE_IX_COUNT;
@@ -262,7 +320,7 @@ static void build_one(size_t i) {
      * (the table leaves out a rule that would need more than APO_MAX_PARAMS). */
     size_t np = ind->n_params;
     memcpy(k->params, ind->params, np * sizeof ind->params[0]);
-    if (d->thresholds) {
+    if (thresholds) {
         k->params[np++] = (apo__param_spec){"lower", d->lower, d->min, d->max, 0};
         k->params[np++] = (apo__param_spec){"upper", d->upper, d->min, d->max, 0};
     }
@@ -273,7 +331,7 @@ static void build_one(size_t i) {
     /* No shape check: a series shorter than the warm-up scores no bar (bars 0), which is an
      * answer, where its indicator alone would refuse it. Thresholds are checked against
      * each other. */
-    k->validate = d->thresholds ? thresholds_validate : NULL;
+    k->validate = thresholds ? thresholds_validate : NULL;
     k->axis_len = one_len;
     k->tile_len = one_tile;
     k->unit_work = series_work;
@@ -282,6 +340,11 @@ static void build_one(size_t i) {
     k->cuda = &scored_cuda;
     k->shares_pass = scored_shares_pass;
     k->scoring = sc;
+}
+
+static void build_one(size_t i) {
+    const scored_def *d = &scored_defs[i];
+    fill_kernel(&scored[i], &scorings[i], apo__builtin_kernel_named(d->indicator), d->rule_name, d);
 }
 
 static void build_all(void) {
@@ -335,4 +398,78 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo
                      "rule %s does not fit kernel %s: it reads the outputs of another kernel; %s%s",
                      rule, kernel, len ? "the rules for it are " : "no rule reads its outputs yet",
                      fits);
+}
+
+/* ---- user rules -------------------------------------------------------------------------- */
+
+int apo__scored_rule_builtin(const char *rule) {
+    for (size_t i = 0; i < N_SCORED; i++)
+        if (strcmp(scored_defs[i].rule_name, rule) == 0)
+            return 1;
+    return 0;
+}
+
+apo_status apo__scored_kernel_user(apo__kernel *k, apo__scoring *sc, const apo__kernel *indicator,
+                                   const char *rule_name, apo_rule_fn fn, void *user,
+                                   apo__rule_failure *failure, char *err, size_t err_size) {
+    /* A user kernel's function needs its runtime's frame and may have a halo the scored
+     * tile does not ask; the built-ins are what the scored tile is proven on. */
+    if (!indicator->builtin || indicator->scoring != NULL) {
+        snprintf(err, err_size, "%s cannot be scored: a rule reads a built-in indicator's outputs",
+                 indicator->name);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    /* A rule takes a position per bar from the outputs at that bar: each output must have
+     * one value per bar, computed tile by tile without partials. */
+    double defaults[APO_MAX_PARAMS];
+    for (size_t p = 0; p < indicator->n_params; p++)
+        defaults[p] = indicator->params[p].def;
+    const size_t cols = 1000;
+    int per_bar = indicator->partial_len == 0 && indicator->merge == NULL &&
+                  indicator->axis_len(indicator, defaults, cols) == cols;
+    for (size_t o = 0; per_bar && o < indicator->n_outputs; o++)
+        per_bar = indicator->output_cols(indicator, defaults, cols, o) == cols;
+    if (!per_bar) {
+        snprintf(err, err_size, "%s cannot be scored: its outputs are not one value per bar",
+                 indicator->name);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    if (indicator->n_params + 2 > APO_MAX_PARAMS) {
+        snprintf(err, err_size,
+                 "%s cannot be scored: its %zu parameters, cost and periods_per_year are past "
+                 "APO_MAX_PARAMS (%d)",
+                 indicator->name, indicator->n_params, APO_MAX_PARAMS);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    if (strlen(indicator->name) + 1 + strlen(rule_name) >= APO_NAME_MAX) {
+        snprintf(err, err_size, "%s:%s is longer than %d characters", indicator->name, rule_name,
+                 APO_NAME_MAX - 1);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    fill_kernel(k, sc, indicator, rule_name, NULL);
+    sc->user_fn = fn;
+    sc->user = user;
+    sc->failure = failure;
+    return APO_OK;
+}
+
+void apo__scored_failure_clear(const apo__kernel *k) {
+    if (k->scoring == NULL || k->scoring->failure == NULL)
+        return;
+    apo__rule_failure *fail = k->scoring->failure;
+    pthread_mutex_lock(&fail->mutex);
+    fail->failed = 0;
+    pthread_mutex_unlock(&fail->mutex);
+}
+
+int apo__scored_failure_take(const apo__kernel *k, char *msg, size_t msg_size) {
+    if (k->scoring == NULL || k->scoring->failure == NULL)
+        return 0;
+    apo__rule_failure *fail = k->scoring->failure;
+    pthread_mutex_lock(&fail->mutex);
+    const int failed = fail->failed;
+    if (failed)
+        snprintf(msg, msg_size, "%s", fail->message);
+    pthread_mutex_unlock(&fail->mutex);
+    return failed;
 }

@@ -10,11 +10,21 @@
 #ifndef APO_RUNTIME_CATALOG_SCORED_KERNELS_H
 #define APO_RUNTIME_CATALOG_SCORED_KERNELS_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "catalog/kernel.h"
 #include "catalog/score_pass.h"
 #include "score_tile.h"
+
+/* The first failure of a user rule in a call (a return outside {-1, 0, 1}), kept where the
+ * caller's thread can read it: the rule runs on the devices' threads, whose last error the
+ * caller does not see. A runtime runs one call at a time, so one slot per rule suffices. */
+typedef struct apo__rule_failure {
+    pthread_mutex_t mutex; /* guards the two below: several series may fail at once */
+    int failed;
+    char message[256];
+} apo__rule_failure;
 
 /* The indicator and the rule of a scored kernel (apo__kernel.scoring). */
 struct apo__scoring {
@@ -26,6 +36,10 @@ struct apo__scoring {
      * with thresholds; `cost` and `periods_per_year` follow them. */
     size_t n_rule_params;
     apo__score_pass pass; /* what sets differing in the applied parameters share */
+    /* A user's rule (apo_rule_register) in place of `rule`, or NULL for a built-in one. */
+    apo_rule_fn user_fn;
+    void *user;
+    apo__rule_failure *failure; /* user rules: where a failing call's reason waits */
 };
 
 /* The rule of a set whose scored-kernel parameters are `params`: sc->rule with that set's
@@ -39,5 +53,22 @@ const apo__kernel *apo__scored_kernel_find(const char *name);
  * APO_ERR_UNKNOWN_KERNEL for an unknown rule, APO_ERR_INVALID_ARGUMENT for a rule that does
  * not fit the kernel (which rules do). */
 apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo__kernel **out);
+
+/* Builds the scored kernel "<indicator>:<rule_name>" of a user's rule into k and sc (which
+ * must stay put while it is used), `failure` initialised by the caller. Refuses, with the
+ * reason in err, a kernel that cannot be scored: one that is not built in, one without an
+ * output per bar (reductions, bootstrap) or with too many parameters. */
+apo_status apo__scored_kernel_user(apo__kernel *k, apo__scoring *sc, const apo__kernel *indicator,
+                                   const char *rule_name, apo_rule_fn fn, void *user,
+                                   apo__rule_failure *failure, char *err, size_t err_size);
+
+/* Whether `rule` names a built-in rule (of any kernel). */
+int apo__scored_rule_builtin(const char *rule);
+
+/* A call of user-rule kernel k begins: forget the last call's failure. */
+void apo__scored_failure_clear(const apo__kernel *k);
+
+/* The reason a call of user-rule kernel k failed, copied into msg; 0 when it did not. */
+int apo__scored_failure_take(const apo__kernel *k, char *msg, size_t msg_size);
 
 #endif

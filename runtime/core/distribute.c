@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "catalog/call_span.h"
 #include "catalog/params.h"
+#include "catalog/scored_kernels.h"
 #include "core/distribute_range.h"
 #include "core/merge_tree.h"
 #include "core/nonfinite_count.h"
@@ -505,12 +506,17 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
 
     double t0 = apo__now();
     uint64_t lost_tiles = 0;
+    apo__scored_failure_clear(call->kernel);
     st = run_plan(&s, &p, &lost_tiles);
     st = gather_outputs(&s, st);
     if (st == APO_ERR_ALL_DEVICES_FAILED)
         return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
                          call->kernel->name, (unsigned long long)lost_tiles,
                          (unsigned long long)call->tiles);
+    char rule_failure[256];
+    if (st == APO_ERR_KERNEL_FAILED &&
+        apo__scored_failure_take(call->kernel, rule_failure, sizeof rule_failure))
+        return apo__fail(APO_ERR_KERNEL_FAILED, "%s", rule_failure);
     if (st != APO_OK && !call->kernel->builtin)
         return apo__fail(APO_ERR_KERNEL_FAILED, "%s: the kernel's cpu function returned %s",
                          call->kernel->name, apo_status_name(st));

@@ -12,6 +12,12 @@ apo_status apo_kernel_register(apo_runtime *rt, const apo_kernel_desc *desc) {
     return apo__registry_add(&rt->registry, desc);
 }
 
+apo_status apo_rule_register(apo_runtime *rt, const apo_rule_desc *desc) {
+    if (rt == NULL || desc == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_rule_register: NULL argument");
+    return apo__registry_add_rule(&rt->registry, desc);
+}
+
 apo_status apo_kernel_count(const apo_runtime *rt, size_t *count) {
     if (rt == NULL || count == NULL)
         return apo__fail(APO_ERR_NULL, "apo_kernel_count: NULL argument");

@@ -94,9 +94,16 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "%s is already scored: name the indicator and the rule apart",
                              k->name);
-        apo_status sst = apo__scored_kernel_of(k->name, w->score, &k);
+        /* A rule of this runtime's (apo_rule_register) before the built-in ones, whose
+         * names it cannot take. */
+        char scored_name[2 * APO_NAME_MAX];
+        snprintf(scored_name, sizeof scored_name, "%s:%s", k->name, w->score);
+        const apo__kernel *user_rule = apo__registry_find(&rt->registry, scored_name);
+        apo_status sst = user_rule != NULL ? APO_OK : apo__scored_kernel_of(k->name, w->score, &k);
         if (sst != APO_OK)
             return sst;
+        if (user_rule != NULL)
+            k = user_rule;
     }
     if (w->rows == 0 || w->cols == 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: rows (%zu) and cols (%zu) must be > 0",
@@ -207,6 +214,11 @@ static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i
     if (call->in_gpu >= 0 || call->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
+    /* A user's rule is a function of this process: a rank serves the call in another, where
+     * it does not exist (docs/kernels.md, "User rules"). */
+    if (dev->info.kind == APO_DEVICE_RANK && call->kernel->scoring != NULL &&
+        call->kernel->scoring->user_fn != NULL)
+        return 0;
     return apo__device_can_run(dev, call->kernel);
 }
 
