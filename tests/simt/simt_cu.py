@@ -90,7 +90,8 @@ def main():
     edits = []  # (start, end, replacement), applied back to front
 
     # 1. Launches: NAME<<<config>>>(  ->  simt::launch(NAME, config)(
-    for m in re.finditer(r'\b([A-Za-z_]\w*)\s*<<<', code):
+    # A name may be pasted together in a macro (apo__##family##_kernel, catalog_launch.h).
+    for m in re.finditer(r'\b([A-Za-z_][\w#]*)\s*<<<', code):
         end = code.find('>>>', m.end())
         if end < 0:
             raise SystemExit('%s: a launch without its closing >>>' % src_path)
