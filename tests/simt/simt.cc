@@ -16,6 +16,8 @@
 #include "simt.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -63,7 +65,7 @@ size_t host_stack_bytes() { return (size_t)2 << 20; }
 
 struct registry {
     std::mutex m;
-    simt_options options{SIMT_FREE, SIMT_COPIES_RANDOM, 1, 0, 0};
+    simt_options options{SIMT_FREE, SIMT_COPIES_RANDOM, 1, 0, 0, 0};
     std::map<const void *, size_t> static_bytes;
     std::map<const void *, size_t> opt_in;
     /* Kernels whose first block made no barrier, warp exchange or async copy: with
@@ -138,6 +140,10 @@ struct block_ctx {
      * threads in turn on one host thread) may make none. */
     std::atomic<unsigned long> sync_calls{0};
     bool inline_mode = false;
+    /* Fibers (simt_options.fibers): every thread's context, and the block runner's. */
+    ucontext_t *fiber = nullptr;
+    ucontext_t runner;
+    struct thread_ctx *threads = nullptr;
 };
 
 struct copy_op {
@@ -147,6 +153,7 @@ struct copy_op {
 };
 
 struct thread_ctx {
+    thread_ctx() = default;
     block_ctx *b = nullptr;
     unsigned tid = 0, lane = 0, warp = 0;
     unsigned long barrier_calls = 0;
@@ -207,7 +214,29 @@ void pass_turn(block_ctx &b) {
     b.turn_cv[pick].notify_one();
 }
 
+/* Fibers: makes thread `to` the running one (its indices in the host thread's
+ * thread-locals) and switches to it from `from`. */
+void switch_to(block_ctx &b, ucontext_t *from, unsigned to) {
+    thread_ctx &t = b.threads[to];
+    self = &t;
+    threadIdx.x = t.tid % b.block.x;
+    threadIdx.y = t.tid / b.block.x % b.block.y;
+    threadIdx.z = t.tid / (b.block.x * b.block.y);
+    swapcontext(from, &b.fiber[to]);
+}
+
 void wait_turn(block_ctx &b, std::unique_lock<std::mutex> &l, unsigned me) {
+    if (b.fiber != nullptr) {
+        /* One host thread runs every fiber: the lock is let go across the switch, and
+         * whoever switches back to this thread has made it the current one. */
+        while (!(b.broken || (b.current == me && b.state[me] == RUNNABLE))) {
+            const unsigned next = b.current;
+            l.unlock();
+            switch_to(b, &b.fiber[me], next);
+            l.lock();
+        }
+        return;
+    }
     b.turn_cv[me].wait(l, [&] { return b.broken || (b.current == me && b.state[me] == RUNNABLE); });
 }
 
@@ -345,8 +374,72 @@ void *thread_main(void *arg) {
     if (serial(b)) {
         pass_turn(b);
     }
+    if (b.fiber != nullptr) {
+        /* The next fiber to run: the current one, or once the block is broken any that has
+         * not ended (its barriers now let it through). None: back to the block runner. */
+        int next = -1;
+        if (b.broken) {
+            for (unsigned i = 0; i < b.n && next < 0; ++i) {
+                next = b.state[i] != EXITED ? (int)i : -1;
+            }
+        } else if (b.state[b.current] == RUNNABLE) {
+            next = (int)b.current;
+        }
+        l.unlock();
+        if (next >= 0) {
+            ucontext_t gone;
+            switch_to(b, &gone, (unsigned)next);
+        }
+        return nullptr; /* uc_link: the block runner */
+    }
     self = nullptr;
     return nullptr;
+}
+
+void fiber_entry() { thread_main(self); }
+
+/* Each host thread's fiber stacks, kept for its later blocks and launches: 1 MiB each,
+ * reserved but touched only as far as a kernel's frames reach. */
+constexpr size_t kFiberStack = (size_t)1 << 20;
+thread_local std::vector<void *> fiber_stacks;
+
+/* A context made for makecontext: never resumed at this getcontext, so the callers need no
+ * care for what returns twice (a function of its own, or GCC warns about its locals). */
+__attribute__((noinline)) void fresh_context(ucontext_t *c) { getcontext(c); }
+
+/* Runs a block's threads as fibers on the calling thread, in the serial schedule's order:
+ * a switch costs what a function call does, where a host thread per CUDA thread costs its
+ * creation and a condition variable per turn. */
+void run_fibers(block_ctx &b, std::vector<thread_ctx> &threads) {
+    while (fiber_stacks.size() < b.n) {
+        void *st = mmap(nullptr, kFiberStack, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (st == MAP_FAILED) {
+            std::lock_guard<std::mutex> l(b.m);
+            set_fault(b, "the host could not map a fiber stack for every CUDA thread");
+            return;
+        }
+        fiber_stacks.push_back(st);
+    }
+    std::vector<ucontext_t> contexts(b.n);
+    b.fiber = contexts.data();
+    b.threads = threads.data();
+    for (unsigned i = 0; i < b.n; ++i) {
+        fresh_context(&contexts[i]);
+        contexts[i].uc_stack.ss_sp = fiber_stacks[i];
+        contexts[i].uc_stack.ss_size = kFiberStack;
+        contexts[i].uc_link = &b.runner;
+        makecontext(&contexts[i], fiber_entry, 0);
+    }
+    thread_ctx *const outer = self;
+    const uint3 outer_thread = threadIdx, outer_block = blockIdx;
+    const dim3 outer_bdim = blockDim, outer_gdim = gridDim;
+    switch_to(b, &b.runner, b.current);
+    self = outer;
+    threadIdx = outer_thread;
+    blockIdx = outer_block;
+    blockDim = outer_bdim;
+    gridDim = outer_gdim;
 }
 
 cudaError_t fail(cudaError_t code, const std::string &why) {
@@ -441,6 +534,20 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
     const uint64_t thread_seed = b.rng;
     std::vector<thread_ctx> threads(b.n);
     std::vector<pthread_t> ids(b.n);
+    if (serial(b) && opt.fibers) {
+        for (unsigned i = 0; i < b.n; ++i) {
+            thread_ctx &t = threads[i];
+            t.b = &b;
+            t.tid = i;
+            t.lane = i % kWarp;
+            t.warp = i / kWarp;
+            t.rng = thread_seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+        }
+        run_fibers(b, threads);
+        st_threads.fetch_add(b.n, std::memory_order_relaxed);
+        *sync_calls = b.sync_calls.load();
+        return b.fault;
+    }
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, host_stack_bytes());

@@ -47,6 +47,11 @@ typedef struct simt_options {
      * of thousands of blocks would otherwise start a host thread per CUDA thread); a barrier
      * in such a block then fails the launch. */
     int inline_barrier_free;
+    /* 0: a host thread per CUDA thread. 1, with a serial schedule: the block's threads are
+     * fibers (ucontext) on the launching thread, switched at the same points in the same
+     * order, at a fraction of the cost (the simulated runtime's choice). ThreadSanitizer
+     * does not follow fibers: the free schedule stays on host threads. */
+    int fibers;
 } simt_options;
 
 /* For the launches that follow (the default: SIMT_FREE, SIMT_COPIES_RANDOM, seed 1, no

@@ -16,6 +16,7 @@
  * enqueued and fills it when it runs: host code that reads it before waiting for the copy's
  * event reads signalling NaNs, which the bitwise tests catch.
  */
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <thread>
 #include <vector>
@@ -48,7 +50,7 @@ struct CUstream_st {
     unsigned long enqueued = 0, done = 0;
     bool stop = false;
     uint64_t rng = 0;
-    std::thread worker;
+    pthread_t worker{};
 };
 
 /* An event: `recorded` counts the records enqueued, `completed` the last one that ran. */
@@ -96,6 +98,7 @@ struct state {
 
 state &g();
 void start_worker(CUstream_st *s);
+void after_fork_in_child();
 
 thread_local int current_device = 0;
 
@@ -135,8 +138,9 @@ state &g() {
             x->devices[(size_t)i].legacy = l;
             start_worker(l);
         }
-        simt_options o{SIMT_FREE, SIMT_COPIES_RANDOM, x->seed, 0, 1};
+        simt_options o{SIMT_SERIAL_RANDOM, SIMT_COPIES_RANDOM, x->seed, 0, 1, 1};
         simt_set_options(&o);
+        pthread_atfork(nullptr, nullptr, after_fork_in_child);
         return x;
     }();
     return *s;
@@ -174,7 +178,37 @@ void worker_main(CUstream_st *s) {
     }
 }
 
-void start_worker(CUstream_st *s) { s->worker = std::thread(worker_main, s); }
+void *worker_thread(void *s) {
+    worker_main(static_cast<CUstream_st *>(s));
+    return nullptr;
+}
+
+void start_worker(CUstream_st *s) {
+    if (pthread_create(&s->worker, nullptr, worker_thread, s) != 0) {
+        std::fprintf(stderr, "simulated GPUs: cannot start a stream's thread\n");
+        std::abort();
+    }
+}
+
+/* A forked child (Criterion runs each test in one, after the parent has probed the GPUs)
+ * has none of the parent's stream threads: it gets new ones, and fresh locks, since a lock
+ * held by another thread at the fork would stay held for ever. */
+void after_fork_in_child() {
+    state &st = g();
+    new (&st.m) std::mutex;
+    new (&st.events_m) std::mutex;
+    new (&st.events_cv) std::condition_variable;
+    new (&st.launch_m) std::mutex;
+    std::vector<CUstream_st *> all(st.streams.begin(), st.streams.end());
+    for (device &d : st.devices) {
+        all.push_back(d.legacy);
+    }
+    for (CUstream_st *s : all) {
+        new (&s->m) std::mutex;
+        new (&s->cv) std::condition_variable;
+        start_worker(s);
+    }
+}
 
 bool valid_device(int d) { return d >= 0 && d < g().count; }
 
@@ -729,7 +763,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
         stream->stop = true;
     }
     stream->cv.notify_all();
-    stream->worker.join();
+    pthread_join(stream->worker, nullptr);
     delete stream;
     return cudaSuccess;
 }
