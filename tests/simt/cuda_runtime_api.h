@@ -21,7 +21,7 @@ extern "C" {
 #define CUDART_VERSION 12080
 #define CUDART_CB
 
-/* The values are the CUDA runtime's (driver_types.h), so that names and numbers in logs
+/* The values are the CUDA runtime's (the toolkit's driver types), so that names and numbers in logs
  * read as a real GPU's would. */
 enum cudaError {
     cudaSuccess = 0,
