@@ -32,6 +32,7 @@ enum cudaError {
     cudaErrorInvalidMemcpyDirection = 21,
     cudaErrorInsufficientDriver = 35,
     cudaErrorNoDevice = 100,
+    cudaErrorECCUncorrectable = 214,
     cudaErrorInvalidDevice = 101,
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorNotReady = 600,

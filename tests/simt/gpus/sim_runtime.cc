@@ -39,6 +39,7 @@
 #include "cuda_runtime_api.h"
 #include "simt.h"
 #include "simt_api.h"
+#include "sim_faults.h"
 
 /* A stream: a queue of operations and the host thread that runs them. */
 struct CUstream_st {
@@ -94,6 +95,11 @@ struct state {
     std::mutex events_m; /* every event's fields */
     std::condition_variable events_cv;
     std::mutex launch_m; /* one kernel at a time: static shared memory is one per process */
+    /* Injected faults (sim_faults.h), under m. */
+    size_t malloc_limit = 0;
+    unsigned long mallocs_until_failure = 0, launches_until_failure = 0;
+    unsigned long calls_until_lost[kMaxDevices] = {};
+    bool lost[kMaxDevices] = {};
 };
 
 state &g();
@@ -212,6 +218,20 @@ void after_fork_in_child() {
 
 bool valid_device(int d) { return d >= 0 && d < g().count; }
 
+/* Counts a call on device d against an injected loss: 1 when the device is lost. */
+bool lost_call(int d) {
+    state &st = g();
+    std::lock_guard<std::mutex> l(st.m);
+    if (d < 0 || d >= st.count) {
+        return false;
+    }
+    if (!st.lost[d] && st.calls_until_lost[d] > 0 && --st.calls_until_lost[d] == 0) {
+        st.lost[d] = true;
+        st.devices[(size_t)d].sticky = cudaErrorECCUncorrectable;
+    }
+    return st.lost[d];
+}
+
 /* The stream a handle names: the legacy default stream of the current device for 0 and the
  * special handles (per-thread default streams are not simulated apart from it). */
 CUstream_st *resolve(cudaStream_t s) {
@@ -323,11 +343,20 @@ void device_sync_all(int dev) {
     }
 }
 
+/* The poison at every byte's place in its aligned 8-byte word, so that an aligned double
+ * reads as the signalling NaN whatever the range's start; whole words at once, since fresh
+ * staging buffers are hundreds of MiB. */
 void poison_bytes(void *p, size_t n) {
     unsigned char *c = static_cast<unsigned char *>(p);
-    const uintptr_t a = (uintptr_t)p;
-    for (size_t i = 0; i < n; ++i) {
-        c[i] = (unsigned char)(kPoison >> (8 * ((a + i) % 8)));
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(c + i) % 8) != 0; ++i) {
+        c[i] = (unsigned char)(kPoison >> (8 * ((uintptr_t)(c + i) % 8)));
+    }
+    for (; i + 8 <= n; i += 8) {
+        std::memcpy(c + i, &kPoison, 8);
+    }
+    for (; i < n; ++i) {
+        c[i] = (unsigned char)(kPoison >> (8 * ((uintptr_t)(c + i) % 8)));
     }
 }
 
@@ -345,16 +374,29 @@ cudaError_t submit_launch(const simt::launch_shape &shape, void (*body)(void *),
         return e;
     }
     CUstream_st *s = resolve(shape.stream);
-    enqueue(s, [shape, body, ctx, destroy, s] {
-        cudaError_t r;
-        {
+    if (lost_call(s->device)) {
+        destroy(ctx);
+        return ret(cudaErrorECCUncorrectable);
+    }
+    bool fail_it;
+    {
+        std::lock_guard<std::mutex> l(g().m);
+        fail_it = g().launches_until_failure > 0 && --g().launches_until_failure == 0;
+    }
+    enqueue(s, [shape, body, ctx, destroy, s, fail_it] {
+        cudaError_t r = cudaErrorLaunchFailure;
+        if (fail_it) {
+            std::fprintf(stderr, "simulated GPU %d: an injected launch failure\n", s->device);
+        } else {
             std::lock_guard<std::mutex> l(g().launch_m);
             r = simt::run(shape, body, ctx);
         }
         destroy(ctx);
         if (r != cudaSuccess) {
-            std::fprintf(stderr, "simulated GPU %d: a kernel failed: %s\n", s->device,
-                         simt_last_failure());
+            if (!fail_it) {
+                std::fprintf(stderr, "simulated GPU %d: a kernel failed: %s\n", s->device,
+                             simt_last_failure());
+            }
             std::lock_guard<std::mutex> l(g().m);
             g().devices[(size_t)s->device].sticky = cudaErrorLaunchFailure;
         }
@@ -393,6 +435,7 @@ const char *cudaGetErrorName(cudaError_t e) {
         NAME(cudaErrorInsufficientDriver)
         NAME(cudaErrorDevicesUnavailable)
         NAME(cudaErrorNoDevice)
+        NAME(cudaErrorECCUncorrectable)
         NAME(cudaErrorInvalidDevice)
         NAME(cudaErrorInvalidResourceHandle)
         NAME(cudaErrorNotReady)
@@ -481,6 +524,9 @@ cudaError_t cudaSetDevice(int dev) {
     if (!valid_device(dev)) {
         return ret(cudaErrorInvalidDevice);
     }
+    if (lost_call(dev)) {
+        return ret(cudaErrorECCUncorrectable);
+    }
     current_device = dev;
     return cudaSuccess;
 }
@@ -543,10 +589,20 @@ cudaError_t cudaMalloc(void **ptr, size_t size) {
     if (ptr == nullptr) {
         return ret(cudaErrorInvalidValue);
     }
+    if (lost_call(current_device)) {
+        return ret(cudaErrorECCUncorrectable);
+    }
     state &st = g();
     {
         std::lock_guard<std::mutex> l(st.m);
         device &d = st.devices[(size_t)current_device];
+        if (st.mallocs_until_failure > 0 && --st.mallocs_until_failure == 0) {
+            st.mallocs_until_failure = 1; /* and every later one */
+            return ret(cudaErrorMemoryAllocation);
+        }
+        if (st.malloc_limit > 0 && size > st.malloc_limit) {
+            return ret(cudaErrorMemoryAllocation);
+        }
         if (size > d.total - d.allocated) {
             return ret(cudaErrorMemoryAllocation);
         }
@@ -703,6 +759,9 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
         return ret(cudaErrorInvalidValue);
     }
     CUstream_st *s = resolve(stream);
+    if (lost_call(s->device)) {
+        return ret(cudaErrorECCUncorrectable);
+    }
     if (!dst_dev) {
         /* Host code must wait for the copy before it reads the bytes: until then they are
          * poison. */
@@ -723,6 +782,9 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int 
     if (!is_device(dst) || !is_device(src)) {
         return ret(cudaErrorInvalidValue);
     }
+    if (lost_call(dst_device) || lost_call(src_device)) {
+        return ret(cudaErrorECCUncorrectable);
+    }
     enqueue(resolve(stream), [dst, src, count] { std::memmove(dst, src, count); });
     return cudaSuccess;
 }
@@ -732,6 +794,9 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) {
     if (stream == nullptr || (flags & ~1u) != 0) {
         return ret(cudaErrorInvalidValue);
+    }
+    if (lost_call(current_device)) {
+        return ret(cudaErrorECCUncorrectable);
     }
     CUstream_st *s = new CUstream_st;
     s->device = current_device;
@@ -832,6 +897,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (event == nullptr) {
         return ret(cudaErrorInvalidResourceHandle);
     }
+    if (lost_call(resolve(stream)->device)) {
+        return ret(cudaErrorECCUncorrectable);
+    }
     unsigned long target;
     {
         std::lock_guard<std::mutex> l(g().events_m);
@@ -880,3 +948,42 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
 }
 
 } // extern "C"
+
+/* ---- injected faults (sim_faults.h) ---------------------------------------------------- */
+
+extern "C" void apo_simgpu_fail_mallocs_above(size_t bytes) {
+    std::lock_guard<std::mutex> l(g().m);
+    g().malloc_limit = bytes;
+}
+
+extern "C" void apo_simgpu_fail_mallocs_from(unsigned long nth) {
+    std::lock_guard<std::mutex> l(g().m);
+    g().mallocs_until_failure = nth;
+}
+
+extern "C" void apo_simgpu_fail_launch(unsigned long nth) {
+    std::lock_guard<std::mutex> l(g().m);
+    g().launches_until_failure = nth;
+}
+
+extern "C" void apo_simgpu_lose_device(int device, unsigned long nth) {
+    std::lock_guard<std::mutex> l(g().m);
+    if (device >= 0 && device < g().count) {
+        g().calls_until_lost[device] = nth;
+    }
+}
+
+extern "C" void apo_simgpu_clear_faults(void) {
+    std::lock_guard<std::mutex> l(g().m);
+    state &st = g();
+    st.malloc_limit = 0;
+    st.mallocs_until_failure = 0;
+    st.launches_until_failure = 0;
+    for (int d = 0; d < kMaxDevices; ++d) {
+        st.calls_until_lost[d] = 0;
+        st.lost[d] = false;
+    }
+    for (device &d : st.devices) {
+        d.sticky = cudaSuccess;
+    }
+}
