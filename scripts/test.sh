@@ -14,6 +14,9 @@
 #   scripts/test.sh --tsan          # ThreadSanitizer build (no CUDA): the host threads
 #   scripts/test.sh --fuzz [SECONDS]  # each libFuzzer target for SECONDS (default 60), clang
 #                                   # build in build-fuzz/; a target passes without a finding
+#   scripts/test.sh --simulated-gpus  # the CUDA backend on simulated GPUs (docs/cuda.md), in
+#                                   # build-simgpu/: the gpu suite, which may not skip, and
+#                                   # `apportion selftest`
 #   APO_BUILD_DIR=dir scripts/test.sh ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,12 +25,14 @@ werror=false
 sanitize=none
 fuzz_seconds=
 unit_only=false
+simulated_gpus=false
 while [ $# -gt 0 ]; do
     case "$1" in
     --werror) werror=true ;;
     --unit) unit_only=true ;;
     --sanitize) sanitize=address,undefined ;;
     --tsan) sanitize=thread ;;
+    --simulated-gpus) simulated_gpus=true ;;
     --fuzz)
         fuzz_seconds=60
         # An optional number of seconds follows (scripts/fuzz.sh checks it).
@@ -37,7 +42,7 @@ while [ $# -gt 0 ]; do
         fi
         ;;
     -h | --help)
-        sed -n '2,18p' "$0"
+        sed -n '2,21p' "$0"
         exit 0
         ;;
     *)
@@ -55,6 +60,35 @@ if [ -n "$fuzz_seconds" ]; then
 fi
 
 bash scripts/deps.sh
+
+# The simulated GPUs (docs/cuda.md, "A simulated CUDA runtime"): a build folder of its own,
+# since the library it builds reports simulated GPUs, and only the suites that use them.
+# APPORTION_USE_GPU=yes makes a gpu case fail rather than skip when no GPU comes up.
+if $simulated_gpus; then
+    build=${APO_BUILD_DIR:-build-simgpu}
+    opts=(-Dwerror=$werror -Dsimulated_gpus=true -Dnccl=disabled -Dtests=enabled)
+    if [ -f "$build/build.ninja" ]; then
+        meson configure "$build" "${opts[@]}" >/dev/null
+    else
+        meson setup "$build" "${opts[@]}" >/dev/null
+    fi
+    ninja -C "$build" cli/apportion tests/gpu/test_gpu tests/gpu/test_gpu_resident \
+        tests/gpu/test_gpu_caller
+    sandbox=$(mktemp -d)
+    trap 'rm -rf "$sandbox"' EXIT
+    mkdir "$sandbox/home" "$sandbox/state" "$sandbox/tmp"
+    export HOME=$sandbox/home XDG_STATE_HOME=$sandbox/state TMPDIR=$sandbox/tmp
+    # The gpu suite's large workloads (1e8 samples, 2^31 elements, 160 million replicates)
+    # would take most of an hour on simulated GPUs: left out (docs/cuda.md).
+    export APPORTION_USE_GPU=yes APPORTION_PROFILES=off APPORTION_GPU_SUITE_SMALL=1
+    status=0
+    meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 1 --suite gpu \
+        --logbase simgpu || status=$?
+    extra=()
+    "$build/cli/apportion" selftest || extra+=(--failed "apportion selftest on simulated GPUs")
+    python3 scripts/count-results.py "${extra[@]}" "$build/meson-logs/simgpu.json" || status=1
+    exit $status
+fi
 
 default_dir=build
 [ "$sanitize" != none ] && default_dir=build-sanitize

@@ -82,7 +82,13 @@ Test(gpu, several_gpus_gather_by_nccl_and_by_peer_copies_alike, .timeout = 1200)
     if (gpus < 2)
         cr_skip_test("%zu GPU: the gather needs two or more", gpus);
     apo_runtime *rts[2] = {gpus_with_nccl(APO_SWITCH_ON), gpus_with_nccl(APO_SWITCH_OFF)};
+    /* A library built without NCCL (-Dnccl=disabled, the simulated GPUs' build) gathers by
+     * peer copies whatever the switch says. */
+#ifdef APO_TEST_HAVE_NCCL
     const apo_gather expect[2] = {APO_GATHER_NCCL, APO_GATHER_PEER};
+#else
+    const apo_gather expect[2] = {APO_GATHER_PEER, APO_GATHER_PEER};
+#endif
     apo_runtime *cpu = runtime_on("cpu", 0);
     double ratios[APO_MAX_DEVICES];
     for (size_t i = 0; i < gpus; i++)
@@ -192,7 +198,13 @@ static double host_available_bytes(void) {
     return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
 }
 
+/* The large workloads below also skip with APPORTION_GPU_SUITE_SMALL=1: on simulated GPUs
+ * (scripts/test.sh --simulated-gpus) each takes from minutes to past its time limit, a
+ * simulated device being a host thread, and the largest needs 19 GB of host memory. */
 static void skip_unless_host_has(double bytes, const char *what) {
+    const char *small = getenv("APPORTION_GPU_SUITE_SMALL");
+    if (small != NULL && strcmp(small, "1") == 0)
+        cr_skip_test("%s left out (APPORTION_GPU_SUITE_SMALL=1)", what);
     const double have = host_available_bytes();
     if (have < bytes)
         cr_skip_test("%s needs %.1f GB of host memory, %.1f GB available", what, bytes * 1e-9,
@@ -366,7 +378,11 @@ Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 
             chk_verdict v;
             chk_resident(small, &ref, &got, &at, &rep, &v);
             chk_gpus_worked(&rep, &v);
-            chk_staged_in_chunks(&rep, 8, &v);
+            /* With its input resident, a returns_stats chunk stages only its tiles' partials
+             * (slot_outputs() is 0 for it): a thousand of them fit one slot under any budget,
+             * so one chunk is right there (seen on the simulated GPUs, docs/cuda.md). */
+            if (c->kernel[0] != 'r')
+                chk_staged_in_chunks(&rep, 8, &v);
             char what[96];
             snprintf(what, sizeof what, "8 MiB budget, inputs %s, outputs %s",
                      placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");

@@ -16,6 +16,8 @@
 #include "simt.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -63,9 +65,13 @@ size_t host_stack_bytes() { return (size_t)2 << 20; }
 
 struct registry {
     std::mutex m;
-    simt_options options{SIMT_FREE, SIMT_COPIES_RANDOM, 1, 0};
+    simt_options options{SIMT_FREE, SIMT_COPIES_RANDOM, 1, 0, 0, 0};
     std::map<const void *, size_t> static_bytes;
     std::map<const void *, size_t> opt_in;
+    /* Kernels whose first block made no barrier, warp exchange or async copy: with
+     * inline_barrier_free, their later blocks run their threads in turn on the launching
+     * thread (simt_api.h). */
+    std::map<const void *, bool> barrier_free;
     std::string failure;
     unsigned long launch_count = 0;
     size_t most_dynamic = 0, most_static = 0;
@@ -130,6 +136,14 @@ struct block_ctx {
     dim3 grid, block;
     void *dynamic = nullptr;
     size_t dynamic_bytes = 0;
+    /* Barriers, warp exchanges and async copies the block made; a block run inline (its
+     * threads in turn on one host thread) may make none. */
+    std::atomic<unsigned long> sync_calls{0};
+    bool inline_mode = false;
+    /* Fibers (simt_options.fibers): every thread's context, and the block runner's. */
+    ucontext_t *fiber = nullptr;
+    ucontext_t runner;
+    struct thread_ctx *threads = nullptr;
 };
 
 struct copy_op {
@@ -139,6 +153,7 @@ struct copy_op {
 };
 
 struct thread_ctx {
+    thread_ctx() = default;
     block_ctx *b = nullptr;
     unsigned tid = 0, lane = 0, warp = 0;
     unsigned long barrier_calls = 0;
@@ -199,7 +214,29 @@ void pass_turn(block_ctx &b) {
     b.turn_cv[pick].notify_one();
 }
 
+/* Fibers: makes thread `to` the running one (its indices in the host thread's
+ * thread-locals) and switches to it from `from`. */
+void switch_to(block_ctx &b, ucontext_t *from, unsigned to) {
+    thread_ctx &t = b.threads[to];
+    self = &t;
+    threadIdx.x = t.tid % b.block.x;
+    threadIdx.y = t.tid / b.block.x % b.block.y;
+    threadIdx.z = t.tid / (b.block.x * b.block.y);
+    swapcontext(from, &b.fiber[to]);
+}
+
 void wait_turn(block_ctx &b, std::unique_lock<std::mutex> &l, unsigned me) {
+    if (b.fiber != nullptr) {
+        /* One host thread runs every fiber: the lock is let go across the switch, and
+         * whoever switches back to this thread has made it the current one. */
+        while (!(b.broken || (b.current == me && b.state[me] == RUNNABLE))) {
+            const unsigned next = b.current;
+            l.unlock();
+            switch_to(b, &b.fiber[me], next);
+            l.lock();
+        }
+        return;
+    }
     b.turn_cv[me].wait(l, [&] { return b.broken || (b.current == me && b.state[me] == RUNNABLE); });
 }
 
@@ -224,6 +261,10 @@ void barrier(bool block_wide) {
     thread_ctx &t = *self;
     block_ctx &b = *t.b;
     std::unique_lock<std::mutex> l(b.m);
+    b.sync_calls.fetch_add(1, std::memory_order_relaxed);
+    if (b.inline_mode) {
+        set_fault(b, "a barrier in a block run inline (the kernel's first block had none)");
+    }
     if (b.broken) {
         return;
     }
@@ -333,8 +374,72 @@ void *thread_main(void *arg) {
     if (serial(b)) {
         pass_turn(b);
     }
+    if (b.fiber != nullptr) {
+        /* The next fiber to run: the current one, or once the block is broken any that has
+         * not ended (its barriers now let it through). None: back to the block runner. */
+        int next = -1;
+        if (b.broken) {
+            for (unsigned i = 0; i < b.n && next < 0; ++i) {
+                next = b.state[i] != EXITED ? (int)i : -1;
+            }
+        } else if (b.state[b.current] == RUNNABLE) {
+            next = (int)b.current;
+        }
+        l.unlock();
+        if (next >= 0) {
+            ucontext_t gone;
+            switch_to(b, &gone, (unsigned)next);
+        }
+        return nullptr; /* uc_link: the block runner */
+    }
     self = nullptr;
     return nullptr;
+}
+
+void fiber_entry() { thread_main(self); }
+
+/* Each host thread's fiber stacks, kept for its later blocks and launches: 1 MiB each,
+ * reserved but touched only as far as a kernel's frames reach. */
+constexpr size_t kFiberStack = (size_t)1 << 20;
+thread_local std::vector<void *> fiber_stacks;
+
+/* A context made for makecontext: never resumed at this getcontext, so the callers need no
+ * care for what returns twice (a function of its own, or GCC warns about its locals). */
+__attribute__((noinline)) void fresh_context(ucontext_t *c) { getcontext(c); }
+
+/* Runs a block's threads as fibers on the calling thread, in the serial schedule's order:
+ * a switch costs what a function call does, where a host thread per CUDA thread costs its
+ * creation and a condition variable per turn. */
+void run_fibers(block_ctx &b, std::vector<thread_ctx> &threads) {
+    while (fiber_stacks.size() < b.n) {
+        void *st = mmap(nullptr, kFiberStack, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (st == MAP_FAILED) {
+            std::lock_guard<std::mutex> l(b.m);
+            set_fault(b, "the host could not map a fiber stack for every CUDA thread");
+            return;
+        }
+        fiber_stacks.push_back(st);
+    }
+    std::vector<ucontext_t> contexts(b.n);
+    b.fiber = contexts.data();
+    b.threads = threads.data();
+    for (unsigned i = 0; i < b.n; ++i) {
+        fresh_context(&contexts[i]);
+        contexts[i].uc_stack.ss_sp = fiber_stacks[i];
+        contexts[i].uc_stack.ss_size = kFiberStack;
+        contexts[i].uc_link = &b.runner;
+        makecontext(&contexts[i], fiber_entry, 0);
+    }
+    thread_ctx *const outer = self;
+    const uint3 outer_thread = threadIdx, outer_block = blockIdx;
+    const dim3 outer_bdim = blockDim, outer_gdim = gridDim;
+    switch_to(b, &b.runner, b.current);
+    self = outer;
+    threadIdx = outer_thread;
+    blockIdx = outer_block;
+    blockDim = outer_bdim;
+    gridDim = outer_gdim;
 }
 
 cudaError_t fail(cudaError_t code, const std::string &why) {
@@ -347,11 +452,10 @@ cudaError_t fail(cudaError_t code, const std::string &why) {
     return code;
 }
 
-/* Runs one block; "" or the fault seen. */
-std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
-                      unsigned long launch_no, uint64_t linear, void (*body)(void *), void *ctx,
-                      void *dynamic) {
-    block_ctx b;
+/* The block's state before any of its threads runs. */
+void setup_block(block_ctx &b, const simt::launch_shape &shape, const simt_options &opt,
+                 unsigned long launch_no, uint64_t linear, void (*body)(void *), void *ctx,
+                 void *dynamic) {
     b.n = shape.block.x * shape.block.y * shape.block.z;
     b.warps = (b.n + kWarp - 1) / kWarp;
     b.live = b.n;
@@ -377,6 +481,51 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
     b.block = shape.block;
     b.dynamic = dynamic;
     b.dynamic_bytes = shape.dynamic_shared;
+}
+
+/* Runs a block that may make no barrier: each thread in turn, to its end, on the calling
+ * thread. A grid-stride kernel of 65,535 blocks of 256 threads then costs what its loop
+ * costs, not 16 million host threads. "" or the fault seen. */
+std::string run_block_inline(const simt::launch_shape &shape, const simt_options &opt,
+                             unsigned long launch_no, uint64_t linear, void (*body)(void *),
+                             void *ctx, void *dynamic) {
+    block_ctx b;
+    setup_block(b, shape, opt, launch_no, linear, body, ctx, dynamic);
+    b.inline_mode = true;
+    thread_ctx *const outer = self;
+    const uint3 outer_thread = threadIdx, outer_block = blockIdx;
+    const dim3 outer_bdim = blockDim, outer_gdim = gridDim;
+    blockIdx = b.block_idx;
+    blockDim = b.block;
+    gridDim = b.grid;
+    for (unsigned tid = 0; tid < b.n && !b.broken; ++tid) {
+        thread_ctx t;
+        t.b = &b;
+        t.tid = tid;
+        t.lane = tid % kWarp;
+        t.warp = tid / kWarp;
+        self = &t;
+        threadIdx.x = tid % b.block.x;
+        threadIdx.y = tid / b.block.x % b.block.y;
+        threadIdx.z = tid / (b.block.x * b.block.y);
+        body(ctx);
+    }
+    self = outer;
+    threadIdx = outer_thread;
+    blockIdx = outer_block;
+    blockDim = outer_bdim;
+    gridDim = outer_gdim;
+    st_threads.fetch_add(b.n, std::memory_order_relaxed);
+    return b.fault;
+}
+
+/* Runs one block; "" or the fault seen. *sync_calls: the barriers, exchanges and async
+ * copies it made. */
+std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
+                      unsigned long launch_no, uint64_t linear, void (*body)(void *), void *ctx,
+                      void *dynamic, unsigned long *sync_calls) {
+    block_ctx b;
+    setup_block(b, shape, opt, launch_no, linear, body, ctx, dynamic);
     if (serial(b)) {
         pass_turn(b);
     }
@@ -385,6 +534,20 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
     const uint64_t thread_seed = b.rng;
     std::vector<thread_ctx> threads(b.n);
     std::vector<pthread_t> ids(b.n);
+    if (serial(b) && opt.fibers) {
+        for (unsigned i = 0; i < b.n; ++i) {
+            thread_ctx &t = threads[i];
+            t.b = &b;
+            t.tid = i;
+            t.lane = i % kWarp;
+            t.warp = i / kWarp;
+            t.rng = thread_seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+        }
+        run_fibers(b, threads);
+        st_threads.fetch_add(b.n, std::memory_order_relaxed);
+        *sync_calls = b.sync_calls.load();
+        return b.fault;
+    }
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, host_stack_bytes());
@@ -407,6 +570,7 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
         pthread_join(ids[i], nullptr);
     }
     st_threads.fetch_add(started, std::memory_order_relaxed);
+    *sync_calls = b.sync_calls.load();
     return b.fault;
 }
 
@@ -419,6 +583,28 @@ cudaError_t cudaGetLastError(void) {
 }
 
 cudaError_t cudaPeekAtLastError(void) { return last_error; }
+
+void simt::set_last_error(cudaError_t e) { last_error = e; }
+
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value) {
+    return simt_func_set_attribute(func, attr, value);
+}
+
+namespace {
+simt::submitter installed_submitter = nullptr;
+}
+
+void simt::set_submitter(submitter s) { installed_submitter = s; }
+
+cudaError_t simt::submit(const launch_shape &shape, void (*body)(void *), void *ctx,
+                         void (*destroy)(void *)) {
+    if (installed_submitter != nullptr) {
+        return installed_submitter(shape, body, ctx, destroy);
+    }
+    const cudaError_t e = run(shape, body, ctx);
+    destroy(ctx);
+    return e;
+}
 
 cudaError_t simt_func_set_attribute(const void *func, cudaFuncAttribute attr, int value) {
     registry &r = reg();
@@ -507,6 +693,11 @@ void __pipeline_memcpy_async(void *dst_shared, const void *src_global, size_t si
         return;
     }
     const copy_op c{dst_shared, src_global, n, zfill, t.batch};
+    t.b->sync_calls.fetch_add(1, std::memory_order_relaxed);
+    if (t.b->inline_mode) {
+        fault_here("an async copy in a block run inline (the kernel's first block had none)");
+        return;
+    }
     const simt_copies how = t.b->opt.copies;
     const bool early =
         how == SIMT_COPIES_EARLY || (how == SIMT_COPIES_RANDOM && (next_random(&t.rng) & 1) != 0);
@@ -538,8 +729,11 @@ void __pipeline_wait_prior(size_t prior) {
     t.pending.swap(still);
 }
 
-cudaError_t simt::run(const launch_shape &shape, void (*body)(void *), void *ctx) {
-    st_launches.fetch_add(1, std::memory_order_relaxed);
+namespace {
+
+/* The limits a launch meets: cudaSuccess or the error, recorded as the launch's. */
+cudaError_t check_shape(const simt::launch_shape &shape, simt_options *opt_out,
+                        unsigned long *launch_no_out) {
     registry &r = reg();
     simt_options opt;
     size_t static_bytes, dynamic_limit;
@@ -554,6 +748,10 @@ cudaError_t simt::run(const launch_shape &shape, void (*body)(void *), void *ctx
         dynamic_limit = o != r.opt_in.end()             ? o->second
                         : static_bytes < kSharedNoOptIn ? kSharedNoOptIn - static_bytes
                                                         : 0;
+    }
+    if (opt_out != nullptr) {
+        *opt_out = opt;
+        *launch_no_out = launch_no;
     }
     const dim3 g = shape.grid, bl = shape.block;
     const unsigned long threads = (unsigned long)bl.x * bl.y * bl.z;
@@ -586,6 +784,41 @@ cudaError_t simt::run(const launch_shape &shape, void (*body)(void *), void *ctx
         r.most_static = static_bytes > r.most_static ? static_bytes : r.most_static;
         r.most_threads = threads > r.most_threads ? (unsigned)threads : r.most_threads;
     }
+    return cudaSuccess;
+}
+
+} // namespace
+
+cudaError_t simt::check(const launch_shape &shape) {
+    const cudaError_t e = check_shape(shape, nullptr, nullptr);
+    if (e == cudaSuccess) {
+        last_error = cudaSuccess;
+    }
+    return e;
+}
+
+cudaError_t simt::run(const launch_shape &shape, void (*body)(void *), void *ctx) {
+    st_launches.fetch_add(1, std::memory_order_relaxed);
+    simt_options opt;
+    unsigned long launch_no = 0;
+    const cudaError_t checked = check_shape(shape, &opt, &launch_no);
+    if (checked != cudaSuccess) {
+        return checked;
+    }
+    registry &r = reg();
+    const dim3 g = shape.grid;
+    bool run_inline = false;
+    if (opt.inline_barrier_free) {
+        std::lock_guard<std::mutex> l(r.m);
+        auto f = r.barrier_free.find(shape.kernel);
+        run_inline = f != r.barrier_free.end() && f->second;
+    }
+    bool has_static;
+    {
+        std::lock_guard<std::mutex> l(r.m);
+        auto sb = r.static_bytes.find(shape.kernel);
+        has_static = sb != r.static_bytes.end() && sb->second > 0;
+    }
     const size_t dyn_alloc = (shape.dynamic_shared + 127) / 128 * 128 + 128;
     void *dynamic = std::aligned_alloc(128, dyn_alloc);
     if (dynamic == nullptr) {
@@ -595,10 +828,22 @@ cudaError_t simt::run(const launch_shape &shape, void (*body)(void *), void *ctx
     std::string fault;
     for (uint64_t i = 0; i < blocks && fault.empty(); ++i) {
         poison(dynamic, dyn_alloc);
-        if (__start_simt_shared != nullptr) {
+        /* A kernel without static shared memory reads none: an inline run skips the
+         * section (the grids run inline are the large ones). */
+        if (__start_simt_shared != nullptr && (!run_inline || has_static)) {
             poison(__start_simt_shared, (size_t)(__stop_simt_shared - __start_simt_shared));
         }
-        fault = run_block(shape, opt, launch_no, i, body, ctx, dynamic);
+        unsigned long sync_calls = 0;
+        if (run_inline) {
+            fault = run_block_inline(shape, opt, launch_no, i, body, ctx, dynamic);
+        } else {
+            fault = run_block(shape, opt, launch_no, i, body, ctx, dynamic, &sync_calls);
+            if (opt.inline_barrier_free && fault.empty() && sync_calls == 0) {
+                run_inline = true;
+                std::lock_guard<std::mutex> l(r.m);
+                r.barrier_free[shape.kernel] = true;
+            }
+        }
         st_blocks.fetch_add(1, std::memory_order_relaxed);
         if (!fault.empty()) {
             fault = "block " + std::to_string(i) + ": " + fault;

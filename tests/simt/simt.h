@@ -29,6 +29,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "cuda_runtime_api.h"
+
 #define __CUDACC__ 1
 #define __CUDA_ARCH__ 900
 #define __global__
@@ -50,23 +52,8 @@ struct dim3 {
     constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
 };
 
-typedef struct CUstream_st *cudaStream_t;
-
-/* The values are the CUDA runtime's. */
-enum cudaError {
-    cudaSuccess = 0,
-    cudaErrorInvalidValue = 1,
-    cudaErrorInvalidConfiguration = 9,
-    cudaErrorLaunchFailure = 719,
-};
-typedef enum cudaError cudaError_t;
-
-enum cudaFuncAttribute {
-    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
-};
-
-cudaError_t cudaGetLastError(void);
-cudaError_t cudaPeekAtLastError(void);
+/* The stream and event handles, the error values and the C calls are the simulated
+ * runtime's header, shared with the backend's C sources so that both name the same types. */
 cudaError_t simt_func_set_attribute(const void *func, cudaFuncAttribute attr, int value);
 template <class F> cudaError_t cudaFuncSetAttribute(F *func, cudaFuncAttribute attr, int value) {
     return simt_func_set_attribute(reinterpret_cast<const void *>(func), attr, value);
@@ -160,10 +147,28 @@ struct launch_shape {
  * returns cudaSuccess. The result also becomes the calling thread's last error. */
 cudaError_t run(const launch_shape &shape, void (*body)(void *), void *ctx);
 
+/* The shape check of run() alone: cudaSuccess, or the error (also the calling thread's last
+ * error) that the launch returns at once. */
+cudaError_t check(const launch_shape &shape);
+
+/* Where a launch goes: by default run() at once on the calling thread; the simulated
+ * runtime (tests/simt/gpus/sim_runtime.cc) installs a submitter that checks the shape, then
+ * queues the run on the launch's stream. Either calls destroy(ctx) once it is done with it. */
+typedef cudaError_t (*submitter)(const launch_shape &shape, void (*body)(void *), void *ctx,
+                                 void (*destroy)(void *));
+void set_submitter(submitter s);
+cudaError_t submit(const launch_shape &shape, void (*body)(void *), void *ctx,
+                   void (*destroy)(void *));
+
+/* The calling thread's last error (what cudaGetLastError returns next), for the runtime's
+ * calls that fail. */
+void set_last_error(cudaError_t e);
+
 /* `kernel<<<grid, block, shared, stream>>>(args)` as simt_cu.py writes it:
  * simt::launch(kernel, grid, block, shared, stream)(args). The arguments are converted to
- * the kernel's parameter types once, as the launch copies them, and every thread calls the
- * kernel with its own copy. */
+ * the kernel's parameter types once, as the launch copies them (into a context of the
+ * launch's own, since a queued launch runs after the caller's frame is gone), and every
+ * thread calls the kernel with its own copy. */
 template <class... P> class launcher {
   public:
     launcher(void (*kernel)(P...), const launch_shape &shape) : kernel_(kernel), shape_(shape) {}
@@ -172,15 +177,17 @@ template <class... P> class launcher {
         struct context {
             void (*kernel)(P...);
             std::tuple<typename std::decay<P>::type...> params;
-        } ctx{kernel_, std::tuple<typename std::decay<P>::type...>(std::forward<A>(args)...)};
-        run(
+        };
+        context *ctx = new context{
+            kernel_, std::tuple<typename std::decay<P>::type...>(std::forward<A>(args)...)};
+        submit(
             shape_,
             [](void *c) {
                 const context *x = static_cast<const context *>(c);
                 std::tuple<typename std::decay<P>::type...> mine = x->params;
                 std::apply(x->kernel, mine);
             },
-            &ctx);
+            ctx, [](void *c) { delete static_cast<context *>(c); });
     }
 
   private:

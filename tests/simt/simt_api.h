@@ -41,6 +41,17 @@ typedef struct simt_options {
     /* 0: every barrier holds. n > 0: every thread skips its n-th call of __syncwarp or
      * __syncthreads in each block (the planted fault of the missing barrier). */
     unsigned long skip_barrier;
+    /* 0: every block runs its threads at once, as the schedule says. 1: a kernel whose first
+     * block made no barrier, warp exchange or async copy runs its later blocks' threads in
+     * turn on the launching thread (the simulated runtime's choice: its grid-stride kernels
+     * of thousands of blocks would otherwise start a host thread per CUDA thread); a barrier
+     * in such a block then fails the launch. */
+    int inline_barrier_free;
+    /* 0: a host thread per CUDA thread. 1, with a serial schedule: the block's threads are
+     * fibers (ucontext) on the launching thread, switched at the same points in the same
+     * order, at a fraction of the cost (the simulated runtime's choice). ThreadSanitizer
+     * does not follow fibers: the free schedule stays on host threads. */
+    int fibers;
 } simt_options;
 
 /* For the launches that follow (the default: SIMT_FREE, SIMT_COPIES_RANDOM, seed 1, no

@@ -42,12 +42,15 @@ typedef struct apo__gather {
 #endif
 } apo__gather;
 
-/* The warnings below go to the runtime's log once: after them NCCL is off. */
+#ifdef APO_HAVE_NCCL
+/* The warnings below go to the runtime's log once: after them NCCL is off. Only the NCCL
+ * paths call it (a build without NCCL would warn that it is unused). */
 static void turn_off(apo__gather_site *site, const char *why) {
     apo__log(APO_LOG_WARN, APO_SUBSYS_DEVICE,
              "NCCL gather turned off for this runtime (%s); peer copies carry the outputs", why);
     site->state->disabled = 1;
 }
+#endif
 
 static int ensure_state(apo__gather_site *site) {
     if (site->state == NULL)

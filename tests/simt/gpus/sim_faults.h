@@ -1,0 +1,34 @@
+/*
+ * sim_faults.h: faults the simulated GPUs inject when a test asks (docs/cuda.md, "A simulated
+ * CUDA runtime"), so that the backend's failure paths (the staging OOM retry, a failed task
+ * whose tiles move, a lost GPU) run without a GPU that misbehaves on cue. Built into
+ * libapportion only with -Dsimulated_gpus=true (tests/simt/gpus/sim_runtime.cc). Counts start
+ * at the call that sets them; 0 turns a fault off.
+ */
+#ifndef APO_SIMT_GPUS_SIM_FAULTS_H
+#define APO_SIMT_GPUS_SIM_FAULTS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cudaMalloc of more than `bytes` fails with cudaErrorMemoryAllocation (0: no limit). */
+void apo_simgpu_fail_mallocs_above(size_t bytes);
+/* The nth cudaMalloc from now and every later one fail with cudaErrorMemoryAllocation. */
+void apo_simgpu_fail_mallocs_from(unsigned long nth);
+/* The nth kernel launch from now fails while it runs (cudaErrorLaunchFailure, kept by its
+ * device as a CUDA context keeps it). */
+void apo_simgpu_fail_launch(unsigned long nth);
+/* From the nth call on `device` from now, every call on it fails with
+ * cudaErrorECCUncorrectable, as after an uncorrectable error. */
+void apo_simgpu_lose_device(int device, unsigned long nth);
+/* Every fault off, every lost device back, every kept launch failure cleared. */
+void apo_simgpu_clear_faults(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* APO_SIMT_GPUS_SIM_FAULTS_H */
