@@ -234,7 +234,7 @@ Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_la
      .timeout = 600) {
     cr_assert_eq(N_TABLE, APO_CAT_COUNT, "the table has %zu kernels, the catalog %d", N_TABLE,
                  (int)APO_CAT_COUNT);
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0};
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 0, 0};
     simt_set_options(&o);
     for (size_t k = 0; k < N_TABLE; k++) {
         const apo__cat_id id = table[k].id;
