@@ -675,7 +675,8 @@ typedef struct apo_stream_desc {
     /* An update whose series with a whole tile or more of new bars bring at least this many
      * new bars together hands those series to the runtime's devices as one batch call, split
      * by measured speed (docs/streaming.md, "Large updates"); smaller updates run on the
-     * calling thread. 0: 1 << 20; SIZE_MAX: never. Not part of the saved state: a load takes
+     * calling thread. 0: 1 << 20 where the runtime has a device besides the cpu, else never
+     * (the calling thread is about as fast as the cpu device there); SIZE_MAX: never. Not part of the saved state: a load takes
      * expect's, else the default. New in 0.2. */
     size_t device_bars;
 } apo_stream_desc;

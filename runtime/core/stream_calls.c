@@ -1,5 +1,6 @@
 /* The public calls on streams (apportion.h, "Streams"): the registry's kernel found and the
  * arguments checked here, where the runtime is seen; the stream itself is streaming/'s. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,12 @@ static apo_status sweep_params(const apo__kernel *k, const apo_stream_desc *desc
 /* Hands the stream (and a sweep's every set) the runtime whose devices take its large
  * updates, and how large they must be. */
 static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_stream *s) {
-    const size_t bars =
-        desc != NULL && desc->device_bars != 0 ? desc->device_bars : APO_STREAM_DEVICE_BARS_DEFAULT;
+    /* 0 (the default) hands large updates over only where the runtime has a device besides
+     * the cpu: with the cpu alone, the calling thread computes them about as fast (docs/PERF.md,
+     * "Stream updates") without the batch call's copies and fresh buffers. */
+    const size_t bars = desc != NULL && desc->device_bars != 0 ? desc->device_bars
+                        : apo__stream_runtime_has_others(rt)   ? APO_STREAM_DEVICE_BARS_DEFAULT
+                                                               : SIZE_MAX;
     for (size_t j = 0; j <= s->n_sets; j++) {
         apo_stream *one = j < s->n_sets ? s->sets[j] : s;
         one->rt = rt;

@@ -103,7 +103,13 @@ static apo_status run_batch(apo_stream *s, const size_t *n_new, const size_t *at
     w.params = params;
     w.n_params = k->n_params;
     w.seed = s->seed;
-    w.row_lengths = lengths;
+    /* Rows of one length (series fed alike, at the same place of a tile) go as a plain call:
+     * a ragged call resolves each row into a call of its own (docs/api.md, "Ragged rows"),
+     * which for many rows of a few tiles costs more than the rows. */
+    int uniform = 1;
+    for (size_t j = 0; j < rows; j++)
+        uniform &= lengths[j] == cols;
+    w.row_lengths = uniform ? NULL : lengths;
     apo_status st = apo_distribute_workload(s->rt, &w, NULL);
     if (st == APO_OK) {
         for (size_t j = 0; j < rows; j++) {
@@ -122,6 +128,18 @@ static apo_status run_batch(apo_stream *s, const size_t *n_new, const size_t *at
     }
     free(in_buf), free(out_buf), free(lengths), free(series);
     return st;
+}
+
+int apo__stream_runtime_has_others(const apo_runtime *rt) {
+    size_t n = 0;
+    if (apo_device_count(rt, &n) != APO_OK)
+        return 0;
+    for (size_t d = 0; d < n; d++) {
+        apo_device_info info = APO_DEVICE_INFO_INIT;
+        if (apo_device_get(rt, d, &info) == APO_OK && info.kind != APO_DEVICE_CPU)
+            return 1;
+    }
+    return 0;
 }
 
 apo_status apo__stream_on_devices(apo_stream *s, const size_t *n_new, const double *const *inputs,
