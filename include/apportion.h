@@ -676,8 +676,8 @@ typedef struct apo_stream_desc {
      * new bars together hands those series to the runtime's devices as one batch call, split
      * by measured speed (docs/streaming.md, "Large updates"); smaller updates run on the
      * calling thread. 0: 1 << 20 where the runtime has a device besides the cpu, else never
-     * (the calling thread is about as fast as the cpu device there); SIZE_MAX: never. Not part of the saved state: a load takes
-     * expect's, else the default. New in 0.2. */
+     * (the calling thread is about as fast as the cpu device there); SIZE_MAX: never. Not part of
+     * the saved state: a load takes expect's, else the default. New in 0.2. */
     size_t device_bars;
 } apo_stream_desc;
 
