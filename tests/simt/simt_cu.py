@@ -92,7 +92,8 @@ def main():
 
     # 1. Launches: NAME<<<config>>>(  ->  simt::launch(NAME, config)(. NAME may be pasted
     # together in a macro (`apo__##family##_kernel`, kernels/common/catalog_launch.h).
-    for m in re.finditer(r'(?<![\w#])((?:[A-Za-z_]\w*|##)+)\s*<<<', code):
+    # (One character class, no nested repetition: the search must stay linear in the file.)
+    for m in re.finditer(r'\b([A-Za-z_][\w#]*)\s*<<<', code):
         end = code.find('>>>', m.end())
         if end < 0:
             raise SystemExit('%s: a launch without its closing >>>' % src_path)
