@@ -541,7 +541,7 @@ typedef struct apo_device_report {
     char id[APO_ID_MAX];
     char label[APO_LABEL_MAX];
     apo_device_kind kind;
-    int simulated; /* a sim device: times are modelled */
+    int simulated; /* a sim device, a rank with one, or a GPU of the simulated CUDA runtime */
     /* Its work */
     double share;      /* its normalised ratio: the planned fraction before rounding to whole
                           tiles (`elements` says what it computed) */

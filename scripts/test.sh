@@ -81,6 +81,12 @@ if $simulated_gpus; then
     # The gpu suite's large workloads (1e8 samples, 2^31 elements, 160 million replicates)
     # would take most of an hour on simulated GPUs: left out (docs/cuda.md).
     export APPORTION_USE_GPU=yes APPORTION_PROFILES=off APPORTION_GPU_SUITE_SMALL=1
+    # Kernels on simulated GPUs run through the SIMT layer on the host, hundreds of times
+    # slower than a GPU and slower still on a busy machine (bootstrap over 1e6 samples took
+    # three minutes beside two builds): the deadlines that abandon a hung device
+    # (docs/env.md, "Deadlines and quarantine": 60 s at least) would abandon a working one
+    # here. An hour each.
+    export APPORTION_DEADLINE_FLOOR=3600
     status=0
     meson test -C "$build" --print-errorlogs --no-rebuild --num-processes 1 --suite gpu \
         --logbase simgpu || status=$?

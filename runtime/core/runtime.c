@@ -276,14 +276,15 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
      * file with their own local view (docs/cluster.md). */
     if (rt->cluster != NULL && rt->cluster->role == APO_CLUSTER_SERVER)
         s.balance.profiles_on = 0;
-    /* A simulated device is no device of this machine: what a runtime with one learns (its
-     * models, its ratios, the cpu's model measured beside it) is kept out of the user's
-     * profile, unless a profile location is named (APPORTION_PROFILE_DIR, a path setting or
-     * apo_config's), as the tests, the demo and a user keeping sims on purpose do
-     * (docs/profiles.md, "Simulated devices"). */
+    /* A simulated device (a sim device, or a GPU of the simulated CUDA runtime) is no device
+     * of this machine: what a runtime with one learns (its models, its ratios, the cpu's
+     * model measured beside it) is kept out of the user's profile, unless a profile location
+     * is named (APPORTION_PROFILE_DIR, a path setting or apo_config's), as the tests, the
+     * demo and a user keeping sims on purpose do (docs/profiles.md, "Simulated devices"). */
     if (s.balance.profiles_on && !profile_location_named(&s.balance.location)) {
         for (size_t i = 0; i < rt->n_devices; i++)
-            if (rt->devices[i].info.kind == APO_DEVICE_SIM) {
+            if (rt->devices[i].info.kind == APO_DEVICE_SIM ||
+                (rt->devices[i].info.kind == APO_DEVICE_CUDA && rt->devices[i].simulated)) {
                 s.balance.profiles_on = 0;
                 s.balance.off_reason = sim_off_reason;
                 break;

@@ -63,7 +63,8 @@ struct apo__device {
     int virtual_clock;  /* sim with APPORTION_SIM_CLOCK=virtual: times are modelled */
     uint64_t tasks_run; /* tasks started over the runtime's life (sim fail_after) */
     uint64_t calls_run; /* calls in which it had work, over the runtime's life (slow_after) */
-    int simulated;      /* a rank whose devices include sim ones: its reports say so */
+    int simulated;      /* a rank whose devices include sim ones, or a GPU of the simulated
+                           CUDA runtime (-Dsimulated_gpus): its reports say so */
     int cpu_isa;        /* cpu and sim: the vector path of host tiles (apo__cpu_isa, never
                            AUTO; kernels/common/cpu_isa.h), set when the runtime opens them */
     /* cpu and sim: scratch that the host-tile threads keep from call to call, one buffer per

@@ -4,9 +4,14 @@
  * runtime"). Built only with -Dsimulated_gpus=true: a real GPU cannot fail on cue. Each case
  * runs bollinger on "cuda,cpu" with the GPUs given most of the work, injects one fault, and
  * wants the cpu's bits all the same: the staging retried smaller, or the failed GPU's tiles
- * moved to the devices left.
+ * moved to the devices left. Then the ordering mistakes the simulated runtime catches (an
+ * early read, an early free), planted with the CUDA calls themselves.
  */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
 
 #include "gpu_fixtures.h"
 #include "sim_faults.h"
@@ -82,4 +87,91 @@ static void gpu0_lost(void) { apo_simgpu_lose_device(0, 4); }
 Test(gpu_faults, a_gpu_lost_mid_call_moves_its_tiles_to_the_other_devices, .timeout = 600) {
     const apo_report rep = run_with(gpu0_lost, "GPU 0 lost from its 4th call");
     cr_assert_geq(rep.failovers, 1, "the lost GPU is reported failed");
+}
+
+/* ---- ordering mistakes, planted ------------------------------------------------------------
+ * The two mistakes a host pipeline can make with asynchronous copies: reading a copy's
+ * destination before waiting for its event, and freeing memory a queued copy still names.
+ * Each is planted here with the CUDA calls themselves, the streams held so that the copy is
+ * surely still queued, and each must show: the simulated runtime exists to catch them in
+ * the backend. */
+
+/* A pinned buffer, a device buffer of `n` doubles and a stream on GPU 0. */
+typedef struct {
+    double *host, *dev;
+    cudaStream_t stream;
+    size_t n;
+} copy_rig;
+
+static copy_rig rig_open(size_t n) {
+    apo_runtime_destroy(gpu_runtime_or_skip());
+    copy_rig r = {.n = n};
+    cr_assert_eq(cudaSetDevice(0), cudaSuccess);
+    cr_assert_eq(cudaMallocHost((void **)&r.host, n * sizeof(double)), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&r.dev, n * sizeof(double)), cudaSuccess);
+    cr_assert_eq(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), cudaSuccess);
+    return r;
+}
+
+static void rig_close(copy_rig *r) {
+    cr_assert_eq(cudaStreamSynchronize(r->stream), cudaSuccess);
+    cr_assert_eq(cudaStreamDestroy(r->stream), cudaSuccess);
+    cr_assert_eq(cudaFree(r->dev), cudaSuccess);
+    cr_assert_eq(cudaFreeHost(r->host), cudaSuccess);
+}
+
+Test(gpu_faults, reading_a_copys_destination_before_its_event_reads_poison, .timeout = 120) {
+    copy_rig r = rig_open(1024);
+    for (size_t i = 0; i < r.n; i++)
+        r.host[i] = (double)i;
+    cr_assert_eq(
+        cudaMemcpyAsync(r.dev, r.host, r.n * sizeof(double), cudaMemcpyHostToDevice, r.stream),
+        cudaSuccess);
+    cr_assert_eq(cudaStreamSynchronize(r.stream), cudaSuccess);
+    apo_simgpu_hold_streams(1);
+    cr_assert_eq(
+        cudaMemcpyAsync(r.host, r.dev, r.n * sizeof(double), cudaMemcpyDeviceToHost, r.stream),
+        cudaSuccess);
+    /* The planted mistake: the host reads before the copy has run. */
+    size_t poisoned = 0;
+    for (size_t i = 0; i < r.n; i++)
+        poisoned += isnan(r.host[i]);
+    apo_simgpu_hold_streams(0);
+    cr_assert_eq(poisoned, r.n, "an early read sees the poison, not the bytes: %zu of %zu NaN",
+                 poisoned, r.n);
+    cr_assert_eq(cudaStreamSynchronize(r.stream), cudaSuccess);
+    for (size_t i = 0; i < r.n; i++)
+        cr_assert_eq(r.host[i], (double)i, "after the wait the copy's bytes are there");
+    rig_close(&r);
+}
+
+Test(gpu_faults, freeing_memory_a_queued_copy_names_is_refused, .timeout = 120) {
+    copy_rig r = rig_open(1024);
+    memset(r.host, 0, r.n * sizeof(double));
+    apo_simgpu_hold_streams(1);
+    cr_assert_eq(
+        cudaMemcpyAsync(r.dev, r.host, r.n * sizeof(double), cudaMemcpyHostToDevice, r.stream),
+        cudaSuccess);
+    cr_assert_eq(apo_simgpu_copies_in_flight(), 1);
+    /* The planted mistakes: each end of the queued copy freed before it has run. */
+    const cudaError_t host_free = cudaFreeHost(r.host);
+    const cudaError_t dev_free = cudaFree(r.dev);
+    apo_simgpu_hold_streams(0);
+    cr_assert_eq(host_free, cudaErrorIllegalState, "cudaFreeHost of a copy's source: %s",
+                 cudaGetErrorName(host_free));
+    cr_assert_eq(dev_free, cudaErrorIllegalState, "cudaFree of a copy's destination: %s",
+                 cudaGetErrorName(dev_free));
+    cr_assert_eq(cudaStreamSynchronize(r.stream), cudaSuccess);
+    cr_assert_eq(apo_simgpu_copies_in_flight(), 0);
+    rig_close(&r); /* once the copy has run, both frees succeed */
+}
+
+/* What the backend owes its caller: when a call returns, no copy of it is still queued
+ * (one that were would read or write the caller's arrays after the caller took them back). */
+static void nothing_injected(void) {}
+
+Test(gpu_faults, a_call_returns_with_no_copy_in_flight, .timeout = 600) {
+    const apo_report rep = run_with(nothing_injected, "no fault");
+    cr_assert_gt(gpu_elements(&rep), 0, "the GPUs computed their share");
+    cr_assert_eq(apo_simgpu_copies_in_flight(), 0, "no copy left queued after the call");
 }

@@ -35,6 +35,7 @@ enum cudaError {
     cudaErrorECCUncorrectable = 214,
     cudaErrorInvalidDevice = 101,
     cudaErrorInvalidResourceHandle = 400,
+    cudaErrorIllegalState = 401,
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorPeerAccessAlreadyEnabled = 704,

@@ -326,6 +326,11 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
      * compute capability and multiprocessors come with the properties already read. */
     snprintf(info->config, sizeof info->config, "budget_mb=%zu,cc=%d.%d,sms=%d", budget_mb,
              g->prop.major, g->prop.minor, g->prop.multiProcessorCount);
+#ifdef APO_SIMULATED_GPUS
+    /* A GPU of the simulated CUDA runtime (docs/cuda.md): its times are the host's, not a
+     * GPU's, so reports say so and the default profile keeps none of it. */
+    dev->simulated = 1;
+#endif
     return 1;
 }
 

@@ -1,7 +1,8 @@
 /*
  * sim_faults.h: faults the simulated GPUs inject when a test asks (docs/cuda.md, "A simulated
  * CUDA runtime"), so that the backend's failure paths (the staging OOM retry, a failed task
- * whose tiles move, a lost GPU) run without a GPU that misbehaves on cue. Built into
+ * whose tiles move, a lost GPU) run without a GPU that misbehaves on cue, and the holds and
+ * counts with which tests plant ordering mistakes (an early read, an early free). Built into
  * libapportion only with -Dsimulated_gpus=true (tests/simt/gpus/sim_runtime.cc). Counts start
  * at the call that sets them; 0 turns a fault off.
  */
@@ -26,6 +27,14 @@ void apo_simgpu_fail_launch(unsigned long nth);
 void apo_simgpu_lose_device(int device, unsigned long nth);
 /* Every fault off, every lost device back, every kept launch failure cleared. */
 void apo_simgpu_clear_faults(void);
+
+/* While `hold` is non-zero, every stream's thread waits before its next operation, so that
+ * a test can keep a copy queued while it tries an ordering mistake (a read of the copy's
+ * destination, a free of memory the copy names). A call that waits for a held stream waits
+ * until the hold is lifted. */
+void apo_simgpu_hold_streams(int hold);
+/* Copies enqueued and not yet run, on every stream: a call of the library leaves none. */
+size_t apo_simgpu_copies_in_flight(void);
 
 #ifdef __cplusplus
 }

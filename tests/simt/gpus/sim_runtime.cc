@@ -77,6 +77,12 @@ struct allocation {
     size_t map_size;
 };
 
+/* The two ranges a queued copy names. */
+struct queued_copy {
+    uintptr_t dst, src;
+    size_t count;
+};
+
 struct device {
     size_t total = 0, allocated = 0;
     bool peer[kMaxDevices] = {};
@@ -100,6 +106,12 @@ struct state {
     unsigned long mallocs_until_failure = 0, launches_until_failure = 0;
     unsigned long calls_until_lost[kMaxDevices] = {};
     bool lost[kMaxDevices] = {};
+    /* The copies queued and not yet run, by a number of their own: what a free must not
+     * name (under m). */
+    std::map<unsigned long, queued_copy> copies;
+    unsigned long copies_made = 0;
+    /* apo_simgpu_hold_streams(): every stream's thread waits before its next operation. */
+    std::atomic<bool> held{false};
 };
 
 state &g();
@@ -170,6 +182,9 @@ void worker_main(CUstream_st *s) {
                 return;
             }
             op = std::move(s->queue.front());
+        }
+        while (g().held.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         if (max_delay > 0) {
             std::this_thread::sleep_for(std::chrono::microseconds(next_random(&s->rng) % max_delay));
@@ -366,6 +381,51 @@ bool is_device(const void *p) {
     return a != nullptr && a->kind == DEVICE_MEMORY;
 }
 
+/* Enqueues a copy on `s` and keeps its ranges in the table of queued copies until it has
+ * run, so that a free of memory it names can be refused (refuse_free_if_queued). */
+void enqueue_copy(CUstream_st *s, void *dst, const void *src, size_t count) {
+    state &st = g();
+    unsigned long id;
+    {
+        std::lock_guard<std::mutex> l(st.m);
+        id = ++st.copies_made;
+        st.copies[id] = queued_copy{(uintptr_t)dst, (uintptr_t)src, count};
+    }
+    enqueue(s, [dst, src, count, id] {
+        std::memmove(dst, src, count);
+        std::lock_guard<std::mutex> l(g().m);
+        g().copies.erase(id);
+    });
+}
+
+/* Whether a queued copy names a byte of [p, p + size); under g().m. */
+bool named_by_queued_copy(const void *p, size_t size) {
+    const uintptr_t a = (uintptr_t)p, b = a + (size > 0 ? size : 1);
+    for (const auto &c : g().copies) {
+        const queued_copy &q = c.second;
+        if ((q.dst < b && a < q.dst + q.count) || (q.src < b && a < q.src + q.count)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Freeing or unregistering memory that a queued copy still names is an ordering mistake:
+ * CUDA would wait for the whole device (cudaFree) or leave the copy reading freed memory
+ * (a caller's pageable array). The simulated runtime refuses it by name, so that a test
+ * sees it, instead of waiting as CUDA's implicit synchronisation would; under g().m. */
+bool refuse_free_if_queued(const char *call, const void *p, size_t size) {
+    if (!named_by_queued_copy(p, size)) {
+        return false;
+    }
+    std::fprintf(stderr,
+                 "simulated GPUs: %s(%p) while a queued copy still names that memory: wait for "
+                 "the copy's event first\n",
+                 call, p);
+    simt::set_last_error(cudaErrorIllegalState);
+    return true;
+}
+
 cudaError_t submit_launch(const simt::launch_shape &shape, void (*body)(void *), void *ctx,
                           void (*destroy)(void *)) {
     const cudaError_t e = simt::check(shape);
@@ -445,6 +505,7 @@ const char *cudaGetErrorName(cudaError_t e) {
         NAME(cudaErrorHostMemoryAlreadyRegistered)
         NAME(cudaErrorHostMemoryNotRegistered)
         NAME(cudaErrorLaunchFailure)
+        NAME(cudaErrorIllegalState)
         NAME(cudaErrorUnknown)
 #undef NAME
     }
@@ -634,6 +695,9 @@ cudaError_t cudaFree(void *ptr) {
         if (a == nullptr || a->kind != DEVICE_MEMORY || (uintptr_t)ptr != (uintptr_t)ptr) {
             return ret(cudaErrorInvalidValue);
         }
+        if (refuse_free_if_queued("cudaFree", ptr, a->size)) {
+            return cudaErrorIllegalState;
+        }
         dev = a->device;
     }
     /* cudaFree waits for the device, so that no queued work still names the memory. */
@@ -678,6 +742,13 @@ cudaError_t cudaFreeHost(void *ptr) {
     if (ptr == nullptr) {
         return cudaSuccess;
     }
+    {
+        std::lock_guard<std::mutex> l(g().m);
+        const allocation *a = find_alloc(ptr);
+        if (a != nullptr && refuse_free_if_queued("cudaFreeHost", ptr, a->size)) {
+            return cudaErrorIllegalState;
+        }
+    }
     sync_every_device();
     std::lock_guard<std::mutex> l(g().m);
     auto it = g().allocs.find((uintptr_t)ptr);
@@ -704,6 +775,13 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
 }
 
 cudaError_t cudaHostUnregister(void *ptr) {
+    {
+        std::lock_guard<std::mutex> l(g().m);
+        const allocation *a = find_alloc(ptr);
+        if (a != nullptr && refuse_free_if_queued("cudaHostUnregister", ptr, a->size)) {
+            return cudaErrorIllegalState;
+        }
+    }
     sync_every_device();
     std::lock_guard<std::mutex> l(g().m);
     auto it = g().allocs.find((uintptr_t)ptr);
@@ -767,7 +845,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
          * poison. */
         poison_bytes(dst, count);
     }
-    enqueue(s, [dst, src, count] { std::memmove(dst, src, count); });
+    enqueue_copy(s, dst, src, count);
     return cudaSuccess;
 }
 
@@ -785,7 +863,7 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int 
     if (lost_call(dst_device) || lost_call(src_device)) {
         return ret(cudaErrorECCUncorrectable);
     }
-    enqueue(resolve(stream), [dst, src, count] { std::memmove(dst, src, count); });
+    enqueue_copy(resolve(stream), dst, src, count);
     return cudaSuccess;
 }
 
@@ -986,4 +1064,11 @@ extern "C" void apo_simgpu_clear_faults(void) {
     for (device &d : st.devices) {
         d.sticky = cudaSuccess;
     }
+}
+
+extern "C" void apo_simgpu_hold_streams(int hold) { g().held.store(hold != 0); }
+
+extern "C" size_t apo_simgpu_copies_in_flight(void) {
+    std::lock_guard<std::mutex> l(g().m);
+    return g().copies.size();
 }
