@@ -115,13 +115,13 @@ typedef struct apo__cat_io {
  * tema: those of each stage; rsi and cmo: the average gain and loss; atr and natr: the
  * seed's sum and the average; kama: its last gap, noise and average; adosc: the A/D line
  * and its two averages; plus_di, minus_di and adx: the bars and DX seen, the three
- * smoothed sums and ADX; mom, roc and trange: the position alone; the sliding windows, sma,
- * wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope and
- * vwap: the last gap, whether the running sums or extremes' indices are the last window's,
- * and those sums or indices). Such a body is a start (the tile's warm-up origin, or its
- * first window's gaps) and a run to a position; a tile is one start and one run, so a tile
- * run in pieces, each piece going on from the state the last one left, performs the same
- * operations as the tile run whole.
+ * smoothed sums and ADX; mom, roc, trange, stoch and stochf: the position alone; the
+ * sliding windows, sma, wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg,
+ * linearreg_slope, vwap and mfi: the last gap, whether the running sums or extremes'
+ * indices are the last window's, and those sums or indices). Such a body is a start (the tile's
+ * warm-up origin, or its first window's gaps) and a run to a position; a tile is one start and one
+ * run, so a tile run in pieces, each piece going on from the state the last one left, performs the
+ * same operations as the tile run whole.
  */
 typedef struct apo__cat_run {
     size_t t;    /* the next position the loop computes */

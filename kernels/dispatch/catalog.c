@@ -180,8 +180,12 @@ typedef struct cat_resume {
  * recurrences a live feed asks for most (kama, adosc and the directional movement's plus_di,
  * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
  * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
- * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap: sums and extremes'
- * indices). The others re-run their tile from its start at each update. */
+ * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap, mfi: sums and
+ * extremes' indices). The stochastics (stoch, stochf) keep the position alone too: each of their
+ * outputs is evaluated from the bars of its own windows (fastk from its scan, the means from the
+ * fastk and slowk values they average, which the tile body evaluates again from the inputs
+ * wherever it starts; stoch_tile.h), so their body over the new positions is what the whole
+ * tile does there. The others re-run their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
     switch (id) {
     case APO_CAT_SMA:
@@ -212,6 +216,9 @@ size_t apo__catalog_resume_size(apo__cat_id id) {
     case APO_CAT_PLUS_DI:
     case APO_CAT_MINUS_DI:
     case APO_CAT_ADX:
+    case APO_CAT_STOCH:
+    case APO_CAT_STOCHF:
+    case APO_CAT_MFI:
         return sizeof(cat_resume);
     default:
         return 0;
@@ -285,6 +292,9 @@ static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__
     case APO_CAT_VWAP:
         apo__window_start(io, 4, p, begin, r);
         break;
+    case APO_CAT_MFI:
+        apo__window_start(io, 4, p + 1, begin, r);
+        break;
     case APO_CAT_KAMA:
         apo__kama_start(io, begin, r);
         break;
@@ -300,7 +310,8 @@ static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__
         apo__moments_start(io->in[0], p, begin, r);
         break;
     default:
-        /* mom, roc, trange: each position is computed from its own samples alone. */
+        /* mom, roc, trange, stoch, stochf: each position is computed from the samples of
+         * its own windows alone. */
         apo__cat_run_from(r, begin);
         break;
     }
@@ -360,6 +371,9 @@ static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t e
     case APO_CAT_VWAP:
         apo__vwap_run(io, end, r);
         break;
+    case APO_CAT_MFI:
+        apo__mfi_run(io, end, r);
+        break;
     case APO_CAT_KAMA:
         apo__kama_run(io, begin, end, r);
         break;
@@ -376,8 +390,8 @@ static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t e
         apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
         break;
     default:
-        /* mom, roc, trange: their tile body over the new positions performs, position by
-         * position, what the whole tile does at them. */
+        /* mom, roc, trange, stoch, stochf: their tile body over the new positions performs,
+         * position by position, what the whole tile does at them. */
         if (end > r->t) {
             apo__cpu_catalog_tile(id, io, r->t, end);
             r->t = end;

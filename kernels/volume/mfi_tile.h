@@ -14,6 +14,7 @@
  * bars fit APO_MFI_RING, each bar's typical price and signed flow are evaluated once and
  * kept in a ring for the slide to remove, instead of evaluated again (four typical prices
  * and two flows per output before); the same values enter the same sums in the same order.
+ * The body is a start and a run (apo__mfi_run), so that a stream resumes it bar by bar.
  */
 #ifndef APO_KERNELS_MFI_TILE_H
 #define APO_KERNELS_MFI_TILE_H
@@ -69,17 +70,33 @@ static inline APO_HD void apo__mfi_apply(apo__mfi_bar b, double sign, apo__dd *p
         *neg = apo__dd_add(*neg, f);
 }
 
-/* apo__mfi_tile where p + 1 <= APO_MFI_RING: the same loop, with bars from the ring. */
-static inline APO_HD void apo__mfi_tile_ring(const apo__cat_io *io, size_t begin, size_t end) {
+/* The loop from r->t to end, after apo__window_start over the 4 inputs and p + 1 bars
+ * (apo__cat_run: n[0] the last gap, n[1] whether the sums are the last window's; v[0], v[1]
+ * pos and v[2], v[3] neg as double-doubles; v[4] the typical price of bar r->t - 1 while
+ * valid). A tile is one start and one run; a stream's pieces of it are one start and
+ * several runs, each going on from the last (runtime/streaming). Where p + 1 bars fit the
+ * ring, a run that goes on from a valid window first fills the ring with the entries of that
+ * window's bars, evaluated from the inputs as the tile evaluated them when they arrived:
+ * the same values, so the slide removes what the tile run whole removes. */
+static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const size_t span = p + 1;
+    const int use_ring = span <= APO_MFI_RING;
     apo__mfi_bar ring[APO_MFI_RING];
-    size_t bad = apo__last_gap(io->in, 4, apo__window_from(begin, span), begin);
-    int valid = 0;
-    double prev = 0.0; /* the typical price of bar t - 1 while valid */
-    apo__dd pos = apo__dd_make(0.0, 0.0), neg = pos;
-    for (size_t t = begin; t < end; t++) {
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    double prev = r->v[4]; /* the typical price of bar t - 1 while valid (ring only) */
+    apo__dd pos = apo__dd_make(r->v[0], r->v[1]), neg = apo__dd_make(r->v[2], r->v[3]);
+    if (use_ring && valid) {
+        double before = apo__typical(io, r->t - 1 - p);
+        for (size_t i = r->t - p; i < r->t; i++) {
+            const double tp = apo__typical(io, i);
+            ring[i & (APO_MFI_RING - 1)] = apo__mfi_bar_at(io, i, tp, before);
+            before = tp;
+        }
+    }
+    for (size_t t = r->t; t < end; t++) {
         if (!apo__all_finite_at(io->in, 4, t))
             bad = t + 1;
         if (!apo__window_clean(t, span, bad)) {
@@ -89,50 +106,25 @@ static inline APO_HD void apo__mfi_tile_ring(const apo__cat_io *io, size_t begin
         }
         if (!valid) {
             pos = neg = apo__dd_make(0.0, 0.0);
-            prev = apo__typical(io, t - p);
-            for (size_t i = t + 1 - p; i <= t; i++) {
-                const double tp = apo__typical(io, i);
-                ring[i & (APO_MFI_RING - 1)] = apo__mfi_bar_at(io, i, tp, prev);
-                apo__mfi_apply(ring[i & (APO_MFI_RING - 1)], 1.0, &pos, &neg);
-                prev = tp;
+            if (use_ring) {
+                prev = apo__typical(io, t - p);
+                for (size_t i = t + 1 - p; i <= t; i++) {
+                    const double tp = apo__typical(io, i);
+                    ring[i & (APO_MFI_RING - 1)] = apo__mfi_bar_at(io, i, tp, prev);
+                    apo__mfi_apply(ring[i & (APO_MFI_RING - 1)], 1.0, &pos, &neg);
+                    prev = tp;
+                }
+            } else {
+                for (size_t i = t + 1 - p; i <= t; i++)
+                    apo__mfi_add(io, i, 1.0, &pos, &neg);
             }
             valid = 1;
-        } else {
+        } else if (use_ring) {
             const double tp = apo__typical(io, t);
             ring[t & (APO_MFI_RING - 1)] = apo__mfi_bar_at(io, t, tp, prev);
             prev = tp;
             apo__mfi_apply(ring[t & (APO_MFI_RING - 1)], 1.0, &pos, &neg);
             apo__mfi_apply(ring[(t - p) & (APO_MFI_RING - 1)], -1.0, &pos, &neg);
-        }
-        const double total = apo__dd_add(pos, neg).hi;
-        out[t] = total != 0.0 ? apo__canonical_nan(100.0 * (pos.hi / total)) : 0.0;
-    }
-}
-
-static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    double *out = io->out[0];
-    const size_t p = (size_t)io->p[0];
-    const size_t span = p + 1;
-    if (span <= APO_MFI_RING) {
-        apo__mfi_tile_ring(io, begin, end);
-        return;
-    }
-    size_t bad = apo__last_gap(io->in, 4, apo__window_from(begin, span), begin);
-    int valid = 0;
-    apo__dd pos = apo__dd_make(0.0, 0.0), neg = pos;
-    for (size_t t = begin; t < end; t++) {
-        if (!apo__all_finite_at(io->in, 4, t))
-            bad = t + 1;
-        if (!apo__window_clean(t, span, bad)) {
-            out[t] = NAN;
-            valid = 0;
-            continue;
-        }
-        if (!valid) {
-            pos = neg = apo__dd_make(0.0, 0.0);
-            for (size_t i = t + 1 - p; i <= t; i++)
-                apo__mfi_add(io, i, 1.0, &pos, &neg);
-            valid = 1;
         } else {
             apo__mfi_add(io, t, 1.0, &pos, &neg);
             apo__mfi_add(io, t - p, -1.0, &pos, &neg);
@@ -140,6 +132,20 @@ static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, siz
         const double total = apo__dd_add(pos, neg).hi;
         out[t] = total != 0.0 ? apo__canonical_nan(100.0 * (pos.hi / total)) : 0.0;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->v[0] = pos.hi;
+    r->v[1] = pos.lo;
+    r->v[2] = neg.hi;
+    r->v[3] = neg.lo;
+    r->v[4] = prev;
+}
+
+static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__window_start(io, 4, (size_t)io->p[0] + 1, begin, &r);
+    apo__mfi_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_MFI_TILE_H */
