@@ -198,8 +198,9 @@ static inline APO_HD void apo__stage_span_of(const apo__stage_warp *w, apo__stag
     sp->from = s0->from;
     sp->end = s0->end;
     sp->out_from = s0->out_from;
-    /* Wraps when lane 1 starts before lane 0: the test below then fails on lane 1's end
-     * or a later lane, or holds exactly, since the shifts wrap alike. */
+    /* Wraps when lane 1 starts before lane 0; the test below still compares exact values,
+     * and where it holds, the bounds the fast path derives (lane 0's plus i * step, wrapping
+     * alike) are the ones the descriptors hold. */
     sp->step = w->stream[1].from - s0->from;
     for (unsigned i = 0; i < APO_STAGE_LANES; ++i) {
         const apo__stage_stream *s = &w->stream[i];
