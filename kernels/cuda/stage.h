@@ -168,27 +168,63 @@ static inline APO_HD int apo__stage_segment(const apo__stage_stream *s, size_t k
     return 1;
 }
 
-/* Segments of the warp's longest stream (every thread computes the same number). */
-static inline APO_HD size_t apo__stage_segments(const apo__stage_warp *w) {
-    size_t most = 0;
+/*
+ * A warp's streams at the start of a pass (the fast path's test): the segments of its longest
+ * stream, and whether every lane's stream is lane 0's moved by lane * step (same row, same
+ * length, the same halo and output start relative to it): the warp of 32 full tiles of one
+ * row, whichever kernel set them. Such a warp's segment geometry is then a function of the
+ * lane and the segment alone, so the copies and stores below compute it from these few
+ * values instead of reading 16 lanes' descriptors per thread per segment. Every thread
+ * reads the 32 descriptors once per pass here, which counting the segments did already.
+ */
+typedef struct apo__stage_span {
+    size_t segs; /* segments of the longest stream */
+    int uniform; /* 1: lane i's stream is lane 0's moved by i * step */
+    const double *x;
+    double *out[APO_STAGE_OUTS_MAX];
+    size_t lo, from, end, out_from; /* lane 0's */
+    size_t step;
+} apo__stage_span;
+
+static inline APO_HD void apo__stage_span_of(const apo__stage_warp *w, apo__stage_span *sp) {
+    const apo__stage_stream *s0 = &w->stream[0];
+    sp->segs = 0;
+    sp->uniform = s0->end > s0->from;
+    sp->x = s0->x;
+    for (unsigned o = 0; o < APO_STAGE_OUTS_MAX; ++o) {
+        sp->out[o] = s0->out[o];
+    }
+    sp->lo = s0->lo;
+    sp->from = s0->from;
+    sp->end = s0->end;
+    sp->out_from = s0->out_from;
+    /* Wraps when lane 1 starts before lane 0; the test below still compares exact values,
+     * and where it holds, the bounds the fast path derives (lane 0's plus i * step, wrapping
+     * alike) are the ones the descriptors hold. */
+    sp->step = w->stream[1].from - s0->from;
     for (unsigned i = 0; i < APO_STAGE_LANES; ++i) {
         const apo__stage_stream *s = &w->stream[i];
         const size_t n =
             s->end > s->from ? (s->end - s->from + APO_STAGE_SEG - 1) / APO_STAGE_SEG : 0;
-        most = n > most ? n : most;
+        sp->segs = n > sp->segs ? n : sp->segs;
+        const size_t shift = i * sp->step;
+        int same = s->x == s0->x && s->lo == s0->lo + shift && s->from == s0->from + shift &&
+                   s->end == s0->end + shift && s->out_from == s0->out_from + shift;
+        for (unsigned o = 0; o < APO_STAGE_OUTS_MAX; ++o) {
+            same = same && s->out[o] == s0->out[o];
+        }
+        sp->uniform = sp->uniform && same;
     }
-    return most;
 }
 
-/* Copies positions [a, b) of lane i's row into its ring, `thr` taking the positions
+/* Copies positions [a, b) of row x into lane i's ring, `thr` taking the positions
  * congruent to its offset within its half warp. */
-static inline APO_HD void apo__stage_copy_range(const apo__stage_warp *w, unsigned i, unsigned thr,
-                                                size_t a, size_t b) {
-    const apo__stage_stream *s = &w->stream[i];
+static inline APO_HD void apo__stage_copy_range(const apo__stage_warp *w, unsigned i,
+                                                const double *x, unsigned thr, size_t a, size_t b) {
     double *ring = w->in + i * w->g.in_stride;
     const size_t mask = w->g.ring - 1;
     for (size_t pos = a + thr % APO_STAGE_SEG; pos < b; pos += APO_STAGE_SEG) {
-        APO_STAGE_COPY(&ring[pos & mask], &s->x[pos]);
+        APO_STAGE_COPY(&ring[pos & mask], &x[pos]);
     }
 }
 
@@ -209,7 +245,7 @@ static inline APO_HD void apo__stage_load(const apo__stage_warp *w, size_t k, in
             if (fill) {
                 a = a > s->lo + w->g.lookback ? a - w->g.lookback : s->lo;
             }
-            apo__stage_copy_range(w, i, thr, a, b);
+            apo__stage_copy_range(w, i, s->x, thr, a, b);
         }
         APO_STAGE_COMMIT();
     }
@@ -241,31 +277,119 @@ static inline APO_HD void apo__stage_flush(const apo__stage_warp *w, size_t k) {
     }
 }
 
+/* Segment k of lane i's stream in a uniform warp: apo__stage_segment of the stream that
+ * apo__stage_span_of found to be lane 0's moved by i * step (k < sp->segs). */
+static inline APO_HD void apo__stage_span_segment(const apo__stage_span *sp, unsigned i, size_t k,
+                                                  size_t *a, size_t *b) {
+    const size_t shift = i * sp->step;
+    *a = sp->from + shift + k * APO_STAGE_SEG;
+    *b = *a + APO_STAGE_SEG < sp->end + shift ? *a + APO_STAGE_SEG : sp->end + shift;
+}
+
+/* apo__stage_load for a uniform warp: the same copies, their bounds computed from the span
+ * rather than read from 16 descriptors. */
+static inline APO_HD void apo__stage_load_uniform(const apo__stage_warp *w,
+                                                  const apo__stage_span *sp, size_t k, int fill) {
+    APO_FOR_LANES(thr) {
+        for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES && k < sp->segs;
+             i += APO_STAGE_LANES / APO_STAGE_SEG) {
+            size_t a, b;
+            apo__stage_span_segment(sp, i, k, &a, &b);
+            if (fill) {
+                const size_t lo = sp->lo + i * sp->step;
+                a = a > lo + w->g.lookback ? a - w->g.lookback : lo;
+            }
+            apo__stage_copy_range(w, i, sp->x, thr, a, b);
+        }
+        APO_STAGE_COMMIT();
+    }
+}
+
+/* apo__stage_flush for a uniform warp, with the kernel's output count `outs` a constant at
+ * every call (APO_STAGE_PASS passes the kernel's literal), so that the loop over the outputs
+ * unrolls and the output rows stay in registers. */
+static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
+                                                   const apo__stage_span *sp, size_t k,
+                                                   const unsigned outs) {
+    if (outs == 0) {
+        return;
+    }
+    APO_FOR_LANES(thr) {
+        for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
+             i += APO_STAGE_LANES / APO_STAGE_SEG) {
+            size_t a, b;
+            apo__stage_span_segment(sp, i, k, &a, &b);
+            const size_t pos = a + thr % APO_STAGE_SEG;
+            if (pos < sp->out_from + i * sp->step || pos >= b) {
+                continue;
+            }
+            for (unsigned o = 0; o < outs; ++o) {
+                const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
+                sp->out[o][pos] = ring[pos & (APO_STAGE_SEG - 1)];
+            }
+        }
+    }
+}
+
+/* Where the host emulation counts the passes of each path (staged_emulation.c), so that its
+ * tests know both ran; nothing elsewhere. */
+#ifndef APO_STAGE_NOTE_PASS
+#define APO_STAGE_NOTE_PASS(uniform) ((void)0)
+#endif
+
 /*
  * One pass of the warp over its lanes' streams (set, and synced, before): the first
  * segment with its lookback is copied; then for each segment k, the copy of k + 1 starts,
  * every lane runs COMPUTE on [a, b) (segment k of its stream; skipped when it has none),
  * the outputs of k are stored, and the copy of k + 1 is waited for. `lane`, `a` and `b`
- * name the variables COMPUTE uses.
+ * name the variables COMPUTE uses; OUTS is the kernel's output count as a literal (the
+ * geometry's outs), which the fast path's stores take as a constant.
+ *
+ * The fast path (a uniform warp, apo__stage_span_of: 32 full tiles of one row) runs the
+ * same copies, the same COMPUTE on the same [a, b) and the same stores, between the same
+ * syncs, with the bounds computed from the span; the general path (tiles of several rows, a
+ * row's first or last tiles, macd lanes whose seeds ended apart) reads each lane's
+ * descriptor. Both move the same samples to the same ring slots, so the bits do not depend
+ * on the path.
  */
-#define APO_STAGE_PASS(w, lane, a, b, COMPUTE)                                                     \
+#define APO_STAGE_PASS(w, lane, a, b, OUTS, COMPUTE)                                               \
     do {                                                                                           \
-        const size_t segs_ = apo__stage_segments(w);                                               \
-        apo__stage_load((w), 0, 1);                                                                \
-        APO_STAGE_WAIT();                                                                          \
-        APO_WARP_SYNC();                                                                           \
-        for (size_t k_ = 0; k_ < segs_; ++k_) {                                                    \
-            apo__stage_load((w), k_ + 1, 0);                                                       \
-            APO_FOR_LANES(lane) {                                                                  \
-                size_t a, b;                                                                       \
-                if (apo__stage_segment(&(w)->stream[lane], k_, &a, &b)) {                          \
-                    COMPUTE                                                                        \
-                }                                                                                  \
-            }                                                                                      \
-            APO_WARP_SYNC();                                                                       \
-            apo__stage_flush((w), k_);                                                             \
+        apo__stage_span sp_;                                                                       \
+        apo__stage_span_of((w), &sp_);                                                             \
+        APO_STAGE_NOTE_PASS(sp_.uniform);                                                          \
+        if (sp_.uniform) {                                                                         \
+            apo__stage_load_uniform((w), &sp_, 0, 1);                                              \
             APO_STAGE_WAIT();                                                                      \
             APO_WARP_SYNC();                                                                       \
+            for (size_t k_ = 0; k_ < sp_.segs; ++k_) {                                             \
+                apo__stage_load_uniform((w), &sp_, k_ + 1, 0);                                     \
+                APO_FOR_LANES(lane) {                                                              \
+                    size_t a, b;                                                                   \
+                    apo__stage_span_segment(&sp_, lane, k_, &a, &b);                               \
+                    COMPUTE                                                                        \
+                }                                                                                  \
+                APO_WARP_SYNC();                                                                   \
+                apo__stage_flush_uniform((w), &sp_, k_, (OUTS));                                   \
+                APO_STAGE_WAIT();                                                                  \
+                APO_WARP_SYNC();                                                                   \
+            }                                                                                      \
+        } else {                                                                                   \
+            apo__stage_load((w), 0, 1);                                                            \
+            APO_STAGE_WAIT();                                                                      \
+            APO_WARP_SYNC();                                                                       \
+            for (size_t k_ = 0; k_ < sp_.segs; ++k_) {                                             \
+                apo__stage_load((w), k_ + 1, 0);                                                   \
+                APO_FOR_LANES(lane) {                                                              \
+                    size_t a, b;                                                                   \
+                    if (apo__stage_segment(&(w)->stream[lane], k_, &a, &b)) {                      \
+                        COMPUTE                                                                    \
+                    }                                                                              \
+                }                                                                                  \
+                APO_WARP_SYNC();                                                                   \
+                apo__stage_flush((w), k_);                                                         \
+                APO_STAGE_WAIT();                                                                  \
+                APO_WARP_SYNC();                                                                   \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
 

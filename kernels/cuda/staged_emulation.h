@@ -29,4 +29,9 @@ int apo__emulate_macd(const apo__cuda_view *v, size_t fast, size_t slow, size_t 
 int apo__emulate_returns_stats(const apo__cuda_view *v);
 int apo__emulate_bootstrap(const apo__cuda_view *v, uint64_t seed);
 
+/* The warp passes (APO_STAGE_PASS, stage.h) that took the general path and the fast path
+ * (a warp of 32 full tiles of one row) since the last call; resets both. Not thread-safe:
+ * for the single-threaded tests. */
+void apo__emulate_passes(size_t *general, size_t *fast);
+
 #endif /* APO_STAGED_EMULATION_H */

@@ -69,7 +69,7 @@ static inline APO_HD void apo__bollinger_staged_warp(const apo__stage_warp *w,
         }
     }
     APO_WARP_SYNC();
-    APO_STAGE_PASS(w, lane, a, b, {
+    APO_STAGE_PASS(w, lane, a, b, 3, {
         (void)a;
         apo__bollinger_advance(apo__stage_in(w, lane), b, period, nbdev_up, nbdev_dn,
                                &cur[APO_LANE_SLOT(lane)], apo__stage_out(w, 0, lane),
@@ -106,7 +106,7 @@ static inline APO_HD void apo__macd_staged_warp(const apo__stage_warp *w, const 
         }
     }
     APO_WARP_SYNC();
-    APO_STAGE_PASS(w, lane, a, b, {
+    APO_STAGE_PASS(w, lane, a, b, 3, {
         (void)a;
         const apo__in x = apo__stage_in(w, lane);
         const size_t begin = w->stream[lane].out_from;
@@ -140,10 +140,10 @@ static inline APO_HD void apo__returns_stats_staged_warp(const apo__stage_warp *
         }
     }
     APO_WARP_SYNC();
-    APO_STAGE_PASS(w, lane, a, b, {
+    APO_STAGE_PASS(w, lane, a, b, 0, {
         apo__returns_stats_pass1(apo__stage_in(w, lane), a, b, &acc[APO_LANE_SLOT(lane)]);
     });
-    APO_STAGE_PASS(w, lane, a, b, {
+    APO_STAGE_PASS(w, lane, a, b, 0, {
         const apo__returns_acc *ac = &acc[APO_LANE_SLOT(lane)];
         if (ac->count > 0) {
             apo__returns_stats_pass2(apo__stage_in(w, lane), a, b, apo__returns_stats_mean(ac),

@@ -388,6 +388,57 @@ Test(cuda_staging, returns_stats_staged_gives_the_cpu_bits, .timeout = 300) {
     returns_stats_case(5, 400, 1, INPUT_GAPS);
 }
 
+/* ---- the fast path and the general path ---------------------------------------------------- */
+
+/* The passes each path ran since the last call (staged_emulation.h). */
+typedef struct passes {
+    size_t general, fast;
+} passes;
+
+static passes passes_since(void) {
+    passes p;
+    apo__emulate_passes(&p.general, &p.fast);
+    return p;
+}
+
+/* A row of 126 tiles of 16 (the last 3 samples long) gives warps of 32 full tiles of one row
+ * (items 32 to 95: the fast path) and warps of a row's first tile (its halo and warm-up cut
+ * at 0), of its ragged last tile, and spanning two rows (the general path). Each case above
+ * compares every output with the cpu's; here each must have run both paths, so that the
+ * comparison covers both. */
+Test(cuda_staging, both_paths_of_the_staged_warps_run_and_give_the_cpu_bits, .timeout = 300) {
+    const size_t cols = 125 * 16 + 3;
+    passes p = passes_since();
+    bollinger_case(2, cols, 5, 16, 2, 2, INPUT_WALK, APO_EMULATED_STAGED);
+    p = passes_since();
+    cr_assert_gt(p.fast, 0, "bollinger: no warp took the fast path");
+    cr_assert_gt(p.general, 0, "bollinger: no warp took the general path");
+    /* A period past the tile: the halo reaches three tiles back. */
+    bollinger_case(2, cols, 60, 16, 1.5, 2.5, INPUT_GAPS, APO_EMULATED_STAGED);
+    p = passes_since();
+    cr_assert_gt(p.fast, 0, "bollinger(60): no warp took the fast path");
+    cr_assert_gt(p.general, 0, "bollinger(60): no warp took the general path");
+    /* macd's lanes start where their seeds end: apart by the tile on a clean walk (the fast
+     * path), by the NaN runs' lengths where a run falls in a warm-up (the general path). */
+    macd_case(2, cols, 12, 26, 9, 16, INPUT_WALK);
+    p = passes_since();
+    cr_assert_gt(p.fast, 0, "macd: no warp took the fast path");
+    cr_assert_gt(p.general, 0, "macd: no warp took the general path");
+    macd_case(2, 4 * cols, 12, 26, 9, 16, INPUT_GAPS);
+    p = passes_since();
+    cr_assert_gt(p.fast, 0, "macd on gaps: no warp took the fast path");
+    cr_assert_gt(p.general, 0, "macd on gaps: no warp took the general path");
+    returns_stats_case(2, cols, 16, INPUT_GAPS);
+    p = passes_since();
+    cr_assert_gt(p.fast, 0, "returns_stats: no warp took the fast path");
+    cr_assert_gt(p.general, 0, "returns_stats: no warp took the general path");
+    /* Tiles of 37 over rows of 1001 (27 tiles): every warp spans rows, none is fast. */
+    bollinger_case(7, 1001, 5, 37, 2, 2, INPUT_WALK, APO_EMULATED_STAGED);
+    p = passes_since();
+    cr_assert_eq(p.fast, 0, "bollinger 7x1001 tile 37: a warp spanning rows took the fast path");
+    cr_assert_gt(p.general, 0);
+}
+
 /* ---- bootstrap -------------------------------------------------------------------------- */
 
 static void bootstrap_case(size_t rows, size_t n, size_t replicates, input_kind kind,

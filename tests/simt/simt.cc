@@ -85,7 +85,7 @@ registry &reg() {
 }
 
 std::atomic<unsigned long> st_launches{0}, st_failed{0}, st_blocks{0}, st_threads{0},
-    st_barriers{0}, st_skipped{0}, st_early{0}, st_late{0};
+    st_barriers{0}, st_skipped{0}, st_early{0}, st_late{0}, st_staged_general{0}, st_staged_fast{0};
 
 thread_local cudaError_t last_error = cudaSuccess;
 
@@ -872,15 +872,22 @@ extern "C" void simt_get_stats(simt_stats *s) {
     s->skipped_barriers = st_skipped.load();
     s->copies_early = st_early.load();
     s->copies_late = st_late.load();
+    s->staged_general = st_staged_general.load();
+    s->staged_fast = st_staged_fast.load();
     std::lock_guard<std::mutex> l(reg().m);
     s->most_dynamic_shared = reg().most_dynamic;
     s->most_static_shared = reg().most_static;
     s->most_block_threads = reg().most_threads;
 }
 
+extern "C" void simt_note_staged_pass(int fast) {
+    (fast ? st_staged_fast : st_staged_general).fetch_add(1, std::memory_order_relaxed);
+}
+
 extern "C" void simt_reset_stats(void) {
-    for (std::atomic<unsigned long> *a : {&st_launches, &st_failed, &st_blocks, &st_threads,
-                                          &st_barriers, &st_skipped, &st_early, &st_late}) {
+    for (std::atomic<unsigned long> *a :
+         {&st_launches, &st_failed, &st_blocks, &st_threads, &st_barriers, &st_skipped, &st_early,
+          &st_late, &st_staged_general, &st_staged_fast}) {
         a->store(0);
     }
     std::lock_guard<std::mutex> l(reg().m);

@@ -30,6 +30,11 @@
 #include <utility>
 
 #include "cuda_runtime_api.h"
+#include "simt_api.h"
+
+/* The staged kernels count their passes of each path here (kernels/cuda/stage.h; a no-op
+ * on the GPU), which simt_stats reports. */
+#define APO_STAGE_NOTE_PASS(fast) simt_note_staged_pass((fast) ? 1 : 0)
 
 #define __CUDACC__ 1
 #define __CUDA_ARCH__ 900

@@ -65,9 +65,16 @@ typedef struct simt_stats {
     unsigned long copies_early, copies_late;
     size_t most_dynamic_shared, most_static_shared;
     unsigned most_block_threads;
+    /* The staged kernels' passes (kernels/cuda/stage.h, APO_STAGE_PASS) of the general path
+     * and of the fast path, counted once per thread: so a test knows which path its shapes
+     * ran. */
+    unsigned long staged_general, staged_fast;
 } simt_stats;
 
 void simt_get_stats(simt_stats *s);
+/* Counts a staged pass of the calling thread (simt.h points stage.h's APO_STAGE_NOTE_PASS
+ * here): fast 1 for the fast path, 0 for the general one. */
+void simt_note_staged_pass(int fast);
 void simt_reset_stats(void);
 
 /* Why the last failed launch failed ("" when none has): a limit, or a fault the layer saw

@@ -339,7 +339,8 @@ static void expect_cpu_bits(const shape *shapes, size_t n) {
  * tile boundaries and ragged last tiles, several rows, chunks that start and end inside rows, NaN
  * runs, infinities, huge magnitudes, nbdev 0, tiles much shorter than the real ones (a
  * warp's lanes then span rows), bollinger's periods around the longest staged lookback
- * (96 takes the largest ring: 48128 bytes of dynamic shared memory; 97 the simple kernel). */
+ * (96 takes the largest ring: 48128 bytes of dynamic shared memory; 97 the simple kernel),
+ * and rows of many short tiles, whose inner warps take the staged fast path. */
 static size_t gpu_suite_shapes(shape *out) {
     const size_t p20 = apo__bollinger_tile_len(20), t_macd = apo__macd_tile_len(12, 26, 9);
     const size_t t_ret = apo__returns_stats_tile_len(), t_boot = apo__bootstrap_tile_len();
@@ -364,6 +365,11 @@ static size_t gpu_suite_shapes(shape *out) {
         {K_BOOTSTRAP, 3, 66, t_boot, INPUT_GAPS, 17, 0, 0, 0, 0},
         {K_BOOTSTRAP, 2, 2, t_boot, INPUT_WALK, 17, 0, 0, 0, 0},
         {K_BOOTSTRAP, 2, 131, t_boot, INPUT_HUGE, 9, 0, 0, 0, 0},
+        /* Rows of 126 tiles of 16: warps of 32 full tiles of one row take the staged
+         * kernels' fast path (stage.h), the row's first and last warps the general one. */
+        {K_BOLLINGER, 2, 125 * 16 + 3, 16, INPUT_WALK, 5, 0, 0, 2, 2},
+        {K_MACD, 2, 125 * 16 + 3, 16, INPUT_WALK, 12, 26, 9, 0, 0},
+        {K_RETURNS_STATS, 2, 125 * 16 + 3, 16, INPUT_GAPS, 0, 0, 0, 0, 0},
     };
     memcpy(out, all, sizeof all);
     return sizeof all / sizeof all[0];
@@ -389,6 +395,10 @@ Test(cuda_simt, every_kernel_gives_the_cpu_bits_with_its_threads_running_at_once
             cr_assert_gt(st.copies_late, 0);
             cr_assert_eq(st.most_dynamic_shared, 48128);
             cr_assert_eq(st.most_static_shared, 4 * 128 * sizeof(double));
+            /* Both paths of the staged passes ran (stage.h): the rows of 126 tiles of 16
+             * hold warps of 32 full tiles of one row, the other shapes none. */
+            cr_assert_gt(st.staged_fast, 0);
+            cr_assert_gt(st.staged_general, 0);
         } else {
             cr_assert_eq(st.copies_early + st.copies_late, 0);
             cr_assert_eq(st.most_block_threads, 256);
