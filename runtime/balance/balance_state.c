@@ -406,9 +406,9 @@ static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const i
             probe[d] = ts->idle_calls[d] < UINT_MAX ? ts->idle_calls[d] + 1 : UINT_MAX;
 }
 
-void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
-                         int explore, double *shares, unsigned *probe, apo_ratio_source *source,
-                         double *predicted_s) {
+void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
+                         const double *min_elements, double elements, int explore, double *shares,
+                         unsigned *probe, apo_ratio_source *source, double *predicted_s) {
     pthread_mutex_lock(&b->mutex);
     *predicted_s = NAN;
     explore = explore && b->learn;
@@ -423,8 +423,8 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, do
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_EXPLICIT;
     } else if (ts != NULL && complete_models(b, ts, models) > 0 &&
-               apo__solve_split(models, usable, b->n_devices, elements, shares, predicted_s) ==
-                   APO_OK) {
+               apo__solve_split_min(models, usable, min_elements, b->n_devices, elements, shares,
+                                    predicted_s) == APO_OK) {
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
         if (explore)
             mark_probes(b, ts, usable, probe);

@@ -86,7 +86,9 @@ void apo__balance_destroy(apo__balance *b);
 
 /* The shares of a call of `elements` elements for `tag`: forced ratios, else models (the
  * solver), else fixed ratios from a ThreadX profile, else equal. Devices with usable[i] 0
- * (quarantined) are left out of the solver; the caller zeroes their other shares. Writes
+ * (quarantined) are left out of the solver; the caller zeroes their other shares. With
+ * `min_elements` (NULL: none) the models give device i no share below min_elements[i]
+ * (apo__solve_split_min: a GPU whose share would not fill its SMs gets none). Writes
  * the shares in device order, the source, and the predicted makespan (NaN without
  * models).
  * With `explore` (a call that learns, learning on) the call is counted for the tag, and
@@ -95,9 +97,9 @@ void apo__balance_destroy(apo__balance *b);
  * caller probes those of them that its rounding gives no tile, the larger first, and then
  * calls apo__balance_probed(). Otherwise, and for every other device, probe[i] is 0.
  * `probe` may be NULL without `explore`. */
-void apo__balance_shares(apo__balance *b, const char *tag, const int *usable, double elements,
-                         int explore, double *shares, unsigned *probe, apo_ratio_source *source,
-                         double *predicted_s);
+void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
+                         const double *min_elements, double elements, int explore, double *shares,
+                         unsigned *probe, apo_ratio_source *source, double *predicted_s);
 
 /* Says that this call of `tag` probes: the next probe is APO_PROBE_EVERY calls away. */
 void apo__balance_probed(apo__balance *b, const char *tag);

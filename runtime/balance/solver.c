@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "balance/solver.h"
 
@@ -66,4 +67,34 @@ apo_status apo__solve_split(const apo__model *models, const int *usable, size_t 
         shares[c[k].index] /= sum;
     *makespan_s = best;
     return APO_OK;
+}
+
+apo_status apo__solve_split_min(const apo__model *models, const int *usable,
+                                const double *min_elements, size_t n, double total, double *shares,
+                                double *makespan_s) {
+    assert(n <= APO_MAX_DEVICES);
+    int left[APO_MAX_DEVICES];
+    memcpy(left, usable, n * sizeof *left);
+    for (;;) {
+        apo_status st = apo__solve_split(models, left, n, total, shares, makespan_s);
+        if (st != APO_OK || min_elements == NULL)
+            return st;
+        /* The device given work furthest below its floor, and how many devices are left. */
+        size_t worst = n, candidates = 0;
+        double worst_fill = 1.0;
+        for (size_t i = 0; i < n; i++) {
+            candidates += left[i] && models[i].valid && models[i].cost_s > 0;
+            if (!(shares[i] > 0))
+                continue;
+            const double fill = min_elements[i] > 0 ? shares[i] * total / min_elements[i] : 1.0;
+            if (fill < worst_fill) {
+                worst_fill = fill;
+                worst = i;
+            }
+        }
+        /* Every share fills its device, or the last device left must take it all. */
+        if (worst == n || candidates < 2)
+            return APO_OK;
+        left[worst] = 0;
+    }
 }

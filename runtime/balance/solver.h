@@ -23,4 +23,14 @@
 apo_status apo__solve_split(const apo__model *models, const int *usable, size_t n, double total,
                             double *shares, double *makespan_s);
 
+/* apo__solve_split() where device i is worth giving work only from min_elements[i] elements
+ * on (NULL: no floor): a GPU whose share would not fill its SMs once is slower than its
+ * model says (latency_i + n_i cost_i assumes every SM busy). A device whose share comes out
+ * below its floor is left out and the rest re-solved, the one furthest below its floor
+ * (relative to it) first, since leaving one out raises the others' shares; the last device
+ * left takes it all whatever its floor. */
+apo_status apo__solve_split_min(const apo__model *models, const int *usable,
+                                const double *min_elements, size_t n, double total, double *shares,
+                                double *makespan_s);
+
 #endif

@@ -622,7 +622,9 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     for (size_t i = 0; i < n; i++)
         usable[i] = !apo__fault_quarantined(&rt->faults, i);
     /* Not explored: probes are placed by apo__plan_call(), which a range does not use. */
-    apo__balance_shares(&rt->balance, tag, usable, total, 0, p.weights, NULL, &p.source,
+    double min[APO_MAX_DEVICES];
+    apo__min_elements(rt, total, end - first, min);
+    apo__balance_shares(&rt->balance, tag, usable, min, total, 0, p.weights, NULL, &p.source,
                         &p.predicted_s);
     apo_status st = apo__keep_capable_devices(rt, call, &p);
     if (st != APO_OK)

@@ -17,6 +17,7 @@
 #include "core/runtime.h"
 #include "core/sweep.h"
 #include "devices/cuda/cuda_discovery.h"
+#include "devices/cuda/pipeline_plan.h"
 
 /* With at least this many rows per device, the auto axis splits by rows. */
 #define APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT 32
@@ -220,6 +221,16 @@ static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i
         call->kernel->scoring->user_fn != NULL)
         return 0;
     return apo__device_can_run(dev, call->kernel);
+}
+
+void apo__min_elements(const apo_runtime *rt, double elements, uint64_t tiles, double *min) {
+    const double per_tile = tiles > 0 ? elements / (double)tiles : 0.0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        const apo_device_info *info = &rt->devices[i].info;
+        min[i] = info->kind == APO_DEVICE_CUDA
+                     ? (double)apo__gpu_wave_tiles(info->multiprocessors) * per_tile
+                     : 0.0;
+    }
 }
 
 int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
@@ -441,9 +452,11 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
         int usable[APO_MAX_DEVICES];
         for (size_t i = 0; i < n; i++)
             usable[i] = !apo__fault_quarantined(&rt->faults, i);
-        apo__balance_shares(&rt->balance, tag, usable,
-                            (double)apo__tiles_elements(call, 0, call->tiles), explore, p->weights,
-                            probe, &p->source, &p->predicted_s);
+        const double elements = (double)apo__tiles_elements(call, 0, call->tiles);
+        double min[APO_MAX_DEVICES];
+        apo__min_elements(rt, elements, call->tiles, min);
+        apo__balance_shares(&rt->balance, tag, usable, min, elements, explore, p->weights, probe,
+                            &p->source, &p->predicted_s);
     }
 
     st = apo__keep_capable_devices(rt, call, p);

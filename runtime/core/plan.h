@@ -40,6 +40,12 @@ int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t 
  * can take part. */
 apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *call, apo__plan *p);
 
+/* The fewest elements worth giving each device for `tiles` tiles of `elements` elements
+ * of `call`, into min[0 .. rt->n_devices): for a GPU, one wave of tiles over its SMs
+ * (apo__gpu_wave_tiles: a smaller share leaves SMs idle, and its fixed cost buys nothing
+ * the cpu could not do), at the call's mean elements per tile; 0 for other devices. */
+void apo__min_elements(const apo_runtime *rt, double elements, uint64_t tiles, double *min);
+
 /* The split of `call` on the runtime's devices: shares, axis and each device's tiles. With
  * `explore` (a call that learns) a device that the models leave without a tile may be given
  * a probe (docs/scheduling.md, "Exploration"). */

@@ -76,9 +76,17 @@ cudaError_t apo__cuda_wait_stream(cudaStream_t stream, cudaEvent_t blocking_even
     return e == cudaSuccess ? cudaEventSynchronize(blocking_event) : e;
 }
 
+void apo__cuda_streams(const apo__cuda_state *st, cudaStream_t out[APO_CUDA_STREAMS]) {
+    out[0] = st->h2d;
+    out[1] = st->d2h;
+    for (int i = 0; i < APO_CUDA_SLOTS; i++)
+        out[2 + i] = st->slots[i].compute;
+}
+
 void apo__cuda_drain(apo__cuda_state *st) {
-    const cudaStream_t streams[3] = {st->h2d, st->compute, st->d2h};
-    for (int i = 0; i < 3; i++)
+    cudaStream_t streams[APO_CUDA_STREAMS];
+    apo__cuda_streams(st, streams);
+    for (int i = 0; i < APO_CUDA_STREAMS; i++)
         if (streams[i] != NULL && st->drain[i] != NULL)
             (void)apo__cuda_wait_stream(streams[i], st->drain[i]);
     (void)cudaGetLastError();
@@ -171,13 +179,14 @@ static void cuda_close(apo__device *dev) {
             for (int k = 0; k < APO_EV_COUNT; k++)
                 if (st->slots[i].ev[k] != NULL)
                     cudaEventDestroy(st->slots[i].ev[k]);
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < APO_CUDA_STREAMS; i++)
             if (st->drain[i] != NULL)
                 cudaEventDestroy(st->drain[i]);
         if (st->ref != NULL)
             cudaEventDestroy(st->ref);
-        const cudaStream_t streams[3] = {st->h2d, st->compute, st->d2h};
-        for (int i = 0; i < 3; i++)
+        cudaStream_t streams[APO_CUDA_STREAMS];
+        apo__cuda_streams(st, streams);
+        for (int i = 0; i < APO_CUDA_STREAMS; i++)
             if (streams[i] != NULL)
                 cudaStreamDestroy(streams[i]);
     }
@@ -256,11 +265,13 @@ static int probe_gpu(int ordinal, found_gpu *g, apo__warnings *w) {
 
 /* The streams and events a GPU needs for its tasks, on the current device. */
 static cudaError_t create_streams(apo__cuda_state *st) {
-    cudaStream_t *streams[3] = {&st->h2d, &st->compute, &st->d2h};
+    cudaStream_t *streams[APO_CUDA_STREAMS] = {&st->h2d, &st->d2h};
+    for (int i = 0; i < APO_CUDA_SLOTS; i++)
+        streams[2 + i] = &st->slots[i].compute;
     cudaError_t e = cudaSuccess;
-    for (int i = 0; i < 3 && e == cudaSuccess; i++)
+    for (int i = 0; i < APO_CUDA_STREAMS && e == cudaSuccess; i++)
         e = cudaStreamCreateWithFlags(streams[i], cudaStreamNonBlocking);
-    for (int i = 0; i < 3 && e == cudaSuccess; i++)
+    for (int i = 0; i < APO_CUDA_STREAMS && e == cudaSuccess; i++)
         e = cudaEventCreateWithFlags(&st->drain[i], cudaEventBlockingSync | cudaEventDisableTiming);
     /* The origin of the intervals: timed, and waited for by spinning, briefly, so that the
      * host clock read after the wait is close to when the GPU passed it. */

@@ -2,11 +2,13 @@
  * The CUDA device's staging pipeline: one task, a contiguous run of tiles of a call on one
  * GPU, cut into chunks that go through APO_CUDA_SLOTS slots (docs/cuda.md, "The pipeline").
  *
- * Streams: each GPU has three non-blocking streams, one per direction and one for kernels,
- * so that the two copy engines and the SMs each work through a queue of their own. A
- * chunk's host-to-device copies go on the h2d stream, its kernel on the compute stream after
- * an event wait for those copies, its device-to-host copies on the d2h stream after an
- * event wait for the kernel.
+ * Streams: each GPU has one non-blocking stream per copy direction and one per slot for
+ * kernels, so that the two copy engines each work through a queue of their own and the
+ * kernels of the chunks in flight run beside each other rather than one after another. A
+ * chunk's host-to-device copies go on the h2d stream, its kernel on its slot's compute
+ * stream after an event wait for those copies, its device-to-host copies on the d2h stream
+ * after an event wait for the kernel. Chunks are independent (disjoint tiles, disjoint
+ * buffers), so the order their kernels run in changes no bit.
  *
  * Slots: each slot is a device buffer and a pinned host buffer of the same layout, and six
  * timing events. The buffers are allocated at the GPU's first task and kept for the
@@ -34,7 +36,7 @@
  * Outputs for another GPU are either kept resident here, in one buffer per task (a
  * "segment"), for the grouped NCCL gather after the phase (gather.c), or, without NCCL or
  * when that buffer cannot be had, leave by peer copy chunk by chunk. Before its first work
- * the task makes all three streams wait for the call's ordering events (the caller's stream
+ * the task makes all its streams wait for the call's ordering events (the caller's stream
  * or event, or the legacy default stream: core/cuda_calls.c).
  *
  * Deadlines (device.h, the task guard): every read of the call and every host copy into the
@@ -281,12 +283,12 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
                                      : call->outputs[o];
     if (plen != 0)
         c.partials = s->dev + part_off;
-    if (!apo__cuda_check(cudaStreamWaitEvent(st->compute, s->ev[APO_EV_H2D_END], 0), dev,
+    if (!apo__cuda_check(cudaStreamWaitEvent(s->compute, s->ev[APO_EV_H2D_END], 0), dev,
                          "cudaStreamWaitEvent") ||
-        !apo__cuda_check(cudaEventRecord(s->ev[APO_EV_KERNEL_START], st->compute), dev,
+        !apo__cuda_check(cudaEventRecord(s->ev[APO_EV_KERNEL_START], s->compute), dev,
                          "cudaEventRecord"))
         return 0;
-    int rc = k->cuda->launch(call, &c, st->compute);
+    int rc = k->cuda->launch(call, &c, s->compute);
     if (rc != 0) {
         if (!k->builtin)
             apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "%s: the CUDA launcher of %s returned %d",
@@ -295,7 +297,7 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
             apo__cuda_check((cudaError_t)rc, dev, "kernel launch");
         return 0;
     }
-    if (!apo__cuda_check(cudaEventRecord(s->ev[APO_EV_KERNEL_END], st->compute), dev,
+    if (!apo__cuda_check(cudaEventRecord(s->ev[APO_EV_KERNEL_END], s->compute), dev,
                          "cudaEventRecord") ||
         !apo__cuda_check(cudaStreamWaitEvent(st->d2h, s->ev[APO_EV_KERNEL_END], 0), dev,
                          "cudaStreamWaitEvent") ||
@@ -419,9 +421,10 @@ static int start_streams(cuda_task *t) {
         !apo__cuda_check(cudaEventSynchronize(st->ref), t->dev, "cudaEventSynchronize"))
         return 0;
     t->ref_host = apo__now();
-    const cudaStream_t streams[3] = {st->h2d, st->compute, st->d2h};
+    cudaStream_t streams[APO_CUDA_STREAMS];
+    apo__cuda_streams(st, streams);
     for (size_t i = 0; i < t->call->n_wait_events; i++)
-        for (int j = 0; j < 3; j++)
+        for (int j = 0; j < APO_CUDA_STREAMS; j++)
             if (!apo__cuda_check(
                     cudaStreamWaitEvent(streams[j], (cudaEvent_t)t->call->wait_events[i], 0),
                     t->dev, "waiting for the caller's event"))
@@ -477,13 +480,16 @@ static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uin
     const apo__chunk_plan whole = plan_chunk(call, t.halo, first, end);
     if (call->gather_resident && call->out_gpu != st->ordinal)
         (void)apo__cuda_open_segment(dev, st, call, whole.out_lo, whole.out_hi);
-    const size_t cap = apo__chunk_cap(chunk_doubles(&t, &whole), slot_doubles);
+    /* Chunks of whole waves over the SMs; a task whose arrays are all read and written in
+     * place (only its partials, if any, use a slot) is one launch. */
+    const int staged = slot_inputs(&t) + slot_outputs(&t) > 0;
+    const uint64_t chunk_tiles = apo__chunk_tiles(end - first, dev->info.multiprocessors, staged);
 
     static const apo__pipeline_ops ops = {chunk_end, issue_chunk, finish_chunk, task_stopped};
     uint64_t stuck = first;
-    apo__pipe_result r = start_streams(&t)
-                             ? apo__pipeline_drive(&ops, &t, first, end, cap, slot_doubles, &stuck)
-                             : APO_PIPE_FAILED;
+    apo__pipe_result r = start_streams(&t) ? apo__pipeline_drive(&ops, &t, first, end, chunk_tiles,
+                                                                 slot_doubles, &stuck)
+                                           : APO_PIPE_FAILED;
     if (r == APO_PIPE_TOO_BIG) {
         const apo__chunk_plan one = plan_chunk(call, t.halo, stuck, stuck + 1);
         apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,

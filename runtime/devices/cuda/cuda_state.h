@@ -20,6 +20,8 @@
  * above the fixed cost of a copy or a launch. */
 #define APO_CUDA_SLOT_MAX_BYTES ((size_t)128 << 20)
 #define APO_CUDA_SLOT_MIN_BYTES ((size_t)1 << 20)
+/* A GPU's streams: one per copy direction and one per slot for kernels. */
+#define APO_CUDA_STREAMS (2 + APO_CUDA_SLOTS)
 /* Default budget: half the free memory at discovery, at most this much. */
 #define APO_CUDA_DEFAULT_BUDGET_MAX_MB 4096
 
@@ -29,7 +31,7 @@ enum {
     APO_EV_H2D_START,
     APO_EV_H2D_END, /* on the h2d stream */
     APO_EV_KERNEL_START,
-    APO_EV_KERNEL_END, /* on the compute stream */
+    APO_EV_KERNEL_END, /* on the slot's compute stream */
     APO_EV_D2H_START,
     APO_EV_D2H_END, /* on the d2h stream; blocking: the host waits on it */
     APO_EV_COUNT
@@ -43,6 +45,11 @@ typedef struct apo__chunk_plan {
 } apo__chunk_plan;
 
 typedef struct apo__cuda_slot {
+    /* The slot's own kernel stream: kernels of chunks in different slots wait only for their
+     * own inputs, so they run beside each other and beside the copies (docs/cuda.md, "The
+     * pipeline"). A slot's chunks still run in order: the host finishes a slot's chunk
+     * before it issues the next one into it. */
+    cudaStream_t compute;
     cudaEvent_t ev[APO_EV_COUNT];
     double *dev;  /* device staging */
     double *host; /* pinned staging, laid out as dev */
@@ -54,12 +61,15 @@ typedef struct apo__cuda_state {
     size_t budget_bytes; /* staging budget: every slot's device buffer together */
     size_t slot_bytes;   /* size of each slot buffer, once allocated */
     int staged;          /* slot buffers allocated */
-    /* One stream per direction and one for kernels, non-blocking: the copy engines and the
-     * SMs each see their own queue, and each phase's events sit on its own stream. */
-    cudaStream_t h2d, compute, d2h;
-    cudaEvent_t ref;      /* the origin of a task's intervals on the GPU clock */
-    cudaEvent_t drain[3]; /* blocking events to wait for each stream after a failure */
+    /* One stream per direction, non-blocking, and one for kernels per slot: each copy
+     * direction keeps one queue in issue order (one copy engine saturates a direction of
+     * the link, so a chunk's inputs land whole before the next chunk's start), and each
+     * phase's events sit on the stream that runs it. */
+    cudaStream_t h2d, d2h;
+    cudaEvent_t ref; /* the origin of a task's intervals on the GPU clock */
     apo__cuda_slot slots[APO_CUDA_SLOTS];
+    /* Blocking events to wait for each stream after a failure (apo__cuda_streams' order). */
+    cudaEvent_t drain[APO_CUDA_STREAMS];
     /* The running task holds an access to the call (apo__task_enter_call), and keeps it
      * across waits for the GPU when the GPU reads or writes the caller's memory itself
      * (device-resident arrays, pinned host arrays copied straight). */
@@ -74,6 +84,10 @@ typedef struct apo__cuda_state {
     struct apo__gpu_segment *segments; /* cuda_device.h */
     size_t n_segments, segments_cap;
 } apo__cuda_state;
+
+/* Every stream of the GPU into `out` (APO_CUDA_STREAMS of them, NULL where not created):
+ * h2d, d2h, then the slots' compute streams in slot order. */
+void apo__cuda_streams(const apo__cuda_state *st, cudaStream_t out[APO_CUDA_STREAMS]);
 
 /* Logs a failed CUDA call of a task (the task then fails and its tiles move); 1 when `e`
  * is cudaSuccess. */

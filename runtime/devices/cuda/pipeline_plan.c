@@ -11,18 +11,30 @@
 
 /* ---- chunks and the slot schedule ----------------------------------------------------- */
 
-size_t apo__chunk_cap(size_t task_doubles, size_t slot_doubles) {
-    size_t cap = task_doubles / APO_CUDA_MIN_CHUNKS;
-    if (cap < APO_CUDA_MIN_CHUNK_DOUBLES)
-        cap = APO_CUDA_MIN_CHUNK_DOUBLES;
-    if (cap > slot_doubles)
-        cap = slot_doubles;
-    return cap;
+uint64_t apo__gpu_wave_tiles(int sms) {
+    return (uint64_t)(sms > 0 ? sms : 1) * APO_CUDA_TILES_PER_SM;
+}
+
+uint64_t apo__chunk_tiles(uint64_t task_tiles, int sms, int staged) {
+    if (!staged || task_tiles == 0)
+        return task_tiles > 0 ? task_tiles : 1;
+    const uint64_t wave = apo__gpu_wave_tiles(sms);
+    /* Enough chunks for the pipeline, each a whole number of waves: a part wave in every
+     * chunk would leave SMs idle at each chunk's tail rather than once at the task's.
+     * Rounding down keeps at least APO_CUDA_MIN_CHUNKS chunks wherever the task has that
+     * many waves (at most twice as many); below that, one wave per chunk. */
+    uint64_t per = task_tiles / APO_CUDA_MIN_CHUNKS + (task_tiles % APO_CUDA_MIN_CHUNKS != 0);
+    per = per / wave * wave;
+    if (per < wave)
+        per = wave;
+    return per < task_tiles ? per : task_tiles;
 }
 
 apo__pipe_result apo__pipeline_drive(const apo__pipeline_ops *ops, void *ctx, uint64_t first,
-                                     uint64_t end, size_t cap, size_t slot_doubles,
+                                     uint64_t end, uint64_t chunk_tiles, size_t slot_doubles,
                                      uint64_t *stuck_tile) {
+    if (chunk_tiles == 0)
+        chunk_tiles = 1;
     int busy[APO_CUDA_SLOTS] = {0};
     uint64_t next = first;
     unsigned chunk = 0;
@@ -36,9 +48,8 @@ apo__pipe_result apo__pipeline_drive(const apo__pipeline_ops *ops, void *ctx, ui
             if (!ops->finish(ctx, slot))
                 return APO_PIPE_FAILED;
         }
-        uint64_t stop = ops->chunk_end(ctx, next, end, cap);
-        if (stop == 0 && cap < slot_doubles)
-            stop = ops->chunk_end(ctx, next, end, slot_doubles);
+        const uint64_t limit = end - next > chunk_tiles ? next + chunk_tiles : end;
+        const uint64_t stop = ops->chunk_end(ctx, next, limit, slot_doubles);
         if (stop == 0) {
             *stuck_tile = next;
             return APO_PIPE_TOO_BIG;

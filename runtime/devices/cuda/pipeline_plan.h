@@ -2,8 +2,9 @@
  * What the CUDA pipeline (cuda_device.c) decides without CUDA, so that it is built in every
  * build and unit-tested on machines without a GPU (tests/runtime/devices/test_cuda_plan.c):
  *
- * - how large a chunk may be, so that a large task is cut into enough chunks to keep
- *   APO_CUDA_SLOTS - 1 of them in flight in each direction while the host finishes one;
+ * - how many tiles a chunk holds: whole waves of tiles over the GPU's SMs, and enough
+ *   chunks to keep APO_CUDA_SLOTS - 1 of them in flight while the host finishes one;
+ * - the fewest tiles worth giving a GPU at all (the balancer's floor for its share);
  * - the slot schedule itself (apo__pipeline_drive), written against callbacks that the CUDA
  *   backend fills with stream work and the tests with a recorder;
  * - host copies spread over threads (the staging copies between the caller's arrays and
@@ -25,17 +26,29 @@
  * APO_CUDA_SLOTS - 1 chunks in flight: at least three per direction. */
 #define APO_CUDA_SLOTS 4
 /* A large task is cut into at least this many chunks (two rounds of the slots), so that the
- * pipeline fills before it drains; a chunk is never cut below APO_CUDA_MIN_CHUNK_DOUBLES
- * doubles for that (2 MiB: a smaller copy is dominated by its fixed cost). */
+ * pipeline fills before it drains, as long as each chunk still holds a wave of tiles. */
 #define APO_CUDA_MIN_CHUNKS (2 * APO_CUDA_SLOTS)
-#define APO_CUDA_MIN_CHUNK_DOUBLES ((size_t)1 << 18)
+/* Tiles per SM in one wave: the work a kernel needs to give every SM at least one warp. A
+ * staged warp owns 32 consecutive tiles, and a simple kernel's thread is one tile, so 32
+ * tiles per SM is one warp on each (docs/cuda.md, "Staged kernels"). */
+#define APO_CUDA_TILES_PER_SM 32
 
 /* ---- chunks and the slot schedule ----------------------------------------------------- */
 
-/* The most doubles one chunk may occupy in a slot, for a task whose chunks would occupy
- * `task_doubles` in all: task_doubles / APO_CUDA_MIN_CHUNKS, raised to
- * APO_CUDA_MIN_CHUNK_DOUBLES, lowered to the slot's `slot_doubles`. */
-size_t apo__chunk_cap(size_t task_doubles, size_t slot_doubles);
+/* Tiles in one wave over a GPU of `sms` multiprocessors (at least 1): sms *
+ * APO_CUDA_TILES_PER_SM. Fewer tiles than this leave SMs without a warp, however the work
+ * is cut: the balancer gives a GPU no share smaller than one wave (core/plan.c). */
+uint64_t apo__gpu_wave_tiles(int sms);
+
+/* The most tiles one chunk holds, for a task of `task_tiles` tiles on a GPU of `sms`
+ * multiprocessors. With `staged` 0 (nothing of the task goes through a slot but partials:
+ * its arrays are read and written in place) the whole task, one launch: there is no copy
+ * to overlap. Otherwise task_tiles / APO_CUDA_MIN_CHUNKS (rounded up) rounded down to
+ * whole waves, at least one wave, at most the task: chunks of whole waves give every SM
+ * work in each chunk's kernel, and a task of APO_CUDA_MIN_CHUNKS waves or more still makes
+ * that many chunks (at most twice as many) to keep the slots busy. The slot's bytes cap a
+ * chunk on top of this (apo__pipeline_drive). */
+uint64_t apo__chunk_tiles(uint64_t task_tiles, int sms, int staged);
 
 /* What the slot schedule asks of its backend. `ctx` is the backend's. Each returns 1 when
  * it succeeded, 0 when the task failed (the schedule then stops issuing and returns
@@ -61,13 +74,13 @@ typedef enum apo__pipe_result {
 
 /* Runs tiles [first, end) through APO_CUDA_SLOTS slots: chunk k goes to slot
  * k % APO_CUDA_SLOTS, after the chunk that slot held has been finished; chunks are at most
- * `cap` doubles, or up to `slot_doubles` when a single tile needs more than `cap`. After the
+ * `chunk_tiles` tiles (apo__chunk_tiles) and at most `slot_doubles` doubles. After the
  * last chunk is issued the rest are finished oldest first. Finishing the oldest chunk
  * while the others stay in flight is what keeps APO_CUDA_SLOTS - 1 chunks queued on the
  * GPU while the host copies. On anything but APO_PIPE_DONE, chunks may still be in flight
  * (in slots that were issued and not finished). */
 apo__pipe_result apo__pipeline_drive(const apo__pipeline_ops *ops, void *ctx, uint64_t first,
-                                     uint64_t end, size_t cap, size_t slot_doubles,
+                                     uint64_t end, uint64_t chunk_tiles, size_t slot_doubles,
                                      uint64_t *stuck_tile);
 
 /* ---- host copies over threads ---------------------------------------------------------- */

@@ -170,6 +170,89 @@ Test(solver, unusable_and_invalid_devices_get_nothing, .timeout = 60) {
     assert_rel(T, 1e6 * 2e-9, 1e-12, "makespan %.17g", T);
 }
 
+/* A GPU's fixed cost per call (launch, synchronisation, the first copy's latency) against a
+ * 16-core cpu, in the figures of docs/cuda.md ("Small calls"): bollinger host-resident moves
+ * 32 bytes per sample over PCIe at 55 GB/s (0.58 ns per sample) after 7.4 ms of fixed cost,
+ * so 1e6 samples are predicted at 8 ms on the GPU against 0.2 ms on the cpu (20 us and
+ * 0.18 ns per sample). */
+Test(solver, a_gpu_whose_fixed_cost_dominates_leaves_small_calls_to_the_cpu, .timeout = 60) {
+    const double gl = 7.4e-3, gc = 32.0 / 55e9, cl = 20e-6, cc = 0.18e-9;
+    apo__model m[2] = {model(gl, gc), model(cl, cc)}; /* the GPU first, as in device order */
+    double shares[2], T;
+    solve_ok(m, ALL, 2, 1e6, shares, &T);
+    cr_assert_eq(shares[0], 0.0, "GPU share at 1e6: %.17g", shares[0]);
+    cr_assert_eq(shares[1], 1.0, "cpu share at 1e6: %.17g", shares[1]);
+    assert_rel(T, cl + 1e6 * cc, 1e-12, "makespan at 1e6: %.17g", T);
+
+    /* 1e8: the cpu alone would take 18 ms, more than the GPU's fixed cost: both finish
+     * together at T = (total + cl / cc + gl / gc) / (1 / cc + 1 / gc). */
+    solve_ok(m, ALL, 2, 1e8, shares, &T);
+    const double T_want = (1e8 + cl / cc + gl / gc) / (1 / cc + 1 / gc);
+    assert_rel(T, T_want, 1e-12, "makespan at 1e8: %.17g, want %.17g", T, T_want);
+    assert_rel(shares[0], (T_want - gl) / gc / 1e8, 1e-11, "GPU share at 1e8: %.17g", shares[0]);
+    cr_assert_gt(shares[0], 0.05, "the GPU takes a real part of 1e8: %.17g", shares[0]);
+    cr_assert_lt(T, cl + 1e8 * cc, "the split beats the cpu alone");
+}
+
+/* A GPU whose model predicts it worth using (little fixed cost), but whose share would not
+ * fill its SMs once: one wave of an H100 is 132 SMs x 32 tiles of 4,096 samples, 17.3
+ * million. The floor leaves it out at 1e6 and does not touch a split above it. */
+Test(solver, a_share_below_a_devices_floor_goes_to_the_others, .timeout = 60) {
+    const double wave = 132.0 * 32 * 4096;
+    apo__model m[2] = {model(0.1e-3, 0.05e-9), model(20e-6, 0.18e-9)};
+    const double floor[2] = {wave, 0};
+    double shares[2], T, plain[2], T_plain;
+
+    /* 1e6: without the floor the GPU takes most of it; with it, the cpu takes it all. */
+    solve_ok(m, ALL, 2, 1e6, plain, &T_plain);
+    cr_assert_gt(plain[0], 0.0, "the model alone gives the GPU work at 1e6");
+    cr_assert_eq(apo__solve_split_min(m, ALL, floor, 2, 1e6, shares, &T), APO_OK);
+    cr_assert_eq(shares[0], 0.0, "GPU share at 1e6 with its floor: %.17g", shares[0]);
+    cr_assert_eq(shares[1], 1.0);
+    assert_rel(T, 20e-6 + 1e6 * 0.18e-9, 1e-12, "makespan %.17g", T);
+
+    /* 1e8: the GPU's share (about 78%) is above a wave: the floor changes nothing. */
+    solve_ok(m, ALL, 2, 1e8, plain, &T_plain);
+    cr_assert_gt(plain[0] * 1e8, wave);
+    cr_assert_eq(apo__solve_split_min(m, ALL, floor, 2, 1e8, shares, &T), APO_OK);
+    cr_assert_eq(shares[0], plain[0]);
+    cr_assert_eq(shares[1], plain[1]);
+    cr_assert_eq(T, T_plain);
+
+    /* No floors: the plain solver. */
+    solve_ok(m, ALL, 2, 1e6, plain, &T_plain);
+    cr_assert_eq(apo__solve_split_min(m, ALL, NULL, 2, 1e6, shares, &T), APO_OK);
+    cr_assert_eq(shares[0], plain[0]);
+    cr_assert_eq(shares[1], plain[1]);
+
+    /* The GPU alone (the cpu not usable) keeps the call below its floor: someone must. */
+    const int gpu_only[2] = {1, 0};
+    cr_assert_eq(apo__solve_split_min(m, gpu_only, floor, 2, 1e6, shares, &T), APO_OK);
+    cr_assert_eq(shares[0], 1.0);
+    cr_assert_eq(shares[1], 0.0);
+}
+
+/* Two GPUs and a cpu: at a size where each GPU's share of a three-way split is below a
+ * wave but one GPU's share of a two-way split is above it, one GPU is left out (the one
+ * furthest below, the slower), not both; the result is the two-device optimum. */
+Test(solver, floors_leave_out_one_device_at_a_time, .timeout = 60) {
+    const double wave = 1e6;
+    apo__model m[3] = {model(0, 1e-9), model(0, 2e-9), model(0, 4e-9)};
+    const double floor[3] = {wave, wave, 0};
+    /* Rates 1e9, 5e8, 2.5e8 (sum 1.75e9): at 2.5e6, shares 1.43e6, 0.71e6, 0.36e6: the second
+     * GPU is below its floor; without it, the first takes 2.5e6 * 1e9 / 1.25e9 = 2e6. */
+    double shares[3], T;
+    cr_assert_eq(apo__solve_split_min(m, ALL, floor, 3, 2.5e6, shares, &T), APO_OK);
+    cr_assert_eq(shares[1], 0.0, "the slower GPU: %.17g", shares[1]);
+    assert_rel(shares[0], 0.8, 1e-12, "the faster GPU: %.17g", shares[0]);
+    assert_rel(shares[2], 0.2, 1e-12, "the cpu: %.17g", shares[2]);
+    assert_rel(T, 2.5e6 / 1.25e9, 1e-12, "makespan %.17g", T);
+    /* At 1e6 the faster GPU's two-way share (0.8e6) is below a wave too: the cpu alone. */
+    cr_assert_eq(apo__solve_split_min(m, ALL, floor, 3, 1e6, shares, &T), APO_OK);
+    cr_assert_eq(shares[2], 1.0, "the cpu: %.17g", shares[2]);
+    assert_rel(T, 1e6 * 4e-9, 1e-12, "makespan %.17g", T);
+}
+
 /* A random model: latency 0 (one time in four) or log-uniform in [10 us, 50 ms], cost
  * log-uniform in [0.1 ns, 100 ns] per element. */
 static apo__model random_model(uint64_t seed, uint64_t idx) {

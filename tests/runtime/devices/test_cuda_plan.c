@@ -1,6 +1,7 @@
 /*
  * test_cuda_plan.c: what the CUDA pipeline decides without CUDA (runtime/devices/cuda/
- * pipeline_plan.h, pin_table.h), tested on any machine: the chunk cap, the slot schedule
+ * pipeline_plan.h, pin_table.h), tested on any machine: chunks of whole waves of tiles
+ * over the SMs, the slot schedule
  * driven through a recorder in place of the GPU (at least three chunks in flight while the
  * host finishes one), host copies spread over threads, the overlap of intervals, the host
  * threads GPUs take beside the cpu device, and the table of pinned host ranges.
@@ -17,21 +18,64 @@
 #include "devices/cuda/pin_table.h"
 #include "devices/cuda/pipeline_plan.h"
 
-/* ---- the chunk cap ---------------------------------------------------------------------- */
+/* ---- chunks by tiles per SM -------------------------------------------------------------- */
 
-Test(cuda_plan, a_large_task_is_cut_into_enough_chunks_to_fill_the_slots) {
-    const size_t slot = (size_t)16 << 20; /* doubles */
-    /* Large: a share of the task per chunk, so that it makes APO_CUDA_MIN_CHUNKS chunks. */
-    const size_t task = (size_t)64 << 20;
-    cr_assert_eq(apo__chunk_cap(task, slot), task / APO_CUDA_MIN_CHUNKS);
-    cr_assert_geq(task / apo__chunk_cap(task, slot), (size_t)2 * APO_CUDA_SLOTS);
-    /* Huge: never more than a slot. */
-    cr_assert_eq(apo__chunk_cap((size_t)1 << 40, slot), slot);
-    /* Small: never below the minimum chunk, which may leave a single chunk. */
-    cr_assert_eq(apo__chunk_cap(1000, slot), APO_CUDA_MIN_CHUNK_DOUBLES);
-    /* A slot smaller than the minimum chunk wins. */
-    cr_assert_eq(apo__chunk_cap(1000, 4096), 4096);
+Test(cuda_plan, a_wave_is_a_warp_of_tiles_on_every_sm) {
+    /* An H100: 132 SMs, 32 tiles (one warp) each. */
+    cr_assert_eq(apo__gpu_wave_tiles(132), 132u * 32u);
+    cr_assert_eq(apo__gpu_wave_tiles(1), 32u);
+    /* A GPU that reported no SMs still counts as one. */
+    cr_assert_eq(apo__gpu_wave_tiles(0), 32u);
+}
+
+Test(cuda_plan, chunks_hold_whole_waves_and_enough_of_them_fill_the_slots) {
+    const uint64_t wave = 132 * 32; /* 4,224 tiles on an H100 */
+    /* Many waves: an eighth of the task, rounded down to whole waves. 100 waves / 8 = 12.5,
+     * so 12 waves per chunk, and the task is 9 chunks (8 of 12 waves and one of 4). */
+    cr_assert_eq(apo__chunk_tiles(100 * wave, 132, 1), 12 * wave);
+    /* Exactly 8 waves: one wave per chunk, 8 chunks. */
+    cr_assert_eq(apo__chunk_tiles(8 * wave, 132, 1), wave);
+    /* 1e8 samples of bollinger, 24,415 tiles: an eighth (3,052) is less than a wave, so one
+     * wave per chunk, 6 chunks (the slot's bytes may cut them further). */
+    cr_assert_eq(apo__chunk_tiles(24415, 132, 1), wave);
+    /* Less than a wave: the whole task in one chunk. */
+    cr_assert_eq(apo__chunk_tiles(6104 / 2, 132, 1), 3052u);
+    cr_assert_eq(apo__chunk_tiles(1, 132, 1), 1u);
+    /* A smaller GPU has smaller waves: 16 SMs, 512 tiles; 10,000 / 8 = 1,250 -> 2 waves. */
+    cr_assert_eq(apo__chunk_tiles(10000, 16, 1), 2u * 512u);
+    /* Nothing staged (arrays read and written in place): one launch whatever the size. */
+    cr_assert_eq(apo__chunk_tiles(100 * wave, 132, 0), 100 * wave);
     cr_assert_geq(APO_CUDA_SLOTS - 1, 3, "fewer than three chunks in flight per direction");
+}
+
+Test(cuda_plan, chunk_sizes_are_whole_waves_for_every_task_size) {
+    /* Against the definition, over sizes around the wave boundaries: every chunk but the
+     * last holds whole waves, at least one; a task of fewer than APO_CUDA_MIN_CHUNKS waves
+     * is cut into one chunk per wave (part of one for the last), a larger one into at least
+     * APO_CUDA_MIN_CHUNKS and at most twice that. */
+    const int sms_list[] = {1, 7, 132};
+    for (size_t si = 0; si < sizeof sms_list / sizeof sms_list[0]; si++) {
+        const uint64_t wave = 32 * (uint64_t)sms_list[si];
+        for (uint64_t task = 1; task < 20 * wave; task += task < 3 * wave ? 1 : 37) {
+            const uint64_t per = apo__chunk_tiles(task, sms_list[si], 1);
+            const uint64_t chunks = (task + per - 1) / per;
+            cr_assert_leq(per, task);
+            if (per < task)
+                cr_assert_eq(per % wave, 0, "task %llu: %llu tiles per chunk",
+                             (unsigned long long)task, (unsigned long long)per);
+            else
+                cr_assert_leq(task, wave, "task %llu in one chunk", (unsigned long long)task);
+            if (task < APO_CUDA_MIN_CHUNKS * wave) {
+                cr_assert_eq(chunks, (task + wave - 1) / wave, "task %llu: %llu chunks",
+                             (unsigned long long)task, (unsigned long long)chunks);
+            } else {
+                cr_assert_geq(chunks, APO_CUDA_MIN_CHUNKS, "task %llu: %llu chunks",
+                              (unsigned long long)task, (unsigned long long)chunks);
+                cr_assert_leq(chunks, 2 * APO_CUDA_MIN_CHUNKS, "task %llu: %llu chunks",
+                              (unsigned long long)task, (unsigned long long)chunks);
+            }
+        }
+    }
 }
 
 /* ---- the slot schedule, driven by a recorder ---------------------------------------------- */
@@ -127,9 +171,12 @@ Test(cuda_plan, the_schedule_keeps_three_chunks_in_flight_while_the_host_finishe
     const uint64_t first = 5, end = 5 + 1000;
     const size_t tile = 1000, slot = 64 * tile;
     recorder *r = new_recorder(tile);
-    const size_t cap = apo__chunk_cap(doubles_of(r, first, end), slot);
+    /* A GPU of 3 SMs: waves of 96 tiles, chunks of one wave (1,000 / 8 = 125 tiles, rounded
+     * down), more than the slot's 64 tiles' worth: the slot cuts them to 64 tiles. */
+    const uint64_t per = apo__chunk_tiles(end - first, 3, 1);
+    cr_assert_eq(per, 96u);
     uint64_t stuck = 0;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, first, end, cap, slot, &stuck), APO_PIPE_DONE);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, first, end, per, slot, &stuck), APO_PIPE_DONE);
     /* The chunks tile [first, end) in order, each within the cap. */
     cr_assert_geq(r->issues, APO_CUDA_MIN_CHUNKS, "%ld chunks", r->issues);
     uint64_t next = first;
@@ -139,7 +186,8 @@ Test(cuda_plan, the_schedule_keeps_three_chunks_in_flight_while_the_host_finishe
         next = r->chunk_end[c];
     }
     cr_assert_eq(next, end);
-    cr_assert_leq(r->max_chunk_doubles, cap);
+    cr_assert_leq(r->max_chunk_doubles, slot);
+    cr_assert_eq(r->max_chunk_doubles, slot, "the slot's bytes, not the tile count, cut them");
     cr_assert(!r->reissued_busy_slot, "a slot took a chunk before its previous one finished");
     /* Every chunk finished once, oldest first. */
     cr_assert_eq(r->finishes, r->issues);
@@ -158,15 +206,35 @@ Test(cuda_plan, the_schedule_keeps_three_chunks_in_flight_while_the_host_finishe
     free(r);
 }
 
-Test(cuda_plan, a_tile_larger_than_the_cap_gets_a_chunk_up_to_a_whole_slot) {
+Test(cuda_plan, chunks_stop_at_the_tile_count_or_the_slot_whichever_comes_first) {
+    /* Tiles of 10 doubles, one of 500, a slot of 1,000 doubles, chunks of at most 30 tiles:
+     * [0, 30) holds the big tile at 7 (29 x 10 + 500 = 790 doubles, within the slot), so
+     * the tile count cuts it; then [30, 60) of 300 doubles, [60, 90), [90, 100). */
     recorder *r = new_recorder(10);
     r->huge_tile = 7;
     r->huge_doubles = 500;
     uint64_t stuck = 0;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 20, 100, 1000, &stuck), APO_PIPE_DONE);
-    cr_assert_eq(r->max_chunk_doubles > 100, 1);
-    cr_assert_leq(r->max_chunk_doubles, 1000);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, &stuck), APO_PIPE_DONE);
+    const uint64_t want[] = {30, 60, 90, 100};
+    cr_assert_eq(r->issues, 4);
+    for (long c = 0; c < r->issues; c++)
+        cr_assert_eq(r->chunk_end[c], want[c], "chunk %ld ends at %llu", c,
+                     (unsigned long long)r->chunk_end[c]);
+    cr_assert_eq(r->max_chunk_doubles, 790u);
     cr_assert_eq(r->finishes, r->issues);
+    free(r);
+
+    /* A big tile of 900 doubles: the slot cuts the chunk holding it before the count. */
+    r = new_recorder(10);
+    r->huge_tile = 20;
+    r->huge_doubles = 900;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, &stuck), APO_PIPE_DONE);
+    /* [0, 30) would be 29 x 10 + 900 = 1,190 > 1,000, and [0, 21) already 1,100: the slot
+     * allows [0, 20); then [20, 50) would be 1,190 again: [20, 31) of 1,000 doubles. */
+    cr_assert_eq(r->chunk_end[0], 20u);
+    cr_assert_eq(r->chunk_end[1], 31u);
+    cr_assert_eq(r->chunk_end[2], 61u, "past the big tile the count cuts again");
+    cr_assert_leq(r->max_chunk_doubles, 1000u);
     free(r);
 }
 
