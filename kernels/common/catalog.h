@@ -176,9 +176,17 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
  * 0 for a kernel that cannot resume (a stream re-runs its tile from the start). */
 size_t apo__catalog_resume_size(apo__cat_id id);
 
+/* 1 for the running sums (obv, ad), whose resumed run carries from the series' first bar
+ * across every tile: their state (a few doubles, apo__catalog_resume_size bytes) is the
+ * run's at some bar, never a tile's start, and apo__cpu_catalog_resume takes `begin` as
+ * that bar (the piece's first) and ignores `fresh`. A whole-row tile is the same run from
+ * bar 0, so a piece gives the bits of any tile holding it. */
+int apo__catalog_carries(apo__cat_id id);
+
 /* Kernel id's tile [begin, ...) of one row fed piece by piece: with `fresh` the state starts
  * the tile, else it goes on from the last call's stop; positions up to stop - 1 get the
- * bits apo__cpu_catalog_tile gives them. Only for kernels whose resume size is not 0. */
+ * bits apo__cpu_catalog_tile gives them. Only for kernels whose resume size is not 0; for
+ * those that carry (apo__catalog_carries), see there. */
 void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
                              size_t begin, size_t stop);
 

@@ -220,10 +220,18 @@ size_t apo__catalog_resume_size(apo__cat_id id) {
     case APO_CAT_STOCHF:
     case APO_CAT_MFI:
         return sizeof(cat_resume);
+    /* The running sums carry their run from the series' first bar instead (catalog.h,
+     * apo__catalog_carries): a few doubles, nothing of the tile. */
+    case APO_CAT_OBV:
+        return APO_OBV_CARRY * sizeof(double);
+    case APO_CAT_AD:
+        return APO_AD_CARRY * sizeof(double);
     default:
         return 0;
     }
 }
+
+int apo__catalog_carries(apo__cat_id id) { return id == APO_CAT_OBV || id == APO_CAT_AD; }
 
 /* 1 for the recurrences, whose start reads nothing and whose next tile's run can be taken
  * ahead (apo__cpu_catalog_resume). A window's start reads the window before its tile and
@@ -403,6 +411,15 @@ static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t e
 void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
                              size_t begin, size_t stop) {
     assert(io != NULL && state != NULL && apo__catalog_resume_size(id) > 0);
+    if (apo__catalog_carries(id)) {
+        /* No tile to start: the state is the run's at `begin`, wherever that falls. */
+        (void)fresh;
+        if (id == APO_CAT_OBV)
+            apo__obv_carry(io, state, begin, stop);
+        else
+            apo__ad_carry(io, state, begin, stop);
+        return;
+    }
     cat_resume *rs = state;
     if (fresh) {
         const int ahead = rs->next_ready && rs->begin + rs->tile == begin && rs->next.t == begin;

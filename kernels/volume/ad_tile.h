@@ -27,10 +27,13 @@
 #include "flow.h"
 #include "window.h"
 
-static inline APO_HD void apo__ad_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The sum `ad` stepped over bars [from, end), writing the outputs of those from `begin` on;
+ * returns the sum after bar end - 1. The tile and a stream's carried run (apo__ad_carry)
+ * both are this loop, so they perform the same operations on the same sum at every bar. */
+static inline APO_HD double apo__ad_run(double ad, const apo__cat_io *io, size_t from, size_t begin,
+                                        size_t end) {
     double *out = io->out[0];
-    double ad = 0.0;
-    for (size_t t = 0; t < begin; t++)
+    for (size_t t = from; t < begin; t++)
         if (apo__all_finite_at(io->in, 4, t))
             ad = apo__ad_add(ad, io, t);
     for (size_t t = begin; t < end; t++) {
@@ -43,6 +46,21 @@ static inline APO_HD void apo__ad_tile(const apo__cat_io *io, size_t begin, size
         }
         out[t] = y;
     }
+    return ad;
+}
+
+static inline APO_HD void apo__ad_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    (void)apo__ad_run(0.0, io, 0, begin, end);
+}
+
+/* Doubles of the state a stream carries per series (apo__ad_carry). */
+#define APO_AD_CARRY 1
+
+/* A stream's series fed on from bar `begin` to `stop` - 1, going on from the sum c[0] its
+ * last piece left at `begin` (0 before the first bar, the tile's start). Never reset, as
+ * the batch's sum never is (runtime/streaming/stream.c). */
+static inline void apo__ad_carry(const apo__cat_io *io, double *c, size_t begin, size_t stop) {
+    c[0] = apo__ad_run(c[0], io, begin, begin, stop);
 }
 
 #endif /* APO_KERNELS_AD_TILE_H */

@@ -45,19 +45,48 @@ static inline APO_HD int apo__obv_step(apo__obv_state *s, const apo__cat_io *io,
     return 1;
 }
 
-static inline APO_HD void apo__obv_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* Steps the state over bars [from, end), writing the outputs of those from `begin` on. The
+ * tile and a stream's carried run (apo__obv_carry) both are this loop, so they perform the
+ * same operations on the same state at every bar. */
+static inline APO_HD void apo__obv_run(apo__obv_state *s, const apo__cat_io *io, size_t from,
+                                       size_t begin, size_t end) {
     double *out = io->out[0];
+    for (size_t t = from; t < begin; t++)
+        (void)apo__obv_step(s, io, t);
+    for (size_t t = begin; t < end; t++) {
+        /* A sum past DBL_MAX (docs/kernels.md, Range) may turn into an arithmetic NaN,
+         * whose bits the CPU and the GPU do not share (apo_hd.h). */
+        out[t] = apo__obv_step(s, io, t) ? apo__canonical_nan(s->obv) : NAN;
+    }
+}
+
+static inline APO_HD void apo__obv_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__obv_state s;
     s.obv = 0.0;
     s.prev = 0.0;
     s.seeded = 0;
-    for (size_t t = 0; t < begin; t++)
-        (void)apo__obv_step(&s, io, t);
-    for (size_t t = begin; t < end; t++) {
-        /* A sum past DBL_MAX (docs/kernels.md, Range) may turn into an arithmetic NaN,
-         * whose bits the CPU and the GPU do not share (apo_hd.h). */
-        out[t] = apo__obv_step(&s, io, t) ? apo__canonical_nan(s.obv) : NAN;
-    }
+    apo__obv_run(&s, io, 0, begin, end);
+}
+
+/* Doubles of the state a stream carries per series (apo__obv_carry). */
+#define APO_OBV_CARRY 3
+
+/*
+ * A stream's series fed on from bar `begin` to `stop` - 1, going on from the state `c` its
+ * last piece left at `begin` (all zeros before the first bar: the tile's start state):
+ * c[0] the sum, c[1] the last clean close, c[2] 1.0 once a clean bar was seen. The state
+ * is the tile's at `begin`, so the outputs are the bits of any tile holding them; it is
+ * never reset, as the batch's run never is (runtime/streaming/stream.c).
+ */
+static inline void apo__obv_carry(const apo__cat_io *io, double *c, size_t begin, size_t stop) {
+    apo__obv_state s;
+    s.obv = c[0];
+    s.prev = c[1];
+    s.seeded = c[2] != 0.0;
+    apo__obv_run(&s, io, begin, begin, stop);
+    c[0] = s.obv;
+    c[1] = s.prev;
+    c[2] = s.seeded ? 1.0 : 0.0;
 }
 
 #endif /* APO_KERNELS_OBV_TILE_H */

@@ -1,6 +1,7 @@
 """apportion.Stream (docs/python.md, "Streams"): the outputs of the updates, laid end to end,
 are bitwise the batch call's over the whole history (docs/streaming.md, "The guarantee"), for
-bollinger, macd and the catalog's atr (three inputs), fed one bar at a time and in random
+bollinger, macd, the catalog's atr (three inputs) and obv (the cumulative sum the stream
+carries across tiles of 65,536 bars), fed one bar at a time and in random
 chunks of which one crosses the kernel's first tile boundary, with NaN gaps; a state saved
 with bytes() and loaded goes on with the same bits; refused states raise the library's
 message; a DataFrame update keeps its index and columns; a Python user kernel streams with
@@ -19,6 +20,7 @@ CASES = [
     ("bollinger", {"period": 20, "nbdev_up": 2.0, "nbdev_dn": 1.5}, lambda rt, x, p: apportion.bollinger(x["close"], runtime=rt, **p)),
     ("macd", {"fast": 12, "slow": 26, "signal": 9}, lambda rt, x, p: apportion.macd(x["close"], runtime=rt, **p)),
     ("atr", {"timeperiod": 14}, lambda rt, x, p: rt.compute("atr", **x, **p)),
+    ("obv", {}, lambda rt, x, p: rt.compute("obv", **x, **p)),
 ]
 IDS = [c[0] for c in CASES]
 # Where the saved state keeps the tile length (docs/streaming.md, "The state").
@@ -36,6 +38,10 @@ def history(kernel, bars, seed):
     close = 100.0 + np.cumsum(rng.standard_normal((SERIES, bars)), axis=1)
     close[1, 50:61] = np.nan
     close[2, bars - 400 : bars - 380] = np.nan
+    if kernel == "obv":
+        volume = 1000.0 + 9000.0 * rng.random((SERIES, bars))
+        volume[0, 300:305] = np.nan
+        return {"close": close, "volume": volume}
     if kernel != "atr":
         return {"close": close}
     high = close + np.abs(rng.standard_normal((SERIES, bars)))

@@ -171,9 +171,10 @@ static const apo__cuda_impl catalog_cuda_whole_row = {1, catalog_halo, 1, catalo
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
     .run_tile = catalog_run, .resume_tile = catalog_resume, .resume_size = catalog_resume_size
 #define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
+/* obv and ad also stream by carrying their sum (kernel.h, resume_carries). */
 #define CATALOG_GLUE_WHOLE_ROW                                                                     \
     CATALOG_GLUE_CPU, .cuda = &catalog_cuda_whole_row, .run_tiles = catalog_run_rows,              \
-                      .row_groups = 1
+                      .row_groups = 1, .resume_carries = 1
 
 #define PERIOD(def, min)                                                                           \
     { "timeperiod", def, min, APO_PERIOD_MAX, 1 }

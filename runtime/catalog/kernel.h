@@ -188,6 +188,15 @@ struct apo__kernel {
     /* The bytes of that state; 0: this kernel cannot resume after all (a catalog kernel
      * whose body is not a start and a run), and the stream uses run_tile. */
     size_t (*resume_size)(const apo__kernel *k);
+    /* 1: the resumed run carries across tiles (obv and ad, whole-row running sums). Their
+     * tile re-runs the sum from the row's first bar, so the bits at t are one sequence of
+     * operations over bars 0 .. t whatever the grid; the state is that run's at some bar,
+     * not a cache of kept bars. So a stream keeps no bars of such a kernel, starts the state
+     * at zeros (the run before bar 0) and never resets it, calls resume_tile with `begin`
+     * the piece's first bar (where the state stands; `fresh` unused), saves the state as
+     * resume_size / 8 doubles, and never hands the series to the devices
+     * (streaming/stream.c, core/stream_devices.c). */
+    int resume_carries;
 
     size_t partial_len; /* doubles per tile partial, 0: none */
     void (*merge)(const double *a, const double *b, double *out);

@@ -15,7 +15,8 @@
  * series, starts past the halo and warms up from its inputs rather than from the series'
  * start. The tiles before n's tile compute throw-away values, at most about halo + L bars a
  * series; the outputs from n on are copied out. Only built-in kernels go (their tiles see
- * positions relative to the row; a user kernel may look at absolute ones).
+ * positions relative to the row; a user kernel may look at absolute ones), and of those not
+ * obv and ad, whose running sum no row starting late can carry.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -144,7 +145,11 @@ int apo__stream_runtime_has_others(const apo_runtime *rt) {
 
 apo_status apo__stream_on_devices(apo_stream *s, const size_t *n_new, const double *const *inputs,
                                   double *const *outputs, unsigned char *done) {
-    if (s->rt == NULL || !s->kernel->builtin)
+    /* A carried run (obv, ad: catalog/kernel.h, resume_carries) has no kept bars to build
+     * a row from, and a row starting at a tile boundary with NaN before it would restart
+     * the sum there: its series stay on the calling thread, which costs them their new
+     * bars only. */
+    if (s->rt == NULL || !s->kernel->builtin || apo__stream_carry_len(s->kernel) > 0)
         return APO_OK;
     size_t bars = 0;
     for (size_t r = 0; r < s->n_series; r++)

@@ -8,6 +8,10 @@
 #include "fnv1a.h"
 #include "streaming/state_format.h"
 
+/* The most doubles a series may carry (a header asking more is malformed): a bound far above
+ * any kernel's, so that no count read from a state can make the length sums below wrap. */
+#define APO_STREAM_MAX_CARRY 64
+
 static const unsigned char magic[8] = {'A', 'P', 'O', 'S', 'T', 'R', 'M', 0};
 
 /* Header offsets (docs/streaming.md). */
@@ -24,7 +28,8 @@ enum {
     OFF_N_INPUTS = 152,
     OFF_N_OUTPUTS = 156,
     OFF_N_SERIES = 160,
-    OFF_TOTAL = 168
+    OFF_TOTAL = 168,
+    OFF_CARRY = 176
 };
 
 /* Little-endian whatever the host's order, byte by byte. */
@@ -65,8 +70,11 @@ static double get_f64(const unsigned char *p) {
     return v;
 }
 
-/* Bars a series of n bars keeps per input, for a grid of `tile` and `halo`. */
-static uint64_t kept_of(uint64_t n, uint64_t tile, uint64_t halo) {
+/* Bars a series of n bars keeps per input, for a grid of `tile` and `halo`; none for a
+ * kernel that carries `carry` doubles of its run instead (apo__stream_base). */
+static uint64_t kept_of(uint64_t n, uint64_t tile, uint64_t halo, uint64_t carry) {
+    if (carry > 0)
+        return 0;
     uint64_t start = n - n % tile;
     return n - (start > halo ? start - halo : 0);
 }
@@ -75,7 +83,7 @@ static size_t set_state_len(const apo_stream *s) {
     size_t len = APO_STREAM_HEADER_LEN + 8 * s->n_series + 8;
     for (size_t r = 0; r < s->n_series; r++)
         len += apo__stream_kept(s, s->series[r].n) * s->kernel->n_inputs * sizeof(double);
-    return len;
+    return len + s->n_series * apo__stream_carry_len(s->kernel) * sizeof(double);
 }
 
 static void set_state_write(const apo_stream *s, unsigned char *buf) {
@@ -96,6 +104,8 @@ static void set_state_write(const apo_stream *s, unsigned char *buf) {
     put_u32(buf + OFF_N_OUTPUTS, (uint32_t)k->n_outputs);
     put_u64(buf + OFF_N_SERIES, s->n_series);
     put_u64(buf + OFF_TOTAL, len);
+    const size_t carry = apo__stream_carry_len(k);
+    put_u64(buf + OFF_CARRY, carry);
     unsigned char *p = buf + APO_STREAM_HEADER_LEN;
     for (size_t r = 0; r < s->n_series; r++, p += 8)
         put_u64(p, s->series[r].n);
@@ -105,6 +115,15 @@ static void set_state_write(const apo_stream *s, unsigned char *buf) {
         for (size_t i = 0; i < k->n_inputs; i++)
             for (size_t t = 0; t < kept; t++, p += 8)
                 put_f64(p, se->in[i * se->cap + t]);
+    }
+    /* The carried runs: the state is all that holds the series' past (stream.h). */
+    for (size_t r = 0; r < s->n_series; r++) {
+        const unsigned char *state = s->resume + r * s->resume_stride;
+        for (size_t c = 0; c < carry; c++, p += 8) {
+            double v;
+            memcpy(&v, state + c * sizeof v, sizeof v);
+            put_f64(p, v);
+        }
     }
     put_u64(p, apo__fnv1a64(buf, len - 8));
 }
@@ -132,7 +151,7 @@ void apo__stream_state_write(const apo_stream *s, unsigned char *buf) {
     size_t len = apo__stream_state_len(s);
     memset(buf, 0, SWEEP_HEADER_LEN);
     memcpy(buf, sweep_magic, sizeof sweep_magic);
-    put_u32(buf + SWEEP_OFF_FORMAT, APO_STREAM_FORMAT_VERSION);
+    put_u32(buf + SWEEP_OFF_FORMAT, APO_STREAM_SWEEP_FORMAT_VERSION);
     put_u64(buf + SWEEP_OFF_N_SETS, s->n_sets);
     put_u64(buf + SWEEP_OFF_TOTAL, len);
     unsigned char *p = buf + SWEEP_HEADER_LEN + 8 * s->n_sets;
@@ -167,10 +186,11 @@ static int read_text(const unsigned char *field, size_t size, char *out) {
 static apo_status check_envelope(const unsigned char *b, size_t len, size_t off_format,
                                  size_t header_len, size_t off_total, int sweep) {
     const char *what = sweep ? "the sweep's state" : "the state";
+    const uint32_t reads = sweep ? APO_STREAM_SWEEP_FORMAT_VERSION : APO_STREAM_FORMAT_VERSION;
     uint32_t format = get_u32(b + off_format);
-    if (format != APO_STREAM_FORMAT_VERSION)
-        return BAD("%s is of format version %u; this library (%s) reads version %d only", what,
-                   (unsigned)format, APO_VERSION_STRING, APO_STREAM_FORMAT_VERSION);
+    if (format != reads)
+        return BAD("%s is of format version %u; this library (%s) reads version %u only", what,
+                   (unsigned)format, APO_VERSION_STRING, (unsigned)reads);
     if (len < header_len + 8)
         return BAD("truncated: %zu bytes, shorter than the %zu-byte header and checksum%s", len,
                    header_len, sweep ? " of a sweep's state" : "");
@@ -251,6 +271,10 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
     head->n_inputs = get_u32(b + OFF_N_INPUTS);
     head->n_outputs = get_u32(b + OFF_N_OUTPUTS);
     head->n_series = get_u64(b + OFF_N_SERIES);
+    head->carry = get_u64(b + OFF_CARRY);
+    if (head->carry > APO_STREAM_MAX_CARRY)
+        return BAD("malformed header: each series carries %llu doubles",
+                   (unsigned long long)head->carry);
     if (head->n_params > APO_MAX_PARAMS || head->n_inputs < 1 || head->n_inputs > APO_MAX_IO ||
         head->n_outputs < 1 || head->n_outputs > APO_MAX_IO || head->tile < 1 ||
         head->tile > ((uint64_t)1 << 40) || head->halo > ((uint64_t)1 << 40) ||
@@ -272,7 +296,8 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
     uint64_t need = 8 * head->n_series;
     for (uint64_t r = 0; r < head->n_series; r++) {
         uint64_t n = get_u64(b + APO_STREAM_HEADER_LEN + 8 * r);
-        need += kept_of(n, head->tile, head->halo) * head->n_inputs * 8;
+        need += kept_of(n, head->tile, head->halo, head->carry) * head->n_inputs * 8;
+        need += head->carry * 8;
         if (need > room)
             return BAD("malformed: series %llu's bars run past the end of the state",
                        (unsigned long long)r);
@@ -301,6 +326,10 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
         params[p] = v;
     }
     APO_CHECK(apo__stream_check_kernel(k, params));
+    if (head->carry != apo__stream_carry_len(k))
+        return BAD("the state's series carry %llu doubles of %s's run; this runtime's carries "
+                   "%zu",
+                   (unsigned long long)head->carry, k->name, apo__stream_carry_len(k));
     size_t tile = k->tile_len(k, params), halo = apo__kernel_halo(k, params);
     if (tile != head->tile || halo != head->halo)
         return BAD("the state's %s tiles by %llu with a halo of %llu; this runtime's tiles by "
@@ -326,6 +355,13 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
         for (size_t i = 0; i < k->n_inputs; i++)
             for (size_t t = 0; t < kept; t++, p += 8)
                 se->in[i * se->cap + t] = get_f64(p);
+    }
+    for (size_t r = 0; r < s->n_series; r++) {
+        unsigned char *state = s->resume + r * s->resume_stride;
+        for (size_t c = 0; c < head->carry; c++, p += 8) {
+            const double v = get_f64(p);
+            memcpy(state + c * sizeof v, &v, sizeof v);
+        }
     }
     *out = s;
     return APO_OK;

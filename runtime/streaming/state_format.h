@@ -1,8 +1,9 @@
 /*
  * A stream's state as bytes (docs/streaming.md, "The state", byte by byte): a fixed header
  * naming the format, the library, the kernel and its parameters and the grid, then each
- * series' bar count and kept bars, then an FNV-1a 64 checksum of everything before it. All
- * numbers little-endian, doubles as their IEEE-754 bits (NaN payloads kept).
+ * series' bar count and kept bars, then each series' carried run (obv, ad), then an FNV-1a 64
+ * checksum of everything before it. All numbers little-endian, doubles as their IEEE-754 bits (NaN
+ * payloads kept).
  *
  * Reading is in two steps so that nothing is built from a state before all of it has been
  * checked: the header and the layout (apo__stream_state_read), then, once the caller has
@@ -16,8 +17,12 @@
 
 #include "streaming/stream.h"
 
-#define APO_STREAM_FORMAT_VERSION 1
-#define APO_STREAM_HEADER_LEN 176
+/* 2: the header counts the doubles each series carries (a running sum's state, obv and ad)
+ * and the series' carried doubles follow their kept bars. */
+#define APO_STREAM_FORMAT_VERSION 2
+#define APO_STREAM_HEADER_LEN 184
+/* A sweep's container, whose layout version 2 did not change. */
+#define APO_STREAM_SWEEP_FORMAT_VERSION 1
 #define APO_STREAM_VERSION_LEN 16
 
 /* The header of a state that passed apo__stream_state_read. */
@@ -29,6 +34,7 @@ typedef struct apo__stream_head {
     uint64_t seed, tile, halo;
     uint32_t n_inputs, n_outputs;
     uint64_t n_series;
+    uint64_t carry; /* doubles each series carries (apo__stream_carry_len); 0: it keeps bars */
 } apo__stream_head;
 
 /* Bytes of the stream's state (a sweep's: its container, docs/streaming.md "Sweeps"). */

@@ -24,7 +24,9 @@ apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params) 
                          "series), so a stream has no per-bar output to give; call "
                          "apo_distribute_workload over the history instead",
                          k->name);
-    if (apo__kernel_whole_row_input(k))
+    /* A whole-row kernel streams only by carrying its run (obv, ad: kernel.h,
+     * resume_carries); any other would need the whole history kept. */
+    if (apo__kernel_whole_row_input(k) && apo__stream_carry_len(k) == 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_create: %s reads whole series, so its state would grow "
                          "with the history; streams keep a bounded window",
@@ -49,6 +51,12 @@ apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params) 
     return APO_OK;
 }
 
+size_t apo__stream_carry_len(const apo__kernel *k) {
+    if (!k->resume_carries || k->resume_tile == NULL || k->resume_size == NULL)
+        return 0;
+    return k->resume_size(k) / sizeof(double);
+}
+
 apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_series,
                            uint64_t seed, apo_stream **out) {
     apo_stream *s = calloc(1, sizeof *s);
@@ -60,10 +68,10 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series", n_series);
     }
     if (k->resume_tile != NULL && k->resume_size(k) > 0) {
-        /* Rounded up to 16 bytes so that every series' state is aligned as malloc's block. */
+        /* Rounded up to 16 bytes so that every series' state is aligned as malloc's block.
+         * Zeros: no state, and a carried run's state before the series' first bar. */
         s->resume_stride = (k->resume_size(k) + 15) / 16 * 16;
-        s->resume =
-            n_series > SIZE_MAX / s->resume_stride ? NULL : malloc(n_series * s->resume_stride);
+        s->resume = calloc(n_series, s->resume_stride);
         if (s->resume == NULL) {
             free(s->series);
             free(s);
@@ -84,6 +92,9 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
 }
 
 uint64_t apo__stream_base(const apo_stream *s, uint64_t n) {
+    /* A carried run needs no bar before the next one. */
+    if (apo__stream_carry_len(s->kernel) > 0)
+        return n;
     uint64_t start = n - n % s->tile;
     return start > s->halo ? start - s->halo : 0;
 }
@@ -141,6 +152,11 @@ static apo_status reserve_scratch(apo_stream *s, size_t bars) {
  * CUDA backend's chunks are biased the same way (catalog/kernel.h). */
 static double *biased(double *block, uint64_t first) {
     return (double *)((uintptr_t)block - (uintptr_t)first * sizeof(double));
+}
+
+/* The same for an array the kernel only reads (the caller's inputs). */
+static const double *biased_in(const double *block, uint64_t first) {
+    return (const double *)((uintptr_t)block - (uintptr_t)first * sizeof(double));
 }
 
 /* The call a stream hands its kernel: one row of `cols` bars (a ragged row's call: rows 1,
@@ -242,12 +258,45 @@ static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t
     return APO_OK;
 }
 
+/*
+ * Feeds m bars of series r of a kernel whose run carries across tiles (kernel.h,
+ * resume_carries: obv, ad), straight from and into the caller's packed arrays at `at`. The
+ * batch's output t of such a kernel is one fixed sequence of operations over bars 0 .. t
+ * (its tiles re-run the sum from the row's first bar, never restarting it), so the state
+ * the last update left at bar se->n, stepped over the new bars, performs exactly that
+ * sequence: the bits are the batch's, wherever its tiles or this update's bounds fall. So
+ * the state is never reset at a tile boundary (that would be another indicator), and no
+ * bar is kept: the new ones are all the run reads.
+ */
+static void feed_carried(apo_stream *s, size_t r, size_t m, size_t at, const double *const *inputs,
+                         double *const *outputs) {
+    const apo__kernel *k = s->kernel;
+    apo__stream_series *se = &s->series[r];
+    if (m == 0)
+        return;
+    const double *in[APO_MAX_IO] = {0};
+    double *out[APO_MAX_IO] = {0};
+    for (size_t i = 0; i < k->n_inputs; i++)
+        in[i] = biased_in(inputs[i] + at, se->n);
+    for (size_t o = 0; o < k->n_outputs; o++)
+        out[o] = biased(outputs[o] + at, se->n);
+    apo__call call;
+    stream_call(s, &call, in, out, se->n + m);
+    (void)k->resume_tile(&call, s->resume + r * s->resume_stride, 0, (size_t)se->n,
+                         (size_t)(se->n + m));
+    se->n += m;
+}
+
 /* Feeds m bars of series r, read from and written to offset `at` of the packed arrays, one
  * piece per tile met. */
 static apo_status feed_series(apo_stream *s, size_t r, size_t m, size_t at,
                               const double *const *inputs, double *const *outputs) {
     const apo__kernel *k = s->kernel;
     apo__stream_series *se = &s->series[r];
+    if (apo__stream_carry_len(k) > 0) {
+        feed_carried(s, r, m, at, inputs, outputs);
+        return APO_OK;
+    }
     while (m > 0) {
         uint64_t start = se->n - se->n % s->tile;
         size_t done = (size_t)(se->n - start);
@@ -306,6 +355,9 @@ apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **o
 
 /* Every allocation an update needs, so that a failure leaves every series where it was. */
 static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
+    /* A carried run reads and writes the caller's arrays and keeps no bars (feed_carried). */
+    if (apo__stream_carry_len(s->kernel) > 0)
+        return APO_OK;
     size_t widest = 0, bulk = 0;
     for (size_t r = 0; r < s->n_series; r++) {
         if (n_new[r] == 0)

@@ -13,6 +13,11 @@
  * running state per series between updates instead, so an update costs its new bars, not
  * the tile's head; the state is a cache, never saved: a loaded stream, or a series whose
  * kernel could not go on, starts its tile again once.
+ *
+ * The running sums obv and ad read whole rows, but their run carries across tiles
+ * (apo__kernel.resume_carries): their state is the run's at the series' last bar, a few
+ * doubles. It is not a cache: no bar is kept to rebuild it from, so it is saved with the
+ * stream, never reset, and such series never go to the devices.
  */
 #ifndef APO_RUNTIME_STREAMING_STREAM_H
 #define APO_RUNTIME_STREAMING_STREAM_H
@@ -71,11 +76,16 @@ struct apo_stream {
  * are per bar over halo-bounded windows: the reductions and whole-row kernels are refused. */
 apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params);
 
+/* Doubles of the run a series of kernel k carries across tiles (kernel.h, resume_carries),
+ * which its saved state holds; 0 for a kernel whose state is a cache of its kept bars. */
+size_t apo__stream_carry_len(const apo__kernel *k);
+
 /* A stream of n_series empty series (n_series checked by the caller). */
 apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_series,
                            uint64_t seed, apo_stream **out);
 
-/* The first position a series of n bars keeps: the current tile's start less the halo. */
+/* The first position a series of n bars keeps: the current tile's start less the halo
+ * (n for a carried run, which keeps no bar). */
 uint64_t apo__stream_base(const apo_stream *s, uint64_t n);
 
 /* Bars a series of n bars keeps per input (n - apo__stream_base()). */

@@ -3,8 +3,9 @@
  * the bits that `apportion run` gives over the whole history; rows not after a series' last
  * date are refused, skipped or accepted as asked; a damaged or foreign state is refused with
  * nothing changed; and a run killed (SIGKILL) between writing its outputs and replacing the
- * state, run again, leaves the files of an uninterrupted run. Each case runs the built tool
- * as a subprocess (cli_fixtures.h).
+ * state, run again, leaves the files of an uninterrupted run; obv's stream carries its running
+ * sum from run to run in the state. Each case runs the built tool as a subprocess
+ * (cli_fixtures.h).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -48,10 +49,12 @@ static void bar_date(int i, char *out, size_t size) {
     snprintf(out, size, "2024-01-%02dT%02d:00", 1 + i / 24, i % 24);
 }
 
-/* A long-format file of ticker t's bars [from[t], to[t]), the records in date order. */
-static void write_rows(const char *path, const int *from, const int *to) {
+/* A long-format file of ticker t's bars [from[t], to[t]), the records in date order: high,
+ * low and close, or with `volume` close and a volume. */
+static void write_bars(const char *path, const int *from, const int *to, int volume) {
     static char text[1 << 16];
-    size_t o = (size_t)snprintf(text, sizeof text, "date,ticker,high,low,close\n");
+    size_t o = (size_t)snprintf(
+        text, sizeof text, volume ? "date,ticker,close,volume\n" : "date,ticker,high,low,close\n");
     for (int i = 0; i < BARS; i++) {
         for (int t = 0; t < TICKERS; t++) {
             if (i < from[t] || i >= to[t])
@@ -63,12 +66,20 @@ static void write_rows(const char *path, const int *from, const int *to) {
                 snprintf(c, sizeof c, "NA");
             else
                 snprintf(c, sizeof c, "%.17g", close_[t][i]);
-            o += (size_t)snprintf(text + o, sizeof text - o, "%s,%s,%.17g,%.17g,%s\n", date,
-                                  ticker[t], high[t][i], low[t][i], c);
+            if (volume)
+                o += (size_t)snprintf(text + o, sizeof text - o, "%s,%s,%s,%d\n", date, ticker[t],
+                                      c, 1000 + (i * 37 + t * 11) % 500);
+            else
+                o += (size_t)snprintf(text + o, sizeof text - o, "%s,%s,%.17g,%.17g,%s\n", date,
+                                      ticker[t], high[t][i], low[t][i], c);
             cr_assert_lt(o, sizeof text);
         }
     }
     write_text(path, text);
+}
+
+static void write_rows(const char *path, const int *from, const int *to) {
+    write_bars(path, from, to, 0);
 }
 
 /* The batch: `run` over every bar, raw atr (TICKERS x BARS). */
@@ -98,12 +109,14 @@ static cli_result stream_rows(const char *state, const char *input, const char *
 
 /* Checks an output file of `stream` against the batch: every line's value has the bits of
  * the batch at its series and bar, and date; seen[t][bar] counts the lines. */
-static void check_output(const char *path, const double *batch, int seen[TICKERS][BARS]) {
+static void check_output_of(const char *path, const char *output, const double *batch,
+                            int seen[TICKERS][BARS]) {
     size_t len = 0;
     char *text = read_all(path, &len);
     cr_assert_not_null(text, "no output %s", path);
-    char *save = NULL, *line = strtok_r(text, "\n", &save);
-    cr_assert_str_eq(line, "series,bar,date,atr");
+    char *save = NULL, *line = strtok_r(text, "\n", &save), header[64];
+    snprintf(header, sizeof header, "series,bar,date,%s", output);
+    cr_assert_str_eq(line, header);
     while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
         char name[8], date[32], want_date[32], value[64];
         unsigned bar;
@@ -119,6 +132,10 @@ static void check_output(const char *path, const double *batch, int seen[TICKERS
         seen[t][bar]++;
     }
     free(text);
+}
+
+static void check_output(const char *path, const double *batch, int seen[TICKERS][BARS]) {
+    check_output_of(path, "atr", batch, seen);
 }
 
 Test(cli, stream_in_ragged_pieces_gives_the_bits_of_one_run, .timeout = 120) {
@@ -140,6 +157,47 @@ Test(cli, stream_in_ragged_pieces_gives_the_bits_of_one_run, .timeout = 120) {
         cr_assert_eq(r.status, 0, "piece %d: %s", p, r.err);
         free_result(&r);
         check_output(out, batch, seen);
+    }
+    for (int t = 0; t < TICKERS; t++)
+        for (int i = 0; i < BARS; i++)
+            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d written %d times", ticker[t], i,
+                         seen[t][i]);
+    free(batch);
+}
+
+/* obv, a running sum from each series' first bar: the stream carries it in the state file
+ * from run to run (docs/streaming.md, "Cumulative kernels"), and every piece's outputs have
+ * the bits of `run` over the whole history, gap included. */
+Test(cli, stream_of_obv_carries_its_sum_from_run_to_run, .timeout = 120) {
+    make_work_dir();
+    make_bars();
+    char all[128], dir[128], file[160], state[128];
+    snprintf(all, sizeof all, "%s/obv_all.csv", work);
+    snprintf(dir, sizeof dir, "%s/obv_batch", work);
+    snprintf(state, sizeof state, "%s/obv.state", work);
+    write_bars(all, (const int[]){0, 0}, (const int[]){BARS, BARS}, 1);
+    cli_result r =
+        run_cli(ARGS("run", "--kernel", "obv", "--devices", "cpu", "--input", all, "--group-by",
+                     "ticker", "--missing-as-nan", "--no-learn", "--output", dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/obv.f64", dir);
+    size_t len = 0;
+    double *batch = (double *)(void *)read_all(file, &len);
+    cr_assert_eq(len, sizeof(double) * TICKERS * BARS);
+    static const int cut[TICKERS][4] = {{0, 1, 51, BARS}, {0, 120, 121, BARS}};
+    static int seen[TICKERS][BARS];
+    for (int p = 0; p < 3; p++) {
+        char in[128], out[128];
+        snprintf(in, sizeof in, "%s/obv_piece%d.csv", work, p);
+        snprintf(out, sizeof out, "%s/obv_out%d.csv", work, p);
+        write_bars(in, (const int[]){cut[0][p], cut[1][p]},
+                   (const int[]){cut[0][p + 1], cut[1][p + 1]}, 1);
+        r = run_cli(ARGS("stream", "--state", state, "--kernel", "obv", "--input", in, "--group-by",
+                         "ticker", "--missing-as-nan", "--output", out, "--devices=cpu"));
+        cr_assert_eq(r.status, 0, "piece %d: %s", p, r.err);
+        free_result(&r);
+        check_output_of(out, "obv", batch, seen);
     }
     for (int t = 0; t < TICKERS; t++)
         for (int i = 0; i < BARS; i++)

@@ -3,7 +3,8 @@
  * macd, user kernels with a halo), at its defaults and other parameters, the outputs of the
  * updates laid end to end are bitwise one apo_distribute_workload call over the whole
  * history, however the bars were cut into updates (one chunk, bar by bar, random counts that
- * differ per series, zero included), with gaps of NaN bars. And the reductions are refused.
+ * differ per series, zero included), with gaps of NaN bars; the cumulative obv and ad too,
+ * whose streams carry the running sum across tiles. And the reductions are refused.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -51,14 +52,6 @@ static int is_reduction(const char *name) {
     return strcmp(name, "returns_stats") == 0 || strcmp(name, "bootstrap") == 0;
 }
 
-/* A kernel whose tiles read their whole row (obv, ad): a stream refuses it, since its
- * window would be the whole history (docs/streaming.md). */
-static int reads_whole_rows(apo_runtime *rt, const char *name) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
-    return info.halo_whole_row;
-}
-
 Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     size_t n = 0, checked = 0;
@@ -66,7 +59,7 @@ Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
     for (size_t i = 0; i < n; i++) {
         const char *name;
         cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (is_reduction(name) || reads_whole_rows(rt, name))
+        if (is_reduction(name))
             continue;
         cr_assert(check_kernel(rt, name, NULL, 0, 11 + i), "%s refused its defaults", name);
         checked++;
@@ -84,7 +77,7 @@ Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 6
     for (size_t i = 0; i < n; i++) {
         const char *name;
         cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (is_reduction(name) || reads_whole_rows(rt, name))
+        if (is_reduction(name))
             continue;
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
         cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
@@ -156,7 +149,43 @@ Test(stream, random_cuttings_equal_batch, .timeout = 600) {
     apo_runtime_destroy(rt);
 }
 
-Test(stream, reductions_and_whole_row_kernels_are_refused, .timeout = 60) {
+/*
+ * The running sums obv and ad (tiles of 65,536 bars, each re-running the sum from the row's
+ * first bar): their streams carry the sum, the last clean close and the seed across tiles,
+ * so a stream that lost or restarted it at a tile boundary differs from the batch from the
+ * second tile on. Three tiles and a bit, gaps included (series 2's run of NaN bars crosses
+ * the first tile boundary), cut one bar at a time, in random pieces small and larger than a
+ * tile, in one chunk, and saved and loaded after every update.
+ */
+Test(stream, obv_and_ad_carry_their_sum_across_tiles, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    const char *kernels[] = {"obv", "ad"};
+    for (size_t k = 0; k < 2; k++) {
+        stream_case c;
+        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 64, 31, 0), APO_OK);
+        const size_t tile = c.tile;
+        stream_case_free(&c);
+        cr_assert_eq(tile, 65536, "%s tiles by %zu", kernels[k], tile);
+        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 3 * tile + 77, 31, 1),
+                     APO_OK, "%s", apo_last_error());
+        apo_stream *s = stream_for(rt, &c);
+        stream_check_plan(s, &c, PLAN_EVERY_BAR, 1, 0);
+        apo_stream_destroy(s);
+        for (uint64_t seed = 0; seed < 3; seed++) {
+            s = stream_for(rt, &c);
+            stream_check_plan(s, &c, PLAN_RANDOM, 40 + seed, seed == 0 ? 40 : tile + 999);
+            apo_stream_destroy(s);
+        }
+        s = stream_for(rt, &c);
+        stream_check_plan(s, &c, PLAN_ONE_CHUNK, 0, 0);
+        apo_stream_destroy(s);
+        stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_RANDOM, 50, 5000, rt);
+        stream_case_free(&c);
+    }
+    apo_runtime_destroy(rt);
+}
+
+Test(stream, reductions_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     const char *names[] = {"returns_stats", "bootstrap"};
     for (size_t i = 0; i < 2; i++) {
@@ -166,17 +195,6 @@ Test(stream, reductions_and_whole_row_kernels_are_refused, .timeout = 60) {
         apo_stream *s = (apo_stream *)&d;
         test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT,
                             "is a reduction");
-        cr_assert_null(s);
-    }
-    /* The cumulative indicators read whole rows: refused, saying why. */
-    const char *cumulative[] = {"obv", "ad"};
-    for (size_t i = 0; i < 2; i++) {
-        apo_stream_desc d = APO_STREAM_DESC_INIT;
-        d.kernel = cumulative[i];
-        d.n_series = 2;
-        apo_stream *s = NULL;
-        test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT,
-                            "reads whole series");
         cr_assert_null(s);
     }
     apo_runtime_destroy(rt);
@@ -221,32 +239,40 @@ Test(stream, bad_descriptions_and_updates_are_refused, .timeout = 60) {
 }
 
 /* Memory follows the window, not the history: after many tiles, the state (which holds
- * exactly the kept bars) is no bigger than after the first. */
+ * exactly the kept bars, or a running sum's carried doubles) is no bigger than after the
+ * first. */
 Test(stream, state_stays_bounded_by_the_window, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "sma";
-    d.n_series = 1;
-    apo_stream *s = NULL;
-    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
-    size_t tile = stream_tile_of(s), most = 0;
-    enum { CHUNK = 997 };
-    double x[CHUNK], y[CHUNK];
-    const double *in[] = {x};
-    double *out[] = {y};
-    for (size_t t = 0; t < CHUNK; t++)
-        x[t] = (double)(t % 17);
-    size_t n_new[] = {CHUNK};
-    for (size_t u = 0; u < 60 * tile / CHUNK; u++) {
-        cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
-        size_t len = 0;
-        cr_assert_eq(apo_stream_save(s, NULL, 0, &len), APO_OK);
-        most = len > most ? len : most;
+    /* sma keeps its window; obv (2 inputs) keeps no bar, only its 3 carried doubles. */
+    const char *kernels[] = {"sma", "obv"};
+    for (size_t k = 0; k < 2; k++) {
+        apo_stream_desc d = APO_STREAM_DESC_INIT;
+        d.kernel = kernels[k];
+        d.n_series = 1;
+        apo_stream *s = NULL;
+        cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+        size_t tile = stream_tile_of(s), most = 0;
+        enum { CHUNK = 997 };
+        double x[CHUNK], v[CHUNK], y[CHUNK];
+        const double *in[] = {x, v};
+        double *out[] = {y};
+        for (size_t t = 0; t < CHUNK; t++)
+            x[t] = (double)(t % 17), v[t] = 100.0;
+        size_t n_new[] = {CHUNK};
+        const size_t updates = (k == 0 ? 60 : 3) * tile / CHUNK;
+        for (size_t u = 0; u < updates; u++) {
+            cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
+            size_t len = 0;
+            cr_assert_eq(apo_stream_save(s, NULL, 0, &len), APO_OK);
+            most = len > most ? len : most;
+        }
+        apo_kernel_info info = APO_KERNEL_INFO_INIT;
+        cr_assert_eq(apo_kernel_get(rt, kernels[k], &info), APO_OK);
+        /* The header, the bar count, the kept bars or carried doubles, the checksum. */
+        const size_t bound = k == 0 ? 184 + 8 + (tile + info.halo) * 8 + 8 : 184 + 8 + 3 * 8 + 8;
+        cr_assert_leq(most, bound, "%s: state of %zu bytes", kernels[k], most);
+        apo_stream_destroy(s);
     }
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, "sma", &info), APO_OK);
-    cr_assert_leq(most, 176 + 8 + 8 + (tile + info.halo) * 8, "state of %zu bytes", most);
-    apo_stream_destroy(s);
     apo_runtime_destroy(rt);
 }
 

@@ -21,6 +21,7 @@
 #define OFF_VERSION 12
 #define OFF_PARAMS 64
 #define OFF_TILE 136
+#define OFF_CARRY 176
 
 static uint64_t fnv1a(const unsigned char *p, size_t len) {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -71,6 +72,27 @@ static unsigned char *small_state(apo_runtime *rt, size_t *len) {
     cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
     unsigned char *buf = saved(s, len);
     apo_stream_destroy(s);
+    return buf;
+}
+
+/* Three series of obv at 30, 5 and 0 bars, as bytes: no kept bars, each series' carried
+ * sum, last clean close and seed (docs/streaming.md, "The state"). */
+static unsigned char *small_obv_state(apo_runtime *rt, size_t *len) {
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "obv";
+    d.n_series = 3;
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double x[35], v[35], y[35];
+    for (size_t t = 0; t < 35; t++)
+        x[t] = 100.0 + (double)(t % 7), v[t] = 10.0 + (double)t;
+    size_t n_new[] = {30, 5, 0};
+    const double *in[] = {x, v};
+    double *out[] = {y};
+    cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
+    unsigned char *buf = saved(s, len);
+    apo_stream_destroy(s);
+    cr_assert_eq(*len, 184 + 3 * 8 + 3 * 3 * 8 + 8, "obv state of %zu bytes", *len);
     return buf;
 }
 
@@ -189,45 +211,50 @@ Test(stream_state, a_state_saved_by_another_process_goes_on, .timeout = 300) {
 
 Test(stream_state, every_flipped_byte_is_refused, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    size_t len;
-    unsigned char *buf = small_state(rt, &len);
-    apo_stream *ok = NULL;
-    cr_assert_eq(apo_stream_load(rt, NULL, buf, len, &ok), APO_OK, "%s", apo_last_error());
-    apo_stream_destroy(ok);
-    for (size_t i = 0; i < len; i++)
-        for (int bit = 0; bit < 8; bit += 7) {
-            buf[i] ^= (unsigned char)(1u << bit);
-            apo_stream *out = NULL;
-            apo_status st = apo_stream_load(rt, NULL, buf, len, &out);
-            cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "byte %zu bit %d: %s (%s)", i, bit,
-                         apo_status_name(st), apo_last_error());
-            cr_assert_null(out);
-            cr_assert(strncmp(apo_last_error(), "apo_stream_load: ", 17) == 0, "%s",
-                      apo_last_error());
-            buf[i] ^= (unsigned char)(1u << bit);
-        }
-    free(buf);
+    for (int obv = 0; obv < 2; obv++) {
+        size_t len;
+        /* obv: the carried doubles are bytes of the state like the kept bars. */
+        unsigned char *buf = obv ? small_obv_state(rt, &len) : small_state(rt, &len);
+        apo_stream *ok = NULL;
+        cr_assert_eq(apo_stream_load(rt, NULL, buf, len, &ok), APO_OK, "%s", apo_last_error());
+        apo_stream_destroy(ok);
+        for (size_t i = 0; i < len; i++)
+            for (int bit = 0; bit < 8; bit += 7) {
+                buf[i] ^= (unsigned char)(1u << bit);
+                apo_stream *out = NULL;
+                apo_status st = apo_stream_load(rt, NULL, buf, len, &out);
+                cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "byte %zu bit %d: %s (%s)", i, bit,
+                             apo_status_name(st), apo_last_error());
+                cr_assert_null(out);
+                cr_assert(strncmp(apo_last_error(), "apo_stream_load: ", 17) == 0, "%s",
+                          apo_last_error());
+                buf[i] ^= (unsigned char)(1u << bit);
+            }
+        free(buf);
+    }
     apo_runtime_destroy(rt);
 }
 
 Test(stream_state, every_truncation_is_refused, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    size_t len;
-    unsigned char *buf = small_state(rt, &len);
-    for (size_t cut = 0; cut < len; cut++) {
-        apo_stream *out = NULL;
-        apo_status st = apo_stream_load(rt, NULL, buf, cut, &out);
-        cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "%zu of %zu bytes: %s", cut, len,
-                     apo_last_error());
-        cr_assert_null(out);
+    for (int obv = 0; obv < 2; obv++) {
+        size_t len;
+        unsigned char *buf = obv ? small_obv_state(rt, &len) : small_state(rt, &len);
+        for (size_t cut = 0; cut < len; cut++) {
+            apo_stream *out = NULL;
+            apo_status st = apo_stream_load(rt, NULL, buf, cut, &out);
+            cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "%zu of %zu bytes: %s", cut, len,
+                         apo_last_error());
+            cr_assert_null(out);
+        }
+        assert_load_refused(rt, NULL, buf, len - 1, APO_ERR_INVALID_ARGUMENT, "truncated");
+        unsigned char *longer = calloc(len + 1, 1);
+        cr_assert_not_null(longer);
+        memcpy(longer, buf, len);
+        assert_load_refused(rt, NULL, longer, len + 1, APO_ERR_INVALID_ARGUMENT, "wrong length");
+        free(longer);
+        free(buf);
     }
-    assert_load_refused(rt, NULL, buf, len - 1, APO_ERR_INVALID_ARGUMENT, "truncated");
-    unsigned char *longer = calloc(len + 1, 1);
-    cr_assert_not_null(longer);
-    memcpy(longer, buf, len);
-    assert_load_refused(rt, NULL, longer, len + 1, APO_ERR_INVALID_ARGUMENT, "wrong length");
-    free(longer);
-    free(buf);
     apo_runtime_destroy(rt);
 }
 
@@ -282,9 +309,23 @@ Test(stream_state, another_version_or_grid_is_refused, .timeout = 60) {
     cr_assert_not_null(edit);
 
     memcpy(edit, buf, len);
-    edit[OFF_FORMAT] = 2;
+    edit[OFF_FORMAT] = 3;
     reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 2");
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 3");
+    /* Version 1 had no carried doubles (before obv and ad streamed). */
+    memcpy(edit, buf, len);
+    edit[OFF_FORMAT] = 1;
+    reseal(edit, len);
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 1");
+
+    /* bollinger's state saying its series carry doubles: they would be bytes it lacks. */
+    memcpy(edit, buf, len);
+    put_u64(edit + OFF_CARRY, 3);
+    reseal(edit, len);
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "malformed");
+    put_u64(edit + OFF_CARRY, 1000);
+    reseal(edit, len);
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "carries 1000 doubles");
 
     memcpy(edit, buf, len);
     memset(edit + OFF_VERSION, 0, 16);
