@@ -410,13 +410,25 @@ step_bench_variants() {
             --reps 3 --stream-reps 2 --gpu-warmup 0 --json "$logs/bench-$v.json" \
             >"$logs/bench-$v.txt" || rc=1
     done
-    # The device-resident table of each run: kernel, samples, then median and min ms.
+    # The device-resident table of each run (bench/gpu.c): its title line "# device-resident
+    # (...)", then its column names on a line of their own that also starts with "#"
+    # ("# kernel samples reps time_ms(med) min_ms GB/s %d2d #wrong"), then one row per kernel
+    # and size; a row that was skipped says "skipped:" in place of its figures. The next line
+    # starting with "#" that is not that header ends the table. Kept: kernel, samples, then
+    # median and min ms.
     for v in simple staged; do
-        awk -v v=$v '/^# device-resident/ { on = 1; next } /^#/ { on = 0 }
-            on && NF >= 5 && $2 ~ /^[0-9]+$/ { print $1, $2, v, $4, $5 }' "$logs/bench-$v.txt"
+        awk -v v=$v '/^# device-resident/ { on = 1; next } on && /^# kernel/ { next }
+            /^#/ { on = 0 }
+            on && NF >= 5 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ { print $1, $2, v, $4, $5 }' \
+            "$logs/bench-$v.txt"
     done | sort -k1,1 -k2,2n -k3,3 >"$logs/bench-variants.txt"
     echo "kernel samples variant median_ms min_ms (device-resident)"
     cat "$logs/bench-variants.txt"
+    if [ ! -s "$logs/bench-variants.txt" ]; then
+        # No rows is no comparison, whatever the bench's exit status said.
+        detail "exit $rc; no device-resident rows in bench-simple.txt or bench-staged.txt"
+        return 1
+    fi
     detail "exit $rc; $(awk '{ printf "%s %s %s %s ms; ", $1, $2, $3, $4 }' "$logs/bench-variants.txt" |
         head -c 400)"
     return $rc
