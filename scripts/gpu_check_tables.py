@@ -248,12 +248,14 @@ def variants(logs):
     for v, b in runs.items():
         for g in gpus_of(b):
             for r in g.get("device_resident") or []:
-                med.setdefault((r.get("kernel"), r.get("samples")), {})[v] = r.get("time_ms_median")
-    rows = [[k, n, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
+                key = (str(r.get("kernel")), r.get("samples") or 0, short(g))
+                med.setdefault(key, {})[v] = r.get("time_ms_median")
+    rows = [[k, n, gpu, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
              fmt(m["simple"] / m["staged"], ".2f") if m.get("simple") and m.get("staged") else "-"]
-            for (k, n), m in sorted(med.items(), key=lambda x: (str(x[0][0]), x[0][1] or 0))]
+            for (k, n, gpu), m in sorted(med.items())]
     table("kernel variants, device-resident (step bench-variants)",
-          ["kernel", "samples", "simple_ms", "staged_ms", "simple/staged"], rows, None)
+          ["kernel", "samples", "gpu", "simple_ms", "staged_ms", "simple/staged"], rows,
+          "median ms; simple/staged below 1: the simple kernels are faster")
 
 
 def check_run(path):
