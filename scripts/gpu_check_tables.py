@@ -158,7 +158,35 @@ def host_resident(logs):
           rows,
           "bench rows from step bench; the catalog rows from step gpu-catalog (one call each, "
           "compute_ms of `apportion run --devices cuda`, 8 B per input and output value); "
-          "overlap = (h2d + kernel + d2h) / wall, above 1 when they overlap")
+          "overlap: the bench's for its rows, the report's (lowest GPU) for the others, "
+          "defined below")
+
+
+def overlap(logs):
+    """The pipeline's overlap per GPU, as each source defines it: the report's (docs/api.md)
+    is (host_copy + h2d + kernel + d2h) over the time at least one of them ran, 1 when none
+    overlapped, up to 4; the bench's is (h2d + kernel + d2h) / wall of its last call."""
+    rows = []
+    for g in gpus_of(load(os.path.join(logs, "bench.json"))):
+        for r in g.get("host_resident") or []:
+            if not r.get("skipped"):
+                rows.append([f"bench {r.get('kernel')}", r.get("samples"), short(g), "-", "-", "-",
+                             "-", "-", r.get("chunks", "-"), fmt(r.get("overlap"), ".2f")])
+    for w in ("cuda", "cuda-cpu"):
+        rep = load(os.path.join(logs, f"run-{w}.json"))
+        for d in gpu_devices(rep):
+            rows.append([f"run on {w}", d.get("elements"), str(d.get("label", "?")).split(" ")[0],
+                         fmt(d.get("wall_ms"), ".1f"), fmt(d.get("host_copy_ms"), ".1f"),
+                         fmt(d.get("h2d_ms"), ".1f"),
+                         fmt(d.get("kernel_ms"), ".1f"), fmt(d.get("d2h_ms"), ".1f"),
+                         d.get("chunks", "-"), fmt(d.get("overlap"), ".2f")])
+    table("overlap of the copies and the kernels on each GPU",
+          ["call", "elements", "gpu", "wall_ms", "host_copy_ms", "h2d_ms", "kernel_ms", "d2h_ms",
+           "chunks", "overlap"], rows,
+          "bench rows from step bench: (h2d + kernel + d2h) / wall of the last timed call; run "
+          "rows from step profile-run (bollinger; run-cuda.json, run-cuda-cpu.json): the "
+          "report's, (host_copy + h2d + kernel + d2h) over the time any of them ran, 1 serial, "
+          "up to 4")
 
 
 def catalog_verdicts(logs):
@@ -280,7 +308,8 @@ def check_run(path):
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "tables":
-        for part in (bandwidth, device_resident, host_resident, balance, verdicts, variants):
+        for part in (bandwidth, device_resident, host_resident, overlap, balance, verdicts,
+                     variants):
             part(argv[2])
         return 0
     if len(argv) == 3 and argv[1] == "check-run":
