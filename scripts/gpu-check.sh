@@ -53,6 +53,22 @@ while [ $# -gt 0 ]; do
     shift
 done
 case "$budget" in '' | *[!0-9]*) echo "gpu-check: --budget takes whole seconds" >&2; exit 2 ;; esac
+
+# In order of what they tell: the GPU, the machine code and CPU == GPU first, then the
+# figures the tables print (bandwidth and throughput, the runtime's planning, the catalog,
+# sweeps and scores), the gpu suite, the sanitizers, and the profiler and the variants last:
+# the budget cuts from the end, and the plan names what it cut. Each entry is NAME:CAP.
+steps=(gpu:30 ptx:5 sass:60 selftest:150 bench:180 profile-run:150 gpu-catalog:240
+    gpu-suite:300 memcheck:150 racecheck:150 synccheck:120 initcheck:120 ncu:120
+    bench-variants:300 ncu-variants:200)
+
+# A misspelt --only would run nothing and pass: each name must be a step's.
+for name in ${only//,/ }; do
+    [[ " ${steps[*]} " == *" $name:"* ]] || {
+        echo "gpu-check: --only: no step $name (steps: $(printf '%s ' "${steps[@]%%:*}"))" >&2
+        exit 2
+    }
+done
 if $simulated; then
     build_dir=${build_dir:-build-simgpu}
     $bundle_given || bundle="$build_dir/bundle"
@@ -212,7 +228,8 @@ work=$(mktemp -d)
 # or when the device's time limit or a person stops it (the signal's trap exits, which runs
 # this one).
 running=false
-trap 'summary; rm -rf "$work"' EXIT
+# (summary is defined further down: a run that ends before its steps has nothing to sum up)
+trap '! $running || summary; rm -rf "$work"' EXIT
 step_pid=
 trap 'stop_step; echo "gpu-check: stopped by a signal after $(elapsed)s"; exit 143' TERM INT HUP
 # The step under way, when a signal ends the run: its commands (the children of its
@@ -656,14 +673,6 @@ step_ncu_variants() {
     detail "exit $rc; $(wc -l <"$logs/ncu-variants.txt") launches profiled (ncu-variants.txt)"
     return $rc
 }
-
-# In order of what they tell: the GPU, the machine code and CPU == GPU first, then the
-# figures the tables print (bandwidth and throughput, the runtime's planning, the catalog,
-# sweeps and scores), the gpu suite, the sanitizers, and the profiler and the variants last:
-# the budget cuts from the end, and the plan names what it cut. Each entry is NAME:CAP.
-steps=(gpu:30 ptx:5 sass:60 selftest:150 bench:180 profile-run:150 gpu-catalog:240
-    gpu-suite:300 memcheck:150 racecheck:150 synccheck:120 initcheck:120 ncu:120
-    bench-variants:300 ncu-variants:200)
 
 # The wanted steps that got no verdict of their own, as calls of `--only` whose caps add up
 # to no more than a budget each (a step alone above it gets a call with a budget of its own).
