@@ -8,9 +8,13 @@
 #   scripts/gpu-check.sh [--bundle DIR] [--budget SECONDS] [--only STEP,...] [--force]
 # Without a bundle it builds and bundles first (when nvcc is there). Each step runs under
 # a timeout with its log kept (under $OUT/gpu-check when OUT is set, else the bundle's
-# logs/); the run ends with one verdict line per step and "N passed, N failed, N skipped".
-# The whole run keeps within --budget (default 570 s): a step that cannot start in time is
-# skipped as "out of time". Exit: 0 nothing failed, 1 a step failed, 2 usage, 77 no GPU.
+# logs/); the run ends with the summary tables (bandwidth, throughput per kernel, overlap,
+# CPU+GPU against each alone, CPU == GPU), one verdict line per step and "N passed, N failed,
+# N skipped", then the plan of the steps left for later calls ("next call: ... --only ...")
+# and the path of one archive of the logs, gpu-check-<time>.tar.gz ($OUT, else beside them).
+# The whole run keeps within --budget (default 570 s): a step whose cap no longer fits is
+# skipped as "out of time" and planned. Exit: 0 nothing failed, 1 a step failed, 2 usage,
+# 77 no GPU.
 #
 #   --bundle-only      build and bundle, run nothing
 #   --build DIR        bundle this build folder instead of building build-gpu-check/
@@ -18,6 +22,10 @@
 #   --bundle DIR       the bundle to run (default build-gpu-check/bundle)
 #   --only LIST        run only these steps (names as in the verdict lines)
 #   --force            run the steps even without a GPU (to check this script itself)
+#   --simulated        check this script on simulated GPUs (docs/cuda.md, "A simulated CUDA
+#                      runtime"): bundle build-simgpu/ (--build to name another) into
+#                      build-simgpu/bundle without the PTX check, and run the steps at sizes
+#                      100 times smaller; its figures say nothing of a real GPU
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 src=$(pwd)
@@ -28,20 +36,53 @@ bundle="build-gpu-check/bundle"
 budget=570
 only=
 force=false
+simulated=false
+bundle_given=false
 while [ $# -gt 0 ]; do
     case "$1" in
     --bundle-only) bundle_only=true ;;
     --build) build_dir=${2:?--build needs a folder}; shift ;;
-    --bundle) bundle=${2:?--bundle needs a folder}; shift ;;
+    --bundle) bundle=${2:?--bundle needs a folder}; bundle_given=true; shift ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
     --only) only=${2:?--only needs a list}; shift ;;
     --force) force=true ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    --simulated) simulated=true ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
 done
 case "$budget" in '' | *[!0-9]*) echo "gpu-check: --budget takes whole seconds" >&2; exit 2 ;; esac
+
+# In order of what they tell: the GPU, the machine code and CPU == GPU first, then the
+# figures the tables print (bandwidth and throughput, the runtime's planning, the catalog,
+# sweeps and scores), the gpu suite, the sanitizers, and the profiler and the variants last:
+# the budget cuts from the end, and the plan names what it cut. Each entry is NAME:CAP.
+steps=(gpu:30 ptx:5 sass:60 selftest:150 bench:180 profile-run:150 gpu-catalog:240
+    gpu-suite:300 memcheck:150 racecheck:150 synccheck:120 initcheck:120 ncu:120
+    bench-variants:300 ncu-variants:200)
+
+# A misspelt --only would run nothing and pass: each name must be a step's.
+for name in ${only//,/ }; do
+    [[ " ${steps[*]} " == *" $name:"* ]] || {
+        echo "gpu-check: --only: no step $name (steps: $(printf '%s ' "${steps[@]%%:*}"))" >&2
+        exit 2
+    }
+done
+if $simulated; then
+    build_dir=${build_dir:-build-simgpu}
+    $bundle_given || bundle="$build_dir/bundle"
+fi
+# The steps' sizes, in samples: the largest series (1e8: 800 MB in, 2.4 GB out for
+# bollinger), the middle one, and the catalog's CSV series. On simulated GPUs every warp runs
+# on the host, some 10^4 times slower, so a run there scales them all down.
+big=100000000 mid=10000000 small=1000000
+$simulated && big=1000000 mid=100000 small=10000
+# The bench's sweep section has sizes of its own (1e6 bars): on simulated GPUs it would take
+# the whole budget.
+# and the selftest's default sizes end with a 1e6-sample series: kept, less that one.
+sim_bench='' sim_sizes=''
+$simulated && sim_bench=--no-sweeps sim_sizes=1,4095,4097,100003,3x50001
 
 start=$(date +%s)
 elapsed() { echo $(($(date +%s) - start)); }
@@ -132,7 +173,7 @@ build_and_bundle() {
     name=$(readelf -d "$build/runtime/libapportion.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
     cp -L "$build/runtime/libapportion.so" "$bundle/lib/${name:-libapportion.so}"
     cp tests/data/talib_close252.f64 "$bundle/data/"
-    cp scripts/gpu-check.sh "$bundle/"
+    cp scripts/gpu-check.sh scripts/gpu_check_tables.py "$bundle/"
     # Every shared library the binaries load, except glibc's: what ldd resolves here.
     for b in "$bundle"/bin/* "$bundle"/lib/libapportion*; do
         ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
@@ -152,7 +193,11 @@ build_and_bundle() {
         echo "nvcc: $("$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" --version 2>/dev/null | tail -n 1)"
         echo "libraries bundled: $(find "$bundle/lib" -type f -printf '%f\n' | sort | tr '\n' ' ')"
     } >"$bundle/MANIFEST"
-    if ptx_check "$build" "$bundle/ptx-check.txt"; then
+    if $simulated; then
+        # The simulated runtime lowers the kernels through the SIMT layer: no nvcc, no PTX.
+        echo "simulated GPUs: the kernels are not compiled to PTX" >"$bundle/ptx-check.txt"
+        echo "skip simulated GPUs: no PTX to check" >"$bundle/ptx-verdict"
+    elif ptx_check "$build" "$bundle/ptx-check.txt"; then
         echo "pass $(tail -n 1 "$bundle/ptx-check.txt")" >"$bundle/ptx-verdict"
     else
         echo "FAIL $(tail -n 1 "$bundle/ptx-check.txt") (ptx-check.txt)" >"$bundle/ptx-verdict"
@@ -172,11 +217,32 @@ chmod u+x "$bundle"/bin/* 2>/dev/null
 bundle=$(cd "$bundle" && pwd)
 bin=$bundle/bin
 export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+stamp=$(date -u +%Y%m%d-%H%M%S)
 logs=${OUT:+$OUT/gpu-check}
-logs=${logs:-$bundle/logs/$(date +%Y%m%d-%H%M%S)}
+logs=${logs:-$bundle/logs/$stamp}
 mkdir -p "$logs"
+# One archive of the logs folder, so that a lent machine's run comes back as one file.
+archive=${OUT:-$(dirname "$logs")}/gpu-check-$stamp.tar.gz
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The summary (tables, verdicts, plan, archive) is written however the run ends: at the end,
+# or when the device's time limit or a person stops it (the signal's trap exits, which runs
+# this one).
+running=false
+# (summary is defined further down: a run that ends before its steps has nothing to sum up)
+trap '! $running || summary; rm -rf "$work"' EXIT
+step_pid=
+trap 'stop_step; echo "gpu-check: stopped by a signal after $(elapsed)s"; exit 143' TERM INT HUP
+# The step under way, when a signal ends the run: its commands (the children of its
+# subshell: timeout passes the signal on to what it runs), then the subshell itself. It gets
+# no verdict, so the plan names it.
+stop_step() {
+    [ -n "$step_pid" ] || return 0
+    pkill -TERM -P "$step_pid" 2>/dev/null
+    kill -TERM "$step_pid" 2>/dev/null
+    wait "$step_pid" 2>/dev/null
+}
+# Profiles off and state in a sandbox: no step reads or writes the machine's own profiles
+# (profile-run turns them on inside the sandbox).
 export APPORTION_PROFILES=off HOME=$work/home XDG_STATE_HOME=$work/state
 mkdir -p "$HOME" "$XDG_STATE_HOME"
 cuda_bin=
@@ -216,23 +282,32 @@ wanted() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 # step NAME CAP_SECONDS DESCRIPTION -- runs step_NAME under a timeout within the budget, its
 # output in logs/NN-NAME.log; step_NAME returns 0 pass, 1 fail, 77 skip, and may write one
 # line of detail to $work/detail.
+# Only a step whose whole cap fits in what is left of the budget starts, so that no step is
+# cut short by the budget: the others are "out of time", and planned for later calls with
+# every wanted step the run did not reach (finished: names that got their verdict).
 step_no=0
+finished=" "
 step() {
     local name=$1 cap=$2 left t0 rc detail log
     step_no=$((step_no + 1))
     wanted "$name" || return 0
     log=$(printf '%s/%02d-%s.log' "$logs" "$step_no" "$name")
     left=$((budget - $(elapsed) - 10))
-    if [ "$left" -lt 15 ]; then
-        verdict "$name" skip 0 "out of time (budget ${budget}s)"
+    if [ "$cap" -gt "$left" ]; then
+        verdict "$name" skip 0 "out of time (cap ${cap}s, ${left}s left of ${budget}s): planned"
         return 0
     fi
-    [ "$cap" -gt "$left" ] && cap=$left
     : >"$work/detail"
     t0=$(date +%s)
     echo "gpu-check: $name (at most ${cap}s)..."
-    STEP_TIMEOUT=$cap "step_${name//-/_}" >"$log" 2>&1
+    # In the background and waited for, so that a signal reaches the trap at once (bash runs
+    # traps only between foreground commands, and wait is one it interrupts).
+    STEP_TIMEOUT=$cap "step_${name//-/_}" >"$log" 2>&1 &
+    step_pid=$!
+    wait "$step_pid"
     rc=$?
+    step_pid=
+    finished="$finished$name "
     detail=$(head -n 1 "$work/detail")
     case $rc in
     0) verdict "$name" pass $(($(date +%s) - t0)) "${detail:-ok}" ;;
@@ -255,6 +330,18 @@ run() {
 
 detail() { echo "$*" >"$work/detail"; }
 
+# scripts/gpu_check_tables.py (the bundle carries a copy): the summary tables and the
+# profile-run verdict, read from the steps' JSON with python3's standard library.
+tables() {
+    local py=$src/scripts/gpu_check_tables.py
+    [ -f "$py" ] || py=$bundle/gpu_check_tables.py
+    if ! command -v python3 >/dev/null || [ ! -f "$py" ]; then
+        echo "no python3 or no gpu_check_tables.py: the reports are in the logs"
+        return 1
+    fi
+    python3 "$py" "$@"
+}
+
 step_gpu() {
     run nvidia-smi || echo "(nvidia-smi failed or is missing)"
     run nvidia-smi topo -m
@@ -270,6 +357,7 @@ step_ptx() {
     cat "$bundle/ptx-check.txt" 2>/dev/null
     [ -f "$bundle/ptx-verdict" ] || { detail "no PTX check in the bundle"; return 77; }
     detail "$(cut -d' ' -f2- "$bundle/ptx-verdict")"
+    grep -q '^skip' "$bundle/ptx-verdict" && return 77
     grep -q '^pass' "$bundle/ptx-verdict"
 }
 
@@ -309,7 +397,8 @@ step_sass() {
 }
 
 step_selftest() {
-    APPORTION_USE_GPU=yes run "$bin/apportion" selftest --json >"$logs/selftest.json"
+    APPORTION_USE_GPU=yes run "$bin/apportion" selftest ${sim_sizes:+--sizes "$sim_sizes"} \
+        --json >"$logs/selftest.json"
     local rc=$?
     cat "$logs/selftest.json"
     detail "exit $rc; $(grep -oE '"(verdict|passed|failed|warned|skipped)": *("[^"]*"|[0-9]+)' \
@@ -352,21 +441,118 @@ step_gpu_suite() {
 
 step_bench() {
     run "$bin/apo-bench-kernels" --kernels bollinger,macd,returns_stats,bootstrap,copy3 \
-        --max-size 1e8 --gpu-sizes 1e6,1e7,1e8 --reps 3 --stream-reps 5 \
-        --json "$logs/bench.json"
+        --max-size "$big" --gpu-sizes "$small,$mid,$big" --reps 3 --stream-reps 5 \
+        ${sim_bench:+"$sim_bench"} --json "$logs/bench.json"
     local rc=$?
     detail "exit $rc; $(grep -E '^# total #wrong' "$logs"/*-bench.log | tail -n 1 | sed 's/^# //')"
     return $rc
 }
 
+# The runtime's own planning on cuda,cpu: profiles on, in the sandbox's profile folder (the
+# machine's own are never touched), `apportion profile`, then bollinger on the largest series
+# with the stored profile. It fails unless the report has a GPU with a share and elements,
+# no failover and no failed device. Then the same series on each device alone, for the table
+# "CPU+GPU against each alone" (run-cuda.json, run-cpu.json; profiles off, as elsewhere).
 step_profile_run() {
-    run "$bin/apportion" profile --devices cuda,cpu --kernels bollinger,macd --sample-size 10000000 ||
-        return 1
-    run "$bin/apportion" run --kernel bollinger --rows 1 --cols 100000000 --devices cuda,cpu \
-        --json >"$logs/run-cuda-cpu.json" || return 1
+    local profiles=$work/profiles check rc
+    mkdir -p "$profiles"
+    APPORTION_PROFILES=on APPORTION_PROFILE_DIR=$profiles APPORTION_USE_GPU=yes run \
+        "$bin/apportion" profile --devices cuda,cpu --kernels bollinger,macd --sample-size "$mid" ||
+        { detail "apportion profile failed"; return 1; }
+    mkdir -p "$logs/profiles"
+    cp "$profiles"/* "$logs/profiles/" 2>/dev/null
+    APPORTION_PROFILES=on APPORTION_PROFILE_DIR=$profiles APPORTION_USE_GPU=yes run \
+        "$bin/apportion" run --kernel bollinger --rows 1 --cols "$big" --devices cuda,cpu \
+        --json >"$logs/run-cuda-cpu.json" || { detail "bollinger $big on cuda,cpu failed"; return 1; }
     cat "$logs/run-cuda-cpu.json"
-    detail "bollinger 1e8 on cuda,cpu: $(grep -oE '"(makespan_ms|balance_efficiency)": *[0-9.e+-]+' \
-        "$logs/run-cuda-cpu.json" | tr '\n' ' ')"
+    check=$(tables check-run "$logs/run-cuda-cpu.json")
+    rc=$?
+    echo "$check"
+    detail "bollinger $big on cuda,cpu: $check"
+    APPORTION_USE_GPU=yes run "$bin/apportion" run --kernel bollinger --rows 1 --cols "$big" \
+        --devices cuda --json >"$logs/run-cuda.json" || echo "(cuda alone failed)"
+    run "$bin/apportion" run --kernel bollinger --rows 1 --cols "$big" --devices cpu \
+        --json >"$logs/run-cpu.json" || echo "(cpu alone failed)"
+    return $rc
+}
+
+# Every kernel of the catalog (`apportion kernels`), then sweeps and scores, on the GPU
+# (`--devices cuda`) and on the cpu alone, outputs compared bit for bit (cmp): one line per
+# kernel, sweep and score in catalog/verdicts.txt, each GPU report kept as catalog/K-cuda.json
+# for the throughput table. A kernel of one input runs on a generated series of $mid samples;
+# one of several (high, low, close, volume; x, y) reads a CSV of $small rows made here. Scores
+# run on cuda,cpu: the CUDA backend has no scored kernels, so the report shows what the GPU
+# took (its share is kept in the line). The step's one cap bounds every command together.
+step_gpu_catalog() {
+    local cat=$logs/catalog dir=$work/catalog csv t0 cap=$STEP_TIMEOUT rc=0 k nin name
+    local -a input
+    t0=$(date +%s)
+    mkdir -p "$cat" "$dir"
+    : >"$cat/verdicts.txt"
+    "$bin/apportion" kernels --json >"$cat/kernels.json" || { detail "apportion kernels failed"; return 1; }
+    csv=$dir/ohlcv.csv
+    awk -v n="$small" 'BEGIN {
+        srand(20261123); print "high,low,close,volume,x,y"; c = 100
+        for (i = 0; i < n; i++) {
+            c += rand() - 0.5; if (c < 1) c = 1
+            printf "%.6f,%.6f,%.6f,%d,%.6f,%.6f\n", c + rand(), c - rand() * 0.9, c,
+                1000 + int(rand() * 9000), c, 0.5 * c + rand()
+        }
+    }' >"$csv"
+    # cpu_and_gpu NAME DEVICES ARGS...: the run on DEVICES and on cpu, compared; 0 equal.
+    cpu_and_gpu() {
+        local name=$1 devices=$2 f differ=''
+        shift 2
+        STEP_TIMEOUT=$((cap - ($(date +%s) - t0)))
+        [ "$STEP_TIMEOUT" -gt 0 ] || return 124
+        rm -rf "$dir/gpu" "$dir/cpu"
+        APPORTION_USE_GPU=yes run "$bin/apportion" run "$@" --devices "$devices" --no-learn \
+            --output "$dir/gpu" --json >"$cat/$name-cuda.json" ||
+            { echo "$name failed on $devices" >>"$cat/verdicts.txt"; return 1; }
+        STEP_TIMEOUT=$((cap - ($(date +%s) - t0)))
+        [ "$STEP_TIMEOUT" -gt 0 ] || return 124
+        run "$bin/apportion" run "$@" --devices cpu --no-learn --output "$dir/cpu" --json \
+            >"$work/cpu.json" || { echo "$name failed on cpu" >>"$cat/verdicts.txt"; return 1; }
+        for f in "$dir"/cpu/*; do
+            cmp -s "$f" "$dir/gpu/${f##*/}" || differ="$differ ${f##*/}"
+        done
+        local took
+        took=$(grep -A3 '"kind": "cuda"' "$cat/$name-cuda.json" | grep -o '"share": [0-9.e+-]*' |
+            awk '{ s += $2 } END { printf "%.3f", s }')
+        if [ -n "$differ" ]; then
+            echo "$name DIFFER:$differ (GPU share $took)" >>"$cat/verdicts.txt"
+            return 1
+        fi
+        echo "$name equal ($(find "$dir/cpu" -type f | wc -l) files; GPU share $took)" >>"$cat/verdicts.txt"
+    }
+    while read -r k nin; do
+        if [ "$nin" -eq 1 ]; then
+            input=(--rows 1 --cols "$mid")
+        else
+            input=(--input "$csv")
+        fi
+        # bootstrap's default of 1000 replicates is 1e10 random draws on 1e7 samples: the
+        # bench's 16, as apo-bench-kernels runs it.
+        [ "$k" = bootstrap ] && input+=(--param replicates=16)
+        cpu_and_gpu "$k" cuda --kernel "$k" "${input[@]}"
+        case $? in 0) ;; 124) rc=124; break ;; *) rc=1 ;; esac
+    done < <("$bin/apportion" kernels | awk '/^[^ ]/ { k = $1 } /^  inputs/ { print k, NF - 1 }')
+    # Sweeps: one series cut through by sets, and many series by a grid (sets.csv compared too).
+    [ $rc -ne 124 ] && {
+        cpu_and_gpu sweep-bollinger cuda --kernel bollinger --rows 1 --cols "$small" \
+            --param period=10:200:10 || rc=$((rc == 0 ? $? : rc))
+        cpu_and_gpu sweep-macd cuda --kernel macd --rows 100 --cols $((small / 100)) \
+            --param fast=8,12 --param slow=20:40:10 --param signal=5,9 || rc=$((rc == 0 ? $? : rc))
+        cpu_and_gpu score-bollinger cuda,cpu --kernel bollinger --rows 1 --cols "$small" \
+            --param period=10:100:10 --param nbdev_up=1,2,3 --score bands_revert ||
+            rc=$((rc == 0 ? $? : rc))
+        cpu_and_gpu score-rsi cuda,cpu --kernel rsi --rows 1 --cols "$small" \
+            --param timeperiod=5:50:5 --score rsi_zone || rc=$((rc == 0 ? $? : rc))
+    }
+    cat "$cat/verdicts.txt"
+    detail "$(grep -c ' equal ' "$cat/verdicts.txt") of $(wc -l <"$cat/verdicts.txt") kernels, sweeps and scores bitwise equal on the GPU and the cpu$(
+        grep -v ' equal ' "$cat/verdicts.txt" | cut -d' ' -f1 | tr '\n' ' ' | sed 's/^./; not: &/')"
+    return $rc
 }
 
 # compute-sanitizer on a small selftest: every GPU path of it, at sizes the tools can afford.
@@ -389,7 +575,7 @@ step_ncu() {
     ncu=$(tool ncu) || { detail "ncu not found"; return 77; }
     run "$ncu" --kernel-name regex:apo__ --launch-count 8 --section SpeedOfLight \
         --section Occupancy --section LaunchStats "$bin/apportion" run --kernel bollinger \
-        --rows 1 --cols 10000000 --devices cuda
+        --rows 1 --cols "$mid" --devices cuda
     local rc=$?
     detail "exit $rc"
     return $rc
@@ -406,17 +592,29 @@ step_bench_variants() {
     local v rc=0
     for v in simple staged; do
         APPORTION_CUDA_KERNELS=$v run "$bin/apo-bench-kernels" \
-            --kernels bollinger,macd,returns_stats,bootstrap --max-size 1e8 --gpu-sizes 1e7,1e8 \
+            --kernels bollinger,macd,returns_stats,bootstrap --max-size "$big" --gpu-sizes "$mid,$big" \
             --reps 3 --stream-reps 2 --gpu-warmup 0 --json "$logs/bench-$v.json" \
             >"$logs/bench-$v.txt" || rc=1
     done
-    # The device-resident table of each run: kernel, samples, then median and min ms.
+    # The device-resident table of each run (bench/gpu.c): its title line "# device-resident
+    # (...)", then its column names on a line of their own that also starts with "#"
+    # ("# kernel samples reps time_ms(med) min_ms GB/s %d2d #wrong"), then one row per kernel
+    # and size; a row that was skipped says "skipped:" in place of its figures. The next line
+    # starting with "#" that is not that header ends the table. Kept: kernel, samples, then
+    # median and min ms.
     for v in simple staged; do
-        awk -v v=$v '/^# device-resident/ { on = 1; next } /^#/ { on = 0 }
-            on && NF >= 5 && $2 ~ /^[0-9]+$/ { print $1, $2, v, $4, $5 }' "$logs/bench-$v.txt"
+        awk -v v=$v '/^# device-resident/ { on = 1; next } on && /^# kernel/ { next }
+            /^#/ { on = 0 }
+            on && NF >= 5 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ { print $1, $2, v, $4, $5 }' \
+            "$logs/bench-$v.txt"
     done | sort -k1,1 -k2,2n -k3,3 >"$logs/bench-variants.txt"
     echo "kernel samples variant median_ms min_ms (device-resident)"
     cat "$logs/bench-variants.txt"
+    if [ ! -s "$logs/bench-variants.txt" ]; then
+        # No rows is no comparison, whatever the bench's exit status said.
+        detail "exit $rc; no device-resident rows in bench-simple.txt or bench-staged.txt"
+        return 1
+    fi
     detail "exit $rc; $(awk '{ printf "%s %s %s %s ms; ", $1, $2, $3, $4 }' "$logs/bench-variants.txt" |
         head -c 400)"
     return $rc
@@ -441,7 +639,7 @@ step_ncu_variants() {
         for k in bollinger macd returns_stats bootstrap; do
             APPORTION_CUDA_KERNELS=$v APPORTION_USE_GPU=yes run "$ncu" --csv \
                 --kernel-name regex:apo__ --launch-count 4 --metrics "$metrics" \
-                "$bin/apportion" run --kernel $k --rows 1 --cols 10000000 --devices cuda \
+                "$bin/apportion" run --kernel $k --rows 1 --cols "$mid" --devices cuda \
                 >"$logs/ncu-$v-$k.csv" || rc=1
         done
     done
@@ -476,28 +674,62 @@ step_ncu_variants() {
     return $rc
 }
 
-# In order of what they tell: the GPU and the machine code first, then correctness, speed,
-# balance, the sanitizers, and the profiler last (the budget cuts from the end).
-step gpu 30
-step ptx 5
-step sass 60
-step memcheck 150
-step selftest 150
-step gpu-suite 300
-step bench 180
-step profile-run 150
-step racecheck 150
-step synccheck 120
-step initcheck 120
-step ncu 120
-step bench-variants 300
-step ncu-variants 200
+# The wanted steps that got no verdict of their own, as calls of `--only` whose caps add up
+# to no more than a budget each (a step alone above it gets a call with a budget of its own).
+plan() {
+    local entry name cap sum=0 group='' fit=$((budget - 20)) opts=''
+    $simulated && opts=' --simulated'
+    $bundle_given && opts="$opts --bundle $bundle"
+    for entry in "${steps[@]}"; do
+        name=${entry%%:*} cap=${entry##*:}
+        wanted "$name" || continue
+        [[ "$finished" == *" $name "* ]] && continue
+        if [ -n "$group" ] && [ $((sum + cap)) -gt "$fit" ]; then
+            plan_call "$opts" "$group" "$sum"
+            group='' sum=0
+        fi
+        group=${group:+$group,}$name
+        sum=$((sum + cap))
+    done
+    [ -z "$group" ] || plan_call "$opts" "$group" "$sum"
+}
+plan_call() { # OPTIONS STEPS CAPS
+    local b=$budget
+    [ "$3" -gt $((budget - 20)) ] && b=$(($3 + 20))
+    [ "$b" -ne 570 ] && set -- "$1 --budget $b" "$2" "$3"
+    echo "next call: scripts/gpu-check.sh$1 --only $2   (caps ${3}s)"
+}
 
-echo
-echo "gpu-check: $gpu_line; $(elapsed)s; logs in $logs"
-for line in "${verdicts[@]}"; do
-    echo "$line"
+# Tables, verdicts, plan and archive, once, also when a signal ends the run.
+summary_done=false
+summary() {
+    $summary_done || ! $running && return
+    summary_done=true
+    local planned
+    echo
+    tables tables "$logs" | tee "$logs/tables.txt"
+    echo
+    echo "gpu-check: $gpu_line; $(elapsed)s; logs in $logs"
+    for line in "${verdicts[@]}"; do
+        echo "$line"
+    done
+    printf '%s\n' "${verdicts[@]}" >"$logs/verdicts.txt"
+    echo "$n_pass passed, $n_fail failed, $n_skip skipped"
+    planned=$(plan)
+    if [ -n "$planned" ]; then
+        echo "$planned" | tee "$logs/plan.txt"
+    else
+        echo "every wanted step ran"
+    fi
+    if tar -czf "$archive" -C "$(dirname "$logs")" "$(basename "$logs")"; then
+        echo "gpu-check: archive $archive ($(du -h "$archive" | cut -f1))"
+    else
+        echo "gpu-check: could not write the archive $archive; the logs are in $logs"
+    fi
+}
+
+running=true
+for entry in "${steps[@]}"; do
+    step "${entry%%:*}" "${entry##*:}"
 done
-printf '%s\n' "${verdicts[@]}" >"$logs/verdicts.txt"
-echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 [ "$n_fail" -eq 0 ]

@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""The summary tables of scripts/gpu-check.sh, read from its logs folder (docs/cuda.md,
+"Checking a GPU").
+
+    gpu_check_tables.py tables LOGS       print the tables (stdout)
+    gpu_check_tables.py check-run FILE    the profile-run verdict on an `apportion run --json`
+                                          report: exit 0 when a GPU took a share and nothing
+                                          failed over, 1 otherwise; one line of detail
+
+Standard library only: the GPU machine has python3 and nothing more. Every file is optional:
+a figure whose file is missing or unreadable prints "-" and the table says which step gives
+it, so that a run cut short by the budget still prints what it has.
+"""
+import json
+import math
+import os
+import sys
+
+# Bounds the figures are set against (H100 SXM5 80GB, the lent machine): PCIe 5.0 x16 is
+# 32 GT/s x 16 lanes with 128b/130b coding, 63.0 GB/s each way; HBM3 peak 3.35 TB/s. The
+# bench counts a device-to-device copy's bytes read plus written, as a peak figure does.
+PCIE5_X16_GBS = 32e9 * 16 * 128 / 130 / 8 / 1e9
+HBM3_GBS = 3350.0
+
+
+def load(path):
+    """The JSON in path, or None when it is missing or not JSON (a step cut short)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def fmt(v, spec=".1f"):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    return format(v, spec)
+
+
+def pct(v, bound):
+    if v is None or not bound or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    return f"{100.0 * v / bound:.1f}%"
+
+
+def table(title, header, rows, missing):
+    """Prints a table; with no rows, one "-" row and where the figures would come from."""
+    print(f"\n== {title}")
+    widths = [len(h) for h in header]
+    rows = rows or [["-"] * len(header)]
+    for r in rows:
+        widths = [max(w, len(str(c))) for w, c in zip(widths, r)]
+    for r in [header] + rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    if missing:
+        print(f"   ({missing})")
+
+
+def short(g):
+    """A GPU's label up to its first space ("cuda:0")."""
+    return str(g.get("label", "?")).split(" ")[0]
+
+
+def gpus_of(bench):
+    g = (bench or {}).get("gpu") or {}
+    return [x for x in g.get("gpus") or [] if isinstance(x, dict)]
+
+
+def bandwidth(logs):
+    bench = load(os.path.join(logs, "bench.json"))
+    rows = []
+    for g in gpus_of(bench):
+        bw = g.get("bandwidth") or {}
+        rows.append([g.get("label", "?"), "h2d", fmt(bw.get("h2d_gbps")), "PCIe 5 x16 63.0",
+                     pct(bw.get("h2d_gbps"), PCIE5_X16_GBS)])
+        rows.append(["", "d2h", fmt(bw.get("d2h_gbps")), "PCIe 5 x16 63.0",
+                     pct(bw.get("d2h_gbps"), PCIE5_X16_GBS)])
+        rows.append(["", "duplex", fmt(bw.get("duplex_gbps")), "2 x 63.0",
+                     pct(bw.get("duplex_gbps"), 2 * PCIE5_X16_GBS)])
+        rows.append(["", "d2d copy", fmt(bw.get("d2d_gbps")), "HBM3 3350",
+                     pct(bw.get("d2d_gbps"), HBM3_GBS)])
+    why = None
+    if not rows:
+        why = "from step bench (bench.json: gpu.gpus[].bandwidth)"
+        if bench and (bench.get("gpu") or {}).get("skipped"):
+            why += f"; its GPU section was skipped: {bench['gpu']['skipped']}"
+    table("bandwidth (GB/s, median of apo_cuda_bandwidth_measure)",
+          ["gpu", "path", "GB/s", "bound GB/s", "% of bound"], rows, why)
+
+
+def kernel_shapes(logs):
+    """{kernel: (inputs, outputs)} from `apportion kernels --json` (step gpu-catalog)."""
+    k = load(os.path.join(logs, "catalog", "kernels.json")) or {}
+    return {x["name"]: (len(x.get("inputs", [])), len(x.get("outputs", [])))
+            for x in k.get("kernels", []) if isinstance(x, dict) and "name" in x}
+
+
+def device_resident(logs):
+    rows = []
+    for g in gpus_of(load(os.path.join(logs, "bench.json"))):
+        for r in g.get("device_resident") or []:
+            if r.get("skipped"):
+                rows.append([r.get("kernel"), r.get("samples"), short(g), "-", "-", "-", "-",
+                             "skipped: " + r["skipped"]])
+                continue
+            gbs = r.get("gb_s")
+            rows.append([r.get("kernel"), r.get("samples"), short(g),
+                         fmt(r.get("time_ms_median"), ".3f"), fmt(gbs, ".1f"),
+                         fmt(r.get("pct_d2d"), ".1f"), pct(gbs, HBM3_GBS), r.get("wrong")])
+    shapes = kernel_shapes(logs)
+    others = sorted(set(shapes) - {"bollinger", "macd"})
+    note = "from step bench (bench.json); 32 B/sample (8 read, 24 written)"
+    if others:
+        note += (f"; the other {len(others)} catalog kernels: - (apo-bench-kernels' GPU section "
+                 "has device-resident arrays for bollinger and macd only; step gpu-catalog gives "
+                 "their host-resident figures below)")
+    table("device-resident throughput per kernel (arrays in GPU memory)",
+          ["kernel", "samples", "gpu", "ms(med)", "GB/s", "%d2d", "%HBM3", "#wrong"], rows, note)
+
+
+def gpu_devices(report):
+    return [d for d in (report or {}).get("devices") or [] if d.get("kind") == "cuda"]
+
+
+def host_resident(logs):
+    rows = []
+    for g in gpus_of(load(os.path.join(logs, "bench.json"))):
+        for r in g.get("host_resident") or []:
+            if r.get("skipped"):
+                continue
+            ms = r.get("time_ms_median")
+            melem = r["samples"] / ms / 1e3 if ms and r.get("samples") else None
+            rows.append([f"{r.get('kernel')} (bench, {short(g)})", r.get("samples"),
+                         fmt(ms, ".3f"), fmt(melem), fmt(r.get("gb_s")),
+                         fmt(r.get("pct_bound")) + "% of transfer bound",
+                         fmt(r.get("overlap"), ".2f"), r.get("wrong")])
+    shapes = kernel_shapes(logs)
+    cat = os.path.join(logs, "catalog")
+    verdicts = catalog_verdicts(logs)
+    for k in sorted(shapes):
+        rep = load(os.path.join(cat, f"{k}-cuda.json"))
+        if rep is None:
+            continue
+        nin, nout = shapes[k]
+        n = rep.get("elements") or 0
+        ms = rep.get("compute_ms") or 0
+        melem = n / ms / 1e3 if ms > 0 else None
+        gbs = 8.0 * (nin + nout) * n / ms / 1e6 if ms > 0 else None
+        # The transfers of both directions overlap: the busier direction bounds the time.
+        one_way = 8.0 * max(nin, nout) * n / ms / 1e6 if ms > 0 else None
+        ov = [d.get("overlap") for d in gpu_devices(rep) if d.get("overlap") is not None]
+        rows.append([k, n, fmt(ms, ".3f"), fmt(melem), fmt(gbs),
+                     pct(one_way, PCIE5_X16_GBS) + " of PCIe (busier way)",
+                     fmt(min(ov), ".2f") if ov else "-", verdicts.get(k, "-")])
+    table("host-resident throughput per kernel (host arrays, GPU alone, end to end)",
+          ["kernel", "samples", "ms", "Melem/s", "GB/s", "against bound", "overlap", "#wrong/bits"],
+          rows,
+          "bench rows from step bench; the catalog rows from step gpu-catalog (one call each, "
+          "compute_ms of `apportion run --devices cuda`, 8 B per input and output value); "
+          "overlap: the bench's for its rows, the report's (lowest GPU) for the others, "
+          "defined below")
+
+
+def overlap(logs):
+    """The pipeline's overlap per GPU, as each source defines it: the report's (docs/api.md)
+    is (host_copy + h2d + kernel + d2h) over the time at least one of them ran, 1 when none
+    overlapped, up to 4; the bench's is (h2d + kernel + d2h) / wall of its last call."""
+    rows = []
+    for g in gpus_of(load(os.path.join(logs, "bench.json"))):
+        for r in g.get("host_resident") or []:
+            if not r.get("skipped"):
+                rows.append([f"bench {r.get('kernel')}", r.get("samples"), short(g), "-", "-", "-",
+                             "-", "-", r.get("chunks", "-"), fmt(r.get("overlap"), ".2f")])
+    for w in ("cuda", "cuda-cpu"):
+        rep = load(os.path.join(logs, f"run-{w}.json"))
+        for d in gpu_devices(rep):
+            rows.append([f"run on {w}", d.get("elements"), str(d.get("label", "?")).split(" ")[0],
+                         fmt(d.get("wall_ms"), ".1f"), fmt(d.get("host_copy_ms"), ".1f"),
+                         fmt(d.get("h2d_ms"), ".1f"),
+                         fmt(d.get("kernel_ms"), ".1f"), fmt(d.get("d2h_ms"), ".1f"),
+                         d.get("chunks", "-"), fmt(d.get("overlap"), ".2f")])
+    table("overlap of the copies and the kernels on each GPU",
+          ["call", "elements", "gpu", "wall_ms", "host_copy_ms", "h2d_ms", "kernel_ms", "d2h_ms",
+           "chunks", "overlap"], rows,
+          "bench rows from step bench: (h2d + kernel + d2h) / wall of the last timed call; run "
+          "rows from step profile-run (bollinger; run-cuda.json, run-cuda-cpu.json): the "
+          "report's, (host_copy + h2d + kernel + d2h) over the time any of them ran, 1 serial, "
+          "up to 4")
+
+
+def catalog_verdicts(logs):
+    """{kernel or sweep/score name: "equal" / "DIFFER ..."} from catalog/verdicts.txt."""
+    out = {}
+    try:
+        with open(os.path.join(logs, "catalog", "verdicts.txt"), encoding="utf-8") as f:
+            for line in f:
+                name, _, rest = line.strip().partition(" ")
+                if name:
+                    out[name] = rest
+    except OSError:
+        pass
+    return out
+
+
+def balance(logs):
+    runs = {w: load(os.path.join(logs, f"run-{w}.json")) for w in ("cuda-cpu", "cuda", "cpu")}
+    rows = []
+    for w, rep in runs.items():
+        if rep is None:
+            rows.append([w, "-", "-", "-", "-", "-"])
+            continue
+        shares = " ".join(f"{d.get('kind')}={fmt(d.get('share'), '.3f')}"
+                          for d in rep.get("devices") or [])
+        rows.append([w, fmt(rep.get("makespan_ms"), ".2f"),
+                     fmt(rep.get("balance_efficiency"), ".3f"), rep.get("ratio_source", "-"),
+                     rep.get("failovers", "-"), shares])
+    both = (runs["cuda-cpu"] or {}).get("makespan_ms")
+    alone = [(runs[w] or {}).get("makespan_ms") for w in ("cuda", "cpu")]
+    alone = [a for a in alone if a]
+    gain = None
+    if both and alone:
+        gain = (f"cuda,cpu is {min(alone) / both:.2f} x as fast as the faster device alone "
+                "(makespans; above 1: the split gains)")
+    table("CPU+GPU against each alone (bollinger, one series, step profile-run)",
+          ["devices", "makespan_ms", "balance_eff", "ratios", "failovers", "shares"], rows,
+          gain or "from step profile-run (run-cuda-cpu.json, run-cuda.json, run-cpu.json)")
+    rows = []
+    for g in gpus_of(load(os.path.join(logs, "bench.json"))):
+        for r in g.get("gpu_and_cpu") or []:
+            if not r.get("skipped"):
+                rows.append([r.get("kernel"), r.get("samples"),
+                             fmt(r.get("alone_makespan_ms_median"), ".3f"),
+                             fmt(r.get("mixed_makespan_ms_median"), ".3f"),
+                             fmt(r.get("ratio"), ".3f"),
+                             fmt(r.get("cpu_elements_share"), ".3f"), r.get("ratio_source"),
+                             r.get("wrong")])
+    table("cuda,cpu against the GPU alone (apo-bench-kernels, online refinement)",
+          ["kernel", "samples", "alone_ms", "gpu+cpu_ms", "ratio", "cpu_share", "ratios", "#wrong"],
+          rows, "from step bench (bench.json: gpu.gpus[].gpu_and_cpu)")
+
+
+def verdicts(logs):
+    rows = []
+    st = load(os.path.join(logs, "selftest.json"))
+    if st is None:
+        rows.append(["selftest", "-", "step selftest (selftest.json)"])
+    else:
+        rows.append(["selftest", st.get("verdict", "-"),
+                     f"passed {st.get('passed')} failed {st.get('failed')} warned "
+                     f"{st.get('warned')} skipped {st.get('skipped')}"])
+    for name in ("bench", "bench-simple", "bench-staged"):
+        b = load(os.path.join(logs, f"{name}.json"))
+        if b is None:
+            if name == "bench":
+                rows.append([name, "-", "step bench (bench.json)"])
+            continue
+        wrong = b.get("total_wrong")
+        rows.append([name, "equal" if wrong == 0 else "DIFFER", f"total #wrong {wrong}"])
+    cat = catalog_verdicts(logs)
+    if not cat:
+        rows.append(["catalog, sweeps, scores", "-", "step gpu-catalog (catalog/verdicts.txt)"])
+    else:
+        bad = sorted(k for k, v in cat.items() if not v.startswith("equal"))
+        rows.append(["catalog, sweeps, scores", "equal" if not bad else "DIFFER",
+                     f"{len(cat) - len(bad)} of {len(cat)} bitwise equal"
+                     + (f"; not: {' '.join(bad)}" if bad else "")])
+    table("CPU == GPU", ["check", "verdict", "detail"], rows, None)
+
+
+def variants(logs):
+    runs = {v: load(os.path.join(logs, f"bench-{v}.json")) for v in ("simple", "staged")}
+    if not any(runs.values()):
+        return
+    med = {}
+    for v, b in runs.items():
+        for g in gpus_of(b):
+            for r in g.get("device_resident") or []:
+                key = (str(r.get("kernel")), r.get("samples") or 0, short(g))
+                med.setdefault(key, {})[v] = r.get("time_ms_median")
+    rows = [[k, n, gpu, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
+             fmt(m["simple"] / m["staged"], ".2f") if m.get("simple") and m.get("staged") else "-"]
+            for (k, n, gpu), m in sorted(med.items())]
+    table("kernel variants, device-resident (step bench-variants)",
+          ["kernel", "samples", "gpu", "simple_ms", "staged_ms", "simple/staged"], rows,
+          "median ms; simple/staged below 1: the simple kernels are faster")
+
+
+def check_run(path):
+    rep = load(path)
+    if rep is None:
+        print(f"no report in {os.path.basename(path)}")
+        return 1
+    gpus = gpu_devices(rep)
+    took = [d for d in gpus if (d.get("share") or 0) > 0 and (d.get("elements") or 0) > 0]
+    failed = [d.get("label", d.get("id")) for d in rep.get("devices") or [] if d.get("failed")]
+    fo = rep.get("failovers") or 0
+    detail = (f"GPU share {sum(d.get('share') or 0 for d in gpus):.3f} "
+              f"({sum(d.get('elements') or 0 for d in gpus)} elements), ratios "
+              f"{rep.get('ratio_source')}, makespan {fmt(rep.get('makespan_ms'), '.1f')} ms, "
+              f"balance {fmt(rep.get('balance_efficiency'), '.3f')}, failovers {fo}")
+    if failed:
+        detail += f", failed: {', '.join(map(str, failed))}"
+    ok = bool(took) and fo == 0 and not failed
+    print(("" if ok else "no GPU share without failover: ") + detail)
+    return 0 if ok else 1
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "tables":
+        for part in (bandwidth, device_resident, host_resident, overlap, balance, verdicts,
+                     variants):
+            part(argv[2])
+        return 0
+    if len(argv) == 3 and argv[1] == "check-run":
+        return check_run(argv[2])
+    print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
