@@ -4,8 +4,9 @@
  * catalog's recurrences resume each series' running state, so an update should cost its new
  * bar wherever it falls; the first bar of a tile starts the tile's state afresh (the
  * recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
- * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9) and rsi(14),
- * then one large update against the batch over the same bars.
+ * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
+ * stoch(5,3,3), mfi(14) and obv (high, low, open and volume made from the close's walk),
+ * then, for the first three, one large update against the batch over the same bars.
  *
  *   apo-bench-stream-updates [--series N] [--reps N]
  *
@@ -58,12 +59,46 @@ static size_t tile_of(apo_runtime *rt, const config *c) {
     return tile;
 }
 
+/* The kernel's inputs over `n` bars, from the walk x as the close: high and low a little
+ * above and below it, open the bar before's close, volume varying from bar to bar, so that
+ * the stochastics' ranges and the flows are not degenerate; any other input (one-input
+ * kernels) is the walk itself. The arrays are allocated; 0, or -1 without memory. */
+static int inputs_of(apo_runtime *rt, const config *c, const double *x, size_t n,
+                     double *ins[APO_MAX_IO], size_t *n_in) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    if (bench_check(apo_kernel_get(rt, c->kernel, &info), "apo_kernel_get"))
+        return -1;
+    *n_in = info.n_inputs;
+    for (size_t i = 0; i < info.n_inputs; i++) {
+        const char *name = info.input_names[i];
+        double *a = ins[i] = malloc(n * sizeof(double));
+        if (a == NULL)
+            return -1;
+        for (size_t t = 0; t < n; t++) {
+            const double spread = 0.25 + 0.05 * (double)(t * 7 % 5);
+            if (strcmp(name, "high") == 0)
+                a[t] = x[t] + spread;
+            else if (strcmp(name, "low") == 0)
+                a[t] = x[t] - spread;
+            else if (strcmp(name, "open") == 0)
+                a[t] = x[t > 0 ? t - 1 : 0];
+            else if (strcmp(name, "volume") == 0)
+                a[t] = 1000.0 + (double)(t * 37 % 500);
+            else
+                a[t] = x[t];
+        }
+    }
+    return 0;
+}
+
 /* Feeds `bars` bars to every series, a group of series per update so that the packed arrays
- * stay small (the other series get 0 bars). */
-static int advance(apo_stream *s, size_t series, size_t bars, const double *x, double *const *out,
-                   size_t *n_new) {
+ * stay small (the other series get 0 bars); the inputs from position `at` of each. */
+static int advance(apo_stream *s, size_t series, size_t bars, double *const *ins, size_t n_in,
+                   size_t at, double *const *out, size_t *n_new) {
     const size_t group = 256;
-    const double *in[] = {x};
+    const double *in[APO_MAX_IO];
+    for (size_t i = 0; i < n_in; i++)
+        in[i] = ins[i] + at;
     for (size_t g = 0; g < series; g += group) {
         for (size_t r = 0; r < series; r++)
             n_new[r] = r >= g && r < g + group ? bars : 0;
@@ -78,17 +113,26 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
     if (tile == 0)
         return bench_check(APO_ERR_INTERNAL, "reading the tile length");
     size_t hist = 256 * (2 * tile);
-    double *x = malloc(hist * sizeof(double)), *ones = malloc(series * sizeof(double));
+    double *x = malloc(hist * sizeof(double));
+    double *ins[APO_MAX_IO] = {0}, *ones[APO_MAX_IO] = {0};
+    size_t n_in = 0;
     double *out[3];
     size_t *n_new = malloc(series * sizeof(size_t));
     double *ms = malloc(reps * sizeof(double));
     for (int o = 0; o < 3; o++)
         out[o] = malloc((hist > series ? hist : series) * sizeof(double));
-    if (!x || !ones || !n_new || !ms || !out[0] || !out[1] || !out[2])
+    if (!x || !n_new || !ms || !out[0] || !out[1] || !out[2])
         return bench_check(APO_ERR_OUT_OF_MEMORY, "buffers");
     bench_fill_walk(x, 1, hist, 7);
-    for (size_t r = 0; r < series; r++)
-        ones[r] = x[r % hist];
+    if (inputs_of(rt, c, x, hist, ins, &n_in) != 0)
+        return bench_check(APO_ERR_OUT_OF_MEMORY, "input buffers");
+    /* The one new bar of each series, input by input. */
+    for (size_t i = 0; i < n_in; i++) {
+        if ((ones[i] = malloc(series * sizeof(double))) == NULL)
+            return bench_check(APO_ERR_OUT_OF_MEMORY, "input buffers");
+        for (size_t r = 0; r < series; r++)
+            ones[i][r] = ins[i][r % hist];
+    }
     printf("# %s: %zu series x 1 new bar per update, tile %zu bars\n", c->label, series, tile);
     printf("# %-12s %10s %12s %10s %14s %10s\n", "tile_pos", "reps", "median_ms", "min_ms",
            "us_per_series", "first_ms");
@@ -104,10 +148,12 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
          * piece of whole tiles would leave no running state behind it. */
         for (size_t fed = 0, want = tile + at[p]; fed < want; fed += tile / 2) {
             size_t piece = want - fed < tile / 2 ? want - fed : tile / 2;
-            if (advance(s, series, piece, x + fed, out, n_new) != 0)
+            if (advance(s, series, piece, ins, n_in, fed, out, n_new) != 0)
                 return 2;
         }
-        const double *in[] = {ones};
+        const double *in[APO_MAX_IO];
+        for (size_t i = 0; i < n_in; i++)
+            in[i] = ones[i];
         for (size_t r = 0; r < series; r++)
             n_new[r] = 1;
         for (size_t i = 0; i < reps; i++) {
@@ -124,7 +170,9 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
                med * 1e3 / (double)series, first, load);
         apo_stream_destroy(s);
     }
-    free(x), free(ones), free(n_new), free(ms);
+    free(x), free(n_new), free(ms);
+    for (size_t i = 0; i < n_in; i++)
+        free(ins[i]), free(ones[i]);
     for (int o = 0; o < 3; o++)
         free(out[o]);
     return 0;
@@ -257,14 +305,26 @@ int main(int argc, char **argv) {
         {"macd(12, 26, 9)", "macd", {{"fast", 12}, {"slow", 26}, {"signal", 9}}, 3, 3},
         /* A catalog recurrence that resumes (docs/streaming.md, "Cost"). */
         {"rsi(14)", "rsi", {{"timeperiod", 14}}, 1, 1},
+        /* Kernels of several inputs that resume too: the stochastics (the position alone),
+         * mfi (a slide whose ring a resumed run fills again) and the running sum obv, which
+         * carries across tiles. Per-bar rows only: the chunk rows feed one input. */
+        {"stoch(5, 3, 3)",
+         "stoch",
+         {{"fastk_period", 5}, {"slowk_period", 3}, {"slowd_period", 3}},
+         3,
+         2},
+        {"mfi(14)", "mfi", {{"timeperiod", 14}}, 1, 1},
+        {"obv", "obv", {{NULL, 0}}, 0, 1},
     };
     int rc = 0;
     const size_t n_configs = sizeof configs / sizeof configs[0];
+    /* The first three are the ones the chunk rows time (one input each). */
+    const size_t n_chunked = 3;
     for (size_t k = 0; k < n_configs && rc == 0; k++)
         rc = run(rt, &configs[k], (size_t)series, (size_t)reps);
-    for (size_t k = 0; k < n_configs && rc == 0; k++)
+    for (size_t k = 0; k < n_chunked && rc == 0; k++)
         rc = chunk_vs_batch(serial, &configs[k], (size_t)reps, 0);
-    for (size_t k = 0; k < n_configs && rc == 0; k++)
+    for (size_t k = 0; k < n_chunked && rc == 0; k++)
         rc = chunk_vs_batch(rt, &configs[k], (size_t)reps, 1);
     apo_runtime_destroy(serial);
     apo_runtime_destroy(rt);
