@@ -10,9 +10,12 @@
  *
  *   apo-bench-stream-updates [--series N] [--reps N]
  *
- * Each row: the position in the tile of the first timed bar, the median and minimum wall
- * time of `reps` updates (one bar for every series), that median per series, and the first
- * update's time (at position 0: the tile's first bar). The chunk rows: 64 series fed 8 tiles
+ * Each row: the position in the tile of the first timed bar; the median and minimum wall
+ * time of `reps` updates (one bar for every series) made back to back, with the streams'
+ * data in the caches, and that median per series; the median of `reps` cold updates, each
+ * made after a 64 MiB buffer was written (a live feed's updates come a minute apart, with
+ * other work between them); and the first cold update's time (at position 0: the tile's
+ * first bar). The chunk rows: 64 series fed 8 tiles
  * of bars in one update on the calling thread, and a batch call over the same bars on a
  * one-thread runtime, interleaved, medians and their ratio (the target: stream within 3x of
  * the batch); then the same update handed to the default runtime's devices, beside the
@@ -108,7 +111,16 @@ static int advance(apo_stream *s, size_t series, size_t bars, double *const *ins
     return 0;
 }
 
-static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
+/* Writes a buffer larger than the machine's caches, so that the next update finds none of
+ * the streams' data there: what a live feed meets, whose updates come a minute apart with
+ * other work between them. */
+#define EVICT_BYTES ((size_t)64 << 20)
+static void evict_caches(unsigned char *buf) {
+    for (size_t i = 0; i < EVICT_BYTES; i += 64)
+        buf[i] = (unsigned char)(buf[i] + 1);
+}
+
+static int run(apo_runtime *rt, const config *c, size_t series, size_t reps, unsigned char *evict) {
     size_t tile = tile_of(rt, c);
     if (tile == 0)
         return bench_check(APO_ERR_INTERNAL, "reading the tile length");
@@ -118,10 +130,10 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
     size_t n_in = 0;
     double *out[3];
     size_t *n_new = malloc(series * sizeof(size_t));
-    double *ms = malloc(reps * sizeof(double));
+    double *ms = malloc(reps * sizeof(double)), *cold = malloc(reps * sizeof(double));
     for (int o = 0; o < 3; o++)
         out[o] = malloc((hist > series ? hist : series) * sizeof(double));
-    if (!x || !n_new || !ms || !out[0] || !out[1] || !out[2])
+    if (!x || !n_new || !ms || !cold || !out[0] || !out[1] || !out[2])
         return bench_check(APO_ERR_OUT_OF_MEMORY, "buffers");
     bench_fill_walk(x, 1, hist, 7);
     if (inputs_of(rt, c, x, hist, ins, &n_in) != 0)
@@ -134,10 +146,10 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
             ones[i][r] = ins[i][r % hist];
     }
     printf("# %s: %zu series x 1 new bar per update, tile %zu bars\n", c->label, series, tile);
-    printf("# %-12s %10s %12s %10s %14s %10s\n", "tile_pos", "reps", "median_ms", "min_ms",
-           "us_per_series", "first_ms");
-    /* First timed bar just after a boundary, in the middle, and reps bars before the end. */
-    size_t at[3] = {0, tile / 2, tile - reps};
+    printf("# %-12s %10s %12s %10s %14s %10s %10s\n", "tile_pos", "reps", "median_ms", "min_ms",
+           "us_per_series", "cold_ms", "first_ms");
+    /* First timed bar just after a boundary, in the middle, and 2 reps bars before the end. */
+    size_t at[3] = {0, tile / 2, tile - 2 * reps};
     for (int p = 0; p < 3; p++) {
         apo_stream_desc d = desc_of(c, series);
         apo_stream *s = NULL;
@@ -156,21 +168,25 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps) {
             in[i] = ones[i];
         for (size_t r = 0; r < series; r++)
             n_new[r] = 1;
-        for (size_t i = 0; i < reps; i++) {
+        /* Cold updates first (the first of them is the bar at tile_pos), each after the
+         * caches were flushed, then warm ones back to back. */
+        for (size_t i = 0; i < 2 * reps; i++) {
+            if (i < reps)
+                evict_caches(evict);
             double t0 = bench_now();
             if (bench_check(apo_stream_update(s, n_new, in, out), "apo_stream_update"))
                 return 2;
-            ms[i] = (bench_now() - t0) * 1e3;
+            (i < reps ? cold : ms)[i % reps] = (bench_now() - t0) * 1e3;
         }
         char load[64];
         bench_load_average(load, sizeof load);
-        const double first = ms[0];
+        const double first = cold[0], cold_med = bench_median(cold, reps);
         double min = bench_min(ms, reps), med = bench_median(ms, reps);
-        printf("  %-12zu %10zu %12.3f %10.3f %14.3f %10.3f   # load %s\n", at[p], reps, med, min,
-               med * 1e3 / (double)series, first, load);
+        printf("  %-12zu %10zu %12.3f %10.3f %14.3f %10.3f %10.3f   # load %s\n", at[p], reps, med,
+               min, med * 1e3 / (double)series, cold_med, first, load);
         apo_stream_destroy(s);
     }
-    free(x), free(n_new), free(ms);
+    free(x), free(n_new), free(ms), free(cold);
     for (size_t i = 0; i < n_in; i++)
         free(ins[i]), free(ones[i]);
     for (int o = 0; o < 3; o++)
@@ -318,14 +334,18 @@ int main(int argc, char **argv) {
     };
     int rc = 0;
     const size_t n_configs = sizeof configs / sizeof configs[0];
+    unsigned char *evict = calloc(EVICT_BYTES, 1);
+    if (evict == NULL)
+        rc = bench_check(APO_ERR_OUT_OF_MEMORY, "the buffer that flushes the caches");
     /* The first three are the ones the chunk rows time (one input each). */
     const size_t n_chunked = 3;
     for (size_t k = 0; k < n_configs && rc == 0; k++)
-        rc = run(rt, &configs[k], (size_t)series, (size_t)reps);
+        rc = run(rt, &configs[k], (size_t)series, (size_t)reps, evict);
     for (size_t k = 0; k < n_chunked && rc == 0; k++)
         rc = chunk_vs_batch(serial, &configs[k], (size_t)reps, 0);
     for (size_t k = 0; k < n_chunked && rc == 0; k++)
         rc = chunk_vs_batch(rt, &configs[k], (size_t)reps, 1);
+    free(evict);
     apo_runtime_destroy(serial);
     apo_runtime_destroy(rt);
     return rc == 0 ? 0 : 2;
