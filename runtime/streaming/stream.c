@@ -397,6 +397,37 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
     se->resume_at = APO_STREAM_NO_RESUME;
 }
 
+/* Series ahead of the one being fed whose lines are asked for early (prefetch_series). */
+#define APO_STREAM_PREFETCH_AHEAD 8
+
+/*
+ * Asks the memory for the lines series r's next bar touches, before it is fed: where its new
+ * bar goes in each input's kept bars, the bar a window of halo + 1 lets go, and its running
+ * state. A live feed updates thousands of series a minute apart, with other work between
+ * updates, so each series' lines have left the caches, and fed one after another each
+ * series would wait for them in turn; asked for a few series ahead, the waits overlap
+ * (docs/PERF.md, "Stream updates": the cold rows). Only a hint: nothing is read here.
+ */
+static void prefetch_series(const apo_stream *s, size_t r) {
+#if defined(__GNUC__)
+    const apo__stream_series *se = &s->series[r];
+    if (se->in != NULL) {
+        const size_t kept = apo__stream_kept(s, se->n);
+        for (size_t i = 0; i < s->kernel->n_inputs; i++) {
+            const double *next = se->in + i * se->cap + kept;
+            __builtin_prefetch(next, 1);
+            if (kept > s->halo)
+                __builtin_prefetch(next - s->halo - 1, 0);
+        }
+    }
+    if (s->resume != NULL)
+        for (size_t b = 0; b < s->resume_stride; b += 64)
+            __builtin_prefetch(s->resume + r * s->resume_stride + b, 1);
+#else
+    (void)s, (void)r;
+#endif
+}
+
 /* Feeds every series of a stream of one set, its room reserved: those the batch hook takes
  * first (it changes no series unless it succeeds), then the others on this thread. */
 static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
@@ -417,7 +448,12 @@ static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *
         }
     }
     size_t at = 0;
+    for (size_t r = 0; r < s->n_series && r < APO_STREAM_PREFETCH_AHEAD; r++)
+        prefetch_series(s, r);
     for (size_t r = 0; r < s->n_series; r++) {
+        const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
+        if (ahead < s->n_series && n_new[ahead] > 0)
+            prefetch_series(s, ahead);
         apo_status st =
             done != NULL && done[r] ? APO_OK : feed_series(s, r, n_new[r], at, inputs, outputs);
         if (st != APO_OK) {
