@@ -72,8 +72,16 @@ if $simulated_gpus; then
     else
         meson setup "$build" "${opts[@]}" >/dev/null
     fi
-    ninja -C "$build" cli/apportion tests/gpu/test_gpu tests/gpu/test_gpu_resident \
-        tests/gpu/test_gpu_caller
+    # The tool and the gpu suite's executables, as meson lists them (only those: the rest of
+    # the build is the other modes' business).
+    gpu_targets=$(meson introspect --tests "$build" | python3 -c '
+import json, os, sys
+build = os.path.realpath(sys.argv[1])
+for t in json.load(sys.stdin):
+    if "apportion:gpu" in t["suite"] and t["cmd"][0].startswith(build + "/"):
+        print(os.path.relpath(t["cmd"][0], build))' "$build")
+    # shellcheck disable=SC2086 # one target a word
+    ninja -C "$build" cli/apportion $gpu_targets
     sandbox=$(mktemp -d)
     trap 'rm -rf "$sandbox"' EXIT
     mkdir "$sandbox/home" "$sandbox/state" "$sandbox/tmp"
