@@ -57,6 +57,14 @@ void bench_load_average(char *buf, size_t size);
  * one, so one input serves every size (apo-bench-balance, apo-bench-auto-profile). */
 void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed);
 
+/* OHLCV bars of rows x cols around closes that bench_fill_walk made: the open is the previous
+ * close, high and low the larger and smaller of the two widened by up to 5e-4 (the walk's
+ * largest step), volume uniform in [1000, 10000), each draw keyed by its index alone, so the
+ * bars do not depend on the order they are made in. Any of open, high, low and volume may be
+ * NULL (not wanted). */
+void bench_fill_bars(const double *close, size_t rows, size_t cols, double *open, double *high,
+                     double *low, double *volume);
+
 /* ---- STREAM-style ceiling (stream.c) --------------------------------------------------- */
 
 typedef struct bench_stream_result {

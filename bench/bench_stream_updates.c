@@ -5,7 +5,7 @@
  * bar wherever it falls; the first bar of a tile starts the tile's state afresh (the
  * recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
  * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
- * stoch(5,3,3), mfi(14) and obv (high, low, open and volume made from the close's walk),
+ * stoch(5,3,3), mfi(14) and obv (their high, low, open and volume by bench_fill_bars),
  * then, for the first three, one large update against the batch over the same bars.
  *
  *   apo-bench-stream-updates [--series N] [--reps N]
@@ -62,10 +62,10 @@ static size_t tile_of(apo_runtime *rt, const config *c) {
     return tile;
 }
 
-/* The kernel's inputs over `n` bars, from the walk x as the close: high and low a little
- * above and below it, open the bar before's close, volume varying from bar to bar, so that
- * the stochastics' ranges and the flows are not degenerate; any other input (one-input
- * kernels) is the walk itself. The arrays are allocated; 0, or -1 without memory. */
+/* The kernel's inputs over `n` bars, the walk x as the close and bench_fill_bars' open, high,
+ * low and volume around it, so that the stochastics' ranges and the flows are not
+ * degenerate; any other input (one-input kernels) is the walk itself. The arrays are
+ * allocated; 0, or -1 without memory. */
 static int inputs_of(apo_runtime *rt, const config *c, const double *x, size_t n,
                      double *ins[APO_MAX_IO], size_t *n_in) {
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
@@ -77,19 +77,16 @@ static int inputs_of(apo_runtime *rt, const config *c, const double *x, size_t n
         double *a = ins[i] = malloc(n * sizeof(double));
         if (a == NULL)
             return -1;
-        for (size_t t = 0; t < n; t++) {
-            const double spread = 0.25 + 0.05 * (double)(t * 7 % 5);
-            if (strcmp(name, "high") == 0)
-                a[t] = x[t] + spread;
-            else if (strcmp(name, "low") == 0)
-                a[t] = x[t] - spread;
-            else if (strcmp(name, "open") == 0)
-                a[t] = x[t > 0 ? t - 1 : 0];
-            else if (strcmp(name, "volume") == 0)
-                a[t] = 1000.0 + (double)(t * 37 % 500);
-            else
-                a[t] = x[t];
-        }
+        if (strcmp(name, "open") == 0)
+            bench_fill_bars(x, 1, n, a, NULL, NULL, NULL);
+        else if (strcmp(name, "high") == 0)
+            bench_fill_bars(x, 1, n, NULL, a, NULL, NULL);
+        else if (strcmp(name, "low") == 0)
+            bench_fill_bars(x, 1, n, NULL, NULL, a, NULL);
+        else if (strcmp(name, "volume") == 0)
+            bench_fill_bars(x, 1, n, NULL, NULL, NULL, a);
+        else
+            memcpy(a, x, n * sizeof(double));
     }
     return 0;
 }

@@ -103,3 +103,32 @@ void bench_fill_walk(double *x, size_t rows, size_t cols, uint64_t seed) {
     for (size_t i = 0; i < n; i++)
         x[i] = 100.0 * exp(5e-4 * (x[i] - 100.0));
 }
+
+/* A uniform draw in [0, 1) keyed by (seed, i) alone (a splitmix64 finaliser). */
+static double bars_draw(uint64_t seed, uint64_t i) {
+    uint64_t z = seed * 0xD1B54A32D192ED03ull + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-53;
+}
+
+void bench_fill_bars(const double *close, size_t rows, size_t cols, double *open, double *high,
+                     double *low, double *volume) {
+    for (size_t r = 0; r < rows; r++) {
+        const double *c = close + r * cols;
+        for (size_t t = 0; t < cols; t++) {
+            const size_t i = r * cols + t;
+            const double o = t > 0 ? c[t - 1] : c[t];
+            const double hi = o > c[t] ? o : c[t], lo = o > c[t] ? c[t] : o;
+            if (open != NULL)
+                open[i] = o;
+            if (high != NULL)
+                high[i] = hi * (1 + 5e-4 * bars_draw(1, i));
+            if (low != NULL)
+                low[i] = lo * (1 - 5e-4 * bars_draw(2, i));
+            if (volume != NULL)
+                volume[i] = 1000 + 9000 * bars_draw(3, i);
+        }
+    }
+}

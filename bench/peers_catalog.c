@@ -44,20 +44,9 @@ static double tolerance(const peer_kernel *k) {
 
 /* ---- the bars ------------------------------------------------------------------------- */
 
-/* A uniform draw in [0, 1) keyed by (seed, i) alone (a splitmix64 finaliser), so that the
- * bars, like the closes, do not depend on the order they are made in. */
-static double draw(uint64_t seed, uint64_t i) {
-    uint64_t z = seed * 0xD1B54A32D192ED03ull + (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * 0x1p-53;
-}
-
-/* Bars of rows x cols: the close is bench_fill_walk's price, the open the previous close,
- * high and low the larger and smaller of the two widened by up to 5e-4 (the walk's largest
- * step), volume uniform in [1000, 10000); PEER_OTHER is a second, independent close for
- * the pair kernels. */
+/* Bars of rows x cols: the close is bench_fill_walk's price, the others bench_fill_bars'
+ * (no open: no kernel here reads one); PEER_OTHER is a second, independent close for the
+ * pair kernels. */
 static int make_bars(double *s[PEER_SERIES], size_t rows, size_t cols) {
     const size_t n = rows * cols;
     for (int i = 0; i < PEER_SERIES; i++) {
@@ -67,17 +56,7 @@ static int make_bars(double *s[PEER_SERIES], size_t rows, size_t cols) {
     }
     bench_fill_walk(s[PEER_CLOSE], rows, cols, 7);
     bench_fill_walk(s[PEER_OTHER], rows, cols, 8);
-    for (size_t r = 0; r < rows; r++) {
-        const double *c = s[PEER_CLOSE] + r * cols;
-        for (size_t t = 0; t < cols; t++) {
-            const size_t i = r * cols + t;
-            const double open = t > 0 ? c[t - 1] : c[t];
-            const double hi = open > c[t] ? open : c[t], lo = open > c[t] ? c[t] : open;
-            s[PEER_HIGH][i] = hi * (1 + 5e-4 * draw(1, i));
-            s[PEER_LOW][i] = lo * (1 - 5e-4 * draw(2, i));
-            s[PEER_VOLUME][i] = 1000 + 9000 * draw(3, i);
-        }
-    }
+    bench_fill_bars(s[PEER_CLOSE], rows, cols, NULL, s[PEER_HIGH], s[PEER_LOW], s[PEER_VOLUME]);
     return 0;
 }
 
