@@ -426,6 +426,14 @@ bool refuse_free_if_queued(const char *call, const void *p, size_t size) {
     return true;
 }
 
+/* refuse_free_if_queued for the whole allocation holding ptr, under its own lock (the calls
+ * that then wait for the devices, which must not hold it). */
+bool allocation_named_by_queued_copy(const char *call, const void *ptr) {
+    std::lock_guard<std::mutex> l(g().m);
+    const allocation *a = find_alloc(ptr);
+    return a != nullptr && refuse_free_if_queued(call, ptr, a->size);
+}
+
 cudaError_t submit_launch(const simt::launch_shape &shape, void (*body)(void *), void *ctx,
                           void (*destroy)(void *)) {
     const cudaError_t e = simt::check(shape);
@@ -742,12 +750,8 @@ cudaError_t cudaFreeHost(void *ptr) {
     if (ptr == nullptr) {
         return cudaSuccess;
     }
-    {
-        std::lock_guard<std::mutex> l(g().m);
-        const allocation *a = find_alloc(ptr);
-        if (a != nullptr && refuse_free_if_queued("cudaFreeHost", ptr, a->size)) {
-            return cudaErrorIllegalState;
-        }
+    if (allocation_named_by_queued_copy("cudaFreeHost", ptr)) {
+        return cudaErrorIllegalState;
     }
     sync_every_device();
     std::lock_guard<std::mutex> l(g().m);
@@ -775,12 +779,8 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
 }
 
 cudaError_t cudaHostUnregister(void *ptr) {
-    {
-        std::lock_guard<std::mutex> l(g().m);
-        const allocation *a = find_alloc(ptr);
-        if (a != nullptr && refuse_free_if_queued("cudaHostUnregister", ptr, a->size)) {
-            return cudaErrorIllegalState;
-        }
+    if (allocation_named_by_queued_copy("cudaHostUnregister", ptr)) {
+        return cudaErrorIllegalState;
     }
     sync_every_device();
     std::lock_guard<std::mutex> l(g().m);
