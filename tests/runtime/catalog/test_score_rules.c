@@ -19,6 +19,7 @@
 #include "catalog_reference.h"
 #include "helpers.h"
 #include "reference.h"
+#include "score_reference.h"
 
 #define ROWS 2
 #define COLS 3000 /* several of the moving averages' tiles would be slower; scores, not tiles */
@@ -148,36 +149,8 @@ static void ref_scores(const char *rule, double lower, double upper, const doubl
         if (first == n && finite)
             first = t;
     }
-    long double *ret = malloc(n * sizeof *ret);
-    cr_assert_not_null(ret);
-    size_t bars = 0, trades = 0, exposed = 0;
-    long double sum = 0;
-    for (size_t t = first + 1; t < n; t++) {
-        if (!isfinite(close[t]) || !isfinite(close[t - 1]))
-            continue;
-        ret[bars] = (long double)pos[t - 1] * ((long double)close[t] / close[t - 1] - 1) -
-                    (long double)cost * abs(pos[t] - pos[t - 1]);
-        sum += ret[bars++];
-        trades += pos[t] != pos[t - 1];
-        exposed += pos[t] != 0;
-    }
-    long double mean = bars ? sum / bars : NAN, ss = 0, run = 0, peak = 0, dd = 0;
-    for (size_t i = 0; i < bars; i++) {
-        ss += (ret[i] - mean) * (ret[i] - mean);
-        run += ret[i];
-        peak = run > peak ? run : peak;
-        dd = peak - run > dd ? peak - run : dd;
-    }
-    long double sd = bars ? sqrtl(ss / bars) : NAN;
-    s[APO_SCORE_TOTAL] = bars ? sum : NAN;
-    s[APO_SCORE_MEAN] = mean;
-    s[APO_SCORE_SD] = sd;
-    s[APO_SCORE_SHARPE] = bars && sd > 0 ? mean / sd * sqrtl(periods) : NAN;
-    s[APO_SCORE_MAX_DRAWDOWN] = bars ? dd : NAN;
-    s[APO_SCORE_TRADES] = trades;
-    s[APO_SCORE_EXPOSURE] = bars ? (long double)exposed / bars : NAN;
-    s[APO_SCORE_BARS] = bars;
-    free(pos), free(ret);
+    apo__ref_scores_of_positions(close, pos, n, first, cost, periods, s);
+    free(pos);
 }
 
 /* ---- calls ------------------------------------------------------------------------------ */

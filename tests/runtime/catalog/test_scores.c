@@ -18,6 +18,7 @@
 #include "catalog/scored_kernels.h"
 #include "helpers.h"
 #include "reference.h"
+#include "score_reference.h"
 
 #define ROWS 3
 #define COLS 40000 /* more than two of macd's tiles, ten of bollinger's */
@@ -69,9 +70,7 @@ static int ref_position(const char *rule, int prev, double close, const double *
 static void ref_scores(const char *rule, const double *close, double *const out[3], size_t n,
                        double cost, double periods, long double *s) {
     int *pos = malloc((n + 1) * sizeof *pos);
-    long double *ret = malloc((n + 1) * sizeof *ret);
-    char *scored = calloc(n + 1, 1);
-    cr_assert(pos != NULL && ret != NULL && scored != NULL);
+    cr_assert_not_null(pos);
     size_t first_finite = n; /* the first bar whose outputs are all finite */
     for (size_t t = 0; t < n; t++) {
         double o[3] = {out[0][t], out[1][t], out[2][t]};
@@ -80,38 +79,8 @@ static void ref_scores(const char *rule, const double *close, double *const out[
         if (first_finite == n && isfinite(o[0]) && isfinite(o[1]) && isfinite(o[2]))
             first_finite = t;
     }
-    size_t bars = 0, trades = 0, exposed = 0;
-    long double sum = 0;
-    for (size_t t = first_finite + 1; t < n; t++) {
-        if (!isfinite(close[t]) || !isfinite(close[t - 1]))
-            continue;
-        scored[t] = 1;
-        ret[t] = (long double)pos[t - 1] * ((long double)close[t] / close[t - 1] - 1) -
-                 (long double)cost * abs(pos[t] - pos[t - 1]);
-        sum += ret[t];
-        bars++;
-        trades += pos[t] != pos[t - 1];
-        exposed += pos[t] != 0;
-    }
-    long double mean = bars ? sum / bars : NAN, ss = 0, run = 0, peak = 0, dd = 0;
-    for (size_t t = 0; t < n; t++) {
-        if (!scored[t])
-            continue;
-        ss += (ret[t] - mean) * (ret[t] - mean);
-        run += ret[t];
-        peak = run > peak ? run : peak;
-        dd = peak - run > dd ? peak - run : dd;
-    }
-    long double sd = bars ? sqrtl(ss / bars) : NAN;
-    s[APO_SCORE_TOTAL] = bars ? sum : NAN;
-    s[APO_SCORE_MEAN] = mean;
-    s[APO_SCORE_SD] = sd;
-    s[APO_SCORE_SHARPE] = bars && sd > 0 ? mean / sd * sqrtl(periods) : NAN;
-    s[APO_SCORE_MAX_DRAWDOWN] = bars ? dd : NAN;
-    s[APO_SCORE_TRADES] = trades;
-    s[APO_SCORE_EXPOSURE] = bars ? (long double)exposed / bars : NAN;
-    s[APO_SCORE_BARS] = bars;
-    free(pos), free(ret), free(scored);
+    apo__ref_scores_of_positions(close, pos, n, first_finite, cost, periods, s);
+    free(pos);
 }
 
 /* ---- calls ------------------------------------------------------------------------------ */

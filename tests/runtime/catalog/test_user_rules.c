@@ -15,6 +15,7 @@
 
 #include "helpers.h"
 #include "reference.h"
+#include "score_reference.h"
 
 #define ROWS 3
 #define COLS 2000
@@ -142,8 +143,7 @@ Test(user_rules, a_copy_of_a_builtin_rule_gives_its_bits, .timeout = 300) {
 static void reference(const double *close, double *const *bands, size_t n, double cost,
                       long double *s) {
     int *pos = malloc(n * sizeof *pos);
-    long double *ret = malloc(n * sizeof *ret);
-    cr_assert(pos != NULL && ret != NULL);
+    cr_assert_not_null(pos);
     size_t first = n;
     for (size_t t = 0; t < n; t++) {
         const int prev = t > 0 ? pos[t - 1] : 0;
@@ -152,34 +152,8 @@ static void reference(const double *close, double *const *bands, size_t n, doubl
         if (first == n && isfinite(o[0]) && isfinite(o[1]) && isfinite(o[2]))
             first = t;
     }
-    size_t bars = 0, trades = 0, exposed = 0;
-    long double sum = 0;
-    for (size_t t = first + 1; t < n; t++) {
-        if (!isfinite(close[t]) || !isfinite(close[t - 1]))
-            continue;
-        ret[bars] = (long double)pos[t - 1] * ((long double)close[t] / close[t - 1] - 1) -
-                    (long double)cost * abs(pos[t] - pos[t - 1]);
-        sum += ret[bars++];
-        trades += pos[t] != pos[t - 1];
-        exposed += pos[t] != 0;
-    }
-    long double mean = sum / bars, ss = 0, run = 0, peak = 0, dd = 0;
-    for (size_t i = 0; i < bars; i++) {
-        ss += (ret[i] - mean) * (ret[i] - mean);
-        run += ret[i];
-        peak = run > peak ? run : peak;
-        dd = peak - run > dd ? peak - run : dd;
-    }
-    const long double sd = sqrtl(ss / bars);
-    s[APO_SCORE_TOTAL] = sum;
-    s[APO_SCORE_MEAN] = mean;
-    s[APO_SCORE_SD] = sd;
-    s[APO_SCORE_SHARPE] = mean / sd * sqrtl(252.0L);
-    s[APO_SCORE_MAX_DRAWDOWN] = dd;
-    s[APO_SCORE_TRADES] = trades;
-    s[APO_SCORE_EXPOSURE] = (long double)exposed / bars;
-    s[APO_SCORE_BARS] = bars;
-    free(pos), free(ret);
+    apo__ref_scores_of_positions(close, pos, n, first, cost, 252.0, s);
+    free(pos);
 }
 
 Test(user_rules, a_stateful_rule_matches_the_long_double_definition, .timeout = 300) {
