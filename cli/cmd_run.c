@@ -73,12 +73,12 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     w.n_inputs = k->n_inputs;
     w.outputs = k->output_data;
     w.n_outputs = info->n_outputs;
-    w.params = o->params;
-    w.n_params = o->n_params;
+    w.params = o->given.params;
+    w.n_params = o->given.n_params;
     w.seed = o->seed;
     w.split = o->split;
     w.learn = o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET;
-    w.sweep = o->n_sweep > 0 ? &s->sweep : NULL;
+    w.sweep = o->given.n_sweep > 0 ? &s->sweep : NULL;
     w.row_lengths = k->lengths;
     w.score = o->score;
     return w;
@@ -106,8 +106,8 @@ static int output_shape(apo_runtime *rt, const apo_workload *w, const apo_kernel
  * the default), so that memory stays bounded however many sets there are. */
 static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
     s->sweep = (apo_sweep)APO_SWEEP_INIT;
-    s->sweep.grid = o->sweep;
-    s->sweep.n_grid = o->n_sweep;
+    s->sweep.grid = o->given.sweep;
+    s->sweep.n_grid = o->given.n_sweep;
     s->sweep.n_sets_run = 1;
     call *k = &s->call;
     const double *inputs[APO_MAX_IO];
@@ -130,30 +130,30 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
         return CLI_EXIT_USAGE;
     }
     size_t fit = budget / per_set;
-    if (o->score != NULL && fit < o->sweep_sets) {
+    if (o->score != NULL && fit < o->given.sweep_sets) {
         /* The best lines are ranked over every set: the scores (8 doubles a set and series)
          * are held whole, as a CSV sweep's outputs are. */
         cli_error("--memory: the scores of %zu sets take %zu bytes (%zu a set), more than the "
                   "%zu allowed",
-                  o->sweep_sets, o->sweep_sets * per_set, per_set, budget);
+                  o->given.sweep_sets, o->given.sweep_sets * per_set, per_set, budget);
         return CLI_EXIT_USAGE;
     }
     if (o->memory == 0 && o->format != CLI_FORMAT_CSV && o->score == NULL) {
         const size_t small = CLI_SWEEP_PIECE_BYTES / per_set;
         fit = small < 1 ? 1 : small < fit ? small : fit;
     }
-    s->piece_sets = fit < o->sweep_sets ? fit : o->sweep_sets;
-    s->pieces = (o->sweep_sets + s->piece_sets - 1) / s->piece_sets;
+    s->piece_sets = fit < o->given.sweep_sets ? fit : o->given.sweep_sets;
+    s->pieces = (o->given.sweep_sets + s->piece_sets - 1) / s->piece_sets;
     s->call_sets = s->piece_sets;
     if (o->score != NULL) {
         const size_t set_bars = k->rows * k->cols;
         const size_t by_work =
             set_bars < CLI_SCORE_CALL_SET_BARS ? CLI_SCORE_CALL_SET_BARS / set_bars : 1;
-        s->call_sets = by_work < o->sweep_sets ? by_work : o->sweep_sets;
-        s->pieces = (o->sweep_sets + s->call_sets - 1) / s->call_sets;
+        s->call_sets = by_work < o->given.sweep_sets ? by_work : o->given.sweep_sets;
+        s->pieces = (o->given.sweep_sets + s->call_sets - 1) / s->call_sets;
     }
     s->sweep.n_sets_run = s->piece_sets;
-    s->times.sweep_sets = o->sweep_sets;
+    s->times.sweep_sets = o->given.sweep_sets;
     s->times.sweep_pieces = s->pieces;
     return CLI_EXIT_OK;
 }
@@ -203,7 +203,7 @@ static size_t shortest_row(const call *k) {
 /* Shapes and allocates the outputs of the call (of a sweep: of one piece). */
 static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, run_state *s) {
     s->n_outputs = info->n_outputs;
-    if (o->n_sweep > 0) {
+    if (o->given.n_sweep > 0) {
         int rc = plan_pieces(o, info, s);
         if (rc != CLI_EXIT_OK)
             return rc;
@@ -216,7 +216,7 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
         int rc = output_shape(s->rt, &w, info, i, &orows, &ocols);
         if (rc != CLI_EXIT_OK)
             return rc;
-        if (s->n_series > 0 && orows != k->rows * (o->n_sweep > 0 ? s->piece_sets : 1))
+        if (s->n_series > 0 && orows != k->rows * (o->given.n_sweep > 0 ? s->piece_sets : 1))
             return impossible_shape(info, i, orows, ocols);
         if (o->output != NULL && o->score == NULL && !safe_file_name(info->output_names[i])) {
             cli_error("output name '%s' cannot be used as a file name", info->output_names[i]);
@@ -234,8 +234,8 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
         cli_output_desc *d = &s->descs[i];
         d->name = info->output_names[i];
         d->rows = orows;
-        if (o->n_sweep > 0)
-            d->rows = orows / s->piece_sets * o->sweep_sets; /* the whole sweep's file */
+        if (o->given.n_sweep > 0)
+            d->rows = orows / s->piece_sets * o->given.sweep_sets; /* the whole sweep's file */
         d->cols = ocols;
         d->file = NULL;
     }
@@ -303,7 +303,7 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
         /* One file, scores.csv, in the same set as outputs are written: opened before the
          * work, removed on failure and on a signal, renamed into place whole. */
         const char *name = CLI_SCORES_OUTPUT_NAME;
-        const size_t lines = s->call.rows * o->sweep_sets, one = 1;
+        const size_t lines = s->call.rows * o->given.sweep_sets, one = 1;
         if (cli_output_files_open(o->output, CLI_FORMAT_CSV, &name, &lines, &one, 1, err,
                                   sizeof err) != 0) {
             cli_error("--output: %s", err);
@@ -311,11 +311,11 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
         }
         return CLI_EXIT_OK;
     }
-    if (o->n_sweep > 0 && o->format == CLI_FORMAT_CSV && s->pieces > 1) {
+    if (o->given.n_sweep > 0 && o->format == CLI_FORMAT_CSV && s->pieces > 1) {
         cli_error("--format csv writes a sweep's sets side by side, which needs them all in "
                   "memory: %zu sets take %zu pieces within --memory; raise --memory or use "
                   "--format f64",
-                  o->sweep_sets, s->pieces);
+                  o->given.sweep_sets, s->pieces);
         return CLI_EXIT_USAGE;
     }
     if (o->format != CLI_FORMAT_CSV && s->call.lengths != NULL) {
@@ -366,7 +366,7 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
                            size_t err_size) {
     enum { NAME_CAP = 512 };
     const call *k = &s->call;
-    const size_t n = o->sweep_sets * k->rows;
+    const size_t n = o->given.sweep_sets * k->rows;
     cli_output_column *cols = calloc(n, sizeof *cols);
     char *names = calloc(n, NAME_CAP);
     if (cols == NULL || names == NULL) {
@@ -376,7 +376,7 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
     }
     const int named = s->n_series > 0 && (s->n_series > 1 || s->table.group != NULL);
     int aligned = s->n_series > 0 && s->table.index != NULL;
-    for (size_t set = 0; set < o->sweep_sets; set++) {
+    for (size_t set = 0; set < o->given.sweep_sets; set++) {
         char label[NAME_CAP - 64];
         cli_sweep_set_label(o, set, label, sizeof label);
         for (size_t r = 0; r < k->rows; r++) {
@@ -408,7 +408,7 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
 
 /* The scores of a scored run, as scores_output.h takes them. */
 static cli_scores scores_of(const cli_run_options *o, const run_state *s) {
-    cli_scores sc = {.o = o, .sets = o->sweep_sets, .rows = s->call.rows};
+    cli_scores sc = {.o = o, .sets = o->given.sweep_sets, .rows = s->call.rows};
     for (size_t k = 0; k < APO_N_SCORES; k++)
         sc.values[k] = s->call.output_data[k];
     sc.series = s->row_names;
@@ -460,12 +460,12 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
     const double t0 = cli_now_s();
     /* Every file complete before any old one gives way (a sweep's raw files were appended
      * to piece by piece). */
-    for (size_t i = 0; i < s->n_outputs && o->n_sweep > 0 && o->format == CLI_FORMAT_CSV; i++)
+    for (size_t i = 0; i < s->n_outputs && o->given.n_sweep > 0 && o->format == CLI_FORMAT_CSV; i++)
         if (write_sweep_csv(o, s, i, err, sizeof err) != 0) {
             cli_error("%s (no output file was changed)", err);
             return CLI_EXIT_FAILURE;
         }
-    for (size_t i = 0; i < s->n_outputs && o->n_sweep == 0; i++) {
+    for (size_t i = 0; i < s->n_outputs && o->given.n_sweep == 0; i++) {
         const int rc = s->n_series > 0 && o->format == CLI_FORMAT_CSV
                            ? write_named_output(s, i, err, sizeof err)
                            : cli_output_files_write(i, s->call.output_data[i], err, sizeof err);
@@ -475,18 +475,18 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
         }
     }
     char sets_temp[4200];
-    if (o->n_sweep > 0) {
+    if (o->given.n_sweep > 0) {
         const int rc = cli_sweep_write_sets_file(o, sets_temp, sizeof sets_temp);
         if (rc != CLI_EXIT_OK)
             return rc;
     }
     if (cli_output_files_commit(err, sizeof err) != 0) {
-        if (o->n_sweep > 0)
+        if (o->given.n_sweep > 0)
             remove(sets_temp);
         cli_error("%s", err);
         return CLI_EXIT_FAILURE;
     }
-    if (o->n_sweep > 0) {
+    if (o->given.n_sweep > 0) {
         char path[4200];
         snprintf(path, sizeof path, "%s/sets.csv", o->output);
         if (rename(sets_temp, path) != 0) {
@@ -595,11 +595,11 @@ static int run(const cli_run_options *o, run_state *s) {
     prepare_outputs(s);
     s->times.prepare_ms = (cli_now_s() - t0) * 1e3;
     call *k = &s->call;
-    const size_t pieces = o->n_sweep > 0 ? s->pieces : 1;
+    const size_t pieces = o->given.n_sweep > 0 ? s->pieces : 1;
     for (size_t piece = 0; piece < pieces; piece++) {
-        if (o->n_sweep > 0) {
+        if (o->given.n_sweep > 0) {
             s->sweep.first_set = piece * s->call_sets;
-            const size_t left = o->sweep_sets - s->sweep.first_set;
+            const size_t left = o->given.sweep_sets - s->sweep.first_set;
             s->sweep.n_sets_run = left < s->call_sets ? left : s->call_sets;
         }
         /* The report shown is the first piece's; later pieces add their time. */
@@ -608,7 +608,7 @@ static int run(const cli_run_options *o, run_state *s) {
         const double *inputs[APO_MAX_IO];
         apo_workload w = call_workload(o, &info, s, k, inputs);
         double *scores_at[APO_MAX_IO];
-        if (o->score != NULL && o->n_sweep > 0) {
+        if (o->score != NULL && o->given.n_sweep > 0) {
             /* Every set's scores are held whole: this call writes its own sets' lines. */
             for (size_t i = 0; i < info.n_outputs; i++)
                 scores_at[i] = k->output_data[i] + s->sweep.first_set * k->rows;
@@ -637,7 +637,7 @@ static int run(const cli_run_options *o, run_state *s) {
         char note[512];
         if (cli_nonfinite_warning(report, note, sizeof note))
             fprintf(stderr, "apportion: warning: %s\n", note);
-        if (o->n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64 &&
+        if (o->given.n_sweep > 0 && o->output != NULL && o->format == CLI_FORMAT_F64 &&
             o->score == NULL) {
             rc = append_piece(s, k);
             if (rc != CLI_EXIT_OK)

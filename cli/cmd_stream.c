@@ -152,12 +152,12 @@ static int read_state(const cli_stream_options *o, stream_job *j) {
 static int open_stream(const cli_stream_options *o, stream_job *j) {
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = j->kernel;
-    d.params = o->params;
-    d.n_params = o->n_params;
+    d.params = o->given.params;
+    d.n_params = o->given.n_params;
     apo_sweep sweep = APO_SWEEP_INIT;
-    sweep.grid = o->sweep;
-    sweep.n_grid = o->n_sweep;
-    d.sweep = o->n_sweep > 0 ? &sweep : NULL;
+    sweep.grid = o->given.sweep;
+    sweep.n_grid = o->given.n_sweep;
+    d.sweep = o->given.n_sweep > 0 ? &sweep : NULL;
     apo_status st;
     if (!j->existed) {
         d.n_series = j->n_news;
@@ -166,7 +166,7 @@ static int open_stream(const cli_stream_options *o, stream_job *j) {
     }
     /* --kernel or --param given: they must describe the state's stream exactly. */
     d.n_series = j->file.n_series;
-    const int check = o->kernel != NULL || o->n_params > 0 || o->n_sweep > 0;
+    const int check = o->kernel != NULL || o->given.n_params > 0 || o->given.n_sweep > 0;
     st = apo_stream_load(j->rt, check ? &d : NULL, j->file.stream, j->file.stream_len, &j->stream);
     if (st != APO_OK) {
         char what[PATH_MAX + 64];

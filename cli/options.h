@@ -18,10 +18,9 @@
 #include <stdint.h>
 
 #include "input.h"
+#include "param_list.h"
 
 /* ---- run ------------------------------------------------------------------------------- */
-
-#define CLI_RUN_MAX_PARAMS 64
 
 typedef struct cli_run_options {
     const char *kernel; /* non-empty after a successful parse */
@@ -44,18 +43,9 @@ typedef struct cli_run_options {
     apo_split split;
     const char *devices;
     int json;
-    int no_learn;                         /* the run refines no model and writes no profile file */
-    apo_param params[CLI_RUN_MAX_PARAMS]; /* distinct non-empty names, finite values */
-    char *param_names[CLI_RUN_MAX_PARAMS];
-    size_t n_params;
-    /* Swept parameters (--param NAME=A,B,... or NAME=START:STOP:STEP), in the order given:
-     * the first varies slowest. Names distinct from each other and from params. */
-    apo_sweep_param sweep[CLI_RUN_MAX_PARAMS];
-    char *sweep_names[CLI_RUN_MAX_PARAMS];
-    double *sweep_values[CLI_RUN_MAX_PARAMS];
-    size_t n_sweep;
-    size_t sweep_sets; /* the product of the swept values' counts: 1 to APO_MAX_SWEEP_SETS */
-    size_t memory;     /* --memory in bytes (> 0); 0: not given */
+    int no_learn;         /* the run refines no model and writes no profile file */
+    cli_param_list given; /* the --param options, fixed and swept */
+    size_t memory;        /* --memory in bytes (> 0); 0: not given */
     /* A scored run (--score RULE, docs/cli.md "Scores"): the call's outputs are the rule's
      * scores, written to DIR/scores.csv and ranked on stdout. --cost and --periods-per-year
      * become the parameters `cost` and `periods_per_year` (in params); top and by apply
@@ -145,16 +135,7 @@ typedef struct cli_stream_options {
     const char *output; /* a CSV file; "-" (standard output) by default */
     cli_old_rows old_rows;
     const char *devices;
-    apo_param params[CLI_RUN_MAX_PARAMS]; /* distinct non-empty names, finite values */
-    char *param_names[CLI_RUN_MAX_PARAMS];
-    size_t n_params;
-    /* A sweep stream (--param NAME=A,B,... or START:STOP:STEP), as run's: in the order
-     * given, the first varying slowest; names distinct from each other and from params. */
-    apo_sweep_param sweep[CLI_RUN_MAX_PARAMS];
-    char *sweep_names[CLI_RUN_MAX_PARAMS];
-    double *sweep_values[CLI_RUN_MAX_PARAMS];
-    size_t n_sweep;
-    size_t sweep_sets; /* the product of the swept values' counts: 1 to APO_MAX_SWEEP_SETS */
+    cli_param_list given; /* the --param options: swept ones make a sweep stream */
 } cli_stream_options;
 
 extern const char cli_stream_help[];

@@ -104,80 +104,12 @@ void cli_run_options_init(cli_run_options *o) {
     o->split = APO_SPLIT_AUTO;
     o->format = CLI_FORMAT_F64;
     o->input_format = CLI_FORMAT_AUTO;
-    o->sweep_sets = 1;
+    cli_param_list_init(&o->given);
     o->top = CLI_RUN_DEFAULT_TOP;
     o->by = APO_SCORE_SHARPE;
 }
 
-void cli_run_options_free(cli_run_options *o) {
-    for (size_t i = 0; i < o->n_params; i++)
-        free(o->param_names[i]);
-    for (size_t i = 0; i < o->n_sweep; i++) {
-        free(o->sweep_names[i]);
-        free(o->sweep_values[i]);
-    }
-}
-
-static int out_of_memory(void) {
-    cli_error("out of memory");
-    return CLI_EXIT_FAILURE;
-}
-
-static int add_param(cli_run_options *o, const char *text) {
-    const char *eq = strchr(text, '=');
-    if (eq == NULL || eq == text)
-        return cli_usage_error("run", "--param '%s': expected NAME=VALUE", text);
-    const size_t n = (size_t)(eq - text);
-    for (size_t i = 0; i < o->n_params; i++)
-        if (strlen(o->param_names[i]) == n && strncmp(o->param_names[i], text, n) == 0)
-            return cli_usage_error("run", "--param %.*s is given twice", (int)n, text);
-    for (size_t i = 0; i < o->n_sweep; i++)
-        if (strlen(o->sweep_names[i]) == n && strncmp(o->sweep_names[i], text, n) == 0)
-            return cli_usage_error("run", "--param %.*s is given twice", (int)n, text);
-    if (o->n_params + o->n_sweep == CLI_RUN_MAX_PARAMS)
-        return cli_usage_error("run", "too many --param options (at most %d)", CLI_RUN_MAX_PARAMS);
-    char *name = malloc(n + 1);
-    if (name == NULL)
-        return out_of_memory();
-    memcpy(name, text, n);
-    name[n] = '\0';
-    const char *value = eq + 1;
-    if (strchr(value, ',') == NULL && strchr(value, ':') == NULL) {
-        double v;
-        if (cli_parse_double(value, &v) != 0) {
-            free(name);
-            return cli_usage_error("run", "--param '%s': '%s' is not a finite number", text, value);
-        }
-        o->param_names[o->n_params] = name;
-        o->params[o->n_params].name = name;
-        o->params[o->n_params].value = v;
-        o->n_params++;
-        return CLI_EXIT_OK;
-    }
-    double *values = NULL;
-    size_t count = 0;
-    const int rc = cli_parse_sweep_values("run", name, value, &values, &count);
-    if (rc != CLI_EXIT_OK) {
-        free(name);
-        free(values);
-        return rc;
-    }
-    const size_t sets = o->n_sweep == 0 ? 1 : o->sweep_sets;
-    if (count > APO_MAX_SWEEP_SETS / sets) {
-        free(name);
-        free(values);
-        return cli_usage_error("run", "the sweep has more than %d parameter sets",
-                               APO_MAX_SWEEP_SETS);
-    }
-    o->sweep_names[o->n_sweep] = name;
-    o->sweep_values[o->n_sweep] = values;
-    o->sweep[o->n_sweep].name = name;
-    o->sweep[o->n_sweep].values = values;
-    o->sweep[o->n_sweep].n_values = count;
-    o->n_sweep++;
-    o->sweep_sets = sets * count;
-    return CLI_EXIT_OK;
-}
+void cli_run_options_free(cli_run_options *o) { cli_param_list_free(&o->given); }
 
 /* Parses SIZE: bytes, or with a suffix K, M, G or T (powers of 1024). */
 static int parse_memory(const char *text, size_t *out) {
@@ -205,28 +137,10 @@ static int parse_memory(const char *text, size_t *out) {
  * the same name (fixed or swept) is refused rather than one of them silently winning. */
 static int add_score_param(cli_run_options *o, const char *option, const char *name,
                            const char *text) {
-    for (size_t i = 0; i < o->n_params; i++)
-        if (strcmp(o->param_names[i], name) == 0)
-            return cli_usage_error("run", "%s and --param %s give the same parameter", option,
-                                   name);
-    for (size_t i = 0; i < o->n_sweep; i++)
-        if (strcmp(o->sweep_names[i], name) == 0)
-            return cli_usage_error("run", "%s and --param %s give the same parameter", option,
-                                   name);
-    if (o->n_params + o->n_sweep == CLI_RUN_MAX_PARAMS)
-        return cli_usage_error("run", "too many --param options (at most %d)", CLI_RUN_MAX_PARAMS);
-    double v; /* checked when the option was read */
-    char *copy = malloc(strlen(name) + 1);
-    if (copy == NULL || cli_parse_double(text, &v) != 0) {
-        free(copy);
-        return out_of_memory();
-    }
-    strcpy(copy, name);
-    o->param_names[o->n_params] = copy;
-    o->params[o->n_params].name = copy;
-    o->params[o->n_params].value = v;
-    o->n_params++;
-    return CLI_EXIT_OK;
+    double v;
+    if (cli_parse_double(text, &v) != 0) /* checked when the option was read */
+        return cli_usage_error("run", "%s '%s' is not a finite number", option, text);
+    return cli_param_list_add_value(&o->given, "run", option, name, v);
 }
 
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
@@ -349,7 +263,7 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                 o->devices = v;
         } else if (REPEATABLE("--param")) {
             if (r > 0) {
-                int rc = add_param(o, v);
+                int rc = cli_param_list_add(&o->given, "run", v);
                 if (rc != CLI_EXIT_OK)
                     return rc;
             }
@@ -391,7 +305,7 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--input: empty file name (- reads standard input)");
     if (o->output == NULL && o->format_set)
         return cli_usage_error("run", "--format needs --output");
-    if (o->memory != 0 && o->n_sweep == 0)
+    if (o->memory != 0 && o->given.n_sweep == 0)
         return cli_usage_error("run", "--memory applies to a sweep only (a --param list or range)");
     if (o->output != NULL && o->output[0] == '\0')
         return cli_usage_error("run", "--output: empty directory name");
@@ -420,17 +334,17 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
 /* The value of parameter `name` in the call: given, else the kernel's default; for a swept
  * parameter, its largest value (the warm-up check below needs the longest). */
 static double param_value(const cli_run_options *o, const apo_kernel_info *info, const char *name) {
-    for (size_t i = 0; i < o->n_sweep; i++) {
-        if (strcmp(o->sweep[i].name, name) != 0)
+    for (size_t i = 0; i < o->given.n_sweep; i++) {
+        if (strcmp(o->given.sweep[i].name, name) != 0)
             continue;
-        double v = o->sweep[i].values[0];
-        for (size_t k = 1; k < o->sweep[i].n_values; k++)
-            v = o->sweep[i].values[k] > v ? o->sweep[i].values[k] : v;
+        double v = o->given.sweep[i].values[0];
+        for (size_t k = 1; k < o->given.sweep[i].n_values; k++)
+            v = o->given.sweep[i].values[k] > v ? o->given.sweep[i].values[k] : v;
         return v;
     }
-    for (size_t i = 0; i < o->n_params; i++)
-        if (strcmp(o->params[i].name, name) == 0)
-            return o->params[i].value;
+    for (size_t i = 0; i < o->given.n_params; i++)
+        if (strcmp(o->given.params[i].name, name) == 0)
+            return o->given.params[i].value;
     for (size_t i = 0; i < info->n_params; i++)
         if (strcmp(info->param_names[i], name) == 0)
             return info->param_defaults[i];

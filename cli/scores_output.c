@@ -101,8 +101,8 @@ static int write_scores_csv(FILE *f, void *ctx) {
     const cli_run_options *o = sc->o;
     if (fputs("set", f) < 0)
         return -1;
-    for (size_t q = 0; q < o->n_sweep; q++)
-        if (fputc(',', f) == EOF || cli_output_put_text(f, o->sweep[q].name) != 0)
+    for (size_t q = 0; q < o->given.n_sweep; q++)
+        if (fputc(',', f) == EOF || cli_output_put_text(f, o->given.sweep[q].name) != 0)
             return -1;
     if (fputs(",series", f) < 0)
         return -1;
@@ -116,7 +116,7 @@ static int write_scores_csv(FILE *f, void *ctx) {
         char params[2048];
         size_t w = 0;
         params[0] = '\0';
-        for (size_t q = 0; q < o->n_sweep && w < sizeof params; q++) {
+        for (size_t q = 0; q < o->given.n_sweep && w < sizeof params; q++) {
             char num[32];
             cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
             const int m = snprintf(params + w, sizeof params - w, ",%s", num);
@@ -147,8 +147,8 @@ void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, si
             sc->sets * sc->rows, cli_score_names[by],
             cli_score_smaller_first(by) ? "smallest" : "largest");
     fprintf(f, "%4s %6s", "rank", "set");
-    for (size_t q = 0; q < o->n_sweep; q++)
-        fprintf(f, " %12s", o->sweep[q].name);
+    for (size_t q = 0; q < o->given.n_sweep; q++)
+        fprintf(f, " %12s", o->given.sweep[q].name);
     fprintf(f, " %-12s", "series");
     for (int k = 0; k < APO_N_SCORES; k++)
         fprintf(f, " %13s", cli_score_names[k]);
@@ -156,7 +156,7 @@ void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, si
     for (size_t b = 0; b < n; b++) {
         const size_t line = best[b], set = line / sc->rows, r = line % sc->rows;
         fprintf(f, "%4zu %6zu", b + 1, set);
-        for (size_t q = 0; q < o->n_sweep; q++) {
+        for (size_t q = 0; q < o->given.n_sweep; q++) {
             char num[32];
             cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
             fprintf(f, " %12s", num);
@@ -186,8 +186,8 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
         json_object_set_new(x, "rank", cli_json_u64(b + 1));
         json_object_set_new(x, "set", cli_json_u64(set));
         json_t *params = json_object();
-        for (size_t q = 0; q < o->n_sweep; q++)
-            json_object_set_new(params, o->sweep[q].name,
+        for (size_t q = 0; q < o->given.n_sweep; q++)
+            json_object_set_new(params, o->given.sweep[q].name,
                                 cli_json_number(cli_sweep_value(o, set, q)));
         json_object_set_new(x, "params", params);
         json_object_set_new(x, "series", cli_json_string(sc->series[r]));

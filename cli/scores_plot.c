@@ -39,11 +39,11 @@ int cli_scores_plot_check(const cli_run_options *o) {
         return CLI_EXIT_OK;
     if (o->score == NULL)
         return cli_usage_error("run", "--plot needs --score RULE");
-    if (o->n_sweep != 2)
+    if (o->given.n_sweep != 2)
         return cli_usage_error("run",
                                "--plot draws a score over two swept parameters; this run sweeps "
                                "%zu (sweep two with --param, or leave --plot out)",
-                               o->n_sweep);
+                               o->given.n_sweep);
     const size_t len = strlen(o->plot);
     if (len < 5 || strcmp(o->plot + len - 4, ".png") != 0)
         return cli_usage_error("run", "--plot '%s': the picture is a PNG file, FILE.png", o->plot);
@@ -86,7 +86,7 @@ static int write_data(const char *path, const cli_scores *sc, const double *mean
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return -1;
-    const size_t n1 = sc->o->sweep[1].n_values, n0 = sc->o->sweep[0].n_values;
+    const size_t n1 = sc->o->given.sweep[1].n_values, n0 = sc->o->given.sweep[0].n_values;
     for (size_t i0 = 0; i0 < n0; i0++) {
         for (size_t i1 = 0; i1 < n1; i1++) {
             const double m = means[i0 * n1 + i1];
@@ -114,7 +114,7 @@ static int write_script(const char *path, const char *data, const char *picture,
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return -1;
-    const apo_sweep_param *p0 = &sc->o->sweep[0], *p1 = &sc->o->sweep[1];
+    const apo_sweep_param *p0 = &sc->o->given.sweep[0], *p1 = &sc->o->given.sweep[1];
     const char *score = cli_score_names[sc->o->by];
     fprintf(f, "set terminal pngcairo noenhanced size 900,650 font \"sans,10\"\n");
     fprintf(f, "set output \"%s\"\n", picture);

@@ -47,81 +47,10 @@ void cli_stream_options_init(cli_stream_options *o) {
     o->input = "-";
     o->output = "-";
     o->old_rows = CLI_OLD_ROWS_REFUSE;
-    o->sweep_sets = 1;
+    cli_param_list_init(&o->given);
 }
 
-void cli_stream_options_free(cli_stream_options *o) {
-    for (size_t i = 0; i < o->n_params; i++)
-        free(o->param_names[i]);
-    o->n_params = 0;
-    for (size_t i = 0; i < o->n_sweep; i++) {
-        free(o->sweep_names[i]);
-        free(o->sweep_values[i]);
-    }
-    o->n_sweep = 0;
-}
-
-/* NAME's values, a list or a range: one more swept parameter of the grid. `name` is taken. */
-static int add_swept(cli_stream_options *o, char *name, const char *value) {
-    double *values = NULL;
-    size_t count = 0;
-    const int rc = cli_parse_sweep_values("stream", name, value, &values, &count);
-    if (rc == CLI_EXIT_OK && count > APO_MAX_SWEEP_SETS / o->sweep_sets) {
-        free(name);
-        free(values);
-        return cli_usage_error("stream", "the sweep has more than %d parameter sets",
-                               APO_MAX_SWEEP_SETS);
-    }
-    if (rc != CLI_EXIT_OK) {
-        free(name);
-        free(values);
-        return rc;
-    }
-    o->sweep_names[o->n_sweep] = name;
-    o->sweep_values[o->n_sweep] = values;
-    o->sweep[o->n_sweep].name = name;
-    o->sweep[o->n_sweep].values = values;
-    o->sweep[o->n_sweep].n_values = count;
-    o->n_sweep++;
-    o->sweep_sets *= count;
-    return CLI_EXIT_OK;
-}
-
-/* NAME=VALUE, or NAME=A,B,... / NAME=START:STOP:STEP to sweep it as `run` does. */
-static int add_param(cli_stream_options *o, const char *text) {
-    const char *eq = strchr(text, '=');
-    if (eq == NULL || eq == text)
-        return cli_usage_error("stream", "--param '%s': expected NAME=VALUE", text);
-    const size_t n = (size_t)(eq - text);
-    for (size_t i = 0; i < o->n_params; i++)
-        if (strlen(o->param_names[i]) == n && strncmp(o->param_names[i], text, n) == 0)
-            return cli_usage_error("stream", "--param %.*s is given twice", (int)n, text);
-    for (size_t i = 0; i < o->n_sweep; i++)
-        if (strlen(o->sweep_names[i]) == n && strncmp(o->sweep_names[i], text, n) == 0)
-            return cli_usage_error("stream", "--param %.*s is given twice", (int)n, text);
-    if (o->n_params + o->n_sweep == CLI_RUN_MAX_PARAMS)
-        return cli_usage_error("stream", "too many --param options (at most %d)",
-                               CLI_RUN_MAX_PARAMS);
-    char *name = malloc(n + 1);
-    if (name == NULL) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
-    memcpy(name, text, n);
-    name[n] = '\0';
-    if (strchr(eq + 1, ',') != NULL || strchr(eq + 1, ':') != NULL)
-        return add_swept(o, name, eq + 1);
-    double v;
-    if (cli_parse_double(eq + 1, &v) != 0) {
-        free(name);
-        return cli_usage_error("stream", "--param '%s': '%s' is not a finite number", text, eq + 1);
-    }
-    o->param_names[o->n_params] = name;
-    o->params[o->n_params].name = name;
-    o->params[o->n_params].value = v;
-    o->n_params++;
-    return CLI_EXIT_OK;
-}
+void cli_stream_options_free(cli_stream_options *o) { cli_param_list_free(&o->given); }
 
 int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *help) {
     for (int i = 1; i < argc; i++) {
@@ -184,7 +113,7 @@ int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *
                 o->devices = v;
         } else if ((r = cli_value("stream", argc, argv, &i, "--param", &v)) != 0) {
             if (r > 0) {
-                const int rc = add_param(o, v);
+                const int rc = cli_param_list_add(&o->given, "stream", v);
                 if (rc != CLI_EXIT_OK)
                     return rc;
             }

@@ -32,19 +32,20 @@ size_t cli_default_memory(void) {
 /* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
 double cli_sweep_value(const cli_run_options *o, size_t set, size_t param) {
     size_t stride = 1;
-    for (size_t q = param + 1; q < o->n_sweep; q++)
-        stride *= o->sweep[q].n_values;
-    return o->sweep[param].values[set / stride % o->sweep[param].n_values];
+    for (size_t q = param + 1; q < o->given.n_sweep; q++)
+        stride *= o->given.sweep[q].n_values;
+    return o->given.sweep[param].values[set / stride % o->given.sweep[param].n_values];
 }
 
 /* "name=value name=value" of set `set`. */
 void cli_sweep_set_label(const cli_run_options *o, size_t set, char *buf, size_t size) {
     size_t w = 0;
     buf[0] = '\0';
-    for (size_t q = 0; q < o->n_sweep && w < size; q++) {
+    for (size_t q = 0; q < o->given.n_sweep && w < size; q++) {
         char num[32];
         cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
-        const int m = snprintf(buf + w, size - w, "%s%s=%s", q ? " " : "", o->sweep[q].name, num);
+        const int m =
+            snprintf(buf + w, size - w, "%s%s=%s", q ? " " : "", o->given.sweep[q].name, num);
         if (m < 0)
             return;
         w += (size_t)m;
@@ -61,12 +62,12 @@ int cli_sweep_write_sets_file(const cli_run_options *o, char *temp, size_t temp_
         return CLI_EXIT_FAILURE;
     }
     fputs("set", f);
-    for (size_t q = 0; q < o->n_sweep; q++)
-        fprintf(f, ",%s", o->sweep[q].name);
+    for (size_t q = 0; q < o->given.n_sweep; q++)
+        fprintf(f, ",%s", o->given.sweep[q].name);
     fputc('\n', f);
-    for (size_t set = 0; set < o->sweep_sets; set++) {
+    for (size_t set = 0; set < o->given.sweep_sets; set++) {
         fprintf(f, "%zu", set);
-        for (size_t q = 0; q < o->n_sweep; q++) {
+        for (size_t q = 0; q < o->given.n_sweep; q++) {
             char num[32];
             cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
             fprintf(f, ",%s", num);

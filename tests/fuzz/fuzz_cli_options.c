@@ -84,39 +84,42 @@ static void check_run(args *a) {
         FUZZ_CHECK(o.split == APO_SPLIT_AUTO || o.split == APO_SPLIT_ROWS ||
                        o.split == APO_SPLIT_TIME,
                    "run: split %d", (int)o.split);
-        FUZZ_CHECK(o.n_params <= CLI_RUN_MAX_PARAMS, "run: %zu params", o.n_params);
-        for (size_t i = 0; i < o.n_params; i++) {
-            FUZZ_CHECK(o.params[i].name == o.param_names[i] && o.param_names[i][0] != '\0',
+        FUZZ_CHECK(o.given.n_params <= CLI_RUN_MAX_PARAMS, "run: %zu params", o.given.n_params);
+        for (size_t i = 0; i < o.given.n_params; i++) {
+            FUZZ_CHECK(o.given.params[i].name == o.given.param_names[i] &&
+                           o.given.param_names[i][0] != '\0',
                        "run: param %zu name", i);
-            FUZZ_CHECK(strchr(o.param_names[i], '=') == NULL, "run: param name \"%s\"",
-                       o.param_names[i]);
-            FUZZ_CHECK(isfinite(o.params[i].value), "run: param %s = %g", o.param_names[i],
-                       o.params[i].value);
+            FUZZ_CHECK(strchr(o.given.param_names[i], '=') == NULL, "run: param name \"%s\"",
+                       o.given.param_names[i]);
+            FUZZ_CHECK(isfinite(o.given.params[i].value), "run: param %s = %g",
+                       o.given.param_names[i], o.given.params[i].value);
             for (size_t k = 0; k < i; k++)
-                FUZZ_CHECK(strcmp(o.param_names[k], o.param_names[i]) != 0, "run: --param %s twice",
-                           o.param_names[i]);
+                FUZZ_CHECK(strcmp(o.given.param_names[k], o.given.param_names[i]) != 0,
+                           "run: --param %s twice", o.given.param_names[i]);
         }
         /* A sweep: distinct names, finite values, and the product of the counts within the
          * library's bound. */
         size_t sets = 1;
-        for (size_t i = 0; i < o.n_sweep; i++) {
-            FUZZ_CHECK(o.sweep[i].name == o.sweep_names[i] && o.sweep_names[i][0] != '\0' &&
-                           strchr(o.sweep_names[i], '=') == NULL,
+        for (size_t i = 0; i < o.given.n_sweep; i++) {
+            FUZZ_CHECK(o.given.sweep[i].name == o.given.sweep_names[i] &&
+                           o.given.sweep_names[i][0] != '\0' &&
+                           strchr(o.given.sweep_names[i], '=') == NULL,
                        "run: sweep %zu name", i);
-            FUZZ_CHECK(o.sweep[i].n_values >= 1, "run: sweep %s without values", o.sweep_names[i]);
-            for (size_t k = 0; k < o.sweep[i].n_values; k++)
-                FUZZ_CHECK(isfinite(o.sweep[i].values[k]), "run: sweep %s value %g",
-                           o.sweep_names[i], o.sweep[i].values[k]);
-            for (size_t k = 0; k < o.n_params; k++)
-                FUZZ_CHECK(strcmp(o.param_names[k], o.sweep_names[i]) != 0,
-                           "run: --param %s fixed and swept", o.sweep_names[i]);
+            FUZZ_CHECK(o.given.sweep[i].n_values >= 1, "run: sweep %s without values",
+                       o.given.sweep_names[i]);
+            for (size_t k = 0; k < o.given.sweep[i].n_values; k++)
+                FUZZ_CHECK(isfinite(o.given.sweep[i].values[k]), "run: sweep %s value %g",
+                           o.given.sweep_names[i], o.given.sweep[i].values[k]);
+            for (size_t k = 0; k < o.given.n_params; k++)
+                FUZZ_CHECK(strcmp(o.given.param_names[k], o.given.sweep_names[i]) != 0,
+                           "run: --param %s fixed and swept", o.given.sweep_names[i]);
             for (size_t k = 0; k < i; k++)
-                FUZZ_CHECK(strcmp(o.sweep_names[k], o.sweep_names[i]) != 0,
-                           "run: --param %s swept twice", o.sweep_names[i]);
-            sets *= o.sweep[i].n_values;
+                FUZZ_CHECK(strcmp(o.given.sweep_names[k], o.given.sweep_names[i]) != 0,
+                           "run: --param %s swept twice", o.given.sweep_names[i]);
+            sets *= o.given.sweep[i].n_values;
         }
-        FUZZ_CHECK(o.sweep_sets == sets && sets <= APO_MAX_SWEEP_SETS, "run: %zu sets", sets);
-        FUZZ_CHECK(o.memory == 0 || o.n_sweep > 0, "run: --memory without a sweep");
+        FUZZ_CHECK(o.given.sweep_sets == sets && sets <= APO_MAX_SWEEP_SETS, "run: %zu sets", sets);
+        FUZZ_CHECK(o.memory == 0 || o.given.n_sweep > 0, "run: --memory without a sweep");
         /* --score: a rule named, the ranking's options only with it, and no --format. */
         check_in_argv(a, o.score, "--score");
         FUZZ_CHECK(o.score == NULL || o.score[0] != '\0', "run: empty --score");
@@ -225,7 +228,7 @@ static void check_stream(args *a) {
     int rc = cli_stream_parse_options(a->argc, a->argv, &o, &help);
     FUZZ_CHECK(rc == CLI_EXIT_OK || rc == CLI_EXIT_USAGE || rc == CLI_EXIT_FAILURE, "stream: %d",
                rc);
-    FUZZ_CHECK(o.n_params <= CLI_RUN_MAX_PARAMS, "stream: %zu params", o.n_params);
+    FUZZ_CHECK(o.given.n_params <= CLI_RUN_MAX_PARAMS, "stream: %zu params", o.given.n_params);
     if (rc == CLI_EXIT_OK && !help) {
         FUZZ_CHECK(o.state != NULL && o.state[0] != '\0', "stream: no --state");
         check_in_argv(a, o.state, "--state");
@@ -237,14 +240,14 @@ static void check_stream(args *a) {
         FUZZ_CHECK(o.old_rows == CLI_OLD_ROWS_REFUSE || o.old_rows == CLI_OLD_ROWS_SKIP ||
                        o.old_rows == CLI_OLD_ROWS_ACCEPT,
                    "stream: --old-rows %d", (int)o.old_rows);
-        for (size_t i = 0; i < o.n_params; i++) {
-            FUZZ_CHECK(o.params[i].name != NULL && o.params[i].name[0] != '\0', "stream: param %zu",
-                       i);
-            FUZZ_CHECK(isfinite(o.params[i].value), "stream: param %s = %g", o.params[i].name,
-                       o.params[i].value);
+        for (size_t i = 0; i < o.given.n_params; i++) {
+            FUZZ_CHECK(o.given.params[i].name != NULL && o.given.params[i].name[0] != '\0',
+                       "stream: param %zu", i);
+            FUZZ_CHECK(isfinite(o.given.params[i].value), "stream: param %s = %g",
+                       o.given.params[i].name, o.given.params[i].value);
             for (size_t k = 0; k < i; k++)
-                FUZZ_CHECK(strcmp(o.params[i].name, o.params[k].name) != 0,
-                           "stream: param %s twice", o.params[i].name);
+                FUZZ_CHECK(strcmp(o.given.params[i].name, o.given.params[k].name) != 0,
+                           "stream: param %s twice", o.given.params[i].name);
         }
     }
     cli_stream_options_free(&o);
