@@ -20,6 +20,7 @@ can give a host compiler are lowered, and nothing else is touched:
 Line numbers are kept (`#line` and a one-for-one rewrite), so the compiler's messages point
 at the .cu file.
 """
+import os
 import re
 import sys
 
@@ -82,9 +83,13 @@ def kernels(code):
 
 
 def main():
-    if len(sys.argv) != 3:
-        raise SystemExit('usage: simt_cu.py INPUT.cu OUTPUT.cc')
+    if len(sys.argv) not in (3, 4):
+        raise SystemExit('usage: simt_cu.py INPUT.cu OUTPUT.cc [DEPFILE]')
     src_path, out_path = sys.argv[1], sys.argv[2]
+    if len(sys.argv) == 4:
+        # The output depends on this script too: a changed lowering regenerates every file.
+        with open(sys.argv[3], 'w', encoding='utf-8') as f:
+            f.write('%s: %s %s\n' % (out_path, os.path.abspath(__file__), src_path))
     with open(src_path, encoding='utf-8') as f:
         text = f.read()
     code = strip_comments(text)
