@@ -688,3 +688,60 @@ Test(model, invalid_observations_are_ignored_and_zero_time_keeps_a_positive_cost
         cr_assert_eq(m.latency_s, 0.0, "latency %.17g", m.latency_s);
     }
 }
+
+/* ---- the spread a share is planned with ----------------------------------------------- */
+
+/* A stored model on the line with the window n[i], t[i] put back as it was stored. */
+static apo__model with_window(const double *n, const double *t, unsigned count) {
+    apo__model m;
+    apo__model_from_stored(&m, LATENCY * 1e3, COST * 1e9, count);
+    apo__model_restore(&m, n, t, count, 0.0, 0.0, NAN, 0);
+    cr_assert_eq(
+        apo__model_window(&m, (double[APO_MODEL_WINDOW]){0}, (double[APO_MODEL_WINDOW]){0}),
+        count < APO_MODEL_WINDOW ? count : APO_MODEL_WINDOW);
+    return m;
+}
+
+Test(model, spread_is_the_upper_quartile_of_measured_over_predicted, .timeout = 60) {
+    /* Eight observations at various sizes, each measured / predicted as listed, in an order
+     * that is not sorted: the 6th smallest ratio of 8 (nearest rank of 3/4) is 1.2. */
+    const double ratio[8] = {1.3, 0.9, 1.0, 2.0, 1.1, 1.0, 1.2, 1.0};
+    double n[8], t[8];
+    for (int i = 0; i < 8; i++) {
+        n[i] = 1e5 * (i + 1);
+        t[i] = line(n[i]) * ratio[i];
+    }
+    apo__model m = with_window(n, t, 8);
+    assert_rel(apo__model_spread(&m), 1.2, 1e-12, "upper quartile %.17g", apo__model_spread(&m));
+}
+
+Test(model, spread_is_one_for_times_on_the_model_too_few_or_all_faster, .timeout = 60) {
+    double n[8], t[8];
+    for (int i = 0; i < 8; i++) {
+        n[i] = 1e5 * (i + 1);
+        t[i] = line(n[i]);
+    }
+    apo__model m = with_window(n, t, 8);
+    assert_rel(apo__model_spread(&m), 1.0, 1e-12, "on the line: %.17g", apo__model_spread(&m));
+    for (int i = 0; i < 8; i++)
+        t[i] = line(n[i]) * (i % 2 ? 3.0 : 1.0);
+    m = with_window(n, t, APO_MODEL_SPREAD_MIN - 1);
+    cr_assert_eq(apo__model_spread(&m), 1.0, "fewer than %d observations", APO_MODEL_SPREAD_MIN);
+    for (int i = 0; i < 8; i++)
+        t[i] = line(n[i]) * 0.5;
+    m = with_window(n, t, 8);
+    cr_assert_eq(apo__model_spread(&m), 1.0, "every time below the model is no margin");
+    apo__model none;
+    memset(&none, 0, sizeof none);
+    cr_assert_eq(apo__model_spread(&none), 1.0, "no model");
+}
+
+Test(model, spread_is_capped, .timeout = 60) {
+    double n[8], t[8];
+    for (int i = 0; i < 8; i++) {
+        n[i] = 1e5 * (i + 1);
+        t[i] = line(n[i]) * 10.0;
+    }
+    apo__model m = with_window(n, t, 8);
+    cr_assert_eq(apo__model_spread(&m), APO_MODEL_SPREAD_MAX);
+}
