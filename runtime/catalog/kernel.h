@@ -13,7 +13,7 @@
 
 typedef struct apo__kernel apo__kernel;
 
-typedef struct apo__call_sets apo__call_sets;
+typedef struct apo__grid apo__grid;
 
 typedef struct apo__scoring apo__scoring;
 
@@ -50,11 +50,11 @@ typedef struct apo__call {
      * NULL: not counted in this call. */
     uint64_t *nonfinite;
     /* A sweep (apo_workload.sweep) or a ragged call (apo_workload.row_lengths), or NULL.
-     * Its tiles are those of its pieces' own calls laid end to end (apo__call_sets); the
-     * fields above then describe the first piece, except `rows`, `cols` (the workload's),
-     * `inputs`, `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole
-     * call's). */
-    apo__call_sets *sets;
+     * Its tiles are those of its pieces' own calls laid end to end (catalog/grid.h, which
+     * every walk over them goes through); the fields above then describe the first piece,
+     * except `rows`, `cols` (the workload's), `inputs`, `tiles` (all of them), `outputs`,
+     * `partials` and `nonfinite` (the whole call's). */
+    apo__grid *grid;
     /* Consecutive pieces of a sweep that run as one (apo__kernel.shares_pass): n_shared > 1
      * calls, this call being a copy of the first; each of its tiles computes that tile for
      * every one of them, each into its own outputs. NULL (n_shared 0): the call alone. Made by
@@ -66,37 +66,6 @@ typedef struct apo__call {
     const char *tag;
     int learn;
 } apo__call;
-
-/* The pieces a sweep or ragged call runs, each exactly a call of its own: without ragged
- * rows, one per set run (set first + s alone: its parameters, grid, its part of the
- * outputs, partials and counts); with them, one per set run and row, set-major (piece
- * s * rows + r is row r's series alone, of its own length, with set first + s). Piece p's
- * tiles are the call's tiles [offset[p], offset[p + 1]). */
-struct apo__call_sets {
-    size_t n;                                /* pieces: n_sets, times rows when ragged */
-    size_t n_sets;                           /* sets run (1 without a sweep) */
-    size_t first;                            /* the sweep's index of the first set run */
-    size_t total;                            /* sets in the sweep (1 without a sweep) */
-    int ragged;                              /* one piece per row (apo_workload.row_lengths) */
-    apo__call *sets;                         /* n calls, the pieces */
-    uint64_t *offset;                        /* n + 1 tile offsets */
-    double *(*outputs)[APO_MAX_IO];          /* n arrays of output pointers, for sets[p].outputs */
-    const double *(*row_inputs)[APO_MAX_IO]; /* ragged: rows arrays of input pointers */
-};
-
-/* The piece of a sweep or ragged call holding tile g (g < tiles), by bisection of the
- * offsets. */
-static inline size_t apo__call_set_of(const apo__call_sets *sets, uint64_t g) {
-    size_t lo = 0, hi = sets->n;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sets->offset[mid] <= g)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 /* A tile of apo__call.nonfinite that no device has checked (yet). */
 #define APO_NONFINITE_UNCHECKED UINT64_MAX

@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "catalog/call_span.h"
+#include "catalog/grid.h"
 #include "catalog/score_pass.h"
 #include "catalog/scored_kernels.h"
 #include "score_tile.h"
@@ -172,8 +173,8 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     const apo__scoring *sc = call->kernel->scoring;
     const apo__score_pass *pass = &sc->pass;
     const apo__kernel *ind = sc->indicator;
-    const apo__call *sets = call->n_shared > 1 ? call->shared : call;
-    const size_t n_sets = call->n_shared > 1 ? call->n_shared : 1;
+    size_t n_sets;
+    const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
     if (n_sets > APO_SCORED_SETS_MAX)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %zu sets share a pass, at most %d",
                          call->kernel->name, n_sets, APO_SCORED_SETS_MAX);

@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "catalog/call_span.h"
+#include "catalog/grid.h"
 #include "catalog/params.h"
 #include "catalog/scored_kernels.h"
 #include "core/distribute_range.h"
@@ -242,20 +243,18 @@ static apo_status ensure_partials(apo_runtime *rt, apo__call *call) {
 }
 
 /* Merges each row's tile partials in tile order through the fixed pairwise tree; a
- * sweep's set by set, each in its own call, as that set alone would. */
+ * sweep's piece by piece, each in its own call, as that set (that row) alone would. */
 static void reduce_rows(const apo__call *call) {
-    if (call->sets != NULL) {
-        for (size_t s = 0; s < call->sets->n; s++)
-            reduce_rows(&call->sets->sets[s]);
-        return;
-    }
     const apo__kernel *k = call->kernel;
     double root[APO_PARTIAL_MAX];
     double scratch[APO_PARTIAL_MAX * 72]; /* depth <= 66 for 64-bit tile counts */
-    for (size_t row = 0; row < call->rows; row++) {
-        apo__reduce_pairwise(k, call->partials, (uint64_t)row * call->tiles_per_row,
-                             call->tiles_per_row, root, scratch);
-        k->finalize(call, row, root);
+    for (size_t p = 0; p < apo__grid_pieces(call); p++) {
+        const apo__call *piece = apo__grid_piece(call, p);
+        for (size_t row = 0; row < piece->rows; row++) {
+            apo__reduce_pairwise(k, piece->partials, (uint64_t)row * piece->tiles_per_row,
+                                 piece->tiles_per_row, root, scratch);
+            k->finalize(piece, row, root);
+        }
     }
 }
 
@@ -338,9 +337,9 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
     r->tile = call->tile;
     r->tiles = call->tiles;
     r->elements = apo__tiles_elements(call, 0, call->tiles);
-    r->sets = call->sets != NULL ? call->sets->n_sets : 1;
-    r->first_set = call->sets != NULL ? call->sets->first : 0;
-    r->sweep_sets = call->sets != NULL ? call->sets->total : 1;
+    r->sets = apo__grid_sets_run(call);
+    r->first_set = apo__grid_first_set(call);
+    r->sweep_sets = apo__grid_sweep_sets(call);
     r->makespan_ms = makespan_s * 1e3;
     r->n_devices = rt->n_devices;
     r->gather = s->gather;
@@ -501,8 +500,8 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     call->learn = learn;
     apo__sweep_bind(call);
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
-             call->kernel->name, call->sets != NULL ? call->sets->n_sets : (size_t)1, call->rows,
-             call->cols, (unsigned long long)call->tiles, apo_split_name(p.axis));
+             call->kernel->name, apo__grid_sets_run(call), call->rows, call->cols,
+             (unsigned long long)call->tiles, apo_split_name(p.axis));
 
     double t0 = apo__now();
     uint64_t lost_tiles = 0;
@@ -572,8 +571,8 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
     /* Arrays in GPU memory would need each set's block (each ragged row) staged and
      * gathered on the GPUs, which no sweep or ragged call does yet (docs/api.md, "Sweeps",
      * "Ragged rows"). */
-    if (call.sets != NULL && (where->in_gpu >= 0 || where->out_gpu >= 0)) {
-        const int ragged = call.sets->ragged;
+    if (call.grid != NULL && (where->in_gpu >= 0 || where->out_gpu >= 0)) {
+        const int ragged = apo__grid_ragged(&call);
         apo__sweep_release(&call);
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          ragged ? "%s: ragged rows (row_lengths) cannot run on arrays in GPU "

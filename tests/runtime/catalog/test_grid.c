@@ -1,0 +1,150 @@
+/*
+ * A call's grid of pieces (runtime/catalog/grid.c): for random sweeps and ragged shapes, the
+ * pieces the iterator yields for random tile ranges must cover exactly the range, in order,
+ * each local range inside its piece, and the row and piece queries must agree. The reference
+ * walks the range tile by tile, finding each tile's piece by a linear scan of tile counts
+ * the test adds up itself. Pure C: no runtime, no kernel runs.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "catalog/grid.h"
+
+#define MAX_PIECES 64
+
+/* A small deterministic generator, so a failure names a case that can be re-run. */
+static uint64_t next_random(uint64_t *state) {
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *state >> 33;
+}
+
+/* A call of n_sets sets (ragged: each with `rows` pieces of one row, else one piece of
+ * `rows` rows), with random tiles per row, some pieces without tiles. Fills cum[p] with the
+ * tiles before piece p, added up here. */
+static apo__call make_grid_call(uint64_t *rng, size_t n_sets, size_t rows, int ragged,
+                                uint64_t *cum) {
+    apo__call call;
+    memset(&call, 0, sizeof call);
+    call.rows = rows;
+    const size_t n = ragged ? n_sets * rows : n_sets;
+    apo__grid *grid = apo__grid_new(n, ragged ? rows : 0);
+    cr_assert_not_null(grid);
+    grid->n_sets = n_sets;
+    grid->total_sets = n_sets + 2;
+    grid->first_set = 1;
+    grid->ragged = ragged;
+    cum[0] = 0;
+    for (size_t p = 0; p < n; p++) {
+        apo__call *piece = &grid->pieces[p];
+        piece->rows = ragged ? 1 : rows;
+        /* One piece in eight has no tiles: the iterator must step over it. */
+        piece->tiles_per_row = next_random(rng) % 8 == 0 ? 0 : 1 + next_random(rng) % 5;
+        piece->tiles = (uint64_t)piece->rows * piece->tiles_per_row;
+        cr_assert(apo__grid_place(grid, p));
+        cum[p + 1] = cum[p] + piece->tiles;
+    }
+    call.grid = grid;
+    call.tiles = cum[n];
+    return call;
+}
+
+/* The piece holding tile g, by a scan from the first piece. */
+static size_t naive_piece_of(const uint64_t *cum, size_t n, uint64_t g) {
+    for (size_t p = 0; p < n; p++)
+        if (cum[p] <= g && g < cum[p + 1])
+            return p;
+    cr_assert_fail("tile %llu is in no piece", (unsigned long long)g);
+    return n;
+}
+
+/* Checks the iterator's runs over [first, end) against the tile-by-tile walk. */
+static void check_range(const apo__call *call, const uint64_t *cum, uint64_t first, uint64_t end) {
+    const size_t n = apo__grid_pieces(call);
+    apo__grid_iter it;
+    apo__grid_run run;
+    apo__grid_iter_init(&it, call, first, end);
+    uint64_t g = first; /* the next tile the walk expects */
+    while (apo__grid_iter_next(&it, &run)) {
+        cr_assert(g < end, "[%llu, %llu): a run past the range", (unsigned long long)first,
+                  (unsigned long long)end);
+        const size_t p = naive_piece_of(cum, n, g);
+        cr_assert_eq(run.piece, p, "[%llu, %llu): tile %llu in piece %zu, not %zu",
+                     (unsigned long long)first, (unsigned long long)end, (unsigned long long)g,
+                     run.piece, p);
+        cr_assert_eq(run.call, apo__grid_piece(call, p));
+        cr_assert_eq(run.at, g);
+        cr_assert_eq(run.first, g - cum[p]);
+        cr_assert(run.first < run.end && run.end <= run.call->tiles,
+                  "run [%llu, %llu) of piece %zu of %llu tiles", (unsigned long long)run.first,
+                  (unsigned long long)run.end, p, (unsigned long long)run.call->tiles);
+        /* The run takes every following tile of the range in the same piece, and no more. */
+        uint64_t stop = g;
+        while (stop < end && naive_piece_of(cum, n, stop) == p)
+            stop++;
+        cr_assert_eq(run.end - run.first, stop - g, "run of piece %zu ends at %llu, not %llu", p,
+                     (unsigned long long)(g + run.end - run.first), (unsigned long long)stop);
+        g = stop;
+    }
+    cr_assert_eq(g, end < first ? first : end, "[%llu, %llu): covered to %llu only",
+                 (unsigned long long)first, (unsigned long long)end, (unsigned long long)g);
+    cr_assert_not(apo__grid_iter_next(&it, &run), "a walk that is done stays done");
+}
+
+/* The rows of the grid, piece after piece, against their first tiles added up here. */
+static void check_rows(const apo__call *call, const uint64_t *cum) {
+    const size_t n = apo__grid_pieces(call);
+    uint64_t u = 0;
+    for (size_t p = 0; p < n; p++) {
+        const apo__call *piece = apo__grid_piece(call, p);
+        cr_assert_eq(apo__grid_piece_first_tile(call, p), cum[p]);
+        for (size_t r = 0; r < piece->rows; r++, u++)
+            cr_assert_eq(apo__grid_row_first_tile(call, u), cum[p] + r * piece->tiles_per_row,
+                         "row %llu", (unsigned long long)u);
+    }
+    cr_assert_eq(apo__grid_rows(call), u);
+    cr_assert_eq(apo__grid_row_first_tile(call, u), call->tiles, "the row after the last");
+    cr_assert_eq(apo__grid_piece_first_tile(call, n), call->tiles);
+    for (uint64_t g = 0; g < call->tiles; g++)
+        cr_assert_eq(apo__grid_piece_of(call, g), naive_piece_of(cum, n, g));
+}
+
+Test(grid, random_sweeps_and_ragged_rows) {
+    uint64_t rng = 31;
+    uint64_t cum[MAX_PIECES + 1];
+    for (int shape = 0; shape < 200; shape++) {
+        const int ragged = shape % 2;
+        const size_t n_sets = 1 + next_random(&rng) % (ragged ? 4 : 12);
+        const size_t rows = 1 + next_random(&rng) % (ragged ? 8 : 4);
+        apo__call call = make_grid_call(&rng, n_sets, rows, ragged, cum);
+        cr_assert_eq(apo__grid_pieces(&call), ragged ? n_sets * rows : n_sets);
+        cr_assert_eq(apo__grid_sets_run(&call), n_sets);
+        cr_assert_eq(apo__grid_ragged(&call), ragged);
+        check_rows(&call, cum);
+        for (int range = 0; range < 40 && call.tiles > 0; range++) {
+            uint64_t a = next_random(&rng) % (call.tiles + 1);
+            uint64_t b = next_random(&rng) % (call.tiles + 1);
+            check_range(&call, cum, a < b ? a : b, a < b ? b : a);
+        }
+        check_range(&call, cum, 0, call.tiles);
+        apo__grid_free(call.grid);
+    }
+}
+
+Test(grid, a_call_without_pieces_is_one) {
+    apo__call call;
+    memset(&call, 0, sizeof call);
+    call.rows = 3;
+    call.tiles_per_row = 4;
+    call.tiles = 12;
+    const uint64_t cum[2] = {0, 12};
+    cr_assert_eq(apo__grid_pieces(&call), 1);
+    cr_assert_eq(apo__grid_piece(&call, 0), &call, "the piece is the call itself");
+    cr_assert_eq(apo__grid_sets_run(&call), 1);
+    cr_assert_eq(apo__grid_first_set(&call), 0);
+    cr_assert_eq(apo__grid_sweep_sets(&call), 1);
+    cr_assert_not(apo__grid_ragged(&call));
+    check_rows(&call, cum);
+    for (uint64_t a = 0; a <= 12; a++)
+        for (uint64_t b = a; b <= 12; b++)
+            check_range(&call, cum, a, b);
+}
