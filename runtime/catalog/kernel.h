@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "apportion.h"
+#include "catalog/call_context.h"
 
 typedef struct apo__kernel apo__kernel;
 
@@ -31,20 +32,9 @@ typedef struct apo__call {
     uint64_t tiles;       /* rows * tiles_per_row */
     uint64_t unit_work;   /* elements of work per position on the tiled axis */
     double *partials;     /* tiles * kernel->partial_len, or NULL */
-    /* Where the arrays live: -1 host memory, else the CUDA ordinal of the GPU holding all
-     * inputs (in_gpu) or all outputs (out_gpu) (apportion_cuda.h). */
-    int in_gpu, out_gpu;
-    /* GPUs other than out_gpu keep their outputs resident for one grouped gather after the
-     * phase, instead of peer-copying them chunk by chunk (devices/cuda/gather.c). */
-    int gather_resident;
-    /* CUDA events (cudaEvent_t) that every GPU task of the call makes its streams wait for
-     * before it touches the call's arrays: the caller's work on them, which the call must
-     * come after (apportion_cuda.h). None for host arrays. */
-    void *const *wait_events;
-    size_t n_wait_events;
-    /* The runtime running the call, so that a user kernel calling back into it is caught
-     * (reentry_guard.h); NULL outside apo__distribute_placed(). */
-    const apo_runtime *rt;
+    /* This run's context: placement, events, runtime, tag (catalog/call_context.h),
+     * resolved once per call by core/ and shared by every piece of its grid. */
+    const apo__call_ctx *ctx;
     /* Per tile, the outputs that are not finite although their inputs are, written by the
      * device that computed the tile (kernel->count_nonfinite), or APO_NONFINITE_UNCHECKED.
      * NULL: not counted in this call. */
@@ -61,10 +51,6 @@ typedef struct apo__call {
      * the devices that compute on the host (devices/worker_pool.c, next_shared). */
     const struct apo__call *shared;
     size_t n_shared;
-    /* The workload tag the call learns under (NULL: none resolved yet) and whether it learns:
-     * passed on to serving ranks, whose own models then follow the caller's choice. */
-    const char *tag;
-    int learn;
 } apo__call;
 
 /* A tile of apo__call.nonfinite that no device has checked (yet). */

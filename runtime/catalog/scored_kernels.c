@@ -199,7 +199,7 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     view.rows = 1;
     memcpy(view.params, call->params, sizeof view.params);
     view.seed = call->seed;
-    view.in_gpu = view.out_gpu = -1;
+    view.ctx = &apo__call_ctx_host;
     const double *view_in[APO_MAX_IO];
     double *pass_out[APO_MAX_IO];
     const double *pass_in[APO_MAX_IO];

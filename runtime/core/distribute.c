@@ -277,7 +277,7 @@ static apo_status reduce_rows_to_gpu(const apo__call *call) {
     reduce_rows(&on_host);
     apo_status st = APO_OK;
     for (size_t o = first_host; o < k->n_outputs && st == APO_OK; o++)
-        st = apo__cuda_upload(call->out_gpu, call->outputs[o], host_outputs[o],
+        st = apo__cuda_upload(call->ctx->out_gpu, call->outputs[o], host_outputs[o],
                               call->rows * sizeof(double));
     free(scratch);
     return st;
@@ -293,10 +293,10 @@ static apo_status reduce_rows_to_gpu(const apo__call *call) {
  * by chunk during the phase. */
 static apo_status gather_outputs(run_state *s, apo_status phases) {
     const apo__call *call = s->call;
-    if (call->out_gpu < 0)
+    if (call->ctx->out_gpu < 0)
         return phases;
 #ifdef APO_HAVE_CUDA
-    if (call->gather_resident) {
+    if (call->ctx->gather_resident) {
         if (phases != APO_OK) {
             apo__gather_discard(&s->rt->gather);
             return phases;
@@ -308,7 +308,7 @@ static apo_status gather_outputs(run_state *s, apo_status phases) {
             return st;
     }
     for (size_t i = 0; i < s->rt->n_devices; i++)
-        if (s->tally[i].elements > 0 && apo__cuda_ordinal(&s->rt->devices[i]) != call->out_gpu)
+        if (s->tally[i].elements > 0 && apo__cuda_ordinal(&s->rt->devices[i]) != call->ctx->out_gpu)
             s->gather = APO_GATHER_PEER;
 #endif
     return phases;
@@ -475,10 +475,8 @@ static apo_status run_plan(run_state *s, const apo__plan *p, uint64_t *lost_tile
 }
 
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
-                                    apo_report *report, int learn) {
-    /* The workload may keep its call out of the models, probes included; it cannot make a
-     * runtime that does not learn learn (apo__balance_observe() checks that). */
-    learn = learn && w->learn != APO_SWITCH_OFF;
+                                    apo_report *report) {
+    const int learn = call->ctx->learn;
     rt->faults.calls++;
     apo__plan p;
     apo_status st = apo__plan_call(rt, w, call, &p, learn);
@@ -494,10 +492,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     memset(&s, 0, sizeof s);
     s.rt = rt;
     s.call = call;
-    if (apo__workload_tag(w, call, &s.tag) != APO_OK)
-        s.tag = NULL;
-    call->tag = s.tag;
-    call->learn = learn;
+    s.tag = call->ctx->tag;
     apo__sweep_bind(call);
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
              call->kernel->name, apo__grid_sets_run(call), call->rows, call->cols,
@@ -522,7 +517,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     if (st != APO_OK)
         return apo__fail(st, "%s: a device failed with %s", call->kernel->name,
                          apo_status_name(st));
-    if (call->kernel->partial_len > 0 && call->out_gpu >= 0) {
+    if (call->kernel->partial_len > 0 && call->ctx->out_gpu >= 0) {
         st = reduce_rows_to_gpu(call);
         if (st != APO_OK)
             return st;
@@ -589,19 +584,27 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
         apo__sweep_release(&call);
         return st;
     }
-    call.in_gpu = where->in_gpu;
-    call.out_gpu = where->out_gpu;
-    call.wait_events = where->wait_events;
-    call.n_wait_events = where->n_wait_events;
-    call.rt = rt;
+    /* This run's context, resolved once and shared by every piece of the call's grid. The
+     * workload may keep its call out of the models, probes included; it cannot make a
+     * runtime that does not learn learn (apo__balance_observe() checks that). */
+    apo__call_ctx ctx = {
+        .in_gpu = where->in_gpu,
+        .out_gpu = where->out_gpu,
+        .wait_events = where->wait_events,
+        .n_wait_events = where->n_wait_events,
+        .rt = rt,
+        .tag = tag,
+        .learn = learn && w->learn != APO_SWITCH_OFF,
+    };
+    call.ctx = &ctx;
     pthread_mutex_lock(&rt->call_mutex);
 #ifdef APO_HAVE_CUDA
-    call.gather_resident = apo__gather_resident(&rt->gather, where->out_gpu);
+    ctx.gather_resident = apo__gather_resident(&rt->gather, where->out_gpu);
     /* GPUs copying device arrays to and from each other go straight where they can. */
     if (where->in_gpu >= 0 || where->out_gpu >= 0)
         apo__gather_enable_peers(&rt->gather);
 #endif
-    st = distribute_locked(rt, w, &call, report, learn);
+    st = distribute_locked(rt, w, &call, report);
     apo__nonfinite_discard(&call); /* a failed call's counts */
     pthread_mutex_unlock(&rt->call_mutex);
     apo__sweep_release(&call);
@@ -652,7 +655,7 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     }
     if (st != APO_OK)
         return st;
-    if (call->learn)
+    if (call->ctx->learn)
         observe_run(rt, tag, total, &s);
     result->modelled = modelled;
     result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;

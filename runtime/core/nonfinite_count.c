@@ -13,7 +13,7 @@
 apo_status apo__nonfinite_start(apo__call *call) {
     call->nonfinite = NULL;
     /* Arrays on a GPU (apo_distribute_workload_cuda) cannot be read here. */
-    if (call->kernel->count_nonfinite == NULL || call->in_gpu >= 0 || call->out_gpu >= 0)
+    if (call->kernel->count_nonfinite == NULL || call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0)
         return APO_OK;
     if (call->tiles > SIZE_MAX / sizeof(uint64_t))
         return apo__fail(APO_ERR_OVERFLOW, "%s: %llu tiles overflow size_t", call->kernel->name,

@@ -121,8 +121,8 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
                          (int)w->learn);
 
     memset(call, 0, sizeof *call);
-    call->in_gpu = -1;
-    call->out_gpu = -1;
+    /* Host arrays until the call that runs it says otherwise (core/distribute.c). */
+    call->ctx = &apo__call_ctx_host;
     call->kernel = k;
     call->rows = w->rows;
     call->cols = w->cols;
@@ -213,7 +213,7 @@ apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const
  * (docs/api.md, "Sweeps" and "Ragged rows"). */
 static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
     const apo__device *dev = &rt->devices[i];
-    if (call->in_gpu >= 0 || call->out_gpu >= 0)
+    if (call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
     /* A user's rule is a function of this process: a rank serves the call in another, where
@@ -267,7 +267,7 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
                 return all_quarantined(rt, call);
         return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
                          call->kernel->name,
-                         call->in_gpu >= 0 || call->out_gpu >= 0
+                         call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0
                              ? " on device-resident arrays (only GPUs with the kernel's CUDA "
                                "implementation can)"
                              : "");

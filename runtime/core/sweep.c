@@ -297,14 +297,7 @@ void apo__sweep_bind(apo__call *call) {
         one->outputs = grid->outputs[p];
         one->partials = call->partials != NULL ? call->partials + at * k->partial_len : NULL;
         one->nonfinite = call->nonfinite != NULL ? call->nonfinite + at : NULL;
-        one->in_gpu = call->in_gpu;
-        one->out_gpu = call->out_gpu;
-        one->gather_resident = call->gather_resident;
-        one->wait_events = call->wait_events;
-        one->n_wait_events = call->n_wait_events;
-        one->rt = call->rt;
-        one->tag = call->tag;
-        one->learn = call->learn;
+        one->ctx = call->ctx;
     }
 }
 

@@ -25,7 +25,7 @@ apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call);
 /* Points each piece's call at its part of the call's arrays: the inputs (shared; a ragged
  * row's from its row), set s's block of every output (set-major; a ragged row's row of it,
  * at the stride of cols samples), its tiles' partials and non-finite counts, and the call's
- * placement and runtime. After the call's arrays, partials and counts are set. */
+ * context (catalog/call_context.h). After the call's arrays, partials and counts are set. */
 void apo__sweep_bind(apo__call *call);
 
 /* Frees call->grid (NULL is fine) and clears it. */
