@@ -3,7 +3,8 @@
  * pieces the iterator yields for random tile ranges must cover exactly the range, in order,
  * each local range inside its piece, and the row and piece queries must agree. The reference
  * walks the range tile by tile, finding each tile's piece by a linear scan of tile counts
- * the test adds up itself. Pure C: no runtime, no kernel runs.
+ * the test adds up itself. The grouping of pieces that share a pass is checked the same
+ * way. Pure C: no runtime, no kernel runs.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -130,6 +131,88 @@ Test(grid, random_sweeps_and_ragged_rows) {
     }
 }
 
+/* A stand-in for a kernel's pass test: sets share a pass when their first parameter is the
+ * same. */
+static int same_first_param(const apo__kernel *k, const double *a, const double *b) {
+    (void)k;
+    return a[0] == b[0];
+}
+
+/* The pieces apo__grid_share must group from tile a within [a, b): the piece starting at a,
+ * whole in the range, then each next piece while it is whole, of as many tiles, and shares
+ * the first's pass. Found by a scan of the tile counts. */
+static size_t naive_share(const apo__call *call, const uint64_t *cum, uint64_t a, uint64_t b,
+                          size_t max_pieces, size_t *first) {
+    const size_t n = apo__grid_pieces(call);
+    size_t p = naive_piece_of(cum, n, a);
+    *first = p;
+    if (cum[p] != a || cum[p + 1] > b)
+        return 0;
+    const apo__call *lead = apo__grid_piece(call, p);
+    size_t count = 1;
+    for (size_t q = p + 1; q < n && count < max_pieces && cum[q + 1] <= b; q++, count++) {
+        const apo__call *next = apo__grid_piece(call, q);
+        if (next->tiles != lead->tiles || next->params[0] != lead->params[0])
+            break;
+    }
+    return count;
+}
+
+Test(grid, pieces_that_share_a_pass_are_grouped_from_the_range_start) {
+    apo__kernel k;
+    memset(&k, 0, sizeof k);
+    k.shares_pass = same_first_param;
+    uint64_t rng = 7;
+    uint64_t cum[MAX_PIECES + 1];
+    for (int shape = 0; shape < 200; shape++) {
+        const size_t n_sets = 1 + next_random(&rng) % 12;
+        apo__call call = make_grid_call(&rng, n_sets, 1 + next_random(&rng) % 3, 0, cum);
+        call.kernel = &k;
+        for (size_t p = 0; p < n_sets; p++) {
+            apo__call *piece = &call.grid->pieces[p];
+            piece->kernel = &k;
+            piece->params[0] = (double)(next_random(&rng) % 4 == 0);
+            /* Mostly as many tiles as the first piece, so that groups form. */
+            if (p > 0 && next_random(&rng) % 4 != 0 && piece->tiles_per_row > 0) {
+                piece->tiles_per_row = call.grid->pieces[0].tiles_per_row;
+                piece->tiles = (uint64_t)piece->rows * piece->tiles_per_row;
+            }
+        }
+        /* The tiles changed: lay the pieces out again. */
+        for (size_t p = 0; p < n_sets; p++) {
+            cr_assert(apo__grid_place(call.grid, p));
+            cum[p + 1] = cum[p] + call.grid->pieces[p].tiles;
+        }
+        call.tiles = cum[n_sets];
+        for (int range = 0; range < 40 && call.tiles > 0; range++) {
+            const size_t max_pieces = 2 + next_random(&rng) % 4;
+            /* Ranges from a piece's first tile mostly, where groups can start. */
+            uint64_t a = next_random(&rng) % call.tiles;
+            if (next_random(&rng) % 4 != 0)
+                a = cum[naive_piece_of(cum, n_sets, a)];
+            const uint64_t b = a + 1 + next_random(&rng) % (call.tiles - a);
+            size_t first;
+            const size_t want = naive_share(&call, cum, a, b, max_pieces, &first);
+            apo__call group;
+            memset(&group, 0, sizeof group);
+            uint64_t group_end = 0;
+            const size_t got = apo__grid_share(&call, a, b, max_pieces, &group, &group_end);
+            cr_assert_eq(got, want, "[%llu, %llu): %zu pieces grouped, not %zu",
+                         (unsigned long long)a, (unsigned long long)b, got, want);
+            if (want > 1) {
+                cr_assert_eq(group.shared, apo__grid_piece(&call, first));
+                cr_assert_eq(group.n_shared, want);
+                cr_assert_eq(group.tiles, apo__grid_piece(&call, first)->tiles);
+                cr_assert_eq(group_end, cum[first + want]);
+                size_t n_back;
+                cr_assert_eq(apo__grid_shared_pieces(&group, &n_back), group.shared);
+                cr_assert_eq(n_back, want);
+            }
+        }
+        apo__grid_free(call.grid);
+    }
+}
+
 Test(grid, a_call_without_pieces_is_one) {
     apo__call call;
     memset(&call, 0, sizeof call);
@@ -144,6 +227,9 @@ Test(grid, a_call_without_pieces_is_one) {
     cr_assert_eq(apo__grid_sweep_sets(&call), 1);
     cr_assert_not(apo__grid_ragged(&call));
     check_rows(&call, cum);
+    size_t n_back;
+    cr_assert_eq(apo__grid_shared_pieces(&call, &n_back), &call, "a call alone computes itself");
+    cr_assert_eq(n_back, 1);
     for (uint64_t a = 0; a <= 12; a++)
         for (uint64_t b = a; b <= 12; b++)
             check_range(&call, cum, a, b);
