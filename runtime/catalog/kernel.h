@@ -48,7 +48,8 @@ typedef struct apo__call {
     /* Consecutive pieces of a sweep that run as one (apo__kernel.shares_pass): n_shared > 1
      * calls, this call being a copy of the first; each of its tiles computes that tile for
      * every one of them, each into its own outputs. NULL (n_shared 0): the call alone. Made by
-     * the devices that compute on the host (devices/worker_pool.c, next_shared). */
+     * apo__grid_share (catalog/grid.h) for the devices that compute on the host
+     * (devices/worker_pool.c), read back through apo__grid_shared_pieces. */
     const struct apo__call *shared;
     size_t n_shared;
 } apo__call;

@@ -88,7 +88,7 @@ static void check_range(const apo__call *call, const uint64_t *cum, uint64_t fir
     }
     cr_assert_eq(g, end, "[%llu, %llu): covered to %llu only", (unsigned long long)first,
                  (unsigned long long)end, (unsigned long long)g);
-    cr_assert_not(apo__grid_iter_next(&it, &run), "a walk that is done stays done");
+    cr_assert(!apo__grid_iter_next(&it, &run), "a walk that is done stays done");
 }
 
 /* The rows of the grid, piece after piece, against their first tiles added up here. */
@@ -225,7 +225,7 @@ Test(grid, a_call_without_pieces_is_one) {
     cr_assert_eq(apo__grid_sets_run(&call), 1);
     cr_assert_eq(apo__grid_first_set(&call), 0);
     cr_assert_eq(apo__grid_sweep_sets(&call), 1);
-    cr_assert_not(apo__grid_ragged(&call));
+    cr_assert(!apo__grid_ragged(&call));
     check_rows(&call, cum);
     size_t n_back;
     cr_assert_eq(apo__grid_shared_pieces(&call, &n_back), &call, "a call alone computes itself");
