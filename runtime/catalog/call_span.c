@@ -1,6 +1,8 @@
 /* The spans of a run of tiles; see call_span.h. */
 #include "catalog/call_span.h"
 
+#include "catalog/grid.h"
+
 /* The built-ins describe their halo in their CUDA descriptor, which exists (without a
  * launcher) in every build; a user kernel's halo is in its public descriptor. */
 size_t apo__kernel_halo(const apo__kernel *k, const double *params) {
@@ -54,25 +56,23 @@ void apo__call_grid(apo__call *call) {
     call->unit_work = k->unit_work(k, call->params, call->cols);
 }
 
-/* A sweep's elements: each set's part of the run counted in its own grid. */
-static uint64_t sets_elements(const apo__call_sets *sets, uint64_t first, uint64_t end) {
-    uint64_t total = 0;
-    for (size_t s = apo__call_set_of(sets, first); s < sets->n && sets->offset[s] < end; s++) {
-        uint64_t a = first > sets->offset[s] ? first : sets->offset[s];
-        uint64_t b = end < sets->offset[s + 1] ? end : sets->offset[s + 1];
-        total += apo__tiles_elements(&sets->sets[s], a - sets->offset[s], b - sets->offset[s]);
-    }
-    return total;
-}
-
-uint64_t apo__tiles_elements(const apo__call *call, uint64_t first, uint64_t end) {
-    if (first >= end)
-        return 0;
-    if (call->sets != NULL)
-        return sets_elements(call->sets, first, end);
+/* Elements of tiles [first, end) of a call of one piece, in its own grid. */
+static uint64_t piece_elements(const apo__call *call, uint64_t first, uint64_t end) {
     uint64_t tpr = call->tiles_per_row;
     uint64_t last_tiles = end / tpr - first / tpr; /* tiles at a row's end in [first, end) */
     uint64_t last_len = call->axis_len - (tpr - 1) * call->tile;
     uint64_t positions = (end - first - last_tiles) * call->tile + last_tiles * last_len;
     return positions * call->unit_work;
+}
+
+/* A sweep's or ragged call's elements: each piece's part of the run counted in its own
+ * grid. */
+uint64_t apo__tiles_elements(const apo__call *call, uint64_t first, uint64_t end) {
+    uint64_t total = 0;
+    apo__grid_iter it;
+    apo__grid_run run;
+    apo__grid_iter_init(&it, call, first, end);
+    while (apo__grid_iter_next(&it, &run))
+        total += piece_elements(run.call, run.first, run.end);
+    return total;
 }

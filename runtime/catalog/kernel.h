@@ -10,10 +10,11 @@
 #include <stdint.h>
 
 #include "apportion.h"
+#include "catalog/call_context.h"
 
 typedef struct apo__kernel apo__kernel;
 
-typedef struct apo__call_sets apo__call_sets;
+typedef struct apo__grid apo__grid;
 
 typedef struct apo__scoring apo__scoring;
 
@@ -31,72 +32,27 @@ typedef struct apo__call {
     uint64_t tiles;       /* rows * tiles_per_row */
     uint64_t unit_work;   /* elements of work per position on the tiled axis */
     double *partials;     /* tiles * kernel->partial_len, or NULL */
-    /* Where the arrays live: -1 host memory, else the CUDA ordinal of the GPU holding all
-     * inputs (in_gpu) or all outputs (out_gpu) (apportion_cuda.h). */
-    int in_gpu, out_gpu;
-    /* GPUs other than out_gpu keep their outputs resident for one grouped gather after the
-     * phase, instead of peer-copying them chunk by chunk (devices/cuda/gather.c). */
-    int gather_resident;
-    /* CUDA events (cudaEvent_t) that every GPU task of the call makes its streams wait for
-     * before it touches the call's arrays: the caller's work on them, which the call must
-     * come after (apportion_cuda.h). None for host arrays. */
-    void *const *wait_events;
-    size_t n_wait_events;
-    /* The runtime running the call, so that a user kernel calling back into it is caught
-     * (reentry_guard.h); NULL outside apo__distribute_placed(). */
-    const apo_runtime *rt;
+    /* This run's context: placement, events, runtime, tag (catalog/call_context.h),
+     * resolved once per call by core/ and shared by every piece of its grid. */
+    const apo__call_ctx *ctx;
     /* Per tile, the outputs that are not finite although their inputs are, written by the
      * device that computed the tile (kernel->count_nonfinite), or APO_NONFINITE_UNCHECKED.
      * NULL: not counted in this call. */
     uint64_t *nonfinite;
     /* A sweep (apo_workload.sweep) or a ragged call (apo_workload.row_lengths), or NULL.
-     * Its tiles are those of its pieces' own calls laid end to end (apo__call_sets); the
-     * fields above then describe the first piece, except `rows`, `cols` (the workload's),
-     * `inputs`, `tiles` (all of them), `outputs`, `partials` and `nonfinite` (the whole
-     * call's). */
-    apo__call_sets *sets;
+     * Its tiles are those of its pieces' own calls laid end to end (catalog/grid.h, which
+     * every walk over them goes through); the fields above then describe the first piece,
+     * except `rows`, `cols` (the workload's), `inputs`, `tiles` (all of them), `outputs`,
+     * `partials` and `nonfinite` (the whole call's). */
+    apo__grid *grid;
     /* Consecutive pieces of a sweep that run as one (apo__kernel.shares_pass): n_shared > 1
      * calls, this call being a copy of the first; each of its tiles computes that tile for
      * every one of them, each into its own outputs. NULL (n_shared 0): the call alone. Made by
-     * the devices that compute on the host (devices/worker_pool.c, next_shared). */
+     * apo__grid_share (catalog/grid.h) for the devices that compute on the host
+     * (devices/worker_pool.c), read back through apo__grid_shared_pieces. */
     const struct apo__call *shared;
     size_t n_shared;
-    /* The workload tag the call learns under (NULL: none resolved yet) and whether it learns:
-     * passed on to serving ranks, whose own models then follow the caller's choice. */
-    const char *tag;
-    int learn;
 } apo__call;
-
-/* The pieces a sweep or ragged call runs, each exactly a call of its own: without ragged
- * rows, one per set run (set first + s alone: its parameters, grid, its part of the
- * outputs, partials and counts); with them, one per set run and row, set-major (piece
- * s * rows + r is row r's series alone, of its own length, with set first + s). Piece p's
- * tiles are the call's tiles [offset[p], offset[p + 1]). */
-struct apo__call_sets {
-    size_t n;                                /* pieces: n_sets, times rows when ragged */
-    size_t n_sets;                           /* sets run (1 without a sweep) */
-    size_t first;                            /* the sweep's index of the first set run */
-    size_t total;                            /* sets in the sweep (1 without a sweep) */
-    int ragged;                              /* one piece per row (apo_workload.row_lengths) */
-    apo__call *sets;                         /* n calls, the pieces */
-    uint64_t *offset;                        /* n + 1 tile offsets */
-    double *(*outputs)[APO_MAX_IO];          /* n arrays of output pointers, for sets[p].outputs */
-    const double *(*row_inputs)[APO_MAX_IO]; /* ragged: rows arrays of input pointers */
-};
-
-/* The piece of a sweep or ragged call holding tile g (g < tiles), by bisection of the
- * offsets. */
-static inline size_t apo__call_set_of(const apo__call_sets *sets, uint64_t g) {
-    size_t lo = 0, hi = sets->n;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sets->offset[mid] <= g)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 /* A tile of apo__call.nonfinite that no device has checked (yet). */
 #define APO_NONFINITE_UNCHECKED UINT64_MAX

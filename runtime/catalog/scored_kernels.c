@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "catalog/call_span.h"
+#include "catalog/grid.h"
 #include "catalog/score_pass.h"
 #include "catalog/scored_kernels.h"
 #include "score_tile.h"
@@ -172,8 +173,8 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     const apo__scoring *sc = call->kernel->scoring;
     const apo__score_pass *pass = &sc->pass;
     const apo__kernel *ind = sc->indicator;
-    const apo__call *sets = call->n_shared > 1 ? call->shared : call;
-    const size_t n_sets = call->n_shared > 1 ? call->n_shared : 1;
+    size_t n_sets;
+    const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
     if (n_sets > APO_SCORED_SETS_MAX)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %zu sets share a pass, at most %d",
                          call->kernel->name, n_sets, APO_SCORED_SETS_MAX);
@@ -198,7 +199,7 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     view.rows = 1;
     memcpy(view.params, call->params, sizeof view.params);
     view.seed = call->seed;
-    view.in_gpu = view.out_gpu = -1;
+    view.ctx = &apo__call_ctx_host;
     const double *view_in[APO_MAX_IO];
     double *pass_out[APO_MAX_IO];
     const double *pass_in[APO_MAX_IO];

@@ -77,7 +77,7 @@ static apo_status user_run_tile(const apo__call *call, size_t row, size_t begin,
     const apo__kernel *k = call->kernel;
     apo_kernel_call kc = user_kernel_call(call, row, begin, end, call->inputs, call->outputs);
     apo__kernel_frame frame;
-    apo__kernel_frame_push(&frame, call->rt);
+    apo__kernel_frame_push(&frame, call->ctx->rt);
     apo_status st = k->desc.cpu(&kc, k->desc.user);
     apo__kernel_frame_pop(&frame);
     /* Device loss is the backends' to report: a kernel that returns it has failed, and
@@ -103,7 +103,7 @@ static int user_launch(const apo__call *call, const apo__cuda_chunk *chunk, void
             apo_kernel_call kc =
                 user_kernel_call(call, row, views[i].begin, views[i].end, chunk->in, chunk->out);
             apo__kernel_frame frame;
-            apo__kernel_frame_push(&frame, call->rt);
+            apo__kernel_frame_push(&frame, call->ctx->rt);
             apo_status st = k->desc.cuda(&kc, k->desc.user, stream);
             apo__kernel_frame_pop(&frame);
             if (st != APO_OK)

@@ -58,10 +58,14 @@ static int receive_task(apo__task_header *h) {
 }
 
 /* Builds the call of a task over views of the staged spans, or says why it cannot. */
-static int make_call(apo__registry *reg, const apo__task_header *h, apo__call *call, char *why,
-                     size_t why_size) {
+static int make_call(apo__registry *reg, const apo__task_header *h, apo__call *call,
+                     apo__call_ctx *ctx, char *why, size_t why_size) {
     memset(call, 0, sizeof *call);
-    call->in_gpu = call->out_gpu = -1;
+    /* Host arrays (the staged spans), no tag of the call's own (rank 0's comes with the
+     * task), and rank 0's choice of whether to learn. */
+    *ctx = apo__call_ctx_host;
+    ctx->learn = h->learn != 0;
+    call->ctx = ctx;
     call->kernel = apo__registry_find(reg, h->kernel);
     if (call->kernel == NULL) {
         snprintf(why, why_size,
@@ -74,7 +78,6 @@ static int make_call(apo__registry *reg, const apo__task_header *h, apo__call *c
     call->rows = (size_t)h->rows;
     call->cols = (size_t)h->cols;
     call->seed = h->seed;
-    call->learn = h->learn != 0;
     memcpy(call->params, h->params, sizeof call->params);
     if (h->n_params != k->n_params || h->n_inputs != k->n_inputs) {
         snprintf(why, why_size,
@@ -203,7 +206,8 @@ static int serve_task(const serve_context *sc, const apo__task_header *h, serve_
     }
 
     apo__call call;
-    if (!make_call(sc->reg, h, &call, reply.message, sizeof reply.message)) {
+    apo__call_ctx ctx;
+    if (!make_call(sc->reg, h, &call, &ctx, reply.message, sizeof reply.message)) {
         reply.status = APO_ERR_DEVICE_LOST;
         (void)send_reply(&reply, NULL, 0, timeout_s, inbox);
         return 1;

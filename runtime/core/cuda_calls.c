@@ -42,8 +42,8 @@ static apo_status enter_gpu(const apo_runtime *rt, size_t device, const char *wh
 
 /* ---- ordering a device-resident call after the caller's work -------------------------------- */
 
-/* The events a device-resident call's GPU work waits for (apo__call.wait_events); those the
- * call created itself are destroyed after it. */
+/* The events a device-resident call's GPU work waits for (apo__call_ctx.wait_events,
+ * catalog/call_context.h); those the call created itself are destroyed after it. */
 typedef struct call_order {
     void *events[3];
     int owned[3];

@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "catalog/call_span.h"
+#include "catalog/grid.h"
 #include "catalog/params.h"
 #include "catalog/scored_kernels.h"
 #include "core/distribute_range.h"
@@ -242,20 +243,18 @@ static apo_status ensure_partials(apo_runtime *rt, apo__call *call) {
 }
 
 /* Merges each row's tile partials in tile order through the fixed pairwise tree; a
- * sweep's set by set, each in its own call, as that set alone would. */
+ * sweep's piece by piece, each in its own call, as that set (that row) alone would. */
 static void reduce_rows(const apo__call *call) {
-    if (call->sets != NULL) {
-        for (size_t s = 0; s < call->sets->n; s++)
-            reduce_rows(&call->sets->sets[s]);
-        return;
-    }
     const apo__kernel *k = call->kernel;
     double root[APO_PARTIAL_MAX];
     double scratch[APO_PARTIAL_MAX * 72]; /* depth <= 66 for 64-bit tile counts */
-    for (size_t row = 0; row < call->rows; row++) {
-        apo__reduce_pairwise(k, call->partials, (uint64_t)row * call->tiles_per_row,
-                             call->tiles_per_row, root, scratch);
-        k->finalize(call, row, root);
+    for (size_t p = 0; p < apo__grid_pieces(call); p++) {
+        const apo__call *piece = apo__grid_piece(call, p);
+        for (size_t row = 0; row < piece->rows; row++) {
+            apo__reduce_pairwise(k, piece->partials, (uint64_t)row * piece->tiles_per_row,
+                                 piece->tiles_per_row, root, scratch);
+            k->finalize(piece, row, root);
+        }
     }
 }
 
@@ -278,7 +277,7 @@ static apo_status reduce_rows_to_gpu(const apo__call *call) {
     reduce_rows(&on_host);
     apo_status st = APO_OK;
     for (size_t o = first_host; o < k->n_outputs && st == APO_OK; o++)
-        st = apo__cuda_upload(call->out_gpu, call->outputs[o], host_outputs[o],
+        st = apo__cuda_upload(call->ctx->out_gpu, call->outputs[o], host_outputs[o],
                               call->rows * sizeof(double));
     free(scratch);
     return st;
@@ -294,10 +293,10 @@ static apo_status reduce_rows_to_gpu(const apo__call *call) {
  * by chunk during the phase. */
 static apo_status gather_outputs(run_state *s, apo_status phases) {
     const apo__call *call = s->call;
-    if (call->out_gpu < 0)
+    if (call->ctx->out_gpu < 0)
         return phases;
 #ifdef APO_HAVE_CUDA
-    if (call->gather_resident) {
+    if (call->ctx->gather_resident) {
         if (phases != APO_OK) {
             apo__gather_discard(&s->rt->gather);
             return phases;
@@ -309,7 +308,7 @@ static apo_status gather_outputs(run_state *s, apo_status phases) {
             return st;
     }
     for (size_t i = 0; i < s->rt->n_devices; i++)
-        if (s->tally[i].elements > 0 && apo__cuda_ordinal(&s->rt->devices[i]) != call->out_gpu)
+        if (s->tally[i].elements > 0 && apo__cuda_ordinal(&s->rt->devices[i]) != call->ctx->out_gpu)
             s->gather = APO_GATHER_PEER;
 #endif
     return phases;
@@ -338,9 +337,9 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
     r->tile = call->tile;
     r->tiles = call->tiles;
     r->elements = apo__tiles_elements(call, 0, call->tiles);
-    r->sets = call->sets != NULL ? call->sets->n_sets : 1;
-    r->first_set = call->sets != NULL ? call->sets->first : 0;
-    r->sweep_sets = call->sets != NULL ? call->sets->total : 1;
+    r->sets = apo__grid_sets_run(call);
+    r->first_set = apo__grid_first_set(call);
+    r->sweep_sets = apo__grid_sweep_sets(call);
     r->makespan_ms = makespan_s * 1e3;
     r->n_devices = rt->n_devices;
     r->gather = s->gather;
@@ -476,10 +475,8 @@ static apo_status run_plan(run_state *s, const apo__plan *p, uint64_t *lost_tile
 }
 
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
-                                    apo_report *report, int learn) {
-    /* The workload may keep its call out of the models, probes included; it cannot make a
-     * runtime that does not learn learn (apo__balance_observe() checks that). */
-    learn = learn && w->learn != APO_SWITCH_OFF;
+                                    apo_report *report) {
+    const int learn = call->ctx->learn;
     rt->faults.calls++;
     apo__plan p;
     apo_status st = apo__plan_call(rt, w, call, &p, learn);
@@ -495,14 +492,11 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     memset(&s, 0, sizeof s);
     s.rt = rt;
     s.call = call;
-    if (apo__workload_tag(w, call, &s.tag) != APO_OK)
-        s.tag = NULL;
-    call->tag = s.tag;
-    call->learn = learn;
+    s.tag = call->ctx->tag;
     apo__sweep_bind(call);
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
-             call->kernel->name, call->sets != NULL ? call->sets->n_sets : (size_t)1, call->rows,
-             call->cols, (unsigned long long)call->tiles, apo_split_name(p.axis));
+             call->kernel->name, apo__grid_sets_run(call), call->rows, call->cols,
+             (unsigned long long)call->tiles, apo_split_name(p.axis));
 
     double t0 = apo__now();
     uint64_t lost_tiles = 0;
@@ -523,7 +517,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     if (st != APO_OK)
         return apo__fail(st, "%s: a device failed with %s", call->kernel->name,
                          apo_status_name(st));
-    if (call->kernel->partial_len > 0 && call->out_gpu >= 0) {
+    if (call->kernel->partial_len > 0 && call->ctx->out_gpu >= 0) {
         st = reduce_rows_to_gpu(call);
         if (st != APO_OK)
             return st;
@@ -572,8 +566,8 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
     /* Arrays in GPU memory would need each set's block (each ragged row) staged and
      * gathered on the GPUs, which no sweep or ragged call does yet (docs/api.md, "Sweeps",
      * "Ragged rows"). */
-    if (call.sets != NULL && (where->in_gpu >= 0 || where->out_gpu >= 0)) {
-        const int ragged = call.sets->ragged;
+    if (call.grid != NULL && (where->in_gpu >= 0 || where->out_gpu >= 0)) {
+        const int ragged = apo__grid_ragged(&call);
         apo__sweep_release(&call);
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          ragged ? "%s: ragged rows (row_lengths) cannot run on arrays in GPU "
@@ -590,19 +584,27 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
         apo__sweep_release(&call);
         return st;
     }
-    call.in_gpu = where->in_gpu;
-    call.out_gpu = where->out_gpu;
-    call.wait_events = where->wait_events;
-    call.n_wait_events = where->n_wait_events;
-    call.rt = rt;
+    /* This run's context, resolved once and shared by every piece of the call's grid. The
+     * workload may keep its call out of the models, probes included; it cannot make a
+     * runtime that does not learn learn (apo__balance_observe() checks that). */
+    apo__call_ctx ctx = {
+        .in_gpu = where->in_gpu,
+        .out_gpu = where->out_gpu,
+        .wait_events = where->wait_events,
+        .n_wait_events = where->n_wait_events,
+        .rt = rt,
+        .tag = tag,
+        .learn = learn && w->learn != APO_SWITCH_OFF,
+    };
+    call.ctx = &ctx;
     pthread_mutex_lock(&rt->call_mutex);
 #ifdef APO_HAVE_CUDA
-    call.gather_resident = apo__gather_resident(&rt->gather, where->out_gpu);
+    ctx.gather_resident = apo__gather_resident(&rt->gather, where->out_gpu);
     /* GPUs copying device arrays to and from each other go straight where they can. */
     if (where->in_gpu >= 0 || where->out_gpu >= 0)
         apo__gather_enable_peers(&rt->gather);
 #endif
-    st = distribute_locked(rt, w, &call, report, learn);
+    st = distribute_locked(rt, w, &call, report);
     apo__nonfinite_discard(&call); /* a failed call's counts */
     pthread_mutex_unlock(&rt->call_mutex);
     apo__sweep_release(&call);
@@ -653,7 +655,7 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     }
     if (st != APO_OK)
         return st;
-    if (call->learn)
+    if (call->ctx->learn)
         observe_run(rt, tag, total, &s);
     result->modelled = modelled;
     result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "catalog/grid.h"
 
 apo_status apo__nonfinite_start(apo__call *call) {
     call->nonfinite = NULL;
     /* Arrays on a GPU (apo_distribute_workload_cuda) cannot be read here. */
-    if (call->kernel->count_nonfinite == NULL || call->in_gpu >= 0 || call->out_gpu >= 0)
+    if (call->kernel->count_nonfinite == NULL || call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0)
         return APO_OK;
     if (call->tiles > SIZE_MAX / sizeof(uint64_t))
         return apo__fail(APO_ERR_OVERFLOW, "%s: %llu tiles overflow size_t", call->kernel->name,
@@ -27,31 +28,25 @@ apo_status apo__nonfinite_start(apo__call *call) {
     return APO_OK;
 }
 
-/* The counts of one call's tiles, counting those no device checked. */
-static uint64_t tiles_total(const apo__call *call, const uint64_t *counts) {
-    uint64_t total = 0;
-    for (uint64_t g = 0; g < call->tiles; g++) {
-        uint64_t count = counts[g];
-        if (count == APO_NONFINITE_UNCHECKED) {
-            size_t row, begin, end;
-            apo__tile_range(call, g, &row, &begin, &end);
-            count = call->kernel->count_nonfinite(call, row, begin, end);
-        }
-        total += count;
-    }
-    return total;
-}
-
 uint64_t apo__nonfinite_finish(apo__call *call) {
     if (call->nonfinite == NULL)
         return 0;
+    /* A sweep's tiles lie in their pieces' grids, piece by piece; those no device checked
+     * are counted here, in their piece's call. */
     uint64_t total = 0;
-    if (call->sets != NULL) {
-        /* A sweep's tiles lie in their sets' grids, set by set. */
-        for (size_t s = 0; s < call->sets->n; s++)
-            total += tiles_total(&call->sets->sets[s], call->nonfinite + call->sets->offset[s]);
-    } else {
-        total = tiles_total(call, call->nonfinite);
+    apo__grid_iter it;
+    apo__grid_run run;
+    apo__grid_iter_init(&it, call, 0, call->tiles);
+    while (apo__grid_iter_next(&it, &run)) {
+        for (uint64_t g = run.first; g < run.end; g++) {
+            uint64_t count = call->nonfinite[run.at + (g - run.first)];
+            if (count == APO_NONFINITE_UNCHECKED) {
+                size_t row, begin, end;
+                apo__tile_range(run.call, g, &row, &begin, &end);
+                count = call->kernel->count_nonfinite(run.call, row, begin, end);
+            }
+            total += count;
+        }
     }
     apo__nonfinite_discard(call);
     return total;

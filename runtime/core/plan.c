@@ -11,6 +11,7 @@
 #include "balance/largest_remainder.h"
 #include "base/error.h"
 #include "catalog/call_span.h"
+#include "catalog/grid.h"
 #include "catalog/params.h"
 #include "catalog/scored_kernels.h"
 #include "core/plan.h"
@@ -120,8 +121,8 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
                          (int)w->learn);
 
     memset(call, 0, sizeof *call);
-    call->in_gpu = -1;
-    call->out_gpu = -1;
+    /* Host arrays until the call that runs it says otherwise (core/distribute.c). */
+    call->ctx = &apo__call_ctx_host;
     call->kernel = k;
     call->rows = w->rows;
     call->cols = w->cols;
@@ -212,7 +213,7 @@ apo_status apo__workload_tag(const apo_workload *w, const apo__call *call, const
  * (docs/api.md, "Sweeps" and "Ragged rows"). */
 static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i) {
     const apo__device *dev = &rt->devices[i];
-    if (call->in_gpu >= 0 || call->out_gpu >= 0)
+    if (call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0)
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
     /* A user's rule is a function of this process: a rank serves the call in another, where
@@ -266,7 +267,7 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
                 return all_quarantined(rt, call);
         return apo__fail(APO_ERR_NO_DEVICE, "%s: no device of this runtime can run it%s",
                          call->kernel->name,
-                         call->in_gpu >= 0 || call->out_gpu >= 0
+                         call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0
                              ? " on device-resident arrays (only GPUs with the kernel's CUDA "
                                "implementation can)"
                              : "");
@@ -280,29 +281,16 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
     return APO_OK;
 }
 
-/* The units a call is shared out in along `axis`: rows (a sweep's rows of every set run)
- * or tiles. */
+/* The units a call is shared out in along `axis`: rows (every piece's rows: a sweep's rows
+ * of every set run, each ragged row) or tiles. */
 static uint64_t unit_count(const apo__call *call, apo_split axis) {
-    if (axis != APO_SPLIT_ROWS)
-        return call->tiles;
-    return call->sets != NULL ? (uint64_t)call->sets->n_sets * call->rows : call->rows;
+    return axis == APO_SPLIT_ROWS ? apo__grid_rows(call) : call->tiles;
 }
 
-/* The first tile of unit u (u <= unit_count()): a row's first tile, or tile u. A sweep's
- * rows go set by set, each in its set's grid; ragged rows each in their own. */
+/* The first tile of unit u (u <= unit_count()): a row's first tile, in its piece's grid,
+ * or tile u. */
 static uint64_t unit_first_tile(const apo__call *call, apo_split axis, uint64_t u) {
-    if (axis != APO_SPLIT_ROWS)
-        return u;
-    const apo__call_sets *sets = call->sets;
-    if (sets == NULL)
-        return u * call->tiles_per_row;
-    /* Ragged rows are one piece each. */
-    if (sets->ragged)
-        return sets->offset[u < sets->n ? u : sets->n];
-    uint64_t s = u / call->rows;
-    if (s >= sets->n)
-        return sets->offset[sets->n];
-    return sets->offset[s] + (u % call->rows) * sets->sets[s].tiles_per_row;
+    return axis == APO_SPLIT_ROWS ? apo__grid_row_first_tile(call, u) : u;
 }
 
 /* Lays the devices' unit counts out as consecutive tile ranges, in device order. */
@@ -319,10 +307,8 @@ static void lay_out(const apo__call *call, apo_split axis, size_t n, const uint6
 /* Whether every row of the call is a single tile (of every piece, for a sweep or ragged
  * rows). */
 static int single_tile_rows(const apo__call *call) {
-    if (call->sets == NULL)
-        return call->tiles_per_row == 1;
-    for (size_t s = 0; s < call->sets->n; s++)
-        if (call->sets->sets[s].tiles_per_row != 1)
+    for (size_t p = 0; p < apo__grid_pieces(call); p++)
+        if (apo__grid_piece(call, p)->tiles_per_row != 1)
             return 0;
     return 1;
 }
@@ -333,7 +319,7 @@ static int single_tile_rows(const apo__call *call) {
  * last device with a share takes the rest. Devices without a share get no row. */
 static void ragged_row_counts(const apo__call *call, const double *weights, size_t n,
                               uint64_t *counts) {
-    const apo__call_sets *sets = call->sets;
+    const size_t pieces = apo__grid_pieces(call);
     const double total = (double)apo__tiles_elements(call, 0, call->tiles);
     size_t last = 0;
     for (size_t i = 0; i < n; i++)
@@ -348,10 +334,10 @@ static void ragged_row_counts(const apo__call *call, const double *weights, size
         share += weights[i];
         uint64_t end = next;
         if (i == last)
-            end = sets->n;
+            end = pieces;
         else
-            for (; end < sets->n; end++) {
-                const apo__call *row = &sets->sets[end];
+            for (; end < pieces; end++) {
+                const apo__call *row = apo__grid_piece(call, end);
                 const double e = (double)apo__tiles_elements(row, 0, row->tiles);
                 if (before + e / 2 > share * total)
                     break;
@@ -474,7 +460,7 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
 
     uint64_t units = unit_count(call, p->axis);
     uint64_t counts[APO_MAX_DEVICES];
-    if (p->axis == APO_SPLIT_ROWS && call->sets != NULL && call->sets->ragged)
+    if (p->axis == APO_SPLIT_ROWS && apo__grid_ragged(call))
         ragged_row_counts(call, p->weights, n, counts);
     else
         apo__largest_remainder(p->weights, n, units, counts);
@@ -503,9 +489,9 @@ apo_status apo_plan_workload(apo_runtime *rt, const apo_workload *w, apo_plan_in
     out->split_axis = p.axis;
     out->predicted_ms = p.predicted_s * 1e3;
     out->elements = apo__tiles_elements(&call, 0, call.tiles);
-    out->sets = call.sets != NULL ? call.sets->n_sets : 1;
-    out->first_set = call.sets != NULL ? call.sets->first : 0;
-    out->sweep_sets = call.sets != NULL ? call.sets->total : 1;
+    out->sets = apo__grid_sets_run(&call);
+    out->first_set = apo__grid_first_set(&call);
+    out->sweep_sets = apo__grid_sweep_sets(&call);
     out->n_devices = rt->n_devices;
     for (size_t i = 0; i < rt->n_devices; i++) {
         out->shares[i] = p.weights[i];

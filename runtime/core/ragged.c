@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "catalog/grid.h"
 #include "core/ragged.h"
 
 /* "sweep set S: " before a message about set S of a sweep, nothing without one. */
@@ -46,12 +47,11 @@ apo_status apo__ragged_check_rows(const apo_workload *w, const apo__kernel *k, c
 }
 
 void apo__ragged_fill_tails(const apo__call *call) {
-    const apo__call_sets *sets = call->sets;
-    if (sets == NULL || !sets->ragged)
+    if (!apo__grid_ragged(call))
         return;
     const apo__kernel *k = call->kernel;
-    for (size_t p = 0; p < sets->n; p++) {
-        const apo__call *row = &sets->sets[p];
+    for (size_t p = 0; p < apo__grid_pieces(call); p++) {
+        const apo__call *row = apo__grid_piece(call, p);
         for (size_t o = 0; o < k->n_outputs; o++) {
             const size_t stride = k->output_cols(k, row->params, call->cols, o);
             const size_t own = k->output_cols(k, row->params, row->cols, o);

@@ -3,7 +3,7 @@
  * lengths in one call. Row r is its first row_lengths[r] samples of a row of stride cols,
  * and is computed by a call of its own, exactly the call of that series alone (one row of
  * its own length, its own tile grid); the sweep's machinery lays those calls end to end
- * (core/sweep.h, apo__call_sets). Here: the checks of the lengths and the outputs past
+ * (core/sweep.h, catalog/grid.h). Here: the checks of the lengths and the outputs past
  * each row's length.
  */
 #ifndef APO_RUNTIME_CORE_RAGGED_H

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "catalog/call_span.h"
+#include "catalog/grid.h"
 #include "catalog/params.h"
 #include "core/ragged.h"
 #include "core/sweep.h"
@@ -140,7 +141,7 @@ static apo_status resolve_set(const apo_workload *w, const apo__kernel *k, const
 }
 
 size_t apo__call_output_rows(const apo__call *call) {
-    return call->sets != NULL ? call->sets->n_sets * call->rows : call->rows;
+    return apo__grid_sets_run(call) * call->rows;
 }
 
 /* Every set must give each output the shape of set 0's: the outputs are one block per set. */
@@ -184,47 +185,32 @@ static apo_status sweep_range(const apo_workload *w, const apo__kernel *k, swept
     return APO_OK;
 }
 
-/* The pieces' storage, zeroed; NULL members on failure (released by apo__sweep_release). */
-static apo__call_sets *alloc_pieces(size_t n, size_t rows_with_inputs) {
-    apo__call_sets *sets = calloc(1, sizeof *sets);
-    if (sets == NULL)
-        return NULL;
-    sets->sets = calloc(n, sizeof *sets->sets);
-    sets->offset = calloc(n + 1, sizeof *sets->offset);
-    sets->outputs = calloc(n, sizeof *sets->outputs);
-    if (rows_with_inputs > 0)
-        sets->row_inputs = calloc(rows_with_inputs, sizeof *sets->row_inputs);
-    return sets;
-}
-
 /* Adds the pieces of set s (a run set, at index i among those run) with parameters
  * `params`: the set's call alone, or each row's call alone for ragged rows. */
 static apo_status add_set_pieces(const apo_workload *w, apo__call *call, size_t i,
                                  const double *params) {
-    apo__call_sets *sets = call->sets;
-    const size_t per_set = sets->ragged ? call->rows : 1;
+    apo__grid *grid = call->grid;
+    const size_t per_set = grid->ragged ? call->rows : 1;
     for (size_t r = 0; r < per_set; r++) {
         const size_t p = i * per_set + r;
-        apo__call *one = &sets->sets[p];
+        apo__call *one = &grid->pieces[p];
         *one = *call;
-        one->sets = NULL;
+        one->grid = NULL;
         memcpy(one->params, params, sizeof one->params);
-        if (sets->ragged) {
+        if (grid->ragged) {
             one->rows = 1;
             one->cols = w->row_lengths[r];
         }
         apo__call_grid(one);
-        uint64_t at = sets->offset[p];
-        if (one->tiles > UINT64_MAX - at)
+        if (!apo__grid_place(grid, p))
             return apo__fail(APO_ERR_OVERFLOW, "%s: the call's tiles overflow 64 bits",
                              call->kernel->name);
-        sets->offset[p + 1] = at + one->tiles;
     }
     return APO_OK;
 }
 
 apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
-    call->sets = NULL;
+    call->grid = NULL;
     if (w->sweep == NULL && w->row_lengths == NULL)
         return APO_OK;
     const apo__kernel *k = call->kernel;
@@ -238,20 +224,16 @@ apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
                          "%s: %zu sets x %zu ragged rows, one call each, overflow size_t", k->name,
                          n_run, w->rows);
     const size_t n = n_run * per_set;
-    apo__call_sets *sets = alloc_pieces(n, ragged ? w->rows : 0);
-    call->sets = sets;
-    if (sets == NULL || sets->sets == NULL || sets->offset == NULL || sets->outputs == NULL ||
-        (ragged && sets->row_inputs == NULL)) {
-        apo__sweep_release(call);
+    apo__grid *grid = apo__grid_new(n, ragged ? w->rows : 0);
+    call->grid = grid;
+    if (grid == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY,
                          "%s: no memory for a call of %zu pieces (%zu sets x %zu rows)", k->name, n,
                          n_run, per_set);
-    }
-    sets->n = n;
-    sets->n_sets = n_run;
-    sets->first = first;
-    sets->total = sp.total;
-    sets->ragged = ragged;
+    grid->n_sets = n_run;
+    grid->first_set = first;
+    grid->total_sets = sp.total;
+    grid->ragged = ragged;
 
     /* Every set is checked, those outside the range run too: a sweep run in pieces is
      * refused or accepted as a whole. */
@@ -282,60 +264,46 @@ apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call) {
         return st;
     }
     /* The call describes its first piece, and counts every piece's tiles. */
-    const apo__call *piece0 = &sets->sets[0];
+    const apo__call *piece0 = apo__grid_piece(call, 0);
     memcpy(call->params, piece0->params, sizeof call->params);
     call->axis_len = piece0->axis_len;
     call->tile = piece0->tile;
     call->tiles_per_row = piece0->tiles_per_row;
     call->unit_work = piece0->unit_work;
-    call->tiles = sets->offset[n];
+    call->tiles = apo__grid_piece_first_tile(call, n);
     return APO_OK;
 }
 
 void apo__sweep_bind(apo__call *call) {
-    apo__call_sets *sets = call->sets;
-    if (sets == NULL)
+    apo__grid *grid = call->grid;
+    if (grid == NULL)
         return;
     const apo__kernel *k = call->kernel;
-    const size_t per_set = sets->ragged ? call->rows : 1;
-    for (size_t r = 0; sets->ragged && r < call->rows; r++)
+    const size_t per_set = grid->ragged ? call->rows : 1;
+    for (size_t r = 0; grid->ragged && r < call->rows; r++)
         for (size_t i = 0; i < k->n_inputs; i++)
-            sets->row_inputs[r][i] = call->inputs != NULL ? call->inputs[i] + r * call->cols : NULL;
-    for (size_t p = 0; p < sets->n; p++) {
-        apo__call *one = &sets->sets[p];
+            grid->row_inputs[r][i] = call->inputs != NULL ? call->inputs[i] + r * call->cols : NULL;
+    for (size_t p = 0; p < grid->n_pieces; p++) {
+        apo__call *one = &grid->pieces[p];
         const size_t s = p / per_set, r = p % per_set;
-        one->inputs = sets->ragged ? sets->row_inputs[r] : call->inputs;
+        const uint64_t at = apo__grid_piece_first_tile(call, p);
+        one->inputs = grid->ragged ? grid->row_inputs[r] : call->inputs;
         for (size_t o = 0; o < k->n_outputs; o++) {
             /* Rows keep the stride of the call's shape, whatever their own length. */
             size_t stride = k->output_cols(k, one->params, call->cols, o);
-            size_t at = s * call->rows * stride + (sets->ragged ? r * stride : 0);
-            sets->outputs[p][o] = call->outputs != NULL ? call->outputs[o] + at : NULL;
+            size_t out_at = s * call->rows * stride + (grid->ragged ? r * stride : 0);
+            grid->outputs[p][o] = call->outputs != NULL ? call->outputs[o] + out_at : NULL;
         }
-        one->outputs = sets->outputs[p];
-        one->partials =
-            call->partials != NULL ? call->partials + sets->offset[p] * k->partial_len : NULL;
-        one->nonfinite = call->nonfinite != NULL ? call->nonfinite + sets->offset[p] : NULL;
-        one->in_gpu = call->in_gpu;
-        one->out_gpu = call->out_gpu;
-        one->gather_resident = call->gather_resident;
-        one->wait_events = call->wait_events;
-        one->n_wait_events = call->n_wait_events;
-        one->rt = call->rt;
-        one->tag = call->tag;
-        one->learn = call->learn;
+        one->outputs = grid->outputs[p];
+        one->partials = call->partials != NULL ? call->partials + at * k->partial_len : NULL;
+        one->nonfinite = call->nonfinite != NULL ? call->nonfinite + at : NULL;
+        one->ctx = call->ctx;
     }
 }
 
 void apo__sweep_release(apo__call *call) {
-    apo__call_sets *sets = call->sets;
-    call->sets = NULL;
-    if (sets == NULL)
-        return;
-    free(sets->sets);
-    free(sets->offset);
-    free(sets->outputs);
-    free(sets->row_inputs);
-    free(sets);
+    apo__grid_free(call->grid);
+    call->grid = NULL;
 }
 
 apo_status apo__sweep_set_params(const apo_workload *w, const apo__kernel *k, size_t *n_run,

@@ -187,7 +187,7 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
     /* Host devices never get device-resident arrays (plan.c gives those to GPUs only). */
-    assert(call->out_gpu < 0);
+    assert(call->ctx->out_gpu < 0);
     /* A device opened without a path (cpu_isa 0, AUTO) gets the fastest. */
     const int isa = dev->cpu_isa != APO_CPU_ISA_AUTO ? dev->cpu_isa : (int)apo__cpu_isa_best();
     tiles_job job = {.dev = dev, .call = call, .first = first, .end = end};

@@ -6,6 +6,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "catalog/grid.h"
 #include "devices/worker_pool.h"
 
 /* Runs tiles [a, b) of the job as one task on its call, or on `piece`, one set's own call,
@@ -42,13 +43,14 @@ static int next_piece(apo__device *dev, const apo__call *call, uint64_t a, uint6
                       const apo__call **piece, uint64_t *pa, uint64_t *pb, uint64_t *piece_end) {
     if (!apo__task_enter_call(&dev->guard))
         return 0;
-    const apo__call_sets *sets = call->sets;
-    size_t s = apo__call_set_of(sets, a);
-    uint64_t set_end = sets->offset[s + 1];
-    *piece_end = b < set_end ? b : set_end;
-    *piece = &sets->sets[s];
-    *pa = a - sets->offset[s];
-    *pb = *piece_end - sets->offset[s];
+    apo__grid_iter it;
+    apo__grid_run run;
+    apo__grid_iter_init(&it, call, a, b);
+    apo__grid_iter_next(&it, &run);
+    *piece = run.call;
+    *pa = run.first;
+    *pb = run.end;
+    *piece_end = run.at + (run.end - run.first);
     apo__task_leave_call(&dev->guard);
     return 1;
 }
@@ -57,36 +59,18 @@ static int next_piece(apo__device *dev, const apo__call *call, uint64_t a, uint6
 #define APO_SHARED_PIECES_MAX 64
 
 /*
- * Whether tiles [a, b) of a sweep start with pieces that can run as one call: two or more
- * consecutive pieces, each wholly inside [a, b), whose kernel says they share a pass
- * (apo__kernel.shares_pass). If so, fills *shared with the first piece's call made the
- * group's (apo__call.shared) and *piece_end with the tile after the last. A piece cut by
- * the task's edges runs alone: its rows are not the others'. Each tile of the group still
- * gets the bits of its set alone, so which device groups what does not show in the outputs.
- * Reads the call, so under the task guard; 0 when there is no group or the task is no
- * longer wanted (the caller then goes piece by piece, which finds out).
+ * Whether tiles [a, b) of a sweep start with pieces that can run as one call
+ * (apo__grid_share): if so, fills *shared with the group's call and *piece_end with the
+ * tile after its last piece. Each tile of the group still gets the bits of its set alone, so
+ * which device groups what does not show in the outputs. Reads the call, so under the task
+ * guard; 0 when there is no group or the task is no longer wanted (the caller then goes
+ * piece by piece, which finds out).
  */
 static int next_shared(apo__device *dev, const apo__call *call, uint64_t a, uint64_t b,
                        apo__call *shared, uint64_t *piece_end) {
     if (!dev->ops->runs_shared || !apo__task_enter_call(&dev->guard))
         return 0;
-    const apo__call_sets *sets = call->sets;
-    const apo__kernel *k = call->kernel;
-    size_t n = 0;
-    if (k->shares_pass != NULL && !sets->ragged) {
-        const size_t s = apo__call_set_of(sets, a);
-        if (sets->offset[s] == a)
-            while (s + n < sets->n && n < APO_SHARED_PIECES_MAX && sets->offset[s + n + 1] <= b &&
-                   (n == 0 || (sets->sets[s + n].tiles == sets->sets[s].tiles &&
-                               k->shares_pass(k, sets->sets[s].params, sets->sets[s + n].params))))
-                n++;
-        if (n > 1) {
-            *shared = sets->sets[s];
-            shared->shared = &sets->sets[s];
-            shared->n_shared = n;
-            *piece_end = sets->offset[s + n];
-        }
-    }
+    const size_t n = apo__grid_share(call, a, b, APO_SHARED_PIECES_MAX, shared, piece_end);
     apo__task_leave_call(&dev->guard);
     return n > 1;
 }
@@ -104,7 +88,7 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
     /* Whether the call is a sweep: the job's call is alive while it is wanted. */
     int sweep = 0;
     if (apo__task_enter_call(&dev->guard)) {
-        sweep = job->call != NULL && job->call->sets != NULL;
+        sweep = job->call != NULL && job->call->grid != NULL;
         apo__task_leave_call(&dev->guard);
     }
     for (uint64_t t = 0; t < tasks; t++) {

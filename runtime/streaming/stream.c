@@ -173,10 +173,9 @@ static void stream_call(const apo_stream *s, apo__call *call, const double **inp
     call->outputs = outputs;
     memcpy(call->params, s->params, sizeof call->params);
     call->seed = s->seed;
-    call->in_gpu = call->out_gpu = -1;
-    /* No runtime call is running (call.rt NULL): a user kernel may call into its runtime
-     * from a stream's update, which holds none of the runtime's locks. */
-    call->rt = NULL;
+    /* Host arrays, and no runtime call is running (no ctx->rt): a user kernel may call into
+     * its runtime from a stream's update, which holds none of the runtime's locks. */
+    call->ctx = &apo__call_ctx_host;
 }
 
 static apo_status kernel_failed(const apo_stream *s, apo_status st, size_t r, uint64_t from,

@@ -141,7 +141,7 @@ static size_t slot_inputs(const cuda_task *t) {
 /* GPU-written outputs that occupy the slot (not written in place on this GPU, neither into
  * the caller's array nor into a segment). */
 static size_t slot_outputs(const cuda_task *t) {
-    return t->call->out_gpu == t->st->ordinal || t->st->task_out[0] != NULL
+    return t->call->ctx->out_gpu == t->st->ordinal || t->st->task_out[0] != NULL
                ? 0
                : t->call->kernel->cuda->n_outputs;
 }
@@ -242,7 +242,7 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
     const size_t in_len = p.in_hi - p.in_lo, out_len = p.out_hi - p.out_lo;
     const size_t out_off = n_in * in_len, part_off = out_off + n_out * out_len;
     const size_t plen = k->partial_len;
-    const int staged_in = n_in > 0 && call->in_gpu < 0 && !t->direct_in;
+    const int staged_in = n_in > 0 && call->ctx->in_gpu < 0 && !t->direct_in;
 
     if (staged_in) {
         apo__copy list[APO_MAX_IO];
@@ -266,10 +266,11 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
         double *d = s->dev + i * in_len;
         const double *src = call->inputs[i] + p.in_lo;
         const size_t bytes = in_len * sizeof(double);
-        cudaError_t e = call->in_gpu >= 0
-                            ? cudaMemcpyPeerAsync(d, st->ordinal, src, call->in_gpu, bytes, st->h2d)
-                            : cudaMemcpyAsync(d, staged_in ? s->host + i * in_len : src, bytes,
-                                              cudaMemcpyHostToDevice, st->h2d);
+        cudaError_t e =
+            call->ctx->in_gpu >= 0
+                ? cudaMemcpyPeerAsync(d, st->ordinal, src, call->ctx->in_gpu, bytes, st->h2d)
+                : cudaMemcpyAsync(d, staged_in ? s->host + i * in_len : src, bytes,
+                                  cudaMemcpyHostToDevice, st->h2d);
         if (!apo__cuda_check(e, dev, "copy of inputs"))
             return 0;
         c.in[i] = apo__cuda_biased(d, p.in_lo);
@@ -306,11 +307,11 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
     for (size_t o = 0; o < n_out; o++) {
         const double *d = s->dev + out_off + o * out_len;
         const size_t bytes = out_len * sizeof(double);
-        double *dst = call->out_gpu >= 0 || t->direct_out ? call->outputs[o] + p.out_lo
-                                                          : s->host + out_off + o * out_len;
+        double *dst = call->ctx->out_gpu >= 0 || t->direct_out ? call->outputs[o] + p.out_lo
+                                                               : s->host + out_off + o * out_len;
         cudaError_t e =
-            call->out_gpu >= 0
-                ? cudaMemcpyPeerAsync(dst, call->out_gpu, d, st->ordinal, bytes, st->d2h)
+            call->ctx->out_gpu >= 0
+                ? cudaMemcpyPeerAsync(dst, call->ctx->out_gpu, d, st->ordinal, bytes, st->d2h)
                 : cudaMemcpyAsync(dst, d, bytes, cudaMemcpyDeviceToHost, st->d2h);
         if (!apo__cuda_check(e, dev, "copy of outputs"))
             return 0;
@@ -362,7 +363,7 @@ static int finish_chunk(void *ctx, unsigned slot) {
     const size_t plen = call->kernel->partial_len;
     apo__copy list[APO_MAX_IO + 1];
     size_t n = 0;
-    if (call->out_gpu < 0 && !t->direct_out)
+    if (call->ctx->out_gpu < 0 && !t->direct_out)
         for (size_t o = 0; o < n_out; o++)
             list[n++] = (apo__copy){call->outputs[o] + p->out_lo, s->host + out_off + o * out_len,
                                     out_len * sizeof(double)};
@@ -423,10 +424,10 @@ static int start_streams(cuda_task *t) {
     t->ref_host = apo__now();
     cudaStream_t streams[APO_CUDA_STREAMS];
     apo__cuda_streams(st, streams);
-    for (size_t i = 0; i < t->call->n_wait_events; i++)
+    for (size_t i = 0; i < t->call->ctx->n_wait_events; i++)
         for (int j = 0; j < APO_CUDA_STREAMS; j++)
             if (!apo__cuda_check(
-                    cudaStreamWaitEvent(streams[j], (cudaEvent_t)t->call->wait_events[i], 0),
+                    cudaStreamWaitEvent(streams[j], (cudaEvent_t)t->call->ctx->wait_events[i], 0),
                     t->dev, "waiting for the caller's event"))
                 return 0;
     return 1;
@@ -441,7 +442,7 @@ static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t
     st->inside = apo__task_enter_call(&dev->guard);
     if (!st->inside)
         return APO_ERR_DEVICE_LOST;
-    st->hold_across_waits = call->in_gpu >= 0 || call->out_gpu >= 0;
+    st->hold_across_waits = call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0;
     apo_status status = pipeline_in_guard(dev, call, first, end, time);
     if (st->inside)
         apo__task_leave_call(&dev->guard);
@@ -466,9 +467,9 @@ static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uin
     t.st = st;
     t.call = call;
     t.halo = call->kernel->cuda->halo(call->kernel, call->params);
-    t.in_place_in = call->in_gpu == st->ordinal;
-    t.direct_in = call->in_gpu < 0 && all_pinned(call, 0);
-    t.direct_out = call->out_gpu < 0 && all_pinned(call, 1);
+    t.in_place_in = call->ctx->in_gpu == st->ordinal;
+    t.direct_in = call->ctx->in_gpu < 0 && all_pinned(call, 0);
+    t.direct_out = call->ctx->out_gpu < 0 && all_pinned(call, 1);
     t.threads = dev->info.threads > 0 ? (unsigned)dev->info.threads : 1u;
     t.timing_ok = 1;
     /* The GPU then reads or writes the caller's host arrays itself, and a queued copy cannot
@@ -478,7 +479,7 @@ static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uin
 
     const size_t slot_doubles = st->slot_bytes / sizeof(double);
     const apo__chunk_plan whole = plan_chunk(call, t.halo, first, end);
-    if (call->gather_resident && call->out_gpu != st->ordinal)
+    if (call->ctx->gather_resident && call->ctx->out_gpu != st->ordinal)
         (void)apo__cuda_open_segment(dev, st, call, whole.out_lo, whole.out_hi);
     /* Chunks of whole waves over the SMs; a task whose arrays are all read and written in
      * place (only its partials, if any, use a slot) is one launch. */

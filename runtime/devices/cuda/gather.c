@@ -143,7 +143,7 @@ static int gather_nccl(apo__gather_site *site, const apo__call *call) {
         return 0;
     const apo__nccl_api *n = g->nccl;
     const size_t n_out = call->kernel->cuda->n_outputs;
-    const int dest = rank_of(g, call->out_gpu);
+    const int dest = rank_of(g, call->ctx->out_gpu);
     int involved[APO_MAX_DEVICES] = {0};
     if (!nccl_ok(site, n->group_start(), "ncclGroupStart"))
         return 0;
@@ -200,7 +200,7 @@ static cudaError_t enqueue_peer_copies(apo__gather_site *site, const apo__call *
             size_t len = segs[s].hi - segs[s].lo;
             for (size_t o = 0; o < n_out; o++) {
                 cudaError_t e =
-                    cudaMemcpyPeerAsync(call->outputs[o] + segs[s].lo, call->out_gpu,
+                    cudaMemcpyPeerAsync(call->outputs[o] + segs[s].lo, call->ctx->out_gpu,
                                         segs[s].buf + o * len, src, len * sizeof(double), stream);
                 if (e != cudaSuccess)
                     return e;
@@ -217,7 +217,7 @@ static cudaError_t enqueue_peer_copies(apo__gather_site *site, const apo__call *
 static apo_status gather_peer(apo__gather_site *site, const apo__call *call) {
     cudaStream_t stream = NULL;
     cudaEvent_t done = NULL;
-    cudaError_t e = cudaSetDevice(call->out_gpu);
+    cudaError_t e = cudaSetDevice(call->ctx->out_gpu);
     if (e == cudaSuccess)
         e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     if (e == cudaSuccess)

@@ -104,8 +104,8 @@ static apo_status rank_run(apo__device *dev, const apo__call *call, uint64_t fir
     snprintf(h->kernel, sizeof h->kernel, "%s", k->name);
     /* The server's own models learn its local split under the caller's workload tag, and
      * only when the caller's call learns (apo_workload.learn, --no-learn). */
-    snprintf(h->tag, sizeof h->tag, "%s", call->tag != NULL ? call->tag : k->name);
-    h->learn = call->learn != 0;
+    snprintf(h->tag, sizeof h->tag, "%s", call->ctx->tag != NULL ? call->ctx->tag : k->name);
+    h->learn = call->ctx->learn != 0;
     h->n_params = (uint32_t)k->n_params;
     memcpy(h->params, call->params, sizeof h->params);
     h->rows = call->rows;

@@ -404,7 +404,7 @@ static void set_calls(const apo__kernel *k, const double *x, size_t cols, const 
             outs[j][o] = &scores[j * APO_N_SCORES + o];
         c->outputs = outs[j];
         memcpy(c->params, params + j * k->n_params, k->n_params * sizeof *params);
-        c->in_gpu = c->out_gpu = -1;
+        c->ctx = &apo__call_ctx_host;
         apo__call_grid(c);
     }
 }

@@ -1,0 +1,236 @@
+/*
+ * A call's grid of pieces (runtime/catalog/grid.c): for random sweeps and ragged shapes, the
+ * pieces the iterator yields for random tile ranges must cover exactly the range, in order,
+ * each local range inside its piece, and the row and piece queries must agree. The reference
+ * walks the range tile by tile, finding each tile's piece by a linear scan of tile counts
+ * the test adds up itself. The grouping of pieces that share a pass is checked the same
+ * way. Pure C: no runtime, no kernel runs.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "catalog/grid.h"
+
+#define MAX_PIECES 64
+
+/* A small deterministic generator, so a failure names a case that can be re-run. */
+static uint64_t next_random(uint64_t *state) {
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *state >> 33;
+}
+
+/* A call of n_sets sets (ragged: each with `rows` pieces of one row, else one piece of
+ * `rows` rows), with random tiles per row, some pieces without tiles. Fills cum[p] with the
+ * tiles before piece p, added up here. */
+static apo__call make_grid_call(uint64_t *rng, size_t n_sets, size_t rows, int ragged,
+                                uint64_t *cum) {
+    apo__call call;
+    memset(&call, 0, sizeof call);
+    call.rows = rows;
+    const size_t n = ragged ? n_sets * rows : n_sets;
+    apo__grid *grid = apo__grid_new(n, ragged ? rows : 0);
+    cr_assert_not_null(grid);
+    grid->n_sets = n_sets;
+    grid->total_sets = n_sets + 2;
+    grid->first_set = 1;
+    grid->ragged = ragged;
+    cum[0] = 0;
+    for (size_t p = 0; p < n; p++) {
+        apo__call *piece = &grid->pieces[p];
+        piece->rows = ragged ? 1 : rows;
+        /* One piece in eight has no tiles: the iterator must step over it. */
+        piece->tiles_per_row = next_random(rng) % 8 == 0 ? 0 : 1 + next_random(rng) % 5;
+        piece->tiles = (uint64_t)piece->rows * piece->tiles_per_row;
+        cr_assert(apo__grid_place(grid, p));
+        cum[p + 1] = cum[p] + piece->tiles;
+    }
+    call.grid = grid;
+    call.tiles = cum[n];
+    return call;
+}
+
+/* The piece holding tile g, by a scan from the first piece. */
+static size_t naive_piece_of(const uint64_t *cum, size_t n, uint64_t g) {
+    for (size_t p = 0; p < n; p++)
+        if (cum[p] <= g && g < cum[p + 1])
+            return p;
+    cr_assert_fail("tile %llu is in no piece", (unsigned long long)g);
+    return n;
+}
+
+/* Checks the iterator's runs over [first, end) against the tile-by-tile walk. */
+static void check_range(const apo__call *call, const uint64_t *cum, uint64_t first, uint64_t end) {
+    const size_t n = apo__grid_pieces(call);
+    apo__grid_iter it;
+    apo__grid_run run;
+    apo__grid_iter_init(&it, call, first, end);
+    uint64_t g = first; /* the next tile the walk expects */
+    while (apo__grid_iter_next(&it, &run)) {
+        cr_assert(g < end, "[%llu, %llu): a run past the range", (unsigned long long)first,
+                  (unsigned long long)end);
+        const size_t p = naive_piece_of(cum, n, g);
+        cr_assert_eq(run.piece, p, "[%llu, %llu): tile %llu in piece %zu, not %zu",
+                     (unsigned long long)first, (unsigned long long)end, (unsigned long long)g,
+                     run.piece, p);
+        cr_assert_eq(run.call, apo__grid_piece(call, p));
+        cr_assert_eq(run.at, g);
+        cr_assert_eq(run.first, g - cum[p]);
+        cr_assert(run.first < run.end && run.end <= run.call->tiles,
+                  "run [%llu, %llu) of piece %zu of %llu tiles", (unsigned long long)run.first,
+                  (unsigned long long)run.end, p, (unsigned long long)run.call->tiles);
+        /* The run takes every following tile of the range in the same piece, and no more. */
+        uint64_t stop = g;
+        while (stop < end && naive_piece_of(cum, n, stop) == p)
+            stop++;
+        cr_assert_eq(run.end - run.first, stop - g, "run of piece %zu ends at %llu, not %llu", p,
+                     (unsigned long long)(g + run.end - run.first), (unsigned long long)stop);
+        g = stop;
+    }
+    cr_assert_eq(g, end, "[%llu, %llu): covered to %llu only", (unsigned long long)first,
+                 (unsigned long long)end, (unsigned long long)g);
+    cr_assert(!apo__grid_iter_next(&it, &run), "a walk that is done stays done");
+}
+
+/* The rows of the grid, piece after piece, against their first tiles added up here. */
+static void check_rows(const apo__call *call, const uint64_t *cum) {
+    const size_t n = apo__grid_pieces(call);
+    uint64_t u = 0;
+    for (size_t p = 0; p < n; p++) {
+        const apo__call *piece = apo__grid_piece(call, p);
+        cr_assert_eq(apo__grid_piece_first_tile(call, p), cum[p]);
+        for (size_t r = 0; r < piece->rows; r++, u++)
+            cr_assert_eq(apo__grid_row_first_tile(call, u), cum[p] + r * piece->tiles_per_row,
+                         "row %llu", (unsigned long long)u);
+    }
+    cr_assert_eq(apo__grid_rows(call), u);
+    cr_assert_eq(apo__grid_row_first_tile(call, u), call->tiles, "the row after the last");
+    cr_assert_eq(apo__grid_piece_first_tile(call, n), call->tiles);
+    for (uint64_t g = 0; g < call->tiles; g++)
+        cr_assert_eq(apo__grid_piece_of(call, g), naive_piece_of(cum, n, g));
+}
+
+Test(grid, random_sweeps_and_ragged_rows) {
+    uint64_t rng = 31;
+    uint64_t cum[MAX_PIECES + 1];
+    for (int shape = 0; shape < 200; shape++) {
+        const int ragged = shape % 2;
+        const size_t n_sets = 1 + next_random(&rng) % (ragged ? 4 : 12);
+        const size_t rows = 1 + next_random(&rng) % (ragged ? 8 : 4);
+        apo__call call = make_grid_call(&rng, n_sets, rows, ragged, cum);
+        cr_assert_eq(apo__grid_pieces(&call), ragged ? n_sets * rows : n_sets);
+        cr_assert_eq(apo__grid_sets_run(&call), n_sets);
+        cr_assert_eq(apo__grid_ragged(&call), ragged);
+        check_rows(&call, cum);
+        for (int range = 0; range < 40 && call.tiles > 0; range++) {
+            uint64_t a = next_random(&rng) % (call.tiles + 1);
+            uint64_t b = next_random(&rng) % (call.tiles + 1);
+            check_range(&call, cum, a < b ? a : b, a < b ? b : a);
+        }
+        check_range(&call, cum, 0, call.tiles);
+        apo__grid_free(call.grid);
+    }
+}
+
+/* A stand-in for a kernel's pass test: sets share a pass when their first parameter is the
+ * same. */
+static int same_first_param(const apo__kernel *k, const double *a, const double *b) {
+    (void)k;
+    return a[0] == b[0];
+}
+
+/* The pieces apo__grid_share must group from tile a within [a, b): the piece starting at a,
+ * whole in the range, then each next piece while it is whole, of as many tiles, and shares
+ * the first's pass. Found by a scan of the tile counts. */
+static size_t naive_share(const apo__call *call, const uint64_t *cum, uint64_t a, uint64_t b,
+                          size_t max_pieces, size_t *first) {
+    const size_t n = apo__grid_pieces(call);
+    size_t p = naive_piece_of(cum, n, a);
+    *first = p;
+    if (cum[p] != a || cum[p + 1] > b)
+        return 0;
+    const apo__call *lead = apo__grid_piece(call, p);
+    size_t count = 1;
+    for (size_t q = p + 1; q < n && count < max_pieces && cum[q + 1] <= b; q++, count++) {
+        const apo__call *next = apo__grid_piece(call, q);
+        if (next->tiles != lead->tiles || next->params[0] != lead->params[0])
+            break;
+    }
+    return count;
+}
+
+Test(grid, pieces_that_share_a_pass_are_grouped_from_the_range_start) {
+    apo__kernel k;
+    memset(&k, 0, sizeof k);
+    k.shares_pass = same_first_param;
+    uint64_t rng = 7;
+    uint64_t cum[MAX_PIECES + 1];
+    for (int shape = 0; shape < 200; shape++) {
+        const size_t n_sets = 1 + next_random(&rng) % 12;
+        apo__call call = make_grid_call(&rng, n_sets, 1 + next_random(&rng) % 3, 0, cum);
+        call.kernel = &k;
+        for (size_t p = 0; p < n_sets; p++) {
+            apo__call *piece = &call.grid->pieces[p];
+            piece->kernel = &k;
+            piece->params[0] = (double)(next_random(&rng) % 4 == 0);
+            /* Mostly as many tiles as the first piece, so that groups form. */
+            if (p > 0 && next_random(&rng) % 4 != 0 && piece->tiles_per_row > 0) {
+                piece->tiles_per_row = call.grid->pieces[0].tiles_per_row;
+                piece->tiles = (uint64_t)piece->rows * piece->tiles_per_row;
+            }
+        }
+        /* The tiles changed: lay the pieces out again. */
+        for (size_t p = 0; p < n_sets; p++) {
+            cr_assert(apo__grid_place(call.grid, p));
+            cum[p + 1] = cum[p] + call.grid->pieces[p].tiles;
+        }
+        call.tiles = cum[n_sets];
+        for (int range = 0; range < 40 && call.tiles > 0; range++) {
+            const size_t max_pieces = 2 + next_random(&rng) % 4;
+            /* Ranges from a piece's first tile mostly, where groups can start. */
+            uint64_t a = next_random(&rng) % call.tiles;
+            if (next_random(&rng) % 4 != 0)
+                a = cum[naive_piece_of(cum, n_sets, a)];
+            const uint64_t b = a + 1 + next_random(&rng) % (call.tiles - a);
+            size_t first;
+            const size_t want = naive_share(&call, cum, a, b, max_pieces, &first);
+            apo__call group;
+            memset(&group, 0, sizeof group);
+            uint64_t group_end = 0;
+            const size_t got = apo__grid_share(&call, a, b, max_pieces, &group, &group_end);
+            cr_assert_eq(got, want, "[%llu, %llu): %zu pieces grouped, not %zu",
+                         (unsigned long long)a, (unsigned long long)b, got, want);
+            if (want > 1) {
+                cr_assert_eq(group.shared, apo__grid_piece(&call, first));
+                cr_assert_eq(group.n_shared, want);
+                cr_assert_eq(group.tiles, apo__grid_piece(&call, first)->tiles);
+                cr_assert_eq(group_end, cum[first + want]);
+                size_t n_back;
+                cr_assert_eq(apo__grid_shared_pieces(&group, &n_back), group.shared);
+                cr_assert_eq(n_back, want);
+            }
+        }
+        apo__grid_free(call.grid);
+    }
+}
+
+Test(grid, a_call_without_pieces_is_one) {
+    apo__call call;
+    memset(&call, 0, sizeof call);
+    call.rows = 3;
+    call.tiles_per_row = 4;
+    call.tiles = 12;
+    const uint64_t cum[2] = {0, 12};
+    cr_assert_eq(apo__grid_pieces(&call), 1);
+    cr_assert_eq(apo__grid_piece(&call, 0), &call, "the piece is the call itself");
+    cr_assert_eq(apo__grid_sets_run(&call), 1);
+    cr_assert_eq(apo__grid_first_set(&call), 0);
+    cr_assert_eq(apo__grid_sweep_sets(&call), 1);
+    cr_assert(!apo__grid_ragged(&call));
+    check_rows(&call, cum);
+    size_t n_back;
+    cr_assert_eq(apo__grid_shared_pieces(&call, &n_back), &call, "a call alone computes itself");
+    cr_assert_eq(n_back, 1);
+    for (uint64_t a = 0; a <= 12; a++)
+        for (uint64_t b = a; b <= 12; b++)
+            check_range(&call, cum, a, b);
+}
