@@ -164,6 +164,12 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params);
 /* 1 for a kernel whose tiles read their row from its first sample (obv, ad), 0 otherwise. */
 int apo__catalog_whole_row(apo__cat_id id);
 
+/* 1 for a kernel whose output at t is the same whatever tile holds t: the whole-row sums
+ * (obv, ad) and the kernels that evaluate each position from the samples of its own
+ * windows (mom, roc, trange, stochf, stoch; no state crosses positions). Consecutive tiles
+ * of one row can then be computed by one apo__cpu_catalog_tile call over their union. */
+int apo__catalog_tiles_join(apo__cat_id id);
+
 /* Tile length of a whole-row kernel: long, because each tile re-reads the row before it
  * (docs/kernels.md, "Cumulative indicators"). */
 #define APO_CAT_WHOLE_ROW_TILE ((size_t)65536)

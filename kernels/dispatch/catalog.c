@@ -55,6 +55,21 @@ apo__cat_family apo__catalog_family(apo__cat_id id) {
 
 int apo__catalog_whole_row(apo__cat_id id) { return id == APO_CAT_OBV || id == APO_CAT_AD; }
 
+int apo__catalog_tiles_join(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_OBV:
+    case APO_CAT_AD:
+    case APO_CAT_MOM:
+    case APO_CAT_ROC:
+    case APO_CAT_TRANGE:
+    case APO_CAT_STOCHF:
+    case APO_CAT_STOCH:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
     const size_t p = (size_t)params[0];
     switch (id) {
