@@ -200,6 +200,12 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
  * requires begin < end and every input row at least `end` samples long. */
 void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
 
+/* apo__cpu_catalog_tile compiled for vector path `isa` (an apo__cpu_isa the CPU supports;
+ * one the build lacks falls back to sse2): the same bits on every path, faster where a
+ * body's loop vectorizes (kernels/dispatch/catalog_entry.h). */
+void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                              int isa);
+
 /* Steps after which an exponential average of rate k (0 < k <= 1) forgets its seed to
  * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */
 size_t apo__decay_steps(double k);

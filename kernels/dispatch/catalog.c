@@ -1,7 +1,9 @@
 /*
  * catalog.c: the host side of the catalog kernels (catalog.h): lookbacks, halos and tile
  * lengths from the parameters, and the CPU's tile call, which runs the same APO_HD bodies
- * (kernels/<room>/<name>_tile.h) as the CUDA launchers.
+ * (kernels/<room>/<name>_tile.h) as the CUDA launchers, compiled once per vector path
+ * (catalog_entry.h) so that the bodies' branch-free loops vectorize as wide as the CPU
+ * allows.
  *
  * The decay steps of the recurrences use libm's log and log1p: they size the halo and the
  * tile grid only and never enter per-sample arithmetic, and the host computes them for the
@@ -13,6 +15,8 @@
 #include <math.h>
 
 #include "averages_tiles.h"
+#include "catalog_paths.h"
+#include "cpu_isa.h"
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "trend_tiles.h"
@@ -158,22 +162,26 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
 
 void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
     assert(io != NULL && begin < end && id < APO_CAT_COUNT);
-    switch (apo__catalog_family(id)) {
-    case APO_CAT_AVERAGES:
-        apo__averages_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_OSCILLATORS:
-        apo__oscillators_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_STATISTICS:
-        apo__statistics_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_TREND:
-        apo__trend_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_VOLUME:
-        apo__volume_tile((int)id, io, begin, end);
-        break;
+    apo__catalog_tile_sse2(id, io, begin, end);
+}
+
+void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                              int isa) {
+    assert(io != NULL && begin < end && id < APO_CAT_COUNT);
+    switch (isa) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__catalog_tile_avx512(id, io, begin, end);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__catalog_tile_avx2(id, io, begin, end);
+        return;
+#endif
+    default:
+        apo__catalog_tile_sse2(id, io, begin, end);
+        return;
     }
 }
 

@@ -101,10 +101,11 @@ static size_t catalog_resume_size(const apo__kernel *k) {
  * (apo__catalog_tiles_join: the whole-row sums obv and ad, whose group is a row, kernel.h
  * row_groups, and the per-position kernels) consecutive tiles are one call over their union,
  * which writes the same bits and passes over a whole-row sum's prefix once. The tiles are
- * not spread over vector lanes: the lanes are the bodies' own loops. */
+ * not spread over vector lanes: the bodies are compiled for the device's vector path
+ * (apo__cpu_catalog_tile_on), and the lanes are their own loops'. */
 static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
                                     double *scratch, size_t scratch_len) {
-    (void)isa, (void)scratch, (void)scratch_len;
+    (void)scratch, (void)scratch_len;
     const apo__cat_id id = id_of(call->kernel);
     const int join = apo__catalog_tiles_join(id);
     for (uint64_t g = first; g < end;) {
@@ -118,11 +119,11 @@ static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint6
         if (join) {
             size_t row_last, begin_last;
             apo__tile_range(call, last, &row_last, &begin_last, &stop);
-            apo__cpu_catalog_tile(id, &io, begin, stop);
+            apo__cpu_catalog_tile_on(id, &io, begin, stop, isa);
         } else {
             for (uint64_t t = g; t <= last; t++) {
                 apo__tile_range(call, t, &row, &begin, &stop);
-                apo__cpu_catalog_tile(id, &io, begin, stop);
+                apo__cpu_catalog_tile_on(id, &io, begin, stop, isa);
             }
         }
         g = last + 1;
