@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define APO_HD __host__ __device__
@@ -94,5 +95,20 @@ static inline APO_HD double apo__canonical_nan(double v) { return isnan(v) ? (do
  * libraries' may be another than 1), so bodies that combine the tests with `&`, to avoid a
  * branch after each, combine these. */
 static inline APO_HD int apo__finite(double v) { return isfinite(v) != 0; }
+
+/* The bits of a double and back (memcpy, which both compilers reduce to a move). A select
+ * written on the bits is integer work, which gcc if-converts and vectorizes where a select
+ * between double values computed from a trapping operation would keep a branch
+ * (roc_tile.h). */
+static inline APO_HD uint64_t apo__bits_of(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+static inline APO_HD double apo__double_of(uint64_t u) {
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
 
 #endif /* APO_HD_H */

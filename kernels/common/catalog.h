@@ -164,6 +164,12 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params);
 /* 1 for a kernel whose tiles read their row from its first sample (obv, ad), 0 otherwise. */
 int apo__catalog_whole_row(apo__cat_id id);
 
+/* 1 for a kernel whose output at t is the same whatever tile holds t: the whole-row sums
+ * (obv, ad) and the kernels that evaluate each position from the samples of its own
+ * windows (mom, roc, trange, stochf, stoch; no state crosses positions). Consecutive tiles
+ * of one row can then be computed by one apo__cpu_catalog_tile call over their union. */
+int apo__catalog_tiles_join(apo__cat_id id);
+
 /* Tile length of a whole-row kernel: long, because each tile re-reads the row before it
  * (docs/kernels.md, "Cumulative indicators"). */
 #define APO_CAT_WHOLE_ROW_TILE ((size_t)65536)
@@ -193,6 +199,12 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
 /* Computes positions [begin, end) of one row. io->h must be apo__catalog_halo(id, io->p);
  * requires begin < end and every input row at least `end` samples long. */
 void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
+
+/* apo__cpu_catalog_tile compiled for vector path `isa` (an apo__cpu_isa the CPU supports;
+ * one the build lacks falls back to sse2): the same bits on every path, faster where a
+ * body's loop vectorizes (kernels/dispatch/catalog_entry.h). */
+void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                              int isa);
 
 /* Steps after which an exponential average of rate k (0 < k <= 1) forgets its seed to
  * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */

@@ -1,7 +1,9 @@
 /*
  * catalog.c: the host side of the catalog kernels (catalog.h): lookbacks, halos and tile
  * lengths from the parameters, and the CPU's tile call, which runs the same APO_HD bodies
- * (kernels/<room>/<name>_tile.h) as the CUDA launchers.
+ * (kernels/<room>/<name>_tile.h) as the CUDA launchers, compiled once per vector path
+ * (catalog_entry.h) so that the bodies' branch-free loops vectorize as wide as the CPU
+ * allows.
  *
  * The decay steps of the recurrences use libm's log and log1p: they size the halo and the
  * tile grid only and never enter per-sample arithmetic, and the host computes them for the
@@ -13,6 +15,8 @@
 #include <math.h>
 
 #include "averages_tiles.h"
+#include "catalog_paths.h"
+#include "cpu_isa.h"
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "trend_tiles.h"
@@ -54,6 +58,21 @@ apo__cat_family apo__catalog_family(apo__cat_id id) {
 }
 
 int apo__catalog_whole_row(apo__cat_id id) { return id == APO_CAT_OBV || id == APO_CAT_AD; }
+
+int apo__catalog_tiles_join(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_OBV:
+    case APO_CAT_AD:
+    case APO_CAT_MOM:
+    case APO_CAT_ROC:
+    case APO_CAT_TRANGE:
+    case APO_CAT_STOCHF:
+    case APO_CAT_STOCH:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
     const size_t p = (size_t)params[0];
@@ -143,22 +162,32 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
 
 void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
     assert(io != NULL && begin < end && id < APO_CAT_COUNT);
-    switch (apo__catalog_family(id)) {
-    case APO_CAT_AVERAGES:
-        apo__averages_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_OSCILLATORS:
-        apo__oscillators_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_STATISTICS:
-        apo__statistics_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_TREND:
-        apo__trend_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_VOLUME:
-        apo__volume_tile((int)id, io, begin, end);
-        break;
+    apo__catalog_tile_sse2(id, io, begin, end);
+}
+
+void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                              int isa) {
+    assert(io != NULL && begin < end && id < APO_CAT_COUNT);
+    /* max and min keep sse2's build: nothing in their loop vectorizes, and their avx2 and
+     * avx512 builds took 7-10% more CPU time than it in apo-bench-peers (docs/PERF.md,
+     * "Catalog kernels per vector path"), where every other catalog kernel measured gained
+     * or held. */
+    if (id == APO_CAT_MAX || id == APO_CAT_MIN)
+        isa = APO_CPU_ISA_SSE2;
+    switch (isa) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__catalog_tile_avx512(id, io, begin, end);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__catalog_tile_avx2(id, io, begin, end);
+        return;
+#endif
+    default:
+        apo__catalog_tile_sse2(id, io, begin, end);
+        return;
     }
 }
 

@@ -15,13 +15,16 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
     size_t t = begin;
     for (; t < end && t < p; t++)
         out[t] = NAN;
-    /* The lead is out of the loop and both samples are tested without short-circuits: one
-     * branch per output instead of three. (It does not vectorize: gcc keeps the subtraction
-     * under the condition, as it may trap.) The difference stored is the same. */
+    /* Branch-free, so that gcc vectorizes it: (a - a) + (b - b) is +0 when both samples
+     * are finite and NaN when either is not, the same test as apo__finite on each; and the
+     * difference is computed before the select, where the compiler, which must not move a
+     * subtraction that may trap out from under a condition, would otherwise leave it and
+     * keep a branch per output. The value stored is the same. */
     for (; t < end; t++) {
         const double a = x[t], b = x[t - p];
-        const int ok = apo__finite(a) & apo__finite(b);
-        out[t] = ok ? a - b : (double)NAN;
+        const double diff = a - b;
+        const double gap = (a - a) + (b - b);
+        out[t] = isnan(gap) ? (double)NAN : diff;
     }
 }
 

@@ -15,15 +15,20 @@ static inline APO_HD void apo__roc_tile(const apo__cat_io *io, size_t begin, siz
     size_t t = begin;
     for (; t < end && t < p; t++)
         out[t] = NAN;
-    /* The lead is out of the loop and both samples are tested without short-circuits: one
-     * branch per output for the gaps instead of three. The value stored is the same. */
+    /* Branch-free, so that gcc vectorizes it (mom_tile.h says how): a zero divisor (+0 or
+     * -0: its bits shifted left are 0) is replaced by 1 / 1 on the bits, whose change
+     * (1 / 1 - 1) * 100 is the +0 stored for it; any other sample pair is divided as it is,
+     * and the gap select comes last. The value stored is the same. */
+    const uint64_t one = apo__bits_of(1.0);
     for (; t < end; t++) {
         const double cur = x[t], prev = x[t - p];
-        if (!(apo__finite(cur) & apo__finite(prev))) {
-            out[t] = NAN;
-            continue;
-        }
-        out[t] = prev != 0.0 ? (cur / prev - 1.0) * 100.0 : 0.0;
+        const uint64_t prev_bits = apo__bits_of(prev);
+        const uint64_t zero = (prev_bits << 1) == 0 ? ~(uint64_t)0 : 0;
+        const double num = apo__double_of((apo__bits_of(cur) & ~zero) | (one & zero));
+        const double den = apo__double_of((prev_bits & ~zero) | (one & zero));
+        const double change = (num / den - 1.0) * 100.0;
+        const double gap = (cur - cur) + (prev - prev);
+        out[t] = isnan(gap) ? (double)NAN : change;
     }
 }
 

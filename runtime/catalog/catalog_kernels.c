@@ -92,25 +92,43 @@ static size_t catalog_resume_size(const apo__kernel *k) {
     return apo__catalog_resume_size(id_of(k));
 }
 
-/* obv and ad's group function (kernel.h, row_groups): each run of consecutive tiles of one
- * row is computed by one tile call over their union. A whole-row body's bits at t do not
- * depend on where its tile starts (obv_tile.h, ad_tile.h), so this writes what one call per
- * tile would, but passes over the row's prefix once instead of once per tile. */
-static apo_status catalog_run_rows(const apo__call *call, uint64_t first, uint64_t end, int isa,
-                                   double *scratch, size_t scratch_len) {
-    (void)isa, (void)scratch, (void)scratch_len;
-    apo_status st = APO_OK;
-    for (uint64_t g = first; g < end && st == APO_OK;) {
+/* Every catalog kernel's group function (kernel.h, run_tiles): the host hands a kernel its
+ * tiles a group at a time, so the runtime's work around each unit (its clock readings, the
+ * first-touch pass's mincore) is paid once per group instead of once per tile, which is most
+ * of a cheap kernel's cost beyond its loop. The group's tiles of one row share one view of
+ * the row (catalog_io, whose halo takes libm's log). Each tile is then its own body call,
+ * with its bits; where the bits at t do not depend on the tile holding t
+ * (apo__catalog_tiles_join: the whole-row sums obv and ad, whose group is a row, kernel.h
+ * row_groups, and the per-position kernels) consecutive tiles are one call over their union,
+ * which writes the same bits and passes over a whole-row sum's prefix once. The tiles are
+ * not spread over vector lanes: the bodies are compiled for the device's vector path
+ * (apo__cpu_catalog_tile_on), and the lanes are their own loops'. */
+static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
+                                    double *scratch, size_t scratch_len) {
+    (void)scratch, (void)scratch_len;
+    const apo__cat_id id = id_of(call->kernel);
+    const int join = apo__catalog_tiles_join(id);
+    for (uint64_t g = first; g < end;) {
         /* The row's remaining tiles in [g, end): the row ends at a multiple of tiles_per_row. */
         const uint64_t row_end = (g / call->tiles_per_row + 1) * call->tiles_per_row;
         const uint64_t last = (end < row_end ? end : row_end) - 1;
-        size_t row, begin, stop, row_last, begin_last;
+        size_t row, begin, stop;
         apo__tile_range(call, g, &row, &begin, &stop);
-        apo__tile_range(call, last, &row_last, &begin_last, &stop);
-        st = catalog_run(call, row, begin, stop, NULL);
+        apo__cat_io io;
+        catalog_io(call, row, &io);
+        if (join) {
+            size_t row_last, begin_last;
+            apo__tile_range(call, last, &row_last, &begin_last, &stop);
+            apo__cpu_catalog_tile_on(id, &io, begin, stop, isa);
+        } else {
+            for (uint64_t t = g; t <= last; t++) {
+                apo__tile_range(call, t, &row, &begin, &stop);
+                apo__cpu_catalog_tile_on(id, &io, begin, stop, isa);
+            }
+        }
         g = last + 1;
     }
-    return st;
+    return APO_OK;
 }
 
 #ifdef APO_HAVE_CUDA
@@ -169,12 +187,12 @@ static const apo__cuda_impl catalog_cuda_whole_row = {1, catalog_halo, 1, catalo
 #define CATALOG_GLUE_CPU                                                                           \
     .builtin = 1, .validate = catalog_validate, .axis_len = catalog_axis_len,                      \
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
-    .run_tile = catalog_run, .resume_tile = catalog_resume, .resume_size = catalog_resume_size
+    .run_tile = catalog_run, .run_tiles = catalog_run_tiles, .resume_tile = catalog_resume,        \
+    .resume_size = catalog_resume_size
 #define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
 /* obv and ad also stream by carrying their sum (kernel.h, resume_carries). */
 #define CATALOG_GLUE_WHOLE_ROW                                                                     \
-    CATALOG_GLUE_CPU, .cuda = &catalog_cuda_whole_row, .run_tiles = catalog_run_rows,              \
-                      .row_groups = 1, .resume_carries = 1
+    CATALOG_GLUE_CPU, .cuda = &catalog_cuda_whole_row, .row_groups = 1, .resume_carries = 1
 
 #define PERIOD(def, min)                                                                           \
     { "timeperiod", def, min, APO_PERIOD_MAX, 1 }

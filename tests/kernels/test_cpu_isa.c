@@ -13,7 +13,8 @@
  * bollinger's and macd's outputs stored both ways (streaming stores or ordinary ones).
  * Then the runtime: APPORTION_CPU_ISA forces a path, the cpu device's label names it, a
  * value that is not a path and a path the CPU lacks are warned about, and
- * apo_distribute_workload() gives the same bits on every path.
+ * apo_distribute_workload() gives the same bits on every path, for those three and for
+ * catalog kernels of one input.
  */
 #include <criterion/criterion.h>
 
@@ -196,8 +197,20 @@ Test(cpu_isa, every_path_gives_the_same_bits_through_the_runtime, .timeout = 300
         const char *kernel;
         size_t rows, cols;
     } jobs[] = {
-        {"bollinger", 1, 300007}, {"bollinger", 40, 10000},     {"macd", 1, 200003},
-        {"macd", 30, 10000},      {"returns_stats", 1, 300007}, {"returns_stats", 40, 10000},
+        {"bollinger", 1, 300007},
+        {"bollinger", 40, 10000},
+        {"macd", 1, 200003},
+        {"macd", 30, 10000},
+        {"returns_stats", 1, 300007},
+        {"returns_stats", 40, 10000},
+        /* Catalog kernels of one input: their tile call is compiled per path too
+         * (kernels/dispatch/catalog_entry.h); mom's and roc's tiles of a row run joined. */
+        {"mom", 1, 300007},
+        {"mom", 40, 10000},
+        {"roc", 1, 300007},
+        {"rsi", 1, 300007},
+        {"kama", 3, 200003},
+        {"max", 40, 10000},
     };
     static const char *const setups[] = {"cpu:threads=2", "cpu,sim:a,sim:b"};
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
