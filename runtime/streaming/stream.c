@@ -12,6 +12,9 @@
  * lanes of the widest vector path, so that a long update keeps every lane busy. */
 #define APO_STREAM_BULK_TILES 16
 
+/* The cache line: each series' running state starts one (apo__stream_new). */
+#define APO_STREAM_LINE 64
+
 /* A series length for the shape checks below: any length works, the kernels that stream
  * give every output the input's length and tile along it. */
 #define APO_PROBE_COLS 1000
@@ -68,10 +71,18 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series", n_series);
     }
     if (k->resume_tile != NULL && k->resume_size(k) > 0) {
-        /* Rounded up to 16 bytes so that every series' state is aligned as malloc's block.
-         * Zeros: no state, and a carried run's state before the series' first bar. */
-        s->resume_stride = (k->resume_size(k) + 15) / 16 * 16;
-        s->resume = calloc(n_series, s->resume_stride);
+        /* Each series' state starts a cache line, so that the lines a one-bar update reads
+         * are as few as the state's layout allows (macd: one; kernel.h, resume_hot_size),
+         * which is what a cold update waits for. Zeros: no state, and a carried run's state
+         * before the series' first bar. */
+        s->resume_stride =
+            (k->resume_size(k) + APO_STREAM_LINE - 1) / APO_STREAM_LINE * APO_STREAM_LINE;
+        s->resume_hot = k->resume_hot_size != NULL ? k->resume_hot_size(k) : s->resume_stride;
+        s->resume = n_series <= SIZE_MAX / s->resume_stride
+                        ? aligned_alloc(APO_STREAM_LINE, n_series * s->resume_stride)
+                        : NULL;
+        if (s->resume != NULL)
+            memset(s->resume, 0, n_series * s->resume_stride);
         if (s->resume == NULL) {
             free(s->series);
             free(s);
@@ -402,26 +413,30 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
 
 /*
  * Asks the memory for the lines series r's next bar touches, before it is fed: where its new
- * bar goes in each input's kept bars, the bar a window of halo + 1 lets go, and its running
- * state. A live feed updates thousands of series a minute apart, with other work between
- * updates, so each series' lines have left the caches, and fed one after another each
- * series would wait for them in turn; asked for a few series ahead, the waits overlap
- * (docs/PERF.md, "Stream updates": the cold rows). Only a hint: nothing is read here.
+ * bar goes in each input's kept bars, the bar a window of halo + 1 lets go (not for a
+ * recurrence, which never reads it), and the hot part of its running state. A live feed updates
+ * thousands of series a minute apart, with other work between updates, so each series' lines have
+ * left the caches, and fed one after another each series would wait for them in turn; asked for a
+ * few series ahead, the waits overlap (docs/PERF.md, "Stream updates": the cold rows). Only a hint:
+ * nothing is read here.
  */
 static void prefetch_series(const apo_stream *s, size_t r) {
 #if defined(__GNUC__)
     const apo__stream_series *se = &s->series[r];
     if (se->in != NULL) {
         const size_t kept = apo__stream_kept(s, se->n);
+        const int window = !s->kernel->resume_reads_new_bars_only;
         for (size_t i = 0; i < s->kernel->n_inputs; i++) {
             const double *next = se->in + i * se->cap + kept;
             __builtin_prefetch(next, 1);
-            if (kept > s->halo)
+            if (window && kept > s->halo)
                 __builtin_prefetch(next - s->halo - 1, 0);
         }
     }
+    /* Only the lines a piece within a tile reads (kernel.h, resume_hot_size): asking for
+     * the others too would queue misses the update never waits for ahead of those it does. */
     if (s->resume != NULL)
-        for (size_t b = 0; b < s->resume_stride; b += 64)
+        for (size_t b = 0; b < s->resume_hot; b += APO_STREAM_LINE)
             __builtin_prefetch(s->resume + r * s->resume_stride + b, 1);
 #else
     (void)s, (void)r;

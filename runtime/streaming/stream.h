@@ -57,9 +57,10 @@ struct apo_stream {
     size_t scratch_cap;
     double *bulk; /* n_inputs blocks of bulk_cap doubles: whole tiles and their halo */
     size_t bulk_cap;
-    /* n_series states of resume_stride bytes for apo__kernel.resume_tile, or NULL. */
+    /* n_series states of resume_stride bytes for apo__kernel.resume_tile, or NULL; each
+     * starts a cache line, and its first resume_hot bytes are what a one-bar update reads. */
     unsigned char *resume;
-    size_t resume_stride;
+    size_t resume_stride, resume_hot;
     int broken; /* a user kernel failed mid-update: the series may disagree on where they are */
     /* A sweep's stream (apo_stream_desc.sweep): n_sets streams of one set each, fed the same
      * bars, and no series of its own (series NULL). 0 and NULL: a stream of one set. */
