@@ -1,4 +1,5 @@
 /* A stream's series and its updates; see stream.h. */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE beside POSIX, for the slab */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,10 @@
 #include "catalog/call_span.h"
 #include "cpu_isa.h"
 #include "streaming/stream.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* Whole tiles a large update computes side by side per pass (feed_whole_tiles): twice the
  * lanes of the widest vector path, so that a long update keeps every lane busy. */
@@ -114,19 +119,68 @@ size_t apo__stream_kept(const apo_stream *s, uint64_t n) {
     return (size_t)(n - apo__stream_base(s, n));
 }
 
+/* The most bars a series keeps per input: the current tile's and the halo before it. */
+static size_t window_bound(const apo_stream *s) { return s->halo + s->tile; }
+
+/* Bars per input past which a series' window moves to the slab: a page of them, from which
+ * on its next bar is on a page of its own whatever the allocation. */
+#define APO_STREAM_SMALL_WINDOW 512
+
+/* Huge pages are 2 MiB on the systems that give them to anonymous memory on request. */
+#define APO_STREAM_HUGE_PAGE ((size_t)2 << 20)
+
+/* Whether `block` is a slot of the stream's slab (not a block of its own to free). */
+static int in_slab(const apo_stream *s, const double *block) {
+    const uintptr_t at = (uintptr_t)block, from = (uintptr_t)s->slab;
+    return s->slab != NULL && at >= from && at < from + s->slab_bytes;
+}
+
+/*
+ * Series r's slot in the slab, which is made at the first window to reach its bound; NULL
+ * when there is none (no memory for it: the caller's own block serves, as before there was
+ * a slab). Its pages are asked to be huge ones: untouched pages cost nothing, so the slab
+ * of a stream whose series never fill costs address space only.
+ */
+static double *slab_slot(apo_stream *s, size_t r) {
+    const size_t per_series = s->kernel->n_inputs * window_bound(s);
+    if (!s->slab_tried) {
+        s->slab_tried = 1;
+        if (per_series > 0 && s->n_series <= SIZE_MAX / sizeof(double) / per_series) {
+            size_t bytes = s->n_series * per_series * sizeof(double);
+            bytes =
+                (bytes + APO_STREAM_HUGE_PAGE - 1) / APO_STREAM_HUGE_PAGE * APO_STREAM_HUGE_PAGE;
+            s->slab = bytes > 0 ? aligned_alloc(APO_STREAM_HUGE_PAGE, bytes) : NULL;
+            s->slab_bytes = s->slab != NULL ? bytes : 0;
+#if defined(MADV_HUGEPAGE)
+            /* Only advice: on a system without huge pages the slab is ordinary memory. */
+            if (s->slab != NULL)
+                (void)madvise(s->slab, bytes, MADV_HUGEPAGE);
+#endif
+        }
+    }
+    return s->slab != NULL ? s->slab + r * per_series : NULL;
+}
+
 apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars) {
     apo__stream_series *se = &s->series[r];
     if (bars <= se->cap)
         return APO_OK;
     size_t n_in = s->kernel->n_inputs;
-    double *in = malloc(n_in * bars * sizeof *in);
+    /* A window past a page of bars takes its slot in the slab, at its bound, where it never
+     * grows again; a short one (a short history, a test's) keeps a small block of its own. */
+    double *in = bars > APO_STREAM_SMALL_WINDOW ? slab_slot(s, r) : NULL;
+    if (in != NULL)
+        bars = window_bound(s);
+    else
+        in = malloc(n_in * bars * sizeof *in);
     if (in == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu bars of series %zu",
                          bars, r);
     size_t kept = apo__stream_kept(s, se->n);
     for (size_t i = 0; i < n_in && kept > 0; i++)
         memcpy(in + i * bars, se->in + i * se->cap, kept * sizeof *in);
-    free(se->in);
+    if (!in_slab(s, se->in))
+        free(se->in);
     se->in = in;
     se->cap = bars;
     return APO_OK;
@@ -381,7 +435,7 @@ static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
             bulk = s->halo + tiles * s->tile > bulk ? s->halo + tiles * s->tile : bulk;
         }
         size_t kept = apo__stream_kept(s, s->series[r].n);
-        size_t most = s->halo + s->tile;
+        size_t most = window_bound(s);
         size_t need = n_new[r] < most - kept ? kept + n_new[r] : most;
         /* Doubling (up to the bound), so that a tile filled bar by bar is not copied whole
          * at every bar. */
@@ -509,7 +563,9 @@ void apo__stream_free(apo_stream *s) {
         return;
     apo__stream_free_sets(s->sets, s->n_sets);
     for (size_t r = 0; s->series != NULL && r < s->n_series; r++)
-        free(s->series[r].in);
+        if (!in_slab(s, s->series[r].in))
+            free(s->series[r].in);
+    free(s->slab);
     free(s->series);
     free(s->scratch);
     free(s->resume);
