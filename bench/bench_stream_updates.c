@@ -8,14 +8,17 @@
  * stoch(5,3,3), mfi(14) and obv (their high, low, open and volume by bench_fill_bars),
  * then, for the first three, one large update against the batch over the same bars.
  *
- *   apo-bench-stream-updates [--series N] [--reps N]
+ *   apo-bench-stream-updates [--series N] [--reps N] [--kernel NAME]
  *
  * Each row: the position in the tile of the first timed bar; the median and minimum wall
  * time of `reps` updates (one bar for every series) made back to back, with the streams'
  * data in the caches, and that median per series; the median of `reps` cold updates, each
  * made after a 64 MiB buffer was written (a live feed's updates come a minute apart, with
- * other work between them); and the first cold update's time (at position 0: the tile's
- * first bar). The chunk rows: 64 series fed 8 tiles
+ * other work between them), and the median of their thread CPU time (cold_cpu_ms, which
+ * time taken by the other processes of a shared machine does not inflate); and the first
+ * cold update's time (at position 0: the tile's first bar). --kernel NAME times that
+ * kernel's per-bar rows only (no chunk rows), for repeated runs interleaved with another
+ * build of the library. The chunk rows: 64 series fed 8 tiles
  * of bars in one update on the calling thread, and a batch call over the same bars on a
  * one-thread runtime, interleaved, medians and their ratio (the target: stream within 3x of
  * the batch); then the same update handed to the default runtime's devices, beside the
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 
@@ -117,6 +121,14 @@ static void evict_caches(unsigned char *buf) {
         buf[i] = (unsigned char)(buf[i] + 1);
 }
 
+/* Seconds of CPU this thread has used: a cold update's own cost on a machine whose other
+ * processes take the cores from it now and then. */
+static double thread_cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int run(apo_runtime *rt, const config *c, size_t series, size_t reps, unsigned char *evict) {
     size_t tile = tile_of(rt, c);
     if (tile == 0)
@@ -128,9 +140,10 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps, uns
     double *out[3];
     size_t *n_new = malloc(series * sizeof(size_t));
     double *ms = malloc(reps * sizeof(double)), *cold = malloc(reps * sizeof(double));
+    double *cold_cpu = malloc(reps * sizeof(double));
     for (int o = 0; o < 3; o++)
         out[o] = malloc((hist > series ? hist : series) * sizeof(double));
-    if (!x || !n_new || !ms || !cold || !out[0] || !out[1] || !out[2])
+    if (!x || !n_new || !ms || !cold || !cold_cpu || !out[0] || !out[1] || !out[2])
         return bench_check(APO_ERR_OUT_OF_MEMORY, "buffers");
     bench_fill_walk(x, 1, hist, 7);
     if (inputs_of(rt, c, x, hist, ins, &n_in) != 0)
@@ -143,8 +156,8 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps, uns
             ones[i][r] = ins[i][r % hist];
     }
     printf("# %s: %zu series x 1 new bar per update, tile %zu bars\n", c->label, series, tile);
-    printf("# %-12s %10s %12s %10s %14s %10s %10s\n", "tile_pos", "reps", "median_ms", "min_ms",
-           "us_per_series", "cold_ms", "first_ms");
+    printf("# %-12s %10s %12s %10s %14s %10s %11s %10s\n", "tile_pos", "reps", "median_ms",
+           "min_ms", "us_per_series", "cold_ms", "cold_cpu_ms", "first_ms");
     /* First timed bar just after a boundary, in the middle, and 2 reps bars before the end. */
     size_t at[3] = {0, tile / 2, tile - 2 * reps};
     for (int p = 0; p < 3; p++) {
@@ -170,20 +183,23 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps, uns
         for (size_t i = 0; i < 2 * reps; i++) {
             if (i < reps)
                 evict_caches(evict);
-            double t0 = bench_now();
+            double t0 = bench_now(), c0 = thread_cpu_now();
             if (bench_check(apo_stream_update(s, n_new, in, out), "apo_stream_update"))
                 return 2;
             (i < reps ? cold : ms)[i % reps] = (bench_now() - t0) * 1e3;
+            if (i < reps)
+                cold_cpu[i] = (thread_cpu_now() - c0) * 1e3;
         }
         char load[64];
         bench_load_average(load, sizeof load);
         const double first = cold[0], cold_med = bench_median(cold, reps);
+        const double cold_cpu_med = bench_median(cold_cpu, reps);
         double min = bench_min(ms, reps), med = bench_median(ms, reps);
-        printf("  %-12zu %10zu %12.3f %10.3f %14.3f %10.3f %10.3f   # load %s\n", at[p], reps, med,
-               min, med * 1e3 / (double)series, cold_med, first, load);
+        printf("  %-12zu %10zu %12.3f %10.3f %14.3f %10.3f %11.3f %10.3f   # load %s\n", at[p],
+               reps, med, min, med * 1e3 / (double)series, cold_med, cold_cpu_med, first, load);
         apo_stream_destroy(s);
     }
-    free(x), free(n_new), free(ms), free(cold);
+    free(x), free(n_new), free(ms), free(cold), free(cold_cpu);
     for (size_t i = 0; i < n_in; i++)
         free(ins[i]), free(ones[i]);
     for (int o = 0; o < 3; o++)
@@ -282,6 +298,7 @@ done:
 
 int main(int argc, char **argv) {
     double series = 5000, reps = 21;
+    const char *only = NULL; /* --kernel: that kernel's per-bar rows alone */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--series") == 0 && i + 1 < argc &&
             bench_parse_count(argv[++i], 1, 1 << 20, &series) == 0)
@@ -289,7 +306,11 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc &&
             bench_parse_count(argv[++i], 1, 1000, &reps) == 0)
             continue;
-        fprintf(stderr, "usage: %s [--series N] [--reps N]\n", bench_prog);
+        if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
+            only = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "usage: %s [--series N] [--reps N] [--kernel NAME]\n", bench_prog);
         return 2;
     }
     apo_config cfg = APO_CONFIG_INIT;
@@ -336,11 +357,21 @@ int main(int argc, char **argv) {
         rc = bench_check(APO_ERR_OUT_OF_MEMORY, "the buffer that flushes the caches");
     /* The first three are the ones the chunk rows time (one input each). */
     const size_t n_chunked = 3;
-    for (size_t k = 0; k < n_configs && rc == 0; k++)
+    size_t matched = 0;
+    for (size_t k = 0; k < n_configs && rc == 0; k++) {
+        if (only != NULL && strcmp(only, configs[k].kernel) != 0)
+            continue;
+        matched++;
         rc = run(rt, &configs[k], (size_t)series, (size_t)reps, evict);
-    for (size_t k = 0; k < n_chunked && rc == 0; k++)
+    }
+    if (only != NULL && matched == 0) {
+        fprintf(stderr, "%s: --kernel %s is not one of the kernels this bench times\n", bench_prog,
+                only);
+        rc = 2;
+    }
+    for (size_t k = 0; k < n_chunked && rc == 0 && only == NULL; k++)
         rc = chunk_vs_batch(serial, &configs[k], (size_t)reps, 0);
-    for (size_t k = 0; k < n_chunked && rc == 0; k++)
+    for (size_t k = 0; k < n_chunked && rc == 0 && only == NULL; k++)
         rc = chunk_vs_batch(rt, &configs[k], (size_t)reps, 1);
     free(evict);
     apo_runtime_destroy(serial);

@@ -39,6 +39,8 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Steps after which the EMA(p) forgets its seed to below 2^-64. */
 static size_t decay_steps(size_t p) {
@@ -76,23 +78,60 @@ void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, siz
 }
 
 /*
- * What a resumed macd tile keeps: its rates, its periods as apo__macd_setup left them, its
- * steady state, and the next tile's state warmed up ahead. A tile starts by running the
- * definition over its warm-up (the H positions before it), which is most of a one-bar
- * update's cost at a tile's first bar; so while the last H bars of a tile arrive, the next
- * tile's seeds and warm-up steps are taken bar by bar, each exactly as apo__macd_prepare
- * would take it at the next tile's start, and that tile starts from them.
+ * What a resumed macd tile keeps, laid out for the one-bar update of a live feed, which
+ * finds the state of each of thousands of series out of the caches: a piece within a tile
+ * reads and writes only `hot`, the first 64 bytes (one cache line when the caller aligns the
+ * state to 64 bytes, as streams do), so one bar costs one line of state instead of four.
+ * The rest is read at a tile's start and while the next tile is warmed up ahead.
+ *
+ * A tile starts by running the definition over its warm-up (the H positions before it),
+ * which is most of a one-bar update's cost at a tile's first bar; so while the last H bars
+ * of a tile arrive, the next tile's seeds and warm-up steps are taken bar by bar, each
+ * exactly as apo__macd_prepare would take it at the next tile's start, and that tile starts
+ * from them.
  */
+typedef struct macd_hot {
+    uint64_t t;         /* the current tile's next position */
+    double ef, es, eg;  /* its EMAs there */
+    apo__macd_rates r;  /* kf, ks, kg */
+    uint64_t warm_from; /* the first position whose bar the next tile's warm-up reads */
+} macd_hot;
+
 typedef struct macd_resume {
-    apo__macd_rates r;
-    size_t fast, slow, signal, h, tile;
-    size_t begin;         /* the current tile's start */
-    apo__macd_state st;   /* the current tile's steady state */
-    apo__macd_state next; /* the next tile's state at next.t, when next_ready */
-    int next_ready;       /* 0 (a zeroed state): none yet */
+    macd_hot hot;
+    size_t fast, slow, signal, h, tile; /* fast <= slow, as apo__macd_setup leaves them */
+    size_t begin;                       /* the current tile's start */
+    apo__macd_state next;               /* the next tile's state at next.t, when next_ready */
+    int next_ready;                     /* 0 (a zeroed state): none yet */
 } macd_resume;
 
+static_assert(sizeof(macd_hot) == 64, "a one-bar macd update reads one line of state");
+static_assert(offsetof(macd_resume, hot) == 0, "the hot line comes first");
+
 size_t apo__cpu_macd_resume_size(void) { return sizeof(macd_resume); }
+
+size_t apo__cpu_macd_resume_hot_size(void) { return sizeof(macd_hot); }
+
+/* The current tile's steady state as apo__macd_finish takes it, writing up to `stop`. */
+static apo__macd_state steady_of(const macd_hot *hot, size_t stop, double *macd,
+                                 double *signal_line, double *hist) {
+    apo__macd_state st = {.t = (size_t)hot->t,
+                          .end = stop,
+                          .ef = hot->ef,
+                          .es = hot->es,
+                          .eg = hot->eg,
+                          .macd = macd,
+                          .signal_line = signal_line,
+                          .hist = hist};
+    return st;
+}
+
+static void keep_steady(macd_hot *hot, const apo__macd_state *st) {
+    hot->t = st->t;
+    hot->ef = st->ef;
+    hot->es = st->es;
+    hot->eg = st->eg;
+}
 
 /* Takes the next tile's state as far as position stop - 1, the bars there are: its seeds
  * once they are all in (apo__macd_prepare with no warm-up steps, which stops at its `end`),
@@ -100,15 +139,15 @@ size_t apo__cpu_macd_resume_size(void) { return sizeof(macd_resume); }
 static void macd_warm_ahead(const double *x, size_t stop, macd_resume *rs, double *macd,
                             double *signal_line, double *hist) {
     const size_t next_begin = rs->begin + rs->tile;
-    const size_t w0 = next_begin > rs->h ? next_begin - rs->h : 0;
-    if (stop <= w0 || stop > next_begin)
+    if (stop <= rs->hot.warm_from || stop > next_begin)
         return;
     /* No output is written: every position the seeding passes is before next_begin. */
     if (!rs->next_ready)
-        rs->next_ready = apo__macd_prepare(x, next_begin, stop, rs->fast, rs->slow, rs->signal,
-                                           rs->h, &rs->r, 0, macd, signal_line, hist, &rs->next);
+        rs->next_ready =
+            apo__macd_prepare(x, next_begin, stop, rs->fast, rs->slow, rs->signal, rs->h,
+                              &rs->hot.r, 0, macd, signal_line, hist, &rs->next);
     while (rs->next_ready && rs->next.t < stop)
-        apo__macd_warm_step(x, &rs->r, &rs->next);
+        apo__macd_warm_step(x, &rs->hot.r, &rs->next);
 }
 
 int apo__cpu_macd_resume(const double *x, size_t begin, size_t stop, size_t fast, size_t slow,
@@ -117,32 +156,36 @@ int apo__cpu_macd_resume(const double *x, size_t begin, size_t stop, size_t fast
     assert(x != NULL && state != NULL && macd != NULL && signal_line != NULL && hist != NULL);
     assert(fast >= 1 && slow >= 1 && signal >= 1);
     macd_resume *rs = state;
+    apo__macd_state st;
     if (fresh) {
         /* The state warmed ahead by the last tile, if it reached this tile's start. */
         const int ahead = rs->next_ready && rs->begin + rs->tile == begin && rs->next.t == begin;
         if (ahead) {
-            rs->st = rs->next;
+            st = rs->next;
         } else {
             rs->h = apo__macd_warmup(fast, slow, signal);
             rs->tile = apo__macd_tile_len(fast, slow, signal);
-            apo__macd_setup(&fast, &slow, signal, &rs->r);
+            apo__macd_setup(&fast, &slow, signal, &rs->hot.r);
             rs->fast = fast, rs->slow = slow, rs->signal = signal;
         }
         rs->begin = begin;
         rs->next_ready = 0;
+        const size_t next_begin = begin + rs->tile;
+        rs->hot.warm_from = next_begin > rs->h ? next_begin - rs->h : 0;
         assert(begin < stop);
         /* 0: the outputs up to stop are written, but the tile may not have reached its
          * steady state, so there is no state to go on from. */
         if (!ahead && !apo__macd_prepare(x, begin, stop, rs->fast, rs->slow, rs->signal, rs->h,
-                                         &rs->r, 1, macd, signal_line, hist, &rs->st))
+                                         &rs->hot.r, 1, macd, signal_line, hist, &st))
             return 0;
+        keep_steady(&rs->hot, &st);
     }
     /* The outputs may have moved since the last piece; the state's position has not. */
-    rs->st.end = stop;
-    rs->st.macd = macd;
-    rs->st.signal_line = signal_line;
-    rs->st.hist = hist;
-    apo__macd_finish(x, &rs->r, &rs->st);
-    macd_warm_ahead(x, stop, rs, macd, signal_line, hist);
+    st = steady_of(&rs->hot, stop, macd, signal_line, hist);
+    apo__macd_finish(x, &rs->hot.r, &st);
+    keep_steady(&rs->hot, &st);
+    /* Past the hot line only while the next tile's warm-up bars arrive. */
+    if (stop > rs->hot.warm_from)
+        macd_warm_ahead(x, stop, rs, macd, signal_line, hist);
     return 1;
 }

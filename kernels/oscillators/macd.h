@@ -50,9 +50,12 @@ void apo__cpu_macd_tile(const double *x, size_t n, size_t begin, size_t end, siz
  * per position whatever the tile's end, so the pieces have the bits of the whole tile. Returns 1
  * when the state can go on at `stop`, 0 when the tile had not reached its steady state by then (its
  * first slow + signal positions with finite samples): the next piece must then start it again with
- * `fresh`.
+ * `fresh`. A piece within a tile reads only the state's first apo__cpu_macd_resume_hot_size()
+ * bytes (its tile's start and the next tile's warm-up read the rest), so a caller that
+ * aligns the state to 64 bytes has a one-bar update touch one cache line of it.
  */
 size_t apo__cpu_macd_resume_size(void);
+size_t apo__cpu_macd_resume_hot_size(void);
 int apo__cpu_macd_resume(const double *x, size_t begin, size_t stop, size_t fast, size_t slow,
                          size_t signal, void *state, int fresh, double *macd, double *signal_line,
                          double *hist);

@@ -140,11 +140,12 @@ def _plain(v):
     return int(v) if float(v).is_integer() else float(v)
 
 
-def present(arrays, kinds, layout, sets, grid):
+def present(arrays, kinds, layout, sets, grid, first_set=0):
     """The library's (sets*rows) x out_cols outputs in the caller's shape: a 1-D input drops
     the rows axis, a per-row scalar (kind "scalar") drops its axis of one column, a sweep
-    adds a leading sets axis, and pandas objects come back with their index. Outputs of a
-    1-D input without a sweep come flat already (the "flat" argument of _run)."""
+    adds a leading sets axis (``sets`` run, from the grid's set ``first_set``), and pandas
+    objects come back with their index. Outputs of a 1-D input without a sweep come flat
+    already (the "flat" argument of _run)."""
     if layout is _NUMPY_1D and not sets:
         return [a[0] if kind == "scalar" else a for a, kind in zip(arrays, kinds)]
     shaped = []
@@ -158,7 +159,7 @@ def present(arrays, kinds, layout, sets, grid):
             shape.insert(0, sets)
         a = arr.reshape(shape)
         if layout.pandas is not None:
-            a = _to_pandas(a, kind, layout, sets, grid)
+            a = _to_pandas(a, kind, layout, sets, grid, first_set)
         elif a.ndim == 0:
             a = a[()]  # a numpy.float64, which is a float
         shaped.append(a)
@@ -182,12 +183,12 @@ def present_ragged(arrays, kinds, layout, sets):
     return shaped
 
 
-def _to_pandas(a, kind, layout, sets, grid):
+def _to_pandas(a, kind, layout, sets, grid, first_set=0):
     import pandas as pd
 
     labels = None
     if sets:
-        labels = sweep_labels(grid)
+        labels = sweep_labels(grid)[first_set : first_set + sets]
         names = [name for name, _ in grid]
         labels = pd.MultiIndex.from_tuples(labels, names=names) if len(names) > 1 else pd.Index(labels, name=names[0])
     if kind == "series":

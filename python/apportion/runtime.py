@@ -120,17 +120,19 @@ class Runtime(_core.Runtime):
 
     # ---- running ---------------------------------------------------------------------
 
-    def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, **params):
+    def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, first_set=0, n_sets_run=0, **params):
         """Runs ``kernel`` on ``inputs`` with ``params`` (a list, tuple, range or array as a
         value sweeps that parameter) and returns its outputs as a named tuple shaped like
         the input (docs/python.md); with report=True, (outputs, report dict). A kernel of
         several named inputs takes them positionally in its order, as one DataFrame or
         mapping with those columns or keys (any case), or as arrays by keyword
-        (``high=..., low=..., close=...``)."""
+        (``high=..., low=..., close=...``). Of a sweep, ``first_set`` and ``n_sets_run``
+        (0: every set from first_set on) run only sets first_set .. first_set + n_sets_run - 1
+        of the grid, each bitwise what it is in the whole sweep (apo_sweep's fields)."""
         inputs, params = self._inputs(kernel, inputs, params)
-        return self._apply(kernel, inputs, params, out, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report)
+        return self._apply(kernel, inputs, params, out, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report, first_set, n_sets_run)
 
-    def _apply(self, kernel, inputs, params, out=None, seed=0, ratios=None, tag=None, split=0, learn=0, report=False):
+    def _apply(self, kernel, inputs, params, out=None, seed=0, ratios=None, tag=None, split=0, learn=0, report=False, first_set=0, n_sets_run=0):
         """compute() with its arguments as they reach the C call: the path of every call,
         kept short because at 1e3 samples the binding's own cost is what is measured."""
         entry = self._kinds_cache.get(kernel)
@@ -157,6 +159,8 @@ class Runtime(_core.Runtime):
                     sets = 1
                     for _, values in grid:
                         sets *= len(values)
+                    # The sets run; a range outside the grid is refused by the C call below.
+                    sets = n_sets_run if n_sets_run else sets - first_set
                 break
         if out is not None and not isinstance(out, (tuple, list)):
             out = (out,)
@@ -165,7 +169,7 @@ class Runtime(_core.Runtime):
         if kernel == "macd":
             self._check_macd_warmup(params, arrays[0], layout)
         outs, rep, nonfinite = self._run(
-            kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d, layout.lengths
+            kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d, layout.lengths, first_set, n_sets_run
         )
         if nonfinite:
             warnings.warn(errors.NonFiniteOutputWarning(kernel, nonfinite), stacklevel=_caller_level())
@@ -176,7 +180,7 @@ class Runtime(_core.Runtime):
         elif all_series and sets is None and layout.pandas is None:
             result = tup._make(outs)  # shaped in C already: (n,) or (rows, n)
         else:
-            result = tup._make(_arrays.present(outs, kinds, layout, sets, grid))
+            result = tup._make(_arrays.present(outs, kinds, layout, sets, grid, first_set))
         return (result, rep) if report else result
 
     def _check_macd_warmup(self, params, arr, layout):

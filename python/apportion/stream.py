@@ -27,16 +27,18 @@ class Stream(_core.Stream):
     calls (grid form, the first swept parameter varying slowest): every update computes
     each set over the same new bars, and its outputs gain a leading sets axis
     (``Stream("bollinger", series=500, period=[10, 20, 30])``: each output of an update of
-    bars x series is sets x bars x series). ``labels`` names the sets.
+    bars x series is sets x bars x series). ``labels`` names the sets. ``first_set`` and
+    ``n_sets_run`` (0: every set from first_set on) follow only sets first_set ..
+    first_set + n_sets_run - 1 of the grid, as in the batch compute().
     """
 
-    def __init__(self, kernel, series, *, runtime=None, seed=0, **params):
+    def __init__(self, kernel, series, *, runtime=None, seed=0, first_set=0, n_sets_run=0, **params):
         rt = runtime if runtime is not None else default_runtime()
         fixed, grid = _arrays.split_params(params)
-        super().__init__(rt, kernel, _series_count(series), fixed, seed, grid=grid)
-        # The grid as given names the sets as the batch sweep names them.
+        super().__init__(rt, kernel, _series_count(series), fixed, seed, grid=grid, first_set=first_set, n_sets_run=n_sets_run)
+        # The grid as given names the sets as the batch sweep names them, those run only.
         self._grid = grid
-        self._labels = None if grid is None else _arrays.sweep_labels(grid)
+        self._labels = None if grid is None else _arrays.sweep_labels(grid)[first_set : first_set + len(self.sets)]
         self._describe()
 
     @classmethod

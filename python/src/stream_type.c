@@ -193,9 +193,11 @@ static int init_load(apo_py_stream *self, PyObject *state, const apo_stream_desc
 }
 
 /* The parameters of every set of a new stream, APO_MAX_PARAMS a set in the kernel's order:
- * the defaults, then the fixed ones given, then set k's swept values (the grid's first
- * parameter varying slowest, as apo_sweep's sets are numbered). NULL with an exception. */
-static double *created_sets(const apo_kernel_info *info, const apo_py_args *a, size_t n_sets) {
+ * the defaults, then the fixed ones given, then the swept values of the grid's set
+ * first + k (the grid's first parameter varying slowest, as apo_sweep's sets are numbered).
+ * NULL with an exception. */
+static double *created_sets(const apo_kernel_info *info, const apo_py_args *a, size_t first,
+                            size_t n_sets) {
     double *values = PyMem_Calloc(n_sets * APO_MAX_PARAMS, sizeof *values);
     if (values == NULL) {
         PyErr_NoMemory();
@@ -212,7 +214,7 @@ static double *created_sets(const apo_kernel_info *info, const apo_py_args *a, s
             for (size_t q = a->n_grid; q-- > 0;) {
                 const apo_sweep_param *sp = &a->grid[q];
                 if (strcmp(sp->name, info->param_names[p]) == 0)
-                    v[p] = sp->values[k / stride % sp->n_values];
+                    v[p] = sp->values[(first + k) / stride % sp->n_values];
                 stride *= sp->n_values;
             }
         }
@@ -222,19 +224,25 @@ static double *created_sets(const apo_kernel_info *info, const apo_py_args *a, s
 
 static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_py_stream *self = (apo_py_stream *)op;
-    static char *kwlist[] = {"runtime", "kernel", "n_series", "params",
-                             "seed",    "state",  "grid",     NULL};
+    static char *kwlist[] = {"runtime", "kernel", "n_series",  "params",     "seed",
+                             "state",   "grid",   "first_set", "n_sets_run", NULL};
     PyObject *runtime = NULL, *kernel = Py_None, *params = Py_None, *state = Py_None,
              *grid = Py_None;
     Py_ssize_t n_series = 0;
     unsigned long long seed = 0;
+    Py_ssize_t first_set = 0, n_sets_run = 0; /* apo_sweep's: every set, as without them */
     if (self->s != NULL || self->runtime != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Stream.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$OO", kwlist, &apo_py_runtime_type,
-                                     &runtime, &kernel, &n_series, &params, &seed, &state, &grid))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$OOnn", kwlist, &apo_py_runtime_type,
+                                     &runtime, &kernel, &n_series, &params, &seed, &state, &grid,
+                                     &first_set, &n_sets_run))
         return -1;
+    if (first_set < 0 || n_sets_run < 0) {
+        PyErr_SetString(PyExc_ValueError, "first_set and n_sets_run must be >= 0");
+        return -1;
+    }
     Py_INCREF(runtime);
     self->runtime = (apo_py_runtime *)runtime;
     apo_runtime *rt = apo_py_runtime_get(self->runtime);
@@ -267,6 +275,16 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         desc.n_params = a.n_params;
         desc.seed = (uint64_t)seed;
         desc.sweep = a.n_grid > 0 ? &a.sweep : NULL;
+        if (desc.sweep == NULL && (first_set > 0 || n_sets_run > 0)) {
+            PyErr_SetString(PyExc_TypeError, "first_set and n_sets_run choose sets of a sweep; "
+                                             "give a list, range or array of values for a "
+                                             "parameter");
+            goto done;
+        }
+        if (desc.sweep != NULL) {
+            a.sweep.first_set = (size_t)first_set;
+            a.sweep.n_sets_run = (size_t)n_sets_run;
+        }
     }
     if (state != Py_None) {
         rc = init_load(self, state, kernel != Py_None ? &desc : NULL);
@@ -290,7 +308,9 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     size_t n_sets = 1;
     for (size_t q = 0; q < a.n_grid; q++)
         n_sets *= a.grid[q].n_values; /* create bounded it by APO_MAX_SWEEP_SETS */
-    double *values = created_sets(&info, &a, n_sets);
+    /* The sets run: create checked that they lie in the grid. */
+    n_sets = n_sets_run > 0 ? (size_t)n_sets_run : n_sets - (size_t)first_set;
+    double *values = created_sets(&info, &a, (size_t)first_set, n_sets);
     if (values == NULL)
         goto done;
     rc = describe(self, desc.kernel, values, n_sets, a.n_grid > 0, desc.n_series, desc.seed);

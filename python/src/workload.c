@@ -269,9 +269,10 @@ static int take_row_lengths(PyObject *lengths, PyObject **held, apo_workload *w)
  * most the library runs as one (devices/worker_pool.c). */
 #define SHARED_BLOCK_MAX 64
 
-/* The sweep's sets a piece runs; 0 when the call runs whole (no sweep, a sweep of one
- * piece, or sizes the library is left to refuse). */
-static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
+/* The sweep's sets a piece runs, and in [*first, *end) the sets the call runs
+ * (apo_sweep.first_set and n_sets_run); 0 when the call runs whole (no sweep, a sweep of
+ * one piece, or sizes or a range of sets the library is left to refuse). */
+static size_t piece_sets(const apo_workload *w, size_t *first, size_t *end) {
     if (w->sweep == NULL || w->sweep->n_grid == 0)
         return 0;
     size_t sets = 1;
@@ -281,6 +282,10 @@ static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
         sets *= w->sweep->grid[i].n_values;
     }
     if (sets > APO_MAX_SWEEP_SETS || w->cols == 0)
+        return 0;
+    *first = w->sweep->first_set;
+    *end = w->sweep->n_sets_run == 0 ? sets : *first + w->sweep->n_sets_run;
+    if (*first >= sets || *end > sets || *end <= *first)
         return 0;
     /* A set that is a piece's worth already is a piece alone: a grid of large sets then
      * stops within one set, and each call has a deadline of its own, learnt from the ones
@@ -300,8 +305,7 @@ static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
                 break;
         piece = piece < block ? block : piece / block * block;
     }
-    *n_sets = sets;
-    return piece < sets ? piece : 0;
+    return piece < *end - *first ? piece : 0;
 }
 
 /* Runs the call with the GIL released. A sweep of more than a piece's worth runs as pieces
@@ -315,8 +319,8 @@ static size_t piece_sets(const apo_workload *w, size_t *n_sets) {
 static apo_status run_call(apo_runtime *rt, apo_workload *w, PyObject *outs, apo_report *report,
                            int may_split, int *interrupted) {
     apo_status st = APO_OK;
-    size_t sets = 0;
-    const size_t piece = may_split ? piece_sets(w, &sets) : 0;
+    size_t from = 0, end = 0;
+    const size_t piece = may_split ? piece_sets(w, &from, &end) : 0;
     *interrupted = 0;
     if (piece == 0) {
         Py_BEGIN_ALLOW_THREADS
@@ -329,17 +333,18 @@ static apo_status run_call(apo_runtime *rt, apo_workload *w, PyObject *outs, apo
     size_t set_size[APO_MAX_IO];
     for (size_t k = 0; k < w->n_outputs; k++) {
         base[k] = w->outputs[k];
-        set_size[k] = (size_t)PyArray_SIZE((PyArrayObject *)PyTuple_GET_ITEM(outs, k)) / sets;
+        set_size[k] =
+            (size_t)PyArray_SIZE((PyArrayObject *)PyTuple_GET_ITEM(outs, k)) / (end - from);
         ptrs[k] = base[k];
     }
     w->sweep = &sweep;
     w->outputs = ptrs;
     uint64_t nonfinite = 0;
-    for (size_t first = 0; first < sets; first += piece) {
+    for (size_t first = from; first < end; first += piece) {
         sweep.first_set = first;
-        sweep.n_sets_run = sets - first < piece ? sets - first : piece;
+        sweep.n_sets_run = end - first < piece ? end - first : piece;
         for (size_t k = 0; k < w->n_outputs; k++)
-            ptrs[k] = base[k] + first * set_size[k];
+            ptrs[k] = base[k] + (first - from) * set_size[k];
         Py_BEGIN_ALLOW_THREADS
             st = apo_distribute_workload(rt, w, report);
         Py_END_ALLOW_THREADS
@@ -347,7 +352,7 @@ static apo_status run_call(apo_runtime *rt, apo_workload *w, PyObject *outs, apo
             break;
         if (report != NULL)
             nonfinite += report->nonfinite_outputs;
-        if (first + piece < sets && PyErr_CheckSignals() < 0) {
+        if (first + piece < end && PyErr_CheckSignals() < 0) {
             *interrupted = 1;
             break;
         }
@@ -358,19 +363,24 @@ static apo_status run_call(apo_runtime *rt, apo_workload *w, PyObject *outs, apo
 }
 
 PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"kernel", "inputs", "outputs",     "params", "grid",
-                             "seed",   "ratios", "tag",         "split",  "learn",
-                             "report", "flat",   "row_lengths", NULL};
+    static char *kwlist[] = {"kernel",      "inputs",    "outputs",    "params", "grid",   "seed",
+                             "ratios",      "tag",       "split",      "learn",  "report", "flat",
+                             "row_lengths", "first_set", "n_sets_run", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *kernel = NULL, *tag = NULL;
     PyObject *inputs = NULL, *outputs = Py_None, *params = Py_None, *grid = Py_None,
              *ratios = Py_None, *row_lengths = Py_None;
     unsigned long long seed = 0;
     int split = 0, learn = 0, want_report = 0, flat = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziippO", kwlist, &kernel, &inputs,
+    Py_ssize_t first_set = 0, n_sets_run = 0; /* apo_sweep's: every set, as without them */
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziippOnn", kwlist, &kernel, &inputs,
                                      &outputs, &params, &grid, &seed, &ratios, &tag, &split, &learn,
-                                     &want_report, &flat, &row_lengths))
+                                     &want_report, &flat, &row_lengths, &first_set, &n_sets_run))
         return NULL;
+    if (first_set < 0 || n_sets_run < 0) {
+        PyErr_SetString(PyExc_ValueError, "first_set and n_sets_run must be >= 0");
+        return NULL;
+    }
     apo_runtime *rt = apo_py_runtime_get(self);
     if (rt == NULL)
         return NULL;
@@ -394,6 +404,15 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     w.params = a.params;
     w.n_params = a.n_params;
     w.sweep = a.n_grid > 0 ? &a.sweep : NULL;
+    if (w.sweep == NULL && (first_set > 0 || n_sets_run > 0)) {
+        PyErr_SetString(PyExc_TypeError, "first_set and n_sets_run choose sets of a sweep; give "
+                                         "a list, range or array of values for a parameter");
+        goto done;
+    }
+    if (w.sweep != NULL) {
+        a.sweep.first_set = (size_t)first_set;
+        a.sweep.n_sets_run = (size_t)n_sets_run;
+    }
     outs = take_outputs(rt, &w, outputs, out_ptrs, flat);
     if (outs == NULL)
         goto done;

@@ -285,6 +285,29 @@ def test_a_sweep_in_random_chunks_gives_each_sets_batch_bits_and_resumes(rt):
         assert_same_bits(tail2[k], one[:, done:])
 
 
+def test_some_sets_of_a_grid_stream_as_their_batch_calls(rt):
+    """first_set and n_sets_run follow sets 1 and 2 of a grid of four periods: each set's
+    outputs have the bits of that set's batch call, the labels name those sets, and a state
+    saved and loaded mid-way goes on with them."""
+    close = history("bollinger", 300, seed=8)["close"]
+    s = apportion.Stream("bollinger", SERIES, runtime=rt, period=[5, 10, 20, 40], first_set=1, n_sets_run=2)
+    assert s.labels == [10, 20] and [p["period"] for p in s.sets] == [10.0, 20.0]
+    head = s.update(close[:, :170].T).middle
+    assert head.shape == (2, 170, SERIES)
+    s2 = apportion.Stream.load(bytes(s), runtime=rt)
+    assert s2.labels == [10, 20]
+    tail = s2.update(close[:, 170:].T).middle
+    for k, p in enumerate((10, 20)):
+        one = apportion.bollinger(close, period=p, runtime=rt).middle
+        assert_same_bits(np.concatenate([head[k], tail[k]]).T, one)
+    rest = apportion.Stream("bollinger", SERIES, runtime=rt, period=[5, 10, 20, 40], first_set=3)
+    assert rest.labels == [40] and rest.update(close[:, 0]).middle.shape == (1, SERIES)
+    with pytest.raises(apportion.InvalidArgumentError, match="first_set"):
+        apportion.Stream("bollinger", SERIES, runtime=rt, period=[5, 10], first_set=1, n_sets_run=2)
+    with pytest.raises(TypeError, match="choose sets of a sweep"):
+        apportion.Stream("bollinger", SERIES, runtime=rt, period=10, first_set=1)
+
+
 def test_a_sweep_update_of_a_dataframe_has_set_and_series_columns(rt):
     pd = pytest.importorskip("pandas")
     close = history("bollinger", 60, seed=2)["close"]

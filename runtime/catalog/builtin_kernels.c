@@ -152,6 +152,11 @@ static size_t macd_resume_size(const apo__kernel *k) {
     return apo__cpu_macd_resume_size();
 }
 
+static size_t macd_resume_hot_size(const apo__kernel *k) {
+    (void)k;
+    return apo__cpu_macd_resume_hot_size();
+}
+
 static apo_status macd_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
                                  double *scratch, size_t scratch_len) {
     (void)scratch, (void)scratch_len;
@@ -413,6 +418,8 @@ static const apo__kernel builtin_kernels[] = {
         .run_tiles = macd_run_tiles,
         .resume_tile = macd_resume,
         .resume_size = macd_resume_size,
+        .resume_hot_size = macd_resume_hot_size,
+        .resume_reads_new_bars_only = 1,
         .count_nonfinite = apo__macd_nonfinite,
         .cuda = &macd_cuda_impl,
     },

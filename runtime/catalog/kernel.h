@@ -144,6 +144,15 @@ struct apo__kernel {
     /* The bytes of that state; 0: this kernel cannot resume after all (a catalog kernel
      * whose body is not a start and a run), and the stream uses run_tile. */
     size_t (*resume_size)(const apo__kernel *k);
+    /* Optional: the bytes at the start of that state which a piece within a tile reads (macd:
+     * its hot line, kernels/oscillators/macd.c); NULL: all of them. A stream aligns each
+     * series' state to 64 bytes and asks the memory for these bytes only before it feeds a
+     * series, so that a cold one-bar update waits for as few lines as it reads. */
+    size_t (*resume_hot_size)(const apo__kernel *k);
+    /* 1: a resumed piece reads no kept bar before its new ones (a recurrence: macd), so a
+     * stream does not ask ahead for the bar a sliding window would let go (halo + 1 before the
+     * new one), a line and often a page the update would never touch. */
+    int resume_reads_new_bars_only;
     /* 1: the resumed run carries across tiles (obv and ad, whole-row running sums). Their
      * tile re-runs the sum from the row's first bar, so the bits at t are one sequence of
      * operations over bars 0 .. t whatever the grid; the state is that run's at some bar,

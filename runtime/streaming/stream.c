@@ -1,4 +1,5 @@
 /* A stream's series and its updates; see stream.h. */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE beside POSIX, for the slab */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +9,16 @@
 #include "cpu_isa.h"
 #include "streaming/stream.h"
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 /* Whole tiles a large update computes side by side per pass (feed_whole_tiles): twice the
  * lanes of the widest vector path, so that a long update keeps every lane busy. */
 #define APO_STREAM_BULK_TILES 16
+
+/* The cache line: each series' running state starts one (apo__stream_new). */
+#define APO_STREAM_LINE 64
 
 /* A series length for the shape checks below: any length works, the kernels that stream
  * give every output the input's length and tile along it. */
@@ -68,10 +76,18 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series", n_series);
     }
     if (k->resume_tile != NULL && k->resume_size(k) > 0) {
-        /* Rounded up to 16 bytes so that every series' state is aligned as malloc's block.
-         * Zeros: no state, and a carried run's state before the series' first bar. */
-        s->resume_stride = (k->resume_size(k) + 15) / 16 * 16;
-        s->resume = calloc(n_series, s->resume_stride);
+        /* Each series' state starts a cache line, so that the lines a one-bar update reads
+         * are as few as the state's layout allows (macd: one; kernel.h, resume_hot_size),
+         * which is what a cold update waits for. Zeros: no state, and a carried run's state
+         * before the series' first bar. */
+        s->resume_stride =
+            (k->resume_size(k) + APO_STREAM_LINE - 1) / APO_STREAM_LINE * APO_STREAM_LINE;
+        s->resume_hot = k->resume_hot_size != NULL ? k->resume_hot_size(k) : s->resume_stride;
+        s->resume = n_series <= SIZE_MAX / s->resume_stride
+                        ? aligned_alloc(APO_STREAM_LINE, n_series * s->resume_stride)
+                        : NULL;
+        if (s->resume != NULL)
+            memset(s->resume, 0, n_series * s->resume_stride);
         if (s->resume == NULL) {
             free(s->series);
             free(s);
@@ -103,19 +119,68 @@ size_t apo__stream_kept(const apo_stream *s, uint64_t n) {
     return (size_t)(n - apo__stream_base(s, n));
 }
 
+/* The most bars a series keeps per input: the current tile's and the halo before it. */
+static size_t window_bound(const apo_stream *s) { return s->halo + s->tile; }
+
+/* Bars per input past which a series' window moves to the slab: a page of them, from which
+ * on its next bar is on a page of its own whatever the allocation. */
+#define APO_STREAM_SMALL_WINDOW 512
+
+/* Huge pages are 2 MiB on the systems that give them to anonymous memory on request. */
+#define APO_STREAM_HUGE_PAGE ((size_t)2 << 20)
+
+/* Whether `block` is a slot of the stream's slab (not a block of its own to free). */
+static int in_slab(const apo_stream *s, const double *block) {
+    const uintptr_t at = (uintptr_t)block, from = (uintptr_t)s->slab;
+    return s->slab != NULL && at >= from && at < from + s->slab_bytes;
+}
+
+/*
+ * Series r's slot in the slab, which is made at the first window to reach its bound; NULL
+ * when there is none (no memory for it: the caller's own block serves, as before there was
+ * a slab). Its pages are asked to be huge ones: untouched pages cost nothing, so the slab
+ * of a stream whose series never fill costs address space only.
+ */
+static double *slab_slot(apo_stream *s, size_t r) {
+    const size_t per_series = s->kernel->n_inputs * window_bound(s);
+    if (!s->slab_tried) {
+        s->slab_tried = 1;
+        if (per_series > 0 && s->n_series <= SIZE_MAX / sizeof(double) / per_series) {
+            size_t bytes = s->n_series * per_series * sizeof(double);
+            bytes =
+                (bytes + APO_STREAM_HUGE_PAGE - 1) / APO_STREAM_HUGE_PAGE * APO_STREAM_HUGE_PAGE;
+            s->slab = bytes > 0 ? aligned_alloc(APO_STREAM_HUGE_PAGE, bytes) : NULL;
+            s->slab_bytes = s->slab != NULL ? bytes : 0;
+#if defined(MADV_HUGEPAGE)
+            /* Only advice: on a system without huge pages the slab is ordinary memory. */
+            if (s->slab != NULL)
+                (void)madvise(s->slab, bytes, MADV_HUGEPAGE);
+#endif
+        }
+    }
+    return s->slab != NULL ? s->slab + r * per_series : NULL;
+}
+
 apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars) {
     apo__stream_series *se = &s->series[r];
     if (bars <= se->cap)
         return APO_OK;
     size_t n_in = s->kernel->n_inputs;
-    double *in = malloc(n_in * bars * sizeof *in);
+    /* A window past a page of bars takes its slot in the slab, at its bound, where it never
+     * grows again; a short one (a short history, a test's) keeps a small block of its own. */
+    double *in = bars > APO_STREAM_SMALL_WINDOW ? slab_slot(s, r) : NULL;
+    if (in != NULL)
+        bars = window_bound(s);
+    else
+        in = malloc(n_in * bars * sizeof *in);
     if (in == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu bars of series %zu",
                          bars, r);
     size_t kept = apo__stream_kept(s, se->n);
     for (size_t i = 0; i < n_in && kept > 0; i++)
         memcpy(in + i * bars, se->in + i * se->cap, kept * sizeof *in);
-    free(se->in);
+    if (!in_slab(s, se->in))
+        free(se->in);
     se->in = in;
     se->cap = bars;
     return APO_OK;
@@ -369,7 +434,7 @@ static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
             bulk = s->halo + tiles * s->tile > bulk ? s->halo + tiles * s->tile : bulk;
         }
         size_t kept = apo__stream_kept(s, s->series[r].n);
-        size_t most = s->halo + s->tile;
+        size_t most = window_bound(s);
         size_t need = n_new[r] < most - kept ? kept + n_new[r] : most;
         /* Doubling (up to the bound), so that a tile filled bar by bar is not copied whole
          * at every bar. */
@@ -401,26 +466,30 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
 
 /*
  * Asks the memory for the lines series r's next bar touches, before it is fed: where its new
- * bar goes in each input's kept bars, the bar a window of halo + 1 lets go, and its running
- * state. A live feed updates thousands of series a minute apart, with other work between
- * updates, so each series' lines have left the caches, and fed one after another each
- * series would wait for them in turn; asked for a few series ahead, the waits overlap
- * (docs/PERF.md, "Stream updates": the cold rows). Only a hint: nothing is read here.
+ * bar goes in each input's kept bars, the bar a window of halo + 1 lets go (not for a
+ * recurrence, which never reads it), and the hot part of its running state. A live feed updates
+ * thousands of series a minute apart, with other work between updates, so each series' lines have
+ * left the caches, and fed one after another each series would wait for them in turn; asked for a
+ * few series ahead, the waits overlap (docs/PERF.md, "Stream updates": the cold rows). Only a hint:
+ * nothing is read here.
  */
 static void prefetch_series(const apo_stream *s, size_t r) {
 #if defined(__GNUC__)
     const apo__stream_series *se = &s->series[r];
     if (se->in != NULL) {
         const size_t kept = apo__stream_kept(s, se->n);
+        const int window = !s->kernel->resume_reads_new_bars_only;
         for (size_t i = 0; i < s->kernel->n_inputs; i++) {
             const double *next = se->in + i * se->cap + kept;
             __builtin_prefetch(next, 1);
-            if (kept > s->halo)
+            if (window && kept > s->halo)
                 __builtin_prefetch(next - s->halo - 1, 0);
         }
     }
+    /* Only the lines a piece within a tile reads (kernel.h, resume_hot_size): asking for
+     * the others too would queue misses the update never waits for ahead of those it does. */
     if (s->resume != NULL)
-        for (size_t b = 0; b < s->resume_stride; b += 64)
+        for (size_t b = 0; b < s->resume_hot; b += APO_STREAM_LINE)
             __builtin_prefetch(s->resume + r * s->resume_stride + b, 1);
 #else
     (void)s, (void)r;
@@ -493,7 +562,9 @@ void apo__stream_free(apo_stream *s) {
         return;
     apo__stream_free_sets(s->sets, s->n_sets);
     for (size_t r = 0; s->series != NULL && r < s->n_series; r++)
-        free(s->series[r].in);
+        if (!in_slab(s, s->series[r].in))
+            free(s->series[r].in);
+    free(s->slab);
     free(s->series);
     free(s->scratch);
     free(s->resume);

@@ -57,9 +57,18 @@ struct apo_stream {
     size_t scratch_cap;
     double *bulk; /* n_inputs blocks of bulk_cap doubles: whole tiles and their halo */
     size_t bulk_cap;
-    /* n_series states of resume_stride bytes for apo__kernel.resume_tile, or NULL. */
+    /* The kept bars of every series whose window has grown to its bound (halo + tile per
+     * input), in one block on huge pages where the system gives them, slot r series r's:
+     * a one-bar update of thousands of series touches a page of kept bars per series, and
+     * on 4 KiB pages each of those is a TLB miss (docs/PERF.md, "Cold updates"). NULL:
+     * none yet, or none to be had (slab_tried), and the series' own blocks serve. */
+    double *slab;
+    size_t slab_bytes;
+    int slab_tried;
+    /* n_series states of resume_stride bytes for apo__kernel.resume_tile, or NULL; each
+     * starts a cache line, and its first resume_hot bytes are what a one-bar update reads. */
     unsigned char *resume;
-    size_t resume_stride;
+    size_t resume_stride, resume_hot;
     int broken; /* a user kernel failed mid-update: the series may disagree on where they are */
     /* A sweep's stream (apo_stream_desc.sweep): n_sets streams of one set each, fed the same
      * bars, and no series of its own (series NULL). 0 and NULL: a stream of one set. */
