@@ -26,6 +26,35 @@ static inline APO_HD double apo__simple_return(const double *v, size_t i) {
     return v[i - 1] != 0.0 ? (v[i] - v[i - 1]) / v[i - 1] : 0.0;
 }
 
+/* The clean windows t .. e - 1 of a beta tile, a block (window_sum.h) whose window before t
+ * was clean and slid into s: the same operations as the tile's loop, sample by sample, so
+ * the same bits. *chg as there. */
+static inline APO_HD void apo__beta_block(const apo__cat_io *io, size_t t, size_t e,
+                                          apo__pair_sums *s, size_t *chg) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], n = e - t;
+    const double pd = (double)p;
+    double rx[APO_DD_FOLD + 1];
+    apo__pair_block b;
+    rx[0] = apo__simple_return(x, t - 1);
+    for (size_t k = 0; k < n; k++) {
+        rx[k + 1] = apo__simple_return(x, t + k);
+        apo__pair_block_step(&b, k, rx[k + 1], apo__simple_return(y, t + k),
+                             apo__simple_return(x, t + k - p), apo__simple_return(y, t + k - p));
+    }
+    apo__pair_block_slide(s, &b, t, n);
+    double vx[APO_DD_FOLD], cv[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++) {
+        vx[k] = apo__pair_block_centred(&b.saa, &b.sa, &b.sa, k, pd);
+        cv[k] = apo__pair_block_centred(&b.sab, &b.sa, &b.sb, k, pd);
+    }
+    for (size_t k = 0; k < n; k++) {
+        *chg = rx[k + 1] != rx[k] ? t + k + 1 : *chg;
+        out[t + k] = *chg > t + k + 2 - p && vx[k] != 0.0 ? apo__canonical_nan(cv[k] / vx[k]) : 0.0;
+    }
+}
+
 static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
@@ -42,7 +71,14 @@ static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, si
     int valid = 0;
     apo__pair_sums s;
     apo__pair_clear(&s);
+    size_t plain_until = 0;
     for (size_t t = begin; t < end; t++) {
+        const size_t e = apo__clean_block_end(io->in, 2, valid, t, end, &plain_until);
+        if (e > t) {
+            apo__beta_block(io, t, e, &s, &chg);
+            t = e - 1;
+            continue;
+        }
         if (!apo__all_finite_at(io->in, 2, t))
             bad = t + 1;
         if (t >= from + 2 && apo__simple_return(x, t) != apo__simple_return(x, t - 1))
