@@ -165,8 +165,9 @@ static inline APO_HD void apo__dd_block_before(const apo__dd_block *b, apo__dd s
     }
 }
 
-/* 1 when the samples x[t .. e) are all finite. The test is written as a comparison (false
- * for NaN and the infinities) because isfinite does not vectorise. */
+/* 1 when the samples x[t .. e) are all finite (the comparison is false for NaN and the
+ * infinities). No early exit: a block is almost always clean, and then every sample is
+ * read anyway. */
 static inline APO_HD int apo__block_finite(const double *x, size_t t, size_t e) {
     int ok = 1;
     for (size_t i = t; i < e; i++)
