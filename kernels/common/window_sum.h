@@ -138,6 +138,17 @@ static inline APO_HD apo__dd apo__dd_block_slide(apo__dd s, apo__dd_block *b, si
     return s;
 }
 
+/* Two sums, as a block returns them: a body's sums passed to it by address would stay in
+ * memory in the body's own steps too, a store and a load on each step's serial chain. */
+typedef struct apo__dd_pair {
+    apo__dd a, b;
+} apo__dd_pair;
+
+static inline APO_HD apo__dd_pair apo__dd_pair_of(apo__dd a, apo__dd b) {
+    const apo__dd_pair both = {a, b};
+    return both;
+}
+
 /* Slides s, the sum of the window of p samples of x, over the block t .. e - 1: b then holds
  * the sums after each step (apo__dd_block_slide); the last is returned. */
 static inline APO_HD apo__dd apo__dd_block_window_sum(apo__dd s, const double *x, size_t p,
@@ -175,16 +186,23 @@ static inline APO_HD int apo__block_finite(const double *x, size_t t, size_t e) 
     return ok;
 }
 
+/* The fewest samples worth a block: the three loops cost more than the body's own steps on
+ * a few samples (a stream's update of one bar took about twice as long as a block). */
+#define APO_DD_BLOCK_MIN 8
+
 /* The end of the block starting at t (apo__dd_block_end) when all its windows are clean
- * and can be slid as a block: the window before t was (valid 1) and the block holds no
- * non-finite sample of the n_in inputs. Otherwise t, the position then taking the body's
- * own step, and when the block holds a gap, *plain_until becomes the block's end, so that
- * its other positions take theirs too without testing it again. */
+ * and can be slid as a block: the window before t was (valid 1), the block holds at least
+ * APO_DD_BLOCK_MIN samples and no non-finite sample of the n_in inputs. Otherwise t, the
+ * position then taking the body's own step, and when the block holds a gap, *plain_until
+ * becomes the block's end, so that its other positions take theirs too without testing it
+ * again. */
 static inline APO_HD size_t apo__clean_block_end(const double *const *in, size_t n_in, int valid,
                                                  size_t t, size_t end, size_t *plain_until) {
     if (!valid || t < *plain_until)
         return t;
     const size_t e = apo__dd_block_end(t, end);
+    if (e - t < APO_DD_BLOCK_MIN)
+        return t;
     int ok = 1;
     for (size_t i = 0; i < n_in; i++)
         ok = ok & apo__block_finite(in[i], t, e);

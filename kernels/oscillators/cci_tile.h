@@ -31,7 +31,7 @@ static inline APO_HD double apo__typical_price(const apo__cat_io *io, size_t i) 
  * (the loop computes each p times), and the deviations of the block's windows are gathered
  * side by side: for each offset j in the window, one step of every window's sum, a loop
  * across windows that vectorises, where each window's own loop is a serial chain. */
-static inline APO_HD void apo__cci_block(const apo__cat_io *io, size_t t, size_t e, apo__dd *s) {
+static inline APO_HD apo__dd apo__cci_block(const apo__cat_io *io, size_t t, size_t e, apo__dd s) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], n = e - t, first = t + 1 - p;
     const double pd = (double)p;
@@ -44,7 +44,7 @@ static inline APO_HD void apo__cci_block(const apo__cat_io *io, size_t t, size_t
     apo__dd_block_step(&b, 0, tp[p - 1], apo__typical_price(io, t - p));
     for (size_t k = 1; k < n; k++)
         apo__dd_block_step(&b, k, tp[k + p - 1], tp[k - 1]);
-    *s = apo__dd_block_slide(*s, &b, t, n, 0);
+    s = apo__dd_block_slide(s, &b, t, n, 0);
     double m[APO_DD_FOLD], dev_hi[APO_DD_FOLD], dev_lo[APO_DD_FOLD];
     for (size_t k = 0; k < n; k++) {
         m[k] = apo__dd_div_d(apo__dd_block_sum(&b, k), pd).hi;
@@ -71,6 +71,7 @@ static inline APO_HD void apo__cci_block(const apo__cat_io *io, size_t t, size_t
         const double d = tp[k + p - 1] - m[k];
         out[t + k] = d != 0.0 && md != 0.0 ? apo__canonical_nan(d / (0.015 * md)) : 0.0;
     }
+    return s;
 }
 
 /* The loop from r->t to end, after apo__window_start over the 3 inputs (apo__cat_run: n[0]
@@ -89,7 +90,7 @@ static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__c
         const size_t e =
             p <= APO_DD_FOLD ? apo__clean_block_end(io->in, 3, valid, t, end, &plain_until) : t;
         if (e > t) {
-            apo__cci_block(io, t, e, &s);
+            s = apo__cci_block(io, t, e, s);
             t = e - 1;
             continue;
         }

@@ -42,19 +42,20 @@ static inline APO_HD double apo__linearreg_value(apo__dd ss, double slope, size_
  * before t was clean and slid into *s and *w: the same operations as the loop's, sample by
  * sample, so the same bits. W's step k takes out the sum S before step k, so S is slid
  * first. */
-static inline APO_HD void apo__linearreg_block(const double *x, size_t p, int value, size_t t,
-                                               size_t e, apo__dd *s, apo__dd *w, double *out) {
+static inline APO_HD apo__dd_pair apo__linearreg_block(const double *x, size_t p, int value,
+                                                       size_t t, size_t e, apo__dd s, apo__dd w,
+                                                       double *out) {
     const size_t n = e - t;
     const double pd = (double)p;
-    const apo__dd s0 = *s;
+    const apo__dd s0 = s;
     apo__dd_block bs, bw, before;
-    *s = apo__dd_block_window_sum(s0, x, p, t, e, &bs);
+    s = apo__dd_block_window_sum(s0, x, p, t, e, &bs);
     apo__dd_block_before(&bs, s0, n, &before);
     for (size_t k = 0; k < n; k++)
         apo__dd_block_step_dd(&bw, k,
                               apo__dd_add_d(apo__two_prod(pd - 1.0, x[t + k]), x[t + k - p]),
                               apo__dd_make(before.h[k], before.l[k]));
-    *w = apo__dd_block_slide(*w, &bw, t, n, 1);
+    w = apo__dd_block_slide(w, &bw, t, n, 1);
     double slope[APO_DD_FOLD];
     for (size_t k = 0; k < n; k++)
         slope[k] =
@@ -64,6 +65,7 @@ static inline APO_HD void apo__linearreg_block(const double *x, size_t p, int va
             slope[k] = apo__linearreg_value(apo__dd_block_sum(&bs, k), slope[k], p);
     for (size_t k = 0; k < n; k++)
         out[t + k] = apo__canonical_nan(slope[k]);
+    return apo__dd_pair_of(s, w);
 }
 
 static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, int value,
@@ -79,7 +81,9 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
         if (e > t) {
-            apo__linearreg_block(x, p, value, t, e, &s, &w, out);
+            const apo__dd_pair sw = apo__linearreg_block(x, p, value, t, e, s, w, out);
+            s = sw.a;
+            w = sw.b;
             t = e - 1;
             continue;
         }

@@ -42,9 +42,9 @@ static inline APO_HD void apo__moments_start(const double *x, size_t p, size_t b
 /* The clean windows t .. e - 1 of apo__var_run, a block (window_sum.h) whose window before t
  * was clean and slid into s1 and *s2: slides both, tracks *chg, writes the outputs, and
  * returns S1. The same operations as the loop's, sample by sample, so the same bits. */
-static inline APO_HD apo__dd apo__var_block(const double *x, size_t p, double nbdev, size_t t,
-                                            size_t e, apo__dd s1, apo__dd *s2, size_t *chg,
-                                            double *out_var, double *out_sd) {
+static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, double nbdev, size_t t,
+                                                 size_t e, apo__dd s1, apo__dd s2, size_t *chg,
+                                                 double *out_var, double *out_sd) {
     const size_t n = e - t;
     const double pd = (double)p;
     apo__dd_block b1, b2;
@@ -54,7 +54,7 @@ static inline APO_HD apo__dd apo__var_block(const double *x, size_t p, double nb
         apo__dd_block_step_dd(&b2, k, apo__two_prod(in, in), apo__two_prod(old, old));
     }
     s1 = apo__dd_block_slide(s1, &b1, t, n, 0);
-    *s2 = apo__dd_block_slide(*s2, &b2, t, n, 1);
+    s2 = apo__dd_block_slide(s2, &b2, t, n, 1);
     /* The variances, then 0 where the window is constant (the loop's test of chg). */
     double var[APO_DD_FOLD];
     for (size_t k = 0; k < n; k++) {
@@ -76,7 +76,7 @@ static inline APO_HD apo__dd apo__var_block(const double *x, size_t p, double nb
     if (out_sd != NULL)
         for (size_t k = 0; k < n; k++)
             out_sd[t + k] = apo__canonical_nan(sqrt(var[k]) * nbdev);
-    return s1;
+    return apo__dd_pair_of(s1, s2);
 }
 
 /* The loop from r->t to end: the variance into out_var (NULL: not wanted) and
@@ -93,7 +93,9 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
         if (e > t) {
-            s1 = apo__var_block(x, p, nbdev, t, e, s1, &s2, &chg, out_var, out_sd);
+            const apo__dd_pair s = apo__var_block(x, p, nbdev, t, e, s1, s2, &chg, out_var, out_sd);
+            s1 = s.a;
+            s2 = s.b;
             t = e - 1;
             continue;
         }

@@ -20,8 +20,9 @@
  * t was clean and summed into *s1 and *s2: the same operations as the loop's, sample by
  * sample, so the same bits. The squares come first and the variances and deviations after
  * the sums, in loops that vectorise; the sums' renormalised steps stay one serial loop. */
-static inline APO_HD void apo__zscore_block(const double *x, size_t p, size_t t, size_t e,
-                                            apo__dd *s1, apo__dd *s2, size_t *chg, double *out) {
+static inline APO_HD apo__dd_pair apo__zscore_block(const double *x, size_t p, size_t t, size_t e,
+                                                    apo__dd s1, apo__dd s2, size_t *chg,
+                                                    double *out) {
     const size_t n = e - t;
     const double pd = (double)p;
     apo__dd_block sq_in, sq_out, sum1, sum2;
@@ -33,7 +34,7 @@ static inline APO_HD void apo__zscore_block(const double *x, size_t p, size_t t,
         sq_out.h[k] = old.hi;
         sq_out.l[k] = old.lo;
     }
-    apo__dd a1 = *s1, a2 = *s2;
+    apo__dd a1 = s1, a2 = s2;
     for (size_t k = 0; k < n; k++) {
         a1 = apo__dd_add_d(a1, x[t + k]);
         a1 = apo__dd_add_d(a1, -x[t + k - p]);
@@ -44,8 +45,6 @@ static inline APO_HD void apo__zscore_block(const double *x, size_t p, size_t t,
         sum2.h[k] = a2.hi;
         sum2.l[k] = a2.lo;
     }
-    *s1 = a1;
-    *s2 = a2;
     double var[APO_DD_FOLD], dev[APO_DD_FOLD];
     for (size_t k = 0; k < n; k++) {
         const apo__dd m1 = apo__dd_make(sum1.h[k], sum1.l[k]);
@@ -59,6 +58,7 @@ static inline APO_HD void apo__zscore_block(const double *x, size_t p, size_t t,
         const double z = *chg + p > t + k + 2 && var[k] > 0.0 ? dev[k] / sqrt(var[k]) : 0.0;
         out[t + k] = apo__canonical_nan(z);
     }
+    return apo__dd_pair_of(a1, a2);
 }
 
 /* The loop from r->t to end, after apo__moments_start (var_tile.h). */
@@ -76,7 +76,9 @@ static inline APO_HD void apo__zscore_run(const apo__cat_io *io, size_t end, apo
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
         if (e > t) {
-            apo__zscore_block(x, p, t, e, &s1, &s2, &chg, out);
+            const apo__dd_pair s = apo__zscore_block(x, p, t, e, s1, s2, &chg, out);
+            s1 = s.a;
+            s2 = s.b;
             t = e - 1;
             continue;
         }
