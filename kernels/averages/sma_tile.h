@@ -31,8 +31,8 @@ static inline APO_HD void apo__sma_start(const apo__cat_io *io, size_t begin, ap
 }
 
 /* The clean windows t .. e - 1 of apo__sma_run, a block (window_sum.h) whose window before t
- * was clean and slid into *s: the same operations as the loop's, sample by sample, so the
- * same bits. */
+ * was clean and slid into s: returns s slid over it; the same operations as the loop's, sample by
+ * sample, so the same bits. */
 static inline APO_HD apo__dd apo__sma_block(const double *x, size_t p, size_t t, size_t e,
                                             apo__dd s, double *out) {
     const double pd = (double)p;

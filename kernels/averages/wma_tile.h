@@ -24,8 +24,9 @@ static inline APO_HD void apo__wma_start(const apo__cat_io *io, size_t begin, ap
 }
 
 /* The clean windows t .. e - 1 of apo__wma_run, a block (window_sum.h) whose window before t
- * was clean and slid into *s and *w: the same operations as the loop's, sample by sample, so
- * the same bits. W's step k takes out the sum S before step k, so S is slid first. */
+ * was clean and slid into s and w: returns both slid over it; the same operations as the loop's,
+ * sample by sample, so the same bits. W's step k takes out the sum S before step k, so S is slid
+ * first. */
 static inline APO_HD apo__dd_pair apo__wma_block(const double *x, size_t p, size_t t, size_t e,
                                                  apo__dd s, apo__dd w, double *out) {
     const size_t n = e - t;

@@ -26,10 +26,10 @@ static inline APO_HD double apo__typical_price(const apo__cat_io *io, size_t i) 
 }
 
 /* The clean windows t .. e - 1 of apo__cci_run, a block (window_sum.h) whose window before t
- * was clean and slid into *s, for p <= APO_DD_FOLD: the same operations as the loop's, sample
- * by sample, so the same bits. The typical prices of the block's windows are computed once
- * (the loop computes each p times), and the deviations of the block's windows are gathered
- * side by side: for each offset j in the window, one step of every window's sum, a loop
+ * was clean and slid into s, for p <= APO_DD_FOLD: returns s slid over it; the same operations as
+ * the loop's, sample by sample, so the same bits. The typical prices of the block's windows are
+ * computed once (the loop computes each p times), and the deviations of the block's windows are
+ * gathered side by side: for each offset j in the window, one step of every window's sum, a loop
  * across windows that vectorises, where each window's own loop is a serial chain. */
 static inline APO_HD apo__dd apo__cci_block(const apo__cat_io *io, size_t t, size_t e, apo__dd s) {
     double *out = io->out[0];

@@ -39,9 +39,9 @@ static inline APO_HD double apo__linearreg_value(apo__dd ss, double slope, size_
 }
 
 /* The clean windows t .. e - 1 of apo__linearreg_run, a block (window_sum.h) whose window
- * before t was clean and slid into *s and *w: the same operations as the loop's, sample by
- * sample, so the same bits. W's step k takes out the sum S before step k, so S is slid
- * first. */
+ * before t was clean and slid into s and w: returns both slid over it; the same operations as the
+ * loop's, sample by sample, so the same bits. W's step k takes out the sum S before step k, so S is
+ * slid first. */
 static inline APO_HD apo__dd_pair apo__linearreg_block(const double *x, size_t p, int value,
                                                        size_t t, size_t e, apo__dd s, apo__dd w,
                                                        double *out) {

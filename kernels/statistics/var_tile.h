@@ -40,8 +40,8 @@ static inline APO_HD void apo__moments_start(const double *x, size_t p, size_t b
 }
 
 /* The clean windows t .. e - 1 of apo__var_run, a block (window_sum.h) whose window before t
- * was clean and slid into s1 and *s2: slides both, tracks *chg, writes the outputs, and
- * returns S1. The same operations as the loop's, sample by sample, so the same bits. */
+ * was clean and slid into s1 and s2: slides both, tracks *chg, writes the outputs, and
+ * returns S1 and S2. The same operations as the loop's, sample by sample, so the same bits. */
 static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, double nbdev, size_t t,
                                                  size_t e, apo__dd s1, apo__dd s2, size_t *chg,
                                                  double *out_var, double *out_sd) {

@@ -17,9 +17,10 @@
 #include "window_sum.h"
 
 /* The clean windows t .. e - 1 of apo__zscore_run, a block (window_sum.h) whose window before
- * t was clean and summed into *s1 and *s2: the same operations as the loop's, sample by
- * sample, so the same bits. The squares come first and the variances and deviations after
- * the sums, in loops that vectorise; the sums' renormalised steps stay one serial loop. */
+ * t was clean and summed into s1 and s2: returns both moved over it; the same operations as the
+ * loop's, sample by sample, so the same bits. The squares come first and the variances and
+ * deviations after the sums, in loops that vectorise; the sums' renormalised steps stay one serial
+ * loop. */
 static inline APO_HD apo__dd_pair apo__zscore_block(const double *x, size_t p, size_t t, size_t e,
                                                     apo__dd s1, apo__dd s2, size_t *chg,
                                                     double *out) {
