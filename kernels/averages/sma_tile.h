@@ -30,6 +30,19 @@ static inline APO_HD void apo__sma_start(const apo__cat_io *io, size_t begin, ap
     r->v[1] = 0.0;
 }
 
+/* The clean windows t .. e - 1 of apo__sma_run, a block (window_sum.h) whose window before t
+ * was clean and slid into s: returns s slid over it; the same operations as the loop's, sample by
+ * sample, so the same bits. */
+static inline APO_HD apo__dd apo__sma_block(const double *x, size_t p, size_t t, size_t e,
+                                            apo__dd s, double *out) {
+    const double pd = (double)p;
+    apo__dd_block b;
+    s = apo__dd_block_window_sum(s, x, p, t, e, &b);
+    for (size_t k = 0; k < e - t; k++)
+        out[t + k] = (b.h[k] + b.l[k]) / pd;
+    return s;
+}
+
 /* The loop from r->t to end. */
 static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *x = io->in[0];
@@ -39,7 +52,14 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
     apo__dd s = apo__dd_make(r->v[0], r->v[1]);
+    size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
+        const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
+        if (e > t) {
+            s = apo__sma_block(x, p, t, e, s, out);
+            t = e - 1;
+            continue;
+        }
         if (!isfinite(x[t]))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {

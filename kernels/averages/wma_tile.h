@@ -23,6 +23,27 @@ static inline APO_HD void apo__wma_start(const apo__cat_io *io, size_t begin, ap
     apo__window_start(io, 1, (size_t)io->p[0], begin, r);
 }
 
+/* The clean windows t .. e - 1 of apo__wma_run, a block (window_sum.h) whose window before t
+ * was clean and slid into s and w: returns both slid over it; the same operations as the loop's,
+ * sample by sample, so the same bits. W's step k takes out the sum S before step k, so S is slid
+ * first. */
+static inline APO_HD apo__dd_pair apo__wma_block(const double *x, size_t p, size_t t, size_t e,
+                                                 apo__dd s, apo__dd w, double *out) {
+    const size_t n = e - t;
+    const double pd = (double)p, denom = pd * (pd + 1.0) / 2.0;
+    const apo__dd s0 = s;
+    apo__dd_block bs, bw, before;
+    s = apo__dd_block_window_sum(s0, x, p, t, e, &bs);
+    apo__dd_block_before(&bs, s0, n, &before);
+    for (size_t k = 0; k < n; k++)
+        apo__dd_block_step_dd(&bw, k, apo__two_prod(pd, x[t + k]),
+                              apo__dd_make(before.h[k], before.l[k]));
+    w = apo__dd_block_slide(w, &bw, t, n, 1);
+    for (size_t k = 0; k < n; k++)
+        out[t + k] = (bw.h[k] + bw.l[k]) / denom;
+    return apo__dd_pair_of(s, w);
+}
+
 /* The loop from r->t to end. */
 static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *x = io->in[0];
@@ -32,7 +53,16 @@ static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__c
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
     apo__dd s = apo__dd_make(r->v[0], r->v[1]), w = apo__dd_make(r->v[2], r->v[3]);
+    size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
+        const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
+        if (e > t) {
+            const apo__dd_pair sw = apo__wma_block(x, p, t, e, s, w, out);
+            s = sw.a;
+            w = sw.b;
+            t = e - 1;
+            continue;
+        }
         if (!isfinite(x[t]))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {

@@ -75,4 +75,141 @@ static inline APO_HD apo__dd apo__dd_gather(apo__dd s, double x, size_t i) {
  * is exact whichever of hi and lo is larger (after a cancellation, lo can be). */
 static inline APO_HD apo__dd apo__dd_settle(apo__dd s) { return apo__two_sum(s.hi, s.lo); }
 
+/*
+ * Blocked slides: the bodies slide a sum over a block of samples in three loops, so that
+ * only one of them is serial. The first computes every step's terms (apo__dd_block_step,
+ * apo__dd_block_step_dd: the TwoSum of the samples in and out, and the products), which do
+ * not depend on the sum and so vectorise; the second (apo__dd_block_slide) runs the two
+ * adds a step puts on the sum's chain and the TwoSum of its hi; the third reads the slid
+ * sums to form the outputs (quotients, square roots, the centred moments' double-double
+ * products), again independent across samples. Each step performs the same operations in
+ * the same order as apo__dd_slide and apo__dd_slide_dd, so the sums and outputs keep
+ * their bits, however the samples are cut into blocks.
+ *
+ * A block ends at a fold (apo__dd_block_end), so its only fold is at its last sample, and
+ * holds at most APO_DD_FOLD samples: the scratch is a fixed stack block on the CPU and the
+ * GPU alike.
+ */
+typedef struct apo__dd_block {
+    double h[APO_DD_FOLD]; /* before the slide, the steps' in - out rounded; after, the sums' hi */
+    double l[APO_DD_FOLD]; /* before, that difference's error; after, the sums' lo */
+    double x[APO_DD_FOLD]; /* the steps' in.lo - out.lo (apo__dd_slide_dd only) */
+} apo__dd_block;
+
+/* One past the last sample of the block starting at t: the first multiple of APO_DD_FOLD
+ * at or after t (t itself when it is one), plus one, or end if that comes first. */
+static inline APO_HD size_t apo__dd_block_end(size_t t, size_t end) {
+    const size_t fold = t + (APO_DD_FOLD - t % APO_DD_FOLD) % APO_DD_FOLD;
+    return fold + 1 < end ? fold + 1 : end;
+}
+
+/* Step k's terms for apo__dd_slide(s, in, out, .). */
+static inline APO_HD void apo__dd_block_step(apo__dd_block *b, size_t k, double in, double out) {
+    const apo__dd d = apo__two_sum(in, -out);
+    b->h[k] = d.hi;
+    b->l[k] = d.lo;
+}
+
+/* Step k's terms for apo__dd_slide_dd(s, in, out, .). */
+static inline APO_HD void apo__dd_block_step_dd(apo__dd_block *b, size_t k, apo__dd in,
+                                                apo__dd out) {
+    apo__dd_block_step(b, k, in.hi, out.hi);
+    b->x[k] = in.lo - out.lo;
+}
+
+/* Slides s over the n steps of b at samples t .. t + n - 1 (a block: apo__dd_block_end),
+ * with the terms of apo__dd_block_step_dd when dd is 1, of apo__dd_block_step when 0. b's
+ * h and l then hold the sum after each step; the last one is returned. */
+static inline APO_HD apo__dd apo__dd_block_slide(apo__dd s, apo__dd_block *b, size_t t, size_t n,
+                                                 int dd) {
+    double hi = s.hi, lo = s.lo;
+    for (size_t k = 0; k < n; k++) {
+        const apo__dd a = apo__two_sum(hi, b->h[k]);
+        lo = dd ? lo + ((a.lo + b->l[k]) + b->x[k]) : lo + (a.lo + b->l[k]);
+        hi = a.hi;
+        b->h[k] = hi;
+        b->l[k] = lo;
+    }
+    if (n == 0)
+        return s;
+    s = apo__dd_fold(apo__dd_make(hi, lo), t + n - 1);
+    b->h[n - 1] = s.hi;
+    b->l[n - 1] = s.lo;
+    return s;
+}
+
+/* Two sums, as a block returns them: a body's sums passed to it by address would stay in
+ * memory in the body's own steps too, a store and a load on each step's serial chain. */
+typedef struct apo__dd_pair {
+    apo__dd a, b;
+} apo__dd_pair;
+
+static inline APO_HD apo__dd_pair apo__dd_pair_of(apo__dd a, apo__dd b) {
+    const apo__dd_pair both = {a, b};
+    return both;
+}
+
+/* Slides s, the sum of the window of p samples of x, over the block t .. e - 1: b then holds
+ * the sums after each step (apo__dd_block_slide); the last is returned. */
+static inline APO_HD apo__dd apo__dd_block_window_sum(apo__dd s, const double *x, size_t p,
+                                                      size_t t, size_t e, apo__dd_block *b) {
+    for (size_t k = 0; k < e - t; k++)
+        apo__dd_block_step(b, k, x[t + k], x[t + k - p]);
+    return apo__dd_block_slide(s, b, t, e - t, 0);
+}
+
+/* The sum after step k of a slid block (apo__dd_block_slide), settled. */
+static inline APO_HD apo__dd apo__dd_block_sum(const apo__dd_block *b, size_t k) {
+    return apo__dd_settle(apo__dd_make(b->h[k], b->l[k]));
+}
+
+/* The sums before each of the n steps of a slid block into before (s0, the sum the block
+ * started from, before step 0): a copy, so that a loop reading them has no branch and
+ * vectorises. */
+static inline APO_HD void apo__dd_block_before(const apo__dd_block *b, apo__dd s0, size_t n,
+                                               apo__dd_block *before) {
+    before->h[0] = s0.hi;
+    before->l[0] = s0.lo;
+    for (size_t k = 1; k < n; k++) {
+        before->h[k] = b->h[k - 1];
+        before->l[k] = b->l[k - 1];
+    }
+}
+
+/* 1 when the samples x[t .. e) are all finite (the comparison is false for NaN and the
+ * infinities). No early exit: a block is almost always clean, and then every sample is
+ * read anyway. */
+static inline APO_HD int apo__block_finite(const double *x, size_t t, size_t e) {
+    int ok = 1;
+    for (size_t i = t; i < e; i++)
+        ok = ok & (fabs(x[i]) <= DBL_MAX);
+    return ok;
+}
+
+/* The fewest samples worth a block: the three loops cost more than the body's own steps on
+ * a few samples (a stream's update of one bar took about twice as long as a block). */
+#define APO_DD_BLOCK_MIN 8
+
+/* The end of the block starting at t (apo__dd_block_end) when all its windows are clean
+ * and can be slid as a block: the window before t was (valid 1), the block holds at least
+ * APO_DD_BLOCK_MIN samples and no non-finite sample of the n_in inputs. Otherwise t, the
+ * position then taking the body's own step, and when the block holds a gap, *plain_until
+ * becomes the block's end, so that its other positions take theirs too without testing it
+ * again. */
+static inline APO_HD size_t apo__clean_block_end(const double *const *in, size_t n_in, int valid,
+                                                 size_t t, size_t end, size_t *plain_until) {
+    if (!valid || t < *plain_until)
+        return t;
+    const size_t e = apo__dd_block_end(t, end);
+    if (e - t < APO_DD_BLOCK_MIN)
+        return t;
+    int ok = 1;
+    for (size_t i = 0; i < n_in; i++)
+        ok = ok & apo__block_finite(in[i], t, e);
+    if (ok)
+        return e;
+    *plain_until = e;
+    return t;
+}
+
 #endif /* APO_KERNELS_WINDOW_SUM_H */

@@ -26,6 +26,47 @@ static inline APO_HD double apo__simple_return(const double *v, size_t i) {
     return v[i - 1] != 0.0 ? (v[i] - v[i - 1]) / v[i - 1] : 0.0;
 }
 
+/* apo__simple_return(v, i) for i = from .. from + n - 1 into r, in two loops that
+ * vectorise: the quotients, by 1 after a zero price (before + 1: a select of 1 would let
+ * the compiler drop that division and branch around the other), then the zeros. */
+static inline APO_HD void apo__simple_returns(const double *v, size_t from, size_t n, double *r) {
+    for (size_t k = 0; k < n; k++) {
+        const double before = v[from + k - 1];
+        r[k] = (v[from + k] - before) / (before + (double)(before == 0.0));
+    }
+    for (size_t k = 0; k < n; k++)
+        r[k] = v[from + k - 1] != 0.0 ? r[k] : 0.0;
+}
+
+/* The clean windows t .. e - 1 of a beta tile, a block (window_sum.h) whose window before t
+ * was clean and slid into s: the same operations as the tile's loop, sample by sample, so
+ * the same bits. *chg as there. */
+static inline APO_HD void apo__beta_block(const apo__cat_io *io, size_t t, size_t e,
+                                          apo__pair_sums *s, size_t *chg) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], n = e - t;
+    const double pd = (double)p;
+    double rx[APO_DD_FOLD + 1], ry[APO_DD_FOLD], rx_out[APO_DD_FOLD], ry_out[APO_DD_FOLD];
+    apo__simple_returns(x, t - 1, n + 1, rx);
+    apo__simple_returns(y, t, n, ry);
+    apo__simple_returns(x, t - p, n, rx_out);
+    apo__simple_returns(y, t - p, n, ry_out);
+    apo__pair_block b;
+    for (size_t k = 0; k < n; k++)
+        apo__pair_block_step(&b, k, rx[k + 1], ry[k], rx_out[k], ry_out[k]);
+    apo__pair_block_slide(s, &b, t, n);
+    double vx[APO_DD_FOLD], cv[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++) {
+        vx[k] = apo__pair_block_centred(&b.saa, &b.sa, &b.sa, k, pd);
+        cv[k] = apo__pair_block_centred(&b.sab, &b.sa, &b.sb, k, pd);
+    }
+    for (size_t k = 0; k < n; k++) {
+        *chg = rx[k + 1] != rx[k] ? t + k + 1 : *chg;
+        out[t + k] = *chg > t + k + 2 - p && vx[k] != 0.0 ? apo__canonical_nan(cv[k] / vx[k]) : 0.0;
+    }
+}
+
 static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
@@ -42,7 +83,14 @@ static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, si
     int valid = 0;
     apo__pair_sums s;
     apo__pair_clear(&s);
+    size_t plain_until = 0;
     for (size_t t = begin; t < end; t++) {
+        const size_t e = apo__clean_block_end(io->in, 2, valid, t, end, &plain_until);
+        if (e > t) {
+            apo__beta_block(io, t, e, &s, &chg);
+            t = e - 1;
+            continue;
+        }
         if (!apo__all_finite_at(io->in, 2, t))
             bad = t + 1;
         if (t >= from + 2 && apo__simple_return(x, t) != apo__simple_return(x, t - 1))

@@ -21,6 +21,35 @@
 #include "pair_sums.h"
 #include "window.h"
 
+/* The clean windows t .. e - 1 of a correl tile, a block (window_sum.h) whose window before t
+ * was clean and slid into s: the same operations as the tile's loop, sample by sample, so
+ * the same bits. *cx and *cy as there. */
+static inline APO_HD void apo__correl_block(const apo__cat_io *io, size_t t, size_t e,
+                                            apo__pair_sums *s, size_t *cx, size_t *cy) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], n = e - t;
+    const double pd = (double)p;
+    apo__pair_block b;
+    for (size_t k = 0; k < n; k++)
+        apo__pair_block_step(&b, k, x[t + k], y[t + k], x[t + k - p], y[t + k - p]);
+    apo__pair_block_slide(s, &b, t, n);
+    double vx[APO_DD_FOLD], vy[APO_DD_FOLD], cv[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++) {
+        vx[k] = apo__pair_block_centred(&b.saa, &b.sa, &b.sa, k, pd);
+        vy[k] = apo__pair_block_centred(&b.sbb, &b.sb, &b.sb, k, pd);
+        cv[k] = apo__pair_block_centred(&b.sab, &b.sa, &b.sb, k, pd);
+    }
+    for (size_t k = 0; k < n; k++) {
+        *cx = x[t + k] != x[t + k - 1] ? t + k + 1 : *cx;
+        *cy = y[t + k] != y[t + k - 1] ? t + k + 1 : *cy;
+        const int constant = *cx + p <= t + k + 2 || *cy + p <= t + k + 2;
+        out[t + k] = !constant && vx[k] > 0.0 && vy[k] > 0.0
+                         ? apo__canonical_nan(cv[k] / (sqrt(vx[k]) * sqrt(vy[k])))
+                         : 0.0;
+    }
+}
+
 static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
@@ -39,7 +68,14 @@ static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, 
     int valid = 0;
     apo__pair_sums s;
     apo__pair_clear(&s);
+    size_t plain_until = 0;
     for (size_t t = begin; t < end; t++) {
+        const size_t e = apo__clean_block_end(io->in, 2, valid, t, end, &plain_until);
+        if (e > t) {
+            apo__correl_block(io, t, e, &s, &cx, &cy);
+            t = e - 1;
+            continue;
+        }
         if (!apo__all_finite_at(io->in, 2, t))
             bad = t + 1;
         if (t > from && x[t] != x[t - 1])

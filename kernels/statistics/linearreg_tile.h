@@ -23,21 +23,70 @@
 #include "window.h"
 #include "window_sum.h"
 
-/* value 1: LINEARREG; 0: LINEARREG_SLOPE. */
-/* The loop from r->t to end, after apo__window_start (apo__cat_run: n[0] the last gap,
- * n[1] whether the double-doubles v[0] + v[1] (S) and v[2] + v[3] (W) are the last
- * window's). value 1: LINEARREG, 0: LINEARREG_SLOPE. */
+/* The slope of a window from its settled S (ss) and its slid W. */
+static inline APO_HD double apo__linearreg_slope(apo__dd ss, apo__dd w, size_t p) {
+    const double pd = (double)p, half = (pd - 1.0) / 2.0;
+    const double denom = pd * (pd * pd - 1.0) / 12.0;
+    /* (p-1)/2 S exactly: the half-integer times each part of S. */
+    const apo__dd hs = apo__dd_add(apo__two_prod(half, ss.hi), apo__two_prod(half, ss.lo));
+    return apo__dd_add(apo__dd_settle(w), apo__dd_neg(hs)).hi / denom;
+}
+
+/* The line's value at the window's end, from its settled S (ss) and its slope. */
+static inline APO_HD double apo__linearreg_value(apo__dd ss, double slope, size_t p) {
+    const double pd = (double)p, half = (pd - 1.0) / 2.0;
+    return apo__dd_add(apo__dd_div_d(ss, pd), apo__two_prod(slope, half)).hi;
+}
+
+/* The clean windows t .. e - 1 of apo__linearreg_run, a block (window_sum.h) whose window
+ * before t was clean and slid into s and w: returns both slid over it; the same operations as the
+ * loop's, sample by sample, so the same bits. W's step k takes out the sum S before step k, so S is
+ * slid first. */
+static inline APO_HD apo__dd_pair apo__linearreg_block(const double *x, size_t p, int value,
+                                                       size_t t, size_t e, apo__dd s, apo__dd w,
+                                                       double *out) {
+    const size_t n = e - t;
+    const double pd = (double)p;
+    const apo__dd s0 = s;
+    apo__dd_block bs, bw, before;
+    s = apo__dd_block_window_sum(s0, x, p, t, e, &bs);
+    apo__dd_block_before(&bs, s0, n, &before);
+    for (size_t k = 0; k < n; k++)
+        apo__dd_block_step_dd(&bw, k,
+                              apo__dd_add_d(apo__two_prod(pd - 1.0, x[t + k]), x[t + k - p]),
+                              apo__dd_make(before.h[k], before.l[k]));
+    w = apo__dd_block_slide(w, &bw, t, n, 1);
+    double slope[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++)
+        slope[k] =
+            apo__linearreg_slope(apo__dd_block_sum(&bs, k), apo__dd_make(bw.h[k], bw.l[k]), p);
+    if (value)
+        for (size_t k = 0; k < n; k++)
+            slope[k] = apo__linearreg_value(apo__dd_block_sum(&bs, k), slope[k], p);
+    for (size_t k = 0; k < n; k++)
+        out[t + k] = apo__canonical_nan(slope[k]);
+    return apo__dd_pair_of(s, w);
+}
+
 static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, int value,
                                              apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    const double pd = (double)p, half = (pd - 1.0) / 2.0;
-    const double denom = pd * (pd * pd - 1.0) / 12.0;
+    const double pd = (double)p;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
     apo__dd s = apo__dd_make(r->v[0], r->v[1]), w = apo__dd_make(r->v[2], r->v[3]);
+    size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
+        const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
+        if (e > t) {
+            const apo__dd_pair sw = apo__linearreg_block(x, p, value, t, e, s, w, out);
+            s = sw.a;
+            w = sw.b;
+            t = e - 1;
+            continue;
+        }
         if (!isfinite(x[t]))
             bad = t + 1;
         if (!apo__window_clean(t, p, bad)) {
@@ -57,15 +106,8 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
             s = apo__dd_slide(s, x[t], old, t);
         }
         const apo__dd ss = apo__dd_settle(s);
-        /* (p-1)/2 S exactly: the half-integer times each part of S. */
-        const apo__dd hs = apo__dd_add(apo__two_prod(half, ss.hi), apo__two_prod(half, ss.lo));
-        const double slope = apo__dd_add(apo__dd_settle(w), apo__dd_neg(hs)).hi / denom;
-        if (!value) {
-            out[t] = apo__canonical_nan(slope);
-            continue;
-        }
-        const apo__dd v = apo__dd_add(apo__dd_div_d(ss, pd), apo__two_prod(slope, half));
-        out[t] = apo__canonical_nan(v.hi);
+        const double slope = apo__linearreg_slope(ss, w, p);
+        out[t] = apo__canonical_nan(value ? apo__linearreg_value(ss, slope, p) : slope);
     }
     r->t = end > r->t ? end : r->t;
     r->n[0] = bad;

@@ -39,6 +39,46 @@ static inline APO_HD void apo__moments_start(const double *x, size_t p, size_t b
     r->n[3] = from;
 }
 
+/* The clean windows t .. e - 1 of apo__var_run, a block (window_sum.h) whose window before t
+ * was clean and slid into s1 and s2: slides both, tracks *chg, writes the outputs, and
+ * returns S1 and S2. The same operations as the loop's, sample by sample, so the same bits. */
+static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, double nbdev, size_t t,
+                                                 size_t e, apo__dd s1, apo__dd s2, size_t *chg,
+                                                 double *out_var, double *out_sd) {
+    const size_t n = e - t;
+    const double pd = (double)p;
+    apo__dd_block b1, b2;
+    for (size_t k = 0; k < n; k++) {
+        const double in = x[t + k], old = x[t + k - p];
+        apo__dd_block_step(&b1, k, in, old);
+        apo__dd_block_step_dd(&b2, k, apo__two_prod(in, in), apo__two_prod(old, old));
+    }
+    s1 = apo__dd_block_slide(s1, &b1, t, n, 0);
+    s2 = apo__dd_block_slide(s2, &b2, t, n, 1);
+    /* The variances, then 0 where the window is constant (the loop's test of chg). */
+    double var[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++) {
+        const apo__dd a1 = apo__dd_block_sum(&b1, k);
+        const apo__dd m2 = apo__dd_add(apo__dd_block_sum(&b2, k),
+                                       apo__dd_neg(apo__dd_div_d(apo__dd_mul(a1, a1), pd)));
+        const double v = m2.hi / pd;
+        var[k] = v > 0.0 ? v : 0.0;
+    }
+    size_t c = *chg;
+    for (size_t k = 0; k < n; k++) {
+        c = x[t + k] != x[t + k - 1] ? t + k + 1 : c;
+        var[k] = c + p > t + k + 2 ? var[k] : 0.0;
+    }
+    *chg = c;
+    if (out_var != NULL)
+        for (size_t k = 0; k < n; k++)
+            out_var[t + k] = apo__canonical_nan(var[k]);
+    if (out_sd != NULL)
+        for (size_t k = 0; k < n; k++)
+            out_sd[t + k] = apo__canonical_nan(sqrt(var[k]) * nbdev);
+    return apo__dd_pair_of(s1, s2);
+}
+
 /* The loop from r->t to end: the variance into out_var (NULL: not wanted) and
  * sqrt(var) * nbdev into out_sd (NULL: not wanted). */
 static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, size_t end,
@@ -49,7 +89,16 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
     int valid = r->n[1] != 0;
     const double pd = (double)p;
     apo__dd s1 = apo__dd_make(r->v[0], r->v[1]), s2 = apo__dd_make(r->v[2], r->v[3]);
+    size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
+        const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
+        if (e > t) {
+            const apo__dd_pair s = apo__var_block(x, p, nbdev, t, e, s1, s2, &chg, out_var, out_sd);
+            s1 = s.a;
+            s2 = s.b;
+            t = e - 1;
+            continue;
+        }
         if (!isfinite(x[t]))
             bad = t + 1;
         if (t > from && x[t] != x[t - 1])

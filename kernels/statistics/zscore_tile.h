@@ -16,6 +16,52 @@
 #include "window.h"
 #include "window_sum.h"
 
+/* The clean windows t .. e - 1 of apo__zscore_run, a block (window_sum.h) whose window before
+ * t was clean and summed into s1 and s2: returns both moved over it; the same operations as the
+ * loop's, sample by sample, so the same bits. The squares come first and the variances and
+ * deviations after the sums, in loops that vectorise; the sums' renormalised steps stay one serial
+ * loop. */
+static inline APO_HD apo__dd_pair apo__zscore_block(const double *x, size_t p, size_t t, size_t e,
+                                                    apo__dd s1, apo__dd s2, size_t *chg,
+                                                    double *out) {
+    const size_t n = e - t;
+    const double pd = (double)p;
+    apo__dd_block sq_in, sq_out, sum1, sum2;
+    for (size_t k = 0; k < n; k++) {
+        const apo__dd in = apo__two_prod(x[t + k], x[t + k]);
+        const apo__dd old = apo__two_prod(x[t + k - p], x[t + k - p]);
+        sq_in.h[k] = in.hi;
+        sq_in.l[k] = in.lo;
+        sq_out.h[k] = old.hi;
+        sq_out.l[k] = old.lo;
+    }
+    apo__dd a1 = s1, a2 = s2;
+    for (size_t k = 0; k < n; k++) {
+        a1 = apo__dd_add_d(a1, x[t + k]);
+        a1 = apo__dd_add_d(a1, -x[t + k - p]);
+        a2 = apo__dd_add(a2, apo__dd_make(sq_in.h[k], sq_in.l[k]));
+        a2 = apo__dd_add(a2, apo__dd_neg(apo__dd_make(sq_out.h[k], sq_out.l[k])));
+        sum1.h[k] = a1.hi;
+        sum1.l[k] = a1.lo;
+        sum2.h[k] = a2.hi;
+        sum2.l[k] = a2.lo;
+    }
+    double var[APO_DD_FOLD], dev[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++) {
+        const apo__dd m1 = apo__dd_make(sum1.h[k], sum1.l[k]);
+        const apo__dd m2 = apo__dd_add(apo__dd_make(sum2.h[k], sum2.l[k]),
+                                       apo__dd_neg(apo__dd_div_d(apo__dd_mul(m1, m1), pd)));
+        var[k] = apo__dd_div_d(m2, pd).hi;
+        dev[k] = apo__dd_add_d(apo__dd_neg(apo__dd_div_d(m1, pd)), x[t + k]).hi;
+    }
+    for (size_t k = 0; k < n; k++) {
+        *chg = x[t + k] != x[t + k - 1] ? t + k + 1 : *chg;
+        const double z = *chg + p > t + k + 2 && var[k] > 0.0 ? dev[k] / sqrt(var[k]) : 0.0;
+        out[t + k] = apo__canonical_nan(z);
+    }
+    return apo__dd_pair_of(a1, a2);
+}
+
 /* The loop from r->t to end, after apo__moments_start (var_tile.h). */
 static inline APO_HD void apo__zscore_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const double *x = io->in[0];
@@ -27,7 +73,16 @@ static inline APO_HD void apo__zscore_run(const apo__cat_io *io, size_t end, apo
     size_t chg = r->n[2];
     int valid = r->n[1] != 0;
     apo__dd s1 = apo__dd_make(r->v[0], r->v[1]), s2 = apo__dd_make(r->v[2], r->v[3]);
+    size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
+        const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
+        if (e > t) {
+            const apo__dd_pair s = apo__zscore_block(x, p, t, e, s1, s2, &chg, out);
+            s1 = s.a;
+            s2 = s.b;
+            t = e - 1;
+            continue;
+        }
         if (!isfinite(x[t]))
             bad = t + 1;
         if (t > from && x[t] != x[t - 1])
