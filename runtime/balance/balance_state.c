@@ -396,35 +396,6 @@ static void normalised(const double *ratios, size_t n, double *shares) {
         shares[i] = ratios[i] / sum;
 }
 
-/* The shares of apo__solve_split_min() with each device planned as much slower as its
- * times spread (apo__model_spread), and the makespan its own models predict for them: the
- * margin moves work off a device whose time varies; it does not change what a share is
- * expected to take. */
-static apo_status solve_with_spread(const apo__model *models, const int *usable,
-                                    const double *min_elements, size_t n, double elements,
-                                    double *shares, double *predicted_s) {
-    apo__model planned[APO_MAX_DEVICES];
-    for (size_t d = 0; d < n; d++) {
-        const double margin = apo__model_spread(&models[d]);
-        planned[d] = models[d];
-        planned[d].latency_s *= margin;
-        planned[d].cost_s *= margin;
-    }
-    double planned_makespan;
-    const apo_status st =
-        apo__solve_split_min(planned, usable, min_elements, n, elements, shares, &planned_makespan);
-    if (st != APO_OK)
-        return st;
-    double makespan = 0;
-    for (size_t d = 0; d < n; d++)
-        if (shares[d] > 0) {
-            const double t = apo__model_predict(&models[d], shares[d] * elements);
-            makespan = t > makespan ? t : makespan;
-        }
-    *predicted_s = makespan;
-    return APO_OK;
-}
-
 /* Marks the devices a due probe may be for; see apo__balance_shares(). */
 static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const int *usable,
                         unsigned *probe) {
@@ -452,8 +423,8 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_EXPLICIT;
     } else if (ts != NULL && complete_models(b, ts, models) > 0 &&
-               solve_with_spread(models, usable, min_elements, b->n_devices, elements, shares,
-                                 predicted_s) == APO_OK) {
+               apo__solve_split_min(models, usable, min_elements, b->n_devices, elements, shares,
+                                    predicted_s) == APO_OK) {
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
         if (explore)
             mark_probes(b, ts, usable, probe);

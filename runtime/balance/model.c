@@ -321,25 +321,6 @@ unsigned apo__model_window(const apo__model *m, double *n, double *t) {
     return m->win_count;
 }
 
-double apo__model_spread(const apo__model *m) {
-    if (!m->valid || m->win_count < APO_MODEL_SPREAD_MIN)
-        return 1.0;
-    double ratio[APO_MODEL_WINDOW];
-    unsigned k = 0;
-    for (unsigned i = 0; i < m->win_count; i++) {
-        const size_t s = window_slot(m, i);
-        const double want = apo__model_predict(m, m->win_n[s]);
-        if (want > 0 && isfinite(want))
-            ratio[k++] = m->win_t[s] / want;
-    }
-    if (k < APO_MODEL_SPREAD_MIN)
-        return 1.0;
-    sort_doubles(ratio, k);
-    /* The upper quartile by the nearest rank: the ceil(3k/4)-th smallest. */
-    const double q = ratio[(3 * k + 3) / 4 - 1];
-    return q < 1.0 ? 1.0 : (q > APO_MODEL_SPREAD_MAX ? APO_MODEL_SPREAD_MAX : q);
-}
-
 void apo__model_restore(apo__model *m, const double *n, const double *t, unsigned count,
                         double prior_latency_s, double prior_cost_s, double known_latency_s,
                         int off_run) {

@@ -88,21 +88,6 @@ double apo__median(double *v, size_t n);
 /* Predicted seconds for n elements (n > 0). */
 double apo__model_predict(const apo__model *m, double n);
 
-/* Observations a window needs before its spread counts (apo__model_spread). */
-#define APO_MODEL_SPREAD_MIN 4
-/* The largest margin a spread gives: a device that varies more is planned as this much
- * slower than its model, not more, so that a few wild calls cannot starve it. */
-#define APO_MODEL_SPREAD_MAX 1.5
-
-/* How much slower than its model a device is planned (>= 1): the upper quartile of the
- * window's measured / predicted times, from APO_MODEL_SPREAD_MIN observations on (else 1),
- * at most APO_MODEL_SPREAD_MAX. A call waits for its slowest device, so a share planned on
- * the median time of a device whose time varies (a CPU quota, a shared core) makes the call
- * wait for it about half the time; planning it on its upper quartile leaves that room. A
- * device whose times agree with its model (a GPU, a simulated device) gets 1: its share is
- * what the model alone gives. docs/scheduling.md, "Devices whose time varies". */
-double apo__model_spread(const apo__model *m);
-
 /* The window, oldest first, into n[] and t[] (seconds; room for APO_MODEL_WINDOW each);
  * returns how many observations it holds. */
 unsigned apo__model_window(const apo__model *m, double *n, double *t);
