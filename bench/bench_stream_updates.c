@@ -5,7 +5,8 @@
  * bar wherever it falls; the first bar of a tile starts the tile's state afresh (the
  * recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
  * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
- * stoch(5,3,3), mfi(14) and obv (their high, low, open and volume by bench_fill_bars),
+ * stoch(5,3,3), mfi(14), obv, correl(30) and beta(5) (their high, low, open and volume
+ * by bench_fill_bars; correl's and beta's second series is that high),
  * then, for the first three, one large update against the batch over the same bars.
  *
  *   apo-bench-stream-updates [--series N] [--reps N] [--kernel NAME]
@@ -89,6 +90,8 @@ static int inputs_of(apo_runtime *rt, const config *c, const double *x, size_t n
             bench_fill_bars(x, 1, n, NULL, NULL, a, NULL);
         else if (strcmp(name, "volume") == 0)
             bench_fill_bars(x, 1, n, NULL, NULL, NULL, a);
+        else if (strcmp(name, "y") == 0) /* correl, beta: a second series, not x again */
+            bench_fill_bars(x, 1, n, NULL, a, NULL, NULL);
         else
             memcpy(a, x, n * sizeof(double));
     }
@@ -349,6 +352,9 @@ int main(int argc, char **argv) {
          2},
         {"mfi(14)", "mfi", {{"timeperiod", 14}}, 1, 1},
         {"obv", "obv", {{NULL, 0}}, 0, 1},
+        /* The pair windows, whose state (five double-double sums) is their own. */
+        {"correl(30)", "correl", {{"timeperiod", 30}}, 1, 1},
+        {"beta(5)", "beta", {{"timeperiod", 5}}, 1, 1},
     };
     int rc = 0;
     const size_t n_configs = sizeof configs / sizeof configs[0];
