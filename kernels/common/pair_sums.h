@@ -16,6 +16,43 @@ static inline APO_HD void apo__pair_clear(apo__pair_sums *s) {
     s->sa = s->sb = s->saa = s->sbb = s->sab = apo__dd_make(0.0, 0.0);
 }
 
+/*
+ * Where a correl or beta body stands between two calls (streams, apo__cpu_catalog_resume):
+ * its tile is one start and one run, so a tile run in pieces, each going on from the state
+ * the last left, performs the operations of the tile run whole. Its own type rather than
+ * apo__cat_run (catalog.h): five double-doubles and two change indices do not fit there, and
+ * widening that would grow every other kernel's state for these two.
+ */
+typedef struct apo__pair_run {
+    size_t t;      /* the next position the loop computes */
+    size_t from;   /* the first sample the tile reads */
+    size_t bad;    /* one past the last gap seen */
+    size_t chg[2]; /* one past the last change of value: correl x's and y's; beta rx's (and 0) */
+    int valid;     /* whether s holds the last position's window */
+    apo__pair_sums s;
+} apo__pair_run;
+
+/* A run at `begin` with no window yet; the caller sets bad and chg. */
+static inline APO_HD void apo__pair_run_from(apo__pair_run *r, size_t begin, size_t from) {
+    r->t = begin;
+    r->from = from;
+    r->bad = 0;
+    r->chg[0] = r->chg[1] = 0;
+    r->valid = 0;
+    apo__pair_clear(&r->s);
+}
+
+/* Keeps a run's locals in r when a call that computed up to `end` returns. */
+static inline APO_HD void apo__pair_run_keep(apo__pair_run *r, size_t end, size_t bad, size_t chg0,
+                                             size_t chg1, int valid, const apo__pair_sums *s) {
+    r->t = end > r->t ? end : r->t;
+    r->bad = bad;
+    r->chg[0] = chg0;
+    r->chg[1] = chg1;
+    r->valid = valid;
+    r->s = *s;
+}
+
 /* Adds the pair (a, b) (sign 1) or takes it out (sign -1); the products are exact. */
 static inline APO_HD void apo__pair_add(apo__pair_sums *s, double a, double b, double sign) {
     const double sa = sign * a;

@@ -214,7 +214,9 @@ typedef struct cat_resume {
  * outputs is evaluated from the bars of its own windows (fastk from its scan, the means from the
  * fastk and slowk values they average, which the tile body evaluates again from the inputs
  * wherever it starts; stoch_tile.h), so their body over the new positions is what the whole
- * tile does there. The others re-run their tile from its start at each update. */
+ * tile does there. correl and beta are a start and a run too, of a state of their own
+ * (apo__pair_run, pair_sums.h: five double-double sums). The others re-run their tile from its
+ * start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
     switch (id) {
     case APO_CAT_SMA:
@@ -249,6 +251,9 @@ size_t apo__catalog_resume_size(apo__cat_id id) {
     case APO_CAT_STOCHF:
     case APO_CAT_MFI:
         return sizeof(cat_resume);
+    case APO_CAT_CORREL:
+    case APO_CAT_BETA:
+        return sizeof(apo__pair_run);
     /* The running sums carry their run from the series' first bar instead (catalog.h,
      * apo__catalog_carries): a few doubles, nothing of the tile. */
     case APO_CAT_OBV:
@@ -437,6 +442,24 @@ static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t e
     }
 }
 
+/* correl's and beta's piece of a tile. Their start reads the window before the tile, which
+ * is not all there until the tile's first bar, so, as the other windows, they start when
+ * their tile does and run nothing ahead. */
+static void pair_resume(apo__cat_id id, const apo__cat_io *io, apo__pair_run *r, int fresh,
+                        size_t begin, size_t stop) {
+    const int correl = id == APO_CAT_CORREL;
+    if (fresh) {
+        if (correl)
+            apo__correl_start(io, begin, r);
+        else
+            apo__beta_start(io, begin, r);
+    }
+    if (correl)
+        apo__correl_run(io, stop, r);
+    else
+        apo__beta_run(io, stop, r);
+}
+
 void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
                              size_t begin, size_t stop) {
     assert(io != NULL && state != NULL && apo__catalog_resume_size(id) > 0);
@@ -447,6 +470,10 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
             apo__obv_carry(io, state, begin, stop);
         else
             apo__ad_carry(io, state, begin, stop);
+        return;
+    }
+    if (id == APO_CAT_CORREL || id == APO_CAT_BETA) {
+        pair_resume(id, io, state, fresh, begin, stop);
         return;
     }
     cat_resume *rs = state;

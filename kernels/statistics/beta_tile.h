@@ -67,24 +67,33 @@ static inline APO_HD void apo__beta_block(const apo__cat_io *io, size_t t, size_
     }
 }
 
-static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const double *x = io->in[0], *y = io->in[1];
-    double *out = io->out[0];
-    const size_t p = (size_t)io->p[0], w = p + 1;
-    const double pd = (double)p;
-    const size_t from = apo__window_from(begin, w);
-    size_t bad = apo__last_gap(io->in, 2, from, begin);
+/* The tile's start (apo__pair_run): its window's origin, last gap and last change of x's
+ * return before `begin`. */
+static inline APO_HD void apo__beta_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
+    const double *x = io->in[0];
+    const size_t from = apo__window_from(begin, (size_t)io->p[0] + 1);
+    apo__pair_run_from(r, begin, from);
+    r->bad = apo__last_gap(io->in, 2, from, begin);
     /* One past the last index k with rx(k) != rx(k-1), both returns inside the tile's
      * reach (k - 2 >= from). */
     size_t chg = 0;
     for (size_t k = from + 2; k < begin; k++)
         if (apo__simple_return(x, k) != apo__simple_return(x, k - 1))
             chg = k + 1;
-    int valid = 0;
-    apo__pair_sums s;
-    apo__pair_clear(&s);
+    r->chg[0] = chg;
+}
+
+/* The loop from r->t to end, the state in locals meanwhile (apo__correl_run). */
+static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], w = p + 1, from = r->from;
+    const double pd = (double)p;
+    size_t bad = r->bad, chg = r->chg[0];
+    int valid = r->valid;
+    apo__pair_sums s = r->s;
     size_t plain_until = 0;
-    for (size_t t = begin; t < end; t++) {
+    for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(io->in, 2, valid, t, end, &plain_until);
         if (e > t) {
             apo__beta_block(io, t, e, &s, &chg);
@@ -118,6 +127,13 @@ static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, si
         const double cv = apo__pair_centred(s.sab, s.sa, s.sb, pd);
         out[t] = vx != 0.0 ? apo__canonical_nan(cv / vx) : 0.0;
     }
+    apo__pair_run_keep(r, end, bad, chg, 0, valid, &s);
+}
+
+static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__pair_run r;
+    apo__beta_start(io, begin, &r);
+    apo__beta_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_BETA_TILE_H */

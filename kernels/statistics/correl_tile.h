@@ -50,13 +50,13 @@ static inline APO_HD void apo__correl_block(const apo__cat_io *io, size_t t, siz
     }
 }
 
-static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start (apo__pair_run): its window's origin, last gap and last changes of x and y
+ * before `begin`. */
+static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
     const double *x = io->in[0], *y = io->in[1];
-    double *out = io->out[0];
-    const size_t p = (size_t)io->p[0];
-    const double pd = (double)p;
-    const size_t from = apo__window_from(begin, p);
-    size_t bad = apo__last_gap(io->in, 2, from, begin);
+    const size_t from = apo__window_from(begin, (size_t)io->p[0]);
+    apo__pair_run_from(r, begin, from);
+    r->bad = apo__last_gap(io->in, 2, from, begin);
     /* One past the last index k in (from, t] where x (cx) or y (cy) changed value. */
     size_t cx = 0, cy = 0;
     for (size_t k = from + 1; k < begin; k++) {
@@ -65,11 +65,22 @@ static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, 
         if (y[k] != y[k - 1])
             cy = k + 1;
     }
-    int valid = 0;
-    apo__pair_sums s;
-    apo__pair_clear(&s);
+    r->chg[0] = cx;
+    r->chg[1] = cy;
+}
+
+/* The loop from r->t to end. The state is held in locals meanwhile, so that the loop's
+ * stores to out cannot be taken to alias it. */
+static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], from = r->from;
+    const double pd = (double)p;
+    size_t bad = r->bad, cx = r->chg[0], cy = r->chg[1];
+    int valid = r->valid;
+    apo__pair_sums s = r->s;
     size_t plain_until = 0;
-    for (size_t t = begin; t < end; t++) {
+    for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(io->in, 2, valid, t, end, &plain_until);
         if (e > t) {
             apo__correl_block(io, t, e, &s, &cx, &cy);
@@ -106,6 +117,13 @@ static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, 
         const double cv = apo__pair_centred(s.sab, s.sa, s.sb, pd);
         out[t] = vx > 0.0 && vy > 0.0 ? apo__canonical_nan(cv / (sqrt(vx) * sqrt(vy))) : 0.0;
     }
+    apo__pair_run_keep(r, end, bad, cx, cy, valid, &s);
+}
+
+static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__pair_run r;
+    apo__correl_start(io, begin, &r);
+    apo__correl_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_CORREL_TILE_H */
