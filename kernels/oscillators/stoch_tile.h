@@ -17,10 +17,12 @@
  * the slowk values this tile has written and evaluates those before the tile. A gap (a
  * non-finite high, low or close) anywhere the output reads makes it NaN. Where the mean
  * periods fit APO_STOCH_RING, each bar's fastk (and slowk) is evaluated once and kept in a
- * small ring that the means read in the same order, instead of re-evaluating it for every
- * mean it enters (about 3x the work at the defaults), and the gaps of high and low are
+ * small buffer (apo__stoch_buf) that the means read in the same order, instead of re-evaluating it
+ * for every mean it enters (about 3x the work at the defaults), and the gaps of high and low are
  * tracked as bars arrive rather than re-tested in every scan; the values and sums are the
- * same.
+ * same. There the bars go in blocks of APO_STOCH_BLOCK, each stage a loop across the block's
+ * bars that vectorises (apo__fastk_block, apo__stoch_means), each bar still performing its
+ * own operations in its own order, so the outputs keep their bits.
  */
 #ifndef APO_KERNELS_STOCH_TILE_H
 #define APO_KERNELS_STOCH_TILE_H
@@ -28,6 +30,7 @@
 #include "catalog.h"
 #include "dd.h"
 #include "window.h"
+#include "window_sum.h"
 
 /* fastk at i >= fk - 1 from samples the caller knows are finite. */
 static inline APO_HD double apo__fastk_finite(const apo__cat_io *io, size_t i, size_t fk) {
@@ -82,28 +85,97 @@ static inline APO_HD double apo__fastk_mean(const apo__cat_io *io, size_t i, siz
     return apo__dd_div_d(s, (double)n).hi;
 }
 
-/* Entries of the rings of fastk and slowk values; a power of two. Fixed, because a body
- * allocates nothing; small, because on the GPU each thread holds its rings. */
+/* The longest mean period the blocked bodies take, and the bars of a block. Fixed, because
+ * a body allocates nothing; small, because on the GPU each thread holds its buffers. */
 #define APO_STOCH_RING 64
+#define APO_STOCH_BLOCK 64
 
-/* apo__fastk_mean's SMA(n) ending at i, from the values kept at ring[j % APO_STOCH_RING]:
- * the same values summed in the same order, NaN where one is not finite. */
-static inline APO_HD double apo__ring_mean(const double *ring, size_t i, size_t n) {
-    apo__dd s = apo__dd_make(0.0, 0.0);
-    for (size_t j = i + 1 - n; j <= i; j++) {
-        const double v = ring[j & (APO_STOCH_RING - 1)];
-        if (!isfinite(v))
-            return NAN;
-        s = apo__dd_add_d(s, v);
+/* A mean's values: v[q] is the value at bar base + q, for the bars base .. base + n - 1
+ * kept so far: the last period - 1 of the bars before a block, then the block's. */
+typedef struct apo__stoch_buf {
+    double v[APO_STOCH_RING - 1 + APO_STOCH_BLOCK];
+    size_t base, n;
+} apo__stoch_buf;
+
+/* Drops all but the last keep values (the bars the next block's means read first). */
+static inline APO_HD void apo__stoch_buf_keep(apo__stoch_buf *b, size_t keep) {
+    if (b->n <= keep)
+        return;
+    const size_t drop = b->n - keep;
+    for (size_t q = 0; q < keep; q++)
+        b->v[q] = b->v[q + drop];
+    b->base += drop;
+    b->n = keep;
+}
+
+/* fastk at the bars t .. e - 1 (at most APO_STOCH_BLOCK) into out. Where every window of
+ * the block is clean, the bars are evaluated side by side: the highest high and lowest low
+ * are scanned in apo__fastk_finite's order for every bar at once, so each bar performs the
+ * same comparisons and quotient, and the loops vectorise across bars; otherwise bar by bar
+ * (apo__fastk_next), which also tracks the gaps. */
+static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run *r, size_t t,
+                                           size_t e, size_t fk, double *out) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    const size_t n = e - t;
+    const int clean = apo__window_clean(t, fk, r->bad) && apo__block_finite(high, t, e) &&
+                      apo__block_finite(low, t, e) && apo__block_finite(close, t, e);
+    if (!clean) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = apo__fastk_next(io, r, t + k, fk);
+        return;
     }
-    return apo__dd_div_d(s, (double)n).hi;
+    double hh[APO_STOCH_BLOCK], ll[APO_STOCH_BLOCK];
+    const size_t from = t + 1 - fk;
+    for (size_t k = 0; k < n; k++) {
+        hh[k] = high[from + k];
+        ll[k] = low[from + k];
+    }
+    for (size_t d = 1; d < fk; d++) {
+        for (size_t k = 0; k < n; k++) {
+            const double h = high[from + d + k], l = low[from + d + k];
+            hh[k] = h > hh[k] ? h : hh[k];
+            ll[k] = l < ll[k] ? l : ll[k];
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        const double diff = (hh[k] - ll[k]) / 100.0;
+        const double q = (close[t + k] - ll[k]) / (diff != 0.0 ? diff : 1.0);
+        out[k] = diff != 0.0 ? q : 0.0;
+    }
+}
+
+/* The SMA(period) of b's values ending at each of the bars t .. e - 1 (at most
+ * APO_STOCH_BLOCK, each with period values in b) into out: apo__fastk_mean's double-double
+ * sum of the same values in the same order and its quotient, NaN where a value is not
+ * finite. The sums of all the bars advance one term at a time, so the loops vectorise. */
+static inline APO_HD void apo__stoch_means(const apo__stoch_buf *b, size_t t, size_t e,
+                                           size_t period, double *out) {
+    double hi[APO_STOCH_BLOCK], lo[APO_STOCH_BLOCK], finite[APO_STOCH_BLOCK];
+    const size_t n = e - t;
+    const double *v = b->v + (t + 1 - period - b->base);
+    for (size_t k = 0; k < n; k++) {
+        hi[k] = 0.0;
+        lo[k] = 0.0;
+        finite[k] = 1.0;
+    }
+    for (size_t d = 0; d < period; d++) {
+        for (size_t k = 0; k < n; k++) {
+            const apo__dd s = apo__dd_add_d(apo__dd_make(hi[k], lo[k]), v[d + k]);
+            hi[k] = s.hi;
+            lo[k] = s.lo;
+            finite[k] = fabs(v[d + k]) <= DBL_MAX ? finite[k] : 0.0;
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        const double m = apo__dd_div_d(apo__dd_make(hi[k], lo[k]), (double)period).hi;
+        out[k] = finite[k] != 0.0 ? m : (double)NAN;
+    }
 }
 
 static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t fk = (size_t)io->p[0], fd = (size_t)io->p[1];
     const size_t lookback = (fk - 1) + (fd - 1);
     if (fd <= APO_STOCH_RING) {
-        double ring[APO_STOCH_RING];
         const size_t first = begin > lookback ? begin : lookback;
         for (size_t t = begin; t < end && t < first; t++) {
             io->out[0][t] = NAN;
@@ -115,13 +187,21 @@ static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, 
             return;
         /* From the first fastk the first mean reads (>= fk - 1, as first >= lookback). */
         apo__fastk_run run = apo__fastk_run_from(io, first + 1 - fd, fk);
-        for (size_t j = first + 1 - fd; j < end; j++) {
-            const double v = apo__fastk_next(io, &run, j, fk);
-            ring[j & (APO_STOCH_RING - 1)] = v;
-            if (j >= first) {
-                io->out[0][j] = v;
-                io->out[1][j] = apo__ring_mean(ring, j, fd);
+        apo__stoch_buf fast;
+        fast.base = first + 1 - fd;
+        fast.n = 0;
+        for (size_t t = fast.base; t < end;) {
+            const size_t e = end - t < APO_STOCH_BLOCK ? end : t + APO_STOCH_BLOCK;
+            apo__fastk_block(io, &run, t, e, fk, fast.v + fast.n);
+            fast.n += e - t;
+            const size_t from = t > first ? t : first;
+            if (from < e) {
+                for (size_t j = from; j < e; j++)
+                    io->out[0][j] = fast.v[j - fast.base];
+                apo__stoch_means(&fast, from, e, fd, io->out[1] + from);
             }
+            apo__stoch_buf_keep(&fast, fd - 1);
+            t = e;
         }
         return;
     }
@@ -141,7 +221,6 @@ static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, s
     const size_t first_k = (fk - 1) + (sk - 1), lookback = first_k + (sd - 1);
     double *slowk = io->out[0], *slowd = io->out[1];
     if (sk <= APO_STOCH_RING && sd <= APO_STOCH_RING) {
-        double fast[APO_STOCH_RING], slow[APO_STOCH_RING];
         const size_t first = begin > lookback ? begin : lookback;
         for (size_t t = begin; t < end && t < first; t++) {
             slowk[t] = NAN;
@@ -153,16 +232,28 @@ static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, s
          * (>= fk - 1, as first >= lookback). */
         const size_t from_k = first + 1 - sd, from_f = from_k + 1 - sk;
         apo__fastk_run run = apo__fastk_run_from(io, from_f, fk);
-        for (size_t j = from_f; j < end; j++) {
-            fast[j & (APO_STOCH_RING - 1)] = apo__fastk_next(io, &run, j, fk);
-            if (j < from_k)
-                continue;
-            const double k = apo__ring_mean(fast, j, sk);
-            slow[j & (APO_STOCH_RING - 1)] = k;
-            if (j >= first) {
-                slowk[j] = k;
-                slowd[j] = apo__ring_mean(slow, j, sd);
+        apo__stoch_buf fast, slow;
+        fast.base = from_f;
+        slow.base = from_k;
+        fast.n = slow.n = 0;
+        for (size_t t = from_f; t < end;) {
+            const size_t e = end - t < APO_STOCH_BLOCK ? end : t + APO_STOCH_BLOCK;
+            apo__fastk_block(io, &run, t, e, fk, fast.v + fast.n);
+            fast.n += e - t;
+            const size_t from_slow = t > from_k ? t : from_k;
+            if (from_slow < e) {
+                apo__stoch_means(&fast, from_slow, e, sk, slow.v + slow.n);
+                slow.n += e - from_slow;
             }
+            const size_t from = t > first ? t : first;
+            if (from < e) {
+                for (size_t j = from; j < e; j++)
+                    slowk[j] = slow.v[j - slow.base];
+                apo__stoch_means(&slow, from, e, sd, slowd + from);
+            }
+            apo__stoch_buf_keep(&fast, sk - 1);
+            apo__stoch_buf_keep(&slow, sd - 1);
+            t = e;
         }
         return;
     }

@@ -77,12 +77,19 @@ static inline APO_HD void apo__mfi_apply(apo__mfi_bar b, double sign, apo__dd *p
  * several runs, each going on from the last (runtime/streaming). Where p + 1 bars fit the
  * ring, a run that goes on from a valid window first fills the ring with the entries of that
  * window's bars, evaluated from the inputs as the tile evaluated them when they arrived:
- * the same values, so the slide removes what the tile run whole removes. */
+ * the same values, so the slide removes what the tile run whole removes; a run of fewer
+ * bars than that window does without the ring, so that a stream's update of one bar does
+ * not read p + 1. */
 static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const size_t span = p + 1;
-    const int use_ring = span <= APO_MFI_RING;
+    /* A run that goes on from a valid window and computes fewer bars than the window holds
+     * (a stream's update of a bar or a few) would refill the ring from p + 1 bars to use a
+     * few entries: it evaluates its bars without the ring instead, reading only the four
+     * bars each needs (the same values, so the same bits), and leaves prev for a later run
+     * that uses the ring. */
+    const int use_ring = span <= APO_MFI_RING && !(r->n[1] != 0 && end < r->t + span);
     apo__mfi_bar ring[APO_MFI_RING];
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
@@ -132,6 +139,8 @@ static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__c
         const double total = apo__dd_add(pos, neg).hi;
         out[t] = total != 0.0 ? apo__canonical_nan(100.0 * (pos.hi / total)) : 0.0;
     }
+    if (!use_ring && valid && end > r->t)
+        prev = apo__typical(io, end - 1);
     r->t = end > r->t ? end : r->t;
     r->n[0] = bad;
     r->n[1] = (size_t)valid;
