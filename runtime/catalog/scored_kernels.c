@@ -143,7 +143,7 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
     for (size_t i = 0; i < n_in; i++)
         in[i] = x[i][t];
     for (size_t j = 0; j < n_sets; j++) {
-        apo__score_pass_outputs(&sc->pass, sets[j].params, pass_in, at, n_out, out);
+        apo__score_pass_outputs(&sc->pass, sets[j].params, pass_in, at, n_out, 0, out);
         int pos = f[j].pos;
         if (ask) {
             pos = sc->user_fn(in, out, f[j].pos, sc->user);
@@ -188,7 +188,7 @@ static inline FOLD_ALWAYS_INLINE void fold_tile_kind(int kind, const apo__score_
     r.kind = kind;
     double out[APO_MAX_IO];
     for (size_t t = b->t0; t < b->t1; t++) {
-        apo__score_pass_outputs(pass, set->params, pass_in, t - b->origin, n_out, out);
+        apo__score_pass_outputs(pass, set->params, pass_in, t - b->origin, n_out, 1, out);
         apo__score_bar_move(&fold, &r, cost, b->close[t], b->finite[t - b->t0], b->move[t - b->t0],
                             out, n_out);
     }
