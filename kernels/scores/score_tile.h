@@ -64,6 +64,29 @@ enum {
     APO_SCORE_IX_COUNT
 };
 
+/* Whether a value is below `lower` (+1), above `upper` (-1) or neither (0); below wins if
+ * both (bands of a negative width). A NaN compares false both ways: 0. Comparisons turned
+ * into integers rather than branches: the zone changes from bar to bar as the prices do, so
+ * a branch on it is mispredicted often, and the fold is a chain through every bar. */
+static inline APO_HD int apo__rule_zone(double v, double lower, double upper) {
+    const int below = v<lower, above = v> upper;
+    return below - (above & !below);
+}
+
+/* The revert rules' step: from flat, enter as the zone says; long, stay while v is below
+ * the middle; short, stay while v is above it (a NaN middle or v: flat). Branch-free, as
+ * apo__rule_zone. */
+static inline APO_HD int apo__rule_revert_step(int prev, double v, double lower, double middle,
+                                               double upper) {
+    const int hold_long = (prev > 0) & (v < middle);
+    const int hold_short = (prev < 0) & (v > middle);
+    /* A product, not a conditional: compilers turn `prev == 0 ? zone : 0` into a branch. */
+    return (prev == 0) * apo__rule_zone(v, lower, upper) + hold_long - hold_short;
+}
+
+/* The sign of a - b, 0 when either is NaN. */
+static inline APO_HD int apo__rule_sign(double a, double b) { return (a > b) - (a < b); }
+
 /* The position a rule takes at a bar with a finite close. `out` holds the indicator's outputs
  * at the bar, in the kernel's output order. */
 static inline APO_HD int apo__rule_position(const apo__rule *rule, int prev, double close,
@@ -72,53 +95,53 @@ static inline APO_HD int apo__rule_position(const apo__rule *rule, int prev, dou
     case APO_RULE_BANDS_REVERT: {
         const double upper = out[0], middle = out[1], lower = out[2];
         /* Flat while the bands are not there: the warm-up, and the window of a gap. */
-        if (isnan(upper) || isnan(middle) || isnan(lower))
-            return 0;
-        if (prev > 0)
-            return close >= middle ? 0 : 1;
-        if (prev < 0)
-            return close <= middle ? 0 : -1;
-        return close < lower ? 1 : close > upper ? -1 : 0;
+        const int bands = !isnan(upper) & !isnan(middle) & !isnan(lower);
+        return bands * apo__rule_revert_step(prev, close, lower, middle, upper);
     }
     case APO_RULE_BANDS_ZONE: /* no state; a NaN band compares false: flat */
-        return close < out[2] ? 1 : close > out[0] ? -1 : 0;
+        return apo__rule_zone(close, out[2], out[0]);
     case APO_RULE_MACD_CROSS: /* the sign of the histogram, flat while it is NaN */
-        return out[2] > 0 ? 1 : out[2] < 0 ? -1 : 0;
-    case APO_RULE_ZONE: { /* no state; a NaN output compares false: flat */
-        const double v = out[rule->a];
-        return v < rule->lower ? 1 : v > rule->upper ? -1 : 0;
-    }
-    case APO_RULE_REVERT: {
-        const double v = out[rule->a];
-        if (isnan(v)) /* flat while the output is not there, as bands_revert */
-            return 0;
-        if (prev > 0)
-            return v >= rule->middle ? 0 : 1;
-        if (prev < 0)
-            return v <= rule->middle ? 0 : -1;
-        return v < rule->lower ? 1 : v > rule->upper ? -1 : 0;
-    }
+        return apo__rule_sign(out[2], 0.0);
+    case APO_RULE_ZONE: /* no state; a NaN output compares false: flat */
+        return apo__rule_zone(out[rule->a], rule->lower, rule->upper);
+    case APO_RULE_REVERT: /* flat while the output is NaN, as bands_revert */
+        return apo__rule_revert_step(prev, out[rule->a], rule->lower, rule->middle, rule->upper);
     case APO_RULE_CROSS: /* a NaN on either side compares false: flat */
-        return out[rule->a] > out[rule->b] ? 1 : out[rule->a] < out[rule->b] ? -1 : 0;
+        return apo__rule_sign(out[rule->a], out[rule->b]);
     default: /* APO_RULE_PRICE_CROSS */
-        return close > out[rule->a] ? 1 : close < out[rule->a] ? -1 : 0;
+        return apo__rule_sign(close, out[rule->a]);
     }
 }
 
+/*
+ * The running scores. No division per bar: the spread is kept as sums of the returns'
+ * deviations from the first scored return (`shift`), which is close to the returns that
+ * follow it, so the sums do not cancel when the variance is taken at the end (and returns
+ * that never change give deviations of exactly 0: sd exactly 0). The chain a bar extends
+ * is then a few additions, where Welford's update waited on a division. Plain sums: a
+ * compensated sum of squares (two-sum) cost more time than the division it replaced on a
+ * busy core, and the plain ones' error, about sqrt(bars) rounding steps of the squares,
+ * stays far inside the tests' 1e-9 of a long-double two-pass reference
+ * (tests/common/score_reference.c).
+ */
 typedef struct apo__score_fold {
-    int pos;     /* the position of the last bar folded (0 before the first) */
-    int started; /* a bar whose outputs were all finite has been folded: later bars score */
-    double total, mean, m2; /* the sum of the returns; Welford's running mean and M2 */
-    double peak, drawdown;  /* the running sum's peak (from 0) and its largest fall */
-    double bars, trades, exposed;
+    int pos;        /* the position of the last bar folded (0 before the first) */
+    int started;    /* a bar whose outputs were all finite has been folded: later bars score */
+    double total;   /* the sum of the returns */
+    double shift;   /* the first scored return */
+    double dev_sum; /* the sum of (return - shift) */
+    double dev_sq;  /* the sum of (return - shift)^2 */
+    double peak, drawdown; /* the running sum's peak (from 0) and its largest fall */
+    /* Counted as integers: an integer add per bar, where a double's waited on a conversion. */
+    int64_t bars, trades, exposed;
 } apo__score_fold;
 
 static inline APO_HD void apo__score_fold_init(apo__score_fold *f) {
     f->pos = 0;
     f->started = 0;
-    f->total = f->mean = f->m2 = 0.0;
+    f->total = f->shift = f->dev_sum = f->dev_sq = 0.0;
     f->peak = f->drawdown = 0.0;
-    f->bars = f->trades = f->exposed = 0.0;
+    f->bars = f->trades = f->exposed = 0;
 }
 
 /*
@@ -136,19 +159,24 @@ static inline APO_HD void apo__score_bar_pos(apo__score_fold *f, int pos, double
                                              size_t n_out) {
     const int prev = f->pos;
     if (f->started && closes_finite) {
-        const int change = pos > prev ? pos - prev : prev - pos;
+        /* |pos - prev| of two positions in {-1, 0, 1}: 1 for a change, 1 more for a flip.
+         * Comparisons as integers: a branch on the change would be mispredicted at every
+         * trade. */
+        const int moved = pos != prev;
+        const int change = moved + (pos * prev < 0);
         const double r = (double)prev * move - cost * (double)change;
-        f->bars += 1.0;
+        if (f->bars == 0)
+            f->shift = r;
+        f->bars++;
         f->total += r;
-        const double delta = r - f->mean;
-        f->mean += delta / f->bars;
-        f->m2 += delta * (r - f->mean);
-        if (f->total > f->peak)
-            f->peak = f->total;
-        if (f->peak - f->total > f->drawdown)
-            f->drawdown = f->peak - f->total;
-        f->trades += change != 0 ? 1.0 : 0.0;
-        f->exposed += pos != 0 ? 1.0 : 0.0;
+        const double dev = r - f->shift;
+        f->dev_sum += dev;
+        f->dev_sq += dev * dev;
+        f->peak = f->total > f->peak ? f->total : f->peak;
+        const double fall = f->peak - f->total;
+        f->drawdown = fall > f->drawdown ? fall : f->drawdown;
+        f->trades += moved;
+        f->exposed += pos != 0;
     }
     if (!f->started) {
         int all_finite = 1;
@@ -195,16 +223,22 @@ static inline APO_HD void apo__score_bar(apo__score_fold *f, const apo__rule *ru
  * others NaN. `sqrt_periods` is sqrt(periods_per_year), taken once by the caller. */
 static inline APO_HD void apo__score_finish(const apo__score_fold *f, double sqrt_periods,
                                             double *scores) {
-    const double bars = f->bars;
-    const double sd = bars > 0 ? sqrt(f->m2 / bars) : NAN;
+    const double bars = (double)f->bars;
+    /* M2 = sum (r - mean)^2 = sum dev^2 - (sum dev)^2 / bars, dev = r - shift; never below 0
+     * (it could round there when the returns barely vary). */
+    double sd = NAN;
+    if (bars > 0) { /* no 0 / 0 to raise FE_INVALID on a series with no scored bar */
+        const double m2 = f->dev_sq - f->dev_sum * (f->dev_sum / bars);
+        sd = sqrt(m2 > 0 ? m2 / bars : 0.0);
+    }
     const double mean = bars > 0 ? f->total / bars : NAN;
     scores[APO_SCORE_IX_TOTAL] = bars > 0 ? f->total : NAN;
     scores[APO_SCORE_IX_MEAN] = mean;
     scores[APO_SCORE_IX_SD] = sd;
     scores[APO_SCORE_IX_SHARPE] = bars > 0 && sd > 0 ? mean / sd * sqrt_periods : NAN;
     scores[APO_SCORE_IX_MAX_DRAWDOWN] = bars > 0 ? f->drawdown : NAN;
-    scores[APO_SCORE_IX_TRADES] = f->trades;
-    scores[APO_SCORE_IX_EXPOSURE] = bars > 0 ? f->exposed / bars : NAN;
+    scores[APO_SCORE_IX_TRADES] = (double)f->trades;
+    scores[APO_SCORE_IX_EXPOSURE] = bars > 0 ? (double)f->exposed / bars : NAN;
     scores[APO_SCORE_IX_BARS] = bars;
 }
 

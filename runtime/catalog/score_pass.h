@@ -47,12 +47,17 @@ apo_status apo__score_pass_tile(const apo__score_pass *pass, const apo__call *vi
                                 size_t end, double *const *out);
 
 /* The indicator's outputs at position i of a pass, for a set with indicator parameters
- * `params`: bitwise those its own tile would store. */
+ * `params`: bitwise those its own tile would store, or with `compared` set, the same values
+ * but for the bits of a NaN (for a built-in rule, which only compares the outputs and asks
+ * whether they are finite; a user's rule sees the stored bits). */
 static inline void apo__score_pass_outputs(const apo__score_pass *pass, const double *params,
                                            const double *const *in, size_t i, size_t n_outputs,
-                                           double *out) {
+                                           int compared, double *out) {
     if (pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS) {
-        apo__bollinger_pass_bands(in[1][i], in[0][i], params[1], params[2], out);
+        if (compared)
+            apo__bollinger_pass_bands_compared(in[1][i], in[0][i], params[1], params[2], out);
+        else
+            apo__bollinger_pass_bands(in[1][i], in[0][i], params[1], params[2], out);
         return;
     }
     for (size_t k = 0; k < n_outputs; k++)

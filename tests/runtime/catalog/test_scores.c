@@ -497,6 +497,28 @@ Test(scores, a_series_too_short_scores_no_bar, .timeout = 60) {
     apo_runtime_destroy(rt);
 }
 
+/* Returns that never change have sd 0 exactly, hence sharpe NaN, though each is inexact
+ * (-2 * 0.1): a flat close and an average alternately below and above it flip the position
+ * every bar. A variance taken as mean(r^2) - mean(r)^2 would round to a few ulps of r^2
+ * instead (docs/kernels.md, "Returns and scores"). */
+Test(scores, constant_returns_have_sd_zero_exactly, .timeout = 60) {
+    enum { N = 1000 };
+    double close[N], avg[N];
+    for (size_t t = 0; t < N; t++) {
+        close[t] = 100.0;
+        avg[t] = t % 2 ? 101.0 : 99.0;
+    }
+    const double *outs[1] = {avg};
+    double s[APO_N_SCORES];
+    cr_assert_eq(apo_score_outputs("sma", "price_cross", close, outs, 1, N, 0.1, 252.0, s), APO_OK,
+                 "%s", apo_last_error());
+    cr_assert_eq(s[APO_SCORE_BARS], N - 1);
+    cr_assert_eq(s[APO_SCORE_TRADES], N - 1);
+    cr_assert(fabs(s[APO_SCORE_MEAN] + 0.2) < 1e-12, "mean %.17g", s[APO_SCORE_MEAN]);
+    cr_assert_eq(s[APO_SCORE_SD], 0.0, "sd %.17g", s[APO_SCORE_SD]);
+    cr_assert(isnan(s[APO_SCORE_SHARPE]), "sharpe %g", s[APO_SCORE_SHARPE]);
+}
+
 Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     double x[100], outs_mem[APO_N_SCORES];
