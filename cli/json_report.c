@@ -92,6 +92,7 @@ static json_t *device_report_json(const apo_device_report *d) {
     json_object_set_new(o, "host_copy_ms", cli_json_number(d->host_copy_ms));
     json_object_set_new(o, "overlap", d->overlap > 0 ? cli_json_number(d->overlap) : json_null());
     json_object_set_new(o, "chunks", cli_json_u64(d->chunks));
+    json_object_set_new(o, "threads_offered", json_integer(d->threads_offered));
     json_object_set_new(o, "wait_ms", cli_json_number(d->wait_ms));
     json_object_set_new(o, "throughput", cli_json_number(d->throughput));
     json_object_set_new(o, "failed", json_boolean(d->failed));

@@ -543,12 +543,18 @@ typedef struct apo_device_report {
     apo_device_kind kind;
     int simulated; /* a sim device, a rank with one, or a GPU of the simulated CUDA runtime */
     /* Its work */
-    double share;      /* its normalised ratio: the planned fraction before rounding to whole
-                          tiles (`elements` says what it computed) */
-    uint64_t elements; /* elements it actually computed (failover included) */
-    uint64_t tiles;    /* tiles it actually computed */
-    uint64_t chunks;   /* pieces its work was staged in (GPUs: bounded by the memory budget;
-                          cpu and sim: tasks) */
+    double share;        /* its normalised ratio: the planned fraction before rounding to whole
+                            tiles (`elements` says what it computed) */
+    uint64_t elements;   /* elements it actually computed (failover included) */
+    uint64_t tiles;      /* tiles it actually computed */
+    uint64_t chunks;     /* pieces its work was staged in (GPUs: bounded by the memory budget;
+                            cpu and sim: tasks) */
+    int threads_offered; /* the cpu device: the most threads any of its tasks in this call
+                            offered its tiles to: its thread count, or 1 when the calling
+                            thread computed them alone (a task under 32,768 elements, or one
+                            while the device keeps its helper threads out after a task that
+                            waited for a preempted helper; docs/scheduling.md); 0 for other
+                            devices and a cpu device without work */
     /* Its time */
     double wall_ms;                   /* busy time on the host clock. For cpu and sim devices it is
                                          first_touch + h2d + kernel + d2h; a GPU overlaps its phases,

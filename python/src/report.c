@@ -27,9 +27,9 @@ static PyObject *device_report_dict(const apo_device_report *r) {
         PUT_STR(d, "kind", apo_device_kind_name(r->kind)) || PUT_B(d, "simulated", r->simulated) ||
         PUT_F(d, "share", r->share) || PUT_U(d, "elements", r->elements) ||
         PUT_U(d, "tiles", r->tiles) || PUT_U(d, "chunks", r->chunks) ||
-        PUT_F(d, "wall_ms", r->wall_ms) || PUT_F(d, "h2d_ms", r->h2d_ms) ||
-        PUT_F(d, "kernel_ms", r->kernel_ms) || PUT_F(d, "d2h_ms", r->d2h_ms) ||
-        PUT_F(d, "host_copy_ms", r->host_copy_ms) ||
+        PUT_I(d, "threads_offered", r->threads_offered) || PUT_F(d, "wall_ms", r->wall_ms) ||
+        PUT_F(d, "h2d_ms", r->h2d_ms) || PUT_F(d, "kernel_ms", r->kernel_ms) ||
+        PUT_F(d, "d2h_ms", r->d2h_ms) || PUT_F(d, "host_copy_ms", r->host_copy_ms) ||
         PUT_F(d, "first_touch_ms", r->first_touch_ms) || PUT_F(d, "overlap", r->overlap) ||
         PUT_F(d, "wait_ms", r->wait_ms) || PUT_F(d, "throughput", r->throughput) ||
         PUT_B(d, "failed", r->failed) || PUT_B(d, "deadline_missed", r->deadline_missed) ||

@@ -79,6 +79,7 @@ typedef struct device_tally {
     double h2d_s, kernel_s, d2h_s, wall_s;
     double host_copy_s, busy_s; /* devices that time their phases as intervals (GPUs) */
     double touch_s;             /* host devices' first touch of the output pages */
+    int threads_offered;        /* the cpu device: the most its tasks were offered to */
     int failed;
     int timed_out;     /* it missed a deadline (failed is also set) */
     double deadline_s; /* the longest deadline it was given */
@@ -169,6 +170,8 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         t->host_copy_s += job->time.host_copy_s;
         t->busy_s += job->time.busy_s;
         t->touch_s += job->time.touch_s;
+        if (job->time.threads_offered > t->threads_offered)
+            t->threads_offered = job->time.threads_offered;
         double busy = job->time.wall_s;
         slowest = busy > slowest ? busy : slowest;
         if (job->status == APO_ERR_DEVICE_LOST) {
@@ -369,6 +372,7 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
         double busy = t->wall_s;
         d->wall_ms = busy * 1e3;
         d->chunks = t->chunks;
+        d->threads_offered = t->threads_offered;
         d->wait_ms = makespan_s > busy ? (makespan_s - busy) * 1e3 : 0.0;
         d->throughput = busy > 0 ? (double)t->elements / busy : 0.0;
         d->failed = t->failed;

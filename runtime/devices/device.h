@@ -35,6 +35,7 @@ typedef struct apo__task_time {
     uint64_t chunks;
     double host_copy_s, busy_s;
     double touch_s;
+    int threads_offered; /* the cpu device: the threads its tiles were offered to; else 0 */
 } apo__task_time;
 
 typedef struct apo__backend_ops {

@@ -178,10 +178,13 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
 }
 
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
-                                  uint64_t end, int threads, double *touch_s) {
+                                  uint64_t end, int threads, double *touch_s,
+                                  int *threads_offered) {
     double started = apo__now();
     if (touch_s != NULL)
         *touch_s = 0;
+    if (threads_offered != NULL)
+        *threads_offered = 1;
     /* Reading the call's shape is an access too: the call may already have moved on. */
     if (!apo__task_enter_call(&dev->guard))
         return APO_ERR_DEVICE_LOST;
@@ -216,6 +219,8 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     apo__team_times times;
     apo_status status =
         apo__host_team_run(&dev->host_team, threads, pieces, run_piece, &job, &times);
+    if (threads_offered != NULL)
+        *threads_offered = times.threads_offered;
     /* The threads' time is spread over the run's wall time by what they spent it on: with
      * every thread faulting and computing side by side, the share of the faulting is the
      * share of the run's time it took. */

@@ -10,10 +10,12 @@
  * woken (host_team.h). Before each unit of tiles, it writes once into each page of the
  * output elements those tiles own, keeping their values, so that the caller's fresh pages
  * fault in there; *touch_s (when not NULL) gets the part of the run's wall time spent on
- * that, which the backend keeps out of its kernel time. Returns APO_ERR_DEVICE_LOST, having
- * started no further tile, once the task is abandoned or late. */
+ * that, which the backend keeps out of its kernel time. *threads_offered (when not NULL)
+ * gets the threads the tiles were offered to: 1 when the calling thread computed them alone
+ * (a small task, or one while the team keeps its helpers out, host_team.h). Returns
+ * APO_ERR_DEVICE_LOST, having started no further tile, once the task is abandoned or late. */
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
-                                  uint64_t end, int threads, double *touch_s);
+                                  uint64_t end, int threads, double *touch_s, int *threads_offered);
 
 /* Frees what apo__run_tiles_on_host() kept for `dev` (its scratch); for the cpu and sim
  * devices' close. */

@@ -24,6 +24,8 @@ static int run_task(apo__device *dev, apo__device_job *job, const apo__call *pie
     job->time.chunks += tt.chunks > 0 ? tt.chunks : 1;
     job->time.host_copy_s += tt.host_copy_s;
     job->time.busy_s += tt.busy_s;
+    if (tt.threads_offered > job->time.threads_offered)
+        job->time.threads_offered = tt.threads_offered;
     if (st != APO_OK) {
         job->status = st;
         job->timed_out = st == APO_ERR_DEVICE_LOST && apo__task_abandoned(&dev->guard);

@@ -11,6 +11,11 @@
  * - A helper stalled inside a tile does not hold the other tiles: the calling thread takes
  *   them, and the stalled tile is released only once all the others are done. With a static
  *   schedule the stalled thread's share would never be computed and the case would time out.
+ * - A call that waited for a helper held inside a tile (as the scheduler holds a preempted
+ *   one) completes once the tile is released; the next APO_HOST_TEAM_ALONE_FIRST calls run
+ *   on the calling thread alone (the report's threads_offered is 1, and no other thread
+ *   computes a tile); the call after them offers the helper tiles again, and when that probe
+ *   is held too, twice as many calls run alone before the next.
  *
  * Threads never call cr_assert: they record what they saw, and the test thread checks it.
  */
@@ -145,18 +150,19 @@ static apo_status twice_plus_one(const apo_kernel_call *call, void *user) {
     return APO_OK;
 }
 
-static void register_user(apo_runtime *rt, const char *name, apo_cpu_kernel_fn fn) {
+static void register_user(apo_runtime *rt, const char *name, apo_cpu_kernel_fn fn, size_t tile) {
     apo_kernel_desc d = APO_KERNEL_DESC_INIT;
     d.name = name;
     d.n_inputs = 1;
     d.n_outputs = 1;
     d.cpu = fn;
-    d.tile = 1000;
+    d.tile = tile;
     cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
 }
 
-/* Runs `name` over n fresh elements x[t] = t and checks y[t] = 2t + 1 exactly. */
-static void run_and_check(apo_runtime *rt, const char *name, size_t n) {
+/* Runs `name` over n fresh elements x[t] = t and checks y[t] = 2t + 1 exactly; fills
+ * *report. */
+static void run_and_report(apo_runtime *rt, const char *name, size_t n, apo_report *report) {
     double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
     cr_assert(x != NULL && y != NULL);
     for (size_t t = 0; t < n; t++) {
@@ -173,8 +179,8 @@ static void run_and_check(apo_runtime *rt, const char *name, size_t n) {
     w.n_outputs = 1;
     w.rows = 1;
     w.cols = n;
-    apo_report report = APO_REPORT_INIT;
-    cr_assert_eq(apo_distribute_workload(rt, &w, &report), APO_OK, "%s", apo_last_error());
+    *report = (apo_report)APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(rt, &w, report), APO_OK, "%s", apo_last_error());
     for (size_t t = 0; t < n; t++)
         cr_assert_eq(y[t], 2.0 * (double)t + 1.0, "y[%zu] = %g", t, y[t]);
     /* Freed at once: a helper that read or wrote them after the call returned is a
@@ -183,12 +189,17 @@ static void run_and_check(apo_runtime *rt, const char *name, size_t n) {
     free(y);
 }
 
+static void run_and_check(apo_runtime *rt, const char *name, size_t n) {
+    apo_report report;
+    run_and_report(rt, name, n, &report);
+}
+
 Test(host_team, a_call_completes_while_every_helper_is_held_before_it_looks_for_work,
      .timeout = 120) {
     test_thread = pthread_self();
     apo__host_team_wake_hook = hold_helper;
     apo_runtime *rt = runtime_on("cpu:threads=4", NULL);
-    register_user(rt, "twice", twice_plus_one);
+    register_user(rt, "twice", twice_plus_one, 1000);
 
     /* The team starts with the first shared call; all three helpers get stuck in the hook,
      * so the calling thread computes every tile, and the call returns. */
@@ -261,7 +272,7 @@ static apo_status stall_one(const apo_kernel_call *call, void *user) {
 Test(host_team, a_helper_stalled_in_a_tile_does_not_hold_the_other_tiles, .timeout = 300) {
     test_thread = pthread_self();
     apo_runtime *rt = runtime_on("cpu:threads=4", NULL);
-    register_user(rt, "stall", stall_one);
+    register_user(rt, "stall", stall_one, 1000);
     /* A helper may not wake in time to take a tile at all (the caller can be that fast);
      * then the call shows nothing, and it is made again. */
     int shown = 0;
@@ -277,5 +288,124 @@ Test(host_team, a_helper_stalled_in_a_tile_does_not_hold_the_other_tiles, .timeo
         pthread_mutex_unlock(&stall_mutex);
     }
     cr_assert(shown, "no helper took a tile in 50 calls");
+    apo_runtime_destroy(rt);
+}
+
+/* ---- a helper held inside a tile keeps the helpers out until a probe ------------------------ */
+
+/* 30 tiles of 2000 elements: above the 32,768 elements that a task shares, and fewer than the
+ * 32 pieces that two threads cut a run into (host_tiles.c), so each piece is one tile. */
+#define HELD_TILES 30
+#define HELD_TILE 2000
+/* How long the held tile lasts after every other tile is done: the calling thread can only
+ * wait meanwhile, thousands of times longer than it takes to compute a tile itself. */
+#define HELD_EXTRA_NS 200000000L
+static int held_mode;    /* this call holds its helper (under stall_mutex, as the rest) */
+static int held_taken;   /* the helper holds its tile */
+static int held_others;  /* tiles of this call that the calling thread finished */
+static int held_timeout; /* a wait below gave up: the other side never came */
+
+/* Waits on stall_cond, with stall_mutex held, at most until `until`; 0 once it passed. */
+static int held_wait(const struct timespec *until) {
+    return pthread_cond_timedwait(&stall_cond, &stall_mutex, until) == 0;
+}
+
+/* y[t] = 2 x[t] + 1. In a held call the helper's tile plays a helper preempted inside a
+ * piece: it lasts until the calling thread has done every other tile, and HELD_EXTRA_NS
+ * more. The calling thread's first tile waits until the helper holds its tile, so that the
+ * helper takes part however late the scheduler wakes it. */
+static apo_status held_tile(const apo_kernel_call *call, void *user) {
+    int caller = pthread_equal(pthread_self(), test_thread), me = 0;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 20;
+    pthread_mutex_lock(&stall_mutex);
+    if (held_mode && caller) {
+        while (!held_taken && !held_timeout)
+            held_timeout = !held_wait(&until);
+    } else if (held_mode && !held_taken) {
+        held_taken = me = 1;
+        pthread_cond_broadcast(&stall_cond);
+        while (held_others < HELD_TILES - 1 && !held_timeout)
+            held_timeout = !held_wait(&until);
+    }
+    pthread_mutex_unlock(&stall_mutex);
+    if (me) {
+        const struct timespec extra = {0, HELD_EXTRA_NS};
+        nanosleep(&extra, NULL);
+    }
+    apo_status st = twice_plus_one(call, user);
+    if (caller) {
+        pthread_mutex_lock(&stall_mutex);
+        held_others++;
+        pthread_cond_broadcast(&stall_cond);
+        pthread_mutex_unlock(&stall_mutex);
+    }
+    return st;
+}
+
+/* One call of `name` with the helper held (`held`) or not; returns the cpu device's
+ * threads_offered, and the tiles computed by the calling thread and by others in *caller
+ * and *others. */
+static int counted_call(apo_runtime *rt, const char *name, size_t n, int held,
+                        unsigned long *caller, unsigned long *others) {
+    pthread_mutex_lock(&stall_mutex);
+    held_mode = held;
+    held_taken = held_others = held_timeout = 0;
+    pthread_mutex_unlock(&stall_mutex);
+    atomic_store(&tiles_by_caller, 0);
+    atomic_store(&tiles_by_others, 0);
+    apo_report report;
+    run_and_report(rt, name, n, &report);
+    pthread_mutex_lock(&stall_mutex);
+    cr_assert(!held_timeout, "a held call's threads never met (20 s)");
+    held_mode = 0;
+    pthread_mutex_unlock(&stall_mutex);
+    *caller = atomic_load(&tiles_by_caller);
+    *others = atomic_load(&tiles_by_others);
+    cr_assert_eq(report.n_devices, 1);
+    return report.devices[0].threads_offered;
+}
+
+/* Calls `count` plain calls, each of which must run on the calling thread alone. */
+static void calls_alone(apo_runtime *rt, int count, const char *when) {
+    for (int i = 0; i < count; i++) {
+        unsigned long caller, others;
+        int offered = counted_call(rt, "twice", 400000, 0, &caller, &others);
+        cr_assert_eq(offered, 1, "%s, call %d: offered to %d threads, not 1", when, i, offered);
+        cr_assert_eq(others, 0, "%s, call %d: another thread computed %lu tiles", when, i, others);
+        cr_assert_eq(caller, 400);
+    }
+}
+
+Test(host_team, a_call_that_waited_for_a_held_helper_keeps_the_helpers_out_until_a_probe,
+     .timeout = 300) {
+    test_thread = pthread_self();
+    apo_runtime *rt = runtime_on("cpu:threads=2", NULL);
+    register_user(rt, "held", held_tile, HELD_TILE);
+    register_user(rt, "twice", twice_plus_one, 1000);
+    unsigned long caller, others;
+
+    /* (a) The call completes once the held tile is released, with exact outputs
+     * (run_and_report), the helper's one tile among them. */
+    int offered = counted_call(rt, "held", HELD_TILES * HELD_TILE, 1, &caller, &others);
+    cr_assert_eq(offered, 2);
+    cr_assert_eq(others, 1, "the helper computed %lu tiles, not its held one", others);
+    cr_assert_eq(caller, HELD_TILES - 1);
+
+    /* (b) It waited 200 ms for a tile the calling thread computes in microseconds: the next
+     * calls keep the helper out. */
+    calls_alone(rt, APO_HOST_TEAM_ALONE_FIRST, "after the first held call");
+
+    /* (c) The next call probes the helper; held again, it loses again, and twice as many
+     * calls run alone before the next probe, which offers the helper tiles again. */
+    offered = counted_call(rt, "held", HELD_TILES * HELD_TILE, 1, &caller, &others);
+    cr_assert_eq(offered, 2, "the probe after %d calls alone offered %d threads",
+                 APO_HOST_TEAM_ALONE_FIRST, offered);
+    cr_assert_eq(others, 1);
+    calls_alone(rt, 2 * APO_HOST_TEAM_ALONE_FIRST, "after the held probe");
+    offered = counted_call(rt, "twice", 400000, 0, &caller, &others);
+    cr_assert_eq(offered, 2, "the second probe offered %d threads", offered);
+    cr_assert_eq(caller + others, 400);
     apo_runtime_destroy(rt);
 }
