@@ -46,8 +46,9 @@ static void close_side(side *s) {
     apo_runtime_destroy(s->rt);
 }
 
-/* One call; its wall time in ms, or a negative value on failure. */
-static double call_ms(side *s, const double *x, size_t n) {
+/* One call; its wall time in ms, or a negative value on failure. *offered gets the
+ * threads the device offered its tiles to (1: it kept its helpers out, docs/scheduling.md). */
+static double call_ms(side *s, const double *x, size_t n, int *offered) {
     const double *in[1] = {x};
     apo_workload w = APO_WORKLOAD_INIT;
     w.kernel = "bollinger";
@@ -57,10 +58,13 @@ static double call_ms(side *s, const double *x, size_t n) {
     w.n_outputs = 3;
     w.rows = 1;
     w.cols = n;
+    apo_report report = APO_REPORT_INIT;
     double t0 = bench_now();
-    if (bench_check(apo_distribute_workload(s->rt, &w, NULL), "bollinger"))
+    if (bench_check(apo_distribute_workload(s->rt, &w, &report), "bollinger"))
         return -1;
-    return (bench_now() - t0) * 1e3;
+    double ms = (bench_now() - t0) * 1e3;
+    *offered = report.devices[0].threads_offered;
+    return ms;
 }
 
 int main(int argc, char **argv) {
@@ -88,7 +92,8 @@ int main(int argc, char **argv) {
     if (open_side(&dflt, "cpu", n) != 0 || open_side(&one, "cpu:threads=1", n) != 0)
         goto done;
     /* Correctness first: the same bits on both devices. */
-    if (call_ms(&dflt, x, n) < 0 || call_ms(&one, x, n) < 0)
+    int offered;
+    if (call_ms(&dflt, x, n, &offered) < 0 || call_ms(&one, x, n, &offered) < 0)
         goto done;
     for (int o = 0; o < 3; o++)
         if (memcmp(dflt.out[o], one.out[o], n * sizeof(double)) != 0) {
@@ -101,13 +106,18 @@ int main(int argc, char **argv) {
     printf("# bollinger over %zu bars, %s against cpu (1 thread), %d calls each per round, "
            "interleaved; medians\n",
            n, info.label, (int)calls);
-    printf("%-6s %12s %12s %8s  %s\n", "round", "default_ms", "1thread_ms", "ratio", "load");
+    printf("# alone: the default device's calls of the round that its calling thread computed\n"
+           "#   alone, its helpers kept out after a call that waited for a preempted one\n");
+    printf("%-6s %12s %12s %8s %6s  %s\n", "round", "default_ms", "1thread_ms", "ratio", "alone",
+           "load");
     status = 0;
     double worst = 0;
     for (int r = 0; r < (int)rounds; r++) {
+        int alone = 0;
         for (int c = 0; c < (int)calls; c++) {
-            ms_default[c] = call_ms(&dflt, x, n);
-            ms_one[c] = call_ms(&one, x, n);
+            ms_default[c] = call_ms(&dflt, x, n, &offered);
+            alone += offered == 1;
+            ms_one[c] = call_ms(&one, x, n, &offered);
             if (ms_default[c] < 0 || ms_one[c] < 0) {
                 status = 2;
                 goto done;
@@ -117,7 +127,7 @@ int main(int argc, char **argv) {
         double b = bench_median(ms_one, (size_t)calls);
         char load[64];
         bench_load_average(load, sizeof load);
-        printf("%-6d %12.3f %12.3f %8.2f  %s\n", r, a, b, a / b, load);
+        printf("%-6d %12.3f %12.3f %8.2f %6d  %s\n", r, a, b, a / b, alone, load);
         fflush(stdout);
         worst = a / b > worst ? a / b : worst;
         if (a > 1.3 * b)
