@@ -18,12 +18,8 @@
  *   sequence again.
  *
  * A helper that the operating system preempts inside a piece still holds it, and the
- * caller must wait for it: the piece cannot be computed again on the caller, since the
- * helper, once it runs again, would read the job after the call returned. So the team
- * avoids the wait instead (judge_run): a shared run whose wall time exceeded what the
- * caller alone would have taken, at the pace it kept in that run, keeps the helpers out
- * of the next shared runs, which then wake nobody; the first one after them probes the
- * helpers again, and the count doubles with each further loss.
+ * caller waits for it; after such a run the caller computes the next runs alone, as
+ * team_rule.h decides, from the times this file measures for it.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -32,6 +28,7 @@
 
 #include "base/clock.h"
 #include "devices/host_team.h"
+#include "devices/team_rule.h"
 
 #define SEQ_SHIFT 24
 #define PIECE_MASK ((UINT64_C(1) << SEQ_SHIFT) - 1)
@@ -69,11 +66,8 @@ struct apo__host_team {
     int n_helpers;
     team_helper *helpers;
     team_slot *slots; /* n_helpers + 1 */
-    /* The rule that keeps the helpers out: read and written only by the thread running the
-     * device's task, between the runs it posts. */
-    uint64_t alone_left; /* shared runs still to compute alone */
-    uint64_t alone_next; /* how many the next losing run keeps the helpers out of */
-    uint64_t clean_runs; /* shared runs judged since the last loss, none of them lost */
+    /* Read and written only by the thread running the device's task, between its runs. */
+    apo__team_rule rule;
 };
 
 /* Claims and computes pieces of run `seq` until none is left. */
@@ -149,7 +143,7 @@ static apo__host_team *team_start(int helpers) {
     atomic_init(&t->claim, 0);
     atomic_init(&t->done, 0);
     atomic_init(&t->status, APO_OK);
-    t->alone_next = APO_HOST_TEAM_ALONE_FIRST;
+    apo__team_rule_init(&t->rule);
     /* Fewer helpers than asked for (the system's thread limit) still help. */
     for (int i = 0; i < helpers; i++) {
         team_helper *h = &t->helpers[i];
@@ -179,37 +173,6 @@ void apo__host_team_destroy(apo__host_team *t) {
     free(t);
 }
 
-/*
- * Judges a shared run that ended well, and sets how many of the next shared runs keep the
- * helpers out. The caller computed `own` of the run's `pieces` in `own_s` seconds, from
- * the run's start; the run took `wall_s`. At that pace the caller alone would have taken
- * own_s * pieces / own. A run that took APO_HOST_TEAM_LOSS times that lost more waiting
- * for a helper than the helpers saved, which is what a helper preempted inside a piece
- * does (a scheduler tick of waiting for a piece of microseconds); the margin keeps out
- * the ordinary end of a run, where a helper that woke late finishes its one piece a
- * little after the caller. The caller's pace is its pace beside the helpers, on cores
- * and memory bandwidth it shares with them: it overestimates the one-thread time, so the
- * rule errs towards keeping the helpers (and cannot tell a gain: a slow pace beside the
- * helpers looks like one). A run where the caller computed every piece, or none, says
- * nothing of the helpers' cost and changes nothing.
- */
-static void judge_run(apo__host_team *t, double own_s, double wall_s, uint64_t own,
-                      uint64_t pieces) {
-    if (own == 0 || own == pieces)
-        return;
-    double alone_s = own_s * (double)pieces / (double)own;
-    if (wall_s > APO_HOST_TEAM_LOSS * alone_s) {
-        t->alone_left = t->alone_next;
-        t->alone_next = 2 * t->alone_next < APO_HOST_TEAM_ALONE_MAX ? 2 * t->alone_next
-                                                                    : APO_HOST_TEAM_ALONE_MAX;
-        t->clean_runs = 0;
-    } else if (++t->clean_runs >= APO_HOST_TEAM_ALONE_MAX) {
-        /* The helpers have long stopped losing: a later loss is a new episode. */
-        t->alone_next = APO_HOST_TEAM_ALONE_FIRST;
-        t->clean_runs = 0;
-    }
-}
-
 apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t pieces,
                               apo__team_piece_fn fn, void *job, apo__team_times *times) {
     times->touch_s = times->compute_s = 0;
@@ -223,10 +186,8 @@ apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t piece
     int shared = t != NULL && threads > 1 && pieces > 1 && t->n_helpers > 0;
     /* A run the helpers could share, while the rule keeps them out, counts towards the
      * probe; one they could not share does not. */
-    if (shared && t->alone_left > 0) {
-        t->alone_left--;
+    if (shared && apo__team_rule_alone(&t->rule))
         shared = 0;
-    }
     if (!shared) {
         /* Alone: no helper is woken. */
         apo_status status = APO_OK;
@@ -273,6 +234,7 @@ apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t piece
     apo_status status = (apo_status)atomic_load(&t->status);
     /* A failed run's pieces were skipped: its times say nothing of the helpers. */
     if (status == APO_OK)
-        judge_run(t, own_end - started, ended - started, t->slots[0].pieces, pieces);
+        apo__team_rule_judge(&t->rule, own_end - started, ended - started, t->slots[0].pieces,
+                             pieces);
     return status;
 }

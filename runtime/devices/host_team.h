@@ -3,10 +3,10 @@
  * that asks for the work takes part, and the work is handed out piece by piece (a shared
  * counter), so a thread that the operating system has not woken yet holds none of it, and
  * the run ends when its last piece is done, not when every thread has checked in
- * (docs/scheduling.md, "The cpu device's threads"). A run that waited for a helper longer
- * than the caller would have taken to compute that helper's pieces itself keeps the helpers
- * out of the next runs, and they are probed back in with a doubling back-off (docs/
- * scheduling.md, "A helper preempted inside a piece").
+ * (docs/scheduling.md, "The cpu device's threads"). A run that waited for a helper so long
+ * that it took more than the caller alone would have (by a margin) keeps the helpers out of
+ * the next runs, and they are probed back in with a doubling back-off (team_rule.h;
+ * docs/scheduling.md, "A helper preempted inside a piece").
  */
 #ifndef APO_RUNTIME_DEVICES_HOST_TEAM_H
 #define APO_RUNTIME_DEVICES_HOST_TEAM_H
@@ -23,17 +23,6 @@ typedef struct apo__host_team apo__host_team;
 typedef apo_status (*apo__team_piece_fn)(void *job, int slot, uint64_t piece, double *touch_s,
                                          double *compute_s);
 
-/* Shared runs that a losing run keeps the helpers out of: this many after the first loss,
- * twice as many after each further loss (the probe that follows the ones alone, or a later
- * run), at most APO_HOST_TEAM_ALONE_MAX; back to the first count after
- * APO_HOST_TEAM_ALONE_MAX shared runs in a row that did not lose. */
-#define APO_HOST_TEAM_ALONE_FIRST 4
-#define APO_HOST_TEAM_ALONE_MAX 64
-
-/* A shared run loses when it takes more than this many times what the calling thread alone
- * would have taken at the pace it kept in the run (host_team.c, judge_run). */
-#define APO_HOST_TEAM_LOSS 1.25
-
 /* What a run's threads did, summed over them. */
 typedef struct apo__team_times {
     double touch_s, compute_s;
@@ -44,7 +33,7 @@ typedef struct apo__team_times {
 /* Runs pieces [0, pieces) of `job` with up to `threads` threads, the calling thread one of
  * them; *team is the device's team, started on first use with threads - 1 helpers (when
  * they cannot be started, the caller computes alone). While the team keeps its helpers out
- * after a losing run (above), the caller computes every piece alone, and the run counts
+ * after a losing run (team_rule.h), the caller computes every piece alone, and the run counts
  * towards the next probe. Every piece is computed exactly once;
  * once one fails, the pieces not started yet are skipped. Returns when every piece is done
  * or skipped: the first failure's status, else APO_OK. `job` is only read by threads

@@ -12,7 +12,7 @@
  *   them, and the stalled tile is released only once all the others are done. With a static
  *   schedule the stalled thread's share would never be computed and the case would time out.
  * - A call that waited for a helper held inside a tile (as the scheduler holds a preempted
- *   one) completes once the tile is released; the next APO_HOST_TEAM_ALONE_FIRST calls run
+ *   one) completes once the tile is released; the next APO_TEAM_ALONE_FIRST calls run
  *   on the calling thread alone (the report's threads_offered is 1, and no other thread
  *   computes a tile); the call after them offers the helper tiles again, and when that probe
  *   is held too, twice as many calls run alone before the next.
@@ -29,6 +29,7 @@
 
 #include "cpu_isa.h"
 #include "devices/host_team.h"
+#include "devices/team_rule.h"
 #include "helpers.h"
 #include "reference.h"
 
@@ -397,15 +398,15 @@ Test(host_team, a_call_that_waited_for_a_held_helper_keeps_the_helpers_out_until
 
     /* (b) It waited 500 ms for a tile the calling thread computes in microseconds: the next
      * calls keep the helper out. */
-    calls_alone(rt, APO_HOST_TEAM_ALONE_FIRST, "after the first held call");
+    calls_alone(rt, APO_TEAM_ALONE_FIRST, "after the first held call");
 
     /* (c) The next call probes the helper; held again, it loses again, and twice as many
      * calls run alone before the next probe, which offers the helper tiles again. */
     offered = counted_call(rt, "held", HELD_TILES * HELD_TILE, 1, &caller, &others);
     cr_assert_eq(offered, 2, "the probe after %d calls alone offered %d threads",
-                 APO_HOST_TEAM_ALONE_FIRST, offered);
+                 APO_TEAM_ALONE_FIRST, offered);
     cr_assert_eq(others, 1);
-    calls_alone(rt, 2 * APO_HOST_TEAM_ALONE_FIRST, "after the held probe");
+    calls_alone(rt, 2 * APO_TEAM_ALONE_FIRST, "after the held probe");
     offered = counted_call(rt, "twice", 400000, 0, &caller, &others);
     cr_assert_eq(offered, 2, "the second probe offered %d threads", offered);
     cr_assert_eq(caller + others, 400);
