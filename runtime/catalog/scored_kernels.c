@@ -16,6 +16,7 @@
 #include "catalog/grid.h"
 #include "catalog/score_pass.h"
 #include "catalog/scored_kernels.h"
+#include "catalog/scored_launch.h"
 #include "score_tile.h"
 
 /* The scores' names, in output order (score_tile.h's APO_SCORE_IX_*). */
@@ -99,8 +100,15 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
     return 0;
 }
 
-/* Every tile (a series) reads its whole row; no GPU launcher yet (docs/cuda.md). */
+/* Every tile (a series) reads its whole row. A built-in rule's series is scored on a GPU by
+ * scored_launch.c (docs/cuda.md, "Scored sweeps on a GPU"); a user's rule is a function of this
+ * process's CPU, so its kernel has no launcher and GPUs take no share of it. */
+#ifdef APO_HAVE_CUDA
+static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, apo__scored_cuda_launch};
+#else
 static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
+#endif
+static const apo__cuda_impl user_rule_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
 
 /* Sets a tile folds at most: the calls of shared pieces (apo__call.shared) are at most
  * this many (devices/worker_pool.c), so the running scores fit on the stack. */
@@ -406,7 +414,7 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
     k->unit_work = series_work;
     k->output_cols = one_col;
     k->run_tile = scored_run;
-    k->cuda = &scored_cuda;
+    k->cuda = d != NULL ? &scored_cuda : &user_rule_cuda;
     k->shares_pass = scored_shares_pass;
     k->scoring = sc;
 }
