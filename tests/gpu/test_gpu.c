@@ -204,6 +204,134 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
     apo_runtime_destroy(cpu);
 }
 
+/* ---- scored sweeps ------------------------------------------------------------------------ */
+
+/* The scores of a scored sweep of `kernel` under `rule` on rt (ratios NULL: the runtime's),
+ * into *scores (APO_N_SCORES arrays of sets x rows); returns the GPU's tiles (series scored). */
+static uint64_t run_scored(apo_runtime *rt, const char *kernel, const char *rule, const double *x,
+                           size_t rows, size_t cols, const apo_sweep *sweep, const double *ratios,
+                           size_t n_ratios, double *scores[APO_N_SCORES], size_t *len) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    const double *inputs[1] = {x};
+    w.kernel = kernel;
+    w.score = rule;
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.sweep = sweep;
+    w.ratios = ratios;
+    w.n_ratios = n_ratios;
+    w.outputs = scores;
+    w.n_outputs = APO_N_SCORES;
+    size_t r = 0, c = 0;
+    cr_assert_eq(apo_output_shape(rt, &w, 0, &r, &c), APO_OK, "%s", apo_last_error());
+    *len = r * c;
+    for (size_t k = 0; k < APO_N_SCORES; k++) {
+        cr_assert_not_null(scores[k] = malloc(*len * sizeof(double)));
+        for (size_t i = 0; i < *len; i++)
+            scores[k][i] = -12345.678;
+    }
+    apo_report rep = APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s:%s: %s", kernel, rule,
+                 apo_last_error());
+    uint64_t gpu_tiles = 0;
+    for (size_t i = 0; i < rep.n_devices; i++)
+        if (rep.devices[i].kind == APO_DEVICE_CUDA)
+            gpu_tiles += rep.devices[i].tiles;
+    return gpu_tiles;
+}
+
+/* A user's rule: long above bollinger's middle band, short below it. */
+static int user_rule_long_above_middle(const double *inputs, const double *outputs, int prev,
+                                       void *user) {
+    (void)prev, (void)user;
+    return inputs[0] > outputs[1] ? 1 : -1;
+}
+
+/* A scored sweep's series reach a GPU as calls of one set (worker_pool.c); the GPU scores each
+ * series from its samples with the CPU's tile bodies and fold (kernels/scores/scored.cu), and
+ * only the scores come back: whatever share it takes, and when it takes all, the scores are
+ * the cpu's bits. A user's rule is the process's function: the GPU takes none of it. */
+Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    const size_t n = device_count(mixed);
+    const size_t rows = 3, cols = 20011;
+    double *x = walk(rows, cols, 901);
+    for (size_t t = 9000; t < 9030; t++)
+        x[cols + t] = NAN;
+    x[2 * cols + 777] = NAN;
+    const double periods[] = {5, 20}, widths[] = {1, 2.5}, rsi_periods[] = {7, 14},
+                 costs[] = {0, 0.001}, fasts[] = {12, 40};
+    const apo_sweep_param bands[] = {{"period", periods, 2}, {"nbdev_up", widths, 2}};
+    const apo_sweep_param rsi_grid[] = {{"timeperiod", rsi_periods, 2}, {"cost", costs, 2}};
+    const apo_sweep_param macd_grid[] = {{"fast", fasts, 2}};
+    const apo_sweep_param sma_grid[] = {{"timeperiod", periods, 2}};
+    apo_sweep sweeps[4] = {APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT};
+    sweeps[0].grid = bands;
+    sweeps[0].n_grid = 2;
+    sweeps[1].grid = rsi_grid;
+    sweeps[1].n_grid = 2;
+    sweeps[2].grid = macd_grid;
+    sweeps[2].n_grid = 1;
+    sweeps[3].grid = sma_grid;
+    sweeps[3].n_grid = 1;
+    const struct {
+        const char *kernel, *rule;
+        const apo_sweep *sweep;
+    } cases_[] = {{"bollinger", "bands_revert", &sweeps[0]},
+                  {"rsi", "rsi_zone", &sweeps[1]},
+                  {"macd", "macd_cross", &sweeps[2]},
+                  {"sma", "price_cross", &sweeps[3]}};
+    /* GPU shares: all of it, and a part beside the cpu. */
+    const double gpu_shares[] = {1.0, 0.5};
+    for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
+        double *ref[APO_N_SCORES], *got[APO_N_SCORES];
+        size_t len = 0, got_len = 0;
+        (void)run_scored(cpu, cases_[c].kernel, cases_[c].rule, x, rows, cols, cases_[c].sweep,
+                         NULL, 0, ref, &len);
+        for (size_t si = 0; si < sizeof gpu_shares / sizeof gpu_shares[0]; si++) {
+            double ratios[APO_MAX_DEVICES];
+            for (size_t i = 0; i < n; i++)
+                ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? gpu_shares[si]
+                                                                     : 1.0 - gpu_shares[si];
+            const uint64_t gpu_tiles = run_scored(mixed, cases_[c].kernel, cases_[c].rule, x, rows,
+                                                  cols, cases_[c].sweep, ratios, n, got, &got_len);
+            cr_expect_gt(gpu_tiles, 0, "%s:%s, GPU share %g: the GPU scored no series",
+                         cases_[c].kernel, cases_[c].rule, gpu_shares[si]);
+            cr_assert_eq(got_len, len);
+            for (size_t k = 0; k < APO_N_SCORES; k++) {
+                cr_expect_eq(memcmp(got[k], ref[k], len * sizeof(double)), 0,
+                             "%s:%s, GPU share %g: score %zu differs from the cpu's",
+                             cases_[c].kernel, cases_[c].rule, gpu_shares[si], k);
+                free(got[k]);
+            }
+        }
+        for (size_t k = 0; k < APO_N_SCORES; k++)
+            free(ref[k]);
+    }
+
+    /* A user's rule: planned by the runtime on cuda,cpu, the cpu scores every series. */
+    apo_rule_desc d = APO_RULE_DESC_INIT;
+    d.name = "above_middle";
+    d.kernel = "bollinger";
+    d.fn = user_rule_long_above_middle;
+    cr_assert_eq(apo_rule_register(mixed, &d), APO_OK, "%s", apo_last_error());
+    double *scores[APO_N_SCORES];
+    size_t len = 0;
+    cr_expect_eq(run_scored(mixed, "bollinger", "above_middle", x, rows, cols, &sweeps[0], NULL, 0,
+                            scores, &len),
+                 0, "the GPU scored series of a user's rule");
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        free(scores[k]);
+    free(x);
+    apo_runtime_destroy(mixed);
+    apo_runtime_destroy(cpu);
+}
+
 /* Inputs with NaN, infinities and constant stretches: the non-finite policies and the
  * exact constant windows of the CPU kernels (tested in test_kernels.c) hold on the GPU
  * because the bits are the same. */
