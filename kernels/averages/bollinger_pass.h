@@ -12,15 +12,11 @@
 #include <stddef.h>
 
 #include "apo_hd.h"
+#include "bollinger_pass_flat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A pass's sd at a constant window, whose bands are the constant itself rather than
- * middle +- nbdev * 0 (those differ from it when it is -0). A real sd is never below 0:
- * sqrt() gives a value >= 0 (or -0, which compares equal to 0), or NaN. */
-#define APO_BOLLINGER_PASS_FLAT (-1.0)
 
 /*
  * The pass over tile [begin, end) of a row, with the conventions of apo__cpu_bollinger_tile

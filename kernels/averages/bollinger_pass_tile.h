@@ -11,7 +11,7 @@
 #define APO_BOLLINGER_PASS_TILE_H
 
 #include "apo_hd.h"
-#include "bollinger_pass.h"
+#include "bollinger_pass_flat.h"
 
 #ifdef APO_BOLLINGER_TILE_H
 #error "bollinger_pass_tile.h must come before bollinger_tile.h: it redefines the body's stores"
@@ -39,7 +39,8 @@
 #include "bollinger_tile.h"
 
 /* The pass over tile [begin, end) of a row read from x at absolute indices (period >= 1,
- * begin < end): mean[t] and sd[t] as apo__cpu_bollinger_pass_tile documents them. */
+ * begin < end): mean[t] and sd[t] as apo__cpu_bollinger_pass_tile (bollinger_pass.h) documents
+ * them. */
 static inline APO_HD void apo__bollinger_pass_tile(const double *x, size_t begin, size_t end,
                                                    size_t period, double *mean, double *sd) {
     /* The widths do not reach the stores above; 0 is as good as any. */

@@ -8,7 +8,7 @@
  * of scratch, so this checks the windows, the fold and the per-thread layout at once, with
  * fewer threads than series and with a chunk that starts inside the rows.
  *
- * The sets are written here rather than resolved by the runtime (runtime/catalog/scored_launch.c):
+ * The sets are written here rather than resolved by the runtime (runtime/catalog/scored_kernels.c):
  * the runtime of a CUDA build links the launcher compiled by nvcc, whose symbols would clash
  * with these (as in test_catalog_simt.c). The inputs each catalog kernel reads are written
  * here too, in its descriptor's order.
