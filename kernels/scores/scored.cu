@@ -2,7 +2,8 @@
  * scored.cu: the scored kernels on a GPU (scored_cuda.h; docs/cuda.md, "Scored sweeps on a
  * GPU").
  *
- * Launch shape: 256-thread blocks, `threads` threads in all, thread i scoring rows i,
+ * Launch shape: one kernel per tile body (bollinger's pass, macd, the averages, oscillators and
+ * volume families), 256-thread blocks, `threads` threads in all, thread i scoring rows i,
  * i + threads, ... of the chunk, each in its own window of scratch (a row is one series: the
  * scored kernel's tile). A thread walks its series the way the host's scored tile does
  * (runtime/catalog/scored_kernels.c, scored_run): the indicator's tiles [t0, t0 + tile) in
@@ -32,16 +33,27 @@
  * than more memory (a macd window is 16384 bars and more, 393 KB a thread). */
 #define APO_SCORED_CUDA_SCRATCH_MAX_BYTES ((size_t)512 << 20)
 
-/* The pass of tile [begin, end) of a window: x[i] its inputs from the window's first sample,
- * out[k] the pass's doubles at the window's indices. */
+/* The tile bodies a kernel is compiled for, one kernel each: the bodies of one kernel share
+ * its registers, and all of them in one kernel took ptxas's 255 with spills. */
+enum {
+    APO_SCORED_BODY_BOLLINGER,
+    APO_SCORED_BODY_MACD,
+    APO_SCORED_BODY_AVERAGES,
+    APO_SCORED_BODY_OSCILLATORS,
+    APO_SCORED_BODY_VOLUME
+};
+
+/* The pass of tile [begin, end) of a window with tile body `Body`: x[i] its inputs from the
+ * window's first sample, out[k] the pass's doubles at the window's indices. */
+template <int Body>
 static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, const double *const *x,
                                              size_t begin, size_t end, double *const *out) {
-    if (s->indicator == APO_SCORED_CUDA_BOLLINGER) {
+    if (Body == APO_SCORED_BODY_BOLLINGER) {
         /* The pass's order (score_pass_outputs.h): the sd, then the mean. */
         apo__bollinger_pass_tile(x[0], begin, end, (size_t)s->params[0], out[1], out[0]);
         return;
     }
-    if (s->indicator == APO_SCORED_CUDA_MACD) {
+    if (Body == APO_SCORED_BODY_MACD) {
         /* The body puts a fast period longer than the slow one second, as the host does. */
         apo__macd_tile(x[0], begin, end, (size_t)s->params[0], (size_t)s->params[1],
                        (size_t)s->params[2], s->warmup, out[0], out[1], out[2]);
@@ -52,21 +64,17 @@ static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, cons
         io.in[i] = x[i];
     for (size_t k = 0; k < s->n_pass; k++)
         io.out[k] = out[k];
-    switch (s->cat_family) {
-    case APO_CAT_AVERAGES:
+    if (Body == APO_SCORED_BODY_AVERAGES)
         apo__averages_tile(s->cat_id, &io, begin, end);
-        break;
-    case APO_CAT_OSCILLATORS:
+    else if (Body == APO_SCORED_BODY_OSCILLATORS)
         apo__oscillators_tile(s->cat_id, &io, begin, end);
-        break;
-    default: /* APO_CAT_VOLUME; the launcher refuses the other families */
+    else
         apo__volume_tile(s->cat_id, &io, begin, end);
-        break;
-    }
 }
 
 /* The scores of one series of n samples (x[i]: its inputs), in a window of scratch of `cap`
  * bars per pass double. */
+template <int Body>
 static __device__ void apo__scored_series(const apo__scored_cuda_set *s, const double *const *x,
                                           size_t n, double *scratch, size_t cap, double *scores) {
     double *pass_out[APO_CAT_MAX_OUT];
@@ -82,7 +90,7 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s, const d
         const double *window[APO_CAT_MAX_IN];
         for (size_t i = 0; i < s->n_in; i++)
             window[i] = x[i] + origin;
-        apo__scored_pass_tile(s, window, t0 - origin, t1 - origin, pass_out);
+        apo__scored_pass_tile<Body>(s, window, t0 - origin, t1 - origin, pass_out);
         for (size_t t = t0; t < t1; t++) {
             double out[APO_CAT_MAX_OUT];
             apo__score_pass_outputs_of(s->pass, s->params, pass_in, t - origin, s->n_out, 1, out);
@@ -93,24 +101,41 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s, const d
     apo__score_finish(&f, s->sqrt_periods, scores);
 }
 
-static __global__ void apo__scored_kernel(apo__scored_cuda_set s, apo__scored_cuda_rows r,
-                                          double *scratch, size_t per_thread, size_t threads) {
+/* Thread `me` of `threads` scores rows me, me + threads, ... of the chunk in its window. */
+template <int Body>
+static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
+                                        const apo__scored_cuda_rows *r, double *scratch,
+                                        size_t per_thread, size_t threads) {
     const size_t me = apo__cuda_first_item();
     if (me >= threads)
         return; /* the last block's threads past the scratch */
     double *mine = scratch + me * per_thread;
-    const size_t cap = per_thread / s.n_pass;
-    for (size_t i = me; i < r.rows; i += threads) {
-        const size_t row = r.row0 + i;
+    const size_t cap = per_thread / s->n_pass;
+    for (size_t i = me; i < r->rows; i += threads) {
+        const size_t row = r->row0 + i;
         const double *x[APO_CAT_MAX_IN];
-        for (size_t k = 0; k < s.n_in; k++)
-            x[k] = r.in[k] + row * r.cols;
+        for (size_t k = 0; k < s->n_in; k++)
+            x[k] = r->in[k] + row * r->cols;
         double scores[APO_SCORE_IX_COUNT];
-        apo__scored_series(&s, x, r.cols, mine, cap, scores);
+        apo__scored_series<Body>(s, x, r->cols, mine, cap, scores);
         for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
-            r.scores[k][row] = scores[k];
+            r->scores[k][row] = scores[k];
     }
 }
+
+/* One kernel per tile body (a launch names no template: the SIMT layer's lowering takes plain
+ * names). */
+#define APO_SCORED_KERNEL(name, body)                                                              \
+    static __global__ void apo__scored_##name##_kernel(apo__scored_cuda_set s,                     \
+                                                       apo__scored_cuda_rows r, double *scratch,   \
+                                                       size_t per_thread, size_t threads) {        \
+        apo__scored_rows<body>(&s, &r, scratch, per_thread, threads);                              \
+    }
+APO_SCORED_KERNEL(bollinger, APO_SCORED_BODY_BOLLINGER)
+APO_SCORED_KERNEL(macd, APO_SCORED_BODY_MACD)
+APO_SCORED_KERNEL(averages, APO_SCORED_BODY_AVERAGES)
+APO_SCORED_KERNEL(oscillators, APO_SCORED_BODY_OSCILLATORS)
+APO_SCORED_KERNEL(volume, APO_SCORED_BODY_VOLUME)
 
 extern "C" size_t apo__scored_cuda_scratch(const apo__scored_cuda_set *set, size_t cols) {
     const size_t window = set->halo + set->tile;
@@ -126,7 +151,7 @@ static bool apo__scored_cuda_valid(const apo__scored_cuda_set *s, const apo__sco
         return false;
     if (s->indicator == APO_SCORED_CUDA_CATALOG && s->cat_family != APO_CAT_AVERAGES &&
         s->cat_family != APO_CAT_OSCILLATORS && s->cat_family != APO_CAT_VOLUME)
-        return false; /* no built-in rule reads the other families (apo__scored_pass_tile) */
+        return false; /* no built-in rule reads the other families (APO_SCORED_BODY_*) */
     for (size_t i = 0; i < s->n_in; i++)
         if (r->in[i] == NULL)
             return false;
@@ -144,9 +169,24 @@ extern "C" int apo__cuda_scored_in(const apo__scored_cuda_set *set,
         return (int)cudaErrorInvalidValue;
     if (rows->rows == 0 || rows->cols == 0)
         return (int)cudaSuccess;
-    apo__scored_kernel<<<apo__cuda_blocks(threads), APO_CUDA_BLOCK, 0,
-                         static_cast<cudaStream_t>(stream)>>>(
-        *set, *rows, scratch, apo__scored_cuda_scratch(set, rows->cols), threads);
+    const size_t per_thread = apo__scored_cuda_scratch(set, rows->cols);
+    const unsigned int blocks = apo__cuda_blocks(threads);
+    const cudaStream_t st = static_cast<cudaStream_t>(stream);
+/* Launches the kernel of tile body `name`. */
+#define APO_SCORED_LAUNCH(name)                                                                    \
+    apo__scored_##name##_kernel<<<blocks, APO_CUDA_BLOCK, 0, st>>>(*set, *rows, scratch,           \
+                                                                   per_thread, threads)
+    if (set->indicator == APO_SCORED_CUDA_BOLLINGER)
+        APO_SCORED_LAUNCH(bollinger);
+    else if (set->indicator == APO_SCORED_CUDA_MACD)
+        APO_SCORED_LAUNCH(macd);
+    else if (set->cat_family == APO_CAT_AVERAGES)
+        APO_SCORED_LAUNCH(averages);
+    else if (set->cat_family == APO_CAT_OSCILLATORS)
+        APO_SCORED_LAUNCH(oscillators);
+    else
+        APO_SCORED_LAUNCH(volume);
+#undef APO_SCORED_LAUNCH
     return (int)cudaGetLastError();
 }
 
