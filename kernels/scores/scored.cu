@@ -2,8 +2,8 @@
  * scored.cu: the scored kernels on a GPU (scored_cuda.h; docs/cuda.md, "Scored sweeps on a
  * GPU").
  *
- * Launch shape: one kernel per tile body (bollinger's pass, macd, the averages, oscillators and
- * volume families), 256-thread blocks, `threads` threads in all, thread i scoring rows i,
+ * Launch shape: one kernel per tile body (bollinger's pass, macd, and each catalog kernel a
+ * built-in rule reads), 256-thread blocks, `threads` threads in all, thread i scoring rows i,
  * i + threads, ... of the chunk, each in its own window of scratch (a row is one series: the
  * scored kernel's tile). A thread walks its series the way the host's scored tile does
  * (runtime/catalog/scored_kernels.c, scored_run): the indicator's tiles [t0, t0 + tile) in
@@ -33,8 +33,10 @@
  * than more memory (a macd window is 16384 bars and more, 393 KB a thread). */
 #define APO_SCORED_CUDA_SCRATCH_MAX_BYTES ((size_t)512 << 20)
 
-/* The tile bodies a kernel is compiled for, one kernel each: the bodies of one kernel share
- * its registers, and all of them in one kernel took ptxas's 255 with spills. */
+/* The tile bodies a kernel is compiled for: bollinger's pass, macd, or one catalog kernel of a
+ * family (CatId, a constant, so the family's switch folds to that kernel's body). One kernel
+ * per body: the bodies of one kernel share its registers, and all of them in one kernel took
+ * ptxas's 255 with spills. */
 enum {
     APO_SCORED_BODY_BOLLINGER,
     APO_SCORED_BODY_MACD,
@@ -43,9 +45,26 @@ enum {
     APO_SCORED_BODY_VOLUME
 };
 
-/* The pass of tile [begin, end) of a window with tile body `Body`: x[i] its inputs from the
- * window's first sample, out[k] the pass's doubles at the window's indices. */
-template <int Body>
+/* The catalog kernels a built-in rule reads (runtime/catalog/scored_kernels.c, scored_defs):
+ * X(name, family body, apo__cat_id) each. */
+#define APO_SCORED_CATALOG_BODIES(X)                                                               \
+    X(sma, APO_SCORED_BODY_AVERAGES, APO_CAT_SMA)                                                  \
+    X(ema, APO_SCORED_BODY_AVERAGES, APO_CAT_EMA)                                                  \
+    X(wma, APO_SCORED_BODY_AVERAGES, APO_CAT_WMA)                                                  \
+    X(dema, APO_SCORED_BODY_AVERAGES, APO_CAT_DEMA)                                                \
+    X(tema, APO_SCORED_BODY_AVERAGES, APO_CAT_TEMA)                                                \
+    X(kama, APO_SCORED_BODY_AVERAGES, APO_CAT_KAMA)                                                \
+    X(rsi, APO_SCORED_BODY_OSCILLATORS, APO_CAT_RSI)                                               \
+    X(cmo, APO_SCORED_BODY_OSCILLATORS, APO_CAT_CMO)                                               \
+    X(willr, APO_SCORED_BODY_OSCILLATORS, APO_CAT_WILLR)                                           \
+    X(cci, APO_SCORED_BODY_OSCILLATORS, APO_CAT_CCI)                                               \
+    X(stochf, APO_SCORED_BODY_OSCILLATORS, APO_CAT_STOCHF)                                         \
+    X(stoch, APO_SCORED_BODY_OSCILLATORS, APO_CAT_STOCH)                                           \
+    X(mfi, APO_SCORED_BODY_VOLUME, APO_CAT_MFI)
+
+/* The pass of tile [begin, end) of a window with tile body `Body` (and CatId): x[i] its inputs from
+ * the window's first sample, out[k] the pass's doubles at the window's indices. */
+template <int Body, int CatId>
 static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, const double *const *x,
                                              size_t begin, size_t end, double *const *out) {
     if (Body == APO_SCORED_BODY_BOLLINGER) {
@@ -65,16 +84,16 @@ static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, cons
     for (size_t k = 0; k < s->n_pass; k++)
         io.out[k] = out[k];
     if (Body == APO_SCORED_BODY_AVERAGES)
-        apo__averages_tile(s->cat_id, &io, begin, end);
+        apo__averages_tile(CatId, &io, begin, end);
     else if (Body == APO_SCORED_BODY_OSCILLATORS)
-        apo__oscillators_tile(s->cat_id, &io, begin, end);
+        apo__oscillators_tile(CatId, &io, begin, end);
     else
-        apo__volume_tile(s->cat_id, &io, begin, end);
+        apo__volume_tile(CatId, &io, begin, end);
 }
 
 /* The scores of one series of n samples (x[i]: its inputs), in a window of scratch of `cap`
  * bars per pass double. */
-template <int Body>
+template <int Body, int CatId>
 static __device__ void apo__scored_series(const apo__scored_cuda_set *s, const double *const *x,
                                           size_t n, double *scratch, size_t cap, double *scores) {
     double *pass_out[APO_CAT_MAX_OUT];
@@ -90,7 +109,7 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s, const d
         const double *window[APO_CAT_MAX_IN];
         for (size_t i = 0; i < s->n_in; i++)
             window[i] = x[i] + origin;
-        apo__scored_pass_tile<Body>(s, window, t0 - origin, t1 - origin, pass_out);
+        apo__scored_pass_tile<Body, CatId>(s, window, t0 - origin, t1 - origin, pass_out);
         for (size_t t = t0; t < t1; t++) {
             double out[APO_CAT_MAX_OUT];
             apo__score_pass_outputs_of(s->pass, s->params, pass_in, t - origin, s->n_out, 1, out);
@@ -102,7 +121,7 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s, const d
 }
 
 /* Thread `me` of `threads` scores rows me, me + threads, ... of the chunk in its window. */
-template <int Body>
+template <int Body, int CatId>
 static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
                                         const apo__scored_cuda_rows *r, double *scratch,
                                         size_t per_thread, size_t threads) {
@@ -117,7 +136,7 @@ static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
         for (size_t k = 0; k < s->n_in; k++)
             x[k] = r->in[k] + row * r->cols;
         double scores[APO_SCORE_IX_COUNT];
-        apo__scored_series<Body>(s, x, r->cols, mine, cap, scores);
+        apo__scored_series<Body, CatId>(s, x, r->cols, mine, cap, scores);
         for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
             r->scores[k][row] = scores[k];
     }
@@ -125,17 +144,25 @@ static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
 
 /* One kernel per tile body (a launch names no template: the SIMT layer's lowering takes plain
  * names). */
-#define APO_SCORED_KERNEL(name, body)                                                              \
+#define APO_SCORED_KERNEL(name, body, cat_id)                                                      \
     static __global__ void apo__scored_##name##_kernel(apo__scored_cuda_set s,                     \
                                                        apo__scored_cuda_rows r, double *scratch,   \
                                                        size_t per_thread, size_t threads) {        \
-        apo__scored_rows<body>(&s, &r, scratch, per_thread, threads);                              \
+        apo__scored_rows<body, cat_id>(&s, &r, scratch, per_thread, threads);                      \
     }
-APO_SCORED_KERNEL(bollinger, APO_SCORED_BODY_BOLLINGER)
-APO_SCORED_KERNEL(macd, APO_SCORED_BODY_MACD)
-APO_SCORED_KERNEL(averages, APO_SCORED_BODY_AVERAGES)
-APO_SCORED_KERNEL(oscillators, APO_SCORED_BODY_OSCILLATORS)
-APO_SCORED_KERNEL(volume, APO_SCORED_BODY_VOLUME)
+APO_SCORED_KERNEL(bollinger, APO_SCORED_BODY_BOLLINGER, 0)
+APO_SCORED_KERNEL(macd, APO_SCORED_BODY_MACD, 0)
+APO_SCORED_CATALOG_BODIES(APO_SCORED_KERNEL)
+
+/* Whether a catalog kernel has a body here. */
+static bool apo__scored_cuda_has_body(int cat_id) {
+#define APO_SCORED_HAS(name, body, id)                                                             \
+    if (cat_id == (id))                                                                            \
+        return true;
+    APO_SCORED_CATALOG_BODIES(APO_SCORED_HAS)
+#undef APO_SCORED_HAS
+    return false;
+}
 
 extern "C" size_t apo__scored_cuda_scratch(const apo__scored_cuda_set *set, size_t cols) {
     const size_t window = set->halo + set->tile;
@@ -149,9 +176,8 @@ static bool apo__scored_cuda_valid(const apo__scored_cuda_set *s, const apo__sco
         s->n_pass == 0 || s->n_pass > APO_CAT_MAX_OUT || s->n_out == 0 ||
         s->n_out > APO_CAT_MAX_OUT || s->close_in >= s->n_in)
         return false;
-    if (s->indicator == APO_SCORED_CUDA_CATALOG && s->cat_family != APO_CAT_AVERAGES &&
-        s->cat_family != APO_CAT_OSCILLATORS && s->cat_family != APO_CAT_VOLUME)
-        return false; /* no built-in rule reads the other families (APO_SCORED_BODY_*) */
+    if (s->indicator == APO_SCORED_CUDA_CATALOG && !apo__scored_cuda_has_body(s->cat_id))
+        return false; /* no built-in rule reads it (APO_SCORED_CATALOG_BODIES) */
     for (size_t i = 0; i < s->n_in; i++)
         if (r->in[i] == NULL)
             return false;
@@ -176,16 +202,23 @@ extern "C" int apo__cuda_scored_in(const apo__scored_cuda_set *set,
 #define APO_SCORED_LAUNCH(name)                                                                    \
     apo__scored_##name##_kernel<<<blocks, APO_CUDA_BLOCK, 0, st>>>(*set, *rows, scratch,           \
                                                                    per_thread, threads)
-    if (set->indicator == APO_SCORED_CUDA_BOLLINGER)
+/* The launch of a catalog kernel's body. */
+#define APO_SCORED_CASE(name, body, id)                                                            \
+    case id:                                                                                       \
+        APO_SCORED_LAUNCH(name);                                                                   \
+        break;
+    if (set->indicator == APO_SCORED_CUDA_BOLLINGER) {
         APO_SCORED_LAUNCH(bollinger);
-    else if (set->indicator == APO_SCORED_CUDA_MACD)
+    } else if (set->indicator == APO_SCORED_CUDA_MACD) {
         APO_SCORED_LAUNCH(macd);
-    else if (set->cat_family == APO_CAT_AVERAGES)
-        APO_SCORED_LAUNCH(averages);
-    else if (set->cat_family == APO_CAT_OSCILLATORS)
-        APO_SCORED_LAUNCH(oscillators);
-    else
-        APO_SCORED_LAUNCH(volume);
+    } else {
+        switch (set->cat_id) {
+            APO_SCORED_CATALOG_BODIES(APO_SCORED_CASE)
+        default: /* apo__scored_cuda_valid refused it */
+            break;
+        }
+    }
+#undef APO_SCORED_CASE
 #undef APO_SCORED_LAUNCH
     return (int)cudaGetLastError();
 }

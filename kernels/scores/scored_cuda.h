@@ -47,9 +47,8 @@ typedef struct apo__scored_cuda_set {
      * with its halo in the field h (its pointers are unused). */
     double params[APO_CAT_MAX_PAR];
     apo__cat_io io;
-    int cat_id;     /* APO_SCORED_CUDA_CATALOG: its apo__cat_id */
-    int cat_family; /* and its apo__cat_family: averages, oscillators or volume */
-    size_t warmup;  /* APO_SCORED_CUDA_MACD: apo__macd_warmup of its periods */
+    int cat_id;    /* APO_SCORED_CUDA_CATALOG: its apo__cat_id (one a built-in rule reads) */
+    size_t warmup; /* APO_SCORED_CUDA_MACD: apo__macd_warmup of its periods */
     apo__rule rule;
     double cost, sqrt_periods; /* the rule's cost; sqrt(periods_per_year) */
 } apo__scored_cuda_set;

@@ -116,8 +116,9 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
  * file includes no CUDA header). */
 #define SCORED_CUDA_INVALID 1
 
-/* The set of `call` as the launcher takes it; 0 when its indicator has no GPU pass (a
- * catalog family no built-in rule reads: scored_defs below has none). */
+/* The set of `call` as the launcher takes it; 0 when its indicator is neither bollinger, macd
+ * nor a catalog kernel (scored_defs below has none such; the launcher refuses a catalog kernel
+ * no built-in rule reads). */
 static int resolve_set(const apo__call *call, apo__scored_cuda_set *s) {
     const apo__scoring *sc = call->kernel->scoring;
     const apo__kernel *ind = sc->indicator;
@@ -141,7 +142,6 @@ static int resolve_set(const apo__call *call, apo__scored_cuda_set *s) {
     } else if (cat >= 0) {
         s->indicator = APO_SCORED_CUDA_CATALOG;
         s->cat_id = cat;
-        s->cat_family = (int)apo__catalog_family((apo__cat_id)cat);
         /* The io the host's tile builds (catalog_kernels.c): the parameters and the halo. */
         memcpy(s->io.p, s->params, sizeof s->io.p);
         s->io.h = apo__catalog_halo((apo__cat_id)cat, s->io.p);

@@ -195,7 +195,6 @@ static apo__scored_cuda_set set_of(const scored_case *c) {
             apo__macd_warmup((size_t)c->params[0], (size_t)c->params[1], (size_t)c->params[2]);
     } else {
         s.cat_id = (int)c->id;
-        s.cat_family = (int)apo__catalog_family(c->id);
         memcpy(s.io.p, c->params, sizeof s.io.p);
         s.halo = s.io.h = apo__catalog_halo(c->id, s.io.p);
     }
@@ -293,7 +292,7 @@ Test(scored_simt, the_cases_score_bars_and_trade, .timeout = 300) {
 }
 
 /* The launcher's refusals: no tile, a pass wider than the kernel keeps, a missing input or
- * score, or a family no rule reads is cudaErrorInvalidValue (1); no rows launch nothing. */
+ * score, or a catalog kernel no rule reads is cudaErrorInvalidValue (1); no rows launch nothing. */
 Test(scored_simt, the_launcher_refuses_what_no_set_can_be, .timeout = 120) {
     double x[64] = {0}, s[APO_SCORE_IX_COUNT][1];
     apo__scored_cuda_set set = set_of(&cases[6]); /* rsi */
@@ -311,7 +310,7 @@ Test(scored_simt, the_launcher_refuses_what_no_set_can_be, .timeout = 120) {
     bad.n_pass = APO_CAT_MAX_OUT + 1;
     cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
     bad = set;
-    bad.cat_family = APO_CAT_TREND;
+    bad.cat_id = APO_CAT_ATR; /* no built-in rule reads it */
     cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
     apo__scored_cuda_rows no_score = rows;
     no_score.scores[7] = NULL;
