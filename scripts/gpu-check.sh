@@ -481,8 +481,9 @@ step_profile_run() {
 # kernel, sweep and score in catalog/verdicts.txt, each GPU report kept as catalog/K-cuda.json
 # for the throughput table. A kernel of one input runs on a generated series of $mid samples;
 # one of several (high, low, close, volume; x, y) reads a CSV of $small rows made here. Scores
-# run on cuda,cpu: the CUDA backend has no scored kernels, so the report shows what the GPU
-# took (its share is kept in the line). The step's one cap bounds every command together.
+# run on cuda,cpu (the GPU scores its share of the series with kernels/scores/scored.cu, the
+# cpu the rest; each line keeps the GPU's share) and on cuda alone (macd_cross over 100
+# series). The step's one cap bounds every command together.
 step_gpu_catalog() {
     local cat=$logs/catalog dir=$work/catalog csv t0 cap=$STEP_TIMEOUT rc=0 k nin name
     local -a input
@@ -548,6 +549,8 @@ step_gpu_catalog() {
             rc=$((rc == 0 ? $? : rc))
         cpu_and_gpu score-rsi cuda,cpu --kernel rsi --rows 1 --cols "$small" \
             --param timeperiod=5:50:5 --score rsi_zone || rc=$((rc == 0 ? $? : rc))
+        cpu_and_gpu score-macd cuda --kernel macd --rows 100 --cols $((small / 100)) \
+            --param fast=8,12 --score macd_cross || rc=$((rc == 0 ? $? : rc))
     }
     cat "$cat/verdicts.txt"
     detail "$(grep -c ' equal ' "$cat/verdicts.txt") of $(wc -l <"$cat/verdicts.txt") kernels, sweeps and scores bitwise equal on the GPU and the cpu$(

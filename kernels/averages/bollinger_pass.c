@@ -1,33 +1,13 @@
 /*
- * bollinger's pass shared by band widths; see bollinger_pass.h. The tile body of
- * bollinger_tile.h is included with its three stores redefined, so the pass is the very
- * body that computes the bands, window for window, with the widths left out: the "upper"
- * output receives the sd and the "middle" the mean, and the "lower" is never written.
+ * bollinger's pass shared by band widths; see bollinger_pass.h. The body is
+ * bollinger_pass_tile.h's, which the scored kernels' CUDA launcher (kernels/scores/scored.cu)
+ * runs too.
  */
 #include "bollinger_pass.h"
 
 #include <assert.h>
 
-#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn)             \
-    do {                                                                                           \
-        (void)(lower), (void)(nbdev_up), (void)(nbdev_dn);                                         \
-        APO_OUT(upper, t) = (sd);                                                                  \
-        APO_OUT(middle, t) = (mean);                                                               \
-    } while (0)
-#define APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v)                                         \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = APO_BOLLINGER_PASS_FLAT;                                               \
-        APO_OUT(middle, t) = (v);                                                                  \
-    } while (0)
-#define APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, mid)                                      \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = NAN;                                                                   \
-        APO_OUT(middle, t) = (mid);                                                                \
-    } while (0)
-
-#include "bollinger_tile.h"
+#include "bollinger_pass_tile.h"
 
 void apo__cpu_bollinger_pass_tile(const double *x, size_t n, size_t begin, size_t end,
                                   size_t period, double *mean, double *sd) {
@@ -35,6 +15,5 @@ void apo__cpu_bollinger_pass_tile(const double *x, size_t n, size_t begin, size_
     assert(period >= 1);
     assert(begin < end && end <= n);
     (void)n;
-    /* The widths do not reach the stores above; 0 is as good as any. */
-    apo__bollinger_tile(x, begin, end, period, 0.0, 0.0, sd, mean, sd);
+    apo__bollinger_pass_tile(x, begin, end, period, mean, sd);
 }

@@ -12,15 +12,11 @@
 #include <stddef.h>
 
 #include "apo_hd.h"
+#include "bollinger_pass_flat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A pass's sd at a constant window, whose bands are the constant itself rather than
- * middle +- nbdev * 0 (those differ from it when it is -0). A real sd is never below 0:
- * sqrt() gives a value >= 0 (or -0, which compares equal to 0), or NaN. */
-#define APO_BOLLINGER_PASS_FLAT (-1.0)
 
 /*
  * The pass over tile [begin, end) of a row, with the conventions of apo__cpu_bollinger_tile
@@ -35,8 +31,8 @@ void apo__cpu_bollinger_pass_tile(const double *x, size_t n, size_t begin, size_
 /* The bands of one width at a bar of the pass, as apo__cpu_bollinger_tile stores them
  * (bollinger_tile.h, APO_BOLLINGER_PUT_*): out[0] upper, out[1] middle, out[2] lower. An sd
  * of NaN makes both bands NaN and leaves the middle as the tile stores it. */
-static inline void apo__bollinger_pass_bands(double mean, double sd, double nbdev_up,
-                                             double nbdev_dn, double *out) {
+static inline APO_HD void apo__bollinger_pass_bands(double mean, double sd, double nbdev_up,
+                                                    double nbdev_dn, double *out) {
     if (sd < 0.0) {
         out[0] = out[1] = out[2] = mean;
         return;
@@ -49,8 +45,9 @@ static inline void apo__bollinger_pass_bands(double mean, double sd, double nbde
 /* The bands as apo__bollinger_pass_bands gives them but for the bits of a NaN, which are left
  * as the arithmetic makes them: for a built-in rule, which only compares the bands, so its
  * scores are the same bits, with fewer instructions per set and bar (docs/PERF.md). */
-static inline void apo__bollinger_pass_bands_compared(double mean, double sd, double nbdev_up,
-                                                      double nbdev_dn, double *out) {
+static inline APO_HD void apo__bollinger_pass_bands_compared(double mean, double sd,
+                                                             double nbdev_up, double nbdev_dn,
+                                                             double *out) {
     const int flat = sd < 0.0;
     out[0] = flat ? mean : mean + nbdev_up * sd;
     out[1] = mean;

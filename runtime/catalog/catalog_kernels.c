@@ -516,3 +516,10 @@ static apo__cat_id id_of(const apo__kernel *k) { return (apo__cat_id)(k - catalo
 size_t apo__catalog_kernel_count(void) { return APO_CAT_COUNT; }
 
 const apo__kernel *apo__catalog_kernel(size_t index) { return &catalog_kernels[index]; }
+
+int apo__catalog_id_of(const apo__kernel *k) {
+    for (size_t i = 0; i < APO_CAT_COUNT; i++)
+        if (k == &catalog_kernels[i])
+            return (int)i;
+    return -1;
+}

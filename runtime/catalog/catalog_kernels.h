@@ -9,5 +9,8 @@
 
 size_t apo__catalog_kernel_count(void);
 const apo__kernel *apo__catalog_kernel(size_t index);
+/* The apo__cat_id of a catalog descriptor (kernels/common/catalog.h), or -1 for any other
+ * kernel. */
+int apo__catalog_id_of(const apo__kernel *k);
 
 #endif

@@ -18,16 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bollinger_pass.h"
 #include "catalog/kernel.h"
-
-enum {
-    APO_SCORE_PASS_TILE = 0,        /* the indicator's tile: its outputs as they are */
-    APO_SCORE_PASS_BOLLINGER_WIDTHS /* bollinger's mean and sd, bands per width */
-};
+#include "score_pass_outputs.h"
 
 typedef struct apo__score_pass {
-    int kind;         /* APO_SCORE_PASS_* */
+    int kind;         /* APO_SCORE_PASS_* (score_pass_outputs.h) */
     size_t n_out;     /* doubles the pass keeps per bar */
     uint64_t applied; /* bit i: parameter i of the scored kernel does not enter the pass */
 } apo__score_pass;
@@ -47,21 +42,11 @@ apo_status apo__score_pass_tile(const apo__score_pass *pass, const apo__call *vi
                                 size_t end, double *const *out);
 
 /* The indicator's outputs at position i of a pass, for a set with indicator parameters
- * `params`: bitwise those its own tile would store, or with `compared` set, the same values
- * but for the bits of a NaN (for a built-in rule, which only compares the outputs and asks
- * whether they are finite; a user's rule sees the stored bits). */
+ * `params` (kernels/scores/score_pass_outputs.h, which the GPU's scored kernel calls too). */
 static inline void apo__score_pass_outputs(const apo__score_pass *pass, const double *params,
                                            const double *const *in, size_t i, size_t n_outputs,
                                            int compared, double *out) {
-    if (pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS) {
-        if (compared)
-            apo__bollinger_pass_bands_compared(in[1][i], in[0][i], params[1], params[2], out);
-        else
-            apo__bollinger_pass_bands(in[1][i], in[0][i], params[1], params[2], out);
-        return;
-    }
-    for (size_t k = 0; k < n_outputs; k++)
-        out[k] = in[k][i];
+    apo__score_pass_outputs_of(pass->kind, params, in, i, n_outputs, compared, out);
 }
 
 #endif

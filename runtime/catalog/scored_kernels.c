@@ -13,10 +13,12 @@
 
 #include "base/error.h"
 #include "catalog/call_span.h"
+#include "catalog/catalog_kernels.h"
 #include "catalog/grid.h"
 #include "catalog/score_pass.h"
 #include "catalog/scored_kernels.h"
 #include "score_tile.h"
+#include "scored_cuda.h"
 
 /* The scores' names, in output order (score_tile.h's APO_SCORE_IX_*). */
 static const char *const score_names[APO_SCORE_IX_COUNT] = {
@@ -99,8 +101,85 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
     return 0;
 }
 
-/* Every tile (a series) reads its whole row; no GPU launcher yet (docs/cuda.md). */
+/* ---- the CUDA launch ---------------------------------------------------------------------- */
+
+/* A built-in rule's series is scored on a GPU by kernels/scores/scored.cu (docs/cuda.md,
+ * "Scored sweeps on a GPU"): one GPU thread per series of a chunk, from its samples in GPU
+ * memory, only the scores coming back. The host resolves the set here, once per chunk: the
+ * indicator's pass and tile, its halo and macd's warm-up (libm's log, which the GPU might
+ * round otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
+ * bodies on the CPU's numbers. Every tile (a series) reads its whole row. A user's rule is a
+ * function of this process's CPU, so its kernel has no launcher and GPUs take no share of
+ * it. */
+#ifdef APO_HAVE_CUDA
+/* What the launch returns for a call it cannot take (cudaErrorInvalidValue's number: this
+ * file includes no CUDA header). */
+#define SCORED_CUDA_INVALID 1
+
+/* The set of `call` as the launcher takes it; 0 when its indicator is neither bollinger, macd
+ * nor a catalog kernel (scored_defs below has none such; the launcher refuses a catalog kernel
+ * no built-in rule reads). */
+static int resolve_set(const apo__call *call, apo__scored_cuda_set *s) {
+    const apo__scoring *sc = call->kernel->scoring;
+    const apo__kernel *ind = sc->indicator;
+    memset(s, 0, sizeof *s);
+    s->pass = sc->pass.kind;
+    s->n_in = ind->n_inputs;
+    s->n_pass = sc->pass.n_out;
+    s->n_out = ind->n_outputs;
+    s->close_in = sc->close_input;
+    s->tile = ind->tile_len(ind, call->params);
+    s->halo = apo__kernel_halo(ind, call->params);
+    s->whole_row = apo__kernel_whole_row_input(ind);
+    for (size_t p = 0; p < ind->n_params && p < APO_CAT_MAX_PAR; p++)
+        s->params[p] = call->params[p];
+    const int cat = apo__catalog_id_of(ind);
+    if (sc->pass.kind == APO_SCORE_PASS_BOLLINGER_WIDTHS) {
+        s->indicator = APO_SCORED_CUDA_BOLLINGER;
+    } else if (strcmp(ind->name, "macd") == 0) {
+        s->indicator = APO_SCORED_CUDA_MACD;
+        s->warmup = s->halo; /* macd's halo is its warm-up (builtin_kernels.c) */
+    } else if (cat >= 0) {
+        s->indicator = APO_SCORED_CUDA_CATALOG;
+        s->cat_id = cat;
+        /* The io the host's tile builds (catalog_kernels.c): the parameters and the halo. */
+        memcpy(s->io.p, s->params, sizeof s->io.p);
+        s->io.h = apo__catalog_halo((apo__cat_id)cat, s->io.p);
+    } else {
+        return 0;
+    }
+    const size_t fold_params = ind->n_params + sc->n_rule_params;
+    s->rule = apo__scoring_rule(sc, call->params);
+    s->cost = call->params[fold_params];
+    s->sqrt_periods = sqrt(call->params[fold_params + 1]);
+    return 1;
+}
+
+static int scored_cuda_launch(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
+    /* A GPU is given one set's call at a time (its backend does not run shared pieces). */
+    size_t n_sets;
+    (void)apo__grid_shared_pieces(call, &n_sets);
+    apo__scored_cuda_set set;
+    if (n_sets != 1 || call->kernel->scoring->user_fn != NULL || !resolve_set(call, &set))
+        return SCORED_CUDA_INVALID;
+    apo__scored_cuda_rows rows;
+    memset(&rows, 0, sizeof rows);
+    for (size_t i = 0; i < set.n_in; i++)
+        rows.in[i] = chunk->in[i];
+    for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
+        rows.scores[k] = chunk->out[k];
+    rows.cols = call->cols;
+    /* A scored call's tile is a whole series: tile g is row g. */
+    rows.row0 = (size_t)chunk->first;
+    rows.rows = (size_t)(chunk->end - chunk->first);
+    return apo__cuda_scored(&set, &rows, stream);
+}
+
+static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, scored_cuda_launch};
+#else
 static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
+#endif
+static const apo__cuda_impl user_rule_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
 
 /* Sets a tile folds at most: the calls of shared pieces (apo__call.shared) are at most
  * this many (devices/worker_pool.c), so the running scores fit on the stack. */
@@ -406,7 +485,7 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
     k->unit_work = series_work;
     k->output_cols = one_col;
     k->run_tile = scored_run;
-    k->cuda = &scored_cuda;
+    k->cuda = d != NULL ? &scored_cuda : &user_rule_cuda;
     k->shares_pass = scored_shares_pass;
     k->scoring = sc;
 }

@@ -117,25 +117,38 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
 
 /* ---- sweeps and ragged rows ------------------------------------------------------------- */
 
-/* Runs `kernel` over rows x cols input x on rt with a sweep and/or row lengths (either may be
- * NULL) and the given ratios (NULL: the runtime's), into freshly poisoned outputs. */
-static void run_pieces(apo_runtime *rt, const char *kernel, const double *x, size_t rows,
-                       size_t cols, const apo_sweep *sweep, const size_t *lengths,
-                       const double *ratios, size_t n_ratios, double *out[3], size_t len[3]) {
+/* A call of the sweep, ragged and scored cases: `kernel` (scored under the rule `score`, or
+ * not when it is NULL) over rows x cols input x with a sweep and/or row lengths (either may be
+ * NULL) and the given ratios (NULL: the runtime's). */
+typedef struct pieces_call {
+    const char *kernel, *score;
+    const double *x;
+    size_t rows, cols;
+    const apo_sweep *sweep;
+    const size_t *lengths;
+    const double *ratios;
+    size_t n_ratios;
+} pieces_call;
+
+/* Runs `pc` on rt into n_out freshly poisoned outputs (their lengths in len); returns the tiles
+ * its GPUs computed. */
+static uint64_t run_pieces(apo_runtime *rt, const pieces_call *pc, size_t n_out, double **out,
+                           size_t *len) {
     apo_workload w = APO_WORKLOAD_INIT;
-    const double *inputs[1] = {x};
-    w.kernel = kernel;
-    w.rows = rows;
-    w.cols = cols;
+    const double *inputs[1] = {pc->x};
+    w.kernel = pc->kernel;
+    w.score = pc->score;
+    w.rows = pc->rows;
+    w.cols = pc->cols;
     w.inputs = inputs;
     w.n_inputs = 1;
-    w.sweep = sweep;
-    w.row_lengths = lengths;
-    w.ratios = ratios;
-    w.n_ratios = n_ratios;
+    w.sweep = pc->sweep;
+    w.row_lengths = pc->lengths;
+    w.ratios = pc->ratios;
+    w.n_ratios = pc->n_ratios;
     w.outputs = out;
-    w.n_outputs = 3;
-    for (size_t o = 0; o < 3; o++) {
+    w.n_outputs = n_out;
+    for (size_t o = 0; o < n_out; o++) {
         size_t r = 0, c = 0;
         cr_assert_eq(apo_output_shape(rt, &w, o, &r, &c), APO_OK, "%s", apo_last_error());
         len[o] = r * c;
@@ -145,7 +158,13 @@ static void run_pieces(apo_runtime *rt, const char *kernel, const double *x, siz
             out[o][i] = -12345.678;
     }
     apo_report rep = APO_REPORT_INIT;
-    cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s: %s", kernel, apo_last_error());
+    cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s: %s", pc->kernel,
+                 apo_last_error());
+    uint64_t gpu_tiles = 0;
+    for (size_t i = 0; i < rep.n_devices; i++)
+        if (rep.devices[i].kind == APO_DEVICE_CUDA)
+            gpu_tiles += rep.devices[i].tiles;
+    return gpu_tiles;
 }
 
 /* A sweep's sets and ragged rows reach a GPU as calls of one set or one row (worker_pool.c);
@@ -179,15 +198,17 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
     for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
         double *ref[3], *got[3];
         size_t ref_len[3], got_len[3];
-        run_pieces(cpu, cases_[c].kernel, x, rows, cols, cases_[c].sweep, cases_[c].lengths, NULL,
-                   0, ref, ref_len);
+        pieces_call pc = {cases_[c].kernel,  NULL, x, rows, cols, cases_[c].sweep,
+                          cases_[c].lengths, NULL, 0};
+        (void)run_pieces(cpu, &pc, 3, ref, ref_len);
         for (size_t ri = 0; ri < sizeof ratio_sets / sizeof ratio_sets[0]; ri++) {
             double ratios[APO_MAX_DEVICES];
             for (size_t i = 0; i < n; i++)
                 ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? ratio_sets[ri][0]
                                                                      : ratio_sets[ri][1];
-            run_pieces(mixed, cases_[c].kernel, x, rows, cols, cases_[c].sweep, cases_[c].lengths,
-                       ratios, n, got, got_len);
+            pc.ratios = ratios;
+            pc.n_ratios = n;
+            (void)run_pieces(mixed, &pc, 3, got, got_len);
             for (size_t o = 0; o < 3; o++) {
                 cr_assert_eq(got_len[o], ref_len[o]);
                 cr_assert_eq(memcmp(got[o], ref[o], ref_len[o] * sizeof(double)), 0,
@@ -199,6 +220,101 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
         for (size_t o = 0; o < 3; o++)
             free(ref[o]);
     }
+    free(x);
+    apo_runtime_destroy(mixed);
+    apo_runtime_destroy(cpu);
+}
+
+/* ---- scored sweeps ------------------------------------------------------------------------ */
+
+/* A user's rule: long above bollinger's middle band, short below it. */
+static int user_rule_long_above_middle(const double *inputs, const double *outputs, int prev,
+                                       void *user) {
+    (void)prev, (void)user;
+    return inputs[0] > outputs[1] ? 1 : -1;
+}
+
+/* A scored sweep's series reach a GPU as calls of one set (worker_pool.c); the GPU scores each
+ * series from its samples with the CPU's tile bodies and fold (kernels/scores/scored.cu), and
+ * only the scores come back: whatever share it takes, and when it takes all, the scores are
+ * the cpu's bits. A user's rule is the process's function: the GPU takes none of it. */
+Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    const size_t n = device_count(mixed);
+    const size_t rows = 3, cols = 20011;
+    double *x = walk(rows, cols, 901);
+    for (size_t t = 9000; t < 9030; t++)
+        x[cols + t] = NAN;
+    x[2 * cols + 777] = NAN;
+    const double periods[] = {5, 20}, widths[] = {1, 2.5}, rsi_periods[] = {7, 14},
+                 costs[] = {0, 0.001}, fasts[] = {12, 40};
+    const apo_sweep_param bands[] = {{"period", periods, 2}, {"nbdev_up", widths, 2}};
+    const apo_sweep_param rsi_grid[] = {{"timeperiod", rsi_periods, 2}, {"cost", costs, 2}};
+    const apo_sweep_param macd_grid[] = {{"fast", fasts, 2}};
+    const apo_sweep_param sma_grid[] = {{"timeperiod", periods, 2}};
+    apo_sweep sweeps[4] = {APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT};
+    sweeps[0].grid = bands;
+    sweeps[0].n_grid = 2;
+    sweeps[1].grid = rsi_grid;
+    sweeps[1].n_grid = 2;
+    sweeps[2].grid = macd_grid;
+    sweeps[2].n_grid = 1;
+    sweeps[3].grid = sma_grid;
+    sweeps[3].n_grid = 1;
+    const struct {
+        const char *kernel, *rule;
+        const apo_sweep *sweep;
+    } cases_[] = {{"bollinger", "bands_revert", &sweeps[0]},
+                  {"rsi", "rsi_zone", &sweeps[1]},
+                  {"macd", "macd_cross", &sweeps[2]},
+                  {"sma", "price_cross", &sweeps[3]}};
+    /* GPU shares: all of it, and a part beside the cpu. */
+    const double gpu_shares[] = {1.0, 0.5};
+    for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
+        double *ref[APO_N_SCORES], *got[APO_N_SCORES];
+        size_t len[APO_N_SCORES], got_len[APO_N_SCORES];
+        pieces_call pc = {cases_[c].kernel, cases_[c].rule, x,    rows, cols,
+                          cases_[c].sweep,  NULL,           NULL, 0};
+        (void)run_pieces(cpu, &pc, APO_N_SCORES, ref, len);
+        for (size_t si = 0; si < sizeof gpu_shares / sizeof gpu_shares[0]; si++) {
+            double ratios[APO_MAX_DEVICES];
+            for (size_t i = 0; i < n; i++)
+                ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? gpu_shares[si]
+                                                                     : 1.0 - gpu_shares[si];
+            pc.ratios = ratios;
+            pc.n_ratios = n;
+            const uint64_t gpu_tiles = run_pieces(mixed, &pc, APO_N_SCORES, got, got_len);
+            cr_expect(gpu_tiles > 0, "%s:%s, GPU share %g: the GPU scored no series",
+                      cases_[c].kernel, cases_[c].rule, gpu_shares[si]);
+            for (size_t k = 0; k < APO_N_SCORES; k++) {
+                cr_assert_eq(got_len[k], len[k]);
+                cr_expect_eq(memcmp(got[k], ref[k], len[k] * sizeof(double)), 0,
+                             "%s:%s, GPU share %g: score %zu differs from the cpu's",
+                             cases_[c].kernel, cases_[c].rule, gpu_shares[si], k);
+                free(got[k]);
+            }
+        }
+        for (size_t k = 0; k < APO_N_SCORES; k++)
+            free(ref[k]);
+    }
+
+    /* A user's rule: planned by the runtime on cuda,cpu, the cpu scores every series. */
+    apo_rule_desc d = APO_RULE_DESC_INIT;
+    d.name = "above_middle";
+    d.kernel = "bollinger";
+    d.fn = user_rule_long_above_middle;
+    cr_assert_eq(apo_rule_register(mixed, &d), APO_OK, "%s", apo_last_error());
+    double *scores[APO_N_SCORES];
+    size_t len[APO_N_SCORES];
+    const pieces_call user = {"bollinger", "above_middle", x,    rows, cols,
+                              &sweeps[0],  NULL,           NULL, 0};
+    cr_expect_eq(run_pieces(mixed, &user, APO_N_SCORES, scores, len), 0,
+                 "the GPU scored series of a user's rule");
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        free(scores[k]);
     free(x);
     apo_runtime_destroy(mixed);
     apo_runtime_destroy(cpu);

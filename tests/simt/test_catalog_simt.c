@@ -21,9 +21,8 @@
 
 #include "catalog.h"
 #include "catalog_cuda.h"
-#include "random_walk.h"
 #include "simt_api.h"
-#include "splitmix64.h"
+#include "simt_bars.h"
 
 #define ROWS 3
 
@@ -74,60 +73,14 @@ static const cat_params table[] = {
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 
-/* A NaN with a payload no kernel makes. */
-static double poison(void) {
-    const uint64_t bits = 0x7ff4000badc0ffeeull;
-    double v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-}
-
-static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
-
-static double uniform(uint64_t seed, uint64_t i) {
-    return (double)(apo__splitmix64(seed, i) >> 11) * 0x1p-53;
-}
-
-/* Every input a catalog kernel can read, rows x cols each, as bars: in[0] >= in[2] >= in[1]
- * (high, close, low: a kernel of one series reads the highs, a pair the highs and lows),
- * in[3] a positive volume, in[4] another positive series. Row 1 has NaN runs, an infinity
- * and a flat stretch, in every input at once; row 2 has single NaN bars in the close only. */
-static void make_bars(size_t cols, double **in) {
-    double *close = malloc(ROWS * cols * sizeof *close);
-    cr_assert_not_null(close);
-    apo__random_walk(close, ROWS, cols, 17);
-    for (int i = 0; i < APO_CAT_MAX_IN; i++)
-        cr_assert_not_null(in[i] = malloc(ROWS * cols * sizeof(double)));
-    for (size_t k = 0; k < ROWS * cols; k++) {
-        const double c = 100.0 + close[k], spread = 0.5 + uniform(3, k);
-        in[0][k] = c + spread * uniform(5, k);
-        in[1][k] = c - spread * uniform(7, k);
-        in[2][k] = c;
-        in[3][k] = 1000.0 + 9000.0 * uniform(11, k);
-        in[4][k] = 50.0 + close[(k * 7) % (ROWS * cols)];
-    }
-    for (size_t t = 0; t < cols; t++) {
-        const size_t k = cols + t;
-        const double u = uniform(13, t);
-        if (u < 0.004 || (t >= 5000 && t < 5040))
-            for (int i = 0; i < APO_CAT_MAX_IN; i++)
-                in[i][k] = NAN;
-        else if (u < 0.005)
-            in[0][k] = INFINITY;
-        else if (t >= 700 && t < 760)
-            for (int i = 0; i < APO_CAT_MAX_IN; i++)
-                in[i][k] = 123.25;
-        if (u > 0.995)
-            in[2][2 * cols + t] = NAN;
-    }
-    free(close);
-}
+/* The bars of simt_bars.h, ROWS of them. */
+static void make_bars(size_t cols, double **in) { cr_assert(simt_bars(ROWS, cols, in)); }
 
 static double *poisoned(size_t n) {
     double *p = malloc(n * sizeof *p);
     cr_assert_not_null(p);
     for (size_t i = 0; i < n; i++)
-        p[i] = poison();
+        p[i] = simt_poison();
     return p;
 }
 
@@ -214,8 +167,8 @@ static size_t check_kernel(apo__cat_id id, const double *p, size_t n_p, double *
                 for (size_t t = 0; t < cols; t++) {
                     const int inside = r >= views[v].row0 && r < views[v].row0 + views[v].rows &&
                                        t >= views[v].begin && t < views[v].end;
-                    const double want = inside ? ref[o][r * cols + t] : poison();
-                    if (!same_bits(got[o][r * cols + t], want) && wrong++ == 0)
+                    const double want = inside ? ref[o][r * cols + t] : simt_poison();
+                    if (!simt_same_bits(got[o][r * cols + t], want) && wrong++ == 0)
                         fprintf(stderr,
                                 "kernel %d view %zu output %d row %zu t %zu: %.17g, cpu "
                                 "%.17g%s\n",

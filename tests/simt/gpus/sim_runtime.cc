@@ -692,6 +692,19 @@ cudaError_t cudaMalloc(void **ptr, size_t size) {
     return cudaSuccess;
 }
 
+/* Gives back the device memory at ptr (an allocation's start); false if there is none. */
+static bool release_device_memory(void *ptr) {
+    std::lock_guard<std::mutex> l(g().m);
+    auto it = g().allocs.find((uintptr_t)ptr);
+    if (it == g().allocs.end()) {
+        return false;
+    }
+    g().devices[(size_t)it->second.device].allocated -= it->second.size;
+    munmap(it->second.map_base, it->second.map_size);
+    g().allocs.erase(it);
+    return true;
+}
+
 cudaError_t cudaFree(void *ptr) {
     if (ptr == nullptr) {
         return cudaSuccess; /* what the backend calls to create the context */
@@ -710,14 +723,27 @@ cudaError_t cudaFree(void *ptr) {
     }
     /* cudaFree waits for the device, so that no queued work still names the memory. */
     device_sync_all(dev);
-    std::lock_guard<std::mutex> l(g().m);
-    auto it = g().allocs.find((uintptr_t)ptr);
-    if (it == g().allocs.end()) {
-        return ret(cudaErrorInvalidValue);
+    return release_device_memory(ptr) ? cudaSuccess : ret(cudaErrorInvalidValue);
+}
+
+/* Stream-ordered allocation: the memory is had at once (a GPU's pool may hand it out later,
+ * in stream order, which no caller can tell apart). */
+cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream) {
+    (void)stream;
+    return cudaMalloc(ptr, size);
+}
+
+/* Stream-ordered free: the memory goes when the stream reaches the call, after the work
+ * queued before it, without waiting for the device. */
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream) {
+    {
+        std::lock_guard<std::mutex> l(g().m);
+        const allocation *a = find_alloc(ptr);
+        if (a == nullptr || a->kind != DEVICE_MEMORY) {
+            return ret(cudaErrorInvalidValue);
+        }
     }
-    g().devices[(size_t)it->second.device].allocated -= it->second.size;
-    munmap(it->second.map_base, it->second.map_size);
-    g().allocs.erase(it);
+    enqueue(resolve(stream), [ptr] { (void)release_device_memory(ptr); });
     return cudaSuccess;
 }
 

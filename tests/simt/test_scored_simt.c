@@ -1,0 +1,323 @@
+/*
+ * The scored kernels' CUDA source (kernels/scores/scored.cu, scored_cuda.h) runs on the host
+ * through the SIMT layer (docs/cuda.md, "Device code on the host"): every built-in rule, on
+ * random walks with gaps, flat stretches and lone NaN closes, several tiles long, must give
+ * the bits of the materialised scores: the indicator's outputs computed by the CPU tile by
+ * tile over the whole series, then scored by apo__score_series (score.h), the path of
+ * apo_score_outputs(). The launcher's one thread per series walks its series through windows
+ * of scratch, so this checks the windows, the fold and the per-thread layout at once, with
+ * fewer threads than series and with a chunk that starts inside the rows.
+ *
+ * The sets are written here rather than resolved by the runtime (runtime/catalog/scored_kernels.c):
+ * the runtime of a CUDA build links the launcher compiled by nvcc, whose symbols would clash
+ * with these (as in test_catalog_simt.c). The inputs each catalog kernel reads are written
+ * here too, in its descriptor's order.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bollinger.h"
+#include "catalog.h"
+#include "macd.h"
+#include "score.h"
+#include "score_pass_outputs.h"
+#include "scored_cuda.h"
+#include "simt_api.h"
+#include "simt_bars.h"
+
+#define ROWS 5
+#define COST 0.0005
+#define PERIODS_PER_YEAR 252.0
+
+/* A built-in rule of the scored kernels' table (runtime/catalog/scored_kernels.c) on its
+ * indicator: APO_SCORED_CUDA_BOLLINGER and _MACD, or a catalog kernel with its inputs (1: the
+ * close; 3: high, low, close; 4: and the volume) and parameters. */
+typedef struct scored_case {
+    const char *name;
+    int indicator;
+    apo__cat_id id;
+    size_t n_in, n_out, n_params;
+    double params[APO_CAT_MAX_PAR];
+    int kind, a, b;
+    double lower, upper;
+} scored_case;
+
+#define BOLL(name, kind, period, up, dn)                                                           \
+    { name, APO_SCORED_CUDA_BOLLINGER, APO_CAT_SMA, 1, 3, 3, {period, up, dn}, kind, 0, 0, 0, 0 }
+#define CAT(name, id, n_in, n_params, params, kind, a, b, lo, hi)                                  \
+    { name, APO_SCORED_CUDA_CATALOG, id, n_in, 1, n_params, params, kind, a, b, lo, hi }
+#define CAT2(name, id, n_in, n_params, params, kind, a, b, lo, hi)                                 \
+    { name, APO_SCORED_CUDA_CATALOG, id, n_in, 2, n_params, params, kind, a, b, lo, hi }
+#define P(...)                                                                                     \
+    { __VA_ARGS__ }
+
+static const scored_case cases[] = {
+    BOLL("bollinger:bands_revert", APO_RULE_BANDS_REVERT, 20, 2, 2),
+    BOLL("bollinger:bands_revert", APO_RULE_BANDS_REVERT, 7, 1.5, 0.5),
+    BOLL("bollinger:bands_zone", APO_RULE_BANDS_ZONE, 20, 2, 2),
+    BOLL("bollinger:bands_zone", APO_RULE_BANDS_ZONE, 300, 0, 3),
+    {"macd:macd_cross",
+     APO_SCORED_CUDA_MACD,
+     APO_CAT_SMA,
+     1,
+     3,
+     3,
+     {12, 26, 9},
+     APO_RULE_MACD_CROSS,
+     0,
+     0,
+     0,
+     0},
+    /* fast > slow: swapped by the tile body as by the host */
+    {"macd:macd_cross",
+     APO_SCORED_CUDA_MACD,
+     APO_CAT_SMA,
+     1,
+     3,
+     3,
+     {40, 5, 3},
+     APO_RULE_MACD_CROSS,
+     0,
+     0,
+     0,
+     0},
+    CAT("rsi:rsi_zone", APO_CAT_RSI, 1, 1, P(14), APO_RULE_ZONE, 0, 0, 30, 70),
+    CAT("rsi:rsi_revert", APO_CAT_RSI, 1, 1, P(5), APO_RULE_REVERT, 0, 0, 25, 75),
+    CAT2("stochf:stochf_zone", APO_CAT_STOCHF, 3, 3, P(5, 3, 0), APO_RULE_ZONE, 0, 0, 20, 80),
+    CAT2("stochf:stochf_revert", APO_CAT_STOCHF, 3, 3, P(14, 5, 0), APO_RULE_REVERT, 0, 0, 20, 80),
+    CAT2("stochf:stochf_cross", APO_CAT_STOCHF, 3, 3, P(5, 3, 0), APO_RULE_CROSS, 0, 1, 0, 0),
+    CAT2("stoch:stoch_cross", APO_CAT_STOCH, 3, 5, P(5, 3, 0, 3, 0), APO_RULE_CROSS, 0, 1, 0, 0),
+    CAT("willr:willr_zone", APO_CAT_WILLR, 3, 1, P(14), APO_RULE_ZONE, 0, 0, -80, -20),
+    CAT("willr:willr_revert", APO_CAT_WILLR, 3, 1, P(40), APO_RULE_REVERT, 0, 0, -80, -20),
+    CAT("cci:cci_zone", APO_CAT_CCI, 3, 1, P(14), APO_RULE_ZONE, 0, 0, -100, 100),
+    CAT("cci:cci_revert", APO_CAT_CCI, 3, 1, P(20), APO_RULE_REVERT, 0, 0, -100, 100),
+    CAT("mfi:mfi_zone", APO_CAT_MFI, 4, 1, P(14), APO_RULE_ZONE, 0, 0, 20, 80),
+    CAT("mfi:mfi_revert", APO_CAT_MFI, 4, 1, P(3), APO_RULE_REVERT, 0, 0, 20, 80),
+    CAT("cmo:cmo_zone", APO_CAT_CMO, 1, 1, P(14), APO_RULE_ZONE, 0, 0, -50, 50),
+    CAT("cmo:cmo_revert", APO_CAT_CMO, 1, 1, P(9), APO_RULE_REVERT, 0, 0, -50, 50),
+    CAT("sma:price_cross", APO_CAT_SMA, 1, 1, P(30), APO_RULE_PRICE_CROSS, 0, 0, 0, 0),
+    CAT("ema:price_cross", APO_CAT_EMA, 1, 1, P(30), APO_RULE_PRICE_CROSS, 0, 0, 0, 0),
+    CAT("wma:price_cross", APO_CAT_WMA, 1, 1, P(9), APO_RULE_PRICE_CROSS, 0, 0, 0, 0),
+    CAT("dema:price_cross", APO_CAT_DEMA, 1, 1, P(30), APO_RULE_PRICE_CROSS, 0, 0, 0, 0),
+    CAT("tema:price_cross", APO_CAT_TEMA, 1, 1, P(4), APO_RULE_PRICE_CROSS, 0, 0, 0, 0),
+    CAT("kama:price_cross", APO_CAT_KAMA, 1, 1, P(30), APO_RULE_PRICE_CROSS, 0, 0, 0, 0),
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+/* The bars of simt_bars.h (high, low, close, volume first), ROWS of them, with an infinite
+ * close in row 4 besides. */
+static void make_bars(size_t cols, double **bars) {
+    cr_assert(simt_bars(ROWS, cols, bars));
+    bars[2][4 * cols + cols / 2] = INFINITY;
+}
+
+static void free_bars(double **bars) {
+    for (int i = 0; i < SIMT_BARS_INPUTS; i++)
+        free(bars[i]);
+}
+
+/* The inputs a case's indicator reads, in its order: the close alone, or the bars from the
+ * high on. */
+static void inputs_of(const scored_case *c, double *const *bars, const double **in) {
+    for (size_t i = 0; i < c->n_in; i++)
+        in[i] = c->n_in == 1 ? bars[2] : bars[i];
+}
+
+static size_t tile_of(const scored_case *c) {
+    if (c->indicator == APO_SCORED_CUDA_BOLLINGER)
+        return apo__bollinger_tile_len((size_t)c->params[0]);
+    if (c->indicator == APO_SCORED_CUDA_MACD) {
+        const size_t f = (size_t)c->params[0], s = (size_t)c->params[1];
+        return apo__macd_tile_len(f < s ? f : s, f < s ? s : f, (size_t)c->params[2]);
+    }
+    return apo__catalog_tile_len(c->id, c->params);
+}
+
+/* The reference: row r's indicator outputs over the whole series, tile by tile on the CPU,
+ * then apo__score_series. */
+static void reference_scores(const scored_case *c, double *const *bars, size_t cols, size_t r,
+                             double *scores) {
+    const double *in[APO_CAT_MAX_IN] = {0};
+    inputs_of(c, bars, in);
+    for (size_t i = 0; i < c->n_in; i++)
+        in[i] += r * cols;
+    double *out[APO_CAT_MAX_OUT];
+    for (int k = 0; k < APO_CAT_MAX_OUT; k++)
+        cr_assert_not_null(out[k] = malloc(cols * sizeof(double)));
+    const size_t tile = tile_of(c);
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < c->n_in; i++)
+        io.in[i] = in[i];
+    for (size_t k = 0; k < c->n_out; k++)
+        io.out[k] = out[k];
+    memcpy(io.p, c->params, sizeof io.p);
+    io.h = apo__catalog_halo(c->id, io.p);
+    for (size_t b = 0; b < cols; b += tile) {
+        const size_t e = b + tile < cols ? b + tile : cols;
+        if (c->indicator == APO_SCORED_CUDA_BOLLINGER)
+            apo__cpu_bollinger_tile(in[0], cols, b, e, (size_t)c->params[0], c->params[1],
+                                    c->params[2], out[0], out[1], out[2]);
+        else if (c->indicator == APO_SCORED_CUDA_MACD)
+            apo__cpu_macd_tile(in[0], cols, b, e, (size_t)c->params[0], (size_t)c->params[1],
+                               (size_t)c->params[2], out[0], out[1], out[2]);
+        else
+            apo__cpu_catalog_tile(c->id, &io, b, e);
+    }
+    const apo__rule rule = apo__rule_make(c->kind, c->a, c->b, c->lower, c->upper);
+    apo__score_series(&rule, in[c->n_in == 1 ? 0 : 2], (const double *const *)out, c->n_out, cols,
+                      COST, PERIODS_PER_YEAR, scores);
+    for (int k = 0; k < APO_CAT_MAX_OUT; k++)
+        free(out[k]);
+}
+
+/* The set the launcher takes for a case, resolved as the runtime resolves it. */
+static apo__scored_cuda_set set_of(const scored_case *c) {
+    apo__scored_cuda_set s;
+    memset(&s, 0, sizeof s);
+    s.indicator = c->indicator;
+    s.pass = c->indicator == APO_SCORED_CUDA_BOLLINGER ? APO_SCORE_PASS_BOLLINGER_WIDTHS
+                                                       : APO_SCORE_PASS_TILE;
+    s.n_in = c->n_in;
+    s.n_pass = c->indicator == APO_SCORED_CUDA_BOLLINGER ? 2 : c->n_out;
+    s.n_out = c->n_out;
+    s.close_in = c->n_in == 1 ? 0 : 2;
+    s.tile = tile_of(c);
+    memcpy(s.params, c->params, sizeof s.params);
+    if (c->indicator == APO_SCORED_CUDA_BOLLINGER) {
+        s.halo = (size_t)c->params[0] - 1;
+    } else if (c->indicator == APO_SCORED_CUDA_MACD) {
+        s.warmup = s.halo =
+            apo__macd_warmup((size_t)c->params[0], (size_t)c->params[1], (size_t)c->params[2]);
+    } else {
+        s.cat_id = (int)c->id;
+        memcpy(s.io.p, c->params, sizeof s.io.p);
+        s.halo = s.io.h = apo__catalog_halo(c->id, s.io.p);
+    }
+    s.rule = apo__rule_make(c->kind, c->a, c->b, c->lower, c->upper);
+    s.cost = COST;
+    s.sqrt_periods = sqrt(PERIODS_PER_YEAR);
+    return s;
+}
+
+/* Scores rows [row0, row0 + rows) of a case through the launcher, with `threads` threads
+ * (0: apo__cuda_scored's own scratch), and counts the scores that differ from the reference's
+ * bits (rows outside the chunk must keep the poison). */
+static size_t check_case(const scored_case *c, double *const *bars, size_t cols, size_t row0,
+                         size_t rows, size_t threads) {
+    const apo__scored_cuda_set set = set_of(c);
+    const double *in[APO_CAT_MAX_IN] = {0};
+    inputs_of(c, bars, in);
+    apo__scored_cuda_rows chunk;
+    memset(&chunk, 0, sizeof chunk);
+    double *got[APO_SCORE_IX_COUNT];
+    for (size_t i = 0; i < c->n_in; i++)
+        chunk.in[i] = in[i];
+    for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
+        cr_assert_not_null(got[k] = malloc(ROWS * sizeof(double)));
+        for (size_t r = 0; r < ROWS; r++)
+            got[k][r] = simt_poison();
+        chunk.scores[k] = got[k];
+    }
+    chunk.cols = cols;
+    chunk.row0 = row0;
+    chunk.rows = rows;
+    int rc;
+    if (threads == 0) {
+        rc = apo__cuda_scored(&set, &chunk, NULL);
+    } else {
+        double *scratch = malloc(threads * apo__scored_cuda_scratch(&set, cols) * sizeof(double));
+        cr_assert_not_null(scratch);
+        rc = apo__cuda_scored_in(&set, &chunk, scratch, threads, NULL);
+        free(scratch);
+    }
+    cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", c->name, rc, simt_last_failure());
+    size_t wrong = 0;
+    for (size_t r = 0; r < ROWS; r++) {
+        const int inside = r >= row0 && r < row0 + rows;
+        double want[APO_SCORE_IX_COUNT];
+        if (inside)
+            reference_scores(c, bars, cols, r, want);
+        for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
+            const double w = inside ? want[k] : simt_poison();
+            if (!simt_same_bits(got[k][r], w) && wrong++ == 0)
+                fprintf(stderr, "%s (%g, %g, %g) row %zu score %d: %.17g, cpu %.17g%s\n", c->name,
+                        c->params[0], c->params[1], c->params[2], r, k, got[k][r], w,
+                        inside ? "" : " (outside the chunk)");
+        }
+    }
+    for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+        free(got[k]);
+    return wrong;
+}
+
+Test(scored_simt, every_built_in_rule_gives_the_cpu_scores_through_the_launcher, .timeout = 600) {
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 0, 0};
+    simt_set_options(&o);
+    for (size_t i = 0; i < N_CASES; i++) {
+        const scored_case *c = &cases[i];
+        /* Two tiles and a part, so that the windows of the later tiles start at their halos. */
+        const size_t cols = 2 * tile_of(c) + 311;
+        double *bars[SIMT_BARS_INPUTS];
+        make_bars(cols, bars);
+        /* Every row on its own thread; then a chunk from row 1 on two threads, which take
+         * two and one rows in turn. */
+        size_t wrong = check_case(c, bars, cols, 0, ROWS, 0);
+        wrong += check_case(c, bars, cols, 1, 3, 2);
+        cr_expect_eq(wrong, 0, "%s (%g, %g, %g): %zu scores differ", c->name, c->params[0],
+                     c->params[1], c->params[2], wrong);
+        free_bars(bars);
+    }
+}
+
+/* The scores fold something: a case whose scores were all NaN or zero bars would compare
+ * equal however wrong the fold. */
+Test(scored_simt, the_cases_score_bars_and_trade, .timeout = 300) {
+    for (size_t i = 0; i < N_CASES; i++) {
+        const scored_case *c = &cases[i];
+        const size_t cols = 2 * tile_of(c) + 311;
+        double *bars[SIMT_BARS_INPUTS];
+        make_bars(cols, bars);
+        double scores[APO_SCORE_IX_COUNT];
+        reference_scores(c, bars, cols, 0, scores);
+        cr_expect(scores[APO_SCORE_IX_BARS] > 0.5 * (double)cols, "%s scores too few bars",
+                  c->name);
+        cr_expect(scores[APO_SCORE_IX_TRADES] > 0.0, "%s never trades", c->name);
+        free_bars(bars);
+    }
+}
+
+/* The launcher's refusals: no tile, a pass wider than the kernel keeps, a missing input or
+ * score, or a catalog kernel no rule reads is cudaErrorInvalidValue (1); no rows launch nothing. */
+Test(scored_simt, the_launcher_refuses_what_no_set_can_be, .timeout = 120) {
+    double x[64] = {0}, s[APO_SCORE_IX_COUNT][1];
+    apo__scored_cuda_set set = set_of(&cases[6]); /* rsi */
+    apo__scored_cuda_rows rows;
+    memset(&rows, 0, sizeof rows);
+    rows.in[0] = x;
+    for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+        rows.scores[k] = s[k];
+    rows.cols = 64;
+    rows.rows = 1;
+    apo__scored_cuda_set bad = set;
+    bad.tile = 0;
+    cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
+    bad = set;
+    bad.n_pass = APO_CAT_MAX_OUT + 1;
+    cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
+    bad = set;
+    bad.cat_id = APO_CAT_ATR; /* no built-in rule reads it */
+    cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
+    apo__scored_cuda_rows no_score = rows;
+    no_score.scores[7] = NULL;
+    cr_assert_eq(apo__cuda_scored(&set, &no_score, NULL), 1);
+    apo__scored_cuda_rows no_input = rows;
+    no_input.in[0] = NULL;
+    cr_assert_eq(apo__cuda_scored(&set, &no_input, NULL), 1);
+    rows.rows = 0;
+    cr_assert_eq(apo__cuda_scored(&set, &rows, NULL), 0);
+}
