@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beta_tile.h"
 #include "catalog.h"
 #include "catalog_reference.h"
 #include "var_tile.h"
@@ -245,17 +246,19 @@ Test(catalog, variance_of_a_narrow_band_far_from_zero) {
 }
 
 /* The periods on either side of the switch from direct evaluation to sliding sums
- * (var_tile.h, APO_VAR_DIRECT_MAX), and the shortest, against the reference, with gaps. */
+ * (var_tile.h, APO_VAR_DIRECT_MAX; beta_tile.h, APO_BETA_DIRECT_MAX, the same), and the
+ * shortest, against the reference, with gaps. */
 Test(catalog, variance_at_the_design_switch) {
     const double periods[] = {1, 2, 5, APO_VAR_DIRECT_MAX, APO_VAR_DIRECT_MAX + 1};
-    const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV};
-    for (size_t i = 0; i < 2; i++)
+    const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV, APO_CAT_BETA};
+    cr_assert_eq(APO_VAR_DIRECT_MAX, APO_BETA_DIRECT_MAX);
+    for (size_t i = 0; i < 3; i++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             const ref_kernel *k = kernel_of(ids[i]);
             if (periods[pi] < (double)k->min_period)
                 continue;
             series s;
-            series_make(&s, 31 + pi, 5003, 1, 100.0, 0.5, 1);
+            series_make(&s, 31 + pi, 5003, k->n_in, 100.0, 0.5, 1);
             const double p[4] = {periods[pi], k->def[0], 0, 0};
             char what[64];
             snprintf(what, sizeof what, "period %g with gaps", periods[pi]);
@@ -266,21 +269,31 @@ Test(catalog, variance_at_the_design_switch) {
 
 /* A short window's value is a function of its samples alone, whether its bar is computed in
  * a vector lane, in the scalar loop of a block's tail or alone: one call over the series and
- * one call per bar agree bitwise (NaN included), for every bar. */
+ * one call per bar agree bitwise (NaN included), for every bar; var, stddev and beta. */
 Test(catalog, short_windows_bar_by_bar_equal_the_whole_series) {
     const size_t n = 1000;
     const double periods[] = {1, 2, 5, 17, APO_VAR_DIRECT_MAX};
     double *whole = alloc_doubles(n), *single = alloc_doubles(n);
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++)
-        for (int sd = 0; sd < 2; sd++) {
+        for (int which = 0; which < 3; which++) {
+            const apo__cat_id id = which == 0   ? APO_CAT_VAR
+                                   : which == 1 ? APO_CAT_STDDEV
+                                                : APO_CAT_BETA;
+            const ref_kernel *k = kernel_of(id);
             series s;
-            series_make(&s, 71 + pi, n, 1, 100.0, 0.5, 1);
+            series_make(&s, 71 + pi, n, k->n_in, 100.0, 0.5, 1);
+            /* A zero price before an infinity and before a NaN: their returns are 0 by
+             * TA-Lib's rule, yet the windows holding them are NaN. */
+            s.close[400] = 0.0;
+            s.close[401] = INFINITY;
+            s.close[700] = 0.0;
+            s.close[701] = NAN;
             apo__cat_io io;
             memset(&io, 0, sizeof io);
-            io.in[0] = s.close;
+            io.in[0] = s.in[0];
+            io.in[1] = s.in[1];
             io.p[0] = periods[pi];
             io.p[1] = 2.5;
-            const apo__cat_id id = sd ? APO_CAT_STDDEV : APO_CAT_VAR;
             io.out[0] = whole;
             apo__cpu_catalog_tile(id, &io, 0, n);
             io.out[0] = single;
@@ -288,8 +301,13 @@ Test(catalog, short_windows_bar_by_bar_equal_the_whole_series) {
                 apo__cpu_catalog_tile(id, &io, t, t + 1);
             for (size_t t = 0; t < n; t++)
                 cr_assert(memcmp(&whole[t], &single[t], sizeof(double)) == 0,
-                          "%s period %g: t %zu whole %.17g single %.17g", sd ? "stddev" : "var",
-                          periods[pi], t, whole[t], single[t]);
+                          "%s period %g: t %zu whole %.17g single %.17g", k->name, periods[pi], t,
+                          whole[t], single[t]);
+            /* The windows holding bar 401: p samples (var, stddev) or p + 1 (beta). */
+            const size_t reach = (size_t)periods[pi] + (id == APO_CAT_BETA);
+            for (size_t t = 401; t < 401 + reach; t++)
+                cr_assert(isnan(whole[t]), "%s period %g: t %zu %g", k->name, periods[pi], t,
+                          whole[t]);
             series_free(&s);
         }
     free(whole);
