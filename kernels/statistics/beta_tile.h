@@ -45,8 +45,8 @@ static inline APO_HD void apo__simple_returns(const double *v, size_t from, size
         r[k] = v[from + k - 1] != 0.0 ? r[k] : 0.0;
 }
 
-/* The longest period evaluated directly (docs/PERF.md, "beta: short windows evaluated
- * directly"). */
+/* The longest period evaluated directly (docs/PERF.md, "var, stddev and beta: short windows
+ * evaluated directly"). */
 #define APO_BETA_DIRECT_MAX 32
 
 /* The centred sums of the windows of bars t .. t + n - 1 (n <= APO_VAR_BLOCK), whose returns
