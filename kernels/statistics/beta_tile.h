@@ -8,7 +8,7 @@
  * the window's p returns, 0 where rx is constant in the window. The window reads p + 1
  * samples; lookback p.
  *
- * Tile: halo p. Periods up to APO_BETA_DIRECT_MAX evaluate each window from its own returns
+ * Tile: halo p. Periods up to APO_PAIR_DIRECT_MAX evaluate each window from its own returns
  * (apo__beta_direct, as var_tile.h's short windows): shifted by the window's newest returns,
  * their means, then the centred sums of rx^2 and rx ry in a second pass, which does not
  * cancel; each output a pure function of its p + 1 samples. Longer periods slide the sums of
@@ -20,12 +20,9 @@
 #ifndef APO_KERNELS_BETA_TILE_H
 #define APO_KERNELS_BETA_TILE_H
 
-#include <stdint.h>
-#include <string.h>
-
 #include "catalog.h"
+#include "pair_direct.h"
 #include "pair_sums.h"
-#include "var_tile.h"
 #include "window.h"
 
 /* The simple return of v at i >= 1, 0 after a zero price. */
@@ -45,113 +42,26 @@ static inline APO_HD void apo__simple_returns(const double *v, size_t from, size
         r[k] = v[from + k - 1] != 0.0 ? r[k] : 0.0;
 }
 
-/* The longest period evaluated directly (docs/PERF.md, "var, stddev and beta: short windows
- * evaluated directly"). */
-#define APO_BETA_DIRECT_MAX 32
-
-/* The centred sums of the windows of bars t .. t + n - 1 (n <= APO_VAR_BLOCK), whose returns
- * are rx, ry from the oldest of bar t's window, as apo__var_direct_block does a variance: vx
- * the sum of rx's squared deviations, cv of the products of both deviations, moved nonzero
- * where a return differs from the window's newest (so 0 exactly where they are all equal,
- * beta's constant case). */
-static inline APO_HD void apo__beta_direct_block(const double *rx, const double *ry, size_t p,
-                                                 double inv_p, size_t n, double *vx, double *cv,
-                                                 int64_t *moved) {
-    double mx[APO_VAR_BLOCK], my[APO_VAR_BLOCK];
-    const double *const cx = rx + p - 1, *const cy = ry + p - 1; /* the newest returns */
-    for (size_t k = 0; k < n; k++) {
-        mx[k] = 0.0;
-        my[k] = 0.0;
-        moved[k] = 0;
-    }
-    for (size_t j = 1; j < p; j++) {
-        const double *const ax = cx - j, *const ay = cy - j;
-        for (size_t k = 0; k < n; k++) {
-            const double dx = ax[k] - cx[k];
-            mx[k] += dx;
-            my[k] += ay[k] - cy[k];
-            moved[k] |= -(int64_t)(dx != 0.0);
-        }
-    }
-    for (size_t k = 0; k < n; k++) {
-        mx[k] *= inv_p;
-        my[k] *= inv_p;
-        vx[k] = 0.0;
-        cv[k] = 0.0;
-    }
-    for (size_t j = 0; j < p; j++) {
-        const double *const ax = cx - j, *const ay = cy - j;
-        for (size_t k = 0; k < n; k++) {
-            const double dx = (ax[k] - cx[k]) - mx[k];
-            const double dy = (ay[k] - cy[k]) - my[k];
-            vx[k] += dx * dx;
-            cv[k] += dx * dy;
-        }
-    }
-}
-
-#ifdef APO_VAR_LANES
-typedef int64_t apo__beta_mask __attribute__((vector_size(APO_VAR_LANES * sizeof(int64_t))));
-
-/* The same for one vector of bars starting at rx, ry (bar k of the block: rx + k), in
- * registers across the window (var_tile.h says why). */
-static inline void apo__beta_direct_lanes(const double *rx, const double *ry, size_t p,
-                                          double inv_p, double *vx, double *cv, int64_t *moved) {
-    const double *const cx = rx + p - 1, *const cy = ry + p - 1;
-    const apo__var_vec nx = apo__var_load(cx), ny = apo__var_load(cy);
-    apo__var_vec mx = {0}, my = {0};
-    apo__beta_mask mv = {0};
-    for (size_t j = 1; j < p; j++) {
-        const apo__var_vec dx = apo__var_load(cx - j) - nx;
-        mx += dx;
-        my += apo__var_load(cy - j) - ny;
-        mv |= (apo__beta_mask)(dx != 0.0);
-    }
-    mx *= inv_p;
-    my *= inv_p;
-    apo__var_vec sxx = {0}, sxy = {0};
-    for (size_t j = 0; j < p; j++) {
-        const apo__var_vec dx = (apo__var_load(cx - j) - nx) - mx;
-        const apo__var_vec dy = (apo__var_load(cy - j) - ny) - my;
-        sxx += dx * dx;
-        sxy += dx * dy;
-    }
-    memcpy(vx, &sxx, sizeof sxx);
-    memcpy(cv, &sxy, sizeof sxy);
-    memcpy(moved, &mv, sizeof mv);
-}
-#endif
-
-/* The bars begin .. end - 1 of a beta tile evaluated directly (p <= APO_BETA_DIRECT_MAX). */
+/* The bars begin .. end - 1 of a beta tile evaluated directly (p <= APO_PAIR_DIRECT_MAX). */
 static inline APO_HD void apo__beta_direct(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0], *y = io->in[1];
-    double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    const double inv_p = 1.0 / (double)p;
-    size_t t = begin;
-    for (; t < end && t < p; t++)
-        out[t] = NAN;
-    double rx[APO_VAR_BLOCK + APO_BETA_DIRECT_MAX], ry[APO_VAR_BLOCK + APO_BETA_DIRECT_MAX];
-    double vx[APO_VAR_BLOCK], cv[APO_VAR_BLOCK];
-    int64_t moved[APO_VAR_BLOCK];
+    double *out = io->out[0], inv_p = 1.0 / (double)p;
+    size_t t = apo__pair_warm_up(out, begin, end, p);
+    double rx[APO_VAR_BLOCK + APO_PAIR_DIRECT_MAX], ry[APO_VAR_BLOCK + APO_PAIR_DIRECT_MAX];
+    apo__pair_moments m;
     while (t < end) {
         const size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
         /* The returns of the block's windows, bar t + k reading rx[k .. k + p - 1]. */
         apo__simple_returns(x, t + 1 - p, n + p - 1, rx);
         apo__simple_returns(y, t + 1 - p, n + p - 1, ry);
-        size_t k = 0;
-#ifdef APO_VAR_LANES
-        for (; k + APO_VAR_LANES <= n; k += APO_VAR_LANES)
-            apo__beta_direct_lanes(rx + k, ry + k, p, inv_p, vx + k, cv + k, moved + k);
-#endif
-        if (k < n)
-            apo__beta_direct_block(rx + k, ry + k, p, inv_p, n - k, vx + k, cv + k, moved + k);
+        apo__pair_direct(rx, ry, p, inv_p, n, &m);
         /* A non-finite sample makes the returns after it NaN, but the newest sample's return
          * is 0 after a zero price whatever the sample: hence its own test. The constant case
          * gives 0 unless a NaN came with it (from y's returns). */
-        for (k = 0; k < n; k++) {
-            const int flat = (moved[k] == 0 || vx[k] == 0.0) && cv[k] == cv[k];
-            const double b = flat ? 0.0 : cv[k] / vx[k];
+        for (size_t k = 0; k < n; k++) {
+            const int flat = (m.moved_a[k] == 0 || m.vaa[k] == 0.0) && m.vab[k] == m.vab[k];
+            const double b = flat ? 0.0 : m.vab[k] / m.vaa[k];
             const int finite = isfinite(x[t + k]) && isfinite(y[t + k]);
             out[t + k] = finite ? apo__canonical_nan(b) : NAN;
         }
@@ -206,7 +116,7 @@ static inline APO_HD void apo__beta_start(const apo__cat_io *io, size_t begin, a
 
 /* The loop from r->t to end, the state in locals meanwhile (apo__correl_run). */
 static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
-    if ((size_t)io->p[0] <= APO_BETA_DIRECT_MAX) {
+    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
         /* Each window from its own samples: the run's state is its position alone. */
         if (end > r->t) {
             apo__beta_direct(io, r->t, end);
@@ -260,7 +170,7 @@ static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__
 }
 
 static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    if ((size_t)io->p[0] <= APO_BETA_DIRECT_MAX) {
+    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
         apo__beta_direct(io, begin, end);
         return;
     }

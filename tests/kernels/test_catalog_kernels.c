@@ -16,6 +16,7 @@
 #include "beta_tile.h"
 #include "catalog.h"
 #include "catalog_reference.h"
+#include "correl_tile.h"
 #include "var_tile.h"
 
 typedef struct ref_kernel {
@@ -246,13 +247,13 @@ Test(catalog, variance_of_a_narrow_band_far_from_zero) {
 }
 
 /* The periods on either side of the switch from direct evaluation to sliding sums
- * (var_tile.h, APO_VAR_DIRECT_MAX; beta_tile.h, APO_BETA_DIRECT_MAX, the same), and the
+ * (var_tile.h, APO_VAR_DIRECT_MAX; pair_direct.h, APO_PAIR_DIRECT_MAX, the same), and the
  * shortest, against the reference, with gaps. */
 Test(catalog, variance_at_the_design_switch) {
     const double periods[] = {1, 2, 5, APO_VAR_DIRECT_MAX, APO_VAR_DIRECT_MAX + 1};
-    const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV, APO_CAT_BETA};
-    cr_assert_eq(APO_VAR_DIRECT_MAX, APO_BETA_DIRECT_MAX);
-    for (size_t i = 0; i < 3; i++)
+    const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV, APO_CAT_BETA, APO_CAT_CORREL};
+    cr_assert_eq(APO_VAR_DIRECT_MAX, APO_PAIR_DIRECT_MAX);
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             const ref_kernel *k = kernel_of(ids[i]);
             if (periods[pi] < (double)k->min_period)
@@ -269,16 +270,15 @@ Test(catalog, variance_at_the_design_switch) {
 
 /* A short window's value is a function of its samples alone, whether its bar is computed in
  * a vector lane, in the scalar loop of a block's tail or alone: one call over the series and
- * one call per bar agree bitwise (NaN included), for every bar; var, stddev and beta. */
+ * one call per bar agree bitwise (NaN included), for every bar; var, stddev, beta, correl. */
 Test(catalog, short_windows_bar_by_bar_equal_the_whole_series) {
     const size_t n = 1000;
     const double periods[] = {1, 2, 5, 17, APO_VAR_DIRECT_MAX};
     double *whole = alloc_doubles(n), *single = alloc_doubles(n);
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++)
-        for (int which = 0; which < 3; which++) {
-            const apo__cat_id id = which == 0   ? APO_CAT_VAR
-                                   : which == 1 ? APO_CAT_STDDEV
-                                                : APO_CAT_BETA;
+        for (int which = 0; which < 4; which++) {
+            const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV, APO_CAT_BETA, APO_CAT_CORREL};
+            const apo__cat_id id = ids[which];
             const ref_kernel *k = kernel_of(id);
             series s;
             series_make(&s, 71 + pi, n, k->n_in, 100.0, 0.5, 1);
