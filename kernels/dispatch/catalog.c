@@ -216,7 +216,7 @@ typedef struct cat_resume {
  * average, which the tile body evaluates again from the inputs wherever it starts; stoch_tile.h),
  * so their body over the new positions is what the whole tile does there. correl and beta are a
  * start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five double-double
- * sums; beta up to timeperiod 32 uses its position alone, beta_tile.h). The others re-run
+ * sums; up to timeperiod 32 the position alone, pair_direct.h). The others re-run
  * their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
     switch (id) {

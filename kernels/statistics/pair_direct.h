@@ -22,8 +22,8 @@
 
 /* The longest period beta and correl evaluate directly: past it they slide double-double
  * sums. Their two passes over two series break even with those near p = 45 on avx2
- * (docs/PERF.md, "var, stddev and beta: short windows evaluated directly"); 32, as var's,
- * leaves room for the narrower sse2 path. */
+ * (docs/PERF.md, "var, stddev, beta and correl: short windows evaluated directly"); 32, as
+ * var's, leaves room for the narrower sse2 path. */
 #define APO_PAIR_DIRECT_MAX 32
 
 /* Writes NaN to out at begin .. end - 1 below `first`, a tile's bars before its first full
