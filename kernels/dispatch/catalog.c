@@ -210,13 +210,14 @@ typedef struct cat_resume {
  * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
  * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
  * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap, mfi: sums and
- * extremes' indices). The stochastics (stoch, stochf) keep the position alone too: each of their
- * outputs is evaluated from the bars of its own windows (fastk from its scan, the means from the
- * fastk and slowk values they average, which the tile body evaluates again from the inputs
- * wherever it starts; stoch_tile.h), so their body over the new positions is what the whole
- * tile does there. correl and beta are a start and a run too, of a state of their own
- * (apo__pair_run, pair_sums.h: five double-double sums). The others re-run their tile from its
- * start at each update. */
+ * extremes' indices; var and stddev up to timeperiod 32 keep the position alone, var_tile.h). The
+ * stochastics (stoch, stochf) keep the position alone too: each of their outputs is evaluated from
+ * the bars of its own windows (fastk from its scan, the means from the fastk and slowk values they
+ * average, which the tile body evaluates again from the inputs wherever it starts; stoch_tile.h),
+ * so their body over the new positions is what the whole tile does there. correl and beta are a
+ * start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five double-double
+ * sums; up to timeperiod 32 the position alone, pair_direct.h). The others re-run
+ * their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
     switch (id) {
     case APO_CAT_SMA:

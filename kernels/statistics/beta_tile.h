@@ -8,16 +8,20 @@
  * the window's p returns, 0 where rx is constant in the window. The window reads p + 1
  * samples; lookback p.
  *
- * Tile: halo p. The sums of the returns are double-doubles (pair_sums.h), evaluated exactly
- * at the first clean window and slid with their errors gathered beside them
- * (apo__pair_slide: the cascaded-summation bound of window_sum.h); constant returns are
- * detected exactly. A gap in either
- * input inside the p + 1 samples gives NaN (window.h).
+ * Tile: halo p. Periods up to APO_PAIR_DIRECT_MAX evaluate each window from its own returns
+ * (apo__beta_direct, as var_tile.h's short windows): shifted by the window's newest returns,
+ * their means, then the centred sums of rx^2 and rx ry in a second pass, which does not
+ * cancel; each output a pure function of its p + 1 samples. Longer periods slide the sums of
+ * the returns as double-doubles (pair_sums.h), evaluated exactly at the first clean window
+ * and slid with their errors gathered beside them (apo__pair_slide: the cascaded-summation
+ * bound of window_sum.h). Either way constant returns are detected exactly, and a gap in
+ * either input inside the p + 1 samples gives NaN (window.h).
  */
 #ifndef APO_KERNELS_BETA_TILE_H
 #define APO_KERNELS_BETA_TILE_H
 
 #include "catalog.h"
+#include "pair_direct.h"
 #include "pair_sums.h"
 #include "window.h"
 
@@ -36,6 +40,33 @@ static inline APO_HD void apo__simple_returns(const double *v, size_t from, size
     }
     for (size_t k = 0; k < n; k++)
         r[k] = v[from + k - 1] != 0.0 ? r[k] : 0.0;
+}
+
+/* The bars begin .. end - 1 of a beta tile evaluated directly (p <= APO_PAIR_DIRECT_MAX). */
+static inline APO_HD void apo__beta_direct(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0], *y = io->in[1];
+    const size_t p = (size_t)io->p[0];
+    double *out = io->out[0], inv_p = 1.0 / (double)p;
+    size_t t = apo__pair_warm_up(out, begin, end, p);
+    double rx[APO_VAR_BLOCK + APO_PAIR_DIRECT_MAX], ry[APO_VAR_BLOCK + APO_PAIR_DIRECT_MAX];
+    apo__pair_moments m;
+    while (t < end) {
+        const size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
+        /* The returns of the block's windows, bar t + k reading rx[k .. k + p - 1]. */
+        apo__simple_returns(x, t + 1 - p, n + p - 1, rx);
+        apo__simple_returns(y, t + 1 - p, n + p - 1, ry);
+        apo__pair_direct(rx, ry, p, inv_p, n, &m);
+        /* A non-finite sample makes the returns after it NaN, but the newest sample's return
+         * is 0 after a zero price whatever the sample: hence its own test. The constant case
+         * gives 0 unless a NaN came with it (from y's returns). */
+        for (size_t k = 0; k < n; k++) {
+            const int flat = (m.moved_a[k] == 0 || m.vaa[k] == 0.0) && m.vab[k] == m.vab[k];
+            const double b = flat ? 0.0 : m.vab[k] / m.vaa[k];
+            const int finite = isfinite(x[t + k]) && isfinite(y[t + k]);
+            out[t + k] = finite ? apo__canonical_nan(b) : NAN;
+        }
+        t += n;
+    }
 }
 
 /* The clean windows t .. e - 1 of a beta tile, a block (window_sum.h) whose window before t
@@ -85,6 +116,14 @@ static inline APO_HD void apo__beta_start(const apo__cat_io *io, size_t begin, a
 
 /* The loop from r->t to end, the state in locals meanwhile (apo__correl_run). */
 static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
+    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
+        /* Each window from its own samples: the run's state is its position alone. */
+        if (end > r->t) {
+            apo__beta_direct(io, r->t, end);
+            r->t = end;
+        }
+        return;
+    }
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], w = p + 1, from = r->from;
@@ -131,6 +170,10 @@ static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__
 }
 
 static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
+        apo__beta_direct(io, begin, end);
+        return;
+    }
     apo__pair_run r;
     apo__beta_start(io, begin, &r);
     apo__beta_run(io, end, &r);

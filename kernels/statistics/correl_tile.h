@@ -6,20 +6,50 @@
  * series is constant in the window (TA-Lib gives 0 where var_x var_y is below 1e-8 in
  * magnitude instead).
  *
- * Tile: halo p - 1. The five sums are double-doubles (pair_sums.h), evaluated exactly at the
- * first clean window and slid with their errors gathered beside them (apo__pair_slide:
- * the cascaded-summation bound of window_sum.h), so the centred sums keep their digits; a
- * constant series in the window is detected exactly (its last change of value lies outside
- * it), so its variance is 0 and never a rounding residue. The square roots are taken apart
- * (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow. Gaps in either input as SMA
- * (window.h).
+ * Tile: halo p - 1. Periods up to APO_PAIR_DIRECT_MAX evaluate each window from its own
+ * samples (apo__correl_direct: the centred moments of pair_direct.h, two passes shifted by the
+ * window's newest pair), each output a pure function of its window. Longer periods slide the
+ * five sums as double-doubles (pair_sums.h), evaluated exactly at the first clean window and
+ * slid with their errors gathered beside them (apo__pair_slide: the cascaded-summation bound
+ * of window_sum.h), so the centred sums keep their digits. Either way a constant series in
+ * the window is detected exactly, so its variance is 0 and never a rounding residue. The square
+ * roots are taken apart (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow. Gaps in
+ * either input as SMA (window.h).
  */
 #ifndef APO_KERNELS_CORREL_TILE_H
 #define APO_KERNELS_CORREL_TILE_H
 
 #include "catalog.h"
+#include "pair_direct.h"
 #include "pair_sums.h"
 #include "window.h"
+
+/* The bars begin .. end - 1 of a correl tile evaluated directly (p <= APO_PAIR_DIRECT_MAX):
+ * NaN where a sample of the window is not finite (its series' sum of squares is NaN), else 0
+ * where either series is constant in the window, else the quotient. */
+static inline APO_HD void apo__correl_direct(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0], *y = io->in[1];
+    const size_t p = (size_t)io->p[0];
+    double *out = io->out[0];
+    size_t t = apo__pair_warm_up(out, begin, end, p - 1);
+    apo__pair_moments m;
+    while (t < end) {
+        const size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
+        apo__pair_direct(x + t + 1 - p, y + t + 1 - p, p, 1.0 / (double)p, n, &m);
+        /* The square roots in place (vectorised, apo__var_roots): a root is NaN, 0 or
+         * positive exactly when its variance is. */
+        apo__var_roots(m.vaa, n, 1.0);
+        apo__var_roots(m.vbb, n, 1.0);
+        for (size_t k = 0; k < n; k++) {
+            const double sx = m.vaa[k], sy = m.vbb[k];
+            const int gap = sx != sx || sy != sy;
+            const int flat = m.moved_a[k] == 0 || m.moved_b[k] == 0 || !(sx > 0.0 && sy > 0.0);
+            const double r = flat ? 0.0 : apo__canonical_nan(m.vab[k] / (sx * sy));
+            out[t + k] = gap ? NAN : r;
+        }
+        t += n;
+    }
+}
 
 /* The clean windows t .. e - 1 of a correl tile, a block (window_sum.h) whose window before t
  * was clean and slid into s: the same operations as the tile's loop, sample by sample, so
@@ -72,6 +102,14 @@ static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin,
 /* The loop from r->t to end. The state is held in locals meanwhile, so that the loop's
  * stores to out cannot be taken to alias it. */
 static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
+    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
+        /* Each window from its own samples: the run's state is its position alone. */
+        if (end > r->t) {
+            apo__correl_direct(io, r->t, end);
+            r->t = end;
+        }
+        return;
+    }
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], from = r->from;
@@ -121,6 +159,10 @@ static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo
 }
 
 static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
+        apo__correl_direct(io, begin, end);
+        return;
+    }
     apo__pair_run r;
     apo__correl_start(io, begin, &r);
     apo__correl_run(io, end, &r);

@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beta_tile.h"
 #include "catalog.h"
 #include "catalog_reference.h"
+#include "correl_tile.h"
+#include "var_tile.h"
 
 typedef struct ref_kernel {
     apo__cat_id id;
@@ -218,41 +221,126 @@ Test(catalog, periods_at_their_upper_bound, .timeout = 600) {
     }
 }
 
-/* Prices far from zero with a tiny spread: the running sums of x and x^2 that TA-Lib uses
- * lose the variance here; the double-double sums do not. */
-Test(catalog, variance_of_a_narrow_band_far_from_zero) {
+static const ref_kernel *kernel_of(apo__cat_id id) {
     const ref_kernel *k = &kernels[0];
-    while (k->id != APO_CAT_VAR)
+    while (k->id != id)
         k++;
-    series s;
-    series_make(&s, 99, 30000, 1, 1e6, 1e-4, 0);
-    const double p[4] = {20, 1, 0, 0};
-    const double w = check(k, &s, p, 1e-12, "narrow band at 1e6");
-    fprintf(stderr, "catalog var at 1e6 with step 1e-4: worst error %.2g of the scale\n", w);
-    series_free(&s);
+    return k;
 }
 
-/* A constant window gives a variance of exactly 0, never a rounding residue. */
+/* Prices far from zero with a tiny spread: the running sums of x and x^2 that TA-Lib uses
+ * lose the variance here; neither the direct evaluation of short windows (shifted by their
+ * newest sample) nor the double-double sums of longer ones do. */
+Test(catalog, variance_of_a_narrow_band_far_from_zero) {
+    const ref_kernel *k = kernel_of(APO_CAT_VAR);
+    const double periods[] = {20, 40};
+    for (size_t i = 0; i < 2; i++) {
+        series s;
+        series_make(&s, 99, 30000, 1, 1e6, 1e-4, 0);
+        const double p[4] = {periods[i], 1, 0, 0};
+        const double w = check(k, &s, p, 1e-12, "narrow band at 1e6");
+        fprintf(stderr,
+                "catalog var at 1e6 with step 1e-4, period %g: worst error %.2g of the scale\n",
+                periods[i], w);
+        series_free(&s);
+    }
+}
+
+/* The periods on either side of the switch from direct evaluation to sliding sums
+ * (var_tile.h, APO_VAR_DIRECT_MAX; pair_direct.h, APO_PAIR_DIRECT_MAX, the same), and the
+ * shortest, against the reference, with gaps. */
+Test(catalog, variance_at_the_design_switch) {
+    const double periods[] = {1, 2, 5, APO_VAR_DIRECT_MAX, APO_VAR_DIRECT_MAX + 1};
+    const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV, APO_CAT_BETA, APO_CAT_CORREL};
+    cr_assert_eq(APO_VAR_DIRECT_MAX, APO_PAIR_DIRECT_MAX);
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const ref_kernel *k = kernel_of(ids[i]);
+            if (periods[pi] < (double)k->min_period)
+                continue;
+            series s;
+            series_make(&s, 31 + pi, 5003, k->n_in, 100.0, 0.5, 1);
+            const double p[4] = {periods[pi], k->def[0], 0, 0};
+            char what[64];
+            snprintf(what, sizeof what, "period %g with gaps", periods[pi]);
+            check(k, &s, p, 1e-12, what);
+            series_free(&s);
+        }
+}
+
+/* A short window's value is a function of its samples alone, whether its bar is computed in
+ * a vector lane, in the scalar loop of a block's tail or alone: one call over the series and
+ * one call per bar agree bitwise (NaN included), for every bar; var, stddev, beta, correl. */
+Test(catalog, short_windows_bar_by_bar_equal_the_whole_series) {
+    const size_t n = 1000;
+    const double periods[] = {1, 2, 5, 17, APO_VAR_DIRECT_MAX};
+    double *whole = alloc_doubles(n), *single = alloc_doubles(n);
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++)
+        for (int which = 0; which < 4; which++) {
+            const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV, APO_CAT_BETA, APO_CAT_CORREL};
+            const apo__cat_id id = ids[which];
+            const ref_kernel *k = kernel_of(id);
+            series s;
+            series_make(&s, 71 + pi, n, k->n_in, 100.0, 0.5, 1);
+            /* A zero price before an infinity and before a NaN: their returns are 0 by
+             * TA-Lib's rule, yet the windows holding them are NaN. */
+            s.close[400] = 0.0;
+            s.close[401] = INFINITY;
+            s.close[700] = 0.0;
+            s.close[701] = NAN;
+            apo__cat_io io;
+            memset(&io, 0, sizeof io);
+            io.in[0] = s.in[0];
+            io.in[1] = s.in[1];
+            io.p[0] = periods[pi];
+            io.p[1] = 2.5;
+            io.out[0] = whole;
+            apo__cpu_catalog_tile(id, &io, 0, n);
+            io.out[0] = single;
+            for (size_t t = 0; t < n; t++)
+                apo__cpu_catalog_tile(id, &io, t, t + 1);
+            for (size_t t = 0; t < n; t++)
+                cr_assert(memcmp(&whole[t], &single[t], sizeof(double)) == 0,
+                          "%s period %g: t %zu whole %.17g single %.17g", k->name, periods[pi], t,
+                          whole[t], single[t]);
+            /* The windows holding bar 401: p samples (var, stddev) or p + 1 (beta). */
+            const size_t reach = (size_t)periods[pi] + (id == APO_CAT_BETA);
+            for (size_t t = 401; t < 401 + reach; t++)
+                cr_assert(isnan(whole[t]), "%s period %g: t %zu %g", k->name, periods[pi], t,
+                          whole[t]);
+            series_free(&s);
+        }
+    free(whole);
+    free(single);
+}
+
+/* A constant window gives a variance of exactly 0, never a rounding residue, on both designs
+ * (direct for short windows, sliding sums for long ones; var_tile.h). */
 Test(catalog, constant_windows_have_zero_variance) {
     const size_t n = 9000;
     double *x = alloc_doubles(n), *var = alloc_doubles(n), *sd = alloc_doubles(n);
     for (size_t t = 0; t < n; t++)
         x[t] = t < 3000 ? 0.1 : t < 6000 ? 100.0 + (double)(t % 7) : 0.3;
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = x;
-    io.p[0] = 20;
-    io.p[1] = 2;
-    io.out[0] = var;
-    apo__cpu_catalog_tile(APO_CAT_VAR, &io, 0, n);
-    io.out[0] = sd;
-    apo__cpu_catalog_tile(APO_CAT_STDDEV, &io, 0, n);
-    for (size_t t = 19; t < 3000; t++) {
-        cr_assert_eq(var[t], 0.0, "t %zu var %g", t, var[t]);
-        cr_assert_eq(sd[t], 0.0);
+    const size_t periods[] = {20, APO_VAR_DIRECT_MAX + 8};
+    for (size_t pi = 0; pi < 2; pi++) {
+        const size_t p = periods[pi];
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        io.in[0] = x;
+        io.p[0] = (double)p;
+        io.p[1] = 2;
+        io.out[0] = var;
+        apo__cpu_catalog_tile(APO_CAT_VAR, &io, 0, n);
+        io.out[0] = sd;
+        apo__cpu_catalog_tile(APO_CAT_STDDEV, &io, 0, n);
+        for (size_t t = p - 1; t < 3000; t++) {
+            cr_assert_eq(var[t], 0.0, "p %zu t %zu var %g", p, t, var[t]);
+            cr_assert_eq(sd[t], 0.0);
+        }
+        cr_assert_gt(var[3000 + p], 0.0);
+        for (size_t t = 6000 + p - 1; t < n; t++)
+            cr_assert_eq(var[t], 0.0, "p %zu t %zu var %g", p, t, var[t]);
     }
-    for (size_t t = 6019; t < n; t++)
-        cr_assert_eq(var[t], 0.0, "t %zu var %g", t, var[t]);
     free(x);
     free(var);
     free(sd);
