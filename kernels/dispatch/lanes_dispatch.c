@@ -1,6 +1,7 @@
 /*
  * lanes_dispatch.c: the group functions of kernels.h (apo__cpu_bollinger_tiles,
- * apo__cpu_macd_tiles, apo__cpu_returns_stats_tiles), which hand their tiles to a vector path.
+ * apo__cpu_macd_tiles, apo__cpu_returns_stats_tiles), which hand their tiles to a vector path,
+ * and apo__cpu_score_fold_sets, which hands it the sets of a shared scored pass.
  *
  * What: the tiles are ordered by length, longest first, so that the tiles of one round are
  * about as long as each other and few lanes idle; they then go in rounds of the path's
@@ -224,5 +225,46 @@ void apo__cpu_returns_stats_tiles(const double *x, size_t rows, size_t cols,
         FOR_ROUNDS(isa, m, path, first, n,
                    returns_stats_on(path, x, cols, sorted + first, n, parts + first, scratch,
                                     scratch_len));
+    }
+}
+
+/* Rounds of the sets of a shared pass on `path`, a vector path. */
+static void score_fold_on(apo__cpu_isa path, const apo__score_sets_tile *tile,
+                          const apo__score_set *sets, size_t n, apo__score_fold *folds) {
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__score_fold_sets_avx512(tile, sets, n, folds);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__score_fold_sets_avx2(tile, sets, n, folds);
+        return;
+#endif
+    default: /* sse2, which every build has */
+        apo__score_fold_sets_sse2(tile, sets, n, folds);
+        return;
+    }
+}
+
+void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
+                              size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa) {
+    assert(tile != NULL && (n_sets == 0 || (sets != NULL && folds != NULL)));
+    isa = apo__cpu_isa_resolve(isa);
+    const size_t lanes = apo__cpu_isa_lanes(isa), full = n_sets / lanes * lanes;
+    if (full > 0)
+        score_fold_on(isa, tile, sets, full, folds);
+    if (n_sets > full) {
+        /* The narrowest path that holds the rest: a round costs its path's step for every
+         * bar however many of its lanes are busy, and a narrow step costs less. */
+        apo__cpu_isa path = isa;
+        for (int p = APO_CPU_ISA_SSE2; p < (int)isa; p++)
+            if (apo__cpu_isa_lanes((apo__cpu_isa)p) >= n_sets - full &&
+                apo__cpu_isa_supported((apo__cpu_isa)p)) {
+                path = (apo__cpu_isa)p;
+                break;
+            }
+        score_fold_on(path, tile, sets + full, n_sets - full, folds + full);
     }
 }

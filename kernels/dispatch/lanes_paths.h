@@ -9,6 +9,7 @@
 #define APO_LANES_PATHS_H
 
 #include "kernels.h"
+#include "score_sets.h"
 
 #define APO_LANES_DECLARE(path)                                                                    \
     void apo__bollinger_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,    \
@@ -20,7 +21,9 @@
                                 double *macd, double *signal_line, double *hist, int stream);      \
     void apo__returns_stats_tiles_##path(                                                          \
         const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
-        apo__moments *const *partials, double *scratch, size_t scratch_len);
+        apo__moments *const *partials, double *scratch, size_t scratch_len);                       \
+    void apo__score_fold_sets_##path(const apo__score_sets_tile *tile, const apo__score_set *sets, \
+                                     size_t n_sets, apo__score_fold *folds);
 
 APO_LANES_DECLARE(sse2)
 #ifdef APO_HAVE_LANES_AVX2

@@ -20,6 +20,7 @@
 
 #include "bollinger_pass.h"
 #include "catalog/kernel.h"
+#include "score_sets.h"
 
 enum {
     APO_SCORE_PASS_TILE = 0,        /* the indicator's tile: its outputs as they are */
@@ -62,6 +63,21 @@ static inline void apo__score_pass_outputs(const apo__score_pass *pass, const do
     }
     for (size_t k = 0; k < n_outputs; k++)
         out[k] = in[k][i];
+}
+
+/* What a set with indicator parameters `params`, rule `rule` and `cost` has of its own in a
+ * fold of the pass's sets in vector lanes (score_sets.h): the band widths that
+ * apo__score_pass_outputs applies to bollinger's pass, its thresholds and cost. */
+static inline apo__score_set apo__score_pass_set(const apo__score_pass *pass, const double *params,
+                                                 const apo__rule *rule, double cost) {
+    const int widths = pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS;
+    apo__score_set s = {widths ? params[1] : 0.0,
+                        widths ? params[2] : 0.0,
+                        rule->lower,
+                        rule->upper,
+                        rule->middle,
+                        cost};
+    return s;
 }
 
 #endif

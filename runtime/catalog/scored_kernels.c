@@ -155,69 +155,6 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
     return APO_OK;
 }
 
-/* What a tile of bars gives every set alike: each bar's close, and whether it and the one
- * before are finite and then the close's change (apo__score_move), taken once per bar. */
-typedef struct tile_bars {
-    const double *close; /* the row's closes, at the row's indices */
-    const double *move;  /* the tile's changes, from its first bar */
-    const unsigned char *finite;
-    size_t t0, t1; /* the tile's bars, at the row's indices */
-    size_t origin; /* the row's index of the pass's position 0 */
-} tile_bars;
-
-/* Forced inlining: fold_tile calls fold_tile_kind seven times, so gcc compiles it once, with
- * the kind a variable and a switch at every bar; inlined, each call is a loop of its own
- * (about 5% less CPU time per set-bar on a shared pass of 5 sets, docs/PERF.md). */
-#if defined(__GNUC__)
-#define FOLD_ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define FOLD_ALWAYS_INLINE
-#endif
-
-/* Folds the tile's bars into one set's scores under a built-in rule of kind `kind`. Called
- * with a constant kind (fold_tile), so each kind gets a loop of its own with no switch in it,
- * and the fold's state, a copy on the stack, can live in registers across the tile: the
- * chain from bar to bar is then the fold's few additions. */
-static inline FOLD_ALWAYS_INLINE void fold_tile_kind(int kind, const apo__score_pass *pass,
-                                                     const apo__call *set,
-                                                     const double *const *pass_in, size_t n_out,
-                                                     const tile_bars *b, const apo__rule *rule,
-                                                     double cost, apo__score_fold *f) {
-    apo__score_fold fold = *f;
-    apo__rule r = *rule;
-    r.kind = kind;
-    double out[APO_MAX_IO];
-    for (size_t t = b->t0; t < b->t1; t++) {
-        apo__score_pass_outputs(pass, set->params, pass_in, t - b->origin, n_out, 1, out);
-        apo__score_bar_move(&fold, &r, cost, b->close[t], b->finite[t - b->t0], b->move[t - b->t0],
-                            out, n_out);
-    }
-    *f = fold;
-}
-
-/* One set's fold over the tile: its bars in order, as apo__score_series folds them. */
-static void fold_tile(const apo__score_pass *pass, const apo__call *set,
-                      const double *const *pass_in, size_t n_out, const tile_bars *b,
-                      const apo__rule *rule, double cost, apo__score_fold *f) {
-/* A case of fold_tile's switch: the kind as a constant the loop is compiled for. */
-#define FOLD_TILE_CASE(kind)                                                                       \
-    case kind:                                                                                     \
-        fold_tile_kind(kind, pass, set, pass_in, n_out, b, rule, cost, f);                         \
-        break
-    switch (rule->kind) {
-        FOLD_TILE_CASE(APO_RULE_BANDS_REVERT);
-        FOLD_TILE_CASE(APO_RULE_BANDS_ZONE);
-        FOLD_TILE_CASE(APO_RULE_MACD_CROSS);
-        FOLD_TILE_CASE(APO_RULE_ZONE);
-        FOLD_TILE_CASE(APO_RULE_REVERT);
-        FOLD_TILE_CASE(APO_RULE_CROSS);
-    default: /* APO_RULE_PRICE_CROSS */
-        fold_tile_kind(APO_RULE_PRICE_CROSS, pass, set, pass_in, n_out, b, rule, cost, f);
-        break;
-    }
-#undef FOLD_TILE_CASE
-}
-
 /*
  * Scores row `row` of the call, for the call's set alone or for every set of a shared call
  * (apo__call.shared): the pass of the indicator's tiles [T, T + L) of its own grid, one
@@ -278,10 +215,12 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     apo__score_fold f[APO_SCORED_SETS_MAX];
     apo__rule rules[APO_SCORED_SETS_MAX];
     double cost[APO_SCORED_SETS_MAX];
+    apo__score_set lane_sets[APO_SCORED_SETS_MAX];
     for (size_t j = 0; j < n_sets; j++) {
         apo__score_fold_init(&f[j]);
         rules[j] = apo__scoring_rule(sc, sets[j].params);
         cost[j] = sets[j].params[fold_params];
+        lane_sets[j] = apo__score_pass_set(pass, sets[j].params, &rules[j], cost[j]);
     }
     double *move = scratch + pass->n_out * cap;
     unsigned char *finite = (unsigned char *)(move + cap);
@@ -296,7 +235,6 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
         st = apo__score_pass_tile(pass, &view, t0 - origin, t1 - origin, pass_out);
         if (st != APO_OK)
             break;
-        tile_bars bars = {close, move, finite, t0, t1, origin};
         for (size_t t = t0; t < t1; t++) {
             double m;
             finite[t - t0] =
@@ -309,10 +247,23 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
                                    sets, n_sets, pass_in, t - origin, f, cost);
             continue;
         }
-        /* Set by set, each over the whole tile: a set's bars are folded in order, as alone,
-         * and its state stays in registers; the sets' chains are independent. */
-        for (size_t j = 0; j < n_sets; j++)
-            fold_tile(pass, &sets[j], pass_in, n_out, &bars, &rules[j], cost[j], &f[j]);
+        /* Every set of the call in the lanes of a vector, each lane a set's fold with the
+         * bits of apo__score_bar_move (score_sets.h): the close's changes are taken once per
+         * tile for all, and a lone set costs no more in a lane than in the scalar fold. */
+        const double *lane_out[APO_MAX_IO];
+        for (size_t k = 0; k < pass->n_out; k++)
+            lane_out[k] = pass_in[k] + (t0 - origin);
+        const apo__score_sets_tile lane_tile = {close + t0,
+                                                move,
+                                                finite,
+                                                lane_out,
+                                                t1 - t0,
+                                                n_out,
+                                                pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
+                                                rules[0].kind,
+                                                rules[0].a,
+                                                rules[0].b};
+        apo__cpu_score_fold_sets(&lane_tile, lane_sets, n_sets, f, APO_CPU_ISA_AUTO);
     }
     free(scratch);
     if (st != APO_OK)

@@ -1,0 +1,336 @@
+/*
+ * score_lanes.h: the fold of up to APO_LANES sets of one shared pass over a tile of bars, one
+ * set per lane of a vector (lanes.h), with the bits of apo__score_bar_move (score_tile.h) for
+ * each (score_sets.h says why).
+ *
+ * How a lane keeps the scalar fold's bits:
+ *   - the bands of a set's widths are the operations of apo__bollinger_pass_bands_compared;
+ *   - a position is a double, -1, 0 or +1 (never -0: only those constants are selected), so
+ *     (double)prev * move and cost * (double)change are the scalar fold's products of the
+ *     same values; the rules' integer arithmetic on comparisons becomes selections of those
+ *     constants with the same outcomes, and comparisons are C's (ordered, but !=);
+ *   - the sums, peak and drawdown take the scalar fold's operations in its order, bar after
+ *     bar; a lane whose set has not started keeps its state (a select of the old value);
+ *   - the counts are doubles, exact below 2^53, turned back into integers at the end.
+ * The close, its change and whether the bar scores at all are the same for every set: the
+ * tile reads them once per bar.
+ *
+ * Included by lanes_entry.h after lanes.h; builds APO_LANES_NAME(apo__score_fold_round).
+ */
+#ifndef APO_SCORE_LANES_H
+#define APO_SCORE_LANES_H
+
+#include <float.h>
+
+#include "lanes.h"
+#include "score_sets.h"
+
+#if defined(__GNUC__)
+#define APO_SCORE_LANES_INLINE inline __attribute__((always_inline))
+#else
+#define APO_SCORE_LANES_INLINE inline
+#endif
+
+/* A fold's state in lanes (apo__score_fold). `started` is 1.0 in a lane whose set has
+ * started, else 0.0. */
+typedef struct apo__score_lanes {
+    apo_vd pos, started, total, shift, dev_sum, dev_sq, peak, drawdown, bars, trades, exposed;
+} apo__score_lanes;
+
+/* Each set's own values, one lane per set. */
+typedef struct apo__score_lanes_sets {
+    apo_vd nbdev_up, nbdev_dn, lower, upper, middle, cost;
+} apo__score_lanes_sets;
+
+/* The constants a bar uses. */
+typedef struct apo__score_lanes_k {
+    apo_vd zero, one, minus_one, max_finite, inf;
+} apo__score_lanes_k;
+
+/* v where m is set, +0 elsewhere: one instruction where a select of two vectors takes three
+ * on sse2, for the rules' and the fold's many choices between a constant and 0. */
+static inline apo_vd apo__score_lanes_if(apo_vm m, apo_vd v) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_maskz_mov_pd(m, (__m512d)v);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_and_pd((__m256d)m, (__m256d)v);
+#elif APO_LANES_X86 == 128
+    return (apo_vd)_mm_and_pd((__m128d)m, (__m128d)v);
+#else
+    return (apo_vd)((apo_vm)v & m);
+#endif
+}
+
+/* apo__rule_zone: +1 below `lower`, else -1 above `upper`, else 0. */
+static inline apo_vd apo__score_lanes_zone(const apo__score_lanes_k *k, apo_vd v, apo_vd lower,
+                                           apo_vd upper) {
+    return apo_vd_select(apo_vd_lt(v, lower), k->one,
+                         apo__score_lanes_if(apo_vd_gt(v, upper), k->minus_one));
+}
+
+/* apo__rule_sign: the sign of a - b, 0 when either is NaN. The two tests exclude each other,
+ * so the sum is 1 + 0, 0 + -1 or 0 + 0 (+0). */
+static inline apo_vd apo__score_lanes_sign(const apo__score_lanes_k *k, apo_vd a, apo_vd b) {
+    return apo__score_lanes_if(apo_vd_gt(a, b), k->one) +
+           apo__score_lanes_if(apo_vd_lt(a, b), k->minus_one);
+}
+
+/* apo__rule_revert_step: from flat the zone; long, 1 while v is below the middle; short, -1
+ * while v is above it; else 0 (long and short exclude each other, as in the sign). */
+static inline apo_vd apo__score_lanes_revert(const apo__score_lanes_k *k, apo_vd prev, apo_vd v,
+                                             apo_vd lower, apo_vd middle, apo_vd upper) {
+    const apo_vm hold_long = apo_vm_and(apo_vd_gt(prev, k->zero), apo_vd_lt(v, middle));
+    const apo_vm hold_short = apo_vm_and(apo_vd_lt(prev, k->zero), apo_vd_gt(v, middle));
+    const apo_vd held =
+        apo__score_lanes_if(hold_long, k->one) + apo__score_lanes_if(hold_short, k->minus_one);
+    return apo_vd_select(apo_vd_ne(prev, k->zero), held, apo__score_lanes_zone(k, v, lower, upper));
+}
+
+/* isfinite, lane by lane: |v| <= DBL_MAX is false for infinities and NaN. */
+static inline apo_vm apo__score_lanes_finite(const apo__score_lanes_k *k, apo_vd v) {
+    return apo_vd_le(apo_vd_abs(v), k->max_finite);
+}
+
+/* Not NaN, lane by lane: |v| <= inf. */
+static inline apo_vm apo__score_lanes_not_nan(const apo__score_lanes_k *k, apo_vd v) {
+    return apo_vd_le(apo_vd_abs(v), k->inf);
+}
+
+/* The scored part of apo__score_bar_pos for a bar whose closes are finite, in every lane
+ * whose set has started. `warm` 0: every set has started, so no lane keeps its state, and
+ * the bars are counted by the caller (the same 1 in every lane). A set's first scored bar
+ * sets its shift: `fresh` says whether a lane may not have scored yet. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_bar(apo__score_lanes *s,
+                                                        const apo__score_lanes_k *k,
+                                                        const apo__score_lanes_sets *set,
+                                                        apo_vd pos, apo_vd move, int fresh,
+                                                        const int warm) {
+    const apo_vd prev = s->pos;
+    const apo_vm moved = apo_vd_ne(pos, prev);
+    const apo_vd traded = apo__score_lanes_if(moved, k->one);
+    const apo_vd change = traded + apo__score_lanes_if(apo_vd_lt(pos * prev, k->zero), k->one);
+    const apo_vd r = prev * move - set->cost * change;
+    const apo_vd exposed = apo__score_lanes_if(apo_vd_ne(pos, k->zero), k->one);
+    if (!warm) {
+        if (fresh)
+            s->shift = apo_vd_select(apo_vd_le(s->bars, k->zero), r, s->shift);
+        s->total = s->total + r;
+        const apo_vd dev = r - s->shift;
+        s->dev_sum = s->dev_sum + dev;
+        s->dev_sq = s->dev_sq + dev * dev;
+        s->peak = apo_vd_select(apo_vd_gt(s->total, s->peak), s->total, s->peak);
+        const apo_vd fall = s->peak - s->total;
+        s->drawdown = apo_vd_select(apo_vd_gt(fall, s->drawdown), fall, s->drawdown);
+        s->trades = s->trades + traded;
+        s->exposed = s->exposed + exposed;
+        return;
+    }
+    const apo_vm on = apo_vd_gt(s->started, k->zero);
+    s->shift = apo_vd_select(apo_vm_and(on, apo_vd_le(s->bars, k->zero)), r, s->shift);
+    s->bars = apo_vd_select(on, s->bars + k->one, s->bars);
+    const apo_vd total = s->total + r;
+    const apo_vd dev = r - s->shift;
+    const apo_vd peak = apo_vd_select(apo_vd_gt(total, s->peak), total, s->peak);
+    const apo_vd fall = peak - total;
+    s->total = apo_vd_select(on, total, s->total);
+    s->dev_sum = apo_vd_select(on, s->dev_sum + dev, s->dev_sum);
+    s->dev_sq = apo_vd_select(on, s->dev_sq + dev * dev, s->dev_sq);
+    s->peak = apo_vd_select(on, peak, s->peak);
+    s->drawdown = apo_vd_select(on, apo_vd_select(apo_vd_gt(fall, s->drawdown), fall, s->drawdown),
+                                s->drawdown);
+    s->trades = apo_vd_select(on, s->trades + traded, s->trades);
+    s->exposed = apo_vd_select(on, s->exposed + exposed, s->exposed);
+}
+
+/* Bar i of the tile under a rule of kind `kind` (apo__score_bar_move, lane by lane). `warm`
+ * 1: some set has not started, so lanes are masked and each set may start at this bar; 0:
+ * all have, and the scored bars are counted in *counted, the same in every lane. *fresh:
+ * whether a lane may not have scored a bar yet (cleared at the first bar scored). */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_step(const int kind, const int widths, const int warm,
+                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
+                      const apo__score_lanes_k *k, apo__score_lanes *s, size_t i, int *fresh,
+                      size_t *counted) {
+    const double *const *out = tile->out;
+    /* The outputs the rule reads: o0, o1, o2 for the bands and macd's histogram, oa and ob
+     * for the generic kinds. */
+    apo_vd o0 = k->zero, o1 = k->zero, o2 = k->zero, oa = k->zero, ob = k->zero;
+    if (widths) {
+        /* apo__bollinger_pass_bands_compared: upper, middle, lower. */
+        const apo_vd mean = apo_vd_splat(out[1][i]), sd = apo_vd_splat(out[0][i]);
+        const apo_vm flat = apo_vd_lt(sd, k->zero);
+        o0 = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
+        o1 = mean;
+        o2 = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
+        oa = kind == APO_RULE_CROSS || kind == APO_RULE_ZONE || kind == APO_RULE_REVERT ||
+                     kind == APO_RULE_PRICE_CROSS
+                 ? (tile->a == 0   ? o0
+                    : tile->a == 1 ? o1
+                                   : o2)
+                 : k->zero;
+        ob = kind == APO_RULE_CROSS ? (tile->b == 0 ? o0 : tile->b == 1 ? o1 : o2) : k->zero;
+    } else if (kind == APO_RULE_BANDS_REVERT || kind == APO_RULE_BANDS_ZONE ||
+               kind == APO_RULE_MACD_CROSS) {
+        o0 = apo_vd_splat(out[0][i]);
+        o1 = apo_vd_splat(out[1][i]);
+        o2 = apo_vd_splat(out[2][i]);
+    } else {
+        oa = apo_vd_splat(out[tile->a][i]);
+        if (kind == APO_RULE_CROSS)
+            ob = apo_vd_splat(out[tile->b][i]);
+    }
+
+    /* The rule's position at a finite close, else the last. */
+    const double close = tile->close[i];
+    apo_vd pos = s->pos;
+    if (isfinite(close)) {
+        const apo_vd c = apo_vd_splat(close);
+        switch (kind) {
+        case APO_RULE_BANDS_REVERT: {
+            const apo_vm bands = apo_vm_and(
+                apo_vm_and(apo__score_lanes_not_nan(k, o0), apo__score_lanes_not_nan(k, o1)),
+                apo__score_lanes_not_nan(k, o2));
+            pos = apo__score_lanes_if(bands, apo__score_lanes_revert(k, s->pos, c, o2, o1, o0));
+            break;
+        }
+        case APO_RULE_BANDS_ZONE:
+            pos = apo__score_lanes_zone(k, c, o2, o0);
+            break;
+        case APO_RULE_MACD_CROSS:
+            pos = apo__score_lanes_sign(k, o2, k->zero);
+            break;
+        case APO_RULE_ZONE:
+            pos = apo__score_lanes_zone(k, oa, set->lower, set->upper);
+            break;
+        case APO_RULE_REVERT:
+            pos = apo__score_lanes_revert(k, s->pos, oa, set->lower, set->middle, set->upper);
+            break;
+        case APO_RULE_CROSS:
+            pos = apo__score_lanes_sign(k, oa, ob);
+            break;
+        default: /* APO_RULE_PRICE_CROSS */
+            pos = apo__score_lanes_sign(k, c, oa);
+            break;
+        }
+    }
+
+    /* apo__score_bar_pos: the bar scores where the set has started and both closes are
+     * finite; then a set starts after a bar whose outputs are all finite. */
+    if (tile->finite[i]) {
+        const apo_vd move = apo_vd_splat(tile->move[i]);
+        if (!warm) {
+            apo__score_lanes_bar(s, k, set, pos, move, *fresh, 0);
+            *fresh = 0;
+            ++*counted;
+        } else if (apo_vm_bits(apo_vd_gt(s->started, k->zero)) != 0) {
+            apo__score_lanes_bar(s, k, set, pos, move, 1, 1);
+        }
+    }
+    if (warm) {
+        apo_vm all_finite;
+        if (widths) {
+            all_finite = apo_vm_and(
+                apo_vm_and(apo__score_lanes_finite(k, o0), apo__score_lanes_finite(k, o1)),
+                apo__score_lanes_finite(k, o2));
+        } else {
+            int finite = 1;
+            for (size_t o = 0; o < tile->n_out; o++)
+                finite &= isfinite(out[o][i]) ? 1 : 0;
+            all_finite = apo_vd_gt(apo_vd_splat(finite ? 1.0 : 0.0), k->zero);
+        }
+        s->started = apo_vd_select(all_finite, k->one, s->started);
+    }
+    s->pos = pos;
+}
+
+/* The tile's bars under a rule of kind `kind` (a constant: each kind and `widths` compile to
+ * loops of their own, as runtime/catalog/scored_kernels.c's fold_tile_kind does): bars
+ * masked while a set has not started, then, once all have (they stay started), bars with no
+ * mask and no test of the outputs, whose fewer live vectors stay in registers. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_tile(const int kind, const int widths,
+                                                         const apo__score_sets_tile *tile,
+                                                         const apo__score_lanes_sets *set,
+                                                         const apo__score_lanes_k *k,
+                                                         apo__score_lanes *s) {
+    size_t i = 0, counted = 0;
+    int fresh = 1;
+    for (; i < tile->n && apo_vm_bits(apo_vd_gt(s->started, k->zero)) != APO_LANES_ALL; i++)
+        apo__score_lanes_step(kind, widths, 1, tile, set, k, s, i, &fresh, &counted);
+    /* A lane that has scored no bar yet takes its shift at the next scored bar. */
+    fresh = apo_vm_bits(apo_vd_le(s->bars, k->zero)) != 0;
+    for (; i < tile->n; i++)
+        apo__score_lanes_step(kind, widths, 0, tile, set, k, s, i, &fresh, &counted);
+    s->bars = s->bars + apo_vd_splat((double)counted);
+}
+
+/* Folds the tile into folds[0 .. n) (n <= APO_LANES) with sets[0 .. n). Lanes past n fold a
+ * copy of set 0, whose state is not stored. */
+static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *tile,
+                                                  const apo__score_set *sets, size_t n,
+                                                  apo__score_fold *folds) {
+    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
+                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    apo__score_lanes_sets set;
+    apo__score_lanes s;
+    memset(&set, 0, sizeof set);
+    memset(&s, 0, sizeof s);
+    for (size_t l = 0; l < APO_LANES; l++) {
+        const apo__score_set *p = &sets[l < n ? l : 0];
+        const apo__score_fold *f = &folds[l < n ? l : 0];
+        set.nbdev_up = apo_vd_with_lane(set.nbdev_up, l, p->nbdev_up);
+        set.nbdev_dn = apo_vd_with_lane(set.nbdev_dn, l, p->nbdev_dn);
+        set.lower = apo_vd_with_lane(set.lower, l, p->lower);
+        set.upper = apo_vd_with_lane(set.upper, l, p->upper);
+        set.middle = apo_vd_with_lane(set.middle, l, p->middle);
+        set.cost = apo_vd_with_lane(set.cost, l, p->cost);
+        s.pos = apo_vd_with_lane(s.pos, l, (double)f->pos);
+        s.started = apo_vd_with_lane(s.started, l, f->started ? 1.0 : 0.0);
+        s.total = apo_vd_with_lane(s.total, l, f->total);
+        s.shift = apo_vd_with_lane(s.shift, l, f->shift);
+        s.dev_sum = apo_vd_with_lane(s.dev_sum, l, f->dev_sum);
+        s.dev_sq = apo_vd_with_lane(s.dev_sq, l, f->dev_sq);
+        s.peak = apo_vd_with_lane(s.peak, l, f->peak);
+        s.drawdown = apo_vd_with_lane(s.drawdown, l, f->drawdown);
+        s.bars = apo_vd_with_lane(s.bars, l, (double)f->bars);
+        s.trades = apo_vd_with_lane(s.trades, l, (double)f->trades);
+        s.exposed = apo_vd_with_lane(s.exposed, l, (double)f->exposed);
+    }
+
+/* A case of the switch below: the kind, and whether the pass is bollinger's, as constants. */
+#define APO_SCORE_LANES_CASE(kind)                                                                 \
+    case kind:                                                                                     \
+        if (tile->widths)                                                                          \
+            apo__score_lanes_tile(kind, 1, tile, &set, &k, &s);                                    \
+        else                                                                                       \
+            apo__score_lanes_tile(kind, 0, tile, &set, &k, &s);                                    \
+        break
+    switch (tile->kind) {
+        APO_SCORE_LANES_CASE(APO_RULE_BANDS_REVERT);
+        APO_SCORE_LANES_CASE(APO_RULE_BANDS_ZONE);
+        APO_SCORE_LANES_CASE(APO_RULE_MACD_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_ZONE);
+        APO_SCORE_LANES_CASE(APO_RULE_REVERT);
+        APO_SCORE_LANES_CASE(APO_RULE_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_PRICE_CROSS);
+    default:
+        break;
+    }
+#undef APO_SCORE_LANES_CASE
+
+    for (size_t l = 0; l < n; l++) {
+        apo__score_fold *f = &folds[l];
+        f->pos = (int)apo_vd_lane(s.pos, l);
+        f->started = apo_vd_lane(s.started, l) > 0.0;
+        f->total = apo_vd_lane(s.total, l);
+        f->shift = apo_vd_lane(s.shift, l);
+        f->dev_sum = apo_vd_lane(s.dev_sum, l);
+        f->dev_sq = apo_vd_lane(s.dev_sq, l);
+        f->peak = apo_vd_lane(s.peak, l);
+        f->drawdown = apo_vd_lane(s.drawdown, l);
+        f->bars = (int64_t)apo_vd_lane(s.bars, l);
+        f->trades = (int64_t)apo_vd_lane(s.trades, l);
+        f->exposed = (int64_t)apo_vd_lane(s.exposed, l);
+    }
+}
+
+#endif /* APO_SCORE_LANES_H */
