@@ -96,170 +96,185 @@ static inline apo_vm apo__score_lanes_not_nan(const apo__score_lanes_k *k, apo_v
     return apo_vd_le(apo_vd_abs(v), k->inf);
 }
 
-/* The scored part of apo__score_bar_pos for a bar whose closes are finite, in every lane
- * whose set has started. `warm` 0: every set has started, so no lane keeps its state, and
- * the bars are counted by the caller (the same 1 in every lane). A set's first scored bar
- * sets its shift: `fresh` says whether a lane may not have scored yet. */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_bar(apo__score_lanes *s,
-                                                        const apo__score_lanes_k *k,
-                                                        const apo__score_lanes_sets *set,
-                                                        apo_vd pos, apo_vd move, int fresh,
-                                                        const int warm) {
-    const apo_vd prev = s->pos;
-    const apo_vm moved = apo_vd_ne(pos, prev);
-    const apo_vd traded = apo__score_lanes_if(moved, k->one);
-    const apo_vd change = traded + apo__score_lanes_if(apo_vd_lt(pos * prev, k->zero), k->one);
-    const apo_vd r = prev * move - set->cost * change;
-    const apo_vd exposed = apo__score_lanes_if(apo_vd_ne(pos, k->zero), k->one);
-    if (!warm) {
-        if (fresh)
-            s->shift = apo_vd_select(apo_vd_le(s->bars, k->zero), r, s->shift);
-        s->total = s->total + r;
-        const apo_vd dev = r - s->shift;
-        s->dev_sum = s->dev_sum + dev;
-        s->dev_sq = s->dev_sq + dev * dev;
-        s->peak = apo_vd_select(apo_vd_gt(s->total, s->peak), s->total, s->peak);
-        const apo_vd fall = s->peak - s->total;
-        s->drawdown = apo_vd_select(apo_vd_gt(fall, s->drawdown), fall, s->drawdown);
-        s->trades = s->trades + traded;
-        s->exposed = s->exposed + exposed;
-        return;
-    }
-    const apo_vm on = apo_vd_gt(s->started, k->zero);
-    s->shift = apo_vd_select(apo_vm_and(on, apo_vd_le(s->bars, k->zero)), r, s->shift);
-    s->bars = apo_vd_select(on, s->bars + k->one, s->bars);
-    const apo_vd total = s->total + r;
-    const apo_vd dev = r - s->shift;
-    const apo_vd peak = apo_vd_select(apo_vd_gt(total, s->peak), total, s->peak);
-    const apo_vd fall = peak - total;
-    s->total = apo_vd_select(on, total, s->total);
-    s->dev_sum = apo_vd_select(on, s->dev_sum + dev, s->dev_sum);
-    s->dev_sq = apo_vd_select(on, s->dev_sq + dev * dev, s->dev_sq);
-    s->peak = apo_vd_select(on, peak, s->peak);
-    s->drawdown = apo_vd_select(on, apo_vd_select(apo_vd_gt(fall, s->drawdown), fall, s->drawdown),
-                                s->drawdown);
-    s->trades = apo_vd_select(on, s->trades + traded, s->trades);
-    s->exposed = apo_vd_select(on, s->exposed + exposed, s->exposed);
+/* A double at p in every lane: one broadcast. */
+static inline apo_vd apo__score_lanes_load1(const double *p) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_set1_pd(*p);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_broadcast_sd(p);
+#else
+    return apo_vd_splat(*p);
+#endif
 }
 
-/* Bar i of the tile under a rule of kind `kind` (apo__score_bar_move, lane by lane). `warm`
- * 1: some set has not started, so lanes are masked and each set may start at this bar; 0:
- * all have, and the scored bars are counted in *counted, the same in every lane. *fresh:
- * whether a lane may not have scored a bar yet (cleared at the first bar scored). */
-static APO_SCORE_LANES_INLINE void
-apo__score_lanes_step(const int kind, const int widths, const int warm,
-                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
-                      const apo__score_lanes_k *k, apo__score_lanes *s, size_t i, int *fresh,
-                      size_t *counted) {
+/* What a scored bar adds, from the previous position and this bar's (apo__score_bar_pos): the
+ * return r = prev * move - cost * change, and 1 or 0 for a trade and for exposure. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_return(const apo__score_lanes_k *k,
+                                                             const apo__score_lanes_sets *set,
+                                                             apo_vd prev, apo_vd pos, apo_vd move,
+                                                             apo_vd *traded, apo_vd *exposed) {
+    const apo_vm moved = apo_vd_ne(pos, prev);
+    *traded = apo__score_lanes_if(moved, k->one);
+    *exposed = apo__score_lanes_if(apo_vd_ne(pos, k->zero), k->one);
+    /* |pos - prev|: 1 for a change, 1 more for a flip. */
+    const apo_vd change = *traded + apo__score_lanes_if(apo_vd_lt(pos * prev, k->zero), k->one);
+    return prev * move - set->cost * change;
+}
+
+/* The rule's position at bar i from the previous one `prev` (apo__score_bar_move): the rule's
+ * at a finite close, else prev. Leaves in o[0 .. 3) the bands of a `widths` pass, which say
+ * whether a set may start. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, const int widths,
+                                                               const apo__score_sets_tile *tile,
+                                                               const apo__score_lanes_sets *set,
+                                                               const apo__score_lanes_k *k,
+                                                               apo_vd prev, size_t i, apo_vd *o) {
     const double *const *out = tile->out;
-    /* The outputs the rule reads: o0, o1, o2 for the bands and macd's histogram, oa and ob
+    /* The outputs the rule reads: o[0 .. 3) for the bands and macd's histogram, oa and ob
      * for the generic kinds. */
-    apo_vd o0 = k->zero, o1 = k->zero, o2 = k->zero, oa = k->zero, ob = k->zero;
+    apo_vd oa = k->zero, ob = k->zero;
+    o[0] = o[1] = o[2] = k->zero;
     if (widths) {
         /* apo__bollinger_pass_bands_compared: upper, middle, lower. */
-        const apo_vd mean = apo_vd_splat(out[1][i]), sd = apo_vd_splat(out[0][i]);
+        const apo_vd mean = apo__score_lanes_load1(&out[1][i]);
+        const apo_vd sd = apo__score_lanes_load1(&out[0][i]);
         const apo_vm flat = apo_vd_lt(sd, k->zero);
-        o0 = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
-        o1 = mean;
-        o2 = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
-        oa = kind == APO_RULE_CROSS || kind == APO_RULE_ZONE || kind == APO_RULE_REVERT ||
-                     kind == APO_RULE_PRICE_CROSS
-                 ? (tile->a == 0   ? o0
-                    : tile->a == 1 ? o1
-                                   : o2)
-                 : k->zero;
-        ob = kind == APO_RULE_CROSS ? (tile->b == 0 ? o0 : tile->b == 1 ? o1 : o2) : k->zero;
+        o[0] = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
+        o[1] = mean;
+        o[2] = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
+        if (kind == APO_RULE_CROSS || kind == APO_RULE_ZONE || kind == APO_RULE_REVERT ||
+            kind == APO_RULE_PRICE_CROSS)
+            oa = o[tile->a < 3 ? tile->a : 0];
+        if (kind == APO_RULE_CROSS)
+            ob = o[tile->b < 3 ? tile->b : 0];
     } else if (kind == APO_RULE_BANDS_REVERT || kind == APO_RULE_BANDS_ZONE ||
                kind == APO_RULE_MACD_CROSS) {
-        o0 = apo_vd_splat(out[0][i]);
-        o1 = apo_vd_splat(out[1][i]);
-        o2 = apo_vd_splat(out[2][i]);
+        for (int j = 0; j < 3; j++)
+            o[j] = apo__score_lanes_load1(&out[j][i]);
     } else {
-        oa = apo_vd_splat(out[tile->a][i]);
+        oa = apo__score_lanes_load1(&out[tile->a][i]);
         if (kind == APO_RULE_CROSS)
-            ob = apo_vd_splat(out[tile->b][i]);
+            ob = apo__score_lanes_load1(&out[tile->b][i]);
     }
+    if (!isfinite(tile->close[i]))
+        return prev;
+    const apo_vd c = apo__score_lanes_load1(&tile->close[i]);
+    switch (kind) {
+    case APO_RULE_BANDS_REVERT: {
+        const apo_vm bands = apo_vm_and(
+            apo_vm_and(apo__score_lanes_not_nan(k, o[0]), apo__score_lanes_not_nan(k, o[1])),
+            apo__score_lanes_not_nan(k, o[2]));
+        return apo__score_lanes_if(bands, apo__score_lanes_revert(k, prev, c, o[2], o[1], o[0]));
+    }
+    case APO_RULE_BANDS_ZONE:
+        return apo__score_lanes_zone(k, c, o[2], o[0]);
+    case APO_RULE_MACD_CROSS:
+        return apo__score_lanes_sign(k, o[2], k->zero);
+    case APO_RULE_ZONE:
+        return apo__score_lanes_zone(k, oa, set->lower, set->upper);
+    case APO_RULE_REVERT:
+        return apo__score_lanes_revert(k, prev, oa, set->lower, set->middle, set->upper);
+    case APO_RULE_CROSS:
+        return apo__score_lanes_sign(k, oa, ob);
+    default: /* APO_RULE_PRICE_CROSS */
+        return apo__score_lanes_sign(k, c, oa);
+    }
+}
 
-    /* The rule's position at a finite close, else the last. */
-    const double close = tile->close[i];
-    apo_vd pos = s->pos;
-    if (isfinite(close)) {
-        const apo_vd c = apo_vd_splat(close);
-        switch (kind) {
-        case APO_RULE_BANDS_REVERT: {
-            const apo_vm bands = apo_vm_and(
-                apo_vm_and(apo__score_lanes_not_nan(k, o0), apo__score_lanes_not_nan(k, o1)),
-                apo__score_lanes_not_nan(k, o2));
-            pos = apo__score_lanes_if(bands, apo__score_lanes_revert(k, s->pos, c, o2, o1, o0));
-            break;
-        }
-        case APO_RULE_BANDS_ZONE:
-            pos = apo__score_lanes_zone(k, c, o2, o0);
-            break;
-        case APO_RULE_MACD_CROSS:
-            pos = apo__score_lanes_sign(k, o2, k->zero);
-            break;
-        case APO_RULE_ZONE:
-            pos = apo__score_lanes_zone(k, oa, set->lower, set->upper);
-            break;
-        case APO_RULE_REVERT:
-            pos = apo__score_lanes_revert(k, s->pos, oa, set->lower, set->middle, set->upper);
-            break;
-        case APO_RULE_CROSS:
-            pos = apo__score_lanes_sign(k, oa, ob);
-            break;
-        default: /* APO_RULE_PRICE_CROSS */
-            pos = apo__score_lanes_sign(k, c, oa);
-            break;
-        }
+/* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
+ * bar if its set has started and both closes are finite, else keeps its state; then a set
+ * starts after a bar whose outputs are all finite. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, const int widths,
+                                                             const apo__score_sets_tile *tile,
+                                                             const apo__score_lanes_sets *set,
+                                                             const apo__score_lanes_k *k,
+                                                             apo__score_lanes *s, size_t i) {
+    apo_vd o[3];
+    const apo_vd pos = apo__score_lanes_position(kind, widths, tile, set, k, s->pos, i, o);
+    const apo_vm on = apo_vd_gt(s->started, k->zero);
+    if (tile->finite[i] && apo_vm_bits(on) != 0) {
+        apo_vd traded, exposed;
+        const apo_vd r = apo__score_lanes_return(
+            k, set, s->pos, pos, apo__score_lanes_load1(&tile->move[i]), &traded, &exposed);
+        s->shift = apo_vd_select(apo_vm_and(on, apo_vd_le(s->bars, k->zero)), r, s->shift);
+        s->bars = apo_vd_select(on, s->bars + k->one, s->bars);
+        const apo_vd total = s->total + r;
+        const apo_vd dev = r - s->shift;
+        const apo_vd peak = apo_vd_select(apo_vd_gt(total, s->peak), total, s->peak);
+        const apo_vd fall = peak - total;
+        s->total = apo_vd_select(on, total, s->total);
+        s->dev_sum = apo_vd_select(on, s->dev_sum + dev, s->dev_sum);
+        s->dev_sq = apo_vd_select(on, s->dev_sq + dev * dev, s->dev_sq);
+        s->peak = apo_vd_select(on, peak, s->peak);
+        s->drawdown = apo_vd_select(
+            on, apo_vd_select(apo_vd_gt(fall, s->drawdown), fall, s->drawdown), s->drawdown);
+        s->trades = apo_vd_select(on, s->trades + traded, s->trades);
+        s->exposed = apo_vd_select(on, s->exposed + exposed, s->exposed);
     }
-
-    /* apo__score_bar_pos: the bar scores where the set has started and both closes are
-     * finite; then a set starts after a bar whose outputs are all finite. */
-    if (tile->finite[i]) {
-        const apo_vd move = apo_vd_splat(tile->move[i]);
-        if (!warm) {
-            apo__score_lanes_bar(s, k, set, pos, move, *fresh, 0);
-            *fresh = 0;
-            ++*counted;
-        } else if (apo_vm_bits(apo_vd_gt(s->started, k->zero)) != 0) {
-            apo__score_lanes_bar(s, k, set, pos, move, 1, 1);
-        }
+    apo_vm all_finite;
+    if (widths) {
+        all_finite = apo_vm_and(
+            apo_vm_and(apo__score_lanes_finite(k, o[0]), apo__score_lanes_finite(k, o[1])),
+            apo__score_lanes_finite(k, o[2]));
+    } else {
+        int finite = 1;
+        for (size_t j = 0; j < tile->n_out; j++)
+            finite &= isfinite(tile->out[j][i]) ? 1 : 0;
+        all_finite = apo_vd_gt(apo_vd_splat(finite ? 1.0 : 0.0), k->zero);
     }
-    if (warm) {
-        apo_vm all_finite;
-        if (widths) {
-            all_finite = apo_vm_and(
-                apo_vm_and(apo__score_lanes_finite(k, o0), apo__score_lanes_finite(k, o1)),
-                apo__score_lanes_finite(k, o2));
-        } else {
-            int finite = 1;
-            for (size_t o = 0; o < tile->n_out; o++)
-                finite &= isfinite(out[o][i]) ? 1 : 0;
-            all_finite = apo_vd_gt(apo_vd_splat(finite ? 1.0 : 0.0), k->zero);
-        }
-        s->started = apo_vd_select(all_finite, k->one, s->started);
-    }
+    s->started = apo_vd_select(all_finite, k->one, s->started);
     s->pos = pos;
 }
 
 /* The tile's bars under a rule of kind `kind` (a constant: each kind and `widths` compile to
- * loops of their own, as runtime/catalog/scored_kernels.c's fold_tile_kind does): bars
- * masked while a set has not started, then, once all have (they stay started), bars with no
- * mask and no test of the outputs, whose fewer live vectors stay in registers. */
+ * loops of their own, as the scalar fold's per-kind loops did): bars masked while a set has
+ * not started, then, once all have (they stay started), bars with no mask and no test of the
+ * outputs. That loop keeps the state in vectors of its own rather than in the struct, which
+ * compilers keep in memory (it is larger than they break up), so the chains from bar to
+ * bar stay in registers; the bars it scores are counted once for all lanes. */
 static APO_SCORE_LANES_INLINE void apo__score_lanes_tile(const int kind, const int widths,
                                                          const apo__score_sets_tile *tile,
                                                          const apo__score_lanes_sets *set,
                                                          const apo__score_lanes_k *k,
                                                          apo__score_lanes *s) {
-    size_t i = 0, counted = 0;
-    int fresh = 1;
+    size_t i = 0;
     for (; i < tile->n && apo_vm_bits(apo_vd_gt(s->started, k->zero)) != APO_LANES_ALL; i++)
-        apo__score_lanes_step(kind, widths, 1, tile, set, k, s, i, &fresh, &counted);
+        apo__score_lanes_warm_bar(kind, widths, tile, set, k, s, i);
+    if (i == tile->n)
+        return;
+    apo_vd pos = s->pos, total = s->total, shift = s->shift, dev_sum = s->dev_sum;
+    apo_vd dev_sq = s->dev_sq, peak = s->peak, drawdown = s->drawdown;
+    apo_vd trades = s->trades, exposed = s->exposed;
     /* A lane that has scored no bar yet takes its shift at the next scored bar. */
-    fresh = apo_vm_bits(apo_vd_le(s->bars, k->zero)) != 0;
-    for (; i < tile->n; i++)
-        apo__score_lanes_step(kind, widths, 0, tile, set, k, s, i, &fresh, &counted);
+    int fresh = apo_vm_bits(apo_vd_le(s->bars, k->zero)) != 0;
+    size_t counted = 0;
+    for (; i < tile->n; i++) {
+        apo_vd o[3];
+        const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
+        if (tile->finite[i]) {
+            apo_vd traded, held;
+            const apo_vd r = apo__score_lanes_return(
+                k, set, pos, next, apo__score_lanes_load1(&tile->move[i]), &traded, &held);
+            if (fresh) {
+                shift = apo_vd_select(apo_vd_le(s->bars, k->zero), r, shift);
+                fresh = 0;
+            }
+            total = total + r;
+            const apo_vd dev = r - shift;
+            dev_sum = dev_sum + dev;
+            dev_sq = dev_sq + dev * dev;
+            peak = apo_vd_select(apo_vd_gt(total, peak), total, peak);
+            const apo_vd fall = peak - total;
+            drawdown = apo_vd_select(apo_vd_gt(fall, drawdown), fall, drawdown);
+            trades = trades + traded;
+            exposed = exposed + held;
+            counted++;
+        }
+        pos = next;
+    }
+    s->pos = pos, s->total = total, s->shift = shift, s->dev_sum = dev_sum;
+    s->dev_sq = dev_sq, s->peak = peak, s->drawdown = drawdown;
+    s->trades = trades, s->exposed = exposed;
     s->bars = s->bars + apo_vd_splat((double)counted);
 }
 
