@@ -1,7 +1,8 @@
 /*
  * lanes_dispatch.c: the group functions of kernels.h (apo__cpu_bollinger_tiles,
  * apo__cpu_macd_tiles, apo__cpu_returns_stats_tiles), which hand their tiles to a vector path,
- * and apo__cpu_score_fold_sets, which hands it the sets of a shared scored pass.
+ * and apo__cpu_score_fold_sets and apo__cpu_score_moves, which hand it the sets of a shared
+ * scored pass and the close's changes they fold.
  *
  * What: the tiles are ordered by length, longest first, so that the tiles of one round are
  * about as long as each other and few lanes idle; they then go in rounds of the path's
@@ -266,5 +267,25 @@ void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score
                 break;
             }
         score_fold_on(path, tile, sets + full, n_sets - full, folds + full);
+    }
+}
+
+void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *move,
+                          unsigned char *finite, apo__cpu_isa isa) {
+    assert(close != NULL && move != NULL && finite != NULL && t0 <= t1);
+    switch (apo__cpu_isa_resolve(isa)) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__score_moves_avx512(close, t0, t1, move, finite);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__score_moves_avx2(close, t0, t1, move, finite);
+        return;
+#endif
+    default:
+        apo__score_moves_sse2(close, t0, t1, move, finite);
+        return;
     }
 }

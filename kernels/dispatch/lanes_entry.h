@@ -56,4 +56,9 @@ void APO_LANES_NAME(apo__score_fold_sets)(const apo__score_sets_tile *tile,
     (tile, sets + r, n_sets - r < APO_LANES ? n_sets - r : APO_LANES, folds + r);
 }
 
+void APO_LANES_NAME(apo__score_moves)(const double *close, size_t t0, size_t t1, double *move,
+                                      unsigned char *finite) {
+    APO_LANES_NAME(apo__score_moves_run)(close, t0, t1, move, finite);
+}
+
 #endif /* APO_LANES_ENTRY_H */

@@ -23,7 +23,9 @@
         const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
         apo__moments *const *partials, double *scratch, size_t scratch_len);                       \
     void apo__score_fold_sets_##path(const apo__score_sets_tile *tile, const apo__score_set *sets, \
-                                     size_t n_sets, apo__score_fold *folds);
+                                     size_t n_sets, apo__score_fold *folds);                       \
+    void apo__score_moves_##path(const double *close, size_t t0, size_t t1, double *move,          \
+                                 unsigned char *finite);
 
 APO_LANES_DECLARE(sse2)
 #ifdef APO_HAVE_LANES_AVX2

@@ -348,4 +348,35 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
     }
 }
 
+/* apo__score_move for bars [t0, t1) of a row of closes: move[t - t0] and finite[t - t0], a
+ * vector of bars at a time. The same division and subtraction of the same values; a bar
+ * whose closes are not both finite divides 1 by 1 instead, so no operation sees a value the
+ * scalar code would not divide (no flag raised that it would not raise), and stores 0. */
+static void APO_LANES_NAME(apo__score_moves_run)(const double *close, size_t t0, size_t t1,
+                                                 double *move, unsigned char *finite) {
+    const apo_vd one = apo_vd_splat(1.0), zero = apo_vd_splat(0.0);
+    const apo_vd max_finite = apo_vd_splat(DBL_MAX);
+    size_t t = t0;
+    if (t == 0 && t < t1) { /* no close before the first: not finite */
+        move[0] = 0.0;
+        finite[0] = 0;
+        t++;
+    }
+    for (; t + APO_LANES <= t1; t += APO_LANES) {
+        const apo_vd c = apo_vd_loadu(close + t), p = apo_vd_loadu(close + t - 1);
+        const apo_vm ok =
+            apo_vm_and(apo_vd_le(apo_vd_abs(c), max_finite), apo_vd_le(apo_vd_abs(p), max_finite));
+        const apo_vd q = apo_vd_select(ok, c, one) / apo_vd_select(ok, p, one) - one;
+        apo_vd_storeu(move + (t - t0), apo_vd_select(ok, q, zero));
+        const unsigned bits = apo_vm_bits(ok);
+        for (size_t l = 0; l < APO_LANES; l++)
+            finite[t - t0 + l] = (unsigned char)(bits >> l & 1u);
+    }
+    for (; t < t1; t++) {
+        double m;
+        finite[t - t0] = (unsigned char)apo__score_move(close[t - 1], close[t], &m);
+        move[t - t0] = m;
+    }
+}
+
 #endif /* APO_SCORE_LANES_H */

@@ -55,4 +55,12 @@ typedef struct apo__score_set {
 void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa);
 
+/* Each bar's change of the close and whether it and the previous close are finite, as
+ * apo__score_move gives them, for bars [t0, t1) of a row of closes (`close` at the row's
+ * index 0; bar 0 has no previous close): move[t - t0] and finite[t - t0], on vector path `isa`
+ * (AUTO: the best), with the scalar code's bits: the division of a tile's bars took about
+ * a tenth of a lone set's CPU time (docs/PERF.md). */
+void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *move,
+                          unsigned char *finite, apo__cpu_isa isa);
+
 #endif /* APO_SCORE_SETS_H */

@@ -235,12 +235,7 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
         st = apo__score_pass_tile(pass, &view, t0 - origin, t1 - origin, pass_out);
         if (st != APO_OK)
             break;
-        for (size_t t = t0; t < t1; t++) {
-            double m;
-            finite[t - t0] =
-                (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &m);
-            move[t - t0] = m;
-        }
+        apo__cpu_score_moves(close, t0, t1, move, finite, APO_CPU_ISA_AUTO);
         if (sc->user_fn != NULL) {
             for (size_t t = t0; t < t1 && st == APO_OK; t++)
                 st = user_rule_bar(call, row, t, x, n_in, &(user_bar){finite[t - t0], move[t - t0]},
