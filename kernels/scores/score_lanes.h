@@ -226,12 +226,43 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, con
     s->pos = pos;
 }
 
+/* The sums, peak and drawdown of apo__score_bar_pos over the returns of m scored bars, in
+ * order, once every set has started and has its shift. A function of its own, not inlined:
+ * compiled inside the loop of positions, its chains went through memory (the compiler kept
+ * the state the other loop does not use on the stack); here they stay in registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+apo__score_lanes_sums(apo__score_lanes *s, const apo_vd *returns, size_t m) {
+    apo_vd total = s->total, dev_sum = s->dev_sum, dev_sq = s->dev_sq;
+    apo_vd peak = s->peak, drawdown = s->drawdown;
+    const apo_vd shift = s->shift;
+    for (size_t j = 0; j < m; j++) {
+        const apo_vd r = returns[j];
+        total = total + r;
+        const apo_vd dev = r - shift;
+        dev_sum = dev_sum + dev;
+        dev_sq = dev_sq + dev * dev;
+        peak = apo_vd_select(apo_vd_gt(total, peak), total, peak);
+        const apo_vd fall = peak - total;
+        drawdown = apo_vd_select(apo_vd_gt(fall, drawdown), fall, drawdown);
+    }
+    s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
+    s->peak = peak, s->drawdown = drawdown;
+}
+
+/* Bars a chunk of the loop below holds: their returns fit in the L1 cache. */
+#define APO_SCORE_LANES_CHUNK 256
+
 /* The tile's bars under a rule of kind `kind` (a constant: each kind and `widths` compile to
  * loops of their own, as the scalar fold's per-kind loops did): bars masked while a set has
  * not started, then, once all have (they stay started), bars with no mask and no test of the
- * outputs. That loop keeps the state in vectors of its own rather than in the struct, which
- * compilers keep in memory (it is larger than they break up), so the chains from bar to
- * bar stay in registers; the bars it scores are counted once for all lanes. */
+ * outputs, a chunk at a time in two loops: the positions and each scored bar's return, then
+ * the sums, peak and drawdown over those returns. Each loop's state fits in registers,
+ * where one loop with both spilled its chains to memory; a value is computed from the same
+ * values by the same operations either way, and each chain takes its bars in order. The
+ * bars scored are counted once for all lanes. */
 static APO_SCORE_LANES_INLINE void apo__score_lanes_tile(const int kind, const int widths,
                                                          const apo__score_sets_tile *tile,
                                                          const apo__score_lanes_sets *set,
@@ -242,39 +273,35 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_tile(const int kind, const i
         apo__score_lanes_warm_bar(kind, widths, tile, set, k, s, i);
     if (i == tile->n)
         return;
-    apo_vd pos = s->pos, total = s->total, shift = s->shift, dev_sum = s->dev_sum;
-    apo_vd dev_sq = s->dev_sq, peak = s->peak, drawdown = s->drawdown;
-    apo_vd trades = s->trades, exposed = s->exposed;
+    apo_vd pos = s->pos, trades = s->trades, exposed = s->exposed;
     /* A lane that has scored no bar yet takes its shift at the next scored bar. */
     int fresh = apo_vm_bits(apo_vd_le(s->bars, k->zero)) != 0;
     size_t counted = 0;
-    for (; i < tile->n; i++) {
-        apo_vd o[3];
-        const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
-        if (tile->finite[i]) {
-            apo_vd traded, held;
-            const apo_vd r = apo__score_lanes_return(
-                k, set, pos, next, apo__score_lanes_load1(&tile->move[i]), &traded, &held);
-            if (fresh) {
-                shift = apo_vd_select(apo_vd_le(s->bars, k->zero), r, shift);
-                fresh = 0;
+    apo_vd returns[APO_SCORE_LANES_CHUNK];
+    while (i < tile->n) {
+        const size_t end =
+            tile->n - i < APO_SCORE_LANES_CHUNK ? tile->n : i + APO_SCORE_LANES_CHUNK;
+        size_t m = 0;
+        for (; i < end; i++) {
+            apo_vd o[3];
+            const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
+            if (tile->finite[i]) {
+                apo_vd traded, held;
+                returns[m++] = apo__score_lanes_return(
+                    k, set, pos, next, apo__score_lanes_load1(&tile->move[i]), &traded, &held);
+                trades = trades + traded;
+                exposed = exposed + held;
             }
-            total = total + r;
-            const apo_vd dev = r - shift;
-            dev_sum = dev_sum + dev;
-            dev_sq = dev_sq + dev * dev;
-            peak = apo_vd_select(apo_vd_gt(total, peak), total, peak);
-            const apo_vd fall = peak - total;
-            drawdown = apo_vd_select(apo_vd_gt(fall, drawdown), fall, drawdown);
-            trades = trades + traded;
-            exposed = exposed + held;
-            counted++;
+            pos = next;
         }
-        pos = next;
+        if (m > 0 && fresh) {
+            s->shift = apo_vd_select(apo_vd_le(s->bars, k->zero), returns[0], s->shift);
+            fresh = 0;
+        }
+        apo__score_lanes_sums(s, returns, m);
+        counted += m;
     }
-    s->pos = pos, s->total = total, s->shift = shift, s->dev_sum = dev_sum;
-    s->dev_sq = dev_sq, s->peak = peak, s->drawdown = drawdown;
-    s->trades = trades, s->exposed = exposed;
+    s->pos = pos, s->trades = trades, s->exposed = exposed;
     s->bars = s->bars + apo_vd_splat((double)counted);
 }
 
