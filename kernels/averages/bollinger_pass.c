@@ -1,32 +1,15 @@
 /*
  * bollinger's pass shared by band widths; see bollinger_pass.h. The tile body of
- * bollinger_tile.h is included with its three stores redefined, so the pass is the very
- * body that computes the bands, window for window, with the widths left out: the "upper"
- * output receives the sd and the "middle" the mean, and the "lower" is never written.
+ * bollinger_tile.h is included with its three stores redefined (bollinger_pass_stores.h),
+ * so the pass is the very body that computes the bands, window for window, with the widths
+ * left out: the "upper" output receives the sd and the "middle" the mean, and the "lower"
+ * is never written.
  */
 #include "bollinger_pass.h"
 
 #include <assert.h>
 
-#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn)             \
-    do {                                                                                           \
-        (void)(lower), (void)(nbdev_up), (void)(nbdev_dn);                                         \
-        APO_OUT(upper, t) = (sd);                                                                  \
-        APO_OUT(middle, t) = (mean);                                                               \
-    } while (0)
-#define APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v)                                         \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = APO_BOLLINGER_PASS_FLAT;                                               \
-        APO_OUT(middle, t) = (v);                                                                  \
-    } while (0)
-#define APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, mid)                                      \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = NAN;                                                                   \
-        APO_OUT(middle, t) = (mid);                                                                \
-    } while (0)
-
+#include "bollinger_pass_stores.h"
 #include "bollinger_tile.h"
 
 void apo__cpu_bollinger_pass_tile(const double *x, size_t n, size_t begin, size_t end,

@@ -1,7 +1,8 @@
 /*
  * lanes_dispatch.c: the group functions of kernels.h (apo__cpu_bollinger_tiles,
  * apo__cpu_macd_tiles, apo__cpu_returns_stats_tiles), which hand their tiles to a vector path,
- * and apo__cpu_score_fold_sets and apo__cpu_score_moves, which hand it the sets of a shared
+ * apo__cpu_bollinger_pass_tiles, the same for bollinger's pass of a scored sweep, and
+ * apo__cpu_score_fold_sets and apo__cpu_score_moves, which hand a path the sets of a shared
  * scored pass and the close's changes they fold.
  *
  * What: the tiles are ordered by length, longest first, so that the tiles of one round are
@@ -78,6 +79,23 @@ static apo__cpu_isa round_path(apo__cpu_isa isa, size_t n) {
         }                                                                                          \
     } while (0)
 
+/* Calls `run` for the rounds of `count` tiles, in chunks of APO_LANES_CHUNK ordered by
+ * length (by_length): `path`, `sorted` and `n` name the round's path, tiles and count. For the
+ * families whose outputs go by position alone (no partials to keep in the tiles' order). */
+#define FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n, run)                                 \
+    do {                                                                                           \
+        for (size_t c_ = 0; c_ < (count); c_ += APO_LANES_CHUNK) {                                 \
+            const size_t m_ = (count)-c_ < APO_LANES_CHUNK ? (count)-c_ : APO_LANES_CHUNK;         \
+            apo__tile_span sorted_[APO_LANES_CHUNK];                                               \
+            size_t index_[APO_LANES_CHUNK];                                                        \
+            by_length((tiles) + c_, m_, sorted_, index_);                                          \
+            FOR_ROUNDS(isa, m_, path, first_, n, {                                                 \
+                const apo__tile_span *sorted = sorted_ + first_;                                   \
+                run;                                                                               \
+            });                                                                                    \
+        }                                                                                          \
+    } while (0)
+
 static void check_spans(const apo__tile_span *tiles, size_t count, size_t rows, size_t cols) {
     assert(tiles != NULL || count == 0);
     for (size_t i = 0; i < count; i++)
@@ -121,15 +139,9 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
     check_spans(tiles, count, rows, cols);
     isa = apo__cpu_isa_resolve(isa);
     const int stream = stream_outputs(rows, cols, 3, apo__bollinger_stream_min_bytes);
-    for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
-        const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
-        apo__tile_span sorted[APO_LANES_CHUNK];
-        size_t index[APO_LANES_CHUNK];
-        by_length(tiles + c, m, sorted, index);
-        FOR_ROUNDS(isa, m, path, first, n,
-                   bollinger_on(path, x, cols, sorted + first, n, period, nbdev_up, nbdev_dn, upper,
-                                middle, lower, stream));
-    }
+    FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
+                      bollinger_on(path, x, cols, sorted, n, period, nbdev_up, nbdev_dn, upper,
+                                   middle, lower, stream));
 }
 
 static void macd_on(apo__cpu_isa path, const double *x, size_t cols, const apo__tile_span *tiles,
@@ -171,15 +183,9 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
     isa = apo__cpu_isa_resolve(isa);
     const size_t h = apo__macd_warmup(fast, slow, signal);
     const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
-    for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
-        const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
-        apo__tile_span sorted[APO_LANES_CHUNK];
-        size_t index[APO_LANES_CHUNK];
-        by_length(tiles + c, m, sorted, index);
-        FOR_ROUNDS(isa, m, path, first, n,
-                   macd_on(path, x, cols, sorted + first, n, fast, slow, signal, h, macd,
-                           signal_line, hist, stream));
-    }
+    FOR_SORTED_ROUNDS(
+        isa, tiles, count, path, sorted, n,
+        macd_on(path, x, cols, sorted, n, fast, slow, signal, h, macd, signal_line, hist, stream));
 }
 
 static void returns_stats_on(apo__cpu_isa path, const double *x, size_t cols,
@@ -288,4 +294,41 @@ void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *mov
         apo__score_moves_sse2(close, t0, t1, move, finite);
         return;
     }
+}
+
+static void bollinger_pass_on(apo__cpu_isa path, const double *x, size_t cols,
+                              const apo__tile_span *tiles, size_t n, size_t period, double *mean,
+                              double *sd) {
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__bollinger_pass_tiles_pass_avx512(x, cols, tiles, n, period, mean, sd);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__bollinger_pass_tiles_pass_avx2(x, cols, tiles, n, period, mean, sd);
+        return;
+#endif
+    case APO_CPU_ISA_SSE2:
+        apo__bollinger_pass_tiles_pass_sse2(x, cols, tiles, n, period, mean, sd);
+        return;
+    default:
+        for (size_t i = 0; i < n; i++) {
+            const size_t o = tiles[i].row * cols;
+            apo__cpu_bollinger_pass_tile(x + o, cols, tiles[i].begin, tiles[i].end, period,
+                                         mean + o, sd + o);
+        }
+        return;
+    }
+}
+
+void apo__cpu_bollinger_pass_tiles(const double *x, size_t rows, size_t cols,
+                                   const apo__tile_span *tiles, size_t count, size_t period,
+                                   double *mean, double *sd, apo__cpu_isa isa) {
+    assert(x != NULL && mean != NULL && sd != NULL && period >= 1);
+    check_spans(tiles, count, rows, cols);
+    isa = apo__cpu_isa_resolve(isa);
+    FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
+                      bollinger_pass_on(path, x, cols, sorted, n, period, mean, sd));
 }

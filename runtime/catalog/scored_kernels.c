@@ -106,6 +106,10 @@ static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL}
  * this many (devices/worker_pool.c), so the running scores fit on the stack. */
 #define APO_SCORED_SETS_MAX 64
 
+/* Tiles of a row whose pass is computed at once, at most (apo__score_pass_group: the lanes
+ * of the widest path). */
+#define APO_SCORED_GROUP_MAX 8
+
 /* The close's change at a bar, as apo__score_move gives it. */
 typedef struct user_bar {
     int finite;
@@ -183,7 +187,11 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     const size_t tile = ind->tile_len(ind, call->params);
     const size_t halo = apo__kernel_halo(ind, call->params);
     const int whole = apo__kernel_whole_row_input(ind);
-    const size_t cap = whole ? n : (halo + tile < n ? halo + tile : n);
+    /* Tiles whose pass is computed at once (apo__score_pass_tiles): they share a window. */
+    size_t group = whole ? 1 : apo__score_pass_group(pass);
+    group = group < APO_SCORED_GROUP_MAX ? group : APO_SCORED_GROUP_MAX;
+    const size_t span = group * tile;
+    const size_t cap = whole ? n : (halo + span < n ? halo + span : n);
     /* The pass's outputs, then the tile's changes of the close and whether each is finite. */
     double *scratch = malloc((pass->n_out + 1) * cap * sizeof *scratch + cap);
     if (scratch == NULL)
@@ -225,40 +233,49 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     double *move = scratch + pass->n_out * cap;
     unsigned char *finite = (unsigned char *)(move + cap);
     apo_status st = APO_OK;
-    for (size_t t0 = 0; t0 < n && st == APO_OK; t0 += tile) {
-        const size_t t1 = t0 + tile < n ? t0 + tile : n;
-        const size_t origin = whole ? 0 : (t0 > halo ? t0 - halo : 0);
+    for (size_t g0 = 0; g0 < n && st == APO_OK; g0 += span) {
+        /* The pass of the group's tiles [g0, g1) into one window from the first's halo. */
+        const size_t g1 = g0 + span < n ? g0 + span : n;
+        const size_t origin = whole ? 0 : (g0 > halo ? g0 - halo : 0);
         for (size_t i = 0; i < n_in; i++)
             view_in[i] = x[i] + origin;
-        view.cols = t1 - origin;
+        view.cols = g1 - origin;
         apo__call_grid(&view);
-        st = apo__score_pass_tile(pass, &view, t0 - origin, t1 - origin, pass_out);
-        if (st != APO_OK)
-            break;
-        apo__cpu_score_moves(close, t0, t1, move, finite, APO_CPU_ISA_AUTO);
-        if (sc->user_fn != NULL) {
-            for (size_t t = t0; t < t1 && st == APO_OK; t++)
-                st = user_rule_bar(call, row, t, x, n_in, &(user_bar){finite[t - t0], move[t - t0]},
-                                   sets, n_sets, pass_in, t - origin, f, cost);
-            continue;
+        apo__tile_span spans[APO_SCORED_GROUP_MAX];
+        size_t n_spans = 0;
+        for (size_t t0 = g0; t0 < g1; t0 += tile)
+            spans[n_spans++] =
+                (apo__tile_span){0, t0 - origin, (t0 + tile < g1 ? t0 + tile : g1) - origin};
+        st = apo__score_pass_tiles(pass, &view, spans, n_spans, pass_out);
+        /* Then each tile's bars in order, as the tiles come. */
+        for (size_t t0 = g0; t0 < g1 && st == APO_OK; t0 += tile) {
+            const size_t t1 = t0 + tile < g1 ? t0 + tile : g1;
+            apo__cpu_score_moves(close, t0, t1, move, finite, APO_CPU_ISA_AUTO);
+            if (sc->user_fn != NULL) {
+                for (size_t t = t0; t < t1 && st == APO_OK; t++)
+                    st = user_rule_bar(call, row, t, x, n_in,
+                                       &(user_bar){finite[t - t0], move[t - t0]}, sets, n_sets,
+                                       pass_in, t - origin, f, cost);
+                continue;
+            }
+            /* Every set of the call in the lanes of a vector, each lane a set's fold with the
+             * bits of apo__score_bar_move (score_sets.h): the close's changes are taken once per
+             * tile for all, and a lone set costs no more in a lane than in the scalar fold. */
+            const double *lane_out[APO_MAX_IO];
+            for (size_t k = 0; k < pass->n_out; k++)
+                lane_out[k] = pass_in[k] + (t0 - origin);
+            const apo__score_sets_tile lane_tile = {close + t0,
+                                                    move,
+                                                    finite,
+                                                    lane_out,
+                                                    t1 - t0,
+                                                    n_out,
+                                                    pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
+                                                    rules[0].kind,
+                                                    rules[0].a,
+                                                    rules[0].b};
+            apo__cpu_score_fold_sets(&lane_tile, lane_sets, n_sets, f, APO_CPU_ISA_AUTO);
         }
-        /* Every set of the call in the lanes of a vector, each lane a set's fold with the
-         * bits of apo__score_bar_move (score_sets.h): the close's changes are taken once per
-         * tile for all, and a lone set costs no more in a lane than in the scalar fold. */
-        const double *lane_out[APO_MAX_IO];
-        for (size_t k = 0; k < pass->n_out; k++)
-            lane_out[k] = pass_in[k] + (t0 - origin);
-        const apo__score_sets_tile lane_tile = {close + t0,
-                                                move,
-                                                finite,
-                                                lane_out,
-                                                t1 - t0,
-                                                n_out,
-                                                pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
-                                                rules[0].kind,
-                                                rules[0].a,
-                                                rules[0].b};
-        apo__cpu_score_fold_sets(&lane_tile, lane_sets, n_sets, f, APO_CPU_ISA_AUTO);
     }
     free(scratch);
     if (st != APO_OK)
