@@ -47,15 +47,17 @@ int apo__score_pass_shared(const apo__score_pass *pass, size_t n_params, const d
 apo_status apo__score_pass_tile(const apo__score_pass *pass, const apo__call *view, size_t begin,
                                 size_t end, double *const *out);
 
-/* Consecutive tiles of a row that apo__score_pass_tiles computes at once to advantage: a
- * vector path's lanes for bollinger's pass (a tile per lane), else 1. */
-size_t apo__score_pass_group(const apo__score_pass *pass);
+/* Consecutive tiles of a row that apo__score_pass_tiles computes at once to advantage on
+ * vector path `isa` (AUTO: the best): its lanes for bollinger's pass (a tile per lane), else
+ * 1. */
+size_t apo__score_pass_group(const apo__score_pass *pass, apo__cpu_isa isa);
 
 /* apo__score_pass_tile for `count` tiles of `view`'s row (their row 0), each with the bits it
  * has alone: bollinger's pass in the lanes of a vector (bollinger_pass.h), the others one
- * after another. */
+ * after another, on vector path `isa`. */
 apo_status apo__score_pass_tiles(const apo__score_pass *pass, const apo__call *view,
-                                 const apo__tile_span *tiles, size_t count, double *const *out);
+                                 const apo__tile_span *tiles, size_t count, double *const *out,
+                                 apo__cpu_isa isa);
 
 /* The indicator's outputs at position i of a pass, for a set with indicator parameters
  * `params`: bitwise those its own tile would store, or with `compared` set, the same values

@@ -171,9 +171,7 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
  * tile (tests/runtime/catalog/test_scores.c compares with the materialised outputs, and
  * shared sets with sets alone, bitwise).
  */
-static apo_status scored_run(const apo__call *call, size_t row, size_t begin, size_t end,
-                             double *partial) {
-    (void)begin, (void)end, (void)partial;
+static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa) {
     const apo__scoring *sc = call->kernel->scoring;
     const apo__score_pass *pass = &sc->pass;
     const apo__kernel *ind = sc->indicator;
@@ -188,7 +186,7 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     const size_t halo = apo__kernel_halo(ind, call->params);
     const int whole = apo__kernel_whole_row_input(ind);
     /* Tiles whose pass is computed at once (apo__score_pass_tiles): they share a window. */
-    size_t group = whole ? 1 : apo__score_pass_group(pass);
+    size_t group = whole ? 1 : apo__score_pass_group(pass, isa);
     group = group < APO_SCORED_GROUP_MAX ? group : APO_SCORED_GROUP_MAX;
     const size_t span = group * tile;
     const size_t cap = whole ? n : (halo + span < n ? halo + span : n);
@@ -246,11 +244,11 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
         for (size_t t0 = g0; t0 < g1; t0 += tile)
             spans[n_spans++] =
                 (apo__tile_span){0, t0 - origin, (t0 + tile < g1 ? t0 + tile : g1) - origin};
-        st = apo__score_pass_tiles(pass, &view, spans, n_spans, pass_out);
+        st = apo__score_pass_tiles(pass, &view, spans, n_spans, pass_out, isa);
         /* Then each tile's bars in order, as the tiles come. */
         for (size_t t0 = g0; t0 < g1 && st == APO_OK; t0 += tile) {
             const size_t t1 = t0 + tile < g1 ? t0 + tile : g1;
-            apo__cpu_score_moves(close, t0, t1, move, finite, APO_CPU_ISA_AUTO);
+            apo__cpu_score_moves(close, t0, t1, move, finite, isa);
             if (sc->user_fn != NULL) {
                 for (size_t t = t0; t < t1 && st == APO_OK; t++)
                     st = user_rule_bar(call, row, t, x, n_in,
@@ -274,7 +272,7 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
                                                     rules[0].kind,
                                                     rules[0].a,
                                                     rules[0].b};
-            apo__cpu_score_fold_sets(&lane_tile, lane_sets, n_sets, f, APO_CPU_ISA_AUTO);
+            apo__cpu_score_fold_sets(&lane_tile, lane_sets, n_sets, f, isa);
         }
     }
     free(scratch);
@@ -287,6 +285,28 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
             sets[j].outputs[k][row] = scores[k];
     }
     return APO_OK;
+}
+
+/* One series on the best vector path: for callers without a device's path (a rank, the
+ * tests). */
+static apo_status scored_run(const apo__call *call, size_t row, size_t begin, size_t end,
+                             double *partial) {
+    (void)begin, (void)end, (void)partial;
+    return scored_row(call, row, APO_CPU_ISA_AUTO);
+}
+
+/* Series [first, end) on the host device's vector path `isa` (APPORTION_CPU_ISA, docs/env.md):
+ * a tile of a scored kernel is a whole series, so the tiles are the rows, one after another. */
+static apo_status scored_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
+                                   double *scratch, size_t scratch_len) {
+    (void)scratch, (void)scratch_len;
+    apo_status st = APO_OK;
+    for (uint64_t g = first; g < end && st == APO_OK; g++) {
+        size_t row, begin, stop;
+        apo__tile_range(call, g, &row, &begin, &stop);
+        st = scored_row(call, row, (apo__cpu_isa)isa);
+    }
+    return st;
 }
 
 /* Sets share a pass when they differ only in the parameters it leaves out. */
@@ -369,6 +389,7 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
     k->unit_work = series_work;
     k->output_cols = one_col;
     k->run_tile = scored_run;
+    k->run_tiles = scored_run_tiles;
     k->cuda = &scored_cuda;
     k->shares_pass = scored_shares_pass;
     k->scoring = sc;

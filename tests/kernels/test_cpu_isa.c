@@ -13,8 +13,8 @@
  * bollinger's and macd's outputs stored both ways (streaming stores or ordinary ones).
  * Then the runtime: APPORTION_CPU_ISA forces a path, the cpu device's label names it, a
  * value that is not a path and a path the CPU lacks are warned about, and
- * apo_distribute_workload() gives the same bits on every path, for those three and for
- * catalog kernels of one input.
+ * apo_distribute_workload() gives the same bits on every path, for those three, for
+ * catalog kernels of one input, and for a scored sweep's scores.
  */
 #include <criterion/criterion.h>
 
@@ -245,4 +245,73 @@ Test(cpu_isa, every_path_gives_the_same_bits_through_the_runtime, .timeout = 300
             apo_runtime_destroy(base);
         }
     }
+}
+
+/* The scores of a scored sweep over `widths` of bollinger's nbdev_up (bands_revert, cost
+ * 0.0005) and two periods, 3 random walks with gaps, on a runtime whose cpu takes path `isa`:
+ * APO_N_SCORES x (sets x rows) values, set major. */
+static double *scored_sweep(const char *isa, const double *x, size_t rows, size_t cols,
+                            size_t *n_out) {
+    apo_runtime *rt = runtime_with_isa("cpu:threads=1", isa);
+    static const double periods[] = {12, 20}, widths[] = {0.0, 1.0, 1.5, 2.0, 3.0};
+    const apo_sweep_param grid[2] = {{"period", periods, 2}, {"nbdev_up", widths, 5}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 2;
+    const apo_param cost[1] = {{"cost", 0.0005}};
+    const double *in[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.score = "bands_revert";
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.rows = rows;
+    w.cols = cols;
+    w.params = cost;
+    w.n_params = 1;
+    w.sweep = &sweep;
+    w.learn = APO_SWITCH_OFF;
+    size_t n = 0, one = 0;
+    cr_assert_eq(apo_output_shape(rt, &w, 0, &n, &one), APO_OK, "%s", apo_last_error());
+    double *mem = malloc(APO_N_SCORES * n * sizeof *mem);
+    cr_assert_not_null(mem);
+    double *outs[APO_N_SCORES];
+    for (int k = 0; k < APO_N_SCORES; k++)
+        outs[k] = mem + k * n;
+    w.outputs = outs;
+    w.n_outputs = APO_N_SCORES;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+    *n_out = n;
+    return mem;
+}
+
+/* A scored sweep folds its sets in the lanes of the cpu's path and computes bollinger's pass
+ * a tile per lane (kernels/scores/score_sets.h, kernels/dispatch/pass_lanes_entry.h): every
+ * path gives sse2's scores bit for bit, several tiles per series and gaps included. */
+Test(cpu_isa, every_path_gives_a_scored_sweep_the_same_scores, .timeout = 120) {
+    const size_t rows = 3, cols = 30011;
+    double *x = malloc(rows * cols * sizeof *x);
+    cr_assert_not_null(x);
+    for (size_t r = 0; r < rows; r++) {
+        apo__test_random_walk(91 + r, cols, 100.0, 0.5, x + r * cols);
+        for (size_t t = 9000 + 50 * r; t < 9040 + 50 * r; t++)
+            x[r * cols + t] = NAN;
+        x[r * cols + 17000] = INFINITY;
+    }
+    size_t n_ref;
+    double *ref = scored_sweep("sse2", x, rows, cols, &n_ref);
+    cr_assert_eq(n_ref, 10 * rows);
+    for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        size_t n;
+        double *got = scored_sweep(apo__cpu_isa_name((apo__cpu_isa)isa), x, rows, cols, &n);
+        cr_assert_eq(n, n_ref);
+        cr_assert(memcmp(got, ref, APO_N_SCORES * n * sizeof *got) == 0,
+                  "path %s: the scores differ from sse2's", apo__cpu_isa_name((apo__cpu_isa)isa));
+        free(got);
+    }
+    free(ref);
+    free(x);
 }
