@@ -259,21 +259,22 @@ void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa) {
     assert(tile != NULL && (n_sets == 0 || (sets != NULL && folds != NULL)));
     isa = apo__cpu_isa_resolve(isa);
-    const size_t lanes = apo__cpu_isa_lanes(isa), full = n_sets / lanes * lanes;
-    if (full > 0)
-        score_fold_on(isa, tile, sets, full, folds);
-    if (n_sets > full) {
-        /* The narrowest path that holds the rest: a round costs its path's step for every
-         * bar however many of its lanes are busy, and a narrow step costs less. */
-        apo__cpu_isa path = isa;
-        for (int p = APO_CPU_ISA_SSE2; p < (int)isa; p++)
-            if (apo__cpu_isa_lanes((apo__cpu_isa)p) >= n_sets - full &&
-                apo__cpu_isa_supported((apo__cpu_isa)p)) {
-                path = (apo__cpu_isa)p;
-                break;
-            }
-        score_fold_on(path, tile, sets + full, n_sets - full, folds + full);
+    if (n_sets > apo__cpu_isa_lanes(isa)) {
+        /* More than a round: rounds of the path two by two (a last round however full),
+         * whose chains overlap, so a last lone set costs little beside a full round. */
+        score_fold_on(isa, tile, sets, n_sets, folds);
+        return;
     }
+    /* One round: the narrowest path that holds it, a round costing its path's step for every
+     * bar however many of its lanes are busy, and a narrow step less. */
+    apo__cpu_isa path = isa;
+    for (int p = APO_CPU_ISA_SSE2; p < (int)isa; p++)
+        if (apo__cpu_isa_lanes((apo__cpu_isa)p) >= n_sets &&
+            apo__cpu_isa_supported((apo__cpu_isa)p)) {
+            path = (apo__cpu_isa)p;
+            break;
+        }
+    score_fold_on(path, tile, sets, n_sets, folds);
 }
 
 void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *move,

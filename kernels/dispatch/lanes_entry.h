@@ -51,9 +51,11 @@ void APO_LANES_NAME(apo__returns_stats_tiles)(const double *x, size_t cols,
 void APO_LANES_NAME(apo__score_fold_sets)(const apo__score_sets_tile *tile,
                                           const apo__score_set *sets, size_t n_sets,
                                           apo__score_fold *folds) {
-    for (size_t r = 0; r < n_sets; r += APO_LANES)
+    /* Two rounds side by side (score_lanes.h). */
+    const size_t per_call = APO_SCORE_LANES_ROUNDS * APO_LANES;
+    for (size_t r = 0; r < n_sets; r += per_call)
         APO_LANES_NAME(apo__score_fold_round)
-    (tile, sets + r, n_sets - r < APO_LANES ? n_sets - r : APO_LANES, folds + r);
+    (tile, sets + r, n_sets - r < per_call ? n_sets - r : per_call, folds + r);
 }
 
 void APO_LANES_NAME(apo__score_moves)(const double *close, size_t t0, size_t t1, double *move,

@@ -255,96 +255,147 @@ apo__score_lanes_sums(apo__score_lanes *s, const apo_vd *returns, size_t m) {
 /* Bars a chunk of the loop below holds: their returns fit in the L1 cache. */
 #define APO_SCORE_LANES_CHUNK 256
 
-/* The tile's bars under a rule of kind `kind` (a constant: each kind and `widths` compile to
- * loops of their own, as the scalar fold's per-kind loops did): bars masked while a set has
- * not started, then, once all have (they stay started), bars with no mask and no test of the
- * outputs, a chunk at a time in two loops: the positions and each scored bar's return, then
- * the sums, peak and drawdown over those returns. Each loop's state fits in registers,
- * where one loop with both spilled its chains to memory; a value is computed from the same
- * values by the same operations either way, and each chain takes its bars in order. The
- * bars scored are counted once for all lanes. */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_tile(const int kind, const int widths,
-                                                         const apo__score_sets_tile *tile,
-                                                         const apo__score_lanes_sets *set,
-                                                         const apo__score_lanes_k *k,
-                                                         apo__score_lanes *s) {
-    size_t i = 0;
-    for (; i < tile->n && apo_vm_bits(apo_vd_gt(s->started, k->zero)) != APO_LANES_ALL; i++)
-        apo__score_lanes_warm_bar(kind, widths, tile, set, k, s, i);
-    if (i == tile->n)
-        return;
-    apo_vd pos = s->pos, trades = s->trades, exposed = s->exposed;
-    /* A lane that has scored no bar yet takes its shift at the next scored bar. */
-    int fresh = apo_vm_bits(apo_vd_le(s->bars, k->zero)) != 0;
+/* Rounds a loop below folds side by side, at most: two rounds' chains of positions overlap,
+ * where one round's leaves the core waiting on it (the fifth set of a pass cost as much as
+ * the other four). */
+#define APO_SCORE_LANES_ROUNDS 2
+
+/* Bars [i, end) of `rounds` rounds (1 or 2, a constant) whose sets have all started: a chunk
+ * at a time in two loops, the positions and each scored bar's return, then the sums, peak
+ * and drawdown over those returns (apo__score_lanes_sums). Each loop's state fits in
+ * registers, where one loop with both spilled its chains to memory; a value is computed from
+ * the same values by the same operations either way, and each chain takes its bars in
+ * order. The bars scored are the same in every lane and round, counted once. */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_hot(const int kind, const int widths, const int rounds,
+                     const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
+                     const apo__score_lanes_k *k, apo__score_lanes *s, size_t i, size_t end) {
+    apo_vd pos[APO_SCORE_LANES_ROUNDS], trades[APO_SCORE_LANES_ROUNDS],
+        exposed[APO_SCORE_LANES_ROUNDS];
+    int fresh[APO_SCORE_LANES_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        pos[r] = s[r].pos, trades[r] = s[r].trades, exposed[r] = s[r].exposed;
+        /* A lane that has scored no bar yet takes its shift at the next scored bar. */
+        fresh[r] = apo_vm_bits(apo_vd_le(s[r].bars, k->zero)) != 0;
+    }
     size_t counted = 0;
-    apo_vd returns[APO_SCORE_LANES_CHUNK];
-    while (i < tile->n) {
-        const size_t end =
-            tile->n - i < APO_SCORE_LANES_CHUNK ? tile->n : i + APO_SCORE_LANES_CHUNK;
+    apo_vd returns[APO_SCORE_LANES_ROUNDS][APO_SCORE_LANES_CHUNK];
+    while (i < end) {
+        const size_t stop = end - i < APO_SCORE_LANES_CHUNK ? end : i + APO_SCORE_LANES_CHUNK;
         size_t m = 0;
-        for (; i < end; i++) {
-            apo_vd o[3];
-            const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
-            if (tile->finite[i]) {
-                apo_vd traded, held;
-                returns[m++] = apo__score_lanes_return(
-                    k, set, pos, next, apo__score_lanes_load1(&tile->move[i]), &traded, &held);
-                trades = trades + traded;
-                exposed = exposed + held;
+        for (; i < stop; i++) {
+            const int scored = tile->finite[i] != 0;
+            for (int r = 0; r < rounds; r++) {
+                apo_vd o[3];
+                const apo_vd next =
+                    apo__score_lanes_position(kind, widths, tile, &set[r], k, pos[r], i, o);
+                if (scored) {
+                    apo_vd traded, held;
+                    returns[r][m] = apo__score_lanes_return(k, &set[r], pos[r], next,
+                                                            apo__score_lanes_load1(&tile->move[i]),
+                                                            &traded, &held);
+                    trades[r] = trades[r] + traded;
+                    exposed[r] = exposed[r] + held;
+                }
+                pos[r] = next;
             }
-            pos = next;
+            m += (size_t)scored;
         }
-        if (m > 0 && fresh) {
-            s->shift = apo_vd_select(apo_vd_le(s->bars, k->zero), returns[0], s->shift);
-            fresh = 0;
+        for (int r = 0; r < rounds; r++) {
+            if (m > 0 && fresh[r]) {
+                s[r].shift =
+                    apo_vd_select(apo_vd_le(s[r].bars, k->zero), returns[r][0], s[r].shift);
+                fresh[r] = 0;
+            }
+            apo__score_lanes_sums(&s[r], returns[r], m);
         }
-        apo__score_lanes_sums(s, returns, m);
         counted += m;
     }
-    s->pos = pos, s->trades = trades, s->exposed = exposed;
-    s->bars = s->bars + apo_vd_splat((double)counted);
+    for (int r = 0; r < rounds; r++) {
+        s[r].pos = pos[r], s[r].trades = trades[r], s[r].exposed = exposed[r];
+        s[r].bars = s[r].bars + apo_vd_splat((double)counted);
+    }
 }
 
-/* Folds the tile into folds[0 .. n) (n <= APO_LANES) with sets[0 .. n). Lanes past n fold a
- * copy of set 0, whose state is not stored. */
+/* The tile's bars under a rule of kind `kind` for `rounds` rounds (constants: each kind,
+ * `widths` and count compile to loops of their own, as the scalar fold's per-kind loops
+ * did): each round's bars masked while one of its sets has not started, then, once all
+ * have (they stay started), bars with no mask and no test of the outputs
+ * (apo__score_lanes_hot), a round alone up to where the other's sets have all started, then
+ * both side by side. */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_tile(const int kind, const int widths, const int rounds,
+                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
+                      const apo__score_lanes_k *k, apo__score_lanes *s) {
+    size_t warm[APO_SCORE_LANES_ROUNDS];
+    size_t joint = 0; /* the bar from which every round is hot */
+    for (int r = 0; r < rounds; r++) {
+        size_t i = 0;
+        for (; i < tile->n && apo_vm_bits(apo_vd_gt(s[r].started, k->zero)) != APO_LANES_ALL; i++)
+            apo__score_lanes_warm_bar(kind, widths, tile, &set[r], k, &s[r], i);
+        warm[r] = i;
+        joint = i > joint ? i : joint;
+    }
+    if (rounds > 1)
+        for (int r = 0; r < rounds; r++)
+            if (warm[r] < joint)
+                apo__score_lanes_hot(kind, widths, 1, tile, &set[r], k, &s[r], warm[r], joint);
+    if (joint < tile->n)
+        apo__score_lanes_hot(kind, widths, rounds, tile, set, k, s, joint, tile->n);
+}
+
+/* Folds the tile into folds[0 .. n) (n <= APO_SCORE_LANES_ROUNDS * APO_LANES) with
+ * sets[0 .. n), in rounds of APO_LANES side by side. Lanes past a round's sets fold a copy of
+ * its first set, whose state is not stored. */
 static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *tile,
                                                   const apo__score_set *sets, size_t n,
                                                   apo__score_fold *folds) {
     const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
                                   apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
-    apo__score_lanes_sets set;
-    apo__score_lanes s;
-    memset(&set, 0, sizeof set);
-    memset(&s, 0, sizeof s);
-    for (size_t l = 0; l < APO_LANES; l++) {
-        const apo__score_set *p = &sets[l < n ? l : 0];
-        const apo__score_fold *f = &folds[l < n ? l : 0];
-        set.nbdev_up = apo_vd_with_lane(set.nbdev_up, l, p->nbdev_up);
-        set.nbdev_dn = apo_vd_with_lane(set.nbdev_dn, l, p->nbdev_dn);
-        set.lower = apo_vd_with_lane(set.lower, l, p->lower);
-        set.upper = apo_vd_with_lane(set.upper, l, p->upper);
-        set.middle = apo_vd_with_lane(set.middle, l, p->middle);
-        set.cost = apo_vd_with_lane(set.cost, l, p->cost);
-        s.pos = apo_vd_with_lane(s.pos, l, (double)f->pos);
-        s.started = apo_vd_with_lane(s.started, l, f->started ? 1.0 : 0.0);
-        s.total = apo_vd_with_lane(s.total, l, f->total);
-        s.shift = apo_vd_with_lane(s.shift, l, f->shift);
-        s.dev_sum = apo_vd_with_lane(s.dev_sum, l, f->dev_sum);
-        s.dev_sq = apo_vd_with_lane(s.dev_sq, l, f->dev_sq);
-        s.peak = apo_vd_with_lane(s.peak, l, f->peak);
-        s.drawdown = apo_vd_with_lane(s.drawdown, l, f->drawdown);
-        s.bars = apo_vd_with_lane(s.bars, l, (double)f->bars);
-        s.trades = apo_vd_with_lane(s.trades, l, (double)f->trades);
-        s.exposed = apo_vd_with_lane(s.exposed, l, (double)f->exposed);
+    apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
+    apo__score_lanes s[APO_SCORE_LANES_ROUNDS];
+    memset(set, 0, sizeof set);
+    memset(s, 0, sizeof s);
+    const int rounds = n > APO_LANES ? 2 : 1;
+    for (int r = 0; r < rounds; r++) {
+        const size_t first = (size_t)r * APO_LANES;
+        const size_t in_round = n - first < APO_LANES ? n - first : APO_LANES;
+        for (size_t l = 0; l < APO_LANES; l++) {
+            const size_t j = first + (l < in_round ? l : 0);
+            const apo__score_set *p = &sets[j];
+            const apo__score_fold *f = &folds[j];
+            set[r].nbdev_up = apo_vd_with_lane(set[r].nbdev_up, l, p->nbdev_up);
+            set[r].nbdev_dn = apo_vd_with_lane(set[r].nbdev_dn, l, p->nbdev_dn);
+            set[r].lower = apo_vd_with_lane(set[r].lower, l, p->lower);
+            set[r].upper = apo_vd_with_lane(set[r].upper, l, p->upper);
+            set[r].middle = apo_vd_with_lane(set[r].middle, l, p->middle);
+            set[r].cost = apo_vd_with_lane(set[r].cost, l, p->cost);
+            s[r].pos = apo_vd_with_lane(s[r].pos, l, (double)f->pos);
+            s[r].started = apo_vd_with_lane(s[r].started, l, f->started ? 1.0 : 0.0);
+            s[r].total = apo_vd_with_lane(s[r].total, l, f->total);
+            s[r].shift = apo_vd_with_lane(s[r].shift, l, f->shift);
+            s[r].dev_sum = apo_vd_with_lane(s[r].dev_sum, l, f->dev_sum);
+            s[r].dev_sq = apo_vd_with_lane(s[r].dev_sq, l, f->dev_sq);
+            s[r].peak = apo_vd_with_lane(s[r].peak, l, f->peak);
+            s[r].drawdown = apo_vd_with_lane(s[r].drawdown, l, f->drawdown);
+            s[r].bars = apo_vd_with_lane(s[r].bars, l, (double)f->bars);
+            s[r].trades = apo_vd_with_lane(s[r].trades, l, (double)f->trades);
+            s[r].exposed = apo_vd_with_lane(s[r].exposed, l, (double)f->exposed);
+        }
     }
 
-/* A case of the switch below: the kind, and whether the pass is bollinger's, as constants. */
+/* A case of the switch below: the kind, whether the pass is bollinger's, and the rounds, as
+ * constants. */
 #define APO_SCORE_LANES_CASE(kind)                                                                 \
     case kind:                                                                                     \
-        if (tile->widths)                                                                          \
-            apo__score_lanes_tile(kind, 1, tile, &set, &k, &s);                                    \
+        if (tile->widths && rounds == 2)                                                           \
+            apo__score_lanes_tile(kind, 1, 2, tile, set, &k, s);                                   \
+        else if (tile->widths)                                                                     \
+            apo__score_lanes_tile(kind, 1, 1, tile, set, &k, s);                                   \
+        else if (rounds == 2)                                                                      \
+            apo__score_lanes_tile(kind, 0, 2, tile, set, &k, s);                                   \
         else                                                                                       \
-            apo__score_lanes_tile(kind, 0, tile, &set, &k, &s);                                    \
+            apo__score_lanes_tile(kind, 0, 1, tile, set, &k, s);                                   \
         break
     switch (tile->kind) {
         APO_SCORE_LANES_CASE(APO_RULE_BANDS_REVERT);
@@ -359,19 +410,21 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
     }
 #undef APO_SCORE_LANES_CASE
 
-    for (size_t l = 0; l < n; l++) {
-        apo__score_fold *f = &folds[l];
-        f->pos = (int)apo_vd_lane(s.pos, l);
-        f->started = apo_vd_lane(s.started, l) > 0.0;
-        f->total = apo_vd_lane(s.total, l);
-        f->shift = apo_vd_lane(s.shift, l);
-        f->dev_sum = apo_vd_lane(s.dev_sum, l);
-        f->dev_sq = apo_vd_lane(s.dev_sq, l);
-        f->peak = apo_vd_lane(s.peak, l);
-        f->drawdown = apo_vd_lane(s.drawdown, l);
-        f->bars = (int64_t)apo_vd_lane(s.bars, l);
-        f->trades = (int64_t)apo_vd_lane(s.trades, l);
-        f->exposed = (int64_t)apo_vd_lane(s.exposed, l);
+    for (size_t j = 0; j < n; j++) {
+        const apo__score_lanes *from = &s[j / APO_LANES];
+        const size_t l = j % APO_LANES;
+        apo__score_fold *f = &folds[j];
+        f->pos = (int)apo_vd_lane(from->pos, l);
+        f->started = apo_vd_lane(from->started, l) > 0.0;
+        f->total = apo_vd_lane(from->total, l);
+        f->shift = apo_vd_lane(from->shift, l);
+        f->dev_sum = apo_vd_lane(from->dev_sum, l);
+        f->dev_sq = apo_vd_lane(from->dev_sq, l);
+        f->peak = apo_vd_lane(from->peak, l);
+        f->drawdown = apo_vd_lane(from->drawdown, l);
+        f->bars = (int64_t)apo_vd_lane(from->bars, l);
+        f->trades = (int64_t)apo_vd_lane(from->trades, l);
+        f->exposed = (int64_t)apo_vd_lane(from->exposed, l);
     }
 }
 

@@ -49,9 +49,10 @@ typedef struct apo__score_set {
 
 /* Folds the tile's bars into folds[0 .. n_sets) on vector path `isa` (AUTO: the best this
  * CPU has), set j with sets[j], bitwise as apo__score_bar_move would one set after another:
- * whole rounds of the path's lanes, then the rest on the narrowest path that holds it. A
- * lone set takes two lanes of sse2, which cost no more than the scalar fold (docs/PERF.md,
- * "Scored sets in vector lanes"). */
+ * more sets than the path has lanes go in its rounds, two side by side (their chains
+ * overlap, so a last round of one set costs little beside a full one); fewer, in one round
+ * of the narrowest path that holds them: a lone set takes two lanes of sse2, which cost no
+ * more than the scalar fold (docs/PERF.md, "Scored sets and passes in vector lanes"). */
 void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa);
 

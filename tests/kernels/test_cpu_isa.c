@@ -14,7 +14,8 @@
  * Then the runtime: APPORTION_CPU_ISA forces a path, the cpu device's label names it, a
  * value that is not a path and a path the CPU lacks are warned about, and
  * apo_distribute_workload() gives the same bits on every path, for those three, for
- * catalog kernels of one input, and for a scored sweep's scores.
+ * catalog kernels of one input, and for a scored sweep's scores; and the scored sets' fold in
+ * lanes gives each set the scalar fold's state on every path.
  */
 #include <criterion/criterion.h>
 
@@ -30,6 +31,7 @@
 #include "reference.h"
 
 #include "cpu_isa_inputs.h"
+#include "score_sets.h"
 
 /* ---- the kernels, path by path ---------------------------------------------------------- */
 
@@ -314,4 +316,107 @@ Test(cpu_isa, every_path_gives_a_scored_sweep_the_same_scores, .timeout = 120) {
     }
     free(ref);
     free(x);
+}
+
+/* The fold of n_sets sets over bars [0, n) in tiles of `tile` bars, on path `isa`
+ * (apo__cpu_score_fold_sets), or (isa AUTO) each set alone by apo__score_bar_move, the
+ * scalar fold of score_tile.h. `widths`: out[0] is a pass's sd and out[1] its mean, each
+ * set's bands from them (apo__bollinger_pass_bands_compared); else out[0] is the output a
+ * rule of kind ZONE reads with each set's thresholds. */
+static void fold_sets(int isa, int kind, int widths, const double *close, const double *move,
+                      const unsigned char *finite, const double *const *out, size_t n, size_t tile,
+                      const apo__score_set *sets, size_t n_sets, apo__score_fold *folds) {
+    for (size_t j = 0; j < n_sets; j++)
+        apo__score_fold_init(&folds[j]);
+    for (size_t t0 = 0; t0 < n; t0 += tile) {
+        const size_t t1 = t0 + tile < n ? t0 + tile : n;
+        if (isa != APO_CPU_ISA_AUTO) {
+            const double *at[2] = {out[0] + t0, out[1] + t0};
+            const apo__score_sets_tile tl = {close + t0,     move + t0, finite + t0, at, t1 - t0,
+                                             widths ? 3 : 1, widths,    kind,        0,  0};
+            apo__cpu_score_fold_sets(&tl, sets, n_sets, folds, (apo__cpu_isa)isa);
+            continue;
+        }
+        for (size_t j = 0; j < n_sets; j++) {
+            const apo__rule rule = apo__rule_make(kind, 0, 0, sets[j].lower, sets[j].upper);
+            for (size_t t = t0; t < t1; t++) {
+                double o[3] = {out[0][t], 0.0, 0.0};
+                if (widths)
+                    apo__bollinger_pass_bands_compared(out[1][t], out[0][t], sets[j].nbdev_up,
+                                                       sets[j].nbdev_dn, o);
+                apo__score_bar_move(&folds[j], &rule, sets[j].cost, close[t], finite[t], move[t], o,
+                                    widths ? 3 : 1);
+            }
+        }
+    }
+}
+
+/* Sets of a pass folded in lanes, one round or two side by side with a last one partly full,
+ * whose sets start at different bars (a width whose band overflows while the sd is huge
+ * starts later), across tiles, on every path: each set's fold is the scalar fold's, field by
+ * field, bit for bit (kernels/scores/score_sets.h). */
+Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
+    const size_t n = 3000;
+    double *close = malloc(n * sizeof *close), *move = malloc(n * sizeof *move);
+    double *sd = malloc(n * sizeof *sd), *mean = malloc(n * sizeof *mean);
+    unsigned char *finite = malloc(n);
+    cr_assert(close != NULL && move != NULL && sd != NULL && mean != NULL && finite != NULL);
+    apo__test_random_walk(5, n, 100.0, 0.5, close);
+    close[700] = NAN;
+    close[1800] = INFINITY;
+    for (size_t t = 0; t < n; t++) {
+        finite[t] = (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move[t]);
+        mean[t] = t >= 3 ? (close[t - 1] + close[t - 2] + close[t - 3]) / 3.0 : NAN;
+        sd[t] = t < 30 ? NAN : t < 400 ? 1e306 : 0.3 + 0.2 * sin((double)t / 7.0);
+        if (t % 97 == 0)
+            sd[t] = APO_BOLLINGER_PASS_FLAT;
+    }
+    const double *out[2] = {sd, mean};
+    const double *zone_out[2] = {close, close};
+    apo__score_set sets[9];
+    for (size_t j = 0; j < 9; j++) {
+        /* Widths 1e3 and up overflow while the sd is 1e306: those sets start at bar 400. */
+        static const double ups[9] = {1.0, 2.0, 1e3, 0.0, 1.5, 1e4, 2.5, 0.5, 3.0};
+        sets[j] =
+            (apo__score_set){ups[j], 2.0 - 0.5 * (double)j, 95.0 + (double)j, 105.0 - (double)j,
+                             100.0,  0.0005 * (double)j};
+    }
+    static const size_t counts[] = {1, 3, 5, 8, 9};
+    static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_ZONE};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t q = 0; q < 3; q++) {
+            const int widths = kinds[q] != APO_RULE_ZONE;
+            const double *const *o = widths ? out : zone_out;
+            apo__score_fold want[9], got[9];
+            fold_sets(APO_CPU_ISA_AUTO, kinds[q], widths, close, move, finite, o, n, 1024, sets,
+                      counts[c], want);
+            for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                    continue;
+                fold_sets(isa, kinds[q], widths, close, move, finite, o, n, 1024, sets, counts[c],
+                          got);
+                for (size_t j = 0; j < counts[c]; j++) {
+                    const apo__score_fold *a = &got[j], *b = &want[j];
+                    const double ga[6] = {a->total,  a->shift, a->dev_sum,
+                                          a->dev_sq, a->peak,  a->drawdown};
+                    const double gb[6] = {b->total,  b->shift, b->dev_sum,
+                                          b->dev_sq, b->peak,  b->drawdown};
+                    cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
+                                  a->trades == b->trades && a->exposed == b->exposed &&
+                                  memcmp(ga, gb, sizeof ga) == 0,
+                              "path %s, kind %d, %zu sets: set %zu folds otherwise (bars %lld "
+                              "vs %lld, total %.17g vs %.17g)",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), kinds[q], counts[c], j,
+                              (long long)a->bars, (long long)b->bars, a->total, b->total);
+                }
+            }
+            /* The widths that overflow start later: they score fewer bars. */
+            if (widths && counts[c] >= 3)
+                cr_assert_lt(want[2].bars, want[0].bars);
+        }
+    free(close);
+    free(move);
+    free(sd);
+    free(mean);
+    free(finite);
 }
