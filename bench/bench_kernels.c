@@ -21,6 +21,9 @@
  * A sweep section follows (sweeps.c): bollinger over 20 periods and a 3 x 3 x 3 macd grid,
  * each checked bitwise against one call per set before it is timed against those calls.
  *
+ * With --scores the program runs only the scored-sweep section (scores.c): scored calls on one
+ * cpu thread, CPU nanoseconds per set-bar for lone sets and for sets that share a pass.
+ *
  * With GPUs present, a GPU section follows (gpu.c): per GPU its measured bandwidths,
  * device-resident bollinger and macd against the d2d copy bandwidth, host-resident runs
  * against the transfer bound, and "cuda:N,cpu" beside "cuda:N" alone. Without a GPU it is
@@ -39,6 +42,7 @@
 
 #include "bench.h"
 #include "kernel_checks.h"
+#include "scores.h"
 #include "sweeps.h"
 
 #define PROG "apo-bench-kernels"
@@ -88,6 +92,9 @@ typedef struct options {
     int no_gpu;
     int no_sweeps;
     int sweeps_only;
+    int scores;         /* only the scored-sweep section */
+    size_t scores_rows; /* its series */
+    size_t scores_bars; /* and their bars */
 } options;
 
 static void usage(FILE *f) {
@@ -113,6 +120,10 @@ static void usage(FILE *f) {
                "  --no-sweeps       leave out the sweep section\n"
                "  --sweeps-only     only the sweep section (no STREAM, kernel tables, overhead\n"
                "                    or GPU section); --reps sets its rounds (default 5)\n"
+               "  --scores          only the scored-sweep section: CPU ns per set-bar of scored\n"
+               "                    calls on one cpu thread; --reps sets its rounds (default 7)\n"
+               "  --scores-rows N   its random walks (default 4)\n"
+               "  --scores-bars N   their bars (default 100000)\n"
                "  --json FILE       also write every result as JSON\n"
                "  --help\n");
 }
@@ -155,6 +166,9 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (strcmp(a, "--sweeps-only") == 0) {
             o->sweeps_only = 1;
             continue;
+        } else if (strcmp(a, "--scores") == 0) {
+            o->scores = 1;
+            continue;
         } else if (strcmp(a, "--no-gpu") == 0) {
             o->no_gpu = 1;
             continue;
@@ -184,6 +198,10 @@ static int parse_options(int argc, char **argv, options *o) {
                         v, BENCH_GPU_MAX_SIZES);
                 return -1;
             }
+        } else if (strcmp(a, "--scores-rows") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
+            o->scores_rows = (size_t)d;
+        } else if (strcmp(a, "--scores-bars") == 0 && bench_parse_count(v, 1, 1e9, &d) == 0) {
+            o->scores_bars = (size_t)d;
         } else if (strcmp(a, "--json") == 0) {
             o->json = v;
         } else if (strcmp(a, "--kernels") == 0) {
@@ -475,7 +493,9 @@ int main(int argc, char **argv) {
                    .boot_max_size = 1e7,
                    .gpu_sizes = {1e6, 1e7, 1e8},
                    .n_gpu_sizes = 3,
-                   .gpu_warmup = 5};
+                   .gpu_warmup = 5,
+                   .scores_rows = 4,
+                   .scores_bars = 100000};
     if (parse_options(argc, argv, &opt) != 0) {
         usage(stderr);
         return 2;
@@ -501,7 +521,7 @@ int main(int argc, char **argv) {
     apo_runtime *rt = NULL, *rt_sim = NULL, *rt_serial = NULL;
     json_t *root = json_object(), *jres = json_array(), *jover = json_array();
     json_t *jdev = json_array(), *jstream = json_object(), *jtargets = json_array();
-    json_t *jgpu = NULL, *jsweeps = NULL;
+    json_t *jgpu = NULL, *jsweeps = NULL, *jscores = NULL;
     result *results = NULL;
     size_t n_results = 0;
 
@@ -571,6 +591,14 @@ int main(int argc, char **argv) {
     bench_ctx ctx = {&opt, rt, rt_sim, NAN, 0};
     long total_wrong = 0;
     double worst_over = -INFINITY;
+    if (opt.scores) {
+        int scores_failed = 0;
+        jscores =
+            bench_scores(opt.scores_rows, opt.scores_bars, opt.reps, &total_wrong, &scores_failed);
+        if (scores_failed)
+            ctx.api_failed = 1;
+        goto summary;
+    }
     /* The STREAM ceiling, the tables and the overhead are the kernels' alone. */
     if (opt.sweeps_only)
         goto sweeps;
@@ -736,6 +764,7 @@ sweeps:
     if (isfinite(worst_over))
         printf("#   overhead  worst over(cpu1) %.2f us: %s\n", worst_over,
                worst_over <= 10.0 ? "met" : "MISSED");
+summary:
     printf("# total #wrong: %ld\n", total_wrong);
     bench_load_average(load_end, sizeof load_end);
     printf("# load average at the end: %s\n", load_end);
@@ -762,6 +791,8 @@ sweeps:
         jgpu = NULL;
         json_object_set_new(root, "sweeps", jsweeps != NULL ? jsweeps : json_null());
         jsweeps = NULL;
+        json_object_set_new(root, "scores", jscores != NULL ? jscores : json_null());
+        jscores = NULL;
         json_object_set_new(root, "total_wrong", json_integer(total_wrong));
         if (json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
             fprintf(stderr, PROG ": cannot write %s\n", opt.json);
@@ -780,6 +811,7 @@ out:
     json_decref(jtargets);
     json_decref(jgpu);
     json_decref(jsweeps);
+    json_decref(jscores);
     free(results);
     apo_runtime_destroy(rt);
     apo_runtime_destroy(rt_sim);

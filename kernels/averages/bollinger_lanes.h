@@ -40,6 +40,17 @@
 #include "bollinger_tile.h"
 #include "lanes.h"
 
+/* What a lane stores for a window from its mean and sd, vector by vector: the bands, as the
+ * tile's APO_BOLLINGER_PUT_BANDS stores them (NaN canonicalisation: nbdev 0 times an sd that
+ * overflowed is a NaN). A file that includes this header with the tile's stores redefined
+ * (kernels/dispatch/pass_lanes_entry.h, bollinger's pass of a scored sweep) defines these
+ * three to match. */
+#ifndef APO_BOLLINGER_LANES_UPPER
+#define APO_BOLLINGER_LANES_UPPER(mean, sd, k) apo_vd_canonical_nan((mean) + (k).nbu * (sd))
+#define APO_BOLLINGER_LANES_MIDDLE(mean, sd, k) apo_vd_canonical_nan(mean)
+#define APO_BOLLINGER_LANES_LOWER(mean, sd, k) apo_vd_canonical_nan((mean) - (k).nbd * (sd))
+#endif
+
 /* Steps the ring of incoming samples holds (a power of two). */
 #define APO_BOLLINGER_RING 128
 
@@ -168,10 +179,9 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
         if (use_ring)                                                                              \
             ring[step % APO_BOLLINGER_RING] = xn;                                                  \
         const unsigned ok = apo__bollinger_lanes_step(&v, &k, xn, xo, &mean, &sd, 1);              \
-        /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands. */                  \
-        const apo_vd up = apo_vd_canonical_nan(mean + k.nbu * sd);                                 \
-        const apo_vd dn = apo_vd_canonical_nan(mean - k.nbd * sd);                                 \
-        mean = apo_vd_canonical_nan(mean);                                                         \
+        const apo_vd up = APO_BOLLINGER_LANES_UPPER(mean, sd, k);                                  \
+        const apo_vd dn = APO_BOLLINGER_LANES_LOWER(mean, sd, k);                                  \
+        mean = APO_BOLLINGER_LANES_MIDDLE(mean, sd, k);                                            \
         const unsigned emit = moving & ok;                                                         \
         for (size_t i = 0; i < APO_LANES; i++) {                                                   \
             if (emit >> i & 1u) {                                                                  \
@@ -322,23 +332,24 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
              * operations: two transposes instead of three. */
             apo_vd_transpose(mean);
             apo_vd_transpose(sd);
-            /* NaN canonicalisation, as apo__bollinger_slide_run stores its bands (apo_hd.h):
-             * nbdev 0 times an sd that overflowed is a NaN. Two loops, so that the loop of
-             * ordinary stores stays free of the streaming stores' alignment tests. */
+            /* Two loops, so that the loop of ordinary stores stays free of the streaming
+             * stores' alignment tests. */
             if (stream) {
                 for (size_t i = 0; i < APO_LANES; i++) {
                     if (moving >> i & 1u) {
-                        apo_vd_stream(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
-                        apo_vd_stream(middle + at[i], apo_vd_canonical_nan(mean[i]));
-                        apo_vd_stream(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                        apo_vd_stream(upper + at[i], APO_BOLLINGER_LANES_UPPER(mean[i], sd[i], k));
+                        apo_vd_stream(middle + at[i],
+                                      APO_BOLLINGER_LANES_MIDDLE(mean[i], sd[i], k));
+                        apo_vd_stream(lower + at[i], APO_BOLLINGER_LANES_LOWER(mean[i], sd[i], k));
                     }
                 }
             } else {
                 for (size_t i = 0; i < APO_LANES; i++) {
                     if (moving >> i & 1u) {
-                        apo_vd_storeu(upper + at[i], apo_vd_canonical_nan(mean[i] + k.nbu * sd[i]));
-                        apo_vd_storeu(middle + at[i], apo_vd_canonical_nan(mean[i]));
-                        apo_vd_storeu(lower + at[i], apo_vd_canonical_nan(mean[i] - k.nbd * sd[i]));
+                        apo_vd_storeu(upper + at[i], APO_BOLLINGER_LANES_UPPER(mean[i], sd[i], k));
+                        apo_vd_storeu(middle + at[i],
+                                      APO_BOLLINGER_LANES_MIDDLE(mean[i], sd[i], k));
+                        apo_vd_storeu(lower + at[i], APO_BOLLINGER_LANES_LOWER(mean[i], sd[i], k));
                     }
                 }
             }

@@ -1,7 +1,8 @@
 /*
  * bollinger's pass shared by band widths; see bollinger_pass.h. The body is
- * bollinger_pass_tile.h's, which the scored kernels' CUDA launcher (kernels/scores/scored.cu)
- * runs too.
+ * bollinger_pass_tile.h's (bollinger_tile.h's with the pass's stores), which the scored
+ * kernels' CUDA launcher (kernels/scores/scored.cu) runs too; the pass in vector lanes is
+ * kernels/dispatch/pass_lanes_entry.h's.
  */
 #include "bollinger_pass.h"
 

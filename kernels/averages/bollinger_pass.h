@@ -13,6 +13,8 @@
 
 #include "apo_hd.h"
 #include "bollinger_pass_flat.h"
+#include "cpu_isa.h"
+#include "tile_span.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +29,14 @@ extern "C" {
  */
 void apo__cpu_bollinger_pass_tile(const double *x, size_t n, size_t begin, size_t end,
                                   size_t period, double *mean, double *sd);
+
+/* `count` tiles of the pass at once on vector path `isa` (AUTO: the best), rows of `cols`
+ * samples (see apo__tile_span): the bits of apo__cpu_bollinger_pass_tile for each, a
+ * tile per lane (kernels/dispatch/pass_lanes_entry.h). The scored sweep's pass of a row
+ * computes several consecutive tiles this way (runtime/catalog/score_pass.h). */
+void apo__cpu_bollinger_pass_tiles(const double *x, size_t rows, size_t cols,
+                                   const apo__tile_span *tiles, size_t count, size_t period,
+                                   double *mean, double *sd, apo__cpu_isa isa);
 
 /* The bands of one width at a bar of the pass, as apo__cpu_bollinger_tile stores them
  * (bollinger_tile.h, APO_BOLLINGER_PUT_*): out[0] upper, out[1] middle, out[2] lower. An sd

@@ -1,41 +1,22 @@
 /*
  * bollinger_pass_tile.h: the body of bollinger's pass (bollinger_pass.h), for the host and
  * the GPU alike. The tile body of bollinger_tile.h is included with its three stores
- * redefined, so the pass is the very body that computes the bands, window for window, with
- * the widths left out: the "upper" output receives the sd and the "middle" the mean, and the
- * "lower" is never written. A translation unit that includes this header must not include
- * bollinger_tile.h with its own stores (the bands): the body exists once per unit, and here
+ * redefined (bollinger_pass_stores.h), so the pass is the very body that computes the bands, window
+ * for window, with the widths left out: the "upper" output receives the sd and the "middle" the
+ * mean, and the "lower" is never written. A translation unit that includes this header must not
+ * include bollinger_tile.h with its own stores (the bands): the body exists once per unit, and here
  * it stores the pass.
  */
 #ifndef APO_BOLLINGER_PASS_TILE_H
 #define APO_BOLLINGER_PASS_TILE_H
 
 #include "apo_hd.h"
-#include "bollinger_pass_flat.h"
 
 #ifdef APO_BOLLINGER_TILE_H
 #error "bollinger_pass_tile.h must come before bollinger_tile.h: it redefines the body's stores"
 #endif
 
-#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn)             \
-    do {                                                                                           \
-        (void)(lower), (void)(nbdev_up), (void)(nbdev_dn);                                         \
-        APO_OUT(upper, t) = (sd);                                                                  \
-        APO_OUT(middle, t) = (mean);                                                               \
-    } while (0)
-#define APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v)                                         \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = APO_BOLLINGER_PASS_FLAT;                                               \
-        APO_OUT(middle, t) = (v);                                                                  \
-    } while (0)
-#define APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, mid)                                      \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = NAN;                                                                   \
-        APO_OUT(middle, t) = (mid);                                                                \
-    } while (0)
-
+#include "bollinger_pass_stores.h"
 #include "bollinger_tile.h"
 
 /* The pass over tile [begin, end) of a row read from x at absolute indices (period >= 1,

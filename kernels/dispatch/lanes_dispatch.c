@@ -1,6 +1,9 @@
 /*
  * lanes_dispatch.c: the group functions of kernels.h (apo__cpu_bollinger_tiles,
- * apo__cpu_macd_tiles, apo__cpu_returns_stats_tiles), which hand their tiles to a vector path.
+ * apo__cpu_macd_tiles, apo__cpu_returns_stats_tiles), which hand their tiles to a vector path,
+ * apo__cpu_bollinger_pass_tiles, the same for bollinger's pass of a scored sweep, and
+ * apo__cpu_score_fold_sets and apo__cpu_score_moves, which hand a path the sets of a shared
+ * scored pass and the close's changes they fold.
  *
  * What: the tiles are ordered by length, longest first, so that the tiles of one round are
  * about as long as each other and few lanes idle; they then go in rounds of the path's
@@ -76,6 +79,23 @@ static apo__cpu_isa round_path(apo__cpu_isa isa, size_t n) {
         }                                                                                          \
     } while (0)
 
+/* Calls `run` for the rounds of `count` tiles, in chunks of APO_LANES_CHUNK ordered by
+ * length (by_length): `path`, `sorted` and `n` name the round's path, tiles and count. For the
+ * families whose outputs go by position alone (no partials to keep in the tiles' order). */
+#define FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n, run)                                 \
+    do {                                                                                           \
+        for (size_t c_ = 0; c_ < (count); c_ += APO_LANES_CHUNK) {                                 \
+            const size_t m_ = (count)-c_ < APO_LANES_CHUNK ? (count)-c_ : APO_LANES_CHUNK;         \
+            apo__tile_span sorted_[APO_LANES_CHUNK];                                               \
+            size_t index_[APO_LANES_CHUNK];                                                        \
+            by_length((tiles) + c_, m_, sorted_, index_);                                          \
+            FOR_ROUNDS(isa, m_, path, first_, n, {                                                 \
+                const apo__tile_span *sorted = sorted_ + first_;                                   \
+                run;                                                                               \
+            });                                                                                    \
+        }                                                                                          \
+    } while (0)
+
 static void check_spans(const apo__tile_span *tiles, size_t count, size_t rows, size_t cols) {
     assert(tiles != NULL || count == 0);
     for (size_t i = 0; i < count; i++)
@@ -119,15 +139,9 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
     check_spans(tiles, count, rows, cols);
     isa = apo__cpu_isa_resolve(isa);
     const int stream = stream_outputs(rows, cols, 3, apo__bollinger_stream_min_bytes);
-    for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
-        const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
-        apo__tile_span sorted[APO_LANES_CHUNK];
-        size_t index[APO_LANES_CHUNK];
-        by_length(tiles + c, m, sorted, index);
-        FOR_ROUNDS(isa, m, path, first, n,
-                   bollinger_on(path, x, cols, sorted + first, n, period, nbdev_up, nbdev_dn, upper,
-                                middle, lower, stream));
-    }
+    FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
+                      bollinger_on(path, x, cols, sorted, n, period, nbdev_up, nbdev_dn, upper,
+                                   middle, lower, stream));
 }
 
 static void macd_on(apo__cpu_isa path, const double *x, size_t cols, const apo__tile_span *tiles,
@@ -169,15 +183,9 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
     isa = apo__cpu_isa_resolve(isa);
     const size_t h = apo__macd_warmup(fast, slow, signal);
     const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
-    for (size_t c = 0; c < count; c += APO_LANES_CHUNK) {
-        const size_t m = count - c < APO_LANES_CHUNK ? count - c : APO_LANES_CHUNK;
-        apo__tile_span sorted[APO_LANES_CHUNK];
-        size_t index[APO_LANES_CHUNK];
-        by_length(tiles + c, m, sorted, index);
-        FOR_ROUNDS(isa, m, path, first, n,
-                   macd_on(path, x, cols, sorted + first, n, fast, slow, signal, h, macd,
-                           signal_line, hist, stream));
-    }
+    FOR_SORTED_ROUNDS(
+        isa, tiles, count, path, sorted, n,
+        macd_on(path, x, cols, sorted, n, fast, slow, signal, h, macd, signal_line, hist, stream));
 }
 
 static void returns_stats_on(apo__cpu_isa path, const double *x, size_t cols,
@@ -225,4 +233,103 @@ void apo__cpu_returns_stats_tiles(const double *x, size_t rows, size_t cols,
                    returns_stats_on(path, x, cols, sorted + first, n, parts + first, scratch,
                                     scratch_len));
     }
+}
+
+/* Rounds of the sets of a shared pass on `path`, a vector path. */
+static void score_fold_on(apo__cpu_isa path, const apo__score_sets_tile *tile,
+                          const apo__score_set *sets, size_t n, apo__score_fold *folds) {
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__score_fold_sets_avx512(tile, sets, n, folds);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__score_fold_sets_avx2(tile, sets, n, folds);
+        return;
+#endif
+    default: /* sse2, which every build has */
+        apo__score_fold_sets_sse2(tile, sets, n, folds);
+        return;
+    }
+}
+
+void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
+                              size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa) {
+    assert(tile != NULL && (n_sets == 0 || (sets != NULL && folds != NULL)));
+    isa = apo__cpu_isa_resolve(isa);
+    if (n_sets > apo__cpu_isa_lanes(isa)) {
+        /* More than a round: rounds of the path two by two (a last round however full),
+         * whose chains overlap, so a last lone set costs little beside a full round. */
+        score_fold_on(isa, tile, sets, n_sets, folds);
+        return;
+    }
+    /* One round: the narrowest path that holds it, a round costing its path's step for every
+     * bar however many of its lanes are busy, and a narrow step less. */
+    apo__cpu_isa path = isa;
+    for (int p = APO_CPU_ISA_SSE2; p < (int)isa; p++)
+        if (apo__cpu_isa_lanes((apo__cpu_isa)p) >= n_sets &&
+            apo__cpu_isa_supported((apo__cpu_isa)p)) {
+            path = (apo__cpu_isa)p;
+            break;
+        }
+    score_fold_on(path, tile, sets, n_sets, folds);
+}
+
+void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *move,
+                          unsigned char *finite, apo__cpu_isa isa) {
+    assert(close != NULL && move != NULL && finite != NULL && t0 <= t1);
+    switch (apo__cpu_isa_resolve(isa)) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__score_moves_avx512(close, t0, t1, move, finite);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__score_moves_avx2(close, t0, t1, move, finite);
+        return;
+#endif
+    default:
+        apo__score_moves_sse2(close, t0, t1, move, finite);
+        return;
+    }
+}
+
+static void bollinger_pass_on(apo__cpu_isa path, const double *x, size_t cols,
+                              const apo__tile_span *tiles, size_t n, size_t period, double *mean,
+                              double *sd) {
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__bollinger_pass_tiles_pass_avx512(x, cols, tiles, n, period, mean, sd);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__bollinger_pass_tiles_pass_avx2(x, cols, tiles, n, period, mean, sd);
+        return;
+#endif
+    case APO_CPU_ISA_SSE2:
+        apo__bollinger_pass_tiles_pass_sse2(x, cols, tiles, n, period, mean, sd);
+        return;
+    default:
+        for (size_t i = 0; i < n; i++) {
+            const size_t o = tiles[i].row * cols;
+            apo__cpu_bollinger_pass_tile(x + o, cols, tiles[i].begin, tiles[i].end, period,
+                                         mean + o, sd + o);
+        }
+        return;
+    }
+}
+
+void apo__cpu_bollinger_pass_tiles(const double *x, size_t rows, size_t cols,
+                                   const apo__tile_span *tiles, size_t count, size_t period,
+                                   double *mean, double *sd, apo__cpu_isa isa) {
+    assert(x != NULL && mean != NULL && sd != NULL && period >= 1);
+    check_spans(tiles, count, rows, cols);
+    isa = apo__cpu_isa_resolve(isa);
+    FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
+                      bollinger_pass_on(path, x, cols, sorted, n, period, mean, sd));
 }

@@ -14,6 +14,7 @@
 #include "lanes_paths.h"
 #include "macd_lanes.h"
 #include "returns_stats_lanes.h"
+#include "score_lanes.h"
 
 void APO_LANES_NAME(apo__bollinger_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
                                           size_t count, size_t period, double nbdev_up,
@@ -45,6 +46,21 @@ void APO_LANES_NAME(apo__returns_stats_tiles)(const double *x, size_t cols,
         APO_LANES_NAME(apo__returns_stats_round)
     (x, cols, tiles + r, count - r < APO_LANES ? count - r : APO_LANES, partials + r, scratch,
      scratch_len);
+}
+
+void APO_LANES_NAME(apo__score_fold_sets)(const apo__score_sets_tile *tile,
+                                          const apo__score_set *sets, size_t n_sets,
+                                          apo__score_fold *folds) {
+    /* Two rounds side by side (score_lanes.h). */
+    const size_t per_call = APO_SCORE_LANES_ROUNDS * APO_LANES;
+    for (size_t r = 0; r < n_sets; r += per_call)
+        APO_LANES_NAME(apo__score_fold_round)
+    (tile, sets + r, n_sets - r < per_call ? n_sets - r : per_call, folds + r);
+}
+
+void APO_LANES_NAME(apo__score_moves)(const double *close, size_t t0, size_t t1, double *move,
+                                      unsigned char *finite) {
+    APO_LANES_NAME(apo__score_moves_run)(close, t0, t1, move, finite);
 }
 
 #endif /* APO_LANES_ENTRY_H */

@@ -1,14 +1,15 @@
 /*
  * lanes_paths.h: the entry points of the lane kernels, one set per vector path
- * (lanes_sse2.c, lanes_avx2.c, lanes_avx512.c, each built by lanes_entry.h), for the
- * dispatcher (lanes_dispatch.c). Each runs its tiles in rounds of the path's lanes, in the
- * order given. Internal to kernels/: a path's functions may only be called once
- * apo__cpu_isa_supported() has accepted the path.
+ * (lanes_sse2.c, lanes_avx2.c, lanes_avx512.c, each built by lanes_entry.h, and bollinger's
+ * pass from pass_lanes_<path>.c), for the dispatcher (lanes_dispatch.c). Each runs its tiles in
+ * rounds of the path's lanes, in the order given. Internal to kernels/: a path's functions may only
+ * be called once apo__cpu_isa_supported() has accepted the path.
  */
 #ifndef APO_LANES_PATHS_H
 #define APO_LANES_PATHS_H
 
 #include "kernels.h"
+#include "score_sets.h"
 
 #define APO_LANES_DECLARE(path)                                                                    \
     void apo__bollinger_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,    \
@@ -20,7 +21,14 @@
                                 double *macd, double *signal_line, double *hist, int stream);      \
     void apo__returns_stats_tiles_##path(                                                          \
         const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
-        apo__moments *const *partials, double *scratch, size_t scratch_len);
+        apo__moments *const *partials, double *scratch, size_t scratch_len);                       \
+    void apo__score_fold_sets_##path(const apo__score_sets_tile *tile, const apo__score_set *sets, \
+                                     size_t n_sets, apo__score_fold *folds);                       \
+    void apo__score_moves_##path(const double *close, size_t t0, size_t t1, double *move,          \
+                                 unsigned char *finite);                                           \
+    void apo__bollinger_pass_tiles_pass_##path(const double *x, size_t cols,                       \
+                                               const apo__tile_span *tiles, size_t count,          \
+                                               size_t period, double *mean, double *sd);
 
 APO_LANES_DECLARE(sse2)
 #ifdef APO_HAVE_LANES_AVX2

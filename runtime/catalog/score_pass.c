@@ -36,3 +36,26 @@ apo_status apo__score_pass_tile(const apo__score_pass *pass, const apo__call *vi
     /* The indicator writes into `view`'s outputs, which the caller points at `out`. */
     return view->kernel->run_tile(view, 0, begin, end, NULL);
 }
+
+size_t apo__score_pass_group(const apo__score_pass *pass, apo__cpu_isa isa) {
+    /* A lane per tile; the other passes run tile by tile. */
+    return pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS
+               ? apo__cpu_isa_lanes(apo__cpu_isa_resolve(isa))
+               : 1;
+}
+
+apo_status apo__score_pass_tiles(const apo__score_pass *pass, const apo__call *view,
+                                 const apo__tile_span *tiles, size_t count, double *const *out,
+                                 apo__cpu_isa isa) {
+    if (pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS && count > 1) {
+        apo__cpu_bollinger_pass_tiles(view->inputs[0], 1, view->cols, tiles, count,
+                                      (size_t)view->params[0], out[1], out[0], isa);
+        return APO_OK;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const apo_status st = apo__score_pass_tile(pass, view, tiles[i].begin, tiles[i].end, out);
+        if (st != APO_OK)
+            return st;
+    }
+    return APO_OK;
+}

@@ -20,6 +20,8 @@
 
 #include "catalog/kernel.h"
 #include "score_pass_outputs.h"
+#include "score_sets.h"
+#include "tile_span.h"
 
 typedef struct apo__score_pass {
     int kind;         /* APO_SCORE_PASS_* (score_pass_outputs.h) */
@@ -41,12 +43,39 @@ int apo__score_pass_shared(const apo__score_pass *pass, size_t n_params, const d
 apo_status apo__score_pass_tile(const apo__score_pass *pass, const apo__call *view, size_t begin,
                                 size_t end, double *const *out);
 
+/* Consecutive tiles of a row that apo__score_pass_tiles computes at once to advantage on
+ * vector path `isa` (AUTO: the best): its lanes for bollinger's pass (a tile per lane), else
+ * 1. */
+size_t apo__score_pass_group(const apo__score_pass *pass, apo__cpu_isa isa);
+
+/* apo__score_pass_tile for `count` tiles of `view`'s row (their row 0), each with the bits it
+ * has alone: bollinger's pass in the lanes of a vector (bollinger_pass.h), the others one
+ * after another, on vector path `isa`. */
+apo_status apo__score_pass_tiles(const apo__score_pass *pass, const apo__call *view,
+                                 const apo__tile_span *tiles, size_t count, double *const *out,
+                                 apo__cpu_isa isa);
+
 /* The indicator's outputs at position i of a pass, for a set with indicator parameters
  * `params` (kernels/scores/score_pass_outputs.h, which the GPU's scored kernel calls too). */
 static inline void apo__score_pass_outputs(const apo__score_pass *pass, const double *params,
                                            const double *const *in, size_t i, size_t n_outputs,
                                            int compared, double *out) {
     apo__score_pass_outputs_of(pass->kind, params, in, i, n_outputs, compared, out);
+}
+
+/* What a set with indicator parameters `params`, rule `rule` and `cost` has of its own in a
+ * fold of the pass's sets in vector lanes (score_sets.h): the band widths that
+ * apo__score_pass_outputs applies to bollinger's pass, its thresholds and cost. */
+static inline apo__score_set apo__score_pass_set(const apo__score_pass *pass, const double *params,
+                                                 const apo__rule *rule, double cost) {
+    const int widths = pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS;
+    apo__score_set s = {widths ? params[1] : 0.0,
+                        widths ? params[2] : 0.0,
+                        rule->lower,
+                        rule->upper,
+                        rule->middle,
+                        cost};
+    return s;
 }
 
 #endif

@@ -185,6 +185,10 @@ static const apo__cuda_impl user_rule_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NU
  * this many (devices/worker_pool.c), so the running scores fit on the stack. */
 #define APO_SCORED_SETS_MAX 64
 
+/* Tiles of a row whose pass is computed at once, at most (apo__score_pass_group: the lanes
+ * of the widest path). */
+#define APO_SCORED_GROUP_MAX 8
+
 /* The close's change at a bar, as apo__score_move gives it. */
 typedef struct user_bar {
     int finite;
@@ -234,69 +238,6 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
     return APO_OK;
 }
 
-/* What a tile of bars gives every set alike: each bar's close, and whether it and the one
- * before are finite and then the close's change (apo__score_move), taken once per bar. */
-typedef struct tile_bars {
-    const double *close; /* the row's closes, at the row's indices */
-    const double *move;  /* the tile's changes, from its first bar */
-    const unsigned char *finite;
-    size_t t0, t1; /* the tile's bars, at the row's indices */
-    size_t origin; /* the row's index of the pass's position 0 */
-} tile_bars;
-
-/* Forced inlining: fold_tile calls fold_tile_kind seven times, so gcc compiles it once, with
- * the kind a variable and a switch at every bar; inlined, each call is a loop of its own
- * (about 5% less CPU time per set-bar on a shared pass of 5 sets, docs/PERF.md). */
-#if defined(__GNUC__)
-#define FOLD_ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define FOLD_ALWAYS_INLINE
-#endif
-
-/* Folds the tile's bars into one set's scores under a built-in rule of kind `kind`. Called
- * with a constant kind (fold_tile), so each kind gets a loop of its own with no switch in it,
- * and the fold's state, a copy on the stack, can live in registers across the tile: the
- * chain from bar to bar is then the fold's few additions. */
-static inline FOLD_ALWAYS_INLINE void fold_tile_kind(int kind, const apo__score_pass *pass,
-                                                     const apo__call *set,
-                                                     const double *const *pass_in, size_t n_out,
-                                                     const tile_bars *b, const apo__rule *rule,
-                                                     double cost, apo__score_fold *f) {
-    apo__score_fold fold = *f;
-    apo__rule r = *rule;
-    r.kind = kind;
-    double out[APO_MAX_IO];
-    for (size_t t = b->t0; t < b->t1; t++) {
-        apo__score_pass_outputs(pass, set->params, pass_in, t - b->origin, n_out, 1, out);
-        apo__score_bar_move(&fold, &r, cost, b->close[t], b->finite[t - b->t0], b->move[t - b->t0],
-                            out, n_out);
-    }
-    *f = fold;
-}
-
-/* One set's fold over the tile: its bars in order, as apo__score_series folds them. */
-static void fold_tile(const apo__score_pass *pass, const apo__call *set,
-                      const double *const *pass_in, size_t n_out, const tile_bars *b,
-                      const apo__rule *rule, double cost, apo__score_fold *f) {
-/* A case of fold_tile's switch: the kind as a constant the loop is compiled for. */
-#define FOLD_TILE_CASE(kind)                                                                       \
-    case kind:                                                                                     \
-        fold_tile_kind(kind, pass, set, pass_in, n_out, b, rule, cost, f);                         \
-        break
-    switch (rule->kind) {
-        FOLD_TILE_CASE(APO_RULE_BANDS_REVERT);
-        FOLD_TILE_CASE(APO_RULE_BANDS_ZONE);
-        FOLD_TILE_CASE(APO_RULE_MACD_CROSS);
-        FOLD_TILE_CASE(APO_RULE_ZONE);
-        FOLD_TILE_CASE(APO_RULE_REVERT);
-        FOLD_TILE_CASE(APO_RULE_CROSS);
-    default: /* APO_RULE_PRICE_CROSS */
-        fold_tile_kind(APO_RULE_PRICE_CROSS, pass, set, pass_in, n_out, b, rule, cost, f);
-        break;
-    }
-#undef FOLD_TILE_CASE
-}
-
 /*
  * Scores row `row` of the call, for the call's set alone or for every set of a shared call
  * (apo__call.shared): the pass of the indicator's tiles [T, T + L) of its own grid, one
@@ -309,9 +250,7 @@ static void fold_tile(const apo__score_pass *pass, const apo__call *set,
  * tile (tests/runtime/catalog/test_scores.c compares with the materialised outputs, and
  * shared sets with sets alone, bitwise).
  */
-static apo_status scored_run(const apo__call *call, size_t row, size_t begin, size_t end,
-                             double *partial) {
-    (void)begin, (void)end, (void)partial;
+static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa) {
     const apo__scoring *sc = call->kernel->scoring;
     const apo__score_pass *pass = &sc->pass;
     const apo__kernel *ind = sc->indicator;
@@ -325,7 +264,11 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     const size_t tile = ind->tile_len(ind, call->params);
     const size_t halo = apo__kernel_halo(ind, call->params);
     const int whole = apo__kernel_whole_row_input(ind);
-    const size_t cap = whole ? n : (halo + tile < n ? halo + tile : n);
+    /* Tiles whose pass is computed at once (apo__score_pass_tiles): they share a window. */
+    size_t group = whole ? 1 : apo__score_pass_group(pass, isa);
+    group = group < APO_SCORED_GROUP_MAX ? group : APO_SCORED_GROUP_MAX;
+    const size_t span = group * tile;
+    const size_t cap = whole ? n : (halo + span < n ? halo + span : n);
     /* The pass's outputs, then the tile's changes of the close and whether each is finite. */
     double *scratch = malloc((pass->n_out + 1) * cap * sizeof *scratch + cap);
     if (scratch == NULL)
@@ -357,41 +300,59 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
     apo__score_fold f[APO_SCORED_SETS_MAX];
     apo__rule rules[APO_SCORED_SETS_MAX];
     double cost[APO_SCORED_SETS_MAX];
+    apo__score_set lane_sets[APO_SCORED_SETS_MAX];
     for (size_t j = 0; j < n_sets; j++) {
         apo__score_fold_init(&f[j]);
         rules[j] = apo__scoring_rule(sc, sets[j].params);
         cost[j] = sets[j].params[fold_params];
+        lane_sets[j] = apo__score_pass_set(pass, sets[j].params, &rules[j], cost[j]);
     }
     double *move = scratch + pass->n_out * cap;
     unsigned char *finite = (unsigned char *)(move + cap);
     apo_status st = APO_OK;
-    for (size_t t0 = 0; t0 < n && st == APO_OK; t0 += tile) {
-        const size_t t1 = t0 + tile < n ? t0 + tile : n;
-        const size_t origin = whole ? 0 : (t0 > halo ? t0 - halo : 0);
+    for (size_t g0 = 0; g0 < n && st == APO_OK; g0 += span) {
+        /* The pass of the group's tiles [g0, g1) into one window from the first's halo. */
+        const size_t g1 = g0 + span < n ? g0 + span : n;
+        const size_t origin = whole ? 0 : (g0 > halo ? g0 - halo : 0);
         for (size_t i = 0; i < n_in; i++)
             view_in[i] = x[i] + origin;
-        view.cols = t1 - origin;
+        view.cols = g1 - origin;
         apo__call_grid(&view);
-        st = apo__score_pass_tile(pass, &view, t0 - origin, t1 - origin, pass_out);
-        if (st != APO_OK)
-            break;
-        tile_bars bars = {close, move, finite, t0, t1, origin};
-        for (size_t t = t0; t < t1; t++) {
-            double m;
-            finite[t - t0] =
-                (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &m);
-            move[t - t0] = m;
+        apo__tile_span spans[APO_SCORED_GROUP_MAX];
+        size_t n_spans = 0;
+        for (size_t t0 = g0; t0 < g1; t0 += tile)
+            spans[n_spans++] =
+                (apo__tile_span){0, t0 - origin, (t0 + tile < g1 ? t0 + tile : g1) - origin};
+        st = apo__score_pass_tiles(pass, &view, spans, n_spans, pass_out, isa);
+        /* Then each tile's bars in order, as the tiles come. */
+        for (size_t t0 = g0; t0 < g1 && st == APO_OK; t0 += tile) {
+            const size_t t1 = t0 + tile < g1 ? t0 + tile : g1;
+            apo__cpu_score_moves(close, t0, t1, move, finite, isa);
+            if (sc->user_fn != NULL) {
+                for (size_t t = t0; t < t1 && st == APO_OK; t++)
+                    st = user_rule_bar(call, row, t, x, n_in,
+                                       &(user_bar){finite[t - t0], move[t - t0]}, sets, n_sets,
+                                       pass_in, t - origin, f, cost);
+                continue;
+            }
+            /* Every set of the call in the lanes of a vector, each lane a set's fold with the
+             * bits of apo__score_bar_move (score_sets.h): the close's changes are taken once per
+             * tile for all, and a lone set costs no more in a lane than in the scalar fold. */
+            const double *lane_out[APO_MAX_IO];
+            for (size_t k = 0; k < pass->n_out; k++)
+                lane_out[k] = pass_in[k] + (t0 - origin);
+            const apo__score_sets_tile lane_tile = {close + t0,
+                                                    move,
+                                                    finite,
+                                                    lane_out,
+                                                    t1 - t0,
+                                                    n_out,
+                                                    pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
+                                                    rules[0].kind,
+                                                    rules[0].a,
+                                                    rules[0].b};
+            apo__cpu_score_fold_sets(&lane_tile, lane_sets, n_sets, f, isa);
         }
-        if (sc->user_fn != NULL) {
-            for (size_t t = t0; t < t1 && st == APO_OK; t++)
-                st = user_rule_bar(call, row, t, x, n_in, &(user_bar){finite[t - t0], move[t - t0]},
-                                   sets, n_sets, pass_in, t - origin, f, cost);
-            continue;
-        }
-        /* Set by set, each over the whole tile: a set's bars are folded in order, as alone,
-         * and its state stays in registers; the sets' chains are independent. */
-        for (size_t j = 0; j < n_sets; j++)
-            fold_tile(pass, &sets[j], pass_in, n_out, &bars, &rules[j], cost[j], &f[j]);
     }
     free(scratch);
     if (st != APO_OK)
@@ -403,6 +364,28 @@ static apo_status scored_run(const apo__call *call, size_t row, size_t begin, si
             sets[j].outputs[k][row] = scores[k];
     }
     return APO_OK;
+}
+
+/* One series on the best vector path: for callers without a device's path (a rank, the
+ * tests). */
+static apo_status scored_run(const apo__call *call, size_t row, size_t begin, size_t end,
+                             double *partial) {
+    (void)begin, (void)end, (void)partial;
+    return scored_row(call, row, APO_CPU_ISA_AUTO);
+}
+
+/* Series [first, end) on the host device's vector path `isa` (APPORTION_CPU_ISA, docs/env.md):
+ * a tile of a scored kernel is a whole series, so the tiles are the rows, one after another. */
+static apo_status scored_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
+                                   double *scratch, size_t scratch_len) {
+    (void)scratch, (void)scratch_len;
+    apo_status st = APO_OK;
+    for (uint64_t g = first; g < end && st == APO_OK; g++) {
+        size_t row, begin, stop;
+        apo__tile_range(call, g, &row, &begin, &stop);
+        st = scored_row(call, row, (apo__cpu_isa)isa);
+    }
+    return st;
 }
 
 /* Sets share a pass when they differ only in the parameters it leaves out. */
@@ -485,6 +468,7 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
     k->unit_work = series_work;
     k->output_cols = one_col;
     k->run_tile = scored_run;
+    k->run_tiles = scored_run_tiles;
     k->cuda = d != NULL ? &scored_cuda : &user_rule_cuda;
     k->shares_pass = scored_shares_pass;
     k->scoring = sc;

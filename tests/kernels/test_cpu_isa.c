@@ -13,8 +13,9 @@
  * bollinger's and macd's outputs stored both ways (streaming stores or ordinary ones).
  * Then the runtime: APPORTION_CPU_ISA forces a path, the cpu device's label names it, a
  * value that is not a path and a path the CPU lacks are warned about, and
- * apo_distribute_workload() gives the same bits on every path, for those three and for
- * catalog kernels of one input.
+ * apo_distribute_workload() gives the same bits on every path, for those three, for
+ * catalog kernels of one input, and for a scored sweep's scores; and the scored sets' fold in
+ * lanes gives each set the scalar fold's state on every path.
  */
 #include <criterion/criterion.h>
 
@@ -30,6 +31,7 @@
 #include "reference.h"
 
 #include "cpu_isa_inputs.h"
+#include "score_sets.h"
 
 /* ---- the kernels, path by path ---------------------------------------------------------- */
 
@@ -245,4 +247,176 @@ Test(cpu_isa, every_path_gives_the_same_bits_through_the_runtime, .timeout = 300
             apo_runtime_destroy(base);
         }
     }
+}
+
+/* The scores of a scored sweep over `widths` of bollinger's nbdev_up (bands_revert, cost
+ * 0.0005) and two periods, 3 random walks with gaps, on a runtime whose cpu takes path `isa`:
+ * APO_N_SCORES x (sets x rows) values, set major. */
+static double *scored_sweep(const char *isa, const double *x, size_t rows, size_t cols,
+                            size_t *n_out) {
+    apo_runtime *rt = runtime_with_isa("cpu:threads=1", isa);
+    static const double periods[] = {12, 20}, widths[] = {0.0, 1.0, 1.5, 2.0, 3.0};
+    const apo_sweep_param grid[2] = {{"period", periods, 2}, {"nbdev_up", widths, 5}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 2;
+    const apo_param cost[1] = {{"cost", 0.0005}};
+    const double *in[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.score = "bands_revert";
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.rows = rows;
+    w.cols = cols;
+    w.params = cost;
+    w.n_params = 1;
+    w.sweep = &sweep;
+    w.learn = APO_SWITCH_OFF;
+    size_t n = 0, one = 0;
+    cr_assert_eq(apo_output_shape(rt, &w, 0, &n, &one), APO_OK, "%s", apo_last_error());
+    double *mem = malloc(APO_N_SCORES * n * sizeof *mem);
+    cr_assert_not_null(mem);
+    double *outs[APO_N_SCORES];
+    for (int k = 0; k < APO_N_SCORES; k++)
+        outs[k] = mem + k * n;
+    w.outputs = outs;
+    w.n_outputs = APO_N_SCORES;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+    *n_out = n;
+    return mem;
+}
+
+/* A scored sweep folds its sets in the lanes of the cpu's path and computes bollinger's pass
+ * a tile per lane (kernels/scores/score_sets.h, kernels/dispatch/pass_lanes_entry.h): every
+ * path gives sse2's scores bit for bit, several tiles per series and gaps included. */
+Test(cpu_isa, every_path_gives_a_scored_sweep_the_same_scores, .timeout = 120) {
+    const size_t rows = 3, cols = 30011;
+    double *x = malloc(rows * cols * sizeof *x);
+    cr_assert_not_null(x);
+    for (size_t r = 0; r < rows; r++) {
+        apo__test_random_walk(91 + r, cols, 100.0, 0.5, x + r * cols);
+        for (size_t t = 9000 + 50 * r; t < 9040 + 50 * r; t++)
+            x[r * cols + t] = NAN;
+        x[r * cols + 17000] = INFINITY;
+    }
+    size_t n_ref;
+    double *ref = scored_sweep("sse2", x, rows, cols, &n_ref);
+    cr_assert_eq(n_ref, 10 * rows);
+    for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        size_t n;
+        double *got = scored_sweep(apo__cpu_isa_name((apo__cpu_isa)isa), x, rows, cols, &n);
+        cr_assert_eq(n, n_ref);
+        cr_assert(memcmp(got, ref, APO_N_SCORES * n * sizeof *got) == 0,
+                  "path %s: the scores differ from sse2's", apo__cpu_isa_name((apo__cpu_isa)isa));
+        free(got);
+    }
+    free(ref);
+    free(x);
+}
+
+/* The fold of n_sets sets over bars [0, n) in tiles of `tile` bars, on path `isa`
+ * (apo__cpu_score_fold_sets), or (isa AUTO) each set alone by apo__score_bar_move, the
+ * scalar fold of score_tile.h. `widths`: out[0] is a pass's sd and out[1] its mean, each
+ * set's bands from them (apo__bollinger_pass_bands_compared); else out[0] is the output a
+ * rule of kind ZONE reads with each set's thresholds. */
+static void fold_sets(int isa, int kind, int widths, const double *close, const double *move,
+                      const unsigned char *finite, const double *const *out, size_t n, size_t tile,
+                      const apo__score_set *sets, size_t n_sets, apo__score_fold *folds) {
+    for (size_t j = 0; j < n_sets; j++)
+        apo__score_fold_init(&folds[j]);
+    for (size_t t0 = 0; t0 < n; t0 += tile) {
+        const size_t t1 = t0 + tile < n ? t0 + tile : n;
+        if (isa != APO_CPU_ISA_AUTO) {
+            const double *at[2] = {out[0] + t0, out[1] + t0};
+            const apo__score_sets_tile tl = {close + t0,     move + t0, finite + t0, at, t1 - t0,
+                                             widths ? 3 : 1, widths,    kind,        0,  0};
+            apo__cpu_score_fold_sets(&tl, sets, n_sets, folds, (apo__cpu_isa)isa);
+            continue;
+        }
+        for (size_t j = 0; j < n_sets; j++) {
+            const apo__rule rule = apo__rule_make(kind, 0, 0, sets[j].lower, sets[j].upper);
+            for (size_t t = t0; t < t1; t++) {
+                double o[3] = {out[0][t], 0.0, 0.0};
+                if (widths)
+                    apo__bollinger_pass_bands_compared(out[1][t], out[0][t], sets[j].nbdev_up,
+                                                       sets[j].nbdev_dn, o);
+                apo__score_bar_move(&folds[j], &rule, sets[j].cost, close[t], finite[t], move[t], o,
+                                    widths ? 3 : 1);
+            }
+        }
+    }
+}
+
+/* Sets of a pass folded in lanes, one round or two side by side with a last one partly full,
+ * whose sets start at different bars (a width whose band overflows while the sd is huge
+ * starts later), across tiles, on every path: each set's fold is the scalar fold's, field by
+ * field, bit for bit (kernels/scores/score_sets.h). */
+Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
+    const size_t n = 3000;
+    double *close = malloc(n * sizeof *close), *move = malloc(n * sizeof *move);
+    double *sd = malloc(n * sizeof *sd), *mean = malloc(n * sizeof *mean);
+    unsigned char *finite = malloc(n);
+    cr_assert(close != NULL && move != NULL && sd != NULL && mean != NULL && finite != NULL);
+    apo__test_random_walk(5, n, 100.0, 0.5, close);
+    close[700] = NAN;
+    close[1800] = INFINITY;
+    for (size_t t = 0; t < n; t++) {
+        finite[t] = (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move[t]);
+        mean[t] = t >= 3 ? (close[t - 1] + close[t - 2] + close[t - 3]) / 3.0 : NAN;
+        sd[t] = t < 30 ? NAN : t < 400 ? 1e306 : 0.3 + 0.2 * sin((double)t / 7.0);
+        if (t % 97 == 0)
+            sd[t] = APO_BOLLINGER_PASS_FLAT;
+    }
+    const double *out[2] = {sd, mean};
+    const double *zone_out[2] = {close, close};
+    apo__score_set sets[9];
+    for (size_t j = 0; j < 9; j++) {
+        /* Widths 1e3 and up overflow while the sd is 1e306: those sets start at bar 400. */
+        static const double ups[9] = {1.0, 2.0, 1e3, 0.0, 1.5, 1e4, 2.5, 0.5, 3.0};
+        sets[j] =
+            (apo__score_set){ups[j], 2.0 - 0.5 * (double)j, 95.0 + (double)j, 105.0 - (double)j,
+                             100.0,  0.0005 * (double)j};
+    }
+    static const size_t counts[] = {1, 3, 5, 8, 9};
+    static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_ZONE};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t q = 0; q < 3; q++) {
+            const int widths = kinds[q] != APO_RULE_ZONE;
+            const double *const *o = widths ? out : zone_out;
+            apo__score_fold want[9], got[9];
+            fold_sets(APO_CPU_ISA_AUTO, kinds[q], widths, close, move, finite, o, n, 1024, sets,
+                      counts[c], want);
+            for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                    continue;
+                fold_sets(isa, kinds[q], widths, close, move, finite, o, n, 1024, sets, counts[c],
+                          got);
+                for (size_t j = 0; j < counts[c]; j++) {
+                    const apo__score_fold *a = &got[j], *b = &want[j];
+                    const double ga[6] = {a->total,  a->shift, a->dev_sum,
+                                          a->dev_sq, a->peak,  a->drawdown};
+                    const double gb[6] = {b->total,  b->shift, b->dev_sum,
+                                          b->dev_sq, b->peak,  b->drawdown};
+                    cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
+                                  a->trades == b->trades && a->exposed == b->exposed &&
+                                  memcmp(ga, gb, sizeof ga) == 0,
+                              "path %s, kind %d, %zu sets: set %zu folds otherwise (bars %lld "
+                              "vs %lld, total %.17g vs %.17g)",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), kinds[q], counts[c], j,
+                              (long long)a->bars, (long long)b->bars, a->total, b->total);
+                }
+            }
+            /* The widths that overflow start later: they score fewer bars. */
+            if (widths && counts[c] >= 3)
+                cr_assert_lt(want[2].bars, want[0].bars);
+        }
+    free(close);
+    free(move);
+    free(sd);
+    free(mean);
+    free(finite);
 }

@@ -732,7 +732,8 @@ Test(kernels, merging_infinite_returns_stats_partials_stores_the_canonical_nan, 
 /* The pass a scored sweep shares between band widths (bollinger_pass.h): every window kind
  * (warm-up, sliding and exact runs, constant windows of 0, -0 and of a price, NaN and
  * infinite samples, a window whose sd overflows) and widths of every sign, 0 and huge give
- * the bands of apo__cpu_bollinger_tile bit for bit, tile by tile of its grid. */
+ * the bands of apo__cpu_bollinger_tile bit for bit, tile by tile of its grid, from the
+ * scalar pass and from every vector path's (its tiles in lanes). */
 Test(kernels, bollinger_pass_gives_the_bands_of_every_width_bitwise, .timeout = 60) {
     const size_t n = 10000, p = 15;
     double *x = alloc_doubles(n), *u = alloc_doubles(n), *m = alloc_doubles(n),
@@ -752,25 +753,39 @@ Test(kernels, bollinger_pass_gives_the_bands_of_every_width_bitwise, .timeout = 
     x[7001] = -1e306; /* an M2 that overflows */
     const double widths[][2] = {{2.0, 2.0}, {0.0, 0.0}, {-1.5, 3.0}, {1e300, -1e300}, {0.5, 0.0}};
     const size_t tile = apo__bollinger_tile_len(p);
-    for (size_t b = 0; b < n; b += tile) {
-        const size_t e = b + tile < n ? b + tile : n;
-        apo__cpu_bollinger_pass_tile(x, n, b, e, p, mean, sd);
-    }
-    size_t flat = 0;
-    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
-        run_bollinger(x, n, p, widths[w][0], widths[w][1], 0, u, m, l);
-        for (size_t t = 0; t < n; ++t) {
-            double got[3];
-            apo__bollinger_pass_bands(mean[t], sd[t], widths[w][0], widths[w][1], got);
-            const double want[3] = {u[t], m[t], l[t]};
-            cr_assert(memcmp(got, want, sizeof got) == 0,
-                      "widths %g/%g bar %zu: pass %.17g %.17g %.17g, tile %.17g %.17g %.17g",
-                      widths[w][0], widths[w][1], t, got[0], got[1], got[2], want[0], want[1],
-                      want[2]);
-            flat += w == 0 && sd[t] == APO_BOLLINGER_PASS_FLAT;
+    apo__tile_span spans[8];
+    size_t n_spans = 0;
+    for (size_t b = 0; b < n; b += tile)
+        spans[n_spans++] = (apo__tile_span){0, b, b + tile < n ? b + tile : n};
+    /* The scalar pass tile by tile (AUTO below), then every vector path's, its tiles in the
+     * lanes of a vector (apo__cpu_bollinger_pass_tiles). */
+    for (int isa = APO_CPU_ISA_AUTO; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (isa != APO_CPU_ISA_AUTO && !apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t t = 0; t < n; ++t)
+            mean[t] = sd[t] = -12345.0; /* poison: a window never written shows */
+        if (isa == APO_CPU_ISA_AUTO)
+            for (size_t i = 0; i < n_spans; i++)
+                apo__cpu_bollinger_pass_tile(x, n, spans[i].begin, spans[i].end, p, mean, sd);
+        else
+            apo__cpu_bollinger_pass_tiles(x, 1, n, spans, n_spans, p, mean, sd, (apo__cpu_isa)isa);
+        size_t flat = 0;
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
+            run_bollinger(x, n, p, widths[w][0], widths[w][1], 0, u, m, l);
+            for (size_t t = 0; t < n; ++t) {
+                double got[3];
+                apo__bollinger_pass_bands(mean[t], sd[t], widths[w][0], widths[w][1], got);
+                const double want[3] = {u[t], m[t], l[t]};
+                cr_assert(memcmp(got, want, sizeof got) == 0,
+                          "path %s widths %g/%g bar %zu: pass %.17g %.17g %.17g, tile %.17g %.17g "
+                          "%.17g",
+                          apo__cpu_isa_name((apo__cpu_isa)isa), widths[w][0], widths[w][1], t,
+                          got[0], got[1], got[2], want[0], want[1], want[2]);
+                flat += w == 0 && sd[t] == APO_BOLLINGER_PASS_FLAT;
+            }
         }
+        cr_assert_gt(flat, 60, "the constant windows are in the pass as such");
     }
-    cr_assert_gt(flat, 60, "the constant windows are in the pass as such");
     cr_assert(signbit(mean[330]) && signbit(u[330]), "a window of -0 keeps its sign");
     free(x);
     free(u);

@@ -4,7 +4,8 @@
  * moving average. Each rule's scores against positions taken by a naive reading of the
  * docs' table over the plain indicator call's outputs, the returns and scores in long
  * double; bitwise equality with those outputs scored by apo_score_outputs_with(), and across
- * devices; a sweep over thresholds that shares one indicator pass; thresholds that leave no
+ * devices; a sweep over thresholds that shares one indicator pass, and one over cost for
+ * every rule (the sets' folds in vector lanes); thresholds that leave no
  * zone, and rules on kernels they do not fit, refused with the reason. test_scores.c holds
  * what every scored kernel shares (splits, ragged rows, sweeps of the indicator).
  */
@@ -364,6 +365,42 @@ Test(score_rules, a_sweep_over_thresholds_shares_one_pass_and_keeps_each_sets_bi
     }
     free_bars(&b);
     apo_runtime_destroy(many);
+    apo_runtime_destroy(cpu);
+}
+
+/* Every rule over a sweep of five costs: the sets share the pass, and their folds run in the
+ * lanes of a vector, a full round and a last one of fewer sets on a narrower path
+ * (kernels/scores/score_sets.h); each set's scores are bitwise those of its call alone, and
+ * the sets alone match the outputs scored in memory (the test above). */
+Test(score_rules, a_sweep_over_cost_keeps_each_sets_bits_for_every_rule, .timeout = 300) {
+    apo_runtime *cpu = test_runtime("cpu");
+    bars b = make_bars(ROWS, COLS, 59);
+    const double costs[] = {0.0, 0.0005, 0.001, 0.002, 0.005};
+    const apo_sweep_param grid[1] = {{"cost", costs, 5}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 1;
+    for (size_t i = 0; i < N_CASES; i++) {
+        const rule_case *c = &cases[i];
+        size_t n;
+        double *all = scored(cpu, c, &b, NULL, 0, &sweep, APO_SPLIT_AUTO, &n);
+        cr_assert_eq(n, 5 * ROWS);
+        for (size_t set = 0; set < 5; set++) {
+            const apo_param p[1] = {{"cost", costs[set]}};
+            size_t m;
+            double *alone = scored(cpu, c, &b, p, 1, NULL, APO_SPLIT_AUTO, &m);
+            for (int s = 0; s < APO_N_SCORES; s++)
+                cr_assert(same_bits(all + s * n + set * ROWS, alone + s * m, ROWS),
+                          "%s:%s set %zu score %d", c->kernel, c->rule, set, s);
+            free(alone);
+        }
+        /* The cost matters: the totals differ where the rule trades. */
+        if (all[APO_SCORE_TRADES * n] > 0)
+            cr_assert_neq(all[APO_SCORE_TOTAL * n], all[APO_SCORE_TOTAL * n + 4 * ROWS], "%s:%s",
+                          c->kernel, c->rule);
+        free(all);
+    }
+    free_bars(&b);
     apo_runtime_destroy(cpu);
 }
 

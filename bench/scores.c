@@ -1,0 +1,179 @@
+/*
+ * scores.c: the scored-sweep section of apo-bench-kernels (declared in scores.h; figures in
+ * docs/PERF.md, "Scored sweeps").
+ *
+ * A scored call folds each set's scores bar by bar while its indicator is computed tile by
+ * tile (docs/kernels.md, "Scores"). Two costs make up a set-bar: the indicator's pass, which
+ * sets that differ only in what it leaves out share (bollinger's band widths), and each
+ * set's fold. The cases separate them: a lone set pays both, a shared pass of 5 widths pays
+ * the pass once per 5 set-bars.
+ *
+ * The runtime is one cpu thread ("cpu:threads=1"), so CPU time per set-bar is the work of a
+ * set-bar on this machine whatever else runs on it: the machine is shared, and wall clock
+ * would measure the neighbours. The cases run interleaved round by round; the table gives the
+ * best and the median round. Before timing, each sweep's scores are compared bitwise with its
+ * sets called alone (docs/api.md, "Sweeps"), so that a fast wrong answer is never a figure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "scores.h"
+
+#define SCORES_MAX_SETS 5
+
+typedef struct score_case {
+    const char *label;
+    const char *kernel, *rule;
+    const char *swept;              /* the parameter the sets differ in (NULL: one set) */
+    double values[SCORES_MAX_SETS]; /* its values */
+    size_t n_sets;                  /* sets of the call */
+} score_case;
+
+static const score_case score_cases[] = {
+    {"bollinger bands_zone, 1 set", "bollinger", "bands_zone", NULL, {0}, 1},
+    {"bollinger bands_revert, 1 set", "bollinger", "bands_revert", NULL, {0}, 1},
+    {"bollinger bands_revert, 5 widths (1 pass)",
+     "bollinger",
+     "bands_revert",
+     "nbdev_up",
+     {1.0, 1.5, 2.0, 2.5, 3.0},
+     5},
+    {"macd macd_cross, 1 set", "macd", "macd_cross", NULL, {0}, 1},
+};
+#define N_SCORE_CASES (sizeof score_cases / sizeof score_cases[0])
+
+/* The cost every case charges per unit of position change (the Python bench's). */
+#define SCORES_COST 0.0005
+
+static double cpu_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs set `set` of the case alone (set SIZE_MAX: the whole sweep) into scores[k][row]
+ * (k < APO_N_SCORES, rows of every set run). Returns the status of the call. */
+static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, const double *x,
+                           size_t rows, size_t cols, double *const *scores) {
+    const double *in[1] = {x};
+    apo_param params[2] = {{"cost", SCORES_COST}, {c->swept, 0.0}};
+    apo_sweep_param grid[1] = {{c->swept, c->values, c->n_sets}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = c->kernel;
+    w.score = c->rule;
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.rows = rows;
+    w.cols = cols;
+    w.params = params;
+    w.n_params = 1;
+    w.outputs = scores;
+    w.n_outputs = APO_N_SCORES;
+    w.learn = APO_SWITCH_OFF;
+    if (c->swept != NULL && set != SIZE_MAX) {
+        params[1].value = c->values[set];
+        w.n_params = 2;
+    } else if (c->swept != NULL) {
+        sweep.grid = grid;
+        sweep.n_grid = 1;
+        w.sweep = &sweep;
+    }
+    return apo_distribute_workload(rt, &w, NULL);
+}
+
+/* Scores of the whole case, then of each set alone: the values not bitwise equal. -1 when a
+ * call failed. */
+static long check_case(apo_runtime *rt, const score_case *c, const double *x, size_t rows,
+                       size_t cols, double *const *all, double *const *alone) {
+    if (bench_check(run_case(rt, c, SIZE_MAX, x, rows, cols, all), c->label))
+        return -1;
+    long wrong = 0;
+    for (size_t s = 0; s < c->n_sets && c->swept != NULL; s++) {
+        if (bench_check(run_case(rt, c, s, x, rows, cols, alone), c->label))
+            return -1;
+        for (size_t k = 0; k < APO_N_SCORES; k++)
+            for (size_t r = 0; r < rows; r++)
+                wrong += memcmp(&all[k][s * rows + r], &alone[k][r], sizeof(double)) != 0;
+    }
+    return wrong;
+}
+
+json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *failed) {
+    if (reps <= 0)
+        reps = 7;
+    json_t *out = json_array();
+    apo_runtime *rt = NULL;
+    apo_config cfg = APO_CONFIG_INIT;
+    cfg.devices = "cpu:threads=1";
+    cfg.profiles = APO_SWITCH_OFF;
+    double *x = malloc(rows * cols * sizeof *x);
+    double *mem = malloc(2 * APO_N_SCORES * SCORES_MAX_SETS * rows * sizeof *mem);
+    double *times = malloc(N_SCORE_CASES * (size_t)reps * sizeof *times);
+    if (x == NULL || mem == NULL || times == NULL ||
+        bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create (scores)")) {
+        *failed = 1;
+        goto done;
+    }
+    bench_fill_walk(x, rows, cols, 31);
+    double *all[APO_N_SCORES], *alone[APO_N_SCORES];
+    for (size_t k = 0; k < APO_N_SCORES; k++) {
+        all[k] = mem + k * SCORES_MAX_SETS * rows;
+        alone[k] = mem + (APO_N_SCORES + k) * SCORES_MAX_SETS * rows;
+    }
+
+    char load[64];
+    bench_load_average(load, sizeof load);
+    printf("\n# scored sweeps: %zu random walks x %zu bars, cost %g, devices cpu:threads=1, "
+           "load average %s\n",
+           rows, cols, SCORES_COST, load);
+    printf("# correctness: each sweep's scores bitwise against its sets called alone\n");
+    printf("# timing: process CPU time of one apo_distribute_workload() call per case and "
+           "round, %d rounds interleaved\n",
+           reps);
+    for (size_t c = 0; c < N_SCORE_CASES; c++) {
+        const long w = check_case(rt, &score_cases[c], x, rows, cols, all, alone);
+        if (w < 0) {
+            *failed = 1;
+            goto done;
+        }
+        *wrong += w;
+    }
+    for (int r = 0; r < reps; r++)
+        for (size_t c = 0; c < N_SCORE_CASES; c++) {
+            const double t0 = cpu_seconds();
+            if (bench_check(run_case(rt, &score_cases[c], SIZE_MAX, x, rows, cols, all),
+                            score_cases[c].label)) {
+                *failed = 1;
+                goto done;
+            }
+            times[c * (size_t)reps + (size_t)r] = cpu_seconds() - t0;
+        }
+    printf("| case | sets | best ns/set-bar | median ns/set-bar |\n|---|---|---|---|\n");
+    for (size_t c = 0; c < N_SCORE_CASES; c++) {
+        const score_case *sc = &score_cases[c];
+        const double set_bars = (double)sc->n_sets * (double)rows * (double)cols;
+        double *t = times + c * (size_t)reps;
+        const double best = bench_min(t, (size_t)reps) / set_bars * 1e9;
+        const double median = bench_median(t, (size_t)reps) / set_bars * 1e9;
+        printf("| %s | %zu | %.2f | %.2f |\n", sc->label, sc->n_sets, best, median);
+        json_t *j = json_object();
+        json_object_set_new(j, "case", json_string(sc->label));
+        json_object_set_new(j, "sets", json_integer((json_int_t)sc->n_sets));
+        json_object_set_new(j, "best_ns_per_set_bar", json_real(best));
+        json_object_set_new(j, "median_ns_per_set_bar", json_real(median));
+        json_array_append_new(out, j);
+    }
+    bench_load_average(load, sizeof load);
+    printf("# load average at end: %s\n", load);
+done:
+    apo_runtime_destroy(rt);
+    free(times);
+    free(mem);
+    free(x);
+    return out;
+}

@@ -1,0 +1,18 @@
+/*
+ * scores.h: the scored-sweep section of apo-bench-kernels (scores.c; figures in docs/PERF.md,
+ * "Scored sweeps").
+ */
+#ifndef APO_BENCH_SCORES_H
+#define APO_BENCH_SCORES_H
+
+#include <jansson.h>
+
+/* Times scored calls (apo_workload.score) on one cpu thread: a lone set of bollinger's
+ * bands_zone and bands_revert and of macd's macd_cross, and bands_revert over 5 band widths
+ * that share one pass, each over `rows` random walks of `cols` bars, `reps` interleaved rounds
+ * (0: 7). Each sweep is first checked bitwise against its sets called alone. Prints a table of
+ * CPU nanoseconds per set-bar and returns the section's JSON array; adds mismatched scores to
+ * *wrong and sets *failed when an API call failed. */
+json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *failed);
+
+#endif /* APO_BENCH_SCORES_H */

@@ -1,0 +1,462 @@
+/*
+ * score_lanes.h: the fold of up to APO_LANES sets of one shared pass over a tile of bars, one
+ * set per lane of a vector (lanes.h), with the bits of apo__score_bar_move (score_tile.h) for
+ * each (score_sets.h says why).
+ *
+ * How a lane keeps the scalar fold's bits:
+ *   - the bands of a set's widths are the operations of apo__bollinger_pass_bands_compared;
+ *   - a position is a double, -1, 0 or +1 (never -0: only those constants are selected), so
+ *     (double)prev * move and cost * (double)change are the scalar fold's products of the
+ *     same values; the rules' integer arithmetic on comparisons becomes selections of those
+ *     constants with the same outcomes, and comparisons are C's (ordered, but !=);
+ *   - the sums, peak and drawdown take the scalar fold's operations in its order, bar after
+ *     bar; a lane whose set has not started keeps its state (a select of the old value);
+ *   - the counts are doubles, exact below 2^53, turned back into integers at the end.
+ * The close, its change and whether the bar scores at all are the same for every set: the
+ * tile reads them once per bar.
+ *
+ * Included by lanes_entry.h after lanes.h; builds APO_LANES_NAME(apo__score_fold_round).
+ */
+#ifndef APO_SCORE_LANES_H
+#define APO_SCORE_LANES_H
+
+#include <float.h>
+
+#include "lanes.h"
+#include "score_sets.h"
+
+#if defined(__GNUC__)
+#define APO_SCORE_LANES_INLINE inline __attribute__((always_inline))
+#else
+#define APO_SCORE_LANES_INLINE inline
+#endif
+
+/* A fold's state in lanes (apo__score_fold). `started` is 1.0 in a lane whose set has
+ * started, else 0.0. */
+typedef struct apo__score_lanes {
+    apo_vd pos, started, total, shift, dev_sum, dev_sq, peak, drawdown, bars, trades, exposed;
+} apo__score_lanes;
+
+/* Each set's own values, one lane per set. */
+typedef struct apo__score_lanes_sets {
+    apo_vd nbdev_up, nbdev_dn, lower, upper, middle, cost;
+} apo__score_lanes_sets;
+
+/* The constants a bar uses. */
+typedef struct apo__score_lanes_k {
+    apo_vd zero, one, minus_one, max_finite, inf;
+} apo__score_lanes_k;
+
+/* v where m is set, +0 elsewhere: one instruction where a select of two vectors takes three
+ * on sse2, for the rules' and the fold's many choices between a constant and 0. */
+static inline apo_vd apo__score_lanes_if(apo_vm m, apo_vd v) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_maskz_mov_pd(m, (__m512d)v);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_and_pd((__m256d)m, (__m256d)v);
+#elif APO_LANES_X86 == 128
+    return (apo_vd)_mm_and_pd((__m128d)m, (__m128d)v);
+#else
+    return (apo_vd)((apo_vm)v & m);
+#endif
+}
+
+/* apo__rule_zone: +1 below `lower`, else -1 above `upper`, else 0. */
+static inline apo_vd apo__score_lanes_zone(const apo__score_lanes_k *k, apo_vd v, apo_vd lower,
+                                           apo_vd upper) {
+    return apo_vd_select(apo_vd_lt(v, lower), k->one,
+                         apo__score_lanes_if(apo_vd_gt(v, upper), k->minus_one));
+}
+
+/* apo__rule_sign: the sign of a - b, 0 when either is NaN. The two tests exclude each other,
+ * so the sum is 1 + 0, 0 + -1 or 0 + 0 (+0). */
+static inline apo_vd apo__score_lanes_sign(const apo__score_lanes_k *k, apo_vd a, apo_vd b) {
+    return apo__score_lanes_if(apo_vd_gt(a, b), k->one) +
+           apo__score_lanes_if(apo_vd_lt(a, b), k->minus_one);
+}
+
+/* apo__rule_revert_step: from flat the zone; long, 1 while v is below the middle; short, -1
+ * while v is above it; else 0 (long and short exclude each other, as in the sign). */
+static inline apo_vd apo__score_lanes_revert(const apo__score_lanes_k *k, apo_vd prev, apo_vd v,
+                                             apo_vd lower, apo_vd middle, apo_vd upper) {
+    const apo_vm hold_long = apo_vm_and(apo_vd_gt(prev, k->zero), apo_vd_lt(v, middle));
+    const apo_vm hold_short = apo_vm_and(apo_vd_lt(prev, k->zero), apo_vd_gt(v, middle));
+    const apo_vd held =
+        apo__score_lanes_if(hold_long, k->one) + apo__score_lanes_if(hold_short, k->minus_one);
+    return apo_vd_select(apo_vd_ne(prev, k->zero), held, apo__score_lanes_zone(k, v, lower, upper));
+}
+
+/* isfinite, lane by lane: |v| <= DBL_MAX is false for infinities and NaN. */
+static inline apo_vm apo__score_lanes_finite(const apo__score_lanes_k *k, apo_vd v) {
+    return apo_vd_le(apo_vd_abs(v), k->max_finite);
+}
+
+/* Not NaN, lane by lane: |v| <= inf. */
+static inline apo_vm apo__score_lanes_not_nan(const apo__score_lanes_k *k, apo_vd v) {
+    return apo_vd_le(apo_vd_abs(v), k->inf);
+}
+
+/* A double at p in every lane: one broadcast. */
+static inline apo_vd apo__score_lanes_load1(const double *p) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_set1_pd(*p);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_broadcast_sd(p);
+#else
+    return apo_vd_splat(*p);
+#endif
+}
+
+/* What a scored bar adds, from the previous position and this bar's (apo__score_bar_pos): the
+ * return r = prev * move - cost * change, and 1 or 0 for a trade and for exposure. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_return(const apo__score_lanes_k *k,
+                                                             const apo__score_lanes_sets *set,
+                                                             apo_vd prev, apo_vd pos, apo_vd move,
+                                                             apo_vd *traded, apo_vd *exposed) {
+    const apo_vm moved = apo_vd_ne(pos, prev);
+    *traded = apo__score_lanes_if(moved, k->one);
+    *exposed = apo__score_lanes_if(apo_vd_ne(pos, k->zero), k->one);
+    /* |pos - prev|: 1 for a change, 1 more for a flip. */
+    const apo_vd change = *traded + apo__score_lanes_if(apo_vd_lt(pos * prev, k->zero), k->one);
+    return prev * move - set->cost * change;
+}
+
+/* The rule's position at bar i from the previous one `prev` (apo__score_bar_move): the rule's
+ * at a finite close, else prev. Leaves in o[0 .. 3) the bands of a `widths` pass, which say
+ * whether a set may start. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, const int widths,
+                                                               const apo__score_sets_tile *tile,
+                                                               const apo__score_lanes_sets *set,
+                                                               const apo__score_lanes_k *k,
+                                                               apo_vd prev, size_t i, apo_vd *o) {
+    const double *const *out = tile->out;
+    /* The outputs the rule reads: o[0 .. 3) for the bands and macd's histogram, oa and ob
+     * for the generic kinds. */
+    apo_vd oa = k->zero, ob = k->zero;
+    o[0] = o[1] = o[2] = k->zero;
+    if (widths) {
+        /* apo__bollinger_pass_bands_compared: upper, middle, lower. */
+        const apo_vd mean = apo__score_lanes_load1(&out[1][i]);
+        const apo_vd sd = apo__score_lanes_load1(&out[0][i]);
+        const apo_vm flat = apo_vd_lt(sd, k->zero);
+        o[0] = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
+        o[1] = mean;
+        o[2] = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
+        if (kind == APO_RULE_CROSS || kind == APO_RULE_ZONE || kind == APO_RULE_REVERT ||
+            kind == APO_RULE_PRICE_CROSS)
+            oa = o[tile->a < 3 ? tile->a : 0];
+        if (kind == APO_RULE_CROSS)
+            ob = o[tile->b < 3 ? tile->b : 0];
+    } else if (kind == APO_RULE_BANDS_REVERT || kind == APO_RULE_BANDS_ZONE ||
+               kind == APO_RULE_MACD_CROSS) {
+        for (int j = 0; j < 3; j++)
+            o[j] = apo__score_lanes_load1(&out[j][i]);
+    } else {
+        oa = apo__score_lanes_load1(&out[tile->a][i]);
+        if (kind == APO_RULE_CROSS)
+            ob = apo__score_lanes_load1(&out[tile->b][i]);
+    }
+    if (!isfinite(tile->close[i]))
+        return prev;
+    const apo_vd c = apo__score_lanes_load1(&tile->close[i]);
+    switch (kind) {
+    case APO_RULE_BANDS_REVERT: {
+        const apo_vm bands = apo_vm_and(
+            apo_vm_and(apo__score_lanes_not_nan(k, o[0]), apo__score_lanes_not_nan(k, o[1])),
+            apo__score_lanes_not_nan(k, o[2]));
+        return apo__score_lanes_if(bands, apo__score_lanes_revert(k, prev, c, o[2], o[1], o[0]));
+    }
+    case APO_RULE_BANDS_ZONE:
+        return apo__score_lanes_zone(k, c, o[2], o[0]);
+    case APO_RULE_MACD_CROSS:
+        return apo__score_lanes_sign(k, o[2], k->zero);
+    case APO_RULE_ZONE:
+        return apo__score_lanes_zone(k, oa, set->lower, set->upper);
+    case APO_RULE_REVERT:
+        return apo__score_lanes_revert(k, prev, oa, set->lower, set->middle, set->upper);
+    case APO_RULE_CROSS:
+        return apo__score_lanes_sign(k, oa, ob);
+    default: /* APO_RULE_PRICE_CROSS */
+        return apo__score_lanes_sign(k, c, oa);
+    }
+}
+
+/* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
+ * bar if its set has started and both closes are finite, else keeps its state; then a set
+ * starts after a bar whose outputs are all finite. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, const int widths,
+                                                             const apo__score_sets_tile *tile,
+                                                             const apo__score_lanes_sets *set,
+                                                             const apo__score_lanes_k *k,
+                                                             apo__score_lanes *s, size_t i) {
+    apo_vd o[3];
+    const apo_vd pos = apo__score_lanes_position(kind, widths, tile, set, k, s->pos, i, o);
+    const apo_vm on = apo_vd_gt(s->started, k->zero);
+    if (tile->finite[i] && apo_vm_bits(on) != 0) {
+        apo_vd traded, exposed;
+        const apo_vd r = apo__score_lanes_return(
+            k, set, s->pos, pos, apo__score_lanes_load1(&tile->move[i]), &traded, &exposed);
+        s->shift = apo_vd_select(apo_vm_and(on, apo_vd_le(s->bars, k->zero)), r, s->shift);
+        s->bars = apo_vd_select(on, s->bars + k->one, s->bars);
+        const apo_vd total = s->total + r;
+        const apo_vd dev = r - s->shift;
+        const apo_vd peak = apo_vd_select(apo_vd_gt(total, s->peak), total, s->peak);
+        const apo_vd fall = peak - total;
+        s->total = apo_vd_select(on, total, s->total);
+        s->dev_sum = apo_vd_select(on, s->dev_sum + dev, s->dev_sum);
+        s->dev_sq = apo_vd_select(on, s->dev_sq + dev * dev, s->dev_sq);
+        s->peak = apo_vd_select(on, peak, s->peak);
+        s->drawdown = apo_vd_select(
+            on, apo_vd_select(apo_vd_gt(fall, s->drawdown), fall, s->drawdown), s->drawdown);
+        s->trades = apo_vd_select(on, s->trades + traded, s->trades);
+        s->exposed = apo_vd_select(on, s->exposed + exposed, s->exposed);
+    }
+    apo_vm all_finite;
+    if (widths) {
+        all_finite = apo_vm_and(
+            apo_vm_and(apo__score_lanes_finite(k, o[0]), apo__score_lanes_finite(k, o[1])),
+            apo__score_lanes_finite(k, o[2]));
+    } else {
+        int finite = 1;
+        for (size_t j = 0; j < tile->n_out; j++)
+            finite &= isfinite(tile->out[j][i]) ? 1 : 0;
+        all_finite = apo_vd_gt(apo_vd_splat(finite ? 1.0 : 0.0), k->zero);
+    }
+    s->started = apo_vd_select(all_finite, k->one, s->started);
+    s->pos = pos;
+}
+
+/* The sums, peak and drawdown of apo__score_bar_pos over the returns of m scored bars, in
+ * order, once every set has started and has its shift. A function of its own, not inlined:
+ * compiled inside the loop of positions, its chains went through memory (the compiler kept
+ * the state the other loop does not use on the stack); here they stay in registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+apo__score_lanes_sums(apo__score_lanes *s, const apo_vd *returns, size_t m) {
+    apo_vd total = s->total, dev_sum = s->dev_sum, dev_sq = s->dev_sq;
+    apo_vd peak = s->peak, drawdown = s->drawdown;
+    const apo_vd shift = s->shift;
+    for (size_t j = 0; j < m; j++) {
+        const apo_vd r = returns[j];
+        total = total + r;
+        const apo_vd dev = r - shift;
+        dev_sum = dev_sum + dev;
+        dev_sq = dev_sq + dev * dev;
+        peak = apo_vd_select(apo_vd_gt(total, peak), total, peak);
+        const apo_vd fall = peak - total;
+        drawdown = apo_vd_select(apo_vd_gt(fall, drawdown), fall, drawdown);
+    }
+    s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
+    s->peak = peak, s->drawdown = drawdown;
+}
+
+/* Bars a chunk of the loop below holds: their returns fit in the L1 cache. */
+#define APO_SCORE_LANES_CHUNK 256
+
+/* Rounds a loop below folds side by side, at most: two rounds' chains of positions overlap,
+ * where one round's leaves the core waiting on it (the fifth set of a pass cost as much as
+ * the other four). */
+#define APO_SCORE_LANES_ROUNDS 2
+
+/* Bars [i, end) of `rounds` rounds (1 or 2, a constant) whose sets have all started: a chunk
+ * at a time in two loops, the positions and each scored bar's return, then the sums, peak
+ * and drawdown over those returns (apo__score_lanes_sums). Each loop's state fits in
+ * registers, where one loop with both spilled its chains to memory; a value is computed from
+ * the same values by the same operations either way, and each chain takes its bars in
+ * order. The bars scored are the same in every lane and round, counted once. */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_hot(const int kind, const int widths, const int rounds,
+                     const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
+                     const apo__score_lanes_k *k, apo__score_lanes *s, size_t i, size_t end) {
+    apo_vd pos[APO_SCORE_LANES_ROUNDS], trades[APO_SCORE_LANES_ROUNDS],
+        exposed[APO_SCORE_LANES_ROUNDS];
+    int fresh[APO_SCORE_LANES_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        pos[r] = s[r].pos, trades[r] = s[r].trades, exposed[r] = s[r].exposed;
+        /* A lane that has scored no bar yet takes its shift at the next scored bar. */
+        fresh[r] = apo_vm_bits(apo_vd_le(s[r].bars, k->zero)) != 0;
+    }
+    size_t counted = 0;
+    apo_vd returns[APO_SCORE_LANES_ROUNDS][APO_SCORE_LANES_CHUNK];
+    while (i < end) {
+        const size_t stop = end - i < APO_SCORE_LANES_CHUNK ? end : i + APO_SCORE_LANES_CHUNK;
+        size_t m = 0;
+        for (; i < stop; i++) {
+            const int scored = tile->finite[i] != 0;
+            for (int r = 0; r < rounds; r++) {
+                apo_vd o[3];
+                const apo_vd next =
+                    apo__score_lanes_position(kind, widths, tile, &set[r], k, pos[r], i, o);
+                if (scored) {
+                    apo_vd traded, held;
+                    returns[r][m] = apo__score_lanes_return(k, &set[r], pos[r], next,
+                                                            apo__score_lanes_load1(&tile->move[i]),
+                                                            &traded, &held);
+                    trades[r] = trades[r] + traded;
+                    exposed[r] = exposed[r] + held;
+                }
+                pos[r] = next;
+            }
+            m += (size_t)scored;
+        }
+        for (int r = 0; r < rounds; r++) {
+            if (m > 0 && fresh[r]) {
+                s[r].shift =
+                    apo_vd_select(apo_vd_le(s[r].bars, k->zero), returns[r][0], s[r].shift);
+                fresh[r] = 0;
+            }
+            apo__score_lanes_sums(&s[r], returns[r], m);
+        }
+        counted += m;
+    }
+    for (int r = 0; r < rounds; r++) {
+        s[r].pos = pos[r], s[r].trades = trades[r], s[r].exposed = exposed[r];
+        s[r].bars = s[r].bars + apo_vd_splat((double)counted);
+    }
+}
+
+/* The tile's bars under a rule of kind `kind` for `rounds` rounds (constants: each kind,
+ * `widths` and count compile to loops of their own, as the scalar fold's per-kind loops
+ * did): each round's bars masked while one of its sets has not started, then, once all
+ * have (they stay started), bars with no mask and no test of the outputs
+ * (apo__score_lanes_hot), a round alone up to where the other's sets have all started, then
+ * both side by side. */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_tile(const int kind, const int widths, const int rounds,
+                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
+                      const apo__score_lanes_k *k, apo__score_lanes *s) {
+    size_t warm[APO_SCORE_LANES_ROUNDS];
+    size_t joint = 0; /* the bar from which every round is hot */
+    for (int r = 0; r < rounds; r++) {
+        size_t i = 0;
+        for (; i < tile->n && apo_vm_bits(apo_vd_gt(s[r].started, k->zero)) != APO_LANES_ALL; i++)
+            apo__score_lanes_warm_bar(kind, widths, tile, &set[r], k, &s[r], i);
+        warm[r] = i;
+        joint = i > joint ? i : joint;
+    }
+    if (rounds > 1)
+        for (int r = 0; r < rounds; r++)
+            if (warm[r] < joint)
+                apo__score_lanes_hot(kind, widths, 1, tile, &set[r], k, &s[r], warm[r], joint);
+    if (joint < tile->n)
+        apo__score_lanes_hot(kind, widths, rounds, tile, set, k, s, joint, tile->n);
+}
+
+/* Folds the tile into folds[0 .. n) (n <= APO_SCORE_LANES_ROUNDS * APO_LANES) with
+ * sets[0 .. n), in rounds of APO_LANES side by side. Lanes past a round's sets fold a copy of
+ * its first set, whose state is not stored. */
+static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *tile,
+                                                  const apo__score_set *sets, size_t n,
+                                                  apo__score_fold *folds) {
+    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
+                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
+    apo__score_lanes s[APO_SCORE_LANES_ROUNDS];
+    memset(set, 0, sizeof set);
+    memset(s, 0, sizeof s);
+    const int rounds = n > APO_LANES ? 2 : 1;
+    for (int r = 0; r < rounds; r++) {
+        const size_t first = (size_t)r * APO_LANES;
+        const size_t in_round = n - first < APO_LANES ? n - first : APO_LANES;
+        for (size_t l = 0; l < APO_LANES; l++) {
+            const size_t j = first + (l < in_round ? l : 0);
+            const apo__score_set *p = &sets[j];
+            const apo__score_fold *f = &folds[j];
+            set[r].nbdev_up = apo_vd_with_lane(set[r].nbdev_up, l, p->nbdev_up);
+            set[r].nbdev_dn = apo_vd_with_lane(set[r].nbdev_dn, l, p->nbdev_dn);
+            set[r].lower = apo_vd_with_lane(set[r].lower, l, p->lower);
+            set[r].upper = apo_vd_with_lane(set[r].upper, l, p->upper);
+            set[r].middle = apo_vd_with_lane(set[r].middle, l, p->middle);
+            set[r].cost = apo_vd_with_lane(set[r].cost, l, p->cost);
+            s[r].pos = apo_vd_with_lane(s[r].pos, l, (double)f->pos);
+            s[r].started = apo_vd_with_lane(s[r].started, l, f->started ? 1.0 : 0.0);
+            s[r].total = apo_vd_with_lane(s[r].total, l, f->total);
+            s[r].shift = apo_vd_with_lane(s[r].shift, l, f->shift);
+            s[r].dev_sum = apo_vd_with_lane(s[r].dev_sum, l, f->dev_sum);
+            s[r].dev_sq = apo_vd_with_lane(s[r].dev_sq, l, f->dev_sq);
+            s[r].peak = apo_vd_with_lane(s[r].peak, l, f->peak);
+            s[r].drawdown = apo_vd_with_lane(s[r].drawdown, l, f->drawdown);
+            s[r].bars = apo_vd_with_lane(s[r].bars, l, (double)f->bars);
+            s[r].trades = apo_vd_with_lane(s[r].trades, l, (double)f->trades);
+            s[r].exposed = apo_vd_with_lane(s[r].exposed, l, (double)f->exposed);
+        }
+    }
+
+/* A case of the switch below: the kind, whether the pass is bollinger's, and the rounds, as
+ * constants. */
+#define APO_SCORE_LANES_CASE(kind)                                                                 \
+    case kind:                                                                                     \
+        if (tile->widths && rounds == 2)                                                           \
+            apo__score_lanes_tile(kind, 1, 2, tile, set, &k, s);                                   \
+        else if (tile->widths)                                                                     \
+            apo__score_lanes_tile(kind, 1, 1, tile, set, &k, s);                                   \
+        else if (rounds == 2)                                                                      \
+            apo__score_lanes_tile(kind, 0, 2, tile, set, &k, s);                                   \
+        else                                                                                       \
+            apo__score_lanes_tile(kind, 0, 1, tile, set, &k, s);                                   \
+        break
+    switch (tile->kind) {
+        APO_SCORE_LANES_CASE(APO_RULE_BANDS_REVERT);
+        APO_SCORE_LANES_CASE(APO_RULE_BANDS_ZONE);
+        APO_SCORE_LANES_CASE(APO_RULE_MACD_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_ZONE);
+        APO_SCORE_LANES_CASE(APO_RULE_REVERT);
+        APO_SCORE_LANES_CASE(APO_RULE_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_PRICE_CROSS);
+    default:
+        break;
+    }
+#undef APO_SCORE_LANES_CASE
+
+    for (size_t j = 0; j < n; j++) {
+        const apo__score_lanes *from = &s[j / APO_LANES];
+        const size_t l = j % APO_LANES;
+        apo__score_fold *f = &folds[j];
+        f->pos = (int)apo_vd_lane(from->pos, l);
+        f->started = apo_vd_lane(from->started, l) > 0.0;
+        f->total = apo_vd_lane(from->total, l);
+        f->shift = apo_vd_lane(from->shift, l);
+        f->dev_sum = apo_vd_lane(from->dev_sum, l);
+        f->dev_sq = apo_vd_lane(from->dev_sq, l);
+        f->peak = apo_vd_lane(from->peak, l);
+        f->drawdown = apo_vd_lane(from->drawdown, l);
+        f->bars = (int64_t)apo_vd_lane(from->bars, l);
+        f->trades = (int64_t)apo_vd_lane(from->trades, l);
+        f->exposed = (int64_t)apo_vd_lane(from->exposed, l);
+    }
+}
+
+/* apo__score_move for bars [t0, t1) of a row of closes: move[t - t0] and finite[t - t0], a
+ * vector of bars at a time. The same division and subtraction of the same values; a bar
+ * whose closes are not both finite divides 1 by 1 instead, so no operation sees a value the
+ * scalar code would not divide (no flag raised that it would not raise), and stores 0. */
+static void APO_LANES_NAME(apo__score_moves_run)(const double *close, size_t t0, size_t t1,
+                                                 double *move, unsigned char *finite) {
+    const apo_vd one = apo_vd_splat(1.0), zero = apo_vd_splat(0.0);
+    const apo_vd max_finite = apo_vd_splat(DBL_MAX);
+    size_t t = t0;
+    if (t == 0 && t < t1) { /* no close before the first: not finite */
+        move[0] = 0.0;
+        finite[0] = 0;
+        t++;
+    }
+    for (; t + APO_LANES <= t1; t += APO_LANES) {
+        const apo_vd c = apo_vd_loadu(close + t), p = apo_vd_loadu(close + t - 1);
+        const apo_vm ok =
+            apo_vm_and(apo_vd_le(apo_vd_abs(c), max_finite), apo_vd_le(apo_vd_abs(p), max_finite));
+        const apo_vd q = apo_vd_select(ok, c, one) / apo_vd_select(ok, p, one) - one;
+        apo_vd_storeu(move + (t - t0), apo_vd_select(ok, q, zero));
+        const unsigned bits = apo_vm_bits(ok);
+        for (size_t l = 0; l < APO_LANES; l++)
+            finite[t - t0 + l] = (unsigned char)(bits >> l & 1u);
+    }
+    for (; t < t1; t++) {
+        double m;
+        finite[t - t0] = (unsigned char)apo__score_move(close[t - 1], close[t], &m);
+        move[t - t0] = m;
+    }
+}
+
+#endif /* APO_SCORE_LANES_H */

@@ -1,0 +1,67 @@
+/*
+ * score_sets.h: the fold of several sets of one shared pass over a tile of bars, one set per
+ * lane of a vector (docs/kernels.md, "Scores").
+ *
+ * Why: the sets of a scored sweep that share a pass (bollinger's band widths, every rule's
+ * cost and thresholds) see the same bars and the same pass, and each folds its own scores
+ * bar by bar. Folded one after another, each set costs about a hundred scalar instructions a
+ * bar; in the lanes of a vector, a vector instruction does that step for APO_LANES sets at
+ * once. Each lane performs the operations of apo__score_bar_move (score_tile.h) on its set,
+ * in the same order and bar after bar, so every set's scores are the bits of its fold alone:
+ * positions, counts and the running sums are doubles in the lanes (positions -1, 0 and 1,
+ * counts below 2^53, so exact), and the comparisons and selections that replace the scalar
+ * fold's integer arithmetic give the same positions and the same returns.
+ *
+ * The bodies are in score_lanes.h, built once per vector path (kernels/dispatch/lanes_*.c);
+ * apo__cpu_score_fold_sets (kernels/dispatch/lanes_dispatch.c) hands the sets to them in
+ * rounds of the path's lanes.
+ */
+#ifndef APO_SCORE_SETS_H
+#define APO_SCORE_SETS_H
+
+#include <stddef.h>
+
+#include "cpu_isa.h"
+#include "score_tile.h"
+
+/* A tile of bars as every set of the pass sees it. Indices run from the tile's first bar. */
+typedef struct apo__score_sets_tile {
+    const double *close;         /* the closes */
+    const double *move;          /* each bar's change of the close (apo__score_move) */
+    const unsigned char *finite; /* whether that bar's close and the previous are finite */
+    const double *const *out;    /* the pass's outputs, out[k][0 .. n) */
+    size_t n;                    /* bars */
+    size_t n_out;                /* outputs of the indicator a rule reads */
+    /* Bollinger's pass (runtime/catalog/score_pass.h): out[0] holds the sd and out[1] the
+     * mean, and each set takes its bands (n_out 3) as apo__bollinger_pass_bands_compared
+     * gives them. Otherwise out[] are the indicator's outputs themselves, alike for all. */
+    int widths;
+    int kind, a, b; /* the rule (apo__rule): the same for every set of a pass */
+} apo__score_sets_tile;
+
+/* What a set of the pass has of its own: its band widths (for a `widths` pass), its rule's
+ * thresholds (apo__rule's lower, upper, middle) and its cost. */
+typedef struct apo__score_set {
+    double nbdev_up, nbdev_dn;
+    double lower, upper, middle;
+    double cost;
+} apo__score_set;
+
+/* Folds the tile's bars into folds[0 .. n_sets) on vector path `isa` (AUTO: the best this
+ * CPU has), set j with sets[j], bitwise as apo__score_bar_move would one set after another:
+ * more sets than the path has lanes go in its rounds, two side by side (their chains
+ * overlap, so a last round of one set costs little beside a full one); fewer, in one round
+ * of the narrowest path that holds them: a lone set takes two lanes of sse2, which cost no
+ * more than the scalar fold (docs/PERF.md, "Scored sets and passes in vector lanes"). */
+void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
+                              size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa);
+
+/* Each bar's change of the close and whether it and the previous close are finite, as
+ * apo__score_move gives them, for bars [t0, t1) of a row of closes (`close` at the row's
+ * index 0; bar 0 has no previous close): move[t - t0] and finite[t - t0], on vector path `isa`
+ * (AUTO: the best), with the scalar code's bits: the division of a tile's bars took about
+ * a tenth of a lone set's CPU time (docs/PERF.md). */
+void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *move,
+                          unsigned char *finite, apo__cpu_isa isa);
+
+#endif /* APO_SCORE_SETS_H */
