@@ -1,0 +1,233 @@
+/*
+ * score_lone_lanes.h: the fold of a lone set of a pass over a tile of bars, with its bars in
+ * the lanes of a vector (docs/PERF.md, "A lone set's bars in vector lanes").
+ *
+ * Why: a lone set in score_lanes.h takes one lane of the narrowest path, the others idle, and
+ * walks the tile bar by bar. Most of a bar's work does not chain from one bar to the next:
+ * the bands of the set's widths, a stateless rule's position (bands_zone, macd_cross, zone,
+ * cross, price_cross read bar t only), the return prev * move - cost * |pos - prev| from two
+ * known positions, the counts of trades and exposed bars. Those take APO_LANES bars a vector
+ * here. Only the sums (total, the shifted sums, the running peak and drawdown) add the
+ * returns one after another, in bar order, with apo__score_fold_return (score_tile.h), the
+ * scalar fold's own operations, so the scores keep every bit. A stateful rule (bands_revert,
+ * revert) takes its positions bar by bar with apo__rule_position; its returns and sums are
+ * split as a stateless rule's.
+ *
+ * How each step keeps the scalar fold's bits:
+ *   - the bands and positions are score_lanes.h's lane operations, the same ones a set's lane
+ *     takes there, on bars rather than sets; a bar whose close is not finite then carries the
+ *     previous position over, in order, as apo__score_bar_move does;
+ *   - a return is the product and difference of the same values (positions -1, 0, +1 as
+ *     doubles); bars that do not score are left out of the returns, which are packed in bar
+ *     order;
+ *   - the counts are sums of 0 and 1, exact in any order.
+ *
+ * Included by lanes_entry.h after score_lanes.h; builds APO_LANES_NAME(apo__score_fold_lone).
+ */
+#ifndef APO_SCORE_LONE_LANES_H
+#define APO_SCORE_LONE_LANES_H
+
+#include "bollinger_pass.h"
+#include "score_lanes.h"
+
+/* Bars a chunk of the lone fold holds: their positions and returns fit in the L1 cache. */
+#define APO_SCORE_LONE_CHUNK 512
+
+/* Outputs a rule reads without a pass of widths, at most (apportion.h's APO_MAX_IO). */
+#define APO_SCORE_LONE_MAX_OUT 8
+
+/* The outputs the scalar fold sees at bar i (score_sets.h): the set's bands for a `widths`
+ * pass (apo__bollinger_pass_bands_compared), else the pass's outputs. Returns their count. */
+static inline size_t apo__score_lone_outputs(const apo__score_sets_tile *tile,
+                                             const apo__score_set *set, size_t i, double *o) {
+    if (tile->widths) {
+        apo__bollinger_pass_bands_compared(tile->out[1][i], tile->out[0][i], set->nbdev_up,
+                                           set->nbdev_dn, o);
+        return 3;
+    }
+    for (size_t k = 0; k < tile->n_out; k++)
+        o[k] = tile->out[k][i];
+    return tile->n_out;
+}
+
+/* A stateless rule's position at bars [i, i + APO_LANES), one bar a lane, as if every close
+ * were finite (the caller carries the position over those that are not). */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, const int widths,
+                                                               const apo__score_sets_tile *tile,
+                                                               const apo__score_lanes_sets *set,
+                                                               const apo__score_lanes_k *k,
+                                                               size_t i) {
+    const double *const *out = tile->out;
+    apo_vd o[3] = {k->zero, k->zero, k->zero}, oa = k->zero, ob = k->zero;
+    if (widths) {
+        /* apo__bollinger_pass_bands_compared, as in apo__score_lanes_position. */
+        const apo_vd mean = apo_vd_loadu(out[1] + i), sd = apo_vd_loadu(out[0] + i);
+        const apo_vm flat = apo_vd_lt(sd, k->zero);
+        o[0] = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
+        o[1] = mean;
+        o[2] = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
+        oa = o[tile->a < 3 ? tile->a : 0];
+        ob = o[tile->b < 3 ? tile->b : 0];
+    } else if (kind == APO_RULE_BANDS_ZONE || kind == APO_RULE_MACD_CROSS) {
+        o[0] = apo_vd_loadu(out[0] + i);
+        o[2] = apo_vd_loadu(out[2] + i);
+    } else {
+        oa = apo_vd_loadu(out[tile->a] + i);
+        if (kind == APO_RULE_CROSS)
+            ob = apo_vd_loadu(out[tile->b] + i);
+    }
+    switch (kind) {
+    case APO_RULE_BANDS_ZONE:
+        return apo__score_lanes_zone(k, apo_vd_loadu(tile->close + i), o[2], o[0]);
+    case APO_RULE_MACD_CROSS:
+        return apo__score_lanes_sign(k, o[2], k->zero);
+    case APO_RULE_ZONE:
+        return apo__score_lanes_zone(k, oa, set->lower, set->upper);
+    case APO_RULE_CROSS:
+        return apo__score_lanes_sign(k, oa, ob);
+    default: /* APO_RULE_PRICE_CROSS */
+        return apo__score_lanes_sign(k, apo_vd_loadu(tile->close + i), oa);
+    }
+}
+
+/* The positions of bars [i, end) into pos[1 ..], pos[0] holding the one before: a stateless
+ * rule's a vector of bars at a time, a stateful rule's (and the last bars') bar by bar by
+ * apo__rule_position. Either way a bar whose close is not finite keeps the previous one. */
+static APO_SCORE_LANES_INLINE void
+apo__score_lone_positions(const int kind, const int widths, const apo__score_sets_tile *tile,
+                          const apo__score_set *one, const apo__rule *rule,
+                          const apo__score_lanes_sets *set, const apo__score_lanes_k *k, size_t i,
+                          size_t end, double *pos) {
+    size_t j = 0;
+    const size_t n = end - i;
+    if (kind != APO_RULE_BANDS_REVERT && kind != APO_RULE_REVERT) {
+        for (; j + APO_LANES <= n; j += APO_LANES) {
+            apo_vd_storeu(pos + 1 + j,
+                          apo__score_lone_stateless(kind, widths, tile, set, k, i + j));
+            const apo_vm closes = apo__score_lanes_finite(k, apo_vd_loadu(tile->close + i + j));
+            if (apo_vm_bits(closes) != APO_LANES_ALL)
+                for (size_t l = 0; l < APO_LANES; l++)
+                    if (!isfinite(tile->close[i + j + l]))
+                        pos[1 + j + l] = pos[j + l];
+        }
+    }
+    /* Zeros past the outputs the tile has: read by no rule of a well-formed tile. */
+    double o[APO_SCORE_LONE_MAX_OUT] = {0};
+    for (; j < n; j++) {
+        apo__score_lone_outputs(tile, one, i + j, o);
+        const int prev = (int)pos[j];
+        const double c = tile->close[i + j];
+        pos[1 + j] = isfinite(c) ? (double)apo__rule_position(rule, prev, c, o) : (double)prev;
+    }
+}
+
+/* The returns of the scored bars among i + [j, stop) into returns[m ..], bar by bar, and their
+ * counts into f; returns the new m. */
+static inline size_t apo__score_lone_returns_scalar(const apo__score_sets_tile *tile,
+                                                    const apo__score_set *one, size_t i, size_t j,
+                                                    size_t stop, const double *pos, double *returns,
+                                                    size_t m, apo__score_fold *f) {
+    for (; j < stop; j++) {
+        if (!tile->finite[i + j])
+            continue;
+        const int prev = (int)pos[j], now = (int)pos[1 + j];
+        returns[m++] = apo__score_return(prev, now, one->cost, tile->move[i + j]);
+        f->trades += now != prev;
+        f->exposed += now != 0;
+    }
+    return m;
+}
+
+/* Folds the tile into `fold` with the lone set `one` under a rule of kind `kind` (a constant,
+ * as in score_lanes.h): bar by bar by apo__score_bar_move until the set starts, then a chunk
+ * at a time its positions, its scored bars' returns and counts in lanes, and the sums of the
+ * returns in bar order. */
+static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const int widths,
+                                                        const apo__score_sets_tile *tile,
+                                                        const apo__score_set *one,
+                                                        apo__score_fold *fold) {
+    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
+                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    const apo__score_lanes_sets set = {apo_vd_splat(one->nbdev_up), apo_vd_splat(one->nbdev_dn),
+                                       apo_vd_splat(one->lower),    apo_vd_splat(one->upper),
+                                       apo_vd_splat(one->middle),   apo_vd_splat(one->cost)};
+    /* The set's rule as the scalar fold takes it; middle is the set's, already (lower +
+     * upper) / 2. */
+    const int a = widths && tile->a >= 3 ? 0 : tile->a, b = widths && tile->b >= 3 ? 0 : tile->b;
+    const apo__rule rule = {kind, a, b, one->lower, one->upper, one->middle};
+    /* A local copy: the sums stay in registers, where stores through `fold` could alias the
+     * returns. */
+    apo__score_fold f = *fold;
+    size_t i = 0;
+    double o[APO_SCORE_LONE_MAX_OUT] = {0}; /* as in apo__score_lone_positions */
+    for (; i < tile->n && !f.started; i++) {
+        const size_t n_out = apo__score_lone_outputs(tile, one, i, o);
+        apo__score_bar_move(&f, &rule, one->cost, tile->close[i], tile->finite[i], tile->move[i], o,
+                            n_out);
+    }
+    double pos[APO_SCORE_LONE_CHUNK + 1];
+    double returns[APO_SCORE_LONE_CHUNK];
+    apo_vd trades = k.zero, exposed = k.zero;
+    while (i < tile->n) {
+        const size_t end = tile->n - i < APO_SCORE_LONE_CHUNK ? tile->n : i + APO_SCORE_LONE_CHUNK;
+        const size_t n = end - i;
+        pos[0] = (double)f.pos;
+        apo__score_lone_positions(kind, widths, tile, one, &rule, &set, &k, i, end, pos);
+        size_t m = 0, j = 0;
+        for (; j + APO_LANES <= n; j += APO_LANES) {
+            unsigned scored = 1;
+            for (size_t l = 0; l < APO_LANES; l++)
+                scored &= tile->finite[i + j + l] != 0;
+            if (!scored) { /* rare: a gap, the series' first bar */
+                m = apo__score_lone_returns_scalar(tile, one, i, j, j + APO_LANES, pos, returns, m,
+                                                   &f);
+                continue;
+            }
+            apo_vd traded, held;
+            const apo_vd r =
+                apo__score_lanes_return(&k, &set, apo_vd_loadu(pos + j), apo_vd_loadu(pos + 1 + j),
+                                        apo_vd_loadu(tile->move + i + j), &traded, &held);
+            apo_vd_storeu(returns + m, r);
+            m += APO_LANES;
+            trades = trades + traded;
+            exposed = exposed + held;
+        }
+        m = apo__score_lone_returns_scalar(tile, one, i, j, n, pos, returns, m, &f);
+        for (size_t q = 0; q < m; q++)
+            apo__score_fold_return(&f, returns[q]);
+        f.pos = (int)pos[n];
+        i = end;
+    }
+    for (size_t l = 0; l < APO_LANES; l++) {
+        f.trades += (int64_t)apo_vd_lane(trades, l);
+        f.exposed += (int64_t)apo_vd_lane(exposed, l);
+    }
+    *fold = f;
+}
+
+/* Folds the tile into `fold` with the lone set `one`: each kind and `widths` compile to loops
+ * of their own. */
+static void APO_LANES_NAME(apo__score_fold_lone)(const apo__score_sets_tile *tile,
+                                                 const apo__score_set *one, apo__score_fold *fold) {
+#define APO_SCORE_LONE_CASE(kind)                                                                  \
+    case kind:                                                                                     \
+        if (tile->widths)                                                                          \
+            apo__score_lone_tile(kind, 1, tile, one, fold);                                        \
+        else                                                                                       \
+            apo__score_lone_tile(kind, 0, tile, one, fold);                                        \
+        break
+    switch (tile->kind) {
+        APO_SCORE_LONE_CASE(APO_RULE_BANDS_REVERT);
+        APO_SCORE_LONE_CASE(APO_RULE_BANDS_ZONE);
+        APO_SCORE_LONE_CASE(APO_RULE_MACD_CROSS);
+        APO_SCORE_LONE_CASE(APO_RULE_ZONE);
+        APO_SCORE_LONE_CASE(APO_RULE_REVERT);
+        APO_SCORE_LONE_CASE(APO_RULE_CROSS);
+        APO_SCORE_LONE_CASE(APO_RULE_PRICE_CROSS);
+    default:
+        break;
+    }
+#undef APO_SCORE_LONE_CASE
+}
+
+#endif /* APO_SCORE_LONE_LANES_H */
