@@ -50,15 +50,16 @@ static inline size_t apo__score_lone_outputs(const apo__score_sets_tile *tile,
     return tile->n_out;
 }
 
-/* A stateless rule's position at bars [i, i + APO_LANES), one bar a lane, as if every close
- * were finite (the caller carries the position over those that are not). */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, const int widths,
-                                                               const apo__score_sets_tile *tile,
-                                                               const apo__score_lanes_sets *set,
-                                                               const apo__score_lanes_k *k,
-                                                               size_t i) {
+/* The outputs a rule of kind `kind` reads at bars [i, i + APO_LANES), one bar a lane: o[0 .. 3)
+ * the bands (a `widths` pass's, as apo__score_lanes_position takes them) or the kernel's first
+ * three outputs, oa and ob the generic kinds' outputs a and b. */
+static APO_SCORE_LANES_INLINE void apo__score_lone_load(const int kind, const int widths,
+                                                        const apo__score_sets_tile *tile,
+                                                        const apo__score_lanes_sets *set,
+                                                        const apo__score_lanes_k *k, size_t i,
+                                                        apo_vd *o, apo_vd *oa, apo_vd *ob) {
     const double *const *out = tile->out;
-    apo_vd o[3] = {k->zero, k->zero, k->zero}, oa = k->zero, ob = k->zero;
+    o[0] = o[1] = o[2] = *oa = *ob = k->zero;
     if (widths) {
         /* apo__bollinger_pass_bands_compared, as in apo__score_lanes_position. */
         const apo_vd mean = apo_vd_loadu(out[1] + i), sd = apo_vd_loadu(out[0] + i);
@@ -66,16 +67,28 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
         o[0] = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
         o[1] = mean;
         o[2] = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
-        oa = o[tile->a < 3 ? tile->a : 0];
-        ob = o[tile->b < 3 ? tile->b : 0];
-    } else if (kind == APO_RULE_BANDS_ZONE || kind == APO_RULE_MACD_CROSS) {
-        o[0] = apo_vd_loadu(out[0] + i);
-        o[2] = apo_vd_loadu(out[2] + i);
+        *oa = o[tile->a < 3 ? tile->a : 0];
+        *ob = o[tile->b < 3 ? tile->b : 0];
+    } else if (kind == APO_RULE_BANDS_ZONE || kind == APO_RULE_MACD_CROSS ||
+               kind == APO_RULE_BANDS_REVERT) {
+        for (int j = 0; j < 3; j++)
+            o[j] = apo_vd_loadu(out[j] + i);
     } else {
-        oa = apo_vd_loadu(out[tile->a] + i);
+        *oa = apo_vd_loadu(out[tile->a] + i);
         if (kind == APO_RULE_CROSS)
-            ob = apo_vd_loadu(out[tile->b] + i);
+            *ob = apo_vd_loadu(out[tile->b] + i);
     }
+}
+
+/* A stateless rule's position at bars [i, i + APO_LANES), one bar a lane, as if every close
+ * were finite (the caller carries the position over those that are not). */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, const int widths,
+                                                               const apo__score_sets_tile *tile,
+                                                               const apo__score_lanes_sets *set,
+                                                               const apo__score_lanes_k *k,
+                                                               size_t i) {
+    apo_vd o[3], oa, ob;
+    apo__score_lone_load(kind, widths, tile, set, k, i, o, &oa, &ob);
     switch (kind) {
     case APO_RULE_BANDS_ZONE:
         return apo__score_lanes_zone(k, apo_vd_loadu(tile->close + i), o[2], o[0]);
@@ -90,6 +103,48 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
     }
 }
 
+/* The identity among the transitions below: a bar whose close is not finite keeps the
+ * position. */
+#define APO_SCORE_LONE_KEEP (0.0 + 4.0 * 1.0 + 16.0 * 2.0)
+
+/*
+ * A revert rule's transitions at bars [i, i + APO_LANES), one bar a lane: the position it
+ * takes from each previous one, all three known before the previous is. Packed as
+ * (from short + 1) + 4 (from flat + 1) + 16 (from long + 1), a double (exact), so the
+ * automaton's step is a shift and a mask of an integer (apo__score_lone_positions), a few
+ * cycles a bar where apo__rule_position's was tens. The values are apo__rule_revert_step's:
+ * from flat the zone, from long 1 while v is below the middle, from short -1 while above;
+ * bands_revert's all 0 while a band is NaN; any rule's the identity at a close that is not
+ * finite.
+ */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_revert_codes(const int kind, const int widths,
+                                                                  const apo__score_sets_tile *tile,
+                                                                  const apo__score_lanes_sets *set,
+                                                                  const apo__score_lanes_k *k,
+                                                                  size_t i) {
+    apo_vd o[3], oa, ob;
+    apo__score_lone_load(kind, widths, tile, set, k, i, o, &oa, &ob);
+    const apo_vd c = apo_vd_loadu(tile->close + i);
+    apo_vd v = oa, lower = set->lower, middle = set->middle, upper = set->upper;
+    if (kind == APO_RULE_BANDS_REVERT)
+        v = c, lower = o[2], middle = o[1], upper = o[0];
+    apo_vd from_flat = apo__score_lanes_zone(k, v, lower, upper);
+    apo_vd from_long = apo__score_lanes_if(apo_vd_lt(v, middle), k->one);
+    apo_vd from_short = apo__score_lanes_if(apo_vd_gt(v, middle), k->minus_one);
+    if (kind == APO_RULE_BANDS_REVERT) {
+        const apo_vm bands = apo_vm_and(
+            apo_vm_and(apo__score_lanes_not_nan(k, o[0]), apo__score_lanes_not_nan(k, o[1])),
+            apo__score_lanes_not_nan(k, o[2]));
+        from_flat = apo__score_lanes_if(bands, from_flat);
+        from_long = apo__score_lanes_if(bands, from_long);
+        from_short = apo__score_lanes_if(bands, from_short);
+    }
+    const apo_vd four = apo_vd_splat(4.0), sixteen = apo_vd_splat(16.0);
+    const apo_vd code =
+        (from_short + k->one) + four * (from_flat + k->one) + sixteen * (from_long + k->one);
+    return apo_vd_select(apo__score_lanes_finite(k, c), code, apo_vd_splat(APO_SCORE_LONE_KEEP));
+}
+
 /* The positions of bars [i, end) into pos[1 ..], pos[0] holding the one before: a stateless
  * rule's a vector of bars at a time, a stateful rule's (and the last bars') bar by bar by
  * apo__rule_position. Either way a bar whose close is not finite keeps the previous one. */
@@ -100,7 +155,19 @@ apo__score_lone_positions(const int kind, const int widths, const apo__score_set
                           size_t end, double *pos) {
     size_t j = 0;
     const size_t n = end - i;
-    if (kind != APO_RULE_BANDS_REVERT && kind != APO_RULE_REVERT) {
+    if (kind == APO_RULE_BANDS_REVERT || kind == APO_RULE_REVERT) {
+        /* Each bar's transitions in lanes, then the automaton bar by bar on them: its state
+         * is the position + 1 (0, 1, 2), two bits of a bar's code each. The codes go into
+         * pos[1 ..], each read before its place is written. */
+        for (; j + APO_LANES <= n; j += APO_LANES)
+            apo_vd_storeu(pos + 1 + j,
+                          apo__score_lone_revert_codes(kind, widths, tile, set, k, i + j));
+        unsigned state = (unsigned)((int)pos[0] + 1);
+        for (size_t q = 0; q < j; q++) {
+            state = (unsigned)pos[1 + q] >> (2 * state) & 3u;
+            pos[1 + q] = (double)state - 1.0;
+        }
+    } else {
         for (; j + APO_LANES <= n; j += APO_LANES) {
             apo_vd_storeu(pos + 1 + j,
                           apo__score_lone_stateless(kind, widths, tile, set, k, i + j));
