@@ -266,6 +266,14 @@ void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score
         score_fold_on(isa, tile, sets, n_sets, folds);
         return;
     }
+    if (n_sets == 2 && apo__cpu_isa_lanes(isa) > 2) {
+        /* Two sets: each alone, its bars in the lanes of the widest path, cost less than a
+         * round of sse2 (docs/PERF.md, "A lone set's bars in vector lanes"); three already
+         * cost more. */
+        for (size_t j = 0; j < n_sets; j++)
+            score_fold_on(isa, tile, &sets[j], 1, &folds[j]);
+        return;
+    }
     /* One round: the narrowest path that holds it, a round costing its path's step for every
      * bar however many of its lanes are busy, and a narrow step less. */
     apo__cpu_isa path = isa;

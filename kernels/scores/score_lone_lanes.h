@@ -108,8 +108,9 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
 #define APO_SCORE_LONE_KEEP (0.0 + 4.0 * 1.0 + 16.0 * 2.0)
 
 /*
- * A revert rule's transitions at bars [i, i + APO_LANES), one bar a lane: the position it
- * takes from each previous one, all three known before the previous is. Packed as
+ * A revert rule's transitions at bars [i, i + APO_LANES), one bar a lane, from their outputs
+ * (apo__score_lone_load) and closes c: the position it takes from each previous one, all
+ * three known before the previous is. Packed as
  * (from short + 1) + 4 (from flat + 1) + 16 (from long + 1), a double (exact), so the
  * automaton's step is a shift and a mask of an integer (apo__score_lone_positions), a few
  * cycles a bar where apo__rule_position's was tens. The values are apo__rule_revert_step's:
@@ -117,14 +118,11 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
  * bands_revert's all 0 while a band is NaN; any rule's the identity at a close that is not
  * finite.
  */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_revert_codes(const int kind, const int widths,
-                                                                  const apo__score_sets_tile *tile,
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_revert_codes(const int kind,
                                                                   const apo__score_lanes_sets *set,
                                                                   const apo__score_lanes_k *k,
-                                                                  size_t i) {
-    apo_vd o[3], oa, ob;
-    apo__score_lone_load(kind, widths, tile, set, k, i, o, &oa, &ob);
-    const apo_vd c = apo_vd_loadu(tile->close + i);
+                                                                  const apo_vd *o, apo_vd oa,
+                                                                  apo_vd c) {
     apo_vd v = oa, lower = set->lower, middle = set->middle, upper = set->upper;
     if (kind == APO_RULE_BANDS_REVERT)
         v = c, lower = o[2], middle = o[1], upper = o[0];
@@ -159,9 +157,12 @@ apo__score_lone_positions(const int kind, const int widths, const apo__score_set
         /* Each bar's transitions in lanes, then the automaton bar by bar on them: its state
          * is the position + 1 (0, 1, 2), two bits of a bar's code each. The codes go into
          * pos[1 ..], each read before its place is written. */
-        for (; j + APO_LANES <= n; j += APO_LANES)
-            apo_vd_storeu(pos + 1 + j,
-                          apo__score_lone_revert_codes(kind, widths, tile, set, k, i + j));
+        for (; j + APO_LANES <= n; j += APO_LANES) {
+            apo_vd o[3], oa, ob;
+            apo__score_lone_load(kind, widths, tile, set, k, i + j, o, &oa, &ob);
+            apo_vd_storeu(pos + 1 + j, apo__score_lone_revert_codes(
+                                           kind, set, k, o, oa, apo_vd_loadu(tile->close + i + j)));
+        }
         unsigned state = (unsigned)((int)pos[0] + 1);
         for (size_t q = 0; q < j; q++) {
             state = (unsigned)pos[1 + q] >> (2 * state) & 3u;
