@@ -44,7 +44,7 @@ static const score_case score_cases[] = {
      {1.0, 1.5, 2.0, 2.5, 3.0},
      5},
     {"macd macd_cross, 1 set", "macd", "macd_cross", NULL, {0}, 1},
-    /* Fewer sets than avx2's 4 lanes: one round of the narrowest path that holds them. */
+    /* Fewer sets than avx2's 4 lanes: two each alone, three in one round of avx2. */
     {"bollinger bands_zone, 2 widths (1 pass)",
      "bollinger",
      "bands_zone",

@@ -2,8 +2,8 @@
  * score_lone_lanes.h: the fold of a lone set of a pass over a tile of bars, with its bars in
  * the lanes of a vector (docs/PERF.md, "A lone set's bars in vector lanes").
  *
- * Why: a lone set in score_lanes.h takes one lane of the narrowest path, the others idle, and
- * walks the tile bar by bar. Most of a bar's work does not chain from one bar to the next:
+ * Why: a lone set in score_lanes.h would take one lane of the narrowest path, the other
+ * idle, and walk the tile bar by bar. Most of a bar's work does not chain from one bar to the next:
  * the bands of the set's widths, a stateless rule's position (bands_zone, macd_cross, zone,
  * cross, price_cross read bar t only), the return prev * move - cost * |pos - prev| from two
  * known positions, the counts of trades and exposed bars. Those take APO_LANES bars a vector
