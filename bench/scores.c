@@ -6,7 +6,8 @@
  * tile (docs/kernels.md, "Scores"). Two costs make up a set-bar: the indicator's pass, which
  * sets that differ only in what it leaves out share (bollinger's band widths), and each
  * set's fold. The cases separate them: a lone set pays both, a shared pass of 5 widths pays
- * the pass once per 5 set-bars.
+ * the pass once per 5 set-bars, and 2 and 3 widths are the groups smaller than avx2's round
+ * of lanes (kernels/dispatch/lanes_dispatch.c picks how each is folded).
  *
  * The runtime is one cpu thread ("cpu:threads=1"), so CPU time per set-bar is the work of a
  * set-bar on this machine whatever else runs on it: the machine is shared, and wall clock
@@ -43,6 +44,19 @@ static const score_case score_cases[] = {
      {1.0, 1.5, 2.0, 2.5, 3.0},
      5},
     {"macd macd_cross, 1 set", "macd", "macd_cross", NULL, {0}, 1},
+    /* Fewer sets than avx2's 4 lanes: two each alone, three in one round of avx2. */
+    {"bollinger bands_zone, 2 widths (1 pass)",
+     "bollinger",
+     "bands_zone",
+     "nbdev_up",
+     {1.0, 2.0},
+     2},
+    {"bollinger bands_zone, 3 widths (1 pass)",
+     "bollinger",
+     "bands_zone",
+     "nbdev_up",
+     {1.0, 2.0, 3.0},
+     3},
 };
 #define N_SCORE_CASES (sizeof score_cases / sizeof score_cases[0])
 

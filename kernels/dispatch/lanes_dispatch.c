@@ -259,10 +259,19 @@ void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa) {
     assert(tile != NULL && (n_sets == 0 || (sets != NULL && folds != NULL)));
     isa = apo__cpu_isa_resolve(isa);
-    if (n_sets > apo__cpu_isa_lanes(isa)) {
-        /* More than a round: rounds of the path two by two (a last round however full),
-         * whose chains overlap, so a last lone set costs little beside a full round. */
+    if (n_sets == 1 || n_sets > apo__cpu_isa_lanes(isa)) {
+        /* A lone set: its bars in the lanes of the widest path (score_lone_lanes.h). More
+         * than a round: rounds of the path two by two (a last round however full), whose
+         * chains overlap, so a last lone set costs little beside a full round. */
         score_fold_on(isa, tile, sets, n_sets, folds);
+        return;
+    }
+    if (n_sets == 2 && apo__cpu_isa_lanes(isa) > 2) {
+        /* Two sets: each alone, its bars in the lanes of the widest path, cost less than a
+         * round of sse2 (docs/PERF.md, "A lone set's bars in vector lanes"); three already
+         * cost more. */
+        for (size_t j = 0; j < n_sets; j++)
+            score_fold_on(isa, tile, &sets[j], 1, &folds[j]);
         return;
     }
     /* One round: the narrowest path that holds it, a round costing its path's step for every

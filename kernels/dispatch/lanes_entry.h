@@ -15,6 +15,7 @@
 #include "macd_lanes.h"
 #include "returns_stats_lanes.h"
 #include "score_lanes.h"
+#include "score_lone_lanes.h"
 
 void APO_LANES_NAME(apo__bollinger_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
                                           size_t count, size_t period, double nbdev_up,
@@ -51,6 +52,11 @@ void APO_LANES_NAME(apo__returns_stats_tiles)(const double *x, size_t cols,
 void APO_LANES_NAME(apo__score_fold_sets)(const apo__score_sets_tile *tile,
                                           const apo__score_set *sets, size_t n_sets,
                                           apo__score_fold *folds) {
+    /* A lone set: its bars in the lanes (score_lone_lanes.h). */
+    if (n_sets == 1) {
+        APO_LANES_NAME(apo__score_fold_lone)(tile, sets, folds);
+        return;
+    }
     /* Two rounds side by side (score_lanes.h). */
     const size_t per_call = APO_SCORE_LANES_ROUNDS * APO_LANES;
     for (size_t r = 0; r < n_sets; r += per_call)

@@ -12,7 +12,8 @@
  * counts below 2^53, so exact), and the comparisons and selections that replace the scalar
  * fold's integer arithmetic give the same positions and the same returns.
  *
- * The bodies are in score_lanes.h, built once per vector path (kernels/dispatch/lanes_*.c);
+ * The bodies are in score_lanes.h (and a lone set's in score_lone_lanes.h), built once per
+ * vector path (kernels/dispatch/lanes_*.c);
  * apo__cpu_score_fold_sets (kernels/dispatch/lanes_dispatch.c) hands the sets to them in
  * rounds of the path's lanes.
  */
@@ -51,8 +52,9 @@ typedef struct apo__score_set {
  * CPU has), set j with sets[j], bitwise as apo__score_bar_move would one set after another:
  * more sets than the path has lanes go in its rounds, two side by side (their chains
  * overlap, so a last round of one set costs little beside a full one); fewer, in one round
- * of the narrowest path that holds them: a lone set takes two lanes of sse2, which cost no
- * more than the scalar fold (docs/PERF.md, "Scored sets and passes in vector lanes"). */
+ * of the narrowest path that holds them; a lone set, with its bars in the lanes of the path
+ * (score_lone_lanes.h: docs/PERF.md, "A lone set's bars in vector lanes"), and two sets on a
+ * path wider than two lanes, each so, one after the other (cheaper than a round of sse2). */
 void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa);
 

@@ -144,6 +144,31 @@ static inline APO_HD void apo__score_fold_init(apo__score_fold *f) {
     f->bars = f->trades = f->exposed = 0;
 }
 
+/* A scored bar's return from the previous position and this bar's: the previous position
+ * times the close's change, less cost times |pos - prev|. */
+static inline APO_HD double apo__score_return(int prev, int pos, double cost, double move) {
+    /* |pos - prev| of two positions in {-1, 0, 1}: 1 for a change, 1 more for a flip.
+     * Comparisons as integers: a branch on the change would be mispredicted at every trade. */
+    const int change = (pos != prev) + (pos * prev < 0);
+    return (double)prev * move - cost * (double)change;
+}
+
+/* Adds a scored bar's return r to the sums, the peak and the drawdown, and counts the bar.
+ * Apart from apo__score_bar_pos so a fold that takes the returns first and sums them after
+ * (kernels/scores/score_lone_lanes.h) adds them by the same operations in the same order. */
+static inline APO_HD void apo__score_fold_return(apo__score_fold *f, double r) {
+    if (f->bars == 0)
+        f->shift = r;
+    f->bars++;
+    f->total += r;
+    const double dev = r - f->shift;
+    f->dev_sum += dev;
+    f->dev_sq += dev * dev;
+    f->peak = f->total > f->peak ? f->total : f->peak;
+    const double fall = f->peak - f->total;
+    f->drawdown = fall > f->drawdown ? fall : f->drawdown;
+}
+
 /*
  * Folds one bar at position `pos`, the rule's at the bar (or the previous one carried over a
  * close that is not finite): whether the bar's close and the previous one are both finite
@@ -159,23 +184,8 @@ static inline APO_HD void apo__score_bar_pos(apo__score_fold *f, int pos, double
                                              size_t n_out) {
     const int prev = f->pos;
     if (f->started && closes_finite) {
-        /* |pos - prev| of two positions in {-1, 0, 1}: 1 for a change, 1 more for a flip.
-         * Comparisons as integers: a branch on the change would be mispredicted at every
-         * trade. */
-        const int moved = pos != prev;
-        const int change = moved + (pos * prev < 0);
-        const double r = (double)prev * move - cost * (double)change;
-        if (f->bars == 0)
-            f->shift = r;
-        f->bars++;
-        f->total += r;
-        const double dev = r - f->shift;
-        f->dev_sum += dev;
-        f->dev_sq += dev * dev;
-        f->peak = f->total > f->peak ? f->total : f->peak;
-        const double fall = f->peak - f->total;
-        f->drawdown = fall > f->drawdown ? fall : f->drawdown;
-        f->trades += moved;
+        apo__score_fold_return(f, apo__score_return(prev, pos, cost, move));
+        f->trades += pos != prev;
         f->exposed += pos != 0;
     }
     if (!f->started) {

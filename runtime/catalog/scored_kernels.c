@@ -337,7 +337,8 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
             }
             /* Every set of the call in the lanes of a vector, each lane a set's fold with the
              * bits of apo__score_bar_move (score_sets.h): the close's changes are taken once per
-             * tile for all, and a lone set costs no more in a lane than in the scalar fold. */
+             * tile for all; a lone set takes its bars in the lanes instead
+             * (kernels/scores/score_lone_lanes.h). */
             const double *lane_out[APO_MAX_IO];
             for (size_t k = 0; k < pass->n_out; k++)
                 lane_out[k] = pass_in[k] + (t0 - origin);

@@ -15,7 +15,8 @@
  * value that is not a path and a path the CPU lacks are warned about, and
  * apo_distribute_workload() gives the same bits on every path, for those three, for
  * catalog kernels of one input, and for a scored sweep's scores; and the scored sets' fold in
- * lanes gives each set the scalar fold's state on every path.
+ * lanes gives each set the scalar fold's state on every path, a lone set's (its bars in the
+ * lanes) too, under every kind of rule.
  */
 #include <criterion/criterion.h>
 
@@ -381,7 +382,7 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
             (apo__score_set){ups[j], 2.0 - 0.5 * (double)j, 95.0 + (double)j, 105.0 - (double)j,
                              100.0,  0.0005 * (double)j};
     }
-    static const size_t counts[] = {1, 3, 5, 8, 9};
+    static const size_t counts[] = {1, 2, 3, 5, 8, 9};
     static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_ZONE};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
         for (size_t q = 0; q < 3; q++) {
@@ -418,5 +419,102 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
     free(move);
     free(sd);
     free(mean);
+    free(finite);
+}
+
+/* A lone set's fold over bars [0, n) in tiles of `tile` bars with a rule of kind `kind` on
+ * three outputs (a = 0, b = 1): on path `isa` (apo__cpu_score_fold_sets, whose lone set takes
+ * its bars in lanes, kernels/scores/score_lone_lanes.h), or (isa AUTO) bar by bar by
+ * apo__score_bar_move, the scalar fold. */
+static void fold_lone(int isa, int kind, const double *close, const double *move,
+                      const unsigned char *finite, const double *const *out, size_t n, size_t tile,
+                      const apo__score_set *set, apo__score_fold *fold) {
+    apo__score_fold_init(fold);
+    const apo__rule rule = apo__rule_make(kind, 0, 1, set->lower, set->upper);
+    for (size_t t0 = 0; t0 < n; t0 += tile) {
+        const size_t t1 = t0 + tile < n ? t0 + tile : n;
+        if (isa == APO_CPU_ISA_AUTO) {
+            for (size_t t = t0; t < t1; t++) {
+                const double o[3] = {out[0][t], out[1][t], out[2][t]};
+                apo__score_bar_move(fold, &rule, set->cost, close[t], finite[t], move[t], o, 3);
+            }
+            continue;
+        }
+        const double *at[3] = {out[0] + t0, out[1] + t0, out[2] + t0};
+        const apo__score_sets_tile tl = {close + t0, move + t0, finite + t0, at, t1 - t0,
+                                         3,          0,         kind,        0,  1};
+        apo__cpu_score_fold_sets(&tl, set, 1, fold, (apo__cpu_isa)isa);
+    }
+}
+
+/* A lone set under every kind of rule, its outputs the indicator's own (no widths): bands
+ * whose width changes sign, an oscillator around 0, gaps of the close alone, adjacent, at a
+ * tile's first bar and last, and a gap of the outputs after the set has started; in tiles
+ * that are a whole number of vectors and tiles that are not. On every path the fold is the
+ * scalar fold's, field by field, bit for bit, and every kind trades (a rule that never moved
+ * would fold 0 either way). */
+Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
+    const size_t n = 3000;
+    double *close = malloc(n * sizeof *close), *move = malloc(n * sizeof *move);
+    double *upper = malloc(n * sizeof *upper), *middle = malloc(n * sizeof *middle);
+    double *lower = malloc(n * sizeof *lower);
+    unsigned char *finite = malloc(n);
+    cr_assert(close != NULL && move != NULL && upper != NULL && middle != NULL && lower != NULL &&
+              finite != NULL);
+    apo__test_random_walk(11, n, 100.0, 0.5, close);
+    static const size_t gaps[] = {700, 701, 1023, 1024, 1333, 2047, 2999};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
+        close[gaps[g]] = g % 2 ? INFINITY : NAN;
+    for (size_t t = 0; t < n; t++) {
+        finite[t] = (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move[t]);
+        const double width = 0.5 * sin((double)t / 11.0) + 0.2;
+        middle[t] = t >= 5 ? (close[t - 3] + close[t - 4] + close[t - 5]) / 3.0 : NAN;
+        upper[t] = middle[t] + width;
+        lower[t] = middle[t] - width;
+    }
+    for (size_t t = 1500; t < 1510; t++)
+        middle[t] = upper[t] = lower[t] = NAN;
+    double *osc = malloc(n * sizeof *osc);
+    cr_assert(osc != NULL);
+    for (size_t t = 0; t < n; t++)
+        osc[t] = close[t] - middle[t]; /* macd_cross reads out[2]: its sign */
+    const double *bands[3] = {upper, middle, lower};
+    const double *hist[3] = {middle, middle, osc};
+    const apo__score_set set = {0.0, 0.0, 99.0, 101.0, 100.0, 0.001};
+    static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_MACD_CROSS,
+                                APO_RULE_ZONE,         APO_RULE_REVERT,     APO_RULE_CROSS,
+                                APO_RULE_PRICE_CROSS};
+    static const size_t tiles[] = {1024, 333, 3000};
+    for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++)
+        for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
+            const double *const *o = kinds[q] == APO_RULE_MACD_CROSS ? hist : bands;
+            apo__score_fold want, got;
+            fold_lone(APO_CPU_ISA_AUTO, kinds[q], close, move, finite, o, n, tiles[c], &set, &want);
+            cr_assert_gt(want.trades, 10, "kind %d trades %lld times", kinds[q],
+                         (long long)want.trades);
+            for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                    continue;
+                fold_lone(isa, kinds[q], close, move, finite, o, n, tiles[c], &set, &got);
+                const double ga[6] = {got.total,  got.shift, got.dev_sum,
+                                      got.dev_sq, got.peak,  got.drawdown};
+                const double gb[6] = {want.total,  want.shift, want.dev_sum,
+                                      want.dev_sq, want.peak,  want.drawdown};
+                cr_assert(got.pos == want.pos && got.started == want.started &&
+                              got.bars == want.bars && got.trades == want.trades &&
+                              got.exposed == want.exposed && memcmp(ga, gb, sizeof ga) == 0,
+                          "path %s, kind %d, tiles of %zu: the lone set folds otherwise (bars "
+                          "%lld vs %lld, trades %lld vs %lld, total %.17g vs %.17g)",
+                          apo__cpu_isa_name((apo__cpu_isa)isa), kinds[q], tiles[c],
+                          (long long)got.bars, (long long)want.bars, (long long)got.trades,
+                          (long long)want.trades, got.total, want.total);
+            }
+        }
+    free(close);
+    free(move);
+    free(upper);
+    free(middle);
+    free(lower);
+    free(osc);
     free(finite);
 }
