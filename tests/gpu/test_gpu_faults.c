@@ -178,20 +178,29 @@ Test(gpu_faults, a_call_returns_with_no_copy_in_flight, .timeout = 600) {
 
 /* ---- the copies of a shared pass ------------------------------------------------------------ */
 
+/* The scores of `rows` series of *x under bollinger:bands_zone with `sweep` (NULL: the
+ * defaults alone), into `scores`. */
+static apo_workload bands_zone(const double *const *x, size_t rows, size_t cols,
+                               const apo_sweep *sweep, double **scores) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.score = "bands_zone";
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = x;
+    w.n_inputs = 1;
+    w.sweep = sweep;
+    w.outputs = scores;
+    w.n_outputs = APO_N_SCORES;
+    return w;
+}
+
 /* Scores `rows` series of x under bollinger:bands_zone with `sweep` (NULL: the defaults alone)
  * on the first GPU of `rt` alone, into freshly allocated scores; returns the bytes the
  * simulated runtime copied to the GPUs meanwhile. */
 static size_t scored_h2d(apo_runtime *rt, const double *x, size_t rows, size_t cols,
                          const apo_sweep *sweep, double **scores) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    const double *inputs[1] = {x};
-    w.kernel = "bollinger";
-    w.score = "bands_zone";
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.sweep = sweep;
+    apo_workload w = bands_zone(&x, rows, cols, sweep, scores);
     double ratios[APO_MAX_DEVICES] = {0};
     const size_t n = device_count(rt);
     for (size_t i = 0, first = 1; i < n; i++)
@@ -201,8 +210,6 @@ static size_t scored_h2d(apo_runtime *rt, const double *x, size_t rows, size_t c
         }
     w.ratios = ratios;
     w.n_ratios = n;
-    w.outputs = scores;
-    w.n_outputs = APO_N_SCORES;
     for (size_t k = 0; k < APO_N_SCORES; k++) {
         size_t r = 0, c = 0;
         cr_assert_eq(apo_output_shape(rt, &w, k, &r, &c), APO_OK, "%s", apo_last_error());
@@ -244,17 +251,8 @@ Test(gpu_faults, a_shared_pass_copies_its_inputs_once_for_all_its_sets, .timeout
     cr_expect_eq(six_sets, one_set, "six sets sharing a pass copied %zu bytes, one set %zu",
                  six_sets, one_set);
     /* The cpu's scores of the same sweep, bit for bit. */
-    apo_workload w = APO_WORKLOAD_INIT;
     const double *inputs[1] = {x};
-    w.kernel = "bollinger";
-    w.score = "bands_zone";
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.sweep = &sweep;
-    w.outputs = ref;
-    w.n_outputs = APO_N_SCORES;
+    apo_workload w = bands_zone(inputs, rows, cols, &sweep, ref);
     for (size_t k = 0; k < APO_N_SCORES; k++)
         cr_assert_not_null(ref[k] = malloc(6 * rows * sizeof(double)));
     apo_report rep = APO_REPORT_INIT;
