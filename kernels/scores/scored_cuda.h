@@ -2,14 +2,16 @@
  * scored_cuda.h: the scored kernels' CUDA launcher (scored.cu; docs/cuda.md, "Scored sweeps on
  * a GPU"). Plain C, no CUDA header (as kernels_cuda.h).
  *
- * What: the scores of one set (docs/kernels.md, "Scores") for every series of a chunk, the
- * series' samples in GPU memory and only its APO_SCORE_IX_COUNT scores written back. One GPU
- * thread scores one series as the host's scored tile does (runtime/catalog/scored_kernels.c):
- * the indicator's tiles one after another, each computed by the tile body the CPU runs into a
- * window of scratch memory that starts at the tile's halo, then each bar's outputs
- * (score_pass_outputs.h) folded with score_tile.h's apo__score_bar. The same bodies on the
- * same windows, compiled without FMA contraction on both sides (apo_hd.h), so the scores are
- * the CPU's bits.
+ * What: the scores of one set, or of several sets that share a pass (score_pass.h: they
+ * differ only in what the pass leaves out, bollinger's widths and every rule's thresholds and
+ * cost), for every series of a chunk (docs/kernels.md, "Scores"), the series' samples in GPU
+ * memory once for all the sets and only each set's APO_SCORE_IX_COUNT scores written back.
+ * One GPU thread scores one series as the host's scored tile does
+ * (runtime/catalog/scored_kernels.c): the indicator's tiles one after another, each computed
+ * by the tile body the CPU runs into a window of scratch memory that starts at the tile's
+ * halo, then each bar's outputs (score_pass_outputs.h) folded for every set with
+ * score_tile.h's apo__score_bar. The same bodies on the same windows, compiled without FMA
+ * contraction on both sides (apo_hd.h), so the scores are the CPU's bits.
  */
 #ifndef APO_SCORED_CUDA_H
 #define APO_SCORED_CUDA_H
@@ -54,30 +56,41 @@ typedef struct apo__scored_cuda_set {
 } apo__scored_cuda_set;
 
 /* The series of a chunk: rows [row0, row0 + rows) of cols samples each, sample t of global row
- * r at in[i][r * cols + t], and score k of row r written to scores[k][r] (both biased for
- * absolute indexing, as apo__cuda_chunk's). */
+ * r at in[i][r * cols + t], and score k of row r for set j written to
+ * scores[k][j * set_stride + r] (both biased for absolute indexing, as apo__cuda_chunk's;
+ * set_stride is unused for one set). */
 typedef struct apo__scored_cuda_rows {
     const double *in[APO_CAT_MAX_IN];
     double *scores[APO_SCORE_IX_COUNT];
     size_t cols, row0, rows;
+    size_t set_stride;
 } apo__scored_cuda_rows;
+
+/* Sets one launch folds at most: a thread keeps their running scores, so a launch of more
+ * would spill them; more sets take more launches, each running the pass again over the same
+ * inputs in GPU memory (the copy is what sharing saves; the pass is recomputed). */
+#define APO_SCORED_CUDA_FOLDS 8
 
 /* Doubles of scratch one GPU thread needs: the pass's window of halo + tile bars (or the
  * whole row when whole_row is set), no longer than the row. */
 size_t apo__scored_cuda_scratch(const apo__scored_cuda_set *set, size_t cols);
 
-/* Enqueues the scores of every row on `stream` (a cudaStream_t): at most `threads` GPU
- * threads, thread i working in scratch + i * apo__scored_cuda_scratch(set, cols), a device
- * buffer the caller keeps until the stream has run the launch. Returns the CUDA error of the
- * launch (0: launched). */
-int apo__cuda_scored_in(const apo__scored_cuda_set *set, const apo__scored_cuda_rows *rows,
-                        double *scratch, size_t threads, void *stream);
+/* Enqueues the scores of every row for the n_sets sets on `stream` (a cudaStream_t): at most
+ * `threads` GPU threads, thread i working in scratch + i * apo__scored_cuda_scratch(&sets[0],
+ * cols), a device buffer the caller keeps until the stream has run the launches. The sets
+ * must share a pass (the caller's word: apo__kernel.shares_pass); the pass is the first's,
+ * each set's outputs and fold its own. One launch per APO_SCORED_CUDA_FOLDS sets. Returns the
+ * CUDA error of a launch (0: launched), cudaErrorInvalidValue for sets that differ in their
+ * pass's shape. */
+int apo__cuda_scored_in(const apo__scored_cuda_set *sets, size_t n_sets,
+                        const apo__scored_cuda_rows *rows, double *scratch, size_t threads,
+                        void *stream);
 
 /* apo__cuda_scored_in with scratch of its own: stream-ordered device memory for as many
  * threads as there are rows, or fewer when that much memory cannot be had (down to one
- * thread), freed in stream order after the launch. */
-int apo__cuda_scored(const apo__scored_cuda_set *set, const apo__scored_cuda_rows *rows,
-                     void *stream);
+ * thread), freed in stream order after the launches. */
+int apo__cuda_scored(const apo__scored_cuda_set *sets, size_t n_sets,
+                     const apo__scored_cuda_rows *rows, void *stream);
 
 #ifdef __cplusplus
 }

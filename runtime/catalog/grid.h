@@ -66,6 +66,10 @@ size_t apo__grid_sweep_sets(const apo__call *call);
 /* Whether the pieces are ragged rows. */
 int apo__grid_ragged(const apo__call *call);
 
+/* Pieces grouped into one call at most (apo__grid_share's max_pieces): bounds the running
+ * state of the scores a tile keeps for every set of its group, on a CPU and on a GPU. */
+#define APO_GRID_SHARE_MAX 64
+
 /* Groups tiles [a, b) of a sweep start with, when they can run as one call: two to
  * max_pieces consecutive pieces, each wholly inside [a, b), of as many tiles, whose kernel
  * says they share a pass (apo__kernel.shares_pass). A piece cut by the range's edges runs

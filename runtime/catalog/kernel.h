@@ -63,12 +63,17 @@ typedef struct apo__call {
  * are biased so that absolute indices work while only the staged part is touched (inputs
  * from `halo` before the run's first position, outputs inside the run). partials holds
  * partial_len doubles per tile, for tile g at partials[(g - first) * partial_len].
+ *
+ * A call of shared pieces (apo__call.shared, n_shared > 1) is one chunk for all its sets:
+ * the inputs are staged once, and output k of set j is out[k] + j * set_stride (0 for a call
+ * of one set), each set's outputs laid out as the first's.
  */
 typedef struct apo__cuda_chunk {
     const double *in[APO_MAX_IO];
     double *out[APO_MAX_IO];
     double *partials;
     uint64_t first, end;
+    size_t set_stride;
 } apo__cuda_chunk;
 
 /* A kernel's CUDA implementation, as the GPU backend needs it. */

@@ -105,7 +105,10 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
 
 /* A built-in rule's series is scored on a GPU by kernels/scores/scored.cu (docs/cuda.md,
  * "Scored sweeps on a GPU"): one GPU thread per series of a chunk, from its samples in GPU
- * memory, only the scores coming back. The host resolves the set here, once per chunk: the
+ * memory, only the scores coming back; a call of shared pieces (the sets of one pass) is one
+ * chunk for all of them, its inputs staged once and each set's scores written into its own
+ * columns of the chunk (apo__cuda_chunk.set_stride). The host resolves each set here, once per
+ * chunk: the
  * indicator's pass and tile, its halo and macd's warm-up (libm's log, which the GPU might
  * round otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
  * bodies on the CPU's numbers. Every tile (a series) reads its whole row. A user's rule is a
@@ -156,23 +159,26 @@ static int resolve_set(const apo__call *call, apo__scored_cuda_set *s) {
 }
 
 static int scored_cuda_launch(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
-    /* A GPU is given one set's call at a time (its backend does not run shared pieces). */
     size_t n_sets;
-    (void)apo__grid_shared_pieces(call, &n_sets);
-    apo__scored_cuda_set set;
-    if (n_sets != 1 || call->kernel->scoring->user_fn != NULL || !resolve_set(call, &set))
+    const apo__call *pieces = apo__grid_shared_pieces(call, &n_sets);
+    if (n_sets > APO_GRID_SHARE_MAX || call->kernel->scoring->user_fn != NULL)
         return SCORED_CUDA_INVALID;
+    apo__scored_cuda_set sets[APO_GRID_SHARE_MAX];
+    for (size_t j = 0; j < n_sets; j++)
+        if (!resolve_set(&pieces[j], &sets[j]))
+            return SCORED_CUDA_INVALID;
     apo__scored_cuda_rows rows;
     memset(&rows, 0, sizeof rows);
-    for (size_t i = 0; i < set.n_in; i++)
+    for (size_t i = 0; i < sets[0].n_in; i++)
         rows.in[i] = chunk->in[i];
     for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
         rows.scores[k] = chunk->out[k];
+    rows.set_stride = chunk->set_stride;
     rows.cols = call->cols;
     /* A scored call's tile is a whole series: tile g is row g. */
     rows.row0 = (size_t)chunk->first;
     rows.rows = (size_t)(chunk->end - chunk->first);
-    return apo__cuda_scored(&set, &rows, stream);
+    return apo__cuda_scored(sets, n_sets, &rows, stream);
 }
 
 static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, scored_cuda_launch};

@@ -54,7 +54,8 @@ typedef struct apo__backend_ops {
     /* Releases the backend's state. */
     void (*close)(apo__device *dev);
     /* Whether `run` takes a call of several sweep pieces that share a pass (apo__call.shared):
-     * the cpu, whose tiles run here; not a device that ships one set's call elsewhere. */
+     * the cpu, whose tiles run here, and a GPU, which ships the inputs once for all the sets
+     * (devices/cuda/cuda_pipeline.c); not a device that ships one set's call elsewhere. */
     int runs_shared;
 } apo__backend_ops;
 

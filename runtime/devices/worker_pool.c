@@ -57,9 +57,6 @@ static int next_piece(apo__device *dev, const apo__call *call, uint64_t a, uint6
     return 1;
 }
 
-/* Sweep pieces run as one call at most: bounds the scores' running state a tile keeps. */
-#define APO_SHARED_PIECES_MAX 64
-
 /*
  * Whether tiles [a, b) of a sweep start with pieces that can run as one call
  * (apo__grid_share): if so, fills *shared with the group's call and *piece_end with the
@@ -72,7 +69,7 @@ static int next_shared(apo__device *dev, const apo__call *call, uint64_t a, uint
                        apo__call *shared, uint64_t *piece_end) {
     if (!dev->ops->runs_shared || !apo__task_enter_call(&dev->guard))
         return 0;
-    const size_t n = apo__grid_share(call, a, b, APO_SHARED_PIECES_MAX, shared, piece_end);
+    const size_t n = apo__grid_share(call, a, b, APO_GRID_SHARE_MAX, shared, piece_end);
     apo__task_leave_call(&dev->guard);
     return n > 1;
 }

@@ -234,10 +234,14 @@ static int user_rule_long_above_middle(const double *inputs, const double *outpu
     return inputs[0] > outputs[1] ? 1 : -1;
 }
 
-/* A scored sweep's series reach a GPU as calls of one set (worker_pool.c); the GPU scores each
- * series from its samples with the CPU's tile bodies and fold (kernels/scores/scored.cu), and
- * only the scores come back: whatever share it takes, and when it takes all, the scores are
- * the cpu's bits. A user's rule is the process's function: the GPU takes none of it. */
+/* A scored sweep's sets that share a pass reach a GPU as one task, the others set by set
+ * (worker_pool.c, cuda_pipeline.c); the GPU scores each series from its samples with the CPU's
+ * tile bodies and fold (kernels/scores/scored.cu), every set of a group from one copy of the
+ * inputs, and only the scores come back: whatever share it takes, and when it takes all, the
+ * scores are the cpu's bits. The last sweep has groups of six sets (three widths by two costs
+ * for each period) and twelve in all, so a GPU's share may cut a group: its sets then run
+ * alone. A user's rule is the process's function: the GPU takes none of it. (That a group's
+ * inputs go over once is test_gpu_faults.c's, where the simulated runtime counts the bytes.) */
 Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     apo_runtime *probe = gpu_runtime_or_skip();
     apo_runtime_destroy(probe);
@@ -250,12 +254,15 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
         x[cols + t] = NAN;
     x[2 * cols + 777] = NAN;
     const double periods[] = {5, 20}, widths[] = {1, 2.5}, rsi_periods[] = {7, 14},
-                 costs[] = {0, 0.001}, fasts[] = {12, 40};
+                 costs[] = {0, 0.001}, fasts[] = {12, 40}, three_widths[] = {1, 1.5, 2.5};
     const apo_sweep_param bands[] = {{"period", periods, 2}, {"nbdev_up", widths, 2}};
     const apo_sweep_param rsi_grid[] = {{"timeperiod", rsi_periods, 2}, {"cost", costs, 2}};
     const apo_sweep_param macd_grid[] = {{"fast", fasts, 2}};
     const apo_sweep_param sma_grid[] = {{"timeperiod", periods, 2}};
-    apo_sweep sweeps[4] = {APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT};
+    const apo_sweep_param shared_grid[] = {
+        {"period", periods, 2}, {"nbdev_up", three_widths, 3}, {"cost", costs, 2}};
+    apo_sweep sweeps[5] = {APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT, APO_SWEEP_INIT,
+                           APO_SWEEP_INIT};
     sweeps[0].grid = bands;
     sweeps[0].n_grid = 2;
     sweeps[1].grid = rsi_grid;
@@ -264,15 +271,18 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     sweeps[2].n_grid = 1;
     sweeps[3].grid = sma_grid;
     sweeps[3].n_grid = 1;
+    sweeps[4].grid = shared_grid;
+    sweeps[4].n_grid = 3;
     const struct {
         const char *kernel, *rule;
         const apo_sweep *sweep;
     } cases_[] = {{"bollinger", "bands_revert", &sweeps[0]},
                   {"rsi", "rsi_zone", &sweeps[1]},
                   {"macd", "macd_cross", &sweeps[2]},
-                  {"sma", "price_cross", &sweeps[3]}};
-    /* GPU shares: all of it, and a part beside the cpu. */
-    const double gpu_shares[] = {1.0, 0.5};
+                  {"sma", "price_cross", &sweeps[3]},
+                  {"bollinger", "bands_zone", &sweeps[4]}};
+    /* GPU shares: all of it, and parts beside the cpu (0.3 cuts a group of the last sweep). */
+    const double gpu_shares[] = {1.0, 0.5, 0.3};
     for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
         double *ref[APO_N_SCORES], *got[APO_N_SCORES];
         size_t len[APO_N_SCORES], got_len[APO_N_SCORES];

@@ -175,3 +175,96 @@ Test(gpu_faults, a_call_returns_with_no_copy_in_flight, .timeout = 600) {
     cr_assert_gt(gpu_elements(&rep), 0, "the GPUs computed their share");
     cr_assert_eq(apo_simgpu_copies_in_flight(), 0, "no copy left queued after the call");
 }
+
+/* ---- the copies of a shared pass ------------------------------------------------------------ */
+
+/* The scores of `rows` series of *x under bollinger:bands_zone with `sweep` (NULL: the
+ * defaults alone), into `scores`. */
+static apo_workload bands_zone(const double *const *x, size_t rows, size_t cols,
+                               const apo_sweep *sweep, double **scores) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.score = "bands_zone";
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = x;
+    w.n_inputs = 1;
+    w.sweep = sweep;
+    w.outputs = scores;
+    w.n_outputs = APO_N_SCORES;
+    return w;
+}
+
+/* Scores `rows` series of x under bollinger:bands_zone with `sweep` (NULL: the defaults alone)
+ * on the first GPU of `rt` alone, into freshly allocated scores; returns the bytes the
+ * simulated runtime copied to the GPUs meanwhile. */
+static size_t scored_h2d(apo_runtime *rt, const double *x, size_t rows, size_t cols,
+                         const apo_sweep *sweep, double **scores) {
+    apo_workload w = bands_zone(&x, rows, cols, sweep, scores);
+    double ratios[APO_MAX_DEVICES] = {0};
+    const size_t n = device_count(rt);
+    for (size_t i = 0, first = 1; i < n; i++)
+        if (device_kind(rt, i) == APO_DEVICE_CUDA && first) {
+            ratios[i] = 1.0;
+            first = 0;
+        }
+    w.ratios = ratios;
+    w.n_ratios = n;
+    for (size_t k = 0; k < APO_N_SCORES; k++) {
+        size_t r = 0, c = 0;
+        cr_assert_eq(apo_output_shape(rt, &w, k, &r, &c), APO_OK, "%s", apo_last_error());
+        cr_assert_not_null(scores[k] = malloc(r * c * sizeof(double)));
+    }
+    apo_report rep = APO_REPORT_INIT;
+    const size_t before = apo_simgpu_h2d_bytes();
+    cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s", apo_last_error());
+    const size_t copied = apo_simgpu_h2d_bytes() - before;
+    uint64_t gpu_tiles = 0;
+    for (size_t i = 0; i < rep.n_devices; i++)
+        if (rep.devices[i].kind == APO_DEVICE_CUDA)
+            gpu_tiles += rep.devices[i].tiles;
+    cr_assert_eq(gpu_tiles, rows * (sweep != NULL ? 6 : 1), "the GPU scored every series");
+    return copied;
+}
+
+/* A sweep's sets that share a pass reach a GPU as one task (worker_pool.c, cuda_pipeline.c):
+ * six sets of one period, three widths by two costs, copy the series to the GPU as often as
+ * the one set alone does, once, where a GPU given one set at a time copied them six times;
+ * and each set's scores are the cpu's bits. */
+Test(gpu_faults, a_shared_pass_copies_its_inputs_once_for_all_its_sets, .timeout = 600) {
+    apo_runtime *probe = gpu_runtime_or_skip();
+    apo_runtime_destroy(probe);
+    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    const size_t rows = 40, cols = 3001;
+    double *x = walk(rows, cols, 313);
+    const double widths[] = {1, 1.5, 2.5}, costs[] = {0, 0.001};
+    const apo_sweep_param grid[] = {{"nbdev_up", widths, 3}, {"cost", costs, 2}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 2;
+    double *alone[APO_N_SCORES], *group[APO_N_SCORES], *ref[APO_N_SCORES];
+    const size_t one_set = scored_h2d(mixed, x, rows, cols, NULL, alone);
+    const size_t six_sets = scored_h2d(mixed, x, rows, cols, &sweep, group);
+    cr_expect(one_set >= rows * cols * sizeof(double), "one set copied %zu bytes, not its series",
+              one_set);
+    cr_expect_eq(six_sets, one_set, "six sets sharing a pass copied %zu bytes, one set %zu",
+                 six_sets, one_set);
+    /* The cpu's scores of the same sweep, bit for bit. */
+    const double *inputs[1] = {x};
+    apo_workload w = bands_zone(inputs, rows, cols, &sweep, ref);
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        cr_assert_not_null(ref[k] = malloc(6 * rows * sizeof(double)));
+    apo_report rep = APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(cpu, &w, &rep), APO_OK, "%s", apo_last_error());
+    for (size_t k = 0; k < APO_N_SCORES; k++) {
+        cr_expect_eq(memcmp(group[k], ref[k], 6 * rows * sizeof(double)), 0,
+                     "score %zu of the sweep differs from the cpu's", k);
+        free(alone[k]);
+        free(group[k]);
+        free(ref[k]);
+    }
+    free(x);
+    apo_runtime_destroy(mixed);
+    apo_runtime_destroy(cpu);
+}

@@ -138,9 +138,9 @@ static size_t tile_of(const scored_case *c) {
 }
 
 /* The reference: row r's indicator outputs over the whole series, tile by tile on the CPU,
- * then apo__score_series. */
+ * then apo__score_series at the given cost. */
 static void reference_scores(const scored_case *c, double *const *bars, size_t cols, size_t r,
-                             double *scores) {
+                             double cost, double *scores) {
     const double *in[APO_CAT_MAX_IN] = {0};
     inputs_of(c, bars, in);
     for (size_t i = 0; i < c->n_in; i++)
@@ -170,7 +170,7 @@ static void reference_scores(const scored_case *c, double *const *bars, size_t c
     }
     const apo__rule rule = apo__rule_make(c->kind, c->a, c->b, c->lower, c->upper);
     apo__score_series(&rule, in[c->n_in == 1 ? 0 : 2], (const double *const *)out, c->n_out, cols,
-                      COST, PERIODS_PER_YEAR, scores);
+                      cost, PERIODS_PER_YEAR, scores);
     for (int k = 0; k < APO_CAT_MAX_OUT; k++)
         free(out[k]);
 }
@@ -228,11 +228,11 @@ static size_t check_case(const scored_case *c, double *const *bars, size_t cols,
     chunk.rows = rows;
     int rc;
     if (threads == 0) {
-        rc = apo__cuda_scored(&set, &chunk, NULL);
+        rc = apo__cuda_scored(&set, 1, &chunk, NULL);
     } else {
         double *scratch = malloc(threads * apo__scored_cuda_scratch(&set, cols) * sizeof(double));
         cr_assert_not_null(scratch);
-        rc = apo__cuda_scored_in(&set, &chunk, scratch, threads, NULL);
+        rc = apo__cuda_scored_in(&set, 1, &chunk, scratch, threads, NULL);
         free(scratch);
     }
     cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", c->name, rc, simt_last_failure());
@@ -241,7 +241,7 @@ static size_t check_case(const scored_case *c, double *const *bars, size_t cols,
         const int inside = r >= row0 && r < row0 + rows;
         double want[APO_SCORE_IX_COUNT];
         if (inside)
-            reference_scores(c, bars, cols, r, want);
+            reference_scores(c, bars, cols, r, COST, want);
         for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
             const double w = inside ? want[k] : simt_poison();
             if (!simt_same_bits(got[k][r], w) && wrong++ == 0)
@@ -274,6 +274,83 @@ Test(scored_simt, every_built_in_rule_gives_the_cpu_scores_through_the_launcher,
     }
 }
 
+/* Sets that share a pass through one call of the launcher: bollinger's widths, rsi's and cci's
+ * thresholds, and costs, GROUP_SETS of them (more than APO_SCORED_CUDA_FOLDS, so the sets take
+ * two launches over the same inputs), each set's scores in its own block of the outputs. Each
+ * must be the bits of its set's reference alone: a pass or fold that read another set's
+ * parameters, or scores written to another set's block, differs. */
+#define GROUP_SETS (APO_SCORED_CUDA_FOLDS + 3)
+
+/* Set j of a group from case `base`: the widths or thresholds moved by j, a cost by j. */
+static scored_case group_member(const scored_case *base, size_t j, double *cost) {
+    scored_case c = *base;
+    if (c.indicator == APO_SCORED_CUDA_BOLLINGER) {
+        c.params[1] = 0.5 + 0.25 * (double)j;
+        c.params[2] = 3.0 - 0.2 * (double)j;
+    } else {
+        c.lower = base->lower + (double)j;
+        c.upper = base->upper - 0.5 * (double)j;
+    }
+    *cost = (double)(j % 3) * 0.0007;
+    return c;
+}
+
+Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) {
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 11, 0, 0, 0};
+    simt_set_options(&o);
+    /* bands_revert, bands_zone, macd_cross (costs alone), rsi_zone, cci_zone */
+    const size_t bases[] = {0, 3, 4, 6, 14};
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+        const scored_case *base = &cases[bases[b]];
+        const size_t cols = 2 * tile_of(base) + 311;
+        double *bars[SIMT_BARS_INPUTS];
+        make_bars(cols, bars);
+        apo__scored_cuda_set sets[GROUP_SETS];
+        scored_case members[GROUP_SETS];
+        double costs[GROUP_SETS];
+        for (size_t j = 0; j < GROUP_SETS; j++) {
+            members[j] = group_member(base, j, &costs[j]);
+            sets[j] = set_of(&members[j]);
+            sets[j].cost = costs[j];
+        }
+        const double *in[APO_CAT_MAX_IN] = {0};
+        inputs_of(base, bars, in);
+        apo__scored_cuda_rows chunk;
+        memset(&chunk, 0, sizeof chunk);
+        for (size_t i = 0; i < base->n_in; i++)
+            chunk.in[i] = in[i];
+        double *got[APO_SCORE_IX_COUNT];
+        for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
+            cr_assert_not_null(got[k] = malloc(GROUP_SETS * ROWS * sizeof(double)));
+            chunk.scores[k] = got[k];
+        }
+        chunk.cols = cols;
+        chunk.rows = ROWS;
+        chunk.set_stride = ROWS;
+        const int rc = apo__cuda_scored(sets, GROUP_SETS, &chunk, NULL);
+        cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", base->name, rc, simt_last_failure());
+        size_t wrong = 0;
+        for (size_t j = 0; j < GROUP_SETS; j++)
+            for (size_t r = 0; r < ROWS; r++) {
+                double want[APO_SCORE_IX_COUNT];
+                reference_scores(&members[j], bars, cols, r, costs[j], want);
+                for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+                    if (!simt_same_bits(got[k][j * ROWS + r], want[k]) && wrong++ == 0)
+                        fprintf(stderr, "%s set %zu row %zu score %d: %.17g, cpu %.17g\n",
+                                base->name, j, r, k, got[k][j * ROWS + r], want[k]);
+            }
+        cr_expect_eq(wrong, 0, "%s: %zu scores of %d sets differ", base->name, wrong, GROUP_SETS);
+        /* The sets differ in their scores: a group that scored every set as the first would
+         * not be caught otherwise. */
+        cr_expect_neq(memcmp(&got[APO_SCORE_IX_TOTAL][0], &got[APO_SCORE_IX_TOTAL][ROWS],
+                             ROWS * sizeof(double)),
+                      0, "%s: the first two sets have the same totals", base->name);
+        for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+            free(got[k]);
+        free_bars(bars);
+    }
+}
+
 /* The scores fold something: a case whose scores were all NaN or zero bars would compare
  * equal however wrong the fold. */
 Test(scored_simt, the_cases_score_bars_and_trade, .timeout = 300) {
@@ -283,7 +360,7 @@ Test(scored_simt, the_cases_score_bars_and_trade, .timeout = 300) {
         double *bars[SIMT_BARS_INPUTS];
         make_bars(cols, bars);
         double scores[APO_SCORE_IX_COUNT];
-        reference_scores(c, bars, cols, 0, scores);
+        reference_scores(c, bars, cols, 0, COST, scores);
         cr_expect(scores[APO_SCORE_IX_BARS] > 0.5 * (double)cols, "%s scores too few bars",
                   c->name);
         cr_expect(scores[APO_SCORE_IX_TRADES] > 0.0, "%s never trades", c->name);
@@ -305,19 +382,32 @@ Test(scored_simt, the_launcher_refuses_what_no_set_can_be, .timeout = 120) {
     rows.rows = 1;
     apo__scored_cuda_set bad = set;
     bad.tile = 0;
-    cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
+    cr_assert_eq(apo__cuda_scored(&bad, 1, &rows, NULL), 1);
     bad = set;
     bad.n_pass = APO_CAT_MAX_OUT + 1;
-    cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
+    cr_assert_eq(apo__cuda_scored(&bad, 1, &rows, NULL), 1);
     bad = set;
     bad.cat_id = APO_CAT_ATR; /* no built-in rule reads it */
-    cr_assert_eq(apo__cuda_scored(&bad, &rows, NULL), 1);
+    cr_assert_eq(apo__cuda_scored(&bad, 1, &rows, NULL), 1);
     apo__scored_cuda_rows no_score = rows;
     no_score.scores[7] = NULL;
-    cr_assert_eq(apo__cuda_scored(&set, &no_score, NULL), 1);
+    cr_assert_eq(apo__cuda_scored(&set, 1, &no_score, NULL), 1);
     apo__scored_cuda_rows no_input = rows;
     no_input.in[0] = NULL;
-    cr_assert_eq(apo__cuda_scored(&set, &no_input, NULL), 1);
+    cr_assert_eq(apo__cuda_scored(&set, 1, &no_input, NULL), 1);
+    /* Sets whose passes differ in shape, or several sets without a stride between their
+     * scores. */
+    apo__scored_cuda_set two[2] = {set, set};
+    rows.set_stride = 1;
+    two[1].halo = set.halo + 1;
+    cr_assert_eq(apo__cuda_scored(two, 2, &rows, NULL), 1);
+    two[1] = set;
+    two[1].cat_id = APO_CAT_CMO;
+    cr_assert_eq(apo__cuda_scored(two, 2, &rows, NULL), 1);
+    two[1] = set;
+    rows.set_stride = 0;
+    cr_assert_eq(apo__cuda_scored(two, 2, &rows, NULL), 1);
+    cr_assert_eq(apo__cuda_scored(two, 0, &rows, NULL), 1);
     rows.rows = 0;
-    cr_assert_eq(apo__cuda_scored(&set, &rows, NULL), 0);
+    cr_assert_eq(apo__cuda_scored(&set, 1, &rows, NULL), 0);
 }

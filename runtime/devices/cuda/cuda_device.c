@@ -198,7 +198,9 @@ static void cuda_close(apo__device *dev) {
     dev->state = NULL;
 }
 
-static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close, 0};
+/* A GPU takes the sets of a shared pass as one task: their inputs go over once
+ * (cuda_pipeline.c). */
+static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close, 1};
 
 /* ---- discovery ---------------------------------------------------------------------------- */
 

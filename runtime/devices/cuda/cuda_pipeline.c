@@ -46,6 +46,13 @@
  * host arrays copied straight), a queued copy cannot be recalled: such a task holds its
  * access throughout, so abandoning it waits for the GPU (docs/design.md, "Faults").
  *
+ * Shared pieces (apo__call.shared: the sets of a sweep that share a pass, worker_pool.c) are
+ * one task: each chunk's inputs go over once for all the sets, the launcher computes every
+ * set's outputs from them, and the slot holds each set's outputs one after another (the
+ * chunk's set_stride), copied back into each set's own arrays. Outputs written on a GPU in
+ * place or kept there for the gather have no slot columns for the sets: such a group runs set
+ * by set, as the pieces alone would.
+ *
  * Determinism: the pipeline only moves bytes; what is computed is the kernel's tile bodies,
  * whose bits do not depend on the chunking (kernels/<room>/<name>.cu).
  */
@@ -56,6 +63,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "catalog/grid.h"
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_discovery.h"
 #include "devices/cuda/cuda_state.h"
@@ -138,12 +146,27 @@ static size_t slot_inputs(const cuda_task *t) {
     return t->in_place_in ? 0 : t->call->kernel->n_inputs;
 }
 
+/* The sets the task's call computes (its shared pieces, or the call alone). */
+static size_t call_sets(const apo__call *call) {
+    size_t n;
+    (void)apo__grid_shared_pieces(call, &n);
+    return n;
+}
+
 /* GPU-written outputs that occupy the slot (not written in place on this GPU, neither into
- * the caller's array nor into a segment). */
+ * the caller's array nor into a segment): the kernel's outputs for every set. */
 static size_t slot_outputs(const cuda_task *t) {
     return t->call->ctx->out_gpu == t->st->ordinal || t->st->task_out[0] != NULL
                ? 0
-               : t->call->kernel->cuda->n_outputs;
+               : t->call->kernel->cuda->n_outputs * call_sets(t->call);
+}
+
+/* Where output column c of the slot goes: output c % n_outputs of set c / n_outputs. */
+static double *set_output(const apo__call *call, size_t c) {
+    size_t n_sets;
+    const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
+    const size_t per_set = call->kernel->cuda->n_outputs;
+    return sets[c / per_set].outputs[c % per_set];
 }
 
 static apo__chunk_plan plan_chunk(const apo__call *call, size_t halo, uint64_t first,
@@ -282,6 +305,8 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
         c.out[o] = n_out != 0        ? apo__cuda_biased(s->dev + out_off + o * out_len, p.out_lo)
                    : st->task_out[0] ? st->task_out[o]
                                      : call->outputs[o];
+    /* The sets' outputs one after another in the slot (a group is never written in place). */
+    c.set_stride = call_sets(call) > 1 ? k->cuda->n_outputs * out_len : 0;
     if (plen != 0)
         c.partials = s->dev + part_off;
     if (!apo__cuda_check(cudaStreamWaitEvent(s->compute, s->ev[APO_EV_H2D_END], 0), dev,
@@ -307,7 +332,7 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
     for (size_t o = 0; o < n_out; o++) {
         const double *d = s->dev + out_off + o * out_len;
         const size_t bytes = out_len * sizeof(double);
-        double *dst = call->ctx->out_gpu >= 0 || t->direct_out ? call->outputs[o] + p.out_lo
+        double *dst = call->ctx->out_gpu >= 0 || t->direct_out ? set_output(call, o) + p.out_lo
                                                                : s->host + out_off + o * out_len;
         cudaError_t e =
             call->ctx->out_gpu >= 0
@@ -361,12 +386,12 @@ static int finish_chunk(void *ctx, unsigned slot) {
     const size_t in_len = p->in_hi - p->in_lo, out_len = p->out_hi - p->out_lo;
     const size_t out_off = n_in * in_len, part_off = out_off + n_out * out_len;
     const size_t plen = call->kernel->partial_len;
-    apo__copy list[APO_MAX_IO + 1];
+    apo__copy list[APO_MAX_IO * APO_GRID_SHARE_MAX + 1];
     size_t n = 0;
     if (call->ctx->out_gpu < 0 && !t->direct_out)
         for (size_t o = 0; o < n_out; o++)
-            list[n++] = (apo__copy){call->outputs[o] + p->out_lo, s->host + out_off + o * out_len,
-                                    out_len * sizeof(double)};
+            list[n++] = (apo__copy){set_output(call, o) + p->out_lo,
+                                    s->host + out_off + o * out_len, out_len * sizeof(double)};
     if (plen != 0)
         list[n++] = (apo__copy){call->partials + p->first * plen, s->host + part_off,
                                 (size_t)(p->end - p->first) * plen * sizeof(double)};
@@ -401,14 +426,16 @@ static int host_pinned(const void *p, size_t bytes) {
     return 1;
 }
 
-/* Whether every array of one side of the call is pinned host memory. */
+/* Whether every array of one side of the call is pinned host memory (the outputs: every
+ * set's). */
 static int all_pinned(const apo__call *call, int outputs) {
     const apo__kernel *k = call->kernel;
-    const size_t n = outputs ? k->cuda->n_outputs : k->n_inputs;
+    const size_t n = outputs ? k->cuda->n_outputs * call_sets(call) : k->n_inputs;
     for (size_t i = 0; i < n; i++) {
-        const size_t len = outputs ? call->rows * k->output_cols(k, call->params, call->cols, i)
+        const size_t o = i % k->cuda->n_outputs;
+        const size_t len = outputs ? call->rows * k->output_cols(k, call->params, call->cols, o)
                                    : call->rows * call->cols;
-        const void *p = outputs ? (const void *)call->outputs[i] : (const void *)call->inputs[i];
+        const void *p = outputs ? (const void *)set_output(call, i) : (const void *)call->inputs[i];
         if (!host_pinned(p, len * sizeof(double)))
             return 0;
     }
@@ -435,6 +462,8 @@ static int start_streams(cuda_task *t) {
 
 static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uint64_t first,
                                     uint64_t end, apo__task_time *time);
+static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint64_t first,
+                                   uint64_t end, apo__task_time *time);
 
 static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t first,
                                uint64_t end, apo__task_time *time) {
@@ -450,9 +479,47 @@ static apo_status run_pipeline(apo__device *dev, const apo__call *call, uint64_t
     return status;
 }
 
-/* run_pipeline() once the task holds its access to the call. */
+/* Adds the figures of one set's task to the group's. */
+static void add_task_time(apo__task_time *sum, const apo__task_time *one) {
+    sum->h2d_s += one->h2d_s;
+    sum->kernel_s += one->kernel_s;
+    sum->d2h_s += one->d2h_s;
+    sum->host_copy_s += one->host_copy_s;
+    sum->wall_s += one->wall_s;
+    sum->busy_s += one->busy_s;
+    sum->chunks += one->chunks;
+}
+
+/* run_pipeline() once the task holds its access to the call: a group of shared pieces whose
+ * outputs stay on a GPU (in place, or in a segment for the gather) has no slot columns for its
+ * sets, so it runs set by set; anything else is one pipeline. */
 static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uint64_t first,
                                     uint64_t end, apo__task_time *time) {
+    size_t n_sets;
+    const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
+    if (n_sets == 1 || (call->ctx->out_gpu < 0 && !call->ctx->gather_resident))
+        return pipeline_of_call(dev, call, first, end, time);
+    apo__cuda_state *st = dev->state;
+    apo__task_time sum;
+    memset(&sum, 0, sizeof sum);
+    for (size_t j = 0; j < n_sets; j++) {
+        /* A wait may have given up the access: take it back before reading the next set. */
+        if (!reenter(dev, st))
+            return APO_ERR_DEVICE_LOST;
+        apo__task_time one;
+        memset(&one, 0, sizeof one);
+        const apo_status status = pipeline_of_call(dev, &sets[j], first, end, &one);
+        if (status != APO_OK)
+            return status;
+        add_task_time(&sum, &one);
+    }
+    *time = sum;
+    return APO_OK;
+}
+
+/* One pipeline over tiles [first, end) of `call`. */
+static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint64_t first,
+                                   uint64_t end, apo__task_time *time) {
     apo__cuda_state *st = dev->state;
     const double t0 = apo__now();
     if (!apo__device_can_run(dev, call->kernel))

@@ -35,6 +35,9 @@ void apo_simgpu_clear_faults(void);
 void apo_simgpu_hold_streams(int hold);
 /* Copies enqueued and not yet run, on every stream: a call of the library leaves none. */
 size_t apo_simgpu_copies_in_flight(void);
+/* Bytes copied from host to device memory by cudaMemcpyAsync since the process started (a
+ * count, not a fault): what a test compares to see how often the inputs went over. */
+size_t apo_simgpu_h2d_bytes(void);
 
 #ifdef __cplusplus
 }

@@ -112,6 +112,8 @@ struct state {
     unsigned long copies_made = 0;
     /* apo_simgpu_hold_streams(): every stream's thread waits before its next operation. */
     std::atomic<bool> held{false};
+    /* apo_simgpu_h2d_bytes(): bytes of host-to-device copies enqueued so far. */
+    std::atomic<size_t> h2d_bytes{0};
 };
 
 state &g();
@@ -871,6 +873,9 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
          * poison. */
         poison_bytes(dst, count);
     }
+    if (dst_dev && !src_dev) {
+        g().h2d_bytes.fetch_add(count);
+    }
     enqueue_copy(s, dst, src, count);
     return cudaSuccess;
 }
@@ -1093,6 +1098,8 @@ extern "C" void apo_simgpu_clear_faults(void) {
 }
 
 extern "C" void apo_simgpu_hold_streams(int hold) { g().held.store(hold != 0); }
+
+extern "C" size_t apo_simgpu_h2d_bytes(void) { return g().h2d_bytes.load(); }
 
 extern "C" size_t apo_simgpu_copies_in_flight(void) {
     std::lock_guard<std::mutex> l(g().m);
