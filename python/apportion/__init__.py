@@ -14,7 +14,8 @@ from . import catalog
 from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
-from .scores import SCORES, score
+from .scores import SCORES, follow, score
+from .scores_plot import plot_scores
 from .stream import Stream
 
 __version__ = _core.version()
@@ -31,6 +32,8 @@ __all__ = [
     "returns_stats",
     "score",
     "SCORES",
+    "follow",
+    "plot_scores",
     "Stream",
     "set_default_runtime",
     "catalog",

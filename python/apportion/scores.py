@@ -2,13 +2,37 @@
 ends in one line of scores per set and series, computed where the indicator is and never
 stored (docs/kernels.md, "Scores", defines the rules and the scores)."""
 
+import itertools
+
 import numpy as np
 
-from ._arrays import SWEEP_TYPES, split_params, sweep_labels
+from ._arrays import SWEEP_TYPES, _plain, split_params, sweep_labels
 from ._default import default_runtime
 
 #: The scores, in the order of a scored call's outputs.
 SCORES = ("total", "mean", "sd", "sharpe", "max_drawdown", "trades", "exposure", "bars")
+
+
+class Follow:
+    """A parameter of score() that moves in step with a swept one (``follow()``)."""
+
+    def __init__(self, leader, values=None):
+        if not isinstance(leader, str):
+            raise TypeError(f"follow() takes the name of the parameter to follow, not {leader!r}")
+        self.leader = leader
+        self.values = None if values is None else np.asarray(values, dtype=np.float64).ravel()
+
+    def __repr__(self):
+        return f"follow({self.leader!r})" if self.values is None else f"follow({self.leader!r}, {list(self.values)!r})"
+
+
+def follow(leader, values=None):
+    """Pairs a parameter of score() with the swept parameter ``leader``: set i of the sweep
+    takes the leader's i-th value and this parameter's i-th value (``values``, as many as
+    the leader's; by default the leader's own), instead of every combination of the two:
+    ``score(x, "bollinger", "bands_revert", nbdev_up=[1, 2, 3], nbdev_dn=follow("nbdev_up"))``
+    scores the symmetric bands 1/1, 2/2 and 3/3 only."""
+    return Follow(leader, values)
 
 
 def _series(data):
@@ -34,7 +58,8 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
 
     Returns a DataFrame with one row per set and series, indexed by the swept parameters
     and ``series``, with one column per score (``SCORES``). A KeyboardInterrupt stops the
-    call within a piece of the sweep. Rules (docs/kernels.md, "Rules"): ``bands_revert`` and
+    call within a piece of the sweep. A parameter given as ``follow("name")`` moves in step
+    with the swept parameter ``name`` rather than across it (``follow()``). Rules (docs/kernels.md, "Rules"): ``bands_revert`` and
     ``bands_zone`` on bollinger, ``macd_cross`` on macd, ``rsi_zone``, ``rsi_revert``,
     ``cmo_zone``, ``cmo_revert``, ``price_cross`` on the moving averages; a zone or revert
     rule's ``lower`` and ``upper`` are parameters like the indicator's (``lower=[20, 30]``
@@ -45,6 +70,8 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
     rt = runtime if runtime is not None else default_runtime()
     x, names = _series(data)
     params = dict(params, cost=cost, periods_per_year=periods_per_year)
+    if any(isinstance(v, Follow) for v in params.values()):
+        return _paired(x, names, kernel, rule, rt, ratios, params)
     _, grid = split_params({k: v for k, v in params.items() if isinstance(v, SWEEP_TYPES)})
     result = rt.compute(f"{kernel}:{rule}", x, ratios=ratios, **params)
     rows = len(names)
@@ -61,3 +88,64 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
     else:
         index = pd.Index(names, name="series")
     return pd.DataFrame(columns, index=index)
+
+
+def _paired(x, names, kernel, rule, rt, ratios, params):
+    """score() with follow() parameters: one scored call per value of each leader (its
+    followers set alongside it), every other swept parameter swept inside the call; the lines
+    are then put in the order and under the index that score() gives a sweep, a leader and
+    its followers counting as one swept axis at the leader's place. Each line is the one of
+    its set scored alone, as in any sweep; sets that differ in a leader do not share a pass
+    (docs/python.md, "Scores")."""
+    import pandas as pd
+
+    swept = {k: v for k, v in params.items() if isinstance(v, SWEEP_TYPES + (Follow,))}
+    followers = {k: v for k, v in swept.items() if isinstance(v, Follow)}
+    values = {}
+    for name, spec in swept.items():
+        if not isinstance(spec, Follow):
+            values[name] = np.asarray(spec, dtype=np.float64).ravel()
+    for name, f in followers.items():
+        leader = swept.get(f.leader)
+        if leader is None or isinstance(leader, Follow):
+            why = "a follower" if isinstance(leader, Follow) else "not swept" if f.leader in params else "not given"
+            raise ValueError(f"{name}=follow({f.leader!r}): {f.leader} is {why}; a parameter follows a swept one")
+        own = values[f.leader] if f.values is None else f.values
+        if len(own) != len(values[f.leader]):
+            raise ValueError(
+                f"{name}=follow({f.leader!r}, ...) has {len(own)} values for the {len(values[f.leader])} of {f.leader}"
+            )
+        values[name] = own
+    # The sweep's axes in the order given: a plain swept parameter, or a leader with its followers.
+    axes = [name for name in swept if name not in followers]
+    groups = {a: [a] + [n for n, f in followers.items() if f.leader == a] for a in axes}
+    leaders = [a for a in axes if len(groups[a]) > 1]
+    inner = [a for a in axes if len(groups[a]) == 1]
+    sizes = {a: len(values[a]) for a in axes}
+    rows = len(names)
+    n_sets = int(np.prod([sizes[a] for a in axes]))
+    out = np.empty((n_sets * rows, len(SCORES)))
+    for picks in itertools.product(*[range(sizes[a]) for a in leaders]):
+        call = dict(params)
+        for a, i in zip(leaders, picks):
+            for n in groups[a]:
+                call[n] = float(values[n][i])
+        result = rt.compute(f"{kernel}:{rule}", x, ratios=ratios, **call)
+        got = np.stack([np.asarray(getattr(result, s), dtype=np.float64).reshape(-1) for s in SCORES], axis=1)
+        at = dict(zip(leaders, picks))
+        for j, inner_picks in enumerate(itertools.product(*[range(sizes[a]) for a in inner])):
+            at.update(zip(inner, inner_picks))
+            s = 0
+            for a in axes:  # the first axis varies slowest, as in score()'s sweeps
+                s = s * sizes[a] + at[a]
+            out[s * rows : (s + 1) * rows] = got[j * rows : (j + 1) * rows]
+    # The index: every swept parameter in the order given, a follower at its leader's pick.
+    level_names = list(swept)
+    axis_of = {n: followers[n].leader if n in followers else n for n in level_names}
+    keys = []
+    for picks in itertools.product(*[range(sizes[a]) for a in axes]):
+        at = dict(zip(axes, picks))
+        label = tuple(_plain(values[n][at[axis_of[n]]]) for n in level_names)
+        keys.extend(label + (series,) for series in names)
+    index = pd.MultiIndex.from_tuples(keys, names=level_names + ["series"])
+    return pd.DataFrame({s: out[:, k] for k, s in enumerate(SCORES)}, index=index)
