@@ -187,10 +187,6 @@ static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL}
 #endif
 static const apo__cuda_impl user_rule_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
 
-/* Sets a tile folds at most: the calls of shared pieces (apo__call.shared) are at most
- * this many (devices/worker_pool.c), so the running scores fit on the stack. */
-#define APO_SCORED_SETS_MAX 64
-
 /* Tiles of a row whose pass is computed at once, at most (apo__score_pass_group: the lanes
  * of the widest path). */
 #define APO_SCORED_GROUP_MAX 8
@@ -262,9 +258,9 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     const apo__kernel *ind = sc->indicator;
     size_t n_sets;
     const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
-    if (n_sets > APO_SCORED_SETS_MAX)
+    if (n_sets > APO_GRID_SHARE_MAX)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %zu sets share a pass, at most %d",
-                         call->kernel->name, n_sets, APO_SCORED_SETS_MAX);
+                         call->kernel->name, n_sets, APO_GRID_SHARE_MAX);
     const size_t n = call->cols;
     const size_t n_in = ind->n_inputs, n_out = ind->n_outputs;
     const size_t tile = ind->tile_len(ind, call->params);
@@ -303,10 +299,10 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     /* Each set's rule (its thresholds) and cost: the rule's parameters enter only the fold,
      * so sets that differ in them share the pass (score_pass.h). */
     const size_t fold_params = ind->n_params + sc->n_rule_params;
-    apo__score_fold f[APO_SCORED_SETS_MAX];
-    apo__rule rules[APO_SCORED_SETS_MAX];
-    double cost[APO_SCORED_SETS_MAX];
-    apo__score_set lane_sets[APO_SCORED_SETS_MAX];
+    apo__score_fold f[APO_GRID_SHARE_MAX];
+    apo__rule rules[APO_GRID_SHARE_MAX];
+    double cost[APO_GRID_SHARE_MAX];
+    apo__score_set lane_sets[APO_GRID_SHARE_MAX];
     for (size_t j = 0; j < n_sets; j++) {
         apo__score_fold_init(&f[j]);
         rules[j] = apo__scoring_rule(sc, sets[j].params);
