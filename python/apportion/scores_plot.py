@@ -68,10 +68,10 @@ def plot_scores(frame, path, score="sharpe", x=None, y=None):
         raise RuntimeError("plot_scores() needs gnuplot, which is not on PATH (scripts/deps.sh installs gnuplot-nox)")
     if '"' in path:
         raise ValueError(f"plot_scores(): a name with a double quote cannot be given to gnuplot: {path!r}")
-    cells_flat = grid.to_numpy()
+    means_grid = grid.to_numpy()
     best = None
-    if np.isfinite(cells_flat).any():
-        flat = np.where(np.isfinite(cells_flat), cells_flat, np.inf if score in _SMALLER_FIRST else -np.inf)
+    if np.isfinite(means_grid).any():
+        flat = np.where(np.isfinite(means_grid), means_grid, np.inf if score in _SMALLER_FIRST else -np.inf)
         best = np.unravel_index(np.argmin(flat) if score in _SMALLER_FIRST else np.argmax(flat), flat.shape)
     partial = f"{path}.{os.getpid()}.tmp"
     try:
@@ -79,7 +79,7 @@ def plot_scores(frame, path, score="sharpe", x=None, y=None):
             data = os.path.join(folder, "grid.dat")
             script = os.path.join(folder, "grid.gp")
             with open(data, "w") as f:
-                for i, row in enumerate(cells_flat):
+                for i, row in enumerate(means_grid):
                     for j, m in enumerate(row):
                         f.write(f"{j} {i} {m!r}\n" if np.isfinite(m) else f"{j} {i} NaN\n")
                     f.write("\n")
