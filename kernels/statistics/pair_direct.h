@@ -83,37 +83,35 @@ static inline APO_HD void apo__pair_direct_block(const double *a, const double *
     }
 }
 
-#ifdef APO_VAR_LANES
-typedef int64_t apo__pair_mask __attribute__((vector_size(APO_VAR_LANES * sizeof(int64_t))));
-
-/* The same for the vector of bars k0 .. k0 + APO_VAR_LANES - 1, its sums in registers across
+#ifdef APO_TILE_LANES
+/* The same for the vector of bars k0 .. k0 + APO_TILE_LANES - 1, its sums in registers across
  * the window (var_tile.h says why that pays). */
 static inline void apo__pair_direct_lanes(const double *a, const double *b, size_t p, double inv_p,
                                           size_t k0, apo__pair_moments *m) {
     const double *const ca = a + p - 1 + k0, *const cb = b + p - 1 + k0;
-    const apo__var_vec na = apo__var_load(ca), nb = apo__var_load(cb);
-    apo__var_vec ma = {0}, mb = {0};
-    apo__pair_mask moved_a = {0}, moved_b = {0};
+    const apo_tv na = apo_tv_load(ca), nb = apo_tv_load(cb);
+    apo_tv ma = {0}, mb = {0};
+    apo_tm moved_a = {0}, moved_b = {0};
     for (size_t j = 1; j < p; j++) {
-        const apo__var_vec da = apo__var_load(ca - j) - na, db = apo__var_load(cb - j) - nb;
+        const apo_tv da = apo_tv_load(ca - j) - na, db = apo_tv_load(cb - j) - nb;
         ma += da;
         mb += db;
-        moved_a |= (apo__pair_mask)(da != 0.0);
-        moved_b |= (apo__pair_mask)(db != 0.0);
+        moved_a |= (apo_tm)(da != 0.0);
+        moved_b |= (apo_tm)(db != 0.0);
     }
     ma *= inv_p;
     mb *= inv_p;
-    apo__var_vec saa = {0}, sbb = {0}, sab = {0};
+    apo_tv saa = {0}, sbb = {0}, sab = {0};
     for (size_t j = 0; j < p; j++) {
-        const apo__var_vec da = (apo__var_load(ca - j) - na) - ma;
-        const apo__var_vec db = (apo__var_load(cb - j) - nb) - mb;
+        const apo_tv da = (apo_tv_load(ca - j) - na) - ma;
+        const apo_tv db = (apo_tv_load(cb - j) - nb) - mb;
         saa += da * da;
         sbb += db * db;
         sab += da * db;
     }
-    memcpy(m->vaa + k0, &saa, sizeof saa);
-    memcpy(m->vbb + k0, &sbb, sizeof sbb);
-    memcpy(m->vab + k0, &sab, sizeof sab);
+    apo_tv_store(m->vaa + k0, saa);
+    apo_tv_store(m->vbb + k0, sbb);
+    apo_tv_store(m->vab + k0, sab);
     memcpy(m->moved_a + k0, &moved_a, sizeof moved_a);
     memcpy(m->moved_b + k0, &moved_b, sizeof moved_b);
 }
@@ -124,8 +122,8 @@ static inline void apo__pair_direct_lanes(const double *a, const double *b, size
 static inline APO_HD void apo__pair_direct(const double *a, const double *b, size_t p, double inv_p,
                                            size_t n, apo__pair_moments *m) {
     size_t k = 0;
-#ifdef APO_VAR_LANES
-    for (; k + APO_VAR_LANES <= n; k += APO_VAR_LANES)
+#ifdef APO_TILE_LANES
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES)
         apo__pair_direct_lanes(a, b, p, inv_p, k, m);
 #endif
     if (k < n)

@@ -31,9 +31,8 @@
 #ifndef APO_KERNELS_VAR_TILE_H
 #define APO_KERNELS_VAR_TILE_H
 
-#include <string.h>
-
 #include "catalog.h"
+#include "tile_vec.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -82,68 +81,40 @@ static inline APO_HD void apo__var_direct_block(const double *x, size_t p, doubl
  * registers across the window: the scalar loops above keep theirs in memory, and cost about
  * twice as much. The catalog's tile is built once per vector path (dispatch/catalog_<path>.c),
  * so the width is the path's. Not on a GPU, whose threads take one bar at a time. */
-#if defined(__GNUC__) && !defined(__CUDACC__) && (defined(__SSE2__) || defined(__AVX__))
-#include <immintrin.h>
-#if defined(__AVX512F__)
-#define APO_VAR_LANES 8
-#elif defined(__AVX__)
-#define APO_VAR_LANES 4
-#else
-#define APO_VAR_LANES 2
-#endif
-typedef double apo__var_vec __attribute__((vector_size(APO_VAR_LANES * sizeof(double))));
-
-static inline apo__var_vec apo__var_load(const double *at) {
-    apo__var_vec v;
-    memcpy(&v, at, sizeof v);
-    return v;
-}
-
-/* Bars t .. t + 2 APO_VAR_LANES - 1 into var. */
+#ifdef APO_TILE_LANES
+/* Bars t .. t + 2 APO_TILE_LANES - 1 into var. */
 static inline void apo__var_direct_lanes(const double *x, size_t p, double inv_p, size_t t,
                                          double *var) {
-    const size_t w = APO_VAR_LANES;
-    const apo__var_vec c0 = apo__var_load(x + t), c1 = apo__var_load(x + t + w);
-    apo__var_vec m0 = {0}, m1 = {0};
+    const size_t w = APO_TILE_LANES;
+    const apo_tv c0 = apo_tv_load(x + t), c1 = apo_tv_load(x + t + w);
+    apo_tv m0 = {0}, m1 = {0};
     for (size_t j = 1; j < p; j++) {
-        m0 += apo__var_load(x + t - j) - c0;
-        m1 += apo__var_load(x + t + w - j) - c1;
+        m0 += apo_tv_load(x + t - j) - c0;
+        m1 += apo_tv_load(x + t + w - j) - c1;
     }
     m0 *= inv_p;
     m1 *= inv_p;
-    apo__var_vec v0 = {0}, v1 = {0};
+    apo_tv v0 = {0}, v1 = {0};
     for (size_t j = 0; j < p; j++) {
-        const apo__var_vec d0 = (apo__var_load(x + t - j) - c0) - m0;
-        const apo__var_vec d1 = (apo__var_load(x + t + w - j) - c1) - m1;
+        const apo_tv d0 = (apo_tv_load(x + t - j) - c0) - m0;
+        const apo_tv d1 = (apo_tv_load(x + t + w - j) - c1) - m1;
         v0 += d0 * d0;
         v1 += d1 * d1;
     }
     v0 *= inv_p;
     v1 *= inv_p;
-    memcpy(var, &v0, sizeof v0);
-    memcpy(var + w, &v1, sizeof v1);
-}
-
-/* The correctly rounded square root of each lane: libm's sqrt, which may set errno, is not
- * vectorised, and would cost STDDEV more than the variance does. */
-static inline apo__var_vec apo__var_vec_sqrt(apo__var_vec v) {
-#if APO_VAR_LANES == 8
-    return (apo__var_vec)_mm512_sqrt_pd((__m512d)v);
-#elif APO_VAR_LANES == 4
-    return (apo__var_vec)_mm256_sqrt_pd((__m256d)v);
-#else
-    return (apo__var_vec)_mm_sqrt_pd((__m128d)v);
-#endif
+    apo_tv_store(var, v0);
+    apo_tv_store(var + w, v1);
 }
 #endif
 
 /* v[k] = sqrt(v[k]) * nbdev for k < n. */
 static inline APO_HD void apo__var_roots(double *v, size_t n, double nbdev) {
     size_t k = 0;
-#ifdef APO_VAR_LANES
-    for (; k + APO_VAR_LANES <= n; k += APO_VAR_LANES) {
-        const apo__var_vec r = apo__var_vec_sqrt(apo__var_load(v + k)) * nbdev;
-        memcpy(v + k, &r, sizeof r);
+#ifdef APO_TILE_LANES
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
+        const apo_tv r = apo_tv_sqrt(apo_tv_load(v + k)) * nbdev;
+        apo_tv_store(v + k, r);
     }
 #endif
     for (; k < n; k++)
@@ -167,8 +138,8 @@ static inline APO_HD void apo__var_direct(const double *x, size_t p, double nbde
     double var[APO_VAR_BLOCK];
     while (t < end) {
         size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
-#ifdef APO_VAR_LANES
-        const size_t pair = 2 * APO_VAR_LANES;
+#ifdef APO_TILE_LANES
+        const size_t pair = 2 * APO_TILE_LANES;
         if (n >= pair) {
             n -= n % pair;
             for (size_t k = 0; k < n; k += pair)

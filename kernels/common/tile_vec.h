@@ -1,0 +1,52 @@
+/* Vector lanes for the catalog's tile bodies (kernels/<family>/<name>_tile.h).
+ *
+ * The catalog's tiles are compiled once per vector path (dispatch/catalog_<path>.c, with
+ * -msse2, -mavx2 or -mavx512f) and once for CUDA. lanes.h serves the lanes files, which
+ * name their path themselves (APO_LANES); a catalog tile has no such name, so its width
+ * comes from the compiler's ISA macros here. A tile that writes a vector loop guards it with
+ * `#ifdef APO_TILE_LANES` and keeps its scalar loop for the GPU and the rest of the bars.
+ *
+ * The GCC/clang vector extensions compute what the scalar code computes, lane for lane
+ * (lanes.h says why); only what the compiler would not vectorise by itself (the square root,
+ * which may set errno in libm) is written with intrinsics. */
+#ifndef APO_KERNELS_TILE_VEC_H
+#define APO_KERNELS_TILE_VEC_H
+
+#if defined(__GNUC__) && !defined(__CUDACC__) && (defined(__SSE2__) || defined(__AVX__))
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__AVX512F__)
+#define APO_TILE_LANES 8
+#elif defined(__AVX__)
+#define APO_TILE_LANES 4
+#else
+#define APO_TILE_LANES 2
+#endif
+
+/* APO_TILE_LANES doubles, and the same number of 64-bit lane masks (a comparison's result). */
+typedef double apo_tv __attribute__((vector_size(APO_TILE_LANES * sizeof(double))));
+typedef int64_t apo_tm __attribute__((vector_size(APO_TILE_LANES * sizeof(int64_t))));
+
+static inline apo_tv apo_tv_load(const double *at) {
+    apo_tv v;
+    memcpy(&v, at, sizeof v);
+    return v;
+}
+
+static inline void apo_tv_store(double *at, apo_tv v) { memcpy(at, &v, sizeof v); }
+
+/* The correctly rounded square root of each lane. */
+static inline apo_tv apo_tv_sqrt(apo_tv v) {
+#if APO_TILE_LANES == 8
+    return (apo_tv)_mm512_sqrt_pd((__m512d)v);
+#elif APO_TILE_LANES == 4
+    return (apo_tv)_mm256_sqrt_pd((__m256d)v);
+#else
+    return (apo_tv)_mm_sqrt_pd((__m128d)v);
+#endif
+}
+#endif
+
+#endif /* APO_KERNELS_TILE_VEC_H */
