@@ -109,6 +109,20 @@ static inline APO_HD apo__plain_sums apo__plain_blocks(const double *x, size_t p
     return z[APO_PLAIN_LANES - 1];
 }
 
+/* Asks the caches for the n samples and outputs from `from` on, which the next blocks read
+ * and write, while these are computed: the loop's few operations a bar otherwise wait on
+ * memory past the caches (20% of sma's time at a million bars). Not on a GPU. */
+static inline APO_HD void apo__plain_prefetch(const double *x, double *out, size_t from, size_t n) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+    for (size_t i = 0; i < n; i += 64 / sizeof(double)) {
+        __builtin_prefetch(x + from + i, 0);
+        __builtin_prefetch(out + from + i, 1);
+    }
+#else
+    (void)x, (void)out, (void)from, (void)n;
+#endif
+}
+
 /* The bars t .. e - 1 slid from z, every window clean: returns the sums at e - 1. */
 static inline APO_HD apo__plain_sums apo__plain_slide(const double *x, size_t p, size_t t, size_t e,
                                                       apo__plain_sums z, double inv, int weighted,
@@ -136,6 +150,8 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
         if (t >= plain_until && t % APO_PLAIN_ANCHOR == 0 && t + 1 >= p && end - t >= span) {
             /* Whole blocks side by side, when their windows are all clean. */
             if (apo__block_finite(x, t + 1 - p, t + span)) {
+                if (end - t >= 2 * span)
+                    apo__plain_prefetch(x, out, t + span, span);
                 z = apo__plain_blocks(x, p, t, inv, weighted, out);
                 valid = 1;
                 t += span - 1;
@@ -155,9 +171,7 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
             }
             plain_until = e;
         }
-        if (!isfinite(x[t]))
-            bad = t + 1;
-        if (!apo__window_clean(t, p, bad)) {
+        if (!apo__window_clean_at(x, t, p, &bad)) {
             out[t] = NAN;
             valid = 0;
             continue;

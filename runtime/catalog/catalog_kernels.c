@@ -66,6 +66,7 @@ static void catalog_io(const apo__call *call, size_t row, apo__cat_io *io) {
     for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
         io->p[p] = call->params[p];
     io->h = apo__catalog_halo(id_of(k), io->p);
+    io->tile = apo__catalog_tile_len(id_of(k), io->p);
 }
 
 static apo_status catalog_run(const apo__call *call, size_t row, size_t begin, size_t end,
