@@ -159,10 +159,14 @@ static inline APO_HD void apo__ema_side_by_side(const apo__cat_io *io, size_t be
 }
 
 static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, size_t end) {
+#ifndef __CUDA_ARCH__
+    /* A GPU thread takes one tile (its launcher leaves io->tile 0): the lanes' scratch would
+     * only weigh on its stack. */
     if (io->tile != 0 && end - begin > io->tile - begin % io->tile) {
         apo__ema_side_by_side(io, begin, end);
         return;
     }
+#endif
     apo__cat_run r;
     apo__ema_start(io, begin, &r);
     apo__ema_run(io, begin, end, &r);
