@@ -11,11 +11,20 @@
  * Tile: a recurrence, so a tile re-runs the definition from w0 = max(0, begin - h),
  * h = (p - 1) + D(k) (catalog.c): by `begin` the restarted seed's weight is below 2^-64
  * of the data scale, and the outputs are a pure function of the tile grid.
+ *
+ * Tiles side by side: the chain `(x - e)*k + e` is serial, three dependent operations a bar
+ * as in TA-Lib's loop, so one tile cannot run faster than TA-Lib. But the tiles of a grid
+ * are independent chains: a call over several tiles (io->tile, the grid's tile length; the
+ * runtime joins consecutive tiles, apo__catalog_tiles_join) runs up to APO_EMA_LANES of them
+ * in one loop, one bar of each per pass, so their chains overlap. Each tile performs the
+ * operations apo__ema_run performs, in its order, so a tile's bits do not depend on the
+ * tiles beside it.
  */
 #ifndef APO_KERNELS_EMA_TILE_H
 #define APO_KERNELS_EMA_TILE_H
 
 #include "catalog.h"
+#include "window_sum.h"
 
 /* The tile's start: the loop runs from w0 with an empty seed (apo__cat_run: n[0] the
  * samples seen, v[0] the seed's sum, v[1] the average). */
@@ -57,7 +66,107 @@ static inline APO_HD void apo__ema_run(const apo__cat_io *io, size_t begin, size
     r->v[1] = e;
 }
 
+/* Tiles advanced side by side, and the bars of one pass without a test per bar. */
+#define APO_EMA_LANES 4
+#define APO_EMA_STRIDE 64
+
+/* One tile of a call over several: its run, its tile's start and end. */
+typedef struct apo__ema_lane {
+    apo__cat_run r;
+    size_t begin, end;
+} apo__ema_lane;
+
+/* m bars of each of the n lanes whose seeds are full and whose samples there are finite:
+ * the steady step of apo__ema_run, one bar of every lane at a time. A lane still in its
+ * warm-up (before its tile's begin) writes into its row of sink. */
+static inline APO_HD void apo__ema_lanes_steady(const apo__cat_io *io, apo__ema_lane *lane,
+                                                size_t n, size_t m, double k,
+                                                double sink[][APO_EMA_STRIDE]) {
+    const double *x[APO_EMA_LANES];
+    double *y[APO_EMA_LANES];
+    double e[APO_EMA_LANES];
+    for (size_t i = 0; i < n; i++) {
+        const size_t t = lane[i].r.t;
+        x[i] = io->in[0] + t;
+        y[i] = t >= lane[i].begin ? io->out[0] + t : sink[i];
+        e[i] = lane[i].r.v[1];
+    }
+    for (size_t s = 0; s < m; s++)
+        for (size_t i = 0; i < n; i++) {
+            e[i] = (x[i][s] - e[i]) * k + e[i];
+            y[i][s] = e[i];
+        }
+    for (size_t i = 0; i < n; i++) {
+        lane[i].r.t += m;
+        lane[i].r.v[1] = e[i];
+    }
+}
+
+/* The tiles of [begin, end) at the grid of length io->tile, up to APO_EMA_LANES of them side
+ * by side. A lane whose seed is not full, or whose next bars hold a gap, takes apo__ema_run's
+ * own steps over them, alone; the others then advance together by the bars all of them have
+ * before their next such point (the end of a warm-up, of the tile, of APO_EMA_STRIDE bars). */
+static inline APO_HD void apo__ema_side_by_side(const apo__cat_io *io, size_t begin, size_t end) {
+    const size_t p = (size_t)io->p[0];
+    const double k = 2.0 / ((double)p + 1.0);
+    double sink[APO_EMA_LANES][APO_EMA_STRIDE];
+    apo__ema_lane lane[APO_EMA_LANES];
+    size_t next = begin;
+    while (next < end) {
+        size_t n = 0;
+        for (; n < APO_EMA_LANES && next < end; n++) {
+            lane[n].begin = next;
+            next = (next / io->tile + 1) * io->tile;
+            next = next < end ? next : end;
+            lane[n].end = next;
+            apo__ema_start(io, lane[n].begin, &lane[n].r);
+        }
+        while (n > 0) {
+            size_t m = APO_EMA_STRIDE;
+            for (size_t i = 0; i < n; i++) {
+                apo__cat_run *r = &lane[i].r;
+                const size_t b = lane[i].begin;
+                /* The bars this lane can take in the steady step. */
+                size_t stop = r->t + m < lane[i].end ? r->t + m : lane[i].end;
+                if (r->t < b && stop > b)
+                    stop = b;
+                const double *x = io->in[0];
+                size_t u = r->t;
+                if (r->n[0] >= p) {
+                    if (apo__block_finite(x, u, stop))
+                        u = stop;
+                    while (u < stop && isfinite(x[u]))
+                        u++;
+                }
+                if (u == r->t) {
+                    /* A seed to fill or a gap: one bar the careful way. */
+                    apo__ema_run(io, b, r->t + 1, r);
+                    m = 0;
+                } else {
+                    m = u - r->t < m ? u - r->t : m;
+                }
+            }
+            if (m > 0)
+                apo__ema_lanes_steady(io, lane, n, m, k, sink);
+            /* Lanes at their tile's end leave. */
+            for (size_t i = 0; i < n;)
+                if (lane[i].r.t >= lane[i].end)
+                    lane[i] = lane[--n];
+                else
+                    i++;
+        }
+    }
+}
+
 static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, size_t end) {
+#ifndef __CUDA_ARCH__
+    /* A GPU thread takes one tile (its launcher leaves io->tile 0): the lanes' scratch would
+     * only weigh on its stack. */
+    if (io->tile != 0 && end - begin > io->tile - begin % io->tile) {
+        apo__ema_side_by_side(io, begin, end);
+        return;
+    }
+#endif
     apo__cat_run r;
     apo__ema_start(io, begin, &r);
     apo__ema_run(io, begin, end, &r);

@@ -1,7 +1,10 @@
 /*
  * sma_tile.h: SMA(timeperiod), the mean of the `p` samples ending at t (TA-Lib's SMA).
  *
- * Tile: halo p - 1. The window sum is a double-double (dd.h): summed exactly at the tile's
+ * Tile: halo p - 1. Up to APO_PLAIN_MAX samples the window sum is slid in plain double
+ * between anchors where it is evaluated afresh (window_plain.h): within 64 eps of the
+ * window's largest sample, at about a third of the double-doubles' cost. Longer windows:
+ * the window sum is a double-double (dd.h): summed exactly at the tile's
  * first clean window, then slid by the difference of the new sample and the old one with the
  * rounding errors gathered beside the running sum (apo__dd_slide, window_sum.h), so it
  * stays within the cascaded-summation bound (about n^2 2^-106 of the data's scale over n
@@ -17,10 +20,12 @@
 
 #include "catalog.h"
 #include "window.h"
+#include "window_plain.h"
 #include "window_sum.h"
 
 /* The tile's start (apo__cat_run: n[0] the position after the last gap, n[1] whether v[0] +
- * v[1], the double-double window sum, is the last window's). */
+ * v[1], the double-double window sum, is the last window's; up to APO_PLAIN_MAX, v[0] the
+ * plain sum, window_plain.h). */
 static inline APO_HD void apo__sma_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
     const size_t p = (size_t)io->p[0];
     r->t = begin;
@@ -48,6 +53,10 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
+    if (p <= APO_PLAIN_MAX) {
+        apo__plain_run(x, p, 0, end, out, r);
+        return;
+    }
     const double pd = (double)p;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;

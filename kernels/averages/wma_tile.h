@@ -2,7 +2,10 @@
  * wma_tile.h: WMA(timeperiod), TA-Lib's weighted moving average: the samples of the window
  * ending at t weighted 1 (oldest) .. p (newest), divided by p (p + 1) / 2.
  *
- * Tile: halo p - 1. The weighted sum W and the plain sum S are double-doubles (dd.h),
+ * Tile: halo p - 1. Up to APO_PLAIN_MAX samples, W and S are slid in plain double between
+ * anchors where they are evaluated afresh (window_plain.h): within 64^2 eps / (p + 1) + 64 eps
+ * of the window's largest sample, at about a third of the double-doubles' cost. Longer
+ * windows: the weighted sum W and the plain sum S are double-doubles (dd.h),
  * evaluated exactly at the tile's first clean window and slid with W' = W - S + p x_new,
  * S' = S - x_old + x_new (the product p x_new exact by Dekker's product) with their rounding
  * errors gathered beside them (apo__dd_slide, window_sum.h), so they stay within the
@@ -15,10 +18,12 @@
 
 #include "catalog.h"
 #include "window.h"
+#include "window_plain.h"
 #include "window_sum.h"
 
 /* The tile's start (apo__cat_run: n[0] the position after the last gap, n[1] whether the
- * double-doubles v[0] + v[1] (S) and v[2] + v[3] (W) are the last window's). */
+ * double-doubles v[0] + v[1] (S) and v[2] + v[3] (W) are the last window's; up to
+ * APO_PLAIN_MAX, v[0] and v[1] the plain S and W, window_plain.h). */
 static inline APO_HD void apo__wma_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
     apo__window_start(io, 1, (size_t)io->p[0], begin, r);
 }
@@ -49,6 +54,10 @@ static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__c
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
+    if (p <= APO_PLAIN_MAX) {
+        apo__plain_run(x, p, 1, end, out, r);
+        return;
+    }
     const double pd = (double)p, denom = pd * (pd + 1.0) / 2.0;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;

@@ -101,12 +101,16 @@ typedef enum apo__cat_family {
 } apo__cat_family;
 
 /* One row of one call: inputs and outputs at absolute indices (index t of the row is
- * in[i][t]), the parameters in the kernel's order, and the halo h from apo__catalog_halo. */
+ * in[i][t]), the parameters in the kernel's order, the halo h from apo__catalog_halo, and the
+ * tile length of the grid the call's tiles are cut from (apo__catalog_tile_len), or 0 when
+ * the call is one tile: a body that runs the tiles of a call over several side by side (ema)
+ * reads the grid from it. */
 typedef struct apo__cat_io {
     const double *in[APO_CAT_MAX_IN];
     double *out[APO_CAT_MAX_OUT];
     double p[APO_CAT_MAX_PAR];
     size_t h;
+    size_t tile;
 } apo__cat_io;
 
 /*
@@ -164,18 +168,20 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params);
 /* 1 for a kernel whose tiles read their row from its first sample (obv, ad), 0 otherwise. */
 int apo__catalog_whole_row(apo__cat_id id);
 
-/* 1 for a kernel whose output at t is the same whatever tile holds t: the whole-row sums
- * (obv, ad) and the kernels that evaluate each position from the samples of its own
- * windows (mom, roc, trange, stochf, stoch; no state crosses positions). Consecutive tiles
- * of one row can then be computed by one apo__cpu_catalog_tile call over their union. */
+/* 1 for a kernel whose consecutive tiles of one row can be computed by one
+ * apo__cpu_catalog_tile call over their union, with each tile's bits: those whose output at
+ * t is the same whatever tile holds t (the whole-row sums obv and ad, and the kernels that
+ * evaluate each position from the samples of its own windows: mom, roc, trange, stochf,
+ * stoch; no state crosses positions), and ema, whose body cuts the union at the grid
+ * (apo__cat_io.tile) and runs each tile from its own start. */
 int apo__catalog_tiles_join(apo__cat_id id);
 
 /* Tile length of a whole-row kernel: long, because each tile re-reads the row before it
  * (docs/kernels.md, "Cumulative indicators"). */
 #define APO_CAT_WHOLE_ROW_TILE ((size_t)65536)
 
-/* Tile length: APO_CAT_WHOLE_ROW_TILE for a whole-row kernel, else
- * max(4096, 16 * (halo + 1)). */
+/* Tile length: APO_CAT_WHOLE_ROW_TILE for a whole-row kernel, max(4096, 4 * (halo + 1)) for
+ * ema (whose tiles run side by side, ema_tile.h), else max(4096, 16 * (halo + 1)). */
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
 
 /* Bytes of the state a stream keeps to resume kernel id's tile (apo__cpu_catalog_resume),

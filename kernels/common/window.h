@@ -45,6 +45,14 @@ static inline APO_HD int apo__window_clean(size_t t, size_t p, size_t bad) {
     return t + 1 >= p && (bad == 0 || bad + p <= t + 1);
 }
 
+/* Notes a gap at t in `bad` (as above) when x[t] is not finite, and returns 1 when the window
+ * of p samples ending at t is clean. */
+static inline APO_HD int apo__window_clean_at(const double *x, size_t t, size_t p, size_t *bad) {
+    if (!isfinite(x[t]))
+        *bad = t + 1;
+    return apo__window_clean(t, p, *bad);
+}
+
 /* The tile's start of a window body (wma, max, min, willr, aroon, cci): the loop runs
  * from begin, with n[0] the position after the last gap among the first n_in inputs in the
  * w - 1 samples before it, and nothing valid yet (apo__cat_run). */

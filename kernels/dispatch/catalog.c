@@ -68,6 +68,7 @@ int apo__catalog_tiles_join(apo__cat_id id) {
     case APO_CAT_TRANGE:
     case APO_CAT_STOCHF:
     case APO_CAT_STOCH:
+    case APO_CAT_EMA:
         return 1;
     default:
         return 0;
@@ -156,7 +157,11 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
      * make that 123). */
     if (apo__catalog_whole_row(id))
         return APO_CAT_WHOLE_ROW_TILE;
-    const size_t len = 16 * (apo__catalog_halo(id, params) + 1);
+    /* Each tile re-runs its halo: 16 halos a tile keep that within 1/16 of the work. ema's
+     * tiles run side by side (ema_tile.h), so its halos overlap and cost a quarter as much:
+     * shorter tiles give a short series several chains to overlap. */
+    const size_t halos = id == APO_CAT_EMA ? 4 : 16;
+    const size_t len = halos * (apo__catalog_halo(id, params) + 1);
     return len > 4096 ? len : 4096;
 }
 

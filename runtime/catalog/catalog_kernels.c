@@ -66,6 +66,7 @@ static void catalog_io(const apo__call *call, size_t row, apo__cat_io *io) {
     for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
         io->p[p] = call->params[p];
     io->h = apo__catalog_halo(id_of(k), io->p);
+    io->tile = apo__catalog_tile_len(id_of(k), io->p);
 }
 
 static apo_status catalog_run(const apo__call *call, size_t row, size_t begin, size_t end,
@@ -97,12 +98,14 @@ static size_t catalog_resume_size(const apo__kernel *k) {
  * first-touch pass's mincore) is paid once per group instead of once per tile, which is most
  * of a cheap kernel's cost beyond its loop. The group's tiles of one row share one view of
  * the row (catalog_io, whose halo takes libm's log). Each tile is then its own body call,
- * with its bits; where the bits at t do not depend on the tile holding t
+ * with its bits; where one call over consecutive tiles gives each its bits
  * (apo__catalog_tiles_join: the whole-row sums obv and ad, whose group is a row, kernel.h
- * row_groups, and the per-position kernels) consecutive tiles are one call over their union,
- * which writes the same bits and passes over a whole-row sum's prefix once. The tiles are
- * not spread over vector lanes: the bodies are compiled for the device's vector path
- * (apo__cpu_catalog_tile_on), and the lanes are their own loops'. */
+ * row_groups, and the per-position kernels, whose bits at t do not depend on the tile holding
+ * t; ema, whose body cuts the union at the grid, catalog_io's io.tile) consecutive tiles are
+ * one call over their union, which writes the same bits, passes over a whole-row sum's
+ * prefix once and lets ema run its tiles' chains side by side (ema_tile.h). Otherwise the
+ * tiles are not spread over vector lanes: the bodies are compiled for the device's vector
+ * path (apo__cpu_catalog_tile_on), and the lanes are their own loops'. */
 static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
                                     double *scratch, size_t scratch_len) {
     (void)scratch, (void)scratch_len;

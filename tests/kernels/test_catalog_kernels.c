@@ -437,6 +437,20 @@ Test(catalog, recurrences_have_talib_bits_in_their_first_tile, .timeout = 300) {
     }
 }
 
+/* A call of kernel k over series s with parameters p: its output into out, the others into
+ * other; io.tile 0 (each call one tile). */
+static void io_of(apo__cat_io *io, const ref_kernel *k, const series *s, const double *p,
+                  double *out, double *other) {
+    memset(io, 0, sizeof *io);
+    for (size_t i = 0; i < 3; i++)
+        io->in[i] = s->in[i];
+    for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
+        io->out[o] = o == k->out_index ? out : other;
+    for (size_t i = 0; i < 4; i++)
+        io->p[i] = p[i];
+    io->h = apo__catalog_halo(k->id, p);
+}
+
 /* Any tile grid of the same tile length gives the same bits whatever order its tiles run in,
  * and a tile's bits do not depend on the other tiles' outputs (they are written first with
  * poison). */
@@ -449,15 +463,8 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
         run_grid(k->id, &s, p, a, k->out_index);
         apo__cat_io io;
-        memset(&io, 0, sizeof io);
-        for (size_t i = 0; i < 3; i++)
-            io.in[i] = s.in[i];
         double *other = alloc_doubles(s.n);
-        for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
-            io.out[o] = o == k->out_index ? b : other;
-        for (size_t i = 0; i < 4; i++)
-            io.p[i] = p[i];
-        io.h = apo__catalog_halo(k->id, p);
+        io_of(&io, k, &s, p, b, other);
         const size_t len = apo__catalog_tile_len(k->id, p);
         for (size_t t = 0; t < s.n; t++)
             b[t] = -1.0;
@@ -469,6 +476,92 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         free(b);
         series_free(&s);
     }
+}
+
+/* A kernel whose tiles join (apo__catalog_tiles_join) gives each tile's bits in one call over
+ * several: the whole series and a union starting at the second tile, with the grid in
+ * io.tile (ema runs such tiles side by side, ema_tile.h), against one call per tile; with
+ * gaps, one at the last bar of a tile's warm-up and one at a tile's first bar. */
+Test(catalog, joined_tiles_have_each_tiles_bits) {
+    const double periods[] = {2, 9, 30, 200};
+    for (size_t ki = 0; ki < N_KERNELS; ki++)
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const ref_kernel *k = &kernels[ki];
+            if (!apo__catalog_tiles_join(k->id))
+                continue;
+            const double p[4] = {k->min_period == 0 ? 0 : periods[pi], k->def[0], k->def[1],
+                                 k->def[2]};
+            const size_t len = apo__catalog_tile_len(k->id, p);
+            series s;
+            series_make(&s, 41 + ki + pi, 5 * len + 777, k->n_in, 100.0, 0.5, 1);
+            s.close[2 * len - 1] = NAN;
+            s.close[3 * len] = INFINITY;
+            double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
+            run_grid(k->id, &s, p, a, k->out_index);
+            apo__cat_io io;
+            double *other = alloc_doubles(s.n);
+            io_of(&io, k, &s, p, b, other);
+            io.tile = len;
+            const size_t from[] = {0, len};
+            for (size_t f = 0; f < 2; f++) {
+                for (size_t t = 0; t < s.n; t++)
+                    b[t] = a[t];
+                for (size_t t = from[f]; t < s.n; t++)
+                    b[t] = -1.0;
+                apo__cpu_catalog_tile(k->id, &io, from[f], s.n);
+                for (size_t t = 0; t < s.n; t++)
+                    cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0,
+                              "%s(%g) from %zu: t %zu joined %.17g, tile by tile %.17g", k->name,
+                              p[0], from[f], t, b[t], a[t]);
+            }
+            free(other);
+            free(a);
+            free(b);
+            series_free(&s);
+        }
+}
+
+/* A stream's pieces (apo__cpu_catalog_resume) give the bits of the tile run whole, however the
+ * tile is cut: pieces of 1 to 300 bars, cycling, for the kernels whose loops take blocks of
+ * bars (sma and wma side by side and between anchors, window_plain.h) or tiles side by side
+ * (ema), with gaps. */
+Test(catalog, resumed_pieces_have_the_tiles_bits) {
+    const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA};
+    const double periods[] = {2, 30, 64, 65};
+    for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const ref_kernel *k = kernel_of(ids[ii]);
+            const double p[4] = {periods[pi], 0, 0, 0};
+            const size_t len = apo__catalog_tile_len(k->id, p);
+            series s;
+            series_make(&s, 61 + ii + pi, 2 * len + 555, 1, 100.0, 0.5, 1);
+            double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
+            run_grid(k->id, &s, p, a, 0);
+            apo__cat_io io;
+            memset(&io, 0, sizeof io);
+            io.in[0] = s.in[0];
+            io.out[0] = b;
+            io.p[0] = p[0];
+            io.h = apo__catalog_halo(k->id, p);
+            void *state = calloc(1, apo__catalog_resume_size(k->id));
+            cr_assert_not_null(state);
+            size_t piece = 1;
+            for (size_t b0 = 0; b0 < s.n; b0 += len) {
+                const size_t e = b0 + len < s.n ? b0 + len : s.n;
+                for (size_t t = b0; t < e; piece = piece % 300 + 1) {
+                    const size_t stop = t + piece < e ? t + piece : e;
+                    apo__cpu_catalog_resume(k->id, &io, state, t == b0, b0, stop);
+                    t = stop;
+                }
+            }
+            for (size_t t = 0; t < s.n; t++)
+                cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0,
+                          "%s(%g): t %zu pieces %.17g, whole %.17g", k->name, p[0], t, b[t], a[t]);
+            free(state);
+            free(a);
+            free(b);
+            series_free(&s);
+        }
 }
 
 /* TA-Lib's published regression values on its 252-bar close series (its test_rsi.c: RSI(14)

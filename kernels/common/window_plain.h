@@ -1,0 +1,194 @@
+/*
+ * window_plain.h: the window sum S and weighted sum W (weights 1 oldest .. p newest) of short
+ * windows, slid in plain double between anchors, for sma and wma up to APO_PLAIN_MAX.
+ *
+ * Why plain: TA-Lib slides these sums in double from the series' first window on, so its
+ * error grows with the series; the double-doubles of window_sum.h bound it at an ulp but put
+ * TwoSums on every step, and cost about twice TA-Lib's time. Here each sum is evaluated
+ * directly (in index order) at every anchor, a bar that is a multiple of APO_PLAIN_ANCHOR,
+ * and at the first clean window after a tile's start or a gap, and slid from there for at
+ * most APO_PLAIN_ANCHOR - 1 steps: S' = S + (x_new - x_old), W' = W + (p x_new - S), S the
+ * sum before the step. The error of S stays below about 64 eps p max|x| and that of W
+ * below about (64^2 / 2) eps p max|x| + 64 eps |W|: over the weights' sum p (p + 1) / 2,
+ * below 64^2 eps / (p + 1) + 64 eps of the window's largest sample (2e-13 at p = 2, 2e-14
+ * at 30), and the mean's below 64 eps; measured far lower (docs/kernels.md, "Accuracy").
+ * The direct evaluations cost p additions (and p products for W) per anchor, at most one
+ * or three operations a bar for p <= 64, which is why longer windows keep the double-doubles.
+ *
+ * The anchors sit at fixed indices and the other restarts at a tile's start and after a gap,
+ * as the double-doubles' do, so the outputs are a pure function of the tile grid, and a
+ * stream that runs the same steps from the state (apo__cat_run) gets the same bits.
+ *
+ * Speed: a slide step's serial chain is one add per sum. Whole blocks between anchors are
+ * independent of each other (each starts from its own direct sums), so APO_PLAIN_LANES of
+ * them advance side by side in one loop, where one chain alone would wait on the add's
+ * latency. Each output is its sum times the reciprocal of the divisor (one product, where a
+ * division per bar is what bounds TA-Lib's loops); each bar performs the same operations in
+ * the same order whichever loop runs it, so the bits do not depend on the loop.
+ */
+#ifndef APO_KERNELS_WINDOW_PLAIN_H
+#define APO_KERNELS_WINDOW_PLAIN_H
+
+#include "catalog.h"
+#include "window.h"
+#include "window_sum.h"
+
+/* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). */
+#define APO_PLAIN_MAX 64
+/* Anchors: the bars where the sums are evaluated directly whatever the state. */
+#define APO_PLAIN_ANCHOR 64
+/* Blocks between anchors advanced side by side. */
+#define APO_PLAIN_LANES 4
+
+/* A window's plain sum S and weighted sum W (W unused by sma). */
+typedef struct apo__plain_sums {
+    double s, w;
+} apo__plain_sums;
+
+/* The sums of the windows of p samples ending at t + j stride, j < n, into z[j], each in index
+ * order; the windows side by side, so that their chains overlap. */
+static inline APO_HD void apo__plain_direct_n(const double *x, size_t p, size_t t, size_t stride,
+                                              size_t n, int weighted, apo__plain_sums *z) {
+    const double *const first = x + t + 1 - p;
+    for (size_t j = 0; j < n; j++)
+        z[j].s = z[j].w = 0.0;
+    double weight = 0.0; /* i + 1, exactly */
+    for (size_t i = 0; i < p; i++) {
+        weight += 1.0;
+        for (size_t j = 0; j < n; j++) {
+            const double v = first[j * stride + i];
+            z[j].s += v;
+            if (weighted)
+                z[j].w += weight * v;
+        }
+    }
+}
+
+/* The sums of the window of p samples ending at t. */
+static inline APO_HD apo__plain_sums apo__plain_direct(const double *x, size_t p, size_t t,
+                                                       int weighted) {
+    apo__plain_sums z;
+    apo__plain_direct_n(x, p, t, 0, 1, weighted, &z);
+    return z;
+}
+
+/* The sums slid from the window ending at t - 1 to the one ending at t. */
+static inline APO_HD apo__plain_sums apo__plain_step(apo__plain_sums z, const double *x, double pd,
+                                                     size_t p, size_t t, int weighted) {
+    const double in = x[t];
+    if (weighted)
+        z.w = z.w + (pd * in - z.s);
+    z.s = z.s + (in - x[t - p]);
+    return z;
+}
+
+/* The output of a window's sums: the mean (inv = 1 / p) or the weighted average
+ * (inv = 2 / (p (p + 1))). */
+static inline APO_HD double apo__plain_value(apo__plain_sums z, double inv, int weighted) {
+    return (weighted ? z.w : z.s) * inv;
+}
+
+/* APO_PLAIN_LANES whole blocks from the anchor a on, every window in them clean: each block's
+ * sums evaluated at its anchor and slid to its end, the blocks side by side. Returns the last
+ * block's sums at its end. (Blocks further apart, each lane running on through several, were
+ * no faster, and slower where the lanes' distance is a multiple of 4 KiB, whose loads and
+ * stores alias in the caches.) */
+static inline APO_HD apo__plain_sums apo__plain_blocks(const double *x, size_t p, size_t a,
+                                                       double inv, int weighted, double *out) {
+    const double pd = (double)p;
+    apo__plain_sums z[APO_PLAIN_LANES];
+    apo__plain_direct_n(x, p, a, APO_PLAIN_ANCHOR, APO_PLAIN_LANES, weighted, z);
+    for (size_t j = 0; j < APO_PLAIN_LANES; j++)
+        out[a + j * APO_PLAIN_ANCHOR] = apo__plain_value(z[j], inv, weighted);
+    for (size_t k = 1; k < APO_PLAIN_ANCHOR; k++)
+        for (size_t j = 0; j < APO_PLAIN_LANES; j++) {
+            const size_t t = a + j * APO_PLAIN_ANCHOR + k;
+            z[j] = apo__plain_step(z[j], x, pd, p, t, weighted);
+            out[t] = apo__plain_value(z[j], inv, weighted);
+        }
+    return z[APO_PLAIN_LANES - 1];
+}
+
+/* Asks the caches for the n samples and outputs from `from` on, which the next blocks read
+ * and write, while these are computed: the loop's few operations a bar otherwise wait on
+ * memory past the caches (20% of sma's time at a million bars). Not on a GPU. */
+static inline APO_HD void apo__plain_prefetch(const double *x, double *out, size_t from, size_t n) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+    for (size_t i = 0; i < n; i += 64 / sizeof(double)) {
+        __builtin_prefetch(x + from + i, 0);
+        __builtin_prefetch(out + from + i, 1);
+    }
+#else
+    (void)x, (void)out, (void)from, (void)n;
+#endif
+}
+
+/* The bars t .. e - 1 slid from z, every window clean: returns the sums at e - 1. */
+static inline APO_HD apo__plain_sums apo__plain_slide(const double *x, size_t p, size_t t, size_t e,
+                                                      apo__plain_sums z, double inv, int weighted,
+                                                      double *out) {
+    const double pd = (double)p;
+    for (; t < e; t++) {
+        z = apo__plain_step(z, x, pd, p, t, weighted);
+        out[t] = apo__plain_value(z, inv, weighted);
+    }
+    return z;
+}
+
+/* The loop from r->t to end of a body sliding plain (apo__cat_run: n[0] one past the last
+ * gap, n[1] whether v[0] (S) and v[1] (W) are the last window's), outputs into out. */
+static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted, size_t end,
+                                         double *out, apo__cat_run *r) {
+    const double pd = (double)p;
+    const double inv = weighted ? 2.0 / (pd * (pd + 1.0)) : 1.0 / pd;
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    apo__plain_sums z = {r->v[0], r->v[1]};
+    const size_t span = APO_PLAIN_LANES * APO_PLAIN_ANCHOR;
+    size_t plain_until = 0; /* the bars before it take the per-bar step (a gap is near) */
+    for (size_t t = r->t; t < end; t++) {
+        if (t >= plain_until && t % APO_PLAIN_ANCHOR == 0 && t + 1 >= p && end - t >= span) {
+            /* Whole blocks side by side, when their windows are all clean. */
+            if (apo__block_finite(x, t + 1 - p, t + span)) {
+                if (end - t >= 2 * span)
+                    apo__plain_prefetch(x, out, t + span, span);
+                z = apo__plain_blocks(x, p, t, inv, weighted, out);
+                valid = 1;
+                t += span - 1;
+                continue;
+            }
+            plain_until = t + span;
+        }
+        if (t >= plain_until && valid && t % APO_PLAIN_ANCHOR != 0) {
+            /* The rest of the block, slid without a test per bar, when its samples are clean
+             * (the window before t was). */
+            const size_t next = t + (APO_PLAIN_ANCHOR - t % APO_PLAIN_ANCHOR);
+            const size_t e = next < end ? next : end;
+            if (apo__block_finite(x, t, e)) {
+                z = apo__plain_slide(x, p, t, e, z, inv, weighted, out);
+                t = e - 1;
+                continue;
+            }
+            plain_until = e;
+        }
+        if (!apo__window_clean_at(x, t, p, &bad)) {
+            out[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid || t % APO_PLAIN_ANCHOR == 0) {
+            z = apo__plain_direct(x, p, t, weighted);
+            valid = 1;
+        } else {
+            z = apo__plain_step(z, x, pd, p, t, weighted);
+        }
+        out[t] = apo__plain_value(z, inv, weighted);
+    }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+    r->v[0] = z.s;
+    r->v[1] = z.w;
+}
+
+#endif /* APO_KERNELS_WINDOW_PLAIN_H */
