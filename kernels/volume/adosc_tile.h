@@ -59,8 +59,10 @@ static inline size_t apo__adosc_block(double a[3], const apo__cat_io *io, apo__a
         const apo_tm clean = apo__flow_finite(io->in, 4, t + j);
         if (!apo__flow_all(clean))
             break;
-        const apo_tv step = apo__ad_steps(io, t + j);
-        apo_tv y;
+        /* Through memory, not lanes: the extracts and inserts held so many registers that
+         * an average spilled, and the store and load sat on its chain. */
+        double step[APO_TILE_LANES], y[APO_TILE_LANES];
+        apo_tv_store(step, apo__ad_steps(io, t + j));
         for (int i = 0; i < APO_TILE_LANES; i++) {
             ad += step[i];
             fe = (k.fk * ad) + (k.fk1 * fe);
@@ -68,7 +70,7 @@ static inline size_t apo__adosc_block(double a[3], const apo__cat_io *io, apo__a
             y[i] = fe - se;
         }
         if (out != NULL)
-            apo_tv_store(out + t + j, apo__flow_output(clean, y));
+            apo_tv_store(out + t + j, apo__flow_output(clean, apo_tv_load(y)));
     }
     a[0] = ad;
     a[1] = fe;
