@@ -27,16 +27,49 @@
 #include "flow.h"
 #include "window.h"
 
+#ifdef APO_TILE_LANES
+/* The sum `ad` stepped over bars *at .. in whole vectors while they last before stop, its
+ * value after each bar written to out where out is not NULL; *at becomes the first bar
+ * left. A vector's steps (apo__ad_steps) are computed in lanes, then added one by one: each
+ * bar's add is the scalar loop's, so the bits are. The steps of the next vector are
+ * computed while the adds of this one run, so the time is about the chain's, an add a bar. */
+static inline double apo__ad_lanes(double ad, const apo__cat_io *io, size_t *at, size_t stop,
+                                   double *out) {
+    size_t t = *at;
+    for (; stop - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        const apo_tv step = apo__ad_steps(io, t);
+        apo_tv sum;
+        for (int k = 0; k < APO_TILE_LANES; k++) {
+            ad += step[k];
+            sum[k] = ad;
+        }
+        if (out != NULL)
+            apo_tv_store(out + t, apo__flow_output(apo__flow_finite(io->in, 4, t), sum));
+    }
+    *at = t;
+    return ad;
+}
+#endif
+
 /* The sum `ad` stepped over bars [from, end), writing the outputs of those from `begin` on;
  * returns the sum after bar end - 1. The tile and a stream's carried run (apo__ad_carry)
- * both are this loop, so they perform the same operations on the same sum at every bar. */
+ * both are this loop, so they perform the same operations on the same sum at every bar.
+ * The vector path (apo__ad_lanes) takes the whole vectors of bars, the scalar loops the
+ * rest and the GPU's. */
 static inline APO_HD double apo__ad_run(double ad, const apo__cat_io *io, size_t from, size_t begin,
                                         size_t end) {
     double *out = io->out[0];
-    for (size_t t = from; t < begin; t++)
+    size_t t = from;
+#ifdef APO_TILE_LANES
+    ad = apo__ad_lanes(ad, io, &t, begin, NULL);
+#endif
+    for (; t < begin; t++)
         if (apo__all_finite_at(io->in, 4, t))
             ad = apo__ad_add(ad, io, t);
-    for (size_t t = begin; t < end; t++) {
+#ifdef APO_TILE_LANES
+    ad = apo__ad_lanes(ad, io, &t, end, out);
+#endif
+    for (; t < end; t++) {
         double y = NAN;
         if (apo__all_finite_at(io->in, 4, t)) {
             ad = apo__ad_add(ad, io, t);

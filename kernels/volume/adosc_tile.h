@@ -33,33 +33,109 @@ static inline APO_HD void apo__adosc_start(const apo__cat_io *io, size_t begin, 
     apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
 }
 
-/* The loop from r->t to end, writing the positions from `begin` (the tile's) on. */
+/* The rates of the two averages: k and 1 - k, fast then slow. */
+typedef struct apo__adosc_rates {
+    double fk, fk1, sk, sk1;
+} apo__adosc_rates;
+
+#ifdef APO_TILE_LANES
+/* Bars per call of the vector path (apo__adosc_block). */
+#define APO_ADOSC_BLOCK 256
+
+/* The A/D line and both averages (a[0], a[1], a[2]) stepped over the bars t .. in whole
+ * vectors, up to APO_ADOSC_BLOCK of them before stop, while they have no gap, both averages
+ * being past their seed; returns how many (0: the state left, the scalar loop must take bar
+ * t). The A/D steps are computed in lanes (apo__ad_steps, whose -0.0 leaves the line as
+ * apo__ad_add leaves it), off the chain, which is then the scalar loop's add and two
+ * averages a bar: the same bits. The outputs fast - slow are written where out is not
+ * NULL. */
+static inline size_t apo__adosc_block(double a[3], const apo__cat_io *io, apo__adosc_rates k,
+                                      size_t t, size_t stop, double *out) {
+    const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
+    const size_t n = left < APO_ADOSC_BLOCK ? left : APO_ADOSC_BLOCK;
+    double ad = a[0], fe = a[1], se = a[2];
+    size_t j = 0;
+    for (; j < n; j += APO_TILE_LANES) {
+        const apo_tm clean = apo__flow_finite(io->in, 4, t + j);
+        if (!apo__flow_all(clean))
+            break;
+        /* Through memory, not lanes: the extracts and inserts held so many registers that
+         * an average spilled, and the store and load sat on its chain. */
+        double step[APO_TILE_LANES], y[APO_TILE_LANES];
+        apo_tv_store(step, apo__ad_steps(io, t + j));
+        for (int i = 0; i < APO_TILE_LANES; i++) {
+            ad += step[i];
+            fe = (k.fk * ad) + (k.fk1 * fe);
+            se = (k.sk * ad) + (k.sk1 * se);
+            y[i] = fe - se;
+        }
+        if (out != NULL)
+            apo_tv_store(out + t + j, apo__flow_output(clean, apo_tv_load(y)));
+    }
+    a[0] = ad;
+    a[1] = fe;
+    a[2] = se;
+    return j;
+}
+#endif
+
+/* The loop from r->t to end, writing the positions from `begin` (the tile's) on. The vector
+ * path takes the blocks apo__adosc_block accepts; a block it refuses is stepped bar by bar,
+ * as the GPU steps all. */
 static inline APO_HD void apo__adosc_run(const apo__cat_io *io, size_t begin, size_t end,
                                          apo__cat_run *r) {
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
-    const double fk = 2.0 / (double)(fast + 1), sk = 2.0 / (double)(slow + 1);
-    const double fk1 = 1.0 - fk, sk1 = 1.0 - sk;
+    apo__adosc_rates k;
+    k.fk = 2.0 / (double)(fast + 1);
+    k.sk = 2.0 / (double)(slow + 1);
+    k.fk1 = 1.0 - k.fk;
+    k.sk1 = 1.0 - k.sk;
     size_t seen = r->n[0];
     double ad = r->v[0], fe = r->v[1], se = r->v[2];
-    for (size_t t = r->t; t < end; t++) {
-        double y = NAN;
-        if (apo__all_finite_at(io->in, 4, t)) {
-            ad = apo__ad_add(ad, io, t);
-            if (seen == 0) {
-                fe = ad;
-                se = ad;
-            } else {
-                fe = (fk * ad) + (fk1 * fe);
-                se = (sk * ad) + (sk1 * se);
+    size_t t = r->t;
+    while (t < end) {
+        const size_t stop = t < begin ? begin : end;
+        size_t plain_until = stop;
+#ifdef APO_TILE_LANES
+        if (seen > lookback) {
+            double a[3] = {ad, fe, se};
+            const size_t n = apo__adosc_block(a, io, k, t, stop, t < begin ? NULL : out);
+            if (n > 0) {
+                ad = a[0];
+                fe = a[1];
+                se = a[2];
+                seen += n;
+                t += n;
+                continue;
             }
-            seen++;
-            if (seen > lookback)
-                y = apo__canonical_nan(fe - se);
         }
-        if (t >= begin)
-            out[t] = y;
+        /* Refused: during the lookback, the next bar by the scalar step; else the vector
+         * holding a gap, or the last bars that fill no vector. */
+        if (seen <= lookback)
+            plain_until = t + 1;
+        else if (t + APO_TILE_LANES < stop)
+            plain_until = t + APO_TILE_LANES;
+#endif
+        for (; t < plain_until; t++) {
+            double y = NAN;
+            if (apo__all_finite_at(io->in, 4, t)) {
+                ad = apo__ad_add(ad, io, t);
+                if (seen == 0) {
+                    fe = ad;
+                    se = ad;
+                } else {
+                    fe = (k.fk * ad) + (k.fk1 * fe);
+                    se = (k.sk * ad) + (k.sk1 * se);
+                }
+                seen++;
+                if (seen > lookback)
+                    y = apo__canonical_nan(fe - se);
+            }
+            if (t >= begin)
+                out[t] = y;
+        }
     }
     r->t = end > r->t ? end : r->t;
     r->n[0] = seen;

@@ -8,102 +8,252 @@
  * below 1 (a guard against division by small numbers that zeroes fractional volumes, of
  * crypto assets for one); here only an exact 0 does.
  *
- * Tile: halo p. pos and neg are double-doubles of the exact flows (dd.h), summed exactly
- * at the tile's first clean window and after each gap, then slid. Gaps: a window of bars
- * t - p .. t holding a non-finite sample of any input gives NaN (window.h). Where p + 1
- * bars fit APO_MFI_RING, each bar's typical price and signed flow are evaluated once and
- * kept in a ring for the slide to remove, instead of evaluated again (four typical prices
- * and two flows per output before); the same values enter the same sums in the same order.
- * The body is a start and a run (apo__mfi_run), so that a stream resumes it bar by bar.
+ * Tile: halo p. pos and neg are double-doubles of the exact flows (Dekker's product, dd.h),
+ * summed exactly at the tile's first clean window and after each gap, then slid as
+ * window_sum.h slides a sum of products (apo__dd_slide_dd: one plain add a step on each
+ * sum's chain, the exact errors gathered beside it and folded at fixed bars), where every
+ * bar puts its flow into pos, neg or neither and 0 into the others. The slide's accuracy is
+ * window_sum.h's (about m APO_DD_FOLD 2^-106 of the data's scale after m steps), far below
+ * the double the output is rounded to. Gaps: a window of bars t - p .. t holding a
+ * non-finite sample of any input gives NaN (window.h).
+ *
+ * Runs of clean windows are slid in blocks (window_sum.h, "Blocked slides"): each step's
+ * flows, in and out, one bar per vector lane on the CPU (tile_vec.h), then the two serial
+ * slides, then the outputs; every step performs the operations of the bar-by-bar loop, so
+ * the bits do not depend on where the blocks fall, nor on the vector path. The body is a
+ * start and a run (apo__mfi_run), so that a stream resumes it bar by bar.
  */
 #ifndef APO_KERNELS_MFI_TILE_H
 #define APO_KERNELS_MFI_TILE_H
 
 #include "flow.h"
 #include "window.h"
+#include "window_sum.h"
 
-/* Adds bar i's flow (sign 1) or removes it (sign -1) from pos or neg. */
-static inline APO_HD void apo__mfi_add(const apo__cat_io *io, size_t i, double sign, apo__dd *pos,
-                                       apo__dd *neg) {
+/* A bar's flow as it enters the two sums: into pos where its typical price rose from the
+ * previous bar's, into neg where it fell; 0 into the other (into both where unchanged). */
+typedef struct apo__mfi_flows {
+    apo__dd pos, neg;
+} apo__mfi_flows;
+
+/* Bar i's flows (i >= 1). */
+static inline APO_HD apo__mfi_flows apo__mfi_flows_at(const apo__cat_io *io, size_t i) {
     const double tp = apo__typical(io, i), prev = apo__typical(io, i - 1);
-    if (tp == prev)
-        return;
-    apo__dd f = apo__money_flow(io, i);
-    if (sign < 0.0)
-        f = apo__dd_neg(f);
-    if (tp > prev)
-        *pos = apo__dd_add(*pos, f);
-    else
-        *neg = apo__dd_add(*neg, f);
+    const apo__dd flow = apo__money_flow_of(io, i, tp), zero = apo__dd_make(0.0, 0.0);
+    apo__mfi_flows f;
+    f.pos = tp > prev ? flow : zero;
+    f.neg = tp < prev ? flow : zero;
+    return f;
 }
 
-/* Entries of the ring of bars' flows; a power of two. Fixed, because a body allocates
- * nothing; small, because on the GPU each thread holds its ring. */
-#define APO_MFI_RING 64
-
-/* A bar's place in the sums: its flow and the sum it enters (1 pos, -1 neg, 0 none), as
- * apo__mfi_add decides them. */
-typedef struct apo__mfi_bar {
-    apo__dd flow;
-    int side;
-} apo__mfi_bar;
-
-/* Bar i's entry from its typical price tp and the previous bar's, prev. */
-static inline APO_HD apo__mfi_bar apo__mfi_bar_at(const apo__cat_io *io, size_t i, double tp,
-                                                  double prev) {
-    apo__mfi_bar b;
-    b.side = tp > prev ? 1 : tp < prev ? -1 : 0;
-    b.flow = b.side != 0 ? apo__money_flow_of(io, i, tp) : apo__dd_make(0.0, 0.0);
-    return b;
+/* MFI from the window's slid sums. */
+static inline APO_HD double apo__mfi_value(apo__dd pos, apo__dd neg) {
+    const apo__dd p = apo__dd_settle(pos);
+    const double total = apo__dd_add(p, apo__dd_settle(neg)).hi;
+    return total != 0.0 ? apo__canonical_nan(100.0 * (p.hi / total)) : 0.0;
 }
 
-/* apo__mfi_add from a bar's entry. */
-static inline APO_HD void apo__mfi_apply(apo__mfi_bar b, double sign, apo__dd *pos, apo__dd *neg) {
-    if (b.side == 0)
-        return;
-    apo__dd f = b.flow;
-    if (sign < 0.0)
-        f = apo__dd_neg(f);
-    if (b.side > 0)
-        *pos = apo__dd_add(*pos, f);
-    else
-        *neg = apo__dd_add(*neg, f);
+#ifdef APO_TILE_LANES
+/* TwoSum (dd.h) lane by lane: a + b = *s + *e exactly. */
+static inline void apo__mfi_two_sum_lanes(apo_tv a, apo_tv b, apo_tv *s, apo_tv *e) {
+    const apo_tv sum = a + b;
+    const apo_tv bb = sum - a;
+    *s = sum;
+    *e = (a - (sum - bb)) + (b - bb);
+}
+
+/* The typical prices of bars i .. i + APO_TILE_LANES - 1 (apo__typical, lane by lane). */
+static inline apo_tv apo__mfi_typical_lanes(const apo__cat_io *io, size_t i) {
+    return (apo_tv_load(io->in[0] + i) + apo_tv_load(io->in[1] + i) + apo_tv_load(io->in[2] + i)) /
+           3.0;
+}
+
+/* Bars a block's flows are computed for at once: its own and, for p <= APO_DD_FOLD, the p
+ * bars before them, which its steps remove (two separate runs of bars otherwise). */
+#define APO_MFI_SPAN (2 * APO_DD_FOLD)
+
+/* A block's flows (apo__mfi_flows_at): pos's hi and lo, neg's hi and lo, by bar. */
+typedef struct apo__mfi_scratch {
+    double ph[APO_MFI_SPAN], pl[APO_MFI_SPAN], nh[APO_MFI_SPAN], nl[APO_MFI_SPAN];
+} apo__mfi_scratch;
+
+/* The flows of bars from .. from + m - 1 (from >= 1, m <= APO_MFI_SPAN - at) into f at
+ * index at on: each bar's typical price computed once (a step both adds a bar and removes
+ * one, and a bar is the next one's previous), then Dekker's product as apo__two_prod forms
+ * it, operation for operation, in lanes, the last bars that fill no vector in scalar. */
+static inline void apo__mfi_flows_into(const apo__cat_io *io, size_t from, size_t m,
+                                       apo__mfi_scratch *f, size_t at) {
+    double tp[APO_MFI_SPAN + 1]; /* tp[j]: the typical price of bar from - 1 + j */
+    size_t j = 0;
+    for (; j + APO_TILE_LANES <= m + 1; j += APO_TILE_LANES)
+        apo_tv_store(tp + j, apo__mfi_typical_lanes(io, from - 1 + j));
+    for (; j <= m; j++)
+        tp[j] = apo__typical(io, from - 1 + j);
+    const apo_tv zero = apo__flow_splat(0.0);
+    for (j = 0; j + APO_TILE_LANES <= m; j += APO_TILE_LANES) {
+        const apo_tv cur = apo_tv_load(tp + j + 1), prev = apo_tv_load(tp + j);
+        const apo_tv vol = apo_tv_load(io->in[3] + from + j);
+        const apo_tv prod = cur * vol;
+        const apo_tv ct = 134217729.0 * cur, cv = 134217729.0 * vol;
+        const apo_tv th = ct - (ct - cur), vh = cv - (cv - vol);
+        const apo_tv tl = cur - th, vl = vol - vh;
+        const apo_tv err = ((th * vh - prod) + th * vl + tl * vh) + tl * vl;
+        const apo_tm up = (apo_tm)(cur > prev), down = (apo_tm)(cur < prev);
+        apo_tv_store(f->ph + at + j, apo__flow_pick(up, prod, zero));
+        apo_tv_store(f->pl + at + j, apo__flow_pick(up, err, zero));
+        apo_tv_store(f->nh + at + j, apo__flow_pick(down, prod, zero));
+        apo_tv_store(f->nl + at + j, apo__flow_pick(down, err, zero));
+    }
+    for (; j < m; j++) {
+        const apo__dd flow = apo__money_flow_of(io, from + j, tp[j + 1]);
+        const int up = tp[j + 1] > tp[j], down = tp[j + 1] < tp[j];
+        f->ph[at + j] = up ? flow.hi : 0.0;
+        f->pl[at + j] = up ? flow.lo : 0.0;
+        f->nh[at + j] = down ? flow.hi : 0.0;
+        f->nl[at + j] = down ? flow.lo : 0.0;
+    }
+}
+
+/* apo__dd_block_step_dd of in and out (hi, lo) for steps k .. k + APO_TILE_LANES - 1. */
+static inline void apo__mfi_step_lanes(apo__dd_block *b, size_t k, apo_tv in_hi, apo_tv in_lo,
+                                       apo_tv out_hi, apo_tv out_lo) {
+    apo_tv h, l;
+    apo__mfi_two_sum_lanes(in_hi, -out_hi, &h, &l);
+    apo_tv_store(b->h + k, h);
+    apo_tv_store(b->l + k, l);
+    apo_tv_store(b->x + k, in_lo - out_lo);
+}
+
+/* The steps of the block t .. t + n - 1 into bp (pos) and bn (neg), as apo__mfi_block's
+ * scalar loop makes them. */
+static inline void apo__mfi_steps_lanes(const apo__cat_io *io, size_t p, size_t t, size_t n,
+                                        apo__dd_block *bp, apo__dd_block *bn) {
+    apo__mfi_scratch f;
+    size_t in;
+    if (p <= APO_DD_FOLD) {
+        apo__mfi_flows_into(io, t - p, n + p, &f, 0);
+        in = p;
+    } else {
+        apo__mfi_flows_into(io, t - p, n, &f, 0);
+        apo__mfi_flows_into(io, t, n, &f, APO_DD_FOLD);
+        in = APO_DD_FOLD;
+    }
+    size_t k = 0;
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
+        apo__mfi_step_lanes(bp, k, apo_tv_load(f.ph + in + k), apo_tv_load(f.pl + in + k),
+                            apo_tv_load(f.ph + k), apo_tv_load(f.pl + k));
+        apo__mfi_step_lanes(bn, k, apo_tv_load(f.nh + in + k), apo_tv_load(f.nl + in + k),
+                            apo_tv_load(f.nh + k), apo_tv_load(f.nl + k));
+    }
+    for (; k < n; k++) {
+        apo__dd_block_step_dd(bp, k, apo__dd_make(f.ph[in + k], f.pl[in + k]),
+                              apo__dd_make(f.ph[k], f.pl[k]));
+        apo__dd_block_step_dd(bn, k, apo__dd_make(f.nh[in + k], f.nl[in + k]),
+                              apo__dd_make(f.nh[k], f.nl[k]));
+    }
+}
+
+/* apo__mfi_value of the slid sums (hi, lo) of pos and neg, lane by lane: the settling
+ * TwoSums, then apo__dd_add's operations (only its hi is used) and the quotient. */
+static inline apo_tv apo__mfi_value_lanes(apo_tv pos_hi, apo_tv pos_lo, apo_tv neg_hi,
+                                          apo_tv neg_lo) {
+    apo_tv ph, pl, nh, nl, sh, sl, th, tl;
+    apo__mfi_two_sum_lanes(pos_hi, pos_lo, &ph, &pl);
+    apo__mfi_two_sum_lanes(neg_hi, neg_lo, &nh, &nl);
+    apo__mfi_two_sum_lanes(ph, nh, &sh, &sl);
+    apo__mfi_two_sum_lanes(pl, nl, &th, &tl);
+    sl = sl + th;
+    const apo_tv q = sh + sl;
+    const apo_tv total = q + ((sl - (q - sh)) + tl);
+    const apo_tv y = 100.0 * (ph / total);
+    return apo__flow_pick((apo_tm)(total != 0.0),
+                          apo__flow_pick((apo_tm)(y == y), y, apo__flow_splat(NAN)),
+                          apo__flow_splat(0.0));
+}
+#endif
+
+/* apo__dd_block_slide(pos, bp, t, n, 1) and apo__dd_block_slide(neg, bn, t, n, 1) in one
+ * loop, the same operations on each sum: two short chains side by side, where two loops
+ * would run one after the other. */
+static inline APO_HD apo__dd_pair apo__mfi_slide(apo__dd_block *bp, apo__dd_block *bn, size_t t,
+                                                 size_t n, apo__dd pos, apo__dd neg) {
+    if (n == 0)
+        return apo__dd_pair_of(pos, neg);
+    double ph = pos.hi, pl = pos.lo, nh = neg.hi, nl = neg.lo;
+    for (size_t k = 0; k < n; k++) {
+        const apo__dd a = apo__two_sum(ph, bp->h[k]), b = apo__two_sum(nh, bn->h[k]);
+        pl = pl + ((a.lo + bp->l[k]) + bp->x[k]);
+        nl = nl + ((b.lo + bn->l[k]) + bn->x[k]);
+        ph = a.hi;
+        nh = b.hi;
+        bp->h[k] = ph;
+        bp->l[k] = pl;
+        bn->h[k] = nh;
+        bn->l[k] = nl;
+    }
+    pos = apo__dd_fold(apo__dd_make(ph, pl), t + n - 1);
+    neg = apo__dd_fold(apo__dd_make(nh, nl), t + n - 1);
+    bp->h[n - 1] = pos.hi;
+    bp->l[n - 1] = pos.lo;
+    bn->h[n - 1] = neg.hi;
+    bn->l[n - 1] = neg.lo;
+    return apo__dd_pair_of(pos, neg);
+}
+
+/* The clean windows t .. e - 1, a block (window_sum.h) whose window before t was clean and
+ * slid into pos and neg: slides both, writes the outputs and returns the sums. The same
+ * operations as apo__mfi_run's loop, bar by bar, so the same bits. */
+static inline APO_HD apo__dd_pair apo__mfi_block(const apo__cat_io *io, size_t p, size_t t,
+                                                 size_t e, apo__dd pos, apo__dd neg) {
+    const size_t n = e - t;
+    apo__dd_block bp, bn;
+#ifdef APO_TILE_LANES
+    apo__mfi_steps_lanes(io, p, t, n, &bp, &bn);
+#else
+    for (size_t k = 0; k < n; k++) {
+        const apo__mfi_flows in = apo__mfi_flows_at(io, t + k),
+                             out = apo__mfi_flows_at(io, t + k - p);
+        apo__dd_block_step_dd(&bp, k, in.pos, out.pos);
+        apo__dd_block_step_dd(&bn, k, in.neg, out.neg);
+    }
+#endif
+    const apo__dd_pair slid = apo__mfi_slide(&bp, &bn, t, n, pos, neg);
+    pos = slid.a;
+    neg = slid.b;
+    double *y = io->out[0] + t;
+    size_t k = 0;
+#ifdef APO_TILE_LANES
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES)
+        apo_tv_store(y + k, apo__mfi_value_lanes(apo_tv_load(bp.h + k), apo_tv_load(bp.l + k),
+                                                 apo_tv_load(bn.h + k), apo_tv_load(bn.l + k)));
+#endif
+    for (; k < n; k++)
+        y[k] = apo__mfi_value(apo__dd_make(bp.h[k], bp.l[k]), apo__dd_make(bn.h[k], bn.l[k]));
+    return apo__dd_pair_of(pos, neg);
 }
 
 /* The loop from r->t to end, after apo__window_start over the 4 inputs and p + 1 bars
  * (apo__cat_run: n[0] the last gap, n[1] whether the sums are the last window's; v[0], v[1]
- * pos and v[2], v[3] neg as double-doubles; v[4] the typical price of bar r->t - 1 while
- * valid). A tile is one start and one run; a stream's pieces of it are one start and
- * several runs, each going on from the last (runtime/streaming). Where p + 1 bars fit the
- * ring, a run that goes on from a valid window first fills the ring with the entries of that
- * window's bars, evaluated from the inputs as the tile evaluated them when they arrived:
- * the same values, so the slide removes what the tile run whole removes; a run of fewer
- * bars than that window does without the ring, so that a stream's update of one bar does
- * not read p + 1. */
+ * pos and v[2], v[3] neg, as slid: hi and the gathered errors). A tile is one start and one
+ * run; a stream's pieces of it are one start and several runs, each going on from the last
+ * (runtime/streaming), and a piece of a bar reads only the four bars its step needs. */
 static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const size_t span = p + 1;
-    /* A run that goes on from a valid window and computes fewer bars than the window holds
-     * (a stream's update of a bar or a few) would refill the ring from p + 1 bars to use a
-     * few entries: it evaluates its bars without the ring instead, reading only the four
-     * bars each needs (the same values, so the same bits), and leaves prev for a later run
-     * that uses the ring. */
-    const int use_ring = span <= APO_MFI_RING && !(r->n[1] != 0 && end < r->t + span);
-    apo__mfi_bar ring[APO_MFI_RING];
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
-    double prev = r->v[4]; /* the typical price of bar t - 1 while valid (ring only) */
     apo__dd pos = apo__dd_make(r->v[0], r->v[1]), neg = apo__dd_make(r->v[2], r->v[3]);
-    if (use_ring && valid) {
-        double before = apo__typical(io, r->t - 1 - p);
-        for (size_t i = r->t - p; i < r->t; i++) {
-            const double tp = apo__typical(io, i);
-            ring[i & (APO_MFI_RING - 1)] = apo__mfi_bar_at(io, i, tp, before);
-            before = tp;
-        }
-    }
+    size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
+        const size_t e = apo__clean_block_end(io->in, 4, valid, t, end, &plain_until);
+        if (e > t) {
+            const apo__dd_pair s = apo__mfi_block(io, p, t, e, pos, neg);
+            pos = s.a;
+            neg = s.b;
+            t = e - 1;
+            continue;
+        }
         if (!apo__all_finite_at(io->in, 4, t))
             bad = t + 1;
         if (!apo__window_clean(t, span, bad)) {
@@ -112,35 +262,21 @@ static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__c
             continue;
         }
         if (!valid) {
+            /* The exact restart: the window's flows gathered in bar order. */
             pos = neg = apo__dd_make(0.0, 0.0);
-            if (use_ring) {
-                prev = apo__typical(io, t - p);
-                for (size_t i = t + 1 - p; i <= t; i++) {
-                    const double tp = apo__typical(io, i);
-                    ring[i & (APO_MFI_RING - 1)] = apo__mfi_bar_at(io, i, tp, prev);
-                    apo__mfi_apply(ring[i & (APO_MFI_RING - 1)], 1.0, &pos, &neg);
-                    prev = tp;
-                }
-            } else {
-                for (size_t i = t + 1 - p; i <= t; i++)
-                    apo__mfi_add(io, i, 1.0, &pos, &neg);
+            for (size_t i = t + 1 - p; i <= t; i++) {
+                const apo__mfi_flows f = apo__mfi_flows_at(io, i);
+                pos = apo__dd_add(pos, f.pos);
+                neg = apo__dd_add(neg, f.neg);
             }
             valid = 1;
-        } else if (use_ring) {
-            const double tp = apo__typical(io, t);
-            ring[t & (APO_MFI_RING - 1)] = apo__mfi_bar_at(io, t, tp, prev);
-            prev = tp;
-            apo__mfi_apply(ring[t & (APO_MFI_RING - 1)], 1.0, &pos, &neg);
-            apo__mfi_apply(ring[(t - p) & (APO_MFI_RING - 1)], -1.0, &pos, &neg);
         } else {
-            apo__mfi_add(io, t, 1.0, &pos, &neg);
-            apo__mfi_add(io, t - p, -1.0, &pos, &neg);
+            const apo__mfi_flows in = apo__mfi_flows_at(io, t), old = apo__mfi_flows_at(io, t - p);
+            pos = apo__dd_slide_dd(pos, in.pos, old.pos, t);
+            neg = apo__dd_slide_dd(neg, in.neg, old.neg, t);
         }
-        const double total = apo__dd_add(pos, neg).hi;
-        out[t] = total != 0.0 ? apo__canonical_nan(100.0 * (pos.hi / total)) : 0.0;
+        out[t] = apo__mfi_value(pos, neg);
     }
-    if (!use_ring && valid && end > r->t)
-        prev = apo__typical(io, end - 1);
     r->t = end > r->t ? end : r->t;
     r->n[0] = bad;
     r->n[1] = (size_t)valid;
@@ -148,7 +284,6 @@ static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__c
     r->v[1] = pos.lo;
     r->v[2] = neg.hi;
     r->v[3] = neg.lo;
-    r->v[4] = prev;
 }
 
 static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -21,6 +21,7 @@
 #define APO_KERNELS_OBV_TILE_H
 
 #include "catalog.h"
+#include "flow.h"
 
 /* The running state: the sum, the last clean close, and whether a clean bar was seen. */
 typedef struct apo__obv_state {
@@ -45,18 +46,84 @@ static inline APO_HD int apo__obv_step(apo__obv_state *s, const apo__cat_io *io,
     return 1;
 }
 
+#ifdef APO_TILE_LANES
+/* Bars per block of the vector path (apo__obv_block). */
+#define APO_OBV_BLOCK 256
+
+/* The state stepped over the bars t .. in whole vectors, up to APO_OBV_BLOCK of them before
+ * stop, while it is seeded and they have no gap; returns how many (0: the state left, the
+ * scalar loop must take bar t). Each bar's step, volume, -volume or -0.0 by its close against
+ * the one before (x + -0 is x, signed zeros included; x - v is x + -v), is computed in lanes
+ * off the sum's chain, which is then one add a bar, the scalar loop's: the same bits. The
+ * outputs are written where out is not NULL. */
+static inline size_t apo__obv_block(apo__obv_state *s, const apo__cat_io *io, size_t t, size_t stop,
+                                    double *out) {
+    const double *close = io->in[0], *vol = io->in[1];
+    const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
+    const size_t n = left < APO_OBV_BLOCK ? left : APO_OBV_BLOCK;
+    if (!s->seeded)
+        return 0;
+    double obv = s->obv, last = s->prev;
+    size_t k = 0;
+    for (; k < n; k += APO_TILE_LANES) {
+        const apo_tm clean = apo__flow_finite(io->in, 2, t + k);
+        if (!apo__flow_all(clean))
+            break;
+        const apo_tv c = apo_tv_load(close + t + k), v = apo_tv_load(vol + t + k);
+        /* The previous closes: the last clean one, then this vector's (never bar t - 1
+         * itself, which a stream's piece may not hold). */
+        apo_tv prev;
+        prev[0] = last;
+        for (int j = 1; j < APO_TILE_LANES; j++)
+            prev[j] = c[j - 1];
+        const apo_tv step = apo__flow_pick(
+            (apo_tm)(c > prev), v, apo__flow_pick((apo_tm)(c < prev), -v, apo__flow_splat(-0.0)));
+        apo_tv sum;
+        for (int j = 0; j < APO_TILE_LANES; j++) {
+            obv += step[j];
+            sum[j] = obv;
+        }
+        if (out != NULL)
+            apo_tv_store(out + t + k, apo__flow_output(clean, sum));
+        last = c[APO_TILE_LANES - 1];
+    }
+    s->obv = obv;
+    s->prev = last;
+    return k;
+}
+#endif
+
 /* Steps the state over bars [from, end), writing the outputs of those from `begin` on. The
  * tile and a stream's carried run (apo__obv_carry) both are this loop, so they perform the
- * same operations on the same state at every bar. */
+ * same operations on the same state at every bar. The vector path takes the blocks
+ * apo__obv_block accepts; a block it refuses is stepped bar by bar, as the GPU steps all. */
 static inline APO_HD void apo__obv_run(apo__obv_state *s, const apo__cat_io *io, size_t from,
                                        size_t begin, size_t end) {
     double *out = io->out[0];
-    for (size_t t = from; t < begin; t++)
-        (void)apo__obv_step(s, io, t);
-    for (size_t t = begin; t < end; t++) {
-        /* A sum past DBL_MAX (docs/kernels.md, Range) may turn into an arithmetic NaN,
-         * whose bits the CPU and the GPU do not share (apo_hd.h). */
-        out[t] = apo__obv_step(s, io, t) ? apo__canonical_nan(s->obv) : NAN;
+    size_t t = from;
+    while (t < end) {
+        const size_t stop = t < begin ? begin : end;
+        size_t plain_until = stop;
+#ifdef APO_TILE_LANES
+        const size_t n = apo__obv_block(s, io, t, stop, t < begin ? NULL : out);
+        if (n > 0) {
+            t += n;
+            continue;
+        }
+        /* Refused: before the seed, the next bar by the scalar step; else the vector holding
+         * a gap, or the last bars that fill no vector. */
+        if (!s->seeded)
+            plain_until = t + 1;
+        else if (t + APO_TILE_LANES < stop)
+            plain_until = t + APO_TILE_LANES;
+#endif
+        for (; t < plain_until; t++) {
+            const int clean = apo__obv_step(s, io, t);
+            /* A sum past DBL_MAX (docs/kernels.md, Range) may turn into an arithmetic NaN,
+             * whose bits the CPU and the GPU do not share (apo_hd.h). */
+            if (t >= begin)
+                out[t] = clean ? apo__canonical_nan(s->obv) : NAN;
+        }
     }
 }
 

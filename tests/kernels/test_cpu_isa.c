@@ -16,7 +16,12 @@
  * apo_distribute_workload() gives the same bits on every path, for those three, for
  * catalog kernels of one input, and for a scored sweep's scores; and the scored sets' fold in
  * lanes gives each set the scalar fold's state on every path, a lone set's (its bars in the
- * lanes) too, under every kind of rule.
+ * lanes) too, under every kind of rule. The volume family's tiles (mfi, ad, adosc, obv: four
+ * inputs, which the runtime's jobs here do not feed) give the same bits on every path, on
+ * bars with gaps, ties and flat bars, called over whole rows and in pieces: a vector path is
+ * then checked against the scalar body by the best path's comparison in catalog_simt and by
+ * catalog_cumulative's and catalog_more's bitwise TA-Lib recursions, and every other path
+ * against the best here.
  */
 #include <criterion/criterion.h>
 
@@ -27,6 +32,7 @@
 #include <string.h>
 
 #include "apportion.h"
+#include "catalog.h"
 #include "helpers.h"
 #include "kernels.h"
 #include "reference.h"
@@ -517,4 +523,92 @@ Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
     free(lower);
     free(osc);
     free(finite);
+}
+
+/* ---- the volume family's tiles, path by path ---------------------------------------------- */
+
+/* OHLCV bars: a walk with repeated closes (ties), flat bars (high == low), bars with high below
+ * low, and gaps of each input, a leading one included. in[0 .. 3] high, low, close, volume. */
+static void volume_bars(size_t n, uint64_t seed, double *in[4]) {
+    uint64_t s = seed;
+    double close = 100.0;
+    for (size_t t = 0; t < n; t++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        const double u = (double)(s >> 11) / 9007199254740992.0;
+        if (t % 7 != 3)
+            close += u < 0.5 ? -0.5 : 0.5; /* every seventh bar keeps the close: a tie */
+        const double half = t % 11 == 5 ? 0.0 : t % 13 == 6 ? -0.25 : 0.25 + u;
+        in[0][t] = close + half;
+        in[1][t] = close - half;
+        in[2][t] = close + (u - 0.5) * half;
+        in[3][t] = 1000.0 + 9000.0 * u;
+    }
+    static const size_t gaps[] = {0, 517, 518, 1999, 2500, 4100, 4101, 4102, 9001};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
+        if (gaps[g] < n)
+            in[g % 4][gaps[g]] = g % 2 == 0 ? NAN : INFINITY;
+}
+
+Test(cpu_isa, volume_tiles_give_the_same_bits_on_every_path) {
+    static const struct {
+        apo__cat_id id;
+        size_t n_in;
+        double p[2];
+    } kernels[] = {
+        {APO_CAT_MFI, 4, {14, 0}}, {APO_CAT_MFI, 4, {2, 0}},    {APO_CAT_MFI, 4, {100, 0}},
+        {APO_CAT_AD, 4, {0, 0}},   {APO_CAT_ADOSC, 4, {3, 10}}, {APO_CAT_OBV, 2, {0, 0}},
+    };
+    const size_t n = 10007;
+    double *in[4], *want = malloc(n * sizeof(double)), *got = malloc(n * sizeof(double));
+    for (int i = 0; i < 4; i++) {
+        in[i] = malloc(n * sizeof(double));
+        cr_assert_not_null(in[i]);
+    }
+    cr_assert(want != NULL && got != NULL);
+    volume_bars(n, 2026, in);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        /* obv reads close and volume, the others all four. */
+        for (size_t i = 0; i < kernels[k].n_in; i++)
+            io.in[i] = in[4 - kernels[k].n_in + i];
+        io.p[0] = kernels[k].p[0];
+        io.p[1] = kernels[k].p[1];
+        io.h = apo__catalog_halo(kernels[k].id, io.p);
+        const int best = apo__cpu_isa_best();
+        io.out[0] = want;
+        apo__cpu_catalog_tile_on(kernels[k].id, &io, 0, n, best);
+        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            /* The whole row, then in pieces of odd lengths (remainders of every lane count). */
+            static const size_t pieces[] = {0, 1, 3, 250, 4093};
+            /* Only kernels whose tiles join (obv, ad) may be cut anywhere with the same bits;
+             * the others are called whole. */
+            const size_t cuts =
+                apo__catalog_tiles_join(kernels[k].id) ? sizeof pieces / sizeof pieces[0] : 1;
+            for (size_t c = 0; c < cuts; c++) {
+                for (size_t t = 0; t < n; t++)
+                    got[t] = -12345.678;
+                io.out[0] = got;
+                const size_t step = pieces[c] == 0 ? n : pieces[c];
+                for (size_t b = 0; b < n; b += step)
+                    apo__cpu_catalog_tile_on(kernels[k].id, &io, b, b + step < n ? b + step : n,
+                                             isa);
+                size_t differ = 0;
+                for (size_t t = 0; t < n; t++)
+                    differ += memcmp(&want[t], &got[t], sizeof(double)) != 0;
+                cr_assert_eq(differ, 0,
+                             "kernel %d (%g, %g) on %s in pieces of %zu: %zu outputs "
+                             "differ from %s's",
+                             (int)kernels[k].id, io.p[0], io.p[1],
+                             apo__cpu_isa_name((apo__cpu_isa)isa), step, differ,
+                             apo__cpu_isa_name((apo__cpu_isa)best));
+            }
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        free(in[i]);
+    free(want);
+    free(got);
 }
