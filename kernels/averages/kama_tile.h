@@ -149,11 +149,18 @@ static inline APO_HD double apo__kama_step(const double *x, size_t p, size_t w0,
 #define APO_KAMA_VECS 2
 #define APO_KAMA_BLOCK (APO_KAMA_VECS * APO_TILE_LANES * APO_KAMA_SEG)
 
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector) /* clang, GCC 12 and later */
+#define APO_KAMA_SHUFFLES 1
+#endif
+#endif
+
 /* Transposes the square of APO_TILE_LANES vectors v in place: v[i][j] becomes v[j][i]. Row j
  * of the square is APO_TILE_LANES consecutive bars of segment j, column i bar i of each
- * segment, so contiguous loads and stores become lanes and back. */
+ * segment, so contiguous loads and stores become lanes and back. Without the shuffles (an older
+ * GCC) it copies through memory: the same values. */
 static inline void apo__kama_lanes_transpose(apo_tv *v) {
-#if APO_TILE_LANES == 4
+#if defined(APO_KAMA_SHUFFLES) && APO_TILE_LANES == 4
     const apo_tv a = __builtin_shufflevector(v[0], v[1], 0, 4, 2, 6);
     const apo_tv b = __builtin_shufflevector(v[0], v[1], 1, 5, 3, 7);
     const apo_tv c = __builtin_shufflevector(v[2], v[3], 0, 4, 2, 6);
@@ -162,7 +169,7 @@ static inline void apo__kama_lanes_transpose(apo_tv *v) {
     v[1] = __builtin_shufflevector(b, d, 0, 1, 4, 5);
     v[2] = __builtin_shufflevector(a, c, 2, 3, 6, 7);
     v[3] = __builtin_shufflevector(b, d, 2, 3, 6, 7);
-#elif APO_TILE_LANES == 2
+#elif defined(APO_KAMA_SHUFFLES) && APO_TILE_LANES == 2
     const apo_tv a = __builtin_shufflevector(v[0], v[1], 0, 2);
     v[1] = __builtin_shufflevector(v[0], v[1], 1, 3);
     v[0] = a;
