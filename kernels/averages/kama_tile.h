@@ -12,9 +12,10 @@
  * several segments at once (one per vector lane) and only their carries cross segments:
  *
  * - noise is a running sum of the moves in minus the moves out, exact to about 2^-100 of the
- *   moves' scale: at each segment's start it is a double-double s (dd.h), inside the segment
- *   the moves since its start add up from 0 into an unnormalised pair (the TwoSum of each
- *   step kept beside it, as window_sum.h's slides), folded into s at the segment's end.
+ *   moves' scale: inside a segment the moves since its start add up from 0 into a pair of
+ *   doubles (each step's TwoSum error gathered beside the sum, as window_sum.h's slides), added
+ *   at the segment's end to the carry s, a pair of the same kind whose errors are folded in
+ *   every APO_KAMA_NOISE_FOLD bars (apo__kama_noise_after).
  *   A move that touches a non-finite sample, or a sample before the run's origin, counts 0,
  *   so the sum is the window's whatever came before it. TA-Lib's plain running sum drifts.
  *
