@@ -140,6 +140,9 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
         const double slowest = p > params[1] ? p : params[1];
         return lookback + apo__decay_steps(2.0 / (slowest + 1.0));
     }
+    case APO_CAT_CORREL:
+        /* A tile starting inside a block reaches back to the block's first window. */
+        return lookback + APO_CORREL_BLOCK - 1;
     case APO_CAT_KAMA: {
         /* KAMA's slowest rate: an efficiency ratio of 0. */
         const double slowest = 2.0 / (30.0 + 1.0);
