@@ -6,20 +6,25 @@
  * series is constant in the window (TA-Lib gives 0 where var_x var_y is below 1e-8 in
  * magnitude instead).
  *
- * Design (docs/kernels.md "CORREL"): the bars are cut into blocks of APO_CORREL_BLOCK anchored
- * to absolute positions. A block's first window is summed directly, shifted by its newest pair
- * c = (x[b], y[b]) (five plain double sums: dx, dy, dx^2, dy^2, dx dy with d = sample - c),
- * and those sums are slid bar by bar to the block's end (O(1) a bar, as TA-Lib's five sums).
- * A running bound on the slide's rounding (apo__correl_bound) says at each bar whether its
- * centred sums keep the digits that an absolute error of 2 APO_CORREL_MARGIN on r needs; where
- * they may not (a nearly flat stretch after a jump, a constant series, a gap, an overflow) the
- * bar is evaluated from its own window instead (pair_direct.h's two passes), which also gives
- * a constant series' exact 0 and a gap's NaN. Every output is so a function of its data and
- * its absolute index alone: the same whatever the tiles, streams or devices. The square roots
- * are taken apart (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow.
+ * Design (docs/kernels.md "CORREL"), periods up to APO_CORREL_BLOCKS_MAX: the bars are cut into
+ * blocks of APO_CORREL_BLOCK anchored to absolute positions. A block's first window is summed
+ * directly, shifted by its middle pair c (five plain double sums: dx, dy, dx^2, dy^2, dx dy
+ * with d = sample - c), and those sums are slid bar by bar to the block's end (O(1) a bar, as
+ * TA-Lib's five sums). A running bound on the slide's rounding (apo__correl_bounds) says at
+ * each bar whether its centred sums keep the digits that an absolute error of
+ * 2 APO_CORREL_MARGIN on r needs; where they may not (a nearly flat stretch after a jump, a
+ * constant series, a gap, an overflow) the bar is evaluated from its own window instead
+ * (pair_direct.h's two passes), which also gives a constant series' exact 0 and a gap's NaN.
+ * Every output is so a function of its data and its absolute index alone: the same whatever
+ * the tiles, streams or devices. Longer periods slide the five sums as double-doubles
+ * (pair_sums.h), evaluated exactly at the first clean window and slid with their errors
+ * gathered beside them (apo__pair_slide: the cascaded-summation bound of window_sum.h), a
+ * constant series detected exactly by the last index where it changed. The square roots are
+ * taken apart (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow. Gaps in either
+ * input as SMA (window.h).
  *
- * Tile: halo p - 1 + APO_CORREL_BLOCK - 1, so that a tile starting inside a block reaches the
- * block's first window.
+ * Tile: halo p - 1, and APO_CORREL_BLOCK - 1 more for blocks, so that a tile starting inside
+ * a block reaches the block's first window.
  */
 #ifndef APO_KERNELS_CORREL_TILE_H
 #define APO_KERNELS_CORREL_TILE_H
@@ -34,6 +39,11 @@
  * the block's shift: at 16 bars, walks of period 30 fall back on about 1 bar in 2000, at 32
  * bars on 1 in 35 (docs/kernels.md "CORREL"). */
 #define APO_CORREL_BLOCK 16
+
+/* The longest period evaluated in blocks: the direct sum of a block's first window costs p / 16
+ * a bar, and its rounding grows with p, so that past this the double-double slide (pair_sums.h)
+ * is faster (docs/PERF.md: 16 ns a bar at 512 against its 34; 66 at 1000). */
+#define APO_CORREL_BLOCKS_MAX 512
 
 /* The bound on the error of r that a slid bar may reach: half of each series' share (the
  * test's tolerance is 1e-12 absolute, correl lying in [-1, 1]). */
@@ -58,6 +68,11 @@ static inline APO_HD size_t apo__correl_anchor(size_t t, size_t p) {
     return b < p - 1 ? p - 1 : b;
 }
 
+/* The sample the block starting at b shifts its sums by: the middle of its first window, nearer
+ * the windows' means than its newest sample is (by about half the window's range on a walk),
+ * which keeps the cancellation in sxx - sx^2 / p, and so the bars falling back, small. */
+static inline APO_HD size_t apo__correl_shift_at(size_t b, size_t p) { return b - (p - 1) / 2; }
+
 /* The number of partial sums a block's first window is summed in: sample i goes to one fixed
  * partial sum, so the bits are the same whether they run in vector lanes (2, 4 or 8 a vector)
  * or one by one, and each gathers an eighth of the window's rounding. */
@@ -69,34 +84,35 @@ typedef struct apo__correl_parts {
         xy[APO_CORREL_PARTS];
 } apo__correl_parts;
 
+/* Adds one sample's five shifted terms to partial l. */
+static inline APO_HD void apo__correl_parts_add(apo__correl_parts *a, size_t l, double dx,
+                                                double dy) {
+    a->x[l] += dx;
+    a->y[l] += dy;
+    a->xx[l] += dx * dx;
+    a->yy[l] += dy * dy;
+    a->xy[l] += dx * dy;
+}
+
 /* The window's samples 0 .. r - 1 (r = p % 8) go one to a partial, partial l taking sample l
- * (and 0 where l >= r); sample r + 8 j + l then goes to partial l. One by one. */
+ * (added to 0.0, as every partial's first term); sample r + 8 j + l then goes to partial l.
+ * One by one. */
 static inline APO_HD void apo__correl_parts_scalar(const double *x, const double *y, size_t p,
                                                    double cx, double cy, apo__correl_parts *a) {
     const size_t r = p % APO_CORREL_PARTS;
-    for (size_t l = 0; l < APO_CORREL_PARTS; l++) {
-        const double dx = l < r ? x[l] - cx : 0.0, dy = l < r ? y[l] - cy : 0.0;
-        a->x[l] = dx;
-        a->y[l] = dy;
-        a->xx[l] = dx * dx;
-        a->yy[l] = dy * dy;
-        a->xy[l] = dx * dy;
-    }
+    for (size_t l = 0; l < APO_CORREL_PARTS; l++)
+        a->x[l] = a->y[l] = a->xx[l] = a->yy[l] = a->xy[l] = 0.0;
+    for (size_t l = 0; l < r; l++)
+        apo__correl_parts_add(a, l, x[l] - cx, y[l] - cy);
     for (size_t i = r; i < p; i += APO_CORREL_PARTS)
-        for (size_t l = 0; l < APO_CORREL_PARTS; l++) {
-            const double dx = x[i + l] - cx, dy = y[i + l] - cy;
-            a->x[l] += dx;
-            a->y[l] += dy;
-            a->xx[l] += dx * dx;
-            a->yy[l] += dy * dy;
-            a->xy[l] += dx * dy;
-        }
+        for (size_t l = 0; l < APO_CORREL_PARTS; l++)
+            apo__correl_parts_add(a, l, x[i + l] - cx, y[i + l] - cy);
 }
 
 #ifdef APO_TILE_LANES
 /* The same in vector lanes (p >= 8, so the first 8 samples are the window's): each lane
  * performs what the scalar loop does for its partial, a lane past r of the first 8 samples
- * cleared to +0 as the scalar loop's 0.0 * 0.0 is. */
+ * adding +0 to 0.0 where the scalar loop adds nothing (the same +0). */
 static inline void apo__correl_parts_lanes(const double *x, const double *y, size_t p, double cx,
                                            double cy, apo__correl_parts *a) {
     enum { V = APO_CORREL_PARTS / APO_TILE_LANES };
@@ -110,11 +126,11 @@ static inline void apo__correl_parts_lanes(const double *x, const double *y, siz
         keep = keep < (int64_t)r;
         const apo_tv dx = (apo_tv)((apo_tm)(apo_tv_load(x + v * APO_TILE_LANES) - vcx) & keep);
         const apo_tv dy = (apo_tv)((apo_tm)(apo_tv_load(y + v * APO_TILE_LANES) - vcy) & keep);
-        ax[v] = dx;
-        ay[v] = dy;
-        axx[v] = dx * dx;
-        ayy[v] = dy * dy;
-        axy[v] = dx * dy;
+        ax[v] = zero + dx;
+        ay[v] = zero + dy;
+        axx[v] = zero + dx * dx;
+        ayy[v] = zero + dy * dy;
+        axy[v] = zero + dx * dy;
     }
     for (size_t i = r; i < p; i += APO_CORREL_PARTS)
         for (size_t v = 0; v < V; v++) {
@@ -165,7 +181,8 @@ static inline APO_HD void apo__correl_window(const double *x, const double *y, s
  * bars first (a loop over the bars, which vectorises), then the five running sums. */
 static inline APO_HD void apo__correl_slide(const double *x, const double *y, size_t b, size_t p,
                                             size_t n, apo__correl_sums *s) {
-    const double cx = x[b], cy = y[b];
+    const size_t mid = apo__correl_shift_at(b, p);
+    const double cx = x[mid], cy = y[mid];
     double gx[APO_CORREL_BLOCK], gy[APO_CORREL_BLOCK], gxx[APO_CORREL_BLOCK], gyy[APO_CORREL_BLOCK],
         gxy[APO_CORREL_BLOCK];
     for (size_t k = 1; k < n; k++) {
@@ -236,7 +253,8 @@ static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const dou
     const size_t p = (size_t)io->p[0];
     double *out = io->out[0];
     apo__correl_sums s;
-    apo__correl_window(x + b + 1 - p, y + b + 1 - p, p, x[b], y[b], &s);
+    const size_t mid = apo__correl_shift_at(b, p);
+    apo__correl_window(x + b + 1 - p, y + b + 1 - p, p, x[mid], y[mid], &s);
     apo__correl_slide(x, y, b, p, n, &s);
     const double inv_p = 1.0 / (double)p;
     double rx[APO_CORREL_BLOCK], ry[APO_CORREL_BLOCK], cov[APO_CORREL_BLOCK];
@@ -268,7 +286,7 @@ static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const dou
         out[b + k] = ok[k] ? cov[k] : apo__correl_alone(x, y, p, b + k);
 }
 
-static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
+static inline APO_HD void apo__correl_blocks(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t p = (size_t)io->p[0];
     size_t t = apo__pair_warm_up(io->out[0], begin, end, p - 1);
     double e[APO_CORREL_BLOCK];
@@ -285,17 +303,129 @@ static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, 
     }
 }
 
-/* A stream's start and run (apo__pair_run): every output is a function of its data and index,
- * so the run's state is its position alone. */
+/* The clean windows t .. e - 1 of a correl tile, a block (window_sum.h) whose window before t
+ * was clean and slid into s: the same operations as the tile's loop, sample by sample, so
+ * the same bits. *cx and *cy as there. */
+static inline APO_HD void apo__correl_long_block(const apo__cat_io *io, size_t t, size_t e,
+                                                 apo__pair_sums *s, size_t *cx, size_t *cy) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], n = e - t;
+    const double pd = (double)p;
+    apo__pair_block b;
+    for (size_t k = 0; k < n; k++)
+        apo__pair_block_step(&b, k, x[t + k], y[t + k], x[t + k - p], y[t + k - p]);
+    apo__pair_block_slide(s, &b, t, n);
+    double vx[APO_DD_FOLD], vy[APO_DD_FOLD], cv[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++) {
+        vx[k] = apo__pair_block_centred(&b.saa, &b.sa, &b.sa, k, pd);
+        vy[k] = apo__pair_block_centred(&b.sbb, &b.sb, &b.sb, k, pd);
+        cv[k] = apo__pair_block_centred(&b.sab, &b.sa, &b.sb, k, pd);
+    }
+    for (size_t k = 0; k < n; k++) {
+        *cx = x[t + k] != x[t + k - 1] ? t + k + 1 : *cx;
+        *cy = y[t + k] != y[t + k - 1] ? t + k + 1 : *cy;
+        const int constant = *cx + p <= t + k + 2 || *cy + p <= t + k + 2;
+        out[t + k] = !constant && vx[k] > 0.0 && vy[k] > 0.0
+                         ? apo__canonical_nan(cv[k] / (sqrt(vx[k]) * sqrt(vy[k])))
+                         : 0.0;
+    }
+}
+
+/* Past APO_CORREL_BLOCKS_MAX: the start of a run of double-double sums (apo__pair_run): its
+ * window's origin, last gap and last changes of x and y before `begin`. */
+static inline APO_HD void apo__correl_long_start(const apo__cat_io *io, size_t begin,
+                                                 apo__pair_run *r) {
+    const double *x = io->in[0], *y = io->in[1];
+    const size_t from = apo__window_from(begin, (size_t)io->p[0]);
+    apo__pair_run_from(r, begin, from);
+    r->bad = apo__last_gap(io->in, 2, from, begin);
+    /* One past the last index k in (from, t] where x (cx) or y (cy) changed value. */
+    size_t cx = 0, cy = 0;
+    for (size_t k = from + 1; k < begin; k++) {
+        if (x[k] != x[k - 1])
+            cx = k + 1;
+        if (y[k] != y[k - 1])
+            cy = k + 1;
+    }
+    r->chg[0] = cx;
+    r->chg[1] = cy;
+}
+
+/* That run's loop from r->t to end. The state is held in locals meanwhile, so that the loop's
+ * stores to out cannot be taken to alias it. */
+static inline APO_HD void apo__correl_long_run(const apo__cat_io *io, size_t end,
+                                               apo__pair_run *r) {
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], from = r->from;
+    const double pd = (double)p;
+    size_t bad = r->bad, cx = r->chg[0], cy = r->chg[1];
+    int valid = r->valid;
+    apo__pair_sums s = r->s;
+    size_t plain_until = 0;
+    for (size_t t = r->t; t < end; t++) {
+        const size_t e = apo__clean_block_end(io->in, 2, valid, t, end, &plain_until);
+        if (e > t) {
+            apo__correl_long_block(io, t, e, &s, &cx, &cy);
+            t = e - 1;
+            continue;
+        }
+        if (!apo__all_finite_at(io->in, 2, t))
+            bad = t + 1;
+        if (t > from && x[t] != x[t - 1])
+            cx = t + 1;
+        if (t > from && y[t] != y[t - 1])
+            cy = t + 1;
+        if (!apo__window_clean(t, p, bad)) {
+            out[t] = NAN;
+            valid = 0;
+            continue;
+        }
+        if (!valid) {
+            apo__pair_clear(&s);
+            for (size_t i = t + 1 - p; i <= t; i++)
+                apo__pair_add(&s, x[i], y[i], 1.0);
+            valid = 1;
+        } else {
+            apo__pair_slide(&s, x[t], y[t], x[t - p], y[t - p], t);
+        }
+        /* A series is constant in the window when its last change is at or before the
+         * window's first index (var_tile.h). */
+        if (cx + p <= t + 2 || cy + p <= t + 2) {
+            out[t] = 0.0;
+            continue;
+        }
+        const double vx = apo__pair_centred(s.saa, s.sa, s.sa, pd);
+        const double vy = apo__pair_centred(s.sbb, s.sb, s.sb, pd);
+        const double cv = apo__pair_centred(s.sab, s.sa, s.sb, pd);
+        out[t] = vx > 0.0 && vy > 0.0 ? apo__canonical_nan(cv / (sqrt(vx) * sqrt(vy))) : 0.0;
+    }
+    apo__pair_run_keep(r, end, bad, cx, cy, valid, &s);
+}
+
+/* A stream's start and run (apo__pair_run). Up to APO_CORREL_BLOCKS_MAX every output is a
+ * function of its data and index, so the run's state is its position alone. */
 static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
-    apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0]));
+    if ((size_t)io->p[0] <= APO_CORREL_BLOCKS_MAX)
+        apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0]));
+    else
+        apo__correl_long_start(io, begin, r);
 }
 
 static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
-    if (end > r->t) {
-        apo__correl_tile(io, r->t, end);
+    if ((size_t)io->p[0] > APO_CORREL_BLOCKS_MAX) {
+        apo__correl_long_run(io, end, r);
+    } else if (end > r->t) {
+        apo__correl_blocks(io, r->t, end);
         r->t = end;
     }
+}
+
+static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__pair_run r;
+    apo__correl_start(io, begin, &r);
+    apo__correl_run(io, end, &r);
 }
 
 #endif /* APO_KERNELS_CORREL_TILE_H */
