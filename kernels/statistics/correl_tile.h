@@ -6,8 +6,9 @@
  * series is constant in the window (TA-Lib gives 0 where var_x var_y is below 1e-8 in
  * magnitude instead).
  *
- * Design (docs/kernels.md "CORREL"), periods up to APO_CORREL_BLOCKS_MAX: the bars are cut into
- * blocks of APO_CORREL_BLOCK anchored to absolute positions. A block's first window is summed
+ * Design (docs/kernels.md "CORREL"). Up to APO_CORREL_DIRECT_MAX each bar is evaluated from
+ * its own window (pair_direct.h's two passes). Then up to APO_CORREL_BLOCKS_MAX the bars are cut
+ * into blocks of APO_CORREL_BLOCK anchored to absolute positions. A block's first window is summed
  * directly, shifted by its middle pair c (five plain double sums: dx, dy, dx^2, dy^2, dx dy
  * with d = sample - c), and those sums are slid bar by bar to the block's end (O(1) a bar, as
  * TA-Lib's five sums). A running bound on the slide's rounding (apo__correl_bounds) says at
@@ -39,6 +40,11 @@
  * the block's shift: at 16 bars, walks of period 30 fall back on about 1 bar in 2000, at 32
  * bars on 1 in 35 (docs/kernels.md "CORREL"). */
 #define APO_CORREL_BLOCK 16
+
+/* The longest period whose every bar is evaluated from its own window (pair_direct.h): up to
+ * it the two passes cost less than a block (docs/PERF.md: 6.1 ns a bar at 5 against 13.4,
+ * even near 11), the more so as short windows fall back often (1 bar in 8 at period 8). */
+#define APO_CORREL_DIRECT_MAX 11
 
 /* The longest period evaluated in blocks: the direct sum of a block's first window costs p / 16
  * a bar, and its rounding grows with p, so that past this the double-double slide (pair_sums.h)
@@ -231,18 +237,44 @@ static inline APO_HD void apo__correl_bounds(size_t p, double *e) {
         e[k] = (double)(3 * ((p + 7) / 8) + 15 + 3 * k + 16 * ((k + p - 1) / p)) * 0x1p-53;
 }
 
-/* Bar t's r from its own window (pair_direct.h): NaN where a sample of the window is not
- * finite, 0 where either series is constant in it, else the quotient. */
+/* r from bar k's moments in m (pair_direct.h) and their roots sx, sy: NaN where a sample of
+ * the window is not finite (its series' sum of squares is NaN), else 0 where either series is
+ * constant in the window, else the quotient. */
+static inline APO_HD double apo__correl_quotient(const apo__pair_moments *m, size_t k, double sx,
+                                                 double sy) {
+    const int gap = sx != sx || sy != sy;
+    const int flat = m->moved_a[k] == 0 || m->moved_b[k] == 0 || !(sx > 0.0 && sy > 0.0);
+    const double r = flat ? 0.0 : apo__canonical_nan(m->vab[k] / (sx * sy));
+    return gap ? NAN : r;
+}
+
+/* Bar t's r from its own window alone. */
 static inline APO_HD double apo__correl_alone(const double *x, const double *y, size_t p,
                                               size_t t) {
     apo__pair_moments m;
     apo__pair_direct_block(x + t + 1 - p, y + t + 1 - p, p, 1.0 / (double)p, 0, 1, &m);
-    const double sx = sqrt(m.vaa[0]), sy = sqrt(m.vbb[0]);
-    if (sx != sx || sy != sy)
-        return NAN;
-    if (m.moved_a[0] == 0 || m.moved_b[0] == 0 || !(sx > 0.0 && sy > 0.0))
-        return 0.0;
-    return apo__canonical_nan(m.vab[0] / (sx * sy));
+    return apo__correl_quotient(&m, 0, sqrt(m.vaa[0]), sqrt(m.vbb[0]));
+}
+
+/* The bars begin .. end - 1 of a short period's tile (p <= APO_CORREL_DIRECT_MAX), each from
+ * its own window, the windows of APO_VAR_BLOCK bars at a time in vector lanes. */
+static inline APO_HD void apo__correl_direct(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0], *y = io->in[1];
+    const size_t p = (size_t)io->p[0];
+    double *out = io->out[0];
+    size_t t = apo__pair_warm_up(out, begin, end, p - 1);
+    apo__pair_moments m;
+    while (t < end) {
+        const size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
+        apo__pair_direct(x + t + 1 - p, y + t + 1 - p, p, 1.0 / (double)p, n, &m);
+        /* The square roots in place (vectorised, apo__var_roots): a root is NaN, 0 or
+         * positive exactly when its variance is. */
+        apo__var_roots(m.vaa, n, 1.0);
+        apo__var_roots(m.vbb, n, 1.0);
+        for (size_t k = 0; k < n; k++)
+            out[t + k] = apo__correl_quotient(&m, k, m.vaa[k], m.vbb[k]);
+        t += n;
+    }
 }
 
 /* Bars from .. b + n - 1 of the block starting at b (n <= APO_CORREL_BLOCK): the slid sums'
@@ -405,7 +437,8 @@ static inline APO_HD void apo__correl_long_run(const apo__cat_io *io, size_t end
 }
 
 /* A stream's start and run (apo__pair_run). Up to APO_CORREL_BLOCKS_MAX every output is a
- * function of its data and index, so the run's state is its position alone. */
+ * function of its data and index (directly or in blocks), so the run's state is its position
+ * alone. */
 static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
     if ((size_t)io->p[0] <= APO_CORREL_BLOCKS_MAX)
         apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0]));
@@ -414,10 +447,14 @@ static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin,
 }
 
 static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
-    if ((size_t)io->p[0] > APO_CORREL_BLOCKS_MAX) {
+    const size_t p = (size_t)io->p[0];
+    if (p > APO_CORREL_BLOCKS_MAX) {
         apo__correl_long_run(io, end, r);
     } else if (end > r->t) {
-        apo__correl_blocks(io, r->t, end);
+        if (p <= APO_CORREL_DIRECT_MAX)
+            apo__correl_direct(io, r->t, end);
+        else
+            apo__correl_blocks(io, r->t, end);
         r->t = end;
     }
 }

@@ -530,7 +530,7 @@ Test(catalog, talib_regression_values) {
  * blocks whose first window holds the jump slide sums of squares near p 5000^2 into windows
  * whose variance is near 1e-12, so the slid centred sums keep no digit; the bound
  * (correl_tile.h, apo__correl_bounds) must send those bars to their own windows. y a walk.
- * Periods on both sides of the blocks' limit, with gaps. */
+ * Periods on both sides of the blocks' limits, with gaps. */
 static void jump_then_flat(series *s) {
     for (size_t t = 2000; t < 2600; t++)
         s->close[t] = 5100.0 + 1e-6 * (double)((t * 7919) % 113);
@@ -541,7 +541,8 @@ static void jump_then_flat(series *s) {
 
 Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
     const ref_kernel *k = kernel_of(APO_CAT_CORREL);
-    const double periods[] = {5, 30, 100, APO_CORREL_BLOCKS_MAX, APO_CORREL_BLOCKS_MAX + 1};
+    const double periods[] = {5,   APO_CORREL_DIRECT_MAX + 1, 30,
+                              100, APO_CORREL_BLOCKS_MAX,     APO_CORREL_BLOCKS_MAX + 1};
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
         series s;
         series_make(&s, 57 + pi, 6007, k->n_in, 100.0, 0.5, 1);
@@ -559,9 +560,10 @@ Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
 /* correl's blocks sum their first window in vector lanes on every path (correl_tile.h,
  * apo__correl_parts_lanes) and its quotients four or eight at a time: each path gives the bits
  * of sse2's, and one bar at a time (a stream's update) gives the whole series' bits. Periods
- * below, at and above the 8 partial sums, a jump and gaps. */
+ * evaluated directly and in blocks, the partial sums' head empty and not, a jump and gaps. */
 Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
-    const double periods[] = {2, 7, 8, 9, 30, 100, 300};
+    const double periods[] = {2,   7,  APO_CORREL_DIRECT_MAX, APO_CORREL_DIRECT_MAX + 1, 16, 17, 30,
+                              100, 300};
     const size_t n = 3001;
     double *want = alloc_doubles(n), *got = alloc_doubles(n);
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
