@@ -141,6 +141,9 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
         const double slowest = p > params[1] ? p : params[1];
         return lookback + apo__decay_steps(2.0 / (slowest + 1.0));
     }
+    case APO_CAT_CORREL:
+        /* A tile starting inside a block reaches back to the block's first window. */
+        return lookback + ((size_t)p <= APO_CORREL_BLOCKS_MAX ? APO_CORREL_BLOCK - 1 : 0);
     case APO_CAT_KAMA: {
         /* KAMA's slowest rate: an efficiency ratio of 0. */
         const double slowest = 2.0 / (30.0 + 1.0);
@@ -221,7 +224,8 @@ typedef struct cat_resume {
  * average, which the tile body evaluates again from the inputs wherever it starts; stoch_tile.h),
  * so their body over the new positions is what the whole tile does there. correl and beta are a
  * start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five double-double
- * sums; up to timeperiod 32 the position alone, pair_direct.h). The others re-run
+ * sums; beta up to timeperiod 32 and correl up to 512 the position alone, pair_direct.h,
+ * correl_tile.h). The others re-run
  * their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
     switch (id) {

@@ -6,15 +6,26 @@
  * series is constant in the window (TA-Lib gives 0 where var_x var_y is below 1e-8 in
  * magnitude instead).
  *
- * Tile: halo p - 1. Periods up to APO_PAIR_DIRECT_MAX evaluate each window from its own
- * samples (apo__correl_direct: the centred moments of pair_direct.h, two passes shifted by the
- * window's newest pair), each output a pure function of its window. Longer periods slide the
- * five sums as double-doubles (pair_sums.h), evaluated exactly at the first clean window and
- * slid with their errors gathered beside them (apo__pair_slide: the cascaded-summation bound
- * of window_sum.h), so the centred sums keep their digits. Either way a constant series in
- * the window is detected exactly, so its variance is 0 and never a rounding residue. The square
- * roots are taken apart (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow. Gaps in
- * either input as SMA (window.h).
+ * Design (docs/kernels.md "CORREL"). Up to APO_CORREL_DIRECT_MAX each bar is evaluated from
+ * its own window (pair_direct.h's two passes). Then up to APO_CORREL_BLOCKS_MAX the bars are cut
+ * into blocks of APO_CORREL_BLOCK anchored to absolute positions. A block's first window is summed
+ * directly, shifted by its middle pair c (five plain double sums: dx, dy, dx^2, dy^2, dx dy
+ * with d = sample - c), and those sums are slid bar by bar to the block's end (O(1) a bar, as
+ * TA-Lib's five sums). A running bound on the slide's rounding (apo__correl_bounds) says at
+ * each bar whether its centred sums keep the digits that an absolute error of
+ * 2 APO_CORREL_MARGIN on r needs; where they may not (a nearly flat stretch after a jump, a
+ * constant series, a gap, an overflow) the bar is evaluated from its own window instead
+ * (pair_direct.h's two passes), which also gives a constant series' exact 0 and a gap's NaN.
+ * Every output is so a function of its data and its absolute index alone: the same whatever
+ * the tiles, streams or devices. Longer periods slide the five sums as double-doubles
+ * (pair_sums.h), evaluated exactly at the first clean window and slid with their errors
+ * gathered beside them (apo__pair_slide: the cascaded-summation bound of window_sum.h), a
+ * constant series detected exactly by the last index where it changed. The square roots are
+ * taken apart (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow. Gaps in either
+ * input as SMA (window.h).
+ *
+ * Tile: halo p - 1, and APO_CORREL_BLOCK - 1 more for blocks, so that a tile starting inside
+ * a block reaches the block's first window.
  */
 #ifndef APO_KERNELS_CORREL_TILE_H
 #define APO_KERNELS_CORREL_TILE_H
@@ -24,9 +35,229 @@
 #include "pair_sums.h"
 #include "window.h"
 
-/* The bars begin .. end - 1 of a correl tile evaluated directly (p <= APO_PAIR_DIRECT_MAX):
- * NaN where a sample of the window is not finite (its series' sum of squares is NaN), else 0
- * where either series is constant in the window, else the quotient. */
+/* Bars per block: each block sums one window directly (p pairs, about p / 8 dependent adds
+ * per sum) and slides the rest. The bound grows by 3 ulps a slid bar and the walks drift from
+ * the block's shift: at 16 bars, walks of period 30 fall back on about 1 bar in 2000, at 32
+ * bars on 1 in 35 (docs/kernels.md "CORREL"). */
+#define APO_CORREL_BLOCK 16
+
+/* The longest period whose every bar is evaluated from its own window (pair_direct.h): up to
+ * it the two passes cost less than a block (docs/PERF.md: 6.1 ns a bar at 5 against 13.4,
+ * even near 11), the more so as short windows fall back often (1 bar in 8 at period 8). */
+#define APO_CORREL_DIRECT_MAX 11
+
+/* The longest period evaluated in blocks: the direct sum of a block's first window costs p / 16
+ * a bar, and its rounding grows with p, so that past this the double-double slide (pair_sums.h)
+ * is faster (docs/PERF.md: 16 ns a bar at 512 against its 34; 66 at 1000). */
+#define APO_CORREL_BLOCKS_MAX 512
+
+/* The bound on the error of r that a slid bar may reach: half of each series' share (the
+ * test's tolerance is 1e-12 absolute, correl lying in [-1, 1]). */
+#define APO_CORREL_MARGIN 2.5e-13
+
+/* Below this, m vx may carry underflow's absolute errors rather than relative ones: such
+ * bars are evaluated from their window. */
+#define APO_CORREL_TINY 0x1p-960
+
+/* The five sums of the windows of a block's bars (bar k of the block at index k), shifted by
+ * the pair (cx, cy) of the block's first bar, and the running largest sums of squares. */
+typedef struct apo__correl_sums {
+    double sx[APO_CORREL_BLOCK], sy[APO_CORREL_BLOCK];
+    double sxx[APO_CORREL_BLOCK], syy[APO_CORREL_BLOCK], sxy[APO_CORREL_BLOCK];
+    double top_xx[APO_CORREL_BLOCK], top_yy[APO_CORREL_BLOCK];
+} apo__correl_sums;
+
+/* The first bar of t's block: blocks start at multiples of APO_CORREL_BLOCK, the first one at
+ * the first full window p - 1. */
+static inline APO_HD size_t apo__correl_anchor(size_t t, size_t p) {
+    const size_t b = t - t % APO_CORREL_BLOCK;
+    return b < p - 1 ? p - 1 : b;
+}
+
+/* The sample the block starting at b shifts its sums by: the middle of its first window, nearer
+ * the windows' means than its newest sample is (by about half the window's range on a walk),
+ * which keeps the cancellation in sxx - sx^2 / p, and so the bars falling back, small. */
+static inline APO_HD size_t apo__correl_shift_at(size_t b, size_t p) { return b - (p - 1) / 2; }
+
+/* The number of partial sums a block's first window is summed in: sample i goes to one fixed
+ * partial sum, so the bits are the same whether they run in vector lanes (2, 4 or 8 a vector)
+ * or one by one, and each gathers an eighth of the window's rounding. */
+#define APO_CORREL_PARTS 8
+
+/* The five partial sums (dx, dy, dx^2, dy^2, dx dy) of one window, partial l at index l. */
+typedef struct apo__correl_parts {
+    double x[APO_CORREL_PARTS], y[APO_CORREL_PARTS], xx[APO_CORREL_PARTS], yy[APO_CORREL_PARTS],
+        xy[APO_CORREL_PARTS];
+} apo__correl_parts;
+
+/* Adds one sample's five shifted terms to partial l. */
+static inline APO_HD void apo__correl_parts_add(apo__correl_parts *a, size_t l, double dx,
+                                                double dy) {
+    a->x[l] += dx;
+    a->y[l] += dy;
+    a->xx[l] += dx * dx;
+    a->yy[l] += dy * dy;
+    a->xy[l] += dx * dy;
+}
+
+/* The window's samples 0 .. r - 1 (r = p % 8) go one to a partial, partial l taking sample l
+ * (added to 0.0, as every partial's first term); sample r + 8 j + l then goes to partial l.
+ * One by one. */
+static inline APO_HD void apo__correl_parts_scalar(const double *x, const double *y, size_t p,
+                                                   double cx, double cy, apo__correl_parts *a) {
+    const size_t r = p % APO_CORREL_PARTS;
+    for (size_t l = 0; l < APO_CORREL_PARTS; l++)
+        a->x[l] = a->y[l] = a->xx[l] = a->yy[l] = a->xy[l] = 0.0;
+    for (size_t l = 0; l < r; l++)
+        apo__correl_parts_add(a, l, x[l] - cx, y[l] - cy);
+    for (size_t i = r; i < p; i += APO_CORREL_PARTS)
+        for (size_t l = 0; l < APO_CORREL_PARTS; l++)
+            apo__correl_parts_add(a, l, x[i + l] - cx, y[i + l] - cy);
+}
+
+#ifdef APO_TILE_LANES
+/* The same in vector lanes (p >= 8, so the first 8 samples are the window's): each lane
+ * performs what the scalar loop does for its partial, a lane past r of the first 8 samples
+ * adding +0 to 0.0 where the scalar loop adds nothing (the same +0). */
+static inline void apo__correl_parts_lanes(const double *x, const double *y, size_t p, double cx,
+                                           double cy, apo__correl_parts *a) {
+    enum { V = APO_CORREL_PARTS / APO_TILE_LANES };
+    static const int64_t lane_no[APO_CORREL_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const size_t r = p % APO_CORREL_PARTS;
+    const apo_tv zero = {0}, vcx = zero + cx, vcy = zero + cy;
+    apo_tv ax[V], ay[V], axx[V], ayy[V], axy[V];
+    for (size_t v = 0; v < V; v++) {
+        apo_tm keep;
+        memcpy(&keep, lane_no + v * APO_TILE_LANES, sizeof keep);
+        keep = keep < (int64_t)r;
+        const apo_tv dx = (apo_tv)((apo_tm)(apo_tv_load(x + v * APO_TILE_LANES) - vcx) & keep);
+        const apo_tv dy = (apo_tv)((apo_tm)(apo_tv_load(y + v * APO_TILE_LANES) - vcy) & keep);
+        ax[v] = zero + dx;
+        ay[v] = zero + dy;
+        axx[v] = zero + dx * dx;
+        ayy[v] = zero + dy * dy;
+        axy[v] = zero + dx * dy;
+    }
+    for (size_t i = r; i < p; i += APO_CORREL_PARTS)
+        for (size_t v = 0; v < V; v++) {
+            const apo_tv dx = apo_tv_load(x + i + v * APO_TILE_LANES) - vcx;
+            const apo_tv dy = apo_tv_load(y + i + v * APO_TILE_LANES) - vcy;
+            ax[v] += dx;
+            ay[v] += dy;
+            axx[v] += dx * dx;
+            ayy[v] += dy * dy;
+            axy[v] += dx * dy;
+        }
+    for (size_t v = 0; v < V; v++) {
+        apo_tv_store(a->x + v * APO_TILE_LANES, ax[v]);
+        apo_tv_store(a->y + v * APO_TILE_LANES, ay[v]);
+        apo_tv_store(a->xx + v * APO_TILE_LANES, axx[v]);
+        apo_tv_store(a->yy + v * APO_TILE_LANES, ayy[v]);
+        apo_tv_store(a->xy + v * APO_TILE_LANES, axy[v]);
+    }
+}
+#endif
+
+/* The eight partials in a fixed order: the halves first (l with l + 4, one vector addition
+ * on every path), then in pairs. */
+static inline APO_HD double apo__correl_combine(const double *a) {
+    return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
+}
+
+/* The five sums of the window x[0 .. p - 1], y[the same] shifted by (cx, cy) into bar 0 of
+ * s. */
+static inline APO_HD void apo__correl_window(const double *x, const double *y, size_t p, double cx,
+                                             double cy, apo__correl_sums *s) {
+    apo__correl_parts a;
+#ifdef APO_TILE_LANES
+    if (p >= APO_CORREL_PARTS)
+        apo__correl_parts_lanes(x, y, p, cx, cy, &a);
+    else
+#endif
+        apo__correl_parts_scalar(x, y, p, cx, cy, &a);
+    s->sx[0] = apo__correl_combine(a.x);
+    s->sy[0] = apo__correl_combine(a.y);
+    s->sxx[0] = apo__correl_combine(a.xx);
+    s->syy[0] = apo__correl_combine(a.yy);
+    s->sxy[0] = apo__correl_combine(a.xy);
+}
+
+/* Slides the sums of bar 0 to bars 1 .. n - 1 of the block starting at b: each bar adds its
+ * new pair's shifted terms less the terms of the pair leaving the window. The terms of all
+ * bars first (a loop over the bars, which vectorises), then the five running sums. */
+static inline APO_HD void apo__correl_slide(const double *x, const double *y, size_t b, size_t p,
+                                            size_t n, apo__correl_sums *s) {
+    const size_t mid = apo__correl_shift_at(b, p);
+    const double cx = x[mid], cy = y[mid];
+    double gx[APO_CORREL_BLOCK], gy[APO_CORREL_BLOCK], gxx[APO_CORREL_BLOCK], gyy[APO_CORREL_BLOCK],
+        gxy[APO_CORREL_BLOCK];
+    for (size_t k = 1; k < n; k++) {
+        const double nx = x[b + k] - cx, ny = y[b + k] - cy;
+        const double ox = x[b + k - p] - cx, oy = y[b + k - p] - cy;
+        gx[k] = nx - ox;
+        gy[k] = ny - oy;
+        gxx[k] = nx * nx - ox * ox;
+        gyy[k] = ny * ny - oy * oy;
+        gxy[k] = nx * ny - ox * oy;
+    }
+    s->top_xx[0] = s->sxx[0];
+    s->top_yy[0] = s->syy[0];
+    for (size_t k = 1; k < n; k++) {
+        s->sx[k] = s->sx[k - 1] + gx[k];
+        s->sy[k] = s->sy[k - 1] + gy[k];
+        s->sxx[k] = s->sxx[k - 1] + gxx[k];
+        s->syy[k] = s->syy[k - 1] + gyy[k];
+        s->sxy[k] = s->sxy[k - 1] + gxy[k];
+        /* A NaN sum leaves the largest as it was; its centred sum is NaN and fails the bound. */
+        s->top_xx[k] = s->sxx[k] > s->top_xx[k - 1] ? s->sxx[k] : s->top_xx[k - 1];
+        s->top_yy[k] = s->syy[k] > s->top_yy[k - 1] ? s->syy[k] : s->top_yy[k - 1];
+    }
+}
+
+/*
+ * The bounds, in units of the largest sum of squares so far, on the errors of the centred sums
+ * (vx = sxx - sx sx / p; vy; cov = sxy - sx sy / p) k = 0 .. APO_CORREL_BLOCK - 1 bars into a
+ * block, into e[k]. With u = 2^-53 and first order in u:
+ *  - the window's direct sums: sxx (ceil(p / 8) + 5) u sxx (a partial's additions, the three
+ *    levels combining them, each term's three roundings); sx (ceil(p / 8) + 3) u sqrt(p sxx),
+ *    as |sx| <= sqrt(p sxx);
+ *  - the slide: each addition u |sum| (k u top for sxx, k u sqrt(p top) for sx); each bar's
+ *    terms 4 u (n^2 + o^2) (sxx) and 2 u (|n| + |o|) (sx) for the entering and leaving
+ *    shifted samples n and o. The k entering samples lie in the last ceil(k / p) windows and
+ *    the leaving ones in the first ceil(k / p), so their squares add to at most
+ *    2 ceil(k / p) top, and their moduli to 2 ceil(k / p) sqrt(p top) (Cauchy-Schwarz);
+ *  - sx's error enters vx doubled, through sx^2 / p (2 |sx| / p <= 2 sqrt(top / p));
+ *  - the final product, scaling and difference 4 u.
+ * In all (3 ceil(p / 8) + 15 + 3 k + 16 ceil(k / p)) u. The cross sums obey the same with
+ * sqrt(top_xx top_yy) (Cauchy-Schwarz), so where both series' relative bounds Ex / vx and
+ * Ey / vy are below the margin m, |r - r computed| <= 2 m plus a few ulps of the quotient.
+ */
+static inline APO_HD void apo__correl_bounds(size_t p, double *e) {
+    for (size_t k = 0; k < APO_CORREL_BLOCK; k++)
+        e[k] = (double)(3 * ((p + 7) / 8) + 15 + 3 * k + 16 * ((k + p - 1) / p)) * 0x1p-53;
+}
+
+/* r from bar k's moments in m (pair_direct.h) and their roots sx, sy: NaN where a sample of
+ * the window is not finite (its series' sum of squares is NaN), else 0 where either series is
+ * constant in the window, else the quotient. */
+static inline APO_HD double apo__correl_quotient(const apo__pair_moments *m, size_t k, double sx,
+                                                 double sy) {
+    const int gap = sx != sx || sy != sy;
+    const int flat = m->moved_a[k] == 0 || m->moved_b[k] == 0 || !(sx > 0.0 && sy > 0.0);
+    const double r = flat ? 0.0 : apo__canonical_nan(m->vab[k] / (sx * sy));
+    return gap ? NAN : r;
+}
+
+/* Bar t's r from its own window alone. */
+static inline APO_HD double apo__correl_alone(const double *x, const double *y, size_t p,
+                                              size_t t) {
+    apo__pair_moments m;
+    apo__pair_direct_block(x + t + 1 - p, y + t + 1 - p, p, 1.0 / (double)p, 0, 1, &m);
+    return apo__correl_quotient(&m, 0, sqrt(m.vaa[0]), sqrt(m.vbb[0]));
+}
+
+/* The bars begin .. end - 1 of a short period's tile (p <= APO_CORREL_DIRECT_MAX), each from
+ * its own window, the windows of APO_VAR_BLOCK bars at a time in vector lanes. */
 static inline APO_HD void apo__correl_direct(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0], *y = io->in[1];
     const size_t p = (size_t)io->p[0];
@@ -40,22 +271,75 @@ static inline APO_HD void apo__correl_direct(const apo__cat_io *io, size_t begin
          * positive exactly when its variance is. */
         apo__var_roots(m.vaa, n, 1.0);
         apo__var_roots(m.vbb, n, 1.0);
-        for (size_t k = 0; k < n; k++) {
-            const double sx = m.vaa[k], sy = m.vbb[k];
-            const int gap = sx != sx || sy != sy;
-            const int flat = m.moved_a[k] == 0 || m.moved_b[k] == 0 || !(sx > 0.0 && sy > 0.0);
-            const double r = flat ? 0.0 : apo__canonical_nan(m.vab[k] / (sx * sy));
-            out[t + k] = gap ? NAN : r;
-        }
+        for (size_t k = 0; k < n; k++)
+            out[t + k] = apo__correl_quotient(&m, k, m.vaa[k], m.vbb[k]);
         t += n;
+    }
+}
+
+/* Bars from .. b + n - 1 of the block starting at b (n <= APO_CORREL_BLOCK): the slid sums'
+ * r where the bound allows it, else the bar's own window's. */
+static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const double *e, size_t b,
+                                                size_t from, size_t n) {
+    const double *x = io->in[0], *y = io->in[1];
+    const size_t p = (size_t)io->p[0];
+    double *out = io->out[0];
+    apo__correl_sums s;
+    const size_t mid = apo__correl_shift_at(b, p);
+    apo__correl_window(x + b + 1 - p, y + b + 1 - p, p, x[mid], y[mid], &s);
+    apo__correl_slide(x, y, b, p, n, &s);
+    const double inv_p = 1.0 / (double)p;
+    double rx[APO_CORREL_BLOCK], ry[APO_CORREL_BLOCK], cov[APO_CORREL_BLOCK];
+    int64_t ok[APO_CORREL_BLOCK];
+    for (size_t k = 0; k < n; k++) {
+        rx[k] = s.sxx[k] - s.sx[k] * s.sx[k] * inv_p;
+        ry[k] = s.syy[k] - s.sy[k] * s.sy[k] * inv_p;
+        cov[k] = s.sxy[k] - s.sx[k] * s.sy[k] * inv_p;
+        ok[k] = (e[k] * s.top_xx[k] + APO_CORREL_TINY < APO_CORREL_MARGIN * rx[k]) &
+                (e[k] * s.top_yy[k] + APO_CORREL_TINY < APO_CORREL_MARGIN * ry[k]);
+    }
+    /* The quotients of the whole block, in vector lanes where there are lanes (a bar past n
+     * divides 0 by 1): garbage where a bar failed the bound, never read. */
+    for (size_t k = n; k < APO_CORREL_BLOCK; k++) {
+        rx[k] = ry[k] = 1.0;
+        cov[k] = 0.0;
+    }
+    size_t k = 0;
+#ifdef APO_TILE_LANES
+    for (; k < APO_CORREL_BLOCK; k += APO_TILE_LANES) {
+        const apo_tv root_x = apo_tv_sqrt(apo_tv_load(rx + k));
+        const apo_tv root_y = apo_tv_sqrt(apo_tv_load(ry + k));
+        apo_tv_store(cov + k, apo_tv_load(cov + k) / (root_x * root_y));
+    }
+#endif
+    for (; k < APO_CORREL_BLOCK; k++)
+        cov[k] = cov[k] / (sqrt(rx[k]) * sqrt(ry[k]));
+    for (size_t k = from - b; k < n; k++)
+        out[b + k] = ok[k] ? cov[k] : apo__correl_alone(x, y, p, b + k);
+}
+
+static inline APO_HD void apo__correl_blocks(const apo__cat_io *io, size_t begin, size_t end) {
+    const size_t p = (size_t)io->p[0];
+    size_t t = apo__pair_warm_up(io->out[0], begin, end, p - 1);
+    double e[APO_CORREL_BLOCK];
+    apo__correl_bounds(p, e);
+    while (t < end) {
+        const size_t b = apo__correl_anchor(t, p);
+        const size_t block_end = b - b % APO_CORREL_BLOCK + APO_CORREL_BLOCK;
+        /* A whole block's loops have a constant count, which the compiler unrolls. */
+        if (block_end - b == APO_CORREL_BLOCK && block_end <= end)
+            apo__correl_block_out(io, e, b, t, APO_CORREL_BLOCK);
+        else
+            apo__correl_block_out(io, e, b, t, (block_end < end ? block_end : end) - b);
+        t = block_end;
     }
 }
 
 /* The clean windows t .. e - 1 of a correl tile, a block (window_sum.h) whose window before t
  * was clean and slid into s: the same operations as the tile's loop, sample by sample, so
  * the same bits. *cx and *cy as there. */
-static inline APO_HD void apo__correl_block(const apo__cat_io *io, size_t t, size_t e,
-                                            apo__pair_sums *s, size_t *cx, size_t *cy) {
+static inline APO_HD void apo__correl_long_block(const apo__cat_io *io, size_t t, size_t e,
+                                                 apo__pair_sums *s, size_t *cx, size_t *cy) {
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], n = e - t;
@@ -80,9 +364,10 @@ static inline APO_HD void apo__correl_block(const apo__cat_io *io, size_t t, siz
     }
 }
 
-/* The tile's start (apo__pair_run): its window's origin, last gap and last changes of x and y
- * before `begin`. */
-static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
+/* Past APO_CORREL_BLOCKS_MAX: the start of a run of double-double sums (apo__pair_run): its
+ * window's origin, last gap and last changes of x and y before `begin`. */
+static inline APO_HD void apo__correl_long_start(const apo__cat_io *io, size_t begin,
+                                                 apo__pair_run *r) {
     const double *x = io->in[0], *y = io->in[1];
     const size_t from = apo__window_from(begin, (size_t)io->p[0]);
     apo__pair_run_from(r, begin, from);
@@ -99,17 +384,10 @@ static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin,
     r->chg[1] = cy;
 }
 
-/* The loop from r->t to end. The state is held in locals meanwhile, so that the loop's
+/* That run's loop from r->t to end. The state is held in locals meanwhile, so that the loop's
  * stores to out cannot be taken to alias it. */
-static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
-    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
-        /* Each window from its own samples: the run's state is its position alone. */
-        if (end > r->t) {
-            apo__correl_direct(io, r->t, end);
-            r->t = end;
-        }
-        return;
-    }
+static inline APO_HD void apo__correl_long_run(const apo__cat_io *io, size_t end,
+                                               apo__pair_run *r) {
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], from = r->from;
@@ -121,7 +399,7 @@ static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(io->in, 2, valid, t, end, &plain_until);
         if (e > t) {
-            apo__correl_block(io, t, e, &s, &cx, &cy);
+            apo__correl_long_block(io, t, e, &s, &cx, &cy);
             t = e - 1;
             continue;
         }
@@ -158,11 +436,30 @@ static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo
     apo__pair_run_keep(r, end, bad, cx, cy, valid, &s);
 }
 
-static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
-        apo__correl_direct(io, begin, end);
-        return;
+/* A stream's start and run (apo__pair_run). Up to APO_CORREL_BLOCKS_MAX every output is a
+ * function of its data and index (directly or in blocks), so the run's state is its position
+ * alone. */
+static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
+    if ((size_t)io->p[0] <= APO_CORREL_BLOCKS_MAX)
+        apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0]));
+    else
+        apo__correl_long_start(io, begin, r);
+}
+
+static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
+    const size_t p = (size_t)io->p[0];
+    if (p > APO_CORREL_BLOCKS_MAX) {
+        apo__correl_long_run(io, end, r);
+    } else if (end > r->t) {
+        if (p <= APO_CORREL_DIRECT_MAX)
+            apo__correl_direct(io, r->t, end);
+        else
+            apo__correl_blocks(io, r->t, end);
+        r->t = end;
     }
+}
+
+static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__pair_run r;
     apo__correl_start(io, begin, &r);
     apo__correl_run(io, end, &r);

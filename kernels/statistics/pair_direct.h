@@ -1,8 +1,8 @@
 /*
  * pair_direct.h: the centred moments of short windows of pairs (a, b), each window evaluated
- * from its own samples, for beta (of the returns, beta_tile.h) and correl (of the samples,
- * correl_tile.h); the design of var's short windows (var_tile.h, docs/kernels.md "Short
- * variance windows") taken to two series.
+ * from its own samples, for beta (of the returns, beta_tile.h) and correl's bars that its
+ * blocks cannot slide to (of the samples, correl_tile.h); the design of var's short windows
+ * (var_tile.h, docs/kernels.md "Short variance windows") taken to two series.
  *
  * For the window of p pairs ending at each of n consecutive bars: both series shifted by the
  * window's newest pair (a - ca, b - cb), their means, then in a second pass the sums of the
@@ -20,10 +20,10 @@
 
 #include "var_tile.h"
 
-/* The longest period beta and correl evaluate directly: past it they slide double-double
- * sums. Their two passes over two series break even with those near p = 45 on avx2
- * (docs/PERF.md, "var, stddev, beta and correl: short windows evaluated directly"); 32, as
- * var's, leaves room for the narrower sse2 path. */
+/* The longest period beta evaluates directly: past it it slides double-double sums. Their two
+ * passes over two series break even with those near p = 45 on avx2 (docs/PERF.md, "var, stddev,
+ * beta and correl: short windows evaluated directly"); 32, as var's, leaves room for the narrower
+ * sse2 path. */
 #define APO_PAIR_DIRECT_MAX 32
 
 /* Writes NaN to out at begin .. end - 1 below `first`, a tile's bars before its first full

@@ -17,6 +17,7 @@
 #include "catalog.h"
 #include "catalog_reference.h"
 #include "correl_tile.h"
+#include "cpu_isa.h"
 #include "var_tile.h"
 
 typedef struct ref_kernel {
@@ -616,4 +617,79 @@ Test(catalog, talib_regression_values) {
     }
     free(x);
     free(out);
+}
+
+/* x jumps by 5000, then holds nearly still (steps of 1e-6) for a stretch, and comes back: the
+ * blocks whose first window holds the jump slide sums of squares near p 5000^2 into windows
+ * whose variance is near 1e-12, so the slid centred sums keep no digit; the bound
+ * (correl_tile.h, apo__correl_bounds) must send those bars to their own windows. y a walk.
+ * Periods on both sides of the blocks' limits, with gaps. */
+static void jump_then_flat(series *s) {
+    for (size_t t = 2000; t < 2600; t++)
+        s->close[t] = 5100.0 + 1e-6 * (double)((t * 7919) % 113);
+    /* A constant stretch too: r is 0 exactly there. */
+    for (size_t t = 2600; t < 3300; t++)
+        s->close[t] = 5100.0;
+}
+
+Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
+    const ref_kernel *k = kernel_of(APO_CAT_CORREL);
+    const double periods[] = {5,   APO_CORREL_DIRECT_MAX + 1, 30,
+                              100, APO_CORREL_BLOCKS_MAX,     APO_CORREL_BLOCKS_MAX + 1};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        series s;
+        series_make(&s, 57 + pi, 6007, k->n_in, 100.0, 0.5, 1);
+        jump_then_flat(&s);
+        const double p[4] = {periods[pi], 0, 0, 0};
+        char what[64];
+        snprintf(what, sizeof what, "jump then flat, period %g", periods[pi]);
+        const double w = check(k, &s, p, 1e-12, what);
+        fprintf(stderr, "catalog correl after a jump, period %g: worst error %.2g\n", periods[pi],
+                w);
+        series_free(&s);
+    }
+}
+
+/* correl's blocks sum their first window in vector lanes on every path (correl_tile.h,
+ * apo__correl_parts_lanes) and its quotients four or eight at a time: each path gives the bits
+ * of sse2's, and one bar at a time (a stream's update) gives the whole series' bits. Periods
+ * evaluated directly and in blocks, the partial sums' head empty and not, a jump and gaps. */
+Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
+    const double periods[] = {2,   7,  APO_CORREL_DIRECT_MAX, APO_CORREL_DIRECT_MAX + 1, 16, 17, 30,
+                              100, 300};
+    const size_t n = 3001;
+    double *want = alloc_doubles(n), *got = alloc_doubles(n);
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        series s;
+        series_make(&s, 13 + pi, n, 4, 100.0, 0.5, 1);
+        for (size_t t = 1500; t < 1900; t++)
+            s.close[t] = 400.0 + 1e-5 * (double)(t % 17);
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        io.in[0] = s.in[0];
+        io.in[1] = s.in[1];
+        io.p[0] = periods[pi];
+        io.out[0] = want;
+        apo__cpu_catalog_tile_on(APO_CAT_CORREL, &io, 0, n, APO_CPU_ISA_SSE2);
+        for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            io.out[0] = got;
+            apo__cpu_catalog_tile_on(APO_CAT_CORREL, &io, 0, n, isa);
+            for (size_t t = 0; t < n; t++)
+                cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
+                          "period %g, path %s: t %zu got %.17g sse2 %.17g", periods[pi],
+                          apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
+        }
+        io.out[0] = got;
+        for (size_t t = 0; t < n; t++)
+            apo__cpu_catalog_tile(APO_CAT_CORREL, &io, t, t + 1);
+        for (size_t t = 0; t < n; t++)
+            cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
+                      "period %g, bar by bar: t %zu got %.17g whole %.17g", periods[pi], t, got[t],
+                      want[t]);
+        series_free(&s);
+    }
+    free(want);
+    free(got);
 }
