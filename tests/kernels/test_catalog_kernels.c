@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "catalog.h"
 #include "catalog_reference.h"
 #include "correl_tile.h"
+#include "cpu_isa.h"
 #include "var_tile.h"
 
 typedef struct ref_kernel {
@@ -115,9 +117,10 @@ static void series_free(series *s) {
     free(s->close);
 }
 
-/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
-static void run_grid(apo__cat_id id, const series *s, const double *p, double *out,
-                     size_t out_index) {
+/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards, on vector
+ * path isa (apo__cpu_catalog_tile's is sse2). */
+static void run_grid_on(apo__cat_id id, const series *s, const double *p, double *out,
+                        size_t out_index, int isa) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     for (size_t i = 0; i < 3; i++)
@@ -133,9 +136,14 @@ static void run_grid(apo__cat_id id, const series *s, const double *p, double *o
     const size_t tiles = (s->n + len - 1) / len;
     for (size_t j = tiles; j-- > 0;) {
         const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
-        apo__cpu_catalog_tile(id, &io, b, e);
+        apo__cpu_catalog_tile_on(id, &io, b, e, isa);
     }
     free(other);
+}
+
+static void run_grid(apo__cat_id id, const series *s, const double *p, double *out,
+                     size_t out_index) {
+    run_grid_on(id, s, p, out, out_index, APO_CPU_ISA_SSE2);
 }
 
 /* Checks every output against the reference: NaN exactly where it is NaN, else within
@@ -469,6 +477,64 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         free(b);
         series_free(&s);
     }
+}
+
+/* Samples full of ties (-1, -0, +0 and 1 at random): max and min must give the latest of the
+ * equal samples ending each window (TA-Lib's >=, which decides the sign of a zero), bit for bit
+ * against a naive scan, and aroon the latest extreme's position (its reference), on every
+ * vector path and for periods on both sides of the doubling's bound (window_extreme.h). */
+static uint64_t bits_of(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+Test(catalog, rolling_extremes_keep_the_latest_of_equal_samples) {
+    const size_t n = 3000, periods[] = {1, 2, 3, 14, 30, 63, 64, 65, 200};
+    const double values[] = {-1.0, -0.0, 0.0, 1.0};
+    series s;
+    series_make(&s, 5, n, 3, 100.0, 0.5, 0);
+    uint64_t state = 12345;
+    for (size_t t = 0; t < n; t++) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        s.high[t] = values[(state >> 33) % 4];
+        s.low[t] = values[(state >> 45) % 4];
+    }
+    double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const size_t q = periods[pi];
+            const double p[4] = {(double)q, 0, 0, 0};
+            for (int largest = 0; largest < 2; largest++) {
+                /* max and min read in[0], the highs here. */
+                run_grid_on(largest ? APO_CAT_MAX : APO_CAT_MIN, &s, p, got, 0, isa);
+                for (size_t t = q - 1; t < n; t++) {
+                    double e = s.high[t + 1 - q];
+                    for (size_t i = t + 2 - q; i <= t; i++)
+                        e = (largest ? s.high[i] >= e : s.high[i] <= e) ? s.high[i] : e;
+                    cr_assert_eq(bits_of(got[t]), bits_of(e),
+                                 "%s(%zu) on %s at %zu: got %g want %g", largest ? "max" : "min", q,
+                                 apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], e);
+                }
+            }
+            if (q < 2)
+                continue; /* aroon's period is at least 2 */
+            for (size_t o = 0; o < 2; o++) {
+                run_grid_on(APO_CAT_AROON, &s, p, got, o, isa);
+                (o == 0 ? apo__ref_cat_aroondown : apo__ref_cat_aroonup)(s.in, n, p, want, scale);
+                for (size_t t = q; t < n; t++)
+                    cr_assert(fabs(got[t] - want[t]) <= 1e-12 * scale[t],
+                              "aroon(%zu) output %zu on %s at %zu: got %.17g want %.17g", q, o,
+                              apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
+            }
+        }
+    }
+    free(got);
+    free(want);
+    free(scale);
+    series_free(&s);
 }
 
 /* TA-Lib's published regression values on its 252-bar close series (its test_rsi.c: RSI(14)
