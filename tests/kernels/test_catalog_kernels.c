@@ -490,7 +490,7 @@ static uint64_t bits_of(double v) {
 }
 
 Test(catalog, rolling_extremes_keep_the_latest_of_equal_samples) {
-    const size_t n = 3000, periods[] = {1, 2, 3, 14, 30, 63, 64, 65, 200};
+    const size_t n = 3000, periods[] = {1, 2, 3, 14, 30, 63, 64, 65, 256, 257};
     const double values[] = {-1.0, -0.0, 0.0, 1.0};
     series s;
     series_make(&s, 5, n, 3, 100.0, 0.5, 0);
