@@ -133,6 +133,28 @@ static inline void apo__window_extremes(const double *x, size_t t, size_t n, siz
 
 #endif /* APO_TILE_LANES */
 
+/* out[k] = num[k] / den[k], or 0 where den[k] is 0, for k < n (out may be num): the range
+ * oscillators' quotients (stoch's fastk, willr). Every lane's quotient is computed and the 0
+ * selected after, written in vector lanes on the CPU: a compiler keeps a division under a
+ * condition scalar (it could trap where the condition is false), and turns the division by a
+ * stand-in 1 into a branch around it. The same operations as the scalar loop, lane by lane. */
+static inline APO_HD void apo__quotients_or_zero(const double *num, const double *den, size_t n,
+                                                 double *out) {
+    size_t k = 0;
+#ifdef APO_TILE_LANES
+    const apo_tv one = (apo_tv){0} + 1.0;
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
+        const apo_tv d = apo_tv_load(den + k);
+        const apo_tm nonzero = (apo_tm)(d != 0.0);
+        const apo_tv safe = (apo_tv)((nonzero & (apo_tm)d) | (~nonzero & (apo_tm)one));
+        /* All bits 0 where den is 0: +0.0, the scalar loop's 0. */
+        apo_tv_store(out + k, (apo_tv)(nonzero & (apo_tm)(apo_tv_load(num + k) / safe)));
+    }
+#endif
+    for (; k < n; k++)
+        out[k] = den[k] != 0.0 ? num[k] / den[k] : 0.0;
+}
+
 /* Where a rolling-extreme body stands between two calls, in apo__cat_run's counts: n[0] the
  * last gap (one past it, 0: none), n[1] whether n[2] (and n[3]), the indices of the
  * extremes, are the last window's. */

@@ -30,6 +30,7 @@
 #include "catalog.h"
 #include "dd.h"
 #include "window.h"
+#include "window_extreme.h"
 #include "window_sum.h"
 
 /* fastk at i >= fk - 1 from samples the caller knows are finite. */
@@ -137,14 +138,11 @@ static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run
             ll[k] = l < ll[k] ? l : ll[k];
         }
     }
-    /* The quotient of every bar first, then the selection of 0 where H = L: a division
-     * under a condition is not vectorised (it could trap where the condition is false). */
     for (size_t k = 0; k < n; k++) {
         hh[k] = (hh[k] - ll[k]) / 100.0;
-        out[k] = (close[t + k] - ll[k]) / (hh[k] != 0.0 ? hh[k] : 1.0);
+        out[k] = close[t + k] - ll[k];
     }
-    for (size_t k = 0; k < n; k++)
-        out[k] = hh[k] != 0.0 ? out[k] : 0.0;
+    apo__quotients_or_zero(out, hh, n, out);
 }
 
 /* The SMA(period) of b's values ending at each of the bars t .. e - 1 (at most

@@ -60,9 +60,8 @@ static inline APO_HD void apo__willr_track(const apo__cat_io *io, size_t t, size
 
 /* A block [t, e) of clean windows (apo__extreme_piece, CPU only): the extremes by doubling
  * (window_extreme.h), the same as the tracking's, then apo__willr_of's operations bar by bar,
- * the quotient of every bar first and the 0 where H = L after, since a division under a
- * condition does not vectorise (it could trap where the condition is false). It leaves no
- * indices: the next bar tracked scans its window. */
+ * its quotients vectorised (apo__quotients_or_zero). It leaves no indices: the next bar
+ * tracked scans its window. */
 static inline APO_HD void apo__willr_block(const apo__cat_io *io, size_t t, size_t e,
                                            apo__extremes_state *s) {
 #ifdef APO_TILE_LANES
@@ -75,10 +74,9 @@ static inline APO_HD void apo__willr_block(const apo__cat_io *io, size_t t, size
     apo__window_extremes(io->in[1], t, n, p, 0, diff, NULL, &scratch);
     for (size_t k = 0; k < n; k++) {
         diff[k] = (hh[k] - diff[k]) / -100.0;
-        out[k] = (hh[k] - close[k]) / (diff[k] != 0.0 ? diff[k] : 1.0);
+        out[k] = hh[k] - close[k];
     }
-    for (size_t k = 0; k < n; k++)
-        out[k] = diff[k] != 0.0 ? out[k] : 0.0;
+    apo__quotients_or_zero(out, diff, n, out);
 #else
     (void)io, (void)t, (void)e;
 #endif

@@ -229,6 +229,13 @@ Test(catalog, periods_at_their_upper_bound, .timeout = 600) {
     }
 }
 
+static const ref_kernel *kernel_named(const char *name) {
+    const ref_kernel *k = &kernels[0];
+    while (strcmp(k->name, name) != 0)
+        k++;
+    return k;
+}
+
 static const ref_kernel *kernel_of(apo__cat_id id) {
     const ref_kernel *k = &kernels[0];
     while (k->id != id)
@@ -481,15 +488,16 @@ Test(catalog, tiles_depend_on_the_grid_only) {
 
 /* Samples full of ties (-1, -0, +0 and 1 at random): max and min must give the latest of the
  * equal samples ending each window (TA-Lib's >=, which decides the sign of a zero), bit for bit
- * against a naive scan, and aroon the latest extreme's position (its reference), on every
- * vector path and for periods on both sides of the doubling's bound (window_extreme.h). */
+ * against a naive scan, aroon the latest extreme's position, and willr and stochf's fastk their
+ * 0 where the window is flat (H = L), against their references, on every vector path and for
+ * periods on both sides of the doubling's bound (window_extreme.h). */
 static uint64_t bits_of(double v) {
     uint64_t u;
     memcpy(&u, &v, sizeof u);
     return u;
 }
 
-Test(catalog, rolling_extremes_keep_the_latest_of_equal_samples) {
+Test(catalog, range_kernels_on_samples_full_of_ties) {
     const size_t n = 3000, periods[] = {1, 2, 3, 14, 30, 63, 64, 65, 256, 257};
     const double values[] = {-1.0, -0.0, 0.0, 1.0};
     series s;
@@ -499,6 +507,7 @@ Test(catalog, rolling_extremes_keep_the_latest_of_equal_samples) {
         state = state * 6364136223846793005u + 1442695040888963407u;
         s.high[t] = values[(state >> 33) % 4];
         s.low[t] = values[(state >> 45) % 4];
+        s.close[t] = values[(state >> 57) % 4];
     }
     double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
@@ -519,14 +528,19 @@ Test(catalog, rolling_extremes_keep_the_latest_of_equal_samples) {
                                  apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], e);
                 }
             }
-            if (q < 2)
-                continue; /* aroon's period is at least 2 */
-            for (size_t o = 0; o < 2; o++) {
-                run_grid_on(APO_CAT_AROON, &s, p, got, o, isa);
-                (o == 0 ? apo__ref_cat_aroondown : apo__ref_cat_aroonup)(s.in, n, p, want, scale);
-                for (size_t t = q; t < n; t++)
-                    cr_assert(fabs(got[t] - want[t]) <= 1e-12 * scale[t],
-                              "aroon(%zu) output %zu on %s at %zu: got %.17g want %.17g", q, o,
+            static const char *const names[] = {"aroondown", "aroonup", "willr", "stochf fastk"};
+            for (size_t r = 0; r < 4; r++) {
+                const ref_kernel *k = kernel_named(names[r]);
+                if (q < k->min_period)
+                    continue;
+                /* stochf's fastd over 1 bar: fastk's lead */
+                const double pk[4] = {(double)q, k->id == APO_CAT_STOCHF ? 1 : 0, 0, 0};
+                run_grid_on(k->id, &s, pk, got, k->out_index, isa);
+                k->ref(s.in, n, pk, want, scale);
+                for (size_t t = 0; t < n; t++)
+                    cr_assert(isnan(want[t]) ? isnan(got[t])
+                                             : fabs(got[t] - want[t]) <= 1e-12 * scale[t],
+                              "%s(%zu) on %s at %zu: got %.17g want %.17g", k->name, q,
                               apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
             }
         }
