@@ -125,7 +125,8 @@ typedef struct apo__cat_io {
  * indices are the last window's, and those sums or indices). Such a body is a start (the tile's
  * warm-up origin, or its first window's gaps) and a run to a position; a tile is one start and one
  * run, so a tile run in pieces, each piece going on from the state the last one left, performs the
- * same operations as the tile run whole.
+ * same operations as the tile run whole (max, min, willr and aroon: gives the same outputs, their
+ * extremes tracked or, on the CPU, by blocks of doubling; window_extreme.h).
  */
 typedef struct apo__cat_run {
     size_t t;    /* the next position the loop computes */

@@ -176,12 +176,6 @@ void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, 
 void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
                               int isa) {
     assert(io != NULL && begin < end && id < APO_CAT_COUNT);
-    /* max and min keep sse2's build: nothing in their loop vectorizes, and their avx2 and
-     * avx512 builds took 7-10% more CPU time than it in apo-bench-peers (docs/PERF.md,
-     * "Catalog kernels per vector path"), where every other catalog kernel measured gained
-     * or held. */
-    if (id == APO_CAT_MAX || id == APO_CAT_MIN)
-        isa = APO_CPU_ISA_SSE2;
     switch (isa) {
 #ifdef APO_HAVE_LANES_AVX512
     case APO_CPU_ISA_AVX512:

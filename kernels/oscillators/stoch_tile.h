@@ -30,6 +30,7 @@
 #include "catalog.h"
 #include "dd.h"
 #include "window.h"
+#include "window_extreme.h"
 #include "window_sum.h"
 
 /* fastk at i >= fk - 1 from samples the caller knows are finite. */
@@ -138,10 +139,10 @@ static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run
         }
     }
     for (size_t k = 0; k < n; k++) {
-        const double diff = (hh[k] - ll[k]) / 100.0;
-        const double q = (close[t + k] - ll[k]) / (diff != 0.0 ? diff : 1.0);
-        out[k] = diff != 0.0 ? q : 0.0;
+        hh[k] = (hh[k] - ll[k]) / 100.0;
+        out[k] = close[t + k] - ll[k];
     }
+    apo__quotients_or_zero(out, hh, n, out);
 }
 
 /* The SMA(period) of b's values ending at each of the bars t .. e - 1 (at most
@@ -166,10 +167,12 @@ static inline APO_HD void apo__stoch_means(const apo__stoch_buf *b, size_t t, si
             finite[k] = fabs(v[d + k]) <= DBL_MAX ? finite[k] : 0.0;
         }
     }
-    for (size_t k = 0; k < n; k++) {
-        const double m = apo__dd_div_d(apo__dd_make(hi[k], lo[k]), (double)period).hi;
-        out[k] = finite[k] != 0.0 ? m : (double)NAN;
-    }
+    /* The quotients, then the NaNs, in two loops so that both vectorise (as in
+     * apo__fastk_block). */
+    for (size_t k = 0; k < n; k++)
+        out[k] = apo__dd_div_d(apo__dd_make(hi[k], lo[k]), (double)period).hi;
+    for (size_t k = 0; k < n; k++)
+        out[k] = finite[k] != 0.0 ? out[k] : (double)NAN;
 }
 
 static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -4,13 +4,17 @@
  * operation order; 0 where H = L. Inputs high, low, close.
  *
  * Tile: halo p - 1; the indices of the extremes are kept and the window scanned again when
- * one leaves (as max and min). A window holding a gap in any input gives NaN (window.h).
+ * one leaves (as max and min), or on the CPU, for blocks of clean windows of up to
+ * APO_EXTREME_SPAN_MAX bars, the extremes come from window_extreme.h's doubling (the same
+ * values) and the quotients are vectorised, each bar performing the same operations. A window
+ * holding a gap in any input gives NaN (window.h).
  */
 #ifndef APO_KERNELS_WILLR_TILE_H
 #define APO_KERNELS_WILLR_TILE_H
 
 #include "catalog.h"
 #include "window.h"
+#include "window_extreme.h"
 
 /* Moves the index *at of the window's extreme (sign 1: largest, -1: smallest) to the window
  * ending at t, scanning again when `fresh` or when it left. */
@@ -27,35 +31,68 @@ static inline APO_HD void apo__track_extreme(const double *x, size_t t, size_t p
     }
 }
 
-/* The loop from r->t to end, after apo__window_start over the 3 inputs (apo__cat_run: n[0]
- * the last gap, n[1] whether n[2] and n[3], the indices of the highest high and the lowest
- * low, are the last window's). */
-static inline APO_HD void apo__willr_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
+/* WILLR from the highest high hh and lowest low ll of the window ending at a bar and its
+ * close. */
+static inline APO_HD double apo__willr_of(double hh, double ll, double close) {
+    const double diff = (hh - ll) / -100.0;
+    return diff != 0.0 ? (hh - close) / diff : 0.0;
+}
+
+/* The tracking from t to end (s->at: the indices of the highest high and the lowest low). */
+static inline APO_HD void apo__willr_track(const apo__cat_io *io, size_t t, size_t end,
+                                           apo__extremes_state *s) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
-    double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t bad = r->n[0];
-    int valid = r->n[1] != 0;
-    size_t hi = r->n[2], lo = r->n[3];
-    for (size_t t = r->t; t < end; t++) {
+    for (; t < end; t++) {
         if (!apo__all_finite_at(io->in, 3, t))
-            bad = t + 1;
-        if (!apo__window_clean(t, p, bad)) {
-            out[t] = NAN;
-            valid = 0;
+            s->bad = t + 1;
+        if (!apo__window_clean(t, p, s->bad)) {
+            io->out[0][t] = NAN;
+            s->valid = 0;
             continue;
         }
-        apo__track_extreme(high, t, p, !valid, 1.0, &hi);
-        apo__track_extreme(low, t, p, !valid, -1.0, &lo);
-        valid = 1;
-        const double diff = (high[hi] - low[lo]) / -100.0;
-        out[t] = diff != 0.0 ? (high[hi] - close[t]) / diff : 0.0;
+        apo__track_extreme(high, t, p, !s->valid, 1.0, &s->at[0]);
+        apo__track_extreme(low, t, p, !s->valid, -1.0, &s->at[1]);
+        s->valid = 1;
+        io->out[0][t] = apo__willr_of(high[s->at[0]], low[s->at[1]], close[t]);
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
-    r->n[2] = hi;
-    r->n[3] = lo;
+}
+
+/* A block [t, e) of clean windows (apo__extreme_piece, CPU only): the extremes by doubling
+ * (window_extreme.h), the same as the tracking's, then apo__willr_of's operations bar by bar,
+ * its quotients vectorised (apo__quotients_or_zero). It leaves no indices: the next bar
+ * tracked scans its window. */
+static inline APO_HD void apo__willr_block(const apo__cat_io *io, size_t t, size_t e,
+                                           apo__extremes_state *s) {
+#ifdef APO_TILE_LANES
+    const size_t p = (size_t)io->p[0], n = e - t;
+    const double *close = io->in[2] + t;
+    double *out = io->out[0] + t;
+    double hh[APO_EXTREME_BLOCK], diff[APO_EXTREME_BLOCK];
+    apo__extreme_scratch scratch;
+    apo__window_extremes(io->in[0], t, n, p, 1, hh, NULL, &scratch);
+    apo__window_extremes(io->in[1], t, n, p, 0, diff, NULL, &scratch);
+    for (size_t k = 0; k < n; k++) {
+        diff[k] = (hh[k] - diff[k]) / -100.0;
+        out[k] = hh[k] - close[k];
+    }
+    apo__quotients_or_zero(out, diff, n, out);
+#else
+    (void)io, (void)t, (void)e;
+#endif
+    s->valid = 0;
+}
+
+/* The loop from r->t to end, after apo__window_start over the 3 inputs
+ * (apo__extremes_state). */
+static inline APO_HD void apo__willr_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
+    apo__extremes_state s = apo__extremes_load(r);
+    for (size_t t = r->t, stop; t < end; t = stop)
+        if (apo__extreme_piece(io->in, 3, (size_t)io->p[0], t, end, s.bad, &stop))
+            apo__willr_block(io, t, stop, &s);
+        else
+            apo__willr_track(io, t, stop, &s);
+    apo__extremes_save(&s, end, r);
 }
 
 static inline APO_HD void apo__willr_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -5,45 +5,86 @@
  * outputs aroondown, aroonup (TA-Lib's order). Lookback and halo p.
  *
  * Tile: the extremes' indices are kept and the window scanned again when one leaves
- * (willr_tile.h). A gap in either input inside the window gives NaN for both (window.h).
+ * (willr_tile.h), or on the CPU, for blocks of clean windows of up to APO_EXTREME_SPAN_MAX
+ * bars, the latest extremes' positions come from window_extreme.h's doubling (the same
+ * positions: both keep the latest of equal samples). A gap in either input inside the window
+ * gives NaN for both (window.h).
  */
 #ifndef APO_KERNELS_AROON_TILE_H
 #define APO_KERNELS_AROON_TILE_H
 
 #include "catalog.h"
 #include "willr_tile.h"
+#include "window_extreme.h"
 
-/* The loop from r->t to end, after apo__window_start over the 2 inputs and p + 1 samples
- * (apo__cat_run: n[0] the last gap, n[1] whether n[2] and n[3], the indices of the highest
- * high and the lowest low, are the last window's). */
-static inline APO_HD void apo__aroon_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
+/* The tracking from t to end (s->at: the indices of the highest high and the lowest low). */
+static inline APO_HD void apo__aroon_track(const apo__cat_io *io, size_t t, size_t end,
+                                           apo__extremes_state *s) {
     const double *high = io->in[0], *low = io->in[1];
     double *down = io->out[0], *up = io->out[1];
     const size_t p = (size_t)io->p[0], w = p + 1;
     const double factor = 100.0 / (double)p;
-    size_t bad = r->n[0];
-    int valid = r->n[1] != 0;
-    size_t hi = r->n[2], lo = r->n[3];
-    for (size_t t = r->t; t < end; t++) {
+    for (; t < end; t++) {
         if (!apo__all_finite_at(io->in, 2, t))
-            bad = t + 1;
-        if (!apo__window_clean(t, w, bad)) {
+            s->bad = t + 1;
+        if (!apo__window_clean(t, w, s->bad)) {
             down[t] = NAN;
             up[t] = NAN;
-            valid = 0;
+            s->valid = 0;
             continue;
         }
-        apo__track_extreme(high, t, w, !valid, 1.0, &hi);
-        apo__track_extreme(low, t, w, !valid, -1.0, &lo);
-        valid = 1;
-        up[t] = factor * (double)(p - (t - hi));
-        down[t] = factor * (double)(p - (t - lo));
+        apo__track_extreme(high, t, w, !s->valid, 1.0, &s->at[0]);
+        apo__track_extreme(low, t, w, !s->valid, -1.0, &s->at[1]);
+        s->valid = 1;
+        up[t] = factor * (double)(p - (t - s->at[0]));
+        down[t] = factor * (double)(p - (t - s->at[1]));
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
-    r->n[2] = hi;
-    r->n[3] = lo;
+}
+
+#ifdef APO_TILE_LANES
+/* factor * (at[k] - k) into line[k], k < n: with at[k] the extreme's position from the
+ * block's first window's first sample, at[k] - k is p - (t - index) of the tracking, an
+ * integer held exactly, so the product is the tracking's. */
+static inline void apo__aroon_line(const double *at, size_t n, double factor, double *line) {
+    const apo_tv lane = apo__tv_lane_offsets();
+    size_t k = 0;
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES)
+        apo_tv_store(line + k, factor * (apo_tv_load(at + k) - (lane + (double)k)));
+    for (; k < n; k++)
+        line[k] = factor * (at[k] - (double)k);
+}
+#endif
+
+/* A block [t, e) of clean windows (apo__extreme_piece, CPU only): the latest extremes'
+ * positions by doubling (window_extreme.h), which leaves no indices: the next bar tracked
+ * scans its window. */
+static inline APO_HD void apo__aroon_block(const apo__cat_io *io, size_t t, size_t e,
+                                           apo__extremes_state *s) {
+#ifdef APO_TILE_LANES
+    const size_t p = (size_t)io->p[0], n = e - t;
+    const double factor = 100.0 / (double)p;
+    double ext[APO_EXTREME_BLOCK], at[APO_EXTREME_BLOCK];
+    apo__extreme_scratch scratch;
+    apo__window_extremes(io->in[0], t, n, p + 1, 1, ext, at, &scratch);
+    apo__aroon_line(at, n, factor, io->out[1] + t);
+    apo__window_extremes(io->in[1], t, n, p + 1, 0, ext, at, &scratch);
+    apo__aroon_line(at, n, factor, io->out[0] + t);
+#else
+    (void)io, (void)t, (void)e;
+#endif
+    s->valid = 0;
+}
+
+/* The loop from r->t to end, after apo__window_start over the 2 inputs and p + 1 samples
+ * (apo__extremes_state). */
+static inline APO_HD void apo__aroon_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
+    apo__extremes_state s = apo__extremes_load(r);
+    for (size_t t = r->t, stop; t < end; t = stop)
+        if (apo__extreme_piece(io->in, 2, (size_t)io->p[0] + 1, t, end, s.bad, &stop))
+            apo__aroon_block(io, t, stop, &s);
+        else
+            apo__aroon_track(io, t, stop, &s);
+    apo__extremes_save(&s, end, r);
 }
 
 static inline APO_HD void apo__aroon_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,9 +117,10 @@ static void series_free(series *s) {
     free(s->close);
 }
 
-/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
-static void run_grid(apo__cat_id id, const series *s, const double *p, double *out,
-                     size_t out_index) {
+/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards, on vector
+ * path isa (apo__cpu_catalog_tile's is sse2). */
+static void run_grid_on(apo__cat_id id, const series *s, const double *p, double *out,
+                        size_t out_index, int isa) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     for (size_t i = 0; i < 3; i++)
@@ -134,9 +136,14 @@ static void run_grid(apo__cat_id id, const series *s, const double *p, double *o
     const size_t tiles = (s->n + len - 1) / len;
     for (size_t j = tiles; j-- > 0;) {
         const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
-        apo__cpu_catalog_tile(id, &io, b, e);
+        apo__cpu_catalog_tile_on(id, &io, b, e, isa);
     }
     free(other);
+}
+
+static void run_grid(apo__cat_id id, const series *s, const double *p, double *out,
+                     size_t out_index) {
+    run_grid_on(id, s, p, out, out_index, APO_CPU_ISA_SSE2);
 }
 
 /* Checks every output against the reference: NaN exactly where it is NaN, else within
@@ -220,6 +227,13 @@ Test(catalog, periods_at_their_upper_bound, .timeout = 600) {
         check(k, &s, p, 1e-12, "period 100000");
         series_free(&s);
     }
+}
+
+static const ref_kernel *kernel_named(const char *name) {
+    const ref_kernel *k = &kernels[0];
+    while (strcmp(k->name, name) != 0)
+        k++;
+    return k;
 }
 
 static const ref_kernel *kernel_of(apo__cat_id id) {
@@ -563,6 +577,71 @@ Test(catalog, resumed_pieces_have_the_tiles_bits) {
             free(b);
             series_free(&s);
         }
+}
+
+/* Samples full of ties (-1, -0, +0 and 1 at random): max and min must give the latest of the
+ * equal samples ending each window (TA-Lib's >=, which decides the sign of a zero), bit for bit
+ * against a naive scan, aroon the latest extreme's position, and willr and stochf's fastk their
+ * 0 where the window is flat (H = L), against their references, on every vector path and for
+ * periods on both sides of the doubling's bound (window_extreme.h). */
+static uint64_t bits_of(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+Test(catalog, range_kernels_on_samples_full_of_ties) {
+    const size_t n = 3000, periods[] = {1, 2, 3, 14, 30, 63, 64, 65, 256, 257};
+    const double values[] = {-1.0, -0.0, 0.0, 1.0};
+    series s;
+    series_make(&s, 5, n, 3, 100.0, 0.5, 0);
+    uint64_t state = 12345;
+    for (size_t t = 0; t < n; t++) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        s.high[t] = values[(state >> 33) % 4];
+        s.low[t] = values[(state >> 45) % 4];
+        s.close[t] = values[(state >> 57) % 4];
+    }
+    double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const size_t q = periods[pi];
+            const double p[4] = {(double)q, 0, 0, 0};
+            for (int largest = 0; largest < 2; largest++) {
+                /* max and min read in[0], the highs here. */
+                run_grid_on(largest ? APO_CAT_MAX : APO_CAT_MIN, &s, p, got, 0, isa);
+                for (size_t t = q - 1; t < n; t++) {
+                    double e = s.high[t + 1 - q];
+                    for (size_t i = t + 2 - q; i <= t; i++)
+                        e = (largest ? s.high[i] >= e : s.high[i] <= e) ? s.high[i] : e;
+                    cr_assert_eq(bits_of(got[t]), bits_of(e),
+                                 "%s(%zu) on %s at %zu: got %g want %g", largest ? "max" : "min", q,
+                                 apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], e);
+                }
+            }
+            static const char *const names[] = {"aroondown", "aroonup", "willr", "stochf fastk"};
+            for (size_t r = 0; r < 4; r++) {
+                const ref_kernel *k = kernel_named(names[r]);
+                if (q < k->min_period)
+                    continue;
+                /* stochf's fastd over 1 bar: fastk's lead */
+                const double pk[4] = {(double)q, k->id == APO_CAT_STOCHF ? 1 : 0, 0, 0};
+                run_grid_on(k->id, &s, pk, got, k->out_index, isa);
+                k->ref(s.in, n, pk, want, scale);
+                for (size_t t = 0; t < n; t++)
+                    cr_assert(isnan(want[t]) ? isnan(got[t])
+                                             : fabs(got[t] - want[t]) <= 1e-12 * scale[t],
+                              "%s(%zu) on %s at %zu: got %.17g want %.17g", k->name, q,
+                              apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
+            }
+        }
+    }
+    free(got);
+    free(want);
+    free(scale);
+    series_free(&s);
 }
 
 /* TA-Lib's published regression values on its 252-bar close series (its test_rsi.c: RSI(14)
