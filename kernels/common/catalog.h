@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "apo_hd.h"
+#include "tile_span.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -205,6 +206,12 @@ void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, 
  * body's loop vectorizes (kernels/dispatch/catalog_entry.h). */
 void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
                               int isa);
+
+/* apo__cpu_catalog_tile_on for consecutive tiles of one row (io), each tile with the bits of
+ * its own call: the recurrences rsi, cmo, atr, natr, plus_di, minus_di and adx compute them
+ * side by side in the path's vector lanes (catalog_lanes.h), the others one by one. */
+void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                               size_t count, int isa);
 
 /* Steps after which an exponential average of rate k (0 < k <= 1) forgets its seed to
  * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */
