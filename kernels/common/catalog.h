@@ -131,6 +131,16 @@ typedef struct apo__cat_run {
     double v[6]; /* running values: seeds' sums and averages; a window's double-double sums */
 } apo__cat_run;
 
+/* For a body that takes its kernel as a constant argument (which output, rsi or cmo) and
+ * whose loop is long: always inlined into its callers, so each copy is specialised. Left a
+ * call, gcc keeps one copy that tests the constant per bar and computes every kernel's
+ * divisions. */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define APO_CAT_SPECIALISED inline __attribute__((always_inline))
+#else
+#define APO_CAT_SPECIALISED inline
+#endif
+
 /* A run from position t with every count and value 0: empty seeds. */
 static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
     r->t = t;

@@ -27,11 +27,6 @@
 
 #ifdef APO_TILE_LANES
 
-/* A round's function is inlined where it is called with its kernel's constant (which output,
- * rsi or cmo): left a call, gcc keeps one copy that tests the constant per bar and computes
- * every kernel's divisions. */
-#define APO_CAT_LANES_INLINE inline __attribute__((always_inline))
-
 /* A round: each lane's run as its tile's start left it, and the lock-step length. */
 typedef struct apo__cat_lanes {
     apo__cat_run run[APO_TILE_LANES]; /* lane k's run; run[k].t is the lane's first position */

@@ -1,9 +1,7 @@
 /*
  * rsi_lanes.h: RSI's and CMO's tiles side by side, one per vector lane (catalog_lanes.h says
- * how the bits stay each tile's). Each lane performs rsi_tile.h's operations: the gain adds
- * d or +0.0 and the loss -d or +0.0 where the scalar body adds to one of them only, which
- * is the same: the averages are never -0.0 (they start at +0.0 and add values >= 0 or
- * -0.0), so adding +0.0 leaves their bits, and l - d is l + (-d) in IEEE arithmetic.
+ * how the bits stay each tile's). Each lane performs rsi_tile.h's operations in its order:
+ * the gain d or +0.0 and the loss -d or +0.0 into both averages.
  */
 #ifndef APO_KERNELS_RSI_LANES_H
 #define APO_KERNELS_RSI_LANES_H
@@ -14,7 +12,7 @@
 #ifdef APO_TILE_LANES
 
 /* A round of up to APO_TILE_LANES tiles; cmo 0: RSI, 1: CMO. */
-static APO_CAT_LANES_INLINE void
+static APO_CAT_SPECIALISED void
 apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count, int cmo) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);

@@ -23,8 +23,8 @@ static inline apo_tv apo__natr_lanes(apo_tv y, apo_tv close) {
 }
 
 /* A round of up to APO_TILE_LANES tiles; normalize 1: NATR. */
-static APO_CAT_LANES_INLINE void apo__atr_round(const apo__cat_io *io, const apo__tile_span *tiles,
-                                                size_t count, int normalize) {
+static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                               size_t count, int normalize) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
     const size_t p = (size_t)io->p[0];

@@ -47,8 +47,8 @@ static inline APO_HD void apo__atr_start(const apo__cat_io *io, size_t begin, ap
     } while (0)
 
 /* The loop from r->t to end, writing the positions from `begin` on; normalize 1: NATR. */
-static inline APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size_t end,
-                                       int normalize, apo__cat_run *r) {
+static APO_CAT_SPECIALISED APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                    int normalize, apo__cat_run *r) {
     const double *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
@@ -73,8 +73,8 @@ static inline APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size
     r->v[1] = a;
 }
 
-static inline APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin, size_t end,
-                                        int normalize) {
+static APO_CAT_SPECIALISED APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin,
+                                                     size_t end, int normalize) {
     apo__cat_run r;
     apo__atr_start(io, begin, &r);
     apo__atr_run(io, begin, end, normalize, &r);

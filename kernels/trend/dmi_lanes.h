@@ -15,8 +15,8 @@
 #ifdef APO_TILE_LANES
 
 /* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS or APO_DMI_ADX. */
-static APO_CAT_LANES_INLINE void apo__dmi_round(const apo__cat_io *io, const apo__tile_span *tiles,
-                                                size_t count, int which) {
+static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                               size_t count, int which) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
     const double *high = io->in[0], *low = io->in[1];
