@@ -29,33 +29,43 @@ enum { HIGH, LOW, CLOSE, N_COLUMNS };
 /* Row variants: where the gaps go. */
 enum { CLEAN, GAPS_IN_CLOSE, GAPS_IN_HIGH_AND_LOW, LONG_GAP, FLAT, N_VARIANTS };
 
+/* Sets row[t] where t lies in the row (a short row has no tile 2). */
+static void put(double *row, size_t n, size_t t, double v) {
+    if (t < n)
+        row[t] = v;
+}
+
 static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t halo, size_t n) {
     switch (variant) {
     case GAPS_IN_CLOSE:
-        col[CLOSE][len + len / 2] = NAN;    /* tile 1's outputs */
-        col[CLOSE][2 * len - halo] = NAN;   /* tile 2's warm-up origin */
-        col[CLOSE][3 * len - 5] = INFINITY; /* tile 3's warm-up */
-        col[CLOSE][4 * len] = -INFINITY;    /* tile 4's first bar */
-        col[CLOSE][n - 2] = NAN;            /* the last tile */
+        put(col[CLOSE], n, len / 3, NAN);          /* tile 0's outputs */
+        put(col[CLOSE], n, len + len / 2, NAN);    /* tile 1's outputs */
+        put(col[CLOSE], n, 2 * len - halo, NAN);   /* tile 2's warm-up origin */
+        put(col[CLOSE], n, 3 * len - 5, INFINITY); /* tile 3's warm-up */
+        put(col[CLOSE], n, 4 * len, -INFINITY);    /* tile 4's first bar */
+        put(col[CLOSE], n, n - 2, NAN);            /* the last tile */
         break;
     case GAPS_IN_HIGH_AND_LOW:
-        col[HIGH][2 * len + 3] = INFINITY; /* tile 2's outputs */
-        col[LOW][2 * len - 1] = NAN;       /* tile 2's warm-up */
-        col[HIGH][5 * len] = NAN;          /* tile 5's first bar */
+        put(col[HIGH], n, len / 5, -INFINITY);    /* tile 0's outputs */
+        put(col[HIGH], n, 2 * len + 3, INFINITY); /* tile 2's outputs */
+        put(col[LOW], n, 2 * len - 1, NAN);       /* tile 2's warm-up */
+        put(col[HIGH], n, 5 * len, NAN);          /* tile 5's first bar */
         break;
     case LONG_GAP:
         for (size_t t = 3 * len - 40; t < 3 * len + 40; t++)
-            col[t % 2 ? CLOSE : HIGH][t] = NAN; /* across tiles 2 and 3, longer than p */
+            put(col[t % 2 ? CLOSE : HIGH], n, t, NAN); /* across tiles 2 and 3, longer than p */
         break;
     case FLAT:
         /* Constant bars from before a tile's warm-up origin to past its seeds: no movement,
          * so DX is undefined and RSI's g + l is 0; tile 2's bars have no range either (the
          * sums of TR are 0), tile 3's a constant one. */
         for (size_t t = 2 * len - halo - 5; t < 2 * len - halo + 200; t++) {
-            col[HIGH][t] = col[LOW][t] = col[CLOSE][t] = 100.0;
-            col[HIGH][t + len] = 101.0;
-            col[LOW][t + len] = 99.0;
-            col[CLOSE][t + len] = 100.0;
+            put(col[HIGH], n, t, 100.0);
+            put(col[LOW], n, t, 100.0);
+            put(col[CLOSE], n, t, 100.0);
+            put(col[HIGH], n, t + len, 101.0);
+            put(col[LOW], n, t + len, 99.0);
+            put(col[CLOSE], n, t + len, 100.0);
         }
         break;
     default:
@@ -63,14 +73,15 @@ static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t h
     }
 }
 
-/* Checks kernel id at period p on a row of n bars, variant `variant`, on every path. */
+/* Checks kernel id at period p on a row of n_tiles tiles, the last last_len bars long (0: a
+ * whole tile), variant `variant`, on every path. */
 static void check_row(apo__cat_id id, double p, size_t n_tiles, size_t last_len, int variant) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     io.p[0] = p;
     io.h = apo__catalog_halo(id, io.p);
     const size_t len = apo__catalog_tile_len(id, io.p);
-    const size_t n = (n_tiles - 1) * len + last_len;
+    const size_t n = (n_tiles - 1) * len + (last_len != 0 ? last_len : len);
     double *col[N_COLUMNS];
     for (size_t c = 0; c < N_COLUMNS; c++)
         col[c] = malloc(n * sizeof(double));
@@ -137,6 +148,11 @@ Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) 
                 check_row(id, periods[pi], 11, 1, variant);
                 check_row(id, periods[pi], 6, halo / 2 + 1, variant);
             }
+            /* A lone tile (the scalar body through tiles_on), and one left over after
+             * rounds of 4 (avx2) or 8 (avx512). */
+            check_row(id, periods[pi], 1, 0, GAPS_IN_HIGH_AND_LOW);
+            check_row(id, periods[pi], 1, 0, GAPS_IN_CLOSE);
+            check_row(id, periods[pi], 9, 300, CLEAN);
             /* Fewer tiles than lanes. */
             check_row(id, periods[pi], 3, 777, CLEAN);
             check_row(id, periods[pi], 2, 50, CLEAN);
