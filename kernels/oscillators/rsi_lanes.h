@@ -34,19 +34,7 @@ apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t
         const apo_tv gain = apo__cat_lanes_select(falls, d, zero);
         const apo_tv loss = apo__cat_lanes_select(falls, zero, -d);
         int ready = 1;
-        if (seen < p) {
-            g = g + gain;
-            l = l + loss;
-            seen++;
-            ready = seen == p;
-            if (ready) {
-                g = g / pd;
-                l = l / pd;
-            }
-        } else {
-            g = (g * keep + gain) / pd;
-            l = (l * keep + loss) / pd;
-        }
+        APO__WILDER_OSC_STEP(seen, p, g, l, gain, loss, pd, keep, ready);
         apo_tv y = nan;
         if (ready) {
             const apo_tv s = g + l;

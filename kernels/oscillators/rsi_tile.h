@@ -28,6 +28,26 @@ static inline APO_HD void apo__wilder_osc_start(const apo__cat_io *io, size_t be
     apo__cat_run_start_changes(io, begin, r);
 }
 
+/* One change into the averages, written once for a double and for a vector of tiles' lanes
+ * (rsi_lanes.h), so both perform the same operations: the seeds' sums until p changes are
+ * in (then divided by p, and `ready` set), then Wilder's step; `ready` is 0 while seeding. */
+#define APO__WILDER_OSC_STEP(seen, p, g, l, gain, loss, pd, keep, ready)                           \
+    do {                                                                                           \
+        if ((seen) < (p)) {                                                                        \
+            (g) = (g) + (gain);                                                                    \
+            (l) = (l) + (loss);                                                                    \
+            (seen)++;                                                                              \
+            (ready) = (seen) == (p);                                                               \
+            if (ready) {                                                                           \
+                (l) = (l) / (pd);                                                                  \
+                (g) = (g) / (pd);                                                                  \
+            }                                                                                      \
+        } else {                                                                                   \
+            (g) = ((g) * (keep) + (gain)) / (pd);                                                  \
+            (l) = ((l) * (keep) + (loss)) / (pd);                                                  \
+        }                                                                                          \
+    } while (0)
+
 /* The loop from r->t to end, writing the positions from `begin` on. cmo 0: RSI; 1: CMO. */
 static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begin,
                                                            size_t end, int cmo, apo__cat_run *r) {
@@ -49,19 +69,7 @@ static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run(const apo__cat_io *io
             const double gain = apo__double_of(apo__bits_of(d) & ~falls);
             const double loss = apo__double_of(apo__bits_of(-d) & falls);
             int ready = 1;
-            if (seen < p) {
-                g = g + gain;
-                l = l + loss;
-                seen++;
-                ready = seen == p;
-                if (ready) {
-                    l /= pd;
-                    g /= pd;
-                }
-            } else {
-                g = (g * keep + gain) / pd;
-                l = (l * keep + loss) / pd;
-            }
+            APO__WILDER_OSC_STEP(seen, p, g, l, gain, loss, pd, keep, ready);
             if (ready) {
                 const double s = g + l;
                 y = s == 0.0 ? 0.0 : cmo ? 100.0 * ((g - l) / s) : 100.0 * (g / s);
