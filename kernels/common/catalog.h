@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "apo_hd.h"
+#include "tile_span.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -135,6 +136,16 @@ typedef struct apo__cat_run {
     double v[6]; /* running values: seeds' sums and averages; a window's double-double sums */
 } apo__cat_run;
 
+/* For a body that takes its kernel as a constant argument (which output, rsi or cmo) and
+ * whose loop is long: always inlined into its callers, so each copy is specialised. Left a
+ * call, gcc keeps one copy that tests the constant per bar and computes every kernel's
+ * divisions. */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define APO_CAT_SPECIALISED inline __attribute__((always_inline))
+#else
+#define APO_CAT_SPECIALISED inline
+#endif
+
 /* A run from position t with every count and value 0: empty seeds. */
 static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
     r->t = t;
@@ -212,6 +223,12 @@ void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, 
  * body's loop vectorizes (kernels/dispatch/catalog_entry.h). */
 void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
                               int isa);
+
+/* apo__cpu_catalog_tile_on for consecutive tiles of one row (io), each tile with the bits of
+ * its own call: the recurrences rsi, cmo, atr, natr, plus_di, minus_di and adx compute them
+ * side by side in the path's vector lanes (catalog_lanes.h), the others one by one. */
+void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                               size_t count, int isa);
 
 /* Steps after which an exponential average of rate k (0 < k <= 1) forgets its seed to
  * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */

@@ -175,20 +175,28 @@ void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, 
 
 void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
                               int isa) {
-    assert(io != NULL && begin < end && id < APO_CAT_COUNT);
+    const apo__tile_span one = {0, begin, end};
+    apo__cpu_catalog_tiles_on(id, io, &one, 1, isa);
+}
+
+void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                               size_t count, int isa) {
+    assert(io != NULL && id < APO_CAT_COUNT);
+    for (size_t k = 0; k < count; k++)
+        assert(tiles[k].begin < tiles[k].end);
     switch (isa) {
 #ifdef APO_HAVE_LANES_AVX512
     case APO_CPU_ISA_AVX512:
-        apo__catalog_tile_avx512(id, io, begin, end);
+        apo__catalog_tiles_avx512(id, io, tiles, count);
         return;
 #endif
 #ifdef APO_HAVE_LANES_AVX2
     case APO_CPU_ISA_AVX2:
-        apo__catalog_tile_avx2(id, io, begin, end);
+        apo__catalog_tiles_avx2(id, io, tiles, count);
         return;
 #endif
     default:
-        apo__catalog_tile_sse2(id, io, begin, end);
+        apo__catalog_tiles_sse2(id, io, tiles, count);
         return;
     }
 }

@@ -9,9 +9,12 @@
  *
  * The including file defines APO_CATALOG_PATH_NAME(name), which appends its path's suffix.
  */
+#include "atr_lanes.h"
 #include "averages_tiles.h"
 #include "catalog_paths.h"
+#include "dmi_lanes.h"
 #include "oscillators_tiles.h"
+#include "rsi_lanes.h"
 #include "statistics_tiles.h"
 #include "trend_tiles.h"
 #include "volume_tiles.h"
@@ -34,5 +37,30 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io 
     case APO_CAT_VOLUME:
         apo__volume_tile((int)id, io, begin, end);
         break;
+    }
+}
+
+/* Consecutive tiles of one row: the recurrences with a round of lanes (catalog_lanes.h) take
+ * them APO_TILE_LANES at a time, the others one by one; every tile gets the bits of the call
+ * above. A lone tile gains nothing from lanes of copies, so it takes the call above too. */
+void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io *io,
+                                               const apo__tile_span *tiles, size_t count) {
+    for (size_t k = 0; k < count;) {
+        const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
+        if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {
+            apo__wilder_osc_round(io, tiles + k, n, id == APO_CAT_CMO);
+        } else if (n > 1 && (id == APO_CAT_ATR || id == APO_CAT_NATR)) {
+            apo__atr_round(io, tiles + k, n, id == APO_CAT_NATR);
+        } else if (n > 1 && id == APO_CAT_PLUS_DI) {
+            apo__dmi_round(io, tiles + k, n, APO_DMI_PLUS);
+        } else if (n > 1 && id == APO_CAT_MINUS_DI) {
+            apo__dmi_round(io, tiles + k, n, APO_DMI_MINUS);
+        } else if (n > 1 && id == APO_CAT_ADX) {
+            apo__dmi_round(io, tiles + k, n, APO_DMI_ADX);
+        } else {
+            for (size_t j = k; j < k + n; j++)
+                APO_CATALOG_PATH_NAME(apo__catalog_tile)(id, io, tiles[j].begin, tiles[j].end);
+        }
+        k += n;
     }
 }

@@ -10,9 +10,18 @@
 #include <stddef.h>
 
 #include "catalog.h"
+#include "tile_span.h"
 
 void apo__catalog_tile_sse2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
 void apo__catalog_tile_avx2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
 void apo__catalog_tile_avx512(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
+
+/* Consecutive tiles of one row, each with the bits of the call above (catalog_entry.h). */
+void apo__catalog_tiles_sse2(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                             size_t count);
+void apo__catalog_tiles_avx2(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                             size_t count);
+void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                               size_t count);
 
 #endif /* APO_KERNELS_CATALOG_PATHS_H */

@@ -28,9 +28,29 @@ static inline APO_HD void apo__wilder_osc_start(const apo__cat_io *io, size_t be
     apo__cat_run_start_changes(io, begin, r);
 }
 
+/* One change into the averages, written once for a double and for a vector of tiles' lanes
+ * (rsi_lanes.h), so both perform the same operations: the seeds' sums until p changes are
+ * in (then divided by p, and `ready` set), then Wilder's step; `ready` is 0 while seeding. */
+#define APO__WILDER_OSC_STEP(seen, p, g, l, gain, loss, pd, keep, ready)                           \
+    do {                                                                                           \
+        if ((seen) < (p)) {                                                                        \
+            (g) = (g) + (gain);                                                                    \
+            (l) = (l) + (loss);                                                                    \
+            (seen)++;                                                                              \
+            (ready) = (seen) == (p);                                                               \
+            if (ready) {                                                                           \
+                (l) = (l) / (pd);                                                                  \
+                (g) = (g) / (pd);                                                                  \
+            }                                                                                      \
+        } else {                                                                                   \
+            (g) = ((g) * (keep) + (gain)) / (pd);                                                  \
+            (l) = ((l) * (keep) + (loss)) / (pd);                                                  \
+        }                                                                                          \
+    } while (0)
+
 /* The loop from r->t to end, writing the positions from `begin` on. cmo 0: RSI; 1: CMO. */
-static inline APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              int cmo, apo__cat_run *r) {
+static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begin,
+                                                           size_t end, int cmo, apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
@@ -41,28 +61,15 @@ static inline APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begi
         double y = NAN;
         if (isfinite(x[t]) && isfinite(x[t - 1])) {
             const double d = x[t] - x[t - 1];
+            /* Both averages take a term, the other side's +0.0, rather than a branch on the
+             * sign of a random walk's move (mispredicted every other bar): the same bits, as
+             * g and l are never -0.0 (they start at +0.0 and add values >= 0 or -0.0), and
+             * l + (-d) is l - d in IEEE arithmetic. */
+            const uint64_t falls = 0 - (uint64_t)(d < 0.0);
+            const double gain = apo__double_of(apo__bits_of(d) & ~falls);
+            const double loss = apo__double_of(apo__bits_of(-d) & falls);
             int ready = 1;
-            if (seen < p) {
-                if (d < 0.0)
-                    l -= d;
-                else
-                    g += d;
-                seen++;
-                ready = seen == p;
-                if (ready) {
-                    l /= pd;
-                    g /= pd;
-                }
-            } else {
-                l *= keep;
-                g *= keep;
-                if (d < 0.0)
-                    l -= d;
-                else
-                    g += d;
-                l /= pd;
-                g /= pd;
-            }
+            APO__WILDER_OSC_STEP(seen, p, g, l, gain, loss, pd, keep, ready);
             if (ready) {
                 const double s = g + l;
                 y = s == 0.0 ? 0.0 : cmo ? 100.0 * ((g - l) / s) : 100.0 * (g / s);
@@ -78,8 +85,8 @@ static inline APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begi
 }
 
 /* cmo 0: RSI; 1: CMO. */
-static inline APO_HD void apo__wilder_osc_body(const apo__cat_io *io, size_t begin, size_t end,
-                                               int cmo) {
+static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_body(const apo__cat_io *io, size_t begin,
+                                                            size_t end, int cmo) {
     apo__cat_run r;
     apo__wilder_osc_start(io, begin, &r);
     apo__wilder_osc_run(io, begin, end, cmo, &r);

@@ -28,9 +28,27 @@ static inline APO_HD void apo__atr_start(const apo__cat_io *io, size_t begin, ap
     apo__cat_run_start_changes(io, begin, r);
 }
 
+/* One true range into the average, written once for a double and for a vector of tiles'
+ * lanes (atr_lanes.h), so both perform the same operations: the seed's sum until p true
+ * ranges are in, then Wilder's step; y gets the average from the p-th on. */
+#define APO__ATR_STEP(seen, p, sum, a, tr, pd, keep, y)                                            \
+    do {                                                                                           \
+        if ((seen) < (p)) {                                                                        \
+            (sum) = (sum) + (tr);                                                                  \
+            (seen)++;                                                                              \
+            if ((seen) == (p)) {                                                                   \
+                (a) = (sum) / (pd);                                                                \
+                (y) = (a);                                                                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            (a) = ((a) * (keep) + (tr)) / (pd);                                                    \
+            (y) = (a);                                                                             \
+        }                                                                                          \
+    } while (0)
+
 /* The loop from r->t to end, writing the positions from `begin` on; normalize 1: NATR. */
-static inline APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size_t end,
-                                       int normalize, apo__cat_run *r) {
+static APO_CAT_SPECIALISED APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                    int normalize, apo__cat_run *r) {
     const double *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
@@ -40,19 +58,8 @@ static inline APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size
     for (size_t t = r->t; t < end; t++) {
         const double tr = apo__true_range(io->in[0], io->in[1], close, t);
         double y = NAN;
-        if (isfinite(tr)) {
-            if (seen < p) {
-                sum = sum + tr;
-                seen++;
-                if (seen == p) {
-                    a = sum / pd;
-                    y = a;
-                }
-            } else {
-                a = (a * keep + tr) / pd;
-                y = a;
-            }
-        }
+        if (isfinite(tr))
+            APO__ATR_STEP(seen, p, sum, a, tr, pd, keep, y);
         if (normalize && isfinite(y)) {
             const double c = close[t];
             y = c != 0.0 ? apo__canonical_nan(y / c * 100.0) : 0.0;
@@ -66,8 +73,8 @@ static inline APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size
     r->v[1] = a;
 }
 
-static inline APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin, size_t end,
-                                        int normalize) {
+static APO_CAT_SPECIALISED APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin,
+                                                     size_t end, int normalize) {
     apo__cat_run r;
     apo__atr_start(io, begin, &r);
     apo__atr_run(io, begin, end, normalize, &r);

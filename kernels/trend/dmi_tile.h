@@ -29,11 +29,37 @@
 /* Which output a DMI body writes. */
 enum { APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX };
 
+/* v where keep is 1, else +0.0. */
+static inline APO_HD double apo__keep_if(double v, int keep) {
+    return apo__double_of(apo__bits_of(v) & (0 - (uint64_t)keep));
+}
+
+/* The smoothed sums' step at the seen-th bar, written once for a double and for a vector of
+ * tiles' lanes (dmi_lanes.h), so both perform the same operations: plain sums before the p-th
+ * bar, then S - S / p + v. plus_di reads no -DM sum and minus_di no +DM sum: those chains (a
+ * divide per bar each) stay at 0. */
+#define APO__DMI_SUMS(which, seen, p, pd, sp, sm, str, pdm, mdm, tr)                               \
+    do {                                                                                           \
+        if ((seen) < (p)) {                                                                        \
+            if ((which) != APO_DMI_MINUS)                                                          \
+                (sp) = (sp) + (pdm);                                                               \
+            if ((which) != APO_DMI_PLUS)                                                           \
+                (sm) = (sm) + (mdm);                                                               \
+            (str) = (str) + (tr);                                                                  \
+        } else {                                                                                   \
+            if ((which) != APO_DMI_MINUS)                                                          \
+                (sp) = (sp) - (sp) / (pd) + (pdm);                                                 \
+            if ((which) != APO_DMI_PLUS)                                                           \
+                (sm) = (sm) - (sm) / (pd) + (mdm);                                                 \
+            (str) = (str) - (str) / (pd) + (tr);                                                   \
+        }                                                                                          \
+    } while (0)
+
 /* The loop from r->t to end after apo__cat_run_start_changes, writing the positions from
  * `begin` (the tile's) on (apo__cat_run: n[0] the bars seen, n[1] the DX seen, v[0], v[1],
- * v[2] the sums of +DM, -DM and TR, v[3] ADX). */
-static inline APO_HD void apo__dmi_run(const apo__cat_io *io, size_t begin, size_t end, int which,
-                                       apo__cat_run *r) {
+ * v[2] the sums of +DM, -DM and TR, v[3] ADX; plus_di keeps v[1] at 0, minus_di v[0]). */
+static APO_CAT_SPECIALISED APO_HD void apo__dmi_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                    int which, apo__cat_run *r) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
@@ -45,17 +71,13 @@ static inline APO_HD void apo__dmi_run(const apo__cat_io *io, size_t begin, size
         const double tr = apo__true_range(high, low, close, t);
         const double up = high[t] - high[t - 1], down = low[t - 1] - low[t];
         if (isfinite(tr) && isfinite(up) && isfinite(down)) {
-            const double pdm = up > 0.0 && up > down ? up : 0.0;
-            const double mdm = down > 0.0 && down > up ? down : 0.0;
+            /* Selects on the bits: a branch on the direction of a random walk's move is
+             * mispredicted every other bar. */
+            const double pdm = apo__keep_if(up, (up > 0.0) & (up > down));
+            const double mdm = apo__keep_if(down, (down > 0.0) & (down > up));
             seen++;
-            if (seen < p) {
-                sp = sp + pdm;
-                sm = sm + mdm;
-                str = str + tr;
-            } else {
-                sp = sp - sp / pd + pdm;
-                sm = sm - sm / pd + mdm;
-                str = str - str / pd + tr;
+            APO__DMI_SUMS(which, seen, p, pd, sp, sm, str, pdm, mdm, tr);
+            if (seen >= p) {
                 const double plus = str != 0.0 ? 100.0 * (sp / str) : 0.0;
                 const double minus = str != 0.0 ? 100.0 * (sm / str) : 0.0;
                 if (which == APO_DMI_PLUS) {
@@ -94,8 +116,8 @@ static inline APO_HD void apo__dmi_run(const apo__cat_io *io, size_t begin, size
     r->v[3] = adx;
 }
 
-static inline APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin, size_t end,
-                                        int which) {
+static APO_CAT_SPECIALISED APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin,
+                                                     size_t end, int which) {
     apo__cat_run r;
     apo__cat_run_start_changes(io, begin, &r);
     apo__dmi_run(io, begin, end, which, &r);

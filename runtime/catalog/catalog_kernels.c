@@ -103,9 +103,11 @@ static size_t catalog_resume_size(const apo__kernel *k) {
  * row_groups, and the per-position kernels, whose bits at t do not depend on the tile holding
  * t; ema, whose body cuts the union at the grid, catalog_io's io.tile) consecutive tiles are
  * one call over their union, which writes the same bits, passes over a whole-row sum's
- * prefix once and lets ema run its tiles' chains side by side (ema_tile.h). Otherwise the
- * tiles are not spread over vector lanes: the bodies are compiled for the device's vector
- * path (apo__cpu_catalog_tile_on), and the lanes are their own loops'. */
+ * prefix once and lets ema run its tiles' chains side by side (ema_tile.h). The other
+ * kernels' tiles of a row go together to apo__cpu_catalog_tiles_on: the Wilder recurrences
+ * (rsi, cmo, atr, natr, plus_di, minus_di, adx) run them side by side in vector lanes, one tile
+ * per lane, since one tile's chain is serial; the rest, one by one, with the bodies' own loops
+ * in the lanes. */
 static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint64_t end, int isa,
                                     double *scratch, size_t scratch_len) {
     (void)scratch, (void)scratch_len;
@@ -124,9 +126,15 @@ static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint6
             apo__tile_range(call, last, &row_last, &begin_last, &stop);
             apo__cpu_catalog_tile_on(id, &io, begin, stop, isa);
         } else {
-            for (uint64_t t = g; t <= last; t++) {
-                apo__tile_range(call, t, &row, &begin, &stop);
-                apo__cpu_catalog_tile_on(id, &io, begin, stop, isa);
+            /* The row's tiles a batch at a time, for the recurrences' lanes. */
+            apo__tile_span spans[16];
+            for (uint64_t t = g; t <= last;) {
+                size_t n = 0;
+                for (; t <= last && n < sizeof spans / sizeof spans[0]; t++, n++) {
+                    apo__tile_range(call, t, &row, &begin, &stop);
+                    spans[n] = (apo__tile_span){row, begin, stop};
+                }
+                apo__cpu_catalog_tiles_on(id, &io, spans, n, isa);
             }
         }
         g = last + 1;

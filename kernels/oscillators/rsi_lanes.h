@@ -1,0 +1,56 @@
+/*
+ * rsi_lanes.h: RSI's and CMO's tiles side by side, one per vector lane (catalog_lanes.h says
+ * how the bits stay each tile's). Each lane performs rsi_tile.h's operations in its order:
+ * the gain d or +0.0 and the loss -d or +0.0 into both averages.
+ */
+#ifndef APO_KERNELS_RSI_LANES_H
+#define APO_KERNELS_RSI_LANES_H
+
+#include "catalog_lanes.h"
+#include "rsi_tile.h"
+
+#ifdef APO_TILE_LANES
+
+/* A round of up to APO_TILE_LANES tiles; cmo 0: RSI, 1: CMO. */
+static APO_CAT_SPECIALISED void
+apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count, int cmo) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start(&ln, io, tiles, count);
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const apo_tv zero = {0}, pd = zero + (double)p, keep = zero + (double)(p - 1),
+                 hundred = zero + 100.0, nan = zero + (double)NAN;
+    apo_tv g = zero, l = zero;
+    size_t seen = 0, step = 0;
+    apo_tv before = apo__cat_lanes_load(x, &ln, 0, 1);
+    for (; step < ln.steps; step++) {
+        const apo_tv now = apo__cat_lanes_load(x, &ln, step, 0);
+        if (!apo__cat_lanes_all_finite(now) || !apo__cat_lanes_all_finite(before))
+            break;
+        const apo_tv d = now - before;
+        before = now;
+        const apo_tm falls = d < zero;
+        const apo_tv gain = apo__cat_lanes_select(falls, d, zero);
+        const apo_tv loss = apo__cat_lanes_select(falls, zero, -d);
+        int ready = 1;
+        APO__WILDER_OSC_STEP(seen, p, g, l, gain, loss, pd, keep, ready);
+        apo_tv y = nan;
+        if (ready) {
+            const apo_tv s = g + l;
+            const apo_tv ratio = cmo ? hundred * ((g - l) / s) : hundred * (g / s);
+            y = apo__cat_lanes_select(s == zero, ratio, zero);
+        }
+        apo__cat_lanes_store(out, &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, &seen, 1);
+    for (size_t k = 0; k < count; k++) {
+        ln.run[k].v[0] = g[k];
+        ln.run[k].v[1] = l[k];
+        apo__wilder_osc_run(io, tiles[k].begin, tiles[k].end, cmo, &ln.run[k]);
+    }
+}
+
+#endif /* APO_TILE_LANES */
+
+#endif /* APO_KERNELS_RSI_LANES_H */

@@ -1,0 +1,55 @@
+/*
+ * atr_lanes.h: ATR's and NATR's tiles side by side, one per vector lane (catalog_lanes.h says
+ * how the bits stay each tile's). Each lane's true range is trange_tile.h's (trange_lanes.h),
+ * and its average and normalisation are atr_tile.h's operations in the same order.
+ */
+#ifndef APO_KERNELS_ATR_LANES_H
+#define APO_KERNELS_ATR_LANES_H
+
+#include "atr_tile.h"
+#include "catalog_lanes.h"
+#include "trange_lanes.h"
+
+#ifdef APO_TILE_LANES
+
+/* NATR's y / close * 100 where y is finite (NaN made canonical, 0 where close is 0), as
+ * apo__atr_run writes it. */
+static inline apo_tv apo__natr_lanes(apo_tv y, apo_tv close) {
+    const apo_tv zero = {0};
+    apo_tv ratio = y / close * (zero + 100.0);
+    ratio = apo__cat_lanes_select(ratio != ratio, ratio, zero + (double)NAN);
+    ratio = apo__cat_lanes_select(close == zero, ratio, zero);
+    return apo__cat_lanes_select((y - y) == (y - y), y, ratio);
+}
+
+/* A round of up to APO_TILE_LANES tiles; normalize 1: NATR. */
+static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                               size_t count, int normalize) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start(&ln, io, tiles, count);
+    const size_t p = (size_t)io->p[0];
+    const apo_tv zero = {0}, pd = zero + (double)p, keep = zero + ((double)p - 1.0),
+                 nan = zero + (double)NAN;
+    apo_tv sum = zero, a = zero;
+    size_t seen = 0, step = 0;
+    for (; step < ln.steps; step++) {
+        const apo_tv tr = apo__true_range_lanes(io, &ln, step);
+        if (!apo__cat_lanes_all_finite(tr))
+            break;
+        apo_tv y = nan;
+        APO__ATR_STEP(seen, p, sum, a, tr, pd, keep, y);
+        if (normalize && seen >= p)
+            y = apo__natr_lanes(y, apo__cat_lanes_load(io->in[2], &ln, step, 0));
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, &seen, 1);
+    for (size_t k = 0; k < count; k++) {
+        ln.run[k].v[0] = sum[k];
+        ln.run[k].v[1] = a[k];
+        apo__atr_run(io, tiles[k].begin, tiles[k].end, normalize, &ln.run[k]);
+    }
+}
+
+#endif /* APO_TILE_LANES */
+
+#endif /* APO_KERNELS_ATR_LANES_H */

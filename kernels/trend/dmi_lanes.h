@@ -1,0 +1,84 @@
+/*
+ * dmi_lanes.h: PLUS_DI's, MINUS_DI's and ADX's tiles side by side, one per vector lane
+ * (catalog_lanes.h says how the bits stay each tile's). Each lane performs dmi_tile.h's
+ * operations in its order: the true range is trange_tile.h's (trange_lanes.h), the
+ * directional movements and the "defined" tests are selects on the same comparisons, and a
+ * lane where DX is undefined keeps its ADX, as the scalar body skips it.
+ */
+#ifndef APO_KERNELS_DMI_LANES_H
+#define APO_KERNELS_DMI_LANES_H
+
+#include "catalog_lanes.h"
+#include "dmi_tile.h"
+#include "trange_lanes.h"
+
+#ifdef APO_TILE_LANES
+
+/* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS or APO_DMI_ADX. */
+static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                               size_t count, int which) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start(&ln, io, tiles, count);
+    const double *high = io->in[0], *low = io->in[1];
+    const size_t p = (size_t)io->p[0];
+    const apo_tv zero = {0}, pd = zero + (double)p, keep = zero + ((double)p - 1.0),
+                 hundred = zero + 100.0, nan = zero + (double)NAN;
+    const apo_tm sign = (apo_tm)(-zero); /* -0.0: the sign bit of each lane, for fabs */
+    apo_tv sp = zero, sm = zero, str = zero, adx = zero;
+    size_t n[2] = {0, 0}; /* the bars and the DX seen, as apo__dmi_run counts them */
+    size_t step = 0;
+    for (; step < ln.steps; step++) {
+        const apo_tv tr = apo__true_range_lanes(io, &ln, step);
+        const apo_tv up =
+            apo__cat_lanes_load(high, &ln, step, 0) - apo__cat_lanes_load(high, &ln, step, 1);
+        const apo_tv down =
+            apo__cat_lanes_load(low, &ln, step, 1) - apo__cat_lanes_load(low, &ln, step, 0);
+        if (!apo__cat_lanes_all_finite(tr) || !apo__cat_lanes_all_finite(up) ||
+            !apo__cat_lanes_all_finite(down))
+            break;
+        const apo_tv pdm = apo__cat_lanes_select((up > zero) & (up > down), zero, up);
+        const apo_tv mdm = apo__cat_lanes_select((down > zero) & (down > up), zero, down);
+        apo_tv y = nan;
+        n[0]++;
+        APO__DMI_SUMS(which, n[0], p, pd, sp, sm, str, pdm, mdm, tr);
+        if (n[0] >= p) {
+            const apo_tm no_range = str == zero;
+            const apo_tv plus = apo__cat_lanes_select(no_range, hundred * (sp / str), zero);
+            const apo_tv minus = apo__cat_lanes_select(no_range, hundred * (sm / str), zero);
+            if (which == APO_DMI_PLUS) {
+                y = plus;
+            } else if (which == APO_DMI_MINUS) {
+                y = minus;
+            } else {
+                const apo_tv sum = minus + plus;
+                const apo_tm undefined = no_range | (sum == zero);
+                const apo_tv dx = hundred * ((apo_tv)((apo_tm)(minus - plus) & ~sign) / sum);
+                n[1]++;
+                if (n[1] <= p) {
+                    adx = apo__cat_lanes_select(undefined, adx + dx, adx);
+                    if (n[1] == p) {
+                        adx = adx / pd;
+                        y = adx;
+                    }
+                } else {
+                    adx = apo__cat_lanes_select(undefined, (adx * keep + dx) / pd, adx);
+                    y = adx;
+                }
+            }
+            y = apo__cat_lanes_select(y != y, y, nan);
+        }
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, n, 2);
+    for (size_t k = 0; k < count; k++) {
+        ln.run[k].v[0] = sp[k];
+        ln.run[k].v[1] = sm[k];
+        ln.run[k].v[2] = str[k];
+        ln.run[k].v[3] = adx[k];
+        apo__dmi_run(io, tiles[k].begin, tiles[k].end, which, &ln.run[k]);
+    }
+}
+
+#endif /* APO_TILE_LANES */
+
+#endif /* APO_KERNELS_DMI_LANES_H */

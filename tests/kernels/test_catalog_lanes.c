@@ -1,0 +1,161 @@
+/*
+ * test_catalog_lanes.c: the catalog recurrences whose tiles of a row run side by side in
+ * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx)
+ * give every tile, on every vector path this CPU supports, bitwise the outputs of that tile
+ * computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy against the
+ * long-double references test_catalog_kernels.c and test_catalog_more.c check).
+ *
+ * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
+ * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run
+ * longer than the period; a last tile of one bar and one shorter than the warm-up; rounds
+ * with fewer tiles than lanes, and the tiles handed in an order that pairs tile 0 with the
+ * others. Periods 1 (atr's least), 2 and 14.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "catalog_reference.h"
+#include "cpu_isa.h"
+
+static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR, APO_CAT_NATR,
+                                      APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX};
+
+enum { HIGH, LOW, CLOSE, N_COLUMNS };
+
+/* Row variants: where the gaps go. */
+enum { CLEAN, GAPS_IN_CLOSE, GAPS_IN_HIGH_AND_LOW, LONG_GAP, FLAT, N_VARIANTS };
+
+/* Sets row[t] where t lies in the row (a short row has no tile 2). */
+static void put(double *row, size_t n, size_t t, double v) {
+    if (t < n)
+        row[t] = v;
+}
+
+static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t halo, size_t n) {
+    switch (variant) {
+    case GAPS_IN_CLOSE:
+        put(col[CLOSE], n, len / 3, NAN);          /* tile 0's outputs */
+        put(col[CLOSE], n, len + len / 2, NAN);    /* tile 1's outputs */
+        put(col[CLOSE], n, 2 * len - halo, NAN);   /* tile 2's warm-up origin */
+        put(col[CLOSE], n, 3 * len - 5, INFINITY); /* tile 3's warm-up */
+        put(col[CLOSE], n, 4 * len, -INFINITY);    /* tile 4's first bar */
+        put(col[CLOSE], n, n - 2, NAN);            /* the last tile */
+        break;
+    case GAPS_IN_HIGH_AND_LOW:
+        put(col[HIGH], n, len / 5, -INFINITY);    /* tile 0's outputs */
+        put(col[HIGH], n, 2 * len + 3, INFINITY); /* tile 2's outputs */
+        put(col[LOW], n, 2 * len - 1, NAN);       /* tile 2's warm-up */
+        put(col[HIGH], n, 5 * len, NAN);          /* tile 5's first bar */
+        break;
+    case LONG_GAP:
+        for (size_t t = 3 * len - 40; t < 3 * len + 40; t++)
+            put(col[t % 2 ? CLOSE : HIGH], n, t, NAN); /* across tiles 2 and 3, longer than p */
+        break;
+    case FLAT:
+        /* Constant bars from before a tile's warm-up origin to past its seeds: no movement,
+         * so DX is undefined and RSI's g + l is 0; tile 2's bars have no range either (the
+         * sums of TR are 0), tile 3's a constant one. */
+        for (size_t t = 2 * len - halo - 5; t < 2 * len - halo + 200; t++) {
+            put(col[HIGH], n, t, 100.0);
+            put(col[LOW], n, t, 100.0);
+            put(col[CLOSE], n, t, 100.0);
+            put(col[HIGH], n, t + len, 101.0);
+            put(col[LOW], n, t + len, 99.0);
+            put(col[CLOSE], n, t + len, 100.0);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* Checks kernel id at period p on a row of n_tiles tiles, the last last_len bars long (0: a
+ * whole tile), variant `variant`, on every path. */
+static void check_row(apo__cat_id id, double p, size_t n_tiles, size_t last_len, int variant) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.p[0] = p;
+    io.h = apo__catalog_halo(id, io.p);
+    const size_t len = apo__catalog_tile_len(id, io.p);
+    const size_t n = (n_tiles - 1) * len + (last_len != 0 ? last_len : len);
+    double *col[N_COLUMNS];
+    for (size_t c = 0; c < N_COLUMNS; c++)
+        col[c] = malloc(n * sizeof(double));
+    double *want = malloc(n * sizeof(double)), *got = malloc(n * sizeof(double));
+    cr_assert(col[HIGH] && col[LOW] && col[CLOSE] && want && got);
+    apo__ref_ohlcv(5 + (uint64_t)variant, n, 100.0, 0.5, NULL, col[HIGH], col[LOW], col[CLOSE],
+                   NULL);
+    plant_gaps(col, variant, len, io.h, n);
+    const int one_input = id == APO_CAT_RSI || id == APO_CAT_CMO;
+    for (size_t c = 0; c < N_COLUMNS; c++)
+        io.in[c] = one_input ? col[CLOSE] : col[c];
+
+    apo__tile_span spans[64];
+    cr_assert(n_tiles <= 64);
+    for (size_t k = 0; k < n_tiles; k++)
+        spans[k] = (apo__tile_span){0, k * len, k + 1 < n_tiles ? (k + 1) * len : n};
+    io.out[0] = want;
+    for (size_t t = 0; t < n; t++)
+        want[t] = -7.0;
+    for (size_t k = 0; k < n_tiles; k++)
+        apo__cpu_catalog_tile(id, &io, spans[k].begin, spans[k].end);
+
+    /* The tiles in order, and reversed (tile 0 then shares a round with the last ones). */
+    apo__tile_span reversed[64];
+    for (size_t k = 0; k < n_tiles; k++)
+        reversed[k] = spans[n_tiles - 1 - k];
+    io.out[0] = got;
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (int order = 0; order < 2; order++) {
+            for (size_t t = 0; t < n; t++)
+                got[t] = -7.0;
+            apo__cpu_catalog_tiles_on(id, &io, order ? reversed : spans, n_tiles, isa);
+            size_t first_diff = n;
+            for (size_t t = 0; t < n && first_diff == n; t++)
+                if (memcmp(&want[t], &got[t], sizeof(double)) != 0)
+                    first_diff = t;
+            cr_assert_eq(first_diff, n,
+                         "kernel %d p %g, %zu tiles (last %zu), variant %d, path %s, order %d: "
+                         "first difference at %zu (%.17g, want %.17g)",
+                         (int)id, p, n_tiles, last_len, variant,
+                         apo__cpu_isa_name((apo__cpu_isa)isa), order, first_diff,
+                         got[first_diff < n ? first_diff : 0],
+                         want[first_diff < n ? first_diff : 0]);
+        }
+    }
+    for (size_t c = 0; c < N_COLUMNS; c++)
+        free(col[c]);
+    free(want);
+    free(got);
+}
+
+Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) {
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        const apo__cat_id id = kernels[ki];
+        const int atr_like = id == APO_CAT_ATR || id == APO_CAT_NATR;
+        static const double periods[] = {1, 2, 14};
+        for (size_t pi = atr_like ? 0 : 1; pi < 3; pi++) {
+            double par[APO_CAT_MAX_PAR] = {periods[pi]};
+            const size_t halo = apo__catalog_halo(id, par);
+            for (int variant = 0; variant < N_VARIANTS; variant++) {
+                /* 11 tiles: rounds of 8, 4 and 2 lanes with a short one left over. */
+                check_row(id, periods[pi], 11, 1, variant);
+                check_row(id, periods[pi], 6, halo / 2 + 1, variant);
+            }
+            /* A lone tile (the scalar body through tiles_on), and one left over after
+             * rounds of 4 (avx2) or 8 (avx512). */
+            check_row(id, periods[pi], 1, 0, GAPS_IN_HIGH_AND_LOW);
+            check_row(id, periods[pi], 1, 0, GAPS_IN_CLOSE);
+            check_row(id, periods[pi], 9, 300, CLEAN);
+            /* Fewer tiles than lanes. */
+            check_row(id, periods[pi], 3, 777, CLEAN);
+            check_row(id, periods[pi], 2, 50, CLEAN);
+        }
+    }
+}
