@@ -209,21 +209,13 @@ static inline int apo__kama_lanes_finite(const double *x) {
         const apo_tv v = apo_tv_load(x + i);
         ok &= (apo_tm)(v - v == 0.0);
     }
-    int all = 1;
-    for (int j = 0; j < APO_TILE_LANES; j++)
-        all &= ok[j] != 0;
-    return all;
+    return apo_tm_all(ok);
 }
 
 /* |a - b| where finite, else 0 (apo__kama_move, lane by lane). */
 static inline apo_tv apo__kama_lanes_move(apo_tv a, apo_tv b) {
     const apo_tv u = (apo_tv)((apo_tm)(a - b) & (int64_t)INT64_MAX);
     return (apo_tv)((apo_tm)u & (apo_tm)(u <= DBL_MAX));
-}
-
-/* a where m is set, else b. */
-static inline apo_tv apo__kama_lanes_pick(apo_tm m, apo_tv a, apo_tv b) {
-    return (apo_tv)(((apo_tm)a & m) | ((apo_tm)b & ~m));
 }
 
 /* The block at t0 with the carries s and *before at its start, which it leaves at its end;
@@ -292,8 +284,7 @@ static inline apo__dd apo__kama_block(const double *x, double *out, size_t p, si
         for (size_t v = 0; v < V; v++) {
             const apo_tv n = (sh[v] + hi[k][v]) + (sl[v] + lo[k][v]);
             const apo_tv q = (apo_tv)((apo_tm)(roc[k][v] / n) & (int64_t)INT64_MAX);
-            const apo_tv er =
-                apo__kama_lanes_pick((apo_tm)(n <= roc[k][v]) | (apo_tm)(n == 0.0), one, q);
+            const apo_tv er = apo_tv_pick((apo_tm)(n <= roc[k][v]) | (apo_tm)(n == 0.0), one, q);
             apo_tv sc = er * APO_KAMA_FAST_LESS_SLOW + APO_KAMA_SLOW;
             sc = sc * sc;
             const apo_tv keep = 1.0 - sc;
@@ -324,7 +315,7 @@ static inline apo__dd apo__kama_block(const double *x, double *out, size_t p, si
                 const size_t t = t0 + (v * W + j) * SEG + k0;
                 if (t >= from) {
                     const apo_tv o = apo_tv_load(x + t) + y[j];
-                    apo_tv_store(out + t, apo__kama_lanes_pick((apo_tm)(o == o), o, zero + NAN));
+                    apo_tv_store(out + t, apo_tv_pick((apo_tm)(o == o), o, zero + NAN));
                 }
             }
         }

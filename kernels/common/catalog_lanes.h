@@ -62,18 +62,7 @@ static inline apo_tv apo__cat_lanes_load(const double *row, const apo__cat_lanes
 }
 
 /* 1 when every lane of v is finite. */
-static inline int apo__cat_lanes_all_finite(apo_tv v) {
-    const apo_tm finite = (v - v) == (v - v);
-    int all = 1;
-    for (size_t k = 0; k < APO_TILE_LANES; k++)
-        all &= finite[k] != 0;
-    return all;
-}
-
-/* Where a mask is set, b's lanes, else a's (the bits, as the scalar select keeps them). */
-static inline apo_tv apo__cat_lanes_select(apo_tm mask, apo_tv a, apo_tv b) {
-    return (apo_tv)(((apo_tm)a & ~mask) | ((apo_tm)b & mask));
-}
+static inline int apo__cat_lanes_all_finite(apo_tv v) { return apo_tm_all((v - v) == (v - v)); }
 
 /* Writes step `step`'s outputs y of the lanes that store, at the positions in their tiles. */
 static inline void apo__cat_lanes_store(double *out, const apo__cat_lanes *ln,

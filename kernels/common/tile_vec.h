@@ -37,6 +37,28 @@ static inline apo_tv apo_tv_load(const double *at) {
 
 static inline void apo_tv_store(double *at, apo_tv v) { memcpy(at, &v, sizeof v); }
 
+/* Where m is set, a's lanes, else b's: the bits of the one or the other, as a scalar select
+ * keeps them (a blend, not arithmetic). */
+static inline apo_tv apo_tv_pick(apo_tm m, apo_tv a, apo_tv b) {
+    return (apo_tv)(((apo_tm)a & m) | ((apo_tm)b & ~m));
+}
+
+/* Every lane v. */
+static inline apo_tv apo_tv_splat(double v) {
+    apo_tv r;
+    for (int k = 0; k < APO_TILE_LANES; k++)
+        r[k] = v;
+    return r;
+}
+
+/* 1 when every lane of m is set. */
+static inline int apo_tm_all(apo_tm m) {
+    int all = 1;
+    for (int k = 0; k < APO_TILE_LANES; k++)
+        all &= m[k] != 0;
+    return all;
+}
+
 /* The correctly rounded square root of each lane. */
 static inline apo_tv apo_tv_sqrt(apo_tv v) {
 #if APO_TILE_LANES == 8

@@ -31,15 +31,15 @@ apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t
         const apo_tv d = now - before;
         before = now;
         const apo_tm falls = d < zero;
-        const apo_tv gain = apo__cat_lanes_select(falls, d, zero);
-        const apo_tv loss = apo__cat_lanes_select(falls, zero, -d);
+        const apo_tv gain = apo_tv_pick(falls, zero, d);
+        const apo_tv loss = apo_tv_pick(falls, -d, zero);
         int ready = 1;
         APO__WILDER_OSC_STEP(seen, p, g, l, gain, loss, pd, keep, ready);
         apo_tv y = nan;
         if (ready) {
             const apo_tv s = g + l;
             const apo_tv ratio = cmo ? hundred * ((g - l) / s) : hundred * (g / s);
-            y = apo__cat_lanes_select(s == zero, ratio, zero);
+            y = apo_tv_pick(s == zero, zero, ratio);
         }
         apo__cat_lanes_store(out, &ln, tiles, step, y);
     }

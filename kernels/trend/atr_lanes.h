@@ -17,9 +17,9 @@
 static inline apo_tv apo__natr_lanes(apo_tv y, apo_tv close) {
     const apo_tv zero = {0};
     apo_tv ratio = y / close * (zero + 100.0);
-    ratio = apo__cat_lanes_select(ratio != ratio, ratio, zero + (double)NAN);
-    ratio = apo__cat_lanes_select(close == zero, ratio, zero);
-    return apo__cat_lanes_select((y - y) == (y - y), y, ratio);
+    ratio = apo_tv_pick(ratio != ratio, zero + (double)NAN, ratio);
+    ratio = apo_tv_pick(close == zero, zero, ratio);
+    return apo_tv_pick((y - y) == (y - y), ratio, y);
 }
 
 /* A round of up to APO_TILE_LANES tiles; normalize 1: NATR. */

@@ -36,15 +36,15 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
         if (!apo__cat_lanes_all_finite(tr) || !apo__cat_lanes_all_finite(up) ||
             !apo__cat_lanes_all_finite(down))
             break;
-        const apo_tv pdm = apo__cat_lanes_select((up > zero) & (up > down), zero, up);
-        const apo_tv mdm = apo__cat_lanes_select((down > zero) & (down > up), zero, down);
+        const apo_tv pdm = apo_tv_pick((up > zero) & (up > down), up, zero);
+        const apo_tv mdm = apo_tv_pick((down > zero) & (down > up), down, zero);
         apo_tv y = nan;
         n[0]++;
         APO__DMI_SUMS(which, n[0], p, pd, sp, sm, str, pdm, mdm, tr);
         if (n[0] >= p) {
             const apo_tm no_range = str == zero;
-            const apo_tv plus = apo__cat_lanes_select(no_range, hundred * (sp / str), zero);
-            const apo_tv minus = apo__cat_lanes_select(no_range, hundred * (sm / str), zero);
+            const apo_tv plus = apo_tv_pick(no_range, zero, hundred * (sp / str));
+            const apo_tv minus = apo_tv_pick(no_range, zero, hundred * (sm / str));
             if (which == APO_DMI_PLUS) {
                 y = plus;
             } else if (which == APO_DMI_MINUS) {
@@ -55,17 +55,17 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
                 const apo_tv dx = hundred * ((apo_tv)((apo_tm)(minus - plus) & ~sign) / sum);
                 n[1]++;
                 if (n[1] <= p) {
-                    adx = apo__cat_lanes_select(undefined, adx + dx, adx);
+                    adx = apo_tv_pick(undefined, adx, adx + dx);
                     if (n[1] == p) {
                         adx = adx / pd;
                         y = adx;
                     }
                 } else {
-                    adx = apo__cat_lanes_select(undefined, (adx * keep + dx) / pd, adx);
+                    adx = apo_tv_pick(undefined, adx, (adx * keep + dx) / pd);
                     y = adx;
                 }
             }
-            y = apo__cat_lanes_select(y != y, y, nan);
+            y = apo_tv_pick(y != y, nan, y);
         }
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
     }

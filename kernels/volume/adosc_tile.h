@@ -57,7 +57,7 @@ static inline size_t apo__adosc_block(double a[3], const apo__cat_io *io, apo__a
     size_t j = 0;
     for (; j < n; j += APO_TILE_LANES) {
         const apo_tm clean = apo__flow_finite(io->in, 4, t + j);
-        if (!apo__flow_all(clean))
+        if (!apo_tm_all(clean))
             break;
         /* Through memory, not lanes: the extracts and inserts held so many registers that
          * an average spilled, and the store and load sat on its chain. */

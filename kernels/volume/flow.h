@@ -43,36 +43,15 @@ static inline APO_HD double apo__ad_add(double ad, const apo__cat_io *io, size_t
  * mfi's flows: a bar per lane, each lane computing what the scalar body computes for its
  * bar, the same operations on the same values, so the same bits. */
 
-/* Lanes of a where the comparison mask m is set, of b elsewhere. */
-static inline apo_tv apo__flow_pick(apo_tm m, apo_tv a, apo_tv b) {
-    return (apo_tv)(((apo_tm)a & m) | ((apo_tm)b & ~m));
-}
-
-/* Every lane v, as a vector. */
-static inline apo_tv apo__flow_splat(double v) {
-    apo_tv r;
-    for (int k = 0; k < APO_TILE_LANES; k++)
-        r[k] = v;
-    return r;
-}
-
 /* All-ones lanes for the bars t .. t + APO_TILE_LANES - 1 whose n inputs are all finite:
  * x - x is +0 for a finite x and NaN for the others, and a sum holding a NaN is not 0. */
 static inline apo_tm apo__flow_finite(const double *const *in, size_t n, size_t t) {
-    apo_tv z = apo__flow_splat(0.0);
+    apo_tv z = apo_tv_splat(0.0);
     for (size_t i = 0; i < n; i++) {
         const apo_tv v = apo_tv_load(in[i] + t);
         z += v - v;
     }
     return (apo_tm)(z == 0.0);
-}
-
-/* 1 when every lane of m is set. */
-static inline int apo__flow_all(apo_tm m) {
-    int all = 1;
-    for (int k = 0; k < APO_TILE_LANES; k++)
-        all = all & (m[k] != 0);
-    return all;
 }
 
 /* The A/D steps of bars t .. t + APO_TILE_LANES - 1 (inputs high, low, close, volume):
@@ -85,13 +64,13 @@ static inline apo_tv apo__ad_steps(const apo__cat_io *io, size_t t) {
     const apo_tv range = high - low;
     const apo_tv mfv = (((close - low) - (high - close)) / range) * vol;
     const apo_tm take = apo__flow_finite(io->in, 4, t) & (apo_tm)(range > 0.0);
-    return apo__flow_pick(take, mfv, apo__flow_splat(-0.0));
+    return apo_tv_pick(take, mfv, apo_tv_splat(-0.0));
 }
 
 /* The lanes of a sum the running kernels write: NaN (the NAN constant) where the bar is not
  * finite (keep clear) or the sum is NaN (apo__canonical_nan), the sum elsewhere. */
 static inline apo_tv apo__flow_output(apo_tm keep, apo_tv sum) {
-    return apo__flow_pick(keep & (apo_tm)(sum == sum), sum, apo__flow_splat(NAN));
+    return apo_tv_pick(keep & (apo_tm)(sum == sum), sum, apo_tv_splat(NAN));
 }
 #endif
 

@@ -89,7 +89,7 @@ static inline void apo__mfi_flows_into(const apo__cat_io *io, size_t from, size_
         apo_tv_store(tp + j, apo__mfi_typical_lanes(io, from - 1 + j));
     for (; j <= m; j++)
         tp[j] = apo__typical(io, from - 1 + j);
-    const apo_tv zero = apo__flow_splat(0.0);
+    const apo_tv zero = apo_tv_splat(0.0);
     for (j = 0; j + APO_TILE_LANES <= m; j += APO_TILE_LANES) {
         const apo_tv cur = apo_tv_load(tp + j + 1), prev = apo_tv_load(tp + j);
         const apo_tv vol = apo_tv_load(io->in[3] + from + j);
@@ -99,10 +99,10 @@ static inline void apo__mfi_flows_into(const apo__cat_io *io, size_t from, size_
         const apo_tv tl = cur - th, vl = vol - vh;
         const apo_tv err = ((th * vh - prod) + th * vl + tl * vh) + tl * vl;
         const apo_tm up = (apo_tm)(cur > prev), down = (apo_tm)(cur < prev);
-        apo_tv_store(f->ph + at + j, apo__flow_pick(up, prod, zero));
-        apo_tv_store(f->pl + at + j, apo__flow_pick(up, err, zero));
-        apo_tv_store(f->nh + at + j, apo__flow_pick(down, prod, zero));
-        apo_tv_store(f->nl + at + j, apo__flow_pick(down, err, zero));
+        apo_tv_store(f->ph + at + j, apo_tv_pick(up, prod, zero));
+        apo_tv_store(f->pl + at + j, apo_tv_pick(up, err, zero));
+        apo_tv_store(f->nh + at + j, apo_tv_pick(down, prod, zero));
+        apo_tv_store(f->nl + at + j, apo_tv_pick(down, err, zero));
     }
     for (; j < m; j++) {
         const apo__dd flow = apo__money_flow_of(io, from + j, tp[j + 1]);
@@ -166,9 +166,8 @@ static inline apo_tv apo__mfi_value_lanes(apo_tv pos_hi, apo_tv pos_lo, apo_tv n
     const apo_tv q = sh + sl;
     const apo_tv total = q + ((sl - (q - sh)) + tl);
     const apo_tv y = 100.0 * (ph / total);
-    return apo__flow_pick((apo_tm)(total != 0.0),
-                          apo__flow_pick((apo_tm)(y == y), y, apo__flow_splat(NAN)),
-                          apo__flow_splat(0.0));
+    return apo_tv_pick((apo_tm)(total != 0.0), apo_tv_pick((apo_tm)(y == y), y, apo_tv_splat(NAN)),
+                       apo_tv_splat(0.0));
 }
 #endif
 

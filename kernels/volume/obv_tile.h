@@ -67,7 +67,7 @@ static inline size_t apo__obv_block(apo__obv_state *s, const apo__cat_io *io, si
     size_t k = 0;
     for (; k < n; k += APO_TILE_LANES) {
         const apo_tm clean = apo__flow_finite(io->in, 2, t + k);
-        if (!apo__flow_all(clean))
+        if (!apo_tm_all(clean))
             break;
         const apo_tv c = apo_tv_load(close + t + k), v = apo_tv_load(vol + t + k);
         /* The previous closes: the last clean one, then this vector's (never bar t - 1
@@ -76,8 +76,8 @@ static inline size_t apo__obv_block(apo__obv_state *s, const apo__cat_io *io, si
         prev[0] = last;
         for (int j = 1; j < APO_TILE_LANES; j++)
             prev[j] = c[j - 1];
-        const apo_tv step = apo__flow_pick(
-            (apo_tm)(c > prev), v, apo__flow_pick((apo_tm)(c < prev), -v, apo__flow_splat(-0.0)));
+        const apo_tv step = apo_tv_pick((apo_tm)(c > prev), v,
+                                        apo_tv_pick((apo_tm)(c < prev), -v, apo_tv_splat(-0.0)));
         apo_tv sum;
         for (int j = 0; j < APO_TILE_LANES; j++) {
             obv += step[j];
