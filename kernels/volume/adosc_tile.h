@@ -96,7 +96,10 @@ static inline APO_HD void apo__adosc_run(const apo__cat_io *io, size_t begin, si
     double ad = r->v[0], fe = r->v[1], se = r->v[2];
     size_t t = r->t;
     while (t < end) {
-        const size_t stop = t < begin ? begin : end;
+        /* Up to the tile's begin while warming up (outputs are written from there on), and
+         * never past end: a stream runs the next tile's warm-up ahead, bar by bar, with end
+         * before that tile's begin and the later bars not yet arrived. */
+        const size_t stop = t < begin && begin < end ? begin : end;
         size_t plain_until = stop;
 #ifdef APO_TILE_LANES
         if (seen > lookback) {

@@ -102,7 +102,7 @@ static inline APO_HD void apo__obv_run(apo__obv_state *s, const apo__cat_io *io,
     double *out = io->out[0];
     size_t t = from;
     while (t < end) {
-        const size_t stop = t < begin ? begin : end;
+        const size_t stop = t < begin && begin < end ? begin : end;
         size_t plain_until = stop;
 #ifdef APO_TILE_LANES
         const size_t n = apo__obv_block(s, io, t, stop, t < begin ? NULL : out);
