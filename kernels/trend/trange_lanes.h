@@ -15,7 +15,7 @@
 /* Each lane's true range at its first position plus `step`. */
 static inline apo_tv apo__true_range_lanes(const apo__cat_io *io, const apo__cat_lanes *ln,
                                            size_t step) {
-    apo_tv tr;
+    apo_tv tr = {0};
     for (size_t k = 0; k < APO_TILE_LANES; k++)
         tr[k] = apo__true_range(io->in[0], io->in[1], io->in[2], ln->run[k].t + step);
     return tr;
