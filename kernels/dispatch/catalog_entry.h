@@ -3,7 +3,7 @@
  * whose file includes it (catalog_sse2.c, catalog_avx2.c, catalog_avx512.c, each compiled
  * with its path's flags, kernels/meson.build). The function is the same source on every
  * path: the family's switch over the APO_HD tile bodies. Only the compiler's vectors differ,
- * so a loop that vectorizes (mom's, trange's) uses 2, 4 or 8 lanes; a lane performs the
+ * so a loop that vectorizes (mom's) uses 2, 4 or 8 lanes; a lane performs the
  * scalar IEEE operations in the scalar order (-ffp-contract=off covers vector code too), so
  * every path gives the same bits (docs/kernels.md, "Vector paths").
  *

@@ -579,6 +579,62 @@ Test(catalog, resumed_pieces_have_the_tiles_bits) {
         }
 }
 
+/* A (high, low, close) series of n bars whose samples are drawn at random from values, so
+ * that equal samples (and zeros of both signs) meet everywhere; not a valid OHLC series (the
+ * high may be below the low), which the kernels do not assume. */
+static void series_of_ties(series *s, uint64_t seed, size_t n, const double *values, size_t count) {
+    series_make(s, 5, n, 3, 100.0, 0.5, 0);
+    uint64_t state = seed;
+    for (size_t t = 0; t < n; t++) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        s->high[t] = values[(state >> 33) % count];
+        s->low[t] = values[(state >> 45) % count];
+        s->close[t] = values[(state >> 57) % count];
+    }
+}
+
+/* trange's vector loop (trange_tile.h) on every path, against the reference: samples drawn
+ * from a few values, so that the three candidates tie and cross in every lane, with a
+ * non-finite sample at every lane offset in each input, and the row cut into pieces of odd
+ * lengths so that each lane count's remainder runs too. */
+Test(catalog, trange_on_every_path_with_ties_and_gaps) {
+    const size_t n = 4001;
+    const double values[] = {-2.0, -1.0, -0.0, 0.0, 1.0, 3.5};
+    series s;
+    series_of_ties(&s, 777, n, values, sizeof values / sizeof values[0]);
+    /* Gaps at positions 1000 + 17 k, k < 24: each input, each offset modulo 8. */
+    for (size_t k = 0; k < 24; k++) {
+        double *row = k % 3 == 0 ? s.high : k % 3 == 1 ? s.low : s.close;
+        row[1000 + 17 * k] = k % 2 == 0 ? NAN : -INFINITY;
+    }
+    double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    apo__ref_cat_trange(s.in, n, NULL, want, scale);
+    static const size_t pieces[] = {1, 3, 5, 7, 4001};
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++) {
+            apo__cat_io io;
+            memset(&io, 0, sizeof io);
+            for (size_t i = 0; i < 3; i++)
+                io.in[i] = s.in[i];
+            io.out[0] = got;
+            io.h = 1;
+            for (size_t b = 0; b < n; b += pieces[c])
+                apo__cpu_catalog_tile_on(APO_CAT_TRANGE, &io, b,
+                                         b + pieces[c] < n ? b + pieces[c] : n, isa);
+            for (size_t t = 0; t < n; t++)
+                cr_assert(isnan(want[t]) ? isnan(got[t]) : got[t] == want[t],
+                          "trange on %s in pieces of %zu at %zu: got %.17g want %.17g",
+                          apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], t, got[t], want[t]);
+        }
+    }
+    free(got);
+    free(want);
+    free(scale);
+    series_free(&s);
+}
+
 /* Samples full of ties (-1, -0, +0 and 1 at random): max and min must give the latest of the
  * equal samples ending each window (TA-Lib's >=, which decides the sign of a zero), bit for bit
  * against a naive scan, aroon the latest extreme's position, and willr and stochf's fastk their
@@ -594,14 +650,7 @@ Test(catalog, range_kernels_on_samples_full_of_ties) {
     const size_t n = 3000, periods[] = {1, 2, 3, 14, 30, 63, 64, 65, 256, 257};
     const double values[] = {-1.0, -0.0, 0.0, 1.0};
     series s;
-    series_make(&s, 5, n, 3, 100.0, 0.5, 0);
-    uint64_t state = 12345;
-    for (size_t t = 0; t < n; t++) {
-        state = state * 6364136223846793005u + 1442695040888963407u;
-        s.high[t] = values[(state >> 33) % 4];
-        s.low[t] = values[(state >> 45) % 4];
-        s.close[t] = values[(state >> 57) % 4];
-    }
+    series_of_ties(&s, 12345, n, values, sizeof values / sizeof values[0]);
     double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
         if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
