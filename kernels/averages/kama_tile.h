@@ -98,14 +98,22 @@ static inline APO_HD void apo__kama_seg_open(apo__kama_seg *g, apo__dd s, double
  * segment's moves added as window_sum.h slides a sum (the TwoSum's error gathered into lo,
  * which costs the chain across segments one add), lo folded into hi at every
  * APO_KAMA_NOISE_FOLD bars, where |lo| is at most about (APO_KAMA_NOISE_FOLD + p) 2^-53 of the
- * moves' scale. */
+ * moves' scale.
+ *
+ * The folds sit at every APO_KAMA_NOISE_FOLD bars from the tile's start `begin`, not from the
+ * row's position 0: a row may start at any tile boundary (a stream's update on the devices
+ * starts its row at one deep in the history, runtime/core/stream_devices.c), and the tile
+ * length, 16 (halo + 1), is a multiple of APO_KAMA_SEG but not of APO_KAMA_NOISE_FOLD. Folds
+ * placed by the row's index moved with the row's start and changed the odd output by an ulp.
+ * (t + 1 - begin) wraps below begin (the warm-up), which keeps its residue: 2^64 is a
+ * multiple of APO_KAMA_NOISE_FOLD. */
 #define APO_KAMA_NOISE_FOLD 64
 
 static inline APO_HD apo__dd apo__kama_noise_after(apo__dd s, double moved_hi, double moved_lo,
-                                                   size_t t) {
+                                                   size_t t, size_t begin) {
     const apo__dd a = apo__two_sum(s.hi, moved_hi);
     const apo__dd r = apo__dd_make(a.hi, s.lo + (a.lo + moved_lo));
-    return (t + 1) % APO_KAMA_NOISE_FOLD == 0 ? apo__two_sum(r.hi, r.lo) : r;
+    return (t + 1 - begin) % APO_KAMA_NOISE_FOLD == 0 ? apo__two_sum(r.hi, r.lo) : r;
 }
 
 static inline APO_HD double apo__kama_dev_after(double dev, double prod, double before) {
@@ -113,9 +121,9 @@ static inline APO_HD double apo__kama_dev_after(double dev, double prod, double 
 }
 
 /* Bar t, alone: the state's step, returning the output (NaN without one). *start is the
- * first sample of the run without gaps. */
-static inline APO_HD double apo__kama_step(const double *x, size_t p, size_t w0, size_t t,
-                                           size_t *start, apo__kama_seg *g) {
+ * first sample of the run without gaps, begin the tile's start. */
+static inline APO_HD double apo__kama_step(const double *x, size_t p, size_t w0, size_t begin,
+                                           size_t t, size_t *start, apo__kama_seg *g) {
     if (!isfinite(x[t]))
         *start = t + 1;
     const int valid = t >= *start + p;
@@ -134,7 +142,7 @@ static inline APO_HD double apo__kama_step(const double *x, size_t p, size_t w0,
     g->prod = g->prod * keep;
     const double e = apo__kama_dev_after(g->dev, g->prod, g->before);
     if ((t + 1) % APO_KAMA_SEG == 0)
-        apo__kama_seg_open(g, apo__kama_noise_after(g->s, g->moved_hi, g->moved_lo, t), e);
+        apo__kama_seg_open(g, apo__kama_noise_after(g->s, g->moved_hi, g->moved_lo, t, begin), e);
     return valid ? apo__canonical_nan(x[t] + e) : (double)NAN;
 }
 
@@ -220,9 +228,9 @@ static inline apo_tv apo__kama_lanes_move(apo_tv a, apo_tv b) {
 
 /* The block at t0 with the carries s and *before at its start, which it leaves at its end;
  * writes the outputs of the segments from `from` on (a segment's start). Returns the noise at
- * the end. Segment v APO_TILE_LANES + j is lane j of vector v. */
-static inline apo__dd apo__kama_block(const double *x, double *out, size_t p, size_t t0,
-                                      size_t from, apo__dd s, double *before) {
+ * the end. Segment v APO_TILE_LANES + j is lane j of vector v; begin is the tile's start. */
+static inline apo__dd apo__kama_block(const double *x, double *out, size_t p, size_t begin,
+                                      size_t t0, size_t from, apo__dd s, double *before) {
     enum { V = APO_KAMA_VECS, W = APO_TILE_LANES, SEG = APO_KAMA_SEG };
     apo_tv roc[SEG][V], step[SEG][V], hi[SEG][V], lo[SEG][V];
     /* The moves in and out and their running sum in each segment. */
@@ -269,7 +277,7 @@ static inline apo__dd apo__kama_block(const double *x, double *out, size_t p, si
             s_hi[v][j] = s.hi;
             s_lo[v][j] = s.lo;
             s = apo__kama_noise_after(s, moved_hi[v][j], moved_lo[v][j],
-                                      t0 + (v * W + j + 1) * SEG - 1);
+                                      t0 + (v * W + j + 1) * SEG - 1, begin);
         }
     /* The factors and each segment's deviation from 0 and product. */
     const apo_tv zero = {0}, one = zero + 1.0;
@@ -357,7 +365,7 @@ static inline APO_HD void apo__kama_run(const apo__cat_io *io, size_t begin, siz
 #ifdef APO_TILE_LANES
         if (t % APO_KAMA_SEG == 0 && t >= r->t && t + APO_KAMA_BLOCK <= end && t > w0 + p &&
             t >= start + p && apo__kama_lanes_finite(x + t)) {
-            g.s = apo__kama_block(x, out, p, t, from, g.s, &g.before);
+            g.s = apo__kama_block(x, out, p, begin, t, from, g.s, &g.before);
             t += APO_KAMA_BLOCK;
             kept_at = t;
             kept_start = start;
@@ -366,7 +374,7 @@ static inline APO_HD void apo__kama_run(const apo__cat_io *io, size_t begin, siz
             continue;
         }
 #endif
-        const double y = apo__kama_step(x, p, w0, t, &start, &g);
+        const double y = apo__kama_step(x, p, w0, begin, t, &start, &g);
         if (t >= from)
             out[t] = y;
         t++;
