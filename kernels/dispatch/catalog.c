@@ -220,7 +220,8 @@ typedef struct cat_resume {
  * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
  * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
  * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap, mfi: sums and
- * extremes' indices; var and stddev up to timeperiod 32 keep the position alone, var_tile.h). The
+ * extremes' indices; var and stddev up to timeperiod 32 keep the position alone, var_tile.h, and
+ * linearreg and linearreg_slope up to 128, linearreg_direct.h). The
  * stochastics (stoch, stochf) keep the position alone too: each of their outputs is evaluated from
  * the bars of its own windows (fastk from its scan, the means from the fastk and slowk values they
  * average, which the tile body evaluates again from the inputs wherever it starts; stoch_tile.h),

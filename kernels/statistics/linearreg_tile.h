@@ -8,10 +8,12 @@
  * is S / p + slope (p-1)/2, the mean plus the slope times the distance from the window's
  * middle to its end.
  *
- * Tile: halo p - 1. S and W are double-doubles (dd.h), evaluated exactly at the first clean
- * window and slid with W' = W - S + y_old + (p-1) y_new and S' = S - y_old + y_new, their
- * rounding errors gathered beside them (apo__dd_slide, window_sum.h: within the
- * cascaded-summation bound over the tile), so the numerator, which cancels (W is about
+ * Tile: halo p - 1. Up to APO_LINEARREG_DIRECT_MAX samples each output is its window's
+ * weighted sum (linearreg_direct.h): within about 3 p eps of the window's largest |y| (the
+ * slope: of that over p), with no state. Longer windows: S and W are double-doubles (dd.h),
+ * evaluated exactly at the first clean window and slid with W' = W - S + y_old + (p-1) y_new and S'
+ * = S - y_old + y_new, their rounding errors gathered beside them (apo__dd_slide, window_sum.h:
+ * within the cascaded-summation bound over the tile), so the numerator, which cancels (W is about
  * (p-1)/2 S), keeps its digits; it is then rounded to a double and divided, within an ulp
  * of the exact slope. Gaps as SMA
  * (window.h). Positions t < p - 1 are NaN.
@@ -20,6 +22,7 @@
 #define APO_KERNELS_LINEARREG_TILE_H
 
 #include "catalog.h"
+#include "linearreg_direct.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -73,6 +76,10 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
+    if (p <= APO_LINEARREG_DIRECT_MAX) {
+        apo__linreg_direct_run(x, p, value, end, out, r);
+        return;
+    }
     const double pd = (double)p;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;

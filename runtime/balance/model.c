@@ -189,7 +189,7 @@ static void window_push(apo__model *m, double n, double t) {
 }
 
 /* Keeps only the newest `keep` observations and forgets the prior: the device changed. */
-static void window_restart(apo__model *m, unsigned keep) {
+static void window_restart(apo__model *m, unsigned keep, int forget_latency) {
     double n[APO_MODEL_WINDOW], t[APO_MODEL_WINDOW];
     if (keep > m->win_count)
         keep = m->win_count;
@@ -203,6 +203,9 @@ static void window_restart(apo__model *m, unsigned keep) {
         window_push(m, n[i], t[i]);
     m->has_prior = 0;
     m->off_run = 0;
+    m->gross_run = 0;
+    if (forget_latency)
+        m->known_latency_s = 0;
 }
 
 /* The robust line through the window: the median of the slopes of pairs whose sizes spread,
@@ -280,6 +283,10 @@ static void refit(apo__model *m) {
     m->valid = 1;
 }
 
+/* A signed run of consecutive observations off one way (+1 slower, -1 faster, 0 neither)
+ * extended by the next one's direction. */
+static int extend_run(int run, int dir) { return dir == 0 ? 0 : dir * run > 0 ? run + dir : dir; }
+
 static void observe(apo__model *m, double n, double t, int after_gap) {
     if (!(n > 0) || !(t >= 0) || !isfinite(n) || !isfinite(t))
         return;
@@ -289,21 +296,28 @@ static void observe(apo__model *m, double n, double t, int after_gap) {
         m->prior_latency_s = m->known_latency_s = m->latency_s;
         m->prior_cost_s = m->cost_s;
     }
-    int off = 0;
+    int off = 0, gross = 0;
     if (m->valid) {
         double predicted = apo__model_predict(m, n);
         off = t > predicted * (1 + APO_MODEL_CHANGE_REL)   ? 1
               : t < predicted * (1 - APO_MODEL_CHANGE_REL) ? -1
                                                            : 0;
+        gross = t > predicted * APO_MODEL_GROSS_FACTOR   ? 1
+                : t < predicted / APO_MODEL_GROSS_FACTOR ? -1
+                                                         : 0;
     }
     m->samples++;
     window_push(m, n, t);
     if (off != 0 && after_gap) {
-        window_restart(m, 1);
+        /* A probe's own latency is all the new window knows of it: keep the old one. */
+        window_restart(m, 1, 0);
     } else {
-        m->off_run = off == 0 ? 0 : off * m->off_run > 0 ? m->off_run + off : off;
+        m->off_run = extend_run(m->off_run, off);
+        m->gross_run = extend_run(m->gross_run, gross);
         if (abs(m->off_run) >= APO_MODEL_CHANGE_RUN)
-            window_restart(m, APO_MODEL_CHANGE_RUN);
+            window_restart(m, APO_MODEL_CHANGE_RUN, 1);
+        else if (abs(m->gross_run) >= APO_MODEL_GROSS_RUN)
+            window_restart(m, APO_MODEL_GROSS_RUN, 1);
     }
     refit(m);
 }
@@ -339,6 +353,7 @@ void apo__model_restore(apo__model *m, const double *n, const double *t, unsigne
         known_latency_s >= 0 && isfinite(known_latency_s) ? known_latency_s : m->latency_s;
     int limit = APO_MODEL_CHANGE_RUN - 1;
     m->off_run = off_run > limit ? limit : off_run < -limit ? -limit : off_run;
+    m->gross_run = 0;
     if (m->win_count == 0) {
         /* Nothing to go on: the model alone, as apo__model_from_stored() leaves it. */
         m->has_prior = 0;

@@ -15,7 +15,13 @@
  *   not in the line;
  * - when the last APO_MODEL_CHANGE_RUN observations are all more than APO_MODEL_CHANGE_REL
  *   off the prediction in the same direction, the window restarts from them (the device
- *   changed: the older ones and the prior no longer describe it);
+ *   changed: the older ones and the prior no longer describe it); so does a shorter run of
+ *   APO_MODEL_GROSS_RUN observations all more than APO_MODEL_GROSS_FACTOR times off, one way
+ *   (a device cut to a third of its speed need not be believed a third time);
+ * - a restart of either kind also forgets the latency the old window had settled on: it was
+ *   the old device's, and often a line through sizes a few percent apart. Until the new
+ *   window's sizes spread, the model is proportional (latency 0), which a device whose speed
+ *   changed fits better than the old intercept with a new slope;
  * - an observation after a gap (the device had no work for a while: the caller says so)
  *   that is that far off restarts the window from itself alone, so that one probe of a
  *   device left without work corrects its model.
@@ -35,6 +41,11 @@
  * same direction, that restart the window (a real change rather than a cold call). */
 #define APO_MODEL_CHANGE_RUN 3
 #define APO_MODEL_CHANGE_REL 0.25
+/* Consecutive observations this many times off the prediction (slower, or faster by the same
+ * factor), all one way, that restart the window sooner: one such call can be a cold one, two
+ * in a row are the device (docs/scheduling.md, "Change rule"). */
+#define APO_MODEL_GROSS_RUN 2
+#define APO_MODEL_GROSS_FACTOR 2.0
 /* Two observations' sizes must differ by this fraction of the larger for their slope to
  * count towards the line; without such a pair the latency is kept and only the cost moves. */
 #define APO_MODEL_MIN_SPREAD 0.05
@@ -48,13 +59,15 @@ typedef struct apo__model {
     uint64_t samples; /* observations behind the model */
     /* Online refinement (model.c): the last observations in a ring, the oldest first from
      * win_next - win_count; the prior; the latency used while sizes do not spread; and the
-     * signed count of consecutive observations off the prediction (+ slower, - faster). */
+     * signed count of consecutive observations off the prediction (+ slower, - faster), and
+     * of those grossly off (not stored with a profile: a restored model starts it at 0). */
     double win_n[APO_MODEL_WINDOW], win_t[APO_MODEL_WINDOW];
     unsigned win_count, win_next;
     int has_prior;
     double prior_latency_s, prior_cost_s;
     double known_latency_s;
     int off_run;
+    int gross_run;
 } apo__model;
 
 /* A run is an outlier when it is further from its size's median than this many times

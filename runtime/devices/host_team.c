@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "devices/cpu_pressure.h"
 #include "devices/host_team.h"
 #include "devices/team_rule.h"
 
@@ -144,6 +145,10 @@ static apo__host_team *team_start(int helpers) {
     atomic_init(&t->done, 0);
     atomic_init(&t->status, APO_OK);
     apo__team_rule_init(&t->rule);
+    /* The rule learns from a loss; on a machine already busy, the first runs would each risk
+     * one. Asked once: afterwards the runs themselves tell. */
+    if (apo__cpu_pressure_avg10() >= APO_TEAM_BUSY_PRESSURE)
+        apo__team_rule_start_busy(&t->rule);
     /* Fewer helpers than asked for (the system's thread limit) still help. */
     for (int i = 0; i < helpers; i++) {
         team_helper *h = &t->helpers[i];

@@ -14,6 +14,16 @@ void apo__team_rule_init(apo__team_rule *rule) {
     *rule = (apo__team_rule){.alone_next = APO_TEAM_ALONE_FIRST};
 }
 
+/* Keeps the helpers out of the next alone_next shared runs, and doubles the next count. */
+static void keep_helpers_out(apo__team_rule *rule) {
+    rule->alone_left = rule->alone_next;
+    rule->alone_next =
+        2 * rule->alone_next < APO_TEAM_ALONE_MAX ? 2 * rule->alone_next : APO_TEAM_ALONE_MAX;
+    rule->clean_runs = 0;
+}
+
+void apo__team_rule_start_busy(apo__team_rule *rule) { keep_helpers_out(rule); }
+
 int apo__team_rule_alone(apo__team_rule *rule) {
     if (rule->alone_left == 0)
         return 0;
@@ -39,10 +49,7 @@ void apo__team_rule_judge(apo__team_rule *rule, double own_s, double wall_s, uin
         return;
     double alone_s = own_s * (double)pieces / (double)own;
     if (wall_s > APO_TEAM_LOSS * alone_s) {
-        rule->alone_left = rule->alone_next;
-        rule->alone_next =
-            2 * rule->alone_next < APO_TEAM_ALONE_MAX ? 2 * rule->alone_next : APO_TEAM_ALONE_MAX;
-        rule->clean_runs = 0;
+        keep_helpers_out(rule);
     } else if (++rule->clean_runs >= APO_TEAM_ALONE_MAX) {
         /* The helpers have long stopped losing: a later loss is a new episode. */
         rule->alone_next = APO_TEAM_ALONE_FIRST;

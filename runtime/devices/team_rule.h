@@ -29,6 +29,17 @@ typedef struct apo__team_rule {
 /* A rule that has seen nothing: the helpers take part. */
 void apo__team_rule_init(apo__team_rule *rule);
 
+/* Processor pressure (cpu_pressure.h, percent of the last 10 s) from which a new team
+ * starts as after a loss: on a machine where runnable threads already wait for a processor
+ * this much, a helper woken for a run is likely to be preempted inside a piece. Low, because
+ * the figure is a decaying average (a load that began 2 s before reads about 18%) and a
+ * false alarm costs only 4 tasks on one thread before the probe. */
+#define APO_TEAM_BUSY_PRESSURE 10.0
+
+/* A rule that starts on a busy machine: the helpers are kept out as after a first loss,
+ * then probed. Before any run only (a fresh rule). */
+void apo__team_rule_start_busy(apo__team_rule *rule);
+
 /* For a run the helpers could share: 1 when it must run on the calling thread alone (and
  * it is counted towards the probe), 0 when the helpers are offered its pieces. */
 int apo__team_rule_alone(apo__team_rule *rule);

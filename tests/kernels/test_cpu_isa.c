@@ -220,6 +220,9 @@ Test(cpu_isa, every_path_gives_the_same_bits_through_the_runtime, .timeout = 300
         {"rsi", 1, 300007},
         {"kama", 3, 200003},
         {"max", 40, 10000},
+        /* Bars summed in the vector lanes, 8 groups side by side, and the scalar rest. */
+        {"linearreg", 1, 300007},
+        {"linearreg_slope", 40, 10000},
     };
     static const char *const setups[] = {"cpu:threads=2", "cpu,sim:a,sim:b"};
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {

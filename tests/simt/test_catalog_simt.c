@@ -52,7 +52,7 @@ static const cat_params table[] = {
     {APO_CAT_VAR, 2, {5, 1}, {1, 1}},
     {APO_CAT_MAX, 1, {30}, {3}},
     {APO_CAT_MIN, 1, {30}, {3}},
-    {APO_CAT_LINEARREG, 1, {14}, {50}},
+    {APO_CAT_LINEARREG, 1, {14}, {200}}, /* past 128: the double-double slide */
     {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}},
     {APO_CAT_CORREL, 1, {30}, {8}},
     {APO_CAT_BETA, 1, {5}, {12}},

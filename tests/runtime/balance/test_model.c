@@ -605,30 +605,69 @@ Test(model, a_caller_whose_every_call_is_cold_is_followed_within_three_calls, .t
     }
 }
 
-Test(model, a_device_three_times_slower_is_followed_at_the_third_observation, .timeout = 60) {
+Test(model, a_gross_change_is_followed_at_the_second_observation_a_mild_one_at_the_third,
+     .timeout = 60) {
+    /* Three times slower or faster: one call could be a cold one, two in a row are the
+     * device. 40% slower or faster (past 25%, short of 2x): the third call. */
     const double n = 1e6;
-    const double factors[2] = {3.0, 1.0 / 3};
-    for (int f = 0; f < 2; f++) {
+    const double factors[4] = {3.0, 1.0 / 3, 1.4, 1.0 / 1.4};
+    const int follow_at[4] = {2, 2, 3, 3};
+    for (int f = 0; f < 4; f++) {
         apo__model m;
         fresh(&m);
         apo__model_from_stored(&m, WARM_LAT * 1e3, WARM_COST * 1e9, 15);
         for (int i = 0; i < 20; i++)
             apo__model_observe(&m, n, warm(n));
         double now = factors[f] * warm(n);
-        apo__model_observe(&m, n, now);
-        apo__model_observe(&m, n, now);
-        /* Two could still be cold calls. */
-        assert_rel(apo__model_predict(&m, n), warm(n), 1e-9, "x%g after 2: %.9g", factors[f],
-                   apo__model_predict(&m, n));
+        for (int k = 1; k < follow_at[f]; k++) {
+            apo__model_observe(&m, n, now);
+            assert_rel(apo__model_predict(&m, n), warm(n), 1e-9, "x%g after %d: %.9g", factors[f],
+                       k, apo__model_predict(&m, n));
+        }
         apo__model_observe(&m, n, now);
         check_sane(&m, "after the change");
-        assert_rel(apo__model_predict(&m, n), now, 1e-9, "x%g after 3: predict %.9g, now %.9g",
-                   factors[f], apo__model_predict(&m, n), now);
+        assert_rel(apo__model_predict(&m, n), now, 1e-9, "x%g after %d: predict %.9g, now %.9g",
+                   factors[f], follow_at[f], apo__model_predict(&m, n), now);
         /* The window restarted: the old observations and the prior no longer vote, so one
          * more observation of the new rate keeps it exactly. */
         apo__model_observe(&m, n, now);
-        assert_rel(apo__model_predict(&m, n), now, 1e-9, "x%g after 4", factors[f]);
+        assert_rel(apo__model_predict(&m, n), now, 1e-9, "x%g one more", factors[f]);
     }
+}
+
+Test(model, two_gross_observations_that_disagree_in_direction_restart_nothing, .timeout = 60) {
+    /* One call 3x slow, the next 3x fast: two cold-or-odd calls, not a device that changed. */
+    const double n = 1e6;
+    apo__model m;
+    fresh(&m);
+    for (int i = 0; i < 8; i++)
+        apo__model_observe(&m, n, warm(n));
+    apo__model_observe(&m, n, 3 * warm(n));
+    apo__model_observe(&m, n, warm(n) / 3);
+    assert_rel(apo__model_predict(&m, n), warm(n), 1e-9, "predict %.9g", apo__model_predict(&m, n));
+}
+
+Test(model, a_restart_forgets_the_old_latency, .timeout = 60) {
+    /* The old window fitted a large latency from sizes 6% apart (noise does that); then the
+     * device slows down 2.5x and the calls keep one size. After the restart the model is
+     * proportional: half the size predicts half the time, not the old intercept plus a new
+     * slope (which predicted 0.134 of the work where 0.2 was right on the cluster bench). */
+    const double sizes[2] = {1e6, 1.06e6};
+    const double lat = 6e-3, cost = 4e-9; /* 10 ms at 1e6, 60% of it "latency" */
+    apo__model m;
+    fresh(&m);
+    for (int i = 0; i < 8; i++)
+        apo__model_observe(&m, sizes[i % 2], lat + cost * sizes[i % 2]);
+    assert_rel(m.latency_s, lat, 1e-6, "the line's latency %.9g", m.latency_s);
+    const double n = 1e6, now = 2.5 * (lat + cost * n);
+    apo__model_observe(&m, n, now);
+    apo__model_observe(&m, n, now);
+    check_sane(&m, "after the change");
+    assert_rel(apo__model_predict(&m, n), now, 1e-9, "at the size seen: %.9g",
+               apo__model_predict(&m, n));
+    assert_rel(apo__model_predict(&m, n / 2), now / 2, 1e-9,
+               "at half the size: predict %.9g, proportional %.9g (latency %.9g)",
+               apo__model_predict(&m, n / 2), now / 2, m.latency_s);
 }
 
 Test(model, an_observation_after_a_gap_is_fresh_evidence, .timeout = 60) {

@@ -72,6 +72,7 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define SAMPLE_quarantine_after "1000000", 1000000u
 #define SAMPLE_cpu_isa "AVX2", 2 /* kernels/common/cpu_isa.h: APO_CPU_ISA_AVX2 */
 #define SAMPLE_cuda_kernels "simple", "simple"
+#define SAMPLE_cpu_pressure_file "/env/pressure", "/env/pressure"
 #define SAMPLE_profile_dir "/env/profiles", "/env/profiles"
 #define SAMPLE_xdg_state_home "/env/state", "/env/state"
 #define SAMPLE_home "/env/home", "/env/home"
@@ -118,8 +119,9 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define DEFAULT_deadline_factor 10.0
 #define DEFAULT_deadline_floor_s 60.0
 #define DEFAULT_quarantine_after 3u
-#define DEFAULT_cpu_isa 0         /* auto: the runtime picks the fastest path the CPU has */
-#define DEFAULT_cuda_kernels NULL /* the CUDA backend stages */
+#define DEFAULT_cpu_isa 0              /* auto: the runtime picks the fastest path the CPU has */
+#define DEFAULT_cuda_kernels NULL      /* the CUDA backend stages */
+#define DEFAULT_cpu_pressure_file NULL /* the cpu device reads /proc/pressure/cpu */
 #define DEFAULT_profile_dir NULL
 #define DEFAULT_xdg_state_home NULL
 #define DEFAULT_home NULL

@@ -16,6 +16,9 @@
  *   on the calling thread alone (the report's threads_offered is 1, and no other thread
  *   computes a tile); the call after them offers the helper tiles again, and when that probe
  *   is held too, twice as many calls run alone before the next.
+ * - On a machine under processor pressure when the helpers start (a pressure file of 80%),
+ *   the first APO_TEAM_ALONE_FIRST calls run alone and the next probes the helpers; under
+ *   none (0%), the first call is offered to them.
  *
  * Threads never call cr_assert: they record what they saw, and the test thread checks it.
  */
@@ -23,18 +26,25 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cpu_isa.h"
 #include "devices/host_team.h"
 #include "devices/team_rule.h"
 #include "helpers.h"
 #include "reference.h"
+#include "test_tmpdir.h"
 
-/* A runtime on `devices` with the vector path `isa` (NULL: the best). */
+/* A runtime on `devices` with the vector path `isa` (NULL: the best). The machine's own
+ * processor pressure is not read (a busy test machine would start the rule with the helpers
+ * out); the test of that start names its own pressure file. */
 static apo_runtime *runtime_on(const char *devices, const char *isa) {
+    if (getenv("APPORTION_CPU_PRESSURE_FILE") == NULL)
+        cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", "", 1), 0);
     if (isa != NULL)
         cr_assert_eq(setenv("APPORTION_CPU_ISA", isa, 1), 0);
     apo_runtime *rt = test_runtime(devices);
@@ -411,4 +421,47 @@ Test(host_team, a_call_that_waited_for_a_held_helper_keeps_the_helpers_out_until
     cr_assert_eq(offered, 2, "the second probe offered %d threads", offered);
     cr_assert_eq(caller + others, 400);
     apo_runtime_destroy(rt);
+}
+
+/* ---- a machine busy from the start ------------------------------------------------------------
+ */
+
+/* A runtime whose cpu device reads `text` as the machine's processor pressure. */
+static apo_runtime *runtime_under_pressure(const char *text, char *path, size_t size) {
+    snprintf(path, size, "%s/apo-pressure-XXXXXX", test_tmpdir());
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0, "mkstemp %s", path);
+    FILE *f = fdopen(fd, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", path, 1), 0);
+    return runtime_on("cpu:threads=2", NULL);
+}
+
+Test(host_team, on_a_busy_machine_the_first_calls_run_alone_then_the_helpers_are_probed,
+     .timeout = 120) {
+    test_thread = pthread_self();
+    char path[512];
+    unsigned long caller, others;
+    apo_runtime *rt = runtime_under_pressure("some avg10=80.00 avg60=75.00 avg300=20.00 total=1\n"
+                                             "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                                             path, sizeof path);
+    register_user(rt, "twice", twice_plus_one, 1000);
+    calls_alone(rt, APO_TEAM_ALONE_FIRST, "busy from the start");
+    int offered = counted_call(rt, "twice", 400000, 0, &caller, &others);
+    cr_assert_eq(offered, 2, "the probe after %d calls alone offered %d threads",
+                 APO_TEAM_ALONE_FIRST, offered);
+    cr_assert_eq(caller + others, 400);
+    apo_runtime_destroy(rt);
+    unlink(path);
+
+    rt = runtime_under_pressure("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n", path,
+                                sizeof path);
+    register_user(rt, "twice", twice_plus_one, 1000);
+    offered = counted_call(rt, "twice", 400000, 0, &caller, &others);
+    cr_assert_eq(offered, 2, "an idle machine's first call offered %d threads", offered);
+    apo_runtime_destroy(rt);
+    unlink(path);
+    cr_assert_eq(unsetenv("APPORTION_CPU_PRESSURE_FILE"), 0);
 }

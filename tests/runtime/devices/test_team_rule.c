@@ -10,7 +10,9 @@
  *   further loss doubles the count, up to 64;
  * - 64 judged runs in a row without a loss put the count back to 4; 63 do not;
  * - a run whose calling thread computed every piece, or none, is neither a loss nor a run
- *   without one.
+ *   without one;
+ * - a rule started on a busy machine keeps the helpers out of its first 4 runs, as after a
+ *   loss, then probes them.
  *
  * test_host_team.c shows the same rule on real threads, with a helper held inside a tile.
  */
@@ -117,4 +119,17 @@ Test(team_rule, a_run_without_the_helpers_or_without_the_caller_says_nothing) {
         apo__team_rule_judge(&rule, 1.0, 1.0, PIECES, PIECES);
     losing_run(&rule);
     cr_assert_eq(runs_alone(&rule), 16);
+}
+
+Test(team_rule, a_rule_started_busy_keeps_the_helpers_out_of_its_first_runs_then_probes) {
+    apo__team_rule rule;
+    apo__team_rule_init(&rule);
+    apo__team_rule_start_busy(&rule);
+    cr_assert_eq(runs_alone(&rule), APO_TEAM_ALONE_FIRST);
+    /* The probe that follows is judged as any run: a loss now keeps them out of twice as
+     * many, a clean one leaves them in. */
+    losing_run(&rule);
+    cr_assert_eq(runs_alone(&rule), 2 * APO_TEAM_ALONE_FIRST);
+    clean_run(&rule);
+    cr_assert_eq(runs_alone(&rule), 0);
 }

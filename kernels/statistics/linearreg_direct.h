@@ -1,0 +1,114 @@
+/*
+ * linearreg_direct.h: LINEARREG and LINEARREG_SLOPE of short windows, each output evaluated
+ * from its own window as one weighted sum, with no state carried from bar to bar.
+ *
+ * Why: the window's two sums slid as double-doubles (linearreg_tile.h) keep their digits
+ * but put TwoSums on every step (about 12 ns a bar); slid in plain double, the slope's
+ * numerator W - ((p-1)/2) S loses them to cancellation, and an error from a far larger
+ * sample that has left the window stays in the sums. Written out, both outputs are linear
+ * in the window's samples y_j (j = 0 oldest .. p-1 newest) with integer weights:
+ *   slope = sum (2j - (p-1)) y_j / (p (p^2 - 1) / 6),
+ *   value = sum (6j - 2p + 4) y_j / (p (p + 1))        (the mean plus the slope times (p-1)/2).
+ * The weights are exact in double, so each output is p products and p additions in index
+ * order and one product by the divisor's reciprocal: within about 3 p eps of the window's
+ * largest |y| for the value and of that over p for the slope (the test's scales;
+ * docs/kernels.md, "Accuracy"), whatever came before the window.
+ *
+ * Each output is a function of its window alone, so the bits do not depend on the tiles, a
+ * stream's state or the device; a window holding a non-finite sample sums to a non-finite
+ * value (an infinity times a weight, or NaN), stored as NaN, which is the gap rule of
+ * window.h without tracking the gaps.
+ *
+ * Speed: consecutive bars sit in the vector lanes (APO_TILE_LANES), and APO_LINREG_GROUPS
+ * such groups advance side by side, so that the adds' latency is hidden behind independent
+ * chains: about p / 8 cycles a bar on avx2 (docs/PERF.md). Each lane performs the scalar
+ * loop's operations in its order, so every path gives the same bits.
+ */
+#ifndef APO_KERNELS_LINEARREG_DIRECT_H
+#define APO_KERNELS_LINEARREG_DIRECT_H
+
+#include "catalog.h"
+#include "tile_vec.h"
+
+/* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar) and its
+ * rounding bound with it (3 p eps); past this the double-double slide is kept. */
+#define APO_LINEARREG_DIRECT_MAX 128
+
+/* Groups of APO_TILE_LANES consecutive bars summed side by side. */
+#define APO_LINREG_GROUPS 8
+
+/* The integer weight of sample j: the slope's 2j - (p-1), or the value's 6j - 2p + 4. The
+ * first weight and the step between weights, both exact. */
+static inline APO_HD double apo__linreg_weight0(double pd, int value) {
+    return value ? 4.0 - 2.0 * pd : 1.0 - pd;
+}
+
+static inline APO_HD double apo__linreg_weight_step(int value) { return value ? 6.0 : 2.0; }
+
+/* The reciprocal of the divisor: 6 / (p (p^2 - 1)) or 1 / (p (p + 1)). */
+static inline APO_HD double apo__linreg_scale(double pd, int value) {
+    return value ? 1.0 / (pd * (pd + 1.0)) : 6.0 / (pd * (pd * pd - 1.0));
+}
+
+/* The output of the window of p samples ending at t (t >= p - 1). */
+static inline APO_HD double apo__linreg_direct_at(const double *x, size_t p, size_t t, int value) {
+    const double *const y = x + t + 1 - p;
+    const double step = apo__linreg_weight_step(value);
+    double weight = apo__linreg_weight0((double)p, value), sum = 0.0;
+    for (size_t j = 0; j < p; j++) {
+        sum = sum + weight * y[j];
+        weight += step;
+    }
+    const double r = sum * apo__linreg_scale((double)p, value);
+    return apo__finite(r) ? r : (double)NAN;
+}
+
+#ifdef APO_TILE_LANES
+/* The bars t .. t + APO_LINREG_GROUPS * APO_TILE_LANES - 1 (all t >= p - 1), into out: the
+ * scalar loop's operations, lane by lane. */
+static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t, int value,
+                                             double *out) {
+    const double *const y = x + t + 1 - p;
+    const double step = apo__linreg_weight_step(value);
+    double weight = apo__linreg_weight0((double)p, value);
+    apo_tv sum[APO_LINREG_GROUPS];
+    for (int g = 0; g < APO_LINREG_GROUPS; g++)
+        sum[g] = apo_tv_splat(0.0);
+    for (size_t j = 0; j < p; j++) {
+        const apo_tv w = apo_tv_splat(weight);
+        /* Unrolled, so that the sums stay in registers rather than an array in memory. */
+#pragma GCC unroll 8
+        for (int g = 0; g < APO_LINREG_GROUPS; g++)
+            sum[g] = sum[g] + w * apo_tv_load(y + j + (size_t)g * APO_TILE_LANES);
+        weight += step;
+    }
+    const apo_tv scale = apo_tv_splat(apo__linreg_scale((double)p, value));
+    const apo_tv big = apo_tv_splat(DBL_MAX), nan = apo_tv_splat(NAN);
+    for (int g = 0; g < APO_LINREG_GROUPS; g++) {
+        const apo_tv r = sum[g] * scale;
+        /* Both comparisons are false for NaN, one of them for an infinity: such lanes store
+         * NaN. */
+        const apo_tm finite = (apo_tm)(r <= big) & (apo_tm)(r >= -big);
+        apo_tv_store(out + t + (size_t)g * APO_TILE_LANES, apo_tv_pick(finite, r, nan));
+    }
+}
+#endif
+
+/* The bars from r->t to end (before p - 1: NaN), each from its window; r keeps only the
+ * position (the outputs carry nothing from bar to bar). */
+static inline APO_HD void apo__linreg_direct_run(const double *x, size_t p, int value, size_t end,
+                                                 double *out, apo__cat_run *r) {
+    size_t t = r->t;
+    for (; t < end && t + 1 < p; t++)
+        out[t] = NAN;
+#ifdef APO_TILE_LANES
+    const size_t span = (size_t)APO_LINREG_GROUPS * APO_TILE_LANES;
+    for (; t < end && end - t >= span; t += span)
+        apo__linreg_direct_groups(x, p, t, value, out);
+#endif
+    for (; t < end; t++)
+        out[t] = apo__linreg_direct_at(x, p, t, value);
+    r->t = end > r->t ? end : r->t;
+}
+
+#endif /* APO_KERNELS_LINEARREG_DIRECT_H */

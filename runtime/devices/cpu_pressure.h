@@ -1,0 +1,23 @@
+/*
+ * How busy the machine's processors are, from Linux's pressure stall information
+ * (/proc/pressure/cpu): the share of recent time in which some runnable thread waited for a
+ * processor. The cpu device asks once, when its helper threads start, so that on a machine
+ * already busy with other work its first shared runs do not wait for a helper the
+ * scheduler preempted (team_rule.h; docs/scheduling.md, "A machine busy from the start").
+ */
+#ifndef APO_RUNTIME_DEVICES_CPU_PRESSURE_H
+#define APO_RUNTIME_DEVICES_CPU_PRESSURE_H
+
+/* The file read, unless APPORTION_CPU_PRESSURE_FILE names another (empty: never read). */
+#define APO_CPU_PRESSURE_FILE "/proc/pressure/cpu"
+
+/* The "some avg10" figure of the text of a pressure file: the percentage (0 to 100) of the
+ * last 10 seconds in which some thread waited for a processor. Returns 0 and sets *avg10,
+ * or -1 when the text has no such figure or it is not a percentage. */
+int apo__cpu_pressure_parse(const char *text, double *avg10);
+
+/* The figure from the file, or -1 when there is none (a kernel without pressure stall
+ * information, a container that hides it, a malformed file, the variable set empty). */
+double apo__cpu_pressure_avg10(void);
+
+#endif
