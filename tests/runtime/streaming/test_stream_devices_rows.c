@@ -19,27 +19,9 @@
 #include "stream_fixtures.h"
 
 /* Noise around 0 in [-1, 1), NaN at every 50th bar from 17 on. */
-static double *noise_with_gaps(size_t n, uint64_t seed) {
-    double *x = malloc(n * sizeof *x);
-    cr_assert_not_null(x);
+static void noise_with_gaps(double *x, size_t n, uint64_t seed) {
     for (size_t t = 0; t < n; t++)
         x[t] = t % 50 == 17 ? NAN : (double)(stream_rng(&seed) >> 11) * 0x1p-52 - 1.0;
-    return x;
-}
-
-/* The batch call over the whole series, on the calling thread's cpu. */
-static void batch_of(apo_runtime *rt, const double *x, size_t n, double *out) {
-    const double *in[1] = {x};
-    double *outs[1] = {out};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "kama";
-    w.rows = 1;
-    w.cols = n;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = outs;
-    w.n_outputs = 1;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
 }
 
 Test(stream_devices_rows, kama_rows_from_a_tile_boundary_deep_in_the_history_equal_batch,
@@ -58,10 +40,15 @@ Test(stream_devices_rows, kama_rows_from_a_tile_boundary_deep_in_the_history_equ
      * tile), then the rest (from R = 2 L). Each brings a whole tile or more: the devices'. */
     const size_t counts[] = {2 * tile + 5, tile + 3, tile + 129};
     const size_t n = counts[0] + counts[1] + counts[2];
-    double *x = noise_with_gaps(n, 50);
-    double *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
-    cr_assert(want != NULL && got != NULL);
-    batch_of(cpu, x, n, want);
+    /* The batch call over the whole series, on the cpu alone; its input is the job's
+     * walk replaced by the noise. */
+    test_job batch;
+    test_job_init(&batch, cpu, "kama", 1, n, 1);
+    noise_with_gaps(batch.input, n, 50);
+    cr_assert_eq(test_job_run(&batch, cpu, NULL), APO_OK, "%s", apo_last_error());
+    const double *x = batch.input, *want = batch.outputs[0];
+    double *got = malloc(n * sizeof *got);
+    cr_assert_not_null(got);
 
     size_t at = 0;
     for (size_t u = 0; u < sizeof counts / sizeof counts[0]; u++) {
@@ -80,7 +67,8 @@ Test(stream_devices_rows, kama_rows_from_a_tile_boundary_deep_in_the_history_equ
                  "%zu bars differ from the batch, the first at %zu (tile %zu): %.17g, batch %.17g",
                  differ, first, first / tile, first < n ? got[first] : 0.0,
                  first < n ? want[first] : 0.0);
-    free(x), free(want), free(got);
+    free(got);
+    test_job_free(&batch);
     apo_stream_destroy(s);
     apo_runtime_destroy(rt);
     apo_runtime_destroy(cpu);
