@@ -118,7 +118,7 @@ typedef struct apo__cat_io {
  * Where a body stands between two calls (streams, runtime/streaming): the next position its
  * loop computes and its running values (ema: the seed's sum and the average; dema and
  * tema: those of each stage; rsi and cmo: the average gain and loss; atr and natr: the
- * seed's sum and the average; kama: its last gap, noise and average; adosc: the A/D line
+ * seed's sum and the average; kama: its carries at its last segment's start; adosc: the A/D line
  * and its two averages; plus_di, minus_di and adx: the bars and DX seen, the three
  * smoothed sums and ADX; mom, roc, trange, stoch and stochf: the position alone; the
  * sliding windows, sma, wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg,
