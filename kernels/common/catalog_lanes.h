@@ -11,10 +11,18 @@
  * How the bits stay a tile's: every tile starts empty at its own warm-up origin, so as long
  * as no lane meets a gap, the lanes are at the same step of the same definition (the same
  * seed counts), and each lane performs the scalar body's IEEE operations on its own tile's
- * samples. The round runs in lock-step for the steps every lane has and stops before the
- * first step where any lane meets a gap; then each tile's run state (apo__cat_run) is set to
- * where its lane stopped and the tile's scalar run goes on from there, as a stream's piece
+ * samples. The round runs in lock-step until the second longest lane's tile ends and stops
+ * before the first step where any lane meets a gap; then each tile's run state (apo__cat_run) is
+ * set to where its lane stopped and the tile's scalar run goes on from there, as a stream's piece
  * would (catalog.h). Lanes past `count` repeat lane 0's tile and store nothing.
+ *
+ * Why past the shortest lane: the first tile of a row has no warm-up and the last is short,
+ * so the lanes' lengths differ by up to a halo; stopping at the shortest left the others'
+ * rest to serial chains, most of a round's time when a row is a few tiles (1e4 bars). A lane
+ * whose tile has ended keeps re-reading its tile's last bar (a finite change of 0, never a
+ * gap nor a read past the row) and stores nothing; its values after its end are thrown away.
+ * Why not to the longest: a step of lanes costs about two scalar steps (the loads lane by
+ * lane, the true range's compares), so a lone lane's rest is cheaper as its scalar run.
  *
  * Host only: the GPU runs one tile per thread already (kernels/<family>/<family>.cu).
  */
@@ -30,34 +38,50 @@
 /* A round: each lane's run as its tile's start left it, and the lock-step length. */
 typedef struct apo__cat_lanes {
     apo__cat_run run[APO_TILE_LANES]; /* lane k's run; run[k].t is the lane's first position */
+    size_t last[APO_TILE_LANES];      /* lane k's last position: its tile's end - 1 */
     size_t count;                     /* lanes that hold a tile of their own and store */
-    size_t steps;                     /* positions every lane has before its tile's end */
+    size_t steps;                     /* positions the second longest lane has (see above) */
 } apo__cat_lanes;
 
 /* Starts the round's tiles (count of them, 1 <= count <= APO_TILE_LANES), as their scalar
- * bodies would (apo__cat_run_start_changes). */
+ * bodies would (apo__cat_run_start_changes). Every tile of a round of several has a position
+ * to run (only a row's first tile starts at its own begin, and it is full length). */
 static inline void apo__cat_lanes_start(apo__cat_lanes *ln, const apo__cat_io *io,
                                         const apo__tile_span *tiles, size_t count) {
     ln->count = count;
-    ln->steps = (size_t)-1;
+    size_t longest = 0, second = 0;
     for (size_t k = 0; k < APO_TILE_LANES; k++) {
         if (k < count) {
             apo__cat_run_start_changes(io, tiles[k].begin, &ln->run[k]);
             const size_t t = ln->run[k].t, end = tiles[k].end;
             const size_t have = end > t ? end - t : 0;
-            ln->steps = have < ln->steps ? have : ln->steps;
+            if (have > longest) {
+                second = longest;
+                longest = have;
+            } else if (have > second) {
+                second = have;
+            }
+            ln->last[k] = end > t ? end - 1 : t;
         } else {
             ln->run[k] = ln->run[0];
+            ln->last[k] = ln->last[0];
         }
     }
+    ln->steps = count > 1 ? second : longest;
 }
 
-/* Each lane's sample of `row` at its first position plus `step` minus `back`. */
+/* Lane k's position at `step`: its first position plus step, held at its tile's last. */
+static inline size_t apo__cat_lanes_at(const apo__cat_lanes *ln, size_t k, size_t step) {
+    const size_t t = ln->run[k].t + step;
+    return t < ln->last[k] ? t : ln->last[k];
+}
+
+/* Each lane's sample of `row` at its position at `step` (apo__cat_lanes_at) minus `back`. */
 static inline apo_tv apo__cat_lanes_load(const double *row, const apo__cat_lanes *ln, size_t step,
                                          size_t back) {
-    apo_tv v;
+    apo_tv v = {0};
     for (size_t k = 0; k < APO_TILE_LANES; k++)
-        v[k] = row[ln->run[k].t + step - back];
+        v[k] = row[apo__cat_lanes_at(ln, k, step) - back];
     return v;
 }
 
@@ -69,13 +93,14 @@ static inline void apo__cat_lanes_store(double *out, const apo__cat_lanes *ln,
                                         const apo__tile_span *tiles, size_t step, apo_tv y) {
     for (size_t k = 0; k < ln->count; k++) {
         const size_t t = ln->run[k].t + step;
-        if (t >= tiles[k].begin)
+        if (t >= tiles[k].begin && t < tiles[k].end)
             out[t] = y[k];
     }
 }
 
 /* Moves each storing lane's run to the position after `done` lock-step steps, its counts
- * to n (the same in every lane: no lane met a gap), ready for its values and the scalar run. */
+ * to n (the same in every lane: no lane met a gap), ready for its values and the scalar run;
+ * a lane whose tile ended before `done` is past its end, and its scalar run does nothing. */
 static inline void apo__cat_lanes_stop(apo__cat_lanes *ln, size_t done, const size_t *n,
                                        size_t n_count) {
     for (size_t k = 0; k < ln->count; k++) {

@@ -154,12 +154,30 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     }
 }
 
+/* The kernels whose tiles of a row run as rounds of lanes (catalog_entry.h) at short tiles. */
+static int apo__catalog_short_tiles(apo__cat_id id) {
+    return id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_ATR || id == APO_CAT_NATR ||
+           id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI;
+}
+
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
     /* A whole-row tile costs its prefix too: with long tiles a row of n samples costs about
      * n + n^2 / 131072 steps, 8.6 single passes at a million samples (4096-sample tiles would
      * make that 123). */
     if (apo__catalog_whole_row(id))
         return APO_CAT_WHOLE_ROW_TILE;
+    /* The Wilder recurrences' tiles of a row run side by side in vector lanes
+     * (catalog_lanes.h): a row is only faster than one serial chain when it holds several
+     * tiles. Five warm-ups a tile (3065 bars at p = 14) give a row of 1e4 bars four tiles,
+     * one round of four lanes, for a fifth more work on long rows, where the lanes had that
+     * much to spare. Not ADX: its halo is two warm-ups and its step of lanes costs about
+     * three scalar steps (seven divisions), so four lanes of 1e4 bars were slower than one
+     * chain (docs/PERF.md). */
+    if (apo__catalog_short_tiles(id)) {
+        const size_t one = (size_t)params[0] + apo__decay_steps(1.0 / params[0]);
+        const size_t len = 5 * one;
+        return len > 1024 ? len : 1024;
+    }
     /* Each tile re-runs its halo: 16 halos a tile keep that within 1/16 of the work. ema's
      * tiles run side by side (ema_tile.h), so its halos overlap and cost a quarter as much:
      * shorter tiles give a short series several chains to overlap. */

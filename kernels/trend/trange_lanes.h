@@ -12,12 +12,12 @@
 
 #ifdef APO_TILE_LANES
 
-/* Each lane's true range at its first position plus `step`. */
+/* Each lane's true range at its position at `step` (apo__cat_lanes_at). */
 static inline apo_tv apo__true_range_lanes(const apo__cat_io *io, const apo__cat_lanes *ln,
                                            size_t step) {
     apo_tv tr = {0};
     for (size_t k = 0; k < APO_TILE_LANES; k++)
-        tr[k] = apo__true_range(io->in[0], io->in[1], io->in[2], ln->run[k].t + step);
+        tr[k] = apo__true_range(io->in[0], io->in[1], io->in[2], apo__cat_lanes_at(ln, k, step));
     return tr;
 }
 
