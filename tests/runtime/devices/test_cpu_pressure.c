@@ -56,13 +56,7 @@ Test(cpu_pressure, text_without_a_percentage_gives_none) {
 
 /* Writes `text` to a new file in the tests' folder; its path in path[size]. */
 static void pressure_file(char *path, size_t size, const char *text) {
-    snprintf(path, size, "%s/apo-pressure-XXXXXX", test_tmpdir());
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0, "mkstemp %s", path);
-    FILE *f = fdopen(fd, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(test_tmpfile_with(text, path, size), 0, "writing %s", path);
 }
 
 Test(cpu_pressure, the_file_is_the_variables_and_a_bad_one_gives_none) {

@@ -428,13 +428,7 @@ Test(host_team, a_call_that_waited_for_a_held_helper_keeps_the_helpers_out_until
 
 /* A runtime whose cpu device reads `text` as the machine's processor pressure. */
 static apo_runtime *runtime_under_pressure(const char *text, char *path, size_t size) {
-    snprintf(path, size, "%s/apo-pressure-XXXXXX", test_tmpdir());
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0, "mkstemp %s", path);
-    FILE *f = fdopen(fd, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(test_tmpfile_with(text, path, size), 0, "writing %s", path);
     cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", path, 1), 0);
     return runtime_on("cpu:threads=2", NULL);
 }
