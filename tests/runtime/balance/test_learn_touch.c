@@ -53,6 +53,20 @@ static apo_device_model cpu_model(apo_runtime *rt, const char *tag) {
 
 static double predicted_ms(apo_device_model m) { return m.latency_ms + m.ms_per_melem * N / 1e6; }
 
+/* A workload of one series of `cols` samples of `kernel`: one input, `n_outputs` outputs. */
+static apo_workload one_series(const char *kernel, const double *const *inputs,
+                               double *const *outputs, size_t n_outputs, size_t cols) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.outputs = outputs;
+    w.n_outputs = n_outputs;
+    w.rows = 1;
+    w.cols = cols;
+    return w;
+}
+
 /* One learning call of bollinger on x into three outputs in one fresh mapping, whose every
  * page faults on its first store; returns the report's cpu entry. */
 static apo_device_report call_on_fresh_pages(apo_runtime *rt, const double *x, int check) {
@@ -61,15 +75,8 @@ static apo_device_report call_on_fresh_pages(apo_runtime *rt, const double *x, i
     cr_assert(mem != MAP_FAILED, "mmap of %zu bytes", bytes);
     const double *inputs[1] = {x};
     double *outputs[3] = {mem, mem + N, mem + 2 * (size_t)N};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
+    apo_workload w = one_series("bollinger", inputs, outputs, 3, N);
     w.tag = "bollinger";
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.outputs = outputs;
-    w.n_outputs = 3;
-    w.rows = 1;
-    w.cols = N;
     apo_report report = APO_REPORT_INIT;
     cr_assert_eq(apo_distribute_workload(rt, &w, &report), APO_OK, "%s", apo_last_error());
     if (check) {
@@ -167,14 +174,7 @@ static unsigned absent_pages_seen(size_t tile, size_t cols) {
     cr_assert(out != MAP_FAILED);
     const double *inputs[1] = {x};
     double *outputs[1] = {out};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "residency_probe";
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.outputs = outputs;
-    w.n_outputs = 1;
-    w.rows = 1;
-    w.cols = cols;
+    apo_workload w = one_series("residency_probe", inputs, outputs, 1, cols);
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
     for (size_t t = 0; t < cols; t += 1009)
         cr_assert_eq(out[t], (double)t, "t %zu", t);
