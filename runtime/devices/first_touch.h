@@ -1,9 +1,10 @@
 /*
  * The first-touch pass of the host devices: before a task computes its tiles, it writes once
- * into every page of the caller's output elements it owns that is not yet in memory, so that
- * the page faults of fresh arrays are paid, and timed, apart from the computing
- * (docs/scheduling.md, "What a device's time includes"). host_tiles.c runs it before each
- * unit of tiles, over that unit's elements.
+ * into every page of the caller's output elements it owns that is not yet in memory (into
+ * every page of a short span, where asking would cost more), so that the page faults of
+ * fresh arrays are paid, and timed, apart from the computing (docs/scheduling.md, "What a
+ * device's time includes"). host_tiles.c runs it before each unit of tiles, over that unit's
+ * elements.
  */
 #ifndef APO_RUNTIME_DEVICES_FIRST_TOUCH_H
 #define APO_RUNTIME_DEVICES_FIRST_TOUCH_H
