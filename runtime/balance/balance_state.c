@@ -737,13 +737,14 @@ void apo__balance_observe(apo__balance *b, const char *tag, double total_element
             ts->sample_size = (uint64_t)total_elements;
         /* The writer thread writes; the call only wakes it, and the interval counts from
          * this request, so that calls made while a write waits for the file's lock do not
-         * queue another. */
-        double now = apo__now();
-        if (b->writer_started && !b->persist_requested &&
-            now - b->last_persist >= b->persist_interval_s) {
-            b->persist_requested = 1;
-            b->last_persist = now;
-            pthread_cond_signal(&b->wake);
+         * queue another. The clock is read only when a write could be asked for. */
+        if (b->writer_started && !b->persist_requested) {
+            double now = apo__now();
+            if (now - b->last_persist >= b->persist_interval_s) {
+                b->persist_requested = 1;
+                b->last_persist = now;
+                pthread_cond_signal(&b->wake);
+            }
         }
     }
     pthread_mutex_unlock(&b->mutex);

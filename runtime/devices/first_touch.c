@@ -1,10 +1,14 @@
 /*
  * The first-touch pass; see first_touch.h.
  *
- * Only pages not yet in memory are written: on warm arrays the pass costs one mincore()
- * per unit, a walk of the page table, instead of a store per page that would miss the
- * cache. A page the caller only ever read (mapped to the shared zero page) counts as in
- * memory and is left to the tiles.
+ * A span of few pages is written page by page without asking: a store into a page that is
+ * already in memory costs a few nanoseconds (its line is one the tiles are about to write),
+ * while the mincore() that would spare it is a system call of about a microsecond, a third
+ * of a small call's whole cost (docs/scheduling.md, "What a device's time includes"). On
+ * longer spans only pages not yet in memory are written: on warm arrays the pass costs one
+ * mincore() per unit, a walk of the page table, instead of a store per page that would miss
+ * the cache. There a page the caller only ever read (mapped to the shared zero page) counts
+ * as in memory and is left to the tiles.
  */
 #define _DEFAULT_SOURCE /* mincore() beside POSIX */
 #include <sys/mman.h>
@@ -39,7 +43,8 @@ void apo__touch_plan_of(const apo__call *call, uint64_t first, uint64_t end, apo
     t->units = (pages + APO_TOUCH_UNIT_PAGES - 1) / APO_TOUCH_UNIT_PAGES * t->n;
 }
 
-apo_status apo__touch_unit(apo__task_guard *g, const apo__touch_plan *t, uint64_t unit) {
+apo_status apo__touch_unit(apo__task_guard *g, const apo__touch_plan *t, uint64_t unit,
+                           double now) {
     size_t o = (size_t)(unit % t->n);
     uintptr_t lo = t->lo[o], hi = t->hi[o], page = t->page;
     uintptr_t first_page = lo / page, last_page = (hi - 1) / page;
@@ -48,10 +53,11 @@ apo_status apo__touch_unit(apo__task_guard *g, const apo__touch_plan *t, uint64_
         return APO_OK; /* this output has a page fewer than the longest */
     uintptr_t b = last_page - a < APO_TOUCH_UNIT_PAGES ? last_page + 1 : a + APO_TOUCH_UNIT_PAGES;
     /* mincore() too looks at the caller's memory: only while the call is wanted. */
-    if (!apo__task_enter_call(g))
+    if (!apo__task_enter_call_at(g, now))
         return APO_ERR_DEVICE_LOST;
     unsigned char resident[APO_TOUCH_UNIT_PAGES];
-    int known = mincore((void *)(a * page), (size_t)(b - a) * page, resident) == 0;
+    int known = b - a > APO_TOUCH_ASK_PAGES &&
+                mincore((void *)(a * page), (size_t)(b - a) * page, resident) == 0;
     for (uintptr_t p = a; p < b; p++) {
         if (known && (resident[p - a] & 1))
             continue;

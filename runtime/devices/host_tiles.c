@@ -50,11 +50,13 @@ static uint64_t group_size(const apo__call *call, int isa) {
 
 /* Runs unit `unit` of tiles [first, end): `group` tiles from first + unit * group (the last
  * unit may be shorter), together when the kernel has a group function, else one by one.
- * The unit is one access to the call: it starts only while the task is wanted, and the
- * runtime waits for it to end before it gives the tiles to another device. */
+ * The unit is one access to the call, entered at `now` (apo__now() just before): it starts
+ * only while the task is wanted, and the runtime waits for it to end before it gives the
+ * tiles to another device. */
 static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
-                           int64_t unit, uint64_t group, double *scratch, size_t scratch_len) {
-    if (!apo__task_enter_call(&dev->guard))
+                           int64_t unit, uint64_t group, double *scratch, size_t scratch_len,
+                           double now) {
+    if (!apo__task_enter_call_at(&dev->guard, now))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
     size_t plen = k->partial_len;
@@ -160,18 +162,21 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
         double t0 = apo__now();
         uint64_t g0 = job->first + (uint64_t)u * job->group;
         uint64_t g1 = job->end - g0 < job->group ? job->end : g0 + job->group;
-        if (!apo__task_enter_call(&dev->guard))
+        /* The clock readings that time the steps also serve the guard's deadline: a step
+         * enters the call at most microseconds after them, or, for the later units of the
+         * first touch, after a unit's faults, when the clock is read again. */
+        if (!apo__task_enter_call_at(&dev->guard, t0))
             return APO_ERR_DEVICE_LOST;
         apo__touch_plan touch;
         apo__touch_plan_of(job->call, g0, g1, &touch);
         apo__task_leave_call(&dev->guard);
         for (uint64_t t = 0; t < touch.units && st == APO_OK; t++)
-            st = apo__touch_unit(&dev->guard, &touch, t);
+            st = apo__touch_unit(&dev->guard, &touch, t, t == 0 ? t0 : apo__now());
         double t1 = apo__now();
         *touch_s += t1 - t0;
         if (st == APO_OK)
-            st =
-                run_unit(dev, job->call, job->first, job->end, u, job->group, scratch, scratch_len);
+            st = run_unit(dev, job->call, job->first, job->end, u, job->group, scratch, scratch_len,
+                          t1);
         *compute_s += apo__now() - t1;
     }
     return st;
@@ -180,7 +185,6 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
                                   uint64_t end, int threads, double *touch_s,
                                   int *threads_offered) {
-    double started = apo__now();
     if (touch_s != NULL)
         *touch_s = 0;
     if (threads_offered != NULL)
@@ -217,16 +221,25 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     if (job.want > 0 && !scratch_slots(dev, threads))
         job.want = 0;
     apo__team_times times;
+    /* Read only when helpers may share the run (see below). */
+    double started = threads > 1 ? apo__now() : 0;
     apo_status status =
         apo__host_team_run(&dev->host_team, threads, pieces, run_piece, &job, &times);
     if (threads_offered != NULL)
         *threads_offered = times.threads_offered;
+    if (touch_s == NULL)
+        return status;
+    /* Alone, the thread's own time of faulting is the task's. */
+    if (threads == 1) {
+        *touch_s = times.touch_s;
+        return status;
+    }
     /* The threads' time is spread over the run's wall time by what they spent it on: with
      * every thread faulting and computing side by side, the share of the faulting is the
      * share of the run's time it took. */
     double wall = apo__now() - started;
     double busy = times.touch_s + times.compute_s;
-    if (touch_s != NULL && busy > 0)
+    if (busy > 0)
         *touch_s = wall * times.touch_s / busy;
     return status;
 }

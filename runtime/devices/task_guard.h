@@ -37,6 +37,11 @@ typedef struct apo__task_guard {
 int apo__task_enter_call(apo__task_guard *g);
 void apo__task_leave_call(apo__task_guard *g);
 
+/* apo__task_enter_call() for a caller that has just read apo__now() (`now`) to time its
+ * own steps: a small call's task enters the call several times within microseconds, and the
+ * clock reads were a sixth of such a call's cost. */
+int apo__task_enter_call_at(apo__task_guard *g, double now);
+
 /* Whether the current task has been abandoned or is past its deadline. Cheap, for polling
  * in loops; it does not make an access safe on its own (use enter/leave for that). */
 int apo__task_abandoned(const apo__task_guard *g);

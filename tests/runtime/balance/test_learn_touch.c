@@ -13,13 +13,20 @@
  * machine, not a test: docs/PERF.md quotes it.
  *
  * The cpu runs one thread so that the first touch and the tiles are one thread's times.
+ *
+ * Apart from the times, the pass must have faulted in every page a tile writes before the
+ * tile starts, whichever way it finds the pages (a store into each page of a short span,
+ * mincore() first on a long one; runtime/devices/first_touch.c): a user kernel asks
+ * mincore() itself, from inside its tiles.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS beside POSIX */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "reference.h"
@@ -46,6 +53,20 @@ static apo_device_model cpu_model(apo_runtime *rt, const char *tag) {
 
 static double predicted_ms(apo_device_model m) { return m.latency_ms + m.ms_per_melem * N / 1e6; }
 
+/* A workload of one series of `cols` samples of `kernel`: one input, `n_outputs` outputs. */
+static apo_workload one_series(const char *kernel, const double *const *inputs,
+                               double *const *outputs, size_t n_outputs, size_t cols) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.outputs = outputs;
+    w.n_outputs = n_outputs;
+    w.rows = 1;
+    w.cols = cols;
+    return w;
+}
+
 /* One learning call of bollinger on x into three outputs in one fresh mapping, whose every
  * page faults on its first store; returns the report's cpu entry. */
 static apo_device_report call_on_fresh_pages(apo_runtime *rt, const double *x, int check) {
@@ -54,15 +75,8 @@ static apo_device_report call_on_fresh_pages(apo_runtime *rt, const double *x, i
     cr_assert(mem != MAP_FAILED, "mmap of %zu bytes", bytes);
     const double *inputs[1] = {x};
     double *outputs[3] = {mem, mem + N, mem + 2 * (size_t)N};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
+    apo_workload w = one_series("bollinger", inputs, outputs, 3, N);
     w.tag = "bollinger";
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.outputs = outputs;
-    w.n_outputs = 3;
-    w.rows = 1;
-    w.cols = N;
     apo_report report = APO_REPORT_INIT;
     cr_assert_eq(apo_distribute_workload(rt, &w, &report), APO_OK, "%s", apo_last_error());
     if (check) {
@@ -112,4 +126,72 @@ Test(learn_touch, the_model_learns_the_time_less_the_first_touch, .timeout = 300
               CALLS, model, lowest, highest);
     free(x);
     apo_runtime_destroy(rt);
+}
+
+/* A user kernel that copies its input and counts the pages of its own output elements
+ * that were not in memory when its tile began (into the atomic counter `user`). */
+static apo_status count_absent_pages(const apo_kernel_call *c, void *user) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    double *out = c->outputs[0] + c->row * c->cols;
+    uintptr_t lo = (uintptr_t)(out + c->begin) / page * page;
+    uintptr_t hi = (uintptr_t)(out + c->end);
+    size_t pages = (hi - lo + page - 1) / page;
+    unsigned char *resident = malloc(pages);
+    if (resident == NULL || mincore((void *)lo, hi - lo, resident) != 0) {
+        free(resident);
+        return APO_ERR_INTERNAL;
+    }
+    unsigned absent = 0;
+    for (size_t p = 0; p < pages; p++)
+        absent += !(resident[p] & 1);
+    free(resident);
+    atomic_fetch_add((atomic_uint *)user, absent);
+    const double *in = c->inputs[0] + c->row * c->cols;
+    for (size_t t = c->begin; t < c->end; t++)
+        out[t] = in[t];
+    return APO_OK;
+}
+
+/* Runs the probe with tiles of `tile` elements on `cols` fresh elements; returns the pages
+ * its tiles found absent. */
+static unsigned absent_pages_seen(size_t tile, size_t cols) {
+    apo_runtime *rt = test_runtime("cpu:threads=1");
+    atomic_uint absent = 0;
+    apo_kernel_desc k = APO_KERNEL_DESC_INIT;
+    k.name = "residency_probe";
+    k.n_inputs = 1;
+    k.n_outputs = 1;
+    k.tile = tile;
+    k.cpu = count_absent_pages;
+    k.user = &absent;
+    cr_assert_eq(apo_kernel_register(rt, &k), APO_OK, "%s", apo_last_error());
+    double *x = malloc(cols * sizeof *x);
+    cr_assert(x != NULL);
+    for (size_t t = 0; t < cols; t++)
+        x[t] = (double)t;
+    size_t bytes = cols * sizeof(double);
+    double *out = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(out != MAP_FAILED);
+    const double *inputs[1] = {x};
+    double *outputs[1] = {out};
+    apo_workload w = one_series("residency_probe", inputs, outputs, 1, cols);
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    for (size_t t = 0; t < cols; t += 1009)
+        cr_assert_eq(out[t], (double)t, "t %zu", t);
+    munmap(out, bytes);
+    free(x);
+    apo_runtime_destroy(rt);
+    return atomic_load(&absent);
+}
+
+Test(learn_touch, short_spans_are_in_memory_before_their_tiles) {
+    /* Tiles of 4096 doubles: 8 or 9 pages each, written page by page without asking. */
+    unsigned absent = absent_pages_seen(4096, 40000);
+    cr_assert_eq(absent, 0, "%u page(s) of short tiles were still absent", absent);
+}
+
+Test(learn_touch, long_spans_are_in_memory_before_their_tiles) {
+    /* Tiles of 2^17 doubles: 256 pages each, which the pass asks mincore() about. */
+    unsigned absent = absent_pages_seen((size_t)1 << 17, 300000);
+    cr_assert_eq(absent, 0, "%u page(s) of long tiles were still absent", absent);
 }
