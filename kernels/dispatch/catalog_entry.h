@@ -9,6 +9,7 @@
  *
  * The including file defines APO_CATALOG_PATH_NAME(name), which appends its path's suffix.
  */
+#include "adosc_lanes.h"
 #include "atr_lanes.h"
 #include "averages_tiles.h"
 #include "catalog_paths.h"
@@ -45,6 +46,7 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io 
  * above. A lone tile gains nothing from lanes of copies, so it takes the call above too. */
 void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io *io,
                                                const apo__tile_span *tiles, size_t count) {
+    const int adosc_rounds = id == APO_CAT_ADOSC && apo__adosc_rounds_pay(tiles, count);
     for (size_t k = 0; k < count;) {
         const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
         if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {
@@ -57,6 +59,8 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__dmi_round(io, tiles + k, n, APO_DMI_MINUS);
         } else if (n > 1 && id == APO_CAT_ADX) {
             apo__dmi_round(io, tiles + k, n, APO_DMI_ADX);
+        } else if (n > 1 && adosc_rounds) {
+            apo__adosc_round(io, tiles + k, n);
         } else {
             for (size_t j = k; j < k + n; j++)
                 APO_CATALOG_PATH_NAME(apo__catalog_tile)(id, io, tiles[j].begin, tiles[j].end);

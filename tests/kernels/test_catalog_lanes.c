@@ -1,6 +1,7 @@
 /*
  * test_catalog_lanes.c: the catalog recurrences whose tiles of a row run side by side in
- * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx)
+ * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx;
+ * kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first)
  * give every tile, on every vector path this CPU supports, bitwise the outputs of that tile
  * computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy against the
  * long-double references test_catalog_kernels.c and test_catalog_more.c check).
@@ -24,7 +25,7 @@
 static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR, APO_CAT_NATR,
                                       APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX};
 
-enum { HIGH, LOW, CLOSE, N_COLUMNS };
+enum { HIGH, LOW, CLOSE, VOLUME, N_COLUMNS };
 
 /* Row variants: where the gaps go. */
 enum { CLEAN, GAPS_IN_CLOSE, GAPS_IN_HIGH_AND_LOW, LONG_GAP, FLAT, N_VARIANTS };
@@ -39,6 +40,7 @@ static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t h
     switch (variant) {
     case GAPS_IN_CLOSE:
         put(col[CLOSE], n, len / 3, NAN);          /* tile 0's outputs */
+        put(col[VOLUME], n, len / 2, INFINITY);    /* tile 0's outputs (adosc) */
         put(col[CLOSE], n, len + len / 2, NAN);    /* tile 1's outputs */
         put(col[CLOSE], n, 2 * len - halo, NAN);   /* tile 2's warm-up origin */
         put(col[CLOSE], n, 3 * len - 5, INFINITY); /* tile 3's warm-up */
@@ -73,12 +75,13 @@ static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t h
     }
 }
 
-/* Checks kernel id at period p on a row of n_tiles tiles, the last last_len bars long (0: a
+/* Checks kernel id at parameters par on a row of n_tiles tiles, the last last_len bars long (0: a
  * whole tile), variant `variant`, on every path. */
-static void check_row(apo__cat_id id, double p, size_t n_tiles, size_t last_len, int variant) {
+static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t last_len,
+                      int variant) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
-    io.p[0] = p;
+    memcpy(io.p, par, sizeof io.p);
     io.h = apo__catalog_halo(id, io.p);
     const size_t len = apo__catalog_tile_len(id, io.p);
     const size_t n = (n_tiles - 1) * len + (last_len != 0 ? last_len : len);
@@ -88,7 +91,7 @@ static void check_row(apo__cat_id id, double p, size_t n_tiles, size_t last_len,
     double *want = malloc(n * sizeof(double)), *got = malloc(n * sizeof(double));
     cr_assert(col[HIGH] && col[LOW] && col[CLOSE] && want && got);
     apo__ref_ohlcv(5 + (uint64_t)variant, n, 100.0, 0.5, NULL, col[HIGH], col[LOW], col[CLOSE],
-                   NULL);
+                   col[VOLUME]);
     plant_gaps(col, variant, len, io.h, n);
     const int one_input = id == APO_CAT_RSI || id == APO_CAT_CMO;
     for (size_t c = 0; c < N_COLUMNS; c++)
@@ -121,9 +124,9 @@ static void check_row(apo__cat_id id, double p, size_t n_tiles, size_t last_len,
                 if (memcmp(&want[t], &got[t], sizeof(double)) != 0)
                     first_diff = t;
             cr_assert_eq(first_diff, n,
-                         "kernel %d p %g, %zu tiles (last %zu), variant %d, path %s, order %d: "
+                         "kernel %d p %g %g, %zu tiles (last %zu), variant %d, path %s, order %d: "
                          "first difference at %zu (%.17g, want %.17g)",
-                         (int)id, p, n_tiles, last_len, variant,
+                         (int)id, par[0], par[1], n_tiles, last_len, variant,
                          apo__cpu_isa_name((apo__cpu_isa)isa), order, first_diff,
                          got[first_diff < n ? first_diff : 0],
                          want[first_diff < n ? first_diff : 0]);
@@ -145,17 +148,44 @@ Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) 
             const size_t halo = apo__catalog_halo(id, par);
             for (int variant = 0; variant < N_VARIANTS; variant++) {
                 /* 11 tiles: rounds of 8, 4 and 2 lanes with a short one left over. */
-                check_row(id, periods[pi], 11, 1, variant);
-                check_row(id, periods[pi], 6, halo / 2 + 1, variant);
+                check_row(id, par, 11, 1, variant);
+                check_row(id, par, 6, halo / 2 + 1, variant);
             }
             /* A lone tile (the scalar body through tiles_on), and one left over after
              * rounds of 4 (avx2) or 8 (avx512). */
-            check_row(id, periods[pi], 1, 0, GAPS_IN_HIGH_AND_LOW);
-            check_row(id, periods[pi], 1, 0, GAPS_IN_CLOSE);
-            check_row(id, periods[pi], 9, 300, CLEAN);
+            check_row(id, par, 1, 0, GAPS_IN_HIGH_AND_LOW);
+            check_row(id, par, 1, 0, GAPS_IN_CLOSE);
+            check_row(id, par, 9, 300, CLEAN);
             /* Fewer tiles than lanes. */
-            check_row(id, periods[pi], 3, 777, CLEAN);
-            check_row(id, periods[pi], 2, 50, CLEAN);
+            check_row(id, par, 3, 777, CLEAN);
+            check_row(id, par, 2, 50, CLEAN);
+        }
+    }
+}
+
+/* adosc's rounds take a row of at most one round of tiles from its first bar (its lanes park
+ * as their tiles end, so unequal tiles go on together); the reversed order, and the rows of
+ * more tiles, take the tiles one by one and check that path too. */
+Test(catalog_lanes, adosc_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
+    static const double periods[][2] = {{3, 10}, {2, 2}, {10, 3}, {12, 26}};
+    /* Rows of `tiles` tiles, the last `last` bars long (0: whole; HALF_HALO: half the halo
+     * and one), in every variant; then the 1e4-bar row of the benchmark and one past a
+     * round. */
+    enum { HALF_HALO = -1 };
+    static const struct {
+        size_t tiles;
+        long last;
+        int variants;
+    } rows[] = {{2, 1, N_VARIANTS}, {3, HALF_HALO, N_VARIANTS},
+                {4, 0, N_VARIANTS}, {8, 777, N_VARIANTS},
+                {3, 1808, 1},       {5, 50, 1}};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        double par[APO_CAT_MAX_PAR] = {periods[pi][0], periods[pi][1]};
+        const size_t halo = apo__catalog_halo(APO_CAT_ADOSC, par);
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+            const size_t last = rows[r].last == HALF_HALO ? halo / 2 + 1 : (size_t)rows[r].last;
+            for (int variant = 0; variant < rows[r].variants; variant++)
+                check_row(APO_CAT_ADOSC, par, rows[r].tiles, last, variant);
         }
     }
 }
