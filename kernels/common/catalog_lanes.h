@@ -21,8 +21,8 @@
  * rest to serial chains, most of a round's time when a row is a few tiles (1e4 bars). A lane
  * whose tile has ended keeps re-reading its tile's last bar (a finite change of 0, never a
  * gap nor a read past the row) and stores nothing; its values after its end are thrown away.
- * Why not to the longest: a step of lanes costs about two scalar steps (the loads lane by
- * lane, the true range's compares), so a lone lane's rest is cheaper as its scalar run.
+ * Why not to the longest: a step of lanes costs more than a scalar step (the loads gathered
+ * lane by lane), so a lone lane's rest is cheaper as its scalar run.
  *
  * Host only: the GPU runs one tile per thread already (kernels/<family>/<family>.cu).
  */

@@ -157,7 +157,7 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
 /* The kernels whose tiles of a row run as rounds of lanes (catalog_entry.h) at short tiles. */
 static int apo__catalog_short_tiles(apo__cat_id id) {
     return id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_ATR || id == APO_CAT_NATR ||
-           id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI;
+           id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI || id == APO_CAT_ADX;
 }
 
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
@@ -170,9 +170,9 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
      * (catalog_lanes.h): a row is only faster than one serial chain when it holds several
      * tiles. Five warm-ups a tile (3065 bars at p = 14) give a row of 1e4 bars four tiles,
      * one round of four lanes, for a fifth more work on long rows, where the lanes had that
-     * much to spare. Not ADX: its halo is two warm-ups and its step of lanes costs about
-     * three scalar steps (seven divisions), so four lanes of 1e4 bars were slower than one
-     * chain (docs/PERF.md). */
+     * much to spare. ADX too since its lanes gather each bar's samples once (trange_lanes.h):
+     * its halo is two warm-ups, but a step of lanes now costs less than two scalar steps, so
+     * four lanes of 1e4 bars beat one chain, and a million bars too (docs/PERF.md). */
     if (apo__catalog_short_tiles(id)) {
         const size_t one = (size_t)params[0] + apo__decay_steps(1.0 / params[0]);
         const size_t len = 5 * one;

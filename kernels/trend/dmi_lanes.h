@@ -28,11 +28,12 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
     size_t n[2] = {0, 0}; /* the bars and the DX seen, as apo__dmi_run counts them */
     size_t step = 0;
     for (; step < ln.steps; step++) {
-        const apo_tv tr = apo__true_range_lanes(io, &ln, step);
-        const apo_tv up =
-            apo__cat_lanes_load(high, &ln, step, 0) - apo__cat_lanes_load(high, &ln, step, 1);
-        const apo_tv down =
-            apo__cat_lanes_load(low, &ln, step, 1) - apo__cat_lanes_load(low, &ln, step, 0);
+        /* Today's high and low are gathered once, for the moves and the true range both. */
+        const apo_tv h = apo__cat_lanes_load(high, &ln, step, 0),
+                     l = apo__cat_lanes_load(low, &ln, step, 0);
+        const apo_tv tr = apo__true_range_lanes_of(io, &ln, step, h, l);
+        const apo_tv up = h - apo__cat_lanes_load(high, &ln, step, 1);
+        const apo_tv down = apo__cat_lanes_load(low, &ln, step, 1) - l;
         if (!apo__cat_lanes_all_finite(tr) || !apo__cat_lanes_all_finite(up) ||
             !apo__cat_lanes_all_finite(down))
             break;

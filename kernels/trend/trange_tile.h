@@ -26,15 +26,14 @@ static inline APO_HD double apo__true_range(const double *high, const double *lo
 }
 
 #ifdef APO_TILE_LANES
-/* apo__true_range on APO_TILE_LANES consecutive positions from t, lane for lane: the same
+/* apo__true_range lane for lane of each lane's high h, low l and previous close c: the same
  * subtractions, the sign bit cleared as fabs clears it, the same strict comparisons as
  * selects, and the finiteness of the three samples as (v - v) summed, +0 when all are finite
  * and NaN when one is not. gcc leaves the scalar function's loop scalar (it keeps the
- * function out of line), which made trange twice TA-Lib's time. */
-static inline apo_tv apo__true_range_vec(const double *high, const double *low, const double *close,
-                                         size_t t) {
-    const apo_tv h = apo_tv_load(high + t), l = apo_tv_load(low + t),
-                 c = apo_tv_load(close + t - 1);
+ * function out of line), which made trange twice TA-Lib's time. apo__true_range_vec takes
+ * APO_TILE_LANES consecutive positions from t; the Wilder lanes (trange_lanes.h) each lane's
+ * own position. */
+static inline apo_tv apo__true_range_of(apo_tv h, apo_tv l, apo_tv c) {
     const apo_tm magnitude = ~(apo_tm)apo_tv_splat(-0.0);
     const apo_tm ok = ((h - h) + (l - l) + (c - c)) == 0.0;
     apo_tv greatest = h - l;
@@ -43,6 +42,12 @@ static inline apo_tv apo__true_range_vec(const double *high, const double *low, 
     const apo_tv b = (apo_tv)((apo_tm)(l - c) & magnitude);
     greatest = apo_tv_pick(b > greatest, b, greatest);
     return apo_tv_pick(ok, greatest, apo_tv_splat(NAN));
+}
+
+static inline apo_tv apo__true_range_vec(const double *high, const double *low, const double *close,
+                                         size_t t) {
+    return apo__true_range_of(apo_tv_load(high + t), apo_tv_load(low + t),
+                              apo_tv_load(close + t - 1));
 }
 #endif
 
