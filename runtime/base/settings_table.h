@@ -104,11 +104,11 @@
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
       "one thread per tile ([cuda.md](cuda.md#staged-kernels)); another value is warned about "    \
       "and `staged` is used")                                                                      \
-    X(cpu_pressure_file, "APPORTION_CPU_PRESSURE_FILE", NULL, TEXT, "a file path, or empty", NULL, \
+    X(cpu_pressure_file, "APPORTION_CPU_PRESSURE_FILE", NULL, TEXT, "a file path, or `off`", NULL, \
       0, 0, "`/proc/pressure/cpu`",                                                                \
-      "where the cpu device reads the machine's processor pressure when its helper threads "       \
-      "start ([scheduling.md](scheduling.md#a-machine-busy-from-the-start)); empty: never read, "  \
-      "as on a kernel without it")                                                                 \
+      "where the runtime reads the machine's processor pressure when it opens a cpu device "       \
+      "([scheduling.md](scheduling.md#a-machine-busy-from-the-start)); `off`: never read, as on "  \
+      "a kernel without it")                                                                       \
     X(profile_dir, "APPORTION_PROFILE_DIR", NULL, TEXT, "a folder", NULL, 0, 0,                    \
       "see [Profiles](#profiles)", "the folder of both profile files")                             \
     X(xdg_state_home, "XDG_STATE_HOME", NULL, TEXT, "a folder", NULL, 0, 0,                        \

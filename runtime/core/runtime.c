@@ -10,6 +10,7 @@
 #include "cluster/cluster.h"
 #include "core/runtime.h"
 #include "devices/cpu_device.h"
+#include "devices/cpu_pressure.h"
 #include "devices/cuda/cuda_discovery.h"
 #include "devices/cuda/pipeline_plan.h"
 #include "devices/device_list.h"
@@ -31,6 +32,7 @@ typedef struct settings {
     apo__cluster_settings cluster;
     apo__fault_settings faults;
     int cpu_isa; /* APPORTION_CPU_ISA as asked for: an apo__cpu_isa, AUTO when unset */
+    const char *cpu_pressure_file; /* NULL: the default (devices/cpu_pressure.h) */
 } settings;
 
 /* Hands the resolved settings (base/settings.c: config > environment > defaults, each
@@ -66,6 +68,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     s->faults.deadline_floor_s = r.deadline_floor_s;
     s->faults.quarantine_after = r.quarantine_after;
     s->cpu_isa = r.cpu_isa;
+    s->cpu_pressure_file = r.cpu_pressure_file;
     return APO_OK;
 }
 
@@ -210,6 +213,20 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         open_cpu(rt, s->cpu_threads, cpu_defaulted, isa);
     }
     share_host_threads(rt, cpu_defaulted);
+    /* Read once, for the cpu devices whose helper threads could share a task
+     * (docs/scheduling.md, "A machine busy from the start"). */
+    double pressure = -1;
+    int pressure_read = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        apo__device *dev = &rt->devices[i];
+        dev->cpu_pressure = -1;
+        if (dev->info.kind != APO_DEVICE_CPU || dev->info.threads < 2)
+            continue;
+        if (!pressure_read)
+            pressure = apo__cpu_pressure_avg10(s->cpu_pressure_file);
+        pressure_read = 1;
+        dev->cpu_pressure = pressure;
+    }
     if (s->use_gpu == APO_USE_GPU_YES && rt->n_gpus == 0)
         return apo__fail(APO_ERR_GPU_REQUIRED,
                          "a GPU is required (APPORTION_USE_GPU=yes or apo_config.use_gpu) but "

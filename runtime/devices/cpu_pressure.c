@@ -1,4 +1,4 @@
-/* The machine's processor pressure, read once per cpu device team; see cpu_pressure.h. */
+/* The machine's processor pressure, read once per cpu device as it opens; see cpu_pressure.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +29,10 @@ int apo__cpu_pressure_parse(const char *text, double *avg10) {
     return 0;
 }
 
-double apo__cpu_pressure_avg10(void) {
-    /* The variable is a row of base/settings_table.h (docs/env.md lists it from there), but a
-     * team starts inside a call, below the resolved settings' reach: it is read here, where it
-     * is used, as the logging variables are read by base/log.c. */
-    const char *path = getenv("APPORTION_CPU_PRESSURE_FILE");
+double apo__cpu_pressure_avg10(const char *path) {
     if (path == NULL)
         path = APO_CPU_PRESSURE_FILE;
-    if (path[0] == '\0')
+    if (strcmp(path, APO_CPU_PRESSURE_OFF) == 0)
         return -1;
     FILE *f = fopen(path, "r");
     if (f == NULL)

@@ -80,6 +80,9 @@ struct apo__device {
     /* cpu: the threads that compute its tiles beside the one that runs its task, started on
      * the first task that shares its tiles (host_team.h); stopped when the device closes. */
     struct apo__host_team *host_team;
+    /* cpu: the machine's processor pressure when the runtime opened it (cpu_pressure.h; -1:
+     * unknown or not read), from which its team's rule starts (team_rule.h). */
+    double cpu_pressure;
     void *state; /* backend-private */
     apo__task_guard guard;
 };

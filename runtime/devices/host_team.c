@@ -27,7 +27,6 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
-#include "devices/cpu_pressure.h"
 #include "devices/host_team.h"
 #include "devices/team_rule.h"
 
@@ -126,7 +125,7 @@ static void *helper_main(void *arg) {
 }
 
 /* A team with up to `helpers` helper threads; NULL when not even the team can be had. */
-static apo__host_team *team_start(int helpers) {
+static apo__host_team *team_start(int helpers, double pressure) {
     apo__host_team *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
@@ -146,8 +145,8 @@ static apo__host_team *team_start(int helpers) {
     atomic_init(&t->status, APO_OK);
     apo__team_rule_init(&t->rule);
     /* The rule learns from a loss; on a machine already busy, the first runs would each risk
-     * one. Asked once: afterwards the runs themselves tell. */
-    if (apo__cpu_pressure_avg10() >= APO_TEAM_BUSY_PRESSURE)
+     * one. Read once: afterwards the runs themselves tell. */
+    if (pressure >= APO_TEAM_BUSY_PRESSURE)
         apo__team_rule_start_busy(&t->rule);
     /* Fewer helpers than asked for (the system's thread limit) still help. */
     for (int i = 0; i < helpers; i++) {
@@ -178,7 +177,7 @@ void apo__host_team_destroy(apo__host_team *t) {
     free(t);
 }
 
-apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t pieces,
+apo_status apo__host_team_run(apo__host_team **team, int threads, double pressure, uint64_t pieces,
                               apo__team_piece_fn fn, void *job, apo__team_times *times) {
     times->touch_s = times->compute_s = 0;
     times->pieces_by_helpers = 0;
@@ -186,7 +185,7 @@ apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t piece
     if (pieces == 0)
         return APO_OK;
     if (threads > 1 && pieces > 1 && *team == NULL)
-        *team = team_start(threads - 1);
+        *team = team_start(threads - 1, pressure);
     apo__host_team *t = *team;
     int shared = t != NULL && threads > 1 && pieces > 1 && t->n_helpers > 0;
     /* A run the helpers could share, while the rule keeps them out, counts towards the

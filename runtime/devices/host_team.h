@@ -32,14 +32,15 @@ typedef struct apo__team_times {
 
 /* Runs pieces [0, pieces) of `job` with up to `threads` threads, the calling thread one of
  * them; *team is the device's team, started on first use with threads - 1 helpers (when
- * they cannot be started, the caller computes alone). While the team keeps its helpers out
- * after a losing run (team_rule.h), the caller computes every piece alone, and the run counts
- * towards the next probe. Every piece is computed exactly once;
- * once one fails, the pieces not started yet are skipped. Returns when every piece is done
- * or skipped: the first failure's status, else APO_OK. `job` is only read by threads
- * holding one of its pieces, so it may live on the caller's stack. Runs of one team must
- * not overlap (a device runs one task at a time). */
-apo_status apo__host_team_run(apo__host_team **team, int threads, uint64_t pieces,
+ * they cannot be started, the caller computes alone) and a rule that starts busy where
+ * `pressure` (the device's cpu_pressure) is at least APO_TEAM_BUSY_PRESSURE. While the team keeps
+ * its helpers out after a losing run (team_rule.h), the caller computes every piece alone, and the
+ * run counts towards the next probe. Every piece is computed exactly once; once one fails, the
+ * pieces not started yet are skipped. Returns when every piece is done or skipped: the first
+ * failure's status, else APO_OK. `job` is only read by threads holding one of its pieces, so it may
+ * live on the caller's stack. Runs of one team must not overlap (a device runs one task at a time).
+ */
+apo_status apo__host_team_run(apo__host_team **team, int threads, double pressure, uint64_t pieces,
                               apo__team_piece_fn fn, void *job, apo__team_times *times);
 
 /* Stops and joins the helpers and frees the team (NULL: nothing). Only between runs. */

@@ -223,8 +223,8 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     apo__team_times times;
     /* Read only when helpers may share the run (see below). */
     double started = threads > 1 ? apo__now() : 0;
-    apo_status status =
-        apo__host_team_run(&dev->host_team, threads, pieces, run_piece, &job, &times);
+    apo_status status = apo__host_team_run(&dev->host_team, threads, dev->cpu_pressure, pieces,
+                                           run_piece, &job, &times);
     if (threads_offered != NULL)
         *threads_offered = times.threads_offered;
     if (touch_s == NULL)

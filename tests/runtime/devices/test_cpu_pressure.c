@@ -5,8 +5,8 @@
  * - the "some avg10" figure is taken from Linux's format, whatever line order, and only from
  *   the "some" line;
  * - text without it, or with a figure that is not a percentage, gives none (-1), never a guess;
- * - the file is APPORTION_CPU_PRESSURE_FILE when set (empty: never read), and a missing or
- *   malformed file gives none.
+ * - the file named is read (`off`: none is), and a missing or malformed file gives none;
+ *   test_host_team.c names one through APPORTION_CPU_PRESSURE_FILE.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -59,21 +59,16 @@ static void pressure_file(char *path, size_t size, const char *text) {
     cr_assert_eq(test_tmpfile_with(text, path, size), 0, "writing %s", path);
 }
 
-Test(cpu_pressure, the_file_is_the_variables_and_a_bad_one_gives_none) {
+Test(cpu_pressure, the_file_named_is_read_and_a_bad_one_gives_none) {
     char busy[512], garbage[512];
     pressure_file(busy, sizeof busy, "some avg10=80.00 avg60=70.00 avg300=10.00 total=99\n");
     pressure_file(garbage, sizeof garbage, "\x01\x02 not a pressure file");
-    cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", busy, 1), 0);
-    cr_assert_float_eq(apo__cpu_pressure_avg10(), 80.0, 1e-12);
-    cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", garbage, 1), 0);
-    cr_assert_eq(apo__cpu_pressure_avg10(), -1);
-    cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", "", 1), 0);
-    cr_assert_eq(apo__cpu_pressure_avg10(), -1, "an empty variable must switch the reading off");
+    cr_assert_float_eq(apo__cpu_pressure_avg10(busy), 80.0, 1e-12);
+    cr_assert_eq(apo__cpu_pressure_avg10(garbage), -1);
+    cr_assert_eq(apo__cpu_pressure_avg10("off"), -1, "`off` must switch the reading off");
     char missing[600];
     snprintf(missing, sizeof missing, "%s.gone", busy);
-    cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", missing, 1), 0);
-    cr_assert_eq(apo__cpu_pressure_avg10(), -1);
-    cr_assert_eq(unsetenv("APPORTION_CPU_PRESSURE_FILE"), 0);
+    cr_assert_eq(apo__cpu_pressure_avg10(missing), -1);
     unlink(busy);
     unlink(garbage);
 }

@@ -44,7 +44,7 @@
  * out); the test of that start names its own pressure file. */
 static apo_runtime *runtime_on(const char *devices, const char *isa) {
     if (getenv("APPORTION_CPU_PRESSURE_FILE") == NULL)
-        cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", "", 1), 0);
+        cr_assert_eq(setenv("APPORTION_CPU_PRESSURE_FILE", "off", 1), 0);
     if (isa != NULL)
         cr_assert_eq(setenv("APPORTION_CPU_ISA", isa, 1), 0);
     apo_runtime *rt = test_runtime(devices);
