@@ -51,8 +51,9 @@ static void say_hello(apo__device_set *set, apo_status open_status, double timeo
     apo__mpi_lock();
     int rc = MPI_Isend(&h, (int)sizeof h, MPI_BYTE, 0, APO_TAG_HELLO, apo__mpi_comm(), &req);
     apo__mpi_unlock();
-    int done =
-        rc == MPI_SUCCESS ? apo__mpi_wait(&req, 1, apo__now() + timeout_s, APO_MPI_WAIT_IDLE) : -1;
+    int done = rc == MPI_SUCCESS
+                   ? apo__mpi_wait(&req, 1, apo__now() + timeout_s, APO_MPI_WAIT_IDLE, 0)
+                   : -1;
     if (done != 1) {
         if (done == 0) {
             apo__mpi_lock();
@@ -181,7 +182,7 @@ void apo__cluster_leave(apo__cluster *c, apo__device *devices, size_t n_devices)
             for (size_t i = 0; i < n_devices; i++)
                 if (devices[i].info.kind == APO_DEVICE_RANK)
                     apo__rank_device_drain(&devices[i], deadline);
-            if (apo__mpi_wait(reqs, (int)n, apo__now() + c->timeout_s, APO_MPI_WAIT_IDLE) == 1) {
+            if (apo__mpi_wait(reqs, (int)n, apo__now() + c->timeout_s, APO_MPI_WAIT_IDLE, 0) == 1) {
                 free(bye);
             } else {
                 /* Goodbyes still in flight keep their buffers: MPI may yet read them. */

@@ -197,8 +197,8 @@ static int serve_task(const serve_context *sc, const apo__task_header *h, serve_
     apo__mpi_lock();
     int rc = apo__mpi_irecv_doubles(b->in, in_count, 0, APO_TAG_INPUT, reqs);
     apo__mpi_unlock();
-    if (rc != MPI_SUCCESS ||
-        apo__mpi_wait(reqs, 2, apo__now() + timeout_s, APO_MPI_WAIT_TRANSFER) != 1) {
+    if (rc != MPI_SUCCESS || apo__mpi_wait(reqs, 2, apo__now() + timeout_s, APO_MPI_WAIT_TRANSFER,
+                                           in_count * sizeof(double)) != 1) {
         reply.status = APO_ERR_DEVICE_LOST;
         snprintf(reply.message, sizeof reply.message, "the task's input did not arrive");
         (void)send_reply(&reply, NULL, 0, timeout_s, inbox);

@@ -122,7 +122,12 @@ void apo__mpi_backoff(unsigned round) {
 
 void apo__mpi_yield(void) { sched_yield(); }
 
-int apo__mpi_wait(MPI_Request *reqs, int n, double deadline, apo__mpi_wait_mode mode) {
+int apo__mpi_wait(MPI_Request *reqs, int n, double deadline, apo__mpi_wait_mode mode,
+                  size_t bytes) {
+    const double spin_until =
+        mode == APO_MPI_WAIT_TRANSFER
+            ? apo__now() + APO_MPI_SPIN_BASE_S + (double)bytes / APO_MPI_SPIN_BYTES_PER_S
+            : 0;
     for (unsigned round = 0;; round++) {
         int done = 0;
         apo__mpi_lock();
@@ -134,9 +139,10 @@ int apo__mpi_wait(MPI_Request *reqs, int n, double deadline, apo__mpi_wait_mode 
             return 1;
         if (apo__now() > deadline)
             return 0;
-        if (mode == APO_MPI_WAIT_TRANSFER)
-            apo__mpi_yield();
-        else
+        if (mode == APO_MPI_WAIT_TRANSFER) {
+            if (apo__now() >= spin_until)
+                apo__mpi_yield();
+        } else
             apo__mpi_backoff(round);
     }
 }

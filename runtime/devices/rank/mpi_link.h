@@ -39,13 +39,22 @@ void apo__mpi_unlock(void);
 /* How a wait polls. Waiting for a peer to compute, a rank sleeps between polls (backing
  * off), so that it leaves the cores to the ranks computing beside it. Moving data, MPI
  * progresses a large message a fragment per poll on both sides, so a rank polls as fast as
- * it can, only yielding the core. */
+ * it can: without a pause for as long as the bytes would take at
+ * APO_MPI_SPIN_BYTES_PER_S, plus APO_MPI_SPIN_BASE_S, then yielding the core between polls.
+ * Where the polling thread shares its core with a computing one (rank 0's cpu device), a
+ * yield can hand the core over for a scheduler slice, milliseconds, and a yield after every
+ * poll made each fragment of a healthy transfer wait for one; past the spin, the peer is
+ * slow (throttled, starved), and yielding leaves the core to the computation (docs/
+ * cluster.md, "Waiting for a rank"). */
 typedef enum apo__mpi_wait_mode { APO_MPI_WAIT_IDLE, APO_MPI_WAIT_TRANSFER } apo__mpi_wait_mode;
+#define APO_MPI_SPIN_BYTES_PER_S 1e9
+#define APO_MPI_SPIN_BASE_S 200e-6
 
 /* Polls `reqs` until all are complete or apo__now() passes `deadline` (INFINITY: no
- * deadline). Returns 1 when all completed, 0 at the deadline, -1 when MPI reports an error.
- * Completed requests become MPI_REQUEST_NULL. */
-int apo__mpi_wait(MPI_Request *reqs, int n, double deadline, apo__mpi_wait_mode mode);
+ * deadline). `bytes`: with APO_MPI_WAIT_TRANSFER, the bytes the requests move (it sets the
+ * spin above); else unused. Returns 1 when all completed, 0 at the deadline, -1 when MPI
+ * reports an error. Completed requests become MPI_REQUEST_NULL. */
+int apo__mpi_wait(MPI_Request *reqs, int n, double deadline, apo__mpi_wait_mode mode, size_t bytes);
 
 /* Posts a non-blocking send or receive of `count` doubles as at most two messages with the
  * same tag (whole blocks of a derived type, then the rest), so that counts beyond INT_MAX

@@ -140,9 +140,11 @@ static apo_status rank_run(apo__device *dev, const apo__call *call, uint64_t fir
     }
 
     double deadline = t0 + st->timeout_s;
-    int sent = apo__mpi_wait(st->sends, 3, deadline, APO_MPI_WAIT_TRANSFER);
+    int sent = apo__mpi_wait(st->sends, 3, deadline, APO_MPI_WAIT_TRANSFER,
+                             sizeof *h + in_count * sizeof(double));
     double t_sent = apo__now();
-    int replied = sent == 1 ? apo__mpi_wait(&st->reply_req, 1, deadline, APO_MPI_WAIT_IDLE) : sent;
+    int replied =
+        sent == 1 ? apo__mpi_wait(&st->reply_req, 1, deadline, APO_MPI_WAIT_IDLE, 0) : sent;
     double t_reply = apo__now();
     if (replied != 1) {
         mark_dead(dev, st, replied == 0 ? "did not answer in time" : "failed in MPI");
@@ -163,9 +165,10 @@ static apo_status rank_run(apo__device *dev, const apo__call *call, uint64_t fir
         return st->reply.status == APO_ERR_KERNEL_FAILED ? APO_ERR_KERNEL_FAILED
                                                          : APO_ERR_DEVICE_LOST;
     }
-    int received = post_data(st) ? apo__mpi_wait(st->data, 2, apo__now() + st->timeout_s,
-                                                 APO_MPI_WAIT_TRANSFER)
-                                 : -1;
+    int received = post_data(st)
+                       ? apo__mpi_wait(st->data, 2, apo__now() + st->timeout_s,
+                                       APO_MPI_WAIT_TRANSFER, st->out_count * sizeof(double))
+                       : -1;
     if (received != 1) {
         mark_dead(dev, st, received == 0 ? "did not send its results in time" : "failed in MPI");
         return APO_ERR_DEVICE_LOST;
@@ -217,16 +220,17 @@ int apo__rank_device_drain(apo__device *dev, double deadline) {
     if (st->phase == EXCHANGE_IDLE)
         return 1;
     /* Let the late exchange finish into this device's buffers, then drop it. */
-    int ok = apo__mpi_wait(st->sends, 3, deadline, APO_MPI_WAIT_IDLE) == 1;
+    int ok = apo__mpi_wait(st->sends, 3, deadline, APO_MPI_WAIT_IDLE, 0) == 1;
     if (ok && st->phase == EXCHANGE_AWAIT_REPLY) {
-        ok = apo__mpi_wait(&st->reply_req, 1, deadline, APO_MPI_WAIT_IDLE) == 1;
+        ok = apo__mpi_wait(&st->reply_req, 1, deadline, APO_MPI_WAIT_IDLE, 0) == 1;
         if (ok && st->reply.status == APO_OK)
             ok = post_data(st);
         else if (ok)
             st->phase = EXCHANGE_IDLE;
     }
     if (ok && st->phase == EXCHANGE_AWAIT_DATA)
-        ok = apo__mpi_wait(st->data, 2, deadline, APO_MPI_WAIT_TRANSFER) == 1;
+        ok = apo__mpi_wait(st->data, 2, deadline, APO_MPI_WAIT_TRANSFER,
+                           st->out_count * sizeof(double)) == 1;
     if (ok) {
         st->phase = EXCHANGE_IDLE;
         return 1;
