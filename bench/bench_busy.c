@@ -1,8 +1,13 @@
 /*
  * apo-bench-busy: the cpu device on a machine busy with other work (docs/PERF.md, "The cpu
  * device on a busy machine"). Each round times bollinger over one series on the default cpu
- * device (all its threads) and on a one-thread cpu device, call for call interleaved, and
- * prints both medians and their ratio; the target is a ratio of at most 1.3 in every round.
+ * device (all its threads) and on a one-thread cpu device in pairs of calls made back to back,
+ * which of the two goes first drawn for each pair, and prints both medians, their ratio, and
+ * the median of the pairs' own ratios; the target is a pairs' median of at most 1.3 in every
+ * round. The pairs' median is the one judged because, under a load that leaves the bench
+ * either a whole core or half of one, each call's time is one of two values about 2x apart,
+ * and a round's median of either side lands on either value whatever the device does
+ * (docs/PERF.md, "Medians that flip between two modes").
  * The load is the caller's to start (scripts/busy-bench.sh starts two niced compile loops);
  * every row says how busy the machine was.
  *
@@ -12,6 +17,7 @@
  * timed. Exit status: 0 when every round met the target, 1 when one did not, 2 on a usage or
  * runtime error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +50,14 @@ static void close_side(side *s) {
     for (int o = 0; o < 3; o++)
         free(s->out[o]);
     apo_runtime_destroy(s->rt);
+}
+
+/* A 64-bit xorshift step: which side of a pair goes first, the same sequence every run. */
+static uint64_t next_draw(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
 }
 
 /* One call; its wall time in ms, or a negative value on failure. *offered gets the
@@ -84,9 +98,10 @@ int main(int argc, char **argv) {
     double *x = malloc(n * sizeof *x);
     double *ms_default = malloc((size_t)calls * sizeof(double));
     double *ms_one = malloc((size_t)calls * sizeof(double));
+    double *pair_ratio = malloc((size_t)calls * sizeof(double));
     side dflt = {0}, one = {0};
     int status = 2;
-    if (x == NULL || ms_default == NULL || ms_one == NULL)
+    if (x == NULL || ms_default == NULL || ms_one == NULL || pair_ratio == NULL)
         goto done;
     bench_fill_walk(x, 1, n, 7);
     if (open_side(&dflt, "cpu", n) != 0 || open_side(&one, "cpu:threads=1", n) != 0)
@@ -103,38 +118,50 @@ int main(int argc, char **argv) {
     apo_device_info info = APO_DEVICE_INFO_INIT;
     if (bench_check(apo_device_get(dflt.rt, 0, &info), "device"))
         goto done;
-    printf("# bollinger over %zu bars, %s against cpu (1 thread), %d calls each per round, "
-           "interleaved; medians\n",
+    printf("# bollinger over %zu bars, %s against cpu (1 thread), %d pairs of calls per round, "
+           "back to back, the first of each pair drawn; medians\n",
            n, info.label, (int)calls);
-    printf("# alone: the default device's calls of the round that its calling thread computed\n"
+    printf("# ratio: default_ms / 1thread_ms; pairs: the median of each pair's own ratio (the "
+           "target's figure)\n"
+           "# alone: the default device's calls of the round that its calling thread computed\n"
            "#   alone, its helpers kept out after a call that waited for a preempted one\n");
-    printf("%-6s %12s %12s %8s %6s  %s\n", "round", "default_ms", "1thread_ms", "ratio", "alone",
-           "load");
+    printf("%-6s %12s %12s %8s %8s %6s  %s\n", "round", "default_ms", "1thread_ms", "ratio",
+           "pairs", "alone", "load");
     status = 0;
     double worst = 0;
+    uint64_t draw = 0x9e3779b97f4a7c15u;
     for (int r = 0; r < (int)rounds; r++) {
         int alone = 0;
         for (int c = 0; c < (int)calls; c++) {
-            ms_default[c] = call_ms(&dflt, x, n, &offered);
-            alone += offered == 1;
-            ms_one[c] = call_ms(&one, x, n, &offered);
+            /* A fixed order would let a periodic load (a scheduler's slices) favour one side. */
+            int offered_default;
+            if (next_draw(&draw) & 1) {
+                ms_default[c] = call_ms(&dflt, x, n, &offered_default);
+                ms_one[c] = call_ms(&one, x, n, &offered);
+            } else {
+                ms_one[c] = call_ms(&one, x, n, &offered);
+                ms_default[c] = call_ms(&dflt, x, n, &offered_default);
+            }
+            alone += offered_default == 1;
             if (ms_default[c] < 0 || ms_one[c] < 0) {
                 status = 2;
                 goto done;
             }
+            pair_ratio[c] = ms_default[c] / ms_one[c];
         }
         double a = bench_median(ms_default, (size_t)calls);
         double b = bench_median(ms_one, (size_t)calls);
+        double pairs = bench_median(pair_ratio, (size_t)calls);
         char load[64];
         bench_load_average(load, sizeof load);
-        printf("%-6d %12.3f %12.3f %8.2f %6d  %s\n", r, a, b, a / b, alone, load);
+        printf("%-6d %12.3f %12.3f %8.2f %8.2f %6d  %s\n", r, a, b, a / b, pairs, alone, load);
         fflush(stdout);
-        worst = a / b > worst ? a / b : worst;
-        if (a > 1.3 * b)
+        worst = pairs > worst ? pairs : worst;
+        if (pairs > 1.3)
             status = 1;
     }
-    printf("# worst round: %.2fx the one-thread time (target: at most 1.3x) -> %s\n", worst,
-           status == 0 ? "met" : "MISSED");
+    printf("# worst round: pairs' median %.2fx the one-thread time (target: at most 1.3x) -> %s\n",
+           worst, status == 0 ? "met" : "MISSED");
 done:
     if (dflt.rt != NULL)
         close_side(&dflt);
@@ -143,5 +170,6 @@ done:
     free(x);
     free(ms_default);
     free(ms_one);
+    free(pair_ratio);
     return status;
 }

@@ -4,7 +4,8 @@
 # docs/PERF.md, "The cpu device on a busy machine". Both loops and the generated file are
 # removed on exit, also on failure and Ctrl-C. Extra arguments go to the bench.
 #
-#   scripts/busy-bench.sh [BUILD_DIR] [--own-sessions] [--rounds N] [--calls N] [--size N]
+#   scripts/busy-bench.sh [BUILD_DIR] [--own-sessions] [--settle S] [--rounds N] [--calls N]
+#                         [--size N]
 #
 # --own-sessions starts each loop in a session of its own (setsid), as a compile started
 # from another terminal runs. With the kernel's autogroup scheduling (Linux's default on
@@ -12,6 +13,11 @@
 # a group that gets an equal share of the CPUs, and `nice` only orders the threads inside
 # a group: the loops then take two thirds of the machine whatever their nice value. Without
 # it the loops share the bench's session, and nice makes them yield to it.
+#
+# --settle S: seconds between starting the loops and starting the bench (default 2). The
+# machine's processor pressure, which the cpu device reads as the runtime opens it
+# (docs/scheduling.md, "A machine busy from the start"), is a 10-second average: after 2 s
+# it reads a few percent, after 6 s well over the device's threshold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -23,6 +29,11 @@ own_sessions=0
 if [ "${1:-}" = --own-sessions ]; then
     own_sessions=1
     shift
+fi
+settle=2
+if [ "${1:-}" = --settle ]; then
+    settle=${2:?--settle needs seconds}
+    shift 2
 fi
 bench=$build/bench/apo-bench-busy
 [ -x "$bench" ] || { echo "scripts/busy-bench.sh: $bench not built" >&2; exit 2; }
@@ -68,6 +79,7 @@ for l in 1 2; do
     pids+=($!)
 done
 sessions=$([ "$own_sessions" = 1 ] && echo "each in a session of its own" || echo "in this session")
-echo "# load: two loops of nice -n 10 gcc -O3 -c big.c (3000 functions), $sessions"
-sleep 2
+echo "# load: two loops of nice -n 10 gcc -O3 -c big.c (3000 functions), $sessions; the bench starts $settle s after them"
+sleep "$settle"
+echo "# processor pressure at the bench's start: $(grep '^some' /proc/pressure/cpu 2>/dev/null || echo none)"
 "$bench" "$@"
