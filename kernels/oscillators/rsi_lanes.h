@@ -24,9 +24,13 @@ apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t
     apo_tv g = zero, l = zero;
     size_t seen = 0, step = 0;
     apo_tv before = apo__cat_lanes_load(x, &ln, 0, 1);
+    /* Each step's `before` is the last step's `now`, tested there: only the first is tested
+     * here, which keeps one test on each step's path. */
+    if (!apo__cat_lanes_all_finite(before))
+        ln.steps = 0;
     for (; step < ln.steps; step++) {
         const apo_tv now = apo__cat_lanes_load(x, &ln, step, 0);
-        if (!apo__cat_lanes_all_finite(now) || !apo__cat_lanes_all_finite(before))
+        if (!apo__cat_lanes_all_finite(now))
             break;
         const apo_tv d = now - before;
         before = now;

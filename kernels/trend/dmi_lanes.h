@@ -1,7 +1,7 @@
 /*
  * dmi_lanes.h: PLUS_DI's, MINUS_DI's and ADX's tiles side by side, one per vector lane
  * (catalog_lanes.h says how the bits stay each tile's). Each lane performs dmi_tile.h's
- * operations in its order: the true range is trange_tile.h's (trange_lanes.h), the
+ * operations in its order: the true range is trange_tile.h's vector body, the
  * directional movements and the "defined" tests are selects on the same comparisons, and a
  * lane where DX is undefined keeps its ADX, as the scalar body skips it.
  */
@@ -10,7 +10,7 @@
 
 #include "catalog_lanes.h"
 #include "dmi_tile.h"
-#include "trange_lanes.h"
+#include "trange_tile.h"
 
 #ifdef APO_TILE_LANES
 
@@ -27,15 +27,25 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
     apo_tv sp = zero, sm = zero, str = zero, adx = zero;
     size_t n[2] = {0, 0}; /* the bars and the DX seen, as apo__dmi_run counts them */
     size_t step = 0;
+    /* Each bar is gathered once, at its own step, and kept for the next one's moves and true
+     * range: three gathers a step where five (the previous bar's high, low and close again)
+     * were a third of its time. A lane whose tile has ended re-reads its last bar, so its
+     * "previous" bar is that bar too: values it never stores. */
+    apo_tv h_before = apo__cat_lanes_load(high, &ln, 0, 1),
+           l_before = apo__cat_lanes_load(low, &ln, 0, 1),
+           c_before = apo__cat_lanes_load(io->in[2], &ln, 0, 1);
     for (; step < ln.steps; step++) {
-        /* Today's high and low are gathered once, for the moves and the true range both. */
         const apo_tv h = apo__cat_lanes_load(high, &ln, step, 0),
-                     l = apo__cat_lanes_load(low, &ln, step, 0);
-        const apo_tv tr = apo__true_range_lanes_of(io, &ln, step, h, l);
-        const apo_tv up = h - apo__cat_lanes_load(high, &ln, step, 1);
-        const apo_tv down = apo__cat_lanes_load(low, &ln, step, 1) - l;
-        if (!apo__cat_lanes_all_finite(tr) || !apo__cat_lanes_all_finite(up) ||
-            !apo__cat_lanes_all_finite(down))
+                     l = apo__cat_lanes_load(low, &ln, step, 0),
+                     c = apo__cat_lanes_load(io->in[2], &ln, step, 0);
+        const apo_tv tr = apo__true_range_of(h, l, c_before);
+        const apo_tv up = h - h_before;
+        const apo_tv down = l_before - l;
+        h_before = h;
+        l_before = l;
+        c_before = c;
+        /* One test for the three: x - x is +0.0 where x is finite, NaN elsewhere. */
+        if (!apo__cat_lanes_all_finite((tr - tr) + (up - up) + (down - down)))
             break;
         const apo_tv pdm = apo_tv_pick((up > zero) & (up > down), up, zero);
         const apo_tv mdm = apo_tv_pick((down > zero) & (down > up), down, zero);

@@ -1,6 +1,7 @@
 /*
  * trange_lanes.h: the true range of each lane of a round of tiles (catalog_lanes.h), for the
- * recurrences that smooth it (atr_lanes.h, dmi_lanes.h). The lanes' three samples are
+ * recurrence that smooths it (atr_lanes.h; dmi_lanes.h keeps each bar for the next step and
+ * calls the vector body itself). The lanes' three samples are
  * gathered into vectors and compared as trange_tile.h's vector body compares them, lane for
  * lane the scalar function's operations: a lane by lane call cost about a serial step per
  * step of lanes (docs/PERF.md).
