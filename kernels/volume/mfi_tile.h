@@ -8,7 +8,11 @@
  * below 1 (a guard against division by small numbers that zeroes fractional volumes, of
  * crypto assets for one); here only an exact 0 does.
  *
- * Tile: halo p. pos and neg are double-doubles of the exact flows (Dekker's product, dd.h),
+ * Tile: halo p. For p <= APO_MFI_DIRECT_MAX each output sums its own window's flows
+ * (apo__mfi_direct_block), in a fixed order that makes it a function of the window alone; a
+ * plain add or two a bar, where the slide below needs a TwoSum a bar on each sum, which kept
+ * the 1e4-bar call at 0.6 of TA-Lib's speed (docs/PERF.md). Longer periods slide:
+ * pos and neg are double-doubles of the exact flows (Dekker's product, dd.h),
  * summed exactly at the tile's first clean window and after each gap, then slid as
  * window_sum.h slides a sum of products (apo__dd_slide_dd: one plain add a step on each
  * sum's chain, the exact errors gathered beside it and folded at fixed bars), where every
@@ -283,6 +287,198 @@ static inline APO_HD apo__dd_pair apo__mfi_block(const apo__cat_io *io, size_t p
     return apo__dd_pair_of(pos, neg);
 }
 
+/* Periods up to this take each window's own sums (apo__mfi_direct_block); longer ones slide.
+ * It is the slide's block length, so that a block's scratch stays a fixed stack block. */
+#define APO_MFI_DIRECT_MAX APO_DD_FOLD
+
+/* The most outputs a direct block computes: on the CPU several slide blocks of clean windows
+ * at once, since every block computes the flows of p - 1 bars before its first output again
+ * (a fifth more flows at p = 14 with 64 outputs); a stack block of 18 KiB. */
+#ifdef APO_TILE_LANES
+#define APO_MFI_DIRECT_OUTPUTS (4 * APO_DD_FOLD)
+#else
+#define APO_MFI_DIRECT_OUTPUTS APO_DD_FOLD
+#endif
+
+/* Bars a direct block's scratch holds: its outputs' windows. */
+#define APO_MFI_DIRECT_SPAN (APO_MFI_DIRECT_OUTPUTS + APO_MFI_DIRECT_MAX)
+
+/* A direct block's flows and their sums over 2 and 4 bars, pos and neg, by bar from the
+ * first window's first bar. */
+typedef struct apo__mfi_direct_scratch {
+    double tp[APO_MFI_DIRECT_SPAN + 1]; /* tp[j]: the typical price of the bar before f*[j] */
+    double fp[APO_MFI_DIRECT_SPAN], fn[APO_MFI_DIRECT_SPAN]; /* the bar's flow or 0 */
+    double qp[APO_MFI_DIRECT_SPAN], qn[APO_MFI_DIRECT_SPAN]; /* f[j] + f[j + 1] */
+    double rp[APO_MFI_DIRECT_SPAN], rn[APO_MFI_DIRECT_SPAN]; /* q[j] + q[j + 2] */
+} apo__mfi_direct_scratch;
+
+/* The sum of the p flows f[k] .. f[k + p - 1] from its parts: the 4-bar sums r[k], r[k + 4],
+ * ... added left to right, then the 0 to 3 bars left (f, q, or q then f). Each output's sum
+ * is thus a fixed expression of its own window's flows, whichever block computes it. */
+static inline APO_HD double apo__mfi_window_sum(const double *f, const double *q, const double *r,
+                                                size_t p, size_t k) {
+    const size_t m = p / 4, a = k + 4 * m;
+    double tail = 0.0;
+    switch (p % 4) {
+    case 1:
+        tail = f[a];
+        break;
+    case 2:
+        tail = q[a];
+        break;
+    case 3:
+        tail = q[a] + f[a + 2];
+        break;
+    default:
+        break;
+    }
+    if (m == 0)
+        return tail;
+    double sum = r[k];
+    for (size_t i = 1; i < m; i++)
+        sum = sum + r[k + 4 * i];
+    return p % 4 != 0 ? sum + tail : sum;
+}
+
+/* MFI from a window's sums: 100 pos / (pos + neg), 0 where both are 0. */
+static inline APO_HD double apo__mfi_quotient(double pos, double neg) {
+    const double total = pos + neg;
+    return total != 0.0 ? apo__canonical_nan(100.0 * (pos / total)) : 0.0;
+}
+
+#ifdef APO_TILE_LANES
+/* apo__mfi_window_sum for the outputs k .. k + APO_TILE_LANES - 1, one per lane, the same
+ * additions in the same order. */
+static inline apo_tv apo__mfi_window_sum_lanes(const double *f, const double *q, const double *r,
+                                               size_t p, size_t k) {
+    const size_t m = p / 4, a = k + 4 * m;
+    apo_tv tail = apo_tv_splat(0.0);
+    switch (p % 4) {
+    case 1:
+        tail = apo_tv_load(f + a);
+        break;
+    case 2:
+        tail = apo_tv_load(q + a);
+        break;
+    case 3:
+        tail = apo_tv_load(q + a) + apo_tv_load(f + a + 2);
+        break;
+    default:
+        break;
+    }
+    if (m == 0)
+        return tail;
+    apo_tv sum = apo_tv_load(r + k);
+    for (size_t i = 1; i < m; i++)
+        sum = sum + apo_tv_load(r + k + 4 * i);
+    return p % 4 != 0 ? sum + tail : sum;
+}
+#endif
+
+/* sum[j] = x[j] + x[j + apart] for j < count: the block's 2- and 4-bar sums, in lanes where
+ * they fill a vector, the same add per element either way. */
+static inline APO_HD void apo__mfi_add_apart(const double *x, size_t apart, size_t count,
+                                             double *sum) {
+    size_t j = 0;
+#ifdef APO_TILE_LANES
+    for (; j + APO_TILE_LANES <= count; j += APO_TILE_LANES)
+        apo_tv_store(sum + j, apo_tv_load(x + j) + apo_tv_load(x + j + apart));
+#endif
+    for (; j < count; j++)
+        sum[j] = x[j] + x[j + apart];
+}
+
+/* The outputs t .. t + n - 1 (1 <= n <= APO_MFI_DIRECT_OUTPUTS, p <= APO_MFI_DIRECT_MAX), whose
+ * windows are all clean, each from its own window's flows: nothing carries from one output to the
+ * next, so the bits are a function of the window alone, however tiles, blocks and streams
+ * fall. A flow is tp * volume rounded once; the sums add p values >= 0, so each is within
+ * (p - 1) eps of its exact value (p eps with the flow's rounding), and the quotient within a
+ * few eps more. Each array is filled element by element with one expression, in lanes where
+ * they fill a vector and in scalar after, so the vector paths give the same bits. */
+static inline APO_HD void apo__mfi_direct_block(const apo__cat_io *io, size_t p, size_t t,
+                                                size_t n) {
+    apo__mfi_direct_scratch s;
+    const size_t first = t + 1 - p, bars = n + p - 1; /* the flows' bars: first .. */
+    const double *vol = io->in[3] + first;
+    size_t j = 0;
+#ifdef APO_TILE_LANES
+    for (; j + APO_TILE_LANES <= bars + 1; j += APO_TILE_LANES)
+        apo_tv_store(s.tp + j, apo__mfi_typical_lanes(io, first - 1 + j));
+#endif
+    for (; j <= bars; j++)
+        s.tp[j] = apo__typical(io, first - 1 + j);
+    j = 0;
+#ifdef APO_TILE_LANES
+    for (; j + APO_TILE_LANES <= bars; j += APO_TILE_LANES) {
+        const apo_tv cur = apo_tv_load(s.tp + j + 1), prev = apo_tv_load(s.tp + j);
+        const apo_tv flow = cur * apo_tv_load(vol + j), zero = apo_tv_splat(0.0);
+        apo_tv_store(s.fp + j, apo_tv_pick((apo_tm)(cur > prev), flow, zero));
+        apo_tv_store(s.fn + j, apo_tv_pick((apo_tm)(cur < prev), flow, zero));
+    }
+#endif
+    for (; j < bars; j++) {
+        const double cur = s.tp[j + 1], prev = s.tp[j], flow = cur * vol[j];
+        s.fp[j] = cur > prev ? flow : 0.0;
+        s.fn[j] = cur < prev ? flow : 0.0;
+    }
+    apo__mfi_add_apart(s.fp, 1, bars - 1, s.qp);
+    apo__mfi_add_apart(s.fn, 1, bars - 1, s.qn);
+    if (bars > 3) {
+        apo__mfi_add_apart(s.qp, 2, bars - 3, s.rp);
+        apo__mfi_add_apart(s.qn, 2, bars - 3, s.rn);
+    }
+    double *y = io->out[0] + t;
+    size_t k = 0;
+#ifdef APO_TILE_LANES
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
+        const apo_tv pos = apo__mfi_window_sum_lanes(s.fp, s.qp, s.rp, p, k);
+        const apo_tv neg = apo__mfi_window_sum_lanes(s.fn, s.qn, s.rn, p, k);
+        const apo_tv total = pos + neg, v = 100.0 * (pos / total);
+        apo_tv_store(y + k, apo_tv_pick((apo_tm)(total != 0.0),
+                                        apo_tv_pick((apo_tm)(v == v), v, apo_tv_splat(NAN)),
+                                        apo_tv_splat(0.0)));
+    }
+#endif
+    for (; k < n; k++)
+        y[k] = apo__mfi_quotient(apo__mfi_window_sum(s.fp, s.qp, s.rp, p, k),
+                                 apo__mfi_window_sum(s.fn, s.qn, s.rn, p, k));
+}
+
+/* apo__mfi_run for p <= APO_MFI_DIRECT_MAX: clean blocks and clean single bars alike from
+ * their windows (apo__mfi_direct_block); the state is only the last gap and whether the last
+ * window was clean, the sums v[] stay 0. */
+static inline APO_HD void apo__mfi_run_direct(const apo__cat_io *io, size_t end, apo__cat_run *r) {
+    const size_t p = (size_t)io->p[0];
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    size_t plain_until = 0;
+    for (size_t t = r->t; t < end; t++) {
+        size_t e = apo__clean_block_end(io->in, 4, valid, t, end, &plain_until);
+        if (e > t) {
+            /* The clean slide blocks that follow, while they fit one direct block. */
+            while (e < end && e - t + APO_DD_FOLD <= APO_MFI_DIRECT_OUTPUTS) {
+                const size_t next = apo__clean_block_end(io->in, 4, 1, e, end, &plain_until);
+                if (next == e)
+                    break;
+                e = next;
+            }
+            apo__mfi_direct_block(io, p, t, e - t);
+            t = e - 1;
+            continue;
+        }
+        if (!apo__all_finite_at(io->in, 4, t))
+            bad = t + 1;
+        valid = apo__window_clean(t, p + 1, bad);
+        if (valid)
+            apo__mfi_direct_block(io, p, t, 1);
+        else
+            io->out[0][t] = NAN;
+    }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+}
+
 /* The loop from r->t to end, after apo__window_start over the 4 inputs and p + 1 bars
  * (apo__cat_run: n[0] the last gap, n[1] whether the sums are the last window's; v[0], v[1]
  * pos and v[2], v[3] neg, as slid: hi and the gathered errors). A tile is one start and one
@@ -291,6 +487,10 @@ static inline APO_HD apo__dd_pair apo__mfi_block(const apo__cat_io *io, size_t p
 static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
+    if (p <= APO_MFI_DIRECT_MAX) {
+        apo__mfi_run_direct(io, end, r);
+        return;
+    }
     const size_t span = p + 1;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
