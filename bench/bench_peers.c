@@ -49,6 +49,7 @@ typedef struct options {
     int reps; /* 0: the rule */
     int rebuild;
     int batch;
+    int fresh_series; /* 0: one series replayed; else the largest pool of distinct series */
     const char *cache;
     const char *kernels; /* comma list; NULL: bollinger, macd and every catalog row */
 } options;
@@ -62,6 +63,11 @@ static void usage(FILE *f) {
                "                 TA-Lib has (sma, rsi, atr, ...; catalog: all of those;\n"
                "                 default: everything)\n"
                "  --reps N       timed calls per contender and size (default: the rule printed)\n"
+               "  --fresh-series N\n"
+               "                 catalog kernels only: each repetition reads the next of a pool\n"
+               "                 of up to N distinct series (at most 256 MiB of bars), the same\n"
+               "                 for every contender, so that no branch predictor learns the\n"
+               "                 series by replay (default: one series, replayed)\n"
                "  --cache DIR    where the peers are fetched and built (default\n"
                "                 $XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)\n"
                "  --rebuild      build the peer libraries again\n"
@@ -89,6 +95,7 @@ static int parse_options(int argc, char **argv, options *o) {
     o->reps = 0;
     o->rebuild = 0;
     o->batch = 1;
+    o->fresh_series = 0;
     o->cache = NULL;
     o->kernels = NULL;
     for (int i = 1; i < argc; i++) {
@@ -103,6 +110,10 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc &&
                    bench_parse_count(argv[i + 1], 1, 1000, &v) == 0) {
             o->reps = (int)v;
+            i++;
+        } else if (strcmp(argv[i], "--fresh-series") == 0 && i + 1 < argc &&
+                   bench_parse_count(argv[i + 1], 1, 1000, &v) == 0) {
+            o->fresh_series = (int)v;
             i++;
         } else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
             o->cache = argv[++i];
@@ -580,7 +591,7 @@ int main(int argc, char **argv) {
     if (do_boll && do_macd)
         print_targets(boll, macd, n_res);
     if (rc == 0) {
-        const peers_catalog_options co = {o.kernels, o.max_size, o.batch, o.reps};
+        const peers_catalog_options co = {o.kernels, o.max_size, o.batch, o.reps, o.fresh_series};
         rc = peers_catalog_run(&peers, c.rt, &co);
     }
     bench_load_average(load, sizeof load);

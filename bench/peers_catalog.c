@@ -9,6 +9,13 @@
  * between two different computations without saying so. Then `reps` calls each,
  * interleaved call by call with the order rotating, all into the same outputs, as the
  * bollinger and macd tables do (bench_peers.c).
+ *
+ * With --fresh-series, repetition r of every contender reads series r mod pool of a pool of
+ * distinct walks (pool_size below) instead of replaying one: a peer whose loop branches on
+ * the data (price up or down) can otherwise have its branch predictor learn a 1e4-bar
+ * series over the repetitions, which no caller computing an indicator on new data sees.
+ * Each timed call's inputs are read once, untimed, just before it, so that the caches hold
+ * them as they hold the replayed series, and what changes is the predictor's history alone.
  */
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +33,10 @@ enum { TULIP, TALIB, APO1, APON, CONTENDERS };
 
 #define BATCH_ROWS 1000
 #define BATCH_COLS 10000
+/* The most memory --fresh-series spends on its pool of bars: at 1e4 bars a series is 400 KB
+ * and the pool can give every repetition its own series; at 1e6 bars (40 MB a series) it
+ * holds 6, each already longer than any predictor's history. */
+#define POOL_BYTES (256.0 * 1024 * 1024)
 
 /* Outputs within this of TA-Lib's, relative to the largest |TA-Lib output| of the row, are
  * the same computation up to rounding: the recurrences and windows agree to 1e-12 and
@@ -72,6 +83,8 @@ typedef struct job {
     double *ti_spare;                      /* a Tulip output apportion has no use for */
     int ta_begin;                          /* TA-Lib's outBegIdx */
     int ti_start;                          /* Tulip's first output index; -1: Tulip left out */
+    size_t pool;                           /* distinct series in rows x cols blocks of in[]; 0:
+                                            * the one series, replayed */
 } job;
 
 static int run_apportion(const job *j, int who) {
@@ -209,6 +222,17 @@ static int probe_talib(job *j) {
     return peer_call_talib(j->k, j->fns, (int)j->cols, in, out, &j->ta_begin);
 }
 
+/* Reads every input of `j` once, so that a timed call finds its series in the caches as the
+ * replayed one is. The sum is kept, so that the loads are not optimised away. */
+static volatile double warm_sink;
+static void warm_inputs(const job *j) {
+    double sum = 0;
+    for (int i = 0; i < j->k->n_inputs; i++)
+        for (size_t t = 0; t < j->rows * j->cols; t += 8)
+            sum += j->in[i][t];
+    warm_sink = sum;
+}
+
 static int measure(job *j, const peers_catalog_options *o, row *res) {
     const size_t n = j->rows * j->cols;
     int rc = 0;
@@ -252,6 +276,12 @@ static int measure(job *j, const peers_catalog_options *o, row *res) {
     for (int r = 0; r < reps && rc == 0; r++)
         for (int c = 0; c < CONTENDERS && rc == 0; c++) {
             const int w = (r + c) % CONTENDERS;
+            if (j->pool > 0) {
+                const size_t block = (size_t)r % j->pool * j->rows * j->cols;
+                for (int i = 0; i < j->k->n_inputs; i++)
+                    shared.in[i] = j->in[i] + block;
+                warm_inputs(&shared);
+            }
             const double c0 = thread_cpu_now(), t0 = bench_now();
             rc = run(&shared, w);
             times[w * reps + r] = bench_now() - t0;
@@ -276,8 +306,13 @@ done:
 
 /* ---- the tables ------------------------------------------------------------------------ */
 
-static void print_header(size_t rows, size_t cols) {
-    printf("\n# catalog kernels, %zu x %zu, TA-Lib's default parameters\n", rows, cols);
+static void print_header(size_t rows, size_t cols, size_t pool) {
+    printf("\n# catalog kernels, %zu x %zu, TA-Lib's default parameters", rows, cols);
+    if (pool > 0)
+        printf("; repetition r reads series r mod %zu of %zu distinct ones (--fresh-series; "
+               "d_apo, d_tulip on the first)",
+               pool, pool);
+    printf("\n");
     printf("# %-15s %4s %9s %9s %9s %9s %10s %10s %10s %10s | %9s %9s %9s %10s %10s | %9s "
            "%9s\n",
            "kernel", "reps", "tulip_ms", "talib_ms", "apo1_ms", "apoN_ms", "talib/apo1",
@@ -343,16 +378,32 @@ int peers_catalog_has(const char *name) {
 
 /* Every kernel of the size: returns 0, -1 on a failure, 1 when apportion's outputs are not
  * TA-Lib's computation or differ between thread counts (the table says which). */
+/* How many distinct series --fresh-series gives a single series of `cols` bars: as many as
+ * asked, no more than the repetitions can use or POOL_BYTES holds; 0 where the series is
+ * replayed (no --fresh-series, or a batch, whose rows are distinct series already). */
+static size_t pool_size(const peers_catalog_options *o, size_t rows, size_t cols) {
+    if (o->fresh_series <= 0 || rows != 1)
+        return 0;
+    const double fits = POOL_BYTES / ((double)PEER_SERIES * sizeof(double) * (double)cols);
+    size_t pool = (size_t)o->fresh_series;
+    const size_t reps = (size_t)bench_peers_reps(o->reps, cols);
+    pool = pool < reps ? pool : reps;
+    pool = (double)pool < fits ? pool : (size_t)fits;
+    return pool > 0 ? pool : 1;
+}
+
 static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_catalog_options *o,
                     size_t rows, size_t cols) {
     double *bars[PEER_SERIES] = {NULL};
-    if (make_bars(bars, rows, cols) != 0) {
+    const size_t pool = pool_size(o, rows, cols);
+    /* The pool is `pool` rows of the same walks: its first is the replayed series. */
+    if (make_bars(bars, pool > 0 ? pool : rows, cols) != 0) {
         fprintf(stderr, "apo-bench-peers: %zu x %zu: out of memory\n", rows, cols);
         for (int i = 0; i < PEER_SERIES; i++)
             free(bars[i]);
         return -1;
     }
-    print_header(rows, cols);
+    print_header(rows, cols, pool);
     int rc = 0;
     for (size_t i = 0; i < peer_kernel_count && rc >= 0; i++) {
         const peer_kernel *k = &peer_kernels[i];
@@ -364,7 +415,7 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
             printf("%-17s skipped: %s\n", k->name, why);
             continue;
         }
-        job j = {.k = k, .fns = &fns, .rt = rt, .rows = rows, .cols = cols};
+        job j = {.k = k, .fns = &fns, .rt = rt, .rows = rows, .cols = cols, .pool = pool};
         for (int in = 0; in < k->n_inputs; in++)
             j.in[in] = bars[k->inputs[in]];
         row res = {0};

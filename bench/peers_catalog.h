@@ -14,6 +14,8 @@ typedef struct peers_catalog_options {
     double max_size;     /* one series of 1e4 and of 1e6 samples, each up to this */
     int batch;           /* also rows of 10000 samples (peers_catalog.c: BATCH_ROWS) */
     int reps;            /* timed calls per contender; 0: the rule printed */
+    int fresh_series;    /* 0: one series replayed; else the largest pool of distinct series
+                          * that the repetitions cycle through (peers_catalog.c: pool_size) */
 } peers_catalog_options;
 
 /* Runs the section on rt[0] ("cpu:threads=1") and rt[1] ("cpu") and prints one table per
