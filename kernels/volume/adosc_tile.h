@@ -42,6 +42,19 @@ typedef struct apo__adosc_rates {
 /* Bars per call of the vector path (apo__adosc_block). */
 #define APO_ADOSC_BLOCK 256
 
+/* The serial part of a vector of bars: the A/D line and both averages stepped by the A/D
+ * steps step[], the scalar loop's operations; fast - slow written to y[] unless y is NULL. */
+static inline void apo__adosc_chain(double *ad, double *fe, double *se, apo__adosc_rates k,
+                                    const double *step, double *y) {
+    for (int i = 0; i < APO_TILE_LANES; i++) {
+        *ad += step[i];
+        *fe = (k.fk * *ad) + (k.fk1 * *fe);
+        *se = (k.sk * *ad) + (k.sk1 * *se);
+        if (y != NULL)
+            y[i] = *fe - *se;
+    }
+}
+
 /* The A/D line and both averages (a[0], a[1], a[2]) stepped over the n bars from t (whole
  * vectors) on the assumption that none has a gap, both averages being past their seed;
  * returns n, or 0 when a bar had a gap after all (the state left; outputs written may be
@@ -68,13 +81,7 @@ static inline size_t apo__adosc_block_clean(double a[3], const apo__cat_io *io, 
         const apo_tm take = (apo_tm)(h - l > 0.0);
         double step[APO_TILE_LANES];
         apo_tv_store(step, apo_tv_pick(take, apo__ad_flow_volume(h, l, c, v), apo_tv_splat(-0.0)));
-        for (int i = 0; i < APO_TILE_LANES; i++) {
-            ad += step[i];
-            fe = (k.fk * ad) + (k.fk1 * fe);
-            se = (k.sk * ad) + (k.sk1 * se);
-            if (out != NULL)
-                out[t + j + i] = fe - se;
-        }
+        apo__adosc_chain(&ad, &fe, &se, k, step, out != NULL ? out + t + j : NULL);
     }
     if (!apo_tm_all((apo_tm)(gaps == 0.0)))
         return 0;
@@ -101,12 +108,7 @@ static inline size_t apo__adosc_block_to_gap(double a[3], const apo__cat_io *io,
          * an average spilled, and the store and load sat on its chain. */
         double step[APO_TILE_LANES], y[APO_TILE_LANES];
         apo_tv_store(step, apo__ad_steps(io, t + j));
-        for (int i = 0; i < APO_TILE_LANES; i++) {
-            ad += step[i];
-            fe = (k.fk * ad) + (k.fk1 * fe);
-            se = (k.sk * ad) + (k.sk1 * se);
-            y[i] = fe - se;
-        }
+        apo__adosc_chain(&ad, &fe, &se, k, step, y);
         if (out != NULL)
             apo_tv_store(out + t + j, apo__flow_output(clean, apo_tv_load(y)));
     }
