@@ -54,6 +54,12 @@ static APO_CAT_SPECIALISED apo_tm apo__flow_finite(const double *const *in, size
     return (apo_tm)(z == 0.0);
 }
 
+/* apo__ad_add's money flow volume ((close - low) - (high - close)) / (high - low) * volume
+ * of the bars in the lanes, in that order, whatever their range. */
+static inline apo_tv apo__ad_flow_volume(apo_tv high, apo_tv low, apo_tv close, apo_tv vol) {
+    return (((close - low) - (high - close)) / (high - low)) * vol;
+}
+
 /* The A/D steps of bars t .. t + APO_TILE_LANES - 1 (inputs high, low, close, volume):
  * apo__ad_add's money flow volume where the bar is finite and high - low > 0, else -0.0,
  * the one term whose addition leaves every sum as it is (x + -0 is x, signed zeros
@@ -65,9 +71,8 @@ static APO_CAT_SPECIALISED apo_tv apo__ad_steps(const apo__cat_io *io, size_t t)
     const apo_tv high = apo_tv_load(io->in[0] + t), low = apo_tv_load(io->in[1] + t);
     const apo_tv close = apo_tv_load(io->in[2] + t), vol = apo_tv_load(io->in[3] + t);
     const apo_tv range = high - low;
-    const apo_tv mfv = (((close - low) - (high - close)) / range) * vol;
     const apo_tm take = apo__flow_finite(io->in, 4, t) & (apo_tm)(range > 0.0);
-    return apo_tv_pick(take, mfv, apo_tv_splat(-0.0));
+    return apo_tv_pick(take, apo__ad_flow_volume(high, low, close, vol), apo_tv_splat(-0.0));
 }
 
 /* The lanes of a sum the running kernels write: NaN (the NAN constant) where the bar is not

@@ -441,3 +441,35 @@ Test(catalog_more, adosc_has_talib_bits_in_its_first_tile, .timeout = 300) {
         series_free(&s);
     }
 }
+
+/* adosc whose A/D line overflows: from bar 600 on every bar closes at its high with a volume
+ * near DBL_MAX, so AD turns infinite and both averages with it, and fast - slow is inf - inf.
+ * Every output must be finite or the NAN constant's bits (the vector path makes NaN canonical
+ * only when a block ends with a non-finite average: adosc_tile.h), and some must be NaN. */
+Test(catalog_more, adosc_overflow_gives_the_canonical_nan) {
+    const ref_kernel *k = &kernels[7];
+    cr_assert_eq(k->id, APO_CAT_ADOSC);
+    const double p[2] = {3, 10};
+    const size_t len = apo__catalog_tile_len(k->id, p);
+    series s;
+    series_make(&s, 33, 3 * len + 5, HLCV, 100.0, 0.5, 0);
+    for (size_t t = 600; t < s.n; t++) {
+        s.col[2][t] = s.col[0][t] + 0.0;
+        s.col[1][t] = s.col[0][t] - 1.0;
+        s.col[3][t] = 1.5e308;
+    }
+    double *got[2] = {alloc_doubles(s.n), NULL};
+    run_grid(k, &s, p, got);
+    const double canonical = NAN;
+    size_t nans = 0;
+    for (size_t t = 9; t < s.n; t++) {
+        if (isfinite(got[0][t]))
+            continue;
+        nans++;
+        cr_assert(memcmp(&got[0][t], &canonical, sizeof(double)) == 0,
+                  "t %zu: %.17g is not the NAN constant", t, got[0][t]);
+    }
+    cr_assert_gt(nans, s.n / 2, "only %zu outputs overflowed", nans);
+    free(got[0]);
+    series_free(&s);
+}
