@@ -146,9 +146,15 @@ typedef struct tiles_job {
     size_t want; /* scratch doubles per thread */
 } tiles_job;
 
-/* Piece `piece` of a run: its units one after the other, each first faulting in the pages of
- * the output elements its own tiles write, then computing them. Only bytes of the unit's own
- * elements are touched, so the pass of one unit never meets the stores of another. */
+/* Piece `piece` of a run: first the pages of the output elements its own tiles write are
+ * faulted in, in one pass over the whole piece, then its units are computed one after the
+ * other. One pass a piece rather than one a unit: on one thread a million-bar row is a single
+ * piece of some 60 units of 32 pages, and a pass per unit asked mincore() 60 times (a unit's
+ * 32 pages rarely start on a page boundary, so it spans 33, over the no-asking limit) where
+ * the piece's pass asks 4 times, once per 512 pages; the clock is read once a unit instead of
+ * three times (docs/scheduling.md, "The first touch of a long call"). Only bytes of the
+ * piece's own elements are touched, so the pass of one piece never meets the stores of
+ * another. */
 static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s,
                             double *compute_s) {
     tiles_job *job = arg;
@@ -157,27 +163,33 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
     double *scratch = scratch_for(dev, slot, job->want, &scratch_len);
     int64_t u0 = (int64_t)piece * job->units_per_piece;
     int64_t u1 = job->units - u0 < job->units_per_piece ? job->units : u0 + job->units_per_piece;
+    if (u0 >= u1)
+        return APO_OK;
+    uint64_t g0 = job->first + (uint64_t)u0 * job->group;
+    uint64_t g1 = job->end - g0 < (uint64_t)(u1 - u0) * job->group
+                      ? job->end
+                      : g0 + (uint64_t)(u1 - u0) * job->group;
+    double t0 = apo__now();
+    /* The clock readings that time the steps also serve the guard's deadline: a step
+     * enters the call at most microseconds after them, or, for the later units of the
+     * first touch, after a unit's faults, when the clock is read again. */
+    if (!apo__task_enter_call_at(&dev->guard, t0))
+        return APO_ERR_DEVICE_LOST;
+    apo__touch_plan touch;
+    apo__touch_plan_of(job->call, g0, g1, &touch);
+    apo__task_leave_call(&dev->guard);
     apo_status st = APO_OK;
+    for (uint64_t t = 0; t < touch.units && st == APO_OK; t++)
+        st = apo__touch_unit(&dev->guard, &touch, t, t == 0 ? t0 : apo__now());
+    double t1 = apo__now();
+    *touch_s += t1 - t0;
+    /* Each unit's end is the next one's start: one reading a unit. */
     for (int64_t u = u0; u < u1 && st == APO_OK; u++) {
-        double t0 = apo__now();
-        uint64_t g0 = job->first + (uint64_t)u * job->group;
-        uint64_t g1 = job->end - g0 < job->group ? job->end : g0 + job->group;
-        /* The clock readings that time the steps also serve the guard's deadline: a step
-         * enters the call at most microseconds after them, or, for the later units of the
-         * first touch, after a unit's faults, when the clock is read again. */
-        if (!apo__task_enter_call_at(&dev->guard, t0))
-            return APO_ERR_DEVICE_LOST;
-        apo__touch_plan touch;
-        apo__touch_plan_of(job->call, g0, g1, &touch);
-        apo__task_leave_call(&dev->guard);
-        for (uint64_t t = 0; t < touch.units && st == APO_OK; t++)
-            st = apo__touch_unit(&dev->guard, &touch, t, t == 0 ? t0 : apo__now());
-        double t1 = apo__now();
-        *touch_s += t1 - t0;
-        if (st == APO_OK)
-            st = run_unit(dev, job->call, job->first, job->end, u, job->group, scratch, scratch_len,
-                          t1);
-        *compute_s += apo__now() - t1;
+        st =
+            run_unit(dev, job->call, job->first, job->end, u, job->group, scratch, scratch_len, t1);
+        double t2 = apo__now();
+        *compute_s += t2 - t1;
+        t1 = t2;
     }
     return st;
 }
