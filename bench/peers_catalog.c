@@ -376,8 +376,6 @@ int peers_catalog_has(const char *name) {
     return 0;
 }
 
-/* Every kernel of the size: returns 0, -1 on a failure, 1 when apportion's outputs are not
- * TA-Lib's computation or differ between thread counts (the table says which). */
 /* How many distinct series --fresh-series gives a single series of `cols` bars: as many as
  * asked, no more than the repetitions can use or POOL_BYTES holds; 0 where the series is
  * replayed (no --fresh-series, or a batch, whose rows are distinct series already). */
@@ -392,6 +390,8 @@ static size_t pool_size(const peers_catalog_options *o, size_t rows, size_t cols
     return pool > 0 ? pool : 1;
 }
 
+/* Every kernel of the size: returns 0, -1 on a failure, 1 when apportion's outputs are not
+ * TA-Lib's computation or differ between thread counts (the table says which). */
 static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_catalog_options *o,
                     size_t rows, size_t cols) {
     double *bars[PEER_SERIES] = {NULL};
