@@ -230,6 +230,16 @@ void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begi
 void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
                                size_t count, int isa);
 
+/* The path kernel id runs fastest on, given the widest this CPU has (`widest`, an
+ * apo__cpu_isa it supports) and whether its 512-bit operations are halved
+ * (apo__cpu_avx512_halved): `widest`, or avx2 for the kernels measured slower on 8 halved
+ * lanes than on 4 (docs/kernels.md, "Vector paths"). Every path gives the same bits, so the
+ * choice sets the speed alone. */
+int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_halved);
+
+/* apo__catalog_path_on on this CPU. */
+int apo__catalog_path(apo__cat_id id, int widest);
+
 /* Steps after which an exponential average of rate k (0 < k <= 1) forgets its seed to
  * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */
 size_t apo__decay_steps(double k);

@@ -10,8 +10,13 @@
  */
 #include "cpu_isa.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #if defined(__x86_64__) && (defined(APO_HAVE_LANES_AVX2) || defined(APO_HAVE_LANES_AVX512))
 #define APO_CPU_ISA_PROBE 1
@@ -88,4 +93,37 @@ void apo__cpu_isa_list_supported(char *out, size_t size) {
             return;
         used += (size_t)n;
     }
+}
+
+/* Reads cpuid, which a virtual machine's hypervisor answers by a trap of microseconds: called
+ * once, through apo__cpu_avx512_halved's cache. */
+static int avx512_halved_uncached(void) {
+#if defined(__x86_64__)
+    if (!apo__cpu_isa_supported(APO_CPU_ISA_AVX512))
+        return 0;
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+        return 0;
+    /* "AuthenticAMD" in ebx, edx, ecx. */
+    const int amd = ebx == 0x68747541u && edx == 0x69746e65u && ecx == 0x444d4163u;
+    if (!amd || !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+        return 0;
+    /* The family: the base field, plus the extended field when the base is 0xF. */
+    const unsigned base = (eax >> 8) & 0xFu;
+    const unsigned family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
+    return family == 0x19u;
+#else
+    return 0;
+#endif
+}
+
+int apo__cpu_avx512_halved(void) {
+    /* -1: not read yet. Threads that race here read the same CPU and store the same value. */
+    static _Atomic int cached = -1;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v < 0) {
+        v = avx512_halved_uncached();
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    return v;
 }

@@ -49,6 +49,14 @@ const char *apo__cpu_isa_name(apo__cpu_isa isa);
 /* Lanes of one vector of doubles on the path: 2, 4, 8 (1 for AUTO and unknown values). */
 size_t apo__cpu_isa_lanes(apo__cpu_isa isa);
 
+/* 1 when this CPU runs AVX-512 but executes each 512-bit operation as two 256-bit halves
+ * (AMD family 19h, Zen 4: the only family 19h parts with AVX-512F), so that 8 lanes cost
+ * about twice 4 and gain only what fewer instructions gain. Kernels whose 8-lane form loses
+ * there (gathered lanes, loops the compiler widens) then run on avx2 when the runtime picks
+ * the path (catalog.h, apo__catalog_path; docs/kernels.md, "Vector paths"). 0 elsewhere, and
+ * on CPUs not measured (Intel's, AMD's family 1Ah): they keep the widest path. */
+int apo__cpu_avx512_halved(void);
+
 /* The supported paths' names, space-separated ("sse2 avx2 avx512"), into out. */
 void apo__cpu_isa_list_supported(char *out, size_t size);
 

@@ -186,6 +186,49 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
     return len > 4096 ? len : 4096;
 }
 
+/* The kernels measured slower on 8 halved lanes than on avx2's 4 on a Zen 4 EPYC, at 1e4 or
+ * 1e6 bars, by more than they gained at the other size (docs/PERF.md, "Eight halved lanes or
+ * four"; zscore and vwap, which the bench has no peer for, were not measured and keep eight).
+ * The Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8
+ * costs about twice a step of 4, and a 1e4-bar row has tiles for only four. The others' loops
+ * are widened by the compiler and simply ran slower on avx512 there (not profiled). */
+static int slower_on_halved_lanes(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_KAMA:
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+    case APO_CAT_MOM:
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+    case APO_CAT_ADX:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_AROON:
+    case APO_CAT_OBV:
+    case APO_CAT_AD:
+    case APO_CAT_ADOSC:
+    case APO_CAT_MFI:
+    case APO_CAT_LINEARREG:
+    case APO_CAT_LINEARREG_SLOPE:
+    case APO_CAT_MAX:
+    case APO_CAT_MIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_halved) {
+    if (widest == APO_CPU_ISA_AVX512 && avx512_halved && slower_on_halved_lanes(id) &&
+        apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
+        return APO_CPU_ISA_AVX2;
+    return widest;
+}
+
+int apo__catalog_path(apo__cat_id id, int widest) {
+    return apo__catalog_path_on(id, widest, apo__cpu_avx512_halved());
+}
+
 void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
     assert(io != NULL && begin < end && id < APO_CAT_COUNT);
     apo__catalog_tile_sse2(id, io, begin, end);

@@ -96,9 +96,12 @@
  * accepted, except where the row's type has words of its own (CPU_ISA). */
 #define APO_ENV_SETTINGS(X)                                                                        \
     X(cpu_isa, "APPORTION_CPU_ISA", NULL, CPU_ISA, "`auto`, `sse2`, `avx2`, `avx512`", 0,          \
-      APO_SETTING_CPU_ISA_SSE2, APO_SETTING_CPU_ISA_AVX512, "`auto`: the fastest this CPU has",    \
-      "the vector path of the CPU kernels ([kernels.md](kernels.md#vector-paths)); one the CPU "   \
-      "lacks is warned about and the fastest it has is used")                                      \
+      APO_SETTING_CPU_ISA_SSE2, APO_SETTING_CPU_ISA_AVX512,                                        \
+      "`auto`: the fastest this CPU has, kernel by kernel",                                        \
+      "the vector path of the CPU kernels ([kernels.md](kernels.md#vector-paths)): `auto` takes "  \
+      "the widest, except for the kernels measured faster on avx2 where the CPU halves 512-bit "   \
+      "operations (Zen 4); a named path runs every kernel on it; one the CPU lacks is warned "     \
+      "about and the fastest it has is used")                                                      \
     X(cuda_kernels, "APPORTION_CUDA_KERNELS", NULL, TEXT, "`staged`, `simple`", NULL, 0, 0,        \
       "`staged`",                                                                                  \
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \

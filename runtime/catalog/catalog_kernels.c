@@ -142,6 +142,12 @@ static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint6
     return APO_OK;
 }
 
+/* The path the kernel runs fastest on (apo__catalog_path): avx2 for some kernels on a CPU
+ * whose 512-bit operations are halved, else the widest. */
+static int catalog_path(const apo__call *call, int widest) {
+    return apo__catalog_path(id_of(call->kernel), widest);
+}
+
 #ifdef APO_HAVE_CUDA
 /* Launches every row-uniform view of the chunk (cuda_views.h) in tile order with the
  * family's launcher, stopping at the first failure. */
@@ -198,8 +204,8 @@ static const apo__cuda_impl catalog_cuda_whole_row = {1, catalog_halo, 1, catalo
 #define CATALOG_GLUE_CPU                                                                           \
     .builtin = 1, .validate = catalog_validate, .axis_len = catalog_axis_len,                      \
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
-    .run_tile = catalog_run, .run_tiles = catalog_run_tiles, .resume_tile = catalog_resume,        \
-    .resume_size = catalog_resume_size
+    .run_tile = catalog_run, .run_tiles = catalog_run_tiles, .path = catalog_path,                 \
+    .resume_tile = catalog_resume, .resume_size = catalog_resume_size
 #define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
 /* obv and ad also stream by carrying their sum (kernel.h, resume_carries). */
 #define CATALOG_GLUE_WHOLE_ROW                                                                     \

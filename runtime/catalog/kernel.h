@@ -131,6 +131,10 @@ struct apo__kernel {
                             double *scratch, size_t scratch_len);
     /* Doubles of scratch run_tiles wants on path `isa`; NULL: none. */
     size_t (*tiles_scratch)(const apo__call *call, int isa);
+    /* Optional: the path run_tiles runs fastest on when the runtime picks it, given the widest
+     * this CPU has; every path gives the same bits. NULL: the widest. Not asked where
+     * APPORTION_CPU_ISA names a path (apo__kernel_path). */
+    int (*path)(const apo__call *call, int widest);
     /* 1: run_tiles gets its tiles a row at a time (groups of tiles_per_row tiles) instead of
      * a round of vector lanes: a running sum's consecutive tiles then share one pass from the
      * row's first sample (catalog_kernels.c, obv and ad). */
@@ -202,6 +206,14 @@ static inline void apo__tile_range(const apo__call *call, uint64_t g, size_t *ro
     *begin = t * call->tile;
     size_t e = *begin + call->tile;
     *end = e < call->axis_len ? e : call->axis_len;
+}
+
+/* The vector path host tiles of `call` run on: `widest` (an apo__cpu_isa this CPU supports)
+ * where `named` (APPORTION_CPU_ISA named it) or the kernel has no preference, else the
+ * kernel's own choice (path above). */
+static inline int apo__kernel_path(const apo__call *call, int widest, int named) {
+    const apo__kernel *k = call->kernel;
+    return named || k->path == NULL ? widest : k->path(call, widest);
 }
 
 /* The built-in kernels: bollinger, macd, returns_stats, bootstrap, then the indicator

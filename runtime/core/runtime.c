@@ -101,9 +101,11 @@ static int gpu_matches(const apo__device *gpu, size_t ordinal, const apo__device
 
 /* Opens the cpu device as the next device with `threads` OpenMP threads; 0 takes OpenMP's
  * default, which share_host_threads() may lower beside GPUs (defaulted[] remembers). */
-static void open_cpu(apo_runtime *rt, int threads, int *defaulted, int isa) {
+static void open_cpu(apo_runtime *rt, int threads, int *defaulted, int isa, int isa_named) {
     defaulted[rt->n_devices] = threads == 0;
-    apo__cpu_device_open(&rt->devices[rt->n_devices++], threads, isa);
+    apo__device *dev = &rt->devices[rt->n_devices++];
+    apo__cpu_device_open(dev, threads, isa);
+    dev->cpu_isa_named = isa_named;
 }
 
 /* Each GPU's driver takes host threads for its staging copies (devices/cuda/pipeline_plan.h);
@@ -162,6 +164,9 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
     int gpu_taken[APO_MAX_DEVICES] = {0};
     int virtual_clock = s->sim_clock == APO_SIM_CLOCK_VIRTUAL;
     const int isa = host_isa(s->cpu_isa, &rt->warnings);
+    /* Where APPORTION_CPU_ISA names a path every kernel runs on it; else each kernel may take
+     * a narrower one that runs faster on this CPU (catalog/kernel.h, path). */
+    const int isa_named = s->cpu_isa != APO_CPU_ISA_AUTO;
 
     for (size_t i = 0; i < n_specs; i++) {
         const apo__device_spec *spec = &specs[i];
@@ -173,10 +178,12 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
             apo__device *dev = &rt->devices[rt->n_devices++];
             apo__sim_device_open(dev, spec, virtual_clock);
             dev->cpu_isa = isa;
+            dev->cpu_isa_named = isa_named;
             continue;
         }
         if (spec->kind == APO_SPEC_CPU) {
-            open_cpu(rt, spec->threads != 0 ? spec->threads : s->cpu_threads, cpu_defaulted, isa);
+            open_cpu(rt, spec->threads != 0 ? spec->threads : s->cpu_threads, cpu_defaulted, isa,
+                     isa_named);
             continue;
         }
         size_t matched = 0;
@@ -196,7 +203,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
             if (rt->n_devices == APO_MAX_DEVICES)
                 return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "more than %d devices selected",
                                  APO_MAX_DEVICES);
-            open_cpu(rt, s->cpu_threads, cpu_defaulted, isa);
+            open_cpu(rt, s->cpu_threads, cpu_defaulted, isa, isa_named);
         }
     }
     for (size_t g = 0; g < n_gpus; g++)
@@ -210,7 +217,7 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         /* Only GPU items were listed and none is usable: the CPU carries on (docs/design.md: never
          * a crash for a missing GPU). */
         apo__warn(&rt->warnings, "the device list selects no usable device; using the cpu");
-        open_cpu(rt, s->cpu_threads, cpu_defaulted, isa);
+        open_cpu(rt, s->cpu_threads, cpu_defaulted, isa, isa_named);
     }
     share_host_threads(rt, cpu_defaulted);
     /* Read once, for the cpu devices whose helper threads could share a task

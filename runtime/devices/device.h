@@ -69,6 +69,9 @@ struct apo__device {
                            CUDA runtime (-Dsimulated_gpus): its reports say so */
     int cpu_isa;        /* cpu and sim: the vector path of host tiles (apo__cpu_isa, never
                            AUTO; kernels/common/cpu_isa.h), set when the runtime opens them */
+    int cpu_isa_named;  /* APPORTION_CPU_ISA named cpu_isa: every kernel runs on it; else
+                           cpu_isa is the widest path and a kernel may take a narrower one
+                           that runs faster on this CPU (kernel.h, path) */
     /* cpu and sim: scratch that the host-tile threads keep from call to call, one buffer per
      * thread (host_tiles.c; a device runs one task at a time); freed by
      * apo__host_tiles_release() when the device closes. */

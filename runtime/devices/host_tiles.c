@@ -54,8 +54,8 @@ static uint64_t group_size(const apo__call *call, int isa) {
  * only while the task is wanted, and the runtime waits for it to end before it gives the
  * tiles to another device. */
 static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
-                           int64_t unit, uint64_t group, double *scratch, size_t scratch_len,
-                           double now) {
+                           int64_t unit, uint64_t group, int isa, double *scratch,
+                           size_t scratch_len, double now) {
     if (!apo__task_enter_call_at(&dev->guard, now))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
@@ -64,7 +64,7 @@ static apo_status run_unit(apo__device *dev, const apo__call *call, uint64_t fir
     uint64_t g1 = end - g0 < group ? end : g0 + group;
     apo_status st = APO_OK;
     if (k->run_tiles != NULL) {
-        st = k->run_tiles(call, g0, g1, dev->cpu_isa, scratch, scratch_len);
+        st = k->run_tiles(call, g0, g1, isa, scratch, scratch_len);
     } else {
         for (uint64_t g = g0; g < g1 && st == APO_OK; g++) {
             size_t row, begin, stop;
@@ -142,6 +142,7 @@ typedef struct tiles_job {
     apo__device *dev;
     const apo__call *call;
     uint64_t first, end, group;
+    int isa; /* the vector path of its tiles (apo__kernel_path) */
     int64_t units, units_per_piece;
     size_t want; /* scratch doubles per thread */
 } tiles_job;
@@ -185,8 +186,8 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
     *touch_s += t1 - t0;
     /* Each unit's end is the next one's start: one reading a unit. */
     for (int64_t u = u0; u < u1 && st == APO_OK; u++) {
-        st =
-            run_unit(dev, job->call, job->first, job->end, u, job->group, scratch, scratch_len, t1);
+        st = run_unit(dev, job->call, job->first, job->end, u, job->group, job->isa, scratch,
+                      scratch_len, t1);
         double t2 = apo__now();
         *compute_s += t2 - t1;
         t1 = t2;
@@ -207,9 +208,11 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     const apo__kernel *k = call->kernel;
     /* Host devices never get device-resident arrays (plan.c gives those to GPUs only). */
     assert(call->ctx->out_gpu < 0);
-    /* A device opened without a path (cpu_isa 0, AUTO) gets the fastest. */
-    const int isa = dev->cpu_isa != APO_CPU_ISA_AUTO ? dev->cpu_isa : (int)apo__cpu_isa_best();
-    tiles_job job = {.dev = dev, .call = call, .first = first, .end = end};
+    /* A device opened without a path (cpu_isa 0, AUTO) gets the fastest; the kernel may take a
+     * narrower one that runs faster on this CPU, unless APPORTION_CPU_ISA named the path. */
+    const int widest = dev->cpu_isa != APO_CPU_ISA_AUTO ? dev->cpu_isa : (int)apo__cpu_isa_best();
+    const int isa = apo__kernel_path(call, widest, dev->cpu_isa_named);
+    tiles_job job = {.dev = dev, .call = call, .first = first, .end = end, .isa = isa};
     job.group = k->run_tiles != NULL ? group_size(call, isa) : 1;
     job.want = k->run_tiles != NULL && k->tiles_scratch != NULL ? k->tiles_scratch(call, isa) : 0;
     /* A small task gains microseconds from a second thread but, on a shared machine,

@@ -310,7 +310,9 @@ static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t
     stream_call(s, &call, in, out, se->n + bars);
     apo__call_grid(&call);
     const uint64_t first = se->n / s->tile;
-    apo_status st = k->run_tiles(&call, first, first + tiles, (int)apo__cpu_isa_best(), NULL, 0);
+    /* The widest path, or the kernel's faster one (kernel.h, path): the bits are the same. */
+    const int isa = apo__kernel_path(&call, (int)apo__cpu_isa_best(), 0);
+    apo_status st = k->run_tiles(&call, first, first + tiles, isa, NULL, 0);
     if (st != APO_OK)
         return kernel_failed(s, st, r, se->n, se->n + bars);
     se->n += bars;

@@ -33,6 +33,8 @@
 
 #include "apportion.h"
 #include "catalog.h"
+#include "catalog/kernel.h"
+#include "cpu_isa.h"
 #include "helpers.h"
 #include "kernels.h"
 #include "reference.h"
@@ -121,6 +123,89 @@ Test(cpu_isa, paths_and_their_names, .timeout = 60) {
     apo__cpu_isa_list_supported(have, sizeof have);
     cr_assert_eq(strncmp(have, "sse2", 4), 0, "%s", have);
     cr_log_info("vector paths on this machine: %s", have);
+}
+
+/* Whether this CPU halves its 512-bit operations, read from /proc/cpuinfo as an independent
+ * source (the library reads cpuid): an AMD CPU of family 25 (19h) with AVX-512. -1 where
+ * /proc/cpuinfo cannot be read. */
+static int halved_from_proc_cpuinfo(void) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL)
+        return -1;
+    char line[4096], vendor[64] = "";
+    int family = -1;
+    while (fgets(line, sizeof line, f) != NULL && (vendor[0] == '\0' || family < 0)) {
+        if (strncmp(line, "vendor_id", 9) == 0)
+            sscanf(strchr(line, ':') + 1, " %63s", vendor);
+        else if (strncmp(line, "cpu family", 10) == 0)
+            sscanf(strchr(line, ':') + 1, " %d", &family);
+    }
+    fclose(f);
+    if (vendor[0] == '\0' || family < 0)
+        return -1;
+    return apo__cpu_isa_supported(APO_CPU_ISA_AVX512) && strcmp(vendor, "AuthenticAMD") == 0 &&
+           family == 25;
+}
+
+Test(cpu_isa, halved_512_bit_operations_are_those_of_amd_family_25, .timeout = 60) {
+    const int want = halved_from_proc_cpuinfo();
+    if (want < 0) {
+        cr_log_info("/proc/cpuinfo unreadable: only the value's range is checked");
+        cr_assert(apo__cpu_avx512_halved() == 0 || apo__cpu_avx512_halved() == 1);
+        return;
+    }
+    cr_assert_eq(apo__cpu_avx512_halved(), want);
+    cr_assert_eq(apo__cpu_avx512_halved(), want, "a second read gives the cached value");
+    cr_log_info("512-bit operations halved on this CPU: %d", want);
+}
+
+/* A catalog kernel's path: the widest unless avx512 is halved, and then avx2 only for the
+ * kernels measured slower on 8 halved lanes (docs/kernels.md, "Vector paths"), never a path
+ * wider than the CPU's widest nor one it lacks. */
+Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_halved, .timeout = 60) {
+    size_t narrowed = 0;
+    for (int id = 0; id < APO_CAT_COUNT; id++) {
+        for (int widest = APO_CPU_ISA_SSE2; widest <= APO_CPU_ISA_LAST; widest++) {
+            cr_assert_eq(apo__catalog_path_on((apo__cat_id)id, widest, 0), widest);
+            const int p = apo__catalog_path_on((apo__cat_id)id, widest, 1);
+            if (widest != APO_CPU_ISA_AVX512 || !apo__cpu_isa_supported(APO_CPU_ISA_AVX2)) {
+                cr_assert_eq(p, widest);
+                continue;
+            }
+            cr_assert(p == APO_CPU_ISA_AVX512 || p == APO_CPU_ISA_AVX2);
+            narrowed += p == APO_CPU_ISA_AVX2;
+        }
+    }
+    if (!apo__cpu_isa_supported(APO_CPU_ISA_AVX2)) {
+        cr_log_info("no avx2 path here: nothing can narrow");
+        return;
+    }
+    /* The measured ends: the Wilder recurrences' gathered lanes narrow, the sliding sums keep
+     * eight lanes. */
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_RSI, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX2);
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_ADX, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX2);
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_SMA, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX512);
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_CCI, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX512);
+    cr_assert(narrowed > 2 && narrowed < APO_CAT_COUNT, "%zu", narrowed);
+    cr_assert_eq(apo__catalog_path(APO_CAT_RSI, APO_CPU_ISA_AVX512),
+                 apo__cpu_avx512_halved() ? APO_CPU_ISA_AVX2 : APO_CPU_ISA_AVX512);
+}
+
+/* The runtime asks the kernel for its path only where APPORTION_CPU_ISA named none; a kernel
+ * without a preference (bollinger) runs on the widest. */
+Test(cpu_isa, the_runtime_asks_the_kernel_unless_the_variable_names_a_path, .timeout = 60) {
+    apo__call call;
+    memset(&call, 0, sizeof call);
+    call.kernel = apo__builtin_kernel_named("rsi");
+    cr_assert_not_null(call.kernel);
+    cr_assert_not_null(call.kernel->path);
+    const int widest = apo__cpu_isa_best();
+    cr_assert_eq(apo__kernel_path(&call, widest, 1), widest);
+    cr_assert_eq(apo__kernel_path(&call, widest, 0), apo__catalog_path(APO_CAT_RSI, widest));
+    cr_assert_eq(apo__kernel_path(&call, APO_CPU_ISA_SSE2, 0), APO_CPU_ISA_SSE2);
+    call.kernel = apo__builtin_kernel_named("bollinger");
+    cr_assert_not_null(call.kernel);
+    cr_assert_eq(apo__kernel_path(&call, widest, 0), widest);
 }
 
 /* ---- the runtime ---------------------------------------------------------------------- */
