@@ -207,7 +207,6 @@ static int slower_on_halved_lanes(apo__cat_id id) {
     case APO_CAT_OBV:
     case APO_CAT_AD:
     case APO_CAT_ADOSC:
-    case APO_CAT_MFI:
     case APO_CAT_LINEARREG:
     case APO_CAT_LINEARREG_SLOPE:
     case APO_CAT_MAX:
