@@ -59,6 +59,22 @@ static inline int apo_tm_all(apo_tm m) {
     return all;
 }
 
+/* No lane set. */
+static inline apo_tm apo_tm_zero(void) {
+    apo_tm m;
+    for (int k = 0; k < APO_TILE_LANES; k++)
+        m[k] = 0;
+    return m;
+}
+
+/* 1 when the sign bit of some lane of m is set (a comparison's set lane, or a carry into it). */
+static inline int apo_tm_any(apo_tm m) {
+    int64_t any = 0;
+    for (int k = 0; k < APO_TILE_LANES; k++)
+        any |= m[k];
+    return any < 0;
+}
+
 /* The correctly rounded square root of each lane. */
 static inline apo_tv apo_tv_sqrt(apo_tv v) {
 #if APO_TILE_LANES == 8

@@ -8,6 +8,42 @@
 
 #include "catalog.h"
 
+/* Bars per block of the plain-difference pass below: short enough that a block redone for
+ * a gap costs little, long enough that the per-block test is noise. */
+#define APO_MOM_BLOCK 512
+
+/* The exact rule, one bar at a time. Branch-free, so that gcc vectorizes it: (a - a) +
+ * (b - b) is +0 when both samples are finite and NaN when either is not, the same test as
+ * apo__finite on each; and the difference is computed before the select, where the
+ * compiler, which must not move a subtraction that may trap out from under a condition,
+ * would otherwise leave it and keep a branch per output. */
+static inline APO_HD void apo__mom_exact(const double *x, double *out, size_t p, size_t t,
+                                         size_t end) {
+    for (; t < end; t++) {
+        const double a = x[t], b = x[t - p];
+        const double diff = a - b;
+        const double gap = (a - a) + (b - b);
+        out[t] = isnan(gap) ? (double)NAN : diff;
+    }
+}
+
+/* Whether any of x[lo, hi) is not finite, tested on the bits: an exponent of all ones plus
+ * one unit of exponent carries into the sign bit, any other exponent does not. Integer
+ * work (an and, an add, an or a sample), which runs beside the differences' floating-point
+ * subtraction instead of adding three more to it. */
+static inline APO_HD int apo__mom_any_gap(const double *x, size_t lo, size_t hi) {
+    const uint64_t exponent = 0x7ff0000000000000u, exponent_unit = 0x0010000000000000u;
+    uint64_t carry = 0;
+    for (size_t i = lo; i < hi; i++)
+        carry |= (apo__bits_of(x[i]) & exponent) + exponent_unit;
+    return (int)(carry >> 63);
+}
+
+/* The rows' usual case, no gap, costs a subtraction a bar, as TA-Lib's loop does: each block
+ * stores the plain differences and tests its own samples x[t] on the bits in the same loop;
+ * a block whose x[t] or x[t - p] may hold a gap is computed (again) by the exact rule. Where
+ * every sample a block reads is finite the exact rule stores the plain difference, so the
+ * bits are the exact rule's everywhere (docs/kernels.md, "Vector paths"). */
 static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
     double *out = io->out[0];
@@ -15,16 +51,32 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
     size_t t = begin;
     for (; t < end && t < p; t++)
         out[t] = NAN;
-    /* Branch-free, so that gcc vectorizes it: (a - a) + (b - b) is +0 when both samples
-     * are finite and NaN when either is not, the same test as apo__finite on each; and the
-     * difference is computed before the select, where the compiler, which must not move a
-     * subtraction that may trap out from under a condition, would otherwise leave it and
-     * keep a branch per output. The value stored is the same. */
-    for (; t < end; t++) {
-        const double a = x[t], b = x[t - p];
-        const double diff = a - b;
-        const double gap = (a - a) + (b - b);
-        out[t] = isnan(gap) ? (double)NAN : diff;
+    if (t >= end)
+        return;
+    /* The samples read as x[t - p] but never as a block's x[t]: the halo, up to t (fewer
+     * where p exceeds the span). gap_end is past the last position known to hold a gap;
+     * a block whose x[t - p] reach below it takes the exact rule. */
+    const size_t halo_end = end - p < t ? end - p : t;
+    size_t gap_end = apo__mom_any_gap(x, t - p, halo_end) ? halo_end : 0;
+    while (t < end) {
+        const size_t stop = end - t > APO_MOM_BLOCK ? t + APO_MOM_BLOCK : end;
+        int exact = gap_end > t - p;
+        if (!exact) {
+            const uint64_t exponent = 0x7ff0000000000000u, exponent_unit = 0x0010000000000000u;
+            uint64_t carry = 0;
+            for (size_t i = t; i < stop; i++) {
+                const double a = x[i];
+                out[i] = a - x[i - p];
+                carry |= (apo__bits_of(a) & exponent) + exponent_unit;
+            }
+            exact = (int)(carry >> 63);
+        }
+        if (exact) {
+            apo__mom_exact(x, out, p, t, stop);
+            if (apo__mom_any_gap(x, t, stop))
+                gap_end = stop;
+        }
+        t = stop;
     }
 }
 

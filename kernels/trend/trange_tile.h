@@ -9,6 +9,9 @@
 #include "catalog.h"
 #include "tile_vec.h"
 
+/* Bars per block of the vector loop below (a multiple of every path's lanes). */
+#define APO_TRANGE_BLOCK 512
+
 /* The true range at t >= 1, or NaN where one of its three samples is not finite. Written
  * as selects, with the finiteness test without short-circuits and applied last, so that a
  * loop of it has no branch and vectorizes (the values compared are finite or infinite,
@@ -33,15 +36,26 @@ static inline APO_HD double apo__true_range(const double *high, const double *lo
  * function out of line), which made trange twice TA-Lib's time. apo__true_range_vec takes
  * APO_TILE_LANES consecutive positions from t; the Wilder lanes (trange_lanes.h) each lane's
  * own position. */
-static inline apo_tv apo__true_range_of(apo_tv h, apo_tv l, apo_tv c) {
+static inline apo_tv apo__true_range_of_finite(apo_tv h, apo_tv l, apo_tv c) {
     const apo_tm magnitude = ~(apo_tm)apo_tv_splat(-0.0);
-    const apo_tm ok = ((h - h) + (l - l) + (c - c)) == 0.0;
     apo_tv greatest = h - l;
     const apo_tv a = (apo_tv)((apo_tm)(c - h) & magnitude);
     greatest = apo_tv_pick(a > greatest, a, greatest);
     const apo_tv b = (apo_tv)((apo_tm)(l - c) & magnitude);
-    greatest = apo_tv_pick(b > greatest, b, greatest);
-    return apo_tv_pick(ok, greatest, apo_tv_splat(NAN));
+    return apo_tv_pick(b > greatest, b, greatest);
+}
+
+static inline apo_tv apo__true_range_of(apo_tv h, apo_tv l, apo_tv c) {
+    const apo_tm ok = ((h - h) + (l - l) + (c - c)) == 0.0;
+    return apo_tv_pick(ok, apo__true_range_of_finite(h, l, c), apo_tv_splat(NAN));
+}
+
+/* Sign bits set in the lanes of samples that are not finite: an exponent of all ones plus
+ * one unit of exponent carries into the sign bit, any other exponent does not. Integer
+ * work, three operations a sample against the five of (v - v) summed and its compare. */
+static inline apo_tm apo__trange_gap_carry(apo_tv v) {
+    const apo_tm exponent = (apo_tm)apo_tv_splat(INFINITY);
+    return ((apo_tm)v & exponent) + (apo_tm)apo_tv_splat(0x1p-1022);
 }
 
 static inline apo_tv apo__true_range_vec(const double *high, const double *low, const double *close,
@@ -58,8 +72,25 @@ static inline APO_HD void apo__trange_tile(const apo__cat_io *io, size_t begin, 
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
 #ifdef APO_TILE_LANES
-    for (; t + APO_TILE_LANES <= end; t += APO_TILE_LANES)
-        apo_tv_store(out + t, apo__true_range_vec(high, low, close, t));
+    /* Blocks of whole vectors, up to APO_TRANGE_BLOCK bars: the true ranges without the
+     * finiteness test, the block's samples tested on the bits in the same loop, and the block
+     * computed again with the test when one of them is not finite. Where every sample is
+     * finite the test keeps the value computed, so the bits are apo__true_range's. */
+    while (end - t >= APO_TILE_LANES) {
+        size_t n = (end - t) / APO_TILE_LANES * APO_TILE_LANES;
+        const size_t stop = t + (n < APO_TRANGE_BLOCK ? n : APO_TRANGE_BLOCK);
+        apo_tm carry = apo_tm_zero();
+        for (size_t i = t; i < stop; i += APO_TILE_LANES) {
+            const apo_tv h = apo_tv_load(high + i), l = apo_tv_load(low + i),
+                         c = apo_tv_load(close + i - 1);
+            apo_tv_store(out + i, apo__true_range_of_finite(h, l, c));
+            carry |= apo__trange_gap_carry(h) | apo__trange_gap_carry(l) | apo__trange_gap_carry(c);
+        }
+        if (apo_tm_any(carry))
+            for (size_t i = t; i < stop; i += APO_TILE_LANES)
+                apo_tv_store(out + i, apo__true_range_vec(high, low, close, i));
+        t = stop;
+    }
 #endif
     for (; t < end; t++)
         out[t] = apo__true_range(high, low, close, t);

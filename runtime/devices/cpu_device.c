@@ -25,7 +25,7 @@ static apo_status cpu_run(apo__device *dev, const apo__call *call, uint64_t firs
     (void)task_index;
     double t0 = apo__now();
     double touch_s = 0;
-    apo_status st = apo__run_tiles_on_host(dev, call, first, end, dev->info.threads, &touch_s,
+    apo_status st = apo__run_tiles_on_host(dev, call, first, end, dev->info.threads, t0, &touch_s,
                                            &time->threads_offered);
     double total_s = apo__now() - t0;
     time->h2d_s = 0;

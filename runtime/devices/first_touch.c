@@ -17,6 +17,21 @@
 #include "catalog/call_span.h"
 #include "devices/first_touch.h"
 
+/* Writes the byte back as it is, in one instruction that accesses it as a write, so that a
+ * page not yet in memory faults in once, writable. On x86-64 a plain `or` of 0 into memory:
+ * the byte is the task's own (no other thread writes it during the pass), so it needs no
+ * atomicity, and the `lock` prefix of an atomic one would make each of a short span's stores
+ * wait for the last (a locked operation is ordered with every other memory access) instead
+ * of letting their cache misses overlap. Elsewhere a relaxed atomic or, a single write access
+ * on every architecture. */
+static inline void write_in_place(unsigned char *at) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__ __volatile__("orb $0, %0" : "+m"(*at));
+#else
+    __atomic_fetch_or((volatile unsigned char *)at, (unsigned char)0, __ATOMIC_RELAXED);
+#endif
+}
+
 static size_t host_page_size(void) {
     long p = sysconf(_SC_PAGESIZE);
     return p > 0 ? (size_t)p : 4096;
@@ -69,7 +84,7 @@ apo_status apo__touch_unit(apo__task_guard *g, const apo__touch_plan *t, uint64_
          * fault again on the store). Volatile, so that no compiler makes the idempotent
          * operation a load. */
         uintptr_t at = p * page > lo ? p * page : lo;
-        __atomic_fetch_or((volatile unsigned char *)at, (unsigned char)0, __ATOMIC_RELAXED);
+        write_in_place((unsigned char *)at);
     }
     apo__task_leave_call(g);
     return APO_OK;

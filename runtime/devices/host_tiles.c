@@ -196,14 +196,14 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
 }
 
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
-                                  uint64_t end, int threads, double *touch_s,
+                                  uint64_t end, int threads, double now, double *touch_s,
                                   int *threads_offered) {
     if (touch_s != NULL)
         *touch_s = 0;
     if (threads_offered != NULL)
         *threads_offered = 1;
     /* Reading the call's shape is an access too: the call may already have moved on. */
-    if (!apo__task_enter_call(&dev->guard))
+    if (!apo__task_enter_call_at(&dev->guard, now))
         return APO_ERR_DEVICE_LOST;
     const apo__kernel *k = call->kernel;
     /* Host devices never get device-resident arrays (plan.c gives those to GPUs only). */

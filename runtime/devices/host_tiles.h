@@ -13,9 +13,12 @@
  * that, which the backend keeps out of its kernel time. *threads_offered (when not NULL)
  * gets the threads the tiles were offered to: 1 when the calling thread computed them alone
  * (a small task, or one while the team keeps its helpers out, host_team.h). Returns
- * APO_ERR_DEVICE_LOST, having started no further tile, once the task is abandoned or late. */
+ * APO_ERR_DEVICE_LOST, having started no further tile, once the task is abandoned or late.
+ * `now` is a reading of apo__now() the caller has just taken (or apo__task_clock() of the
+ * device's guard): the run's first guard check uses it instead of reading the clock again. */
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
-                                  uint64_t end, int threads, double *touch_s, int *threads_offered);
+                                  uint64_t end, int threads, double now, double *touch_s,
+                                  int *threads_offered);
 
 /* Frees what apo__run_tiles_on_host() kept for `dev` (its scratch); for the cpu and sim
  * devices' close. */

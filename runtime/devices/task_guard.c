@@ -68,12 +68,18 @@ int apo__task_enter_call_at(apo__task_guard *g, double now) {
 
 int apo__task_enter_call(apo__task_guard *g) {
     /* The clock is read only when there is a deadline to keep. */
-    return apo__task_enter_call_at(g, g->deadline > 0 ? apo__now() : 0);
+    return apo__task_enter_call_at(g, apo__task_clock(g));
 }
 
 int apo__task_abandoned(const apo__task_guard *g) {
     return atomic_load(&g->abandoned) || past_deadline(g);
 }
+
+int apo__task_abandoned_at(const apo__task_guard *g, double now) {
+    return atomic_load(&g->abandoned) || past_deadline_at(g, now);
+}
+
+double apo__task_clock(const apo__task_guard *g) { return g->deadline > 0 ? apo__now() : 0; }
 
 void apo__task_cancel(apo__task_guard *g) {
     atomic_store(&g->abandoned, 1);

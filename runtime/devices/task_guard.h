@@ -46,6 +46,13 @@ int apo__task_enter_call_at(apo__task_guard *g, double now);
  * in loops; it does not make an access safe on its own (use enter/leave for that). */
 int apo__task_abandoned(const apo__task_guard *g);
 
+/* apo__task_abandoned() against a reading `now` of apo__now() taken just before. */
+int apo__task_abandoned_at(const apo__task_guard *g, double now);
+
+/* apo__now() when the guard has a deadline to check against it, else 0 (no reading): the
+ * `now` to hand to the _at forms above. */
+double apo__task_clock(const apo__task_guard *g);
+
 /* Blocks until the current task is abandoned (a sim device that never answers). */
 void apo__task_wait_until_abandoned(apo__task_guard *g);
 

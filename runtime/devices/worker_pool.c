@@ -74,7 +74,7 @@ static int next_shared(apo__device *dev, const apo__call *call, uint64_t a, uint
     return n > 1;
 }
 
-void apo__device_job_run(apo__device *dev, apo__device_job *job) {
+void apo__device_job_run(apo__device *dev, apo__device_job *job, double now) {
     uint64_t tiles = job->end - job->first;
     uint64_t tasks = dev->ops->task_count(dev, tiles);
     if (tasks == 0)
@@ -86,10 +86,11 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
     job->timed_out = 0;
     /* Whether the call is a sweep: the job's call is alive while it is wanted. */
     int sweep = 0;
-    if (apo__task_enter_call(&dev->guard)) {
+    if (apo__task_enter_call_at(&dev->guard, now)) {
         sweep = job->call != NULL && job->call->grid != NULL;
         apo__task_leave_call(&dev->guard);
     }
+    int first_check = 1; /* the first task's check uses `now` too */
     for (uint64_t t = 0; t < tasks; t++) {
         /* Task t takes tiles [first + t*tiles/tasks, first + (t+1)*tiles/tasks). */
         uint64_t a = job->first + t * tiles / tasks;
@@ -98,7 +99,10 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job) {
          * tile is computed as in a call of its set alone. */
         while (a < b) {
             /* A late job starts no further task: its remaining tiles go elsewhere. */
-            if (apo__task_abandoned(&dev->guard)) {
+            const int late = first_check ? apo__task_abandoned_at(&dev->guard, now)
+                                         : apo__task_abandoned(&dev->guard);
+            first_check = 0;
+            if (late) {
                 job->status = APO_ERR_DEVICE_LOST;
                 job->timed_out = 1;
                 return;
@@ -139,7 +143,7 @@ static void *worker_main(void *arg) {
         if (!w->busy)
             continue;
         pthread_mutex_unlock(&pool->mutex);
-        apo__device_job_run(w->dev, &w->job);
+        apo__device_job_run(w->dev, &w->job, apo__task_clock(&w->dev->guard));
         pthread_mutex_lock(&pool->mutex);
         w->busy = 0;
         /* An abandoned job was already counted off by the caller, who has moved on. */

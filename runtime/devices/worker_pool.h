@@ -30,8 +30,10 @@ typedef struct apo__device_job {
 } apo__device_job;
 
 /* Runs a job's tasks on the calling thread, stopping before a task once the device's
- * current task is abandoned or late. The caller arms the device's guard first. */
-void apo__device_job_run(apo__device *dev, apo__device_job *job);
+ * current task is abandoned or late. The caller arms the device's guard first, and passes
+ * `now`, apo__task_clock() of the guard or a reading of apo__now() taken just before: the
+ * job's first checks of the guard use it instead of reading the clock again. */
+void apo__device_job_run(apo__device *dev, apo__device_job *job, double now);
 
 typedef struct apo__worker {
     struct apo__pool *pool;

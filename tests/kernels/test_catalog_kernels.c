@@ -638,17 +638,61 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
     series_free(&s);
 }
 
-/* Samples full of ties (-1, -0, +0 and 1 at random): max and min must give the latest of the
- * equal samples ending each window (TA-Lib's >=, which decides the sign of a zero), bit for bit
- * against a naive scan, aroon the latest extreme's position, and willr and stochf's fastk their
- * 0 where the window is flat (H = L), against their references, on every vector path and for
- * periods on both sides of the doubling's bound (window_extreme.h). */
 static uint64_t bits_of(double v) {
     uint64_t u;
     memcpy(&u, &v, sizeof u);
     return u;
 }
 
+/* mom's plain-difference blocks (mom_tile.h) on every path, bit for bit against the rule
+ * bar by bar: x[t] - x[t - p] where both samples are finite, else the NAN constant. Gaps of
+ * each kind sit at and beside the blocks' edges, where a block reads them only as x[t - p]
+ * (periods across the block length), and the row is cut into pieces that start anywhere. */
+Test(catalog, mom_blocks_on_every_path_with_gaps_at_their_edges) {
+    const size_t n = 3000, periods[] = {1, 10, 511, 512, 513, 1500, 2999, 3000};
+    series s;
+    series_make(&s, 4242, n, 1, 100.0, 0.5, 0);
+    const size_t at[] = {0, 511, 512, 1023, 1030, 1536, 2047, 2999};
+    const double gap[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        s.close[at[i]] = gap[i % 3];
+    s.close[2500] = s.close[2500 - 500] = INFINITY; /* inf - inf, for p 500 */
+    double *got = alloc_doubles(n);
+    static const size_t pieces[] = {1, 7, 600, 3000};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        const size_t p = periods[pi];
+        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++) {
+                apo__cat_io io;
+                memset(&io, 0, sizeof io);
+                io.in[0] = s.close;
+                io.out[0] = got;
+                io.p[0] = (double)p;
+                io.h = p;
+                for (size_t b = 0; b < n; b += pieces[c])
+                    apo__cpu_catalog_tile_on(APO_CAT_MOM, &io, b,
+                                             b + pieces[c] < n ? b + pieces[c] : n, isa);
+                for (size_t t = 0; t < n; t++) {
+                    const int finite = t >= p && isfinite(s.close[t]) && isfinite(s.close[t - p]);
+                    const double want = finite ? s.close[t] - s.close[t - p] : (double)NAN;
+                    cr_assert(bits_of(got[t]) == bits_of(want),
+                              "mom p %zu on %s in pieces of %zu at %zu: got %.17g want %.17g", p,
+                              apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], t, got[t], want);
+                }
+            }
+        }
+    }
+    free(got);
+    series_free(&s);
+}
+
+/* Samples full of ties (-1, -0, +0 and 1 at random): max and min must give the latest of the
+ * equal samples ending each window (TA-Lib's >=, which decides the sign of a zero), bit for bit
+ * against a naive scan, aroon the latest extreme's position, and willr and stochf's fastk their
+ * 0 where the window is flat (H = L), against their references, on every vector path and for
+ * periods on both sides of the doubling's bound (window_extreme.h). */
 Test(catalog, range_kernels_on_samples_full_of_ties) {
     const size_t n = 3000, periods[] = {1, 2, 3, 14, 30, 63, 64, 65, 256, 257};
     const double values[] = {-1.0, -0.0, 0.0, 1.0};
