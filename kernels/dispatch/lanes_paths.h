@@ -18,7 +18,8 @@
                                      double *lower, int stream);                                   \
     void apo__macd_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,         \
                                 size_t count, size_t fast, size_t slow, size_t signal, size_t h,   \
-                                double *macd, double *signal_line, double *hist, int stream);      \
+                                double *macd, double *signal_line, double *hist, int stream,       \
+                                apo__macd_edges *edges);                                           \
     void apo__returns_stats_tiles_##path(                                                          \
         const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
         apo__moments *const *partials, double *scratch, size_t scratch_len);                       \
