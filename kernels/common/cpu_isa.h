@@ -49,6 +49,11 @@ const char *apo__cpu_isa_name(apo__cpu_isa isa);
 /* Lanes of one vector of doubles on the path: 2, 4, 8 (1 for AUTO and unknown values). */
 size_t apo__cpu_isa_lanes(apo__cpu_isa isa);
 
+/* Whether the avx512 path may run bollinger's 4-lane rounds in 256-bit vectors with
+ * AVX-512VL's registers (dispatch/lanes_avx512_ymm.c): the build has them and the CPU and
+ * operating system have AVX-512F and AVX-512VL. */
+int apo__cpu_has_avx512_ymm(void);
+
 /* The supported paths' names, space-separated ("sse2 avx2 avx512"), into out. */
 void apo__cpu_isa_list_supported(char *out, size_t size);
 

@@ -38,6 +38,12 @@ APO_LANES_DECLARE(avx2)
 #ifdef APO_HAVE_LANES_AVX512
 APO_LANES_DECLARE(avx512)
 #endif
+#ifdef APO_HAVE_LANES_AVX512_YMM
+/* bollinger's 4-lane rounds with AVX-512VL's registers (lanes_avx512_ymm.c). */
+void apo__bollinger_tiles_avx512_ymm(const double *x, size_t cols, const apo__tile_span *tiles,
+                                     size_t count, size_t period, double nbdev_up, double nbdev_dn,
+                                     double *upper, double *middle, double *lower, int stream);
+#endif
 
 #undef APO_LANES_DECLARE
 
