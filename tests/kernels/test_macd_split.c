@@ -53,8 +53,8 @@ static size_t check_tile(const double *x, size_t n, size_t begin, size_t end, co
         g[o] = got[o] + (lead_g + shift) % 8;
     }
     apo__cpu_macd_tile(x, n, begin, end, p->fast, p->slow, p->signal, w[0], w[1], w[2]);
-    const size_t redone = apo__cpu_macd_split_tile(x, begin, end, p->fast, p->slow, p->signal,
-                                                   g[0], g[1], g[2], isa);
+    const size_t redone =
+        apo__cpu_macd_split_tile(x, begin, end, p->fast, p->slow, p->signal, g[0], g[1], g[2], isa);
     for (int o = 0; o < 3; o++) {
         const size_t at = first_difference(w[o], g[o], n);
         cr_assert_eq(at, n,
