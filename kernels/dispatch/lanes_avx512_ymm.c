@@ -20,9 +20,8 @@
 #include "lanes_paths.h"
 
 void apo__bollinger_tiles_avx512_ymm(const double *x, size_t cols, const apo__tile_span *tiles,
-                                     size_t count, size_t period, double nbdev_up,
-                                     double nbdev_dn, double *upper, double *middle,
-                                     double *lower, int stream) {
+                                     size_t count, size_t period, double nbdev_up, double nbdev_dn,
+                                     double *upper, double *middle, double *lower, int stream) {
     for (size_t r = 0; r < count; r += APO_LANES)
         APO_LANES_NAME(apo__bollinger_round)
     (x, cols, tiles + r, count - r < APO_LANES ? count - r : APO_LANES, period, nbdev_up, nbdev_dn,

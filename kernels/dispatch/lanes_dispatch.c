@@ -9,7 +9,10 @@
  * about as long as each other and few lanes idle; they then go in rounds of the path's
  * lanes. A last round of fewer tiles goes to the narrowest path that still holds it (a lone
  * tile to the scalar tile function): a round costs its path's step for every sample of its
- * longest tile, however many of its lanes are busy, and a narrow step costs less.
+ * longest tile, however many of its lanes are busy, and a narrow step costs less. Two
+ * exceptions: a lone macd tile is cut into pieces in the lanes of the call's path
+ * (apo__cpu_macd_split_tile), and on AVX-512 bollinger's 4-lane rounds take the build with
+ * AVX-512VL's registers (lanes_avx512_ymm.c).
  *
  * Determinism: every path, and the scalar function, computes each tile with the operations
  * of its scalar tile body (kernels/<room>/<name>_tile.h) in the same order, so which path and which
