@@ -184,6 +184,11 @@ static void macd_lanes_on(apo__cpu_isa path, const double *x, size_t cols,
     }
 }
 
+/* The fewest outputs of a piece: every piece must have some (a period-1 macd has no
+ * warm-up, so the rule on the steps alone would cut a tile of 2 bars), and a cut of a
+ * shorter tile saves less than the round's setup. */
+#define APO_MACD_SPLIT_MIN_PIECE 64
+
 /* The most pieces a lone macd tile is cut into: the lanes of the widest path. */
 #define MACD_SPLIT_MAX_PIECES 8
 
@@ -191,7 +196,7 @@ size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes) {
     /* A piece runs its warm-up h and len / lanes outputs; a lane step costs about what a
      * scalar step does (both wait on the EMA's latency), so the cut pays when that is at
      * most half of len (docs/PERF.md has the measurements). */
-    if (lanes < 2 || h + len / lanes > len / 2)
+    if (lanes < 2 || len < APO_MACD_SPLIT_MIN_PIECE * lanes || h + len / lanes > len / 2)
         return 1;
     return lanes;
 }

@@ -81,7 +81,8 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
                                 apo__cpu_isa isa);
 
 /* Pieces a tile of `len` outputs is cut into on a path of `lanes` lanes with warm-up h: 1
- * (no cut) unless each piece's steps, its warm-up included, are at most half the tile's. */
+ * (no cut) unless each piece's steps, its warm-up included, are at most half the tile's and
+ * each piece gets 64 outputs or more. */
 size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes);
 
 /* `count` macd tiles at once on path `isa`: the bits of apo__cpu_macd_tile for each (see

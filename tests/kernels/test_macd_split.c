@@ -84,9 +84,11 @@ Test(macd_split, flavours_on_every_path) {
         for (int f = 0; f < FLAVOURS; f++) {
             double *x = make_input((enum flavour)f, 1, n, 77 + (uint64_t)f);
             for (size_t s = 0; s < N_PERIOD_SETS; s++) {
-                /* A row's start, a tile further in, a short one and a tile's longest. */
-                const size_t tiles[][2] = {{0, 10000}, {12345, 22345}, {100, 1900}, {0, 16384}};
-                for (size_t t = 0; t < 4; t++)
+                /* A row's start, a tile further in, short ones (1/1/1, with no warm-up,
+                 * would cut the shortest if pieces could be empty) and a tile's longest. */
+                const size_t tiles[][2] = {{0, 10000}, {12345, 22345}, {100, 1900},
+                                           {0, 16384}, {7, 12},        {300, 811}};
+                for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
                     check_tile(x, n, tiles[t][0], tiles[t][1], &period_sets[s], (apo__cpu_isa)isa,
                                (t + s + (size_t)f) % 8, flavour_names[f]);
             }
