@@ -41,6 +41,15 @@ int apo__cpu_isa_supported(apo__cpu_isa isa) {
     }
 }
 
+int apo__cpu_has_avx512_ymm(void) {
+#if defined(APO_CPU_ISA_PROBE) && defined(APO_HAVE_LANES_AVX512_YMM)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512vl") != 0;
+#else
+    return 0;
+#endif
+}
+
 apo__cpu_isa apo__cpu_isa_best(void) {
     for (int isa = APO_CPU_ISA_LAST; isa > APO_CPU_ISA_SSE2; isa--)
         if (apo__cpu_isa_supported((apo__cpu_isa)isa))

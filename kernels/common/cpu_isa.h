@@ -57,6 +57,11 @@ size_t apo__cpu_isa_lanes(apo__cpu_isa isa);
  * on CPUs not measured (Intel's, AMD's family 1Ah): they keep the widest path. */
 int apo__cpu_avx512_halved(void);
 
+/* Whether the avx512 path may run bollinger's 4-lane rounds in 256-bit vectors with
+ * AVX-512VL's registers (dispatch/lanes_avx512_ymm.c): the build has them and the CPU and
+ * operating system have AVX-512F and AVX-512VL. */
+int apo__cpu_has_avx512_ymm(void);
+
 /* The supported paths' names, space-separated ("sse2 avx2 avx512"), into out. */
 void apo__cpu_isa_list_supported(char *out, size_t size);
 

@@ -9,7 +9,10 @@
  * about as long as each other and few lanes idle; they then go in rounds of the path's
  * lanes. A last round of fewer tiles goes to the narrowest path that still holds it (a lone
  * tile to the scalar tile function): a round costs its path's step for every sample of its
- * longest tile, however many of its lanes are busy, and a narrow step costs less.
+ * longest tile, however many of its lanes are busy, and a narrow step costs less. Two
+ * exceptions: a lone macd tile is cut into pieces in the lanes of the call's path
+ * (apo__cpu_macd_split_tile), and on AVX-512 bollinger's 4-lane rounds take the build with
+ * AVX-512VL's registers (lanes_avx512_ymm.c).
  *
  * Determinism: every path, and the scalar function, computes each tile with the operations
  * of its scalar tile body (kernels/<room>/<name>_tile.h) in the same order, so which path and which
@@ -17,8 +20,10 @@
  */
 #include "kernels.h"
 #include "lanes_paths.h"
+#include "macd_tile.h"
 
 #include <assert.h>
+#include <string.h>
 
 size_t apo__bollinger_stream_min_bytes = APO_BOLLINGER_STREAM_MIN_BYTES;
 size_t apo__macd_stream_min_bytes = APO_MACD_STREAM_MIN_BYTES;
@@ -103,9 +108,19 @@ static void check_spans(const apo__tile_span *tiles, size_t count, size_t rows, 
     (void)tiles, (void)count, (void)rows, (void)cols;
 }
 
-static void bollinger_on(apo__cpu_isa path, const double *x, size_t cols,
+static void bollinger_on(apo__cpu_isa path, apo__cpu_isa isa, const double *x, size_t cols,
                          const apo__tile_span *tiles, size_t n, size_t period, double up, double dn,
                          double *upper, double *middle, double *lower, int stream) {
+#ifdef APO_HAVE_LANES_AVX512_YMM
+    /* A round of 3 or 4 tiles on an AVX-512 CPU: the 4-lane step without its spills. */
+    if (path == APO_CPU_ISA_AVX2 && isa == APO_CPU_ISA_AVX512 && apo__cpu_has_avx512_ymm()) {
+        apo__bollinger_tiles_avx512_ymm(x, cols, tiles, n, period, up, dn, upper, middle, lower,
+                                        stream);
+        return;
+    }
+#else
+    (void)isa;
+#endif
     switch (path) {
 #ifdef APO_HAVE_LANES_AVX512
     case APO_CPU_ISA_AVX512:
@@ -140,37 +155,142 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
     isa = apo__cpu_isa_resolve(isa);
     const int stream = stream_outputs(rows, cols, 3, apo__bollinger_stream_min_bytes);
     FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
-                      bollinger_on(path, x, cols, sorted, n, period, nbdev_up, nbdev_dn, upper,
+                      bollinger_on(path, isa, x, cols, sorted, n, period, nbdev_up, nbdev_dn, upper,
                                    middle, lower, stream));
 }
 
-static void macd_on(apo__cpu_isa path, const double *x, size_t cols, const apo__tile_span *tiles,
-                    size_t n, size_t fast, size_t slow, size_t signal, size_t h, double *macd,
-                    double *signal_line, double *hist, int stream) {
+/* The rounds of `n` tiles on a vector path, `edges` NULL or one per tile (macd_lanes.h). */
+static void macd_lanes_on(apo__cpu_isa path, const double *x, size_t cols,
+                          const apo__tile_span *tiles, size_t n, size_t fast, size_t slow,
+                          size_t signal, size_t h, double *macd, double *signal_line, double *hist,
+                          int stream, apo__macd_edges *edges) {
     switch (path) {
 #ifdef APO_HAVE_LANES_AVX512
     case APO_CPU_ISA_AVX512:
         apo__macd_tiles_avx512(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
-                               stream);
+                               stream, edges);
         return;
 #endif
 #ifdef APO_HAVE_LANES_AVX2
     case APO_CPU_ISA_AVX2:
         apo__macd_tiles_avx2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
-                             stream);
+                             stream, edges);
         return;
 #endif
-    case APO_CPU_ISA_SSE2:
+    default: /* sse2, which every build has */
         apo__macd_tiles_sse2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
-                             stream);
+                             stream, edges);
         return;
-    default:
-        for (size_t i = 0; i < n; i++) {
-            const size_t o = tiles[i].row * cols;
-            apo__cpu_macd_tile(x + o, cols, tiles[i].begin, tiles[i].end, fast, slow, signal,
-                               macd + o, signal_line + o, hist + o);
+    }
+}
+
+/* The fewest outputs of a piece: every piece must have some (a period-1 macd has no
+ * warm-up, so the rule on the steps alone would cut a tile of 2 bars), and a cut of a
+ * shorter tile saves less than the round's setup. */
+#define APO_MACD_SPLIT_MIN_PIECE 64
+
+/* The most pieces a lone macd tile is cut into: the lanes of the widest path. */
+#define MACD_SPLIT_MAX_PIECES 8
+
+size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes) {
+    /* A piece runs its warm-up h and len / lanes outputs; a lane step costs about what a
+     * scalar step does (both wait on the EMA's latency), so the cut pays when that is at
+     * most half of len (docs/PERF.md has the measurements). */
+    if (lanes < 2 || len < APO_MACD_SPLIT_MIN_PIECE * lanes || h + len / lanes > len / 2)
+        return 1;
+    return lanes;
+}
+
+/* Whether two sets of EMA states are the same bits (a NaN state, from an overflow, compares
+ * by its bits too). */
+static int same_states(const double a[3], const double b[3]) {
+    return memcmp(a, b, 3 * sizeof(double)) == 0;
+}
+
+size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_t fast, size_t slow,
+                                size_t signal, double *macd, double *signal_line, double *hist,
+                                apo__cpu_isa isa) {
+    assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL && begin < end);
+    isa = apo__cpu_isa_resolve(isa);
+    const size_t h = apo__macd_warmup(fast, slow, signal);
+    const size_t lanes = apo__cpu_isa_lanes(isa);
+    const size_t pieces = apo__macd_split_pieces(end - begin, h, lanes);
+    if (pieces < 2 || pieces > MACD_SPLIT_MAX_PIECES) {
+        apo__cpu_macd_tile(x, end, begin, end, fast, slow, signal, macd, signal_line, hist);
+        return 0;
+    }
+    /* Piece 0 is the tile's own start (the same warm-up origin, the same seeds); piece j > 0
+     * is the tile [cut_j, cut_j+1) of a grid that starts at cut_j, whose seeds have decayed
+     * below 2^-64 of the data by cut_j (docs/kernels.md, macd): its states there are
+     * almost always the whole tile's to the bit, and the check below makes sure. */
+    apo__tile_span spans[MACD_SPLIT_MAX_PIECES];
+    apo__macd_edges edges[MACD_SPLIT_MAX_PIECES];
+    /* Every piece but the first runs a whole warm-up before its outputs, the first only what
+     * lies before `begin` (none at a row's start): the first gets that much more of the
+     * outputs, so that all lanes run about the same number of steps. */
+    const size_t len = end - begin;
+    const size_t h0 = begin < h ? begin : h;
+    const size_t first = (len + h0 + (pieces - 1) * h) / pieces - h0;
+    const size_t rest = len - first;
+    for (size_t j = 0; j < pieces; j++) {
+        spans[j].row = 0;
+        spans[j].begin = j == 0 ? begin : begin + first + rest * (j - 1) / (pieces - 1);
+        spans[j].end = begin + first + rest * j / (pieces - 1);
+    }
+    macd_lanes_on(isa, x, end, spans, pieces, fast, slow, signal, h, macd, signal_line, hist, 0,
+                  edges);
+
+    /* The whole tile's states at the end of piece j - 1 are known when piece j - 1 is right:
+     * piece 0 always, a later one when its start states were those, or once computed again. */
+    size_t redone = 0;
+    if (!edges[0].ran) {
+        /* The seeds were not done within piece 0 (gaps): the tile from its start. */
+        apo__cpu_macd_tile(x, end, begin, end, fast, slow, signal, macd, signal_line, hist);
+        return pieces - 1;
+    }
+    double states[3]; /* the whole tile's states at the end of the piece before j */
+    memcpy(states, edges[0].tail, sizeof states);
+    for (size_t j = 1; j < pieces; j++) {
+        if (edges[j].steady && same_states(states, edges[j].head)) {
+            memcpy(states, edges[j].tail, sizeof states);
+            continue;
         }
+        /* Piece j again, serially, from the whole tile's states: the steady steps of
+         * apo__macd_step, as the tile itself runs them. */
+        apo__macd_rates r;
+        size_t f = fast, s = slow;
+        apo__macd_setup(&f, &s, signal, &r);
+        apo__macd_state st;
+        st.t = spans[j].begin;
+        st.end = spans[j].end;
+        st.ef = states[0];
+        st.es = states[1];
+        st.eg = states[2];
+        st.macd = macd;
+        st.signal_line = signal_line;
+        st.hist = hist;
+        apo__macd_finish(x, &r, &st);
+        states[0] = st.ef;
+        states[1] = st.es;
+        states[2] = st.eg;
+        redone++;
+    }
+    return redone;
+}
+
+static void macd_on(apo__cpu_isa path, apo__cpu_isa isa, const double *x, size_t cols,
+                    const apo__tile_span *tiles, size_t n, size_t fast, size_t slow, size_t signal,
+                    size_t h, double *macd, double *signal_line, double *hist, int stream) {
+    if (path != APO_CPU_ISA_AUTO) {
+        macd_lanes_on(path, x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
+                      stream, NULL);
         return;
+    }
+    /* A lone tile: its chain cut into pieces in the lanes of the call's path. */
+    for (size_t i = 0; i < n; i++) {
+        const size_t o = tiles[i].row * cols;
+        apo__cpu_macd_split_tile(x + o, tiles[i].begin, tiles[i].end, fast, slow, signal, macd + o,
+                                 signal_line + o, hist + o, isa);
     }
 }
 
@@ -183,9 +303,9 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
     isa = apo__cpu_isa_resolve(isa);
     const size_t h = apo__macd_warmup(fast, slow, signal);
     const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
-    FOR_SORTED_ROUNDS(
-        isa, tiles, count, path, sorted, n,
-        macd_on(path, x, cols, sorted, n, fast, slow, signal, h, macd, signal_line, hist, stream));
+    FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
+                      macd_on(path, isa, x, cols, sorted, n, fast, slow, signal, h, macd,
+                              signal_line, hist, stream));
 }
 
 static void returns_stats_on(apo__cpu_isa path, const double *x, size_t cols,

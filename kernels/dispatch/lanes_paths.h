@@ -18,7 +18,8 @@
                                      double *lower, int stream);                                   \
     void apo__macd_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,         \
                                 size_t count, size_t fast, size_t slow, size_t signal, size_t h,   \
-                                double *macd, double *signal_line, double *hist, int stream);      \
+                                double *macd, double *signal_line, double *hist, int stream,       \
+                                apo__macd_edges *edges);                                           \
     void apo__returns_stats_tiles_##path(                                                          \
         const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
         apo__moments *const *partials, double *scratch, size_t scratch_len);                       \
@@ -36,6 +37,12 @@ APO_LANES_DECLARE(avx2)
 #endif
 #ifdef APO_HAVE_LANES_AVX512
 APO_LANES_DECLARE(avx512)
+#endif
+#ifdef APO_HAVE_LANES_AVX512_YMM
+/* bollinger's 4-lane rounds with AVX-512VL's registers (lanes_avx512_ymm.c). */
+void apo__bollinger_tiles_avx512_ymm(const double *x, size_t cols, const apo__tile_span *tiles,
+                                     size_t count, size_t period, double nbdev_up, double nbdev_dn,
+                                     double *upper, double *middle, double *lower, int stream);
 #endif
 
 #undef APO_LANES_DECLARE

@@ -25,7 +25,8 @@
  * kernel (macd.cu) calls too. This file keeps what needs libm or runs only on the host: the
  * warm-up H (apo__macd_warmup, with log and log1p), which it computes here and passes to the
  * shared body, the tile length and the precondition checks. Several tiles at once on a
- * vector path: macd_lanes.h and lanes_dispatch.c.
+ * vector path: macd_lanes.h and lanes_dispatch.c, which also cuts a lone tile into pieces
+ * run side by side and checked bit for bit against each other (apo__cpu_macd_split_tile).
  *
  * Determinism: the outputs of a tile depend on x, the parameters and `begin` only; no state
  * crosses tiles and the operation order is fixed (built with -ffp-contract=off, and nvcc

@@ -60,6 +60,31 @@ int apo__cpu_macd_resume(const double *x, size_t begin, size_t stop, size_t fast
                          size_t signal, void *state, int fresh, double *macd, double *signal_line,
                          double *hist);
 
+/* The EMA states (fast, slow, signal) of a lane at the two edges of its tile, which the lane
+ * kernels (macd_lanes.h) record for a lone tile's split (apo__cpu_macd_split_tile): `head`,
+ * the states its first output is computed from, defined when `steady` (its seeds were done
+ * by its `begin`); `tail`, the states after its last index, defined when `ran` (its seeds
+ * were done before its `end`). */
+typedef struct apo__macd_edges {
+    double head[3], tail[3];
+    int steady, ran;
+} apo__macd_edges;
+
+/* One tile of one row (x, the outputs: the row's arrays) with the bits of apo__cpu_macd_tile,
+ * its EMA chain cut into up to `lanes of isa` pieces that run side by side, each from its
+ * own warm-up like a tile of its own, then checked: a piece whose states at its start are
+ * not bit for bit those the piece before it ends with is computed again, serially, from
+ * those. Returns the number of pieces computed again (tests/kernels/test_macd_split.c). Does
+ * not cut a tile too short for the cuts to pay (apo__macd_split_pieces). */
+size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_t fast, size_t slow,
+                                size_t signal, double *macd, double *signal_line, double *hist,
+                                apo__cpu_isa isa);
+
+/* Pieces a tile of `len` outputs is cut into on a path of `lanes` lanes with warm-up h: 1
+ * (no cut) unless each piece's steps, its warm-up included, are at most half the tile's and
+ * each piece gets 64 outputs or more. */
+size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes);
+
 /* `count` macd tiles at once on path `isa`: the bits of apo__cpu_macd_tile for each (see
  * apo__tile_span). The EMA chains of the tiles advance side by side, which hides their
  * latency. */

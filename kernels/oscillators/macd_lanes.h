@@ -18,6 +18,11 @@
  * Lanes that do not move (before their first step, after their last, or without a tile)
  * read NaN, which leaves their states alone, and store nothing.
  *
+ * With `edges`, a round also records each lane's states where its outputs start and where
+ * its tile ends (apo__macd_edges), which a lone tile's split checks its pieces with
+ * (lanes_dispatch.c). Every event (a lane starting, starting to store, stopping) begins a
+ * stretch, so the states are read at the top of one.
+ *
  * Included by lanes_<path>.c after lanes.h; builds APO_LANES_NAME(apo__macd_round).
  */
 #ifndef APO_MACD_LANES_H
@@ -55,12 +60,21 @@ static inline void apo__macd_lanes_step(apo__macd_lanes *s, const apo__macd_cons
     *out_h = apo_vd_select(finite, m - eg_new, k->nan);
 }
 
-/* fast <= slow (apo__macd_setup's order), h = apo__macd_warmup(fast, slow, signal). */
+/* Lane i's states, in apo__macd_edges' order. */
+static inline void apo__macd_lanes_read(const apo__macd_lanes *v, size_t i, double out[3]) {
+    out[0] = apo_vd_lane(v->ef, i);
+    out[1] = apo_vd_lane(v->es, i);
+    out[2] = apo_vd_lane(v->eg, i);
+}
+
+/* fast <= slow (apo__macd_setup's order), h = apo__macd_warmup(fast, slow, signal); `edges`
+ * NULL or one per tile. */
 static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                                             const apo__tile_span *tiles, size_t count, size_t fast,
                                             size_t slow, size_t signal, size_t h,
                                             const apo__macd_rates *r, double *macd,
-                                            double *signal_line, double *hist, int stream) {
+                                            double *signal_line, double *hist, int stream,
+                                            apo__macd_edges *edges) {
     size_t at[APO_LANES];    /* the lane's next index, absolute in the arrays */
     size_t start[APO_LANES]; /* the step of the lane's first index */
     size_t speak[APO_LANES]; /* ... of its first output (the warm-up ends) */
@@ -81,9 +95,16 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
         const apo__tile_span *tl = &tiles[i];
         const size_t row0 = tl->row * cols;
         apo__macd_state *st = &seeded[i];
+        if (edges != NULL)
+            edges[i].steady = edges[i].ran = 0;
         if (!apo__macd_prepare(x + row0, tl->begin, tl->end, fast, slow, signal, h, r, 0,
                                macd + row0, signal_line + row0, hist + row0, st))
             continue;
+        if (edges != NULL) {
+            /* Seeds done by `begin`: the outputs from `begin` on are steady steps. */
+            edges[i].steady = st->t <= tl->begin;
+            edges[i].ran = 1;
+        }
         /* st->t is the next index; the indices before `begin` are warm-up. Blocks start at
          * steps that are multiples of APO_LANES; the lane starts so that its outputs of a
          * block fill whole aligned vectors of `macd`. */
@@ -121,6 +142,10 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                 v.es = apo_vd_with_lane(v.es, i, seeded[i].es);
                 v.eg = apo_vd_with_lane(v.eg, i, seeded[i].eg);
             }
+            if (edges != NULL && step == speak[i])
+                apo__macd_lanes_read(&v, i, edges[i].head);
+            if (edges != NULL && step == stop[i])
+                apo__macd_lanes_read(&v, i, edges[i].tail);
             if (step < start[i]) {
                 next = start[i] < next ? start[i] : next;
                 continue;
@@ -195,6 +220,10 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
             step++;
         }
     }
+    /* The lanes that stop last stop here. */
+    for (size_t i = 0; edges != NULL && i < APO_LANES; i++)
+        if ((lanes >> i & 1u) && stop[i] == end_step)
+            apo__macd_lanes_read(&v, i, edges[i].tail);
     apo_lanes_fence(stream);
 }
 
