@@ -10,6 +10,7 @@
  * The including file defines APO_CATALOG_PATH_NAME(name), which appends its path's suffix.
  */
 #include "adosc_lanes.h"
+#include "adosc_pairs.h"
 #include "atr_lanes.h"
 #include "averages_tiles.h"
 #include "catalog_paths.h"
@@ -47,6 +48,10 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io 
 void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io *io,
                                                const apo__tile_span *tiles, size_t count) {
     const int adosc_rounds = id == APO_CAT_ADOSC && apo__adosc_rounds_pay(tiles, count);
+    if (id == APO_CAT_ADOSC && !adosc_rounds) {
+        apo__adosc_pairs(io, tiles, count);
+        return;
+    }
     for (size_t k = 0; k < count;) {
         const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
         if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {
