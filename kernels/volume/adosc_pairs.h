@@ -28,10 +28,12 @@
  * over which the L1's set index repeats. */
 #define APO_ADOSC_PAIR_LAG 256
 
-/* One of the pair: its run state (adosc_tile.h), its span and the stop of its next block. */
+/* One lane of the pair: the tile it holds (live), its span and its run state
+ * (adosc_tile.h). */
 typedef struct apo__adosc_side {
     apo__cat_run run;
     size_t begin, end;
+    int live;
 } apo__adosc_side;
 
 /* The next bar side s stops at: its begin while warming up (no outputs before it), else its
@@ -97,17 +99,64 @@ static inline int apo__adosc_pair_block(apo__adosc_line *la, apo__adosc_line *lb
 }
 
 /* Side s run by its scalar tile loop (apo__adosc_run) until both averages are past their
- * seed or `until`, whichever comes first. */
-static inline void apo__adosc_side_warm(const apo__cat_io *io, apo__adosc_side *s, size_t lookback,
-                                        size_t until) {
-    while (s->run.n[0] <= lookback && s->run.t < until) {
+ * seed or its tile's end, whichever comes first. */
+static inline void apo__adosc_side_seed(const apo__cat_io *io, apo__adosc_side *s,
+                                        size_t lookback) {
+    while (s->run.n[0] <= lookback && s->run.t < s->end) {
         const size_t want = s->run.t + (lookback + 1 - s->run.n[0]);
-        apo__adosc_run(io, s->begin, want < until ? want : until, &s->run);
+        apo__adosc_run(io, s->begin, want < s->end ? want : s->end, &s->run);
     }
 }
 
-/* The two tiles a and b of one row (not overlapping), each given its tile's outputs. */
-static inline void apo__adosc_pair(const apo__cat_io *io, apo__tile_span ta, apo__tile_span tb) {
+/* Makes side s ready for a block: it holds a tile whose averages are past their seed and at
+ * least a vector of bars before its stop. A tile ended (or taken to its end alone) is
+ * replaced by the next one of tiles[*next ..]; the bars that fill no vector before a
+ * tile's begin or end are taken by its tile loop. Returns 0 when no tile is left. */
+static inline int apo__adosc_side_ready(const apo__cat_io *io, apo__adosc_side *s,
+                                        const apo__tile_span *tiles, size_t count, size_t *next,
+                                        size_t lookback) {
+    for (;;) {
+        if (!s->live) {
+            if (*next >= count)
+                return 0;
+            s->begin = tiles[*next].begin;
+            s->end = tiles[*next].end;
+            (*next)++;
+            s->live = 1;
+            apo__adosc_start(io, s->begin, &s->run);
+        }
+        apo__adosc_side_seed(io, s, lookback);
+        const size_t stop = apo__adosc_side_stop(s);
+        if (s->run.n[0] > lookback && stop - s->run.t >= APO_TILE_LANES)
+            return 1;
+        apo__adosc_run(io, s->begin, stop, &s->run);
+        if (s->run.t >= s->end)
+            s->live = 0;
+    }
+}
+
+/* Side s stepped by n bars (a clean block's line), or, when its block had a gap, taken to
+ * its tile's end by its tile loop, which steps the gap bar by bar. */
+static inline void apo__adosc_side_advance(const apo__cat_io *io, apo__adosc_side *s, int clean,
+                                           const apo__adosc_line *line, size_t n) {
+    if (clean) {
+        s->run.v[0] = line->ad;
+        s->run.v[1] = line->fe;
+        s->run.v[2] = line->se;
+        s->run.n[0] += n;
+        s->run.t += n;
+    } else {
+        apo__adosc_run(io, s->begin, s->end, &s->run);
+    }
+    if (s->run.t >= s->end)
+        s->live = 0;
+}
+
+/* A row's tiles (count >= 1, not overlapping) by two lanes a and b, each taking the next
+ * tile of the list when its own ends, so that both chains run from the first tiles' seeds
+ * to the last tiles' tails; every tile is given the outputs of its body alone. */
+static inline void apo__adosc_pairs(const apo__cat_io *io, const apo__tile_span *tiles,
+                                    size_t count) {
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
@@ -117,76 +166,37 @@ static inline void apo__adosc_pair(const apo__cat_io *io, apo__tile_span ta, apo
     k.fk1 = 1.0 - k.fk;
     k.sk1 = 1.0 - k.sk;
     apo__adosc_side a, b;
-    a.begin = ta.begin;
-    a.end = ta.end;
-    b.begin = tb.begin;
-    b.end = tb.end;
-    apo__adosc_start(io, a.begin, &a.run);
-    apo__adosc_start(io, b.begin, &b.run);
-    /* The seeds bar by bar; then a runs ahead by the lag, alone. */
-    apo__adosc_side_warm(io, &a, lookback, a.end);
-    apo__adosc_side_warm(io, &b, lookback, b.end);
-    {
+    a.live = 0;
+    b.live = 0;
+    size_t next = 0;
+    /* a runs the lag ahead alone; after that the lanes' tiles end and are replaced in turn,
+     * and the lag stays between them. */
+    if (apo__adosc_side_ready(io, &a, tiles, count, &next, lookback)) {
         const size_t lead = a.run.t + APO_ADOSC_PAIR_LAG;
         apo__adosc_run(io, a.begin, lead < a.end ? lead : a.end, &a.run);
+        if (a.run.t >= a.end)
+            a.live = 0;
     }
     double scratch_a[APO_ADOSC_BLOCK], scratch_b[APO_ADOSC_BLOCK];
-    while (a.run.n[0] > lookback && b.run.n[0] > lookback) {
-        const size_t stop_a = apo__adosc_side_stop(&a), stop_b = apo__adosc_side_stop(&b);
-        const size_t left_a = (stop_a - a.run.t) / APO_TILE_LANES * APO_TILE_LANES;
-        const size_t left_b = (stop_b - b.run.t) / APO_TILE_LANES * APO_TILE_LANES;
-        if (left_a == 0 || left_b == 0) {
-            /* A side whose warm-up ends within a vector steps to its begin by its tile loop
-             * (as the tile alone does) and the pair goes on; a side at its end leaves it. */
-            const int warm_a = left_a == 0 && stop_a == a.begin;
-            const int warm_b = left_b == 0 && stop_b == b.begin;
-            if (!warm_a && !warm_b)
-                break;
-            if (warm_a)
-                apo__adosc_run(io, a.begin, a.begin, &a.run);
-            if (warm_b)
-                apo__adosc_run(io, b.begin, b.begin, &b.run);
-            continue;
-        }
-        size_t n = left_a < left_b ? left_a : left_b;
+    while (apo__adosc_side_ready(io, &a, tiles, count, &next, lookback) &&
+           apo__adosc_side_ready(io, &b, tiles, count, &next, lookback)) {
+        const size_t left_a = (apo__adosc_side_stop(&a) - a.run.t) / APO_TILE_LANES;
+        const size_t left_b = (apo__adosc_side_stop(&b) - b.run.t) / APO_TILE_LANES;
+        size_t n = (left_a < left_b ? left_a : left_b) * APO_TILE_LANES;
         n = n < APO_ADOSC_BLOCK ? n : APO_ADOSC_BLOCK;
         apo__adosc_line la = {a.run.v[0], a.run.v[1], a.run.v[2]};
         apo__adosc_line lb = {b.run.v[0], b.run.v[1], b.run.v[2]};
         double *ya = a.run.t < a.begin ? scratch_a : out + a.run.t;
         double *yb = b.run.t < b.begin ? scratch_b : out + b.run.t;
         const int clean = apo__adosc_pair_block(&la, &lb, io, k, a.run.t, b.run.t, n, ya, yb);
-        if (clean & 1) {
-            a.run.v[0] = la.ad;
-            a.run.v[1] = la.fe;
-            a.run.v[2] = la.se;
-            a.run.n[0] += n;
-            a.run.t += n;
-        }
-        if (clean & 2) {
-            b.run.v[0] = lb.ad;
-            b.run.v[1] = lb.fe;
-            b.run.v[2] = lb.se;
-            b.run.n[0] += n;
-            b.run.t += n;
-        }
-        /* A gap: each side goes on alone by its tile loop, which takes the gap bar by bar. */
-        if (clean != 3)
-            break;
+        apo__adosc_side_advance(io, &a, clean & 1, &la, n);
+        apo__adosc_side_advance(io, &b, clean & 2, &lb, n);
     }
-    /* What is left of each (a tail, a side past a gap, or all when a tile is shorter than
-     * its seeds) by its tile loop, from its state: the same operations as the tile alone. */
-    apo__adosc_run(io, a.begin, a.end, &a.run);
-    apo__adosc_run(io, b.begin, b.end, &b.run);
-}
-
-/* A row's tiles (count >= 1) two at a time, in the order given; an odd last one alone. */
-static inline void apo__adosc_pairs(const apo__cat_io *io, const apo__tile_span *tiles,
-                                    size_t count) {
-    size_t k = 0;
-    for (; k + 1 < count; k += 2)
-        apo__adosc_pair(io, tiles[k], tiles[k + 1]);
-    if (k < count)
-        apo__adosc_tile(io, tiles[k].begin, tiles[k].end);
+    /* A lane found no tile left to take: the other's tile, if it holds one, alone. */
+    if (a.live)
+        apo__adosc_run(io, a.begin, a.end, &a.run);
+    if (b.live)
+        apo__adosc_run(io, b.begin, b.end, &b.run);
 }
 
 #endif /* APO_TILE_LANES */
