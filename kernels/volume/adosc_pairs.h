@@ -1,18 +1,26 @@
 /*
- * adosc_pairs.h: two of a long row's ADOSC tiles stepped in one loop, each by adosc_tile.h's
- * operations on its own bars in its own order, so every tile keeps the bits of its body.
+ * adosc_pairs.h: a long row's ADOSC tiles stepped two at a time in one loop, each by
+ * adosc_tile.h's operations on its own bars in its own order, so every tile keeps the bits
+ * of its body.
  *
  * Why: a tile's loop is bound by its chain (the A/D add, then each average's multiply and
  * add, about six cycles a bar), as TA-Lib's single loop is, and the tile also repeats a
  * warm-up of about 5.6% of its bars, so one tile at a time stayed 0.86x TA-Lib at 1e6 bars
- * (docs/PERF.md). Two independent chains in one loop share the latency; the loop is then
- * bound by its instructions and the row's memory traffic.
+ * (docs/PERF.md). The two tiles' lines sit in the two lanes of one vector, so one
+ * instruction steps both chains; the loop is then bound by its instructions and the row's
+ * memory traffic, not by the chain's latency.
+ *
+ * Each of the two lanes (sides) takes the group's next tile when its own ends, so the sides
+ * run together from the group's first tiles to its last; only the first lead and the last
+ * tail run alone. A side whose block holds a gap takes that tile to its end by the tile
+ * loop (which steps a gap bar by bar) and then takes the next tile.
  *
  * Why two and not a round of lanes (adosc_lanes.h): rounds of four lanes lost on a long row,
  * whose bars stream from memory, because twenty streams (four inputs and the output per tile,
  * the tiles 32 KiB apart, so in the same L1 sets) thrashed the cache. Two tiles read ten
- * streams, and the second tile runs APO_ADOSC_PAIR_LAG bars behind the first (relative to
- * its own start), so that the two tiles' streams fall in different L1 sets.
+ * streams, and the second side trails the first by APO_ADOSC_PAIR_LAG bars (relative to its
+ * tile's start), so that their streams fall in different L1 sets: without the lag the pair
+ * took 1.94 to 2.04 ns a bar at 1e6 bars, with it 1.83.
  *
  * Host only: the GPU runs one tile per thread already (volume.cu).
  */
@@ -24,11 +32,16 @@
 
 #ifdef APO_TILE_LANES
 
-/* Bars the second tile of a pair trails the first by: 2 KiB of doubles, half of the 4 KiB
+/* Bars the second side trails the first by: 2 KiB of doubles, half of the 4 KiB
  * over which the L1's set index repeats. */
 #define APO_ADOSC_PAIR_LAG 256
 
-/* One lane of the pair: the tile it holds (live), its span and its run state
+/* Tiles stepped together: their lines fill the lanes of one vector of this many doubles. Why
+ * not four: four tiles read twenty streams, and on avx2 at 1e6 bars they ran slower than two
+ * (2.1 to 2.6 ms against 1.85 to 2.0, lags of 64 to 256 bars; docs/PERF.md). */
+#define APO_ADOSC_SIDES 2
+
+/* One side: the tile it holds (live), its span and its run state
  * (adosc_tile.h). */
 typedef struct apo__adosc_side {
     apo__cat_run run;
@@ -51,49 +64,57 @@ static inline apo_tv apo__adosc_pair_steps(const apo__cat_io *io, size_t t, apo_
     return apo_tv_pick((apo_tm)(h - l > 0.0), apo__ad_flow_volume(h, l, c, v), apo_tv_splat(-0.0));
 }
 
-/* Both sides' lines stepped over n bars (whole vectors) from their positions, as
- * apo__adosc_block_clean steps one: the outputs fast - slow go to ya[] and yb[] (the row's
- * outputs or a scratch block), the state of a side whose bars had a gap is left (its
- * outputs written may be wrong and its scalar run rewrites them). Returns a bit per side
- * that was clean (1: a, 2: b). */
-static inline int apo__adosc_pair_block(apo__adosc_line *la, apo__adosc_line *lb,
-                                        const apo__cat_io *io, apo__adosc_rates k, size_t ta,
-                                        size_t tb, size_t n, double *ya, double *yb) {
-    /* The two lines side by side in the two lanes of a vector, a in lane 0 and b in lane 1:
-     * each lane performs apo__adosc_chain's operations on its own line, so one vector
-     * instruction steps both chains (half the instructions of two scalar chains). */
-    typedef double pair_v __attribute__((vector_size(2 * sizeof(double))));
-    const pair_v fk = {k.fk, k.fk}, fk1 = {k.fk1, k.fk1}, sk = {k.sk, k.sk}, sk1 = {k.sk1, k.sk1};
-    pair_v ad = {la->ad, lb->ad}, fe = {la->fe, lb->fe}, se = {la->se, lb->se};
-    apo_tv gaps_a = apo_tv_splat(0.0), gaps_b = apo_tv_splat(0.0);
+/* Every side's line stepped over n bars (whole vectors) from its position at[s], as
+ * apo__adosc_block_clean steps one: the outputs fast - slow go to y[s][] (the row's outputs
+ * or a scratch block), the line of a side whose bars had a gap is left (its outputs written
+ * may be wrong and its tile loop rewrites them). Returns a bit per side that was clean. */
+static inline unsigned apo__adosc_sides_block(apo__adosc_line *line, const apo__cat_io *io,
+                                              apo__adosc_rates k, const size_t *at, size_t n,
+                                              double *const *y) {
+    /* The sides' lines in the lanes of a vector, side s in lane s: each lane performs
+     * apo__adosc_chain's operations on its own line, so one vector instruction steps every
+     * chain. */
+    typedef double sides_v __attribute__((vector_size(APO_ADOSC_SIDES * sizeof(double))));
+    sides_v fk, fk1, sk, sk1, ad, fe, se;
+    for (int s = 0; s < APO_ADOSC_SIDES; s++) {
+        fk[s] = k.fk;
+        fk1[s] = k.fk1;
+        sk[s] = k.sk;
+        sk1[s] = k.sk1;
+        ad[s] = line[s].ad;
+        fe[s] = line[s].fe;
+        se[s] = line[s].se;
+    }
+    apo_tv gaps[APO_ADOSC_SIDES];
+    for (int s = 0; s < APO_ADOSC_SIDES; s++)
+        gaps[s] = apo_tv_splat(0.0);
     for (size_t j = 0; j < n; j += APO_TILE_LANES) {
-        const apo_tv step_a = apo__adosc_pair_steps(io, ta + j, &gaps_a);
-        const apo_tv step_b = apo__adosc_pair_steps(io, tb + j, &gaps_b);
+        apo_tv step[APO_ADOSC_SIDES];
+        for (int s = 0; s < APO_ADOSC_SIDES; s++)
+            step[s] = apo__adosc_pair_steps(io, at[s] + j, &gaps[s]);
         for (int i = 0; i < APO_TILE_LANES; i++) {
-            const pair_v step = {step_a[i], step_b[i]};
-            ad += step;
+            sides_v bar;
+            for (int s = 0; s < APO_ADOSC_SIDES; s++)
+                bar[s] = step[s][i];
+            ad += bar;
             fe = (fk * ad) + (fk1 * fe);
             se = (sk * ad) + (sk1 * se);
-            const pair_v y = fe - se;
-            ya[j + (size_t)i] = y[0];
-            yb[j + (size_t)i] = y[1];
+            const sides_v d = fe - se;
+            for (int s = 0; s < APO_ADOSC_SIDES; s++)
+                y[s][j + (size_t)i] = d[s];
         }
     }
-    apo__adosc_line a = {ad[0], fe[0], se[0]}, b = {ad[1], fe[1], se[1]};
-    int clean = 0;
-    if (apo_tm_all((apo_tm)(gaps_a == 0.0))) {
-        if (!(isfinite(a.fe) && isfinite(a.se)))
+    unsigned clean = 0;
+    for (int s = 0; s < APO_ADOSC_SIDES; s++) {
+        if (!apo_tm_all((apo_tm)(gaps[s] == 0.0)))
+            continue;
+        if (!(isfinite(fe[s]) && isfinite(se[s])))
             for (size_t j = 0; j < n; j++)
-                ya[j] = apo__canonical_nan(ya[j]);
-        *la = a;
-        clean |= 1;
-    }
-    if (apo_tm_all((apo_tm)(gaps_b == 0.0))) {
-        if (!(isfinite(b.fe) && isfinite(b.se)))
-            for (size_t j = 0; j < n; j++)
-                yb[j] = apo__canonical_nan(yb[j]);
-        *lb = b;
-        clean |= 2;
+                y[s][j] = apo__canonical_nan(y[s][j]);
+        line[s].ad = ad[s];
+        line[s].fe = fe[s];
+        line[s].se = se[s];
+        clean |= 1u << s;
     }
     return clean;
 }
@@ -152,9 +173,9 @@ static inline void apo__adosc_side_advance(const apo__cat_io *io, apo__adosc_sid
         s->live = 0;
 }
 
-/* A row's tiles (count >= 1, not overlapping) by two lanes a and b, each taking the next
- * tile of the list when its own ends, so that both chains run from the first tiles' seeds
- * to the last tiles' tails; every tile is given the outputs of its body alone. */
+/* A row's tiles (count >= 1, not overlapping) by APO_ADOSC_SIDES lanes, each taking the
+ * next tile of the list when its own ends, so that the chains run together from the first
+ * tiles' seeds to the last tiles' tails; every tile is given the outputs of its body alone. */
 static inline void apo__adosc_pairs(const apo__cat_io *io, const apo__tile_span *tiles,
                                     size_t count) {
     double *out = io->out[0];
@@ -165,38 +186,49 @@ static inline void apo__adosc_pairs(const apo__cat_io *io, const apo__tile_span 
     k.sk = 2.0 / (double)(slow + 1);
     k.fk1 = 1.0 - k.fk;
     k.sk1 = 1.0 - k.sk;
-    apo__adosc_side a, b;
-    a.live = 0;
-    b.live = 0;
+    apo__adosc_side side[APO_ADOSC_SIDES];
     size_t next = 0;
-    /* a runs the lag ahead alone; after that the lanes' tiles end and are replaced in turn,
-     * and the lag stays between them. */
-    if (apo__adosc_side_ready(io, &a, tiles, count, &next, lookback)) {
-        const size_t lead = a.run.t + APO_ADOSC_PAIR_LAG;
-        apo__adosc_run(io, a.begin, lead < a.end ? lead : a.end, &a.run);
-        if (a.run.t >= a.end)
-            a.live = 0;
+    /* Side s starts (APO_ADOSC_SIDES - 1 - s) lags ahead, alone; after that the sides' tiles
+     * end and are replaced in turn, and the lags stay between them. */
+    for (int s = 0; s < APO_ADOSC_SIDES; s++) {
+        side[s].live = 0;
+        if (apo__adosc_side_ready(io, &side[s], tiles, count, &next, lookback)) {
+            const size_t lead =
+                side[s].run.t + (size_t)(APO_ADOSC_SIDES - 1 - s) * APO_ADOSC_PAIR_LAG;
+            apo__adosc_run(io, side[s].begin, lead < side[s].end ? lead : side[s].end,
+                           &side[s].run);
+            if (side[s].run.t >= side[s].end)
+                side[s].live = 0;
+        }
     }
-    double scratch_a[APO_ADOSC_BLOCK], scratch_b[APO_ADOSC_BLOCK];
-    while (apo__adosc_side_ready(io, &a, tiles, count, &next, lookback) &&
-           apo__adosc_side_ready(io, &b, tiles, count, &next, lookback)) {
-        const size_t left_a = (apo__adosc_side_stop(&a) - a.run.t) / APO_TILE_LANES;
-        const size_t left_b = (apo__adosc_side_stop(&b) - b.run.t) / APO_TILE_LANES;
-        size_t n = (left_a < left_b ? left_a : left_b) * APO_TILE_LANES;
-        n = n < APO_ADOSC_BLOCK ? n : APO_ADOSC_BLOCK;
-        apo__adosc_line la = {a.run.v[0], a.run.v[1], a.run.v[2]};
-        apo__adosc_line lb = {b.run.v[0], b.run.v[1], b.run.v[2]};
-        double *ya = a.run.t < a.begin ? scratch_a : out + a.run.t;
-        double *yb = b.run.t < b.begin ? scratch_b : out + b.run.t;
-        const int clean = apo__adosc_pair_block(&la, &lb, io, k, a.run.t, b.run.t, n, ya, yb);
-        apo__adosc_side_advance(io, &a, clean & 1, &la, n);
-        apo__adosc_side_advance(io, &b, clean & 2, &lb, n);
+    double scratch[APO_ADOSC_SIDES][APO_ADOSC_BLOCK];
+    for (;;) {
+        int ready = 1;
+        for (int s = 0; s < APO_ADOSC_SIDES && ready; s++)
+            ready = apo__adosc_side_ready(io, &side[s], tiles, count, &next, lookback);
+        if (!ready)
+            break;
+        size_t n = APO_ADOSC_BLOCK, at[APO_ADOSC_SIDES];
+        apo__adosc_line line[APO_ADOSC_SIDES];
+        double *y[APO_ADOSC_SIDES];
+        for (int s = 0; s < APO_ADOSC_SIDES; s++) {
+            const size_t left =
+                (apo__adosc_side_stop(&side[s]) - side[s].run.t) / APO_TILE_LANES * APO_TILE_LANES;
+            n = left < n ? left : n;
+            at[s] = side[s].run.t;
+            line[s].ad = side[s].run.v[0];
+            line[s].fe = side[s].run.v[1];
+            line[s].se = side[s].run.v[2];
+            y[s] = at[s] < side[s].begin ? scratch[s] : out + at[s];
+        }
+        const unsigned clean = apo__adosc_sides_block(line, io, k, at, n, y);
+        for (int s = 0; s < APO_ADOSC_SIDES; s++)
+            apo__adosc_side_advance(io, &side[s], (clean >> s) & 1u, &line[s], n);
     }
-    /* A lane found no tile left to take: the other's tile, if it holds one, alone. */
-    if (a.live)
-        apo__adosc_run(io, a.begin, a.end, &a.run);
-    if (b.live)
-        apo__adosc_run(io, b.begin, b.end, &b.run);
+    /* A side found no tile left to take: the others' tiles, where they hold one, alone. */
+    for (int s = 0; s < APO_ADOSC_SIDES; s++)
+        if (side[s].live)
+            apo__adosc_run(io, side[s].begin, side[s].end, &side[s].run);
 }
 
 #endif /* APO_TILE_LANES */
