@@ -175,9 +175,12 @@ static inline void apo__adosc_side_advance(const apo__cat_io *io, apo__adosc_sid
 
 /* A row's tiles (count >= 1, not overlapping) by APO_ADOSC_SIDES lanes, each taking the
  * next tile of the list when its own ends, so that the chains run together from the first
- * tiles' seeds to the last tiles' tails; every tile is given the outputs of its body alone. */
-static inline void apo__adosc_pairs(const apo__cat_io *io, const apo__tile_span *tiles,
-                                    size_t count) {
+ * tiles' seeds to the last tiles' tails; every tile is given the outputs of its body alone.
+ * Not inlined: inlined into the group function (catalog_entry.h) it slowed the short rows'
+ * rounds there on avx512 (adosc at 1e4 bars 0.028 -> 0.030 ms, docs/PERF.md); a call per
+ * group costs nothing beside a long row. */
+static __attribute__((noinline)) void apo__adosc_pairs(const apo__cat_io *io,
+                                                       const apo__tile_span *tiles, size_t count) {
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
