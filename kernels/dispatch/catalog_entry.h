@@ -10,6 +10,7 @@
  * The including file defines APO_CATALOG_PATH_NAME(name), which appends its path's suffix.
  */
 #include "adosc_lanes.h"
+#include "adosc_pairs.h"
 #include "atr_lanes.h"
 #include "averages_tiles.h"
 #include "catalog_paths.h"
@@ -42,11 +43,17 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io 
 }
 
 /* Consecutive tiles of one row: the recurrences with a round of lanes (catalog_lanes.h) take
- * them APO_TILE_LANES at a time, the others one by one; every tile gets the bits of the call
- * above. A lone tile gains nothing from lanes of copies, so it takes the call above too. */
+ * them APO_TILE_LANES at a time, adosc a short row's in a round (adosc_lanes.h) and a longer
+ * row's two at a time (adosc_pairs.h), the others one by one; every tile gets the bits of the
+ * call above. A lone tile gains nothing from lanes of copies, so it takes the call above too
+ * (adosc's pairs hand a lone tile to its body as well). */
 void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io *io,
                                                const apo__tile_span *tiles, size_t count) {
     const int adosc_rounds = id == APO_CAT_ADOSC && apo__adosc_rounds_pay(tiles, count);
+    if (id == APO_CAT_ADOSC && !adosc_rounds) {
+        apo__adosc_pairs(io, tiles, count);
+        return;
+    }
     for (size_t k = 0; k < count;) {
         const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
         if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {

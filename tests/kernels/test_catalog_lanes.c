@@ -165,7 +165,8 @@ Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) 
 
 /* adosc's rounds take a row of at most one round of tiles from its first bar (its lanes park
  * as their tiles end, so unequal tiles go on together); the reversed order, and the rows of
- * more tiles, take the tiles one by one and check that path too. */
+ * more tiles, take the tiles two at a time (adosc_pairs.h: each side takes the next tile
+ * when its own ends, or when a gap sends it to its tile loop), and check that path too. */
 Test(catalog_lanes, adosc_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
     static const double periods[][2] = {{3, 10}, {2, 2}, {10, 3}, {12, 26}};
     /* Rows of `tiles` tiles, the last `last` bars long (0: whole; HALF_HALO: half the halo
@@ -178,7 +179,8 @@ Test(catalog_lanes, adosc_tiles_have_the_bits_of_their_scalar_body, .timeout = 3
         int variants;
     } rows[] = {{2, 1, N_VARIANTS}, {3, HALF_HALO, N_VARIANTS},
                 {4, 0, N_VARIANTS}, {8, 777, N_VARIANTS},
-                {3, 1808, 1},       {5, 50, 1}};
+                {3, 1808, 1},       {5, 50, 1},
+                {11, 1, N_VARIANTS}};
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
         double par[APO_CAT_MAX_PAR] = {periods[pi][0], periods[pi][1]};
         const size_t halo = apo__catalog_halo(APO_CAT_ADOSC, par);
