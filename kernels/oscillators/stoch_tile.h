@@ -109,6 +109,60 @@ static inline APO_HD void apo__stoch_buf_keep(apo__stoch_buf *b, size_t keep) {
     b->n = keep;
 }
 
+#ifdef APO_TILE_LANES
+/* fastk at the APO_TILE_LANES bars from i (>= fk - 1, their windows clean), each lane
+ * apo__fastk_finite's operations in its order, the extremes held in registers across the fk
+ * bars: kept in arrays, each of the fk - 1 steps stored and reloaded them. */
+static inline apo_tv apo__fastk_lanes(const apo__cat_io *io, size_t i, size_t fk) {
+    const double *high = io->in[0] + (i + 1 - fk), *low = io->in[1] + (i + 1 - fk);
+    apo_tv hh = apo_tv_load(high), ll = apo_tv_load(low);
+    for (size_t d = 1; d < fk; d++) {
+        /* h > hh ? h : hh and l < ll ? l : ll: MAXPD and MINPD with the new sample first
+         * keep the running extreme on a tie, as the scalar comparison does. */
+        hh = apo__tv_keep_later(apo_tv_load(high + d), hh, 1);
+        ll = apo__tv_keep_later(apo_tv_load(low + d), ll, 0);
+    }
+    const apo_tv diff = (hh - ll) / 100.0;
+    return apo__tv_quotient_or_zero(apo_tv_load(io->in[2] + i) - ll, diff);
+}
+
+/* The SMA(period) ending at each of the APO_TILE_LANES bars whose first terms start at v[0]
+ * (lane k's terms v[k .. k + period)): apo__stoch_means's double-double sum and quotient, the
+ * sums in registers. The first term is added to 0 as 0.0 + v[0] with a low part +0.0, which is
+ * what apo__dd_add_d gives from (0, 0) for every finite term (the TwoSum's error and the
+ * renormalisation are +0.0 exactly), so one double-double step fewer and the same bits; a
+ * non-finite term makes the mean NaN either way. */
+static inline apo_tv apo__stoch_mean_lanes(const double *v, size_t period) {
+    const apo_tv first = apo_tv_load(v);
+    apo_tv hi = apo_tv_splat(0.0) + first, lo = apo_tv_splat(0.0);
+    /* 0 while every term is finite, NaN after one is not (x - x). */
+    apo_tv gap = first - first;
+    for (size_t d = 1; d < period; d++) {
+        const apo_tv x = apo_tv_load(v + d);
+        /* apo__dd_add_d: TwoSum, the low part added, then renormalised. */
+        const apo_tv s = hi + x, bb = s - hi;
+        const apo_tv e = (hi - (s - bb)) + (x - bb) + lo;
+        hi = s + e;
+        lo = e - (hi - s);
+        gap += x - x;
+    }
+    /* apo__dd_div_d(sum, period).hi, Dekker's split and product without FMA. */
+    const double nd = (double)period;
+    const apo__dd ns = apo__split(nd);
+    const apo_tv n = apo_tv_splat(nd), n_hi = apo_tv_splat(ns.hi), n_lo = apo_tv_splat(ns.lo);
+    const apo_tv q1 = hi / n;
+    const apo_tv p = q1 * n;
+    const apo_tv c = 134217729.0 * q1;
+    const apo_tv q_hi = c - (c - q1), q_lo = q1 - q_hi;
+    const apo_tv p_err = ((q_hi * n_hi - p) + q_hi * n_lo + q_lo * n_hi) + q_lo * n_lo;
+    const apo_tv minus_p = -p;
+    const apo_tv r = hi + minus_p, rb = r - hi;
+    const apo_tv r_lo = (((hi - (r - rb)) + (minus_p - rb)) - p_err) + lo;
+    const apo_tv mean = q1 + (r + r_lo) / n;
+    return apo_tv_pick((apo_tm)(gap == 0.0), mean, apo_tv_splat((double)NAN));
+}
+#endif
+
 /* fastk at the bars t .. e - 1 (at most APO_STOCH_BLOCK) into out. Where every window of
  * the block is clean, the bars are evaluated side by side: the highest high and lowest low
  * are scanned in apo__fastk_finite's order for every bar at once, so each bar performs the
@@ -125,24 +179,29 @@ static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run
             out[k] = apo__fastk_next(io, r, t + k, fk);
         return;
     }
+    size_t k0 = 0;
+#ifdef APO_TILE_LANES
+    for (; k0 + APO_TILE_LANES <= n; k0 += APO_TILE_LANES)
+        apo_tv_store(out + k0, apo__fastk_lanes(io, t + k0, fk));
+#endif
     double hh[APO_STOCH_BLOCK], ll[APO_STOCH_BLOCK];
     const size_t from = t + 1 - fk;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = k0; k < n; k++) {
         hh[k] = high[from + k];
         ll[k] = low[from + k];
     }
     for (size_t d = 1; d < fk; d++) {
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = k0; k < n; k++) {
             const double h = high[from + d + k], l = low[from + d + k];
             hh[k] = h > hh[k] ? h : hh[k];
             ll[k] = l < ll[k] ? l : ll[k];
         }
     }
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = k0; k < n; k++) {
         hh[k] = (hh[k] - ll[k]) / 100.0;
         out[k] = close[t + k] - ll[k];
     }
-    apo__quotients_or_zero(out, hh, n, out);
+    apo__quotients_or_zero(out + k0, hh + k0, n - k0, out + k0);
 }
 
 /* The SMA(period) of b's values ending at each of the bars t .. e - 1 (at most
@@ -152,8 +211,18 @@ static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run
 static inline APO_HD void apo__stoch_means(const apo__stoch_buf *b, size_t t, size_t e,
                                            size_t period, double *out) {
     double hi[APO_STOCH_BLOCK], lo[APO_STOCH_BLOCK], finite[APO_STOCH_BLOCK];
-    const size_t n = e - t;
+    size_t n = e - t;
     const double *v = b->v + (t + 1 - period - b->base);
+#ifdef APO_TILE_LANES
+    /* On the CPU, a vector of bars at a time with its sums in registers (the loops below store
+     * and reload them at every term); the loops take the rest. */
+    size_t k0 = 0;
+    for (; k0 + APO_TILE_LANES <= n; k0 += APO_TILE_LANES)
+        apo_tv_store(out + k0, apo__stoch_mean_lanes(v + k0, period));
+    v += k0;
+    out += k0;
+    n -= k0;
+#endif
     for (size_t k = 0; k < n; k++) {
         hi[k] = 0.0;
         lo[k] = 0.0;
