@@ -177,16 +177,23 @@ static inline __attribute__((always_inline)) void apo__stoch_mean_lanes(const do
                 gap[u] += x - x;
         }
     }
-    /* apo__dd_div_d(sum, period).hi, Dekker's split and product without FMA. */
+    /* apo__dd_div_d(sum, period).hi, Dekker's split and product without FMA. A period below
+     * 2^26 (every one the catalog takes) splits into itself and a low part 0, whose two
+     * products q_hi * 0 and q_lo * 0 are zeros: adding them changes no nonzero value, and a
+     * zero's sign reaches the mean only as q2 = +-0, where q1 + q2 is q1 (or +0 when q1 is,
+     * the sum having been +0): they are left out, the same bits. */
     const double nd = (double)period;
     const apo__dd ns = apo__split(nd);
+    const int exact_n = ns.lo == 0.0;
     const apo_tv n = apo_tv_splat(nd), n_hi = apo_tv_splat(ns.hi), n_lo = apo_tv_splat(ns.lo);
     for (int u = 0; u < count; u++) {
         const apo_tv q1 = hi[u] / n;
         const apo_tv p = q1 * n;
         const apo_tv c = 134217729.0 * q1;
         const apo_tv q_hi = c - (c - q1), q_lo = q1 - q_hi;
-        const apo_tv p_err = ((q_hi * n_hi - p) + q_hi * n_lo + q_lo * n_hi) + q_lo * n_lo;
+        const apo_tv p_err = exact_n ? (q_hi * n_hi - p) + q_lo * n_hi
+                                     : ((q_hi * n_hi - p) + q_hi * n_lo + q_lo * n_hi) +
+                                           q_lo * n_lo;
         const apo_tv minus_p = -p;
         const apo_tv r = hi[u] + minus_p, rb = r - hi[u];
         const apo_tv r_lo = (((hi[u] - (r - rb)) + (minus_p - rb)) - p_err) + lo[u];
@@ -205,7 +212,12 @@ static inline int apo__stoch_all_finite(const double *v, size_t n) {
         const apo_tv x = apo_tv_load(v + k);
         gap += x - x;
     }
-    int ok = apo_tm_all((apo_tm)(gap == 0.0));
+    /* The lanes' sum is 0 or NaN: one test instead of a mask reduction, which gcc writes as
+     * a dozen shuffles. */
+    double sum = 0.0;
+    for (int l = 0; l < APO_TILE_LANES; l++)
+        sum += gap[l];
+    int ok = sum == 0.0;
     for (; k < n; k++)
         ok &= apo__finite(v[k]);
     return ok;
