@@ -155,8 +155,7 @@ static inline APO_HD void apo__quotients_or_zero(const double *num, const double
     size_t k = 0;
 #ifdef APO_TILE_LANES
     for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES)
-        apo_tv_store(out + k,
-                     apo__tv_quotient_or_zero(apo_tv_load(num + k), apo_tv_load(den + k)));
+        apo_tv_store(out + k, apo__tv_quotient_or_zero(apo_tv_load(num + k), apo_tv_load(den + k)));
 #endif
     for (; k < n; k++)
         out[k] = den[k] != 0.0 ? num[k] / den[k] : 0.0;

@@ -121,9 +121,8 @@ static inline APO_HD void apo__stoch_buf_keep(apo__stoch_buf *b, size_t keep) {
  * APO_STOCH_UNROLL; bars >= fk - 1, their windows clean) into out: each lane
  * apo__fastk_finite's operations in its order, the extremes held in registers across the fk
  * bars (kept in arrays, each of the fk - 1 steps stored and reloaded them). */
-static inline __attribute__((always_inline)) void apo__fastk_lanes(const apo__cat_io *io,
-                                                                 size_t i, size_t fk,
-                                                                 int count, double *out) {
+static inline __attribute__((always_inline)) void
+apo__fastk_lanes(const apo__cat_io *io, size_t i, size_t fk, int count, double *out) {
     const double *high = io->in[0] + (i + 1 - fk), *low = io->in[1] + (i + 1 - fk);
     apo_tv hh[APO_STOCH_UNROLL], ll[APO_STOCH_UNROLL];
     for (int u = 0; u < count; u++) {
@@ -153,9 +152,8 @@ static inline __attribute__((always_inline)) void apo__fastk_lanes(const apo__ca
  * on the second term the TwoSum's error e is never -0 (its first part hi - (s - bb) would need
  * hi = -0, and 0.0 + x is not), so e + 0.0 is e. A non-finite term makes the mean NaN; with
  * `clean` the caller has found every term finite and the test is left out. */
-static inline __attribute__((always_inline)) void apo__stoch_mean_lanes(const double *v,
-                                                                      size_t period, int clean,
-                                                                      int count, double *out) {
+static inline __attribute__((always_inline)) void
+apo__stoch_mean_lanes(const double *v, size_t period, int clean, int count, double *out) {
     apo_tv hi[APO_STOCH_UNROLL], lo[APO_STOCH_UNROLL], gap[APO_STOCH_UNROLL];
     for (int u = 0; u < count; u++) {
         const apo_tv first = apo_tv_load(v + u * APO_TILE_LANES);
@@ -191,9 +189,9 @@ static inline __attribute__((always_inline)) void apo__stoch_mean_lanes(const do
         const apo_tv p = q1 * n;
         const apo_tv c = 134217729.0 * q1;
         const apo_tv q_hi = c - (c - q1), q_lo = q1 - q_hi;
-        const apo_tv p_err = exact_n ? (q_hi * n_hi - p) + q_lo * n_hi
-                                     : ((q_hi * n_hi - p) + q_hi * n_lo + q_lo * n_hi) +
-                                           q_lo * n_lo;
+        const apo_tv p_err = exact_n
+                                 ? (q_hi * n_hi - p) + q_lo * n_hi
+                                 : ((q_hi * n_hi - p) + q_hi * n_lo + q_lo * n_hi) + q_lo * n_lo;
         const apo_tv minus_p = -p;
         const apo_tv r = hi[u] + minus_p, rb = r - hi[u];
         const apo_tv r_lo = (((hi[u] - (r - rb)) + (minus_p - rb)) - p_err) + lo[u];
