@@ -22,7 +22,9 @@
  * tracked as bars arrive rather than re-tested in every scan; the values and sums are the
  * same. There the bars go in blocks of APO_STOCH_BLOCK, each stage a loop across the block's
  * bars that vectorises (apo__fastk_block, apo__stoch_means), each bar still performing its
- * own operations in its own order, so the outputs keep their bits.
+ * own operations in its own order, so the outputs keep their bits. On the CPU the stages
+ * take APO_STOCH_UNROLL vectors of bars at a time in registers (apo__fastk_lanes,
+ * apo__stoch_mean_lanes), leaving out only steps shown not to move a bit.
  */
 #ifndef APO_KERNELS_STOCH_TILE_H
 #define APO_KERNELS_STOCH_TILE_H
