@@ -138,18 +138,24 @@ static inline void apo__window_extremes(const double *x, size_t t, size_t n, siz
  * selected after, written in vector lanes on the CPU: a compiler keeps a division under a
  * condition scalar (it could trap where the condition is false), and turns the division by a
  * stand-in 1 into a branch around it. The same operations as the scalar loop, lane by lane. */
+#ifdef APO_TILE_LANES
+/* num / den lane by lane, or +0.0 where den is 0 (apo__quotients_or_zero's lanes, for a caller
+ * that holds them in registers). */
+static inline apo_tv apo__tv_quotient_or_zero(apo_tv num, apo_tv den) {
+    const apo_tv one = (apo_tv){0} + 1.0;
+    const apo_tm nonzero = (apo_tm)(den != 0.0);
+    const apo_tv safe = (apo_tv)((nonzero & (apo_tm)den) | (~nonzero & (apo_tm)one));
+    /* All bits 0 where den is 0: +0.0, the scalar loop's 0. */
+    return (apo_tv)(nonzero & (apo_tm)(num / safe));
+}
+#endif
+
 static inline APO_HD void apo__quotients_or_zero(const double *num, const double *den, size_t n,
                                                  double *out) {
     size_t k = 0;
 #ifdef APO_TILE_LANES
-    const apo_tv one = (apo_tv){0} + 1.0;
-    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
-        const apo_tv d = apo_tv_load(den + k);
-        const apo_tm nonzero = (apo_tm)(d != 0.0);
-        const apo_tv safe = (apo_tv)((nonzero & (apo_tm)d) | (~nonzero & (apo_tm)one));
-        /* All bits 0 where den is 0: +0.0, the scalar loop's 0. */
-        apo_tv_store(out + k, (apo_tv)(nonzero & (apo_tm)(apo_tv_load(num + k) / safe)));
-    }
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES)
+        apo_tv_store(out + k, apo__tv_quotient_or_zero(apo_tv_load(num + k), apo_tv_load(den + k)));
 #endif
     for (; k < n; k++)
         out[k] = den[k] != 0.0 ? num[k] / den[k] : 0.0;

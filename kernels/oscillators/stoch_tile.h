@@ -22,7 +22,9 @@
  * tracked as bars arrive rather than re-tested in every scan; the values and sums are the
  * same. There the bars go in blocks of APO_STOCH_BLOCK, each stage a loop across the block's
  * bars that vectorises (apo__fastk_block, apo__stoch_means), each bar still performing its
- * own operations in its own order, so the outputs keep their bits.
+ * own operations in its own order, so the outputs keep their bits. On the CPU the stages
+ * take APO_STOCH_UNROLL vectors of bars at a time in registers (apo__fastk_lanes,
+ * apo__stoch_mean_lanes), leaving out only steps shown not to move a bit.
  */
 #ifndef APO_KERNELS_STOCH_TILE_H
 #define APO_KERNELS_STOCH_TILE_H
@@ -109,6 +111,119 @@ static inline APO_HD void apo__stoch_buf_keep(apo__stoch_buf *b, size_t keep) {
     b->n = keep;
 }
 
+#ifdef APO_TILE_LANES
+/* The vectors of bars the lane bodies below compute at once. Each vector is one long chain of
+ * dependent operations (two divisions and a double-double sum or split between them); one at
+ * a time, the FP scheduler fills with its waiting operations before the next vector's
+ * independent ones reach it, so the loop ran at the chain's latency. Side by side in one
+ * iteration, their operations interleave. */
+#define APO_STOCH_UNROLL 4
+
+/* fastk at the vectors of bars from i, i + APO_TILE_LANES, ... (count of them, at most
+ * APO_STOCH_UNROLL; bars >= fk - 1, their windows clean) into out: each lane
+ * apo__fastk_finite's operations in its order, the extremes held in registers across the fk
+ * bars (kept in arrays, each of the fk - 1 steps stored and reloaded them). */
+static inline __attribute__((always_inline)) void
+apo__fastk_lanes(const apo__cat_io *io, size_t i, size_t fk, int count, double *out) {
+    const double *high = io->in[0] + (i + 1 - fk), *low = io->in[1] + (i + 1 - fk);
+    apo_tv hh[APO_STOCH_UNROLL], ll[APO_STOCH_UNROLL];
+    for (int u = 0; u < count; u++) {
+        hh[u] = apo_tv_load(high + u * APO_TILE_LANES);
+        ll[u] = apo_tv_load(low + u * APO_TILE_LANES);
+    }
+    for (size_t d = 1; d < fk; d++) {
+        for (int u = 0; u < count; u++) {
+            /* h > hh ? h : hh and l < ll ? l : ll: MAXPD and MINPD with the new sample
+             * first keep the running extreme on a tie, as the scalar comparison does. */
+            hh[u] = apo__tv_keep_later(apo_tv_load(high + d + u * APO_TILE_LANES), hh[u], 1);
+            ll[u] = apo__tv_keep_later(apo_tv_load(low + d + u * APO_TILE_LANES), ll[u], 0);
+        }
+    }
+    for (int u = 0; u < count; u++) {
+        const apo_tv diff = (hh[u] - ll[u]) / 100.0;
+        const apo_tv num = apo_tv_load(io->in[2] + i + u * APO_TILE_LANES) - ll[u];
+        apo_tv_store(out + u * APO_TILE_LANES, apo__tv_quotient_or_zero(num, diff));
+    }
+}
+
+/* The SMA(period) ending at each bar of `count` (at most APO_STOCH_UNROLL) vectors of bars,
+ * lane k of vector u reading the terms v[u * APO_TILE_LANES + k ..][0 .. period), into out:
+ * apo__stoch_means's double-double sum and quotient, the sums in registers. Its first two
+ * steps are shortened without changing a bit: from (0, 0), apo__dd_add_d gives (0.0 + x,
+ * +0.0) for every finite x (the TwoSum's error and the renormalisation are +0.0 exactly), and
+ * on the second term the TwoSum's error e is never -0 (its first part hi - (s - bb) would need
+ * hi = -0, and 0.0 + x is not), so e + 0.0 is e. A non-finite term makes the mean NaN; with
+ * `clean` the caller has found every term finite and the test is left out. */
+static inline __attribute__((always_inline)) void
+apo__stoch_mean_lanes(const double *v, size_t period, int clean, int count, double *out) {
+    apo_tv hi[APO_STOCH_UNROLL], lo[APO_STOCH_UNROLL], gap[APO_STOCH_UNROLL];
+    for (int u = 0; u < count; u++) {
+        const apo_tv first = apo_tv_load(v + u * APO_TILE_LANES);
+        hi[u] = apo_tv_splat(0.0) + first;
+        lo[u] = apo_tv_splat(0.0);
+        /* 0 while every term is finite, NaN after one is not (x - x). */
+        gap[u] = first - first;
+    }
+    for (size_t d = 1; d < period; d++) {
+        for (int u = 0; u < count; u++) {
+            const apo_tv x = apo_tv_load(v + d + u * APO_TILE_LANES);
+            /* apo__dd_add_d: TwoSum, the low part added, then renormalised. */
+            const apo_tv s = hi[u] + x, bb = s - hi[u];
+            apo_tv e = (hi[u] - (s - bb)) + (x - bb);
+            e = d == 1 ? e : e + lo[u];
+            hi[u] = s + e;
+            lo[u] = e - (hi[u] - s);
+            if (!clean)
+                gap[u] += x - x;
+        }
+    }
+    /* apo__dd_div_d(sum, period).hi, Dekker's split and product without FMA. A period below
+     * 2^26 (every one the catalog takes) splits into itself and a low part 0, whose two
+     * products q_hi * 0 and q_lo * 0 are zeros: adding them changes no nonzero value, and a
+     * zero's sign reaches the mean only as q2 = +-0, where q1 + q2 is q1 (or +0 when q1 is,
+     * the sum having been +0): they are left out, the same bits. */
+    const double nd = (double)period;
+    const apo__dd ns = apo__split(nd);
+    const int exact_n = ns.lo == 0.0;
+    const apo_tv n = apo_tv_splat(nd), n_hi = apo_tv_splat(ns.hi), n_lo = apo_tv_splat(ns.lo);
+    for (int u = 0; u < count; u++) {
+        const apo_tv q1 = hi[u] / n;
+        const apo_tv p = q1 * n;
+        const apo_tv c = 134217729.0 * q1;
+        const apo_tv q_hi = c - (c - q1), q_lo = q1 - q_hi;
+        const apo_tv p_err = exact_n
+                                 ? (q_hi * n_hi - p) + q_lo * n_hi
+                                 : ((q_hi * n_hi - p) + q_hi * n_lo + q_lo * n_hi) + q_lo * n_lo;
+        const apo_tv minus_p = -p;
+        const apo_tv r = hi[u] + minus_p, rb = r - hi[u];
+        const apo_tv r_lo = (((hi[u] - (r - rb)) + (minus_p - rb)) - p_err) + lo[u];
+        apo_tv mean = q1 + (r + r_lo) / n;
+        if (!clean)
+            mean = apo_tv_pick((apo_tm)(gap[u] == 0.0), mean, apo_tv_splat((double)NAN));
+        apo_tv_store(out + u * APO_TILE_LANES, mean);
+    }
+}
+
+/* 1 when v[0 .. n) are all finite, a vector at a time. */
+static inline int apo__stoch_all_finite(const double *v, size_t n) {
+    apo_tv gap = apo_tv_splat(0.0);
+    size_t k = 0;
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
+        const apo_tv x = apo_tv_load(v + k);
+        gap += x - x;
+    }
+    /* The lanes' sum is 0 or NaN: one test instead of a mask reduction, which gcc writes as
+     * a dozen shuffles. */
+    double sum = 0.0;
+    for (int l = 0; l < APO_TILE_LANES; l++)
+        sum += gap[l];
+    int ok = sum == 0.0;
+    for (; k < n; k++)
+        ok &= apo__finite(v[k]);
+    return ok;
+}
+#endif
+
 /* fastk at the bars t .. e - 1 (at most APO_STOCH_BLOCK) into out. Where every window of
  * the block is clean, the bars are evaluated side by side: the highest high and lowest low
  * are scanned in apo__fastk_finite's order for every bar at once, so each bar performs the
@@ -125,24 +240,32 @@ static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run
             out[k] = apo__fastk_next(io, r, t + k, fk);
         return;
     }
+    size_t k0 = 0;
+#ifdef APO_TILE_LANES
+    const size_t group = APO_STOCH_UNROLL * APO_TILE_LANES;
+    for (; k0 + group <= n; k0 += group)
+        apo__fastk_lanes(io, t + k0, fk, APO_STOCH_UNROLL, out + k0);
+    for (; k0 + APO_TILE_LANES <= n; k0 += APO_TILE_LANES)
+        apo__fastk_lanes(io, t + k0, fk, 1, out + k0);
+#endif
     double hh[APO_STOCH_BLOCK], ll[APO_STOCH_BLOCK];
     const size_t from = t + 1 - fk;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = k0; k < n; k++) {
         hh[k] = high[from + k];
         ll[k] = low[from + k];
     }
     for (size_t d = 1; d < fk; d++) {
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = k0; k < n; k++) {
             const double h = high[from + d + k], l = low[from + d + k];
             hh[k] = h > hh[k] ? h : hh[k];
             ll[k] = l < ll[k] ? l : ll[k];
         }
     }
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = k0; k < n; k++) {
         hh[k] = (hh[k] - ll[k]) / 100.0;
         out[k] = close[t + k] - ll[k];
     }
-    apo__quotients_or_zero(out, hh, n, out);
+    apo__quotients_or_zero(out + k0, hh + k0, n - k0, out + k0);
 }
 
 /* The SMA(period) of b's values ending at each of the bars t .. e - 1 (at most
@@ -152,8 +275,29 @@ static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run
 static inline APO_HD void apo__stoch_means(const apo__stoch_buf *b, size_t t, size_t e,
                                            size_t period, double *out) {
     double hi[APO_STOCH_BLOCK], lo[APO_STOCH_BLOCK], finite[APO_STOCH_BLOCK];
-    const size_t n = e - t;
+    size_t n = e - t;
     const double *v = b->v + (t + 1 - period - b->base);
+#ifdef APO_TILE_LANES
+    /* On the CPU, a vector of bars at a time with its sums in registers (the loops below store
+     * and reload them at every term); the loops take the rest. */
+    size_t k0 = 0;
+    const size_t lanes = n - n % APO_TILE_LANES, group = APO_STOCH_UNROLL * APO_TILE_LANES;
+    if (lanes > 0 && apo__stoch_all_finite(v, lanes + period - 1)) {
+        /* TA-Lib's default periods: a constant count unrolls the terms. */
+        if (period == 3)
+            for (; k0 + group <= lanes; k0 += group)
+                apo__stoch_mean_lanes(v + k0, 3, 1, APO_STOCH_UNROLL, out + k0);
+        for (; k0 + group <= lanes; k0 += group)
+            apo__stoch_mean_lanes(v + k0, period, 1, APO_STOCH_UNROLL, out + k0);
+        for (; k0 < lanes; k0 += APO_TILE_LANES)
+            apo__stoch_mean_lanes(v + k0, period, 1, 1, out + k0);
+    }
+    for (; k0 < lanes; k0 += APO_TILE_LANES)
+        apo__stoch_mean_lanes(v + k0, period, 0, 1, out + k0);
+    v += k0;
+    out += k0;
+    n -= k0;
+#endif
     for (size_t k = 0; k < n; k++) {
         hi[k] = 0.0;
         lo[k] = 0.0;
