@@ -187,11 +187,13 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
 }
 
 /* The kernels measured slower on 8 halved lanes than on avx2's 4 on a Zen 4 EPYC, at 1e4 or
- * 1e6 bars, by more than they gained at the other size (docs/PERF.md, "Eight halved lanes or
- * four"; zscore and vwap, which the bench has no peer for, were not measured and keep eight).
- * The Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8
- * costs about twice a step of 4, and a 1e4-bar row has tiles for only four. The others' loops
- * are widened by the compiler and simply ran slower on avx512 there (not profiled). */
+ * 1e6 bars, by more than they gained at the other size, in both of the two measurements
+ * (before and after the fourth round's kernel changes; docs/PERF.md, "Eight halved lanes or
+ * four"). min and mfi swapped sides between them and keep the widest; zscore and vwap, which
+ * the bench has no peer for, were not measured and keep it too. The Wilder recurrences'
+ * lanes are tiles side by side, gathered a bar at a time: a step of 8 costs about twice a
+ * step of 4, and a 1e4-bar row has tiles for only four. The others' loops are widened by
+ * the compiler and ran slower on avx512 there (not profiled). */
 static int slower_on_halved_lanes(apo__cat_id id) {
     switch (id) {
     case APO_CAT_KAMA:
@@ -210,7 +212,6 @@ static int slower_on_halved_lanes(apo__cat_id id) {
     case APO_CAT_LINEARREG:
     case APO_CAT_LINEARREG_SLOPE:
     case APO_CAT_MAX:
-    case APO_CAT_MIN:
         return 1;
     default:
         return 0;
