@@ -184,11 +184,7 @@ static __attribute__((noinline)) void apo__adosc_pairs(const apo__cat_io *io,
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
-    apo__adosc_rates k;
-    k.fk = 2.0 / (double)(fast + 1);
-    k.sk = 2.0 / (double)(slow + 1);
-    k.fk1 = 1.0 - k.fk;
-    k.sk1 = 1.0 - k.sk;
+    const apo__adosc_rates k = apo__adosc_rates_of(fast, slow);
     apo__adosc_side side[APO_ADOSC_SIDES];
     size_t next = 0;
     /* Side s starts (APO_ADOSC_SIDES - 1 - s) lags ahead, alone; after that the sides' tiles

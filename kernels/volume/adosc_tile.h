@@ -38,6 +38,16 @@ typedef struct apo__adosc_rates {
     double fk, fk1, sk, sk1;
 } apo__adosc_rates;
 
+/* The two averages' rates 2 / (period + 1) and their complements, as TA-Lib computes them. */
+static inline APO_HD apo__adosc_rates apo__adosc_rates_of(size_t fast, size_t slow) {
+    apo__adosc_rates k;
+    k.fk = 2.0 / (double)(fast + 1);
+    k.sk = 2.0 / (double)(slow + 1);
+    k.fk1 = 1.0 - k.fk;
+    k.sk1 = 1.0 - k.sk;
+    return k;
+}
+
 #ifdef APO_TILE_LANES
 /* The A/D line and its two averages, as the vector path carries them between calls. */
 typedef struct apo__adosc_line {
@@ -144,11 +154,7 @@ static inline APO_HD void apo__adosc_run(const apo__cat_io *io, size_t begin, si
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
-    apo__adosc_rates k;
-    k.fk = 2.0 / (double)(fast + 1);
-    k.sk = 2.0 / (double)(slow + 1);
-    k.fk1 = 1.0 - k.fk;
-    k.sk1 = 1.0 - k.sk;
+    const apo__adosc_rates k = apo__adosc_rates_of(fast, slow);
     size_t seen = r->n[0];
     double ad = r->v[0], fe = r->v[1], se = r->v[2];
     size_t t = r->t;
