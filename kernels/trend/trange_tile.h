@@ -50,12 +50,17 @@ static inline apo_tv apo__true_range_of(apo_tv h, apo_tv l, apo_tv c) {
     return apo_tv_pick(ok, apo__true_range_of_finite(h, l, c), apo_tv_splat(NAN));
 }
 
+/* The lanes' bits as unsigned integers, whose addition wraps where a signed one would
+ * overflow (undefined behaviour, which the sanitizer build reports). */
+typedef uint64_t apo__trange_bits __attribute__((vector_size(APO_TILE_LANES * sizeof(uint64_t))));
+
 /* Sign bits set in the lanes of samples that are not finite: an exponent of all ones plus
  * one unit of exponent carries into the sign bit, any other exponent does not. Integer
  * work, three operations a sample against the five of (v - v) summed and its compare. */
 static inline apo_tm apo__trange_gap_carry(apo_tv v) {
-    const apo_tm exponent = (apo_tm)apo_tv_splat(INFINITY);
-    return ((apo_tm)v & exponent) + (apo_tm)apo_tv_splat(0x1p-1022);
+    const apo__trange_bits exponent = (apo__trange_bits)apo_tv_splat(INFINITY);
+    const apo__trange_bits unit = (apo__trange_bits)apo_tv_splat(0x1p-1022);
+    return (apo_tm)(((apo__trange_bits)v & exponent) + unit);
 }
 
 static inline apo_tv apo__true_range_vec(const double *high, const double *low, const double *close,
