@@ -638,12 +638,6 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
     series_free(&s);
 }
 
-static uint64_t bits_of(double v) {
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-
 /* mom's plain-difference blocks (mom_tile.h) on every path, bit for bit against the rule
  * bar by bar: x[t] - x[t - p] where both samples are finite, else the NAN constant. Gaps of
  * each kind sit at and beside the blocks' edges, where a block reads them only as x[t - p]
@@ -677,7 +671,7 @@ Test(catalog, mom_blocks_on_every_path_with_gaps_at_their_edges) {
                 for (size_t t = 0; t < n; t++) {
                     const int finite = t >= p && isfinite(s.close[t]) && isfinite(s.close[t - p]);
                     const double want = finite ? s.close[t] - s.close[t - p] : (double)NAN;
-                    cr_assert(bits_of(got[t]) == bits_of(want),
+                    cr_assert(apo__bits_of(got[t]) == apo__bits_of(want),
                               "mom p %zu on %s in pieces of %zu at %zu: got %.17g want %.17g", p,
                               apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], t, got[t], want);
                 }
@@ -712,7 +706,7 @@ Test(catalog, range_kernels_on_samples_full_of_ties) {
                     double e = s.high[t + 1 - q];
                     for (size_t i = t + 2 - q; i <= t; i++)
                         e = (largest ? s.high[i] >= e : s.high[i] <= e) ? s.high[i] : e;
-                    cr_assert_eq(bits_of(got[t]), bits_of(e),
+                    cr_assert_eq(apo__bits_of(got[t]), apo__bits_of(e),
                                  "%s(%zu) on %s at %zu: got %g want %g", largest ? "max" : "min", q,
                                  apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], e);
                 }
