@@ -7,6 +7,7 @@
 #define APO_KERNELS_MOM_TILE_H
 
 #include "catalog.h"
+#include "window_sum.h"
 
 /* Bars per block of the plain-difference pass below: short enough that a block redone for
  * a gap costs little, long enough that the per-block test is noise. */
@@ -27,18 +28,6 @@ static inline APO_HD void apo__mom_exact(const double *x, double *out, size_t p,
     }
 }
 
-/* Whether any of x[lo, hi) is not finite, tested on the bits: an exponent of all ones plus
- * one unit of exponent carries into the sign bit, any other exponent does not. Integer
- * work (an and, an add, an or a sample), which runs beside the differences' floating-point
- * subtraction instead of adding three more to it. */
-static inline APO_HD int apo__mom_any_gap(const double *x, size_t lo, size_t hi) {
-    const uint64_t exponent = 0x7ff0000000000000u, exponent_unit = 0x0010000000000000u;
-    uint64_t carry = 0;
-    for (size_t i = lo; i < hi; i++)
-        carry |= (apo__bits_of(x[i]) & exponent) + exponent_unit;
-    return (int)(carry >> 63);
-}
-
 /* The rows' usual case, no gap, costs a subtraction a bar, as TA-Lib's loop does: each block
  * stores the plain differences and tests its own samples x[t] on the bits in the same loop;
  * a block whose x[t] or x[t - p] may hold a gap is computed (again) by the exact rule. Where
@@ -57,11 +46,14 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
      * where p exceeds the span). gap_end is past the last position known to hold a gap;
      * a block whose x[t - p] reach below it takes the exact rule. */
     const size_t halo_end = end - p < t ? end - p : t;
-    size_t gap_end = apo__mom_any_gap(x, t - p, halo_end) ? halo_end : 0;
+    size_t gap_end = apo__block_finite(x, t - p, halo_end) ? 0 : halo_end;
     while (t < end) {
         const size_t stop = end - t > APO_MOM_BLOCK ? t + APO_MOM_BLOCK : end;
         int exact = gap_end > t - p;
         if (!exact) {
+            /* The samples tested on the bits, integer work beside the subtraction: an
+             * exponent of all ones plus one unit of exponent carries into the sign bit, any
+             * other exponent does not. */
             const uint64_t exponent = 0x7ff0000000000000u, exponent_unit = 0x0010000000000000u;
             uint64_t carry = 0;
             for (size_t i = t; i < stop; i++) {
@@ -73,7 +65,7 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
         }
         if (exact) {
             apo__mom_exact(x, out, p, t, stop);
-            if (apo__mom_any_gap(x, t, stop))
+            if (!apo__block_finite(x, t, stop))
                 gap_end = stop;
         }
         t = stop;
