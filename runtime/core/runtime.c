@@ -167,6 +167,8 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
     /* Where APPORTION_CPU_ISA names a path every kernel runs on it; else each kernel may take
      * a narrower one that runs faster on this CPU (catalog/kernel.h, path). */
     const int isa_named = s->cpu_isa != APO_CPU_ISA_AUTO;
+    rt->host_isa = isa;
+    rt->host_isa_named = isa_named;
 
     for (size_t i = 0; i < n_specs; i++) {
         const apo__device_spec *spec = &specs[i];

@@ -18,6 +18,9 @@ struct apo_runtime {
     apo__device devices[APO_MAX_DEVICES];
     size_t n_devices;
     size_t n_gpus;
+    /* The host devices' vector path (APPORTION_CPU_ISA resolved, catalog/kernel.h) and whether
+     * the variable named it: a stream's updates, computed on the calling thread, take it too. */
+    int host_isa, host_isa_named;
     apo__warnings warnings;
     apo__pool pool;
 

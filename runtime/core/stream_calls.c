@@ -67,7 +67,7 @@ static apo_status sweep_params(const apo__kernel *k, const apo_stream_desc *desc
 }
 
 /* Hands the stream (and a sweep's every set) the runtime whose devices take its large
- * updates, and how large they must be. */
+ * updates, how large they must be, and the vector path of the runtime's host devices. */
 static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_stream *s) {
     /* 0 (the default) hands large updates over only where the runtime has a device besides
      * the cpu: with the cpu alone, the calling thread computes them about as fast (docs/PERF.md,
@@ -79,6 +79,8 @@ static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_str
         apo_stream *one = j < s->n_sets ? s->sets[j] : s;
         one->rt = rt;
         one->device_bars = bars;
+        one->cpu_isa = rt->host_isa;
+        one->cpu_isa_named = rt->host_isa_named;
         one->batch = apo__stream_on_devices;
     }
 }

@@ -287,7 +287,7 @@ static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t end) {
  * bars the halo before it), through the kernel's run_tiles: the tiles side by side in the
  * lanes of a vector, each with the bits of its run_tile (catalog/kernel.h), written straight
  * into the caller's outputs at `at`. So a long update costs about what the batch costs for
- * its bars. Any vector path gives the same bits; the stream takes the fastest.
+ * its bars. Any vector path gives the same bits; the stream takes its runtime's (cpu_isa).
  */
 static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t at,
                                    const double *const *inputs, double *const *outputs) {
@@ -310,8 +310,10 @@ static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t
     stream_call(s, &call, in, out, se->n + bars);
     apo__call_grid(&call);
     const uint64_t first = se->n / s->tile;
-    /* The widest path, or the kernel's faster one (kernel.h, path): the bits are the same. */
-    const int isa = apo__kernel_path(&call, (int)apo__cpu_isa_best(), 0);
+    /* The runtime's host path as its cpu device takes it: the one APPORTION_CPU_ISA named,
+     * else the kernel's faster one (kernel.h, path); every path gives the same bits. */
+    const int widest = s->cpu_isa != APO_CPU_ISA_AUTO ? s->cpu_isa : (int)apo__cpu_isa_best();
+    const int isa = apo__kernel_path(&call, widest, s->cpu_isa_named);
     apo_status st = k->run_tiles(&call, first, first + tiles, isa, NULL, 0);
     if (st != APO_OK)
         return kernel_failed(s, st, r, se->n, se->n + bars);

@@ -78,6 +78,9 @@ struct apo_stream {
      * (of series with a whole tile or more) that go there, and the call that takes them. */
     apo_runtime *rt;
     size_t device_bars;
+    /* The vector path of the updates on the calling thread and whether APPORTION_CPU_ISA named
+     * it: the runtime's host path (runtime.h); 0 (AUTO) where no runtime handed one. */
+    int cpu_isa, cpu_isa_named;
     apo__stream_batch_fn batch;
 };
 

@@ -38,6 +38,7 @@
 #include "helpers.h"
 #include "kernels.h"
 #include "reference.h"
+#include "streaming/stream.h"
 
 #include "cpu_isa_inputs.h"
 #include "score_sets.h"
@@ -282,6 +283,44 @@ Test(cpu_isa, the_variable_forces_a_path_and_the_label_names_it, .timeout = 60) 
     snprintf(want, sizeof want, "cpu (1 thread, %s)", apo__cpu_isa_name(apo__cpu_isa_best()));
     cr_assert_str_eq(label, want);
     apo_runtime_destroy(rt);
+}
+
+/* A stream's updates on the calling thread take its runtime's path: the one the variable
+ * names, else the kernel's own choice (streaming/stream.h, cpu_isa). The stream is fed whole
+ * tiles, the updates that run on a path, and gives the bits of the unnamed runtime's stream. */
+Test(cpu_isa, a_stream_takes_its_runtimes_path, .timeout = 60) {
+    const size_t n = 20011; /* several of rsi's tiles (3065 at p = 14), and a part of one */
+    double *close = make_input(PLAIN, 1, n, 77), *want = poisoned(n), *got = poisoned(n);
+    for (int isa = APO_CPU_ISA_AUTO; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (isa != APO_CPU_ISA_AUTO && !apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        apo_runtime *rt = runtime_with_isa(
+            "cpu:threads=1", isa == APO_CPU_ISA_AUTO ? NULL : apo__cpu_isa_name((apo__cpu_isa)isa));
+        apo_stream_desc d = APO_STREAM_DESC_INIT;
+        d.kernel = "rsi";
+        d.n_series = 1;
+        apo_stream *s = NULL;
+        cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+        cr_assert_eq(s->cpu_isa, isa == APO_CPU_ISA_AUTO ? (int)apo__cpu_isa_best() : isa);
+        cr_assert_eq(s->cpu_isa_named, isa != APO_CPU_ISA_AUTO);
+        const double *in[1] = {close};
+        double *out = isa == APO_CPU_ISA_AUTO ? want : got;
+        double *outs[1] = {out};
+        cr_assert_eq(apo_stream_update(s, &n, in, outs), APO_OK, "%s", apo_last_error());
+        size_t finite = 0, differ = 0;
+        for (size_t t = 0; t < n; t++) {
+            finite += isfinite(out[t]) != 0;
+            differ += memcmp(&want[t], &out[t], sizeof(double)) != 0;
+        }
+        cr_assert_eq(finite, n - 14, "rsi(14) has a value from bar 14 on");
+        cr_assert_eq(differ, 0, "%s: %zu outputs differ from the unnamed path's",
+                     apo__cpu_isa_name((apo__cpu_isa)isa), differ);
+        apo_stream_destroy(s);
+        apo_runtime_destroy(rt);
+    }
+    free(close);
+    free(want);
+    free(got);
 }
 
 /* Through apo_distribute_workload(): the cpu alone (both threads), and the cpu with two sim
