@@ -32,6 +32,11 @@ typedef struct apo__call_ctx {
      * to serving ranks, whose own models then follow the caller's choice. */
     const char *tag;
     int learn;
+    /* Nothing reads the devices' times of this run: no report was asked for and the call
+     * does not learn. The cpu and sim devices then skip the first-touch pass, whose only
+     * purpose is to time the faults apart, and read the clock only for the deadline
+     * (docs/scheduling.md, "A call whose times nobody reads"). 0 wherever that is not known. */
+    int times_unread;
 } apo__call_ctx;
 
 /* The context of a call on host arrays that no runtime call runs (a stream's update, a

@@ -68,6 +68,10 @@ static uint64_t piece_elements(const apo__call *call, uint64_t first, uint64_t e
 /* A sweep's or ragged call's elements: each piece's part of the run counted in its own
  * grid. */
 uint64_t apo__tiles_elements(const apo__call *call, uint64_t first, uint64_t end) {
+    /* A call of one piece is its own grid: no walk over the pieces (a small call asks
+     * this five times). */
+    if (call->grid == NULL)
+        return first < end ? piece_elements(call, first, end) : 0;
     uint64_t total = 0;
     apo__grid_iter it;
     apo__grid_run run;

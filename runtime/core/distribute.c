@@ -132,10 +132,15 @@ static double job_deadline_s(const run_state *s, size_t i, const apo__device_job
 static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
                             pending_range *leftover, size_t *n_leftover, int is_failover) {
     apo_runtime *rt = s->rt;
-    apo__device_job *ptrs[APO_MAX_DEVICES] = {0};
-    double deadline_s[APO_MAX_DEVICES] = {0}, deadlines[APO_MAX_DEVICES] = {0};
+    /* Only the runtime's devices' entries are read (apo__pool_run() too): clearing the
+     * three arrays whole, three `rep stos` of 512 bytes, was a tenth of a small call's CPU
+     * time (docs/scheduling.md, "The first touch of a small call"). */
+    apo__device_job *ptrs[APO_MAX_DEVICES];
+    double deadline_s[APO_MAX_DEVICES], deadlines[APO_MAX_DEVICES];
     size_t count = 0, only = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
+        ptrs[i] = NULL;
+        deadline_s[i] = deadlines[i] = 0;
         if (!has_job[i])
             continue;
         jobs[i].call = s->call;
@@ -169,8 +174,12 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
             continue;
         apo__device_job *job = &jobs[i];
         device_tally *t = &s->tally[i];
-        uint64_t done = apo__tiles_elements(s->call, job->first, job->done_end);
-        t->assigned += apo__tiles_elements(s->call, job->first, job->end);
+        const uint64_t assigned = apo__tiles_elements(s->call, job->first, job->end);
+        /* A job that finished did all it was assigned: counted once. */
+        const uint64_t done = job->done_end == job->end
+                                  ? assigned
+                                  : apo__tiles_elements(s->call, job->first, job->done_end);
+        t->assigned += assigned;
         t->elements += done;
         t->tiles += job->done_end - job->first;
         if (is_failover)
@@ -228,7 +237,7 @@ static apo_status run_failover(run_state *s, const apo__plan *p, pending_range r
     uint64_t counts[APO_MAX_DEVICES];
     apo__largest_remainder(weights, rt->n_devices, range.end - range.first, counts);
     apo__device_job jobs[APO_MAX_DEVICES];
-    int has_job[APO_MAX_DEVICES] = {0};
+    int has_job[APO_MAX_DEVICES]; /* the runtime's devices' entries, all set below */
     uint64_t next = range.first;
     for (size_t i = 0; i < rt->n_devices; i++) {
         jobs[i].first = next;
@@ -440,10 +449,10 @@ static void observe_run(apo_runtime *rt, const char *tag, double total, const ru
     apo__balance_observe(&rt->balance, tag, total, elements, busy, failed);
 }
 
-static void learn_from_call(apo_runtime *rt, const apo_workload *w, const run_state *s) {
-    const char *tag;
-    if (apo__workload_tag(w, s->call, &tag) == APO_OK)
-        observe_run(rt, tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles), s);
+/* The run's tag was checked when the call began (apo__distribute_placed). */
+static void learn_from_call(apo_runtime *rt, const run_state *s) {
+    if (s->tag != NULL)
+        observe_run(rt, s->tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles), s);
 }
 
 /* Applies the call's outcome for every device to the quarantine rule; a device
@@ -467,7 +476,7 @@ static void record_outcomes(apo_runtime *rt, const run_state *s) {
  * APO_ERR_ALL_DEVICES_FAILED, *lost_tiles says how many tiles were not computed. */
 static apo_status run_plan(run_state *s, const apo__plan *p, uint64_t *lost_tiles) {
     apo__device_job jobs[APO_MAX_DEVICES];
-    int has_job[APO_MAX_DEVICES] = {0};
+    int has_job[APO_MAX_DEVICES]; /* the runtime's devices' entries, all set below */
     for (size_t i = 0; i < s->rt->n_devices; i++) {
         jobs[i].first = p->first[i];
         jobs[i].end = p->end[i];
@@ -545,7 +554,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     apo__ragged_fill_tails(call);
     const double wall_s = report != NULL ? apo__now() - t0 : 0;
     if (learn)
-        learn_from_call(rt, w, &s);
+        learn_from_call(rt, &s);
 
     if (report != NULL) {
         int modelled = 0;
@@ -614,6 +623,8 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
         .tag = tag,
         .learn = learn && w->learn != APO_SWITCH_OFF,
     };
+    /* A runtime that does not learn ignores the call's wish to (apo__balance_observe()). */
+    ctx.times_unread = report == NULL && !(ctx.learn && rt->balance.learn);
     call.ctx = &ctx;
     pthread_mutex_lock(&rt->call_mutex);
 #ifdef APO_HAVE_CUDA

@@ -405,7 +405,11 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
     size_t n = rt->n_devices;
     apo_status st = APO_OK;
     p->predicted_s = NAN;
-    unsigned probe[APO_MAX_DEVICES] = {0};
+    /* Only the runtime's devices' entries are read: clearing all APO_MAX_DEVICES (a `rep
+     * stos` of 256 bytes) was a visible part of a small call (docs/scheduling.md). */
+    unsigned probe[APO_MAX_DEVICES];
+    for (size_t i = 0; i < n; i++)
+        probe[i] = 0;
     const char *tag = NULL;
     if (w->n_ratios != 0) {
         if (w->ratios == NULL)
@@ -432,8 +436,10 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
             p->weights[i] = w->ratios[i] / sum;
         p->source = APO_RATIOS_EXPLICIT;
     } else {
-        st = apo__workload_tag(w, call, &tag);
-        if (st != APO_OK)
+        /* A runtime call checked its tag when it began (apo__distribute_placed); a call
+         * planned alone has none yet. */
+        tag = call->ctx->tag;
+        if (tag == NULL && (st = apo__workload_tag(w, call, &tag)) != APO_OK)
             return st;
         int usable[APO_MAX_DEVICES];
         for (size_t i = 0; i < n; i++)

@@ -9,10 +9,11 @@
  * "Vector paths"), with the bits of one tile at a time; a kernel with row_groups gets them a
  * row at a time instead.
  *
- * Before its tiles, each unit writes once into every page of the output elements its tiles
+ * Before its tiles, each piece writes once into every page of the output elements its tiles
  * own that is not in memory yet (first_touch.h), so that the page faults of a caller's fresh
  * arrays are timed on their own instead of passing for the device's speed (docs/scheduling.md,
- * "What a device's time includes").
+ * "What a device's time includes"). A run whose times nobody reads skips that pass and the
+ * readings that time its steps (docs/scheduling.md, "A call whose times nobody reads").
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -144,7 +145,11 @@ typedef struct tiles_job {
     uint64_t first, end, group;
     int isa; /* the vector path of its tiles (apo__kernel_path) */
     int64_t units, units_per_piece;
-    size_t want; /* scratch doubles per thread */
+    size_t want;  /* scratch doubles per thread */
+    int timed;    /* 0: no first-touch pass, no readings but the deadline's */
+    int alone;    /* one thread: the caller's, which computes every piece */
+    double now;   /* the caller's reading before the run (apo__run_tiles_on_host) */
+    double ended; /* alone and timed: the last reading of the last piece */
 } tiles_job;
 
 /* Piece `piece` of a run: first the pages of the output elements its own tiles write are
@@ -170,7 +175,20 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
     uint64_t g1 = job->end - g0 < (uint64_t)(u1 - u0) * job->group
                       ? job->end
                       : g0 + (uint64_t)(u1 - u0) * job->group;
-    double t0 = apo__now();
+    if (!job->timed) {
+        /* Nobody reads the times: each unit only checks the deadline, the first of a lone
+         * thread's against the caller's reading, taken microseconds before. */
+        apo_status st = APO_OK;
+        for (int64_t u = u0; u < u1 && st == APO_OK; u++) {
+            const double now = job->alone && u == 0 ? job->now : apo__task_clock(&dev->guard);
+            st = run_unit(dev, job->call, job->first, job->end, u, job->group, job->isa, scratch,
+                          scratch_len, now);
+        }
+        return st;
+    }
+    /* A lone thread's run starts at the caller's reading: the few nanoseconds of setup since
+     * then count as first touch, kept out of what the models learn like the pass. */
+    double t0 = job->alone ? job->now : apo__now();
     /* The clock readings that time the steps also serve the guard's deadline: a step
      * enters the call at most microseconds after them, or, for the later units of the
      * first touch, after a unit's faults, when the clock is read again. */
@@ -192,16 +210,16 @@ static apo_status run_piece(void *arg, int slot, uint64_t piece, double *touch_s
         *compute_s += t2 - t1;
         t1 = t2;
     }
+    if (job->alone)
+        job->ended = t1;
     return st;
 }
 
 apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint64_t first,
-                                  uint64_t end, int threads, double now, double *touch_s,
-                                  int *threads_offered) {
-    if (touch_s != NULL)
-        *touch_s = 0;
-    if (threads_offered != NULL)
-        *threads_offered = 1;
+                                  uint64_t end, int threads, double now,
+                                  apo__host_run_times *times) {
+    if (times != NULL)
+        *times = (apo__host_run_times){.threads_offered = 1};
     /* Reading the call's shape is an access too: the call may already have moved on. */
     if (!apo__task_enter_call_at(&dev->guard, now))
         return APO_ERR_DEVICE_LOST;
@@ -213,6 +231,8 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     const int widest = dev->cpu_isa != APO_CPU_ISA_AUTO ? dev->cpu_isa : (int)apo__cpu_isa_best();
     const int isa = apo__kernel_path(call, widest, dev->cpu_isa_named);
     tiles_job job = {.dev = dev, .call = call, .first = first, .end = end, .isa = isa};
+    job.timed = times != NULL && !call->ctx->times_unread;
+    job.now = job.ended = now;
     job.group = k->run_tiles != NULL ? group_size(call, isa) : 1;
     job.want = k->run_tiles != NULL && k->tiles_scratch != NULL ? k->tiles_scratch(call, isa) : 0;
     /* A small task gains microseconds from a second thread but, on a shared machine,
@@ -224,6 +244,7 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     job.units = (int64_t)((end - first + job.group - 1) / job.group);
     if (threads < 1)
         threads = 1;
+    job.alone = threads == 1;
     /* Pieces of a few units each, about APO_HOST_PIECES_PER_THREAD a thread: small enough that
      * a thread that stalls holds little and the others take the rest, large enough that
      * claiming them costs next to nothing. */
@@ -235,26 +256,31 @@ apo_status apo__run_tiles_on_host(apo__device *dev, const apo__call *call, uint6
     uint64_t pieces = (uint64_t)((job.units + job.units_per_piece - 1) / job.units_per_piece);
     if (job.want > 0 && !scratch_slots(dev, threads))
         job.want = 0;
-    apo__team_times times;
-    /* Read only when helpers may share the run (see below). */
-    double started = threads > 1 ? apo__now() : 0;
+    apo__team_times team;
+    /* Read only when helpers may share a timed run (see below). */
+    double started = threads > 1 && job.timed ? apo__now() : 0;
     apo_status status = apo__host_team_run(&dev->host_team, threads, dev->cpu_pressure, pieces,
-                                           run_piece, &job, &times);
-    if (threads_offered != NULL)
-        *threads_offered = times.threads_offered;
-    if (touch_s == NULL)
+                                           run_piece, &job, &team);
+    if (times == NULL)
         return status;
-    /* Alone, the thread's own time of faulting is the task's. */
+    times->threads_offered = team.threads_offered;
+    if (!job.timed)
+        return status;
+    times->timed = 1;
+    /* Alone, the thread's own time of faulting is the task's, and its last reading the
+     * run's end. */
     if (threads == 1) {
-        *touch_s = times.touch_s;
+        times->touch_s = team.touch_s;
+        times->ended = job.ended;
         return status;
     }
     /* The threads' time is spread over the run's wall time by what they spent it on: with
      * every thread faulting and computing side by side, the share of the faulting is the
      * share of the run's time it took. */
-    double wall = apo__now() - started;
-    double busy = times.touch_s + times.compute_s;
+    times->ended = apo__now();
+    double wall = times->ended - started;
+    double busy = team.touch_s + team.compute_s;
     if (busy > 0)
-        *touch_s = wall * times.touch_s / busy;
+        times->touch_s = wall * team.touch_s / busy;
     return status;
 }

@@ -80,13 +80,14 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
     uint64_t computed = 0;
     if (flaky_fails(dev, task_no, end - first, &computed)) {
         apo_status st = apo__run_tiles_on_host(dev, call, first, first + computed, 1,
-                                               apo__task_clock(&dev->guard), NULL, NULL);
+                                               apo__task_clock(&dev->guard), NULL);
         return st == APO_OK ? APO_ERR_DEVICE_LOST : st;
     }
 
     double t0 = apo__now();
-    double touch_s = 0;
-    apo_status st = apo__run_tiles_on_host(dev, call, first, end, 1, t0, &touch_s, NULL);
+    apo__host_run_times run;
+    apo_status st = apo__run_tiles_on_host(dev, call, first, end, 1, t0, &run);
+    const double touch_s = run.touch_s;
     if (st != APO_OK)
         return st;
     if (!apo__task_enter_call(&dev->guard))

@@ -152,9 +152,13 @@ static apo_status count_absent_pages(const apo_kernel_call *c, void *user) {
     return APO_OK;
 }
 
-/* Runs the probe with tiles of `tile` elements on `cols` fresh elements; returns the pages
- * its tiles found absent. */
-static unsigned absent_pages_seen(size_t tile, size_t cols) {
+/* How a probe call is made: learning as the runtime does (the default), or kept out of the
+ * models, with or without a report. */
+typedef enum probe_call { PROBE_LEARNS, PROBE_UNREAD, PROBE_REPORTED } probe_call;
+
+/* Runs the probe with tiles of `tile` elements on `cols` fresh elements, called as `how`
+ * says; returns the pages its tiles found absent. */
+static unsigned absent_pages_seen_when(size_t tile, size_t cols, probe_call how) {
     apo_runtime *rt = test_runtime("cpu:threads=1");
     atomic_uint absent = 0;
     apo_kernel_desc k = APO_KERNEL_DESC_INIT;
@@ -175,13 +179,21 @@ static unsigned absent_pages_seen(size_t tile, size_t cols) {
     const double *inputs[1] = {x};
     double *outputs[1] = {out};
     apo_workload w = one_series("residency_probe", inputs, outputs, 1, cols);
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    if (how != PROBE_LEARNS)
+        w.learn = APO_SWITCH_OFF;
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(rt, &w, how == PROBE_REPORTED ? &report : NULL), APO_OK,
+                 "%s", apo_last_error());
     for (size_t t = 0; t < cols; t += 1009)
         cr_assert_eq(out[t], (double)t, "t %zu", t);
     munmap(out, bytes);
     free(x);
     apo_runtime_destroy(rt);
     return atomic_load(&absent);
+}
+
+static unsigned absent_pages_seen(size_t tile, size_t cols) {
+    return absent_pages_seen_when(tile, cols, PROBE_LEARNS);
 }
 
 Test(learn_touch, short_spans_are_in_memory_before_their_tiles) {
@@ -194,4 +206,15 @@ Test(learn_touch, long_spans_are_in_memory_before_their_tiles) {
     /* Tiles of 2^17 doubles: 256 pages each, which the pass asks mincore() about. */
     unsigned absent = absent_pages_seen((size_t)1 << 17, 300000);
     cr_assert_eq(absent, 0, "%u page(s) of long tiles were still absent", absent);
+}
+
+/* The pass exists to time the faults apart; a call whose times nobody reads (no report, no
+ * learning) skips it, and its tiles fault their pages in themselves (docs/scheduling.md, "A
+ * call whose times nobody reads"). A report alone is a reader: its call still makes the
+ * pass. */
+Test(learn_touch, a_call_whose_times_nobody_reads_leaves_the_faults_to_its_tiles) {
+    unsigned absent = absent_pages_seen_when(4096, 40000, PROBE_UNREAD);
+    cr_assert_gt(absent, 0, "no tile found a page absent: the pass ran for nobody");
+    absent = absent_pages_seen_when(4096, 40000, PROBE_REPORTED);
+    cr_assert_eq(absent, 0, "%u page(s) were still absent in a reported call", absent);
 }
