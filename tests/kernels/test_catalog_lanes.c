@@ -10,7 +10,8 @@
  * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run
  * longer than the period; a last tile of one bar and one shorter than the warm-up; rounds
  * with fewer tiles than lanes, and the tiles handed in an order that pairs tile 0 with the
- * others. Periods 1 (atr's least), 2 and 14.
+ * others; for the Wilder recurrences, finite bars above half the largest double. Periods 1
+ * (atr's least), 2 and 14.
  */
 #include <criterion/criterion.h>
 
