@@ -10,7 +10,8 @@
  * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run
  * longer than the period; a last tile of one bar and one shorter than the warm-up; rounds
  * with fewer tiles than lanes, and the tiles handed in an order that pairs tile 0 with the
- * others. Periods 1 (atr's least), 2 and 14.
+ * others; for the Wilder recurrences, finite bars above half the largest double. Periods 1
+ * (atr's least), 2 and 14.
  */
 #include <criterion/criterion.h>
 
@@ -27,8 +28,18 @@ static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT
 
 enum { HIGH, LOW, CLOSE, VOLUME, N_COLUMNS };
 
-/* Row variants: where the gaps go. */
-enum { CLEAN, GAPS_IN_CLOSE, GAPS_IN_HIGH_AND_LOW, LONG_GAP, FLAT, N_VARIANTS };
+/* Row variants: where the gaps go. HUGE_BARS, for the Wilder recurrences only: a stretch of
+ * finite bars above half the largest double (dmi_lanes.h's quick gap test fails there and
+ * its exact test finds no gap). */
+enum {
+    CLEAN,
+    GAPS_IN_CLOSE,
+    GAPS_IN_HIGH_AND_LOW,
+    LONG_GAP,
+    FLAT,
+    N_VARIANTS,
+    HUGE_BARS = N_VARIANTS
+};
 
 /* Sets row[t] where t lies in the row (a short row has no tile 2). */
 static void put(double *row, size_t n, size_t t, double v) {
@@ -68,6 +79,16 @@ static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t h
             put(col[HIGH], n, t + len, 101.0);
             put(col[LOW], n, t + len, 99.0);
             put(col[CLOSE], n, t + len, 100.0);
+        }
+        break;
+    case HUGE_BARS:
+        /* From tile 2's warm-up into its outputs: twice such a sample overflows, their
+         * differences (below 2^1002) do not, and the sums of the true range stay finite. */
+        for (size_t t = 2 * len - halo / 2; t < 2 * len + 150; t++) {
+            const double close = 0x1.1p1023 + (double)(t % 7) * 0x1p1000;
+            put(col[HIGH], n, t, close + 0x1p1001);
+            put(col[LOW], n, t, close - 0x1p1001);
+            put(col[CLOSE], n, t, close);
         }
         break;
     default:
@@ -151,6 +172,8 @@ Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) 
                 check_row(id, par, 11, 1, variant);
                 check_row(id, par, 6, halo / 2 + 1, variant);
             }
+            check_row(id, par, 11, 1, HUGE_BARS);
+            check_row(id, par, 6, halo / 2 + 1, HUGE_BARS);
             /* A lone tile (the scalar body through tiles_on), and one left over after
              * rounds of 4 (avx2) or 8 (avx512). */
             check_row(id, par, 1, 0, GAPS_IN_HIGH_AND_LOW);
