@@ -55,15 +55,6 @@ static inline size_t apo__adosc_side_stop(const apo__adosc_side *s) {
     return s->run.t < s->begin ? s->begin : s->end;
 }
 
-/* The A/D steps of a vector of bars assumed finite (apo__adosc_block_clean's), added to the
- * block's NaN-sticky gap sum. */
-static inline apo_tv apo__adosc_pair_steps(const apo__cat_io *io, size_t t, apo_tv *gaps) {
-    const apo_tv h = apo_tv_load(io->in[0] + t), l = apo_tv_load(io->in[1] + t);
-    const apo_tv c = apo_tv_load(io->in[2] + t), v = apo_tv_load(io->in[3] + t);
-    *gaps += ((h - h) + (l - l)) + ((c - c) + (v - v));
-    return apo_tv_pick((apo_tm)(h - l > 0.0), apo__ad_flow_volume(h, l, c, v), apo_tv_splat(-0.0));
-}
-
 /* Every side's line stepped over n bars (whole vectors) from its position at[s], as
  * apo__adosc_block_clean steps one: the outputs fast - slow go to y[s][] (the row's outputs
  * or a scratch block), the line of a side whose bars had a gap is left (its outputs written
@@ -85,13 +76,14 @@ static inline unsigned apo__adosc_sides_block(apo__adosc_line *line, const apo__
         fe[s] = line[s].fe;
         se[s] = line[s].se;
     }
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2], *vol = io->in[3];
     apo_tv gaps[APO_ADOSC_SIDES];
     for (int s = 0; s < APO_ADOSC_SIDES; s++)
         gaps[s] = apo_tv_splat(0.0);
     for (size_t j = 0; j < n; j += APO_TILE_LANES) {
         apo_tv step[APO_ADOSC_SIDES];
         for (int s = 0; s < APO_ADOSC_SIDES; s++)
-            step[s] = apo__adosc_pair_steps(io, at[s] + j, &gaps[s]);
+            step[s] = apo__ad_steps_clean(high, low, close, vol, at[s] + j, &gaps[s]);
         for (int i = 0; i < APO_TILE_LANES; i++) {
             sides_v bar;
             for (int s = 0; s < APO_ADOSC_SIDES; s++)
