@@ -55,22 +55,27 @@ static inline size_t apo__adosc_side_stop(const apo__adosc_side *s) {
     return s->run.t < s->begin ? s->begin : s->end;
 }
 
-/* The A/D steps of a vector of bars assumed finite (apo__adosc_block_clean's), added to the
- * block's NaN-sticky gap sum. */
-static inline apo_tv apo__adosc_pair_steps(const apo__cat_io *io, size_t t, apo_tv *gaps) {
-    const apo_tv h = apo_tv_load(io->in[0] + t), l = apo_tv_load(io->in[1] + t);
-    const apo_tv c = apo_tv_load(io->in[2] + t), v = apo_tv_load(io->in[3] + t);
-    *gaps += ((h - h) + (l - l)) + ((c - c) + (v - v));
-    return apo_tv_pick((apo_tm)(h - l > 0.0), apo__ad_flow_volume(h, l, c, v), apo_tv_splat(-0.0));
+#if APO_ADOSC_SIDES != 2
+#error "apo__adosc_sides_block regroups the outputs of exactly two sides"
+#endif
+
+/* Two bars' outputs of one side stored at `at`: past the caches where past_cache (at is then
+ * 16-byte aligned: apo__flow_past_cache), else plainly. */
+static inline void apo__adosc_side_store(double *at, __m128d two, int past_cache) {
+    if (past_cache)
+        _mm_stream_pd(at, two);
+    else
+        _mm_storeu_pd(at, two);
 }
 
 /* Every side's line stepped over n bars (whole vectors) from its position at[s], as
  * apo__adosc_block_clean steps one: the outputs fast - slow go to y[s][] (the row's outputs
  * or a scratch block), the line of a side whose bars had a gap is left (its outputs written
- * may be wrong and its tile loop rewrites them). Returns a bit per side that was clean. */
+ * may be wrong and its tile loop rewrites them); past[s] says whether y[s] is stored past the
+ * caches (apo__flow_past_cache). Returns a bit per side that was clean. */
 static inline unsigned apo__adosc_sides_block(apo__adosc_line *line, const apo__cat_io *io,
                                               apo__adosc_rates k, const size_t *at, size_t n,
-                                              double *const *y) {
+                                              double *const *y, const int *past) {
     /* The sides' lines in the lanes of a vector, side s in lane s: each lane performs
      * apo__adosc_chain's operations on its own line, so one vector instruction steps every
      * chain. */
@@ -85,23 +90,32 @@ static inline unsigned apo__adosc_sides_block(apo__adosc_line *line, const apo__
         fe[s] = line[s].fe;
         se[s] = line[s].se;
     }
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2], *vol = io->in[3];
     apo_tv gaps[APO_ADOSC_SIDES];
     for (int s = 0; s < APO_ADOSC_SIDES; s++)
         gaps[s] = apo_tv_splat(0.0);
     for (size_t j = 0; j < n; j += APO_TILE_LANES) {
         apo_tv step[APO_ADOSC_SIDES];
         for (int s = 0; s < APO_ADOSC_SIDES; s++)
-            step[s] = apo__adosc_pair_steps(io, at[s] + j, &gaps[s]);
-        for (int i = 0; i < APO_TILE_LANES; i++) {
-            sides_v bar;
-            for (int s = 0; s < APO_ADOSC_SIDES; s++)
-                bar[s] = step[s][i];
-            ad += bar;
-            fe = (fk * ad) + (fk1 * fe);
-            se = (sk * ad) + (sk1 * se);
-            const sides_v d = fe - se;
-            for (int s = 0; s < APO_ADOSC_SIDES; s++)
-                y[s][j + (size_t)i] = d[s];
+            step[s] = apo__ad_steps_clean(high, low, close, vol, at[s] + j, &gaps[s]);
+        /* Two bars at a time: their outputs fast - slow, one vector of both sides a bar,
+         * regrouped into one vector of both bars a side, which is stored whole (past the
+         * caches where past[s]). */
+        for (int i = 0; i < APO_TILE_LANES; i += 2) {
+            sides_v d[2];
+            for (int b = 0; b < 2; b++) {
+                sides_v bar;
+                for (int s = 0; s < APO_ADOSC_SIDES; s++)
+                    bar[s] = step[s][i + b];
+                ad += bar;
+                fe = (fk * ad) + (fk1 * fe);
+                se = (sk * ad) + (sk1 * se);
+                d[b] = fe - se;
+            }
+            const sides_v side0 = __builtin_shufflevector(d[0], d[1], 0, 2);
+            const sides_v side1 = __builtin_shufflevector(d[0], d[1], 1, 3);
+            apo__adosc_side_store(y[0] + j + (size_t)i, side0, past[0]);
+            apo__adosc_side_store(y[1] + j + (size_t)i, side1, past[1]);
         }
     }
     unsigned clean = 0;
@@ -201,6 +215,8 @@ static __attribute__((noinline)) void apo__adosc_pairs(const apo__cat_io *io,
         }
     }
     double scratch[APO_ADOSC_SIDES][APO_ADOSC_BLOCK];
+    /* The group's outputs, all of whose blocks go past the caches when there are enough. */
+    const size_t group_bars = tiles[count - 1].end - tiles[0].begin;
     for (;;) {
         int ready = 1;
         for (int s = 0; s < APO_ADOSC_SIDES && ready; s++)
@@ -210,6 +226,7 @@ static __attribute__((noinline)) void apo__adosc_pairs(const apo__cat_io *io,
         size_t n = APO_ADOSC_BLOCK, at[APO_ADOSC_SIDES];
         apo__adosc_line line[APO_ADOSC_SIDES];
         double *y[APO_ADOSC_SIDES];
+        int past[APO_ADOSC_SIDES];
         for (int s = 0; s < APO_ADOSC_SIDES; s++) {
             const size_t left =
                 (apo__adosc_side_stop(&side[s]) - side[s].run.t) / APO_TILE_LANES * APO_TILE_LANES;
@@ -219,11 +236,15 @@ static __attribute__((noinline)) void apo__adosc_pairs(const apo__cat_io *io,
             line[s].fe = side[s].run.v[1];
             line[s].se = side[s].run.v[2];
             y[s] = at[s] < side[s].begin ? scratch[s] : out + at[s];
+            past[s] = y[s] != scratch[s] && apo__flow_past_cache(y[s], group_bars);
         }
-        const unsigned clean = apo__adosc_sides_block(line, io, k, at, n, y);
+        const unsigned clean = apo__adosc_sides_block(line, io, k, at, n, y, past);
         for (int s = 0; s < APO_ADOSC_SIDES; s++)
             apo__adosc_side_advance(io, &side[s], (clean >> s) & 1u, &line[s], n);
     }
+    /* The stores past the caches are weakly ordered: fenced before the group returns. */
+    if (group_bars >= APO_FLOW_PAST_CACHE_BARS)
+        _mm_sfence();
     /* A side found no tile left to take: the others' tiles, where they hold one, alone. */
     for (int s = 0; s < APO_ADOSC_SIDES; s++)
         if (side[s].live)

@@ -93,13 +93,8 @@ static inline size_t apo__adosc_block_clean(apo__adosc_line *line, const apo__ca
     apo__adosc_line s = *line;
     apo_tv gaps = apo_tv_splat(0.0);
     for (size_t j = 0; j < n; j += APO_TILE_LANES) {
-        const apo_tv h = apo_tv_load(high + j), l = apo_tv_load(low + j);
-        const apo_tv c = apo_tv_load(close + j), v = apo_tv_load(vol + j);
-        /* x - x is NaN for a non-finite x, and NaN sticks in the sum (apo__flow_finite). */
-        gaps += ((h - h) + (l - l)) + ((c - c) + (v - v));
-        const apo_tm take = (apo_tm)(h - l > 0.0);
         double step[APO_TILE_LANES];
-        apo_tv_store(step, apo_tv_pick(take, apo__ad_flow_volume(h, l, c, v), apo_tv_splat(-0.0)));
+        apo_tv_store(step, apo__ad_steps_clean(high, low, close, vol, j, &gaps));
         apo__adosc_chain(&s, k, step, out != NULL ? out + t + j : NULL);
     }
     if (!apo_tm_all((apo_tm)(gaps == 0.0)))

@@ -75,6 +75,44 @@ static APO_CAT_SPECIALISED apo_tv apo__ad_steps(const apo__cat_io *io, size_t t)
     return apo_tv_pick(take, apo__ad_flow_volume(high, low, close, vol), apo_tv_splat(-0.0));
 }
 
+/* The A/D steps of the bars t .. t + APO_TILE_LANES - 1 of inputs high, low, close, volume
+ * assumed finite: apo__ad_add's money flow volume where high - low > 0, else -0.0 (as
+ * apo__ad_steps); each input's x - x is added to the NaN-sticky gap sum *gaps, which stays
+ * 0 only if every bar was finite, so that one test after a block of them checks the
+ * assumption (ad's and adosc's clean blocks, adosc's pairs). The four pointers, not the
+ * io: a store into the outputs may alias io->in[], and the loop reloaded them after each. */
+static APO_CAT_SPECIALISED apo_tv apo__ad_steps_clean(const double *high, const double *low,
+                                                      const double *close, const double *vol,
+                                                      size_t t, apo_tv *gaps) {
+    const apo_tv h = apo_tv_load(high + t), l = apo_tv_load(low + t);
+    const apo_tv c = apo_tv_load(close + t), v = apo_tv_load(vol + t);
+    *gaps += ((h - h) + (l - l)) + ((c - c) + (v - v));
+    return apo_tv_pick((apo_tm)(h - l > 0.0), apo__ad_flow_volume(h, l, c, v), apo_tv_splat(-0.0));
+}
+
+/* Calls that write at least this many bars of a running sum's output store them past the
+ * caches (apo__flow_store_past_cache): 2 MiB of doubles, twice the L2 of a core of the Zen 4
+ * this was measured on, so the output would leave the core's caches before anyone reads it,
+ * while a store that misses them first reads its line from memory (the "read for
+ * ownership"). ad at 1e6 bars: 1.37-1.49 ns a bar with plain stores, 1.22-1.25 with these
+ * (docs/PERF.md). A shorter call keeps its output in the caches for the caller. */
+#define APO_FLOW_PAST_CACHE_BARS ((size_t)1 << 18)
+
+/* Whether the outputs of bars from `at` on, a span of `bars` of them, go past the caches: a
+ * long span whose vectors' halves are 16-byte aligned (the streaming stores' rule; a span of
+ * doubles keeps the alignment of its first one vector after vector). */
+static inline int apo__flow_past_cache(const double *at, size_t bars) {
+    return at != NULL && bars >= APO_FLOW_PAST_CACHE_BARS && ((uintptr_t)at & 15u) == 0;
+}
+
+/* v stored at `at` (16-byte aligned) by non-temporal stores, two lanes at a time: the same
+ * bits as apo_tv_store, without reading the lines first. Weakly ordered: the writer issues
+ * _mm_sfence() after its last one, before anyone may read them. */
+static inline void apo__flow_store_past_cache(double *at, apo_tv v) {
+    for (int j = 0; j < APO_TILE_LANES; j += 2)
+        _mm_stream_pd(at + j, _mm_set_pd(v[j + 1], v[j]));
+}
+
 /* The lanes of a sum the running kernels write: NaN (the NAN constant) where the bar is not
  * finite (keep clear) or the sum is NaN (apo__canonical_nan), the sum elsewhere. */
 static inline apo_tv apo__flow_output(apo_tm keep, apo_tv sum) {

@@ -50,19 +50,65 @@ static inline APO_HD int apo__obv_step(apo__obv_state *s, const apo__cat_io *io,
 /* Bars per block of the vector path (apo__obv_block). */
 #define APO_OBV_BLOCK 256
 
-/* The state stepped over the bars t .. in whole vectors, up to APO_OBV_BLOCK of them before
- * stop, while it is seeded and they have no gap; returns how many (0: the state left, the
- * scalar loop must take bar t). Each bar's step, volume, -volume or -0.0 by its close against
- * the one before (x + -0 is x, signed zeros included; x - v is x + -v), is computed in lanes
- * off the sum's chain, which is then one add a bar, the scalar loop's: the same bits. The
- * outputs are written where out is not NULL. */
-static inline size_t apo__obv_block(apo__obv_state *s, const apo__cat_io *io, size_t t, size_t stop,
-                                    double *out) {
-    const double *close = io->in[0], *vol = io->in[1];
-    const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
-    const size_t n = left < APO_OBV_BLOCK ? left : APO_OBV_BLOCK;
-    if (!s->seeded)
+/* Each bar's step in lanes: volume where the close rose from the previous one, -volume where
+ * it fell, else -0.0 (x + -0 is x, signed zeros included; x - v is x + -v), so that adding
+ * the step is the scalar step's add or its "unchanged". */
+static inline apo_tv apo__obv_steps(apo_tv close, apo_tv prev, apo_tv vol) {
+    return apo_tv_pick((apo_tm)(close > prev), vol,
+                       apo_tv_pick((apo_tm)(close < prev), -vol, apo_tv_splat(-0.0)));
+}
+
+/* The previous closes of the vector of bars t .. : the last clean close, then this vector's
+ * own (never bar t - 1 itself, which a stream's piece may not hold, or which may be a gap). */
+static inline apo_tv apo__obv_prev(apo_tv close, double last) {
+    apo_tv prev;
+    prev[0] = last;
+    for (int j = 1; j < APO_TILE_LANES; j++)
+        prev[j] = close[j - 1];
+    return prev;
+}
+
+/* The seeded state stepped over the n bars from t (whole vectors, n > 0) on the assumption
+ * that none has a gap; returns n, or 0 when a bar had a gap after all (the state left; the
+ * outputs written may be wrong and apo__obv_block_to_gap rewrites them). Why one gap test
+ * for the block: with a test, a branch and a NaN fix per vector the loop was bound by its
+ * instructions (about 50 per 4 bars), not by the sum's chain of one add a bar; 1e4 bars took
+ * 1.0 ns a bar against the chain's 0.82 (docs/PERF.md). On clean bars the sum is never NaN
+ * (finite steps; an overflow gives an infinity that finite steps keep), so the outputs are
+ * the sums themselves, stored as the chain makes them; a sum that is NaN already (never
+ * made by this loop) is left to the other path. After the block's first vector the
+ * previous closes are the block's own bars, read one bar back. */
+static inline size_t apo__obv_block_clean(apo__obv_state *s, const double *close, const double *vol,
+                                          size_t t, size_t n, double *out) {
+    double obv = s->obv;
+    if (!(obv == obv))
         return 0;
+    apo_tv gaps = apo_tv_splat(0.0);
+    for (size_t k = 0; k < n; k += APO_TILE_LANES) {
+        const apo_tv c = apo_tv_load(close + t + k), v = apo_tv_load(vol + t + k);
+        /* x - x is NaN for a non-finite x, and NaN sticks in the sum (apo__flow_finite). */
+        gaps += (c - c) + (v - v);
+        const apo_tv prev = k == 0 ? apo__obv_prev(c, s->prev) : apo_tv_load(close + t + k - 1);
+        double step[APO_TILE_LANES];
+        apo_tv_store(step, apo__obv_steps(c, prev, v));
+        for (int j = 0; j < APO_TILE_LANES; j++) {
+            obv += step[j];
+            if (out != NULL)
+                out[t + k + (size_t)j] = obv;
+        }
+    }
+    if (!apo_tm_all((apo_tm)(gaps == 0.0)))
+        return 0;
+    s->obv = obv;
+    s->prev = close[t + n - 1];
+    return n;
+}
+
+/* As apo__obv_block_clean, but stopping before the first vector holding a gap, each vector
+ * tested: returns how many bars (0: the scalar loop must take bar t). */
+static inline size_t apo__obv_block_to_gap(apo__obv_state *s, const apo__cat_io *io, size_t t,
+                                           size_t n, double *out) {
+    const double *close = io->in[0], *vol = io->in[1];
     double obv = s->obv, last = s->prev;
     size_t k = 0;
     for (; k < n; k += APO_TILE_LANES) {
@@ -70,14 +116,7 @@ static inline size_t apo__obv_block(apo__obv_state *s, const apo__cat_io *io, si
         if (!apo_tm_all(clean))
             break;
         const apo_tv c = apo_tv_load(close + t + k), v = apo_tv_load(vol + t + k);
-        /* The previous closes: the last clean one, then this vector's (never bar t - 1
-         * itself, which a stream's piece may not hold). */
-        apo_tv prev;
-        prev[0] = last;
-        for (int j = 1; j < APO_TILE_LANES; j++)
-            prev[j] = c[j - 1];
-        const apo_tv step = apo_tv_pick((apo_tm)(c > prev), v,
-                                        apo_tv_pick((apo_tm)(c < prev), -v, apo_tv_splat(-0.0)));
+        const apo_tv step = apo__obv_steps(c, apo__obv_prev(c, last), v);
         apo_tv sum;
         for (int j = 0; j < APO_TILE_LANES; j++) {
             obv += step[j];
@@ -90,6 +129,21 @@ static inline size_t apo__obv_block(apo__obv_state *s, const apo__cat_io *io, si
     s->obv = obv;
     s->prev = last;
     return k;
+}
+
+/* The state stepped over the bars t .. in whole vectors, up to APO_OBV_BLOCK of them before
+ * stop, while it is seeded: a block without gaps at once, else up to its first gap; returns
+ * how many (0: the state left, the scalar loop must take bar t). Each bar's step is computed
+ * in lanes off the sum's chain, which is then one add a bar, the scalar loop's: the same
+ * bits. The outputs are written where out is not NULL. */
+static inline size_t apo__obv_block(apo__obv_state *s, const apo__cat_io *io, size_t t, size_t stop,
+                                    double *out) {
+    const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
+    const size_t n = left < APO_OBV_BLOCK ? left : APO_OBV_BLOCK;
+    if (!s->seeded || n == 0)
+        return 0;
+    const size_t done = apo__obv_block_clean(s, io->in[0], io->in[1], t, n, out);
+    return done > 0 ? done : apo__obv_block_to_gap(s, io, t, n, out);
 }
 #endif
 
