@@ -26,6 +26,13 @@
  * samples come from a ring of the vectors of the last steps. A window the scalar path
  * wrote inside a block is written again after the block's stores.
  *
+ * Blocks apart (APO_BOLLINGER_BLOCKS_APART, which a lanes_<path>.c may define to 1): the
+ * blocks of a stretch run in a function of their own while none of their windows takes the
+ * scalar path, and a block where one does is run again from its starting state by the
+ * round's own block loop, step by step with the restarts. The same operations in the same
+ * order for every window, so the same bits; what changes is only what the compiler can keep
+ * in registers (apo__bollinger_blocks_body says why).
+ *
  * Lanes that do not move (before their first step, after their last, or without a tile)
  * read NaN and store nothing; they never take the scalar path, and take up their state
  * when they start. Tiles of one round should have similar lengths (lanes_dispatch.c sorts
@@ -131,6 +138,121 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     *mean = v->shift + v->ybar;
     return apo_vm_bits(apo_vm_and(apo_vm_and(in_range, not_constant), bounded));
 }
+
+/* A block's samples, one vector per step: each moving lane's APO_LANES incoming samples
+ * from at[i] on, as one vector per lane transposed into xn[], and the leaving ones into
+ * xo[], from the ring of the last steps' incoming vectors (`ring`, NULL for a period beyond
+ * it), which takes this block's, or loaded and transposed the same way. Lanes that do not
+ * move read NaN. */
+static inline __attribute__((always_inline)) void
+apo__bollinger_block_in(const double *x, const size_t *at, unsigned moving, size_t step, size_t p,
+                        apo_vd *ring, apo_vd *xn, apo_vd *xo) {
+    for (size_t i = 0; i < APO_LANES; i++)
+        xn[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] : apo_lanes_idle);
+    apo_vd_transpose(xn);
+    if (ring != NULL) {
+        for (size_t j = 0; j < APO_LANES; j++) {
+            xo[j] = ring[(step + j - p) % APO_BOLLINGER_RING];
+            ring[(step + j) % APO_BOLLINGER_RING] = xn[j];
+        }
+    } else {
+        for (size_t i = 0; i < APO_LANES; i++)
+            xo[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] - p : apo_lanes_idle);
+        apo_vd_transpose(xo);
+    }
+}
+
+/* A block's outputs from its steps' means and sds (one vector per step, both transposed
+ * here): each moving lane's APO_LANES windows from at[i] on. The bands are computed after
+ * the transpose, lane by lane with the same operations: two transposes instead of three.
+ * Two loops, so that the loop of ordinary stores stays free of the streaming stores'
+ * alignment tests. */
+static inline __attribute__((always_inline)) void
+apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned moving,
+                         const apo__bollinger_consts *kp, double *upper, double *middle,
+                         double *lower, int stream) {
+    (void)kp; /* the pass's stores (pass_lanes_entry.h) do not read the widths */
+    apo_vd_transpose(mean);
+    apo_vd_transpose(sd);
+    if (stream) {
+        for (size_t i = 0; i < APO_LANES; i++) {
+            if (moving >> i & 1u) {
+                apo_vd_stream(upper + at[i], APO_BOLLINGER_LANES_UPPER(mean[i], sd[i], *kp));
+                apo_vd_stream(middle + at[i], APO_BOLLINGER_LANES_MIDDLE(mean[i], sd[i], *kp));
+                apo_vd_stream(lower + at[i], APO_BOLLINGER_LANES_LOWER(mean[i], sd[i], *kp));
+            }
+        }
+    } else {
+        for (size_t i = 0; i < APO_LANES; i++) {
+            if (moving >> i & 1u) {
+                apo_vd_storeu(upper + at[i], APO_BOLLINGER_LANES_UPPER(mean[i], sd[i], *kp));
+                apo_vd_storeu(middle + at[i], APO_BOLLINGER_LANES_MIDDLE(mean[i], sd[i], *kp));
+                apo_vd_storeu(lower + at[i], APO_BOLLINGER_LANES_LOWER(mean[i], sd[i], *kp));
+            }
+        }
+    }
+}
+
+#if APO_BOLLINGER_BLOCKS_APART
+/* The blocks of a stretch while no window in them leaves the vector: from `step` (a
+ * multiple of APO_LANES) up to `end`, whole blocks of APO_LANES steps of the lanes in
+ * `moving`, whose next windows are at[], with the ring (NULL for a period beyond it) and
+ * the stores of apo__bollinger_round. Returns the number of steps done, a multiple of
+ * APO_LANES; at[] has moved on by as many for the moving lanes. At a block where a moving
+ * lane's step is not valid it stops before that block: *vp is then the state before it,
+ * and the caller runs that block with the scalar path's restarts.
+ *
+ * Why a function of its own: the block loop of the round also holds the scalar path
+ * (calls, and a loop that indexes the steps' vectors), and with it in the same loop the
+ * compiler kept the lanes' state and the steps' vectors on the stack, storing and
+ * loading them at every step. Here nothing is called, the steps of a block are unrolled
+ * and their vectors stay in registers; the state goes to *vp once a block, which is what
+ * lets a failed block start again. `with_ed` is a constant at each call (the two wrappers
+ * below), as in apo__bollinger_lanes_step. */
+static inline __attribute__((always_inline)) size_t
+apo__bollinger_blocks_body(apo__bollinger_lanes *vp, const apo__bollinger_consts *kp,
+                           const double *x, size_t *at, unsigned moving, size_t step, size_t end,
+                           size_t p, apo_vd *ring, double *upper, double *middle, double *lower,
+                           int stream, const int with_ed) {
+    apo__bollinger_lanes v = *vp;
+    const apo__bollinger_consts k = *kp;
+    const size_t first = step;
+    while (end - step >= APO_LANES) {
+        apo_vd xn[APO_LANES], xo[APO_LANES], mean[APO_LANES], sd[APO_LANES];
+        *vp = v;
+        apo__bollinger_block_in(x, at, moving, step, p, ring, xn, xo);
+        unsigned failed = 0;
+#pragma GCC unroll 8
+        for (size_t j = 0; j < APO_LANES; j++)
+            failed |= ~apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], with_ed);
+        if ((failed & moving) != 0)
+            return step - first;
+        apo__bollinger_block_out(mean, sd, at, moving, &k, upper, middle, lower, stream);
+        for (size_t i = 0; i < APO_LANES; i++)
+            at[i] += (moving >> i & 1u) * APO_LANES;
+        step += APO_LANES;
+    }
+    *vp = v;
+    return step - first;
+}
+
+static __attribute__((noinline)) size_t APO_LANES_NAME(apo__bollinger_blocks_plain)(
+    apo__bollinger_lanes *vp, const apo__bollinger_consts *kp, const double *x, size_t *at,
+    unsigned moving, size_t step, size_t end, size_t p, apo_vd *ring, double *upper, double *middle,
+    double *lower, int stream) {
+    return apo__bollinger_blocks_body(vp, kp, x, at, moving, step, end, p, ring, upper, middle,
+                                      lower, stream, 0);
+}
+
+static __attribute__((noinline)) size_t
+APO_LANES_NAME(apo__bollinger_blocks_ed)(apo__bollinger_lanes *vp, const apo__bollinger_consts *kp,
+                                         const double *x, size_t *at, unsigned moving, size_t step,
+                                         size_t end, size_t p, apo_vd *ring, double *upper,
+                                         double *middle, double *lower, int stream) {
+    return apo__bollinger_blocks_body(vp, kp, x, at, moving, step, end, p, ring, upper, middle,
+                                      lower, stream, 1);
+}
+#endif /* APO_BOLLINGER_BLOCKS_APART */
 
 static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                                                  const apo__tile_span *tiles, size_t count,
@@ -287,6 +409,19 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
          * lane and are transposed into one vector per step; the outputs go back the same
          * way. Lanes that do not move read zeros and store nothing. */
         while (next - step >= APO_LANES) {
+#if APO_BOLLINGER_BLOCKS_APART
+            {
+                const int ed = (moving & ~apo_vm_bits(apo_vd_gt(v.lo, k.neg_max))) != 0;
+                apo_vd *const r = use_ring ? ring : NULL;
+                step +=
+                    ed ? APO_LANES_NAME(apo__bollinger_blocks_ed)(
+                             &v, &k, x, at, moving, step, next, p, r, upper, middle, lower, stream)
+                       : APO_LANES_NAME(apo__bollinger_blocks_plain)(
+                             &v, &k, x, at, moving, step, next, p, r, upper, middle, lower, stream);
+                if (next - step < APO_LANES)
+                    break;
+            }
+#endif
             apo_vd xn[APO_LANES], xo[APO_LANES], mean[APO_LANES], sd[APO_LANES];
             /* Windows the scalar path wrote inside the block, and what it wrote: the block's
              * stores below overwrite them, and they are written again after. */
@@ -295,19 +430,7 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                 double upper, middle, lower;
             } kept[APO_LANES * APO_LANES];
             size_t n_kept = 0;
-            for (size_t i = 0; i < APO_LANES; i++)
-                xn[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] : apo_lanes_idle);
-            apo_vd_transpose(xn);
-            if (use_ring) {
-                for (size_t j = 0; j < APO_LANES; j++) {
-                    xo[j] = ring[(step + j - p) % APO_BOLLINGER_RING];
-                    ring[(step + j) % APO_BOLLINGER_RING] = xn[j];
-                }
-            } else {
-                for (size_t i = 0; i < APO_LANES; i++)
-                    xo[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] - p : apo_lanes_idle);
-                apo_vd_transpose(xo);
-            }
+            apo__bollinger_block_in(x, at, moving, step, p, use_ring ? ring : NULL, xn, xo);
             /* Lanes in a run with K = 0 (lo = -DBL_MAX; a lane in no run has lo = +inf) need
              * the step with ed; a restart inside the block may start one. */
             int with_ed = (moving & ~apo_vm_bits(apo_vd_gt(v.lo, k.neg_max))) != 0;
@@ -328,31 +451,7 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                     n_kept++;
                 }
             }
-            /* The bands are computed after the transpose, lane by lane with the same
-             * operations: two transposes instead of three. */
-            apo_vd_transpose(mean);
-            apo_vd_transpose(sd);
-            /* Two loops, so that the loop of ordinary stores stays free of the streaming
-             * stores' alignment tests. */
-            if (stream) {
-                for (size_t i = 0; i < APO_LANES; i++) {
-                    if (moving >> i & 1u) {
-                        apo_vd_stream(upper + at[i], APO_BOLLINGER_LANES_UPPER(mean[i], sd[i], k));
-                        apo_vd_stream(middle + at[i],
-                                      APO_BOLLINGER_LANES_MIDDLE(mean[i], sd[i], k));
-                        apo_vd_stream(lower + at[i], APO_BOLLINGER_LANES_LOWER(mean[i], sd[i], k));
-                    }
-                }
-            } else {
-                for (size_t i = 0; i < APO_LANES; i++) {
-                    if (moving >> i & 1u) {
-                        apo_vd_storeu(upper + at[i], APO_BOLLINGER_LANES_UPPER(mean[i], sd[i], k));
-                        apo_vd_storeu(middle + at[i],
-                                      APO_BOLLINGER_LANES_MIDDLE(mean[i], sd[i], k));
-                        apo_vd_storeu(lower + at[i], APO_BOLLINGER_LANES_LOWER(mean[i], sd[i], k));
-                    }
-                }
-            }
+            apo__bollinger_block_out(mean, sd, at, moving, &k, upper, middle, lower, stream);
             if (n_kept > 0)
                 apo_lanes_fence(stream);
             for (size_t q = 0; q < n_kept; q++) {

@@ -10,11 +10,20 @@
  * its state in registers (docs/PERF.md: 10% less time a call at 1e4 bars on Zen 4). The
  * operations are the avx2 path's, so are the bits.
  *
+ * It also runs its blocks apart (APO_BOLLINGER_BLOCKS_APART, bollinger_lanes.h): the blocks
+ * without a scalar restart in a function that holds no calls, whose four steps are unrolled
+ * and keep their vectors in registers, a block with a restart being run again step by step.
+ * Same bits; 13-15% less time a call at 1e4 bars on Zen 4 (docs/PERF.md). Only here: the
+ * 8-lane avx512 build lost 25-30% that way (eight steps of 512-bit vectors do not fit the
+ * registers, and a block of 8 x 8 windows takes the scalar path more often); the avx2 and
+ * sse2 builds, with 16 registers, were not measured and keep the round's block loop.
+ *
  * Built only into the avx512 library's companion (kernels/meson.build) and called only
  * when apo__cpu_has_avx512_ymm() says that the CPU has AVX-512VL.
  */
 #define APO_LANES 4
 #define APO_LANES_NAME(name) name##_avx512_ymm
+#define APO_BOLLINGER_BLOCKS_APART 1
 
 #include "bollinger_lanes.h"
 #include "lanes_paths.h"
