@@ -596,6 +596,13 @@ static void series_of_ties(series *s, uint64_t seed, size_t n, const double *val
     }
 }
 
+/* Kernel id's bars [0, n) of io on path isa, one call a piece of `piece` bars (the last one
+ * shorter): a tile's bits must not depend on where its calls begin and end. */
+static void tile_in_pieces(apo__cat_id id, const apo__cat_io *io, size_t n, size_t piece, int isa) {
+    for (size_t b = 0; b < n; b += piece)
+        apo__cpu_catalog_tile_on(id, io, b, b + piece < n ? b + piece : n, isa);
+}
+
 /* trange's vector loop (trange_tile.h) on every path, against the reference: samples drawn
  * from a few values, so that the three candidates tie and cross in every lane, with a
  * non-finite sample at every lane offset in each input, and the row cut into pieces of odd
@@ -623,9 +630,7 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
                 io.in[i] = s.in[i];
             io.out[0] = got;
             io.h = 1;
-            for (size_t b = 0; b < n; b += pieces[c])
-                apo__cpu_catalog_tile_on(APO_CAT_TRANGE, &io, b,
-                                         b + pieces[c] < n ? b + pieces[c] : n, isa);
+            tile_in_pieces(APO_CAT_TRANGE, &io, n, pieces[c], isa);
             for (size_t t = 0; t < n; t++)
                 cr_assert(isnan(want[t]) ? isnan(got[t]) : got[t] == want[t],
                           "trange on %s in pieces of %zu at %zu: got %.17g want %.17g",
@@ -665,9 +670,7 @@ Test(catalog, mom_blocks_on_every_path_with_gaps_at_their_edges) {
                 io.out[0] = got;
                 io.p[0] = (double)p;
                 io.h = p;
-                for (size_t b = 0; b < n; b += pieces[c])
-                    apo__cpu_catalog_tile_on(APO_CAT_MOM, &io, b,
-                                             b + pieces[c] < n ? b + pieces[c] : n, isa);
+                tile_in_pieces(APO_CAT_MOM, &io, n, pieces[c], isa);
                 for (size_t t = 0; t < n; t++) {
                     const int finite = t >= p && isfinite(s.close[t]) && isfinite(s.close[t - p]);
                     const double want = finite ? s.close[t] - s.close[t - p] : (double)NAN;
