@@ -250,6 +250,9 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
     }
     double states[3]; /* the whole tile's states at the end of the piece before j */
     memcpy(states, edges[0].tail, sizeof states);
+    /* The rates, set up at the first piece redone (rarely any). */
+    apo__macd_rates r = {0};
+    int have_rates = 0;
     for (size_t j = 1; j < pieces; j++) {
         if (edges[j].steady && same_states(states, edges[j].head)) {
             memcpy(states, edges[j].tail, sizeof states);
@@ -257,9 +260,11 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
         }
         /* Piece j again, serially, from the whole tile's states: the steady steps of
          * apo__macd_step, as the tile itself runs them. */
-        apo__macd_rates r;
-        size_t f = fast, s = slow;
-        apo__macd_setup(&f, &s, signal, &r);
+        if (!have_rates) {
+            size_t f = fast, s = slow;
+            apo__macd_setup(&f, &s, signal, &r);
+            have_rates = 1;
+        }
         apo__macd_state st;
         st.t = spans[j].begin;
         st.end = spans[j].end;
