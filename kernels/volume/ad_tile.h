@@ -96,8 +96,12 @@ static inline double apo__ad_lanes(double ad, const apo__cat_io *io, size_t *at,
     while (stop - t >= APO_TILE_LANES) {
         const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
         const size_t n = left < APO_AD_BLOCK ? left : APO_AD_BLOCK;
-        if (!apo__ad_block_clean(&ad, io->in, t, n, out, past_cache))
+        if (!apo__ad_block_clean(&ad, io->in, t, n, out, past_cache)) {
+            /* The block is rewritten by plain stores: the streaming ones go first. */
+            if (past_cache)
+                _mm_sfence();
             ad = apo__ad_vectors(ad, io, t, n, out);
+        }
         t += n;
     }
     if (past_cache)

@@ -239,6 +239,10 @@ static __attribute__((noinline)) void apo__adosc_pairs(const apo__cat_io *io,
             past[s] = y[s] != scratch[s] && apo__flow_past_cache(y[s], group_bars);
         }
         const unsigned clean = apo__adosc_sides_block(line, io, k, at, n, y, past);
+        /* A side with a gap rewrites the block by plain stores (apo__adosc_run): the
+         * streaming stores go first, as bollinger's lanes fence before their rewrites. */
+        if (clean != (1u << APO_ADOSC_SIDES) - 1u && (past[0] || past[1]))
+            _mm_sfence();
         for (int s = 0; s < APO_ADOSC_SIDES; s++)
             apo__adosc_side_advance(io, &side[s], (clean >> s) & 1u, &line[s], n);
     }
