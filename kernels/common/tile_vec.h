@@ -37,6 +37,15 @@ static inline apo_tv apo_tv_load(const double *at) {
 
 static inline void apo_tv_store(double *at, apo_tv v) { memcpy(at, &v, sizeof v); }
 
+/* v stored at `at` (16-byte aligned) by non-temporal stores, two lanes at a time: the same
+ * bits as apo_tv_store, without reading the lines first or keeping them in the caches (as
+ * lanes.h's apo_vd_stream does for the lanes files). Weakly ordered: the writer issues
+ * _mm_sfence() after its last one, before anyone may read them or write them again. */
+static inline void apo_tv_stream(double *at, apo_tv v) {
+    for (int j = 0; j < APO_TILE_LANES; j += 2)
+        _mm_stream_pd(at + j, _mm_set_pd(v[j + 1], v[j]));
+}
+
 /* Where m is set, a's lanes, else b's: the bits of the one or the other, as a scalar select
  * keeps them (a blend, not arithmetic). */
 static inline apo_tv apo_tv_pick(apo_tm m, apo_tv a, apo_tv b) {

@@ -52,7 +52,7 @@ static inline int apo__ad_block_clean(double *sum, const double *const *in, size
             line[j] = ad;
         }
         if (past_cache)
-            apo__flow_store_past_cache(out + t + k, line);
+            apo_tv_stream(out + t + k, line);
         else if (out != NULL)
             apo_tv_store(out + t + k, line);
     }

@@ -91,26 +91,19 @@ static APO_CAT_SPECIALISED apo_tv apo__ad_steps_clean(const double *high, const 
 }
 
 /* Calls that write at least this many bars of a running sum's output store them past the
- * caches (apo__flow_store_past_cache): 2 MiB of doubles, twice the L2 of a core of the Zen 4
+ * caches (apo_tv_stream, tile_vec.h): 2 MiB of doubles, twice the L2 of a core of the Zen 4
  * this was measured on, so the output would leave the core's caches before anyone reads it,
  * while a store that misses them first reads its line from memory (the "read for
  * ownership"). ad at 1e6 bars: 1.37-1.49 ns a bar with plain stores, 1.22-1.25 with these
  * (docs/PERF.md). A shorter call keeps its output in the caches for the caller. */
 #define APO_FLOW_PAST_CACHE_BARS ((size_t)1 << 18)
 
-/* Whether the outputs of bars from `at` on, a span of `bars` of them, go past the caches: a
- * long span whose vectors' halves are 16-byte aligned (the streaming stores' rule; a span of
- * doubles keeps the alignment of its first one vector after vector). */
+/* Whether the outputs of bars from `at` on, a span of `bars` of them, go past the caches
+ * (apo_tv_stream, tile_vec.h): a long span whose vectors' halves are 16-byte aligned (the
+ * streaming stores' rule; a span of doubles keeps the alignment of its first one vector after
+ * vector). */
 static inline int apo__flow_past_cache(const double *at, size_t bars) {
     return at != NULL && bars >= APO_FLOW_PAST_CACHE_BARS && ((uintptr_t)at & 15u) == 0;
-}
-
-/* v stored at `at` (16-byte aligned) by non-temporal stores, two lanes at a time: the same
- * bits as apo_tv_store, without reading the lines first. Weakly ordered: the writer issues
- * _mm_sfence() after its last one, before anyone may read them. */
-static inline void apo__flow_store_past_cache(double *at, apo_tv v) {
-    for (int j = 0; j < APO_TILE_LANES; j += 2)
-        _mm_stream_pd(at + j, _mm_set_pd(v[j + 1], v[j]));
 }
 
 /* The lanes of a sum the running kernels write: NaN (the NAN constant) where the bar is not
