@@ -160,6 +160,19 @@ cli_result finish_cli(pid_t pid, int *signal_out) {
     return r;
 }
 
+int cli_main_thread_sleeps(pid_t pid) {
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    const int got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    /* The state follows the command's name, which is in parentheses and may hold any byte. */
+    const char *close = got ? strrchr(line, ')') : NULL;
+    return close != NULL && close[1] == ' ' && close[2] == 'S';
+}
+
 /* Runs the tool as start_cli() starts it and waits for it. */
 cli_result run_cli_env(const char *const *env, const char *const *args) {
     return finish_cli(start_cli(env, args), NULL);

@@ -41,6 +41,14 @@ pid_t start_cli(const char *const *env, const char *const *args);
  * ended it, or 0. */
 cli_result finish_cli(pid_t pid, int *signal_out);
 
+/* Whether the main thread of the tool started by start_cli() is asleep (state S in
+ * /proc/PID/task/PID/stat): a run whose device is still working waits for it there. A test
+ * that signals a run during its work waits for this as well as for the run's temporary:
+ * GCC 12's ThreadSanitizer loses a signal that lands while a thread allocates its signal
+ * state (docs/robustness.md, "Sanitizers"), which the main thread does at its first wait,
+ * just after the temporary appears. Every other build ends by the signal at any moment. */
+int cli_main_thread_sleeps(pid_t pid);
+
 /* Runs the tool as start_cli() starts it and waits for it. */
 cli_result run_cli_env(const char *const *env, const char *const *args);
 

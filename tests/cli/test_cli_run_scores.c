@@ -402,21 +402,6 @@ static void names_in(const char *dir, char *out, size_t size) {
     free(list);
 }
 
-/* Whether the process's main thread is asleep (state S in /proc/PID/task/PID/stat): a run
- * whose device is still working waits for it there. */
-static int main_thread_sleeps(pid_t pid) {
-    char path[64], line[512];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 0;
-    const int got = fgets(line, sizeof line, f) != NULL;
-    fclose(f);
-    /* The state follows the command's name, which is in parentheses and may hold any byte. */
-    const char *close = got ? strrchr(line, ')') : NULL;
-    return close != NULL && close[1] == ' ' && close[2] == 'S';
-}
-
 /* A run that fails after scores.csv was opened (a device that fails every task) and one
  * ended by SIGTERM during the work leave the folder as it was: the old scores.csv byte for
  * byte, no temporary; a folder the run created is removed. The SIGTERM run's device is
@@ -464,7 +449,7 @@ Test(cli, no_scores_csv_after_a_failed_or_interrupted_run, .timeout = 120) {
         for (struct dirent *e; !seen && (e = readdir(d)) != NULL;)
             seen = strncmp(e->d_name, ".scores.csv.", 12) == 0;
         closedir(d);
-        seen = seen && main_thread_sleeps(pid);
+        seen = seen && cli_main_thread_sleeps(pid);
         if (!seen)
             nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
