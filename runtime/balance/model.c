@@ -217,7 +217,9 @@ static int robust_line(const double *n, const double *t, unsigned k, double *lat
     size_t n_slopes = 0;
     for (unsigned i = 0; i < k; i++)
         for (unsigned j = i + 1; j < k; j++)
-            if (fabs(n[i] - n[j]) >= APO_MODEL_MIN_SPREAD * fmax(n[i], n[j]))
+            /* The sizes are finite and positive (observe() keeps no other): the plain
+             * larger of the two is fmax()'s, without its call. */
+            if (fabs(n[i] - n[j]) >= APO_MODEL_MIN_SPREAD * (n[i] > n[j] ? n[i] : n[j]))
                 slopes[n_slopes++] = (t[j] - t[i]) / (n[j] - n[i]);
     if (n_slopes == 0)
         return -1;

@@ -31,7 +31,10 @@ apo_status apo__solve_split(const apo__model *models, const int *usable, size_t 
     }
     if (m == 0)
         return APO_ERR_NO_DEVICE;
-    qsort(c, m, sizeof c[0], by_latency);
+    /* One candidate (a runtime of one device, every learning call) is in order already:
+     * glibc's qsort() costs a call and its setup even then. */
+    if (m > 1)
+        qsort(c, m, sizeof c[0], by_latency);
 
     /* T_k = (total + sum L/c) / sum 1/c over the first k devices. A device whose latency
      * is not below the makespan of the devices before it cannot shorten it, and neither

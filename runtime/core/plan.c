@@ -468,10 +468,13 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
     uint64_t counts[APO_MAX_DEVICES];
     if (p->axis == APO_SPLIT_ROWS && apo__grid_ragged(call))
         ragged_row_counts(call, p->weights, n, counts);
+    else if (n == 1)
+        counts[0] = units; /* the rounding's answer for one device, which takes part */
     else
         apo__largest_remainder(p->weights, n, units, counts);
     lay_out(call, p->axis, n, counts, p);
-    if (tag != NULL && add_probes(rt, call, probe, units, p->axis, counts, p))
+    /* A lone device has every unit: there is no device without work to probe. */
+    if (n > 1 && tag != NULL && add_probes(rt, call, probe, units, p->axis, counts, p))
         apo__balance_probed(&rt->balance, tag);
     return APO_OK;
 }

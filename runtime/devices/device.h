@@ -36,6 +36,10 @@ typedef struct apo__task_time {
     double host_copy_s, busy_s;
     double touch_s;
     int threads_offered; /* the cpu device: the threads its tiles were offered to; else 0 */
+    /* In, not out: a clock reading taken just before the task began (the job's hand-over's,
+     * for its first task), 0 when there is none. A device may start its task's clock from
+     * it instead of reading the clock again (the cpu device does, docs/scheduling.md). */
+    double started;
 } apo__task_time;
 
 typedef struct apo__backend_ops {

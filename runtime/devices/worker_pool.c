@@ -12,8 +12,8 @@
 /* Runs tiles [a, b) of the job as one task on its call, or on `piece`, one set's own call,
  * with [pa, pb) the same tiles in that set's grid. Returns 0 when the job stops there. */
 static int run_task(apo__device *dev, apo__device_job *job, const apo__call *piece, uint64_t pa,
-                    uint64_t pb, uint64_t b) {
-    apo__task_time tt = {0};
+                    uint64_t pb, uint64_t b, double started) {
+    apo__task_time tt = {.started = started};
     apo_status st = dev->ops->run(dev, piece, pa, pb, job->task_base + job->tasks, &tt);
     job->tasks++;
     job->time.h2d_s += tt.h2d_s;
@@ -101,6 +101,8 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job, double now) {
             /* A late job starts no further task: its remaining tiles go elsewhere. */
             const int late = first_check ? apo__task_abandoned_at(&dev->guard, now)
                                          : apo__task_abandoned(&dev->guard);
+            /* The first task starts at `now` too; a later one reads the clock itself. */
+            const double started = first_check ? now : 0;
             first_check = 0;
             if (late) {
                 job->status = APO_ERR_DEVICE_LOST;
@@ -112,7 +114,7 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job, double now) {
             /* Pieces that share a pass run as one call, on the first piece's tiles. */
             apo__call shared;
             if (sweep && next_shared(dev, job->call, a, b, &shared, &piece_end)) {
-                if (!run_task(dev, job, &shared, 0, shared.tiles, piece_end))
+                if (!run_task(dev, job, &shared, 0, shared.tiles, piece_end, started))
                     return;
                 a = piece_end;
                 continue;
@@ -122,7 +124,7 @@ void apo__device_job_run(apo__device *dev, apo__device_job *job, double now) {
                 job->timed_out = 1;
                 return;
             }
-            if (!run_task(dev, job, piece, pa, pb, piece_end))
+            if (!run_task(dev, job, piece, pa, pb, piece_end, started))
                 return;
             a = piece_end;
         }

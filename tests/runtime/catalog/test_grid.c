@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "catalog/call_span.h"
 #include "catalog/grid.h"
 
 #define MAX_PIECES 64
@@ -233,4 +234,44 @@ Test(grid, a_call_without_pieces_is_one) {
     for (uint64_t a = 0; a <= 12; a++)
         for (uint64_t b = a; b <= 12; b++)
             check_range(&call, cum, a, b);
+}
+
+/* The elements of a run of tiles of a call of one piece (catalog/call_span.h), against the
+ * tiles' lengths added up here: every tile of a row is `tile` positions but the last, which
+ * holds what is left of the row, and each position is unit_work elements. The whole call,
+ * which a one-device call asks about, is counted without the divisions that place a range's
+ * ends in their rows; every range, the whole one included, must give the same sum. */
+Test(grid, a_call_counts_its_elements_whole_and_by_ranges) {
+    uint64_t rng = 99;
+    for (int trial = 0; trial < 300; trial++) {
+        apo__call call;
+        memset(&call, 0, sizeof call);
+        call.rows = 1 + next_random(&rng) % 4;
+        call.axis_len = 1 + next_random(&rng) % 60;
+        call.tile = 1 + next_random(&rng) % (call.axis_len + 3);
+        call.tiles_per_row = (call.axis_len + call.tile - 1) / call.tile;
+        call.tiles = (uint64_t)call.rows * call.tiles_per_row;
+        call.unit_work = 1 + next_random(&rng) % 3;
+        uint64_t per_tile[4 * 64];
+        for (uint64_t g = 0; g < call.tiles; g++) {
+            const size_t start = (size_t)(g % call.tiles_per_row) * call.tile;
+            const size_t len =
+                call.axis_len - start < call.tile ? call.axis_len - start : call.tile;
+            per_tile[g] = (uint64_t)len * call.unit_work;
+        }
+        cr_assert_eq(apo__tiles_elements(&call, 0, call.tiles),
+                     (uint64_t)call.rows * call.axis_len * call.unit_work,
+                     "trial %d: the whole call of %zu x %zu in tiles of %zu", trial, call.rows,
+                     call.axis_len, call.tile);
+        for (uint64_t a = 0; a <= call.tiles; a++)
+            for (uint64_t b = a; b <= call.tiles; b++) {
+                uint64_t want = 0;
+                for (uint64_t g = a; g < b; g++)
+                    want += per_tile[g];
+                cr_assert_eq(apo__tiles_elements(&call, a, b), want,
+                             "trial %d: tiles [%llu, %llu) of %zu x %zu in tiles of %zu", trial,
+                             (unsigned long long)a, (unsigned long long)b, call.rows, call.axis_len,
+                             call.tile);
+            }
+    }
 }
