@@ -80,7 +80,14 @@ static inline APO_HD void apo__trange_tile(const apo__cat_io *io, size_t begin, 
     /* Blocks of whole vectors, up to APO_TRANGE_BLOCK bars: the true ranges without the
      * finiteness test, the block's samples tested on the bits in the same loop, and the block
      * computed again with the test when one of them is not finite. Where every sample is
-     * finite the test keeps the value computed, so the bits are apo__true_range's. */
+     * finite the test keeps the value computed, so the bits are apo__true_range's.
+     * On a span of two blocks or more the bars before the outputs reach a 64-byte line
+     * take the scalar function first, so that no vector store straddles two lines (a
+     * series' first output is its NaN, which would put every store one double past a
+     * line); the scalar function's bits are the vectors'. */
+    if (end - t >= 2 * APO_TRANGE_BLOCK)
+        for (; t < end && ((uintptr_t)(out + t) & 63) != 0; t++)
+            out[t] = apo__true_range(high, low, close, t);
     while (end - t >= APO_TILE_LANES) {
         size_t n = (end - t) / APO_TILE_LANES * APO_TILE_LANES;
         const size_t stop = t + (n < APO_TRANGE_BLOCK ? n : APO_TRANGE_BLOCK);

@@ -606,7 +606,9 @@ static void tile_in_pieces(apo__cat_id id, const apo__cat_io *io, size_t n, size
 /* trange's vector loop (trange_tile.h) on every path, against the reference: samples drawn
  * from a few values, so that the three candidates tie and cross in every lane, with a
  * non-finite sample at every lane offset in each input, and the row cut into pieces of odd
- * lengths so that each lane count's remainder runs too. */
+ * lengths so that each lane count's remainder runs too. The output starts at each of the
+ * eight doubles of a 64-byte line (a long span's bars before a line take the scalar
+ * function), with the bits of the output at the line's start. */
 Test(catalog, trange_on_every_path_with_ties_and_gaps) {
     const size_t n = 4001;
     const double values[] = {-2.0, -1.0, -0.0, 0.0, 1.0, 3.5};
@@ -617,27 +619,43 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
         double *row = k % 3 == 0 ? s.high : k % 3 == 1 ? s.low : s.close;
         row[1000 + 17 * k] = k % 2 == 0 ? NAN : -INFINITY;
     }
-    double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    double *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    /* Room for the output at any double of a line. */
+    double *line = aligned_alloc(64, (n + 8) * sizeof(double));
+    double *first = alloc_doubles(n);
+    cr_assert_not_null(line);
     apo__ref_cat_trange(s.in, n, NULL, want, scale);
-    static const size_t pieces[] = {1, 3, 5, 7, 4001};
+    static const size_t pieces[] = {1, 3, 5, 7, 1100, 4001};
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
         if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
             continue;
-        for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++) {
-            apo__cat_io io;
-            memset(&io, 0, sizeof io);
-            for (size_t i = 0; i < 3; i++)
-                io.in[i] = s.in[i];
-            io.out[0] = got;
-            io.h = 1;
-            tile_in_pieces(APO_CAT_TRANGE, &io, n, pieces[c], isa);
-            for (size_t t = 0; t < n; t++)
-                cr_assert(isnan(want[t]) ? isnan(got[t]) : got[t] == want[t],
-                          "trange on %s in pieces of %zu at %zu: got %.17g want %.17g",
-                          apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], t, got[t], want[t]);
-        }
+        for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++)
+            for (size_t offset = 0; offset < 8; offset++) {
+                double *got = line + offset;
+                apo__cat_io io;
+                memset(&io, 0, sizeof io);
+                for (size_t i = 0; i < 3; i++)
+                    io.in[i] = s.in[i];
+                io.out[0] = got;
+                io.h = 1;
+                tile_in_pieces(APO_CAT_TRANGE, &io, n, pieces[c], isa);
+                if (offset == 0)
+                    memcpy(first, got, n * sizeof(double));
+                for (size_t t = 0; t < n; t++) {
+                    cr_assert(isnan(want[t]) ? isnan(got[t]) : got[t] == want[t],
+                              "trange on %s in pieces of %zu, output at double %zu of a line, "
+                              "at %zu: got %.17g want %.17g",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], offset, t, got[t],
+                              want[t]);
+                    cr_assert(apo__bits_of(got[t]) == apo__bits_of(first[t]),
+                              "trange on %s in pieces of %zu at %zu: the output at double %zu "
+                              "of a line has other bits than at the line's start",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], t, offset);
+                }
+            }
     }
-    free(got);
+    free(line);
+    free(first);
     free(want);
     free(scale);
     series_free(&s);
