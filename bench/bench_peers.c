@@ -50,6 +50,7 @@ typedef struct options {
     int rebuild;
     int batch;
     int fresh_series; /* 0: one series replayed; else the largest pool of distinct series */
+    int learn;        /* 1: the runtimes refine their models after every call (--learn) */
     const char *cache;
     const char *kernels; /* comma list; NULL: bollinger, macd and every catalog row */
 } options;
@@ -68,6 +69,9 @@ static void usage(FILE *f) {
                "                 of up to N distinct series (at most 256 MiB of bars), the same\n"
                "                 for every contender, so that no branch predictor learns the\n"
                "                 series by replay (default: one series, replayed)\n"
+               "  --learn        apportion's runtimes refine their models after every call, as\n"
+               "                 a default runtime does (in memory: no profile is read or\n"
+               "                 written); the default measures with learning off\n"
                "  --cache DIR    where the peers are fetched and built (default\n"
                "                 $XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)\n"
                "  --rebuild      build the peer libraries again\n"
@@ -96,6 +100,7 @@ static int parse_options(int argc, char **argv, options *o) {
     o->rebuild = 0;
     o->batch = 1;
     o->fresh_series = 0;
+    o->learn = 0;
     o->cache = NULL;
     o->kernels = NULL;
     for (int i = 1; i < argc; i++) {
@@ -121,6 +126,8 @@ static int parse_options(int argc, char **argv, options *o) {
             o->kernels = argv[++i];
             if (check_kernels(o->kernels) != 0)
                 return -1;
+        } else if (strcmp(argv[i], "--learn") == 0) {
+            o->learn = 1;
         } else if (strcmp(argv[i], "--rebuild") == 0) {
             o->rebuild = 1;
         } else if (strcmp(argv[i], "--no-batch") == 0) {
@@ -509,12 +516,14 @@ static void print_targets(const result *boll, const result *macd, size_t n_res) 
     }
 }
 
-static apo_runtime *runtime_on(const char *devices) {
+static apo_runtime *runtime_on(const char *devices, int learn) {
     apo_config config = APO_CONFIG_INIT;
     config.devices = devices;
-    /* Neither read nor write the user's profiles: the bench measures, it does not learn. */
+    /* Neither read nor write the user's profiles. A runtime that learns (--learn) keeps
+     * its models in memory; one that does not skips the bookkeeping that feeds them, which
+     * is what a call costs at least. */
     config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
+    config.learn = learn ? APO_SWITCH_ON : APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
     if (bench_check(apo_runtime_create(&config, &rt), "apo_runtime_create"))
         return NULL;
@@ -547,13 +556,14 @@ int main(int argc, char **argv) {
         printf("# skipped: %s\n", why);
         return SKIP_STATUS;
     }
-    context c = {&peers, {runtime_on("cpu:threads=1"), runtime_on("cpu")}};
+    context c = {&peers, {runtime_on("cpu:threads=1", o.learn), runtime_on("cpu", o.learn)}};
     if (c.rt[0] == NULL || c.rt[1] == NULL)
         return 1;
     char l1[APO_LABEL_MAX], ln[APO_LABEL_MAX];
     cpu_label(c.rt[0], l1, sizeof l1);
     cpu_label(c.rt[1], ln, sizeof ln);
-    printf("# apportion: apo1 = \"cpu:threads=1\": %s; apoN = \"cpu\": %s\n", l1, ln);
+    printf("# apportion: apo1 = \"cpu:threads=1\": %s; apoN = \"cpu\": %s; learning %s\n", l1, ln,
+           o.learn ? "on (--learn, models in memory)" : "off (a default runtime learns: --learn)");
     printf("# peers: Tulip Indicators %s (npm %s), TA-Lib %s (npm %s), built with %s %s -fPIC in "
            "%s\n",
            peers.tulip_version, BENCH_PEER_TULIND, peers.talib_version, BENCH_PEER_TALIB, peers.cc,
