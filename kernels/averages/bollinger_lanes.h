@@ -69,7 +69,7 @@ typedef struct apo__bollinger_lanes {
 
 /* The constants of a round. */
 typedef struct apo__bollinger_consts {
-    apo_vd inv_p, pm1, limit, nbu, nbd, zero, one, neg_max;
+    apo_vd inv_p, pm1, limit, nbu, nbd, one, neg_max;
 } apo__bollinger_consts;
 
 /* Sets lane i of the run state from *run, or, when the lane is not in a run, to the empty
@@ -99,12 +99,16 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
                                                  const apo__bollinger_consts *k, apo_vd xn,
                                                  apo_vd xo, apo_vd *mean, apo_vd *sd,
                                                  const int with_ed) {
-    const apo_vm changed = apo_vd_ne(xn, v->xlast);
-    v->eq = apo_vd_select(changed, k->zero, v->eq + k->one);
+    /* eq + 1 where the sample equals the last one, else 0 (a NaN is never equal). */
+    v->eq = apo_vd_add_or_zero(apo_vd_eq(xn, v->xlast), v->eq, k->one);
     v->xlast = xn;
-    /* Also rejects NaN and, since the range is finite, infinities. */
-    const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
-    const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
+    /* The three stop tests as their negations, joined by ORs: with the k-register masks of
+     * AVX-512 the compiler turns ANDs of comparisons into comparisons masked by the one
+     * before, and a block's tests became one chain of twenty comparisons that its stores
+     * waited on (docs/PERF.md, sixth round); ORs leave them side by side. Out of range also
+     * takes NaN and, since the range is finite, infinities. */
+    const apo_vm out_of_range = apo_vm_or(apo_vd_nge(xn, v->lo), apo_vd_nle(xn, v->hi));
+    const apo_vm constant = apo_vd_nlt(v->eq, k->pm1);
 
     const apo_vd d = xn - xo;
     const apo_vd st = v->s + d;
@@ -126,7 +130,7 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     const apo_vd var_new = v->var + dp * (a + b);
     const apo_vd acc_new =
         v->acc + apo_vd_abs(dp) * ((apo_vd_abs(a) + apo_vd_abs(b)) + 2.0 * apo_vd_abs(ybar_new));
-    const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
+    const apo_vm unbounded = apo_vd_nle(acc_new, k->limit * var_new);
 
     v->s = st;
     v->c = v->c + err;
@@ -136,7 +140,7 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
 
     *sd = apo_vd_sqrt(v->var);
     *mean = v->shift + v->ybar;
-    return apo_vm_bits(apo_vm_and(apo_vm_and(in_range, not_constant), bounded));
+    return ~apo_vm_bits(apo_vm_or(apo_vm_or(out_of_range, constant), unbounded)) & APO_LANES_ALL;
 }
 
 /* A block's samples, one vector per step: each moving lane's APO_LANES incoming samples
@@ -369,7 +373,6 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
     k.limit = apo_vd_splat(65536.0); /* as in apo__bollinger_slide_run */
     k.nbu = apo_vd_splat(nbdev_up);
     k.nbd = apo_vd_splat(nbdev_dn);
-    k.zero = apo_vd_splat(0.0);
     k.one = apo_vd_splat(1.0);
     k.neg_max = apo_vd_splat(-DBL_MAX);
 
