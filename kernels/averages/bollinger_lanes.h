@@ -104,13 +104,6 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     /* eq + 1 where the sample equals the last one, else 0 (a NaN is never equal). */
     v->eq = apo_vd_add_or_zero(apo_vd_eq(xn, v->xlast), v->eq, k->one);
     v->xlast = xn;
-    /* The three stop tests as their negations, joined by ORs: with the k-register masks of
-     * AVX-512 the compiler turns ANDs of comparisons into comparisons masked by the one
-     * before, and a block's tests became one chain of twenty comparisons that its stores
-     * waited on (docs/PERF.md, sixth round); ORs leave them side by side. Out of range also
-     * takes NaN and, since the range is finite, infinities. */
-    const apo_vm out_of_range = apo_vm_or(apo_vd_nge(xn, v->lo), apo_vd_nle(xn, v->hi));
-    const apo_vm constant = apo_vd_nlt(v->eq, k->pm1);
 
     const apo_vd d = xn - xo;
     const apo_vd st = v->s + d;
@@ -132,7 +125,6 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     const apo_vd var_new = v->var + dp * (a + b);
     const apo_vd acc_new =
         v->acc + apo_vd_abs(dp) * ((apo_vd_abs(a) + apo_vd_abs(b)) + 2.0 * apo_vd_abs(ybar_new));
-    const apo_vm unbounded = apo_vd_nle(acc_new, k->limit * var_new);
 
     v->s = st;
     v->c = v->c + err;
@@ -142,7 +134,25 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
 
     *sd = apo_vd_sqrt(v->var);
     *mean = v->shift + v->ybar;
+    /* The three stop tests. In range also rejects NaN and, since the range is finite,
+     * infinities. */
+#if APO_LANES_X86 == 512
+    /* The 8-lane build keeps them as ANDs: with the ORs below it took 1.5% more time on a
+     * batch of 1000 x 10000 (docs/PERF.md, sixth round). */
+    const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
+    const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
+    const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
+    return apo_vm_bits(apo_vm_and(apo_vm_and(in_range, not_constant), bounded));
+#else
+    /* Their negations joined by ORs: with the k-register masks of the AVX-512VL build the
+     * compiler turns ANDs of comparisons into comparisons masked by the one before, and a
+     * block's tests became one chain of twenty comparisons that its stores waited on
+     * (docs/PERF.md, sixth round); ORs leave them side by side. */
+    const apo_vm out_of_range = apo_vm_or(apo_vd_nge(xn, v->lo), apo_vd_nle(xn, v->hi));
+    const apo_vm constant = apo_vd_nlt(v->eq, k->pm1);
+    const apo_vm unbounded = apo_vd_nle(acc_new, k->limit * var_new);
     return ~apo_vm_bits(apo_vm_or(apo_vm_or(out_of_range, constant), unbounded)) & APO_LANES_ALL;
+#endif
 }
 
 /* A block's samples, one vector per step: each moving lane's APO_LANES incoming samples
