@@ -137,8 +137,8 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     /* The three stop tests. In range also rejects NaN and, since the range is finite,
      * infinities. */
 #if APO_LANES_X86 == 512
-    /* The 8-lane build keeps them as ANDs: with the ORs below it took 1.5% more time on a
-     * batch of 1000 x 10000 (docs/PERF.md, sixth round). */
+    /* The 8-lane build keeps them as ANDs: the ORs below gained it nothing, and a batch of
+     * 1000 x 10000 took about 1% more CPU time with them (docs/PERF.md, sixth round). */
     const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
     const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
     const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
@@ -178,11 +178,10 @@ apo__bollinger_block_in(const double *x, const size_t *at, unsigned moving, size
     }
 }
 
-/* A block's outputs from its steps' means and sds (one vector per step, both transposed
- * here): each moving lane's APO_LANES windows from at[i] on. The bands are computed after
- * the transpose, lane by lane with the same operations: two transposes instead of three.
- * Two loops, so that the loop of ordinary stores stays free of the streaming stores'
- * alignment tests. */
+/* A block's stores from each lane's means and sds (mean[i], sd[i]: lane i's APO_LANES
+ * windows from at[i] on, in order), for the moving lanes. The bands are computed here, lane
+ * by lane with the same operations as a step's. Two loops, so that the loop of ordinary
+ * stores stays free of the streaming stores' alignment tests. */
 static inline __attribute__((always_inline)) void
 apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd, const size_t *at, unsigned moving,
                            const apo__bollinger_consts *kp, double *upper, double *middle,
@@ -207,6 +206,9 @@ apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd, const size_t *a
     }
 }
 
+/* A block's outputs from its steps' means and sds (one vector per step, both transposed
+ * here into one vector per lane): two transposes instead of three, the bands being formed
+ * after them. */
 static inline __attribute__((always_inline)) void
 apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned moving,
                          const apo__bollinger_consts *kp, double *upper, double *middle,
