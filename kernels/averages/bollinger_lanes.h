@@ -31,7 +31,9 @@
  * scalar path, and a block where one does is run again from its starting state by the
  * round's own block loop, step by step with the restarts. The same operations in the same
  * order for every window, so the same bits; what changes is only what the compiler can keep
- * in registers (apo__bollinger_blocks_body says why).
+ * in registers (apo__bollinger_blocks_body says why). With AVX-512VL (APO_BOLLINGER_PAIRS), a
+ * stretch where only lanes 0 and 1 move takes its square roots two steps to a vector
+ * (apo__bollinger_pair_out).
  *
  * Lanes that do not move (before their first step, after their last, or without a tile)
  * read NaN and store nothing; they never take the scalar path, and take up their state
@@ -69,7 +71,7 @@ typedef struct apo__bollinger_lanes {
 
 /* The constants of a round. */
 typedef struct apo__bollinger_consts {
-    apo_vd inv_p, pm1, limit, nbu, nbd, zero, one, neg_max;
+    apo_vd inv_p, pm1, limit, nbu, nbd, one, neg_max;
 } apo__bollinger_consts;
 
 /* Sets lane i of the run state from *run, or, when the lane is not in a run, to the empty
@@ -99,12 +101,9 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
                                                  const apo__bollinger_consts *k, apo_vd xn,
                                                  apo_vd xo, apo_vd *mean, apo_vd *sd,
                                                  const int with_ed) {
-    const apo_vm changed = apo_vd_ne(xn, v->xlast);
-    v->eq = apo_vd_select(changed, k->zero, v->eq + k->one);
+    /* eq + 1 where the sample equals the last one, else 0 (a NaN is never equal). */
+    v->eq = apo_vd_add_or_zero(apo_vd_eq(xn, v->xlast), v->eq, k->one);
     v->xlast = xn;
-    /* Also rejects NaN and, since the range is finite, infinities. */
-    const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
-    const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
 
     const apo_vd d = xn - xo;
     const apo_vd st = v->s + d;
@@ -126,7 +125,6 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     const apo_vd var_new = v->var + dp * (a + b);
     const apo_vd acc_new =
         v->acc + apo_vd_abs(dp) * ((apo_vd_abs(a) + apo_vd_abs(b)) + 2.0 * apo_vd_abs(ybar_new));
-    const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
 
     v->s = st;
     v->c = v->c + err;
@@ -136,7 +134,25 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
 
     *sd = apo_vd_sqrt(v->var);
     *mean = v->shift + v->ybar;
+    /* The three stop tests. In range also rejects NaN and, since the range is finite,
+     * infinities. */
+#if APO_LANES_X86 == 512
+    /* The 8-lane build keeps them as ANDs: the ORs below gained it nothing, and a batch of
+     * 1000 x 10000 took about 1% more CPU time with them (docs/PERF.md, sixth round). */
+    const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
+    const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
+    const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
     return apo_vm_bits(apo_vm_and(apo_vm_and(in_range, not_constant), bounded));
+#else
+    /* Their negations joined by ORs: with the k-register masks of the AVX-512VL build the
+     * compiler turns ANDs of comparisons into comparisons masked by the one before, and a
+     * block's tests became one chain of twenty comparisons that its stores waited on
+     * (docs/PERF.md, sixth round); ORs leave them side by side. */
+    const apo_vm out_of_range = apo_vm_or(apo_vd_nge(xn, v->lo), apo_vd_nle(xn, v->hi));
+    const apo_vm constant = apo_vd_nlt(v->eq, k->pm1);
+    const apo_vm unbounded = apo_vd_nle(acc_new, k->limit * var_new);
+    return ~apo_vm_bits(apo_vm_or(apo_vm_or(out_of_range, constant), unbounded)) & APO_LANES_ALL;
+#endif
 }
 
 /* A block's samples, one vector per step: each moving lane's APO_LANES incoming samples
@@ -162,18 +178,15 @@ apo__bollinger_block_in(const double *x, const size_t *at, unsigned moving, size
     }
 }
 
-/* A block's outputs from its steps' means and sds (one vector per step, both transposed
- * here): each moving lane's APO_LANES windows from at[i] on. The bands are computed after
- * the transpose, lane by lane with the same operations: two transposes instead of three.
- * Two loops, so that the loop of ordinary stores stays free of the streaming stores'
- * alignment tests. */
+/* A block's stores from each lane's means and sds (mean[i], sd[i]: lane i's APO_LANES
+ * windows from at[i] on, in order), for the moving lanes. The bands are computed here, lane
+ * by lane with the same operations as a step's. Two loops, so that the loop of ordinary
+ * stores stays free of the streaming stores' alignment tests. */
 static inline __attribute__((always_inline)) void
-apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned moving,
-                         const apo__bollinger_consts *kp, double *upper, double *middle,
-                         double *lower, int stream) {
+apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd, const size_t *at, unsigned moving,
+                           const apo__bollinger_consts *kp, double *upper, double *middle,
+                           double *lower, int stream) {
     (void)kp; /* the pass's stores (pass_lanes_entry.h) do not read the widths */
-    apo_vd_transpose(mean);
-    apo_vd_transpose(sd);
     if (stream) {
         for (size_t i = 0; i < APO_LANES; i++) {
             if (moving >> i & 1u) {
@@ -192,6 +205,44 @@ apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned mo
         }
     }
 }
+
+/* A block's outputs from its steps' means and sds (one vector per step, both transposed
+ * here into one vector per lane): two transposes instead of three, the bands being formed
+ * after them. */
+static inline __attribute__((always_inline)) void
+apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned moving,
+                         const apo__bollinger_consts *kp, double *upper, double *middle,
+                         double *lower, int stream) {
+    apo_vd_transpose(mean);
+    apo_vd_transpose(sd);
+    apo__bollinger_block_store(mean, sd, at, moving, kp, upper, middle, lower, stream);
+}
+
+#if APO_BOLLINGER_BLOCKS_APART && APO_LANES_X86 == 256 && APO_LANES_KMASK
+#define APO_BOLLINGER_PAIRS 1
+/* A block's outputs where only lanes 0 and 1 move, from its steps' means and variances:
+ * mean_t[i], sd_t[i] for lane i = 0, 1, its windows in order. The two lanes of two steps
+ * go into one vector (VPERMT2PD), so a block takes two square roots instead of four and
+ * moves its values with six permutations instead of two transposes of eight; the roots are
+ * the same correctly rounded ones of the same variances, so are the bits. */
+static inline __attribute__((always_inline)) void
+apo__bollinger_pair_out(const apo_vd *mean, const apo_vd *var, apo_vd *mean_t, apo_vd *sd_t) {
+    /* {step j lane 0, step j+1 lane 0, step j lane 1, step j+1 lane 1} */
+    const __m256i pick = _mm256_set_epi64x(5, 1, 4, 0);
+    const __m256d m01 = _mm256_permutex2var_pd((__m256d)mean[0], pick, (__m256d)mean[1]);
+    const __m256d m23 = _mm256_permutex2var_pd((__m256d)mean[2], pick, (__m256d)mean[3]);
+    const __m256d s01 =
+        _mm256_sqrt_pd(_mm256_permutex2var_pd((__m256d)var[0], pick, (__m256d)var[1]));
+    const __m256d s23 =
+        _mm256_sqrt_pd(_mm256_permutex2var_pd((__m256d)var[2], pick, (__m256d)var[3]));
+    mean_t[0] = (apo_vd)_mm256_permute2f128_pd(m01, m23, 0x20);
+    mean_t[1] = (apo_vd)_mm256_permute2f128_pd(m01, m23, 0x31);
+    sd_t[0] = (apo_vd)_mm256_permute2f128_pd(s01, s23, 0x20);
+    sd_t[1] = (apo_vd)_mm256_permute2f128_pd(s01, s23, 0x31);
+}
+#else
+#define APO_BOLLINGER_PAIRS 0
+#endif
 
 #if APO_BOLLINGER_BLOCKS_APART
 /* The blocks of a stretch while no window in them leaves the vector: from `step` (a
@@ -213,21 +264,35 @@ static inline __attribute__((always_inline)) size_t
 apo__bollinger_blocks_body(apo__bollinger_lanes *vp, const apo__bollinger_consts *kp,
                            const double *x, size_t *at, unsigned moving, size_t step, size_t end,
                            size_t p, apo_vd *ring, double *upper, double *middle, double *lower,
-                           int stream, const int with_ed) {
+                           int stream, const int with_ed, const int pairs) {
     apo__bollinger_lanes v = *vp;
     const apo__bollinger_consts k = *kp;
     const size_t first = step;
+    (void)pairs; /* without APO_BOLLINGER_PAIRS every block is transposed */
     while (end - step >= APO_LANES) {
         apo_vd xn[APO_LANES], xo[APO_LANES], mean[APO_LANES], sd[APO_LANES];
         *vp = v;
         apo__bollinger_block_in(x, at, moving, step, p, ring, xn, xo);
+        apo_vd var[APO_LANES];
         unsigned failed = 0;
 #pragma GCC unroll 8
-        for (size_t j = 0; j < APO_LANES; j++)
+        for (size_t j = 0; j < APO_LANES; j++) {
             failed |= ~apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], with_ed);
+            var[j] = v.var;
+        }
         if ((failed & moving) != 0)
             return step - first;
-        apo__bollinger_block_out(mean, sd, at, moving, &k, upper, middle, lower, stream);
+#if APO_BOLLINGER_PAIRS
+        if (pairs) {
+            apo_vd mean_t[APO_LANES], sd_t[APO_LANES];
+            apo__bollinger_pair_out(mean, var, mean_t, sd_t);
+            mean_t[2] = mean_t[3] = mean_t[0]; /* not stored: lanes 2 and 3 do not move */
+            sd_t[2] = sd_t[3] = sd_t[0];
+            apo__bollinger_block_store(mean_t, sd_t, at, moving & 3u, &k, upper, middle, lower,
+                                       stream);
+        } else
+#endif
+            apo__bollinger_block_out(mean, sd, at, moving, &k, upper, middle, lower, stream);
         for (size_t i = 0; i < APO_LANES; i++)
             at[i] += (moving >> i & 1u) * APO_LANES;
         step += APO_LANES;
@@ -236,22 +301,23 @@ apo__bollinger_blocks_body(apo__bollinger_lanes *vp, const apo__bollinger_consts
     return step - first;
 }
 
-static __attribute__((noinline)) size_t APO_LANES_NAME(apo__bollinger_blocks_plain)(
-    apo__bollinger_lanes *vp, const apo__bollinger_consts *kp, const double *x, size_t *at,
-    unsigned moving, size_t step, size_t end, size_t p, apo_vd *ring, double *upper, double *middle,
-    double *lower, int stream) {
-    return apo__bollinger_blocks_body(vp, kp, x, at, moving, step, end, p, ring, upper, middle,
-                                      lower, stream, 0);
-}
-
-static __attribute__((noinline)) size_t
-APO_LANES_NAME(apo__bollinger_blocks_ed)(apo__bollinger_lanes *vp, const apo__bollinger_consts *kp,
-                                         const double *x, size_t *at, unsigned moving, size_t step,
-                                         size_t end, size_t p, apo_vd *ring, double *upper,
-                                         double *middle, double *lower, int stream) {
-    return apo__bollinger_blocks_body(vp, kp, x, at, moving, step, end, p, ring, upper, middle,
-                                      lower, stream, 1);
-}
+/* The four builds of the blocks: with the error of d or without (with_ed), for any lanes or
+ * for lanes 0 and 1 alone (pairs). */
+#define APO_BOLLINGER_BLOCKS_FN(name, with_ed, pairs)                                              \
+    static __attribute__((noinline)) size_t APO_LANES_NAME(name)(                                  \
+        apo__bollinger_lanes * vp, const apo__bollinger_consts *kp, const double *x, size_t *at,   \
+        unsigned moving, size_t step, size_t end, size_t p, apo_vd *ring, double *upper,           \
+        double *middle, double *lower, int stream) {                                               \
+        return apo__bollinger_blocks_body(vp, kp, x, at, moving, step, end, p, ring, upper,        \
+                                          middle, lower, stream, with_ed, pairs);                  \
+    }
+APO_BOLLINGER_BLOCKS_FN(apo__bollinger_blocks_plain, 0, 0)
+APO_BOLLINGER_BLOCKS_FN(apo__bollinger_blocks_ed, 1, 0)
+#if APO_BOLLINGER_PAIRS
+APO_BOLLINGER_BLOCKS_FN(apo__bollinger_blocks_plain_pairs, 0, 1)
+APO_BOLLINGER_BLOCKS_FN(apo__bollinger_blocks_ed_pairs, 1, 1)
+#endif
+#undef APO_BOLLINGER_BLOCKS_FN
 #endif /* APO_BOLLINGER_BLOCKS_APART */
 
 static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
@@ -369,7 +435,6 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
     k.limit = apo_vd_splat(65536.0); /* as in apo__bollinger_slide_run */
     k.nbu = apo_vd_splat(nbdev_up);
     k.nbd = apo_vd_splat(nbdev_dn);
-    k.zero = apo_vd_splat(0.0);
     k.one = apo_vd_splat(1.0);
     k.neg_max = apo_vd_splat(-DBL_MAX);
 
@@ -413,11 +478,22 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
             {
                 const int ed = (moving & ~apo_vm_bits(apo_vd_gt(v.lo, k.neg_max))) != 0;
                 apo_vd *const r = use_ring ? ring : NULL;
-                step +=
-                    ed ? APO_LANES_NAME(apo__bollinger_blocks_ed)(
-                             &v, &k, x, at, moving, step, next, p, r, upper, middle, lower, stream)
-                       : APO_LANES_NAME(apo__bollinger_blocks_plain)(
-                             &v, &k, x, at, moving, step, next, p, r, upper, middle, lower, stream);
+#if APO_BOLLINGER_PAIRS
+                if ((moving & ~3u) == 0)
+                    step += ed ? APO_LANES_NAME(apo__bollinger_blocks_ed_pairs)(
+                                     &v, &k, x, at, moving, step, next, p, r, upper, middle, lower,
+                                     stream)
+                               : APO_LANES_NAME(apo__bollinger_blocks_plain_pairs)(
+                                     &v, &k, x, at, moving, step, next, p, r, upper, middle, lower,
+                                     stream);
+                else
+#endif
+                    step += ed ? APO_LANES_NAME(apo__bollinger_blocks_ed)(&v, &k, x, at, moving,
+                                                                          step, next, p, r, upper,
+                                                                          middle, lower, stream)
+                               : APO_LANES_NAME(apo__bollinger_blocks_plain)(
+                                     &v, &k, x, at, moving, step, next, p, r, upper, middle, lower,
+                                     stream);
                 if (next - step < APO_LANES)
                     break;
             }

@@ -9,13 +9,15 @@
  * correctly rounded like their scalar forms, and the build's -ffp-contract=off keeps
  * a * b + c two operations here too. sqrt is the correctly rounded vector square root of
  * the path (or libm's, lane by lane, where there is none). Comparisons follow C's: ordered
- * (false with a NaN) except !=, which is true with a NaN. So a lane computes what the
- * scalar code computes, with the same operations in the same order.
+ * (false with a NaN) except !=, which is true with a NaN, as are the negations nlt, nle and
+ * nge (!(a < b) ...). So a lane computes what the scalar code computes, with the same
+ * operations in the same order.
  *
  * Comparisons, masks and selects go through the path's intrinsics: a compiler lowering
  * vector-extension selects on its own may turn them into scalar code lane by lane (GCC
- * does for SSE2), which costs more than the arithmetic. On avx512 a mask is a k-register
- * (one bit per lane), elsewhere a vector of all-ones or zero lanes.
+ * does for SSE2), which costs more than the arithmetic. On avx512, and on the 4-lane path
+ * built with AVX-512VL, a mask is a k-register (one bit per lane), elsewhere a vector of
+ * all-ones or zero lanes.
  */
 #ifndef APO_LANES_H
 #define APO_LANES_H
@@ -45,9 +47,19 @@
 #include <immintrin.h>
 #endif
 
+/* Masks in the k-registers of AVX-512: the 512-bit path, and the 4-lane path where it is built
+ * with AVX-512VL (lanes_avx512_ymm.c). A comparison then writes its mask in one instruction,
+ * where AVX2 writes a vector that a select or a test must turn into a mask again; bollinger's
+ * step tests five comparisons a step (docs/PERF.md). */
+#if APO_LANES_X86 == 512 || (APO_LANES_X86 == 256 && defined(__AVX512VL__))
+#define APO_LANES_KMASK 1
+#else
+#define APO_LANES_KMASK 0
+#endif
+
 typedef double apo_vd __attribute__((vector_size(APO_LANES * sizeof(double))));
 
-#if APO_LANES_X86 == 512
+#if APO_LANES_KMASK
 typedef __mmask8 apo_vm;
 #else
 typedef int64_t apo_vm __attribute__((vector_size(APO_LANES * sizeof(double))));
@@ -87,34 +99,44 @@ static inline apo_vd apo_vd_abs(apo_vd v) {
     return (apo_vd)((vi)v & mask);
 }
 
-/* Each comparison: its AVX predicate, its SSE2 instruction and its C operator. */
+/* Each comparison: its AVX predicate, its SSE2 instruction and its C expression. */
 #if APO_LANES_X86 == 512
-#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
+#define APO_LANES_CMP_(name, pred, sse2, expr)                                                     \
     static inline apo_vm name(apo_vd a, apo_vd b) {                                                \
         return _mm512_cmp_pd_mask((__m512d)a, (__m512d)b, pred);                                   \
     }
+#elif APO_LANES_X86 == 256 && APO_LANES_KMASK
+#define APO_LANES_CMP_(name, pred, sse2, expr)                                                     \
+    static inline apo_vm name(apo_vd a, apo_vd b) {                                                \
+        return _mm256_cmp_pd_mask((__m256d)a, (__m256d)b, pred);                                   \
+    }
 #elif APO_LANES_X86 == 256
-#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
+#define APO_LANES_CMP_(name, pred, sse2, expr)                                                     \
     static inline apo_vm name(apo_vd a, apo_vd b) {                                                \
         return (apo_vm)_mm256_cmp_pd((__m256d)a, (__m256d)b, pred);                                \
     }
 #elif APO_LANES_X86 == 128
-#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
+#define APO_LANES_CMP_(name, pred, sse2, expr)                                                     \
     static inline apo_vm name(apo_vd a, apo_vd b) { return (apo_vm)sse2((__m128d)a, (__m128d)b); }
 #else
-#define APO_LANES_CMP_(name, pred, sse2, op)                                                       \
-    static inline apo_vm name(apo_vd a, apo_vd b) { return (apo_vm)(a op b); }
+#define APO_LANES_CMP_(name, pred, sse2, expr)                                                     \
+    static inline apo_vm name(apo_vd a, apo_vd b) { return (apo_vm)(expr); }
 #endif
 
-APO_LANES_CMP_(apo_vd_lt, _CMP_LT_OQ, _mm_cmplt_pd, <)
-APO_LANES_CMP_(apo_vd_le, _CMP_LE_OQ, _mm_cmple_pd, <=)
-APO_LANES_CMP_(apo_vd_gt, _CMP_GT_OQ, _mm_cmpgt_pd, >)
-APO_LANES_CMP_(apo_vd_ge, _CMP_GE_OQ, _mm_cmpge_pd, >=)
-APO_LANES_CMP_(apo_vd_ne, _CMP_NEQ_UQ, _mm_cmpneq_pd, !=)
+APO_LANES_CMP_(apo_vd_lt, _CMP_LT_OQ, _mm_cmplt_pd, a < b)
+APO_LANES_CMP_(apo_vd_le, _CMP_LE_OQ, _mm_cmple_pd, a <= b)
+APO_LANES_CMP_(apo_vd_gt, _CMP_GT_OQ, _mm_cmpgt_pd, a > b)
+APO_LANES_CMP_(apo_vd_ge, _CMP_GE_OQ, _mm_cmpge_pd, a >= b)
+APO_LANES_CMP_(apo_vd_ne, _CMP_NEQ_UQ, _mm_cmpneq_pd, a != b)
+APO_LANES_CMP_(apo_vd_eq, _CMP_EQ_OQ, _mm_cmpeq_pd, a == b)
+/* The negations of <, <= and >=: true where those are false, a NaN included. */
+APO_LANES_CMP_(apo_vd_nlt, _CMP_NLT_UQ, _mm_cmpnlt_pd, ~(a < b))
+APO_LANES_CMP_(apo_vd_nle, _CMP_NLE_UQ, _mm_cmpnle_pd, ~(a <= b))
+APO_LANES_CMP_(apo_vd_nge, _CMP_NGE_UQ, _mm_cmpnge_pd, ~(a >= b))
 #undef APO_LANES_CMP_
 
 static inline apo_vm apo_vm_and(apo_vm a, apo_vm b) {
-#if APO_LANES_X86 == 512
+#if APO_LANES_KMASK
     return (apo_vm)(a & b);
 #elif APO_LANES_X86 == 256
     return (apo_vm)_mm256_and_pd((__m256d)a, (__m256d)b);
@@ -125,10 +147,24 @@ static inline apo_vm apo_vm_and(apo_vm a, apo_vm b) {
 #endif
 }
 
+static inline apo_vm apo_vm_or(apo_vm a, apo_vm b) {
+#if APO_LANES_KMASK
+    return (apo_vm)(a | b);
+#elif APO_LANES_X86 == 256
+    return (apo_vm)_mm256_or_pd((__m256d)a, (__m256d)b);
+#elif APO_LANES_X86 == 128
+    return (apo_vm)_mm_or_pd((__m128d)a, (__m128d)b);
+#else
+    return a | b;
+#endif
+}
+
 /* m ? a : b, lane by lane, bit for bit (a NaN's payload passes through untouched). */
 static inline apo_vd apo_vd_select(apo_vm m, apo_vd a, apo_vd b) {
 #if APO_LANES_X86 == 512
     return (apo_vd)_mm512_mask_blend_pd(m, (__m512d)b, (__m512d)a);
+#elif APO_LANES_X86 == 256 && APO_LANES_KMASK
+    return (apo_vd)_mm256_mask_blend_pd(m, (__m256d)b, (__m256d)a);
 #elif APO_LANES_X86 == 256
     return (apo_vd)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
 #elif APO_LANES_X86 == 128
@@ -139,15 +175,35 @@ static inline apo_vd apo_vd_select(apo_vm m, apo_vd a, apo_vd b) {
 #endif
 }
 
+/* m ? a + b : +0.0, lane by lane: with k-register masks one masked addition. */
+static inline apo_vd apo_vd_add_or_zero(apo_vm m, apo_vd a, apo_vd b) {
+#if APO_LANES_X86 == 256 && APO_LANES_KMASK
+    return (apo_vd)_mm256_maskz_add_pd(m, (__m256d)a, (__m256d)b);
+#else
+    return apo_vd_select(m, a + b, apo_vd_splat(0.0));
+#endif
+}
+
 /* apo__canonical_nan() lane by lane (apo_hd.h): v, or the NAN constant where v is a NaN of
  * any sign and payload. */
 static inline apo_vd apo_vd_canonical_nan(apo_vd v) {
+#if APO_LANES_X86 == 256 && APO_LANES_KMASK
+    /* One instruction instead of a comparison and a select (bollinger's three bands a
+     * window, docs/PERF.md, sixth round): VFIXUPIMMPD sorts each lane of v into one of eight
+     * classes (QNaN, SNaN, zero, one, -inf, +inf, negative, positive) and takes, by that
+     * class's nibble of the table, the lane of its first operand (0: the NAN constant, for
+     * both NaN classes) or v's lane as it is (1: every other class; denormals too, as
+     * MXCSR.DAZ is off). The 512-bit path keeps the select: not measured there. */
+    const __m256i table = _mm256_set1_epi64x(0x11111100);
+    return (apo_vd)_mm256_fixupimm_pd((__m256d)apo_vd_splat(NAN), (__m256d)v, table, 0);
+#else
     return apo_vd_select(apo_vd_ne(v, v), apo_vd_splat(NAN), v);
+#endif
 }
 
 /* Bit i set when lane i of m is true. */
 static inline unsigned apo_vm_bits(apo_vm m) {
-#if APO_LANES_X86 == 512
+#if APO_LANES_KMASK
     return (unsigned)m;
 #elif APO_LANES_X86 == 256
     return (unsigned)_mm256_movemask_pd((__m256d)m);
@@ -163,7 +219,7 @@ static inline unsigned apo_vm_bits(apo_vm m) {
 
 /* The mask of lane i alone. */
 static inline apo_vm apo_vm_lane(size_t i) {
-#if APO_LANES_X86 == 512
+#if APO_LANES_KMASK
     return (apo_vm)(1u << i);
 #else
     apo_vm m = {0}; /* set whole first: GCC's -O2 TSan build sees lanes it thinks unset */

@@ -8,13 +8,17 @@
  * at every step, the equal-sample count among them, so its chain runs through a store and a
  * load. AVX-512VL gives 256-bit operations the 32 registers of AVX-512, and the step keeps
  * its state in registers (docs/PERF.md: 10% less time a call at 1e4 bars on Zen 4). The
- * operations are the avx2 path's, so are the bits.
+ * operations on the values are the avx2 path's, so are the bits; its masks are k-registers
+ * (lanes.h, APO_LANES_KMASK), which take a comparison in one instruction and let a NaN band
+ * be canonicalised by one VFIXUPIMMPD (docs/PERF.md, sixth round).
  *
  * It also runs its blocks apart (APO_BOLLINGER_BLOCKS_APART, bollinger_lanes.h): the blocks
  * without a scalar restart in a function that holds no calls, whose four steps are unrolled
  * and keep their vectors in registers, a block with a restart being run again step by step.
- * Same bits; 13-15% less time a call at 1e4 bars on Zen 4 (docs/PERF.md). Only here: the
- * 8-lane avx512 build lost 25-30% that way (eight steps of 512-bit vectors do not fit the
+ * Where only lanes 0 and 1 move, a block takes its square roots two steps to a vector
+ * (APO_BOLLINGER_PAIRS, bollinger_lanes.h). Same bits; 13-15% less time a call at 1e4 bars
+ * on Zen 4 for the blocks apart, 12% more for the sixth round (docs/PERF.md). Blocks apart
+ * only here: the 8-lane avx512 build lost 25-30% with them (eight 512-bit steps do not fit the
  * registers, and a block of 8 x 8 windows takes the scalar path more often); the avx2 and
  * sse2 builds, with 16 registers, were not measured and keep the round's block loop.
  *
