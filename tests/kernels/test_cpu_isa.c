@@ -40,6 +40,7 @@
 #include "reference.h"
 #include "streaming/stream.h"
 
+#include "cpu_isa_bollinger.h"
 #include "cpu_isa_inputs.h"
 #include "score_sets.h"
 
@@ -110,6 +111,30 @@ Test(cpu_isa, returns_stats_every_path_gives_the_bits_of_the_scalar_tiles, .time
 
 /* The paths are what this build and CPU have: sse2 always, and on x86-64 the others the CPU
  * reports (the test then exercises them all). */
+/* bollinger's short rows, where a round has three or four tiles: on an AVX-512 CPU the avx512
+ * path runs them on the 4-lane build (lanes_avx512_ymm.c), whose blocks run apart from the
+ * scalar restarts and, once the row's short last tile has ended, take lanes 0 and 1's square
+ * roots two steps to a vector. A 1e4-bar row is the runtime's three tiles (4096, 4096,
+ * 1808); period 2 restarts in every lane; three rows put restarts and gaps in lanes 1 to 3
+ * of one round. Each flavour, each path, the round of three tiles, every tile in one group,
+ * and a round with streaming stores. (The slow suite's test_cpu_isa_slow.c runs every
+ * shape, grouping and order.) */
+Test(cpu_isa, bollinger_short_rows_give_the_bits_of_the_scalar_tiles, .timeout = 120) {
+    static const struct {
+        size_t rows, cols, period;
+    } shapes[] = {{1, 10000, 20}, {1, 10000, 2}, {3, 9000, 20}};
+    /* The round of three tiles and every tile at once, in order, with ordinary stores; the
+     * round of three backwards, with streaming ones (cpu_isa_bollinger.h). */
+    static const size_t variants[] = {2, 6, N_GROUPINGS + 2};
+    size_t checked = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int f = 0; f < FLAVOURS; f++)
+            checked += check_bollinger_paths((enum flavour)f, shapes[s].rows, shapes[s].cols,
+                                             shapes[s].period, 2.0, 2.0, 4096, variants,
+                                             sizeof variants / sizeof variants[0]);
+    cr_assert_gt(checked, 0);
+}
+
 Test(cpu_isa, paths_and_their_names, .timeout = 60) {
     cr_assert(apo__cpu_isa_supported(APO_CPU_ISA_SSE2));
     cr_assert(!apo__cpu_isa_supported(APO_CPU_ISA_AUTO));

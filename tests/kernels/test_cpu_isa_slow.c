@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_isa_bollinger.h"
 #include "cpu_isa_inputs.h"
 #include "kernels.h"
 #include "reference.h"
@@ -22,53 +23,10 @@
 /* How many path, grouping and order combinations the cases compared. */
 static size_t paths_checked;
 
-static void check_bollinger(enum flavour f, size_t rows, size_t cols, size_t period, double up,
-                            double dn, size_t len) {
-    const size_t n = rows * cols;
-    double *x = make_input(f, rows, cols, 17 + period);
-    double *want[3], *got[3];
-    for (int k = 0; k < 3; k++)
-        want[k] = poisoned(n);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < cols; b += len)
-            apo__cpu_bollinger_tile(x + r * cols, cols, b, b + len < cols ? b + len : cols, period,
-                                    up, dn, want[0] + r * cols, want[1] + r * cols,
-                                    want[2] + r * cols);
-    apo__tile_span spans[512];
-    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
-        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-            continue;
-        for (size_t variant = 0; variant < 3 * N_GROUPINGS; variant++) {
-            const int order = (int)(variant / N_GROUPINGS);
-            const size_t count = make_spans(rows, cols, len, order, spans, 512);
-            const size_t group = groupings[variant % N_GROUPINGS];
-            for (int k = 0; k < 3; k++)
-                got[k] = poisoned(n);
-            streaming_for(variant);
-            for (size_t g = 0; g < count; g += group)
-                apo__cpu_bollinger_tiles(x, rows, cols, spans + g,
-                                         count - g < group ? count - g : group, period, up, dn,
-                                         got[0], got[1], got[2], (apo__cpu_isa)isa);
-            streaming_as_built();
-            for (int k = 0; k < 3; k++) {
-                const size_t i = first_difference(want[k], got[k], n);
-                cr_assert_eq(i, n,
-                             "bollinger %s %zux%zu period %zu nbdev %g/%g tiles of %zu, path %s, "
-                             "order %d: output %d, element %zu: %a, scalar tiles give %a",
-                             flavour_names[f], rows, cols, period, up, dn, len,
-                             apo__cpu_isa_name((apo__cpu_isa)isa), order, k, i,
-                             i < n ? got[k][i] : 0.0, i < n ? want[k][i] : 0.0);
-                free(got[k]);
-            }
-            paths_checked++;
-        }
-    }
-    for (int k = 0; k < 3; k++)
-        free(want[k]);
-    free(x);
-}
-
 Test(cpu_isa, bollinger_every_path_gives_the_bits_of_the_scalar_tiles, .timeout = 300) {
+    size_t every_variant[N_VARIANTS];
+    for (size_t v = 0; v < N_VARIANTS; v++)
+        every_variant[v] = v;
     static const struct {
         size_t rows, cols, period, len;
     } shapes[] = {
@@ -85,8 +43,9 @@ Test(cpu_isa, bollinger_every_path_gives_the_bits_of_the_scalar_tiles, .timeout 
     static const double nbdev[][2] = {{2.0, 2.0}, {1.5, -0.5}, {0.0, 0.0}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int f = 0; f < FLAVOURS; f++)
-            check_bollinger((enum flavour)f, shapes[s].rows, shapes[s].cols, shapes[s].period,
-                            nbdev[s % 3][0], nbdev[s % 3][1], shapes[s].len);
+            paths_checked += check_bollinger_paths(
+                (enum flavour)f, shapes[s].rows, shapes[s].cols, shapes[s].period, nbdev[s % 3][0],
+                nbdev[s % 3][1], shapes[s].len, every_variant, N_VARIANTS);
     cr_assert_gt(paths_checked, 0);
 }
 
