@@ -78,9 +78,15 @@ static inline APO_HD void apo__trange_tile(const apo__cat_io *io, size_t begin, 
     double *out = io->out[0];
 #ifdef APO_TILE_LANES
     /* Blocks of whole vectors, up to APO_TRANGE_BLOCK bars: the true ranges without the
-     * finiteness test, the block's samples tested on the bits in the same loop, and the block
-     * computed again with the test when one of them is not finite. Where every sample is
-     * finite the test keeps the value computed, so the bits are apo__true_range's.
+     * finiteness test, and the block computed again with the test when a bar may hold a
+     * sample that is not finite. Where every sample is finite the test keeps the value
+     * computed, so the bits are apo__true_range's. Which bars may: those whose range is not
+     * finite, or whose previous close is NaN. A high or low that is NaN or infinite makes
+     * the range so (h - l is, and the selects keep a NaN, since no comparison with it is
+     * true); an infinite close makes |c - h| infinite, which the selects take; only a NaN
+     * close loses its comparisons and leaves h - l. So the range's own gap test and one
+     * compare of the close replace the three samples' tests (a finite bar whose range
+     * overflows is computed again too, to the same bits).
      * On a span of two blocks or more the bars before the outputs reach a 64-byte line
      * take the scalar function first, so that no vector store straddles two lines (a
      * series' first output is its NaN, which would put every store one double past a
@@ -95,8 +101,9 @@ static inline APO_HD void apo__trange_tile(const apo__cat_io *io, size_t begin, 
         for (size_t i = t; i < stop; i += APO_TILE_LANES) {
             const apo_tv h = apo_tv_load(high + i), l = apo_tv_load(low + i),
                          c = apo_tv_load(close + i - 1);
-            apo_tv_store(out + i, apo__true_range_of_finite(h, l, c));
-            carry |= apo__trange_gap_carry(h) | apo__trange_gap_carry(l) | apo__trange_gap_carry(c);
+            const apo_tv range = apo__true_range_of_finite(h, l, c);
+            apo_tv_store(out + i, range);
+            carry |= apo__trange_gap_carry(range) | (apo_tm)(c != c);
         }
         if (apo_tm_any(carry))
             for (size_t i = t; i < stop; i += APO_TILE_LANES)
