@@ -603,6 +603,16 @@ static void tile_in_pieces(apo__cat_id id, const apo__cat_io *io, size_t n, size
         apo__cpu_catalog_tile_on(id, io, b, b + piece < n ? b + piece : n, isa);
 }
 
+/* Room for n doubles starting at any double of a 64-byte line: n + 8 doubles from a line's
+ * start. aligned_alloc() takes a size that is a multiple of the alignment (C11; the
+ * sanitizers refuse any other). */
+static double *on_a_line(size_t n) {
+    const size_t bytes = ((n + 8) * sizeof(double) + 63) / 64 * 64;
+    double *line = aligned_alloc(64, bytes);
+    cr_assert_not_null(line);
+    return line;
+}
+
 /* trange's vector loop (trange_tile.h) on every path, against the reference: samples drawn
  * from a few values, so that the three candidates tie and cross in every lane, with a
  * non-finite sample at every lane offset in each input, and the row cut into pieces of odd
@@ -620,10 +630,8 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
         row[1000 + 17 * k] = k % 2 == 0 ? NAN : -INFINITY;
     }
     double *want = alloc_doubles(n), *scale = alloc_doubles(n);
-    /* Room for the output at any double of a line. */
-    double *line = aligned_alloc(64, (n + 8) * sizeof(double));
+    double *line = on_a_line(n);
     double *first = alloc_doubles(n);
-    cr_assert_not_null(line);
     apo__ref_cat_trange(s.in, n, NULL, want, scale);
     static const size_t pieces[] = {1, 3, 5, 7, 1100, 4001};
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
@@ -676,9 +684,7 @@ Test(catalog, mom_blocks_on_every_path_with_gaps_at_their_edges) {
     for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
         s.close[at[i]] = gap[i % 3];
     s.close[2500] = s.close[2500 - 500] = INFINITY; /* inf - inf, for p 500 */
-    /* Room for the output at any double of a line. */
-    double *line = aligned_alloc(64, (n + 8) * sizeof(double));
-    cr_assert_not_null(line);
+    double *line = on_a_line(n);
     static const size_t pieces[] = {1, 7, 600, 1100, 3000};
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
         const size_t p = periods[pi];
