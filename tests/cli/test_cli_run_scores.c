@@ -406,13 +406,9 @@ static void names_in(const char *dir, char *out, size_t size) {
  * ended by SIGTERM during the work leave the folder as it was: the old scores.csv byte for
  * byte, no temporary; a folder the run created is removed. The SIGTERM run's device is
  * simulated at one element a second on the wall clock, so it is still working whenever the
- * signal comes. The signal is sent once the temporary exists and the run's main thread has
- * gone to sleep waiting for that device: GCC 12's ThreadSanitizer loses a signal that lands
- * while a thread sets up its signal state, which the main thread does at its first wait,
- * just after the temporary appears (its pointer is stored without a compare-and-swap, so
- * the signal queued meanwhile is overwritten; later versions use one). Every other build
- * would end by the signal at any moment. A temporary that a killed run left is removed by
- * the next run. */
+ * signal comes; it is sent once the temporary exists and the run's main thread sleeps
+ * waiting for that device (cli_main_thread_sleeps() says why). A temporary that a killed
+ * run left is removed by the next run. */
 Test(cli, no_scores_csv_after_a_failed_or_interrupted_run, .timeout = 120) {
     make_work_dir();
     char out[128], fresh[128], file[256];
