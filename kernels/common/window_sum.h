@@ -149,6 +149,36 @@ static inline APO_HD apo__dd_pair apo__dd_pair_of(apo__dd a, apo__dd b) {
     return both;
 }
 
+/* apo__dd_block_slide(s, b, t, n, dd_b) and apo__dd_block_slide(u, c, t, n, dd_c) in one
+ * loop, the same operations on each sum, so the same bits: the two sums' chains side by
+ * side, where two loops run one after the other (var's and zscore's S1 and S2, vwap's flow
+ * and volume). Returns both sums. */
+static inline APO_HD apo__dd_pair apo__dd_block_slide_two(apo__dd s, apo__dd_block *b, int dd_b,
+                                                          apo__dd u, apo__dd_block *c, int dd_c,
+                                                          size_t t, size_t n) {
+    if (n == 0)
+        return apo__dd_pair_of(s, u);
+    double sh = s.hi, sl = s.lo, uh = u.hi, ul = u.lo;
+    for (size_t k = 0; k < n; k++) {
+        const apo__dd a = apo__two_sum(sh, b->h[k]), d = apo__two_sum(uh, c->h[k]);
+        sl = dd_b ? sl + ((a.lo + b->l[k]) + b->x[k]) : sl + (a.lo + b->l[k]);
+        ul = dd_c ? ul + ((d.lo + c->l[k]) + c->x[k]) : ul + (d.lo + c->l[k]);
+        sh = a.hi;
+        uh = d.hi;
+        b->h[k] = sh;
+        b->l[k] = sl;
+        c->h[k] = uh;
+        c->l[k] = ul;
+    }
+    s = apo__dd_fold(apo__dd_make(sh, sl), t + n - 1);
+    u = apo__dd_fold(apo__dd_make(uh, ul), t + n - 1);
+    b->h[n - 1] = s.hi;
+    b->l[n - 1] = s.lo;
+    c->h[n - 1] = u.hi;
+    c->l[n - 1] = u.lo;
+    return apo__dd_pair_of(s, u);
+}
+
 /* Slides s, the sum of the window of p samples of x, over the block t .. e - 1: b then holds
  * the sums after each step (apo__dd_block_slide); the last is returned. */
 static inline APO_HD apo__dd apo__dd_block_window_sum(apo__dd s, const double *x, size_t p,

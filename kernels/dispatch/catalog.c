@@ -190,7 +190,8 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
  * 1e6 bars, by more than they gained at the other size, in both of the two measurements
  * (before and after the fourth round's kernel changes; docs/PERF.md, "Eight halved lanes or
  * four"). min and mfi swapped sides between them and keep the widest; zscore and vwap, which
- * the bench has no peer for, were not measured and keep it too. The Wilder recurrences'
+ * the bench has no peer for, keep it as measured with a driver (1.2 and 1.8 times faster on
+ * avx512 at 1e4 and 1e6 bars: docs/PERF.md, "zscore and vwap"). The Wilder recurrences'
  * lanes are tiles side by side, gathered a bar at a time: a step of 8 costs about twice a
  * step of 4, and a 1e4-bar row has tiles for only four. The others' loops are widened by
  * the compiler and ran slower on avx512 there (not profiled). */
@@ -472,13 +473,13 @@ static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t e
         apo__aroon_run(io, end, r);
         break;
     case APO_CAT_VAR:
-        apo__var_run(io->in[0], p, 1.0, end, io->out[0], NULL, r);
+        apo__var_run(io->in[0], p, 1.0, end, io->out[0], NULL, NULL, r);
         break;
     case APO_CAT_STDDEV:
-        apo__var_run(io->in[0], p, io->p[1], end, NULL, io->out[0], r);
+        apo__var_run(io->in[0], p, io->p[1], end, NULL, io->out[0], NULL, r);
         break;
     case APO_CAT_ZSCORE:
-        apo__zscore_run(io, end, r);
+        apo__var_run(io->in[0], p, 1.0, end, NULL, NULL, io->out[0], r);
         break;
     case APO_CAT_LINEARREG:
     case APO_CAT_LINEARREG_SLOPE:

@@ -178,12 +178,42 @@ static inline APO_HD void apo__moments_start(const double *x, size_t p, size_t b
     r->n[3] = from;
 }
 
+/* ZSCORE's deviation x - S1 / p of the sample x, S1 its window's settled sum: in
+ * double-double, so that a sample within 1e-6 sd of its mean keeps its digits. */
+static inline APO_HD double apo__zscore_deviation(apo__dd s1, double pd, double x) {
+    return apo__dd_add_d(apo__dd_neg(apo__dd_div_d(s1, pd)), x).hi;
+}
+
+/* ZSCORE from the deviation and the variance (0 for a constant window): 0 where the variance
+ * is 0, the sample then being the mean. */
+static inline APO_HD double apo__zscore_of(double dev, double var) {
+    return var > 0.0 ? dev / sqrt(var) : 0.0;
+}
+
+/* out[k] = the ZSCORE of dev[k] and var[k] for k < n (apo__zscore_of), NaN as the NAN
+ * constant: in lanes where the path has them, since the compiler does not widen the scalar
+ * loop's square root (a libm call that may set errno), which left the quotients a tenth of
+ * a 1e4-bar call (docs/PERF.md). The same operations lane for lane, so the same bits. */
+static inline APO_HD void apo__zscore_out(const double *dev, const double *var, size_t n,
+                                          double *out) {
+    size_t k = 0;
+#ifdef APO_TILE_LANES
+    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
+        const apo_tv v = apo_tv_load(var + k), d = apo_tv_load(dev + k);
+        const apo_tv z = apo_tv_pick((apo_tm)(v > 0.0), d / apo_tv_sqrt(v), apo_tv_splat(0.0));
+        apo_tv_store(out + k, apo_tv_pick((apo_tm)(z == z), z, apo_tv_splat(NAN)));
+    }
+#endif
+    for (; k < n; k++)
+        out[k] = apo__canonical_nan(apo__zscore_of(dev[k], var[k]));
+}
+
 /* The clean windows t .. e - 1 of apo__var_run, a block (window_sum.h) whose window before t
  * was clean and slid into s1 and s2: slides both, tracks *chg, writes the outputs, and
  * returns S1 and S2. The same operations as the loop's, sample by sample, so the same bits. */
 static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, double nbdev, size_t t,
                                                  size_t e, apo__dd s1, apo__dd s2, size_t *chg,
-                                                 double *out_var, double *out_sd) {
+                                                 double *out_var, double *out_sd, double *out_z) {
     const size_t n = e - t;
     const double pd = (double)p;
     apo__dd_block b1, b2;
@@ -192,10 +222,11 @@ static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, doub
         apo__dd_block_step(&b1, k, in, old);
         apo__dd_block_step_dd(&b2, k, apo__two_prod(in, in), apo__two_prod(old, old));
     }
-    s1 = apo__dd_block_slide(s1, &b1, t, n, 0);
-    s2 = apo__dd_block_slide(s2, &b2, t, n, 1);
+    const apo__dd_pair slid = apo__dd_block_slide_two(s1, &b1, 0, s2, &b2, 1, t, n);
+    s1 = slid.a;
+    s2 = slid.b;
     /* The variances, then 0 where the window is constant (the loop's test of chg). */
-    double var[APO_DD_FOLD];
+    double var[APO_DD_FOLD], dev[APO_DD_FOLD];
     for (size_t k = 0; k < n; k++) {
         const apo__dd a1 = apo__dd_block_sum(&b1, k);
         const apo__dd m2 = apo__dd_add(apo__dd_block_sum(&b2, k),
@@ -203,6 +234,9 @@ static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, doub
         const double v = m2.hi / pd;
         var[k] = v > 0.0 ? v : 0.0;
     }
+    if (out_z != NULL)
+        for (size_t k = 0; k < n; k++)
+            dev[k] = apo__zscore_deviation(apo__dd_block_sum(&b1, k), pd, x[t + k]);
     size_t c = *chg;
     for (size_t k = 0; k < n; k++) {
         c = x[t + k] != x[t + k - 1] ? t + k + 1 : c;
@@ -215,14 +249,18 @@ static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, doub
     if (out_sd != NULL)
         for (size_t k = 0; k < n; k++)
             out_sd[t + k] = apo__canonical_nan(sqrt(var[k]) * nbdev);
+    if (out_z != NULL)
+        apo__zscore_out(dev, var, n, out_z + t);
     return apo__dd_pair_of(s1, s2);
 }
 
-/* The loop from r->t to end: the variance into out_var (NULL: not wanted) and
- * sqrt(var) * nbdev into out_sd (NULL: not wanted). */
+/* The loop from r->t to end: the variance into out_var, sqrt(var) * nbdev into out_sd and
+ * ZSCORE into out_z (each NULL: not wanted). ZSCORE always slides: its deviation needs the
+ * window's sum as a double-double, which the direct evaluation does not form. */
 static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, size_t end,
-                                       double *out_var, double *out_sd, apo__cat_run *r) {
-    if (p <= APO_VAR_DIRECT_MAX) {
+                                       double *out_var, double *out_sd, double *out_z,
+                                       apo__cat_run *r) {
+    if (p <= APO_VAR_DIRECT_MAX && out_z == NULL) {
         /* Each window from its own samples: the run's state is its position alone. */
         if (end > r->t) {
             apo__var_direct(x, p, nbdev, r->t, end, out_var, out_sd);
@@ -240,7 +278,8 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
         if (e > t) {
-            const apo__dd_pair s = apo__var_block(x, p, nbdev, t, e, s1, s2, &chg, out_var, out_sd);
+            const apo__dd_pair s =
+                apo__var_block(x, p, nbdev, t, e, s1, s2, &chg, out_var, out_sd, out_z);
             s1 = s.a;
             s2 = s.b;
             t = e - 1;
@@ -255,6 +294,8 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
                 out_var[t] = NAN;
             if (out_sd != NULL)
                 out_sd[t] = NAN;
+            if (out_z != NULL)
+                out_z[t] = NAN;
             valid = 0;
             continue;
         }
@@ -268,8 +309,8 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
                                   t);
         }
         double var = 0.0;
+        const apo__dd a1 = apo__dd_settle(s1);
         if (chg + p > t + 2) {
-            const apo__dd a1 = apo__dd_settle(s1);
             const apo__dd m2 = apo__dd_add(apo__dd_settle(s2),
                                            apo__dd_neg(apo__dd_div_d(apo__dd_mul(a1, a1), pd)));
             var = m2.hi / pd;
@@ -279,6 +320,8 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
             out_var[t] = apo__canonical_nan(var);
         if (out_sd != NULL)
             out_sd[t] = apo__canonical_nan(sqrt(var) * nbdev);
+        if (out_z != NULL)
+            out_z[t] = apo__canonical_nan(apo__zscore_of(apo__zscore_deviation(a1, pd, x[t]), var));
     }
     r->t = end > r->t ? end : r->t;
     r->n[0] = bad;
@@ -291,22 +334,23 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
 }
 
 static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev, size_t begin,
-                                        size_t end, double *out_var, double *out_sd) {
-    if (p <= APO_VAR_DIRECT_MAX) {
+                                        size_t end, double *out_var, double *out_sd,
+                                        double *out_z) {
+    if (p <= APO_VAR_DIRECT_MAX && out_z == NULL) {
         apo__var_direct(x, p, nbdev, begin, end, out_var, out_sd);
         return;
     }
     apo__cat_run r;
     apo__moments_start(x, p, begin, &r);
-    apo__var_run(x, p, nbdev, end, out_var, out_sd, &r);
+    apo__var_run(x, p, nbdev, end, out_var, out_sd, out_z, &r);
 }
 
 static inline APO_HD void apo__var_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__var_body(io->in[0], (size_t)io->p[0], 1.0, begin, end, io->out[0], NULL);
+    apo__var_body(io->in[0], (size_t)io->p[0], 1.0, begin, end, io->out[0], NULL, NULL);
 }
 
 static inline APO_HD void apo__stddev_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__var_body(io->in[0], (size_t)io->p[0], io->p[1], begin, end, NULL, io->out[0]);
+    apo__var_body(io->in[0], (size_t)io->p[0], io->p[1], begin, end, NULL, io->out[0], NULL);
 }
 
 #endif /* APO_KERNELS_VAR_TILE_H */

@@ -18,6 +18,7 @@
 #include "catalog.h"
 #include "catalog_reference.h"
 #include "catalog_reference_more.h"
+#include "cpu_isa.h"
 
 /* Which columns a kernel reads, in its order. */
 typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV } cols_kind;
@@ -264,6 +265,43 @@ Test(catalog_more, flat_windows) {
     }
     free(out[0]);
     free(out[1]);
+    series_free(&s);
+}
+
+/* A window without volume after traded bars: the slid volume sum (window_sum.h) must come
+ * back to exactly 0 when the last fractional volume leaves the window, so vwap is NaN there
+ * as on a series that starts without volume, and a value again once volume returns. Both
+ * the blocks of clean windows and the bar-by-bar loop (a tile cut into pieces shorter than
+ * a block) are run, on every vector path. */
+Test(catalog_more, vwap_window_without_volume_after_trades_is_nan) {
+    const size_t n = 700, p = 20, quiet_from = 230, quiet_to = 420;
+    series s;
+    series_make(&s, 8, n, HLCV, 100.0, 0.5, 0);
+    for (size_t t = quiet_from; t < quiet_to; t++)
+        s.col[3][t] = 0.0;
+    cr_assert(s.col[3][quiet_from - 1] != floor(s.col[3][quiet_from - 1]),
+              "the volumes before the quiet run are fractional");
+    const double prm[2] = {(double)p, 0};
+    double *out[1] = {alloc_doubles(n)};
+    apo__cat_io io;
+    io_make(&io, APO_CAT_VWAP, &s, prm, out, 1);
+    static const size_t pieces[] = {0, 5};
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++) {
+            const size_t step = pieces[c] == 0 ? n : pieces[c];
+            for (size_t b = 0; b < n; b += step)
+                apo__cpu_catalog_tile_on(APO_CAT_VWAP, &io, b, b + step < n ? b + step : n, isa);
+            for (size_t t = p - 1; t < n; t++) {
+                const int quiet = t >= quiet_from + p - 1 && t < quiet_to;
+                cr_assert(quiet ? isnan(out[0][t]) : isfinite(out[0][t]),
+                          "%s, pieces of %zu: t %zu gives %g", apo__cpu_isa_name((apo__cpu_isa)isa),
+                          step, t, out[0][t]);
+            }
+        }
+    }
+    free(out[0]);
     series_free(&s);
 }
 
