@@ -51,6 +51,7 @@ typedef struct options {
     int batch;
     int fresh_series; /* 0: one series replayed; else the largest pool of distinct series */
     int learn;        /* 1: the runtimes refine their models after every call (--learn) */
+    double period;    /* 0: TA-Lib's defaults; else the catalog rows' timeperiod (--period) */
     const char *cache;
     const char *kernels; /* comma list; NULL: bollinger, macd and every catalog row */
 } options;
@@ -72,6 +73,9 @@ static void usage(FILE *f) {
                "  --learn        apportion's runtimes refine their models after every call, as\n"
                "                 a default runtime does (in memory: no profile is read or\n"
                "                 written); the default measures with learning off\n"
+               "  --period N     catalog kernels only: the kernels that take a timeperiod run\n"
+               "                 at N in all three libraries (2 to 100000), the others are\n"
+               "                 left out (default: TA-Lib's default parameters)\n"
                "  --cache DIR    where the peers are fetched and built (default\n"
                "                 $XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)\n"
                "  --rebuild      build the peer libraries again\n"
@@ -101,6 +105,7 @@ static int parse_options(int argc, char **argv, options *o) {
     o->batch = 1;
     o->fresh_series = 0;
     o->learn = 0;
+    o->period = 0;
     o->cache = NULL;
     o->kernels = NULL;
     for (int i = 1; i < argc; i++) {
@@ -119,6 +124,10 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (strcmp(argv[i], "--fresh-series") == 0 && i + 1 < argc &&
                    bench_parse_count(argv[i + 1], 1, 1000, &v) == 0) {
             o->fresh_series = (int)v;
+            i++;
+        } else if (strcmp(argv[i], "--period") == 0 && i + 1 < argc &&
+                   bench_parse_count(argv[i + 1], 2, 100000, &v) == 0) {
+            o->period = v;
             i++;
         } else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
             o->cache = argv[++i];
@@ -601,7 +610,8 @@ int main(int argc, char **argv) {
     if (do_boll && do_macd)
         print_targets(boll, macd, n_res);
     if (rc == 0) {
-        const peers_catalog_options co = {o.kernels, o.max_size, o.batch, o.reps, o.fresh_series};
+        const peers_catalog_options co = {o.kernels, o.max_size, o.batch,
+                                          o.reps,    o.fresh_series, o.period};
         rc = peers_catalog_run(&peers, c.rt, &co);
     }
     bench_load_average(load, sizeof load);

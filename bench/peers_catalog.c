@@ -306,8 +306,13 @@ done:
 
 /* ---- the tables ------------------------------------------------------------------------ */
 
-static void print_header(size_t rows, size_t cols, size_t pool) {
-    printf("\n# catalog kernels, %zu x %zu, TA-Lib's default parameters", rows, cols);
+static void print_header(size_t rows, size_t cols, size_t pool, double period) {
+    if (period > 0)
+        printf("\n# catalog kernels, %zu x %zu, timeperiod %.0f (--period), other parameters "
+               "TA-Lib's defaults",
+               rows, cols, period);
+    else
+        printf("\n# catalog kernels, %zu x %zu, TA-Lib's default parameters", rows, cols);
     if (pool > 0)
         printf("; repetition r reads series r mod %zu of %zu distinct ones (--fresh-series; "
                "d_apo, d_tulip on the first)",
@@ -390,6 +395,24 @@ static size_t pool_size(const peers_catalog_options *o, size_t rows, size_t cols
     return pool > 0 ? pool : 1;
 }
 
+/* Row k with its timeperiod at `period` (--period) in *at: apportion's and TA-Lib's
+ * parameter, and Tulip's option where that is Tulip's only one (else Tulip is left out, its
+ * other options being another computation). Returns -1 for a row without a timeperiod. */
+static int at_period(const peer_kernel *k, double period, peer_kernel *at) {
+    *at = *k;
+    for (int i = 0; i < at->n_params; i++) {
+        if (strcmp(at->params[i].name, "timeperiod") != 0)
+            continue;
+        at->params[i].value = period;
+        if (at->ti_n_options == 1)
+            at->ti_options[0] = period;
+        else
+            at->ti_name = NULL;
+        return 0;
+    }
+    return -1;
+}
+
 /* Every kernel of the size: returns 0, -1 on a failure, 1 when apportion's outputs are not
  * TA-Lib's computation or differ between thread counts (the table says which). */
 static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_catalog_options *o,
@@ -403,12 +426,18 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
             free(bars[i]);
         return -1;
     }
-    print_header(rows, cols, pool);
+    print_header(rows, cols, pool, o->period);
     int rc = 0;
     for (size_t i = 0; i < peer_kernel_count && rc >= 0; i++) {
         const peer_kernel *k = &peer_kernels[i];
         if (!bench_selected(o->kernels, k->name) && !bench_selected(o->kernels, "catalog"))
             continue;
+        peer_kernel at;
+        if (o->period > 0) {
+            if (at_period(k, o->period, &at) != 0)
+                continue;
+            k = &at;
+        }
         peer_fns fns;
         char why[160];
         if (peer_resolve(p, k, &fns, why, sizeof why) != 0) {

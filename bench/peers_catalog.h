@@ -16,6 +16,8 @@ typedef struct peers_catalog_options {
     int reps;            /* timed calls per contender; 0: the rule printed */
     int fresh_series;    /* 0: one series replayed; else the largest pool of distinct series
                           * that the repetitions cycle through (peers_catalog.c: pool_size) */
+    double period;       /* 0: TA-Lib's defaults; else every row with a timeperiod at this one
+                          * and the others left out (peers_catalog.c: at_period) */
 } peers_catalog_options;
 
 /* Runs the section on rt[0] ("cpu:threads=1") and rt[1] ("cpu") and prints one table per
