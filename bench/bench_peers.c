@@ -610,7 +610,7 @@ int main(int argc, char **argv) {
     if (do_boll && do_macd)
         print_targets(boll, macd, n_res);
     if (rc == 0) {
-        const peers_catalog_options co = {o.kernels, o.max_size, o.batch,
+        const peers_catalog_options co = {o.kernels, o.max_size,     o.batch,
                                           o.reps,    o.fresh_series, o.period};
         rc = peers_catalog_run(&peers, c.rt, &co);
     }
