@@ -2,7 +2,7 @@
  * sma_tile.h: SMA(timeperiod), the mean of the `p` samples ending at t (TA-Lib's SMA).
  *
  * Tile: halo p - 1. Up to APO_PLAIN_MAX samples the window sum is slid in plain double
- * between anchors where it is evaluated afresh (window_plain.h): within 64 eps of the
+ * between anchors where it is evaluated afresh (window_plain.h): within (64 + p) eps of the
  * window's largest sample, at about a third of the double-doubles' cost. Longer windows:
  * the window sum is a double-double (dd.h): summed exactly at the tile's
  * first clean window, then slid by the difference of the new sample and the old one with the

@@ -8,12 +8,13 @@
  * directly (in index order) at every anchor, a bar that is a multiple of APO_PLAIN_ANCHOR,
  * and at the first clean window after a tile's start or a gap, and slid from there for at
  * most APO_PLAIN_ANCHOR - 1 steps: S' = S + (x_new - x_old), W' = W + (p x_new - S), S the
- * sum before the step. The error of S stays below about 64 eps p max|x| and that of W
- * below about (64^2 / 2) eps p max|x| + 64 eps |W|: over the weights' sum p (p + 1) / 2,
- * below 64^2 eps / (p + 1) + 64 eps of the window's largest sample (2e-13 at p = 2, 2e-14
- * at 30), and the mean's below 64 eps; measured far lower (docs/kernels.md, "Accuracy").
- * The direct evaluations cost p additions (and p products for W) per anchor, at most one
- * or three operations a bar for p <= 64, which is why longer windows keep the double-doubles.
+ * sum before the step. The error of S stays below about (64 + p) eps p max|x| (the steps'
+ * and the direct sum's) and that of W below about (64^2 / 2) eps p max|x| + (64 + p) eps |W|:
+ * over the weights' sum p (p + 1) / 2, below 64^2 eps / (p + 1) + (64 + p) eps of the
+ * window's largest sample (2e-13 at p = 2, 2e-14 at 30, 4e-14 at 256), and the mean's below
+ * (64 + p) eps; measured far lower (docs/kernels.md, "Accuracy"). The direct evaluations cost
+ * p additions (and p products for W) per anchor, p / 64 operations a bar, which past
+ * APO_PLAIN_MAX cost more than the double-doubles' slide.
  *
  * The anchors sit at fixed indices and the other restarts at a tile's start and after a gap,
  * as the double-doubles' do, so the outputs are a pure function of the tile grid, and a
@@ -33,8 +34,10 @@
 #include "window.h"
 #include "window_sum.h"
 
-/* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). */
-#define APO_PLAIN_MAX 64
+/* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). At 256
+ * sma and wma were 1.1 and 0.74 of TA-Lib's speed this way against 0.67 and 0.31 with the
+ * double-doubles; at 500 sma's direct sums cost more than the slide (docs/PERF.md). */
+#define APO_PLAIN_MAX 256
 /* Anchors: the bars where the sums are evaluated directly whatever the state. */
 #define APO_PLAIN_ANCHOR 64
 /* Blocks between anchors advanced side by side. */

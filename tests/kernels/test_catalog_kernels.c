@@ -542,10 +542,11 @@ Test(catalog, joined_tiles_have_each_tiles_bits) {
 /* A stream's pieces (apo__cpu_catalog_resume) give the bits of the tile run whole, however the
  * tile is cut: pieces of 1 to 300 bars, cycling, for the kernels whose loops take blocks of
  * bars (sma and wma side by side and between anchors, window_plain.h) or tiles side by side
- * (ema), with gaps. */
+ * (ema), with gaps. The periods reach both sides of the plain windows' limit (APO_PLAIN_MAX,
+ * 256) and of their anchors' spacing (64). */
 Test(catalog, resumed_pieces_have_the_tiles_bits) {
     const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA};
-    const double periods[] = {2, 30, 64, 65};
+    const double periods[] = {2, 30, 64, 65, 256, 257};
     for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             const ref_kernel *k = kernel_of(ids[ii]);
