@@ -21,21 +21,32 @@
 #include "window.h"
 #include "window_sum.h"
 
+/* The longest window the blocks take (apo__cci_block): its typical prices sit in a stack
+ * scratch of APO_DD_FOLD + APO_CCI_BLOCK_MAX doubles. A longer window takes the loop's own
+ * steps, which compute each typical price p times: at period 200, when the blocks stopped
+ * at 64, cci ran at 0.74 of TA-Lib's speed (docs/PERF.md). A GPU thread keeps the smaller
+ * scratch of local memory. */
+#ifdef __CUDA_ARCH__
+#define APO_CCI_BLOCK_MAX 64
+#else
+#define APO_CCI_BLOCK_MAX 512
+#endif
+
 static inline APO_HD double apo__typical_price(const apo__cat_io *io, size_t i) {
     return (io->in[0][i] + io->in[1][i] + io->in[2][i]) / 3.0;
 }
 
 /* The clean windows t .. e - 1 of apo__cci_run, a block (window_sum.h) whose window before t
- * was clean and slid into s, for p <= APO_DD_FOLD: returns s slid over it; the same operations as
- * the loop's, sample by sample, so the same bits. The typical prices of the block's windows are
- * computed once (the loop computes each p times), and the deviations of the block's windows are
- * gathered side by side: for each offset j in the window, one step of every window's sum, a loop
- * across windows that vectorises, where each window's own loop is a serial chain. */
+ * was clean and slid into s, for p <= APO_CCI_BLOCK_MAX: returns s slid over it; the same
+ * operations as the loop's, sample by sample, so the same bits. The typical prices of the block's
+ * windows are computed once (the loop computes each p times), and the deviations of the block's
+ * windows are gathered side by side: for each offset j in the window, one step of every window's
+ * sum, a loop across windows that vectorises, where each window's own loop is a serial chain. */
 static inline APO_HD apo__dd apo__cci_block(const apo__cat_io *io, size_t t, size_t e, apo__dd s) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], n = e - t, first = t + 1 - p;
     const double pd = (double)p;
-    double tp[2 * APO_DD_FOLD];
+    double tp[APO_DD_FOLD + APO_CCI_BLOCK_MAX];
     for (size_t i = 0; i < n + p - 1; i++)
         tp[i] = apo__typical_price(io, first + i);
     /* Window k (ending at t + k) holds tp[k .. k + p); the sample leaving it is tp[k - 1],
@@ -87,8 +98,9 @@ static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__c
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
         /* Blocks only for windows that fit the block's scratch (apo__cci_block). */
-        const size_t e =
-            p <= APO_DD_FOLD ? apo__clean_block_end(io->in, 3, valid, t, end, &plain_until) : t;
+        const size_t e = p <= APO_CCI_BLOCK_MAX
+                             ? apo__clean_block_end(io->in, 3, valid, t, end, &plain_until)
+                             : t;
         if (e > t) {
             s = apo__cci_block(io, t, e, s);
             t = e - 1;

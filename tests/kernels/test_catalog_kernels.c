@@ -541,24 +541,27 @@ Test(catalog, joined_tiles_have_each_tiles_bits) {
 
 /* A stream's pieces (apo__cpu_catalog_resume) give the bits of the tile run whole, however the
  * tile is cut: pieces of 1 to 300 bars, cycling, for the kernels whose loops take blocks of
- * bars (sma and wma side by side and between anchors, window_plain.h) or tiles side by side
- * (ema), with gaps. The periods reach both sides of the plain windows' limit (APO_PLAIN_MAX,
- * 256) and of their anchors' spacing (64). */
-Test(catalog, resumed_pieces_have_the_tiles_bits) {
-    const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA};
-    const double periods[] = {2, 30, 64, 65, 256, 257};
+ * bars (sma and wma side by side and between anchors, window_plain.h; cci's blocks of
+ * windows, cci_tile.h) or tiles side by side (ema), with gaps, so that blocks and single
+ * steps meet everywhere. The periods reach both sides of the plain windows' limit
+ * (APO_PLAIN_MAX, 256), of their anchors' spacing (64) and, for cci, of the blocks' old
+ * limit (64) and their present one (APO_CCI_BLOCK_MAX, 512). */
+Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
+    const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA, APO_CAT_CCI};
+    const double periods[] = {2, 30, 64, 65, 256, 257, 512, 513};
     for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             const ref_kernel *k = kernel_of(ids[ii]);
             const double p[4] = {periods[pi], 0, 0, 0};
             const size_t len = apo__catalog_tile_len(k->id, p);
             series s;
-            series_make(&s, 61 + ii + pi, 2 * len + 555, 1, 100.0, 0.5, 1);
+            series_make(&s, 61 + ii + pi, 2 * len + 555, k->n_in, 100.0, 0.5, 1);
             double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
             run_grid(k->id, &s, p, a, 0);
             apo__cat_io io;
             memset(&io, 0, sizeof io);
-            io.in[0] = s.in[0];
+            for (size_t i = 0; i < k->n_in; i++)
+                io.in[i] = s.in[i];
             io.out[0] = b;
             io.p[0] = p[0];
             io.h = apo__catalog_halo(k->id, p);
