@@ -323,34 +323,31 @@ APO_BOLLINGER_BLOCKS_FN(apo__bollinger_blocks_ed_pairs, 1, 1)
 /* The step, modulo APO_LANES, at which a lane whose first sliding window is at x, upper,
  * middle and lower should start so that its blocks' vectors of that array are aligned: the
  * array's own position in units of doubles, modulo APO_LANES (blocks start at multiples of
- * APO_LANES). The round aligns the most of the four arrays that one start can align, the
- * input first among equal counts, `upper` when the outputs stream (apo_vd_stream writes
- * around the caches only from an aligned address). Arrays from malloc() are 16-byte
- * aligned, so on the 4-lane path two may be 16 bytes off the others: 1 x 1e4 bars through
- * the runtime, with the arrays malloc() gave one after the other (the input and `middle`
- * 16 bytes off `upper` and `lower`), took about 0.4 us (1.6%) less with the input and
- * `middle` aligned than with `upper` and `lower` (docs/PERF.md, seventh round). Which
- * lane starts when does not change a window's operations, so neither its bits. */
+ * APO_LANES). The round aligns `upper` (apo_vd_stream writes around the caches only from an
+ * aligned address), unless the outputs do not stream and more of the four arrays share
+ * another start. Arrays from malloc() are 16-byte aligned, so on the 4-lane path some may
+ * lie 16 bytes off the others: 1 x 1e4 bars through the runtime with `upper` alone 16 bytes
+ * off took 3.7% less time with the three others aligned. With two against two, which pair to
+ * align depended on the path (the input's pair: 1.4% less on the AVX-512VL build, 1.7% more
+ * on the avx2 one), so a tie keeps `upper` (docs/PERF.md, seventh round). Which lane starts
+ * when does not change a window's operations, so neither its bits. */
 static inline size_t apo__bollinger_lane_phase(const double *x, const double *upper,
                                                const double *middle, const double *lower,
                                                int stream) {
-    const uintptr_t at[4] = {(uintptr_t)x, (uintptr_t)upper, (uintptr_t)middle, (uintptr_t)lower};
-    size_t phase[4];
+    const uintptr_t at[4] = {(uintptr_t)upper, (uintptr_t)x, (uintptr_t)middle, (uintptr_t)lower};
+    size_t phase[4], count[4] = {0, 0, 0, 0};
     for (size_t a = 0; a < 4; a++)
         phase[a] = (size_t)(at[a] / sizeof(double)) % APO_LANES;
     if (stream)
-        return phase[1];
-    size_t best = phase[0], best_count = 0;
-    for (size_t a = 0; a < 4; a++) {
-        size_t count = 0;
+        return phase[0];
+    for (size_t a = 0; a < 4; a++)
         for (size_t b = 0; b < 4; b++)
-            count += phase[b] == phase[a] && at[b] % sizeof(double) == 0;
-        if (count > best_count) {
-            best = phase[a];
-            best_count = count;
-        }
-    }
-    return best;
+            count[a] += phase[b] == phase[a] && at[b] % sizeof(double) == 0;
+    size_t best = 0;
+    for (size_t a = 1; a < 4; a++)
+        if (count[a] > count[best])
+            best = a;
+    return phase[best];
 }
 
 static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
