@@ -24,6 +24,12 @@ extern const char bench_prog[];
 /* Monotonic seconds. */
 double bench_now(void);
 
+/* Seconds of CPU the calling thread has used. On a machine shared with other jobs a long call
+ * is preempted more often than a short one, so the wall-clock ratio of two calls of unequal
+ * length moves with the load; a call that does all its work on the calling thread (the peers,
+ * apportion on "cpu:threads=1") has its work alone in this clock. */
+double bench_thread_cpu(void);
+
 /* Median of n values (sorts v in place); NaN for n == 0. */
 double bench_median(double *v, size_t n);
 

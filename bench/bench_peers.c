@@ -12,7 +12,9 @@
  * run once untimed, each into outputs of its own (which are checked), then `reps` times
  * interleaved call by call, the order rotating from one repetition to the next, all into
  * the same outputs; the tables give each median and the ratios peer / apportion (above 1:
- * apportion is faster).
+ * apportion is faster), in wall-clock time and, for the contenders that work on the calling
+ * thread alone (not apoN), in that thread's CPU time, which other jobs on the machine do not
+ * stretch (bench_thread_cpu).
  *
  * Accuracy, per library, against long-double references: bollinger against an exact
  * two-pass evaluation of every window (the sd relative error, the sd taken from the band
@@ -397,6 +399,7 @@ typedef struct result {
     size_t rows, cols;
     int reps;
     double ms[CONTENDERS];
+    double cpu_ms[CONTENDERS]; /* the calling thread's CPU time: TULIP, TALIB, APO1 only */
     errors err[CONTENDERS];
 } result;
 
@@ -417,7 +420,8 @@ static int measure(const context *c, const options *o, run_fn run, int is_bollin
         }
     const int reps = bench_peers_reps(o->reps, n);
     double *times = malloc((size_t)reps * CONTENDERS * sizeof *times);
-    if (rc != 0 || times == NULL) {
+    double *cpu = malloc((size_t)reps * CONTENDERS * sizeof *cpu);
+    if (rc != 0 || times == NULL || cpu == NULL) {
         fprintf(stderr, "apo-bench-peers: %zu x %zu: out of memory\n", rows, cols);
         rc = -1;
         goto done;
@@ -444,18 +448,25 @@ static int measure(const context *c, const options *o, run_fn run, int is_bollin
     for (int r = 0; r < reps && rc == 0; r++) {
         for (int k = 0; k < CONTENDERS && rc == 0; k++) {
             const int w = (r + k) % CONTENDERS;
-            const double t0 = bench_now();
+            /* And the calling thread's CPU time (bench_thread_cpu), which the load does not
+             * stretch: the peers and apo1 do all their work on this thread. apoN's other
+             * thread is not counted: it has no CPU column. */
+            const double c0 = bench_thread_cpu(), t0 = bench_now();
             rc = run(c, &shared, w);
             times[w * reps + r] = bench_now() - t0;
+            cpu[w * reps + r] = bench_thread_cpu() - c0;
         }
     }
     res->rows = rows;
     res->cols = cols;
     res->reps = reps;
-    for (int w = 0; w < CONTENDERS; w++)
+    for (int w = 0; w < CONTENDERS; w++) {
         res->ms[w] = bench_median(times + w * reps, (size_t)reps) * 1e3;
+        res->cpu_ms[w] = w == APON ? NAN : bench_median(cpu + w * reps, (size_t)reps) * 1e3;
+    }
 done:
     free(times);
+    free(cpu);
     for (int w = 0; w < CONTENDERS; w++)
         for (int k = 0; k < 3; k++)
             free(g.out[w][k]);
@@ -465,17 +476,20 @@ done:
 
 static void print_table(const char *title, int is_bollinger, const result *res, size_t n_res) {
     printf("\n# %s\n", title);
-    printf("# %-14s %4s %10s %10s %10s %10s %11s %11s %11s %11s\n", "rows x cols", "reps",
-           "tulip_ms", "talib_ms", "apo1_ms", "apoN_ms", "tulip/apo1", "tulip/apoN", "talib/apo1",
-           "talib/apoN");
+    printf("# %-14s %4s %10s %10s %10s %10s %11s %11s %11s %11s | %9s %9s %9s %10s %10s\n",
+           "rows x cols", "reps", "tulip_ms", "talib_ms", "apo1_ms", "apoN_ms", "tulip/apo1",
+           "tulip/apoN", "talib/apo1", "talib/apoN", "tulip_cpu", "talib_cpu", "apo1_cpu",
+           "tulip/apo1", "talib/apo1");
     for (size_t i = 0; i < n_res; i++) {
         const result *r = &res[i];
         char shape[32];
         snprintf(shape, sizeof shape, "%zu x %zu", r->rows, r->cols);
-        printf("%-16s %4d %10.3f %10.3f %10.3f %10.3f %11.2f %11.2f %11.2f %11.2f\n", shape,
-               r->reps, r->ms[TULIP], r->ms[TALIB], r->ms[APO1], r->ms[APON],
+        printf("%-16s %4d %10.3f %10.3f %10.3f %10.3f %11.2f %11.2f %11.2f %11.2f | %9.4f %9.4f "
+               "%9.4f %10.3f %10.3f\n",
+               shape, r->reps, r->ms[TULIP], r->ms[TALIB], r->ms[APO1], r->ms[APON],
                r->ms[TULIP] / r->ms[APO1], r->ms[TULIP] / r->ms[APON], r->ms[TALIB] / r->ms[APO1],
-               r->ms[TALIB] / r->ms[APON]);
+               r->ms[TALIB] / r->ms[APON], r->cpu_ms[TULIP], r->cpu_ms[TALIB], r->cpu_ms[APO1],
+               r->cpu_ms[TULIP] / r->cpu_ms[APO1], r->cpu_ms[TALIB] / r->cpu_ms[APO1]);
     }
     if (is_bollinger)
         printf("# accuracy, worst over every window: sd relative error (sd from the band width) | "
@@ -580,7 +594,9 @@ int main(int argc, char **argv) {
     printf("# input: bench_fill_walk prices (about 100), one series per size, or rows of 10000\n"
            "# timing: wall-clock median of reps calls per contender, the four interleaved call "
            "by call with the order rotating, all writing the same output arrays; reps = "
-           "clamp(1e8 / samples, 5, 41)\n"
+           "clamp(1e8 / samples, 5, 41); after '|': medians of the calling thread's CPU time "
+           "(ms) of the same calls (not apoN's, on two threads), which the load does not "
+           "stretch, and their ratios\n"
            "# ratios: peer median / apportion median (above 1: apportion is faster)\n");
     fflush(stdout);
 

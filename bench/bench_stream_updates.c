@@ -124,14 +124,6 @@ static void evict_caches(unsigned char *buf) {
         buf[i] = (unsigned char)(buf[i] + 1);
 }
 
-/* Seconds of CPU this thread has used: a cold update's own cost on a machine whose other
- * processes take the cores from it now and then. */
-static double thread_cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int run(apo_runtime *rt, const config *c, size_t series, size_t reps, unsigned char *evict) {
     size_t tile = tile_of(rt, c);
     if (tile == 0)
@@ -186,12 +178,12 @@ static int run(apo_runtime *rt, const config *c, size_t series, size_t reps, uns
         for (size_t i = 0; i < 2 * reps; i++) {
             if (i < reps)
                 evict_caches(evict);
-            double t0 = bench_now(), c0 = thread_cpu_now();
+            double t0 = bench_now(), c0 = bench_thread_cpu();
             if (bench_check(apo_stream_update(s, n_new, in, out), "apo_stream_update"))
                 return 2;
             (i < reps ? cold : ms)[i % reps] = (bench_now() - t0) * 1e3;
             if (i < reps)
-                cold_cpu[i] = (thread_cpu_now() - c0) * 1e3;
+                cold_cpu[i] = (bench_thread_cpu() - c0) * 1e3;
         }
         char load[64];
         bench_load_average(load, sizeof load);

@@ -199,17 +199,6 @@ typedef struct row {
     agreement agree;
 } row;
 
-/* CPU seconds of the calling thread. On a machine shared with other jobs a long call is
- * preempted more often than a short one, so the wall-clock ratio of a 40 ms call to a 1 ms
- * call grows with the load; the peers and apportion on one thread ("cpu:threads=1" runs its
- * tiles on the calling thread) do all their work on this thread, so their CPU times compare
- * the work itself. apoN's other thread is not counted: it has no CPU column. */
-static double thread_cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Where TA-Lib writes its first value for this kernel and size: one call on the first row
  * into outputs that are then cleared. */
 static int probe_talib(job *j) {
@@ -282,10 +271,13 @@ static int measure(job *j, const peers_catalog_options *o, row *res) {
                     shared.in[i] = j->in[i] + block;
                 warm_inputs(&shared);
             }
-            const double c0 = thread_cpu_now(), t0 = bench_now();
+            /* CPU time of the calling thread (bench_thread_cpu): the peers and apportion on
+             * one thread ("cpu:threads=1" runs its tiles on the calling thread) do all their
+             * work on it. apoN's other thread is not counted: it has no CPU column. */
+            const double c0 = bench_thread_cpu(), t0 = bench_now();
             rc = run(&shared, w);
             times[w * reps + r] = bench_now() - t0;
-            cpu[w * reps + r] = thread_cpu_now() - c0;
+            cpu[w * reps + r] = bench_thread_cpu() - c0;
         }
     res->reps = reps;
     for (int w = 0; w < CONTENDERS; w++) {

@@ -19,9 +19,9 @@
  * test costs one comparison; the scalar path rebuilds last_change from it.
  *
  * Memory: lane i starts i * APO_LANES_STAGGER steps after lane 0 plus the few steps that
- * align its outputs (lanes.h), and steps go in blocks of APO_LANES: each lane's incoming
- * samples arrive as one vector and are transposed into one vector per step, and the middle
- * band and sd go back the same way, the bands being computed after the transpose (the same
+ * align its arrays (lanes.h, apo__bollinger_lane_phase), and steps go in blocks of APO_LANES: each
+ * lane's incoming samples arrive as one vector and are transposed into one vector per step, and the
+ * middle band and sd go back the same way, the bands being computed after the transpose (the same
  * operations, lane by lane). For periods up to APO_BOLLINGER_RING - APO_LANES the leaving
  * samples come from a ring of the vectors of the last steps. A window the scalar path
  * wrote inside a block is written again after the block's stores.
@@ -320,6 +320,36 @@ APO_BOLLINGER_BLOCKS_FN(apo__bollinger_blocks_ed_pairs, 1, 1)
 #undef APO_BOLLINGER_BLOCKS_FN
 #endif /* APO_BOLLINGER_BLOCKS_APART */
 
+/* The step, modulo APO_LANES, at which a lane whose first sliding window is at x, upper,
+ * middle and lower should start so that its blocks' vectors of that array are aligned: the
+ * array's own position in units of doubles, modulo APO_LANES (blocks start at multiples of
+ * APO_LANES). The round aligns `upper` (apo_vd_stream writes around the caches only from an
+ * aligned address), unless the outputs do not stream and more of the four arrays share
+ * another start. Arrays from malloc() are 16-byte aligned, so on the 4-lane path some may
+ * lie 16 bytes off the others: 1 x 1e4 bars through the runtime with `upper` alone 16 bytes
+ * off took 3.7% less time with the three others aligned. With two against two, which pair to
+ * align depended on the path (the input's pair: 1.4% less on the AVX-512VL build, 1.7% more
+ * on the avx2 one), so a tie keeps `upper` (docs/PERF.md, seventh round). Which lane starts
+ * when does not change a window's operations, so neither its bits. */
+static inline size_t apo__bollinger_lane_phase(const double *x, const double *upper,
+                                               const double *middle, const double *lower,
+                                               int stream) {
+    const uintptr_t at[4] = {(uintptr_t)upper, (uintptr_t)x, (uintptr_t)middle, (uintptr_t)lower};
+    size_t phase[4], count[4] = {0, 0, 0, 0};
+    for (size_t a = 0; a < 4; a++)
+        phase[a] = (size_t)(at[a] / sizeof(double)) % APO_LANES;
+    if (stream)
+        return phase[0];
+    for (size_t a = 0; a < 4; a++)
+        for (size_t b = 0; b < 4; b++)
+            count[a] += phase[b] == phase[a] && at[b] % sizeof(double) == 0;
+    size_t best = 0;
+    for (size_t a = 1; a < 4; a++)
+        if (count[a] > count[best])
+            best = a;
+    return phase[best];
+}
+
 static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                                                  const apo__tile_span *tiles, size_t count,
                                                  size_t p, double nbdev_up, double nbdev_dn,
@@ -416,11 +446,11 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
         eq0[i] = (double)(t - w[i].last_change);
         xlast0[i] = xr[t];
         /* Blocks start at steps that are multiples of APO_LANES; the lane starts so that
-         * its outputs of a block fill whole aligned vectors of `upper`. */
-        {
-            const size_t phase = ((uintptr_t)(upper + at[i]) / sizeof(double)) % APO_LANES;
-            start[i] = i * APO_LANES_STAGGER + phase;
-        }
+         * a block's samples and outputs fill whole aligned vectors of as many of its arrays
+         * as can be (apo__bollinger_lane_phase). */
+        start[i] = i * APO_LANES_STAGGER + apo__bollinger_lane_phase(x + at[i], upper + at[i],
+                                                                     middle + at[i], lower + at[i],
+                                                                     stream);
         stop[i] = start[i] + (tl->end - 1 - t);
         lanes |= 1u << i;
         if (stop[i] > end_step)
