@@ -221,31 +221,15 @@ static inline void apo__mfi_slide_lanes(apo__dd_block *bp, apo__dd_block *bn, si
 }
 #endif
 
-/* apo__dd_block_slide(pos, bp, t, n, 1) and apo__dd_block_slide(neg, bn, t, n, 1) in one
- * loop, the same operations on each sum: two short chains side by side, where two loops
- * would run one after the other. */
+/* apo__dd_block_slide(pos, bp, t, n, 1) and apo__dd_block_slide(neg, bn, t, n, 1) with the
+ * same operations on each sum: on the CPU in the lanes' three passes above, elsewhere as
+ * apo__dd_block_slide_two (window_sum.h), the two chains side by side in one loop. */
 static inline APO_HD apo__dd_pair apo__mfi_slide(apo__dd_block *bp, apo__dd_block *bn, size_t t,
                                                  size_t n, apo__dd pos, apo__dd neg) {
+#ifdef APO_TILE_LANES
     if (n == 0)
         return apo__dd_pair_of(pos, neg);
-#ifdef APO_TILE_LANES
     apo__mfi_slide_lanes(bp, bn, n, &pos, &neg);
-#else
-    double ph = pos.hi, pl = pos.lo, nh = neg.hi, nl = neg.lo;
-    for (size_t k = 0; k < n; k++) {
-        const apo__dd a = apo__two_sum(ph, bp->h[k]), b = apo__two_sum(nh, bn->h[k]);
-        pl = pl + ((a.lo + bp->l[k]) + bp->x[k]);
-        nl = nl + ((b.lo + bn->l[k]) + bn->x[k]);
-        ph = a.hi;
-        nh = b.hi;
-        bp->h[k] = ph;
-        bp->l[k] = pl;
-        bn->h[k] = nh;
-        bn->l[k] = nl;
-    }
-    pos = apo__dd_make(ph, pl);
-    neg = apo__dd_make(nh, nl);
-#endif
     pos = apo__dd_fold(pos, t + n - 1);
     neg = apo__dd_fold(neg, t + n - 1);
     bp->h[n - 1] = pos.hi;
@@ -253,6 +237,9 @@ static inline APO_HD apo__dd_pair apo__mfi_slide(apo__dd_block *bp, apo__dd_bloc
     bn->h[n - 1] = neg.hi;
     bn->l[n - 1] = neg.lo;
     return apo__dd_pair_of(pos, neg);
+#else
+    return apo__dd_block_slide_two(pos, bp, 1, neg, bn, 1, t, n);
+#endif
 }
 
 /* The clean windows t .. e - 1, a block (window_sum.h) whose window before t was clean and

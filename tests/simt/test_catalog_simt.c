@@ -27,49 +27,51 @@
 #define ROWS 3
 
 /* Parameters by kernel, in the descriptors' order (runtime/catalog/catalog_kernels.c): TA-Lib's
- * defaults, and a second set with other periods. */
+ * defaults, a second set with other periods, and for the kernels whose long windows take
+ * other code (a slide of double-doubles, plain slides up to APO_PLAIN_MAX, cci's blocks,
+ * which a GPU thread takes only up to 64) a third set past those limits (0: none). */
 typedef struct cat_params {
     apo__cat_id id;
     size_t n;
-    double defaults[APO_CAT_MAX_PAR], other[APO_CAT_MAX_PAR];
+    double defaults[APO_CAT_MAX_PAR], other[APO_CAT_MAX_PAR], longer[APO_CAT_MAX_PAR];
 } cat_params;
 
 static const cat_params table[] = {
-    {APO_CAT_SMA, 1, {30}, {7}},
-    {APO_CAT_EMA, 1, {30}, {5}},
-    {APO_CAT_WMA, 1, {30}, {9}},
-    {APO_CAT_DEMA, 1, {30}, {6}},
-    {APO_CAT_TEMA, 1, {30}, {4}},
-    {APO_CAT_MOM, 1, {10}, {1}},
-    {APO_CAT_ROC, 1, {10}, {3}},
-    {APO_CAT_RSI, 1, {14}, {2}},
-    {APO_CAT_CMO, 1, {14}, {9}},
-    {APO_CAT_WILLR, 1, {14}, {40}},
-    {APO_CAT_CCI, 1, {14}, {20}},
-    {APO_CAT_STOCHF, 3, {5, 3, 0}, {14, 5, 0}},
-    {APO_CAT_STOCH, 5, {5, 3, 0, 3, 0}, {9, 4, 0, 2, 0}},
-    {APO_CAT_STDDEV, 2, {5, 1}, {21, 2}},
-    {APO_CAT_VAR, 2, {5, 1}, {1, 1}},
-    {APO_CAT_MAX, 1, {30}, {3}},
-    {APO_CAT_MIN, 1, {30}, {3}},
-    {APO_CAT_LINEARREG, 1, {14}, {200}}, /* past 128: the double-double slide */
-    {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}},
-    {APO_CAT_CORREL, 1, {30}, {8}},
-    {APO_CAT_BETA, 1, {5}, {12}},
-    {APO_CAT_TRANGE, 0, {0}, {0}},
-    {APO_CAT_ATR, 1, {14}, {1}},
-    {APO_CAT_NATR, 1, {14}, {5}},
-    {APO_CAT_AROON, 1, {14}, {25}},
-    {APO_CAT_ZSCORE, 1, {20}, {4}},
-    {APO_CAT_PLUS_DI, 1, {14}, {1}},
-    {APO_CAT_MINUS_DI, 1, {14}, {7}},
-    {APO_CAT_ADX, 1, {14}, {5}},
-    {APO_CAT_MFI, 1, {14}, {3}},
-    {APO_CAT_VWAP, 1, {14}, {2}},
-    {APO_CAT_KAMA, 1, {30}, {10}},
-    {APO_CAT_ADOSC, 2, {3, 10}, {5, 20}},
-    {APO_CAT_OBV, 0, {0}, {0}},
-    {APO_CAT_AD, 0, {0}, {0}},
+    {APO_CAT_SMA, 1, {30}, {7}, {200}},
+    {APO_CAT_EMA, 1, {30}, {5}, {0}},
+    {APO_CAT_WMA, 1, {30}, {9}, {100}},
+    {APO_CAT_DEMA, 1, {30}, {6}, {0}},
+    {APO_CAT_TEMA, 1, {30}, {4}, {0}},
+    {APO_CAT_MOM, 1, {10}, {1}, {0}},
+    {APO_CAT_ROC, 1, {10}, {3}, {0}},
+    {APO_CAT_RSI, 1, {14}, {2}, {0}},
+    {APO_CAT_CMO, 1, {14}, {9}, {0}},
+    {APO_CAT_WILLR, 1, {14}, {40}, {0}},
+    {APO_CAT_CCI, 1, {14}, {20}, {100}},
+    {APO_CAT_STOCHF, 3, {5, 3, 0}, {14, 5, 0}, {0}},
+    {APO_CAT_STOCH, 5, {5, 3, 0, 3, 0}, {9, 4, 0, 2, 0}, {0}},
+    {APO_CAT_STDDEV, 2, {5, 1}, {21, 2}, {40, 1}},
+    {APO_CAT_VAR, 2, {5, 1}, {1, 1}, {40, 1}},
+    {APO_CAT_MAX, 1, {30}, {3}, {0}},
+    {APO_CAT_MIN, 1, {30}, {3}, {0}},
+    {APO_CAT_LINEARREG, 1, {14}, {200}, {0}}, /* past 128: the double-double slide */
+    {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}, {0}},
+    {APO_CAT_CORREL, 1, {30}, {8}, {0}},
+    {APO_CAT_BETA, 1, {5}, {12}, {0}},
+    {APO_CAT_TRANGE, 0, {0}, {0}, {0}},
+    {APO_CAT_ATR, 1, {14}, {1}, {0}},
+    {APO_CAT_NATR, 1, {14}, {5}, {0}},
+    {APO_CAT_AROON, 1, {14}, {25}, {0}},
+    {APO_CAT_ZSCORE, 1, {20}, {4}, {50}},
+    {APO_CAT_PLUS_DI, 1, {14}, {1}, {0}},
+    {APO_CAT_MINUS_DI, 1, {14}, {7}, {0}},
+    {APO_CAT_ADX, 1, {14}, {5}, {0}},
+    {APO_CAT_MFI, 1, {14}, {3}, {100}},
+    {APO_CAT_VWAP, 1, {14}, {2}, {100}},
+    {APO_CAT_KAMA, 1, {30}, {10}, {0}},
+    {APO_CAT_ADOSC, 2, {3, 10}, {5, 20}, {0}},
+    {APO_CAT_OBV, 0, {0}, {0}, {0}},
+    {APO_CAT_AD, 0, {0}, {0}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 
@@ -192,8 +194,12 @@ Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_la
     for (size_t k = 0; k < N_TABLE; k++) {
         const apo__cat_id id = table[k].id;
         cr_assert_eq(id, (apo__cat_id)k, "the table is not in apo__cat_id order at %zu", k);
-        for (int variant = 0; variant < 2; variant++) {
-            const double *p = variant == 0 ? table[k].defaults : table[k].other;
+        for (int variant = 0; variant < 3; variant++) {
+            if (variant == 2 && table[k].longer[0] == 0)
+                continue;
+            const double *p = variant == 0   ? table[k].defaults
+                              : variant == 1 ? table[k].other
+                                             : table[k].longer;
             double full[APO_CAT_MAX_PAR] = {0};
             memcpy(full, p, table[k].n * sizeof *p);
             /* Three tiles and a part, so that the second view has a middle. */
@@ -202,7 +208,10 @@ Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_la
             make_bars(cols, in);
             const size_t wrong = check_kernel(id, p, table[k].n, in, cols);
             cr_expect_eq(wrong, 0, "kernel %d, %s parameters: %zu positions differ", (int)id,
-                         variant == 0 ? "default" : "other", wrong);
+                         variant == 0   ? "default"
+                         : variant == 1 ? "other"
+                                        : "longer",
+                         wrong);
             for (int i = 0; i < APO_CAT_MAX_IN; i++)
                 free(in[i]);
         }
