@@ -1,6 +1,7 @@
 /*
  * var_tile.h: VAR(timeperiod) and STDDEV(timeperiod, nbdev), TA-Lib's population variance
- * of the p samples ending at t, and its square root times nbdev.
+ * of the p samples ending at t, and its square root times nbdev; also ZSCORE's sums and
+ * quotients (zscore_tile.h), which share the sliding design below at every period.
  *
  * Tile: halo p - 1. Two designs, by the period (docs/kernels.md "var"):
  *
@@ -192,8 +193,9 @@ static inline APO_HD double apo__zscore_of(double dev, double var) {
 
 /* out[k] = the ZSCORE of dev[k] and var[k] for k < n (apo__zscore_of), NaN as the NAN
  * constant: in lanes where the path has them, since the compiler does not widen the scalar
- * loop's square root (a libm call that may set errno), which left the quotients a tenth of
- * a 1e4-bar call (docs/PERF.md). The same operations lane for lane, so the same bits. */
+ * loop's square root (a libm call that may set errno): a 1e4-bar call took 126 us with the
+ * scalar loop, 99 with the lanes (docs/PERF.md, "zscore and vwap"). The same operations lane
+ * for lane, so the same bits. */
 static inline APO_HD void apo__zscore_out(const double *dev, const double *var, size_t n,
                                           double *out) {
     size_t k = 0;
