@@ -493,10 +493,22 @@ int peers_catalog_run(const bench_peers *p, apo_runtime *const rt[2],
     for (size_t s = 0; s < 2 && worst_rc >= 0; s++) {
         if ((double)sizes[s] > o->max_size)
             continue;
+        /* A window as long as the series leaves TA-Lib no output at all (it refuses the
+         * call), so there is nothing to time or compare. */
+        if (o->period >= (double)sizes[s]) {
+            printf("\n# catalog kernels, 1 x %zu: left out, --period %.0f is not shorter than "
+                   "the series\n",
+                   sizes[s], o->period);
+            continue;
+        }
         const int rc = run_size(p, rt, o, 1, sizes[s]);
         worst_rc = rc < 0 ? rc : rc > worst_rc ? rc : worst_rc;
     }
-    if (o->batch && worst_rc >= 0) {
+    if (o->batch && worst_rc >= 0 && o->period >= (double)BATCH_COLS)
+        printf("\n# catalog kernels, %d x %d: left out, --period %.0f is not shorter than the "
+               "series\n",
+               (int)BATCH_ROWS, (int)BATCH_COLS, o->period);
+    else if (o->batch && worst_rc >= 0) {
         const int rc = run_size(p, rt, o, BATCH_ROWS, BATCH_COLS);
         worst_rc = rc < 0 ? rc : rc > worst_rc ? rc : worst_rc;
     }
