@@ -117,6 +117,16 @@ static inline APO_HD void apo__dd_block_step_dd(apo__dd_block *b, size_t k, apo_
     b->x[k] = in.lo - out.lo;
 }
 
+/* The sum after the last of a block's n > 0 steps (at sample t + n - 1), folded there as
+ * apo__dd_slide folds it (apo__dd_fold), and written back as b's last sum. Every blocked
+ * slide ends with it, whatever ran its steps. */
+static inline APO_HD apo__dd apo__dd_block_last(apo__dd_block *b, apo__dd s, size_t t, size_t n) {
+    s = apo__dd_fold(s, t + n - 1);
+    b->h[n - 1] = s.hi;
+    b->l[n - 1] = s.lo;
+    return s;
+}
+
 /* Slides s over the n steps of b at samples t .. t + n - 1 (a block: apo__dd_block_end),
  * with the terms of apo__dd_block_step_dd when dd is 1, of apo__dd_block_step when 0. b's
  * h and l then hold the sum after each step; the last one is returned. */
@@ -132,10 +142,7 @@ static inline APO_HD apo__dd apo__dd_block_slide(apo__dd s, apo__dd_block *b, si
     }
     if (n == 0)
         return s;
-    s = apo__dd_fold(apo__dd_make(hi, lo), t + n - 1);
-    b->h[n - 1] = s.hi;
-    b->l[n - 1] = s.lo;
-    return s;
+    return apo__dd_block_last(b, apo__dd_make(hi, lo), t, n);
 }
 
 /* Two sums, as a block returns them: a body's sums passed to it by address would stay in
@@ -170,13 +177,8 @@ static inline APO_HD apo__dd_pair apo__dd_block_slide_two(apo__dd s, apo__dd_blo
         c->h[k] = uh;
         c->l[k] = ul;
     }
-    s = apo__dd_fold(apo__dd_make(sh, sl), t + n - 1);
-    u = apo__dd_fold(apo__dd_make(uh, ul), t + n - 1);
-    b->h[n - 1] = s.hi;
-    b->l[n - 1] = s.lo;
-    c->h[n - 1] = u.hi;
-    c->l[n - 1] = u.lo;
-    return apo__dd_pair_of(s, u);
+    return apo__dd_pair_of(apo__dd_block_last(b, apo__dd_make(sh, sl), t, n),
+                           apo__dd_block_last(c, apo__dd_make(uh, ul), t, n));
 }
 
 /* Slides s, the sum of the window of p samples of x, over the block t .. e - 1: b then holds

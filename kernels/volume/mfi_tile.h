@@ -230,13 +230,7 @@ static inline APO_HD apo__dd_pair apo__mfi_slide(apo__dd_block *bp, apo__dd_bloc
     if (n == 0)
         return apo__dd_pair_of(pos, neg);
     apo__mfi_slide_lanes(bp, bn, n, &pos, &neg);
-    pos = apo__dd_fold(pos, t + n - 1);
-    neg = apo__dd_fold(neg, t + n - 1);
-    bp->h[n - 1] = pos.hi;
-    bp->l[n - 1] = pos.lo;
-    bn->h[n - 1] = neg.hi;
-    bn->l[n - 1] = neg.lo;
-    return apo__dd_pair_of(pos, neg);
+    return apo__dd_pair_of(apo__dd_block_last(bp, pos, t, n), apo__dd_block_last(bn, neg, t, n));
 #else
     return apo__dd_block_slide_two(pos, bp, 1, neg, bn, 1, t, n);
 #endif
