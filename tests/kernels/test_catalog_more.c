@@ -270,9 +270,18 @@ Test(catalog_more, flat_windows) {
 
 /* A window without volume after traded bars: the slid volume sum (window_sum.h) must come
  * back to exactly 0 when the last fractional volume leaves the window, so vwap is NaN there
- * as on a series that starts without volume, and a value again once volume returns. Both
- * the blocks of clean windows and the bar-by-bar loop (a tile cut into pieces shorter than
- * a block) are run, on every vector path. */
+ * as on a series that starts without volume, and a value again once volume returns. The
+ * series is one tile run whole, on every vector path (blocks of clean windows), and the same
+ * tile fed to a stream's resume in pieces of 5 bars, too short for a block, so that one sum
+ * slides bar by bar from the tile's start to its end. */
+static void assert_vwap_quiet_run(const double *out, size_t n, size_t p, size_t quiet_from,
+                                  size_t quiet_to, const char *how) {
+    for (size_t t = p - 1; t < n; t++) {
+        const int quiet = t >= quiet_from + p - 1 && t < quiet_to;
+        cr_assert(quiet ? isnan(out[t]) : isfinite(out[t]), "%s: t %zu gives %g", how, t, out[t]);
+    }
+}
+
 Test(catalog_more, vwap_window_without_volume_after_trades_is_nan) {
     const size_t n = 700, p = 20, quiet_from = 230, quiet_to = 420;
     series s;
@@ -285,22 +294,19 @@ Test(catalog_more, vwap_window_without_volume_after_trades_is_nan) {
     double *out[1] = {alloc_doubles(n)};
     apo__cat_io io;
     io_make(&io, APO_CAT_VWAP, &s, prm, out, 1);
-    static const size_t pieces[] = {0, 5};
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
         if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
             continue;
-        for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++) {
-            const size_t step = pieces[c] == 0 ? n : pieces[c];
-            for (size_t b = 0; b < n; b += step)
-                apo__cpu_catalog_tile_on(APO_CAT_VWAP, &io, b, b + step < n ? b + step : n, isa);
-            for (size_t t = p - 1; t < n; t++) {
-                const int quiet = t >= quiet_from + p - 1 && t < quiet_to;
-                cr_assert(quiet ? isnan(out[0][t]) : isfinite(out[0][t]),
-                          "%s, pieces of %zu: t %zu gives %g", apo__cpu_isa_name((apo__cpu_isa)isa),
-                          step, t, out[0][t]);
-            }
-        }
+        apo__cpu_catalog_tile_on(APO_CAT_VWAP, &io, 0, n, isa);
+        assert_vwap_quiet_run(out[0], n, p, quiet_from, quiet_to,
+                              apo__cpu_isa_name((apo__cpu_isa)isa));
     }
+    void *state = calloc(1, apo__catalog_resume_size(APO_CAT_VWAP));
+    cr_assert_not_null(state);
+    for (size_t b = 0; b < n; b += 5)
+        apo__cpu_catalog_resume(APO_CAT_VWAP, &io, state, b == 0, 0, b + 5 < n ? b + 5 : n);
+    assert_vwap_quiet_run(out[0], n, p, quiet_from, quiet_to, "resumed in pieces of 5");
+    free(state);
     free(out[0]);
     series_free(&s);
 }
