@@ -11,10 +11,10 @@
  * into blocks of APO_CORREL_BLOCK anchored to absolute positions. A block's first window is summed
  * directly, shifted by its middle pair c (five plain double sums: dx, dy, dx^2, dy^2, dx dy
  * with d = sample - c), and those sums are slid bar by bar to the block's end (O(1) a bar, as
- * TA-Lib's five sums). A running bound on the slide's rounding (apo__correl_bounds) says at
- * each bar whether its centred sums keep the digits that an absolute error of
- * 2 APO_CORREL_MARGIN on r needs; where they may not (a nearly flat stretch after a jump, a
- * constant series, a gap, an overflow) the bar is evaluated from its own window instead
+ * TA-Lib's five sums). A running bound on the slide's rounding (apo__shifted_bounds,
+ * shifted_blocks.h) says at each bar whether its centred sums keep the digits that an absolute
+ * error of 2 APO_CORREL_MARGIN on r needs; where they may not (a nearly flat stretch after a jump,
+ * a constant series, a gap, an overflow) the bar is evaluated from its own window instead
  * (pair_direct.h's two passes), which also gives a constant series' exact 0 and a gap's NaN.
  * Every output is so a function of its data and its absolute index alone: the same whatever
  * the tiles, streams or devices. Longer periods slide the five sums as double-doubles
@@ -33,6 +33,7 @@
 #include "catalog.h"
 #include "pair_direct.h"
 #include "pair_sums.h"
+#include "shifted_blocks.h"
 #include "window.h"
 
 /* Bars per block: each block sums one window directly (p pairs, about p / 8 dependent adds
@@ -55,10 +56,6 @@
  * test's tolerance is 1e-12 absolute, correl lying in [-1, 1]). */
 #define APO_CORREL_MARGIN 2.5e-13
 
-/* Below this, m vx may carry underflow's absolute errors rather than relative ones: such
- * bars are evaluated from their window. */
-#define APO_CORREL_TINY 0x1p-960
-
 /* The five sums of the windows of a block's bars (bar k of the block at index k), shifted by
  * the pair (cx, cy) of the block's first bar, and the running largest sums of squares. */
 typedef struct apo__correl_sums {
@@ -67,27 +64,15 @@ typedef struct apo__correl_sums {
     double top_xx[APO_CORREL_BLOCK], top_yy[APO_CORREL_BLOCK];
 } apo__correl_sums;
 
-/* The first bar of t's block: blocks start at multiples of APO_CORREL_BLOCK, the first one at
- * the first full window p - 1. */
-static inline APO_HD size_t apo__correl_anchor(size_t t, size_t p) {
-    const size_t b = t - t % APO_CORREL_BLOCK;
-    return b < p - 1 ? p - 1 : b;
-}
-
 /* The sample the block starting at b shifts its sums by: the middle of its first window, nearer
  * the windows' means than its newest sample is (by about half the window's range on a walk),
  * which keeps the cancellation in sxx - sx^2 / p, and so the bars falling back, small. */
 static inline APO_HD size_t apo__correl_shift_at(size_t b, size_t p) { return b - (p - 1) / 2; }
 
-/* The number of partial sums a block's first window is summed in: sample i goes to one fixed
- * partial sum, so the bits are the same whether they run in vector lanes (2, 4 or 8 a vector)
- * or one by one, and each gathers an eighth of the window's rounding. */
-#define APO_CORREL_PARTS 8
-
 /* The five partial sums (dx, dy, dx^2, dy^2, dx dy) of one window, partial l at index l. */
 typedef struct apo__correl_parts {
-    double x[APO_CORREL_PARTS], y[APO_CORREL_PARTS], xx[APO_CORREL_PARTS], yy[APO_CORREL_PARTS],
-        xy[APO_CORREL_PARTS];
+    double x[APO_SHIFTED_PARTS], y[APO_SHIFTED_PARTS], xx[APO_SHIFTED_PARTS], yy[APO_SHIFTED_PARTS],
+        xy[APO_SHIFTED_PARTS];
 } apo__correl_parts;
 
 /* Adds one sample's five shifted terms to partial l. */
@@ -105,13 +90,13 @@ static inline APO_HD void apo__correl_parts_add(apo__correl_parts *a, size_t l, 
  * One by one. */
 static inline APO_HD void apo__correl_parts_scalar(const double *x, const double *y, size_t p,
                                                    double cx, double cy, apo__correl_parts *a) {
-    const size_t r = p % APO_CORREL_PARTS;
-    for (size_t l = 0; l < APO_CORREL_PARTS; l++)
+    const size_t r = p % APO_SHIFTED_PARTS;
+    for (size_t l = 0; l < APO_SHIFTED_PARTS; l++)
         a->x[l] = a->y[l] = a->xx[l] = a->yy[l] = a->xy[l] = 0.0;
     for (size_t l = 0; l < r; l++)
         apo__correl_parts_add(a, l, x[l] - cx, y[l] - cy);
-    for (size_t i = r; i < p; i += APO_CORREL_PARTS)
-        for (size_t l = 0; l < APO_CORREL_PARTS; l++)
+    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
+        for (size_t l = 0; l < APO_SHIFTED_PARTS; l++)
             apo__correl_parts_add(a, l, x[i + l] - cx, y[i + l] - cy);
 }
 
@@ -121,9 +106,9 @@ static inline APO_HD void apo__correl_parts_scalar(const double *x, const double
  * adding +0 to 0.0 where the scalar loop adds nothing (the same +0). */
 static inline void apo__correl_parts_lanes(const double *x, const double *y, size_t p, double cx,
                                            double cy, apo__correl_parts *a) {
-    enum { V = APO_CORREL_PARTS / APO_TILE_LANES };
-    static const int64_t lane_no[APO_CORREL_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
-    const size_t r = p % APO_CORREL_PARTS;
+    enum { V = APO_SHIFTED_PARTS / APO_TILE_LANES };
+    static const int64_t lane_no[APO_SHIFTED_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const size_t r = p % APO_SHIFTED_PARTS;
     const apo_tv zero = {0}, vcx = zero + cx, vcy = zero + cy;
     apo_tv ax[V], ay[V], axx[V], ayy[V], axy[V];
     for (size_t v = 0; v < V; v++) {
@@ -138,7 +123,7 @@ static inline void apo__correl_parts_lanes(const double *x, const double *y, siz
         ayy[v] = zero + dy * dy;
         axy[v] = zero + dx * dy;
     }
-    for (size_t i = r; i < p; i += APO_CORREL_PARTS)
+    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
         for (size_t v = 0; v < V; v++) {
             const apo_tv dx = apo_tv_load(x + i + v * APO_TILE_LANES) - vcx;
             const apo_tv dy = apo_tv_load(y + i + v * APO_TILE_LANES) - vcy;
@@ -158,28 +143,22 @@ static inline void apo__correl_parts_lanes(const double *x, const double *y, siz
 }
 #endif
 
-/* The eight partials in a fixed order: the halves first (l with l + 4, one vector addition
- * on every path), then in pairs. */
-static inline APO_HD double apo__correl_combine(const double *a) {
-    return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
-}
-
 /* The five sums of the window x[0 .. p - 1], y[the same] shifted by (cx, cy) into bar 0 of
  * s. */
 static inline APO_HD void apo__correl_window(const double *x, const double *y, size_t p, double cx,
                                              double cy, apo__correl_sums *s) {
     apo__correl_parts a;
 #ifdef APO_TILE_LANES
-    if (p >= APO_CORREL_PARTS)
+    if (p >= APO_SHIFTED_PARTS)
         apo__correl_parts_lanes(x, y, p, cx, cy, &a);
     else
 #endif
         apo__correl_parts_scalar(x, y, p, cx, cy, &a);
-    s->sx[0] = apo__correl_combine(a.x);
-    s->sy[0] = apo__correl_combine(a.y);
-    s->sxx[0] = apo__correl_combine(a.xx);
-    s->syy[0] = apo__correl_combine(a.yy);
-    s->sxy[0] = apo__correl_combine(a.xy);
+    s->sx[0] = apo__shifted_combine(a.x);
+    s->sy[0] = apo__shifted_combine(a.y);
+    s->sxx[0] = apo__shifted_combine(a.xx);
+    s->syy[0] = apo__shifted_combine(a.yy);
+    s->sxy[0] = apo__shifted_combine(a.xy);
 }
 
 /* Slides the sums of bar 0 to bars 1 .. n - 1 of the block starting at b: each bar adds its
@@ -212,29 +191,6 @@ static inline APO_HD void apo__correl_slide(const double *x, const double *y, si
         s->top_xx[k] = s->sxx[k] > s->top_xx[k - 1] ? s->sxx[k] : s->top_xx[k - 1];
         s->top_yy[k] = s->syy[k] > s->top_yy[k - 1] ? s->syy[k] : s->top_yy[k - 1];
     }
-}
-
-/*
- * The bounds, in units of the largest sum of squares so far, on the errors of the centred sums
- * (vx = sxx - sx sx / p; vy; cov = sxy - sx sy / p) k = 0 .. APO_CORREL_BLOCK - 1 bars into a
- * block, into e[k]. With u = 2^-53 and first order in u:
- *  - the window's direct sums: sxx (ceil(p / 8) + 5) u sxx (a partial's additions, the three
- *    levels combining them, each term's three roundings); sx (ceil(p / 8) + 3) u sqrt(p sxx),
- *    as |sx| <= sqrt(p sxx);
- *  - the slide: each addition u |sum| (k u top for sxx, k u sqrt(p top) for sx); each bar's
- *    terms 4 u (n^2 + o^2) (sxx) and 2 u (|n| + |o|) (sx) for the entering and leaving
- *    shifted samples n and o. The k entering samples lie in the last ceil(k / p) windows and
- *    the leaving ones in the first ceil(k / p), so their squares add to at most
- *    2 ceil(k / p) top, and their moduli to 2 ceil(k / p) sqrt(p top) (Cauchy-Schwarz);
- *  - sx's error enters vx doubled, through sx^2 / p (2 |sx| / p <= 2 sqrt(top / p));
- *  - the final product, scaling and difference 4 u.
- * In all (3 ceil(p / 8) + 15 + 3 k + 16 ceil(k / p)) u. The cross sums obey the same with
- * sqrt(top_xx top_yy) (Cauchy-Schwarz), so where both series' relative bounds Ex / vx and
- * Ey / vy are below the margin m, |r - r computed| <= 2 m plus a few ulps of the quotient.
- */
-static inline APO_HD void apo__correl_bounds(size_t p, double *e) {
-    for (size_t k = 0; k < APO_CORREL_BLOCK; k++)
-        e[k] = (double)(3 * ((p + 7) / 8) + 15 + 3 * k + 16 * ((k + p - 1) / p)) * 0x1p-53;
 }
 
 /* r from bar k's moments in m (pair_direct.h) and their roots sx, sy: NaN where a sample of
@@ -295,8 +251,8 @@ static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const dou
         rx[k] = s.sxx[k] - s.sx[k] * s.sx[k] * inv_p;
         ry[k] = s.syy[k] - s.sy[k] * s.sy[k] * inv_p;
         cov[k] = s.sxy[k] - s.sx[k] * s.sy[k] * inv_p;
-        ok[k] = (e[k] * s.top_xx[k] + APO_CORREL_TINY < APO_CORREL_MARGIN * rx[k]) &
-                (e[k] * s.top_yy[k] + APO_CORREL_TINY < APO_CORREL_MARGIN * ry[k]);
+        ok[k] = (e[k] * s.top_xx[k] + APO_SHIFTED_TINY < APO_CORREL_MARGIN * rx[k]) &
+                (e[k] * s.top_yy[k] + APO_SHIFTED_TINY < APO_CORREL_MARGIN * ry[k]);
     }
     /* The quotients of the whole block, in vector lanes where there are lanes (a bar past n
      * divides 0 by 1): garbage where a bar failed the bound, never read. */
@@ -322,9 +278,9 @@ static inline APO_HD void apo__correl_blocks(const apo__cat_io *io, size_t begin
     const size_t p = (size_t)io->p[0];
     size_t t = apo__pair_warm_up(io->out[0], begin, end, p - 1);
     double e[APO_CORREL_BLOCK];
-    apo__correl_bounds(p, e);
+    apo__shifted_bounds(p, APO_CORREL_BLOCK, e);
     while (t < end) {
-        const size_t b = apo__correl_anchor(t, p);
+        const size_t b = apo__shifted_anchor(t, p, APO_CORREL_BLOCK);
         const size_t block_end = b - b % APO_CORREL_BLOCK + APO_CORREL_BLOCK;
         /* A whole block's loops have a constant count, which the compiler unrolls. */
         if (block_end - b == APO_CORREL_BLOCK && block_end <= end)

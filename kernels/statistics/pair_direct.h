@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "var_tile.h"
+#include "var_direct.h"
 
 /* The longest period beta evaluates directly: past it it slides double-double sums. Their two
  * passes over two series break even with those near p = 45 on avx2 (docs/PERF.md, "var, stddev,

@@ -3,25 +3,25 @@
  * of the p samples ending at t, and its square root times nbdev; also ZSCORE's sums and
  * quotients (zscore_tile.h), which share the sliding design below at every period.
  *
- * Tile: halo p - 1. Two designs, by the period (docs/kernels.md "var"):
+ * Tile: halo p - 1, and apo__var_block_len(p) - 1 more where blocks run. Three designs, by the
+ * period (docs/kernels.md "var"):
  *
  * Short windows (p <= APO_VAR_DIRECT_MAX) are evaluated directly, each from its own p
- * samples: shifted by the window's newest sample c = x[t] (y = x - c), the mean of y, then
- * M2 = sum (y - mean_y)^2, var = M2 / p. Each output is a pure function of its window, so
- * tiles, streams and devices agree by construction, and the bars are independent, so the
- * loops run across bars in vector lanes. Two passes over p samples cost about 6p flops per
- * bar, less than sliding double-doubles for these p. Accuracy: the shift makes a constant
- * window exactly 0 (every y is +0) and keeps the mean's rounding relative to the spread
- * rather than to |mean(x)|; the second pass has no cancellation, so the relative error of
- * the variance is about (p + 3) ulps (measured 6e-16 at p = 5 on the tests' walks), where
- * TA-Lib's running sums lose about mean^2 / var ulps and grow with the series. A non-finite
- * sample makes the arithmetic NaN (NaN, inf - inf), stored as the NAN constant: the windows
- * with a gap are NaN as SMA's are (window.h).
+ * samples (var_direct.h): each output is a pure function of its window, so tiles, streams
+ * and devices agree by construction, and the bars are independent, so the loops run across
+ * bars in vector lanes. The relative error of the variance is about (p + 3) ulps (measured
+ * 6e-16 at p = 5 on the tests' walks), where TA-Lib's running sums lose about mean^2 / var
+ * ulps and grow with the series. The windows with a gap are NaN as SMA's are (window.h).
  *
- * Longer windows slide the sums S1 = sum x and S2 = sum x^2 of the window as double-doubles
- * (dd.h; the squares exact by Dekker's product), evaluated exactly at the tile's first
- * clean window and slid with their rounding errors gathered beside them (apo__dd_slide,
- * window_sum.h: within about m^2 2^-106 of the data's scale after m steps); S2 - S1^2 / p
+ * Up to APO_VAR_BLOCKS_MAX, blocks of plain sums slid from a directly summed window, a bar
+ * whose slide may have lost digits evaluated directly instead (var_blocks.h): each output
+ * again a function of its data and index alone.
+ *
+ * Past it, and for ZSCORE at every period, the sums S1 = sum x and S2 = sum x^2 of the window
+ * slide as double-doubles (dd.h; the squares exact by Dekker's product), evaluated exactly at
+ * the tile's first clean window and slid with their rounding errors gathered beside them
+ * (apo__dd_slide, window_sum.h: within about m^2 2^-106 of the data's scale after m steps);
+ * S2 - S1^2 / p
  * is formed in double-double too, then rounded and divided by p, so the cancellation of
  * E[x^2] - mean^2, which costs TA-Lib's running sums about mean^2 / var ulps, costs here
  * about that many times m^2 2^-106 (2^-82 for a tile of 4096 steps) and an ulp: invisible
@@ -34,130 +34,20 @@
 
 #include "catalog.h"
 #include "tile_vec.h"
+#include "var_blocks.h"
+#include "var_direct.h"
 #include "window.h"
 #include "window_sum.h"
 
-/* The longest window evaluated directly (the header's first design). Two passes cost about
- * 6p flops a bar against the sliding double-doubles' fixed cost: on avx2 they break even
- * near p = 45 (docs/PERF.md); 32 leaves room for the narrower sse2 path. */
-#define APO_VAR_DIRECT_MAX 32
-
-/* The windows ending at t .. t + n - 1 (n <= APO_VAR_BLOCK), evaluated directly one bar per
- * lane of a loop over the block's bars, the loops that vectorise: the variances into var.
- * The first pass leaves out the newest sample, whose y is +0 for a finite sample (and whose
- * NaN the second pass gives for a non-finite one). */
-#ifdef __CUDA_ARCH__
-#define APO_VAR_BLOCK 1 /* a GPU thread takes its bars one at a time */
-#else
-#define APO_VAR_BLOCK 64
-#endif
-static inline APO_HD void apo__var_direct_block(const double *x, size_t p, double inv_p, size_t t,
-                                                size_t n, double *var) {
-    double mean[APO_VAR_BLOCK];
-    const double *const last = x + t; /* last[k]: the newest sample of bar t + k */
-    for (size_t k = 0; k < n; k++)
-        mean[k] = 0.0;
-    for (size_t j = 1; j < p; j++) {
-        const double *const xj = last - j;
-        for (size_t k = 0; k < n; k++)
-            mean[k] += xj[k] - last[k];
-    }
-    for (size_t k = 0; k < n; k++) {
-        mean[k] *= inv_p;
-        var[k] = 0.0;
-    }
-    for (size_t j = 0; j < p; j++) {
-        const double *const xj = last - j;
-        for (size_t k = 0; k < n; k++) {
-            const double d = (xj[k] - last[k]) - mean[k];
-            var[k] += d * d;
-        }
-    }
-    for (size_t k = 0; k < n; k++)
-        var[k] *= inv_p;
-}
-
-/* The same evaluation with GCC/clang vector extensions (lanes.h says why they compute what
- * the scalar code computes, lane for lane), two vectors of bars at a time with their sums in
- * registers across the window: the scalar loops above keep theirs in memory, and cost about
- * twice as much. The catalog's tile is built once per vector path (dispatch/catalog_<path>.c),
- * so the width is the path's. Not on a GPU, whose threads take one bar at a time. */
-#ifdef APO_TILE_LANES
-/* Bars t .. t + 2 APO_TILE_LANES - 1 into var. */
-static inline void apo__var_direct_lanes(const double *x, size_t p, double inv_p, size_t t,
-                                         double *var) {
-    const size_t w = APO_TILE_LANES;
-    const apo_tv c0 = apo_tv_load(x + t), c1 = apo_tv_load(x + t + w);
-    apo_tv m0 = {0}, m1 = {0};
-    for (size_t j = 1; j < p; j++) {
-        m0 += apo_tv_load(x + t - j) - c0;
-        m1 += apo_tv_load(x + t + w - j) - c1;
-    }
-    m0 *= inv_p;
-    m1 *= inv_p;
-    apo_tv v0 = {0}, v1 = {0};
-    for (size_t j = 0; j < p; j++) {
-        const apo_tv d0 = (apo_tv_load(x + t - j) - c0) - m0;
-        const apo_tv d1 = (apo_tv_load(x + t + w - j) - c1) - m1;
-        v0 += d0 * d0;
-        v1 += d1 * d1;
-    }
-    v0 *= inv_p;
-    v1 *= inv_p;
-    apo_tv_store(var, v0);
-    apo_tv_store(var + w, v1);
-}
-#endif
-
-/* v[k] = sqrt(v[k]) * nbdev for k < n. */
-static inline APO_HD void apo__var_roots(double *v, size_t n, double nbdev) {
-    size_t k = 0;
-#ifdef APO_TILE_LANES
-    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
-        const apo_tv r = apo_tv_sqrt(apo_tv_load(v + k)) * nbdev;
-        apo_tv_store(v + k, r);
-    }
-#endif
-    for (; k < n; k++)
-        v[k] = sqrt(v[k]) * nbdev;
-}
-
-/* The windows ending at begin .. end - 1 evaluated directly (p <= APO_VAR_DIRECT_MAX): the
- * variance into out_var and sqrt(var) * nbdev into out_sd (NULL: not wanted). */
-static inline APO_HD void apo__var_direct(const double *x, size_t p, double nbdev, size_t begin,
-                                          size_t end, double *out_var, double *out_sd) {
-    /* Multiplying by 1/p costs one rounding more than dividing, on the mean (whose error
-     * enters M2 squared) and on the variance: within the (p + 3) ulps. */
-    const double inv_p = 1.0 / (double)p;
-    size_t t = begin;
-    for (; t < end && t + 1 < p; t++) {
-        if (out_var != NULL)
-            out_var[t] = NAN;
-        if (out_sd != NULL)
-            out_sd[t] = NAN;
-    }
-    double var[APO_VAR_BLOCK];
-    while (t < end) {
-        size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
-#ifdef APO_TILE_LANES
-        const size_t pair = 2 * APO_TILE_LANES;
-        if (n >= pair) {
-            n -= n % pair;
-            for (size_t k = 0; k < n; k += pair)
-                apo__var_direct_lanes(x, p, inv_p, t + k, var + k);
-        } else
-#endif
-            apo__var_direct_block(x, p, inv_p, t, n, var);
-        if (out_var != NULL)
-            for (size_t k = 0; k < n; k++)
-                out_var[t + k] = apo__canonical_nan(var[k]);
-        if (out_sd != NULL) {
-            apo__var_roots(var, n, nbdev);
-            for (size_t k = 0; k < n; k++)
-                out_sd[t + k] = apo__canonical_nan(var[k]);
-        }
-        t += n;
-    }
+/* VAR and STDDEV up to APO_VAR_BLOCKS_MAX, whose outputs are functions of their data and index
+ * alone: each window evaluated directly, or in blocks. */
+static inline APO_HD void apo__var_by_position(const double *x, size_t p, double nbdev,
+                                               size_t begin, size_t end, double *out_var,
+                                               double *out_sd) {
+    if (p <= APO_VAR_DIRECT_MAX)
+        apo__var_direct(x, p, nbdev, begin, end, out_var, out_sd);
+    else
+        apo__var_blocks(x, p, nbdev, begin, end, out_var, out_sd);
 }
 
 /* The tile's start of var, stddev and zscore (apo__cat_run: n[0] the last gap, n[1] whether
@@ -262,10 +152,11 @@ static inline APO_HD apo__dd_pair apo__var_block(const double *x, size_t p, doub
 static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, size_t end,
                                        double *out_var, double *out_sd, double *out_z,
                                        apo__cat_run *r) {
-    if (p <= APO_VAR_DIRECT_MAX && out_z == NULL) {
-        /* Each window from its own samples: the run's state is its position alone. */
+    if (p <= APO_VAR_BLOCKS_MAX && out_z == NULL) {
+        /* Each window from its own samples or its block's: the run's state is its position
+         * alone. */
         if (end > r->t) {
-            apo__var_direct(x, p, nbdev, r->t, end, out_var, out_sd);
+            apo__var_by_position(x, p, nbdev, r->t, end, out_var, out_sd);
             r->t = end;
         }
         return;
@@ -338,8 +229,8 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
 static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev, size_t begin,
                                         size_t end, double *out_var, double *out_sd,
                                         double *out_z) {
-    if (p <= APO_VAR_DIRECT_MAX && out_z == NULL) {
-        apo__var_direct(x, p, nbdev, begin, end, out_var, out_sd);
+    if (p <= APO_VAR_BLOCKS_MAX && out_z == NULL) {
+        apo__var_by_position(x, p, nbdev, begin, end, out_var, out_sd);
         return;
     }
     apo__cat_run r;

@@ -245,11 +245,11 @@ static const ref_kernel *kernel_of(apo__cat_id id) {
 
 /* Prices far from zero with a tiny spread: the running sums of x and x^2 that TA-Lib uses
  * lose the variance here; neither the direct evaluation of short windows (shifted by their
- * newest sample) nor the double-double sums of longer ones do. */
+ * newest sample) nor the blocks of longer ones (shifted near their mean) do. */
 Test(catalog, variance_of_a_narrow_band_far_from_zero) {
     const ref_kernel *k = kernel_of(APO_CAT_VAR);
-    const double periods[] = {20, 40};
-    for (size_t i = 0; i < 2; i++) {
+    const double periods[] = {20, 40, 200};
+    for (size_t i = 0; i < 3; i++) {
         series s;
         series_make(&s, 99, 30000, 1, 1e6, 1e-4, 0);
         const double p[4] = {periods[i], 1, 0, 0};
@@ -539,51 +539,70 @@ Test(catalog, joined_tiles_have_each_tiles_bits) {
         }
 }
 
-/* A stream's pieces (apo__cpu_catalog_resume) give the bits of the tile run whole, however the
- * tile is cut: pieces of 1 to 300 bars, cycling, for the kernels whose loops take blocks of
- * bars (sma and wma side by side and between anchors, window_plain.h; cci's blocks of
- * windows, cci_tile.h) or tiles side by side (ema), with gaps, so that blocks and single
- * steps meet everywhere. The periods reach both sides of the plain windows' limit
- * (APO_PLAIN_MAX, 256), of their anchors' spacing (64) and, for cci, of the blocks' old
- * limit (64) and their present one (APO_CCI_BLOCK_MAX, 512). */
+/* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p give the bits of
+ * the tiles run whole, however the tiles are cut: pieces of 1 to 300 bars, cycling, with gaps,
+ * so that blocks and single steps meet everywhere. */
+static void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed) {
+    const ref_kernel *k = kernel_of(id);
+    const size_t len = apo__catalog_tile_len(k->id, p);
+    series s;
+    series_make(&s, seed, 2 * len + 555, k->n_in, 100.0, 0.5, 1);
+    double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
+    run_grid(k->id, &s, p, a, 0);
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < k->n_in; i++)
+        io.in[i] = s.in[i];
+    io.out[0] = b;
+    for (size_t i = 0; i < 4; i++)
+        io.p[i] = p[i];
+    io.h = apo__catalog_halo(k->id, p);
+    void *state = calloc(1, apo__catalog_resume_size(k->id));
+    cr_assert_not_null(state);
+    size_t piece = 1;
+    for (size_t b0 = 0; b0 < s.n; b0 += len) {
+        const size_t e = b0 + len < s.n ? b0 + len : s.n;
+        for (size_t t = b0; t < e; piece = piece % 300 + 1) {
+            const size_t stop = t + piece < e ? t + piece : e;
+            apo__cpu_catalog_resume(k->id, &io, state, t == b0, b0, stop);
+            t = stop;
+        }
+    }
+    for (size_t t = 0; t < s.n; t++)
+        cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0, "%s(%g): t %zu pieces %.17g, whole %.17g",
+                  k->name, p[0], t, b[t], a[t]);
+    free(state);
+    free(a);
+    free(b);
+    series_free(&s);
+}
+
+/* The kernels whose loops take blocks of bars (sma and wma side by side and between anchors,
+ * window_plain.h; cci's blocks of windows, cci_tile.h) or tiles side by side (ema). The
+ * periods reach both sides of the plain windows' limit (APO_PLAIN_MAX, 256), of their anchors'
+ * spacing (64) and, for cci, of the blocks' old limit (64) and their present one
+ * (APO_CCI_BLOCK_MAX, 512). */
 Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
     const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA, APO_CAT_CCI};
     const double periods[] = {2, 30, 64, 65, 256, 257, 512, 513};
     for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const ref_kernel *k = kernel_of(ids[ii]);
             const double p[4] = {periods[pi], 0, 0, 0};
-            const size_t len = apo__catalog_tile_len(k->id, p);
-            series s;
-            series_make(&s, 61 + ii + pi, 2 * len + 555, k->n_in, 100.0, 0.5, 1);
-            double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
-            run_grid(k->id, &s, p, a, 0);
-            apo__cat_io io;
-            memset(&io, 0, sizeof io);
-            for (size_t i = 0; i < k->n_in; i++)
-                io.in[i] = s.in[i];
-            io.out[0] = b;
-            io.p[0] = p[0];
-            io.h = apo__catalog_halo(k->id, p);
-            void *state = calloc(1, apo__catalog_resume_size(k->id));
-            cr_assert_not_null(state);
-            size_t piece = 1;
-            for (size_t b0 = 0; b0 < s.n; b0 += len) {
-                const size_t e = b0 + len < s.n ? b0 + len : s.n;
-                for (size_t t = b0; t < e; piece = piece % 300 + 1) {
-                    const size_t stop = t + piece < e ? t + piece : e;
-                    apo__cpu_catalog_resume(k->id, &io, state, t == b0, b0, stop);
-                    t = stop;
-                }
-            }
-            for (size_t t = 0; t < s.n; t++)
-                cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0,
-                          "%s(%g): t %zu pieces %.17g, whole %.17g", k->name, p[0], t, b[t], a[t]);
-            free(state);
-            free(a);
-            free(b);
-            series_free(&s);
+            check_resumed_pieces(ids[ii], p, 61 + ii + pi);
         }
+}
+
+/* var's and stddev's blocks (var_blocks.h), whose halo reaches back to a block's first window:
+ * four blocks side by side where a piece holds them, one where it does not. Periods at each
+ * switch of the blocks' length and on both sides of their limit. */
+Test(catalog, variance_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
+    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 48, 160, 333, APO_VAR_BLOCKS_MAX,
+                              APO_VAR_BLOCKS_MAX + 1};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        const double var[4] = {periods[pi], 0, 0, 0}, sd[4] = {periods[pi], 1.5, 0, 0};
+        check_resumed_pieces(APO_CAT_VAR, var, 71 + pi);
+        check_resumed_pieces(APO_CAT_STDDEV, sd, 81 + pi);
+    }
 }
 
 /* A (high, low, close) series of n bars whose samples are drawn at random from values, so
@@ -831,8 +850,8 @@ Test(catalog, talib_regression_values) {
 /* x jumps by 5000, then holds nearly still (steps of 1e-6) for a stretch, and comes back: the
  * blocks whose first window holds the jump slide sums of squares near p 5000^2 into windows
  * whose variance is near 1e-12, so the slid centred sums keep no digit; the bound
- * (correl_tile.h, apo__correl_bounds) must send those bars to their own windows. y a walk.
- * Periods on both sides of the blocks' limits, with gaps. */
+ * (correl_tile.h, shifted_blocks.h, apo__shifted_bounds) must send those bars to their own windows.
+ * y a walk. Periods on both sides of the blocks' limits, with gaps. */
 static void jump_then_flat(series *s) {
     for (size_t t = 2000; t < 2600; t++)
         s->close[t] = 5100.0 + 1e-6 * (double)((t * 7919) % 113);
@@ -859,16 +878,45 @@ Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
     }
 }
 
-/* correl's blocks sum their first window in vector lanes on every path (correl_tile.h,
- * apo__correl_parts_lanes) and its quotients four or eight at a time: each path gives the bits
- * of sse2's, and one bar at a time (a stream's update) gives the whole series' bits. Periods
- * evaluated directly and in blocks, the partial sums' head empty and not, a jump and gaps. */
-Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
-    const double periods[] = {2,   7,  APO_CORREL_DIRECT_MAX, APO_CORREL_DIRECT_MAX + 1, 16, 17, 30,
-                              100, 300};
+/* var's and stddev's blocks (var_blocks.h) after the same jump: the bars whose slid sums kept
+ * no digit take their own windows, and a constant window is 0 exactly. Periods at each
+ * switch of the blocks' length and on both sides of the blocks' limits. */
+Test(catalog, variance_after_a_jump_falls_back_to_its_windows) {
+    const double periods[] = {APO_VAR_DIRECT_MAX, APO_VAR_DIRECT_MAX + 1, 47, 48, 159, 160, 200,
+                              APO_VAR_BLOCKS_MAX, APO_VAR_BLOCKS_MAX + 1};
+    const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const ref_kernel *k = kernel_of(ids[i]);
+            series s;
+            series_make(&s, 67 + pi, 6007, k->n_in, 100.0, 0.5, 1);
+            jump_then_flat(&s);
+            const double p[4] = {periods[pi], k->def[0], 0, 0};
+            char what[64];
+            snprintf(what, sizeof what, "jump then flat, period %g", periods[pi]);
+            const double w = check(k, &s, p, 1e-12, what);
+            fprintf(stderr, "catalog %s after a jump, period %g: worst error %.2g\n", k->name,
+                    periods[pi], w);
+            /* The constant stretch's windows (jump_then_flat): exactly 0. */
+            double *out = alloc_doubles(s.n);
+            run_grid(k->id, &s, p, out, 0);
+            for (size_t t = 2600 + (size_t)periods[pi] - 1; t < 3300; t++)
+                cr_assert(out[t] == 0.0, "%s(%g): t %zu %g", k->name, periods[pi], t, out[t]);
+            free(out);
+            series_free(&s);
+        }
+}
+
+/* Every path gives the bits of sse2's, and one bar at a time (a stream's update) gives the
+ * whole series' bits, for the kernels whose blocks sum their first window in vector lanes and
+ * form their outputs several at a time: correl (correl_tile.h), var and stddev (var_blocks.h:
+ * four blocks side by side on the CPU; a tile of one bar takes one block alone). Periods
+ * evaluated directly and in blocks of each length, the partial sums' head empty and not, a
+ * jump and gaps. */
+static void check_paths_and_bars(apo__cat_id id, const double *periods, size_t count) {
     const size_t n = 3001;
     double *want = alloc_doubles(n), *got = alloc_doubles(n);
-    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+    for (size_t pi = 0; pi < count; pi++) {
         series s;
         series_make(&s, 13 + pi, n, 4, 100.0, 0.5, 1);
         for (size_t t = 1500; t < 1900; t++)
@@ -878,27 +926,41 @@ Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
         io.in[0] = s.in[0];
         io.in[1] = s.in[1];
         io.p[0] = periods[pi];
+        io.p[1] = 2.5; /* stddev's nbdev; correl and var read no second parameter */
         io.out[0] = want;
-        apo__cpu_catalog_tile_on(APO_CAT_CORREL, &io, 0, n, APO_CPU_ISA_SSE2);
+        apo__cpu_catalog_tile_on(id, &io, 0, n, APO_CPU_ISA_SSE2);
         for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
             if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
                 continue;
             io.out[0] = got;
-            apo__cpu_catalog_tile_on(APO_CAT_CORREL, &io, 0, n, isa);
+            apo__cpu_catalog_tile_on(id, &io, 0, n, isa);
             for (size_t t = 0; t < n; t++)
                 cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
-                          "period %g, path %s: t %zu got %.17g sse2 %.17g", periods[pi],
-                          apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
+                          "kernel %d, period %g, path %s: t %zu got %.17g sse2 %.17g", (int)id,
+                          periods[pi], apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
         }
         io.out[0] = got;
         for (size_t t = 0; t < n; t++)
-            apo__cpu_catalog_tile(APO_CAT_CORREL, &io, t, t + 1);
+            apo__cpu_catalog_tile(id, &io, t, t + 1);
         for (size_t t = 0; t < n; t++)
             cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
-                      "period %g, bar by bar: t %zu got %.17g whole %.17g", periods[pi], t, got[t],
-                      want[t]);
+                      "kernel %d, period %g, bar by bar: t %zu got %.17g whole %.17g", (int)id,
+                      periods[pi], t, got[t], want[t]);
         series_free(&s);
     }
     free(want);
     free(got);
+}
+
+Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
+    const double periods[] = {2,   7,  APO_CORREL_DIRECT_MAX, APO_CORREL_DIRECT_MAX + 1, 16, 17, 30,
+                              100, 300};
+    check_paths_and_bars(APO_CAT_CORREL, periods, sizeof periods / sizeof periods[0]);
+}
+
+Test(catalog, variance_every_path_and_every_bar_give_the_same_bits) {
+    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 40, 47, 48, 100, 159, 160, 333,
+                              APO_VAR_BLOCKS_MAX};
+    check_paths_and_bars(APO_CAT_VAR, periods, sizeof periods / sizeof periods[0]);
+    check_paths_and_bars(APO_CAT_STDDEV, periods, sizeof periods / sizeof periods[0]);
 }

@@ -51,7 +51,7 @@ static const cat_params table[] = {
     {APO_CAT_STOCHF, 3, {5, 3, 0}, {14, 5, 0}, {0}},
     {APO_CAT_STOCH, 5, {5, 3, 0, 3, 0}, {9, 4, 0, 2, 0}, {0}},
     {APO_CAT_STDDEV, 2, {5, 1}, {21, 2}, {40, 1}},
-    {APO_CAT_VAR, 2, {5, 1}, {1, 1}, {40, 1}},
+    {APO_CAT_VAR, 2, {5, 1}, {1, 1}, {200, 1}}, /* var_blocks.h: blocks of 64 */
     {APO_CAT_MAX, 1, {30}, {3}, {0}},
     {APO_CAT_MIN, 1, {30}, {3}, {0}},
     {APO_CAT_LINEARREG, 1, {14}, {200}, {0}}, /* past 128: the double-double slide */
