@@ -149,7 +149,8 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
                                : 0);
     case APO_CAT_CORREL:
         /* As var's. */
-        return lookback + ((size_t)p <= APO_CORREL_BLOCKS_MAX ? APO_CORREL_BLOCK - 1 : 0);
+        return lookback +
+               ((size_t)p <= APO_CORREL_BLOCKS_MAX ? apo__correl_block_len((size_t)p) - 1 : 0);
     case APO_CAT_KAMA: {
         /* KAMA's slowest rate: an efficiency ratio of 0. */
         const double slowest = 2.0 / (30.0 + 1.0);
@@ -288,7 +289,7 @@ typedef struct cat_resume {
  * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
  * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
  * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap, mfi: sums and
- * extremes' indices; var and stddev up to timeperiod 512 keep the position alone, var_tile.h, and
+ * extremes' indices; var and stddev up to timeperiod 1024 keep the position alone, var_tile.h, and
  * linearreg and linearreg_slope up to 128, linearreg_direct.h). The
  * stochastics (stoch, stochf) keep the position alone too: each of their outputs is evaluated from
  * the bars of its own windows (fastk from its scan, the means from the fastk and slowk values they

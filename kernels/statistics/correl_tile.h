@@ -8,9 +8,10 @@
  *
  * Design (docs/kernels.md "CORREL"). Up to APO_CORREL_DIRECT_MAX each bar is evaluated from
  * its own window (pair_direct.h's two passes). Then up to APO_CORREL_BLOCKS_MAX the bars are cut
- * into blocks of APO_CORREL_BLOCK anchored to absolute positions. A block's first window is summed
- * directly, shifted by its middle pair c (five plain double sums: dx, dy, dx^2, dy^2, dx dy
- * with d = sample - c), and those sums are slid bar by bar to the block's end (O(1) a bar, as
+ * into blocks of apo__correl_block_len(p) bars anchored to absolute positions
+ * (shifted_blocks.h). A block's first window is summed directly, each series shifted by a value
+ * near its mean, apo__shifted_center (five plain double sums: dx, dy, dx^2, dy^2, dx dy with
+ * d = sample - c), and those sums are slid bar by bar to the block's end (O(1) a bar, as
  * TA-Lib's five sums). A running bound on the slide's rounding (apo__shifted_bounds,
  * shifted_blocks.h) says at each bar whether its centred sums keep the digits that an absolute
  * error of 2 APO_CORREL_MARGIN on r needs; where they may not (a nearly flat stretch after a jump,
@@ -24,8 +25,8 @@
  * taken apart (sqrt(var_x) * sqrt(var_y)), so their product cannot overflow. Gaps in either
  * input as SMA (window.h).
  *
- * Tile: halo p - 1, and APO_CORREL_BLOCK - 1 more for blocks, so that a tile starting inside
- * a block reaches the block's first window.
+ * Tile: halo p - 1, and apo__correl_block_len(p) - 1 more up to APO_CORREL_BLOCKS_MAX, so that
+ * a tile starting inside a block reaches the block's first window.
  */
 #ifndef APO_KERNELS_CORREL_TILE_H
 #define APO_KERNELS_CORREL_TILE_H
@@ -35,12 +36,6 @@
 #include "pair_sums.h"
 #include "shifted_blocks.h"
 #include "window.h"
-
-/* Bars per block: each block sums one window directly (p pairs, about p / 8 dependent adds
- * per sum) and slides the rest. The bound grows by 3 ulps a slid bar and the walks drift from
- * the block's shift: at 16 bars, walks of period 30 fall back on about 1 bar in 2000, at 32
- * bars on 1 in 35 (docs/kernels.md "CORREL"). */
-#define APO_CORREL_BLOCK 16
 
 /* The longest period whose every bar is evaluated from its own window (pair_direct.h): up to
  * it the two passes cost less than a block (docs/PERF.md: 6.1 ns a bar at 5 against 13.4,
@@ -52,6 +47,18 @@
  * is faster (docs/PERF.md: 16 ns a bar at 512 against its 34; 66 at 1000). */
 #define APO_CORREL_BLOCKS_MAX 512
 
+/* The blocks' lengths: 16 bars below period 48, 32 below 160, then 64. A longer block sums
+ * fewer windows directly (p / len pairs a bar), but its bound grows by 3 ulps a slid bar while
+ * the walks drift from the block's shift, and the cancellation in sxx - sx^2 / p, which the
+ * bound multiplies, grows with the drift: a bar falls back where either series' bound fails,
+ * each about as often as var's (var_blocks.h), and correl's fallback costs two passes over the
+ * window's pairs, so its blocks stay at 16 up to period 47. At 16 bars the two passes of a
+ * direct sum cost about p / 16 pairs a bar: 512 / 16 kept period 512 at 0.6 of TA-Lib's
+ * speed, now 64 bars (docs/PERF.md, "var and stddev in blocks"). */
+static inline APO_HD size_t apo__correl_block_len(size_t p) {
+    return p < 48 ? 16 : p < 160 ? 32 : 64;
+}
+
 /* The bound on the error of r that a slid bar may reach: half of each series' share (the
  * test's tolerance is 1e-12 absolute, correl lying in [-1, 1]). */
 #define APO_CORREL_MARGIN 2.5e-13
@@ -59,15 +66,11 @@
 /* The five sums of the windows of a block's bars (bar k of the block at index k), shifted by
  * the pair (cx, cy) of the block's first bar, and the running largest sums of squares. */
 typedef struct apo__correl_sums {
-    double sx[APO_CORREL_BLOCK], sy[APO_CORREL_BLOCK];
-    double sxx[APO_CORREL_BLOCK], syy[APO_CORREL_BLOCK], sxy[APO_CORREL_BLOCK];
-    double top_xx[APO_CORREL_BLOCK], top_yy[APO_CORREL_BLOCK];
+    double sx[APO_SHIFTED_BLOCK_MAX_LEN], sy[APO_SHIFTED_BLOCK_MAX_LEN];
+    double sxx[APO_SHIFTED_BLOCK_MAX_LEN], syy[APO_SHIFTED_BLOCK_MAX_LEN],
+        sxy[APO_SHIFTED_BLOCK_MAX_LEN];
+    double top_xx[APO_SHIFTED_BLOCK_MAX_LEN], top_yy[APO_SHIFTED_BLOCK_MAX_LEN];
 } apo__correl_sums;
-
-/* The sample the block starting at b shifts its sums by: the middle of its first window, nearer
- * the windows' means than its newest sample is (by about half the window's range on a walk),
- * which keeps the cancellation in sxx - sx^2 / p, and so the bars falling back, small. */
-static inline APO_HD size_t apo__correl_shift_at(size_t b, size_t p) { return b - (p - 1) / 2; }
 
 /* The five partial sums (dx, dy, dx^2, dy^2, dx dy) of one window, partial l at index l. */
 typedef struct apo__correl_parts {
@@ -145,8 +148,9 @@ static inline void apo__correl_parts_lanes(const double *x, const double *y, siz
 
 /* The five sums of the window x[0 .. p - 1], y[the same] shifted by (cx, cy) into bar 0 of
  * s. */
-static inline APO_HD void apo__correl_window(const double *x, const double *y, size_t p, double cx,
-                                             double cy, apo__correl_sums *s) {
+static APO_CAT_SPECIALISED APO_HD void apo__correl_window(const double *x, const double *y,
+                                                          size_t p, double cx, double cy,
+                                                          apo__correl_sums *s) {
     apo__correl_parts a;
 #ifdef APO_TILE_LANES
     if (p >= APO_SHIFTED_PARTS)
@@ -161,15 +165,14 @@ static inline APO_HD void apo__correl_window(const double *x, const double *y, s
     s->sxy[0] = apo__shifted_combine(a.xy);
 }
 
-/* Slides the sums of bar 0 to bars 1 .. n - 1 of the block starting at b: each bar adds its
- * new pair's shifted terms less the terms of the pair leaving the window. The terms of all
- * bars first (a loop over the bars, which vectorises), then the five running sums. */
+/* Slides the sums of bar 0 to bars 1 .. n - 1 of the block starting at b, shifted by (cx, cy):
+ * each bar adds its new pair's shifted terms less the terms of the pair leaving the window. The
+ * terms of all bars first (a loop over the bars, which vectorises), then the five running sums. */
 static inline APO_HD void apo__correl_slide(const double *x, const double *y, size_t b, size_t p,
-                                            size_t n, apo__correl_sums *s) {
-    const size_t mid = apo__correl_shift_at(b, p);
-    const double cx = x[mid], cy = y[mid];
-    double gx[APO_CORREL_BLOCK], gy[APO_CORREL_BLOCK], gxx[APO_CORREL_BLOCK], gyy[APO_CORREL_BLOCK],
-        gxy[APO_CORREL_BLOCK];
+                                            size_t n, double cx, double cy, apo__correl_sums *s) {
+    double gx[APO_SHIFTED_BLOCK_MAX_LEN], gy[APO_SHIFTED_BLOCK_MAX_LEN],
+        gxx[APO_SHIFTED_BLOCK_MAX_LEN], gyy[APO_SHIFTED_BLOCK_MAX_LEN],
+        gxy[APO_SHIFTED_BLOCK_MAX_LEN];
     for (size_t k = 1; k < n; k++) {
         const double nx = x[b + k] - cx, ny = y[b + k] - cy;
         const double ox = x[b + k - p] - cx, oy = y[b + k - p] - cy;
@@ -233,20 +236,22 @@ static inline APO_HD void apo__correl_direct(const apo__cat_io *io, size_t begin
     }
 }
 
-/* Bars from .. b + n - 1 of the block starting at b (n <= APO_CORREL_BLOCK): the slid sums'
- * r where the bound allows it, else the bar's own window's. */
+/* Bars from .. b + n - 1 of the block starting at b (n <= apo__correl_block_len(p)): the slid
+ * sums' r where the bound allows it, else the bar's own window's. */
 static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const double *e, size_t b,
                                                 size_t from, size_t n) {
     const double *x = io->in[0], *y = io->in[1];
     const size_t p = (size_t)io->p[0];
     double *out = io->out[0];
     apo__correl_sums s;
-    const size_t mid = apo__correl_shift_at(b, p);
-    apo__correl_window(x + b + 1 - p, y + b + 1 - p, p, x[mid], y[mid], &s);
-    apo__correl_slide(x, y, b, p, n, &s);
+    const size_t len = apo__correl_block_len(p);
+    const double cx = apo__shifted_center(x, b, p, len), cy = apo__shifted_center(y, b, p, len);
+    apo__correl_window(x + b + 1 - p, y + b + 1 - p, p, cx, cy, &s);
+    apo__correl_slide(x, y, b, p, n, cx, cy, &s);
     const double inv_p = 1.0 / (double)p;
-    double rx[APO_CORREL_BLOCK], ry[APO_CORREL_BLOCK], cov[APO_CORREL_BLOCK];
-    int64_t ok[APO_CORREL_BLOCK];
+    double rx[APO_SHIFTED_BLOCK_MAX_LEN], ry[APO_SHIFTED_BLOCK_MAX_LEN],
+        cov[APO_SHIFTED_BLOCK_MAX_LEN];
+    int64_t ok[APO_SHIFTED_BLOCK_MAX_LEN];
     for (size_t k = 0; k < n; k++) {
         rx[k] = s.sxx[k] - s.sx[k] * s.sx[k] * inv_p;
         ry[k] = s.syy[k] - s.sy[k] * s.sy[k] * inv_p;
@@ -254,21 +259,22 @@ static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const dou
         ok[k] = (e[k] * s.top_xx[k] + APO_SHIFTED_TINY < APO_CORREL_MARGIN * rx[k]) &
                 (e[k] * s.top_yy[k] + APO_SHIFTED_TINY < APO_CORREL_MARGIN * ry[k]);
     }
-    /* The quotients of the whole block, in vector lanes where there are lanes (a bar past n
-     * divides 0 by 1): garbage where a bar failed the bound, never read. */
-    for (size_t k = n; k < APO_CORREL_BLOCK; k++) {
+    /* The quotients of the block's bars rounded up to 8, in vector lanes where there are lanes
+     * (a bar past n divides 0 by 1): garbage where a bar failed the bound, never read. */
+    const size_t padded = (n + 7) / 8 * 8;
+    for (size_t k = n; k < padded; k++) {
         rx[k] = ry[k] = 1.0;
         cov[k] = 0.0;
     }
     size_t k = 0;
 #ifdef APO_TILE_LANES
-    for (; k < APO_CORREL_BLOCK; k += APO_TILE_LANES) {
+    for (; k < padded; k += APO_TILE_LANES) {
         const apo_tv root_x = apo_tv_sqrt(apo_tv_load(rx + k));
         const apo_tv root_y = apo_tv_sqrt(apo_tv_load(ry + k));
         apo_tv_store(cov + k, apo_tv_load(cov + k) / (root_x * root_y));
     }
 #endif
-    for (; k < APO_CORREL_BLOCK; k++)
+    for (; k < padded; k++)
         cov[k] = cov[k] / (sqrt(rx[k]) * sqrt(ry[k]));
     for (size_t k = from - b; k < n; k++)
         out[b + k] = ok[k] ? cov[k] : apo__correl_alone(x, y, p, b + k);
@@ -277,14 +283,20 @@ static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const dou
 static inline APO_HD void apo__correl_blocks(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t p = (size_t)io->p[0];
     size_t t = apo__pair_warm_up(io->out[0], begin, end, p - 1);
-    double e[APO_CORREL_BLOCK];
-    apo__shifted_bounds(p, APO_CORREL_BLOCK, e);
+    const size_t len = apo__correl_block_len(p);
+    double e[APO_SHIFTED_BLOCK_MAX_LEN];
+    apo__shifted_bounds(p, len, e);
     while (t < end) {
-        const size_t b = apo__shifted_anchor(t, p, APO_CORREL_BLOCK);
-        const size_t block_end = b - b % APO_CORREL_BLOCK + APO_CORREL_BLOCK;
-        /* A whole block's loops have a constant count, which the compiler unrolls. */
-        if (block_end - b == APO_CORREL_BLOCK && block_end <= end)
-            apo__correl_block_out(io, e, b, t, APO_CORREL_BLOCK);
+        const size_t b = apo__shifted_anchor(t, p, len);
+        const size_t block_end = b - b % len + len;
+        /* A whole block's loops get a constant count, which the compiler unrolls: with a
+         * count it only knew at run time, period 30 ran 1.3 times slower. */
+        if (block_end - b == len && block_end <= end && len == 16)
+            apo__correl_block_out(io, e, b, t, 16);
+        else if (block_end - b == len && block_end <= end && len == 32)
+            apo__correl_block_out(io, e, b, t, 32);
+        else if (block_end - b == len && block_end <= end && len == 64)
+            apo__correl_block_out(io, e, b, t, 64);
         else
             apo__correl_block_out(io, e, b, t, (block_end < end ? block_end : end) - b);
         t = block_end;

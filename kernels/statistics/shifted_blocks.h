@@ -23,6 +23,27 @@ static inline APO_HD size_t apo__shifted_anchor(size_t t, size_t p, size_t len) 
     return b < p - 1 ? p - 1 : b;
 }
 
+/* The longest block of either kernel. */
+#define APO_SHIFTED_BLOCK_MAX_LEN 64
+
+/* The value the block of len bars starting at b shifts its sums by, read from its first window
+ * only, which any tile or stream holding the block's first bar holds. In blocks of 16 its
+ * middle sample. Longer blocks drift further from their shift, and there the mean of eight
+ * samples spread evenly over the window, summed in pairs: it lies near the window's mean, where
+ * the middle sample of a walk's window may lie far from it (at the tip of a V), and a bar fell
+ * back about three times as often with the middle sample (simulated, docs/PERF.md, "var and
+ * stddev in blocks"). In blocks of 16 the fallbacks are rare either way, and the mean's eight
+ * loads and additions a block cost correl at period 30 a sixth of its time. */
+static inline APO_HD double apo__shifted_center(const double *x, size_t b, size_t p, size_t len) {
+    const double *const w = x + b + 1 - p;
+    if (len == 16)
+        return w[p - 1 - (p - 1) / 2];
+    double v[8];
+    for (size_t j = 0; j < 8; j++)
+        v[j] = w[(2 * j + 1) * p / 16];
+    return (((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))) * 0.125;
+}
+
 /* The number of partial sums a block's first window is summed in: sample i goes to one fixed
  * partial sum, so the bits are the same whether they run in vector lanes (2, 4 or 8 a vector)
  * or one by one, and each gathers an eighth of the window's rounding. The window's samples

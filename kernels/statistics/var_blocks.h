@@ -4,10 +4,10 @@
  *
  * The bars are cut into blocks of apo__var_block_len(p) bars at multiples of that length
  * (shifted_blocks.h). A block's first window is summed directly, its samples shifted by a value
- * c near its mean (apo__var_shift): sx = sum (x - c) and sxx = sum (x - c)^2 in eight partial sums
- * of fixed samples (vector lanes on the CPU, one by one on a GPU: the same bits). The two sums are
- * then slid to the block's other bars in plain double, each adding its entering sample's terms less
- * the leaving one's, and var = (sxx - sx^2 / p) / p. Where the bound on the slide's rounding
+ * c near its mean (apo__shifted_center): sx = sum (x - c) and sxx = sum (x - c)^2 in eight partial
+ * sums of fixed samples (vector lanes on the CPU, one by one on a GPU: the same bits). The two sums
+ * are then slid to the block's other bars in plain double, each adding its entering sample's terms
+ * less the leaving one's, and var = (sxx - sx^2 / p) / p. Where the bound on the slide's rounding
  * (apo__shifted_bounds) may exceed APO_VAR_MARGIN of a bar's centred sum (a quiet stretch after
  * a jump, a constant window, a gap, an overflow, an underflow), the bar is evaluated from its
  * own window instead (apo__var_window), which also gives a constant window's exact 0 and a gap's
@@ -37,14 +37,14 @@
 
 /* The blocks' lengths. A longer block sums fewer windows directly (p / len a bar), but its
  * bound grows by 3 ulps a slid bar while the walk drifts from the block's shift, and the
- * cancellation in sxx - sx^2 / p, which the bound multiplies, grows with the drift. Simulated
- * on the bench's walks with this margin (docs/PERF.md, "var and stddev in blocks"), a bar fell
- * back once in about 200,000 at period 33 with blocks of 16 (once in 94 with 32), at 100 once
- * in 60,000 to 110,000 with 32 (170 with 64), at 200 once in 2,400 with 64, at 512 and 1000
- * almost never with 64. So 16 bars below period 48, 32 below 160, then 64. */
-#define APO_VAR_BLOCK_MAX_LEN 64
-
-static inline APO_HD size_t apo__var_block_len(size_t p) { return p < 48 ? 16 : p < 160 ? 32 : 64; }
+ * cancellation in sxx - sx^2 / p, which the bound multiplies, grows with the drift. Simulated on
+ * the bench's walks with this margin (docs/PERF.md, "var and stddev in blocks"), a bar fell back
+ * once in 94 at period 33 with blocks of 32 (200,000 with 16), once in 300 at 40, once in 60,000
+ * to 110,000 at 100 (170 with 64), once in 2,400 at 200 with 64, almost never at 512 and 1000
+ * with 64. Blocks of 16 cost more than the fallbacks they save: a 1e4-bar call took 23.0 and
+ * 23.2 us at periods 40 and 47 with 16, 19.9 and 19.8 with 32 (at 33, 22.7 against 23.2). So 32
+ * bars below period 160, then 64. */
+static inline APO_HD size_t apo__var_block_len(size_t p) { return p < 160 ? 32 : 64; }
 
 /* Blocks whose loops run side by side (the CPU): one block's slide is a chain of one addition
  * a bar per sum, bound by the addition's latency, and so are its direct sums; four blocks'
@@ -60,22 +60,10 @@ static inline APO_HD size_t apo__var_block_len(size_t p) { return p < 48 ? 16 : 
  * [k][g], so that one vector step advances every block's sums) and the running largest sum of
  * squares of each block. */
 typedef struct apo__var_sums {
-    double sx[APO_VAR_BLOCK_MAX_LEN][APO_VAR_GROUP], sxx[APO_VAR_BLOCK_MAX_LEN][APO_VAR_GROUP],
-        top[APO_VAR_BLOCK_MAX_LEN][APO_VAR_GROUP];
+    double sx[APO_SHIFTED_BLOCK_MAX_LEN][APO_VAR_GROUP],
+        sxx[APO_SHIFTED_BLOCK_MAX_LEN][APO_VAR_GROUP],
+        top[APO_SHIFTED_BLOCK_MAX_LEN][APO_VAR_GROUP];
 } apo__var_sums;
-
-/* The value the block starting at b shifts its sums by: the mean of eight samples spread evenly
- * over its first window, summed in pairs. It lies near the window's mean, where the middle
- * sample of a walk's window may lie far from it (at the tip of a V), and the block's bars fell
- * back about three times as often (simulated). It reads only the block's first window, which
- * any tile or stream holding the block's first bar holds. */
-static inline APO_HD double apo__var_shift(const double *x, size_t b, size_t p) {
-    const double *const w = x + b + 1 - p;
-    double v[8];
-    for (size_t j = 0; j < 8; j++)
-        v[j] = w[(2 * j + 1) * p / 16];
-    return (((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))) * 0.125;
-}
 
 /* The window w[0 .. p - 1]'s sums shifted by c in the partials of shifted_blocks.h, one by
  * one, into a (the dx partials) and a + 8 (the dx^2 partials). */
@@ -181,14 +169,15 @@ static inline APO_HD void apo__var_group_sums(const double *x, size_t p, const s
                                               size_t count, size_t n, apo__var_sums *s) {
     double c[APO_VAR_GROUP], a[APO_VAR_GROUP][2 * APO_SHIFTED_PARTS];
     for (size_t g = 0; g < count; g++)
-        c[g] = apo__var_shift(x, b[g], p);
+        c[g] = apo__shifted_center(x, b[g], p, apo__var_block_len(p));
 #ifdef APO_TILE_LANES
     apo__var_parts_lanes(x, b, count, p, c, a);
 #else
     for (size_t g = 0; g < count; g++)
         apo__var_parts_scalar(x + b[g] + 1 - p, p, c[g], a[g]);
 #endif
-    double gx[APO_VAR_BLOCK_MAX_LEN][APO_VAR_GROUP], gxx[APO_VAR_BLOCK_MAX_LEN][APO_VAR_GROUP];
+    double gx[APO_SHIFTED_BLOCK_MAX_LEN][APO_VAR_GROUP],
+        gxx[APO_SHIFTED_BLOCK_MAX_LEN][APO_VAR_GROUP];
     for (size_t g = 0; g < count; g++) {
         s->sx[0][g] = apo__shifted_combine(a[g]);
         s->sxx[0][g] = apo__shifted_combine(a[g] + APO_SHIFTED_PARTS);
@@ -219,7 +208,7 @@ static inline APO_HD void apo__var_group_out(const double *x, size_t p, double n
     apo__var_sums s;
     apo__var_group_sums(x, p, b, count, n, &s);
     const double inv_p = 1.0 / (double)p;
-    double var[APO_VAR_GROUP][APO_VAR_BLOCK_MAX_LEN];
+    double var[APO_VAR_GROUP][APO_SHIFTED_BLOCK_MAX_LEN];
     int64_t bad = 0;
     for (size_t k = 0; k < n; k++)
         for (size_t g = 0; g < count; g++) {
@@ -259,7 +248,7 @@ static inline APO_HD void apo__var_blocks(const double *x, size_t p, double nbde
             out_sd[t] = NAN;
     }
     const size_t len = apo__var_block_len(p);
-    double e[APO_VAR_BLOCK_MAX_LEN];
+    double e[APO_SHIFTED_BLOCK_MAX_LEN];
     apo__shifted_bounds(p, len, e);
     while (t < end) {
         const size_t b = apo__shifted_anchor(t, p, len);

@@ -592,16 +592,21 @@ Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
         }
 }
 
-/* var's and stddev's blocks (var_blocks.h), whose halo reaches back to a block's first window:
- * four blocks side by side where a piece holds them, one where it does not. Periods at each
- * switch of the blocks' length and on both sides of their limit. */
-Test(catalog, variance_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
-    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 48, 160, 333, APO_VAR_BLOCKS_MAX,
+/* var's, stddev's and correl's blocks (var_blocks.h, correl_tile.h), whose halo reaches back to
+ * a block's first window: for var four blocks side by side where a piece holds them, one where
+ * it does not. Periods at each switch of the blocks' length and on both sides of their limits. */
+Test(catalog, block_kernels_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
+    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 160, 333, APO_VAR_BLOCKS_MAX,
                               APO_VAR_BLOCKS_MAX + 1};
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
         const double var[4] = {periods[pi], 0, 0, 0}, sd[4] = {periods[pi], 1.5, 0, 0};
         check_resumed_pieces(APO_CAT_VAR, var, 71 + pi);
         check_resumed_pieces(APO_CAT_STDDEV, sd, 81 + pi);
+    }
+    const double correl[] = {47, 48, 159, 160, APO_CORREL_BLOCKS_MAX};
+    for (size_t pi = 0; pi < sizeof correl / sizeof correl[0]; pi++) {
+        const double p[4] = {correl[pi], 0, 0, 0};
+        check_resumed_pieces(APO_CAT_CORREL, p, 91 + pi);
     }
 }
 
@@ -882,7 +887,7 @@ Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
  * no digit take their own windows, and a constant window is 0 exactly. Periods at each
  * switch of the blocks' length and on both sides of the blocks' limits. */
 Test(catalog, variance_after_a_jump_falls_back_to_its_windows) {
-    const double periods[] = {APO_VAR_DIRECT_MAX, APO_VAR_DIRECT_MAX + 1, 47, 48, 159, 160, 200,
+    const double periods[] = {APO_VAR_DIRECT_MAX, APO_VAR_DIRECT_MAX + 1, 40, 159, 160, 200,
                               APO_VAR_BLOCKS_MAX, APO_VAR_BLOCKS_MAX + 1};
     const apo__cat_id ids[] = {APO_CAT_VAR, APO_CAT_STDDEV};
     for (size_t i = 0; i < 2; i++)
@@ -953,14 +958,14 @@ static void check_paths_and_bars(apo__cat_id id, const double *periods, size_t c
 }
 
 Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
-    const double periods[] = {2,   7,  APO_CORREL_DIRECT_MAX, APO_CORREL_DIRECT_MAX + 1, 16, 17, 30,
-                              100, 300};
+    const double periods[] = {
+        2,   7,  APO_CORREL_DIRECT_MAX, APO_CORREL_DIRECT_MAX + 1, 16, 17, 30, 47, 48, 100, 159,
+        160, 300};
     check_paths_and_bars(APO_CAT_CORREL, periods, sizeof periods / sizeof periods[0]);
 }
 
 Test(catalog, variance_every_path_and_every_bar_give_the_same_bits) {
-    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 40, 47, 48, 100, 159, 160, 333,
-                              APO_VAR_BLOCKS_MAX};
+    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 40, 100, 159, 160, 333, APO_VAR_BLOCKS_MAX};
     check_paths_and_bars(APO_CAT_VAR, periods, sizeof periods / sizeof periods[0]);
     check_paths_and_bars(APO_CAT_STDDEV, periods, sizeof periods / sizeof periods[0]);
 }
