@@ -110,11 +110,11 @@ static void apo__catalog_cut_redo(apo__cat_id id, const apo__cat_io *io, size_t 
 /* The tile [begin, end) of a kernel apo__catalog_cuts() takes, cut where that pays
  * (apo__cut_pieces); returns the pieces computed again serially, or (size_t)-1 when the tile
  * was not cut (and was computed by its scalar body). */
-static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
-                                    size_t end, void (*scalar_tile)(apo__cat_id, const apo__cat_io *,
-                                                                    size_t, size_t)) {
+static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                                    void (*scalar_tile)(apo__cat_id, const apo__cat_io *, size_t,
+                                                        size_t)) {
     const size_t pieces =
-        apo__catalog_cuts(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES) : 1;
+        apo__catalog_cuts(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
     if (pieces < 2) {
         scalar_tile(id, io, begin, end);
         return (size_t)-1;

@@ -186,7 +186,7 @@ static void macd_lanes_on(apo__cpu_isa path, const double *x, size_t cols,
 }
 
 size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes) {
-    return apo__cut_pieces(len, h, lanes);
+    return apo__cut_pieces(len, h, lanes, 2);
 }
 
 /* Whether two sets of EMA states are the same bits (a NaN state, from an overflow, compares

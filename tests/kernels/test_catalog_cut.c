@@ -121,16 +121,16 @@ Test(catalog_cut, plain_walk_keeps_every_piece) {
             continue;
         for (size_t k = 0; k < N_KERNELS; k++)
             for (double p = 14; p <= 50; p += 36) {
-                const size_t redone = check_tile(kernels[k], &b, n, 0, n, p, (apo__cpu_isa)isa,
-                                                 "plain");
+                const size_t redone =
+                    check_tile(kernels[k], &b, n, 0, n, p, (apo__cpu_isa)isa, "plain");
                 cr_assert(redone == 0 || redone == (size_t)-1,
                           "path %d, kernel %d, period %g: %zu pieces computed again", isa,
                           (int)kernels[k], p, redone);
                 cut += redone == 0;
             }
     }
-    /* sse2's 2 pieces never pay for a warm-up (apo__cut_pieces); avx2's 4 do at period 50
-     * for all but adx, whose warm-up is twice as long. */
+    /* avx2's and avx512's pieces pay at periods 14 and 50 for all but adx at 50, whose
+     * warm-up is twice as long (apo__cut_pieces). */
     if (apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
         cr_assert_geq(cut, 2 * (N_KERNELS - 1), "the tiles were cut %zu times", cut);
     bars_free(&b);
@@ -148,7 +148,8 @@ Test(catalog_cut, huge_move_redoes_every_later_piece) {
         if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
             continue;
         for (size_t k = 0; k < N_KERNELS; k++) {
-            const size_t redone = check_tile(kernels[k], &b, n, 0, n, 50, (apo__cpu_isa)isa, "huge");
+            const size_t redone =
+                check_tile(kernels[k], &b, n, 0, n, 50, (apo__cpu_isa)isa, "huge");
             if (redone == (size_t)-1)
                 continue;
             cr_assert_eq(redone, apo__cpu_isa_lanes((apo__cpu_isa)isa) - 1,
