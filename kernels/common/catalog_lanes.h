@@ -99,14 +99,6 @@ static inline void apo__cat_lanes_start(apo__cat_lanes *ln, const apo__cat_io *i
         }
     }
     ln->steps = count > 1 ? second : longest;
-    ln->edge_step = (size_t)-1; /* none; apo__cat_lanes_edges_start sets it */
-}
-
-/* For a round that records its lanes' edges: clears them and sets the first edge step. */
-static inline void apo__cat_lanes_edges_start(apo__cat_lanes *ln, const apo__tile_span *tiles,
-                                              apo__cat_edge *edges) {
-    for (size_t k = 0; k < ln->count; k++)
-        edges[k].has_head = edges[k].has_tail = 0;
     ln->edge_step = apo__cat_lanes_next_edge(ln, tiles, 0, 1);
 }
 
@@ -142,6 +134,12 @@ static inline void apo__cat_lanes_tail(const apo__cat_lanes *ln, size_t k, apo__
         edges[k].tail = ln->run[k];
         edges[k].has_tail = 1;
     }
+}
+
+/* Clears the edges before a round that records them. */
+static inline void apo__cat_edges_clear(apo__cat_edge *edges, size_t count) {
+    for (size_t k = 0; k < count; k++)
+        edges[k].has_head = edges[k].has_tail = 0;
 }
 
 /* Lane k's position at `step`: its first position plus step, held at its tile's last. */

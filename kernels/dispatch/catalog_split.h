@@ -122,6 +122,7 @@ static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_
     apo__tile_span spans[APO_CUT_MAX_PIECES];
     apo__cat_edge edges[APO_CUT_MAX_PIECES];
     apo__cut_spans(begin, end, io->h, pieces, spans);
+    apo__cat_edges_clear(edges, pieces);
     apo__catalog_cut_round(id, io, spans, pieces, edges);
     /* run: the whole tile's run at the end of piece j - 1, known as piece 0's tail (piece 0
      * is the tile's own start) and then piece by piece. */

@@ -18,8 +18,6 @@ static APO_CAT_SPECIALISED void apo__wilder_osc_round(const apo__cat_io *io,
                                                       int cmo, apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
-    if (edges != NULL)
-        apo__cat_lanes_edges_start(&ln, tiles, edges);
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];

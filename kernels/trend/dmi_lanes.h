@@ -30,8 +30,6 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
                                                size_t count, int which, apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
-    if (edges != NULL)
-        apo__cat_lanes_edges_start(&ln, tiles, edges);
     const double *high = io->in[0], *low = io->in[1];
     const size_t p = (size_t)io->p[0];
     const apo_tv zero = {0}, pd = zero + (double)p, keep = zero + ((double)p - 1.0),
