@@ -14,7 +14,6 @@
 #include "atr_lanes.h"
 #include "averages_tiles.h"
 #include "catalog_paths.h"
-#include "catalog_split.h"
 #include "dmi_lanes.h"
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"
@@ -43,14 +42,9 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io 
     }
 }
 
-size_t APO_CATALOG_PATH_NAME(apo__catalog_cut)(apo__cat_id id, const apo__cat_io *io, size_t begin,
-                                               size_t end) {
-    return apo__catalog_cut_tile(id, io, begin, end, APO_CATALOG_PATH_NAME(apo__catalog_tile));
-}
-
 /* Consecutive tiles of one row: the recurrences with a round of lanes (catalog_lanes.h) take
  * them APO_TILE_LANES at a time (a lone one cut into pieces in the lanes where that pays,
- * catalog_split.h), adosc a short row's in a round (adosc_lanes.h) and a longer
+ * catalog_cut_entry.h), adosc a short row's in a round (adosc_lanes.h) and a longer
  * row's two at a time (adosc_pairs.h), the others one by one; every tile gets the bits of the
  * call above. Any other lone tile gains nothing from lanes of copies, so it takes the call above
  * too (adosc's pairs hand a lone tile to its body as well). */

@@ -25,15 +25,10 @@
 
 #include "atr_lanes.h"
 #include "catalog_lanes.h"
+#include "catalog_paths.h"
 #include "dmi_lanes.h"
 #include "lone_tile_cut.h"
 #include "rsi_lanes.h"
-
-/* The kernels whose lone tiles may be cut. */
-static inline int apo__catalog_cuts(apo__cat_id id) {
-    return id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_ATR || id == APO_CAT_NATR ||
-           id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI || id == APO_CAT_ADX;
-}
 
 /* Whether two runs of kernel id continue alike: the same position and values to the bit, and
  * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
@@ -109,16 +104,13 @@ static void apo__catalog_cut_redo(apo__cat_id id, const apo__cat_io *io, size_t 
 
 /* The tile [begin, end) of a kernel apo__catalog_cuts() takes, cut where that pays
  * (apo__cut_pieces); returns the pieces computed again serially, or (size_t)-1 when the tile
- * was not cut (and was computed by its scalar body). */
-static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
-                                    void (*scalar_tile)(apo__cat_id, const apo__cat_io *, size_t,
-                                                        size_t)) {
+ * is not cut (and nothing was computed: the caller runs its scalar body). */
+static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
+                                    size_t end) {
     const size_t pieces =
         apo__catalog_cuts(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
-    if (pieces < 2) {
-        scalar_tile(id, io, begin, end);
+    if (pieces < 2)
         return (size_t)-1;
-    }
     apo__tile_span spans[APO_CUT_MAX_PIECES];
     apo__cat_edge edges[APO_CUT_MAX_PIECES];
     apo__cut_spans(begin, end, io->h, pieces, spans);
