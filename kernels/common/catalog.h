@@ -231,6 +231,13 @@ void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begi
 void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
                                size_t count, int isa);
 
+/* The lone tile [begin, end) of rsi, cmo, atr, natr, plus_di, minus_di or adx on path `isa`
+ * as apo__cpu_catalog_tiles_on computes it: cut into pieces in the path's lanes where that
+ * pays, each piece checked against the one before (kernels/dispatch/catalog_split.h). Returns
+ * the pieces computed again serially, or (size_t)-1 when the tile was not cut; for tests. */
+size_t apo__cpu_catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                                 int isa);
+
 /* The path kernel id runs fastest on, given the widest this CPU has (`widest`, an
  * apo__cpu_isa it supports) and whether its 512-bit operations are halved
  * (apo__cpu_avx512_halved): `widest`, or avx2 for the kernels measured slower on 8 halved

@@ -41,7 +41,38 @@ typedef struct apo__cat_lanes {
     size_t last[APO_TILE_LANES];      /* lane k's last position: its tile's end - 1 */
     size_t count;                     /* lanes that hold a tile of their own and store */
     size_t steps;                     /* positions the second longest lane has (see above) */
+    size_t edge_step;                 /* the next step at which a lane is at its tile's
+                                       * begin or end (apo__cat_lanes_edges) */
 } apo__cat_lanes;
+
+/* A lane's runs at its tile's edges, for a lone tile cut into pieces (catalog_split.h):
+ * `head` at its tile's begin (has_head 1 when the lock-step got there), `tail` at its end,
+ * after its last position (has_tail 1 once known: from the lock-step, or from the scalar run
+ * that finishes the tile). A lane's run after its tile's end is not the tile's (the lane
+ * re-reads its last bar), so the tail is taken at the end, not where the lock-step stops. */
+typedef struct apo__cat_edge {
+    apo__cat_run head, tail;
+    int has_head, has_tail;
+} apo__cat_edge;
+
+/* The first step after `after` (or at 0 when `first`) at which a storing lane is at its
+ * tile's begin or end; (size_t)-1 when none is. */
+static inline size_t apo__cat_lanes_next_edge(const apo__cat_lanes *ln, const apo__tile_span *tiles,
+                                              size_t after, int first) {
+    size_t next = (size_t)-1;
+    for (size_t k = 0; k < ln->count; k++) {
+        const size_t t = ln->run[k].t;
+        const size_t at[2] = {tiles[k].begin, tiles[k].end};
+        for (int e = 0; e < 2; e++) {
+            if (at[e] < t)
+                continue;
+            const size_t step = at[e] - t;
+            if ((first || step > after) && step < next)
+                next = step;
+        }
+    }
+    return next;
+}
 
 /* Starts the round's tiles (count of them, 1 <= count <= APO_TILE_LANES), as their scalar
  * bodies would (apo__cat_run_start_changes). Every tile of a round of several has a position
@@ -68,6 +99,47 @@ static inline void apo__cat_lanes_start(apo__cat_lanes *ln, const apo__cat_io *i
         }
     }
     ln->steps = count > 1 ? second : longest;
+    ln->edge_step = apo__cat_lanes_next_edge(ln, tiles, 0, 1);
+}
+
+/* Records, at step `step` (ln->edge_step), the run of each lane at its tile's begin or end
+ * there: the counts n (every lane's, as in apo__cat_lanes_stop) and lane k of each of the
+ * v_count state vectors v, as the scalar run keeps them in v[]; then moves edge_step on.
+ * Called before the step's work, so the run is the one position run[k].t + step starts
+ * from. */
+static inline void apo__cat_lanes_edges(apo__cat_lanes *ln, const apo__tile_span *tiles,
+                                        size_t step, const size_t *n, size_t n_count,
+                                        const apo_tv *v, size_t v_count, apo__cat_edge *edges) {
+    for (size_t k = 0; k < ln->count; k++) {
+        const size_t t = ln->run[k].t + step;
+        if (t != tiles[k].begin && t != tiles[k].end)
+            continue;
+        apo__cat_run *r = t == tiles[k].begin ? &edges[k].head : &edges[k].tail;
+        apo__cat_run_from(r, t);
+        for (size_t c = 0; c < n_count; c++)
+            r->n[c] = n[c];
+        for (size_t i = 0; i < v_count; i++)
+            r->v[i] = v[i][k];
+        if (t == tiles[k].begin)
+            edges[k].has_head = 1;
+        else
+            edges[k].has_tail = 1;
+    }
+    ln->edge_step = apo__cat_lanes_next_edge(ln, tiles, step, 0);
+}
+
+/* After a lane's scalar run: its tail, where the lock-step did not reach its end. */
+static inline void apo__cat_lanes_tail(const apo__cat_lanes *ln, size_t k, apo__cat_edge *edges) {
+    if (!edges[k].has_tail) {
+        edges[k].tail = ln->run[k];
+        edges[k].has_tail = 1;
+    }
+}
+
+/* Clears the edges before a round that records them. */
+static inline void apo__cat_edges_clear(apo__cat_edge *edges, size_t count) {
+    for (size_t k = 0; k < count; k++)
+        edges[k].has_head = edges[k].has_tail = 0;
 }
 
 /* Lane k's position at `step`: its first position plus step, held at its tile's last. */

@@ -270,6 +270,23 @@ void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo_
     }
 }
 
+size_t apo__cpu_catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                                 int isa) {
+    assert(io != NULL && begin < end && id < APO_CAT_COUNT);
+    switch (isa) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        return apo__catalog_cut_avx512(id, io, begin, end);
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        return apo__catalog_cut_avx2(id, io, begin, end);
+#endif
+    default:
+        return apo__catalog_cut_sse2(id, io, begin, end);
+    }
+}
+
 /*
  * What a stream keeps per series for a kernel whose body is a start and a run: the current
  * tile's run and the next tile's, started ahead. A tile starts by running its warm-up (the

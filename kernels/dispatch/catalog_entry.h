@@ -43,10 +43,11 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io 
 }
 
 /* Consecutive tiles of one row: the recurrences with a round of lanes (catalog_lanes.h) take
- * them APO_TILE_LANES at a time, adosc a short row's in a round (adosc_lanes.h) and a longer
+ * them APO_TILE_LANES at a time (a lone one cut into pieces in the lanes where that pays,
+ * catalog_cut_entry.h), adosc a short row's in a round (adosc_lanes.h) and a longer
  * row's two at a time (adosc_pairs.h), the others one by one; every tile gets the bits of the
- * call above. A lone tile gains nothing from lanes of copies, so it takes the call above too
- * (adosc's pairs hand a lone tile to its body as well). */
+ * call above. Any other lone tile gains nothing from lanes of copies, so it takes the call above
+ * too (adosc's pairs hand a lone tile to its body as well). */
 void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io *io,
                                                const apo__tile_span *tiles, size_t count) {
     const int adosc_rounds = id == APO_CAT_ADOSC && apo__adosc_rounds_pay(tiles, count);
@@ -57,17 +58,19 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
     for (size_t k = 0; k < count;) {
         const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
         if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {
-            apo__wilder_osc_round(io, tiles + k, n, id == APO_CAT_CMO);
+            apo__wilder_osc_round(io, tiles + k, n, id == APO_CAT_CMO, NULL);
         } else if (n > 1 && (id == APO_CAT_ATR || id == APO_CAT_NATR)) {
-            apo__atr_round(io, tiles + k, n, id == APO_CAT_NATR);
+            apo__atr_round(io, tiles + k, n, id == APO_CAT_NATR, NULL);
         } else if (n > 1 && id == APO_CAT_PLUS_DI) {
-            apo__dmi_round(io, tiles + k, n, APO_DMI_PLUS);
+            apo__dmi_round(io, tiles + k, n, APO_DMI_PLUS, NULL);
         } else if (n > 1 && id == APO_CAT_MINUS_DI) {
-            apo__dmi_round(io, tiles + k, n, APO_DMI_MINUS);
+            apo__dmi_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
         } else if (n > 1 && id == APO_CAT_ADX) {
-            apo__dmi_round(io, tiles + k, n, APO_DMI_ADX);
+            apo__dmi_round(io, tiles + k, n, APO_DMI_ADX, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
+        } else if (n == 1 && apo__catalog_cuts(id)) {
+            APO_CATALOG_PATH_NAME(apo__catalog_cut)(id, io, tiles[k].begin, tiles[k].end);
         } else {
             for (size_t j = k; j < k + n; j++)
                 APO_CATALOG_PATH_NAME(apo__catalog_tile)(id, io, tiles[j].begin, tiles[j].end);

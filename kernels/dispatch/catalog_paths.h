@@ -24,4 +24,17 @@ void apo__catalog_tiles_avx2(apo__cat_id id, const apo__cat_io *io, const apo__t
 void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
                                size_t count);
 
+/* The kernels whose lone tiles may be cut. */
+static inline int apo__catalog_cuts(apo__cat_id id) {
+    return id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_ATR || id == APO_CAT_NATR ||
+           id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI || id == APO_CAT_ADX;
+}
+
+/* A lone tile of a Wilder recurrence, cut into pieces in the path's lanes where that pays
+ * (catalog_split.h), with the bits of the call above: the pieces computed again serially, or
+ * (size_t)-1 when the tile was not cut. */
+size_t apo__catalog_cut_sse2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
+size_t apo__catalog_cut_avx2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
+size_t apo__catalog_cut_avx512(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
+
 #endif /* APO_KERNELS_CATALOG_PATHS_H */

@@ -20,6 +20,7 @@
  */
 #include "kernels.h"
 #include "lanes_paths.h"
+#include "lone_tile_cut.h"
 #include "macd_tile.h"
 
 #include <assert.h>
@@ -184,21 +185,8 @@ static void macd_lanes_on(apo__cpu_isa path, const double *x, size_t cols,
     }
 }
 
-/* The fewest outputs of a piece: every piece must have some (a period-1 macd has no
- * warm-up, so the rule on the steps alone would cut a tile of 2 bars), and a cut of a
- * shorter tile saves less than the round's setup. */
-#define APO_MACD_SPLIT_MIN_PIECE 64
-
-/* The most pieces a lone macd tile is cut into: the lanes of the widest path. */
-#define MACD_SPLIT_MAX_PIECES 8
-
 size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes) {
-    /* A piece runs its warm-up h and len / lanes outputs; a lane step costs about what a
-     * scalar step does (both wait on the EMA's latency), so the cut pays when that is at
-     * most half of len (docs/PERF.md has the measurements). */
-    if (lanes < 2 || len < APO_MACD_SPLIT_MIN_PIECE * lanes || h + len / lanes > len / 2)
-        return 1;
-    return lanes;
+    return apo__cut_pieces(len, h, lanes, 2);
 }
 
 /* Whether two sets of EMA states are the same bits (a NaN state, from an overflow, compares
@@ -215,7 +203,7 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
     const size_t h = apo__macd_warmup(fast, slow, signal);
     const size_t lanes = apo__cpu_isa_lanes(isa);
     const size_t pieces = apo__macd_split_pieces(end - begin, h, lanes);
-    if (pieces < 2 || pieces > MACD_SPLIT_MAX_PIECES) {
+    if (pieces < 2) {
         apo__cpu_macd_tile(x, end, begin, end, fast, slow, signal, macd, signal_line, hist);
         return 0;
     }
@@ -223,20 +211,9 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
      * is the tile [cut_j, cut_j+1) of a grid that starts at cut_j, whose seeds have decayed
      * below 2^-64 of the data by cut_j (docs/kernels.md, macd): its states there are
      * almost always the whole tile's to the bit, and the check below makes sure. */
-    apo__tile_span spans[MACD_SPLIT_MAX_PIECES];
-    apo__macd_edges edges[MACD_SPLIT_MAX_PIECES];
-    /* Every piece but the first runs a whole warm-up before its outputs, the first only what
-     * lies before `begin` (none at a row's start): the first gets that much more of the
-     * outputs, so that all lanes run about the same number of steps. */
-    const size_t len = end - begin;
-    const size_t h0 = begin < h ? begin : h;
-    const size_t first = (len + h0 + (pieces - 1) * h) / pieces - h0;
-    const size_t rest = len - first;
-    for (size_t j = 0; j < pieces; j++) {
-        spans[j].row = 0;
-        spans[j].begin = j == 0 ? begin : begin + first + rest * (j - 1) / (pieces - 1);
-        spans[j].end = begin + first + rest * j / (pieces - 1);
-    }
+    apo__tile_span spans[APO_CUT_MAX_PIECES];
+    apo__macd_edges edges[APO_CUT_MAX_PIECES];
+    apo__cut_spans(begin, end, h, pieces, spans);
     macd_lanes_on(isa, x, end, spans, pieces, fast, slow, signal, h, macd, signal_line, hist, 0,
                   edges);
 

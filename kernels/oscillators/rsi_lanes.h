@@ -11,9 +11,11 @@
 
 #ifdef APO_TILE_LANES
 
-/* A round of up to APO_TILE_LANES tiles; cmo 0: RSI, 1: CMO. */
-static APO_CAT_SPECIALISED void
-apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count, int cmo) {
+/* A round of up to APO_TILE_LANES tiles; cmo 0: RSI, 1: CMO. edges: NULL, or one per tile
+ * for its run at its begin and end (catalog_lanes.h). */
+static APO_CAT_SPECIALISED void apo__wilder_osc_round(const apo__cat_io *io,
+                                                      const apo__tile_span *tiles, size_t count,
+                                                      int cmo, apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
     const double *x = io->in[0];
@@ -29,6 +31,8 @@ apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t
     if (!apo__cat_lanes_all_finite(before))
         ln.steps = 0;
     for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){g, l}, 2, edges);
         const apo_tv now = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(now))
             break;
@@ -52,6 +56,8 @@ apo__wilder_osc_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t
         ln.run[k].v[0] = g[k];
         ln.run[k].v[1] = l[k];
         apo__wilder_osc_run(io, tiles[k].begin, tiles[k].end, cmo, &ln.run[k]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, k, edges);
     }
 }
 

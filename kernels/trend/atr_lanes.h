@@ -22,9 +22,10 @@ static inline apo_tv apo__natr_lanes(apo_tv y, apo_tv close) {
     return apo_tv_pick((y - y) == (y - y), ratio, y);
 }
 
-/* A round of up to APO_TILE_LANES tiles; normalize 1: NATR. */
+/* A round of up to APO_TILE_LANES tiles; normalize 1: NATR. edges: NULL, or one per tile for
+ * its run at its begin and end (catalog_lanes.h). */
 static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo__tile_span *tiles,
-                                               size_t count, int normalize) {
+                                               size_t count, int normalize, apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
     const size_t p = (size_t)io->p[0];
@@ -33,6 +34,8 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
     apo_tv sum = zero, a = zero;
     size_t seen = 0, step = 0;
     for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2, edges);
         const apo_tv tr = apo__true_range_lanes(io, &ln, step);
         if (!apo__cat_lanes_all_finite(tr))
             break;
@@ -47,6 +50,8 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
         ln.run[k].v[0] = sum[k];
         ln.run[k].v[1] = a[k];
         apo__atr_run(io, tiles[k].begin, tiles[k].end, normalize, &ln.run[k]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, k, edges);
     }
 }
 

@@ -24,9 +24,10 @@ static inline apo_tv apo__di_lanes_of(int has_output, apo_tv dm_sum, apo_tv tr_s
     return apo_tv_pick(di != di, nan, di);
 }
 
-/* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS or APO_DMI_ADX. */
+/* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS or APO_DMI_ADX.
+ * edges: NULL, or one per tile for its run at its begin and end (catalog_lanes.h). */
 static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo__tile_span *tiles,
-                                               size_t count, int which) {
+                                               size_t count, int which, apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
     const double *high = io->in[0], *low = io->in[1];
@@ -55,6 +56,9 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
     int late_has_output = 0;
     apo_tv late_dm = zero, late_tr = zero;
     for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, n, 2, (const apo_tv[]){sp, sm, str, adx}, 4,
+                                 edges);
         const apo_tv h = apo__cat_lanes_load(high, &ln, step, 0),
                      l = apo__cat_lanes_load(low, &ln, step, 0),
                      c = apo__cat_lanes_load(io->in[2], &ln, step, 0);
@@ -124,6 +128,8 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
         ln.run[k].v[2] = str[k];
         ln.run[k].v[3] = adx[k];
         apo__dmi_run(io, tiles[k].begin, tiles[k].end, which, &ln.run[k]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, k, edges);
     }
 }
 

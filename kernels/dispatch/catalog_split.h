@@ -1,0 +1,137 @@
+/*
+ * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
+ * minus_di, adx) cut into pieces that run as one round of lanes (catalog_lanes.h), for the
+ * vector path whose catalog_entry.h includes it.
+ *
+ * Why: a row of fewer bars than two tiles (1e4 bars at timeperiod 50: one tile of 11230) is
+ * one serial chain, a multiply, an add and a divide a bar, while the lanes idle. The cut is
+ * lone_tile_cut.h's: piece 0 is the tile's own start; piece j > 0 is the tile [cut_j,
+ * cut_j+1) of the grid, started at its own warm-up origin cut_j - h as every tile is, so its
+ * seeds' influence has decayed below 2^-64 of the data by cut_j (the halo's definition,
+ * catalog.c) and its run at cut_j is almost always the whole tile's to the bit.
+ *
+ * How the bits stay the scalar tile's: the round records each piece's run where its outputs
+ * start (head) and where its tile ends (tail); piece j's outputs stand when its head is the
+ * whole tile's run at cut_j, that is the tail of piece j - 1 when that piece stands. Where
+ * it is not (a seed not forgotten to the bit, a gap in the warm-up or the lock-step stopped
+ * before the head), piece j is computed again by the scalar run from piece j - 1's tail, the
+ * step a stream's resumed piece takes (catalog.c), and the next piece is checked against
+ * that. The check is what makes the cut exact, the warm-up only what makes it pay.
+ */
+#ifndef APO_KERNELS_CATALOG_SPLIT_H
+#define APO_KERNELS_CATALOG_SPLIT_H
+
+#include <string.h>
+
+#include "atr_lanes.h"
+#include "catalog_lanes.h"
+#include "catalog_paths.h"
+#include "dmi_lanes.h"
+#include "lone_tile_cut.h"
+#include "rsi_lanes.h"
+
+/* Whether two runs of kernel id continue alike: the same position and values to the bit, and
+ * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
+ * <, == and <= tests, catalog.h); plus_di's, minus_di's and adx's grow with every bar, so the
+ * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's and natr's
+ * seed sum (v[0]) is read only while seeding (APO__ATR_STEP): once both runs are seeded it
+ * is the sum of different bars and is not compared. */
+static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, const apo__cat_run *b,
+                                      size_t p) {
+    const int seeded = a->n[0] >= p && b->n[0] >= p;
+    const size_t from = (id == APO_CAT_ATR || id == APO_CAT_NATR) && seeded ? 1 : 0;
+    if (a->t != b->t || memcmp(a->v + from, b->v + from, sizeof a->v - from * sizeof a->v[0]) != 0)
+        return 0;
+    for (int c = 0; c < 4; c++) {
+        const size_t na = a->n[c] < p + 1 ? a->n[c] : p + 1;
+        const size_t nb = b->n[c] < p + 1 ? b->n[c] : p + 1;
+        if (na != nb)
+            return 0;
+    }
+    return 1;
+}
+
+#ifdef APO_TILE_LANES
+
+/* One round of the pieces, recording their edges. */
+static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
+                                   const apo__tile_span *pieces, size_t count,
+                                   apo__cat_edge *edges) {
+    switch (id) {
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+        apo__wilder_osc_round(io, pieces, count, id == APO_CAT_CMO, edges);
+        break;
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+        apo__atr_round(io, pieces, count, id == APO_CAT_NATR, edges);
+        break;
+    case APO_CAT_PLUS_DI:
+        apo__dmi_round(io, pieces, count, APO_DMI_PLUS, edges);
+        break;
+    case APO_CAT_MINUS_DI:
+        apo__dmi_round(io, pieces, count, APO_DMI_MINUS, edges);
+        break;
+    default:
+        apo__dmi_round(io, pieces, count, APO_DMI_ADX, edges);
+        break;
+    }
+}
+
+/* The scalar run from r to `end`, writing from `begin` on (catalog.c's run_to). */
+static void apo__catalog_cut_redo(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                                  apo__cat_run *r) {
+    switch (id) {
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+        apo__wilder_osc_run(io, begin, end, id == APO_CAT_CMO, r);
+        break;
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+        apo__atr_run(io, begin, end, id == APO_CAT_NATR, r);
+        break;
+    case APO_CAT_PLUS_DI:
+        apo__dmi_run(io, begin, end, APO_DMI_PLUS, r);
+        break;
+    case APO_CAT_MINUS_DI:
+        apo__dmi_run(io, begin, end, APO_DMI_MINUS, r);
+        break;
+    default:
+        apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
+        break;
+    }
+}
+
+/* The tile [begin, end) of a kernel apo__catalog_cuts() takes, cut where that pays
+ * (apo__cut_pieces); returns the pieces computed again serially, or (size_t)-1 when the tile
+ * is not cut (and nothing was computed: the caller runs its scalar body). */
+static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
+                                    size_t end) {
+    const size_t pieces =
+        apo__catalog_cuts(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
+    if (pieces < 2)
+        return (size_t)-1;
+    apo__tile_span spans[APO_CUT_MAX_PIECES];
+    apo__cat_edge edges[APO_CUT_MAX_PIECES];
+    apo__cut_spans(begin, end, io->h, pieces, spans);
+    apo__cat_edges_clear(edges, pieces);
+    apo__catalog_cut_round(id, io, spans, pieces, edges);
+    /* run: the whole tile's run at the end of piece j - 1, known as piece 0's tail (piece 0
+     * is the tile's own start) and then piece by piece. */
+    const size_t p = (size_t)io->p[0];
+    apo__cat_run run = edges[0].tail;
+    size_t redone = 0;
+    for (size_t j = 1; j < pieces; j++) {
+        if (edges[j].has_head && apo__cat_runs_alike(id, &run, &edges[j].head, p)) {
+            run = edges[j].tail;
+            continue;
+        }
+        apo__catalog_cut_redo(id, io, spans[j].begin, spans[j].end, &run);
+        redone++;
+    }
+    return redone;
+}
+
+#endif /* APO_TILE_LANES */
+
+#endif /* APO_KERNELS_CATALOG_SPLIT_H */
