@@ -240,13 +240,7 @@ static inline APO_HD void apo__var_group_out(const double *x, size_t p, double n
  * APO_VAR_GROUP whole blocks at a time where the bars hold them, else one. */
 static inline APO_HD void apo__var_blocks(const double *x, size_t p, double nbdev, size_t begin,
                                           size_t end, double *out_var, double *out_sd) {
-    size_t t = begin;
-    for (; t < end && t + 1 < p; t++) {
-        if (out_var != NULL)
-            out_var[t] = NAN;
-        if (out_sd != NULL)
-            out_sd[t] = NAN;
-    }
+    size_t t = apo__var_lead(p, begin, end, out_var, out_sd);
     const size_t len = apo__var_block_len(p);
     double e[APO_SHIFTED_BLOCK_MAX_LEN];
     apo__shifted_bounds(p, len, e);

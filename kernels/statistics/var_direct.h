@@ -100,13 +100,10 @@ static inline APO_HD void apo__var_roots(double *v, size_t n, double nbdev) {
         v[k] = sqrt(v[k]) * nbdev;
 }
 
-/* The windows ending at begin .. end - 1 evaluated directly (p <= APO_VAR_DIRECT_MAX): the
- * variance into out_var and sqrt(var) * nbdev into out_sd (NULL: not wanted). */
-static inline APO_HD void apo__var_direct(const double *x, size_t p, double nbdev, size_t begin,
-                                          size_t end, double *out_var, double *out_sd) {
-    /* Multiplying by 1/p costs one rounding more than dividing, on the mean (whose error
-     * enters M2 squared) and on the variance: within the (p + 3) ulps. */
-    const double inv_p = 1.0 / (double)p;
+/* The positions begin .. end - 1 before the first full window p - 1: NaN into out_var and out_sd
+ * (either NULL: not wanted). Returns the first position past them. */
+static inline APO_HD size_t apo__var_lead(size_t p, size_t begin, size_t end, double *out_var,
+                                          double *out_sd) {
     size_t t = begin;
     for (; t < end && t + 1 < p; t++) {
         if (out_var != NULL)
@@ -114,6 +111,17 @@ static inline APO_HD void apo__var_direct(const double *x, size_t p, double nbde
         if (out_sd != NULL)
             out_sd[t] = NAN;
     }
+    return t;
+}
+
+/* The windows ending at begin .. end - 1 evaluated directly (p <= APO_VAR_DIRECT_MAX): the
+ * variance into out_var and sqrt(var) * nbdev into out_sd (NULL: not wanted). */
+static inline APO_HD void apo__var_direct(const double *x, size_t p, double nbdev, size_t begin,
+                                          size_t end, double *out_var, double *out_sd) {
+    /* Multiplying by 1/p costs one rounding more than dividing, on the mean (whose error
+     * enters M2 squared) and on the variance: within the (p + 3) ulps. */
+    const double inv_p = 1.0 / (double)p;
+    size_t t = apo__var_lead(p, begin, end, out_var, out_sd);
     double var[APO_VAR_BLOCK];
     while (t < end) {
         size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
