@@ -32,7 +32,7 @@
 
 /* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar) and its
  * rounding bound with it (3 p eps); past this the double-double slide is kept. */
-#define APO_LINEARREG_DIRECT_MAX 128
+#define APO_LINEARREG_DIRECT_MAX 16
 
 /* Groups of APO_TILE_LANES consecutive bars summed side by side. */
 #define APO_LINREG_GROUPS 8

@@ -23,6 +23,7 @@
 
 #include "catalog.h"
 #include "linearreg_direct.h"
+#include "linearreg_plain.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -78,6 +79,10 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
     const size_t p = (size_t)io->p[0];
     if (p <= APO_LINEARREG_DIRECT_MAX) {
         apo__linreg_direct_run(x, p, value, end, out, r);
+        return;
+    }
+    if (p <= APO_LINREG_PLAIN_MAX) {
+        apo__linreg_plain_run(x, p, value, end, out, r);
         return;
     }
     const double pd = (double)p;
