@@ -30,8 +30,9 @@
 #include "catalog.h"
 #include "tile_vec.h"
 
-/* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar) and its
- * rounding bound with it (3 p eps); past this the double-double slide is kept. */
+/* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar); past this
+ * the shifted plain sums slid between anchors (linearreg_plain.h) cost less: at period 24 they
+ * were 1.28 of Tulip's speed where these were 1.17, at 32 1.25 against 0.92 (docs/PERF.md). */
 #define APO_LINEARREG_DIRECT_MAX 16
 
 /* Groups of APO_TILE_LANES consecutive bars summed side by side. */

@@ -4,42 +4,50 @@
  * between anchors, shifted by a sample of the window.
  *
  * Why: each window's own weighted sum (linearreg_direct.h) costs p / 8 cycles a bar and the
- * double-double slide (linearreg_tile.h) about 12 ns a bar; Tulip Indicators slides plain sums
- * in about 2 ns. A plain slide of the raw sums loses the slope's digits (W is about (p-1)/2 S)
- * and carries the errors of its whole past; here neither happens:
- *  - the sums are of z = y - c, c the middle sample of the window where the sums were last
- *    evaluated directly, so that they carry the window's spread, not its level, and their
+ * double-double slide (linearreg_tile.h) about 12 ns a bar, where Tulip Indicators slides plain
+ * sums in about 2 ns. A plain slide of the raw sums from the series' start loses the slope's
+ * digits (W is about (p-1)/2 S, the level's digits cancel) and carries the errors of its whole
+ * past. Here:
+ *  - the sums are of z = y - c, c the middle sample of the window where they were last
+ *    evaluated directly, so that they carry the windows' spread, not their level, and their
  *    roundings are relative to the spread;
  *  - the slid sums are S = sum z_j and the centred N = sum (j - (p-1)/2) z_j (j = 0 oldest ..
- *    p-1 newest), the slope's numerator itself, so that no cancellation is left at the end:
- *      S' = S + (y_new - y_old),   N' = N + (((p+1)/2 z_old + (p-1)/2 z_new) - S)   (S before the step),
- *    slope = N * 12 / (p (p^2 - 1)), value = c + (S / p + N * 6 / (p (p + 1)));
- *  - the sums are evaluated directly (each sample's shifted term in one of 8 fixed partial sums,
- *    combined in a fixed order) at every anchor, a bar that is a multiple of APO_LINREG_ANCHOR,
- *    and at the first clean window after a tile's start or a gap, so at most
- *    k <= APO_LINREG_ANCHOR - 1 slid steps separate an output from a direct evaluation.
+ *    p-1 newest), the slope's numerator itself, so that nothing cancels at the end:
+ *      S' = S + (y_new - y_old),  N' = N + (((p+1)/2 z_old + (p-1)/2 z_new) - S)  (S before),
+ *      slope = N * 12 / (p (p^2 - 1)),  value = c + (S / p + N * 6 / (p (p + 1)));
+ *  - the sums are evaluated directly (each sample's shifted term into one of 8 fixed partial
+ *    sums, combined in a fixed order) at every anchor, a bar that is a multiple of the spacing
+ *    A (apo__linreg_anchor: 64, or 32 below period 40), and at the first clean window after a
+ *    tile's start or a gap, so at most k <= A - 1 slid steps separate an output from a direct
+ *    evaluation, and nothing older than that evaluation's window is carried.
  *
- * Error bound, first order in u = 2^-53, Z the largest |y - c| over the windows from the last
- * direct evaluation to the current one (at most 2 M, M the largest |y| over them, since c is one
- * of their samples), each rounding bounded by u times its result's magnitude:
- *  - direct S: the shifted terms' roundings (u Z each) and a partial's ceil(p/8) - 1 additions
- *    and the 3 of the combination, (ceil(p/8) + 3) u p Z, below (p/8 + 4) u p Z;
- *  - direct N: weights up to p/2 in magnitude (exact), sum of |weights| below p^2/4; the terms'
- *    shift and product and the same additions: (p/8 + 6) u (p^2/4) Z;
- *  - a step of S: y_new - y_old (below 2Z) and the sum (below p Z): (p + 2) u Z, so after m steps
- *    the error of S is below (p/8 + 4) u p Z + m (p + 2) u Z;
- *  - a step of N: z_new and z_old (u Z each, times (p+1)/2), their sum (2Z), its product by (p+1)/2,
- *    the subtraction of S (below p Z + p Z) and the sum (below p^2/4 Z): about
- *    (p^2/4 + 5p) u Z of its own, plus the error of the S it subtracts;
+ * Error bound, first order in u = 2^-53, each rounding at most u times its result's magnitude;
+ * Z is the largest |y - c| over the samples from the direct evaluation's window to the current
+ * one (p + k samples), at most 2 M, M the largest |y| among them (c is one of them):
+ *  - direct S: the shifts (u Z each), a partial's ceil(p/8) - 1 additions and the combination's
+ *    3: below (p/8 + 4) u p Z;
+ *  - direct N: the weights |j - (p-1)/2| are exact and sum to below p^2/4; the shifts, the
+ *    products and the same additions: below (p/8 + 6) u (p^2/4) Z;
+ *  - a step of S: y_new - y_old (below 2Z) and the sum (below p Z): (p + 2) u Z, so after m
+ *    steps S's error is below (p/8 + 4) u p Z + m (p + 2) u Z;
+ *  - a step of N: the two shifts times (p+1)/2 and (p-1)/2 (p u Z), the two products and their
+ *    sum (below p Z each: 2 p u Z), the subtraction of S (below 2 p Z) and the sum (below
+ *    p^2/4 Z): (p^2/4 + 5p) u Z of its own, plus the error of the S it subtracts;
  *  - so after k steps N's error is below
  *      [(p/8 + 6) p^2/4 + k (p^2/4 + 5p) + k (p/8 + 4) p + k^2 (p + 2) / 2] u Z,
- *    and the slope's (relative to M / p, the test's scale), times 12 / (p^2 - 1) and p / M:
- *      E(p, k) = [3 (p/8 + 6) + 3k + 1.5k + 60k/p + 48k/p + 6 k^2 (p+2) / p^2] u Z / M, plus
- *    the final product's and the reciprocal's 2 u. With Z <= 2 M and k = 63 (APO_LINREG_ANCHOR
- *    64), E is below 2.4e-13 from p = 40 to p = 1024 (at p = 40: 3*11 + 283.5 + 680 + 6*3969*42/1600
- *    = 1622 u Z/M ... see apo__linreg_plain_bound, which computes it, and the test that checks it
- *    against the contract's margin). The value's error is S's over p (below (p/8 + 4 + 1.1k) u Z)
- *    plus N's times 6 / (p (p + 1)) (half the slope's, relative to M) and 3 roundings of |value|.
+ *    and the slope's, times 12 / (p (p^2 - 1)), relative to the test's scale M / p:
+ *      E(p, k) = [3 (p/8 + 6) + 4.5 k + 108 k / p + 6 k^2 (p + 2) / p^2 + 2] u Z / M
+ *    (the 2: the reciprocal's and the product's roundings; 12 / (p^2 - 1) taken as 12 / p^2, a
+ *    factor below 1.001 from p = 17).
+ * With Z = 2 M (apo__linreg_plain_bound), E is at most 1.7e-13 (p = 17, k = 31) and 2.5e-13 at
+ * p = 40 with k = 63, 1.6e-13 at p = 1024: a margin of 4 to the contract's 1e-12 from period 17
+ * to APO_LINREG_PLAIN_MAX, which sets the spacing (64 below 40 would exceed it: the k^2 / p term)
+ * and the limit (past about 2150 the direct sums' p/8 term would). The value's error is S's over
+ * p (below (p/8 + 4 + 1.1 k) u Z) plus N's times 6 / (p (p + 1)) (half the slope's bound,
+ * relative to M) and 3 roundings of |value|. Measured on walks far lower (docs/kernels.md,
+ * "Accuracy"). M is over the p + k samples, not the current window alone: after a fall from a
+ * far larger level, errors made while the larger samples were in the sums stay until the next
+ * anchor (at most A - 1 bars), as in sma's and wma's plain slides (window_plain.h).
  *
  * Bits: the anchors sit at fixed indices and the other restarts at a tile's start and after a
  * gap, as window_plain.h's do, so the outputs are a pure function of the data, the absolute index
@@ -49,9 +57,10 @@
  * the GPU's scalar loops) gives the same bits.
  *
  * Speed: APO_LINREG_LANES whole blocks between anchors are independent (each starts from its own
- * direct sums), so they advance side by side, one in each lane of the chain loop, in three loops
- * (as window_sum.h's blocked slides): the steps' terms (vectorised along each block), the chains
- * (two adds and a subtraction a step, the lanes side by side), the outputs (vectorised).
+ * direct sums), so they advance side by side, in three loops (as window_sum.h's blocked slides):
+ * the steps' terms (vectorised along each block), the chains (two adds and a subtraction a step,
+ * the four blocks' chains interleaved, where one alone would wait on the adds' latency), the
+ * outputs (vectorised). The direct sums cost about p/16 vector additions per anchor.
  */
 #ifndef APO_KERNELS_LINEARREG_PLAIN_H
 #define APO_KERNELS_LINEARREG_PLAIN_H
@@ -86,9 +95,9 @@ typedef struct apo__linreg_sums {
 /* The outputs' constants for a period. */
 typedef struct apo__linreg_consts {
     double pd, half_next, half_prev; /* p, (p+1)/2, (p-1)/2 */
-    double slope_scale;   /* 12 / (p (p^2 - 1)) */
-    double inv_p;         /* 1 / p */
-    double value_scale;   /* 6 / (p (p + 1)) */
+    double slope_scale;              /* 12 / (p (p^2 - 1)) */
+    double inv_p;                    /* 1 / p */
+    double value_scale;              /* 6 / (p (p + 1)) */
 } apo__linreg_consts;
 
 static inline APO_HD apo__linreg_consts apo__linreg_consts_of(size_t p) {
@@ -103,9 +112,9 @@ static inline APO_HD apo__linreg_consts apo__linreg_consts_of(size_t p) {
     return k;
 }
 
-/* The first-order bound above on the slope's error, relative to M / p, for Z = 2 M and k steps
- * from a direct evaluation: documents APO_LINREG_ANCHOR and the period range, and lets the tests
- * check them against the contract's margin. */
+/* E(p, k) above, the first-order bound on the slope's error relative to M / p, for Z = 2 M and k
+ * steps from a direct evaluation: the tests check the spacing and the period range against the
+ * contract's margin with it. */
 static inline APO_HD double apo__linreg_plain_bound(size_t p, size_t k) {
     const double pd = (double)p, kd = (double)k, u = 0x1p-53;
     const double e = 3.0 * (pd / 8.0 + 6.0) + 4.5 * kd + 108.0 * kd / pd +

@@ -937,9 +937,14 @@ Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
  * bar at a time (the per-bar step) gives the whole series' bits. Periods on both sides of each
  * limit, a jump to a far level, and gaps. */
 Test(catalog, linearreg_every_path_and_every_bar_give_the_same_bits) {
-    const double periods[] = {APO_LINEARREG_DIRECT_MAX + 1, 23, APO_LINREG_ANCHOR_WIDE_MIN - 1,
-                              APO_LINREG_ANCHOR_WIDE_MIN,   50, 129,
-                              200,                          APO_LINREG_PLAIN_MAX};
+    const double periods[] = {APO_LINEARREG_DIRECT_MAX + 1,
+                              23,
+                              APO_LINREG_ANCHOR_WIDE_MIN - 1,
+                              APO_LINREG_ANCHOR_WIDE_MIN,
+                              50,
+                              129,
+                              200,
+                              APO_LINREG_PLAIN_MAX};
     const size_t n = 4001;
     double *want = alloc_doubles(n), *got = alloc_doubles(n);
     for (int value = 0; value < 2; value++)
