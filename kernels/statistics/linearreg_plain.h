@@ -38,9 +38,9 @@
  *    and the slope's, times 12 / (p (p^2 - 1)), relative to the test's scale M / p:
  *      E(p, k) = [3 (p/8 + 6) + 4.5 k + 108 k / p + 6 k^2 (p + 2) / p^2 + 2] u Z / M
  *    (the 2: the reciprocal's and the product's roundings; 12 / (p^2 - 1) taken as 12 / p^2, a
- *    factor below 1.001 from p = 17).
- * With Z = 2 M (apo__linreg_plain_bound), E is at most 1.7e-13 (p = 17, k = 31) and 2.5e-13 at
- * p = 40 with k = 63, 1.6e-13 at p = 1024: a margin of 4 to the contract's 1e-12 from period 17
+ *    factor below 1.002 from p = 25).
+ * With Z = 2 M (apo__linreg_plain_bound), E is at most 1.3e-13 (p = 25, k = 31) and 2.5e-13 at
+ * p = 40 with k = 63, 1.6e-13 at p = 1024: a margin of 4 to the contract's 1e-12 from period 25
  * to APO_LINREG_PLAIN_MAX, which sets the spacing (64 below 40 would exceed it: the k^2 / p term)
  * and the limit (past about 2150 the direct sums' p/8 term would). The value's error is S's over
  * p (below (p/8 + 4 + 1.1 k) u Z) plus N's times 6 / (p (p + 1)) (half the slope's bound,

@@ -938,7 +938,7 @@ Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
  * limit, a jump to a far level, and gaps. */
 Test(catalog, linearreg_every_path_and_every_bar_give_the_same_bits) {
     const double periods[] = {APO_LINEARREG_DIRECT_MAX + 1,
-                              23,
+                              31,
                               APO_LINREG_ANCHOR_WIDE_MIN - 1,
                               APO_LINREG_ANCHOR_WIDE_MIN,
                               50,
