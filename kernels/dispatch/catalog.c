@@ -307,7 +307,8 @@ typedef struct cat_resume {
  * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
  * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap, mfi: sums and
  * extremes' indices; var and stddev up to timeperiod 1024 keep the position alone, var_tile.h, and
- * linearreg and linearreg_slope up to 128, linearreg_direct.h). The
+ * linearreg and linearreg_slope up to 24, linearreg_direct.h; from 25 to 1024 their shifted plain
+ * sums and shift, linearreg_plain.h). The
  * stochastics (stoch, stochf) keep the position alone too: each of their outputs is evaluated from
  * the bars of its own windows (fastk from its scan, the means from the fastk and slowk values they
  * average, which the tile body evaluates again from the inputs wherever it starts; stoch_tile.h),

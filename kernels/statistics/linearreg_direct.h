@@ -30,9 +30,11 @@
 #include "catalog.h"
 #include "tile_vec.h"
 
-/* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar) and its
- * rounding bound with it (3 p eps); past this the double-double slide is kept. */
-#define APO_LINEARREG_DIRECT_MAX 128
+/* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar); past this
+ * the shifted plain sums slid between anchors (linearreg_plain.h) cost less: at period 24 both
+ * ran at 1.1 of Tulip's speed, at 32 they were 1.10 where these were 0.91, at 17 1.16 against
+ * 1.56 (docs/PERF.md). */
+#define APO_LINEARREG_DIRECT_MAX 24
 
 /* Groups of APO_TILE_LANES consecutive bars summed side by side. */
 #define APO_LINREG_GROUPS 8

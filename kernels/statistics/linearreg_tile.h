@@ -10,7 +10,9 @@
  *
  * Tile: halo p - 1. Up to APO_LINEARREG_DIRECT_MAX samples each output is its window's
  * weighted sum (linearreg_direct.h): within about 3 p eps of the window's largest |y| (the
- * slope: of that over p), with no state. Longer windows: S and W are double-doubles (dd.h),
+ * slope: of that over p), with no state. Up to APO_LINREG_PLAIN_MAX the window's sums, shifted
+ * by one of its samples, slide in plain double between anchors (linearreg_plain.h: within
+ * 2.5e-13 of those scales, a first-order bound). Longer windows: S and W are double-doubles (dd.h),
  * evaluated exactly at the first clean window and slid with W' = W - S + y_old + (p-1) y_new and S'
  * = S - y_old + y_new, their rounding errors gathered beside them (apo__dd_slide, window_sum.h:
  * within the cascaded-summation bound over the tile), so the numerator, which cancels (W is about
@@ -23,6 +25,7 @@
 
 #include "catalog.h"
 #include "linearreg_direct.h"
+#include "linearreg_plain.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -78,6 +81,10 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
     const size_t p = (size_t)io->p[0];
     if (p <= APO_LINEARREG_DIRECT_MAX) {
         apo__linreg_direct_run(x, p, value, end, out, r);
+        return;
+    }
+    if (p <= APO_LINREG_PLAIN_MAX) {
+        apo__linreg_plain_run(x, p, value, end, out, r);
         return;
     }
     const double pd = (double)p;

@@ -28,9 +28,10 @@
 
 /* Parameters by kernel, in the descriptors' order (runtime/catalog/catalog_kernels.c): TA-Lib's
  * defaults, a second set with other periods, and for the kernels whose long windows take
- * other code (a slide of double-doubles, plain slides up to APO_PLAIN_MAX, cci's blocks,
- * which a GPU thread takes only up to 64, var's and correl's longer blocks, which a GPU thread
- * takes one at a time) a third set past those limits (0: none). */
+ * other code (a slide of double-doubles, plain slides up to APO_PLAIN_MAX and
+ * APO_LINREG_PLAIN_MAX, cci's blocks, which a GPU thread takes only up to 64, var's and correl's
+ * longer blocks, which a GPU thread takes one at a time) a third set past those limits (0:
+ * none). */
 typedef struct cat_params {
     apo__cat_id id;
     size_t n;
@@ -55,8 +56,10 @@ static const cat_params table[] = {
     {APO_CAT_VAR, 2, {5, 1}, {1, 1}, {200, 1}}, /* var_blocks.h: blocks of 64 */
     {APO_CAT_MAX, 1, {30}, {3}, {0}},
     {APO_CAT_MIN, 1, {30}, {3}, {0}},
-    {APO_CAT_LINEARREG, 1, {14}, {200}, {0}}, /* past 128: the double-double slide */
-    {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}, {0}},
+    /* linearreg: 14 each window's sum, 200 and 30 shifted plain sums slid between anchors 64 and
+     * 32 bars apart, 1500 (past APO_LINREG_PLAIN_MAX) the double-double slide. */
+    {APO_CAT_LINEARREG, 1, {14}, {200}, {1500}},
+    {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}, {30}},
     {APO_CAT_CORREL, 1, {30}, {8}, {200}}, /* blocks of 64 (correl_tile.h) */
     {APO_CAT_BETA, 1, {5}, {12}, {0}},
     {APO_CAT_TRANGE, 0, {0}, {0}, {0}},

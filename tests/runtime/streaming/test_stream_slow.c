@@ -114,6 +114,23 @@ Test(stream, bollinger_and_macd_named_parameters_equal_batch, .timeout = 600) {
     apo_runtime_destroy(rt);
 }
 
+/* linearreg and linearreg_slope past the direct sums' periods slide shifted plain sums between
+ * anchors (linearreg_plain.h), whose state (the sums and the shift) a stream resumes: the
+ * anchors' spacing 32 and 64 on both sides of its switch (40), the target periods, and past the
+ * plain slide (1024) the double-doubles. */
+Test(stream, linearreg_slid_periods_equal_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    const double periods[] = {39, 40, 50, 129, 200, 1025};
+    const char *kernels[] = {"linearreg", "linearreg_slope"};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < sizeof periods / sizeof periods[0]; i++) {
+            const apo_param p[] = {{"timeperiod", periods[i]}};
+            cr_assert(check_kernel(rt, kernels[k], p, 1, 31 + 10 * k + i), "%s(%g)", kernels[k],
+                      periods[i]);
+        }
+    apo_runtime_destroy(rt);
+}
+
 Test(stream, user_kernels_with_a_halo_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     test_register_moving_sum(rt);
