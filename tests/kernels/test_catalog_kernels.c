@@ -552,7 +552,8 @@ static void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed)
     run_grid(k->id, &s, p, a, 0);
     apo__cat_io io;
     memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < k->n_in; i++)
+    /* Every slot of the series (n_in 4 names a pair, x and y, in the first two). */
+    for (size_t i = 0; i < 3; i++)
         io.in[i] = s.in[i];
     io.out[0] = b;
     for (size_t i = 0; i < 4; i++)
