@@ -940,49 +940,70 @@ Test(catalog, variance_after_a_jump_falls_back_to_its_windows) {
         }
 }
 
-/* Every path gives the bits of sse2's, and one bar at a time (a stream's update) gives the
- * whole series' bits, for the kernels whose blocks sum their first window in vector lanes and
- * form their outputs several at a time: correl (correl_tile.h), var and stddev (var_blocks.h:
- * four blocks side by side on the CPU; a tile of one bar takes one block alone). Periods
- * evaluated directly and in blocks of each length, the partial sums' head empty and not, a
- * jump and gaps. */
-static void check_paths_and_bars(apo__cat_id id, const double *periods, size_t count) {
-    const size_t n = 3001;
+/* Kernel id at period (p1 its second parameter) over series s: every vector path gives sse2's
+ * bits, and so does a stream updated one bar at a time from its state
+ * (apo__cpu_catalog_resume); where by_position (a kernel whose every output is a function of
+ * its data and index), so do tiles of one bar each. */
+static void check_series_paths_and_bars(apo__cat_id id, const series *s, double period, double p1,
+                                        int by_position) {
+    const size_t n = s->n;
     double *want = alloc_doubles(n), *got = alloc_doubles(n);
-    for (size_t pi = 0; pi < count; pi++) {
-        series s;
-        series_make(&s, 13 + pi, n, 4, 100.0, 0.5, 1);
-        for (size_t t = 1500; t < 1900; t++)
-            s.close[t] = 400.0 + 1e-5 * (double)(t % 17);
-        apo__cat_io io;
-        memset(&io, 0, sizeof io);
-        io.in[0] = s.in[0];
-        io.in[1] = s.in[1];
-        io.p[0] = periods[pi];
-        io.p[1] = 2.5; /* stddev's nbdev; correl and var read no second parameter */
-        io.out[0] = want;
-        apo__cpu_catalog_tile_on(id, &io, 0, n, APO_CPU_ISA_SSE2);
-        for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
-            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-                continue;
-            io.out[0] = got;
-            apo__cpu_catalog_tile_on(id, &io, 0, n, isa);
-            for (size_t t = 0; t < n; t++)
-                cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
-                          "kernel %d, period %g, path %s: t %zu got %.17g sse2 %.17g", (int)id,
-                          periods[pi], apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
-        }
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < 3; i++)
+        io.in[i] = s->in[i];
+    io.p[0] = period;
+    io.p[1] = p1;
+    io.out[0] = want;
+    apo__cpu_catalog_tile_on(id, &io, 0, n, APO_CPU_ISA_SSE2);
+    for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
         io.out[0] = got;
+        apo__cpu_catalog_tile_on(id, &io, 0, n, isa);
+        for (size_t t = 0; t < n; t++)
+            cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
+                      "kernel %d, period %g, path %s: t %zu got %.17g sse2 %.17g", (int)id, period,
+                      apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t], want[t]);
+    }
+    io.out[0] = got;
+    void *state = calloc(1, apo__catalog_resume_size(id));
+    cr_assert_not_null(state);
+    for (size_t t = 0; t < n; t++)
+        apo__cpu_catalog_resume(id, &io, state, t == 0, 0, t + 1);
+    free(state);
+    for (size_t t = 0; t < n; t++)
+        cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
+                  "kernel %d, period %g, a stream bar by bar: t %zu got %.17g whole %.17g", (int)id,
+                  period, t, got[t], want[t]);
+    if (by_position) {
         for (size_t t = 0; t < n; t++)
             apo__cpu_catalog_tile(id, &io, t, t + 1);
         for (size_t t = 0; t < n; t++)
             cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
-                      "kernel %d, period %g, bar by bar: t %zu got %.17g whole %.17g", (int)id,
-                      periods[pi], t, got[t], want[t]);
-        series_free(&s);
+                      "kernel %d, period %g, tiles of one bar: t %zu got %.17g whole %.17g",
+                      (int)id, period, t, got[t], want[t]);
     }
     free(want);
     free(got);
+}
+
+/* For the kernels whose blocks sum their first window in vector lanes and form their outputs
+ * several at a time, correl (correl_tile.h), var and stddev (var_blocks.h: four blocks side by
+ * side on the CPU, one where a tile or a stream piece holds no more):
+ * check_series_paths_and_bars over a walk of pairs with gaps and a jump to a nearly flat
+ * stretch, at each period; nbdev 2.5 (stddev's; correl and var read no second parameter).
+ * Periods evaluated directly and in blocks of each length, the partial sums' head empty and
+ * not. */
+static void check_paths_and_bars(apo__cat_id id, const double *periods, size_t count) {
+    for (size_t pi = 0; pi < count; pi++) {
+        series s;
+        series_make(&s, 13 + pi, 3001, 4, 100.0, 0.5, 1);
+        for (size_t t = 1500; t < 1900; t++)
+            s.close[t] = 400.0 + 1e-5 * (double)(t % 17);
+        check_series_paths_and_bars(id, &s, periods[pi], 2.5, 1);
+        series_free(&s);
+    }
 }
 
 Test(catalog, correl_every_path_and_every_bar_give_the_same_bits) {
@@ -1011,47 +1032,16 @@ Test(catalog, linearreg_every_path_and_every_bar_give_the_same_bits) {
                               129,
                               200,
                               APO_LINREG_PLAIN_MAX};
-    const size_t n = 4001;
-    double *want = alloc_doubles(n), *got = alloc_doubles(n);
     for (int value = 0; value < 2; value++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const apo__cat_id id = value ? APO_CAT_LINEARREG : APO_CAT_LINEARREG_SLOPE;
             series s;
-            series_make(&s, 17 + pi, n, 1, 100.0, 0.5, 1);
+            series_make(&s, 17 + pi, 4001, 1, 100.0, 0.5, 1);
             for (size_t t = 2500; t < 2900; t++)
                 s.close[t] = 4e5 + 1e-3 * (double)(t % 23);
-            apo__cat_io io;
-            memset(&io, 0, sizeof io);
-            io.in[0] = s.in[0];
-            io.p[0] = periods[pi];
-            io.out[0] = want;
-            apo__cpu_catalog_tile_on(id, &io, 0, n, APO_CPU_ISA_SSE2);
-            for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
-                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-                    continue;
-                io.out[0] = got;
-                apo__cpu_catalog_tile_on(id, &io, 0, n, isa);
-                for (size_t t = 0; t < n; t++)
-                    cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
-                              "value %d period %g, path %s: t %zu got %.17g sse2 %.17g", value,
-                              periods[pi], apo__cpu_isa_name((apo__cpu_isa)isa), t, got[t],
-                              want[t]);
-            }
-            /* Bar by bar from the state, as a stream's updates of one bar run. */
-            io.out[0] = got;
-            void *state = calloc(1, apo__catalog_resume_size(id));
-            cr_assert_not_null(state);
-            for (size_t t = 0; t < n; t++)
-                apo__cpu_catalog_resume(id, &io, state, t == 0, 0, t + 1);
-            for (size_t t = 0; t < n; t++)
-                cr_assert(memcmp(&want[t], &got[t], sizeof(double)) == 0,
-                          "value %d period %g, bar by bar: t %zu got %.17g whole %.17g", value,
-                          periods[pi], t, got[t], want[t]);
-            free(state);
+            check_series_paths_and_bars(value ? APO_CAT_LINEARREG : APO_CAT_LINEARREG_SLOPE, &s,
+                                        periods[pi], 0.0, 0);
             series_free(&s);
         }
-    free(want);
-    free(got);
 }
 
 /* The first-order bound of linearreg_plain.h (apo__linreg_plain_bound, for the worst spread a
