@@ -161,12 +161,6 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     }
 }
 
-/* The kernels whose tiles of a row run as rounds of lanes (catalog_entry.h) at short tiles. */
-static int apo__catalog_short_tiles(apo__cat_id id) {
-    return id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_ATR || id == APO_CAT_NATR ||
-           id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI || id == APO_CAT_ADX;
-}
-
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
     /* A whole-row tile costs its prefix too: with long tiles a row of n samples costs about
      * n + n^2 / 131072 steps, 8.6 single passes at a million samples (4096-sample tiles would
@@ -180,7 +174,7 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
      * much to spare. ADX too since its lanes gather each bar's samples once (trange_lanes.h):
      * its halo is two warm-ups, but a step of lanes now costs less than two scalar steps, so
      * four lanes of 1e4 bars beat one chain, and a million bars too (docs/PERF.md). */
-    if (apo__catalog_short_tiles(id)) {
+    if (apo__catalog_wilder(id)) {
         const size_t one = (size_t)params[0] + apo__decay_steps(1.0 / params[0]);
         const size_t len = 5 * one;
         return len > 1024 ? len : 1024;
@@ -459,8 +453,8 @@ static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__
     }
 }
 
-static void run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
-                   apo__cat_run *r) {
+void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                         apo__cat_run *r) {
     const size_t p = (size_t)io->p[0];
     switch (id) {
     case APO_CAT_SMA:
@@ -587,7 +581,7 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
         rs->tile = apo__catalog_tile_len(id, io->p);
         rs->next_ready = 0;
     }
-    run_to(id, io, begin, stop, &rs->cur);
+    apo__catalog_run_to(id, io, begin, stop, &rs->cur);
     /* The next tile's run, up to the bars there are, for the recurrences: their start reads
      * nothing and their origin is before their tile's start (the halo is at least 1 and the
      * tile longer than it), so the start and the run write no output, every position they
@@ -598,6 +592,6 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
         if (!rs->next_ready)
             run_start(id, io, next_begin, &rs->next);
         rs->next_ready = 1;
-        run_to(id, io, next_begin, stop, &rs->next);
+        apo__catalog_run_to(id, io, next_begin, stop, &rs->next);
     }
 }

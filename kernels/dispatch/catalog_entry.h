@@ -69,7 +69,7 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__dmi_round(io, tiles + k, n, APO_DMI_ADX, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
-        } else if (n == 1 && apo__catalog_cuts(id)) {
+        } else if (n == 1 && apo__catalog_wilder(id)) {
             APO_CATALOG_PATH_NAME(apo__catalog_cut)(id, io, tiles[k].begin, tiles[k].end);
         } else {
             for (size_t j = k; j < k + n; j++)

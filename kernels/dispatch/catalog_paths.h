@@ -24,8 +24,9 @@ void apo__catalog_tiles_avx2(apo__cat_id id, const apo__cat_io *io, const apo__t
 void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
                                size_t count);
 
-/* The kernels whose lone tiles may be cut. */
-static inline int apo__catalog_cuts(apo__cat_id id) {
+/* The Wilder recurrences: their tiles of a row run as rounds of lanes at short tiles
+ * (catalog_entry.h, apo__catalog_tile_len), and a lone one may be cut (catalog_split.h). */
+static inline int apo__catalog_wilder(apo__cat_id id) {
     return id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_ATR || id == APO_CAT_NATR ||
            id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI || id == APO_CAT_ADX;
 }
@@ -36,5 +37,11 @@ static inline int apo__catalog_cuts(apo__cat_id id) {
 size_t apo__catalog_cut_sse2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
 size_t apo__catalog_cut_avx2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
 size_t apo__catalog_cut_avx512(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
+
+/* The scalar run of a body that is a start and a run (apo__cat_run), from r to `end`, writing
+ * from `begin` on (catalog.c): a stream's resumed piece takes it, and so does a piece of a cut
+ * lone tile computed again (catalog_split.h). */
+void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                         apo__cat_run *r);
 
 #endif /* APO_KERNELS_CATALOG_PATHS_H */

@@ -15,8 +15,8 @@
  * whole tile's run at cut_j, that is the tail of piece j - 1 when that piece stands. Where
  * it is not (a seed not forgotten to the bit, a gap in the warm-up or the lock-step stopped
  * before the head), piece j is computed again by the scalar run from piece j - 1's tail, the
- * step a stream's resumed piece takes (catalog.c), and the next piece is checked against
- * that. The check is what makes the cut exact, the warm-up only what makes it pay.
+ * step a stream's resumed piece takes (apo__catalog_run_to, catalog.c), and the next piece is
+ * checked against that. The check is what makes the cut exact, the warm-up only what makes it pay.
  */
 #ifndef APO_KERNELS_CATALOG_SPLIT_H
 #define APO_KERNELS_CATALOG_SPLIT_H
@@ -78,37 +78,13 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
     }
 }
 
-/* The scalar run from r to `end`, writing from `begin` on (catalog.c's run_to). */
-static void apo__catalog_cut_redo(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
-                                  apo__cat_run *r) {
-    switch (id) {
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-        apo__wilder_osc_run(io, begin, end, id == APO_CAT_CMO, r);
-        break;
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-        apo__atr_run(io, begin, end, id == APO_CAT_NATR, r);
-        break;
-    case APO_CAT_PLUS_DI:
-        apo__dmi_run(io, begin, end, APO_DMI_PLUS, r);
-        break;
-    case APO_CAT_MINUS_DI:
-        apo__dmi_run(io, begin, end, APO_DMI_MINUS, r);
-        break;
-    default:
-        apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
-        break;
-    }
-}
-
-/* The tile [begin, end) of a kernel apo__catalog_cuts() takes, cut where that pays
+/* The tile [begin, end) of a kernel apo__catalog_wilder() takes, cut where that pays
  * (apo__cut_pieces); returns the pieces computed again serially, or (size_t)-1 when the tile
  * is not cut (and nothing was computed: the caller runs its scalar body). */
 static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
                                     size_t end) {
     const size_t pieces =
-        apo__catalog_cuts(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
+        apo__catalog_wilder(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
     if (pieces < 2)
         return (size_t)-1;
     apo__tile_span spans[APO_CUT_MAX_PIECES];
@@ -126,7 +102,7 @@ static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_
             run = edges[j].tail;
             continue;
         }
-        apo__catalog_cut_redo(id, io, spans[j].begin, spans[j].end, &run);
+        apo__catalog_run_to(id, io, spans[j].begin, spans[j].end, &run);
         redone++;
     }
     return redone;
