@@ -223,11 +223,10 @@ static inline APO_HD apo__linreg_sums apo__linreg_blocks(const double *x, size_t
         ts[l][0] = first.s;
     }
     for (size_t l = 0; l < L; l++) {
-        const double *const xb = x + a + l * A;
-        const double cl = c[l];
+        const size_t b = a + l * A;
         for (size_t j = 1; j < A; j++) {
-            tn[l][j] = k->half_next * (xb[j - p] - cl) + k->half_prev * (xb[j] - cl);
-            ts[l][j] = xb[j] - xb[j - p];
+            tn[l][j] = apo__linreg_n_term(x, p, b + j, c[l], k);
+            ts[l][j] = apo__linreg_s_term(x, p, b + j);
         }
     }
     /* The chains, the blocks side by side (one chain alone waits on the adds' latency). */
