@@ -103,14 +103,19 @@ is_glibc() {
     return 1
 }
 
-# Counts FMA in the kernels' PTX, made by the build's own nvcc command for each kernel with
-# -ptx for compute_90 in place of its object: -fmad=false must leave none (the SASS step
-# checks the machine code on the GPU machine).
+# Proves from the kernels' PTX that the machine code fuses nothing of ours: each kernel file
+# is compiled to PTX for compute_90 by the build's own nvcc command (-ptx in place of its
+# object), which must hold no floating-point fma/mad and no add, sub or mul without an
+# explicit rounding mode (ptxas may contract only those; with .rn it never does). Every DFMA
+# in the SASS then comes from ptxas's expansions of div.rn, rcp.rn and sqrt.rn, counted here
+# for the SASS step (ptx-divsqrt in the bundle).
 ptx_check() {
-    local build=$1 out=$2 tmp kernel cmd total=0 kernels=0 n
+    local build=$1 out=$2 tmp kernel cmd total=0 kernels=0 divsqrt=0 n loose d
     tmp=$(mktemp -d)
     : >"$out"
-    for kernel in bollinger macd returns_stats bootstrap staged; do
+    # Every CUDA file the library is built from (the catalog's and the scored kernels' too).
+    for kernel in $(sed -n 's|^build runtime/libapportion[^ ]*/\([A-Za-z0-9_]*\)\.cu\.o:.*|\1|p' \
+        "$build/build.ninja"); do
         cmd=$(sed -n "/^build runtime\/libapportion[^ ]*\/$kernel\.cu\.o:/,/COMMAND/p" \
             "$build/build.ninja" | sed -n 's/^ *COMMAND = //p')
         if [ -z "$cmd" ]; then
@@ -128,13 +133,19 @@ ptx_check() {
         # Floating-point fma and mad only (integer mad.lo.s32 and the like are address math).
         n=$(grep -cE '(^|[[:space:]])(fma|mad)(\.[a-z0-9]+)*\.f(16|32|64)([[:space:]]|$)' \
             "$tmp/$kernel.ptx")
-        echo "$kernel: $n floating-point fma/mad in $(grep -c '\.entry' "$tmp/$kernel.ptx") entry point(s)" >>"$out"
-        total=$((total + n))
+        loose=$(grep -cE '(^|[[:space:]])(add|sub|mul)(\.(sat|ftz))*\.f(32|64)([[:space:]]|$)' \
+            "$tmp/$kernel.ptx")
+        d=$(grep -cE '(^|[[:space:]])(div|rcp|sqrt)\.rn(\.[a-z0-9]+)*\.f64([[:space:]]|$)' \
+            "$tmp/$kernel.ptx")
+        echo "$kernel: $n floating-point fma/mad, $loose add/sub/mul without a rounding mode, $d div/rcp/sqrt.rn.f64 in $(grep -c '\.entry' "$tmp/$kernel.ptx") entry point(s)" >>"$out"
+        total=$((total + n + loose))
+        divsqrt=$((divsqrt + d))
         kernels=$((kernels + 1))
     done
     rm -rf "$tmp"
-    echo "$total floating-point fma/mad in the PTX of $kernels kernel files" >>"$out"
-    [ "$total" -eq 0 ]
+    echo "$divsqrt" >"$(dirname "$out")/ptx-divsqrt"
+    echo "$total floating-point fma/mad or unrounded add/sub/mul in the PTX of $kernels kernel files" >>"$out"
+    [ "$total" -eq 0 ] && [ "$kernels" -gt 0 ]
 }
 
 build_and_bundle() {
@@ -361,37 +372,48 @@ step_ptx() {
     grep -q '^pass' "$bundle/ptx-verdict"
 }
 
-# DFMA in the kernels' SASS outside the double division and square root sequences, which use
-# DFMA by design: a DFMA counts as theirs when a MUFU.RCP64H or MUFU.RSQ64H came at most 40
-# instructions before it in the same function, or when it lies in a subroutine named for a
-# division, reciprocal or square root. Every other DFMA is listed for a human to read.
+# DFMA in the kernels' SASS. The PTX check proves none is a contraction of ours; this step
+# reads the machine code ptxas made and sorts every DFMA: within 40 instructions after a
+# MUFU.RCP64H or MUFU.RSQ64H (a division's or square root's Newton steps), a directed-rounding
+# fix-up (.RM, .RP, .RZ: our code rounds to nearest only), or elsewhere (ptxas schedules a
+# seed's steps far from it in the large kernels, and the slow paths share subroutines). It
+# fails when the PTX proof is missing or failed, or when DFMA lie elsewhere while the PTX has
+# no division or square root at all to explain them; the elsewhere list is kept for reading.
 step_sass() {
-    local cuobjdump
+    local cuobjdump divsqrt
     cuobjdump=$(tool cuobjdump) || { detail "cuobjdump not found"; return 77; }
     run "$cuobjdump" -sass "$bundle"/lib/libapportion.so.* >"$logs/sass.txt" || return 1
+    divsqrt=$(cat "$bundle/ptx-divsqrt" 2>/dev/null)
     awk -v W=40 '
-        /Function : / { fn = $NF; since = 1e9; internal = 0; fns++; next }
-        /^[[:space:]]*[$.A-Za-z_][^[:space:]]*:[[:space:]]*$/ {
-            label = tolower($1)
-            if (label ~ /div|sqrt|rsq|rcp/) internal = 1
-            else if (label ~ /^\$/) internal = 0
-            next
-        }
+        /Function : / { fn = $NF; since = 1e9; fns++; next }
         /^[[:space:]]*\/\*[0-9a-f]+\*\// {
             since++
             if ($0 ~ /MUFU\.(RCP64H|RSQ64H)/) since = 0
             if ($0 ~ /[[:space:]]DFMA[.[:space:]]/) {
                 total++
-                if (since <= W || internal) explained++
-                else { unexplained++; print "unexplained DFMA in " fn ": " $0 }
+                if (since <= W) near++
+                else if ($0 ~ /DFMA\.R[MPZ][[:space:]]/) directed++
+                else { elsewhere++; print "DFMA elsewhere in " fn ": " $0 }
             }
         }
         END {
-            printf "%d functions, %d DFMA, %d in division/sqrt sequences, %d outside\n", fns, total, explained, unexplained
-            exit unexplained > 0 || fns == 0
+            printf "%d functions, %d DFMA: %d within %d instructions of a reciprocal or root seed, %d directed-rounding fix-ups, %d elsewhere\n", fns, total, near, W, directed, elsewhere
+            exit fns == 0 ? 1 : (elsewhere > 0 ? 2 : 0)
         }' "$logs/sass.txt" >"$logs/sass-dfma.txt"
     local rc=$?
     cat "$logs/sass-dfma.txt"
+    if [ $rc -eq 2 ]; then
+        if ! grep -q '^pass' "$bundle/ptx-verdict" 2>/dev/null; then
+            detail "$(tail -n 1 "$logs/sass-dfma.txt"); no passed PTX check to attribute them"
+            return 1
+        fi
+        case "$divsqrt" in '' | 0)
+            detail "$(tail -n 1 "$logs/sass-dfma.txt"); the PTX has no div/rcp/sqrt.rn.f64 to explain them"
+            return 1 ;;
+        esac
+        detail "$(tail -n 1 "$logs/sass-dfma.txt") (ptxas's expansions of the PTX's $divsqrt div/rcp/sqrt.rn.f64, which has no fma: sass-dfma.txt)"
+        return 0
+    fi
     detail "$(tail -n 1 "$logs/sass-dfma.txt")"
     return $rc
 }
@@ -559,13 +581,28 @@ step_gpu_catalog() {
 }
 
 # compute-sanitizer on a small selftest: every GPU path of it, at sizes the tools can afford.
+# The tools slow kernels a hundredfold and serialise them, so the deadlines are lifted (a
+# deadline is for a hung device, not a slow tool) and the selftest's overlap checks, which
+# measure concurrency the tool itself removes, do not count here: the selftest step has
+# judged them without a tool. The verdict is the tool's (exit 3: it found errors) and every
+# other check of the selftest.
 sanitize() {
-    local sanitizer
+    local sanitizer rc others
     sanitizer=$(tool compute-sanitizer) || { detail "compute-sanitizer not found"; return 77; }
-    APPORTION_USE_GPU=yes run "$sanitizer" --tool "$1" --error-exitcode 3 "$bin/apportion" \
-        selftest --sizes 4097,3x5001 --gpu-memory-mb 4
-    local rc=$?
-    detail "exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs"/*-"$1".log | tail -n 1 | sed 's/^=* *//')"
+    APPORTION_USE_GPU=yes APPORTION_DEADLINE_FLOOR=604800 run "$sanitizer" --tool "$1" \
+        --error-exitcode 3 "$bin/apportion" selftest --sizes 4097,3x5001 --gpu-memory-mb 4 \
+        >"$work/sanitize.out"
+    rc=$?
+    cat "$work/sanitize.out"
+    others=$(awk '/ FAIL / && $1 != "overlap" { print $1 " " $2 }' "$work/sanitize.out" |
+        tr '\n' ',' | sed 's/,$//')
+    local summary
+    summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/sanitize.out" | tail -n 1 | sed 's/^=* *//')
+    if [ $rc -eq 1 ] && [ -z "$others" ] && grep -q 'selftest FAILED' "$work/sanitize.out"; then
+        detail "exit 1 from overlap checks only (not judged under the tool); $summary"
+        return 0
+    fi
+    detail "exit $rc; $summary${others:+; failed: $others}"
     return $rc
 }
 step_memcheck() { sanitize memcheck; }
