@@ -169,6 +169,7 @@ static void cuda_close(apo__device *dev) {
     apo__cuda_state *st = dev->state;
     if (st == NULL)
         return;
+    apo__cuda_join_staging(st);
     int e;
     const int previous = apo__cuda_enter_device(st->ordinal, &e);
     if (e == cudaSuccess) {
@@ -344,6 +345,7 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
      * GPU's, so reports say so and the default profile keeps none of it. */
     dev->simulated = 1;
 #endif
+    apo__cuda_start_staging(st, info->id);
     return 1;
 }
 

@@ -58,6 +58,7 @@
  */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,13 +86,16 @@ void apo__cuda_free_staging(apo__cuda_state *st) {
     st->staged = 0;
 }
 
-/* Allocates every slot's buffers at the budget's size, halving after each failure. */
-static int ensure_staging(apo__device *dev, apo__cuda_state *st) {
+/* Allocates every slot's buffers at the budget's size, halving after each failure. `id`
+ * names the GPU in the log. */
+static int ensure_staging(const char *id, apo__cuda_state *st) {
     if (st->staged)
         return 1;
     size_t bytes = st->budget_bytes / APO_CUDA_SLOTS;
     if (bytes > APO_CUDA_SLOT_MAX_BYTES)
         bytes = APO_CUDA_SLOT_MAX_BYTES;
+    /* Pinning host memory takes time of its own (hundreds of milliseconds for full slots). */
+    const double t0 = apo__now();
     for (; bytes >= APO_CUDA_SLOT_MIN_BYTES; bytes /= 2) {
         int ok = 1;
         for (int i = 0; i < APO_CUDA_SLOTS && ok; i++) {
@@ -102,21 +106,41 @@ static int ensure_staging(apo__device *dev, apo__cuda_state *st) {
         if (ok) {
             st->slot_bytes = bytes;
             st->staged = 1;
-            apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE, "%s: staging %d x %zu MiB", dev->info.id,
-                     APO_CUDA_SLOTS, bytes >> 20);
+            apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE, "%s: staging %d x %zu MiB in %.1f ms", id,
+                     APO_CUDA_SLOTS, bytes >> 20, (apo__now() - t0) * 1e3);
             return 1;
         }
         /* An allocation failure is not sticky: clear it and try smaller. */
         (void)cudaGetLastError();
         apo__cuda_free_staging(st);
         apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE,
-                 "%s: cannot allocate %d x %zu MiB of staging; halving", dev->info.id,
-                 APO_CUDA_SLOTS, bytes >> 20);
+                 "%s: cannot allocate %d x %zu MiB of staging; halving", id, APO_CUDA_SLOTS,
+                 bytes >> 20);
     }
     apo__log(APO_LOG_WARN, APO_SUBSYS_DEVICE,
-             "%s: cannot allocate even %d x %zu MiB of staging memory", dev->info.id,
-             APO_CUDA_SLOTS, APO_CUDA_SLOT_MIN_BYTES >> 20);
+             "%s: cannot allocate even %d x %zu MiB of staging memory", id, APO_CUDA_SLOTS,
+             APO_CUDA_SLOT_MIN_BYTES >> 20);
     return 0;
+}
+
+static void *stage_in_background(void *arg) {
+    apo__cuda_state *st = arg;
+    if (cudaSetDevice(st->ordinal) == cudaSuccess)
+        (void)ensure_staging(st->stager_id, st); /* on failure the first task tries again */
+    (void)cudaGetLastError();
+    return NULL;
+}
+
+void apo__cuda_start_staging(apo__cuda_state *st, const char *id) {
+    snprintf(st->stager_id, sizeof st->stager_id, "%s", id);
+    st->stager_running = pthread_create(&st->stager, NULL, stage_in_background, st) == 0;
+}
+
+void apo__cuda_join_staging(apo__cuda_state *st) {
+    if (!st->stager_running)
+        return;
+    (void)pthread_join(st->stager, NULL);
+    st->stager_running = 0;
 }
 
 /* ---- one task ------------------------------------------------------------------------------ */
@@ -524,8 +548,9 @@ static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint
     const double t0 = apo__now();
     if (!apo__device_can_run(dev, call->kernel))
         return APO_ERR_DEVICE_LOST; /* the planner never gives it such tiles */
+    apo__cuda_join_staging(st);
     if (!apo__cuda_check(cudaSetDevice(st->ordinal), dev, "cudaSetDevice") ||
-        !ensure_staging(dev, st))
+        !ensure_staging(dev->info.id, st))
         return APO_ERR_DEVICE_LOST;
 
     cuda_task t;

@@ -8,6 +8,7 @@
 #define APO_RUNTIME_DEVICES_CUDA_CUDA_STATE_H
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,13 @@ typedef struct apo__cuda_state {
     size_t budget_bytes; /* staging budget: every slot's device buffer together */
     size_t slot_bytes;   /* size of each slot buffer, once allocated */
     int staged;          /* slot buffers allocated */
+    /* Pinning the slots' host memory takes hundreds of milliseconds (4 x 128 MiB: 210 to 290
+     * ms on an H100 machine, docs/PERF.md), so a thread started when the GPU is opened
+     * allocates them while the caller prepares its first call; a task, and closing, join it
+     * first (apo__cuda_join_staging). */
+    pthread_t stager;
+    int stager_running;
+    char stager_id[APO_ID_MAX]; /* the GPU's id, for the stager's log lines */
     /* One stream per direction, non-blocking, and one for kernels per slot: each copy
      * direction keeps one queue in issue order (one copy engine saturates a direction of
      * the link, so a chunk's inputs land whole before the next chunk's start), and each
@@ -109,6 +117,10 @@ void apo__cuda_drain(apo__cuda_state *st);
 apo_status apo__cuda_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
                          uint64_t task_index, apo__task_time *time);
 void apo__cuda_free_staging(apo__cuda_state *st);
+/* Starts allocating the staging buffers on a thread of their own (nothing happens when the
+ * thread cannot be created: the first task allocates them); joins that thread. */
+void apo__cuda_start_staging(apo__cuda_state *st, const char *id);
+void apo__cuda_join_staging(apo__cuda_state *st);
 
 /* Starts the task's segment for the gather (its outputs stay on this GPU) and points
  * task_out at it; 0 when it cannot be had (the task then peer-copies its chunks). */
