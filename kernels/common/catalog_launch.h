@@ -5,7 +5,12 @@
  *
  * Launch shape: 256-thread blocks and a grid-stride loop over the view's rows x tiles
  * (cuda_chunk.h); the thread of item i runs the whole serial tile body on that tile's
- * bounds, with the row's input and output pointers. No state is shared between threads
+ * bounds, with the row's input and output pointers. The whole-row running sums (obv, ad:
+ * apo__catalog_whole_row) take one item per row instead, the union of its tiles, as the CPU
+ * does: each of their tiles sums the row from its first sample, so a thread per tile would
+ * do work quadratic in the row's length. Either way a row is one serial chain, the GPU's
+ * time is that chain's latency (a 1e6-sample obv: 245 ms on an H100 both ways, docs/PERF.md),
+ * and these kernels belong on the CPU where there is one. No state is shared between threads
  * and every output is written by one thread, so the bits are the CPU's (catalog.h).
  */
 #ifndef APO_KERNELS_CATALOG_LAUNCH_CUH
@@ -18,10 +23,11 @@
 
 #define APO_CATALOG_CUDA_FAMILY(family)                                                            \
     static __global__ void apo__##family##_kernel(apo__cuda_view v, size_t tiles, int id,          \
-                                                  apo__cat_io base) {                              \
-        const size_t items = v.rows * tiles;                                                       \
+                                                  apo__cat_io base, int whole_rows) {              \
+        const size_t items = whole_rows ? v.rows : v.rows * tiles;                                 \
         for (size_t i = apo__cuda_first_item(); i < items; i += apo__cuda_item_stride()) {         \
-            const apo__chunk_item it = apo__chunk_item_of(&v, tiles, i);                           \
+            const apo__chunk_item it =                                                             \
+                whole_rows ? apo__chunk_row_of(&v, i) : apo__chunk_item_of(&v, tiles, i);          \
             apo__cat_io io = base;                                                                 \
             for (int k = 0; k < APO_CAT_MAX_IN; k++)                                               \
                 io.in[k] = base.in[k] != NULL ? base.in[k] + it.row * v.cols : NULL;               \
@@ -38,9 +44,10 @@
         if (v->rows == 0 || v->begin >= v->end)                                                    \
             return (int)cudaSuccess;                                                               \
         const size_t tiles = apo__chunk_tiles(v);                                                  \
-        const unsigned int blocks = apo__cuda_blocks(v->rows * tiles);                             \
+        const int whole_rows = apo__catalog_whole_row((apo__cat_id)id);                            \
+        const unsigned int blocks = apo__cuda_blocks(whole_rows ? v->rows : v->rows * tiles);      \
         apo__##family##_kernel<<<blocks, APO_CUDA_BLOCK, 0, static_cast<cudaStream_t>(stream)>>>(  \
-            *v, tiles, id, *base);                                                                 \
+            *v, tiles, id, *base, whole_rows);                                                     \
         return (int)cudaGetLastError();                                                            \
     }
 

@@ -48,6 +48,18 @@ static inline APO_HD apo__chunk_item apo__chunk_item_of(const apo__cuda_view *v,
     return it;
 }
 
+/* Row i (i < v->rows) of the view whole: the union of its tiles, [begin, end) of global row
+ * row0 + i. The work item of a kernel whose tile bits do not depend on where the tile
+ * begins (the catalog's whole-row running sums, catalog.h): one call over a row's tiles
+ * reads the row's prefix once, where a thread per tile would read it once per tile. */
+static inline APO_HD apo__chunk_item apo__chunk_row_of(const apo__cuda_view *v, size_t i) {
+    apo__chunk_item it;
+    it.row = v->row0 + i;
+    it.begin = v->begin;
+    it.end = v->end;
+    return it;
+}
+
 #ifdef __CUDACC__
 
 #define APO_CUDA_BLOCK 256
