@@ -62,7 +62,7 @@ typedef struct apo__cuda_state {
     size_t budget_bytes; /* staging budget: every slot's device buffer together */
     size_t slot_bytes;   /* size of each slot buffer, once allocated */
     int staged;          /* slot buffers allocated */
-    /* Pinning the slots' host memory takes hundreds of milliseconds (4 x 128 MiB: 210 to 290
+    /* Pinning the slots' host memory takes hundreds of milliseconds (4 x 128 MiB: 210 to 340
      * ms on an H100 machine, docs/PERF.md), so a thread started when the GPU is opened
      * allocates them while the caller prepares its first call; a task, and closing, join it
      * first (apo__cuda_join_staging). */
