@@ -78,6 +78,29 @@ typedef struct apo__scored_folds {
     double cost[APO_SCORED_CUDA_FOLDS], sqrt_periods[APO_SCORED_CUDA_FOLDS];
 } apo__scored_folds;
 
+/* One unit of a launch over several passes (apo__cuda_scored_mixed): a pass (its first set),
+ * the sets of it folded together, and the index of the first of them among the chunk's sets.
+ * An array of units lives in device memory for the launch. */
+typedef struct apo__scored_unit {
+    apo__scored_cuda_set set;
+    apo__scored_folds folds;
+    size_t first_set;
+} apo__scored_unit;
+
+/* The folds of sets [j0, j0 + n) (n at most APO_SCORED_CUDA_FOLDS). */
+static void apo__scored_folds_of(const apo__scored_cuda_set *sets, size_t j0, size_t n,
+                                 apo__scored_folds *folds) {
+    memset(folds, 0, sizeof *folds);
+    folds->n = n;
+    for (size_t j = 0; j < n; j++) {
+        const apo__scored_cuda_set *s = &sets[j0 + j];
+        memcpy(folds->params[j], s->params, sizeof folds->params[j]);
+        folds->rule[j] = s->rule;
+        folds->cost[j] = s->cost;
+        folds->sqrt_periods[j] = s->sqrt_periods;
+    }
+}
+
 /* The pass of tile [begin, end) of a window with tile body `Body` (and CatId): x[i] its inputs from
  * the window's first sample, out[k] the pass's doubles at the window's indices. */
 template <int Body, int CatId>
@@ -142,8 +165,29 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
     }
 }
 
+/* Global row `row` scored in the window `mine` (`cap` bars per pass double) for every set of
+ * `folds`, the sets first_set, first_set + 1, ... of the chunk (set j's scores at j *
+ * set_stride from r's). */
+template <int Body, int CatId>
+static __device__ void apo__scored_row(const apo__scored_cuda_set *s,
+                                       const apo__scored_folds *folds,
+                                       const apo__scored_cuda_rows *r, size_t row, size_t first_set,
+                                       double *mine, size_t cap) {
+    const double *x[APO_CAT_MAX_IN];
+    for (size_t k = 0; k < s->n_in; k++)
+        x[k] = r->in[k] + row * r->cols;
+    apo__score_fold f[APO_SCORED_CUDA_FOLDS];
+    apo__scored_series<Body, CatId>(s, folds, x, r->cols, mine, cap, f);
+    for (size_t j = 0; j < folds->n; j++) {
+        double scores[APO_SCORE_IX_COUNT];
+        apo__score_finish(&f[j], folds->sqrt_periods[j], scores);
+        for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
+            r->scores[k][(first_set + j) * r->set_stride + row] = scores[k];
+    }
+}
+
 /* Thread `me` of `threads` scores rows me, me + threads, ... of the chunk in its window, for
- * every set of the launch (set j's scores at j * set_stride from r's). */
+ * every set of the launch. */
 template <int Body, int CatId>
 static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
                                         const apo__scored_folds *folds,
@@ -153,30 +197,39 @@ static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
     if (me >= threads)
         return; /* the last block's threads past the scratch */
     double *mine = scratch + me * per_thread;
-    const size_t cap = per_thread / s->n_pass;
-    for (size_t i = me; i < r->rows; i += threads) {
-        const size_t row = r->row0 + i;
-        const double *x[APO_CAT_MAX_IN];
-        for (size_t k = 0; k < s->n_in; k++)
-            x[k] = r->in[k] + row * r->cols;
-        apo__score_fold f[APO_SCORED_CUDA_FOLDS];
-        apo__scored_series<Body, CatId>(s, folds, x, r->cols, mine, cap, f);
-        for (size_t j = 0; j < folds->n; j++) {
-            double scores[APO_SCORE_IX_COUNT];
-            apo__score_finish(&f[j], folds->sqrt_periods[j], scores);
-            for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
-                r->scores[k][j * r->set_stride + row] = scores[k];
-        }
+    for (size_t i = me; i < r->rows; i += threads)
+        apo__scored_row<Body, CatId>(s, folds, r, r->row0 + i, 0, mine, per_thread / s->n_pass);
+}
+
+/* Thread `me` of `threads` takes items me, me + threads, ... of units x rows, unit-major (the
+ * threads of a warp score neighbouring rows of one unit), each in the thread's window. */
+template <int Body, int CatId>
+static __device__ void apo__scored_units(const apo__scored_unit *units, size_t n_units,
+                                         const apo__scored_cuda_rows *r, double *scratch,
+                                         size_t per_thread, size_t threads) {
+    const size_t me = apo__cuda_first_item();
+    if (me >= threads)
+        return;
+    double *mine = scratch + me * per_thread;
+    for (size_t i = me; i < n_units * r->rows; i += threads) {
+        const apo__scored_unit *u = &units[i / r->rows];
+        apo__scored_row<Body, CatId>(&u->set, &u->folds, r, r->row0 + i % r->rows, u->first_set,
+                                     mine, per_thread / u->set.n_pass);
     }
 }
 
-/* One kernel per tile body (a launch names no template: the SIMT layer's lowering takes plain
- * names). */
+/* Two kernels per tile body, one launch's sets sharing a pass and units of several passes (a
+ * launch names no template: the SIMT layer's lowering takes plain names). */
 #define APO_SCORED_KERNEL(name, body, cat_id)                                                      \
     static __global__ void apo__scored_##name##_kernel(                                            \
         apo__scored_cuda_set s, apo__scored_folds folds, apo__scored_cuda_rows r, double *scratch, \
         size_t per_thread, size_t threads) {                                                       \
         apo__scored_rows<body, cat_id>(&s, &folds, &r, scratch, per_thread, threads);              \
+    }                                                                                              \
+    static __global__ void apo__scored_##name##_units_kernel(                                      \
+        const apo__scored_unit *units, size_t n_units, apo__scored_cuda_rows r, double *scratch,   \
+        size_t per_thread, size_t threads) {                                                       \
+        apo__scored_units<body, cat_id>(units, n_units, &r, scratch, per_thread, threads);         \
     }
 APO_SCORED_KERNEL(bollinger, APO_SCORED_BODY_BOLLINGER, 0)
 APO_SCORED_KERNEL(macd, APO_SCORED_BODY_MACD, 0)
@@ -232,6 +285,23 @@ static bool apo__scored_cuda_valid(const apo__scored_cuda_set *sets, size_t n_se
     return true;
 }
 
+/* Runs LAUNCH(name) for the kernel of tile body `name` that the set's indicator takes (for a
+ * catalog indicator, its cat_id; one apo__scored_cuda_valid refused launches nothing). */
+#define APO_SCORED_DISPATCH(set, LAUNCH)                                                           \
+    do {                                                                                           \
+        if ((set)->indicator == APO_SCORED_CUDA_BOLLINGER) {                                       \
+            LAUNCH(bollinger);                                                                     \
+        } else if ((set)->indicator == APO_SCORED_CUDA_MACD) {                                     \
+            LAUNCH(macd);                                                                          \
+        } else {                                                                                   \
+            switch ((set)->cat_id) {                                                               \
+                APO_SCORED_CATALOG_BODIES(APO_SCORED_CASE_##LAUNCH)                                \
+            default:                                                                               \
+                break;                                                                             \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
 /* Launches the sets `folds` names, whose scores start at `rows`' (scratch as for
  * apo__cuda_scored_in). */
 static int apo__scored_launch(const apo__scored_cuda_set *set, const apo__scored_folds *folds,
@@ -239,28 +309,36 @@ static int apo__scored_launch(const apo__scored_cuda_set *set, const apo__scored
                               cudaStream_t st) {
     const size_t per_thread = apo__scored_cuda_scratch(set, rows->cols);
     const unsigned int blocks = apo__cuda_blocks(threads);
-/* Launches the kernel of tile body `name`. */
-#define APO_SCORED_LAUNCH(name)                                                                    \
+#define APO_SCORED_LAUNCH_SETS(name)                                                               \
     apo__scored_##name##_kernel<<<blocks, APO_CUDA_BLOCK, 0, st>>>(*set, *folds, *rows, scratch,   \
                                                                    per_thread, threads)
-/* The launch of a catalog kernel's body. */
-#define APO_SCORED_CASE(name, body, id)                                                            \
+#define APO_SCORED_CASE_APO_SCORED_LAUNCH_SETS(name, body, id)                                     \
     case id:                                                                                       \
-        APO_SCORED_LAUNCH(name);                                                                   \
+        APO_SCORED_LAUNCH_SETS(name);                                                              \
         break;
-    if (set->indicator == APO_SCORED_CUDA_BOLLINGER) {
-        APO_SCORED_LAUNCH(bollinger);
-    } else if (set->indicator == APO_SCORED_CUDA_MACD) {
-        APO_SCORED_LAUNCH(macd);
-    } else {
-        switch (set->cat_id) {
-            APO_SCORED_CATALOG_BODIES(APO_SCORED_CASE)
-        default: /* apo__scored_cuda_valid refused it */
-            break;
-        }
-    }
-#undef APO_SCORED_CASE
-#undef APO_SCORED_LAUNCH
+    APO_SCORED_DISPATCH(set, APO_SCORED_LAUNCH_SETS);
+#undef APO_SCORED_CASE_APO_SCORED_LAUNCH_SETS
+#undef APO_SCORED_LAUNCH_SETS
+    return (int)cudaGetLastError();
+}
+
+/* Launches the units (in device memory) over `rows`, with their kernel (the first set's tile
+ * body: every unit's), per_thread doubles of scratch a thread. */
+static int apo__scored_launch_units(const apo__scored_cuda_set *first,
+                                    const apo__scored_unit *units, size_t n_units,
+                                    const apo__scored_cuda_rows *rows, double *scratch,
+                                    size_t per_thread, size_t threads, cudaStream_t st) {
+    const unsigned int blocks = apo__cuda_blocks(threads);
+#define APO_SCORED_LAUNCH_UNITS(name)                                                              \
+    apo__scored_##name##_units_kernel<<<blocks, APO_CUDA_BLOCK, 0, st>>>(                          \
+        units, n_units, *rows, scratch, per_thread, threads)
+#define APO_SCORED_CASE_APO_SCORED_LAUNCH_UNITS(name, body, id)                                    \
+    case id:                                                                                       \
+        APO_SCORED_LAUNCH_UNITS(name);                                                             \
+        break;
+    APO_SCORED_DISPATCH(first, APO_SCORED_LAUNCH_UNITS);
+#undef APO_SCORED_CASE_APO_SCORED_LAUNCH_UNITS
+#undef APO_SCORED_LAUNCH_UNITS
     return (int)cudaGetLastError();
 }
 
@@ -277,15 +355,9 @@ extern "C" int apo__cuda_scored_in(const apo__scored_cuda_set *sets, size_t n_se
      * stream's order makes safe. */
     for (size_t j0 = 0; j0 < n_sets; j0 += APO_SCORED_CUDA_FOLDS) {
         apo__scored_folds folds;
-        memset(&folds, 0, sizeof folds);
-        folds.n = n_sets - j0 < APO_SCORED_CUDA_FOLDS ? n_sets - j0 : APO_SCORED_CUDA_FOLDS;
-        for (size_t j = 0; j < folds.n; j++) {
-            const apo__scored_cuda_set *s = &sets[j0 + j];
-            memcpy(folds.params[j], s->params, sizeof folds.params[j]);
-            folds.rule[j] = s->rule;
-            folds.cost[j] = s->cost;
-            folds.sqrt_periods[j] = s->sqrt_periods;
-        }
+        apo__scored_folds_of(
+            sets, j0, n_sets - j0 < APO_SCORED_CUDA_FOLDS ? n_sets - j0 : APO_SCORED_CUDA_FOLDS,
+            &folds);
         apo__scored_cuda_rows part = *rows;
         for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
             part.scores[k] = rows->scores[k] + j0 * rows->set_stride;
@@ -296,6 +368,27 @@ extern "C" int apo__cuda_scored_in(const apo__scored_cuda_set *sets, size_t n_se
     return (int)cudaSuccess;
 }
 
+/* Stream-ordered scratch of `bytes` a thread for at most `items` threads (fewer when the cap
+ * or the memory says so, down to one); the threads it got in *threads. */
+static cudaError_t apo__scored_scratch_alloc(size_t bytes, size_t items, cudaStream_t s,
+                                             double **scratch, size_t *threads) {
+    const size_t most = APO_SCORED_CUDA_SCRATCH_MAX_BYTES / bytes;
+    size_t n = items < (size_t)65535 * APO_CUDA_BLOCK ? items : (size_t)65535 * APO_CUDA_BLOCK;
+    if (n > most)
+        n = most > 0 ? most : 1;
+    for (;;) {
+        const cudaError_t e = cudaMallocAsync((void **)scratch, n * bytes, s);
+        if (e == cudaSuccess)
+            break;
+        (void)cudaGetLastError(); /* not sticky: try with fewer threads */
+        if (n == 1)
+            return e;
+        n /= 2;
+    }
+    *threads = n;
+    return cudaSuccess;
+}
+
 extern "C" int apo__cuda_scored(const apo__scored_cuda_set *sets, size_t n_sets,
                                 const apo__scored_cuda_rows *rows, void *stream) {
     if (!apo__scored_cuda_valid(sets, n_sets, rows))
@@ -303,23 +396,88 @@ extern "C" int apo__cuda_scored(const apo__scored_cuda_set *sets, size_t n_sets,
     if (rows->rows == 0 || rows->cols == 0)
         return (int)cudaSuccess;
     const size_t bytes = apo__scored_cuda_scratch(&sets[0], rows->cols) * sizeof(double);
-    const size_t most = APO_SCORED_CUDA_SCRATCH_MAX_BYTES / bytes;
-    size_t threads =
-        rows->rows < (size_t)65535 * APO_CUDA_BLOCK ? rows->rows : (size_t)65535 * APO_CUDA_BLOCK;
-    if (threads > most)
-        threads = most > 0 ? most : 1;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     double *scratch = NULL;
-    for (;;) {
-        const cudaError_t e = cudaMallocAsync((void **)&scratch, threads * bytes, s);
-        if (e == cudaSuccess)
-            break;
-        (void)cudaGetLastError(); /* not sticky: try with fewer threads */
-        if (threads == 1)
-            return (int)e;
-        threads /= 2;
-    }
+    size_t threads = 0;
+    const cudaError_t e = apo__scored_scratch_alloc(bytes, rows->rows, s, &scratch, &threads);
+    if (e != cudaSuccess)
+        return (int)e;
     const int rc = apo__cuda_scored_in(sets, n_sets, rows, scratch, threads, stream);
     const cudaError_t freed = cudaFreeAsync(scratch, s);
+    return rc != 0 ? rc : (int)freed;
+}
+
+static void CUDART_CB apo__scored_free_host(void *units) { free(units); }
+
+extern "C" int apo__cuda_scored_mixed(const apo__scored_cuda_set *sets, size_t n_sets,
+                                      const unsigned char *pass_starts,
+                                      const apo__scored_cuda_rows *rows, void *stream) {
+    if (sets == NULL || n_sets == 0 || pass_starts == NULL || rows == NULL ||
+        n_sets > APO_SCORED_CUDA_UNITS_MAX)
+        return (int)cudaErrorInvalidValue;
+    /* The units: each run of sets that share a pass, in folds of APO_SCORED_CUDA_FOLDS. Every
+     * run must be one the kernel can run, with the first run's tile body and inputs. */
+    apo__scored_unit *units = (apo__scored_unit *)malloc(n_sets * sizeof *units);
+    if (units == NULL)
+        return (int)cudaErrorMemoryAllocation;
+    size_t n_units = 0, per_thread = 0;
+    for (size_t a = 0; a < n_sets;) {
+        size_t b = a + 1;
+        while (b < n_sets && !pass_starts[b])
+            b++;
+        const apo__scored_cuda_set *p = &sets[a];
+        if (!apo__scored_cuda_valid(p, b - a, rows) || p->indicator != sets[0].indicator ||
+            p->cat_id != sets[0].cat_id || p->n_in != sets[0].n_in ||
+            p->close_in != sets[0].close_in) {
+            free(units);
+            return (int)cudaErrorInvalidValue;
+        }
+        const size_t need = apo__scored_cuda_scratch(p, rows->cols);
+        per_thread = need > per_thread ? need : per_thread;
+        for (size_t j0 = a; j0 < b; j0 += APO_SCORED_CUDA_FOLDS) {
+            apo__scored_unit *u = &units[n_units++];
+            u->set = *p;
+            u->first_set = j0;
+            apo__scored_folds_of(sets, j0,
+                                 b - j0 < APO_SCORED_CUDA_FOLDS ? b - j0 : APO_SCORED_CUDA_FOLDS,
+                                 &u->folds);
+        }
+        a = b;
+    }
+    if (rows->rows == 0 || rows->cols == 0) {
+        free(units);
+        return (int)cudaSuccess;
+    }
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    /* The units go to device memory in stream order; the host copy is freed by the stream
+     * after the copy has run (a copy from pageable memory may read it late). */
+    apo__scored_unit *dev_units = NULL;
+    cudaError_t e = cudaMallocAsync((void **)&dev_units, n_units * sizeof *units, s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(dev_units, units, n_units * sizeof *units, cudaMemcpyHostToDevice, s);
+    if (e != cudaSuccess) {
+        (void)cudaStreamSynchronize(s); /* nothing may still read the host copy */
+        free(units);
+        if (dev_units != NULL)
+            (void)cudaFreeAsync(dev_units, s);
+        return (int)e;
+    }
+    if (cudaLaunchHostFunc(s, apo__scored_free_host, units) != cudaSuccess) {
+        (void)cudaGetLastError();
+        (void)cudaStreamSynchronize(s);
+        free(units);
+    }
+    double *scratch = NULL;
+    size_t threads = 0;
+    e = apo__scored_scratch_alloc(per_thread * sizeof(double), n_units * rows->rows, s, &scratch,
+                                  &threads);
+    int rc = (int)e;
+    if (e == cudaSuccess) {
+        rc = apo__scored_launch_units(&sets[0], dev_units, n_units, rows, scratch, per_thread,
+                                      threads, s);
+        const cudaError_t freed = cudaFreeAsync(scratch, s);
+        rc = rc != 0 ? rc : (int)freed;
+    }
+    const cudaError_t freed = cudaFreeAsync(dev_units, s);
     return rc != 0 ? rc : (int)freed;
 }

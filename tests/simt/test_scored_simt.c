@@ -351,6 +351,114 @@ Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) 
     }
 }
 
+/* A GPU's group of a sweep's consecutive sets whose passes differ (periods) goes to
+ * apo__cuda_scored_mixed: runs of 10, 1, 3 and 6 sets share a pass each (a run longer than
+ * APO_SCORED_CUDA_FOLDS takes two units), and every set's scores must be the bits of its
+ * reference alone. A unit that scored with another's pass, folded another run's sets, or wrote
+ * its scores into another set's block differs. */
+static const size_t mixed_runs[] = {10, 1, 3, 6};
+#define MIXED_SETS 20
+
+/* Set j of run `run` of a mixed group from `base`: the period moved by the run, the widths
+ * or thresholds and the cost by j. */
+static scored_case mixed_member(const scored_case *base, size_t run, size_t j, double *cost) {
+    scored_case c = group_member(base, j % 4, cost);
+    if (c.indicator == APO_SCORED_CUDA_MACD)
+        c.params[1] += 3.0 * (double)run; /* the slow period */
+    else
+        c.params[0] += 2.0 * (double)run;
+    return c;
+}
+
+Test(scored_simt, sets_of_several_passes_give_each_its_own_scores_in_one_launch, .timeout = 600) {
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 13, 0, 0, 0};
+    simt_set_options(&o);
+    /* bands_revert, macd_cross, rsi_zone, cci_zone, mfi_zone */
+    const size_t bases[] = {0, 4, 6, 14, 16};
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+        const scored_case *base = &cases[bases[b]];
+        apo__scored_cuda_set sets[MIXED_SETS];
+        scored_case members[MIXED_SETS];
+        double costs[MIXED_SETS];
+        unsigned char starts[MIXED_SETS];
+        size_t j = 0, longest = 0;
+        for (size_t run = 0; run < sizeof mixed_runs / sizeof mixed_runs[0]; run++)
+            for (size_t i = 0; i < mixed_runs[run]; i++, j++) {
+                members[j] = mixed_member(base, run, j, &costs[j]);
+                sets[j] = set_of(&members[j]);
+                sets[j].cost = costs[j];
+                starts[j] = i == 0;
+                const size_t t = tile_of(&members[j]);
+                longest = t > longest ? t : longest;
+            }
+        cr_assert_eq(j, MIXED_SETS);
+        const size_t cols = 2 * longest + 311;
+        double *bars[SIMT_BARS_INPUTS];
+        make_bars(cols, bars);
+        const double *in[APO_CAT_MAX_IN] = {0};
+        inputs_of(base, bars, in);
+        apo__scored_cuda_rows chunk;
+        memset(&chunk, 0, sizeof chunk);
+        for (size_t i = 0; i < base->n_in; i++)
+            chunk.in[i] = in[i];
+        double *got[APO_SCORE_IX_COUNT];
+        for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
+            cr_assert_not_null(got[k] = malloc(MIXED_SETS * ROWS * sizeof(double)));
+            for (size_t i = 0; i < MIXED_SETS * ROWS; i++)
+                got[k][i] = simt_poison();
+            chunk.scores[k] = got[k];
+        }
+        chunk.cols = cols;
+        chunk.rows = ROWS;
+        chunk.set_stride = ROWS;
+        const int rc = apo__cuda_scored_mixed(sets, MIXED_SETS, starts, &chunk, NULL);
+        cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", base->name, rc, simt_last_failure());
+        size_t wrong = 0;
+        for (size_t m = 0; m < MIXED_SETS; m++)
+            for (size_t r = 0; r < ROWS; r++) {
+                double want[APO_SCORE_IX_COUNT];
+                reference_scores(&members[m], bars, cols, r, costs[m], want);
+                for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+                    if (!simt_same_bits(got[k][m * ROWS + r], want[k]) && wrong++ == 0)
+                        fprintf(stderr, "%s mixed set %zu row %zu score %d: %.17g, cpu %.17g\n",
+                                base->name, m, r, k, got[k][m * ROWS + r], want[k]);
+            }
+        cr_expect_eq(wrong, 0, "%s: %zu scores of %d mixed sets differ", base->name, wrong,
+                     MIXED_SETS);
+        /* The runs differ in their scores: a launch that scored every run with the first's
+         * pass would not be caught otherwise. */
+        cr_expect_neq(memcmp(&got[APO_SCORE_IX_TOTAL][0], &got[APO_SCORE_IX_TOTAL][10 * ROWS],
+                             ROWS * sizeof(double)),
+                      0, "%s: the first two runs have the same totals", base->name);
+        for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+            free(got[k]);
+        free_bars(bars);
+    }
+}
+
+/* The launcher refuses a mixed group whose runs are of different kernels: their tile bodies
+ * cannot share a launch. */
+Test(scored_simt, a_mixed_launch_refuses_runs_of_different_indicators, .timeout = 120) {
+    apo__scored_cuda_set sets[2] = {set_of(&cases[6]), set_of(&cases[14])}; /* rsi, cci */
+    const unsigned char starts[2] = {1, 1};
+    double *bars[SIMT_BARS_INPUTS];
+    make_bars(64, bars);
+    apo__scored_cuda_rows chunk;
+    memset(&chunk, 0, sizeof chunk);
+    double scores[APO_SCORE_IX_COUNT][2 * ROWS];
+    for (int i = 0; i < 3; i++)
+        chunk.in[i] = bars[i];
+    for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+        chunk.scores[k] = scores[k];
+    chunk.cols = 64;
+    chunk.rows = ROWS;
+    chunk.set_stride = ROWS;
+    cr_expect_neq(apo__cuda_scored_mixed(sets, 2, starts, &chunk, NULL), 0);
+    cr_expect_eq(apo__cuda_scored_mixed(sets, 1, starts, &chunk, NULL), 0,
+                 "one set alone is a valid mixed launch");
+    free_bars(bars);
+}
+
 /* The scores fold something: a case whose scores were all NaN or zero bars would compare
  * equal however wrong the fold. */
 Test(scored_simt, the_cases_score_bars_and_trade, .timeout = 300) {
