@@ -133,7 +133,7 @@ int apo__grid_iter_next(apo__grid_iter *it, apo__grid_run *run) {
 }
 
 size_t apo__grid_share(const apo__call *call, uint64_t a, uint64_t b, size_t max_pieces,
-                       apo__call *group, uint64_t *group_end) {
+                       int any_pass, apo__call *group, uint64_t *group_end) {
     const apo__kernel *k = call->kernel;
     if (k->shares_pass == NULL || call->grid == NULL || call->grid->ragged)
         return 0;
@@ -147,7 +147,7 @@ size_t apo__grid_share(const apo__call *call, uint64_t a, uint64_t b, size_t max
     while (n < max_pieces && apo__grid_iter_next(&it, &run) && run.first == 0 &&
            run.end == run.call->tiles &&
            (n == 0 || (run.piece == first.piece + n && run.call->tiles == first.call->tiles &&
-                       k->shares_pass(k, first.call->params, run.call->params)))) {
+                       (any_pass || k->shares_pass(k, first.call->params, run.call->params))))) {
         if (n == 0)
             first = run;
         end = run.at + run.call->tiles;

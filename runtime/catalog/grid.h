@@ -71,13 +71,15 @@ int apo__grid_ragged(const apo__call *call);
 #define APO_GRID_SHARE_MAX 64
 
 /* Groups tiles [a, b) of a sweep start with, when they can run as one call: two to
- * max_pieces consecutive pieces, each wholly inside [a, b), of as many tiles, whose kernel
- * says they share a pass (apo__kernel.shares_pass). A piece cut by the range's edges runs
- * alone: its rows are not the others'. Returns the pieces grouped; when 2 or more, *group
- * is the first piece's call made the group's (apo__call.shared) and *group_end the call's
- * tile after the last. */
+ * max_pieces consecutive pieces, each wholly inside [a, b), of as many tiles, of a kernel that
+ * groups at all (apo__kernel.shares_pass set), and which that kernel says share a pass, or
+ * with `any_pass` whatever their passes (a GPU's group, which launches every pass at once:
+ * devices/device.h, APO_RUNS_SHARED_SETS). A piece cut by the range's edges runs alone: its
+ * rows are not the others'. Returns the pieces grouped; when 2 or more, *group is the first
+ * piece's call made the group's (apo__call.shared) and *group_end the call's tile after the
+ * last. */
 size_t apo__grid_share(const apo__call *call, uint64_t a, uint64_t b, size_t max_pieces,
-                       apo__call *group, uint64_t *group_end);
+                       int any_pass, apo__call *group, uint64_t *group_end);
 /* The calls one tile of `call` computes, *n of them: the pieces of its group (made by
  * apo__grid_share), or the call alone. */
 const apo__call *apo__grid_shared_pieces(const apo__call *call, size_t *n);

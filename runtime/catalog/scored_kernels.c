@@ -105,9 +105,11 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
 
 /* A built-in rule's series is scored on a GPU by kernels/scores/scored.cu (docs/cuda.md,
  * "Scored sweeps on a GPU"): one GPU thread per series of a chunk, from its samples in GPU
- * memory, only the scores coming back; a call of shared pieces (the sets of one pass) is one
- * chunk for all of them, its inputs staged once and each set's scores written into its own
- * columns of the chunk (apo__cuda_chunk.set_stride). The host resolves each set here, once per
+ * memory, only the scores coming back; a call of shared pieces (the sets of one pass, or on a
+ * GPU consecutive sets of several passes: worker_pool.c) is one chunk for all of them, its
+ * inputs staged once and each set's scores written into its own columns of the chunk
+ * (apo__cuda_chunk.set_stride), and one launch for all of them (apo__cuda_scored_mixed when
+ * their passes differ). The host resolves each set here, once per
  * chunk: the
  * indicator's pass and tile, its halo and macd's warm-up (libm's log, which the GPU might
  * round otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
@@ -178,7 +180,17 @@ static int scored_cuda_launch(const apo__call *call, const apo__cuda_chunk *chun
     /* A scored call's tile is a whole series: tile g is row g. */
     rows.row0 = (size_t)chunk->first;
     rows.rows = (size_t)(chunk->end - chunk->first);
-    return apo__cuda_scored(sets, n_sets, &rows, stream);
+    /* A GPU's group may hold sets of several passes (worker_pool.c): where one starts. */
+    unsigned char pass_starts[APO_GRID_SHARE_MAX];
+    int mixed = 0;
+    pass_starts[0] = 1;
+    for (size_t j = 1; j < n_sets; j++) {
+        pass_starts[j] =
+            !call->kernel->shares_pass(call->kernel, pieces[j - 1].params, pieces[j].params);
+        mixed |= pass_starts[j];
+    }
+    return mixed ? apo__cuda_scored_mixed(sets, n_sets, pass_starts, &rows, stream)
+                 : apo__cuda_scored(sets, n_sets, &rows, stream);
 }
 
 static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, scored_cuda_launch};

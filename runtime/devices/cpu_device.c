@@ -47,7 +47,7 @@ static uint64_t cpu_task_count(const apo__device *dev, uint64_t tiles) {
 
 static void cpu_close(apo__device *dev) { apo__host_tiles_release(dev); }
 
-static const apo__backend_ops cpu_ops = {cpu_run, cpu_task_count, cpu_close, 1};
+static const apo__backend_ops cpu_ops = {cpu_run, cpu_task_count, cpu_close, APO_RUNS_SHARED_PASS};
 
 /* The CPU's model name from /proc/cpuinfo ("" where it has none, as on most ARM kernels):
  * a model stored on one CPU says nothing about another in the same home folder's file. */

@@ -42,6 +42,9 @@ typedef struct apo__task_time {
     double started;
 } apo__task_time;
 
+/* What a device's `run` takes of a sweep's pieces at once (apo__backend_ops.runs_shared). */
+enum { APO_RUNS_SHARED_NONE = 0, APO_RUNS_SHARED_PASS = 1, APO_RUNS_SHARED_SETS = 2 };
+
 typedef struct apo__backend_ops {
     /* Computes tiles [first, end) of `call`. Returns APO_OK; APO_ERR_DEVICE_LOST when the
      * device failed (its tiles are then redone elsewhere: it must not have written
@@ -57,9 +60,13 @@ typedef struct apo__backend_ops {
     uint64_t (*task_count)(const apo__device *dev, uint64_t tiles);
     /* Releases the backend's state. */
     void (*close)(apo__device *dev);
-    /* Whether `run` takes a call of several sweep pieces that share a pass (apo__call.shared):
-     * the cpu, whose tiles run here, and a GPU, which ships the inputs once for all the sets
-     * (devices/cuda/cuda_pipeline.c); not a device that ships one set's call elsewhere. */
+    /* Whether `run` takes a call of several sweep pieces (apo__call.shared), and which:
+     * APO_RUNS_SHARED_PASS, pieces that share a pass (the cpu, whose tiles run here and
+     * compute a pass once for its sets); APO_RUNS_SHARED_SETS, consecutive pieces whatever
+     * their passes (a GPU, which ships the inputs once for all the sets and scores them in
+     * one launch, devices/cuda/cuda_pipeline.c and kernels/scores/scored.cu: a launch per
+     * pass would give it one thread per series, too few to fill it); APO_RUNS_SHARED_NONE,
+     * a device that ships one set's call elsewhere. */
     int runs_shared;
 } apo__backend_ops;
 

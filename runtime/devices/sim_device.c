@@ -124,7 +124,7 @@ static uint64_t sim_task_count(const apo__device *dev, uint64_t tiles) {
 
 static void sim_close(apo__device *dev) { apo__host_tiles_release(dev); }
 
-static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close, 0};
+static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close, APO_RUNS_SHARED_NONE};
 
 /* Appends ",NAME=V" with V the shortest text that reads back to `v`, with '.' whatever
  * LC_NUMERIC says: the key must be the same text in every process. */

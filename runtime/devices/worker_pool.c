@@ -67,9 +67,11 @@ static int next_piece(apo__device *dev, const apo__call *call, uint64_t a, uint6
  */
 static int next_shared(apo__device *dev, const apo__call *call, uint64_t a, uint64_t b,
                        apo__call *shared, uint64_t *piece_end) {
-    if (!dev->ops->runs_shared || !apo__task_enter_call(&dev->guard))
+    if (dev->ops->runs_shared == APO_RUNS_SHARED_NONE || !apo__task_enter_call(&dev->guard))
         return 0;
-    const size_t n = apo__grid_share(call, a, b, APO_GRID_SHARE_MAX, shared, piece_end);
+    const size_t n =
+        apo__grid_share(call, a, b, APO_GRID_SHARE_MAX,
+                        dev->ops->runs_shared == APO_RUNS_SHARED_SETS, shared, piece_end);
     apo__task_leave_call(&dev->guard);
     return n > 1;
 }

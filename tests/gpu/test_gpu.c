@@ -234,14 +234,16 @@ static int user_rule_long_above_middle(const double *inputs, const double *outpu
     return inputs[0] > outputs[1] ? 1 : -1;
 }
 
-/* A scored sweep's sets that share a pass reach a GPU as one task, the others set by set
- * (worker_pool.c, cuda_pipeline.c); the GPU scores each series from its samples with the CPU's
- * tile bodies and fold (kernels/scores/scored.cu), every set of a group from one copy of the
- * inputs, and only the scores come back: whatever share it takes, and when it takes all, the
- * scores are the cpu's bits. The last sweep has groups of six sets (three widths by two costs
- * for each period) and twelve in all, so a GPU's share may cut a group: its sets then run
- * alone. A user's rule is the process's function: the GPU takes none of it. (That a group's
- * inputs go over once is test_gpu_faults.c's, where the simulated runtime counts the bytes.) */
+/* A scored sweep's consecutive sets reach a GPU as one task whatever their passes, in one
+ * launch (worker_pool.c, cuda_pipeline.c, apo__cuda_scored_mixed); the GPU scores each series
+ * from its samples with the CPU's tile bodies and fold (kernels/scores/scored.cu), every set of
+ * a group from one copy of the inputs, and only the scores come back: whatever share it takes,
+ * and when it takes all, the scores are the cpu's bits. Every sweep here has sets of two
+ * periods (macd's: fast ones), so its group holds two passes; the last has six sets (three
+ * widths by two costs) for each period and twelve in all, so a GPU's share may cut a group:
+ * its sets then run alone. A user's rule is the process's function: the GPU takes none of it.
+ * (That a group's inputs go over once is test_gpu_faults.c's, where the simulated runtime
+ * counts the bytes.) */
 Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     apo_runtime *probe = gpu_runtime_or_skip();
     apo_runtime_destroy(probe);

@@ -201,7 +201,8 @@ static void cuda_close(apo__device *dev) {
 
 /* A GPU takes the sets of a shared pass as one task: their inputs go over once
  * (cuda_pipeline.c). */
-static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close, 1};
+static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close,
+                                          APO_RUNS_SHARED_SETS};
 
 /* ---- discovery ---------------------------------------------------------------------------- */
 

@@ -261,7 +261,8 @@ static void rank_close(apo__device *dev) {
     dev->state = NULL;
 }
 
-static const apo__backend_ops rank_ops = {rank_run, rank_task_count, rank_close, 0};
+static const apo__backend_ops rank_ops = {rank_run, rank_task_count, rank_close,
+                                          APO_RUNS_SHARED_NONE};
 
 int apo__rank_device_rank(const apo__device *dev) { return ((const rank_state *)dev->state)->rank; }
 

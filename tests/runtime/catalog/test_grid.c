@@ -141,9 +141,9 @@ static int same_first_param(const apo__kernel *k, const double *a, const double 
 
 /* The pieces apo__grid_share must group from tile a within [a, b): the piece starting at a,
  * whole in the range, then each next piece while it is whole, of as many tiles, and shares
- * the first's pass. Found by a scan of the tile counts. */
+ * the first's pass (with any_pass, whatever its pass). Found by a scan of the tile counts. */
 static size_t naive_share(const apo__call *call, const uint64_t *cum, uint64_t a, uint64_t b,
-                          size_t max_pieces, size_t *first) {
+                          size_t max_pieces, int any_pass, size_t *first) {
     const size_t n = apo__grid_pieces(call);
     size_t p = naive_piece_of(cum, n, a);
     *first = p;
@@ -153,13 +153,13 @@ static size_t naive_share(const apo__call *call, const uint64_t *cum, uint64_t a
     size_t count = 1;
     for (size_t q = p + 1; q < n && count < max_pieces && cum[q + 1] <= b; q++, count++) {
         const apo__call *next = apo__grid_piece(call, q);
-        if (next->tiles != lead->tiles || next->params[0] != lead->params[0])
+        if (next->tiles != lead->tiles || (!any_pass && next->params[0] != lead->params[0]))
             break;
     }
     return count;
 }
 
-Test(grid, pieces_that_share_a_pass_are_grouped_from_the_range_start) {
+Test(grid, pieces_that_share_a_pass_or_any_pieces_are_grouped_from_the_range_start) {
     apo__kernel k;
     memset(&k, 0, sizeof k);
     k.shares_pass = same_first_param;
@@ -192,22 +192,26 @@ Test(grid, pieces_that_share_a_pass_are_grouped_from_the_range_start) {
             if (next_random(&rng) % 4 != 0)
                 a = cum[naive_piece_of(cum, n_sets, a)];
             const uint64_t b = a + 1 + next_random(&rng) % (call.tiles - a);
-            size_t first;
-            const size_t want = naive_share(&call, cum, a, b, max_pieces, &first);
-            apo__call group;
-            memset(&group, 0, sizeof group);
-            uint64_t group_end = 0;
-            const size_t got = apo__grid_share(&call, a, b, max_pieces, &group, &group_end);
-            cr_assert_eq(got, want, "[%llu, %llu): %zu pieces grouped, not %zu",
-                         (unsigned long long)a, (unsigned long long)b, got, want);
-            if (want > 1) {
-                cr_assert_eq(group.shared, apo__grid_piece(&call, first));
-                cr_assert_eq(group.n_shared, want);
-                cr_assert_eq(group.tiles, apo__grid_piece(&call, first)->tiles);
-                cr_assert_eq(group_end, cum[first + want]);
-                size_t n_back;
-                cr_assert_eq(apo__grid_shared_pieces(&group, &n_back), group.shared);
-                cr_assert_eq(n_back, want);
+            for (int any_pass = 0; any_pass < 2; any_pass++) {
+                size_t first;
+                const size_t want = naive_share(&call, cum, a, b, max_pieces, any_pass, &first);
+                apo__call group;
+                memset(&group, 0, sizeof group);
+                uint64_t group_end = 0;
+                const size_t got =
+                    apo__grid_share(&call, a, b, max_pieces, any_pass, &group, &group_end);
+                cr_assert_eq(got, want, "[%llu, %llu)%s: %zu pieces grouped, not %zu",
+                             (unsigned long long)a, (unsigned long long)b,
+                             any_pass ? " (any pass)" : "", got, want);
+                if (want > 1) {
+                    cr_assert_eq(group.shared, apo__grid_piece(&call, first));
+                    cr_assert_eq(group.n_shared, want);
+                    cr_assert_eq(group.tiles, apo__grid_piece(&call, first)->tiles);
+                    cr_assert_eq(group_end, cum[first + want]);
+                    size_t n_back;
+                    cr_assert_eq(apo__grid_shared_pieces(&group, &n_back), group.shared);
+                    cr_assert_eq(n_back, want);
+                }
             }
         }
         apo__grid_free(call.grid);
