@@ -295,6 +295,50 @@ static scored_case group_member(const scored_case *base, size_t j, double *cost)
     return c;
 }
 
+/* Scores the group of n sets (sets[j] resolved from members[j], at costs[j]) over ROWS rows of
+ * `bars` in one call of the launcher: apo__cuda_scored, or apo__cuda_scored_mixed with
+ * `starts`. Returns how many scores differ from each set's reference alone; *differs says
+ * whether sets 0 and `other` got different totals (a launch that scored every set as the first
+ * would compare equal otherwise). */
+static size_t check_group(const scored_case *base, const scored_case *members, const double *costs,
+                          const apo__scored_cuda_set *sets, size_t n, const unsigned char *starts,
+                          double *const *bars, size_t cols, size_t other, int *differs) {
+    const double *in[APO_CAT_MAX_IN] = {0};
+    inputs_of(base, bars, in);
+    apo__scored_cuda_rows chunk;
+    memset(&chunk, 0, sizeof chunk);
+    for (size_t i = 0; i < base->n_in; i++)
+        chunk.in[i] = in[i];
+    double *got[APO_SCORE_IX_COUNT];
+    for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
+        cr_assert_not_null(got[k] = malloc(n * ROWS * sizeof(double)));
+        for (size_t i = 0; i < n * ROWS; i++)
+            got[k][i] = simt_poison();
+        chunk.scores[k] = got[k];
+    }
+    chunk.cols = cols;
+    chunk.rows = ROWS;
+    chunk.set_stride = ROWS;
+    const int rc = starts != NULL ? apo__cuda_scored_mixed(sets, n, starts, &chunk, NULL)
+                                  : apo__cuda_scored(sets, n, &chunk, NULL);
+    cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", base->name, rc, simt_last_failure());
+    size_t wrong = 0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t r = 0; r < ROWS; r++) {
+            double want[APO_SCORE_IX_COUNT];
+            reference_scores(&members[j], bars, cols, r, costs[j], want);
+            for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+                if (!simt_same_bits(got[k][j * ROWS + r], want[k]) && wrong++ == 0)
+                    fprintf(stderr, "%s set %zu row %zu score %d: %.17g, cpu %.17g\n", base->name,
+                            j, r, k, got[k][j * ROWS + r], want[k]);
+        }
+    *differs = memcmp(&got[APO_SCORE_IX_TOTAL][0], &got[APO_SCORE_IX_TOTAL][other * ROWS],
+                      ROWS * sizeof(double)) != 0;
+    for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
+        free(got[k]);
+    return wrong;
+}
+
 Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) {
     const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 11, 0, 0, 0};
     simt_set_options(&o);
@@ -313,40 +357,11 @@ Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) 
             sets[j] = set_of(&members[j]);
             sets[j].cost = costs[j];
         }
-        const double *in[APO_CAT_MAX_IN] = {0};
-        inputs_of(base, bars, in);
-        apo__scored_cuda_rows chunk;
-        memset(&chunk, 0, sizeof chunk);
-        for (size_t i = 0; i < base->n_in; i++)
-            chunk.in[i] = in[i];
-        double *got[APO_SCORE_IX_COUNT];
-        for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
-            cr_assert_not_null(got[k] = malloc(GROUP_SETS * ROWS * sizeof(double)));
-            chunk.scores[k] = got[k];
-        }
-        chunk.cols = cols;
-        chunk.rows = ROWS;
-        chunk.set_stride = ROWS;
-        const int rc = apo__cuda_scored(sets, GROUP_SETS, &chunk, NULL);
-        cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", base->name, rc, simt_last_failure());
-        size_t wrong = 0;
-        for (size_t j = 0; j < GROUP_SETS; j++)
-            for (size_t r = 0; r < ROWS; r++) {
-                double want[APO_SCORE_IX_COUNT];
-                reference_scores(&members[j], bars, cols, r, costs[j], want);
-                for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
-                    if (!simt_same_bits(got[k][j * ROWS + r], want[k]) && wrong++ == 0)
-                        fprintf(stderr, "%s set %zu row %zu score %d: %.17g, cpu %.17g\n",
-                                base->name, j, r, k, got[k][j * ROWS + r], want[k]);
-            }
+        int differs = 0;
+        const size_t wrong =
+            check_group(base, members, costs, sets, GROUP_SETS, NULL, bars, cols, 1, &differs);
         cr_expect_eq(wrong, 0, "%s: %zu scores of %d sets differ", base->name, wrong, GROUP_SETS);
-        /* The sets differ in their scores: a group that scored every set as the first would
-         * not be caught otherwise. */
-        cr_expect_neq(memcmp(&got[APO_SCORE_IX_TOTAL][0], &got[APO_SCORE_IX_TOTAL][ROWS],
-                             ROWS * sizeof(double)),
-                      0, "%s: the first two sets have the same totals", base->name);
-        for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
-            free(got[k]);
+        cr_expect(differs, "%s: the first two sets have the same totals", base->name);
         free_bars(bars);
     }
 }
@@ -395,43 +410,13 @@ Test(scored_simt, sets_of_several_passes_give_each_its_own_scores_in_one_launch,
         const size_t cols = 2 * longest + 311;
         double *bars[SIMT_BARS_INPUTS];
         make_bars(cols, bars);
-        const double *in[APO_CAT_MAX_IN] = {0};
-        inputs_of(base, bars, in);
-        apo__scored_cuda_rows chunk;
-        memset(&chunk, 0, sizeof chunk);
-        for (size_t i = 0; i < base->n_in; i++)
-            chunk.in[i] = in[i];
-        double *got[APO_SCORE_IX_COUNT];
-        for (int k = 0; k < APO_SCORE_IX_COUNT; k++) {
-            cr_assert_not_null(got[k] = malloc(MIXED_SETS * ROWS * sizeof(double)));
-            for (size_t i = 0; i < MIXED_SETS * ROWS; i++)
-                got[k][i] = simt_poison();
-            chunk.scores[k] = got[k];
-        }
-        chunk.cols = cols;
-        chunk.rows = ROWS;
-        chunk.set_stride = ROWS;
-        const int rc = apo__cuda_scored_mixed(sets, MIXED_SETS, starts, &chunk, NULL);
-        cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", base->name, rc, simt_last_failure());
-        size_t wrong = 0;
-        for (size_t m = 0; m < MIXED_SETS; m++)
-            for (size_t r = 0; r < ROWS; r++) {
-                double want[APO_SCORE_IX_COUNT];
-                reference_scores(&members[m], bars, cols, r, costs[m], want);
-                for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
-                    if (!simt_same_bits(got[k][m * ROWS + r], want[k]) && wrong++ == 0)
-                        fprintf(stderr, "%s mixed set %zu row %zu score %d: %.17g, cpu %.17g\n",
-                                base->name, m, r, k, got[k][m * ROWS + r], want[k]);
-            }
+        int differs = 0;
+        /* Sets 0 and 10: the first two runs (other periods). */
+        const size_t wrong =
+            check_group(base, members, costs, sets, MIXED_SETS, starts, bars, cols, 10, &differs);
         cr_expect_eq(wrong, 0, "%s: %zu scores of %d mixed sets differ", base->name, wrong,
                      MIXED_SETS);
-        /* The runs differ in their scores: a launch that scored every run with the first's
-         * pass would not be caught otherwise. */
-        cr_expect_neq(memcmp(&got[APO_SCORE_IX_TOTAL][0], &got[APO_SCORE_IX_TOTAL][10 * ROWS],
-                             ROWS * sizeof(double)),
-                      0, "%s: the first two runs have the same totals", base->name);
-        for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
-            free(got[k]);
+        cr_expect(differs, "%s: the first two runs have the same totals", base->name);
         free_bars(bars);
     }
 }
