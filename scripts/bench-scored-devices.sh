@@ -54,7 +54,11 @@ report() { # FILE NAME DEVICES REP
     python3 - "$@" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-devs = ' '.join('%s=%.3f/%.1fms' % (d['id'][:12], d['share'], d['wall_ms']) for d in r['devices'])
+# Each device: its share and wall, and for a GPU its kernels' time and chunks (one chunk for a
+# piece's sets is one launch: docs/cuda.md, "Scored sweeps on a GPU").
+devs = ' '.join('%s=%.3f/%.1fms%s' % (d['id'][:12], d['share'], d['wall_ms'],
+                                      ' (kernels %.1fms in %d chunks)' % (d['kernel_ms'], d['chunks'])
+                                      if d['kind'] == 'cuda' else '') for d in r['devices'])
 print('%-10s %-9s rep %s  sets %4d pieces %d  makespan_ms(first piece) %8.1f  compute_ms(all) %8.1f  %s' % (
     sys.argv[2], sys.argv[3], sys.argv[4], r['sets'], r['pieces'], r['makespan_ms'],
     r['compute_ms'], devs))
