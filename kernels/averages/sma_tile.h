@@ -2,8 +2,9 @@
  * sma_tile.h: SMA(timeperiod), the mean of the `p` samples ending at t (TA-Lib's SMA).
  *
  * Tile: halo p - 1. Up to APO_PLAIN_MAX samples the window sum is slid in plain double
- * between anchors where it is evaluated afresh (window_plain.h): within (64 + p) eps of the
- * window's largest sample, at about a third of the double-doubles' cost. Longer windows:
+ * between anchors where it is evaluated afresh (window_plain.h): within (A + p) eps of the
+ * window's largest sample (A the anchors' spacing, 64 or 512), at about a third of the
+ * double-doubles' cost. Longer windows:
  * the window sum is a double-double (dd.h): summed exactly at the tile's
  * first clean window, then slid by the difference of the new sample and the old one with the
  * rounding errors gathered beside the running sum (apo__dd_slide, window_sum.h), so it

@@ -3,8 +3,9 @@
  * ending at t weighted 1 (oldest) .. p (newest), divided by p (p + 1) / 2.
  *
  * Tile: halo p - 1. Up to APO_PLAIN_MAX samples, W and S are slid in plain double between
- * anchors where they are evaluated afresh (window_plain.h): within 64^2 eps / (p + 1) + (64 + p)
- * eps of the window's largest sample, at about a third of the double-doubles' cost. Longer windows:
+ * anchors where they are evaluated afresh (window_plain.h): within A^2 eps / (p + 1) + (A + p)
+ * eps of the window's largest sample (A the anchors' spacing, 64 or 512), at about a third of
+ * the double-doubles' cost. Longer windows:
  * the weighted sum W and the plain sum S are double-doubles (dd.h), evaluated exactly at the tile's
  * first clean window and slid with W' = W - S + p x_new, S' = S - x_old + x_new (the product p
  * x_new exact by Dekker's product) with their rounding errors gathered beside them (apo__dd_slide,

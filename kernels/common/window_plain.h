@@ -5,16 +5,17 @@
  * Why plain: TA-Lib slides these sums in double from the series' first window on, so its
  * error grows with the series; the double-doubles of window_sum.h bound it at an ulp but put
  * TwoSums on every step, and cost about twice TA-Lib's time. Here each sum is evaluated
- * directly (in index order) at every anchor, a bar that is a multiple of APO_PLAIN_ANCHOR,
- * and at the first clean window after a tile's start or a gap, and slid from there for at
- * most APO_PLAIN_ANCHOR - 1 steps: S' = S + (x_new - x_old), W' = W + (p x_new - S), S the
- * sum before the step. The error of S stays below about (64 + p) eps p max|x| (the steps'
- * and the direct sum's) and that of W below about (64^2 / 2) eps p max|x| + (64 + p) eps |W|:
- * over the weights' sum p (p + 1) / 2, below 64^2 eps / (p + 1) + (64 + p) eps of the
- * window's largest sample (2e-13 at p = 2, 2e-14 at 30, 4e-14 at 256), and the mean's below
- * (64 + p) eps; measured far lower (docs/kernels.md, "Accuracy"). The direct evaluations cost
- * p additions (and p products for W) per anchor, p / 64 operations a bar, which past
- * APO_PLAIN_MAX cost more than the double-doubles' slide.
+ * directly (in index order) at every anchor, a bar that is a multiple of the anchors' spacing
+ * A (apo__plain_anchor: 64, or 512 past period 256), and at the first clean window after a
+ * tile's start or a gap, and slid from there for at most A - 1 steps: S' = S + (x_new -
+ * x_old), W' = W + (p x_new - S), S the sum before the step. The error of S stays below about
+ * (A + p) eps p max|x| (the steps' and the direct sum's) and that of W below about (A^2 / 2)
+ * eps p max|x| + (A + p) eps |W|: over the weights' sum p (p + 1) / 2, below A^2 eps / (p + 1)
+ * + (A + p) eps of the window's largest sample (2e-13 at p = 2, 2e-14 at 30, 4e-14 at 256;
+ * with A = 512, 2e-13 at 257 and at 1024), and the mean's below (A + p) eps; measured far lower
+ * (docs/kernels.md, "Accuracy"). The direct evaluations cost p additions (and p products for W) per
+ * anchor, p / A operations a bar, which past APO_PLAIN_MAX cost more than the double-doubles'
+ * slide.
  *
  * The anchors sit at fixed indices and the other restarts at a tile's start and after a gap,
  * as the double-doubles' do, so the outputs are a pure function of the tile grid, and a
@@ -34,14 +35,25 @@
 #include "window.h"
 #include "window_sum.h"
 
-/* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). At 256
- * sma and wma were 1.1 and 0.74 of TA-Lib's speed this way against 0.67 and 0.31 with the
- * double-doubles; at 500 sma's direct sums cost more than the slide (docs/PERF.md). */
-#define APO_PLAIN_MAX 256
-/* Anchors: the bars where the sums are evaluated directly whatever the state. */
-#define APO_PLAIN_ANCHOR 64
+/* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). */
+#define APO_PLAIN_MAX 1024
+/* Anchors: the bars where the sums are evaluated directly whatever the state, every 64 bars
+ * up to period APO_PLAIN_NEAR_MAX and every 512 past it. A direct sum costs p / anchor
+ * operations a bar: with anchors 64 apart, sma and wma at period 500 ran at 0.56 and 0.39 of
+ * TA-Lib's speed, and the limit stayed at 256; 512 apart, 1.05 to 1.24 and 0.90 to 1.03
+ * (256 apart: 1.10 to 1.15 and 0.81 to 0.88; docs/PERF.md). The slide's error grows with the
+ * spacing, to (512 + p) eps for S and 512^2 eps / (p + 1) + (512 + p) eps for W of the
+ * window's largest sample: at most 2e-13 from p = 257 to 1024. */
+#define APO_PLAIN_NEAR_MAX 256
+#define APO_PLAIN_ANCHOR_NEAR 64
+#define APO_PLAIN_ANCHOR_FAR 512
 /* Blocks between anchors advanced side by side. */
 #define APO_PLAIN_LANES 4
+
+/* The anchors' spacing for period p. */
+static inline APO_HD size_t apo__plain_anchor(size_t p) {
+    return p <= APO_PLAIN_NEAR_MAX ? APO_PLAIN_ANCHOR_NEAR : APO_PLAIN_ANCHOR_FAR;
+}
 
 /* A window's plain sum S and weighted sum W (W unused by sma). */
 typedef struct apo__plain_sums {
@@ -91,21 +103,22 @@ static inline APO_HD double apo__plain_value(apo__plain_sums z, double inv, int 
     return (weighted ? z.w : z.s) * inv;
 }
 
-/* APO_PLAIN_LANES whole blocks from the anchor a on, every window in them clean: each block's
- * sums evaluated at its anchor and slid to its end, the blocks side by side. Returns the last
- * block's sums at its end. (Blocks further apart, each lane running on through several, were
- * no faster, and slower where the lanes' distance is a multiple of 4 KiB, whose loads and
- * stores alias in the caches.) */
+/* APO_PLAIN_LANES whole blocks from the anchor a on (anchors `anchor` apart), every window in
+ * them clean: each block's sums evaluated at its anchor and slid to its end, the blocks side by
+ * side. Returns the last block's sums at its end. (Blocks further apart, each lane running on
+ * through several, were no faster, and slower where the lanes' distance is a multiple of 4 KiB,
+ * whose loads and stores alias in the caches.) */
 static inline APO_HD apo__plain_sums apo__plain_blocks(const double *x, size_t p, size_t a,
-                                                       double inv, int weighted, double *out) {
+                                                       size_t anchor, double inv, int weighted,
+                                                       double *out) {
     const double pd = (double)p;
     apo__plain_sums z[APO_PLAIN_LANES];
-    apo__plain_direct_n(x, p, a, APO_PLAIN_ANCHOR, APO_PLAIN_LANES, weighted, z);
+    apo__plain_direct_n(x, p, a, anchor, APO_PLAIN_LANES, weighted, z);
     for (size_t j = 0; j < APO_PLAIN_LANES; j++)
-        out[a + j * APO_PLAIN_ANCHOR] = apo__plain_value(z[j], inv, weighted);
-    for (size_t k = 1; k < APO_PLAIN_ANCHOR; k++)
+        out[a + j * anchor] = apo__plain_value(z[j], inv, weighted);
+    for (size_t k = 1; k < anchor; k++)
         for (size_t j = 0; j < APO_PLAIN_LANES; j++) {
-            const size_t t = a + j * APO_PLAIN_ANCHOR + k;
+            const size_t t = a + j * anchor + k;
             z[j] = apo__plain_step(z[j], x, pd, p, t, weighted);
             out[t] = apo__plain_value(z[j], inv, weighted);
         }
@@ -147,25 +160,29 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
     apo__plain_sums z = {r->v[0], r->v[1]};
-    const size_t span = APO_PLAIN_LANES * APO_PLAIN_ANCHOR;
+    const size_t anchor = apo__plain_anchor(p);
+    const size_t span = APO_PLAIN_LANES * anchor;
     size_t plain_until = 0; /* the bars before it take the per-bar step (a gap is near) */
     for (size_t t = r->t; t < end; t++) {
-        if (t >= plain_until && t % APO_PLAIN_ANCHOR == 0 && t + 1 >= p && end - t >= span) {
+        if (t >= plain_until && t % anchor == 0 && t + 1 >= p && end - t >= span) {
             /* Whole blocks side by side, when their windows are all clean. */
             if (apo__block_finite(x, t + 1 - p, t + span)) {
                 if (end - t >= 2 * span)
                     apo__plain_prefetch(x, out, t + span, span);
-                z = apo__plain_blocks(x, p, t, inv, weighted, out);
+                /* The spacing a constant in each call, so that its loops unroll as before. */
+                z = anchor == APO_PLAIN_ANCHOR_NEAR
+                        ? apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_NEAR, inv, weighted, out)
+                        : apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_FAR, inv, weighted, out);
                 valid = 1;
                 t += span - 1;
                 continue;
             }
             plain_until = t + span;
         }
-        if (t >= plain_until && valid && t % APO_PLAIN_ANCHOR != 0) {
+        if (t >= plain_until && valid && t % anchor != 0) {
             /* The rest of the block, slid without a test per bar, when its samples are clean
              * (the window before t was). */
-            const size_t next = t + (APO_PLAIN_ANCHOR - t % APO_PLAIN_ANCHOR);
+            const size_t next = t + (anchor - t % anchor);
             const size_t e = next < end ? next : end;
             if (apo__block_finite(x, t, e)) {
                 z = apo__plain_slide(x, p, t, e, z, inv, weighted, out);
@@ -179,7 +196,7 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
             valid = 0;
             continue;
         }
-        if (!valid || t % APO_PLAIN_ANCHOR == 0) {
+        if (!valid || t % anchor == 0) {
             z = apo__plain_direct(x, p, t, weighted);
             valid = 1;
         } else {

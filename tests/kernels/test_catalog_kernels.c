@@ -21,6 +21,7 @@
 #include "cpu_isa.h"
 #include "linearreg_tile.h"
 #include "var_tile.h"
+#include "window_plain.h"
 
 typedef struct ref_kernel {
     apo__cat_id id;
@@ -581,12 +582,12 @@ static void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed)
 
 /* The kernels whose loops take blocks of bars (sma and wma side by side and between anchors,
  * window_plain.h; cci's blocks of windows, cci_tile.h) or tiles side by side (ema). The
- * periods reach both sides of the plain windows' limit (APO_PLAIN_MAX, 256), of their anchors'
- * spacing (64) and, for cci, of the blocks' old limit (64) and their present one
- * (APO_CCI_BLOCK_MAX, 512). */
+ * periods reach both sides of the near anchors' limit (APO_PLAIN_NEAR_MAX, 256), of the plain
+ * windows' (APO_PLAIN_MAX, 1024), of the anchors' spacings (64, 512) and, for cci, of the
+ * blocks' old limit (64) and their present one (APO_CCI_BLOCK_MAX, 512). */
 Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
     const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA, APO_CAT_CCI};
-    const double periods[] = {2, 30, 64, 65, 256, 257, 512, 513};
+    const double periods[] = {2, 30, 64, 65, 256, 257, 512, 513, 1024, 1025};
     for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             const double p[4] = {periods[pi], 0, 0, 0};
@@ -1042,6 +1043,36 @@ Test(catalog, linearreg_every_path_and_every_bar_give_the_same_bits) {
                                         periods[pi], 0.0, 0);
             series_free(&s);
         }
+}
+
+/* sma and wma slid plain with anchors 512 apart (window_plain.h, periods 257 to APO_PLAIN_MAX):
+ * against the long-double reference, with gaps, at both ends of that range and between,
+ * and on either side of the two limits (256, the near anchors' last period; APO_PLAIN_MAX, the
+ * double-doubles' first past it). The bound of window_plain.h is 2e-13 of the window's largest
+ * sample; the scale here is that sample. */
+Test(catalog, sma_wma_slid_plain_between_far_anchors, .timeout = 300) {
+    const size_t periods[] = {APO_PLAIN_NEAR_MAX,   APO_PLAIN_NEAR_MAX + 1,   500,
+                              APO_PLAIN_ANCHOR_FAR, APO_PLAIN_ANCHOR_FAR + 1, 777,
+                              APO_PLAIN_MAX,        APO_PLAIN_MAX + 1};
+    const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA};
+    for (size_t ii = 0; ii < 2; ii++) {
+        const ref_kernel *k = kernel_of(ids[ii]);
+        double worst = 0;
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++)
+            for (int gaps = 0; gaps < 2; gaps++) {
+                series s;
+                series_make(&s, 71 + pi, 6007, 1, 100.0, 0.5, gaps);
+                const double p[4] = {(double)periods[pi], 0, 0, 0};
+                char what[64];
+                snprintf(what, sizeof what, "period %zu gaps %d", periods[pi], gaps);
+                const double w = check(k, &s, p, 1e-12, what);
+                worst = w > worst ? w : worst;
+                series_free(&s);
+            }
+        fprintf(stderr, "catalog %s slid plain, far anchors: worst error %.2g of the scale\n",
+                k->name, worst);
+        cr_expect(worst < 2e-13, "%s: worst %g, above window_plain.h's bound", k->name, worst);
+    }
 }
 
 /* The first-order bound of linearreg_plain.h (apo__linreg_plain_bound, for the worst spread a

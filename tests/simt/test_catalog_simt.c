@@ -39,9 +39,9 @@ typedef struct cat_params {
 } cat_params;
 
 static const cat_params table[] = {
-    {APO_CAT_SMA, 1, {30}, {7}, {200}},
+    {APO_CAT_SMA, 1, {30}, {7}, {600}}, /* window_plain.h: anchors 512 apart */
     {APO_CAT_EMA, 1, {30}, {5}, {0}},
-    {APO_CAT_WMA, 1, {30}, {9}, {100}},
+    {APO_CAT_WMA, 1, {30}, {9}, {300}},
     {APO_CAT_DEMA, 1, {30}, {6}, {0}},
     {APO_CAT_TEMA, 1, {30}, {4}, {0}},
     {APO_CAT_MOM, 1, {10}, {1}, {0}},
