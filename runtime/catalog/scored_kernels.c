@@ -109,10 +109,9 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
  * GPU consecutive sets of several passes: worker_pool.c) is one chunk for all of them, its
  * inputs staged once and each set's scores written into its own columns of the chunk
  * (apo__cuda_chunk.set_stride), and one launch for all of them (apo__cuda_scored_mixed when
- * their passes differ). The host resolves each set here, once per
- * chunk: the
- * indicator's pass and tile, its halo and macd's warm-up (libm's log, which the GPU might
- * round otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
+ * their passes differ). The host resolves each set here, once per chunk: the indicator's
+ * pass and tile, its halo and macd's warm-up (libm's log, which the GPU might round
+ * otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
  * bodies on the CPU's numbers. Every tile (a series) reads its whole row. A user's rule is a
  * function of this process's CPU, so its kernel has no launcher and GPUs take no share of
  * it. */

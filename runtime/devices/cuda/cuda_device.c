@@ -199,8 +199,8 @@ static void cuda_close(apo__device *dev) {
     dev->state = NULL;
 }
 
-/* A GPU takes the sets of a shared pass as one task: their inputs go over once
- * (cuda_pipeline.c). */
+/* A GPU takes a sweep's consecutive sets as one task whatever their passes: their inputs go
+ * over once, and a scored kernel scores them in one launch (cuda_pipeline.c, scored.cu). */
 static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close,
                                           APO_RUNS_SHARED_SETS};
 

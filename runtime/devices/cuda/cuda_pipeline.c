@@ -46,12 +46,12 @@
  * host arrays copied straight), a queued copy cannot be recalled: such a task holds its
  * access throughout, so abandoning it waits for the GPU (docs/design.md, "Faults").
  *
- * Shared pieces (apo__call.shared: the sets of a sweep that share a pass, worker_pool.c) are
- * one task: each chunk's inputs go over once for all the sets, the launcher computes every
- * set's outputs from them, and the slot holds each set's outputs one after another (the
- * chunk's set_stride), copied back into each set's own arrays. Outputs written on a GPU in
- * place or kept there for the gather have no slot columns for the sets: such a group runs set
- * by set, as the pieces alone would.
+ * Shared pieces (apo__call.shared: a sweep's consecutive sets, whatever their passes on a
+ * GPU, worker_pool.c and APO_RUNS_SHARED_SETS) are one task: each chunk's inputs go over once
+ * for all the sets, the launcher computes every set's outputs from them, and the slot holds
+ * each set's outputs one after another (the chunk's set_stride), copied back into each set's
+ * own arrays. Outputs written on a GPU in place or kept there for the gather have no slot
+ * columns for the sets: such a group runs set by set, as the pieces alone would.
  *
  * Determinism: the pipeline only moves bytes; what is computed is the kernel's tile bodies,
  * whose bits do not depend on the chunking (kernels/<room>/<name>.cu).
