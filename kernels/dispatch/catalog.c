@@ -151,6 +151,11 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
         /* As var's. */
         return lookback +
                ((size_t)p <= APO_CORREL_BLOCKS_MAX ? apo__correl_block_len((size_t)p) - 1 : 0);
+    case APO_CAT_BETA:
+        /* As correl's, whose blocks beta's are. */
+        return lookback + ((size_t)p > APO_PAIR_DIRECT_MAX && (size_t)p <= APO_BETA_BLOCKS_MAX
+                               ? APO_BETA_BLOCK_LEN - 1
+                               : 0);
     case APO_CAT_KAMA: {
         /* KAMA's slowest rate: an efficiency ratio of 0. */
         const double slowest = 2.0 / (30.0 + 1.0);

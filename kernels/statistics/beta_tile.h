@@ -8,22 +8,53 @@
  * the window's p returns, 0 where rx is constant in the window. The window reads p + 1
  * samples; lookback p.
  *
- * Tile: halo p. Periods up to APO_PAIR_DIRECT_MAX evaluate each window from its own returns
- * (apo__beta_direct, as var_tile.h's short windows): shifted by the window's newest returns,
- * their means, then the centred sums of rx^2 and rx ry in a second pass, which does not
- * cancel; each output a pure function of its p + 1 samples. Longer periods slide the sums of
- * the returns as double-doubles (pair_sums.h), evaluated exactly at the first clean window
- * and slid with their errors gathered beside them (apo__pair_slide: the cascaded-summation
- * bound of window_sum.h). Either way constant returns are detected exactly, and a gap in
+ * Design (docs/kernels.md "BETA"), three ranges of the period:
+ *  - up to APO_PAIR_DIRECT_MAX each window is evaluated from its own returns
+ *    (apo__beta_direct, as var_tile.h's short windows): shifted by the window's newest returns,
+ *    their means, then the centred sums of rx^2 and rx ry in a second pass, which does not
+ *    cancel;
+ *  - up to APO_BETA_BLOCKS_MAX, correl's blocks (correl_tile.h) on the returns: a block's
+ *    returns are computed once, its first window's sums of the shifted returns are summed
+ *    directly and slid in plain double, and a bar whose bound (apo__shifted_bounds) may exceed
+ *    APO_BETA_MARGIN of 1 + |beta| is evaluated from its own window instead;
+ *  - longer periods slide the sums of the returns as double-doubles (pair_sums.h), evaluated
+ *    exactly at the first clean window and slid with their errors gathered beside them
+ *    (apo__pair_slide: the cascaded-summation bound of window_sum.h).
+ * In the first two every output is a function of its p + 1 samples and its absolute index
+ * alone, so a stream's state is its position. Constant returns give 0 exactly, and a gap in
  * either input inside the p + 1 samples gives NaN (window.h).
+ *
+ * Tile: halo p, and APO_BETA_BLOCK_LEN - 1 more in the blocks' range, so that a tile
+ * starting inside a block reaches the block's first window.
  */
 #ifndef APO_KERNELS_BETA_TILE_H
 #define APO_KERNELS_BETA_TILE_H
 
 #include "catalog.h"
+#include "correl_tile.h"
 #include "pair_direct.h"
 #include "pair_sums.h"
+#include "shifted_blocks.h"
 #include "window.h"
+
+/* The longest period evaluated in blocks, correl's; longer ones slide double-doubles. The
+ * returns of a block's windows are held on the stack (apo__beta_returns), and on a GPU every
+ * resident thread reserves the kernel's frame in local memory: with blocks up to 1024, where
+ * they still ran at twice the double-doubles' speed, the statistics kernel's frame grew from
+ * 19.5 to 30.7 KB (docs/PERF.md, "beta in blocks"). */
+#define APO_BETA_BLOCKS_MAX APO_CORREL_BLOCKS_MAX
+
+/* The blocks' length: 64 bars at every period, where correl's are 16 below period 48 and 32
+ * below 160. correl's blocks stay short where its series drift from the block's shift, which
+ * the cancellation in sxx - sx^2 / p multiplies; returns hardly drift (their mean is near 0 in
+ * every window), so the longest blocks, which sum the fewest windows directly, cost beta least
+ * (docs/PERF.md, "beta in blocks"). */
+#define APO_BETA_BLOCK_LEN APO_SHIFTED_BLOCK_MAX_LEN
+
+/* The bound a slid bar's sums may reach: each of var(rx)'s and cov(rx, ry)'s errors at most
+ * this much of var(rx), so that beta's error stays below twice this of 1 + |beta|, the tests'
+ * scale (docs/kernels.md, "Accuracy"), whose tolerance is 1e-12. */
+#define APO_BETA_MARGIN 2.5e-13
 
 /* The simple return of v at i >= 1, 0 after a zero price. */
 static inline APO_HD double apo__simple_return(const double *v, size_t i) {
@@ -42,6 +73,15 @@ static inline APO_HD void apo__simple_returns(const double *v, size_t from, size
         r[k] = v[from + k - 1] != 0.0 ? r[k] : 0.0;
 }
 
+/* Beta from bar k's moments in m (pair_direct.h): 0 where x's returns are constant in the
+ * window unless a NaN came with them (from y's returns), NaN where the newest pair is not
+ * finite (`finite` 0), else the quotient. */
+static inline APO_HD double apo__beta_quotient(const apo__pair_moments *m, size_t k, int finite) {
+    const int flat = (m->moved_a[k] == 0 || m->vaa[k] == 0.0) && m->vab[k] == m->vab[k];
+    const double b = flat ? 0.0 : m->vab[k] / m->vaa[k];
+    return finite ? apo__canonical_nan(b) : NAN;
+}
+
 /* The bars begin .. end - 1 of a beta tile evaluated directly (p <= APO_PAIR_DIRECT_MAX). */
 static inline APO_HD void apo__beta_direct(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0], *y = io->in[1];
@@ -57,15 +97,122 @@ static inline APO_HD void apo__beta_direct(const apo__cat_io *io, size_t begin, 
         apo__simple_returns(y, t + 1 - p, n + p - 1, ry);
         apo__pair_direct(rx, ry, p, inv_p, n, &m);
         /* A non-finite sample makes the returns after it NaN, but the newest sample's return
-         * is 0 after a zero price whatever the sample: hence its own test. The constant case
-         * gives 0 unless a NaN came with it (from y's returns). */
-        for (size_t k = 0; k < n; k++) {
-            const int flat = (m.moved_a[k] == 0 || m.vaa[k] == 0.0) && m.vab[k] == m.vab[k];
-            const double b = flat ? 0.0 : m.vab[k] / m.vaa[k];
-            const int finite = isfinite(x[t + k]) && isfinite(y[t + k]);
-            out[t + k] = finite ? apo__canonical_nan(b) : NAN;
-        }
+         * is 0 after a zero price whatever the sample: hence its own test. */
+        for (size_t k = 0; k < n; k++)
+            out[t + k] = apo__beta_quotient(&m, k, isfinite(x[t + k]) && isfinite(y[t + k]));
         t += n;
+    }
+}
+
+/* The returns of a run of blocks, each computed once: the returns at lo .. hi - 1 of x in
+ * x[0 .. hi - lo - 1], of y in y[the same]. A block's windows read p + 63 returns at most, the
+ * next block's overlap them but for its own bars', so the run keeps room for three blocks more
+ * on the CPU and moves the returns it still needs to the front when it is full. A GPU thread
+ * keeps room for one block only, and moves them every block: its frame is a GPU's local memory
+ * for every resident thread. */
+#ifdef __CUDA_ARCH__
+#define APO_BETA_RETURNS (APO_BETA_BLOCKS_MAX + APO_BETA_BLOCK_LEN - 1)
+#else
+#define APO_BETA_RETURNS (APO_BETA_BLOCKS_MAX + 4 * APO_BETA_BLOCK_LEN)
+#endif
+typedef struct apo__beta_returns {
+    double x[APO_BETA_RETURNS], y[APO_BETA_RETURNS];
+    size_t lo, hi;
+} apo__beta_returns;
+
+/* Makes the returns at from .. to - 1 (to - from <= APO_BETA_RETURNS) held in r, computing
+ * only those it does not hold yet; from never moves back in a run. */
+static inline APO_HD void apo__beta_returns_reach(const double *x, const double *y,
+                                                  apo__beta_returns *r, size_t from, size_t to) {
+    if (from > r->hi)
+        r->lo = r->hi = from;
+    if (to - r->lo > APO_BETA_RETURNS) {
+        /* Forwards, as the returns move down (device code has no memmove). */
+        const size_t keep = r->hi - from, gone = from - r->lo;
+        for (size_t j = 0; j < keep; j++) {
+            r->x[j] = r->x[j + gone];
+            r->y[j] = r->y[j + gone];
+        }
+        r->lo = from;
+    }
+    if (to > r->hi) {
+        apo__simple_returns(x, r->hi, to - r->hi, r->x + (r->hi - r->lo));
+        apo__simple_returns(y, r->hi, to - r->hi, r->y + (r->hi - r->lo));
+        r->hi = to;
+    }
+}
+
+/* Bars from .. b + n - 1 of the block starting at b (n <= APO_BETA_BLOCK_LEN), whose
+ * returns r holds: the slid sums' beta where the bound allows it, else the bar's own window's. */
+static inline APO_HD void apo__beta_block_out(const apo__cat_io *io, const double *e,
+                                              const apo__beta_returns *r, size_t b, size_t from,
+                                              size_t n) {
+    const double *x = io->in[0], *y = io->in[1];
+    const size_t p = (size_t)io->p[0], len = APO_BETA_BLOCK_LEN;
+    double *out = io->out[0];
+    /* rx[j] is x's return at b + 1 - p + j, so bar b + k reads rx[k .. k + p - 1], and
+     * correl's functions take rx as their samples with the block's first bar at p - 1. */
+    const double *rx = r->x + (b + 1 - p - r->lo), *ry = r->y + (b + 1 - p - r->lo);
+    const double cx = apo__shifted_center(rx, p - 1, p, len);
+    const double cy = apo__shifted_center(ry, p - 1, p, len);
+    apo__correl_sums s;
+    apo__correl_window(rx, ry, p, cx, cy, &s);
+    apo__correl_slide(rx, ry, p - 1, p, n, cx, cy, &s);
+    const double inv_p = 1.0 / (double)p;
+    double q[APO_SHIFTED_BLOCK_MAX_LEN];
+    int64_t ok[APO_SHIFTED_BLOCK_MAX_LEN];
+    for (size_t k = 0; k < n; k++) {
+        const double vx = s.sxx[k] - s.sx[k] * s.sx[k] * inv_p;
+        const double cov = s.sxy[k] - s.sx[k] * s.sy[k] * inv_p;
+        /* cov's error is at most e sqrt(top_xx top_yy) (Cauchy-Schwarz), vx's e top_xx; beta's
+         * is about cov's over vx plus |beta| times vx's relative one. cov's test squared, so
+         * that the loop vectorises without roots: a product that overflows fails it, one that
+         * underflows passes it only where the bound it stands for is below the smallest normal
+         * double and vx, past the first test, far above. A NaN in x's sums fails both tests;
+         * one in y's alone leaves its largest sum as it was and makes q NaN, made canonical
+         * below. */
+        const double room = APO_BETA_MARGIN * vx;
+        ok[k] = (e[k] * s.top_xx[k] + APO_SHIFTED_TINY < room) &
+                ((e[k] * e[k]) * (s.top_xx[k] * s.top_yy[k]) < room * room);
+        q[k] = cov / (ok[k] ? vx : 1.0);
+    }
+    /* Every bar's slid beta, NaN where its newest pair is not finite (apo__beta_direct's own
+     * test), in a loop that vectorises; then the bars that failed the bound from their own
+     * windows. */
+    for (size_t k = from - b; k < n; k++) {
+        const int finite = (fabs(x[b + k]) <= DBL_MAX) & (fabs(y[b + k]) <= DBL_MAX);
+        out[b + k] = finite ? apo__canonical_nan(q[k]) : NAN;
+    }
+    apo__pair_moments m;
+    for (size_t k = from - b; k < n; k++)
+        if (!ok[k]) {
+            apo__pair_direct_block(rx + k, ry + k, p, inv_p, 0, 1, &m);
+            out[b + k] = apo__beta_quotient(&m, 0, isfinite(x[b + k]) && isfinite(y[b + k]));
+        }
+}
+
+/* The bars begin .. end - 1 of a tile in the blocks' range. */
+static inline APO_HD void apo__beta_blocks(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0], *y = io->in[1];
+    const size_t p = (size_t)io->p[0];
+    size_t t = apo__pair_warm_up(io->out[0], begin, end, p);
+    const size_t len = APO_BETA_BLOCK_LEN;
+    double e[APO_BETA_BLOCK_LEN];
+    apo__shifted_bounds(p, len, e);
+    apo__beta_returns r;
+    r.lo = r.hi = 0;
+    while (t < end) {
+        /* The first block starts at the first full window, bar p. */
+        const size_t b = apo__shifted_anchor(t, p + 1, len);
+        const size_t block_end = b - b % len + len, stop = block_end < end ? block_end : end;
+        apo__beta_returns_reach(x, y, &r, b + 1 - p, stop);
+        /* A whole block's loops get a constant count, which the compiler unrolls (as
+         * correl's). */
+        if (block_end - b == len && block_end <= end)
+            apo__beta_block_out(io, e, &r, b, t, APO_BETA_BLOCK_LEN);
+        else
+            apo__beta_block_out(io, e, &r, b, t, stop - b);
+        t = block_end;
     }
 }
 
@@ -98,9 +245,10 @@ static inline APO_HD void apo__beta_block(const apo__cat_io *io, size_t t, size_
     }
 }
 
-/* The tile's start (apo__pair_run): its window's origin, last gap and last change of x's
- * return before `begin`. */
-static inline APO_HD void apo__beta_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
+/* Past APO_BETA_BLOCKS_MAX: the start of a run of double-double sums (apo__pair_run): its
+ * window's origin, last gap and last change of x's return before `begin`. */
+static inline APO_HD void apo__beta_long_start(const apo__cat_io *io, size_t begin,
+                                               apo__pair_run *r) {
     const double *x = io->in[0];
     const size_t from = apo__window_from(begin, (size_t)io->p[0] + 1);
     apo__pair_run_from(r, begin, from);
@@ -114,16 +262,8 @@ static inline APO_HD void apo__beta_start(const apo__cat_io *io, size_t begin, a
     r->chg[0] = chg;
 }
 
-/* The loop from r->t to end, the state in locals meanwhile (apo__correl_run). */
-static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
-    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
-        /* Each window from its own samples: the run's state is its position alone. */
-        if (end > r->t) {
-            apo__beta_direct(io, r->t, end);
-            r->t = end;
-        }
-        return;
-    }
+/* That run's loop from r->t to end, the state in locals meanwhile (apo__correl_long_run). */
+static inline APO_HD void apo__beta_long_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], w = p + 1, from = r->from;
@@ -169,11 +309,30 @@ static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__
     apo__pair_run_keep(r, end, bad, chg, 0, valid, &s);
 }
 
-static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    if ((size_t)io->p[0] <= APO_PAIR_DIRECT_MAX) {
-        apo__beta_direct(io, begin, end);
-        return;
+/* A stream's start and run (apo__pair_run). Up to APO_BETA_BLOCKS_MAX every output is a
+ * function of its data and index (directly or in blocks), so the run's state is its position
+ * alone. */
+static inline APO_HD void apo__beta_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
+    if ((size_t)io->p[0] <= APO_BETA_BLOCKS_MAX)
+        apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0] + 1));
+    else
+        apo__beta_long_start(io, begin, r);
+}
+
+static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
+    const size_t p = (size_t)io->p[0];
+    if (p > APO_BETA_BLOCKS_MAX) {
+        apo__beta_long_run(io, end, r);
+    } else if (end > r->t) {
+        if (p <= APO_PAIR_DIRECT_MAX)
+            apo__beta_direct(io, r->t, end);
+        else
+            apo__beta_blocks(io, r->t, end);
+        r->t = end;
     }
+}
+
+static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__pair_run r;
     apo__beta_start(io, begin, &r);
     apo__beta_run(io, end, &r);

@@ -637,6 +637,13 @@ Test(catalog, block_kernels_resumed_pieces_have_the_tiles_bits, .timeout = 120) 
         const double p[4] = {correl[pi], 0, 0, 0};
         check_resumed_pieces(APO_CAT_CORREL, p, 91 + pi);
     }
+    /* beta's blocks are correl's on the returns, the first one at bar p (beta_tile.h). */
+    const double beta[] = {APO_PAIR_DIRECT_MAX + 1, 47, 48, 159, 160, APO_BETA_BLOCKS_MAX,
+                           APO_BETA_BLOCKS_MAX + 1};
+    for (size_t pi = 0; pi < sizeof beta / sizeof beta[0]; pi++) {
+        const double p[4] = {beta[pi], 0, 0, 0};
+        check_resumed_pieces(APO_CAT_BETA, p, 101 + pi);
+    }
 }
 
 /* A (high, low, close) series of n bars whose samples are drawn at random from values, so
@@ -894,11 +901,11 @@ static void jump_then_flat(series *s) {
         s->close[t] = 5100.0;
 }
 
-Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
-    const ref_kernel *k = kernel_of(APO_CAT_CORREL);
-    const double periods[] = {5,   APO_CORREL_DIRECT_MAX + 1, 30,
-                              100, APO_CORREL_BLOCKS_MAX,     APO_CORREL_BLOCKS_MAX + 1};
-    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+/* correl's and beta's blocks after the jump (x's returns: one huge, then tiny, then 0): the
+ * reference, to 1e-12 of each kernel's scale. */
+static void pair_after_a_jump(apo__cat_id id, const double *periods, size_t count) {
+    const ref_kernel *k = kernel_of(id);
+    for (size_t pi = 0; pi < count; pi++) {
         series s;
         series_make(&s, 57 + pi, 6007, k->n_in, 100.0, 0.5, 1);
         jump_then_flat(&s);
@@ -906,10 +913,22 @@ Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
         char what[64];
         snprintf(what, sizeof what, "jump then flat, period %g", periods[pi]);
         const double w = check(k, &s, p, 1e-12, what);
-        fprintf(stderr, "catalog correl after a jump, period %g: worst error %.2g\n", periods[pi],
-                w);
+        fprintf(stderr, "catalog %s after a jump, period %g: worst error %.2g\n", k->name,
+                periods[pi], w);
         series_free(&s);
     }
+}
+
+Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
+    const double periods[] = {5,   APO_CORREL_DIRECT_MAX + 1, 30,
+                              100, APO_CORREL_BLOCKS_MAX,     APO_CORREL_BLOCKS_MAX + 1};
+    pair_after_a_jump(APO_CAT_CORREL, periods, sizeof periods / sizeof periods[0]);
+}
+
+Test(catalog, beta_after_a_jump_falls_back_to_its_windows) {
+    const double periods[] = {5,   APO_PAIR_DIRECT_MAX + 1, 47,
+                              200, APO_BETA_BLOCKS_MAX,     APO_BETA_BLOCKS_MAX + 1};
+    pair_after_a_jump(APO_CAT_BETA, periods, sizeof periods / sizeof periods[0]);
 }
 
 /* var's and stddev's blocks (var_blocks.h) after the same jump: the bars whose slid sums kept

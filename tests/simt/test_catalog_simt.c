@@ -29,9 +29,9 @@
 /* Parameters by kernel, in the descriptors' order (runtime/catalog/catalog_kernels.c): TA-Lib's
  * defaults, a second set with other periods, and for the kernels whose long windows take
  * other code (a slide of double-doubles, plain slides up to APO_PLAIN_MAX and
- * APO_LINREG_PLAIN_MAX, cci's blocks, which a GPU thread takes only up to 64, var's and correl's
- * longer blocks, which a GPU thread takes one at a time) a third set past those limits (0:
- * none). */
+ * APO_LINREG_PLAIN_MAX, cci's blocks, which a GPU thread takes only up to 64, var's, correl's
+ * and beta's longer blocks, which a GPU thread takes one at a time) a third set past those
+ * limits (0: none). */
 typedef struct cat_params {
     apo__cat_id id;
     size_t n;
@@ -61,7 +61,7 @@ static const cat_params table[] = {
     {APO_CAT_LINEARREG, 1, {14}, {200}, {1500}},
     {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}, {30}},
     {APO_CAT_CORREL, 1, {30}, {8}, {200}}, /* blocks of 64 (correl_tile.h) */
-    {APO_CAT_BETA, 1, {5}, {12}, {0}},
+    {APO_CAT_BETA, 1, {5}, {12}, {512}},   /* blocks, a GPU thread's returns filling their room */
     {APO_CAT_TRANGE, 0, {0}, {0}, {0}},
     {APO_CAT_ATR, 1, {14}, {1}, {0}},
     {APO_CAT_NATR, 1, {14}, {5}, {0}},
