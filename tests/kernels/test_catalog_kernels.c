@@ -16,6 +16,7 @@
 
 #include "beta_tile.h"
 #include "catalog.h"
+#include "catalog_halo.h"
 #include "catalog_reference.h"
 #include "correl_tile.h"
 #include "cpu_isa.h"
@@ -231,12 +232,9 @@ Test(catalog, periods_at_their_upper_bound, .timeout = 600) {
     }
 }
 
-/* A tile reads nothing before its halo (apo__catalog_halo) nor from its end on: a tile of the
- * grid past the first, its inputs NaN everywhere else, gives the bits it gives on the whole
- * series. A device that holds only a tile and its halo (a GPU's chunk, a stream's kept bars)
- * depends on it, and nothing else on the CPU shows a halo too short: there the rest of the
- * series is in memory. Every kernel of the table at periods on both sides of its designs'
- * limits (direct windows, blocks, plain slides, double-doubles). */
+/* A tile reads nothing outside its halo and span (catalog_halo.h): every kernel of the table
+ * at periods on both sides of its designs' limits (direct windows, blocks, plain slides,
+ * double-doubles). */
 Test(catalog, tiles_read_only_their_halo, .timeout = 300) {
     const double periods[] = {14, 33, 64, 65, 200, 257, 512, 513, 1025};
     for (size_t ki = 0; ki < N_KERNELS; ki++) {
@@ -246,46 +244,16 @@ Test(catalog, tiles_read_only_their_halo, .timeout = 300) {
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             if (k->min_period == 0 && pi > 0)
                 break; /* no period */
-            const double p[4] = {periods[pi], k->def[0], k->def[1], k->def[2]};
-            const size_t len = apo__catalog_tile_len(k->id, p), h = apo__catalog_halo(k->id, p);
-            const size_t b = (h / len + 1) * len, e = b + len, n = e + 100;
+            const double p[APO_CAT_MAX_PAR] = {periods[pi], k->def[0], k->def[1], k->def[2]};
+            size_t b, e, n;
+            catalog_halo_tile(k->id, p, &b, &e, &n);
             series s;
             series_make(&s, 300 + ki + pi, n, k->n_in, 100.0, 0.5, 0);
-            apo__cat_io whole, alone;
-            memset(&whole, 0, sizeof whole);
-            memset(&alone, 0, sizeof alone);
-            double *poisoned[3] = {NULL, NULL, NULL};
-            for (size_t i = 0; i < 3 && s.in[i] != NULL; i++) {
-                poisoned[i] = alloc_doubles(n);
-                for (size_t t = 0; t < n; t++)
-                    poisoned[i][t] = t + h >= b && t < e ? s.in[i][t] : NAN;
-                whole.in[i] = s.in[i];
-                alone.in[i] = poisoned[i];
-            }
-            for (size_t o = 0; o < APO_CAT_MAX_OUT; o++) {
-                /* The outputs the kernel does not write stay equal. */
-                whole.out[o] = alloc_doubles(n);
-                alone.out[o] = alloc_doubles(n);
-                for (size_t t = 0; t < n; t++)
-                    whole.out[o][t] = alone.out[o][t] = -1.0;
-            }
-            for (size_t j = 0; j < 4; j++)
-                whole.p[j] = alone.p[j] = p[j];
-            whole.h = alone.h = h;
-            apo__cpu_catalog_tile(k->id, &whole, b, e);
-            apo__cpu_catalog_tile(k->id, &alone, b, e);
-            for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
-                for (size_t t = b; t < e; t++)
-                    cr_assert(memcmp(&whole.out[o][t], &alone.out[o][t], sizeof(double)) == 0,
-                              "%s(%g) output %zu: t %zu with the halo alone %.17g, whole %.17g "
-                              "(halo %zu, tile %zu .. %zu)",
-                              k->name, p[0], o, t, alone.out[o][t], whole.out[o][t], h, b, e);
-            for (size_t o = 0; o < APO_CAT_MAX_OUT; o++) {
-                free(whole.out[o]);
-                free(alone.out[o]);
-            }
-            for (size_t i = 0; i < 3; i++)
-                free(poisoned[i]);
+            check_tile_reads_only_its_halo(k->id, p, s.in,
+                                           k->n_in == 1   ? 1
+                                           : k->n_in == 4 ? 2
+                                                          : 3,
+                                           n, k->name);
             series_free(&s);
         }
     }

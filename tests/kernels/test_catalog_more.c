@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "catalog_halo.h"
 #include "catalog_reference.h"
 #include "catalog_reference_more.h"
 #include "cpu_isa.h"
@@ -338,6 +339,24 @@ Test(catalog_more, tiles_depend_on_the_grid_only, .timeout = 300) {
             free(b[o]);
         }
         series_free(&s);
+    }
+}
+
+/* A tile reads nothing outside its halo and span (catalog_halo.h): every kernel of the table
+ * at periods on both sides of the Wilder tiles' cut and of the window kernels' designs. */
+Test(catalog_more, tiles_read_only_their_halo, .timeout = 300) {
+    const double periods[] = {2, 14, 33, 64, 65, 200, 512, 513, 1025};
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const ref_kernel *k = &kernels[ki];
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const double p[APO_CAT_MAX_PAR] = {periods[pi], k->second};
+            size_t b, e, n;
+            catalog_halo_tile(k->id, p, &b, &e, &n);
+            series s;
+            series_make(&s, 400 + ki + pi, n, k->cols, 100.0, 0.5, 0);
+            check_tile_reads_only_its_halo(k->id, p, s.in, s.n_in, n, k->name);
+            series_free(&s);
+        }
     }
 }
 
