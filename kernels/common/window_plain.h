@@ -6,13 +6,15 @@
  * error grows with the series; the double-doubles of window_sum.h bound it at an ulp but put
  * TwoSums on every step, and cost about twice TA-Lib's time. Here each sum is evaluated
  * directly (in index order) at every anchor, a bar that is a multiple of the anchors' spacing
- * A (apo__plain_anchor: 64, or 512 past period 256), and at the first clean window after a
+ * A (apo__plain_anchor: 64 up to period 64, then 128, 256 and 512), and at the first clean
+ * window after a
  * tile's start or a gap, and slid from there for at most A - 1 steps: S' = S + (x_new -
  * x_old), W' = W + (p x_new - S), S the sum before the step. The error of S stays below about
  * (A + p) eps p max|x| (the steps' and the direct sum's) and that of W below about (A^2 / 2)
  * eps p max|x| + (A + p) eps |W|: over the weights' sum p (p + 1) / 2, below A^2 eps / (p + 1)
- * + (A + p) eps of the window's largest sample (2e-13 at p = 2, 2e-14 at 30, 4e-14 at 256;
- * with A = 512, 2e-13 at 257 and at 1024), and the mean's below (A + p) eps; measured far lower
+ * + (A + p) eps of the window's largest sample (with A = 64, 2e-13 at p = 2, 2e-14 at 30; with
+ * 128, 5e-14 at 65; with 256, 1e-13 at 129; with 512, 2e-13 at 257 and at 1024), and the mean's
+ * below (A + p) eps; measured far lower
  * (docs/kernels.md, "Accuracy"). The direct evaluations cost p additions (and p products for W) per
  * anchor, p / A operations a bar, which past APO_PLAIN_MAX cost more than the double-doubles'
  * slide.
@@ -37,22 +39,29 @@
 
 /* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). */
 #define APO_PLAIN_MAX 1024
-/* Anchors: the bars where the sums are evaluated directly whatever the state, every 64 bars
- * up to period APO_PLAIN_NEAR_MAX and every 512 past it. A direct sum costs p / anchor
- * operations a bar: with anchors 64 apart, sma and wma at period 500 ran at 0.56 and 0.39 of
- * TA-Lib's speed, and the limit stayed at 256; 512 apart, 1.05 to 1.24 and 0.90 to 1.03
- * (256 apart: 1.10 to 1.15 and 0.81 to 0.88; docs/PERF.md). The slide's error grows with the
- * spacing, to (512 + p) eps for S and 512^2 eps / (p + 1) + (512 + p) eps for W of the
- * window's largest sample: at most 2e-13 from p = 257 to 1024. */
+/* Anchors: the bars where the sums are evaluated directly whatever the state: every 64 bars up
+ * to period 64, every 128 up to 128, every 256 up to APO_PLAIN_NEAR_MAX and every 512 past it.
+ * A direct sum costs p / anchor operations a bar: with anchors 64 apart, wma ran at 0.8 of
+ * TA-Lib's speed at period 200 and 0.7 at 256, and sma and wma at 500 at 0.56 and 0.39; with
+ * these spacings, 1.0 to 1.3 (docs/PERF.md, "sma and wma: anchors 512 apart" and "sma and wma:
+ * anchors up to twice the period apart"). The slide's error grows with the spacing A, to
+ * (A + p) eps for S and A^2 eps / (p + 1) + (A + p) eps for W of the window's largest sample:
+ * at most 2e-13 from p = 257 to 1024 (A = 512), 1e-13 from 129 to 256 (256) and 5e-14 from 65
+ * to 128 (128). Below 65 the A^2 / (p + 1) term keeps A at 64. */
 #define APO_PLAIN_NEAR_MAX 256
 #define APO_PLAIN_ANCHOR_NEAR 64
+#define APO_PLAIN_ANCHOR_MID 128
+#define APO_PLAIN_ANCHOR_WIDE 256
 #define APO_PLAIN_ANCHOR_FAR 512
 /* Blocks between anchors advanced side by side. */
 #define APO_PLAIN_LANES 4
 
 /* The anchors' spacing for period p. */
 static inline APO_HD size_t apo__plain_anchor(size_t p) {
-    return p <= APO_PLAIN_NEAR_MAX ? APO_PLAIN_ANCHOR_NEAR : APO_PLAIN_ANCHOR_FAR;
+    return p <= APO_PLAIN_ANCHOR_NEAR  ? APO_PLAIN_ANCHOR_NEAR
+           : p <= APO_PLAIN_ANCHOR_MID ? APO_PLAIN_ANCHOR_MID
+           : p <= APO_PLAIN_NEAR_MAX   ? APO_PLAIN_ANCHOR_WIDE
+                                       : APO_PLAIN_ANCHOR_FAR;
 }
 
 /* A window's plain sum S and weighted sum W (W unused by sma). */
@@ -170,9 +179,14 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
                 if (end - t >= 2 * span)
                     apo__plain_prefetch(x, out, t + span, span);
                 /* The spacing a constant in each call, so that its loops unroll as before. */
-                z = anchor == APO_PLAIN_ANCHOR_NEAR
-                        ? apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_NEAR, inv, weighted, out)
-                        : apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_FAR, inv, weighted, out);
+                if (anchor == APO_PLAIN_ANCHOR_NEAR)
+                    z = apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_NEAR, inv, weighted, out);
+                else if (anchor == APO_PLAIN_ANCHOR_MID)
+                    z = apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_MID, inv, weighted, out);
+                else if (anchor == APO_PLAIN_ANCHOR_WIDE)
+                    z = apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_WIDE, inv, weighted, out);
+                else
+                    z = apo__plain_blocks(x, p, t, APO_PLAIN_ANCHOR_FAR, inv, weighted, out);
                 valid = 1;
                 t += span - 1;
                 continue;

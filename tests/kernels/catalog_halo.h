@@ -13,9 +13,9 @@
 
 #include "catalog.h"
 
-/* The tile the check runs for kernel id at parameters p (APO_CAT_MAX_PAR of them): the first tile of the grid that
- * starts past its halo, [*begin, *end), and the length *n of a series that holds it with 100
- * bars to spare. */
+/* The tile the check runs for kernel id at parameters p (APO_CAT_MAX_PAR of them): the first tile
+ * of the grid that starts past its halo, [*begin, *end), and the length *n of a series that holds
+ * it with 100 bars to spare. */
 void catalog_halo_tile(apo__cat_id id, const double *p, size_t *begin, size_t *end, size_t *n);
 
 /* Runs that tile on in[0 .. n_in - 1] (n bars each), then on copies whose samples outside
