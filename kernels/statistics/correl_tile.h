@@ -74,8 +74,7 @@ typedef struct apo__correl_sums {
 
 /* The five partial sums (dx, dy, dx^2, dy^2, dx dy) of one window, partial l at index l. */
 typedef struct apo__correl_parts {
-    double x[APO_SHIFTED_PARTS], y[APO_SHIFTED_PARTS], xx[APO_SHIFTED_PARTS], yy[APO_SHIFTED_PARTS],
-        xy[APO_SHIFTED_PARTS];
+    double x[APO_PARTS], y[APO_PARTS], xx[APO_PARTS], yy[APO_PARTS], xy[APO_PARTS];
 } apo__correl_parts;
 
 /* Adds one sample's five shifted terms to partial l. */
@@ -93,13 +92,13 @@ static inline APO_HD void apo__correl_parts_add(apo__correl_parts *a, size_t l, 
  * One by one. */
 static inline APO_HD void apo__correl_parts_scalar(const double *x, const double *y, size_t p,
                                                    double cx, double cy, apo__correl_parts *a) {
-    const size_t r = p % APO_SHIFTED_PARTS;
-    for (size_t l = 0; l < APO_SHIFTED_PARTS; l++)
+    const size_t r = p % APO_PARTS;
+    for (size_t l = 0; l < APO_PARTS; l++)
         a->x[l] = a->y[l] = a->xx[l] = a->yy[l] = a->xy[l] = 0.0;
     for (size_t l = 0; l < r; l++)
         apo__correl_parts_add(a, l, x[l] - cx, y[l] - cy);
-    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
-        for (size_t l = 0; l < APO_SHIFTED_PARTS; l++)
+    for (size_t i = r; i < p; i += APO_PARTS)
+        for (size_t l = 0; l < APO_PARTS; l++)
             apo__correl_parts_add(a, l, x[i + l] - cx, y[i + l] - cy);
 }
 
@@ -109,9 +108,9 @@ static inline APO_HD void apo__correl_parts_scalar(const double *x, const double
  * adding +0 to 0.0 where the scalar loop adds nothing (the same +0). */
 static inline void apo__correl_parts_lanes(const double *x, const double *y, size_t p, double cx,
                                            double cy, apo__correl_parts *a) {
-    enum { V = APO_SHIFTED_PARTS / APO_TILE_LANES };
-    static const int64_t lane_no[APO_SHIFTED_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
-    const size_t r = p % APO_SHIFTED_PARTS;
+    enum { V = APO_PARTS / APO_TILE_LANES };
+    static const int64_t lane_no[APO_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const size_t r = p % APO_PARTS;
     const apo_tv zero = {0}, vcx = zero + cx, vcy = zero + cy;
     apo_tv ax[V], ay[V], axx[V], ayy[V], axy[V];
     for (size_t v = 0; v < V; v++) {
@@ -126,7 +125,7 @@ static inline void apo__correl_parts_lanes(const double *x, const double *y, siz
         ayy[v] = zero + dy * dy;
         axy[v] = zero + dx * dy;
     }
-    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
+    for (size_t i = r; i < p; i += APO_PARTS)
         for (size_t v = 0; v < V; v++) {
             const apo_tv dx = apo_tv_load(x + i + v * APO_TILE_LANES) - vcx;
             const apo_tv dy = apo_tv_load(y + i + v * APO_TILE_LANES) - vcy;
@@ -153,16 +152,16 @@ static APO_CAT_SPECIALISED APO_HD void apo__correl_window(const double *x, const
                                                           apo__correl_sums *s) {
     apo__correl_parts a;
 #ifdef APO_TILE_LANES
-    if (p >= APO_SHIFTED_PARTS)
+    if (p >= APO_PARTS)
         apo__correl_parts_lanes(x, y, p, cx, cy, &a);
     else
 #endif
         apo__correl_parts_scalar(x, y, p, cx, cy, &a);
-    s->sx[0] = apo__shifted_combine(a.x);
-    s->sy[0] = apo__shifted_combine(a.y);
-    s->sxx[0] = apo__shifted_combine(a.xx);
-    s->syy[0] = apo__shifted_combine(a.yy);
-    s->sxy[0] = apo__shifted_combine(a.xy);
+    s->sx[0] = apo__parts_combine(a.x);
+    s->sy[0] = apo__parts_combine(a.y);
+    s->sxx[0] = apo__parts_combine(a.xx);
+    s->syy[0] = apo__parts_combine(a.yy);
+    s->sxy[0] = apo__parts_combine(a.xy);
 }
 
 /* Slides the sums of bar 0 to bars 1 .. n - 1 of the block starting at b, shifted by (cx, cy):

@@ -1,6 +1,6 @@
 /*
- * shifted_blocks.h: what correl's and var's blocks of plain sums have in common (docs/kernels.md,
- * "correl in blocks" and "var and stddev in blocks").
+ * shifted_blocks.h: what var's, correl's and beta's blocks of plain sums have in common
+ * (docs/kernels.md, "correl in blocks", "var and stddev in blocks" and "beta in blocks").
  *
  * The bars are cut into blocks anchored to absolute positions. A block's first window is
  * summed directly, its samples shifted by a value c near the window's samples so that the centred
@@ -9,12 +9,14 @@
  * then slid in plain double to the block's other bars, with a first-order bound on their
  * rounding (apo__shifted_bounds) that says, bar by bar, whether the slid sums keep the digits the
  * output needs; a bar whose bound is too wide is evaluated from its own window instead. So
- * every output is a function of its data and absolute index alone.
+ * every output is a function of its data and absolute index alone. The direct sums gather the
+ * window in the eight partials of partials.h.
  */
 #ifndef APO_KERNELS_SHIFTED_BLOCKS_H
 #define APO_KERNELS_SHIFTED_BLOCKS_H
 
 #include "catalog.h"
+#include "partials.h"
 
 /* The first bar of t's block, blocks of `len` bars starting at multiples of len, the first one
  * at the first full window p - 1. */
@@ -42,19 +44,6 @@ static inline APO_HD double apo__shifted_center(const double *x, size_t b, size_
     for (size_t j = 0; j < 8; j++)
         v[j] = w[(2 * j + 1) * p / 16];
     return (((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))) * 0.125;
-}
-
-/* The number of partial sums a block's first window is summed in: sample i goes to one fixed
- * partial sum, so the bits are the same whether they run in vector lanes (2, 4 or 8 a vector)
- * or one by one, and each gathers an eighth of the window's rounding. The window's samples
- * 0 .. r - 1 (r = p % 8) go one to a partial, partial l taking sample l (added to 0.0, as every
- * partial's first term); sample r + 8 j + l then goes to partial l. */
-#define APO_SHIFTED_PARTS 8
-
-/* The eight partials in a fixed order: the halves first (l with l + 4, one vector addition
- * on every path), then in pairs. */
-static inline APO_HD double apo__shifted_combine(const double *a) {
-    return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
 }
 
 /* Below this, a centred sum may carry underflow's absolute errors rather than relative ones:

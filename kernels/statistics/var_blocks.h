@@ -68,19 +68,19 @@ typedef struct apo__var_sums {
 /* The window w[0 .. p - 1]'s sums shifted by c in the partials of shifted_blocks.h, one by
  * one, into a (the dx partials) and a + 8 (the dx^2 partials). */
 static inline APO_HD void apo__var_parts_scalar(const double *w, size_t p, double c, double *a) {
-    const size_t r = p % APO_SHIFTED_PARTS;
-    for (size_t l = 0; l < 2 * APO_SHIFTED_PARTS; l++)
+    const size_t r = p % APO_PARTS;
+    for (size_t l = 0; l < 2 * APO_PARTS; l++)
         a[l] = 0.0;
     for (size_t l = 0; l < r; l++) {
         const double d = w[l] - c;
         a[l] += d;
-        a[APO_SHIFTED_PARTS + l] += d * d;
+        a[APO_PARTS + l] += d * d;
     }
-    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
-        for (size_t l = 0; l < APO_SHIFTED_PARTS; l++) {
+    for (size_t i = r; i < p; i += APO_PARTS)
+        for (size_t l = 0; l < APO_PARTS; l++) {
             const double d = w[i + l] - c;
             a[l] += d;
-            a[APO_SHIFTED_PARTS + l] += d * d;
+            a[APO_PARTS + l] += d * d;
         }
 }
 
@@ -91,10 +91,10 @@ static inline APO_HD void apo__var_parts_scalar(const double *w, size_t p, doubl
  * window's: each lane performs what the scalar loop does for its partial, a lane past r of the
  * first 8 samples adding +0 to 0.0 where the scalar loop adds nothing (the same +0). */
 static inline void apo__var_parts_lanes(const double *x, const size_t *b, size_t count, size_t p,
-                                        const double *c, double (*a)[2 * APO_SHIFTED_PARTS]) {
-    enum { V = APO_SHIFTED_PARTS / APO_TILE_LANES };
-    static const int64_t lane_no[APO_SHIFTED_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
-    const size_t r = p % APO_SHIFTED_PARTS;
+                                        const double *c, double (*a)[2 * APO_PARTS]) {
+    enum { V = APO_PARTS / APO_TILE_LANES };
+    static const int64_t lane_no[APO_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const size_t r = p % APO_PARTS;
     const apo_tv zero = {0};
     const double *w[APO_VAR_GROUP];
     apo_tv vc[APO_VAR_GROUP], ax[APO_VAR_GROUP][V], axx[APO_VAR_GROUP][V];
@@ -113,7 +113,7 @@ static inline void apo__var_parts_lanes(const double *x, const size_t *b, size_t
             axx[g][v] = zero + d * d;
         }
     }
-    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
+    for (size_t i = r; i < p; i += APO_PARTS)
         for (size_t g = 0; g < count; g++)
             for (size_t v = 0; v < V; v++) {
                 const apo_tv d = apo_tv_load(w[g] + i + v * APO_TILE_LANES) - vc[g];
@@ -123,7 +123,7 @@ static inline void apo__var_parts_lanes(const double *x, const size_t *b, size_t
     for (size_t g = 0; g < count; g++)
         for (size_t v = 0; v < V; v++) {
             apo_tv_store(a[g] + v * APO_TILE_LANES, ax[g][v]);
-            apo_tv_store(a[g] + APO_SHIFTED_PARTS + v * APO_TILE_LANES, axx[g][v]);
+            apo_tv_store(a[g] + APO_PARTS + v * APO_TILE_LANES, axx[g][v]);
         }
 }
 #endif
@@ -137,28 +137,28 @@ static inline void apo__var_parts_lanes(const double *x, const size_t *b, size_t
  * (p / 8 + 8) ulps of the variance. */
 static inline APO_HD double apo__var_window(const double *w, size_t p, double inv_p) {
     const double c = w[p - 1];
-    const size_t r = p % APO_SHIFTED_PARTS;
-    double a[APO_SHIFTED_PARTS];
-    for (size_t l = 0; l < APO_SHIFTED_PARTS; l++)
+    const size_t r = p % APO_PARTS;
+    double a[APO_PARTS];
+    for (size_t l = 0; l < APO_PARTS; l++)
         a[l] = 0.0;
     for (size_t l = 0; l < r; l++)
         a[l] += w[l] - c;
-    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
-        for (size_t l = 0; l < APO_SHIFTED_PARTS; l++)
+    for (size_t i = r; i < p; i += APO_PARTS)
+        for (size_t l = 0; l < APO_PARTS; l++)
             a[l] += w[i + l] - c;
-    const double mean = apo__shifted_combine(a) * inv_p;
-    for (size_t l = 0; l < APO_SHIFTED_PARTS; l++)
+    const double mean = apo__parts_combine(a) * inv_p;
+    for (size_t l = 0; l < APO_PARTS; l++)
         a[l] = 0.0;
     for (size_t l = 0; l < r; l++) {
         const double d = (w[l] - c) - mean;
         a[l] += d * d;
     }
-    for (size_t i = r; i < p; i += APO_SHIFTED_PARTS)
-        for (size_t l = 0; l < APO_SHIFTED_PARTS; l++) {
+    for (size_t i = r; i < p; i += APO_PARTS)
+        for (size_t l = 0; l < APO_PARTS; l++) {
             const double d = (w[i + l] - c) - mean;
             a[l] += d * d;
         }
-    return apo__shifted_combine(a) * inv_p;
+    return apo__parts_combine(a) * inv_p;
 }
 
 /* The sums of `count` blocks of n bars each, starting at b[0 .. count - 1], into s: each
@@ -167,7 +167,7 @@ static inline APO_HD double apo__var_window(const double *w, size_t p, double in
  * it). */
 static inline APO_HD void apo__var_group_sums(const double *x, size_t p, const size_t *b,
                                               size_t count, size_t n, apo__var_sums *s) {
-    double c[APO_VAR_GROUP], a[APO_VAR_GROUP][2 * APO_SHIFTED_PARTS];
+    double c[APO_VAR_GROUP], a[APO_VAR_GROUP][2 * APO_PARTS];
     for (size_t g = 0; g < count; g++)
         c[g] = apo__shifted_center(x, b[g], p, apo__var_block_len(p));
 #ifdef APO_TILE_LANES
@@ -179,8 +179,8 @@ static inline APO_HD void apo__var_group_sums(const double *x, size_t p, const s
     double gx[APO_SHIFTED_BLOCK_MAX_LEN][APO_VAR_GROUP],
         gxx[APO_SHIFTED_BLOCK_MAX_LEN][APO_VAR_GROUP];
     for (size_t g = 0; g < count; g++) {
-        s->sx[0][g] = apo__shifted_combine(a[g]);
-        s->sxx[0][g] = apo__shifted_combine(a[g] + APO_SHIFTED_PARTS);
+        s->sx[0][g] = apo__parts_combine(a[g]);
+        s->sxx[0][g] = apo__parts_combine(a[g] + APO_PARTS);
         s->top[0][g] = s->sxx[0][g];
         for (size_t k = 1; k < n; k++) {
             const double in = x[b[g] + k] - c[g], out = x[b[g] + k - p] - c[g];
