@@ -5,20 +5,21 @@
  * Why plain: TA-Lib slides these sums in double from the series' first window on, so its
  * error grows with the series; the double-doubles of window_sum.h bound it at an ulp but put
  * TwoSums on every step, and cost about twice TA-Lib's time. Here each sum is evaluated
- * directly (in index order) at every anchor, a bar that is a multiple of the anchors' spacing
- * A (apo__plain_anchor: 64 up to period 64, then 128, 256 and 512), and at the first clean
- * window after a
- * tile's start or a gap, and slid from there for at most A - 1 steps: S' = S + (x_new -
- * x_old), W' = W + (p x_new - S), S the sum before the step. The error of S stays below about
- * (A + p) eps p max|x| (the steps' and the direct sum's) and that of W below about (A^2 / 2)
- * eps p max|x| + (A + p) eps |W|: over the weights' sum p (p + 1) / 2, below A^2 eps / (p + 1)
- * + (A + p) eps of the window's largest sample (with A = 64, 2e-13 at p = 2, 2e-14 at 30; with
- * 128, 5e-14 at 65; with 256, 1e-13 at 129; with 512, 2e-13 at 257 and at 1024), and the mean's
- * below (A + p) eps; measured far lower
- * (docs/kernels.md, "Accuracy"). The direct evaluations cost p additions (and p products for W) per
- * anchor, p / A operations a bar, which past APO_PLAIN_MAX cost more than the double-doubles'
- * slide.
- *
+ * directly at every anchor, a bar that is a multiple of the anchors' spacing A
+ * (apo__plain_anchor: 64 up to period 64, then 128, 256 and 512), and at the first clean
+ * window after a tile's start or a gap, and slid from there for at most A - 1 steps:
+ * S' = S + (x_new - x_old), W' = W + (p x_new - S), S the sum before the step. A direct sum
+ * gathers the window in the eight partials of partials.h (in vector lanes on the CPU, one by
+ * one on a GPU: the same bits), within (p / 8 + 4) eps of its terms' moduli, where one sum in
+ * index order reached p eps. The error of S stays below about (A + p / 8 + 4) eps p max|x| (the
+ * steps' and the direct sum's) and that of W below about (A^2 / 2) eps p max|x| +
+ * (A + p / 8 + 4) eps |W|: over the weights' sum p (p + 1) / 2, below A^2 eps / (p + 1) +
+ * (A + p / 8 + 4) eps of the window's largest sample (with A = 64, 1.6e-13 at p = 2, 2.3e-14 at
+ * 30; with 128, 4.3e-14 at 65; with 256, 8.7e-14 at 129; with 512, 1.7e-13 at 257, 1.0e-13 at
+ * 1024 and 1.2e-13 at 4096), and the mean's below (A + p / 8 + 4) eps; measured far lower
+ * (docs/kernels.md, "Accuracy"). The direct evaluations cost p additions (and p products for W)
+ * per anchor, p / A operations a bar, eight to a vector step.
+
  * The anchors sit at fixed indices and the other restarts at a tile's start and after a gap,
  * as the double-doubles' do, so the outputs are a pure function of the tile grid, and a
  * stream that runs the same steps from the state (apo__cat_run) gets the same bits.
@@ -34,20 +35,28 @@
 #define APO_KERNELS_WINDOW_PLAIN_H
 
 #include "catalog.h"
+#include "partials.h"
+#include "tile_vec.h"
 #include "window.h"
 #include "window_sum.h"
 
-/* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). */
-#define APO_PLAIN_MAX 1024
+/* The longest window slid plain; longer ones keep the double-doubles (window_sum.h). The
+ * direct sums in index order stopped the plain slides at 1024, where they cost more than the
+ * double-doubles' slide; in partials they run eight to a vector step, and at 4096 (8
+ * samples a bar) wma still ran at 0.5 to 0.8 of TA-Lib's speed where the double-doubles ran at
+ * 0.13 to 0.32 (docs/PERF.md, "sma and wma: anchors summed in partials, plain slides up to
+ * 4096"). */
+#define APO_PLAIN_MAX 4096
 /* Anchors: the bars where the sums are evaluated directly whatever the state: every 64 bars up
  * to period 64, every 128 up to 128, every 256 up to APO_PLAIN_NEAR_MAX and every 512 past it.
  * A direct sum costs p / anchor operations a bar: with anchors 64 apart, wma ran at 0.8 of
  * TA-Lib's speed at period 200 and 0.7 at 256, and sma and wma at 500 at 0.56 and 0.39; with
  * these spacings, 1.0 to 1.3 (docs/PERF.md, "sma and wma: anchors 512 apart" and "sma and wma:
  * anchors up to twice the period apart"). The slide's error grows with the spacing A, to
- * (A + p) eps for S and A^2 eps / (p + 1) + (A + p) eps for W of the window's largest sample:
- * at most 2e-13 from p = 257 to 1024 (A = 512), 1e-13 from 129 to 256 (256) and 5e-14 from 65
- * to 128 (128). Below 65 the A^2 / (p + 1) term keeps A at 64. */
+ * (A + p / 8 + 4) eps for S and A^2 eps / (p + 1) + (A + p / 8 + 4) eps for W of the window's
+ * largest sample: at most 1.7e-13 from p = 257 to 4096 (A = 512), 8.7e-14 from 129 to 256
+ * (256) and 4.3e-14 from 65 to 128 (128). Below 65 the A^2 / (p + 1) term keeps A at 64 (with
+ * 128 it would reach 6e-13 at p = 2). */
 #define APO_PLAIN_NEAR_MAX 256
 #define APO_PLAIN_ANCHOR_NEAR 64
 #define APO_PLAIN_ANCHOR_MID 128
@@ -69,31 +78,83 @@ typedef struct apo__plain_sums {
     double s, w;
 } apo__plain_sums;
 
-/* The sums of the windows of p samples ending at t + j stride, j < n, into z[j], each in index
- * order; the windows side by side, so that their chains overlap. */
-static inline APO_HD void apo__plain_direct_n(const double *x, size_t p, size_t t, size_t stride,
-                                              size_t n, int weighted, apo__plain_sums *z) {
-    const double *const first = x + t + 1 - p;
-    for (size_t j = 0; j < n; j++)
-        z[j].s = z[j].w = 0.0;
-    double weight = 0.0; /* i + 1, exactly */
-    for (size_t i = 0; i < p; i++) {
-        weight += 1.0;
-        for (size_t j = 0; j < n; j++) {
-            const double v = first[j * stride + i];
-            z[j].s += v;
-            if (weighted)
-                z[j].w += weight * v;
-        }
+/* The sums of the window w[0 .. p - 1] (w[0] the oldest, weight 1) in the partials of
+ * partials.h, one by one. The weights are exact in double. */
+static inline APO_HD apo__plain_sums apo__plain_parts_scalar(const double *w, size_t p,
+                                                             int weighted) {
+    const size_t r = p % APO_PARTS;
+    double s[APO_PARTS], q[APO_PARTS];
+    for (size_t l = 0; l < APO_PARTS; l++)
+        s[l] = q[l] = 0.0;
+    for (size_t l = 0; l < r; l++) {
+        s[l] += w[l];
+        q[l] += (double)(l + 1) * w[l];
     }
+    for (size_t i = r; i < p; i += APO_PARTS)
+        for (size_t l = 0; l < APO_PARTS; l++) {
+            s[l] += w[i + l];
+            q[l] += (double)(i + l + 1) * w[i + l];
+        }
+    apo__plain_sums z;
+    z.s = apo__parts_combine(s);
+    z.w = weighted ? apo__parts_combine(q) : 0.0;
+    return z;
 }
 
-/* The sums of the window of p samples ending at t. */
+#ifdef APO_TILE_LANES
+/* The same in vector lanes (p >= 8, so the first 8 samples are the window's): each lane
+ * performs what the scalar loop does for its partial, a lane past r of the first 8 samples
+ * adding +0 (and +0 times its weight) to 0.0 where the scalar loop adds nothing (the same
+ * +0). The lanes' weights advance by 8, exactly. sma's W is left out. */
+static inline apo__plain_sums apo__plain_parts_lanes(const double *w, size_t p, int weighted) {
+    enum { V = APO_PARTS / APO_TILE_LANES };
+    static const int64_t lane_no[APO_PARTS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const size_t r = p % APO_PARTS;
+    const apo_tv zero = {0};
+    apo_tv as[V], aq[V], wt[V];
+    for (size_t v = 0; v < V; v++) {
+        apo_tm lane;
+        memcpy(&lane, lane_no + v * APO_TILE_LANES, sizeof lane);
+        const apo_tm keep = lane < (int64_t)r;
+        const apo_tv x0 = (apo_tv)((apo_tm)apo_tv_load(w + v * APO_TILE_LANES) & keep);
+        wt[v] = __builtin_convertvector(lane, apo_tv) + 1.0; /* sample l's weight, l + 1 */
+        as[v] = zero + x0;
+        aq[v] = zero + wt[v] * x0;
+        wt[v] += (double)r; /* sample r + l's */
+    }
+    if (weighted) {
+        for (size_t i = r; i < p; i += APO_PARTS)
+            for (size_t v = 0; v < V; v++) {
+                const apo_tv x = apo_tv_load(w + i + v * APO_TILE_LANES);
+                as[v] += x;
+                aq[v] += wt[v] * x;
+                wt[v] += (double)APO_PARTS;
+            }
+    } else {
+        for (size_t i = r; i < p; i += APO_PARTS)
+            for (size_t v = 0; v < V; v++)
+                as[v] += apo_tv_load(w + i + v * APO_TILE_LANES);
+    }
+    double s[APO_PARTS], q[APO_PARTS];
+    for (size_t v = 0; v < V; v++) {
+        apo_tv_store(s + v * APO_TILE_LANES, as[v]);
+        apo_tv_store(q + v * APO_TILE_LANES, aq[v]);
+    }
+    apo__plain_sums z;
+    z.s = apo__parts_combine(s);
+    z.w = weighted ? apo__parts_combine(q) : 0.0;
+    return z;
+}
+#endif
+
+/* The sums of the window of p samples ending at t, evaluated directly. */
 static inline APO_HD apo__plain_sums apo__plain_direct(const double *x, size_t p, size_t t,
                                                        int weighted) {
-    apo__plain_sums z;
-    apo__plain_direct_n(x, p, t, 0, 1, weighted, &z);
-    return z;
+#ifdef APO_TILE_LANES
+    if (p >= APO_PARTS)
+        return apo__plain_parts_lanes(x + t + 1 - p, p, weighted);
+#endif
+    return apo__plain_parts_scalar(x + t + 1 - p, p, weighted);
 }
 
 /* The sums slid from the window ending at t - 1 to the one ending at t. */
@@ -122,7 +183,8 @@ static inline APO_HD apo__plain_sums apo__plain_blocks(const double *x, size_t p
                                                        double *out) {
     const double pd = (double)p;
     apo__plain_sums z[APO_PLAIN_LANES];
-    apo__plain_direct_n(x, p, a, anchor, APO_PLAIN_LANES, weighted, z);
+    for (size_t j = 0; j < APO_PLAIN_LANES; j++)
+        z[j] = apo__plain_direct(x, p, a + j * anchor, weighted);
     for (size_t j = 0; j < APO_PLAIN_LANES; j++)
         out[a + j * anchor] = apo__plain_value(z[j], inv, weighted);
     for (size_t k = 1; k < anchor; k++)
