@@ -37,12 +37,13 @@
 #include "shifted_blocks.h"
 #include "window.h"
 
-/* The longest period evaluated in blocks, correl's; longer ones slide double-doubles. The
- * returns of a block's windows are held on the stack (apo__beta_returns), and on a GPU every
- * resident thread reserves the kernel's frame in local memory: with blocks up to 1024, where
- * they still ran at twice the double-doubles' speed, the statistics kernel's frame grew from
- * 19.5 to 30.7 KB (docs/PERF.md, "beta in blocks"). */
-#define APO_BETA_BLOCKS_MAX APO_CORREL_BLOCKS_MAX
+/* The longest period evaluated in blocks; longer ones slide double-doubles. correl's blocks go
+ * on to 1024, but beta holds the returns of a block's windows on the stack (apo__beta_returns),
+ * and on a GPU every resident thread reserves the kernel's frame in local memory: with blocks
+ * up to 1024, where they still ran at twice the double-doubles' speed, the statistics kernel's
+ * frame grew from 19.5 to 30.7 KB, against 22.5 KB up to 512 (docs/PERF.md, "beta in
+ * blocks"). */
+#define APO_BETA_BLOCKS_MAX 512
 
 /* The blocks' length: 64 bars at every period, where correl's are 16 below period 48 and 32
  * below 160. correl's blocks stay short where its series drift from the block's shift, which

@@ -42,10 +42,13 @@
  * even near 11), the more so as short windows fall back often (1 bar in 8 at period 8). */
 #define APO_CORREL_DIRECT_MAX 11
 
-/* The longest period evaluated in blocks: the direct sum of a block's first window costs p / 16
- * a bar, and its rounding grows with p, so that past this the double-double slide (pair_sums.h)
- * is faster (docs/PERF.md: 16 ns a bar at 512 against its 34; 66 at 1000). */
-#define APO_CORREL_BLOCKS_MAX 512
+/* The longest period evaluated in blocks, var's (var_blocks.h): the direct sum of a block's
+ * first window costs p / 64 pairs a bar past period 160, and its rounding grows as 3p / 8 ulps.
+ * With blocks of 16 the limit was 512, past which the double-double slide (pair_sums.h) was
+ * faster (16 ns a bar at 512 against its 34, 66 at 1000); in blocks of 64, 1024 runs at 0.83 of
+ * TA-Lib's speed where the double-doubles run at 0.31 (docs/PERF.md, "correl in blocks up to
+ * 1024"). */
+#define APO_CORREL_BLOCKS_MAX 1024
 
 /* The blocks' lengths: 16 bars below period 48, 32 below 160, then 64. A longer block sums
  * fewer windows directly (p / len pairs a bar), but its bound grows by 3 ulps a slid bar while

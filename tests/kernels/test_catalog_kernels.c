@@ -660,7 +660,7 @@ Test(catalog, block_kernels_resumed_pieces_have_the_tiles_bits, .timeout = 120) 
         check_resumed_pieces(APO_CAT_VAR, var, 71 + pi);
         check_resumed_pieces(APO_CAT_STDDEV, sd, 81 + pi);
     }
-    const double correl[] = {47, 48, 159, 160, APO_CORREL_BLOCKS_MAX};
+    const double correl[] = {47, 48, 159, 160, 513, APO_CORREL_BLOCKS_MAX};
     for (size_t pi = 0; pi < sizeof correl / sizeof correl[0]; pi++) {
         const double p[4] = {correl[pi], 0, 0, 0};
         check_resumed_pieces(APO_CAT_CORREL, p, 91 + pi);
@@ -948,8 +948,13 @@ static void pair_after_a_jump(apo__cat_id id, const double *periods, size_t coun
 }
 
 Test(catalog, correl_after_a_jump_falls_back_to_its_windows) {
-    const double periods[] = {5,   APO_CORREL_DIRECT_MAX + 1, 30,
-                              100, APO_CORREL_BLOCKS_MAX,     APO_CORREL_BLOCKS_MAX + 1};
+    const double periods[] = {5,
+                              APO_CORREL_DIRECT_MAX + 1,
+                              30,
+                              100,
+                              513,
+                              APO_CORREL_BLOCKS_MAX,
+                              APO_CORREL_BLOCKS_MAX + 1};
     pair_after_a_jump(APO_CAT_CORREL, periods, sizeof periods / sizeof periods[0]);
 }
 
