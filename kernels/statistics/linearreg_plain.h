@@ -66,6 +66,7 @@
 #define APO_KERNELS_LINEARREG_PLAIN_H
 
 #include "catalog.h"
+#include "partials.h"
 #include "window.h"
 #include "window_plain.h"
 #include "window_sum.h"
@@ -79,8 +80,6 @@
 #define APO_LINREG_ANCHOR_WIDE_MIN 40
 /* Blocks between anchors advanced side by side. */
 #define APO_LINREG_LANES 4
-/* The fixed partial sums of a direct evaluation. */
-#define APO_LINREG_PARTS 8
 
 /* The spacing of the anchors at period p. */
 static inline APO_HD size_t apo__linreg_anchor(size_t p) {
@@ -130,13 +129,14 @@ static inline APO_HD double apo__linreg_plain_out(apo__linreg_sums z, const apo_
 }
 
 /* The sums of the window of p samples ending at t, shifted by its middle sample: sample i
- * (0 oldest) goes to partial i % 8, each partial in index order from 0.0, and the partials are
- * combined in a fixed order (halves first), so the bits do not depend on the vector width. */
+ * (0 oldest) goes to partial i % 8 (the last p % 8 samples after the rest, where partials.h puts
+ * the first p % 8 first), each partial in index order from 0.0, and the partials are combined
+ * in partials.h's fixed order, so the bits do not depend on the vector width. */
 static inline APO_HD apo__linreg_sums apo__linreg_direct_sums(const double *x, size_t p, size_t t) {
     const double *const y = x + t + 1 - p;
     const double c = x[t - (p - 1) / 2], h = ((double)p - 1.0) / 2.0;
-    const size_t whole = p - p % APO_LINREG_PARTS;
-    double ps[APO_LINREG_PARTS], pn[APO_LINREG_PARTS];
+    const size_t whole = p - p % APO_PARTS;
+    double ps[APO_PARTS], pn[APO_PARTS];
 #if defined(__GNUC__) && !defined(__CUDACC__)
     /* Partials 0-3 and 4-7 in two vectors of four lanes (the compiler splits them into two
      * halves on sse2 and keeps them in registers; a single vector of eight was spilled on
@@ -145,7 +145,7 @@ static inline APO_HD apo__linreg_sums apo__linreg_direct_sums(const double *x, s
     const lanes4 cv = {c, c, c, c}, step = {8.0, 8.0, 8.0, 8.0};
     lanes4 s_lo = {0.0, 0.0, 0.0, 0.0}, s_hi = s_lo, n_lo = s_lo, n_hi = s_lo;
     lanes4 w_lo = {0.0 - h, 1.0 - h, 2.0 - h, 3.0 - h}, w_hi = {4.0 - h, 5.0 - h, 6.0 - h, 7.0 - h};
-    for (size_t i = 0; i < whole; i += APO_LINREG_PARTS) {
+    for (size_t i = 0; i < whole; i += APO_PARTS) {
         lanes4 v_lo, v_hi;
         __builtin_memcpy(&v_lo, y + i, sizeof v_lo);
         __builtin_memcpy(&v_hi, y + i + 4, sizeof v_hi);
@@ -162,10 +162,10 @@ static inline APO_HD apo__linreg_sums apo__linreg_direct_sums(const double *x, s
     __builtin_memcpy(pn, &n_lo, sizeof n_lo);
     __builtin_memcpy(pn + 4, &n_hi, sizeof n_hi);
 #else
-    for (int l = 0; l < APO_LINREG_PARTS; l++)
+    for (int l = 0; l < APO_PARTS; l++)
         ps[l] = pn[l] = 0.0;
-    for (size_t i = 0; i < whole; i += APO_LINREG_PARTS)
-        for (int l = 0; l < APO_LINREG_PARTS; l++) {
+    for (size_t i = 0; i < whole; i += APO_PARTS)
+        for (int l = 0; l < APO_PARTS; l++) {
             const double zz = y[i + (size_t)l] - c;
             ps[l] = ps[l] + zz;
             pn[l] = pn[l] + ((double)(i + (size_t)l) - h) * zz;
@@ -177,8 +177,8 @@ static inline APO_HD apo__linreg_sums apo__linreg_direct_sums(const double *x, s
         pn[i - whole] = pn[i - whole] + ((double)i - h) * zz;
     }
     apo__linreg_sums z;
-    z.s = ((ps[0] + ps[4]) + (ps[1] + ps[5])) + ((ps[2] + ps[6]) + (ps[3] + ps[7]));
-    z.n = ((pn[0] + pn[4]) + (pn[1] + pn[5])) + ((pn[2] + pn[6]) + (pn[3] + pn[7]));
+    z.s = apo__parts_combine(ps);
+    z.n = apo__parts_combine(pn);
     z.c = c;
     return z;
 }
