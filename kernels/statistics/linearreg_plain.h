@@ -40,14 +40,14 @@
  *    (the 2: the reciprocal's and the product's roundings; 12 / (p^2 - 1) taken as 12 / p^2, a
  *    factor below 1.002 from p = 25).
  * With Z = 2 M (apo__linreg_plain_bound), E is at most 1.3e-13 (p = 25, k = 31) and 2.5e-13 at
- * p = 40 with k = 63, 1.6e-13 at p = 1024: a margin of 4 to the contract's 1e-12 from period 25
- * to APO_LINREG_PLAIN_MAX, which sets the spacing (64 below 40 would exceed it: the k^2 / p term)
- * and the limit (past about 2150 the direct sums' p/8 term would). The value's error is S's over
- * p (below (p/8 + 4 + 1.1 k) u Z) plus N's times 6 / (p (p + 1)) (half the slope's bound,
- * relative to M) and 3 roundings of |value|. Measured on walks far lower (docs/kernels.md,
- * "Accuracy"). M is over the p + k samples, not the current window alone: after a fall from a
- * far larger level, errors made while the larger samples were in the sums stay until the next
- * anchor (at most A - 1 bars), as in sma's and wma's plain slides (window_plain.h).
+ * p = 40 with k = 63, 1.6e-13 at p = 1024, 2.4e-13 at 2048: a margin of 4 to the contract's
+ * 1e-12 from period 25 to APO_LINREG_PLAIN_MAX, which sets the spacing (64 below 40 would exceed
+ * it: the k^2 / p term) and the limit (past about 2150 the direct sums' p/8 term would). The
+ * value's error is S's over p (below (p/8 + 4 + 1.1 k) u Z) plus N's times 6 / (p (p + 1)) (half
+ * the slope's bound, relative to M) and 3 roundings of |value|. Measured on walks far lower
+ * (docs/kernels.md, "Accuracy"). M is over the p + k samples, not the current window alone: after a
+ * fall from a far larger level, errors made while the larger samples were in the sums stay until
+ * the next anchor (at most A - 1 bars), as in sma's and wma's plain slides (window_plain.h).
  *
  * Bits: the anchors sit at fixed indices and the other restarts at a tile's start and after a
  * gap, as window_plain.h's do, so the outputs are a pure function of the data, the absolute index
@@ -71,8 +71,10 @@
 #include "window_plain.h"
 #include "window_sum.h"
 
-/* The longest window slid plain; longer ones keep the double-doubles (linearreg_tile.h). */
-#define APO_LINREG_PLAIN_MAX 1024
+/* The longest window slid plain; longer ones keep the double-doubles (linearreg_tile.h). The
+ * bound allows 2048 (above); from 1025 to 2048 the plain slide runs at about 2.5 times the
+ * double-doubles' speed (docs/PERF.md, "linearreg: plain slides up to 2048"). */
+#define APO_LINREG_PLAIN_MAX 2048
 /* Anchors: the bars where the sums are evaluated directly whatever the state, every
  * APO_LINREG_ANCHOR bars from period APO_LINREG_ANCHOR_WIDE_MIN on, every half of that below
  * (apo__linreg_anchor): the bound's terms in k^2 / p keep it within the margin there. */

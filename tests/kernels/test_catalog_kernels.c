@@ -1159,6 +1159,7 @@ Test(catalog, linearreg_plain_slide_within_its_bound, .timeout = 300) {
                               50,
                               129,
                               200,
+                              1024,
                               APO_LINREG_PLAIN_MAX};
     const double levels[] = {100.0, 1e6};
     for (int value = 0; value < 2; value++) {

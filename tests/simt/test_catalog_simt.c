@@ -57,8 +57,8 @@ static const cat_params table[] = {
     {APO_CAT_MAX, 1, {30}, {3}, {0}},
     {APO_CAT_MIN, 1, {30}, {3}, {0}},
     /* linearreg: 14 each window's sum, 200 and 30 shifted plain sums slid between anchors 64 and
-     * 32 bars apart, 1500 (past APO_LINREG_PLAIN_MAX) the double-double slide. */
-    {APO_CAT_LINEARREG, 1, {14}, {200}, {1500}},
+     * 32 bars apart, 2100 (past APO_LINREG_PLAIN_MAX) the double-double slide. */
+    {APO_CAT_LINEARREG, 1, {14}, {200}, {2100}},
     {APO_CAT_LINEARREG_SLOPE, 1, {14}, {3}, {30}},
     {APO_CAT_CORREL, 1, {30}, {8}, {200}}, /* blocks of 64 (correl_tile.h) */
     {APO_CAT_BETA, 1, {5}, {12}, {512}},   /* blocks, a GPU thread's returns filling their room */
