@@ -1,7 +1,8 @@
 /*
  * partials.h: a window summed in eight partial sums of fixed samples, combined in a fixed
  * order: the direct sums of var's, correl's and beta's blocks (statistics/shifted_blocks.h)
- * and of sma's and wma's anchors (window_plain.h).
+ * and of sma's and wma's anchors (window_plain.h); linearreg's anchors (linearreg_plain.h)
+ * combine their partials the same way.
  *
  * Sample i of a window of p goes to one fixed partial, so the bits are the same whether the
  * partials run in vector lanes (2, 4 or 8 a vector) or one by one, and each partial gathers an
