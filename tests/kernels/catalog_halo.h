@@ -1,6 +1,7 @@
 /*
  * catalog_halo.h: a catalog tile reads nothing outside its halo and span (catalog_halo.c),
- * checked by test_catalog_kernels.c and test_catalog_more.c over their kernels' tables.
+ * checked by test_catalog_kernels_slow.c and test_catalog_more_slow.c over their kernels'
+ * tables.
  *
  * On the CPU the rest of a series is in memory, so a tile that reads before its halo still
  * gets its bits there; a device that holds only a tile and its halo (a GPU's chunk, a stream's

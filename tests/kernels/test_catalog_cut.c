@@ -4,7 +4,7 @@
  * (apo__cpu_catalog_cut_tile, kernels/dispatch/catalog_split.h) gives, on every vector path
  * this CPU supports, bitwise the outputs of the same tile computed serially by the scalar
  * body (apo__cpu_catalog_tile, whose accuracy against independent references
- * test_catalog_kernels.c checks).
+ * test_catalog_kernels_slow.c checks).
  *
  * Each piece after the first starts from its own warm-up and is kept only when its run where
  * its outputs start continues as the run the piece before it ends with; otherwise it is

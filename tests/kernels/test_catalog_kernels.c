@@ -1,8 +1,11 @@
 /*
  * test_catalog_kernels.c: the indicator catalog's tile bodies (kernels/common/catalog.h)
- * against independent long-double references (catalog_reference.c), on seeded OHLC walks of
- * lengths 1 to 1e5 (many tiles), parameters at their bounds and series with gaps; and the
- * recurrences' first tiles bitwise against TA-Lib's recursion in double.
+ * against independent long-double references (catalog_reference.c): parameters at their
+ * bounds, short windows bar by bar, each design's switches and fallbacks, ties and gaps on
+ * every vector path, tile order and joins, and the recurrences' first tiles bitwise against
+ * TA-Lib's recursion in double, with TA-Lib's published values. The costliest cases (every
+ * kernel over lengths 1 to 1e5, the halo check, streams' pieces) are the slow suite's, in
+ * test_catalog_kernels_slow.c; catalog_fixtures.c holds the table and helpers both use.
  *
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
  */
@@ -16,7 +19,7 @@
 
 #include "beta_tile.h"
 #include "catalog.h"
-#include "catalog_halo.h"
+#include "catalog_fixtures.h"
 #include "catalog_reference.h"
 #include "correl_tile.h"
 #include "cpu_isa.h"
@@ -24,253 +27,18 @@
 #include "var_tile.h"
 #include "window_plain.h"
 
-typedef struct ref_kernel {
-    apo__cat_id id;
-    const char *name;
-    size_t n_in; /* 1: close; 2: high, low; 3: high, low, close; 4: x, y (two walks) */
-    apo__cat_ref_fn ref;
-    double def[3]; /* the parameters after the period */
-    size_t min_period;
-    size_t out_index; /* the output the reference gives */
-} ref_kernel;
-
-static const ref_kernel kernels[] = {
-    {APO_CAT_SMA, "sma", 1, apo__ref_cat_sma, {0, 0}, 2, 0},
-    {APO_CAT_EMA, "ema", 1, apo__ref_cat_ema, {0, 0}, 2, 0},
-    {APO_CAT_WMA, "wma", 1, apo__ref_cat_wma, {0, 0}, 2, 0},
-    {APO_CAT_DEMA, "dema", 1, apo__ref_cat_dema, {0, 0}, 2, 0},
-    {APO_CAT_TEMA, "tema", 1, apo__ref_cat_tema, {0, 0}, 2, 0},
-    {APO_CAT_MOM, "mom", 1, apo__ref_cat_mom, {0, 0}, 1, 0},
-    {APO_CAT_ROC, "roc", 1, apo__ref_cat_roc, {0, 0}, 1, 0},
-    {APO_CAT_RSI, "rsi", 1, apo__ref_cat_rsi, {0, 0}, 2, 0},
-    {APO_CAT_CMO, "cmo", 1, apo__ref_cat_cmo, {0, 0}, 2, 0},
-    {APO_CAT_WILLR, "willr", 3, apo__ref_cat_willr, {0, 0}, 2, 0},
-    {APO_CAT_CCI, "cci", 3, apo__ref_cat_cci, {0, 0}, 2, 0},
-    {APO_CAT_STOCHF, "stochf fastk", 3, apo__ref_cat_stochf_fastk, {3, 0, 0}, 1, 0},
-    {APO_CAT_STOCHF, "stochf fastd", 3, apo__ref_cat_stochf_fastd, {3, 0, 0}, 1, 1},
-    {APO_CAT_STOCH, "stoch slowk", 3, apo__ref_cat_stoch_slowk, {3, 0, 3}, 1, 0},
-    {APO_CAT_STOCH, "stoch slowd", 3, apo__ref_cat_stoch_slowd, {4, 0, 2}, 1, 1},
-    {APO_CAT_STDDEV, "stddev", 1, apo__ref_cat_stddev, {1.5, 0}, 2, 0},
-    {APO_CAT_VAR, "var", 1, apo__ref_cat_var, {1, 0}, 1, 0},
-    {APO_CAT_MAX, "max", 1, apo__ref_cat_max, {0, 0}, 2, 0},
-    {APO_CAT_MIN, "min", 1, apo__ref_cat_min, {0, 0}, 2, 0},
-    {APO_CAT_LINEARREG, "linearreg", 1, apo__ref_cat_linearreg, {0, 0}, 2, 0},
-    {APO_CAT_LINEARREG_SLOPE, "linearreg_slope", 1, apo__ref_cat_linearreg_slope, {0, 0}, 2, 0},
-    {APO_CAT_CORREL, "correl", 4, apo__ref_cat_correl, {0, 0}, 1, 0},
-    {APO_CAT_BETA, "beta", 4, apo__ref_cat_beta, {0, 0}, 1, 0},
-    {APO_CAT_TRANGE, "trange", 3, apo__ref_cat_trange, {0, 0}, 0, 0},
-    {APO_CAT_ATR, "atr", 3, apo__ref_cat_atr, {0, 0}, 1, 0},
-    {APO_CAT_NATR, "natr", 3, apo__ref_cat_natr, {0, 0}, 1, 0},
-    {APO_CAT_AROON, "aroondown", 2, apo__ref_cat_aroondown, {0, 0}, 2, 0},
-    {APO_CAT_AROON, "aroonup", 2, apo__ref_cat_aroonup, {0, 0}, 2, 1},
-};
-#define N_KERNELS (sizeof kernels / sizeof kernels[0])
-
-static double *alloc_doubles(size_t n) {
-    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
-    cr_assert_not_null(p);
-    return p;
-}
-
-/* The inputs of a kernel reading (close) or (high, low, close). */
-typedef struct series {
-    size_t n;
-    double *high, *low, *close;
-    const double *in[3];
-} series;
-
-static void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double start, double step,
-                        int gaps) {
-    memset(s, 0, sizeof *s);
-    s->n = n;
-    s->high = alloc_doubles(n);
-    s->low = alloc_doubles(n);
-    s->close = alloc_doubles(n);
-    apo__ref_ohlcv(seed, n, start, step, NULL, s->high, s->low, s->close, NULL);
-    if (n_in == 4) /* y: a walk of its own */
-        apo__ref_ohlcv(seed ^ 0x5555, n, start, step, NULL, NULL, s->low, NULL, NULL);
-    if (gaps) {
-        /* A lone NaN, an infinity, a run of NaN and a NaN near the end, in every input. */
-        const size_t at[] = {n / 7, n / 3, n / 2, n / 2 + 1, n / 2 + 2, n - 1 - n / 50};
-        for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
-            double *row = i % 3 == 0 ? s->close : i % 3 == 1 ? s->high : s->low;
-            if (n_in == 1)
-                row = s->close;
-            if (n_in == 4)
-                row = i % 2 == 0 ? s->close : s->low;
-            if (at[i] < n)
-                row[at[i]] = i == 1 ? INFINITY : NAN;
-        }
-    }
-    if (n_in == 1) {
-        s->in[0] = s->close;
-    } else if (n_in == 4) {
-        s->in[0] = s->close;
-        s->in[1] = s->low;
-    } else {
-        s->in[0] = s->high;
-        s->in[1] = s->low;
-        s->in[2] = s->close;
-    }
-}
-
-static void series_free(series *s) {
-    free(s->high);
-    free(s->low);
-    free(s->close);
-}
-
-/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards, on vector
- * path isa (apo__cpu_catalog_tile's is sse2). */
-static void run_grid_on(apo__cat_id id, const series *s, const double *p, double *out,
-                        size_t out_index, int isa) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < 3; i++)
-        io.in[i] = s->in[i];
-    /* The other outputs into a buffer of their own. */
-    double *other = alloc_doubles(s->n);
-    for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
-        io.out[o] = o == out_index ? out : other;
-    for (size_t i = 0; i < 4; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(id, p);
-    const size_t len = apo__catalog_tile_len(id, p);
-    const size_t tiles = (s->n + len - 1) / len;
-    for (size_t j = tiles; j-- > 0;) {
-        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
-        apo__cpu_catalog_tile_on(id, &io, b, e, isa);
-    }
-    free(other);
-}
-
-static void run_grid(apo__cat_id id, const series *s, const double *p, double *out,
-                     size_t out_index) {
-    run_grid_on(id, s, p, out, out_index, APO_CPU_ISA_SSE2);
-}
-
-/* Checks every output against the reference: NaN exactly where it is NaN, else within
- * tol * scale. Returns the worst error relative to the scale (0 where the scale is 0, which
- * requires equality). */
-static double check(const ref_kernel *k, const series *s, const double *p, double tol,
-                    const char *what) {
-    const size_t n = s->n;
-    double *got = alloc_doubles(n), *want = alloc_doubles(n), *scale = alloc_doubles(n);
-    for (size_t t = 0; t < n; t++)
-        got[t] = -12345.678;
-    run_grid(k->id, s, p, got, k->out_index);
-    k->ref(s->in, n, p, want, scale);
-    double worst = 0;
-    for (size_t t = 0; t < n; t++) {
-        cr_assert_eq(isnan(got[t]), isnan(want[t]), "%s %s: t %zu got %.17g want %.17g", k->name,
-                     what, t, got[t], want[t]);
-        if (isnan(want[t]))
-            continue;
-        const double err = fabs(got[t] - want[t]);
-        cr_assert(err <= tol * scale[t], "%s %s: t %zu got %.17g want %.17g (scale %g)", k->name,
-                  what, t, got[t], want[t], scale[t]);
-        if (scale[t] > 0 && err / scale[t] > worst)
-            worst = err / scale[t];
-    }
-    free(got);
-    free(want);
-    free(scale);
-    return worst;
-}
-
-Test(catalog, every_kernel_against_its_long_double_reference, .timeout = 600) {
-    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
-        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
-        double worst = 0;
-        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-                if (k->min_period == 0 && pi > 0)
-                    break; /* no period */
-                /* Long windows on long series cost the references O(n p), and the unit
-                 * suite's CPU budget: periods past 30 are checked up to 20,011 bars, and the
-                 * period of 5,000 with values (past 5,000 bars) on the gapped series only;
-                 * periods_at_their_upper_bound checks the longest. */
-                if (lengths[li] > 20011 && periods[pi] > 30)
-                    continue;
-                /* The stochastics' references cost O(n fk sk sd). */
-                if ((k->id == APO_CAT_STOCH || k->id == APO_CAT_STOCHF) &&
-                    periods[pi] * lengths[li] > 20000000)
-                    continue;
-                for (int gaps = 0; gaps < 2; gaps++) {
-                    if (periods[pi] >= 5000 && lengths[li] > 5000 && !gaps)
-                        continue;
-                    series s;
-                    series_make(&s, 100 * ki + 10 * li + pi, lengths[li], k->n_in, 100.0, 0.5,
-                                gaps);
-                    const double p[4] = {(double)periods[pi], k->def[0], k->def[1], k->def[2]};
-                    char what[96];
-                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
-                             periods[pi], gaps);
-                    const double w = check(k, &s, p, 1e-12, what);
-                    worst = w > worst ? w : worst;
-                    series_free(&s);
-                }
-            }
-        }
-        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
-    }
-}
-
 /* The longest periods the parameters allow, on a series just long enough for them. */
 Test(catalog, periods_at_their_upper_bound, .timeout = 600) {
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
+    for (size_t ki = 0; ki < n_catalog_kernels; ki++) {
+        const ref_kernel *k = &catalog_kernels[ki];
         if (k->min_period == 0)
             continue;
         series s;
         series_make(&s, 7 + ki, 100000 + 3, k->n_in, 50.0, 0.25, 0);
         const double p[4] = {100000, k->def[0], k->def[1], k->def[2]};
-        check(k, &s, p, 1e-12, "period 100000");
+        check_against_reference(k, &s, p, 1e-12, "period 100000");
         series_free(&s);
     }
-}
-
-/* A tile reads nothing outside its halo and span (catalog_halo.h): every kernel of the table
- * at periods on both sides of its designs' limits (direct windows, blocks, plain slides,
- * double-doubles). */
-Test(catalog, tiles_read_only_their_halo, .timeout = 300) {
-    const double periods[] = {14, 33, 64, 65, 200, 257, 512, 513, 1025};
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
-        if (apo__catalog_whole_row(k->id) || (ki > 0 && kernels[ki - 1].id == k->id))
-            continue; /* one row's tile only; or the same kernel's other output */
-        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            if (k->min_period == 0 && pi > 0)
-                break; /* no period */
-            const double p[APO_CAT_MAX_PAR] = {periods[pi], k->def[0], k->def[1], k->def[2]};
-            size_t b, e, n;
-            catalog_halo_tile(k->id, p, &b, &e, &n);
-            series s;
-            series_make(&s, 300 + ki + pi, n, k->n_in, 100.0, 0.5, 0);
-            check_tile_reads_only_its_halo(k->id, p, s.in,
-                                           k->n_in == 1   ? 1
-                                           : k->n_in == 4 ? 2
-                                                          : 3,
-                                           n, k->name);
-            series_free(&s);
-        }
-    }
-}
-
-static const ref_kernel *kernel_named(const char *name) {
-    const ref_kernel *k = &kernels[0];
-    while (strcmp(k->name, name) != 0)
-        k++;
-    return k;
-}
-
-static const ref_kernel *kernel_of(apo__cat_id id) {
-    const ref_kernel *k = &kernels[0];
-    while (k->id != id)
-        k++;
-    return k;
 }
 
 /* Prices far from zero with a tiny spread: the running sums of x and x^2 that TA-Lib uses
@@ -283,7 +51,7 @@ Test(catalog, variance_of_a_narrow_band_far_from_zero) {
         series s;
         series_make(&s, 99, 30000, 1, 1e6, 1e-4, 0);
         const double p[4] = {periods[i], 1, 0, 0};
-        const double w = check(k, &s, p, 1e-12, "narrow band at 1e6");
+        const double w = check_against_reference(k, &s, p, 1e-12, "narrow band at 1e6");
         fprintf(stderr,
                 "catalog var at 1e6 with step 1e-4, period %g: worst error %.2g of the scale\n",
                 periods[i], w);
@@ -308,7 +76,7 @@ Test(catalog, variance_at_the_design_switch) {
             const double p[4] = {periods[pi], k->def[0], 0, 0};
             char what[64];
             snprintf(what, sizeof what, "period %g with gaps", periods[pi]);
-            check(k, &s, p, 1e-12, what);
+            check_against_reference(k, &s, p, 1e-12, what);
             series_free(&s);
         }
 }
@@ -503,8 +271,8 @@ static void io_of(apo__cat_io *io, const ref_kernel *k, const series *s, const d
  * and a tile's bits do not depend on the other tiles' outputs (they are written first with
  * poison). */
 Test(catalog, tiles_depend_on_the_grid_only) {
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
+    for (size_t ki = 0; ki < n_catalog_kernels; ki++) {
+        const ref_kernel *k = &catalog_kernels[ki];
         series s;
         series_make(&s, 31 + ki, 3 * 4096 + 1000, k->n_in, 100.0, 0.5, 1);
         const double p[4] = {k->min_period == 0 ? 0 : 9, k->def[0], k->def[1], k->def[2]};
@@ -532,9 +300,9 @@ Test(catalog, tiles_depend_on_the_grid_only) {
  * gaps, one at the last bar of a tile's warm-up and one at a tile's first bar. */
 Test(catalog, joined_tiles_have_each_tiles_bits) {
     const double periods[] = {2, 9, 30, 200};
-    for (size_t ki = 0; ki < N_KERNELS; ki++)
+    for (size_t ki = 0; ki < n_catalog_kernels; ki++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const ref_kernel *k = &kernels[ki];
+            const ref_kernel *k = &catalog_kernels[ki];
             if (!apo__catalog_tiles_join(k->id))
                 continue;
             const double p[4] = {k->min_period == 0 ? 0 : periods[pi], k->def[0], k->def[1],
@@ -567,111 +335,6 @@ Test(catalog, joined_tiles_have_each_tiles_bits) {
             free(b);
             series_free(&s);
         }
-}
-
-/* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p give the bits of
- * the tiles run whole, however the tiles are cut: pieces of 1 to 300 bars, cycling, with gaps,
- * so that blocks and single steps meet everywhere. */
-static void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed) {
-    const ref_kernel *k = kernel_of(id);
-    const size_t len = apo__catalog_tile_len(k->id, p);
-    series s;
-    series_make(&s, seed, 2 * len + 555, k->n_in, 100.0, 0.5, 1);
-    double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
-    run_grid(k->id, &s, p, a, 0);
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    /* Every slot of the series (n_in 4 names a pair, x and y, in the first two). */
-    for (size_t i = 0; i < 3; i++)
-        io.in[i] = s.in[i];
-    io.out[0] = b;
-    for (size_t i = 0; i < 4; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(k->id, p);
-    void *state = calloc(1, apo__catalog_resume_size(k->id));
-    cr_assert_not_null(state);
-    size_t piece = 1;
-    for (size_t b0 = 0; b0 < s.n; b0 += len) {
-        const size_t e = b0 + len < s.n ? b0 + len : s.n;
-        for (size_t t = b0; t < e; piece = piece % 300 + 1) {
-            const size_t stop = t + piece < e ? t + piece : e;
-            apo__cpu_catalog_resume(k->id, &io, state, t == b0, b0, stop);
-            t = stop;
-        }
-    }
-    for (size_t t = 0; t < s.n; t++)
-        cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0, "%s(%g): t %zu pieces %.17g, whole %.17g",
-                  k->name, p[0], t, b[t], a[t]);
-    free(state);
-    free(a);
-    free(b);
-    series_free(&s);
-}
-
-/* The kernels whose loops take blocks of bars (sma and wma side by side and between anchors,
- * window_plain.h; cci's blocks of windows, cci_tile.h) or tiles side by side (ema). The
- * periods reach both sides of each anchors' spacing's limit (64, 128, APO_PLAIN_NEAR_MAX 256),
- * of the plain windows' old limit (1024) and present one (APO_PLAIN_MAX, 4096) and, for cci, of
- * the blocks' old limit (64) and their present one (APO_CCI_BLOCK_MAX, 512). */
-Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
-    const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA, APO_CAT_CCI};
-    const double periods[] = {2, 30, 64, 65, 128, 129, 256, 257, 512, 513, 1024, 1025, 4096, 4097};
-    for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
-        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const double p[4] = {periods[pi], 0, 0, 0};
-            check_resumed_pieces(ids[ii], p, 61 + ii + pi);
-        }
-}
-
-/* The same for linearreg and linearreg_slope, whose middle periods slide shifted plain sums
- * between anchors (linearreg_plain.h): periods on both sides of each of its limits (the direct
- * sums' APO_LINEARREG_DIRECT_MAX, the narrow anchors' APO_LINREG_ANCHOR_WIDE_MIN, the plain
- * slide's APO_LINREG_PLAIN_MAX), at the anchors' spacings and the target periods 50 to 200. */
-Test(catalog, linearreg_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
-    const apo__cat_id ids[] = {APO_CAT_LINEARREG, APO_CAT_LINEARREG_SLOPE};
-    const double periods[] = {APO_LINEARREG_DIRECT_MAX,
-                              APO_LINEARREG_DIRECT_MAX + 1,
-                              APO_LINREG_ANCHOR / 2,
-                              APO_LINREG_ANCHOR_WIDE_MIN - 1,
-                              APO_LINREG_ANCHOR_WIDE_MIN,
-                              50,
-                              APO_LINREG_ANCHOR,
-                              APO_LINREG_ANCHOR + 1,
-                              128,
-                              129,
-                              200,
-                              APO_LINREG_PLAIN_MAX,
-                              APO_LINREG_PLAIN_MAX + 1};
-    for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
-        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const double p[4] = {periods[pi], 0, 0, 0};
-            check_resumed_pieces(ids[ii], p, 91 + ii + pi);
-        }
-}
-
-/* var's, stddev's and correl's blocks (var_blocks.h, correl_tile.h), whose halo reaches back to
- * a block's first window: for var four blocks side by side where a piece holds them, one where
- * it does not. Periods at each switch of the blocks' length and on both sides of their limits. */
-Test(catalog, block_kernels_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
-    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 160, 333, APO_VAR_BLOCKS_MAX,
-                              APO_VAR_BLOCKS_MAX + 1};
-    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-        const double var[4] = {periods[pi], 0, 0, 0}, sd[4] = {periods[pi], 1.5, 0, 0};
-        check_resumed_pieces(APO_CAT_VAR, var, 71 + pi);
-        check_resumed_pieces(APO_CAT_STDDEV, sd, 81 + pi);
-    }
-    const double correl[] = {47, 48, 159, 160, 513, APO_CORREL_BLOCKS_MAX};
-    for (size_t pi = 0; pi < sizeof correl / sizeof correl[0]; pi++) {
-        const double p[4] = {correl[pi], 0, 0, 0};
-        check_resumed_pieces(APO_CAT_CORREL, p, 91 + pi);
-    }
-    /* beta's blocks are correl's on the returns, the first one at bar p (beta_tile.h). */
-    const double beta[] = {APO_PAIR_DIRECT_MAX + 1, 47, 48, 159, 160, APO_BETA_BLOCKS_MAX,
-                           APO_BETA_BLOCKS_MAX + 1};
-    for (size_t pi = 0; pi < sizeof beta / sizeof beta[0]; pi++) {
-        const double p[4] = {beta[pi], 0, 0, 0};
-        check_resumed_pieces(APO_CAT_BETA, p, 101 + pi);
-    }
 }
 
 /* A (high, low, close) series of n bars whose samples are drawn at random from values, so
@@ -940,7 +603,7 @@ static void pair_after_a_jump(apo__cat_id id, const double *periods, size_t coun
         const double p[4] = {periods[pi], 0, 0, 0};
         char what[64];
         snprintf(what, sizeof what, "jump then flat, period %g", periods[pi]);
-        const double w = check(k, &s, p, 1e-12, what);
+        const double w = check_against_reference(k, &s, p, 1e-12, what);
         fprintf(stderr, "catalog %s after a jump, period %g: worst error %.2g\n", k->name,
                 periods[pi], w);
         series_free(&s);
@@ -980,7 +643,7 @@ Test(catalog, variance_after_a_jump_falls_back_to_its_windows) {
             const double p[4] = {periods[pi], k->def[0], 0, 0};
             char what[64];
             snprintf(what, sizeof what, "jump then flat, period %g", periods[pi]);
-            const double w = check(k, &s, p, 1e-12, what);
+            const double w = check_against_reference(k, &s, p, 1e-12, what);
             fprintf(stderr, "catalog %s after a jump, period %g: worst error %.2g\n", k->name,
                     periods[pi], w);
             /* The constant stretch's windows (jump_then_flat): exactly 0. */
@@ -1130,7 +793,7 @@ Test(catalog, sma_wma_slid_plain_between_wide_anchors, .timeout = 300) {
                 const double p[4] = {(double)periods[pi], 0, 0, 0};
                 char what[64];
                 snprintf(what, sizeof what, "period %zu gaps %d", periods[pi], gaps);
-                const double w = check(k, &s, p, 1e-12, what);
+                const double w = check_against_reference(k, &s, p, 1e-12, what);
                 worst = w > worst ? w : worst;
                 series_free(&s);
             }
@@ -1172,7 +835,7 @@ Test(catalog, linearreg_plain_slide_within_its_bound, .timeout = 300) {
                 const double p[4] = {(double)periods[pi], 0, 0, 0};
                 char what[64];
                 snprintf(what, sizeof what, "level %g period %zu", levels[li], periods[pi]);
-                const double w = check(k, &s, p, 1e-12, what);
+                const double w = check_against_reference(k, &s, p, 1e-12, what);
                 worst = w > worst ? w : worst;
                 series_free(&s);
             }

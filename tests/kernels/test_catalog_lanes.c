@@ -4,7 +4,7 @@
  * kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first)
  * give every tile, on every vector path this CPU supports, bitwise the outputs of that tile
  * computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy against the
- * long-double references test_catalog_kernels.c and test_catalog_more.c check).
+ * long-double references test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
  *
  * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
  * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run

@@ -1,12 +1,11 @@
 /*
  * test_catalog_more.c: the catalog kernels zscore, plus_di, minus_di,
  * adx, mfi, vwap, kama and adosc (kernels/common/catalog.h) against independent long-double
- * references (catalog_reference_more.c), on seeded OHLCV walks of lengths 1 to 1e5 and
- * longer where a recurrence's tile is long, parameters at their bounds and series with
- * gaps; tile order and grid; the directional movement's first tile bitwise against
- * TA-Lib's recursion in double.
- *
- * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ * references (catalog_reference_more.c): parameters at their bounds, flat windows, vwap's
+ * windows without volume, tile order and grid; the directional movement's and adosc's first
+ * tiles bitwise against TA-Lib's recursion in double. The costliest cases (every kernel over
+ * lengths 1 to 1e5, recurrences over several long tiles, the halo check) are the slow suite's,
+ * in test_catalog_more_slow.c; catalog_more_fixtures.c holds the table and helpers both use.
  */
 #include <criterion/criterion.h>
 
@@ -16,205 +15,17 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "catalog_halo.h"
-#include "catalog_reference.h"
-#include "catalog_reference_more.h"
+#include "catalog_more_fixtures.h"
 #include "cpu_isa.h"
-
-/* Which columns a kernel reads, in its order. */
-typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV } cols_kind;
-
-typedef struct ref_kernel {
-    apo__cat_id id;
-    const char *name;
-    cols_kind cols;
-    size_t n_out;
-    apo__cat_ref_more_fn ref;
-    size_t min_period;
-    double second; /* the second parameter (adosc's slowperiod); 0: none */
-} ref_kernel;
-
-static const ref_kernel kernels[] = {
-    {APO_CAT_ZSCORE, "zscore", CLOSE, 1, apo__ref_cat_zscore, 2, 0},
-    {APO_CAT_PLUS_DI, "plus_di", HLC, 1, apo__ref_cat_plus_di, 1, 0},
-    {APO_CAT_MINUS_DI, "minus_di", HLC, 1, apo__ref_cat_minus_di, 1, 0},
-    {APO_CAT_ADX, "adx", HLC, 1, apo__ref_cat_adx, 2, 0},
-    {APO_CAT_MFI, "mfi", HLCV, 1, apo__ref_cat_mfi, 2, 0},
-    {APO_CAT_VWAP, "vwap", HLCV, 1, apo__ref_cat_vwap, 1, 0},
-    {APO_CAT_KAMA, "kama", CLOSE, 1, apo__ref_cat_kama, 2, 0},
-    {APO_CAT_ADOSC, "adosc", HLCV, 1, apo__ref_cat_adosc, 2, 10},
-};
-#define N_KERNELS (sizeof kernels / sizeof kernels[0])
-
-static double *alloc_doubles(size_t n) {
-    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
-    cr_assert_not_null(p);
-    return p;
-}
-
-/* An OHLCV walk and a second close (y, another walk), the kernel's inputs in its order. */
-typedef struct series {
-    size_t n;
-    double *col[5]; /* high, low, close, volume, y */
-    const double *in[5];
-    size_t n_in;
-} series;
-
-static void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start,
-                        double step, int gaps) {
-    memset(s, 0, sizeof *s);
-    s->n = n;
-    for (size_t i = 0; i < 5; i++)
-        s->col[i] = alloc_doubles(n);
-    apo__ref_ohlcv(seed, n, start, step, NULL, s->col[0], s->col[1], s->col[2], s->col[3]);
-    apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
-    static const size_t order[5][4] = {{2}, {2, 4}, {0, 1}, {0, 1, 2}, {0, 1, 2, 3}};
-    static const size_t count[5] = {1, 2, 2, 3, 4};
-    s->n_in = count[kind];
-    for (size_t i = 0; i < s->n_in; i++)
-        s->in[i] = s->col[order[kind][i]];
-    if (gaps) {
-        /* A lone NaN, an infinity, a run of NaN and a NaN near the end, spread over the
-         * inputs in turn. */
-        const size_t at[] = {n / 7, n / 3, n / 2, n / 2 + 1, n / 2 + 2, n - 1 - n / 50};
-        for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
-            if (at[i] < n)
-                ((double *)s->in[i % s->n_in])[at[i]] = i == 1 ? INFINITY : NAN;
-    }
-}
-
-static void series_free(series *s) {
-    for (size_t i = 0; i < 5; i++)
-        free(s->col[i]);
-}
-
-static void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p,
-                    double *const *out, size_t n_out) {
-    memset(io, 0, sizeof *io);
-    for (size_t i = 0; i < s->n_in; i++)
-        io->in[i] = s->in[i];
-    for (size_t o = 0; o < n_out; o++)
-        io->out[o] = out[o];
-    io->p[0] = p[0];
-    io->p[1] = p[1];
-    io->h = apo__catalog_halo(id, p);
-}
-
-/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
-static void run_grid(const ref_kernel *k, const series *s, const double *p, double *const *out) {
-    apo__cat_io io;
-    io_make(&io, k->id, s, p, out, k->n_out);
-    const size_t len = apo__catalog_tile_len(k->id, p);
-    const size_t tiles = (s->n + len - 1) / len;
-    for (size_t j = tiles; j-- > 0;) {
-        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
-        apo__cpu_catalog_tile(k->id, &io, b, e);
-    }
-}
-
-/* Checks every output against the reference: NaN exactly where it is NaN, else within
- * tol * scale. Returns the worst error relative to the scale. */
-static double check(const ref_kernel *k, const series *s, const double *p, double tol,
-                    const char *what) {
-    const size_t n = s->n;
-    double *got[2], *want[2], *scale[2];
-    for (size_t o = 0; o < 2; o++) {
-        got[o] = alloc_doubles(n);
-        want[o] = alloc_doubles(n);
-        scale[o] = alloc_doubles(n);
-        for (size_t t = 0; t < n; t++)
-            got[o][t] = -12345.678;
-    }
-    if (n > 0)
-        run_grid(k, s, p, got);
-    k->ref(s->in, n, p, want, scale);
-    double worst = 0;
-    for (size_t o = 0; o < k->n_out; o++)
-        for (size_t t = 0; t < n; t++) {
-            cr_assert_eq(isnan(got[o][t]), isnan(want[o][t]),
-                         "%s %s: output %zu t %zu got %.17g want %.17g", k->name, what, o, t,
-                         got[o][t], want[o][t]);
-            if (isnan(want[o][t]))
-                continue;
-            const double err = fabs(got[o][t] - want[o][t]);
-            cr_assert(err <= tol * scale[o][t],
-                      "%s %s: output %zu t %zu got %.17g want %.17g (scale %g)", k->name, what, o,
-                      t, got[o][t], want[o][t], scale[o][t]);
-            if (scale[o][t] > 0 && err / scale[o][t] > worst)
-                worst = err / scale[o][t];
-        }
-    for (size_t o = 0; o < 2; o++) {
-        free(got[o]);
-        free(want[o]);
-        free(scale[o]);
-    }
-    return worst;
-}
-
-Test(catalog_more, every_kernel_against_its_long_double_reference, .timeout = 900) {
-    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
-        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
-        double worst = 0;
-        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-                /* Long windows on long series cost the references O(n p), and the unit
-                 * suite's CPU budget: as in test_catalog_kernels.c, periods past 30 are
-                 * checked up to 20,011 bars, and 5,000 with values on the gapped series only. */
-                if (lengths[li] > 20011 && periods[pi] > 30)
-                    continue;
-                for (int gaps = 0; gaps < 2; gaps++) {
-                    if (periods[pi] >= 5000 && lengths[li] > 5000 && !gaps)
-                        continue;
-                    series s;
-                    series_make(&s, 1000 + 100 * ki + 10 * li + pi, lengths[li], k->cols, 100.0,
-                                0.5, gaps);
-                    const double p[2] = {(double)periods[pi], k->second};
-                    char what[96];
-                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
-                             periods[pi], gaps);
-                    const double w = check(k, &s, p, 1e-12, what);
-                    worst = w > worst ? w : worst;
-                    series_free(&s);
-                }
-            }
-        }
-        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
-    }
-}
-
-/* The recurrences whose tiles are long (kama's halo is over 10,000 samples) on series of
- * several tiles, so that the warm-up of later tiles is checked against the reference. */
-Test(catalog_more, recurrences_over_several_tiles, .timeout = 900) {
-    const apo__cat_id ids[] = {APO_CAT_KAMA, APO_CAT_ADX, APO_CAT_PLUS_DI, APO_CAT_MINUS_DI};
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-        const ref_kernel *k = NULL;
-        for (size_t ki = 0; ki < N_KERNELS; ki++)
-            if (kernels[ki].id == ids[i])
-                k = &kernels[ki];
-        cr_assert_not_null(k);
-        const double p[2] = {k->id == APO_CAT_KAMA ? 10 : 14, 0};
-        const size_t len = apo__catalog_tile_len(k->id, p);
-        for (int gaps = 0; gaps < 2; gaps++) {
-            series s;
-            series_make(&s, 77 + i, 3 * len + 1234, k->cols, 100.0, 0.5, gaps);
-            const double w = check(k, &s, p, 1e-12, "several tiles");
-            fprintf(stderr, "catalog %s over %zu tiles, gaps %d: worst error %.2g\n", k->name,
-                    (s.n + len - 1) / len, gaps, w);
-            series_free(&s);
-        }
-    }
-}
 
 /* The longest periods the parameters allow, on a series just long enough for them. */
 Test(catalog_more, periods_at_their_upper_bound, .timeout = 900) {
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
+    for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
+        const ref_kernel *k = &catalog_more_kernels[ki];
         series s;
         const double p[2] = {100000, k->second};
         series_make(&s, 7 + ki, apo__catalog_lookback(k->id, p) + 4, k->cols, 50.0, 0.25, 0);
-        check(k, &s, p, 1e-12, "period 100000");
+        check_against_reference(k, &s, p, 1e-12, "period 100000");
         series_free(&s);
     }
 }
@@ -315,8 +126,8 @@ Test(catalog_more, vwap_window_without_volume_after_trades_is_nan) {
 /* Any tile grid of the same tile length gives the same bits whatever order its tiles run
  * in. */
 Test(catalog_more, tiles_depend_on_the_grid_only, .timeout = 300) {
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
+    for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
+        const ref_kernel *k = &catalog_more_kernels[ki];
         const double p[2] = {9, k->second};
         const size_t len = apo__catalog_tile_len(k->id, p);
         series s;
@@ -339,24 +150,6 @@ Test(catalog_more, tiles_depend_on_the_grid_only, .timeout = 300) {
             free(b[o]);
         }
         series_free(&s);
-    }
-}
-
-/* A tile reads nothing outside its halo and span (catalog_halo.h): every kernel of the table
- * at periods on both sides of the Wilder tiles' cut and of the window kernels' designs. */
-Test(catalog_more, tiles_read_only_their_halo, .timeout = 300) {
-    const double periods[] = {2, 14, 33, 64, 65, 200, 512, 513, 1025};
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const ref_kernel *k = &kernels[ki];
-        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const double p[APO_CAT_MAX_PAR] = {periods[pi], k->second};
-            size_t b, e, n;
-            catalog_halo_tile(k->id, p, &b, &e, &n);
-            series s;
-            series_make(&s, 400 + ki + pi, n, k->cols, 100.0, 0.5, 0);
-            check_tile_reads_only_its_halo(k->id, p, s.in, s.n_in, n, k->name);
-            series_free(&s);
-        }
     }
 }
 
@@ -422,7 +215,7 @@ Test(catalog_more, directional_movement_has_talib_bits_in_its_first_tile, .timeo
         for (int which = 0; which < 3; which++) {
             const size_t q = periods[pi];
             const double p[2] = {(double)q, 0};
-            const ref_kernel *k = &kernels[1 + which];
+            const ref_kernel *k = &catalog_more_kernels[1 + which];
             cr_assert_eq(k->id, ids[which]);
             const size_t len = apo__catalog_tile_len(k->id, p);
             series s;
@@ -475,7 +268,7 @@ static void talib_adosc(const series *s, size_t fast, size_t slow, double *out) 
 
 Test(catalog_more, adosc_has_talib_bits_in_its_first_tile, .timeout = 300) {
     const size_t pairs[][2] = {{3, 10}, {2, 2}, {10, 3}, {12, 26}};
-    const ref_kernel *k = &kernels[7];
+    const ref_kernel *k = &catalog_more_kernels[7];
     cr_assert_eq(k->id, APO_CAT_ADOSC);
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         const double p[2] = {(double)pairs[i][0], (double)pairs[i][1]};
@@ -510,7 +303,7 @@ Test(catalog_more, adosc_has_talib_bits_in_its_first_tile, .timeout = 300) {
  * Every output must be finite or the NAN constant's bits (the vector path makes NaN canonical
  * only when a block ends with a non-finite average: adosc_tile.h), and some must be NaN. */
 Test(catalog_more, adosc_overflow_gives_the_canonical_nan) {
-    const ref_kernel *k = &kernels[7];
+    const ref_kernel *k = &catalog_more_kernels[7];
     cr_assert_eq(k->id, APO_CAT_ADOSC);
     const double p[2] = {3, 10};
     const size_t len = apo__catalog_tile_len(k->id, p);

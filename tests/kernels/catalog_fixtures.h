@@ -1,0 +1,61 @@
+/*
+ * catalog_fixtures.h: what the catalog's kernel tests share (test_catalog_kernels.c, the quick
+ * cases, and test_catalog_kernels_slow.c, the costly ones): the table of kernels with their
+ * long-double references (catalog_reference.c), the seeded OHLC walks they run on, the tile
+ * grid a test runs a kernel over, and the check of every output against its reference.
+ */
+#ifndef APO_TEST_CATALOG_FIXTURES_H
+#define APO_TEST_CATALOG_FIXTURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "catalog_reference.h"
+
+typedef struct ref_kernel {
+    apo__cat_id id;
+    const char *name;
+    size_t n_in; /* 1: close; 2: high, low; 3: high, low, close; 4: x, y (two walks) */
+    apo__cat_ref_fn ref;
+    double def[3]; /* the parameters after the period */
+    size_t min_period;
+    size_t out_index; /* the output the reference gives */
+} ref_kernel;
+
+/* Every kernel the table checks, one row per output that a reference gives. */
+extern const ref_kernel catalog_kernels[];
+extern const size_t n_catalog_kernels;
+
+/* The inputs of a kernel reading (close) or (high, low, close). */
+typedef struct series {
+    size_t n;
+    double *high, *low, *close;
+    const double *in[3];
+} series;
+
+/* malloc of n doubles (at least one), asserted. */
+double *alloc_doubles(size_t n);
+
+/* The walk from seed (apo__ref_ohlcv) for a kernel of n_in inputs, with gaps (NaN and an
+ * infinity in every input) when gaps is nonzero. */
+void series_make(series *s, uint64_t seed, size_t n, size_t n_in, double start, double step,
+                 int gaps);
+void series_free(series *s);
+
+/* Runs kernel id over its tile grid, the tiles backwards, on vector path isa; run_grid on
+ * apo__cpu_catalog_tile's path (sse2). Output out_index goes to out. */
+void run_grid_on(apo__cat_id id, const series *s, const double *p, double *out, size_t out_index,
+                 int isa);
+void run_grid(apo__cat_id id, const series *s, const double *p, double *out, size_t out_index);
+
+/* Every output of k against its reference within tol of the scale (a failure names "what");
+ * returns the worst error relative to the scale. */
+double check_against_reference(const ref_kernel *k, const series *s, const double *p, double tol,
+                               const char *what);
+
+/* The table's first row of the kernel of that name, or of that id. */
+const ref_kernel *kernel_named(const char *name);
+const ref_kernel *kernel_of(apo__cat_id id);
+
+#endif

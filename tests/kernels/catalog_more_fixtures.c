@@ -1,0 +1,121 @@
+/*
+ * catalog_more_fixtures.c: see catalog_more_fixtures.h.
+ */
+#include "catalog_more_fixtures.h"
+
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_reference.h"
+
+const ref_kernel catalog_more_kernels[] = {
+    {APO_CAT_ZSCORE, "zscore", CLOSE, 1, apo__ref_cat_zscore, 2, 0},
+    {APO_CAT_PLUS_DI, "plus_di", HLC, 1, apo__ref_cat_plus_di, 1, 0},
+    {APO_CAT_MINUS_DI, "minus_di", HLC, 1, apo__ref_cat_minus_di, 1, 0},
+    {APO_CAT_ADX, "adx", HLC, 1, apo__ref_cat_adx, 2, 0},
+    {APO_CAT_MFI, "mfi", HLCV, 1, apo__ref_cat_mfi, 2, 0},
+    {APO_CAT_VWAP, "vwap", HLCV, 1, apo__ref_cat_vwap, 1, 0},
+    {APO_CAT_KAMA, "kama", CLOSE, 1, apo__ref_cat_kama, 2, 0},
+    {APO_CAT_ADOSC, "adosc", HLCV, 1, apo__ref_cat_adosc, 2, 10},
+};
+const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
+
+double *alloc_doubles(size_t n) {
+    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
+    cr_assert_not_null(p);
+    return p;
+}
+
+void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start, double step,
+                 int gaps) {
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    for (size_t i = 0; i < 5; i++)
+        s->col[i] = alloc_doubles(n);
+    apo__ref_ohlcv(seed, n, start, step, NULL, s->col[0], s->col[1], s->col[2], s->col[3]);
+    apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
+    static const size_t order[5][4] = {{2}, {2, 4}, {0, 1}, {0, 1, 2}, {0, 1, 2, 3}};
+    static const size_t count[5] = {1, 2, 2, 3, 4};
+    s->n_in = count[kind];
+    for (size_t i = 0; i < s->n_in; i++)
+        s->in[i] = s->col[order[kind][i]];
+    if (gaps) {
+        /* A lone NaN, an infinity, a run of NaN and a NaN near the end, spread over the
+         * inputs in turn. */
+        const size_t at[] = {n / 7, n / 3, n / 2, n / 2 + 1, n / 2 + 2, n - 1 - n / 50};
+        for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+            if (at[i] < n)
+                ((double *)s->in[i % s->n_in])[at[i]] = i == 1 ? INFINITY : NAN;
+    }
+}
+
+void series_free(series *s) {
+    for (size_t i = 0; i < 5; i++)
+        free(s->col[i]);
+}
+
+void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, double *const *out,
+             size_t n_out) {
+    memset(io, 0, sizeof *io);
+    for (size_t i = 0; i < s->n_in; i++)
+        io->in[i] = s->in[i];
+    for (size_t o = 0; o < n_out; o++)
+        io->out[o] = out[o];
+    io->p[0] = p[0];
+    io->p[1] = p[1];
+    io->h = apo__catalog_halo(id, p);
+}
+
+/* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
+void run_grid(const ref_kernel *k, const series *s, const double *p, double *const *out) {
+    apo__cat_io io;
+    io_make(&io, k->id, s, p, out, k->n_out);
+    const size_t len = apo__catalog_tile_len(k->id, p);
+    const size_t tiles = (s->n + len - 1) / len;
+    for (size_t j = tiles; j-- > 0;) {
+        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
+        apo__cpu_catalog_tile(k->id, &io, b, e);
+    }
+}
+
+/* Checks every output against the reference: NaN exactly where it is NaN, else within
+ * tol * scale. Returns the worst error relative to the scale. */
+double check_against_reference(const ref_kernel *k, const series *s, const double *p, double tol,
+                               const char *what) {
+    const size_t n = s->n;
+    double *got[2], *want[2], *scale[2];
+    for (size_t o = 0; o < 2; o++) {
+        got[o] = alloc_doubles(n);
+        want[o] = alloc_doubles(n);
+        scale[o] = alloc_doubles(n);
+        for (size_t t = 0; t < n; t++)
+            got[o][t] = -12345.678;
+    }
+    if (n > 0)
+        run_grid(k, s, p, got);
+    k->ref(s->in, n, p, want, scale);
+    double worst = 0;
+    for (size_t o = 0; o < k->n_out; o++)
+        for (size_t t = 0; t < n; t++) {
+            cr_assert_eq(isnan(got[o][t]), isnan(want[o][t]),
+                         "%s %s: output %zu t %zu got %.17g want %.17g", k->name, what, o, t,
+                         got[o][t], want[o][t]);
+            if (isnan(want[o][t]))
+                continue;
+            const double err = fabs(got[o][t] - want[o][t]);
+            cr_assert(err <= tol * scale[o][t],
+                      "%s %s: output %zu t %zu got %.17g want %.17g (scale %g)", k->name, what, o,
+                      t, got[o][t], want[o][t], scale[o][t]);
+            if (scale[o][t] > 0 && err / scale[o][t] > worst)
+                worst = err / scale[o][t];
+        }
+    for (size_t o = 0; o < 2; o++) {
+        free(got[o]);
+        free(want[o]);
+        free(scale[o]);
+    }
+    return worst;
+}

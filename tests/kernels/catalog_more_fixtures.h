@@ -1,0 +1,63 @@
+/*
+ * catalog_more_fixtures.h: what the tests of the catalog's later kernels share
+ * (test_catalog_more.c, the quick cases, and test_catalog_more_slow.c, the costly ones): the
+ * table of kernels with their long-double references (catalog_reference_more.c), the seeded
+ * OHLCV walks they run on, the tile grid a test runs a kernel over, and the check of every
+ * output against its reference.
+ */
+#ifndef APO_TEST_CATALOG_MORE_FIXTURES_H
+#define APO_TEST_CATALOG_MORE_FIXTURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "catalog_reference_more.h"
+
+/* Which columns a kernel reads, in its order. */
+typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV } cols_kind;
+
+typedef struct ref_kernel {
+    apo__cat_id id;
+    const char *name;
+    cols_kind cols;
+    size_t n_out;
+    apo__cat_ref_more_fn ref;
+    size_t min_period;
+    double second; /* the second parameter (adosc's slowperiod); 0: none */
+} ref_kernel;
+
+/* Every kernel the table checks. */
+extern const ref_kernel catalog_more_kernels[];
+extern const size_t n_catalog_more_kernels;
+
+/* An OHLCV walk and a second close (y, another walk), the kernel's inputs in its order. */
+typedef struct series {
+    size_t n;
+    double *col[5]; /* high, low, close, volume, y */
+    const double *in[5];
+    size_t n_in;
+} series;
+
+/* malloc of n doubles (at least one), asserted. */
+double *alloc_doubles(size_t n);
+
+/* The walk from seed (apo__ref_ohlcv) with the columns of kind in s->in, with gaps (NaN and an
+ * infinity spread over the inputs) when gaps is nonzero. */
+void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start, double step,
+                 int gaps);
+void series_free(series *s);
+
+/* The call of kernel id over series s with parameters p into the n_out outputs out. */
+void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, double *const *out,
+             size_t n_out);
+
+/* Runs k over its tile grid (apo__catalog_tile_len), the tiles backwards. */
+void run_grid(const ref_kernel *k, const series *s, const double *p, double *const *out);
+
+/* Every output of k against its reference within tol of the scale (a failure names "what");
+ * returns the worst error relative to the scale. */
+double check_against_reference(const ref_kernel *k, const series *s, const double *p, double tol,
+                               const char *what);
+
+#endif

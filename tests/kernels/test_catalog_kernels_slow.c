@@ -1,0 +1,196 @@
+/*
+ * test_catalog_kernels_slow.c: the costliest cases of the catalog's tile bodies (the slow
+ * suite; the quick ones are test_catalog_kernels.c, with the same table and helpers from
+ * catalog_fixtures.c): every kernel of the table against its long-double reference on seeded
+ * OHLC walks of lengths 1 to 1e5 (many tiles), periods from the lower bound to 5000, with and
+ * without gaps; a tile reads nothing outside its halo and span (catalog_halo.c); and a
+ * stream's pieces give the tiles' bits at every switch of the sliding designs.
+ *
+ * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ */
+#include <criterion/criterion.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "beta_tile.h"
+#include "catalog.h"
+#include "catalog_fixtures.h"
+#include "catalog_halo.h"
+#include "correl_tile.h"
+#include "linearreg_tile.h"
+#include "var_tile.h"
+
+Test(catalog, every_kernel_against_its_long_double_reference, .timeout = 600) {
+    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
+    for (size_t ki = 0; ki < n_catalog_kernels; ki++) {
+        const ref_kernel *k = &catalog_kernels[ki];
+        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
+        double worst = 0;
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+                if (k->min_period == 0 && pi > 0)
+                    break; /* no period */
+                /* Long windows on long series cost the references O(n p), minutes of CPU
+                 * in CI's five builds: periods past 30 are checked up to 20,011 bars, and the
+                 * period of 5,000 with values (past 5,000 bars) on the gapped series only;
+                 * periods_at_their_upper_bound checks the longest. */
+                if (lengths[li] > 20011 && periods[pi] > 30)
+                    continue;
+                /* The stochastics' references cost O(n fk sk sd). */
+                if ((k->id == APO_CAT_STOCH || k->id == APO_CAT_STOCHF) &&
+                    periods[pi] * lengths[li] > 20000000)
+                    continue;
+                for (int gaps = 0; gaps < 2; gaps++) {
+                    if (periods[pi] >= 5000 && lengths[li] > 5000 && !gaps)
+                        continue;
+                    series s;
+                    series_make(&s, 100 * ki + 10 * li + pi, lengths[li], k->n_in, 100.0, 0.5,
+                                gaps);
+                    const double p[4] = {(double)periods[pi], k->def[0], k->def[1], k->def[2]};
+                    char what[96];
+                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
+                             periods[pi], gaps);
+                    const double w = check_against_reference(k, &s, p, 1e-12, what);
+                    worst = w > worst ? w : worst;
+                    series_free(&s);
+                }
+            }
+        }
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
+    }
+}
+
+/* A tile reads nothing outside its halo and span (catalog_halo.h): every kernel of the table
+ * at periods on both sides of its designs' limits (direct windows, blocks, plain slides,
+ * double-doubles). */
+Test(catalog, tiles_read_only_their_halo, .timeout = 300) {
+    const double periods[] = {14, 33, 64, 65, 200, 257, 512, 513, 1025};
+    for (size_t ki = 0; ki < n_catalog_kernels; ki++) {
+        const ref_kernel *k = &catalog_kernels[ki];
+        if (apo__catalog_whole_row(k->id) || (ki > 0 && catalog_kernels[ki - 1].id == k->id))
+            continue; /* one row's tile only; or the same kernel's other output */
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            if (k->min_period == 0 && pi > 0)
+                break; /* no period */
+            const double p[APO_CAT_MAX_PAR] = {periods[pi], k->def[0], k->def[1], k->def[2]};
+            size_t b, e, n;
+            catalog_halo_tile(k->id, p, &b, &e, &n);
+            series s;
+            series_make(&s, 300 + ki + pi, n, k->n_in, 100.0, 0.5, 0);
+            check_tile_reads_only_its_halo(k->id, p, s.in,
+                                           k->n_in == 1   ? 1
+                                           : k->n_in == 4 ? 2
+                                                          : 3,
+                                           n, k->name);
+            series_free(&s);
+        }
+    }
+}
+
+/* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p give the bits of
+ * the tiles run whole, however the tiles are cut: pieces of 1 to 300 bars, cycling, with gaps,
+ * so that blocks and single steps meet everywhere. */
+static void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed) {
+    const ref_kernel *k = kernel_of(id);
+    const size_t len = apo__catalog_tile_len(k->id, p);
+    series s;
+    series_make(&s, seed, 2 * len + 555, k->n_in, 100.0, 0.5, 1);
+    double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
+    run_grid(k->id, &s, p, a, 0);
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    /* Every slot of the series (n_in 4 names a pair, x and y, in the first two). */
+    for (size_t i = 0; i < 3; i++)
+        io.in[i] = s.in[i];
+    io.out[0] = b;
+    for (size_t i = 0; i < 4; i++)
+        io.p[i] = p[i];
+    io.h = apo__catalog_halo(k->id, p);
+    void *state = calloc(1, apo__catalog_resume_size(k->id));
+    cr_assert_not_null(state);
+    size_t piece = 1;
+    for (size_t b0 = 0; b0 < s.n; b0 += len) {
+        const size_t e = b0 + len < s.n ? b0 + len : s.n;
+        for (size_t t = b0; t < e; piece = piece % 300 + 1) {
+            const size_t stop = t + piece < e ? t + piece : e;
+            apo__cpu_catalog_resume(k->id, &io, state, t == b0, b0, stop);
+            t = stop;
+        }
+    }
+    for (size_t t = 0; t < s.n; t++)
+        cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0, "%s(%g): t %zu pieces %.17g, whole %.17g",
+                  k->name, p[0], t, b[t], a[t]);
+    free(state);
+    free(a);
+    free(b);
+    series_free(&s);
+}
+
+/* The kernels whose loops take blocks of bars (sma and wma side by side and between anchors,
+ * window_plain.h; cci's blocks of windows, cci_tile.h) or tiles side by side (ema). The
+ * periods reach both sides of each anchors' spacing's limit (64, 128, APO_PLAIN_NEAR_MAX 256),
+ * of the plain windows' old limit (1024) and present one (APO_PLAIN_MAX, 4096) and, for cci, of
+ * the blocks' old limit (64) and their present one (APO_CCI_BLOCK_MAX, 512). */
+Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
+    const apo__cat_id ids[] = {APO_CAT_SMA, APO_CAT_WMA, APO_CAT_EMA, APO_CAT_CCI};
+    const double periods[] = {2, 30, 64, 65, 128, 129, 256, 257, 512, 513, 1024, 1025, 4096, 4097};
+    for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const double p[4] = {periods[pi], 0, 0, 0};
+            check_resumed_pieces(ids[ii], p, 61 + ii + pi);
+        }
+}
+
+/* The same for linearreg and linearreg_slope, whose middle periods slide shifted plain sums
+ * between anchors (linearreg_plain.h): periods on both sides of each of its limits (the direct
+ * sums' APO_LINEARREG_DIRECT_MAX, the narrow anchors' APO_LINREG_ANCHOR_WIDE_MIN, the plain
+ * slide's APO_LINREG_PLAIN_MAX), at the anchors' spacings and the target periods 50 to 200. */
+Test(catalog, linearreg_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
+    const apo__cat_id ids[] = {APO_CAT_LINEARREG, APO_CAT_LINEARREG_SLOPE};
+    const double periods[] = {APO_LINEARREG_DIRECT_MAX,
+                              APO_LINEARREG_DIRECT_MAX + 1,
+                              APO_LINREG_ANCHOR / 2,
+                              APO_LINREG_ANCHOR_WIDE_MIN - 1,
+                              APO_LINREG_ANCHOR_WIDE_MIN,
+                              50,
+                              APO_LINREG_ANCHOR,
+                              APO_LINREG_ANCHOR + 1,
+                              128,
+                              129,
+                              200,
+                              APO_LINREG_PLAIN_MAX,
+                              APO_LINREG_PLAIN_MAX + 1};
+    for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const double p[4] = {periods[pi], 0, 0, 0};
+            check_resumed_pieces(ids[ii], p, 91 + ii + pi);
+        }
+}
+
+/* var's, stddev's and correl's blocks (var_blocks.h, correl_tile.h), whose halo reaches back to
+ * a block's first window: for var four blocks side by side where a piece holds them, one where
+ * it does not. Periods at each switch of the blocks' length and on both sides of their limits. */
+Test(catalog, block_kernels_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
+    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 160, 333, APO_VAR_BLOCKS_MAX,
+                              APO_VAR_BLOCKS_MAX + 1};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        const double var[4] = {periods[pi], 0, 0, 0}, sd[4] = {periods[pi], 1.5, 0, 0};
+        check_resumed_pieces(APO_CAT_VAR, var, 71 + pi);
+        check_resumed_pieces(APO_CAT_STDDEV, sd, 81 + pi);
+    }
+    const double correl[] = {47, 48, 159, 160, 513, APO_CORREL_BLOCKS_MAX};
+    for (size_t pi = 0; pi < sizeof correl / sizeof correl[0]; pi++) {
+        const double p[4] = {correl[pi], 0, 0, 0};
+        check_resumed_pieces(APO_CAT_CORREL, p, 91 + pi);
+    }
+    /* beta's blocks are correl's on the returns, the first one at bar p (beta_tile.h). */
+    const double beta[] = {APO_PAIR_DIRECT_MAX + 1, 47, 48, 159, 160, APO_BETA_BLOCKS_MAX,
+                           APO_BETA_BLOCKS_MAX + 1};
+    for (size_t pi = 0; pi < sizeof beta / sizeof beta[0]; pi++) {
+        const double p[4] = {beta[pi], 0, 0, 0};
+        check_resumed_pieces(APO_CAT_BETA, p, 101 + pi);
+    }
+}

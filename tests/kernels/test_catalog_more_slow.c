@@ -1,0 +1,91 @@
+/*
+ * test_catalog_more_slow.c: the costliest cases of the catalog's later kernels (the slow suite;
+ * the quick ones are test_catalog_more.c, with the same table and helpers from
+ * catalog_more_fixtures.c): every kernel against its long-double reference on seeded OHLCV
+ * walks of lengths 1 to 1e5, periods from the lower bound to 5000, with and without gaps; the
+ * recurrences whose tiles are long over several tiles; and a tile reads nothing outside its
+ * halo and span (catalog_halo.c).
+ *
+ * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+
+#include "catalog.h"
+#include "catalog_halo.h"
+#include "catalog_more_fixtures.h"
+
+Test(catalog_more, every_kernel_against_its_long_double_reference, .timeout = 900) {
+    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
+    for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
+        const ref_kernel *k = &catalog_more_kernels[ki];
+        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
+        double worst = 0;
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+                /* Long windows on long series cost the references O(n p): as in
+                 * test_catalog_kernels_slow.c, periods past 30 are
+                 * checked up to 20,011 bars, and 5,000 with values on the gapped series only. */
+                if (lengths[li] > 20011 && periods[pi] > 30)
+                    continue;
+                for (int gaps = 0; gaps < 2; gaps++) {
+                    if (periods[pi] >= 5000 && lengths[li] > 5000 && !gaps)
+                        continue;
+                    series s;
+                    series_make(&s, 1000 + 100 * ki + 10 * li + pi, lengths[li], k->cols, 100.0,
+                                0.5, gaps);
+                    const double p[2] = {(double)periods[pi], k->second};
+                    char what[96];
+                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
+                             periods[pi], gaps);
+                    const double w = check_against_reference(k, &s, p, 1e-12, what);
+                    worst = w > worst ? w : worst;
+                    series_free(&s);
+                }
+            }
+        }
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
+    }
+}
+
+/* The recurrences whose tiles are long (kama's halo is over 10,000 samples) on series of
+ * several tiles, so that the warm-up of later tiles is checked against the reference. */
+Test(catalog_more, recurrences_over_several_tiles, .timeout = 900) {
+    const apo__cat_id ids[] = {APO_CAT_KAMA, APO_CAT_ADX, APO_CAT_PLUS_DI, APO_CAT_MINUS_DI};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        const ref_kernel *k = NULL;
+        for (size_t ki = 0; ki < n_catalog_more_kernels; ki++)
+            if (catalog_more_kernels[ki].id == ids[i])
+                k = &catalog_more_kernels[ki];
+        cr_assert_not_null(k);
+        const double p[2] = {k->id == APO_CAT_KAMA ? 10 : 14, 0};
+        const size_t len = apo__catalog_tile_len(k->id, p);
+        for (int gaps = 0; gaps < 2; gaps++) {
+            series s;
+            series_make(&s, 77 + i, 3 * len + 1234, k->cols, 100.0, 0.5, gaps);
+            const double w = check_against_reference(k, &s, p, 1e-12, "several tiles");
+            fprintf(stderr, "catalog %s over %zu tiles, gaps %d: worst error %.2g\n", k->name,
+                    (s.n + len - 1) / len, gaps, w);
+            series_free(&s);
+        }
+    }
+}
+
+/* A tile reads nothing outside its halo and span (catalog_halo.h): every kernel of the table
+ * at periods on both sides of the Wilder tiles' cut and of the window kernels' designs. */
+Test(catalog_more, tiles_read_only_their_halo, .timeout = 300) {
+    const double periods[] = {2, 14, 33, 64, 65, 200, 512, 513, 1025};
+    for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
+        const ref_kernel *k = &catalog_more_kernels[ki];
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const double p[APO_CAT_MAX_PAR] = {periods[pi], k->second};
+            size_t b, e, n;
+            catalog_halo_tile(k->id, p, &b, &e, &n);
+            series s;
+            series_make(&s, 400 + ki + pi, n, k->cols, 100.0, 0.5, 0);
+            check_tile_reads_only_its_halo(k->id, p, s.in, s.n_in, n, k->name);
+            series_free(&s);
+        }
+    }
+}
