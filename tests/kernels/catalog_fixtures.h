@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "catalog.h"
+#include "catalog_compare.h"
 #include "catalog_reference.h"
 
 typedef struct ref_kernel {
@@ -33,9 +34,6 @@ typedef struct series {
     double *high, *low, *close;
     const double *in[3];
 } series;
-
-/* malloc of n doubles (at least one), asserted. */
-double *alloc_doubles(size_t n);
 
 /* The walk from seed (apo__ref_ohlcv) for a kernel of n_in inputs, with gaps (NaN and an
  * infinity in every input) when gaps is nonzero. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "catalog.h"
+#include "catalog_compare.h"
 #include "catalog_reference_more.h"
 
 /* Which columns a kernel reads, in its order. */
@@ -38,9 +39,6 @@ typedef struct series {
     const double *in[5];
     size_t n_in;
 } series;
-
-/* malloc of n doubles (at least one), asserted. */
-double *alloc_doubles(size_t n);
 
 /* The walk from seed (apo__ref_ohlcv) with the columns of kind in s->in, with gaps (NaN and an
  * infinity spread over the inputs) when gaps is nonzero. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "catalog_compare.h"
 #include "catalog_reference.h"
 #include "catalog_reference_cumulative.h"
 #include "reference.h"
@@ -34,12 +35,6 @@ static const cum_kernel kernels[] = {
     {APO_CAT_AD, "ad", 4, {HIGH, LOW, CLOSE, VOLUME}, apo__ref_cat_ad},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
-
-static double *alloc_doubles(size_t n) {
-    double *p = malloc((n > 0 ? n : 1) * sizeof *p);
-    cr_assert_not_null(p);
-    return p;
-}
 
 typedef struct series {
     size_t n;
@@ -121,21 +116,7 @@ static double check(const cum_kernel *k, const series *s, double tol, const char
         in[i] = s->col[k->cols[i]];
     const double p[1] = {0};
     k->ref(in, n, p, &want, &scale);
-    double worst = 0;
-    for (size_t t = 0; t < n; t++) {
-        cr_assert_eq(isnan(got[t]), isnan(want[t]), "%s %s: t %zu got %.17g want %.17g", k->name,
-                     what, t, got[t], want[t]);
-        if (isnan(want[t])) {
-            cr_assert(same_bits(got[t], NAN), "%s %s: t %zu is not the NAN constant", k->name, what,
-                      t);
-            continue;
-        }
-        const double err = fabs(got[t] - want[t]);
-        cr_assert(err <= tol * scale[t], "%s %s: t %zu got %.17g want %.17g (scale %g)", k->name,
-                  what, t, got[t], want[t], scale[t]);
-        if (scale[t] > 0 && err / scale[t] > worst)
-            worst = err / scale[t];
-    }
+    const double worst = compare_with_reference(k->name, what, got, want, scale, n, tol, 1);
     free(got);
     free(want);
     free(scale);
