@@ -105,34 +105,36 @@ void apo__cpu_isa_list_supported(char *out, size_t size) {
 }
 
 /* Reads cpuid, which a virtual machine's hypervisor answers by a trap of microseconds: called
- * once, through apo__cpu_avx512_halved's cache. */
-static int avx512_halved_uncached(void) {
+ * once, through apo__cpu_avx512_kind's cache. */
+static apo__avx512_kind avx512_kind_uncached(void) {
 #if defined(__x86_64__)
     if (!apo__cpu_isa_supported(APO_CPU_ISA_AVX512))
-        return 0;
+        return APO_AVX512_MEASURED_NONE;
     unsigned eax, ebx, ecx, edx;
     if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
-        return 0;
+        return APO_AVX512_MEASURED_NONE;
     /* "AuthenticAMD" in ebx, edx, ecx. */
     const int amd = ebx == 0x68747541u && edx == 0x69746e65u && ecx == 0x444d4163u;
     if (!amd || !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-        return 0;
+        return APO_AVX512_MEASURED_NONE;
     /* The family: the base field, plus the extended field when the base is 0xF. */
     const unsigned base = (eax >> 8) & 0xFu;
     const unsigned family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
-    return family == 0x19u;
+    return family == 0x19u   ? APO_AVX512_AMD_HALVED
+           : family == 0x1Au ? APO_AVX512_AMD_WHOLE
+                             : APO_AVX512_MEASURED_NONE;
 #else
-    return 0;
+    return APO_AVX512_MEASURED_NONE;
 #endif
 }
 
-int apo__cpu_avx512_halved(void) {
+apo__avx512_kind apo__cpu_avx512_kind(void) {
     /* -1: not read yet. Threads that race here read the same CPU and store the same value. */
     static _Atomic int cached = -1;
     int v = atomic_load_explicit(&cached, memory_order_relaxed);
     if (v < 0) {
-        v = avx512_halved_uncached();
+        v = (int)avx512_kind_uncached();
         atomic_store_explicit(&cached, v, memory_order_relaxed);
     }
-    return v;
+    return (apo__avx512_kind)v;
 }

@@ -49,13 +49,19 @@ const char *apo__cpu_isa_name(apo__cpu_isa isa);
 /* Lanes of one vector of doubles on the path: 2, 4, 8 (1 for AUTO and unknown values). */
 size_t apo__cpu_isa_lanes(apo__cpu_isa isa);
 
-/* 1 when this CPU runs AVX-512 but executes each 512-bit operation as two 256-bit halves
- * (AMD family 19h, Zen 4: the only family 19h parts with AVX-512F), so that 8 lanes cost
- * about twice 4 and gain only what fewer instructions gain. Kernels whose 8-lane form loses
- * there (gathered lanes, loops the compiler widens) then run on avx2 when the runtime picks
- * the path (catalog.h, apo__catalog_path; docs/kernels.md, "Vector paths"). 0 elsewhere, and
- * on CPUs not measured (Intel's, AMD's family 1Ah): they keep the widest path. */
-int apo__cpu_avx512_halved(void);
+/* The CPUs with AVX-512 on which some kernels were measured faster on avx2's 4 lanes than on
+ * 8 (docs/kernels.md, "Vector paths"); each has its own list of such kernels
+ * (catalog.h, apo__catalog_path). */
+typedef enum apo__avx512_kind {
+    APO_AVX512_MEASURED_NONE = 0, /* no AVX-512, or a CPU not measured (Intel's): the widest */
+    APO_AVX512_AMD_HALVED = 1,    /* AMD family 19h (Zen 4): 512-bit operations in two halves */
+    APO_AVX512_AMD_WHOLE = 2      /* AMD family 1Ah (Zen 5): whole, but gathers still slow */
+} apo__avx512_kind;
+
+/* Which of them this CPU is, from cpuid's vendor and family, read once (a hypervisor answers
+ * cpuid with a trap of microseconds). Kernels whose 8-lane form loses there (gathered lanes,
+ * loops the compiler widens) then run on avx2 when the runtime picks the path. */
+apo__avx512_kind apo__cpu_avx512_kind(void);
 
 /* Whether the avx512 path may run bollinger's 4-lane rounds in 256-bit vectors with
  * AVX-512VL's registers (dispatch/lanes_avx512_ymm.c): the build has them and the CPU and

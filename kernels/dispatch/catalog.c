@@ -225,15 +225,40 @@ static int slower_on_halved_lanes(apo__cat_id id) {
     }
 }
 
-int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_halved) {
-    if (widest == APO_CPU_ISA_AVX512 && avx512_halved && slower_on_halved_lanes(id) &&
-        apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
+/* The kernels measured slower on 8 lanes than on 4 on a Zen 5 EPYC (AMD family 1Ah, whose
+ * 512-bit operations are whole), by the same rule, in six runs a path (docs/PERF.md, "Eight
+ * whole lanes or four on Zen 5"): the Wilder recurrences, whose gathers cost on 8 lanes what
+ * they cost on Zen 4, and adosc, mom and trange. The sliding windows (max, min, linearreg,
+ * aroon, mfi, ad) and kama, obv, which ran faster or level on eight, keep the widest. */
+static int slower_on_whole_amd_lanes(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_RSI:
+    case APO_CAT_CMO:
+    case APO_CAT_ATR:
+    case APO_CAT_NATR:
+    case APO_CAT_ADX:
+    case APO_CAT_PLUS_DI:
+    case APO_CAT_MINUS_DI:
+    case APO_CAT_ADOSC:
+    case APO_CAT_MOM:
+    case APO_CAT_TRANGE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_kind) {
+    const int narrower = avx512_kind == APO_AVX512_AMD_HALVED  ? slower_on_halved_lanes(id)
+                         : avx512_kind == APO_AVX512_AMD_WHOLE ? slower_on_whole_amd_lanes(id)
+                                                               : 0;
+    if (widest == APO_CPU_ISA_AVX512 && narrower && apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
         return APO_CPU_ISA_AVX2;
     return widest;
 }
 
 int apo__catalog_path(apo__cat_id id, int widest) {
-    return apo__catalog_path_on(id, widest, apo__cpu_avx512_halved());
+    return apo__catalog_path_on(id, widest, (int)apo__cpu_avx512_kind());
 }
 
 void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {

@@ -142,8 +142,8 @@ static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint6
     return APO_OK;
 }
 
-/* The path the kernel runs fastest on (apo__catalog_path): avx2 for some kernels on a CPU
- * whose 512-bit operations are halved, else the widest. */
+/* The path the kernel runs fastest on (apo__catalog_path): avx2 for some kernels on the AMD
+ * CPUs measured faster there (Zen 4, Zen 5), else the widest. */
 static int catalog_path(const apo__call *call, int widest) {
     return apo__catalog_path(id_of(call->kernel), widest);
 }

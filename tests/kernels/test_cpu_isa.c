@@ -151,10 +151,11 @@ Test(cpu_isa, paths_and_their_names, .timeout = 60) {
     cr_log_info("vector paths on this machine: %s", have);
 }
 
-/* Whether this CPU halves its 512-bit operations, read from /proc/cpuinfo as an independent
- * source (the library reads cpuid): an AMD CPU of family 25 (19h) with AVX-512. -1 where
+/* Which measured AVX-512 CPU this is, read from /proc/cpuinfo as an independent source (the
+ * library reads cpuid): with AVX-512, an AMD CPU of family 25 (19h) halves its 512-bit
+ * operations and one of family 26 (1Ah) does not; anything else was not measured. -1 where
  * /proc/cpuinfo cannot be read. */
-static int halved_from_proc_cpuinfo(void) {
+static int avx512_kind_from_proc_cpuinfo(void) {
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (f == NULL)
         return -1;
@@ -169,52 +170,75 @@ static int halved_from_proc_cpuinfo(void) {
     fclose(f);
     if (vendor[0] == '\0' || family < 0)
         return -1;
-    return apo__cpu_isa_supported(APO_CPU_ISA_AVX512) && strcmp(vendor, "AuthenticAMD") == 0 &&
-           family == 25;
+    if (!apo__cpu_isa_supported(APO_CPU_ISA_AVX512) || strcmp(vendor, "AuthenticAMD") != 0)
+        return APO_AVX512_MEASURED_NONE;
+    return family == 25   ? APO_AVX512_AMD_HALVED
+           : family == 26 ? APO_AVX512_AMD_WHOLE
+                          : APO_AVX512_MEASURED_NONE;
 }
 
-Test(cpu_isa, halved_512_bit_operations_are_those_of_amd_family_25, .timeout = 60) {
-    const int want = halved_from_proc_cpuinfo();
+Test(cpu_isa, avx512_kind_is_that_of_the_amd_family, .timeout = 60) {
+    const int want = avx512_kind_from_proc_cpuinfo();
+    const int got = (int)apo__cpu_avx512_kind();
     if (want < 0) {
         cr_log_info("/proc/cpuinfo unreadable: only the value's range is checked");
-        cr_assert(apo__cpu_avx512_halved() == 0 || apo__cpu_avx512_halved() == 1);
+        cr_assert(got == APO_AVX512_MEASURED_NONE || got == APO_AVX512_AMD_HALVED ||
+                  got == APO_AVX512_AMD_WHOLE);
         return;
     }
-    cr_assert_eq(apo__cpu_avx512_halved(), want);
-    cr_assert_eq(apo__cpu_avx512_halved(), want, "a second read gives the cached value");
-    cr_log_info("512-bit operations halved on this CPU: %d", want);
+    cr_assert_eq(got, want);
+    cr_assert_eq((int)apo__cpu_avx512_kind(), want, "a second read gives the cached value");
+    cr_log_info("measured AVX-512 kind of this CPU: %d", want);
 }
 
-/* A catalog kernel's path: the widest unless avx512 is halved, and then avx2 only for the
- * kernels measured slower on 8 halved lanes (docs/kernels.md, "Vector paths"), never a path
- * wider than the CPU's widest nor one it lacks. */
-Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_halved, .timeout = 60) {
-    size_t narrowed = 0;
+/* A catalog kernel's path: the widest unless the CPU is a measured AVX-512 kind, and then avx2
+ * only for the kernels measured slower on its 8 lanes (docs/kernels.md, "Vector paths"),
+ * never a path wider than the CPU's widest nor one it lacks. */
+Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_measured, .timeout = 60) {
+    const int kinds[] = {APO_AVX512_AMD_HALVED, APO_AVX512_AMD_WHOLE};
+    size_t narrowed[2] = {0, 0};
     for (int id = 0; id < APO_CAT_COUNT; id++) {
         for (int widest = APO_CPU_ISA_SSE2; widest <= APO_CPU_ISA_LAST; widest++) {
-            cr_assert_eq(apo__catalog_path_on((apo__cat_id)id, widest, 0), widest);
-            const int p = apo__catalog_path_on((apo__cat_id)id, widest, 1);
-            if (widest != APO_CPU_ISA_AVX512 || !apo__cpu_isa_supported(APO_CPU_ISA_AVX2)) {
-                cr_assert_eq(p, widest);
-                continue;
+            cr_assert_eq(apo__catalog_path_on((apo__cat_id)id, widest, APO_AVX512_MEASURED_NONE),
+                         widest);
+            for (size_t k = 0; k < 2; k++) {
+                const int p = apo__catalog_path_on((apo__cat_id)id, widest, kinds[k]);
+                if (widest != APO_CPU_ISA_AVX512 || !apo__cpu_isa_supported(APO_CPU_ISA_AVX2)) {
+                    cr_assert_eq(p, widest);
+                    continue;
+                }
+                cr_assert(p == APO_CPU_ISA_AVX512 || p == APO_CPU_ISA_AVX2);
+                narrowed[k] += p == APO_CPU_ISA_AVX2;
             }
-            cr_assert(p == APO_CPU_ISA_AVX512 || p == APO_CPU_ISA_AVX2);
-            narrowed += p == APO_CPU_ISA_AVX2;
         }
     }
     if (!apo__cpu_isa_supported(APO_CPU_ISA_AVX2)) {
         cr_log_info("no avx2 path here: nothing can narrow");
         return;
     }
-    /* The measured ends: the Wilder recurrences' gathered lanes narrow, the sliding sums keep
-     * eight lanes. */
-    cr_assert_eq(apo__catalog_path_on(APO_CAT_RSI, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX2);
-    cr_assert_eq(apo__catalog_path_on(APO_CAT_ADX, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX2);
-    cr_assert_eq(apo__catalog_path_on(APO_CAT_SMA, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX512);
-    cr_assert_eq(apo__catalog_path_on(APO_CAT_CCI, APO_CPU_ISA_AVX512, 1), APO_CPU_ISA_AVX512);
-    cr_assert(narrowed > 2 && narrowed < APO_CAT_COUNT, "%zu", narrowed);
+    /* The measured ends on both kinds: the Wilder recurrences' gathered lanes narrow, the
+     * sliding sums keep eight lanes; on whole lanes the sliding windows max and linearreg keep
+     * them too. */
+    for (size_t k = 0; k < 2; k++) {
+        cr_assert_eq(apo__catalog_path_on(APO_CAT_RSI, APO_CPU_ISA_AVX512, kinds[k]),
+                     APO_CPU_ISA_AVX2);
+        cr_assert_eq(apo__catalog_path_on(APO_CAT_ADX, APO_CPU_ISA_AVX512, kinds[k]),
+                     APO_CPU_ISA_AVX2);
+        cr_assert_eq(apo__catalog_path_on(APO_CAT_SMA, APO_CPU_ISA_AVX512, kinds[k]),
+                     APO_CPU_ISA_AVX512);
+        cr_assert_eq(apo__catalog_path_on(APO_CAT_CCI, APO_CPU_ISA_AVX512, kinds[k]),
+                     APO_CPU_ISA_AVX512);
+        cr_assert(narrowed[k] > 2 && narrowed[k] < APO_CAT_COUNT, "%zu", narrowed[k]);
+    }
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_MAX, APO_CPU_ISA_AVX512, APO_AVX512_AMD_HALVED),
+                 APO_CPU_ISA_AVX2);
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_MAX, APO_CPU_ISA_AVX512, APO_AVX512_AMD_WHOLE),
+                 APO_CPU_ISA_AVX512);
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_LINEARREG, APO_CPU_ISA_AVX512, APO_AVX512_AMD_WHOLE),
+                 APO_CPU_ISA_AVX512);
     cr_assert_eq(apo__catalog_path(APO_CAT_RSI, APO_CPU_ISA_AVX512),
-                 apo__cpu_avx512_halved() ? APO_CPU_ISA_AVX2 : APO_CPU_ISA_AVX512);
+                 apo__cpu_avx512_kind() != APO_AVX512_MEASURED_NONE ? APO_CPU_ISA_AVX2
+                                                                    : APO_CPU_ISA_AVX512);
 }
 
 /* The runtime asks the kernel for its path only where APPORTION_CPU_ISA named none; a kernel
