@@ -99,9 +99,9 @@
       APO_SETTING_CPU_ISA_SSE2, APO_SETTING_CPU_ISA_AVX512,                                        \
       "`auto`: the fastest this CPU has, kernel by kernel",                                        \
       "the vector path of the CPU kernels ([kernels.md](kernels.md#vector-paths)): `auto` takes "  \
-      "the widest, except for the kernels measured faster on avx2 where the CPU halves 512-bit "   \
-      "operations (Zen 4); a named path runs every kernel on it; one the CPU lacks is warned "     \
-      "about and the fastest it has is used")                                                      \
+      "the widest, except for the kernels measured faster on avx2 on the AMD CPUs with AVX-512 "   \
+      "(Zen 4, which halves 512-bit operations, and Zen 5: a list for each); a named path runs "   \
+      "every kernel on it; one the CPU lacks is warned about and the fastest it has is used")      \
     X(cuda_kernels, "APPORTION_CUDA_KERNELS", NULL, TEXT, "`staged`, `simple`", NULL, 0, 0,        \
       "`staged`",                                                                                  \
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
