@@ -18,12 +18,20 @@
 
 typedef void (*injector)(void);
 
-/* Runs case 3 (bollinger, one row of 12,411, period 20) with `inject` applied just before
- * the call, and returns its report after checking the bits. */
-static apo_report run_with(injector inject, const char *what) {
+/* When a fault is injected: before the GPUs are opened, or after (just before the call). A
+ * GPU allocates its staging slots on a thread started when it is opened (cuda_pipeline.c), so
+ * an allocation fault injected after the opening may find that thread done and nothing left
+ * to fail: allocation faults go in before it, so that they always meet the allocations. */
+enum { BEFORE_OPENING, BEFORE_THE_CALL };
+
+/* Runs case 3 (bollinger, one row of 12,411, period 20) with `inject` applied at `when`, and
+ * returns its report after checking the bits. */
+static apo_report run_with(injector inject, int when, const char *what) {
     apo_runtime *probe = gpu_runtime_or_skip();
     apo_runtime_destroy(probe);
     apo_runtime *cpu = runtime_on("cpu", 0);
+    if (when == BEFORE_OPENING)
+        inject();
     apo_runtime *mixed = runtime_on("cuda,cpu", 0);
     const gcase *c = &cases[3];
     double *x = walk(c->rows, c->cols, 29);
@@ -35,7 +43,8 @@ static apo_report run_with(injector inject, const char *what) {
         ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? 1.0 : 0.2;
     apo_report rep;
     chk_verdict v;
-    inject();
+    if (when == BEFORE_THE_CALL)
+        inject();
     chk_host_run(mixed, &ref, &got, ratios, n, APO_SPLIT_TIME, &rep, &v);
     apo_simgpu_clear_faults();
     assert_verdict(&v, &got, what);
@@ -59,7 +68,8 @@ static uint64_t gpu_elements(const apo_report *rep) {
 static void small_mallocs_only(void) { apo_simgpu_fail_mallocs_above((size_t)8 << 20); }
 
 Test(gpu_faults, an_oom_on_large_staging_buffers_is_retried_smaller, .timeout = 600) {
-    const apo_report rep = run_with(small_mallocs_only, "cudaMalloc above 8 MiB failing");
+    const apo_report rep =
+        run_with(small_mallocs_only, BEFORE_OPENING, "cudaMalloc above 8 MiB failing");
     cr_assert_eq(rep.failovers, 0, "no device failed: the staging was retried smaller");
     cr_assert_gt(gpu_elements(&rep), 0, "the GPUs computed their share");
 }
@@ -68,7 +78,7 @@ Test(gpu_faults, an_oom_on_large_staging_buffers_is_retried_smaller, .timeout = 
 static void no_mallocs(void) { apo_simgpu_fail_mallocs_from(1); }
 
 Test(gpu_faults, gpus_without_memory_fail_and_the_cpu_computes_their_tiles, .timeout = 600) {
-    const apo_report rep = run_with(no_mallocs, "every cudaMalloc failing");
+    const apo_report rep = run_with(no_mallocs, BEFORE_OPENING, "every cudaMalloc failing");
     cr_assert_geq(rep.failovers, 1, "the GPUs failed");
     cr_assert_eq(gpu_elements(&rep), 0, "no GPU computed anything");
 }
@@ -77,7 +87,8 @@ Test(gpu_faults, gpus_without_memory_fail_and_the_cpu_computes_their_tiles, .tim
 static void first_launch_fails(void) { apo_simgpu_fail_launch(1); }
 
 Test(gpu_faults, a_failing_launch_moves_its_tiles_to_the_other_devices, .timeout = 600) {
-    const apo_report rep = run_with(first_launch_fails, "the first launch failing");
+    const apo_report rep =
+        run_with(first_launch_fails, BEFORE_THE_CALL, "the first launch failing");
     cr_assert_geq(rep.failovers, 1, "the GPU whose launch failed is reported failed");
 }
 
@@ -85,7 +96,7 @@ Test(gpu_faults, a_failing_launch_moves_its_tiles_to_the_other_devices, .timeout
 static void gpu0_lost(void) { apo_simgpu_lose_device(0, 4); }
 
 Test(gpu_faults, a_gpu_lost_mid_call_moves_its_tiles_to_the_other_devices, .timeout = 600) {
-    const apo_report rep = run_with(gpu0_lost, "GPU 0 lost from its 4th call");
+    const apo_report rep = run_with(gpu0_lost, BEFORE_THE_CALL, "GPU 0 lost from its 4th call");
     cr_assert_geq(rep.failovers, 1, "the lost GPU is reported failed");
 }
 
@@ -171,7 +182,7 @@ Test(gpu_faults, freeing_memory_a_queued_copy_names_is_refused, .timeout = 120) 
 static void nothing_injected(void) {}
 
 Test(gpu_faults, a_call_returns_with_no_copy_in_flight, .timeout = 600) {
-    const apo_report rep = run_with(nothing_injected, "no fault");
+    const apo_report rep = run_with(nothing_injected, BEFORE_THE_CALL, "no fault");
     cr_assert_gt(gpu_elements(&rep), 0, "the GPUs computed their share");
     cr_assert_eq(apo_simgpu_copies_in_flight(), 0, "no copy left queued after the call");
 }
