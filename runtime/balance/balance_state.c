@@ -407,10 +407,14 @@ static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const i
 }
 
 void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
-                         const double *min_elements, double elements, int explore, double *shares,
-                         unsigned *probe, apo_ratio_source *source, double *predicted_s) {
+                         const apo__shape *shape, int explore, double *shares, unsigned *probe,
+                         apo_ratio_source *source, double *predicted_s,
+                         apo__config_choice *choice) {
     pthread_mutex_lock(&b->mutex);
     *predicted_s = NAN;
+    apo__config_choice chosen;
+    chosen.alone = -1;
+    chosen.predicted_s = chosen.split_s = NAN;
     explore = explore && b->learn;
     if (probe != NULL)
         memset(probe, 0, b->n_devices * sizeof *probe);
@@ -423,8 +427,9 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_EXPLICIT;
     } else if (ts != NULL && complete_models(b, ts, models) > 0 &&
-               apo__solve_split_min(models, usable, min_elements, b->n_devices, elements, shares,
-                                    predicted_s) == APO_OK) {
+               apo__choose_configuration(models, ts->alone_models, ts->configs, usable,
+                                         b->n_devices, shape, shares, &chosen) == APO_OK) {
+        *predicted_s = chosen.predicted_s;
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
         if (explore)
             mark_probes(b, ts, usable, probe);
@@ -436,6 +441,8 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
             shares[d] = 1.0 / (double)b->n_devices;
         *source = APO_RATIOS_EQUAL;
     }
+    if (choice != NULL)
+        *choice = chosen;
     pthread_mutex_unlock(&b->mutex);
 }
 
@@ -710,24 +717,29 @@ apo_status apo__balance_save(apo__balance *b) {
 
 /* ---- learning and applying -------------------------------------------------------------- */
 
-void apo__balance_observe(apo__balance *b, const char *tag, double total_elements,
-                          const uint64_t *elements, const double *busy_s, const int *failed) {
+void apo__balance_observe(apo__balance *b, const char *tag, const apo__call_outcome_times *o) {
     if (!b->learn)
         return;
     pthread_mutex_lock(&b->mutex);
     apo__tag_state *ts = get_tag(b, tag);
     if (ts != NULL) {
+        const double total_elements = o->total_elements;
         for (size_t d = 0; d < b->n_devices; d++) {
-            if (elements[d] > 0 && !failed[d]) {
-                if (ts->idle_calls[d] >= APO_GAP_CALLS)
-                    apo__model_observe_after_gap(&ts->models[d], (double)elements[d], busy_s[d]);
+            if (o->elements[d] > 0 && !o->failed[d]) {
+                const double n = (double)o->elements[d];
+                if (o->alone != NULL && o->alone[d])
+                    apo__model_observe(&ts->alone_models[d], n, o->busy_s[d]);
+                else if (ts->idle_calls[d] >= APO_GAP_CALLS)
+                    apo__model_observe_after_gap(&ts->models[d], n, o->busy_s[d]);
                 else
-                    apo__model_observe(&ts->models[d], (double)elements[d], busy_s[d]);
+                    apo__model_observe(&ts->models[d], n, o->busy_s[d]);
                 ts->idle_calls[d] = 0;
             } else if (ts->idle_calls[d] < UINT_MAX) {
                 ts->idle_calls[d]++;
             }
         }
+        if (o->config >= 0 && o->config < (int)APO_CONFIGS && o->makespan_s > 0)
+            apo__model_observe(&ts->configs[o->config], total_elements, o->makespan_s);
         ts->refined = 1;
         ts->dirty = 1;
         ts->version++;

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 
+#include "balance/configurations.h"
 #include "balance/model.h"
 #include "base/warnings.h"
 #include "profiles/profile_store.h"
@@ -31,6 +32,11 @@ typedef struct apo__tag_state {
      * last had work (an observation after APO_GAP_CALLS of them is fresh evidence). */
     unsigned calls_since_probe;
     unsigned idle_calls[APO_MAX_DEVICES];
+    /* Kept in memory only (docs/scheduling.md, "Configurations and the guard"): each
+     * device's model when it ran alone and differently from beside the others (a cpu on
+     * every core), and the measured makespans of the configurations the tag's calls ran. */
+    apo__model alone_models[APO_MAX_DEVICES];
+    apo__model configs[APO_CONFIGS];
 } apo__tag_state;
 
 typedef struct apo__balance {
@@ -84,13 +90,13 @@ void apo__balance_destroy(apo__balance *b);
 #define APO_PROBE_FRACTION 0.02
 #define APO_GAP_CALLS 5
 
-/* The shares of a call of `elements` elements for `tag`: forced ratios, else models (the
- * solver), else fixed ratios from a ThreadX profile, else equal. Devices with usable[i] 0
- * (quarantined) are left out of the solver; the caller zeroes their other shares. With
- * `min_elements` (NULL: none) the models give device i no share below min_elements[i]
- * (apo__solve_split_min: a GPU whose share would not fill its SMs gets none). Writes
- * the shares in device order, the source, and the predicted makespan (NaN without
- * models).
+/* The shares of a call of `tag` shaped as `shape` says: forced ratios, else models (the
+ * configuration the models predict fastest, and the split inside it:
+ * apo__choose_configuration), else fixed ratios from a ThreadX profile, else equal.
+ * Devices with usable[i] 0 (quarantined) are left out of the solver; the caller zeroes their
+ * other shares. Writes the shares in device order, the source, the predicted makespan (NaN
+ * without models) and, when `choice` is not NULL, the configuration (its `alone` is -1 and
+ * its times NaN unless the models chose).
  * With `explore` (a call that learns, learning on) the call is counted for the tag, and
  * when a probe is due and the models gave the shares, probe[i] is set for each usable
  * device with a model of its own: the learning calls since it last had work, plus one. The
@@ -98,8 +104,8 @@ void apo__balance_destroy(apo__balance *b);
  * calls apo__balance_probed(). Otherwise, and for every other device, probe[i] is 0.
  * `probe` may be NULL without `explore`. */
 void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
-                         const double *min_elements, double elements, int explore, double *shares,
-                         unsigned *probe, apo_ratio_source *source, double *predicted_s);
+                         const apo__shape *shape, int explore, double *shares, unsigned *probe,
+                         apo_ratio_source *source, double *predicted_s, apo__config_choice *choice);
 
 /* Says that this call of `tag` probes: the next probe is APO_PROBE_EVERY calls away. */
 void apo__balance_probed(apo__balance *b, const char *tag);
@@ -108,12 +114,25 @@ void apo__balance_probed(apo__balance *b, const char *tag);
  * the one the solver lends it (the median cost of the others), else NaN. */
 double apo__balance_predict(apo__balance *b, const char *tag, size_t d, double elements);
 
+/* What one call measured, for apo__balance_observe(). */
+typedef struct apo__call_outcome_times {
+    double total_elements;
+    const uint64_t *elements; /* each device's, wave-normalised where its model is per wave */
+    const double *busy_s;
+    const int *failed;
+    const int *alone; /* device d ran alone and unlike beside the others (a cpu on every
+                         core): its alone model learns, not its model (NULL: none did) */
+    int config;       /* the configuration that ran (0: the split, 1 + d: device d alone),
+                         -1: none to learn (a probe, forced ratios) */
+    double makespan_s;
+} apo__call_outcome_times;
+
 /* Folds one call's measurements in (learn on): elements[i] computed in busy_s[i]; devices
- * with no elements or failed[i] are skipped (and count the call as one without work).
- * When the persist interval has passed it wakes the writer thread, which stores the
- * refined models: this never touches the disk. */
-void apo__balance_observe(apo__balance *b, const char *tag, double total_elements,
-                          const uint64_t *elements, const double *busy_s, const int *failed);
+ * with no elements or failed[i] are skipped (and count the call as one without work); the
+ * configuration's makespan is folded into its measured model. When the persist interval has
+ * passed it wakes the writer thread, which stores the refined models: this never touches
+ * the disk. */
+void apo__balance_observe(apo__balance *b, const char *tag, const apo__call_outcome_times *o);
 
 /* Replaces the tag's models with profiled ones and stores them with the timings, at once
  * (without holding the mutex while it writes, so calls are not held up).

@@ -25,6 +25,7 @@
 #include "core/ragged.h"
 #include "core/runtime.h"
 #include "core/sweep.h"
+#include "devices/replay.h"
 #ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_discovery.h"
@@ -126,6 +127,31 @@ static double job_deadline_s(const run_state *s, size_t i, const apo__device_job
     return apo__fault_deadline_s(&rt->faults.settings, predicted);
 }
 
+/* What the devices of a phase need to know of each other before it starts: a cpu (or a
+ * replayed host) computes with every core when no GPU has work in the phase, and with what
+ * the GPUs' staging threads leave when one has (docs/scheduling.md, "Configurations");
+ * replayed devices model their time from everything the phase runs on their machine
+ * (devices/replay.h). */
+static void plan_phase_devices(apo_runtime *rt, const apo__call *call, const apo__device_job *jobs,
+                               const int *has_job) {
+    int gpu_busy = 0, replayed = 0;
+    uint64_t first[APO_MAX_DEVICES], end[APO_MAX_DEVICES];
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        gpu_busy |= has_job[i] && apo__device_is_gpu_like(&rt->devices[i]);
+        replayed |= has_job[i] && rt->devices[i].replay != NULL;
+        first[i] = jobs[i].first;
+        end[i] = jobs[i].end;
+    }
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        apo__device *dev = &rt->devices[i];
+        if (apo__device_is_host_like(dev))
+            dev->call_threads =
+                gpu_busy || rt->hold_host_beside ? dev->info.threads : dev->threads_alone;
+    }
+    if (replayed)
+        apo__replay_phase(rt->devices, rt->n_devices, call, first, end, has_job);
+}
+
 /* Runs one phase: jobs[i] on device i, each within its deadline. Failed and late devices
  * append their unfinished tiles to `leftover`. Returns the first status that is neither OK
  * nor a device loss. */
@@ -152,6 +178,7 @@ static apo_status run_phase(run_state *s, apo__device_job *jobs, int *has_job,
         count++;
         only = i;
     }
+    plan_phase_devices(rt, s->call, jobs, has_job);
     double handed_over = apo__now();
     for (size_t i = 0; i < rt->n_devices; i++)
         if (has_job[i])
@@ -436,23 +463,55 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
  * output pages: that depends on the caller's buffers, not on the device, and a model that
  * learnt it would predict every later call on warm buffers too slow (docs/scheduling.md,
  * "What a device's time includes"). */
-static void observe_run(apo_runtime *rt, const char *tag, double total, const run_state *s) {
+static void observe_run(apo_runtime *rt, const char *tag, double total, const run_state *s,
+                        const apo__plan *p, double makespan_s) {
     uint64_t elements[APO_MAX_DEVICES];
     double busy[APO_MAX_DEVICES];
-    int failed[APO_MAX_DEVICES];
+    int failed[APO_MAX_DEVICES], alone[APO_MAX_DEVICES];
+    size_t worked = 0, last = 0, failures = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
         const device_tally *t = &s->tally[i];
+        const apo__device *dev = &rt->devices[i];
+        /* A GPU whose model is per full wave counts a share of fewer tiles than a wave as the
+         * wave it costs (balance/configurations.h). */
+        const double wave = apo__wave_tiles(rt, s->call, i);
         elements[i] = t->elements;
+        if (wave > 0 && t->tiles > 0 && (double)t->tiles < wave)
+            elements[i] = (uint64_t)((double)t->elements * wave / (double)t->tiles);
         busy[i] = t->wall_s > t->touch_s ? t->wall_s - t->touch_s : 0.0;
         failed[i] = t->failed;
+        alone[i] = apo__device_is_host_like(dev) && dev->threads_alone != dev->info.threads &&
+                   dev->call_threads == dev->threads_alone;
+        failures += (size_t)t->failed;
+        if (t->elements > 0) {
+            worked++;
+            last = i;
+        }
     }
-    apo__balance_observe(&rt->balance, tag, total, elements, busy, failed);
+    /* The configuration that ran, where the models chose it and it ran as planned: one device
+     * with all the work is that device alone. */
+    int config = -1;
+    const int from_models = p != NULL && !p->probed && !isnan(p->choice.predicted_s);
+    if (from_models && failures == 0 && worked > 0)
+        config = worked == 1 ? 1 + (int)last : 0;
+    const apo__call_outcome_times o = {
+        .total_elements = total,
+        .elements = elements,
+        .busy_s = busy,
+        .failed = failed,
+        .alone = alone,
+        .config = config,
+        .makespan_s = makespan_s,
+    };
+    apo__balance_observe(&rt->balance, tag, &o);
 }
 
 /* The run's tag was checked when the call began (apo__distribute_placed). */
-static void learn_from_call(apo_runtime *rt, const run_state *s) {
+static void learn_from_call(apo_runtime *rt, const run_state *s, const apo__plan *p,
+                            double makespan_s) {
     if (s->tag != NULL)
-        observe_run(rt, s->tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles), s);
+        observe_run(rt, s->tag, (double)apo__tiles_elements(s->call, 0, s->call->tiles), s, p,
+                    makespan_s);
 }
 
 /* Applies the call's outcome for every device to the quarantine rule; a device
@@ -525,7 +584,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     /* The call's wall time is the report's makespan and nothing else's (the models learn the
      * devices' own times): without a report the clock is not read for it, two of a small
      * call's readings of some 25 ns each. */
-    const double t0 = report != NULL ? apo__now() : 0;
+    const double t0 = report != NULL || learn ? apo__now() : 0;
     uint64_t lost_tiles = 0;
     apo__scored_failure_clear(call->kernel);
     st = run_plan(&s, &p, &lost_tiles);
@@ -552,17 +611,17 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         reduce_rows(call);
     }
     apo__ragged_fill_tails(call);
-    const double wall_s = report != NULL ? apo__now() - t0 : 0;
+    const double wall_s = report != NULL || learn ? apo__now() - t0 : 0;
+    int modelled = 0;
+    for (size_t i = 0; i < rt->n_devices; i++)
+        modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
+    const double makespan_s = modelled ? s.virtual_makespan_s : wall_s;
     if (learn)
-        learn_from_call(rt, &s);
+        learn_from_call(rt, &s, &p, makespan_s);
 
     if (report != NULL) {
-        int modelled = 0;
-        for (size_t i = 0; i < rt->n_devices; i++)
-            modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;
         uint64_t nonfinite = apo__nonfinite_finish(call);
-        fill_report(&s, &p, w, modelled ? s.virtual_makespan_s : wall_s, modelled, nonfinite,
-                    report);
+        fill_report(&s, &p, w, makespan_s, modelled, nonfinite, report);
     }
     return APO_OK;
 }
@@ -654,9 +713,10 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
         usable[i] = !apo__fault_quarantined(&rt->faults, i);
     /* Not explored: probes are placed by apo__plan_call(), which a range does not use. */
     double min[APO_MAX_DEVICES];
-    apo__min_elements(rt, total, end - first, min);
-    apo__balance_shares(&rt->balance, tag, usable, min, total, 0, p.weights, NULL, &p.source,
-                        &p.predicted_s);
+    apo__shape shape;
+    apo__call_shape(rt, call, first, end, min, &shape);
+    apo__balance_shares(&rt->balance, tag, usable, &shape, 0, p.weights, NULL, &p.source,
+                        &p.predicted_s, &p.choice);
     apo_status st = apo__keep_capable_devices(rt, call, &p);
     if (st != APO_OK)
         return st;
@@ -681,10 +741,10 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     }
     if (st != APO_OK)
         return st;
-    if (call->ctx->learn)
-        observe_run(rt, tag, total, &s);
     result->modelled = modelled;
     result->makespan_s = modelled ? s.virtual_makespan_s : apo__now() - t0;
+    if (call->ctx->learn)
+        observe_run(rt, tag, total, &s, &p, result->makespan_s);
     return APO_OK;
 }
 

@@ -19,6 +19,7 @@
 #include "core/sweep.h"
 #include "devices/cuda/cuda_discovery.h"
 #include "devices/cuda/pipeline_plan.h"
+#include "devices/replay.h"
 
 /* With at least this many rows per device, the auto axis splits by rows. */
 #define APO_ROWS_PER_DEVICE_FOR_ROW_SPLIT 32
@@ -234,6 +235,46 @@ void apo__min_elements(const apo_runtime *rt, double elements, uint64_t tiles, d
     }
 }
 
+double apo__device_wave_tiles(const apo__device *dev, int kernel_bound) {
+    if (!kernel_bound || !apo__device_is_gpu_like(dev))
+        return 0;
+    const int sms = dev->replay != NULL ? dev->replay->sms : dev->info.multiprocessors;
+    return (double)apo__gpu_wave_tiles(sms);
+}
+
+double apo__wave_tiles(const apo_runtime *rt, const apo__call *call, size_t i) {
+    /* Where a call's time is its kernels' rather than its copies': a scored call (its chains
+     * are sets x series) or arrays already in GPU memory. */
+    const int kernel_bound =
+        call->kernel->scoring != NULL || call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0;
+    return apo__device_wave_tiles(&rt->devices[i], kernel_bound);
+}
+
+void apo__call_shape(const apo_runtime *rt, const apo__call *call, uint64_t first, uint64_t end,
+                     double *min, apo__shape *shape) {
+    const size_t n = rt->n_devices;
+    const double elements = (double)apo__tiles_elements(call, first, end);
+    const uint64_t tiles = end - first;
+    apo__min_elements(rt, elements, tiles, min);
+    shape->elements = elements;
+    shape->min_elements = min;
+    shape->bus_bytes_s = 0;
+    const double per_tile = tiles > 0 ? elements / (double)tiles : 0.0;
+    double bus = 0;
+    for (size_t i = 0; i < n; i++) {
+        const apo__device *dev = &rt->devices[i];
+        shape->wave_elements[i] = apo__wave_tiles(rt, call, i) * per_tile;
+        shape->alone_speedup[i] =
+            apo__device_is_host_like(dev) && dev->threads_alone > dev->info.threads
+                ? (double)dev->threads_alone / (double)dev->info.threads
+                : 1.0;
+        shape->host_bytes[i] =
+            elements > 0 ? apo__replay_host_bytes(dev, call, first, end, &bus) / elements : 0;
+    }
+    /* Only replayed devices know their machine's bus (docs/scheduling.md, "The host bus"). */
+    shape->bus_bytes_s = bus;
+}
+
 int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i) {
     return device_capable(rt, call, i) && !apo__fault_quarantined(&rt->faults, i);
 }
@@ -405,6 +446,9 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
     size_t n = rt->n_devices;
     apo_status st = APO_OK;
     p->predicted_s = NAN;
+    p->choice.alone = -1;
+    p->choice.predicted_s = p->choice.split_s = NAN;
+    p->probed = 0;
     /* Only the runtime's devices' entries are read: clearing all APO_MAX_DEVICES (a `rep
      * stos` of 256 bytes) was a visible part of a small call (docs/scheduling.md). */
     unsigned probe[APO_MAX_DEVICES];
@@ -444,11 +488,11 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
         int usable[APO_MAX_DEVICES];
         for (size_t i = 0; i < n; i++)
             usable[i] = !apo__fault_quarantined(&rt->faults, i);
-        const double elements = (double)apo__tiles_elements(call, 0, call->tiles);
         double min[APO_MAX_DEVICES];
-        apo__min_elements(rt, elements, call->tiles, min);
-        apo__balance_shares(&rt->balance, tag, usable, min, elements, explore, p->weights, probe,
-                            &p->source, &p->predicted_s);
+        apo__shape shape;
+        apo__call_shape(rt, call, 0, call->tiles, min, &shape);
+        apo__balance_shares(&rt->balance, tag, usable, &shape, explore, p->weights, probe,
+                            &p->source, &p->predicted_s, &p->choice);
     }
 
     st = apo__keep_capable_devices(rt, call, p);
@@ -474,8 +518,10 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
         apo__largest_remainder(p->weights, n, units, counts);
     lay_out(call, p->axis, n, counts, p);
     /* A lone device has every unit: there is no device without work to probe. */
-    if (n > 1 && tag != NULL && add_probes(rt, call, probe, units, p->axis, counts, p))
+    if (n > 1 && tag != NULL && add_probes(rt, call, probe, units, p->axis, counts, p)) {
         apo__balance_probed(&rt->balance, tag);
+        p->probed = 1;
+    }
     return APO_OK;
 }
 

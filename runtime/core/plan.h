@@ -16,6 +16,10 @@ typedef struct apo__plan {
     double predicted_s; /* predicted makespan, NaN without models */
     apo_split axis;
     uint64_t first[APO_MAX_DEVICES], end[APO_MAX_DEVICES]; /* planned tiles */
+    /* The configuration the models chose (alone -1 and NaN times without models), and
+     * whether exploration added probes to it (its makespan then measures no configuration). */
+    apo__config_choice choice;
+    int probed;
 } apo__plan;
 
 /* Everything about a workload that does not depend on the devices: shapes, parameters,
@@ -45,6 +49,19 @@ apo_status apo__keep_capable_devices(const apo_runtime *rt, const apo__call *cal
  * (apo__gpu_wave_tiles: a smaller share leaves SMs idle, and its fixed cost buys nothing
  * the cpu could not do), at the call's mean elements per tile; 0 for other devices. */
 void apo__min_elements(const apo_runtime *rt, double elements, uint64_t tiles, double *min);
+
+/* What the models need to know of tiles [first, end) of `call` on the runtime's devices
+ * (balance/configurations.h); `min` (room for every device) holds its min_elements. */
+void apo__call_shape(const apo_runtime *rt, const apo__call *call, uint64_t first, uint64_t end,
+                     double *min, apo__shape *shape);
+
+/* Whether device i's model of `call` is per full wave (a GPU, or a replayed one, on a scored
+ * call or on device-resident arrays), and its tiles in one wave (0 when not). */
+double apo__wave_tiles(const apo_runtime *rt, const apo__call *call, size_t i);
+
+/* A device's tiles in one wave when its model is per wave on a call whose time is its
+ * kernels' (`kernel_bound`), else 0. */
+double apo__device_wave_tiles(const apo__device *dev, int kernel_bound);
 
 /* The split of `call` on the runtime's devices: shares, axis and each device's tiles. With
  * `explore` (a call that learns) a device that the models leave without a tile may be given

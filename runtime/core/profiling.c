@@ -142,8 +142,20 @@ static apo_status alloc_buffers(apo_runtime *rt, profile_job *job, apo_workload 
     return APO_OK;
 }
 
+/* The elements a profiling run of device d counts: a GPU whose model is per full wave (a
+ * scored kernel) and that ran fewer tiles than a wave counts the wave's worth, since that is
+ * what its time paid for (balance/configurations.h). */
+static double profiled_elements(const apo_runtime *rt, const profile_job *job, size_t d,
+                                const apo_device_report *r) {
+    const double wave = apo__device_wave_tiles(&rt->devices[d], job->kernel->scoring != NULL);
+    if (wave > 0 && r->tiles > 0 && (double)r->tiles < wave)
+        return (double)r->elements * wave / (double)r->tiles;
+    return (double)r->elements;
+}
+
 /* Runs every device alone at every size; writes n and t per run into ns/ts (device-major)
- * and the elements of each size. */
+ * and the elements of each size. A cpu beside GPUs is profiled with the threads it keeps
+ * beside them, the configuration its model describes (core/plan.c). */
 static apo_status measure(apo_runtime *rt, profile_job *job, apo_workload *w, double *ns,
                           double *ts, uint64_t *elements_at) {
     size_t n_dev = rt->n_devices;
@@ -175,7 +187,7 @@ static apo_status measure(apo_runtime *rt, profile_job *job, apo_workload *w, do
                                      rt->devices[d].info.id, report.devices[d].failure);
                 if (r > 0) {
                     size_t k = (d * job->n_sizes + s) * job->runs + (r - 1);
-                    ns[k] = (double)report.devices[d].elements;
+                    ns[k] = profiled_elements(rt, job, d, &report.devices[d]);
                     ts[k] = report.devices[d].wall_ms / 1e3;
                 }
                 elements_at[s] = report.elements;
@@ -208,6 +220,18 @@ static apo_status fit_and_apply(apo_runtime *rt, profile_job *job, const double 
         char err[400];
         apo_status st = apo__model_fit(ns + d * per_dev, ts + d * per_dev, per_dev, &models[d],
                                        &dropped[d], err, sizeof err);
+        /* A GPU that ran less than a wave at every size costs the same wave each time: its
+         * sizes do not spread, and its model is the wave's time over the wave's elements. */
+        if (st != APO_OK &&
+            apo__device_wave_tiles(&rt->devices[d], job->kernel->scoring != NULL) > 0) {
+            double cost[APO_PROFILE_RUNS_MAX * APO_PROFILE_SIZES_MAX];
+            for (size_t k = 0; k < per_dev; k++)
+                cost[k] = ts[d * per_dev + k] / ns[d * per_dev + k];
+            models[d] =
+                (apo__model){.valid = 1, .cost_s = apo__median(cost, per_dev), .samples = per_dev};
+            dropped[d] = 0;
+            st = models[d].cost_s > 0 ? APO_OK : st;
+        }
         if (st != APO_OK) {
             free(medians_ms);
             return apo__fail(st, "profiling %s: %s", rt->devices[d].info.id, err);
@@ -294,8 +318,11 @@ apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *
     uint64_t elements_at[APO_PROFILE_SIZES_MAX] = {0};
     st = ns == NULL ? apo__fail(APO_ERR_OUT_OF_MEMORY, "profiling: out of memory")
                     : alloc_buffers(rt, &job, &w);
-    if (st == APO_OK)
+    if (st == APO_OK) {
+        rt->hold_host_beside = 1;
         st = measure(rt, &job, &w, ns, ns + count, elements_at);
+        rt->hold_host_beside = 0;
+    }
     if (st == APO_OK)
         st = fit_and_apply(rt, &job, ns, ns + count, elements_at, result);
     free(ns);

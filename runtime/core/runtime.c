@@ -14,6 +14,7 @@
 #include "devices/cuda/cuda_discovery.h"
 #include "devices/cuda/pipeline_plan.h"
 #include "devices/device_list.h"
+#include "devices/replay.h"
 #include "devices/sim_device.h"
 #include "kernels.h"
 #ifdef APO_HAVE_CUDA
@@ -108,11 +109,33 @@ static void open_cpu(apo_runtime *rt, int threads, int *defaulted, int isa, int 
     dev->cpu_isa_named = isa_named;
 }
 
+/* Replayed devices (devices/replay.h) share their measured machine's cores as real ones
+ * do: a replayed host keeps beside the replayed GPUs of its machine what their staging
+ * threads leave, and all its cores when it runs alone. */
+static void share_replayed_threads(apo_runtime *rt) {
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        apo__device *host = &rt->devices[i];
+        if (host->replay == NULL || host->replay->role != APO_REPLAY_HOST)
+            continue;
+        int staging = 0;
+        for (size_t j = 0; j < rt->n_devices; j++) {
+            const apo__device *gpu = &rt->devices[j];
+            if (gpu->replay != NULL && gpu->replay->role == APO_REPLAY_GPU &&
+                strcmp(gpu->replay->machine, host->replay->machine) == 0)
+                staging += gpu->replay->staging_threads;
+        }
+        const int beside = host->replay->cores - staging;
+        host->info.threads = beside > 1 ? beside : 1;
+        host->threads_alone = host->replay->cores;
+    }
+}
+
 /* Each GPU's driver takes host threads for its staging copies (devices/cuda/pipeline_plan.h);
  * a cpu device on OpenMP's default team gives up as many, so that together they ask for no
  * more threads than the cores (docs/cuda.md, "Host threads"). An explicit count
  * (cpu:threads=N, APPORTION_CPU_THREADS) is the user's to keep. */
 static void share_host_threads(apo_runtime *rt, const int *defaulted) {
+    share_replayed_threads(rt);
     if (rt->n_gpus == 0)
         return;
     const int cores = apo__host_cores();

@@ -23,6 +23,9 @@ struct apo_runtime {
     int host_isa, host_isa_named;
     apo__warnings warnings;
     apo__pool pool;
+    /* Set while profiling (core/profiling.c): a cpu computes with the threads it keeps beside
+     * GPUs even when it runs alone, the configuration its model describes. */
+    int hold_host_beside;
 
     /* Serialises apo_distribute_workload() calls (the thread-safety contract). */
     pthread_mutex_t call_mutex;

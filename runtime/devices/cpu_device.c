@@ -28,7 +28,9 @@ static apo_status cpu_run(apo__device *dev, const apo__call *call, uint64_t firs
      * 25 ns fewer a call (docs/scheduling.md, "A call whose times nobody reads"). */
     const double t0 = time->started > 0 ? time->started : apo__now();
     apo__host_run_times run;
-    apo_status st = apo__run_tiles_on_host(dev, call, first, end, dev->info.threads, t0, &run);
+    /* The plan may give this call every core (device.h, call_threads). */
+    const int threads = dev->call_threads > 0 ? dev->call_threads : dev->info.threads;
+    apo_status st = apo__run_tiles_on_host(dev, call, first, end, threads, t0, &run);
     time->h2d_s = 0;
     time->d2h_s = 0;
     time->threads_offered = run.threads_offered;
@@ -81,6 +83,10 @@ apo_status apo__cpu_device_open(apo__device *dev, int threads, int isa) {
     dev->cpu_isa = isa;
     dev->info.kind = APO_DEVICE_CPU;
     dev->info.threads = threads;
+    /* Every core when it runs alone: share_host_threads() (core/runtime.c) lowers only the
+     * count it keeps beside GPUs. */
+    if (dev->threads_alone < threads)
+        dev->threads_alone = threads;
     snprintf(dev->info.id, sizeof dev->info.id, "cpu");
     /* The label names the vector path, so that `apportion devices` and the benchmarks'
      * headers say which one ran (docs/kernels.md, "Vector paths"). */

@@ -97,6 +97,19 @@ struct apo__device {
     /* cpu: the machine's processor pressure when the runtime opened it (cpu_pressure.h; -1:
      * unknown or not read), from which its team's rule starts (team_rule.h). */
     double cpu_pressure;
+    /* cpu and a replayed host: the threads of this call (0: info.threads), chosen by the
+     * plan (core/plan.c, "Configurations"): every core when no GPU has work in the call,
+     * else what the GPUs' staging threads leave; threads_alone is that every-core count
+     * (info.threads when the user fixed the count). */
+    int call_threads;
+    int threads_alone;
+    /* sim with replay= (replay.h): the measured device it replays, its modelled time and
+     * elements for the phase of the call that runs now, and the staging memory pinned so
+     * far (a replayed GPU). */
+    const struct apo__replay_row *replay;
+    double replay_phase_s;
+    uint64_t replay_phase_elements;
+    double replay_pinned_bytes;
     void *state; /* backend-private */
     apo__task_guard guard;
 };

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/settings.h"
 #include "devices/device_list.h"
+#include "devices/replay.h"
 
 #define APO_DEVICE_ITEM_MAX 256
 
@@ -216,7 +217,7 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
     snprintf(spec->sim_name, sizeof spec->sim_name, "%s", opts);
 
     int seen_rate = 0, seen_latency = 0, seen_fail = 0, seen_slow_after = 0, seen_slow_rate = 0;
-    int seen_flaky = 0, seen_seed = 0, seen_hang = 0;
+    int seen_flaky = 0, seen_seed = 0, seen_hang = 0, seen_replay = 0;
     while (next != NULL) {
         char *opt = next;
         next = strchr(opt, ':');
@@ -279,13 +280,25 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
             if (parse_u64(value, 1, UINT64_MAX, &spec->sim_hang_after) != 0)
                 return reject(ctx, "hang_after must be an integer of at least 1, got \"%s\"",
                               value);
+        } else if (strcmp(opt, "replay") == 0) {
+            if (seen_replay++)
+                return reject(ctx, "replay given twice");
+            if (apo__replay_find(value) == NULL)
+                return reject(ctx, "replay=%s names no measured device (known: %s)", value,
+                              apo__replay_names());
+            snprintf(spec->sim_replay, sizeof spec->sim_replay, "%s", value);
         } else {
             return reject(ctx,
                           "unknown sim option \"%s\" (known: rate, latency, fail_after, "
-                          "slow_after, slow_rate, flaky, seed, hang_after)",
+                          "slow_after, slow_rate, flaky, seed, hang_after, replay)",
                           opt);
         }
     }
+    if (seen_replay && (seen_rate || seen_latency || seen_slow_after))
+        return reject(ctx,
+                      "replay=%s times the device from its measured figures: rate, latency "
+                      "and slow_after do not go with it",
+                      spec->sim_replay);
     if (seen_slow_after != seen_slow_rate)
         return reject(ctx, "slow_after and slow_rate go together");
     if (seen_seed && !seen_flaky)

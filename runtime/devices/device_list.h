@@ -3,6 +3,7 @@
  *   auto | cuda | cuda:N | cuda:GPU-<uuid prefix> | cpu | cpu:threads=N |
  *   sim:NAME[:rate=ELEMENTS_PER_S][:latency=DURATION][:fail_after=N]
  *           [:slow_after=N:slow_rate=ELEMENTS_PER_S][:flaky=P][:seed=N][:hang_after=N]
+ *           [:replay=ROW]
  * separated by commas. Parsing is pure (no device is touched), so it can be tested and
  * fuzzed alone.
  */
@@ -28,18 +29,20 @@ typedef enum apo__spec_kind {
 
 typedef struct apo__device_spec {
     apo__spec_kind kind;
-    int ordinal;                     /* CUDA_ORDINAL */
-    char uuid_prefix[APO_ID_MAX];    /* CUDA_UUID, lower-case hex after "GPU-" */
-    int threads;                     /* CPU: 0 unless threads= was given */
-    char sim_name[APO_SIM_NAME_MAX]; /* SIM */
-    double sim_rate;                 /* SIM: elements per second */
-    double sim_latency_s;            /* SIM */
-    uint64_t sim_fail_after;         /* SIM: 0 = never */
-    uint64_t sim_slow_after;         /* SIM: from its Nth call with work on, 0 = never */
-    double sim_slow_rate;            /* SIM: the rate from then on */
-    double sim_flaky;                /* SIM: probability in [0, 1] that a task fails */
-    uint64_t sim_seed;               /* SIM: keys the flaky draws (default 0) */
-    uint64_t sim_hang_after;         /* SIM: from its Nth task on it never answers, 0 = never */
+    int ordinal;                       /* CUDA_ORDINAL */
+    char uuid_prefix[APO_ID_MAX];      /* CUDA_UUID, lower-case hex after "GPU-" */
+    int threads;                       /* CPU: 0 unless threads= was given */
+    char sim_name[APO_SIM_NAME_MAX];   /* SIM */
+    double sim_rate;                   /* SIM: elements per second */
+    double sim_latency_s;              /* SIM */
+    uint64_t sim_fail_after;           /* SIM: 0 = never */
+    uint64_t sim_slow_after;           /* SIM: from its Nth call with work on, 0 = never */
+    double sim_slow_rate;              /* SIM: the rate from then on */
+    double sim_flaky;                  /* SIM: probability in [0, 1] that a task fails */
+    uint64_t sim_seed;                 /* SIM: keys the flaky draws (default 0) */
+    uint64_t sim_hang_after;           /* SIM: from its Nth task on it never answers, 0 = never */
+    char sim_replay[APO_SIM_NAME_MAX]; /* SIM: the measured device it replays (devices/replay.h),
+                                          "" for none */
 } apo__device_spec;
 
 /* Parses `text` into at most `max` specs. On failure returns APO_ERR_BAD_DEVICE_SPEC and

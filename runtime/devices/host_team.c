@@ -64,6 +64,8 @@ struct apo__host_team {
     atomic_uint_fast64_t done;  /* pieces of the current run that ended */
     atomic_int status;          /* the run's first failure */
     int n_helpers;
+    int asked;  /* helpers team_start() was asked for (the system may have given fewer) */
+    int active; /* helpers that take part in the current run (slots 1 to active) */
     team_helper *helpers;
     team_slot *slots; /* n_helpers + 1 */
     /* Read and written only by the thread running the device's task, between its runs. */
@@ -114,10 +116,14 @@ static void *helper_main(void *arg) {
         apo__team_piece_fn fn = t->fn;
         void *job = t->job;
         uint64_t pieces = t->pieces;
+        /* A run of fewer threads than the team (a cpu beside GPUs, core/plan.c) leaves the
+         * helpers above its count out. */
+        const int takes_part = h->slot <= t->active;
         pthread_mutex_unlock(&t->mutex);
-        if (apo__host_team_wake_hook != NULL)
+        if (takes_part && apo__host_team_wake_hook != NULL)
             apo__host_team_wake_hook(h->slot);
-        work(t, h->slot, seen, pieces, fn, job);
+        if (takes_part)
+            work(t, h->slot, seen, pieces, fn, job);
         pthread_mutex_lock(&t->mutex);
     }
     pthread_mutex_unlock(&t->mutex);
@@ -143,6 +149,7 @@ static apo__host_team *team_start(int helpers, double pressure) {
     atomic_init(&t->claim, 0);
     atomic_init(&t->done, 0);
     atomic_init(&t->status, APO_OK);
+    t->asked = helpers;
     apo__team_rule_init(&t->rule);
     /* The rule learns from a loss; on a machine already busy, the first runs would each risk
      * one. Read once: afterwards the runs themselves tell. */
@@ -184,6 +191,12 @@ apo_status apo__host_team_run(apo__host_team **team, int threads, double pressur
     times->threads_offered = 1;
     if (pieces == 0)
         return APO_OK;
+    /* A run that asks for more threads than the team was started with (a cpu whose calls
+     * take every core when it runs alone) starts it anew, once, with as many. */
+    if (threads > 1 && pieces > 1 && *team != NULL && threads - 1 > (*team)->asked) {
+        apo__host_team_destroy(*team);
+        *team = NULL;
+    }
     if (threads > 1 && pieces > 1 && *team == NULL)
         *team = team_start(threads - 1, pressure);
     apo__host_team *t = *team;
@@ -200,7 +213,8 @@ apo_status apo__host_team_run(apo__host_team **team, int threads, double pressur
         return status;
     }
     assert(pieces <= PIECE_MASK);
-    times->threads_offered = 1 + t->n_helpers;
+    const int active = threads - 1 < t->n_helpers ? threads - 1 : t->n_helpers;
+    times->threads_offered = 1 + active;
 
     double started = apo__now();
     pthread_mutex_lock(&t->mutex);
@@ -209,6 +223,7 @@ apo_status apo__host_team_run(apo__host_team **team, int threads, double pressur
     t->fn = fn;
     t->job = job;
     t->pieces = pieces;
+    t->active = active;
     for (int s = 0; s <= t->n_helpers; s++)
         t->slots[s] = (team_slot){0};
     atomic_store(&t->done, 0);

@@ -25,6 +25,7 @@
 #include "devices/device_list.h"
 #include "devices/host_memory.h"
 #include "devices/host_tiles.h"
+#include "devices/replay.h"
 #include "devices/sim_device.h"
 #include "splitmix64.h"
 
@@ -98,9 +99,19 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
     /* The latency is paid once per call: on the call's first task. */
     if (task_index == 0)
         dev->calls_run++;
-    int slow = dev->info.sim_slow_after != 0 && dev->calls_run >= dev->info.sim_slow_after;
-    double rate = slow ? dev->info.sim_slow_rate : dev->info.sim_rate;
-    double modelled = (task_index == 0 ? dev->info.sim_latency_s : 0.0) + (double)elements / rate;
+    double modelled;
+    if (dev->replay != NULL) {
+        /* The phase's modelled time (replay.c, set before the phase began) in proportion to
+         * the task's part of the device's elements in it. */
+        const double part = dev->replay_phase_elements > 0
+                                ? (double)elements / (double)dev->replay_phase_elements
+                                : 1.0;
+        modelled = dev->replay_phase_s * part;
+    } else {
+        int slow = dev->info.sim_slow_after != 0 && dev->calls_run >= dev->info.sim_slow_after;
+        double rate = slow ? dev->info.sim_slow_rate : dev->info.sim_rate;
+        modelled = (task_index == 0 ? dev->info.sim_latency_s : 0.0) + (double)elements / rate;
+    }
     if (!dev->virtual_clock) {
         /* The wait touches nothing of the call, and ends early when the task is abandoned:
          * its tiles are then redone elsewhere. */
@@ -144,7 +155,7 @@ static size_t put_count(char *buf, size_t size, size_t used, const char *name, u
  * options too: a device that fails or slows down learns another model), those left at
  * their default omitted. A key too long for the field is cut and ends in a hash of the
  * whole, so that two configurations never share a key. */
-static void sim_config(apo_device_info *info, int virtual_clock) {
+static void sim_config(apo_device_info *info, int virtual_clock, const char *replay) {
     char key[512];
     size_t used = put_real(key, sizeof key, 0, "rate", info->sim_rate);
     used = put_real(key, sizeof key, used, "latency", info->sim_latency_s);
@@ -160,7 +171,9 @@ static void sim_config(apo_device_info *info, int virtual_clock) {
         used = put_real(key, sizeof key, used, "flaky", info->sim_flaky);
         used = put_count(key, sizeof key, used, "seed", info->sim_seed);
     }
-    if (virtual_clock)
+    if (replay != NULL)
+        used += (size_t)snprintf(key + used, sizeof key - used, ",replay=%s", replay);
+    if (virtual_clock && used < sizeof key)
         snprintf(key + used, sizeof key - used, ",clock=virtual");
     if (strlen(key) < sizeof info->config)
         snprintf(info->config, sizeof info->config, "%s", key);
@@ -186,7 +199,17 @@ apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, 
     snprintf(dev->info.label, sizeof dev->info.label, "sim:%s (simulated, %.3g elem/s, %.3g ms%s)",
              spec->sim_name, spec->sim_rate, spec->sim_latency_s * 1e3,
              virtual_clock ? ", virtual clock" : "");
-    sim_config(&dev->info, virtual_clock);
+    if (spec->sim_replay[0] != '\0') {
+        const apo__replay_row *row = apo__replay_find(spec->sim_replay);
+        dev->replay = row;
+        /* A replayed GPU drives its copies with its staging threads; a replayed host has
+         * every core alone and what those leave beside GPUs (core/runtime.c). */
+        dev->info.threads = row->role == APO_REPLAY_GPU ? row->staging_threads : row->cores;
+        dev->threads_alone = dev->info.threads;
+        snprintf(dev->info.label, sizeof dev->info.label, "sim:%s (simulated, replays %s%s)",
+                 spec->sim_name, row->name, virtual_clock ? ", virtual clock" : "");
+    }
+    sim_config(&dev->info, virtual_clock, dev->replay != NULL ? dev->replay->name : NULL);
     apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
     return APO_OK;
 }

@@ -1,0 +1,113 @@
+/*
+ * The figures replayed devices follow (replay.h): one row per measured device. The next run
+ * on a GPU replaces a row's figures with what it measured, or adds a row for a new machine
+ * (docs/scheduling.md, "A replayed H100", says which figure comes from which measurement).
+ *
+ * h100 and h100-host: the first GPU machine (2026-11-25, one NVIDIA H100 80GB HBM3, 132 SMs,
+ * PCIe 5; 16 cores of an Intel Xeon with AVX-512), docs/PERF.md "First run on a GPU":
+ * - PCIe pinned: h2d 54.7, d2h 55.0, both ways 92.9 GB/s (measured);
+ * - pinning: 0.41 to 0.67 ms per MiB (4 x 128 MiB in 211 to 343 ms, measured): 0.5;
+ * - staging copies: 3.2 GB in 155.9 ms with 8 threads, about 20.8 GB/s, 2.6 per thread
+ *   (measured);
+ * - host memory: bollinger 1e8 on the GPU alone moved 9.6 GB of host traffic (three bytes per
+ *   byte staged) in 159.7 ms, and on the 16-thread cpu alone 3.2 GB in 52.7 ms: both about
+ *   61 GB/s, the bus (derived);
+ * - staged bollinger: 24,415 tiles of 4,096 steps in 3.1 ms device-resident, flat from 1e6
+ *   to 1e8 samples: one wave of up to 32 x 7 x 132 tiles, 0.73 us a step (derived);
+ * - staged macd: 6,104 tiles of 16,384 + 811 steps in 8.2 ms: 0.48 us a step, waves of
+ *   32 x 9 x 132 (derived);
+ * - scored calls: a piece of 50 sets x 500 series x 2,520 bars in about 9 ms warm, one chain
+ *   at about 0.25 us a bar: about 1,750 chains at once (derived);
+ * - the cpu: bollinger 1e8 in about 70 ms on 8 threads (the profile's share of 0.42 against
+ *   the GPU's fitted 0.97 ms per million samples: derived), 1.79e8 samples per second and
+ *   thread; a scored rsi piece in about 115 ms on 16 threads, 3.4e7 set-bars per second and
+ *   thread (measured).
+ * Kernels without a row of their own take bollinger's figures: not measured.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "devices/replay.h"
+
+static const apo__replay_speed h100_speeds[] = {
+    {"bollinger", 0.73e-6, 32.0 * 7 * 132, 0},
+    {"macd", 0.48e-6, 32.0 * 9 * 132, 0},
+    {"scored", 0.25e-6, 1750, 0},
+    {"*", 0.73e-6, 32.0 * 7 * 132, 0},
+    {NULL, 0, 0, 0},
+};
+
+static const apo__replay_speed h100_host_speeds[] = {
+    {"bollinger", 0, 0, 1.79e8},
+    {"scored", 0, 0, 3.4e7},
+    {"*", 0, 0, 1.79e8},
+    {NULL, 0, 0, 0},
+};
+
+#define H100_MACHINE "h100-2026-11-25"
+#define H100_SOURCE "docs/PERF.md, \"First run on a GPU\" (2026-11-25)"
+#define H100_BUS (61e9)
+
+static const apo__replay_row rows[] = {
+    {
+        .name = "h100",
+        .machine = H100_MACHINE,
+        .source = H100_SOURCE,
+        .role = APO_REPLAY_GPU,
+        .bus_bytes_s = H100_BUS,
+        .latency_s = 50e-6,
+        .sms = 132,
+        .staging_threads = 8,
+        .copy_bytes_s_thread = 2.6e9,
+        .h2d_bytes_s = 54.7e9,
+        .d2h_bytes_s = 55.0e9,
+        .both_bytes_s = 92.9e9,
+        .launch_s = 10e-6,
+        .pin_s_per_mib = 0.5e-3,
+        .speeds = h100_speeds,
+    },
+    {
+        .name = "h100-host",
+        .machine = H100_MACHINE,
+        .source = H100_SOURCE,
+        .role = APO_REPLAY_HOST,
+        .bus_bytes_s = H100_BUS,
+        .latency_s = 20e-6,
+        .cores = 16,
+        .speeds = h100_host_speeds,
+    },
+};
+
+const apo__replay_row *apo__replay_rows(size_t *n) {
+    *n = sizeof rows / sizeof rows[0];
+    return rows;
+}
+
+const apo__replay_row *apo__replay_find(const char *name) {
+    size_t n;
+    const apo__replay_row *rows = apo__replay_rows(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+const char *apo__replay_names(void) {
+    static char names[256];
+    if (names[0] == '\0') {
+        size_t n, used = 0;
+        const apo__replay_row *rows = apo__replay_rows(&n);
+        for (size_t i = 0; i < n && used < sizeof names; i++) {
+            size_t len = strlen(rows[i].name);
+            if (used + len + 3 > sizeof names)
+                break;
+            if (used > 0) {
+                memcpy(names + used, ", ", 2);
+                used += 2;
+            }
+            memcpy(names + used, rows[i].name, len + 1);
+            used += len;
+        }
+    }
+    return names;
+}

@@ -1,0 +1,79 @@
+/*
+ * Balancing on the replayed H100 (docs/scheduling.md, "A replayed H100"), at sizes the unit
+ * suite can afford: the replayed devices' time follows what the H100 machine measured while
+ * their results are computed on the host, so the balancer meets the host memory bus and the
+ * GPU's waves as it did there. test_replayed_h100_slow.c runs the same cases at the sizes of
+ * that machine's failures; replay_fixtures.c holds the cases.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "devices/replay.h"
+#include "replay_fixtures.h"
+
+/* ---- the replay itself -------------------------------------------------------------------- */
+
+/* The figures the replay was built from come back out of it (docs/PERF.md, "First run on a
+ * GPU"): bollinger over 1e7 samples on the 16-core host alone is held by the bus (3.2e8 bytes
+ * at 61 GB/s), and beside the GPU the host keeps 8 threads. */
+Test(replayed_h100, the_host_alone_is_bus_bound_and_keeps_eight_threads_beside_the_gpu) {
+    apo_runtime *rt = test_runtime(REPLAYED_PAIR);
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    cr_assert_eq(apo_device_get(rt, 1, &info), APO_OK);
+    cr_assert_eq(info.threads, 8, "threads beside the replayed GPU: %d", info.threads);
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 1, 10000000, 3);
+    apo_report report;
+    const double alone = replay_call(rt, &job, 1, 0, &report);
+    const double bus_ms = 3.2e8 / 61e9 * 1e3;
+    cr_assert(fabs(alone - bus_ms) < 0.01 * bus_ms, "cpu alone: %.4f ms", alone);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* The GPU's first host-resident task waits for its staging memory to be pinned, once per
+ * runtime: the second call is the warm one. */
+Test(replayed_h100, the_gpu_pins_its_staging_memory_once) {
+    apo_runtime *rt = test_runtime(REPLAYED_PAIR);
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 1, 1000000, 3);
+    apo_report report;
+    const double first = replay_call(rt, &job, 0, 0, &report);
+    const double second = replay_call(rt, &job, 0, 0, &report);
+    cr_assert(first > second + 100, "first %.2f ms, second %.2f ms", first, second);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* Devices that run together share the bus: the pair at the H100 machine's profile shares
+ * (0.42 on the GPU) took 90.6 ms there for 1e8 samples; here, at a tenth, the pair takes
+ * longer than either device's own part would alone. */
+Test(replayed_h100, devices_that_run_together_share_the_host_bus) {
+    const double free_s[] = {0.010, 0.010};
+    const double bytes[] = {0.61e9, 0.61e9}; /* each wants the whole bus for 10 ms */
+    double finish[2];
+    apo__replay_share_bus(61e9, 2, free_s, bytes, finish);
+    cr_assert(fabs(finish[0] - 0.020) < 1e-9 && fabs(finish[1] - 0.020) < 1e-9,
+              "%.6f %.6f s", finish[0], finish[1]);
+    const double light_bytes[] = {0.61e9, 0.061e9}; /* the second wants a tenth */
+    apo__replay_share_bus(61e9, 2, free_s, light_bytes, finish);
+    cr_assert(fabs(finish[1] - 0.010) < 1e-9, "the light job keeps its pace: %.6f s", finish[1]);
+    cr_assert(fabs(finish[0] - 0.011) < 1e-9, "the heavy one gets the rest: %.6f s", finish[0]);
+}
+
+/* ---- the balancer on it ------------------------------------------------------------------ */
+
+Test(replayed_h100, a_memory_bound_pageable_call_stays_no_slower_than_the_cpu_alone,
+     .timeout = 120) {
+    check_memory_bound_call_not_slower_than_cpu(10000000);
+}
+
+Test(replayed_h100, a_scored_sweep_learnt_on_one_series_still_goes_to_the_gpu, .timeout = 120) {
+    check_scored_sweep_goes_to_gpu(50, 2520, 40);
+}
+
+Test(replayed_h100, a_configuration_is_never_much_slower_than_its_best_single_device,
+     .timeout = 300) {
+    check_random_shapes(12, 2000000, 3);
+}

@@ -1,0 +1,23 @@
+/*
+ * The replayed-H100 cases at the sizes of the H100 machine's failures (docs/PERF.md, "First
+ * run on a GPU"; docs/scheduling.md, "A replayed H100"): bollinger over 1e8 samples in pageable
+ * memory, where the pair took 90.6 ms against 52.7 for the cpu alone; a scored rsi sweep of
+ * 500 series x 2,520 bars x 199 periods, where the GPU is 12 times the cpu and got 0.40 to 0.50
+ * of the sets; and random shapes up to 1e8 samples. The unit suite runs them small
+ * (test_replayed_h100.c).
+ */
+#include <criterion/criterion.h>
+
+#include "replay_fixtures.h"
+
+Test(replayed_h100_slow, bollinger_1e8_pageable_is_no_slower_than_the_cpu_alone, .timeout = 600) {
+    check_memory_bound_call_not_slower_than_cpu(100000000);
+}
+
+Test(replayed_h100_slow, the_rsi_sweep_of_500_x_2520_x_199_goes_to_the_gpu, .timeout = 600) {
+    check_scored_sweep_goes_to_gpu(500, 2520, 199);
+}
+
+Test(replayed_h100_slow, random_shapes_up_to_1e8_samples, .timeout = 900) {
+    check_random_shapes(16, 100000000, 3);
+}
