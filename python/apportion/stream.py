@@ -148,7 +148,7 @@ class Stream(_core.Stream):
         if layout.lengths is not None:
             raise ValueError(f"input {name}: an update gives every series the same number of new bars")
         if packed.shape[0] != self.n_series:
-            what = "values" if packed.ndim == 1 else "columns (series)"
+            what = "values" if packed.ndim == 1 else "rows (series)" if layout is _arrays._NUMPY_2D else "columns (series)"
             raise ValueError(f"input {name} has {packed.shape[0]} {what}; the stream follows {self.n_series} series")
         return packed, layout
 

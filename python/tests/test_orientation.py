@@ -104,6 +104,8 @@ def test_score_and_stream_take_the_same_rule(rt, bars_by_series):
     tail = s.update(np.ascontiguousarray(x[300:].T), axis=1).rsi
     assert tail.shape == (SERIES, BARS - 300)
     assert_bitwise(np.concatenate([head, tail.T]), whole)
+    with pytest.raises(ValueError, match="has 4 rows \\(series\\); the stream follows 5 series"):
+        s.update(np.ones((4, 3)), axis=1)
     s.close()
 
 
