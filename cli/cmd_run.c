@@ -41,6 +41,7 @@ static void free_state(run_state *s) {
     cli_run_free_input(s);
     free(s->row_names);
     free(s->row_numbers);
+    free(s->row_file_name);
     free(s->best);
     apo_runtime_destroy(s->rt);
 }
@@ -415,21 +416,49 @@ static cli_scores scores_of(const cli_run_options *o, const run_state *s) {
     return sc;
 }
 
+/* The name of a wide CSV file's one series when no column names it (for a kernel of several
+ * inputs the series is the file's high, low and close together, and its first column's
+ * name, "high", would name an input, not the series): the file's name without its folder
+ * and last extension ("AAPL" for data/AAPL.csv), as a --group-by value names a ticker.
+ * NULL for standard input, whose series is numbered as raw input's; *failed on no memory. */
+static char *file_series_name(const char *path, int *failed) {
+    *failed = 0;
+    if (strcmp(path, "-") == 0)
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    /* A name that is all extension (".csv") keeps it: an empty name would name nothing. */
+    const size_t n = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+    char *name = strndup(base, n);
+    *failed = name == NULL;
+    return name;
+}
+
 /* Each row's name in scores.csv: its series' (a column or a group), the one CSV column read
- * alone, or, for generated and raw input and a column cut by --rows, its row number. */
-static int name_rows(run_state *s) {
+ * alone, the file's for a wide file of several inputs, or, for generated and raw input and a
+ * column cut by --rows, its row number. */
+static int name_rows(const cli_run_options *o, run_state *s) {
     enum { NUMBER_CAP = 24 };
     const size_t rows = s->call.rows;
     s->row_names = calloc(rows, sizeof *s->row_names);
     s->row_numbers = calloc(rows, NUMBER_CAP);
     if (s->row_names == NULL || s->row_numbers == NULL)
         return out_of_memory();
+    const int csv = s->table.n_columns > 0;
+    int failed = 0;
+    if (csv && s->table.group == NULL && s->call.n_inputs > 1)
+        s->row_file_name = file_series_name(o->input, &failed);
+    if (failed)
+        return out_of_memory();
     for (size_t r = 0; r < rows; r++) {
         char *number = s->row_numbers + r * NUMBER_CAP;
         snprintf(number, NUMBER_CAP, "%zu", r);
-        s->row_names[r] = s->n_series > 0                       ? s->series[r].name
-                          : rows == 1 && s->table.n_columns > 0 ? s->table.column_names[0]
-                                                                : number;
+        s->row_names[r] = s->row_file_name != NULL                         ? s->row_file_name
+                          : s->call.n_inputs > 1 && s->table.group == NULL ? number
+                          : s->n_series > 0                                ? s->series[r].name
+                          : rows == 1 && csv ? s->table.column_names[0]
+                                             : number;
     }
     return CLI_EXIT_OK;
 }
@@ -646,7 +675,7 @@ static int run(const cli_run_options *o, run_state *s) {
     }
 
     if (o->score != NULL) {
-        if ((rc = name_rows(s)) != CLI_EXIT_OK)
+        if ((rc = name_rows(o, s)) != CLI_EXIT_OK)
             return rc;
         const cli_scores sc = scores_of(o, s);
         if ((s->best = cli_scores_best(&sc, &s->n_best)) == NULL)

@@ -56,10 +56,11 @@ typedef struct run_state {
      * call_sets sets each, sized by work (CLI_SCORE_CALL_SET_BARS): each call then has a
      * deadline of its own and learns for the next, and Ctrl-C stops between them. */
     size_t call_sets;
-    /* A scored run (--score): each row's name in scores.csv, the text of row numbers, and
-     * the best lines. */
+    /* A scored run (--score): each row's name in scores.csv, the text of row numbers, the
+     * file's name for a wide file's one series of several inputs, and the best lines. */
     const char **row_names;
     char *row_numbers;
+    char *row_file_name;
     size_t *best, n_best;
 } run_state;
 

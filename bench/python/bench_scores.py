@@ -157,7 +157,7 @@ def main():
 
     rt = apportion.default_runtime()
     t0 = time.perf_counter()
-    got = apportion.score(x, "bollinger", "bands_revert", period=periods, nbdev_up=widths, cost=args.cost)
+    got = apportion.score(x, "bollinger", "bands_revert", period=periods, nbdev_up=widths, cost=args.cost, axis=1)
     t_apo = time.perf_counter() - t0
     print(f"apportion.score: {t_apo:.2f} s, {set_bars / t_apo / 1e6:.1f} M set-bars/s; "
           f"peak RSS {peak_rss_mb():.0f} MiB (input {x.nbytes / 2**20:.0f} MiB; before the call {rss_before:.0f} MiB)")
@@ -168,7 +168,7 @@ def main():
     slice_sets = len(sp) * len(widths)
     slice_bars = slice_sets * args.series * args.bars
     t0 = time.perf_counter()
-    ours = apportion.score(x, "bollinger", "bands_revert", period=sp, nbdev_up=widths, cost=args.cost)
+    ours = apportion.score(x, "bollinger", "bands_revert", period=sp, nbdev_up=widths, cost=args.cost, axis=1)
     t_apo_slice = time.perf_counter() - t0
 
     grid = numba_scorer()
@@ -187,13 +187,13 @@ def main():
     if not args.skip_materialised:
         # Materialise one set's bands (the existing sweep path) and score in numpy, for
         # bands_zone (stateless, so numpy can do it); quoted per set-bar.
-        zone = apportion.score(x, "bollinger", "bands_zone", period=sp[0], nbdev_up=widths[0], cost=args.cost)
+        zone = apportion.score(x, "bollinger", "bands_zone", period=sp[0], nbdev_up=widths[0], cost=args.cost, axis=1)
         t0 = time.perf_counter()
-        bands = apportion.bollinger(x, period=sp[0], nbdev_up=widths[0])
+        bands = apportion.bollinger(x, period=sp[0], nbdev_up=widths[0], axis=1)
         sharpe = [numpy_score_zone(x[r], [b[r] for b in bands], args.cost, 252.0) for r in range(args.series)]
         t_mat = time.perf_counter() - t0
         t0 = time.perf_counter()
-        apportion.score(x, "bollinger", "bands_zone", period=sp[0], nbdev_up=widths[0], cost=args.cost)
+        apportion.score(x, "bollinger", "bands_zone", period=sp[0], nbdev_up=widths[0], cost=args.cost, axis=1)
         t_zone = time.perf_counter() - t0
         mine = zone["sharpe"].to_numpy()
         sharpe = np.array(sharpe)

@@ -20,6 +20,16 @@ from .stream import Stream
 
 __version__ = _core.version()
 
+
+def __getattr__(name):
+    """The numba helpers (``apportion.numba_kernels``) on first use: importing them imports
+    numba, which takes a second and is optional, so ``import apportion`` does not."""
+    if name == "numba_kernels":
+        import importlib
+
+        return importlib.import_module(".numba_kernels", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "ApportionError",
     "NonFiniteOutputWarning",

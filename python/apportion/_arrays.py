@@ -19,43 +19,143 @@ def _is_pandas(x):
 class Layout:
     """How the input came in, so that outputs go back the same way."""
 
-    __slots__ = ("one_d", "pandas", "index", "columns", "name", "lengths")
+    __slots__ = ("one_d", "pandas", "index", "columns", "name", "lengths", "bars_first", "order")
 
-    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None, lengths=None):
+    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None, lengths=None, bars_first=False, order=None):
         self.one_d = one_d
         self.pandas = pandas  # None, "series" or "frame"
         self.index = index
         self.columns = columns
         self.name = name
         self.lengths = lengths  # series of different lengths: one length a row (uintp)
+        # A 2-D array given with axis=0 (bars x series): its outputs go back bars first.
+        self.bars_first = bars_first
+        # A DatetimeIndex out of date order: the rows' positions in date order, so that the
+        # outputs go back to the caller's rows (None when the index is in order already).
+        self.order = order
 
 
 _NUMPY_1D = Layout(True)
 _NUMPY_2D = Layout(False)
+_NUMPY_2D_BARS_FIRST = Layout(False, bars_first=True)
+# What axis= takes: the axis along which time runs (numpy's sense of axis).
+_BARS_AXIS = {0: True, 1: False, -1: False, -2: True}
 
 
-def as_input(x):
-    """Returns (array, layout): a C-contiguous float64 array of 1 or 2 dimensions, the same
-    object when x already is one (zero copy), else a converted copy. A DataFrame's columns
-    are its series, so its array is transposed (a copy)."""
-    if type(x) is np.ndarray and x.dtype == _F64 and x.flags.c_contiguous and 1 <= x.ndim <= 2:
-        return x, (_NUMPY_1D if x.ndim == 1 else _NUMPY_2D)
+def as_input(x, axis=None, one_bar=False):
+    """Returns (array, layout): a C-contiguous float64 array of 1 or 2 dimensions, one
+    series a row, the same object when x already is one (zero copy), else a converted copy.
+    A DataFrame's columns are its series, so its array is transposed (a copy). A 2-D array
+    needs ``axis``, the axis along which its bars run (docs/python.md, "Arrays"): 1 (or -1)
+    when each row is a series, 0 when each column is one (transposed, a copy). ``one_bar``:
+    a pandas Series is one bar of many series (a stream's update), its index naming the
+    series, not dates."""
+    if type(x) is np.ndarray and x.dtype == _F64 and x.flags.c_contiguous and 1 <= x.ndim <= 2 and axis is None:
+        if x.ndim == 1:
+            return x, _NUMPY_1D
+        raise ValueError(_NEEDS_AXIS.format(shape=x.shape))
     if _is_pandas(x):
         import pandas as pd
 
+        if isinstance(x, (pd.Series, pd.DataFrame)):
+            if axis not in (None, 0, -2 if isinstance(x, pd.DataFrame) else -1):
+                raise ValueError(f"axis={axis!r}: a pandas object's bars run down its index (axis 0) and a DataFrame's columns are its series; give df.T for the other way")
+            order = None if one_bar and isinstance(x, pd.Series) else _date_order(pd, x.index)
         if isinstance(x, pd.Series):
-            return _checked(_pandas_numbers(pd, x, [x.dtype])), Layout(True, "series", x.index, None, x.name)
+            arr = _checked(_pandas_numbers(pd, x, [x.dtype]))
+            return _in_date_order(arr, order), Layout(True, "series", x.index, None, x.name, order=order)
         if isinstance(x, pd.DataFrame):
             arr = _checked(_pandas_numbers(pd, x, list(x.dtypes)))
             if arr.ndim != 2:
                 raise ValueError("a DataFrame gives a 2-D array")
-            return np.ascontiguousarray(arr.T), Layout(False, "frame", x.index, x.columns)
+            return _in_date_order(np.ascontiguousarray(arr.T), order), Layout(False, "frame", x.index, x.columns, order=order)
     if isinstance(x, (list, tuple)):
         ragged = _ragged(x)
-        if ragged is not None:
-            return ragged
+        if ragged is not None or _list_of_series(x):
+            if axis not in (None, 1, -1):
+                raise ValueError(f"axis={axis!r}: a list of 1-D series is one series an item (axis 1); give one array with axis=0 for bars x series")
+            if ragged is not None:
+                return ragged
+            return _checked(x), _NUMPY_2D
     arr = _checked(x)
-    return arr, (_NUMPY_1D if arr.ndim == 1 else _NUMPY_2D)
+    if arr.ndim == 1:
+        if axis not in (None, 0, -1):
+            raise ValueError(f"axis={axis!r}: a 1-D array is one series, its bars along axis 0")
+        return arr, _NUMPY_1D
+    if axis is None:
+        raise ValueError(_NEEDS_AXIS.format(shape=arr.shape))
+    if axis not in _BARS_AXIS:
+        raise ValueError(f"axis={axis!r}: a 2-D array's bars run along axis 0 (bars x series) or 1 (series x bars)")
+    if _BARS_AXIS[axis]:
+        return np.ascontiguousarray(arr.T), _NUMPY_2D_BARS_FIRST
+    return arr, _NUMPY_2D
+
+
+_NEEDS_AXIS = (
+    "a 2-D array ({shape[0]} x {shape[1]}) needs axis=, the axis its bars run along: axis=0 when "
+    "each column is a series (bars x series, as DataFrame.to_numpy() gives), axis=1 when each "
+    "row is one (series x bars); or pass the DataFrame itself, whose columns are its series"
+)
+
+
+def _list_of_series(x):
+    """A non-empty list or tuple whose items are all 1-D (one series each)."""
+    return bool(x) and all(np.ndim(item) == 1 for item in x)
+
+
+def _date_order(pd, index):
+    """The order of a pandas object's rows by their dates, as the command line orders a CSV
+    series' records (docs/cli.md, "Order of records"): None when the index is no
+    DatetimeIndex or is in increasing order already, else the positions in date order
+    (a stable sort). Two rows of one date are refused, as the command line refuses two
+    records of one series with one date, and so is a missing date (NaT) and a long frame's
+    MultiIndex, whose rows are several series."""
+    if isinstance(index, pd.MultiIndex):
+        raise ValueError(_long_frame_message(pd, index))
+    if not isinstance(index, pd.DatetimeIndex):
+        return None
+    if index.is_monotonic_increasing and index.is_unique and not index.hasnans:
+        return None
+    if index.hasnans:
+        raise ValueError(f"the index has no date at row {int(np.flatnonzero(index.isna())[0])} (NaT): every bar needs its date")
+    order = np.argsort(index.asi8, kind="stable")
+    sorted_dates = index.asi8[order]
+    same = np.flatnonzero(sorted_dates[1:] == sorted_dates[:-1])
+    if same.size:
+        first, second = sorted(order[same[0] : same[0] + 2])
+        raise ValueError(
+            f'two rows for date "{index[first]}" (rows {first} and {second}): a series has one value a bar; '
+            "keep one, or pass the values without their index (.to_numpy()) to keep the row order"
+        )
+    return order
+
+
+def _long_frame_message(pd, index):
+    names = [str(n) if n is not None else f"level {k}" for k, n in enumerate(index.names)]
+    dated = [k for k in range(index.nlevels) if isinstance(index.levels[k], pd.DatetimeIndex)]
+    group = next((names[k] for k in range(index.nlevels) if k not in dated), names[-1])
+    return (
+        f"the index has {index.nlevels} levels ({', '.join(names)}): a long frame, whose rows are several "
+        f"series, which one call would compute as one series running across them. Put one series "
+        f'a column, frame["close"].unstack("{group}") (the dates aligned, NaN where a {group} has no bar), '
+        f"or pass each {group}'s series alone in a list (a kernel of several inputs: one list an input, "
+        f'by keyword): [s.droplevel("{group}") for _, s in frame["close"].groupby(level="{group}", sort=False)]'
+    )
+
+
+def _in_date_order(arr, order):
+    """arr (series along its last axis) with its bars in date order."""
+    return arr if order is None else np.ascontiguousarray(arr[..., order])
+
+
+def caller_order(a, layout):
+    """An output whose bars run along its last axis, its bars back in the caller's row
+    order (the inverse of _in_date_order)."""
+    if layout.order is None:
+        return a
+    back = np.empty_like(a)
+    back[..., layout.order] = a
+    return back
 
 
 def _pandas_numbers(pd, x, dtypes):
@@ -73,7 +173,7 @@ def _ragged(x):
     """A list or tuple of 1-D series of different lengths as (rows x longest array, layout
     with the lengths), the library's ragged rows (docs/python.md, "Arrays"); None for
     anything else. The samples past a row's length are NaN and never read."""
-    if not x or not all(np.ndim(item) == 1 for item in x):
+    if not _list_of_series(x):
         return None
     series = [_checked(item) for item in x]
     lengths = np.array([len(s) for s in series], dtype=np.uintp)
@@ -143,8 +243,9 @@ def _plain(v):
 def present(arrays, kinds, layout, sets, grid, first_set=0):
     """The library's (sets*rows) x out_cols outputs in the caller's shape: a 1-D input drops
     the rows axis, a per-row scalar (kind "scalar") drops its axis of one column, a sweep
-    adds a leading sets axis (``sets`` run, from the grid's set ``first_set``), and pandas
-    objects come back with their index. Outputs of a 1-D input without a sweep come flat
+    adds a leading sets axis (``sets`` run, from the grid's set ``first_set``), a 2-D array
+    given bars x series (axis=0) gets its outputs bars x series (views), and pandas objects
+    come back with their index, in their own row order. Outputs of a 1-D input without a sweep come flat
     already (the "flat" argument of _run)."""
     if layout is _NUMPY_1D and not sets:
         return [a[0] if kind == "scalar" else a for a, kind in zip(arrays, kinds)]
@@ -159,7 +260,9 @@ def present(arrays, kinds, layout, sets, grid, first_set=0):
             shape.insert(0, sets)
         a = arr.reshape(shape)
         if layout.pandas is not None:
-            a = _to_pandas(a, kind, layout, sets, grid, first_set)
+            a = _to_pandas(caller_order(a, layout) if kind == "series" else a, kind, layout, sets, grid, first_set)
+        elif layout.bars_first and kind != "scalar":
+            a = np.swapaxes(a, -1, -2)  # bars (or replicates) x series, as the input came
         elif a.ndim == 0:
             a = a[()]  # a numpy.float64, which is a float
         shaped.append(a)

@@ -6,7 +6,9 @@ shaped like the input. A parameter given as a range, list, tuple or array is swe
 outputs gain a leading axis of sets, in the order of the cross product of the swept values
 (the first swept parameter varies slowest). ``out=`` takes preallocated float64 arrays
 (C-contiguous, writable, of the output's size) which are written in place and returned.
-``runtime=`` picks a Runtime (default: apportion.default_runtime()). ``use_dynamic=True``
+``runtime=`` picks a Runtime (default: apportion.default_runtime()). A 2-D array needs
+``axis=``, the axis its bars run along: 1 when each row is a series, 0 when each column is
+one (bars x series, as DataFrame.to_numpy() gives; outputs come back so). ``use_dynamic=True``
 lets thresholds.json choose CPU or GPU for this call (apo_should_use_gpu()).
 """
 
@@ -16,7 +18,7 @@ from ._arrays import named_inputs
 from ._default import default_runtime
 
 
-def _dynamic_ratios(rt, kernel, params, x):
+def _dynamic_ratios(rt, kernel, params, x, axis=None):
     """Ratios that keep the call on the CPU side or on the GPUs, as thresholds.json says
     (ThreadX's use_dynamic); None (the runtime's own split) when it has no timings, when a
     parameter is swept or when there is no GPU to choose."""
@@ -28,50 +30,51 @@ def _dynamic_ratios(rt, kernel, params, x):
         return None
     from ._arrays import as_input
 
-    cols = as_input(x)[0].shape[-1]  # samples a series (the longest, for different lengths)
+    cols = as_input(x, axis)[0].shape[-1]  # samples a series (the longest, for different lengths)
     use_gpu = rt.should_use_gpu(kernel, cols, **{k: v for k, v in params.items() if v is not None})
     if use_gpu is None:
         return None
     return [1.0 if g == use_gpu else 0.0 for g in gpus]
 
 
-def _call(kernel, x, params, out, runtime, use_dynamic, seed=0, named=None):
+def _call(kernel, x, params, out, runtime, use_dynamic, seed=0, named=None, axis=None):
     """One kernel call on ``x`` (the one input, or a DataFrame or mapping holding every
     input by name) or on the arrays of ``named`` ({input name: array or None}), the inputs
     taken by the kernel's input names (docs/python.md, "Several inputs"), so that a
-    kernel's function is one line whatever its inputs."""
+    kernel's function is one line whatever its inputs. ``axis`` is the axis a 2-D array's
+    bars run along (docs/python.md, "Arrays")."""
     rt = runtime if runtime is not None else default_runtime()
     names = (rt._kinds_cache.get(kernel) or rt._kernel(kernel))[4]
     inputs = (x,) if len(names) == 1 and not named and not isinstance(x, Mapping) else named_inputs(kernel, names, x, named)
-    ratios = _dynamic_ratios(rt, kernel, params, inputs[0]) if use_dynamic else None
-    return rt._apply(kernel, inputs, params, out, seed, ratios)
+    ratios = _dynamic_ratios(rt, kernel, params, inputs[0], axis) if use_dynamic else None
+    return rt._apply(kernel, inputs, params, out, seed, ratios, axis=axis)
 
 
-def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, use_dynamic=False):
+def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, use_dynamic=False, axis=None):
     """Bollinger bands: (upper, middle, lower), the rolling mean of ``period`` samples plus
     ``nbdev_up`` and minus ``nbdev_dn`` rolling population standard deviations; the first
     period - 1 samples are NaN."""
-    return _call("bollinger", x, {"period": period, "nbdev_up": nbdev_up, "nbdev_dn": nbdev_dn}, out, runtime, use_dynamic)
+    return _call("bollinger", x, {"period": period, "nbdev_up": nbdev_up, "nbdev_dn": nbdev_dn}, out, runtime, use_dynamic, axis=axis)
 
 
-def macd(x, fast=12, slow=26, signal=9, *, out=None, runtime=None, use_dynamic=False):
+def macd(x, fast=12, slow=26, signal=9, *, out=None, runtime=None, use_dynamic=False, axis=None):
     """MACD: (macd, signal, hist) from exponential moving averages of ``fast`` and ``slow``
     samples and the ``signal`` average of their difference."""
-    return _call("macd", x, {"fast": fast, "slow": slow, "signal": signal}, out, runtime, use_dynamic)
+    return _call("macd", x, {"fast": fast, "slow": slow, "signal": signal}, out, runtime, use_dynamic, axis=axis)
 
 
-def returns_stats(x, *, out=None, runtime=None, use_dynamic=False):
+def returns_stats(x, *, out=None, runtime=None, use_dynamic=False, axis=None):
     """Per series: (count, mean, variance, min, max) of the finite samples."""
-    return _call("returns_stats", x, {}, out, runtime, use_dynamic)
+    return _call("returns_stats", x, {}, out, runtime, use_dynamic, axis=axis)
 
 
-def bootstrap(x, replicates=1000, *, seed=0, out=None, runtime=None, use_dynamic=False):
+def bootstrap(x, replicates=1000, *, seed=0, out=None, runtime=None, use_dynamic=False, axis=None):
     """Per series: (means, mean, stderr) of ``replicates`` bootstrap resamples of the mean,
     drawn from ``seed`` (the same seed gives the same bits on any devices)."""
-    return _call("bootstrap", x, {"replicates": replicates}, out, runtime, use_dynamic, seed=seed)
+    return _call("bootstrap", x, {"replicates": replicates}, out, runtime, use_dynamic, seed=seed, axis=axis)
 
 
-def compute(kernel, *inputs, out=None, runtime=None, seed=0, **params):
+def compute(kernel, *inputs, out=None, runtime=None, seed=0, axis=None, **params):
     """Any kernel by name, built-in or registered on the runtime, with its parameters."""
     rt = runtime if runtime is not None else default_runtime()
-    return rt.compute(kernel, *inputs, out=out, seed=seed, **params)
+    return rt.compute(kernel, *inputs, out=out, seed=seed, axis=axis, **params)

@@ -120,7 +120,7 @@ class Runtime(_core.Runtime):
 
     # ---- running ---------------------------------------------------------------------
 
-    def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, first_set=0, n_sets_run=0, **params):
+    def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, first_set=0, n_sets_run=0, axis=None, **params):
         """Runs ``kernel`` on ``inputs`` with ``params`` (a list, tuple, range or array as a
         value sweeps that parameter) and returns its outputs as a named tuple shaped like
         the input (docs/python.md); with report=True, (outputs, report dict). A kernel of
@@ -128,11 +128,13 @@ class Runtime(_core.Runtime):
         mapping with those columns or keys (any case), or as arrays by keyword
         (``high=..., low=..., close=...``). Of a sweep, ``first_set`` and ``n_sets_run``
         (0: every set from first_set on) run only sets first_set .. first_set + n_sets_run - 1
-        of the grid, each bitwise what it is in the whole sweep (apo_sweep's fields)."""
+        of the grid, each bitwise what it is in the whole sweep (apo_sweep's fields). A 2-D
+        array needs ``axis``, the axis its bars run along: 1 when each row is a series, 0
+        when each column is one (its outputs then come back bars x series)."""
         inputs, params = self._inputs(kernel, inputs, params)
-        return self._apply(kernel, inputs, params, out, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report, first_set, n_sets_run)
+        return self._apply(kernel, inputs, params, out, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report, first_set, n_sets_run, axis)
 
-    def _apply(self, kernel, inputs, params, out=None, seed=0, ratios=None, tag=None, split=0, learn=0, report=False, first_set=0, n_sets_run=0):
+    def _apply(self, kernel, inputs, params, out=None, seed=0, ratios=None, tag=None, split=0, learn=0, report=False, first_set=0, n_sets_run=0, axis=None):
         """compute() with its arguments as they reach the C call: the path of every call,
         kept short because at 1e3 samples the binding's own cost is what is measured."""
         entry = self._kinds_cache.get(kernel)
@@ -142,10 +144,10 @@ class Runtime(_core.Runtime):
         if len(inputs) != n_inputs:
             raise TypeError(f"kernel {kernel} takes {n_inputs} input(s), {len(inputs)} given")
         if n_inputs == 1:
-            arr, layout = _arrays.as_input(inputs[0])
+            arr, layout = _arrays.as_input(inputs[0], axis)
             arrays = (arr,)
         else:
-            converted = [_arrays.as_input(x) for x in inputs]
+            converted = [_arrays.as_input(x, axis) for x in inputs]
             arrays = tuple(a for a, _ in converted)
             layout = converted[0][1]
             lengths = [None if c[1].lengths is None else c[1].lengths.tolist() for c in converted]
@@ -166,6 +168,8 @@ class Runtime(_core.Runtime):
             out = (out,)
         if layout.lengths is not None and out is not None:
             raise TypeError("out= is not taken for series of different lengths")
+        if layout.bars_first and out is not None:
+            raise TypeError("out= is written series x bars, the library's layout: give the input so (axis=1), not bars x series")
         if kernel == "macd":
             self._check_macd_warmup(params, arrays[0], layout)
         outs, rep, nonfinite = self._run(
@@ -177,7 +181,7 @@ class Runtime(_core.Runtime):
             result = tup._make(_arrays.present_ragged(outs, kinds, layout, sets))
         elif out is not None:
             result = tup._make(out)
-        elif all_series and sets is None and layout.pandas is None:
+        elif all_series and sets is None and layout.pandas is None and not layout.bars_first:
             result = tup._make(outs)  # shaped in C already: (n,) or (rows, n)
         else:
             result = tup._make(_arrays.present(outs, kinds, layout, sets, grid, first_set))
@@ -223,11 +227,11 @@ class Runtime(_core.Runtime):
                 self._kinds_cache[key] = entry
         return entry
 
-    def distribute(self, kernel, inputs, params=None, ratios=None, seed=0, out=None, tag=None, split="auto", learn=None):
+    def distribute(self, kernel, inputs, params=None, ratios=None, seed=0, out=None, tag=None, split="auto", learn=None, axis=None):
         """apo_distribute_workload(): returns (outputs, report) with the outputs as a named
         tuple and the report as a dict (docs/api.md, "The report"). ``inputs`` is one array
         for a one-input kernel, else a sequence of them; ``ratios`` one share a device, in
-        device order, or {device id: share}."""
+        device order, or {device id: share}; ``axis`` as for compute()."""
         n_inputs = self._kernel(kernel)[2]
         ins = (inputs,) if n_inputs == 1 else tuple(inputs)
         if isinstance(ratios, dict):
@@ -237,7 +241,7 @@ class Runtime(_core.Runtime):
                 raise ValueError(f"ratios name devices this runtime does not have: {sorted(unknown)}; it has {ids}")
             ratios = [float(ratios.get(i, 0.0)) for i in ids]
         return self.compute(
-            kernel, *ins, out=out, seed=seed, ratios=ratios, tag=tag, split=split, learn=learn, report=True, **(params or {})
+            kernel, *ins, out=out, seed=seed, ratios=ratios, tag=tag, split=split, learn=learn, report=True, axis=axis, **(params or {})
         )
 
     def plan(self, kernel, shape, params=None, ratios=None, tag=None, split="auto"):

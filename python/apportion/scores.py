@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from ._arrays import SWEEP_TYPES, _plain, split_params, sweep_labels
+from ._arrays import SWEEP_TYPES, _plain, as_input, split_params, sweep_labels
 from ._default import default_runtime
 
 #: The scores, in the order of a scored call's outputs.
@@ -35,24 +35,29 @@ def follow(leader, values=None):
     return Follow(leader, values)
 
 
-def _series(data):
-    """(rows x bars float64 array, series names) of closes: a DataFrame's columns, a Series,
-    a 2-D array's rows or one 1-D array."""
-    if hasattr(data, "columns"):  # a DataFrame: its columns are the series
-        return np.ascontiguousarray(data.to_numpy(dtype=np.float64).T), [c for c in data.columns]
-    if hasattr(data, "to_numpy"):  # a Series
-        return np.ascontiguousarray(data.to_numpy(dtype=np.float64)[None, :]), [data.name if data.name is not None else 0]
-    arr = np.asarray(data, dtype=np.float64)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2:
-        raise ValueError(f"score() takes one series or rows x bars, not an array of {arr.ndim} dimensions")
-    return np.ascontiguousarray(arr), list(range(arr.shape[0]))
+def _series(data, axis):
+    """(closes, series names): the input of the scored call, one series a row, read as
+    every call of the package reads one (docs/python.md, "Arrays"): a DataFrame's columns,
+    a Series, a list of 1-D series (of different lengths too: a ragged call, as the command
+    line scores tickers of several lengths), a 2-D array with ``axis``, or one 1-D array.
+    Series of different lengths stay the list they came as; anything else is the
+    rows x bars array."""
+    arr, layout = as_input(data, axis)
+    if layout.pandas == "frame":
+        names = list(layout.columns)
+    elif layout.pandas == "series":
+        names = [layout.name if layout.name is not None else 0]
+    else:
+        names = list(range(1 if layout.one_d else arr.shape[0]))
+    if layout.lengths is not None:
+        return [row[: int(n)] for row, n in zip(arr, layout.lengths)], names
+    return (arr.reshape(1, -1) if layout.one_d else arr), names
 
 
-def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, ratios=None, **params):
+def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, ratios=None, axis=None, **params):
     """Scores ``rule`` on ``kernel`` over every series of ``data`` (a DataFrame whose columns
-    are the series, a Series, a 2-D array of rows x bars or one 1-D array of closes) for
+    are the series, a Series, a list of 1-D series, of different lengths too, a 2-D array
+    with ``axis``, the axis its bars run along, or one 1-D array of closes) for
     every parameter set: a parameter given as a range, list, tuple or array is swept (the
     cross product, the first varying slowest), ``cost`` and ``periods_per_year`` included.
 
@@ -68,12 +73,12 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
     import pandas as pd
 
     rt = runtime if runtime is not None else default_runtime()
-    x, names = _series(data)
+    x, names = _series(data, axis)
     params = dict(params, cost=cost, periods_per_year=periods_per_year)
     if any(isinstance(v, Follow) for v in params.values()):
         return _paired(x, names, kernel, rule, rt, ratios, params)
     _, grid = split_params({k: v for k, v in params.items() if isinstance(v, SWEEP_TYPES)})
-    result = rt.compute(f"{kernel}:{rule}", x, ratios=ratios, **params)
+    result = rt.compute(f"{kernel}:{rule}", x, ratios=ratios, axis=1, **params)
     rows = len(names)
     sets = 1
     for _, values in grid or []:
@@ -130,7 +135,7 @@ def _paired(x, names, kernel, rule, rt, ratios, params):
         for a, i in zip(leaders, picks):
             for n in groups[a]:
                 call[n] = float(values[n][i])
-        result = rt.compute(f"{kernel}:{rule}", x, ratios=ratios, **call)
+        result = rt.compute(f"{kernel}:{rule}", x, ratios=ratios, axis=1, **call)
         got = np.stack([np.asarray(getattr(result, s), dtype=np.float64).reshape(-1) for s in SCORES], axis=1)
         at = dict(zip(leaders, picks))
         for j, inner_picks in enumerate(itertools.product(*[range(sizes[a]) for a in inner])):

@@ -101,14 +101,16 @@ class Stream(_core.Stream):
         self.close()
         return False
 
-    def update(self, block=None, /, **named):
+    def update(self, block=None, /, *, axis=None, **named):
         """Appends the same number of new bars to every series and returns their outputs, as
         a named tuple of the kernel's outputs shaped like the input:
 
         - a 1-D array (or pandas Series) of ``series`` values: one new bar a series, outputs
           of that shape (a Series keeps its index);
-        - a 2-D array of new bars x series (rows are bars, columns are series, as in a
-          DataFrame): outputs of bars x series;
+        - a 2-D array with ``axis``, the axis its bars run along: ``axis=0`` for new bars x
+          series (rows are bars, columns are series, as in a DataFrame), ``axis=1`` for
+          series x new bars; outputs shaped alike. Without ``axis`` a 2-D array is refused,
+          as in every call of the package (docs/python.md, "Arrays");
         - a DataFrame whose columns are the series and whose index is the new bars' dates:
           DataFrames with that index and those columns.
 
@@ -127,7 +129,7 @@ class Stream(_core.Stream):
             inputs = _arrays.named_inputs(self.kernel, names, block, named)
         packed, layouts, shape = [], [], None
         for name, x in zip(names, inputs):
-            arr, layout = self._packed(name, x)
+            arr, layout = self._packed(name, x, axis)
             if shape is not None and (arr.shape != shape or layout.one_d != layouts[0].one_d):
                 raise ValueError(f"input {name} has another shape than {names[0]}; every input needs the same")
             shape = arr.shape
@@ -139,18 +141,14 @@ class Stream(_core.Stream):
             return self._result._make(_present(o, layouts[0]) for o in outs)
         return self._result._make(_present_sets(o, layouts[0], self._labels, self.swept) for o in outs)
 
-    def _packed(self, name, x):
+    def _packed(self, name, x, axis):
         """One input's block as the library's packed layout (series after series: an array
         of series x bars, or of series for one bar each) and the layout it came in."""
-        arr, layout = _arrays.as_input(x)
+        packed, layout = _arrays.as_input(x, axis, one_bar=True)  # series x bars, a frame's too
         if layout.lengths is not None:
             raise ValueError(f"input {name}: an update gives every series the same number of new bars")
-        if layout.pandas == "frame" or arr.ndim == 1:
-            packed = arr  # as_input gives a DataFrame as series x bars already
-        else:
-            packed = np.ascontiguousarray(arr.T)  # bars x series -> series x bars
         if packed.shape[0] != self.n_series:
-            what = "values" if packed.ndim == 1 else "columns (series)"
+            what = "values" if packed.ndim == 1 else "rows (series)" if layout is _arrays._NUMPY_2D else "columns (series)"
             raise ValueError(f"input {name} has {packed.shape[0]} {what}; the stream follows {self.n_series} series")
         return packed, layout
 
@@ -160,7 +158,7 @@ def _present(out, layout):
     if layout.pandas == "frame":
         import pandas as pd
 
-        return pd.DataFrame(out.T, index=layout.index, columns=layout.columns)
+        return pd.DataFrame(_arrays.caller_order(out, layout).T, index=layout.index, columns=layout.columns)
     if layout.one_d:
         flat = out.reshape(-1)
         if layout.pandas == "series":
@@ -168,7 +166,7 @@ def _present(out, layout):
 
             return pd.Series(flat, index=layout.index, name=layout.name)
         return flat
-    return out.T  # bars x series, a view of the library's series-major block
+    return out.T if layout.bars_first else out  # bars x series: a view of the library's block
 
 
 def _present_sets(out, layout, labels, names):
@@ -183,11 +181,11 @@ def _present_sets(out, layout, labels, names):
             keys = pd.Index(labels, name=names[0] if names else None)
         if layout.pandas == "series":
             return pd.DataFrame(out.reshape(len(labels), -1).T, index=layout.index, columns=keys)
-        frames = [pd.DataFrame(o.T, index=layout.index, columns=layout.columns) for o in out]
+        frames = [pd.DataFrame(_arrays.caller_order(o, layout).T, index=layout.index, columns=layout.columns) for o in out]
         return pd.concat(frames, axis=1, keys=keys)
     if layout.one_d:
         return out.reshape(out.shape[0], -1)
-    return out.transpose(0, 2, 1)  # sets x bars x series, a view of the library's block
+    return out.transpose(0, 2, 1) if layout.bars_first else out  # sets x bars x series: a view
 
 
 def _loaded_sweep(sets):

@@ -76,7 +76,7 @@ class WorkloadManager:
             return FUNCTION_ALIASES[tag]
         raise ValueError(f"workload tag {tag!r} names no kernel ({', '.join(kernels)}); pass kernel=")
 
-    def distribute_workload(self, data, process_function, seed=None, workload_tag=None, **params):
+    def distribute_workload(self, data, process_function, seed=None, workload_tag=None, axis=None, **params):
         """Runs ``process_function`` over ``data`` split across the devices, in the ratios
         of ``workload_tag``'s profile (default: the kernel's own name).
 
@@ -86,15 +86,16 @@ class WorkloadManager:
         of each series (the library's tiles) on the cpu, holding the GIL: slow, and
         correct for a function of each sample's own piece only. Its results are put back
         in place and returned as one array shaped like ``data``. ``seed`` (None: 0) keys the
-        random draws of kernels that draw (bootstrap)."""
+        random draws of kernels that draw (bootstrap). A 2-D ``data`` needs ``axis``, the axis
+        its bars run along, as every call of the package (docs/python.md, "Arrays")."""
         rt = self.runtime
         seed = 0 if seed is None else seed
         if isinstance(process_function, str):
-            return rt.compute(_kernel_name(process_function), data, seed=seed, tag=workload_tag, **params)
+            return rt.compute(_kernel_name(process_function), data, seed=seed, tag=workload_tag, axis=axis, **params)
         if not callable(process_function):
             raise TypeError("process_function must be a kernel name or a callable")
         name = self._register_callable(rt, process_function)
-        return rt.compute(name, data, seed=seed, tag=workload_tag or name).out0
+        return rt.compute(name, data, seed=seed, tag=workload_tag or name, axis=axis).out0
 
     def _register_callable(self, rt, fn):
         with self._lock:

@@ -21,7 +21,7 @@ CASES = [
 def test_kernel_equals_cli(rt, cli, walk, kernel, params, rows):
     x = walk(rows, 50000)
     info = rt.kernel_info(kernel)
-    got = rt.compute(kernel, x, seed=11, **params)
+    got = rt.compute(kernel, x, seed=11, **params, axis=-1)
     want = cli(kernel, x, params.items(), seed=11, outputs=info["outputs"])
     for name in info["outputs"]:
         assert_bitwise(getattr(got, name), want[name])

@@ -70,7 +70,7 @@ def test_ordinary_input_gives_no_warning(cpu_rt, walk):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         apportion.bollinger(walk(0, 1000), runtime=cpu_rt)
-        apportion.macd(walk(2, 1000), runtime=cpu_rt)
+        apportion.macd(walk(2, 1000), runtime=cpu_rt, axis=-1)
 
 
 def test_macd_shorter_than_warmup_is_refused_as_by_the_cli(cpu_rt):

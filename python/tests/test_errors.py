@@ -68,7 +68,7 @@ def test_unknown_kernel(rt):
 
 def test_empty_input(rt):
     with pytest.raises(apportion.InvalidArgumentError):
-        apportion.returns_stats(np.ones((0, 10)), runtime=rt)
+        apportion.returns_stats(np.ones((0, 10)), runtime=rt, axis=-1)
 
 
 def test_bad_ratios_and_devices(rt):

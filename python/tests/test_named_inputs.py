@@ -56,12 +56,12 @@ def test_every_way_of_giving_the_inputs_gives_the_same_bits(flow_rt, walk):
 
 def test_split_and_sweep_with_two_inputs(flow_rt, walk):
     close, volume = walk(4, 2000, seed=5), np.abs(walk(4, 2000, seed=6))
-    alone = flow_rt.compute("py_flow", close=close, volume=volume, k=2.0)
+    alone = flow_rt.compute("py_flow", close=close, volume=volume, k=2.0, axis=-1)
     for ratios in ([1.0, 0.0], [0.0, 1.0], [0.2, 0.8]):
         for split in ("rows", "time"):
-            again = flow_rt.compute("py_flow", close=close, volume=volume, k=2.0, ratios=ratios, split=split)
+            again = flow_rt.compute("py_flow", close=close, volume=volume, k=2.0, ratios=ratios, split=split, axis=-1)
             assert_bitwise(again.flow, alone.flow)
-    swept = flow_rt.compute("py_flow", close=close, volume=volume, k=[1.0, 2.0])
+    swept = flow_rt.compute("py_flow", close=close, volume=volume, k=[1.0, 2.0], axis=-1)
     assert_bitwise(swept.flow[1], alone.flow)
 
 

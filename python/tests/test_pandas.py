@@ -29,11 +29,11 @@ def test_frame_in_frame_out(rt, walk):
     m = apportion.macd(df, runtime=rt)
     assert isinstance(m.macd, pd.DataFrame)
     assert m.macd.index.equals(idx) and list(m.macd.columns) == ["a", "b", "c"]
-    ref = apportion.macd(x, runtime=rt)
+    ref = apportion.macd(x, runtime=rt, axis=-1)
     assert_bitwise(m.macd.to_numpy().T, ref.macd)
     stats = apportion.returns_stats(df, runtime=rt)
     assert isinstance(stats.max, pd.Series) and list(stats.max.index) == ["a", "b", "c"]
-    assert_bitwise(stats.max.to_numpy(), apportion.returns_stats(x, runtime=rt).max)
+    assert_bitwise(stats.max.to_numpy(), apportion.returns_stats(x, runtime=rt, axis=-1).max)
 
 
 def test_series_sweep_gives_frame_by_set(rt, walk):
@@ -60,7 +60,7 @@ def test_frame_sweep_gives_columns_by_set_and_series(rt, walk):
     # Columns: (set, series), sets outermost, as the sweep's output is set-major.
     assert list(b.upper.columns) == [(5, "a"), (5, "b"), (30, "a"), (30, "b")]
     for period in (5, 30):
-        one = apportion.bollinger(x, period=period, runtime=rt)
+        one = apportion.bollinger(x, period=period, runtime=rt, axis=-1)
         for r, name in enumerate(["a", "b"]):
             assert_bitwise(b.upper[(period, name)].to_numpy(), one.upper[r])
     stats = apportion.returns_stats(df, runtime=rt)

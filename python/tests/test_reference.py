@@ -53,7 +53,7 @@ def test_returns_stats_against_long_double(walk):
     mean and sample variance close to a long-double two-pass (docs/kernels.md)."""
     x = walk(2, 4000, seed=8)
     x[1, 100] = np.nan  # spoils two returns of row 1
-    s = apportion.returns_stats(x)
+    s = apportion.returns_stats(x, axis=-1)
     for r in range(2):
         ret = x[r][1:] / x[r][:-1] - 1
         ret = ret[np.isfinite(ret)]

@@ -54,7 +54,7 @@ def test_plan_ratios_and_profile_in_memory(rt):
 
 def test_report_fields(rt, walk):
     x = walk(4, 10000)
-    outs, report = rt.distribute("bollinger", x, params={"period": 30}, ratios={"cpu": 1.0, "sim:b": 1.0}, seed=5)
+    outs, report = rt.distribute("bollinger", x, params={"period": 30}, ratios={"cpu": 1.0, "sim:b": 1.0}, seed=5, axis=-1)
     assert report["kernel"] == "bollinger" and report["rows"] == 4 and report["cols"] == 10000
     assert report["seed"] == 5 and report["ratio_source"] == "explicit" and report["simulated"]
     assert sum(d["elements"] for d in report["devices"]) == report["elements"] == 40000
@@ -65,6 +65,6 @@ def test_report_fields(rt, walk):
 def test_inputs_of_different_shapes(rt):
     rt.register_kernel("py_two_inputs", lambda i, o, r, b, e, p, s: None, n_inputs=2)
     with pytest.raises(ValueError, match="input 1 is"):
-        rt.compute("py_two_inputs", np.ones((2, 100)), np.ones((2, 99)))
+        rt.compute("py_two_inputs", np.ones((2, 100)), np.ones((2, 99)), axis=-1)
     with pytest.raises(TypeError, match="takes 2 input"):
         rt.compute("py_two_inputs", np.ones(100))

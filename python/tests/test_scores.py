@@ -75,7 +75,7 @@ def test_a_swept_frame_matches_the_definition(rt):
     assert got.index[0] == (10, 1.5, "AAA") and got.index[-1] == (30, 2.0, "CCC")
     for period in (10, 30):
         for width in (1.5, 2.0):
-            bands = apportion.bollinger(x, period=period, nbdev_up=width, runtime=rt)
+            bands = apportion.bollinger(x, period=period, nbdev_up=width, runtime=rt, axis=-1)
             for r, name in enumerate(frame.columns):
                 want = _reference("bands_revert", x[r], [b[r] for b in bands], 0.0005, 252)
                 line = got.loc[(period, width, name)]
@@ -86,10 +86,10 @@ def test_a_swept_frame_matches_the_definition(rt):
 
 def test_each_set_is_its_call_alone_bitwise(rt):
     x = _walks(2, 6)
-    got = apportion.score(x, "macd", "macd_cross", fast=[8, 12], cost=[0.0, 0.001], runtime=rt)
+    got = apportion.score(x, "macd", "macd_cross", fast=[8, 12], cost=[0.0, 0.001], runtime=rt, axis=-1)
     for fast in (8, 12):
         for cost in (0.0, 0.001):
-            alone = apportion.score(x, "macd", "macd_cross", fast=fast, cost=cost, runtime=rt)
+            alone = apportion.score(x, "macd", "macd_cross", fast=fast, cost=cost, runtime=rt, axis=-1)
             assert alone.index.names == ["series"]
             for series in (0, 1):
                 a = got.loc[(fast, cost, series)].to_numpy()
@@ -139,14 +139,28 @@ def _zone_reference(rsi, close, lower, upper):
 
 def test_a_rules_thresholds_pass_through_and_sweep(rt):
     x = _walks(2, 8)
-    got = apportion.score(x, "rsi", "rsi_zone", timeperiod=14, lower=[20, 30], upper=70, runtime=rt)
+    got = apportion.score(x, "rsi", "rsi_zone", timeperiod=14, lower=[20, 30], upper=70, runtime=rt, axis=-1)
     assert got.index.names == ["lower", "series"]
-    rsi = apportion.compute("rsi", x, timeperiod=14, runtime=rt).rsi
+    rsi = apportion.compute("rsi", x, timeperiod=14, runtime=rt, axis=-1).rsi
     for lower in (20, 30):
         for series in (0, 1):
             want = _zone_reference(rsi[series], x[series], lower, 70)
             assert got.loc[(lower, series), "trades"] == want
-            alone = apportion.score(x, "rsi", "rsi_zone", lower=lower, runtime=rt)
+            alone = apportion.score(x, "rsi", "rsi_zone", lower=lower, runtime=rt, axis=-1)
             assert got.loc[(lower, series)].to_numpy().tobytes() == alone.loc[series].to_numpy().tobytes()
     with pytest.raises(apportion.BadParameterError, match="must be below upper"):
-        apportion.score(x, "rsi", "rsi_zone", lower=80, runtime=rt)
+        apportion.score(x, "rsi", "rsi_zone", lower=80, runtime=rt, axis=-1)
+
+
+def test_series_of_different_lengths_score_as_each_alone(rt):
+    """A list of series of several lengths is one ragged call, as the indicator functions
+    take it and as the command line scores tickers of several lengths: each series' lines
+    are bitwise those of that series scored alone."""
+    x = _walks(3, 1)
+    series = [x[0], x[1, :4000], x[2, :2500]]
+    got = apportion.score(series, "bollinger", "bands_revert", period=[10, 20], nbdev_up=2, runtime=rt)
+    assert list(got.index.get_level_values("series")) == [0, 1, 2] * 2
+    for r, s in enumerate(series):
+        alone = apportion.score(s, "bollinger", "bands_revert", period=[10, 20], nbdev_up=2, runtime=rt)
+        assert np.array_equal(got.xs(r, level="series").to_numpy(), alone.to_numpy(), equal_nan=True)
+    assert got.xs(2, level="series")["bars"].max() <= 2500

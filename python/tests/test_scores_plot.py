@@ -17,7 +17,7 @@ needs_gnuplot = pytest.mark.skipif(shutil.which("gnuplot") is None, reason="gnup
 def _frame(rt, **sweep):
     rng = np.random.default_rng(5)
     x = 100.0 + np.cumsum(rng.uniform(-0.5, 0.5, (3, 3000)), axis=1)
-    return apportion.score(x, "bollinger", "bands_revert", runtime=rt, **sweep)
+    return apportion.score(x, "bollinger", "bands_revert", runtime=rt, **sweep, axis=-1)
 
 
 def _mean_by_hand(frame, score, **at):

@@ -17,10 +17,10 @@ import apportion
 SERIES = 3
 # (kernel, parameters, the batch call on {input: series x bars} with those parameters)
 CASES = [
-    ("bollinger", {"period": 20, "nbdev_up": 2.0, "nbdev_dn": 1.5}, lambda rt, x, p: apportion.bollinger(x["close"], runtime=rt, **p)),
-    ("macd", {"fast": 12, "slow": 26, "signal": 9}, lambda rt, x, p: apportion.macd(x["close"], runtime=rt, **p)),
-    ("atr", {"timeperiod": 14}, lambda rt, x, p: rt.compute("atr", **x, **p)),
-    ("obv", {}, lambda rt, x, p: rt.compute("obv", **x, **p)),
+    ("bollinger", {"period": 20, "nbdev_up": 2.0, "nbdev_dn": 1.5}, lambda rt, x, p: apportion.bollinger(x["close"], runtime=rt, **p, axis=-1)),
+    ("macd", {"fast": 12, "slow": 26, "signal": 9}, lambda rt, x, p: apportion.macd(x["close"], runtime=rt, **p, axis=-1)),
+    ("atr", {"timeperiod": 14}, lambda rt, x, p: rt.compute("atr", **x, **p, axis=-1)),
+    ("obv", {}, lambda rt, x, p: rt.compute("obv", **x, **p, axis=-1)),
 ]
 IDS = [c[0] for c in CASES]
 # Where the saved state keeps the tile length (docs/streaming.md, "The state").
@@ -80,7 +80,8 @@ def feed(stream, inputs, sizes, start=0):
             block = {k: v[:, t] for k, v in inputs.items()}
         else:
             block = {k: v[:, t : t + n].T for k, v in inputs.items()}
-        out = stream.update(block["close"]) if len(block) == 1 else stream.update(**block)
+        axis = None if n == 1 else 0
+        out = stream.update(block["close"], axis=axis) if len(block) == 1 else stream.update(axis=axis, **block)
         for name, arr in zip(stream.outputs, out):
             assert arr.shape == ((SERIES,) if n == 1 else (n, SERIES))
             pieces[name].append(arr.reshape(SERIES, 1) if n == 1 else arr.T)
@@ -131,24 +132,24 @@ def test_one_bar_at_a_time_from_the_first_bar_matches_the_batch(rt):
     close = history("macd", 400, seed=5)["close"]
     s = apportion.Stream("macd", SERIES, runtime=rt)
     got = np.stack([s.update(close[:, t]).hist for t in range(400)], axis=1)
-    assert_same_bits(got, apportion.macd(close, runtime=rt).hist)
+    assert_same_bits(got, apportion.macd(close, runtime=rt, axis=-1).hist)
 
 
 def test_inputs_by_keyword_mapping_and_case_give_the_same_bits(rt):
     x = history("atr", 600, seed=3)
     a = apportion.Stream("atr", SERIES, runtime=rt, timeperiod=10)
     b = apportion.Stream("atr", SERIES, runtime=rt, timeperiod=10)
-    by_keyword = a.update(high=x["high"].T, low=x["low"].T, close=x["close"].T)
-    by_mapping = b.update({"High": x["high"].T, "LOW": x["low"].T, "close": x["close"].T})
+    by_keyword = a.update(high=x["high"].T, low=x["low"].T, close=x["close"].T, axis=0)
+    by_mapping = b.update({"High": x["high"].T, "LOW": x["low"].T, "close": x["close"].T}, axis=0)
     assert by_keyword._fields == ("atr",)
     assert_same_bits(by_keyword.atr, by_mapping.atr)
-    assert_same_bits(by_keyword.atr.T, rt.compute("atr", **x, timeperiod=10).atr)
+    assert_same_bits(by_keyword.atr.T, rt.compute("atr", **x, timeperiod=10, axis=1).atr)
     with pytest.raises(TypeError, match="high, low, close"):
         a.update(x["close"][:, 0])
     with pytest.raises(KeyError, match="low"):
         a.update(high=x["high"][:, 0], close=x["close"][:, 0])
     with pytest.raises(ValueError, match="another shape"):
-        a.update(high=x["high"][:, 0], low=x["low"][:, :2].T, close=x["close"][:, 0])
+        a.update(high=x["high"][:, 0], low=x["low"][:, :2].T, close=x["close"][:, 0], axis=0)
 
 
 def test_a_dataframe_update_keeps_its_index_and_columns(rt):
@@ -163,14 +164,14 @@ def test_a_dataframe_update_keeps_its_index_and_columns(rt):
     last_row = s.update(frame.iloc[250])  # a row: a Series indexed by the series' names
     assert isinstance(last_row.middle, pd.Series) and list(last_row.middle.index) == ["AAA", "BBB", "CCC"]
     rest = s.update(frame.iloc[251:])
-    want = apportion.bollinger(close, period=20, runtime=rt)
+    want = apportion.bollinger(close, period=20, runtime=rt, axis=-1)
     got = np.concatenate([first.middle.to_numpy(), last_row.middle.to_numpy()[None, :], rest.middle.to_numpy()])
     assert_same_bits(got.T, want.middle)
 
 
 def test_refused_states_raise_the_library_message(rt):
     s = apportion.Stream("bollinger", SERIES, runtime=rt)
-    s.update(history("bollinger", 100, seed=1)["close"].T)
+    s.update(history("bollinger", 100, seed=1)["close"].T, axis=0)
     blob = bytes(s)
     corrupt = bytearray(blob)
     corrupt[len(blob) // 2] ^= 0x40
@@ -197,7 +198,7 @@ def test_bad_streams_and_updates_are_refused(rt):
     with pytest.raises(ValueError, match="2 values; the stream follows 3 series"):
         s.update(np.zeros(2))
     with pytest.raises(ValueError, match="4 columns"):
-        s.update(np.zeros((5, 4)))
+        s.update(np.zeros((5, 4)), axis=0)
     assert list(s.bars) == [0] * SERIES  # nothing was fed
     s.close()
     with pytest.raises(ValueError, match="Stream is closed"):
@@ -232,14 +233,14 @@ def test_a_python_user_kernel_streams_and_its_failure_is_the_cause():
         own.register_kernel("py_fails_late", _fails_late, outputs=("y",), tile=64)
         x = np.random.default_rng(2).standard_normal((2, 300))
         s = apportion.Stream("py_position", 2, runtime=own)
-        head = s.update(x[:, :100].T).y.T
+        head = s.update(x[:, :100].T, axis=0).y.T
         tail = np.stack([s.update(x[:, t]).y for t in range(100, 300)], axis=1)
-        assert_same_bits(np.concatenate([head, tail], axis=1), own.compute("py_position", x).y)
+        assert_same_bits(np.concatenate([head, tail], axis=1), own.compute("py_position", x, axis=-1).y)
 
         f = apportion.Stream("py_fails_late", 2, runtime=own)
-        f.update(x[:, :100].T)
+        f.update(x[:, :100].T, axis=0)
         with pytest.raises(apportion.KernelFailedError, match="unusable") as failed:
-            f.update(x[:, 100:200].T)
+            f.update(x[:, 100:200].T, axis=0)
         assert isinstance(failed.value.__cause__, ZeroDivisionError)
         with pytest.raises(apportion.InvalidArgumentError, match="an earlier update failed"):
             f.update(x[:, 200])
@@ -266,7 +267,7 @@ def test_a_sweep_in_random_chunks_gives_each_sets_batch_bits_and_resumes(rt):
     def run(stream, chunk_sizes, t):
         pieces = []
         for n in chunk_sizes:
-            out = stream.update(close[:, t] if n == 1 else close[:, t : t + n].T)
+            out = stream.update(close[:, t]) if n == 1 else stream.update(close[:, t : t + n].T, axis=0)
             assert out.upper.shape == ((6, SERIES) if n == 1 else (6, n, SERIES))
             pieces.append(out.upper.reshape(6, SERIES, 1) if n == 1 else out.upper.transpose(0, 2, 1))
             t += n
@@ -276,10 +277,10 @@ def test_a_sweep_in_random_chunks_gives_each_sets_batch_bits_and_resumes(rt):
     s2 = apportion.Stream.load(bytes(s), runtime=rt)
     assert s2.sets == s.sets and s2.labels == s.labels and s2.swept == s.swept
     tail, tail2 = run(s, sizes[half:], done), run(s2, sizes[half:], done)
-    want = apportion.bollinger(close, period=periods, nbdev_up=devs, nbdev_dn=1.5, runtime=rt).upper
+    want = apportion.bollinger(close, period=periods, nbdev_up=devs, nbdev_dn=1.5, runtime=rt, axis=-1).upper
     assert want.shape == (6, SERIES, total)
     for k, (p, d) in enumerate(s.labels):
-        one = apportion.bollinger(close, period=p, nbdev_up=d, nbdev_dn=1.5, runtime=rt).upper
+        one = apportion.bollinger(close, period=p, nbdev_up=d, nbdev_dn=1.5, runtime=rt, axis=-1).upper
         assert_same_bits(want[k], one)
         assert_same_bits(np.concatenate([head[k], tail[k]], axis=1), one)
         assert_same_bits(tail2[k], one[:, done:])
@@ -292,13 +293,13 @@ def test_some_sets_of_a_grid_stream_as_their_batch_calls(rt):
     close = history("bollinger", 300, seed=8)["close"]
     s = apportion.Stream("bollinger", SERIES, runtime=rt, period=[5, 10, 20, 40], first_set=1, n_sets_run=2)
     assert s.labels == [10, 20] and [p["period"] for p in s.sets] == [10.0, 20.0]
-    head = s.update(close[:, :170].T).middle
+    head = s.update(close[:, :170].T, axis=0).middle
     assert head.shape == (2, 170, SERIES)
     s2 = apportion.Stream.load(bytes(s), runtime=rt)
     assert s2.labels == [10, 20]
-    tail = s2.update(close[:, 170:].T).middle
+    tail = s2.update(close[:, 170:].T, axis=0).middle
     for k, p in enumerate((10, 20)):
-        one = apportion.bollinger(close, period=p, runtime=rt).middle
+        one = apportion.bollinger(close, period=p, runtime=rt, axis=-1).middle
         assert_same_bits(np.concatenate([head[k], tail[k]]).T, one)
     rest = apportion.Stream("bollinger", SERIES, runtime=rt, period=[5, 10, 20, 40], first_set=3)
     assert rest.labels == [40] and rest.update(close[:, 0]).middle.shape == (1, SERIES)
@@ -315,7 +316,7 @@ def test_a_sweep_update_of_a_dataframe_has_set_and_series_columns(rt):
     s = apportion.Stream("bollinger", SERIES, runtime=rt, period=[5, 10])
     out = s.update(frame).middle
     assert list(out.columns) == [(p, c) for p in (5, 10) for c in ("AAA", "BBB", "CCC")]
-    assert_same_bits(out[10].to_numpy().T, apportion.bollinger(close, period=10, runtime=rt).middle)
+    assert_same_bits(out[10].to_numpy().T, apportion.bollinger(close, period=10, runtime=rt, axis=-1).middle)
     row = s.update(frame.iloc[0]).middle  # a Series: series x sets
     assert list(row.columns) == [5, 10] and list(row.index) == ["AAA", "BBB", "CCC"]
 

@@ -12,11 +12,11 @@ from conftest import assert_bitwise
 def test_range_sweep_equals_per_set_calls(rt, walk, rows):
     x = walk(rows, 20000)
     periods = range(10, 201, 10)
-    swept = rt.compute("bollinger", x, period=periods, nbdev_up=2)
+    swept = rt.compute("bollinger", x, period=periods, nbdev_up=2, axis=-1)
     lead = (len(periods),) + x.shape
     assert swept.upper.shape == lead
     for s, p in enumerate(periods):
-        one = rt.compute("bollinger", x, period=p, nbdev_up=2)
+        one = rt.compute("bollinger", x, period=p, nbdev_up=2, axis=-1)
         for name in one._fields:
             assert_bitwise(getattr(swept, name)[s], getattr(one, name))
 
@@ -32,8 +32,8 @@ def test_grid_of_two_parameters(rt, walk):
 
 def test_sweep_of_a_reduction(rt, walk):
     x = walk(3, 5000)
-    swept = rt.compute("bootstrap", x, replicates=[16], seed=4)
-    one = rt.compute("bootstrap", x, replicates=16, seed=4)
+    swept = rt.compute("bootstrap", x, replicates=[16], seed=4, axis=-1)
+    one = rt.compute("bootstrap", x, replicates=16, seed=4, axis=-1)
     assert swept.mean.shape == (1, 3)
     assert_bitwise(swept.mean[0], one.mean)
     assert_bitwise(swept.means[0], one.means)
@@ -41,7 +41,7 @@ def test_sweep_of_a_reduction(rt, walk):
 
 def test_sweep_equals_cli_sweep(rt, cli, walk):
     x = walk(2, 10000)
-    swept = rt.compute("macd", x, fast=[8, 12], slow=26)
+    swept = rt.compute("macd", x, fast=[8, 12], slow=26, axis=-1)
     want = cli("macd", x, [("fast", "8,12"), ("slow", 26)], outputs=swept._fields)
     for name in swept._fields:
         assert_bitwise(getattr(swept, name), want[name])
@@ -58,17 +58,17 @@ def test_some_sets_of_a_grid(rt, walk):
     slowest), each bitwise the call of that set alone."""
     x = walk(2, 6000)
     grid = [(p, k) for p in (10, 30) for k in (1.5, 2.0, 3.0)]
-    part = rt.compute("bollinger", x, period=[10, 30], nbdev_up=[1.5, 2.0, 3.0], first_set=2, n_sets_run=3)
+    part = rt.compute("bollinger", x, period=[10, 30], nbdev_up=[1.5, 2.0, 3.0], first_set=2, n_sets_run=3, axis=-1)
     assert part.upper.shape == (3,) + x.shape
     for i, (p, k) in enumerate(grid[2:5]):
-        one = rt.compute("bollinger", x, period=p, nbdev_up=k)
+        one = rt.compute("bollinger", x, period=p, nbdev_up=k, axis=-1)
         for name in one._fields:
             assert_bitwise(getattr(part, name)[i], getattr(one, name))
     # n_sets_run 0: every set from first_set to the grid's end.
-    rest = rt.compute("bollinger", x, period=[10, 30], nbdev_up=[1.5, 2.0, 3.0], first_set=4)
+    rest = rt.compute("bollinger", x, period=[10, 30], nbdev_up=[1.5, 2.0, 3.0], first_set=4, axis=-1)
     assert rest.lower.shape == (2,) + x.shape
     assert_bitwise(rest.lower[0], part.lower[2])
-    assert_bitwise(rest.lower[1], rt.compute("bollinger", x, period=30, nbdev_up=3.0).lower)
+    assert_bitwise(rest.lower[1], rt.compute("bollinger", x, period=30, nbdev_up=3.0, axis=-1).lower)
 
 
 def test_some_sets_of_a_sweep_cut_into_pieces(rt, walk):
@@ -76,10 +76,10 @@ def test_some_sets_of_a_sweep_cut_into_pieces(rt, walk):
     200,000 here) runs as pieces of that range, each set where the range puts it."""
     x = walk(2, 200_000)
     periods = list(range(10, 40))
-    part = rt.compute("sma", x, timeperiod=periods, first_set=5, n_sets_run=17)
+    part = rt.compute("sma", x, timeperiod=periods, first_set=5, n_sets_run=17, axis=-1)
     assert part.sma.shape == (17,) + x.shape
     for i, p in enumerate(periods[5:22]):
-        assert_bitwise(part.sma[i], rt.compute("sma", x, timeperiod=p).sma)
+        assert_bitwise(part.sma[i], rt.compute("sma", x, timeperiod=p, axis=-1).sma)
 
 
 def test_some_sets_keep_their_labels(rt, walk):

@@ -12,7 +12,7 @@ from conftest import assert_bitwise
 def test_many_threads_one_runtime(rt, walk):
     inputs = [walk(r % 3 + 1, 4000 + 500 * r, seed=r) for r in range(8)]
     calls = [("bollinger", {"period": 10 + r}) if r % 2 else ("macd", {"fast": 5 + r}) for r in range(8)]
-    want = [rt.compute(k, x, **p) for (k, p), x in zip(calls, inputs)]
+    want = [rt.compute(k, x, **p, axis=-1) for (k, p), x in zip(calls, inputs)]
     got = [[None] * 8 for _ in range(6)]
     errors = []
 
@@ -21,7 +21,7 @@ def test_many_threads_one_runtime(rt, walk):
             for i in range(8):
                 j = (i + t) % 8
                 k, p = calls[j]
-                got[t][j] = rt.compute(k, inputs[j], **p)
+                got[t][j] = rt.compute(k, inputs[j], **p, axis=-1)
         except Exception as e:  # pragma: no cover - reported below
             errors.append(e)
 

@@ -121,7 +121,7 @@ def test_distribute_workload(files, walk):
     doubled = manager.distribute_workload(x, lambda chunk: 2.0 * chunk - 1.0, seed=42)
     assert_bitwise(doubled, 2.0 * x - 1.0)
     x2 = np.abs(walk(3, 5000))
-    assert_bitwise(manager.distribute_workload(x2, np.sqrt), np.sqrt(x2))
+    assert_bitwise(manager.distribute_workload(x2, np.sqrt, axis=-1), np.sqrt(x2))
     bands = manager.distribute_workload(x, "bollinger_bands", seed=42, period=30)
     assert_bitwise(bands.middle, apportion.bollinger(x, period=30).middle)
     with pytest.raises(apportion.KernelFailedError):

@@ -25,13 +25,13 @@ def test_python_kernel(rt, walk):
     info = rt.kernel_info("py_spread")
     assert info == {"name": "py_spread", "builtin": False, "n_inputs": 2, "inputs": ("in0", "in1"), "outputs": ("spread", "diff"), "params": {"k": 1.0}}
     a, b = walk(3, 5000, seed=1), walk(3, 5000, seed=2)
-    out = rt.compute("py_spread", a, b, k=0.5)
+    out = rt.compute("py_spread", a, b, k=0.5, axis=-1)
     assert_bitwise(out.spread, a - 0.5 * b)
     assert np.isnan(out.diff[:, 0]).all()
     assert_bitwise(out.diff[:, 1:], np.diff(a, axis=1))
     # The same bits on one device and on the other.
     for ratios in ([1.0, 0.0], [0.0, 1.0], [0.3, 0.7]):
-        again, rep = rt.distribute("py_spread", (a, b), params={"k": 0.5}, ratios=ratios)
+        again, rep = rt.distribute("py_spread", (a, b), params={"k": 0.5}, ratios=ratios, axis=-1)
         assert_bitwise(again.spread, out.spread)
         assert_bitwise(again.diff, out.diff)
         assert [d["share"] > 0 for d in rep["devices"]] == [r > 0 for r in ratios]
@@ -59,12 +59,12 @@ def test_numba_cfunc_kernel(rt, walk):
 
     rt.register_kernel("nb_momentum", momentum, params={"lag": 5.0}, halo=64, tile=1000)
     x = walk(4, 20000)
-    out = rt.compute("nb_momentum", x, lag=7)
+    out = rt.compute("nb_momentum", x, lag=7, axis=-1)
     ref = np.full_like(x, np.nan)
     ref[:, 7:] = x[:, 7:] - x[:, :-7]
     assert_bitwise(out.out0, ref)
     for ratios in ([1.0, 0.0], [0.0, 1.0], [0.5, 0.5]):
-        again, _ = rt.distribute("nb_momentum", x, params={"lag": 7}, ratios=ratios, split="time")
+        again, _ = rt.distribute("nb_momentum", x, params={"lag": 7}, ratios=ratios, split="time", axis=-1)
         assert_bitwise(again.out0, ref)
 
 

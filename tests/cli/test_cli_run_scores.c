@@ -547,3 +547,43 @@ Test(cli, a_sweep_over_a_rules_thresholds, .timeout = 120) {
               "%s", r.err);
     free_result(&r);
 }
+
+/* A wide file (one ticker) of high, low and close, with or without its date column: its one
+ * series is named after the file ("AAPL" for AAPL.csv), not after its first input column
+ * ("high"), which names an input; a second dot stays in the name. */
+Test(cli, a_wide_file_of_several_inputs_names_its_series_after_the_file, .timeout = 120) {
+    make_work_dir();
+    char dated[128], undated[128], out[128];
+    snprintf(dated, sizeof dated, "%s/AAPL.csv", work);
+    snprintf(undated, sizeof undated, "%s/MSFT.prices.csv", work);
+    FILE *f = fopen(dated, "w"), *g = fopen(undated, "w");
+    cr_assert(f != NULL && g != NULL);
+    fprintf(f, "date,high,low,close\n");
+    fprintf(g, "high,low,close\n");
+    unsigned state = 11;
+    double close = 100;
+    for (int t = 0; t < 80; t++) {
+        close += walk_step(&state);
+        fprintf(f, "2024-%02d-%02d,%.17g,%.17g,%.17g\n", 1 + t / 28, 1 + t % 28, close + 1,
+                close - 1, close);
+        fprintf(g, "%.17g,%.17g,%.17g\n", close + 1, close - 1, close);
+    }
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(fclose(g), 0);
+    const char *inputs[] = {dated, undated};
+    const char *names[] = {"AAPL", "MSFT.prices"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(out, sizeof out, "%s/out%d", work, i);
+        cli_result r = run_cli(ARGS("run", "--kernel", "willr", "--input", inputs[i], "--param",
+                                    "timeperiod=10,14", "--score", "willr_zone", "--devices", "cpu",
+                                    "--output", out));
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
+        scores_file s = read_scores(out);
+        cr_assert_str_eq(s.header[2], "series");
+        cr_assert_eq(s.n_lines, 2);
+        for (size_t line = 0; line < s.n_lines; line++)
+            cr_assert_str_eq(s.fields[line][2], names[i], "line %zu of %s", line, inputs[i]);
+        free(s.text);
+    }
+}

@@ -1,0 +1,55 @@
+"""Every python example of docs/python.md runs as written, each in a fresh interpreter (so
+that what one example or another test imported cannot make the next one pass: the
+user-rule recipe's ``apportion.numba_kernels`` after ``import apportion`` alone), on small
+inputs that stand for the names the text leaves to the reader (``frame``, ``closes``,
+``rt``, ...). The README's example has a test of its own (test_readme_example.py)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
+
+# The names the examples use without making them, as a reader would have them. A stream's
+# frame has the stream's 5000 series as columns; elsewhere a frame is one ticker's bars.
+GIVEN = """
+import numpy as np, pandas as pd, apportion
+_rng = np.random.default_rng(12)
+prices = 100 + np.cumsum(_rng.standard_normal(3000))
+x = c = prices
+h, l = prices + 1, prices - 1
+frame = pd.DataFrame({"High": h, "Low": l, "Close": c}, index=pd.date_range("2020-01-01", periods=3000))
+closes = pd.DataFrame(100 + np.cumsum(_rng.standard_normal((600, 3)), axis=0), columns=["A", "B", "C"])
+rt = apportion.Runtime("cpu", profiles=False, learn=False)
+"""
+STREAM = """
+last_closes = 100 + _rng.standard_normal(5000)
+block = 100 + _rng.standard_normal((3, 5000))
+frame = pd.DataFrame(100 + _rng.standard_normal((2, 5000)), index=pd.date_range("2024-01-02", periods=2))
+"""
+
+
+def examples():
+    with open(DOCS) as f:
+        text = f.read()
+    return [(text[: m.start()].count("\n") + 1, m.group(1)) for m in re.finditer(r"```python\n(.*?)```", text, re.S)]
+
+
+def test_the_page_has_its_examples():
+    codes = [code for _, code in examples()]
+    assert len(codes) >= 8
+    assert any("register_rule" in code for code in codes), "the user-rule recipe is an example"
+
+
+@pytest.mark.parametrize("line,code", examples(), ids=[f"line{line}" for line, _ in examples()])
+def test_the_example_runs(tmp_path, line, code):
+    if "numba" in code:
+        pytest.importorskip("numba")
+    given = GIVEN + (STREAM if "apportion.Stream(" in code else "")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("APPORTION_", "THREADX_"))}
+    env.update(HOME=str(tmp_path / "home"), XDG_STATE_HOME=str(tmp_path / "state"), APPORTION_PROFILES="off", APPORTION_SIM_CLOCK="virtual")
+    done = subprocess.run([sys.executable, "-c", given + code], env=env, capture_output=True, text=True, cwd=str(tmp_path))
+    assert done.returncode == 0, f"docs/python.md, the example at line {line}:\n{done.stderr}"
