@@ -105,6 +105,9 @@ static json_t *device_report_json(const apo_device_report *d) {
     json_object_set_new(o, "quarantined", json_boolean(d->quarantined));
     json_object_set_new(o, "quarantine_reason",
                         d->quarantined ? cli_json_string(d->quarantine_reason) : json_null());
+    json_object_set_new(o, "no_share_reason",
+                        d->no_share_reason[0] != '\0' ? cli_json_string(d->no_share_reason)
+                                                      : json_null());
     return o;
 }
 
@@ -208,6 +211,8 @@ void cli_report_print(FILE *f, const apo_report *r, const cli_run_times *times) 
             snprintf(status, sizeof status, "FAILED: %s", d->failure);
         else if (d->quarantined)
             snprintf(status, sizeof status, "QUARANTINED: %s", d->quarantine_reason);
+        else if (d->no_share_reason[0] != '\0')
+            snprintf(status, sizeof status, "no share: %s", d->no_share_reason);
         else
             snprintf(status, sizeof status, "ok");
         if (d->failed && d->quarantined) {

@@ -582,6 +582,10 @@ typedef struct apo_device_report {
     uint64_t elements_moved_in;  /* elements it computed on behalf of failed devices */
     int quarantined;             /* it gets no work for the rest of the runtime's life */
     char quarantine_reason[APO_LABEL_MAX]; /* why, when quarantined, else "" */
+    /* Why the models gave it no share of this call, when they chose (docs/scheduling.md,
+     * "Configurations and the guard"), e.g. "sim:cpu16 alone is faster: 52.3 ms against
+     * 93.1 ms for the split (host memory bound)"; else "". New in 0.2. */
+    char no_share_reason[APO_LABEL_MAX];
 } apo_device_report;
 
 /* How the outputs that GPUs computed for another GPU got there (apportion_cuda.h). */

@@ -37,7 +37,8 @@ static PyObject *device_report_dict(const apo_device_report *r) {
         PUT_U(d, "elements_moved_out", r->elements_moved_out) ||
         PUT_U(d, "elements_moved_in", r->elements_moved_in) ||
         PUT_B(d, "quarantined", r->quarantined) ||
-        PUT_STR(d, "quarantine_reason", r->quarantine_reason)) {
+        PUT_STR(d, "quarantine_reason", r->quarantine_reason) ||
+        PUT_STR(d, "no_share_reason", r->no_share_reason)) {
         Py_DECREF(d);
         return NULL;
     }

@@ -145,11 +145,10 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
         if (!use[d])
             continue;
         const apo__model *m = measured != NULL ? &measured[1 + d] : NULL;
-        choice->alone_s[d] = m != NULL && m->valid
-                                 ? apo__model_predict(m, shape->elements)
-                                 : alone_time(&models[d],
-                                              alone_models != NULL ? &alone_models[d] : NULL,
-                                              shape, d);
+        choice->alone_s[d] =
+            m != NULL && m->valid
+                ? apo__model_predict(m, shape->elements)
+                : alone_time(&models[d], alone_models != NULL ? &alone_models[d] : NULL, shape, d);
     }
     /* A split that gives one device everything is that device alone (a cpu then runs on
      * every core). */

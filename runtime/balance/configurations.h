@@ -53,7 +53,7 @@ typedef struct apo__config_choice {
     double predicted_s; /* the chosen configuration's */
     double split_s;     /* the split's (INFINITY when no device is usable) */
     double alone_s[APO_MAX_DEVICES]; /* each device alone (INFINITY where not usable) */
-    int bus_bound;      /* the split was re-solved for the host bus */
+    int bus_bound;                   /* the split was re-solved for the host bus */
 } apo__config_choice;
 
 /* The measured makespans of a tag's configurations: [0] the split, [1 + d] device d alone

@@ -367,6 +367,25 @@ static apo_status gather_outputs(run_state *s, apo_status phases) {
     return phases;
 }
 
+/* Why the models left device i out of the plan (the report's no_share_reason), "" where
+ * they did not choose the shares. */
+static void no_share_reason(const apo_runtime *rt, const apo__plan *p, size_t i, char *buf,
+                            size_t size) {
+    buf[0] = '\0';
+    const apo__config_choice *c = &p->choice;
+    if (isnan(c->predicted_s) || p->weights[i] > 0)
+        return;
+    if (c->alone >= 0)
+        snprintf(buf, size, "%s alone is faster: %.3g ms against %.3g ms for the split%s",
+                 rt->devices[c->alone].info.id, c->alone_s[c->alone] * 1e3, c->split_s * 1e3,
+                 c->bus_bound ? " (host memory bound)" : "");
+    else
+        snprintf(buf, size,
+                 "the split is faster without it (%.3g ms): its share would not pay for its "
+                 "fixed cost or fill one wave",
+                 c->split_s * 1e3);
+}
+
 /* fill_report clears the report up to its device array: no field may follow the array. */
 _Static_assert(offsetof(apo_report, devices) + sizeof(((apo_report *)0)->devices) ==
                    sizeof(apo_report),
@@ -444,6 +463,8 @@ static void fill_report(const run_state *s, const apo__plan *p, const apo_worklo
             snprintf(d->quarantine_reason, sizeof d->quarantine_reason, "%s",
                      rt->faults.health[i].reason);
         r->quarantined += (size_t)d->quarantined;
+        if (t->assigned == 0 && !d->quarantined)
+            no_share_reason(rt, p, i, d->no_share_reason, sizeof d->no_share_reason);
         d->elements_moved_out = t->assigned - t->elements;
         d->elements_moved_in = t->moved_in;
         d->simulated = dev->info.kind == APO_DEVICE_SIM || dev->simulated;

@@ -111,8 +111,8 @@ static void gpu_demand(const apo__replay_row *row, const apo__replay_speed *spee
                       staged / row->both_bytes_s);
         wait_s = pin_wait(row, pinned_bytes);
     }
-    *free_s = row->latency_s + wait_s + chunks * row->launch_s +
-              fmax(kernel_s, fmax(copy_s, pcie_s));
+    *free_s =
+        row->latency_s + wait_s + chunks * row->launch_s + fmax(kernel_s, fmax(copy_s, pcie_s));
     /* A staged byte is read (or written) by a staging thread, written (or read) in the
      * pinned slot, and moved by the copy engine: three bytes of host memory traffic. */
     *bus_bytes = 3.0 * staged;
@@ -201,8 +201,8 @@ double apo__replay_host_bytes(const apo__device *dev, const apo__call *call, uin
     return dev->replay->role == APO_REPLAY_GPU ? 3.0 * moved : moved;
 }
 
-void apo__replay_phase(apo__device *devices, size_t n, const apo__call *call,
-                       const uint64_t *first, const uint64_t *end, const int *has_job) {
+void apo__replay_phase(apo__device *devices, size_t n, const apo__call *call, const uint64_t *first,
+                       const uint64_t *end, const int *has_job) {
     double free_s[APO_MAX_DEVICES], bytes[APO_MAX_DEVICES], finish[APO_MAX_DEVICES];
     int done[APO_MAX_DEVICES];
     for (size_t i = 0; i < n; i++) {

@@ -35,9 +35,9 @@ typedef enum apo__replay_role { APO_REPLAY_GPU, APO_REPLAY_HOST } apo__replay_ro
  * default for kernels without a row of their own, "scored" the default for scored calls. */
 typedef struct apo__replay_speed {
     const char *name;
-    double step_s;      /* GPU */
-    double chains;      /* GPU */
-    double per_thread;  /* host */
+    double step_s;     /* GPU */
+    double chains;     /* GPU */
+    double per_thread; /* host */
 } apo__replay_speed;
 
 /* One replayed device: the figures of one device of one measured machine. Every device
@@ -47,15 +47,15 @@ typedef struct apo__replay_row {
     const char *machine; /* the machine it was measured on */
     const char *source;  /* where the figures come from (docs/PERF.md section, date) */
     apo__replay_role role;
-    double bus_bytes_s;  /* the machine's host memory bandwidth, shared */
-    double latency_s;    /* fixed cost of a call on the device */
+    double bus_bytes_s; /* the machine's host memory bandwidth, shared */
+    double latency_s;   /* fixed cost of a call on the device */
     /* GPU */
     int sms;
     int staging_threads;        /* host threads that copy between pageable and pinned memory */
     double copy_bytes_s_thread; /* bytes one staging thread copies per second */
     double h2d_bytes_s, d2h_bytes_s, both_bytes_s;
-    double launch_s;            /* per chunk: a launch and its synchronisation */
-    double pin_s_per_mib;       /* pinning the staging slots */
+    double launch_s;      /* per chunk: a launch and its synchronisation */
+    double pin_s_per_mib; /* pinning the staging slots */
     /* host */
     int cores;
     const apo__replay_speed *speeds;
@@ -72,11 +72,11 @@ const char *apo__replay_names(void);
 
 /* What one replayed device runs in one phase of a call. */
 typedef struct apo__replay_job {
-    double positions;            /* samples computed (set-bars of a scored call) */
-    double chains;               /* serial chains: tiles, or sets x series of a scored call */
-    double steps;                /* serial steps of one chain (its longest), warm-up included */
-    double in_bytes, out_bytes;  /* host bytes the job reads and writes */
-    int resident;                /* the arrays are in GPU memory */
+    double positions;           /* samples computed (set-bars of a scored call) */
+    double chains;              /* serial chains: tiles, or sets x series of a scored call */
+    double steps;               /* serial steps of one chain (its longest), warm-up included */
+    double in_bytes, out_bytes; /* host bytes the job reads and writes */
+    int resident;               /* the arrays are in GPU memory */
     int scored;
 } apo__replay_job;
 
@@ -111,7 +111,7 @@ double apo__replay_host_bytes(const apo__device *dev, const apo__call *call, uin
 /* For one phase of `call` (device i runs tiles [first[i], end[i]) where has_job[i]), sets
  * each replayed device's modelled time for its part of the phase (apo__device.replay_phase_s),
  * the devices of one machine sharing its bus. Devices that are not replayed are left alone. */
-void apo__replay_phase(apo__device *devices, size_t n, const apo__call *call,
-                       const uint64_t *first, const uint64_t *end, const int *has_job);
+void apo__replay_phase(apo__device *devices, size_t n, const apo__call *call, const uint64_t *first,
+                       const uint64_t *end, const int *has_job);
 
 #endif

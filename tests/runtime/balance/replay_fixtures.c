@@ -123,8 +123,8 @@ static void random_case(uint64_t seed, size_t max_samples, unsigned warm) {
             continue;
         char item[64];
         snprintf(item, sizeof item, members[m], pow(10, 8 + 2 * apo__test_uniform(seed, 1)));
-        used += (size_t)snprintf(devices + used, sizeof devices - used, "%s%s", used ? "," : "",
-                                 item);
+        used +=
+            (size_t)snprintf(devices + used, sizeof devices - used, "%s%s", used ? "," : "", item);
         if (m == 0)
             gpu = n;
         n++;

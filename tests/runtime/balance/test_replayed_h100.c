@@ -54,8 +54,8 @@ Test(replayed_h100, devices_that_run_together_share_the_host_bus) {
     const double bytes[] = {0.61e9, 0.61e9}; /* each wants the whole bus for 10 ms */
     double finish[2];
     apo__replay_share_bus(61e9, 2, free_s, bytes, finish);
-    cr_assert(fabs(finish[0] - 0.020) < 1e-9 && fabs(finish[1] - 0.020) < 1e-9,
-              "%.6f %.6f s", finish[0], finish[1]);
+    cr_assert(fabs(finish[0] - 0.020) < 1e-9 && fabs(finish[1] - 0.020) < 1e-9, "%.6f %.6f s",
+              finish[0], finish[1]);
     const double light_bytes[] = {0.61e9, 0.061e9}; /* the second wants a tenth */
     apo__replay_share_bus(61e9, 2, free_s, light_bytes, finish);
     cr_assert(fabs(finish[1] - 0.010) < 1e-9, "the light job keeps its pace: %.6f s", finish[1]);
