@@ -63,6 +63,7 @@ $build/tests/runtime/test_hostile hostile/full_disk
 $build/tests/runtime/test_hostile_paths hostile/symlink_followed_only_when_the_user_owns_it_and_its_folder
 $build/tests/cli/test_cli_run_files cli/output_set_on_a_full_disk_stays_whole
 $build/tests/cli/test_cli_run_files cli/output_folder_that_cannot_be_written_fails_before_the_work
+$build/tests/cli/test_cli_profile cli/profile_warns_of_the_load_only_when_it_measures
 CASES
 left=$(ls -A "$base/tmp")
 if [ -n "$left" ]; then
