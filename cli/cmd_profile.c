@@ -424,12 +424,13 @@ static int profile_all(const cli_profile_options *o, profile_run *s) {
     const int simulated = any_simulated(s->rt);
     const int progress = cli_stderr_is_tty();
     /* Read before anything is measured (once profiling runs, the load is partly its own),
-     * and said before too, so that a profile the library refuses on a busy machine is
-     * explained as well. Simulated devices are modelled: no load spoils their times. */
+     * and said before the first kernel is measured, so that a profile the library refuses on
+     * a busy machine is explained as well; a run that measures nothing (every profile fresh
+     * under --if-older-than) has nothing the load could spoil, and says nothing of it.
+     * Simulated devices are modelled: no load spoils their times. */
     char note[512];
-    if (any_real(s->rt) &&
-        cli_load_warning(load_average(), sysconf(_SC_NPROCESSORS_ONLN), note, sizeof note))
-        fprintf(stderr, "apportion: warning: %s\n", note);
+    int busy = any_real(s->rt) &&
+               cli_load_warning(load_average(), sysconf(_SC_NPROCESSORS_ONLN), note, sizeof note);
     for (size_t k = 0; k < o->n_kernels; k++) {
         const char *tag = o->kernels[k];
         if (o->older_text != NULL && is_fresh(s->rt, tag, o->older_s, &s->skips[s->n_skips])) {
@@ -450,6 +451,10 @@ static int profile_all(const cli_profile_options *o, profile_run *s) {
             continue;
         }
 
+        if (busy) {
+            fprintf(stderr, "apportion: warning: %s\n", note);
+            busy = 0;
+        }
         apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
         opt.tag = tag;
         opt.kernel = tag;

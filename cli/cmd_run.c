@@ -699,18 +699,17 @@ static int run(const cli_run_options *o, run_state *s) {
 
 /* The models this run refined are written now rather than by apo_runtime_destroy(), which
  * cannot say that the write failed: a full disk under the profile folder would lose them
- * without a word. The outputs are complete by then, so a failure here is a runtime failure
- * (CLI_EXIT_FAILURE) whose message says the outputs are complete (docs/cli.md, "Exit status
- * and messages"). */
-static int store_what_was_learned(apo_runtime *rt) {
+ * without a word. The outputs are complete by then, so a failure here is a warning that says
+ * so, and the run still succeeds: the job's work is done, and a scheduled job must not fail
+ * run after run for a model it can learn again (docs/cli.md, "Exit status and messages"). */
+static void store_what_was_learned(apo_runtime *rt) {
     if (rt == NULL || apo_profile_save(rt) == APO_OK)
-        return CLI_EXIT_OK;
+        return;
     fprintf(stderr,
             "apportion: warning: the run is complete, but what it learned could not be stored: "
             "%s; the profile files are as they were before the run (free space in the profile "
             "folder, or run with --no-learn)\n",
             apo_last_error());
-    return CLI_EXIT_FAILURE;
 }
 
 int cli_cmd_run(int argc, char **argv) {
@@ -730,7 +729,7 @@ int cli_cmd_run(int argc, char **argv) {
         if (rc != CLI_EXIT_OK && o.json)
             cli_print_runtime_warnings(s.rt);
         if (rc == CLI_EXIT_OK)
-            rc = store_what_was_learned(s.rt);
+            store_what_was_learned(s.rt);
         free_state(&s);
     }
     cli_run_options_free(&o);

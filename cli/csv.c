@@ -496,6 +496,20 @@ static int parse_number(csv_parser *p, size_t column, double *out) {
     return 0;
 }
 
+/* Refuses the finite negative value v just read into value column j (field `column`) when
+ * the request says that column is never negative; -inf stays what the caller makes of a
+ * non-finite value (a gap). */
+static int check_non_negative(csv_parser *p, const apo_csv_request *req, size_t j, size_t column,
+                              double v) {
+    if (req->non_negative == NULL || !req->non_negative[j] || !(v < 0 && v > -INFINITY))
+        return 0;
+    char q[128];
+    apo__csv_quote_text(q, sizeof q, p->field, p->field_len);
+    return fail_at(p, p->field_line, column, p->field_byte,
+                   "%s is negative, and a volume never is (a missing one is NaN%s)", q,
+                   (p->flags & APO_CSV_MISSING_AS_NAN) ? " or empty" : "");
+}
+
 /* Whether nothing but line ends (LF or CRLF) is left: blank lines at the end of a file. */
 static int only_line_ends_left(const csv_parser *p) {
     for (size_t i = p->pos; i < p->len; i++) {
@@ -764,7 +778,9 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
             }
             const int what = role[nf - 1];
             if (what == ROLE_VALUE) {
-                if (parse_number(&p, nf, &out->values[slot[nf - 1]][r]))
+                const size_t j = slot[nf - 1];
+                if (parse_number(&p, nf, &out->values[j][r]) ||
+                    check_non_negative(&p, req, j, nf, out->values[j][r]))
                     goto fail;
             } else if (what == ROLE_INDEX || what == ROLE_GROUP) {
                 trim_field(&p);

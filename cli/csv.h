@@ -60,6 +60,10 @@ typedef struct apo_csv_request {
     int index_auto;
     const char *group_column;
     unsigned flags; /* APO_CSV_* */
+    /* NULL, or n_columns flags: value column j with a flag refuses a finite negative number
+     * with its position, as a field that is not a number is (a volume, which is never below
+     * 0: docs/kernels.md, "Negative volume"). */
+    const unsigned char *non_negative;
 } apo_csv_request;
 
 /* The columns read, one entry per record of the file, in file order. */

@@ -205,9 +205,14 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
     const char **names = NULL;
     size_t n_names = 0;
     int rc = CLI_EXIT_OK;
+    /* The kernel's volume is refused negative where it is read, with its line and field, as
+     * other bad cells are (docs/kernels.md, "Negative volume"). */
+    unsigned char volume[CLI_INPUTS_MAX] = {0};
     if (named_inputs) {
         names = (const char **)in_cols.names;
         n_names = in_cols.n;
+        for (size_t i = 0; i < n_names; i++)
+            volume[i] = strcmp(info->input_names[i], "volume") == 0;
     } else if (o->column != NULL) {
         rc = cli_split_columns(o->column, &storage, &names, &n_names);
     }
@@ -217,7 +222,8 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
                                .index_column = o->index_column,
                                .index_auto = 1,
                                .group_column = o->group_by,
-                               .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0};
+                               .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0,
+                               .non_negative = named_inputs ? volume : NULL};
         if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0) {
             cli_input_read_error(err, info, named_inputs ? &in_cols : NULL);
             rc = CLI_EXIT_USAGE;

@@ -34,6 +34,35 @@ static int on_path(const char *name) {
     }
 }
 
+/* Whether the picture can be put at `plot`: its folder exists, is a folder, and takes new
+ * files (gnuplot writes a temporary beside it), and `plot` itself is not a folder. Found
+ * before the work, as --output's folder is, rather than by gnuplot after it. Returns 0, or
+ * -1 with the reason in err. */
+static int check_picture_folder(const char *plot, char *err, size_t err_size) {
+    char dir[4096];
+    const char *slash = strrchr(plot, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == plot)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - plot), plot);
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        snprintf(err, err_size, "--plot '%s': its folder %s %s", plot, dir,
+                 errno == ENOENT ? "does not exist (make it first)" : strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        snprintf(err, err_size, "--plot '%s': %s is not a folder", plot, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        snprintf(err, err_size, "--plot '%s': cannot write in its folder %s: %s", plot, dir,
+                 strerror(errno));
+    else if (stat(plot, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(err, err_size, "--plot '%s' is a folder, not a picture file", plot);
+    else
+        return 0;
+    return -1;
+}
+
 int cli_scores_plot_check(const cli_run_options *o) {
     if (o->plot == NULL)
         return CLI_EXIT_OK;
@@ -47,6 +76,11 @@ int cli_scores_plot_check(const cli_run_options *o) {
     const size_t len = strlen(o->plot);
     if (len < 5 || strcmp(o->plot + len - 4, ".png") != 0)
         return cli_usage_error("run", "--plot '%s': the picture is a PNG file, FILE.png", o->plot);
+    char err[4400];
+    if (check_picture_folder(o->plot, err, sizeof err) != 0) {
+        cli_error("%s; nothing was computed", err);
+        return CLI_EXIT_FAILURE;
+    }
     if (!on_path("gnuplot")) {
         cli_error("--plot needs gnuplot, which is not on PATH (scripts/deps.sh installs "
                   "gnuplot-nox; on Debian: apt-get install gnuplot-nox)");

@@ -13,8 +13,9 @@
 #include "scores_output.h"
 
 /* Before the work: --plot needs --score, exactly two swept parameters, a name ending in
- * ".png", and gnuplot on PATH. Returns CLI_EXIT_OK, CLI_EXIT_USAGE (the first three, with
- * the message printed) or CLI_EXIT_FAILURE (no gnuplot: how to install it). */
+ * ".png", a folder for it that exists and can be written, and gnuplot on PATH. Returns
+ * CLI_EXIT_OK, CLI_EXIT_USAGE (the first three, with the message printed) or
+ * CLI_EXIT_FAILURE (the folder, with why; no gnuplot: how to install it). */
 int cli_scores_plot_check(const cli_run_options *o);
 
 /* The mean over the series of score o->by for each set, sets x 1, NaN for a set none of

@@ -146,3 +146,26 @@ def test_obv_and_ad_against_talibs_definition_with_a_gap_and_across_splits(rt):
         assert_bitwise(np.asarray(outs[0]), obv)
         (again,) = apportion.ad(frame, runtime=multi)
         assert_bitwise(np.asarray(again), ad)
+
+
+def test_a_negative_volume_is_refused_by_calls_and_streams(rt):
+    """docs/kernels.md, "Negative volume": the library refuses it, naming the row and bar, and
+    Python raises its message; a missing volume (NaN) stays a gap; a refused stream update
+    leaves the stream where it was."""
+    _, high, low, close, volume = bars(300, 9)
+    volume[120] = -500000.0
+    frame = pd.DataFrame({"high": high, "low": low, "close": close, "volume": volume})
+    for kernel in ("mfi", "vwap", "obv", "ad", "adosc"):
+        with pytest.raises(apportion.errors.InvalidArgumentError, match="is -500000 at row 0, bar 120"):
+            getattr(apportion, kernel)(frame, runtime=rt)
+    with pytest.raises(ValueError, match="is -500000 at row 0, bar 120"):
+        rt.compute("mfi:mfi_zone", high, low, close, volume)
+    volume[120] = np.nan
+    (mfi,) = apportion.mfi(frame.assign(volume=volume), runtime=rt)
+    assert np.isnan(np.asarray(mfi)[120])
+    s = apportion.Stream("obv", series=2, runtime=rt)
+    s.update(close=np.ones((3, 2)), volume=np.full((3, 2), 10.0))
+    with pytest.raises(ValueError, match=r"is -7 at series 1, bar 1"):
+        s.update(close=np.ones((2, 2)), volume=np.array([[5.0, 5.0], [5.0, -7.0]]))
+    (out,) = s.update(close=np.ones((2, 2)), volume=np.full((2, 2), 5.0))
+    assert np.asarray(out).shape == (2, 2)

@@ -18,6 +18,7 @@
 #include "catalog/grid.h"
 #include "catalog/params.h"
 #include "catalog/scored_kernels.h"
+#include "catalog/volume_inputs.h"
 #include "core/distribute_range.h"
 #include "core/merge_tree.h"
 #include "core/nonfinite_count.h"
@@ -683,6 +684,16 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
                                   "(apo_distribute_workload_cuda); give host arrays, or one set "
                                   "per call",
                          w->kernel);
+    }
+    /* Host inputs are read here for the catalog's rule on volumes; arrays in GPU memory are
+     * the caller's to check (docs/kernels.md, "Negative volume"). */
+    if (where->in_gpu < 0) {
+        st = apo__check_volumes(call.kernel, w->inputs, w->rows, w->cols, w->row_lengths, w->cols,
+                                "apo_distribute_workload", "row");
+        if (st != APO_OK) {
+            apo__sweep_release(&call);
+            return st;
+        }
     }
     /* The tag is checked whatever the ratios: a call learns under it. */
     const char *tag;

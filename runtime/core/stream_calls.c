@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "catalog/params.h"
 #include "catalog/registry.h"
+#include "catalog/volume_inputs.h"
 #include "core/runtime.h"
 #include "core/stream_devices.h"
 #include "core/sweep.h"
@@ -152,6 +153,8 @@ apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *c
         if (outputs[o] == NULL)
             return apo__fail(APO_ERR_NULL, "apo_stream_update: output %zu (%s) is NULL", o,
                              k->output_names[o]);
+    APO_CHECK(
+        apo__check_volumes(k, inputs, s->n_series, 0, n_new, 0, "apo_stream_update", "series"));
     return apo__stream_feed(s, n_new, total, inputs, outputs);
 }
 

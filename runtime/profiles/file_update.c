@@ -275,9 +275,15 @@ apo_status apo__lock_and_read(const char *path, const apo__profile_format *f, vo
     /* The target is no link (decided above, under the lock); one put there since is not
      * read, and the rename below replaces whatever entry is there, never what it names. */
     st = apo__profile_read_no_link(f, target, out, &lf->info, lf->reason, sizeof lf->reason);
+    /* A file valid in no format (apportion's, or ThreadX's shape read as apportion reads
+     * it) is unusable whoever wrote it: left in place it would fail every write for good (a
+     * scheduled job's every run), so it is kept aside whole as an unusable file of
+     * apportion's own is (docs/profiles.md, "An unusable file"). */
+    const int unusable = st != APO_OK && (lf->info.fault == APO_READ_BAD_CONTENT ||
+                                          lf->info.fault == APO_READ_FOREIGN);
     /* A file that a link names is never set aside: it read as a profile just above, so if
      * it is unusable now someone else changed it since, and it is left to them. */
-    if (st != APO_OK && lf->info.fault == APO_READ_BAD_CONTENT && through_link) {
+    if (unusable && through_link) {
         apo__unlock(lf);
         apo__errf(err, err_size,
                   "%s is a symbolic link to %s, which is no longer a %s profile; nothing "
@@ -285,19 +291,7 @@ apo_status apo__lock_and_read(const char *path, const apo__profile_format *f, vo
                   path, target, f->default_name, lf->reason);
         return APO_ERR_IO;
     }
-    /* A file of ThreadX's shape, or of another program, that apportion cannot read is not
-     * its to move: the write is given up and the file stays as it is (docs/profiles.md,
-     * "An unusable file"). */
-    if (st != APO_OK && lf->info.fault == APO_READ_FOREIGN) {
-        apo__unlock(lf);
-        apo__errf(err, err_size,
-                  "%s is not in apportion's format and cannot be read as ThreadX's either; it "
-                  "is left as it is and nothing was written (move it away to let apportion "
-                  "write there): %s",
-                  target, lf->reason);
-        return APO_ERR_IO;
-    }
-    if (st != APO_OK && lf->info.fault == APO_READ_BAD_CONTENT) {
+    if (unusable) {
         snprintf(lf->aside_path, sizeof lf->aside_path, "%s.corrupt", target);
         lf->aside = lf->aside_path;
         memset(out, 0, f->size);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,8 +224,20 @@ int private_tmpfs(const char *path, const char *options) {
 void cli_cleanup(void) {
     if (mounted[0] != '\0')
         umount2(mounted, MNT_DETACH);
+    mounted[0] = '\0';
     if (work[0] != '\0')
         remove_tree(work);
+    work[0] = '\0';
+}
+
+void cli_skip(const char *fmt, ...) {
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    cli_cleanup();
+    cr_skip_test("%s", why);
 }
 
 /* Whether the runtime of this machine uses a GPU (the tests expect none on CPU-only hosts

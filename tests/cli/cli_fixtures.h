@@ -77,6 +77,11 @@ int private_tmpfs(const char *path, const char *options);
 
 void cli_cleanup(void);
 
+/* Skips this case with a message, once what it made is removed (cli_cleanup()): Criterion
+ * ends a skipped case by exit() before the suite's .fini runs, and a folder left in TMPDIR
+ * fails the run (scripts/test.sh). */
+void cli_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Whether the runtime of this machine uses a GPU (the tests expect none on CPU-only hosts
  * and check the GPU branch otherwise). */
 size_t gpu_count(void);

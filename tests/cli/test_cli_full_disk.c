@@ -1,7 +1,9 @@
 /*
  * `apportion run` on a full disk under the profile folder (docs/cli.md, "Exit status and
- * messages"): what the run learned cannot be stored, which it says on stderr and by exit
- * status 1 (the contract's runtime failure), with the old profile file left as it was. The full
+ * messages"): what the run learned cannot be stored, which it says on stderr while it exits
+ * 0 (its outputs are whole: the job's work succeeded), with the old profile file left as it
+ * was; and a profile valid in no format (ThreadX's field names holding what ThreadX never
+ * writes), which a run keeps aside as .corrupt and learns past, run after run. The full
  * disk is a file-size limit of 0 (RLIMIT_FSIZE, SIGXFSZ ignored, so a write fails with EFBIG as it
  * would with ENOSPC): no mount, no root, nothing outside the test's own folder.
  */
@@ -101,9 +103,9 @@ Test(cli_full_disk, a_run_that_cannot_store_what_it_learned_says_so, .timeout = 
     const size_t n_before = read_file(path, before, sizeof before);
     cr_assert_gt(n_before, 0);
 
-    /* The second learns more and cannot store it. */
+    /* The second learns more and cannot store it: its work is done, so it succeeds. */
     const int rc = run_cli(dir, 1, NULL, err, sizeof err);
-    cr_assert_eq(rc, 1, "exit status %d; stderr: %s", rc, err);
+    cr_assert_eq(rc, 0, "exit status %d; stderr: %s", rc, err);
     cr_assert_not_null(strstr(err, "apportion: warning: the run is complete, but what it learned "
                                    "could not be stored"),
                        "%s", err);
@@ -131,5 +133,34 @@ Test(cli_full_disk, a_run_that_learns_nothing_has_nothing_to_lose, .timeout = 12
     const int rc = run_cli(dir, 1, "--no-learn", err, sizeof err);
     cr_assert_eq(rc, 0, "exit status %d; stderr: %s", rc, err);
     cr_assert_null(strstr(err, "could not be stored"), "%s", err);
+    remove_tree(dir);
+}
+
+Test(cli_full_disk, a_profile_valid_in_no_format_is_kept_aside_and_learning_resumes,
+     .timeout = 120) {
+    char dir[1024], err[8192], path[2048], aside[4096];
+    static char text[1 << 16];
+    make_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/profiles", dir);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/profiles/multigpu.json", dir);
+    snprintf(aside, sizeof aside, "%s.corrupt", path);
+    static const char corrupt[] = "{\"updated_at\": 5, \"workload_tag\": [], \"ratios\": "
+                                  "{\"cpu\": 1}}\n";
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(corrupt, f);
+    fclose(f);
+    for (int run = 0; run < 2; run++) {
+        const int rc = run_cli(dir, 0, NULL, err, sizeof err);
+        cr_assert_eq(rc, 0, "run %d: exit status %d; stderr: %s", run, rc, err);
+        cr_assert_null(strstr(err, "could not be stored"), "%s", err);
+    }
+    /* The file is kept whole beside apportion's own, which now holds the run's model. */
+    read_file(aside, text, sizeof text);
+    cr_assert_str_eq(text, corrupt);
+    read_file(path, text, sizeof text);
+    cr_assert_not_null(strstr(text, "\"format\": \"apportion.multigpu/1\""), "%s", text);
+    cr_assert_not_null(strstr(text, "\"bollinger\""), "%s", text);
     remove_tree(dir);
 }

@@ -1,7 +1,8 @@
 /*
  * apportion profile (cli/cmd_profile.c): both profile files with fitted models, the text
- * report, --if-older-than, usage errors that write nothing, a profile that cannot be written.
- * Each case runs the built tool as a subprocess (cli_fixtures.h).
+ * report, --if-older-than, usage errors that write nothing, a profile that cannot be written,
+ * and the load warned about only by a run that measures. Each case runs the built tool as a
+ * subprocess (cli_fixtures.h).
  */
 #define _GNU_SOURCE /* unshare(), CLONE_NEWNS and mount() for the small-disk cases */
 #include <criterion/criterion.h>
@@ -191,6 +192,36 @@ Test(cli, profile_if_older_than_skips_a_fresh_profile, .timeout = 120) {
     get(get(get(j, "workloads"), "macd"), "devices");
     get(get(j, "workloads"), "bollinger");
     json_decref(j);
+}
+
+/* On a busy machine (a load average of 64, bound over /proc/loadavg in a private mount
+ * namespace that the tool inherits: root only, else skipped) the load is warned about
+ * before a kernel is measured, and not at all by a run that measures nothing because every
+ * profile is fresh (--if-older-than). */
+Test(cli, profile_warns_of_the_load_only_when_it_measures, .timeout = 120) {
+    make_work_dir();
+    char loadavg[160];
+    snprintf(loadavg, sizeof loadavg, "%s/loadavg", work);
+    write_text(loadavg, "64.00 64.00 64.00 1/100 1\n");
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount(loadavg, "/proc/loadavg", NULL, MS_BIND, NULL) != 0)
+        cli_skip("a load average of our own needs a private mount namespace (root): %s",
+                 strerror(errno));
+    snprintf(mounted, sizeof mounted, "/proc/loadavg");
+    const char *const *profile =
+        ARGS("profile", "--devices", "cpu", "--kernels", "bollinger", "--sizes", "100000,200000",
+             "--runs", "2", "--if-older-than", "1h");
+    cli_result r = run_cli(profile);
+    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    assert_contains(r.out, "profile     bollinger\n");
+    assert_contains(r.err, "load average");
+    free_result(&r);
+    r = run_cli(profile);
+    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    assert_contains(r.out, " old (younger than 1h), skipped\n");
+    cr_assert_null(strstr(r.err, "load average"), "warned of the load, measuring nothing: %s",
+                   r.err);
+    free_result(&r);
 }
 
 Test(cli, profile_usage_errors_exit_2_and_write_nothing, .timeout = 60) {

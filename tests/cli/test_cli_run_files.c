@@ -205,7 +205,7 @@ Test(cli, output_set_on_a_full_disk_stays_whole, .timeout = 120) {
     snprintf(disk, sizeof disk, "%s/disk", work);
     cr_assert_eq(mkdir(disk, 0755), 0);
     if (private_tmpfs(disk, "size=120k") != 0)
-        cr_skip_test("a small disk needs a private mount namespace (root): %s", strerror(errno));
+        cli_skip("a small disk needs a private mount namespace (root): %s", strerror(errno));
     snprintf(out, sizeof out, "%s/out", disk);
     /* f64: 3 x 32000 bytes, then 3 x 48000 more; csv: about 3 x 18.6 kB, then 3 x 37 kB. */
     const char *formats[] = {"f64", "csv"};
@@ -292,8 +292,8 @@ Test(cli, output_folder_that_cannot_be_written_fails_before_the_work, .timeout =
     const char *why = "Permission denied";
     if (geteuid() == 0) {
         if (private_tmpfs(ro, "size=64k") != 0)
-            cr_skip_test("a read-only folder for root needs a private mount namespace: %s",
-                         strerror(errno));
+            cli_skip("a read-only folder for root needs a private mount namespace: %s",
+                     strerror(errno));
         cr_assert_eq(mkdir(inside, 0755), 0);
         cr_assert_eq(mount(NULL, ro, NULL, MS_REMOUNT | MS_RDONLY, NULL), 0, "%s", strerror(errno));
         why = "Read-only file system";

@@ -79,3 +79,55 @@ Test(cli, input_map_reads_named_inputs_and_refuses_bad_maps, .timeout = 120) {
     cr_assert(strstr(r.err, "reads the inputs close by name") != NULL, "%s", r.err);
     free_result(&r);
 }
+
+/* A volume below 0 is refused where the file holds it, by `run` and `stream` alike, with
+ * nothing written (docs/kernels.md, "Negative volume"); a missing one is a gap, as before. */
+Test(cli, a_negative_volume_is_refused_with_its_line_and_field, .timeout = 120) {
+    make_work_dir();
+    char path[128], missing[128], state[128];
+    snprintf(path, sizeof path, "%s/ohlcv.csv", work);
+    snprintf(missing, sizeof missing, "%s/missing.csv", work);
+    snprintf(state, sizeof state, "%s/obv.state", work);
+    static char text[65536], gap[65536];
+    size_t o = (size_t)snprintf(text, sizeof text, "date,ticker,high,low,close,volume\n");
+    size_t g = (size_t)snprintf(gap, sizeof gap, "%s", text);
+    unsigned st = 7;
+    double x = 100;
+    for (int i = 0; i < 200; i++) {
+        x += walk_step(&st);
+        /* Line 2 + i; record 57 (line 59) holds the bad volume, in field 6. */
+        const char *ticker = i % 2 ? "A" : "B";
+        const int day = i / 2 + 1;
+        o += (size_t)snprintf(text + o, sizeof text - o, "2024-%02d-%02d,%s,%.6f,%.6f,%.6f,%s\n",
+                              day / 28 + 1, day % 28 + 1, ticker, x + 1, x - 1, x,
+                              i == 57 ? "-500000" : "125000");
+        g += (size_t)snprintf(gap + g, sizeof gap - g, "2024-%02d-%02d,%s,%.6f,%.6f,%.6f,%s\n",
+                              day / 28 + 1, day % 28 + 1, ticker, x + 1, x - 1, x,
+                              i == 57 ? "" : "125000");
+    }
+    write_text(path, text);
+    write_text(missing, gap);
+    const char *kernels[] = {"mfi", "vwap", "obv", "ad", "adosc"};
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        char out[160];
+        snprintf(out, sizeof out, "%s/out_%s", work, kernels[k]);
+        cli_result r = run_cli(ARGS("run", "--kernel", kernels[k], "--input", path, "--group-by",
+                                    "ticker", "--output", out));
+        cr_assert_eq(r.status, 2, "%s: exit %d: %s", kernels[k], r.status, r.err);
+        assert_contains(r.err, "ohlcv.csv:59:6: \"-500000\" is negative");
+        cr_assert_eq(access(out, F_OK), -1, "%s wrote %s", kernels[k], out);
+        free_result(&r);
+    }
+    cli_result r = run_cli(ARGS("stream", "--state", state, "--kernel", "obv", "--input", path,
+                                "--group-by", "ticker"));
+    cr_assert_eq(r.status, 2, "stream: exit %d: %s", r.status, r.err);
+    assert_contains(r.err, "ohlcv.csv:59:6:");
+    cr_assert_eq(access(state, F_OK), -1, "the refused stream wrote its state");
+    free_result(&r);
+    char out[160];
+    snprintf(out, sizeof out, "%s/out_gap", work);
+    r = run_cli(ARGS("run", "--kernel", "mfi", "--input", missing, "--group-by", "ticker",
+                     "--missing-as-nan", "--output", out));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+}

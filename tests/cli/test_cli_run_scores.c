@@ -3,8 +3,8 @@
  * library's own scoring of the indicator's outputs (apo_score_outputs() over the raw files
  * of the same sweep without --score), the same bytes on the CPU alone and with simulated
  * devices, the order of the best lines (--top, --by, NaN last, ties in line order), the
- * usage errors, and no scores.csv after a failed or interrupted run. Each case runs the
- * built tool as a subprocess (cli_fixtures.h).
+ * usage errors, no scores.csv after a failed or interrupted run, and --plot's folder checked
+ * before the work. Each case runs the built tool as a subprocess (cli_fixtures.h).
  */
 #include <apportion.h>
 #include <criterion/criterion.h>
@@ -516,6 +516,33 @@ Test(cli, score_plot_writes_a_whole_picture, .timeout = 120) {
     names_in(work, names, sizeof names);
     cr_assert_not_null(strstr(names, "grid.png,"), "%s", names);
     cr_assert_null(strstr(names, ".tmp"), "a temporary is left beside the picture: %s", names);
+}
+
+/* --plot into a folder that is missing, or onto a folder, is refused before the work, as
+ * --output's folder is: exit 1, the reason, and no scores.csv nor --output folder made
+ * (the check comes before gnuplot's, so this runs without gnuplot). */
+Test(cli, score_plot_into_a_missing_folder_fails_before_the_work, .timeout = 120) {
+    make_work_dir();
+    char picture[160], out[160];
+    snprintf(out, sizeof out, "%s/out", work);
+    const char *bad[][2] = {{"missing/grid.png", "its folder"},
+                            {"", "is a folder, not a picture file"}};
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        if (bad[c][0][0] != '\0') {
+            snprintf(picture, sizeof picture, "%s/%s", work, bad[c][0]);
+        } else {
+            snprintf(picture, sizeof picture, "%s/folder.png", work);
+            cr_assert_eq(mkdir(picture, 0700), 0);
+        }
+        cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--devices",
+                                    "cpu", "--param", "period=10:30:10", "--param", "nbdev_up=1,2",
+                                    "--score", "bands_revert", "--output", out, "--plot", picture));
+        cr_assert_eq(r.status, 1, "case %zu: status %d: %s", c, r.status, r.err);
+        assert_contains(r.err, bad[c][1]);
+        assert_contains(r.err, "nothing was computed");
+        free_result(&r);
+        cr_assert(!file_exists(out), "case %zu made %s", c, out);
+    }
 }
 
 /* A rule with thresholds (docs/kernels.md, "Rules"): --param sweeps rsi_zone's lower like

@@ -163,8 +163,8 @@ static void read_only_file_system(void) {
 Test(hostile, read_only_file_system) {
     int status = in_child(read_only_file_system);
     if (status == SKIP_STATUS)
-        cr_skip_test("a read-only tmpfs needs a private mount namespace (root); the "
-                     "permission case covers an unwritable folder");
+        skip_removing_dir("a read-only tmpfs needs a private mount namespace (root); the "
+                          "permission case covers an unwritable folder");
     cr_assert_eq(status, 0, "the runtime did not cope with a read-only file system");
 }
 
@@ -192,8 +192,9 @@ static void full_disk(void) {
 Test(hostile, full_disk) {
     int status = in_child(full_disk);
     if (status == SKIP_STATUS)
-        cr_skip_test("a full tmpfs needs a private mount namespace (root); the file size limit "
-                     "case covers a write that fails part-way");
+        skip_removing_dir(
+            "a full tmpfs needs a private mount namespace (root); the file size limit "
+            "case covers a write that fails part-way");
     cr_assert_eq(status, 0, "the runtime did not cope with a full disk");
 }
 

@@ -352,11 +352,12 @@ static void symlink_owner_rule(void) {
 
 Test(hostile, symlink_followed_only_when_the_user_owns_it_and_its_folder) {
     if (geteuid() != 0)
-        cr_skip_test("links of another user need root to make (lchown) and a private tmpfs; "
-                     "symlink_to_a_file_that_is_not_a_profile_is_refused_untouched runs anywhere");
+        skip_removing_dir(
+            "links of another user need root to make (lchown) and a private tmpfs; "
+            "symlink_to_a_file_that_is_not_a_profile_is_refused_untouched runs anywhere");
     int status = in_child(symlink_owner_rule);
     if (status == SKIP_STATUS)
-        cr_skip_test("a private tmpfs needs a mount namespace, not allowed here");
+        skip_removing_dir("a private tmpfs needs a mount namespace, not allowed here");
     cr_assert_eq(status, 0, "the owner rule for symbolic links was not kept");
 }
 

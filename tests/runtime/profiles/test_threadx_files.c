@@ -2,9 +2,9 @@
  * Files ThreadX wrote, read as ThreadX wrote them (docs/profiles.md, "The ThreadX shape"):
  * the `updated_at` of Python's datetime.now().isoformat() (no zone, microseconds) and the
  * other ISO 8601 forms it may hold; ThreadX's device names ("CPU", "GPU0") as apportion's
- * ids; and a file of ThreadX's shape that apportion cannot read, which a write leaves as it
- * is, never moved aside. Expected times are Unix seconds computed independently (Python's
- * calendar.timegm), not by the code under test.
+ * ids; and a file of ThreadX's shape that apportion cannot read, valid in no format, which
+ * a write keeps aside as <file>.corrupt, as an unusable file of apportion's own. Expected times are
+ * Unix seconds computed independently (Python's calendar.timegm), not by the code under test.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -143,10 +143,11 @@ Test(threadx_files, threadx_device_names_become_apportion_ids, .init = make_dir,
     apo__multigpu_free(&p);
 }
 
-/* A ThreadX-shaped file with a field apportion cannot read: every write gives up with
- * APO_ERR_IO and leaves it byte for byte, with no .corrupt beside it. */
-Test(threadx_files, an_unreadable_threadx_file_is_never_moved_aside, .init = make_dir,
-     .fini = remove_dir) {
+/* A ThreadX-shaped file with a field apportion cannot read is valid in no format: left in
+ * place it would fail every write for good, so a write keeps it aside byte for byte as
+ * <file>.corrupt (as an unusable file of apportion's own) and stores what it had to store. */
+Test(threadx_files, an_unreadable_threadx_file_is_kept_aside_and_the_write_goes_on,
+     .init = make_dir, .fini = remove_dir) {
     char path[128], aside[160], err[1024];
     snprintf(path, sizeof path, "%s/thresholds.json", dir);
     snprintf(aside, sizeof aside, "%s.corrupt", path);
@@ -159,15 +160,16 @@ Test(threadx_files, an_unreadable_threadx_file_is_never_moved_aside, .init = mak
     add.cpu_ms_avg = 2;
     add.gpu_ms_avg = NAN;
     add.samples = 1;
-    cr_assert_eq(apo__thresholds_merge(path, &add, 1, NULL, err, sizeof err), APO_ERR_IO);
-    cr_assert(strstr(err, path) != NULL && strstr(err, "left as it is") != NULL, "%s", err);
+    cr_assert_eq(apo__thresholds_merge(path, &add, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    cr_assert(strstr(err, aside) != NULL, "the note names where it went: %s", err);
     cr_assert(strstr(err, "samples") != NULL, "the reason is given: %s", err);
-    cr_assert_str_eq(read_text(path), text);
-    cr_assert_neq(access(aside, F_OK), 0, "set aside");
+    cr_assert_str_eq(read_text(aside), text);
+    cr_assert(strstr(read_text(path), "macd:{'size': 100}") != NULL, "%s", read_text(path));
 
+    /* The case: ThreadX's field names holding what ThreadX never writes. */
     snprintf(path, sizeof path, "%s/multigpu.json", dir);
     snprintf(aside, sizeof aside, "%s.corrupt", path);
-    static const char mg[] = "{\"workload_tag\": \"w\", \"ratios\": {\"CPU\": -1}}";
+    static const char mg[] = "{\"updated_at\": 5, \"workload_tag\": [], \"ratios\": {\"cpu\": 1}}";
     write_text(path, mg);
     apo__stored_workload w;
     memset(&w, 0, sizeof w);
@@ -178,9 +180,12 @@ Test(threadx_files, an_unreadable_threadx_file_is_never_moved_aside, .init = mak
     w.devices[0].latency_ms = w.devices[0].ms_per_melem = NAN;
     w.devices[0].online.prior_latency_ms = w.devices[0].online.prior_ms_per_melem = NAN;
     w.devices[0].online.known_latency_ms = NAN;
-    cr_assert_eq(apo__multigpu_update(path, "host", &w, 1, NULL, 0, NULL, err, sizeof err),
-                 APO_ERR_IO);
-    cr_assert(strstr(err, "left as it is") != NULL, "%s", err);
-    cr_assert_str_eq(read_text(path), mg);
-    cr_assert_neq(access(aside, F_OK), 0, "set aside");
+    cr_assert_eq(apo__multigpu_update(path, "host", &w, 1, NULL, 0, NULL, err, sizeof err), APO_OK,
+                 "%s", err);
+    cr_assert_str_eq(read_text(aside), mg);
+    /* What was stored reads back: the next write finds apportion's own file. */
+    apo__multigpu p;
+    cr_assert_eq(apo__multigpu_load(path, &p, NULL, err, sizeof err), APO_OK, "%s", err);
+    cr_assert_not_null(apo__multigpu_find(&p, "x"));
+    apo__multigpu_free(&p);
 }
