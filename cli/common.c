@@ -206,6 +206,10 @@ double cli_now_s(void) {
 }
 
 int cli_runtime_create_learning(const char *devices, apo_switch learn, apo_runtime **rt) {
+    /* The tool pins its GPUs' first staging slots while it reads its input, which the
+     * library by default leaves to the GPU's first task (docs/env.md,
+     * APPORTION_GPU_EARLY_STAGING); a value the user set is kept. */
+    (void)setenv("APPORTION_GPU_EARLY_STAGING", "on", 0);
     apo_config config = APO_CONFIG_INIT;
     config.devices = devices;
     config.learn = learn;

@@ -107,6 +107,11 @@
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
       "one thread per tile ([cuda.md](cuda.md#staged-kernels)); another value is warned about "    \
       "and `staged` is used")                                                                      \
+    X(gpu_early_staging, "APPORTION_GPU_EARLY_STAGING", NULL, SWITCH, APO_SWITCH_WORDS,            \
+      APO_SWITCH_OFF, APO_SWITCH_ON, APO_SWITCH_OFF, "off; on in the `apportion` tool",            \
+      "pin each GPU's first staging slots when the runtime is created rather than at the GPU's "   \
+      "first task ([cuda.md](cuda.md#staging-slots-sized-to-the-need)): the tool overlaps it "     \
+      "with reading its input; a library process that may never use its GPU pins nothing")         \
     X(cpu_pressure_file, "APPORTION_CPU_PRESSURE_FILE", NULL, TEXT, "a file path, or `off`", NULL, \
       0, 0, "`/proc/pressure/cpu`",                                                                \
       "where the runtime reads the machine's processor pressure when it opens a cpu device "       \

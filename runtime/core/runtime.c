@@ -34,6 +34,7 @@ typedef struct settings {
     apo__fault_settings faults;
     int cpu_isa; /* APPORTION_CPU_ISA as asked for: an apo__cpu_isa, AUTO when unset */
     const char *cpu_pressure_file; /* NULL: the default (devices/cpu_pressure.h) */
+    int gpu_early_staging; /* pin the GPUs' first staging slots at creation (docs/cuda.md) */
 } settings;
 
 /* Hands the resolved settings (base/settings.c: config > environment > defaults, each
@@ -70,6 +71,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
     s->faults.quarantine_after = r.quarantine_after;
     s->cpu_isa = r.cpu_isa;
     s->cpu_pressure_file = r.cpu_pressure_file;
+    s->gpu_early_staging = r.gpu_early_staging == APO_SWITCH_ON;
     return APO_OK;
 }
 
@@ -245,6 +247,12 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         open_cpu(rt, s->cpu_threads, cpu_defaulted, isa, isa_named);
     }
     share_host_threads(rt, cpu_defaulted);
+#ifdef APO_HAVE_CUDA
+    /* Only the GPUs the list selected: the others are closed already. */
+    if (s->gpu_early_staging)
+        for (size_t i = 0; i < rt->n_devices; i++)
+            apo__cuda_stage_early(&rt->devices[i]);
+#endif
     /* Read once, for the cpu devices whose helper threads could share a task
      * (docs/scheduling.md, "A machine busy from the start"). */
     double pressure = -1;

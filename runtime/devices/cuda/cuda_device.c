@@ -169,7 +169,7 @@ static void cuda_close(apo__device *dev) {
     apo__cuda_state *st = dev->state;
     if (st == NULL)
         return;
-    apo__cuda_join_staging(st);
+    apo__cuda_stop_staging(st);
     int e;
     const int previous = apo__cuda_enter_device(st->ordinal, &e);
     if (e == cudaSuccess) {
@@ -197,6 +197,11 @@ static void cuda_close(apo__device *dev) {
     free(st->intervals);
     free(st);
     dev->state = NULL;
+}
+
+void apo__cuda_stage_early(apo__device *dev) {
+    if (dev->info.kind == APO_DEVICE_CUDA && dev->state != NULL)
+        apo__cuda_start_staging(dev->state, dev->info.id);
 }
 
 /* A GPU takes a sweep's consecutive sets as one task whatever their passes: their inputs go
@@ -295,6 +300,11 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
     apo__cuda_state *st = calloc(1, sizeof *st);
     if (st == NULL)
         return 0;
+    if (!apo__cuda_staging_init(st)) {
+        free(st);
+        apo__warn(w, "GPU %d is not usable (left out): cannot create its staging lock", g->ordinal);
+        return 0;
+    }
     st->ordinal = g->ordinal;
     size_t budget_mb = opts->memory_mb;
     if (budget_mb == 0) {
@@ -346,7 +356,8 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
      * GPU's, so reports say so and the default profile keeps none of it. */
     dev->simulated = 1;
 #endif
-    apo__cuda_start_staging(st, info->id);
+    /* The staging slots are allocated from the GPU's first task on, or from the runtime's
+     * creation where it asks for them early (apo__cuda_stage_early). */
     return 1;
 }
 

@@ -10,6 +10,12 @@
 
 #include "devices/device.h"
 
+/* Starts pinning the GPU's staging slots now, on a thread of their own, rather than at its
+ * first task (docs/cuda.md, "Staging slots sized to the need"): for a process that will use the GPU
+ * and has work of its own to overlap the pinning with (the CLI reads its input meanwhile). Does
+ * nothing for another kind of device, or when the staging has started already. */
+void apo__cuda_stage_early(apo__device *dev);
+
 /* The CUDA ordinal of a GPU device (cudaSetDevice's number), or -1 for another kind. */
 int apo__cuda_ordinal(const apo__device *dev);
 

@@ -11,11 +11,13 @@
  * buffers), so the order their kernels run in changes no bit.
  *
  * Slots: each slot is a device buffer and a pinned host buffer of the same layout, and six
- * timing events. The buffers are allocated at the GPU's first task and kept for the
- * runtime's life (pinning is slow: never per call); an allocation that fails is retried at
- * half the size. The slot schedule (pipeline_plan.c) finishes the oldest chunk before its
- * slot takes a new one, so APO_CUDA_SLOTS - 1 chunks stay queued on the GPU while the host
- * copies the outputs of one and the inputs of the next.
+ * timing events. The buffers are allocated by the GPU's stager (cuda_staging.c), the pinned
+ * ones small first and one slot at a time, grown when a task asks, and kept for the
+ * runtime's life (pinning is slow: never per call). A task takes the slots its bytes need
+ * (apo__cuda_take_staging), or, small and finding none pinned yet, copies from pageable
+ * memory. The slot schedule (pipeline_plan.c) finishes the oldest chunk before its slot
+ * takes a new one, so that, on four slots, three chunks stay queued on the GPU while the
+ * host copies the outputs of one and the inputs of the next.
  *
  * Host copies: host arrays that are pinned (by the caller, or by apo_cuda_host_register)
  * are copied straight to and from GPU memory. Others are staged through the slot's pinned
@@ -71,78 +73,6 @@
 #include "devices/cuda/pipeline_plan.h"
 #include "devices/device.h"
 
-/* ---- staging buffers ---------------------------------------------------------------------- */
-
-void apo__cuda_free_staging(apo__cuda_state *st) {
-    for (int i = 0; i < APO_CUDA_SLOTS; i++) {
-        apo__cuda_slot *s = &st->slots[i];
-        if (s->dev != NULL)
-            cudaFree(s->dev);
-        if (s->host != NULL)
-            cudaFreeHost(s->host);
-        s->dev = NULL;
-        s->host = NULL;
-    }
-    st->staged = 0;
-}
-
-/* Allocates every slot's buffers at the budget's size, halving after each failure. `id`
- * names the GPU in the log. */
-static int ensure_staging(const char *id, apo__cuda_state *st) {
-    if (st->staged)
-        return 1;
-    size_t bytes = st->budget_bytes / APO_CUDA_SLOTS;
-    if (bytes > APO_CUDA_SLOT_MAX_BYTES)
-        bytes = APO_CUDA_SLOT_MAX_BYTES;
-    /* Pinning host memory takes time of its own (hundreds of milliseconds for full slots). */
-    const double t0 = apo__now();
-    for (; bytes >= APO_CUDA_SLOT_MIN_BYTES; bytes /= 2) {
-        int ok = 1;
-        for (int i = 0; i < APO_CUDA_SLOTS && ok; i++) {
-            apo__cuda_slot *s = &st->slots[i];
-            ok = cudaMalloc((void **)&s->dev, bytes) == cudaSuccess &&
-                 cudaMallocHost((void **)&s->host, bytes) == cudaSuccess;
-        }
-        if (ok) {
-            st->slot_bytes = bytes;
-            st->staged = 1;
-            apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE, "%s: staging %d x %zu MiB in %.1f ms", id,
-                     APO_CUDA_SLOTS, bytes >> 20, (apo__now() - t0) * 1e3);
-            return 1;
-        }
-        /* An allocation failure is not sticky: clear it and try smaller. */
-        (void)cudaGetLastError();
-        apo__cuda_free_staging(st);
-        apo__log(APO_LOG_INFO, APO_SUBSYS_DEVICE,
-                 "%s: cannot allocate %d x %zu MiB of staging; halving", id, APO_CUDA_SLOTS,
-                 bytes >> 20);
-    }
-    apo__log(APO_LOG_WARN, APO_SUBSYS_DEVICE,
-             "%s: cannot allocate even %d x %zu MiB of staging memory", id, APO_CUDA_SLOTS,
-             APO_CUDA_SLOT_MIN_BYTES >> 20);
-    return 0;
-}
-
-static void *stage_in_background(void *arg) {
-    apo__cuda_state *st = arg;
-    if (cudaSetDevice(st->ordinal) == cudaSuccess)
-        (void)ensure_staging(st->stager_id, st); /* on failure the first task tries again */
-    (void)cudaGetLastError();
-    return NULL;
-}
-
-void apo__cuda_start_staging(apo__cuda_state *st, const char *id) {
-    snprintf(st->stager_id, sizeof st->stager_id, "%s", id);
-    st->stager_running = pthread_create(&st->stager, NULL, stage_in_background, st) == 0;
-}
-
-void apo__cuda_join_staging(apo__cuda_state *st) {
-    if (!st->stager_running)
-        return;
-    (void)pthread_join(st->stager, NULL);
-    st->stager_running = 0;
-}
-
 /* ---- one task ------------------------------------------------------------------------------ */
 
 typedef struct task_tally {
@@ -159,6 +89,7 @@ typedef struct cuda_task {
     int in_place_in;  /* the inputs are on this GPU: read in place */
     int direct_in;    /* host inputs that are pinned: copied straight, not staged */
     int direct_out;   /* host outputs that are pinned: copied straight, not staged */
+    int direct_parts; /* the tile partials copied straight into the call's (pageable task) */
     unsigned threads; /* host threads for the staging copies */
     double ref_host;  /* the host clock when the GPU passed st->ref */
     int timing_ok;    /* every event time could be read */
@@ -366,10 +297,11 @@ static int issue_chunk(void *ctx, unsigned slot, uint64_t first, uint64_t end) {
             return 0;
     }
     if (plen != 0 &&
-        !apo__cuda_check(cudaMemcpyAsync(s->host + part_off, s->dev + part_off,
-                                         (size_t)(p.end - p.first) * plen * sizeof(double),
-                                         cudaMemcpyDeviceToHost, st->d2h),
-                         dev, "device-to-host copy of partials"))
+        !apo__cuda_check(
+            cudaMemcpyAsync(t->direct_parts ? call->partials + p.first * plen : s->host + part_off,
+                            s->dev + part_off, (size_t)(p.end - p.first) * plen * sizeof(double),
+                            cudaMemcpyDeviceToHost, st->d2h),
+            dev, "device-to-host copy of partials"))
         return 0;
     if (!apo__cuda_check(cudaEventRecord(s->ev[APO_EV_D2H_END], st->d2h), dev, "cudaEventRecord"))
         return 0;
@@ -416,7 +348,7 @@ static int finish_chunk(void *ctx, unsigned slot) {
         for (size_t o = 0; o < n_out; o++)
             list[n++] = (apo__copy){set_output(call, o) + p->out_lo,
                                     s->host + out_off + o * out_len, out_len * sizeof(double)};
-    if (plen != 0)
+    if (plen != 0 && !t->direct_parts)
         list[n++] = (apo__copy){call->partials + p->first * plen, s->host + part_off,
                                 (size_t)(p->end - p->first) * plen * sizeof(double)};
     host_copies(t, list, n);
@@ -484,6 +416,14 @@ static int start_streams(cuda_task *t) {
     return 1;
 }
 
+/* Makes the task copy its host arrays and its partials straight, from and to pageable
+ * memory, rather than through the pinned slots. */
+static void copy_from_pageable(cuda_task *t) {
+    t->direct_in |= t->call->ctx->in_gpu < 0;
+    t->direct_out |= t->call->ctx->out_gpu < 0;
+    t->direct_parts = 1;
+}
+
 static apo_status pipeline_in_guard(apo__device *dev, const apo__call *call, uint64_t first,
                                     uint64_t end, apo__task_time *time);
 static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint64_t first,
@@ -548,9 +488,7 @@ static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint
     const double t0 = apo__now();
     if (!apo__device_can_run(dev, call->kernel))
         return APO_ERR_DEVICE_LOST; /* the planner never gives it such tiles */
-    apo__cuda_join_staging(st);
-    if (!apo__cuda_check(cudaSetDevice(st->ordinal), dev, "cudaSetDevice") ||
-        !ensure_staging(dev->info.id, st))
+    if (!apo__cuda_check(cudaSetDevice(st->ordinal), dev, "cudaSetDevice"))
         return APO_ERR_DEVICE_LOST;
 
     cuda_task t;
@@ -564,15 +502,30 @@ static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint
     t.direct_out = call->ctx->out_gpu < 0 && all_pinned(call, 1);
     t.threads = dev->info.threads > 0 ? (unsigned)dev->info.threads : 1u;
     t.timing_ok = 1;
-    /* The GPU then reads or writes the caller's host arrays itself, and a queued copy cannot
-     * be recalled: hold the access across waits, as for device-resident arrays. */
-    st->hold_across_waits |= t.direct_in || t.direct_out;
     st->n_intervals = 0;
 
-    const size_t slot_doubles = st->slot_bytes / sizeof(double);
     const apo__chunk_plan whole = plan_chunk(call, t.halo, first, end);
     if (call->ctx->gather_resident && call->ctx->out_gpu != st->ordinal)
         (void)apo__cuda_open_segment(dev, st, call, whole.out_lo, whole.out_hi);
+    /* What the task moves through the slots, and whether any of it goes through pinned
+     * memory: staged inputs or outputs, or tile partials. */
+    const size_t task_bytes = chunk_doubles(&t, &whole) * sizeof(double);
+    const int pinned = (slot_inputs(&t) > 0 && call->ctx->in_gpu < 0 && !t.direct_in) ||
+                       (slot_outputs(&t) > 0 && call->ctx->out_gpu < 0 && !t.direct_out) ||
+                       call->kernel->partial_len != 0;
+    apo__staging_grant grant;
+    memset(&grant, 0, sizeof grant);
+    if (!apo__cuda_take_staging(st, dev->info.id, task_bytes, pinned, &grant)) {
+        apo__cuda_close_segment(st, 0);
+        return APO_ERR_DEVICE_LOST;
+    }
+    if (grant.pageable)
+        /* No pinned slot is ready and the task is small: its host arrays go straight to and
+         * from the GPU, the driver staging them through pinned buffers of its own. */
+        copy_from_pageable(&t);
+    /* The GPU then reads or writes the caller's host arrays itself, and a queued copy cannot
+     * be recalled: hold the access across waits, as for device-resident arrays. */
+    st->hold_across_waits |= t.direct_in || t.direct_out || t.direct_parts;
     /* Chunks of whole waves over the SMs; a task whose arrays are all read and written in
      * place (only its partials, if any, use a slot) is one launch. */
     const int staged = slot_inputs(&t) + slot_outputs(&t) > 0;
@@ -580,16 +533,38 @@ static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint
 
     static const apo__pipeline_ops ops = {chunk_end, issue_chunk, finish_chunk, task_stopped};
     uint64_t stuck = first;
-    apo__pipe_result r = start_streams(&t) ? apo__pipeline_drive(&ops, &t, first, end, chunk_tiles,
-                                                                 slot_doubles, &stuck)
-                                           : APO_PIPE_FAILED;
+    apo__pipe_result r = start_streams(&t)
+                             ? apo__pipeline_drive(&ops, &t, first, end, chunk_tiles,
+                                                   grant.slot_doubles, grant.slots, &stuck)
+                             : APO_PIPE_FAILED;
+    if (r == APO_PIPE_TOO_BIG && !grant.pageable && grant.slot_doubles < grant.dev_doubles) {
+        /* One tile needs more than a pinned slot holds, and the pinned slots are smaller than
+         * the device buffers (they grow on demand): the task is done again from pageable
+         * memory, whose chunks only the device buffers bound, and asks for pinned slots
+         * that hold such a tile. The chunks finished so far are written again with the
+         * same bits. */
+        const apo__chunk_plan one = plan_chunk(call, t.halo, stuck, stuck + 1);
+        apo__cuda_ask_staging_growth(st, chunk_doubles(&t, &one) * sizeof(double) * APO_CUDA_SLOTS);
+        release_for_wait(dev, st);
+        apo__cuda_drain(st);
+        r = APO_PIPE_FAILED;
+        if (reenter(dev, st)) {
+            copy_from_pageable(&t);
+            st->hold_across_waits = 1;
+            memset(&t.tally, 0, sizeof t.tally);
+            st->n_intervals = 0;
+            r = start_streams(&t) ? apo__pipeline_drive(&ops, &t, first, end, chunk_tiles,
+                                                        grant.dev_doubles, APO_CUDA_SLOTS, &stuck)
+                                  : APO_PIPE_FAILED;
+        }
+    }
     if (r == APO_PIPE_TOO_BIG) {
         const apo__chunk_plan one = plan_chunk(call, t.halo, stuck, stuck + 1);
         apo__log(APO_LOG_WARN, APO_SUBSYS_RUN,
                  "%s: one tile of %s needs %zu MiB of staging, more than the %zu MiB slot "
                  "(APPORTION_GPU_MEMORY_MB)",
                  dev->info.id, call->kernel->name, (chunk_doubles(&t, &one) * sizeof(double)) >> 20,
-                 st->slot_bytes >> 20);
+                 (grant.slot_doubles * sizeof(double)) >> 20);
     }
     const int ok = r == APO_PIPE_DONE;
     if (!ok) {
@@ -597,6 +572,8 @@ static apo_status pipeline_of_call(apo__device *dev, const apo__call *call, uint
         release_for_wait(dev, st);
         apo__cuda_drain(st);
     }
+    /* Nothing is in flight in the slots any more: they may be swapped for larger ones. */
+    apo__cuda_release_staging(st);
     apo__cuda_close_segment(st, ok);
     if (!ok)
         return APO_ERR_DEVICE_LOST;

@@ -15,12 +15,8 @@
 #include "devices/cuda/pipeline_plan.h"
 #include "devices/device.h"
 
-/* A slot's buffers: at most this much each (device and pinned host alike), never less than
- * the minimum (below it a failed allocation is a failed device). Four slots of 128 MiB move
- * 1e8 samples of bollinger (3.2 GB) in about 24 chunks: each copy is milliseconds long, far
- * above the fixed cost of a copy or a launch. */
-#define APO_CUDA_SLOT_MAX_BYTES ((size_t)128 << 20)
-#define APO_CUDA_SLOT_MIN_BYTES ((size_t)1 << 20)
+/* The slots' sizes (APO_CUDA_SLOT_*_BYTES, APO_CUDA_SLOT_GROWTH) and the pageable copies'
+ * limit are in pipeline_plan.h, with why. */
 /* A GPU's streams: one per copy direction and one per slot for kernels. */
 #define APO_CUDA_STREAMS (2 + APO_CUDA_SLOTS)
 /* Default budget: half the free memory at discovery, at most this much. */
@@ -57,18 +53,42 @@ typedef struct apo__cuda_slot {
     apo__chunk_plan plan;
 } apo__cuda_slot;
 
+/* Where the stager (cuda_staging.c) is: not started yet (a library's runtime starts it at the
+ * GPU's first task); pinning the first slots; idle, waiting for a task to ask for larger
+ * ones; ended (stopped, failed, or never created: a task then allocates what it needs). */
+enum { APO_STAGING_NOT_STARTED, APO_STAGING_PINNING, APO_STAGING_IDLE, APO_STAGING_ENDED };
+
+/* The slots' buffers and the thread that allocates them (cuda_staging.c; docs/cuda.md,
+ * "Staging slots sized to the need"). Pinning is slow (0.41 to 0.67 ms per MiB on an H100 machine),
+ * so the device buffers come first, then the pinned host buffers one slot at a time at a small
+ * size, each published as it is ready: a task waits only for the slots its bytes fill. A task whose
+ * bytes the slots cut asks for larger ones, which the thread pins in the background and
+ * swaps in between tasks. */
+typedef struct apo__cuda_staging {
+    pthread_mutex_t m; /* guards every field below but `thread` */
+    pthread_cond_t cv; /* broadcast at every change */
+    int phase;         /* APO_STAGING_* */
+    int dev_ready;     /* every slot's device buffer is allocated, of dev_bytes each */
+    size_t dev_bytes;
+    unsigned published; /* slots 0 .. published - 1 have pinned buffers of host_bytes */
+    size_t host_bytes;
+    size_t pin_cap; /* the most a slot may be grown to (lowered after a failed growth) */
+    size_t grow_to; /* pinned bytes per slot a task asked for (0: none) */
+    double *spare[APO_CUDA_SLOTS]; /* grown buffers of spare_bytes, not yet swapped in */
+    size_t spare_bytes;
+    int spare_ready;
+    double *retired[APO_CUDA_SLOTS]; /* swapped-out buffers for the thread to free */
+    int in_use;                      /* a task runs on the slots: no swap meanwhile */
+    int stop;                        /* closing: the thread ends at its next step */
+    int thread_started;              /* a thread was created and is to be joined */
+    pthread_t thread;
+    char id[APO_ID_MAX]; /* the GPU's id, for the log */
+} apo__cuda_staging;
+
 typedef struct apo__cuda_state {
     int ordinal;
     size_t budget_bytes; /* staging budget: every slot's device buffer together */
-    size_t slot_bytes;   /* size of each slot buffer, once allocated */
-    int staged;          /* slot buffers allocated */
-    /* Pinning the slots' host memory takes hundreds of milliseconds (4 x 128 MiB: 210 to 340
-     * ms on an H100 machine, docs/PERF.md), so a thread started when the GPU is opened
-     * allocates them while the caller prepares its first call; a task, and closing, join it
-     * first (apo__cuda_join_staging). */
-    pthread_t stager;
-    int stager_running;
-    char stager_id[APO_ID_MAX]; /* the GPU's id, for the stager's log lines */
+    apo__cuda_staging staging;
     /* One stream per direction, non-blocking, and one for kernels per slot: each copy
      * direction keeps one queue in issue order (one copy engine saturates a direction of
      * the link, so a chunk's inputs land whole before the next chunk's start), and each
@@ -116,11 +136,44 @@ void apo__cuda_drain(apo__cuda_state *st);
 /* The run and close operations of the CUDA device (cuda_pipeline.c, cuda_device.c). */
 apo_status apo__cuda_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
                          uint64_t task_index, apo__task_time *time);
-void apo__cuda_free_staging(apo__cuda_state *st);
-/* Starts allocating the staging buffers on a thread of their own (nothing happens when the
- * thread cannot be created: the first task allocates them); joins that thread. */
+
+/* ---- the staging slots (cuda_staging.c) ---------------------------------------------------- */
+
+/* Sets up the staging's lock; 0 when it cannot be had (the GPU is then left out). */
+int apo__cuda_staging_init(apo__cuda_state *st);
+/* Starts allocating the slots' buffers on a thread of their own, once: later calls do
+ * nothing. When the thread cannot be created, the first task allocates them itself. */
 void apo__cuda_start_staging(apo__cuda_state *st, const char *id);
-void apo__cuda_join_staging(apo__cuda_state *st);
+/* Stops the thread at its next step and joins it (closing). */
+void apo__cuda_stop_staging(apo__cuda_state *st);
+/* Frees every buffer and the lock; after apo__cuda_stop_staging and with nothing in flight. */
+void apo__cuda_free_staging(apo__cuda_state *st);
+
+/* What a task may use of the slots (apo__cuda_take_staging). */
+typedef struct apo__staging_grant {
+    unsigned slots;      /* slots 0 .. slots - 1, for apo__pipeline_drive */
+    size_t slot_doubles; /* what one chunk may occupy of a slot */
+    size_t dev_doubles;  /* what a chunk copied from pageable memory may occupy */
+    int pageable;        /* copy the host arrays straight, from and to pageable memory */
+    unsigned ready;      /* pinned slots published when the task started */
+    double waited_s;     /* time spent waiting for the slots */
+} apo__staging_grant;
+
+/* Waits until the slots a task of `task_bytes` bytes of slot staging needs are ready, and
+ * takes them until apo__cuda_release_staging. `pinned` says whether the task stages through
+ * pinned memory at all: a task that does not (every host array pinned by the caller, or
+ * device-resident, and no partials) waits for the device buffers only. A task that needs
+ * pinned slots waits for apo__slots_needed() of them, or, below APO_CUDA_PAGEABLE_MAX_BYTES
+ * while none is ready, copies from pageable memory instead (grant->pageable); one whose bytes
+ * the slots cut asks for larger ones (apo__slot_grown_bytes) and runs on the present ones.
+ * The GPU must be the calling thread's current device. Returns 0 when no staging can be had
+ * (the task fails). */
+int apo__cuda_take_staging(apo__cuda_state *st, const char *id, size_t task_bytes, int pinned,
+                           apo__staging_grant *grant);
+void apo__cuda_release_staging(apo__cuda_state *st);
+/* Asks for pinned slots that hold a task of `task_bytes` (apo__slot_grown_bytes), to be
+ * pinned in the background: for a task held by the slot of one tile rather than by them all. */
+void apo__cuda_ask_staging_growth(apo__cuda_state *st, size_t task_bytes);
 
 /* Starts the task's segment for the gather (its outputs stay on this GPU) and points
  * task_out at it; 0 when it cannot be had (the task then peer-copies its chunks). */

@@ -32,16 +32,18 @@ uint64_t apo__chunk_tiles(uint64_t task_tiles, int sms, int staged) {
 
 apo__pipe_result apo__pipeline_drive(const apo__pipeline_ops *ops, void *ctx, uint64_t first,
                                      uint64_t end, uint64_t chunk_tiles, size_t slot_doubles,
-                                     uint64_t *stuck_tile) {
+                                     unsigned slots, uint64_t *stuck_tile) {
     if (chunk_tiles == 0)
         chunk_tiles = 1;
+    if (slots == 0 || slots > APO_CUDA_SLOTS)
+        slots = APO_CUDA_SLOTS;
     int busy[APO_CUDA_SLOTS] = {0};
     uint64_t next = first;
     unsigned chunk = 0;
     while (next < end) {
         if (ops->stop(ctx))
             return APO_PIPE_STOPPED;
-        const unsigned slot = chunk % APO_CUDA_SLOTS;
+        const unsigned slot = chunk % slots;
         /* The slot holds the oldest chunk in flight: finishing it leaves the others queued. */
         if (busy[slot]) {
             busy[slot] = 0;
@@ -61,8 +63,8 @@ apo__pipe_result apo__pipeline_drive(const apo__pipeline_ops *ops, void *ctx, ui
         chunk++;
     }
     /* Everything is issued: finish the rest in the order it was issued. */
-    for (unsigned i = 0; i < APO_CUDA_SLOTS; i++) {
-        const unsigned slot = (chunk + i) % APO_CUDA_SLOTS;
+    for (unsigned i = 0; i < slots; i++) {
+        const unsigned slot = (chunk + i) % slots;
         if (!busy[slot])
             continue;
         if (ops->stop(ctx))
@@ -72,6 +74,32 @@ apo__pipe_result apo__pipeline_drive(const apo__pipeline_ops *ops, void *ctx, ui
             return APO_PIPE_FAILED;
     }
     return APO_PIPE_DONE;
+}
+
+/* ---- pinned staging, sized to the need ---------------------------------------------------- */
+
+unsigned apo__slots_needed(size_t task_bytes, size_t slot_bytes) {
+    if (slot_bytes == 0)
+        return APO_CUDA_SLOTS;
+    const size_t n = task_bytes / slot_bytes + (task_bytes % slot_bytes != 0);
+    return n < 1 ? 1u : n > APO_CUDA_SLOTS ? APO_CUDA_SLOTS : (unsigned)n;
+}
+
+/* Whether APO_CUDA_SLOTS slots of `slot_bytes` hold `task_bytes`, written without the
+ * product, which could overflow. */
+static int slots_hold(size_t task_bytes, size_t slot_bytes) {
+    return task_bytes == 0 || (task_bytes - 1) / APO_CUDA_SLOTS < slot_bytes;
+}
+
+size_t apo__slot_grown_bytes(size_t task_bytes, size_t slot_bytes, size_t cap) {
+    size_t bytes = slot_bytes;
+    while (bytes > 0 && bytes < cap && !slots_hold(task_bytes, bytes))
+        bytes = bytes > cap / APO_CUDA_SLOT_GROWTH ? cap : bytes * APO_CUDA_SLOT_GROWTH;
+    return bytes;
+}
+
+int apo__stage_from_pageable(size_t task_bytes, unsigned published) {
+    return published == 0 && task_bytes < APO_CUDA_PAGEABLE_MAX_BYTES;
 }
 
 /* ---- host copies over threads ---------------------------------------------------------- */

@@ -176,7 +176,8 @@ Test(cuda_plan, the_schedule_keeps_three_chunks_in_flight_while_the_host_finishe
     const uint64_t per = apo__chunk_tiles(end - first, 3, 1);
     cr_assert_eq(per, 96u);
     uint64_t stuck = 0;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, first, end, per, slot, &stuck), APO_PIPE_DONE);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, first, end, per, slot, APO_CUDA_SLOTS, &stuck),
+                 APO_PIPE_DONE);
     /* The chunks tile [first, end) in order, each within the cap. */
     cr_assert_geq(r->issues, APO_CUDA_MIN_CHUNKS, "%ld chunks", r->issues);
     uint64_t next = first;
@@ -214,7 +215,8 @@ Test(cuda_plan, chunks_stop_at_the_tile_count_or_the_slot_whichever_comes_first)
     r->huge_tile = 7;
     r->huge_doubles = 500;
     uint64_t stuck = 0;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, &stuck), APO_PIPE_DONE);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, APO_CUDA_SLOTS, &stuck),
+                 APO_PIPE_DONE);
     const uint64_t want[] = {30, 60, 90, 100};
     cr_assert_eq(r->issues, 4);
     for (long c = 0; c < r->issues; c++)
@@ -228,7 +230,8 @@ Test(cuda_plan, chunks_stop_at_the_tile_count_or_the_slot_whichever_comes_first)
     r = new_recorder(10);
     r->huge_tile = 20;
     r->huge_doubles = 900;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, &stuck), APO_PIPE_DONE);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, APO_CUDA_SLOTS, &stuck),
+                 APO_PIPE_DONE);
     /* [0, 30) would be 29 x 10 + 900 = 1,190 > 1,000, and [0, 21) already 1,100: the slot
      * allows [0, 20); then [20, 50) would be 1,190 again: [20, 31) of 1,000 doubles. */
     cr_assert_eq(r->chunk_end[0], 20u);
@@ -243,7 +246,8 @@ Test(cuda_plan, a_tile_larger_than_a_slot_stops_the_schedule_and_names_it) {
     r->huge_tile = 13;
     r->huge_doubles = 5000;
     uint64_t stuck = 0;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 40, 100, 1000, &stuck), APO_PIPE_TOO_BIG);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 40, 100, 1000, APO_CUDA_SLOTS, &stuck),
+                 APO_PIPE_TOO_BIG);
     cr_assert_eq(stuck, 13);
     /* Nothing past the tile was issued. */
     for (long c = 0; c < r->issues; c++)
@@ -255,22 +259,90 @@ Test(cuda_plan, a_failure_or_a_stop_ends_the_schedule_at_once) {
     uint64_t stuck = 0;
     recorder *r = new_recorder(10);
     r->fail_issue_at = 6;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, &stuck), APO_PIPE_FAILED);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, APO_CUDA_SLOTS, &stuck),
+                 APO_PIPE_FAILED);
     cr_assert_eq(r->issues, 6);
     free(r);
 
     r = new_recorder(10);
     r->fail_finish_at = 2;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, &stuck), APO_PIPE_FAILED);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, APO_CUDA_SLOTS, &stuck),
+                 APO_PIPE_FAILED);
     cr_assert_eq(r->finishes, 2);
     cr_assert_eq(r->issues, APO_CUDA_SLOTS + 2, "issued %ld", r->issues);
     free(r);
 
     r = new_recorder(10);
     r->stop_after = 9;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, &stuck), APO_PIPE_STOPPED);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, APO_CUDA_SLOTS, &stuck),
+                 APO_PIPE_STOPPED);
     cr_assert_eq(r->issues, 9);
     free(r);
+}
+
+Test(cuda_plan, a_task_on_one_published_slot_finishes_each_chunk_before_the_next) {
+    /* While only slot 0 is pinned a task's chunks take turns in it: nothing else is used,
+     * and each chunk is finished before the next is issued. */
+    recorder *r = new_recorder(10);
+    uint64_t stuck = 0;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, 1, &stuck), APO_PIPE_DONE);
+    cr_assert_eq(r->issues, 4);
+    cr_assert_eq(r->finishes, 4);
+    cr_assert(!r->reissued_busy_slot);
+    for (long f = 0; f < r->finishes; f++) {
+        cr_assert_eq(r->finished_order[f], f);
+        cr_assert_eq(r->in_flight_at_finish[f], 0, "finish %ld left others in flight", f);
+    }
+    cr_assert_eq(r->chunk_in[0], 3, "every chunk went to slot 0");
+    free(r);
+
+    /* Two slots: one chunk stays in flight while the host finishes the other. */
+    r = new_recorder(10);
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 10, 1000, 2, &stuck), APO_PIPE_DONE);
+    cr_assert_eq(r->issues, 10);
+    for (long f = 0; f < r->finishes; f++)
+        cr_assert_eq(r->in_flight_at_finish[f], f < 8 ? 1 : r->issues - f - 1);
+    free(r);
+}
+
+Test(cuda_plan, a_task_waits_for_the_slots_its_bytes_fill_and_no_more) {
+    const size_t mib = (size_t)1 << 20, slot = APO_CUDA_SLOT_FIRST_BYTES;
+    cr_assert_eq(apo__slots_needed(1, slot), 1u);
+    cr_assert_eq(apo__slots_needed(slot, slot), 1u, "a task that fits one slot needs one");
+    cr_assert_eq(apo__slots_needed(slot + 1, slot), 2u);
+    /* A scored piece of 500 series x 2,520 bars: about 10.1 MB in and 1.7 MB out. */
+    cr_assert_eq(apo__slots_needed(12 * 1000 * 1000, slot), 2u);
+    cr_assert_eq(apo__slots_needed(3200 * mib, slot), APO_CUDA_SLOTS, "capped at the slots");
+    cr_assert_eq(apo__slots_needed(0, slot), 1u);
+}
+
+Test(cuda_plan, slots_grow_only_for_tasks_they_cut_to_the_smallest_step_that_holds_them) {
+    const size_t mib = (size_t)1 << 20, cap = APO_CUDA_SLOT_MAX_BYTES;
+    const size_t first = APO_CUDA_SLOT_FIRST_BYTES;
+    /* Every slot together holds the task: no growth. */
+    cr_assert_eq(apo__slot_grown_bytes(APO_CUDA_SLOTS * first, first, cap), first);
+    cr_assert_eq(apo__slot_grown_bytes(10 * mib, first, cap), first);
+    /* One byte more than the slots hold: the next step. */
+    cr_assert_eq(apo__slot_grown_bytes(APO_CUDA_SLOTS * first + 1, first, cap),
+                 first * APO_CUDA_SLOT_GROWTH);
+    /* Bollinger's 3.2 GB goes straight to the cap, and no further. */
+    cr_assert_eq(apo__slot_grown_bytes(3200 * mib, first, cap), cap);
+    cr_assert_eq(apo__slot_grown_bytes(3200 * mib, cap, cap), cap);
+    /* A cap that is not a step of the growth (a small budget) is reached, not passed. */
+    cr_assert_eq(apo__slot_grown_bytes(100 * mib, first, 20 * mib), 20 * mib);
+    /* Nothing overflows at the extremes. */
+    cr_assert_eq(apo__slot_grown_bytes(SIZE_MAX, first, cap), cap);
+}
+
+Test(cuda_plan, small_tasks_copy_from_pageable_memory_only_while_no_slot_is_ready) {
+    cr_assert(apo__stage_from_pageable(10 * 1000 * 1000, 0));
+    cr_assert(!apo__stage_from_pageable(10 * 1000 * 1000, 1), "a ready slot is used");
+    cr_assert(!apo__stage_from_pageable(APO_CUDA_PAGEABLE_MAX_BYTES, 0), "large tasks wait");
+    /* The sizes keep their order: the first pinned size is below the pageable limit, which is
+     * below the device buffers' cap. */
+    cr_assert_lt(APO_CUDA_SLOT_FIRST_BYTES, APO_CUDA_PAGEABLE_MAX_BYTES);
+    cr_assert_leq(APO_CUDA_SLOT_MIN_BYTES, APO_CUDA_SLOT_FIRST_BYTES);
+    cr_assert_leq(APO_CUDA_SLOT_FIRST_BYTES, APO_CUDA_SLOT_MAX_BYTES);
 }
 
 /* ---- host copies over threads ---------------------------------------------------------- */

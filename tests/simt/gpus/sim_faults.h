@@ -39,6 +39,23 @@ size_t apo_simgpu_copies_in_flight(void);
  * count, not a fault): what a test compares to see how often the inputs went over. */
 size_t apo_simgpu_h2d_bytes(void);
 
+/* Of those, the bytes read from pageable host memory (neither pinned nor registered): the
+ * copies a GPU's task makes straight from a caller's ordinary arrays. */
+size_t apo_simgpu_pageable_h2d_bytes(void);
+
+/* Holds pinned allocations back (cudaHostAlloc, cudaMallocHost): from this call the next
+ * `allowed` go through, and every later one waits, inside the call, until
+ * apo_simgpu_release_pinning(). A test thus stops a GPU's staging after a chosen slot and
+ * sees what a task does with the slots published so far (docs/cuda.md, "Staging slots sized to the
+ * need"). */
+void apo_simgpu_hold_pinning(unsigned long allowed);
+void apo_simgpu_release_pinning(void);
+/* Pinned allocations waiting on the hold now. */
+unsigned long apo_simgpu_pinning_waiting(void);
+/* Bytes of pinned host memory allocated and not yet freed (registered ranges not counted);
+ * their number into *allocations when it is not NULL. */
+size_t apo_simgpu_pinned_bytes(size_t *allocations);
+
 #ifdef __cplusplus
 }
 #endif

@@ -112,8 +112,16 @@ struct state {
     unsigned long copies_made = 0;
     /* apo_simgpu_hold_streams(): every stream's thread waits before its next operation. */
     std::atomic<bool> held{false};
-    /* apo_simgpu_h2d_bytes(): bytes of host-to-device copies enqueued so far. */
+    /* apo_simgpu_h2d_bytes(): bytes of host-to-device copies enqueued so far; of them, those
+     * read from pageable host memory (neither pinned nor registered). */
     std::atomic<size_t> h2d_bytes{0};
+    std::atomic<size_t> pageable_h2d_bytes{0};
+    /* apo_simgpu_hold_pinning(): pinned allocations past the first `pins_allowed` wait while
+     * `pins_held`; `pins_waiting` of them wait now (under pin_m). */
+    std::mutex pin_m;
+    std::condition_variable pin_cv;
+    bool pins_held = false;
+    unsigned long pins_allowed = 0, pins_waiting = 0;
 };
 
 state &g();
@@ -749,11 +757,27 @@ cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream) {
     return cudaSuccess;
 }
 
+/* Waits while apo_simgpu_hold_pinning() holds this pinned allocation back. */
+static void wait_for_pinning_hold() {
+    std::unique_lock<std::mutex> l(g().pin_m);
+    if (!g().pins_held) {
+        return;
+    }
+    if (g().pins_allowed > 0) {
+        g().pins_allowed--;
+        return;
+    }
+    g().pins_waiting++;
+    g().pin_cv.wait(l, [] { return !g().pins_held; });
+    g().pins_waiting--;
+}
+
 cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
     (void)flags;
     if (ptr == nullptr) {
         return ret(cudaErrorInvalidValue);
     }
+    wait_for_pinning_hold();
     void *base = nullptr;
     size_t map_size = 0;
     void *p = guarded(size, &base, &map_size);
@@ -875,6 +899,14 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     }
     if (dst_dev && !src_dev) {
         g().h2d_bytes.fetch_add(count);
+        bool pageable;
+        {
+            std::lock_guard<std::mutex> l(g().m);
+            pageable = find_alloc(src) == nullptr;
+        }
+        if (pageable) {
+            g().pageable_h2d_bytes.fetch_add(count);
+        }
     }
     enqueue_copy(s, dst, src, count);
     return cudaSuccess;
@@ -1100,6 +1132,42 @@ extern "C" void apo_simgpu_clear_faults(void) {
 extern "C" void apo_simgpu_hold_streams(int hold) { g().held.store(hold != 0); }
 
 extern "C" size_t apo_simgpu_h2d_bytes(void) { return g().h2d_bytes.load(); }
+
+extern "C" size_t apo_simgpu_pageable_h2d_bytes(void) { return g().pageable_h2d_bytes.load(); }
+
+extern "C" void apo_simgpu_hold_pinning(unsigned long allowed) {
+    std::lock_guard<std::mutex> l(g().pin_m);
+    g().pins_held = true;
+    g().pins_allowed = allowed;
+}
+
+extern "C" void apo_simgpu_release_pinning(void) {
+    {
+        std::lock_guard<std::mutex> l(g().pin_m);
+        g().pins_held = false;
+    }
+    g().pin_cv.notify_all();
+}
+
+extern "C" unsigned long apo_simgpu_pinning_waiting(void) {
+    std::lock_guard<std::mutex> l(g().pin_m);
+    return g().pins_waiting;
+}
+
+extern "C" size_t apo_simgpu_pinned_bytes(size_t *allocations) {
+    std::lock_guard<std::mutex> l(g().m);
+    size_t bytes = 0, n = 0;
+    for (const auto &a : g().allocs) {
+        if (a.second.kind == PINNED) {
+            bytes += a.second.size;
+            n++;
+        }
+    }
+    if (allocations != nullptr) {
+        *allocations = n;
+    }
+    return bytes;
+}
 
 extern "C" size_t apo_simgpu_copies_in_flight(void) {
     std::lock_guard<std::mutex> l(g().m);
