@@ -203,7 +203,9 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
                              APO_MAX_DEVICES);
         if (spec->kind == APO_SPEC_SIM) {
             apo__device *dev = &rt->devices[rt->n_devices++];
-            apo__sim_device_open(dev, spec, virtual_clock);
+            if (apo__sim_device_open(dev, spec, virtual_clock) != APO_OK)
+                return apo__fail(APO_ERR_OUT_OF_MEMORY, "sim:%s: no memory for its state",
+                                 spec->sim_name);
             dev->cpu_isa = isa;
             dev->cpu_isa_named = isa_named;
             continue;

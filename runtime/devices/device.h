@@ -109,8 +109,8 @@ struct apo__device {
     const struct apo__replay_row *replay;
     double replay_phase_s;
     uint64_t replay_phase_elements;
-    double replay_pinned_bytes;
-    void *state; /* backend-private */
+    struct apo__replay_staging *replay_staging; /* a replayed GPU's, owned by the device */
+    void *state;                                /* backend-private */
     apo__task_guard guard;
 };
 

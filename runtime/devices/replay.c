@@ -11,11 +11,11 @@
 #include "devices/device.h"
 #include "devices/replay.h"
 
-/* A staging slot of the GPU pipeline at its largest, and how many there are: the values of
- * APO_CUDA_SLOT_MAX_BYTES and APO_CUDA_SLOTS (devices/cuda/, which this room may not include).
- * A host-resident task moves in chunks of at most a slot. */
-#define REPLAY_SLOT_BYTES (128.0 * 1024 * 1024)
-#define REPLAY_SLOTS 4
+/* Bytes a second through pageable memory when the driver stages a small task itself
+ * (devices/staging_policy.h, APO_CUDA_PAGEABLE_MAX_BYTES): not measured on the H100 machine;
+ * CUDA's own figures for pageable copies are 5 to 15 GB/s. */
+#define REPLAY_PAGEABLE_BYTES_S 10e9
+#define MIB (1024.0 * 1024.0)
 
 int apo__device_is_gpu_like(const apo__device *dev) {
     return dev->info.kind == APO_DEVICE_CUDA ||
@@ -80,49 +80,105 @@ static const apo__replay_speed *speed_of(const apo__replay_row *row, const char 
     return fallback;
 }
 
-/* Seconds a task waits for staging memory to be pinned before its first copy: the pipeline
- * pins all its slots at once when the GPU opens, and a task waits for all of them
- * (devices/cuda/cuda_pipeline.c); on the virtual clock nothing overlaps that wait. */
-static double pin_wait(const apo__replay_row *row, double *pinned_bytes) {
-    const double all = REPLAY_SLOT_BYTES * REPLAY_SLOTS;
-    if (*pinned_bytes >= all)
+/* Starts the stager at the first task: it pins the slots of the first size one after
+ * another (devices/cuda/cuda_staging.c). */
+static void staging_start(const apo__replay_row *row, apo__replay_staging *st) {
+    st->started = 1;
+    st->slot_bytes = APO_CUDA_SLOT_FIRST_BYTES;
+    double t = st->now;
+    for (int k = 0; k < APO_CUDA_SLOTS; k++) {
+        t += st->slot_bytes / MIB * row->pin_s_per_mib;
+        st->ready[k] = t;
+    }
+}
+
+/* Slots of the current size ready at time t. */
+static unsigned published_at(const apo__replay_staging *st, double t) {
+    unsigned p = 0;
+    while (p < APO_CUDA_SLOTS && st->ready[p] <= t)
+        p++;
+    return p;
+}
+
+/* A staged task of `bytes` at the device's time: swaps a grown set in when it is ready, waits
+ * for the slots it needs (or copies from pageable memory while none is ready), and asks for a
+ * larger set when its chunks are cut by the slots. Returns the wait, and the slot size and
+ * slot count it runs on (pageable: 0 slots). */
+static double staging_for(const apo__replay_row *row, apo__replay_staging *st, double bytes,
+                          double *slot_bytes, unsigned *slots) {
+    if (!st->started)
+        staging_start(row, st);
+    if (st->grow_bytes > 0 && st->grow_ready <= st->now) {
+        st->slot_bytes = st->grow_bytes;
+        for (int k = 0; k < APO_CUDA_SLOTS; k++)
+            st->ready[k] = st->grow_ready;
+        st->grow_bytes = 0;
+    }
+    *slot_bytes = st->slot_bytes;
+    const unsigned ready = published_at(st, st->now);
+    if (apo__stage_from_pageable((size_t)bytes, ready)) {
+        *slots = 0;
         return 0;
-    const double wait = (all - *pinned_bytes) / (1024.0 * 1024.0) * row->pin_s_per_mib;
-    *pinned_bytes = all;
+    }
+    const unsigned need = apo__slots_needed((size_t)bytes, (size_t)st->slot_bytes);
+    const double wait = st->ready[need - 1] > st->now ? st->ready[need - 1] - st->now : 0;
+    *slots = published_at(st, st->now + wait);
+    const size_t grown =
+        apo__slot_grown_bytes((size_t)bytes, (size_t)st->slot_bytes, APO_CUDA_SLOT_MAX_BYTES);
+    if ((double)grown > st->slot_bytes && st->grow_bytes == 0) {
+        /* Pinned beside the current set once it is all pinned, then swapped in between
+         * tasks. */
+        st->grow_bytes = (double)grown;
+        st->grow_ready = fmax(st->now, st->ready[APO_CUDA_SLOTS - 1]) +
+                         APO_CUDA_SLOTS * (double)grown / MIB * row->pin_s_per_mib;
+    }
     return wait;
 }
 
 static void gpu_demand(const apo__replay_row *row, const apo__replay_speed *speed,
-                       const apo__replay_job *job, double *pinned_bytes, double *free_s,
+                       const apo__replay_job *job, apo__replay_staging *st, double *free_s,
                        double *bus_bytes) {
     const double staged = job->in_bytes + job->out_bytes;
-    /* A host-resident task moves in chunks of at most a slot, each launched on its own;
-     * device-resident arrays are one launch. */
-    double chunks = staged > 0 ? ceil(staged / REPLAY_SLOT_BYTES) : 1;
-    if (chunks > job->chains)
-        chunks = job->chains > 0 ? job->chains : 1;
-    const double chains_per_chunk = job->chains / chunks;
-    const double kernel_s =
-        chunks * ceil(chains_per_chunk / speed->chains) * job->steps * speed->step_s;
-    double copy_s = 0, pcie_s = 0, wait_s = 0;
+    double copy_s = 0, pcie_s = 0, wait_s = 0, chunks = 1, slot_bytes = 0;
+    unsigned slots = APO_CUDA_SLOTS;
     if (staged > 0) {
-        copy_s = staged / (row->staging_threads * row->copy_bytes_s_thread);
+        wait_s = staging_for(row, st, staged, &slot_bytes, &slots);
+        if (slots == 0) {
+            /* The driver stages a small task through its own buffers: one pass, no slot. */
+            copy_s = staged / REPLAY_PAGEABLE_BYTES_S;
+            *bus_bytes = 2.0 * staged;
+        } else {
+            /* Chunks of at most a slot; a staged byte is read (or written) by a staging
+             * thread, written (or read) in the pinned slot, and moved by the copy engine:
+             * three bytes of host memory traffic. */
+            chunks = ceil(staged / slot_bytes);
+            copy_s = staged / (row->staging_threads * row->copy_bytes_s_thread);
+            *bus_bytes = 3.0 * staged;
+        }
         pcie_s = fmax(fmax(job->in_bytes / row->h2d_bytes_s, job->out_bytes / row->d2h_bytes_s),
                       staged / row->both_bytes_s);
-        wait_s = pin_wait(row, pinned_bytes);
+    } else {
+        *bus_bytes = 0;
     }
+    if (chunks > job->chains)
+        chunks = job->chains > 0 ? job->chains : 1;
+    /* The chunks in the slots run their kernels at once (a stream per slot): the rounds of
+     * up to `slots` chunks each take the waves their chains fill. */
+    const double together = slots > 1 ? fmin((double)slots, chunks) : 1.0;
+    const double rounds = ceil(chunks / together);
+    const double chains_per_round = job->chains / rounds;
+    const double kernel_s =
+        rounds * ceil(chains_per_round / speed->chains) * job->steps * speed->step_s;
     *free_s =
         row->latency_s + wait_s + chunks * row->launch_s + fmax(kernel_s, fmax(copy_s, pcie_s));
-    /* A staged byte is read (or written) by a staging thread, written (or read) in the
-     * pinned slot, and moved by the copy engine: three bytes of host memory traffic. */
-    *bus_bytes = 3.0 * staged;
 }
 
 void apo__replay_demand(const apo__replay_row *row, const char *kernel, const apo__replay_job *job,
-                        int threads, double *pinned_bytes, double *free_s, double *bus_bytes) {
+                        int threads, apo__replay_staging *staging, double *free_s,
+                        double *bus_bytes) {
     const apo__replay_speed *speed = speed_of(row, kernel, job->scored);
     if (row->role == APO_REPLAY_GPU) {
-        gpu_demand(row, speed, job, pinned_bytes, free_s, bus_bytes);
+        gpu_demand(row, speed, job, staging, free_s, bus_bytes);
         return;
     }
     const double t = threads > 0 ? (double)threads : 1.0;
@@ -213,8 +269,8 @@ void apo__replay_phase(apo__device *devices, size_t n, const apo__call *call, co
         apo__replay_job job;
         apo__replay_job_of(call, first[i], end[i], &job);
         const int threads = dev->call_threads > 0 ? dev->call_threads : dev->info.threads;
-        apo__replay_demand(dev->replay, call->kernel->name, &job, threads,
-                           &dev->replay_pinned_bytes, &free_s[i], &bytes[i]);
+        apo__replay_demand(dev->replay, call->kernel->name, &job, threads, dev->replay_staging,
+                           &free_s[i], &bytes[i]);
         dev->replay_phase_elements = apo__tiles_elements(call, first[i], end[i]);
         done[i] = 0;
     }
@@ -234,7 +290,10 @@ void apo__replay_phase(apo__device *devices, size_t n, const apo__call *call, co
             }
         apo__replay_share_bus(devices[i].replay->bus_bytes_s, m, f, b, finish);
         for (size_t k = 0; k < m; k++) {
-            devices[members[k]].replay_phase_s = finish[k];
+            apo__device *dev = &devices[members[k]];
+            dev->replay_phase_s = finish[k];
+            if (dev->replay_staging != NULL)
+                dev->replay_staging->now += finish[k];
             done[members[k]] = 1;
         }
     }

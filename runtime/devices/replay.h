@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "catalog/kernel.h"
+#include "devices/staging_policy.h"
 
 typedef struct apo__device apo__device;
 
@@ -70,6 +71,18 @@ const apo__replay_row *apo__replay_find(const char *name);
 /* The rows' names, comma-separated, for messages. */
 const char *apo__replay_names(void);
 
+/* A replayed GPU's staging memory over the runtime's life, on the device's own virtual clock
+ * (the sum of its phases): what devices/staging_policy.h has it pin, slot by slot from its
+ * first task on, and when each slot of the current size is ready. */
+typedef struct apo__replay_staging {
+    double now;                   /* the device's virtual time: its phases so far */
+    int started;                  /* the stager started (at the first task) */
+    double slot_bytes;            /* the pinned size in use */
+    double ready[APO_CUDA_SLOTS]; /* when each slot of that size is pinned */
+    double grow_bytes;            /* a larger set asked for (0: none), ready at grow_ready */
+    double grow_ready;
+} apo__replay_staging;
+
 /* What one replayed device runs in one phase of a call. */
 typedef struct apo__replay_job {
     double positions;           /* samples computed (set-bars of a scored call) */
@@ -84,11 +97,12 @@ typedef struct apo__replay_job {
 void apo__replay_job_of(const apo__call *call, uint64_t first, uint64_t end, apo__replay_job *job);
 
 /* The time `row` takes for `job` with nothing else drawing on the bus (free_s, latency and
- * first-call pinning included), and the host bytes it moves through host memory
+ * the wait for pinned staging included), and the host bytes it moves through host memory
  * (bus_bytes). `threads` is the host's thread count for this call (ignored for a GPU);
- * `pinned_bytes` the staging memory a GPU has pinned so far, updated. */
+ * `staging` a GPU's pinned staging, advanced to the job's end (ignored for a host). */
 void apo__replay_demand(const apo__replay_row *row, const char *kernel, const apo__replay_job *job,
-                        int threads, double *pinned_bytes, double *free_s, double *bus_bytes);
+                        int threads, apo__replay_staging *staging, double *free_s,
+                        double *bus_bytes);
 
 /* Shares a bus of `bus_bytes_s` among n jobs that start together, each needing free_s[i]
  * seconds alone and moving bus_bytes[i] bytes at no more than bus_bytes[i] / free_s[i]: at

@@ -133,7 +133,11 @@ static uint64_t sim_task_count(const apo__device *dev, uint64_t tiles) {
     return tiles < APO_SIM_TASKS_PER_RUN ? tiles : APO_SIM_TASKS_PER_RUN;
 }
 
-static void sim_close(apo__device *dev) { apo__host_tiles_release(dev); }
+static void sim_close(apo__device *dev) {
+    apo__host_tiles_release(dev);
+    free(dev->replay_staging);
+    dev->replay_staging = NULL;
+}
 
 static const apo__backend_ops sim_ops = {sim_run, sim_task_count, sim_close, APO_RUNS_SHARED_NONE};
 
@@ -202,6 +206,11 @@ apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, 
     if (spec->sim_replay[0] != '\0') {
         const apo__replay_row *row = apo__replay_find(spec->sim_replay);
         dev->replay = row;
+        if (row->role == APO_REPLAY_GPU) {
+            dev->replay_staging = calloc(1, sizeof *dev->replay_staging);
+            if (dev->replay_staging == NULL)
+                return APO_ERR_OUT_OF_MEMORY;
+        }
         /* A replayed GPU drives its copies with its staging threads; a replayed host has
          * every core alone and what those leave beside GPUs (core/runtime.c). */
         dev->info.threads = row->role == APO_REPLAY_GPU ? row->staging_threads : row->cores;
