@@ -58,7 +58,7 @@ case "$budget" in '' | *[!0-9]*) echo "gpu-check: --budget takes whole seconds" 
 # figures the tables print (bandwidth and throughput, the runtime's planning, the catalog,
 # sweeps and scores), the gpu suite, the sanitizers, and the profiler and the variants last:
 # the budget cuts from the end, and the plan names what it cut. Each entry is NAME:CAP.
-steps=(gpu:30 ptx:5 sass:60 selftest:150 bench:180 profile-run:150 gpu-catalog:240
+steps=(gpu:30 ptx:5 sass:60 selftest:150 balance:240 bench:180 profile-run:150 gpu-catalog:240
     gpu-suite:300 memcheck:150 racecheck:150 synccheck:120 initcheck:120 ncu:120
     bench-variants:300 ncu-variants:200)
 
@@ -495,6 +495,42 @@ step_profile_run() {
         --devices cuda --json >"$logs/run-cuda.json" || echo "(cuda alone failed)"
     run "$bin/apportion" run --kernel bollinger --rows 1 --cols "$big" --devices cpu \
         --json >"$logs/run-cpu.json" || echo "(cpu alone failed)"
+    return $rc
+}
+
+# Balancing on silicon (docs/scheduling.md, "Configurations and the guard"): after a profile
+# of both devices, bollinger and macd over one series of $small, $mid and $big samples in
+# pageable memory, and the rsi sweep of 500 series x 2,520 bars x 199 periods, each on
+# cuda,cpu, cuda and cpu, one process each (the first call's pinning included, as a
+# scheduled job pays it). The table sets cuda,cpu against the better device alone: within 5%
+# (10% for the sweep), and the report of each pair says why a device got no share. Arrays
+# pinned by the caller (apo_cuda_host_register) need a program of their own: not run here.
+# Most important first: the sweep, then the largest sizes; a case cut by the cap is missing
+# from the table.
+step_balance() {
+    local profiles=$work/balance-profiles dir=$logs/balance k n dev name
+    mkdir -p "$profiles" "$dir"
+    export APPORTION_PROFILES=on APPORTION_PROFILE_DIR=$profiles APPORTION_USE_GPU=yes
+    run "$bin/apportion" profile --devices cuda,cpu --kernels bollinger,macd --sample-size "$mid" ||
+        { detail "apportion profile failed"; return 1; }
+    for dev in cuda,cpu cuda cpu; do
+        run "$bin/apportion" run --kernel rsi --rows 500 --cols 2520 \
+            --param timeperiod=2:200:1 --score rsi_zone --devices "$dev" --json \
+            >"$dir/sweep-rsi-${dev/,/+}.json" || echo "(the rsi sweep on $dev failed)"
+    done
+    for n in $big $mid $small; do
+        for k in bollinger macd; do
+            for dev in cuda,cpu cuda cpu; do
+                name=$k-$n-${dev/,/+}
+                run "$bin/apportion" run --kernel "$k" --rows 1 --cols "$n" --devices "$dev" \
+                    --json >"$dir/$name.json" || echo "($k $n on $dev failed)"
+            done
+        done
+    done
+    tables balance "$logs" >"$work/balance.txt"
+    local rc=$?
+    cat "$work/balance.txt"
+    detail "$(grep -c ' ok$' "$work/balance.txt") cases within their target; $(tail -n 1 "$work/balance.txt")"
     return $rc
 }
 

@@ -4,8 +4,10 @@
 
     gpu_check_tables.py tables LOGS       print the tables (stdout)
     gpu_check_tables.py check-run FILE    the profile-run verdict on an `apportion run --json`
-                                          report: exit 0 when a GPU took a share and nothing
-                                          failed over, 1 otherwise; one line of detail
+                                          report: exit 0 when nothing failed over and a GPU
+                                          without a share says why, 1 otherwise; one line
+    gpu_check_tables.py balance LOGS      step balance's table: each case's cuda,cpu against
+                                          the better device alone; exit 1 when a target missed
 
 Standard library only: the GPU machine has python3 and nothing more. Every file is optional:
 a figure whose file is missing or unreadable prints "-" and the table says which step gives
@@ -287,33 +289,73 @@ def variants(logs):
 
 
 def check_run(path):
+    """The profile-run verdict: the call ran whole (no failover, no failed device), and a GPU
+    that got no share says why (the configuration guard may rightly keep a memory-bound
+    pageable call on the cpu: docs/scheduling.md, "Configurations and the guard")."""
     rep = load(path)
     if rep is None:
         print(f"no report in {os.path.basename(path)}")
         return 1
     gpus = gpu_devices(rep)
-    took = [d for d in gpus if (d.get("share") or 0) > 0 and (d.get("elements") or 0) > 0]
     failed = [d.get("label", d.get("id")) for d in rep.get("devices") or [] if d.get("failed")]
+    unexplained = [d.get("id") for d in gpus
+                   if not (d.get("elements") or 0) and not d.get("no_share_reason")]
     fo = rep.get("failovers") or 0
     detail = (f"GPU share {sum(d.get('share') or 0 for d in gpus):.3f} "
               f"({sum(d.get('elements') or 0 for d in gpus)} elements), ratios "
               f"{rep.get('ratio_source')}, makespan {fmt(rep.get('makespan_ms'), '.1f')} ms, "
               f"balance {fmt(rep.get('balance_efficiency'), '.3f')}, failovers {fo}")
+    reasons = [d.get("no_share_reason") for d in gpus if d.get("no_share_reason")]
+    if reasons:
+        detail += f"; no share: {reasons[0]}"
     if failed:
         detail += f", failed: {', '.join(map(str, failed))}"
-    ok = bool(took) and fo == 0 and not failed
-    print(("" if ok else "no GPU share without failover: ") + detail)
+    ok = fo == 0 and not failed and not unexplained
+    print(("" if ok else "a failover, a failed device or a GPU left out without a reason: ")
+          + detail)
     return 0 if ok else 1
+
+
+def balance_targets(logs):
+    """Step balance: each configuration against the best device alone (issue 50's targets:
+    cuda,cpu within 5% of the better of cuda and cpu on bollinger and macd; the rsi sweep
+    within 10%). Prints the table; returns 0 when every target held."""
+    folder = os.path.join(logs, "balance")
+    rows, bad = [], []
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    cases = sorted({n.rsplit("-", 1)[0] for n in names if n.endswith(".json")})
+    for case in cases:
+        ms = {}
+        for dev in ("cuda+cpu", "cuda", "cpu"):
+            rep = load(os.path.join(folder, f"{case}-{dev}.json")) or {}
+            # compute_ms: every piece of a sweep (makespan_ms is its first piece's).
+            ms[dev] = rep.get("compute_ms") or rep.get("makespan_ms")
+        alone = [ms[d] for d in ("cuda", "cpu") if ms[d]]
+        ratio = ms["cuda+cpu"] / min(alone) if ms["cuda+cpu"] and alone else None
+        limit = 1.10 if case.startswith("sweep") else 1.05
+        ok = ratio is not None and ratio <= limit
+        if not ok:
+            bad.append(case)
+        rows.append([case, fmt(ms["cuda+cpu"], ".2f"), fmt(ms["cuda"], ".2f"), fmt(ms["cpu"], ".2f"),
+                     fmt(ratio, ".3f"), f"<= {limit:.2f}", "ok" if ok else "MISSED"])
+    table("cuda,cpu against the best device alone (step balance; compute_ms of one process each)",
+          ["case", "cuda,cpu", "cuda", "cpu", "pair/best", "target", "verdict"], rows,
+          "from step balance (balance/*.json)")
+    if bad:
+        print(f"missed: {' '.join(bad)}")
+    return 1 if bad or not rows else 0
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "tables":
-        for part in (bandwidth, device_resident, host_resident, overlap, balance, verdicts,
-                     variants):
+        for part in (bandwidth, device_resident, host_resident, overlap, balance,
+                     balance_targets, verdicts, variants):
             part(argv[2])
         return 0
     if len(argv) == 3 and argv[1] == "check-run":
         return check_run(argv[2])
+    if len(argv) == 3 and argv[1] == "balance":
+        return balance_targets(argv[2])
     print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
     return 2
 
