@@ -121,6 +121,10 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
             if (use == MODEL_USED) {
                 apo__stored_model_get(&ts->models[d], s);
                 ts->idle_calls[d] = s->idle_calls;
+                /* What the configurations learnt (configurations.h), for the same device
+                 * configuration only, as its model. */
+                apo__stored_line_get(&ts->alone_models[d], &s->alone);
+                apo__stored_line_get(&ts->configs[1 + d], &s->measured_alone);
             } else if (use != MODEL_NONE && refused == SIZE_MAX)
                 refused = d;
             with_model += ts->models[d].valid;
@@ -133,6 +137,7 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
             return -1;
         }
         ts->from_profile = with_model > 0 && e->origin != APO_ORIGIN_ONLINE;
+        apo__stored_line_get(&ts->configs[0], &e->measured_split);
         ts->refined = with_model > 0 && e->origin == APO_ORIGIN_ONLINE;
     }
     return 0;
@@ -483,6 +488,7 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
     e->sample_size = ts->sample_size;
     e->runs = ts->runs;
     e->calls_since_probe = ts->calls_since_probe;
+    apo__stored_line_put(&e->measured_split, &ts->configs[0]);
     apo__timestamp_format((double)time(NULL), e->updated_at, sizeof e->updated_at);
 
     for (size_t d = 0; d < b->n_devices; d++) {
@@ -501,6 +507,8 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
         snprintf(s->label, sizeof s->label, "%s", dev->label);
         snprintf(s->config, sizeof s->config, "%s", dev->config);
         apo__stored_model_put(s, &ts->models[d]);
+        apo__stored_line_put(&s->alone, &ts->alone_models[d]);
+        apo__stored_line_put(&s->measured_alone, &ts->configs[1 + d]);
         s->idle_calls = ts->idle_calls[d];
         s->ratio = ts->forced ? ts->ratios[d] : NAN;
     }

@@ -1,5 +1,6 @@
 /* A device's cost model and its stored form; see stored_model.h. */
 #include <math.h>
+#include <string.h>
 
 #include "balance/stored_model.h"
 
@@ -44,4 +45,16 @@ void apo__stored_model_put(apo__stored_device *s, const apo__model *m) {
     else
         s->online = (apo__stored_online){
             .prior_latency_ms = NAN, .prior_ms_per_melem = NAN, .known_latency_ms = NAN};
+}
+
+void apo__stored_line_get(apo__model *m, const apo__stored_line *line) {
+    memset(m, 0, sizeof *m);
+    if (apo__stored_model_plausible(line->latency_ms, line->ms_per_melem))
+        apo__model_from_stored(m, line->latency_ms, line->ms_per_melem, line->samples);
+}
+
+void apo__stored_line_put(apo__stored_line *line, const apo__model *m) {
+    *line = APO_STORED_LINE_NONE;
+    if (m->valid && apo__stored_model_plausible(m->latency_s * 1e3, m->cost_s * 1e9))
+        *line = (apo__stored_line){m->latency_s * 1e3, m->cost_s * 1e9, m->samples};
 }

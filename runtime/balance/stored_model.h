@@ -27,4 +27,11 @@ void apo__stored_model_get(apo__model *m, const apo__stored_device *s);
  * would refuse as implausible (or none) is stored as none, and the device then borrows one. */
 void apo__stored_model_put(apo__stored_device *s, const apo__model *m);
 
+/* A stored line (an alone model, a configuration's measured makespans) as a model: invalid
+ * when absent or implausible. */
+void apo__stored_line_get(apo__model *m, const apo__stored_line *line);
+
+/* Stores the line of model `m` (none when it is invalid or implausible). */
+void apo__stored_line_put(apo__stored_line *line, const apo__model *m);
+
 #endif

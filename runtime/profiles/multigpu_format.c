@@ -32,6 +32,39 @@ static void device_init(apo__stored_device *d, const char *id) {
     d->ms_per_melem = NAN;
     d->online.prior_latency_ms = d->online.prior_ms_per_melem = NAN;
     d->online.known_latency_ms = NAN;
+    d->alone = d->measured_alone = APO_STORED_LINE_NONE;
+}
+
+/* An optional stored line ("alone", "measured_alone", "measured_split"): an object of
+ * latency_ms, ms_per_melem and samples. */
+static apo_status line_from_json(const apo__field_ctx *v, const char *path, const json_t *j,
+                                 const char *key, apo__stored_line *line) {
+    char jp[APO_JPATH_MAX], got[80];
+    *line = APO_STORED_LINE_NONE;
+    const json_t *o = json_object_get(j, key);
+    if (o == NULL)
+        return APO_OK;
+    apo__jpath_join(jp, sizeof jp, path, key);
+    if (!json_is_object(o))
+        return apo__field_invalid(v, jp,
+                                  "expected an object (latency_ms, ms_per_melem, samples), "
+                                  "got %s",
+                                  apo__json_describe(o, got, sizeof got));
+    APO_CHECK(apo__get_nonneg(v, o, jp, "latency_ms", &line->latency_ms));
+    APO_CHECK(apo__get_nonneg(v, o, jp, "ms_per_melem", &line->ms_per_melem));
+    APO_CHECK(apo__get_count(v, o, jp, "samples", 0, APO_PROFILE_COUNT_MAX, &line->samples));
+    return APO_OK;
+}
+
+/* Writes a stored line under `key` when it holds one. */
+static void line_to_json(json_t *j, const char *key, const apo__stored_line *line, int *failed) {
+    if (!isfinite(line->latency_ms) || !isfinite(line->ms_per_melem))
+        return;
+    json_t *o = json_object();
+    apo__put_real(o, "latency_ms", line->latency_ms, failed);
+    apo__put_real(o, "ms_per_melem", line->ms_per_melem, failed);
+    apo__put_count(o, "samples", line->samples, failed);
+    apo__put(j, key, o, failed);
 }
 
 /* The names of apo__entry_origin in the files, in its order. */
@@ -223,6 +256,8 @@ static apo_status device_from_json(const apo__field_ctx *v, const char *dp, cons
     const json_t *online = json_object_get(j, "online");
     if (online != NULL)
         APO_CHECK(online_from_json(v, jp, online, &d->online));
+    APO_CHECK(line_from_json(v, jp, j, "alone", &d->alone));
+    APO_CHECK(line_from_json(v, jp, j, "measured_alone", &d->measured_alone));
     return APO_OK;
 }
 
@@ -268,6 +303,7 @@ static apo_status workload_from_json(const apo__field_ctx *v, const char *tag, c
     APO_CHECK(apo__get_count(v, j, wp, "calls_since_probe", 0, UINT_MAX, &since_probe));
     w->calls_since_probe = (unsigned)since_probe;
     APO_CHECK(origin_from_json(v, wp, j, &w->origin));
+    APO_CHECK(line_from_json(v, wp, j, "measured_split", &w->measured_split));
 
     const json_t *devices = json_object_get(j, "devices");
     const json_t *ratios = json_object_get(j, "ratios");
@@ -318,6 +354,7 @@ static apo_status threadx_multigpu_from_json(const apo__field_ctx *v, const json
     snprintf(w->tag, sizeof w->tag, "%s", json_string_value(tag));
     snprintf(w->updated_at, sizeof w->updated_at, "%s", p->updated_at);
     w->origin = APO_ORIGIN_THREADX;
+    w->measured_split = APO_STORED_LINE_NONE;
     APO_CHECK(read_ratios(v, "", json_object_get(root, "ratios"), w));
     APO_CHECK(check_ratio_sum(v, "ratios", w));
     qsort(w->devices, w->n_devices, sizeof w->devices[0], apo__device_cmp);
@@ -425,6 +462,7 @@ json_t *apo__multigpu_to_json(const apo__multigpu *p) {
          * written only when not 0, as a file without them reads. */
         if (w->calls_since_probe > 0)
             apo__put_count(wj, "calls_since_probe", w->calls_since_probe, &failed);
+        line_to_json(wj, "measured_split", &w->measured_split, &failed);
         for (size_t d = 0; d < w->n_devices; d++) {
             const apo__stored_device *dev = &w->devices[d];
             json_t *dj = json_object();
@@ -438,6 +476,8 @@ json_t *apo__multigpu_to_json(const apo__multigpu *p) {
             if (dev->idle_calls > 0)
                 apo__put_count(dj, "idle_calls", dev->idle_calls, &failed);
             online_to_json(dj, &dev->online, &failed);
+            line_to_json(dj, "alone", &dev->alone, &failed);
+            line_to_json(dj, "measured_alone", &dev->measured_alone, &failed);
             apo__put(devices, dev->id, dj, &failed);
             apo__put_real(ratios, dev->id, dev->ratio, &failed);
         }

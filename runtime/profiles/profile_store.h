@@ -10,6 +10,7 @@
 #ifndef APO_RUNTIME_PROFILES_PROFILE_STORE_H
 #define APO_RUNTIME_PROFILES_PROFILE_STORE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,6 +79,16 @@ typedef struct apo__stored_online {
     int off_run;
 } apo__stored_online;
 
+/* A line stored beside a device's model (docs/profiles.md, "Configurations"): a latency and
+ * a cost, NaN when absent, and the observations behind it. */
+typedef struct apo__stored_line {
+    double latency_ms, ms_per_melem;
+    uint64_t samples;
+} apo__stored_line;
+
+/* No stored line. */
+#define APO_STORED_LINE_NONE ((apo__stored_line){NAN, NAN, 0})
+
 typedef struct apo__stored_device {
     char id[APO_ID_MAX];
     char label[APO_LABEL_MAX];
@@ -87,7 +98,9 @@ typedef struct apo__stored_device {
     double ms_per_melem;        /* NaN when absent */
     uint64_t samples;
     apo__stored_online online;
-    unsigned idle_calls; /* learning calls of the tag since it last had work (exploration) */
+    unsigned idle_calls;    /* learning calls of the tag since it last had work (exploration) */
+    apo__stored_line alone; /* its model when it ran alone, unlike beside the others */
+    apo__stored_line measured_alone; /* the measured makespans of the tag's calls it ran alone */
 } apo__stored_device;
 
 typedef struct apo__stored_workload {
@@ -99,6 +112,7 @@ typedef struct apo__stored_workload {
     unsigned calls_since_probe; /* learning calls since the last probe (exploration) */
     size_t n_devices;
     apo__stored_device devices[APO_MAX_DEVICES];
+    apo__stored_line measured_split; /* the measured makespans of its calls split over devices */
 } apo__stored_workload;
 
 typedef struct apo__multigpu {

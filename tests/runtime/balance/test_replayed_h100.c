@@ -5,12 +5,16 @@
  * GPU's waves as it did there. test_replayed_h100_slow.c runs the same cases at the sizes of
  * that machine's failures; replay_fixtures.c holds the cases.
  */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devices/replay.h"
 #include "replay_fixtures.h"
+#include "test_tmpdir.h"
 
 /* ---- the replay itself -------------------------------------------------------------------- */
 
@@ -92,4 +96,63 @@ Test(replayed_h100, a_scored_sweep_learnt_on_one_series_still_goes_to_the_gpu, .
 Test(replayed_h100, a_configuration_is_never_much_slower_than_its_best_single_device,
      .timeout = 300) {
     check_random_shapes(12, 2000000, 3);
+}
+
+/* ---- what one-call processes keep ------------------------------------------------------- */
+
+/* A runtime on REPLAYED_PAIR with its profile files in `dir`. */
+static apo_runtime *runtime_with_files(const char *dir) {
+    char multigpu[256], thresholds[256];
+    snprintf(multigpu, sizeof multigpu, "%s/multigpu.json", dir);
+    snprintf(thresholds, sizeof thresholds, "%s/thresholds.json", dir);
+    apo_config config = APO_CONFIG_INIT;
+    config.devices = REPLAYED_PAIR;
+    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    config.profiles = APO_SWITCH_ON;
+    config.multigpu_path = multigpu;
+    config.thresholds_path = thresholds;
+    apo_runtime *rt = NULL;
+    cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
+    return rt;
+}
+
+/* What the configurations measured is stored with the models (docs/profiles.md): after
+ * calls that learnt that the cpu alone is the fastest configuration, the file holds the
+ * measured makespans of the cpu alone, and the next process runs no slower than it. */
+Test(replayed_h100, measured_configurations_outlive_the_runtime) {
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/apo-replay-XXXXXX", test_tmpdir());
+    cr_assert_not_null(mkdtemp(dir));
+    apo_runtime *rt = runtime_with_files(dir);
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 1, 4000000, 9);
+    apo_report report;
+    for (int i = 0; i < 4; i++)
+        replay_call(rt, &job, -1, 1, &report);
+    const double cpu = replay_call(rt, &job, 1, 0, &report);
+    apo_runtime_destroy(rt);
+
+    rt = runtime_with_files(dir);
+    const double next = replay_call(rt, &job, -1, 1, &report);
+    cr_assert(next <= cpu * 1.001, "the next process took %.3f ms against %.3f for the cpu alone",
+              next, cpu);
+    char path[300];
+    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char text[65536];
+    const size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    cr_assert(strstr(text, "\"measured_alone\"") != NULL, "%s", text);
+    apo_runtime_destroy(rt);
+    test_job_free(&job);
+    /* The files and their locks. */
+    static const char *const names[] = {"multigpu.json", "multigpu.json.lock", "thresholds.json",
+                                        "thresholds.json.lock"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    cr_assert_eq(rmdir(dir), 0, "%s is left with files", dir);
 }
