@@ -418,7 +418,8 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
     pthread_mutex_lock(&b->mutex);
     *predicted_s = NAN;
     apo__config_choice chosen;
-    chosen.alone = -1;
+    chosen.alone = chosen.unmeasured_alone = -1;
+    chosen.config_probe = 0;
     chosen.predicted_s = chosen.split_s = NAN;
     explore = explore && b->learn;
     if (probe != NULL)
@@ -436,8 +437,19 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
                                          b->n_devices, shape, shares, &chosen) == APO_OK) {
         *predicted_s = chosen.predicted_s;
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
-        if (explore)
+        if (explore && ts->calls_since_probe >= APO_PROBE_EVERY && chosen.unmeasured_alone >= 0) {
+            /* A configuration probe: this call runs the best device alone, so that the guard
+             * can set its measured makespan against the split's (configurations.h). */
+            const size_t d = (size_t)chosen.unmeasured_alone;
+            for (size_t i = 0; i < b->n_devices; i++)
+                shares[i] = i == d ? 1.0 : 0.0;
+            chosen.alone = (int)d;
+            chosen.config_probe = 1;
+            chosen.predicted_s = *predicted_s = chosen.alone_s[d];
+            ts->calls_since_probe = 0;
+        } else if (explore) {
             mark_probes(b, ts, usable, probe);
+        }
     } else if (ts != NULL && ts->has_ratios) {
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_PROFILE;

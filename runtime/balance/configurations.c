@@ -97,6 +97,24 @@ static double alone_time(const apo__model *model, const apo__model *alone, const
     return t;
 }
 
+/* How far from the sizes a configuration was measured at its measurement still stands: a
+ * makespan line from calls of one size says little of calls ten times larger (a latency
+ * taken for a cost, or the reverse), where the devices' models know better. */
+#define MEASURED_REACH 2.0
+
+/* Whether measured line m stands for calls of n elements: its window (the calls it was
+ * measured at, or the sizes stored with it) holds a size within MEASURED_REACH of n. */
+static int measured_at(const apo__model *m, double n) {
+    if (!m->valid)
+        return 0;
+    double ns[APO_MODEL_WINDOW], ts[APO_MODEL_WINDOW];
+    const unsigned count = apo__model_window(m, ns, ts);
+    for (unsigned i = 0; i < count; i++)
+        if (n <= ns[i] * MEASURED_REACH && n * MEASURED_REACH >= ns[i])
+            return 1;
+    return 0;
+}
+
 apo_status apo__choose_configuration(const apo__model *models, const apo__model *alone_models,
                                      const apo__model *measured, const int *usable, size_t n,
                                      const apo__shape *shape, double *shares,
@@ -108,6 +126,8 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
         candidates += (size_t)use[d];
     }
     choice->alone = -1;
+    choice->unmeasured_alone = -1;
+    choice->config_probe = 0;
     choice->bus_bound = 0;
     choice->split_s = INFINITY;
     for (size_t d = 0; d < n; d++)
@@ -137,19 +157,12 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
     /* One device: there is nothing to choose. */
     if (candidates < 2)
         return APO_OK;
-    if (measured != NULL && measured[0].valid && given > 1)
-        choice->split_s = apo__model_predict(&measured[0], shape->elements);
 
-    /* Each device alone: measured, else predicted. */
-    for (size_t d = 0; d < n; d++) {
-        if (!use[d])
-            continue;
-        const apo__model *m = measured != NULL ? &measured[1 + d] : NULL;
-        choice->alone_s[d] =
-            m != NULL && m->valid
-                ? apo__model_predict(m, shape->elements)
-                : alone_time(&models[d], alone_models != NULL ? &alone_models[d] : NULL, shape, d);
-    }
+    /* Each device alone, predicted. */
+    for (size_t d = 0; d < n; d++)
+        if (use[d])
+            choice->alone_s[d] =
+                alone_time(&models[d], alone_models != NULL ? &alone_models[d] : NULL, shape, d);
     /* A split that gives one device everything is that device alone (a cpu then runs on
      * every core). */
     if (given == 1)
@@ -158,14 +171,45 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
                 choice->split_s = choice->alone_s[d];
     choice->predicted_s = choice->split_s;
 
-    /* The guard: a device alone where it is predicted (or was measured) faster. */
-    for (size_t d = 0; d < n; d++)
-        if (use[d] && choice->alone_s[d] < choice->predicted_s) {
+    /* The guard: a device alone where it is predicted faster; and where both the split and
+     * the device alone were measured, the measurements decide between the two (a call's
+     * makespan holds what no device's busy time does: waits, hand-overs, the bus). */
+    const int split_measured =
+        measured != NULL && measured_at(&measured[0], shape->elements) && given > 1;
+    const double split_measured_s =
+        split_measured ? apo__model_predict(&measured[0], shape->elements) : NAN;
+    for (size_t d = 0; d < n; d++) {
+        if (!use[d] || (given == 1 && shares[d] > 0))
+            continue;
+        int faster = choice->alone_s[d] < choice->predicted_s;
+        if (split_measured && measured_at(&measured[1 + d], shape->elements) && choice->alone < 0) {
+            const double alone_measured_s = apo__model_predict(&measured[1 + d], shape->elements);
+            faster = alone_measured_s < split_measured_s;
+            if (faster)
+                choice->alone_s[d] = alone_measured_s;
+        }
+        if (faster && (choice->alone < 0 || choice->alone_s[d] < choice->predicted_s)) {
             choice->predicted_s = choice->alone_s[d];
             choice->alone = (int)d;
         }
-    if (choice->alone >= 0)
+    }
+    if (choice->alone >= 0) {
         for (size_t d = 0; d < n; d++)
             shares[d] = (int)d == choice->alone ? 1.0 : 0.0;
+        return APO_OK;
+    }
+    /* The split stands: the best device alone is worth a measurement now and then where its
+     * configuration is not the split's part of it. */
+    int differs = shape->bus_bytes_s > 0;
+    for (size_t d = 0; d < n; d++)
+        differs |= use[d] && (shape->alone_speedup[d] > 1 || shape->wave_elements[d] > 0);
+    if (given > 1 && differs) {
+        size_t best = n;
+        for (size_t d = 0; d < n; d++)
+            if (use[d] && (best == n || choice->alone_s[d] < choice->alone_s[best]))
+                best = d;
+        if (best < n && (measured == NULL || !measured_at(&measured[1 + best], shape->elements)))
+            choice->unmeasured_alone = (int)best;
+    }
     return APO_OK;
 }

@@ -54,6 +54,11 @@ typedef struct apo__config_choice {
     double split_s;     /* the split's (INFINITY when no device is usable) */
     double alone_s[APO_MAX_DEVICES]; /* each device alone (INFINITY where not usable) */
     int bus_bound;                   /* the split was re-solved for the host bus */
+    /* The best device alone by prediction that has not been measured alone, when the split
+     * runs on several devices and a device alone is not just its part of the split (a cpu on
+     * every core, a GPU per wave, a host bus): a configuration probe measures it (-1: none). */
+    int unmeasured_alone;
+    int config_probe; /* this call measures that device alone (balance_state.c) */
 } apo__config_choice;
 
 /* The measured makespans of a tag's configurations: [0] the split, [1 + d] device d alone

@@ -49,12 +49,30 @@ void apo__stored_model_put(apo__stored_device *s, const apo__model *m) {
 
 void apo__stored_line_get(apo__model *m, const apo__stored_line *line) {
     memset(m, 0, sizeof *m);
-    if (apo__stored_model_plausible(line->latency_ms, line->ms_per_melem))
-        apo__model_from_stored(m, line->latency_ms, line->ms_per_melem, line->samples);
+    if (!apo__stored_model_plausible(line->latency_ms, line->ms_per_melem))
+        return;
+    apo__model_from_stored(m, line->latency_ms, line->ms_per_melem, line->samples);
+    /* The sizes it was measured at come back as its window's observations, on the line:
+     * what says where it stands (balance/configurations.c). */
+    const double lo = line->elements_min, hi = line->elements_max;
+    if (!(lo > 0 && hi >= lo && isfinite(hi)))
+        return;
+    const double n[2] = {lo, hi};
+    const double t[2] = {apo__model_predict(m, lo), apo__model_predict(m, hi)};
+    apo__model_restore(m, n, t, hi > lo ? 2 : 1, NAN, NAN, NAN, 0);
 }
 
 void apo__stored_line_put(apo__stored_line *line, const apo__model *m) {
     *line = APO_STORED_LINE_NONE;
-    if (m->valid && apo__stored_model_plausible(m->latency_s * 1e3, m->cost_s * 1e9))
-        *line = (apo__stored_line){m->latency_s * 1e3, m->cost_s * 1e9, m->samples};
+    if (!m->valid || !apo__stored_model_plausible(m->latency_s * 1e3, m->cost_s * 1e9))
+        return;
+    line->latency_ms = m->latency_s * 1e3;
+    line->ms_per_melem = m->cost_s * 1e9;
+    line->samples = m->samples;
+    double n[APO_MODEL_WINDOW], t[APO_MODEL_WINDOW];
+    const unsigned count = apo__model_window(m, n, t);
+    for (unsigned i = 0; i < count; i++) {
+        line->elements_min = i == 0 || n[i] < line->elements_min ? n[i] : line->elements_min;
+        line->elements_max = i == 0 || n[i] > line->elements_max ? n[i] : line->elements_max;
+    }
 }

@@ -376,7 +376,10 @@ static void no_share_reason(const apo_runtime *rt, const apo__plan *p, size_t i,
     const apo__config_choice *c = &p->choice;
     if (isnan(c->predicted_s) || p->weights[i] > 0)
         return;
-    if (c->alone >= 0)
+    if (c->config_probe)
+        snprintf(buf, size, "configuration probe: %.48s alone, %.3g ms predicted (split %.3g ms)",
+                 rt->devices[c->alone].info.id, c->alone_s[c->alone] * 1e3, c->split_s * 1e3);
+    else if (c->alone >= 0)
         snprintf(buf, size, "%s alone is faster: %.3g ms against %.3g ms for the split%s",
                  rt->devices[c->alone].info.id, c->alone_s[c->alone] * 1e3, c->split_s * 1e3,
                  c->bus_bound ? " (host memory bound)" : "");

@@ -446,7 +446,8 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
     size_t n = rt->n_devices;
     apo_status st = APO_OK;
     p->predicted_s = NAN;
-    p->choice.alone = -1;
+    p->choice.alone = p->choice.unmeasured_alone = -1;
+    p->choice.config_probe = 0;
     p->choice.predicted_s = p->choice.split_s = NAN;
     p->probed = 0;
     /* Only the runtime's devices' entries are read: clearing all APO_MAX_DEVICES (a `rep

@@ -53,6 +53,8 @@ static apo_status line_from_json(const apo__field_ctx *v, const char *path, cons
     APO_CHECK(apo__get_nonneg(v, o, jp, "latency_ms", &line->latency_ms));
     APO_CHECK(apo__get_nonneg(v, o, jp, "ms_per_melem", &line->ms_per_melem));
     APO_CHECK(apo__get_count(v, o, jp, "samples", 0, APO_PROFILE_COUNT_MAX, &line->samples));
+    APO_CHECK(apo__get_nonneg(v, o, jp, "elements_min", &line->elements_min));
+    APO_CHECK(apo__get_nonneg(v, o, jp, "elements_max", &line->elements_max));
     return APO_OK;
 }
 
@@ -64,6 +66,10 @@ static void line_to_json(json_t *j, const char *key, const apo__stored_line *lin
     apo__put_real(o, "latency_ms", line->latency_ms, failed);
     apo__put_real(o, "ms_per_melem", line->ms_per_melem, failed);
     apo__put_count(o, "samples", line->samples, failed);
+    if (isfinite(line->elements_min) && isfinite(line->elements_max)) {
+        apo__put_real(o, "elements_min", line->elements_min, failed);
+        apo__put_real(o, "elements_max", line->elements_max, failed);
+    }
     apo__put(j, key, o, failed);
 }
 

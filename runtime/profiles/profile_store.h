@@ -84,10 +84,13 @@ typedef struct apo__stored_online {
 typedef struct apo__stored_line {
     double latency_ms, ms_per_melem;
     uint64_t samples;
+    /* The call sizes it was measured at, smallest and largest (NaN when absent): a line
+     * stands only near them (balance/configurations.c). */
+    double elements_min, elements_max;
 } apo__stored_line;
 
 /* No stored line. */
-#define APO_STORED_LINE_NONE ((apo__stored_line){NAN, NAN, 0})
+#define APO_STORED_LINE_NONE ((apo__stored_line){NAN, NAN, 0, NAN, NAN})
 
 typedef struct apo__stored_device {
     char id[APO_ID_MAX];
