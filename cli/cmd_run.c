@@ -39,6 +39,7 @@ static void free_state(run_state *s) {
         free(s->call.own_cols[i]);
     }
     cli_run_free_input(s);
+    free(s->short_series);
     free(s->row_names);
     free(s->row_numbers);
     free(s->row_file_name);
@@ -237,6 +238,8 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
         d->rows = orows;
         if (o->given.n_sweep > 0)
             d->rows = orows / s->piece_sets * o->given.sweep_sets; /* the whole sweep's file */
+        if (s->n_short > 0)
+            d->rows = d->rows / k->rows * s->n_series; /* the set-aside series' NaN too */
         d->cols = ocols;
         d->file = NULL;
     }
@@ -601,6 +604,8 @@ static int run(const cli_run_options *o, run_state *s) {
     /* After the input, so that a bad input's message stands alone. */
     if (!o->json)
         cli_print_runtime_warnings(s->rt);
+    if ((rc = cli_run_set_aside_short(o, &info, s)) != CLI_EXIT_OK)
+        return rc;
     rc = shape_outputs(o, &info, s);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -674,6 +679,8 @@ static int run(const cli_run_options *o, run_state *s) {
         }
     }
 
+    if ((rc = cli_run_restore_short(o, s)) != CLI_EXIT_OK)
+        return rc;
     if (o->score != NULL) {
         if ((rc = name_rows(o, s)) != CLI_EXIT_OK)
             return rc;

@@ -71,6 +71,11 @@ void cli_run_options_free(cli_run_options *o);
  * parameters given or swept, is longer than series of `cols` samples: every output would be
  * NaN (docs/kernels.md, macd). CLI_EXIT_OK for any other kernel. */
 int cli_run_check_macd_warmup(const cli_run_options *o, const apo_kernel_info *info, size_t cols);
+/* The samples a series needs for one macd output (max(fast, slow) + signal - 1, the largest
+ * values given or swept); 0 for any other kernel, or for parameters the library refuses. */
+double cli_run_macd_warmup(const cli_run_options *o, const apo_kernel_info *info);
+/* The words of the refusal above, for a series of `cols` samples. */
+void cli_run_macd_warmup_text(double needed, size_t cols, char *out, size_t size);
 
 /* ---- profile --------------------------------------------------------------------------- */
 

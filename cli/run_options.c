@@ -352,22 +352,35 @@ static double param_value(const cli_run_options *o, const apo_kernel_info *info,
 }
 
 /* MACD's outputs are all NaN before index (max(fast, slow) - 1) + (signal - 1)
- * (docs/kernels.md). On a series too short to reach it every output would be NaN, which
- * the library computes without a word; bollinger's period longer than the series is
- * refused, and so is this, in the same words. */
-int cli_run_check_macd_warmup(const cli_run_options *o, const apo_kernel_info *info, size_t cols) {
+ * (docs/kernels.md): the samples a series needs for one output, or 0 for another kernel or
+ * for parameters the library refuses with its own message. */
+double cli_run_macd_warmup(const cli_run_options *o, const apo_kernel_info *info) {
     if (strcmp(info->name, "macd") != 0)
-        return CLI_EXIT_OK;
+        return 0;
     const double fast = param_value(o, info, "fast"), slow = param_value(o, info, "slow");
     const double signal = param_value(o, info, "signal");
     const double longer = fast > slow ? fast : slow;
     if (!(longer >= 1 && signal >= 1))
-        return CLI_EXIT_OK; /* the library refuses such parameters with its own message */
-    const double needed = longer + signal - 1;
+        return 0;
+    return longer + signal - 1;
+}
+
+/* On a series too short to reach macd's warm-up every output would be NaN, which the
+ * library computes without a word; bollinger's period longer than the series is refused,
+ * and so is this, in the same words. */
+int cli_run_check_macd_warmup(const cli_run_options *o, const apo_kernel_info *info, size_t cols) {
+    const double needed = cli_run_macd_warmup(o, info);
     if ((double)cols >= needed)
         return CLI_EXIT_OK;
-    cli_error("invalid workload: macd: the warm-up of %.0f samples (max(fast, slow) + signal - 1) "
-              "is longer than the series (cols %zu): every output would be NaN",
-              needed, cols);
+    char text[256];
+    cli_run_macd_warmup_text(needed, cols, text, sizeof text);
+    cli_error("invalid workload: %s", text);
     return CLI_EXIT_USAGE;
+}
+
+void cli_run_macd_warmup_text(double needed, size_t cols, char *out, size_t size) {
+    snprintf(out, size,
+             "macd: the warm-up of %.0f samples (max(fast, slow) + signal - 1) is longer than "
+             "the series (cols %zu): every output would be NaN",
+             needed, cols);
 }

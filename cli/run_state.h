@@ -62,6 +62,10 @@ typedef struct run_state {
     char *row_numbers;
     char *row_file_name;
     size_t *best, n_best;
+    /* Series too short for the kernel, set aside from the call (run_short_series.c):
+     * n_series flags, or NULL, and how many are set. */
+    unsigned char *short_series;
+    size_t n_short;
 } run_state;
 
 /* Reads the input that the options name (a file, or the generated walk) into s: s->call's
@@ -72,5 +76,16 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
 
 /* Frees what cli_run_load_input() made (the call's inputs, the series, the table). */
 void cli_run_free_input(run_state *s);
+
+/* Sets aside, with a warning naming each, the named series too short for the kernel alone
+ * (docs/cli.md, "Series shorter than the warm-up"), so that the call runs on the others;
+ * refuses the run (exit 2, naming the first series) when every series is too short. Does
+ * nothing for a scored run or series of one length. Returns CLI_EXIT_OK or the exit
+ * status, with the message printed. */
+int cli_run_set_aside_short(const cli_run_options *o, const apo_kernel_info *info, run_state *s);
+
+/* After the call: the outputs of every series again, the set-aside ones NaN over their
+ * own columns and the rest of their row. Returns CLI_EXIT_OK or the exit status. */
+int cli_run_restore_short(const cli_run_options *o, run_state *s);
 
 #endif /* APO_CLI_RUN_STATE_H */

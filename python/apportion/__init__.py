@@ -9,7 +9,7 @@ split. docs/python.md is the guide; ``apportion.threadx`` keeps ThreadX's calls.
 from . import _core
 from ._default import default_runtime, set_default_runtime
 from .errors import *  # noqa: F401,F403  (the exception classes)
-from .errors import ApportionError, NonFiniteOutputWarning
+from .errors import ApportionError, NonFiniteOutputWarning, ShortSeriesWarning
 from . import catalog
 from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
@@ -33,6 +33,7 @@ def __getattr__(name):
 __all__ = [
     "ApportionError",
     "NonFiniteOutputWarning",
+    "ShortSeriesWarning",
     "Runtime",
     "bollinger",
     "bootstrap",

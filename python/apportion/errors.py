@@ -99,6 +99,20 @@ class NonFiniteOutputWarning(RuntimeWarning):
         self.count = count
 
 
+class ShortSeriesWarning(RuntimeWarning):
+    """A series of a call of several series of different lengths is too short for the
+    kernel's warm-up with these parameters (the command line's rule, docs/python.md
+    "Series shorter than the warm-up"): its outputs are NaN and the others are computed.
+    The text is the CLI's warning; ``.series`` is the series' name (its pandas name, else
+    its position in the list), ``.length`` its samples and ``.kernel`` the kernel."""
+
+    def __init__(self, kernel, series, length, why):
+        super().__init__(f"series {series} ({length} samples) is too short for these parameters, so its outputs are NaN: {why}")
+        self.kernel = kernel
+        self.series = series
+        self.length = length
+
+
 _CLASSES = {
     "APO_ERR_NULL": NullArgumentError,
     "APO_ERR_INVALID_ARGUMENT": InvalidArgumentError,

@@ -15,6 +15,10 @@ _SPLITS = {"auto": 0, "rows": 1, "time": 2, None: 0}
 _LEARN = {None: 0, True: 1, False: 2}
 # Probe sizes for telling an output's kind from its shape (see _kinds).
 _PROBE_COLS = (100000, 100001)
+# A series longer than any warm-up (a period is at most 1e5) whose call still fits in
+# size_t: the command line's probe that tells a refusal of the parameters from a refusal of
+# a series' length (cli/run_short_series.c).
+_LONG_SERIES = 1 << 32
 
 
 class Runtime(_core.Runtime):
@@ -170,11 +174,22 @@ class Runtime(_core.Runtime):
             raise TypeError("out= is not taken for series of different lengths")
         if layout.bars_first and out is not None:
             raise TypeError("out= is written series x bars, the library's layout: give the input so (axis=1), not bars x series")
+        short = None
+        if layout.lengths is not None:
+            short = self._set_aside_short(kernel, params, fixed, grid, inputs[0], layout.lengths)
+        if short is not None:
+            keep = ~short
+            arrays = tuple(np.ascontiguousarray(a[keep]) for a in arrays)
+            call_lengths = layout.lengths[keep]
+        else:
+            call_lengths = layout.lengths
         if kernel == "macd":
-            self._check_macd_warmup(params, arrays[0], layout)
+            self._check_macd_warmup(params, arrays[0], call_lengths)
         outs, rep, nonfinite = self._run(
-            kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d, layout.lengths, first_set, n_sets_run
+            kernel, arrays, out, fixed, grid, seed, ratios, tag, split, learn, report, layout.one_d, call_lengths, first_set, n_sets_run
         )
+        if short is not None:
+            outs = [_with_nan_rows(o, short) for o in outs]
         if nonfinite:
             warnings.warn(errors.NonFiniteOutputWarning(kernel, nonfinite), stacklevel=_caller_level())
         if layout.lengths is not None:
@@ -187,13 +202,48 @@ class Runtime(_core.Runtime):
             result = tup._make(_arrays.present(outs, kinds, layout, sets, grid, first_set))
         return (result, rep) if report else result
 
-    def _check_macd_warmup(self, params, arr, layout):
-        """MACD's outputs are all NaN before index max(fast, slow) + signal - 2
-        (docs/kernels.md): on a series too short to reach it every output would be NaN,
-        which the library computes without a word. The CLI refuses such a call, as the
-        library refuses a bollinger period longer than the series; so does this, in the
-        CLI's words. A swept parameter counts by its largest value, ragged rows by the
-        shortest row."""
+    def _set_aside_short(self, kernel, params, fixed, grid, given, lengths):
+        """The series of different lengths too short for the kernel alone, as a boolean mask
+        with a ShortSeriesWarning for each (docs/python.md, "Series shorter than the
+        warm-up"), or None when none is, or when every one is (the call then refuses them
+        in its own words). The command line's rule (cli/run_short_series.c): a series is too
+        short when a call of it alone is refused with BadParameterError (every set of a
+        sweep checked; macd's warm-up as _check_macd_warmup counts it) while a call of a
+        very long series is accepted."""
+
+        def why_refused(n):
+            if kernel == "macd":
+                needed = self._macd_warmup(params)
+                if needed and n < needed:
+                    return _macd_warmup_text(needed, n)
+            try:
+                self._output_shapes(kernel, 1, int(n), fixed, grid)
+            except errors.BadParameterError as e:
+                return str(e)
+            except errors.ApportionError:
+                return None  # not about the length against the parameters: the call says it
+            return None
+
+        if why_refused(_LONG_SERIES) is not None:
+            return None  # the parameters themselves: the call's own message
+        reasons = {int(n): why_refused(n) for n in set(lengths.tolist())}
+        short = np.array([reasons[int(n)] is not None for n in lengths])
+        if not short.any():
+            return None
+        if short.all():
+            first = _series_name(given, 0)
+            raise errors.BadParameterError(
+                f"every series is too short for these parameters; {first} ({int(lengths[0])} samples): {reasons[int(lengths[0])]}",
+                _core.status_codes["APO_ERR_BAD_PARAM"],
+            )
+        for r in np.flatnonzero(short):
+            n = int(lengths[r])
+            warnings.warn(errors.ShortSeriesWarning(kernel, _series_name(given, r), n, reasons[n]), stacklevel=_caller_level())
+        return short
+
+    def _macd_warmup(self, params):
+        """The samples a series needs for one macd output, max(fast, slow) + signal - 1 (the
+        largest swept values); 0 for parameters the library refuses in its own words."""
         defaults = self._kernel_params("macd")
 
         def value(name):
@@ -207,15 +257,22 @@ class Runtime(_core.Runtime):
 
         longer, signal = max(value("fast"), value("slow")), value("signal")
         if not (longer >= 1 and signal >= 1):
+            return 0
+        return longer + signal - 1
+
+    def _check_macd_warmup(self, params, arr, lengths):
+        """MACD's outputs are all NaN before index max(fast, slow) + signal - 2
+        (docs/kernels.md): on a series too short to reach it every output would be NaN,
+        which the library computes without a word. The CLI refuses such a call, as the
+        library refuses a bollinger period longer than the series; so does this, in the
+        CLI's words. A swept parameter counts by its largest value, ragged rows by the
+        shortest row."""
+        needed = self._macd_warmup(params)
+        if not needed:
             return  # the library refuses such parameters with its own message
-        cols = int(layout.lengths.min()) if layout.lengths is not None else arr.shape[-1]
-        needed = longer + signal - 1
+        cols = int(lengths.min()) if lengths is not None else arr.shape[-1]
         if cols < needed:
-            raise errors.BadParameterError(
-                f"macd: the warm-up of {needed:.0f} samples (max(fast, slow) + signal - 1) is longer "
-                f"than the series (cols {cols}): every output would be NaN",
-                _core.status_codes["APO_ERR_BAD_PARAM"],
-            )
+            raise errors.BadParameterError(_macd_warmup_text(needed, cols), _core.status_codes["APO_ERR_BAD_PARAM"])
 
     def _kernel_params(self, kernel):
         """{name: default} of a kernel's parameters, cached (they never change)."""
@@ -306,3 +363,26 @@ def _caller_level():
         level += 1
         frame = frame.f_back
     return level
+
+
+def _macd_warmup_text(needed, cols):
+    """The CLI's words for a series shorter than macd's warm-up (cli/run_options.c)."""
+    return f"macd: the warm-up of {needed:.0f} samples (max(fast, slow) + signal - 1) is longer than the series (cols {cols}): every output would be NaN"
+
+
+def _series_name(given, r):
+    """Series r of a list of series, as a warning names it: its pandas name, else its
+    position in the list."""
+    name = getattr(given[r], "name", None) if isinstance(given, (list, tuple)) else None
+    return str(r) if name is None else str(name)
+
+
+def _with_nan_rows(out, short):
+    """A ragged call's output for the series kept (sets x kept rows, set after set) as one
+    for every series, NaN in the rows of those set aside."""
+    rows = len(short)
+    kept = rows - int(short.sum())
+    blocks = out.reshape((-1, kept) + out.shape[1:])
+    full = np.full((blocks.shape[0], rows) + out.shape[1:], np.nan)
+    full[:, ~short] = blocks
+    return full.reshape((-1,) + out.shape[1:])

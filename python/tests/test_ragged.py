@@ -63,9 +63,31 @@ def test_refusals(rt, series):
         rt.compute("bollinger", series, out=tuple(np.empty(10) for _ in range(3)))
     with pytest.raises(apportion.InvalidArgumentError, match=r"row_lengths\[1\] is 0"):
         rt.compute("bollinger", [series[0], np.array([])])
-    # A series shorter than the period is refused as it is alone, naming its row.
-    with pytest.raises(apportion.BadParameterError, match="row 1 .*period 50"):
-        rt.compute("bollinger", series, period=50)
+    # Every series too short is refused, naming the first series, not its row.
+    with pytest.raises(apportion.BadParameterError, match=r"every series is too short for these parameters; 0 \(5000 samples\): bollinger: period 20000"):
+        rt.compute("bollinger", series, period=20000)
+    # A parameter out of bounds is the library's refusal, not a short series.
+    with pytest.raises(apportion.BadParameterError, match="must be from 2"):
+        rt.compute("bollinger", series, period=1)
+
+
+def test_a_series_shorter_than_the_warm_up_is_nan_with_a_warning(rt, series):
+    """As the command line's --group-by: the short series' outputs are NaN, a warning names
+    each, and the others are what they are alone."""
+    with pytest.warns(apportion.ShortSeriesWarning) as caught:
+        got = apportion.bollinger(series, period=[10, 50], runtime=rt)
+    assert [(w.message.series, w.message.length) for w in caught] == [("1", 37), ("3", 20)]
+    assert "sweep set 1: bollinger: period 50 is longer than the series (cols 37)" in str(caught[0].message)
+    for s, period in enumerate((10, 50)):
+        for r, x in enumerate(series):
+            if len(x) < 50:  # too short for set 1, so NaN in both sets
+                assert len(got.upper[s][r]) == len(x) and np.isnan(got.upper[s][r]).all()
+            else:
+                assert_bitwise(got.upper[s][r], apportion.bollinger(x, period=period, runtime=rt).upper)
+    pd = pytest.importorskip("pandas")
+    named = [pd.Series(x, name=t) for x, t in zip(series, ("AAPL", "MSFT", "IBM", "XOM", "GE"))]
+    with pytest.warns(apportion.ShortSeriesWarning, match=r"^series MSFT \(37 samples\) is too short for these parameters, so its outputs are NaN: rsi: "):
+        apportion.rsi(named[:3], timeperiod=40, runtime=rt)
 
 
 def _pair_diff(inputs, outputs, row, begin, end, params, seed):

@@ -223,6 +223,61 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
     free(text);
 }
 
+/* A ticker shorter than the warm-up does not refuse the others: its outputs are NaN, a
+ * warning names it (not its row), and the others are what they are alone (exact means of
+ * three closes). Every ticker too short is refused, naming one. */
+Test(cli, group_by_ticker_shorter_than_the_warm_up_gives_nan_and_a_warning, .timeout = 60) {
+    make_work_dir();
+    char path[128], out[128], file[256];
+    snprintf(path, sizeof path, "%s/l.csv", work);
+    write_text(path, "date,ticker,close\n2024-01-01,A,1\n2024-01-01,B,10\n2024-01-01,C,5\n"
+                     "2024-01-02,A,2\n2024-01-02,B,20\n2024-01-02,C,6\n2024-01-03,A,4\n"
+                     "2024-01-03,C,7\n2024-01-04,A,3\n");
+    snprintf(out, sizeof out, "%s/out", work);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a", "--input",
+                                path, "--group-by", "ticker", "--param", "period=3", "--output",
+                                out, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.err, "warning: series B (2 samples) is too short for these parameters, so "
+                           "its outputs are NaN: bollinger: period 3 is longer than the series");
+    cr_assert(strstr(r.err, "row") == NULL, "the ticker is named, not its row: %s", r.err);
+    free_result(&r);
+    snprintf(file, sizeof file, "%s/middle.csv", out);
+    size_t n = 0;
+    char *text = read_all(file, &n);
+    cr_assert_str_eq(text, "A_date,A,B_date,B,C_date,C\n"
+                           "2024-01-01,nan,2024-01-01,nan,2024-01-01,nan\n"
+                           "2024-01-02,nan,2024-01-02,nan,2024-01-02,nan\n"
+                           "2024-01-03,2.3333333333333335,,,2024-01-03,6\n"
+                           "2024-01-04,3,,,,\n");
+    free(text);
+    /* Swept: B is too short for set 1, and so NaN in both sets. */
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                     "--group-by", "ticker", "--param", "period=2,3", "--output", out, "--format",
+                     "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.err, "series B (2 samples) is too short");
+    free_result(&r);
+    text = read_all(file, &n);
+    assert_contains(text, "\n2024-01-02,1.5,2024-01-02,nan,2024-01-02,5.5,2024-01-02,nan,");
+    free(text);
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                     "--group-by", "ticker", "--param", "period=5", "--output", out, "--format",
+                     "csv"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "invalid workload: every series is too short for these parameters; A "
+                           "(4 samples): bollinger: period 5 is longer than the series (cols 4)");
+    cr_assert(strstr(r.err, "warning: series") == NULL, "%s", r.err);
+    free_result(&r);
+    /* A bad parameter is still the library's message, not a short series. */
+    r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                     "--group-by", "ticker", "--param", "period=1"));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "parameter period must be from 2");
+    cr_assert(strstr(r.err, "too short") == NULL, "%s", r.err);
+    free_result(&r);
+}
+
 Test(cli, index_column_is_copied_into_csv_outputs, .timeout = 60) {
     make_work_dir();
     char path[128], out[128], file[256];
