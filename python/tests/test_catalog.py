@@ -164,8 +164,9 @@ def test_a_negative_volume_is_refused_by_calls_and_streams(rt):
     (mfi,) = apportion.mfi(frame.assign(volume=volume), runtime=rt)
     assert np.isnan(np.asarray(mfi)[120])
     s = apportion.Stream("obv", series=2, runtime=rt)
-    s.update(close=np.ones((3, 2)), volume=np.full((3, 2), 10.0))
+    # Blocks of bars x series: the bars run along axis 0 (docs/python.md, "Inputs").
+    s.update(close=np.ones((3, 2)), volume=np.full((3, 2), 10.0), axis=0)
     with pytest.raises(ValueError, match=r"is -7 at series 1, bar 1"):
-        s.update(close=np.ones((2, 2)), volume=np.array([[5.0, 5.0], [5.0, -7.0]]))
-    (out,) = s.update(close=np.ones((2, 2)), volume=np.full((2, 2), 5.0))
+        s.update(close=np.ones((2, 2)), volume=np.array([[5.0, 5.0], [5.0, -7.0]]), axis=0)
+    (out,) = s.update(close=np.ones((2, 2)), volume=np.full((2, 2), 5.0), axis=0)
     assert np.asarray(out).shape == (2, 2)
