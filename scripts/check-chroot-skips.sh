@@ -44,7 +44,11 @@ fi
 command -v unshare >/dev/null && command -v chroot >/dev/null || skip "no unshare or chroot"
 unshare -m true 2>/dev/null || skip "no private mount namespace here"
 
-base=$(mktemp -d "${TMPDIR:-/tmp}/apo-chroot-XXXXXX")
+# In /tmp itself, not under TMPDIR: the cases make their folders from TMPDIR in buffers of 64
+# bytes (tests/cli/cli_fixtures.c, tests/runtime/profiles/hostile_fixtures.c), and under the
+# private TMPDIR of scripts/test.sh the path would not fit (mkdtemp then fails with EINVAL).
+# The trap below removes it whatever happens.
+base=$(mktemp -d /tmp/apo-chroot-XXXXXX)
 # The cases' TMPDIR, HOME and log, and the chroot's root, each a plain folder; the mounts
 # under the root go away with the namespace, so only empty folders and links stay to remove.
 mkdir "$base/root" "$base/tmp" "$base/home" "$base/log"
