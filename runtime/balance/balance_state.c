@@ -124,6 +124,7 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
                 /* What the configurations learnt (configurations.h), for the same device
                  * configuration only, as its model. */
                 apo__stored_line_get(&ts->alone_models[d], &s->alone);
+                apo__stored_line_get(&ts->cold_models[d], &s->cold);
                 apo__stored_line_get(&ts->configs[1 + d], &s->measured_alone);
             } else if (use != MODEL_NONE && refused == SIZE_MAX)
                 refused = d;
@@ -401,6 +402,20 @@ static void normalised(const double *ratios, size_t n, double *shares) {
         shares[i] = ratios[i] / sum;
 }
 
+/* A device on its cold start (shape->cold) is planned with its cold model where it has one
+ * beside its warm model and the cold one predicts the call slower: cold starts are slower,
+ * and a cold model that is faster says the warm one is stale, which the cold observations
+ * correct (apo__balance_observe). Returns 1, for use in a condition. */
+static int cold_where_known(const apo__balance *b, const apo__tag_state *ts,
+                            const apo__shape *shape, apo__model *models) {
+    for (size_t d = 0; d < b->n_devices; d++)
+        if (shape->cold[d] && ts->cold_models[d].valid && ts->models[d].valid &&
+            apo__model_predict(&ts->cold_models[d], shape->elements) >
+                apo__model_predict(&ts->models[d], shape->elements))
+            models[d] = ts->cold_models[d];
+    return 1;
+}
+
 /* Marks the devices a due probe may be for; see apo__balance_shares(). */
 static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const int *usable,
                         unsigned *probe) {
@@ -433,6 +448,7 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_EXPLICIT;
     } else if (ts != NULL && complete_models(b, ts, models) > 0 &&
+               cold_where_known(b, ts, shape, models) &&
                apo__choose_configuration(models, ts->alone_models, ts->configs, usable,
                                          b->n_devices, shape, shares, &chosen) == APO_OK) {
         *predicted_s = chosen.predicted_s;
@@ -520,6 +536,7 @@ static void entry_from_old(const apo__balance *b, const apo__tag_state *ts,
         snprintf(s->config, sizeof s->config, "%s", dev->config);
         apo__stored_model_put(s, &ts->models[d]);
         apo__stored_line_put(&s->alone, &ts->alone_models[d]);
+        apo__stored_line_put(&s->cold, &ts->cold_models[d]);
         apo__stored_line_put(&s->measured_alone, &ts->configs[1 + d]);
         s->idle_calls = ts->idle_calls[d];
         s->ratio = ts->forced ? ts->ratios[d] : NAN;
@@ -737,6 +754,16 @@ apo_status apo__balance_save(apo__balance *b) {
 
 /* ---- learning and applying -------------------------------------------------------------- */
 
+/* Whether an observation of a cold start (n elements in t seconds) is to be left out of
+ * model m: m knows better, and t is slower than it predicts, but not grossly (a device that
+ * became that much slower is believed, apo__balance_observe()). */
+static int cold_start_left_out(const apo__model *m, double n, double t) {
+    if (!m->valid)
+        return 0;
+    const double predicted = apo__model_predict(m, n);
+    return t > predicted && t < APO_MODEL_GROSS_FACTOR * predicted;
+}
+
 void apo__balance_observe(apo__balance *b, const char *tag, const apo__call_outcome_times *o) {
     if (!b->learn)
         return;
@@ -747,18 +774,28 @@ void apo__balance_observe(apo__balance *b, const char *tag, const apo__call_outc
         for (size_t d = 0; d < b->n_devices; d++) {
             if (o->elements[d] > 0 && !o->failed[d]) {
                 const double n = (double)o->elements[d];
-                if (o->alone != NULL && o->alone[d])
-                    apo__model_observe(&ts->alone_models[d], n, o->busy_s[d]);
-                else if (ts->idle_calls[d] >= APO_GAP_CALLS)
-                    apo__model_observe_after_gap(&ts->models[d], n, o->busy_s[d]);
-                else
-                    apo__model_observe(&ts->models[d], n, o->busy_s[d]);
+                const int alone = o->alone != NULL && o->alone[d];
+                apo__model *m = alone ? &ts->alone_models[d] : &ts->models[d];
+                /* A cold start is the cold model's; the warm one keeps warm speed. */
+                const int first = o->cold != NULL && o->cold[d];
+                if (first)
+                    apo__model_observe(&ts->cold_models[d], n, o->busy_s[d]);
+                const int cold = first && cold_start_left_out(m, n, o->busy_s[d]);
+                if (!cold && (alone || ts->idle_calls[d] < APO_GAP_CALLS))
+                    apo__model_observe(m, n, o->busy_s[d]);
+                else if (!cold)
+                    apo__model_observe_after_gap(m, n, o->busy_s[d]);
                 ts->idle_calls[d] = 0;
             } else if (ts->idle_calls[d] < UINT_MAX) {
                 ts->idle_calls[d]++;
             }
         }
-        if (o->config >= 0 && o->config < (int)APO_CONFIGS && o->makespan_s > 0)
+        int any_cold = 0;
+        for (size_t d = 0; d < b->n_devices && o->cold != NULL; d++)
+            any_cold |= o->cold[d] && o->elements[d] > 0;
+        if (o->config >= 0 && o->config < (int)APO_CONFIGS && o->makespan_s > 0 &&
+            !(any_cold &&
+              cold_start_left_out(&ts->configs[o->config], total_elements, o->makespan_s)))
             apo__model_observe(&ts->configs[o->config], total_elements, o->makespan_s);
         ts->refined = 1;
         ts->dirty = 1;

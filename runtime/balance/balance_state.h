@@ -37,6 +37,9 @@ typedef struct apo__tag_state {
      * every core), and the measured makespans of the configurations the tag's calls ran. */
     apo__model alone_models[APO_MAX_DEVICES];
     apo__model configs[APO_CONFIGS];
+    /* Each device's first calls in a runtime (cold starts), apart from its warm model: what a
+     * program that makes one call per process is planned with (apo__balance_observe). */
+    apo__model cold_models[APO_MAX_DEVICES];
 } apo__tag_state;
 
 typedef struct apo__balance {
@@ -122,6 +125,7 @@ typedef struct apo__call_outcome_times {
     const int *failed;
     const int *alone; /* device d ran alone and unlike beside the others (a cpu on every
                          core): its alone model learns, not its model (NULL: none did) */
+    const int *cold;  /* device d's first call with work in this runtime (NULL: none) */
     int config;       /* the configuration that ran (0: the split, 1 + d: device d alone),
                          -1: none to learn (a probe, forced ratios) */
     double makespan_s;
@@ -129,9 +133,13 @@ typedef struct apo__call_outcome_times {
 
 /* Folds one call's measurements in (learn on): elements[i] computed in busy_s[i]; devices
  * with no elements or failed[i] are skipped (and count the call as one without work); the
- * configuration's makespan is folded into its measured model. When the persist interval has
- * passed it wakes the writer thread, which stores the refined models: this never touches
- * the disk. */
+ * configuration's makespan is folded into its measured model. A cold start (a device's first
+ * call in the runtime: thread teams, caches and pages of a new process) goes into the
+ * device's cold model, and into its warm model only when it is faster than the warm model
+ * predicts or slower by APO_MODEL_GROSS_FACTOR or more (the device changed): the warm model
+ * keeps warm speed, and a program that makes one call per process teaches the cold one
+ * (docs/scheduling.md, "Cold starts"). When the persist interval has passed it wakes the
+ * writer thread, which stores the refined models: this never touches the disk. */
 void apo__balance_observe(apo__balance *b, const char *tag, const apo__call_outcome_times *o);
 
 /* Replaces the tag's models with profiled ones and stores them with the timings, at once

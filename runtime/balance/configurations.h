@@ -45,6 +45,9 @@ typedef struct apo__shape {
      * bandwidth: 0 where unknown (then the bus is not modelled). */
     double host_bytes[APO_MAX_DEVICES];
     double bus_bytes_s;
+    /* Device d has had no work in a learning call of this runtime: the call is its cold
+     * start, planned with its cold model where it has one (balance_state.h). */
+    int cold[APO_MAX_DEVICES];
 } apo__shape;
 
 /* The configuration a call runs, and what each was predicted to take. */

@@ -492,7 +492,7 @@ static void observe_run(apo_runtime *rt, const char *tag, double total, const ru
                         const apo__plan *p, double makespan_s) {
     uint64_t elements[APO_MAX_DEVICES];
     double busy[APO_MAX_DEVICES];
-    int failed[APO_MAX_DEVICES], alone[APO_MAX_DEVICES];
+    int failed[APO_MAX_DEVICES], alone[APO_MAX_DEVICES], cold[APO_MAX_DEVICES];
     size_t worked = 0, last = 0, failures = 0;
     for (size_t i = 0; i < rt->n_devices; i++) {
         const device_tally *t = &s->tally[i];
@@ -508,6 +508,7 @@ static void observe_run(apo_runtime *rt, const char *tag, double total, const ru
         alone[i] = apo__device_is_host_like(dev) && dev->threads_alone != dev->info.threads &&
                    dev->call_threads == dev->threads_alone;
         failures += (size_t)t->failed;
+        cold[i] = t->elements > 0 && !dev->warm;
         if (t->elements > 0) {
             worked++;
             last = i;
@@ -525,10 +526,13 @@ static void observe_run(apo_runtime *rt, const char *tag, double total, const ru
         .busy_s = busy,
         .failed = failed,
         .alone = alone,
+        .cold = cold,
         .config = config,
         .makespan_s = makespan_s,
     };
     apo__balance_observe(&rt->balance, tag, &o);
+    for (size_t i = 0; i < rt->n_devices; i++)
+        rt->devices[i].warm |= s->tally[i].elements > 0;
 }
 
 /* The run's tag was checked when the call began (apo__distribute_placed). */

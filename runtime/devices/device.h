@@ -110,7 +110,11 @@ struct apo__device {
     double replay_phase_s;
     uint64_t replay_phase_elements;
     struct apo__replay_staging *replay_staging; /* a replayed GPU's, owned by the device */
-    void *state;                                /* backend-private */
+    double sim_cold; /* sim: its first call with work takes this many times longer */
+    /* Every device: it has had work in a learning call of this runtime. Until then a call is
+     * its process's first on it, a cold start (balance_state.h, apo__balance_observe). */
+    int warm;
+    void *state; /* backend-private */
     apo__task_guard guard;
 };
 

@@ -137,15 +137,18 @@ static int parse_duration(const char *s, double *out) {
 }
 
 /* A probability: a finite number from 0 to 1. */
-static int parse_probability(const char *s, double *out) {
+/* A plain number from lo to hi. */
+static int parse_real_in(const char *s, double lo, double hi, double *out) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno != 0 || *end != '\0' || !(v >= 0 && v <= 1))
+    if (end == s || errno != 0 || *end != '\0' || !(v >= lo && v <= hi))
         return -1;
     *out = v;
     return 0;
 }
+
+static int parse_probability(const char *s, double *out) { return parse_real_in(s, 0, 1, out); }
 
 static int valid_sim_name(const char *name) {
     size_t len = strlen(name);
@@ -217,7 +220,8 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
     snprintf(spec->sim_name, sizeof spec->sim_name, "%s", opts);
 
     int seen_rate = 0, seen_latency = 0, seen_fail = 0, seen_slow_after = 0, seen_slow_rate = 0;
-    int seen_flaky = 0, seen_seed = 0, seen_hang = 0, seen_replay = 0;
+    int seen_flaky = 0, seen_seed = 0, seen_hang = 0, seen_replay = 0, seen_cold = 0;
+    spec->sim_cold = 1;
     while (next != NULL) {
         char *opt = next;
         next = strchr(opt, ':');
@@ -280,6 +284,11 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
             if (parse_u64(value, 1, UINT64_MAX, &spec->sim_hang_after) != 0)
                 return reject(ctx, "hang_after must be an integer of at least 1, got \"%s\"",
                               value);
+        } else if (strcmp(opt, "cold") == 0) {
+            if (seen_cold++)
+                return reject(ctx, "cold given twice");
+            if (parse_real_in(value, 1, 1000, &spec->sim_cold) != 0)
+                return reject(ctx, "cold must be a factor from 1 to 1000, got \"%s\"", value);
         } else if (strcmp(opt, "replay") == 0) {
             if (seen_replay++)
                 return reject(ctx, "replay given twice");
@@ -290,7 +299,7 @@ static apo_status parse_sim(parse_ctx *ctx, char *opts, apo__device_spec *spec) 
         } else {
             return reject(ctx,
                           "unknown sim option \"%s\" (known: rate, latency, fail_after, "
-                          "slow_after, slow_rate, flaky, seed, hang_after, replay)",
+                          "slow_after, slow_rate, flaky, seed, hang_after, replay, cold)",
                           opt);
         }
     }

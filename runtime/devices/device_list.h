@@ -3,7 +3,7 @@
  *   auto | cuda | cuda:N | cuda:GPU-<uuid prefix> | cpu | cpu:threads=N |
  *   sim:NAME[:rate=ELEMENTS_PER_S][:latency=DURATION][:fail_after=N]
  *           [:slow_after=N:slow_rate=ELEMENTS_PER_S][:flaky=P][:seed=N][:hang_after=N]
- *           [:replay=ROW]
+ *           [:replay=ROW][:cold=FACTOR]
  * separated by commas. Parsing is pure (no device is touched), so it can be tested and
  * fuzzed alone.
  */
@@ -43,6 +43,8 @@ typedef struct apo__device_spec {
     uint64_t sim_hang_after;           /* SIM: from its Nth task on it never answers, 0 = never */
     char sim_replay[APO_SIM_NAME_MAX]; /* SIM: the measured device it replays (devices/replay.h),
                                           "" for none */
+    double sim_cold;                   /* SIM: its first call with work takes this many times
+                                          its modelled time (a cold start), 1 = none */
 } apo__device_spec;
 
 /* Parses `text` into at most `max` specs. On failure returns APO_ERR_BAD_DEVICE_SPEC and

@@ -112,6 +112,10 @@ static apo_status sim_run(apo__device *dev, const apo__call *call, uint64_t firs
         double rate = slow ? dev->info.sim_slow_rate : dev->info.sim_rate;
         modelled = (task_index == 0 ? dev->info.sim_latency_s : 0.0) + (double)elements / rate;
     }
+    /* A cold start: the runtime's first call with work on it is slower (docs/env.md,
+     * "cold"), as a process's first call is on real devices. */
+    if (dev->calls_run == 1)
+        modelled *= dev->sim_cold;
     if (!dev->virtual_clock) {
         /* The wait touches nothing of the call, and ends early when the task is abandoned:
          * its tiles are then redone elsewhere. */
@@ -159,7 +163,7 @@ static size_t put_count(char *buf, size_t size, size_t used, const char *name, u
  * options too: a device that fails or slows down learns another model), those left at
  * their default omitted. A key too long for the field is cut and ends in a hash of the
  * whole, so that two configurations never share a key. */
-static void sim_config(apo_device_info *info, int virtual_clock, const char *replay) {
+static void sim_config(apo_device_info *info, int virtual_clock, const char *replay, double cold) {
     char key[512];
     size_t used = put_real(key, sizeof key, 0, "rate", info->sim_rate);
     used = put_real(key, sizeof key, used, "latency", info->sim_latency_s);
@@ -177,6 +181,8 @@ static void sim_config(apo_device_info *info, int virtual_clock, const char *rep
     }
     if (replay != NULL)
         used += (size_t)snprintf(key + used, sizeof key - used, ",replay=%s", replay);
+    if (cold > 1 && used < sizeof key)
+        used = put_real(key, sizeof key, used, "cold", cold);
     if (virtual_clock && used < sizeof key)
         snprintf(key + used, sizeof key - used, ",clock=virtual");
     if (strlen(key) < sizeof info->config)
@@ -199,6 +205,7 @@ apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, 
     dev->info.sim_flaky = spec->sim_flaky;
     dev->info.sim_seed = spec->sim_seed;
     dev->info.sim_hang_after = spec->sim_hang_after;
+    dev->sim_cold = spec->sim_cold >= 1 ? spec->sim_cold : 1;
     snprintf(dev->info.id, sizeof dev->info.id, "sim:%s", spec->sim_name);
     snprintf(dev->info.label, sizeof dev->info.label, "sim:%s (simulated, %.3g elem/s, %.3g ms%s)",
              spec->sim_name, spec->sim_rate, spec->sim_latency_s * 1e3,
@@ -218,7 +225,8 @@ apo_status apo__sim_device_open(apo__device *dev, const apo__device_spec *spec, 
         snprintf(dev->info.label, sizeof dev->info.label, "sim:%s (simulated, replays %s%s)",
                  spec->sim_name, row->name, virtual_clock ? ", virtual clock" : "");
     }
-    sim_config(&dev->info, virtual_clock, dev->replay != NULL ? dev->replay->name : NULL);
+    sim_config(&dev->info, virtual_clock, dev->replay != NULL ? dev->replay->name : NULL,
+               dev->sim_cold);
     apo__host_memory(&dev->info.memory_total_bytes, &dev->info.memory_free_bytes);
     return APO_OK;
 }

@@ -32,7 +32,7 @@ static void device_init(apo__stored_device *d, const char *id) {
     d->ms_per_melem = NAN;
     d->online.prior_latency_ms = d->online.prior_ms_per_melem = NAN;
     d->online.known_latency_ms = NAN;
-    d->alone = d->measured_alone = APO_STORED_LINE_NONE;
+    d->alone = d->cold = d->measured_alone = APO_STORED_LINE_NONE;
 }
 
 /* An optional stored line ("alone", "measured_alone", "measured_split"): an object of
@@ -263,6 +263,7 @@ static apo_status device_from_json(const apo__field_ctx *v, const char *dp, cons
     if (online != NULL)
         APO_CHECK(online_from_json(v, jp, online, &d->online));
     APO_CHECK(line_from_json(v, jp, j, "alone", &d->alone));
+    APO_CHECK(line_from_json(v, jp, j, "cold", &d->cold));
     APO_CHECK(line_from_json(v, jp, j, "measured_alone", &d->measured_alone));
     return APO_OK;
 }
@@ -483,6 +484,7 @@ json_t *apo__multigpu_to_json(const apo__multigpu *p) {
                 apo__put_count(dj, "idle_calls", dev->idle_calls, &failed);
             online_to_json(dj, &dev->online, &failed);
             line_to_json(dj, "alone", &dev->alone, &failed);
+            line_to_json(dj, "cold", &dev->cold, &failed);
             line_to_json(dj, "measured_alone", &dev->measured_alone, &failed);
             apo__put(devices, dev->id, dj, &failed);
             apo__put_real(ratios, dev->id, dev->ratio, &failed);

@@ -103,6 +103,7 @@ typedef struct apo__stored_device {
     apo__stored_online online;
     unsigned idle_calls;    /* learning calls of the tag since it last had work (exploration) */
     apo__stored_line alone; /* its model when it ran alone, unlike beside the others */
+    apo__stored_line cold;  /* its first calls in a runtime (cold starts) */
     apo__stored_line measured_alone; /* the measured makespans of the tag's calls it ran alone */
 } apo__stored_device;
 

@@ -109,7 +109,9 @@ Test(devices, device_list_errors_name_the_item_and_reason) {
     parse_bad("sim:a:hang_after=x", "hang_after must be");
     parse_bad("sim:a:hang_after=1:hang_after=2", "hang_after given twice");
     parse_bad("cpu,sim:a:hang=1", "unknown sim option \"hang\" (known: rate, latency, fail_after, "
-                                  "slow_after, slow_rate, flaky, seed, hang_after, replay)");
+                                  "slow_after, slow_rate, flaky, seed, hang_after, replay, cold)");
+    parse_bad("sim:a:cold=0.5", "cold must be a factor from 1 to 1000");
+    parse_bad("sim:a:cold=2:cold=2", "cold given twice");
     parse_bad("sim:a:replay=h99", "replay=h99 names no measured device (known: h100, h100-host)");
     parse_bad("sim:a:replay=h100:replay=h100", "replay given twice");
     parse_bad("sim:a:replay=h100:rate=1e9", "rate, latency and slow_after do not go with it");

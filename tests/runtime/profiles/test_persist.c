@@ -461,3 +461,31 @@ Test(persist, the_evidence_of_separate_runtimes_adds_up, .timeout = 120, .init =
         }
     }
 }
+
+/* A process's first call on a device is slower (thread teams, caches, pages): a program that
+ * makes one call per process would teach the model that the device is that much slower.
+ * Cold starts are kept apart (docs/scheduling.md, "Cold starts"): the warm model keeps the
+ * device's warm speed, the cold one learns the first calls and plans them. sim:a's first call
+ * in each runtime takes 1.5 times its 10 ms per million elements. */
+Test(persist, cold_starts_are_kept_apart_from_warm_speed, .timeout = 120, .init = make_tmpdir,
+     .fini = remove_tmpdir) {
+    const char *devices = "sim:a:rate=1e8:cold=1.5";
+    apo_runtime *rt = runtime(devices, APO_SWITCH_ON, 86400);
+    run_calls(rt, "t", 4);
+    apo_runtime_destroy(rt);
+    for (int process = 0; process < 8; process++) {
+        rt = runtime(devices, APO_SWITCH_ON, 86400);
+        run_calls(rt, "t", 1);
+        apo_runtime_destroy(rt);
+    }
+    apo__stored_device a = stored("t", "sim:a");
+    cr_assert(fabs(a.ms_per_melem - 10.0) < 0.3, "warm model %g ms/Melem, want 10", a.ms_per_melem);
+    cr_assert(fabs(a.cold.ms_per_melem - 15.0) < 0.5, "cold model %g ms/Melem, want 15",
+              a.cold.ms_per_melem);
+    /* A new process plans its first call with the cold model. */
+    rt = runtime(devices, APO_SWITCH_ON, 86400);
+    apo_plan_info plan = test_plan_returns_stats(rt, "t", 2000000);
+    cr_assert(fabs(plan.predicted_ms - 30.0) < 1.0, "first call planned at %.2f ms, want 30",
+              plan.predicted_ms);
+    apo_runtime_destroy(rt);
+}
