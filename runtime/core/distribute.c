@@ -709,6 +709,14 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
         apo__sweep_release(&call);
         return st;
     }
+    /* Arrays in GPU memory are another shape of call than host arrays: no staging, a GPU's
+     * time its kernels' waves. A kernel's own tag keeps the two apart (NAME@resident), so
+     * that neither teaches the other's models (docs/scheduling.md, "Configurations and the
+     * guard"); a caller's tag is the caller's. */
+    char resident_tag[APO_TAG_MAX];
+    if (w->tag == NULL && (where->in_gpu >= 0 || where->out_gpu >= 0) &&
+        snprintf(resident_tag, sizeof resident_tag, "%s@resident", tag) < (int)sizeof resident_tag)
+        tag = resident_tag;
     /* This run's context, resolved once and shared by every piece of the call's grid. The
      * workload may keep its call out of the models, probes included; it cannot make a
      * runtime that does not learn learn (apo__balance_observe() checks that). */
