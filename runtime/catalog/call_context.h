@@ -37,6 +37,9 @@ typedef struct apo__call_ctx {
      * purpose is to time the faults apart, and read the clock only for the deadline
      * (docs/scheduling.md, "A call whose times nobody reads"). 0 wherever that is not known. */
     int times_unread;
+    /* A cpu computes with the threads it keeps beside GPUs even when no GPU has work: a
+     * profiling run, which times the configuration its model describes (core/profiling.c). */
+    int hold_host_beside;
 } apo__call_ctx;
 
 /* The context of a call on host arrays that no runtime call runs (a stream's update, a

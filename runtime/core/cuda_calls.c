@@ -150,7 +150,7 @@ apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_workload *w,
     call_order order = {{NULL, NULL, NULL}, {0, 0, 0}, 0};
     apo_status st = order_after(where, in_gpu, out_gpu, &order);
     if (st == APO_OK) {
-        const apo__placement placed = {in_gpu, out_gpu, order.events, order.n};
+        const apo__placement placed = {in_gpu, out_gpu, order.events, order.n, 0};
         st = apo__distribute_placed(rt, w, &placed, report, 0);
     }
     release_order(&order);

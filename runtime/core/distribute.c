@@ -147,7 +147,7 @@ static void plan_phase_devices(apo_runtime *rt, const apo__call *call, const apo
         apo__device *dev = &rt->devices[i];
         if (apo__device_is_host_like(dev))
             dev->call_threads =
-                gpu_busy || rt->hold_host_beside ? dev->info.threads : dev->threads_alone;
+                gpu_busy || call->ctx->hold_host_beside ? dev->info.threads : dev->threads_alone;
     }
     if (replayed)
         apo__replay_phase(rt->devices, rt->n_devices, call, first, end, has_job);
@@ -656,7 +656,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
 }
 
 apo_status apo__distribute(apo_runtime *rt, const apo_workload *w, apo_report *report, int learn) {
-    const apo__placement on_host = {-1, -1, NULL, 0};
+    const apo__placement on_host = {-1, -1, NULL, 0, 0};
     return apo__distribute_placed(rt, w, &on_host, report, learn);
 }
 
@@ -728,6 +728,7 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
         .rt = rt,
         .tag = tag,
         .learn = learn && w->learn != APO_SWITCH_OFF,
+        .hold_host_beside = where->hold_host_beside,
     };
     /* A runtime that does not learn ignores the call's wish to (apo__balance_observe()). */
     ctx.times_unread = report == NULL && !(ctx.learn && rt->balance.learn);

@@ -11,6 +11,7 @@
 
 #include "balance/solver.h"
 #include "catalog/params.h"
+#include "catalog/reentry_guard.h"
 #include "core/plan.h"
 #include "core/runtime.h"
 #include "random_walk.h"
@@ -178,7 +179,9 @@ static apo_status measure(apo_runtime *rt, profile_job *job, apo_workload *w, do
             /* Run 0 warms the caches and the page tables up and is not timed. */
             for (unsigned r = 0; r <= job->runs; r++) {
                 apo_report report = APO_REPORT_INIT;
-                apo_status st = apo__distribute(rt, w, &report, 0);
+                /* Host arrays, the cpu on the threads its model is for. */
+                const apo__placement beside = {-1, -1, NULL, 0, 1};
+                apo_status st = apo__distribute_placed(rt, w, &beside, &report, 0);
                 if (st != APO_OK)
                     return st;
                 if (report.devices[d].failed)
@@ -294,6 +297,12 @@ apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *
         return apo__fail(APO_ERR_NULL, "apo_profile_auto_balance: NULL argument");
     if (result != NULL)
         APO_CHECK_STRUCT_SIZE(result, apo_profile_result, APO_PROFILE_RESULT_INIT);
+    /* Refused at once, as every call it makes would be (core/distribute.c). */
+    if (apo__inside_kernel_of(rt))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_profile_auto_balance: called from inside a user kernel that this "
+                         "runtime is running; it would wait for itself (a kernel must not call "
+                         "back into its own runtime)");
     profile_job job;
     memset(&job, 0, sizeof job);
     job.opt = opt;
@@ -318,11 +327,8 @@ apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *
     uint64_t elements_at[APO_PROFILE_SIZES_MAX] = {0};
     st = ns == NULL ? apo__fail(APO_ERR_OUT_OF_MEMORY, "profiling: out of memory")
                     : alloc_buffers(rt, &job, &w);
-    if (st == APO_OK) {
-        rt->hold_host_beside = 1;
+    if (st == APO_OK)
         st = measure(rt, &job, &w, ns, ns + count, elements_at);
-        rt->hold_host_beside = 0;
-    }
     if (st == APO_OK)
         st = fit_and_apply(rt, &job, ns, ns + count, elements_at, result);
     free(ns);

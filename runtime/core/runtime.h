@@ -23,9 +23,6 @@ struct apo_runtime {
     int host_isa, host_isa_named;
     apo__warnings warnings;
     apo__pool pool;
-    /* Set while profiling (core/profiling.c): a cpu computes with the threads it keeps beside
-     * GPUs even when it runs alone, the configuration its model describes. */
-    int hold_host_beside;
 
     /* Serialises apo_distribute_workload() calls (the thread-safety contract). */
     pthread_mutex_t call_mutex;
@@ -65,6 +62,7 @@ typedef struct apo__placement {
                                  outputs, -1 for host memory */
     void *const *wait_events; /* cudaEvent_t every GPU task waits for first (apo__call) */
     size_t n_wait_events;
+    int hold_host_beside; /* a cpu keeps its threads beside GPUs even alone (profiling) */
 } apo__placement;
 
 /* apo__distribute() with arrays in GPU memory as `where` says. */
