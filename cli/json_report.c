@@ -70,7 +70,12 @@ void cli_print_runtime_warnings(const apo_runtime *rt) {
         return;
     for (size_t i = 0; i < n; i++) {
         const char *w = NULL;
+        apo_warning_kind kind = APO_WARNING_PLAIN;
         char safe[4 * CLI_ESCAPED_MAX];
+        /* A machine without a GPU to offer is told by `devices` and the JSON outputs; said on
+         * every command's stderr it would only teach the user to ignore warnings. */
+        if (apo_runtime_warning_kind(rt, i, &kind) == APO_OK && kind == APO_WARNING_NO_GPU_HERE)
+            continue;
         if (apo_runtime_warning(rt, i, &w) == APO_OK && w != NULL)
             fprintf(stderr, "apportion: warning: %s\n", cli_escape(w, safe, sizeof safe));
     }

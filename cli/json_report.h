@@ -45,7 +45,8 @@ int cli_json_print(const json_t *value);
 /* The runtime's warnings as a JSON array of strings. */
 json_t *cli_runtime_warnings_json(const apo_runtime *rt);
 
-/* Prints each runtime warning to stderr as "apportion: warning: ...". */
+/* Prints each runtime warning to stderr as "apportion: warning: ...", save the one that only
+ * says the machine has no GPU to offer (APO_WARNING_NO_GPU_HERE, docs/cli.md). */
 void cli_print_runtime_warnings(const apo_runtime *rt);
 
 /* The warning for outputs that are not finite although their inputs are

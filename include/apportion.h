@@ -188,6 +188,20 @@ APO_EXPORT apo_status apo_runtime_warning_count(const apo_runtime *rt, size_t *c
 APO_EXPORT apo_status apo_runtime_warning(const apo_runtime *rt, size_t index,
                                           const char **message);
 
+/* What a creation warning is about, for a caller that shows some warnings and not others:
+ * the command line keeps APO_WARNING_NO_GPU_HERE off stderr (docs/api.md, "Warnings"). */
+typedef enum apo_warning_kind {
+    APO_WARNING_PLAIN = 0,      /* every other warning: an ignored setting, a GPU that failed */
+    APO_WARNING_NO_GPU_HERE = 1 /* "no GPU in use" where the device list asked for GPUs only
+                                 * through `auto` and the machine has none to offer (a build
+                                 * without CUDA, no NVIDIA driver): a fact, not a fault */
+} apo_warning_kind;
+
+/* The kind of warning `index`. Returns APO_ERR_NULL, or APO_ERR_NOT_FOUND for an index past
+ * the end. */
+APO_EXPORT apo_status apo_runtime_warning_kind(const apo_runtime *rt, size_t index,
+                                               apo_warning_kind *kind);
+
 /* ---------------------------------------------------------------------------------------
  * Devices
  * ------------------------------------------------------------------------------------- */

@@ -16,9 +16,14 @@ typedef struct apo__warnings {
     size_t count;
     size_t dropped; /* warnings past APO_WARNINGS_MAX, summarised in the last slot */
     char text[APO_WARNINGS_MAX][APO_WARNING_LEN];
+    apo_warning_kind kind[APO_WARNINGS_MAX]; /* zero, APO_WARNING_PLAIN, unless said */
 } apo__warnings;
 
-/* Appends a warning (and logs it at WARN level). */
+/* Appends a warning of kind APO_WARNING_PLAIN (and logs it at WARN level). */
 void apo__warn(apo__warnings *w, const char *fmt, ...) APO_PRINTF_LIKE(2, 3);
+
+/* Appends a warning of the given kind (and logs it at WARN level). */
+void apo__warn_kind(apo__warnings *w, apo_warning_kind kind, const char *fmt, ...)
+    APO_PRINTF_LIKE(3, 4);
 
 #endif

@@ -165,17 +165,22 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
         APO_OK)
         return apo__fail(APO_ERR_BAD_DEVICE_SPEC, "%s", err);
 
-    int wants_gpu = 0;
-    for (size_t i = 0; i < n_specs; i++)
+    int wants_gpu = 0, names_gpu = 0;
+    for (size_t i = 0; i < n_specs; i++) {
         if (specs[i].kind != APO_SPEC_CPU && specs[i].kind != APO_SPEC_SIM)
             wants_gpu = 1;
+        if (specs[i].kind != APO_SPEC_CPU && specs[i].kind != APO_SPEC_SIM &&
+            specs[i].kind != APO_SPEC_AUTO)
+            names_gpu = 1;
+    }
 
     apo__device gpus[APO_MAX_DEVICES];
     size_t n_gpus = 0;
     char reason[256] = "";
+    apo__no_gpu_cause cause = APO_NO_GPU_UNUSABLE;
     if (s->use_gpu != APO_USE_GPU_NO && (wants_gpu || s->use_gpu == APO_USE_GPU_YES)) {
         memset(gpus, 0, sizeof gpus);
-        n_gpus = apo__cuda_discover(gpus, APO_MAX_DEVICES, &s->cuda, &rt->warnings, reason,
+        n_gpus = apo__cuda_discover(gpus, APO_MAX_DEVICES, &s->cuda, &rt->warnings, &cause, reason,
                                     sizeof reason);
         if (n_gpus == 0) {
             if (s->use_gpu == APO_USE_GPU_YES)
@@ -183,7 +188,14 @@ static apo_status open_devices(apo_runtime *rt, const settings *s) {
                                  "a GPU is required (APPORTION_USE_GPU=yes or "
                                  "apo_config.use_gpu) but none is usable: %s",
                                  reason);
-            apo__warn(&rt->warnings, "no GPU in use: %s; carrying on with the CPU", reason);
+            /* Only `auto` asked, and the machine has no GPU to offer: that is what the
+             * machine is, said to a caller that asks, and no fault for the command line to
+             * repeat on every run (docs/env.md, "No GPU"). */
+            const int machine_has_none =
+                !names_gpu && (cause == APO_NO_GPU_NO_BACKEND || cause == APO_NO_GPU_NO_DRIVER);
+            apo__warn_kind(&rt->warnings,
+                           machine_has_none ? APO_WARNING_NO_GPU_HERE : APO_WARNING_PLAIN,
+                           "no GPU in use: %s; carrying on with the CPU", reason);
         }
     }
     int gpu_taken[APO_MAX_DEVICES] = {0};
@@ -429,6 +441,17 @@ apo_status apo_runtime_warning(const apo_runtime *rt, size_t index, const char *
         return apo__fail(APO_ERR_NOT_FOUND, "apo_runtime_warning: index %zu, only %zu warnings",
                          index, rt->warnings.count);
     *message = rt->warnings.text[index];
+    return APO_OK;
+}
+
+apo_status apo_runtime_warning_kind(const apo_runtime *rt, size_t index, apo_warning_kind *kind) {
+    if (rt == NULL || kind == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_runtime_warning_kind: NULL argument");
+    if (index >= rt->warnings.count)
+        return apo__fail(APO_ERR_NOT_FOUND,
+                         "apo_runtime_warning_kind: index %zu, only %zu warnings", index,
+                         rt->warnings.count);
+    *kind = rt->warnings.kind[index];
     return APO_OK;
 }
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The README's command-line examples, run as written (the ```sh block of "Using the command
-line", `apportion` being the built tool), with a private HOME and XDG_STATE_HOME, so that
-the profile they use is the default one a user has. The commands before `apportion show`
-make the profile (`apportion profile` measures this machine); the commands after it force
-ratios on simulated devices and run on them, and must leave that profile byte for byte: a
-simulated device is no device of this machine (docs/profiles.md, "Simulated devices").
+line", `apportion` being the built tool), with a private HOME, XDG_STATE_HOME and TMPDIR, so
+that the profile they use is the default one a user has. The commands before the first
+`apportion show` make the profile (`apportion profile` measures this machine); the commands
+after it force ratios on simulated devices, in a scratch profile folder of their own, and run
+on them. They must show what they describe (the forced ratios stored and shown, then
+cleared), leave nothing in TMPDIR, and leave the user's profile byte for byte: a simulated
+device is no device of this machine (docs/profiles.md, "Simulated devices").
 
 Then scripts/profile-sims.py, the check of scripts/demo.sh, is run on a profile that lists
 sims left by earlier runs: those are reported, not failed on; a sim added since is.
@@ -59,7 +61,9 @@ def readme_commands(source, binary):
         os.makedirs(bindir)
         os.symlink(os.path.abspath(binary), os.path.join(bindir, "apportion"))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("APPORTION_", "THREADX_"))}
-        env.update(HOME=os.path.join(work, "home"), XDG_STATE_HOME=os.path.join(work, "state"),
+        tmp = os.path.join(work, "tmp")
+        os.makedirs(tmp)
+        env.update(HOME=os.path.join(work, "home"), XDG_STATE_HOME=os.path.join(work, "state"), TMPDIR=tmp,
                    PATH=bindir + os.pathsep + env.get("PATH", "/usr/bin:/bin"), APPORTION_SIM_CLOCK="virtual")
 
         def run(script):
@@ -75,7 +79,16 @@ def readme_commands(source, binary):
         done = run(after)
         check(profile_files(env["XDG_STATE_HOME"]) == made,
               "the README's runs on simulated devices changed the profile")
-        check("not stored" in done.stderr, "set-ratios says the forced ratios were not stored: " + done.stderr)
+        # The set-ratios example shows what it describes: the ratios stored in the scratch
+        # folder, `apportion show` listing them as forced, and --clear removing them.
+        out = done.stdout
+        check("not stored" not in done.stderr, "set-ratios stored nothing: " + done.stderr)
+        check(re.search(r"stored in +" + re.escape(tmp) + r"/[^\n]*/multigpu\.json", out),
+              "set-ratios stored the ratios in the scratch folder: " + out)
+        check(re.search(r"workload bollinger\n +source +explicit\n", out), "show lists the forced ratios: " + out)
+        check(re.search(r"\n +cpu +1\.000 .*\n +sim:fast +3\.000 ", out), "show lists cpu 1 and sim:fast 3: " + out)
+        check("bollinger: forced ratios cleared" in out, "--clear clears them: " + out)
+        check(not os.listdir(tmp), "the scratch folder is removed: " + repr(os.listdir(tmp)))
         check(not os.listdir(env["HOME"]) if os.path.exists(env["HOME"]) else True, "nothing in HOME")
     finally:
         shutil.rmtree(work)

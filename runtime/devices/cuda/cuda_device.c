@@ -211,18 +211,21 @@ static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_c
 
 /* ---- discovery ---------------------------------------------------------------------------- */
 
-/* Why cudaGetDeviceCount failed, in words a user can act on. */
-static void describe_no_gpu(cudaError_t e, char *reason, size_t size) {
+/* Why cudaGetDeviceCount failed, in words a user can act on; the cause is whether a driver
+ * answered at all. */
+static apo__no_gpu_cause describe_no_gpu(cudaError_t e, char *reason, size_t size) {
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
     (void)cudaGetLastError();
-    if (driver == 0)
+    if (driver == 0) {
         snprintf(reason, size,
                  "no NVIDIA driver is installed or loadable (libcuda.so.1 not found; CUDA says "
                  "%s: %s)",
                  cudaGetErrorName(e), cudaGetErrorString(e));
-    else if (e == cudaErrorInsufficientDriver)
+        return APO_NO_GPU_NO_DRIVER;
+    }
+    if (e == cudaErrorInsufficientDriver)
         snprintf(reason, size,
                  "the NVIDIA driver supports CUDA %d.%d, but this build needs CUDA %d.%d: "
                  "update the driver",
@@ -235,6 +238,7 @@ static void describe_no_gpu(cudaError_t e, char *reason, size_t size) {
     else
         snprintf(reason, size, "CUDA cannot count the GPUs: %s (%s)", cudaGetErrorName(e),
                  cudaGetErrorString(e));
+    return APO_NO_GPU_UNUSABLE;
 }
 
 typedef struct found_gpu {
@@ -378,12 +382,15 @@ static void choose_kernels(const char *wanted, apo__warnings *w) {
 }
 
 size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options *opts,
-                          apo__warnings *w, char *reason, size_t reason_size) {
+                          apo__warnings *w, apo__no_gpu_cause *cause, char *reason,
+                          size_t reason_size) {
     choose_kernels(opts->kernels, w);
+    /* Every way out below without a GPU has a driver that answered, save the first. */
+    *cause = APO_NO_GPU_UNUSABLE;
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
-        describe_no_gpu(e, reason, reason_size);
+        *cause = describe_no_gpu(e, reason, reason_size);
         return 0;
     }
     if (count <= 0) {

@@ -14,11 +14,23 @@ typedef struct apo__cuda_options {
     const char *kernels; /* APPORTION_CUDA_KERNELS: "staged" (NULL too) or "simple" */
 } apo__cuda_options;
 
+/* Why discovery found no usable GPU. The runtime judges by the cause, never by the words:
+ * a machine that has nothing to offer (the first two) is no fault, while a driver that is
+ * there and yields no GPU is one (runtime/core/runtime.c, open_devices). */
+typedef enum apo__no_gpu_cause {
+    APO_NO_GPU_NO_BACKEND = 0, /* this build has no CUDA backend */
+    APO_NO_GPU_NO_DRIVER,      /* no NVIDIA driver is installed or loadable */
+    APO_NO_GPU_UNUSABLE        /* a driver is there, but too old, seeing no GPU, or every GPU
+                                * failed its first calls */
+} apo__no_gpu_cause;
+
 /* Writes up to `max` opened GPU devices and returns how many; when there are none, writes
- * why into `reason` (no driver, no device, built without CUDA, ...). A GPU that is found but
- * fails its first calls is left out with a warning in `w`. */
+ * the cause into *cause and why, in words, into `reason` (no driver, no device, built
+ * without CUDA, ...). A GPU that is found but fails its first calls is left out with a
+ * warning in `w`. */
 size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options *opts,
-                          apo__warnings *w, char *reason, size_t reason_size);
+                          apo__warnings *w, apo__no_gpu_cause *cause, char *reason,
+                          size_t reason_size);
 
 /* Can `dev` run `kernel`? A GPU needs the kernel's CUDA implementation; other devices run
  * every kernel. */

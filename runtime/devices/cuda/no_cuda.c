@@ -11,8 +11,10 @@
 #include "devices/device.h"
 
 size_t apo__cuda_discover(apo__device *devs, size_t max, const apo__cuda_options *opts,
-                          apo__warnings *w, char *reason, size_t reason_size) {
+                          apo__warnings *w, apo__no_gpu_cause *cause, char *reason,
+                          size_t reason_size) {
     (void)devs, (void)max, (void)opts, (void)w;
+    *cause = APO_NO_GPU_NO_BACKEND;
     snprintf(reason, reason_size,
              "this build of apportion has no CUDA backend (built without CUDA support), so "
              "no GPU can be used");

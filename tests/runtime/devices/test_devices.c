@@ -211,6 +211,31 @@ Test(devices, no_gpu_is_a_warning_and_the_cpu_carries_on) {
     cr_assert_eq(apo_runtime_warning(rt, 0, &w), APO_OK);
     cr_assert(strstr(w, "no GPU") != NULL && strstr(w, "CUDA") != NULL, "%s", w);
     cr_assert_eq(apo_runtime_warning(rt, 1, &w), APO_ERR_NOT_FOUND);
+    /* The default list asked through `auto` on a machine with no driver or no CUDA backend:
+     * the warning says what the machine is, and its kind lets a caller tell that from a
+     * fault. */
+    apo_warning_kind kind = APO_WARNING_PLAIN;
+    cr_assert_eq(apo_runtime_warning_kind(rt, 0, &kind), APO_OK);
+    cr_assert_eq(kind, APO_WARNING_NO_GPU_HERE);
+    cr_assert_eq(apo_runtime_warning_kind(rt, 1, &kind), APO_ERR_NOT_FOUND);
+    cr_assert_eq(apo_runtime_warning_kind(rt, 0, NULL), APO_ERR_NULL);
+    cr_assert_eq(apo_runtime_warning_kind(NULL, 0, &kind), APO_ERR_NULL);
+    apo_runtime_destroy(rt);
+}
+
+/* A GPU named in the list is asked for explicitly: its absence is a plain warning, whatever
+ * the machine. */
+Test(devices, a_named_gpu_that_is_absent_is_a_plain_warning) {
+    apo_runtime *rt = test_runtime("cuda,cpu");
+    size_t warnings = 0;
+    cr_assert_eq(apo_runtime_warning_count(rt, &warnings), APO_OK);
+    cr_assert_eq(warnings, 1);
+    const char *w;
+    cr_assert_eq(apo_runtime_warning(rt, 0, &w), APO_OK);
+    cr_assert(strncmp(w, "no GPU in use: ", 15) == 0, "%s", w);
+    apo_warning_kind kind = APO_WARNING_NO_GPU_HERE;
+    cr_assert_eq(apo_runtime_warning_kind(rt, 0, &kind), APO_OK);
+    cr_assert_eq(kind, APO_WARNING_PLAIN);
     apo_runtime_destroy(rt);
 }
 
