@@ -508,7 +508,7 @@ static void observe_run(apo_runtime *rt, const char *tag, double total, const ru
         alone[i] = apo__device_is_host_like(dev) && dev->threads_alone != dev->info.threads &&
                    dev->call_threads == dev->threads_alone;
         failures += (size_t)t->failed;
-        cold[i] = t->elements > 0 && !dev->warm;
+        cold[i] = t->elements > 0 && !atomic_load_explicit(&dev->warm, memory_order_relaxed);
         if (t->elements > 0) {
             worked++;
             last = i;
@@ -532,7 +532,8 @@ static void observe_run(apo_runtime *rt, const char *tag, double total, const ru
     };
     apo__balance_observe(&rt->balance, tag, &o);
     for (size_t i = 0; i < rt->n_devices; i++)
-        rt->devices[i].warm |= s->tally[i].elements > 0;
+        if (s->tally[i].elements > 0)
+            atomic_store_explicit(&rt->devices[i].warm, 1, memory_order_relaxed);
 }
 
 /* The run's tag was checked when the call began (apo__distribute_placed). */

@@ -270,7 +270,7 @@ void apo__call_shape(const apo_runtime *rt, const apo__call *call, uint64_t firs
                 : 1.0;
         shape->host_bytes[i] =
             elements > 0 ? apo__replay_host_bytes(dev, call, first, end, &bus) / elements : 0;
-        shape->cold[i] = !dev->warm;
+        shape->cold[i] = !atomic_load_explicit(&dev->warm, memory_order_relaxed);
     }
     /* Only replayed devices know their machine's bus (docs/scheduling.md, "The host bus"). */
     shape->bus_bytes_s = bus;

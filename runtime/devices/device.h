@@ -112,8 +112,9 @@ struct apo__device {
     struct apo__replay_staging *replay_staging; /* a replayed GPU's, owned by the device */
     double sim_cold; /* sim: its first call with work takes this many times longer */
     /* Every device: it has had work in a learning call of this runtime. Until then a call is
-     * its process's first on it, a cold start (balance_state.h, apo__balance_observe). */
-    int warm;
+     * its process's first on it, a cold start (balance_state.h, apo__balance_observe).
+     * Atomic: apo_plan_workload() reads it without the call lock that calls write it under. */
+    atomic_int warm;
     void *state; /* backend-private */
     apo__task_guard guard;
 };
