@@ -479,6 +479,34 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
     pthread_mutex_unlock(&b->mutex);
 }
 
+void apo__balance_observe_configuration(apo__balance *b, const char *tag, int config,
+                                        double elements, double makespan_s) {
+    if (config < 0 || config >= (int)APO_CONFIGS || !(elements > 0) || !(makespan_s > 0))
+        return;
+    pthread_mutex_lock(&b->mutex);
+    apo__tag_state *ts = find_tag(b, tag);
+    if (ts != NULL) {
+        apo__model_observe(&ts->configs[config], elements, makespan_s);
+        ts->dirty = 1;
+        ts->version++;
+    }
+    pthread_mutex_unlock(&b->mutex);
+}
+
+size_t apo__balance_split_shares(apo__balance *b, const char *tag, const int *usable,
+                                 const apo__shape *shape, double *shares) {
+    size_t given = 0;
+    pthread_mutex_lock(&b->mutex);
+    const apo__tag_state *ts = find_tag(b, tag);
+    apo__model models[APO_MAX_DEVICES];
+    if (ts != NULL && complete_models(b, ts, models) > 0 &&
+        !isnan(apo__split_configuration(models, usable, b->n_devices, shape, shares)))
+        for (size_t d = 0; d < b->n_devices; d++)
+            given += shares[d] > 0;
+    pthread_mutex_unlock(&b->mutex);
+    return given;
+}
+
 void apo__balance_probed(apo__balance *b, const char *tag) {
     pthread_mutex_lock(&b->mutex);
     apo__tag_state *ts = find_tag(b, tag);

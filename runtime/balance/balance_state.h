@@ -142,6 +142,18 @@ typedef struct apo__call_outcome_times {
  * writer thread, which stores the refined models: this never touches the disk. */
 void apo__balance_observe(apo__balance *b, const char *tag, const apo__call_outcome_times *o);
 
+/* Folds one end-to-end makespan of a configuration of `tag` (config as in
+ * apo__call_outcome_times) at `elements` into its measured model, as a learning call that ran
+ * it would: what `apportion profile` measures after the devices alone (core/profiling.c). */
+void apo__balance_observe_configuration(apo__balance *b, const char *tag, int config,
+                                        double elements, double makespan_s);
+
+/* The split's shares of a call of `tag` shaped as `shape` over the usable devices, the
+ * guard aside (apo__solve_split_min over the models, re-solved for the bus where it is
+ * known). Returns the devices given a share; 0 when the tag has no models. */
+size_t apo__balance_split_shares(apo__balance *b, const char *tag, const int *usable,
+                                 const apo__shape *shape, double *shares);
+
 /* Replaces the tag's models with profiled ones and stores them with the timings, at once
  * (without holding the mutex while it writes, so calls are not held up).
  * `medians_ms[d * n_sizes + s]` is device d's median time at sizes[s] (NaN: not run). */

@@ -115,6 +115,32 @@ static int measured_at(const apo__model *m, double n) {
     return 0;
 }
 
+/* The split over the devices in use: the solver's shares, and their makespan with a share of
+ * less than a wave costing the wave; re-solved for the bus where it holds them up. */
+static apo_status solve_split(const apo__model *models, const int *use, size_t n,
+                              const apo__shape *shape, double *shares, double *makespan_s,
+                              int *bus_bound) {
+    double solved;
+    apo_status st =
+        apo__solve_split_min(models, use, shape->min_elements, n, shape->elements, shares, &solved);
+    if (st != APO_OK)
+        return st;
+    double split = 0;
+    for (size_t d = 0; d < n; d++)
+        if (shares[d] > 0)
+            split = fmax(split, device_time(&models[d], shape, d, shares[d] * shape->elements));
+    *bus_bound = 0;
+    if (shape->bus_bytes_s > 0 && bus_time(shape, shares, n) > split) {
+        int in_split[APO_MAX_DEVICES];
+        for (size_t d = 0; d < n; d++)
+            in_split[d] = shares[d] > 0;
+        split = bus_split(models, in_split, shape, n, shares);
+        *bus_bound = 1;
+    }
+    *makespan_s = split;
+    return APO_OK;
+}
+
 apo_status apo__choose_configuration(const apo__model *models, const apo__model *alone_models,
                                      const apo__model *measured, const int *usable, size_t n,
                                      const apo__shape *shape, double *shares,
@@ -132,26 +158,13 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
     choice->split_s = INFINITY;
     for (size_t d = 0; d < n; d++)
         choice->alone_s[d] = INFINITY;
-    apo_status st = apo__solve_split_min(models, use, shape->min_elements, n, shape->elements,
-                                         shares, &choice->split_s);
+    double split;
+    apo_status st = solve_split(models, use, n, shape, shares, &split, &choice->bus_bound);
     if (st != APO_OK)
         return st;
-    /* The plain solver's makespan is its devices' compute alone: a share of less than a wave
-     * costs the wave, and the bus may hold them all up. */
-    double split = 0;
     size_t given = 0;
     for (size_t d = 0; d < n; d++)
-        if (shares[d] > 0) {
-            split = fmax(split, device_time(&models[d], shape, d, shares[d] * shape->elements));
-            given++;
-        }
-    if (shape->bus_bytes_s > 0 && bus_time(shape, shares, n) > split) {
-        int in_split[APO_MAX_DEVICES];
-        for (size_t d = 0; d < n; d++)
-            in_split[d] = shares[d] > 0;
-        split = bus_split(models, in_split, shape, n, shares);
-        choice->bus_bound = 1;
-    }
+        given += shares[d] > 0;
     choice->split_s = split;
     choice->predicted_s = split;
     /* One device: there is nothing to choose. */
@@ -212,4 +225,14 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
             choice->unmeasured_alone = (int)best;
     }
     return APO_OK;
+}
+
+double apo__split_configuration(const apo__model *models, const int *usable, size_t n,
+                                const apo__shape *shape, double *shares) {
+    int use[APO_MAX_DEVICES] = {0};
+    for (size_t d = 0; d < n; d++)
+        use[d] = usable[d] && models[d].valid && models[d].cost_s > 0;
+    double split;
+    int bus_bound;
+    return solve_split(models, use, n, shape, shares, &split, &bus_bound) == APO_OK ? split : NAN;
 }

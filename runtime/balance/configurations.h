@@ -77,4 +77,9 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
                                      const apo__shape *shape, double *shares,
                                      apo__config_choice *choice);
 
+/* The split alone (the guard aside): the solver's shares, re-solved for the bus where it is
+ * known; returns its predicted makespan, or NaN when no device is usable with a model. */
+double apo__split_configuration(const apo__model *models, const int *usable, size_t n,
+                                const apo__shape *shape, double *shares);
+
 #endif

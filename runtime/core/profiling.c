@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "balance/solver.h"
+#include "base/log.h"
 #include "catalog/params.h"
 #include "catalog/reentry_guard.h"
 #include "core/plan.h"
 #include "core/runtime.h"
+#include "core/sweep.h"
 #include "random_walk.h"
 
 #define APO_PROFILE_DEFAULT_SAMPLES 1000000u
@@ -291,6 +293,67 @@ static apo_status fit_and_apply(apo_runtime *rt, profile_job *job, const double 
     return st;
 }
 
+/* One configuration at the largest size, end to end: a warm-up, then job->runs timed calls
+ * whose makespans go into the tag's measured configuration `config` (0: the split at
+ * `ratios`, 1 + d: device d alone, as a call of it would run: a cpu on every core). */
+static apo_status time_configuration(apo_runtime *rt, const profile_job *job, apo_workload *w,
+                                     const double *ratios, int config) {
+    w->ratios = ratios;
+    w->n_ratios = rt->n_devices;
+    for (unsigned r = 0; r <= job->runs; r++) {
+        apo_report report = APO_REPORT_INIT;
+        apo_status st = apo__distribute(rt, w, &report, 0);
+        if (st != APO_OK)
+            return st;
+        if (report.failovers > 0)
+            return apo__fail(APO_ERR_DEVICE_LOST, "a device failed while configurations were "
+                                                  "timed; the models are stored, not the timings");
+        if (r > 0)
+            apo__balance_observe_configuration(&rt->balance, job->opt->tag, config,
+                                               (double)report.elements, report.makespan_ms / 1e3);
+    }
+    return APO_OK;
+}
+
+/* Measures the configurations a call of the largest size can run (docs/scheduling.md,
+ * "Configurations and the guard"): the split the new models give, and each device alone,
+ * end to end, so that the guard has measurements of its own from the profile on. Nothing to
+ * do for one device. */
+static apo_status measure_configurations(apo_runtime *rt, profile_job *job, apo_workload *w) {
+    const size_t n = rt->n_devices;
+    if (n < 2)
+        return APO_OK;
+    w->cols = (size_t)largest_size(job);
+    w->ratios = NULL;
+    w->n_ratios = 0;
+    apo__call call;
+    apo_status st = apo__resolve_call(rt, w, &call, 0);
+    if (st != APO_OK)
+        return st;
+    double min[APO_MAX_DEVICES], ratios[APO_MAX_DEVICES];
+    apo__shape shape;
+    apo__call_shape(rt, &call, 0, call.tiles, min, &shape);
+    apo__sweep_release(&call);
+    int usable[APO_MAX_DEVICES];
+    for (size_t d = 0; d < n; d++)
+        usable[d] = 1;
+    if (apo__balance_split_shares(&rt->balance, job->opt->tag, usable, &shape, ratios) > 1 &&
+        (st = time_configuration(rt, job, w, ratios, 0)) != APO_OK)
+        return st;
+    for (size_t d = 0; d < n && st == APO_OK; d++) {
+        for (size_t i = 0; i < n; i++)
+            ratios[i] = i == d ? 1.0 : 0.0;
+        st = time_configuration(rt, job, w, ratios, 1 + (int)d);
+    }
+    w->ratios = NULL;
+    w->n_ratios = 0;
+    /* Stored beside the models (profiles on; a failed write is the warning a call's is). */
+    if (st == APO_OK && apo__balance_save(&rt->balance) != APO_OK)
+        apo__log(APO_LOG_WARN, APO_SUBSYS_RUN, "configurations timed, not stored: %s",
+                 apo_last_error());
+    return st;
+}
+
 apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *opt,
                                     apo_profile_result *result) {
     if (rt == NULL || opt == NULL)
@@ -331,6 +394,8 @@ apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *
         st = measure(rt, &job, &w, ns, ns + count, elements_at);
     if (st == APO_OK)
         st = fit_and_apply(rt, &job, ns, ns + count, elements_at, result);
+    if (st == APO_OK)
+        st = measure_configurations(rt, &job, &w);
     free(ns);
     free_buffers(&job);
     return st;

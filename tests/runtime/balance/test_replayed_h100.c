@@ -100,13 +100,13 @@ Test(replayed_h100, a_configuration_is_never_much_slower_than_its_best_single_de
 
 /* ---- what one-call processes keep ------------------------------------------------------- */
 
-/* A runtime on REPLAYED_PAIR with its profile files in `dir`. */
-static apo_runtime *runtime_with_files(const char *dir) {
+/* A runtime on `devices` with its profile files in `dir`. */
+static apo_runtime *runtime_with_files(const char *devices, const char *dir) {
     char multigpu[256], thresholds[256];
     snprintf(multigpu, sizeof multigpu, "%s/multigpu.json", dir);
     snprintf(thresholds, sizeof thresholds, "%s/thresholds.json", dir);
     apo_config config = APO_CONFIG_INIT;
-    config.devices = REPLAYED_PAIR;
+    config.devices = devices;
     config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
     config.profiles = APO_SWITCH_ON;
     config.multigpu_path = multigpu;
@@ -123,7 +123,7 @@ Test(replayed_h100, measured_configurations_outlive_the_runtime) {
     char dir[256];
     snprintf(dir, sizeof dir, "%s/apo-replay-XXXXXX", test_tmpdir());
     cr_assert_not_null(mkdtemp(dir));
-    apo_runtime *rt = runtime_with_files(dir);
+    apo_runtime *rt = runtime_with_files(REPLAYED_PAIR, dir);
     test_job job;
     test_job_init(&job, rt, "bollinger", 1, 4000000, 9);
     apo_report report;
@@ -132,7 +132,7 @@ Test(replayed_h100, measured_configurations_outlive_the_runtime) {
     const double cpu = replay_call(rt, &job, 1, 0, &report);
     apo_runtime_destroy(rt);
 
-    rt = runtime_with_files(dir);
+    rt = runtime_with_files(REPLAYED_PAIR, dir);
     const double next = replay_call(rt, &job, -1, 1, &report);
     cr_assert(next <= cpu * 1.001, "the next process took %.3f ms against %.3f for the cpu alone",
               next, cpu);
@@ -148,6 +148,46 @@ Test(replayed_h100, measured_configurations_outlive_the_runtime) {
     apo_runtime_destroy(rt);
     test_job_free(&job);
     /* The files and their locks. */
+    static const char *const names[] = {"multigpu.json", "multigpu.json.lock", "thresholds.json",
+                                        "thresholds.json.lock"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    cr_assert_eq(rmdir(dir), 0, "%s is left with files", dir);
+}
+
+/* `apportion profile` times the configurations end to end after the devices alone
+ * (docs/scheduling.md, "Configurations and the guard"): the split the new models give, and
+ * each device alone, so that the guard's measurements start with the profile. (Two plain
+ * sims: below one wave of its tiles, some 17 million samples of bollinger, the replayed GPU
+ * is in no split.) */
+Test(replayed_h100, a_profile_times_the_split_and_each_device_alone) {
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/apo-replay-XXXXXX", test_tmpdir());
+    cr_assert_not_null(mkdtemp(dir));
+    apo_runtime *rt = runtime_with_files("sim:a:rate=1e8,sim:b:rate=3e8", dir);
+    apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
+    opt.tag = "bollinger";
+    opt.sample_size = 400000;
+    opt.runs = 3;
+    cr_assert_eq(apo_profile_auto_balance(rt, &opt, NULL), APO_OK, "%s", apo_last_error());
+    apo_runtime_destroy(rt);
+    char path[300];
+    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char text[65536];
+    const size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    /* One line for the split, one for each device alone, each of the profile's timed runs. */
+    const char *split = strstr(text, "\"measured_split\"");
+    cr_assert_not_null(split, "%s", text);
+    size_t alone = 0;
+    for (const char *p = text; (p = strstr(p, "\"measured_alone\"")) != NULL; p++)
+        alone++;
+    cr_assert_eq(alone, 2, "%zu devices measured alone: %s", alone, text);
     static const char *const names[] = {"multigpu.json", "multigpu.json.lock", "thresholds.json",
                                         "thresholds.json.lock"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
