@@ -58,7 +58,7 @@ case "$budget" in '' | *[!0-9]*) echo "gpu-check: --budget takes whole seconds" 
 # figures the tables print (bandwidth and throughput, the runtime's planning, the catalog,
 # sweeps and scores), the gpu suite, the sanitizers, and the profiler and the variants last:
 # the budget cuts from the end, and the plan names what it cut. Each entry is NAME:CAP.
-steps=(gpu:30 ptx:5 sass:60 selftest:150 balance:240 bench:180 profile-run:150 gpu-catalog:240
+steps=(gpu:30 ptx:5 sass:60 selftest:150 balance:240 host-memory:120 bench:180 profile-run:150 gpu-catalog:240
     gpu-suite:300 memcheck:150 racecheck:150 synccheck:120 initcheck:120 ncu:120
     bench-variants:300 ncu-variants:200)
 
@@ -167,17 +167,20 @@ build_and_bundle() {
             }
             rm -f "$setup_log"
         fi
-        ninja -C "$build" cli/apportion "${gpu_suite_targets[@]}" bench/apo-bench-kernels >/dev/null || {
+        ninja -C "$build" cli/apportion "${gpu_suite_targets[@]}" bench/apo-bench-kernels \
+            bench/apo-bench-host >/dev/null || {
             echo "gpu-check: the build failed" >&2
             return 1
         }
     fi
-    for b in cli/apportion "${gpu_suite_targets[@]}" bench/apo-bench-kernels runtime/libapportion.so; do
+    for b in cli/apportion "${gpu_suite_targets[@]}" bench/apo-bench-kernels bench/apo-bench-host \
+        runtime/libapportion.so; do
         [ -e "$build/$b" ] || { echo "gpu-check: $build/$b is not built" >&2; return 1; }
     done
     rm -rf "$bundle"
     mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/data"
-    cp "$build/cli/apportion" "$build/bench/apo-bench-kernels" "$bundle/bin/"
+    cp "$build/cli/apportion" "$build/bench/apo-bench-kernels" "$build/bench/apo-bench-host" \
+        "$bundle/bin/"
     for b in "${gpu_suite_targets[@]}"; do
         cp "$build/$b" "$bundle/bin/"
     done
@@ -532,6 +535,17 @@ step_balance() {
     cat "$work/balance.txt"
     detail "$(grep -c ' ok$' "$work/balance.txt") cases within their target; $(tail -n 1 "$work/balance.txt")"
     return $rc
+}
+
+# What the host's memory gives the devices that share it (apo-bench-host): the copy rate at 1,
+# 4, 8 and all threads, the cost of registering 16 MiB, 128 MiB and 1 GiB of resident memory,
+# and bollinger over $big samples on cuda from pageable and from registered arrays against
+# the cpu alone: the figures the replayed GPU takes as given (runtime/devices/replay_figures.c
+# names each; docs/scheduling.md, "A replayed H100"), to replace with these.
+step_host_memory() {
+    run "$bin/apo-bench-host" --runs 5 --samples "$big" --json "$logs/host-memory.json" ||
+        { detail "apo-bench-host failed"; return 1; }
+    detail "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["copies"][-1]; print("copy %.1f GB/s on %d threads; pinning %s ms/MiB; bollinger cuda registered %s ms" % (c["copy_gbs"], c["threads"], ",".join("%.3f" % p["ms_per_mib"] for p in d.get("pinning", [])) or "-", d.get("bollinger_cuda_registered_ms", "-")))' "$logs/host-memory.json" 2>/dev/null)"
 }
 
 # Every kernel of the catalog (`apportion kernels`), then sweeps and scores, on the GPU
