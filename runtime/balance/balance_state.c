@@ -449,8 +449,8 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
         *source = APO_RATIOS_EXPLICIT;
     } else if (ts != NULL && complete_models(b, ts, models) > 0 &&
                cold_where_known(b, ts, shape, models) &&
-               apo__choose_configuration(models, ts->alone_models, ts->configs, usable,
-                                         b->n_devices, shape, shares, &chosen) == APO_OK) {
+               apo__choose_configuration(models, ts->alone_models, ts->configs, ts->config_age,
+                                         usable, b->n_devices, shape, shares, &chosen) == APO_OK) {
         *predicted_s = chosen.predicted_s;
         *source = ts->from_profile && !ts->refined ? APO_RATIOS_PROFILE : APO_RATIOS_ONLINE;
         if (explore && ts->calls_since_probe >= APO_PROBE_EVERY && chosen.unmeasured_alone >= 0) {
@@ -487,6 +487,7 @@ void apo__balance_observe_configuration(apo__balance *b, const char *tag, int co
     apo__tag_state *ts = find_tag(b, tag);
     if (ts != NULL) {
         apo__model_observe(&ts->configs[config], elements, makespan_s);
+        ts->config_age[config] = 0;
         ts->dirty = 1;
         ts->version++;
     }
@@ -821,6 +822,10 @@ void apo__balance_observe(apo__balance *b, const char *tag, const apo__call_outc
         int any_cold = 0;
         for (size_t d = 0; d < b->n_devices && o->cold != NULL; d++)
             any_cold |= o->cold[d] && o->elements[d] > 0;
+        for (size_t c = 0; c < 1 + b->n_devices; c++)
+            ts->config_age[c] += ts->config_age[c] < UINT_MAX;
+        if (o->config >= 0 && o->config < (int)APO_CONFIGS)
+            ts->config_age[o->config] = 0;
         if (o->config >= 0 && o->config < (int)APO_CONFIGS && o->makespan_s > 0 &&
             !(any_cold &&
               cold_start_left_out(&ts->configs[o->config], total_elements, o->makespan_s)))

@@ -40,6 +40,7 @@ typedef struct apo__tag_state {
     /* Each device's first calls in a runtime (cold starts), apart from its warm model: what a
      * program that makes one call per process is planned with (apo__balance_observe). */
     apo__model cold_models[APO_MAX_DEVICES];
+    unsigned config_age[APO_CONFIGS]; /* learning calls since each was last measured */
 } apo__tag_state;
 
 typedef struct apo__balance {

@@ -102,10 +102,12 @@ static double alone_time(const apo__model *model, const apo__model *alone, const
  * taken for a cost, or the reverse), where the devices' models know better. */
 #define MEASURED_REACH 2.0
 
-/* Whether measured line m stands for calls of n elements: its window (the calls it was
- * measured at, or the sizes stored with it) holds a size within MEASURED_REACH of n. */
-static int measured_at(const apo__model *m, double n) {
-    if (!m->valid)
+/* Whether measured configuration c stands for calls of n elements: measured within
+ * APO_CONFIG_STALE_CALLS learning calls, and its window (the calls it was measured at, or the
+ * sizes stored with it) holds a size within MEASURED_REACH of n. */
+static int measured_at(const apo__model *measured, const unsigned *age, size_t c, double n) {
+    const apo__model *m = &measured[c];
+    if (!m->valid || (age != NULL && age[c] > APO_CONFIG_STALE_CALLS))
         return 0;
     double ns[APO_MODEL_WINDOW], ts[APO_MODEL_WINDOW];
     const unsigned count = apo__model_window(m, ns, ts);
@@ -142,9 +144,9 @@ static apo_status solve_split(const apo__model *models, const int *use, size_t n
 }
 
 apo_status apo__choose_configuration(const apo__model *models, const apo__model *alone_models,
-                                     const apo__model *measured, const int *usable, size_t n,
-                                     const apo__shape *shape, double *shares,
-                                     apo__config_choice *choice) {
+                                     const apo__model *measured, const unsigned *measured_age,
+                                     const int *usable, size_t n, const apo__shape *shape,
+                                     double *shares, apo__config_choice *choice) {
     int use[APO_MAX_DEVICES] = {0};
     size_t candidates = 0;
     for (size_t d = 0; d < n; d++) {
@@ -188,14 +190,15 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
      * the device alone were measured, the measurements decide between the two (a call's
      * makespan holds what no device's busy time does: waits, hand-overs, the bus). */
     const int split_measured =
-        measured != NULL && measured_at(&measured[0], shape->elements) && given > 1;
+        measured != NULL && measured_at(measured, measured_age, 0, shape->elements) && given > 1;
     const double split_measured_s =
         split_measured ? apo__model_predict(&measured[0], shape->elements) : NAN;
     for (size_t d = 0; d < n; d++) {
         if (!use[d] || (given == 1 && shares[d] > 0))
             continue;
         int faster = choice->alone_s[d] < choice->predicted_s;
-        if (split_measured && measured_at(&measured[1 + d], shape->elements) && choice->alone < 0) {
+        if (split_measured && measured_at(measured, measured_age, 1 + d, shape->elements) &&
+            choice->alone < 0) {
             const double alone_measured_s = apo__model_predict(&measured[1 + d], shape->elements);
             faster = alone_measured_s < split_measured_s;
             if (faster)
@@ -221,7 +224,8 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
         for (size_t d = 0; d < n; d++)
             if (use[d] && (best == n || choice->alone_s[d] < choice->alone_s[best]))
                 best = d;
-        if (best < n && (measured == NULL || !measured_at(&measured[1 + best], shape->elements)))
+        if (best < n &&
+            (measured == NULL || !measured_at(measured, measured_age, 1 + best, shape->elements)))
             choice->unmeasured_alone = (int)best;
     }
     return APO_OK;

@@ -68,14 +68,21 @@ typedef struct apo__config_choice {
  * (apo__model lines over the calls' elements; an invalid one has not been measured). */
 #define APO_CONFIGS (1 + APO_MAX_DEVICES)
 
+/* A configuration's measurement stands for this many learning calls of its tag after it was
+ * last measured: a split measured slow and then never run again would otherwise keep its
+ * devices out after they changed (a throttled rank given its speed back); past it, the
+ * predictions decide again, and a split they choose is measured anew. */
+#define APO_CONFIG_STALE_CALLS 20
+
 /* Chooses the configuration of a call and writes its shares (one-hot for a device alone).
  * models[d] is device d beside the others, alone_models[d] device d alone (invalid: derive
- * it), measured[] as above (NULL: none). Returns APO_ERR_NO_DEVICE when no device is usable
- * with a model. */
+ * it), measured[] as above (NULL: none) and measured_age[] the learning calls since each was
+ * last measured (NULL: all fresh). Returns APO_ERR_NO_DEVICE when no device is usable with a
+ * model. */
 apo_status apo__choose_configuration(const apo__model *models, const apo__model *alone_models,
-                                     const apo__model *measured, const int *usable, size_t n,
-                                     const apo__shape *shape, double *shares,
-                                     apo__config_choice *choice);
+                                     const apo__model *measured, const unsigned *measured_age,
+                                     const int *usable, size_t n, const apo__shape *shape,
+                                     double *shares, apo__config_choice *choice);
 
 /* The split alone (the guard aside): the solver's shares, re-solved for the bus where it is
  * known; returns its predicted makespan, or NaN when no device is usable with a model. */
