@@ -55,7 +55,8 @@ static inline APO_HD int apo__window_clean_at(const double *x, size_t t, size_t 
 
 /* The tile's start of a window body (wma, max, min, willr, aroon, cci): the loop runs
  * from begin, with n[0] the position after the last gap among the first n_in inputs in the
- * w - 1 samples before it, and nothing valid yet (apo__cat_run). */
+ * w - 1 samples before it, and nothing valid yet (apo__cat_run). willr gives its highs and
+ * lows only: its close is read at its own bar (willr_tile.h). */
 static inline APO_HD void apo__window_start(const apo__cat_io *io, size_t n_in, size_t w,
                                             size_t begin, apo__cat_run *r) {
     apo__cat_run_from(r, begin);

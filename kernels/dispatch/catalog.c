@@ -452,6 +452,8 @@ static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__
         apo__window_start(io, 1, p, begin, r);
         break;
     case APO_CAT_WILLR:
+        apo__willr_start(io, begin, r);
+        break;
     case APO_CAT_CCI:
         apo__window_start(io, 3, p, begin, r);
         break;

@@ -6,8 +6,12 @@
  * Tile: halo p - 1; the indices of the extremes are kept and the window scanned again when
  * one leaves (as max and min), or on the CPU, for blocks of clean windows of up to
  * APO_EXTREME_SPAN_MAX bars, the extremes come from window_extreme.h's doubling (the same
- * values) and the quotients are vectorised, each bar performing the same operations. A window
- * holding a gap in any input gives NaN (window.h).
+ * values) and the quotients are vectorised, each bar performing the same operations.
+ *
+ * Gaps, the stochastics' rule (stoch_tile.h): an output is NaN where a sample it reads is not
+ * finite, that is a high or a low anywhere in its window (window.h's rule over those two) or
+ * its own bar's close. A close before the bar is never read, so its gap costs that bar's
+ * output only, as in stochf's fastk (docs/kernels.md, "Non-finite policy").
  */
 #ifndef APO_KERNELS_WILLR_TILE_H
 #define APO_KERNELS_WILLR_TILE_H
@@ -38,23 +42,33 @@ static inline APO_HD double apo__willr_of(double hh, double ll, double close) {
     return diff != 0.0 ? (hh - close) / diff : 0.0;
 }
 
-/* The tracking from t to end (s->at: the indices of the highest high and the lowest low). */
+/* The inputs whose gaps a window tracks (high, low): the close is read at its own bar only. */
+#define APO_WILLR_WINDOW_INPUTS 2
+
+/* The tracking from t to end (s->at: the indices of the highest high and the lowest low;
+ * s->bad: one past the last gap of high or low). */
 static inline APO_HD void apo__willr_track(const apo__cat_io *io, size_t t, size_t end,
                                            apo__extremes_state *s) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     const size_t p = (size_t)io->p[0];
     for (; t < end; t++) {
-        if (!apo__all_finite_at(io->in, 3, t))
+        if (!apo__all_finite_at(io->in, APO_WILLR_WINDOW_INPUTS, t))
             s->bad = t + 1;
         if (!apo__window_clean(t, p, s->bad)) {
             io->out[0][t] = NAN;
             s->valid = 0;
             continue;
         }
+        /* A gap of the close leaves the extremes tracked: the next bars read this window's
+         * highs and lows, not its close. The NAN constant, not the quotient, whose NaN would
+         * carry the close's payload (and an infinite close would give an infinity, or the 0
+         * of a flat window). */
         apo__track_extreme(high, t, p, !s->valid, 1.0, &s->at[0]);
         apo__track_extreme(low, t, p, !s->valid, -1.0, &s->at[1]);
         s->valid = 1;
-        io->out[0][t] = apo__willr_of(high[s->at[0]], low[s->at[1]], close[t]);
+        io->out[0][t] = apo__finite(close[t])
+                            ? apo__willr_of(high[s->at[0]], low[s->at[1]], close[t])
+                            : (double)NAN;
     }
 }
 
@@ -83,8 +97,15 @@ static inline APO_HD void apo__willr_block(const apo__cat_io *io, size_t t, size
     s->valid = 0;
 }
 
-/* The loop from r->t to end, after apo__window_start over the 3 inputs
- * (apo__extremes_state). */
+/* The start of a run from begin (a tile's, a stream's): the last gap of high or low in the
+ * p - 1 bars before it. */
+static inline APO_HD void apo__willr_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__window_start(io, APO_WILLR_WINDOW_INPUTS, (size_t)io->p[0], begin, r);
+}
+
+/* The loop from r->t to end, after apo__willr_start (apo__extremes_state). A block is taken
+ * only where the close is finite too, so that a gap of the close, rare, is the tracking's
+ * one case and the block has no NaN to select. */
 static inline APO_HD void apo__willr_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     apo__extremes_state s = apo__extremes_load(r);
     for (size_t t = r->t, stop; t < end; t = stop)
@@ -97,7 +118,7 @@ static inline APO_HD void apo__willr_run(const apo__cat_io *io, size_t end, apo_
 
 static inline APO_HD void apo__willr_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__cat_run r;
-    apo__window_start(io, 3, (size_t)io->p[0], begin, &r);
+    apo__willr_start(io, begin, &r);
     apo__willr_run(io, end, &r);
 }
 

@@ -374,7 +374,10 @@ void apo__ref_cat_willr(const double *const *in, size_t n, const double *p, doub
     const size_t q = (size_t)p[0];
     nan_all(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
-        if (!finite_bars(in, t + 1 - q, t + 1))
+        /* The stochastics' gap rule (ref_fastk): the window's highs and lows and the close
+         * at t, the samples the output reads. */
+        if (!finite_window(in[0], t + 1 - q, t + 1) || !finite_window(in[1], t + 1 - q, t + 1) ||
+            !isfinite(in[2][t]))
             continue;
         double h = in[0][t + 1 - q], l = in[1][t + 1 - q];
         for (size_t i = t + 2 - q; i <= t; i++) {
