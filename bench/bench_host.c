@@ -116,8 +116,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--json") == 0 && v)
             json_path = argv[++i];
         else {
-            fprintf(stderr,
-                    "usage: %s [--runs 1..64] [--bytes N] [--samples N] [--json FILE]\n",
+            fprintf(stderr, "usage: %s [--runs 1..64] [--bytes N] [--samples N] [--json FILE]\n",
                     bench_prog);
             return 2;
         }
@@ -191,8 +190,7 @@ int main(int argc, char **argv) {
             const double alone = cpu != NULL ? bollinger_ms(cpu, x, o, samples, runs) : -1;
             int registered = apo_cuda_host_register(gpu, x, samples * sizeof(double)) == APO_OK;
             for (int i = 0; i < 3 && registered; i++)
-                registered = apo_cuda_host_register(gpu, o[i], samples * sizeof(double)) ==
-                             APO_OK;
+                registered = apo_cuda_host_register(gpu, o[i], samples * sizeof(double)) == APO_OK;
             const double pinned = registered ? bollinger_ms(gpu, x, o, samples, runs) : -1;
             printf("\nbollinger, 1 x %zu samples (ms): cuda pageable %.2f, cuda registered %.2f, "
                    "cpu alone %.2f\n",
