@@ -511,22 +511,32 @@ step_profile_run() {
 # Most important first: the sweep, then the largest sizes; a case cut by the cap is missing
 # from the table.
 step_balance() {
-    local profiles=$work/balance-profiles dir=$logs/balance k n dev name
+    local profiles=$work/balance-profiles dir=$logs/balance k n dev name gpu
     mkdir -p "$profiles" "$dir"
-    export APPORTION_PROFILES=on APPORTION_PROFILE_DIR=$profiles APPORTION_USE_GPU=yes
-    run "$bin/apportion" profile --devices cuda,cpu --kernels bollinger,macd --sample-size "$mid" ||
+    export APPORTION_PROFILES=on APPORTION_PROFILE_DIR=$profiles
+    APPORTION_USE_GPU=yes run "$bin/apportion" profile --devices cuda,cpu \
+        --kernels bollinger,macd --sample-size "$mid" ||
         { detail "apportion profile failed"; return 1; }
+    # `apportion profile` cannot profile a scored kernel: the sweep's models come from an
+    # earlier run of it, as a scheduled job's would (the first is not in the table).
+    local sweep=(--kernel rsi --rows 500 --cols 2520 --param timeperiod=2:200:1 --score rsi_zone)
+    APPORTION_USE_GPU=yes run "$bin/apportion" run "${sweep[@]}" --devices cuda,cpu --json \
+        >"$dir/sweep-first.txt" || echo "(the first rsi sweep on cuda,cpu failed)"
     for dev in cuda,cpu cuda cpu; do
-        run "$bin/apportion" run --kernel rsi --rows 500 --cols 2520 \
-            --param timeperiod=2:200:1 --score rsi_zone --devices "$dev" --json \
+        gpu=yes
+        [ "$dev" = cpu ] && gpu=no
+        APPORTION_USE_GPU=$gpu run "$bin/apportion" run "${sweep[@]}" --devices "$dev" --json \
             >"$dir/sweep-rsi-${dev/,/+}.json" || echo "(the rsi sweep on $dev failed)"
     done
     for n in $big $mid $small; do
         for k in bollinger macd; do
             for dev in cuda,cpu cuda cpu; do
                 name=$k-$n-${dev/,/+}
-                run "$bin/apportion" run --kernel "$k" --rows 1 --cols "$n" --devices "$dev" \
-                    --json >"$dir/$name.json" || echo "($k $n on $dev failed)"
+                gpu=yes
+                [ "$dev" = cpu ] && gpu=no
+                APPORTION_USE_GPU=$gpu run "$bin/apportion" run --kernel "$k" --rows 1 \
+                    --cols "$n" --devices "$dev" --json >"$dir/$name.json" ||
+                    echo "($k $n on $dev failed)"
             done
         done
     done
