@@ -125,6 +125,24 @@ static double staging_for(const apo__replay_row *row, apo__replay_staging *st, d
     *slots = published_at(st, st->now + wait);
     const size_t grown =
         apo__slot_grown_bytes((size_t)bytes, (size_t)st->slot_bytes, APO_CUDA_SLOT_MAX_BYTES);
+    if (apo__stage_waits_for_growth((size_t)bytes, (size_t)st->slot_bytes,
+                                    APO_CUDA_SLOT_MAX_BYTES)) {
+        /* Far more chunks than the pipeline needs: it waits for the larger slots, pinned
+         * once the present ones are, and runs on them. */
+        const double ready =
+            (st->grow_bytes > 0 ? st->grow_ready
+                                : fmax(st->now + wait, st->ready[APO_CUDA_SLOTS - 1]) +
+                                      APO_CUDA_SLOTS * (double)grown / MIB * row->pin_s_per_mib);
+        const double size = st->grow_bytes > 0 ? st->grow_bytes : (double)grown;
+        const double extra = ready > st->now + wait ? ready - (st->now + wait) : 0;
+        st->slot_bytes = size;
+        for (int k = 0; k < APO_CUDA_SLOTS; k++)
+            st->ready[k] = ready;
+        st->grow_bytes = 0;
+        *slot_bytes = size;
+        *slots = APO_CUDA_SLOTS;
+        return wait + extra;
+    }
     if ((double)grown > st->slot_bytes && st->grow_bytes == 0) {
         /* Pinned beside the current set once it is all pinned, then swapped in between
          * tasks. */

@@ -24,3 +24,9 @@ size_t apo__slot_grown_bytes(size_t task_bytes, size_t slot_bytes, size_t cap) {
 int apo__stage_from_pageable(size_t task_bytes, unsigned published) {
     return published == 0 && task_bytes < APO_CUDA_PAGEABLE_MAX_BYTES;
 }
+
+int apo__stage_waits_for_growth(size_t task_bytes, size_t slot_bytes, size_t cap) {
+    if (slot_bytes == 0 || task_bytes / slot_bytes < APO_CUDA_GROWTH_WAIT_CHUNKS)
+        return 0;
+    return apo__slot_grown_bytes(task_bytes, slot_bytes, cap) > slot_bytes;
+}

@@ -366,6 +366,11 @@ void apo__cuda_ask_staging_growth(apo__cuda_state *st, size_t task_bytes) {
     pthread_mutex_unlock(&g->m);
 }
 
+/* Whether the stager still pins: the first slots, or larger ones when asked. */
+static int stager_alive(const apo__cuda_staging *g) {
+    return g->phase == APO_STAGING_PINNING || g->phase == APO_STAGING_IDLE;
+}
+
 int apo__cuda_take_staging(apo__cuda_state *st, const char *id, size_t task_bytes, int pinned,
                            apo__staging_grant *grant) {
     apo__cuda_staging *g = &st->staging;
@@ -389,6 +394,16 @@ int apo__cuda_take_staging(apo__cuda_state *st, const char *id, size_t task_byte
             pthread_mutex_unlock(&g->m);
             return 0;
         }
+    }
+    /* A task the present slots would cut into far more chunks than the pipeline needs waits
+     * for larger ones (apo__stage_waits_for_growth), while the stager can still pin them. */
+    if (pinned && !pageable && stager_alive(g) &&
+        apo__stage_waits_for_growth(task_bytes, g->host_bytes, g->pin_cap) &&
+        ask_growth(g, task_bytes) + g->grow_to > 0) {
+        while (!g->spare_ready && g->grow_to > g->host_bytes && stager_alive(g))
+            pthread_cond_wait(&g->cv, &g->m);
+        if (g->spare_ready)
+            swap_in_spare(st);
     }
     const int staged = pinned && !pageable;
     grant->pageable = pageable;
