@@ -44,6 +44,38 @@ static const apo__replay_speed h100_host_speeds[] = {
     {NULL, 0, 0, 0},
 };
 
+/* h200 and h200-host: an H200 machine of 2026-11-26 (one NVIDIA H200, 16 cores of an Intel
+ * Xeon with AVX-512), docs/PERF.md "The H200 machine": measured there, by apo-bench-host, the
+ * gpu-check balance step and APPORTION_DEBUG's staging lines:
+ * - host memory: the cpu alone moved bollinger 1e8's 3.2 GB in 32.8 ms, the GPU alone its
+ *   9.6 GB of staging traffic in 126.6 ms: about 100 GB/s, the bus (derived);
+ * - staging copies: 33.0 GB/s with 8 threads, 4.1 per thread (measured);
+ * - pinning: 4 x 128 MiB by cudaMallocHost in 157 to 249 ms, 0.35 ms per MiB (measured);
+ * - the cpu: bollinger at 0.461 ms per million samples on 8 threads (profiled: 2.7e8 samples
+ *   per second and thread); the rsi sweep's warm pieces in about 58 ms on 16 threads (6.7e7
+ *   set-bars per second and thread);
+ * - scored calls on the GPU: the warm pieces in about 8.2 ms (about 1,900 chains at once).
+ * Not measured there, taken from the H100 (the same chip at the same clocks, PCIe 5): the
+ * staged kernels' steps and PCIe's rates. */
+static const apo__replay_speed h200_speeds[] = {
+    {"bollinger", 0.73e-6, 32.0 * 7 * 132, 0},
+    {"macd", 0.48e-6, 32.0 * 9 * 132, 0},
+    {"scored", 0.25e-6, 1900, 0},
+    {"*", 0.73e-6, 32.0 * 7 * 132, 0},
+    {NULL, 0, 0, 0},
+};
+
+static const apo__replay_speed h200_host_speeds[] = {
+    {"bollinger", 0, 0, 2.7e8},
+    {"scored", 0, 0, 6.7e7},
+    {"*", 0, 0, 2.7e8},
+    {NULL, 0, 0, 0},
+};
+
+#define H200_MACHINE "h200-2026-11-26"
+#define H200_SOURCE "docs/PERF.md, \"The H200 machine\" (2026-11-26)"
+#define H200_BUS (100e9)
+
 #define H100_MACHINE "h100-2026-11-25"
 #define H100_SOURCE "docs/PERF.md, \"First run on a GPU\" (2026-11-25)"
 #define H100_BUS (61e9)
@@ -75,6 +107,33 @@ static const apo__replay_row rows[] = {
         .latency_s = 20e-6,
         .cores = 16,
         .speeds = h100_host_speeds,
+    },
+    {
+        .name = "h200",
+        .machine = H200_MACHINE,
+        .source = H200_SOURCE,
+        .role = APO_REPLAY_GPU,
+        .bus_bytes_s = H200_BUS,
+        .latency_s = 50e-6,
+        .sms = 132,
+        .staging_threads = 8,
+        .copy_bytes_s_thread = 4.1e9,
+        .h2d_bytes_s = 54.7e9,
+        .d2h_bytes_s = 55.0e9,
+        .both_bytes_s = 92.9e9,
+        .launch_s = 10e-6,
+        .pin_s_per_mib = 0.35e-3,
+        .speeds = h200_speeds,
+    },
+    {
+        .name = "h200-host",
+        .machine = H200_MACHINE,
+        .source = H200_SOURCE,
+        .role = APO_REPLAY_HOST,
+        .bus_bytes_s = H200_BUS,
+        .latency_s = 20e-6,
+        .cores = 16,
+        .speeds = h200_host_speeds,
     },
 };
 

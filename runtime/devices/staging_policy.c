@@ -26,7 +26,10 @@ int apo__stage_from_pageable(size_t task_bytes, unsigned published) {
 }
 
 int apo__stage_waits_for_growth(size_t task_bytes, size_t slot_bytes, size_t cap) {
-    if (slot_bytes == 0 || task_bytes / slot_bytes < APO_CUDA_GROWTH_WAIT_CHUNKS)
+    if (slot_bytes == 0)
+        return 0;
+    const size_t chunks = task_bytes / slot_bytes + (task_bytes % slot_bytes != 0);
+    if (chunks <= APO_CUDA_GROWTH_WAIT_CHUNKS)
         return 0;
     return apo__slot_grown_bytes(task_bytes, slot_bytes, cap) > slot_bytes;
 }

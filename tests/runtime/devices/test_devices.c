@@ -112,7 +112,8 @@ Test(devices, device_list_errors_name_the_item_and_reason) {
                                   "slow_after, slow_rate, flaky, seed, hang_after, replay, cold)");
     parse_bad("sim:a:cold=0.5", "cold must be a factor from 1 to 1000");
     parse_bad("sim:a:cold=2:cold=2", "cold given twice");
-    parse_bad("sim:a:replay=h99", "replay=h99 names no measured device (known: h100, h100-host)");
+    parse_bad("sim:a:replay=h99",
+              "replay=h99 names no measured device (known: h100, h100-host, h200, h200-host)");
     parse_bad("sim:a:replay=h100:replay=h100", "replay given twice");
     parse_bad("sim:a:replay=h100:rate=1e9", "rate, latency and slow_after do not go with it");
     parse_bad("sim:a,sim:a", "item 2 \"sim:a\": names a device already listed as item 1");
