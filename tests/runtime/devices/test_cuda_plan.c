@@ -353,13 +353,13 @@ Test(cuda_plan, small_tasks_copy_from_pageable_memory_only_while_no_slot_is_read
 Test(cuda_plan, only_a_task_of_many_chunks_waits_for_larger_slots) {
     const size_t mib = (size_t)1 << 20, first = APO_CUDA_SLOT_FIRST_BYTES;
     const size_t cap = APO_CUDA_SLOT_MAX_BYTES;
-    cr_assert_not(apo__stage_waits_for_growth(12 * mib, first, cap));
-    cr_assert_not(apo__stage_waits_for_growth(305 * mib, first, cap));
-    cr_assert_not(apo__stage_waits_for_growth(APO_CUDA_GROWTH_WAIT_CHUNKS * first, first, cap));
+    cr_assert(!apo__stage_waits_for_growth(12 * mib, first, cap));
+    cr_assert(!apo__stage_waits_for_growth(305 * mib, first, cap));
+    cr_assert(!apo__stage_waits_for_growth(APO_CUDA_GROWTH_WAIT_CHUNKS * first, first, cap));
     cr_assert(apo__stage_waits_for_growth((APO_CUDA_GROWTH_WAIT_CHUNKS + 1) * first, first, cap));
     cr_assert(apo__stage_waits_for_growth(3052 * mib, first, cap));
-    cr_assert_not(apo__stage_waits_for_growth(3052 * mib, cap, cap), "at the cap already");
-    cr_assert_not(apo__stage_waits_for_growth(3052 * mib, first, first), "it cannot grow");
+    cr_assert(!apo__stage_waits_for_growth(3052 * mib, cap, cap), "at the cap already");
+    cr_assert(!apo__stage_waits_for_growth(3052 * mib, first, first), "it cannot grow");
 }
 
 Test(cuda_plan, copy_parts_copy_every_byte_exactly_once) {
