@@ -611,9 +611,10 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
              call->kernel->name, apo__grid_sets_run(call), call->rows, call->cols,
              (unsigned long long)call->tiles, apo_split_name(p.axis));
 
-    /* The call's wall time is the report's makespan and nothing else's (the models learn the
-     * devices' own times): without a report the clock is not read for it, two of a small
-     * call's readings of some 25 ns each. */
+    /* The call's wall time is the report's makespan and what a learning call's configuration
+     * learns (balance/configurations.h: a makespan holds hand-overs and waits that no
+     * device's busy time does): a call that neither reports nor learns does not read the
+     * clock for it, two of a small call's readings of some 25 ns each. */
     const double t0 = report != NULL || learn ? apo__now() : 0;
     uint64_t lost_tiles = 0;
     apo__scored_failure_clear(call->kernel);
