@@ -116,13 +116,41 @@ static apo_runtime *runtime_with_files(const char *devices, const char *dir) {
     return rt;
 }
 
+/* A new profile folder for one case, in the private TMPDIR. */
+static void make_profile_dir(char *dir, size_t size) {
+    snprintf(dir, size, "%s/apo-replay-XXXXXX", test_tmpdir());
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+/* The multigpu.json a runtime stored in `dir`, into text[size]. */
+static void read_multigpu(const char *dir, char *text, size_t size) {
+    char path[300];
+    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    const size_t len = fread(text, 1, size - 1, f);
+    text[len] = '\0';
+    fclose(f);
+}
+
+/* Removes the profile files, their locks and the folder, which must then be empty. */
+static void remove_profile_dir(const char *dir) {
+    static const char *const names[] = {"multigpu.json", "multigpu.json.lock", "thresholds.json",
+                                        "thresholds.json.lock"};
+    char path[300];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    cr_assert_eq(rmdir(dir), 0, "%s is left with files", dir);
+}
+
 /* What the configurations measured is stored with the models (docs/profiles.md): after
  * calls that learnt that the cpu alone is the fastest configuration, the file holds the
  * measured makespans of the cpu alone, and the next process runs no slower than it. */
 Test(replayed_h100, measured_configurations_outlive_the_runtime) {
     char dir[256];
-    snprintf(dir, sizeof dir, "%s/apo-replay-XXXXXX", test_tmpdir());
-    cr_assert_not_null(mkdtemp(dir));
+    make_profile_dir(dir, sizeof dir);
     apo_runtime *rt = runtime_with_files(REPLAYED_PAIR, dir);
     test_job job;
     test_job_init(&job, rt, "bollinger", 1, 4000000, 9);
@@ -136,25 +164,12 @@ Test(replayed_h100, measured_configurations_outlive_the_runtime) {
     const double next = replay_call(rt, &job, -1, 1, &report);
     cr_assert(next <= cpu * 1.001, "the next process took %.3f ms against %.3f for the cpu alone",
               next, cpu);
-    char path[300];
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f);
     char text[65536];
-    const size_t len = fread(text, 1, sizeof text - 1, f);
-    text[len] = '\0';
-    fclose(f);
+    read_multigpu(dir, text, sizeof text);
     cr_assert(strstr(text, "\"measured_alone\"") != NULL, "%s", text);
     apo_runtime_destroy(rt);
     test_job_free(&job);
-    /* The files and their locks. */
-    static const char *const names[] = {"multigpu.json", "multigpu.json.lock", "thresholds.json",
-                                        "thresholds.json.lock"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    cr_assert_eq(rmdir(dir), 0, "%s is left with files", dir);
+    remove_profile_dir(dir);
 }
 
 /* `apportion profile` times the configurations end to end after the devices alone
@@ -164,8 +179,7 @@ Test(replayed_h100, measured_configurations_outlive_the_runtime) {
  * is in no split.) */
 Test(replayed_h100, a_profile_times_the_split_and_each_device_alone) {
     char dir[256];
-    snprintf(dir, sizeof dir, "%s/apo-replay-XXXXXX", test_tmpdir());
-    cr_assert_not_null(mkdtemp(dir));
+    make_profile_dir(dir, sizeof dir);
     apo_runtime *rt = runtime_with_files("sim:a:rate=1e8,sim:b:rate=3e8", dir);
     apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
     opt.tag = "bollinger";
@@ -173,14 +187,8 @@ Test(replayed_h100, a_profile_times_the_split_and_each_device_alone) {
     opt.runs = 3;
     cr_assert_eq(apo_profile_auto_balance(rt, &opt, NULL), APO_OK, "%s", apo_last_error());
     apo_runtime_destroy(rt);
-    char path[300];
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f);
     char text[65536];
-    const size_t len = fread(text, 1, sizeof text - 1, f);
-    text[len] = '\0';
-    fclose(f);
+    read_multigpu(dir, text, sizeof text);
     /* One line for the split, one for each device alone, each of the profile's timed runs. */
     const char *split = strstr(text, "\"measured_split\"");
     cr_assert_not_null(split, "%s", text);
@@ -188,11 +196,5 @@ Test(replayed_h100, a_profile_times_the_split_and_each_device_alone) {
     for (const char *p = text; (p = strstr(p, "\"measured_alone\"")) != NULL; p++)
         alone++;
     cr_assert_eq(alone, 2, "%zu devices measured alone: %s", alone, text);
-    static const char *const names[] = {"multigpu.json", "multigpu.json.lock", "thresholds.json",
-                                        "thresholds.json.lock"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    cr_assert_eq(rmdir(dir), 0, "%s is left with files", dir);
+    remove_profile_dir(dir);
 }
