@@ -402,18 +402,20 @@ static void normalised(const double *ratios, size_t n, double *shares) {
         shares[i] = ratios[i] / sum;
 }
 
-/* A device on its cold start (shape->cold) is planned with its cold model where it has one
- * beside its warm model and the cold one predicts the call slower: cold starts are slower,
- * and a cold model that is faster says the warm one is stale, which the cold observations
- * correct (apo__balance_observe). Returns 1, for use in a condition. */
-static int cold_where_known(const apo__balance *b, const apo__tag_state *ts,
-                            const apo__shape *shape, apo__model *models) {
+/* The models a call shaped as `shape` is planned with: complete_models(), except that a
+ * device on its cold start (shape->cold) takes its cold model where it has one beside its
+ * warm model and the cold one predicts the call slower: cold starts are slower, and a cold
+ * model that is faster says the warm one is stale, which the cold observations correct
+ * (apo__balance_observe). Returns complete_models()'s count. */
+static size_t planned_models(const apo__balance *b, const apo__tag_state *ts,
+                             const apo__shape *shape, apo__model *models) {
+    const size_t known = complete_models(b, ts, models);
     for (size_t d = 0; d < b->n_devices; d++)
         if (shape->cold[d] && ts->cold_models[d].valid && ts->models[d].valid &&
             apo__model_predict(&ts->cold_models[d], shape->elements) >
                 apo__model_predict(&ts->models[d], shape->elements))
             models[d] = ts->cold_models[d];
-    return 1;
+    return known;
 }
 
 /* Marks the devices a due probe may be for; see apo__balance_shares(). */
@@ -447,8 +449,7 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
     if (ts != NULL && ts->forced) {
         normalised(ts->ratios, b->n_devices, shares);
         *source = APO_RATIOS_EXPLICIT;
-    } else if (ts != NULL && complete_models(b, ts, models) > 0 &&
-               cold_where_known(b, ts, shape, models) &&
+    } else if (ts != NULL && planned_models(b, ts, shape, models) > 0 &&
                apo__choose_configuration(models, ts->alone_models, ts->configs, ts->config_age,
                                          usable, b->n_devices, shape, shares, &chosen) == APO_OK) {
         *predicted_s = chosen.predicted_s;
