@@ -590,6 +590,19 @@ static apo_status run_plan(run_state *s, const apo__plan *p, uint64_t *lost_tile
     return st;
 }
 
+/* Holds back the staging of every GPU the plan gives nothing (`hold` non-zero), or lets it go
+ * on: a GPU that stages early (the CLI) would otherwise pin beside a call that the cpu runs
+ * alone (docs/cuda.md, "Staging slots sized to the need"). */
+static void hold_idle_staging(apo_runtime *rt, const apo__plan *p, int hold) {
+#ifdef APO_HAVE_CUDA
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (p->end[i] <= p->first[i])
+            apo__cuda_hold_idle_staging(&rt->devices[i], hold);
+#else
+    (void)rt, (void)p, (void)hold;
+#endif
+}
+
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
                                     apo_report *report) {
     const int learn = call->ctx->learn;
@@ -618,8 +631,10 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     const double t0 = report != NULL || learn ? apo__now() : 0;
     uint64_t lost_tiles = 0;
     apo__scored_failure_clear(call->kernel);
+    hold_idle_staging(rt, &p, 1);
     st = run_plan(&s, &p, &lost_tiles);
     st = gather_outputs(&s, st);
+    hold_idle_staging(rt, &p, 0);
     if (st == APO_ERR_ALL_DEVICES_FAILED)
         return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
                          call->kernel->name, (unsigned long long)lost_tiles,

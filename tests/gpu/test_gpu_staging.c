@@ -7,10 +7,12 @@
  * What each case shows, without timing anything: a library's runtime pins nothing before its
  * GPU has a task; a small task runs while the slots it does not need are still being pinned
  * (on the first slot, or, with none ready, straight from pageable memory); a large task makes
- * the slots grow, and the tasks after it run on the larger ones. Each wants the cpu's bits.
+ * the slots grow, and the tasks after it run on the larger ones; a call the cpu runs alone
+ * starts no pin until it ends. Each wants the cpu's bits.
  * Before slots were published one at a time, every task waited for all four slots of 128 MiB,
  * so the cases that hold pinning back waited forever (their timeout fails them).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -147,5 +149,75 @@ Test(gpu_staging, a_large_task_grows_the_slots_and_the_next_ones_use_them, .time
     run_case(rt, &cases[SMALL_CASE], 59);
     cr_assert_eq(apo_simgpu_pinned_bytes(&allocations), grown);
     cr_assert_eq(allocations, 4);
+    apo_runtime_destroy(rt);
+}
+
+/* The most pinned allocations seen while the cpu ran the call below. */
+static atomic_size_t allocations_during_call;
+
+/* A copy kernel that, while the call runs, lets the held pin go and watches for the next
+ * one for half a second. */
+static apo_status watch_pinning(const apo_kernel_call *call, void *user) {
+    (void)user;
+    const size_t at = call->row * call->cols;
+    for (size_t t = call->begin; t < call->end; t++)
+        call->outputs[0][at + t] = call->inputs[0][at + t];
+    apo_simgpu_release_pinning();
+    size_t most = 0;
+    for (int i = 0; i < 500; i++) {
+        size_t allocations = 0;
+        apo_simgpu_pinned_bytes(&allocations);
+        if (allocations > most)
+            most = allocations;
+        pause_a_millisecond();
+    }
+    atomic_store(&allocations_during_call, most);
+    return APO_OK;
+}
+
+Test(gpu_staging, a_call_the_cpu_runs_alone_holds_the_early_staging_back, .timeout = 300) {
+    apo_runtime_destroy(gpu_runtime_or_skip());
+    setenv("APPORTION_GPU_EARLY_STAGING", "on", 1);
+    apo_simgpu_hold_pinning(1);
+    apo_runtime *rt = runtime_on("cuda:0,cpu", 0);
+    /* The stager is inside its second slot's pin, held there. */
+    while (apo_simgpu_pinning_waiting() != 1)
+        pause_a_millisecond();
+    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
+    desc.name = "watch_pinning";
+    desc.n_inputs = 1;
+    desc.n_outputs = 1;
+    desc.cpu = watch_pinning;
+    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    /* One tile, all of it on the cpu. */
+    double ratios[2];
+    for (size_t i = 0; i < 2; i++) {
+        apo_device_info info = APO_DEVICE_INFO_INIT;
+        cr_assert_eq(apo_device_get(rt, i, &info), APO_OK);
+        ratios[i] = info.kind == APO_DEVICE_CPU;
+    }
+    double x[64], y[64];
+    for (size_t t = 0; t < 64; t++)
+        x[t] = (double)t;
+    const double *in[] = {x};
+    double *out[] = {y};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "watch_pinning";
+    w.rows = 1;
+    w.cols = 64;
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = out;
+    w.n_outputs = 1;
+    w.ratios = ratios;
+    w.n_ratios = 2;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(memcmp(x, y, sizeof x), 0);
+    /* The pin under way when the call began finished (2 allocations); no other began. */
+    cr_assert_eq(atomic_load(&allocations_during_call), 2,
+                 "pinned allocations while the cpu ran the call alone: %zu",
+                 atomic_load(&allocations_during_call));
+    /* After the call the stager goes on to the last two slots. */
+    wait_for_pinned_allocations(4);
     apo_runtime_destroy(rt);
 }

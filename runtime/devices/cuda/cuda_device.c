@@ -204,6 +204,11 @@ void apo__cuda_stage_early(apo__device *dev) {
         apo__cuda_start_staging(dev->state, dev->info.id);
 }
 
+void apo__cuda_hold_idle_staging(apo__device *dev, int hold) {
+    if (dev->info.kind == APO_DEVICE_CUDA && dev->state != NULL)
+        apo__cuda_hold_staging(dev->state, hold ? 1 : -1);
+}
+
 /* A GPU takes a sweep's consecutive sets as one task whatever their passes: their inputs go
  * over once, and a scored kernel scores them in one launch (cuda_pipeline.c, scored.cu). */
 static const apo__backend_ops cuda_ops = {apo__cuda_run, cuda_task_count, cuda_close,

@@ -16,6 +16,11 @@
  * nothing for another kind of device, or when the staging has started already. */
 void apo__cuda_stage_early(apo__device *dev);
 
+/* Holds the GPU's staging back (`hold` non-zero) or lets it go on, around a call that gives
+ * it nothing (apo__cuda_hold_staging; docs/cuda.md, "Staging slots sized to the need"). Does
+ * nothing for another kind of device. */
+void apo__cuda_hold_idle_staging(apo__device *dev, int hold);
+
 /* The CUDA ordinal of a GPU device (cudaSetDevice's number), or -1 for another kind. */
 int apo__cuda_ordinal(const apo__device *dev);
 

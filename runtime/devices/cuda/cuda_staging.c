@@ -23,6 +23,9 @@
  * - The stager starts when the GPU is opened where the runtime is asked to stage early (the
  *   CLI, whose input read overlaps it: APPORTION_GPU_EARLY_STAGING), and otherwise at the
  *   GPU's first task, so that a library in a process that never uses its GPU pins nothing.
+ * - While a call that gives this GPU nothing runs (the cpu alone was faster), the stager starts
+ *   no new pin (apo__cuda_hold_staging): pinning beside such a call competes with it for a
+ *   core and the memory map, and nothing of that call needs the slots.
  *
  * Threads: every field of apo__cuda_staging but `thread` is read and written under its lock.
  * A slot's buffers are written before the slot is published and only read by a task that saw
@@ -93,11 +96,27 @@ void apo__cuda_free_staging(apo__cuda_state *st) {
 
 static void publish(apo__cuda_staging *g) { pthread_cond_broadcast(&g->cv); }
 
-static int stopping(apo__cuda_staging *g) {
+/* Whether the next pin may start: not while a call that gives this GPU nothing runs
+ * (apo__cuda_hold_staging), unless a task of this GPU waits for slots. Waits until then, or
+ * until closing; returns 0 when closing. */
+static int may_pin(apo__cuda_staging *g) {
     pthread_mutex_lock(&g->m);
+    while (g->held > 0 && g->waiting == 0 && !g->stop)
+        pthread_cond_wait(&g->cv, &g->m);
     const int stop = g->stop;
     pthread_mutex_unlock(&g->m);
-    return stop;
+    return !stop;
+}
+
+void apo__cuda_hold_staging(apo__cuda_state *st, int delta) {
+    apo__cuda_staging *g = &st->staging;
+    pthread_mutex_lock(&g->m);
+    if (delta > 0)
+        g->held++;
+    else if (g->held > 0)
+        g->held--;
+    publish(g);
+    pthread_mutex_unlock(&g->m);
 }
 
 /* Allocates every slot's device buffer at a quarter of the budget, at most
@@ -148,7 +167,7 @@ static void pin_first_slots(apo__cuda_state *st) {
     if (bytes > g->dev_bytes)
         bytes = g->dev_bytes;
     pthread_mutex_unlock(&g->m);
-    for (; next < APO_CUDA_SLOTS && !stopping(g); next++) {
+    for (; next < APO_CUDA_SLOTS && may_pin(g); next++) {
         const double t0 = apo__now();
         double *host = NULL;
         while (cudaMallocHost((void **)&host, bytes) != cudaSuccess) {
@@ -219,7 +238,7 @@ static void grow(apo__cuda_state *st, size_t bytes) {
     double *host[APO_CUDA_SLOTS] = {NULL};
     int ok = 1;
     for (int i = 0; i < APO_CUDA_SLOTS && ok; i++) {
-        ok = !stopping(g) && cudaMallocHost((void **)&host[i], bytes) == cudaSuccess;
+        ok = may_pin(g) && cudaMallocHost((void **)&host[i], bytes) == cudaSuccess;
         if (!ok) {
             (void)cudaGetLastError();
             host[i] = NULL;
@@ -377,6 +396,8 @@ int apo__cuda_take_staging(apo__cuda_state *st, const char *id, size_t task_byte
     apo__cuda_start_staging(st, id);
     const double t0 = apo__now();
     pthread_mutex_lock(&g->m);
+    g->waiting++;
+    publish(g);
     if (g->spare_ready)
         swap_in_spare(st);
     grant->ready = g->published;
@@ -391,6 +412,7 @@ int apo__cuda_take_staging(apo__cuda_state *st, const char *id, size_t task_byte
         (void)cudaGetLastError();
         pthread_mutex_lock(&g->m);
         if (!enough_for(g, task_bytes, pinned, &pageable)) {
+            g->waiting--;
             pthread_mutex_unlock(&g->m);
             return 0;
         }
@@ -413,6 +435,7 @@ int apo__cuda_take_staging(apo__cuda_state *st, const char *id, size_t task_byte
     grant->waited_s = apo__now() - t0;
     const size_t asked = staged ? ask_growth(g, task_bytes) : 0;
     g->in_use = 1;
+    g->waiting--;
     const size_t host_bytes = g->host_bytes;
     pthread_mutex_unlock(&g->m);
     if (pageable || asked != 0 || grant->ready < grant->slots)

@@ -79,8 +79,10 @@ typedef struct apo__cuda_staging {
     int spare_ready;
     double *retired[APO_CUDA_SLOTS]; /* swapped-out buffers for the thread to free */
     int in_use;                      /* a task runs on the slots: no swap meanwhile */
-    int stop;                        /* closing: the thread ends at its next step */
-    int thread_started;              /* a thread was created and is to be joined */
+    unsigned held;      /* calls under way that give this GPU nothing: no pinning meanwhile */
+    unsigned waiting;   /* tasks in apo__cuda_take_staging: they lift `held` */
+    int stop;           /* closing: the thread ends at its next step */
+    int thread_started; /* a thread was created and is to be joined */
     pthread_t thread;
     char id[APO_ID_MAX]; /* the GPU's id, for the log */
 } apo__cuda_staging;
@@ -171,6 +173,13 @@ typedef struct apo__staging_grant {
 int apo__cuda_take_staging(apo__cuda_state *st, const char *id, size_t task_bytes, int pinned,
                            apo__staging_grant *grant);
 void apo__cuda_release_staging(apo__cuda_state *st);
+
+/* Holds the stager's next pinning back (`delta` +1) or lets it go on (-1) while a call that
+ * gives this GPU nothing runs: cudaMallocHost takes a core and the process's memory map while
+ * it pins, beside a call that needs no slot (docs/cuda.md, "Staging slots sized to the need").
+ * A pin already under way finishes; a task of this GPU that waits for its slots lifts the
+ * hold. */
+void apo__cuda_hold_staging(apo__cuda_state *st, int delta);
 /* Asks for pinned slots that hold a task of `task_bytes` (apo__slot_grown_bytes), to be
  * pinned in the background: for a task held by the slot of one tile rather than by them all. */
 void apo__cuda_ask_staging_growth(apo__cuda_state *st, size_t task_bytes);
