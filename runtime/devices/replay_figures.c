@@ -54,14 +54,16 @@ static const apo__replay_speed h100_host_speeds[] = {
  * - the cpu: bollinger at 0.461 ms per million samples on 8 threads (profiled: 2.7e8 samples
  *   per second and thread); the rsi sweep's warm pieces in about 58 ms on 16 threads (6.7e7
  *   set-bars per second and thread);
- * - scored calls on the GPU: the warm pieces in about 8.2 ms (about 1,900 chains at once).
- * Not measured there, taken from the H100 (the same chip at the same clocks, PCIe 5): the
- * staged kernels' steps and PCIe's rates. */
+ * - scored calls on the GPU: the warm pieces in about 8.2 ms (about 1,900 chains at once);
+ * - PCIe pinned: h2d 55.4, d2h 55.3, both ways 100.5 GB/s (apo-bench-kernels, a second
+ *   machine of the same kind, measured);
+ * - staged bollinger 1e8 device-resident in 3.02 ms, macd in 8.33 ms (the same run): the
+ *   H100's steps scaled by 3.02 / 3.1 and 8.33 / 8.2, 0.71 and 0.49 us (derived). */
 static const apo__replay_speed h200_speeds[] = {
-    {"bollinger", 0.73e-6, 32.0 * 7 * 132, 0},
-    {"macd", 0.48e-6, 32.0 * 9 * 132, 0},
+    {"bollinger", 0.71e-6, 32.0 * 7 * 132, 0},
+    {"macd", 0.49e-6, 32.0 * 9 * 132, 0},
     {"scored", 0.25e-6, 1900, 0},
-    {"*", 0.73e-6, 32.0 * 7 * 132, 0},
+    {"*", 0.71e-6, 32.0 * 7 * 132, 0},
     {NULL, 0, 0, 0},
 };
 
@@ -118,9 +120,9 @@ static const apo__replay_row rows[] = {
         .sms = 132,
         .staging_threads = 8,
         .copy_bytes_s_thread = 4.1e9,
-        .h2d_bytes_s = 54.7e9,
-        .d2h_bytes_s = 55.0e9,
-        .both_bytes_s = 92.9e9,
+        .h2d_bytes_s = 55.4e9,
+        .d2h_bytes_s = 55.3e9,
+        .both_bytes_s = 100.5e9,
         .launch_s = 10e-6,
         .pin_s_per_mib = 0.35e-3,
         .speeds = h200_speeds,
