@@ -369,7 +369,7 @@ def mode_counts(root):
                         f"which tests/fuzz/ lacks")
     # The catalog's size, wherever a page states it.
     ids = catalog_ids(root)
-    for rel in doc_pages(root) + ["README.md"]:
+    for rel in doc_pages(root):
         if not os.path.exists(os.path.join(root, rel)):
             continue
         text = read(root, rel)
