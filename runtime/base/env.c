@@ -34,6 +34,8 @@ static const char *env_get(const char *name) {
     return (v != NULL && v[0] != '\0') ? v : NULL;
 }
 
+int apo__env_is_set(const char *name) { return getenv(name) != NULL; }
+
 const char *apo__env_lookup(const apo__setting_row *row, const char **name) {
     *name = row->env;
     const char *v = env_get(row->env);

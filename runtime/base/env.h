@@ -66,6 +66,11 @@ const char *apo__env_lookup(const apo__setting_row *row, const char **name);
  * the types that accept any value, and the logging ones, the row's `values`. */
 void apo__setting_expected(const apo__setting_row *row, char *out, size_t size);
 
+/* Whether a variable that is no row of the table is set, even to the empty string (an empty
+ * CUDA_VISIBLE_DEVICES hides every GPU). Only the CUDA backend asks, of CUDA's own
+ * CUDA_VISIBLE_DEVICES, to word its "no GPU" message. */
+int apo__env_is_set(const char *name);
+
 /* The one way a value from outside is shown in a message: at most 64 bytes (then "..."),
  * control characters as '?'. `size` should be at least APO_SHOWN_VALUE_SIZE. */
 #define APO_SHOWN_VALUE_SIZE 68

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/log.h"
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_discovery.h"
@@ -237,9 +238,9 @@ static apo__no_gpu_cause describe_no_gpu(cudaError_t e, char *reason, size_t siz
                  driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
     else if (e == cudaErrorNoDevice)
         snprintf(reason, size, "the NVIDIA driver sees no GPU%s",
-                 getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES "
-                                                  "hides them all?)"
-                                                : "");
+                 apo__env_is_set("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES "
+                                                           "hides them all?)"
+                                                         : "");
     else
         snprintf(reason, size, "CUDA cannot count the GPUs: %s (%s)", cudaGetErrorName(e),
                  cudaGetErrorString(e));
