@@ -1,6 +1,6 @@
 /*
  * apo-bench-stream-updates: what one stream update of one new bar per series costs
- * (docs/streaming.md, "Cost"; docs/PERF.md, "Stream updates"). bollinger, macd and the
+ * (docs/streaming.md, "Cost"; docs/perf-log/2026-11-23-stream-updates.md, "Stream updates"). bollinger, macd and the
  * catalog's recurrences resume each series' running state, so an update should cost its new
  * bar wherever it falls; the first bar of a tile starts the tile's state afresh (the
  * recurrences have taken its warm-up ahead). The bench times updates from the first bar of a

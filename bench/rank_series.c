@@ -1,6 +1,6 @@
 /*
  * rank_series.c: apo-bench-balance --rank-series N, ranks whose speed is set from outside
- * (docs/PERF.md, section "Ranks of unequal speed"; scripts/cluster-bench.sh sets it with
+ * (docs/perf-log/2026-11-23-ranks-unequal-speed.md, section "Ranks of unequal speed"; scripts/cluster-bench.sh sets it with
  * cgroup cpu quotas and cpusets). Run under mpirun with two ranks or more: ranks above 0
  * serve, rank 0 makes N calls of one series on one joined runtime and prints each.
  *

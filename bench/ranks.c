@@ -1,5 +1,5 @@
 /*
- * ranks.c: apo-bench-balance --ranks, the multi-rank scenario (docs/PERF.md, section
+ * ranks.c: apo-bench-balance --ranks, the multi-rank scenario (docs/perf-log/2026-11-21-ranks-over-mpi.md, section
  * "Ranks over MPI"). Run under mpirun with two ranks or more; every rank runs the same
  * command, ranks above 0 serve (apo_cluster_serve) and rank 0 measures, on one series of
  * bollinger at sizes from 1e4 to 1e8 samples (or --ranks-max), each configuration by explicit
