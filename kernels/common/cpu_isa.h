@@ -5,7 +5,8 @@
  * one tile per lane of a vector register (the *_lanes.h bodies, built once per path in
  * lanes_<path>.c). Every lane performs exactly the IEEE operations of the scalar tile body
  * (kernels/<room>/<name>_tile.h) in the same order, so every path gives the same bits as the
- * scalar body and as the GPU; a path only sets the speed (docs/kernels-vector-paths.md, "Vector paths").
+ * scalar body and as the GPU; a path only sets the speed (docs/kernels-vector-paths.md, "Vector
+ * paths").
  *
  * Paths: sse2 (two lanes; the x86-64 baseline, so every x86-64 CPU has it; on another
  * architecture the same code built for its baseline), avx2 (four lanes) and avx512 (eight

@@ -50,9 +50,9 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
     /* On a span of several blocks the first ends where the outputs reach a 64-byte line,
      * so that every later block's vector stores start on one and none straddles two lines:
      * at 1e4 bars, where the loop runs at the speed of L2, stores that straddle cost some
-     * 10 % of it (docs/perf-log/2026-11-25-catalog-round-6.md, sixth round). A short span, in L1, keeps one block. Where
-     * the blocks end changes no bit: each block is tested, and redone by the exact rule, on
-     * its own. */
+     * 10 % of it (docs/perf-log/2026-11-25-catalog-round-6.md, sixth round). A short span, in L1,
+     * keeps one block. Where the blocks end changes no bit: each block is tested, and redone by the
+     * exact rule, on its own. */
     size_t block = end - t >= 2 * APO_MOM_BLOCK
                        ? (size_t)((64 - ((uintptr_t)(out + t) & 63)) & 63) / sizeof(double)
                        : 0;

@@ -41,8 +41,8 @@
  * on to 1024, but beta holds the returns of a block's windows on the stack (apo__beta_returns),
  * and on a GPU every resident thread reserves the kernel's frame in local memory: with blocks
  * up to 1024, where they still ran at twice the double-doubles' speed, the statistics kernel's
- * frame grew from 19.5 to 30.7 KB, against 22.5 KB up to 512 (docs/perf-log/2026-11-25-catalog-round-8.md, "beta in
- * blocks"). */
+ * frame grew from 19.5 to 30.7 KB, against 22.5 KB up to 512
+ * (docs/perf-log/2026-11-25-catalog-round-8.md, "beta in blocks"). */
 #define APO_BETA_BLOCKS_MAX 512
 
 /* The blocks' length: 64 bars at every period, where correl's are 16 below period 48 and 32

@@ -46,8 +46,8 @@
  * first window costs p / 64 pairs a bar past period 160, and its rounding grows as 3p / 8 ulps.
  * With blocks of 16 the limit was 512, past which the double-double slide (pair_sums.h) was
  * faster (16 ns a bar at 512 against its 34, 66 at 1000); in blocks of 64, 1024 runs at 0.83 of
- * TA-Lib's speed where the double-doubles run at 0.31 (docs/perf-log/2026-11-25-catalog-round-8.md, "correl in blocks up to
- * 1024"). */
+ * TA-Lib's speed where the double-doubles run at 0.31 (docs/perf-log/2026-11-25-catalog-round-8.md,
+ * "correl in blocks up to 1024"). */
 #define APO_CORREL_BLOCKS_MAX 1024
 
 /* The blocks' lengths: 16 bars below period 48, 32 below 160, then 64. A longer block sums

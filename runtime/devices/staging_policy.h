@@ -18,10 +18,10 @@
  * The sizes below are plain numbers, in a header with nothing of CUDA in it, so that a timing
  * model of a GPU (a replayed H100) can read the same figures the backend pins by. Pinning is
  * slow: cudaMallocHost ran at 0.41 to 0.67 ms per MiB on an H100 machine (1.5 to 2.4 GB/s,
- * against a 20 GB/s host copy: docs/perf-log/2026-11-25-h100-first-run.md, "First run on a GPU"), so 4 x 128 MiB took
- * 211 to 343 ms, while a scored sweep's piece moves about 12 MB. The slots are therefore
- * pinned small first and grown only when a task's bytes ask for it (docs/cuda.md, "Staging slots
- * sized to the need"). */
+ * against a 20 GB/s host copy: docs/perf-log/2026-11-25-h100-first-run.md, "First run on a GPU"),
+ * so 4 x 128 MiB took 211 to 343 ms, while a scored sweep's piece moves about 12 MB. The slots are
+ * therefore pinned small first and grown only when a task's bytes ask for it (docs/cuda.md,
+ * "Staging slots sized to the need"). */
 
 /* A slot's device buffer: at most this much (a quarter of the budget below it), never less
  * than the minimum (below it a failed allocation is a failed device). Four slots of 128 MiB
