@@ -64,11 +64,11 @@ int apo__stage_from_pageable(size_t task_bytes, unsigned published);
  * larger slots before it starts, rather than run on the small ones and leave the larger to the
  * tasks after it. Each chunk costs about a millisecond or more whatever its size (a launch, a
  * wave of serial steps), and pinning the larger slots 0.2 to 0.3 s (4 x 128 MiB by
- * cudaMallocHost in 157 to 249 ms on the H200 machine of 2026-11-26, docs/PERF.md): there, a
- * one-call bollinger over 1e8 samples took 531 ms in 388 chunks of 8 MiB and 291 ms when it
- * waited for 24 of 128 MiB, while one over 1e7 took 193 ms in 39 chunks and 250 to 268 ms
- * when it waited. So only a task of more than 64 chunks (512 MiB at 8 MiB) waits; a scored
- * sweep's piece (about 12 MB) never does. */
+ * cudaMallocHost in 157 to 249 ms on the H200 machine of 2026-11-26,
+ * docs/perf-log/2026-11-26-h200.md): there, a one-call bollinger over 1e8 samples took 531 ms in
+ * 388 chunks of 8 MiB and 291 ms when it waited for 24 of 128 MiB, while one over 1e7 took 193 ms
+ * in 39 chunks and 250 to 268 ms when it waited. So only a task of more than 64 chunks (512 MiB at
+ * 8 MiB) waits; a scored sweep's piece (about 12 MB) never does. */
 #define APO_CUDA_GROWTH_WAIT_CHUNKS 64
 
 /* Whether a task of `task_bytes` that slots of `slot_bytes` would stage waits for the larger
