@@ -1,7 +1,7 @@
 /*
  * bench_auto_profile.c: apo-bench-auto-profile, what apo_profile_auto_balance() learns about
  * this machine's devices for one kernel and what the runtime then decides at each size
- * (docs/PERF.md, section "Balancing").
+ * (docs/perf-log/2026-11-21-balancing.md, section "Balancing").
  *
  * It profiles the kernel at the given sizes on a runtime whose profile files are off (or,
  * with --profile-dir, kept in that folder: never in the user's default place), prints each

@@ -1,6 +1,6 @@
 /*
  * bench_balance.c: apo-bench-balance, how well the runtime splits work across devices of
- * different speeds (docs/PERF.md, section "Balancing").
+ * different speeds (docs/perf-log/2026-11-21-balancing.md, section "Balancing").
  *
  * Each scenario is a device set: simulated devices on the virtual clock (their time is
  * modelled as latency + elements / rate, so the figures are exact and free of noise while

@@ -1,15 +1,15 @@
 /*
- * apo-bench-busy: the cpu device on a machine busy with other work (docs/PERF.md, "The cpu
- * device on a busy machine"). Each round times bollinger over one series on the default cpu
- * device (all its threads) and on a one-thread cpu device in pairs of calls made back to back,
- * which of the two goes first drawn for each pair, and prints both medians, their ratio, and
- * the median of the pairs' own ratios; the target is a pairs' median of at most 1.3 in every
- * round. The pairs' median is the one judged because, under a load that leaves the bench
- * either a whole core or half of one, each call's time is one of two values about 2x apart,
- * and a round's median of either side lands on either value whatever the device does
- * (docs/PERF.md, "Medians that flip between two modes").
- * The load is the caller's to start (scripts/busy-bench.sh starts two niced compile loops);
- * every row says how busy the machine was.
+ * apo-bench-busy: the cpu device on a machine busy with other work
+ * (docs/perf-log/2026-11-23-busy-machine.md, "The cpu device on a busy machine"). Each round times
+ * bollinger over one series on the default cpu device (all its threads) and on a one-thread cpu
+ * device in pairs of calls made back to back, which of the two goes first drawn for each pair, and
+ * prints both medians, their ratio, and the median of the pairs' own ratios; the target is a pairs'
+ * median of at most 1.3 in every round. The pairs' median is the one judged because, under a load
+ * that leaves the bench either a whole core or half of one, each call's time is one of two values
+ * about 2x apart, and a round's median of either side lands on either value whatever the device
+ * does (docs/perf-log/2026-11-23-busy-machine.md, "Medians that flip between two modes"). The load
+ * is the caller's to start (scripts/busy-bench.sh starts two niced compile loops); every row says
+ * how busy the machine was.
  *
  *   apo-bench-busy [--rounds N] [--calls N] [--size N]
  *

@@ -1,9 +1,9 @@
 /*
  * apo-bench-stream-updates: what one stream update of one new bar per series costs
- * (docs/streaming.md, "Cost"; docs/PERF.md, "Stream updates"). bollinger, macd and the
- * catalog's recurrences resume each series' running state, so an update should cost its new
- * bar wherever it falls; the first bar of a tile starts the tile's state afresh (the
- * recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
+ * (docs/streaming.md, "Cost"; docs/perf-log/2026-11-23-stream-updates.md, "Stream updates").
+ * bollinger, macd and the catalog's recurrences resume each series' running state, so an update
+ * should cost its new bar wherever it falls; the first bar of a tile starts the tile's state afresh
+ * (the recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
  * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
  * stoch(5,3,3), mfi(14), obv, correl(30) and beta(5) (their high, low, open and volume
  * by bench_fill_bars; correl's and beta's second series is that high),

@@ -1,6 +1,7 @@
 /*
  * peers_catalog.c: the catalog kernels against TA-Lib and Tulip Indicators
- * (peers_catalog.h; docs/PERF.md, "Catalog kernels against TA-Lib and Tulip").
+ * (peers_catalog.h; docs/perf-log/2026-11-23-catalog-peers.md, "Catalog kernels against TA-Lib and
+ * Tulip").
  *
  * Inputs are OHLCV bars made from bench_fill_walk closes (about 100; below). For each size
  * and each row of peer_kernels.c the four contenders run once untimed into outputs of their

@@ -1,8 +1,9 @@
 /*
  * rank_series.c: apo-bench-balance --rank-series N, ranks whose speed is set from outside
- * (docs/PERF.md, section "Ranks of unequal speed"; scripts/cluster-bench.sh sets it with
- * cgroup cpu quotas and cpusets). Run under mpirun with two ranks or more: ranks above 0
- * serve, rank 0 makes N calls of one series on one joined runtime and prints each.
+ * (docs/perf-log/2026-11-23-ranks-unequal-speed.md, section "Ranks of unequal speed";
+ * scripts/cluster-bench.sh sets it with cgroup cpu quotas and cpusets). Run under mpirun with two
+ * ranks or more: ranks above 0 serve, rank 0 makes N calls of one series on one joined runtime and
+ * prints each.
  *
  * Two devices: rank 0's one device and rank 1. The bench cannot know how fast a throttled
  * rank is, nor when its quota is rewritten, so both come from outside and from measurement:

@@ -1,15 +1,14 @@
 /*
- * ranks.c: apo-bench-balance --ranks, the multi-rank scenario (docs/PERF.md, section
- * "Ranks over MPI"). Run under mpirun with two ranks or more; every rank runs the same
- * command, ranks above 0 serve (apo_cluster_serve) and rank 0 measures, on one series of
- * bollinger at sizes from 1e4 to 1e8 samples (or --ranks-max), each configuration by explicit
- * ratios on one joined runtime:
- *   local   everything on rank 0's own devices (no message);
- *   remote  everything on rank 1 (the MPI path: input out, outputs back);
- *   split   rank 0's devices and every rank, in proportion to the rates measured by local
- *           and remote (each other rank taken as fast as rank 1).
- * overhead = remote - local: what the MPI path costs over computing at home, since both ranks
- * run the same devices. split < local is where adding a rank pays off.
+ * ranks.c: apo-bench-balance --ranks, the multi-rank scenario
+ * (docs/perf-log/2026-11-21-ranks-over-mpi.md, section "Ranks over MPI"). Run under mpirun with two
+ * ranks or more; every rank runs the same command, ranks above 0 serve (apo_cluster_serve) and rank
+ * 0 measures, on one series of bollinger at sizes from 1e4 to 1e8 samples (or --ranks-max), each
+ * configuration by explicit ratios on one joined runtime: local   everything on rank 0's own
+ * devices (no message); remote  everything on rank 1 (the MPI path: input out, outputs back); split
+ * rank 0's devices and every rank, in proportion to the rates measured by local and remote (each
+ * other rank taken as fast as rank 1). overhead = remote - local: what the MPI path costs over
+ * computing at home, since both ranks run the same devices. split < local is where adding a rank
+ * pays off.
  *
  * Correctness first: every call's outputs are compared bitwise (memcmp) with the first local
  * call's; the elements that differ count in #wrong, and any makes the program exit 1.

@@ -1,6 +1,6 @@
 /*
  * real_clock.c: apo-bench-balance --real-clock, balancing measured on the wall clock
- * (docs/PERF.md, section "Balancing on the wall clock").
+ * (docs/perf-log/2026-11-22-balancing-wall-clock.md, section "Balancing on the wall clock").
  *
  * The simulated scenarios of bench_balance.c run on the virtual clock, where a device's
  * time is exactly its model: they prove the logic, not the behaviour. Here every device

@@ -1,6 +1,6 @@
 /*
  * scores.c: the scored-sweep section of apo-bench-kernels (declared in scores.h; figures in
- * docs/PERF.md, "Scored sweeps").
+ * docs/perf-log/2026-11-23-scored-sweeps.md, "Scored sweeps").
  *
  * A scored call folds each set's scores bar by bar while its indicator is computed tile by
  * tile (docs/kernels.md, "Scores"). Two costs make up a set-bar: the indicator's pass, which

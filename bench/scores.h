@@ -1,6 +1,6 @@
 /*
- * scores.h: the scored-sweep section of apo-bench-kernels (scores.c; figures in docs/PERF.md,
- * "Scored sweeps").
+ * scores.h: the scored-sweep section of apo-bench-kernels (scores.c; figures in
+ * docs/perf-log/2026-11-23-scored-sweeps.md, "Scored sweeps").
  */
 #ifndef APO_BENCH_SCORES_H
 #define APO_BENCH_SCORES_H

@@ -618,7 +618,7 @@ static int run(const cli_run_options *o, run_state *s) {
             return rc;
     }
 
-    /* The output files are opened before the work (docs/cli.md, "Output files"): a folder
+    /* The output files are opened before the work (docs/cli/run.md, "Output files"): a folder
      * that cannot be written, or a disk without room for raw outputs, costs no computing. */
     rc = open_outputs(o, s);
     if (rc != CLI_EXIT_OK)

@@ -1,5 +1,5 @@
 /*
- * `apportion stream`: new bars fed to a stream kept in a state file (docs/cli.md,
+ * `apportion stream`: new bars fed to a stream kept in a state file (docs/cli/stream.md,
  * "apportion stream"; the library's streams are docs/streaming.md).
  *
  * One run: lock the state, read it (or start one), read the new rows, check their dates

@@ -1,5 +1,5 @@
 /*
- * Arrays prepared before the library's timed call (see host_arrays.h and docs/cli.md,
+ * Arrays prepared before the library's timed call (see host_arrays.h and docs/cli/run.md,
  * "Memory").
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS and MADV_HUGEPAGE beside POSIX */

@@ -5,7 +5,7 @@
  * arrays would have the kernel pay its page faults, and online refinement would take them
  * for the device's speed. Here they are mapped with transparent huge pages where the kernel
  * allows (one fault per 2 MiB instead of per 4 KiB) and faulted in by every thread, before
- * the call (docs/cli.md, "Memory").
+ * the call (docs/cli/run.md, "Memory").
  *
  * Depends on libc, POSIX (mmap, madvise where Linux has it) and OpenMP.
  */

@@ -1,5 +1,5 @@
 /*
- * Which CSV column feeds each input of a kernel (docs/cli.md, "Several inputs"): by default
+ * Which CSV column feeds each input of a kernel (docs/cli/run.md, "Several inputs"): by default
  * the column named like the input (open, high, low, close, volume, or any other name the
  * kernel gives), found by the CSV reader whatever its case; `--input-map INPUT=COLUMN,...`
  * names another column for some inputs. Depends on libc only, so the unit tests link it

@@ -46,7 +46,7 @@ typedef struct cli_run_options {
     int no_learn;         /* the run refines no model and writes no profile file */
     cli_param_list given; /* the --param options, fixed and swept */
     size_t memory;        /* --memory in bytes (> 0); 0: not given */
-    /* A scored run (--score RULE, docs/cli.md "Scores"): the call's outputs are the rule's
+    /* A scored run (--score RULE, docs/cli/run.md "Scores"): the call's outputs are the rule's
      * scores, written to DIR/scores.csv and ranked on stdout. --cost and --periods-per-year
      * become the parameters `cost` and `periods_per_year` (in params); top and by apply
      * only with score. */

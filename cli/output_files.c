@@ -379,7 +379,7 @@ int cli_output_put_text(FILE *f, const char *t) {
     return fputc('"', f) == EOF ? -1 : 0;
 }
 
-/* The layout of named series (docs/cli.md, "Output files"): one column per series, each
+/* The layout of named series (docs/cli/run.md, "Output files"): one column per series, each
  * preceded by its own index column when the index is not shared; line k holds sample k of
  * every series, with empty fields past the end of a shorter one. */
 static int write_csv_columns(FILE *f, const cli_output_column *cols, size_t n,

@@ -1,6 +1,6 @@
 /*
  * The output files of `apportion run --output DIR`, written as one set: after a run either
- * every output file is new, or every file that was in DIR before is as it was (docs/cli.md,
+ * every output file is new, or every file that was in DIR before is as it was (docs/cli/run.md,
  * "Output files").
  *
  * The set is opened before the work starts: DIR and its missing parents are created, and
@@ -52,7 +52,7 @@ typedef struct cli_output_column {
     const char *const *index; /* length entries, or NULL when index_name is NULL */
 } cli_output_column;
 
-/* Writes output i (CSV only) as n named series (docs/cli.md, "Output files"): with
+/* Writes output i (CSV only) as n named series (docs/cli/run.md, "Output files"): with
  * index_name, the index as the first column when shared_index (every series has the same
  * index: cols[0]'s is written), else one index column NAME_<index_name> before each series;
  * a series shorter than the longest has empty fields past its end. */

@@ -24,7 +24,7 @@ typedef struct cli_param_list {
 void cli_param_list_init(cli_param_list *l);
 
 /* Adds one --param of `command`: NAME=VALUE, or NAME=A,B,... / NAME=START:STOP:STEP to
- * sweep it (docs/cli.md, "Sweeps"). A name given twice, a value that is not a finite number,
+ * sweep it (docs/cli/run.md, "Sweeps"). A name given twice, a value that is not a finite number,
  * more than CLI_RUN_MAX_PARAMS names or more than APO_MAX_SWEEP_SETS sets is a usage error.
  * Returns CLI_EXIT_OK, or CLI_EXIT_USAGE / CLI_EXIT_FAILURE with the message printed; the
  * list is unchanged on failure. */

@@ -1,5 +1,5 @@
 /*
- * Whether a profile just measured can be trusted (docs/cli.md, "apportion profile"): a
+ * Whether a profile just measured can be trusted (docs/cli/profile.md, "apportion profile"): a
  * machine busy with other work when profiling began gives models of that moment, and a
  * fixed cost per call that no idle host has says the same after the fact. Each check takes
  * what it judges as arguments (the load average is read by the caller, getloadavg()), so

@@ -1,5 +1,5 @@
 /*
- * The order of the records of a CSV table (see record_order.h and docs/cli.md, "Order of
+ * The order of the records of a CSV table (see record_order.h and docs/cli/run.md, "Order of
  * records"). The calendar arithmetic is done here rather than by the C library: timegm()
  * is not POSIX, and mktime() would apply the local time zone to dates that have none.
  */

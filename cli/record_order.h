@@ -1,5 +1,5 @@
 /*
- * The order of the records of a CSV table (docs/cli.md, "Order of records"): each series
+ * The order of the records of a CSV table (docs/cli/run.md, "Order of records"): each series
  * is put in the order of its index (dates), whatever the order of the file's records, so
  * that a long-format file in any order gives each ticker's bars in time order, and a wide
  * file whose lines are out of order is read in time order too.

@@ -1,6 +1,6 @@
 /*
  * `apportion run`: which columns of a CSV input the kernel reads: a --column list, or the
- * columns of the kernel's named inputs (input_map.h; docs/cli.md, "Several inputs").
+ * columns of the kernel's named inputs (input_map.h; docs/cli/run.md, "Several inputs").
  */
 #ifndef APO_CLI_RUN_INPUTS_H
 #define APO_CLI_RUN_INPUTS_H

@@ -1,6 +1,6 @@
 /*
  * `apportion run` over several named series of different lengths (--group-by tickers): a
- * series too short for the kernel's warm-up (docs/cli.md, "Series shorter than the
+ * series too short for the kernel's warm-up (docs/cli/run.md, "Series shorter than the
  * warm-up") is set aside with a warning that names it, the others run as one ragged call,
  * and the set-aside series come back as NaN outputs of their own length.
  *

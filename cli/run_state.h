@@ -78,7 +78,7 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
 void cli_run_free_input(run_state *s);
 
 /* Sets aside, with a warning naming each, the named series too short for the kernel alone
- * (docs/cli.md, "Series shorter than the warm-up"), so that the call runs on the others;
+ * (docs/cli/run.md, "Series shorter than the warm-up"), so that the call runs on the others;
  * refuses the run (exit 2, naming the first series) when every series is too short. Does
  * nothing for a scored run or series of one length. Returns CLI_EXIT_OK or the exit
  * status, with the message printed. */

@@ -1,5 +1,5 @@
 /*
- * The scores of a scored run (see scores_output.h and docs/cli.md, "Scores"): the ranking
+ * The scores of a scored run (see scores_output.h and docs/cli/run.md, "Scores"): the ranking
  * of its lines, DIR/scores.csv, and the best lines in the text and JSON reports.
  */
 #include "scores_output.h"

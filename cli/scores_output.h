@@ -1,5 +1,5 @@
 /*
- * The scores of a scored run (`apportion run --score RULE`, docs/cli.md "Scores"): their
+ * The scores of a scored run (`apportion run --score RULE`, docs/cli/run.md "Scores"): their
  * names, the order that ranks them, DIR/scores.csv, and the best lines in the report.
  *
  * A scored call's outputs are the APO_N_SCORES scores, each (sets x rows) x 1, set-major

@@ -1,5 +1,5 @@
 /*
- * The picture of a scored grid (`apportion run --score RULE --plot FILE.png`, docs/cli.md
+ * The picture of a scored grid (`apportion run --score RULE --plot FILE.png`, docs/cli/run.md
  * "Scores"): one score, the mean over the series, over the two swept parameters as a
  * heatmap, with the best set marked. gnuplot draws it, as it draws the project's other
  * figures (scripts/plots.sh); the tool writes gnuplot's data and script to a private

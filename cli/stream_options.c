@@ -1,5 +1,5 @@
 /*
- * The options of `apportion stream` (options.h; docs/cli.md, "apportion stream").
+ * The options of `apportion stream` (options.h; docs/cli/stream.md, "apportion stream").
  */
 #include "cli.h"
 #include "options.h"

@@ -1,6 +1,6 @@
 /*
- * The state file of `apportion stream` (docs/cli.md, "apportion stream"): the library's saved
- * stream (apo_stream_save(), docs/streaming.md "The state") wrapped with what the tool needs
+ * The state file of `apportion stream` (docs/cli/stream.md, "apportion stream"): the library's
+ * saved stream (apo_stream_save(), docs/streaming.md "The state") wrapped with what the tool needs
  * besides: each series' name, and the index (date) of the last bar it was fed, so that a
  * row that is not newer can be refused.
  *

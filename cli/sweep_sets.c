@@ -1,5 +1,5 @@
 /*
- * A parameter sweep of `apportion run` (docs/cli.md, "Sweeps"): the value of each swept
+ * A parameter sweep of `apportion run` (docs/cli/run.md, "Sweeps"): the value of each swept
  * parameter in each set, the sets' labels and DIR/sets.csv, and the default memory bound
  * that decides how many sets a call runs.
  */

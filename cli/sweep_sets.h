@@ -15,8 +15,8 @@ size_t cli_default_memory(void);
  * arrays, so only the first faults its pages in, and a piece is written while much of it is
  * still in cache. One piece of a whole large sweep would fault in every page of it (with
  * huge pages asked for, compaction too), which took longer than the computing and the
- * writing together (docs/PERF.md, "A sweep from the command line"). A CSV sweep, which
- * needs every set at once, keeps the whole default. */
+ * writing together (docs/perf-log/2026-11-22-sweeps.md, "A sweep from the command line"). A CSV
+ * sweep, which needs every set at once, keeps the whole default. */
 #define CLI_SWEEP_PIECE_BYTES ((size_t)64 << 20)
 
 /* The set-bars of one call of a scored sweep: about a second of one core's work, so that a

@@ -1,6 +1,6 @@
 /*
  * The values of a swept --param, shared by `apportion run` and `apportion stream` so that a
- * sweep is written the same way for both (docs/cli.md, "Sweeps"): a range START:STOP:STEP,
+ * sweep is written the same way for both (docs/cli/run.md, "Sweeps"): a range START:STOP:STEP,
  * STOP included, or a comma-separated list.
  */
 #include "sweep_values.h"

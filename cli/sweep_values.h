@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /* The values of swept parameter `param` from `text`, a range START:STOP:STEP or a
- * comma-separated list (docs/cli.md, "Sweeps"); *values is allocated (free it, whatever the
+ * comma-separated list (docs/cli/run.md, "Sweeps"); *values is allocated (free it, whatever the
  * result). `command` names the command in usage messages. Returns CLI_EXIT_OK, or
  * CLI_EXIT_USAGE / CLI_EXIT_FAILURE with the message printed. */
 int cli_parse_sweep_values(const char *command, const char *param, const char *text,

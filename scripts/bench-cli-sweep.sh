@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A 20-period bollinger sweep over a CSV of ROWS bars (default 1,000,000) in one process,
 # against the same 20 periods run as 20 separate invocations: the command line's figure of
-# docs/PERF.md ("A sweep from the command line").
+# docs/perf-log/2026-11-22-sweeps.md ("A sweep from the command line").
 #
 #   scripts/bench-cli-sweep.sh [--build DIR] [--rows N] [--rounds N] [--keep]
 #   (defaults: build, 1000000, 5 rounds; --keep leaves the temporary folder in place)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scored sweeps at a strategy team's size on each device list, to see where a GPU pays
-# (docs/PERF.md, "First run on a GPU"): rsi, bollinger and macd over 500 series of 2520 bars
+# (docs/perf-log/2026-11-25-h100-first-run.md, "First run on a GPU"): rsi, bollinger and macd over 500 series of 2520 bars
 # (ten years of daily bars) and 112 to 199 parameter sets, one score per set, on `cuda`,
 # `cpu` and `cuda,cpu`, each twice, in turn. Prints one line per run (the first piece's
 # makespan and shares, as the report gives them; compute_ms of every piece) and whether the

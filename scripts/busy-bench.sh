@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs apo-bench-busy (the default cpu device against one thread, bollinger over 1e6 bars)
 # while two niced loops compile one large generated C file with gcc -O3, the load of
-# docs/PERF.md, "The cpu device on a busy machine". Both loops and the generated file are
+# docs/perf-log/2026-11-23-busy-machine.md, "The cpu device on a busy machine". Both loops and the generated file are
 # removed on exit, also on failure and Ctrl-C. Extra arguments go to the bench.
 #
 #   scripts/busy-bench.sh [BUILD_DIR] [--own-sessions] [--settle S] [--rounds N] [--calls N]

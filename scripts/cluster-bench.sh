@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs apo-bench-balance --rank-series on two MPI ranks of unequal speed on this one
-# machine (docs/PERF.md, "Ranks of unequal speed"): rank 0 pinned to core 0 at full speed,
+# machine (docs/perf-log/2026-11-23-ranks-unequal-speed.md, "Ranks of unequal speed"): rank 0 pinned to core 0 at full speed,
 # rank 1 pinned to core 1 under a cgroup (v1) cpu quota, and, in the scenarios that cut or
 # raise it, its quota rewritten while the series runs.
 #

@@ -18,11 +18,11 @@ extern "C" {
 /*
  * The lane kernels of bollinger (and of macd, oscillators/macd.h) store their outputs with
  * streaming (non-temporal) stores when the call's output arrays, rows x cols x 3 doubles, reach
- * these many bytes (docs/kernels.md, "Streaming stores"): streaming saves reading every output line
- * before it is written, but leaves the outputs out of the caches for whoever reads them next. macd,
- * whose arithmetic is light, gains from 16 MiB on; bollinger, bound by its arithmetic on one
- * thread, only where its outputs could not stay in the caches anyway. The bits are the same either
- * way. Tests lower them to cover both ways; nothing else writes them.
+ * these many bytes (docs/kernels-vector-paths.md, "Streaming stores"): streaming saves reading
+ * every output line before it is written, but leaves the outputs out of the caches for whoever
+ * reads them next. macd, whose arithmetic is light, gains from 16 MiB on; bollinger, bound by its
+ * arithmetic on one thread, only where its outputs could not stay in the caches anyway. The bits
+ * are the same either way. Tests lower them to cover both ways; nothing else writes them.
  */
 #define APO_BOLLINGER_STREAM_MIN_BYTES ((size_t)64 << 20)
 extern size_t apo__bollinger_stream_min_bytes;

@@ -138,7 +138,8 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
      * infinities. */
 #if APO_LANES_X86 == 512
     /* The 8-lane build keeps them as ANDs: the ORs below gained it nothing, and a batch of
-     * 1000 x 10000 took about 1% more CPU time with them (docs/PERF.md, sixth round). */
+     * 1000 x 10000 took about 1% more CPU time with them
+     * (docs/perf-log/2026-11-25-catalog-round-6.md, sixth round). */
     const apo_vm in_range = apo_vm_and(apo_vd_ge(xn, v->lo), apo_vd_le(xn, v->hi));
     const apo_vm not_constant = apo_vd_lt(v->eq, k->pm1);
     const apo_vm bounded = apo_vd_le(acc_new, k->limit * var_new);
@@ -147,7 +148,7 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
     /* Their negations joined by ORs: with the k-register masks of the AVX-512VL build the
      * compiler turns ANDs of comparisons into comparisons masked by the one before, and a
      * block's tests became one chain of twenty comparisons that its stores waited on
-     * (docs/PERF.md, sixth round); ORs leave them side by side. */
+     * (docs/perf-log/2026-11-25-catalog-round-6.md, sixth round); ORs leave them side by side. */
     const apo_vm out_of_range = apo_vm_or(apo_vd_nge(xn, v->lo), apo_vd_nle(xn, v->hi));
     const apo_vm constant = apo_vd_nlt(v->eq, k->pm1);
     const apo_vm unbounded = apo_vd_nle(acc_new, k->limit * var_new);
@@ -329,8 +330,8 @@ APO_BOLLINGER_BLOCKS_FN(apo__bollinger_blocks_ed_pairs, 1, 1)
  * lie 16 bytes off the others: 1 x 1e4 bars through the runtime with `upper` alone 16 bytes
  * off took 3.7% less time with the three others aligned. With two against two, which pair to
  * align depended on the path (the input's pair: 1.4% less on the AVX-512VL build, 1.7% more
- * on the avx2 one), so a tie keeps `upper` (docs/PERF.md, seventh round). Which lane starts
- * when does not change a window's operations, so neither its bits. */
+ * on the avx2 one), so a tie keeps `upper` (docs/perf-log/2026-11-25-catalog-round-7.md, seventh
+ * round). Which lane starts when does not change a window's operations, so neither its bits. */
 static inline size_t apo__bollinger_lane_phase(const double *x, const double *upper,
                                                const double *middle, const double *lower,
                                                int stream) {

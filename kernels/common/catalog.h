@@ -241,8 +241,8 @@ size_t apo__cpu_catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t b
 /* The path kernel id runs fastest on, given the widest this CPU has (`widest`, an
  * apo__cpu_isa it supports) and which measured AVX-512 CPU it is (`avx512_kind`, an
  * apo__avx512_kind of cpu_isa.h): `widest`, or avx2 for the kernels measured slower on 8 lanes
- * than on 4 on that CPU (docs/kernels.md, "Vector paths"). Every path gives the same bits, so
- * the choice sets the speed alone. */
+ * than on 4 on that CPU (docs/kernels-vector-paths.md, "Vector paths"). Every path gives the same
+ * bits, so the choice sets the speed alone. */
 int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_kind);
 
 /* apo__catalog_path_on on this CPU. */

@@ -9,9 +9,10 @@
  * apo__catalog_whole_row) take one item per row instead, the union of its tiles, as the CPU
  * does: each of their tiles sums the row from its first sample, so a thread per tile would
  * do work quadratic in the row's length. Either way a row is one serial chain, the GPU's
- * time is that chain's latency (a 1e6-sample obv: 245 ms on an H100 both ways, docs/PERF.md),
- * and these kernels belong on the CPU where there is one. No state is shared between threads
- * and every output is written by one thread, so the bits are the CPU's (catalog.h).
+ * time is that chain's latency (a 1e6-sample obv: 245 ms on an H100 both ways,
+ * docs/perf-log/2026-11-25-h100-first-run.md), and these kernels belong on the CPU where there is
+ * one. No state is shared between threads and every output is written by one thread, so the bits
+ * are the CPU's (catalog.h).
  */
 #ifndef APO_KERNELS_CATALOG_LAUNCH_CUH
 #define APO_KERNELS_CATALOG_LAUNCH_CUH

@@ -5,7 +5,8 @@
  * one tile per lane of a vector register (the *_lanes.h bodies, built once per path in
  * lanes_<path>.c). Every lane performs exactly the IEEE operations of the scalar tile body
  * (kernels/<room>/<name>_tile.h) in the same order, so every path gives the same bits as the
- * scalar body and as the GPU; a path only sets the speed (docs/kernels.md, "Vector paths").
+ * scalar body and as the GPU; a path only sets the speed (docs/kernels-vector-paths.md, "Vector
+ * paths").
  *
  * Paths: sse2 (two lanes; the x86-64 baseline, so every x86-64 CPU has it; on another
  * architecture the same code built for its baseline), avx2 (four lanes) and avx512 (eight
@@ -50,7 +51,7 @@ const char *apo__cpu_isa_name(apo__cpu_isa isa);
 size_t apo__cpu_isa_lanes(apo__cpu_isa isa);
 
 /* The CPUs with AVX-512 on which some kernels were measured faster on avx2's 4 lanes than on
- * 8 (docs/kernels.md, "Vector paths"); each has its own list of such kernels
+ * 8 (docs/kernels-vector-paths.md, "Vector paths"); each has its own list of such kernels
  * (catalog.h, apo__catalog_path). */
 typedef enum apo__avx512_kind {
     APO_AVX512_MEASURED_NONE = 0, /* no AVX-512, or a CPU not measured (Intel's): the widest */

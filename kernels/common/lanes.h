@@ -189,10 +189,10 @@ static inline apo_vd apo_vd_add_or_zero(apo_vm m, apo_vd a, apo_vd b) {
 static inline apo_vd apo_vd_canonical_nan(apo_vd v) {
 #if APO_LANES_X86 == 256 && APO_LANES_KMASK
     /* One instruction instead of a comparison and a select (bollinger's three bands a
-     * window, docs/PERF.md, sixth round): VFIXUPIMMPD sorts each lane of v into one of eight
-     * classes (QNaN, SNaN, zero, one, -inf, +inf, negative, positive) and takes, by that
-     * class's nibble of the table, the lane of its first operand (0: the NAN constant, for
-     * both NaN classes) or v's lane as it is (1: every other class; denormals too, as
+     * window, docs/perf-log/2026-11-25-catalog-round-6.md, sixth round): VFIXUPIMMPD sorts each
+     * lane of v into one of eight classes (QNaN, SNaN, zero, one, -inf, +inf, negative, positive)
+     * and takes, by that class's nibble of the table, the lane of its first operand (0: the NAN
+     * constant, for both NaN classes) or v's lane as it is (1: every other class; denormals too, as
      * MXCSR.DAZ is off). The 512-bit path keeps the select: not measured there. */
     const __m256i table = _mm256_set1_epi64x(0x11111100);
     return (apo_vd)_mm256_fixupimm_pd((__m256d)apo_vd_splat(NAN), (__m256d)v, table, 0);

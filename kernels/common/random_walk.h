@@ -1,6 +1,6 @@
 /*
  * random_walk.h: the one seeded random walk of apportion, the default input of
- * `apportion run` (docs/cli.md, "The generated input"), the input that
+ * `apportion run` (docs/cli/run.md, "The generated input"), the input that
  * apo_profile_auto_balance() times the devices on, and the data of the benchmarks.
  *
  * Depends on libc only, like the rest of kernels/, so the library, the CLI, the benchmarks

@@ -44,18 +44,18 @@
  * direct sums in index order stopped the plain slides at 1024, where they cost more than the
  * double-doubles' slide; in partials they run eight to a vector step, and at 4096 (8
  * samples a bar) wma still ran at 0.5 to 0.8 of TA-Lib's speed where the double-doubles ran at
- * 0.13 to 0.32 (docs/PERF.md, "sma and wma: anchors summed in partials, plain slides up to
- * 4096"). */
+ * 0.13 to 0.32 (docs/perf-log/2026-11-25-catalog-round-7.md, "sma and wma: anchors summed in
+ * partials, plain slides up to 4096"). */
 #define APO_PLAIN_MAX 4096
 /* Anchors: the bars where the sums are evaluated directly whatever the state: every 64 bars up
  * to period 64, every 128 up to 128, every 256 up to APO_PLAIN_NEAR_MAX and every 512 past it.
  * A direct sum costs p / anchor operations a bar: with anchors 64 apart, wma ran at 0.8 of
  * TA-Lib's speed at period 200 and 0.7 at 256, and sma and wma at 500 at 0.56 and 0.39; with
- * these spacings, 1.0 to 1.3 (docs/PERF.md, "sma and wma: anchors 512 apart" and "sma and wma:
- * anchors up to twice the period apart"). The slide's error grows with the spacing A, to
- * (A + p / 8 + 4) eps for S and A^2 eps / (p + 1) + (A + p / 8 + 4) eps for W of the window's
- * largest sample: at most 1.7e-13 from p = 257 to 4096 (A = 512), 8.7e-14 from 129 to 256
- * (256) and 4.3e-14 from 65 to 128 (128). Below 65 the A^2 / (p + 1) term keeps A at 64 (with
+ * these spacings, 1.0 to 1.3 (docs/perf-log/2026-11-25-catalog-round-7.md, "sma and wma: anchors
+ * 512 apart" and "sma and wma: anchors up to twice the period apart"). The slide's error grows with
+ * the spacing A, to (A + p / 8 + 4) eps for S and A^2 eps / (p + 1) + (A + p / 8 + 4) eps for W of
+ * the window's largest sample: at most 1.7e-13 from p = 257 to 4096 (A = 512), 8.7e-14 from 129 to
+ * 256 (256) and 4.3e-14 from 65 to 128 (128). Below 65 the A^2 / (p + 1) term keeps A at 64 (with
  * 128 it would reach 6e-13 at p = 2). */
 #define APO_PLAIN_NEAR_MAX 256
 #define APO_PLAIN_ANCHOR_NEAR 64

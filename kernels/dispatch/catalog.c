@@ -194,13 +194,13 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
 
 /* The kernels measured slower on 8 halved lanes than on avx2's 4 on a Zen 4 EPYC, at 1e4 or
  * 1e6 bars, by more than they gained at the other size, in both of the two measurements
- * (before and after the fourth round's kernel changes; docs/PERF.md, "Eight halved lanes or
- * four"). min and mfi swapped sides between them and keep the widest; zscore and vwap, which
- * the bench has no peer for, keep it as measured with a driver (1.2 and 1.8 times faster on
- * avx512 at 1e4 and 1e6 bars: docs/PERF.md, "zscore and vwap"). The Wilder recurrences'
- * lanes are tiles side by side, gathered a bar at a time: a step of 8 costs about twice a
- * step of 4, and a 1e4-bar row has tiles for only four. The others' loops are widened by
- * the compiler and ran slower on avx512 there (not profiled). */
+ * (before and after the fourth round's kernel changes; docs/perf-log/2026-11-24-catalog-round-4.md,
+ * "Eight halved lanes or four"). min and mfi swapped sides between them and keep the widest; zscore
+ * and vwap, which the bench has no peer for, keep it as measured with a driver (1.2 and 1.8 times
+ * faster on avx512 at 1e4 and 1e6 bars: docs/perf-log/2026-11-25-catalog-round-7.md, "zscore and
+ * vwap"). The Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of
+ * 8 costs about twice a step of 4, and a 1e4-bar row has tiles for only four. The others' loops are
+ * widened by the compiler and ran slower on avx512 there (not profiled). */
 static int slower_on_halved_lanes(apo__cat_id id) {
     switch (id) {
     case APO_CAT_KAMA:
@@ -226,10 +226,11 @@ static int slower_on_halved_lanes(apo__cat_id id) {
 }
 
 /* The kernels measured slower on 8 lanes than on 4 on a Zen 5 EPYC (AMD family 1Ah, whose
- * 512-bit operations are whole), by the same rule, in six runs a path (docs/PERF.md, "Eight
- * whole lanes or four on Zen 5"): the Wilder recurrences, whose gathers cost on 8 lanes what
- * they cost on Zen 4, and adosc, mom and trange. The sliding windows (max, min, linearreg,
- * aroon, mfi, ad) and kama, obv, which ran faster or level on eight, keep the widest. */
+ * 512-bit operations are whole), by the same rule, in six runs a path
+ * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5"): the
+ * Wilder recurrences, whose gathers cost on 8 lanes what they cost on Zen 4, and adosc, mom and
+ * trange. The sliding windows (max, min, linearreg, aroon, mfi, ad) and kama, obv, which ran faster
+ * or level on eight, keep the widest. */
 static int slower_on_whole_amd_lanes(apo__cat_id id) {
     switch (id) {
     case APO_CAT_RSI:

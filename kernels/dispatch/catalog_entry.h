@@ -5,7 +5,7 @@
  * path: the family's switch over the APO_HD tile bodies. Only the compiler's vectors differ,
  * so a loop that vectorizes (mom's) uses 2, 4 or 8 lanes; a lane performs the
  * scalar IEEE operations in the scalar order (-ffp-contract=off covers vector code too), so
- * every path gives the same bits (docs/kernels.md, "Vector paths").
+ * every path gives the same bits (docs/kernels-vector-paths.md, "Vector paths").
  *
  * The including file defines APO_CATALOG_PATH_NAME(name), which appends its path's suffix.
  */

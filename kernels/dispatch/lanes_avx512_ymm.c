@@ -10,7 +10,7 @@
  * its state in registers (docs/PERF.md: 10% less time a call at 1e4 bars on Zen 4). The
  * operations on the values are the avx2 path's, so are the bits; its masks are k-registers
  * (lanes.h, APO_LANES_KMASK), which take a comparison in one instruction and let a NaN band
- * be canonicalised by one VFIXUPIMMPD (docs/PERF.md, sixth round).
+ * be canonicalised by one VFIXUPIMMPD (docs/perf-log/2026-11-25-catalog-round-6.md, sixth round).
  *
  * It also runs its blocks apart (APO_BOLLINGER_BLOCKS_APART, bollinger_lanes.h): the blocks
  * without a scalar restart in a function that holds no calls, whose four steps are unrolled

@@ -16,7 +16,7 @@
  *
  * Determinism: every path, and the scalar function, computes each tile with the operations
  * of its scalar tile body (kernels/<room>/<name>_tile.h) in the same order, so which path and which
- * lane computes a tile never changes its bits (docs/kernels.md, "Vector paths").
+ * lane computes a tile never changes its bits (docs/kernels-vector-paths.md, "Vector paths").
  */
 #include "kernels.h"
 #include "lanes_paths.h"
@@ -370,8 +370,8 @@ void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score
     }
     if (n_sets == 2 && apo__cpu_isa_lanes(isa) > 2) {
         /* Two sets: each alone, its bars in the lanes of the widest path, cost less than a
-         * round of sse2 (docs/PERF.md, "A lone set's bars in vector lanes"); three already
-         * cost more. */
+         * round of sse2 (docs/perf-log/2026-11-23-scored-sweeps.md, "A lone set's bars in vector
+         * lanes"); three already cost more. */
         for (size_t j = 0; j < n_sets; j++)
             score_fold_on(isa, tile, &sets[j], 1, &folds[j]);
         return;

@@ -7,8 +7,8 @@
  * of its path idle. Each piece after the first starts from its own warm-up of h samples, so
  * its states at its cut are almost always the whole tile's to the bit; the caller checks
  * that they are and computes a piece again serially from the piece before's where not, so
- * the outputs are the scalar tile's whatever the data (docs/kernels.md, "A lone macd tile
- * in lanes", "A lone Wilder tile in lanes").
+ * the outputs are the scalar tile's whatever the data (docs/kernels-vector-paths.md, "A lone macd
+ * tile in lanes", "A lone Wilder tile in lanes").
  */
 #ifndef APO_KERNELS_LONE_TILE_CUT_H
 #define APO_KERNELS_LONE_TILE_CUT_H

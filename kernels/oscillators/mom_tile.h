@@ -32,7 +32,7 @@ static inline APO_HD void apo__mom_exact(const double *x, double *out, size_t p,
  * stores the plain differences and tests its own samples x[t] on the bits in the same loop;
  * a block whose x[t] or x[t - p] may hold a gap is computed (again) by the exact rule. Where
  * every sample a block reads is finite the exact rule stores the plain difference, so the
- * bits are the exact rule's everywhere (docs/kernels.md, "Vector paths"). */
+ * bits are the exact rule's everywhere (docs/kernels-vector-paths.md, "Vector paths"). */
 static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
     double *out = io->out[0];
@@ -50,9 +50,9 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
     /* On a span of several blocks the first ends where the outputs reach a 64-byte line,
      * so that every later block's vector stores start on one and none straddles two lines:
      * at 1e4 bars, where the loop runs at the speed of L2, stores that straddle cost some
-     * 10 % of it (docs/PERF.md, sixth round). A short span, in L1, keeps one block. Where
-     * the blocks end changes no bit: each block is tested, and redone by the exact rule, on
-     * its own. */
+     * 10 % of it (docs/perf-log/2026-11-25-catalog-round-6.md, sixth round). A short span, in L1,
+     * keeps one block. Where the blocks end changes no bit: each block is tested, and redone by the
+     * exact rule, on its own. */
     size_t block = end - t >= 2 * APO_MOM_BLOCK
                        ? (size_t)((64 - ((uintptr_t)(out + t) & 63)) & 63) / sizeof(double)
                        : 0;

@@ -1,6 +1,7 @@
 /*
  * score_lone_lanes.h: the fold of a lone set of a pass over a tile of bars, with its bars in
- * the lanes of a vector (docs/PERF.md, "A lone set's bars in vector lanes").
+ * the lanes of a vector (docs/perf-log/2026-11-23-scored-sweeps.md, "A lone set's bars in vector
+ * lanes").
  *
  * Why: a lone set in score_lanes.h would take one lane of the narrowest path, the other
  * idle, and walk the tile bar by bar. Most of a bar's work does not chain from one bar to the next:

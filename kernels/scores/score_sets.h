@@ -53,8 +53,9 @@ typedef struct apo__score_set {
  * more sets than the path has lanes go in its rounds, two side by side (their chains
  * overlap, so a last round of one set costs little beside a full one); fewer, in one round
  * of the narrowest path that holds them; a lone set, with its bars in the lanes of the path
- * (score_lone_lanes.h: docs/PERF.md, "A lone set's bars in vector lanes"), and two sets on a
- * path wider than two lanes, each so, one after the other (cheaper than a round of sse2). */
+ * (score_lone_lanes.h: docs/perf-log/2026-11-23-scored-sweeps.md, "A lone set's bars in vector
+ * lanes"), and two sets on a path wider than two lanes, each so, one after the other (cheaper than
+ * a round of sse2). */
 void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa);
 

@@ -100,10 +100,11 @@ int apo__cuda_scored(const apo__scored_cuda_set *sets, size_t n_sets,
  * j - 1's (pass_starts[0] is not read). Each run of sets that share a pass is cut into units of
  * APO_SCORED_CUDA_FOLDS sets, and one thread scores one (unit, series) item, so a launch has
  * units x rows items where a launch per unit would have rows (500 series make 500 threads,
- * which left an H100 idle: docs/PERF.md, "Scored sweeps on a GPU"). Every run must be a valid
- * set list for apo__cuda_scored, and all of them of the first run's tile body and inputs. The
- * units are copied to stream-ordered device memory, the scratch is as apo__cuda_scored's for
- * the largest window, and both are freed in stream order. Returns as apo__cuda_scored. */
+ * which left an H100 idle: docs/perf-log/2026-11-25-h100-first-run.md, "Scored sweeps on a GPU").
+ * Every run must be a valid set list for apo__cuda_scored, and all of them of the first run's tile
+ * body and inputs. The units are copied to stream-ordered device memory, the scratch is as
+ * apo__cuda_scored's for the largest window, and both are freed in stream order. Returns as
+ * apo__cuda_scored. */
 int apo__cuda_scored_mixed(const apo__scored_cuda_set *sets, size_t n_sets,
                            const unsigned char *pass_starts, const apo__scored_cuda_rows *rows,
                            void *stream);

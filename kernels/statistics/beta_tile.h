@@ -41,15 +41,15 @@
  * on to 1024, but beta holds the returns of a block's windows on the stack (apo__beta_returns),
  * and on a GPU every resident thread reserves the kernel's frame in local memory: with blocks
  * up to 1024, where they still ran at twice the double-doubles' speed, the statistics kernel's
- * frame grew from 19.5 to 30.7 KB, against 22.5 KB up to 512 (docs/PERF.md, "beta in
- * blocks"). */
+ * frame grew from 19.5 to 30.7 KB, against 22.5 KB up to 512
+ * (docs/perf-log/2026-11-25-catalog-round-8.md, "beta in blocks"). */
 #define APO_BETA_BLOCKS_MAX 512
 
 /* The blocks' length: 64 bars at every period, where correl's are 16 below period 48 and 32
  * below 160. correl's blocks stay short where its series drift from the block's shift, which
  * the cancellation in sxx - sx^2 / p multiplies; returns hardly drift (their mean is near 0 in
  * every window), so the longest blocks, which sum the fewest windows directly, cost beta least
- * (docs/PERF.md, "beta in blocks"). */
+ * (docs/perf-log/2026-11-25-catalog-round-8.md, "beta in blocks"). */
 #define APO_BETA_BLOCK_LEN APO_SHIFTED_BLOCK_MAX_LEN
 
 /* The bound a slid bar's sums may reach: each of var(rx)'s and cov(rx, ry)'s errors at most

@@ -46,8 +46,8 @@
  * first window costs p / 64 pairs a bar past period 160, and its rounding grows as 3p / 8 ulps.
  * With blocks of 16 the limit was 512, past which the double-double slide (pair_sums.h) was
  * faster (16 ns a bar at 512 against its 34, 66 at 1000); in blocks of 64, 1024 runs at 0.83 of
- * TA-Lib's speed where the double-doubles run at 0.31 (docs/PERF.md, "correl in blocks up to
- * 1024"). */
+ * TA-Lib's speed where the double-doubles run at 0.31 (docs/perf-log/2026-11-25-catalog-round-8.md,
+ * "correl in blocks up to 1024"). */
 #define APO_CORREL_BLOCKS_MAX 1024
 
 /* The blocks' lengths: 16 bars below period 48, 32 below 160, then 64. A longer block sums
@@ -57,7 +57,7 @@
  * each about as often as var's (var_blocks.h), and correl's fallback costs two passes over the
  * window's pairs, so its blocks stay at 16 up to period 47. At 16 bars the two passes of a
  * direct sum cost about p / 16 pairs a bar: 512 / 16 kept period 512 at 0.6 of TA-Lib's
- * speed, now 64 bars (docs/PERF.md, "var and stddev in blocks"). */
+ * speed, now 64 bars (docs/perf-log/2026-11-25-catalog-round-8.md, "var and stddev in blocks"). */
 static inline APO_HD size_t apo__correl_block_len(size_t p) {
     return p < 48 ? 16 : p < 160 ? 32 : 64;
 }

@@ -73,7 +73,8 @@
 
 /* The longest window slid plain; longer ones keep the double-doubles (linearreg_tile.h). The
  * bound allows 2048 (above); from 1025 to 2048 the plain slide runs at about 2.5 times the
- * double-doubles' speed (docs/PERF.md, "linearreg: plain slides up to 2048"). */
+ * double-doubles' speed (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "linearreg: plain slides
+ * up to 2048"). */
 #define APO_LINREG_PLAIN_MAX 2048
 /* Anchors: the bars where the sums are evaluated directly whatever the state, every
  * APO_LINREG_ANCHOR bars from period APO_LINREG_ANCHOR_WIDE_MIN on, every half of that below

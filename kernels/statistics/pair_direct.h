@@ -22,8 +22,8 @@
 
 /* The longest period beta evaluates directly: past it its blocks (beta_tile.h), which replaced
  * double-double sums there. The two passes over two series broke even with those near p = 45 on
- * avx2 (docs/PERF.md, "var, stddev, beta and correl: short windows evaluated directly"); 32, as
- * var's, leaves room for the narrower sse2 path. */
+ * avx2 (docs/perf-log/2026-11-23-catalog-peers.md, "var, stddev, beta and correl: short windows
+ * evaluated directly"); 32, as var's, leaves room for the narrower sse2 path. */
 #define APO_PAIR_DIRECT_MAX 32
 
 /* Writes NaN to out at begin .. end - 1 below `first`, a tile's bars before its first full

@@ -33,9 +33,10 @@ static inline APO_HD size_t apo__shifted_anchor(size_t t, size_t p, size_t len) 
  * middle sample. Longer blocks drift further from their shift, and there the mean of eight
  * samples spread evenly over the window, summed in pairs: it lies near the window's mean, where
  * the middle sample of a walk's window may lie far from it (at the tip of a V), and a bar fell
- * back about three times as often with the middle sample (simulated, docs/PERF.md, "var and
- * stddev in blocks"). In blocks of 16 the fallbacks are rare either way, and the mean's eight
- * loads and additions a block cost correl at period 30 a sixth of its time. */
+ * back about three times as often with the middle sample (simulated,
+ * docs/perf-log/2026-11-25-catalog-round-8.md, "var and stddev in blocks"). In blocks of 16 the
+ * fallbacks are rare either way, and the mean's eight loads and additions a block cost correl at
+ * period 30 a sixth of its time. */
 static inline APO_HD double apo__shifted_center(const double *x, size_t b, size_t p, size_t len) {
     const double *const w = x + b + 1 - p;
     if (len == 16)

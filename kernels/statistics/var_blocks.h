@@ -14,7 +14,7 @@
  * NaN. Every output is so a function of its data and absolute index alone: tiles, streams
  * (whose state is their position) and devices agree. About O(1) a bar plus p / len for the
  * direct sums, where the double-double slide this replaces cost about four times TA-Lib's
- * running sums (docs/PERF.md, "var and stddev in blocks").
+ * running sums (docs/perf-log/2026-11-25-catalog-round-8.md, "var and stddev in blocks").
  */
 #ifndef APO_KERNELS_VAR_BLOCKS_H
 #define APO_KERNELS_VAR_BLOCKS_H
@@ -38,12 +38,12 @@
 /* The blocks' lengths. A longer block sums fewer windows directly (p / len a bar), but its
  * bound grows by 3 ulps a slid bar while the walk drifts from the block's shift, and the
  * cancellation in sxx - sx^2 / p, which the bound multiplies, grows with the drift. Simulated on
- * the bench's walks with this margin (docs/PERF.md, "var and stddev in blocks"), a bar fell back
- * once in 94 at period 33 with blocks of 32 (200,000 with 16), once in 300 at 40, once in 60,000
- * to 110,000 at 100 (170 with 64), once in 2,400 at 200 with 64, almost never at 512 and 1000
- * with 64. Blocks of 16 cost more than the fallbacks they save: a 1e4-bar call took 23.0 and
- * 23.2 us at periods 40 and 47 with 16, 19.9 and 19.8 with 32 (at 33, 22.7 against 23.2). So 32
- * bars below period 160, then 64. */
+ * the bench's walks with this margin (docs/perf-log/2026-11-25-catalog-round-8.md, "var and stddev
+ * in blocks"), a bar fell back once in 94 at period 33 with blocks of 32 (200,000 with 16), once in
+ * 300 at 40, once in 60,000 to 110,000 at 100 (170 with 64), once in 2,400 at 200 with 64, almost
+ * never at 512 and 1000 with 64. Blocks of 16 cost more than the fallbacks they save: a 1e4-bar
+ * call took 23.0 and 23.2 us at periods 40 and 47 with 16, 19.9 and 19.8 with 32 (at 33, 22.7
+ * against 23.2). So 32 bars below period 160, then 64. */
 static inline APO_HD size_t apo__var_block_len(size_t p) { return p < 160 ? 32 : 64; }
 
 /* Blocks whose loops run side by side (the CPU): one block's slide is a chain of one addition

@@ -84,8 +84,8 @@ static inline APO_HD double apo__zscore_of(double dev, double var) {
 /* out[k] = the ZSCORE of dev[k] and var[k] for k < n (apo__zscore_of), NaN as the NAN
  * constant: in lanes where the path has them, since the compiler does not widen the scalar
  * loop's square root (a libm call that may set errno): a 1e4-bar call took 126 us with the
- * scalar loop, 99 with the lanes (docs/PERF.md, "zscore and vwap"). The same operations lane
- * for lane, so the same bits. */
+ * scalar loop, 99 with the lanes (docs/perf-log/2026-11-25-catalog-round-7.md, "zscore and vwap").
+ * The same operations lane for lane, so the same bits. */
 static inline APO_HD void apo__zscore_out(const double *dev, const double *var, size_t n,
                                           double *out) {
     size_t k = 0;

@@ -105,7 +105,7 @@ def _list_of_series(x):
 
 def _date_order(pd, index):
     """The order of a pandas object's rows by their dates, as the command line orders a CSV
-    series' records (docs/cli.md, "Order of records"): None when the index is no
+    series' records (docs/cli/run.md, "Order of records"): None when the index is no
     DatetimeIndex or is in increasing order already, else the positions in date order
     (a stable sort). Two rows of one date are refused, as the command line refuses two
     records of one series with one date, and so is a missing date (NaT) and a long frame's

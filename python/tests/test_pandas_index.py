@@ -1,5 +1,5 @@
 """A pandas object's index orders its bars as the command line orders a CSV series
-(docs/python.md, "Arrays"; docs/cli.md, "Order of records"): a DatetimeIndex out of order
+(docs/python.md, "Arrays"; docs/cli/run.md, "Order of records"): a DatetimeIndex out of order
 (newest first, shuffled) is computed in date order and the outputs come back on the
 caller's rows; two rows of one date, or a row without a date, are refused as the command
 line refuses them; a long frame's (date, ticker) MultiIndex, whose rows are several series,

@@ -98,7 +98,8 @@
     X(cpu_isa, "APPORTION_CPU_ISA", NULL, CPU_ISA, "`auto`, `sse2`, `avx2`, `avx512`", 0,          \
       APO_SETTING_CPU_ISA_SSE2, APO_SETTING_CPU_ISA_AVX512,                                        \
       "`auto`: the fastest this CPU has, kernel by kernel",                                        \
-      "the vector path of the CPU kernels ([kernels.md](kernels.md#vector-paths)): `auto` takes "  \
+      "the vector path of the CPU kernels "                                                        \
+      "([kernels-vector-paths.md](kernels-vector-paths.md#vector-paths)): `auto` takes "           \
       "the widest, except for the kernels measured faster on avx2 on the AMD CPUs with AVX-512 "   \
       "(Zen 4, which halves 512-bit operations, and Zen 5: a list for each); a named path runs "   \
       "every kernel on it; one the CPU lacks is warned about and the fastest it has is used")      \

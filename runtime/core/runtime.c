@@ -77,7 +77,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
 
 /* The vector path of the host devices (cpu and sim): the one APPORTION_CPU_ISA asks for when
  * this CPU and build have it, else, with a warning, the fastest they have
- * (docs/kernels.md, "Vector paths"). Every path gives the same bits. */
+ * (docs/kernels-vector-paths.md, "Vector paths"). Every path gives the same bits. */
 static int host_isa(int wanted, apo__warnings *w) {
     int isa = apo__cpu_isa_resolve((apo__cpu_isa)wanted);
     if (wanted != APO_CPU_ISA_AUTO && isa != wanted) {

@@ -71,8 +71,9 @@ static apo_status sweep_params(const apo__kernel *k, const apo_stream_desc *desc
  * updates, how large they must be, and the vector path of the runtime's host devices. */
 static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_stream *s) {
     /* 0 (the default) hands large updates over only where the runtime has a device besides
-     * the cpu: with the cpu alone, the calling thread computes them about as fast (docs/PERF.md,
-     * "Stream updates") without the batch call's copies and fresh buffers. */
+     * the cpu: with the cpu alone, the calling thread computes them about as fast
+     * (docs/perf-log/2026-11-23-stream-updates.md, "Stream updates") without the batch call's
+     * copies and fresh buffers. */
     const size_t bars = desc != NULL && desc->device_bars != 0 ? desc->device_bars
                         : apo__stream_runtime_has_others(rt)   ? APO_STREAM_DEVICE_BARS_DEFAULT
                                                                : SIZE_MAX;

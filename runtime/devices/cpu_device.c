@@ -89,7 +89,7 @@ apo_status apo__cpu_device_open(apo__device *dev, int threads, int isa) {
         dev->threads_alone = threads;
     snprintf(dev->info.id, sizeof dev->info.id, "cpu");
     /* The label names the vector path, so that `apportion devices` and the benchmarks'
-     * headers say which one ran (docs/kernels.md, "Vector paths"). */
+     * headers say which one ran (docs/kernels-vector-paths.md, "Vector paths"). */
     snprintf(dev->info.label, sizeof dev->info.label, "cpu (%d thread%s, %s)", threads,
              threads == 1 ? "" : "s", apo__cpu_isa_name((apo__cpu_isa)isa));
     /* The thread count and the vector path set its speed as much as the chip does. */

@@ -5,9 +5,9 @@
  * tile grid (see kernels/), so the schedule is free.
  *
  * A kernel with a group function (run_tiles) gets its tiles in groups, which it computes
- * side by side in the lanes of the device's vector path (dev->cpu_isa; docs/kernels.md,
- * "Vector paths"), with the bits of one tile at a time; a kernel with row_groups gets them a
- * row at a time instead.
+ * side by side in the lanes of the device's vector path (dev->cpu_isa;
+ * docs/kernels-vector-paths.md, "Vector paths"), with the bits of one tile at a time; a kernel with
+ * row_groups gets them a row at a time instead.
  *
  * Before its tiles, each piece writes once into every page of the output elements its tiles
  * own that is not in memory yet (first_touch.h), so that the page faults of a caller's fresh

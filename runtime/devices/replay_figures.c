@@ -4,7 +4,8 @@
  * (docs/scheduling.md, "A replayed H100", says which figure comes from which measurement).
  *
  * h100 and h100-host: the first GPU machine (2026-11-25, one NVIDIA H100 80GB HBM3, 132 SMs,
- * PCIe 5; 16 cores of an Intel Xeon with AVX-512), docs/PERF.md "First run on a GPU":
+ * PCIe 5; 16 cores of an Intel Xeon with AVX-512), docs/perf-log/2026-11-25-h100-first-run.md
+ * "First run on a GPU":
  * - PCIe pinned: h2d 54.7, d2h 55.0, both ways 92.9 GB/s (measured);
  * - pinning: 0.41 to 0.67 ms per MiB (4 x 128 MiB in 211 to 343 ms, measured): 0.5;
  * - staging copies: 3.2 GB in 155.9 ms with 8 threads, about 20.8 GB/s, 2.6 per thread
@@ -45,8 +46,8 @@ static const apo__replay_speed h100_host_speeds[] = {
 };
 
 /* h200 and h200-host: an H200 machine of 2026-11-26 (one NVIDIA H200, 16 cores of an Intel
- * Xeon with AVX-512), docs/PERF.md "The H200 machine": measured there, by apo-bench-host, the
- * gpu-check balance step and APPORTION_DEBUG's staging lines:
+ * Xeon with AVX-512), docs/perf-log/2026-11-26-h200.md "The H200 machine": measured there, by
+ * apo-bench-host, the gpu-check balance step and APPORTION_DEBUG's staging lines:
  * - host memory: the cpu alone moved bollinger 1e8's 3.2 GB in 32.8 ms, the GPU alone its
  *   9.6 GB of staging traffic in 126.6 ms: about 100 GB/s, the bus (derived);
  * - staging copies: 33.0 GB/s with 8 threads, 4.1 per thread (measured);
@@ -75,11 +76,12 @@ static const apo__replay_speed h200_host_speeds[] = {
 };
 
 #define H200_MACHINE "h200-2026-11-26"
-#define H200_SOURCE "docs/PERF.md, \"The H200 machine\" (2026-11-26)"
+#define H200_SOURCE "docs/perf-log/2026-11-26-h200.md, \"The H200 machine\" (2026-11-26)"
 #define H200_BUS (100e9)
 
 #define H100_MACHINE "h100-2026-11-25"
-#define H100_SOURCE "docs/PERF.md, \"First run on a GPU\" (2026-11-25)"
+#define H100_SOURCE                                                                                \
+    "docs/perf-log/2026-11-25-h100-first-run.md, \"First run on a GPU\" (2026-11-25)"
 #define H100_BUS (61e9)
 
 static const apo__replay_row rows[] = {

@@ -18,10 +18,10 @@
  * The sizes below are plain numbers, in a header with nothing of CUDA in it, so that a timing
  * model of a GPU (a replayed H100) can read the same figures the backend pins by. Pinning is
  * slow: cudaMallocHost ran at 0.41 to 0.67 ms per MiB on an H100 machine (1.5 to 2.4 GB/s,
- * against a 20 GB/s host copy: docs/PERF.md, "First run on a GPU"), so 4 x 128 MiB took
- * 211 to 343 ms, while a scored sweep's piece moves about 12 MB. The slots are therefore
- * pinned small first and grown only when a task's bytes ask for it (docs/cuda.md, "Staging slots
- * sized to the need"). */
+ * against a 20 GB/s host copy: docs/perf-log/2026-11-25-h100-first-run.md, "First run on a GPU"),
+ * so 4 x 128 MiB took 211 to 343 ms, while a scored sweep's piece moves about 12 MB. The slots are
+ * therefore pinned small first and grown only when a task's bytes ask for it (docs/cuda.md,
+ * "Staging slots sized to the need"). */
 
 /* A slot's device buffer: at most this much (a quarter of the budget below it), never less
  * than the minimum (below it a failed allocation is a failed device). Four slots of 128 MiB
@@ -64,11 +64,11 @@ int apo__stage_from_pageable(size_t task_bytes, unsigned published);
  * larger slots before it starts, rather than run on the small ones and leave the larger to the
  * tasks after it. Each chunk costs about a millisecond or more whatever its size (a launch, a
  * wave of serial steps), and pinning the larger slots 0.2 to 0.3 s (4 x 128 MiB by
- * cudaMallocHost in 157 to 249 ms on the H200 machine of 2026-11-26, docs/PERF.md): there, a
- * one-call bollinger over 1e8 samples took 531 ms in 388 chunks of 8 MiB and 291 ms when it
- * waited for 24 of 128 MiB, while one over 1e7 took 193 ms in 39 chunks and 250 to 268 ms
- * when it waited. So only a task of more than 64 chunks (512 MiB at 8 MiB) waits; a scored
- * sweep's piece (about 12 MB) never does. */
+ * cudaMallocHost in 157 to 249 ms on the H200 machine of 2026-11-26,
+ * docs/perf-log/2026-11-26-h200.md): there, a one-call bollinger over 1e8 samples took 531 ms in
+ * 388 chunks of 8 MiB and 291 ms when it waited for 24 of 128 MiB, while one over 1e7 took 193 ms
+ * in 39 chunks and 250 to 268 ms when it waited. So only a task of more than 64 chunks (512 MiB at
+ * 8 MiB) waits; a scored sweep's piece (about 12 MB) never does. */
 #define APO_CUDA_GROWTH_WAIT_CHUNKS 64
 
 /* Whether a task of `task_bytes` that slots of `slot_bytes` would stage waits for the larger

@@ -474,8 +474,8 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
  * recurrence, which never reads it), and the hot part of its running state. A live feed updates
  * thousands of series a minute apart, with other work between updates, so each series' lines have
  * left the caches, and fed one after another each series would wait for them in turn; asked for a
- * few series ahead, the waits overlap (docs/PERF.md, "Stream updates": the cold rows). Only a hint:
- * nothing is read here.
+ * few series ahead, the waits overlap (docs/perf-log/2026-11-23-stream-updates.md, "Stream
+ * updates": the cold rows). Only a hint: nothing is read here.
  */
 static void prefetch_series(const apo_stream *s, size_t r) {
 #if defined(__GNUC__)

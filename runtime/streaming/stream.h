@@ -60,8 +60,9 @@ struct apo_stream {
     /* The kept bars of every series whose window has grown to its bound (halo + tile per
      * input), in one block on huge pages where the system gives them, slot r series r's:
      * a one-bar update of thousands of series touches a page of kept bars per series, and
-     * on 4 KiB pages each of those is a TLB miss (docs/PERF.md, "Cold updates"). NULL:
-     * none yet, or none to be had (slab_tried), and the series' own blocks serve. */
+     * on 4 KiB pages each of those is a TLB miss (docs/perf-log/2026-11-23-stream-updates.md, "Cold
+     * updates"). NULL: none yet, or none to be had (slab_tried), and the series' own blocks serve.
+     */
     double *slab;
     size_t slab_bytes;
     int slab_tried;

@@ -94,7 +94,7 @@ Test(cli, devices_json_lists_the_cpu_and_says_why_no_gpu, .timeout = 60) {
 }
 
 /* The cpu's label names its vector path, APPORTION_CPU_ISA forces one, and the details list
- * the paths (docs/kernels.md, "Vector paths"); every x86-64 CPU has sse2. */
+ * the paths (docs/kernels-vector-paths.md, "Vector paths"); every x86-64 CPU has sse2. */
 Test(cli, devices_name_the_cpu_vector_path, .timeout = 60) {
     cli_result r =
         run_cli_env(ENV("APPORTION_CPU_ISA=sse2"), ARGS("devices", "--devices", "cpu:threads=1"));

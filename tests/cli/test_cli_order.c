@@ -1,5 +1,5 @@
 /*
- * The order of the records of a CSV input (docs/cli.md, "Order of records"): a long-format
+ * The order of the records of a CSV input (docs/cli/run.md, "Order of records"): a long-format
  * file in any order gives each ticker's outputs bit for bit as the same file sorted by date;
  * a wide file likewise; two records of one series for one date are refused, naming the
  * ticker, the date and both lines, unless --record-order file keeps the file's order; an

@@ -122,7 +122,7 @@ Test(cli, run_json_report_has_every_key, .timeout = 60) {
     free_result(&r);
 }
 
-/* The tool's own steps are timed apart from the call (docs/cli.md, "Memory"): each is a
+/* The tool's own steps are timed apart from the call (docs/cli/run.md, "Memory"): each is a
  * finite number of milliseconds >= 0, and the output step is 0 when nothing is written. */
 static double step_ms(const json_t *j, const char *key) {
     const json_t *v = get(j, key);

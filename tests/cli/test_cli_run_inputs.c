@@ -1,6 +1,6 @@
 /*
  * `apportion run --input-map`: a kernel's named inputs read from the CSV columns a map names
- * (docs/cli.md, "Several inputs"), equal byte for byte to `--column`, in wide and long
+ * (docs/cli/run.md, "Several inputs"), equal byte for byte to `--column`, in wide and long
  * files, and every bad map refused with nothing written.
  */
 #include <criterion/criterion.h>

@@ -1,5 +1,5 @@
 /*
- * apportion run --score (cli/scores_output.c, docs/cli.md "Scores"): scores.csv against the
+ * apportion run --score (cli/scores_output.c, docs/cli/run.md "Scores"): scores.csv against the
  * library's own scoring of the indicator's outputs (apo_score_outputs() over the raw files
  * of the same sweep without --score), the same bytes on the CPU alone and with simulated
  * devices, the order of the best lines (--top, --by, NaN last, ties in line order), the

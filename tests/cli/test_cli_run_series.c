@@ -531,7 +531,7 @@ Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     free_result(&r);
 }
 
-/* Without --memory, raw outputs go in pieces of about 64 MiB of outputs (docs/cli.md,
+/* Without --memory, raw outputs go in pieces of about 64 MiB of outputs (docs/cli/run.md,
  * "Sweeps"): one set of 1 x 1,500,000 is 36 MB of outputs, so three sets take three pieces,
  * and the files are those of one piece. */
 Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 120) {

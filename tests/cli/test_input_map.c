@@ -1,5 +1,5 @@
 /*
- * The columns of a kernel's named inputs (cli/input_map.h; docs/cli.md, "Several
+ * The columns of a kernel's named inputs (cli/input_map.h; docs/cli/run.md, "Several
  * inputs"): each input's own name by default, --input-map INPUT=COLUMN over it, and the
  * refusals (not INPUT=COLUMN, an input the kernel lacks, one mapped twice, two inputs on
  * one column), for kernels shaped like the catalog's: high, low, close; close, volume.

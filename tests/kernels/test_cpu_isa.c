@@ -1,6 +1,6 @@
 /*
- * test_cpu_isa.c: the vector paths of the CPU kernels (docs/kernels.md, "Vector paths").
- * bollinger and macd path by path are in the slow suite (test_cpu_isa_slow.c); the inputs
+ * test_cpu_isa.c: the vector paths of the CPU kernels (docs/kernels-vector-paths.md, "Vector
+ * paths"). bollinger and macd path by path are in the slow suite (test_cpu_isa_slow.c); the inputs
  * both share are in cpu_isa_inputs.c.
  *
  * Every path this machine supports (sse2 always; avx2 and avx512 where the CPU has them),
@@ -192,8 +192,8 @@ Test(cpu_isa, avx512_kind_is_that_of_the_amd_family, .timeout = 60) {
 }
 
 /* A catalog kernel's path: the widest unless the CPU is a measured AVX-512 kind, and then avx2
- * only for the kernels measured slower on its 8 lanes (docs/kernels.md, "Vector paths"),
- * never a path wider than the CPU's widest nor one it lacks. */
+ * only for the kernels measured slower on its 8 lanes (docs/kernels-vector-paths.md, "Vector
+ * paths"), never a path wider than the CPU's widest nor one it lacks. */
 Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_measured, .timeout = 60) {
     const int kinds[] = {APO_AVX512_AMD_HALVED, APO_AVX512_AMD_WHOLE};
     size_t narrowed[2] = {0, 0};

@@ -1,6 +1,6 @@
 /*
- * The slow suite's share of the vector paths of the CPU kernels (docs/kernels.md, "Vector
- * paths"; test_cpu_isa.c has the rest): on every path this machine supports, bollinger and
+ * The slow suite's share of the vector paths of the CPU kernels (docs/kernels-vector-paths.md,
+ * "Vector paths"; test_cpu_isa.c has the rest): on every path this machine supports, bollinger and
  * macd over every flavour of input, every shape and every grouping and order of tiles, with
  * streaming and ordinary stores, give bitwise the outputs of the scalar single-tile
  * functions. These two cases take about a minute of CPU, more than half of what the unit

@@ -6,7 +6,7 @@
  * Why: pinning host memory is slow. cudaMallocHost ran at 0.41 to 0.67 ms per MiB on an H100
  * machine, so the four slots of 128 MiB that every GPU once pinned before its first task cost
  * 211 to 343 ms, which every first task waited for, while a scored sweep's piece moves about
- * 12 MB (docs/PERF.md, "First run on a GPU"; docs/cuda.md). Now:
+ * 12 MB (docs/perf-log/2026-11-25-h100-first-run.md, "First run on a GPU"; docs/cuda.md). Now:
  *
  * - The stager allocates the device buffers first (cudaMalloc is fast), at their full size, so
  *   that a slot never needs a new device buffer; then it pins the host buffers one slot at a

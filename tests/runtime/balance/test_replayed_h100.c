@@ -18,9 +18,10 @@
 
 /* ---- the replay itself -------------------------------------------------------------------- */
 
-/* The figures the replay was built from come back out of it (docs/PERF.md, "First run on a
- * GPU"): bollinger over 1e7 samples on the 16-core host alone is held by the bus (3.2e8 bytes
- * at 61 GB/s), and beside the GPU the host keeps 8 threads. */
+/* The figures the replay was built from come back out of it
+ * (docs/perf-log/2026-11-25-h100-first-run.md, "First run on a GPU"): bollinger over 1e7 samples on
+ * the 16-core host alone is held by the bus (3.2e8 bytes at 61 GB/s), and beside the GPU the host
+ * keeps 8 threads. */
 Test(replayed_h100, the_host_alone_is_bus_bound_and_keeps_eight_threads_beside_the_gpu) {
     apo_runtime *rt = test_runtime(REPLAYED_PAIR);
     apo_device_info info = APO_DEVICE_INFO_INIT;

@@ -1,10 +1,10 @@
 /*
- * The replayed-H100 cases at the sizes of the H100 machine's failures (docs/PERF.md, "First
- * run on a GPU"; docs/scheduling.md, "A replayed H100"): bollinger over 1e8 samples in pageable
- * memory, where the pair took 90.6 ms against 52.7 for the cpu alone; a scored rsi sweep of
- * 500 series x 2,520 bars x 199 periods, where the GPU is 12 times the cpu and got 0.40 to 0.50
- * of the sets; and random shapes up to 1e8 samples. The unit suite runs them small
- * (test_replayed_h100.c).
+ * The replayed-H100 cases at the sizes of the H100 machine's failures
+ * (docs/perf-log/2026-11-25-h100-first-run.md, "First run on a GPU"; docs/scheduling.md, "A
+ * replayed H100"): bollinger over 1e8 samples in pageable memory, where the pair took 90.6 ms
+ * against 52.7 for the cpu alone; a scored rsi sweep of 500 series x 2,520 bars x 199 periods,
+ * where the GPU is 12 times the cpu and got 0.40 to 0.50 of the sets; and random shapes up to 1e8
+ * samples. The unit suite runs them small (test_replayed_h100.c).
  */
 #include <criterion/criterion.h>
 
