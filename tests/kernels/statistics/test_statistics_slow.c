@@ -6,7 +6,6 @@
  */
 #include <criterion/criterion.h>
 
-
 #include "beta_tile.h"
 #include "catalog.h"
 #include "catalog_fixtures.h"
