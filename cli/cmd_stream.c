@@ -9,6 +9,7 @@
  * files of an uninterrupted run.
  */
 #include "cli.h"
+#include "le_bytes.h"
 #include "options.h"
 #include "output_files.h"
 #include "record_order.h"
@@ -69,13 +70,6 @@ typedef struct stream_job {
     int lock_fd;
 } stream_job;
 
-static uint64_t get_u64(const unsigned char *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 static int out_of_memory(void) {
     cli_error("out of memory");
     return CLI_EXIT_FAILURE;
@@ -128,7 +122,7 @@ static int read_state(const cli_stream_options *o, stream_job *j) {
     const unsigned char *first = j->file.stream;
     size_t first_len = j->file.stream_len;
     if (first_len >= SWEEP_LENGTHS_AT && memcmp(first, SWEEP_MAGIC, 8) == 0) {
-        const uint64_t sets = get_u64(first + SWEEP_N_SETS_AT);
+        const uint64_t sets = apo__get_u64(first + SWEEP_N_SETS_AT);
         const size_t at = sets <= APO_MAX_SWEEP_SETS ? SWEEP_LENGTHS_AT + 8 * (size_t)sets : 0;
         first_len = at > 0 && at <= first_len ? first_len - at : 0;
         first += at;
@@ -204,7 +198,7 @@ static int describe_sets(stream_job *j) {
         return CLI_EXIT_OK;
     }
     /* The library wrote it or loaded it, so its counts and lengths hold. */
-    j->n_sets = (size_t)get_u64(state + SWEEP_N_SETS_AT);
+    j->n_sets = (size_t)apo__get_u64(state + SWEEP_N_SETS_AT);
     double *values = calloc(j->n_sets * APO_MAX_PARAMS, sizeof *values);
     j->labels = calloc(j->n_sets, SET_LABEL_BYTES);
     if (values == NULL || j->labels == NULL) {
@@ -215,10 +209,10 @@ static int describe_sets(stream_job *j) {
     const unsigned char *set = state + SWEEP_LENGTHS_AT + 8 * j->n_sets;
     for (size_t k = 0; k < j->n_sets; k++) {
         for (size_t p = 0; p < j->info.n_params; p++) {
-            const uint64_t bits = get_u64(set + STATE_PARAMS_AT + 8 * p);
+            const uint64_t bits = apo__get_u64(set + STATE_PARAMS_AT + 8 * p);
             memcpy(&values[k * APO_MAX_PARAMS + p], &bits, sizeof bits);
         }
-        set += get_u64(state + SWEEP_LENGTHS_AT + 8 * k);
+        set += apo__get_u64(state + SWEEP_LENGTHS_AT + 8 * k);
     }
     free(b);
     for (size_t k = 0; k < j->n_sets; k++) {

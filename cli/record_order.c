@@ -1,7 +1,7 @@
 /*
  * The order of the records of a CSV table (see record_order.h and docs/cli/run.md, "Order of
- * records"). The calendar arithmetic is done here rather than by the C library: timegm()
- * is not POSIX, and mktime() would apply the local time zone to dates that have none.
+ * records"). The calendar arithmetic is kernels/common/civil_date.h's, shared with the
+ * profiles' timestamps.
  */
 #include "record_order.h"
 
@@ -10,27 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "civil_date.h"
+
 #define ERR(...)                                                                                   \
     do {                                                                                           \
         if (err_size > 0)                                                                          \
             snprintf(err, err_size, __VA_ARGS__);                                                  \
     } while (0)
-
-/* Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-static long long days_from_civil(long long y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const long long era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long long)doe - 719468;
-}
-
-static unsigned days_in_month(unsigned y, unsigned m) {
-    static const unsigned days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    const int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    return m == 2 && leap ? 29 : days[m - 1];
-}
 
 /* Reads exactly n decimal digits at s. */
 static int digits(const char *s, size_t n, unsigned *out) {
@@ -48,7 +34,7 @@ static int digits(const char *s, size_t n, unsigned *out) {
 static int parse_time(const char *s, cli_index_key *k) {
     unsigned y, mo, d, h = 0, mi = 0, sec = 0;
     if (digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
-        digits(s + 8, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
+        digits(s + 8, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > apo__days_in_month(y, mo))
         return -1;
     s += 10;
     long nanos = 0;
@@ -100,7 +86,8 @@ static int parse_time(const char *s, cli_index_key *k) {
     if (*s != '\0')
         return -1;
     k->kind = zoned ? CLI_INDEX_ZONED : CLI_INDEX_LOCAL;
-    k->seconds = days_from_civil(y, mo, d) * 86400 + (long long)(h * 3600 + mi * 60 + sec) - offset;
+    k->seconds =
+        apo__days_from_civil(y, mo, d) * 86400 + (long long)(h * 3600 + mi * 60 + sec) - offset;
     k->nanoseconds = nanos;
     return 0;
 }

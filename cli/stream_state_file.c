@@ -11,6 +11,7 @@
 #include "stream_state_file.h"
 
 #include "fnv1a.h"
+#include "le_bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,44 +35,6 @@ static const char magic[8] = "APOSJOB";
 #define HEADER_BYTES 24
 #define SERIES_FIXED_BYTES (4 + 1 + 4 + 8 + 4 + 8 + 4)
 
-/* ---- bytes ------------------------------------------------------------------------------ */
-
-static void put_u32(unsigned char *p, uint32_t v) {
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v) {
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-
-static uint64_t get_u64(const unsigned char *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-static uint64_t double_bits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bits_double(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* ---- encode ----------------------------------------------------------------------------- */
 
 int cli_stream_file_encode(const cli_stream_file *f, unsigned char **buf, size_t *len, char *err,
@@ -94,29 +57,29 @@ int cli_stream_file_encode(const cli_stream_file *f, unsigned char **buf, size_t
         return -1;
     }
     memcpy(p, magic, 8);
-    put_u32(p + 8, FORMAT_VERSION);
-    put_u32(p + 12, 0);
-    put_u64(p + 16, f->n_series);
+    apo__put_u32(p + 8, FORMAT_VERSION);
+    apo__put_u32(p + 12, 0);
+    apo__put_u64(p + 16, f->n_series);
     p += HEADER_BYTES;
     for (size_t r = 0; r < f->n_series; r++) {
         const cli_stream_series *s = &f->series[r];
         const size_t name = strlen(s->name), text = strlen(s->last_text);
-        put_u32(p, (uint32_t)name);
+        apo__put_u32(p, (uint32_t)name);
         memcpy(p + 4, s->name, name);
         p += 4 + name;
         p[0] = (unsigned char)(s->has_last != 0);
-        put_u32(p + 1, (uint32_t)s->last.kind);
-        put_u64(p + 5, (uint64_t)s->last.seconds);
-        put_u32(p + 13, (uint32_t)s->last.nanoseconds);
-        put_u64(p + 17, double_bits(s->last.number));
-        put_u32(p + 25, (uint32_t)text);
+        apo__put_u32(p + 1, (uint32_t)s->last.kind);
+        apo__put_u64(p + 5, (uint64_t)s->last.seconds);
+        apo__put_u32(p + 13, (uint32_t)s->last.nanoseconds);
+        apo__put_f64(p + 17, s->last.number);
+        apo__put_u32(p + 25, (uint32_t)text);
         memcpy(p + 29, s->last_text, text);
         p += 29 + text;
     }
-    put_u64(p, f->stream_len);
+    apo__put_u64(p, f->stream_len);
     memcpy(p + 8, f->stream, f->stream_len);
     p += 8 + f->stream_len;
-    put_u64(p, apo__fnv1a64(b, (size_t)(p - b)));
+    apo__put_u64(p, apo__fnv1a64(b, (size_t)(p - b)));
     *buf = b;
     *len = total;
     return 0;
@@ -150,19 +113,21 @@ static char *text_copy(const unsigned char *p, size_t n) {
 static int decode_series(const unsigned char *b, size_t end, size_t *at, cli_stream_series *s,
                          const char *name, size_t r, char *err, size_t err_size) {
     size_t p = *at;
-    if (end - p < 4 || get_u32(b + p) > CLI_STREAM_TEXT_MAX || end - p - 4 < get_u32(b + p)) {
+    if (end - p < 4 || apo__get_u32(b + p) > CLI_STREAM_TEXT_MAX ||
+        end - p - 4 < apo__get_u32(b + p)) {
         ERR("%s: not a state of apportion stream: series %zu's name runs past the end", name, r);
         return -1;
     }
-    const size_t name_len = get_u32(b + p);
+    const size_t name_len = apo__get_u32(b + p);
     s->name = text_copy(b + p + 4, name_len);
     p += 4 + name_len;
     if (s->name == NULL || end - p < 29) {
         ERR("%s: not a state of apportion stream: series %zu is cut short or holds a NUL", name, r);
         return -1;
     }
-    const uint32_t has_last = b[p], kind = get_u32(b + p + 1), nanos = get_u32(b + p + 13);
-    const size_t text_len = get_u32(b + p + 25);
+    const uint32_t has_last = b[p], kind = apo__get_u32(b + p + 1),
+                   nanos = apo__get_u32(b + p + 13);
+    const size_t text_len = apo__get_u32(b + p + 25);
     if (has_last > 1 || kind > CLI_INDEX_ZONED || nanos > 999999999u ||
         text_len > CLI_STREAM_TEXT_MAX || end - p - 29 < text_len) {
         ERR("%s: not a state of apportion stream: series %zu's last date is malformed", name, r);
@@ -170,9 +135,9 @@ static int decode_series(const unsigned char *b, size_t end, size_t *at, cli_str
     }
     s->has_last = (int)has_last;
     s->last.kind = (cli_index_kind)kind;
-    s->last.seconds = (long long)get_u64(b + p + 5);
+    s->last.seconds = (long long)apo__get_u64(b + p + 5);
     s->last.nanoseconds = (long)nanos;
-    s->last.number = bits_double(get_u64(b + p + 17));
+    s->last.number = apo__get_f64(b + p + 17);
     s->last_text = text_copy(b + p + 29, text_len);
     if (s->last_text == NULL) {
         ERR("%s: not a state of apportion stream: series %zu's last date holds a NUL", name, r);
@@ -189,22 +154,22 @@ int cli_stream_file_decode(const unsigned char *b, size_t len, const char *name,
         ERR("%s: not a state of apportion stream (%zu bytes, no APOSJOB header)", name, len);
         return -1;
     }
-    if (get_u32(b + 8) != FORMAT_VERSION) {
+    if (apo__get_u32(b + 8) != FORMAT_VERSION) {
         ERR("%s: a state of format version %u; this apportion reads version %u", name,
-            get_u32(b + 8), FORMAT_VERSION);
+            apo__get_u32(b + 8), FORMAT_VERSION);
         return -1;
     }
-    if (get_u32(b + 12) != 0) {
+    if (apo__get_u32(b + 12) != 0) {
         ERR("%s: not a state of apportion stream: the reserved field is not 0", name);
         return -1;
     }
-    const uint64_t sum = get_u64(b + len - 8), want = apo__fnv1a64(b, len - 8);
+    const uint64_t sum = apo__get_u64(b + len - 8), want = apo__fnv1a64(b, len - 8);
     if (sum != want) {
         ERR("%s: corrupt or truncated state: the checksum is %016llx, the bytes give %016llx", name,
             (unsigned long long)sum, (unsigned long long)want);
         return -1;
     }
-    const uint64_t n = get_u64(b + 16);
+    const uint64_t n = apo__get_u64(b + 16);
     const size_t end = len - 8;
     /* Each series takes at least its fixed bytes: a count past that cannot be right, and
      * checking it first bounds the allocation by the file's size. */
@@ -226,7 +191,7 @@ int cli_stream_file_decode(const unsigned char *b, size_t len, const char *name,
             return -1;
         }
     }
-    if (end - at < 8 || get_u64(b + at) != end - at - 8) {
+    if (end - at < 8 || apo__get_u64(b + at) != end - at - 8) {
         ERR("%s: not a state of apportion stream: the library state's length does not match "
             "the file's",
             name);

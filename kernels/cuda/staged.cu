@@ -17,8 +17,8 @@
  *
  * Determinism: the warp code runs each tile's body over consecutive segments, the same
  * operations in the same order as one call over the tile, and adds a replicate's draws in
- * draw order (staged_kernels.h); tests/kernels/test_cuda_staging.c runs this very code on the host
- * against the CPU, bit for bit. Compiled, like the other kernels, with -fmad=false.
+ * draw order (staged_kernels.h); tests/kernels/cuda/test_cuda_staging.c runs this very code on the
+ * host against the CPU, bit for bit. Compiled, like the other kernels, with -fmad=false.
  */
 #define APO_STAGED_ACCESS 1
 

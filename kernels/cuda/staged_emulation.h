@@ -1,6 +1,6 @@
 /*
  * staged_emulation.h: the staged CUDA kernels (kernels/cuda/staged.cu) run on the host, for the
- * unit tests (tests/kernels/test_cuda_staging.c), in every build, with or without CUDA.
+ * unit tests (tests/kernels/cuda/test_cuda_staging.c), in every build, with or without CUDA.
  *
  * What: each function computes a chunk view (kernels_cuda.h) as its launcher does,
  * deciding as the launcher decides whether the staged kernel applies (a lookback that fits

@@ -74,8 +74,8 @@ typedef struct apo__macd_edges {
  * its EMA chain cut into up to `lanes of isa` pieces that run side by side, each from its
  * own warm-up like a tile of its own, then checked: a piece whose states at its start are
  * not bit for bit those the piece before it ends with is computed again, serially, from
- * those. Returns the number of pieces computed again (tests/kernels/test_macd_split.c). Does
- * not cut a tile too short for the cuts to pay (apo__macd_split_pieces). */
+ * those. Returns the number of pieces computed again (tests/kernels/dispatch/test_macd_split.c).
+ * Does not cut a tile too short for the cuts to pay (apo__macd_split_pieces). */
 size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_t fast, size_t slow,
                                 size_t signal, double *macd, double *signal_line, double *hist,
                                 apo__cpu_isa isa);

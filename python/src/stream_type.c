@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "le_bytes.h"
+
 /* Offsets of the saved state's header that a loaded stream's description is read back from
  * (docs/streaming.md, "The state"): the public API has no getters for them, and the format
  * is documented byte by byte. Read only after apo_stream_load() accepted the state. */
@@ -61,13 +63,6 @@ static apo_stream *stream_get(apo_py_stream *self) {
         return NULL;
     }
     return self->s;
-}
-
-static uint64_t get_u64(const unsigned char *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
 }
 
 /* The kernel's parameters as {name: value}: `values` in the kernel's order. */
@@ -133,7 +128,7 @@ static int describe(apo_py_stream *self, const char *name, const double *values,
  * APO_MAX_PARAMS). */
 static void state_params(const unsigned char *b, double *values) {
     for (size_t p = 0; p < APO_MAX_PARAMS; p++) {
-        uint64_t bits = get_u64(b + STATE_PARAMS + 8 * p);
+        uint64_t bits = apo__get_u64(b + STATE_PARAMS + 8 * p);
         memcpy(&values[p], &bits, sizeof bits);
     }
 }
@@ -166,7 +161,7 @@ static int init_load(apo_py_stream *self, PyObject *state, const apo_stream_desc
     int sweep = memcmp(b, "APOSWEP", 8) == 0;
     const unsigned char *first = b;
     if (sweep) {
-        n_sets = (size_t)get_u64(b + SWEEP_N_SETS);
+        n_sets = (size_t)apo__get_u64(b + SWEEP_N_SETS);
         first = b + SWEEP_LENGTHS + 8 * n_sets;
     }
     double *values = PyMem_Calloc(n_sets * APO_MAX_PARAMS, sizeof *values);
@@ -179,13 +174,13 @@ static int init_load(apo_py_stream *self, PyObject *state, const apo_stream_desc
     for (size_t k = 0; k < n_sets; k++) {
         state_params(set, values + k * APO_MAX_PARAMS);
         if (sweep)
-            set += get_u64(b + SWEEP_LENGTHS + 8 * k);
+            set += apo__get_u64(b + SWEEP_LENGTHS + 8 * k);
     }
     char name[STATE_KERNEL_LEN];
     memcpy(name, first + STATE_KERNEL, sizeof name);
     name[sizeof name - 1] = '\0';
-    uint64_t seed = get_u64(first + STATE_SEED);
-    size_t n_series = (size_t)get_u64(first + STATE_N_SERIES);
+    uint64_t seed = apo__get_u64(first + STATE_SEED);
+    size_t n_series = (size_t)apo__get_u64(first + STATE_N_SERIES);
     PyBuffer_Release(&view);
     int rc = describe(self, name, values, n_sets, sweep, n_series, seed);
     PyMem_Free(values);

@@ -2,8 +2,8 @@
  * RFC 3339 timestamps, the `updated_at` of the profile files (profile_store.h,
  * timestamps.h), and the ISO 8601 forms ThreadX writes (Python's isoformat(): a space or
  * 'T', microseconds, and no zone for a local time). The calendar arithmetic of zoned times
- * is done here rather than by the C library: timegm() is not POSIX; mktime() is used only
- * where the local zone is meant, for times written without one.
+ * is kernels/common/civil_date.h's (timegm() is not POSIX); mktime() is used only where the
+ * local zone is meant, for times written without one.
  */
 #include "profiles/timestamps.h"
 
@@ -11,23 +11,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "civil_date.h"
 #include "profiles/profile_store.h"
-
-/* Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-static long long days_from_civil(long long y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    long long era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long long)doe - 719468;
-}
-
-static unsigned days_in_month(unsigned y, unsigned m) {
-    static const unsigned days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    return m == 2 && leap ? 29 : days[m - 1];
-}
 
 void apo__timestamp_format(double t, char *out, size_t out_size) {
     if (out == NULL || out_size == 0)
@@ -113,7 +98,8 @@ double apo__timestamp_parse(const char *text) {
     }
     /* RFC 3339 allows a leap second (60); it is counted as the first second of the next
      * minute, which is what POSIX time does with it anyway. */
-    if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 60)
+    if (mo < 1 || mo > 12 || d < 1 || d > apo__days_in_month(y, mo) || h > 23 || mi > 59 ||
+        sec > 60)
         return -1;
     double frac = 0, scale = 0.1;
     if (*s == '.') {
@@ -141,7 +127,7 @@ double apo__timestamp_parse(const char *text) {
             return -1;
         t += frac;
     } else {
-        long long days = days_from_civil(y, mo, d);
+        long long days = apo__days_from_civil(y, mo, d);
         t = (double)(days * 86400 + h * 3600 + mi * 60 + sec - offset) + frac;
     }
     return t >= 0 ? t : -1;

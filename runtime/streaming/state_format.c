@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "catalog/call_span.h"
 #include "fnv1a.h"
+#include "le_bytes.h"
 #include "streaming/state_format.h"
 
 /* The most doubles a series may carry (a header asking more is malformed): a bound far above
@@ -32,44 +33,6 @@ enum {
     OFF_CARRY = 176
 };
 
-/* Little-endian whatever the host's order, byte by byte. */
-static void put_u64(unsigned char *p, uint64_t v) {
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u32(unsigned char *p, uint32_t v) {
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get_u64(const unsigned char *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t get_u32(const unsigned char *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void put_f64(unsigned char *p, double v) {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    put_u64(p, bits);
-}
-
-static double get_f64(const unsigned char *p) {
-    uint64_t bits = get_u64(p);
-    double v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-}
-
 /* Bars a series of n bars keeps per input, for a grid of `tile` and `halo`; none for a
  * kernel that carries `carry` doubles of its run instead (apo__stream_base). */
 static uint64_t kept_of(uint64_t n, uint64_t tile, uint64_t halo, uint64_t carry) {
@@ -91,30 +54,30 @@ static void set_state_write(const apo_stream *s, unsigned char *buf) {
     size_t len = set_state_len(s);
     memset(buf, 0, APO_STREAM_HEADER_LEN);
     memcpy(buf + OFF_MAGIC, magic, sizeof magic);
-    put_u32(buf + OFF_FORMAT, APO_STREAM_FORMAT_VERSION);
+    apo__put_u32(buf + OFF_FORMAT, APO_STREAM_FORMAT_VERSION);
     strncpy((char *)buf + OFF_VERSION, APO_VERSION_STRING, APO_STREAM_VERSION_LEN);
     strncpy((char *)buf + OFF_KERNEL, k->name, APO_NAME_MAX);
-    put_u32(buf + OFF_N_PARAMS, (uint32_t)k->n_params);
+    apo__put_u32(buf + OFF_N_PARAMS, (uint32_t)k->n_params);
     for (size_t p = 0; p < k->n_params; p++)
-        put_f64(buf + OFF_PARAMS + 8 * p, s->params[p]);
-    put_u64(buf + OFF_SEED, s->seed);
-    put_u64(buf + OFF_TILE, s->tile);
-    put_u64(buf + OFF_HALO, s->halo);
-    put_u32(buf + OFF_N_INPUTS, (uint32_t)k->n_inputs);
-    put_u32(buf + OFF_N_OUTPUTS, (uint32_t)k->n_outputs);
-    put_u64(buf + OFF_N_SERIES, s->n_series);
-    put_u64(buf + OFF_TOTAL, len);
+        apo__put_f64(buf + OFF_PARAMS + 8 * p, s->params[p]);
+    apo__put_u64(buf + OFF_SEED, s->seed);
+    apo__put_u64(buf + OFF_TILE, s->tile);
+    apo__put_u64(buf + OFF_HALO, s->halo);
+    apo__put_u32(buf + OFF_N_INPUTS, (uint32_t)k->n_inputs);
+    apo__put_u32(buf + OFF_N_OUTPUTS, (uint32_t)k->n_outputs);
+    apo__put_u64(buf + OFF_N_SERIES, s->n_series);
+    apo__put_u64(buf + OFF_TOTAL, len);
     const size_t carry = apo__stream_carry_len(k);
-    put_u64(buf + OFF_CARRY, carry);
+    apo__put_u64(buf + OFF_CARRY, carry);
     unsigned char *p = buf + APO_STREAM_HEADER_LEN;
     for (size_t r = 0; r < s->n_series; r++, p += 8)
-        put_u64(p, s->series[r].n);
+        apo__put_u64(p, s->series[r].n);
     for (size_t r = 0; r < s->n_series; r++) {
         const apo__stream_series *se = &s->series[r];
         size_t kept = apo__stream_kept(s, se->n);
         for (size_t i = 0; i < k->n_inputs; i++)
             for (size_t t = 0; t < kept; t++, p += 8)
-                put_f64(p, se->in[i * se->cap + t]);
+                apo__put_f64(p, se->in[i * se->cap + t]);
     }
     /* The carried runs: the state is all that holds the series' past (stream.h). */
     for (size_t r = 0; r < s->n_series; r++) {
@@ -122,10 +85,10 @@ static void set_state_write(const apo_stream *s, unsigned char *buf) {
         for (size_t c = 0; c < carry; c++, p += 8) {
             double v;
             memcpy(&v, state + c * sizeof v, sizeof v);
-            put_f64(p, v);
+            apo__put_f64(p, v);
         }
     }
-    put_u64(p, apo__fnv1a64(buf, len - 8));
+    apo__put_u64(p, apo__fnv1a64(buf, len - 8));
 }
 
 /* ---- a sweep's state: its sets' states in a container (docs/streaming.md, "Sweeps") ---- */
@@ -151,17 +114,17 @@ void apo__stream_state_write(const apo_stream *s, unsigned char *buf) {
     size_t len = apo__stream_state_len(s);
     memset(buf, 0, SWEEP_HEADER_LEN);
     memcpy(buf, sweep_magic, sizeof sweep_magic);
-    put_u32(buf + SWEEP_OFF_FORMAT, APO_STREAM_SWEEP_FORMAT_VERSION);
-    put_u64(buf + SWEEP_OFF_N_SETS, s->n_sets);
-    put_u64(buf + SWEEP_OFF_TOTAL, len);
+    apo__put_u32(buf + SWEEP_OFF_FORMAT, APO_STREAM_SWEEP_FORMAT_VERSION);
+    apo__put_u64(buf + SWEEP_OFF_N_SETS, s->n_sets);
+    apo__put_u64(buf + SWEEP_OFF_TOTAL, len);
     unsigned char *p = buf + SWEEP_HEADER_LEN + 8 * s->n_sets;
     for (size_t j = 0; j < s->n_sets; j++) {
         size_t set_len = set_state_len(s->sets[j]);
-        put_u64(buf + SWEEP_HEADER_LEN + 8 * j, set_len);
+        apo__put_u64(buf + SWEEP_HEADER_LEN + 8 * j, set_len);
         set_state_write(s->sets[j], p);
         p += set_len;
     }
-    put_u64(p, apo__fnv1a64(buf, len - 8));
+    apo__put_u64(p, apo__fnv1a64(buf, len - 8));
 }
 
 int apo__stream_state_is_sweep(const void *buf, size_t len) {
@@ -187,19 +150,19 @@ static apo_status check_envelope(const unsigned char *b, size_t len, size_t off_
                                  size_t header_len, size_t off_total, int sweep) {
     const char *what = sweep ? "the sweep's state" : "the state";
     const uint32_t reads = sweep ? APO_STREAM_SWEEP_FORMAT_VERSION : APO_STREAM_FORMAT_VERSION;
-    uint32_t format = get_u32(b + off_format);
+    uint32_t format = apo__get_u32(b + off_format);
     if (format != reads)
         return BAD("%s is of format version %u; this library (%s) reads version %u only", what,
                    (unsigned)format, APO_VERSION_STRING, (unsigned)reads);
     if (len < header_len + 8)
         return BAD("truncated: %zu bytes, shorter than the %zu-byte header and checksum%s", len,
                    header_len, sweep ? " of a sweep's state" : "");
-    uint64_t total = get_u64(b + off_total);
+    uint64_t total = apo__get_u64(b + off_total);
     if (total != len)
         return BAD("%s: %s says it is %llu bytes long, %zu were given",
                    total > len ? "truncated" : "wrong length", what, (unsigned long long)total,
                    len);
-    uint64_t sum = get_u64(b + len - 8), want = apo__fnv1a64(b, len - 8);
+    uint64_t sum = apo__get_u64(b + len - 8), want = apo__fnv1a64(b, len - 8);
     if (sum != want)
         return BAD("corrupt: the checksum%s is %016llx, the bytes give %016llx",
                    sweep ? " of the sweep's state" : "", (unsigned long long)sum,
@@ -214,9 +177,9 @@ apo_status apo__stream_sweep_state_read(const void *buf, size_t len, size_t *n_s
     if (!apo__stream_state_is_sweep(buf, len) || len < 12)
         return BAD("not a sweep's stream state (%zu bytes, without its magic \"APOSWEP\")", len);
     APO_CHECK(check_envelope(b, len, SWEEP_OFF_FORMAT, SWEEP_HEADER_LEN, SWEEP_OFF_TOTAL, 1));
-    if (get_u32(b + 12) != 0)
+    if (apo__get_u32(b + 12) != 0)
         return BAD("the sweep's reserved field is not 0");
-    uint64_t n = get_u64(b + SWEEP_OFF_N_SETS);
+    uint64_t n = apo__get_u64(b + SWEEP_OFF_N_SETS);
     if (n < 1 || n > APO_MAX_SWEEP_SETS || n > (len - SWEEP_HEADER_LEN - 8) / 8)
         return BAD("the sweep's state counts %llu sets", (unsigned long long)n);
     size_t *off = malloc(((size_t)n + 1) * sizeof *off);
@@ -226,7 +189,7 @@ apo_status apo__stream_sweep_state_read(const void *buf, size_t len, size_t *n_s
     /* The sets' lengths must fill the container exactly; each set is read on its own. */
     uint64_t at = SWEEP_HEADER_LEN + 8 * n;
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t set_len = get_u64(b + SWEEP_HEADER_LEN + 8 * i);
+        uint64_t set_len = apo__get_u64(b + SWEEP_HEADER_LEN + 8 * i);
         if (set_len > len - 8 - at) {
             free(off);
             return BAD("the sweep's set %llu is %llu bytes, past the state's end",
@@ -264,14 +227,14 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
         return BAD("the state was saved by apportion %s; this is %s, and a stream goes on only "
                    "under the version that started it (docs/streaming.md, \"Versions\")",
                    head->version, APO_VERSION_STRING);
-    head->n_params = get_u32(b + OFF_N_PARAMS);
-    head->seed = get_u64(b + OFF_SEED);
-    head->tile = get_u64(b + OFF_TILE);
-    head->halo = get_u64(b + OFF_HALO);
-    head->n_inputs = get_u32(b + OFF_N_INPUTS);
-    head->n_outputs = get_u32(b + OFF_N_OUTPUTS);
-    head->n_series = get_u64(b + OFF_N_SERIES);
-    head->carry = get_u64(b + OFF_CARRY);
+    head->n_params = apo__get_u32(b + OFF_N_PARAMS);
+    head->seed = apo__get_u64(b + OFF_SEED);
+    head->tile = apo__get_u64(b + OFF_TILE);
+    head->halo = apo__get_u64(b + OFF_HALO);
+    head->n_inputs = apo__get_u32(b + OFF_N_INPUTS);
+    head->n_outputs = apo__get_u32(b + OFF_N_OUTPUTS);
+    head->n_series = apo__get_u64(b + OFF_N_SERIES);
+    head->carry = apo__get_u64(b + OFF_CARRY);
     if (head->carry > APO_STREAM_MAX_CARRY)
         return BAD("malformed header: each series carries %llu doubles",
                    (unsigned long long)head->carry);
@@ -285,7 +248,7 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
                    (unsigned long long)head->tile, (unsigned long long)head->halo,
                    (unsigned long long)head->n_series);
     for (uint32_t p = 0; p < head->n_params; p++)
-        head->params[p] = get_f64(b + OFF_PARAMS + 8 * p);
+        head->params[p] = apo__get_f64(b + OFF_PARAMS + 8 * p);
 
     /* The series' counts must fill the length exactly; every term is bounded above, so no
      * sum below can wrap. */
@@ -295,7 +258,7 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
                    (unsigned long long)head->n_series, len);
     uint64_t need = 8 * head->n_series;
     for (uint64_t r = 0; r < head->n_series; r++) {
-        uint64_t n = get_u64(b + APO_STREAM_HEADER_LEN + 8 * r);
+        uint64_t n = apo__get_u64(b + APO_STREAM_HEADER_LEN + 8 * r);
         need += kept_of(n, head->tile, head->halo, head->carry) * head->n_inputs * 8;
         need += head->carry * 8;
         if (need > room)
@@ -343,7 +306,7 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
     const unsigned char *p = counts + 8 * s->n_series;
     for (size_t r = 0; r < s->n_series; r++) {
         apo__stream_series *se = &s->series[r];
-        uint64_t n = get_u64(counts + 8 * r);
+        uint64_t n = apo__get_u64(counts + 8 * r);
         size_t kept = apo__stream_kept(s, n);
         /* Reserved while the series is still empty: there is nothing of it to keep yet. */
         apo_status st = apo__stream_reserve(s, r, kept);
@@ -354,12 +317,12 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
         se->n = n;
         for (size_t i = 0; i < k->n_inputs; i++)
             for (size_t t = 0; t < kept; t++, p += 8)
-                se->in[i * se->cap + t] = get_f64(p);
+                se->in[i * se->cap + t] = apo__get_f64(p);
     }
     for (size_t r = 0; r < s->n_series; r++) {
         unsigned char *state = s->resume + r * s->resume_stride;
         for (size_t c = 0; c < head->carry; c++, p += 8) {
-            const double v = get_f64(p);
+            const double v = apo__get_f64(p);
             memcpy(state + c * sizeof v, &v, sizeof v);
         }
     }

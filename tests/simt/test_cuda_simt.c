@@ -9,8 +9,8 @@
  * barrier left out must change the bits, and the layer's own rules (indices, limits, intrinsics,
  * faults) are checked on small kernels of its own (tests/simt/probe.cu).
  *
- * As in tests/kernels/test_cuda_staging.c, each view runs on an input poisoned outside what it may
- * read, into outputs poisoned outside what it may write.
+ * As in tests/kernels/cuda/test_cuda_staging.c, each view runs on an input poisoned outside what it
+ * may read, into outputs poisoned outside what it may write.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -335,9 +335,9 @@ static void expect_cpu_bits(const shape *shapes, size_t n) {
     }
 }
 
-/* The gpu suite's shapes (tests/gpu/test_gpu.c, tests/kernels/test_cuda_staging.c), kept small:
- * tile boundaries and ragged last tiles, several rows, chunks that start and end inside rows, NaN
- * runs, infinities, huge magnitudes, nbdev 0, tiles much shorter than the real ones (a
+/* The gpu suite's shapes (tests/gpu/test_gpu.c, tests/kernels/cuda/test_cuda_staging.c), kept
+ * small: tile boundaries and ragged last tiles, several rows, chunks that start and end inside
+ * rows, NaN runs, infinities, huge magnitudes, nbdev 0, tiles much shorter than the real ones (a
  * warp's lanes then span rows), bollinger's periods around the longest staged lookback
  * (96 takes the largest ring: 48128 bytes of dynamic shared memory; 97 the simple kernel),
  * and rows of many short tiles, whose inner warps take the staged fast path. */

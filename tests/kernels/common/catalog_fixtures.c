@@ -143,3 +143,73 @@ const ref_kernel *kernel_of(apo__cat_id id) {
         k++;
     return k;
 }
+
+/* A (high, low, close) series of n bars whose samples are drawn at random from values, so
+ * that equal samples (and zeros of both signs) meet everywhere; not a valid OHLC series (the
+ * high may be below the low), which the kernels do not assume. */
+void series_of_ties(series *s, uint64_t seed, size_t n, const double *values, size_t count) {
+    series_make(s, 5, n, 3, 100.0, 0.5, 0);
+    uint64_t state = seed;
+    for (size_t t = 0; t < n; t++) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        s->high[t] = values[(state >> 33) % count];
+        s->low[t] = values[(state >> 45) % count];
+        s->close[t] = values[(state >> 57) % count];
+    }
+}
+
+/* Kernel id's bars [0, n) of io on path isa, one call a piece of `piece` bars (the last one
+ * shorter): a tile's bits must not depend on where its calls begin and end. */
+void tile_in_pieces(apo__cat_id id, const apo__cat_io *io, size_t n, size_t piece, int isa) {
+    for (size_t b = 0; b < n; b += piece)
+        apo__cpu_catalog_tile_on(id, io, b, b + piece < n ? b + piece : n, isa);
+}
+
+/* Room for n doubles starting at any double of a 64-byte line: n + 8 doubles from a line's
+ * start. aligned_alloc() takes a size that is a multiple of the alignment (C11; the
+ * sanitizers refuse any other). */
+double *on_a_line(size_t n) {
+    const size_t bytes = ((n + 8) * sizeof(double) + 63) / 64 * 64;
+    double *line = aligned_alloc(64, bytes);
+    cr_assert_not_null(line);
+    return line;
+}
+
+/* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p give the bits of
+ * the tiles run whole, however the tiles are cut: pieces of 1 to 300 bars, cycling, with gaps,
+ * so that blocks and single steps meet everywhere. */
+void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed) {
+    const ref_kernel *k = kernel_of(id);
+    const size_t len = apo__catalog_tile_len(k->id, p);
+    series s;
+    series_make(&s, seed, 2 * len + 555, k->n_in, 100.0, 0.5, 1);
+    double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
+    run_grid(k->id, &s, p, a, 0);
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    /* Every slot of the series (n_in 4 names a pair, x and y, in the first two). */
+    for (size_t i = 0; i < 3; i++)
+        io.in[i] = s.in[i];
+    io.out[0] = b;
+    for (size_t i = 0; i < 4; i++)
+        io.p[i] = p[i];
+    io.h = apo__catalog_halo(k->id, p);
+    void *state = calloc(1, apo__catalog_resume_size(k->id));
+    cr_assert_not_null(state);
+    size_t piece = 1;
+    for (size_t b0 = 0; b0 < s.n; b0 += len) {
+        const size_t e = b0 + len < s.n ? b0 + len : s.n;
+        for (size_t t = b0; t < e; piece = piece % 300 + 1) {
+            const size_t stop = t + piece < e ? t + piece : e;
+            apo__cpu_catalog_resume(k->id, &io, state, t == b0, b0, stop);
+            t = stop;
+        }
+    }
+    for (size_t t = 0; t < s.n; t++)
+        cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0, "%s(%g): t %zu pieces %.17g, whole %.17g",
+                  k->name, p[0], t, b[t], a[t]);
+    free(state);
+    free(a);
+    free(b);
+    series_free(&s);
+}

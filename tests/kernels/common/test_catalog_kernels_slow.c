@@ -90,45 +90,6 @@ Test(catalog, tiles_read_only_their_halo, .timeout = 300) {
     }
 }
 
-/* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p give the bits of
- * the tiles run whole, however the tiles are cut: pieces of 1 to 300 bars, cycling, with gaps,
- * so that blocks and single steps meet everywhere. */
-static void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed) {
-    const ref_kernel *k = kernel_of(id);
-    const size_t len = apo__catalog_tile_len(k->id, p);
-    series s;
-    series_make(&s, seed, 2 * len + 555, k->n_in, 100.0, 0.5, 1);
-    double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
-    run_grid(k->id, &s, p, a, 0);
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    /* Every slot of the series (n_in 4 names a pair, x and y, in the first two). */
-    for (size_t i = 0; i < 3; i++)
-        io.in[i] = s.in[i];
-    io.out[0] = b;
-    for (size_t i = 0; i < 4; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(k->id, p);
-    void *state = calloc(1, apo__catalog_resume_size(k->id));
-    cr_assert_not_null(state);
-    size_t piece = 1;
-    for (size_t b0 = 0; b0 < s.n; b0 += len) {
-        const size_t e = b0 + len < s.n ? b0 + len : s.n;
-        for (size_t t = b0; t < e; piece = piece % 300 + 1) {
-            const size_t stop = t + piece < e ? t + piece : e;
-            apo__cpu_catalog_resume(k->id, &io, state, t == b0, b0, stop);
-            t = stop;
-        }
-    }
-    for (size_t t = 0; t < s.n; t++)
-        cr_assert(memcmp(&a[t], &b[t], sizeof a[t]) == 0, "%s(%g): t %zu pieces %.17g, whole %.17g",
-                  k->name, p[0], t, b[t], a[t]);
-    free(state);
-    free(a);
-    free(b);
-    series_free(&s);
-}
-
 /* The kernels whose loops take blocks of bars (sma and wma side by side and between anchors,
  * window_plain.h; cci's blocks of windows, cci_tile.h) or tiles side by side (ema). The
  * periods reach both sides of each anchors' spacing's limit (64, 128, APO_PLAIN_NEAR_MAX 256),
@@ -142,55 +103,4 @@ Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
             const double p[4] = {periods[pi], 0, 0, 0};
             check_resumed_pieces(ids[ii], p, 61 + ii + pi);
         }
-}
-
-/* The same for linearreg and linearreg_slope, whose middle periods slide shifted plain sums
- * between anchors (linearreg_plain.h): periods on both sides of each of its limits (the direct
- * sums' APO_LINEARREG_DIRECT_MAX, the narrow anchors' APO_LINREG_ANCHOR_WIDE_MIN, the plain
- * slide's APO_LINREG_PLAIN_MAX), at the anchors' spacings and the target periods 50 to 200. */
-Test(catalog, linearreg_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
-    const apo__cat_id ids[] = {APO_CAT_LINEARREG, APO_CAT_LINEARREG_SLOPE};
-    const double periods[] = {APO_LINEARREG_DIRECT_MAX,
-                              APO_LINEARREG_DIRECT_MAX + 1,
-                              APO_LINREG_ANCHOR / 2,
-                              APO_LINREG_ANCHOR_WIDE_MIN - 1,
-                              APO_LINREG_ANCHOR_WIDE_MIN,
-                              50,
-                              APO_LINREG_ANCHOR,
-                              APO_LINREG_ANCHOR + 1,
-                              128,
-                              129,
-                              200,
-                              APO_LINREG_PLAIN_MAX,
-                              APO_LINREG_PLAIN_MAX + 1};
-    for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
-        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const double p[4] = {periods[pi], 0, 0, 0};
-            check_resumed_pieces(ids[ii], p, 91 + ii + pi);
-        }
-}
-
-/* var's, stddev's and correl's blocks (var_blocks.h, correl_tile.h), whose halo reaches back to
- * a block's first window: for var four blocks side by side where a piece holds them, one where
- * it does not. Periods at each switch of the blocks' length and on both sides of their limits. */
-Test(catalog, block_kernels_resumed_pieces_have_the_tiles_bits, .timeout = 120) {
-    const double periods[] = {APO_VAR_DIRECT_MAX + 1, 160, 333, APO_VAR_BLOCKS_MAX,
-                              APO_VAR_BLOCKS_MAX + 1};
-    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-        const double var[4] = {periods[pi], 0, 0, 0}, sd[4] = {periods[pi], 1.5, 0, 0};
-        check_resumed_pieces(APO_CAT_VAR, var, 71 + pi);
-        check_resumed_pieces(APO_CAT_STDDEV, sd, 81 + pi);
-    }
-    const double correl[] = {47, 48, 159, 160, 513, APO_CORREL_BLOCKS_MAX};
-    for (size_t pi = 0; pi < sizeof correl / sizeof correl[0]; pi++) {
-        const double p[4] = {correl[pi], 0, 0, 0};
-        check_resumed_pieces(APO_CAT_CORREL, p, 91 + pi);
-    }
-    /* beta's blocks are correl's on the returns, the first one at bar p (beta_tile.h). */
-    const double beta[] = {APO_PAIR_DIRECT_MAX + 1, 47, 48, 159, 160, APO_BETA_BLOCKS_MAX,
-                           APO_BETA_BLOCKS_MAX + 1};
-    for (size_t pi = 0; pi < sizeof beta / sizeof beta[0]; pi++) {
-        const double p[4] = {beta[pi], 0, 0, 0};
-        check_resumed_pieces(APO_CAT_BETA, p, 101 + pi);
-    }
 }

@@ -1,8 +1,10 @@
 /*
- * catalog_fixtures.h: what the catalog's kernel tests share (test_catalog_kernels.c, the quick
- * cases, and test_catalog_kernels_slow.c, the costly ones): the table of kernels with their
+ * catalog_fixtures.h: what the catalog's kernel tests share (common/test_catalog_kernels.c,
+ * the checks of every kernel of the table, with its slow counterpart; and the families' own
+ * tests: averages/, oscillators/, statistics/, trend/): the table of kernels with their
  * long-double references (catalog_reference.c), the seeded OHLC walks they run on, the tile
- * grid a test runs a kernel over, and the check of every output against its reference.
+ * grid a test runs a kernel over, the check of every output against its reference, series
+ * full of ties, tiles in pieces and a stream's pieces against the whole tiles.
  */
 #ifndef APO_TEST_CATALOG_FIXTURES_H
 #define APO_TEST_CATALOG_FIXTURES_H
@@ -55,5 +57,22 @@ double check_against_reference(const ref_kernel *k, const series *s, const doubl
 /* The table's first row of the kernel of that name, or of that id. */
 const ref_kernel *kernel_named(const char *name);
 const ref_kernel *kernel_of(apo__cat_id id);
+
+/* A (high, low, close) series of n bars whose samples are drawn at random from values (a
+ * generator seeded with seed), so that equal samples (and zeros of both signs) meet
+ * everywhere; not a valid OHLC series (the high may be below the low). */
+void series_of_ties(series *s, uint64_t seed, size_t n, const double *values, size_t count);
+
+/* Kernel id's bars [0, n) of io on path isa, one call a piece of `piece` bars (the last one
+ * shorter). */
+void tile_in_pieces(apo__cat_id id, const apo__cat_io *io, size_t n, size_t piece, int isa);
+
+/* Room for n doubles starting at any double of a 64-byte line (free() it). */
+double *on_a_line(size_t n);
+
+/* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p, on a gapped walk
+ * from seed of two tiles and more, must give the bits of the tiles run whole: pieces of 1 to
+ * 300 bars, cycling. */
+void check_resumed_pieces(apo__cat_id id, const double *p, uint64_t seed);
 
 #endif

@@ -1,0 +1,74 @@
+/*
+ * test_trend.c: the catalog's trend indicators (kernels/trend/: trange, atr, natr, aroon;
+ * plus_di, minus_di and adx are test_trend_dmi.c's): trange's vector loop on every path with
+ * ties and gaps, against the long-double reference (catalog_reference.c). Every kernel of the
+ * catalog is also checked by the cases of common/test_catalog_kernels.c and its slow
+ * counterpart (against its reference over lengths 1 to 1e5, at its upper bound, in any tile
+ * order, reading only its halo); there too atr's first tile against TA-Lib's recursion and
+ * aroon on samples full of ties.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "catalog_fixtures.h"
+#include "cpu_isa.h"
+
+/* trange's vector loop (trange_tile.h) on every path, against the reference: samples drawn
+ * from a few values, so that the three candidates tie and cross in every lane, with a
+ * non-finite sample at every lane offset in each input, and the row cut into pieces of odd
+ * lengths so that each lane count's remainder runs too. The output starts at each of the
+ * eight doubles of a 64-byte line (a long span's bars before a line take the scalar
+ * function), with the bits of the output at the line's start. */
+Test(catalog, trange_on_every_path_with_ties_and_gaps) {
+    const size_t n = 4001;
+    const double values[] = {-2.0, -1.0, -0.0, 0.0, 1.0, 3.5};
+    series s;
+    series_of_ties(&s, 777, n, values, sizeof values / sizeof values[0]);
+    /* Gaps at positions 1000 + 17 k, k < 24: each input, each offset modulo 8. */
+    for (size_t k = 0; k < 24; k++) {
+        double *row = k % 3 == 0 ? s.high : k % 3 == 1 ? s.low : s.close;
+        row[1000 + 17 * k] = k % 2 == 0 ? NAN : -INFINITY;
+    }
+    double *want = alloc_doubles(n), *scale = alloc_doubles(n);
+    double *line = on_a_line(n);
+    double *first = alloc_doubles(n);
+    apo__ref_cat_trange(s.in, n, NULL, want, scale);
+    static const size_t pieces[] = {1, 3, 5, 7, 1100, 4001};
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++)
+            for (size_t offset = 0; offset < 8; offset++) {
+                double *got = line + offset;
+                apo__cat_io io;
+                memset(&io, 0, sizeof io);
+                for (size_t i = 0; i < 3; i++)
+                    io.in[i] = s.in[i];
+                io.out[0] = got;
+                io.h = 1;
+                tile_in_pieces(APO_CAT_TRANGE, &io, n, pieces[c], isa);
+                if (offset == 0)
+                    memcpy(first, got, n * sizeof(double));
+                for (size_t t = 0; t < n; t++) {
+                    cr_assert(isnan(want[t]) ? isnan(got[t]) : got[t] == want[t],
+                              "trange on %s in pieces of %zu, output at double %zu of a line, "
+                              "at %zu: got %.17g want %.17g",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], offset, t, got[t],
+                              want[t]);
+                    cr_assert(apo__bits_of(got[t]) == apo__bits_of(first[t]),
+                              "trange on %s in pieces of %zu at %zu: the output at double %zu "
+                              "of a line has other bits than at the line's start",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], t, offset);
+                }
+            }
+    }
+    free(line);
+    free(first);
+    free(want);
+    free(scale);
+    series_free(&s);
+}
