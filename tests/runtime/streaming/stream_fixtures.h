@@ -74,6 +74,25 @@ size_t stream_tile_of(const apo_stream *s);
 /* A stream for the case on rt; fails the test on error. */
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c);
 
+/* The stream's saved state (apo_stream_save), malloc'ed, its length in *len; fails the test
+ * on error. */
+unsigned char *stream_state_bytes(const apo_stream *s, size_t *len);
+
+/* Fails the test unless the stream's saved state is exactly `want` (want_len bytes). */
+void stream_assert_state(const apo_stream *s, const unsigned char *want, size_t want_len,
+                         const char *what);
+
+/* Feeds bars [from, to) of every series of the case in one update, and writes their outputs
+ * into got[o] at the series' positions (got laid out as the case's batch); fails the test on
+ * error. */
+void stream_feed_span(apo_stream *s, const stream_case *c, size_t from, size_t to,
+                      double *const *got);
+
+/* Fails the test unless got (laid out as the case's batch) equals the batch bitwise at bars
+ * [from, to) of every series. */
+void stream_assert_span(const stream_case *c, double *const *got, size_t from, size_t to,
+                        const char *what);
+
 /* A small seeded generator (splitmix64) for data and plans. */
 uint64_t stream_rng(uint64_t *state);
 
