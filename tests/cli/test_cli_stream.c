@@ -3,10 +3,10 @@
  * the bits that `apportion run` gives over the whole history; rows not after a series' last
  * date are refused, skipped or accepted as asked; a damaged or foreign state, and rows it
  * cannot take (a column missing, a value not a number, a negative volume), are refused with
- * nothing changed, and the later rows then give the bits of one run; and a run killed (SIGKILL) between writing its outputs and replacing the
- * state, run again, leaves the files of an uninterrupted run; obv's stream carries its running
- * sum from run to run in the state. Each case runs the built tool as a subprocess
- * (cli_fixtures.h).
+ * nothing changed, and the later rows then give the bits of one run; and a run killed (SIGKILL)
+ * between writing its outputs and replacing the state, run again, leaves the files of an
+ * uninterrupted run; obv's stream carries its running sum from run to run in the state. Each case
+ * runs the built tool as a subprocess (cli_fixtures.h).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
