@@ -120,10 +120,15 @@ apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars);
 void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const *row,
                          uint64_t first);
 
-/* apo_stream_update(), arguments already checked for NULL; `total` the new bars of all
- * series (a sweep's sets write their outputs `total` apart). */
-apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
-                            const double *const *inputs, double *const *outputs);
+/* Every allocation an update of a stream of one set needs, made before any series moves, so
+ * that a failure leaves every series where it was. */
+apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new);
+
+/* Feeds every series of a stream of one set, its room reserved (apo__stream_reserve_set):
+ * with on_devices, a large update's series through the batch hook first. On a failure some
+ * series may have moved: stream_journal.h puts them back. */
+apo_status apo__stream_feed_set(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                                double *const *outputs, int on_devices);
 
 void apo__stream_free(apo_stream *s);
 

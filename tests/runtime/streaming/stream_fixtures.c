@@ -152,7 +152,11 @@ apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
         for (size_t i = 0; i < c->n_inputs; i++)
             row_in[i] = c->in[i] + r * cols;
         fill_series(&info, row_in, cols, data_seed * 1000 + r);
-        if (!gaps)
+        /* A flat stretch: every input constant over bars 60 to 139 of series 0. */
+        for (size_t t = 60; (gaps & STREAM_FLAT) && r == 0 && t < 140 && t < cols; t++)
+            for (size_t i = 0; i < c->n_inputs; i++)
+                row_in[i][t] = row_in[i][59 % cols];
+        if (!(gaps & STREAM_GAPS))
             continue;
         uint64_t st = data_seed ^ (0xabcdULL + r);
         for (size_t t = 0; t < cols; t++) {

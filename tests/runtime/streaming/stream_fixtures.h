@@ -33,9 +33,15 @@ void stream_register_tile_ema(apo_runtime *rt);
  * 300: only a view that keeps absolute positions gives the batch's bits. */
 void stream_register_plus_position(apo_runtime *rt);
 
-/* Fills the inputs (seeded by data_seed; with gaps, series 1 has scattered NaN bars and
- * series 2 a run of NaN bars across its first tile boundary) and runs the batch call on
- * rt. Returns the batch call's status (the case is still freed by stream_case_free). */
+/* What stream_case_init's `gaps` asks for, or'ed: NaN bars (series 1 scattered ones, series 2
+ * a run across its first tile boundary), and a flat stretch (every input of series 0
+ * constant over bars 60 to 139). 1, as the older tests pass it, is STREAM_GAPS. */
+#define STREAM_GAPS 1
+#define STREAM_FLAT 2
+
+/* Fills the inputs (seeded by data_seed; the gaps and flat stretch `gaps` asks for) and runs
+ * the batch call on rt. Returns the batch call's status (the case is still freed by
+ * stream_case_free). */
 apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
                             const apo_param *params, size_t n_params, size_t rows, size_t cols,
                             uint64_t data_seed, int gaps);
