@@ -69,7 +69,9 @@ struct apo_stream {
      * starts a cache line, and its first resume_hot bytes are what a one-bar update reads. */
     unsigned char *resume;
     size_t resume_stride, resume_hot;
-    int broken; /* a user kernel failed mid-update: the series may disagree on where they are */
+    /* A large update on the devices failed after feeding some series (stream_journal.h undoes
+     * every other failure): the series may disagree on where they are. */
+    int broken;
     /* A sweep's stream (apo_stream_desc.sweep): n_sets streams of one set each, fed the same
      * bars, and no series of its own (series NULL). 0 and NULL: a stream of one set. */
     size_t n_sets;
