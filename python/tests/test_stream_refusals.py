@@ -64,7 +64,7 @@ def refusals(inputs):
     ]
     if len(names) > 1:
         missing = {k: v for k, v in good.items() if k != names[-1]}
-        cases.append(("an input missing", missing, TypeError))
+        cases.append(("an input missing", missing, (TypeError, KeyError)))
         cases.append(("inputs of other shapes", {**good, names[-1]: good[names[-1]][:3]}, ValueError))
     if "volume" in names:
         bad = {k: v.copy() for k, v in good.items()}
