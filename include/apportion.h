@@ -723,12 +723,30 @@ APO_EXPORT apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *
  * exactly those bars. Input i is inputs[i], the new bars packed series after series (series
  * 0's n_new[0] bars, then series 1's, ...); output k is outputs[k], packed the same way, and
  * for a sweep the sets' packed outputs one after another (sets run x the new bars).
- * With no new bar at all, inputs and outputs may be NULL. Runs on the calling thread. On
- * APO_ERR_OUT_OF_MEMORY or a bad argument nothing changed; on APO_ERR_KERNEL_FAILED (a user
- * kernel failed) the stream refuses every later update and save. Returns APO_ERR_NULL,
+ * With no new bar at all, inputs and outputs may be NULL. Runs on the calling thread. An
+ * update is all or nothing: on a bad argument, APO_ERR_OUT_OF_MEMORY or APO_ERR_KERNEL_FAILED
+ * (a user kernel failed) nothing changed, the saved state byte for byte. Only a large update
+ * handed to the devices (desc->device_bars) that fails after some series were fed leaves the
+ * stream refusing every later update and save. Returns APO_ERR_NULL,
  * APO_ERR_INVALID_ARGUMENT, APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY, APO_ERR_KERNEL_FAILED. */
 APO_EXPORT apo_status apo_stream_update(apo_stream *s, const size_t *n_new,
                                         const double *const *inputs, double *const *outputs);
+
+/* The outputs that apo_stream_update() with these arguments would give, bit for bit, written
+ * to outputs, without committing the bars: afterwards the stream is as it was, its saved
+ * state byte for byte (docs/streaming.md, "Peek"). For provisional bars (the bar still
+ * forming): peek at them as often as they change, update with them once final. Runs on the
+ * calling thread, large updates included. Returns what apo_stream_update() returns; on any
+ * failure, too, the stream is as it was. New in 0.3. */
+APO_EXPORT apo_status apo_stream_peek(apo_stream *s, const size_t *n_new,
+                                      const double *const *inputs, double *const *outputs);
+
+/* An independent copy of s (docs/streaming.md, "Fork"): the same series, kept bars and running
+ * state, to be fed apart from s (another scenario, a what-if), each giving the bits of its
+ * own bars; destroy it with apo_stream_destroy(). It refers to s's runtime, which must
+ * outlive it too. Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (s's last update failed part
+ * way), APO_ERR_OUT_OF_MEMORY. New in 0.3. */
+APO_EXPORT apo_status apo_stream_fork(const apo_stream *s, apo_stream **out);
 
 /* The bars series `series` has been fed so far. Returns APO_ERR_NULL, APO_ERR_NOT_FOUND. */
 APO_EXPORT apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars);

@@ -117,6 +117,23 @@ class Stream(_core.Stream):
         A kernel of several inputs takes them by keyword (``update(high=h, low=l,
         close=c)``) or as one mapping of them (any case), each shaped as above and all alike.
         """
+        return self._feed(self._update, block, axis, named)
+
+    def peek(self, block=None, /, *, axis=None, **named):
+        """The outputs that ``update`` with the same arguments would give, bit for bit, without
+        committing the bars (apo_stream_peek; docs/streaming.md, "Peek"): afterwards the stream
+        and ``bytes(stream)`` are as they were. For a bar still forming: peek at it as often
+        as it changes, update with it once it is final."""
+        return self._feed(self._peek, block, axis, named)
+
+    def fork(self):
+        """An independent copy of the stream (apo_stream_fork; docs/streaming.md, "Fork"), on
+        the same runtime: fed apart, each gives the bits of its own bars."""
+        f = self._fork()
+        f._grid, f._labels, f._result, f._inputs = self._grid, self._labels, self._result, self._inputs
+        return f
+
+    def _feed(self, call, block, axis, named):
         names = self._inputs
         if block is not None and not isinstance(block, Mapping) and not named:
             if len(names) > 1:
@@ -136,7 +153,7 @@ class Stream(_core.Stream):
             packed.append(arr)
             layouts.append(layout)
         bars = 1 if len(shape) == 1 else shape[1]
-        outs = self._update(tuple(packed), bars)
+        outs = call(tuple(packed), bars)
         if self._labels is None:
             return self._result._make(_present(o, layouts[0]) for o in outs)
         return self._result._make(_present_sets(o, layouts[0], self._labels, self.swept) for o in outs)

@@ -356,7 +356,7 @@ static int check_input(PyObject *o, Py_ssize_t i, size_t count) {
 /* _update(inputs, bars): appends `bars` bars to every series. inputs: one array an input, in
  * the kernel's order, each packed series after series. Returns a tuple of (series, bars)
  * arrays, one an output; (sets, series, bars) for a sweep, the library's set-major layout. */
-static PyObject *stream_update(PyObject *op, PyObject *args) {
+static PyObject *stream_feed(PyObject *op, PyObject *args, int peek) {
     apo_py_stream *self = (apo_py_stream *)op;
     PyObject *inputs;
     Py_ssize_t bars;
@@ -416,7 +416,8 @@ static PyObject *stream_update(PyObject *op, PyObject *args) {
     self->busy = 1;
     self->runtime->busy++;
     Py_BEGIN_ALLOW_THREADS
-        st = apo_stream_update(s, self->n_new, in_ptrs, out_ptrs);
+        st = peek ? apo_stream_peek(s, self->n_new, in_ptrs, out_ptrs)
+                  : apo_stream_update(s, self->n_new, in_ptrs, out_ptrs);
     Py_END_ALLOW_THREADS
     self->runtime->busy--;
     self->busy = 0;
@@ -427,6 +428,44 @@ static PyObject *stream_update(PyObject *op, PyObject *args) {
         return NULL;
     }
     return outs;
+}
+
+static PyObject *stream_update(PyObject *op, PyObject *args) { return stream_feed(op, args, 0); }
+
+/* _peek(inputs, bars): as _update, through apo_stream_peek(): the stream is left as it was. */
+static PyObject *stream_peek(PyObject *op, PyObject *args) { return stream_feed(op, args, 1); }
+
+/* _fork() -> a stream of the same type: apo_stream_fork(), the description shared. */
+static PyObject *stream_fork(PyObject *op, PyObject *noargs) {
+    (void)noargs;
+    apo_py_stream *self = (apo_py_stream *)op;
+    apo_stream *s = stream_get(self);
+    if (s == NULL)
+        return NULL;
+    apo_stream *copy = NULL;
+    apo_status st = apo_stream_fork(s, &copy);
+    if (st != APO_OK)
+        return apo_py_raise(st);
+    apo_py_stream *f = (apo_py_stream *)Py_TYPE(op)->tp_alloc(Py_TYPE(op), 0);
+    if (f == NULL) {
+        apo_stream_destroy(copy);
+        return NULL;
+    }
+    f->s = copy;
+    f->runtime = (apo_py_runtime *)Py_NewRef((PyObject *)self->runtime);
+    f->kernel = Py_NewRef(self->kernel);
+    f->params = PyDict_Copy(self->params);
+    f->sets = self->sets != NULL ? PyList_GetSlice(self->sets, 0, PY_SSIZE_T_MAX) : NULL;
+    f->n_sets = self->n_sets;
+    f->n_series = self->n_series;
+    f->n_inputs = self->n_inputs;
+    f->n_outputs = self->n_outputs;
+    f->seed = self->seed;
+    if (f->params == NULL || (self->sets != NULL && f->sets == NULL)) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    return (PyObject *)f;
 }
 
 /* _save() -> bytes: apo_stream_save(). */
@@ -551,6 +590,11 @@ static PyMethodDef stream_methods[] = {
     {"_update", stream_update, METH_VARARGS,
      "_update(inputs, bars): apo_stream_update() of `bars` bars a series, packed series after "
      "series; returns (series, bars) arrays (apportion.Stream.update wraps it)."},
+    {"_peek", stream_peek, METH_VARARGS,
+     "_peek(inputs, bars): as _update, through apo_stream_peek(): the outputs an update would "
+     "give, the stream left as it was (apportion.Stream.peek wraps it)."},
+    {"_fork", stream_fork, METH_NOARGS,
+     "An independent copy of the stream (apo_stream_fork()); apportion.Stream.fork wraps it."},
     {"_save", stream_save, METH_NOARGS, "The state as bytes (apo_stream_save())."},
     {"close", stream_close, METH_NOARGS,
      "Frees the stream (apo_stream_destroy()); later calls raise ValueError."},

@@ -14,6 +14,8 @@
 #include "core/sweep.h"
 #include "streaming/state_format.h"
 #include "streaming/stream.h"
+#include "streaming/stream_copy.h"
+#include "streaming/stream_journal.h"
 
 /* The registry's lookup, its reason prefixed with the call's name. */
 static apo_status find_kernel(apo_runtime *rt, const char *name, const char *call,
@@ -125,38 +127,68 @@ apo_status apo_stream_create(apo_runtime *rt, const apo_stream_desc *desc, apo_s
     return APO_OK;
 }
 
-apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
-                             double *const *outputs) {
+/* The checks of an update's arguments (apo_stream_update, apo_stream_peek, named `call`),
+ * *total the new bars of all series; nothing is changed by them. */
+static apo_status check_update(const apo_stream *s, const size_t *n_new,
+                               const double *const *inputs, double *const *outputs,
+                               const char *call, size_t *total) {
     if (s == NULL || n_new == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_stream_update: NULL argument");
+        return apo__fail(APO_ERR_NULL, "%s: NULL argument", call);
     if (s->broken)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_stream_update: an earlier update failed part way, so the "
-                         "series may disagree on where they are; load a saved state or start "
-                         "again");
-    size_t total = 0;
+                         "%s: an earlier update failed part way, so the series may disagree on "
+                         "where they are; load a saved state or start again",
+                         call);
+    *total = 0;
     for (size_t r = 0; r < s->n_series; r++) {
-        if (n_new[r] > SIZE_MAX / sizeof(double) - total)
-            return apo__fail(APO_ERR_OVERFLOW, "apo_stream_update: the new bars overflow size_t");
-        total += n_new[r];
+        if (n_new[r] > SIZE_MAX / sizeof(double) - *total)
+            return apo__fail(APO_ERR_OVERFLOW, "%s: the new bars overflow size_t", call);
+        *total += n_new[r];
     }
-    if (total == 0)
+    if (*total == 0)
         return APO_OK;
     if (inputs == NULL || outputs == NULL)
-        return apo__fail(APO_ERR_NULL, "apo_stream_update: %zu new bars but %s is NULL", total,
+        return apo__fail(APO_ERR_NULL, "%s: %zu new bars but %s is NULL", call, *total,
                          inputs == NULL ? "inputs" : "outputs");
     const apo__kernel *k = s->kernel;
     for (size_t i = 0; i < k->n_inputs; i++)
         if (inputs[i] == NULL)
-            return apo__fail(APO_ERR_NULL, "apo_stream_update: input %zu (%s) is NULL", i,
+            return apo__fail(APO_ERR_NULL, "%s: input %zu (%s) is NULL", call, i,
                              k->input_names[i]);
     for (size_t o = 0; o < k->n_outputs; o++)
         if (outputs[o] == NULL)
-            return apo__fail(APO_ERR_NULL, "apo_stream_update: output %zu (%s) is NULL", o,
+            return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", call, o,
                              k->output_names[o]);
-    APO_CHECK(
-        apo__check_volumes(k, inputs, s->n_series, 0, n_new, 0, "apo_stream_update", "series"));
-    return apo__stream_feed(s, n_new, total, inputs, outputs);
+    return apo__check_volumes(k, inputs, s->n_series, 0, n_new, 0, call, "series");
+}
+
+apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                             double *const *outputs) {
+    size_t total = 0;
+    APO_CHECK(check_update(s, n_new, inputs, outputs, "apo_stream_update", &total));
+    if (total == 0)
+        return APO_OK;
+    return apo__stream_feed(s, n_new, total, inputs, outputs, 0);
+}
+
+apo_status apo_stream_peek(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                           double *const *outputs) {
+    size_t total = 0;
+    APO_CHECK(check_update(s, n_new, inputs, outputs, "apo_stream_peek", &total));
+    if (total == 0)
+        return APO_OK;
+    return apo__stream_feed(s, n_new, total, inputs, outputs, 1);
+}
+
+apo_status apo_stream_fork(const apo_stream *s, apo_stream **out) {
+    if (s == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_fork: NULL argument");
+    *out = NULL;
+    if (s->broken)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_fork: an earlier update failed part way; the state is not "
+                         "one a stream can go on from");
+    return apo__stream_copy(s, out);
 }
 
 apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars) {

@@ -246,8 +246,8 @@ static void stream_call(const apo_stream *s, apo__call *call, const double **inp
 static apo_status kernel_failed(const apo_stream *s, apo_status st, size_t r, uint64_t from,
                                 uint64_t to) {
     return apo__fail(APO_ERR_KERNEL_FAILED,
-                     "apo_stream_update: kernel %s failed with %s on series %zu, bars "
-                     "%llu to %llu; the stream is now unusable",
+                     "apo_stream: kernel %s failed with %s on series %zu, bars %llu to %llu; "
+                     "the update was undone, the stream is as it was before it",
                      s->kernel->name, apo_status_name(st), r, (unsigned long long)from,
                      (unsigned long long)to);
 }
@@ -500,12 +500,13 @@ static void prefetch_series(const apo_stream *s, size_t r) {
 #endif
 }
 
-/* Feeds every series of a stream of one set, its room reserved: those the batch hook takes
- * first (it changes no series unless it succeeds), then the others on this thread. */
+/* Feeds every series of a stream of one set, its room reserved: with `on_devices`, those the
+ * batch hook takes first (it changes no series unless it succeeds), then the others on this
+ * thread. */
 static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
-                              double *const *outputs) {
+                              double *const *outputs, int on_devices) {
     unsigned char *done = NULL;
-    if (s->batch != NULL) {
+    if (s->batch != NULL && on_devices) {
         done = calloc(s->n_series, 1);
         if (done == NULL)
             return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series",
@@ -539,26 +540,13 @@ static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *
     return APO_OK;
 }
 
-apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
-                            const double *const *inputs, double *const *outputs) {
-    if (s->n_sets == 0) {
-        APO_CHECK(reserve_update(s, n_new));
-        return feed_update(s, n_new, inputs, outputs);
-    }
-    /* Every set's room before any set moves: a sweep's sets never disagree on their bars. */
-    for (size_t j = 0; j < s->n_sets; j++)
-        APO_CHECK(reserve_update(s->sets[j], n_new));
-    for (size_t j = 0; j < s->n_sets; j++) {
-        double *set_out[APO_MAX_IO];
-        for (size_t o = 0; o < s->kernel->n_outputs; o++)
-            set_out[o] = outputs[o] + j * total;
-        apo_status st = feed_update(s->sets[j], n_new, inputs, set_out);
-        if (st != APO_OK) {
-            s->broken = 1;
-            return st;
-        }
-    }
-    return APO_OK;
+apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new) {
+    return reserve_update(s, n_new);
+}
+
+apo_status apo__stream_feed_set(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                                double *const *outputs, int on_devices) {
+    return feed_update(s, n_new, inputs, outputs, on_devices);
 }
 
 void apo__stream_free(apo_stream *s) {

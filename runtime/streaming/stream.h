@@ -70,7 +70,9 @@ struct apo_stream {
      * starts a cache line, and its first resume_hot bytes are what a one-bar update reads. */
     unsigned char *resume;
     size_t resume_stride, resume_hot;
-    int broken; /* a user kernel failed mid-update: the series may disagree on where they are */
+    /* A large update on the devices failed after feeding some series (stream_journal.h undoes
+     * every other failure): the series may disagree on where they are. */
+    int broken;
     /* A sweep's stream (apo_stream_desc.sweep): n_sets streams of one set each, fed the same
      * bars, and no series of its own (series NULL). 0 and NULL: a stream of one set. */
     size_t n_sets;
@@ -121,10 +123,15 @@ apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars);
 void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const *row,
                          uint64_t first);
 
-/* apo_stream_update(), arguments already checked for NULL; `total` the new bars of all
- * series (a sweep's sets write their outputs `total` apart). */
-apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
-                            const double *const *inputs, double *const *outputs);
+/* Every allocation an update of a stream of one set needs, made before any series moves, so
+ * that a failure leaves every series where it was. */
+apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new);
+
+/* Feeds every series of a stream of one set, its room reserved (apo__stream_reserve_set):
+ * with on_devices, a large update's series through the batch hook first. On a failure some
+ * series may have moved: stream_journal.h puts them back. */
+apo_status apo__stream_feed_set(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                                double *const *outputs, int on_devices);
 
 void apo__stream_free(apo_stream *s);
 

@@ -1,11 +1,12 @@
 /*
  * apportion stream (cli/cmd_stream.c): new rows fed to a state file, run after run, give
  * the bits that `apportion run` gives over the whole history; rows not after a series' last
- * date are refused, skipped or accepted as asked; a damaged or foreign state is refused with
- * nothing changed; and a run killed (SIGKILL) between writing its outputs and replacing the
- * state, run again, leaves the files of an uninterrupted run; obv's stream carries its running
- * sum from run to run in the state. Each case runs the built tool as a subprocess
- * (cli_fixtures.h).
+ * date are refused, skipped or accepted as asked; a damaged or foreign state, and rows it
+ * cannot take (a column missing, a value not a number, a negative volume), are refused with
+ * nothing changed, and the later rows then give the bits of one run; and a run killed (SIGKILL)
+ * between writing its outputs and replacing the state, run again, leaves the files of an
+ * uninterrupted run; obv's stream carries its running sum from run to run in the state. Each case
+ * runs the built tool as a subprocess (cli_fixtures.h).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -501,4 +502,76 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
         cr_assert(!file_exists(out), "a refused run wrote its output");
     }
     free(before);
+}
+
+/* Fails unless the file at path holds exactly `want` (len bytes). */
+static void assert_file_is(const char *path, const char *want, size_t len, const char *what) {
+    size_t now_len = 0;
+    char *now = read_all(path, &now_len);
+    cr_assert(now != NULL && now_len == len && memcmp(now, want, len) == 0,
+              "%s: a refused run changed the state", what);
+    free(now);
+}
+
+/* Runs the stream of `state` on a file of `text`, which must be refused with the state and
+ * the output as they were. */
+static void refuse_rows(const char *state, const char *kernel, const char *text, const char *what) {
+    char in[128], out[128];
+    snprintf(in, sizeof in, "%s/refused.csv", work);
+    snprintf(out, sizeof out, "%s/refused_out.csv", work);
+    write_text(in, text);
+    size_t len = 0;
+    char *before = read_all(state, &len);
+    cr_assert_not_null(before);
+    cli_result r =
+        run_cli(ARGS("stream", "--state", state, "--kernel", kernel, "--input", in, "--group-by",
+                     "ticker", "--missing-as-nan", "--output", out, "--devices=cpu"));
+    cr_assert_neq(r.status, 0, "%s: the run was not refused", what);
+    free_result(&r);
+    assert_file_is(state, before, len, what);
+    cr_assert(!file_exists(out), "%s: a refused run wrote its output", what);
+    free(before);
+}
+
+/* Rows the stream cannot take (an input column missing, a value that is not a number, a
+ * negative volume in the last ticker) are refused with the state byte for byte as it was,
+ * and the next rows then give the bits of `run` over the whole history, as if the refused
+ * runs had never been (issue 54: the state file of a refused run is untouched). */
+Test(cli, stream_refused_rows_leave_the_state_and_the_later_bits, .timeout = 120) {
+    make_work_dir();
+    char state[128], in[128], out[128];
+    start_state(state, sizeof state);
+    double *batch = batch_atr();
+    refuse_rows(state, "atr", "date,ticker,high,close\n2024-02-01,A,2,1.5\n2024-02-01,B,2,1.5\n",
+                "a column missing");
+    refuse_rows(state, "atr",
+                "date,ticker,high,low,close\n2024-02-01,A,2,1,1.5\n2024-02-01,B,2,one,1.5\n",
+                "a value that is not a number");
+    snprintf(in, sizeof in, "%s/tail.csv", work);
+    snprintf(out, sizeof out, "%s/tail_out.csv", work);
+    write_rows(in, (const int[]){100, 100}, (const int[]){BARS, BARS});
+    cli_result r = stream_rows(state, in, out, "--devices=cpu");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    static int seen[TICKERS][BARS];
+    check_output(out, batch, seen);
+    for (int t = 0; t < TICKERS; t++)
+        for (int i = 100; i < BARS; i++)
+            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d written %d times", ticker[t], i,
+                         seen[t][i]);
+    free(batch);
+
+    /* obv's state, refused a negative volume in ticker B's row after A's was accepted. */
+    char obv[128];
+    snprintf(obv, sizeof obv, "%s/obv.state", work);
+    snprintf(in, sizeof in, "%s/obv_head.csv", work);
+    snprintf(out, sizeof out, "%s/obv_head_out.csv", work);
+    write_bars(in, (const int[]){0, 0}, (const int[]){100, 100}, 1);
+    r = run_cli(ARGS("stream", "--state", obv, "--kernel", "obv", "--input", in, "--group-by",
+                     "ticker", "--missing-as-nan", "--output", out, "--devices=cpu"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    refuse_rows(obv, "obv",
+                "date,ticker,close,volume\n2024-02-01T00:00,A,101,500\n2024-02-01T00:00,B,99,-1\n",
+                "a negative volume");
 }

@@ -152,7 +152,11 @@ apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
         for (size_t i = 0; i < c->n_inputs; i++)
             row_in[i] = c->in[i] + r * cols;
         fill_series(&info, row_in, cols, data_seed * 1000 + r);
-        if (!gaps)
+        /* A flat stretch: every input constant over bars 60 to 139 of series 0. */
+        for (size_t t = 60; (gaps & STREAM_FLAT) && r == 0 && t < 140 && t < cols; t++)
+            for (size_t i = 0; i < c->n_inputs; i++)
+                row_in[i][t] = row_in[i][59 % cols];
+        if (!(gaps & STREAM_GAPS))
             continue;
         uint64_t st = data_seed ^ (0xabcdULL + r);
         for (size_t t = 0; t < cols; t++) {
@@ -301,4 +305,66 @@ void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, ui
 void stream_check_plan_reloading(apo_stream *s, const stream_case *c, stream_plan plan,
                                  uint64_t plan_seed, size_t most, apo_runtime *rt) {
     check_plan(s, c, plan, plan_seed, most, rt);
+}
+
+unsigned char *stream_state_bytes(const apo_stream *s, size_t *len) {
+    cr_assert_eq(apo_stream_save(s, NULL, 0, len), APO_OK, "%s", apo_last_error());
+    unsigned char *buf = malloc(*len);
+    cr_assert_not_null(buf);
+    cr_assert_eq(apo_stream_save(s, buf, *len, len), APO_OK, "%s", apo_last_error());
+    return buf;
+}
+
+void stream_assert_state(const apo_stream *s, const unsigned char *want, size_t want_len,
+                         const char *what) {
+    size_t len = 0;
+    unsigned char *now = stream_state_bytes(s, &len);
+    size_t at = 0;
+    while (at < len && at < want_len && now[at] == want[at])
+        at++;
+    free(now);
+    cr_assert(len == want_len && at == len,
+              "%s: the saved state changed (%zu bytes, was %zu; first difference at byte %zu)",
+              what, len, want_len, at);
+}
+
+void stream_feed_span(apo_stream *s, const stream_case *c, size_t from, size_t to,
+                      double *const *got) {
+    const size_t m = to - from, rows = c->rows;
+    size_t *n_new = malloc(rows * sizeof *n_new);
+    const double *in[APO_MAX_IO] = {0};
+    double *out[APO_MAX_IO] = {0};
+    cr_assert_not_null(n_new);
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        double *p = malloc((rows * m + 1) * sizeof *p);
+        cr_assert_not_null(p);
+        for (size_t r = 0; r < rows; r++)
+            memcpy(p + r * m, c->in[i] + r * c->cols + from, m * sizeof *p);
+        in[i] = p;
+    }
+    for (size_t o = 0; o < c->n_outputs; o++)
+        cr_assert_not_null(out[o] = malloc((rows * m + 1) * sizeof(double)));
+    for (size_t r = 0; r < rows; r++)
+        n_new[r] = m;
+    cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s: %s", c->kernel,
+                 apo_last_error());
+    for (size_t o = 0; o < c->n_outputs; o++)
+        for (size_t r = 0; r < rows; r++)
+            memcpy(got[o] + r * c->cols + from, out[o] + r * m, m * sizeof(double));
+    for (size_t k = 0; k < APO_MAX_IO; k++)
+        free((void *)in[k]), free(out[k]);
+    free(n_new);
+}
+
+void stream_assert_span(const stream_case *c, double *const *got, size_t from, size_t to,
+                        const char *what) {
+    for (size_t o = 0; o < c->n_outputs; o++)
+        for (size_t r = 0; r < c->rows; r++)
+            for (size_t t = from; t < to; t++) {
+                const double *g = &got[o][r * c->cols + t], *b = &c->batch[o][r * c->cols + t];
+                if (memcmp(g, b, sizeof *g) != 0)
+                    cr_assert_fail("%s, %s: output %zu, series %zu, bar %zu: streamed %.17g, "
+                                   "batch %.17g",
+                                   c->kernel, what, o, r, t, *g, *b);
+            }
 }

@@ -33,9 +33,15 @@ void stream_register_tile_ema(apo_runtime *rt);
  * 300: only a view that keeps absolute positions gives the batch's bits. */
 void stream_register_plus_position(apo_runtime *rt);
 
-/* Fills the inputs (seeded by data_seed; with gaps, series 1 has scattered NaN bars and
- * series 2 a run of NaN bars across its first tile boundary) and runs the batch call on
- * rt. Returns the batch call's status (the case is still freed by stream_case_free). */
+/* What stream_case_init's `gaps` asks for, or'ed: NaN bars (series 1 scattered ones, series 2
+ * a run across its first tile boundary), and a flat stretch (every input of series 0
+ * constant over bars 60 to 139). 1, as the older tests pass it, is STREAM_GAPS. */
+#define STREAM_GAPS 1
+#define STREAM_FLAT 2
+
+/* Fills the inputs (seeded by data_seed; the gaps and flat stretch `gaps` asks for) and runs
+ * the batch call on rt. Returns the batch call's status (the case is still freed by
+ * stream_case_free). */
 apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
                             const apo_param *params, size_t n_params, size_t rows, size_t cols,
                             uint64_t data_seed, int gaps);
@@ -73,6 +79,25 @@ size_t stream_tile_of(const apo_stream *s);
 
 /* A stream for the case on rt; fails the test on error. */
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c);
+
+/* The stream's saved state (apo_stream_save), malloc'ed, its length in *len; fails the test
+ * on error. */
+unsigned char *stream_state_bytes(const apo_stream *s, size_t *len);
+
+/* Fails the test unless the stream's saved state is exactly `want` (want_len bytes). */
+void stream_assert_state(const apo_stream *s, const unsigned char *want, size_t want_len,
+                         const char *what);
+
+/* Feeds bars [from, to) of every series of the case in one update, and writes their outputs
+ * into got[o] at the series' positions (got laid out as the case's batch); fails the test on
+ * error. */
+void stream_feed_span(apo_stream *s, const stream_case *c, size_t from, size_t to,
+                      double *const *got);
+
+/* Fails the test unless got (laid out as the case's batch) equals the batch bitwise at bars
+ * [from, to) of every series. */
+void stream_assert_span(const stream_case *c, double *const *got, size_t from, size_t to,
+                        const char *what);
 
 /* A small seeded generator (splitmix64) for data and plans. */
 uint64_t stream_rng(uint64_t *state);

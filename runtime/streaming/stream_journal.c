@@ -1,0 +1,121 @@
+/* Updates all or nothing, and peeks; see stream_journal.h. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "streaming/stream_journal.h"
+
+/* What one set's series were before an update (only those with new bars are filled). */
+typedef struct journal {
+    uint64_t *n, *resume_at;
+    unsigned char *resume; /* resume_stride bytes a series, or NULL */
+    double **window;       /* the kept window before it, where its start moves; else NULL */
+    int broken;
+} journal;
+
+static void journal_free(journal *j, size_t n_series) {
+    for (size_t r = 0; j->window != NULL && r < n_series; r++)
+        free(j->window[r]);
+    free(j->n), free(j->resume_at), free(j->resume), free(j->window);
+    memset(j, 0, sizeof *j);
+}
+
+/* Keeps what the series of s that take new bars will change. */
+static apo_status journal_take(const apo_stream *s, const size_t *n_new, journal *j) {
+    const size_t rows = s->n_series, n_in = s->kernel->n_inputs;
+    memset(j, 0, sizeof *j);
+    j->n = malloc(rows * sizeof *j->n);
+    j->resume_at = malloc(rows * sizeof *j->resume_at);
+    j->window = calloc(rows, sizeof *j->window);
+    j->resume = s->resume != NULL ? malloc(rows * s->resume_stride) : NULL;
+    int bad = j->n == NULL || j->resume_at == NULL || j->window == NULL ||
+              (s->resume != NULL && j->resume == NULL);
+    for (size_t r = 0; r < rows && !bad; r++) {
+        if (n_new[r] == 0)
+            continue;
+        const apo__stream_series *se = &s->series[r];
+        j->n[r] = se->n;
+        j->resume_at[r] = se->resume_at;
+        if (j->resume != NULL)
+            memcpy(j->resume + r * s->resume_stride, s->resume + r * s->resume_stride,
+                   s->resume_stride);
+        const size_t kept = apo__stream_kept(s, se->n);
+        if (kept == 0 || apo__stream_base(s, se->n + n_new[r]) == apo__stream_base(s, se->n))
+            continue;
+        if ((j->window[r] = malloc(n_in * kept * sizeof(double))) == NULL) {
+            bad = 1;
+            break;
+        }
+        for (size_t i = 0; i < n_in; i++)
+            memcpy(j->window[r] + i * kept, se->in + i * se->cap, kept * sizeof(double));
+    }
+    j->broken = s->broken;
+    if (bad) {
+        journal_free(j, rows);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory to journal %zu series",
+                         rows);
+    }
+    return APO_OK;
+}
+
+/* Puts the series of s back as the journal found them. Their blocks are the ones they had
+ * then: an update's room is reserved before the journal is taken, and feeding moves no block. */
+static void journal_restore(apo_stream *s, const size_t *n_new, const journal *j) {
+    const size_t n_in = s->kernel->n_inputs;
+    for (size_t r = 0; r < s->n_series; r++) {
+        if (n_new[r] == 0)
+            continue;
+        apo__stream_series *se = &s->series[r];
+        se->n = j->n[r];
+        se->resume_at = j->resume_at[r];
+        if (j->resume != NULL)
+            memcpy(s->resume + r * s->resume_stride, j->resume + r * s->resume_stride,
+                   s->resume_stride);
+        const size_t kept = apo__stream_kept(s, se->n);
+        if (j->window[r] != NULL)
+            for (size_t i = 0; i < n_in; i++)
+                memcpy(se->in + i * se->cap, j->window[r] + i * kept, kept * sizeof(double));
+    }
+    s->broken = j->broken;
+}
+
+/* The sets of s: a sweep's, or s itself. */
+static apo_stream *set_of(apo_stream *s, size_t k) { return s->n_sets > 0 ? s->sets[k] : s; }
+
+apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
+                            const double *const *inputs, double *const *outputs, int peek) {
+    const size_t n_sets = s->n_sets > 0 ? s->n_sets : 1;
+    /* Every set's room before any set moves: a sweep's sets never disagree on their bars. */
+    for (size_t k = 0; k < n_sets; k++)
+        APO_CHECK(apo__stream_reserve_set(set_of(s, k), n_new));
+    /* A built-in kernel does not fail on the calling thread, so its updates go unjournaled
+     * (a journal would cost a one-bar update of thousands of series a copy of each running
+     * state); a user kernel's tile function may fail on any series. */
+    const int journaled = peek || !s->kernel->builtin;
+    journal *js = journaled ? calloc(n_sets, sizeof *js) : NULL;
+    if (journaled && js == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory to journal %zu sets",
+                         n_sets);
+    apo_status st = APO_OK;
+    size_t taken = 0;
+    for (size_t k = 0; k < n_sets && st == APO_OK; k++) {
+        apo_stream *one = set_of(s, k);
+        if (journaled && (st = journal_take(one, n_new, &js[k])) != APO_OK)
+            break;
+        taken += journaled;
+        double *set_out[APO_MAX_IO];
+        for (size_t o = 0; o < s->kernel->n_outputs; o++)
+            set_out[o] = outputs[o] + k * total;
+        st = apo__stream_feed_set(one, n_new, inputs, set_out, !peek);
+    }
+    if (journaled && (peek || st != APO_OK))
+        for (size_t k = taken; k-- > 0;)
+            journal_restore(set_of(s, k), n_new, &js[k]);
+    else if (st != APO_OK && s->n_sets > 0)
+        s->broken = 1;
+    for (size_t k = 0; k < taken; k++)
+        journal_free(&js[k], set_of(s, k)->n_series);
+    free(js);
+    return st;
+}

@@ -1,0 +1,28 @@
+/*
+ * An update all or nothing (docs/streaming.md, "Errors", "Peek"): before a stream's series
+ * move, a journal keeps what each of them will change, so that the stream can be put back
+ * exactly, byte for byte of its saved state and of its running state. apo_stream_peek()
+ * always puts it back; an update of a user kernel (whose tile function may fail) puts it back
+ * when any series or set failed.
+ *
+ * What a series changes in an update: its bar count, its running state (resume_at and its
+ * resume bytes, which are the whole state of a carried run), and its kept window only when
+ * the window's first position moves (a tile filled: the bars the next tile no longer reads are
+ * dropped). New bars go after the kept ones, where nothing the state holds lies, so a window
+ * whose start stays is not copied: a journal costs a few words a series and, once a tile, the
+ * kept window of a series whose tile fills.
+ */
+#ifndef APO_RUNTIME_STREAMING_STREAM_JOURNAL_H
+#define APO_RUNTIME_STREAMING_STREAM_JOURNAL_H
+
+#include <stddef.h>
+
+#include "streaming/stream.h"
+
+/* apo_stream_update() or, with peek, apo_stream_peek(), arguments already checked; `total`
+ * the new bars of all series (a sweep's sets write their outputs `total` apart). A peek runs
+ * on the calling thread, and leaves the stream as it was whatever happens. */
+apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
+                            const double *const *inputs, double *const *outputs, int peek);
+
+#endif
