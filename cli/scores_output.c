@@ -195,8 +195,8 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
     json_t *j = json_object();
     json_object_set_new(j, "rule", cli_json_string(o->score));
     json_object_set_new(j, "by", json_string(cli_score_name(o, o->by)));
-    json_object_set_new(j, "order",
-                        json_string(cli_score_smaller_first(o, o->by) ? "ascending" : "descending"));
+    json_object_set_new(
+        j, "order", json_string(cli_score_smaller_first(o, o->by) ? "ascending" : "descending"));
     json_object_set_new(j, "lines", cli_json_u64(sc->sets * sc->rows));
     json_object_set_new(j, "file", file != NULL ? cli_json_string(file) : json_null());
     json_t *top = json_array();
@@ -213,7 +213,8 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
         json_object_set_new(x, "series", cli_json_string(sc->series[r]));
         json_t *scores = json_object();
         for (int k = 0; k < APO_N_SCORES; k++)
-            json_object_set_new(scores, cli_score_name(sc->o, k), cli_json_number(sc->values[k][line]));
+            json_object_set_new(scores, cli_score_name(sc->o, k),
+                                cli_json_number(sc->values[k][line]));
         json_object_set_new(x, "scores", scores);
         json_array_append_new(top, x);
     }

@@ -132,9 +132,8 @@ static inline APO_HD void apo__score_more_finish(const apo__score_fold *f, const
     if (view != APO_SCORE_VIEW_MORE)
         return;
     const double mean = scores[APO_SCORE_IX_MEAN];
-    const double cagr = bars > 0 ? (m->equity > 0 ? pow(m->equity, periods_per_year / bars) - 1.0
-                                                  : -1.0)
-                                 : NAN;
+    const double cagr =
+        bars > 0 ? (m->equity > 0 ? pow(m->equity, periods_per_year / bars) - 1.0 : -1.0) : NAN;
     /* The open trade counts, as it stands at the last scored bar (no exit cost). */
     const int open = m->held != 0;
     const double trips = (double)m->closed + open;

@@ -96,7 +96,7 @@ static inline APO_HD int apo__rule_sign(double a, double b) { return (a > b) - (
 /* The position a rule of either side takes at a bar with a finite close. `out` holds the
  * indicator's outputs at the bar, in the kernel's output order. */
 static inline APO_HD int apo__rule_position_both(const apo__rule *rule, int prev, double close,
-                                            const double *out) {
+                                                 const double *out) {
     switch (rule->kind) {
     case APO_RULE_BANDS_REVERT: {
         const double upper = out[0], middle = out[1], lower = out[2];

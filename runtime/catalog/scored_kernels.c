@@ -270,8 +270,8 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
  * built-in rule only compares them), its rule's position on its side at a finite close, else
  * the previous one carried. */
 static void more_bar(const apo__scoring *sc, double close, const user_bar *bar,
-                     const apo__call *sets, size_t n_sets, const double *const *pass_in,
-                     size_t at, const apo__rule *rules, const double *cost, apo__score_fold *f,
+                     const apo__call *sets, size_t n_sets, const double *const *pass_in, size_t at,
+                     const apo__rule *rules, const double *cost, apo__score_fold *f,
                      apo__score_more *more) {
     const size_t n_out = sc->indicator->n_outputs;
     double out[APO_MAX_IO];
@@ -388,8 +388,8 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
             }
             if (more_fold) {
                 for (size_t t = t0; t < t1; t++)
-                    more_bar(sc, close[t], &(user_bar){finite[t - t0], move[t - t0]}, sets,
-                             n_sets, pass_in, t - origin, rules, cost, f, more);
+                    more_bar(sc, close[t], &(user_bar){finite[t - t0], move[t - t0]}, sets, n_sets,
+                             pass_in, t - origin, rules, cost, f, more);
                 continue;
             }
             /* Every set of the call in the lanes of a vector, each lane a set's fold with the

@@ -70,8 +70,8 @@ static size_t scored_bars(const double *close, const int *pos, size_t n, size_t 
 static size_t trades_of(const long double *ret, const int *held, const int *taken, size_t bars,
                         long double *trade) {
     size_t n = 0;
-    int open = 0;   /* a trade is open */
-    int side = 0;   /* the position the last scored bar took */
+    int open = 0; /* a trade is open */
+    int side = 0; /* the position the last scored bar took */
     for (size_t i = 0; i < bars; i++) {
         if (open && held[i] != side)
             open = 0; /* ended in a gap */
@@ -94,9 +94,8 @@ static size_t trades_of(const long double *ret, const int *held, const int *take
     return n;
 }
 
-void apo__ref_view_of_positions(const double *close, const int *pos, size_t n,
-                                size_t first_finite, double cost, double periods_per_year,
-                                int view, long double *s) {
+void apo__ref_view_of_positions(const double *close, const int *pos, size_t n, size_t first_finite,
+                                double cost, double periods_per_year, int view, long double *s) {
     apo__ref_scores_of_positions(close, pos, n, first_finite, cost, periods_per_year, s);
     const size_t cap = n > 0 ? n : 1;
     long double *ret = malloc(cap * sizeof *ret), *trade = malloc(cap * sizeof *trade);
@@ -116,7 +115,10 @@ void apo__ref_view_of_positions(const double *close, const int *pos, size_t n,
         units += abs(taken[i] - held[i]);
     }
     if (view == 1 || view == 2) {
-        s[APO_SCORE_TOTAL] = !bars ? NAN : view == 1 ? equity - 1 : equity > 0 ? logl(equity) : -INFINITY;
+        s[APO_SCORE_TOTAL] = !bars        ? NAN
+                             : view == 1  ? equity - 1
+                             : equity > 0 ? logl(equity)
+                                          : -INFINITY;
         s[APO_SCORE_MAX_DRAWDOWN] = !bars ? NAN : view == 1 ? dd : log_dd;
     } else if (view == 3) {
         const size_t trips = trades_of(ret, held, taken, bars, trade);
@@ -129,8 +131,10 @@ void apo__ref_view_of_positions(const double *close, const int *pos, size_t n,
             all += trade[k];
         }
         const long double mean = bars ? sum / bars : NAN;
-        const long double cagr =
-            !bars ? NAN : equity > 0 ? powl(equity, (long double)periods_per_year / bars) - 1 : -1;
+        const long double cagr = !bars ? NAN
+                                 : equity > 0
+                                     ? powl(equity, (long double)periods_per_year / bars) - 1
+                                     : -1;
         s[0] = bars && down > 0 ? mean / sqrtl(down / bars) * sqrtl(periods_per_year) : NAN;
         s[1] = bars && dd > 0 ? cagr / dd : NAN;
         s[2] = cagr;

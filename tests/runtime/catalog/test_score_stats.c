@@ -160,8 +160,7 @@ static void check_close(double got, long double want, const char *what, int m) {
 
 /* Every view and side of every case, with cost, against the naive reading; the counts
  * exact; bitwise the same outputs scored in memory. */
-Test(score_stats, every_view_and_side_matches_the_docs_and_the_outputs_in_memory,
-     .timeout = 300) {
+Test(score_stats, every_view_and_side_matches_the_docs_and_the_outputs_in_memory, .timeout = 300) {
     apo_runtime *rt = test_runtime("cpu");
     make_bars();
     const double periods = 390.0 * 252, cost = 0.0005;
@@ -190,15 +189,14 @@ Test(score_stats, every_view_and_side_matches_the_docs_and_the_outputs_in_memory
                             finite = finite && isfinite(o[k]);
                         }
                         const int prev = t > 0 ? pos[t - 1] : 0;
-                        pos[t] = isfinite(close[t]) ? ref_position(c, side, prev, close[t], o)
-                                                    : prev;
+                        pos[t] =
+                            isfinite(close[t]) ? ref_position(c, side, prev, close[t], o) : prev;
                         if (first == COLS && finite)
                             first = t;
                     }
                     long double want[APO_N_SCORES];
                     apo__ref_view_of_positions(close, pos, COLS, first, cost, periods, v, want);
-                    snprintf(what, sizeof what, "%s:%s side %d row %zu", c->kernel, score, side,
-                             r);
+                    snprintf(what, sizeof what, "%s:%s side %d row %zu", c->kernel, score, side, r);
                     if (v == 3) /* trades to judge by */
                         cr_assert_gt(want[7], 5, "%s: round trips", what);
                     for (int m = 0; m < APO_N_SCORES; m++)
@@ -207,9 +205,9 @@ Test(score_stats, every_view_and_side_matches_the_docs_and_the_outputs_in_memory
                     const double *oc[APO_MAX_IO];
                     for (size_t k = 0; k < n_out; k++)
                         oc[k] = out[k] + r * COLS;
-                    cr_assert_eq(apo_score_outputs_with(c->kernel, score, close, oc, n_out, COLS, p,
-                                                        3, mem),
-                                 APO_OK, "%s", apo_last_error());
+                    cr_assert_eq(
+                        apo_score_outputs_with(c->kernel, score, close, oc, n_out, COLS, p, 3, mem),
+                        APO_OK, "%s", apo_last_error());
                     for (int m = 0; m < APO_N_SCORES; m++)
                         cr_assert(memcmp(&s[m * rows + r], &mem[m], sizeof mem[m]) == 0,
                                   "%s score %d: scored %.17g, in memory %.17g", what, m,
@@ -299,8 +297,7 @@ Test(score_stats, unknown_views_and_sides_are_refused, .timeout = 60) {
     for (int i = 0; i < 3; i++) {
         const apo_param p[] = {{"side", bad[i]}};
         w.params = p, w.n_params = 1;
-        cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM, "side %g",
-                     bad[i]);
+        cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM, "side %g", bad[i]);
         cr_assert(strstr(apo_last_error(), "side") != NULL, "%s", apo_last_error());
     }
     for (int k = 0; k < APO_N_SCORES; k++)
