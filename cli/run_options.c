@@ -146,6 +146,7 @@ static int add_score_param(cli_run_options *o, const char *option, const char *n
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
     const char *cost_text = NULL, *periods_text = NULL;
     int top_set = 0, by_set = 0;
+    const char *by_text = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -252,9 +253,12 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
             if (r > 0 && (o->by = cli_score_index(v)) < 0)
                 return cli_usage_error("run",
                                        "--by '%s': no such score (total, mean, sd, sharpe, "
-                                       "max_drawdown, trades, exposure, bars)",
+                                       "max_drawdown, trades, exposure, bars; with --score "
+                                       "RULE/more: sortino, calmar, cagr, win_rate, "
+                                       "profit_factor, avg_trade, turnover, round_trips)",
                                        v);
             by_set = 1;
+            by_text = v;
         } else if (VALUE("--plot")) {
             if (r > 0)
                 o->plot = v;
@@ -317,6 +321,15 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                                     : NULL;
     if (o->score == NULL && score_only != NULL)
         return cli_usage_error("run", "%s needs --score RULE", score_only);
+    if (o->score != NULL) {
+        /* --by names an output of the rule's view; by default sharpe, or sortino for the
+         * view of more (docs/cli.md, "Scores"). */
+        const int more = cli_score_view_more(o->score);
+        if (by_set && (o->by >= APO_N_SCORES) != more)
+            return cli_usage_error("run", "--by: %s is not a score of --score %s%s", by_text,
+                                   o->score, more ? "" : " (its view of more, RULE/more, has it)");
+        o->by = by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
+    }
     if (o->score != NULL && o->format_set)
         return cli_usage_error("run", "--format applies to the indicator's outputs; --score "
                                       "writes DIR/scores.csv only");

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const cli_score_names[APO_N_SCORES] = {
+/* The plain views' names (apo_workload.score "RULE", "RULE/compound", "RULE/log"), then the
+ * view "RULE/more"'s: cli_score_index numbers them 0 .. 2 * APO_N_SCORES - 1. */
+static const char *const score_names[2 * APO_N_SCORES] = {
     [APO_SCORE_TOTAL] = "total",
     [APO_SCORE_MEAN] = "mean",
     [APO_SCORE_SD] = "sd",
@@ -22,20 +24,38 @@ const char *const cli_score_names[APO_N_SCORES] = {
     [APO_SCORE_TRADES] = "trades",
     [APO_SCORE_EXPOSURE] = "exposure",
     [APO_SCORE_BARS] = "bars",
+    [APO_N_SCORES + APO_MORE_SORTINO] = "sortino",
+    [APO_N_SCORES + APO_MORE_CALMAR] = "calmar",
+    [APO_N_SCORES + APO_MORE_CAGR] = "cagr",
+    [APO_N_SCORES + APO_MORE_WIN_RATE] = "win_rate",
+    [APO_N_SCORES + APO_MORE_PROFIT_FACTOR] = "profit_factor",
+    [APO_N_SCORES + APO_MORE_AVG_TRADE] = "avg_trade",
+    [APO_N_SCORES + APO_MORE_TURNOVER] = "turnover",
+    [APO_N_SCORES + APO_MORE_ROUND_TRIPS] = "round_trips",
 };
 
+int cli_score_view_more(const char *score) {
+    const char *slash = score != NULL ? strchr(score, '/') : NULL;
+    return slash != NULL && strcmp(slash + 1, "more") == 0;
+}
+
+const char *cli_score_name(const cli_run_options *o, int k) {
+    return score_names[k + (cli_score_view_more(o->score) ? APO_N_SCORES : 0)];
+}
+
 int cli_score_index(const char *name) {
-    for (int k = 0; k < APO_N_SCORES; k++)
-        if (strcmp(cli_score_names[k], name) == 0)
+    for (int k = 0; k < 2 * APO_N_SCORES; k++)
+        if (strcmp(score_names[k], name) == 0)
             return k;
     return -1;
 }
 
 /* A spread and a loss are better small; a return, a ratio and the counts are shown largest
  * first (the most trades and the most exposure are what a reader scans for, and reads
- * against the returns beside them). */
-int cli_score_smaller_first(int score) {
-    return score == APO_SCORE_SD || score == APO_SCORE_MAX_DRAWDOWN;
+ * against the returns beside them). The view of more has neither. */
+int cli_score_smaller_first(const cli_run_options *o, int score) {
+    return !cli_score_view_more(o->score) &&
+           (score == APO_SCORE_SD || score == APO_SCORE_MAX_DRAWDOWN);
 }
 
 int cli_scores_kernel(apo_runtime *rt, const cli_run_options *o, apo_kernel_info *scored) {
@@ -78,7 +98,7 @@ size_t *cli_scores_best(const cli_scores *sc, size_t *n) {
     if (best == NULL || keep == 0)
         return best;
     const double *v = sc->values[sc->o->by];
-    const int smaller_first = cli_score_smaller_first(sc->o->by);
+    const int smaller_first = cli_score_smaller_first(sc->o, sc->o->by);
     /* One pass keeping the best `keep` sorted (insertion): top is small against the lines,
      * and a line enters only when it ranks before the last kept. Lines are visited in
      * order, so a later equal line never displaces an earlier one. */
@@ -107,7 +127,7 @@ static int write_scores_csv(FILE *f, void *ctx) {
     if (fputs(",series", f) < 0)
         return -1;
     for (int k = 0; k < APO_N_SCORES; k++)
-        if (fprintf(f, ",%s", cli_score_names[k]) < 0)
+        if (fprintf(f, ",%s", cli_score_name(sc->o, k)) < 0)
             return -1;
     if (fputc('\n', f) == EOF)
         return -1;
@@ -144,14 +164,14 @@ void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, si
     const cli_run_options *o = sc->o;
     const int by = o->by;
     fprintf(f, "\nbest %zu of %zu (set and series) by %s, %s first, NaN last:\n", n,
-            sc->sets * sc->rows, cli_score_names[by],
-            cli_score_smaller_first(by) ? "smallest" : "largest");
+            sc->sets * sc->rows, cli_score_name(o, by),
+            cli_score_smaller_first(o, by) ? "smallest" : "largest");
     fprintf(f, "%4s %6s", "rank", "set");
     for (size_t q = 0; q < o->given.n_sweep; q++)
         fprintf(f, " %12s", o->given.sweep[q].name);
     fprintf(f, " %-12s", "series");
     for (int k = 0; k < APO_N_SCORES; k++)
-        fprintf(f, " %13s", cli_score_names[k]);
+        fprintf(f, " %13s", cli_score_name(sc->o, k));
     fputc('\n', f);
     for (size_t b = 0; b < n; b++) {
         const size_t line = best[b], set = line / sc->rows, r = line % sc->rows;
@@ -174,9 +194,9 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
     const cli_run_options *o = sc->o;
     json_t *j = json_object();
     json_object_set_new(j, "rule", cli_json_string(o->score));
-    json_object_set_new(j, "by", json_string(cli_score_names[o->by]));
-    json_object_set_new(j, "order",
-                        json_string(cli_score_smaller_first(o->by) ? "ascending" : "descending"));
+    json_object_set_new(j, "by", json_string(cli_score_name(o, o->by)));
+    json_object_set_new(
+        j, "order", json_string(cli_score_smaller_first(o, o->by) ? "ascending" : "descending"));
     json_object_set_new(j, "lines", cli_json_u64(sc->sets * sc->rows));
     json_object_set_new(j, "file", file != NULL ? cli_json_string(file) : json_null());
     json_t *top = json_array();
@@ -193,7 +213,8 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
         json_object_set_new(x, "series", cli_json_string(sc->series[r]));
         json_t *scores = json_object();
         for (int k = 0; k < APO_N_SCORES; k++)
-            json_object_set_new(scores, cli_score_names[k], cli_json_number(sc->values[k][line]));
+            json_object_set_new(scores, cli_score_name(sc->o, k),
+                                cli_json_number(sc->values[k][line]));
         json_object_set_new(x, "scores", scores);
         json_array_append_new(top, x);
     }

@@ -19,16 +19,20 @@
 /* The name of the scores' file in the output set: DIR/scores.csv. */
 #define CLI_SCORES_OUTPUT_NAME "scores"
 
-/* The scores' names in the order of the outputs (APO_SCORE_TOTAL .. APO_SCORE_BARS), as
- * docs/kernels.md names them. */
-extern const char *const cli_score_names[APO_N_SCORES];
+/* Whether the rule `score` names the view of more statistics ("RULE/more"; docs/kernels.md,
+ * "More statistics and compounding"), whose outputs are APO_MORE_*. */
+int cli_score_view_more(const char *score);
 
-/* APO_SCORE_* of `name`, or -1 when no score has that name. */
+/* The name of output k of o's scored run, as docs/kernels.md names it. */
+const char *cli_score_name(const cli_run_options *o, int k);
+
+/* APO_SCORE_* of `name`, or APO_N_SCORES + APO_MORE_* for a score of the view of more, or -1
+ * when no score has that name. */
 int cli_score_index(const char *name);
 
-/* Whether a smaller value of score `score` ranks first (sd, max_drawdown); the others rank
- * larger first. */
-int cli_score_smaller_first(int score);
+/* Whether a smaller value of output `score` of o's run ranks first (sd, max_drawdown); the
+ * others rank larger first. */
+int cli_score_smaller_first(const cli_run_options *o, int score);
 
 /* The scores of one run, borrowed from its state. */
 typedef struct cli_scores {

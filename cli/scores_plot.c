@@ -94,7 +94,7 @@ double *cli_scores_set_means(const cli_scores *sc, long *best_set) {
     if (means == NULL)
         return NULL;
     const int by = sc->o->by;
-    const int smaller = cli_score_smaller_first(by);
+    const int smaller = cli_score_smaller_first(sc->o, by);
     *best_set = -1;
     for (size_t s = 0; s < sc->sets; s++) {
         double sum = 0;
@@ -149,7 +149,7 @@ static int write_script(const char *path, const char *data, const char *picture,
     if (f == NULL)
         return -1;
     const apo_sweep_param *p0 = &sc->o->given.sweep[0], *p1 = &sc->o->given.sweep[1];
-    const char *score = cli_score_names[sc->o->by];
+    const char *score = cli_score_name(sc->o, sc->o->by);
     fprintf(f, "set terminal pngcairo noenhanced size 900,650 font \"sans,10\"\n");
     fprintf(f, "set output \"%s\"\n", picture);
     fprintf(f, "set title \"%s:%s, %s (mean over %zu series)%s\"\n", sc->o->kernel, sc->o->score,

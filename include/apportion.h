@@ -451,8 +451,11 @@ typedef struct apo_workload {
      * "stochf_cross", "price_cross" on the moving averages (docs/kernels.md, "Rules"). The
      * call then stores no indicator output: its outputs are the APO_N_SCORES scores, each
      * (sets run x rows) x 1, and its parameters include the rule's thresholds `lower` and
-     * `upper` (zone and revert rules), `cost` (default 0) and `periods_per_year` (default
-     * 252), which a sweep may vary too. NULL: no scoring. New in
+     * `upper` (zone and revert rules), `cost` (default 0), `periods_per_year` (default
+     * 252) and `side` (built-in rules: 0 both, the default; 1 long-only; -1 short-only),
+     * which a sweep may vary too. A built-in rule's name may end in a view: "/compound" and
+     * "/log" (total and max_drawdown of the compounded equity), "/more" (the APO_N_MORE
+     * scores: docs/kernels.md, "More statistics and compounding"). NULL: no scoring. New in
      * 0.2. */
     const char *score;
 } apo_workload;
@@ -514,6 +517,23 @@ enum {
     APO_SCORE_EXPOSURE = 6,
     APO_SCORE_BARS = 7,
     APO_N_SCORES = 8
+};
+
+/* The outputs of a scored call whose rule names the view "/more" (apo_workload.score =
+ * "bands_revert/more"), in order: the annualised Sortino ratio, the Calmar ratio, the
+ * compounded annual growth, the trades' share that won, their profit factor and mean return,
+ * the units of position traded a year, and the trades (docs/kernels.md, "More statistics and
+ * compounding"). */
+enum {
+    APO_MORE_SORTINO = 0,
+    APO_MORE_CALMAR = 1,
+    APO_MORE_CAGR = 2,
+    APO_MORE_WIN_RATE = 3,
+    APO_MORE_PROFIT_FACTOR = 4,
+    APO_MORE_AVG_TRADE = 5,
+    APO_MORE_TURNOVER = 6,
+    APO_MORE_ROUND_TRIPS = 7,
+    APO_N_MORE = 8
 };
 
 /* Scores one series whose indicator outputs are already in memory, as a scored call would:

@@ -18,4 +18,10 @@ void apo__score_series(const apo__rule *rule, const double *close, const double 
                        size_t n_out, size_t n, double cost, double periods_per_year,
                        double *scores);
 
+/* apo__score_series for the scored kernel's view `view` (score_more.h's APO_SCORE_VIEW_*):
+ * the eight with summed, compounded or log returns, or the eight more. */
+void apo__score_series_view(const apo__rule *rule, int view, const double *close,
+                            const double *const *outputs, size_t n_out, size_t n, double cost,
+                            double periods_per_year, double *scores);
+
 #endif

@@ -221,9 +221,10 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
                                        apo_vd_splat(one->lower),    apo_vd_splat(one->upper),
                                        apo_vd_splat(one->middle),   apo_vd_splat(one->cost)};
     /* The set's rule as the scalar fold takes it; middle is the set's, already (lower +
-     * upper) / 2. */
+     * upper) / 2. The lanes fold rules of both sides only (a side's sets fold scalar:
+     * runtime/catalog/scored_kernels.c). */
     const int a = widths && tile->a >= 3 ? 0 : tile->a, b = widths && tile->b >= 3 ? 0 : tile->b;
-    const apo__rule rule = {kind, a, b, one->lower, one->upper, one->middle};
+    const apo__rule rule = {kind, a, b, one->lower, one->upper, one->middle, APO_SIDE_BOTH};
     /* A local copy: the sums stay in registers, where stores through `fold` could alias the
      * returns. */
     apo__score_fold f = *fold;

@@ -35,7 +35,12 @@ typedef struct apo__rule {
     int kind;
     int a, b;                    /* the outputs read: ZONE, REVERT and PRICE_CROSS a; CROSS a, b */
     double lower, upper, middle; /* ZONE and REVERT; middle = (lower + upper) / 2 */
+    int side; /* the positions it may take: APO_SIDE_BOTH (every rule's default), LONG, SHORT */
 } apo__rule;
+
+/* A rule's side (the scored kernels' parameter `side`): long-only rules stay flat where they
+ * would go short, short-only ones where they would go long. */
+enum { APO_SIDE_SHORT = -1, APO_SIDE_BOTH = 0, APO_SIDE_LONG = 1 };
 
 /* A rule of `kind` on outputs a and b with thresholds lower and upper (any values for the
  * kinds that take none). The middle is taken here, once, so every path exits at the same
@@ -48,6 +53,7 @@ static inline APO_HD apo__rule apo__rule_make(int kind, int a, int b, double low
     r.lower = lower;
     r.upper = upper;
     r.middle = (lower + upper) / 2;
+    r.side = APO_SIDE_BOTH;
     return r;
 }
 
@@ -87,10 +93,10 @@ static inline APO_HD int apo__rule_revert_step(int prev, double v, double lower,
 /* The sign of a - b, 0 when either is NaN. */
 static inline APO_HD int apo__rule_sign(double a, double b) { return (a > b) - (a < b); }
 
-/* The position a rule takes at a bar with a finite close. `out` holds the indicator's outputs
- * at the bar, in the kernel's output order. */
-static inline APO_HD int apo__rule_position(const apo__rule *rule, int prev, double close,
-                                            const double *out) {
+/* The position a rule of either side takes at a bar with a finite close. `out` holds the
+ * indicator's outputs at the bar, in the kernel's output order. */
+static inline APO_HD int apo__rule_position_both(const apo__rule *rule, int prev, double close,
+                                                 const double *out) {
     switch (rule->kind) {
     case APO_RULE_BANDS_REVERT: {
         const double upper = out[0], middle = out[1], lower = out[2];
@@ -111,6 +117,17 @@ static inline APO_HD int apo__rule_position(const apo__rule *rule, int prev, dou
     default: /* APO_RULE_PRICE_CROSS */
         return apo__rule_sign(close, out[rule->a]);
     }
+}
+
+/* The position a rule takes at a bar with a finite close, on its side: a position the side
+ * does not allow is flat. The rule is asked with its own previous position, so a stateful
+ * rule that was kept flat enters again from flat. APO_SIDE_BOTH keeps every position, the
+ * same value (a product by 1). Branch-free, as the rules. */
+static inline APO_HD int apo__rule_position(const apo__rule *rule, int prev, double close,
+                                            const double *out) {
+    const int pos = apo__rule_position_both(rule, prev, close, out);
+    const int keep = (rule->side == APO_SIDE_BOTH) | (pos * rule->side > 0);
+    return keep * pos;
 }
 
 /*

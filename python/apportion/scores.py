@@ -11,6 +11,14 @@ from ._default import default_runtime
 
 #: The scores, in the order of a scored call's outputs.
 SCORES = ("total", "mean", "sd", "sharpe", "max_drawdown", "trades", "exposure", "bars")
+# The outputs of a rule's view of more statistics, "RULE/more" (docs/kernels.md, "More
+# statistics and compounding").
+MORE_SCORES = ("sortino", "calmar", "cagr", "win_rate", "profit_factor", "avg_trade", "turnover", "round_trips")
+
+
+def _score_names(rule):
+    """The columns a rule's view gives: MORE_SCORES for "RULE/more", else SCORES."""
+    return MORE_SCORES if rule.endswith("/more") else SCORES
 
 
 class Follow:
@@ -62,7 +70,9 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
     cross product, the first varying slowest), ``cost`` and ``periods_per_year`` included.
 
     Returns a DataFrame with one row per set and series, indexed by the swept parameters
-    and ``series``, with one column per score (``SCORES``). A KeyboardInterrupt stops the
+    and ``series``, with one column per score (``SCORES``; ``MORE_SCORES`` for a rule's view
+    ``"RULE/more"``; ``"RULE/compound"`` and ``"RULE/log"`` give ``SCORES`` with the compounded
+    total and drawdown; every built-in rule takes ``side``: -1, 0 or 1). A KeyboardInterrupt stops the
     call within a piece of the sweep. A parameter given as ``follow("name")`` moves in step
     with the swept parameter ``name`` rather than across it (``follow()``). Rules (docs/kernels.md, "Rules"): ``bands_revert`` and
     ``bands_zone`` on bollinger, ``macd_cross`` on macd, ``rsi_zone``, ``rsi_revert``,
@@ -83,7 +93,7 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
     sets = 1
     for _, values in grid or []:
         sets *= len(values)
-    columns = {name: np.asarray(getattr(result, name), dtype=np.float64).reshape(sets * rows) for name in SCORES}
+    columns = {name: np.asarray(getattr(result, name), dtype=np.float64).reshape(sets * rows) for name in _score_names(rule)}
     if grid:
         labels = sweep_labels(grid)
         if len(grid) == 1:
@@ -129,14 +139,15 @@ def _paired(x, names, kernel, rule, rt, ratios, params):
     sizes = {a: len(values[a]) for a in axes}
     rows = len(names)
     n_sets = int(np.prod([sizes[a] for a in axes]))
-    out = np.empty((n_sets * rows, len(SCORES)))
+    score_names = _score_names(rule)
+    out = np.empty((n_sets * rows, len(score_names)))
     for picks in itertools.product(*[range(sizes[a]) for a in leaders]):
         call = dict(params)
         for a, i in zip(leaders, picks):
             for n in groups[a]:
                 call[n] = float(values[n][i])
         result = rt.compute(f"{kernel}:{rule}", x, ratios=ratios, axis=1, **call)
-        got = np.stack([np.asarray(getattr(result, s), dtype=np.float64).reshape(-1) for s in SCORES], axis=1)
+        got = np.stack([np.asarray(getattr(result, s), dtype=np.float64).reshape(-1) for s in score_names], axis=1)
         at = dict(zip(leaders, picks))
         for j, inner_picks in enumerate(itertools.product(*[range(sizes[a]) for a in inner])):
             at.update(zip(inner, inner_picks))
@@ -153,4 +164,4 @@ def _paired(x, names, kernel, rule, rt, ratios, params):
         label = tuple(_plain(values[n][at[axis_of[n]]]) for n in level_names)
         keys.extend(label + (series,) for series in names)
     index = pd.MultiIndex.from_tuples(keys, names=level_names + ["series"])
-    return pd.DataFrame({s: out[:, k] for k, s in enumerate(SCORES)}, index=index)
+    return pd.DataFrame({s: out[:, k] for k, s in enumerate(score_names)}, index=index)

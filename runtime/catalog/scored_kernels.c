@@ -5,6 +5,7 @@
  * series: a series is scored by one device in one pass, so scores are the same bits on any
  * devices, ratios and split (a split along time cuts nothing: the tiled axis is one long).
  */
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,12 +18,21 @@
 #include "catalog/grid.h"
 #include "catalog/score_pass.h"
 #include "catalog/scored_kernels.h"
+#include "score_more.h"
 #include "score_tile.h"
 #include "scored_cuda.h"
 
-/* The scores' names, in output order (score_tile.h's APO_SCORE_IX_*). */
+/* The scores' names, in output order (score_tile.h's APO_SCORE_IX_*), and the `/more` view's
+ * (score_more.h's APO_SCORE_MORE_IX_*). */
 static const char *const score_names[APO_SCORE_IX_COUNT] = {
     "total", "mean", "sd", "sharpe", "max_drawdown", "trades", "exposure", "bars"};
+static const char *const more_names[APO_SCORE_MORE_IX_COUNT] = {
+    "sortino",       "calmar",    "cagr",     "win_rate",
+    "profit_factor", "avg_trade", "turnover", "round_trips"};
+
+/* The views' suffixes of a rule's name (score_more.h's APO_SCORE_VIEW_*): `bands_revert`,
+ * `bands_revert/compound`, `bands_revert/log`, `bands_revert/more`. */
+static const char *const view_names[APO_SCORE_VIEW_COUNT] = {"", "compound", "log", "more"};
 
 typedef struct scored_def {
     const char *indicator;
@@ -69,8 +79,10 @@ static const scored_def scored_defs[] = {
 };
 #define N_SCORED (sizeof scored_defs / sizeof scored_defs[0])
 
-static apo__kernel scored[N_SCORED];
-static apo__scoring scorings[N_SCORED];
+/* Every rule in every view: scored[i * APO_SCORE_VIEW_COUNT + view]. */
+#define N_KERNELS (N_SCORED * APO_SCORE_VIEW_COUNT)
+static apo__kernel scored[N_KERNELS];
+static apo__scoring scorings[N_KERNELS];
 static pthread_once_t scored_once = PTHREAD_ONCE_INIT;
 
 /* ---- the kernel's hooks ------------------------------------------------------------------ */
@@ -196,7 +208,9 @@ static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, score
 #else
 static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
 #endif
-static const apo__cuda_impl user_rule_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
+/* No launcher: a user's rule (its function is the host's), and the views of score_more.h,
+ * whose finish takes a log and a power a GPU would round otherwise. GPUs take no share. */
+static const apo__cuda_impl host_only_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
 
 /* Tiles of a row whose pass is computed at once, at most (apo__score_pass_group: the lanes
  * of the widest path). */
@@ -249,6 +263,24 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
         apo__score_bar_pos(&f[j], pos, cost[j], bar->finite, bar->move, out, n_out);
     }
     return APO_OK;
+}
+
+/* Folds bar t of every set of a built-in rule with the scalar body and the more statistics
+ * (score_more.h): each set's outputs from the pass (compared, as the lanes take them: a
+ * built-in rule only compares them), its rule's position on its side at a finite close, else
+ * the previous one carried. */
+static void more_bar(const apo__scoring *sc, double close, const user_bar *bar,
+                     const apo__call *sets, size_t n_sets, const double *const *pass_in, size_t at,
+                     const apo__rule *rules, const double *cost, apo__score_fold *f,
+                     apo__score_more *more) {
+    const size_t n_out = sc->indicator->n_outputs;
+    double out[APO_MAX_IO];
+    for (size_t j = 0; j < n_sets; j++) {
+        apo__score_pass_outputs(&sc->pass, sets[j].params, pass_in, at, n_out, 1, out);
+        const int pos =
+            isfinite(close) ? apo__rule_position(&rules[j], f[j].pos, close, out) : f[j].pos;
+        apo__score_bar_more(&f[j], &more[j], pos, cost[j], bar->finite, bar->move, out, n_out);
+    }
 }
 
 /*
@@ -314,9 +346,15 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     apo__rule rules[APO_GRID_SHARE_MAX];
     double cost[APO_GRID_SHARE_MAX];
     apo__score_set lane_sets[APO_GRID_SHARE_MAX];
+    apo__score_more more[APO_GRID_SHARE_MAX];
+    /* The lanes fold the eight of either side (score_sets.h); a view's more, or a side, is
+     * folded by the scalar body, set after set (more_bar). */
+    int more_fold = sc->view != APO_SCORE_VIEW_SUM;
     for (size_t j = 0; j < n_sets; j++) {
         apo__score_fold_init(&f[j]);
+        apo__score_more_init(&more[j]);
         rules[j] = apo__scoring_rule(sc, sets[j].params);
+        more_fold |= rules[j].side != APO_SIDE_BOTH;
         cost[j] = sets[j].params[fold_params];
         lane_sets[j] = apo__score_pass_set(pass, sets[j].params, &rules[j], cost[j]);
     }
@@ -348,6 +386,12 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
                                        pass_in, t - origin, f, cost);
                 continue;
             }
+            if (more_fold) {
+                for (size_t t = t0; t < t1; t++)
+                    more_bar(sc, close[t], &(user_bar){finite[t - t0], move[t - t0]}, sets, n_sets,
+                             pass_in, t - origin, rules, cost, f, more);
+                continue;
+            }
             /* Every set of the call in the lanes of a vector, each lane a set's fold with the
              * bits of apo__score_bar_move (score_sets.h): the close's changes are taken once per
              * tile for all; a lone set takes its bars in the lanes instead
@@ -373,7 +417,11 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
         return st;
     for (size_t j = 0; j < n_sets; j++) {
         double scores[APO_SCORE_IX_COUNT];
-        apo__score_finish(&f[j], sqrt(sets[j].params[fold_params + 1]), scores);
+        if (sc->view == APO_SCORE_VIEW_SUM)
+            apo__score_finish(&f[j], sqrt(sets[j].params[fold_params + 1]), scores);
+        else
+            apo__score_more_finish(&f[j], &more[j], sc->view, sets[j].params[fold_params + 1],
+                                   scores);
         for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
             sets[j].outputs[k][row] = scores[k];
     }
@@ -423,10 +471,12 @@ static apo_status thresholds_validate(const apo__kernel *k, const double *params
 
 apo__rule apo__scoring_rule(const apo__scoring *sc, const double *params) {
     apo__rule r = sc->rule;
-    if (sc->n_rule_params == 2) {
-        const size_t i = sc->indicator->n_params;
+    const size_t i = sc->indicator->n_params;
+    if (sc->n_rule_params == 2)
         r = apo__rule_make(r.kind, r.a, r.b, params[i], params[i + 1]);
-    }
+    /* After cost and periods_per_year; an integer the parameter's bounds hold in -1 .. 1. */
+    if (sc->has_side)
+        r.side = (int)params[i + sc->n_rule_params + 2];
     return r;
 }
 
@@ -436,16 +486,18 @@ apo__rule apo__scoring_rule(const apo__scoring *sc, const double *params) {
  * (d NULL: a user's rule, which has none): built-in and user rules share every hook, so a
  * user rule that takes the positions of a built-in one gives its bits. */
 static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
-                        const char *rule_name, const scored_def *d) {
+                        const char *rule_name, const scored_def *d, int view) {
     const int thresholds = d != NULL && d->thresholds;
     sc->indicator = ind;
     sc->rule = d != NULL ? apo__rule_make(d->kind, d->a, d->b, d->lower, d->upper)
                          : apo__rule_make(APO_RULE_ZONE, 0, 0, 0.0, 0.0);
     sc->rule_name = rule_name;
     sc->n_rule_params = thresholds ? 2 : 0;
-    /* Every parameter of the rule, thresholds, cost and periods_per_year, enters only the
-     * fold: sets that differ in them alone share the pass. */
-    apo__score_pass_of(ind, sc->n_rule_params + 2, &sc->pass);
+    sc->has_side = d != NULL;
+    sc->view = view;
+    /* Every parameter of the rule, thresholds, cost, periods_per_year and side, enters only
+     * the fold: sets that differ in them alone share the pass. */
+    apo__score_pass_of(ind, sc->n_rule_params + 2 + (size_t)sc->has_side, &sc->pass);
     sc->close_input = 0;
     for (size_t k = 0; k < ind->n_inputs; k++)
         if (strcmp(ind->input_names[k], "close") == 0)
@@ -453,14 +505,16 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
 
     memset(k, 0, sizeof *k);
     /* The built-ins' names fit, and apo__scored_kernel_user refuses a user's that does not. */
-    if (snprintf(k->name, sizeof k->name, "%s:%s", ind->name, rule_name) >= (int)sizeof k->name)
+    if (snprintf(k->name, sizeof k->name, "%s:%s%s%s", ind->name, rule_name, view ? "/" : "",
+                 view_names[view]) >= (int)sizeof k->name)
         k->name[0] = '\0';
     k->builtin = d != NULL;
     k->n_inputs = ind->n_inputs;
     memcpy(k->input_names, ind->input_names, sizeof k->input_names);
     k->n_outputs = APO_SCORE_IX_COUNT;
     for (size_t o = 0; o < APO_SCORE_IX_COUNT; o++)
-        snprintf(k->output_names[o], sizeof k->output_names[o], "%s", score_names[o]);
+        snprintf(k->output_names[o], sizeof k->output_names[o], "%s",
+                 view == APO_SCORE_VIEW_MORE ? more_names[o] : score_names[o]);
     /* The indicator's parameters, then the rule's: its thresholds, cost, periods_per_year
      * (the table leaves out a rule that would need more than APO_MAX_PARAMS). */
     size_t np = ind->n_params;
@@ -471,6 +525,11 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
     }
     k->params[np++] = (apo__param_spec){"cost", 0.0, 0.0, 1.0, 0};
     k->params[np++] = (apo__param_spec){"periods_per_year", 252.0, 1e-9, 1e9, 0};
+    /* -1 short-only, 0 both (the default: the positions of a rule without a side), 1
+     * long-only. The table leaves no built-in rule past APO_MAX_PARAMS with it. */
+    if (sc->has_side)
+        k->params[np++] = (apo__param_spec){"side", 0.0, -1.0, 1.0, 1};
+    assert(np <= APO_MAX_PARAMS);
     k->n_params = np;
     k->halo_rule = "the whole series: one tile scores one series";
     /* No shape check: a series shorter than the warm-up scores no bar (bars 0), which is an
@@ -483,14 +542,18 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
     k->output_cols = one_col;
     k->run_tile = scored_run;
     k->run_tiles = scored_run_tiles;
-    k->cuda = d != NULL ? &scored_cuda : &user_rule_cuda;
+    k->cuda = d != NULL && view == APO_SCORE_VIEW_SUM ? &scored_cuda : &host_only_cuda;
     k->shares_pass = scored_shares_pass;
     k->scoring = sc;
 }
 
 static void build_one(size_t i) {
     const scored_def *d = &scored_defs[i];
-    fill_kernel(&scored[i], &scorings[i], apo__builtin_kernel_named(d->indicator), d->rule_name, d);
+    for (int v = 0; v < APO_SCORE_VIEW_COUNT; v++) {
+        const size_t at = i * APO_SCORE_VIEW_COUNT + (size_t)v;
+        fill_kernel(&scored[at], &scorings[at], apo__builtin_kernel_named(d->indicator),
+                    d->rule_name, d, v);
+    }
 }
 
 static void build_all(void) {
@@ -498,18 +561,41 @@ static void build_all(void) {
         build_one(i);
 }
 
+/* The view a rule's name asks for after its '/' (none: the sum), or -1. `base` gets the
+ * rule's own name. */
+static int view_of(const char *rule, char *base, size_t base_size) {
+    const char *slash = strchr(rule, '/');
+    const size_t len = slash != NULL ? (size_t)(slash - rule) : strlen(rule);
+    snprintf(base, base_size, "%.*s", (int)len, rule);
+    if (slash == NULL)
+        return APO_SCORE_VIEW_SUM;
+    for (int v = 1; v < APO_SCORE_VIEW_COUNT; v++)
+        if (strcmp(slash + 1, view_names[v]) == 0)
+            return v;
+    return -1;
+}
+
 const apo__kernel *apo__scored_kernel_find(const char *name) {
     if (strchr(name, ':') == NULL)
         return NULL;
     pthread_once(&scored_once, build_all);
-    for (size_t i = 0; i < N_SCORED; i++)
+    for (size_t i = 0; i < N_KERNELS; i++)
         if (strcmp(scored[i].name, name) == 0)
             return &scored[i];
     return NULL;
 }
 
-apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo__kernel **out) {
+apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
+                                 const apo__kernel **out) {
     pthread_once(&scored_once, build_all);
+    *out = NULL;
+    char rule[APO_NAME_MAX];
+    const int view = view_of(rule_view, rule, sizeof rule);
+    if (view < 0)
+        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
+                         "rule \"%s\": after the '/' comes compound, log or more (docs/kernels.md, "
+                         "\"More statistics and compounding\")",
+                         rule_view);
     int rule_known = 0;
     char fits[128] = "";
     size_t len = 0;
@@ -517,7 +603,7 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo
         if (strcmp(scored_defs[i].rule_name, rule) == 0) {
             rule_known = 1;
             if (strcmp(scored_defs[i].indicator, kernel) == 0) {
-                *out = &scored[i];
+                *out = &scored[i * APO_SCORE_VIEW_COUNT + (size_t)view];
                 return APO_OK;
             }
         }
@@ -525,7 +611,6 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule, const apo
             len += (size_t)snprintf(fits + len, sizeof fits - len, "%s%s", len ? ", " : "",
                                     scored_defs[i].rule_name);
     }
-    *out = NULL;
     if (!rule_known) {
         /* The rules from the table, each once (price_cross fits several averages). */
         char names[512] = "";
@@ -592,7 +677,7 @@ apo_status apo__scored_kernel_user(apo__kernel *k, apo__scoring *sc, const apo__
                  APO_NAME_MAX - 1);
         return APO_ERR_INVALID_ARGUMENT;
     }
-    fill_kernel(k, sc, indicator, rule_name, NULL);
+    fill_kernel(k, sc, indicator, rule_name, NULL, APO_SCORE_VIEW_SUM);
     sc->user_fn = fn;
     sc->user = user;
     sc->failure = failure;

@@ -33,8 +33,13 @@ struct apo__scoring {
     size_t close_input; /* the indicator's input the rule trades on: "close" */
     const char *rule_name;
     /* The rule's own parameters, after the indicator's: 0, or 2 (lower, upper) for a rule
-     * with thresholds; `cost` and `periods_per_year` follow them. */
+     * with thresholds; `cost` and `periods_per_year` follow them, then `side` for a built-in
+     * rule (has_side). */
     size_t n_rule_params;
+    int has_side;
+    /* What its outputs are (kernels/scores/score_more.h): the eight with summed returns (the
+     * plain `<kernel>:<rule>`), compounded or log returns, or the eight more. */
+    int view;
     apo__score_pass pass; /* what sets differing in the applied parameters share */
     /* A user's rule (apo_rule_register) in place of `rule`, or NULL for a built-in one. */
     apo_rule_fn user_fn;

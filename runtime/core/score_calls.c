@@ -50,7 +50,8 @@ apo_status apo_score_outputs(const char *kernel, const char *rule, const double 
     /* No thresholds are given here: a rule that takes them uses its defaults (the scored
      * kernel's), as a scored call that names none does. */
     const apo__scoring *sc = k->scoring;
-    apo__score_series(&sc->rule, close, outputs, n_outputs, n, cost, periods_per_year, scores);
+    apo__score_series_view(&sc->rule, sc->view, close, outputs, n_outputs, n, cost,
+                           periods_per_year, scores);
     return APO_OK;
 }
 
@@ -77,6 +78,7 @@ apo_status apo_score_outputs_with(const char *kernel, const char *rule, const do
     const apo__scoring *sc = k->scoring;
     const size_t fold = sc->indicator->n_params + sc->n_rule_params;
     const apo__rule r = apo__scoring_rule(sc, values);
-    apo__score_series(&r, close, outputs, n_outputs, n, values[fold], values[fold + 1], scores);
+    apo__score_series_view(&r, sc->view, close, outputs, n_outputs, n, values[fold],
+                           values[fold + 1], scores);
     return APO_OK;
 }

@@ -18,4 +18,13 @@ void apo__ref_scores_of_positions(const double *close, const int *pos, size_t n,
                                   size_t first_finite, double cost, double periods_per_year,
                                   long double *scores);
 
+/* The views of a scored kernel (docs/kernels.md, "More statistics and compounding"), read
+ * as naively from the same positions: view 1 (`/compound`) and 2 (`/log`) write the eight
+ * with the compounded equity's or the log returns' total and drawdown; view 3 (`/more`)
+ * writes sortino, calmar, cagr, win_rate, profit_factor, avg_trade, turnover, round_trips,
+ * the trades cut from the positions bar by bar and kept in an array. */
+void apo__ref_view_of_positions(const double *close, const int *pos, size_t n, size_t first_finite,
+                                double cost, double periods_per_year, int view,
+                                long double *scores);
+
 #endif /* APO_TEST_SCORE_REFERENCE_H */

@@ -326,9 +326,9 @@ Test(score_rules, a_sweep_over_thresholds_shares_one_pass_and_keeps_each_sets_bi
      .timeout = 300) {
     const apo__kernel *k = apo__scored_kernel_find("rsi:rsi_revert");
     cr_assert(k != NULL && k->shares_pass != NULL);
-    /* timeperiod, lower, upper, cost, periods_per_year */
-    const double s0[5] = {14, 30, 70, 0, 252}, s1[5] = {14, 20, 80, 0.001, 98280},
-                 s2[5] = {15, 30, 70, 0, 252};
+    /* timeperiod, lower, upper, cost, periods_per_year, side */
+    const double s0[6] = {14, 30, 70, 0, 252, 0}, s1[6] = {14, 20, 80, 0.001, 98280, -1},
+                 s2[6] = {15, 30, 70, 0, 252, 0};
     cr_assert(k->shares_pass(k, s0, s1), "thresholds enter only the fold");
     cr_assert(!k->shares_pass(k, s0, s2), "another period is another pass");
 

@@ -414,15 +414,18 @@ Test(scores, a_shared_call_gives_each_set_the_scores_of_its_own, .timeout = 60) 
     const apo__kernel *k = apo__scored_kernel_find("bollinger:bands_revert");
     const apo__kernel *mk = apo__scored_kernel_find("macd:macd_cross");
     cr_assert(k != NULL && mk != NULL && k->shares_pass != NULL);
-    /* period, nbdev_up, nbdev_dn, cost, periods_per_year */
-    const double sets[4][5] = {
-        {20, 2, 2, 0, 252}, {20, 0.5, -1, 0.001, 252}, {20, 3, 1, 0, 98280}, {21, 2, 2, 0, 252}};
+    /* period, nbdev_up, nbdev_dn, cost, periods_per_year, side */
+    const double sets[4][6] = {{20, 2, 2, 0, 252, 0},
+                               {20, 0.5, -1, 0.001, 252, 0},
+                               {20, 3, 1, 0, 98280, 0},
+                               {21, 2, 2, 0, 252, 0}};
+    cr_assert_eq(k->n_params, 6);
     cr_assert(k->shares_pass(k, sets[0], sets[1]) && k->shares_pass(k, sets[0], sets[2]));
     cr_assert(!k->shares_pass(k, sets[0], sets[3]), "another period is another pass");
-    /* fast, slow, signal, cost, periods_per_year */
-    const double m0[5] = {12, 26, 9, 0, 252}, m1[5] = {12, 26, 9, 0.01, 252},
-                 m2[5] = {12, 26, 10, 0, 252};
-    cr_assert(mk->shares_pass(mk, m0, m1), "cost only enters the fold");
+    /* fast, slow, signal, cost, periods_per_year, side */
+    const double m0[6] = {12, 26, 9, 0, 252, 0}, m1[6] = {12, 26, 9, 0.01, 252, 1},
+                 m2[6] = {12, 26, 10, 0, 252, 0};
+    cr_assert(mk->shares_pass(mk, m0, m1), "cost and side only enter the fold");
     cr_assert(!mk->shares_pass(mk, m0, m2), "signal moves where a tile restarts the EMAs");
 
     const size_t cols = 9000;
