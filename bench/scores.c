@@ -3,7 +3,7 @@
  * docs/perf-log/2026-11-23-scored-sweeps.md, "Scored sweeps").
  *
  * A scored call folds each set's scores bar by bar while its indicator is computed tile by
- * tile (docs/kernels.md, "Scores"). Two costs make up a set-bar: the indicator's pass, which
+ * tile (docs/scores.md, "Scores"). Two costs make up a set-bar: the indicator's pass, which
  * sets that differ only in what it leaves out share (bollinger's band widths), and each
  * set's fold. The cases separate them: a lone set pays both, a shared pass of 5 widths pays
  * the pass once per 5 set-bars, and 2 and 3 widths are the groups smaller than avx2's round

@@ -244,7 +244,7 @@ static int shape_outputs(const cli_run_options *o, const apo_kernel_info *info, 
         d->file = NULL;
     }
     /* A scored call has one value a series whatever its length, and a series shorter than
-     * the warm-up is scored as one without bars (docs/kernels.md, "Scores"). */
+     * the warm-up is scored as one without bars (docs/scores.md, "Scores"). */
     if (o->score != NULL)
         return CLI_EXIT_OK;
     /* After apo_output_shape(): the library has checked the parameters by now. */

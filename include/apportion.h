@@ -448,14 +448,14 @@ typedef struct apo_workload {
     /* A rule that turns the kernel's outputs into positions, scored per series (docs/api.md,
      * "Scores"): "bands_revert" or "bands_zone" on bollinger, "macd_cross" on macd,
      * "<ind>_zone" and "<ind>_revert" on rsi, stochf, willr, cci, mfi, cmo, "stoch_cross",
-     * "stochf_cross", "price_cross" on the moving averages (docs/kernels.md, "Rules"). The
+     * "stochf_cross", "price_cross" on the moving averages (docs/scores.md, "Rules"). The
      * call then stores no indicator output: its outputs are the APO_N_SCORES scores, each
      * (sets run x rows) x 1, and its parameters include the rule's thresholds `lower` and
      * `upper` (zone and revert rules), `cost` (default 0), `periods_per_year` (default
      * 252) and `side` (built-in rules: 0 both, the default; 1 long-only; -1 short-only),
      * which a sweep may vary too. A built-in rule's name may end in a view: "/compound" and
      * "/log" (total and max_drawdown of the compounded equity), "/more" (the APO_N_MORE
-     * scores: docs/kernels.md, "More statistics and compounding"). NULL: no scoring. New in
+     * scores: docs/scores.md, "More statistics and compounding"). NULL: no scoring. New in
      * 0.2. */
     const char *score;
 } apo_workload;
@@ -463,7 +463,7 @@ typedef struct apo_workload {
 #define APO_WORKLOAD_INIT                                                                          \
     { .size = sizeof(apo_workload) }
 
-/* A user's rule (docs/kernels.md, "User rules"): the position at one bar with a finite
+/* A user's rule (docs/scores.md, "User rules"): the position at one bar with a finite
  * close, from `inputs` (the kernel's inputs at the bar, in its input order), `outputs` (its
  * outputs at the bar, in its output order; NaN where not yet defined) and `prev`, the
  * position of the bar before (0 before the first). Returns -1 (short), 0 (flat) or +1
@@ -506,7 +506,7 @@ APO_EXPORT apo_status apo_output_shape(const apo_runtime *rt, const apo_workload
 /* The scores of a scored call (apo_workload.score), in the order of its outputs: the sum of
  * the bars' returns, their mean and population standard deviation, the annualised Sharpe
  * ratio, the largest fall of the running sum from its peak, the changes of position, the
- * share of bars held long or short, and the bars scored (docs/kernels.md, "Scores"). */
+ * share of bars held long or short, and the bars scored (docs/scores.md, "Scores"). */
 enum {
     APO_SCORE_TOTAL = 0,
     APO_SCORE_MEAN = 1,

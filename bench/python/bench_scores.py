@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A scored grid search against the two ways a user has without it (docs/perf-log/2026-11-23-scored-sweeps.md, "Scored
 sweeps"): bollinger bands_revert over a grid of (period, nbdev_up) sets (nbdev_dn at its default, 2) on many series,
-ending in one line of scores per set and series (docs/kernels.md, "Scores").
+ending in one line of scores per set and series (docs/scores.md, "Scores").
 
 1. apportion.score(): the whole grid, peak memory of the process read from the kernel
    (VmHWM), the rate in set-bars per second, and the size the grid's bands would take if

@@ -2,7 +2,7 @@
  * bollinger_pass.h: bollinger's pass shared by band widths. Sets of a scored sweep that
  * differ only in nbdev_up and nbdev_dn run one pass of the sliding sums (this file's
  * apo__cpu_bollinger_pass_tile), and each width takes its bands from it with
- * apo__bollinger_pass_bands (docs/kernels.md, "Scores"). The bands are bitwise those that
+ * apo__bollinger_pass_bands (docs/scores.md, "Scores"). The bands are bitwise those that
  * apo__cpu_bollinger_tile stores for that width: the pass runs the same tile body
  * (bollinger_tile.h) on the same tile grid, and only where it stores differs.
  */

@@ -33,7 +33,7 @@
  * file that wants the windows in another form defines all three before it includes this
  * header and gets the same windows, computed by the same operations: bollinger_pass.c
  * stores each window's mean and standard deviation once for every band width (the shared
- * pass of a scored sweep, docs/kernels.md "Scores"). By default they store the bands:
+ * pass of a scored sweep, docs/scores.md "Scores"). By default they store the bands:
  *   - BANDS: a window with a mean and a standard deviation: middle +- nbdev * sd;
  *   - FLAT: a constant window, whose bands and middle are the constant itself;
  *   - UNDEF: no deviation (the warm-up, a window with a non-finite sample): the bands are

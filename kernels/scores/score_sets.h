@@ -1,6 +1,6 @@
 /*
  * score_sets.h: the fold of several sets of one shared pass over a tile of bars, one set per
- * lane of a vector (docs/kernels.md, "Scores").
+ * lane of a vector (docs/scores.md, "Scores").
  *
  * Why: the sets of a scored sweep that share a pass (bollinger's band widths, every rule's
  * cost and thresholds) see the same bars and the same pass, and each folds its own scores

@@ -1,5 +1,5 @@
 /*
- * score_tile.h: rules and scores (docs/kernels.md, "Scores"), the arithmetic shared by every
+ * score_tile.h: rules and scores (docs/scores.md, "Scores"), the arithmetic shared by every
  * path that scores: the runtime's scored kernels, which fold each bar as soon as its
  * indicator outputs are computed, and apo__score_series(), which scores outputs already in
  * memory. Both call apo__score_bar() on the same values in the same order, so a scored

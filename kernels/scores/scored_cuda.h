@@ -4,7 +4,7 @@
  *
  * What: the scores of one set, or of several sets that share a pass (score_pass.h: they
  * differ only in what the pass leaves out, bollinger's widths and every rule's thresholds and
- * cost), for every series of a chunk (docs/kernels.md, "Scores"), the series' samples in GPU
+ * cost), for every series of a chunk (docs/scores.md, "Scores"), the series' samples in GPU
  * memory once for all the sets and only each set's APO_SCORE_IX_COUNT scores written back.
  * One GPU thread scores one series as the host's scored tile does
  * (runtime/catalog/scored_kernels.c): the indicator's tiles one after another, each computed

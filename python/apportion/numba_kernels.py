@@ -38,7 +38,7 @@ _WORDS = 12
 # apo_status cpu(const apo_kernel_call *call, void *user)
 cpu_signature = types.int32(types.CPointer(types.uint64), types.voidptr)
 
-# A user rule (Runtime.register_rule, docs/kernels.md "User rules"): apo_rule_fn,
+# A user rule (Runtime.register_rule, docs/scores.md "User rules"): apo_rule_fn,
 # int rule(const double *inputs, const double *outputs, int prev, void *user); inputs[i] and
 # outputs[k] are the kernel's at the bar, and it returns the position -1, 0 or 1.
 rule_signature = types.int32(types.CPointer(types.float64), types.CPointer(types.float64), types.int32, types.voidptr)

@@ -95,7 +95,7 @@ class Runtime(_core.Runtime):
         )
 
     def register_rule(self, name, kernel, rule):
-        """Registers a user rule (apo_rule_register(), docs/kernels.md "User rules"): ``rule``
+        """Registers a user rule (apo_rule_register(), docs/scores.md "User rules"): ``rule``
         is a numba ``@cfunc(apportion.numba_kernels.rule_signature)`` taking the kernel's
         inputs and outputs at a bar (pointers), the previous position and a null pointer, and
         returning -1, 0 or 1. Then ``apportion.score(data, kernel, name, runtime=self)`` and

@@ -1,6 +1,6 @@
 """Scored sweeps (docs/python.md, "Scores"): a grid of parameter sets over many series that
 ends in one line of scores per set and series, computed where the indicator is and never
-stored (docs/kernels.md, "Scores", defines the rules and the scores)."""
+stored (docs/scores.md, "Scores", defines the rules and the scores)."""
 
 import itertools
 
@@ -74,7 +74,7 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
     ``"RULE/more"``; ``"RULE/compound"`` and ``"RULE/log"`` give ``SCORES`` with the compounded
     total and drawdown; every built-in rule takes ``side``: -1, 0 or 1). A KeyboardInterrupt stops the
     call within a piece of the sweep. A parameter given as ``follow("name")`` moves in step
-    with the swept parameter ``name`` rather than across it (``follow()``). Rules (docs/kernels.md, "Rules"): ``bands_revert`` and
+    with the swept parameter ``name`` rather than across it (``follow()``). Rules (docs/scores.md, "Rules"): ``bands_revert`` and
     ``bands_zone`` on bollinger, ``macd_cross`` on macd, ``rsi_zone``, ``rsi_revert``,
     ``cmo_zone``, ``cmo_revert``, ``price_cross`` on the moving averages; a zone or revert
     rule's ``lower`` and ``upper`` are parameters like the indicator's (``lower=[20, 30]``

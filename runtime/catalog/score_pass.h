@@ -1,5 +1,5 @@
 /*
- * The pass of a scored kernel (docs/kernels.md, "Scores"): what a tile of its indicator
+ * The pass of a scored kernel (docs/scores.md, "Scores"): what a tile of its indicator
  * computes before the parameters that only shape each set's outputs from it. Sets of a
  * sweep that differ in those parameters alone run one pass and each takes its outputs from
  * it, with the bits it has alone:

@@ -53,7 +53,7 @@ typedef struct scored_def {
     { ind, "price_cross", APO_RULE_PRICE_CROSS, 0, 0, NO_THRESHOLDS }
 
 /* Which rule fits which indicator: a rule reads the outputs of its indicator by position
- * (docs/kernels.md, "Rules", has the same table in words). A scored kernel's parameters are
+ * (docs/scores.md, "Rules", has the same table in words). A scored kernel's parameters are
  * the indicator's, the rule's thresholds and cost and periods_per_year, at most
  * APO_MAX_PARAMS: stoch's five leave no room for two thresholds, so stoch has its cross
  * and no zone (stochf's fastk has both). */

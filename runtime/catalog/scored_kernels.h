@@ -1,5 +1,5 @@
 /*
- * Scored kernels (docs/kernels.md, "Scores"): an indicator and a rule as one kernel whose
+ * Scored kernels (docs/scores.md, "Scores"): an indicator and a rule as one kernel whose
  * tile is a whole series and whose outputs are that series' scores. A workload that names a
  * rule (apo_workload.score) runs the scored kernel "<kernel>:<rule>" instead of the
  * indicator, so sweeps, ragged rows, planning, devices and failover handle it as any other

@@ -218,7 +218,7 @@ static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i
         if (dev->info.kind != APO_DEVICE_CUDA)
             return 0;
     /* A user's rule is a function of this process: a rank serves the call in another, where
-     * it does not exist (docs/kernels.md, "User rules"). */
+     * it does not exist (docs/scores.md, "User rules"). */
     if (dev->info.kind == APO_DEVICE_RANK && call->kernel->scoring != NULL &&
         call->kernel->scoring->user_fn != NULL)
         return 0;

@@ -1,6 +1,6 @@
 /*
  * apo_score_outputs() and apo_score_outputs_with(): scoring outputs already in memory with the fold
- * the scored kernels use (kernels/scores/score.h; docs/kernels.md, "Scores").
+ * the scored kernels use (kernels/scores/score.h; docs/scores.md, "Scores").
  */
 #include <math.h>
 #include <string.h>

@@ -545,7 +545,7 @@ Test(cli, score_plot_into_a_missing_folder_fails_before_the_work, .timeout = 120
     }
 }
 
-/* A rule with thresholds (docs/kernels.md, "Rules"): --param sweeps rsi_zone's lower like
+/* A rule with thresholds (docs/scores.md, "Rules"): --param sweeps rsi_zone's lower like
  * any parameter, scores.csv has a column for it, and a set whose lower is not below upper is
  * a usage error naming it. */
 Test(cli, a_sweep_over_a_rules_thresholds, .timeout = 120) {

@@ -1,6 +1,6 @@
 /*
  * score_reference.h: the scores of one series from its positions, read naively from
- * docs/kernels.md ("Returns and scores") in long double: the returns of the bars after the
+ * docs/scores.md ("Returns and scores") in long double: the returns of the bars after the
  * first bar whose indicator outputs are all finite, skipping bars whose close or previous
  * close is not finite, then their sum, mean, population sd, Sharpe ratio, drawdown of the
  * running sum from its peak (starting at 0), trades, exposure and count. Nothing is shared
@@ -18,7 +18,7 @@ void apo__ref_scores_of_positions(const double *close, const int *pos, size_t n,
                                   size_t first_finite, double cost, double periods_per_year,
                                   long double *scores);
 
-/* The views of a scored kernel (docs/kernels.md, "More statistics and compounding"), read
+/* The views of a scored kernel (docs/scores.md, "More statistics and compounding"), read
  * as naively from the same positions: view 1 (`/compound`) and 2 (`/log`) write the eight
  * with the compounded equity's or the log returns' total and drawdown; view 3 (`/more`)
  * writes sortino, calmar, cagr, win_rate, profit_factor, avg_trade, turnover, round_trips,

@@ -358,7 +358,7 @@ static void scenario_bitwise(int rank) {
         ragged_case(rt, alone, kernels[k], APO_SPLIT_ROWS, NULL);
     }
     ragged_case(rt, alone, "macd", APO_SPLIT_TIME, &sweep);
-    /* Scores (docs/kernels.md, "Scores"): a rank gets whole series of a set's scored call,
+    /* Scores (docs/scores.md, "Scores"): a rank gets whole series of a set's scored call,
      * and rank 0's cpu runs the sets that differ only in band width as one shared pass,
      * which the ranks, given one set at a time, do not: the scores must not show it. */
     const double score_widths[] = {1, 2, 3};

@@ -1,5 +1,5 @@
 /*
- * test_score_rules.c: the rules on the catalog's indicators (docs/kernels.md, "Rules"):
+ * test_score_rules.c: the rules on the catalog's indicators (docs/scores.md, "Rules"):
  * zone and revert rules with thresholds, crosses of two outputs and of the close with a
  * moving average. Each rule's scores against positions taken by a naive reading of the
  * docs' table over the plain indicator call's outputs, the returns and scores in long

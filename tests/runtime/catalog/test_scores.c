@@ -1,5 +1,5 @@
 /*
- * test_scores.c: scored calls (docs/kernels.md, "Scores"). Every rule's scores against an
+ * test_scores.c: scored calls (docs/scores.md, "Scores"). Every rule's scores against an
  * independent evaluation of the definition in long double (the positions as an array, the
  * returns as an array, the standard deviation in two passes) over the indicator's own
  * outputs, on random walks with gaps and with cost; bitwise equality with the outputs
@@ -503,7 +503,7 @@ Test(scores, a_series_too_short_scores_no_bar, .timeout = 60) {
 /* Returns that never change have sd 0 exactly, hence sharpe NaN, though each is inexact
  * (-2 * 0.1): a flat close and an average alternately below and above it flip the position
  * every bar. A variance taken as mean(r^2) - mean(r)^2 would round to a few ulps of r^2
- * instead (docs/kernels.md, "Returns and scores"). */
+ * instead (docs/scores.md, "Returns and scores"). */
 Test(scores, constant_returns_have_sd_zero_exactly, .timeout = 60) {
     enum { N = 1000 };
     double close[N], avg[N];
