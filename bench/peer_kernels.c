@@ -238,12 +238,12 @@ int peer_call_talib(const peer_kernel *k, peer_any_fn ta, int n, const double *c
         rc = ((ta_3i_1)ta)(0, e, in[0], in[1], in[2], ip[0], begin, &count, out[0]);
         break;
     case PEER_TA_3IN_III_2OUT:
-        rc = ((ta_3iii_2)ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], begin, &count,
-                                  out[0], out[1]);
+        rc = ((ta_3iii_2)ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], begin, &count, out[0],
+                             out[1]);
         break;
     case PEER_TA_3IN_IIIII_2OUT:
-        rc = ((ta_3iiiii_2)ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], ip[3], ip[4],
-                                    begin, &count, out[0], out[1]);
+        rc = ((ta_3iiiii_2)ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], ip[3], ip[4], begin,
+                               &count, out[0], out[1]);
         break;
     case PEER_TA_4IN_1OUT:
         rc = ((ta_4_1)ta)(0, e, in[0], in[1], in[2], in[3], begin, &count, out[0]);
@@ -252,8 +252,7 @@ int peer_call_talib(const peer_kernel *k, peer_any_fn ta, int n, const double *c
         rc = ((ta_4i_1)ta)(0, e, in[0], in[1], in[2], in[3], ip[0], begin, &count, out[0]);
         break;
     case PEER_TA_4IN_II_1OUT:
-        rc = ((ta_4ii_1)ta)(0, e, in[0], in[1], in[2], in[3], ip[0], ip[1], begin, &count,
-                                 out[0]);
+        rc = ((ta_4ii_1)ta)(0, e, in[0], in[1], in[2], in[3], ip[0], ip[1], begin, &count, out[0]);
         break;
     }
     return rc != 0 ? rc : count == n - *begin ? 0 : -1;

@@ -80,10 +80,10 @@ typedef struct peer_fns {
 int peer_resolve(const bench_peers *p, const peer_kernel *k, peer_fns *fns, char *why,
                  size_t why_size);
 
-/* Calls TA-Lib's function `ta` (fns->ta or fns->ta06) of row k on in[0 .. n_inputs) of n samples, the whole series
- * (startIdx 0, endIdx n-1), writing its first value at out[k][0]; *begin is TA-Lib's
- * outBegIdx. Returns TA-Lib's return code (0 is success), or -1 for a count that is not
- * n - *begin. */
+/* Calls TA-Lib's function `ta` (fns->ta or fns->ta06) of row k on in[0 .. n_inputs) of n samples,
+ * the whole series (startIdx 0, endIdx n-1), writing its first value at out[k][0]; *begin is
+ * TA-Lib's outBegIdx. Returns TA-Lib's return code (0 is success), or -1 for a count that is not n
+ * - *begin. */
 int peer_call_talib(const peer_kernel *k, peer_any_fn ta, int n, const double *const *in,
                     double *const *out, int *begin);
 

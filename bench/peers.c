@@ -236,18 +236,18 @@ int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *p, char *w
      * in a build environment of its own (Cython and numpy wheels, some 30 s the first time). */
     snprintf(path, sizeof path, "%s/" TULIPY_SDIST, p->dir);
     if (find_entry(p->dir, TALIB_WHEEL_PREFIX, ".whl", name, sizeof name) != 0 || !exists(path)) {
-        char *const talib[] = {"venv/bin/pip", "download", "--no-deps", "--only-binary=:all:",
-                               "--dest", ".", BENCH_PEER_TALIB, NULL};
-        char *const tulipy[] = {"venv/bin/pip",   "download", "--no-deps",     "--no-binary=tulipy",
-                                "--dest",         ".",        BENCH_PEER_TULIPY, NULL};
+        char *const talib[] = {"venv/bin/pip", "download", "--no-deps",      "--only-binary=:all:",
+                               "--dest",       ".",        BENCH_PEER_TALIB, NULL};
+        char *const tulipy[] = {"venv/bin/pip", "download", "--no-deps",       "--no-binary=tulipy",
+                                "--dest",       ".",        BENCH_PEER_TULIPY, NULL};
         const int rc = run(p->dir, talib, log, 600);
         const int rc2 = rc == 0 ? run(p->dir, tulipy, log, 600) : rc;
         if (rc2 != 0 || find_entry(p->dir, TALIB_WHEEL_PREFIX, ".whl", name, sizeof name) != 0 ||
             !exists(path)) {
             snprintf(why, why_size,
                      "`pip download " BENCH_PEER_TALIB " " BENCH_PEER_TULIPY
-                     "` failed: PyPI is not reachable from here, or no wheel of "
-                     BENCH_PEER_TALIB " fits this machine (see %s)",
+                     "` failed: PyPI is not reachable from here, or no wheel of " BENCH_PEER_TALIB
+                     " fits this machine (see %s)",
                      log);
             return -1;
         }
