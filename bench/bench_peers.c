@@ -81,7 +81,7 @@ static void usage(FILE *f) {
                "                 left out (default: TA-Lib's default parameters)\n"
                "  --cache DIR    where the peers are fetched and built (default\n"
                "                 $XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)\n"
-               "  --rebuild      build the peer libraries again\n"
+               "  --rebuild      build Tulip again (TA-Lib comes built, in its wheel)\n"
                "  --help\n");
 }
 

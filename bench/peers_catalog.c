@@ -47,7 +47,9 @@ enum { TULIP, TALIB, APO1, APON, TA06, CONTENDERS };
 #define SAME_DEFINITION 1e-9
 /* The same, for a row whose peers slide running double sums (peer_kernel.running_sums):
  * they lose about mean^2/var ulps of a variance per step, and the loss builds up along the
- * series, to 2.5e-5 of TA-Lib's largest STDDEV(5) at 1e6 bars of these walks. */
+ * series, to 2.5e-5 of TA-Lib 0.6.0-dev's largest STDDEV(5) at 1e6 bars of these walks.
+ * TA-Lib 0.8.1 no longer drifts so (apportion within 1.2e-12 of its STDDEV(5) there:
+ * docs/perf-log/2026-11-26-peers-talib-0.8.md); Tulip's sums still do (7e-7 at 1e4 bars). */
 #define SAME_DEFINITION_DRIFT 1e-4
 
 static double tolerance(const peer_kernel *k) {
