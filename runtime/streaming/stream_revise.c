@@ -23,8 +23,7 @@ static apo_stream *set_of(apo_stream *s, size_t j) { return s->n_sets > 0 ? s->s
 
 /* Writes the packed inputs over the last k[r] kept bars of every series of one set, the bars
  * they replace first copied to `keep` (packed alike) unless it is NULL. */
-static void swap_bars(apo_stream *s, const size_t *k, const double *const *inputs,
-                      double *keep) {
+static void swap_bars(apo_stream *s, const size_t *k, const double *const *inputs, double *keep) {
     const size_t n_in = s->kernel->n_inputs;
     size_t at = 0, total = 0;
     for (size_t r = 0; r < s->n_series; r++)
@@ -60,8 +59,7 @@ apo_status apo__stream_revise(apo_stream *s, const size_t *k, size_t total,
                       ? malloc(n_sets * n_in * total * sizeof *old)
                       : NULL;
     if (old == NULL)
-        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_revise: no memory for %zu bars",
-                         total);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_revise: no memory for %zu bars", total);
     apo_status st = APO_OK;
     for (size_t j = 0; j < n_sets && st == APO_OK; j++)
         st = apo__stream_reserve_rerun(set_of(s, j), set_of(s, j)->tile);

@@ -179,7 +179,7 @@ static void check_revise_refused(apo_runtime *rt, const stream_case *c) {
     unsigned char *none_before = stream_state_bytes(none, &none_len);
     alloc_out(c, out);
     pack(c, from, 6, wrong, 1.0, n, in); /* 6 bars a series: past revise_bars 5 */
-    n[0] = 0, n[1] = 0, n[2] = 4; /* ... and series 2's 4: past its 3 bars */
+    n[0] = 0, n[1] = 0, n[2] = 4;        /* ... and series 2's 4: past its 3 bars */
     cr_assert_eq(apo_stream_revise(s, n, in, out), APO_ERR_INVALID_ARGUMENT, "%s", c->kernel);
     cr_assert(strstr(apo_last_error(), "cannot be revised") != NULL, "%s", apo_last_error());
     stream_assert_state(s, before, len, "a revise past a series' bars");
@@ -299,8 +299,7 @@ static int refuses_windows(apo_runtime *rt, const char *name) {
         apo_stream_destroy(s);
         return 0;
     }
-    cr_assert(strstr(apo_last_error(), "cannot revise") != NULL, "%s: %s", name,
-              apo_last_error());
+    cr_assert(strstr(apo_last_error(), "cannot revise") != NULL, "%s: %s", name, apo_last_error());
     size_t need = 0;
     d.revise_bars = 0;
     cr_assert_eq(apo_stream_resume_needs(rt, &d, 10, &need), APO_ERR_INVALID_ARGUMENT, "%s", name);
@@ -308,8 +307,8 @@ static int refuses_windows(apo_runtime *rt, const char *name) {
     const double *in[APO_MAX_IO] = {x, x, x, x, x, x};
     const uint64_t first = 9;
     const size_t n_bars = 1;
-    cr_assert_eq(apo_stream_resume(rt, &d, &first, &n_bars, in, &s), APO_ERR_INVALID_ARGUMENT,
-                 "%s", name);
+    cr_assert_eq(apo_stream_resume(rt, &d, &first, &n_bars, in, &s), APO_ERR_INVALID_ARGUMENT, "%s",
+                 name);
     cr_assert_null(s);
     return 1;
 }
