@@ -723,6 +723,12 @@ typedef struct apo_stream_desc {
      * (the calling thread is about as fast as the cpu device there); SIZE_MAX: never. Not part of
      * the saved state: a load takes expect's, else the default. New in 0.2. */
     size_t device_bars;
+    /* Bars each series keeps so that apo_stream_revise() may replace up to this many of its
+     * last bars (docs/streaming.md, "Revise"): its kept window then reaches back to the start
+     * of bar n - revise_bars's tile, less the halo. 0 (the default): no revise. At most
+     * 2^24; refused (APO_ERR_INVALID_ARGUMENT) for obv and ad, which keep no bars. Part of
+     * the saved state. New in 0.3. */
+    size_t revise_bars;
 } apo_stream_desc;
 
 #define APO_STREAM_DESC_INIT                                                                       \
@@ -760,6 +766,40 @@ APO_EXPORT apo_status apo_stream_update(apo_stream *s, const size_t *n_new,
  * failure, too, the stream is as it was. New in 0.3. */
 APO_EXPORT apo_status apo_stream_peek(apo_stream *s, const size_t *n_new,
                                       const double *const *inputs, double *const *outputs);
+
+/* Replaces the last k[r] bars of each series r (0 included) with the packed inputs (as an
+ * update takes them, k[r] bars a series) and writes the corrected outputs of those bars,
+ * packed the same way: bit for bit what a stream fed the corrected bars from the start gives
+ * there, and so the batch's over the corrected history (docs/streaming.md, "Revise"). The
+ * series keep their bar counts. k[r] may be at most desc->revise_bars and the series' bars;
+ * a larger one is APO_ERR_INVALID_ARGUMENT. Runs on the calling thread. All or nothing, as an
+ * update: on any failure the stream is as it was, its saved state byte for byte. Returns
+ * APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY,
+ * APO_ERR_KERNEL_FAILED. New in 0.3. */
+APO_EXPORT apo_status apo_stream_revise(apo_stream *s, const size_t *k, const double *const *inputs,
+                                        double *const *outputs);
+
+/* The bars a series whose history is `bars` long must be given for apo_stream_resume(): the
+ * last *needed bars of it (the current tile's, the halo before it, and revise_bars' tiles;
+ * docs/streaming.md, "Resume from a window"). Refused as apo_stream_create() refuses desc, and
+ * for obv and ad (APO_ERR_INVALID_ARGUMENT), whose running sums no window holds. Returns
+ * APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM,
+ * APO_ERR_OUT_OF_MEMORY. New in 0.3. */
+APO_EXPORT apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_desc *desc,
+                                              uint64_t bars, size_t *needed);
+
+/* A stream of desc that goes on from histories of which it is given only the last bars:
+ * series r's n_bars[r] bars, packed series after series in inputs[i] as an update takes them,
+ * the first of them at position first[r] of its history (so the series has first[r] +
+ * n_bars[r] bars). Its updates then give, bit for bit, what a stream fed the whole histories
+ * gives (docs/streaming.md, "Resume from a window"). Each series must be given at least the
+ * bars apo_stream_resume_needs() names for its length (more are fine: the older ones are not
+ * read); fewer, obv and ad, or what apo_stream_create() refuses is refused, nothing made.
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM,
+ * APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY. New in 0.3. */
+APO_EXPORT apo_status apo_stream_resume(apo_runtime *rt, const apo_stream_desc *desc,
+                                        const uint64_t *first, const size_t *n_bars,
+                                        const double *const *inputs, apo_stream **out);
 
 /* An independent copy of s (docs/streaming.md, "Fork"): the same series, kept bars and running
  * state, to be fed apart from s (another scenario, a what-if), each giving the bits of its
