@@ -10,8 +10,7 @@
 #include "json_report.h"
 #include "sweep_sets.h"
 
-int cli_scores_parse_agg(const char *text, int *agg, double *quantile, char *err,
-                         size_t err_size) {
+int cli_scores_parse_agg(const char *text, int *agg, double *quantile, char *err, size_t err_size) {
     if (strcmp(text, "mean") == 0) {
         *agg = CLI_AGG_MEAN;
         return 0;

@@ -20,8 +20,7 @@
 /* Parses the aggregate of --by SCORE:AGG, `text` being what follows the colon: "mean",
  * "median" or "qQ" with Q a number from 0 to 1 ("q0.25"). Returns 0 with *agg and
  * *quantile set, or -1 with the reason in err. */
-int cli_scores_parse_agg(const char *text, int *agg, double *quantile, char *err,
-                         size_t err_size);
+int cli_scores_parse_agg(const char *text, int *agg, double *quantile, char *err, size_t err_size);
 
 /* The name of o's aggregate as --by takes it ("median", "q0.25"), into buf. */
 const char *cli_scores_agg_name(const cli_run_options *o, char *buf, size_t size);

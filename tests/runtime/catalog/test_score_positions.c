@@ -121,18 +121,18 @@ Test(score_positions, a_set_traced_is_its_scores_and_the_rule_bar_by_bar, .timeo
         double sum = 0, peak = 0, dd = 0;
         size_t last_scored = COLS;
         for (size_t t = 0; t < COLS; t++) {
-            const int p_t =
-                isfinite(close[t]) ? revert(prev, close[t], outs[0][t], outs[1][t], outs[2][t])
-                                   : prev;
+            const int p_t = isfinite(close[t])
+                                ? revert(prev, close[t], outs[0][t], outs[1][t], outs[2][t])
+                                : prev;
             cr_assert_eq(pos[t], (double)p_t, "row %zu bar %zu: position %g, the rule's %d", r, t,
                          pos[t], p_t);
             ipos[t] = p_t;
             const int scored = t > first && isfinite(close[t]) && isfinite(close[t - 1]);
             if (scored) {
-                const double want = (double)prev * (close[t] / close[t - 1] - 1.0) -
-                                    cost * (double)abs(p_t - prev);
-                cr_assert(same_bits(ret[t], want), "row %zu bar %zu: return %.17g, not %.17g", r,
-                          t, ret[t], want);
+                const double want =
+                    (double)prev * (close[t] / close[t - 1] - 1.0) - cost * (double)abs(p_t - prev);
+                cr_assert(same_bits(ret[t], want), "row %zu bar %zu: return %.17g, not %.17g", r, t,
+                          ret[t], want);
                 sum += want;
                 peak = sum > peak ? sum : peak;
                 dd = peak - sum > dd ? peak - sum : dd;
@@ -153,8 +153,8 @@ Test(score_positions, a_set_traced_is_its_scores_and_the_rule_bar_by_bar, .timeo
         for (int k = 0; k < APO_N_SCORES; k++) {
             const double want = (double)ref[k], have = sc[k * lines + line];
             const double tol = fmax(1e-12, 1e-9 * fabs(want));
-            cr_assert(fabs(have - want) <= tol, "row %zu score %d: %.17g, the reference %.17g",
-                      r, k, have, want);
+            cr_assert(fabs(have - want) <= tol, "row %zu score %d: %.17g, the reference %.17g", r,
+                      k, have, want);
         }
     }
     free(sc), free(b), free(x);
@@ -189,11 +189,11 @@ Test(score_positions, a_views_running_total_ends_at_its_total, .timeout = 120) {
                 }
             }
             cr_assert_lt(last, COLS);
-            cr_assert(same_bits(eq[last], sc[APO_SCORE_TOTAL * ROWS + r]), "%s row %zu",
-                      views[v], r);
+            cr_assert(same_bits(eq[last], sc[APO_SCORE_TOTAL * ROWS + r]), "%s row %zu", views[v],
+                      r);
             const double want = v == 0 ? compounded - 1.0 : log(compounded);
-            cr_assert(same_bits(eq[last], want), "%s row %zu: %.17g, the product's %.17g",
-                      views[v], r, eq[last], want);
+            cr_assert(same_bits(eq[last], want), "%s row %zu: %.17g, the product's %.17g", views[v],
+                      r, eq[last], want);
         }
         free(sc);
     }
@@ -217,8 +217,8 @@ Test(score_positions, bad_arguments_are_refused_and_write_nothing, .timeout = 60
     test_assert_refused(apo_score_positions("bollinger", "macd_cross", close, outs, 3, 50, NULL, 0,
                                             pos, NULL, NULL, sc),
                         APO_ERR_INVALID_ARGUMENT, "macd_cross");
-    test_assert_refused(apo_score_positions("bollinger", "bands_revert", NULL, outs, 3, 50, NULL,
-                                            0, pos, NULL, NULL, sc),
+    test_assert_refused(apo_score_positions("bollinger", "bands_revert", NULL, outs, 3, 50, NULL, 0,
+                                            pos, NULL, NULL, sc),
                         APO_ERR_NULL, "NULL");
     for (int t = 0; t < 50; t++)
         cr_assert_eq(pos[t], -7, "a refused call wrote a position");
