@@ -91,8 +91,8 @@ static void check_ranking(const char *by, int agg, double q, double min_trades) 
     char dir[128], mt[32];
     snprintf(dir, sizeof dir, "%s/o", work);
     snprintf(mt, sizeof mt, "%g", min_trades);
-    cli_result r = run_cli(RUN_GRID("--by", by, "--min-trades", mt, "--top", "6", "--json",
-                                    "--output", dir));
+    cli_result r =
+        run_cli(RUN_GRID("--by", by, "--min-trades", mt, "--top", "6", "--json", "--output", dir));
     cr_assert_eq(r.status, 0, "%s", r.err);
     read_scores(dir);
     json_t *j = parse_json(&r), *sc = get(j, "scores"), *best = get(sc, "best");
@@ -139,7 +139,8 @@ Test(cli, run_min_trades_leaves_lines_out_of_the_best, .timeout = 300) {
     make_work_dir();
     char dir[128];
     snprintf(dir, sizeof dir, "%s/o", work);
-    cli_result r = run_cli(RUN_GRID("--min-trades", "200", "--top", "30", "--json", "--output", dir));
+    cli_result r =
+        run_cli(RUN_GRID("--min-trades", "200", "--top", "30", "--json", "--output", dir));
     cr_assert_eq(r.status, 0, "%s", r.err);
     read_scores(dir);
     size_t kept = 0;
@@ -175,8 +176,7 @@ Test(cli, run_rank_refusals_write_nothing, .timeout = 120) {
         cr_assert_eq(r.status, 2, "%s %s: exit %d", bad[i].opt, bad[i].value, r.status);
         assert_contains(r.err, bad[i].says);
         struct stat st;
-        cr_assert_neq(stat(dir, &st), 0, "%s %s made the output folder", bad[i].opt,
-                      bad[i].value);
+        cr_assert_neq(stat(dir, &st), 0, "%s %s made the output folder", bad[i].opt, bad[i].value);
         free_result(&r);
     }
     cli_result r = run_cli(RUN_GRID("--positions", "1"));
@@ -232,8 +232,8 @@ Test(cli, run_positions_are_the_sets_scores_bar_by_bar, .timeout = 300) {
     while (fgets(line, sizeof line, f) != NULL) {
         size_t row, bar;
         double c, p, rt, e;
-        cr_assert_eq(sscanf(line, "%zu,%zu,%lf,%lf,%lf,%lf", &row, &bar, &c, &p, &rt, &e), 6,
-                     "%s", line);
+        cr_assert_eq(sscanf(line, "%zu,%zu,%lf,%lf,%lf,%lf", &row, &bar, &c, &p, &rt, &e), 6, "%s",
+                     line);
         cr_assert_eq(row * COLS + bar, n, "line %zu: series and bars in order", n);
         close[row][bar] = c, pos[row][bar] = (int)p, ret[row][bar] = rt, eq[row][bar] = e;
         n++;
@@ -252,16 +252,17 @@ Test(cli, run_positions_are_the_sets_scores_bar_by_bar, .timeout = 300) {
         for (int k = 0; k < 8; k++) {
             const double want = (double)ref[k], have = scores_of_file[set][row][k];
             if (!(fabs(have - want) <= fmax(1e-12, 1e-9 * fabs(want))))
-                cr_assert_fail("series %zu score %d: scores.csv %.17g, from the positions %.17g", row, k,
-                        have, want);
+                cr_assert_fail("series %zu score %d: scores.csv %.17g, from the positions %.17g",
+                               row, k, have, want);
         }
         /* The returns and running sum, bit for bit, by the test's own arithmetic. */
         double sum = 0;
         for (size_t t = 1; t < COLS; t++) {
             if (t > first) {
                 const int d = pos[row][t] - pos[row][t - 1];
-                const double want = (double)pos[row][t - 1] * (close[row][t] / close[row][t - 1] - 1.0) -
-                                    cost * (double)(d < 0 ? -d : d);
+                const double want =
+                    (double)pos[row][t - 1] * (close[row][t] / close[row][t - 1] - 1.0) -
+                    cost * (double)(d < 0 ? -d : d);
                 cr_assert_eq(ret[row][t], want, "series %zu bar %zu", row, t);
                 sum += want;
             } else {
