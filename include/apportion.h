@@ -560,6 +560,21 @@ APO_EXPORT apo_status apo_score_outputs_with(const char *kernel, const char *rul
                                              size_t n_outputs, size_t n, const apo_param *params,
                                              size_t n_params, double *scores);
 
+/* apo_score_outputs_with(), also writing bar by bar what the fold folds (docs/scores.md, "The
+ * positions of one set"): position[t], the rule's position after bar t (-1, 0 or +1);
+ * returns[t], the bar's return (NaN at a bar that is not scored); equity[t], the view's
+ * running total after it (0 before the first scored bar: the sum of the returns, the
+ * compounded equity less 1 for "/compound" and "/more", its logarithm for "/log"), whose
+ * value at the last scored bar is the `total` score bit for bit. Each array holds n values
+ * or is NULL (not written); scores (APO_N_SCORES values, or NULL) are those of
+ * apo_score_outputs_with(), so bitwise those of a scored call of the set. Returns the errors
+ * of apo_score_outputs_with(). New in 0.2. */
+APO_EXPORT apo_status apo_score_positions(const char *kernel, const char *rule, const double *close,
+                                          const double *const *outputs, size_t n_outputs, size_t n,
+                                          const apo_param *params, size_t n_params,
+                                          double *position, double *returns, double *equity,
+                                          double *scores);
+
 typedef enum apo_ratio_source {
     APO_RATIOS_EQUAL = 0,    /* no ratios known: equal shares */
     APO_RATIOS_EXPLICIT = 1, /* the caller's ratios */
