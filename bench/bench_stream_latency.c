@@ -22,11 +22,11 @@
  * update made by apo_stream_update() on that stream alone, which says where the time goes.
  *
  * The history stays inside the kernels' first tiles, where each series keeps its bars in a
- * block of its own of up to 512 bars (docs/streaming.md, "Memory"): the kept windows of a long history, at
- * their bound, would take some 0.8 MB a symbol for these ten (macd alone 139 KB), 40 GB at
- * 50,000 symbols, more than the development machine has; history + reps must stay under
- * 512 bars for the same reason. Every row says the machine's load average. Exit status: 0,
- * or 2 on a usage or runtime error.
+ * block of its own of up to 512 bars (docs/streaming.md, "Memory"): the kept windows of a long
+ * history, at their bound, would take some 0.8 MB a symbol for these ten (macd alone 139 KB), 40 GB
+ * at 50,000 symbols, more than the development machine has; history + reps must stay under 512 bars
+ * for the same reason. Every row says the machine's load average. Exit status: 0, or 2 on a usage
+ * or runtime error.
  */
 #include <math.h>
 #include <stdint.h>
@@ -53,10 +53,7 @@ static const indicator indicators[N_IND] = {
     {"bollinger(20,2,2)", "bollinger", {{"period", 20}, {"nbdev_up", 2}, {"nbdev_dn", 2}}, 3},
     {"macd(12,26,9)", "macd", {{"fast", 12}, {"slow", 26}, {"signal", 9}}, 3},
     {"rsi(14)", "rsi", {{"timeperiod", 14}}, 1},
-    {"stoch(5,3,3)",
-     "stoch",
-     {{"fastk_period", 5}, {"slowk_period", 3}, {"slowd_period", 3}},
-     3},
+    {"stoch(5,3,3)", "stoch", {{"fastk_period", 5}, {"slowk_period", 3}, {"slowd_period", 3}}, 3},
     {"atr(14)", "atr", {{"timeperiod", 14}}, 1},
     {"adx(14)", "adx", {{"timeperiod", 14}}, 1},
     {"cci(14)", "cci", {{"timeperiod", 14}}, 1},
@@ -116,8 +113,8 @@ static int setup_make(apo_runtime *rt, setup *st, size_t series, size_t bars) {
     st->n_new = malloc(series * sizeof(size_t));
     for (size_t n = 0; n < N_NAMES; n++)
         st->in[n] = malloc(series * bars * sizeof(double));
-    if (walk == NULL || st->n_new == NULL || !st->in[0] || !st->in[1] || !st->in[2] ||
-        !st->in[3] || !st->in[4]) {
+    if (walk == NULL || st->n_new == NULL || !st->in[0] || !st->in[1] || !st->in[2] || !st->in[3] ||
+        !st->in[4]) {
         free(walk);
         return bench_check(APO_ERR_OUT_OF_MEMORY, "bars");
     }
@@ -210,8 +207,8 @@ static int run(apo_runtime *rt, size_t series, size_t reps, size_t history, int 
         bench_load_average(load, sizeof load);
         const double med = quantile(ms, reps, 0.5), p99 = quantile(ms, reps, 0.99);
         const double cmed = quantile(cpu, reps, 0.5), cp99 = quantile(cpu, reps, 0.99);
-        printf("  %-10zu %-8s %6zu %10.3f %10.3f %10.3f %10.3f %10.3f %12.1f   # load %s\n",
-               series, cold ? "cold" : "warm", reps, med, p99, ms[reps - 1], cmed, cp99,
+        printf("  %-10zu %-8s %6zu %10.3f %10.3f %10.3f %10.3f %10.3f %12.1f   # load %s\n", series,
+               cold ? "cold" : "warm", reps, med, p99, ms[reps - 1], cmed, cp99,
                cmed * 1e6 / (double)(series * N_IND), load);
     }
     for (size_t j = 0; j < N_IND && per_kernel && rc == 0; j++) {
@@ -225,8 +222,8 @@ static int run(apo_runtime *rt, size_t series, size_t reps, size_t history, int 
         }
         if (rc == 0)
             printf("    %-20s %6zu %10.3f %10.3f %10s %10.3f %10.3f   (alone)\n",
-                   indicators[j].label, reps, quantile(ms, reps, 0.5), quantile(ms, reps, 0.99),
-                   "", quantile(cpu, reps, 0.5), quantile(cpu, reps, 0.99));
+                   indicators[j].label, reps, quantile(ms, reps, 0.5), quantile(ms, reps, 0.99), "",
+                   quantile(cpu, reps, 0.5), quantile(cpu, reps, 0.99));
     }
     free(ms), free(cpu);
     setup_free(&st);
@@ -264,8 +261,9 @@ int main(int argc, char **argv) {
     /* A window past 512 bars moves to its bound in the stream's slab (above): some 0.8 MB a
      * symbol, which 50,000 symbols would not find on the development machine. */
     if (history + reps * (per_kernel ? 2 : 1) >= 512 && strcmp(list, "2048") != 0) {
-        fprintf(stderr, "%s: history + reps (twice reps with --kernels) past 511 bars only with "
-                        "--series 2048 (the kept windows' memory)\n",
+        fprintf(stderr,
+                "%s: history + reps (twice reps with --kernels) past 511 bars only with "
+                "--series 2048 (the kept windows' memory)\n",
                 bench_prog);
         return 2;
     }

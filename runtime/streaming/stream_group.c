@@ -137,8 +137,9 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
     }
     if (bad) {
         apo_stream_group_destroy(g);
-        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_group_create: no memory for %zu "
-                                                "streams",
+        return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                         "apo_stream_group_create: no memory for %zu "
+                         "streams",
                          n_streams);
     }
     *out = g;
@@ -226,15 +227,15 @@ static apo_status check_update(apo_stream_group *g, const size_t *n_new,
     for (size_t j = 0; j < g->n_streams; j++) {
         const apo__kernel *k = g->streams[j]->kernel;
         if (outputs[j] == NULL)
-            return apo__fail(APO_ERR_NULL, "%s: the outputs of stream %zu (%s) are NULL", call,
-                             j, k->name);
+            return apo__fail(APO_ERR_NULL, "%s: the outputs of stream %zu (%s) are NULL", call, j,
+                             k->name);
         for (size_t o = 0; o < k->n_outputs; o++)
             if (outputs[j][o] == NULL)
                 return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) of stream %zu (%s) is NULL",
                                  call, o, k->output_names[o], j, k->name);
         if (!inputs_checked_before(g, j))
-            APO_CHECK(apo__check_volumes(k, g->in + j * APO_MAX_IO, g->n_series, 0, n_new, 0,
-                                         call, "series"));
+            APO_CHECK(apo__check_volumes(k, g->in + j * APO_MAX_IO, g->n_series, 0, n_new, 0, call,
+                                         "series"));
     }
     return APO_OK;
 }

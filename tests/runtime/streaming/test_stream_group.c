@@ -70,7 +70,8 @@ static void fill_bars(void) {
             bars[2][at] = (close > prev ? prev : close) - u * 0.5;
             bars[3][at] = close;
             bars[4][at] = 1000.0 + 9000.0 * u;
-            const int gap = (r == 1 && stream_rng(&st) % 60 == 0) || (r == 2 && t >= 4090 && t < 4110);
+            const int gap =
+                (r == 1 && stream_rng(&st) % 60 == 0) || (r == 2 && t >= 4090 && t < 4110);
             for (size_t n = 0; gap && n < N_NAMES; n++)
                 bars[n][at] = NAN;
         }
@@ -102,8 +103,8 @@ static shape shape_of(apo_runtime *rt) {
         sh.n_out[j] = info.n_outputs;
         sh.n_sets[j] = members[j].swept != NULL ? 2 : 1;
         for (size_t i = 0; i < info.n_inputs; i++)
-            sh.reads[j][i] = name_index(members[j].bind[0] != NULL ? members[j].bind[i]
-                                                                   : info.input_names[i]);
+            sh.reads[j][i] =
+                name_index(members[j].bind[0] != NULL ? members[j].bind[i] : info.input_names[i]);
     }
     return sh;
 }
@@ -242,13 +243,12 @@ static void assert_states(apo_stream **s, size_t n, const unsigned char *want, s
                           const char *what) {
     size_t len = 0;
     unsigned char *now = states(s, n, &len);
-    cr_assert(len == want_len && memcmp(now, want, len) == 0,
-              "%s changed a stream's saved state", what);
+    cr_assert(len == want_len && memcmp(now, want, len) == 0, "%s changed a stream's saved state",
+              what);
     free(now);
 }
 
-Test(stream_group, ten_streams_fed_together_give_each_lone_stream_and_the_batch,
-     .timeout = 120) {
+Test(stream_group, ten_streams_fed_together_give_each_lone_stream_and_the_batch, .timeout = 120) {
     fill_bars();
     apo_runtime *rt = test_runtime("cpu:threads=2");
     const shape sh = shape_of(rt);
@@ -289,8 +289,8 @@ Test(stream_group, ten_streams_fed_together_give_each_lone_stream_and_the_batch,
                     for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
                         for (size_t t = 0; t < n_new[r]; t++) {
                             const double a = u.out[j][o][k * u.total + at + t];
-                            assert_same_bits(a, v.out[j][o][k * u.total + at + t], "lone stream",
-                                             j, o, r, fed[r] + t);
+                            assert_same_bits(a, v.out[j][o][k * u.total + at + t], "lone stream", j,
+                                             o, r, fed[r] + t);
                             got[j][k][o][r * COLS + fed[r] + t] = a;
                         }
         for (size_t r = 0; r < ROWS; r++)
