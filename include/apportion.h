@@ -844,6 +844,57 @@ APO_EXPORT apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *ex
 /* Frees a stream; NULL is a no-op. */
 APO_EXPORT void apo_stream_destroy(apo_stream *s);
 
+/* Streams fed together (docs/streaming.md, "Groups"): several streams of the same series
+ * count (other kernels, other parameters), each update bringing every input once, by name,
+ * and moving every stream or none. The group refers to its streams, which it does not own:
+ * they must outlive it, and while it is used no other call may feed them. New in 0.3. */
+typedef struct apo_stream_group apo_stream_group;
+
+/* One input of a group update: its name and its new bars, packed series after series as
+ * apo_stream_update() takes an input. */
+typedef struct apo_named_input {
+    const char *name;
+    const double *bars;
+} apo_named_input;
+
+/* A group of n_streams streams (1 .. APO_STREAM_GROUP_MAX) of the same series count, each
+ * appearing once. bind NULL: every stream reads each of its kernel's inputs under the
+ * input's own name (apo_kernel_get(): "close", "high", ...); else bind[j] NULL does that for
+ * stream j, and bind[j][i] names the group input that feeds input i of stream j's kernel
+ * (correl's x and y from "close" and "high"). The names are copied. Returns APO_ERR_NULL,
+ * APO_ERR_INVALID_ARGUMENT (a count, a series count that differs, a stream twice, an empty
+ * name), APO_ERR_OUT_OF_MEMORY. */
+APO_EXPORT apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
+                                              const char *const *const *bind,
+                                              apo_stream_group **out);
+
+/* At most this many streams in one group. */
+#define APO_STREAM_GROUP_MAX 4096
+
+/* Appends n_new[r] bars to series r of every stream of the group and writes their outputs:
+ * inputs[0 .. n_inputs) are the new bars by name (each name once; names no stream reads are
+ * allowed), outputs[j] stream j's outputs as apo_stream_update() takes them. All or nothing:
+ * every stream's arguments are checked and every allocation made before any stream moves,
+ * and where a stream may fail part way (a user kernel, a large update handed to the
+ * devices) every stream is journaled and put back, so that on any failure every stream,
+ * its saved state byte for byte, is as it was. Returns APO_ERR_NULL,
+ * APO_ERR_INVALID_ARGUMENT (an input missing or named twice, a negative volume, a stream
+ * left refusing), APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY, APO_ERR_KERNEL_FAILED, and a
+ * large update's failure on the devices. */
+APO_EXPORT apo_status apo_stream_group_update(apo_stream_group *g, const size_t *n_new,
+                                              const apo_named_input *inputs, size_t n_inputs,
+                                              double *const *const *outputs);
+
+/* What apo_stream_group_update() with these arguments would write, bit for bit, without
+ * committing the bars: afterwards every stream is as it was (apo_stream_peek()). Returns
+ * what apo_stream_group_update() returns. */
+APO_EXPORT apo_status apo_stream_group_peek(apo_stream_group *g, const size_t *n_new,
+                                            const apo_named_input *inputs, size_t n_inputs,
+                                            double *const *const *outputs);
+
+/* Frees a group, not its streams; NULL is a no-op. */
+APO_EXPORT void apo_stream_group_destroy(apo_stream_group *g);
+
 /* ---------------------------------------------------------------------------------------
  * Balancing and profiles (docs/scheduling.md, docs/profiles.md)
  *

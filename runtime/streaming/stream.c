@@ -559,7 +559,10 @@ static void prefetch_series(const apo_stream *s, size_t r) {
 static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
                               double *const *outputs, int on_devices) {
     unsigned char *done = NULL;
-    if (s->batch != NULL && on_devices) {
+    /* device_bars SIZE_MAX (the default where the cpu is the only device) hands nothing
+     * over: skipping the hook spares a one-bar update an allocation and a pass over the
+     * series (docs/perf-log/2026-11-26-stream-latency.md). */
+    if (s->batch != NULL && on_devices && s->device_bars != SIZE_MAX) {
         done = calloc(s->n_series, 1);
         if (done == NULL)
             return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series",
