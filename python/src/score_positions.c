@@ -7,8 +7,8 @@
 /* A 1-D C-contiguous float64 array of `o` (a copy when it is not one already), NULL with an
  * exception set otherwise. */
 static PyArrayObject *as_doubles(PyObject *o, const char *what) {
-    PyArrayObject *a =
-        (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 1, 1,
+                                                        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
     if (a == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
         PyErr_Clear();
         PyErr_Format(PyExc_ValueError, "score_positions: %s must be one series (1-D)", what);
@@ -65,10 +65,12 @@ PyObject *apo_py_score_positions(PyObject *self, PyObject *args, PyObject *kwarg
         goto done;
     apo_status st;
     /* The library's error text is per thread, and the call stays on this one. */
-    Py_BEGIN_ALLOW_THREADS st = apo_score_positions(
-        kernel, rule, PyArray_DATA(close), out_ptrs, (size_t)n_outputs, (size_t)n, a.params,
-        a.n_params, PyArray_DATA(pos), PyArray_DATA(ret), PyArray_DATA(eq), PyArray_DATA(scores));
-    Py_END_ALLOW_THREADS if (st != APO_OK) {
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_score_positions(kernel, rule, PyArray_DATA(close), out_ptrs, (size_t)n_outputs,
+                                 (size_t)n, a.params, a.n_params, PyArray_DATA(pos),
+                                 PyArray_DATA(ret), PyArray_DATA(eq), PyArray_DATA(scores));
+    Py_END_ALLOW_THREADS
+    if (st != APO_OK) {
         apo_py_raise(st);
         goto done;
     }
