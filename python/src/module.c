@@ -12,6 +12,10 @@ static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "The library's version string (apo_version())."},
     {"_set_error_classes", apo_py_set_error_classes, METH_O,
      "Registers {status code: exception class} (apportion/errors.py does it at import)."},
+    {"score_positions", (PyCFunction)(void (*)(void))apo_py_score_positions,
+     METH_VARARGS | METH_KEYWORDS,
+     "score_positions(kernel, rule, close, outputs, params=None) -> (position, returns, equity, "
+     "scores): apo_score_positions() for one series."},
     {NULL, NULL, 0, NULL},
 };
 
