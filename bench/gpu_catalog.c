@@ -276,8 +276,10 @@ static json_t *resident_row(cat_run *c, const char *name, size_t n) {
     for (size_t o = 0; o < info.n_outputs && st == APO_OK; o++)
         st = apo_cuda_memcpy(c->alone, c->gi, c->dout[o], got[o], n * sizeof(double),
                              APO_COPY_HOST_TO_DEVICE);
+    const double t_check = bench_now();
     if (st == APO_OK)
         st = apo_distribute_workload_cuda(c->alone, &wd, &where, NULL);
+    const double check_s = bench_now() - t_check;
     for (size_t o = 0; o < info.n_outputs && st == APO_OK; o++)
         st = apo_cuda_memcpy(c->alone, c->gi, got[o], c->dout[o], n * sizeof(double),
                              APO_COPY_DEVICE_TO_HOST);
@@ -288,11 +290,11 @@ static json_t *resident_row(cat_run *c, const char *name, size_t n) {
     }
     const long wrong = count_wrong(ref, got, info.n_outputs, n);
 
-    /* 3. Timing: the call returns when the outputs are complete on the GPU. Fewer reps where
-     * the probe predicts them to pass the call limit together. */
+    /* 3. Timing: the call returns when the outputs are complete on the GPU. The reps of the
+     * rule, fewer where the checked call says they would pass three call limits together. */
     int reps = bench_gpu_reps(c->o->reps, (double)n);
-    if (c->o->reps == 0 && predicted > 0 && predicted * reps > c->o->call_limit_s)
-        reps = 1;
+    if (c->o->reps == 0 && check_s * reps > 3.0 * c->o->call_limit_s)
+        reps = check_s > 3.0 * c->o->call_limit_s ? 1 : (int)(3.0 * c->o->call_limit_s / check_s);
     times = malloc((size_t)reps * sizeof *times);
     if (times == NULL) {
         snprintf(why, sizeof why, "allocation failed");
@@ -534,6 +536,7 @@ json_t *bench_gpu_catalog(const bench_gpu_catalog_options *o, long *wrong, int *
         if (apo_kernel_name(c.cpu, i, &name) == APO_OK && selected(o->kernels, name))
             names[n_names++] = name;
     }
+    int unknown = 0;
     for (const char *p = o->kernels; p != NULL && *p != '\0';) {
         const char *comma = strchr(p, ',');
         const size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -543,9 +546,14 @@ json_t *bench_gpu_catalog(const bench_gpu_catalog_options *o, long *wrong, int *
         if (strcmp(name, "catalog") != 0 && apo_kernel_get(c.cpu, name, &info) != APO_OK) {
             fprintf(stderr, "%s: --kernels: no kernel \"%s\" in this library\n", bench_prog,
                     name);
-            *failed = 1;
+            unknown = 1;
         }
         p = comma ? comma + 1 : p + len;
+    }
+    if (unknown) {
+        *failed = 1;
+        json_object_set_new(j, "skipped", json_string("a name of --kernels is no kernel's"));
+        goto out;
     }
     apo_runtime *probe = bench_gpu_probe(&gpus, why, sizeof why);
     if (probe == NULL) {

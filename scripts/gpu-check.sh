@@ -491,7 +491,7 @@ step_bench_catalog() {
     local sim=()
     # Simulated GPUs run each warp on the host: a few series, and no call limit that their
     # speed would trip.
-    $simulated && sim=(--gpu-sweep-rows 4 --gpu-call-limit 3600)
+    $simulated && sim=(--gpu-sweep-rows 4 --gpu-call-limit 3600 --reps 3)
     run "$bin/apo-bench-kernels" --gpu-catalog --gpu-sizes "$big" \
         --gpu-seconds $((STEP_TIMEOUT > 60 ? STEP_TIMEOUT - 30 : 30)) "${sim[@]}" \
         --json "$logs/bench-catalog.json"
@@ -710,10 +710,14 @@ step_initcheck() { sanitize initcheck; }
 # scripts/gpu_check_tables.py stalls prints each launch's sampled stall reasons, largest
 # first, beside what docs/cuda.md predicted.
 step_ncu() {
-    local ncu k rc=0
+    local ncu k rc=0 cap=$STEP_TIMEOUT t0
     ncu=$(tool ncu) || { detail "ncu not found"; return 77; }
     have_gpu || { detail "no GPU: nothing to sample"; return 77; }
+    t0=$(date +%s)
     for k in bollinger macd; do
+        # The step's one cap bounds both kernels' commands together.
+        STEP_TIMEOUT=$((cap - ($(date +%s) - t0)))
+        [ "$STEP_TIMEOUT" -gt 5 ] || { rc=124; break; }
         rm -f "$logs/ncu-stalls-$k.ncu-rep"
         APPORTION_CUDA_KERNELS=staged APPORTION_USE_GPU=yes run "$ncu" \
             --kernel-name "regex:apo__${k}_staged" --launch-count 2 --section SpeedOfLight \
@@ -724,9 +728,8 @@ step_ncu() {
         run "$ncu" --import "$logs/ncu-stalls-$k.ncu-rep" --csv --page raw \
             >"$logs/ncu-stalls-$k.csv" || rc=1
     done
-    tables stalls "$logs"
-    detail "exit $rc; $(tables stalls "$logs" | awk 'NR > 3 && $1 != "" && !/^ *\(/ { n++ } END { print n + 0 }') launches sampled; $(
-        tables stalls "$logs" | awk 'NR == 4 { $NF = ""; print }' | cut -c1-300)"
+    tables stalls "$logs" | tee "$work/stalls.txt"
+    detail "exit $rc; $(sed -n 's/^summary: //p' "$work/stalls.txt" | cut -c1-400)"
     return $rc
 }
 

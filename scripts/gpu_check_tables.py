@@ -451,7 +451,20 @@ def number(v):
         return None
 
 
-STALL_PREFIX = "smsp__pcsamp_warps_issue_stalled_"
+# The sampled stall reasons (SourceCounters' PC sampling: warps seen stalled, per reason);
+# without them, WarpStateStats' average warps stalled per issued instruction, per reason.
+STALL_SOURCES = (("smsp__pcsamp_warps_issue_stalled_", ""),
+                 ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"))
+
+
+def stall_reasons(launch):
+    for prefix, suffix in STALL_SOURCES:
+        found = {c[len(prefix):len(c) - len(suffix)]: number(v) for c, v in launch.items()
+                 if c.startswith(prefix) and c.endswith(suffix) and "not_issued" not in c
+                 and number(v) is not None}
+        if found:
+            return found
+    return {}
 
 
 def stall_table(logs, print_it=True):
@@ -459,9 +472,7 @@ def stall_table(logs, print_it=True):
     for k in ("bollinger", "macd"):
         launches = ncu_rows(os.path.join(logs, f"ncu-stalls-{k}.csv"))
         for launch in launches:
-            samples = {c[len(STALL_PREFIX):]: number(v) for c, v in launch.items()
-                       if c.startswith(STALL_PREFIX) and not c.endswith("_not_issued")
-                       and number(v) is not None}
+            samples = stall_reasons(launch)
             total = sum(samples.values())
             top = sorted(samples.items(), key=lambda kv: -kv[1])[:4]
             name = str(launch.get("Kernel Name", k)).split("(")[0]
@@ -520,7 +531,9 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "balance":
         return balance_targets(argv[2])
     if len(argv) == 3 and argv[1] == "stalls":
-        stall_table(argv[2])
+        rows = stall_table(argv[2])
+        print(f"summary: {len(rows)} launches sampled"
+              + "".join(f"; {r[0]}: {r[5]}" for r in rows[:2]))
         return 0
     if len(argv) == 3 and argv[1] == "catalog-detail":
         return catalog_detail(argv[2])
