@@ -371,6 +371,14 @@ def catalog_gpus(logs):
     return b, g, [x for x in g.get("gpus") or [] if isinstance(x, dict)]
 
 
+def simulated_note(gpus):
+    """Figures of simulated GPUs (docs/cuda.md, "A simulated CUDA runtime") prove the logic,
+    not a speed: said wherever they are printed."""
+    if any("simulated" in str(g.get("label", "")) for g in gpus):
+        return "simulated GPUs, figures prove logic, not speed: "
+    return ""
+
+
 def catalog_resident(logs):
     _, cat, gpus = catalog_gpus(logs)
     rows = []
@@ -385,7 +393,8 @@ def catalog_resident(logs):
                          f"{r.get('inputs')}+{r.get('outputs')}",
                          fmt(r.get("time_ms_median"), ".3f"), fmt(gbs, ".1f"),
                          fmt(r.get("pct_d2d"), ".1f"), pct(gbs, HBM3_GBS), r.get("wrong")])
-    note = ("from step bench-catalog (bench-catalog.json): apo-bench-kernels --gpu-catalog; "
+    note = (simulated_note(gpus) + "from step bench-catalog (bench-catalog.json): "
+            "apo-bench-kernels --gpu-catalog; "
             "GB/s counts 8 B per input and output value and sample")
     if cat.get("no_time"):
         note += "; no time for: " + ", ".join(cat["no_time"])
@@ -414,13 +423,14 @@ def scored_sweeps(logs):
             rows.append([name, r.get("sets"), shape, short(g),
                          fmt(r.get("first_makespan_ms"), ".1f"),
                          fmt(r.get("time_ms_median"), ".3f"),
-                         fmt((r.get("set_bars_per_s") or 0) / 1e9, ".2f"),
+                         fmt((r.get("set_bars_per_s") or 0) / 1e9, ".3g"),
                          fmt(predicted / 1e9 if predicted else None, ".1f") + " (predicted)",
                          r.get("wrong")])
     table("scored sweeps on the GPU alone, host-resident (step bench-catalog)",
           ["sweep", "sets", "series x bars", "gpu", "first_ms", "ms(med)", "G set-bars/s",
            "G set-bars/s predicted", "#wrong"], rows,
-          "predicted: docs/cuda.md, \"Scored sweeps on a GPU\", min(series x sets, scratch cap) "
+          simulated_note(gpus) + "predicted: docs/cuda.md, \"Scored sweeps on a GPU\", "
+          "min(series x sets, scratch cap) "
           "x 8.8 M set-bars/s below the HBM bound, written before a GPU ran them; a label until "
           "measured")
 
@@ -509,9 +519,11 @@ def catalog_detail(logs):
                 reasons.append(f"{r.get('kernel')} ({r['skipped'].split(' (')[0][:40]})")
             else:
                 timed += 1
-    sweeps = [f"{r.get('kernel')} {fmt((r.get('set_bars_per_s') or 0) / 1e9, '.2f')} G set-bars/s"
-              for g in gpus for r in g.get("scored_sweeps") or [] if not r.get("skipped")]
-    line = (f"{timed} kernels timed, total #wrong {b.get('total_wrong')}, {skipped} skipped"
+    reasons = list(dict.fromkeys(reasons))
+    sweeps = [f"{r.get('kernel')} on {short(g)} {fmt((r.get('set_bars_per_s') or 0) / 1e9, '.3g')} "
+              "G set-bars/s" for g in gpus for r in g.get("scored_sweeps") or []
+              if not r.get("skipped")]
+    line = (simulated_note(gpus) + f"{timed} rows timed, total #wrong {b.get('total_wrong')}, {skipped} skipped"
             + (f": {', '.join(reasons)}" if reasons else "")
             + (f"; sweeps: {', '.join(sweeps)}" if sweeps else ""))
     if cat.get("no_time"):
