@@ -50,7 +50,6 @@
 
 const char bench_prog[] = PROG;
 
-
 /* ---- small helpers -------------------------------------------------------------------- */
 
 /* malloc, then first touch in parallel with the static schedule the kernels use. */
@@ -93,10 +92,10 @@ typedef struct options {
     size_t scores_bars; /* and their bars */
     int gpu_catalog;    /* only the GPU catalog section */
     int gpu_sizes_given;
-    double gpu_seconds;       /* its time limit (0: none) */
-    double gpu_call_limit;    /* its limit on one call's predicted seconds */
-    size_t gpu_sweep_rows;    /* its scored sweeps' series */
-    size_t gpu_sweep_bars;    /* and their bars */
+    double gpu_seconds;    /* its time limit (0: none) */
+    double gpu_call_limit; /* its limit on one call's predicted seconds */
+    size_t gpu_sweep_rows; /* its scored sweeps' series */
+    size_t gpu_sweep_bars; /* and their bars */
 } options;
 
 static void usage(FILE *f) {

@@ -465,11 +465,11 @@ static json_t *one_gpu(const bench_gpu_options *o, apo_runtime *cpu, const apo_d
         "#   bandwidth (%zu MiB buffers, median): d2d %.1f GB/s (read + written), h2d %.1f GB/s, "
         "d2h %.1f GB/s, duplex %.1f GB/s\n",
         bw.bytes >> 20, bw.d2d_gbps, bw.h2d_gbps, bw.d2h_gbps, bw.duplex_gbps);
-    json_object_set_new(jg, "bandwidth",
-                        json_pack("{s:I,s:o,s:o,s:o,s:o}", "bytes", (json_int_t)bw.bytes,
-                                  "d2d_gbps", bench_gpu_num(bw.d2d_gbps), "h2d_gbps", bench_gpu_num(bw.h2d_gbps),
-                                  "d2h_gbps", bench_gpu_num(bw.d2h_gbps), "duplex_gbps",
-                                  bench_gpu_num(bw.duplex_gbps)));
+    json_object_set_new(
+        jg, "bandwidth",
+        json_pack("{s:I,s:o,s:o,s:o,s:o}", "bytes", (json_int_t)bw.bytes, "d2d_gbps",
+                  bench_gpu_num(bw.d2d_gbps), "h2d_gbps", bench_gpu_num(bw.h2d_gbps), "d2h_gbps",
+                  bench_gpu_num(bw.d2h_gbps), "duplex_gbps", bench_gpu_num(bw.duplex_gbps)));
 
     /* Table by table, kernel by kernel, size by size: the input and the cpu reference, then
      * the row. The mixed table compares with the host-resident makespans of table 1. */

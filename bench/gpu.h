@@ -21,15 +21,15 @@ json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps
                   const char *kernels, long *wrong, int *failed);
 
 typedef struct bench_gpu_catalog_options {
-    const double *sizes;  /* samples of the one series of each device-resident row */
-    size_t n_sizes;       /* 1 .. BENCH_GPU_MAX_SIZES */
-    int reps;             /* timed calls a row; 0: bench_gpu_reps()' rule */
-    const char *kernels;  /* comma list of kernel names; NULL or "catalog" in it: every one */
-    double seconds;       /* the section's time limit (0: none): rows not started by then
-                             are listed as out of time */
-    double call_limit_s;  /* a row whose one call is predicted to take longer is skipped */
-    size_t sweep_rows;    /* the scored sweeps' series (0: no scored sweeps) */
-    size_t sweep_bars;    /* and their bars */
+    const double *sizes; /* samples of the one series of each device-resident row */
+    size_t n_sizes;      /* 1 .. BENCH_GPU_MAX_SIZES */
+    int reps;            /* timed calls a row; 0: bench_gpu_reps()' rule */
+    const char *kernels; /* comma list of kernel names; NULL or "catalog" in it: every one */
+    double seconds;      /* the section's time limit (0: none): rows not started by then
+                            are listed as out of time */
+    double call_limit_s; /* a row whose one call is predicted to take longer is skipped */
+    size_t sweep_rows;   /* the scored sweeps' series (0: no scored sweeps) */
+    size_t sweep_bars;   /* and their bars */
 } bench_gpu_catalog_options;
 
 /* The GPU catalog section (gpu_catalog.c): per GPU, a device-resident row for every kernel

@@ -214,8 +214,8 @@ static json_t *resident_row(cat_run *c, const char *name, size_t n) {
         }
     }
     if (info.n_outputs > CAT_MAX_OUT) {
-        snprintf(why, sizeof why, "%zu outputs, more than this section keeps (%d)",
-                 info.n_outputs, CAT_MAX_OUT);
+        snprintf(why, sizeof why, "%zu outputs, more than this section keeps (%d)", info.n_outputs,
+                 CAT_MAX_OUT);
         goto done;
     }
     if (n > c->dev_n) {
@@ -544,8 +544,7 @@ json_t *bench_gpu_catalog(const bench_gpu_catalog_options *o, long *wrong, int *
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
         snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
         if (strcmp(name, "catalog") != 0 && apo_kernel_get(c.cpu, name, &info) != APO_OK) {
-            fprintf(stderr, "%s: --kernels: no kernel \"%s\" in this library\n", bench_prog,
-                    name);
+            fprintf(stderr, "%s: --kernels: no kernel \"%s\" in this library\n", bench_prog, name);
             unknown = 1;
         }
         p = comma ? comma + 1 : p + len;
