@@ -23,8 +23,9 @@
  * failure: a reduction (its outputs are not one per sample, so GB/s per sample does not
  * describe it), an input this section cannot make, memory, or a call that a probe at a
  * hundredth of the size predicts to take longer than the call limit (a serial chain per row,
- * obv's and ad's, runs on one GPU thread: 0.25 s per 1e6 samples on an H100). With a time
- * limit, what had no time is listed at the end. Public headers only.
+ * obv's and ad's, runs on one GPU thread: 245 to 254 ms for 1e6 samples on an H100,
+ * docs/PERF.md). With a time limit, what had no time is listed at the end. Public headers
+ * only.
  */
 #include <math.h>
 #include <stdio.h>
