@@ -8,8 +8,9 @@
 #   scripts/gpu-check.sh [--bundle DIR] [--budget SECONDS] [--only STEP,...] [--force]
 # Without a bundle it builds and bundles first (when nvcc is there). Each step runs under
 # a timeout with its log kept (under $OUT/gpu-check when OUT is set, else the bundle's
-# logs/); the run ends with the summary tables (bandwidth, throughput per kernel, overlap,
-# CPU+GPU against each alone, CPU == GPU), one verdict line per step and "N passed, N failed,
+# logs/); the run ends with the summary tables (stall sampling, bandwidth, throughput per
+# kernel, the device-resident catalog, scored sweeps, overlap, CPU+GPU against each alone,
+# CPU == GPU), one verdict line per step and "N passed, N failed,
 # N skipped", then the plan of the steps left for later calls ("next call: ... --only ...")
 # and the path of one archive of the logs, gpu-check-<time>.tar.gz ($OUT, else beside them).
 # The whole run keeps within --budget (default 470 s: a lent GPU machine gives 15 minutes,
