@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "gpu.h"
 #include "kernel_checks.h"
 #include "scores.h"
 #include "sweeps.h"
@@ -48,12 +49,6 @@
 #define PROG "apo-bench-kernels"
 
 const char bench_prog[] = PROG;
-
-/* The GPU section (gpu.c): returns its JSON object; adds wrong values to *wrong and sets
- * *failed when an API call failed. */
-#define BENCH_GPU_MAX_SIZES 16
-json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps, int warmup,
-                  const char *kernels, long *wrong, int *failed);
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
@@ -95,6 +90,12 @@ typedef struct options {
     int scores;         /* only the scored-sweep section */
     size_t scores_rows; /* its series */
     size_t scores_bars; /* and their bars */
+    int gpu_catalog;    /* only the GPU catalog section */
+    int gpu_sizes_given;
+    double gpu_seconds;    /* its time limit (0: none) */
+    double gpu_call_limit; /* its limit on one call's predicted seconds */
+    size_t gpu_sweep_rows; /* its scored sweeps' series */
+    size_t gpu_sweep_bars; /* and their bars */
 } options;
 
 static void usage(FILE *f) {
@@ -124,6 +125,16 @@ static void usage(FILE *f) {
                "                    calls on one cpu thread; --reps sets its rounds (default 7)\n"
                "  --scores-rows N   its random walks (default 4)\n"
                "  --scores-bars N   their bars (default 100000)\n"
+               "  --gpu-catalog     only the GPU catalog section: a device-resident row for every\n"
+               "                    kernel of the library's list (--kernels: names, or catalog)\n"
+               "                    at each --gpu-sizes size (default 1e8), then scored sweeps\n"
+               "                    (rsi rsi_zone, macd macd_cross) on each GPU alone\n"
+               "  --gpu-seconds N   its time limit: rows not started by then are listed as out\n"
+               "                    of time (default: none)\n"
+               "  --gpu-call-limit S  a row whose one call a probe at a hundredth of the size\n"
+               "                    predicts above S seconds is left out (default 2)\n"
+               "  --gpu-sweep-rows N  the scored sweeps' series (default 500; 0: none)\n"
+               "  --gpu-sweep-bars N  their bars (default 2520)\n"
                "  --json FILE       also write every result as JSON\n"
                "  --help\n");
 }
@@ -169,6 +180,9 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (strcmp(a, "--scores") == 0) {
             o->scores = 1;
             continue;
+        } else if (strcmp(a, "--gpu-catalog") == 0) {
+            o->gpu_catalog = 1;
+            continue;
         } else if (strcmp(a, "--no-gpu") == 0) {
             o->no_gpu = 1;
             continue;
@@ -191,6 +205,7 @@ static int parse_options(int argc, char **argv, options *o) {
         } else if (strcmp(a, "--gpu-warmup") == 0 && bench_parse_count(v, 0, 1e4, &d) == 0) {
             o->gpu_warmup = (int)d;
         } else if (strcmp(a, "--gpu-sizes") == 0) {
+            o->gpu_sizes_given = 1;
             if (parse_gpu_sizes(v, o) != 0) {
                 fprintf(stderr,
                         PROG ": --gpu-sizes %s: expected at most %d whole numbers from 1 "
@@ -198,6 +213,14 @@ static int parse_options(int argc, char **argv, options *o) {
                         v, BENCH_GPU_MAX_SIZES);
                 return -1;
             }
+        } else if (strcmp(a, "--gpu-seconds") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
+            o->gpu_seconds = d;
+        } else if (strcmp(a, "--gpu-call-limit") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
+            o->gpu_call_limit = d;
+        } else if (strcmp(a, "--gpu-sweep-rows") == 0 && bench_parse_count(v, 0, 1e6, &d) == 0) {
+            o->gpu_sweep_rows = (size_t)d;
+        } else if (strcmp(a, "--gpu-sweep-bars") == 0 && bench_parse_count(v, 201, 1e9, &d) == 0) {
+            o->gpu_sweep_bars = (size_t)d;
         } else if (strcmp(a, "--scores-rows") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
             o->scores_rows = (size_t)d;
         } else if (strcmp(a, "--scores-bars") == 0 && bench_parse_count(v, 1, 1e9, &d) == 0) {
@@ -495,12 +518,16 @@ int main(int argc, char **argv) {
                    .n_gpu_sizes = 3,
                    .gpu_warmup = 5,
                    .scores_rows = 4,
-                   .scores_bars = 100000};
+                   .scores_bars = 100000,
+                   .gpu_call_limit = 2,
+                   .gpu_sweep_rows = 500,
+                   .gpu_sweep_bars = 2520};
     if (parse_options(argc, argv, &opt) != 0) {
         usage(stderr);
         return 2;
     }
-    for (size_t i = 0; opt.kernels != NULL && opt.kernels[0] != '\0';) {
+    /* The GPU catalog section checks its names against the library's own list. */
+    for (size_t i = 0; !opt.gpu_catalog && opt.kernels != NULL && opt.kernels[0] != '\0';) {
         /* Every listed name must be known. */
         const char *p = opt.kernels + i, *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -521,7 +548,7 @@ int main(int argc, char **argv) {
     apo_runtime *rt = NULL, *rt_sim = NULL, *rt_serial = NULL;
     json_t *root = json_object(), *jres = json_array(), *jover = json_array();
     json_t *jdev = json_array(), *jstream = json_object(), *jtargets = json_array();
-    json_t *jgpu = NULL, *jsweeps = NULL, *jscores = NULL;
+    json_t *jgpu = NULL, *jsweeps = NULL, *jscores = NULL, *jgpucat = NULL;
     result *results = NULL;
     size_t n_results = 0;
 
@@ -596,6 +623,24 @@ int main(int argc, char **argv) {
         jscores =
             bench_scores(opt.scores_rows, opt.scores_bars, opt.reps, &total_wrong, &scores_failed);
         if (scores_failed)
+            ctx.api_failed = 1;
+        goto summary;
+    }
+    if (opt.gpu_catalog) {
+        int cat_failed = 0;
+        const double catalog_size = 1e8;
+        bench_gpu_catalog_options co = {
+            .sizes = opt.gpu_sizes_given ? opt.gpu_sizes : &catalog_size,
+            .n_sizes = opt.gpu_sizes_given ? opt.n_gpu_sizes : 1,
+            .reps = opt.reps,
+            .kernels = opt.kernels,
+            .seconds = opt.gpu_seconds,
+            .call_limit_s = opt.gpu_call_limit,
+            .sweep_rows = opt.gpu_sweep_rows,
+            .sweep_bars = opt.gpu_sweep_bars,
+        };
+        jgpucat = bench_gpu_catalog(&co, &total_wrong, &cat_failed);
+        if (cat_failed)
             ctx.api_failed = 1;
         goto summary;
     }
@@ -793,6 +838,8 @@ summary:
         jsweeps = NULL;
         json_object_set_new(root, "scores", jscores != NULL ? jscores : json_null());
         jscores = NULL;
+        json_object_set_new(root, "gpu_catalog", jgpucat != NULL ? jgpucat : json_null());
+        jgpucat = NULL;
         json_object_set_new(root, "total_wrong", json_integer(total_wrong));
         if (json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
             fprintf(stderr, PROG ": cannot write %s\n", opt.json);
@@ -812,6 +859,7 @@ out:
     json_decref(jgpu);
     json_decref(jsweeps);
     json_decref(jscores);
+    json_decref(jgpucat);
     free(results);
     apo_runtime_destroy(rt);
     apo_runtime_destroy(rt_sim);

@@ -27,12 +27,7 @@
 
 #include "apportion_cuda.h"
 #include "bench.h"
-
-/* The section's entry point; bench_kernels.c declares it the same way (bench.h is shared by
- * every bench, and this section belongs to apo-bench-kernels alone). */
-#define BENCH_GPU_MAX_SIZES 16
-json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps, int warmup,
-                  const char *kernels, long *wrong, int *failed);
+#include "gpu.h"
 
 typedef struct bench_gpu_options {
     double sizes[BENCH_GPU_MAX_SIZES]; /* samples of one series */
@@ -58,23 +53,25 @@ static const gpu_kernel gpu_kernels[] = {
 };
 #define N_GPU_KERNELS (sizeof gpu_kernels / sizeof gpu_kernels[0])
 
-static double host_available_bytes(void) {
+/* ---- helpers of both GPU sections (gpu.h) ------------------------------------------------ */
+
+double bench_host_available_bytes(void) {
     long avail = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return avail > 0 && page > 0 ? (double)avail * (double)page : INFINITY;
 }
 
-static int reps_for(const bench_gpu_options *o, double samples) {
-    if (o->reps > 0)
-        return o->reps;
+int bench_gpu_reps(int reps, double samples) {
+    if (reps > 0)
+        return reps;
     double r = floor(2e8 / samples + 0.5);
     return r < 3 ? 3 : r > 100 ? 100 : (int)r;
 }
 
-/* A runtime on `devices`. Only the "cuda:N,cpu" runtime keeps the profiles of the
- * environment (`profiles`): its planning is what the section measures, from a stored
- * profile when there is one. The others neither read nor write profiles. */
-static apo_status make_runtime(const char *devices, apo_use_gpu use_gpu, int profiles,
-                               apo_runtime **rt) {
+/* Only the "cuda:N,cpu" runtime keeps the profiles of the environment (`profiles`): its
+ * planning is what the section measures, from a stored profile when there is one. The others
+ * neither read nor write profiles. */
+apo_status bench_gpu_runtime(const char *devices, apo_use_gpu use_gpu, int profiles,
+                             apo_runtime **rt) {
     apo_config c = APO_CONFIG_INIT;
     c.devices = devices;
     c.use_gpu = use_gpu;
@@ -84,6 +81,58 @@ static apo_status make_runtime(const char *devices, apo_use_gpu use_gpu, int pro
     }
     *rt = NULL;
     return apo_runtime_create(&c, rt);
+}
+
+apo_status bench_gpu_index(apo_runtime *rt, size_t *gi, uint64_t *free_bytes) {
+    size_t ndev = 0;
+    apo_status st = apo_device_count(rt, &ndev);
+    for (size_t i = 0; st == APO_OK && i < ndev; i++) {
+        apo_device_info di = APO_DEVICE_INFO_INIT;
+        if (apo_device_get(rt, i, &di) == APO_OK && di.kind == APO_DEVICE_CUDA) {
+            *gi = i;
+            *free_bytes = di.memory_free_bytes;
+            return APO_OK;
+        }
+    }
+    return st == APO_OK ? APO_ERR_NO_DEVICE : st;
+}
+
+apo_runtime *bench_gpu_probe(size_t *gpus, char *why, size_t size) {
+    apo_runtime *probe = NULL;
+    *gpus = 0;
+    why[0] = '\0';
+    apo_status st = bench_gpu_runtime("cuda", APO_USE_GPU_AUTO, 0, &probe);
+    if (st == APO_OK)
+        st = apo_gpu_count(probe, gpus);
+    if (st != APO_OK) {
+        snprintf(why, size, "%s: %s", apo_status_name(st), apo_last_error());
+    } else if (*gpus == 0) {
+        size_t n_warn = 0, off = 0;
+        apo_runtime_warning_count(probe, &n_warn);
+        for (size_t i = 0; i < n_warn && off < size; i++) {
+            const char *msg = NULL;
+            /* The warnings that say why no GPU is used. */
+            if (apo_runtime_warning(probe, i, &msg) == APO_OK && msg != NULL &&
+                strstr(msg, "GPU") != NULL) {
+                int w = snprintf(why + off, size - off, "%s%s", off ? "; " : "", msg);
+                off = w < 0 ? size : off + (size_t)w;
+            }
+        }
+        if (off == 0)
+            snprintf(why, size, "the runtime found no GPU");
+    }
+    if (st != APO_OK || *gpus == 0) {
+        apo_runtime_destroy(probe);
+        return NULL;
+    }
+    return probe;
+}
+
+/* The kernel variant the runtime reads (docs/cuda.md, "Staged kernels"); scripts/gpu-check.sh
+ * runs the section under each to compare them. */
+const char *bench_gpu_variant(void) {
+    const char *variant = getenv("APPORTION_CUDA_KERNELS");
+    return variant != NULL && strcmp(variant, "simple") == 0 ? "simple" : "staged";
 }
 
 static void workload(apo_workload *w, const gpu_kernel *k, size_t n, const double **in,
@@ -117,7 +166,7 @@ static void poison(double *const *out, size_t n) {
             memcpy(&out[o][i], &bits, sizeof bits);
 }
 
-static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+json_t *bench_gpu_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 /* Everything one GPU's rows need. */
 typedef struct gpu_run {
@@ -209,7 +258,7 @@ static json_t *resident_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs
     long wrong = count_wrong(b->ref, b->got, n);
 
     /* 2. Timing: the call returns when the outputs are complete on the GPU. */
-    const int reps = reps_for(g->opt, (double)n);
+    const int reps = bench_gpu_reps(g->opt->reps, (double)n);
     times = malloc((size_t)reps * sizeof *times);
     if (times == NULL) {
         skipped = "allocation failed";
@@ -233,10 +282,10 @@ static json_t *resident_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs
     fflush(stdout);
     g->wrong += wrong;
     json_object_set_new(row, "reps", json_integer(reps));
-    json_object_set_new(row, "time_ms_median", num(med_ms));
-    json_object_set_new(row, "time_ms_min", num(min_ms));
-    json_object_set_new(row, "gb_s", num(gbs));
-    json_object_set_new(row, "pct_d2d", num(pct));
+    json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
+    json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
+    json_object_set_new(row, "gb_s", bench_gpu_num(gbs));
+    json_object_set_new(row, "pct_d2d", bench_gpu_num(pct));
     json_object_set_new(row, "wrong", json_integer(wrong));
 done:
     if (skipped != NULL) {
@@ -299,7 +348,7 @@ static json_t *host_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs *b,
         return row;
     }
     const long wrong = count_wrong(b->ref, b->got, n);
-    const int reps = reps_for(g->opt, (double)n);
+    const int reps = bench_gpu_reps(g->opt->reps, (double)n);
     double med_ms, min_ms, makespan;
     if (time_calls(g->alone, &w, 0, reps, &med_ms, &min_ms, &makespan, &rep) != 0) {
         g->failed = 1;
@@ -324,12 +373,12 @@ static json_t *host_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs *b,
     fflush(stdout);
     g->wrong += wrong;
     json_object_set_new(row, "reps", json_integer(reps));
-    json_object_set_new(row, "time_ms_median", num(med_ms));
-    json_object_set_new(row, "time_ms_min", num(min_ms));
-    json_object_set_new(row, "gb_s", num(gbs));
-    json_object_set_new(row, "bound_ms", num(bound_ms));
-    json_object_set_new(row, "pct_bound", num(pct));
-    json_object_set_new(row, "overlap", num(overlap));
+    json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
+    json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
+    json_object_set_new(row, "gb_s", bench_gpu_num(gbs));
+    json_object_set_new(row, "bound_ms", bench_gpu_num(bound_ms));
+    json_object_set_new(row, "pct_bound", bench_gpu_num(pct));
+    json_object_set_new(row, "overlap", bench_gpu_num(overlap));
     json_object_set_new(row, "chunks", json_integer((json_int_t)chunks));
     json_object_set_new(row, "wrong", json_integer(wrong));
     return row;
@@ -342,7 +391,7 @@ static json_t *mixed_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs *b
     const double *in[1] = {b->x};
     apo_workload w;
     workload(&w, k, n, in, b->got);
-    const int reps = reps_for(g->opt, (double)n);
+    const int reps = bench_gpu_reps(g->opt->reps, (double)n);
     double med_ms, min_ms, makespan;
     apo_report rep = APO_REPORT_INIT;
     /* The warm-up calls let online refinement move the split off equal shares. */
@@ -373,10 +422,10 @@ static json_t *mixed_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs *b
     g->wrong += wrong;
     json_object_set_new(row, "reps", json_integer(reps));
     json_object_set_new(row, "warmup_calls", json_integer(g->opt->warmup));
-    json_object_set_new(row, "alone_makespan_ms_median", num(alone_makespan));
-    json_object_set_new(row, "mixed_makespan_ms_median", num(makespan));
-    json_object_set_new(row, "ratio", num(ratio));
-    json_object_set_new(row, "cpu_elements_share", num(cpu_share));
+    json_object_set_new(row, "alone_makespan_ms_median", bench_gpu_num(alone_makespan));
+    json_object_set_new(row, "mixed_makespan_ms_median", bench_gpu_num(makespan));
+    json_object_set_new(row, "ratio", bench_gpu_num(ratio));
+    json_object_set_new(row, "cpu_elements_share", bench_gpu_num(cpu_share));
     json_object_set_new(row, "ratio_source", json_string(apo_ratio_source_name(rep.ratio_source)));
     json_object_set_new(row, "wrong", json_integer(wrong));
     return row;
@@ -392,26 +441,14 @@ static json_t *one_gpu(const bench_gpu_options *o, apo_runtime *cpu, const apo_d
     g.cpu = cpu;
     char spec[APO_ID_MAX + 16];
     snprintf(spec, sizeof spec, "cuda:%s", info->id);
-    apo_status st = make_runtime(spec, APO_USE_GPU_YES, 0, &g.alone);
+    apo_status st = bench_gpu_runtime(spec, APO_USE_GPU_YES, 0, &g.alone);
     if (!bench_check(st, spec)) {
         snprintf(spec, sizeof spec, "cuda:%s,cpu", info->id);
-        st = make_runtime(spec, APO_USE_GPU_YES, 1, &g.mixed);
+        st = bench_gpu_runtime(spec, APO_USE_GPU_YES, 1, &g.mixed);
         bench_check(st, spec);
     }
-    size_t ndev = 0;
-    if (st == APO_OK && apo_device_count(g.alone, &ndev) == APO_OK) {
-        g.gi = ndev;
-        for (size_t i = 0; i < ndev; i++) {
-            apo_device_info di = APO_DEVICE_INFO_INIT;
-            if (apo_device_get(g.alone, i, &di) == APO_OK && di.kind == APO_DEVICE_CUDA) {
-                g.gi = i;
-                g.gpu_free = di.memory_free_bytes;
-                break;
-            }
-        }
-        if (g.gi == ndev)
-            st = APO_ERR_NO_DEVICE;
-    }
+    if (st == APO_OK)
+        st = bench_gpu_index(g.alone, &g.gi, &g.gpu_free);
     apo_cuda_bandwidth bw = APO_CUDA_BANDWIDTH_INIT;
     if (st == APO_OK)
         st = apo_cuda_bandwidth_measure(g.alone, g.gi, 0, &bw);
@@ -428,11 +465,11 @@ static json_t *one_gpu(const bench_gpu_options *o, apo_runtime *cpu, const apo_d
         "#   bandwidth (%zu MiB buffers, median): d2d %.1f GB/s (read + written), h2d %.1f GB/s, "
         "d2h %.1f GB/s, duplex %.1f GB/s\n",
         bw.bytes >> 20, bw.d2d_gbps, bw.h2d_gbps, bw.d2h_gbps, bw.duplex_gbps);
-    json_object_set_new(jg, "bandwidth",
-                        json_pack("{s:I,s:o,s:o,s:o,s:o}", "bytes", (json_int_t)bw.bytes,
-                                  "d2d_gbps", num(bw.d2d_gbps), "h2d_gbps", num(bw.h2d_gbps),
-                                  "d2h_gbps", num(bw.d2h_gbps), "duplex_gbps",
-                                  num(bw.duplex_gbps)));
+    json_object_set_new(
+        jg, "bandwidth",
+        json_pack("{s:I,s:o,s:o,s:o,s:o}", "bytes", (json_int_t)bw.bytes, "d2d_gbps",
+                  bench_gpu_num(bw.d2d_gbps), "h2d_gbps", bench_gpu_num(bw.h2d_gbps), "d2h_gbps",
+                  bench_gpu_num(bw.d2h_gbps), "duplex_gbps", bench_gpu_num(bw.duplex_gbps)));
 
     /* Table by table, kernel by kernel, size by size: the input and the cpu reference, then
      * the row. The mixed table compares with the host-resident makespans of table 1. */
@@ -471,7 +508,7 @@ static json_t *one_gpu(const bench_gpu_options *o, apo_runtime *cpu, const apo_d
                     continue;
                 }
                 /* Input, reference, outputs, and for the mixed runs nothing more. */
-                if (7.0 * 8.0 * (double)n > 0.9 * host_available_bytes()) {
+                if (7.0 * 8.0 * (double)n > 0.9 * bench_host_available_bytes()) {
                     printf("%-10s %12zu  skipped: not enough free host memory\n", k->name, n);
                     continue;
                 }
@@ -523,45 +560,22 @@ json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps
     opt.kernels = kernels;
     const bench_gpu_options *o = &opt;
     json_t *j = json_object();
-    apo_runtime *probe = NULL, *cpu = NULL;
+    apo_runtime *cpu = NULL;
     char why[1024] = "";
     size_t gpus = 0, n = 0;
-    apo_status st = make_runtime("cuda", APO_USE_GPU_AUTO, 0, &probe);
-    if (st == APO_OK)
-        st = apo_gpu_count(probe, &gpus);
-    if (st != APO_OK) {
-        snprintf(why, sizeof why, "%s: %s", apo_status_name(st), apo_last_error());
-    } else if (gpus == 0) {
-        size_t n_warn = 0, off = 0;
-        apo_runtime_warning_count(probe, &n_warn);
-        for (size_t i = 0; i < n_warn && off < sizeof why; i++) {
-            const char *msg = NULL;
-            /* The warnings that say why no GPU is used. */
-            if (apo_runtime_warning(probe, i, &msg) == APO_OK && msg != NULL &&
-                strstr(msg, "GPU") != NULL) {
-                int w = snprintf(why + off, sizeof why - off, "%s%s", off ? "; " : "", msg);
-                off = w < 0 ? sizeof why : off + (size_t)w;
-            }
-        }
-        if (off == 0)
-            snprintf(why, sizeof why, "the runtime found no GPU");
-    }
-    if (st != APO_OK || gpus == 0) {
+    apo_runtime *probe = bench_gpu_probe(&gpus, why, sizeof why);
+    if (probe == NULL) {
         printf("\n# GPU section: skipped: no usable GPU (%s)\n", why);
         json_object_set_new(j, "skipped", json_string(why));
-        apo_runtime_destroy(probe);
         return j;
     }
-    if (bench_check(make_runtime("cpu", APO_USE_GPU_NO, 0, &cpu), "cpu reference runtime")) {
+    if (bench_check(bench_gpu_runtime("cpu", APO_USE_GPU_NO, 0, &cpu), "cpu reference runtime")) {
         *failed = 1;
         json_object_set_new(j, "skipped", json_string("the cpu reference runtime failed"));
         apo_runtime_destroy(probe);
         return j;
     }
-    /* The kernel variant the runtime reads (docs/cuda.md, "Staged kernels"); scripts/gpu-check.sh
-     * runs the section under each to compare them. */
-    const char *variant = getenv("APPORTION_CUDA_KERNELS");
-    variant = variant != NULL && strcmp(variant, "simple") == 0 ? "simple" : "staged";
+    const char *variant = bench_gpu_variant();
     printf("\n# GPU section: %zu GPU(s); CUDA kernels: %s (APPORTION_CUDA_KERNELS); correctness "
            "first: outputs bitwise against \"cpu\" alone (#wrong)\n",
            gpus, variant);

@@ -8,11 +8,13 @@
 #   scripts/gpu-check.sh [--bundle DIR] [--budget SECONDS] [--only STEP,...] [--force]
 # Without a bundle it builds and bundles first (when nvcc is there). Each step runs under
 # a timeout with its log kept (under $OUT/gpu-check when OUT is set, else the bundle's
-# logs/); the run ends with the summary tables (bandwidth, throughput per kernel, overlap,
-# CPU+GPU against each alone, CPU == GPU), one verdict line per step and "N passed, N failed,
+# logs/); the run ends with the summary tables (stall sampling, bandwidth, throughput per
+# kernel, the device-resident catalog, scored sweeps, overlap, CPU+GPU against each alone,
+# CPU == GPU), one verdict line per step and "N passed, N failed,
 # N skipped", then the plan of the steps left for later calls ("next call: ... --only ...")
 # and the path of one archive of the logs, gpu-check-<time>.tar.gz ($OUT, else beside them).
-# The whole run keeps within --budget (default 570 s): a step whose cap no longer fits is
+# The whole run keeps within --budget (default 470 s: a lent GPU machine gives 15 minutes,
+# its start-up included, so one run stays under 8): a step whose cap no longer fits is
 # skipped as "out of time" and planned. Exit: 0 nothing failed, 1 a step failed, 2 usage,
 # 77 no GPU.
 #
@@ -33,7 +35,8 @@ src=$(pwd)
 bundle_only=false
 build_dir=
 bundle="build-gpu-check/bundle"
-budget=570
+default_budget=470
+budget=$default_budget
 only=
 force=false
 simulated=false
@@ -47,20 +50,25 @@ while [ $# -gt 0 ]; do
     --only) only=${2:?--only needs a list}; shift ;;
     --force) force=true ;;
     --simulated) simulated=true ;;
-    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
 done
 case "$budget" in '' | *[!0-9]*) echo "gpu-check: --budget takes whole seconds" >&2; exit 2 ;; esac
 
-# In order of what they tell: the GPU, the machine code and CPU == GPU first, then the
-# figures the tables print (bandwidth and throughput, the runtime's planning, the catalog,
-# sweeps and scores), the gpu suite, the sanitizers, and the profiler and the variants last:
-# the budget cuts from the end, and the plan names what it cut. Each entry is NAME:CAP.
-steps=(gpu:30 ptx:5 sass:60 selftest:150 balance:240 host-memory:120 bench:180 profile-run:150 gpu-catalog:240
-    gpu-suite:300 memcheck:150 racecheck:150 synccheck:120 initcheck:120 ncu:120
-    bench-variants:300 ncu-variants:200)
+# In order of what they tell now (issue 51): the GPU and the PTX proof, then the stall
+# sampling of the staged bollinger and macd (ncu: it decides whether the kernels' step
+# accounting holds before anything else is tuned), then the device-resident table of every
+# kernel and the scored sweeps (bench-catalog, each row bitwise checked first): these four
+# caps fit one run of under 8 minutes. Then CPU == GPU and the machine code (selftest, sass),
+# the figures the other tables print (the runtime's planning, host memory, bandwidth and
+# throughput, the catalog host-resident, sweeps and scores), the gpu suite, the sanitizers,
+# and the variants last: the budget cuts from the end, and the plan names what it cut. Each
+# entry is NAME:CAP.
+steps=(gpu:30 ptx:5 ncu:150 bench-catalog:210 selftest:150 sass:60 balance:240 host-memory:120
+    bench:180 profile-run:150 gpu-catalog:240 gpu-suite:300 memcheck:150 racecheck:150
+    synccheck:120 initcheck:120 bench-variants:300 ncu-variants:200)
 
 # A misspelt --only would run nothing and pass: each name must be a step's.
 for name in ${only//,/ }; do
@@ -473,6 +481,27 @@ step_bench() {
     return $rc
 }
 
+# Issue 51's tables for the next GPU (bench/gpu_catalog.c, apo-bench-kernels --gpu-catalog):
+# a device-resident row for every kernel of the library's list on one series of $big samples
+# (bitwise against the cpu first; then GB/s and % of the GPU's measured d2d copy), then the
+# scored sweeps on the GPU alone (rsi rsi_zone over 199 periods and macd macd_cross over 16 x 7,
+# 500 series x 2,520 bars; host-resident) in set-bars per second. The bench stops starting
+# rows 30 s before the cap and lists those it had no time for; a row whose one call a probe
+# predicts above 2 s (obv's and ad's serial chains) says so and is left out.
+step_bench_catalog() {
+    local sim=()
+    # Simulated GPUs run each warp on the host: a few series, and no call limit that their
+    # speed would trip.
+    $simulated && sim=(--gpu-sweep-rows 4 --gpu-call-limit 3600 --reps 3)
+    run "$bin/apo-bench-kernels" --gpu-catalog --gpu-sizes "$big" \
+        --gpu-seconds $((STEP_TIMEOUT > 60 ? STEP_TIMEOUT - 30 : 30)) "${sim[@]}" \
+        --json "$logs/bench-catalog.json"
+    local rc=$?
+    detail "exit $rc; $(tables catalog-detail "$logs")"
+    [ $rc -eq 0 ] && grep -q '^skipped' <<<"$(tables catalog-detail "$logs")" && return 77
+    return $rc
+}
+
 # The runtime's own planning on cuda,cpu: profiles on, in the sandbox's profile folder (the
 # machine's own are never touched), `apportion profile`, then bollinger on the largest series
 # with the stored profile. It fails unless the report has a GPU with a share and elements,
@@ -672,14 +701,36 @@ step_racecheck() { sanitize racecheck; }
 step_synccheck() { sanitize synccheck; }
 step_initcheck() { sanitize initcheck; }
 
+# Stall sampling of the staged bollinger and macd (issue 51: it decides whether the step
+# accounting of docs/cuda.md, "Staged kernels", holds before anything else is tuned): ncu on
+# the first 2 launches of each staged kernel in a $mid-sample run on cuda, with the sections
+# that sample warp states (WarpStateStats: stall reasons per issued instruction;
+# SourceCounters: the PC sampling of stall reasons, per SASS instruction in the report) beside
+# the speed of light and occupancy. Each report is kept (ncu-stalls-K.ncu-rep, for the
+# source view) and its raw page as CSV (ncu-stalls-K.csv), from which
+# scripts/gpu_check_tables.py stalls prints each launch's sampled stall reasons, largest
+# first, beside what docs/cuda.md predicted.
 step_ncu() {
-    local ncu
+    local ncu k rc=0 cap=$STEP_TIMEOUT t0
     ncu=$(tool ncu) || { detail "ncu not found"; return 77; }
-    run "$ncu" --kernel-name regex:apo__ --launch-count 8 --section SpeedOfLight \
-        --section Occupancy --section LaunchStats "$bin/apportion" run --kernel bollinger \
-        --rows 1 --cols "$mid" --devices cuda
-    local rc=$?
-    detail "exit $rc"
+    have_gpu || { detail "no GPU: nothing to sample"; return 77; }
+    t0=$(date +%s)
+    for k in bollinger macd; do
+        # The step's one cap bounds both kernels' commands together.
+        STEP_TIMEOUT=$((cap - ($(date +%s) - t0)))
+        [ "$STEP_TIMEOUT" -gt 5 ] || { rc=124; break; }
+        rm -f "$logs/ncu-stalls-$k.ncu-rep"
+        APPORTION_CUDA_KERNELS=staged APPORTION_USE_GPU=yes run "$ncu" \
+            --kernel-name "regex:apo__${k}_staged" --launch-count 2 --section SpeedOfLight \
+            --section Occupancy --section WarpStateStats --section SourceCounters \
+            --export "$logs/ncu-stalls-$k" "$bin/apportion" run --kernel $k --rows 1 \
+            --cols "$mid" --devices cuda >"$work/ncu-$k.out" 2>&1 || rc=1
+        cat "$work/ncu-$k.out"
+        run "$ncu" --import "$logs/ncu-stalls-$k.ncu-rep" --csv --page raw \
+            >"$logs/ncu-stalls-$k.csv" || rc=1
+    done
+    tables stalls "$logs" | tee "$work/stalls.txt"
+    detail "exit $rc; $(sed -n 's/^summary: //p' "$work/stalls.txt" | cut -c1-400)"
     return $rc
 }
 
@@ -798,7 +849,7 @@ plan() {
 plan_call() { # OPTIONS STEPS CAPS
     local b=$budget
     [ "$3" -gt $((budget - 20)) ] && b=$(($3 + 20))
-    [ "$b" -ne 570 ] && set -- "$1 --budget $b" "$2" "$3"
+    [ "$b" -ne "$default_budget" ] && set -- "$1 --budget $b" "$2" "$3"
     echo "next call: scripts/gpu-check.sh$1 --only $2   (caps ${3}s)"
 }
 

@@ -8,11 +8,15 @@
                                           without a share says why, 1 otherwise; one line
     gpu_check_tables.py balance LOGS      step balance's table: each case's cuda,cpu against
                                           the better device alone; exit 1 when a target missed
+    gpu_check_tables.py stalls LOGS       step ncu's table: the stall reasons sampled in the
+                                          staged bollinger and macd kernels
+    gpu_check_tables.py catalog-detail LOGS  step bench-catalog's verdict line (one line)
 
 Standard library only: the GPU machine has python3 and nothing more. Every file is optional:
 a figure whose file is missing or unreadable prints "-" and the table says which step gives
 it, so that a run cut short by the budget still prints what it has.
 """
+import csv
 import json
 import math
 import os
@@ -251,7 +255,7 @@ def verdicts(logs):
         rows.append(["selftest", st.get("verdict", "-"),
                      f"passed {st.get('passed')} failed {st.get('failed')} warned "
                      f"{st.get('warned')} skipped {st.get('skipped')}"])
-    for name in ("bench", "bench-simple", "bench-staged"):
+    for name in ("bench", "bench-catalog", "bench-simple", "bench-staged"):
         b = load(os.path.join(logs, f"{name}.json"))
         if b is None:
             if name == "bench":
@@ -346,16 +350,205 @@ def balance_targets(logs):
     return 1 if bad or not rows else 0
 
 
+# Figures written before any GPU ran the code, quoted from docs/cuda.md: printed as
+# "predicted" beside what was measured, never as a measurement.
+# Scored sweeps ("Scored sweeps on a GPU", the table of bounds): a launch scores about
+# min(threads, scratch cap) x 8.8 M set-bars/s, threads = series x sets of a launch, below the
+# HBM bound.
+SWEEP_PREDICTION = {"rsi": (6400, 140e9), "macd": (1300, 60e9)}
+# Staged kernels ("Staged kernels", predicted fractions): what should bind each kernel.
+STALL_PREDICTION = {
+    "bollinger": "DRAM-bound: 65-80% of peak, FP64 issue ~0.3 ms under 1.1 ms of DRAM time "
+                 "(measured since: 35.5% of the copy)",
+    "macd": "latency-bound: ~1.4 warps per SM, ~6 KiB in flight per SM (measured since: "
+            "13.4% of the copy)",
+}
+
+
+def catalog_gpus(logs):
+    b = load(os.path.join(logs, "bench-catalog.json")) or {}
+    g = b.get("gpu_catalog") or {}
+    return b, g, [x for x in g.get("gpus") or [] if isinstance(x, dict)]
+
+
+def simulated_note(gpus):
+    """Figures of simulated GPUs (docs/cuda.md, "A simulated CUDA runtime") prove the logic,
+    not a speed: said wherever they are printed."""
+    if any("simulated" in str(g.get("label", "")) for g in gpus):
+        return "simulated GPUs, figures prove logic, not speed: "
+    return ""
+
+
+def catalog_resident(logs):
+    _, cat, gpus = catalog_gpus(logs)
+    rows = []
+    for g in gpus:
+        for r in g.get("device_resident") or []:
+            if r.get("skipped"):
+                rows.append([r.get("kernel"), r.get("samples"), short(g), "-", "-", "-", "-",
+                             "-", "skipped: " + r["skipped"]])
+                continue
+            gbs = r.get("gb_s")
+            rows.append([r.get("kernel"), r.get("samples"), short(g),
+                         f"{r.get('inputs')}+{r.get('outputs')}",
+                         fmt(r.get("time_ms_median"), ".3f"), fmt(gbs, ".1f"),
+                         fmt(r.get("pct_d2d"), ".1f"), pct(gbs, HBM3_GBS), r.get("wrong")])
+    note = (simulated_note(gpus) + "from step bench-catalog (bench-catalog.json): "
+            "apo-bench-kernels --gpu-catalog; "
+            "GB/s counts 8 B per input and output value and sample")
+    if cat.get("no_time"):
+        note += "; no time for: " + ", ".join(cat["no_time"])
+    if cat.get("skipped"):
+        note += "; the section was skipped: " + str(cat["skipped"])
+    table("device-resident catalog (every kernel of the library's list, arrays in GPU memory)",
+          ["kernel", "samples", "gpu", "in+out", "ms(med)", "GB/s", "%d2d", "%HBM3", "#wrong"],
+          rows, note)
+
+
+def scored_sweeps(logs):
+    _, _, gpus = catalog_gpus(logs)
+    rows = []
+    for g in gpus:
+        for r in g.get("scored_sweeps") or []:
+            name = f"{r.get('kernel')} {r.get('rule')}"
+            shape = f"{r.get('series')} x {r.get('bars')}"
+            if r.get("skipped"):
+                rows.append([name, "-", shape, short(g), "-", "-", "-", "-",
+                             "skipped: " + r["skipped"]])
+                continue
+            cap, hbm = SWEEP_PREDICTION.get(r.get("kernel"), (None, None))
+            predicted = None
+            if cap and r.get("series") and r.get("sets"):
+                predicted = min(min(r["series"] * r["sets"], cap) * 8.8e6, hbm)
+            rows.append([name, r.get("sets"), shape, short(g),
+                         fmt(r.get("first_makespan_ms"), ".1f"),
+                         fmt(r.get("time_ms_median"), ".3f"),
+                         fmt((r.get("set_bars_per_s") or 0) / 1e9, ".3g"),
+                         fmt(predicted / 1e9 if predicted else None, ".1f") + " (predicted)",
+                         r.get("wrong")])
+    table("scored sweeps on the GPU alone, host-resident (step bench-catalog)",
+          ["sweep", "sets", "series x bars", "gpu", "first_ms", "ms(med)", "G set-bars/s",
+           "G set-bars/s predicted", "#wrong"], rows,
+          simulated_note(gpus) + "predicted: docs/cuda.md, \"Scored sweeps on a GPU\", "
+          "min(series x sets, scratch cap) "
+          "x 8.8 M set-bars/s below the HBM bound, written before a GPU ran them; a label until "
+          "measured")
+
+
+def ncu_rows(path):
+    """The launches of one `ncu --csv --page raw` file: a list of {column: value}. The first
+    row names the columns, the second may give their units."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [ln for ln in f if ln.startswith('"')]
+    except OSError:
+        return []
+    table_rows = list(csv.reader(lines))
+    if not table_rows:
+        return []
+    header, out = table_rows[0], []
+    for r in table_rows[1:]:
+        if len(r) != len(header) or r[0] in ("", "ID") or not r[0].strip().isdigit():
+            continue
+        out.append(dict(zip(header, r)))
+    return out
+
+
+def number(v):
+    try:
+        return float(str(v).replace(",", ""))
+    except ValueError:
+        return None
+
+
+# The sampled stall reasons (SourceCounters' PC sampling: warps seen stalled, per reason);
+# without them, WarpStateStats' average warps stalled per issued instruction, per reason.
+STALL_SOURCES = (("smsp__pcsamp_warps_issue_stalled_", ""),
+                 ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"))
+
+
+def stall_reasons(launch):
+    for prefix, suffix in STALL_SOURCES:
+        found = {c[len(prefix):len(c) - len(suffix)]: number(v) for c, v in launch.items()
+                 if c.startswith(prefix) and c.endswith(suffix) and "not_issued" not in c
+                 and number(v) is not None}
+        if found:
+            return found
+    return {}
+
+
+def stall_table(logs, print_it=True):
+    rows = []
+    for k in ("bollinger", "macd"):
+        launches = ncu_rows(os.path.join(logs, f"ncu-stalls-{k}.csv"))
+        for launch in launches:
+            samples = stall_reasons(launch)
+            total = sum(samples.values())
+            top = sorted(samples.items(), key=lambda kv: -kv[1])[:4]
+            name = str(launch.get("Kernel Name", k)).split("(")[0]
+            rows.append([name, launch.get("ID"),
+                         fmt(number(launch.get("gpu__time_duration.sum")), ".0f"),
+                         fmt(number(launch.get(
+                             "dram__throughput.avg.pct_of_peak_sustained_elapsed")), ".1f"),
+                         fmt(total, ".0f"),
+                         ", ".join(f"{r} {100 * v / total:.0f}%" for r, v in top if total) or "-",
+                         STALL_PREDICTION[k] + " (predicted)"])
+    if print_it:
+        table("stall sampling of the staged kernels (step ncu: WarpStateStats, SourceCounters)",
+              ["kernel", "launch", "ns", "dram%", "samples", "top stall reasons (share of samples)",
+               "docs/cuda.md"], rows,
+              "from step ncu (ncu-stalls-*.csv, ncu-stalls-*.ncu-rep); predicted: written before "
+              "any GPU ran the staged kernels, a label until these samples settle it")
+    return rows
+
+
+def catalog_detail(logs):
+    b, cat, gpus = catalog_gpus(logs)
+    if not b:
+        print("no bench-catalog.json")
+        return 1
+    if cat.get("skipped"):
+        print(f"skipped: {cat['skipped']}")
+        return 0
+    timed = skipped = 0
+    reasons = []
+    for g in gpus:
+        for r in g.get("device_resident") or []:
+            if r.get("skipped"):
+                skipped += 1
+                reasons.append(f"{r.get('kernel')} ({r['skipped'].split(' (')[0][:40]})")
+            else:
+                timed += 1
+    reasons = list(dict.fromkeys(reasons))
+    sweeps = [f"{r.get('kernel')} on {short(g)} {fmt((r.get('set_bars_per_s') or 0) / 1e9, '.3g')} "
+              "G set-bars/s" for g in gpus for r in g.get("scored_sweeps") or []
+              if not r.get("skipped")]
+    line = (simulated_note(gpus) + f"{timed} rows timed, total #wrong {b.get('total_wrong')}, {skipped} skipped"
+            + (f": {', '.join(reasons)}" if reasons else "")
+            + (f"; sweeps: {', '.join(sweeps)}" if sweeps else ""))
+    if cat.get("no_time"):
+        line += f"; no time for: {', '.join(cat['no_time'])}"
+    print(line[:600])
+    return 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "tables":
-        for part in (bandwidth, device_resident, host_resident, overlap, balance,
-                     balance_targets, verdicts, variants):
+        for part in (stall_table, bandwidth, device_resident, catalog_resident, scored_sweeps,
+                     host_resident, overlap, balance, balance_targets, verdicts, variants):
             part(argv[2])
         return 0
     if len(argv) == 3 and argv[1] == "check-run":
         return check_run(argv[2])
     if len(argv) == 3 and argv[1] == "balance":
         return balance_targets(argv[2])
+    if len(argv) == 3 and argv[1] == "stalls":
+        rows = stall_table(argv[2])
+        print(f"summary: {len(rows)} launches sampled"
+              + "".join(f"; {r[0]}: {r[5]}" for r in rows[:2]))
+        return 0
+    if len(argv) == 3 and argv[1] == "catalog-detail":
+        return catalog_detail(argv[2])
     print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
     return 2
 
