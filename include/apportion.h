@@ -420,6 +420,15 @@ typedef struct apo_sweep {
 #define APO_SWEEP_INIT                                                                             \
     { .size = sizeof(apo_sweep) }
 
+/* Bars [begin, end) of a series: a range a scored call scores on its own (docs/scores.md,
+ * "Ranges"). New in 0.2. */
+typedef struct apo_range {
+    size_t begin, end;
+} apo_range;
+
+/* At most this many ranges in one scored call (apo_workload.ranges). */
+#define APO_MAX_SCORE_RANGES 1024
+
 typedef struct apo_workload {
     size_t size;                 /* sizeof(apo_workload); set by APO_WORKLOAD_INIT */
     const char *kernel;          /* kernel name */
@@ -458,6 +467,15 @@ typedef struct apo_workload {
      * scores: docs/scores.md, "More statistics and compounding"). NULL: no scoring. New in
      * 0.2. */
     const char *score;
+    /* A scored call's ranges (docs/scores.md, "Ranges"): n_ranges ranges of bars, sorted by
+     * begin and then end, none twice, each 0 <= begin < end <= cols (they may overlap). Each
+     * set's scores are then given on every range, in one pass over the data, each range's
+     * bitwise those of scoring that range alone: the indicator over the whole history, the
+     * positions and scores from the range's first bar. Each score output is then
+     * (sets run x rows) x n_ranges. NULL (n_ranges 0): the whole series, one column. New in
+     * 0.2. */
+    const apo_range *ranges;
+    size_t n_ranges;
 } apo_workload;
 
 #define APO_WORKLOAD_INIT                                                                          \

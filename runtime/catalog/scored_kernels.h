@@ -45,6 +45,9 @@ struct apo__scoring {
     apo_rule_fn user_fn;
     void *user;
     apo__rule_failure *failure; /* user rules: where a failing call's reason waits */
+    /* A ranged call's ranges (catalog/score_ranges.h), each an output column; NULL: the
+     * whole series, one column. Set only in a call's own copy of the kernel. */
+    const struct apo__score_ranges *ranges;
 };
 
 /* The rule of a set whose scored-kernel parameters are `params`: sc->rule with that set's
