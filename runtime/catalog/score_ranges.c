@@ -53,8 +53,8 @@ apo_status apo__score_ranges_attach(const apo_workload *w, apo__call *call) {
                          "(apo_workload.score)",
                          k->name);
     if (w->ranges == NULL)
-        return apo__fail(APO_ERR_NULL, "%s: apo_workload.ranges is NULL with n_ranges %zu",
-                         k->name, w->n_ranges);
+        return apo__fail(APO_ERR_NULL, "%s: apo_workload.ranges is NULL with n_ranges %zu", k->name,
+                         w->n_ranges);
     if (w->n_ranges == 0 || w->n_ranges > APO_MAX_SCORE_RANGES)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "%s: %zu ranges; a ranged call takes 1 to %d (NULL ranges: the whole "

@@ -439,8 +439,8 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     const size_t whole_first[2] = {0, 1};
     row_ranges rr = {&whole_row, 1, 1, whole_first, n};
     if (sc->ranges != NULL)
-        rr = (row_ranges){sc->ranges->range, sc->ranges->n, sc->ranges->n_chains,
-                          sc->ranges->first, n};
+        rr = (row_ranges){sc->ranges->range, sc->ranges->n, sc->ranges->n_chains, sc->ranges->first,
+                          n};
     /* The pass's outputs, then the tile's changes of the close and whether each is finite;
      * each chain's folds, and its next range to finish. */
     double *scratch = malloc((pass->n_out + 1) * cap * sizeof *scratch + cap);
