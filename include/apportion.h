@@ -578,6 +578,18 @@ APO_EXPORT apo_status apo_score_outputs_with(const char *kernel, const char *rul
                                              size_t n_outputs, size_t n, const apo_param *params,
                                              size_t n_params, double *scores);
 
+/* The windows of a walk-forward over `cols` bars (docs/scores.md, "Walk-forward"): window i
+ * tests on [e, min(e + test, cols)), e = train + i * test, while e < cols, and trains on
+ * [e - train, e) (fixed) or [0, e) (anchored != 0). Writes the windows' distinct ranges into
+ * ranges[0 .. *n_ranges) sorted as apo_workload.ranges takes them, and for window i the
+ * index of its train range (train_of[i]) and of its test range (test_of[i]); at most
+ * `capacity` windows (ranges holds 2 * capacity). Returns APO_ERR_NULL, and
+ * APO_ERR_INVALID_ARGUMENT (train or test 0, train >= cols: no test bar; more windows than
+ * `capacity` or than APO_MAX_SCORE_RANGES / 2, the message saying how many). New in 0.2. */
+APO_EXPORT apo_status apo_walk_forward(size_t cols, size_t train, size_t test, int anchored,
+                                       size_t capacity, apo_range *ranges, size_t *n_ranges,
+                                       size_t *train_of, size_t *test_of, size_t *n_windows);
+
 typedef enum apo_ratio_source {
     APO_RATIOS_EQUAL = 0,    /* no ratios known: equal shares */
     APO_RATIOS_EXPLICIT = 1, /* the caller's ratios */

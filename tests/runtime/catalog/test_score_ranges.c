@@ -38,9 +38,8 @@ static double *walk(size_t rows, size_t cols, uint64_t seed) {
 /* Overlapping ranges, chains of one first bar (0 and 4000), a range from the warm-up, one
  * starting inside the gap, one crossing the tiles at 4096 and 8192, one bar, to the end. */
 static const apo_range ranges[] = {
-    {0, 50},        {0, 4100},      {0, 12000},     {1, 2},         {30, 8200},
-    {4000, 4096},   {4000, 8193},   {4000, 20000},  {9010, 9500},   {12000, 16000},
-    {16000, 20000}, {19999, 20000},
+    {0, 50},      {0, 4100},     {0, 12000},   {1, 2},         {30, 8200},     {4000, 4096},
+    {4000, 8193}, {4000, 20000}, {9010, 9500}, {12000, 16000}, {16000, 20000}, {19999, 20000},
 };
 #define N_RANGES (sizeof ranges / sizeof ranges[0])
 
@@ -149,8 +148,8 @@ static void check_sets(apo_runtime *rt, const char *kernel, const char *rule, co
             for (int k = 0; k < APO_N_SCORES; k++) {
                 const double g = got[(k * rows + s) * N_RANGES + r];
                 cr_assert(same_bits(&g, &want[k]),
-                          "%s:%s set %zu range %zu [%zu, %zu) score %d: %.17g, alone %.17g",
-                          kernel, rule, s, r, ranges[r].begin, ranges[r].end, k, g, want[k]);
+                          "%s:%s set %zu range %zu [%zu, %zu) score %d: %.17g, alone %.17g", kernel,
+                          rule, s, r, ranges[r].begin, ranges[r].end, k, g, want[k]);
             }
             traded += want[APO_N_SCORES - 1]; /* bars, or the /more view's round trips */
         }
@@ -305,8 +304,8 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
                     continue;
                 }
                 double want[APO_N_SCORES];
-                range_alone("bollinger", "bands_revert", x + r * COLS, out, 3, ranges[i].begin,
-                            end, &p, 1, want);
+                range_alone("bollinger", "bands_revert", x + r * COLS, out, 3, ranges[i].begin, end,
+                            &p, 1, want);
                 for (int k = 0; k < APO_N_SCORES; k++)
                     cr_assert(same_bits(&g[k * n1 * N_RANGES], &want[k]),
                               "set %zu row %zu range %zu score %d", s, r, i, k);
@@ -368,4 +367,41 @@ Test(score_ranges, bad_ranges_are_refused_and_write_nothing, .timeout = 60) {
             "1 to 1024");
     refused(rt, NULL, past, 1, APO_ERR_INVALID_ARGUMENT, "for scored calls");
     apo_runtime_destroy(rt);
+}
+
+/* Each window's ranges as the docs define them, found by index in the sorted list. */
+static void check_windows(size_t cols, size_t train, size_t test, int anchored, size_t want_n) {
+    apo_range r[64];
+    size_t tr[32], te[32], n_r, n_w;
+    cr_assert_eq(apo_walk_forward(cols, train, test, anchored, 32, r, &n_r, tr, te, &n_w), APO_OK,
+                 "%s", apo_last_error());
+    cr_assert_eq(n_w, want_n, "%zu windows", n_w);
+    for (size_t i = 0; i < n_w; i++) {
+        const size_t e = train + i * test;
+        cr_assert_eq(r[tr[i]].begin, anchored ? 0 : e - train, "window %zu", i);
+        cr_assert_eq(r[tr[i]].end, e);
+        cr_assert_eq(r[te[i]].begin, e);
+        cr_assert_eq(r[te[i]].end, e + test < cols ? e + test : cols);
+    }
+    for (size_t j = 1; j < n_r; j++)
+        cr_assert(r[j - 1].begin < r[j].begin ||
+                      (r[j - 1].begin == r[j].begin && r[j - 1].end < r[j].end),
+                  "sorted, none twice");
+}
+
+Test(score_ranges, walk_forward_windows_are_as_the_docs_say, .timeout = 30) {
+    check_windows(1000, 400, 100, 0, 6);
+    check_windows(1000, 400, 100, 1, 6);
+    check_windows(1050, 400, 100, 0, 7); /* the last test window is cut at the end */
+    check_windows(1000, 100, 100, 0, 9); /* a train is the test before it: one range */
+    apo_range r[4];
+    size_t tr[2], te[2], n_r, n_w;
+    cr_assert_eq(apo_walk_forward(1000, 1000, 10, 0, 2, r, &n_r, tr, te, &n_w),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_walk_forward(1000, 100, 0, 0, 2, r, &n_r, tr, te, &n_w),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_walk_forward(1000, 100, 100, 0, 2, r, &n_r, tr, te, &n_w),
+                 APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "9 windows") != NULL, "%s", apo_last_error());
+    cr_assert_eq(apo_walk_forward(1000, 100, 100, 0, 2, NULL, &n_r, tr, te, &n_w), APO_ERR_NULL);
 }
