@@ -22,8 +22,8 @@ static int by_begin_end(const void *pa, const void *pb) {
 }
 
 apo_status apo_walk_forward(size_t cols, size_t train, size_t test, int anchored, size_t capacity,
-                            apo_range *ranges, size_t *n_ranges, size_t *train_of,
-                            size_t *test_of, size_t *n_windows) {
+                            apo_range *ranges, size_t *n_ranges, size_t *train_of, size_t *test_of,
+                            size_t *n_windows) {
     if (ranges == NULL || n_ranges == NULL || train_of == NULL || test_of == NULL ||
         n_windows == NULL)
         return apo__fail(APO_ERR_NULL, "apo_walk_forward: NULL argument");
