@@ -189,9 +189,9 @@ json_t *bench_walk_forward(size_t cols, int reps, long *wrong, int *failed) {
     for (int r = 0; r < reps; r++)
         for (size_t c = 0; c < N_WF_CASES; c++) {
             const double t0 = cpu_seconds();
-            if (bench_check(run_grid(rt, x, cols, n_ranges[c] ? ranges[c] : NULL, n_ranges[c],
-                                     scores),
-                            wf_cases[c].label)) {
+            if (bench_check(
+                    run_grid(rt, x, cols, n_ranges[c] ? ranges[c] : NULL, n_ranges[c], scores),
+                    wf_cases[c].label)) {
                 *failed = 1;
                 goto done;
             }
