@@ -14,7 +14,7 @@ from . import catalog
 from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
-from .scores import MORE_SCORES, SCORES, follow, score
+from .scores import MORE_SCORES, SCORES, follow, score, walk_forward
 from .scores_plot import plot_scores
 from .stream import Stream
 
@@ -42,6 +42,7 @@ __all__ = [
     "macd",
     "returns_stats",
     "score",
+    "walk_forward",
     "MORE_SCORES",
     "SCORES",
     "follow",
