@@ -24,7 +24,8 @@ const char *const cli_run_help[] = {
     "                     [--memory SIZE]\n"
     "                     [--format f64|csv]\n"
     "                     [--score RULE [--cost C] [--periods-per-year P]\n"
-    "                      [--top N] [--by SCORE] [--plot FILE.png]]\n"
+    "                      [--top N] [--by SCORE] [--plot FILE.png]\n"
+    "                      [--ranges A:B,... | --walk-forward TRAIN:TEST[:anchored]]]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--no-learn] [--json]\n"
     "\n"
@@ -78,6 +79,11 @@ const char *const cli_run_help[] = {
     "                       first, the others largest first, NaN last\n"
     "  --plot FILE.png      draw --by's mean over the series as a heatmap over the two\n"
     "                       swept parameters, the best set circled (needs gnuplot)\n"
+    "  --ranges A:B,...     score every set on each range: bars [A, B), or dates of the\n"
+    "                       CSV index, both included; each line is SERIES[A:B]\n"
+    "  --walk-forward TRAIN:TEST[:anchored]\n"
+    "                       windows of TRAIN bars (from bar 0 when anchored) then TEST;\n"
+    "                       reports each train winner by --by on its test window\n"
     "\n"
     "Distribution:\n"
     "  --devices LIST       device list as in APPORTION_DEVICES (overrides it), e.g.\n"
@@ -262,6 +268,12 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         } else if (VALUE("--plot")) {
             if (r > 0)
                 o->plot = v;
+        } else if (VALUE("--ranges")) {
+            if (r > 0)
+                o->ranges = v;
+        } else if (VALUE("--walk-forward")) {
+            if (r > 0)
+                o->walk_forward = v;
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
@@ -313,12 +325,17 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--memory applies to a sweep only (a --param list or range)");
     if (o->output != NULL && o->output[0] == '\0')
         return cli_usage_error("run", "--output: empty directory name");
-    const char *score_only = cost_text != NULL      ? "--cost"
-                             : periods_text != NULL ? "--periods-per-year"
-                             : top_set              ? "--top"
-                             : by_set               ? "--by"
-                             : o->plot != NULL      ? "--plot"
-                                                    : NULL;
+    if (o->ranges != NULL && o->walk_forward != NULL)
+        return cli_usage_error("run", "--ranges and --walk-forward: give one (a walk-forward's "
+                                      "windows are its ranges)");
+    const char *score_only = cost_text != NULL         ? "--cost"
+                             : periods_text != NULL    ? "--periods-per-year"
+                             : top_set                 ? "--top"
+                             : by_set                  ? "--by"
+                             : o->plot != NULL         ? "--plot"
+                             : o->ranges != NULL       ? "--ranges"
+                             : o->walk_forward != NULL ? "--walk-forward"
+                                                       : NULL;
     if (o->score == NULL && score_only != NULL)
         return cli_usage_error("run", "%s needs --score RULE", score_only);
     if (o->score != NULL) {
@@ -330,6 +347,11 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                    o->score, more ? "" : " (its view of more, RULE/more, has it)");
         o->by = by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
     }
+    if ((o->ranges != NULL || o->walk_forward != NULL) && o->plot != NULL)
+        return cli_usage_error("run",
+                               "--plot draws one score a set and series; with %s each "
+                               "has one a range",
+                               o->ranges != NULL ? "--ranges" : "--walk-forward");
     if (o->score != NULL && o->format_set)
         return cli_usage_error("run", "--format applies to the indicator's outputs; --score "
                                       "writes DIR/scores.csv only");
