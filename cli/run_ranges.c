@@ -56,8 +56,8 @@ static int bar_of(const run_state *s, const char *text, size_t n, int end, size_
     const char *why;
     const char **index = shared_index(s, &len, &why);
     if (index == NULL) {
-        cli_usage_error("run", "--ranges: '%.*s' is a date, but %s; give bar numbers", (int)n,
-                        text, why);
+        cli_usage_error("run", "--ranges: '%.*s' is a date, but %s; give bar numbers", (int)n, text,
+                        why);
         return -2;
     }
     size_t t = 0;
@@ -139,8 +139,7 @@ static int walk_forward(const cli_run_options *o, run_state *s) {
         apo_walk_forward(s->call.cols, train, test, strcmp(kind, "anchored") == 0, CAP, s->ranges,
                          &s->n_ranges, s->wf_train_of, s->wf_test_of, &s->n_windows);
     if (st != APO_OK)
-        return cli_usage_error("run", "--walk-forward '%s': %s", o->walk_forward,
-                               apo_last_error());
+        return cli_usage_error("run", "--walk-forward '%s': %s", o->walk_forward, apo_last_error());
     for (size_t i = 0; i < s->n_ranges; i++)
         snprintf(s->range_labels[i], sizeof s->range_labels[i], "%zu:%zu", s->ranges[i].begin,
                  s->ranges[i].end);
@@ -255,10 +254,12 @@ static json_t *window_json(const cli_run_options *o, const run_state *s, size_t 
     json_t *line = json_object(), *params = json_object(), *test = json_object();
     json_object_set_new(line, "series", cli_json_string(s->row_names[r]));
     json_object_set_new(line, "window", cli_json_u64(w));
-    json_object_set_new(line, "train", json_pack("[II]", (json_int_t)s->ranges[tr].begin,
-                                                 (json_int_t)s->ranges[tr].end));
-    json_object_set_new(line, "test", json_pack("[II]", (json_int_t)s->ranges[te].begin,
-                                                (json_int_t)s->ranges[te].end));
+    json_object_set_new(
+        line, "train",
+        json_pack("[II]", (json_int_t)s->ranges[tr].begin, (json_int_t)s->ranges[tr].end));
+    json_object_set_new(
+        line, "test",
+        json_pack("[II]", (json_int_t)s->ranges[te].begin, (json_int_t)s->ranges[te].end));
     json_object_set_new(line, "set", set == SIZE_MAX ? json_null() : cli_json_u64(set));
     for (size_t q = 0; set != SIZE_MAX && q < o->given.n_sweep; q++)
         json_object_set_new(params, o->given.sweep[q].name,
@@ -267,7 +268,8 @@ static json_t *window_json(const cli_run_options *o, const run_state *s, size_t 
         json_object_set_new(test, cli_score_name(o, k), cli_json_number(value(s, k, set, r, te)));
     json_object_set_new(line, "params", params);
     json_object_set_new(line, "train_score",
-                        set == SIZE_MAX ? json_null() : cli_json_number(value(s, o->by, set, r, tr)));
+                        set == SIZE_MAX ? json_null()
+                                        : cli_json_number(value(s, o->by, set, r, tr)));
     json_object_set_new(line, "test_scores", test);
     return line;
 }

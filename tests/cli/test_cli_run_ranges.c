@@ -208,8 +208,8 @@ Test(cli, walk_forward_scores_each_train_winner_on_its_test, .timeout = 120) {
     free_result(&r);
 }
 
-static void refused(const char *input, const char *a, const char *b, const char *c,
-                    const char *d, const char *says) {
+static void refused(const char *input, const char *a, const char *b, const char *c, const char *d,
+                    const char *says) {
     cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", input, "--column",
                                 "close", "--devices", "cpu", a, b, c, d));
     cr_assert_neq(r.status, 0, "%s %s %s %s", a, b, c, d);
