@@ -16,15 +16,7 @@
 #include <stddef.h>
 
 #include "catalog/kernel.h"
-
-typedef struct apo__score_ranges {
-    size_t n;               /* ranges, sorted by begin then end, none twice */
-    const apo_range *range; /* the call's copy */
-    /* Runs of ranges with one first bar: chain c holds ranges [first[c], first[c + 1]) in
-     * order of their ends, folded as one. */
-    size_t n_chains;
-    const size_t *first; /* n_chains + 1 */
-} apo__score_ranges;
+#include "catalog/scored_kernels.h"
 
 /* Checks w's ranges against the call resolved so far and, when there are any, makes
  * call->kernel a copy of its scored kernel that carries them (call->ranged, freed by

@@ -17,7 +17,6 @@
 #include "catalog/catalog_kernels.h"
 #include "catalog/grid.h"
 #include "catalog/score_pass.h"
-#include "catalog/score_ranges.h"
 #include "catalog/scored_kernels.h"
 #include "score_more.h"
 #include "score_tile.h"

@@ -181,13 +181,18 @@ apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t
     apo_status st = apo__resolve_call((apo_runtime *)rt, w, &call, 0);
     if (st != APO_OK)
         return st;
-    size_t rows = apo__call_output_rows(&call);
-    apo__sweep_release(&call);
-    if (index >= call.kernel->n_outputs)
-        return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", call.kernel->name,
-                         call.kernel->n_outputs, index);
+    /* Read while the call is held: a ranged call's kernel is the call's own, freed with it. */
+    const size_t rows = apo__call_output_rows(&call);
+    const apo__kernel *k = call.kernel;
+    if (index >= k->n_outputs) {
+        st = apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", k->name,
+                       k->n_outputs, index);
+        apo__sweep_release(&call);
+        return st;
+    }
     *out_rows = rows;
-    *out_cols = call.kernel->output_cols(call.kernel, call.params, w->cols, index);
+    *out_cols = k->output_cols(k, call.params, w->cols, index);
+    apo__sweep_release(&call);
     return APO_OK;
 }
 

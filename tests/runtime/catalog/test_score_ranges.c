@@ -389,7 +389,7 @@ static void check_windows(size_t cols, size_t train, size_t test, int anchored, 
                   "sorted, none twice");
 }
 
-Test(score_ranges, walk_forward_windows_are_as_the_docs_say, .timeout = 30) {
+Test(score_ranges, walk_forward_windows_are_as_the_docs_say, .timeout = 60) {
     check_windows(1000, 400, 100, 0, 6);
     check_windows(1000, 400, 100, 1, 6);
     check_windows(1050, 400, 100, 0, 7); /* the last test window is cut at the end */
