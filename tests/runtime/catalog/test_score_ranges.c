@@ -7,8 +7,9 @@
  * reading of the definition (tests/common/score_reference.c) from positions the test takes
  * itself. Ranges overlap, share first bars (a chain), start in the warm-up and in gaps,
  * cross tiles, hold one bar; sweeps of several sets (the lanes) and lone sets, views and
- * sides, devices and ratios, ragged rows that end inside a range; bad ranges are refused and
- * write nothing.
+ * sides, a user's rule (the fold bar by bar), a sweep run in pieces of sets, devices and
+ * ratios, ragged rows that end inside a range; apo_walk_forward()'s windows; bad ranges are
+ * refused and write nothing.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -318,6 +319,88 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
     free(x);
     apo_runtime_destroy(one);
     apo_runtime_destroy(many);
+}
+
+/* bands_zone's positions as a user's rule: the user path of the fold, bar by bar. */
+static int my_zone(const double *in, const double *out, int prev, void *user) {
+    (void)prev, (void)user;
+    return (in[0] < out[2]) - (in[0] > out[0] && !(in[0] < out[2]));
+}
+
+Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_rule_desc d = APO_RULE_DESC_INIT;
+    d.name = "my_zone";
+    d.kernel = "bollinger";
+    d.fn = my_zone;
+    cr_assert_eq(apo_rule_register(rt, &d), APO_OK, "%s", apo_last_error());
+    double *x = walk(1, COLS, 61);
+    apo_param cost = {"cost", 0.001};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.score = "my_zone";
+    w.rows = 1;
+    w.cols = COLS;
+    w.params = &cost;
+    w.n_params = 1;
+    w.ranges = ranges;
+    w.n_ranges = N_RANGES;
+    size_t rows;
+    double *got = run_ranged(rt, &w, x, &rows);
+    double *out[3];
+    indicator(rt, "bollinger", x, COLS, NULL, 0, out);
+    for (size_t r = 0; r < N_RANGES; r++) {
+        double want[APO_N_SCORES];
+        /* The built-in rule of the same positions, its range alone. */
+        range_alone("bollinger", "bands_zone", x, out, 3, ranges[r].begin, ranges[r].end, &cost, 1,
+                    want);
+        for (int k = 0; k < APO_N_SCORES; k++)
+            cr_assert(same_bits(&got[k * N_RANGES + r], &want[k]), "range %zu score %d", r, k);
+    }
+    for (int k = 0; k < 3; k++)
+        free(out[k]);
+    free(got);
+    free(x);
+    apo_runtime_destroy(rt);
+}
+
+/* A sweep run in pieces of sets (first_set, n_sets_run), as the CLI and Python run large
+ * ones: each piece's block of rows x ranges is the whole call's. */
+Test(score_ranges, a_ranged_sweep_in_pieces_gives_the_whole_bits, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    double *x = walk(2, COLS, 62);
+    const double widths[] = {1, 1.5, 2, 2.5, 3};
+    apo_sweep_param grid[1] = {{"nbdev_up", widths, 5}};
+    apo_sweep sweep = APO_SWEEP_INIT;
+    sweep.grid = grid;
+    sweep.n_grid = 1;
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "bollinger";
+    w.score = "bands_revert";
+    w.rows = 2;
+    w.cols = COLS;
+    w.sweep = &sweep;
+    w.ranges = ranges;
+    w.n_ranges = N_RANGES;
+    size_t rows;
+    double *whole = run_ranged(rt, &w, x, &rows);
+    cr_assert_eq(rows, 10);
+    for (size_t first = 0; first < 5; first += 2) {
+        sweep.first_set = first;
+        sweep.n_sets_run = first + 2 <= 5 ? 2 : 1;
+        size_t piece_rows;
+        double *piece = run_ranged(rt, &w, x, &piece_rows);
+        cr_assert_eq(piece_rows, 2 * sweep.n_sets_run);
+        for (int k = 0; k < APO_N_SCORES; k++)
+            cr_assert(memcmp(piece + k * piece_rows * N_RANGES,
+                             whole + (k * rows + first * 2) * N_RANGES,
+                             piece_rows * N_RANGES * sizeof *piece) == 0,
+                      "sets from %zu, score %d", first, k);
+        free(piece);
+    }
+    free(whole);
+    free(x);
+    apo_runtime_destroy(rt);
 }
 
 /* A refused call writes nothing: its outputs keep their poison. */
