@@ -3,9 +3,10 @@
  * libraries users already run, in one run (docs/PERF.md, "Against TA-Lib and Tulip"); then
  * every catalog kernel that TA-Lib has (peers_catalog.c, from the rows of peer_kernels.c).
  *
- * The peers are built from the C sources their npm packages bundle (peers.c: `npm pack`
- * into a cache folder outside the repository, then compiled with -O3 and loaded); without
- * npm or the registry the program says why and exits 77, the skip status. Each library's
+ * The peers come from their PyPI packages (peers.c: `pip download` into a cache folder
+ * outside the repository; TA-Lib 0.8's wheel library loaded as it is, Tulip built from
+ * tulipy's sdist with -O3); without python3-venv or PyPI the program says why and exits 77,
+ * the skip status. Each library's
  * own C function is called directly on one series; apportion goes through
  * apo_distribute_workload() on two runtimes, one thread ("cpu:threads=1") and all threads
  * ("cpu"), with the vector path its cpu device names. For each size the four contenders
@@ -80,7 +81,7 @@ static void usage(FILE *f) {
                "                 left out (default: TA-Lib's default parameters)\n"
                "  --cache DIR    where the peers are fetched and built (default\n"
                "                 $XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)\n"
-               "  --rebuild      build the peer libraries again\n"
+               "  --rebuild      build Tulip again (TA-Lib comes built, in its wheel)\n"
                "  --help\n");
 }
 
@@ -587,10 +588,18 @@ int main(int argc, char **argv) {
     cpu_label(c.rt[1], ln, sizeof ln);
     printf("# apportion: apo1 = \"cpu:threads=1\": %s; apoN = \"cpu\": %s; learning %s\n", l1, ln,
            o.learn ? "on (--learn, models in memory)" : "off (a default runtime learns: --learn)");
-    printf("# peers: Tulip Indicators %s (npm %s), TA-Lib %s (npm %s), built with %s %s -fPIC in "
-           "%s\n",
-           peers.tulip_version, BENCH_PEER_TULIND, peers.talib_version, BENCH_PEER_TALIB, peers.cc,
-           peers.flags, peers.dir);
+    printf("# peers: Tulip Indicators %s (PyPI %s, built with %s %s -fPIC), TA-Lib %s (the "
+           "shared library of the PyPI wheel %s, as its maintainers built it), in %s\n",
+           peers.tulip_version, BENCH_PEER_TULIPY, peers.cc, peers.flags, peers.talib_version,
+           BENCH_PEER_TALIB, peers.dir);
+    if (peers.talib06_lib != NULL)
+        printf("# and TA-Lib %s (the npm build an older cache holds, libtalib.so): catalog "
+               "tables only, on a line below each kernel's\n",
+               peers.talib06_version);
+    else
+        printf("# no TA-Lib 0.6 in the cache (an npm build of it, libtalib.so): every talib "
+               "column is TA-Lib %s\n",
+               peers.talib_version);
     printf("# input: bench_fill_walk prices (about 100), one series per size, or rows of 10000\n"
            "# timing: wall-clock median of reps calls per contender, the four interleaved call "
            "by call with the order rotating, all writing the same output arrays; reps = "

@@ -162,19 +162,22 @@ const size_t peer_kernel_count = sizeof peer_kernels / sizeof peer_kernels[0];
 int peer_resolve(const bench_peers *p, const peer_kernel *k, peer_fns *fns, char *why,
                  size_t why_size) {
     memset(fns, 0, sizeof *fns);
-    if (bench_peers_find(p, 1, k->ta_name, &fns->ta) != 0) {
+    if (bench_peers_find(p, BENCH_PEER_LIB_TALIB, k->ta_name, &fns->ta) != 0) {
         snprintf(why, why_size, "%s not found in TA-Lib", k->ta_name);
         return -1;
     }
+    /* TA-Lib 0.6 where it is at hand; a function it lacks only leaves its column empty. */
+    if (bench_peers_find(p, BENCH_PEER_LIB_TALIB06, k->ta_name, &fns->ta06) != 0)
+        fns->ta06 = NULL;
     if (k->ti_name != NULL) {
         char name[64];
         snprintf(name, sizeof name, "ti_%s", k->ti_name);
         bench_ti_fn ti = NULL;
         int (*start)(const double *) = NULL;
-        if (bench_peers_find(p, 0, name, &ti) == 0) {
+        if (bench_peers_find(p, BENCH_PEER_LIB_TULIP, name, &ti) == 0) {
             snprintf(name, sizeof name, "ti_%s_start", k->ti_name);
             /* Without its start index Tulip's outputs cannot be placed: left out then. */
-            if (bench_peers_find(p, 0, name, &start) == 0) {
+            if (bench_peers_find(p, BENCH_PEER_LIB_TULIP, name, &start) == 0) {
                 fns->ti = ti;
                 fns->ti_start = start;
             }
@@ -205,7 +208,7 @@ typedef int (*ta_4i_1)(int, int, const double *, const double *, const double *,
 typedef int (*ta_4ii_1)(int, int, const double *, const double *, const double *, const double *,
                         int, int, int *, int *, double *);
 
-int peer_call_talib(const peer_kernel *k, const peer_fns *fns, int n, const double *const *in,
+int peer_call_talib(const peer_kernel *k, peer_any_fn ta, int n, const double *const *in,
                     double *const *out, int *begin) {
     int ip[PEER_MAX_PARAMS] = {0};
     for (int i = 0; i < k->n_params; i++)
@@ -214,43 +217,42 @@ int peer_call_talib(const peer_kernel *k, const peer_fns *fns, int n, const doub
     int count = 0, rc = -1;
     switch (k->ta_shape) {
     case PEER_TA_1IN_I_1OUT:
-        rc = ((ta_1i_1)fns->ta)(0, e, in[0], ip[0], begin, &count, out[0]);
+        rc = ((ta_1i_1)ta)(0, e, in[0], ip[0], begin, &count, out[0]);
         break;
     case PEER_TA_1IN_ID_1OUT:
-        rc = ((ta_1id_1)fns->ta)(0, e, in[0], ip[0], k->params[1].value, begin, &count, out[0]);
+        rc = ((ta_1id_1)ta)(0, e, in[0], ip[0], k->params[1].value, begin, &count, out[0]);
         break;
     case PEER_TA_2IN_1OUT:
-        rc = ((ta_2_1)fns->ta)(0, e, in[0], in[1], begin, &count, out[0]);
+        rc = ((ta_2_1)ta)(0, e, in[0], in[1], begin, &count, out[0]);
         break;
     case PEER_TA_2IN_I_1OUT:
-        rc = ((ta_2i_1)fns->ta)(0, e, in[0], in[1], ip[0], begin, &count, out[0]);
+        rc = ((ta_2i_1)ta)(0, e, in[0], in[1], ip[0], begin, &count, out[0]);
         break;
     case PEER_TA_2IN_I_2OUT:
-        rc = ((ta_2i_2)fns->ta)(0, e, in[0], in[1], ip[0], begin, &count, out[0], out[1]);
+        rc = ((ta_2i_2)ta)(0, e, in[0], in[1], ip[0], begin, &count, out[0], out[1]);
         break;
     case PEER_TA_3IN_1OUT:
-        rc = ((ta_3_1)fns->ta)(0, e, in[0], in[1], in[2], begin, &count, out[0]);
+        rc = ((ta_3_1)ta)(0, e, in[0], in[1], in[2], begin, &count, out[0]);
         break;
     case PEER_TA_3IN_I_1OUT:
-        rc = ((ta_3i_1)fns->ta)(0, e, in[0], in[1], in[2], ip[0], begin, &count, out[0]);
+        rc = ((ta_3i_1)ta)(0, e, in[0], in[1], in[2], ip[0], begin, &count, out[0]);
         break;
     case PEER_TA_3IN_III_2OUT:
-        rc = ((ta_3iii_2)fns->ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], begin, &count,
-                                  out[0], out[1]);
+        rc = ((ta_3iii_2)ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], begin, &count, out[0],
+                             out[1]);
         break;
     case PEER_TA_3IN_IIIII_2OUT:
-        rc = ((ta_3iiiii_2)fns->ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], ip[3], ip[4],
-                                    begin, &count, out[0], out[1]);
+        rc = ((ta_3iiiii_2)ta)(0, e, in[0], in[1], in[2], ip[0], ip[1], ip[2], ip[3], ip[4], begin,
+                               &count, out[0], out[1]);
         break;
     case PEER_TA_4IN_1OUT:
-        rc = ((ta_4_1)fns->ta)(0, e, in[0], in[1], in[2], in[3], begin, &count, out[0]);
+        rc = ((ta_4_1)ta)(0, e, in[0], in[1], in[2], in[3], begin, &count, out[0]);
         break;
     case PEER_TA_4IN_I_1OUT:
-        rc = ((ta_4i_1)fns->ta)(0, e, in[0], in[1], in[2], in[3], ip[0], begin, &count, out[0]);
+        rc = ((ta_4i_1)ta)(0, e, in[0], in[1], in[2], in[3], ip[0], begin, &count, out[0]);
         break;
     case PEER_TA_4IN_II_1OUT:
-        rc = ((ta_4ii_1)fns->ta)(0, e, in[0], in[1], in[2], in[3], ip[0], ip[1], begin, &count,
-                                 out[0]);
+        rc = ((ta_4ii_1)ta)(0, e, in[0], in[1], in[2], in[3], ip[0], ip[1], begin, &count, out[0]);
         break;
     }
     return rc != 0 ? rc : count == n - *begin ? 0 : -1;

@@ -70,6 +70,7 @@ extern const size_t peer_kernel_count;
 typedef void (*peer_any_fn)(void);
 typedef struct peer_fns {
     peer_any_fn ta;                     /* TA-Lib's function, called by its shape */
+    peer_any_fn ta06;                   /* TA-Lib 0.6's, where it is at hand; else NULL */
     bench_ti_fn ti;                     /* NULL: Tulip has none */
     int (*ti_start)(const double *opt); /* Tulip's first valid index for its options */
 } peer_fns;
@@ -79,11 +80,11 @@ typedef struct peer_fns {
 int peer_resolve(const bench_peers *p, const peer_kernel *k, peer_fns *fns, char *why,
                  size_t why_size);
 
-/* Calls TA-Lib's function of row k on in[0 .. n_inputs) of n samples, the whole series
- * (startIdx 0, endIdx n-1), writing its first value at out[k][0]; *begin is TA-Lib's
- * outBegIdx. Returns TA-Lib's return code (0 is success), or -1 for a count that is not
- * n - *begin. */
-int peer_call_talib(const peer_kernel *k, const peer_fns *fns, int n, const double *const *in,
+/* Calls TA-Lib's function `ta` (fns->ta or fns->ta06) of row k on in[0 .. n_inputs) of n samples,
+ * the whole series (startIdx 0, endIdx n-1), writing its first value at out[k][0]; *begin is
+ * TA-Lib's outBegIdx. Returns TA-Lib's return code (0 is success), or -1 for a count that is not n
+ * - *begin. */
+int peer_call_talib(const peer_kernel *k, peer_any_fn ta, int n, const double *const *in,
                     double *const *out, int *begin);
 
 #endif

@@ -1,14 +1,22 @@
 /*
  * peers.c: fetches, builds and loads Tulip Indicators and TA-Lib for apo-bench-peers
- * (peers.h), from the C sources their npm packages bundle, into a cache folder outside the
- * repository; nothing of them is part of apportion.
+ * (peers.h), from their PyPI packages, into a cache folder outside the repository; nothing
+ * of them is part of apportion.
  *
- * Steps, each skipped when its result is already in the folder: `npm pack` of the two
- * pinned packages (the registry must be reachable), `tar` to unpack them, and the C
- * compiler ($CC, else cc) to build each into a shared library with the release build's
- * optimisation (-O3, nothing else: the libraries' own code as a user would build it). The
- * libraries are then opened with dlopen. Commands run with fork and exec (no shell), with
+ * Steps, each skipped when its result is already in the folder: a virtual environment of
+ * python3 in <dir>/venv (for its pip: Debian's python3 has none of its own), `pip download`
+ * of the two pinned packages (PyPI must be reachable), the wheel unpacked with python3's
+ * zipfile and the sdist with `tar`, and the C compiler ($CC, else cc) to build Tulip's
+ * amalgamation into a shared library with the release build's optimisation (-O3, nothing
+ * else: the library's own code as a user would build it). TA-Lib is not built: the wheel's
+ * own shared library (the C library as its maintainers build it, which exports TA-Lib's C
+ * functions) is taken as it is. The libraries are then opened with dlopen and called
+ * directly, with no Python in between. Commands run with fork and exec (no shell), with
  * their output appended to <dir>/build.log and a time limit.
+ *
+ * TA-Lib 0.6.0-dev, built from the npm package talib 1.1.6 by earlier versions of this file
+ * as <dir>/libtalib.so, is loaded too where an older cache still holds it (npm is no longer
+ * reachable, so nothing here makes it): the catalog tables then give it a column of its own.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -27,8 +35,15 @@
 #include "peers.h"
 
 #define PEERS_FLAGS "-O3"
-#define TULIND_DIR "tulind-0.8.20"
-#define TALIB_DIR "talib-1.1.6"
+/* What the packages unpack into, and the names the libraries are kept under. */
+#define TULIPY_DIR "tulipy-" BENCH_PEER_TULIPY_VERSION
+#define TULIPY_SDIST TULIPY_DIR ".tar.gz"
+#define TALIB_WHEEL_DIR "ta_lib-" BENCH_PEER_TALIB_VERSION "-wheel"
+#define TALIB_WHEEL_PREFIX "ta_lib-" BENCH_PEER_TALIB_VERSION "-"
+#define TULIP_LIB "libtulip-tulipy-" BENCH_PEER_TULIPY_VERSION ".so"
+#define TALIB_LIB "libta-lib-pypi-" BENCH_PEER_TALIB_VERSION ".so"
+/* The npm build of TA-Lib 0.6.0-dev that earlier versions of this file left in the cache. */
+#define TALIB06_LIB "libtalib.so"
 
 static int exists(const char *path) {
     struct stat st;
@@ -133,46 +148,21 @@ static int build_library(const bench_peers *p, const char *lib, const char *cons
     return rc == 0 && rename(tmp, out) == 0 ? 0 : -1;
 }
 
-static int ends_with(const char *s, const char *tail) {
-    size_t n = strlen(s), m = strlen(tail);
-    return n >= m && strcmp(s + n - m, tail) == 0;
-}
-
-/* TA-Lib's sources: every .c file of ta_func and the three ta_common files they need,
- * as paths relative to the cache folder; the list is freed by the caller. */
-static char **talib_sources(const char *dir, size_t *n) {
-    char path[640];
-    snprintf(path, sizeof path, "%s/" TALIB_DIR "/src/lib/src/ta_func", dir);
-    DIR *d = opendir(path);
+/* The first entry of folder `dir` whose name starts with `head` and has `part` in it after
+ * that, into name; returns 0, or -1 when there is none. */
+static int find_entry(const char *dir, const char *head, const char *part, char *name,
+                      size_t name_size) {
+    DIR *d = opendir(dir);
     if (d == NULL)
-        return NULL;
-    size_t cap = 256, count = 0;
-    char **list = calloc(cap, sizeof *list);
-    struct dirent *e;
-    while (list != NULL && (e = readdir(d)) != NULL) {
-        if (!ends_with(e->d_name, ".c"))
-            continue;
-        if (count + 4 >= cap) {
-            char **grown = realloc(list, 2 * cap * sizeof *list);
-            if (grown == NULL)
-                break;
-            list = grown;
-            cap *= 2;
-        }
-        size_t len = strlen(e->d_name) + 64;
-        list[count] = malloc(len);
-        if (list[count] != NULL)
-            snprintf(list[count++], len, TALIB_DIR "/src/lib/src/ta_func/%s", e->d_name);
-    }
+        return -1;
+    int rc = -1;
+    for (struct dirent *e; rc != 0 && (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, head, strlen(head)) == 0 &&
+            strstr(e->d_name + strlen(head), part) != NULL &&
+            snprintf(name, name_size, "%s", e->d_name) < (int)name_size)
+            rc = 0;
     closedir(d);
-    static const char *const common[] = {"ta_global.c", "ta_retcode.c", "ta_version.c"};
-    for (size_t i = 0; list != NULL && i < 3; i++) {
-        list[count] = malloc(96);
-        if (list[count] != NULL)
-            snprintf(list[count++], 96, TALIB_DIR "/src/lib/src/ta_common/%s", common[i]);
-    }
-    *n = count;
-    return list;
+    return rc;
 }
 
 /* Looks up `name` in `lib`; the POSIX way to turn dlsym's pointer into a function's. */
@@ -195,7 +185,9 @@ int bench_peers_reps(int forced, size_t samples) {
 
 int bench_peers_find(const bench_peers *p, int talib, const char *name, void *fn_ptr) {
     char why[160];
-    void *lib = talib ? p->talib_lib : p->tulip_lib;
+    void *lib = talib == BENCH_PEER_LIB_TALIB06 ? p->talib06_lib
+                : talib == BENCH_PEER_LIB_TALIB ? p->talib_lib
+                                                : p->tulip_lib;
     return lib == NULL ? -1 : symbol(lib, name, fn_ptr, why, sizeof why);
 }
 
@@ -220,84 +212,89 @@ int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *p, char *w
         snprintf(why, why_size, "cannot create the cache folder %s: %s", p->dir, strerror(errno));
         return -1;
     }
-    char log[640], path[700];
+    char log[640], path[700], name[256];
     snprintf(log, sizeof log, "%s/build.log", p->dir);
 
-    /* 1. The packages. */
-    char tulind_tgz[640], talib_tgz[640];
-    snprintf(tulind_tgz, sizeof tulind_tgz, "%s/tulind-0.8.20.tgz", p->dir);
-    snprintf(talib_tgz, sizeof talib_tgz, "%s/talib-1.1.6.tgz", p->dir);
-    if (!exists(tulind_tgz) || !exists(talib_tgz)) {
-        char *const npm[] = {"npm", "pack", BENCH_PEER_TULIND, BENCH_PEER_TALIB, NULL};
-        int rc = run(p->dir, npm, log, 300);
-        if (rc != 0 || !exists(tulind_tgz) || !exists(talib_tgz)) {
+    /* 1. A pip: python3's own in a virtual environment of the cache (python3-venv, which
+     * scripts/deps.sh installs), since Debian's python3 comes without one. */
+    snprintf(path, sizeof path, "%s/venv/bin/pip", p->dir);
+    if (!exists(path)) {
+        char *const venv[] = {"python3", "-m", "venv", "venv", NULL};
+        const int rc = run(p->dir, venv, log, 300);
+        if (rc != 0 || !exists(path)) {
             snprintf(why, why_size,
-                     rc == 127 ? "npm is not installed: `npm pack " BENCH_PEER_TULIND
-                                 " " BENCH_PEER_TALIB "` cannot run (see %s)"
-                               : "`npm pack " BENCH_PEER_TULIND " " BENCH_PEER_TALIB
-                                 "` failed: the npm registry is not reachable from here, or "
-                                 "npm failed (see %s)",
+                     rc == 127 ? "python3 is not installed: no pip to fetch the peers with (see %s)"
+                               : "`python3 -m venv` failed: python3-venv is missing "
+                                 "(scripts/deps.sh installs it; see %s)",
                      log);
             return -1;
         }
     }
 
-    /* 2. Their sources. */
-    static const struct {
-        const char *tgz, *dir, *probe;
-    } unpack[] = {
-        {"tulind-0.8.20.tgz", TULIND_DIR, TULIND_DIR "/external/tiamalgamation.c"},
-        {"talib-1.1.6.tgz", TALIB_DIR, TALIB_DIR "/src/lib/src/ta_func/ta_BBANDS.c"},
-    };
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/%s", p->dir, unpack[i].probe);
-        if (exists(path))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", p->dir, unpack[i].dir);
-        char *const tar[] = {"tar",
-                             "-xzf",
-                             (char *)unpack[i].tgz,
-                             "-C",
-                             (char *)unpack[i].dir,
-                             "--strip-components=1",
-                             NULL};
-        if (make_dirs(path) != 0 || run(p->dir, tar, log, 300) != 0) {
-            snprintf(why, why_size, "cannot unpack %s/%s (see %s)", p->dir, unpack[i].tgz, log);
+    /* 2. The packages: TA-Lib's wheel for this machine and Python (its shared library is the
+     * same C library whatever the Python), and tulipy's sdist, whose metadata pip prepares
+     * in a build environment of its own (Cython and numpy wheels, some 30 s the first time). */
+    snprintf(path, sizeof path, "%s/" TULIPY_SDIST, p->dir);
+    if (find_entry(p->dir, TALIB_WHEEL_PREFIX, ".whl", name, sizeof name) != 0 || !exists(path)) {
+        char *const talib[] = {"venv/bin/pip", "download", "--no-deps",      "--only-binary=:all:",
+                               "--dest",       ".",        BENCH_PEER_TALIB, NULL};
+        char *const tulipy[] = {"venv/bin/pip", "download", "--no-deps",       "--no-binary=tulipy",
+                                "--dest",       ".",        BENCH_PEER_TULIPY, NULL};
+        const int rc = run(p->dir, talib, log, 600);
+        const int rc2 = rc == 0 ? run(p->dir, tulipy, log, 600) : rc;
+        if (rc2 != 0 || find_entry(p->dir, TALIB_WHEEL_PREFIX, ".whl", name, sizeof name) != 0 ||
+            !exists(path)) {
+            snprintf(why, why_size,
+                     "`pip download " BENCH_PEER_TALIB " " BENCH_PEER_TULIPY
+                     "` failed: PyPI is not reachable from here, or no wheel of " BENCH_PEER_TALIB
+                     " fits this machine (see %s)",
+                     log);
             return -1;
         }
     }
 
-    /* 3. The libraries. */
-    snprintf(path, sizeof path, "%s/libtulip.so", p->dir);
+    /* 3. Their contents: the wheel's bundled TA-Lib (ta_lib.libs/libta-lib-<hash>.so.*, as
+     * auditwheel names it) moved to a name of its own; Tulip's amalgamation from the sdist. */
+    snprintf(path, sizeof path, "%s/" TALIB_LIB, p->dir);
+    if (!exists(path)) {
+        char *const unzip[] = {"python3", "-m", "zipfile", "-e", name, TALIB_WHEEL_DIR, NULL};
+        char libs[640], found[256], from[1000];
+        snprintf(libs, sizeof libs, "%s/" TALIB_WHEEL_DIR "/ta_lib.libs", p->dir);
+        if (run(p->dir, unzip, log, 300) != 0 ||
+            find_entry(libs, "libta-lib", ".so", found, sizeof found) != 0 ||
+            snprintf(from, sizeof from, "%s/%s", libs, found) >= (int)sizeof from ||
+            rename(from, path) != 0) {
+            snprintf(why, why_size,
+                     "cannot unpack TA-Lib's library from %s/%s: the wheel has no "
+                     "ta_lib.libs/libta-lib*.so (see %s)",
+                     p->dir, name, log);
+            return -1;
+        }
+    }
+    snprintf(path, sizeof path, "%s/" TULIPY_DIR "/libindicators/tiamalgamation.c", p->dir);
+    if (!exists(path)) {
+        char *const tar[] = {"tar", "-xzf", TULIPY_SDIST, NULL};
+        if (run(p->dir, tar, log, 300) != 0 || !exists(path)) {
+            snprintf(why, why_size, "cannot unpack %s/" TULIPY_SDIST " (see %s)", p->dir, log);
+            return -1;
+        }
+    }
+
+    /* 4. Tulip built. */
+    snprintf(path, sizeof path, "%s/" TULIP_LIB, p->dir);
     if (rebuild || !exists(path)) {
-        char *src[] = {TULIND_DIR "/external/tiamalgamation.c"};
-        if (build_library(p, "libtulip.so", NULL, 0, src, 1, log) != 0) {
+        char *src[] = {TULIPY_DIR "/libindicators/tiamalgamation.c"};
+        if (build_library(p, TULIP_LIB, NULL, 0, src, 1, log) != 0) {
             snprintf(why, why_size, "building Tulip Indicators with %s failed (see %s)", p->cc,
                      log);
             return -1;
         }
     }
-    snprintf(path, sizeof path, "%s/libtalib.so", p->dir);
-    if (rebuild || !exists(path)) {
-        static const char *const incs[] = {"-I" TALIB_DIR "/src/lib/include",
-                                           "-I" TALIB_DIR "/src/lib/src/ta_common",
-                                           "-I" TALIB_DIR "/src/lib/src/ta_func"};
-        size_t n = 0;
-        char **src = talib_sources(p->dir, &n);
-        int rc = src != NULL && n > 3 ? build_library(p, "libtalib.so", incs, 3, src, n, log) : -1;
-        for (size_t i = 0; src != NULL && i < n; i++)
-            free(src[i]);
-        free(src);
-        if (rc != 0) {
-            snprintf(why, why_size, "building TA-Lib with %s failed (see %s)", p->cc, log);
-            return -1;
-        }
-    }
 
-    /* 4. Loaded; kept open for the rest of the program. */
-    snprintf(path, sizeof path, "%s/libtulip.so", p->dir);
+    /* 5. Loaded; kept open for the rest of the program. */
+    snprintf(path, sizeof path, "%s/" TULIP_LIB, p->dir);
     void *tulip = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    snprintf(path, sizeof path, "%s/libtalib.so", p->dir);
+    snprintf(path, sizeof path, "%s/" TALIB_LIB, p->dir);
     void *talib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (tulip == NULL || talib == NULL) {
         snprintf(why, why_size, "cannot load the peer libraries: %s", dlerror());
@@ -324,5 +321,20 @@ int bench_peers_load(const char *cache_dir, int rebuild, bench_peers *p, char *w
     /* TA-Lib's string ends with the date and time it was compiled; the version is enough. */
     snprintf(p->talib_version, sizeof p->talib_version, "%s", ta_version());
     p->talib_version[strcspn(p->talib_version, " ")] = '\0';
+
+    /* 6. TA-Lib 0.6.0-dev where an older cache still holds its npm build: a second TA-Lib
+     * column, else none (p->talib06_lib stays NULL). */
+    snprintf(path, sizeof path, "%s/" TALIB06_LIB, p->dir);
+    void *talib06 = exists(path) ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (talib06 != NULL && symbol(talib06, "TA_Initialize", &ta_initialize, why, why_size) == 0 &&
+        symbol(talib06, "TA_GetVersionString", &ta_version, why, why_size) == 0 &&
+        ta_initialize() == 0) {
+        p->talib06_lib = talib06;
+        snprintf(p->talib06_version, sizeof p->talib06_version, "%s", ta_version());
+        p->talib06_version[strcspn(p->talib06_version, " ")] = '\0';
+    } else if (talib06 != NULL) {
+        dlclose(talib06);
+    }
+    why[0] = '\0';
     return 0;
 }

@@ -29,8 +29,9 @@
 #include "peer_kernels.h"
 #include "peers_catalog.h"
 
-/* Tulip Indicators, TA-Lib, apportion on one thread and on all (bench_peers.c's order). */
-enum { TULIP, TALIB, APO1, APON, CONTENDERS };
+/* Tulip Indicators, TA-Lib, apportion on one thread and on all (bench_peers.c's order), and
+ * TA-Lib 0.6 where it is at hand (bench_peers.talib06_lib): TALIB is TA-Lib 0.8. */
+enum { TULIP, TALIB, APO1, APON, TA06, CONTENDERS };
 
 #define BATCH_ROWS 1000
 #define BATCH_COLS 10000
@@ -47,7 +48,9 @@ enum { TULIP, TALIB, APO1, APON, CONTENDERS };
 #define SAME_DEFINITION 1e-9
 /* The same, for a row whose peers slide running double sums (peer_kernel.running_sums):
  * they lose about mean^2/var ulps of a variance per step, and the loss builds up along the
- * series, to 2.5e-5 of TA-Lib's largest STDDEV(5) at 1e6 bars of these walks. */
+ * series, to 2.5e-5 of TA-Lib 0.6.0-dev's largest STDDEV(5) at 1e6 bars of these walks.
+ * TA-Lib 0.8.1 no longer drifts so (apportion within 1.2e-12 of its STDDEV(5) there:
+ * docs/perf-log/2026-11-26-peers-talib-0.8.md); Tulip's sums still do (7e-7 at 1e4 bars). */
 #define SAME_DEFINITION_DRIFT 1e-4
 
 static double tolerance(const peer_kernel *k) {
@@ -84,6 +87,7 @@ typedef struct job {
     double *ti_spare;                      /* a Tulip output apportion has no use for */
     int ta_begin;                          /* TA-Lib's outBegIdx */
     int ti_start;                          /* Tulip's first output index; -1: Tulip left out */
+    int n_contenders;                      /* TA06 + 1 where TA-Lib 0.6 runs, else TA06 */
     size_t pool;                           /* distinct series in rows x cols blocks of in[]; 0:
                                             * the one series, replayed */
 } job;
@@ -106,19 +110,20 @@ static int run_apportion(const job *j, int who) {
 static int run(const job *j, int who) {
     if (who == APO1 || who == APON)
         return run_apportion(j, who);
-    if (who == TULIP && j->ti_start < 0)
+    if ((who == TULIP && j->ti_start < 0) || (who == TA06 && j->n_contenders <= TA06))
         return 0;
     const peer_kernel *k = j->k;
     for (size_t r = 0; r < j->rows; r++) {
         const double *in[PEER_MAX_IN];
         for (int i = 0; i < k->n_inputs; i++)
             in[i] = j->in[i] + r * j->cols;
-        if (who == TALIB) {
+        if (who == TALIB || who == TA06) {
             double *out[PEER_MAX_OUT];
             for (int o = 0; o < k->n_outputs; o++)
-                out[o] = j->out[TALIB][o] + r * j->cols + j->ta_begin;
+                out[o] = j->out[who][o] + r * j->cols + j->ta_begin;
             int begin = -1;
-            if (peer_call_talib(k, j->fns, (int)j->cols, in, out, &begin) != 0 ||
+            if (peer_call_talib(k, who == TALIB ? j->fns->ta : j->fns->ta06, (int)j->cols, in, out,
+                                &begin) != 0 ||
                 begin != j->ta_begin) {
                 fprintf(stderr, "apo-bench-peers: %s failed\n", k->ta_name);
                 return -1;
@@ -145,6 +150,8 @@ typedef struct agreement {
     long apo_nan;   /* outputs finite in one of apportion and TA-Lib only */
     long tulip_nan; /* the same for Tulip, from its start on */
     long threads;   /* apportion's outputs on all threads not bitwise those on one */
+    double ta06;    /* the same for TA-Lib 0.6 against 0.8; NaN: no TA-Lib 0.6 */
+    long ta06_nan;
 } agreement;
 
 /* Worst error of `got` against TA-Lib's `ta` over [from, n), relative to the largest
@@ -172,6 +179,7 @@ static double worst(const double *got, const double *ta, size_t from, size_t n, 
 static void compare(const job *j, agreement *a) {
     memset(a, 0, sizeof *a);
     a->tulip = j->ti_start < 0 ? NAN : 0;
+    a->ta06 = j->n_contenders <= TA06 ? NAN : 0;
     const size_t n = j->cols;
     for (size_t r = 0; r < j->rows; r++)
         for (int o = 0; o < j->k->n_outputs; o++) {
@@ -185,6 +193,10 @@ static void compare(const job *j, agreement *a) {
                 const double et = worst(j->out[TULIP][o] + r * n, ta, from, n, &a->tulip_nan);
                 a->tulip = et > a->tulip ? et : a->tulip;
             }
+            if (j->n_contenders > TA06) {
+                const double e6 = worst(j->out[TA06][o] + r * n, ta, 0, n, &a->ta06_nan);
+                a->ta06 = e6 > a->ta06 ? e6 : a->ta06;
+            }
             for (size_t t = 0; t < n; t++)
                 a->threads += memcmp(&j->out[APO1][o][r * n + t], &j->out[APON][o][r * n + t],
                                      sizeof(double)) != 0;
@@ -196,7 +208,7 @@ static void compare(const job *j, agreement *a) {
 typedef struct row {
     int reps;
     double ms[CONTENDERS];     /* wall clock */
-    double cpu_ms[CONTENDERS]; /* the calling thread's CPU time: TULIP, TALIB, APO1 only */
+    double cpu_ms[CONTENDERS]; /* the calling thread's CPU time: all but APON */
     agreement agree;
 } row;
 
@@ -209,7 +221,7 @@ static int probe_talib(job *j) {
     const double *in[PEER_MAX_IN];
     for (int i = 0; i < j->k->n_inputs; i++)
         in[i] = j->in[i];
-    return peer_call_talib(j->k, j->fns, (int)j->cols, in, out, &j->ta_begin);
+    return peer_call_talib(j->k, j->fns->ta, (int)j->cols, in, out, &j->ta_begin);
 }
 
 /* Reads every input of `j` once, so that a timed call finds its series in the caches as the
@@ -226,7 +238,9 @@ static void warm_inputs(const job *j) {
 static int measure(job *j, const peers_catalog_options *o, row *res) {
     const size_t n = j->rows * j->cols;
     int rc = 0;
-    for (int w = 0; w < CONTENDERS && rc == 0; w++)
+    if (j->fns->ta06 == NULL)
+        j->n_contenders = TA06;
+    for (int w = 0; w < j->n_contenders && rc == 0; w++)
         for (int k = 0; k < j->k->n_outputs && rc == 0; k++)
             if ((j->out[w][k] = malloc(n * sizeof(double))) == NULL)
                 rc = -1;
@@ -248,24 +262,24 @@ static int measure(job *j, const peers_catalog_options *o, row *res) {
     j->ti_start = j->fns->ti == NULL ? -1 : j->fns->ti_start(j->k->ti_options);
     if (j->ti_start >= (int)j->cols)
         j->ti_start = -1;
-    for (int w = 0; w < CONTENDERS; w++)
+    for (int w = 0; w < j->n_contenders; w++)
         for (int k = 0; k < j->k->n_outputs; k++)
             for (size_t i = 0; i < n; i++)
                 j->out[w][k][i] = NAN;
     /* Untimed first calls: their outputs are the ones compared. */
-    for (int w = 0; w < CONTENDERS && rc == 0; w++)
+    for (int w = 0; w < j->n_contenders && rc == 0; w++)
         rc = run(j, w);
     if (rc != 0)
         goto done;
     compare(j, &res->agree);
     /* Timed calls all write the same output arrays (bench_peers.c says why). */
     job shared = *j;
-    for (int w = 1; w < CONTENDERS; w++)
+    for (int w = 1; w < j->n_contenders; w++)
         for (int k = 0; k < j->k->n_outputs; k++)
             shared.out[w][k] = j->out[0][k];
     for (int r = 0; r < reps && rc == 0; r++)
-        for (int c = 0; c < CONTENDERS && rc == 0; c++) {
-            const int w = (r + c) % CONTENDERS;
+        for (int c = 0; c < j->n_contenders && rc == 0; c++) {
+            const int w = (r + c) % j->n_contenders;
             if (j->pool > 0) {
                 const size_t block = (size_t)r % j->pool * j->rows * j->cols;
                 for (int i = 0; i < j->k->n_inputs; i++)
@@ -282,7 +296,7 @@ static int measure(job *j, const peers_catalog_options *o, row *res) {
         }
     res->reps = reps;
     for (int w = 0; w < CONTENDERS; w++) {
-        const int none = j->ti_start < 0 && w == TULIP;
+        const int none = (j->ti_start < 0 && w == TULIP) || w >= j->n_contenders;
         res->ms[w] = none ? NAN : bench_median(times + w * reps, (size_t)reps) * 1e3;
         res->cpu_ms[w] = none || w == APON ? NAN : bench_median(cpu + w * reps, (size_t)reps) * 1e3;
     }
@@ -299,7 +313,7 @@ done:
 
 /* ---- the tables ------------------------------------------------------------------------ */
 
-static void print_header(size_t rows, size_t cols, size_t pool, double period) {
+static void print_header(size_t rows, size_t cols, size_t pool, double period, int ta06) {
     if (period > 0)
         printf("\n# catalog kernels, %zu x %zu, timeperiod %.0f (--period), other parameters "
                "TA-Lib's defaults",
@@ -316,6 +330,9 @@ static void print_header(size_t rows, size_t cols, size_t pool, double period) {
            "kernel", "reps", "tulip_ms", "talib_ms", "apo1_ms", "apoN_ms", "talib/apo1",
            "talib/apoN", "tulip/apo1", "tulip/apoN", "tulip_cpu", "talib_cpu", "apo1_cpu",
            "talib/apo1", "tulip/apo1", "d_apo", "d_tulip");
+    if (ta06)
+        printf("# %-15s %4s %9s %10s %9s %10s %9s\n", "(TA-Lib 0.6)", "", "ta06_ms", "ta06/apo1",
+               "ta06_cpu", "ta06/apo1", "d_ta06");
 }
 
 /* A time in ms, or "-" where Tulip has no function. */
@@ -339,7 +356,7 @@ static void print_row(const peer_kernel *k, const row *r) {
     const agreement *a = &r->agree;
     const int tulip_differs = !(a->tulip <= tolerance(k)) || a->tulip_nan > 0;
     printf("%-17s %4d", k->name, r->reps);
-    for (int w = 0; w < CONTENDERS; w++)
+    for (int w = TULIP; w <= APON; w++)
         print_ms(r->ms[w]);
     print_ratio(r->ms[TALIB], r->ms[APO1], 0);
     print_ratio(r->ms[TALIB], r->ms[APON], 0);
@@ -364,6 +381,16 @@ static void print_row(const peer_kernel *k, const row *r) {
     if (a->threads > 0)
         printf("  %ld OUTPUTS DIFFER BETWEEN 1 AND ALL THREADS", a->threads);
     printf("\n");
+    /* TA-Lib 0.6 on a line of its own below, so that the main table keeps its columns; d_ta06
+     * is its distance from TA-Lib 0.8, the measure of d_apo. */
+    if (!isnan(a->ta06)) {
+        printf("%-17s %4s", "  (TA-Lib 0.6)", "");
+        print_ms(r->ms[TA06]);
+        print_ratio(r->ms[TA06], r->ms[APO1], 0);
+        print_ms(r->cpu_ms[TA06]);
+        print_ratio(r->cpu_ms[TA06], r->cpu_ms[APO1], 0);
+        printf(" %9.2e%s\n", a->ta06, a->ta06_nan > 0 ? "  (NaN mismatches)" : "");
+    }
     fflush(stdout);
 }
 
@@ -419,7 +446,7 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
             free(bars[i]);
         return -1;
     }
-    print_header(rows, cols, pool, o->period);
+    print_header(rows, cols, pool, o->period, p->talib06_lib != NULL);
     int rc = 0;
     for (size_t i = 0; i < peer_kernel_count && rc >= 0; i++) {
         const peer_kernel *k = &peer_kernels[i];
@@ -437,7 +464,13 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
             printf("%-17s skipped: %s\n", k->name, why);
             continue;
         }
-        job j = {.k = k, .fns = &fns, .rt = rt, .rows = rows, .cols = cols, .pool = pool};
+        job j = {.k = k,
+                 .fns = &fns,
+                 .rt = rt,
+                 .rows = rows,
+                 .cols = cols,
+                 .pool = pool,
+                 .n_contenders = CONTENDERS};
         for (int in = 0; in < k->n_inputs; in++)
             j.in[in] = bars[k->inputs[in]];
         row res = {0};

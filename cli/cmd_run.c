@@ -9,11 +9,13 @@
  */
 #include "cli.h"
 #include "output_files.h"
+#include "run_positions.h"
 #include "run_ranges.h"
 #include "run_ratios.h"
 #include "run_state.h"
 #include "scores_output.h"
 #include "scores_plot.h"
+#include "scores_rank.h"
 #include "sweep_sets.h"
 
 #include <jansson.h>
@@ -46,6 +48,8 @@ static void free_state(run_state *s) {
     free(s->row_file_name);
     cli_run_ranges_free(s);
     free(s->best);
+    free(s->set_agg);
+    free(s->set_counted);
     apo_runtime_destroy(s->rt);
 }
 
@@ -310,10 +314,11 @@ static int open_outputs(const cli_run_options *o, run_state *s) {
     if (o->score != NULL) {
         /* One file, scores.csv, in the same set as outputs are written: opened before the
          * work, removed on failure and on a signal, renamed into place whole. */
-        const char *name = CLI_SCORES_OUTPUT_NAME;
-        const size_t lines = s->call.rows * o->given.sweep_sets, one = 1;
-        if (cli_output_files_open(o->output, CLI_FORMAT_CSV, &name, &lines, &one, 1, err,
-                                  sizeof err) != 0) {
+        const char *names[] = {CLI_SCORES_OUTPUT_NAME, CLI_POSITIONS_OUTPUT_NAME};
+        const size_t lines[] = {s->call.rows * o->given.sweep_sets, s->call.rows * s->call.cols};
+        const size_t one[] = {1, 1};
+        if (cli_output_files_open(o->output, CLI_FORMAT_CSV, names, lines, one,
+                                  o->positions_set ? 2 : 1, err, sizeof err) != 0) {
             cli_error("--output: %s", err);
             return CLI_EXIT_FAILURE;
         }
@@ -481,7 +486,8 @@ static int write_scores(const cli_run_options *o, run_state *s) {
     char err[1024];
     const double t0 = cli_now_s();
     const cli_scores sc = scores_of(o, s);
-    if (cli_scores_write_file(0, &sc, err, sizeof err) != 0) {
+    if (cli_scores_write_file(0, &sc, err, sizeof err) != 0 ||
+        (o->positions_set && cli_run_write_positions(o, s, 1, err, sizeof err) != 0)) {
         cli_error("%s (no output file was changed)", err);
         return CLI_EXIT_FAILURE;
     }
@@ -543,13 +549,26 @@ static int write_outputs(const cli_run_options *o, run_state *s) {
     return CLI_EXIT_OK;
 }
 
+/* The report's "positions" object: the set and its file. */
+static json_t *positions_json(const cli_run_options *o) {
+    json_t *j = json_object();
+    json_object_set_new(j, "set", cli_json_u64(o->positions));
+    json_object_set_new(j, "file", cli_json_string(cli_output_files_path(1)));
+    return j;
+}
+
 static int print_report(const cli_run_options *o, run_state *s) {
     const cli_scores sc = scores_of(o, s);
+    const cli_ranked_sets rk = {s->set_agg, s->set_counted, s->best, s->n_best};
     if (o->json) {
         json_t *j = cli_report_json(&s->call.report, &s->times, s->rt, s->descs, s->n_outputs);
         if (o->score != NULL)
             json_object_set_new(j, "scores",
-                                cli_scores_json(&sc, s->best, s->n_best, s->descs[0].file));
+                                o->agg != CLI_AGG_LINES
+                                    ? cli_scores_sets_json(&sc, &rk, s->descs[0].file)
+                                    : cli_scores_json(&sc, s->best, s->n_best, s->descs[0].file));
+        if (o->positions_set)
+            json_object_set_new(j, "positions", positions_json(o));
         if (o->walk_forward != NULL)
             json_object_set_new(j, "walk_forward", cli_walk_forward_json(o, s));
         const int rc = cli_json_print(j);
@@ -557,9 +576,13 @@ static int print_report(const cli_run_options *o, run_state *s) {
         return rc;
     }
     cli_report_print(stdout, &s->call.report, &s->times);
-    if (o->score != NULL)
+    if (o->score != NULL && o->agg != CLI_AGG_LINES)
+        cli_scores_print_best_sets(stdout, &sc, &rk);
+    else if (o->score != NULL)
         cli_scores_print_best(stdout, &sc, s->best, s->n_best);
     cli_walk_forward_print(stdout, o, s);
+    if (o->positions_set)
+        printf("\npositions of set %zu: %s\n", o->positions, cli_output_files_path(1));
     if (fflush(stdout) != 0) {
         cli_error("cannot write to standard output");
         return CLI_EXIT_FAILURE;
@@ -704,8 +727,16 @@ static int run(const cli_run_options *o, run_state *s) {
         if (s->n_ranges > 0 && (rc = cli_run_ranges_name_lines(s)) != CLI_EXIT_OK)
             return rc;
         const cli_scores sc = scores_of(o, s);
-        if ((s->best = cli_scores_best(&sc, &s->n_best)) == NULL)
+        if (o->agg != CLI_AGG_LINES) {
+            long best_set;
+            s->set_counted = malloc(sc.sets * sizeof *s->set_counted);
+            if (s->set_counted == NULL ||
+                (s->set_agg = cli_scores_set_aggregates(&sc, s->set_counted, &best_set)) == NULL ||
+                (s->best = cli_scores_best_sets(&sc, s->set_agg, &s->n_best)) == NULL)
+                return out_of_memory();
+        } else if ((s->best = cli_scores_best(&sc, &s->n_best)) == NULL) {
             return out_of_memory();
+        }
     }
     if (o->output != NULL) {
         rc = write_outputs(o, s);

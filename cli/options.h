@@ -59,7 +59,22 @@ typedef struct cli_run_options {
      * bars once the input is read (run_ranges.c). NULL when not given. */
     const char *ranges;
     const char *walk_forward;
+    /* --by SCORE:AGG ranks sets by an aggregate over their series (scores_rank.h): agg is
+     * CLI_AGG_LINES (no :AGG, the lines ranked one by one), MEAN, MEDIAN or QUANTILE
+     * (quantile in [0, 1]). --min-trades leaves out of the ranking, the aggregates and the
+     * plot every line with fewer trades (0: none left out); min_trades_set: given. */
+    int agg;
+    double quantile;
+    size_t min_trades;
+    int min_trades_set;
+    /* --positions SET: the positions, returns and running total of set SET bar by bar,
+     * written to DIR/positions.csv (run_positions.c); positions_set: given. */
+    size_t positions;
+    int positions_set;
 } cli_run_options;
+
+/* How --by ranks: lines one by one (no :AGG), or sets by an aggregate over their series. */
+enum { CLI_AGG_LINES = 0, CLI_AGG_MEAN, CLI_AGG_MEDIAN, CLI_AGG_QUANTILE };
 
 #define CLI_RUN_DEFAULT_TOP 10
 

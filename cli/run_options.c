@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "options.h"
 #include "scores_output.h"
+#include "scores_rank.h"
 #include "sweep_values.h"
 
 #include <math.h>
@@ -24,7 +25,8 @@ const char *const cli_run_help[] = {
     "                     [--memory SIZE]\n"
     "                     [--format f64|csv]\n"
     "                     [--score RULE [--cost C] [--periods-per-year P]\n"
-    "                      [--top N] [--by SCORE] [--plot FILE.png]\n"
+    "                      [--top N] [--by SCORE[:AGG]] [--min-trades N]\n"
+    "                      [--plot FILE.png] [--positions SET]]\n"
     "                      [--ranges A:B,... | --walk-forward TRAIN:TEST[:anchored]]]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--no-learn] [--json]\n"
@@ -77,8 +79,15 @@ const char *const cli_run_help[] = {
     "  --top N              show the best N lines (set and series; default 10)\n"
     "  --by SCORE           rank by SCORE (default sharpe); sd and max_drawdown smallest\n"
     "                       first, the others largest first, NaN last\n"
-    "  --plot FILE.png      draw --by's mean over the series as a heatmap over the two\n"
-    "                       swept parameters, the best set circled (needs gnuplot)\n"
+    "  --by SCORE:AGG       rank sets instead, by an aggregate of SCORE over their series:\n"
+    "                       mean, median or qQ (the quantile Q, 0 to 1: sharpe:q0.25)\n"
+    "  --min-trades N       leave out of the ranking and the plot every set and series\n"
+    "                       with fewer than N trades\n"
+    "  --plot FILE.png      draw --by's aggregate over the series (the mean by default) as\n"
+    "                       a heatmap over the two swept parameters, the best set circled\n"
+    "                       (needs gnuplot)\n"
+    "  --positions SET      also write DIR/positions.csv: set SET's position, return and\n"
+    "                       running total bar by bar for every series\n"
     "  --ranges A:B,...     score every set on each range: bars [A, B), or dates of the\n"
     "                       CSV index, both included; each line is SERIES[A:B]\n"
     "  --walk-forward TRAIN:TEST[:anchored]\n"
@@ -256,7 +265,14 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                 return cli_usage_error("run", "--top '%s': expected a positive integer", v);
             top_set = 1;
         } else if (VALUE("--by")) {
-            if (r > 0 && (o->by = cli_score_index(v)) < 0)
+            char name[64], why[160];
+            const char *colon = r > 0 ? strchr(v, ':') : NULL;
+            if (colon != NULL) {
+                snprintf(name, sizeof name, "%.*s", (int)(colon - v), v);
+                if (cli_scores_parse_agg(colon + 1, &o->agg, &o->quantile, why, sizeof why) != 0)
+                    return cli_usage_error("run", "--by '%s': %s", v, why);
+            }
+            if (r > 0 && (o->by = cli_score_index(colon != NULL ? name : v)) < 0)
                 return cli_usage_error("run",
                                        "--by '%s': no such score (total, mean, sd, sharpe, "
                                        "max_drawdown, trades, exposure, bars; with --score "
@@ -265,6 +281,17 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                        v);
             by_set = 1;
             by_text = v;
+        } else if (VALUE("--min-trades")) {
+            if (r > 0 && cli_parse_size(v, &o->min_trades) != 0)
+                return cli_usage_error("run", "--min-trades '%s': expected a whole number >= 0", v);
+            o->min_trades_set = 1;
+        } else if (VALUE("--positions")) {
+            if (r > 0 && cli_parse_size(v, &o->positions) != 0)
+                return cli_usage_error("run",
+                                       "--positions '%s': expected a set's index (from 0, as in "
+                                       "scores.csv)",
+                                       v);
+            o->positions_set = 1;
         } else if (VALUE("--plot")) {
             if (r > 0)
                 o->plot = v;
@@ -333,6 +360,8 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                              : top_set                 ? "--top"
                              : by_set                  ? "--by"
                              : o->plot != NULL         ? "--plot"
+                             : o->min_trades_set       ? "--min-trades"
+                             : o->positions_set        ? "--positions"
                              : o->ranges != NULL       ? "--ranges"
                              : o->walk_forward != NULL ? "--walk-forward"
                                                        : NULL;
@@ -347,11 +376,26 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                    o->score, more ? "" : " (its view of more, RULE/more, has it)");
         o->by = by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
     }
+    if ((o->ranges != NULL || o->walk_forward != NULL) &&
+        (o->agg != CLI_AGG_LINES || o->positions_set))
+        return cli_usage_error("run", "%s with %s: each series has a line a range, and %s",
+                               o->agg != CLI_AGG_LINES ? "--by SCORE:AGG" : "--positions",
+                               o->ranges != NULL ? "--ranges" : "--walk-forward",
+                               o->agg != CLI_AGG_LINES
+                                   ? "an aggregate over a set's lines would mix its ranges"
+                                   : "positions.csv is one set's whole history");
     if ((o->ranges != NULL || o->walk_forward != NULL) && o->plot != NULL)
         return cli_usage_error("run",
                                "--plot draws one score a set and series; with %s each "
                                "has one a range",
                                o->ranges != NULL ? "--ranges" : "--walk-forward");
+    if (o->positions_set && o->output == NULL)
+        return cli_usage_error("run",
+                               "--positions writes DIR/positions.csv: it needs --output DIR");
+    if (o->positions_set && o->positions >= (o->given.n_sweep > 0 ? o->given.sweep_sets : 1))
+        return cli_usage_error("run", "--positions %zu: the run has %zu set(s), 0 to %zu",
+                               o->positions, o->given.n_sweep > 0 ? o->given.sweep_sets : 1,
+                               (o->given.n_sweep > 0 ? o->given.sweep_sets : 1) - 1);
     if (o->score != NULL && o->format_set)
         return cli_usage_error("run", "--format applies to the indicator's outputs; --score "
                                       "writes DIR/scores.csv only");

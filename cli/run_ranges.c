@@ -177,14 +177,16 @@ static double value(const run_state *s, int k, size_t set, size_t r, size_t i) {
     return s->call.output_data[k][(set * s->call.rows + r) * s->n_ranges + i];
 }
 
-/* The set whose --by score on range i of series r is best (NaN never; ties: the lower set),
- * or SIZE_MAX when none is a number. */
+/* The set whose --by score on range i of series r is best (NaN never; ties: the lower set;
+ * with --min-trades, only sets with that many trades there), or SIZE_MAX when none is. */
 static size_t winner(const cli_run_options *o, const run_state *s, size_t r, size_t i) {
     const int smaller = cli_score_smaller_first(o, o->by);
+    /* The view of more has no `trades`; its trades are the round trips. */
+    const int trades = cli_score_view_more(o->score) ? APO_MORE_ROUND_TRIPS : APO_SCORE_TRADES;
     size_t best = SIZE_MAX;
     for (size_t set = 0; set < o->given.sweep_sets; set++) {
         const double v = value(s, o->by, set, r, i);
-        if (isnan(v))
+        if (isnan(v) || value(s, trades, set, r, i) < (double)o->min_trades)
             continue;
         const double b = best == SIZE_MAX ? NAN : value(s, o->by, best, r, i);
         if (best == SIZE_MAX || (smaller ? v < b : v > b))

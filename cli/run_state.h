@@ -62,6 +62,10 @@ typedef struct run_state {
     char *row_numbers;
     char *row_file_name;
     size_t *best, n_best;
+    /* --by SCORE:AGG: each set's aggregate and series counted (scores_rank.h); best then
+     * holds sets, not lines. */
+    double *set_agg;
+    size_t *set_counted;
     /* Series too short for the kernel, set aside from the call (run_short_series.c):
      * n_series flags, or NULL, and how many are set. */
     unsigned char *short_series;

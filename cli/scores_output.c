@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "json_report.h"
 #include "output_files.h"
+#include "scores_rank.h"
 #include "sweep_sets.h"
 
 #include <math.h>
@@ -103,6 +104,8 @@ size_t *cli_scores_best(const cli_scores *sc, size_t *n) {
      * and a line enters only when it ranks before the last kept. Lines are visited in
      * order, so a later equal line never displaces an earlier one. */
     for (size_t line = 0; line < lines; line++) {
+        if (!cli_scores_line_kept(sc, line)) /* --min-trades: not ranked at all */
+            continue;
         if (*n == keep && !ranks_before(v, smaller_first, line, best[keep - 1]))
             continue;
         size_t at = *n < keep ? (*n)++ : keep - 1;
@@ -163,9 +166,12 @@ int cli_scores_write_file(size_t i, const cli_scores *sc, char *err, size_t err_
 void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, size_t n) {
     const cli_run_options *o = sc->o;
     const int by = o->by;
-    fprintf(f, "\nbest %zu of %zu (set and series) by %s, %s first, NaN last:\n", n,
+    fprintf(f, "\nbest %zu of %zu (set and series) by %s, %s first, NaN last", n,
             sc->sets * sc->rows, cli_score_name(o, by),
             cli_score_smaller_first(o, by) ? "smallest" : "largest");
+    if (o->min_trades_set)
+        fprintf(f, ", lines with fewer than %zu trades left out", o->min_trades);
+    fputs(":\n", f);
     fprintf(f, "%4s %6s", "rank", "set");
     for (size_t q = 0; q < o->given.n_sweep; q++)
         fprintf(f, " %12s", o->given.sweep[q].name);
@@ -198,6 +204,8 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
     json_object_set_new(
         j, "order", json_string(cli_score_smaller_first(o, o->by) ? "ascending" : "descending"));
     json_object_set_new(j, "lines", cli_json_u64(sc->sets * sc->rows));
+    if (o->min_trades_set)
+        json_object_set_new(j, "min_trades", cli_json_u64(o->min_trades));
     json_object_set_new(j, "file", file != NULL ? cli_json_string(file) : json_null());
     json_t *top = json_array();
     for (size_t b = 0; b < n; b++) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "scores_rank.h"
 
 extern char **environ;
 
@@ -89,31 +90,6 @@ int cli_scores_plot_check(const cli_run_options *o) {
     return CLI_EXIT_OK;
 }
 
-double *cli_scores_set_means(const cli_scores *sc, long *best_set) {
-    double *means = malloc(sc->sets * sizeof *means);
-    if (means == NULL)
-        return NULL;
-    const int by = sc->o->by;
-    const int smaller = cli_score_smaller_first(sc->o, by);
-    *best_set = -1;
-    for (size_t s = 0; s < sc->sets; s++) {
-        double sum = 0;
-        size_t n = 0;
-        for (size_t r = 0; r < sc->rows; r++) {
-            const double v = sc->values[by][s * sc->rows + r];
-            if (isfinite(v)) {
-                sum += v;
-                n++;
-            }
-        }
-        means[s] = n > 0 ? sum / (double)n : NAN;
-        if (n > 0 && (*best_set < 0 ||
-                      (smaller ? means[s] < means[*best_set] : means[s] > means[*best_set])))
-            *best_set = (long)s;
-    }
-    return means;
-}
-
 /* The data: one line a cell, "column row value" (indices of the second and first swept
  * parameter), a blank line after each row, as gnuplot's image style reads a grid. */
 static int write_data(const char *path, const cli_scores *sc, const double *means) {
@@ -152,8 +128,12 @@ static int write_script(const char *path, const char *data, const char *picture,
     const char *score = cli_score_name(sc->o, sc->o->by);
     fprintf(f, "set terminal pngcairo noenhanced size 900,650 font \"sans,10\"\n");
     fprintf(f, "set output \"%s\"\n", picture);
-    fprintf(f, "set title \"%s:%s, %s (mean over %zu series)%s\"\n", sc->o->kernel, sc->o->score,
-            score, sc->rows, best >= 0 ? "; the best set is circled" : "");
+    char agg[48], kept[64] = "";
+    cli_scores_agg_name(sc->o, agg, sizeof agg);
+    if (sc->o->min_trades_set)
+        snprintf(kept, sizeof kept, ", %zu trades or more", sc->o->min_trades);
+    fprintf(f, "set title \"%s:%s, %s (%s over %zu series%s)%s\"\n", sc->o->kernel, sc->o->score,
+            score, agg, sc->rows, kept, best >= 0 ? "; the best set is circled" : "");
     fprintf(f, "set xlabel \"%s\"\nset ylabel \"%s\"\n", p1->name, p0->name);
     write_tics(f, "x", p1);
     write_tics(f, "y", p0);
@@ -185,7 +165,7 @@ static int run_gnuplot(const char *script) {
 
 int cli_scores_plot(const cli_scores *sc, char *err, size_t err_size) {
     long best;
-    double *means = cli_scores_set_means(sc, &best);
+    double *means = cli_scores_set_aggregates(sc, NULL, &best);
     if (means == NULL) {
         snprintf(err, err_size, "--plot: out of memory");
         return -1;

@@ -1,9 +1,9 @@
 /*
  * The picture of a scored grid (`apportion run --score RULE --plot FILE.png`, docs/cli/run.md
- * "Scores"): one score, the mean over the series, over the two swept parameters as a
- * heatmap, with the best set marked. gnuplot draws it, as it draws the project's other
- * figures (scripts/plots.sh); the tool writes gnuplot's data and script to a private
- * folder, runs it, and renames the picture into place whole.
+ * "Scores"): one score, its aggregate over the series (the mean unless --by names another:
+ * scores_rank.h), over the two swept parameters as a heatmap, with the best set marked. gnuplot
+ * draws it, as it draws the project's other figures (scripts/plots.sh); the tool writes gnuplot's
+ * data and script to a private folder, runs it, and renames the picture into place whole.
  */
 #ifndef APO_CLI_SCORES_PLOT_H
 #define APO_CLI_SCORES_PLOT_H
@@ -17,11 +17,6 @@
  * CLI_EXIT_OK, CLI_EXIT_USAGE (the first three, with the message printed) or
  * CLI_EXIT_FAILURE (the folder, with why; no gnuplot: how to install it). */
 int cli_scores_plot_check(const cli_run_options *o);
-
-/* The mean over the series of score o->by for each set, sets x 1, NaN for a set none of
- * whose series has a finite score; and the set of the best mean (-1: none). Returns a
- * malloc'ed array, or NULL when out of memory. */
-double *cli_scores_set_means(const cli_scores *sc, long *best_set);
 
 /* Draws o->plot. Returns 0, or -1 with the reason in err (no file is then left at the
  * path, and an older one stays as it was). */

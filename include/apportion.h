@@ -590,6 +590,21 @@ APO_EXPORT apo_status apo_walk_forward(size_t cols, size_t train, size_t test, i
                                        size_t capacity, apo_range *ranges, size_t *n_ranges,
                                        size_t *train_of, size_t *test_of, size_t *n_windows);
 
+/* apo_score_outputs_with(), also writing bar by bar what the fold folds (docs/scores.md, "The
+ * positions of one set"): position[t], the rule's position after bar t (-1, 0 or +1);
+ * returns[t], the bar's return (NaN at a bar that is not scored); equity[t], the view's
+ * running total after it (0 before the first scored bar: the sum of the returns, the
+ * compounded equity less 1 for "/compound" and "/more", its logarithm for "/log"), whose
+ * value at the last scored bar is the `total` score bit for bit. Each array holds n values
+ * or is NULL (not written); scores (APO_N_SCORES values, or NULL) are those of
+ * apo_score_outputs_with(), so bitwise those of a scored call of the set. Returns the errors
+ * of apo_score_outputs_with(). New in 0.2. */
+APO_EXPORT apo_status apo_score_positions(const char *kernel, const char *rule, const double *close,
+                                          const double *const *outputs, size_t n_outputs, size_t n,
+                                          const apo_param *params, size_t n_params,
+                                          double *position, double *returns, double *equity,
+                                          double *scores);
+
 typedef enum apo_ratio_source {
     APO_RATIOS_EQUAL = 0,    /* no ratios known: equal shares */
     APO_RATIOS_EXPLICIT = 1, /* the caller's ratios */
@@ -753,6 +768,12 @@ typedef struct apo_stream_desc {
      * (the calling thread is about as fast as the cpu device there); SIZE_MAX: never. Not part of
      * the saved state: a load takes expect's, else the default. New in 0.2. */
     size_t device_bars;
+    /* Bars each series keeps so that apo_stream_revise() may replace up to this many of its
+     * last bars (docs/streaming.md, "Revise"): its kept window then reaches back to the start
+     * of bar n - revise_bars's tile, less the halo. 0 (the default): no revise. At most
+     * 2^24; refused (APO_ERR_INVALID_ARGUMENT) for obv and ad, which keep no bars. Part of
+     * the saved state. New in 0.3. */
+    size_t revise_bars;
 } apo_stream_desc;
 
 #define APO_STREAM_DESC_INIT                                                                       \
@@ -791,6 +812,40 @@ APO_EXPORT apo_status apo_stream_update(apo_stream *s, const size_t *n_new,
 APO_EXPORT apo_status apo_stream_peek(apo_stream *s, const size_t *n_new,
                                       const double *const *inputs, double *const *outputs);
 
+/* Replaces the last k[r] bars of each series r (0 included) with the packed inputs (as an
+ * update takes them, k[r] bars a series) and writes the corrected outputs of those bars,
+ * packed the same way: bit for bit what a stream fed the corrected bars from the start gives
+ * there, and so the batch's over the corrected history (docs/streaming.md, "Revise"). The
+ * series keep their bar counts. k[r] may be at most desc->revise_bars and the series' bars;
+ * a larger one is APO_ERR_INVALID_ARGUMENT. Runs on the calling thread. All or nothing, as an
+ * update: on any failure the stream is as it was, its saved state byte for byte. Returns
+ * APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY,
+ * APO_ERR_KERNEL_FAILED. New in 0.3. */
+APO_EXPORT apo_status apo_stream_revise(apo_stream *s, const size_t *k, const double *const *inputs,
+                                        double *const *outputs);
+
+/* The bars a series whose history is `bars` long must be given for apo_stream_resume(): the
+ * last *needed bars of it (the current tile's, the halo before it, and revise_bars' tiles;
+ * docs/streaming.md, "Resume from a window"). Refused as apo_stream_create() refuses desc, and
+ * for obv and ad (APO_ERR_INVALID_ARGUMENT), whose running sums no window holds. Returns
+ * APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM,
+ * APO_ERR_OUT_OF_MEMORY. New in 0.3. */
+APO_EXPORT apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_desc *desc,
+                                              uint64_t bars, size_t *needed);
+
+/* A stream of desc that goes on from histories of which it is given only the last bars:
+ * series r's n_bars[r] bars, packed series after series in inputs[i] as an update takes them,
+ * the first of them at position first[r] of its history (so the series has first[r] +
+ * n_bars[r] bars). Its updates then give, bit for bit, what a stream fed the whole histories
+ * gives (docs/streaming.md, "Resume from a window"). Each series must be given at least the
+ * bars apo_stream_resume_needs() names for its length (more are fine: the older ones are not
+ * read); fewer, obv and ad, or what apo_stream_create() refuses is refused, nothing made.
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM,
+ * APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY. New in 0.3. */
+APO_EXPORT apo_status apo_stream_resume(apo_runtime *rt, const apo_stream_desc *desc,
+                                        const uint64_t *first, const size_t *n_bars,
+                                        const double *const *inputs, apo_stream **out);
+
 /* An independent copy of s (docs/streaming.md, "Fork"): the same series, kept bars and running
  * state, to be fed apart from s (another scenario, a what-if), each giving the bits of its
  * own bars; destroy it with apo_stream_destroy(). It refers to s's runtime, which must
@@ -818,6 +873,57 @@ APO_EXPORT apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *ex
 
 /* Frees a stream; NULL is a no-op. */
 APO_EXPORT void apo_stream_destroy(apo_stream *s);
+
+/* Streams fed together (docs/streaming.md, "Groups"): several streams of the same series
+ * count (other kernels, other parameters), each update bringing every input once, by name,
+ * and moving every stream or none. The group refers to its streams, which it does not own:
+ * they must outlive it, and while it is used no other call may feed them. New in 0.3. */
+typedef struct apo_stream_group apo_stream_group;
+
+/* One input of a group update: its name and its new bars, packed series after series as
+ * apo_stream_update() takes an input. */
+typedef struct apo_named_input {
+    const char *name;
+    const double *bars;
+} apo_named_input;
+
+/* A group of n_streams streams (1 .. APO_STREAM_GROUP_MAX) of the same series count, each
+ * appearing once. bind NULL: every stream reads each of its kernel's inputs under the
+ * input's own name (apo_kernel_get(): "close", "high", ...); else bind[j] NULL does that for
+ * stream j, and bind[j][i] names the group input that feeds input i of stream j's kernel
+ * (correl's x and y from "close" and "high"). The names are copied. Returns APO_ERR_NULL,
+ * APO_ERR_INVALID_ARGUMENT (a count, a series count that differs, a stream twice, an empty
+ * name), APO_ERR_OUT_OF_MEMORY. */
+APO_EXPORT apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
+                                              const char *const *const *bind,
+                                              apo_stream_group **out);
+
+/* At most this many streams in one group. */
+#define APO_STREAM_GROUP_MAX 4096
+
+/* Appends n_new[r] bars to series r of every stream of the group and writes their outputs:
+ * inputs[0 .. n_inputs) are the new bars by name (each name once; names no stream reads are
+ * allowed), outputs[j] stream j's outputs as apo_stream_update() takes them. All or nothing:
+ * every stream's arguments are checked and every allocation made before any stream moves,
+ * and where a stream may fail part way (a user kernel, a large update handed to the
+ * devices) every stream is journaled and put back, so that on any failure every stream,
+ * its saved state byte for byte, is as it was. Returns APO_ERR_NULL,
+ * APO_ERR_INVALID_ARGUMENT (an input missing or named twice, a negative volume, a stream
+ * left refusing), APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY, APO_ERR_KERNEL_FAILED, and a
+ * large update's failure on the devices. */
+APO_EXPORT apo_status apo_stream_group_update(apo_stream_group *g, const size_t *n_new,
+                                              const apo_named_input *inputs, size_t n_inputs,
+                                              double *const *const *outputs);
+
+/* What apo_stream_group_update() with these arguments would write, bit for bit, without
+ * committing the bars: afterwards every stream is as it was (apo_stream_peek()). Returns
+ * what apo_stream_group_update() returns. */
+APO_EXPORT apo_status apo_stream_group_peek(apo_stream_group *g, const size_t *n_new,
+                                            const apo_named_input *inputs, size_t n_inputs,
+                                            double *const *const *outputs);
+
+/* Frees a group, not its streams; NULL is a no-op. */
+APO_EXPORT void apo_stream_group_destroy(apo_stream_group *g);
 
 /* ---------------------------------------------------------------------------------------
  * Balancing and profiles (docs/scheduling.md, docs/profiles.md)

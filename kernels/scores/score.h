@@ -24,4 +24,22 @@ void apo__score_series_view(const apo__rule *rule, int view, const double *close
                             const double *const *outputs, size_t n_out, size_t n, double cost,
                             double periods_per_year, double *scores);
 
+/* What apo__score_series_trace writes per bar, each n doubles or NULL (not written). */
+typedef struct apo__score_trace {
+    double *position; /* the fold's position after the bar: -1, 0 or +1 */
+    double *ret;      /* the bar's return, NaN at a bar that is not scored */
+    /* The view's running total after the bar (0 before the first scored bar): the sum of
+     * the returns (the plain view), the compounded equity less 1 (/compound and /more), its
+     * logarithm (/log); at the last scored bar it is the view's `total` bit for bit. */
+    double *equity;
+} apo__score_trace;
+
+/* apo__score_series_view, writing the fold's own positions, returns and running total bar
+ * by bar into *trace (NULL: none, the same scores). One loop for both, so the positions are
+ * those the scores were folded from. */
+void apo__score_series_trace(const apo__rule *rule, int view, const double *close,
+                             const double *const *outputs, size_t n_out, size_t n, double cost,
+                             double periods_per_year, double *scores,
+                             const apo__score_trace *trace);
+
 #endif

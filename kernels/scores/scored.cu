@@ -35,10 +35,6 @@
 #include "scored_cuda.h"
 #include "volume_tiles.h"
 
-/* Device memory a launch of apo__cuda_scored asks for at most: it runs fewer threads rather
- * than more memory (a macd window is 16384 bars and more, 393 KB a thread). */
-#define APO_SCORED_CUDA_SCRATCH_MAX_BYTES ((size_t)512 << 20)
-
 /* The tile bodies a kernel is compiled for: bollinger's pass, macd, or one catalog kernel of a
  * family (CatId, a constant, so the family's switch folds to that kernel's body). One kernel
  * per body: the bodies of one kernel share its registers, and all of them in one kernel took
@@ -246,9 +242,7 @@ static bool apo__scored_cuda_has_body(int cat_id) {
 }
 
 extern "C" size_t apo__scored_cuda_scratch(const apo__scored_cuda_set *set, size_t cols) {
-    const size_t window = set->halo + set->tile;
-    const size_t cap = set->whole_row || window > cols ? cols : window;
-    return set->n_pass * cap;
+    return apo__scored_scratch_doubles(set->n_pass, set->halo, set->tile, set->whole_row, cols);
 }
 
 /* Whether set b has the pass of set a's shape: the fields the pass and the scratch are laid out

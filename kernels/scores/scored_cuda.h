@@ -71,8 +71,35 @@ typedef struct apo__scored_cuda_rows {
  * inputs in GPU memory (the copy is what sharing saves; the pass is recomputed). */
 #define APO_SCORED_CUDA_FOLDS 8
 
+/* Device memory a launch of apo__cuda_scored asks for at most: it runs fewer threads rather
+ * than more memory (a macd window is 16384 bars and more, 393 KB a thread). */
+#define APO_SCORED_CUDA_SCRATCH_MAX_BYTES ((size_t)512 << 20)
+
+/* Threads one SM holds at once on the GPUs the project has met (the H100 and H200; the A100
+ * too): the most series a GPU scores at once when the scratch allows it. */
+#define APO_SCORED_CUDA_THREADS_PER_SM 2048
+
 /* Doubles of scratch one GPU thread needs: the pass's window of halo + tile bars (or the
- * whole row when whole_row is set), no longer than the row. */
+ * whole row when whole_row is set), no longer than the row, n_pass doubles a bar. */
+static inline size_t apo__scored_scratch_doubles(size_t n_pass, size_t halo, size_t tile,
+                                                 int whole_row, size_t cols) {
+    const size_t window = halo + tile;
+    return n_pass * (whole_row || window > cols ? cols : window);
+}
+
+/* Series a GPU of `sms` SMs scores at once (docs/cuda.md, "Scored sweeps on a GPU"): one a
+ * thread, as many as its SMs hold, or fewer where APO_SCORED_CUDA_SCRATCH_MAX_BYTES holds fewer
+ * windows of `scratch_doubles` (at least one). A scored launch's time is its longest chain's
+ * while its series fit this: the planner's wave for a scored call (runtime/core/plan.c). */
+static inline size_t apo__scored_chains_at_once(size_t scratch_doubles, int sms) {
+    const size_t resident = (size_t)(sms > 0 ? sms : 1) * APO_SCORED_CUDA_THREADS_PER_SM;
+    const size_t bytes = (scratch_doubles > 0 ? scratch_doubles : 1) * sizeof(double);
+    const size_t fit = APO_SCORED_CUDA_SCRATCH_MAX_BYTES / bytes;
+    const size_t most = fit < resident ? fit : resident;
+    return most > 0 ? most : 1;
+}
+
+/* Doubles of scratch one thread of `set`'s launch needs (apo__scored_scratch_doubles). */
 size_t apo__scored_cuda_scratch(const apo__scored_cuda_set *set, size_t cols);
 
 /* Enqueues the scores of every row for the n_sets sets on `stream` (a cudaStream_t): at most

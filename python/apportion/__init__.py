@@ -15,6 +15,8 @@ from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
 from .scores import MORE_SCORES, SCORES, follow, score, walk_forward
+from .ranking import rank
+from .positions import plot_equity, positions
 from .scores_plot import plot_scores
 from .stream import Stream
 
@@ -43,6 +45,9 @@ __all__ = [
     "returns_stats",
     "score",
     "walk_forward",
+    "rank",
+    "positions",
+    "plot_equity",
     "MORE_SCORES",
     "SCORES",
     "follow",

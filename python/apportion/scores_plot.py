@@ -1,5 +1,5 @@
-"""The heatmap of a scored sweep (docs/python.md, "Scores"): one score, the mean over the
-series of each set, over two swept parameters, drawn by gnuplot as the command line's
+"""The heatmap of a scored sweep (docs/python.md, "Scores"): one score, the aggregate over
+the series of each set (the mean, or rank()'s aggregates), over two swept parameters, drawn by gnuplot as the command line's
 `apportion run --score ... --plot FILE.png` draws it (docs/cli.md)."""
 
 import os
@@ -9,10 +9,8 @@ import tempfile
 
 import numpy as np
 
+from .ranking import aggregates, parse_agg, smaller_first
 from .scores import SCORES
-
-# Scores where a smaller mean is the better set (the command line's --top and --plot agree).
-_SMALLER_FIRST = ("sd", "max_drawdown")
 
 
 def _axes(frame, x, y):
@@ -31,14 +29,16 @@ def _axes(frame, x, y):
     return x, y
 
 
-def plot_scores(frame, path, score="sharpe", x=None, y=None):
+def plot_scores(frame, path, score="sharpe", x=None, y=None, agg="mean", min_trades=0):
     """Draws ``score`` of a sweep from ``apportion.score()`` as a heatmap into ``path`` (a
-    .png): the mean over the series of each set (a score that is not finite left out), the
+    .png): the aggregate over the series of each set that ``rank()`` takes (``agg``: the
+    mean, the median or a quantile; a score that is not finite and a series of fewer than
+    ``min_trades`` trades left out, as the command line's ``--by SCORE:AGG --min-trades``), the
     first swept parameter on the vertical axis and the second on the horizontal (or ``y=``
     and ``x=`` by name, when the sweep has more parameters that follow them), the best set
-    circled (the largest mean; the smallest for ``sd`` and ``max_drawdown``). Each cell must
+    circled (the largest aggregate; the smallest for ``sd`` and ``max_drawdown``). Each cell must
     be one set: a third parameter swept across the two is refused. The picture is written
-    under a temporary name and renamed into place once whole. Returns the means as a
+    under a temporary name and renamed into place once whole. Returns the aggregates as a
     DataFrame, y's values down and x's across. Needs gnuplot on PATH (scripts/deps.sh
     installs gnuplot-nox)."""
     import pandas as pd
@@ -56,12 +56,13 @@ def plot_scores(frame, path, score="sharpe", x=None, y=None):
             f"plot_scores(): a cell of {y} x {x} holds several sets (a third parameter is swept across "
             "them): average over it first, or draw a slice"
         )
-    values = frame[score].where(np.isfinite(frame[score]))
-    means = values.groupby(level=[y, x], sort=False).mean()
+    values, _, labels = aggregates(frame, score, agg, min_trades)
+    at_y, at_x = labels.get_level_values(y), labels.get_level_values(x)
+    means = {(vy, vx): m for vy, vx, m in zip(at_y, at_x, values)}
     ys = list(frame.index.get_level_values(y).unique())
     xs = list(frame.index.get_level_values(x).unique())
     grid = pd.DataFrame(np.nan, index=pd.Index(ys, name=y), columns=pd.Index(xs, name=x))
-    for (vy, vx), m in means.items():
+    for (vy, vx), m in means.items():  # each cell is one set (checked above)
         grid.loc[vy, vx] = m
     gnuplot = shutil.which("gnuplot")
     if gnuplot is None:
@@ -71,8 +72,9 @@ def plot_scores(frame, path, score="sharpe", x=None, y=None):
     means_grid = grid.to_numpy()
     best = None
     if np.isfinite(means_grid).any():
-        flat = np.where(np.isfinite(means_grid), means_grid, np.inf if score in _SMALLER_FIRST else -np.inf)
-        best = np.unravel_index(np.argmin(flat) if score in _SMALLER_FIRST else np.argmax(flat), flat.shape)
+        smaller = smaller_first(frame, score)
+        flat = np.where(np.isfinite(means_grid), means_grid, np.inf if smaller else -np.inf)
+        best = np.unravel_index(np.argmin(flat) if smaller else np.argmax(flat), flat.shape)
     partial = f"{path}.{os.getpid()}.tmp"
     try:
         with tempfile.TemporaryDirectory(prefix="apportion-plot-") as folder:
@@ -84,7 +86,7 @@ def plot_scores(frame, path, score="sharpe", x=None, y=None):
                         f.write(f"{j} {i} {m!r}\n" if np.isfinite(m) else f"{j} {i} NaN\n")
                     f.write("\n")
             with open(script, "w") as f:
-                f.write(_script(data, partial, score, n_series, x, xs, y, ys, best))
+                f.write(_script(data, partial, score, parse_agg(agg)[2], n_series, x, xs, y, ys, best))
             done = subprocess.run([gnuplot, script], capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"plot_scores(): gnuplot failed (exit status {done.returncode}): {done.stderr.strip()}")
@@ -103,8 +105,8 @@ def _tics(axis, values):
     return f"set {axis}tics (" + ", ".join(f'"{values[i]:g}" {i}' for i in range(0, len(values), step)) + ")\n"
 
 
-def _script(data, picture, score, n_series, x, xs, y, ys, best):
-    title = f"{score} (mean over {n_series} series)" + ("; the best set is circled" if best is not None else "")
+def _script(data, picture, score, agg, n_series, x, xs, y, ys, best):
+    title = f"{score} ({agg} over {n_series} series)" + ("; the best set is circled" if best is not None else "")
     lines = [
         'set terminal pngcairo noenhanced size 900,650 font "sans,10"\n',
         f'set output "{picture}"\n',

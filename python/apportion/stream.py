@@ -23,6 +23,9 @@ class Stream(_core.Stream):
         blob = bytes(s)             # the state (apo_stream_save)
         s2 = apportion.Stream.load(blob)
 
+    ``revise_bars`` (default 0) is how many of each series' last bars ``revise`` may replace
+    (docs/streaming.md, "Revise"); refused for obv and ad.
+
     A list, tuple, range or array as a parameter's value makes a sweep, as in the batch
     calls (grid form, the first swept parameter varying slowest): every update computes
     each set over the same new bars, and its outputs gain a leading sets axis
@@ -32,14 +35,49 @@ class Stream(_core.Stream):
     first_set + n_sets_run - 1 of the grid, as in the batch compute().
     """
 
-    def __init__(self, kernel, series, *, runtime=None, seed=0, first_set=0, n_sets_run=0, **params):
+    def __init__(self, kernel, series, *, runtime=None, seed=0, first_set=0, n_sets_run=0, revise_bars=0, _resume=None, **params):
         rt = runtime if runtime is not None else default_runtime()
         fixed, grid = _arrays.split_params(params)
-        super().__init__(rt, kernel, _series_count(series), fixed, seed, grid=grid, first_set=first_set, n_sets_run=n_sets_run)
+        super().__init__(
+            rt, kernel, _series_count(series), fixed, seed, grid=grid, first_set=first_set, n_sets_run=n_sets_run, revise_bars=revise_bars, resume=_resume
+        )
         # The grid as given names the sets as the batch sweep names them, those run only.
         self._grid = grid
         self._labels = None if grid is None else _arrays.sweep_labels(grid)[first_set : first_set + len(self.sets)]
         self._describe()
+
+    @classmethod
+    def resume(cls, kernel, block, /, *, first, axis=None, runtime=None, seed=0, revise_bars=0, first_set=0, n_sets_run=0, **params):
+        """A stream of ``kernel`` that goes on from histories given only their last bars
+        (apo_stream_resume; docs/streaming.md, "Resume from a window"): ``block`` holds the
+        same number of last bars of every series, shaped as ``update`` takes it (a kernel of
+        several inputs: one mapping of them), and ``first`` is the absolute position, in its
+        history, of the block's first bar. Its updates give, bit for bit, what a stream fed
+        the whole histories gives. The block must hold at least the bars
+        apo_stream_resume_needs() names (more are fine); fewer, obv and ad raise
+        InvalidArgumentError, the message saying how many are needed."""
+        rt = runtime if runtime is not None else default_runtime()
+        names = rt._kernel(kernel)[4]
+        inputs = (block,) if len(names) == 1 and not isinstance(block, Mapping) else _arrays.named_inputs(kernel, names, block, {})
+        packed, shape = [], None
+        for name, x in zip(names, inputs):
+            arr, layout = _arrays.as_input(x, axis, one_bar=True)
+            if layout.lengths is not None or (shape is not None and arr.shape != shape):
+                raise ValueError(f"input {name}: a resume gives every series the same number of bars, in every input")
+            shape = arr.shape
+            packed.append(np.ascontiguousarray(arr, dtype=np.float64).reshape(-1))
+        bars = 1 if len(shape) == 1 else shape[1]
+        return cls(
+            kernel,
+            shape[0],
+            runtime=rt,
+            seed=seed,
+            first_set=first_set,
+            n_sets_run=n_sets_run,
+            revise_bars=revise_bars,
+            _resume=(tuple(packed), int(first), bars),
+            **params,
+        )
 
     @classmethod
     def load(cls, blob, runtime=None):
@@ -125,6 +163,14 @@ class Stream(_core.Stream):
         and ``bytes(stream)`` are as they were. For a bar still forming: peek at it as often
         as it changes, update with it once it is final."""
         return self._feed(self._peek, block, axis, named)
+
+    def revise(self, block=None, /, *, axis=None, **named):
+        """Replaces the last bars of every series (as many as the block has, the same for
+        each) with the block's and returns their corrected outputs, shaped as ``update``'s: bit
+        for bit what a stream fed the corrected bars from the start gives (apo_stream_revise;
+        docs/streaming.md, "Revise"). At most ``revise_bars`` (given when the stream was made)
+        and the bars a series has; more raise InvalidArgumentError with nothing changed."""
+        return self._feed(self._revise, block, axis, named)
 
     def fork(self):
         """An independent copy of the stream (apo_stream_fork; docs/streaming.md, "Fork"), on

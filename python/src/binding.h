@@ -7,7 +7,7 @@
  * type: create, close, devices, kernels), workload.c (running a workload), report.c (C
  * structs -> dicts), profiles.c (profiling, plans, ratios, thresholds), user_kernels.c
  * (numba cfuncs and Python callables as CPU kernels), stream_type.c (the Stream type over
- * apo_stream_*).
+ * apo_stream_*), score_positions.c (apo_score_positions() for one series).
  */
 #ifndef APO_PY_BINDING_H
 #define APO_PY_BINDING_H
@@ -97,5 +97,7 @@ PyObject *apo_py_profile_save(PyObject *self, PyObject *noargs);
 PyObject *apo_py_record_threshold(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_register_kernel(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *apo_py_register_rule(PyObject *self, PyObject *args, PyObject *kwargs);
+/* score_positions.c: a function of the module, not a method (the fold needs no runtime). */
+PyObject *apo_py_score_positions(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

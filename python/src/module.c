@@ -49,6 +49,10 @@ static PyMethodDef module_methods[] = {
      "apo_walk_forward(cols, train, test, anchored): (ranges, train_of, test_of)."},
     {"_set_error_classes", apo_py_set_error_classes, METH_O,
      "Registers {status code: exception class} (apportion/errors.py does it at import)."},
+    {"score_positions", (PyCFunction)(void (*)(void))apo_py_score_positions,
+     METH_VARARGS | METH_KEYWORDS,
+     "score_positions(kernel, rule, close, outputs, params=None) -> (position, returns, equity, "
+     "scores): apo_score_positions() for one series."},
     {NULL, NULL, 0, NULL},
 };
 

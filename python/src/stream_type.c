@@ -217,25 +217,68 @@ static double *created_sets(const apo_kernel_info *info, const apo_py_args *a, s
     return values;
 }
 
+static int check_input(PyObject *o, Py_ssize_t i, size_t count);
+
+/* apo_stream_resume() of `resume`, a tuple (inputs, first, bars): every series given `bars`
+ * bars, packed series after series in each input's array, the first at position `first`.
+ * A refusal in Python's checks sets the exception and returns APO_ERR_INVALID_ARGUMENT. */
+static apo_status resume_stream(apo_runtime *rt, const apo_stream_desc *desc, PyObject *resume,
+                                apo_stream **out) {
+    PyObject *inputs;
+    unsigned long long first = 0;
+    Py_ssize_t bars = 0;
+    if (!PyTuple_Check(resume) ||
+        !PyArg_ParseTuple(resume, "O!Kn", &PyTuple_Type, &inputs, &first, &bars)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "resume is a tuple (inputs, first, bars)");
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    if (bars < 0 || PyTuple_GET_SIZE(inputs) > APO_MAX_IO ||
+        (size_t)bars > (size_t)PY_SSIZE_T_MAX / sizeof(double) / desc->n_series) {
+        PyErr_Format(PyExc_ValueError, "resume: %zd bars of %zu series", bars, desc->n_series);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    const double *in[APO_MAX_IO] = {0};
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(inputs); i++) {
+        PyObject *o = PyTuple_GET_ITEM(inputs, i);
+        if (check_input(o, i, (size_t)bars * desc->n_series) < 0)
+            return APO_ERR_INVALID_ARGUMENT;
+        in[i] = (const double *)PyArray_DATA((PyArrayObject *)o);
+    }
+    uint64_t *firsts = PyMem_Malloc(desc->n_series * sizeof *firsts);
+    size_t *counts = PyMem_Malloc(desc->n_series * sizeof *counts);
+    if (firsts == NULL || counts == NULL) {
+        PyMem_Free(firsts), PyMem_Free(counts);
+        PyErr_NoMemory();
+        return APO_ERR_OUT_OF_MEMORY;
+    }
+    for (size_t r = 0; r < desc->n_series; r++)
+        firsts[r] = (uint64_t)first, counts[r] = (size_t)bars;
+    apo_status st = apo_stream_resume(rt, desc, firsts, counts, in, out);
+    PyMem_Free(firsts), PyMem_Free(counts);
+    return st;
+}
+
 static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_py_stream *self = (apo_py_stream *)op;
-    static char *kwlist[] = {"runtime", "kernel", "n_series",  "params",     "seed",
-                             "state",   "grid",   "first_set", "n_sets_run", NULL};
+    static char *kwlist[] = {"runtime", "kernel",    "n_series",   "params",      "seed",   "state",
+                             "grid",    "first_set", "n_sets_run", "revise_bars", "resume", NULL};
     PyObject *runtime = NULL, *kernel = Py_None, *params = Py_None, *state = Py_None,
-             *grid = Py_None;
+             *grid = Py_None, *resume = Py_None;
     Py_ssize_t n_series = 0;
     unsigned long long seed = 0;
     Py_ssize_t first_set = 0, n_sets_run = 0; /* apo_sweep's: every set, as without them */
+    Py_ssize_t revise_bars = 0;
     if (self->s != NULL || self->runtime != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Stream.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$OOnn", kwlist, &apo_py_runtime_type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$OOnnnO", kwlist, &apo_py_runtime_type,
                                      &runtime, &kernel, &n_series, &params, &seed, &state, &grid,
-                                     &first_set, &n_sets_run))
+                                     &first_set, &n_sets_run, &revise_bars, &resume))
         return -1;
-    if (first_set < 0 || n_sets_run < 0) {
-        PyErr_SetString(PyExc_ValueError, "first_set and n_sets_run must be >= 0");
+    if (first_set < 0 || n_sets_run < 0 || revise_bars < 0) {
+        PyErr_SetString(PyExc_ValueError, "first_set, n_sets_run and revise_bars must be >= 0");
         return -1;
     }
     Py_INCREF(runtime);
@@ -269,6 +312,7 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         desc.params = a.params;
         desc.n_params = a.n_params;
         desc.seed = (uint64_t)seed;
+        desc.revise_bars = (size_t)revise_bars;
         desc.sweep = a.n_grid > 0 ? &a.sweep : NULL;
         if (desc.sweep == NULL && (first_set > 0 || n_sets_run > 0)) {
             PyErr_SetString(PyExc_TypeError, "first_set and n_sets_run choose sets of a sweep; "
@@ -286,9 +330,11 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         goto done;
     }
     apo_stream *s = NULL;
-    apo_status st = apo_stream_create(rt, &desc, &s);
+    apo_status st =
+        resume != Py_None ? resume_stream(rt, &desc, resume, &s) : apo_stream_create(rt, &desc, &s);
     if (st != APO_OK) {
-        apo_py_raise(st);
+        if (!PyErr_Occurred())
+            apo_py_raise(st);
         goto done;
     }
     self->s = s;
@@ -353,10 +399,13 @@ static int check_input(PyObject *o, Py_ssize_t i, size_t count) {
     return 0;
 }
 
+/* What stream_feed calls: apo_stream_update, _peek or _revise, which take the same arguments. */
+enum { FEED_UPDATE, FEED_PEEK, FEED_REVISE };
+
 /* _update(inputs, bars): appends `bars` bars to every series. inputs: one array an input, in
  * the kernel's order, each packed series after series. Returns a tuple of (series, bars)
  * arrays, one an output; (sets, series, bars) for a sweep, the library's set-major layout. */
-static PyObject *stream_feed(PyObject *op, PyObject *args, int peek) {
+static PyObject *stream_feed(PyObject *op, PyObject *args, int mode) {
     apo_py_stream *self = (apo_py_stream *)op;
     PyObject *inputs;
     Py_ssize_t bars;
@@ -416,8 +465,9 @@ static PyObject *stream_feed(PyObject *op, PyObject *args, int peek) {
     self->busy = 1;
     self->runtime->busy++;
     Py_BEGIN_ALLOW_THREADS
-        st = peek ? apo_stream_peek(s, self->n_new, in_ptrs, out_ptrs)
-                  : apo_stream_update(s, self->n_new, in_ptrs, out_ptrs);
+        st = mode == FEED_PEEK     ? apo_stream_peek(s, self->n_new, in_ptrs, out_ptrs)
+             : mode == FEED_REVISE ? apo_stream_revise(s, self->n_new, in_ptrs, out_ptrs)
+                                   : apo_stream_update(s, self->n_new, in_ptrs, out_ptrs);
     Py_END_ALLOW_THREADS
     self->runtime->busy--;
     self->busy = 0;
@@ -430,10 +480,20 @@ static PyObject *stream_feed(PyObject *op, PyObject *args, int peek) {
     return outs;
 }
 
-static PyObject *stream_update(PyObject *op, PyObject *args) { return stream_feed(op, args, 0); }
+static PyObject *stream_update(PyObject *op, PyObject *args) {
+    return stream_feed(op, args, FEED_UPDATE);
+}
 
 /* _peek(inputs, bars): as _update, through apo_stream_peek(): the stream is left as it was. */
-static PyObject *stream_peek(PyObject *op, PyObject *args) { return stream_feed(op, args, 1); }
+static PyObject *stream_peek(PyObject *op, PyObject *args) {
+    return stream_feed(op, args, FEED_PEEK);
+}
+
+/* _revise(inputs, bars): as _update, through apo_stream_revise(): the last `bars` bars of
+ * every series replaced. */
+static PyObject *stream_revise(PyObject *op, PyObject *args) {
+    return stream_feed(op, args, FEED_REVISE);
+}
 
 /* _fork() -> a stream of the same type: apo_stream_fork(), the description shared. */
 static PyObject *stream_fork(PyObject *op, PyObject *noargs) {
@@ -593,6 +653,10 @@ static PyMethodDef stream_methods[] = {
     {"_peek", stream_peek, METH_VARARGS,
      "_peek(inputs, bars): as _update, through apo_stream_peek(): the outputs an update would "
      "give, the stream left as it was (apportion.Stream.peek wraps it)."},
+    {"_revise", stream_revise, METH_VARARGS,
+     "_revise(inputs, bars): as _update, through apo_stream_revise(): the last `bars` bars of "
+     "every series replaced, their corrected outputs returned (apportion.Stream.revise wraps "
+     "it)."},
     {"_fork", stream_fork, METH_NOARGS,
      "An independent copy of the stream (apo_stream_fork()); apportion.Stream.fork wraps it."},
     {"_save", stream_save, METH_NOARGS, "The state as bytes (apo_stream_save())."},

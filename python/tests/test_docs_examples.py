@@ -4,6 +4,7 @@ user-rule recipe's ``apportion.numba_kernels`` after ``import apportion`` alone)
 inputs that stand for the names the text leaves to the reader (``frame``, ``closes``,
 ``rt``, ...). The README's example has a test of its own (test_readme_example.py)."""
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -24,6 +25,19 @@ h, l = prices + 1, prices - 1
 frame = pd.DataFrame({"High": h, "Low": l, "Close": c}, index=pd.date_range("2020-01-01", periods=3000))
 closes = pd.DataFrame(100 + np.cumsum(_rng.standard_normal((600, 3)), axis=0), columns=["A", "B", "C"])
 rt = apportion.Runtime("cpu", profiles=False, learn=False)
+"""
+# Where matplotlib is missing, an example's plot_equity() must say so (ImportError) and the
+# rest of the example still runs.
+NO_MATPLOTLIB = """
+_plot_equity = apportion.plot_equity
+def _plot_equity_says_why(*args, **kwargs):
+    try:
+        _plot_equity(*args, **kwargs)
+    except ImportError as e:
+        assert "matplotlib" in str(e), e
+        return None
+    raise AssertionError("plot_equity() drew without matplotlib")
+apportion.plot_equity = _plot_equity_says_why
 """
 STREAM = """
 last_closes = 100 + _rng.standard_normal(5000)
@@ -49,6 +63,8 @@ def test_the_example_runs(tmp_path, line, code):
     if "numba" in code:
         pytest.importorskip("numba")
     given = GIVEN + (STREAM if "apportion.Stream(" in code else "")
+    if "plot_equity(" in code and importlib.util.find_spec("matplotlib") is None:
+        given += NO_MATPLOTLIB
     env = {k: v for k, v in os.environ.items() if not k.startswith(("APPORTION_", "THREADX_"))}
     env.update(HOME=str(tmp_path / "home"), XDG_STATE_HOME=str(tmp_path / "state"), APPORTION_PROFILES="off", APPORTION_SIM_CLOCK="virtual")
     done = subprocess.run([sys.executable, "-c", given + code], env=env, capture_output=True, text=True, cwd=str(tmp_path))

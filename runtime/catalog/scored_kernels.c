@@ -128,6 +128,20 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
  * bodies on the CPU's numbers. Every tile (a series) reads its whole row. A user's rule is a
  * function of this process's CPU, so its kernel has no launcher and GPUs take no share of
  * it. */
+size_t apo__scored_scratch_of(const apo__call *call) {
+    const apo__scoring *sc = call->kernel->scoring;
+    if (sc == NULL)
+        return 0;
+    const apo__kernel *ind = sc->indicator;
+    return apo__scored_scratch_doubles(sc->pass.n_out, apo__kernel_halo(ind, call->params),
+                                       ind->tile_len(ind, call->params),
+                                       apo__kernel_whole_row_input(ind), call->cols);
+}
+
+size_t apo__scored_gpu_chains(size_t scratch, int sms) {
+    return apo__scored_chains_at_once(scratch, sms);
+}
+
 #ifdef APO_HAVE_CUDA
 /* What the launch returns for a call it cannot take (cudaErrorInvalidValue's number: this
  * file includes no CUDA header). */

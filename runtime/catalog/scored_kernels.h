@@ -84,6 +84,13 @@ apo_status apo__scored_kernel_user(apo__kernel *k, apo__scoring *sc, const apo__
 /* Whether `rule` names a built-in rule (of any kernel). */
 int apo__scored_rule_builtin(const char *rule);
 
+/* Doubles of scratch one GPU thread needs to score one series of `call` (its pass's window;
+ * 0 for a call that scores nothing), and the series a GPU of `sms` SMs scores at once with
+ * windows of `scratch` doubles (apo__scored_chains_at_once; docs/cuda.md, "Scored sweeps on a
+ * GPU"): a scored call's wave, for the planner and the replayed GPUs. */
+size_t apo__scored_scratch_of(const apo__call *call);
+size_t apo__scored_gpu_chains(size_t scratch, int sms);
+
 /* A call of user-rule kernel k begins: forget the last call's failure. */
 void apo__scored_failure_clear(const apo__kernel *k);
 

@@ -261,11 +261,19 @@ double apo__device_wave_tiles(const apo__device *dev, int kernel_bound) {
 }
 
 double apo__wave_tiles(const apo_runtime *rt, const apo__call *call, size_t i) {
-    /* Where a call's time is its kernels' rather than its copies': a scored call (its chains
-     * are sets x series) or arrays already in GPU memory. */
-    const int kernel_bound =
-        call->kernel->scoring != NULL || call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0;
-    return apo__device_wave_tiles(&rt->devices[i], kernel_bound);
+    const apo__device *dev = &rt->devices[i];
+    /* A scored call's chains are sets x series, one a GPU thread, and a launch runs as many as
+     * the GPU holds or its scratch allows at once: on an H200 a piece's time stayed at 25 ms
+     * whether the GPU had half of its 26,500 series or four fifths (docs/perf-log/
+     * 2026-11-26-h200-second-visit.md), so that is its wave, not the staged kernels'. */
+    if (call->kernel->scoring != NULL && apo__device_is_gpu_like(dev))
+        return (double)apo__scored_gpu_chains(apo__scored_scratch_of(call),
+                                              dev->replay != NULL ? dev->replay->sms
+                                                                  : dev->info.multiprocessors);
+    /* Where a call's time is its kernels' rather than its copies': arrays already in GPU
+     * memory. */
+    const int kernel_bound = call->ctx->in_gpu >= 0 || call->ctx->out_gpu >= 0;
+    return apo__device_wave_tiles(dev, kernel_bound);
 }
 
 void apo__call_shape(const apo_runtime *rt, const apo__call *call, uint64_t first, uint64_t end,

@@ -1,6 +1,7 @@
 /*
- * apo_score_outputs() and apo_score_outputs_with(): scoring outputs already in memory with the fold
- * the scored kernels use (kernels/scores/score.h; docs/scores.md, "Scores").
+ * apo_score_outputs(), apo_score_outputs_with() and apo_score_positions(): scoring outputs already
+ * in memory with the fold the scored kernels use (kernels/scores/score.h; docs/scores.md,
+ * "Scores").
  */
 #include <math.h>
 #include <string.h>
@@ -55,18 +56,13 @@ apo_status apo_score_outputs(const char *kernel, const char *rule, const double 
     return APO_OK;
 }
 
-apo_status apo_score_outputs_with(const char *kernel, const char *rule, const double *close,
-                                  const double *const *outputs, size_t n_outputs, size_t n,
-                                  const apo_param *params, size_t n_params, double *scores) {
-    const apo__kernel *k = NULL;
-    apo_status st = outputs_kernel(kernel, rule, close, outputs, n_outputs, scores,
-                                   "apo_score_outputs_with", &k);
-    if (st != APO_OK)
-        return st;
-    /* The scored kernel's parameters, resolved and checked as a scored call's are: the
-     * indicator's are accepted and change nothing (its outputs are given). */
+/* The rule, cost and periods_per_year of k's call with `params`, resolved and checked as a
+ * scored call's are: the indicator's are accepted and change nothing (its outputs are
+ * given). */
+static apo_status fold_params(const apo__kernel *k, const apo_param *params, size_t n_params,
+                              size_t n, apo__rule *rule, double *cost, double *periods_per_year) {
     double values[APO_MAX_PARAMS];
-    st = apo__resolve_params(k, params, n_params, values);
+    apo_status st = apo__resolve_params(k, params, n_params, values);
     if (st != APO_OK)
         return st;
     if (k->validate != NULL) {
@@ -77,8 +73,47 @@ apo_status apo_score_outputs_with(const char *kernel, const char *rule, const do
     }
     const apo__scoring *sc = k->scoring;
     const size_t fold = sc->indicator->n_params + sc->n_rule_params;
-    const apo__rule r = apo__scoring_rule(sc, values);
-    apo__score_series_view(&r, sc->view, close, outputs, n_outputs, n, values[fold],
-                           values[fold + 1], scores);
+    *rule = apo__scoring_rule(sc, values);
+    *cost = values[fold];
+    *periods_per_year = values[fold + 1];
+    return APO_OK;
+}
+
+apo_status apo_score_outputs_with(const char *kernel, const char *rule, const double *close,
+                                  const double *const *outputs, size_t n_outputs, size_t n,
+                                  const apo_param *params, size_t n_params, double *scores) {
+    const apo__kernel *k = NULL;
+    apo_status st = outputs_kernel(kernel, rule, close, outputs, n_outputs, scores,
+                                   "apo_score_outputs_with", &k);
+    if (st != APO_OK)
+        return st;
+    apo__rule r;
+    double cost, periods_per_year;
+    if ((st = fold_params(k, params, n_params, n, &r, &cost, &periods_per_year)) != APO_OK)
+        return st;
+    apo__score_series_view(&r, k->scoring->view, close, outputs, n_outputs, n, cost,
+                           periods_per_year, scores);
+    return APO_OK;
+}
+
+apo_status apo_score_positions(const char *kernel, const char *rule, const double *close,
+                               const double *const *outputs, size_t n_outputs, size_t n,
+                               const apo_param *params, size_t n_params, double *position,
+                               double *returns, double *equity, double *scores) {
+    const apo__kernel *k = NULL;
+    double own[APO_N_SCORES];
+    apo_status st = outputs_kernel(kernel, rule, close, outputs, n_outputs,
+                                   scores != NULL ? scores : own, "apo_score_positions", &k);
+    if (st != APO_OK)
+        return st;
+    apo__rule r;
+    double cost, periods_per_year;
+    if ((st = fold_params(k, params, n_params, n, &r, &cost, &periods_per_year)) != APO_OK)
+        return st;
+    /* The fold of apo_score_outputs_with(), writing what it folds bar by bar: the positions
+     * come from the rule's own code, not from a reading of it. */
+    const apo__score_trace trace = {.position = position, .ret = returns, .equity = equity};
+    apo__score_series_trace(&r, k->scoring->view, close, outputs, n_outputs, n, cost,
+                            periods_per_year, scores != NULL ? scores : own, &trace);
     return APO_OK;
 }

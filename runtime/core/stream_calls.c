@@ -16,6 +16,7 @@
 #include "streaming/stream.h"
 #include "streaming/stream_copy.h"
 #include "streaming/stream_journal.h"
+#include "streaming/stream_revise.h"
 
 /* The registry's lookup, its reason prefixed with the call's name. */
 static apo_status find_kernel(apo_runtime *rt, const char *name, const char *call,
@@ -94,8 +95,9 @@ static apo_status create(apo_runtime *rt, const apo_stream_desc *desc, apo_strea
     double params[APO_MAX_PARAMS];
     APO_CHECK(resolve_desc(rt, desc, "apo_stream_create", &k, params));
     APO_CHECK(apo__stream_check_kernel(k, params));
+    APO_CHECK(apo__stream_check_revise(k, desc->revise_bars, "apo_stream_create"));
     if (desc->sweep == NULL)
-        return apo__stream_new(k, params, desc->n_series, desc->seed, out);
+        return apo__stream_new(k, params, desc->n_series, desc->seed, desc->revise_bars, out);
     size_t n_sets = 0;
     double *set_params = NULL;
     APO_CHECK(sweep_params(k, desc, "apo_stream_create", &n_sets, &set_params));
@@ -108,7 +110,7 @@ static apo_status create(apo_runtime *rt, const apo_stream_desc *desc, apo_strea
         st = apo__stream_check_kernel(k, set_params + j * APO_MAX_PARAMS);
         if (st == APO_OK)
             st = apo__stream_new(k, set_params + j * APO_MAX_PARAMS, desc->n_series, desc->seed,
-                                 &sets[j]);
+                                 desc->revise_bars, &sets[j]);
     }
     free(set_params);
     if (st != APO_OK) {
@@ -180,6 +182,59 @@ apo_status apo_stream_peek(apo_stream *s, const size_t *n_new, const double *con
     return apo__stream_feed(s, n_new, total, inputs, outputs, 1);
 }
 
+apo_status apo_stream_revise(apo_stream *s, const size_t *k, const double *const *inputs,
+                             double *const *outputs) {
+    size_t total = 0;
+    APO_CHECK(check_update(s, k, inputs, outputs, "apo_stream_revise", &total));
+    if (total == 0)
+        return APO_OK;
+    return apo__stream_revise(s, k, total, inputs, outputs);
+}
+
+apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_desc *desc, uint64_t bars,
+                                   size_t *needed) {
+    if (rt == NULL || desc == NULL || needed == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_resume_needs: NULL argument");
+    apo_stream *s = NULL;
+    APO_CHECK(create(rt, desc, &s));
+    apo_status st = APO_OK;
+    if (apo__stream_carry_len(s->kernel) > 0)
+        st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                       "apo_stream_resume_needs: %s carries its running sum from the series' "
+                       "first bar, which no window of bars holds; a stream of it cannot resume",
+                       s->kernel->name);
+    else
+        *needed = apo__stream_resume_needs(s, bars);
+    apo__stream_free(s);
+    return st;
+}
+
+apo_status apo_stream_resume(apo_runtime *rt, const apo_stream_desc *desc, const uint64_t *first,
+                             const size_t *n_bars, const double *const *inputs, apo_stream **out) {
+    if (rt == NULL || desc == NULL || first == NULL || n_bars == NULL || out == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_stream_resume: NULL argument");
+    *out = NULL;
+    apo_stream *s = NULL;
+    APO_CHECK(create(rt, desc, &s));
+    /* The given bars are checked as an update's would be (NULL arrays, negative volumes),
+     * outputs aside: a resume writes none. */
+    size_t total = 0;
+    double *none[APO_MAX_IO] = {0};
+    double dummy = 0.0;
+    for (size_t o = 0; o < s->kernel->n_outputs; o++)
+        none[o] = &dummy;
+    apo_status st = check_update(s, n_bars, inputs, none, "apo_stream_resume", &total);
+    if (st == APO_OK)
+        st = apo__stream_resume_fill(s, first, n_bars, inputs);
+    if (st != APO_OK) {
+        apo__stream_free(s);
+        return st;
+    }
+    attach_devices(rt, desc, s);
+    *out = s;
+    return APO_OK;
+}
+
 apo_status apo_stream_fork(const apo_stream *s, apo_stream **out) {
     if (s == NULL || out == NULL)
         return apo__fail(APO_ERR_NULL, "apo_stream_fork: NULL argument");
@@ -219,8 +274,8 @@ apo_status apo_stream_save(const apo_stream *s, void *buf, size_t cap, size_t *n
     return APO_OK;
 }
 
-/* Whether a loaded state (of one set) is of kernel k with `params` and the series and seed
- * of `expect`; fails saying how it is not. */
+/* Whether a loaded state (of one set) is of kernel k with `params` and the series, seed and
+ * revise_bars of `expect`; fails saying how it is not. */
 static apo_status check_head(const apo__kernel *k, const double *params,
                              const apo_stream_desc *expect, const apo__stream_head *head) {
     if (strcmp(k->name, head->kernel) != 0)
@@ -240,6 +295,11 @@ static apo_status check_head(const apo__kernel *k, const double *params,
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the state's seed is %llu, not %llu",
                          (unsigned long long)head->seed, (unsigned long long)expect->seed);
+    if (head->revise != expect->revise_bars)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the state keeps %llu bars for revises, not %zu "
+                         "(revise_bars)",
+                         (unsigned long long)head->revise, expect->revise_bars);
     return APO_OK;
 }
 

@@ -8,6 +8,7 @@
 #include "catalog/call_context.h"
 #include "catalog/call_span.h"
 #include "catalog/grid.h"
+#include "catalog/scored_kernels.h"
 #include "devices/device.h"
 #include "devices/replay.h"
 
@@ -50,6 +51,7 @@ void apo__replay_job_of(const apo__call *call, uint64_t first, uint64_t end, apo
             job->scored = 1;
             job->positions += tiles * (double)pc->cols;
             job->steps = fmax(job->steps, (double)pc->cols);
+            job->scored_scratch = fmax(job->scored_scratch, (double)apo__scored_scratch_of(pc));
             scored_in = fmax(scored_in, in);
         } else {
             job->positions += (double)apo__tiles_elements(pc, run.first, run.end) /
@@ -185,8 +187,14 @@ static void gpu_demand(const apo__replay_row *row, const apo__replay_speed *spee
     const double together = slots > 1 ? fmin((double)slots, chunks) : 1.0;
     const double rounds = ceil(chunks / together);
     const double chains_per_round = job->chains / rounds;
-    const double kernel_s =
-        rounds * ceil(chains_per_round / speed->chains) * job->steps * speed->step_s;
+    /* A scored launch runs the series its scratch allows at once (apo__scored_gpu_chains), as
+     * the planner assumes; a row's `chains` may cap that further. */
+    double at_once = speed->chains;
+    if (job->scored) {
+        const double launch = (double)apo__scored_gpu_chains((size_t)job->scored_scratch, row->sms);
+        at_once = at_once > 0 ? fmin(at_once, launch) : launch;
+    }
+    const double kernel_s = rounds * ceil(chains_per_round / at_once) * job->steps * speed->step_s;
     *free_s =
         row->latency_s + wait_s + chunks * row->launch_s + fmax(kernel_s, fmax(copy_s, pcie_s));
 }

@@ -31,7 +31,8 @@ typedef struct apo__device apo__device;
 typedef enum apo__replay_role { APO_REPLAY_GPU, APO_REPLAY_HOST } apo__replay_role;
 
 /* A kernel's speed on a replayed device. GPU: seconds per serial step of one chain, and the
- * chains that run at once before the next wave starts. Host: positions (samples, or
+ * chains that run at once before the next wave starts (for "scored", 0: as many as a scored
+ * launch's scratch holds, apo__scored_gpu_chains). Host: positions (samples, or
  * set-bars of a scored call) per second and thread. name NULL ends a list; "*" is the
  * default for kernels without a row of their own, "scored" the default for scored calls. */
 typedef struct apo__replay_speed {
@@ -91,6 +92,7 @@ typedef struct apo__replay_job {
     double in_bytes, out_bytes; /* host bytes the job reads and writes */
     int resident;               /* the arrays are in GPU memory */
     int scored;
+    double scored_scratch; /* doubles of scratch a scored chain needs (its pass's window) */
 } apo__replay_job;
 
 /* The job of tiles [first, end) of `call` (first < end). */

@@ -17,8 +17,11 @@
  *   to 1e8 samples: one wave of up to 32 x 7 x 132 tiles, 0.73 us a step (derived);
  * - staged macd: 6,104 tiles of 16,384 + 811 steps in 8.2 ms: 0.48 us a step, waves of
  *   32 x 9 x 132 (derived);
- * - scored calls: a piece of 50 sets x 500 series x 2,520 bars in about 9 ms warm, one chain
- *   at about 0.25 us a bar: about 1,750 chains at once (derived);
+ * - scored calls: a piece of 50 sets x 500 series x 2,520 bars in about 9 ms warm; every
+ *   series of a launch runs at once up to the launch's scratch (apo__scored_gpu_chains: 26,630
+ *   windows of 2,520 bars), so a bar of the chain takes about 3.6 us (derived; until
+ *   2026-11-26 this row said 1,750 chains at once at 0.25 us a bar, which fits the same piece
+ *   but not the H200's time staying flat from half the piece to four fifths of it);
  * - the cpu: bollinger 1e8 in about 70 ms on 8 threads (the profile's share of 0.42 against
  *   the GPU's fitted 0.97 ms per million samples: derived), 1.79e8 samples per second and
  *   thread; a scored rsi piece in about 115 ms on 16 threads, 3.4e7 set-bars per second and
@@ -33,7 +36,7 @@
 static const apo__replay_speed h100_speeds[] = {
     {"bollinger", 0.73e-6, 32.0 * 7 * 132, 0},
     {"macd", 0.48e-6, 32.0 * 9 * 132, 0},
-    {"scored", 0.25e-6, 1750, 0},
+    {"scored", 3.6e-6, 0, 0},
     {"*", 0.73e-6, 32.0 * 7 * 132, 0},
     {NULL, 0, 0, 0},
 };
@@ -55,7 +58,9 @@ static const apo__replay_speed h100_host_speeds[] = {
  * - the cpu: bollinger at 0.461 ms per million samples on 8 threads (profiled: 2.7e8 samples
  *   per second and thread); the rsi sweep's warm pieces in about 58 ms on 16 threads (6.7e7
  *   set-bars per second and thread);
- * - scored calls on the GPU: the warm pieces in about 8.2 ms (about 1,900 chains at once);
+ * - scored calls on the GPU: the warm pieces of 26,500 series in about 8.2 ms, all at once:
+ *   3.25 us a bar (derived; the piece's time stayed at 25 ms from half of it to four fifths
+ *   on the cuda,cpu pair, docs/perf-log/2026-11-26-h200-second-visit.md);
  * - PCIe pinned: h2d 55.4, d2h 55.3, both ways 100.5 GB/s (apo-bench-kernels, a second
  *   machine of the same kind, measured);
  * - staged bollinger 1e8 device-resident in 3.02 ms, macd in 8.33 ms (the same run): the
@@ -63,7 +68,7 @@ static const apo__replay_speed h100_host_speeds[] = {
 static const apo__replay_speed h200_speeds[] = {
     {"bollinger", 0.71e-6, 32.0 * 7 * 132, 0},
     {"macd", 0.49e-6, 32.0 * 9 * 132, 0},
-    {"scored", 0.25e-6, 1900, 0},
+    {"scored", 3.25e-6, 0, 0},
     {"*", 0.71e-6, 32.0 * 7 * 132, 0},
     {NULL, 0, 0, 0},
 };

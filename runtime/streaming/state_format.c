@@ -8,6 +8,7 @@
 #include "fnv1a.h"
 #include "le_bytes.h"
 #include "streaming/state_format.h"
+#include "streaming/stream_revise.h"
 
 /* The most doubles a series may carry (a header asking more is malformed): a bound far above
  * any kernel's, so that no count read from a state can make the length sums below wrap. */
@@ -30,16 +31,20 @@ enum {
     OFF_N_OUTPUTS = 156,
     OFF_N_SERIES = 160,
     OFF_TOTAL = 168,
-    OFF_CARRY = 176
+    OFF_CARRY = 176,
+    OFF_REVISE = 184 /* from version 3 */
 };
 
-/* Bars a series of n bars keeps per input, for a grid of `tile` and `halo`; none for a
- * kernel that carries `carry` doubles of its run instead (apo__stream_base). */
-static uint64_t kept_of(uint64_t n, uint64_t tile, uint64_t halo, uint64_t carry) {
-    if (carry > 0)
+/* Bars a series of n bars keeps per input, for a grid of `tile` and `halo` and `revise` bars
+ * kept for revises; none for a kernel that carries `carry` doubles of its run instead
+ * (apo__stream_base, which this follows). */
+static uint64_t kept_of(uint64_t n, const apo__stream_head *h) {
+    if (h->carry > 0)
         return 0;
-    uint64_t start = n - n % tile;
-    return n - (start > halo ? start - halo : 0);
+    if (n < h->revise)
+        return n;
+    const uint64_t from = n - h->revise, start = from - from % h->tile;
+    return n - (start > h->halo ? start - h->halo : 0);
 }
 
 static size_t set_state_len(const apo_stream *s) {
@@ -69,6 +74,7 @@ static void set_state_write(const apo_stream *s, unsigned char *buf) {
     apo__put_u64(buf + OFF_TOTAL, len);
     const size_t carry = apo__stream_carry_len(k);
     apo__put_u64(buf + OFF_CARRY, carry);
+    apo__put_u64(buf + OFF_REVISE, s->revise);
     unsigned char *p = buf + APO_STREAM_HEADER_LEN;
     for (size_t r = 0; r < s->n_series; r++, p += 8)
         apo__put_u64(p, s->series[r].n);
@@ -150,10 +156,11 @@ static apo_status check_envelope(const unsigned char *b, size_t len, size_t off_
                                  size_t header_len, size_t off_total, int sweep) {
     const char *what = sweep ? "the sweep's state" : "the state";
     const uint32_t reads = sweep ? APO_STREAM_SWEEP_FORMAT_VERSION : APO_STREAM_FORMAT_VERSION;
+    const uint32_t oldest = sweep ? APO_STREAM_SWEEP_FORMAT_VERSION : APO_STREAM_FORMAT_OLDEST;
     uint32_t format = apo__get_u32(b + off_format);
-    if (format != reads)
-        return BAD("%s is of format version %u; this library (%s) reads version %u only", what,
-                   (unsigned)format, APO_VERSION_STRING, (unsigned)reads);
+    if (format < oldest || format > reads)
+        return BAD("%s is of format version %u; this library (%s) reads versions %u to %u only",
+                   what, (unsigned)format, APO_VERSION_STRING, (unsigned)oldest, (unsigned)reads);
     if (len < header_len + 8)
         return BAD("truncated: %zu bytes, shorter than the %zu-byte header and checksum%s", len,
                    header_len, sweep ? " of a sweep's state" : "");
@@ -215,9 +222,14 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
      * a state of another format is named as such rather than as corrupt. */
     if (len < 12 || memcmp(b + OFF_MAGIC, magic, sizeof magic) != 0)
         return BAD("not a stream state (%zu bytes, without its magic \"APOSTRM\")", len);
-    APO_CHECK(check_envelope(b, len, OFF_FORMAT, APO_STREAM_HEADER_LEN, OFF_TOTAL, 0));
+    /* A version-2 header ends before the revise field; its layout is otherwise version 3's. */
+    const size_t header_len = apo__get_u32(b + OFF_FORMAT) == APO_STREAM_FORMAT_OLDEST
+                                  ? APO_STREAM_HEADER_LEN_V2
+                                  : APO_STREAM_HEADER_LEN;
+    APO_CHECK(check_envelope(b, len, OFF_FORMAT, header_len, OFF_TOTAL, 0));
 
     memset(head, 0, sizeof *head);
+    head->header_len = header_len;
     if (!read_text(b + OFF_VERSION, APO_STREAM_VERSION_LEN, head->version) ||
         !read_text(b + OFF_KERNEL, APO_NAME_MAX, head->kernel))
         return BAD("malformed header: a name field is not NUL-terminated");
@@ -235,6 +247,10 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
     head->n_outputs = apo__get_u32(b + OFF_N_OUTPUTS);
     head->n_series = apo__get_u64(b + OFF_N_SERIES);
     head->carry = apo__get_u64(b + OFF_CARRY);
+    head->revise = header_len > OFF_REVISE ? apo__get_u64(b + OFF_REVISE) : 0;
+    if (head->revise > ((uint64_t)1 << 40))
+        return BAD("malformed header: %llu bars kept for revises",
+                   (unsigned long long)head->revise);
     if (head->carry > APO_STREAM_MAX_CARRY)
         return BAD("malformed header: each series carries %llu doubles",
                    (unsigned long long)head->carry);
@@ -252,14 +268,14 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
 
     /* The series' counts must fill the length exactly; every term is bounded above, so no
      * sum below can wrap. */
-    uint64_t room = len - APO_STREAM_HEADER_LEN - 8;
+    uint64_t room = len - header_len - 8;
     if (head->n_series > room / 8)
         return BAD("malformed: %llu series do not fit in %zu bytes",
                    (unsigned long long)head->n_series, len);
     uint64_t need = 8 * head->n_series;
     for (uint64_t r = 0; r < head->n_series; r++) {
-        uint64_t n = apo__get_u64(b + APO_STREAM_HEADER_LEN + 8 * r);
-        need += kept_of(n, head->tile, head->halo, head->carry) * head->n_inputs * 8;
+        uint64_t n = apo__get_u64(b + header_len + 8 * r);
+        need += kept_of(n, head) * head->n_inputs * 8;
         need += head->carry * 8;
         if (need > room)
             return BAD("malformed: series %llu's bars run past the end of the state",
@@ -289,6 +305,7 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
         params[p] = v;
     }
     APO_CHECK(apo__stream_check_kernel(k, params));
+    APO_CHECK(apo__stream_check_revise(k, (size_t)head->revise, "apo_stream_load"));
     if (head->carry != apo__stream_carry_len(k))
         return BAD("the state's series carry %llu doubles of %s's run; this runtime's carries "
                    "%zu",
@@ -301,8 +318,9 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
                    halo);
 
     apo_stream *s;
-    APO_CHECK(apo__stream_new(k, params, (size_t)head->n_series, head->seed, &s));
-    const unsigned char *counts = (const unsigned char *)buf + APO_STREAM_HEADER_LEN;
+    APO_CHECK(
+        apo__stream_new(k, params, (size_t)head->n_series, head->seed, (size_t)head->revise, &s));
+    const unsigned char *counts = (const unsigned char *)buf + head->header_len;
     const unsigned char *p = counts + 8 * s->n_series;
     for (size_t r = 0; r < s->n_series; r++) {
         apo__stream_series *se = &s->series[r];

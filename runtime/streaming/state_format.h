@@ -18,10 +18,15 @@
 #include "streaming/stream.h"
 
 /* 2: the header counts the doubles each series carries (a running sum's state, obv and ad)
- * and the series' carried doubles follow their kept bars. */
-#define APO_STREAM_FORMAT_VERSION 2
-#define APO_STREAM_HEADER_LEN 184
-/* A sweep's container, whose layout version 2 did not change. */
+ * and the series' carried doubles follow their kept bars. 3: the header gives the bars kept
+ * for revises (apo_stream_desc.revise_bars), which the kept windows' lengths follow. A
+ * version-2 state still loads, as a stream that keeps none (its layout is version 3's without
+ * that field). */
+#define APO_STREAM_FORMAT_VERSION 3
+#define APO_STREAM_FORMAT_OLDEST 2
+#define APO_STREAM_HEADER_LEN 192
+#define APO_STREAM_HEADER_LEN_V2 184
+/* A sweep's container, whose layout versions 2 and 3 did not change. */
 #define APO_STREAM_SWEEP_FORMAT_VERSION 1
 #define APO_STREAM_VERSION_LEN 16
 
@@ -34,7 +39,9 @@ typedef struct apo__stream_head {
     uint64_t seed, tile, halo;
     uint32_t n_inputs, n_outputs;
     uint64_t n_series;
-    uint64_t carry; /* doubles each series carries (apo__stream_carry_len); 0: it keeps bars */
+    uint64_t carry;    /* doubles each series carries (apo__stream_carry_len); 0: it keeps bars */
+    uint64_t revise;   /* bars kept for revises (0 in a version-2 state) */
+    size_t header_len; /* where the series' counts start: the header's length in its version */
 } apo__stream_head;
 
 /* Bytes of the stream's state (a sweep's: its container, docs/streaming.md "Sweeps"). */

@@ -1,5 +1,6 @@
 /* A stream's series and its updates; see stream.h. */
 #define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE beside POSIX, for the slab */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ size_t apo__stream_carry_len(const apo__kernel *k) {
 }
 
 apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_series,
-                           uint64_t seed, apo_stream **out) {
+                           uint64_t seed, size_t revise, apo_stream **out) {
     apo_stream *s = calloc(1, sizeof *s);
     if (s == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for the stream");
@@ -101,6 +102,7 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
     memcpy(s->params, params, sizeof s->params);
     s->seed = seed;
     s->n_series = n_series;
+    s->revise = revise;
     s->tile = k->tile_len(k, params);
     s->halo = apo__kernel_halo(k, params);
     *out = s;
@@ -111,7 +113,11 @@ uint64_t apo__stream_base(const apo_stream *s, uint64_t n) {
     /* A carried run needs no bar before the next one. */
     if (apo__stream_carry_len(s->kernel) > 0)
         return n;
-    uint64_t start = n - n % s->tile;
+    /* The window a revise of the last `revise` bars re-runs from (stream_revise.c): the tile
+     * that holds bar n - revise, from its start less the halo. */
+    if (n < s->revise)
+        return 0;
+    const uint64_t from = n - s->revise, start = from - from % s->tile;
     return start > s->halo ? start - s->halo : 0;
 }
 
@@ -119,8 +125,12 @@ size_t apo__stream_kept(const apo_stream *s, uint64_t n) {
     return (size_t)(n - apo__stream_base(s, n));
 }
 
-/* The most bars a series keeps per input: the current tile's and the halo before it. */
-static size_t window_bound(const apo_stream *s) { return s->halo + s->tile; }
+/* The most bars a series holds per input, a piece of new bars included before the bars
+ * its next tile no longer reads are dropped: the current tile's and the halo before it, and
+ * for a stream that revises (apo__stream_base) the tiles back to bar n - revise's. */
+static size_t window_bound(const apo_stream *s) {
+    return s->halo + s->tile + (s->revise + s->tile - 1) / s->tile * s->tile;
+}
 
 /* Bars per input past which a series' window moves to the slab: a page of them, from which
  * on its next bar is on a page of its own whatever the allocation. */
@@ -282,6 +292,47 @@ static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t end) {
     return st == APO_OK ? APO_OK : kernel_failed(s, st, r, start, end);
 }
 
+apo_status apo__stream_reserve_rerun(apo_stream *s, size_t bars) {
+    return reserve_scratch(s, bars < s->tile ? bars : s->tile);
+}
+
+apo_status apo__stream_rerun(apo_stream *s, size_t r, uint64_t from, double *const *outputs,
+                             size_t at) {
+    const apo__kernel *k = s->kernel;
+    apo__stream_series *se = &s->series[r];
+    const uint64_t n = se->n, base = apo__stream_base(s, n);
+    assert(from <= n && from - from % s->tile >= base + (base > 0 ? s->halo : 0));
+    const double *inputs[APO_MAX_IO] = {0};
+    for (size_t i = 0; i < k->n_inputs; i++)
+        inputs[i] = biased(se->in + i * se->cap, base);
+    /* Each tile the positions meet, from its start: the batch's computation of it, the
+     * kernel's state restarted there, stopped at n where n falls inside it. */
+    se->resume_at = APO_STREAM_NO_RESUME;
+    for (uint64_t start = from - from % s->tile; start < n; start += s->tile) {
+        const uint64_t end = n - start < s->tile ? n : start + s->tile;
+        double *out[APO_MAX_IO] = {0};
+        for (size_t o = 0; o < k->n_outputs; o++)
+            out[o] = biased(s->scratch + o * s->scratch_cap, start);
+        apo__call call;
+        stream_call(s, &call, inputs, out, end);
+        if (s->resume != NULL) {
+            unsigned char *state = s->resume + r * s->resume_stride;
+            memset(state, 0, s->resume_stride); /* "nothing": a run from the tile's start */
+            (void)k->resume_tile(&call, state, 1, (size_t)start, (size_t)end);
+        } else {
+            apo__call_grid(&call);
+            apo_status st = k->run_tile(&call, 0, (size_t)start, (size_t)end, NULL);
+            if (st != APO_OK)
+                return kernel_failed(s, st, r, start, end);
+        }
+        const uint64_t lo = from > start ? from : start;
+        for (size_t o = 0; o < k->n_outputs; o++)
+            memcpy(outputs[o] + at + (lo - from), s->scratch + o * s->scratch_cap + (lo - start),
+                   (size_t)(end - lo) * sizeof(double));
+    }
+    return APO_OK;
+}
+
 /*
  * Feeds `tiles` whole tiles of series r from a tile boundary (the series at se->n, its kept
  * bars the halo before it), through the kernel's run_tiles: the tiles side by side in the
@@ -430,12 +481,14 @@ static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
     for (size_t r = 0; r < s->n_series; r++) {
         if (n_new[r] == 0)
             continue;
-        /* Whole tiles go through run_tiles, at most APO_STREAM_BULK_TILES at a time, with
-         * the halo before them (the first whole tile may follow this update's first piece). */
+        /* Whole tiles go through run_tiles, at most APO_STREAM_BULK_TILES at a time, after
+         * the bars kept before them (the halo, and a revising stream's tiles before it; the
+         * first whole tile may follow this update's first piece). */
         if (s->kernel->run_tiles != NULL && n_new[r] >= s->tile) {
             size_t tiles = n_new[r] / s->tile < APO_STREAM_BULK_TILES ? n_new[r] / s->tile
                                                                       : APO_STREAM_BULK_TILES;
-            bulk = s->halo + tiles * s->tile > bulk ? s->halo + tiles * s->tile : bulk;
+            const size_t need = window_bound(s) - s->tile + tiles * s->tile;
+            bulk = need > bulk ? need : bulk;
         }
         size_t kept = apo__stream_kept(s, s->series[r].n);
         size_t most = window_bound(s);
@@ -506,7 +559,10 @@ static void prefetch_series(const apo_stream *s, size_t r) {
 static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
                               double *const *outputs, int on_devices) {
     unsigned char *done = NULL;
-    if (s->batch != NULL && on_devices) {
+    /* device_bars SIZE_MAX (the default where the cpu is the only device) hands nothing
+     * over: skipping the hook spares a one-bar update an allocation and a pass over the
+     * series (docs/perf-log/2026-11-26-stream-latency.md). */
+    if (s->batch != NULL && on_devices && s->device_bars != SIZE_MAX) {
         done = calloc(s->n_series, 1);
         if (done == NULL)
             return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu series",

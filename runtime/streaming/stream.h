@@ -52,6 +52,10 @@ struct apo_stream {
     uint64_t seed;
     size_t n_series;
     size_t tile, halo;
+    /* Bars a series keeps past what its next bar needs, so that its last `revise` bars can
+     * be replaced (apo_stream_desc.revise_bars, stream_revise.c): its window then starts at
+     * the start of bar n - revise's tile, less the halo (apo__stream_base). */
+    size_t revise;
     apo__stream_series *series;
     double *scratch; /* n_outputs blocks of scratch_cap doubles: the current tile's outputs */
     size_t scratch_cap;
@@ -95,12 +99,14 @@ apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params);
  * which its saved state holds; 0 for a kernel whose state is a cache of its kept bars. */
 size_t apo__stream_carry_len(const apo__kernel *k);
 
-/* A stream of n_series empty series (n_series checked by the caller). */
+/* A stream of n_series empty series that keeps `revise` bars more (n_series and revise
+ * checked by the caller). */
 apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_series,
-                           uint64_t seed, apo_stream **out);
+                           uint64_t seed, size_t revise, apo_stream **out);
 
-/* The first position a series of n bars keeps: the current tile's start less the halo
- * (n for a carried run, which keeps no bar). */
+/* The first position a series of n bars keeps: the current tile's start less the halo, or
+ * for a stream that revises, the start of bar n - revise's tile less the halo (n for a
+ * carried run, which keeps no bar). */
 uint64_t apo__stream_base(const apo_stream *s, uint64_t n);
 
 /* Bars a series of n bars keeps per input (n - apo__stream_base()). */
@@ -132,6 +138,18 @@ apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new);
  * series may have moved: stream_journal.h puts them back. */
 apo_status apo__stream_feed_set(apo_stream *s, const size_t *n_new, const double *const *inputs,
                                 double *const *outputs, int on_devices);
+
+/* Room for a re-run of up to `bars` positions of one tile (apo__stream_rerun), made before
+ * any series moves. */
+apo_status apo__stream_reserve_rerun(apo_stream *s, size_t bars);
+
+/* Computes again the outputs of series r at positions [from, n) from its kept bars (from at
+ * least n - revise, or the current tile's start, so that the kept bars cover every tile it
+ * meets), each tile from its start as the batch does, and writes them to outputs[o] + at.
+ * The series' running state is dropped: its next update starts its tile afresh. Fails only
+ * where a user kernel does (APO_ERR_KERNEL_FAILED), changing no kept bar. */
+apo_status apo__stream_rerun(apo_stream *s, size_t r, uint64_t from, double *const *outputs,
+                             size_t at);
 
 void apo__stream_free(apo_stream *s);
 

@@ -8,7 +8,7 @@
 /* A copy of a stream of one set. */
 static apo_status copy_set(const apo_stream *s, apo_stream **out) {
     apo_stream *c = NULL;
-    APO_CHECK(apo__stream_new(s->kernel, s->params, s->n_series, s->seed, &c));
+    APO_CHECK(apo__stream_new(s->kernel, s->params, s->n_series, s->seed, s->revise, &c));
     const size_t n_in = s->kernel->n_inputs;
     for (size_t r = 0; r < s->n_series; r++) {
         const apo__stream_series *from = &s->series[r];

@@ -6,23 +6,16 @@
 #include "base/error.h"
 #include "streaming/stream_journal.h"
 
-/* What one set's series were before an update (only those with new bars are filled). */
-typedef struct journal {
-    uint64_t *n, *resume_at;
-    unsigned char *resume; /* resume_stride bytes a series, or NULL */
-    double **window;       /* the kept window before it, where its start moves; else NULL */
-    int broken;
-} journal;
+typedef apo__stream_journal journal;
 
-static void journal_free(journal *j, size_t n_series) {
+void apo__stream_journal_free(journal *j, size_t n_series) {
     for (size_t r = 0; j->window != NULL && r < n_series; r++)
         free(j->window[r]);
     free(j->n), free(j->resume_at), free(j->resume), free(j->window);
     memset(j, 0, sizeof *j);
 }
 
-/* Keeps what the series of s that take new bars will change. */
-static apo_status journal_take(const apo_stream *s, const size_t *n_new, journal *j) {
+apo_status apo__stream_journal_take(const apo_stream *s, const size_t *n_new, journal *j) {
     const size_t rows = s->n_series, n_in = s->kernel->n_inputs;
     memset(j, 0, sizeof *j);
     j->n = malloc(rows * sizeof *j->n);
@@ -52,16 +45,16 @@ static apo_status journal_take(const apo_stream *s, const size_t *n_new, journal
     }
     j->broken = s->broken;
     if (bad) {
-        journal_free(j, rows);
+        apo__stream_journal_free(j, rows);
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory to journal %zu series",
                          rows);
     }
     return APO_OK;
 }
 
-/* Puts the series of s back as the journal found them. Their blocks are the ones they had
- * then: an update's room is reserved before the journal is taken, and feeding moves no block. */
-static void journal_restore(apo_stream *s, const size_t *n_new, const journal *j) {
+/* The series' blocks are the ones they had when the journal was taken: an update's room is
+ * reserved before, and feeding moves no block. */
+void apo__stream_journal_restore(apo_stream *s, const size_t *n_new, const journal *j) {
     const size_t n_in = s->kernel->n_inputs;
     for (size_t r = 0; r < s->n_series; r++) {
         if (n_new[r] == 0)
@@ -101,7 +94,7 @@ apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
     size_t taken = 0;
     for (size_t k = 0; k < n_sets && st == APO_OK; k++) {
         apo_stream *one = set_of(s, k);
-        if (journaled && (st = journal_take(one, n_new, &js[k])) != APO_OK)
+        if (journaled && (st = apo__stream_journal_take(one, n_new, &js[k])) != APO_OK)
             break;
         taken += journaled;
         double *set_out[APO_MAX_IO];
@@ -111,11 +104,11 @@ apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
     }
     if (journaled && (peek || st != APO_OK))
         for (size_t k = taken; k-- > 0;)
-            journal_restore(set_of(s, k), n_new, &js[k]);
+            apo__stream_journal_restore(set_of(s, k), n_new, &js[k]);
     else if (st != APO_OK && s->n_sets > 0)
         s->broken = 1;
     for (size_t k = 0; k < taken; k++)
-        journal_free(&js[k], set_of(s, k)->n_series);
+        apo__stream_journal_free(&js[k], set_of(s, k)->n_series);
     free(js);
     return st;
 }

@@ -16,8 +16,28 @@
 #define APO_RUNTIME_STREAMING_STREAM_JOURNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "streaming/stream.h"
+
+/* What one set's series were before an update (only those with new bars are filled). */
+typedef struct apo__stream_journal {
+    uint64_t *n, *resume_at;
+    unsigned char *resume; /* resume_stride bytes a series, or NULL */
+    double **window;       /* the kept window before it, where its start moves; else NULL */
+    int broken;
+} apo__stream_journal;
+
+/* Keeps what the series of one set s that take new bars will change, s's room for them
+ * already reserved (apo__stream_reserve_set). APO_ERR_OUT_OF_MEMORY: nothing is kept. */
+apo_status apo__stream_journal_take(const apo_stream *s, const size_t *n_new,
+                                    apo__stream_journal *j);
+
+/* Puts the series of s back as the journal found them, and s's broken flag. */
+void apo__stream_journal_restore(apo_stream *s, const size_t *n_new, const apo__stream_journal *j);
+
+/* Frees what a journal of n_series series holds; a zeroed one is fine. */
+void apo__stream_journal_free(apo__stream_journal *j, size_t n_series);
 
 /* apo_stream_update() or, with peek, apo_stream_peek(), arguments already checked; `total`
  * the new bars of all series (a sweep's sets write their outputs `total` apart). A peek runs

@@ -94,6 +94,38 @@ Test(replayed_h100, a_scored_sweep_learnt_on_one_series_still_goes_to_the_gpu, .
     check_scored_sweep_goes_to_gpu(50, 2520, 40);
 }
 
+/* A scored launch scores every series its scratch allows at once (docs/cuda.md, "Scored sweeps
+ * on a GPU": 26,630 of rsi over 2,520 bars): the GPU's time for half of a piece of 4,000 series
+ * is its time for all of it, as on the H200 (docs/perf-log/2026-11-26-h200-second-visit.md),
+ * and the first call the balancer learns from leaves the next within 10% of the GPU alone.
+ * Before, the replay ran 1,750 series at once, so half the piece cost two thirds of it. */
+Test(replayed_h100, a_scored_piece_costs_the_gpu_one_wave_whatever_its_share, .timeout = 120) {
+    apo_runtime *rt = test_runtime(REPLAYED_PAIR);
+    test_job job;
+    replay_scored_job(&job, rt, 100, 2520, 40);
+    apo_report report;
+    replay_call(rt, &job, 0, 0, &report); /* pins the GPU's first slots */
+    const double alone = replay_call(rt, &job, 0, 0, &report);
+    const double gpu_alone_ms = report.devices[0].wall_ms;
+    const double halves[2] = {1.0, 1.0};
+    job.w.ratios = halves;
+    job.w.n_ratios = 2;
+    job.w.learn = APO_SWITCH_OFF;
+    report = (apo_report)APO_REPORT_INIT;
+    cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
+    job.w.ratios = NULL;
+    job.w.n_ratios = 0;
+    cr_assert(fabs(report.devices[0].wall_ms - gpu_alone_ms) <= 0.01 * gpu_alone_ms,
+              "the GPU took %.3f ms for half the series, %.3f ms for all of them",
+              report.devices[0].wall_ms, gpu_alone_ms);
+    replay_call(rt, &job, -1, 1, &report); /* equal shares, learnt from */
+    const double learnt = replay_call(rt, &job, -1, 1, &report);
+    cr_assert(learnt <= 1.10 * alone, "%.2f ms after one call against %.2f for the GPU alone",
+              learnt, alone);
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
 Test(replayed_h100, a_configuration_is_never_much_slower_than_its_best_single_device,
      .timeout = 300) {
     check_random_shapes(12, 2000000, 3);

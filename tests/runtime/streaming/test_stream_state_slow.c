@@ -92,7 +92,7 @@ static unsigned char *small_obv_state(apo_runtime *rt, size_t *len) {
     cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
     unsigned char *buf = saved(s, len);
     apo_stream_destroy(s);
-    cr_assert_eq(*len, 184 + 3 * 8 + 3 * 3 * 8 + 8, "obv state of %zu bytes", *len);
+    cr_assert_eq(*len, 192 + 3 * 8 + 3 * 3 * 8 + 8, "obv state of %zu bytes", *len);
     return buf;
 }
 
@@ -309,9 +309,9 @@ Test(stream_state, another_version_or_grid_is_refused, .timeout = 60) {
     cr_assert_not_null(edit);
 
     memcpy(edit, buf, len);
-    edit[OFF_FORMAT] = 3;
+    edit[OFF_FORMAT] = 4;
     reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 3");
+    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 4");
     /* Version 1 had no carried doubles (before obv and ad streamed). */
     memcpy(edit, buf, len);
     edit[OFF_FORMAT] = 1;

@@ -1,0 +1,542 @@
+/*
+ * Groups of streams (apo_stream_group; docs/streaming.md, "Groups"): ten streams (eight
+ * kernels of one to four inputs, correl with its inputs bound to other names, a sweep of two
+ * sets) fed together in random pieces, with NaN gaps and across bollinger's first tile
+ * boundary, give bit for bit what each stream fed alone by apo_stream_update() gives, and
+ * the batch call over the whole history; their saved states end byte for byte those of the
+ * lone streams. A refused group update (an input missing or given twice, a negative volume
+ * read by the last stream only, a NULL output of the last stream, counts that overflow) and a
+ * peek change no stream's saved state; a user kernel that fails in the last stream, and a
+ * large update whose device fails in the last stream, put back every stream the update had
+ * already fed. Bad groups are refused at creation.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "stream_fixtures.h"
+
+#define ROWS 4
+#define COLS 4400 /* past bollinger's first tile boundary (4096) */
+#define N_MEMBERS 10
+#define N_NAMES 5
+
+static const char *const names[N_NAMES] = {"open", "high", "low", "close", "volume"};
+
+/* A group member: its kernel, parameters, the sweep of `swept` (two values) when named, and
+ * the group inputs its kernel's inputs read (NULL: the kernel's own names). */
+typedef struct member {
+    const char *kernel;
+    apo_param params[3];
+    size_t n_params;
+    const char *swept;
+    double values[2];
+    const char *bind[APO_MAX_IO];
+} member;
+
+static const member members[N_MEMBERS] = {
+    {"bollinger", {{"period", 20}}, 1, NULL, {0}, {NULL}},
+    {"macd", {{"fast", 12}, {"slow", 26}, {"signal", 9}}, 3, NULL, {0}, {NULL}},
+    {"rsi", {{"timeperiod", 14}}, 1, NULL, {0}, {NULL}},
+    {"stoch", {{"fastk_period", 5}}, 1, NULL, {0}, {NULL}},
+    {"atr", {{"timeperiod", 14}}, 1, NULL, {0}, {NULL}},
+    {"correl", {{"timeperiod", 30}}, 1, NULL, {0}, {"close", "high"}},
+    {"sma", {{NULL, 0}}, 0, "timeperiod", {5, 30}, {NULL}},
+    {"kama", {{NULL, 0}}, 0, NULL, {0}, {NULL}},
+    {"obv", {{NULL, 0}}, 0, NULL, {0}, {NULL}},
+    {"mfi", {{"timeperiod", 14}}, 1, NULL, {0}, {NULL}},
+};
+
+/* The five named inputs over ROWS x COLS: a walk as the close, the bars around it, positive
+ * volumes; series 1 has scattered NaN bars, series 2 a run of them across bar 4096. */
+static double *bars[N_NAMES];
+
+static void fill_bars(void) {
+    uint64_t st = 54;
+    for (size_t n = 0; n < N_NAMES; n++)
+        cr_assert_not_null(bars[n] = malloc(ROWS * COLS * sizeof(double)));
+    for (size_t r = 0; r < ROWS; r++) {
+        double close = 100.0 + (double)r;
+        for (size_t t = 0; t < COLS; t++) {
+            const size_t at = r * COLS + t;
+            const double prev = close;
+            close += (double)(stream_rng(&st) >> 11) * 0x1.0p-53 - 0.5;
+            const double u = (double)(stream_rng(&st) >> 11) * 0x1.0p-53;
+            bars[0][at] = prev;
+            bars[1][at] = (close > prev ? close : prev) + u;
+            bars[2][at] = (close > prev ? prev : close) - u * 0.5;
+            bars[3][at] = close;
+            bars[4][at] = 1000.0 + 9000.0 * u;
+            const int gap =
+                (r == 1 && stream_rng(&st) % 60 == 0) || (r == 2 && t >= 4090 && t < 4110);
+            for (size_t n = 0; gap && n < N_NAMES; n++)
+                bars[n][at] = NAN;
+        }
+    }
+}
+
+static size_t name_index(const char *name) {
+    for (size_t n = 0; n < N_NAMES; n++)
+        if (strcmp(names[n], name) == 0)
+            return n;
+    cr_assert_fail("no input named %s", name);
+    return 0;
+}
+
+/* What the members are made of on one runtime: the kernels' input names and output counts,
+ * and the group input each kernel input reads. */
+typedef struct shape {
+    size_t n_in[N_MEMBERS], n_out[N_MEMBERS], n_sets[N_MEMBERS];
+    size_t reads[N_MEMBERS][APO_MAX_IO]; /* index into names[] */
+} shape;
+
+static shape shape_of(apo_runtime *rt) {
+    shape sh;
+    memset(&sh, 0, sizeof sh);
+    for (size_t j = 0; j < N_MEMBERS; j++) {
+        apo_kernel_info info = APO_KERNEL_INFO_INIT;
+        cr_assert_eq(apo_kernel_get(rt, members[j].kernel, &info), APO_OK, "%s", apo_last_error());
+        sh.n_in[j] = info.n_inputs;
+        sh.n_out[j] = info.n_outputs;
+        sh.n_sets[j] = members[j].swept != NULL ? 2 : 1;
+        for (size_t i = 0; i < info.n_inputs; i++)
+            sh.reads[j][i] =
+                name_index(members[j].bind[0] != NULL ? members[j].bind[i] : info.input_names[i]);
+    }
+    return sh;
+}
+
+static apo_sweep_param grids[N_MEMBERS][1];
+static apo_sweep sweeps[N_MEMBERS];
+
+static apo_stream *member_stream(apo_runtime *rt, size_t j, size_t device_bars) {
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = members[j].kernel;
+    d.n_series = ROWS;
+    d.params = members[j].params;
+    d.n_params = members[j].n_params;
+    d.device_bars = device_bars;
+    if (members[j].swept != NULL) {
+        grids[j][0] = (apo_sweep_param){members[j].swept, members[j].values, 2};
+        sweeps[j] = (apo_sweep)APO_SWEEP_INIT;
+        sweeps[j].grid = grids[j];
+        sweeps[j].n_grid = 1;
+        d.sweep = &sweeps[j];
+    }
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    return s;
+}
+
+static apo_stream_group *group_of(apo_stream **s, size_t n) {
+    const char *const *bind[N_MEMBERS];
+    for (size_t j = 0; j < n; j++)
+        bind[j] = members[j].bind[0] != NULL ? members[j].bind : NULL;
+    apo_stream_group *g = NULL;
+    cr_assert_eq(apo_stream_group_create(s, n, bind, &g), APO_OK, "%s", apo_last_error());
+    return g;
+}
+
+/* One update's packed inputs (by name) and every member's packed outputs. */
+typedef struct update {
+    size_t n_new[ROWS], total;
+    double *in[N_NAMES];
+    double *out[N_MEMBERS][APO_MAX_IO];
+} update;
+
+/* Packs bars from[r] .. from[r] + n_new[r] of each series. */
+static void update_init(update *u, const shape *sh, const size_t *from, const size_t *n_new) {
+    memset(u, 0, sizeof *u);
+    for (size_t r = 0; r < ROWS; r++)
+        u->total += u->n_new[r] = n_new[r];
+    for (size_t n = 0; n < N_NAMES; n++) {
+        cr_assert_not_null(u->in[n] = malloc((u->total + 1) * sizeof(double)));
+        for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
+            memcpy(u->in[n] + at, bars[n] + r * COLS + from[r], n_new[r] * sizeof(double));
+    }
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        for (size_t o = 0; o < sh->n_out[j]; o++)
+            cr_assert_not_null(u->out[j][o] =
+                                   malloc((sh->n_sets[j] * u->total + 1) * sizeof(double)));
+}
+
+static void update_free(update *u) {
+    for (size_t n = 0; n < N_NAMES; n++)
+        free(u->in[n]);
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        for (size_t o = 0; o < APO_MAX_IO; o++)
+            free(u->out[j][o]);
+}
+
+static apo_status group_update(apo_stream_group *g, update *u, size_t n_members, int peek) {
+    apo_named_input in[N_NAMES];
+    for (size_t n = 0; n < N_NAMES; n++)
+        in[n] = (apo_named_input){names[n], u->in[n]};
+    double *const *outs[N_MEMBERS];
+    for (size_t j = 0; j < n_members; j++)
+        outs[j] = u->out[j];
+    return peek ? apo_stream_group_peek(g, u->n_new, in, N_NAMES, outs)
+                : apo_stream_group_update(g, u->n_new, in, N_NAMES, outs);
+}
+
+/* Stream j fed alone by apo_stream_update(), the update's inputs in its kernel's order. */
+static void lone_update(apo_stream *s, const shape *sh, size_t j, const update *u,
+                        double *const *out) {
+    const double *in[APO_MAX_IO];
+    for (size_t i = 0; i < sh->n_in[j]; i++)
+        in[i] = u->in[sh->reads[j][i]];
+    cr_assert_eq(apo_stream_update(s, u->n_new, in, out), APO_OK, "%s", apo_last_error());
+}
+
+/* The batch call of member j's set `set` over the whole history: outputs, rows x cols. */
+static void batch_of(apo_runtime *rt, const shape *sh, size_t j, size_t set, double **out) {
+    apo_param params[4];
+    size_t n = members[j].n_params;
+    memcpy(params, members[j].params, n * sizeof *params);
+    if (members[j].swept != NULL)
+        params[n++] = (apo_param){members[j].swept, members[j].values[set]};
+    const double *in[APO_MAX_IO];
+    for (size_t i = 0; i < sh->n_in[j]; i++)
+        in[i] = bars[sh->reads[j][i]];
+    for (size_t o = 0; o < sh->n_out[j]; o++)
+        cr_assert_not_null(out[o] = malloc(ROWS * COLS * sizeof(double)));
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = members[j].kernel;
+    w.rows = ROWS;
+    w.cols = COLS;
+    w.inputs = in;
+    w.n_inputs = sh->n_in[j];
+    w.outputs = out;
+    w.n_outputs = sh->n_out[j];
+    w.params = params;
+    w.n_params = n;
+    w.learn = APO_SWITCH_OFF;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+}
+
+static void assert_same_bits(double a, double b, const char *what, size_t j, size_t o, size_t r,
+                             size_t t) {
+    cr_assert(memcmp(&a, &b, sizeof a) == 0,
+              "%s: %s output %zu, series %zu, bar %zu: %.17g against %.17g", what,
+              members[j].kernel, o, r, t, a, b);
+}
+
+/* Every member's saved state, concatenated, for comparisons byte for byte. */
+static unsigned char *states(apo_stream **s, size_t n, size_t *len) {
+    unsigned char *all = NULL;
+    *len = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t one = 0;
+        unsigned char *b = stream_state_bytes(s[j], &one);
+        cr_assert_not_null(all = realloc(all, *len + one));
+        memcpy(all + *len, b, one);
+        *len += one;
+        free(b);
+    }
+    return all;
+}
+
+static void assert_states(apo_stream **s, size_t n, const unsigned char *want, size_t want_len,
+                          const char *what) {
+    size_t len = 0;
+    unsigned char *now = states(s, n, &len);
+    cr_assert(len == want_len && memcmp(now, want, len) == 0, "%s changed a stream's saved state",
+              what);
+    free(now);
+}
+
+Test(stream_group, ten_streams_fed_together_give_each_lone_stream_and_the_batch, .timeout = 120) {
+    fill_bars();
+    apo_runtime *rt = test_runtime("cpu:threads=2");
+    const shape sh = shape_of(rt);
+    apo_stream *grouped[N_MEMBERS], *lone[N_MEMBERS];
+    double *batch[N_MEMBERS][2][APO_MAX_IO], *got[N_MEMBERS][2][APO_MAX_IO];
+    for (size_t j = 0; j < N_MEMBERS; j++) {
+        grouped[j] = member_stream(rt, j, 0);
+        lone[j] = member_stream(rt, j, 0);
+        for (size_t k = 0; k < sh.n_sets[j]; k++) {
+            batch_of(rt, &sh, j, k, batch[j][k]);
+            for (size_t o = 0; o < sh.n_out[j]; o++)
+                cr_assert_not_null(got[j][k][o] = malloc(ROWS * COLS * sizeof(double)));
+        }
+    }
+    apo_stream_group *g = group_of(grouped, N_MEMBERS);
+    size_t fed[ROWS] = {0};
+    uint64_t st = 7;
+    for (size_t step = 0;; step++) {
+        size_t n_new[ROWS], left = 0;
+        for (size_t r = 0; r < ROWS; r++) {
+            /* One bar or none on most updates, as a live feed; some long ones. */
+            const size_t most = step % 4 == 3 ? 900 : 2;
+            const size_t want = (size_t)(stream_rng(&st) % (most + 1));
+            n_new[r] = want < COLS - fed[r] ? want : COLS - fed[r];
+            left += COLS - fed[r];
+        }
+        if (left == 0)
+            break;
+        update u, v;
+        update_init(&u, &sh, fed, n_new);
+        update_init(&v, &sh, fed, n_new);
+        cr_assert_eq(group_update(g, &u, N_MEMBERS, 0), APO_OK, "%s", apo_last_error());
+        for (size_t j = 0; j < N_MEMBERS; j++)
+            lone_update(lone[j], &sh, j, &v, v.out[j]);
+        for (size_t j = 0; j < N_MEMBERS; j++)
+            for (size_t o = 0; o < sh.n_out[j]; o++)
+                for (size_t k = 0; k < sh.n_sets[j]; k++)
+                    for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
+                        for (size_t t = 0; t < n_new[r]; t++) {
+                            const double a = u.out[j][o][k * u.total + at + t];
+                            assert_same_bits(a, v.out[j][o][k * u.total + at + t], "lone stream", j,
+                                             o, r, fed[r] + t);
+                            got[j][k][o][r * COLS + fed[r] + t] = a;
+                        }
+        for (size_t r = 0; r < ROWS; r++)
+            fed[r] += n_new[r];
+        update_free(&u);
+        update_free(&v);
+    }
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        for (size_t k = 0; k < sh.n_sets[j]; k++)
+            for (size_t o = 0; o < sh.n_out[j]; o++) {
+                for (size_t r = 0; r < ROWS; r++)
+                    for (size_t t = 0; t < COLS; t++)
+                        assert_same_bits(got[j][k][o][r * COLS + t], batch[j][k][o][r * COLS + t],
+                                         "batch", j, o, r, t);
+                free(got[j][k][o]), free(batch[j][k][o]);
+            }
+    size_t len = 0;
+    unsigned char *want = states(lone, N_MEMBERS, &len);
+    assert_states(grouped, N_MEMBERS, want, len, "nothing (the lone streams' states)");
+    free(want);
+    apo_stream_group_destroy(g);
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        apo_stream_destroy(grouped[j]), apo_stream_destroy(lone[j]);
+    apo_runtime_destroy(rt);
+    for (size_t n = 0; n < N_NAMES; n++)
+        free(bars[n]);
+}
+
+/* The first `head` bars of every series, fed to the group in one update. */
+static void feed_head(apo_stream_group *g, const shape *sh, size_t n_members, size_t head) {
+    const size_t from[ROWS] = {0}, n_new[ROWS] = {head, head, head, head};
+    update u;
+    update_init(&u, sh, from, n_new);
+    cr_assert_eq(group_update(g, &u, n_members, 0), APO_OK, "%s", apo_last_error());
+    update_free(&u);
+}
+
+#define HEAD 300
+
+Test(stream_group, a_refused_update_or_a_peek_moves_no_stream, .timeout = 60) {
+    fill_bars();
+    apo_runtime *rt = test_runtime("cpu");
+    const shape sh = shape_of(rt);
+    apo_stream *s[N_MEMBERS], *lone[N_MEMBERS];
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        s[j] = member_stream(rt, j, 0), lone[j] = member_stream(rt, j, 0);
+    apo_stream_group *g = group_of(s, N_MEMBERS), *gl = group_of(lone, N_MEMBERS);
+    feed_head(g, &sh, N_MEMBERS, HEAD);
+    feed_head(gl, &sh, N_MEMBERS, HEAD);
+    size_t len = 0;
+    unsigned char *before = states(s, N_MEMBERS, &len);
+    const size_t from[ROWS] = {HEAD, HEAD, HEAD, HEAD}, n_new[ROWS] = {3, 0, 1, 2};
+    update u;
+    update_init(&u, &sh, from, n_new);
+    apo_named_input in[N_NAMES + 1];
+    double *const *outs[N_MEMBERS];
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        outs[j] = u.out[j];
+    for (size_t n = 0; n < N_NAMES; n++)
+        in[n] = (apo_named_input){names[n], u.in[n]};
+
+    /* volume is read by obv and mfi, the last two streams, so a refusal that came late
+     * would show in the others' states. */
+    test_assert_refused(apo_stream_group_update(g, u.n_new, in, N_NAMES - 1, outs),
+                        APO_ERR_INVALID_ARGUMENT, "reads input volume, which the update");
+    assert_states(s, N_MEMBERS, before, len, "a missing input");
+    in[N_NAMES] = in[3];
+    test_assert_refused(apo_stream_group_update(g, u.n_new, in, N_NAMES + 1, outs),
+                        APO_ERR_INVALID_ARGUMENT, "input close is given twice");
+    assert_states(s, N_MEMBERS, before, len, "an input given twice");
+    const double volume = u.in[4][u.total - 1];
+    u.in[4][u.total - 1] = -1.0;
+    test_assert_refused(apo_stream_group_update(g, u.n_new, in, N_NAMES, outs),
+                        APO_ERR_INVALID_ARGUMENT, "negative");
+    assert_states(s, N_MEMBERS, before, len, "a negative volume");
+    u.in[4][u.total - 1] = volume;
+    double *keep = u.out[N_MEMBERS - 1][0];
+    u.out[N_MEMBERS - 1][0] = NULL;
+    test_assert_refused(apo_stream_group_update(g, u.n_new, in, N_NAMES, outs), APO_ERR_NULL,
+                        "output 0 (mfi) of stream 9");
+    assert_states(s, N_MEMBERS, before, len, "a NULL output");
+    u.out[N_MEMBERS - 1][0] = keep;
+    const size_t overflow[ROWS] = {1, 2, SIZE_MAX, 0};
+    test_assert_refused(apo_stream_group_update(g, overflow, in, N_NAMES, outs), APO_ERR_OVERFLOW,
+                        "overflow");
+    assert_states(s, N_MEMBERS, before, len, "counts that overflow");
+
+    /* A peek writes what the update will, and moves nothing. */
+    update p;
+    update_init(&p, &sh, from, n_new);
+    cr_assert_eq(group_update(g, &p, N_MEMBERS, 1), APO_OK, "%s", apo_last_error());
+    assert_states(s, N_MEMBERS, before, len, "a peek");
+    /* The refused and peeked group and one that saw neither take the same bars alike. */
+    update v;
+    update_init(&v, &sh, from, n_new);
+    cr_assert_eq(group_update(g, &u, N_MEMBERS, 0), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(group_update(gl, &v, N_MEMBERS, 0), APO_OK, "%s", apo_last_error());
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        for (size_t o = 0; o < sh.n_out[j]; o++)
+            for (size_t t = 0; t < sh.n_sets[j] * u.total; t++) {
+                assert_same_bits(u.out[j][o][t], v.out[j][o][t], "after refusals", j, o, 0, t);
+                assert_same_bits(p.out[j][o][t], v.out[j][o][t], "peek", j, o, 0, t);
+            }
+    free(before);
+    before = states(lone, N_MEMBERS, &len);
+    assert_states(s, N_MEMBERS, before, len, "nothing (the other group's states)");
+    free(before);
+    update_free(&u), update_free(&v), update_free(&p);
+    apo_stream_group_destroy(g), apo_stream_group_destroy(gl);
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        apo_stream_destroy(s[j]), apo_stream_destroy(lone[j]);
+    apo_runtime_destroy(rt);
+    for (size_t n = 0; n < N_NAMES; n++)
+        free(bars[n]);
+}
+
+/* A user kernel that copies its input and fails where the input is exactly -7. */
+static apo_status fails_on_marker(const apo_kernel_call *call, void *user) {
+    (void)user;
+    const double *x = call->inputs[0] + call->row * call->cols;
+    for (size_t t = call->begin; t < call->end; t++) {
+        if (x[t] == -7.0)
+            return APO_ERR_INVALID_ARGUMENT;
+        call->outputs[0][call->row * call->cols + t] = x[t];
+    }
+    return APO_OK;
+}
+
+Test(stream_group, a_failure_in_the_last_stream_puts_every_stream_back, .timeout = 60) {
+    fill_bars();
+    apo_runtime *rt = test_runtime("cpu");
+    apo_kernel_desc kd = APO_KERNEL_DESC_INIT;
+    kd.name = "fails_on_marker";
+    kd.n_inputs = 1;
+    kd.n_outputs = 1;
+    kd.cpu = fails_on_marker;
+    cr_assert_eq(apo_kernel_register(rt, &kd), APO_OK, "%s", apo_last_error());
+    const shape sh = shape_of(rt);
+    /* Every member but mfi, whose place the failing kernel takes, reading the close. */
+    apo_stream *s[N_MEMBERS];
+    for (size_t j = 0; j + 1 < N_MEMBERS; j++)
+        s[j] = member_stream(rt, j, 0);
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "fails_on_marker";
+    d.n_series = ROWS;
+    cr_assert_eq(apo_stream_create(rt, &d, &s[N_MEMBERS - 1]), APO_OK, "%s", apo_last_error());
+    const char *const close_only[] = {"close"};
+    const char *const *bind[N_MEMBERS] = {NULL};
+    bind[5] = members[5].bind;
+    bind[N_MEMBERS - 1] = close_only;
+    apo_stream_group *g = NULL;
+    cr_assert_eq(apo_stream_group_create(s, N_MEMBERS, bind, &g), APO_OK, "%s", apo_last_error());
+    /* mfi's outputs (one array) serve the failing kernel's one output. */
+    feed_head(g, &sh, N_MEMBERS, HEAD);
+    size_t len = 0;
+    unsigned char *before = states(s, N_MEMBERS, &len);
+    const size_t from[ROWS] = {HEAD, HEAD, HEAD, HEAD}, n_new[ROWS] = {2, 1, 700, 3};
+    update u;
+    update_init(&u, &sh, from, n_new);
+    u.in[3][u.total - 1] = -7.0;
+    test_assert_refused(group_update(g, &u, N_MEMBERS, 0), APO_ERR_KERNEL_FAILED,
+                        "fails_on_marker failed");
+    assert_states(s, N_MEMBERS, before, len, "a kernel failure in the last stream");
+    free(before);
+    update_free(&u);
+    apo_stream_group_destroy(g);
+    for (size_t j = 0; j < N_MEMBERS; j++)
+        apo_stream_destroy(s[j]);
+    apo_runtime_destroy(rt);
+    for (size_t n = 0; n < N_NAMES; n++)
+        free(bars[n]);
+}
+
+Test(stream_group, a_device_failure_in_the_last_stream_puts_every_stream_back, .timeout = 60) {
+    fill_bars();
+    /* The only device fails its first task: the last stream hands its large update there
+     * (device_bars 1), the others keep theirs on this thread (SIZE_MAX). */
+    apo_runtime *rt = test_runtime("sim:a:rate=1e9:fail_after=1");
+    const shape sh = shape_of(rt);
+    apo_stream *s[2] = {member_stream(rt, 2, SIZE_MAX), member_stream(rt, 0, 1)};
+    apo_stream *lone[2] = {member_stream(rt, 2, SIZE_MAX), member_stream(rt, 0, SIZE_MAX)};
+    apo_stream_group *g = NULL, *gl = NULL;
+    cr_assert_eq(apo_stream_group_create(s, 2, NULL, &g), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_stream_group_create(lone, 2, NULL, &gl), APO_OK, "%s", apo_last_error());
+    shape two = sh;
+    two.n_out[0] = sh.n_out[2], two.n_in[0] = sh.n_in[2];
+    two.n_out[1] = sh.n_out[0], two.n_in[1] = sh.n_in[0];
+    size_t len = 0;
+    const size_t zero[ROWS] = {0}, head[ROWS] = {10, 10, 10, 10};
+    update h;
+    update_init(&h, &two, zero, head);
+    cr_assert_eq(group_update(g, &h, 2, 0), APO_OK, "%s", apo_last_error());
+    update_free(&h);
+    update_init(&h, &two, zero, head);
+    cr_assert_eq(group_update(gl, &h, 2, 0), APO_OK, "%s", apo_last_error());
+    update_free(&h);
+    unsigned char *before = states(s, 2, &len);
+    const size_t from[ROWS] = {10, 10, 10, 10}, big[ROWS] = {4200, 4200, 4200, 4200};
+    update u;
+    update_init(&u, &two, from, big);
+    cr_assert_neq(group_update(g, &u, 2, 0), APO_OK, "the failing device's batch passed");
+    assert_states(s, 2, before, len, "a device failure in the last stream");
+    free(before);
+    /* Put back, not left refusing: the group goes on as one that never failed (a small
+     * update stays on this thread). */
+    const size_t small[ROWS] = {5, 0, 7, 1};
+    update_free(&u);
+    update v;
+    update_init(&u, &two, from, small);
+    update_init(&v, &two, from, small);
+    cr_assert_eq(group_update(g, &u, 2, 0), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(group_update(gl, &v, 2, 0), APO_OK, "%s", apo_last_error());
+    before = states(lone, 2, &len);
+    assert_states(s, 2, before, len, "nothing (the group that never failed)");
+    free(before);
+    update_free(&u), update_free(&v);
+    apo_stream_group_destroy(g), apo_stream_group_destroy(gl);
+    for (size_t j = 0; j < 2; j++)
+        apo_stream_destroy(s[j]), apo_stream_destroy(lone[j]);
+    apo_runtime_destroy(rt);
+    for (size_t n = 0; n < N_NAMES; n++)
+        free(bars[n]);
+}
+
+Test(stream_group, bad_groups_are_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_stream *a = member_stream(rt, 0, 0), *b = member_stream(rt, 2, 0), *c = NULL;
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "sma";
+    d.n_series = ROWS + 1;
+    cr_assert_eq(apo_stream_create(rt, &d, &c), APO_OK, "%s", apo_last_error());
+    apo_stream_group *g = NULL;
+    apo_stream *pair[] = {a, b}, *twice[] = {a, b, a}, *other[] = {a, c};
+    test_assert_refused(apo_stream_group_create(pair, 0, NULL, &g), APO_ERR_INVALID_ARGUMENT,
+                        "0 streams");
+    test_assert_refused(apo_stream_group_create(NULL, 2, NULL, &g), APO_ERR_NULL, "NULL");
+    test_assert_refused(apo_stream_group_create(twice, 3, NULL, &g), APO_ERR_INVALID_ARGUMENT,
+                        "streams 0 and 2 are the same stream");
+    test_assert_refused(apo_stream_group_create(other, 2, NULL, &g), APO_ERR_INVALID_ARGUMENT,
+                        "follows 5 series");
+    const char *const empty[] = {""};
+    const char *const *bind[] = {NULL, empty};
+    test_assert_refused(apo_stream_group_create(pair, 2, bind, &g), APO_ERR_INVALID_ARGUMENT,
+                        "binds its input close to an empty name");
+    cr_assert_null(g);
+    apo_stream_group_destroy(NULL);
+    apo_stream_destroy(a), apo_stream_destroy(b), apo_stream_destroy(c);
+    apo_runtime_destroy(rt);
+}
