@@ -88,6 +88,7 @@ typedef struct options {
     int no_sweeps;
     int sweeps_only;
     int scores;         /* only the scored-sweep section */
+    int walk_forward;   /* only the walk-forward section (scores_walk_forward.c) */
     size_t scores_rows; /* its series */
     size_t scores_bars; /* and their bars */
     int gpu_catalog;    /* only the GPU catalog section */
@@ -135,6 +136,9 @@ static void usage(FILE *f) {
                "                    predicts above S seconds is left out (default 2)\n"
                "  --gpu-sweep-rows N  the scored sweeps' series (default 500; 0: none)\n"
                "  --gpu-sweep-bars N  their bars (default 2520)\n"
+               "  --walk-forward    only the walk-forward section: a 1,000-set scored grid\n"
+               "                    whole and over 10 windows, CPU s per call on one cpu\n"
+               "                    thread over one walk of --scores-bars bars\n"
                "  --json FILE       also write every result as JSON\n"
                "  --help\n");
 }
@@ -182,6 +186,9 @@ static int parse_options(int argc, char **argv, options *o) {
             continue;
         } else if (strcmp(a, "--gpu-catalog") == 0) {
             o->gpu_catalog = 1;
+            continue;
+        } else if (strcmp(a, "--walk-forward") == 0) {
+            o->walk_forward = 1;
             continue;
         } else if (strcmp(a, "--no-gpu") == 0) {
             o->no_gpu = 1;
@@ -618,6 +625,13 @@ int main(int argc, char **argv) {
     bench_ctx ctx = {&opt, rt, rt_sim, NAN, 0};
     long total_wrong = 0;
     double worst_over = -INFINITY;
+    if (opt.walk_forward) {
+        int wf_failed = 0;
+        jscores = bench_walk_forward(opt.scores_bars, opt.reps, &total_wrong, &wf_failed);
+        if (wf_failed)
+            ctx.api_failed = 1;
+        goto summary;
+    }
     if (opt.scores) {
         int scores_failed = 0;
         jscores =

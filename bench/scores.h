@@ -15,4 +15,11 @@
  * *wrong and sets *failed when an API call failed. */
 json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *failed);
 
+/* Times a 1,000-set scored grid (bollinger bands_revert) over one random walk of `cols` bars,
+ * whole and over 10 walk-forward windows, fixed and anchored (apo_walk_forward), `reps`
+ * interleaved rounds (0: 7) on one cpu thread (bench/scores_walk_forward.c). Sets 0 and 999
+ * are first checked bitwise on every range against the range scored alone. Prints CPU
+ * seconds per call and each case's median over the whole pass's; returns the JSON array. */
+json_t *bench_walk_forward(size_t cols, int reps, long *wrong, int *failed);
+
 #endif /* APO_BENCH_SCORES_H */

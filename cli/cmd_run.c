@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "output_files.h"
 #include "run_positions.h"
+#include "run_ranges.h"
 #include "run_ratios.h"
 #include "run_state.h"
 #include "scores_output.h"
@@ -45,6 +46,7 @@ static void free_state(run_state *s) {
     free(s->row_names);
     free(s->row_numbers);
     free(s->row_file_name);
+    cli_run_ranges_free(s);
     free(s->best);
     free(s->set_agg);
     free(s->set_counted);
@@ -87,6 +89,8 @@ static apo_workload call_workload(const cli_run_options *o, const apo_kernel_inf
     w.sweep = o->given.n_sweep > 0 ? &s->sweep : NULL;
     w.row_lengths = k->lengths;
     w.score = o->score;
+    w.ranges = s->n_ranges > 0 ? s->ranges : NULL;
+    w.n_ranges = s->n_ranges;
     return w;
 }
 
@@ -264,7 +268,7 @@ static size_t own_cols(const call *k, size_t i, size_t r) {
 }
 
 /* Whether every series has the same index texts, so that one index column serves them all. */
-static int index_shared(const run_state *s) {
+int cli_run_index_shared(const run_state *s) {
     for (size_t j = 1; j < s->n_series; j++) {
         if (s->series[j].length != s->series[0].length)
             return 0;
@@ -298,7 +302,7 @@ static int write_named_output(run_state *s, size_t i, char *err, size_t err_size
     }
     const int rc =
         cli_output_files_write_columns(i, cols, s->n_series, aligned ? s->table.index_name : NULL,
-                                       aligned && index_shared(s), err, err_size);
+                                       aligned && cli_run_index_shared(s), err, err_size);
     free(cols);
     return rc;
 }
@@ -408,8 +412,9 @@ static int write_sweep_csv(const cli_run_options *o, run_state *s, size_t i, cha
     if (!aligned)
         for (size_t c = 0; c < n; c++)
             cols[c].index = NULL;
-    const int rc = cli_output_files_write_columns(i, cols, n, aligned ? s->table.index_name : NULL,
-                                                  aligned && index_shared(s), err, err_size);
+    const int rc =
+        cli_output_files_write_columns(i, cols, n, aligned ? s->table.index_name : NULL,
+                                       aligned && cli_run_index_shared(s), err, err_size);
     free(cols);
     free(names);
     return rc;
@@ -421,6 +426,11 @@ static cli_scores scores_of(const cli_run_options *o, const run_state *s) {
     for (size_t k = 0; k < APO_N_SCORES; k++)
         sc.values[k] = s->call.output_data[k];
     sc.series = s->row_names;
+    /* A ranged run's lines are each series' ranges, SERIES[A:B] (run_ranges.h). */
+    if (s->n_ranges > 0) {
+        sc.rows = s->call.rows * s->n_ranges;
+        sc.series = s->line_names;
+    }
     return sc;
 }
 
@@ -559,6 +569,8 @@ static int print_report(const cli_run_options *o, run_state *s) {
                                     : cli_scores_json(&sc, s->best, s->n_best, s->descs[0].file));
         if (o->positions_set)
             json_object_set_new(j, "positions", positions_json(o));
+        if (o->walk_forward != NULL)
+            json_object_set_new(j, "walk_forward", cli_walk_forward_json(o, s));
         const int rc = cli_json_print(j);
         json_decref(j);
         return rc;
@@ -568,6 +580,7 @@ static int print_report(const cli_run_options *o, run_state *s) {
         cli_scores_print_best_sets(stdout, &sc, &rk);
     else if (o->score != NULL)
         cli_scores_print_best(stdout, &sc, s->best, s->n_best);
+    cli_walk_forward_print(stdout, o, s);
     if (o->positions_set)
         printf("\npositions of set %zu: %s\n", o->positions, cli_output_files_path(1));
     if (fflush(stdout) != 0) {
@@ -629,6 +642,8 @@ static int run(const cli_run_options *o, run_state *s) {
         cli_print_runtime_warnings(s->rt);
     if ((rc = cli_run_set_aside_short(o, &info, s)) != CLI_EXIT_OK)
         return rc;
+    if ((rc = cli_run_ranges_resolve(o, s)) != CLI_EXIT_OK)
+        return rc;
     rc = shape_outputs(o, &info, s);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -666,9 +681,11 @@ static int run(const cli_run_options *o, run_state *s) {
         apo_workload w = call_workload(o, &info, s, k, inputs);
         double *scores_at[APO_MAX_IO];
         if (o->score != NULL && o->given.n_sweep > 0) {
-            /* Every set's scores are held whole: this call writes its own sets' lines. */
+            /* Every set's scores are held whole: this call writes its own sets' lines (a
+             * set's are rows x ranges with --ranges). */
+            const size_t per_set = k->rows * (s->n_ranges > 0 ? s->n_ranges : 1);
             for (size_t i = 0; i < info.n_outputs; i++)
-                scores_at[i] = k->output_data[i] + s->sweep.first_set * k->rows;
+                scores_at[i] = k->output_data[i] + s->sweep.first_set * per_set;
             w.outputs = scores_at;
         }
         if (n_ratios > 0) {
@@ -706,6 +723,8 @@ static int run(const cli_run_options *o, run_state *s) {
         return rc;
     if (o->score != NULL) {
         if ((rc = name_rows(o, s)) != CLI_EXIT_OK)
+            return rc;
+        if (s->n_ranges > 0 && (rc = cli_run_ranges_name_lines(s)) != CLI_EXIT_OK)
             return rc;
         const cli_scores sc = scores_of(o, s);
         if (o->agg != CLI_AGG_LINES) {

@@ -54,6 +54,11 @@ typedef struct cli_run_options {
     size_t top;        /* lines shown, >= 1 (default CLI_RUN_DEFAULT_TOP) */
     int by;            /* the score ranked by: an APO_SCORE_* index (default sharpe) */
     const char *plot;  /* --plot FILE.png: score `by` over the two swept parameters */
+    /* With --score (docs/cli/run.md, "Ranges and walk-forward"): --ranges A:B,... (bars, or
+     * dates of the input's index), or --walk-forward TRAIN:TEST[:anchored]; resolved into
+     * bars once the input is read (run_ranges.c). NULL when not given. */
+    const char *ranges;
+    const char *walk_forward;
     /* --by SCORE:AGG ranks sets by an aggregate over their series (scores_rank.h): agg is
      * CLI_AGG_LINES (no :AGG, the lines ranked one by one), MEAN, MEDIAN or QUANTILE
      * (quantile in [0, 1]). --min-trades leaves out of the ranking, the aggregates and the

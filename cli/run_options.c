@@ -27,6 +27,7 @@ const char *const cli_run_help[] = {
     "                     [--score RULE [--cost C] [--periods-per-year P]\n"
     "                      [--top N] [--by SCORE[:AGG]] [--min-trades N]\n"
     "                      [--plot FILE.png] [--positions SET]]\n"
+    "                      [--ranges A:B,... | --walk-forward TRAIN:TEST[:anchored]]]\n"
     "                     [--seed S] [--ratios ID=R,...] [--split rows|time|auto]\n"
     "                     [--devices LIST] [--no-learn] [--json]\n"
     "\n"
@@ -87,6 +88,11 @@ const char *const cli_run_help[] = {
     "                       (needs gnuplot)\n"
     "  --positions SET      also write DIR/positions.csv: set SET's position, return and\n"
     "                       running total bar by bar for every series\n"
+    "  --ranges A:B,...     score every set on each range: bars [A, B), or dates of the\n"
+    "                       CSV index, both included; each line is SERIES[A:B]\n"
+    "  --walk-forward TRAIN:TEST[:anchored]\n"
+    "                       windows of TRAIN bars (from bar 0 when anchored) then TEST;\n"
+    "                       reports each train winner by --by on its test window\n"
     "\n"
     "Distribution:\n"
     "  --devices LIST       device list as in APPORTION_DEVICES (overrides it), e.g.\n"
@@ -289,6 +295,12 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         } else if (VALUE("--plot")) {
             if (r > 0)
                 o->plot = v;
+        } else if (VALUE("--ranges")) {
+            if (r > 0)
+                o->ranges = v;
+        } else if (VALUE("--walk-forward")) {
+            if (r > 0)
+                o->walk_forward = v;
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
@@ -340,14 +352,19 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--memory applies to a sweep only (a --param list or range)");
     if (o->output != NULL && o->output[0] == '\0')
         return cli_usage_error("run", "--output: empty directory name");
-    const char *score_only = cost_text != NULL      ? "--cost"
-                             : periods_text != NULL ? "--periods-per-year"
-                             : top_set              ? "--top"
-                             : by_set               ? "--by"
-                             : o->plot != NULL      ? "--plot"
-                             : o->min_trades_set    ? "--min-trades"
-                             : o->positions_set     ? "--positions"
-                                                    : NULL;
+    if (o->ranges != NULL && o->walk_forward != NULL)
+        return cli_usage_error("run", "--ranges and --walk-forward: give one (a walk-forward's "
+                                      "windows are its ranges)");
+    const char *score_only = cost_text != NULL         ? "--cost"
+                             : periods_text != NULL    ? "--periods-per-year"
+                             : top_set                 ? "--top"
+                             : by_set                  ? "--by"
+                             : o->plot != NULL         ? "--plot"
+                             : o->min_trades_set       ? "--min-trades"
+                             : o->positions_set        ? "--positions"
+                             : o->ranges != NULL       ? "--ranges"
+                             : o->walk_forward != NULL ? "--walk-forward"
+                                                       : NULL;
     if (o->score == NULL && score_only != NULL)
         return cli_usage_error("run", "%s needs --score RULE", score_only);
     if (o->score != NULL) {
@@ -359,6 +376,19 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                    o->score, more ? "" : " (its view of more, RULE/more, has it)");
         o->by = by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
     }
+    if ((o->ranges != NULL || o->walk_forward != NULL) &&
+        (o->agg != CLI_AGG_LINES || o->positions_set))
+        return cli_usage_error("run", "%s with %s: each series has a line a range, and %s",
+                               o->agg != CLI_AGG_LINES ? "--by SCORE:AGG" : "--positions",
+                               o->ranges != NULL ? "--ranges" : "--walk-forward",
+                               o->agg != CLI_AGG_LINES
+                                   ? "an aggregate over a set's lines would mix its ranges"
+                                   : "positions.csv is one set's whole history");
+    if ((o->ranges != NULL || o->walk_forward != NULL) && o->plot != NULL)
+        return cli_usage_error("run",
+                               "--plot draws one score a set and series; with %s each "
+                               "has one a range",
+                               o->ranges != NULL ? "--ranges" : "--walk-forward");
     if (o->positions_set && o->output == NULL)
         return cli_usage_error("run",
                                "--positions writes DIR/positions.csv: it needs --output DIR");

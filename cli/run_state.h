@@ -70,7 +70,19 @@ typedef struct run_state {
      * n_series flags, or NULL, and how many are set. */
     unsigned char *short_series;
     size_t n_short;
+    /* A ranged scored run (--ranges, --walk-forward; run_ranges.c): the call's ranges and
+     * each one's text as given, the lines' names (rows x ranges), and a walk-forward's
+     * windows (the index of each one's train and test range). n_ranges 0: none. */
+    apo_range *ranges;
+    size_t n_ranges;
+    char (*range_labels)[64];
+    const char **line_names;
+    char *line_text;
+    size_t *wf_train_of, *wf_test_of, n_windows;
 } run_state;
+
+/* Whether every named series has the same index texts (and so one index serves them all). */
+int cli_run_index_shared(const run_state *s);
 
 /* Reads the input that the options name (a file, or the generated walk) into s: s->call's
  * rows and inputs and, for named CSV series, s->series and s->table. `info` is the kernel's

@@ -420,6 +420,15 @@ typedef struct apo_sweep {
 #define APO_SWEEP_INIT                                                                             \
     { .size = sizeof(apo_sweep) }
 
+/* Bars [begin, end) of a series: a range a scored call scores on its own (docs/scores.md,
+ * "Ranges"). New in 0.2. */
+typedef struct apo_range {
+    size_t begin, end;
+} apo_range;
+
+/* At most this many ranges in one scored call (apo_workload.ranges). */
+#define APO_MAX_SCORE_RANGES 1024
+
 typedef struct apo_workload {
     size_t size;                 /* sizeof(apo_workload); set by APO_WORKLOAD_INIT */
     const char *kernel;          /* kernel name */
@@ -458,6 +467,15 @@ typedef struct apo_workload {
      * scores: docs/scores.md, "More statistics and compounding"). NULL: no scoring. New in
      * 0.2. */
     const char *score;
+    /* A scored call's ranges (docs/scores.md, "Ranges"): n_ranges ranges of bars, sorted by
+     * begin and then end, none twice, each 0 <= begin < end <= cols (they may overlap). Each
+     * set's scores are then given on every range, in one pass over the data, each range's
+     * bitwise those of scoring that range alone: the indicator over the whole history, the
+     * positions and scores from the range's first bar. Each score output is then
+     * (sets run x rows) x n_ranges. NULL (n_ranges 0): the whole series, one column. New in
+     * 0.2. */
+    const apo_range *ranges;
+    size_t n_ranges;
 } apo_workload;
 
 #define APO_WORKLOAD_INIT                                                                          \
@@ -559,6 +577,18 @@ APO_EXPORT apo_status apo_score_outputs_with(const char *kernel, const char *rul
                                              const double *close, const double *const *outputs,
                                              size_t n_outputs, size_t n, const apo_param *params,
                                              size_t n_params, double *scores);
+
+/* The windows of a walk-forward over `cols` bars (docs/scores.md, "Walk-forward"): window i
+ * tests on [e, min(e + test, cols)), e = train + i * test, while e < cols, and trains on
+ * [e - train, e) (fixed) or [0, e) (anchored != 0). Writes the windows' distinct ranges into
+ * ranges[0 .. *n_ranges) sorted as apo_workload.ranges takes them, and for window i the
+ * index of its train range (train_of[i]) and of its test range (test_of[i]); at most
+ * `capacity` windows (ranges holds 2 * capacity). Returns APO_ERR_NULL, and
+ * APO_ERR_INVALID_ARGUMENT (train or test 0, train >= cols: no test bar; more windows than
+ * `capacity` or than APO_MAX_SCORE_RANGES / 2, the message saying how many). New in 0.2. */
+APO_EXPORT apo_status apo_walk_forward(size_t cols, size_t train, size_t test, int anchored,
+                                       size_t capacity, apo_range *ranges, size_t *n_ranges,
+                                       size_t *train_of, size_t *test_of, size_t *n_windows);
 
 /* apo_score_outputs_with(), also writing bar by bar what the fold folds (docs/scores.md, "The
  * positions of one set"): position[t], the rule's position after bar t (-1, 0 or +1);

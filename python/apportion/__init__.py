@@ -14,7 +14,7 @@ from . import catalog
 from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
-from .scores import MORE_SCORES, SCORES, follow, score
+from .scores import MORE_SCORES, SCORES, follow, score, walk_forward
 from .ranking import rank
 from .positions import plot_equity, positions
 from .scores_plot import plot_scores
@@ -44,6 +44,7 @@ __all__ = [
     "macd",
     "returns_stats",
     "score",
+    "walk_forward",
     "rank",
     "positions",
     "plot_equity",

@@ -62,7 +62,7 @@ def _series(data, axis):
     return (arr.reshape(1, -1) if layout.one_d else arr), names
 
 
-def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, ratios=None, axis=None, **params):
+def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, ratios=None, axis=None, ranges=None, **params):
     """Scores ``rule`` on ``kernel`` over every series of ``data`` (a DataFrame whose columns
     are the series, a Series, a list of 1-D series, of different lengths too, a 2-D array
     with ``axis``, the axis its bars run along, or one 1-D array of closes) for
@@ -79,10 +79,19 @@ def score(data, kernel, rule, *, cost=0.0, periods_per_year=252, runtime=None, r
     ``cmo_zone``, ``cmo_revert``, ``price_cross`` on the moving averages; a zone or revert
     rule's ``lower`` and ``upper`` are parameters like the indicator's (``lower=[20, 30]``
     sweeps them). The rules on kernels of high, low and close run through
-    ``rt.compute("willr:willr_zone", high, low, close, ...)``, since ``data`` is closes."""
+    ``rt.compute("willr:willr_zone", high, low, close, ...)``, since ``data`` is closes.
+
+    ``ranges``, a list of ``(begin, end)`` pairs, scores every set on each range in one pass
+    (docs/scores.md, "Ranges"): bar numbers ``[begin, end)``, or, for data with an index (a
+    DataFrame or Series), labels of the index, both included (``("2020-01-01",
+    "2020-12-31")``). Each range's scores are those of the range scored alone: the
+    indicator over the whole history, the positions and scores from the range's first bar.
+    The result gains an index level ``range`` ("begin:end" as given)."""
     import pandas as pd
 
     rt = runtime if runtime is not None else default_runtime()
+    if ranges is not None:
+        return _ranged(data, kernel, rule, rt, ratios, axis, ranges, dict(params, cost=cost, periods_per_year=periods_per_year))
     x, names = _series(data, axis)
     params = dict(params, cost=cost, periods_per_year=periods_per_year)
     if any(isinstance(v, Follow) for v in params.values()):
@@ -165,3 +174,121 @@ def _paired(x, names, kernel, rule, rt, ratios, params):
         keys.extend(label + (series,) for series in names)
     index = pd.MultiIndex.from_tuples(keys, names=level_names + ["series"])
     return pd.DataFrame({s: out[:, k] for k, s in enumerate(score_names)}, index=index)
+
+
+def _bars(data, ranges):
+    """The ranges as bar numbers [begin, end) (an n x 2 array) and their labels: integer pairs
+    are bars already; other pairs are labels of the data's index, both included, found by
+    searchsorted on it (so the index must be sorted)."""
+    index = getattr(data, "index", None)
+    bars, labels = [], []
+    for pair in ranges:
+        begin, end = pair
+        labels.append(f"{begin}:{end}")
+        if isinstance(begin, (int, np.integer)) and isinstance(end, (int, np.integer)):
+            if begin < 0 or end < 0:
+                raise ValueError(f"range {begin}:{end}: bars are numbered from 0")
+            bars.append((int(begin), int(end)))
+            continue
+        if index is None:
+            raise TypeError(f"range {begin}:{end}: dates need data with an index (a DataFrame or Series); give bar numbers")
+        if not index.is_monotonic_increasing:
+            raise ValueError("ranges by date need the data's index sorted")
+        bars.append((int(index.searchsorted(begin, side="left")), int(index.searchsorted(end, side="right"))))
+    return np.asarray(bars, dtype=np.uintp).reshape(-1, 2), labels
+
+
+def _ranged(data, kernel, rule, rt, ratios, axis, ranges, params):
+    """score() with ``ranges``: one ranged scored call; lines set after set, series after
+    series, range after range, as the call lays them out ((set * rows + row) * ranges +
+    range)."""
+    import pandas as pd
+
+    if any(isinstance(v, Follow) for v in params.values()):
+        raise TypeError("ranges= does not take follow() parameters yet: sweep the parameters, or score the pairs one call each")
+    bars, labels = _bars(data, ranges)
+    if len(labels) == 0:
+        raise ValueError("ranges is empty: give at least one (begin, end) pair, or leave it out for the whole series")
+    x, names = _series(data, axis)
+    lengths = None
+    if isinstance(x, list):  # series of different lengths: the library's ragged rows
+        lengths = np.array([len(r) for r in x], dtype=np.uintp)
+        arr = np.full((len(x), int(lengths.max())), np.nan)
+        for i, r in enumerate(x):
+            arr[i, : len(r)] = r
+        x = arr
+    fixed, grid = split_params(params)
+    outs, _, _ = rt._run(f"{kernel}:{rule}", (np.ascontiguousarray(x, dtype=np.float64),), None, fixed, grid, 0, ratios, None, 0, 0, False, False, lengths, 0, 0, bars.ravel())
+    score_names = _score_names(rule)
+    columns = {n: np.asarray(o, dtype=np.float64).reshape(-1) for n, o in zip(score_names, outs)}
+    sets = [()]
+    level_names = ["series", "range"]
+    if grid:
+        sets = sweep_labels(grid)
+        if len(grid) == 1:
+            sets = [(v,) for v in sets]
+        level_names = [name for name, _ in grid] + level_names
+    keys = [tuple(label) + (series, r) for label in sets for series in names for r in labels]
+    return pd.DataFrame(columns, index=pd.MultiIndex.from_tuples(keys, names=level_names))
+
+
+# The scores whose best is the smallest (the CLI's order, docs/cli/run.md, "Scores").
+_SMALLEST_FIRST = ("sd", "max_drawdown")
+
+
+def walk_forward(data, kernel, rule, *, train, test, anchored=False, by="sharpe", cost=0.0, periods_per_year=252, runtime=None, ratios=None, axis=None, **params):
+    """A walk-forward (docs/scores.md, "Walk-forward") of the swept sets: window i trains on
+    ``train`` bars before bar e = train + i * test (from bar 0 when ``anchored``) and tests
+    on the ``test`` bars from e, the windows from apo_walk_forward(), every set scored on
+    every window in one ranged call. Per series and window, the winner is the set with the
+    best ``by`` score on the train window (largest, or smallest for sd and max_drawdown; NaN
+    never wins; ties go to the lower set), and its scores on the test window are its
+    out-of-sample scores.
+
+    Returns (windows, record): ``windows`` a DataFrame indexed by series and window with the
+    train and test bars, the winner's set and swept values, its train ``by`` score and its
+    test scores; ``record`` the stitched out-of-sample record per series, the winners' test
+    windows one after another: ``total`` (the sum of their totals), ``trades`` and ``bars``
+    (their sums) and ``windows`` (those with a winner)."""
+    import pandas as pd
+
+    from . import _core
+
+    x, names = _series(data, axis)
+    n = max(len(r) for r in x) if isinstance(x, list) else np.asarray(x).shape[-1]
+    bars, train_of, test_of = _core.walk_forward(int(n), int(train), int(test), bool(anchored))
+    ranges = [(int(b), int(e)) for b, e in bars]
+    got = score(data, kernel, rule, cost=cost, periods_per_year=periods_per_year, runtime=runtime, ratios=ratios, axis=axis, ranges=ranges, **params)
+    if by not in got.columns:
+        raise ValueError(f"by={by!r}: the rule's scores are {', '.join(got.columns)}")
+    swept = [name for name in got.index.names if name not in ("series", "range")]
+    n_ranges = len(ranges)
+    table = got.to_numpy().reshape(-1, len(names), n_ranges, got.shape[1])  # set, series, range, score
+    col = list(got.columns).index(by)
+    sign = 1.0 if by in _SMALLEST_FIRST else -1.0
+    set_labels = list(dict.fromkeys(k[: len(swept)] for k in got.index))
+    rows, record = [], []
+    for s_i, series in enumerate(names):
+        total = trades = nbars = 0.0
+        won = 0
+        for w, (tr, te) in enumerate(zip(train_of, test_of)):
+            key = sign * table[:, s_i, tr, col]
+            finite = np.isfinite(key)
+            line = {"series": series, "window": w, "train": f"{ranges[tr][0]}:{ranges[tr][1]}", "test": f"{ranges[te][0]}:{ranges[te][1]}"}
+            if not finite.any():
+                line.update({"set": -1, f"train_{by}": np.nan})
+                line.update({c: np.nan for c in got.columns})
+            else:
+                best = int(np.flatnonzero(finite)[np.argmin(key[finite])])
+                line.update({"set": best, f"train_{by}": table[best, s_i, tr, col]})
+                line.update(dict(zip(swept, set_labels[best])))
+                line.update(dict(zip(got.columns, table[best, s_i, te])))
+                won += 1
+                if "total" in got.columns and np.isfinite(line["total"]):
+                    total += line["total"]
+                trades += line.get("trades", 0.0)
+                nbars += line.get("bars", 0.0)
+            rows.append(line)
+        record.append({"series": series, "total": total, "trades": trades, "bars": nbars, "windows": won})
+    windows = pd.DataFrame(rows).set_index(["series", "window"])
+    return windows, pd.DataFrame(record).set_index("series")

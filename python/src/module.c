@@ -8,8 +8,45 @@ static PyObject *version(PyObject *self, PyObject *noargs) {
     return PyUnicode_FromString(apo_version());
 }
 
+/* apo_walk_forward(): (ranges as (begin, end) pairs, train_of, test_of), lists of ints. */
+static PyObject *walk_forward(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t cols, train, test;
+    int anchored;
+    if (!PyArg_ParseTuple(args, "nnnp", &cols, &train, &test, &anchored))
+        return NULL;
+    if (cols < 0 || train < 0 || test < 0) {
+        PyErr_SetString(PyExc_ValueError, "walk_forward: bars are counted from 0");
+        return NULL;
+    }
+    enum { CAP = APO_MAX_SCORE_RANGES / 2 };
+    apo_range ranges[2 * CAP];
+    size_t train_of[CAP], test_of[CAP], n_ranges, n_windows;
+    apo_status st = apo_walk_forward((size_t)cols, (size_t)train, (size_t)test, anchored, CAP,
+                                     ranges, &n_ranges, train_of, test_of, &n_windows);
+    if (st != APO_OK)
+        return apo_py_raise(st);
+    PyObject *r = PyList_New((Py_ssize_t)n_ranges), *tr = PyList_New((Py_ssize_t)n_windows),
+             *te = PyList_New((Py_ssize_t)n_windows);
+    for (size_t i = 0; r != NULL && i < n_ranges; i++)
+        PyList_SET_ITEM(
+            r, (Py_ssize_t)i,
+            Py_BuildValue("(nn)", (Py_ssize_t)ranges[i].begin, (Py_ssize_t)ranges[i].end));
+    for (size_t i = 0; tr != NULL && te != NULL && i < n_windows; i++) {
+        PyList_SET_ITEM(tr, (Py_ssize_t)i, PyLong_FromSize_t(train_of[i]));
+        PyList_SET_ITEM(te, (Py_ssize_t)i, PyLong_FromSize_t(test_of[i]));
+    }
+    if (r == NULL || tr == NULL || te == NULL || PyErr_Occurred()) {
+        Py_XDECREF(r), Py_XDECREF(tr), Py_XDECREF(te);
+        return NULL;
+    }
+    return Py_BuildValue("(NNN)", r, tr, te);
+}
+
 static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "The library's version string (apo_version())."},
+    {"walk_forward", walk_forward, METH_VARARGS,
+     "apo_walk_forward(cols, train, test, anchored): (ranges, train_of, test_of)."},
     {"_set_error_classes", apo_py_set_error_classes, METH_O,
      "Registers {status code: exception class} (apportion/errors.py does it at import)."},
     {"score_positions", (PyCFunction)(void (*)(void))apo_py_score_positions,

@@ -260,6 +260,23 @@ static int take_row_lengths(PyObject *lengths, PyObject **held, apo_workload *w)
     return 0;
 }
 
+/* A scored call's ranges (docs/scores.md, "Ranges"): an array of n x 2 bar numbers, each row
+ * begin, end, held as apo_range (two size_t) for the call; the library checks them. */
+_Static_assert(sizeof(apo_range) == 2 * sizeof(size_t), "apo_range is not two size_t");
+static int take_ranges(PyObject *ranges, PyObject **held, apo_workload *w) {
+    const void *data;
+    size_t n;
+    if (take_vector(ranges, NPY_UINTP, held, &data, &n) < 0)
+        return -1;
+    if (data != NULL && n % 2 != 0) {
+        PyErr_Format(PyExc_ValueError, "ranges holds %zu numbers: a begin and an end each", n);
+        return -1;
+    }
+    w->ranges = data;
+    w->n_ranges = n / 2;
+    return 0;
+}
+
 /* The least work a piece of a sweep computes (docs/python.md, "Interrupting a call"): enough
  * that a piece's own cost (a library call) does not show, little enough that a piece takes
  * a fraction of a second, which is how long Ctrl-C waits. */
@@ -365,17 +382,18 @@ static apo_status run_call(apo_runtime *rt, apo_workload *w, PyObject *outs, apo
 PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"kernel",      "inputs",    "outputs",    "params", "grid",   "seed",
                              "ratios",      "tag",       "split",      "learn",  "report", "flat",
-                             "row_lengths", "first_set", "n_sets_run", NULL};
+                             "row_lengths", "first_set", "n_sets_run", "ranges", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
     const char *kernel = NULL, *tag = NULL;
     PyObject *inputs = NULL, *outputs = Py_None, *params = Py_None, *grid = Py_None,
-             *ratios = Py_None, *row_lengths = Py_None;
+             *ratios = Py_None, *row_lengths = Py_None, *ranges = Py_None;
     unsigned long long seed = 0;
     int split = 0, learn = 0, want_report = 0, flat = 0;
     Py_ssize_t first_set = 0, n_sets_run = 0; /* apo_sweep's: every set, as without them */
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziippOnn", kwlist, &kernel, &inputs,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|OOOKOziippOnnO", kwlist, &kernel, &inputs,
                                      &outputs, &params, &grid, &seed, &ratios, &tag, &split, &learn,
-                                     &want_report, &flat, &row_lengths, &first_set, &n_sets_run))
+                                     &want_report, &flat, &row_lengths, &first_set, &n_sets_run,
+                                     &ranges))
         return NULL;
     if (first_set < 0 || n_sets_run < 0) {
         PyErr_SetString(PyExc_ValueError, "first_set and n_sets_run must be >= 0");
@@ -394,12 +412,14 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
     const double *in_ptrs[APO_MAX_IO];
     double *out_ptrs[APO_MAX_IO];
     apo_py_args a;
-    PyObject *held_ratios = NULL, *held_lengths = NULL, *outs = NULL, *report_dict = NULL;
+    PyObject *held_ratios = NULL, *held_lengths = NULL, *held_ranges = NULL, *outs = NULL,
+             *report_dict = NULL;
     apo_report *report = NULL;
     uint64_t nonfinite = 0;
     if (apo_py_args_fill(&a, params, grid) < 0 || take_inputs(inputs, &w, in_ptrs) < 0 ||
         apo_py_take_ratios(ratios, &held_ratios, &w) < 0 ||
-        take_row_lengths(row_lengths, &held_lengths, &w) < 0)
+        take_row_lengths(row_lengths, &held_lengths, &w) < 0 ||
+        take_ranges(ranges, &held_ranges, &w) < 0)
         goto done;
     w.params = a.params;
     w.n_params = a.n_params;
@@ -456,6 +476,7 @@ done:
     PyMem_RawFree(report);
     Py_XDECREF(held_ratios);
     Py_XDECREF(held_lengths);
+    Py_XDECREF(held_ranges);
     apo_py_args_release(&a);
     if (outs == NULL) {
         Py_XDECREF(report_dict);

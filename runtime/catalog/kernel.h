@@ -18,6 +18,9 @@ typedef struct apo__grid apo__grid;
 
 typedef struct apo__scoring apo__scoring;
 
+/* A scored call's own copy of its kernel, with its ranges (catalog/score_ranges.h). */
+typedef struct apo__ranged_kernel apo__ranged_kernel;
+
 /* One call's resolved workload, shared read-only by every device during the call. */
 typedef struct apo__call {
     const apo__kernel *kernel;
@@ -52,6 +55,9 @@ typedef struct apo__call {
      * (devices/worker_pool.c), read back through apo__grid_shared_pieces. */
     const struct apo__call *shared;
     size_t n_shared;
+    /* What `kernel` points to in a call with ranges (apo_workload.ranges), owned by the call
+     * and freed with it (apo__sweep_release); NULL otherwise. Its pieces share it. */
+    apo__ranged_kernel *ranged;
 } apo__call;
 
 /* A tile of apo__call.nonfinite that no device has checked (yet). */

@@ -97,9 +97,10 @@ static size_t one_tile(const apo__kernel *k, const double *params) {
     return 1;
 }
 
+/* A score per series, or per range of a ranged call (catalog/score_ranges.h). */
 static size_t one_col(const apo__kernel *k, const double *params, size_t cols, size_t index) {
-    (void)k, (void)params, (void)cols, (void)index;
-    return 1;
+    (void)params, (void)cols, (void)index;
+    return k->scoring->ranges != NULL ? k->scoring->ranges->n : 1;
 }
 
 /* A series' work is its indicator's over every bar. */
@@ -297,17 +298,136 @@ static void more_bar(const apo__scoring *sc, double close, const user_bar *bar,
     }
 }
 
+/* What folding a row's bars needs, the same for every tile: the sets, their rules and costs,
+ * and where the current tile's pass and changes of the close are. */
+typedef struct row_fold {
+    const apo__call *call;
+    const apo__scoring *sc;
+    size_t row;
+    const apo__call *sets;
+    size_t n_sets;
+    const double *const *x; /* the row's inputs */
+    size_t n_in;
+    const double *close;
+    const double *const *pass_in; /* the pass's outputs, from the window's origin */
+    size_t origin;                /* the window's first bar */
+    size_t t0;                    /* the tile's first bar: move and finite start there */
+    const double *move;
+    const unsigned char *finite;
+    const apo__rule *rules;
+    const double *cost;
+    const apo__score_set *lane_sets;
+    int more_fold;
+    apo__cpu_isa isa;
+} row_fold;
+
+/* Folds bars [b0, b1) of the current tile into the sets' folds f (and more): a user's rule, a
+ * view or a side by the scalar body bar after bar, else every set in the lanes of a vector,
+ * each lane a set's fold with the bits of apo__score_bar_move (score_sets.h), the close's
+ * changes taken once per tile for all (a lone set takes its bars in the lanes instead,
+ * kernels/scores/score_lone_lanes.h). Every fold keeps its whole state in f and more, so a
+ * tile folded in pieces (at a range's end) gives the bits of the tile folded whole. */
+static apo_status fold_bars(const row_fold *rf, size_t b0, size_t b1, apo__score_fold *f,
+                            apo__score_more *more) {
+    const apo__scoring *sc = rf->sc;
+    if (sc->user_fn != NULL) {
+        apo_status st = APO_OK;
+        for (size_t t = b0; t < b1 && st == APO_OK; t++)
+            st = user_rule_bar(rf->call, rf->row, t, rf->x, rf->n_in,
+                               &(user_bar){rf->finite[t - rf->t0], rf->move[t - rf->t0]}, rf->sets,
+                               rf->n_sets, rf->pass_in, t - rf->origin, f, rf->cost);
+        return st;
+    }
+    if (rf->more_fold) {
+        for (size_t t = b0; t < b1; t++)
+            more_bar(sc, rf->close[t], &(user_bar){rf->finite[t - rf->t0], rf->move[t - rf->t0]},
+                     rf->sets, rf->n_sets, rf->pass_in, t - rf->origin, rf->rules, rf->cost, f,
+                     more);
+        return APO_OK;
+    }
+    const apo__score_pass *pass = &sc->pass;
+    const double *lane_out[APO_MAX_IO];
+    for (size_t k = 0; k < pass->n_out; k++)
+        lane_out[k] = rf->pass_in[k] + (b0 - rf->origin);
+    const apo__score_sets_tile lane_tile = {rf->close + b0,
+                                            rf->move + (b0 - rf->t0),
+                                            rf->finite + (b0 - rf->t0),
+                                            lane_out,
+                                            b1 - b0,
+                                            sc->indicator->n_outputs,
+                                            pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
+                                            rf->rules[0].kind,
+                                            rf->rules[0].a,
+                                            rf->rules[0].b};
+    apo__cpu_score_fold_sets(&lane_tile, rf->lane_sets, rf->n_sets, f, rf->isa);
+    return APO_OK;
+}
+
+/* Writes the scores of the sets' folds f (and more) as column `col` of their outputs. */
+static void finish_sets(const row_fold *rf, const apo__score_fold *f, const apo__score_more *more,
+                        size_t col, size_t n_cols) {
+    const apo__scoring *sc = rf->sc;
+    const size_t fold_params = sc->indicator->n_params + sc->n_rule_params;
+    for (size_t j = 0; j < rf->n_sets; j++) {
+        double scores[APO_SCORE_IX_COUNT];
+        const double periods = rf->sets[j].params[fold_params + 1];
+        if (sc->view == APO_SCORE_VIEW_SUM)
+            apo__score_finish(&f[j], sqrt(periods), scores);
+        else
+            apo__score_more_finish(&f[j], &more[j], sc->view, periods, scores);
+        for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
+            rf->sets[j].outputs[k][rf->row * n_cols + col] = scores[k];
+    }
+}
+
+/* The ranges a row folds: the call's (clipped to the row, which a ragged row may end
+ * before), else the whole row as one range of one chain. */
+typedef struct row_ranges {
+    const apo_range *range;
+    size_t n, n_chains;
+    const size_t *first;
+    size_t n_rows; /* the row's length: every range is cut there */
+} row_ranges;
+
+/* Folds tile [rf->t0, t1) into every chain of ranges that it reaches: a chain's fold takes
+ * the bars from its first on, and each of its ranges is finished as the fold passes its end
+ * (next[c], the chain's next range to finish). The fold of a chain is fresh at its first bar,
+ * so each range's scores are those of the range scored alone (docs/scores.md, "Ranges"). */
+static apo_status fold_tile_ranges(const row_fold *rf, size_t t1, const row_ranges *rr,
+                                   size_t *next, apo__score_fold *f, apo__score_more *more) {
+    for (size_t c = 0; c < rr->n_chains; c++) {
+        apo__score_fold *cf = f + c * rf->n_sets;
+        apo__score_more *cm = more + c * rf->n_sets;
+        const size_t a = rr->range[rr->first[c]].begin;
+        size_t pos = a > rf->t0 ? a : rf->t0;
+        while (next[c] < rr->first[c + 1]) {
+            const size_t e0 = rr->range[next[c]].end;
+            const size_t e = e0 < rr->n_rows ? e0 : rr->n_rows;
+            const size_t stop = e < t1 ? e : t1;
+            if (stop > pos) {
+                APO_CHECK(fold_bars(rf, pos, stop, cf, cm));
+                pos = stop;
+            }
+            if (e > t1)
+                break;
+            finish_sets(rf, cf, cm, next[c]++, rr->n);
+        }
+    }
+    return APO_OK;
+}
+
 /*
  * Scores row `row` of the call, for the call's set alone or for every set of a shared call
  * (apo__call.shared): the pass of the indicator's tiles [T, T + L) of its own grid, one
  * after another, each computed into a scratch window that starts at the tile's halo (or at
  * the row's start for a kernel that reads whole rows), then each set's outputs from it
- * folded into that set's scores (catalog/score_pass.h). A tile body reads its samples from
- * begin - halo on and restarts its state there, so shifting the window's origin shifts every
- * index it uses alike and leaves every bit as in the full row; the sets of a shared call
- * differ only in what the pass leaves out, so each set's outputs are bitwise those of its own
- * tile (tests/runtime/catalog/test_scores.c compares with the materialised outputs, and
- * shared sets with sets alone, bitwise).
+ * folded into that set's scores (catalog/score_pass.h), once per chain of ranges (the whole
+ * row without ranges). A tile body reads its samples from begin - halo on and restarts its
+ * state there, so shifting the window's origin shifts every index it uses alike and leaves
+ * every bit as in the full row; the sets of a shared call differ only in what the pass leaves
+ * out, so each set's outputs are bitwise those of its own tile
+ * (tests/runtime/catalog/test_scores.c compares with the materialised outputs, and shared
+ * sets with sets alone, bitwise).
  */
 static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa) {
     const apo__scoring *sc = call->kernel->scoring;
@@ -319,7 +439,7 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %zu sets share a pass, at most %d",
                          call->kernel->name, n_sets, APO_GRID_SHARE_MAX);
     const size_t n = call->cols;
-    const size_t n_in = ind->n_inputs, n_out = ind->n_outputs;
+    const size_t n_in = ind->n_inputs;
     const size_t tile = ind->tile_len(ind, call->params);
     const size_t halo = apo__kernel_halo(ind, call->params);
     const int whole = apo__kernel_whole_row_input(ind);
@@ -328,15 +448,26 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     group = group < APO_SCORED_GROUP_MAX ? group : APO_SCORED_GROUP_MAX;
     const size_t span = group * tile;
     const size_t cap = whole ? n : (halo + span < n ? halo + span : n);
-    /* The pass's outputs, then the tile's changes of the close and whether each is finite. */
+    const apo_range whole_row = {0, n};
+    const size_t whole_first[2] = {0, 1};
+    row_ranges rr = {&whole_row, 1, 1, whole_first, n};
+    if (sc->ranges != NULL)
+        rr = (row_ranges){sc->ranges->range, sc->ranges->n, sc->ranges->n_chains, sc->ranges->first,
+                          n};
+    /* The pass's outputs, then the tile's changes of the close and whether each is finite;
+     * each chain's folds, and its next range to finish. */
     double *scratch = malloc((pass->n_out + 1) * cap * sizeof *scratch + cap);
-    if (scratch == NULL)
+    apo__score_fold *f = malloc(rr.n_chains * n_sets * sizeof *f);
+    apo__score_more *more = malloc(rr.n_chains * n_sets * sizeof *more);
+    size_t *next = malloc(rr.n_chains * sizeof *next);
+    if (scratch == NULL || f == NULL || more == NULL || next == NULL) {
+        free(scratch), free(f), free(more), free(next);
         return APO_ERR_OUT_OF_MEMORY;
+    }
 
     const double *x[APO_MAX_IO];
     for (size_t i = 0; i < n_in; i++)
         x[i] = call->inputs[i] + row * n;
-    const double *close = x[sc->close_input];
 
     apo__call view;
     memset(&view, 0, sizeof view);
@@ -356,24 +487,43 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     /* Each set's rule (its thresholds) and cost: the rule's parameters enter only the fold,
      * so sets that differ in them share the pass (score_pass.h). */
     const size_t fold_params = ind->n_params + sc->n_rule_params;
-    apo__score_fold f[APO_GRID_SHARE_MAX];
     apo__rule rules[APO_GRID_SHARE_MAX];
     double cost[APO_GRID_SHARE_MAX];
     apo__score_set lane_sets[APO_GRID_SHARE_MAX];
-    apo__score_more more[APO_GRID_SHARE_MAX];
     /* The lanes fold the eight of either side (score_sets.h); a view's more, or a side, is
      * folded by the scalar body, set after set (more_bar). */
     int more_fold = sc->view != APO_SCORE_VIEW_SUM;
     for (size_t j = 0; j < n_sets; j++) {
-        apo__score_fold_init(&f[j]);
-        apo__score_more_init(&more[j]);
         rules[j] = apo__scoring_rule(sc, sets[j].params);
         more_fold |= rules[j].side != APO_SIDE_BOTH;
         cost[j] = sets[j].params[fold_params];
         lane_sets[j] = apo__score_pass_set(pass, sets[j].params, &rules[j], cost[j]);
     }
+    for (size_t c = 0; c < rr.n_chains; c++) {
+        next[c] = rr.first[c];
+        for (size_t j = 0; j < n_sets; j++) {
+            apo__score_fold_init(&f[c * n_sets + j]);
+            apo__score_more_init(&more[c * n_sets + j]);
+        }
+    }
     double *move = scratch + pass->n_out * cap;
     unsigned char *finite = (unsigned char *)(move + cap);
+    row_fold rf = {.call = call,
+                   .sc = sc,
+                   .row = row,
+                   .sets = sets,
+                   .n_sets = n_sets,
+                   .x = x,
+                   .n_in = n_in,
+                   .close = x[sc->close_input],
+                   .pass_in = pass_in,
+                   .move = move,
+                   .finite = finite,
+                   .rules = rules,
+                   .cost = cost,
+                   .lane_sets = lane_sets,
+                   .more_fold = more_fold,
+                   .isa = isa};
     apo_status st = APO_OK;
     for (size_t g0 = 0; g0 < n && st == APO_OK; g0 += span) {
         /* The pass of the group's tiles [g0, g1) into one window from the first's halo. */
@@ -390,56 +540,16 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
                 (apo__tile_span){0, t0 - origin, (t0 + tile < g1 ? t0 + tile : g1) - origin};
         st = apo__score_pass_tiles(pass, &view, spans, n_spans, pass_out, isa);
         /* Then each tile's bars in order, as the tiles come. */
+        rf.origin = origin;
         for (size_t t0 = g0; t0 < g1 && st == APO_OK; t0 += tile) {
             const size_t t1 = t0 + tile < g1 ? t0 + tile : g1;
-            apo__cpu_score_moves(close, t0, t1, move, finite, isa);
-            if (sc->user_fn != NULL) {
-                for (size_t t = t0; t < t1 && st == APO_OK; t++)
-                    st = user_rule_bar(call, row, t, x, n_in,
-                                       &(user_bar){finite[t - t0], move[t - t0]}, sets, n_sets,
-                                       pass_in, t - origin, f, cost);
-                continue;
-            }
-            if (more_fold) {
-                for (size_t t = t0; t < t1; t++)
-                    more_bar(sc, close[t], &(user_bar){finite[t - t0], move[t - t0]}, sets, n_sets,
-                             pass_in, t - origin, rules, cost, f, more);
-                continue;
-            }
-            /* Every set of the call in the lanes of a vector, each lane a set's fold with the
-             * bits of apo__score_bar_move (score_sets.h): the close's changes are taken once per
-             * tile for all; a lone set takes its bars in the lanes instead
-             * (kernels/scores/score_lone_lanes.h). */
-            const double *lane_out[APO_MAX_IO];
-            for (size_t k = 0; k < pass->n_out; k++)
-                lane_out[k] = pass_in[k] + (t0 - origin);
-            const apo__score_sets_tile lane_tile = {close + t0,
-                                                    move,
-                                                    finite,
-                                                    lane_out,
-                                                    t1 - t0,
-                                                    n_out,
-                                                    pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
-                                                    rules[0].kind,
-                                                    rules[0].a,
-                                                    rules[0].b};
-            apo__cpu_score_fold_sets(&lane_tile, lane_sets, n_sets, f, isa);
+            apo__cpu_score_moves(rf.close, t0, t1, move, finite, isa);
+            rf.t0 = t0;
+            st = fold_tile_ranges(&rf, t1, &rr, next, f, more);
         }
     }
-    free(scratch);
-    if (st != APO_OK)
-        return st;
-    for (size_t j = 0; j < n_sets; j++) {
-        double scores[APO_SCORE_IX_COUNT];
-        if (sc->view == APO_SCORE_VIEW_SUM)
-            apo__score_finish(&f[j], sqrt(sets[j].params[fold_params + 1]), scores);
-        else
-            apo__score_more_finish(&f[j], &more[j], sc->view, sets[j].params[fold_params + 1],
-                                   scores);
-        for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
-            sets[j].outputs[k][row] = scores[k];
-    }
-    return APO_OK;
+    free(scratch), free(f), free(more), free(next);
+    return st;
 }
 
 /* One series on the best vector path: for callers without a device's path (a rank, the

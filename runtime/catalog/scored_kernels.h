@@ -26,6 +26,17 @@ typedef struct apo__rule_failure {
     char message[256];
 } apo__rule_failure;
 
+/* A ranged call's ranges (catalog/score_ranges.h makes them): how the fold of a series
+ * restarts and finishes (scored_kernels.c). */
+typedef struct apo__score_ranges {
+    size_t n;               /* ranges, sorted by begin then end, none twice */
+    const apo_range *range; /* the call's copy */
+    /* Runs of ranges with one first bar: chain c holds ranges [first[c], first[c + 1]) in
+     * order of their ends, folded as one. */
+    size_t n_chains;
+    const size_t *first; /* n_chains + 1 */
+} apo__score_ranges;
+
 /* The indicator and the rule of a scored kernel (apo__kernel.scoring). */
 struct apo__scoring {
     const apo__kernel *indicator;
@@ -45,6 +56,9 @@ struct apo__scoring {
     apo_rule_fn user_fn;
     void *user;
     apo__rule_failure *failure; /* user rules: where a failing call's reason waits */
+    /* A ranged call's ranges (catalog/score_ranges.h), each an output column; NULL: the
+     * whole series, one column. Set only in a call's own copy of the kernel. */
+    const apo__score_ranges *ranges;
 };
 
 /* The rule of a set whose scored-kernel parameters are `params`: sc->rule with that set's

@@ -709,6 +709,14 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
                                   "per call",
                          w->kernel);
     }
+    /* A ranged scored call runs on the host's devices (catalog/score_ranges.h). */
+    if (call.ranged != NULL && (where->in_gpu >= 0 || where->out_gpu >= 0)) {
+        apo__sweep_release(&call);
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s: a scored call with ranges cannot run on arrays in GPU memory "
+                         "(apo_distribute_workload_cuda); give host arrays",
+                         w->kernel);
+    }
     /* Host inputs are read here for the catalog's rule on volumes; arrays in GPU memory are
      * the caller's to check (docs/kernels.md, "Negative volume"). */
     if (where->in_gpu < 0) {

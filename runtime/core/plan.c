@@ -13,6 +13,7 @@
 #include "catalog/call_span.h"
 #include "catalog/grid.h"
 #include "catalog/params.h"
+#include "catalog/score_ranges.h"
 #include "catalog/scored_kernels.h"
 #include "core/plan.h"
 #include "core/runtime.h"
@@ -140,11 +141,19 @@ apo_status apo__resolve_call(apo_runtime *rt, const apo_workload *w, apo__call *
         if (st != APO_OK)
             return apo__fail(st, "%s", err);
     }
+    /* A scored call's ranges give its kernel one output column per range: the shapes below
+     * are its copy's (catalog/score_ranges.h). */
+    st = apo__score_ranges_attach(w, call);
+    if (st != APO_OK)
+        return st;
+    k = call->kernel;
     for (size_t i = 0; i < k->n_outputs && w->sweep == NULL; i++) {
         size_t oc = k->output_cols(k, call->params, w->cols, i);
-        if (oc != 0 && w->rows > SIZE_MAX / sizeof(double) / oc)
+        if (oc != 0 && w->rows > SIZE_MAX / sizeof(double) / oc) {
+            apo__sweep_release(call);
             return apo__fail(APO_ERR_OVERFLOW, "%s: output %s of %zu x %zu overflows size_t",
                              k->name, k->output_names[i], w->rows, oc);
+        }
     }
 
     call->axis_len = k->axis_len(k, call->params, w->cols);
@@ -172,13 +181,18 @@ apo_status apo_output_shape(const apo_runtime *rt, const apo_workload *w, size_t
     apo_status st = apo__resolve_call((apo_runtime *)rt, w, &call, 0);
     if (st != APO_OK)
         return st;
-    size_t rows = apo__call_output_rows(&call);
-    apo__sweep_release(&call);
-    if (index >= call.kernel->n_outputs)
-        return apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", call.kernel->name,
-                         call.kernel->n_outputs, index);
+    /* Read while the call is held: a ranged call's kernel is the call's own, freed with it. */
+    const size_t rows = apo__call_output_rows(&call);
+    const apo__kernel *k = call.kernel;
+    if (index >= k->n_outputs) {
+        st = apo__fail(APO_ERR_NOT_FOUND, "%s has %zu outputs, no output %zu", k->name,
+                       k->n_outputs, index);
+        apo__sweep_release(&call);
+        return st;
+    }
     *out_rows = rows;
-    *out_cols = call.kernel->output_cols(call.kernel, call.params, w->cols, index);
+    *out_cols = k->output_cols(k, call.params, w->cols, index);
+    apo__sweep_release(&call);
     return APO_OK;
 }
 
@@ -221,6 +235,10 @@ static int device_capable(const apo_runtime *rt, const apo__call *call, size_t i
      * it does not exist (docs/scores.md, "User rules"). */
     if (dev->info.kind == APO_DEVICE_RANK && call->kernel->scoring != NULL &&
         call->kernel->scoring->user_fn != NULL)
+        return 0;
+    /* A rank is sent the kernel's name and parameters, which do not carry the ranges
+     * (docs/scores.md, "Ranges"). */
+    if (dev->info.kind == APO_DEVICE_RANK && call->ranged != NULL)
         return 0;
     return apo__device_can_run(dev, call->kernel);
 }

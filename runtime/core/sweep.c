@@ -8,6 +8,7 @@
 #include "catalog/call_span.h"
 #include "catalog/grid.h"
 #include "catalog/params.h"
+#include "catalog/score_ranges.h"
 #include "core/ragged.h"
 #include "core/sweep.h"
 
@@ -304,6 +305,7 @@ void apo__sweep_bind(apo__call *call) {
 void apo__sweep_release(apo__call *call) {
     apo__grid_free(call->grid);
     call->grid = NULL;
+    apo__score_ranges_release(call);
 }
 
 apo_status apo__sweep_set_params(const apo_workload *w, const apo__kernel *k, size_t *n_run,

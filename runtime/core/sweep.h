@@ -28,7 +28,8 @@ apo_status apo__sweep_resolve(const apo_workload *w, apo__call *call);
  * context (catalog/call_context.h). After the call's arrays, partials and counts are set. */
 void apo__sweep_bind(apo__call *call);
 
-/* Frees call->grid (NULL is fine) and clears it. */
+/* Frees call->grid (NULL is fine) and a ranged call's own kernel (catalog/score_ranges.h), and
+ * clears them. */
 void apo__sweep_release(apo__call *call);
 
 /* The resolved parameters of the sets w->sweep runs (first_set on, n_sets_run of them), each
