@@ -55,8 +55,7 @@ static int group_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_RuntimeError, "StreamGroup.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|O", kwlist, &PyTuple_Type, &streams,
-                                     &bind))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|O", kwlist, &PyTuple_Type, &streams, &bind))
         return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(streams);
     if (n < 1 || n > APO_STREAM_GROUP_MAX) {
