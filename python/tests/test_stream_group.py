@@ -7,7 +7,8 @@ of the lone streams; a peek gives the update's bits and moves nothing; every ref
 package's checks and the library's: a negative volume only the last stream reads, a Python
 user kernel that fails in the last stream) raises with every stream's saved state
 unchanged, and the refused group then goes on with the batch's bits; a DataFrame of the
-latest bar of every symbol gives Series on its index."""
+latest bar of every symbol gives Series on its index; while an update runs, its streams
+refuse other calls."""
 
 import numpy as np
 import pytest
@@ -295,3 +296,27 @@ def test_a_closed_stream_or_runtime_stops_the_group_and_moves_no_other(cpu_rt):
     with pytest.raises(ValueError, match="StreamGroup is closed"):
         group.update(close=np.ones(SERIES))
     assert list(a.bars) == [1] * SERIES  # the streams stay
+
+
+def test_while_a_group_update_runs_its_streams_refuse_other_calls():
+    """A Python user kernel runs inside the group's update (the GIL taken back): from there,
+    a call on another stream of the group is refused, as another thread's would be, with no
+    timing involved."""
+    seen = []
+
+    def probe(inputs, outputs, row, begin, end, params, seed):
+        for call in (lambda: bytes(first), lambda: first.update(np.ones(SERIES)), first.close):
+            try:
+                call()
+                seen.append(None)
+            except RuntimeError as e:
+                seen.append(str(e))
+        outputs[0][row, begin:end] = inputs[0][row, begin:end]
+
+    with apportion.Runtime("cpu", profiles=False, learn=False) as own:
+        own.register_kernel("py_probe", probe, outputs=("y",), tile=64, inputs=("close",))
+        first = apportion.Stream("sma", SERIES, runtime=own, timeperiod=5)
+        group = apportion.StreamGroup([first, apportion.Stream("py_probe", SERIES, runtime=own)])
+        group.update(close=np.ones(SERIES))
+        assert seen and all(m is not None and "in use by another thread" in m for m in seen), seen
+        assert not first.closed and list(first.bars) == [1] * SERIES
