@@ -19,6 +19,7 @@ from .ranking import rank
 from .positions import plot_equity, positions
 from .scores_plot import plot_scores
 from .stream import Stream
+from .stream_group import StreamGroup
 
 __version__ = _core.version()
 
@@ -53,6 +54,7 @@ __all__ = [
     "follow",
     "plot_scores",
     "Stream",
+    "StreamGroup",
     "set_default_runtime",
     "catalog",
 ] + catalog.__all__

@@ -199,10 +199,14 @@ class Stream(_core.Stream):
             packed.append(arr)
             layouts.append(layout)
         bars = 1 if len(shape) == 1 else shape[1]
-        outs = call(tuple(packed), bars)
+        return self._present(call(tuple(packed), bars), layouts[0])
+
+    def _present(self, outs, layout):
+        """The outputs of _core's call ((series, bars) arrays, or a sweep's (sets, series,
+        bars)) as the kernel's named tuple, each in the shape its input came in."""
         if self._labels is None:
-            return self._result._make(_present(o, layouts[0]) for o in outs)
-        return self._result._make(_present_sets(o, layouts[0], self._labels, self.swept) for o in outs)
+            return self._result._make(_present(o, layout) for o in outs)
+        return self._result._make(_present_sets(o, layout, self._labels, self.swept) for o in outs)
 
     def _packed(self, name, x, axis):
         """One input's block as the library's packed layout (series after series: an array

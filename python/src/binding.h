@@ -7,7 +7,8 @@
  * type: create, close, devices, kernels), workload.c (running a workload), report.c (C
  * structs -> dicts), profiles.c (profiling, plans, ratios, thresholds), user_kernels.c
  * (numba cfuncs and Python callables as CPU kernels), stream_type.c (the Stream type over
- * apo_stream_*), score_positions.c (apo_score_positions() for one series).
+ * apo_stream_*), stream_group_type.c (the StreamGroup type over apo_stream_group_*),
+ * score_positions.c (apo_score_positions() for one series).
  */
 #ifndef APO_PY_BINDING_H
 #define APO_PY_BINDING_H
@@ -38,8 +39,39 @@ typedef struct {
 } apo_py_runtime;
 
 extern PyTypeObject apo_py_runtime_type;
-/* stream_type.c: the Stream type (apo_stream_*, docs/python.md "Streams"). */
+/* stream_type.c: the Stream type (apo_stream_*, docs/python.md "Streams"). Its struct is
+ * here because a StreamGroup (stream_group_type.c) feeds the streams it holds. */
+typedef struct {
+    PyObject_HEAD apo_stream *s;
+    /* Held so that the runtime object outlives the stream; its apo_runtime may still be
+     * closed under it, which every call checks (the stream refers to the runtime's kernel). */
+    apo_py_runtime *runtime;
+    PyObject *kernel; /* str */
+    PyObject *params; /* dict: name -> float, every parameter of the kernel, resolved */
+    /* A sweep: list of such dicts, one a set in the sweep's order; NULL for one set, which
+     * keeps an update's outputs without the sets axis. */
+    PyObject *sets;
+    size_t n_sets; /* 1 without a sweep */
+    size_t n_series, n_inputs, n_outputs;
+    uint64_t seed;
+    /* n_new of the last update (every series the same count), kept so that a stream of one
+     * bar at a time does not allocate it on every update. */
+    size_t *n_new;
+    size_t n_new_fill;
+    /* A call is inside the library with the GIL released: one stream serves one thread at a
+     * time (the C API's rule), so a second thread is refused rather than let in. */
+    int busy;
+} apo_py_stream;
 extern PyTypeObject apo_py_stream_type;
+/* The stream of `self` with its runtime open and no other thread inside it, or NULL with
+ * an exception set. */
+apo_stream *apo_py_stream_get(apo_py_stream *self);
+/* An input of the packed layout: a float64, C-contiguous, aligned numpy array of `count`
+ * values; else -1 with an exception naming it as `what` ("input 0", "input close"). */
+int apo_py_check_packed(PyObject *o, const char *what, size_t count);
+/* stream_group_type.c: the StreamGroup type (apo_stream_group_*, docs/python.md "Groups of
+ * streams"). */
+extern PyTypeObject apo_py_stream_group_type;
 
 /* errors.c: sets the Python exception for a failed status, with apo_last_error()'s text
  * (which must be read on the thread that made the call, before any other apportion call).

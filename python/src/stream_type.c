@@ -4,6 +4,7 @@
  * (bars x series, DataFrames) into that layout and back. */
 #include "binding.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "le_bytes.h"
@@ -23,30 +24,7 @@ enum {
     SWEEP_LENGTHS = 32,
 };
 
-typedef struct {
-    PyObject_HEAD apo_stream *s;
-    /* Held so that the runtime object outlives the stream; its apo_runtime may still be
-     * closed under it, which every call checks (the stream refers to the runtime's kernel). */
-    apo_py_runtime *runtime;
-    PyObject *kernel; /* str */
-    PyObject *params; /* dict: name -> float, every parameter of the kernel, resolved */
-    /* A sweep: list of such dicts, one a set in the sweep's order; NULL for one set, which
-     * keeps an update's outputs without the sets axis. */
-    PyObject *sets;
-    size_t n_sets; /* 1 without a sweep */
-    size_t n_series, n_inputs, n_outputs;
-    uint64_t seed;
-    /* n_new of the last update (every series the same count), kept so that a stream of one
-     * bar at a time does not allocate it on every update. */
-    size_t *n_new;
-    size_t n_new_fill;
-    /* A call is inside the library with the GIL released: one stream serves one thread at a
-     * time (the C API's rule), so a second thread is refused rather than let in. */
-    int busy;
-} apo_py_stream;
-
-/* The stream of `self` with its runtime still open, or NULL with an exception set. */
-static apo_stream *stream_get(apo_py_stream *self) {
+apo_stream *apo_py_stream_get(apo_py_stream *self) {
     if (self->s == NULL) {
         PyErr_SetString(PyExc_ValueError, "this apportion Stream is closed");
         return NULL;
@@ -375,28 +353,34 @@ static void stream_dealloc(PyObject *op) {
     Py_TYPE(op)->tp_free(op);
 }
 
-/* An input of the packed layout: float64, C-contiguous, aligned, `count` values. */
-static int check_input(PyObject *o, Py_ssize_t i, size_t count) {
+int apo_py_check_packed(PyObject *o, const char *what, size_t count) {
     if (!PyArray_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "input %zd is not a numpy array", i);
+        PyErr_Format(PyExc_TypeError, "%s is not a numpy array", what);
         return -1;
     }
     PyArrayObject *arr = (PyArrayObject *)o;
     if (PyArray_TYPE(arr) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(arr)) {
-        PyErr_Format(PyExc_TypeError, "input %zd has dtype %R; float64 is needed", i,
+        PyErr_Format(PyExc_TypeError, "%s has dtype %R; float64 is needed", what,
                      (PyObject *)PyArray_DESCR(arr));
         return -1;
     }
     if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr)) {
-        PyErr_Format(PyExc_ValueError, "input %zd is not C-contiguous and aligned", i);
+        PyErr_Format(PyExc_ValueError, "%s is not C-contiguous and aligned", what);
         return -1;
     }
     if ((size_t)PyArray_SIZE(arr) != count) {
-        PyErr_Format(PyExc_ValueError, "input %zd holds %zd values; series x bars = %zu are needed",
-                     i, PyArray_SIZE(arr), count);
+        PyErr_Format(PyExc_ValueError, "%s holds %zd values; series x bars = %zu are needed", what,
+                     PyArray_SIZE(arr), count);
         return -1;
     }
     return 0;
+}
+
+/* apo_py_check_packed() of input i of a stream's call. */
+static int check_input(PyObject *o, Py_ssize_t i, size_t count) {
+    char what[32];
+    snprintf(what, sizeof what, "input %zd", i);
+    return apo_py_check_packed(o, what, count);
 }
 
 /* What stream_feed calls: apo_stream_update, _peek or _revise, which take the same arguments. */
@@ -411,7 +395,7 @@ static PyObject *stream_feed(PyObject *op, PyObject *args, int mode) {
     Py_ssize_t bars;
     if (!PyArg_ParseTuple(args, "O!n", &PyTuple_Type, &inputs, &bars))
         return NULL;
-    apo_stream *s = stream_get(self);
+    apo_stream *s = apo_py_stream_get(self);
     if (s == NULL)
         return NULL;
     if (bars < 0) {
@@ -499,7 +483,7 @@ static PyObject *stream_revise(PyObject *op, PyObject *args) {
 static PyObject *stream_fork(PyObject *op, PyObject *noargs) {
     (void)noargs;
     apo_py_stream *self = (apo_py_stream *)op;
-    apo_stream *s = stream_get(self);
+    apo_stream *s = apo_py_stream_get(self);
     if (s == NULL)
         return NULL;
     apo_stream *copy = NULL;
@@ -532,7 +516,7 @@ static PyObject *stream_fork(PyObject *op, PyObject *noargs) {
 static PyObject *stream_save(PyObject *op, PyObject *noargs) {
     (void)noargs;
     apo_py_stream *self = (apo_py_stream *)op;
-    apo_stream *s = stream_get(self);
+    apo_stream *s = apo_py_stream_get(self);
     if (s == NULL)
         return NULL;
     size_t len = 0;
@@ -576,7 +560,7 @@ static PyObject *stream_close(PyObject *op, PyObject *noargs) {
 static PyObject *stream_get_bars(PyObject *op, void *closure) {
     (void)closure;
     apo_py_stream *self = (apo_py_stream *)op;
-    apo_stream *s = stream_get(self);
+    apo_stream *s = apo_py_stream_get(self);
     if (s == NULL)
         return NULL;
     npy_intp dims[1] = {(npy_intp)self->n_series};

@@ -15,7 +15,8 @@ import pytest
 DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
 
 # The names the examples use without making them, as a reader would have them. A stream's
-# frame has the stream's 5000 series as columns; elsewhere a frame is one ticker's bars.
+# frame has the stream's 5000 series as columns (a group's `latest`, the 5000 symbols as rows
+# and the inputs as columns); elsewhere a frame is one ticker's bars.
 GIVEN = """
 import numpy as np, pandas as pd, apportion
 _rng = np.random.default_rng(12)
@@ -43,6 +44,10 @@ STREAM = """
 last_closes = 100 + _rng.standard_normal(5000)
 block = 100 + _rng.standard_normal((3, 5000))
 frame = pd.DataFrame(100 + _rng.standard_normal((2, 5000)), index=pd.date_range("2024-01-02", periods=2))
+last_highs, last_lows = last_closes + 1, last_closes - 1
+last_volumes = 1000 + 1000 * _rng.random(5000)
+latest = pd.DataFrame({"Open": last_closes, "High": last_highs, "Low": last_lows, "Close": last_closes,
+                       "Volume": last_volumes}, index=[f"S{i}" for i in range(5000)])
 """
 
 
