@@ -85,8 +85,8 @@ static inline APO_HD void apo__window_keep(apo__cat_run *r, size_t end, size_t b
  * gap in `bad`, and where the window of p samples ending at t is not clean, writes NaN at
  * out[t], marks the running sums or extremes stale and returns 0 (the body goes on to
  * t + 1). */
-static inline APO_HD int apo__window_step(int finite, double *out, size_t t, size_t p,
-                                          size_t *bad, int *valid) {
+static inline APO_HD int apo__window_step(int finite, double *out, size_t t, size_t p, size_t *bad,
+                                          int *valid) {
     if (!finite)
         *bad = t + 1;
     if (apo__window_clean(t, p, *bad))
