@@ -143,10 +143,16 @@ static int add_score_param(cli_run_options *o, const char *option, const char *n
     return cli_param_list_add_value(&o->given, "run", option, name, v);
 }
 
-int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
-    const char *cost_text = NULL, *periods_text = NULL;
-    int top_set = 0, by_set = 0;
-    const char *by_text = NULL;
+/* What the options of the score said, for the checks after the loop (check_score_options). */
+typedef struct run_seen {
+    const char *cost_text, *periods_text, *by_text;
+    int top_set, by_set;
+} run_seen;
+
+/* Reads each option into `o` (and what the score's options said into `seen`), checking each
+ * value alone; *help set for --help, which ends the reading. Returns CLI_EXIT_OK or the usage
+ * error's status. */
+static int read_options(int argc, char **argv, cli_run_options *o, int *help, run_seen *seen) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -238,17 +244,17 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
             if (r > 0 && (cli_parse_double(v, &c) != 0 || !(c >= 0 && c <= 1)))
                 return cli_usage_error("run", "--cost '%s': expected a number from 0 to 1", v);
             if (r > 0)
-                cost_text = v;
+                seen->cost_text = v;
         } else if (VALUE("--periods-per-year")) {
             double p;
             if (r > 0 && (cli_parse_double(v, &p) != 0 || !(p > 0)))
                 return cli_usage_error("run", "--periods-per-year '%s': expected a number > 0", v);
             if (r > 0)
-                periods_text = v;
+                seen->periods_text = v;
         } else if (VALUE("--top")) {
             if (r > 0 && (cli_parse_size(v, &o->top) != 0 || o->top == 0))
                 return cli_usage_error("run", "--top '%s': expected a positive integer", v);
-            top_set = 1;
+            seen->top_set = 1;
         } else if (VALUE("--by")) {
             if (r > 0 && (o->by = cli_score_index(v)) < 0)
                 return cli_usage_error("run",
@@ -257,8 +263,8 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
                                        "RULE/more: sortino, calmar, cagr, win_rate, "
                                        "profit_factor, avg_trade, turnover, round_trips)",
                                        v);
-            by_set = 1;
-            by_text = v;
+            seen->by_set = 1;
+            seen->by_text = v;
         } else if (VALUE("--plot")) {
             if (r > 0)
                 o->plot = v;
@@ -281,6 +287,11 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         if (r < 0)
             return CLI_EXIT_USAGE;
     }
+    return CLI_EXIT_OK;
+}
+
+/* The checks of the options against each other, the score's aside. */
+static int check_input_options(const cli_run_options *o) {
     if (o->kernel == NULL)
         return cli_usage_error("run", "missing --kernel");
     if (o->kernel[0] == '\0')
@@ -313,32 +324,52 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--memory applies to a sweep only (a --param list or range)");
     if (o->output != NULL && o->output[0] == '\0')
         return cli_usage_error("run", "--output: empty directory name");
-    const char *score_only = cost_text != NULL      ? "--cost"
-                             : periods_text != NULL ? "--periods-per-year"
-                             : top_set              ? "--top"
-                             : by_set               ? "--by"
-                             : o->plot != NULL      ? "--plot"
-                                                    : NULL;
+    return CLI_EXIT_OK;
+}
+
+/* The score's options against each other and against --score, then --cost and
+ * --periods-per-year as the parameters they stand for. */
+static int check_score_options(cli_run_options *o, const run_seen *seen) {
+    const char *score_only = seen->cost_text != NULL      ? "--cost"
+                             : seen->periods_text != NULL ? "--periods-per-year"
+                             : seen->top_set              ? "--top"
+                             : seen->by_set               ? "--by"
+                             : o->plot != NULL            ? "--plot"
+                                                          : NULL;
     if (o->score == NULL && score_only != NULL)
         return cli_usage_error("run", "%s needs --score RULE", score_only);
     if (o->score != NULL) {
         /* --by names an output of the rule's view; by default sharpe, or sortino for the
          * view of more (docs/cli.md, "Scores"). */
         const int more = cli_score_view_more(o->score);
-        if (by_set && (o->by >= APO_N_SCORES) != more)
-            return cli_usage_error("run", "--by: %s is not a score of --score %s%s", by_text,
+        if (seen->by_set && (o->by >= APO_N_SCORES) != more)
+            return cli_usage_error("run", "--by: %s is not a score of --score %s%s", seen->by_text,
                                    o->score, more ? "" : " (its view of more, RULE/more, has it)");
-        o->by = by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
+        o->by = seen->by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
     }
     if (o->score != NULL && o->format_set)
         return cli_usage_error("run", "--format applies to the indicator's outputs; --score "
                                       "writes DIR/scores.csv only");
     int rc = CLI_EXIT_OK;
-    if (cost_text != NULL)
-        rc = add_score_param(o, "--cost", "cost", cost_text);
-    if (rc == CLI_EXIT_OK && periods_text != NULL)
-        rc = add_score_param(o, "--periods-per-year", "periods_per_year", periods_text);
+    if (seen->cost_text != NULL)
+        rc = add_score_param(o, "--cost", "cost", seen->cost_text);
+    if (rc == CLI_EXIT_OK && seen->periods_text != NULL)
+        rc = add_score_param(o, "--periods-per-year", "periods_per_year", seen->periods_text);
     return rc;
+}
+
+int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
+    run_seen seen;
+    memset(&seen, 0, sizeof seen);
+    int asked = 0;
+    int rc = read_options(argc, argv, o, &asked, &seen);
+    if (asked) {
+        *help = 1;
+        return CLI_EXIT_OK;
+    }
+    if (rc == CLI_EXIT_OK)
+        rc = check_input_options(o);
+    return rc == CLI_EXIT_OK ? check_score_options(o, &seen) : rc;
 }
 
 /* Matches one --ratios id against the runtime's devices: the exact id, or `cuda:N` for the
