@@ -59,6 +59,12 @@ int cli_value_once(const char *command, int argc, char **argv, int *i, const cha
 int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
                            const char **devices);
 
+/* cli_parse_json_devices(), then the runtime on the devices it names (cli_runtime_create()):
+ * the start of a command that takes only those options. Returns -1 with *rt set to go on,
+ * or the exit status to return (help printed, a usage error, no runtime). */
+int cli_open_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                          apo_runtime **rt);
+
 /* Strict number parsing of a whole string: a decimal unsigned integer (no sign, no spaces)
  * and a finite double. Return 0 or -1. */
 int cli_parse_u64(const char *text, uint64_t *out);

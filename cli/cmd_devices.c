@@ -107,16 +107,12 @@ static void print_table(const apo_device_info *devs, size_t n) {
 
 int cli_cmd_devices(int argc, char **argv) {
     int json = 0;
-    const char *devices = NULL;
-    int done = cli_parse_json_devices("devices", devices_help, argc, argv, &json, &devices);
+    apo_runtime *rt = NULL;
+    int done = cli_open_json_devices("devices", devices_help, argc, argv, &json, &rt);
     if (done >= 0)
         return done;
 
-    apo_runtime *rt = NULL;
-    int rc = cli_runtime_create(devices, &rt);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-
+    int rc = CLI_EXIT_OK;
     size_t n = 0, gpus = 0, n_warn = 0;
     apo_status st = apo_device_count(rt, &n);
     if (st == APO_OK)

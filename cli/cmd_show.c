@@ -256,15 +256,11 @@ static int show(apo_runtime *rt, int json) {
 
 int cli_cmd_show(int argc, char **argv) {
     int json = 0;
-    const char *devices = NULL;
-    int done = cli_parse_json_devices("show", show_help, argc, argv, &json, &devices);
+    apo_runtime *rt = NULL;
+    int done = cli_open_json_devices("show", show_help, argc, argv, &json, &rt);
     if (done >= 0)
         return done;
-    apo_runtime *rt = NULL;
-    int rc = cli_runtime_create(devices, &rt);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    rc = show(rt, json);
+    int rc = show(rt, json);
     if (rc != CLI_EXIT_OK && json)
         cli_print_runtime_warnings(rt);
     apo_runtime_destroy(rt);

@@ -82,6 +82,16 @@ int cli_parse_json_devices(const char *command, const char *help, int argc, char
     return -1;
 }
 
+int cli_open_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                          apo_runtime **rt) {
+    const char *devices = NULL;
+    int done = cli_parse_json_devices(command, help, argc, argv, json, &devices);
+    if (done >= 0)
+        return done;
+    int rc = cli_runtime_create(devices, rt);
+    return rc != CLI_EXIT_OK ? rc : -1;
+}
+
 int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
               const char **value) {
     const char *arg = argv[*i];

@@ -598,6 +598,143 @@ void apo__csv_table_free(apo_csv_table *t) {
 /* Roles of a header column in the table being read. */
 enum { ROLE_NONE = 0, ROLE_VALUE = 1, ROLE_INDEX = 2, ROLE_GROUP = 3 };
 
+/* Gives the header's columns their roles (role[c], and slot[c] the value column j of a
+ * ROLE_VALUE) from the request: the value columns, the --group-by column and the index
+ * column, copying their names into `out`; `end` is how the header line ended. Returns 0, or
+ * -1 after the failure is recorded. */
+static int assign_roles(csv_parser *p, const header_name *names, size_t n_names,
+                        const apo_csv_request *req, enum field_end end, unsigned char *role,
+                        size_t *slot, apo_csv_table *out) {
+    for (size_t j = 0; j < out->n_columns; j++) {
+        size_t c = 0;
+        if (select_column(p, names, n_names, req->n_columns > 0 ? req->columns[j] : NULL, &c))
+            return -1;
+        if (role[c] != ROLE_NONE) {
+            char q[128];
+            apo__csv_quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
+            return fail_plain(p, "column %s is listed twice in --column", q);
+        }
+        role[c] = ROLE_VALUE;
+        slot[c] = j;
+        out->column_names[j] = copy_text(names[c].name, strlen(names[c].name));
+        if (out->column_names[j] == NULL)
+            return fail_plain(p, "out of memory");
+    }
+    if (req->group_column != NULL) {
+        size_t c = 0;
+        if (select_column(p, names, n_names, req->group_column, &c))
+            return -1;
+        if (role[c] != ROLE_NONE) {
+            char q[128];
+            apo__csv_quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
+            return fail_plain(
+                p, "column %s cannot be both a value column and the --group-by column", q);
+        }
+        role[c] = ROLE_GROUP;
+        out->group_name = copy_text(names[c].name, strlen(names[c].name));
+        if (out->group_name == NULL)
+            return fail_plain(p, "out of memory");
+    }
+    if (end == FIELD_EOF || p->pos >= p->len)
+        return fail_plain(p, "no data rows after the header line");
+    size_t index_col = n_names;
+    if (req->index_column != NULL) {
+        if (select_column(p, names, n_names, req->index_column, &index_col))
+            return -1;
+        if (role[index_col] != ROLE_NONE) {
+            char q[128];
+            apo__csv_quote_text(q, sizeof q, names[index_col].name, strlen(names[index_col].name));
+            return fail_plain(p, "column %s cannot be the --index-column: it is %s", q,
+                              role[index_col] == ROLE_GROUP ? "the --group-by column"
+                                                            : "a value column");
+        }
+    } else if (req->index_auto) {
+        index_col = probe_index_column(p, n_names, role);
+    }
+    if (index_col < n_names) {
+        role[index_col] = ROLE_INDEX;
+        out->index_name = copy_text(names[index_col].name, strlen(names[index_col].name));
+        if (out->index_name == NULL)
+            return fail_plain(p, "out of memory");
+    }
+    return 0;
+}
+
+/* Grows the table's arrays of records (values, index, lines, groups) from *cap records to
+ * twice as many (1024 at first). Returns 0, or -1 after the failure is recorded. */
+static int grow_records(csv_parser *p, apo_csv_table *out, size_t *cap) {
+    if (*cap > SIZE_MAX / 2 / sizeof(double))
+        return fail_plain(p, "too many values");
+    const size_t c = *cap ? *cap * 2 : 1024;
+    for (size_t j = 0; j < out->n_columns; j++) {
+        double *g = realloc(out->values[j], c * sizeof *g);
+        if (g == NULL)
+            return fail_plain(p, "out of memory");
+        out->values[j] = g;
+    }
+    if (out->index_name != NULL) {
+        char **g = realloc(out->index, c * sizeof *g);
+        if (g == NULL)
+            return fail_plain(p, "out of memory");
+        out->index = g;
+    }
+    size_t *l = realloc(out->lines, c * sizeof *l);
+    if (l == NULL)
+        return fail_plain(p, "out of memory");
+    out->lines = l;
+    if (out->group_name != NULL) {
+        char **g = realloc(out->group, c * sizeof *g);
+        if (g == NULL)
+            return fail_plain(p, "out of memory");
+        out->group = g;
+    }
+    *cap = c;
+    return 0;
+}
+
+/* Reads record r (room for it made) field by field into the columns of their roles. Returns
+ * 0, or -1 after the failure is recorded. */
+static int read_record(csv_parser *p, const apo_csv_request *req, const unsigned char *role,
+                       const size_t *slot, size_t n_names, size_t r, apo_csv_table *out) {
+    enum field_end end;
+    size_t nf = 0;
+    do {
+        if (nf == n_names)
+            return fail_at(p, p->line, nf + 1, cur_byte(p),
+                           "record has more fields than the header's %zu", n_names);
+        nf++;
+        if (read_field(p, nf, &end))
+            return -1;
+        if (nf == 1 && end != FIELD_SEP && p->field_len == 0 && !p->field_quoted && n_names > 1)
+            return fail_at(p, p->field_line, 1, p->field_byte,
+                           "empty line (the header has %zu fields)", n_names);
+        const int what = role[nf - 1];
+        if (what == ROLE_VALUE) {
+            const size_t j = slot[nf - 1];
+            if (parse_number(p, nf, &out->values[j][r]) ||
+                check_non_negative(p, req, j, nf, out->values[j][r]))
+                return -1;
+        } else if (what == ROLE_INDEX || what == ROLE_GROUP) {
+            trim_field(p);
+            if (what == ROLE_GROUP && p->field_len == 0)
+                return fail_at(p, p->field_line, nf, p->field_byte,
+                               "empty --group-by field (every record needs its group)");
+            char *t = copy_text(p->field, p->field_len);
+            if (t == NULL)
+                return fail_plain(p, "out of memory");
+            if (what == ROLE_INDEX)
+                out->index[r] = t;
+            else
+                out->group[r] = t;
+        }
+    } while (end == FIELD_SEP);
+    if (nf < n_names)
+        return fail_at(p, p->end_line, nf + 1, p->end_byte,
+                       "record has %zu field%s, the header has %zu", nf, nf == 1 ? "" : "s",
+                       n_names);
+    return 0;
+}
+
 int apo__csv_parse_table(const char *buf, size_t len, const char *name, const apo_csv_request *req,
                          apo_csv_table *out, char *err, size_t err_size) {
     csv_parser p;
@@ -651,109 +788,14 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
         fail_plain(&p, "out of memory");
         goto fail;
     }
-    for (size_t j = 0; j < n_cols; j++) {
-        size_t c = 0;
-        if (select_column(&p, names, n_names, req->n_columns > 0 ? req->columns[j] : NULL, &c))
-            goto fail;
-        if (role[c] != ROLE_NONE) {
-            char q[128];
-            apo__csv_quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
-            fail_plain(&p, "column %s is listed twice in --column", q);
-            goto fail;
-        }
-        role[c] = ROLE_VALUE;
-        slot[c] = j;
-        out->column_names[j] = copy_text(names[c].name, strlen(names[c].name));
-        if (out->column_names[j] == NULL) {
-            fail_plain(&p, "out of memory");
-            goto fail;
-        }
-    }
-    if (req->group_column != NULL) {
-        size_t c = 0;
-        if (select_column(&p, names, n_names, req->group_column, &c))
-            goto fail;
-        if (role[c] != ROLE_NONE) {
-            char q[128];
-            apo__csv_quote_text(q, sizeof q, names[c].name, strlen(names[c].name));
-            fail_plain(&p, "column %s cannot be both a value column and the --group-by column", q);
-            goto fail;
-        }
-        role[c] = ROLE_GROUP;
-        out->group_name = copy_text(names[c].name, strlen(names[c].name));
-        if (out->group_name == NULL) {
-            fail_plain(&p, "out of memory");
-            goto fail;
-        }
-    }
-    if (end == FIELD_EOF || p.pos >= p.len) {
-        fail_plain(&p, "no data rows after the header line");
+    if (assign_roles(&p, names, n_names, req, end, role, slot, out))
         goto fail;
-    }
-    size_t index_col = n_names;
-    if (req->index_column != NULL) {
-        if (select_column(&p, names, n_names, req->index_column, &index_col))
-            goto fail;
-        if (role[index_col] != ROLE_NONE) {
-            char q[128];
-            apo__csv_quote_text(q, sizeof q, names[index_col].name, strlen(names[index_col].name));
-            fail_plain(&p, "column %s cannot be the --index-column: it is %s", q,
-                       role[index_col] == ROLE_GROUP ? "the --group-by column" : "a value column");
-            goto fail;
-        }
-    } else if (req->index_auto) {
-        index_col = probe_index_column(&p, n_names, role);
-    }
-    if (index_col < n_names) {
-        role[index_col] = ROLE_INDEX;
-        out->index_name = copy_text(names[index_col].name, strlen(names[index_col].name));
-        if (out->index_name == NULL) {
-            fail_plain(&p, "out of memory");
-            goto fail;
-        }
-    }
 
     while (p.pos < p.len) {
         if (only_line_ends_left(&p))
             break; /* blank lines at the end, as many editors and exports leave */
-        if (out->n_records == cap) {
-            if (cap > SIZE_MAX / 2 / sizeof(double)) {
-                fail_plain(&p, "too many values");
-                goto fail;
-            }
-            const size_t c = cap ? cap * 2 : 1024;
-            for (size_t j = 0; j < n_cols; j++) {
-                double *g = realloc(out->values[j], c * sizeof *g);
-                if (g == NULL) {
-                    fail_plain(&p, "out of memory");
-                    goto fail;
-                }
-                out->values[j] = g;
-            }
-            if (out->index_name != NULL) {
-                char **g = realloc(out->index, c * sizeof *g);
-                if (g == NULL) {
-                    fail_plain(&p, "out of memory");
-                    goto fail;
-                }
-                out->index = g;
-            }
-            size_t *l = realloc(out->lines, c * sizeof *l);
-            if (l == NULL) {
-                fail_plain(&p, "out of memory");
-                goto fail;
-            }
-            out->lines = l;
-            if (out->group_name != NULL) {
-                char **g = realloc(out->group, c * sizeof *g);
-                if (g == NULL) {
-                    fail_plain(&p, "out of memory");
-                    goto fail;
-                }
-                out->group = g;
-            }
-            cap = c;
-        }
+        if (out->n_records == cap && grow_records(&p, out, &cap))
+            goto fail;
         const size_t r = out->n_records;
         out->lines[r] = p.line;
         if (out->index != NULL)
@@ -761,50 +803,8 @@ int apo__csv_parse_table(const char *buf, size_t len, const char *name, const ap
         if (out->group != NULL)
             out->group[r] = NULL;
         out->n_records++; /* counted now, so that a failure frees its strings */
-        size_t nf = 0;
-        do {
-            if (nf == n_names) {
-                fail_at(&p, p.line, nf + 1, cur_byte(&p),
-                        "record has more fields than the header's %zu", n_names);
-                goto fail;
-            }
-            nf++;
-            if (read_field(&p, nf, &end))
-                goto fail;
-            if (nf == 1 && end != FIELD_SEP && p.field_len == 0 && !p.field_quoted && n_names > 1) {
-                fail_at(&p, p.field_line, 1, p.field_byte, "empty line (the header has %zu fields)",
-                        n_names);
-                goto fail;
-            }
-            const int what = role[nf - 1];
-            if (what == ROLE_VALUE) {
-                const size_t j = slot[nf - 1];
-                if (parse_number(&p, nf, &out->values[j][r]) ||
-                    check_non_negative(&p, req, j, nf, out->values[j][r]))
-                    goto fail;
-            } else if (what == ROLE_INDEX || what == ROLE_GROUP) {
-                trim_field(&p);
-                if (what == ROLE_GROUP && p.field_len == 0) {
-                    fail_at(&p, p.field_line, nf, p.field_byte,
-                            "empty --group-by field (every record needs its group)");
-                    goto fail;
-                }
-                char *t = copy_text(p.field, p.field_len);
-                if (t == NULL) {
-                    fail_plain(&p, "out of memory");
-                    goto fail;
-                }
-                if (what == ROLE_INDEX)
-                    out->index[r] = t;
-                else
-                    out->group[r] = t;
-            }
-        } while (end == FIELD_SEP);
-        if (nf < n_names) {
-            fail_at(&p, p.end_line, nf + 1, p.end_byte,
-                    "record has %zu field%s, the header has %zu", nf, nf == 1 ? "" : "s", n_names);
+        if (read_record(&p, req, role, slot, n_names, r, out))
             goto fail;
-        }
     }
     if (out->n_records == 0) {
         fail_plain(&p, "no data rows after the header line");

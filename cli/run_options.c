@@ -158,10 +158,36 @@ static int add_score_param(cli_run_options *o, const char *option, const char *n
     return cli_param_list_add_value(&o->given, "run", option, name, v);
 }
 
-int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
-    const char *cost_text = NULL, *periods_text = NULL;
-    int top_set = 0, by_set = 0;
-    const char *by_text = NULL;
+/* What the options of the score said, for the checks after the loop (check_score_options). */
+typedef struct run_seen {
+    const char *cost_text, *periods_text, *by_text;
+    int top_set, by_set;
+} run_seen;
+
+/* --by SCORE or SCORE:AGG into o->by (and the aggregate); the usage error's status, or
+ * CLI_EXIT_OK. */
+static int read_by(cli_run_options *o, const char *v) {
+    char name[64], why[160];
+    const char *colon = strchr(v, ':');
+    if (colon != NULL) {
+        snprintf(name, sizeof name, "%.*s", (int)(colon - v), v);
+        if (cli_scores_parse_agg(colon + 1, &o->agg, &o->quantile, why, sizeof why) != 0)
+            return cli_usage_error("run", "--by '%s': %s", v, why);
+    }
+    if ((o->by = cli_score_index(colon != NULL ? name : v)) < 0)
+        return cli_usage_error("run",
+                               "--by '%s': no such score (total, mean, sd, sharpe, "
+                               "max_drawdown, trades, exposure, bars; with --score "
+                               "RULE/more: sortino, calmar, cagr, win_rate, "
+                               "profit_factor, avg_trade, turnover, round_trips)",
+                               v);
+    return CLI_EXIT_OK;
+}
+
+/* Reads each option into `o` (and what the score's options said into `seen`), checking each
+ * value alone; *help set for --help, which ends the reading. Returns CLI_EXIT_OK or the usage
+ * error's status. */
+static int read_options(int argc, char **argv, cli_run_options *o, int *help, run_seen *seen) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -253,34 +279,22 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
             if (r > 0 && (cli_parse_double(v, &c) != 0 || !(c >= 0 && c <= 1)))
                 return cli_usage_error("run", "--cost '%s': expected a number from 0 to 1", v);
             if (r > 0)
-                cost_text = v;
+                seen->cost_text = v;
         } else if (VALUE("--periods-per-year")) {
             double p;
             if (r > 0 && (cli_parse_double(v, &p) != 0 || !(p > 0)))
                 return cli_usage_error("run", "--periods-per-year '%s': expected a number > 0", v);
             if (r > 0)
-                periods_text = v;
+                seen->periods_text = v;
         } else if (VALUE("--top")) {
             if (r > 0 && (cli_parse_size(v, &o->top) != 0 || o->top == 0))
                 return cli_usage_error("run", "--top '%s': expected a positive integer", v);
-            top_set = 1;
+            seen->top_set = 1;
         } else if (VALUE("--by")) {
-            char name[64], why[160];
-            const char *colon = r > 0 ? strchr(v, ':') : NULL;
-            if (colon != NULL) {
-                snprintf(name, sizeof name, "%.*s", (int)(colon - v), v);
-                if (cli_scores_parse_agg(colon + 1, &o->agg, &o->quantile, why, sizeof why) != 0)
-                    return cli_usage_error("run", "--by '%s': %s", v, why);
-            }
-            if (r > 0 && (o->by = cli_score_index(colon != NULL ? name : v)) < 0)
-                return cli_usage_error("run",
-                                       "--by '%s': no such score (total, mean, sd, sharpe, "
-                                       "max_drawdown, trades, exposure, bars; with --score "
-                                       "RULE/more: sortino, calmar, cagr, win_rate, "
-                                       "profit_factor, avg_trade, turnover, round_trips)",
-                                       v);
-            by_set = 1;
-            by_text = v;
+            if (r > 0 && read_by(o, v) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
+            seen->by_set = 1;
+            seen->by_text = v;
         } else if (VALUE("--min-trades")) {
             if (r > 0 && cli_parse_size(v, &o->min_trades) != 0)
                 return cli_usage_error("run", "--min-trades '%s': expected a whole number >= 0", v);
@@ -288,19 +302,19 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         } else if (VALUE("--positions")) {
             if (r > 0 && cli_parse_size(v, &o->positions) != 0)
                 return cli_usage_error("run",
-                                       "--positions '%s': expected a set's index (from 0, as in "
-                                       "scores.csv)",
+                                       "--positions '%s': expected a set's index (from 0, "
+                                       "as in scores.csv)",
                                        v);
             o->positions_set = 1;
-        } else if (VALUE("--plot")) {
-            if (r > 0)
-                o->plot = v;
         } else if (VALUE("--ranges")) {
             if (r > 0)
                 o->ranges = v;
         } else if (VALUE("--walk-forward")) {
             if (r > 0)
                 o->walk_forward = v;
+        } else if (VALUE("--plot")) {
+            if (r > 0)
+                o->plot = v;
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
@@ -320,6 +334,11 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         if (r < 0)
             return CLI_EXIT_USAGE;
     }
+    return CLI_EXIT_OK;
+}
+
+/* The checks of the options against each other, the score's aside. */
+static int check_input_options(const cli_run_options *o) {
     if (o->kernel == NULL)
         return cli_usage_error("run", "missing --kernel");
     if (o->kernel[0] == '\0')
@@ -352,35 +371,16 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run", "--memory applies to a sweep only (a --param list or range)");
     if (o->output != NULL && o->output[0] == '\0')
         return cli_usage_error("run", "--output: empty directory name");
-    if (o->ranges != NULL && o->walk_forward != NULL)
-        return cli_usage_error("run", "--ranges and --walk-forward: give one (a walk-forward's "
-                                      "windows are its ranges)");
-    const char *score_only = cost_text != NULL         ? "--cost"
-                             : periods_text != NULL    ? "--periods-per-year"
-                             : top_set                 ? "--top"
-                             : by_set                  ? "--by"
-                             : o->plot != NULL         ? "--plot"
-                             : o->min_trades_set       ? "--min-trades"
-                             : o->positions_set        ? "--positions"
-                             : o->ranges != NULL       ? "--ranges"
-                             : o->walk_forward != NULL ? "--walk-forward"
-                                                       : NULL;
-    if (o->score == NULL && score_only != NULL)
-        return cli_usage_error("run", "%s needs --score RULE", score_only);
-    if (o->score != NULL) {
-        /* --by names an output of the rule's view; by default sharpe, or sortino for the
-         * view of more (docs/cli.md, "Scores"). */
-        const int more = cli_score_view_more(o->score);
-        if (by_set && (o->by >= APO_N_SCORES) != more)
-            return cli_usage_error("run", "--by: %s is not a score of --score %s%s", by_text,
-                                   o->score, more ? "" : " (its view of more, RULE/more, has it)");
-        o->by = by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
-    }
+    return CLI_EXIT_OK;
+}
+
+/* --ranges, --walk-forward, the aggregate and --positions against each other. */
+static int check_ranked_options(const cli_run_options *o) {
+    const char *ranged = o->ranges != NULL ? "--ranges" : "--walk-forward";
     if ((o->ranges != NULL || o->walk_forward != NULL) &&
         (o->agg != CLI_AGG_LINES || o->positions_set))
         return cli_usage_error("run", "%s with %s: each series has a line a range, and %s",
-                               o->agg != CLI_AGG_LINES ? "--by SCORE:AGG" : "--positions",
-                               o->ranges != NULL ? "--ranges" : "--walk-forward",
+                               o->agg != CLI_AGG_LINES ? "--by SCORE:AGG" : "--positions", ranged,
                                o->agg != CLI_AGG_LINES
                                    ? "an aggregate over a set's lines would mix its ranges"
                                    : "positions.csv is one set's whole history");
@@ -388,23 +388,69 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
         return cli_usage_error("run",
                                "--plot draws one score a set and series; with %s each "
                                "has one a range",
-                               o->ranges != NULL ? "--ranges" : "--walk-forward");
+                               ranged);
+    const size_t sets = o->given.n_sweep > 0 ? o->given.sweep_sets : 1;
     if (o->positions_set && o->output == NULL)
         return cli_usage_error("run",
                                "--positions writes DIR/positions.csv: it needs --output DIR");
-    if (o->positions_set && o->positions >= (o->given.n_sweep > 0 ? o->given.sweep_sets : 1))
+    if (o->positions_set && o->positions >= sets)
         return cli_usage_error("run", "--positions %zu: the run has %zu set(s), 0 to %zu",
-                               o->positions, o->given.n_sweep > 0 ? o->given.sweep_sets : 1,
-                               (o->given.n_sweep > 0 ? o->given.sweep_sets : 1) - 1);
+                               o->positions, sets, sets - 1);
+    return CLI_EXIT_OK;
+}
+
+/* The score's options against each other and against --score, then --cost and
+ * --periods-per-year as the parameters they stand for. */
+static int check_score_options(cli_run_options *o, const run_seen *seen) {
+    if (o->ranges != NULL && o->walk_forward != NULL)
+        return cli_usage_error("run", "--ranges and --walk-forward: give one (a walk-forward's "
+                                      "windows are its ranges)");
+    const char *score_only = seen->cost_text != NULL      ? "--cost"
+                             : seen->periods_text != NULL ? "--periods-per-year"
+                             : seen->top_set              ? "--top"
+                             : seen->by_set               ? "--by"
+                             : o->plot != NULL            ? "--plot"
+                             : o->min_trades_set          ? "--min-trades"
+                             : o->positions_set           ? "--positions"
+                             : o->ranges != NULL          ? "--ranges"
+                             : o->walk_forward != NULL    ? "--walk-forward"
+                                                          : NULL;
+    if (o->score == NULL && score_only != NULL)
+        return cli_usage_error("run", "%s needs --score RULE", score_only);
+    if (o->score != NULL) {
+        /* --by names an output of the rule's view; by default sharpe, or sortino for the
+         * view of more (docs/cli/run.md, "Scores"). */
+        const int more = cli_score_view_more(o->score);
+        if (seen->by_set && (o->by >= APO_N_SCORES) != more)
+            return cli_usage_error("run", "--by: %s is not a score of --score %s%s", seen->by_text,
+                                   o->score, more ? "" : " (its view of more, RULE/more, has it)");
+        o->by = seen->by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
+    }
+    int rc = check_ranked_options(o);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if (o->score != NULL && o->format_set)
         return cli_usage_error("run", "--format applies to the indicator's outputs; --score "
                                       "writes DIR/scores.csv only");
-    int rc = CLI_EXIT_OK;
-    if (cost_text != NULL)
-        rc = add_score_param(o, "--cost", "cost", cost_text);
-    if (rc == CLI_EXIT_OK && periods_text != NULL)
-        rc = add_score_param(o, "--periods-per-year", "periods_per_year", periods_text);
+    if (seen->cost_text != NULL)
+        rc = add_score_param(o, "--cost", "cost", seen->cost_text);
+    if (rc == CLI_EXIT_OK && seen->periods_text != NULL)
+        rc = add_score_param(o, "--periods-per-year", "periods_per_year", seen->periods_text);
     return rc;
+}
+
+int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
+    run_seen seen;
+    memset(&seen, 0, sizeof seen);
+    int asked = 0;
+    int rc = read_options(argc, argv, o, &asked, &seen);
+    if (asked) {
+        *help = 1;
+        return CLI_EXIT_OK;
+    }
+    if (rc == CLI_EXIT_OK)
+        rc = check_input_options(o);
+    return rc == CLI_EXIT_OK ? check_score_options(o, &seen) : rc;
 }
 
 /* Matches one --ratios id against the runtime's devices: the exact id, or `cuda:N` for the

@@ -351,11 +351,10 @@ static inline size_t apo__bollinger_lane_phase(const double *x, const double *up
     return phase[best];
 }
 
-static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
-                                                 const apo__tile_span *tiles, size_t count,
-                                                 size_t p, double nbdev_up, double nbdev_dn,
-                                                 double *upper, double *middle, double *lower,
-                                                 int stream) {
+/* Where each lane of a round starts sliding: its counts and run, whether it slides, its
+ * row's sample 0, its next window, the steps of its first and after its last sliding window,
+ * and the lane's eq and xlast at its start (apo__bollinger_round). */
+typedef struct apo__bollinger_lane_begin {
     apo__bollinger_counts w[APO_LANES];
     apo__bollinger_run run[APO_LANES];
     int sliding[APO_LANES];
@@ -364,6 +363,150 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
     size_t start[APO_LANES]; /* the step of the lane's first sliding window */
     size_t stop[APO_LANES];  /* ... and the step after its last one */
     double eq0[APO_LANES], xlast0[APO_LANES];
+} apo__bollinger_lane_begin;
+
+/* Each lane's NaN prefix and first window, scalar, into `b`; returns the lanes with windows
+ * left to slide over and the step after the last one's last in *end_stepp. */
+static inline unsigned APO_LANES_NAME(apo__bollinger_lanes_begin)(
+    const double *x, size_t cols, const apo__tile_span *tiles, size_t count, size_t p,
+    double nbdev_up, double nbdev_dn, double *upper, double *middle, double *lower, int stream,
+    apo__bollinger_lane_begin *b, size_t *end_stepp) {
+    unsigned lanes = 0; /* lanes with windows left to slide over */
+    size_t end_step = 0;
+    for (size_t i = 0; i < APO_LANES; i++) {
+        b->sliding[i] = 0;
+        b->row0[i] = 0;
+        b->at[i] = 0;
+        b->start[i] = 0;
+        b->stop[i] = 0;
+        b->eq0[i] = 0.0;
+        b->xlast0[i] = 0.0;
+        if (i >= count)
+            continue;
+        const apo__tile_span *tl = &tiles[i];
+        b->row0[i] = tl->row * cols;
+        const double *xr = x + b->row0[i];
+        size_t t =
+            apo__bollinger_tile_begin(xr, tl->begin, tl->end, p, &b->w[i], upper + b->row0[i],
+                                      middle + b->row0[i], lower + b->row0[i]);
+        if (t >= tl->end)
+            continue;
+        b->sliding[i] =
+            apo__bollinger_emit(xr, t + 1, p, nbdev_up, nbdev_dn, &b->w[i], &t, &b->run[i],
+                                upper + b->row0[i], middle + b->row0[i], lower + b->row0[i]);
+        if (t + 1 >= tl->end)
+            continue;
+        b->at[i] = b->row0[i] + t + 1;
+        b->eq0[i] = (double)(t - b->w[i].last_change);
+        b->xlast0[i] = xr[t];
+        /* Blocks start at steps that are multiples of APO_LANES; the lane starts so that
+         * a block's samples and outputs fill whole aligned vectors of as many of its arrays
+         * as can be (apo__bollinger_lane_phase). */
+        b->start[i] = i * APO_LANES_STAGGER +
+                      apo__bollinger_lane_phase(x + b->at[i], upper + b->at[i], middle + b->at[i],
+                                                lower + b->at[i], stream);
+        b->stop[i] = b->start[i] + (tl->end - 1 - t);
+        lanes |= 1u << i;
+        if (b->stop[i] > end_step)
+            end_step = b->stop[i];
+    }
+    *end_stepp = end_step;
+    return lanes;
+}
+
+/* The round's constants. */
+static inline apo__bollinger_consts apo__bollinger_consts_of(size_t p, double nbdev_up,
+                                                             double nbdev_dn) {
+    apo__bollinger_consts k;
+    k.inv_p = apo_vd_splat(1.0 / (double)p);
+    k.pm1 = apo_vd_splat((double)(p - 1));
+    k.limit = apo_vd_splat(65536.0); /* as in apo__bollinger_slide_run */
+    k.nbu = apo_vd_splat(nbdev_up);
+    k.nbd = apo_vd_splat(nbdev_dn);
+    k.one = apo_vd_splat(1.0);
+    k.neg_max = apo_vd_splat(-DBL_MAX);
+    return k;
+}
+
+/* The scalar path for lane i at absolute window index `abs`: the counts move on, then the
+ * window is emitted by apo__bollinger_emit and the lane takes up its new state. Inlined, as
+ * the macro it was, so that the lanes' state stays in registers. */
+static inline __attribute__((always_inline)) void
+apo__bollinger_lane_restart(apo__bollinger_lanes *v, apo__bollinger_lane_begin *b, size_t i,
+                            size_t abs, const double *x, size_t p, double nbdev_up, double nbdev_dn,
+                            double *upper, double *middle, double *lower) {
+    const double *xr = x + b->row0[i];
+    size_t t = abs - b->row0[i];
+    apo__bollinger_slide_counts(&b->w[i], xr, t, p);
+    b->w[i].last_change = t - (size_t)apo_vd_lane(v->eq, i);
+    b->sliding[i] =
+        apo__bollinger_emit(xr, t + 1, p, nbdev_up, nbdev_dn, &b->w[i], &t, &b->run[i],
+                            upper + b->row0[i], middle + b->row0[i], lower + b->row0[i]);
+    apo__bollinger_lane_load(v, i, b->sliding[i], &b->run[i]);
+}
+
+/* A block of APO_LANES steps from `step` (a multiple of APO_LANES): each moving lane's samples
+ * come in as one vector per lane and are transposed into one vector per step; the outputs go
+ * back the same way. Lanes that do not move read zeros and store nothing. `ring` as
+ * apo__bollinger_block_in's (NULL: none). Inlined into the round. */
+static inline __attribute__((always_inline)) void
+apo__bollinger_block(apo__bollinger_lanes *v, const apo__bollinger_consts *kp,
+                     apo__bollinger_lane_begin *b, const double *x, unsigned moving, size_t step,
+                     size_t p, apo_vd *ring, double nbdev_up, double nbdev_dn, double *upper,
+                     double *middle, double *lower, int stream) {
+    size_t *const at = b->at;
+    apo_vd xn[APO_LANES], xo[APO_LANES], mean[APO_LANES], sd[APO_LANES];
+    /* Windows the scalar path wrote inside the block, and what it wrote: the block's
+     * stores below overwrite them, and they are written again after. */
+    struct {
+        size_t at;
+        double upper, middle, lower;
+    } kept[APO_LANES * APO_LANES];
+    size_t n_kept = 0;
+    apo__bollinger_block_in(x, at, moving, step, p, ring, xn, xo);
+    /* Lanes in a run with K = 0 (lo = -DBL_MAX; a lane in no run has lo = +inf) need
+     * the step with ed; a restart inside the block may start one. */
+    int with_ed = (moving & ~apo_vm_bits(apo_vd_gt(v->lo, kp->neg_max))) != 0;
+    for (size_t j = 0; j < APO_LANES; j++) {
+        const unsigned ok =
+            with_ed ? apo__bollinger_lanes_step(v, kp, xn[j], xo[j], &mean[j], &sd[j], 1)
+                    : apo__bollinger_lanes_step(v, kp, xn[j], xo[j], &mean[j], &sd[j], 0);
+        unsigned fail = moving & ~ok;
+        while (fail != 0) {
+            const size_t i = (size_t)__builtin_ctz(fail);
+            fail &= fail - 1;
+            apo__bollinger_lane_restart(v, b, i, at[i] + j, x, p, nbdev_up, nbdev_dn, upper, middle,
+                                        lower);
+            with_ed |= b->sliding[i] && b->run[i].lo == -DBL_MAX;
+            kept[n_kept].at = at[i] + j;
+            kept[n_kept].upper = upper[at[i] + j];
+            kept[n_kept].middle = middle[at[i] + j];
+            kept[n_kept].lower = lower[at[i] + j];
+            n_kept++;
+        }
+    }
+    apo__bollinger_block_out(mean, sd, at, moving, kp, upper, middle, lower, stream);
+    if (n_kept > 0)
+        apo_lanes_fence(stream);
+    for (size_t q = 0; q < n_kept; q++) {
+        upper[kept[q].at] = kept[q].upper;
+        middle[kept[q].at] = kept[q].middle;
+        lower[kept[q].at] = kept[q].lower;
+    }
+    for (size_t i = 0; i < APO_LANES; i++)
+        at[i] += (moving >> i & 1u) * APO_LANES;
+}
+
+static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
+                                                 const apo__tile_span *tiles, size_t count,
+                                                 size_t p, double nbdev_up, double nbdev_dn,
+                                                 double *upper, double *middle, double *lower,
+                                                 int stream) {
+    apo__bollinger_lane_begin b;
+    apo__bollinger_run *const run = b.run;
+    int *const sliding = b.sliding;
+    size_t *const at = b.at, *const start = b.start, *const stop = b.stop;
+    const double *const eq0 = b.eq0, *const xlast0 = b.xlast0;
     apo__bollinger_lanes v;
     /* For periods up to APO_BOLLINGER_RING - APO_LANES, the samples leaving the windows come
      * from a ring of the last steps' incoming samples (already one vector per step) instead
@@ -371,19 +514,6 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
     apo_vd ring[APO_BOLLINGER_RING];
     const int use_ring = p + APO_LANES <= APO_BOLLINGER_RING;
     v.shift = v.lo = v.hi = v.s = v.c = v.ybar = v.var = v.acc = v.eq = v.xlast = apo_vd_splat(0.0);
-
-    /* The scalar path for lane i at absolute window index `abs`: the counts move on, then
-     * the window is emitted by apo__bollinger_emit and the lane takes up its new state. */
-#define APO_BOLLINGER_LANE_RESTART(i, abs)                                                         \
-    do {                                                                                           \
-        const double *xr_ = x + row0[i];                                                           \
-        size_t t_ = (abs)-row0[i];                                                                 \
-        apo__bollinger_slide_counts(&w[i], xr_, t_, p);                                            \
-        w[i].last_change = t_ - (size_t)apo_vd_lane(v.eq, i);                                      \
-        sliding[i] = apo__bollinger_emit(xr_, t_ + 1, p, nbdev_up, nbdev_dn, &w[i], &t_, &run[i],  \
-                                         upper + row0[i], middle + row0[i], lower + row0[i]);      \
-        apo__bollinger_lane_load(&v, i, sliding[i], &run[i]);                                      \
-    } while (0)
 
     /* One step of every lane, with each lane's outputs stored on their own. */
 #define APO_BOLLINGER_SINGLE_STEP()                                                                \
@@ -413,7 +543,8 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
         while (fail != 0) {                                                                        \
             const size_t i = (size_t)__builtin_ctz(fail);                                          \
             fail &= fail - 1;                                                                      \
-            APO_BOLLINGER_LANE_RESTART(i, at[i]);                                                  \
+            apo__bollinger_lane_restart(&v, &b, i, at[i], x, p, nbdev_up, nbdev_dn, upper, middle, \
+                                        lower);                                                    \
         }                                                                                          \
         for (size_t i = 0; i < APO_LANES; i++)                                                     \
             at[i] += moving >> i & 1u;                                                             \
@@ -421,53 +552,11 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
 
     /* Each lane's NaN prefix and first window, scalar. */
     size_t end_step = 0;
-    unsigned lanes = 0; /* lanes with windows left to slide over */
-    for (size_t i = 0; i < APO_LANES; i++) {
-        sliding[i] = 0;
-        row0[i] = 0;
-        at[i] = 0;
-        start[i] = 0;
-        stop[i] = 0;
-        eq0[i] = 0.0;
-        xlast0[i] = 0.0;
-        if (i >= count)
-            continue;
-        const apo__tile_span *tl = &tiles[i];
-        row0[i] = tl->row * cols;
-        const double *xr = x + row0[i];
-        size_t t = apo__bollinger_tile_begin(xr, tl->begin, tl->end, p, &w[i], upper + row0[i],
-                                             middle + row0[i], lower + row0[i]);
-        if (t >= tl->end)
-            continue;
-        sliding[i] = apo__bollinger_emit(xr, t + 1, p, nbdev_up, nbdev_dn, &w[i], &t, &run[i],
-                                         upper + row0[i], middle + row0[i], lower + row0[i]);
-        if (t + 1 >= tl->end)
-            continue;
-        at[i] = row0[i] + t + 1;
-        eq0[i] = (double)(t - w[i].last_change);
-        xlast0[i] = xr[t];
-        /* Blocks start at steps that are multiples of APO_LANES; the lane starts so that
-         * a block's samples and outputs fill whole aligned vectors of as many of its arrays
-         * as can be (apo__bollinger_lane_phase). */
-        start[i] = i * APO_LANES_STAGGER + apo__bollinger_lane_phase(x + at[i], upper + at[i],
-                                                                     middle + at[i], lower + at[i],
-                                                                     stream);
-        stop[i] = start[i] + (tl->end - 1 - t);
-        lanes |= 1u << i;
-        if (stop[i] > end_step)
-            end_step = stop[i];
-    }
+    const unsigned lanes = APO_LANES_NAME(apo__bollinger_lanes_begin)(
+        x, cols, tiles, count, p, nbdev_up, nbdev_dn, upper, middle, lower, stream, &b, &end_step);
     if (lanes == 0)
         return;
-
-    apo__bollinger_consts k;
-    k.inv_p = apo_vd_splat(1.0 / (double)p);
-    k.pm1 = apo_vd_splat((double)(p - 1));
-    k.limit = apo_vd_splat(65536.0); /* as in apo__bollinger_slide_run */
-    k.nbu = apo_vd_splat(nbdev_up);
-    k.nbd = apo_vd_splat(nbdev_dn);
-    k.one = apo_vd_splat(1.0);
-    k.neg_max = apo_vd_splat(-DBL_MAX);
+    const apo__bollinger_consts k = apo__bollinger_consts_of(p, nbdev_up, nbdev_dn);
 
     size_t step = 0;
     while (step < end_step) {
@@ -529,45 +618,8 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                     break;
             }
 #endif
-            apo_vd xn[APO_LANES], xo[APO_LANES], mean[APO_LANES], sd[APO_LANES];
-            /* Windows the scalar path wrote inside the block, and what it wrote: the block's
-             * stores below overwrite them, and they are written again after. */
-            struct {
-                size_t at;
-                double upper, middle, lower;
-            } kept[APO_LANES * APO_LANES];
-            size_t n_kept = 0;
-            apo__bollinger_block_in(x, at, moving, step, p, use_ring ? ring : NULL, xn, xo);
-            /* Lanes in a run with K = 0 (lo = -DBL_MAX; a lane in no run has lo = +inf) need
-             * the step with ed; a restart inside the block may start one. */
-            int with_ed = (moving & ~apo_vm_bits(apo_vd_gt(v.lo, k.neg_max))) != 0;
-            for (size_t j = 0; j < APO_LANES; j++) {
-                const unsigned ok =
-                    with_ed ? apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], 1)
-                            : apo__bollinger_lanes_step(&v, &k, xn[j], xo[j], &mean[j], &sd[j], 0);
-                unsigned fail = moving & ~ok;
-                while (fail != 0) {
-                    const size_t i = (size_t)__builtin_ctz(fail);
-                    fail &= fail - 1;
-                    APO_BOLLINGER_LANE_RESTART(i, at[i] + j);
-                    with_ed |= sliding[i] && run[i].lo == -DBL_MAX;
-                    kept[n_kept].at = at[i] + j;
-                    kept[n_kept].upper = upper[at[i] + j];
-                    kept[n_kept].middle = middle[at[i] + j];
-                    kept[n_kept].lower = lower[at[i] + j];
-                    n_kept++;
-                }
-            }
-            apo__bollinger_block_out(mean, sd, at, moving, &k, upper, middle, lower, stream);
-            if (n_kept > 0)
-                apo_lanes_fence(stream);
-            for (size_t q = 0; q < n_kept; q++) {
-                upper[kept[q].at] = kept[q].upper;
-                middle[kept[q].at] = kept[q].middle;
-                lower[kept[q].at] = kept[q].lower;
-            }
-            for (size_t i = 0; i < APO_LANES; i++)
-                at[i] += (moving >> i & 1u) * APO_LANES;
+            apo__bollinger_block(&v, &k, &b, x, moving, step, p, use_ring ? ring : NULL, nbdev_up,
+                                 nbdev_dn, upper, middle, lower, stream);
             step += APO_LANES;
         }
 
@@ -577,7 +629,6 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
         }
     }
     apo_lanes_fence(stream);
-#undef APO_BOLLINGER_LANE_RESTART
 #undef APO_BOLLINGER_SINGLE_STEP
 }
 

@@ -61,7 +61,7 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
     const double pd = (double)p;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
-    apo__dd s = apo__dd_make(r->v[0], r->v[1]);
+    apo__dd s = apo__window_sum(r, 0);
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
@@ -70,13 +70,8 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
             t = e - 1;
             continue;
         }
-        if (!isfinite(x[t]))
-            bad = t + 1;
-        if (!apo__window_clean(t, p, bad)) {
-            out[t] = NAN;
-            valid = 0;
+        if (!apo__window_step(isfinite(x[t]), out, t, p, &bad, &valid))
             continue;
-        }
         if (!valid) {
             s = apo__dd_sum(x, t + 1 - p, t + 1);
             valid = 1;
@@ -85,11 +80,8 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
         }
         out[t] = (s.hi + s.lo) / pd;
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
-    r->v[0] = s.hi;
-    r->v[1] = s.lo;
+    apo__window_keep(r, end, bad, valid);
+    apo__window_keep_sum(r, 0, s);
 }
 
 static inline APO_HD void apo__sma_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -61,7 +61,7 @@ static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__c
     const double pd = (double)p, denom = pd * (pd + 1.0) / 2.0;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
-    apo__dd s = apo__dd_make(r->v[0], r->v[1]), w = apo__dd_make(r->v[2], r->v[3]);
+    apo__dd s = apo__window_sum(r, 0), w = apo__window_sum(r, 1);
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
@@ -72,13 +72,8 @@ static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__c
             t = e - 1;
             continue;
         }
-        if (!isfinite(x[t]))
-            bad = t + 1;
-        if (!apo__window_clean(t, p, bad)) {
-            out[t] = NAN;
-            valid = 0;
+        if (!apo__window_step(isfinite(x[t]), out, t, p, &bad, &valid))
             continue;
-        }
         if (!valid) {
             s = apo__dd_sum(x, t + 1 - p, t + 1);
             w = apo__dd_make(0.0, 0.0);
@@ -91,13 +86,9 @@ static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__c
         }
         out[t] = (w.hi + w.lo) / denom;
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
-    r->v[0] = s.hi;
-    r->v[1] = s.lo;
-    r->v[2] = w.hi;
-    r->v[3] = w.lo;
+    apo__window_keep(r, end, bad, valid);
+    apo__window_keep_sum(r, 0, s);
+    apo__window_keep_sum(r, 1, w);
 }
 
 static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, size_t end) {

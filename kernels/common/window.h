@@ -13,6 +13,7 @@
 
 #include "apo_hd.h"
 #include "catalog.h"
+#include "dd.h"
 
 /* 1 unless one of the first `n_in` inputs is not finite at t. Every input is tested (&,
  * not &&): the tests cost less than a branch after each, and samples are almost always
@@ -45,14 +46,6 @@ static inline APO_HD int apo__window_clean(size_t t, size_t p, size_t bad) {
     return t + 1 >= p && (bad == 0 || bad + p <= t + 1);
 }
 
-/* Notes a gap at t in `bad` (as above) when x[t] is not finite, and returns 1 when the window
- * of p samples ending at t is clean. */
-static inline APO_HD int apo__window_clean_at(const double *x, size_t t, size_t p, size_t *bad) {
-    if (!isfinite(x[t]))
-        *bad = t + 1;
-    return apo__window_clean(t, p, *bad);
-}
-
 /* The tile's start of a window body (wma, max, min, willr, aroon, cci): the loop runs
  * from begin, with n[0] the position after the last gap among the first n_in inputs in the
  * w - 1 samples before it, and nothing valid yet (apo__cat_run). willr gives its highs and
@@ -61,6 +54,46 @@ static inline APO_HD void apo__window_start(const apo__cat_io *io, size_t n_in, 
                                             size_t begin, apo__cat_run *r) {
     apo__cat_run_from(r, begin);
     r->n[0] = apo__last_gap(io->in, n_in, apo__window_from(begin, w), begin);
+}
+
+/*
+ * A sliding-window body's state between the pieces of a tile (apo__cat_run): n[0] the last
+ * gap (`bad` above), n[1] whether the running sums are the last window's, and its
+ * double-double sums two words each from v[0]. Every window body resumes and keeps its state
+ * through these, so the pieces of a tile hand on the same words whichever body runs them.
+ */
+
+/* Sum k of the state (v[2k], v[2k + 1]). */
+static inline APO_HD apo__dd apo__window_sum(const apo__cat_run *r, int k) {
+    return apo__dd_make(r->v[2 * k], r->v[2 * k + 1]);
+}
+
+/* Keeps sum k of the state (as apo__window_sum reads it). */
+static inline APO_HD void apo__window_keep_sum(apo__cat_run *r, int k, apo__dd s) {
+    r->v[2 * k] = s.hi;
+    r->v[2 * k + 1] = s.lo;
+}
+
+/* Keeps the position a piece ran to, its last gap and whether its sums are valid. */
+static inline APO_HD void apo__window_keep(apo__cat_run *r, size_t end, size_t bad, int valid) {
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = bad;
+    r->n[1] = (size_t)valid;
+}
+
+/* The gap step of a window body at t, `finite` whether its inputs are finite there: notes a
+ * gap in `bad`, and where the window of p samples ending at t is not clean, writes NaN at
+ * out[t], marks the running sums or extremes stale and returns 0 (the body goes on to
+ * t + 1). */
+static inline APO_HD int apo__window_step(int finite, double *out, size_t t, size_t p, size_t *bad,
+                                          int *valid) {
+    if (!finite)
+        *bad = t + 1;
+    if (apo__window_clean(t, p, *bad))
+        return 1;
+    out[t] = NAN;
+    *valid = 0;
+    return 0;
 }
 
 #endif /* APO_KERNELS_WINDOW_H */

@@ -181,9 +181,7 @@ static inline APO_HD apo__extremes_state apo__extremes_load(const apo__cat_run *
 
 static inline APO_HD void apo__extremes_save(const apo__extremes_state *s, size_t end,
                                              apo__cat_run *r) {
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = s->bad;
-    r->n[1] = (size_t)s->valid;
+    apo__window_keep(r, end, s->bad, s->valid);
     r->n[2] = s->at[0];
     r->n[3] = s->at[1];
 }

@@ -267,11 +267,8 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
             }
             plain_until = e;
         }
-        if (!apo__window_clean_at(x, t, p, &bad)) {
-            out[t] = NAN;
-            valid = 0;
+        if (!apo__window_step(isfinite(x[t]), out, t, p, &bad, &valid))
             continue;
-        }
         if (!valid || t % anchor == 0) {
             z = apo__plain_direct(x, p, t, weighted);
             valid = 1;
@@ -280,9 +277,7 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
         }
         out[t] = apo__plain_value(z, inv, weighted);
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
+    apo__window_keep(r, end, bad, valid);
     r->v[0] = z.s;
     r->v[1] = z.w;
 }

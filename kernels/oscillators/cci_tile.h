@@ -94,7 +94,7 @@ static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__c
     const double pd = (double)p;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
-    apo__dd s = apo__dd_make(r->v[0], r->v[1]);
+    apo__dd s = apo__window_sum(r, 0);
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
         /* Blocks only for windows that fit the block's scratch (apo__cci_block). */
@@ -106,13 +106,8 @@ static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__c
             t = e - 1;
             continue;
         }
-        if (!apo__all_finite_at(io->in, 3, t))
-            bad = t + 1;
-        if (!apo__window_clean(t, p, bad)) {
-            out[t] = NAN;
-            valid = 0;
+        if (!apo__window_step(apo__all_finite_at(io->in, 3, t), out, t, p, &bad, &valid))
             continue;
-        }
         const double tp = apo__typical_price(io, t);
         if (!valid) {
             s = apo__dd_make(0.0, 0.0);
@@ -130,11 +125,8 @@ static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__c
         const double d = tp - m;
         out[t] = d != 0.0 && md != 0.0 ? apo__canonical_nan(d / (0.015 * md)) : 0.0;
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
-    r->v[0] = s.hi;
-    r->v[1] = s.lo;
+    apo__window_keep(r, end, bad, valid);
+    apo__window_keep_sum(r, 0, s);
 }
 
 static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -67,6 +67,42 @@ static inline void apo__macd_lanes_read(const apo__macd_lanes *v, size_t i, doub
     out[2] = apo_vd_lane(v->eg, i);
 }
 
+/* The round's constants. */
+static inline apo__macd_consts apo__macd_consts_of(const apo__macd_rates *r) {
+    apo__macd_consts k;
+    k.kf = apo_vd_splat(r->kf);
+    k.ks = apo_vd_splat(r->ks);
+    k.kg = apo_vd_splat(r->kg);
+    k.finite_max = apo_vd_splat(DBL_MAX);
+    k.nan = apo_vd_splat(NAN);
+    return k;
+}
+
+/* Stores a block's outputs of the lanes in `emit`, transposed to one vector per lane (om the
+ * macd, os the signal; hist is om - os), at each lane's `at`. Two loops, so that the loop of
+ * ordinary stores stays free of the streaming stores' alignment tests. */
+static inline __attribute__((always_inline)) void
+apo__macd_block_store(const apo_vd *om, const apo_vd *os, const size_t *at, unsigned emit,
+                      double *macd, double *signal_line, double *hist, int stream) {
+    if (stream) {
+        for (size_t i = 0; i < APO_LANES; i++) {
+            if (emit >> i & 1u) {
+                apo_vd_stream(macd + at[i], om[i]);
+                apo_vd_stream(signal_line + at[i], os[i]);
+                apo_vd_stream(hist + at[i], om[i] - os[i]);
+            }
+        }
+    } else {
+        for (size_t i = 0; i < APO_LANES; i++) {
+            if (emit >> i & 1u) {
+                apo_vd_storeu(macd + at[i], om[i]);
+                apo_vd_storeu(signal_line + at[i], os[i]);
+                apo_vd_storeu(hist + at[i], om[i] - os[i]);
+            }
+        }
+    }
+}
+
 /* fast <= slow (apo__macd_setup's order), h = apo__macd_warmup(fast, slow, signal); `edges`
  * NULL or one per tile. */
 static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
@@ -120,12 +156,7 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
     if (lanes == 0)
         return;
 
-    apo__macd_consts k;
-    k.kf = apo_vd_splat(r->kf);
-    k.ks = apo_vd_splat(r->ks);
-    k.kg = apo_vd_splat(r->kg);
-    k.finite_max = apo_vd_splat(DBL_MAX);
-    k.nan = apo_vd_splat(NAN);
+    const apo__macd_consts k = apo__macd_consts_of(r);
 
     size_t step = 0;
     while (step < end_step) {
@@ -179,25 +210,7 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                      * x86, Arm (the first NaN) and RISC-V (the default NaN, the same bits). */
                     apo_vd_transpose(om);
                     apo_vd_transpose(os);
-                    /* Two loops, so that the loop of ordinary stores stays free of the
-                     * streaming stores' alignment tests. */
-                    if (stream) {
-                        for (size_t i = 0; i < APO_LANES; i++) {
-                            if (emit >> i & 1u) {
-                                apo_vd_stream(macd + at[i], om[i]);
-                                apo_vd_stream(signal_line + at[i], os[i]);
-                                apo_vd_stream(hist + at[i], om[i] - os[i]);
-                            }
-                        }
-                    } else {
-                        for (size_t i = 0; i < APO_LANES; i++) {
-                            if (emit >> i & 1u) {
-                                apo_vd_storeu(macd + at[i], om[i]);
-                                apo_vd_storeu(signal_line + at[i], os[i]);
-                                apo_vd_storeu(hist + at[i], om[i] - os[i]);
-                            }
-                        }
-                    }
+                    apo__macd_block_store(om, os, at, emit, macd, signal_line, hist, stream);
                 }
                 for (size_t i = 0; i < APO_LANES; i++)
                     at[i] += (moving >> i & 1u) * APO_LANES;

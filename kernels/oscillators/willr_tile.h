@@ -52,13 +52,9 @@ static inline APO_HD void apo__willr_track(const apo__cat_io *io, size_t t, size
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     const size_t p = (size_t)io->p[0];
     for (; t < end; t++) {
-        if (!apo__all_finite_at(io->in, APO_WILLR_WINDOW_INPUTS, t))
-            s->bad = t + 1;
-        if (!apo__window_clean(t, p, s->bad)) {
-            io->out[0][t] = NAN;
-            s->valid = 0;
+        if (!apo__window_step(apo__all_finite_at(io->in, APO_WILLR_WINDOW_INPUTS, t), io->out[0], t,
+                              p, &s->bad, &s->valid))
             continue;
-        }
         /* A gap of the close leaves the extremes tracked: the next bars read this window's
          * highs and lows, not its close. The NAN constant, not the quotient, whose NaN would
          * carry the close's payload (and an infinite close would give an infinity, or the 0

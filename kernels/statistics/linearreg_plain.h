@@ -273,11 +273,8 @@ static inline APO_HD void apo__linreg_plain_run(const double *x, size_t p, int v
             }
             plain_until = t + span;
         }
-        if (!apo__window_clean_at(x, t, p, &bad)) {
-            out[t] = NAN;
-            valid = 0;
+        if (!apo__window_step(isfinite(x[t]), out, t, p, &bad, &valid))
             continue;
-        }
         if (!valid || t % anchor == 0) {
             z = apo__linreg_direct_sums(x, p, t);
             valid = 1;
@@ -286,9 +283,7 @@ static inline APO_HD void apo__linreg_plain_run(const double *x, size_t p, int v
         }
         out[t] = apo__canonical_nan(apo__linreg_plain_out(z, &k, value));
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
+    apo__window_keep(r, end, bad, valid);
     r->v[0] = z.s;
     r->v[1] = z.n;
     r->v[2] = z.c;

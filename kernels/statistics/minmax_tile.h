@@ -25,13 +25,8 @@
 static inline APO_HD void apo__extreme_track(const double *x, double *out, size_t p, size_t t,
                                              size_t end, double sign, apo__extremes_state *s) {
     for (; t < end; t++) {
-        if (!isfinite(x[t]))
-            s->bad = t + 1;
-        if (!apo__window_clean(t, p, s->bad)) {
-            out[t] = NAN;
-            s->valid = 0;
+        if (!apo__window_step(isfinite(x[t]), out, t, p, &s->bad, &s->valid))
             continue;
-        }
         size_t at = s->at[0];
         if (!s->valid || at + p <= t) {
             at = t + 1 - p;

@@ -166,7 +166,7 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
     size_t chg = r->n[2];
     int valid = r->n[1] != 0;
     const double pd = (double)p;
-    apo__dd s1 = apo__dd_make(r->v[0], r->v[1]), s2 = apo__dd_make(r->v[2], r->v[3]);
+    apo__dd s1 = apo__window_sum(r, 0), s2 = apo__window_sum(r, 1);
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
@@ -216,14 +216,10 @@ static inline APO_HD void apo__var_run(const double *x, size_t p, double nbdev, 
         if (out_z != NULL)
             out_z[t] = apo__canonical_nan(apo__zscore_of(apo__zscore_deviation(a1, pd, x[t]), var));
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
+    apo__window_keep(r, end, bad, valid);
     r->n[2] = chg;
-    r->v[0] = s1.hi;
-    r->v[1] = s1.lo;
-    r->v[2] = s2.hi;
-    r->v[3] = s2.lo;
+    apo__window_keep_sum(r, 0, s1);
+    apo__window_keep_sum(r, 1, s2);
 }
 
 static inline APO_HD void apo__var_body(const double *x, size_t p, double nbdev, size_t begin,

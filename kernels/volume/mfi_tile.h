@@ -455,9 +455,7 @@ static inline APO_HD void apo__mfi_run_direct(const apo__cat_io *io, size_t end,
         else
             io->out[0][t] = NAN;
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
+    apo__window_keep(r, end, bad, valid);
 }
 
 /* The loop from r->t to end, after apo__window_start over the 4 inputs and p + 1 bars
@@ -475,7 +473,7 @@ static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__c
     const size_t span = p + 1;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
-    apo__dd pos = apo__dd_make(r->v[0], r->v[1]), neg = apo__dd_make(r->v[2], r->v[3]);
+    apo__dd pos = apo__window_sum(r, 0), neg = apo__window_sum(r, 1);
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(io->in, 4, valid, t, end, &plain_until);
@@ -486,13 +484,8 @@ static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__c
             t = e - 1;
             continue;
         }
-        if (!apo__all_finite_at(io->in, 4, t))
-            bad = t + 1;
-        if (!apo__window_clean(t, span, bad)) {
-            out[t] = NAN;
-            valid = 0;
+        if (!apo__window_step(apo__all_finite_at(io->in, 4, t), out, t, span, &bad, &valid))
             continue;
-        }
         if (!valid) {
             /* The exact restart: the window's flows gathered in bar order. */
             pos = neg = apo__dd_make(0.0, 0.0);
@@ -509,13 +502,9 @@ static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__c
         }
         out[t] = apo__mfi_value(pos, neg);
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
-    r->v[0] = pos.hi;
-    r->v[1] = pos.lo;
-    r->v[2] = neg.hi;
-    r->v[3] = neg.lo;
+    apo__window_keep(r, end, bad, valid);
+    apo__window_keep_sum(r, 0, pos);
+    apo__window_keep_sum(r, 1, neg);
 }
 
 static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, size_t end) {

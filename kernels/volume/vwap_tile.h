@@ -53,7 +53,7 @@ static inline APO_HD void apo__vwap_run(const apo__cat_io *io, size_t end, apo__
     const size_t p = (size_t)io->p[0];
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
-    apo__dd flow = apo__dd_make(r->v[0], r->v[1]), volume = apo__dd_make(r->v[2], r->v[3]);
+    apo__dd flow = apo__window_sum(r, 0), volume = apo__window_sum(r, 1);
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(io->in, 4, valid, t, end, &plain_until);
@@ -64,13 +64,8 @@ static inline APO_HD void apo__vwap_run(const apo__cat_io *io, size_t end, apo__
             t = e - 1;
             continue;
         }
-        if (!apo__all_finite_at(io->in, 4, t))
-            bad = t + 1;
-        if (!apo__window_clean(t, p, bad)) {
-            out[t] = NAN;
-            valid = 0;
+        if (!apo__window_step(apo__all_finite_at(io->in, 4, t), out, t, p, &bad, &valid))
             continue;
-        }
         if (!valid) {
             flow = volume = apo__dd_make(0.0, 0.0);
             for (size_t i = t + 1 - p; i <= t; i++) {
@@ -84,13 +79,9 @@ static inline APO_HD void apo__vwap_run(const apo__cat_io *io, size_t end, apo__
         }
         out[t] = apo__vwap_of(flow, volume);
     }
-    r->t = end > r->t ? end : r->t;
-    r->n[0] = bad;
-    r->n[1] = (size_t)valid;
-    r->v[0] = flow.hi;
-    r->v[1] = flow.lo;
-    r->v[2] = volume.hi;
-    r->v[3] = volume.lo;
+    apo__window_keep(r, end, bad, valid);
+    apo__window_keep_sum(r, 0, flow);
+    apo__window_keep_sum(r, 1, volume);
 }
 
 static inline APO_HD void apo__vwap_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -104,6 +104,9 @@ typedef struct {
  * (name, values) pairs (or None: no sweep). Returns 0, or -1 with an exception set. */
 int apo_py_args_fill(apo_py_args *a, PyObject *params, PyObject *grid);
 void apo_py_args_release(apo_py_args *a);
+/* workload.c: a workload of `kernel` over rows x cols with the parameters and sweep of `a`
+ * (which must outlive it); every other field as APO_WORKLOAD_INIT leaves it. */
+apo_workload apo_py_workload_of(const char *kernel, size_t rows, size_t cols, const apo_py_args *a);
 /* workload.c: w->ratios and n_ratios from a sequence of shares, or none for None; the array
  * is held in *held (release it after the call). Returns 0, or -1 with an exception set. */
 int apo_py_take_ratios(PyObject *ratios, PyObject **held, apo_workload *w);

@@ -108,13 +108,7 @@ PyObject *apo_py_plan(PyObject *op, PyObject *args, PyObject *kwargs) {
     PyObject *ratios_arr = NULL, *result = NULL;
     if (apo_py_args_fill(&a, params, grid) < 0)
         goto done;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = (size_t)rows;
-    w.cols = (size_t)cols;
-    w.params = a.params;
-    w.n_params = a.n_params;
-    w.sweep = a.n_grid > 0 ? &a.sweep : NULL;
+    apo_workload w = apo_py_workload_of(kernel, (size_t)rows, (size_t)cols, &a);
     w.tag = tag;
     w.split = (apo_split)split;
     if (apo_py_take_ratios(ratios, &ratios_arr, &w) < 0)

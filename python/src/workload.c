@@ -25,6 +25,18 @@ static const char *name_of(apo_py_args *a, PyObject *key) {
     return PyUnicode_AsUTF8(key);
 }
 
+apo_workload apo_py_workload_of(const char *kernel, size_t rows, size_t cols,
+                                const apo_py_args *a) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = rows;
+    w.cols = cols;
+    w.params = a->params;
+    w.n_params = a->n_params;
+    w.sweep = a->n_grid > 0 ? &a->sweep : NULL;
+    return w;
+}
+
 int apo_py_args_fill(apo_py_args *a, PyObject *params, PyObject *grid) {
     memset(a, 0, sizeof *a);
     a->refs = PyList_New(0);
@@ -511,13 +523,7 @@ PyObject *apo_py_output_shapes(PyObject *op, PyObject *args, PyObject *kwargs) {
     PyObject *result = NULL;
     if (apo_py_args_fill(&a, params, grid) < 0)
         goto done;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = (size_t)rows;
-    w.cols = (size_t)cols;
-    w.params = a.params;
-    w.n_params = a.n_params;
-    w.sweep = a.n_grid > 0 ? &a.sweep : NULL;
+    apo_workload w = apo_py_workload_of(kernel, (size_t)rows, (size_t)cols, &a);
     result = PyTuple_New((Py_ssize_t)info.n_outputs);
     for (size_t k = 0; result != NULL && k < info.n_outputs; k++) {
         size_t r = 0, c = 0;

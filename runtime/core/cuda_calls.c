@@ -15,6 +15,7 @@
 #include "catalog/reentry_guard.h"
 #include "core/runtime.h"
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_gpu.h"
 
 /* The CUDA ordinal of runtime device `device`, which must be a GPU. */
 static apo_status gpu_ordinal(const apo_runtime *rt, size_t device, const char *what, int *out) {

@@ -30,6 +30,7 @@
 #ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_discovery.h"
+#include "devices/cuda/cuda_gpu.h"
 #endif
 
 /* Tile partials are at most this many doubles (the moments use 5). */

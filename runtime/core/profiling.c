@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance/balance_files.h"
 #include "balance/solver.h"
 #include "base/log.h"
 #include "catalog/params.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance/balance_files.h"
 #include "base/log.h"
 #include "base/settings.h"
 #include "cluster/cluster.h"

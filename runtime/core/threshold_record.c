@@ -2,12 +2,13 @@
  * apo_threshold_record(): one measurement added to thresholds.json from outside profiling,
  * for callers that time their own runs (the Python package's update_gpu_threshold_entry(),
  * ThreadX's call of that name, docs/python.md). The key and the merge are profiling's own
- * (profiles/threshold_keys.c, balance_state.c), so an entry recorded here is read back by
+ * (profiles/threshold_keys.c, balance/balance_files.c), so an entry recorded here is read back by
  * apo_should_use_gpu() and `apportion show` like a profiled one.
  */
 #include <math.h>
 #include <string.h>
 
+#include "balance/balance_files.h"
 #include "catalog/params.h"
 #include "core/runtime.h"
 

@@ -1,8 +1,8 @@
 /*
  * A GPU's state, shared by the two halves of the CUDA device: cuda_device.c (discovery,
- * opening and closing, segments, copies for the interop calls) and cuda_pipeline.c (the
- * staging pipeline that runs a task). Private to runtime/devices/cuda/; built with the
- * backend only.
+ * opening and closing, copies for the interop calls) and cuda_pipeline.c (the staging
+ * pipeline that runs a task), and by what both call on the GPU, cuda_gpu.c (streams,
+ * errors, segments). Private to runtime/devices/cuda/; built with the backend only.
  */
 #ifndef APO_RUNTIME_DEVICES_CUDA_CUDA_STATE_H
 #define APO_RUNTIME_DEVICES_CUDA_CUDA_STATE_H
@@ -111,9 +111,11 @@ typedef struct apo__cuda_state {
     apo__interval *intervals;
     size_t n_intervals, intervals_cap;
     /* Segments of the current call, kept for the gather (gather.c). */
-    struct apo__gpu_segment *segments; /* cuda_device.h */
+    struct apo__gpu_segment *segments; /* cuda_gpu.h */
     size_t n_segments, segments_cap;
 } apo__cuda_state;
+
+/* ---- a GPU's streams, errors and segments (cuda_gpu.c) ------------------------------------- */
 
 /* Every stream of the GPU into `out` (APO_CUDA_STREAMS of them, NULL where not created):
  * h2d, d2h, then the slots' compute streams in slot order. */
@@ -135,7 +137,16 @@ cudaError_t apo__cuda_wait_stream(cudaStream_t stream, cudaEvent_t blocking_even
  * its buffers are freed), and clears the error state. */
 void apo__cuda_drain(apo__cuda_state *st);
 
-/* The run and close operations of the CUDA device (cuda_pipeline.c, cuda_device.c). */
+/* Starts the task's segment for the gather (its outputs stay on this GPU) and points
+ * task_out at it; 0 when it cannot be had (the task then peer-copies its chunks). */
+int apo__cuda_open_segment(apo__device *dev, apo__cuda_state *st, const apo__call *call, size_t lo,
+                           size_t hi);
+/* Ends it: kept for the gather when the task succeeded, freed otherwise. */
+void apo__cuda_close_segment(apo__cuda_state *st, int ok);
+
+/* ---- the task (cuda_pipeline.c) ------------------------------------------------------------ */
+
+/* The run operation of the CUDA device. */
 apo_status apo__cuda_run(apo__device *dev, const apo__call *call, uint64_t first, uint64_t end,
                          uint64_t task_index, apo__task_time *time);
 
@@ -183,12 +194,5 @@ void apo__cuda_hold_staging(apo__cuda_state *st, int delta);
 /* Asks for pinned slots that hold a task of `task_bytes` (apo__slot_grown_bytes), to be
  * pinned in the background: for a task held by the slot of one tile rather than by them all. */
 void apo__cuda_ask_staging_growth(apo__cuda_state *st, size_t task_bytes);
-
-/* Starts the task's segment for the gather (its outputs stay on this GPU) and points
- * task_out at it; 0 when it cannot be had (the task then peer-copies its chunks). */
-int apo__cuda_open_segment(apo__device *dev, apo__cuda_state *st, const apo__call *call, size_t lo,
-                           size_t hi);
-/* Ends it: kept for the gather when the task succeeded, freed otherwise. */
-void apo__cuda_close_segment(apo__cuda_state *st, int ok);
 
 #endif

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_gpu.h"
 #include "devices/cuda/cuda_state.h"
 #include "devices/cuda/gather.h"
 #include "devices/cuda/nccl_loader.h"
