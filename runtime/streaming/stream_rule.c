@@ -128,8 +128,7 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
     /* Every allocation first: the indicator's outputs of every set, and for a peek the folds'
      * copy, so that nothing can fail once the indicator's stream has moved. */
     double *scratch = malloc(n_sets * n_out * total * sizeof *scratch);
-    apo__score_live *live =
-        peek ? malloc(n_sets * s->n_series * sizeof *live) : rule->live;
+    apo__score_live *live = peek ? malloc(n_sets * s->n_series * sizeof *live) : rule->live;
     if (scratch == NULL || live == NULL) {
         free(scratch);
         if (peek)
@@ -181,12 +180,11 @@ size_t apo__stream_rule_state_len(const apo_stream *s) {
 static void live_write(const apo__score_live *l, unsigned char *p) {
     const apo__score_fold *f = &l->f;
     const apo__score_more *m = &l->m;
-    const double d[] = {l->prev_close, f->total, f->shift,  f->dev_sum, f->dev_sq,
-                        f->peak,       f->drawdown, m->down_sq, m->equity, m->epeak,
-                        m->dd_num,     m->dd_den, m->units,   m->trade,  m->won,
-                        m->lost};
-    const int64_t n[] = {f->pos, f->started, f->bars, f->trades, f->exposed,
-                         m->held, m->closed, m->wins};
+    const double d[] = {l->prev_close, f->total,   f->shift,  f->dev_sum, f->dev_sq, f->peak,
+                        f->drawdown,   m->down_sq, m->equity, m->epeak,   m->dd_num, m->dd_den,
+                        m->units,      m->trade,   m->won,    m->lost};
+    const int64_t n[] = {f->pos,     f->started, f->bars,   f->trades,
+                         f->exposed, m->held,    m->closed, m->wins};
     size_t at = 0;
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++, at += 8)
         apo__put_f64(p + at, d[i]);
@@ -197,10 +195,9 @@ static void live_write(const apo__score_live *l, unsigned char *p) {
 static void live_read(apo__score_live *l, const unsigned char *p) {
     apo__score_fold *f = &l->f;
     apo__score_more *m = &l->m;
-    double *d[] = {&l->prev_close, &f->total, &f->shift,  &f->dev_sum, &f->dev_sq,
-                   &f->peak,       &f->drawdown, &m->down_sq, &m->equity, &m->epeak,
-                   &m->dd_num,     &m->dd_den, &m->units,   &m->trade,  &m->won,
-                   &m->lost};
+    double *d[] = {&l->prev_close, &f->total,   &f->shift,  &f->dev_sum, &f->dev_sq, &f->peak,
+                   &f->drawdown,   &m->down_sq, &m->equity, &m->epeak,   &m->dd_num, &m->dd_den,
+                   &m->units,      &m->trade,   &m->won,    &m->lost};
     size_t at = 0;
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++, at += 8)
         *d[i] = apo__get_f64(p + at);

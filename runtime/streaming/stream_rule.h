@@ -61,7 +61,7 @@ typedef struct apo__stream_rule_head {
     char scored[APO_NAME_MAX];
     size_t n_sets, n_series;
     double *params;
-    size_t live_at;           /* offset of the folds */
+    size_t live_at;             /* offset of the folds */
     size_t inner_at, inner_len; /* the indicator stream's state */
 } apo__stream_rule_head;
 
