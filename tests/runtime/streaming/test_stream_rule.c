@@ -22,7 +22,7 @@ typedef struct rule_case {
     const char *kernel, *rule;
     apo_param params[APO_MAX_PARAMS]; /* the scored call's: the indicator's and the rule's */
     size_t n_params;
-    size_t n_ind;                     /* how many of them are the indicator's */
+    size_t n_ind; /* how many of them are the indicator's */
     size_t close_input;
 } rule_case;
 
@@ -30,8 +30,8 @@ static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0;
 
 /* The running scores of series r of a set at each of the `n` bar counts `at`: the batch
  * scored call over rows that are series r's first at[q] bars (ragged rows). */
-static void batch_scores(apo_runtime *rt, const rule_case *rc, const apo_sweep *sweep,
-                         size_t set, const stream_case *c, size_t r, const size_t *at, size_t n,
+static void batch_scores(apo_runtime *rt, const rule_case *rc, const apo_sweep *sweep, size_t set,
+                         const stream_case *c, size_t r, const size_t *at, size_t n,
                          double *scores /* n x APO_N_SCORES */) {
     double *in[APO_MAX_IO];
     for (size_t i = 0; i < c->n_inputs; i++) {
@@ -113,9 +113,9 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
     apo_stream_destroy(ps);
     stream_case c;
     const size_t cols = tile + 500 < 4600 ? tile + 500 : 4600;
-    cr_assert_eq(stream_case_init(&c, rt, rc->kernel, rc->params, rc->n_ind, ROWS, cols, 54,
-                                  STREAM_GAPS),
-                 APO_OK, "%s", apo_last_error());
+    cr_assert_eq(
+        stream_case_init(&c, rt, rc->kernel, rc->params, rc->n_ind, ROWS, cols, 54, STREAM_GAPS),
+        APO_OK, "%s", apo_last_error());
     const apo_stream_desc d = rule_desc(rc, sweep);
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
@@ -133,7 +133,8 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
         }
         if (total == 0 && fed[0] == cols && fed[1] == cols && fed[2] == cols)
             break;
-        double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS], *peeked = malloc((total + 1) * n_sets * sizeof(double));
+        double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS],
+            *peeked = malloc((total + 1) * n_sets * sizeof(double));
         for (size_t i = 0; i < c.n_inputs; i++) {
             in[i] = malloc((total + 1) * sizeof(double));
             for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
@@ -181,9 +182,10 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
             const double *outs[APO_MAX_IO];
             for (size_t o = 0; o < ind.n_outputs; o++)
                 outs[o] = ind.batch[o] + r * cols;
-            cr_assert_eq(apo_score_positions(rc->kernel, rc->rule, ind.in[rc->close_input] + r * cols,
-                                             outs, ind.n_outputs, cols, set_params[j],
-                                             n_set_params[j], pos, ret, tot, NULL),
+            cr_assert_eq(apo_score_positions(rc->kernel, rc->rule,
+                                             ind.in[rc->close_input] + r * cols, outs,
+                                             ind.n_outputs, cols, set_params[j], n_set_params[j],
+                                             pos, ret, tot, NULL),
                          APO_OK, "%s", apo_last_error());
             const double *g[3] = {got[0] + (j * ROWS + r) * cols, got[1] + (j * ROWS + r) * cols,
                                   got[2] + (j * ROWS + r) * cols};
@@ -191,12 +193,12 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
                 cr_assert(same_bits(g[0][t], pos[t]) && same_bits(g[1][t], ret[t]) &&
                               same_bits(g[2][t], tot[t]),
                           "%s:%s set %zu series %zu bar %zu: %g %g %g, positions say %g %g %g",
-                          rc->kernel, rc->rule, j, r, t, g[0][t], g[1][t], g[2][t], pos[t],
-                          ret[t], tot[t]);
+                          rc->kernel, rc->rule, j, r, t, g[0][t], g[1][t], g[2][t], pos[t], ret[t],
+                          tot[t]);
             size_t at[CHECKS];
             for (size_t q = 0; q < CHECKS; q++) /* the first bars, the tile boundary, the end */
-                at[q] = q < 16   ? q + 1
-                        : q < 32 ? (tile - 8 + (q - 16) < cols ? tile - 8 + (q - 16) : cols)
+                at[q] = q < 16           ? q + 1
+                        : q < 32         ? (tile - 8 + (q - 16) < cols ? tile - 8 + (q - 16) : cols)
                         : q < CHECKS - 1 ? 1 + stream_rng(&rng) % cols
                                          : cols;
             double want[CHECKS * APO_N_SCORES];
@@ -228,20 +230,26 @@ static void check_one(rule_case rc) {
 }
 
 Test(stream_rule, rsi_revert_with_cost_is_the_batch_bit_for_bit, .timeout = 120) {
-    check_one((rule_case){"rsi", "rsi_revert",
+    check_one((rule_case){"rsi",
+                          "rsi_revert",
                           {{"timeperiod", 9}, {"lower", 35}, {"upper", 65}, {"cost", 0.001}},
-                          4, 1, 0});
+                          4,
+                          1,
+                          0});
 }
 
 Test(stream_rule, bands_revert_more_is_the_batch_bit_for_bit, .timeout = 120) {
-    check_one((rule_case){"bollinger", "bands_revert/more",
+    check_one((rule_case){"bollinger",
+                          "bands_revert/more",
                           {{"period", 20}, {"cost", 0.0005}, {"periods_per_year", 98280}},
-                          3, 1, 0});
+                          3,
+                          1,
+                          0});
 }
 
 Test(stream_rule, stoch_cross_long_only_compound_is_the_batch_bit_for_bit, .timeout = 120) {
-    check_one((rule_case){"stoch", "stoch_cross/compound", {{"side", 1}, {"cost", 0.0002}}, 2,
-                          0, 2});
+    check_one(
+        (rule_case){"stoch", "stoch_cross/compound", {{"side", 1}, {"cost", 0.0002}}, 2, 0, 2});
 }
 
 Test(stream_rule, macd_cross_log_is_the_batch_bit_for_bit, .timeout = 120) {
@@ -266,4 +274,139 @@ Test(stream_rule, a_sweep_over_the_rule_is_each_sets_batch, .timeout = 120) {
         n[j] = 3;
     }
     check_case(&rc, &sw, 4, p, n);
+}
+
+static int always_long(const double *in, const double *out, int prev, void *user) {
+    (void)in, (void)out, (void)prev, (void)user;
+    return 1;
+}
+
+/* Feeds bars [from, to) of every series of mfi (high, low, close, volume walks) to s. */
+static apo_status feed_mfi(apo_stream *s, const stream_case *c, size_t from, size_t to,
+                           double *pos) {
+    size_t n_new[ROWS];
+    double *in[4];
+    for (size_t i = 0; i < 4; i++) {
+        in[i] = malloc(ROWS * (to - from) * sizeof(double));
+        for (size_t r = 0; r < ROWS; r++) {
+            n_new[r] = to - from;
+            memcpy(in[i] + r * (to - from), c->in[i] + r * c->cols + from,
+                   (to - from) * sizeof(double));
+        }
+    }
+    double *out[APO_LIVE_N_OUTPUTS] = {pos};
+    const apo_status st = apo_stream_update(s, n_new, (const double *const *)in, out);
+    for (size_t i = 0; i < 4; i++)
+        free(in[i]);
+    return st;
+}
+
+Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_rule_desc ud = APO_RULE_DESC_INIT;
+    ud.name = "always_long";
+    ud.kernel = "rsi";
+    ud.fn = always_long;
+    cr_assert_eq(apo_rule_register(rt, &ud), APO_OK, "%s", apo_last_error());
+    const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2};
+    apo_stream_desc d = rule_desc(&rc, NULL);
+    apo_stream *s = NULL;
+    /* A user's rule, revise_bars, an unknown rule, a rule of another kernel, lower >= upper. */
+    apo_stream_desc bad = d;
+    bad.kernel = "rsi";
+    bad.score = "always_long";
+    bad.n_params = 0;
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "user") != NULL, "%s", apo_last_error());
+    bad = d;
+    bad.revise_bars = 5;
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.score = "no_such_rule";
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_UNKNOWN_KERNEL);
+    bad = d;
+    bad.score = "macd_cross";
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
+    const apo_param crossed[] = {{"lower", 80}, {"upper", 20}};
+    bad = d;
+    bad.params = crossed;
+    bad.n_params = 2;
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_BAD_PARAM);
+    size_t needed = 0;
+    cr_assert_eq(apo_stream_resume_needs(rt, &d, 100, &needed), APO_ERR_INVALID_ARGUMENT);
+
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "mfi", NULL, 0, ROWS, 400, 7, STREAM_GAPS), APO_OK);
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double pos[ROWS * 400];
+    cr_assert_eq(feed_mfi(s, &c, 0, 150, pos), APO_OK, "%s", apo_last_error());
+    size_t len = 0;
+    unsigned char *before = stream_state_bytes(s, &len);
+
+    /* A refused update (a negative volume, a NULL position) changes nothing. */
+    c.in[3][1 * c.cols + 160] = -1.0;
+    cr_assert_eq(feed_mfi(s, &c, 150, 200, pos), APO_ERR_INVALID_ARGUMENT);
+    stream_assert_state(s, before, len, "after a negative volume");
+    c.in[3][1 * c.cols + 160] = 1000.0;
+    cr_assert_eq(feed_mfi(s, &c, 150, 200, NULL), APO_ERR_NULL);
+    stream_assert_state(s, before, len, "after a NULL position");
+    size_t k[ROWS] = {1, 1, 1};
+    cr_assert_eq(apo_stream_revise(s, k, NULL, NULL), APO_ERR_INVALID_ARGUMENT);
+    apo_stream_group *g = NULL;
+    cr_assert_eq(apo_stream_group_create(&s, 1, NULL, &g), APO_ERR_INVALID_ARGUMENT);
+    stream_assert_state(s, before, len, "after the refusals");
+
+    /* A fork fed other bars leaves s as it was; fed the same bars, both save the same. */
+    apo_stream *f = NULL;
+    cr_assert_eq(apo_stream_fork(s, &f), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(feed_mfi(f, &c, 300, 400, pos), APO_OK);
+    stream_assert_state(s, before, len, "after its fork moved");
+    apo_stream_destroy(f);
+    cr_assert_eq(apo_stream_fork(s, &f), APO_OK);
+    cr_assert_eq(feed_mfi(f, &c, 150, 400, pos), APO_OK);
+    cr_assert_eq(feed_mfi(s, &c, 150, 400, pos), APO_OK);
+    size_t flen = 0;
+    unsigned char *fbytes = stream_state_bytes(f, &flen);
+    stream_assert_state(s, fbytes, flen, "fed as its fork");
+    free(fbytes);
+    apo_stream_destroy(f);
+
+    /* States that are not the expected stream, or damaged, are refused whole. */
+    unsigned char *state = stream_state_bytes(s, &len);
+    apo_stream *back = NULL;
+    const apo_param other[] = {{"lower", 30}, {"cost", 0.001}};
+    bad = d;
+    bad.params = other;
+    cr_assert_eq(apo_stream_load(rt, &bad, state, len, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "lower") != NULL, "%s", apo_last_error());
+    bad = d;
+    bad.score = NULL;
+    bad.n_params = 0;
+    cr_assert_eq(apo_stream_load(rt, &bad, state, len, &back), APO_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.score = "mfi_zone";
+    cr_assert_eq(apo_stream_load(rt, &bad, state, len, &back), APO_ERR_INVALID_ARGUMENT);
+    for (size_t at = 0; at < len; at += len / 13 + 1) {
+        state[at] ^= 0x10;
+        cr_assert_neq(apo_stream_load(rt, &d, state, len, &back), APO_OK, "byte %zu", at);
+        state[at] ^= 0x10;
+    }
+    cr_assert_eq(apo_stream_load(rt, &d, state, len - 1, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_stream_load(rt, NULL, state, len, &back), APO_OK, "%s", apo_last_error());
+    stream_assert_state(back, state, len, "loaded without expect");
+    apo_stream_destroy(back);
+    /* A plain mfi state expected as a rule's is refused too. */
+    apo_stream_desc plain = APO_STREAM_DESC_INIT;
+    plain.kernel = "mfi";
+    plain.n_series = ROWS;
+    cr_assert_eq(apo_stream_create(rt, &plain, &back), APO_OK);
+    unsigned char *pstate = stream_state_bytes(back, &flen);
+    apo_stream_destroy(back);
+    cr_assert_eq(apo_stream_load(rt, &d, pstate, flen, &back), APO_ERR_INVALID_ARGUMENT);
+    free(pstate);
+    free(state);
+    free(before);
+    apo_stream_destroy(s);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
 }
