@@ -305,7 +305,7 @@ apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_desc *desc,
                        s->kernel->name);
     else
         *needed = apo__stream_resume_needs(s, bars);
-    apo__stream_free(s);
+    apo__stream_rule_destroy(s);
     return st;
 }
 
@@ -332,7 +332,7 @@ apo_status apo_stream_resume(apo_runtime *rt, const apo_stream_desc *desc, const
     if (st == APO_OK)
         st = apo__stream_resume_fill(s, first, n_bars, inputs);
     if (st != APO_OK) {
-        apo__stream_free(s);
+        apo__stream_rule_destroy(s);
         return st;
     }
     attach_devices(rt, desc, s);
@@ -602,7 +602,7 @@ static apo_status load_rule(apo_runtime *rt, const apo_stream_desc *expect, cons
     }
     if (st == APO_OK)
         apo__stream_rule_state_restore(*out, buf, &h);
-    apo__stream_free(inner);
+    apo__stream_rule_destroy(inner);
     free(h.params);
     return st;
 }
@@ -617,4 +617,4 @@ apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const
     return APO_OK;
 }
 
-void apo_stream_destroy(apo_stream *s) { apo__stream_free(s); }
+void apo_stream_destroy(apo_stream *s) { apo__stream_rule_destroy(s); }

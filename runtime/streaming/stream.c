@@ -9,7 +9,6 @@
 #include "catalog/call_span.h"
 #include "cpu_isa.h"
 #include "streaming/stream.h"
-#include "streaming/stream_rule.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -610,7 +609,6 @@ void apo__stream_free(apo_stream *s) {
     if (s == NULL)
         return;
     apo__stream_free_sets(s->sets, s->n_sets);
-    apo__stream_rule_free(s->rule);
     for (size_t r = 0; s->series != NULL && r < s->n_series; r++)
         if (!in_slab(s, s->series[r].in))
             free(s->series[r].in);

@@ -90,7 +90,9 @@ struct apo_stream {
     int cpu_isa, cpu_isa_named;
     apo__stream_batch_fn batch;
     /* A rule's stream (apo_stream_desc.score, stream_rule.h): kernel is the scored kernel,
-     * n_series its series, and every bar goes through rule->inner; NULL for every other. */
+     * n_series its series, and every bar goes through rule->inner; NULL for every other.
+     * apo__stream_free does not free it (stream_rule.h sits above this file): a stream that
+     * may be a rule's is freed by apo__stream_rule_destroy. */
     struct apo__stream_rule *rule;
 };
 

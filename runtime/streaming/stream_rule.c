@@ -39,6 +39,14 @@ void apo__stream_rule_free(struct apo__stream_rule *rule) {
     free(rule);
 }
 
+void apo__stream_rule_destroy(apo_stream *s) {
+    if (s != NULL) {
+        apo__stream_rule_free(s->rule);
+        s->rule = NULL;
+    }
+    apo__stream_free(s);
+}
+
 apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size_t n_sets,
                                 apo_stream *inner, apo_stream **out) {
     apo_stream *s = calloc(1, sizeof *s);

@@ -72,4 +72,7 @@ void apo__stream_rule_state_restore(apo_stream *s, const void *buf, const apo__s
 
 void apo__stream_rule_free(struct apo__stream_rule *rule);
 
+/* Frees any stream, a rule's included (its rule, then the stream); NULL is a no-op. */
+void apo__stream_rule_destroy(apo_stream *s);
+
 #endif
