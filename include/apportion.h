@@ -774,7 +774,28 @@ typedef struct apo_stream_desc {
      * 2^24; refused (APO_ERR_INVALID_ARGUMENT) for obv and ad, which keep no bars. Part of
      * the saved state. New in 0.3. */
     size_t revise_bars;
+    /* A rule, as apo_workload.score names it ("rsi_zone", "bands_revert/more"; a built-in
+     * rule): the stream then follows the scored kernel "<kernel>:<score>", its params and
+     * sweep naming that kernel's (the indicator's, then the rule's lower and upper, cost,
+     * periods_per_year, side), and its outputs are the APO_LIVE_N_OUTPUTS below, bar by bar:
+     * the positions and scores the batch scored call and apo_score_positions() give over the
+     * history so far (docs/streaming.md, "Live rules"). Such a stream updates, peeks, forks,
+     * saves and loads; revise, resume, revise_bars and groups refuse it. NULL: the kernel's
+     * own outputs. New in 0.3. */
+    const char *score;
 } apo_stream_desc;
+
+/* The outputs of a rule's stream (apo_stream_desc.score), per bar: the position after the
+ * bar (-1, 0, +1), its return (NaN at a bar that is not scored), the view's running total
+ * after it (apo_score_positions()'s three), then the APO_N_SCORES scores (or the view's, for
+ * "/more") of the history up to the bar. Any but the position may be NULL: not written. */
+enum {
+    APO_LIVE_POSITION = 0,
+    APO_LIVE_RETURN = 1,
+    APO_LIVE_TOTAL = 2,
+    APO_LIVE_SCORES = 3,
+    APO_LIVE_N_OUTPUTS = 3 + APO_N_SCORES
+};
 
 #define APO_STREAM_DESC_INIT                                                                       \
     { .size = sizeof(apo_stream_desc) }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "score_more.h"
 #include "score_tile.h"
 
 /* Scores n bars: close[t] and the indicator's n_out outputs outputs[k][t], with `rule`
@@ -33,6 +34,31 @@ typedef struct apo__score_trace {
      * logarithm (/log); at the last scored bar it is the view's `total` bit for bit. */
     double *equity;
 } apo__score_trace;
+
+/* One series' fold between bars, for a fold fed a few bars at a time (a live rule: the
+ * streams of runtime/streaming/stream_rule.c): the running scores, the more statistics, and
+ * the close of the bar before (NaN before the first bar). apo__score_series_trace folds
+ * every bar through apo__score_live_bar, so a live fold gives its bits at every bar. */
+typedef struct apo__score_live {
+    apo__score_fold f;
+    apo__score_more m;
+    double prev_close;
+} apo__score_live;
+
+void apo__score_live_init(apo__score_live *l);
+
+/* Folds one bar with `rule` under view `view` (score_more.h's APO_SCORE_VIEW_*): its close
+ * and the indicator's n_out outputs at the bar. Writes, where not NULL, the position after
+ * the bar, its return (NaN at a bar that is not scored) and the view's running total after
+ * it (apo__score_trace's three). */
+void apo__score_live_bar(apo__score_live *l, const apo__rule *rule, int view, double close,
+                         const double *out, size_t n_out, double cost, double *position,
+                         double *ret, double *total);
+
+/* The eight scores of view `view` of the bars folded so far: those of apo__score_series_view
+ * over the same bars, bit for bit. */
+void apo__score_live_scores(const apo__score_live *l, int view, double periods_per_year,
+                            double *scores);
 
 /* apo__score_series_view, writing the fold's own positions, returns and running total bar
  * by bar into *trace (NULL: none, the same scores). One loop for both, so the positions are

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "catalog/params.h"
 #include "catalog/registry.h"
+#include "catalog/scored_kernels.h"
 #include "catalog/volume_inputs.h"
 #include "core/runtime.h"
 #include "core/stream_devices.h"
@@ -17,6 +18,7 @@
 #include "streaming/stream_copy.h"
 #include "streaming/stream_journal.h"
 #include "streaming/stream_revise.h"
+#include "streaming/stream_rule.h"
 
 /* The registry's lookup, its reason prefixed with the call's name. */
 static apo_status find_kernel(apo_runtime *rt, const char *name, const char *call,
@@ -30,6 +32,11 @@ static apo_status find_kernel(apo_runtime *rt, const char *name, const char *cal
     return APO_OK;
 }
 
+/* The scored kernel "<kernel>:<score>" of a rule's stream (docs/streaming.md, "Live rules"):
+ * a built-in rule's, as a scored call finds it; a user's rule is refused, not built yet. */
+static apo_status rule_kernel(apo_runtime *rt, const char *const *names, const char *call,
+                              const apo__kernel **k);
+
 /* The kernel and resolved parameters of a description. */
 static apo_status resolve_desc(apo_runtime *rt, const apo_stream_desc *desc, const char *call,
                                const apo__kernel **kernel, double *params) {
@@ -40,10 +47,32 @@ static apo_status resolve_desc(apo_runtime *rt, const apo_stream_desc *desc, con
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: n_series is %zu, not 1 to %zu", call,
                          desc->n_series, APO_STREAM_MAX_SERIES);
     const apo__kernel *k = NULL;
-    APO_CHECK(find_kernel(rt, desc->kernel, call, &k));
+    if (desc->score != NULL)
+        APO_CHECK(rule_kernel(rt, (const char *const[]){desc->kernel, desc->score}, call, &k));
+    else
+        APO_CHECK(find_kernel(rt, desc->kernel, call, &k));
     memset(params, 0, APO_MAX_PARAMS * sizeof *params);
     APO_CHECK(apo__resolve_params(k, desc->params, desc->n_params, params));
+    if (desc->score != NULL && k->validate != NULL && desc->sweep == NULL) {
+        char err[256];
+        const apo_status st = k->validate(k, params, 1, 1, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "%s: %s", call, err);
+    }
     *kernel = k;
+    return APO_OK;
+}
+
+static apo_status rule_kernel(apo_runtime *rt, const char *const *names, const char *call,
+                              const apo__kernel **k) {
+    char name[2 * APO_NAME_MAX + 2];
+    snprintf(name, sizeof name, "%s:%s", names[0], names[1]);
+    APO_CHECK(find_kernel(rt, name, call, k));
+    if ((*k)->scoring == NULL || (*k)->scoring->user_fn != NULL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "%s: %s is a user's rule; streams of user rules are not built yet "
+                         "(docs/streaming.md, \"Live rules\")",
+                         call, name);
     return APO_OK;
 }
 
@@ -80,6 +109,11 @@ static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_str
     const size_t bars = desc != NULL && desc->device_bars != 0 ? desc->device_bars
                         : apo__stream_runtime_has_others(rt)   ? APO_STREAM_DEVICE_BARS_DEFAULT
                                                                : SIZE_MAX;
+    if (s->rule != NULL) { /* its bars go through the indicator's stream */
+        attach_devices(rt, desc, s->rule->inner);
+        s->rt = rt;
+        return;
+    }
     for (size_t j = 0; j <= s->n_sets; j++) {
         apo_stream *one = j < s->n_sets ? s->sets[j] : s;
         one->rt = rt;
@@ -90,10 +124,62 @@ static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_str
     }
 }
 
+/* The indicator's stream of a rule's sets (n_sets x APO_MAX_PARAMS scored-kernel parameters):
+ * each set's own parameters, the indicator's first, as a stream of it alone. */
+static apo_status rule_inner(const apo__kernel *k, const double *set_params, size_t n_sets,
+                             size_t n_series, uint64_t seed, apo_stream **inner) {
+    const apo__kernel *ind = k->scoring->indicator;
+    apo_stream **sets = calloc(n_sets, sizeof *sets);
+    apo_status st = sets == NULL ? apo__fail(APO_ERR_OUT_OF_MEMORY,
+                                             "apo_stream_create: no memory for %zu sets", n_sets)
+                                 : APO_OK;
+    for (size_t j = 0; j < n_sets && st == APO_OK; j++) {
+        double p[APO_MAX_PARAMS] = {0};
+        memcpy(p, set_params + j * APO_MAX_PARAMS, ind->n_params * sizeof *p);
+        st = apo__stream_check_kernel(ind, p);
+        if (st == APO_OK)
+            st = apo__stream_new(ind, p, n_series, seed, 0, &sets[j]);
+    }
+    if (st != APO_OK) {
+        apo__stream_free_sets(sets, n_sets);
+        return st;
+    }
+    if (n_sets == 1) {
+        *inner = sets[0];
+        free(sets);
+        return APO_OK;
+    }
+    return apo__stream_sweep_of(sets, n_sets, inner);
+}
+
+/* A rule's stream (desc->score): its scored kernel k and, without a sweep, its resolved
+ * parameters. */
+static apo_status create_rule(const apo__kernel *k, const apo_stream_desc *desc,
+                              const double *params, apo_stream **out) {
+    if (desc->revise_bars != 0)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_create: a rule's stream keeps no bars for revises "
+                         "(revise_bars %zu); not built yet (docs/streaming.md, \"Live rules\")",
+                         desc->revise_bars);
+    size_t n_sets = 1;
+    double *set_params = NULL;
+    if (desc->sweep != NULL)
+        APO_CHECK(sweep_params(k, desc, "apo_stream_create", &n_sets, &set_params));
+    const double *p = desc->sweep != NULL ? set_params : params;
+    apo_stream *inner = NULL;
+    apo_status st = rule_inner(k, p, n_sets, desc->n_series, desc->seed, &inner);
+    if (st == APO_OK)
+        st = apo__stream_rule_new(k, p, n_sets, inner, out);
+    free(set_params);
+    return st;
+}
+
 static apo_status create(apo_runtime *rt, const apo_stream_desc *desc, apo_stream **out) {
     const apo__kernel *k = NULL;
     double params[APO_MAX_PARAMS];
     APO_CHECK(resolve_desc(rt, desc, "apo_stream_create", &k, params));
+    if (desc->score != NULL)
+        return create_rule(k, desc, params, out);
     APO_CHECK(apo__stream_check_kernel(k, params));
     APO_CHECK(apo__stream_check_revise(k, desc->revise_bars, "apo_stream_create"));
     if (desc->sweep == NULL)
@@ -157,7 +243,8 @@ static apo_status check_update(const apo_stream *s, const size_t *n_new,
         if (inputs[i] == NULL)
             return apo__fail(APO_ERR_NULL, "%s: input %zu (%s) is NULL", call, i,
                              k->input_names[i]);
-    for (size_t o = 0; o < k->n_outputs; o++)
+    /* A rule's stream writes its outputs but the position where they are given. */
+    for (size_t o = 0; o < (s->rule != NULL ? 1 : k->n_outputs); o++)
         if (outputs[o] == NULL)
             return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", call, o,
                              k->output_names[o]);
@@ -170,6 +257,8 @@ apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *c
     APO_CHECK(check_update(s, n_new, inputs, outputs, "apo_stream_update", &total));
     if (total == 0)
         return APO_OK;
+    if (s->rule != NULL)
+        return apo__stream_rule_feed(s, n_new, total, inputs, outputs, 0);
     return apo__stream_feed(s, n_new, total, inputs, outputs, 0);
 }
 
@@ -179,12 +268,18 @@ apo_status apo_stream_peek(apo_stream *s, const size_t *n_new, const double *con
     APO_CHECK(check_update(s, n_new, inputs, outputs, "apo_stream_peek", &total));
     if (total == 0)
         return APO_OK;
+    if (s->rule != NULL)
+        return apo__stream_rule_feed(s, n_new, total, inputs, outputs, 1);
     return apo__stream_feed(s, n_new, total, inputs, outputs, 1);
 }
 
 apo_status apo_stream_revise(apo_stream *s, const size_t *k, const double *const *inputs,
                              double *const *outputs) {
     size_t total = 0;
+    if (s != NULL && s->rule != NULL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_revise: a rule's stream keeps no bars for revises; not built "
+                         "yet (docs/streaming.md, \"Live rules\")");
     APO_CHECK(check_update(s, k, inputs, outputs, "apo_stream_revise", &total));
     if (total == 0)
         return APO_OK;
@@ -198,14 +293,19 @@ apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_desc *desc,
     apo_stream *s = NULL;
     APO_CHECK(create(rt, desc, &s));
     apo_status st = APO_OK;
-    if (apo__stream_carry_len(s->kernel) > 0)
+    if (s->rule != NULL)
+        st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                       "apo_stream_resume_needs: a rule's fold runs from the series' first bar, "
+                       "which no window of bars holds; not built (docs/streaming.md, \"Live "
+                       "rules\")");
+    else if (apo__stream_carry_len(s->kernel) > 0)
         st = apo__fail(APO_ERR_INVALID_ARGUMENT,
                        "apo_stream_resume_needs: %s carries its running sum from the series' "
                        "first bar, which no window of bars holds; a stream of it cannot resume",
                        s->kernel->name);
     else
         *needed = apo__stream_resume_needs(s, bars);
-    apo__stream_free(s);
+    apo__stream_rule_destroy(s);
     return st;
 }
 
@@ -223,11 +323,16 @@ apo_status apo_stream_resume(apo_runtime *rt, const apo_stream_desc *desc, const
     double dummy = 0.0;
     for (size_t o = 0; o < s->kernel->n_outputs; o++)
         none[o] = &dummy;
-    apo_status st = check_update(s, n_bars, inputs, none, "apo_stream_resume", &total);
+    apo_status st =
+        s->rule != NULL
+            ? apo__fail(APO_ERR_INVALID_ARGUMENT,
+                        "apo_stream_resume: a rule's fold runs from the series' first bar, which "
+                        "no window of bars holds; not built (docs/streaming.md, \"Live rules\")")
+            : check_update(s, n_bars, inputs, none, "apo_stream_resume", &total);
     if (st == APO_OK)
         st = apo__stream_resume_fill(s, first, n_bars, inputs);
     if (st != APO_OK) {
-        apo__stream_free(s);
+        apo__stream_rule_destroy(s);
         return st;
     }
     attach_devices(rt, desc, s);
@@ -243,6 +348,8 @@ apo_status apo_stream_fork(const apo_stream *s, apo_stream **out) {
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_fork: an earlier update failed part way; the state is not "
                          "one a stream can go on from");
+    if (s->rule != NULL)
+        return apo__stream_rule_copy(s, out);
     return apo__stream_copy(s, out);
 }
 
@@ -252,7 +359,8 @@ apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars) {
     if (series >= s->n_series)
         return apo__fail(APO_ERR_NOT_FOUND, "apo_stream_bars: series %zu of %zu", series,
                          s->n_series);
-    *bars = (s->n_sets > 0 ? s->sets[0] : s)->series[series].n;
+    const apo_stream *one = s->rule != NULL ? s->rule->inner : s;
+    *bars = (one->n_sets > 0 ? one->sets[0] : one)->series[series].n;
     return APO_OK;
 }
 
@@ -263,14 +371,17 @@ apo_status apo_stream_save(const apo_stream *s, void *buf, size_t cap, size_t *n
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_save: an earlier update failed in the kernel; the state "
                          "is not one a stream can go on from");
-    *needed = apo__stream_state_len(s);
+    *needed = s->rule != NULL ? apo__stream_rule_state_len(s) : apo__stream_state_len(s);
     if (buf == NULL)
         return APO_OK;
     if (cap < *needed)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_save: the state needs %zu bytes, the buffer holds %zu",
                          *needed, cap);
-    apo__stream_state_write(s, buf);
+    if (s->rule != NULL)
+        apo__stream_rule_state_write(s, buf);
+    else
+        apo__stream_state_write(s, buf);
     return APO_OK;
 }
 
@@ -370,8 +481,13 @@ static apo_status load_sweep(apo_runtime *rt, const apo_stream_desc *expect, con
     return apo__stream_sweep_of(sets, n, out);
 }
 
+static apo_status load_rule(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
+                            size_t len, apo_stream **out);
+
 static apo_status load(apo_runtime *rt, const apo_stream_desc *expect, const void *buf, size_t len,
                        apo_stream **out) {
+    if (apo__stream_rule_state_is(buf, len))
+        return load_rule(rt, expect, buf, len, out);
     if (apo__stream_state_is_sweep(buf, len))
         return load_sweep(rt, expect, buf, len, out);
     apo__stream_head head;
@@ -381,6 +497,114 @@ static apo_status load(apo_runtime *rt, const apo_stream_desc *expect, const voi
     const apo__kernel *k = NULL;
     APO_CHECK(find_kernel(rt, head.kernel, "apo_stream_load", &k));
     return apo__stream_state_restore(&head, buf, k, out);
+}
+
+/* Whether set j's scored-kernel parameters (of a rule's state) are within k's bounds and
+ * checks, as a stream created with them would have been. */
+static apo_status check_rule_params(const apo__kernel *k, const double *params, size_t j) {
+    apo_param named[APO_MAX_PARAMS];
+    double resolved[APO_MAX_PARAMS];
+    for (size_t p = 0; p < k->n_params; p++)
+        named[p] = (apo_param){k->params[p].name, params[p]};
+    apo_status st = apo__resolve_params(k, named, k->n_params, resolved);
+    char err[256] = "";
+    if (st == APO_OK && k->validate != NULL)
+        st = k->validate(k, resolved, 1, 1, err, sizeof err);
+    if (st != APO_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", err[0] ? err : apo_last_error());
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: the rule's set %zu: %s", j,
+                         why);
+    }
+    return APO_OK;
+}
+
+/* Whether a rule's state (its scored kernel k, sets' parameters in h) is the stream expect
+ * describes, and its indicator's stream the one its sets need. */
+static apo_status check_rule(apo_runtime *rt, const apo_stream_desc *expect, const apo__kernel *k,
+                             const apo__stream_rule_head *h, const apo_stream *inner) {
+    const apo__kernel *ind = k->scoring->indicator;
+    const size_t inner_sets = inner->n_sets > 0 ? inner->n_sets : 1;
+    if (inner->rule != NULL || inner->kernel != ind || inner->n_series != h->n_series ||
+        inner_sets != h->n_sets)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the rule's indicator state is not of %s, %zu series "
+                         "and %zu sets",
+                         ind->name, h->n_series, h->n_sets);
+    for (size_t j = 0; j < h->n_sets; j++) {
+        APO_CHECK(check_rule_params(k, h->params + j * APO_MAX_PARAMS, j));
+        const apo_stream *one = inner->n_sets > 0 ? inner->sets[j] : inner;
+        for (size_t p = 0; p < ind->n_params; p++)
+            if (one->params[p] != h->params[j * APO_MAX_PARAMS + p])
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "apo_stream_load: the rule's set %zu and its indicator state "
+                                 "differ in %s",
+                                 j, ind->params[p].name);
+    }
+    if (expect == NULL)
+        return APO_OK;
+    if (expect->score == NULL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the state is of the rule %s, but expect names none",
+                         k->name);
+    const apo__kernel *want = NULL;
+    double params[APO_MAX_PARAMS];
+    APO_CHECK(resolve_desc(rt, expect, "apo_stream_load", &want, params));
+    size_t n_want = 1;
+    double *sets = NULL;
+    if (expect->sweep != NULL)
+        APO_CHECK(sweep_params(want, expect, "apo_stream_load", &n_want, &sets));
+    const double *wp = sets != NULL ? sets : params;
+    apo_status st = APO_OK;
+    if (want != k)
+        st = apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: the state is of %s, not %s",
+                       k->name, want->name);
+    else if (n_want != h->n_sets || expect->n_series != h->n_series || expect->seed != inner->seed)
+        st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                       "apo_stream_load: the state has %zu sets, %zu series and seed %llu; expect "
+                       "%zu, %zu and %llu",
+                       h->n_sets, h->n_series, (unsigned long long)inner->seed, n_want,
+                       expect->n_series, (unsigned long long)expect->seed);
+    for (size_t j = 0; j < n_want && st == APO_OK; j++)
+        for (size_t p = 0; p < k->n_params && st == APO_OK; p++)
+            if (wp[j * APO_MAX_PARAMS + p] != h->params[j * APO_MAX_PARAMS + p])
+                st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                               "apo_stream_load: the state's set %zu has %s = %g, not %g", j,
+                               k->params[p].name, h->params[j * APO_MAX_PARAMS + p],
+                               wp[j * APO_MAX_PARAMS + p]);
+    free(sets);
+    return st;
+}
+
+/* A rule's state (docs/streaming.md, "A rule's state"): the container and its indicator's
+ * state checked whole, and against expect, before the stream is built. */
+static apo_status load_rule(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
+                            size_t len, apo_stream **out) {
+    apo__stream_rule_head h;
+    APO_CHECK(apo__stream_rule_state_read(buf, len, &h));
+    const apo__kernel *k = NULL;
+    apo_stream *inner = NULL;
+    const char *colon = strchr(h.scored, ':');
+    char ind_name[APO_NAME_MAX];
+    snprintf(ind_name, sizeof ind_name, "%.*s", colon != NULL ? (int)(colon - h.scored) : 0,
+             h.scored);
+    apo_status st =
+        colon == NULL
+            ? apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: %s names no rule", h.scored)
+            : rule_kernel(rt, (const char *const[]){ind_name, colon + 1}, "apo_stream_load", &k);
+    if (st == APO_OK)
+        st = load(rt, NULL, (const unsigned char *)buf + h.inner_at, h.inner_len, &inner);
+    if (st == APO_OK)
+        st = check_rule(rt, expect, k, &h, inner);
+    if (st == APO_OK) {
+        st = apo__stream_rule_new(k, h.params, h.n_sets, inner, out);
+        inner = NULL; /* taken, also on failure */
+    }
+    if (st == APO_OK)
+        apo__stream_rule_state_restore(*out, buf, &h);
+    apo__stream_rule_destroy(inner);
+    free(h.params);
+    return st;
 }
 
 apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const void *buf,
@@ -393,4 +617,4 @@ apo_status apo_stream_load(apo_runtime *rt, const apo_stream_desc *expect, const
     return APO_OK;
 }
 
-void apo_stream_destroy(apo_stream *s) { apo__stream_free(s); }
+void apo_stream_destroy(apo_stream *s) { apo__stream_rule_destroy(s); }

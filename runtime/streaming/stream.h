@@ -89,6 +89,11 @@ struct apo_stream {
      * it: the runtime's host path (runtime.h); 0 (AUTO) where no runtime handed one. */
     int cpu_isa, cpu_isa_named;
     apo__stream_batch_fn batch;
+    /* A rule's stream (apo_stream_desc.score, stream_rule.h): kernel is the scored kernel,
+     * n_series its series, and every bar goes through rule->inner; NULL for every other.
+     * apo__stream_free does not free it (stream_rule.h sits above this file): a stream that
+     * may be a rule's is freed by apo__stream_rule_destroy. */
+    struct apo__stream_rule *rule;
 };
 
 /* Fails (APO_ERR_INVALID_ARGUMENT, naming the kernel and why) unless the kernel's outputs

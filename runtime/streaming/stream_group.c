@@ -76,6 +76,11 @@ static apo_status check_members(apo_stream *const *streams, size_t n,
     for (size_t j = 0; j < n; j++) {
         if (streams[j] == NULL)
             return apo__fail(APO_ERR_NULL, "apo_stream_group_create: stream %zu is NULL", j);
+        if (streams[j]->rule != NULL)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "apo_stream_group_create: stream %zu follows a rule (%s); groups of "
+                             "rule streams are not built yet (docs/streaming.md, \"Live rules\")",
+                             j, streams[j]->kernel->name);
         if (streams[j]->n_series != streams[0]->n_series)
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "apo_stream_group_create: stream %zu (%s) follows %zu series, "

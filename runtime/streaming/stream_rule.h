@@ -1,0 +1,78 @@
+/*
+ * A stream of a rule (apo_stream_desc.score; docs/streaming.md, "Live rules"): the
+ * indicator's own stream, whose outputs are bit for bit the batch's, and per set and series
+ * the fold of kernels/scores/score.h (apo__score_live) carried from update to update, so
+ * that each new bar gives the position, return and running total that apo_score_positions()
+ * gives there, and the scores that the batch scored call gives over the history so far.
+ * The fold is the scored kernels' own code: no rule is read twice.
+ *
+ * Saved as a container of its own (magic APORULE, below the indicator stream's state, which
+ * keeps its own format and version), so that no older state changes meaning.
+ */
+#ifndef APO_RUNTIME_STREAMING_STREAM_RULE_H
+#define APO_RUNTIME_STREAMING_STREAM_RULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/scored_kernels.h"
+#include "score.h"
+#include "streaming/stream.h"
+
+#define APO_STREAM_RULE_FORMAT_VERSION 1
+/* Bytes of one series' fold in the saved state: 24 eight-byte fields. */
+#define APO_STREAM_RULE_LIVE_LEN 192
+
+struct apo__stream_rule {
+    const apo__kernel *scored; /* "<indicator>:<rule>[/view]" (its scoring: the indicator, view) */
+    size_t n_sets;             /* the sets run: 1 without a sweep */
+    double *params;            /* n_sets x APO_MAX_PARAMS: each set's scored-kernel parameters */
+    apo__rule *rules;          /* n_sets: each set's rule, thresholds and side */
+    apo_stream *inner;         /* the indicator's stream: one set, or a sweep of n_sets */
+    apo__score_live *live;     /* n_sets x n_series, set after set */
+};
+
+/* A rule's stream of n_series empty series of scored kernel k, the sets' resolved parameters
+ * `params` (n_sets x APO_MAX_PARAMS, checked by the caller), taking `inner` (the indicator's
+ * stream of those sets, freed with it, also on failure). */
+apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size_t n_sets,
+                                apo_stream *inner, apo_stream **out);
+
+/* Feeds an update (arguments checked by the caller, total its new bars): the indicator's
+ * stream first, which is all or nothing, then every set's fold over the new bars. With
+ * `peek`, the indicator's stream is peeked and the folds are left as they were. */
+apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
+                                 const double *const *inputs, double *const *outputs, int peek);
+
+/* An independent copy (apo_stream_fork()): the indicator's stream forked, the folds copied. */
+apo_status apo__stream_rule_copy(const apo_stream *s, apo_stream **out);
+
+/* Bytes of the state, and the state (buf holding apo__stream_rule_state_len(s) bytes). */
+size_t apo__stream_rule_state_len(const apo_stream *s);
+void apo__stream_rule_state_write(const apo_stream *s, unsigned char *buf);
+
+/* Whether buf starts with a rule stream's magic. */
+int apo__stream_rule_state_is(const void *buf, size_t len);
+
+/* A rule stream's state checked whole (magic, version, length, checksum, counts): the scored
+ * kernel's name, the sets and series, each set's parameters (into params, n_sets x
+ * APO_MAX_PARAMS, for the caller to free), and where the indicator's state lies. */
+typedef struct apo__stream_rule_head {
+    char scored[APO_NAME_MAX];
+    size_t n_sets, n_series;
+    double *params;
+    size_t live_at;             /* offset of the folds */
+    size_t inner_at, inner_len; /* the indicator stream's state */
+} apo__stream_rule_head;
+
+apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_rule_head *h);
+
+/* Restores the folds of a checked state into a rule stream made by apo__stream_rule_new. */
+void apo__stream_rule_state_restore(apo_stream *s, const void *buf, const apo__stream_rule_head *h);
+
+void apo__stream_rule_free(struct apo__stream_rule *rule);
+
+/* Frees any stream, a rule's included (its rule, then the stream); NULL is a no-op. */
+void apo__stream_rule_destroy(apo_stream *s);
+
+#endif

@@ -1,0 +1,412 @@
+/*
+ * Streams of a rule (apo_stream_desc.score; docs/streaming.md, "Live rules"): fed in random
+ * pieces with NaN gaps, peeked at, saved and loaded between pieces, every bar's position,
+ * return and running total are bitwise apo_score_positions()'s over the batch indicator's
+ * outputs, and the running scores at a bar count are bitwise the batch scored call's over
+ * the history up to it (ragged rows: one row per bar count); a sweep's every set too. What
+ * is not built (user rules, revise, resume, groups) and a state that is not the expected
+ * one are refused, and a refused update leaves the saved state byte for byte.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "stream_fixtures.h"
+
+#define ROWS 3
+#define CHECKS 48 /* bar counts whose running scores are checked against the batch, a series */
+
+typedef struct rule_case {
+    const char *kernel, *rule;
+    apo_param params[APO_MAX_PARAMS]; /* the scored call's: the indicator's and the rule's */
+    size_t n_params;
+    size_t n_ind; /* how many of them are the indicator's */
+    size_t close_input;
+} rule_case;
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The running scores of series r of a set at each of the `n` bar counts `at`: the batch
+ * scored call over rows that are series r's first at[q] bars (ragged rows). */
+static void batch_scores(apo_runtime *rt, const rule_case *rc, const apo_sweep *sweep, size_t set,
+                         const stream_case *c, size_t r, const size_t *at, size_t n,
+                         double *scores /* n x APO_N_SCORES */) {
+    double *in[APO_MAX_IO];
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        in[i] = malloc(n * c->cols * sizeof(double));
+        for (size_t q = 0; q < n; q++)
+            memcpy(in[i] + q * c->cols, c->in[i] + r * c->cols, c->cols * sizeof(double));
+    }
+    apo_sweep one = APO_SWEEP_INIT;
+    if (sweep != NULL) {
+        one = *sweep;
+        one.first_set = set;
+        one.n_sets_run = 1;
+    }
+    double *out[APO_N_SCORES];
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        out[k] = malloc(n * sizeof(double));
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = rc->kernel;
+    w.score = rc->rule;
+    w.rows = n;
+    w.cols = c->cols;
+    w.row_lengths = at;
+    w.inputs = (const double *const *)in;
+    w.n_inputs = c->n_inputs;
+    w.outputs = out;
+    w.n_outputs = APO_N_SCORES;
+    w.params = rc->params;
+    w.n_params = rc->n_params;
+    w.sweep = sweep != NULL ? &one : NULL;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    for (size_t q = 0; q < n; q++)
+        for (size_t k = 0; k < APO_N_SCORES; k++)
+            scores[q * APO_N_SCORES + k] = out[k][q];
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        free(out[k]);
+    for (size_t i = 0; i < c->n_inputs; i++)
+        free(in[i]);
+}
+
+/* The desc of a rule's stream of the case (sweep: NULL, one set). */
+static apo_stream_desc rule_desc(const rule_case *rc, const apo_sweep *sweep) {
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = rc->kernel;
+    d.score = rc->rule;
+    d.n_series = ROWS;
+    d.params = rc->params;
+    d.n_params = rc->n_params;
+    d.sweep = sweep;
+    return d;
+}
+
+/* Saves s, loads it back with its desc expected, destroys s: the stream goes on from bytes. */
+static apo_stream *reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc *d) {
+    size_t len = 0;
+    cr_assert_eq(apo_stream_save(s, NULL, 0, &len), APO_OK);
+    unsigned char *buf = malloc(len);
+    cr_assert_eq(apo_stream_save(s, buf, len, &len), APO_OK);
+    apo_stream *back = NULL;
+    cr_assert_eq(apo_stream_load(rt, d, buf, len, &back), APO_OK, "%s", apo_last_error());
+    free(buf);
+    apo_stream_destroy(s);
+    return back;
+}
+
+/* Feeds the case's history in random pieces (0 to 300 bars a series, peeks before some,
+ * reloads between some) into a rule's stream of n_sets sets, gathering every output, then
+ * compares set by set with apo_score_positions() and the batch scored call. */
+static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_sets,
+                       const apo_param *const *set_params, const size_t *n_set_params) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_stream_desc plain = APO_STREAM_DESC_INIT; /* the indicator's, for its tile length */
+    plain.kernel = rc->kernel;
+    plain.n_series = 1;
+    plain.params = rc->params;
+    plain.n_params = rc->n_ind;
+    apo_stream *ps = NULL;
+    cr_assert_eq(apo_stream_create(rt, &plain, &ps), APO_OK, "%s", apo_last_error());
+    const size_t tile = stream_tile_of(ps);
+    apo_stream_destroy(ps);
+    stream_case c;
+    const size_t cols = tile + 500 < 4600 ? tile + 500 : 4600;
+    cr_assert_eq(
+        stream_case_init(&c, rt, rc->kernel, rc->params, rc->n_ind, ROWS, cols, 54, STREAM_GAPS),
+        APO_OK, "%s", apo_last_error());
+    const apo_stream_desc d = rule_desc(rc, sweep);
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double *got[APO_LIVE_N_OUTPUTS]; /* sets x ROWS x cols, series r's bar t at r * cols + t */
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        got[q] = malloc(n_sets * ROWS * cols * sizeof(double));
+    size_t fed[ROWS] = {0};
+    uint64_t rng = 0x5eed;
+    for (int round = 0;; round++) {
+        size_t n_new[ROWS], total = 0;
+        for (size_t r = 0; r < ROWS; r++) {
+            size_t want = stream_rng(&rng) % 4 == 0 ? 0 : stream_rng(&rng) % 300;
+            n_new[r] = want < cols - fed[r] ? want : cols - fed[r];
+            total += n_new[r];
+        }
+        if (total == 0 && fed[0] == cols && fed[1] == cols && fed[2] == cols)
+            break;
+        double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS],
+            *peeked = malloc((total + 1) * n_sets * sizeof(double));
+        for (size_t i = 0; i < c.n_inputs; i++) {
+            in[i] = malloc((total + 1) * sizeof(double));
+            for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
+                memcpy(in[i] + at, c.in[i] + r * cols + fed[r], n_new[r] * sizeof(double));
+        }
+        for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+            out[q] = malloc((total + 1) * n_sets * sizeof(double));
+        if (round % 3 == 1) { /* a peek gives the update's positions and changes nothing */
+            double *pk[APO_LIVE_N_OUTPUTS] = {peeked};
+            cr_assert_eq(apo_stream_peek(s, n_new, (const double *const *)in, pk), APO_OK, "%s",
+                         apo_last_error());
+        }
+        cr_assert_eq(apo_stream_update(s, n_new, (const double *const *)in, out), APO_OK, "%s",
+                     apo_last_error());
+        for (size_t j = 0; j < n_sets; j++)
+            for (size_t r = 0, at = j * total; r < ROWS; at += n_new[r], r++)
+                for (size_t t = 0; t < n_new[r]; t++) {
+                    if (round % 3 == 1)
+                        cr_assert(same_bits(peeked[at + t], out[0][at + t]), "peek at bar %zu",
+                                  fed[r] + t);
+                    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+                        got[q][(j * ROWS + r) * cols + fed[r] + t] = out[q][at + t];
+                }
+        for (size_t r = 0; r < ROWS; r++)
+            fed[r] += n_new[r];
+        for (size_t i = 0; i < c.n_inputs; i++)
+            free(in[i]);
+        for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+            free(out[q]);
+        free(peeked);
+        if (round % 4 == 2)
+            s = reload(rt, s, &d);
+    }
+    /* Every set's positions, returns and running totals against apo_score_positions() over
+     * the batch indicator's outputs of its set, and its running scores at CHECKS bar counts
+     * against the batch scored call. */
+    for (size_t j = 0; j < n_sets; j++) {
+        stream_case ind;
+        cr_assert_eq(stream_case_init(&ind, rt, rc->kernel, set_params[j], rc->n_ind, ROWS, cols,
+                                      54, STREAM_GAPS),
+                     APO_OK);
+        double *pos = malloc(cols * sizeof(double)), *ret = malloc(cols * sizeof(double)),
+               *tot = malloc(cols * sizeof(double));
+        for (size_t r = 0; r < ROWS; r++) {
+            const double *outs[APO_MAX_IO];
+            for (size_t o = 0; o < ind.n_outputs; o++)
+                outs[o] = ind.batch[o] + r * cols;
+            cr_assert_eq(apo_score_positions(rc->kernel, rc->rule,
+                                             ind.in[rc->close_input] + r * cols, outs,
+                                             ind.n_outputs, cols, set_params[j], n_set_params[j],
+                                             pos, ret, tot, NULL),
+                         APO_OK, "%s", apo_last_error());
+            const double *g[3] = {got[0] + (j * ROWS + r) * cols, got[1] + (j * ROWS + r) * cols,
+                                  got[2] + (j * ROWS + r) * cols};
+            for (size_t t = 0; t < cols; t++)
+                cr_assert(same_bits(g[0][t], pos[t]) && same_bits(g[1][t], ret[t]) &&
+                              same_bits(g[2][t], tot[t]),
+                          "%s:%s set %zu series %zu bar %zu: %g %g %g, positions say %g %g %g",
+                          rc->kernel, rc->rule, j, r, t, g[0][t], g[1][t], g[2][t], pos[t], ret[t],
+                          tot[t]);
+            size_t at[CHECKS];
+            for (size_t q = 0; q < CHECKS; q++) /* the first bars, the tile boundary, the end */
+                at[q] = q < 16           ? q + 1
+                        : q < 32         ? (tile - 8 + (q - 16) < cols ? tile - 8 + (q - 16) : cols)
+                        : q < CHECKS - 1 ? 1 + stream_rng(&rng) % cols
+                                         : cols;
+            double want[CHECKS * APO_N_SCORES];
+            batch_scores(rt, rc, sweep, j, &ind, r, at, CHECKS, want);
+            for (size_t q = 0; q < CHECKS; q++)
+                for (size_t k = 0; k < APO_N_SCORES; k++) {
+                    const double live = got[APO_LIVE_SCORES + k][(j * ROWS + r) * cols + at[q] - 1];
+                    cr_assert(same_bits(live, want[q * APO_N_SCORES + k]),
+                              "%s:%s set %zu series %zu, %zu bars, score %zu: %.17g, the batch "
+                              "%.17g",
+                              rc->kernel, rc->rule, j, r, at[q], k, live,
+                              want[q * APO_N_SCORES + k]);
+                }
+        }
+        free(pos), free(ret), free(tot);
+        stream_case_free(&ind);
+    }
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        free(got[q]);
+    apo_stream_destroy(s);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
+}
+
+static void check_one(rule_case rc) {
+    const apo_param *p[1] = {rc.params};
+    const size_t n[1] = {rc.n_params};
+    check_case(&rc, NULL, 1, p, n);
+}
+
+Test(stream_rule, rsi_revert_with_cost_is_the_batch_bit_for_bit, .timeout = 120) {
+    check_one((rule_case){"rsi",
+                          "rsi_revert",
+                          {{"timeperiod", 9}, {"lower", 35}, {"upper", 65}, {"cost", 0.001}},
+                          4,
+                          1,
+                          0});
+}
+
+Test(stream_rule, bands_revert_more_is_the_batch_bit_for_bit, .timeout = 120) {
+    check_one((rule_case){"bollinger",
+                          "bands_revert/more",
+                          {{"period", 20}, {"cost", 0.0005}, {"periods_per_year", 98280}},
+                          3,
+                          1,
+                          0});
+}
+
+Test(stream_rule, stoch_cross_long_only_compound_is_the_batch_bit_for_bit, .timeout = 120) {
+    check_one(
+        (rule_case){"stoch", "stoch_cross/compound", {{"side", 1}, {"cost", 0.0002}}, 2, 0, 2});
+}
+
+Test(stream_rule, macd_cross_log_is_the_batch_bit_for_bit, .timeout = 120) {
+    check_one((rule_case){"macd", "macd_cross/log", {{"cost", 0.001}}, 1, 0, 0});
+}
+
+Test(stream_rule, a_sweep_over_the_rule_is_each_sets_batch, .timeout = 120) {
+    const rule_case rc = {"rsi", "rsi_zone", {{"timeperiod", 14}}, 1, 1, 0};
+    const double lower[] = {25, 30}, cost[] = {0, 0.001};
+    const apo_sweep_param grid[] = {{"lower", lower, 2}, {"cost", cost, 2}};
+    apo_sweep sw = APO_SWEEP_INIT;
+    sw.grid = grid;
+    sw.n_grid = 2;
+    apo_param sets[4][3];
+    const apo_param *p[4];
+    size_t n[4];
+    for (size_t j = 0; j < 4; j++) {
+        sets[j][0] = (apo_param){"timeperiod", 14};
+        sets[j][1] = (apo_param){"lower", lower[j / 2]};
+        sets[j][2] = (apo_param){"cost", cost[j % 2]};
+        p[j] = sets[j];
+        n[j] = 3;
+    }
+    check_case(&rc, &sw, 4, p, n);
+}
+
+static int always_long(const double *in, const double *out, int prev, void *user) {
+    (void)in, (void)out, (void)prev, (void)user;
+    return 1;
+}
+
+/* Feeds bars [from, to) of every series of mfi (high, low, close, volume walks) to s. */
+static apo_status feed_mfi(apo_stream *s, const stream_case *c, size_t from, size_t to,
+                           double *pos) {
+    size_t n_new[ROWS];
+    double *in[4];
+    for (size_t i = 0; i < 4; i++) {
+        in[i] = malloc(ROWS * (to - from) * sizeof(double));
+        for (size_t r = 0; r < ROWS; r++) {
+            n_new[r] = to - from;
+            memcpy(in[i] + r * (to - from), c->in[i] + r * c->cols + from,
+                   (to - from) * sizeof(double));
+        }
+    }
+    double *out[APO_LIVE_N_OUTPUTS] = {pos};
+    const apo_status st = apo_stream_update(s, n_new, (const double *const *)in, out);
+    for (size_t i = 0; i < 4; i++)
+        free(in[i]);
+    return st;
+}
+
+Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_rule_desc ud = APO_RULE_DESC_INIT;
+    ud.name = "always_long";
+    ud.kernel = "rsi";
+    ud.fn = always_long;
+    cr_assert_eq(apo_rule_register(rt, &ud), APO_OK, "%s", apo_last_error());
+    const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2};
+    apo_stream_desc d = rule_desc(&rc, NULL);
+    apo_stream *s = NULL;
+    /* A user's rule, revise_bars, an unknown rule, a rule of another kernel, lower >= upper. */
+    apo_stream_desc bad = d;
+    bad.kernel = "rsi";
+    bad.score = "always_long";
+    bad.n_params = 0;
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "user") != NULL, "%s", apo_last_error());
+    bad = d;
+    bad.revise_bars = 5;
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.score = "no_such_rule";
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_UNKNOWN_KERNEL);
+    bad = d;
+    bad.score = "macd_cross";
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
+    const apo_param crossed[] = {{"lower", 80}, {"upper", 20}};
+    bad = d;
+    bad.params = crossed;
+    bad.n_params = 2;
+    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_BAD_PARAM);
+    size_t needed = 0;
+    cr_assert_eq(apo_stream_resume_needs(rt, &d, 100, &needed), APO_ERR_INVALID_ARGUMENT);
+
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "mfi", NULL, 0, ROWS, 400, 7, STREAM_GAPS), APO_OK);
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double pos[ROWS * 400];
+    cr_assert_eq(feed_mfi(s, &c, 0, 150, pos), APO_OK, "%s", apo_last_error());
+    size_t len = 0;
+    unsigned char *before = stream_state_bytes(s, &len);
+
+    /* A refused update (a negative volume, a NULL position) changes nothing. */
+    c.in[3][1 * c.cols + 160] = -1.0;
+    cr_assert_eq(feed_mfi(s, &c, 150, 200, pos), APO_ERR_INVALID_ARGUMENT);
+    stream_assert_state(s, before, len, "after a negative volume");
+    c.in[3][1 * c.cols + 160] = 1000.0;
+    cr_assert_eq(feed_mfi(s, &c, 150, 200, NULL), APO_ERR_NULL);
+    stream_assert_state(s, before, len, "after a NULL position");
+    size_t k[ROWS] = {1, 1, 1};
+    cr_assert_eq(apo_stream_revise(s, k, NULL, NULL), APO_ERR_INVALID_ARGUMENT);
+    apo_stream_group *g = NULL;
+    cr_assert_eq(apo_stream_group_create(&s, 1, NULL, &g), APO_ERR_INVALID_ARGUMENT);
+    stream_assert_state(s, before, len, "after the refusals");
+
+    /* A fork fed other bars leaves s as it was; fed the same bars, both save the same. */
+    apo_stream *f = NULL;
+    cr_assert_eq(apo_stream_fork(s, &f), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(feed_mfi(f, &c, 300, 400, pos), APO_OK);
+    stream_assert_state(s, before, len, "after its fork moved");
+    apo_stream_destroy(f);
+    cr_assert_eq(apo_stream_fork(s, &f), APO_OK);
+    cr_assert_eq(feed_mfi(f, &c, 150, 400, pos), APO_OK);
+    cr_assert_eq(feed_mfi(s, &c, 150, 400, pos), APO_OK);
+    size_t flen = 0;
+    unsigned char *fbytes = stream_state_bytes(f, &flen);
+    stream_assert_state(s, fbytes, flen, "fed as its fork");
+    free(fbytes);
+    apo_stream_destroy(f);
+
+    /* States that are not the expected stream, or damaged, are refused whole. */
+    unsigned char *state = stream_state_bytes(s, &len);
+    apo_stream *back = NULL;
+    const apo_param other[] = {{"lower", 30}, {"cost", 0.001}};
+    bad = d;
+    bad.params = other;
+    cr_assert_eq(apo_stream_load(rt, &bad, state, len, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "lower") != NULL, "%s", apo_last_error());
+    bad = d;
+    bad.score = NULL;
+    bad.n_params = 0;
+    cr_assert_eq(apo_stream_load(rt, &bad, state, len, &back), APO_ERR_INVALID_ARGUMENT);
+    bad = d;
+    bad.score = "mfi_zone";
+    cr_assert_eq(apo_stream_load(rt, &bad, state, len, &back), APO_ERR_INVALID_ARGUMENT);
+    for (size_t at = 0; at < len; at += len / 13 + 1) {
+        state[at] ^= 0x10;
+        cr_assert_neq(apo_stream_load(rt, &d, state, len, &back), APO_OK, "byte %zu", at);
+        state[at] ^= 0x10;
+    }
+    cr_assert_eq(apo_stream_load(rt, &d, state, len - 1, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(apo_stream_load(rt, NULL, state, len, &back), APO_OK, "%s", apo_last_error());
+    stream_assert_state(back, state, len, "loaded without expect");
+    apo_stream_destroy(back);
+    /* A plain mfi state expected as a rule's is refused too. */
+    apo_stream_desc plain = APO_STREAM_DESC_INIT;
+    plain.kernel = "mfi";
+    plain.n_series = ROWS;
+    cr_assert_eq(apo_stream_create(rt, &plain, &back), APO_OK);
+    unsigned char *pstate = stream_state_bytes(back, &flen);
+    apo_stream_destroy(back);
+    cr_assert_eq(apo_stream_load(rt, &d, pstate, flen, &back), APO_ERR_INVALID_ARGUMENT);
+    free(pstate);
+    free(state);
+    free(before);
+    apo_stream_destroy(s);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
+}
