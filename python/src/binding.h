@@ -47,6 +47,10 @@ typedef struct {
      * closed under it, which every call checks (the stream refers to the runtime's kernel). */
     apo_py_runtime *runtime;
     PyObject *kernel; /* str */
+    /* A rule's stream (apo_stream_desc.score): the rule as given ("rsi_zone",
+     * "bands_revert/more"); NULL for the kernel's own outputs. Its params are then those of
+     * the scored kernel "<kernel>:<rule>" and its outputs the APO_LIVE_N_OUTPUTS. */
+    PyObject *rule;
     PyObject *params; /* dict: name -> float, every parameter of the kernel, resolved */
     /* A sweep: list of such dicts, one a set in the sweep's order; NULL for one set, which
      * keeps an update's outputs without the sets axis. */

@@ -4,6 +4,7 @@
  * (bars x series, DataFrames) into that layout and back. */
 #include "binding.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,14 @@ enum {
      * states' lengths, then the states themselves, each with the header above. */
     SWEEP_N_SETS = 16,
     SWEEP_LENGTHS = 32,
+    /* A rule's container (docs/streaming.md, "A rule's state"): the scored kernel's name, the
+     * sets and series, each set's parameters (APO_MAX_PARAMS doubles), each set and series'
+     * fold, then the indicator stream's state's length and the state. */
+    RULE_SCORED = 24,
+    RULE_N_SETS = 56,
+    RULE_N_SERIES = 64,
+    RULE_PARAMS = 72,
+    RULE_FOLD_LEN = 192,
 };
 
 apo_stream *apo_py_stream_get(apo_py_stream *self) {
@@ -55,19 +64,34 @@ static PyObject *params_dict(const apo_kernel_info *info, const double *values) 
     return d;
 }
 
-/* Fills the description fields of `self` from the kernel `name` once the stream exists;
- * `values` are its sets' parameters in the kernel's order, APO_MAX_PARAMS a set, and
- * `sweep` says whether they are a sweep's (whose one set still has the sets axis). */
-static int describe(apo_py_stream *self, const char *name, const double *values, size_t n_sets,
-                    int sweep, size_t n_series, uint64_t seed) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    apo_status st = apo_kernel_get(self->runtime->rt, name, &info);
+/* The kernel a stream's parameters belong to: `kernel`, or for a rule's stream the scored
+ * kernel "<kernel>:<rule>" (docs/streaming.md, "Live rules"). -1 with an exception. */
+static int params_kernel(apo_py_stream *self, const char *kernel, const char *rule,
+                         apo_kernel_info *info) {
+    char scored[2 * APO_NAME_MAX + 2];
+    if (rule != NULL)
+        snprintf(scored, sizeof scored, "%s:%s", kernel, rule);
+    apo_status st = apo_kernel_get(self->runtime->rt, rule != NULL ? scored : kernel, info);
     if (st != APO_OK) {
         apo_py_raise(st);
         return -1;
     }
-    self->kernel = PyUnicode_FromString(info.name);
+    return 0;
+}
+
+/* Fills the description fields of `self` from the kernel `name` (and `rule`, NULL for the
+ * kernel's own outputs) once the stream exists; `values` are its sets' parameters in the
+ * order of the kernel's (or the scored kernel's) parameters, APO_MAX_PARAMS a set, and
+ * `sweep` says whether they are a sweep's (whose one set still has the sets axis). */
+static int describe(apo_py_stream *self, const char *name, const char *rule, const double *values,
+                    size_t n_sets, int sweep, size_t n_series, uint64_t seed) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    if (params_kernel(self, name, rule, &info) < 0)
+        return -1;
+    self->kernel = PyUnicode_FromString(name);
     if (self->kernel == NULL)
+        return -1;
+    if (rule != NULL && (self->rule = PyUnicode_FromString(rule)) == NULL)
         return -1;
     self->n_sets = n_sets;
     if (!sweep) {
@@ -97,7 +121,7 @@ static int describe(apo_py_stream *self, const char *name, const double *values,
         return -1;
     self->n_series = n_series;
     self->n_inputs = info.n_inputs;
-    self->n_outputs = info.n_outputs;
+    self->n_outputs = rule != NULL ? (size_t)APO_LIVE_N_OUTPUTS : info.n_outputs;
     self->seed = seed;
     return 0;
 }
@@ -109,6 +133,39 @@ static void state_params(const unsigned char *b, double *values) {
         uint64_t bits = apo__get_u64(b + STATE_PARAMS + 8 * p);
         memcpy(&values[p], &bits, sizeof bits);
     }
+}
+
+/* describe() of a rule's state `b` (docs/streaming.md, "A rule's state"), which
+ * apo_stream_load() accepted: the scored kernel's name "<kernel>:<rule>", each set's
+ * parameters, and the seed of the indicator's state inside it (a set's state, or a sweep's
+ * container of them). A rule's stream of several sets is a sweep; of one, not, as a rule's
+ * stream of one set keeps its indicator as one set's stream. */
+static int describe_rule(apo_py_stream *self, const unsigned char *b) {
+    char name[STATE_KERNEL_LEN];
+    memcpy(name, b + RULE_SCORED, sizeof name);
+    name[sizeof name - 1] = '\0';
+    char *colon = strchr(name, ':');
+    assert(colon != NULL); /* the load found the scored kernel of this name */
+    *colon = '\0';
+    size_t n_sets = (size_t)apo__get_u64(b + RULE_N_SETS);
+    size_t n_series = (size_t)apo__get_u64(b + RULE_N_SERIES);
+    double *values = PyMem_Calloc(n_sets * APO_MAX_PARAMS, sizeof *values);
+    if (values == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < n_sets * APO_MAX_PARAMS; i++) {
+        uint64_t bits = apo__get_u64(b + RULE_PARAMS + 8 * i);
+        memcpy(&values[i], &bits, sizeof bits);
+    }
+    const unsigned char *inner =
+        b + RULE_PARAMS + 8 * APO_MAX_PARAMS * n_sets + RULE_FOLD_LEN * n_sets * n_series + 8;
+    if (memcmp(inner, "APOSWEP", 8) == 0)
+        inner += SWEEP_LENGTHS + 8 * apo__get_u64(inner + SWEEP_N_SETS);
+    uint64_t seed = apo__get_u64(inner + STATE_SEED);
+    int rc = describe(self, name, colon + 1, values, n_sets, n_sets > 1, n_series, seed);
+    PyMem_Free(values);
+    return rc;
 }
 
 /* A stream from a saved state; with kernel not None, the state must be of that kernel,
@@ -135,6 +192,11 @@ static int init_load(apo_py_stream *self, PyObject *state, const apo_stream_desc
     /* The load checked the header (and a sweep's container), so its fields are what the
      * stream holds. */
     const unsigned char *b = view.buf;
+    if (memcmp(b, "APORULE", 8) == 0) {
+        int rc = describe_rule(self, b);
+        PyBuffer_Release(&view);
+        return rc;
+    }
     size_t n_sets = 1;
     int sweep = memcmp(b, "APOSWEP", 8) == 0;
     const unsigned char *first = b;
@@ -160,7 +222,7 @@ static int init_load(apo_py_stream *self, PyObject *state, const apo_stream_desc
     uint64_t seed = apo__get_u64(first + STATE_SEED);
     size_t n_series = (size_t)apo__get_u64(first + STATE_N_SERIES);
     PyBuffer_Release(&view);
-    int rc = describe(self, name, values, n_sets, sweep, n_series, seed);
+    int rc = describe(self, name, NULL, values, n_sets, sweep, n_series, seed);
     PyMem_Free(values);
     return rc;
 }
@@ -239,10 +301,11 @@ static apo_status resume_stream(apo_runtime *rt, const apo_stream_desc *desc, Py
 
 static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     apo_py_stream *self = (apo_py_stream *)op;
-    static char *kwlist[] = {"runtime", "kernel",    "n_series",   "params",      "seed",   "state",
-                             "grid",    "first_set", "n_sets_run", "revise_bars", "resume", NULL};
+    static char *kwlist[] = {"runtime", "kernel", "n_series",  "params",     "seed",
+                             "state",   "grid",   "first_set", "n_sets_run", "revise_bars",
+                             "resume",  "rule",   NULL};
     PyObject *runtime = NULL, *kernel = Py_None, *params = Py_None, *state = Py_None,
-             *grid = Py_None, *resume = Py_None;
+             *grid = Py_None, *resume = Py_None, *rule = Py_None;
     Py_ssize_t n_series = 0;
     unsigned long long seed = 0;
     Py_ssize_t first_set = 0, n_sets_run = 0; /* apo_sweep's: every set, as without them */
@@ -251,9 +314,9 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_RuntimeError, "Stream.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$OOnnnO", kwlist, &apo_py_runtime_type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|OnOK$OOnnnOO", kwlist, &apo_py_runtime_type,
                                      &runtime, &kernel, &n_series, &params, &seed, &state, &grid,
-                                     &first_set, &n_sets_run, &revise_bars, &resume))
+                                     &first_set, &n_sets_run, &revise_bars, &resume, &rule))
         return -1;
     if (first_set < 0 || n_sets_run < 0 || revise_bars < 0) {
         PyErr_SetString(PyExc_ValueError, "first_set, n_sets_run and revise_bars must be >= 0");
@@ -281,10 +344,16 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
             PyErr_Format(PyExc_ValueError, "a stream follows 1 series or more, not %zd", n_series);
             return -1;
         }
+        if (rule != Py_None && !PyUnicode_Check(rule)) {
+            PyErr_Format(PyExc_TypeError, "rule must be a str, not %R", rule);
+            return -1;
+        }
         if (apo_py_args_fill(&a, params, grid) < 0)
             goto done;
         desc.kernel = PyUnicode_AsUTF8(kernel);
         if (desc.kernel == NULL)
+            goto done;
+        if (rule != Py_None && (desc.score = PyUnicode_AsUTF8(rule)) == NULL)
             goto done;
         desc.n_series = (size_t)n_series;
         desc.params = a.params;
@@ -316,14 +385,12 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         goto done;
     }
     self->s = s;
-    /* The parameters as the stream has them: the kernel's defaults, then those given (the
-     * library accepted every name and value, or create would have failed). */
+    /* The parameters as the stream has them: the kernel's (or the scored kernel's)
+     * defaults, then those given (the library accepted every name and value, or create would
+     * have failed). */
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    st = apo_kernel_get(rt, desc.kernel, &info);
-    if (st != APO_OK) {
-        apo_py_raise(st);
+    if (params_kernel(self, desc.kernel, desc.score, &info) < 0)
         goto done;
-    }
     size_t n_sets = 1;
     for (size_t q = 0; q < a.n_grid; q++)
         n_sets *= a.grid[q].n_values; /* create bounded it by APO_MAX_SWEEP_SETS */
@@ -332,7 +399,8 @@ static int stream_init(PyObject *op, PyObject *args, PyObject *kwargs) {
     double *values = created_sets(&info, &a, (size_t)first_set, n_sets);
     if (values == NULL)
         goto done;
-    rc = describe(self, desc.kernel, values, n_sets, a.n_grid > 0, desc.n_series, desc.seed);
+    rc = describe(self, desc.kernel, desc.score, values, n_sets, a.n_grid > 0, desc.n_series,
+                  desc.seed);
     PyMem_Free(values);
 done:
     apo_py_args_release(&a);
@@ -348,6 +416,7 @@ static void stream_dealloc(PyObject *op) {
     PyMem_Free(self->n_new);
     Py_CLEAR(self->runtime);
     Py_CLEAR(self->kernel);
+    Py_CLEAR(self->rule);
     Py_CLEAR(self->params);
     Py_CLEAR(self->sets);
     Py_TYPE(op)->tp_free(op);
@@ -498,6 +567,7 @@ static PyObject *stream_fork(PyObject *op, PyObject *noargs) {
     f->s = copy;
     f->runtime = (apo_py_runtime *)Py_NewRef((PyObject *)self->runtime);
     f->kernel = Py_NewRef(self->kernel);
+    f->rule = self->rule != NULL ? Py_NewRef(self->rule) : NULL;
     f->params = PyDict_Copy(self->params);
     f->sets = self->sets != NULL ? PyList_GetSlice(self->sets, 0, PY_SSIZE_T_MAX) : NULL;
     f->n_sets = self->n_sets;
@@ -586,6 +656,12 @@ static PyObject *stream_get_kernel(PyObject *op, void *closure) {
     return Py_NewRef(k != NULL ? k : Py_None);
 }
 
+static PyObject *stream_get_rule(PyObject *op, void *closure) {
+    (void)closure;
+    PyObject *r = ((apo_py_stream *)op)->rule;
+    return Py_NewRef(r != NULL ? r : Py_None);
+}
+
 static PyObject *stream_get_params(PyObject *op, void *closure) {
     (void)closure;
     PyObject *p = ((apo_py_stream *)op)->params;
@@ -652,6 +728,10 @@ static PyMethodDef stream_methods[] = {
 static PyGetSetDef stream_getset[] = {
     {"bars", stream_get_bars, NULL, "Bars fed to each series so far (int64 array).", NULL},
     {"kernel", stream_get_kernel, NULL, "The kernel's name.", NULL},
+    {"rule", stream_get_rule, NULL,
+     "The rule a rule's stream follows (apo_stream_desc.score), as given; None for the "
+     "kernel's own outputs.",
+     NULL},
     {"params", stream_get_params, NULL,
      "Every parameter of the kernel, as the stream has it; for a sweep, those every set shares.",
      NULL},
