@@ -4,12 +4,20 @@ docs/python.md, "Streams"). The C type (_core.Stream, python/src/stream_type.c) 
 library's packed layout; this module turns the caller's blocks into it and back.
 """
 
+import collections
 from collections.abc import Mapping
 
 import numpy as np
 
 from . import _arrays, _core
 from ._default import default_runtime
+from .scores import MORE_SCORES, SCORES
+
+# A rule's stream's outputs, bar by bar (docs/streaming.md, "Live rules"): the position after
+# the bar, its return (``ret``: ``return`` is a keyword; positions()' column "return"), the
+# running total (positions()' "equity"), then the running scores as score() names them.
+_LIVE = collections.namedtuple("LiveRule", ("position", "ret", "equity") + SCORES)
+_LIVE_MORE = collections.namedtuple("LiveRuleMore", ("position", "ret", "equity") + MORE_SCORES)
 
 
 class Stream(_core.Stream):
@@ -23,6 +31,14 @@ class Stream(_core.Stream):
         blob = bytes(s)             # the state (apo_stream_save)
         s2 = apportion.Stream.load(blob)
 
+    ``rule`` makes it a rule's stream (docs/python.md, "Live rules"), the rule named as
+    ``score()`` names it (``"rsi_zone"``, ``"bands_revert/more"``) and the parameters those
+    of ``score()`` (the indicator's, the rule's ``lower`` and ``upper``, ``cost``,
+    ``periods_per_year``, ``side``): each update then gives, per set, series and new bar,
+    ``position`` (-1, 0 or +1 after the bar), ``ret`` and ``equity`` (``positions()``'s
+    ``return`` and ``equity``) and the running scores, named as ``score()``'s columns, of
+    the history so far, bit for bit those of ``positions()`` and ``score()`` over it.
+
     ``revise_bars`` (default 0) is how many of each series' last bars ``revise`` may replace
     (docs/streaming.md, "Revise"); refused for obv and ad.
 
@@ -35,11 +51,21 @@ class Stream(_core.Stream):
     first_set + n_sets_run - 1 of the grid, as in the batch compute().
     """
 
-    def __init__(self, kernel, series, *, runtime=None, seed=0, first_set=0, n_sets_run=0, revise_bars=0, _resume=None, **params):
+    def __init__(self, kernel, series, *, rule=None, runtime=None, seed=0, first_set=0, n_sets_run=0, revise_bars=0, _resume=None, **params):
         rt = runtime if runtime is not None else default_runtime()
         fixed, grid = _arrays.split_params(params)
         super().__init__(
-            rt, kernel, _series_count(series), fixed, seed, grid=grid, first_set=first_set, n_sets_run=n_sets_run, revise_bars=revise_bars, resume=_resume
+            rt,
+            kernel,
+            _series_count(series),
+            fixed,
+            seed,
+            grid=grid,
+            first_set=first_set,
+            n_sets_run=n_sets_run,
+            revise_bars=revise_bars,
+            resume=_resume,
+            rule=rule,
         )
         # The grid as given names the sets as the batch sweep names them, those run only.
         self._grid = grid
@@ -95,8 +121,14 @@ class Stream(_core.Stream):
     def _describe(self):
         # The kernel's result type and input names, as the batch functions have them, so
         # that an update's outputs are the same named tuple as apportion.macd's.
-        entry = self.runtime._kernel(self.kernel)
-        self._result, self._inputs = entry[0], entry[4]
+        # A rule's stream reads the indicator's inputs and gives the live outputs.
+        if self.rule is None:
+            entry = self.runtime._kernel(self.kernel)
+            self._result, self._inputs = entry[0], entry[4]
+        else:
+            entry = self.runtime._kernel(f"{self.kernel}:{self.rule}")
+            self._result = _LIVE_MORE if self.rule.endswith("/more") else _LIVE
+            self._inputs = entry[4]
 
     @property
     def labels(self):
@@ -118,7 +150,8 @@ class Stream(_core.Stream):
 
     @property
     def outputs(self):
-        """The kernel's output names: the fields of every update's result."""
+        """The kernel's output names (a rule's stream: position, ret, equity and the
+        scores): the fields of every update's result."""
         return self._result._fields
 
     def __repr__(self):
@@ -126,7 +159,8 @@ class Stream(_core.Stream):
             return "<apportion.Stream (closed)>"
         params = ", ".join(f"{k}={_plain(v)}" for k, v in self.params.items())
         sets = "" if self.sets is None else f" sets={len(self.sets)}"
-        return f"<apportion.Stream {self.kernel}({params}) series={self.n_series}{sets}>"
+        rule = "" if self.rule is None else f" rule={self.rule}"
+        return f"<apportion.Stream {self.kernel}({params}){rule} series={self.n_series}{sets}>"
 
     def __bytes__(self):
         """The stream's state (apo_stream_save; docs/streaming.md, "The state")."""

@@ -482,7 +482,8 @@ static PyObject *stream_feed(PyObject *op, PyObject *args, int mode) {
     }
     size_t count = (size_t)bars * self->n_series;
     const double *in_ptrs[APO_MAX_IO];
-    double *out_ptrs[APO_MAX_IO];
+    /* A rule's stream gives APO_LIVE_N_OUTPUTS outputs, more than a kernel's APO_MAX_IO. */
+    double *out_ptrs[APO_MAX_IO > APO_LIVE_N_OUTPUTS ? APO_MAX_IO : APO_LIVE_N_OUTPUTS];
     for (size_t i = 0; i < self->n_inputs; i++) {
         PyObject *o = PyTuple_GET_ITEM(inputs, (Py_ssize_t)i);
         if (check_input(o, (Py_ssize_t)i, count) < 0)

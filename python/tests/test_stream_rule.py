@@ -1,0 +1,168 @@
+"""apportion.Stream with a rule (docs/python.md, "Live rules"; docs/streaming.md, "Live
+rules"): a history with NaN gaps fed in random pieces, with a peek and a save and load
+between them, gives at every bar the position, return and running total of
+apportion.positions() over the whole history, and the running scores at a bar count are those
+of apportion.score() over the history up to it, bit for bit; a sweep's every set too, and the
+set that rank() put first, handed to a Stream as its index names it. A refused update and a
+refused stream change nothing; a rule's state loads with its rule and parameters."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import apportion
+from apportion import errors
+
+SERIES = 3
+BARS = 700
+# (kernel, rule, parameters as score() takes them)
+CASES = [
+    ("rsi", "rsi_zone", {"timeperiod": 14, "lower": 40, "upper": 60, "cost": 0.001}),
+    ("bollinger", "bands_revert/more", {"period": 20, "nbdev_up": 2.0, "nbdev_dn": 1.5}),
+    ("macd", "macd_cross/log", {"fast": 12, "slow": 26, "signal": 9, "side": 1}),
+]
+IDS = [f"{k}:{r}" for k, r, _ in CASES]
+# Bar counts whose running scores are checked against score() over the first n bars.
+CHECKS = (137, 411, BARS)
+
+
+def closes(seed):
+    """series x bars closes with NaN gaps in two series."""
+    rng = np.random.default_rng(seed)
+    x = 100.0 + np.cumsum(rng.standard_normal((SERIES, BARS)), axis=1)
+    x[1, 50:61] = np.nan
+    x[2, 300:320] = np.nan
+    return x
+
+
+def pieces(seed):
+    """Random cuts of BARS bars: pieces of 1 to 90 bars, in order."""
+    rng = np.random.default_rng(seed)
+    cuts, at = [], 0
+    while at < BARS:
+        n = min(int(rng.integers(1, 91)), BARS - at)
+        cuts.append((at, at + n))
+        at += n
+    return cuts
+
+
+def bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def same(a, b):
+    return np.array_equal(bits(a), bits(b))
+
+
+def feed(stream, x, rt):
+    """Feeds x in pieces, peeking at each piece first and saving and loading the stream
+    after every third; returns every output laid end to end (series x bars a field) and the
+    stream it ended with."""
+    got = {f: [] for f in stream.outputs}
+    for i, (a, b) in enumerate(pieces(7)):
+        peeked = stream.peek(x[:, a:b], axis=1)
+        out = stream.update(x[:, a:b], axis=1)
+        for f in stream.outputs:
+            assert same(getattr(peeked, f), getattr(out, f)), (f, a)
+            got[f].append(getattr(out, f))
+        if i % 3 == 2:
+            stream = apportion.Stream.load(bytes(stream), runtime=rt)
+    return {f: np.concatenate(v, axis=-1) for f, v in got.items()}, stream
+
+
+def check_set(got, x, kernel, rule, params, rt):
+    """got (series x bars a field) against positions() over the whole history and score()
+    over its first n bars, n each of CHECKS."""
+    frame = apportion.positions(x, kernel, rule, runtime=rt, axis=1, **params)
+    for r in range(SERIES):
+        one = frame.xs(r, level="series")
+        for f, col in (("position", "position"), ("ret", "return"), ("equity", "equity")):
+            assert same(got[f][r], one[col].to_numpy()), (f, r)
+    names = apportion.MORE_SCORES if rule.endswith("/more") else apportion.SCORES
+    for n in CHECKS:
+        want = apportion.score(x[:, :n], kernel, rule, runtime=rt, axis=1, **params)
+        for name in names:
+            assert same(got[name][:, n - 1], want[name].to_numpy()), (name, n)
+
+
+@pytest.mark.parametrize("kernel,rule,params", CASES, ids=IDS)
+def test_pieces_give_the_positions_and_scores_of_the_batch(cpu_rt, kernel, rule, params):
+    x = closes(1)
+    s = apportion.Stream(kernel, SERIES, rule=rule, runtime=cpu_rt, **params)
+    assert s.rule == rule and s.inputs == ("close",)
+    assert s.outputs[:3] == ("position", "ret", "equity")
+    got, s = feed(s, x, cpu_rt)
+    assert s.rule == rule and s.kernel == kernel  # as loaded from the state
+    check_set(got, x, kernel, rule, params, cpu_rt)
+    # The positions are not all flat, or the comparison would prove little.
+    assert np.count_nonzero(got["position"]) > BARS // 10
+
+
+def test_a_sweep_gives_each_set_and_the_sweeps_scores(cpu_rt):
+    x = closes(2)
+    s = apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt, lower=[20, 30], cost=[0.0, 0.002])
+    assert s.labels == [(20, 0.0), (20, 0.002), (30, 0.0), (30, 0.002)]
+    got, s = feed(s, x, cpu_rt)
+    assert s.labels == [(20, 0.0), (20, 0.002), (30, 0.0), (30, 0.002)]  # loaded: the differing values
+    assert got["position"].shape == (4, SERIES, BARS)
+    for k, (lower, cost) in enumerate(s.labels):
+        check_set({f: v[k] for f, v in got.items()}, x, "rsi", "rsi_zone", {"lower": lower, "cost": cost}, cpu_rt)
+    whole = apportion.score(x, "rsi", "rsi_zone", runtime=cpu_rt, axis=1, lower=[20, 30], cost=[0.0, 0.002])
+    for name in apportion.SCORES:
+        assert same(got[name][:, :, -1].reshape(-1), whole[name].to_numpy()), name
+
+
+def test_the_set_rank_puts_first_is_handed_over_as_its_index_names_it(cpu_rt):
+    x = closes(3)
+    scores = apportion.score(x, "bollinger", "bands_revert", runtime=cpu_rt, axis=1, period=[10, 20, 30], nbdev_up=[1.5, 2.5], cost=0.001)
+    ranked = apportion.rank(scores)
+    best = dict(zip(ranked.index.names, ranked.index[0]))
+    s = apportion.Stream("bollinger", SERIES, rule="bands_revert", runtime=cpu_rt, cost=0.001, **best)
+    got, _ = feed(s, x, cpu_rt)
+    want = scores.xs(tuple(best.values()), level=list(best))
+    for name in apportion.SCORES:
+        assert same(got[name][:, -1], want[name].to_numpy()), name
+
+
+def test_a_frame_update_keeps_its_dates_and_columns(cpu_rt):
+    x = closes(4)
+    dates = pd.date_range("2024-01-01", periods=BARS, freq="D")
+    frame = pd.DataFrame(x.T, index=dates, columns=["a", "b", "c"])
+    s = apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt)
+    first = s.update(frame.iloc[:400])
+    last = s.update(frame.iloc[400:])
+    assert list(last.position.columns) == ["a", "b", "c"] and last.sharpe.index.equals(dates[400:])
+    whole = apportion.positions(frame, "rsi", "rsi_zone", runtime=cpu_rt)
+    for name in ("a", "b", "c"):
+        pos = np.concatenate([first.position[name].to_numpy(), last.position[name].to_numpy()])
+        assert same(pos, whole.xs(name, level="series")["position"].to_numpy())
+    assert same(last.sharpe.iloc[-1].to_numpy(), apportion.score(frame, "rsi", "rsi_zone", runtime=cpu_rt)["sharpe"].to_numpy())
+
+
+def test_refusals_change_nothing(cpu_rt):
+    x = closes(5)
+    s = apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt)
+    s.update(x[:, :100], axis=1)
+    before = bytes(s)
+    with pytest.raises(ValueError, match="follows 3 series"):
+        s.update(x[:2, 100:110], axis=1)
+    with pytest.raises(ValueError, match="needs axis"):
+        s.update(x[:, 100:110])
+    assert bytes(s) == before
+    with pytest.raises(errors.BadParameterError):
+        apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt, lower=80, upper=20)
+    with pytest.raises(errors.InvalidArgumentError, match="revise"):
+        apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt, revise_bars=5)
+    with pytest.raises(errors.InvalidArgumentError, match="first bar"):
+        apportion.Stream.resume("rsi", x[:, :100], first=0, axis=1, rule="rsi_zone", runtime=cpu_rt)
+    with pytest.raises(errors.InvalidArgumentError, match="group"):
+        apportion.StreamGroup([s])
+    with pytest.raises(TypeError, match="rule must be a str"):
+        apportion.Stream("rsi", SERIES, rule=3, runtime=cpu_rt)
+    # A rule's state is refused where the stream it must be is an indicator's, and kept.
+    with pytest.raises(errors.InvalidArgumentError):
+        apportion._core.Stream(cpu_rt, "rsi", SERIES, {}, state=before)
+    t = apportion.Stream.load(before, runtime=cpu_rt)
+    assert (t.kernel, t.rule, t.params["lower"], t.params["upper"]) == ("rsi", "rsi_zone", 30, 70)
+    assert same(t.update(x[:, 100:], axis=1).position, s.update(x[:, 100:], axis=1).position)
+    assert "rule=rsi_zone" in repr(t) and t.fork().rule == "rsi_zone"
