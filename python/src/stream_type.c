@@ -734,7 +734,8 @@ static PyGetSetDef stream_getset[] = {
      "kernel's own outputs.",
      NULL},
     {"params", stream_get_params, NULL,
-     "Every parameter of the kernel, as the stream has it; for a sweep, those every set shares.",
+     "Every parameter of the kernel (of a rule's stream, the scored kernel's: score()'s), as the "
+     "stream has it; for a sweep, those every set shares.",
      NULL},
     {"sets", stream_get_sets, NULL,
      "A sweep's parameter sets, each every parameter of the kernel, in the sweep's order; None "
