@@ -114,20 +114,8 @@ static size_t no_halo(const apo__kernel *k, const double *params) {
     return 0;
 }
 
-/* ---- the CUDA launch ---------------------------------------------------------------------- */
-
-/* A built-in rule's series is scored on a GPU by kernels/scores/scored.cu (docs/cuda.md,
- * "Scored sweeps on a GPU"): one GPU thread per series of a chunk, from its samples in GPU
- * memory, only the scores coming back; a call of shared pieces (the sets of one pass, or on a
- * GPU consecutive sets of several passes: worker_pool.c) is one chunk for all of them, its
- * inputs staged once and each set's scores written into its own columns of the chunk
- * (apo__cuda_chunk.set_stride), and one launch for all of them (apo__cuda_scored_mixed when
- * their passes differ). The host resolves each set here, once per chunk: the indicator's
- * pass and tile, its halo and macd's warm-up (libm's log, which the GPU might round
- * otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
- * bodies on the CPU's numbers. Every tile (a series) reads its whole row. A user's rule is a
- * function of this process's CPU, so its kernel has no launcher and GPUs take no share of
- * it. */
+/* The scratch and the chains at once of a scored call on a GPU (scored_kernels.h): what the
+ * planner's wave and the replayed GPUs take, built with or without CUDA. */
 size_t apo__scored_scratch_of(const apo__call *call) {
     const apo__scoring *sc = call->kernel->scoring;
     if (sc == NULL)
@@ -142,6 +130,20 @@ size_t apo__scored_gpu_chains(size_t scratch, int sms) {
     return apo__scored_chains_at_once(scratch, sms);
 }
 
+/* ---- the CUDA launch ---------------------------------------------------------------------- */
+
+/* A built-in rule's series is scored on a GPU by kernels/scores/scored.cu (docs/cuda.md,
+ * "Scored sweeps on a GPU"): one GPU thread per series of a chunk, from its samples in GPU
+ * memory, only the scores coming back; a call of shared pieces (the sets of one pass, or on a
+ * GPU consecutive sets of several passes: worker_pool.c) is one chunk for all of them, its
+ * inputs staged once and each set's scores written into its own columns of the chunk
+ * (apo__cuda_chunk.set_stride), and one launch for all of them (apo__cuda_scored_mixed when
+ * their passes differ). The host resolves each set here, once per chunk: the indicator's
+ * pass and tile, its halo and macd's warm-up (libm's log, which the GPU might round
+ * otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
+ * bodies on the CPU's numbers. Every tile (a series) reads its whole row. A user's rule is a
+ * function of this process's CPU, so its kernel has no launcher and GPUs take no share of
+ * it. */
 #ifdef APO_HAVE_CUDA
 /* What the launch returns for a call it cannot take (cudaErrorInvalidValue's number: this
  * file includes no CUDA header). */
