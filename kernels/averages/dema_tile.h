@@ -9,7 +9,7 @@
  * Gaps: a non-finite sample gives NaN and no stage moves.
  *
  * Tile: the tile reruns the chain from w0 = max(0, begin - h), h = S (p - 1) + (S + 1) D(k)
- * for S stages (catalog.c): each stage's seed has been forgotten to below 2^-64 before the
+ * for S stages (catalog_dispatch.c): each stage's seed has been forgotten to below 2^-64 before the
  * next one's is, with a stage of margin for the chain's polynomial factor.
  */
 #ifndef APO_KERNELS_DEMA_TILE_H

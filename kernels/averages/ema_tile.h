@@ -9,7 +9,7 @@
  * mean of the first p finite samples.
  *
  * Tile: a recurrence, so a tile re-runs the definition from w0 = max(0, begin - h),
- * h = (p - 1) + D(k) (catalog.c): by `begin` the restarted seed's weight is below 2^-64
+ * h = (p - 1) + D(k) (catalog_dispatch.c): by `begin` the restarted seed's weight is below 2^-64
  * of the data scale, and the outputs are a pure function of the tile grid.
  *
  * Tiles side by side: the chain `(x - e)*k + e` is serial, three dependent operations a bar

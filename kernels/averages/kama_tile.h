@@ -40,7 +40,7 @@
  * new seed, never the rest of the series.
  *
  * Tile: a recurrence whose rate sc is at least (2/31)^2, so a tile re-runs the definition
- * from w0 = max(0, begin - h), h = p + D((2/31)^2) (catalog.c; D = 10,650 steps): by
+ * from w0 = max(0, begin - h), h = p + D((2/31)^2) (catalog_dispatch.c; D = 10,650 steps): by
  * `begin` the restarted seed weighs below 2^-64 of the data scale.
  */
 #ifndef APO_KERNELS_KAMA_TILE_H

@@ -19,7 +19,6 @@
 #ifndef APO_KERNELS_SMA_TILE_H
 #define APO_KERNELS_SMA_TILE_H
 
-#include "catalog.h"
 #include "window.h"
 #include "window_plain.h"
 #include "window_sum.h"

@@ -17,7 +17,6 @@
 #ifndef APO_KERNELS_CCI_TILE_H
 #define APO_KERNELS_CCI_TILE_H
 
-#include "catalog.h"
 #include "window.h"
 #include "window_sum.h"
 

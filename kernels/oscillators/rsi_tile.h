@@ -13,7 +13,7 @@
  * averages skip it; the seed takes the first p finite changes.
  *
  * Tile: a recurrence of rate 1/p: the tile reruns it from w0 = max(0, begin - h), its first
- * change at w0 + 1, h = p + D(1/p) (catalog.c).
+ * change at w0 + 1, h = p + D(1/p) (catalog_dispatch.c).
  */
 #ifndef APO_KERNELS_RSI_TILE_H
 #define APO_KERNELS_RSI_TILE_H

@@ -16,7 +16,6 @@
 #ifndef APO_KERNELS_WILLR_TILE_H
 #define APO_KERNELS_WILLR_TILE_H
 
-#include "catalog.h"
 #include "window.h"
 #include "window_extreme.h"
 

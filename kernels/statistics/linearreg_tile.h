@@ -23,7 +23,6 @@
 #ifndef APO_KERNELS_LINEARREG_TILE_H
 #define APO_KERNELS_LINEARREG_TILE_H
 
-#include "catalog.h"
 #include "linearreg_direct.h"
 #include "linearreg_plain.h"
 #include "window.h"

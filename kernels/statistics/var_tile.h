@@ -32,7 +32,6 @@
 #ifndef APO_KERNELS_VAR_TILE_H
 #define APO_KERNELS_VAR_TILE_H
 
-#include "catalog.h"
 #include "tile_vec.h"
 #include "var_blocks.h"
 #include "var_direct.h"

@@ -13,7 +13,6 @@
 #ifndef APO_KERNELS_ZSCORE_TILE_H
 #define APO_KERNELS_ZSCORE_TILE_H
 
-#include "catalog.h"
 #include "var_tile.h"
 
 static inline APO_HD void apo__zscore_tile(const apo__cat_io *io, size_t begin, size_t end) {

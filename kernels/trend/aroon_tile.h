@@ -13,7 +13,6 @@
 #ifndef APO_KERNELS_AROON_TILE_H
 #define APO_KERNELS_AROON_TILE_H
 
-#include "catalog.h"
 #include "willr_tile.h"
 #include "window_extreme.h"
 

@@ -11,13 +11,12 @@
  * skips it; the seed is the mean of the first p finite TRs.
  *
  * Tile: a tile reruns the definition from w0 = max(0, begin - h), its first TR at w0 + 1
- * (TR needs the close before), h = p + D(1/p) (catalog.c): by `begin` the restarted
+ * (TR needs the close before), h = p + D(1/p) (catalog_dispatch.c): by `begin` the restarted
  * seed's weight is below 2^-64 of the data scale.
  */
 #ifndef APO_KERNELS_ATR_TILE_H
 #define APO_KERNELS_ATR_TILE_H
 
-#include "catalog.h"
 #include "trange_tile.h"
 
 /* normalize 0: ATR; 1: NATR. */

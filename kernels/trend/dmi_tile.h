@@ -23,7 +23,6 @@
 #ifndef APO_KERNELS_DMI_TILE_H
 #define APO_KERNELS_DMI_TILE_H
 
-#include "catalog.h"
 #include "trange_tile.h"
 
 /* Which output a DMI body writes. */

@@ -22,7 +22,6 @@
 #ifndef APO_KERNELS_ADOSC_TILE_H
 #define APO_KERNELS_ADOSC_TILE_H
 
-#include "catalog.h"
 #include "flow.h"
 #include "window.h"
 

@@ -1,6 +1,7 @@
 /*
- * catalog.c: the host side of the catalog kernels (catalog.h): lookbacks, halos and tile
- * lengths from the parameters, and the CPU's tile call, which runs the same APO_HD bodies
+ * catalog_dispatch.c: the host side of the catalog kernels (catalog_dispatch.h): halos and
+ * tile lengths from the parameters and the table's rows (catalog_table.h), and the CPU's tile
+ * call, which runs the same APO_HD bodies
  * (kernels/<room>/<name>_tile.h) as the CUDA launchers, compiled once per vector path
  * (catalog_entry.h) so that the bodies' branch-free loops vectorize as wide as the CPU
  * allows.
@@ -9,7 +10,7 @@
  * tile grid only and never enter per-sample arithmetic, and the host computes them for the
  * CPU and the GPU alike (the launchers get io->h from here).
  */
-#include "catalog.h"
+#include "catalog_dispatch.h"
 
 #include <assert.h>
 #include <math.h>
@@ -28,139 +29,51 @@ size_t apo__decay_steps(double k) {
     return (size_t)ceil(64.0 * log(2.0) / -log1p(-k));
 }
 
-apo__cat_family apo__catalog_family(apo__cat_id id) {
-    /* The kernels added after the first blocks, by id (their blocks in catalog.h). */
-    switch (id) {
-    case APO_CAT_ZSCORE:
-        return APO_CAT_STATISTICS;
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-    case APO_CAT_ADX:
-        return APO_CAT_TREND;
-    case APO_CAT_MFI:
-    case APO_CAT_VWAP:
-    case APO_CAT_ADOSC:
-    case APO_CAT_OBV:
-    case APO_CAT_AD:
-        return APO_CAT_VOLUME;
-    case APO_CAT_KAMA:
-        return APO_CAT_AVERAGES;
-    default:
-        break;
-    }
-    if (id <= APO_CAT_TEMA)
-        return APO_CAT_AVERAGES;
-    if (id <= APO_CAT_STOCH)
-        return APO_CAT_OSCILLATORS;
-    if (id <= APO_CAT_BETA)
-        return APO_CAT_STATISTICS;
-    return APO_CAT_TREND;
-}
-
-int apo__catalog_whole_row(apo__cat_id id) { return id == APO_CAT_OBV || id == APO_CAT_AD; }
-
-int apo__catalog_tiles_join(apo__cat_id id) {
-    switch (id) {
-    case APO_CAT_OBV:
-    case APO_CAT_AD:
-    case APO_CAT_MOM:
-    case APO_CAT_ROC:
-    case APO_CAT_TRANGE:
-    case APO_CAT_STOCHF:
-    case APO_CAT_STOCH:
-    case APO_CAT_EMA:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
-    const size_t p = (size_t)params[0];
+#define APO_CAT_P(i) ((size_t)params[i])
     switch (id) {
-    case APO_CAT_OBV:
-    case APO_CAT_AD:
-        /* No parameter (params[0] is unset): a value from the first bar on. */
-        return 0;
-    case APO_CAT_MOM:
-    case APO_CAT_ROC:
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-    case APO_CAT_BETA:
-    case APO_CAT_AROON:
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-    case APO_CAT_MFI:
-    case APO_CAT_KAMA:
-        return p;
-    case APO_CAT_ADX:
-        return 2 * p - 1;
-    case APO_CAT_ADOSC: {
-        /* TA-Lib's: the EMA lookback of the slower period. */
-        const size_t q = (size_t)params[1];
-        return (p > q ? p : q) - 1;
-    }
-    case APO_CAT_TRANGE:
-        return 1;
-    case APO_CAT_DEMA:
-        return 2 * (p - 1);
-    case APO_CAT_STOCHF:
-        return (p - 1) + ((size_t)params[1] - 1);
-    case APO_CAT_STOCH:
-        return (p - 1) + ((size_t)params[1] - 1) + ((size_t)params[3] - 1);
-    case APO_CAT_TEMA:
-        return 3 * (p - 1);
+#define APO__CAT_LOOKBACK(ID, name, room, inputs, outputs, par, lookback, ...)                     \
+    case APO_CAT_##ID:                                                                             \
+        return lookback;
+        APO_CATALOG(APO__CAT_LOOKBACK)
+#undef APO__CAT_LOOKBACK
     default:
-        return p - 1;
+        return 0;
     }
+#undef APO_CAT_P
 }
+
+/* What each halo rule of the table adds to the lookback (catalog_table.h), from p, the first
+ * parameter, and params. */
+#define APO__HALO_WINDOW 0
+#define APO__HALO_EMA(m) (m) * apo__decay_steps(2.0 / (p + 1.0))
+#define APO__HALO_WILDER(m) (m) * apo__decay_steps(1.0 / p)
+/* The slower EMA's. */
+#define APO__HALO_ADOSC apo__decay_steps(2.0 / ((p > params[1] ? p : params[1]) + 1.0))
+/* A tile starting inside a block reaches back to the block's first window. */
+#define APO__HALO_VAR                                                                              \
+    ((size_t)p > APO_VAR_DIRECT_MAX && (size_t)p <= APO_VAR_BLOCKS_MAX                             \
+         ? apo__var_block_len((size_t)p) - 1                                                       \
+         : 0)
+/* As var's. */
+#define APO__HALO_CORREL                                                                           \
+    ((size_t)p <= APO_CORREL_BLOCKS_MAX ? apo__correl_block_len((size_t)p) - 1 : 0)
+/* As correl's, whose blocks beta's are. */
+#define APO__HALO_BETA                                                                             \
+    ((size_t)p > APO_PAIR_DIRECT_MAX && (size_t)p <= APO_BETA_BLOCKS_MAX ? APO_BETA_BLOCK_LEN - 1  \
+                                                                         : 0)
+/* KAMA's slowest rate: an efficiency ratio of 0. */
+#define APO__HALO_KAMA apo__decay_steps((2.0 / (30.0 + 1.0)) * (2.0 / (30.0 + 1.0)))
 
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     const size_t lookback = apo__catalog_lookback(id, params);
     const double p = params[0];
     switch (id) {
-    case APO_CAT_EMA:
-        return lookback + apo__decay_steps(2.0 / (p + 1.0));
-    case APO_CAT_DEMA:
-        return lookback + 3 * apo__decay_steps(2.0 / (p + 1.0));
-    case APO_CAT_TEMA:
-        return lookback + 4 * apo__decay_steps(2.0 / (p + 1.0));
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-        return lookback + apo__decay_steps(1.0 / p);
-    case APO_CAT_ADX:
-        /* The DIs forget their seed, then ADX its own. */
-        return lookback + 2 * apo__decay_steps(1.0 / p);
-    case APO_CAT_ADOSC: {
-        const double slowest = p > params[1] ? p : params[1];
-        return lookback + apo__decay_steps(2.0 / (slowest + 1.0));
-    }
-    case APO_CAT_VAR:
-    case APO_CAT_STDDEV:
-        /* A tile starting inside a block reaches back to the block's first window. */
-        return lookback + ((size_t)p > APO_VAR_DIRECT_MAX && (size_t)p <= APO_VAR_BLOCKS_MAX
-                               ? apo__var_block_len((size_t)p) - 1
-                               : 0);
-    case APO_CAT_CORREL:
-        /* As var's. */
-        return lookback +
-               ((size_t)p <= APO_CORREL_BLOCKS_MAX ? apo__correl_block_len((size_t)p) - 1 : 0);
-    case APO_CAT_BETA:
-        /* As correl's, whose blocks beta's are. */
-        return lookback + ((size_t)p > APO_PAIR_DIRECT_MAX && (size_t)p <= APO_BETA_BLOCKS_MAX
-                               ? APO_BETA_BLOCK_LEN - 1
-                               : 0);
-    case APO_CAT_KAMA: {
-        /* KAMA's slowest rate: an efficiency ratio of 0. */
-        const double slowest = 2.0 / (30.0 + 1.0);
-        return lookback + apo__decay_steps(slowest * slowest);
-    }
+#define APO__CAT_HALO(ID, name, room, inputs, outputs, par, lb, halo, ...)                         \
+    case APO_CAT_##ID:                                                                             \
+        return lookback + APO__HALO_##halo;
+        APO_CATALOG(APO__CAT_HALO)
+#undef APO__CAT_HALO
     default:
         return lookback;
     }
@@ -187,71 +100,18 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
     /* Each tile re-runs its halo: 16 halos a tile keep that within 1/16 of the work. ema's
      * tiles run side by side (ema_tile.h), so its halos overlap and cost a quarter as much:
      * shorter tiles give a short series several chains to overlap. */
-    const size_t halos = id == APO_CAT_EMA ? 4 : 16;
+    const size_t halos = apo__catalog_traits(id) & APO_CAT_T_SIDE_BY_SIDE ? 4 : 16;
     const size_t len = halos * (apo__catalog_halo(id, params) + 1);
     return len > 4096 ? len : 4096;
 }
 
-/* The kernels measured slower on 8 halved lanes than on avx2's 4 on a Zen 4 EPYC, at 1e4 or
- * 1e6 bars, by more than they gained at the other size, in both of the two measurements
- * (before and after the fourth round's kernel changes; docs/perf-log/2026-11-24-catalog-round-4.md,
- * "Eight halved lanes or four"). min and mfi swapped sides between them and keep the widest; zscore
- * and vwap, which the bench has no peer for, keep it as measured with a driver (1.2 and 1.8 times
- * faster on avx512 at 1e4 and 1e6 bars: docs/perf-log/2026-11-25-catalog-round-7.md, "zscore and
- * vwap"). The Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of
- * 8 costs about twice a step of 4, and a 1e4-bar row has tiles for only four. The others' loops are
- * widened by the compiler and ran slower on avx512 there (not profiled). */
-static int slower_on_halved_lanes(apo__cat_id id) {
-    switch (id) {
-    case APO_CAT_KAMA:
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-    case APO_CAT_MOM:
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-    case APO_CAT_ADX:
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-    case APO_CAT_AROON:
-    case APO_CAT_OBV:
-    case APO_CAT_AD:
-    case APO_CAT_ADOSC:
-    case APO_CAT_LINEARREG:
-    case APO_CAT_LINEARREG_SLOPE:
-    case APO_CAT_MAX:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* The kernels measured slower on 8 lanes than on 4 on a Zen 5 EPYC (AMD family 1Ah, whose
- * 512-bit operations are whole), by the same rule, in six runs a path
- * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5"): the
- * Wilder recurrences, whose gathers cost on 8 lanes what they cost on Zen 4, and adosc, mom and
- * trange. The sliding windows (max, min, linearreg, aroon, mfi, ad) and kama, obv, which ran faster
- * or level on eight, keep the widest. */
-static int slower_on_whole_amd_lanes(apo__cat_id id) {
-    switch (id) {
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-    case APO_CAT_ADX:
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-    case APO_CAT_ADOSC:
-    case APO_CAT_MOM:
-    case APO_CAT_TRANGE:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
+/* The kernels measured slower on 8 lanes than on 4 on an AMD CPU (the table's
+ * APO_CAT_T_AVX2_ZEN4 and APO_CAT_T_AVX2_ZEN5, catalog_table.h, which cite the measurements):
+ * the others' loops are widened by the compiler and keep the widest. */
 int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_kind) {
-    const int narrower = avx512_kind == APO_AVX512_AMD_HALVED  ? slower_on_halved_lanes(id)
-                         : avx512_kind == APO_AVX512_AMD_WHOLE ? slower_on_whole_amd_lanes(id)
+    const int traits = apo__catalog_traits(id);
+    const int narrower = avx512_kind == APO_AVX512_AMD_HALVED  ? traits & APO_CAT_T_AVX2_ZEN4
+                         : avx512_kind == APO_AVX512_AMD_WHOLE ? traits & APO_CAT_T_AVX2_ZEN5
                                                                : 0;
     if (widest == APO_CPU_ISA_AVX512 && narrower && apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
         return APO_CPU_ISA_AVX2;
@@ -343,77 +203,27 @@ typedef struct cat_resume {
  * correl_tile.h). The others re-run
  * their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
+#define APO__RESUME_SIZE_RUN(name) sizeof(cat_resume)
+#define APO__RESUME_SIZE_PAIR(name) sizeof(apo__pair_run)
+/* The running sums carry their run from the series' first bar instead (catalog.h,
+ * apo__catalog_carries): a few doubles, nothing of the tile. */
+#define APO__RESUME_SIZE_CARRY(name) APO_##name##_CARRY * sizeof(double)
+#define APO__RESUME_SIZE_NONE(name) 0
     switch (id) {
-    case APO_CAT_SMA:
-    case APO_CAT_EMA:
-    case APO_CAT_DEMA:
-    case APO_CAT_TEMA:
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-    case APO_CAT_MOM:
-    case APO_CAT_ROC:
-    case APO_CAT_TRANGE:
-    case APO_CAT_WMA:
-    case APO_CAT_MAX:
-    case APO_CAT_MIN:
-    case APO_CAT_WILLR:
-    case APO_CAT_AROON:
-    case APO_CAT_CCI:
-    case APO_CAT_VAR:
-    case APO_CAT_STDDEV:
-    case APO_CAT_ZSCORE:
-    case APO_CAT_LINEARREG:
-    case APO_CAT_LINEARREG_SLOPE:
-    case APO_CAT_VWAP:
-    case APO_CAT_KAMA:
-    case APO_CAT_ADOSC:
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-    case APO_CAT_ADX:
-    case APO_CAT_STOCH:
-    case APO_CAT_STOCHF:
-    case APO_CAT_MFI:
-        return sizeof(cat_resume);
-    case APO_CAT_CORREL:
-    case APO_CAT_BETA:
-        return sizeof(apo__pair_run);
-    /* The running sums carry their run from the series' first bar instead (catalog.h,
-     * apo__catalog_carries): a few doubles, nothing of the tile. */
-    case APO_CAT_OBV:
-        return APO_OBV_CARRY * sizeof(double);
-    case APO_CAT_AD:
-        return APO_AD_CARRY * sizeof(double);
+#define APO__CAT_RESUME(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)               \
+    case APO_CAT_##ID:                                                                             \
+        return APO__RESUME_SIZE_##stream(ID);
+        APO_CATALOG(APO__CAT_RESUME)
+#undef APO__CAT_RESUME
     default:
         return 0;
     }
 }
-
-int apo__catalog_carries(apo__cat_id id) { return id == APO_CAT_OBV || id == APO_CAT_AD; }
 
 /* 1 for the recurrences, whose start reads nothing and whose next tile's run can be taken
- * ahead (apo__cpu_catalog_resume). A window's start reads the window before its tile and
- * costs one window at most; a per-bar difference has no warm-up. */
-static int runs_ahead(apo__cat_id id) {
-    switch (id) {
-    case APO_CAT_EMA:
-    case APO_CAT_DEMA:
-    case APO_CAT_TEMA:
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-    case APO_CAT_KAMA:
-    case APO_CAT_ADOSC:
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-    case APO_CAT_ADX:
-        return 1;
-    default:
-        return 0;
-    }
-}
+ * ahead (apo__cpu_catalog_resume; APO_CAT_T_AHEAD). A window's start reads the window before
+ * its tile and costs one window at most; a per-bar difference has no warm-up. */
+static int runs_ahead(apo__cat_id id) { return (apo__catalog_traits(id) & APO_CAT_T_AHEAD) != 0; }
 
 static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__cat_run *r) {
     const size_t p = (size_t)io->p[0];
@@ -593,10 +403,19 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
     if (apo__catalog_carries(id)) {
         /* No tile to start: the state is the run's at `begin`, wherever that falls. */
         (void)fresh;
-        if (id == APO_CAT_OBV)
-            apo__obv_carry(io, state, begin, stop);
-        else
-            apo__ad_carry(io, state, begin, stop);
+        switch (id) {
+#define APO__CARRY_RUN(name)
+#define APO__CARRY_PAIR(name)
+#define APO__CARRY_NONE(name)
+#define APO__CARRY_CARRY(name) apo__##name##_carry(io, state, begin, stop);
+#define APO__CAT_CARRY(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                \
+    case APO_CAT_##ID:                                                                             \
+        APO__CARRY_##stream(name) break;
+            APO_CATALOG(APO__CAT_CARRY)
+#undef APO__CAT_CARRY
+        default:
+            break;
+        }
         return;
     }
     if (id == APO_CAT_CORREL || id == APO_CAT_BETA) {
