@@ -172,4 +172,15 @@ static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, siz
     apo__ema_run(io, begin, end, &r);
 }
 
+/* ema's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__ema_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__ema_start(io, begin, r);
+}
+
+static inline APO_HD void apo__ema_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    apo__ema_run(io, begin, end, r);
+}
+
 #endif /* APO_KERNELS_EMA_TILE_H */

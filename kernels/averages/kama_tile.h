@@ -399,4 +399,15 @@ static inline APO_HD void apo__kama_tile(const apo__cat_io *io, size_t begin, si
     apo__kama_run(io, begin, end, &r);
 }
 
+/* kama's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__kama_stream_start(const apo__cat_io *io, size_t begin,
+                                                 apo__cat_run *r) {
+    apo__kama_start(io, begin, r);
+}
+
+static inline APO_HD void apo__kama_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                               apo__cat_run *r) {
+    apo__kama_run(io, begin, end, r);
+}
+
 #endif /* APO_KERNELS_KAMA_TILE_H */

@@ -105,4 +105,16 @@ static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, siz
     apo__wma_run(io, end, &r);
 }
 
+/* wma's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__wma_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__wma_start(io, begin, r);
+}
+
+static inline APO_HD void apo__wma_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    (void)begin;
+    apo__wma_run(io, end, r);
+}
+
 #endif /* APO_KERNELS_WMA_TILE_H */

@@ -17,11 +17,13 @@
  *             of rate 1/p, takes to forget its seed), or the kernel's own rule (VAR, CORREL,
  *             BETA, KAMA, ADOSC); dispatch/catalog_dispatch.c defines each
  *   stream    what a stream keeps to resume a tile: RUN (the body is a start and a run,
- *             apo__cat_run), PAIR (correl's and beta's pair_sums.h run), CARRY (a running sum
- *             from the series' first bar, of apo__<name>_carry's APO_<ID>_CARRY doubles), or
- *             NONE (the tile re-runs from its start at each update)
- *   traits    the APO_CAT_T_* flags below, or 0
- *   rule      the halo in words, as `apportion kernels` shows it
+ *             apo__cat_run, which its tile header gives as apo__<name>_stream_start and
+ *             apo__<name>_stream_run), POSITION (the position alone: each output is evaluated
+ *             from its own windows, so the tile body over the new positions is what the whole
+ *             tile does there), PAIR (apo__<name>_start and apo__<name>_run of pair_sums.h's run:
+ * correl, beta), CARRY (a running sum from the series' first bar, of apo__<name>_carry's
+ * APO_<ID>_CARRY doubles), or NONE (the tile re-runs from its start at each update) traits    the
+ * APO_CAT_T_* flags below, or 0 rule      the halo in words, as `apportion kernels` shows it
  *
  * From these, catalog.h generates apo__cat_id; dispatch/catalog_dispatch.c the families,
  * lookbacks, halos, tile lengths, the streams' resume and the vector path each kernel runs
@@ -129,9 +131,9 @@
       3 * (APO_CAT_P(0) - 1), EMA(4), RUN, APO_CAT_T_AHEAD,                                        \
       "3 (timeperiod - 1) + 4 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(MOM, mom, oscillators, APO_CAT_CLOSE, (1, "mom"), (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0),  \
-      WINDOW, RUN, APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5, "timeperiod")       \
+      WINDOW, POSITION, APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5, "timeperiod")  \
     X(ROC, roc, oscillators, APO_CAT_CLOSE, (1, "roc"), (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0),  \
-      WINDOW, RUN, APO_CAT_T_JOIN, "timeperiod")                                                   \
+      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                              \
     X(RSI, rsi, oscillators, APO_CAT_CLOSE, (1, "rsi"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),  \
       WILDER(1), RUN,                                                                              \
       APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
@@ -147,14 +149,14 @@
     X(STOCHF, stochf, oscillators, APO_CAT_HLC, (2, "fastk", "fastd"),                             \
       (3, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
        {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 0, 1}),               \
-      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, RUN, APO_CAT_T_JOIN,                        \
+      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, POSITION, APO_CAT_T_JOIN,                   \
       "(fastk_period - 1) + (fastd_period - 1)")                                                   \
     X(STOCH, stoch, oscillators, APO_CAT_HLC, (2, "slowk", "slowd"),                               \
       (5, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
        {"slowk_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowk_matype", 0, 0, 0, 1},                \
        {"slowd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowd_matype", 0, 0, 0, 1}),               \
-      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1), WINDOW, RUN, APO_CAT_T_JOIN,   \
-      "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)")                              \
+      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1), WINDOW, POSITION,              \
+      APO_CAT_T_JOIN, "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)")              \
     X(STDDEV, stddev, statistics, APO_CAT_CLOSE, (1, "stddev"),                                    \
       (2, APO_CAT_PERIOD(5, 2), {"nbdev", 1, -1e300, 1e300, 0}), APO_CAT_P(0) - 1, VAR, RUN, 0,    \
       "as var's")                                                                                  \
@@ -179,7 +181,7 @@
       BETA, PAIR, 0,                                                                               \
       "timeperiod (the returns need the sample before the window), and 63 more from 33 to "        \
       "512 " APO_CAT_BLOCK_RULE)                                                                   \
-    X(TRANGE, trange, trend, APO_CAT_HLC, (1, "trange"), APO_CAT_NO_PARAMS, 1, WINDOW, RUN,        \
+    X(TRANGE, trange, trend, APO_CAT_HLC, (1, "trange"), APO_CAT_NO_PARAMS, 1, WINDOW, POSITION,   \
       APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN5, "1: the close before")                                 \
     X(ATR, atr, trend, APO_CAT_HLC, (1, "atr"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0),          \
       WILDER(1), RUN,                                                                              \

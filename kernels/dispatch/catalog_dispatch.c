@@ -204,6 +204,7 @@ typedef struct cat_resume {
  * their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
 #define APO__RESUME_SIZE_RUN(name) sizeof(cat_resume)
+#define APO__RESUME_SIZE_POSITION(name) sizeof(cat_resume)
 #define APO__RESUME_SIZE_PAIR(name) sizeof(apo__pair_run)
 /* The running sums carry their run from the series' first bar instead (catalog.h,
  * apo__catalog_carries): a few doubles, nothing of the tile. */
@@ -225,176 +226,95 @@ size_t apo__catalog_resume_size(apo__cat_id id) {
  * its tile and costs one window at most; a per-bar difference has no warm-up. */
 static int runs_ahead(apo__cat_id id) { return (apo__catalog_traits(id) & APO_CAT_T_AHEAD) != 0; }
 
-static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    const size_t p = (size_t)io->p[0];
+/* What a stream keeps for each kernel: its row's stream column (catalog_table.h). */
+enum {
+    APO__STREAM_RUN,
+    APO__STREAM_POSITION,
+    APO__STREAM_PAIR,
+    APO__STREAM_CARRY,
+    APO__STREAM_NONE
+};
+static int stream_of(apo__cat_id id) {
     switch (id) {
-    case APO_CAT_SMA:
-        apo__sma_start(io, begin, r);
-        break;
-    case APO_CAT_EMA:
-        apo__ema_start(io, begin, r);
-        break;
-    case APO_CAT_DEMA:
-    case APO_CAT_TEMA:
-        apo__ema_chain_start(io, begin, r);
-        break;
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-        apo__wilder_osc_start(io, begin, r);
-        break;
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-        apo__atr_start(io, begin, r);
-        break;
-    case APO_CAT_PLUS_DI:
-    case APO_CAT_MINUS_DI:
-    case APO_CAT_ADX:
-        apo__cat_run_start_changes(io, begin, r);
-        break;
-    case APO_CAT_WMA:
-        apo__wma_start(io, begin, r);
-        break;
-    case APO_CAT_MAX:
-    case APO_CAT_MIN:
-        apo__window_start(io, 1, p, begin, r);
-        break;
-    case APO_CAT_LINEARREG:
-    case APO_CAT_LINEARREG_SLOPE:
-        apo__window_start(io, 1, p, begin, r);
-        break;
-    case APO_CAT_WILLR:
-        apo__willr_start(io, begin, r);
-        break;
-    case APO_CAT_CCI:
-        apo__window_start(io, 3, p, begin, r);
-        break;
-    case APO_CAT_VWAP:
-        apo__window_start(io, 4, p, begin, r);
-        break;
-    case APO_CAT_MFI:
-        apo__window_start(io, 4, p + 1, begin, r);
-        break;
-    case APO_CAT_KAMA:
-        apo__kama_start(io, begin, r);
-        break;
-    case APO_CAT_ADOSC:
-        apo__adosc_start(io, begin, r);
-        break;
-    case APO_CAT_AROON:
-        apo__window_start(io, 2, p + 1, begin, r);
-        break;
-    case APO_CAT_VAR:
-    case APO_CAT_STDDEV:
-    case APO_CAT_ZSCORE:
-        apo__moments_start(io->in[0], p, begin, r);
-        break;
+#define APO__CAT_STREAM(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)               \
+    case APO_CAT_##ID:                                                                             \
+        return APO__STREAM_##stream;
+        APO_CATALOG(APO__CAT_STREAM)
+#undef APO__CAT_STREAM
     default:
-        /* mom, roc, trange, stoch, stochf: each position is computed from the samples of
-         * its own windows alone. */
+        return APO__STREAM_NONE;
+    }
+}
+
+/* A stream's start of kernel id's tile at `begin`: a RUN body's own (apo__<name>_stream_start,
+ * catalog_table.h); a POSITION kernel (mom, roc, trange, stoch, stochf) computes each position
+ * from the samples of its own windows alone, so its state is the position. */
+static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+#define APO__START_RUN(name) apo__##name##_stream_start(io, begin, r);
+#define APO__START_POSITION(name) apo__cat_run_from(r, begin);
+#define APO__START_PAIR(name) apo__cat_run_from(r, begin);
+#define APO__START_CARRY(name) apo__cat_run_from(r, begin);
+#define APO__START_NONE(name) apo__cat_run_from(r, begin);
+    switch (id) {
+#define APO__CAT_START(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                \
+    case APO_CAT_##ID:                                                                             \
+        APO__START_##stream(name) break;
+        APO_CATALOG(APO__CAT_START)
+#undef APO__CAT_START
+    default:
         apo__cat_run_from(r, begin);
         break;
     }
 }
 
+/* The run of a stream's piece to `end`: a RUN body's own (apo__<name>_stream_run); a POSITION
+ * kernel's tile body over the new positions performs, position by position, what the whole
+ * tile does at them. */
 void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
                          apo__cat_run *r) {
-    const size_t p = (size_t)io->p[0];
+#define APO__RUN_RUN(name) apo__##name##_stream_run(io, begin, end, r);
+#define APO__RUN_BY_POSITIONS                                                                      \
+    if (end > r->t) {                                                                              \
+        apo__cpu_catalog_tile(id, io, r->t, end);                                                  \
+        r->t = end;                                                                                \
+    }
+#define APO__RUN_POSITION(name) APO__RUN_BY_POSITIONS
+#define APO__RUN_PAIR(name) APO__RUN_BY_POSITIONS
+#define APO__RUN_CARRY(name) APO__RUN_BY_POSITIONS
+#define APO__RUN_NONE(name) APO__RUN_BY_POSITIONS
     switch (id) {
-    case APO_CAT_SMA:
-        apo__sma_run(io, end, r);
-        break;
-    case APO_CAT_EMA:
-        apo__ema_run(io, begin, end, r);
-        break;
-    case APO_CAT_DEMA:
-    case APO_CAT_TEMA:
-        apo__ema_chain_run(io, begin, end, id == APO_CAT_DEMA ? 2 : 3, r);
-        break;
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-        apo__wilder_osc_run(io, begin, end, id == APO_CAT_CMO, r);
-        break;
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-        apo__atr_run(io, begin, end, id == APO_CAT_NATR, r);
-        break;
-    case APO_CAT_WMA:
-        apo__wma_run(io, end, r);
-        break;
-    case APO_CAT_MAX:
-    case APO_CAT_MIN:
-        apo__extreme_run(io, end, id == APO_CAT_MAX ? 1.0 : -1.0, r);
-        break;
-    case APO_CAT_WILLR:
-        apo__willr_run(io, end, r);
-        break;
-    case APO_CAT_CCI:
-        apo__cci_run(io, end, r);
-        break;
-    case APO_CAT_AROON:
-        apo__aroon_run(io, end, r);
-        break;
-    case APO_CAT_VAR:
-        apo__var_run(io->in[0], p, 1.0, end, io->out[0], NULL, NULL, r);
-        break;
-    case APO_CAT_STDDEV:
-        apo__var_run(io->in[0], p, io->p[1], end, NULL, io->out[0], NULL, r);
-        break;
-    case APO_CAT_ZSCORE:
-        apo__var_run(io->in[0], p, 1.0, end, NULL, NULL, io->out[0], r);
-        break;
-    case APO_CAT_LINEARREG:
-    case APO_CAT_LINEARREG_SLOPE:
-        apo__linearreg_run(io, end, id == APO_CAT_LINEARREG, r);
-        break;
-    case APO_CAT_VWAP:
-        apo__vwap_run(io, end, r);
-        break;
-    case APO_CAT_MFI:
-        apo__mfi_run(io, end, r);
-        break;
-    case APO_CAT_KAMA:
-        apo__kama_run(io, begin, end, r);
-        break;
-    case APO_CAT_ADOSC:
-        apo__adosc_run(io, begin, end, r);
-        break;
-    case APO_CAT_PLUS_DI:
-        apo__dmi_run(io, begin, end, APO_DMI_PLUS, r);
-        break;
-    case APO_CAT_MINUS_DI:
-        apo__dmi_run(io, begin, end, APO_DMI_MINUS, r);
-        break;
-    case APO_CAT_ADX:
-        apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
-        break;
+#define APO__CAT_RUN(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                  \
+    case APO_CAT_##ID:                                                                             \
+        APO__RUN_##stream(name) break;
+        APO_CATALOG(APO__CAT_RUN)
+#undef APO__CAT_RUN
     default:
-        /* mom, roc, trange, stoch, stochf: their tile body over the new positions performs,
-         * position by position, what the whole tile does at them. */
-        if (end > r->t) {
-            apo__cpu_catalog_tile(id, io, r->t, end);
-            r->t = end;
-        }
         break;
     }
 }
 
-/* correl's and beta's piece of a tile. Their start reads the window before the tile, which
- * is not all there until the tile's first bar, so, as the other windows, they start when
- * their tile does and run nothing ahead. */
+/* correl's and beta's piece of a tile (PAIR). Their start reads the window before the tile,
+ * which is not all there until the tile's first bar, so, as the other windows, they start
+ * when their tile does and run nothing ahead. */
 static void pair_resume(apo__cat_id id, const apo__cat_io *io, apo__pair_run *r, int fresh,
                         size_t begin, size_t stop) {
-    const int correl = id == APO_CAT_CORREL;
-    if (fresh) {
-        if (correl)
-            apo__correl_start(io, begin, r);
-        else
-            apo__beta_start(io, begin, r);
+#define APO__PAIR_RUN(name)
+#define APO__PAIR_POSITION(name)
+#define APO__PAIR_CARRY(name)
+#define APO__PAIR_NONE(name)
+#define APO__PAIR_PAIR(name)                                                                       \
+    if (fresh)                                                                                     \
+        apo__##name##_start(io, begin, r);                                                         \
+    apo__##name##_run(io, stop, r);
+    switch (id) {
+#define APO__CAT_PAIR(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                 \
+    case APO_CAT_##ID:                                                                             \
+        APO__PAIR_##stream(name) break;
+        APO_CATALOG(APO__CAT_PAIR)
+#undef APO__CAT_PAIR
+    default:
+        break;
     }
-    if (correl)
-        apo__correl_run(io, stop, r);
-    else
-        apo__beta_run(io, stop, r);
 }
 
 void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
@@ -405,6 +325,7 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
         (void)fresh;
         switch (id) {
 #define APO__CARRY_RUN(name)
+#define APO__CARRY_POSITION(name)
 #define APO__CARRY_PAIR(name)
 #define APO__CARRY_NONE(name)
 #define APO__CARRY_CARRY(name) apo__##name##_carry(io, state, begin, stop);
@@ -418,7 +339,7 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
         }
         return;
     }
-    if (id == APO_CAT_CORREL || id == APO_CAT_BETA) {
+    if (stream_of(id) == APO__STREAM_PAIR) {
         pair_resume(id, io, state, fresh, begin, stop);
         return;
     }

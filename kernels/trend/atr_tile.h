@@ -87,4 +87,26 @@ static inline APO_HD void apo__natr_tile(const apo__cat_io *io, size_t begin, si
     apo__atr_body(io, begin, end, 1);
 }
 
+/* atr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__atr_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__atr_start(io, begin, r);
+}
+
+static inline APO_HD void apo__atr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    apo__atr_run(io, begin, end, 0, r);
+}
+
+/* natr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__natr_stream_start(const apo__cat_io *io, size_t begin,
+                                                 apo__cat_run *r) {
+    apo__atr_start(io, begin, r);
+}
+
+static inline APO_HD void apo__natr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                               apo__cat_run *r) {
+    apo__atr_run(io, begin, end, 1, r);
+}
+
 #endif /* APO_KERNELS_ATR_TILE_H */
