@@ -1,6 +1,10 @@
 /*
  * catalog.h: the indicator catalog's kernels (docs/kernels.md, "The catalog"), one
- * interface for all of them.
+ * interface for all of them, on the ground floor: the ids and families that the table
+ * (catalog_table.h) generates, the tile bodies' types, and the queries that follow from a
+ * row alone. What needs libm or a family's blocks (halos, tile lengths) and the CPU's tile
+ * calls are the host side's, which dispatch/ defines and declares (catalog_dispatch.h), so
+ * nothing here calls up the house. The window bodies get this header through window.h.
  *
  * What: every catalog kernel is identified by an apo__cat_id and computes one tile
  * [begin, end) of one row from the row pointers of its inputs into the row pointers of its
@@ -11,9 +15,9 @@
  * Tile shape: the tile length and the halo (the samples before `begin` a tile reads: the
  * window, or the warm-up of a recurrence) follow the parameters only
  * (apo__catalog_tile_len, apo__catalog_halo), so the result is a pure function of the tile
- * grid. The halo of a recurrence needs libm's log; it is computed here, on the host, and
- * passed to the bodies in the field h of apo__cat_io, so the CPU and the GPU re-read the
- * same samples.
+ * grid. The halo of a recurrence needs libm's log; the host computes it (catalog_dispatch.h)
+ * and passes it to the bodies in the field h of apo__cat_io, so the CPU and the GPU re-read
+ * the same samples.
  *
  * Whole-row kernels (apo__catalog_whole_row: obv, ad) are running sums from the row's first
  * sample: their tiles read the row from index 0 whatever `begin` is (their halo is 0 and
