@@ -18,9 +18,9 @@ out of the prose instead. One mode per kind of claim, each a test of the unit su
             Python, shell or meson file outside its comments
   counts    the counts the prose states: every fuzz target (tests/fuzz/fuzz_*.c) has its
             row in docs/robustness.md's table of targets and no row names a target that is
-            not there; "catalog of N kernels" in the docs is the number of the catalog's
-            ids (kernels/common/catalog.h); every catalog kernel is named in its room's row
-            of kernels/README.md
+            not there; "catalog of N kernels" in the docs is the number of the rows of the
+            catalog's table (kernels/common/catalog_table.h); every catalog kernel is named in its
+            room's row of kernels/README.md
   version   meson.build's project version is the one pyproject.toml and the header's
             APO_VERSION_* macros give (apo_version(), the CLI's --version and the Python
             package's __version__ return the header's string)
@@ -330,18 +330,11 @@ def mode_names(root):
 # --- counts ---------------------------------------------------------------------------------
 
 def catalog_ids(root):
-    """[(id in lower case, room)] of kernels/common/catalog.h's apo__cat_id, in order."""
-    text = read(root, "kernels/common/catalog.h")
-    body = re.search(r"typedef enum apo__cat_id \{(.*?)\} apo__cat_id;", text, re.S).group(1)
-    out, room = [], None
-    for line in body.splitlines():
-        m = re.search(r"kernels/(\w+)", line)
-        if line.strip().startswith("/*") and m:
-            room = m.group(1)
-        m = re.match(r"\s*APO_CAT_(\w+),", line)
-        if m and m.group(1) != "COUNT":
-            out.append((m.group(1).lower(), room))
-    return out
+    """[(name, room)] of the rows of kernels/common/catalog_table.h's APO_CATALOG, in order."""
+    text = read(root, "kernels/common/catalog_table.h")
+    body = re.search(r"#define APO_CATALOG\(X\)(.*?)(?:\n\n|\n#endif)", text, re.S).group(1)
+    return [(m.group(1), m.group(2))
+            for m in re.finditer(r"\bX\(\w+,\s*(\w+),\s*(\w+),", body)]
 
 
 def mode_counts(root):
@@ -375,8 +368,8 @@ def mode_counts(root):
         text = read(root, rel)
         for m in re.finditer(r"catalog of (\d+) kernels", " ".join(text.split())):
             if int(m.group(1)) != len(ids):
-                problems.append(f"{rel}: \"{m.group(0)}\" but kernels/common/catalog.h has "
-                                f"{len(ids)} catalog ids")
+                problems.append(f"{rel}: \"{m.group(0)}\" but kernels/common/catalog_table.h has "
+                                f"{len(ids)} rows")
     # Each catalog kernel in its room's row of kernels/README.md.
     row_of = {}
     for rel, tree, rows in room_tables(root):
@@ -390,7 +383,7 @@ def mode_counts(root):
                             f"{kernel}")
         elif not re.search(r"\b" + kernel + r"\b", row_of[room]):
             problems.append(f"kernels/README.md: the row of {room}/ does not name {kernel}, a "
-                            f"catalog kernel of that room (kernels/common/catalog.h)")
+                            f"catalog kernel of that room (kernels/common/catalog_table.h)")
     return problems
 
 
@@ -455,8 +448,8 @@ MODES = {"includes": mode_includes, "names": mode_names, "counts": mode_counts,
 
 def good_tree():
     """A small tree whose every claim holds, for the self-test."""
-    cat = ("typedef enum apo__cat_id {\n    /* kernels/averages */\n    APO_CAT_SMA,\n"
-           "    /* kernels/oscillators */\n    APO_CAT_RSI,\n    APO_CAT_COUNT\n} apo__cat_id;\n")
+    cat = ("#define APO_CATALOG(X) \\\n    X(SMA, sma, averages, (1, \"close\")) \\\n"
+           "    X(RSI, rsi, oscillators, (1, \"close\"))\n\n")
     kernel_rows = "".join(f"| `{r}/` | {'sma' if r == 'averages' else 'rsi' if r == 'oscillators' else 'x'} |\n"
                           for r in ROOMS_MOD.KERNEL_ROOMS)
     runtime_rows = "".join(f"| `{r}/` | x |\n" for r in ROOMS_MOD.ROOMS)
@@ -482,7 +475,7 @@ def good_tree():
                                   '#include "random_walk.h"\n',
         "runtime/catalog/registry.h": "",
         "kernels/common/random_walk.h": "",
-        "kernels/common/catalog.h": cat,
+        "kernels/common/catalog_table.h": cat,
         "kernels/averages/sma_tile.h": '#include "random_walk.h"\n',
         "kernels/README.md": "| room | what |\n|---|---|\n" + kernel_rows,
         "docs/design.md": "# Design\n\nThe catalog of 2 kernels; `apo_version()`, `APO_OK`, "
@@ -540,7 +533,7 @@ def self_test():
              {"docs/robustness.md": "| target | parser |\n|---|---|\n| `fuzz_csv` | csv |\n"
                                     "| `fuzz_gone` | x |\n"}, "which tests/fuzz/ lacks"),
             ("a stated catalog size that is wrong",
-             {"docs/design.md": "The catalog of 35 kernels.\n"}, "catalog ids"),
+             {"docs/design.md": "The catalog of 35 kernels.\n"}, "rows"),
             ("a catalog kernel missing from its room's row",
              {"kernels/README.md": "| room | what |\n|---|---|\n" + "".join(
                  f"| `{r}/` | x |\n" for r in ROOMS_MOD.KERNEL_ROOMS)}, "does not name sma"),

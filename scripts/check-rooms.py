@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Fails when an #include in runtime/ or kernels/ breaks the rooms' dependency order
-(docs/design.md, "Rooms"), or when two pieces of a tree include each other, directly or
-round a circle.
+(docs/design.md, "Rooms"), when two pieces of a tree include each other, directly or
+round a circle, or when a header declares a function that a file of another room defines
+(a header declares what its own room implements: a lower room's header declaring a higher
+room's function is a call up the house that no include shows).
 
 A room may include only itself and the rooms before it in its tree's table (ROOMS for
 runtime/, KERNEL_ROOMS for kernels/); devices/cuda and devices/rank sit above devices/ and
@@ -56,6 +58,28 @@ KERNEL_ROOMS = {
 }
 SOURCES = (".c", ".h", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# A function defined at the top of a .c or .cu file (not static), and one declared at the
+# top of a header (not static, not a macro): a return type from the line's start, the name,
+# the parameters (one level of parentheses inside), then a body or a semicolon.
+_PARAMS = r"\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)"
+DEFINITION = re.compile(r'^(?:extern "C" )?(?!static\b|typedef\b|extern\b|return\b)'
+                        r"[A-Za-z_][\w \t*]*?\b(\w+)\s*" + _PARAMS + r"\s*\{", re.M)
+DECLARATION = re.compile(r"^(?!static\b|typedef\b|return\b)[A-Za-z_][\w \t*]*?\b(\w+)\s*"
+                         + _PARAMS + r"\s*;", re.M)
+# Headers that still declare functions of another room, each with why, until they move:
+# the per-ISA group functions that dispatch/lanes_dispatch.c defines are declared with their
+# family (macd.c calls its split, a call up to dispatch/), and the CUDA view's header in
+# common/ declares the launchers of the built-ins' .cu files and of cuda/. The catalog's
+# header (common/catalog.h) was the first such header to move (issue 52).
+DECLARES_ELSEWHERE = {
+    "averages/bollinger.h": "apo__cpu_bollinger_tiles: dispatch/lanes_dispatch.c",
+    "averages/bollinger_pass.h": "apo__cpu_bollinger_pass_tiles: dispatch/lanes_dispatch.c",
+    "oscillators/macd.h": "the macd group and split functions: dispatch/lanes_dispatch.c",
+    "reductions/reductions.h": "apo__cpu_returns_stats_tiles: dispatch/lanes_dispatch.c",
+    "scores/score_sets.h": "the scored sets' group functions: dispatch/lanes_dispatch.c",
+    "common/kernels_cuda.h": "the built-ins' CUDA launchers: averages/, oscillators/, "
+                             "reductions/, cuda/",
+}
 
 
 def room_of(rel, rooms=ROOMS):
@@ -78,7 +102,38 @@ def sources(root):
     return sorted(found)
 
 
-def check(root, rooms=ROOMS, bare_names=False):
+def _code(text):
+    """The text without its comments, lines kept."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def foreign_declarations(root, files, rooms, allowed=None):
+    """A line for each function a header declares that only files of other rooms define."""
+    allowed = DECLARES_ELSEWHERE if allowed is None else allowed
+    defined = {}
+    for rel in files:
+        if rel.endswith((".c", ".cu")):
+            with open(os.path.join(root, rel), encoding="utf-8") as f:
+                for name in DEFINITION.findall(_code(f.read())):
+                    defined.setdefault(name, set()).add(room_of(rel, rooms))
+    problems = []
+    for rel in files:
+        if not rel.endswith(".h") or rel in allowed:
+            continue
+        room = room_of(rel, rooms)
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            names = DECLARATION.findall(_code(f.read()))
+        for name in names:
+            where = defined.get(name)
+            if room is not None and where and room not in where:
+                problems.append(f"{rel} ({room}) declares {name}, which "
+                                f"{', '.join(sorted(str(w) for w in where))} defines: a header "
+                                f"declares what its own room implements")
+    return problems
+
+
+def check(root, rooms=ROOMS, bare_names=False, allowed=None):
     """The problems found in the tree at `root`, one line each. With bare_names (kernels/),
     includes name files by their base name, which must then be unique in the tree, and an
     include of a file outside the tree is a problem."""
@@ -148,7 +203,7 @@ def check(root, rooms=ROOMS, bare_names=False):
         if p not in state:
             visit(p)
 
-    return problems
+    return problems + foreign_declarations(root, files, rooms, allowed)
 
 
 def self_test():
@@ -164,6 +219,11 @@ def self_test():
         "circle": ({"base/a.c": '#include "base/b.h"\n', "base/a.h": "",
                     "base/b.c": '#include "base/a.h"\n', "base/b.h": ""}, ["circle"]),
         "roomless": ({"misc.c": ""}, ["not in any room"]),
+        "declared below": ({"base/a.h": "int apo__b(int x);\n",
+                            "core/b.c": "int apo__b(int x) { return x; }\n"},
+                           ["declares apo__b"]),
+        "declared in its room": ({"core/b.h": "int apo__b(int x);\n",
+                                  "core/b.c": "int apo__b(int x) { return x; }\n"}, []),
     }
     kernel_cases = {
         "kernels clean": ({"common/apo_hd.h": "", "averages/sma.c": '#include "apo_hd.h"\n',
@@ -181,6 +241,10 @@ def self_test():
         "kernels one name twice": ({"averages/ema.h": "", "oscillators/ema.h": ""},
                                    ["a bare name must name one file"]),
         "kernels roomless": ({"misc.c": ""}, ["not in any room"]),
+        "kernels declared below": ({"common/catalog.h": "size_t apo__halo(int id);\n",
+                                    "dispatch/catalog.c": "size_t apo__halo(int id) {\n"
+                                                          "    return 0;\n}\n"},
+                                   ["declares apo__halo"]),
     }
     failed = 0
     runs = [(n, f, e, ROOMS, False) for n, (f, e) in cases.items()]
@@ -191,7 +255,7 @@ def self_test():
                 os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
                 with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
                     f.write(text)
-            found = check(root, rooms, bare)
+            found = check(root, rooms, bare, allowed={})
         ok = (not expected and not found) or (
             expected and all(any(e in line for line in found) for e in expected))
         print(f"check-rooms self-test {name}: {'ok' if ok else 'WRONG'} {found}")

@@ -4,8 +4,9 @@ test file of tests/kernels/<family>/, the folder named as the room of kernels/ t
 (tests/README.md, "Where a new test goes").
 
 The catalog's kernels and their rooms are read from the code, not from a list kept here:
-the enum apo__cat_id of kernels/common/catalog.h, where a comment names the room of the ids
-below it ("/* kernels/trend */"); APO_CAT_PLUS_DI is plus_di. (The four built-in kernels
+the rows of the table APO_CATALOG in kernels/common/catalog_table.h, whose first three
+columns are the id, the name and the room ("X(PLUS_DI, plus_di, trend, ..."); APO_CAT_PLUS_DI
+is plus_di. (The four built-in kernels
 are tested in tests/kernels/test_kernels.c and test_kernels_bootstrap.c, not yet by family.)
 A test file names a kernel when the name stands alone as a word ("plus_di", not
 "plus_dix"), or as its catalog id (APO_CAT_PLUS_DI). A case that checks every kernel of a
@@ -21,29 +22,18 @@ import re
 import sys
 import tempfile
 
-ENUM = re.compile(r"typedef enum apo__cat_id \{(.*?)\} apo__cat_id;", re.S)
-ROOM_COMMENT = re.compile(r"/\*[^*]*?kernels/(\w+)")
-CAT_ID = re.compile(r"\bAPO_CAT_(\w+),")
+TABLE = re.compile(r"#define APO_CATALOG\(X\)(.*?)(?:\n\n|\n#endif)", re.S)
+ROW = re.compile(r"\bX\((\w+),\s*(\w+),\s*(\w+),")
 
 
 def catalog_kernels(root):
-    """(name, room) of every catalog kernel, in the enum's order."""
-    text = open(os.path.join(root, "kernels", "common", "catalog.h")).read()
-    body = ENUM.search(text)
+    """(name, room) of every catalog kernel, in the table's order."""
+    text = open(os.path.join(root, "kernels", "common", "catalog_table.h")).read()
+    body = TABLE.search(text)
     if body is None:
-        raise SystemExit("check-test-families: no enum apo__cat_id in kernels/common/catalog.h")
-    kernels, room = [], None
-    for line in body.group(1).splitlines():
-        m = ROOM_COMMENT.search(line)
-        if m:
-            room = m.group(1)
-            continue
-        m = CAT_ID.search(line)
-        if m and m.group(1) != "COUNT":
-            if room is None:
-                raise SystemExit(f"check-test-families: APO_CAT_{m.group(1)} has no room")
-            kernels.append((m.group(1).lower(), room))
-    return kernels
+        raise SystemExit("check-test-families: no table APO_CATALOG in "
+                         "kernels/common/catalog_table.h")
+    return [(name, room) for _, name, room in ROW.findall(body.group(1))]
 
 
 def named_in(name, texts):
@@ -83,8 +73,8 @@ def self_test():
                 with open(full, "w") as f:
                     f.write(text)
             return check(d)
-    header = ("typedef enum apo__cat_id {\n    /* kernels/trend */\n    APO_CAT_ATR,\n"
-              "    APO_CAT_AROON,\n    APO_CAT_COUNT\n} apo__cat_id;\n")
+    header = ("#define APO_CATALOG(X) \\\n    X(ATR, atr, trend, (3, \"high\"), (1, \"atr\")) \\\n"
+              "    X(AROON, aroon, trend, (2, \"high\"), (2, \"aroondown\"))\n\n")
     cases = [
         ("an unnamed kernel", {"tests/kernels/trend/test_trend.c": "/* atr */"}, 1),
         ("a kernel named by its id", {"tests/kernels/trend/test_trend.c":
@@ -98,7 +88,7 @@ def self_test():
     failed = 0
     for what, files, want in cases:
         files = dict(files)
-        files["kernels/common/catalog.h"] = header
+        files["kernels/common/catalog_table.h"] = header
         got = run_on(files)
         ok = got == want
         failed += not ok

@@ -1,6 +1,7 @@
 /*
  * averages.cu: the averages family of the catalog on a GPU (catalog_cuda.h): one thread per tile
- * running the tile bodies of averages_tiles.h, which the CPU runs too (dispatch/catalog.c).
+ * running the tile bodies of averages_tiles.h, which the CPU runs too
+ * (dispatch/catalog_dispatch.c).
  */
 #include "averages_tiles.h"
 #include "catalog_launch.h"

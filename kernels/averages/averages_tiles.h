@@ -1,10 +1,12 @@
 /*
- * averages_tiles.h: the moving averages' tile bodies behind one switch, which the CPU
- * (dispatch/catalog.c) and this family's CUDA launcher (averages.cu) both call.
+ * averages_tiles.h: the moving averages' tile bodies behind one switch over its rows of the table
+ * (catalog_table.h), which the CPU (dispatch/catalog_dispatch.c) and this family's CUDA launcher
+ * (averages.cu) both call.
  */
 #ifndef APO_KERNELS_AVERAGES_TILES_H
 #define APO_KERNELS_AVERAGES_TILES_H
 
+#include "catalog.h"
 #include "dema_tile.h"
 #include "ema_tile.h"
 #include "kama_tile.h"
@@ -15,25 +17,10 @@
 static inline APO_HD void apo__averages_tile(int id, const apo__cat_io *io, size_t begin,
                                              size_t end) {
     switch (id) {
-    case APO_CAT_SMA:
-        apo__sma_tile(io, begin, end);
-        break;
-    case APO_CAT_EMA:
-        apo__ema_tile(io, begin, end);
-        break;
-    case APO_CAT_WMA:
-        apo__wma_tile(io, begin, end);
-        break;
-    case APO_CAT_DEMA:
-        apo__dema_tile(io, begin, end);
-        break;
-    case APO_CAT_TEMA:
-        apo__tema_tile(io, begin, end);
-        break;
-    /* catalog2's averages */
-    case APO_CAT_KAMA:
-        apo__kama_tile(io, begin, end);
-        break;
+#define APO__AVERAGES_CASE(ID, name, room, ...)                                                    \
+    APO_CAT_WHEN(room, averages)(case APO_CAT_##ID : apo__##name##_tile(io, begin, end); break;)
+        APO_CATALOG(APO__AVERAGES_CASE)
+#undef APO__AVERAGES_CASE
     default:
         break;
     }

@@ -9,7 +9,7 @@
  * Gaps: a non-finite sample gives NaN and no stage moves.
  *
  * Tile: the tile reruns the chain from w0 = max(0, begin - h), h = S (p - 1) + (S + 1) D(k)
- * for S stages (catalog.c): each stage's seed has been forgotten to below 2^-64 before the
+ * for S stages (catalog_dispatch.c): each stage's seed has been forgotten to below 2^-64 before the
  * next one's is, with a stage of margin for the chain's polynomial factor.
  */
 #ifndef APO_KERNELS_DEMA_TILE_H
@@ -73,6 +73,17 @@ static inline APO_HD void apo__ema_chain_body(const apo__cat_io *io, size_t begi
 
 static inline APO_HD void apo__dema_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__ema_chain_body(io, begin, end, 2);
+}
+
+/* dema's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__dema_stream_start(const apo__cat_io *io, size_t begin,
+                                                 apo__cat_run *r) {
+    apo__ema_chain_start(io, begin, r);
+}
+
+static inline APO_HD void apo__dema_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                               apo__cat_run *r) {
+    apo__ema_chain_run(io, begin, end, 2, r);
 }
 
 #endif /* APO_KERNELS_DEMA_TILE_H */

@@ -9,7 +9,7 @@
  * mean of the first p finite samples.
  *
  * Tile: a recurrence, so a tile re-runs the definition from w0 = max(0, begin - h),
- * h = (p - 1) + D(k) (catalog.c): by `begin` the restarted seed's weight is below 2^-64
+ * h = (p - 1) + D(k) (catalog_dispatch.c): by `begin` the restarted seed's weight is below 2^-64
  * of the data scale, and the outputs are a pure function of the tile grid.
  *
  * Tiles side by side: the chain `(x - e)*k + e` is serial, three dependent operations a bar
@@ -170,6 +170,17 @@ static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, siz
     apo__cat_run r;
     apo__ema_start(io, begin, &r);
     apo__ema_run(io, begin, end, &r);
+}
+
+/* ema's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__ema_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__ema_start(io, begin, r);
+}
+
+static inline APO_HD void apo__ema_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    apo__ema_run(io, begin, end, r);
 }
 
 #endif /* APO_KERNELS_EMA_TILE_H */

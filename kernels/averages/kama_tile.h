@@ -40,7 +40,7 @@
  * new seed, never the rest of the series.
  *
  * Tile: a recurrence whose rate sc is at least (2/31)^2, so a tile re-runs the definition
- * from w0 = max(0, begin - h), h = p + D((2/31)^2) (catalog.c; D = 10,650 steps): by
+ * from w0 = max(0, begin - h), h = p + D((2/31)^2) (catalog_dispatch.c; D = 10,650 steps): by
  * `begin` the restarted seed weighs below 2^-64 of the data scale.
  */
 #ifndef APO_KERNELS_KAMA_TILE_H
@@ -397,6 +397,17 @@ static inline APO_HD void apo__kama_tile(const apo__cat_io *io, size_t begin, si
     apo__cat_run r;
     apo__kama_start(io, begin, &r);
     apo__kama_run(io, begin, end, &r);
+}
+
+/* kama's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__kama_stream_start(const apo__cat_io *io, size_t begin,
+                                                 apo__cat_run *r) {
+    apo__kama_start(io, begin, r);
+}
+
+static inline APO_HD void apo__kama_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                               apo__cat_run *r) {
+    apo__kama_run(io, begin, end, r);
 }
 
 #endif /* APO_KERNELS_KAMA_TILE_H */

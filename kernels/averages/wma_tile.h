@@ -16,7 +16,6 @@
 #ifndef APO_KERNELS_WMA_TILE_H
 #define APO_KERNELS_WMA_TILE_H
 
-#include "catalog.h"
 #include "window.h"
 #include "window_plain.h"
 #include "window_sum.h"
@@ -95,6 +94,18 @@ static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, siz
     apo__cat_run r;
     apo__wma_start(io, begin, &r);
     apo__wma_run(io, end, &r);
+}
+
+/* wma's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__wma_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__wma_start(io, begin, r);
+}
+
+static inline APO_HD void apo__wma_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    (void)begin;
+    apo__wma_run(io, end, r);
 }
 
 #endif /* APO_KERNELS_WMA_TILE_H */

@@ -1,6 +1,10 @@
 /*
  * catalog.h: the indicator catalog's kernels (docs/kernels.md, "The catalog"), one
- * interface for all of them.
+ * interface for all of them, on the ground floor: the ids and families that the table
+ * (catalog_table.h) generates, the tile bodies' types, and the queries that follow from a
+ * row alone. What needs libm or a family's blocks (halos, tile lengths) and the CPU's tile
+ * calls are the host side's, which dispatch/ defines and declares (catalog_dispatch.h), so
+ * nothing here calls up the house. The window bodies get this header through window.h.
  *
  * What: every catalog kernel is identified by an apo__cat_id and computes one tile
  * [begin, end) of one row from the row pointers of its inputs into the row pointers of its
@@ -11,9 +15,9 @@
  * Tile shape: the tile length and the halo (the samples before `begin` a tile reads: the
  * window, or the warm-up of a recurrence) follow the parameters only
  * (apo__catalog_tile_len, apo__catalog_halo), so the result is a pure function of the tile
- * grid. The halo of a recurrence needs libm's log; it is computed here, on the host, and
- * passed to the bodies in the field h of apo__cat_io, so the CPU and the GPU re-read the
- * same samples.
+ * grid. The halo of a recurrence needs libm's log; the host computes it (catalog_dispatch.h)
+ * and passes it to the bodies in the field h of apo__cat_io, so the CPU and the GPU re-read
+ * the same samples.
  *
  * Whole-row kernels (apo__catalog_whole_row: obv, ad) are running sums from the row's first
  * sample: their tiles read the row from index 0 whatever `begin` is (their halo is 0 and
@@ -31,6 +35,7 @@
 #include <stddef.h>
 
 #include "apo_hd.h"
+#include "catalog_table.h"
 #include "tile_span.h"
 
 #ifdef __cplusplus
@@ -41,64 +46,21 @@ extern "C" {
 #define APO_CAT_MAX_OUT 3
 #define APO_CAT_MAX_PAR 8
 
-/* The catalog kernels, grouped by family (room). The order is the order of the runtime's
- * descriptors (runtime/catalog/catalog_kernels.c). */
+/* The catalog kernels, in the order of the table's rows (catalog_table.h), which is the
+ * order of the runtime's descriptors. */
 typedef enum apo__cat_id {
-    /* kernels/averages */
-    APO_CAT_SMA,
-    APO_CAT_EMA,
-    APO_CAT_WMA,
-    APO_CAT_DEMA,
-    APO_CAT_TEMA,
-    /* kernels/oscillators */
-    APO_CAT_MOM,
-    APO_CAT_ROC,
-    APO_CAT_RSI,
-    APO_CAT_CMO,
-    APO_CAT_WILLR,
-    APO_CAT_CCI,
-    APO_CAT_STOCHF,
-    APO_CAT_STOCH,
-    /* kernels/statistics */
-    APO_CAT_STDDEV,
-    APO_CAT_VAR,
-    APO_CAT_MAX,
-    APO_CAT_MIN,
-    APO_CAT_LINEARREG,
-    APO_CAT_LINEARREG_SLOPE,
-    APO_CAT_CORREL,
-    APO_CAT_BETA,
-    /* kernels/trend */
-    APO_CAT_TRANGE,
-    APO_CAT_ATR,
-    APO_CAT_NATR,
-    APO_CAT_AROON,
-    /* catalog2: kernels/statistics */
-    APO_CAT_ZSCORE,
-    /* catalog2: kernels/trend */
-    APO_CAT_PLUS_DI,
-    APO_CAT_MINUS_DI,
-    APO_CAT_ADX,
-    /* catalog2: kernels/volume */
-    APO_CAT_MFI,
-    APO_CAT_VWAP,
-    /* catalog2: kernels/averages */
-    APO_CAT_KAMA,
-    /* catalog2: kernels/volume */
-    APO_CAT_ADOSC,
-    /* catalog3: kernels/volume, the whole-row running sums */
-    APO_CAT_OBV,
-    APO_CAT_AD,
-    APO_CAT_COUNT
+#define APO__CAT_ID(ID, ...) APO_CAT_##ID,
+    APO_CATALOG(APO__CAT_ID)
+#undef APO__CAT_ID
+        APO_CAT_COUNT
 } apo__cat_id;
 
-/* The families, one CUDA launcher each. */
+/* The families, one room and one CUDA launcher each (APO_CATALOG_ROOMS). Each is also named
+ * by its room, APO__CAT_FAMILY_<room>, for the table's rows. */
 typedef enum apo__cat_family {
-    APO_CAT_AVERAGES,
-    APO_CAT_OSCILLATORS,
-    APO_CAT_STATISTICS,
-    APO_CAT_TREND,
-    APO_CAT_VOLUME
+#define APO__CAT_FAMILY(room, ID) APO_CAT_##ID, APO__CAT_FAMILY_##room = APO_CAT_##ID,
+    APO_CATALOG_ROOMS(APO__CAT_FAMILY)
+#undef APO__CAT_FAMILY
 } apo__cat_family;
 
 /* One row of one call: inputs and outputs at absolute indices (index t of the row is
@@ -166,91 +128,61 @@ static inline APO_HD void apo__cat_run_start_changes(const apo__cat_io *io, size
     apo__cat_run_from(r, w0 + 1);
 }
 
-/* The family of a kernel. */
-apo__cat_family apo__catalog_family(apo__cat_id id);
-
-/* TA-Lib's lookback: the number of leading positions whose outputs are NaN on a series
- * without gaps. */
-size_t apo__catalog_lookback(apo__cat_id id, const double *params);
-
-/* Samples before a tile's `begin` that the tile reads: the lookback for a window, the
- * lookback plus the decay steps for a recurrence (docs/kernels.md). */
-size_t apo__catalog_halo(apo__cat_id id, const double *params);
-
-/* 1 for a kernel whose tiles read their row from its first sample (obv, ad), 0 otherwise. */
-int apo__catalog_whole_row(apo__cat_id id);
-
-/* 1 for a kernel whose consecutive tiles of one row can be computed by one
- * apo__cpu_catalog_tile call over their union, with each tile's bits: those whose output at
- * t is the same whatever tile holds t (the whole-row sums obv and ad, and the kernels that
- * evaluate each position from the samples of its own windows: mom, roc, trange, stochf,
- * stoch; no state crosses positions), and ema, whose body cuts the union at the grid
- * (apo__cat_io.tile) and runs each tile from its own start. */
-int apo__catalog_tiles_join(apo__cat_id id);
-
 /* Tile length of a whole-row kernel: long, because each tile re-reads the row before it
  * (docs/kernels.md, "Cumulative indicators"). */
 #define APO_CAT_WHOLE_ROW_TILE ((size_t)65536)
 
-/* Tile length: APO_CAT_WHOLE_ROW_TILE for a whole-row kernel, max(4096, 4 * (halo + 1)) for
- * ema (whose tiles run side by side, ema_tile.h), else max(4096, 16 * (halo + 1)). */
-size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
+/* The traits of a kernel (APO_CAT_T_*, catalog_table.h). */
+static inline APO_HD int apo__catalog_traits(apo__cat_id id) {
+    switch (id) {
+#define APO__CAT_TRAITS(ID, name, room, inputs, outputs, params, lookback, halo, stream, traits,   \
+                        rule)                                                                      \
+    case APO_CAT_##ID:                                                                             \
+        return traits;
+        APO_CATALOG(APO__CAT_TRAITS)
+#undef APO__CAT_TRAITS
+    default:
+        return 0;
+    }
+}
 
-/* Bytes of the state a stream keeps to resume kernel id's tile (apo__cpu_catalog_resume),
- * 0 for a kernel that cannot resume (a stream re-runs its tile from the start). */
-size_t apo__catalog_resume_size(apo__cat_id id);
+/* The family of a kernel. */
+static inline APO_HD apo__cat_family apo__catalog_family(apo__cat_id id) {
+    switch (id) {
+#define APO__CAT_FAMILY_OF(ID, name, room, ...)                                                    \
+    case APO_CAT_##ID:                                                                             \
+        return APO__CAT_FAMILY_##room;
+        APO_CATALOG(APO__CAT_FAMILY_OF)
+#undef APO__CAT_FAMILY_OF
+    default:
+        return APO_CAT_AVERAGES;
+    }
+}
+
+/* 1 for a kernel whose tiles read their row from its first sample (obv, ad), 0 otherwise. */
+static inline APO_HD int apo__catalog_whole_row(apo__cat_id id) {
+    return (apo__catalog_traits(id) & APO_CAT_T_WHOLE_ROW) != 0;
+}
+
+/* 1 for a kernel whose consecutive tiles of one row can be computed by one
+ * apo__cpu_catalog_tile call over their union, with each tile's bits (APO_CAT_T_JOIN). */
+static inline APO_HD int apo__catalog_tiles_join(apo__cat_id id) {
+    return (apo__catalog_traits(id) & APO_CAT_T_JOIN) != 0;
+}
 
 /* 1 for the running sums (obv, ad), whose resumed run carries from the series' first bar
  * across every tile: their state (a few doubles, apo__catalog_resume_size bytes) is the
  * run's at some bar, never a tile's start, and apo__cpu_catalog_resume takes `begin` as
  * that bar (the piece's first) and ignores `fresh`. A whole-row tile is the same run from
  * bar 0, so a piece gives the bits of any tile holding it. */
-int apo__catalog_carries(apo__cat_id id);
+static inline APO_HD int apo__catalog_carries(apo__cat_id id) { return apo__catalog_whole_row(id); }
 
-/* Kernel id's tile [begin, ...) of one row fed piece by piece: with `fresh` the state starts
- * the tile, else it goes on from the last call's stop; positions up to stop - 1 get the
- * bits apo__cpu_catalog_tile gives them. Only for kernels whose resume size is not 0; for
- * those that carry (apo__catalog_carries), see there. */
-void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
-                             size_t begin, size_t stop);
-
-/* Computes positions [begin, end) of one row. io->h must be apo__catalog_halo(id, io->p);
- * requires begin < end and every input row at least `end` samples long. */
-void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
-
-/* apo__cpu_catalog_tile compiled for vector path `isa` (an apo__cpu_isa the CPU supports;
- * one the build lacks falls back to sse2): the same bits on every path, faster where a
- * body's loop vectorizes (kernels/dispatch/catalog_entry.h). */
-void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
-                              int isa);
-
-/* apo__cpu_catalog_tile_on for consecutive tiles of one row (io), each tile with the bits of
- * its own call: the recurrences rsi, cmo, atr, natr, plus_di, minus_di and adx compute them
- * side by side in the path's vector lanes (catalog_lanes.h), adosc in a round of lanes
- * (adosc_lanes.h) or two at a time (adosc_pairs.h), the others one by one. */
-void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
-                               size_t count, int isa);
-
-/* The lone tile [begin, end) of rsi, cmo, atr, natr, plus_di, minus_di or adx on path `isa`
- * as apo__cpu_catalog_tiles_on computes it: cut into pieces in the path's lanes where that
- * pays, each piece checked against the one before (kernels/dispatch/catalog_split.h). Returns
- * the pieces computed again serially, or (size_t)-1 when the tile was not cut; for tests. */
-size_t apo__cpu_catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
-                                 int isa);
-
-/* The path kernel id runs fastest on, given the widest this CPU has (`widest`, an
- * apo__cpu_isa it supports) and which measured AVX-512 CPU it is (`avx512_kind`, an
- * apo__avx512_kind of cpu_isa.h): `widest`, or avx2 for the kernels measured slower on 8 lanes
- * than on 4 on that CPU (docs/kernels-vector-paths.md, "Vector paths"). Every path gives the same
- * bits, so the choice sets the speed alone. */
-int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_kind);
-
-/* apo__catalog_path_on on this CPU. */
-int apo__catalog_path(apo__cat_id id, int widest);
-
-/* Steps after which an exponential average of rate k (0 < k <= 1) forgets its seed to
- * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */
-size_t apo__decay_steps(double k);
+/* 1 for the Wilder recurrences (rsi, cmo, atr, natr, plus_di, minus_di, adx): their tiles of
+ * a row run as rounds of lanes at short tiles, and a lone one may be cut
+ * (dispatch/catalog_split.h). */
+static inline APO_HD int apo__catalog_wilder(apo__cat_id id) {
+    return (apo__catalog_traits(id) & APO_CAT_T_WILDER) != 0;
+}
 
 #ifdef __cplusplus
 }

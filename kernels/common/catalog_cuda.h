@@ -1,5 +1,6 @@
 /*
- * catalog_cuda.h: the CUDA launchers of the catalog's families (kernels/<room>/<room>.cu).
+ * catalog_cuda.h: the CUDA launchers of the catalog's families (kernels/<room>/<room>.cu),
+ * one per row of APO_CATALOG_ROOMS.
  *
  * Plain C, no CUDA header (as kernels_cuda.h). Each launcher runs kernel `id` of its family
  * on one chunk view (kernels_cuda.h): one GPU thread per (row, tile), each running the
@@ -18,11 +19,11 @@
 extern "C" {
 #endif
 
-int apo__cuda_averages(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
-int apo__cuda_oscillators(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
-int apo__cuda_statistics(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
-int apo__cuda_trend(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
-int apo__cuda_volume(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
+/* apo__cuda_<room> for every room of APO_CATALOG_ROOMS (catalog_table.h). */
+#define APO__CAT_LAUNCHER(room, ID)                                                                \
+    int apo__cuda_##room(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream);
+APO_CATALOG_ROOMS(APO__CAT_LAUNCHER)
+#undef APO__CAT_LAUNCHER
 
 #ifdef __cplusplus
 }

@@ -24,21 +24,12 @@
 void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io *io, size_t begin,
                                               size_t end) {
     switch (apo__catalog_family(id)) {
-    case APO_CAT_AVERAGES:
-        apo__averages_tile((int)id, io, begin, end);
+#define APO__CATALOG_FAMILY_CASE(room, ID)                                                         \
+    case APO_CAT_##ID:                                                                             \
+        apo__##room##_tile((int)id, io, begin, end);                                               \
         break;
-    case APO_CAT_OSCILLATORS:
-        apo__oscillators_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_STATISTICS:
-        apo__statistics_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_TREND:
-        apo__trend_tile((int)id, io, begin, end);
-        break;
-    case APO_CAT_VOLUME:
-        apo__volume_tile((int)id, io, begin, end);
-        break;
+        APO_CATALOG_ROOMS(APO__CATALOG_FAMILY_CASE)
+#undef APO__CATALOG_FAMILY_CASE
     }
 }
 

@@ -1,8 +1,8 @@
 /*
  * catalog_paths.h: the catalog tile call of each vector path (catalog_entry.h), for
- * catalog.c's dispatch (apo__cpu_catalog_tile_on). The avx2 and avx512 ones exist where the
- * build has those paths (APO_HAVE_LANES_AVX2, APO_HAVE_LANES_AVX512, kernels/meson.build)
- * and may be called only when the CPU supports them (cpu_isa.h).
+ * catalog_dispatch.c's dispatch (apo__cpu_catalog_tile_on). The avx2 and avx512 ones exist where
+ * the build has those paths (APO_HAVE_LANES_AVX2, APO_HAVE_LANES_AVX512, kernels/meson.build) and
+ * may be called only when the CPU supports them (cpu_isa.h).
  */
 #ifndef APO_KERNELS_CATALOG_PATHS_H
 #define APO_KERNELS_CATALOG_PATHS_H
@@ -24,24 +24,11 @@ void apo__catalog_tiles_avx2(apo__cat_id id, const apo__cat_io *io, const apo__t
 void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
                                size_t count);
 
-/* The Wilder recurrences: their tiles of a row run as rounds of lanes at short tiles
- * (catalog_entry.h, apo__catalog_tile_len), and a lone one may be cut (catalog_split.h). */
-static inline int apo__catalog_wilder(apo__cat_id id) {
-    return id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_ATR || id == APO_CAT_NATR ||
-           id == APO_CAT_PLUS_DI || id == APO_CAT_MINUS_DI || id == APO_CAT_ADX;
-}
-
 /* A lone tile of a Wilder recurrence, cut into pieces in the path's lanes where that pays
  * (catalog_split.h), with the bits of the call above: the pieces computed again serially, or
  * (size_t)-1 when the tile was not cut. */
 size_t apo__catalog_cut_sse2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
 size_t apo__catalog_cut_avx2(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
 size_t apo__catalog_cut_avx512(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end);
-
-/* The scalar run of a body that is a start and a run (apo__cat_run), from r to `end`, writing
- * from `begin` on (catalog.c): a stream's resumed piece takes it, and so does a piece of a cut
- * lone tile computed again (catalog_split.h). */
-void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
-                         apo__cat_run *r);
 
 #endif /* APO_KERNELS_CATALOG_PATHS_H */

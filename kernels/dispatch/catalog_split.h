@@ -8,15 +8,16 @@
  * lone_tile_cut.h's: piece 0 is the tile's own start; piece j > 0 is the tile [cut_j,
  * cut_j+1) of the grid, started at its own warm-up origin cut_j - h as every tile is, so its
  * seeds' influence has decayed below 2^-64 of the data by cut_j (the halo's definition,
- * catalog.c) and its run at cut_j is almost always the whole tile's to the bit.
+ * catalog_dispatch.c) and its run at cut_j is almost always the whole tile's to the bit.
  *
  * How the bits stay the scalar tile's: the round records each piece's run where its outputs
  * start (head) and where its tile ends (tail); piece j's outputs stand when its head is the
  * whole tile's run at cut_j, that is the tail of piece j - 1 when that piece stands. Where
  * it is not (a seed not forgotten to the bit, a gap in the warm-up or the lock-step stopped
  * before the head), piece j is computed again by the scalar run from piece j - 1's tail, the
- * step a stream's resumed piece takes (apo__catalog_run_to, catalog.c), and the next piece is
- * checked against that. The check is what makes the cut exact, the warm-up only what makes it pay.
+ * step a stream's resumed piece takes (apo__catalog_run_to, catalog_dispatch.c), and the next piece
+ * is checked against that. The check is what makes the cut exact, the warm-up only what makes it
+ * pay.
  */
 #ifndef APO_KERNELS_CATALOG_SPLIT_H
 #define APO_KERNELS_CATALOG_SPLIT_H
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #include "atr_lanes.h"
+#include "catalog_dispatch.h"
 #include "catalog_lanes.h"
 #include "catalog_paths.h"
 #include "dmi_lanes.h"

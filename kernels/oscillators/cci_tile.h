@@ -17,7 +17,6 @@
 #ifndef APO_KERNELS_CCI_TILE_H
 #define APO_KERNELS_CCI_TILE_H
 
-#include "catalog.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -133,6 +132,18 @@ static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, siz
     apo__cat_run r;
     apo__window_start(io, 3, (size_t)io->p[0], begin, &r);
     apo__cci_run(io, end, &r);
+}
+
+/* cci's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__cci_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__window_start(io, 3, (size_t)io->p[0], begin, r);
+}
+
+static inline APO_HD void apo__cci_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    (void)begin;
+    apo__cci_run(io, end, r);
 }
 
 #endif /* APO_KERNELS_CCI_TILE_H */

@@ -1,6 +1,7 @@
 /*
  * oscillators.cu: the oscillators family of the catalog on a GPU (catalog_cuda.h): one thread per
- * tile running the tile bodies of oscillators_tiles.h, which the CPU runs too (dispatch/catalog.c).
+ * tile running the tile bodies of oscillators_tiles.h, which the CPU runs too
+ * (dispatch/catalog_dispatch.c).
  */
 #include "catalog_launch.h"
 #include "oscillators_tiles.h"

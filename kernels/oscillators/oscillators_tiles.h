@@ -1,10 +1,12 @@
 /*
- * oscillators_tiles.h: the oscillators' tile bodies behind one switch, which the CPU
- * (dispatch/catalog.c) and this family's CUDA launcher (oscillators.cu) both call.
+ * oscillators_tiles.h: the oscillators' tile bodies behind one switch over its rows of the table
+ * (catalog_table.h), which the CPU (dispatch/catalog_dispatch.c) and this family's CUDA launcher
+ * (oscillators.cu) both call.
  */
 #ifndef APO_KERNELS_OSCILLATORS_TILES_H
 #define APO_KERNELS_OSCILLATORS_TILES_H
 
+#include "catalog.h"
 #include "cci_tile.h"
 #include "cmo_tile.h"
 #include "mom_tile.h"
@@ -16,30 +18,10 @@
 static inline APO_HD void apo__oscillators_tile(int id, const apo__cat_io *io, size_t begin,
                                                 size_t end) {
     switch (id) {
-    case APO_CAT_MOM:
-        apo__mom_tile(io, begin, end);
-        break;
-    case APO_CAT_ROC:
-        apo__roc_tile(io, begin, end);
-        break;
-    case APO_CAT_RSI:
-        apo__rsi_tile(io, begin, end);
-        break;
-    case APO_CAT_CMO:
-        apo__cmo_tile(io, begin, end);
-        break;
-    case APO_CAT_WILLR:
-        apo__willr_tile(io, begin, end);
-        break;
-    case APO_CAT_CCI:
-        apo__cci_tile(io, begin, end);
-        break;
-    case APO_CAT_STOCHF:
-        apo__stochf_tile(io, begin, end);
-        break;
-    case APO_CAT_STOCH:
-        apo__stoch_tile(io, begin, end);
-        break;
+#define APO__OSCILLATORS_CASE(ID, name, room, ...)                                                 \
+    APO_CAT_WHEN(room, oscillators)(case APO_CAT_##ID : apo__##name##_tile(io, begin, end); break;)
+        APO_CATALOG(APO__OSCILLATORS_CASE)
+#undef APO__OSCILLATORS_CASE
     default:
         break;
     }

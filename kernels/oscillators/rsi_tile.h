@@ -13,7 +13,7 @@
  * averages skip it; the seed takes the first p finite changes.
  *
  * Tile: a recurrence of rate 1/p: the tile reruns it from w0 = max(0, begin - h), its first
- * change at w0 + 1, h = p + D(1/p) (catalog.c).
+ * change at w0 + 1, h = p + D(1/p) (catalog_dispatch.c).
  */
 #ifndef APO_KERNELS_RSI_TILE_H
 #define APO_KERNELS_RSI_TILE_H
@@ -94,6 +94,17 @@ static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_body(const apo__cat_io *i
 
 static inline APO_HD void apo__rsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__wilder_osc_body(io, begin, end, 0);
+}
+
+/* rsi's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__rsi_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__wilder_osc_start(io, begin, r);
+}
+
+static inline APO_HD void apo__rsi_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    apo__wilder_osc_run(io, begin, end, 0, r);
 }
 
 #endif /* APO_KERNELS_RSI_TILE_H */

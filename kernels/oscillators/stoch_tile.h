@@ -29,7 +29,6 @@
 #ifndef APO_KERNELS_STOCH_TILE_H
 #define APO_KERNELS_STOCH_TILE_H
 
-#include "catalog.h"
 #include "dd.h"
 #include "window.h"
 #include "window_extreme.h"

@@ -16,7 +16,6 @@
 #ifndef APO_KERNELS_WILLR_TILE_H
 #define APO_KERNELS_WILLR_TILE_H
 
-#include "catalog.h"
 #include "window.h"
 #include "window_extreme.h"
 
@@ -116,6 +115,18 @@ static inline APO_HD void apo__willr_tile(const apo__cat_io *io, size_t begin, s
     apo__cat_run r;
     apo__willr_start(io, begin, &r);
     apo__willr_run(io, end, &r);
+}
+
+/* willr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__willr_stream_start(const apo__cat_io *io, size_t begin,
+                                                  apo__cat_run *r) {
+    apo__willr_start(io, begin, r);
+}
+
+static inline APO_HD void apo__willr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                apo__cat_run *r) {
+    (void)begin;
+    apo__willr_run(io, end, r);
 }
 
 #endif /* APO_KERNELS_WILLR_TILE_H */

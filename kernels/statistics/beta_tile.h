@@ -30,7 +30,6 @@
 #ifndef APO_KERNELS_BETA_TILE_H
 #define APO_KERNELS_BETA_TILE_H
 
-#include "catalog.h"
 #include "correl_tile.h"
 #include "pair_direct.h"
 #include "pair_sums.h"

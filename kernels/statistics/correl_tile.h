@@ -31,7 +31,6 @@
 #ifndef APO_KERNELS_CORREL_TILE_H
 #define APO_KERNELS_CORREL_TILE_H
 
-#include "catalog.h"
 #include "pair_direct.h"
 #include "pair_sums.h"
 #include "shifted_blocks.h"

@@ -65,7 +65,6 @@
 #ifndef APO_KERNELS_LINEARREG_PLAIN_H
 #define APO_KERNELS_LINEARREG_PLAIN_H
 
-#include "catalog.h"
 #include "partials.h"
 #include "window.h"
 #include "window_plain.h"

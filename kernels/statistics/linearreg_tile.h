@@ -23,7 +23,6 @@
 #ifndef APO_KERNELS_LINEARREG_TILE_H
 #define APO_KERNELS_LINEARREG_TILE_H
 
-#include "catalog.h"
 #include "linearreg_direct.h"
 #include "linearreg_plain.h"
 #include "window.h"
@@ -137,6 +136,30 @@ static inline APO_HD void apo__linearreg_tile(const apo__cat_io *io, size_t begi
 static inline APO_HD void apo__linearreg_slope_tile(const apo__cat_io *io, size_t begin,
                                                     size_t end) {
     apo__linearreg_body(io, begin, end, 0);
+}
+
+/* linearreg's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__linearreg_stream_start(const apo__cat_io *io, size_t begin,
+                                                      apo__cat_run *r) {
+    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
+}
+
+static inline APO_HD void apo__linearreg_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                    apo__cat_run *r) {
+    (void)begin;
+    apo__linearreg_run(io, end, 1, r);
+}
+
+/* linearreg_slope's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__linearreg_slope_stream_start(const apo__cat_io *io, size_t begin,
+                                                            apo__cat_run *r) {
+    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
+}
+
+static inline APO_HD void apo__linearreg_slope_stream_run(const apo__cat_io *io, size_t begin,
+                                                          size_t end, apo__cat_run *r) {
+    (void)begin;
+    apo__linearreg_run(io, end, 0, r);
 }
 
 #endif /* APO_KERNELS_LINEARREG_TILE_H */

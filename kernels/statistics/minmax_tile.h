@@ -16,7 +16,6 @@
 #ifndef APO_KERNELS_MINMAX_TILE_H
 #define APO_KERNELS_MINMAX_TILE_H
 
-#include "catalog.h"
 #include "window.h"
 #include "window_extreme.h"
 
@@ -84,6 +83,30 @@ static inline APO_HD void apo__max_tile(const apo__cat_io *io, size_t begin, siz
 
 static inline APO_HD void apo__min_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__extreme_body(io, begin, end, -1.0);
+}
+
+/* max's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__max_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
+}
+
+static inline APO_HD void apo__max_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    (void)begin;
+    apo__extreme_run(io, end, 1.0, r);
+}
+
+/* min's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__min_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
+}
+
+static inline APO_HD void apo__min_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    (void)begin;
+    apo__extreme_run(io, end, -1.0, r);
 }
 
 #endif /* APO_KERNELS_MINMAX_TILE_H */

@@ -22,7 +22,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "catalog.h"
 #include "shifted_blocks.h"
 #include "tile_vec.h"
 #include "var_direct.h"

@@ -13,7 +13,6 @@
 #ifndef APO_KERNELS_AROON_TILE_H
 #define APO_KERNELS_AROON_TILE_H
 
-#include "catalog.h"
 #include "willr_tile.h"
 #include "window_extreme.h"
 
@@ -91,6 +90,18 @@ static inline APO_HD void apo__aroon_tile(const apo__cat_io *io, size_t begin, s
     apo__cat_run r;
     apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, &r);
     apo__aroon_run(io, end, &r);
+}
+
+/* aroon's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__aroon_stream_start(const apo__cat_io *io, size_t begin,
+                                                  apo__cat_run *r) {
+    apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, r);
+}
+
+static inline APO_HD void apo__aroon_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                apo__cat_run *r) {
+    (void)begin;
+    apo__aroon_run(io, end, r);
 }
 
 #endif /* APO_KERNELS_AROON_TILE_H */

@@ -11,13 +11,12 @@
  * skips it; the seed is the mean of the first p finite TRs.
  *
  * Tile: a tile reruns the definition from w0 = max(0, begin - h), its first TR at w0 + 1
- * (TR needs the close before), h = p + D(1/p) (catalog.c): by `begin` the restarted
+ * (TR needs the close before), h = p + D(1/p) (catalog_dispatch.c): by `begin` the restarted
  * seed's weight is below 2^-64 of the data scale.
  */
 #ifndef APO_KERNELS_ATR_TILE_H
 #define APO_KERNELS_ATR_TILE_H
 
-#include "catalog.h"
 #include "trange_tile.h"
 
 /* normalize 0: ATR; 1: NATR. */
@@ -86,6 +85,28 @@ static inline APO_HD void apo__atr_tile(const apo__cat_io *io, size_t begin, siz
 
 static inline APO_HD void apo__natr_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__atr_body(io, begin, end, 1);
+}
+
+/* atr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__atr_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__atr_start(io, begin, r);
+}
+
+static inline APO_HD void apo__atr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    apo__atr_run(io, begin, end, 0, r);
+}
+
+/* natr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__natr_stream_start(const apo__cat_io *io, size_t begin,
+                                                 apo__cat_run *r) {
+    apo__atr_start(io, begin, r);
+}
+
+static inline APO_HD void apo__natr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                               apo__cat_run *r) {
+    apo__atr_run(io, begin, end, 1, r);
 }
 
 #endif /* APO_KERNELS_ATR_TILE_H */

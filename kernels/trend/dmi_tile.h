@@ -23,7 +23,6 @@
 #ifndef APO_KERNELS_DMI_TILE_H
 #define APO_KERNELS_DMI_TILE_H
 
-#include "catalog.h"
 #include "trange_tile.h"
 
 /* Which output a DMI body writes. */
@@ -133,6 +132,39 @@ static inline APO_HD void apo__minus_di_tile(const apo__cat_io *io, size_t begin
 
 static inline APO_HD void apo__adx_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__dmi_body(io, begin, end, APO_DMI_ADX);
+}
+
+/* plus_di's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__plus_di_stream_start(const apo__cat_io *io, size_t begin,
+                                                    apo__cat_run *r) {
+    apo__cat_run_start_changes(io, begin, r);
+}
+
+static inline APO_HD void apo__plus_di_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                  apo__cat_run *r) {
+    apo__dmi_run(io, begin, end, APO_DMI_PLUS, r);
+}
+
+/* minus_di's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__minus_di_stream_start(const apo__cat_io *io, size_t begin,
+                                                     apo__cat_run *r) {
+    apo__cat_run_start_changes(io, begin, r);
+}
+
+static inline APO_HD void apo__minus_di_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                   apo__cat_run *r) {
+    apo__dmi_run(io, begin, end, APO_DMI_MINUS, r);
+}
+
+/* adx's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__adx_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__cat_run_start_changes(io, begin, r);
+}
+
+static inline APO_HD void apo__adx_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
 }
 
 #endif /* APO_KERNELS_DMI_TILE_H */

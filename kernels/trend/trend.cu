@@ -1,6 +1,6 @@
 /*
  * trend.cu: the trend family of the catalog on a GPU (catalog_cuda.h): one thread per tile
- * running the tile bodies of trend_tiles.h, which the CPU runs too (dispatch/catalog.c).
+ * running the tile bodies of trend_tiles.h, which the CPU runs too (dispatch/catalog_dispatch.c).
  */
 #include "catalog_launch.h"
 #include "trend_tiles.h"

@@ -23,7 +23,6 @@
 #ifndef APO_KERNELS_AD_TILE_H
 #define APO_KERNELS_AD_TILE_H
 
-#include "catalog.h"
 #include "flow.h"
 #include "window.h"
 

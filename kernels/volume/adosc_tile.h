@@ -22,7 +22,6 @@
 #ifndef APO_KERNELS_ADOSC_TILE_H
 #define APO_KERNELS_ADOSC_TILE_H
 
-#include "catalog.h"
 #include "flow.h"
 #include "window.h"
 
@@ -209,6 +208,17 @@ static inline APO_HD void apo__adosc_tile(const apo__cat_io *io, size_t begin, s
     apo__cat_run r;
     apo__adosc_start(io, begin, &r);
     apo__adosc_run(io, begin, end, &r);
+}
+
+/* adosc's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__adosc_stream_start(const apo__cat_io *io, size_t begin,
+                                                  apo__cat_run *r) {
+    apo__adosc_start(io, begin, r);
+}
+
+static inline APO_HD void apo__adosc_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                                apo__cat_run *r) {
+    apo__adosc_run(io, begin, end, r);
 }
 
 #endif /* APO_KERNELS_ADOSC_TILE_H */

@@ -513,4 +513,16 @@ static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, siz
     apo__mfi_run(io, end, &r);
 }
 
+/* mfi's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__mfi_stream_start(const apo__cat_io *io, size_t begin,
+                                                apo__cat_run *r) {
+    apo__window_start(io, 4, (size_t)io->p[0] + 1, begin, r);
+}
+
+static inline APO_HD void apo__mfi_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                              apo__cat_run *r) {
+    (void)begin;
+    apo__mfi_run(io, end, r);
+}
+
 #endif /* APO_KERNELS_MFI_TILE_H */

@@ -20,7 +20,6 @@
 #ifndef APO_KERNELS_OBV_TILE_H
 #define APO_KERNELS_OBV_TILE_H
 
-#include "catalog.h"
 #include "flow.h"
 
 /* The running state: the sum, the last clean close, and whether a clean bar was seen. */

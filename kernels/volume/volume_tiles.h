@@ -1,12 +1,14 @@
 /*
- * volume_tiles.h: the volume indicators' tile bodies behind one switch, which the CPU
- * (dispatch/catalog.c) and this family's CUDA launcher (volume.cu) both call.
+ * volume_tiles.h: the volume indicators' tile bodies behind one switch over its rows of the table
+ * (catalog_table.h), which the CPU (dispatch/catalog_dispatch.c) and this family's CUDA launcher
+ * (volume.cu) both call.
  */
 #ifndef APO_KERNELS_VOLUME_TILES_H
 #define APO_KERNELS_VOLUME_TILES_H
 
 #include "ad_tile.h"
 #include "adosc_tile.h"
+#include "catalog.h"
 #include "mfi_tile.h"
 #include "obv_tile.h"
 #include "vwap_tile.h"
@@ -14,21 +16,10 @@
 static inline APO_HD void apo__volume_tile(int id, const apo__cat_io *io, size_t begin,
                                            size_t end) {
     switch (id) {
-    case APO_CAT_MFI:
-        apo__mfi_tile(io, begin, end);
-        break;
-    case APO_CAT_VWAP:
-        apo__vwap_tile(io, begin, end);
-        break;
-    case APO_CAT_ADOSC:
-        apo__adosc_tile(io, begin, end);
-        break;
-    case APO_CAT_OBV:
-        apo__obv_tile(io, begin, end);
-        break;
-    case APO_CAT_AD:
-        apo__ad_tile(io, begin, end);
-        break;
+#define APO__VOLUME_CASE(ID, name, room, ...)                                                      \
+    APO_CAT_WHEN(room, volume)(case APO_CAT_##ID : apo__##name##_tile(io, begin, end); break;)
+        APO_CATALOG(APO__VOLUME_CASE)
+#undef APO__VOLUME_CASE
     default:
         break;
     }

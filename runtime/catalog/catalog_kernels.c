@@ -1,19 +1,18 @@
 /*
  * Descriptors of the indicator catalog (docs/kernels.md, "The catalog"): TA-Lib's names,
  * parameters, defaults and bounds, the inputs by name, and the glue from the runtime's tile
- * calls to the tile bodies of kernels/<room>/ (kernels/common/catalog.h). Every catalog
- * kernel uses the same glue: the descriptor's place in the table is its apo__cat_id.
+ * calls to the tile bodies of kernels/<room>/ (kernels/dispatch/catalog_dispatch.h). Every
+ * descriptor is generated from its row of the catalog's table (kernels/common/catalog_table.h)
+ * and uses the same glue: the descriptor's place in the table is its apo__cat_id.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "catalog.h"
 #include "catalog/catalog_kernels.h"
 #include "catalog/cuda_views.h"
 #include "catalog/kernel.h"
 #include "catalog_cuda.h"
-
-#define APO_PERIOD_MAX 100000
+#include "catalog_dispatch.h"
 
 static apo__cat_id id_of(const apo__kernel *k);
 
@@ -168,21 +167,12 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
     for (size_t v = 0; v < n; v++) {
         int rc = 0;
         switch (apo__catalog_family(id)) {
-        case APO_CAT_AVERAGES:
-            rc = apo__cuda_averages((int)id, &views[v], &base, stream);
-            break;
-        case APO_CAT_OSCILLATORS:
-            rc = apo__cuda_oscillators((int)id, &views[v], &base, stream);
-            break;
-        case APO_CAT_STATISTICS:
-            rc = apo__cuda_statistics((int)id, &views[v], &base, stream);
-            break;
-        case APO_CAT_TREND:
-            rc = apo__cuda_trend((int)id, &views[v], &base, stream);
-            break;
-        case APO_CAT_VOLUME:
-            rc = apo__cuda_volume((int)id, &views[v], &base, stream);
-            break;
+#define CATALOG_LAUNCHER(room, ID)                                                                 \
+    case APO_CAT_##ID:                                                                             \
+        rc = apo__cuda_##room((int)id, &views[v], &base, stream);                                  \
+        break;
+            APO_CATALOG_ROOMS(CATALOG_LAUNCHER)
+#undef CATALOG_LAUNCHER
         }
         if (rc != 0)
             return rc;
@@ -193,349 +183,54 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
 #define catalog_cuda NULL
 #endif
 
-static const apo__cuda_impl catalog_cuda_impl1 = {1, catalog_halo, 0, catalog_cuda};
-static const apo__cuda_impl catalog_cuda_impl2 = {2, catalog_halo, 0, catalog_cuda};
-/* obv and ad: every tile reads its row from the first sample (catalog.h), so a GPU or
- * another rank is sent whole input rows. */
-static const apo__cuda_impl catalog_cuda_whole_row = {1, catalog_halo, 1, catalog_cuda};
+/* Each kernel's CUDA implementation: its outputs, and for obv and ad (APO_CAT_T_WHOLE_ROW)
+ * whole input rows, since every tile reads its row from the first sample (catalog.h): a GPU
+ * or another rank is sent whole rows. */
+#define CATALOG_CUDA_IMPL(ID, name, room, inputs, outputs, params, lookback, halo, stream, traits, \
+                          rule)                                                                    \
+    static const apo__cuda_impl catalog_cuda_##name = {APO_CAT_COUNT_OF outputs, catalog_halo,     \
+                                                       ((traits)&APO_CAT_T_WHOLE_ROW) != 0,        \
+                                                       catalog_cuda};
+APO_CATALOG(CATALOG_CUDA_IMPL)
+#undef CATALOG_CUDA_IMPL
 
-/* The fields every catalog descriptor shares; CATALOG_GLUE adds the CUDA implementation of
- * a kernel of one output. */
-#define CATALOG_GLUE_CPU                                                                           \
+/* The glue every catalog descriptor shares; the whole-row sums (obv, ad) are also handed
+ * whole rows in a group (kernel.h, row_groups) and stream by carrying their sum
+ * (resume_carries). */
+#define CATALOG_GLUE(traits, name)                                                                 \
     .builtin = 1, .validate = catalog_validate, .axis_len = catalog_axis_len,                      \
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
     .run_tile = catalog_run, .run_tiles = catalog_run_tiles, .path = catalog_path,                 \
-    .resume_tile = catalog_resume, .resume_size = catalog_resume_size
-#define CATALOG_GLUE CATALOG_GLUE_CPU, .cuda = &catalog_cuda_impl1
-/* obv and ad also stream by carrying their sum (kernel.h, resume_carries). */
-#define CATALOG_GLUE_WHOLE_ROW                                                                     \
-    CATALOG_GLUE_CPU, .cuda = &catalog_cuda_whole_row, .row_groups = 1, .resume_carries = 1
+    .resume_tile = catalog_resume, .resume_size = catalog_resume_size,                             \
+    .cuda = &catalog_cuda_##name, .row_groups = ((traits)&APO_CAT_T_WHOLE_ROW) != 0,               \
+    .resume_carries = ((traits)&APO_CAT_T_WHOLE_ROW) != 0
 
-#define PERIOD(def, min)                                                                           \
-    { "timeperiod", def, min, APO_PERIOD_MAX, 1 }
-#define ONE_CLOSE .n_inputs = 1, .input_names = {"close"}
-#define HLC .n_inputs = 3, .input_names = {"high", "low", "close"}
-#define XY .n_inputs = 2, .input_names = {"x", "y"}
-#define HLCV .n_inputs = 4, .input_names = {"high", "low", "close", "volume"}
-#define WILDER_HALO "timeperiod + the steps Wilder's average takes to forget its seed (to 2^-64)"
+/* A row's inputs and outputs, counted and listed, are checked against each other. */
+#define CATALOG_COUNTS_AGREE(ID, name, room, inputs, outputs, ...)                                 \
+    _Static_assert(sizeof((const char *[])APO_CAT_LIST_OF inputs) / sizeof(const char *) ==        \
+                       APO_CAT_COUNT_OF inputs,                                                    \
+                   #name ": its inputs' count");                                                   \
+    _Static_assert(sizeof((const char *[])APO_CAT_LIST_OF outputs) / sizeof(const char *) ==       \
+                       APO_CAT_COUNT_OF outputs,                                                   \
+                   #name ": its outputs' count");
+APO_CATALOG(CATALOG_COUNTS_AGREE)
+#undef CATALOG_COUNTS_AGREE
 
-/* In apo__cat_id order (kernels/common/catalog.h). */
-static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {
-    [APO_CAT_SMA] = {.name = "sma",
-                     ONE_CLOSE,
-                     .n_outputs = 1,
-                     .output_names = {"sma"},
-                     .n_params = 1,
-                     .params = {PERIOD(30, 2)},
-                     .halo_rule = "timeperiod - 1",
-                     CATALOG_GLUE},
-    [APO_CAT_EMA] = {.name = "ema",
-                     ONE_CLOSE,
-                     .n_outputs = 1,
-                     .output_names = {"ema"},
-                     .n_params = 1,
-                     .params = {PERIOD(30, 2)},
-                     .halo_rule = "(timeperiod - 1) + the steps the EMA takes to forget its "
-                                  "seed (to 2^-64)",
-                     CATALOG_GLUE},
-    [APO_CAT_WMA] = {.name = "wma",
-                     ONE_CLOSE,
-                     .n_outputs = 1,
-                     .output_names = {"wma"},
-                     .n_params = 1,
-                     .params = {PERIOD(30, 2)},
-                     .halo_rule = "timeperiod - 1",
-                     CATALOG_GLUE},
-    [APO_CAT_DEMA] =
-        {.name = "dema",
-         ONE_CLOSE,
-         .n_outputs = 1,
-         .output_names = {"dema"},
-         .n_params = 1,
-         .params = {PERIOD(30, 2)},
-         .halo_rule =
-             "2 (timeperiod - 1) + 3 times the steps an EMA takes to forget its seed (to 2^-64)",
-         CATALOG_GLUE},
-    [APO_CAT_TEMA] =
-        {.name = "tema",
-         ONE_CLOSE,
-         .n_outputs = 1,
-         .output_names = {"tema"},
-         .n_params = 1,
-         .params = {PERIOD(30, 2)},
-         .halo_rule =
-             "3 (timeperiod - 1) + 4 times the steps an EMA takes to forget its seed (to 2^-64)",
-         CATALOG_GLUE},
-    [APO_CAT_MOM] = {.name = "mom",
-                     ONE_CLOSE,
-                     .n_outputs = 1,
-                     .output_names = {"mom"},
-                     .n_params = 1,
-                     .params = {PERIOD(10, 1)},
-                     .halo_rule = "timeperiod",
-                     CATALOG_GLUE},
-    [APO_CAT_ROC] = {.name = "roc",
-                     ONE_CLOSE,
-                     .n_outputs = 1,
-                     .output_names = {"roc"},
-                     .n_params = 1,
-                     .params = {PERIOD(10, 1)},
-                     .halo_rule = "timeperiod",
-                     CATALOG_GLUE},
-    [APO_CAT_RSI] =
-        {.name = "rsi",
-         ONE_CLOSE,
-         .n_outputs = 1,
-         .output_names = {"rsi"},
-         .n_params = 1,
-         .params = {PERIOD(14, 2)},
-         .halo_rule = "timeperiod + the steps Wilder's average takes to forget its seed (to 2^-64)",
-         CATALOG_GLUE},
-    [APO_CAT_CMO] =
-        {.name = "cmo",
-         ONE_CLOSE,
-         .n_outputs = 1,
-         .output_names = {"cmo"},
-         .n_params = 1,
-         .params = {PERIOD(14, 2)},
-         .halo_rule = "timeperiod + the steps Wilder's average takes to forget its seed (to 2^-64)",
-         CATALOG_GLUE},
-    [APO_CAT_WILLR] = {.name = "willr",
-                       HLC,
-                       .n_outputs = 1,
-                       .output_names = {"willr"},
-                       .n_params = 1,
-                       .params = {PERIOD(14, 2)},
-                       .halo_rule = "timeperiod - 1",
-                       CATALOG_GLUE},
-    [APO_CAT_CCI] = {.name = "cci",
-                     HLC,
-                     .n_outputs = 1,
-                     .output_names = {"cci"},
-                     .n_params = 1,
-                     .params = {PERIOD(14, 2)},
-                     .halo_rule = "timeperiod - 1",
-                     CATALOG_GLUE},
-    [APO_CAT_STOCHF] = {.name = "stochf",
-                        HLC,
-                        .n_outputs = 2,
-                        .output_names = {"fastk", "fastd"},
-                        .n_params = 3,
-                        .params = {{"fastk_period", 5, 1, APO_PERIOD_MAX, 1},
-                                   {"fastd_period", 3, 1, APO_PERIOD_MAX, 1},
-                                   {"fastd_matype", 0, 0, 0, 1}},
-                        .halo_rule = "(fastk_period - 1) + (fastd_period - 1)",
-                        .cuda = &catalog_cuda_impl2,
-                        CATALOG_GLUE_CPU},
-    [APO_CAT_STOCH] = {.name = "stoch",
-                       HLC,
-                       .n_outputs = 2,
-                       .output_names = {"slowk", "slowd"},
-                       .n_params = 5,
-                       .params = {{"fastk_period", 5, 1, APO_PERIOD_MAX, 1},
-                                  {"slowk_period", 3, 1, APO_PERIOD_MAX, 1},
-                                  {"slowk_matype", 0, 0, 0, 1},
-                                  {"slowd_period", 3, 1, APO_PERIOD_MAX, 1},
-                                  {"slowd_matype", 0, 0, 0, 1}},
-                       .halo_rule = "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)",
-                       .cuda = &catalog_cuda_impl2,
-                       CATALOG_GLUE_CPU},
-    [APO_CAT_STDDEV] = {.name = "stddev",
-                        ONE_CLOSE,
-                        .n_outputs = 1,
-                        .output_names = {"stddev"},
-                        .n_params = 2,
-                        .params = {PERIOD(5, 2), {"nbdev", 1, -1e300, 1e300, 0}},
-                        .halo_rule = "as var's",
-                        CATALOG_GLUE},
-    [APO_CAT_VAR] =
-        {.name = "var",
-         ONE_CLOSE,
-         .n_outputs = 1,
-         .output_names = {"var"},
-         .n_params = 2,
-         .params = {PERIOD(5, 1), {"nbdev", 1, -1e300, 1e300, 0}},
-         .halo_rule =
-             "timeperiod - 1, and 31 more from 33 to 159, 63 more from 160 to 1024 (a tile "
-             "reaches back to its block's first window)",
-         CATALOG_GLUE},
-    [APO_CAT_MAX] = {.name = "max",
-                     ONE_CLOSE,
-                     .n_outputs = 1,
-                     .output_names = {"max"},
-                     .n_params = 1,
-                     .params = {PERIOD(30, 2)},
-                     .halo_rule = "timeperiod - 1",
-                     CATALOG_GLUE},
-    [APO_CAT_MIN] = {.name = "min",
-                     ONE_CLOSE,
-                     .n_outputs = 1,
-                     .output_names = {"min"},
-                     .n_params = 1,
-                     .params = {PERIOD(30, 2)},
-                     .halo_rule = "timeperiod - 1",
-                     CATALOG_GLUE},
-    [APO_CAT_LINEARREG] = {.name = "linearreg",
-                           ONE_CLOSE,
-                           .n_outputs = 1,
-                           .output_names = {"linearreg"},
-                           .n_params = 1,
-                           .params = {PERIOD(14, 2)},
-                           .halo_rule = "timeperiod - 1",
-                           CATALOG_GLUE},
-    [APO_CAT_LINEARREG_SLOPE] = {.name = "linearreg_slope",
-                                 ONE_CLOSE,
-                                 .n_outputs = 1,
-                                 .output_names = {"linearreg_slope"},
-                                 .n_params = 1,
-                                 .params = {PERIOD(14, 2)},
-                                 .halo_rule = "timeperiod - 1",
-                                 CATALOG_GLUE},
-    [APO_CAT_CORREL] =
-        {.name = "correl",
-         XY,
-         .n_outputs = 1,
-         .output_names = {"correl"},
-         .n_params = 1,
-         .params = {PERIOD(30, 1)},
-         .halo_rule =
-             "timeperiod - 1, and 15 more from 1 to 47, 31 from 48 to 159, 63 from 160 to 1024 "
-             "(a tile reaches back to its block's first window)",
-         CATALOG_GLUE},
-    [APO_CAT_BETA] =
-        {.name = "beta",
-         XY,
-         .n_outputs = 1,
-         .output_names = {"beta"},
-         .n_params = 1,
-         .params = {PERIOD(5, 1)},
-         .halo_rule =
-             "timeperiod (the returns need the sample before the window), and 63 more from 33 "
-             "to 512 (a tile reaches back to its block's first window)",
-         CATALOG_GLUE},
-    [APO_CAT_TRANGE] = {.name = "trange",
-                        HLC,
-                        .n_outputs = 1,
-                        .output_names = {"trange"},
-                        .n_params = 0,
-                        .halo_rule = "1: the close before",
-                        CATALOG_GLUE},
-    [APO_CAT_ATR] = {.name = "atr",
-                     HLC,
-                     .n_outputs = 1,
-                     .output_names = {"atr"},
-                     .n_params = 1,
-                     .params = {PERIOD(14, 1)},
-                     .halo_rule = "timeperiod + the steps Wilder's average takes to forget its "
-                                  "seed (to 2^-64)",
-                     CATALOG_GLUE},
-    [APO_CAT_NATR] = {.name = "natr",
-                      HLC,
-                      .n_outputs = 1,
-                      .output_names = {"natr"},
-                      .n_params = 1,
-                      .params = {PERIOD(14, 1)},
-                      .halo_rule = "timeperiod + the steps Wilder's average takes to forget "
-                                   "its seed (to 2^-64)",
-                      CATALOG_GLUE},
-    [APO_CAT_AROON] = {.name = "aroon",
-                       .n_inputs = 2,
-                       .input_names = {"high", "low"},
-                       .n_outputs = 2,
-                       .output_names = {"aroondown", "aroonup"},
-                       .n_params = 1,
-                       .params = {PERIOD(14, 2)},
-                       .halo_rule = "timeperiod",
-                       .cuda = &catalog_cuda_impl2,
-                       CATALOG_GLUE_CPU},
-    /* catalog2's kernels */
-    [APO_CAT_ZSCORE] = {.name = "zscore",
-                        ONE_CLOSE,
-                        .n_outputs = 1,
-                        .output_names = {"zscore"},
-                        .n_params = 1,
-                        .params = {PERIOD(20, 2)},
-                        .halo_rule = "timeperiod - 1",
-                        CATALOG_GLUE},
-    [APO_CAT_PLUS_DI] = {.name = "plus_di",
-                         HLC,
-                         .n_outputs = 1,
-                         .output_names = {"plus_di"},
-                         .n_params = 1,
-                         .params = {PERIOD(14, 1)},
-                         .halo_rule = WILDER_HALO,
-                         CATALOG_GLUE},
-    [APO_CAT_MINUS_DI] = {.name = "minus_di",
-                          HLC,
-                          .n_outputs = 1,
-                          .output_names = {"minus_di"},
-                          .n_params = 1,
-                          .params = {PERIOD(14, 1)},
-                          .halo_rule = WILDER_HALO,
-                          CATALOG_GLUE},
-    [APO_CAT_ADX] = {.name = "adx",
-                     HLC,
-                     .n_outputs = 1,
-                     .output_names = {"adx"},
-                     .n_params = 1,
-                     .params = {PERIOD(14, 2)},
-                     .halo_rule = "2 timeperiod - 1 + twice the steps Wilder's average takes to "
-                                  "forget its seed (to 2^-64): the DIs', then ADX's",
-                     CATALOG_GLUE},
-    [APO_CAT_MFI] = {.name = "mfi",
-                     HLCV,
-                     .n_outputs = 1,
-                     .output_names = {"mfi"},
-                     .n_params = 1,
-                     .params = {PERIOD(14, 2)},
-                     .halo_rule = "timeperiod: the flows of timeperiod bars and the bar before",
-                     CATALOG_GLUE},
-    [APO_CAT_VWAP] = {.name = "vwap",
-                      HLCV,
-                      .n_outputs = 1,
-                      .output_names = {"vwap"},
-                      .n_params = 1,
-                      .params = {PERIOD(14, 1)},
-                      .halo_rule = "timeperiod - 1",
-                      CATALOG_GLUE},
-    [APO_CAT_KAMA] = {.name = "kama",
-                      ONE_CLOSE,
-                      .n_outputs = 1,
-                      .output_names = {"kama"},
-                      .n_params = 1,
-                      .params = {PERIOD(30, 2)},
-                      .halo_rule = "timeperiod + the steps KAMA's slowest rate (2/31)^2 takes to "
-                                   "forget its seed (to 2^-64)",
-                      CATALOG_GLUE},
-    [APO_CAT_ADOSC] = {.name = "adosc",
-                       HLCV,
-                       .n_outputs = 1,
-                       .output_names = {"adosc"},
-                       .n_params = 2,
-                       .params = {{"fastperiod", 3, 2, APO_PERIOD_MAX, 1},
-                                  {"slowperiod", 10, 2, APO_PERIOD_MAX, 1}},
-                       .halo_rule = "max(fastperiod, slowperiod) - 1 + the steps the slower EMA "
-                                    "takes to forget its seed (to 2^-64); AD restarts at 0 "
-                                    "there, which ADOSC does not see",
-                       CATALOG_GLUE},
-    [APO_CAT_OBV] = {.name = "obv",
-                     .n_inputs = 2,
-                     .input_names = {"close", "volume"},
-                     .n_outputs = 1,
-                     .output_names = {"obv"},
-                     .n_params = 0,
-                     .halo_rule = "the whole row: a running sum from the first bar, which every "
-                                  "tile re-runs",
-                     CATALOG_GLUE_WHOLE_ROW},
-    [APO_CAT_AD] = {.name = "ad",
-                    HLCV,
-                    .n_outputs = 1,
-                    .output_names = {"ad"},
-                    .n_params = 0,
-                    .halo_rule = "the whole row: a running sum from the first bar, which every "
-                                 "tile re-runs",
-                    CATALOG_GLUE_WHOLE_ROW},
-};
+#define CATALOG_DESCRIPTOR(ID, name_, room, inputs, outputs, params_, lookback, halo, stream,      \
+                           traits, rule)                                                           \
+    [APO_CAT_##ID] = {.name = #name_,                                                              \
+                      .n_inputs = APO_CAT_COUNT_OF inputs,                                         \
+                      .input_names = APO_CAT_LIST_OF inputs,                                       \
+                      .n_outputs = APO_CAT_COUNT_OF outputs,                                       \
+                      .output_names = APO_CAT_LIST_OF outputs,                                     \
+                      .n_params = APO_CAT_COUNT_OF params_,                                        \
+                      .params = APO_CAT_LIST_OF params_,                                           \
+                      .halo_rule = rule,                                                           \
+                      CATALOG_GLUE(traits, name_)},
+
+/* In apo__cat_id order (kernels/common/catalog_table.h). */
+static const apo__kernel catalog_kernels[APO_CAT_COUNT] = {APO_CATALOG(CATALOG_DESCRIPTOR)};
+#undef CATALOG_DESCRIPTOR
 
 static apo__cat_id id_of(const apo__kernel *k) { return (apo__cat_id)(k - catalog_kernels); }
 

@@ -18,6 +18,7 @@
 #include "catalog/grid.h"
 #include "catalog/score_pass.h"
 #include "catalog/scored_kernels.h"
+#include "catalog_dispatch.h"
 #include "score_more.h"
 #include "score_tile.h"
 #include "scored_cuda.h"

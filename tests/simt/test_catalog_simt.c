@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
 #include "catalog_cuda.h"
+#include "catalog_dispatch.h"
 #include "simt_api.h"
 #include "simt_bars.h"
 

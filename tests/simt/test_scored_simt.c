@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "bollinger.h"
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "macd.h"
 #include "score.h"
 #include "score_pass_outputs.h"

@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_fixtures.h"
 #include "window_plain.h"
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "catalog.h"
 #include "catalog_compare.h"
+#include "catalog_dispatch.h"
 #include "catalog_reference.h"
 
 typedef struct ref_kernel {

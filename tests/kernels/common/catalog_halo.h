@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "catalog.h"
+#include "catalog_dispatch.h"
 
 /* The tile the check runs for kernel id at parameters p (APO_CAT_MAX_PAR of them): the first tile
  * of the grid that starts past its halo, [*begin, *end), and the length *n of a series that holds

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "catalog.h"
 #include "catalog_compare.h"
+#include "catalog_dispatch.h"
 #include "catalog_reference_more.h"
 
 /* Which columns a kernel reads, in its order. */

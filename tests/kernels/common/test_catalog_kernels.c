@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "beta_tile.h"
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_fixtures.h"
 #include "catalog_reference.h"
 #include "correl_tile.h"

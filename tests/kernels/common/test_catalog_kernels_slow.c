@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "beta_tile.h"
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_fixtures.h"
 #include "catalog_halo.h"
 #include "correl_tile.h"

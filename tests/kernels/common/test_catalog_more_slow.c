@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_halo.h"
 #include "catalog_more_fixtures.h"
 

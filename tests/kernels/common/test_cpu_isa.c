@@ -32,8 +32,8 @@
 #include <string.h>
 
 #include "apportion.h"
-#include "catalog.h"
 #include "catalog/kernel.h"
+#include "catalog_dispatch.h"
 #include "cpu_isa.h"
 #include "helpers.h"
 #include "kernels.h"

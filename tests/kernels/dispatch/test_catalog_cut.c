@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "cpu_isa.h"
 #include "cpu_isa_inputs.h"
 

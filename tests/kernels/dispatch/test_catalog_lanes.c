@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_reference.h"
 #include "cpu_isa.h"
 

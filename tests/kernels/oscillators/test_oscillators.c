@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_fixtures.h"
 #include "cpu_isa.h"
 

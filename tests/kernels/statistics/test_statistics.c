@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "beta_tile.h"
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_fixtures.h"
 #include "correl_tile.h"
 #include "cpu_isa.h"

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "beta_tile.h"
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_fixtures.h"
 #include "correl_tile.h"
 #include "linearreg_tile.h"

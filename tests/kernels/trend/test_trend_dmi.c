@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
 
 /* TA-Lib's directional movement, written in plain double from its sources' operation

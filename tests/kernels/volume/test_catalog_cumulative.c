@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
 #include "catalog_compare.h"
+#include "catalog_dispatch.h"
 #include "catalog_reference.h"
 #include "catalog_reference_cumulative.h"
 #include "reference.h"

@@ -1,0 +1,230 @@
+/*
+ * catalog_table.h: every catalog kernel once (docs/kernels.md, "The catalog"). Each row of
+ * APO_CATALOG gives:
+ *
+ *   ID        the id's suffix: the row is apo__cat_id APO_CAT_<ID>
+ *   name      TA-Lib's function name in lower case; its tile body is apo__<name>_tile in
+ *             kernels/<room>/ (and, for a stream that carries, apo__<name>_carry)
+ *   room      the family's room of kernels/, which holds the body and runs it on a GPU
+ *   inputs    (count, names...): the inputs in the order of apo_workload.inputs
+ *   outputs   (count, names...): the outputs, in TA-Lib's order
+ *   params    (count, specs...): {name, default, min, max, integer}, TA-Lib's defaults and
+ *             bounds, in TA-Lib's order (APO_CAT_NO_PARAMS for none)
+ *   lookback  TA-Lib's lookback (the NaN lead) as an expression of APO_CAT_P(i), the i-th
+ *             parameter as a size_t
+ *   halo      what a tile reads before `begin` beyond the lookback: WINDOW (nothing more),
+ *             EMA(m) and WILDER(m) (m times the steps an EMA of rate 2/(p+1), Wilder's average
+ *             of rate 1/p, takes to forget its seed), or the kernel's own rule (VAR, CORREL,
+ *             BETA, KAMA, ADOSC); dispatch/catalog_dispatch.c defines each
+ *   stream    what a stream keeps to resume a tile: RUN (the body is a start and a run,
+ *             apo__cat_run, which its tile header gives as apo__<name>_stream_start and
+ *             apo__<name>_stream_run), POSITION (the position alone: each output is evaluated
+ *             from its own windows, so the tile body over the new positions is what the whole
+ *             tile does there), PAIR (apo__<name>_start and apo__<name>_run of pair_sums.h's run:
+ * correl, beta), CARRY (a running sum from the series' first bar, of apo__<name>_carry's
+ * APO_<ID>_CARRY doubles), or NONE (the tile re-runs from its start at each update) traits    the
+ * APO_CAT_T_* flags below, or 0 rule      the halo in words, as `apportion kernels` shows it
+ *
+ * From these, catalog.h generates apo__cat_id; dispatch/catalog_dispatch.c the families,
+ * lookbacks, halos, tile lengths, the streams' resume and the vector path each kernel runs
+ * on; each room's <room>_tiles.h its switch over its bodies (which the CPU and the room's
+ * CUDA launcher <room>.cu share); runtime/catalog/catalog_kernels.c the descriptors, names
+ * and the CUDA launcher of each family. The row's place is its id and the order of
+ * `apportion kernels`: a new kernel is a new last row.
+ *
+ * This header includes nothing: the rows are text, and the names they make (the bodies, the
+ * carries' sizes) are looked up only where a room above every family expands them.
+ */
+#ifndef APO_KERNELS_CATALOG_TABLE_H
+#define APO_KERNELS_CATALOG_TABLE_H
+
+/* The upper bound of every period, TA-Lib's. */
+#define APO_CAT_PERIOD_MAX 100000
+#define APO_CAT_PERIOD(def, min)                                                                   \
+    { "timeperiod", def, min, APO_CAT_PERIOD_MAX, 1 }
+#define APO_CAT_NO_PARAMS (0, {"", 0, 0, 0, 0})
+#define APO_CAT_CLOSE (1, "close")
+#define APO_CAT_HLC (3, "high", "low", "close")
+#define APO_CAT_XY (2, "x", "y")
+#define APO_CAT_HLCV (4, "high", "low", "close", "volume")
+#define APO_CAT_WILDER_RULE                                                                        \
+    "timeperiod + the steps Wilder's average takes to forget its seed (to 2^-64)"
+#define APO_CAT_BLOCK_RULE "(a tile reaches back to its block's first window)"
+#define APO_CAT_WHOLE_ROW_RULE                                                                     \
+    "the whole row: a running sum from the first bar, which every tile re-runs"
+
+/*
+ * Traits:
+ *
+ * JOIN: consecutive tiles of one row can be computed by one call over their union, each with
+ * its bits: the whole-row sums, the kernels that evaluate each position from the samples of
+ * its own windows (no state crosses positions), and ema, whose body cuts the union at the
+ * grid (apo__cat_io.tile) and runs each tile from its own start.
+ * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h), so its halos overlap
+ * and cost a quarter as much: tiles of 4 halos, not 16.
+ * WHOLE_ROW: every tile reads its row from the first sample (obv, ad); the runtime hands it
+ * whole rows, and its tiles are APO_CAT_WHOLE_ROW_TILE long.
+ * WILDER: a Wilder recurrence, whose tiles of a row run as rounds of vector lanes, tiles of
+ * five warm-ups, and a lone tile may be cut (dispatch/catalog_split.h).
+ * AHEAD: a recurrence whose start reads nothing, so a stream takes the next tile's run ahead
+ * while the last bars of a tile arrive (apo__cpu_catalog_resume).
+ * AVX2_ZEN4: measured slower on 8 halved lanes than on avx2's 4 on a Zen 4 EPYC, at 1e4 or
+ * 1e6 bars, by more than it gained at the other size, in both of the two measurements
+ * (docs/perf-log/2026-11-24-catalog-round-4.md, "Eight halved lanes or four"); min and mfi
+ * swapped sides between them and keep the widest; zscore and vwap keep it as measured with a
+ * driver (docs/perf-log/2026-11-25-catalog-round-7.md, "zscore and vwap"). The Wilder
+ * recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8 costs
+ * about twice a step of 4, and a 1e4-bar row has tiles for only four.
+ * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
+ * operations), by the same rule, in six runs a path
+ * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5").
+ */
+#define APO_CAT_T_JOIN 1
+#define APO_CAT_T_SIDE_BY_SIDE 2
+#define APO_CAT_T_WHOLE_ROW 4
+#define APO_CAT_T_WILDER 8
+#define APO_CAT_T_AHEAD 16
+#define APO_CAT_T_AVX2_ZEN4 32
+#define APO_CAT_T_AVX2_ZEN5 64
+
+/* The families, in the order of apo__cat_family: (room, ID). A new family is a row here, a
+ * line APO__CAT_SAME_<room>_<room> below, its <room>_tiles.h and its <room>.cu. */
+#define APO_CATALOG_ROOMS(X)                                                                       \
+    X(averages, AVERAGES)                                                                          \
+    X(oscillators, OSCILLATORS)                                                                    \
+    X(statistics, STATISTICS)                                                                      \
+    X(trend, TREND)                                                                                \
+    X(volume, VOLUME)
+
+/* APO_CAT_WHEN(a, b)(code): code when the rooms a and b are the same, else nothing; for a
+ * room's switch over the table's rows. */
+#define APO__CAT_SAME_averages_averages ~,
+#define APO__CAT_SAME_oscillators_oscillators ~,
+#define APO__CAT_SAME_statistics_statistics ~,
+#define APO__CAT_SAME_trend_trend ~,
+#define APO__CAT_SAME_volume_volume ~,
+#define APO__CAT_SECOND(a, b, ...) b
+#define APO__CAT_SECOND_OF(args) APO__CAT_SECOND args
+#define APO__CAT_KEEP(...) __VA_ARGS__
+#define APO__CAT_DROP(...)
+#define APO_CAT_WHEN(a, b)                                                                         \
+    APO__CAT_SECOND_OF((APO__CAT_SAME_##a##_##b APO__CAT_KEEP, APO__CAT_DROP, ~))
+
+/* The count and the list of an (count, items...) column. */
+#define APO_CAT_COUNT_OF(n, ...) n
+#define APO_CAT_LIST_OF(n, ...)                                                                    \
+    { __VA_ARGS__ }
+
+/* The catalog, in id order. */
+#define APO_CATALOG(X)                                                                             \
+    X(SMA, sma, averages, APO_CAT_CLOSE, (1, "sma"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, \
+      WINDOW, RUN, 0, "timeperiod - 1")                                                            \
+    X(EMA, ema, averages, APO_CAT_CLOSE, (1, "ema"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, \
+      EMA(1), RUN, APO_CAT_T_JOIN | APO_CAT_T_SIDE_BY_SIDE | APO_CAT_T_AHEAD,                      \
+      "(timeperiod - 1) + the steps the EMA takes to forget its seed (to 2^-64)")                  \
+    X(WMA, wma, averages, APO_CAT_CLOSE, (1, "wma"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, \
+      WINDOW, RUN, 0, "timeperiod - 1")                                                            \
+    X(DEMA, dema, averages, APO_CAT_CLOSE, (1, "dema"), (1, APO_CAT_PERIOD(30, 2)),                \
+      2 * (APO_CAT_P(0) - 1), EMA(3), RUN, APO_CAT_T_AHEAD,                                        \
+      "2 (timeperiod - 1) + 3 times the steps an EMA takes to forget its seed (to 2^-64)")         \
+    X(TEMA, tema, averages, APO_CAT_CLOSE, (1, "tema"), (1, APO_CAT_PERIOD(30, 2)),                \
+      3 * (APO_CAT_P(0) - 1), EMA(4), RUN, APO_CAT_T_AHEAD,                                        \
+      "3 (timeperiod - 1) + 4 times the steps an EMA takes to forget its seed (to 2^-64)")         \
+    X(MOM, mom, oscillators, APO_CAT_CLOSE, (1, "mom"), (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0),  \
+      WINDOW, POSITION, APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5, "timeperiod")  \
+    X(ROC, roc, oscillators, APO_CAT_CLOSE, (1, "roc"), (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0),  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                              \
+    X(RSI, rsi, oscillators, APO_CAT_CLOSE, (1, "rsi"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),  \
+      WILDER(1), RUN,                                                                              \
+      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_WILDER_RULE)                                                                         \
+    X(CMO, cmo, oscillators, APO_CAT_CLOSE, (1, "cmo"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),  \
+      WILDER(1), RUN,                                                                              \
+      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_WILDER_RULE)                                                                         \
+    X(WILLR, willr, oscillators, APO_CAT_HLC, (1, "willr"), (1, APO_CAT_PERIOD(14, 2)),            \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(CCI, cci, oscillators, APO_CAT_HLC, (1, "cci"), (1, APO_CAT_PERIOD(14, 2)),                  \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(STOCHF, stochf, oscillators, APO_CAT_HLC, (2, "fastk", "fastd"),                             \
+      (3, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
+       {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 0, 1}),               \
+      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, POSITION, APO_CAT_T_JOIN,                   \
+      "(fastk_period - 1) + (fastd_period - 1)")                                                   \
+    X(STOCH, stoch, oscillators, APO_CAT_HLC, (2, "slowk", "slowd"),                               \
+      (5, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
+       {"slowk_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowk_matype", 0, 0, 0, 1},                \
+       {"slowd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowd_matype", 0, 0, 0, 1}),               \
+      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1), WINDOW, POSITION,              \
+      APO_CAT_T_JOIN, "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)")              \
+    X(STDDEV, stddev, statistics, APO_CAT_CLOSE, (1, "stddev"),                                    \
+      (2, APO_CAT_PERIOD(5, 2), {"nbdev", 1, -1e300, 1e300, 0}), APO_CAT_P(0) - 1, VAR, RUN, 0,    \
+      "as var's")                                                                                  \
+    X(VAR, var, statistics, APO_CAT_CLOSE, (1, "var"),                                             \
+      (2, APO_CAT_PERIOD(5, 1), {"nbdev", 1, -1e300, 1e300, 0}), APO_CAT_P(0) - 1, VAR, RUN, 0,    \
+      "timeperiod - 1, and 31 more from 33 to 159, 63 more from 160 to 1024 " APO_CAT_BLOCK_RULE)  \
+    X(MAX, max, statistics, APO_CAT_CLOSE, (1, "max"), (1, APO_CAT_PERIOD(30, 2)),                 \
+      APO_CAT_P(0) - 1, WINDOW, RUN, APO_CAT_T_AVX2_ZEN4, "timeperiod - 1")                        \
+    X(MIN, min, statistics, APO_CAT_CLOSE, (1, "min"), (1, APO_CAT_PERIOD(30, 2)),                 \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(LINEARREG, linearreg, statistics, APO_CAT_CLOSE, (1, "linearreg"),                           \
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, APO_CAT_T_AVX2_ZEN4,              \
+      "timeperiod - 1")                                                                            \
+    X(LINEARREG_SLOPE, linearreg_slope, statistics, APO_CAT_CLOSE, (1, "linearreg_slope"),         \
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, APO_CAT_T_AVX2_ZEN4,              \
+      "timeperiod - 1")                                                                            \
+    X(CORREL, correl, statistics, APO_CAT_XY, (1, "correl"), (1, APO_CAT_PERIOD(30, 1)),           \
+      APO_CAT_P(0) - 1, CORREL, PAIR, 0,                                                           \
+      "timeperiod - 1, and 15 more from 1 to 47, 31 from 48 to 159, 63 from 160 to "               \
+      "1024 " APO_CAT_BLOCK_RULE)                                                                  \
+    X(BETA, beta, statistics, APO_CAT_XY, (1, "beta"), (1, APO_CAT_PERIOD(5, 1)), APO_CAT_P(0),    \
+      BETA, PAIR, 0,                                                                               \
+      "timeperiod (the returns need the sample before the window), and 63 more from 33 to "        \
+      "512 " APO_CAT_BLOCK_RULE)                                                                   \
+    X(TRANGE, trange, trend, APO_CAT_HLC, (1, "trange"), APO_CAT_NO_PARAMS, 1, WINDOW, POSITION,   \
+      APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN5, "1: the close before")                                 \
+    X(ATR, atr, trend, APO_CAT_HLC, (1, "atr"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0),          \
+      WILDER(1), RUN,                                                                              \
+      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_WILDER_RULE)                                                                         \
+    X(NATR, natr, trend, APO_CAT_HLC, (1, "natr"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0),       \
+      WILDER(1), RUN,                                                                              \
+      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_WILDER_RULE)                                                                         \
+    X(AROON, aroon, trend, (2, "high", "low"), (2, "aroondown", "aroonup"),                        \
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0), WINDOW, RUN, APO_CAT_T_AVX2_ZEN4, "timeperiod")    \
+    X(ZSCORE, zscore, statistics, APO_CAT_CLOSE, (1, "zscore"), (1, APO_CAT_PERIOD(20, 2)),        \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(PLUS_DI, plus_di, trend, APO_CAT_HLC, (1, "plus_di"), (1, APO_CAT_PERIOD(14, 1)),            \
+      APO_CAT_P(0), WILDER(1), RUN,                                                                \
+      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_WILDER_RULE)                                                                         \
+    X(MINUS_DI, minus_di, trend, APO_CAT_HLC, (1, "minus_di"), (1, APO_CAT_PERIOD(14, 1)),         \
+      APO_CAT_P(0), WILDER(1), RUN,                                                                \
+      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_WILDER_RULE)                                                                         \
+    X(ADX, adx, trend, APO_CAT_HLC, (1, "adx"), (1, APO_CAT_PERIOD(14, 2)), 2 * APO_CAT_P(0) - 1,  \
+      WILDER(2), RUN,                                                                              \
+      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      "2 timeperiod - 1 + twice the steps Wilder's average takes to forget its seed (to "          \
+      "2^-64): the DIs', then ADX's")                                                              \
+    X(MFI, mfi, volume, APO_CAT_HLCV, (1, "mfi"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),        \
+      WINDOW, RUN, 0, "timeperiod: the flows of timeperiod bars and the bar before")               \
+    X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0) - 1, \
+      WINDOW, RUN, 0, "timeperiod - 1")                                                            \
+    X(KAMA, kama, averages, APO_CAT_CLOSE, (1, "kama"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0),  \
+      KAMA, RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,                                            \
+      "timeperiod + the steps KAMA's slowest rate (2/31)^2 takes to forget its seed (to 2^-64)")   \
+    X(ADOSC, adosc, volume, APO_CAT_HLCV, (1, "adosc"),                                            \
+      (2, {"fastperiod", 3, 2, APO_CAT_PERIOD_MAX, 1},                                             \
+       {"slowperiod", 10, 2, APO_CAT_PERIOD_MAX, 1}),                                              \
+      (APO_CAT_P(0) > APO_CAT_P(1) ? APO_CAT_P(0) : APO_CAT_P(1)) - 1, ADOSC, RUN,                 \
+      APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                                 \
+      "max(fastperiod, slowperiod) - 1 + the steps the slower EMA takes to forget its seed (to "   \
+      "2^-64); AD restarts at 0 there, which ADOSC does not see")                                  \
+    X(OBV, obv, volume, (2, "close", "volume"), (1, "obv"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
+    X(AD, ad, volume, APO_CAT_HLCV, (1, "ad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,                \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)
+
+#endif /* APO_KERNELS_CATALOG_TABLE_H */

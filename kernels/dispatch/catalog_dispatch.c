@@ -1,0 +1,370 @@
+/*
+ * catalog_dispatch.c: the host side of the catalog kernels (catalog_dispatch.h): halos and
+ * tile lengths from the parameters and the table's rows (catalog_table.h), and the CPU's tile
+ * call, which runs the same APO_HD bodies
+ * (kernels/<room>/<name>_tile.h) as the CUDA launchers, compiled once per vector path
+ * (catalog_entry.h) so that the bodies' branch-free loops vectorize as wide as the CPU
+ * allows.
+ *
+ * The decay steps of the recurrences use libm's log and log1p: they size the halo and the
+ * tile grid only and never enter per-sample arithmetic, and the host computes them for the
+ * CPU and the GPU alike (the launchers get io->h from here).
+ */
+#include "catalog_dispatch.h"
+
+#include <assert.h>
+#include <math.h>
+
+#include "averages_tiles.h"
+#include "catalog_paths.h"
+#include "cpu_isa.h"
+#include "oscillators_tiles.h"
+#include "statistics_tiles.h"
+#include "trend_tiles.h"
+#include "volume_tiles.h"
+
+size_t apo__decay_steps(double k) {
+    if (k >= 1.0)
+        return 0;
+    return (size_t)ceil(64.0 * log(2.0) / -log1p(-k));
+}
+
+size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
+#define APO_CAT_P(i) ((size_t)params[i])
+    switch (id) {
+#define APO__CAT_LOOKBACK(ID, name, room, inputs, outputs, par, lookback, ...)                     \
+    case APO_CAT_##ID:                                                                             \
+        return lookback;
+        APO_CATALOG(APO__CAT_LOOKBACK)
+#undef APO__CAT_LOOKBACK
+    default:
+        return 0;
+    }
+#undef APO_CAT_P
+}
+
+/* What each halo rule of the table adds to the lookback (catalog_table.h), from p, the first
+ * parameter, and params. */
+#define APO__HALO_WINDOW 0
+#define APO__HALO_EMA(m) (m) * apo__decay_steps(2.0 / (p + 1.0))
+#define APO__HALO_WILDER(m) (m) * apo__decay_steps(1.0 / p)
+/* The slower EMA's. */
+#define APO__HALO_ADOSC apo__decay_steps(2.0 / ((p > params[1] ? p : params[1]) + 1.0))
+/* A tile starting inside a block reaches back to the block's first window. */
+#define APO__HALO_VAR                                                                              \
+    ((size_t)p > APO_VAR_DIRECT_MAX && (size_t)p <= APO_VAR_BLOCKS_MAX                             \
+         ? apo__var_block_len((size_t)p) - 1                                                       \
+         : 0)
+/* As var's. */
+#define APO__HALO_CORREL                                                                           \
+    ((size_t)p <= APO_CORREL_BLOCKS_MAX ? apo__correl_block_len((size_t)p) - 1 : 0)
+/* As correl's, whose blocks beta's are. */
+#define APO__HALO_BETA                                                                             \
+    ((size_t)p > APO_PAIR_DIRECT_MAX && (size_t)p <= APO_BETA_BLOCKS_MAX ? APO_BETA_BLOCK_LEN - 1  \
+                                                                         : 0)
+/* KAMA's slowest rate: an efficiency ratio of 0. */
+#define APO__HALO_KAMA apo__decay_steps((2.0 / (30.0 + 1.0)) * (2.0 / (30.0 + 1.0)))
+
+size_t apo__catalog_halo(apo__cat_id id, const double *params) {
+    const size_t lookback = apo__catalog_lookback(id, params);
+    const double p = params[0];
+    switch (id) {
+#define APO__CAT_HALO(ID, name, room, inputs, outputs, par, lb, halo, ...)                         \
+    case APO_CAT_##ID:                                                                             \
+        return lookback + APO__HALO_##halo;
+        APO_CATALOG(APO__CAT_HALO)
+#undef APO__CAT_HALO
+    default:
+        return lookback;
+    }
+}
+
+size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
+    /* A whole-row tile costs its prefix too: with long tiles a row of n samples costs about
+     * n + n^2 / 131072 steps, 8.6 single passes at a million samples (4096-sample tiles would
+     * make that 123). */
+    if (apo__catalog_whole_row(id))
+        return APO_CAT_WHOLE_ROW_TILE;
+    /* The Wilder recurrences' tiles of a row run side by side in vector lanes
+     * (catalog_lanes.h): a row is only faster than one serial chain when it holds several
+     * tiles. Five warm-ups a tile (3065 bars at p = 14) give a row of 1e4 bars four tiles,
+     * one round of four lanes, for a fifth more work on long rows, where the lanes had that
+     * much to spare. ADX too since its lanes gather each bar's samples once (trange_lanes.h):
+     * its halo is two warm-ups, but a step of lanes now costs less than two scalar steps, so
+     * four lanes of 1e4 bars beat one chain, and a million bars too (docs/PERF.md). */
+    if (apo__catalog_wilder(id)) {
+        const size_t one = (size_t)params[0] + apo__decay_steps(1.0 / params[0]);
+        const size_t len = 5 * one;
+        return len > 1024 ? len : 1024;
+    }
+    /* Each tile re-runs its halo: 16 halos a tile keep that within 1/16 of the work. ema's
+     * tiles run side by side (ema_tile.h), so its halos overlap and cost a quarter as much:
+     * shorter tiles give a short series several chains to overlap. */
+    const size_t halos = apo__catalog_traits(id) & APO_CAT_T_SIDE_BY_SIDE ? 4 : 16;
+    const size_t len = halos * (apo__catalog_halo(id, params) + 1);
+    return len > 4096 ? len : 4096;
+}
+
+/* The kernels measured slower on 8 lanes than on 4 on an AMD CPU (the table's
+ * APO_CAT_T_AVX2_ZEN4 and APO_CAT_T_AVX2_ZEN5, catalog_table.h, which cite the measurements):
+ * the others' loops are widened by the compiler and keep the widest. */
+int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_kind) {
+    const int traits = apo__catalog_traits(id);
+    const int narrower = avx512_kind == APO_AVX512_AMD_HALVED  ? traits & APO_CAT_T_AVX2_ZEN4
+                         : avx512_kind == APO_AVX512_AMD_WHOLE ? traits & APO_CAT_T_AVX2_ZEN5
+                                                               : 0;
+    if (widest == APO_CPU_ISA_AVX512 && narrower && apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
+        return APO_CPU_ISA_AVX2;
+    return widest;
+}
+
+int apo__catalog_path(apo__cat_id id, int widest) {
+    return apo__catalog_path_on(id, widest, (int)apo__cpu_avx512_kind());
+}
+
+void apo__cpu_catalog_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
+    assert(io != NULL && begin < end && id < APO_CAT_COUNT);
+    apo__catalog_tile_sse2(id, io, begin, end);
+}
+
+void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                              int isa) {
+    const apo__tile_span one = {0, begin, end};
+    apo__cpu_catalog_tiles_on(id, io, &one, 1, isa);
+}
+
+void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                               size_t count, int isa) {
+    assert(io != NULL && id < APO_CAT_COUNT);
+    for (size_t k = 0; k < count; k++)
+        assert(tiles[k].begin < tiles[k].end);
+    switch (isa) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__catalog_tiles_avx512(id, io, tiles, count);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__catalog_tiles_avx2(id, io, tiles, count);
+        return;
+#endif
+    default:
+        apo__catalog_tiles_sse2(id, io, tiles, count);
+        return;
+    }
+}
+
+size_t apo__cpu_catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                                 int isa) {
+    assert(io != NULL && begin < end && id < APO_CAT_COUNT);
+    switch (isa) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        return apo__catalog_cut_avx512(id, io, begin, end);
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        return apo__catalog_cut_avx2(id, io, begin, end);
+#endif
+    default:
+        return apo__catalog_cut_sse2(id, io, begin, end);
+    }
+}
+
+/*
+ * What a stream keeps per series for a kernel whose body is a start and a run: the current
+ * tile's run and the next tile's, started ahead. A tile starts by running its warm-up (the
+ * h bars before it), which is most of a one-bar update's cost at a tile's first bar; so
+ * while the last h bars of a tile arrive, the next tile's run is started at its own origin
+ * and taken bar by bar, exactly as its start would take it, and the next tile starts from
+ * it. A zeroed state holds no run ahead.
+ */
+typedef struct cat_resume {
+    apo__cat_run cur, next;
+    size_t begin, tile; /* the current tile's start and the tile length */
+    int next_ready;
+} cat_resume;
+
+/* The kernels whose bodies are a start and a run (apo__cat_run): the averages and
+ * recurrences a live feed asks for most (kama, adosc and the directional movement's plus_di,
+ * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
+ * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
+ * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap, mfi: sums and
+ * extremes' indices; var and stddev up to timeperiod 1024 keep the position alone, var_tile.h, and
+ * linearreg and linearreg_slope up to 24, linearreg_direct.h; from 25 to 1024 their shifted plain
+ * sums and shift, linearreg_plain.h). The
+ * stochastics (stoch, stochf) keep the position alone too: each of their outputs is evaluated from
+ * the bars of its own windows (fastk from its scan, the means from the fastk and slowk values they
+ * average, which the tile body evaluates again from the inputs wherever it starts; stoch_tile.h),
+ * so their body over the new positions is what the whole tile does there. correl and beta are a
+ * start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five double-double
+ * sums; beta up to timeperiod 32 and correl up to 512 the position alone, pair_direct.h,
+ * correl_tile.h). The others re-run
+ * their tile from its start at each update. */
+size_t apo__catalog_resume_size(apo__cat_id id) {
+#define APO__RESUME_SIZE_RUN(name) sizeof(cat_resume)
+#define APO__RESUME_SIZE_POSITION(name) sizeof(cat_resume)
+#define APO__RESUME_SIZE_PAIR(name) sizeof(apo__pair_run)
+/* The running sums carry their run from the series' first bar instead (catalog.h,
+ * apo__catalog_carries): a few doubles, nothing of the tile. */
+#define APO__RESUME_SIZE_CARRY(name) APO_##name##_CARRY * sizeof(double)
+#define APO__RESUME_SIZE_NONE(name) 0
+    switch (id) {
+#define APO__CAT_RESUME(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)               \
+    case APO_CAT_##ID:                                                                             \
+        return APO__RESUME_SIZE_##stream(ID);
+        APO_CATALOG(APO__CAT_RESUME)
+#undef APO__CAT_RESUME
+    default:
+        return 0;
+    }
+}
+
+/* 1 for the recurrences, whose start reads nothing and whose next tile's run can be taken
+ * ahead (apo__cpu_catalog_resume; APO_CAT_T_AHEAD). A window's start reads the window before
+ * its tile and costs one window at most; a per-bar difference has no warm-up. */
+static int runs_ahead(apo__cat_id id) { return (apo__catalog_traits(id) & APO_CAT_T_AHEAD) != 0; }
+
+/* What a stream keeps for each kernel: its row's stream column (catalog_table.h). */
+enum {
+    APO__STREAM_RUN,
+    APO__STREAM_POSITION,
+    APO__STREAM_PAIR,
+    APO__STREAM_CARRY,
+    APO__STREAM_NONE
+};
+static int stream_of(apo__cat_id id) {
+    switch (id) {
+#define APO__CAT_STREAM(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)               \
+    case APO_CAT_##ID:                                                                             \
+        return APO__STREAM_##stream;
+        APO_CATALOG(APO__CAT_STREAM)
+#undef APO__CAT_STREAM
+    default:
+        return APO__STREAM_NONE;
+    }
+}
+
+/* A stream's start of kernel id's tile at `begin`: a RUN body's own (apo__<name>_stream_start,
+ * catalog_table.h); a POSITION kernel (mom, roc, trange, stoch, stochf) computes each position
+ * from the samples of its own windows alone, so its state is the position. */
+static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+#define APO__START_RUN(name) apo__##name##_stream_start(io, begin, r);
+#define APO__START_POSITION(name) apo__cat_run_from(r, begin);
+#define APO__START_PAIR(name) apo__cat_run_from(r, begin);
+#define APO__START_CARRY(name) apo__cat_run_from(r, begin);
+#define APO__START_NONE(name) apo__cat_run_from(r, begin);
+    switch (id) {
+#define APO__CAT_START(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                \
+    case APO_CAT_##ID:                                                                             \
+        APO__START_##stream(name) break;
+        APO_CATALOG(APO__CAT_START)
+#undef APO__CAT_START
+    default:
+        apo__cat_run_from(r, begin);
+        break;
+    }
+}
+
+/* The run of a stream's piece to `end`: a RUN body's own (apo__<name>_stream_run); a POSITION
+ * kernel's tile body over the new positions performs, position by position, what the whole
+ * tile does at them. */
+void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end,
+                         apo__cat_run *r) {
+#define APO__RUN_RUN(name) apo__##name##_stream_run(io, begin, end, r);
+#define APO__RUN_BY_POSITIONS                                                                      \
+    if (end > r->t) {                                                                              \
+        apo__cpu_catalog_tile(id, io, r->t, end);                                                  \
+        r->t = end;                                                                                \
+    }
+#define APO__RUN_POSITION(name) APO__RUN_BY_POSITIONS
+#define APO__RUN_PAIR(name) APO__RUN_BY_POSITIONS
+#define APO__RUN_CARRY(name) APO__RUN_BY_POSITIONS
+#define APO__RUN_NONE(name) APO__RUN_BY_POSITIONS
+    switch (id) {
+#define APO__CAT_RUN(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                  \
+    case APO_CAT_##ID:                                                                             \
+        APO__RUN_##stream(name) break;
+        APO_CATALOG(APO__CAT_RUN)
+#undef APO__CAT_RUN
+    default:
+        break;
+    }
+}
+
+/* correl's and beta's piece of a tile (PAIR). Their start reads the window before the tile,
+ * which is not all there until the tile's first bar, so, as the other windows, they start
+ * when their tile does and run nothing ahead. */
+static void pair_resume(apo__cat_id id, const apo__cat_io *io, apo__pair_run *r, int fresh,
+                        size_t begin, size_t stop) {
+#define APO__PAIR_RUN(name)
+#define APO__PAIR_POSITION(name)
+#define APO__PAIR_CARRY(name)
+#define APO__PAIR_NONE(name)
+#define APO__PAIR_PAIR(name)                                                                       \
+    if (fresh)                                                                                     \
+        apo__##name##_start(io, begin, r);                                                         \
+    apo__##name##_run(io, stop, r);
+    switch (id) {
+#define APO__CAT_PAIR(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                 \
+    case APO_CAT_##ID:                                                                             \
+        APO__PAIR_##stream(name) break;
+        APO_CATALOG(APO__CAT_PAIR)
+#undef APO__CAT_PAIR
+    default:
+        break;
+    }
+}
+
+void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh,
+                             size_t begin, size_t stop) {
+    assert(io != NULL && state != NULL && apo__catalog_resume_size(id) > 0);
+    if (apo__catalog_carries(id)) {
+        /* No tile to start: the state is the run's at `begin`, wherever that falls. */
+        (void)fresh;
+        switch (id) {
+#define APO__CARRY_RUN(name)
+#define APO__CARRY_POSITION(name)
+#define APO__CARRY_PAIR(name)
+#define APO__CARRY_NONE(name)
+#define APO__CARRY_CARRY(name) apo__##name##_carry(io, state, begin, stop);
+#define APO__CAT_CARRY(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                \
+    case APO_CAT_##ID:                                                                             \
+        APO__CARRY_##stream(name) break;
+            APO_CATALOG(APO__CAT_CARRY)
+#undef APO__CAT_CARRY
+        default:
+            break;
+        }
+        return;
+    }
+    if (stream_of(id) == APO__STREAM_PAIR) {
+        pair_resume(id, io, state, fresh, begin, stop);
+        return;
+    }
+    cat_resume *rs = state;
+    if (fresh) {
+        const int ahead = rs->next_ready && rs->begin + rs->tile == begin && rs->next.t == begin;
+        if (ahead)
+            rs->cur = rs->next;
+        else
+            run_start(id, io, begin, &rs->cur);
+        rs->begin = begin;
+        rs->tile = apo__catalog_tile_len(id, io->p);
+        rs->next_ready = 0;
+    }
+    apo__catalog_run_to(id, io, begin, stop, &rs->cur);
+    /* The next tile's run, up to the bars there are, for the recurrences: their start reads
+     * nothing and their origin is before their tile's start (the halo is at least 1 and the
+     * tile longer than it), so the start and the run write no output, every position they
+     * pass being before next_begin. A window's start reads the window before its tile,
+     * which is not all there yet, and costs one window: it starts when its tile does. */
+    const size_t next_begin = rs->begin + rs->tile;
+    if (runs_ahead(id) && stop <= next_begin && next_begin > io->h && stop > next_begin - io->h) {
+        if (!rs->next_ready)
+            run_start(id, io, next_begin, &rs->next);
+        rs->next_ready = 1;
+        apo__catalog_run_to(id, io, next_begin, stop, &rs->next);
+    }
+}
