@@ -17,6 +17,7 @@
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
