@@ -22,7 +22,8 @@ static apo_status copy_set(const apo_stream *s, apo_stream **out) {
         }
         to->n = from->n;
         to->resume_at = from->resume_at;
-        for (size_t i = 0; i < n_in; i++)
+        /* A series that keeps nothing may have no buffer: memcpy takes no NULL. */
+        for (size_t i = 0; i < n_in && kept > 0; i++)
             memcpy(to->in + i * to->cap, from->in + i * from->cap, kept * sizeof(double));
     }
     /* The running states: a cache of the kept bars, or a carried run's whole state. */

@@ -130,7 +130,8 @@ apo_status apo__stream_resume_fill(apo_stream *s, const uint64_t *first, const s
             /* Reserved while the series is empty: there is nothing of it to keep yet. */
             APO_CHECK(apo__stream_reserve(set, r, kept));
             se->n = n;
-            for (size_t i = 0; i < s->kernel->n_inputs; i++)
+            /* A series that keeps nothing may have no buffer: memcpy takes no NULL. */
+            for (size_t i = 0; i < s->kernel->n_inputs && kept > 0; i++)
                 memcpy(se->in + i * se->cap, inputs[i] + at + (n_bars[r] - kept),
                        kept * sizeof(double));
             at += n_bars[r];
