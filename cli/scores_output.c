@@ -80,8 +80,8 @@ int cli_scores_kernel(apo_runtime *rt, const cli_run_options *o, apo_kernel_info
     return CLI_EXIT_USAGE;
 }
 
-/* Whether line a ranks before line b by score values v: NaN after every number, equal values
- * in line order. */
+/* Whether index a ranks before index b by values v: NaN after every number, equal values
+ * in index order. */
 static int ranks_before(const double *v, int smaller_first, size_t a, size_t b) {
     const int nan_a = isnan(v[a]), nan_b = isnan(v[b]);
     if (nan_a != nan_b)
@@ -91,31 +91,33 @@ static int ranks_before(const double *v, int smaller_first, size_t a, size_t b) 
     return a < b;
 }
 
-size_t *cli_scores_best(const cli_scores *sc, size_t *n) {
-    const size_t lines = sc->sets * sc->rows;
-    const size_t keep = sc->o->top < lines ? sc->o->top : lines;
+size_t *cli_scores_top(const cli_scores *sc, const double *v, size_t count, int lines, size_t *n) {
+    const size_t keep = sc->o->top < count ? sc->o->top : count;
     size_t *best = malloc((keep > 0 ? keep : 1) * sizeof *best);
     *n = 0;
     if (best == NULL || keep == 0)
         return best;
-    const double *v = sc->values[sc->o->by];
     const int smaller_first = cli_score_smaller_first(sc->o, sc->o->by);
-    /* One pass keeping the best `keep` sorted (insertion): top is small against the lines,
-     * and a line enters only when it ranks before the last kept. Lines are visited in
-     * order, so a later equal line never displaces an earlier one. */
-    for (size_t line = 0; line < lines; line++) {
-        if (!cli_scores_line_kept(sc, line)) /* --min-trades: not ranked at all */
+    /* One pass keeping the best `keep` sorted (insertion): top is small against the count,
+     * and an index enters only when it ranks before the last kept. Indices are visited in
+     * order, so a later equal one never displaces an earlier one. */
+    for (size_t i = 0; i < count; i++) {
+        if (lines && !cli_scores_line_kept(sc, i)) /* --min-trades: not ranked at all */
             continue;
-        if (*n == keep && !ranks_before(v, smaller_first, line, best[keep - 1]))
+        if (*n == keep && !ranks_before(v, smaller_first, i, best[keep - 1]))
             continue;
         size_t at = *n < keep ? (*n)++ : keep - 1;
-        while (at > 0 && ranks_before(v, smaller_first, line, best[at - 1])) {
+        while (at > 0 && ranks_before(v, smaller_first, i, best[at - 1])) {
             best[at] = best[at - 1];
             at--;
         }
-        best[at] = line;
+        best[at] = i;
     }
     return best;
+}
+
+size_t *cli_scores_best(const cli_scores *sc, size_t *n) {
+    return cli_scores_top(sc, sc->values[sc->o->by], sc->sets * sc->rows, 1, n);
 }
 
 /* The lines of scores.csv: `set`, the swept parameters, `series`, every score. */

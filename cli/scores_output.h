@@ -47,6 +47,12 @@ typedef struct cli_scores {
  * array of *n line numbers, or NULL when out of memory. */
 size_t *cli_scores_best(const cli_scores *sc, size_t *n);
 
+/* The best min(o->top, count) indices of values v by o->by's order, best first, a NaN after
+ * every number and equal values in index order; with `lines`, v is by line and the lines
+ * --min-trades leaves out are not ranked. The one ranking of cli_scores_best (lines) and
+ * cli_scores_best_sets (sets). A malloc'ed array of *n indices, or NULL when out of memory. */
+size_t *cli_scores_top(const cli_scores *sc, const double *v, size_t count, int lines, size_t *n);
+
 /* Writes output `i` of the open output set (output_files.h), opened as CSV, as scores.csv:
  * `set`, the swept parameters, `series`, then every score, one line per set and series. */
 int cli_scores_write_file(size_t i, const cli_scores *sc, char *err, size_t err_size);

@@ -105,35 +105,8 @@ double *cli_scores_set_aggregates(const cli_scores *sc, size_t *counted, long *b
     return agg;
 }
 
-/* Whether set a ranks before set b: NaN after every number, equal values in set order. */
-static int ranks_before(const double *v, int smaller_first, size_t a, size_t b) {
-    const int nan_a = isnan(v[a]), nan_b = isnan(v[b]);
-    if (nan_a != nan_b)
-        return nan_b;
-    if (!nan_a && v[a] != v[b])
-        return smaller_first ? v[a] < v[b] : v[a] > v[b];
-    return a < b;
-}
-
 size_t *cli_scores_best_sets(const cli_scores *sc, const double *agg, size_t *n) {
-    const size_t keep = sc->o->top < sc->sets ? sc->o->top : sc->sets;
-    size_t *best = malloc((keep > 0 ? keep : 1) * sizeof *best);
-    *n = 0;
-    if (best == NULL || keep == 0)
-        return best;
-    const int smaller_first = cli_score_smaller_first(sc->o, sc->o->by);
-    /* As cli_scores_best keeps lines: one pass, the best `keep` sorted by insertion. */
-    for (size_t s = 0; s < sc->sets; s++) {
-        if (*n == keep && !ranks_before(agg, smaller_first, s, best[keep - 1]))
-            continue;
-        size_t at = *n < keep ? (*n)++ : keep - 1;
-        while (at > 0 && ranks_before(agg, smaller_first, s, best[at - 1])) {
-            best[at] = best[at - 1];
-            at--;
-        }
-        best[at] = s;
-    }
-    return best;
+    return cli_scores_top(sc, agg, sc->sets, 0, n);
 }
 
 void cli_scores_print_best_sets(FILE *f, const cli_scores *sc, const cli_ranked_sets *rk) {
