@@ -143,7 +143,7 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
         o[1] = mean;
         o[2] = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
         if (kind == APO_RULE_CROSS || kind == APO_RULE_ZONE || kind == APO_RULE_REVERT ||
-            kind == APO_RULE_PRICE_CROSS)
+            kind == APO_RULE_PRICE_CROSS || kind == APO_RULE_SIGNAL)
             oa = o[tile->a < 3 ? tile->a : 0];
         if (kind == APO_RULE_CROSS)
             ob = o[tile->b < 3 ? tile->b : 0];
@@ -176,6 +176,10 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
         return apo__score_lanes_revert(k, prev, oa, set->lower, set->middle, set->upper);
     case APO_RULE_CROSS:
         return apo__score_lanes_sign(k, oa, ob);
+    case APO_RULE_SIGNAL: {
+        const apo_vd s = apo__score_lanes_sign(k, oa, k->zero);
+        return apo_vd_select(apo_vd_eq(s, k->zero), prev, s);
+    }
     default: /* APO_RULE_PRICE_CROSS */
         return apo__score_lanes_sign(k, c, oa);
     }
@@ -405,6 +409,7 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
         APO_SCORE_LANES_CASE(APO_RULE_REVERT);
         APO_SCORE_LANES_CASE(APO_RULE_CROSS);
         APO_SCORE_LANES_CASE(APO_RULE_PRICE_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_SIGNAL);
     default:
         break;
     }

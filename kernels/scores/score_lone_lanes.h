@@ -109,21 +109,32 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
 #define APO_SCORE_LONE_KEEP (0.0 + 4.0 * 1.0 + 16.0 * 2.0)
 
 /*
- * A revert rule's transitions at bars [i, i + APO_LANES), one bar a lane, from their outputs
+ * A stateful rule's transitions at bars [i, i + APO_LANES), one bar a lane, from their outputs
  * (apo__score_lone_load) and closes c: the position it takes from each previous one, all
  * three known before the previous is. Packed as
  * (from short + 1) + 4 (from flat + 1) + 16 (from long + 1), a double (exact), so the
  * automaton's step is a shift and a mask of an integer (apo__score_lone_positions), a few
  * cycles a bar where apo__rule_position's was tens. The values are apo__rule_revert_step's:
  * from flat the zone, from long 1 while v is below the middle, from short -1 while above;
- * bands_revert's all 0 while a band is NaN; any rule's the identity at a close that is not
- * finite.
+ * bands_revert's all 0 while a band is NaN; the signal rule's an event's side from any
+ * position and, without one, the position kept; any rule's the identity at a close that is
+ * not finite.
  */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_revert_codes(const int kind,
-                                                                  const apo__score_lanes_sets *set,
-                                                                  const apo__score_lanes_k *k,
-                                                                  const apo_vd *o, apo_vd oa,
-                                                                  apo_vd c) {
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_state_codes(const int kind,
+                                                                 const apo__score_lanes_sets *set,
+                                                                 const apo__score_lanes_k *k,
+                                                                 const apo_vd *o, apo_vd oa,
+                                                                 apo_vd c) {
+    const apo_vd four = apo_vd_splat(4.0), sixteen = apo_vd_splat(16.0);
+    if (kind == APO_RULE_SIGNAL) {
+        /* An event's side from any position; no event keeps the position. */
+        const apo_vd s = apo__score_lanes_sign(k, oa, k->zero);
+        const apo_vm none = apo_vd_eq(s, k->zero);
+        const apo_vd code = (apo_vd_select(none, k->minus_one, s) + k->one) + four * (s + k->one) +
+                            sixteen * (apo_vd_select(none, k->one, s) + k->one);
+        return apo_vd_select(apo__score_lanes_finite(k, c), code,
+                             apo_vd_splat(APO_SCORE_LONE_KEEP));
+    }
     apo_vd v = oa, lower = set->lower, middle = set->middle, upper = set->upper;
     if (kind == APO_RULE_BANDS_REVERT)
         v = c, lower = o[2], middle = o[1], upper = o[0];
@@ -138,7 +149,6 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_revert_codes(const int kind
         from_long = apo__score_lanes_if(bands, from_long);
         from_short = apo__score_lanes_if(bands, from_short);
     }
-    const apo_vd four = apo_vd_splat(4.0), sixteen = apo_vd_splat(16.0);
     const apo_vd code =
         (from_short + k->one) + four * (from_flat + k->one) + sixteen * (from_long + k->one);
     return apo_vd_select(apo__score_lanes_finite(k, c), code, apo_vd_splat(APO_SCORE_LONE_KEEP));
@@ -154,14 +164,14 @@ apo__score_lone_positions(const int kind, const int widths, const apo__score_set
                           size_t end, double *pos) {
     size_t j = 0;
     const size_t n = end - i;
-    if (kind == APO_RULE_BANDS_REVERT || kind == APO_RULE_REVERT) {
+    if (kind == APO_RULE_BANDS_REVERT || kind == APO_RULE_REVERT || kind == APO_RULE_SIGNAL) {
         /* Each bar's transitions in lanes, then the automaton bar by bar on them: its state
          * is the position + 1 (0, 1, 2), two bits of a bar's code each. The codes go into
          * pos[1 ..], each read before its place is written. */
         for (; j + APO_LANES <= n; j += APO_LANES) {
             apo_vd o[3], oa, ob;
             apo__score_lone_load(kind, widths, tile, set, k, i + j, o, &oa, &ob);
-            apo_vd_storeu(pos + 1 + j, apo__score_lone_revert_codes(
+            apo_vd_storeu(pos + 1 + j, apo__score_lone_state_codes(
                                            kind, set, k, o, oa, apo_vd_loadu(tile->close + i + j)));
         }
         unsigned state = (unsigned)((int)pos[0] + 1);
@@ -294,6 +304,7 @@ static void APO_LANES_NAME(apo__score_fold_lone)(const apo__score_sets_tile *til
         APO_SCORE_LONE_CASE(APO_RULE_REVERT);
         APO_SCORE_LONE_CASE(APO_RULE_CROSS);
         APO_SCORE_LONE_CASE(APO_RULE_PRICE_CROSS);
+        APO_SCORE_LONE_CASE(APO_RULE_SIGNAL);
     default:
         break;
     }

@@ -23,17 +23,18 @@ enum {
     APO_RULE_BANDS_REVERT = 0,
     APO_RULE_BANDS_ZONE = 1,
     APO_RULE_MACD_CROSS = 2,
-    APO_RULE_ZONE = 3,       /* +1 below lower, -1 above upper, else 0 */
-    APO_RULE_REVERT = 4,     /* enter as ZONE, exit at the middle of lower and upper */
-    APO_RULE_CROSS = 5,      /* the sign of out[a] - out[b] */
-    APO_RULE_PRICE_CROSS = 6 /* the sign of close - out[a] */
+    APO_RULE_ZONE = 3,        /* +1 below lower, -1 above upper, else 0 */
+    APO_RULE_REVERT = 4,      /* enter as ZONE, exit at the middle of lower and upper */
+    APO_RULE_CROSS = 5,       /* the sign of out[a] - out[b] */
+    APO_RULE_PRICE_CROSS = 6, /* the sign of close - out[a] */
+    APO_RULE_SIGNAL = 7       /* the sign of out[a], held while out[a] is 0 or NaN */
 };
 
 /* A rule as a fold applies it: its kind, the outputs it reads and, for ZONE and REVERT, its
  * thresholds (a set's parameters, so each set of a sweep has its own). */
 typedef struct apo__rule {
     int kind;
-    int a, b;                    /* the outputs read: ZONE, REVERT and PRICE_CROSS a; CROSS a, b */
+    int a, b; /* the outputs read: ZONE, REVERT, PRICE_CROSS and SIGNAL a; CROSS a, b */
     double lower, upper, middle; /* ZONE and REVERT; middle = (lower + upper) / 2 */
     int side; /* the positions it may take: APO_SIDE_BOTH (every rule's default), LONG, SHORT */
 } apo__rule;
@@ -93,6 +94,14 @@ static inline APO_HD int apo__rule_revert_step(int prev, double v, double lower,
 /* The sign of a - b, 0 when either is NaN. */
 static inline APO_HD int apo__rule_sign(double a, double b) { return (a > b) - (a < b); }
 
+/* The signal rule's step: an event (a candlestick pattern's +-100, any output's sign) enters
+ * its side and the position is held until an event of the other side reverses it; a bar
+ * without one (0, or NaN) keeps the previous position. Branch-free, as the others. */
+static inline APO_HD int apo__rule_signal_step(int prev, double v) {
+    const int s = apo__rule_sign(v, 0.0);
+    return s + (s == 0) * prev;
+}
+
 /* The position a rule of either side takes at a bar with a finite close. `out` holds the
  * indicator's outputs at the bar, in the kernel's output order. */
 static inline APO_HD int apo__rule_position_both(const apo__rule *rule, int prev, double close,
@@ -114,6 +123,8 @@ static inline APO_HD int apo__rule_position_both(const apo__rule *rule, int prev
         return apo__rule_revert_step(prev, out[rule->a], rule->lower, rule->middle, rule->upper);
     case APO_RULE_CROSS: /* a NaN on either side compares false: flat */
         return apo__rule_sign(out[rule->a], out[rule->b]);
+    case APO_RULE_SIGNAL: /* held between events */
+        return apo__rule_signal_step(prev, out[rule->a]);
     default: /* APO_RULE_PRICE_CROSS */
         return apo__rule_sign(close, out[rule->a]);
     }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/error.h"
 #include "catalog/call_span.h"
@@ -589,8 +590,11 @@ static apo_status thresholds_validate(const apo__kernel *k, const double *params
     (void)rows, (void)cols;
     const size_t i = k->scoring->indicator->n_params;
     if (!(params[i] < params[i + 1])) {
-        snprintf(err, err_size, "%s: lower (%.17g) must be below upper (%.17g)", k->name, params[i],
-                 params[i + 1]);
+        snprintf(err, err_size, "%s: lower (%.17g) must be below upper (%.17g)%s", k->name,
+                 params[i], params[i + 1],
+                 k->scoring->generic ? " (a rule on any output has no thresholds of its own: "
+                                       "give lower and upper)"
+                                     : "");
         return APO_ERR_BAD_PARAM;
     }
     return APO_OK;
@@ -606,6 +610,136 @@ apo__rule apo__scoring_rule(const apo__scoring *sc, const double *params) {
         r.side = (int)params[i + sc->n_rule_params + 2];
     return r;
 }
+
+/* Whether a rule can read `ind` with `extra` parameters of its own after the indicator's
+ * (thresholds, cost, periods_per_year, side), else the reason in err. A user kernel's
+ * function needs its runtime's frame and may have a halo the scored tile does not ask; the
+ * built-ins are what the scored tile is proven on. A rule takes a position per bar from the
+ * outputs at that bar: each output must have one value per bar, computed tile by tile
+ * without partials. */
+static int scorable(const apo__kernel *ind, size_t extra, char *err, size_t err_size) {
+    if (!ind->builtin || ind->scoring != NULL) {
+        snprintf(err, err_size, "%s cannot be scored: a rule reads a built-in indicator's outputs",
+                 ind->name);
+        return 0;
+    }
+    double defaults[APO_MAX_PARAMS];
+    for (size_t p = 0; p < ind->n_params; p++)
+        defaults[p] = ind->params[p].def;
+    const size_t cols = 1000;
+    int per_bar =
+        ind->partial_len == 0 && ind->merge == NULL && ind->axis_len(ind, defaults, cols) == cols;
+    for (size_t o = 0; per_bar && o < ind->n_outputs; o++)
+        per_bar = ind->output_cols(ind, defaults, cols, o) == cols;
+    if (!per_bar) {
+        snprintf(err, err_size, "%s cannot be scored: its outputs are not one value per bar",
+                 ind->name);
+        return 0;
+    }
+    if (ind->n_params + extra > APO_MAX_PARAMS) {
+        snprintf(err, err_size,
+                 "%s cannot be scored so: its %zu parameters and the rule's %zu (%scost, "
+                 "periods_per_year%s) are past APO_MAX_PARAMS (%d)",
+                 ind->name, ind->n_params, extra, extra > 3 ? "lower, upper, " : "",
+                 extra > 2 ? ", side" : "", APO_MAX_PARAMS);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- rules on any output ----------------------------------------------------------------- */
+
+/* The kinds a rule on any output of a built-in indicator takes (docs/scores.md, "Rules on any
+ * output"): `<kind>.<output>` (`cross.<a>.<b>`), or the kind alone on an indicator with as
+ * many outputs as the kind reads (but price_cross alone is the averages' rule of the table). */
+typedef struct generic_kind {
+    const char *name;
+    int kind;       /* APO_RULE_* */
+    int n_outputs;  /* the outputs it reads */
+    int thresholds; /* it takes lower and upper */
+} generic_kind;
+
+static const generic_kind generic_kinds[] = {
+    {"zone", APO_RULE_ZONE, 1, 1},     {"revert", APO_RULE_REVERT, 1, 1},
+    {"cross", APO_RULE_CROSS, 2, 0},   {"price_cross", APO_RULE_PRICE_CROSS, 1, 0},
+    {"signal", APO_RULE_SIGNAL, 1, 0},
+};
+#define N_GENERIC_KINDS (sizeof generic_kinds / sizeof generic_kinds[0])
+
+/* The kind that a rule's name starts with, up to its first '.', or NULL. */
+static const generic_kind *generic_kind_of(const char *rule) {
+    const size_t len = strcspn(rule, ".");
+    for (size_t i = 0; i < N_GENERIC_KINDS; i++)
+        if (strlen(generic_kinds[i].name) == len && strncmp(generic_kinds[i].name, rule, len) == 0)
+            return &generic_kinds[i];
+    return NULL;
+}
+
+/* The output of ind named name[0 .. len), in any case, or -1. */
+static int output_named(const apo__kernel *ind, const char *name, size_t len) {
+    for (size_t o = 0; o < ind->n_outputs; o++)
+        if (strlen(ind->output_names[o]) == len &&
+            strncasecmp(ind->output_names[o], name, len) == 0)
+            return (int)o;
+    return -1;
+}
+
+/* The rule `rule` (its view taken off) as a rule on any output of ind: its row into *d and
+ * its name with the outputs as ind names them into canon (the kernel's name is built from
+ * it). APO_OK, else the reason in err. */
+static apo_status generic_def_of(const apo__kernel *ind, const char *rule, scored_def *d,
+                                 char *canon, size_t canon_size, char *err, size_t err_size) {
+    const generic_kind *g = generic_kind_of(rule);
+    char outputs[APO_MAX_IO * (APO_NAME_MAX + 2)] = "";
+    for (size_t o = 0, at = 0; o < ind->n_outputs && at < sizeof outputs; o++)
+        at += (size_t)snprintf(outputs + at, sizeof outputs - at, "%s%s", o ? ", " : "",
+                               ind->output_names[o]);
+    int out[2] = {0, 1};
+    int n = 0;
+    size_t len = (size_t)snprintf(canon, canon_size, "%s", g->name);
+    for (const char *at = rule + strlen(g->name); *at == '.';) {
+        const char *name = at + 1;
+        const size_t name_len = strcspn(name, ".");
+        const int o = n < g->n_outputs ? output_named(ind, name, name_len) : -1;
+        if (o < 0 && n < g->n_outputs)
+            snprintf(err, err_size, "rule %s: %s has no output \"%.*s\" (its outputs: %s)", rule,
+                     ind->name, (int)name_len, name, outputs);
+        else if (o < 0)
+            snprintf(err, err_size, "rule %s: %s reads %d output%s (the outputs of %s: %s)", rule,
+                     g->name, g->n_outputs, g->n_outputs > 1 ? "s" : "", ind->name, outputs);
+        if (o < 0) {
+            return APO_ERR_INVALID_ARGUMENT;
+        }
+        len += (size_t)snprintf(canon + len, len < canon_size ? canon_size - len : 0, ".%s",
+                                ind->output_names[o]);
+        out[n++] = o;
+        at = name + name_len;
+    }
+    const int alone_fits = (int)ind->n_outputs == g->n_outputs && g->kind != APO_RULE_PRICE_CROSS;
+    if (n != g->n_outputs && !(n == 0 && alone_fits)) {
+        snprintf(err, err_size,
+                 "rule %s on %s names the output%s it reads: %s%s (the outputs of %s: %s)", rule,
+                 ind->name, g->n_outputs > 1 ? "s" : "", g->name,
+                 g->n_outputs > 1 ? ".<a>.<b>" : ".<output>", ind->name, outputs);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    *d = (scored_def){ind->name,     NULL, g->kind, out[0],    g->n_outputs > 1 ? out[1] : 0,
+                      g->thresholds, 0.0,  0.0,     -HUGE_VAL, HUGE_VAL};
+    return APO_OK;
+}
+
+/* The scored kernels of rules on any output, built on first use and kept for the process, as
+ * the table's are: at most one per indicator, rule and view asked, so a bound this size is
+ * reached only by a caller inventing names, who is refused. */
+#define GENERIC_MAX 1024
+typedef struct generic_entry {
+    apo__kernel k;
+    apo__scoring sc;
+    char rule[APO_NAME_MAX];
+} generic_entry;
+static generic_entry *generic_built[GENERIC_MAX];
+static size_t n_generic;
+static pthread_mutex_t generic_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- building them ----------------------------------------------------------------------- */
 
@@ -702,6 +836,59 @@ static int view_of(const char *rule, char *base, size_t base_size) {
     return -1;
 }
 
+/* The scored kernel of the rule on any output rule_view (a view may follow its '/') of the
+ * built-in indicator ind: APO_OK with *out, else the reason in err. */
+static apo_status generic_kernel(const apo__kernel *ind, const char *rule_view,
+                                 const apo__kernel **out, char *err, size_t err_size) {
+    char rule[APO_NAME_MAX], canon[APO_NAME_MAX];
+    const int view = view_of(rule_view, rule, sizeof rule);
+    if (view < 0 || strlen(ind->name) + 1 + strlen(rule_view) >= APO_NAME_MAX) {
+        snprintf(err, err_size,
+                 view < 0 ? "rule \"%s\": after the '/' comes compound, log or more"
+                          : "%s:%s is longer than %d characters",
+                 view < 0 ? rule_view : ind->name, rule_view, APO_NAME_MAX - 1);
+        return view < 0 ? APO_ERR_UNKNOWN_KERNEL : APO_ERR_INVALID_ARGUMENT;
+    }
+    /* Thresholds (lower, upper), cost, periods_per_year and side after the indicator's. */
+    if (!scorable(ind, generic_kind_of(rule)->thresholds ? 5 : 3, err, err_size))
+        return APO_ERR_INVALID_ARGUMENT;
+    scored_def d;
+    apo_status st = generic_def_of(ind, rule, &d, canon, sizeof canon, err, err_size);
+    if (st != APO_OK)
+        return st;
+    char name[APO_NAME_MAX * 2 + 16];
+    snprintf(name, sizeof name, "%s:%s%s%s", ind->name, canon, view ? "/" : "", view_names[view]);
+    if (strlen(name) >= APO_NAME_MAX) {
+        snprintf(err, err_size, "%s is longer than %d characters", name, APO_NAME_MAX - 1);
+        return APO_ERR_INVALID_ARGUMENT;
+    }
+    pthread_mutex_lock(&generic_mutex);
+    *out = NULL;
+    for (size_t i = 0; i < n_generic && *out == NULL; i++)
+        if (strcmp(generic_built[i]->k.name, name) == 0)
+            *out = &generic_built[i]->k;
+    generic_entry *e = NULL;
+    if (*out == NULL && n_generic < GENERIC_MAX && (e = calloc(1, sizeof *e)) != NULL) {
+        snprintf(e->rule, sizeof e->rule, "%s", canon);
+        d.rule_name = e->rule;
+        fill_kernel(&e->k, &e->sc, ind, e->rule, &d, view);
+        /* The GPUs' scored launcher is compiled for the table's indicators only. */
+        e->k.cuda = &host_only_cuda;
+        e->sc.generic = 1;
+        generic_built[n_generic++] = e;
+        *out = &e->k;
+    }
+    pthread_mutex_unlock(&generic_mutex);
+    if (*out != NULL)
+        return APO_OK;
+    snprintf(err, err_size,
+             e == NULL && n_generic >= GENERIC_MAX
+                 ? "%s: this process has built %d rules on any output, the most it keeps"
+                 : "%s: out of memory",
+             name, GENERIC_MAX);
+    return n_generic >= GENERIC_MAX ? APO_ERR_INVALID_ARGUMENT : APO_ERR_OUT_OF_MEMORY;
+}
+
 const apo__kernel *apo__scored_kernel_find(const char *name) {
     if (strchr(name, ':') == NULL)
         return NULL;
@@ -709,7 +896,18 @@ const apo__kernel *apo__scored_kernel_find(const char *name) {
     for (size_t i = 0; i < N_KERNELS; i++)
         if (strcmp(scored[i].name, name) == 0)
             return &scored[i];
-    return NULL;
+    /* A rule on any output of a built-in indicator, built on first use. */
+    const char *colon = strchr(name, ':');
+    char indicator[APO_NAME_MAX];
+    if ((size_t)(colon - name) >= sizeof indicator || generic_kind_of(colon + 1) == NULL)
+        return NULL;
+    snprintf(indicator, sizeof indicator, "%.*s", (int)(colon - name), name);
+    const apo__kernel *ind = apo__builtin_kernel_named(indicator);
+    const apo__kernel *k = NULL;
+    char err[256];
+    if (ind == NULL || generic_kernel(ind, colon + 1, &k, err, sizeof err) != APO_OK)
+        return NULL;
+    return k;
 }
 
 apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
@@ -738,6 +936,13 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
             len += (size_t)snprintf(fits + len, sizeof fits - len, "%s%s", len ? ", " : "",
                                     scored_defs[i].rule_name);
     }
+    const apo__kernel *ind = apo__builtin_kernel_named(kernel);
+    if (generic_kind_of(rule) != NULL && (!rule_known || strchr(rule, '.') != NULL) &&
+        ind != NULL) {
+        char err[512];
+        const apo_status st = generic_kernel(ind, rule_view, out, err, sizeof err);
+        return st == APO_OK ? APO_OK : apo__fail(st, "%s", err);
+    }
     if (!rule_known) {
         /* The rules from the table, each once (price_cross fits several averages). */
         char names[512] = "";
@@ -750,7 +955,11 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
                 at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
                                        scored_defs[i].rule_name);
         }
-        return apo__fail(APO_ERR_UNKNOWN_KERNEL, "no rule named \"%s\" (rules: %s)", rule, names);
+        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
+                         "no rule named \"%s\" (rules: %s; on any output of a built-in "
+                         "indicator: zone.<output>, revert.<output>, cross.<a>.<b>, "
+                         "price_cross.<output>, signal.<output>)",
+                         rule, names);
     }
     return apo__fail(APO_ERR_INVALID_ARGUMENT,
                      "rule %s does not fit kernel %s: it reads the outputs of another kernel; %s%s",
@@ -761,6 +970,9 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
 /* ---- user rules -------------------------------------------------------------------------- */
 
 int apo__scored_rule_builtin(const char *rule) {
+    /* A user's rule's name has no '.': only a kind's bare name can meet one. */
+    if (generic_kind_of(rule) != NULL)
+        return 1;
     for (size_t i = 0; i < N_SCORED; i++)
         if (strcmp(scored_defs[i].rule_name, rule) == 0)
             return 1;
@@ -770,35 +982,8 @@ int apo__scored_rule_builtin(const char *rule) {
 apo_status apo__scored_kernel_user(apo__kernel *k, apo__scoring *sc, const apo__kernel *indicator,
                                    const char *rule_name, apo_rule_fn fn, void *user,
                                    apo__rule_failure *failure, char *err, size_t err_size) {
-    /* A user kernel's function needs its runtime's frame and may have a halo the scored
-     * tile does not ask; the built-ins are what the scored tile is proven on. */
-    if (!indicator->builtin || indicator->scoring != NULL) {
-        snprintf(err, err_size, "%s cannot be scored: a rule reads a built-in indicator's outputs",
-                 indicator->name);
+    if (!scorable(indicator, 2, err, err_size))
         return APO_ERR_INVALID_ARGUMENT;
-    }
-    /* A rule takes a position per bar from the outputs at that bar: each output must have
-     * one value per bar, computed tile by tile without partials. */
-    double defaults[APO_MAX_PARAMS];
-    for (size_t p = 0; p < indicator->n_params; p++)
-        defaults[p] = indicator->params[p].def;
-    const size_t cols = 1000;
-    int per_bar = indicator->partial_len == 0 && indicator->merge == NULL &&
-                  indicator->axis_len(indicator, defaults, cols) == cols;
-    for (size_t o = 0; per_bar && o < indicator->n_outputs; o++)
-        per_bar = indicator->output_cols(indicator, defaults, cols, o) == cols;
-    if (!per_bar) {
-        snprintf(err, err_size, "%s cannot be scored: its outputs are not one value per bar",
-                 indicator->name);
-        return APO_ERR_INVALID_ARGUMENT;
-    }
-    if (indicator->n_params + 2 > APO_MAX_PARAMS) {
-        snprintf(err, err_size,
-                 "%s cannot be scored: its %zu parameters, cost and periods_per_year are past "
-                 "APO_MAX_PARAMS (%d)",
-                 indicator->name, indicator->n_params, APO_MAX_PARAMS);
-        return APO_ERR_INVALID_ARGUMENT;
-    }
     if (strlen(indicator->name) + 1 + strlen(rule_name) >= APO_NAME_MAX) {
         snprintf(err, err_size, "%s:%s is longer than %d characters", indicator->name, rule_name,
                  APO_NAME_MAX - 1);

@@ -48,6 +48,9 @@ struct apo__scoring {
      * rule (has_side). */
     size_t n_rule_params;
     int has_side;
+    /* A generic rule (`zone.<output>`, docs/scores.md "Rules on any output"): its thresholds
+     * have no defaults of their own, which the refusal of a call without them says. */
+    int generic;
     /* What its outputs are (kernels/scores/score_more.h): the eight with summed returns (the
      * plain `<kernel>:<rule>`), compounded or log returns, or the eight more. */
     int view;

@@ -534,6 +534,16 @@ static void fold_sets(int isa, int kind, int widths, const double *close, const 
     }
 }
 
+/* A signal rule's events (APO_RULE_SIGNAL): +100 and -100 now and then as a candlestick
+ * pattern gives them, 0 between, and a gap of NaN, which holds the position as 0 does. */
+static double *signal_events(size_t n) {
+    double *e = malloc(n * sizeof *e);
+    cr_assert(e != NULL);
+    for (size_t t = 0; t < n; t++)
+        e[t] = t >= 2000 && t < 2010 ? NAN : t % 17 == 3 ? 100.0 : t % 23 == 5 ? -100.0 : 0.0;
+    return e;
+}
+
 /* Sets of a pass folded in lanes, one round or two side by side with a last one partly full,
  * whose sets start at different bars (a width whose band overflows while the sd is huge
  * starts later), across tiles, on every path: each set's fold is the scalar fold's, field by
@@ -556,6 +566,8 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
     }
     const double *out[2] = {sd, mean};
     const double *zone_out[2] = {close, close};
+    double *events = signal_events(n);
+    const double *signal_out[2] = {events, events};
     apo__score_set sets[9];
     for (size_t j = 0; j < 9; j++) {
         /* Widths 1e3 and up overflow while the sd is 1e306: those sets start at bar 400. */
@@ -565,11 +577,14 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
                              100.0,  0.0005 * (double)j};
     }
     static const size_t counts[] = {1, 2, 3, 5, 8, 9};
-    static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_ZONE};
+    static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_ZONE,
+                                APO_RULE_SIGNAL};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-        for (size_t q = 0; q < 3; q++) {
-            const int widths = kinds[q] != APO_RULE_ZONE;
-            const double *const *o = widths ? out : zone_out;
+        for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+            const int widths = kinds[q] != APO_RULE_ZONE && kinds[q] != APO_RULE_SIGNAL;
+            const double *const *o = widths                        ? out
+                                     : kinds[q] == APO_RULE_SIGNAL ? signal_out
+                                                                   : zone_out;
             apo__score_fold want[9], got[9];
             fold_sets(APO_CPU_ISA_AUTO, kinds[q], widths, close, move, finite, o, n, 1024, sets,
                       counts[c], want);
@@ -602,6 +617,7 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
     free(sd);
     free(mean);
     free(finite);
+    free(events);
 }
 
 /* A lone set's fold over bars [0, n) in tiles of `tile` bars with a rule of kind `kind` on
@@ -662,14 +678,18 @@ Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
         osc[t] = close[t] - middle[t]; /* macd_cross reads out[2]: its sign */
     const double *bands[3] = {upper, middle, lower};
     const double *hist[3] = {middle, middle, osc};
+    double *events = signal_events(n);
+    const double *signals[3] = {events, middle, osc};
     const apo__score_set set = {0.0, 0.0, 99.0, 101.0, 100.0, 0.001};
     static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_MACD_CROSS,
                                 APO_RULE_ZONE,         APO_RULE_REVERT,     APO_RULE_CROSS,
-                                APO_RULE_PRICE_CROSS};
+                                APO_RULE_PRICE_CROSS,  APO_RULE_SIGNAL};
     static const size_t tiles[] = {1024, 333, 3000};
     for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++)
         for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
-            const double *const *o = kinds[q] == APO_RULE_MACD_CROSS ? hist : bands;
+            const double *const *o = kinds[q] == APO_RULE_MACD_CROSS ? hist
+                                     : kinds[q] == APO_RULE_SIGNAL   ? signals
+                                                                     : bands;
             apo__score_fold want, got;
             fold_lone(APO_CPU_ISA_AUTO, kinds[q], close, move, finite, o, n, tiles[c], &set, &want);
             cr_assert_gt(want.trades, 10, "kind %d trades %lld times", kinds[q],
@@ -699,6 +719,7 @@ Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
     free(lower);
     free(osc);
     free(finite);
+    free(events);
 }
 
 /* ---- the volume family's tiles, path by path ---------------------------------------------- */

@@ -1,7 +1,8 @@
 /*
  * test_score_rules.c: the rules on the catalog's indicators (docs/scores.md, "Rules"):
  * zone and revert rules with thresholds, crosses of two outputs and of the close with a
- * moving average. Each rule's scores against positions taken by a naive reading of the
+ * moving average, and the rules on any output ("Rules on any output": `zone.<output>`, a
+ * signal held between events). Each rule's scores against positions taken by a naive reading of the
  * docs' table over the plain indicator call's outputs, the returns and scores in long
  * double; bitwise equality with those outputs scored by apo_score_outputs_with(), and across
  * devices; a sweep over thresholds that shares one indicator pass, and one over cost for
@@ -29,20 +30,40 @@ typedef struct rule_case {
     const char *kernel, *rule;
     size_t n_in;         /* 1: close; 3: high, low, close; 4: and volume */
     int thresholds;      /* the rule takes lower and upper */
-    double lower, upper; /* other thresholds than the defaults, for a second call */
+    double lower, upper; /* other thresholds than the defaults, for a second call; a rule on
+                          * any output has no defaults and takes these in every call */
+    int a, b;            /* a rule on any output: the outputs it reads */
 } rule_case;
 
 static const rule_case cases[] = {
-    {"rsi", "rsi_zone", 1, 1, 40, 60},       {"rsi", "rsi_revert", 1, 1, 35, 65},
-    {"stochf", "stochf_zone", 3, 1, 10, 90}, {"stochf", "stochf_revert", 3, 1, 25, 75},
-    {"stochf", "stochf_cross", 3, 0, 0, 0},  {"stoch", "stoch_cross", 3, 0, 0, 0},
-    {"willr", "willr_zone", 3, 1, -70, -30}, {"willr", "willr_revert", 3, 1, -90, -10},
-    {"cci", "cci_zone", 3, 1, -50, 150},     {"cci", "cci_revert", 3, 1, -100, 100},
-    {"mfi", "mfi_zone", 4, 1, 30, 70},       {"mfi", "mfi_revert", 4, 1, 25, 75},
-    {"cmo", "cmo_zone", 1, 1, -30, 30},      {"cmo", "cmo_revert", 1, 1, -40, 60},
-    {"sma", "price_cross", 1, 0, 0, 0},      {"ema", "price_cross", 1, 0, 0, 0},
-    {"wma", "price_cross", 1, 0, 0, 0},      {"dema", "price_cross", 1, 0, 0, 0},
-    {"tema", "price_cross", 1, 0, 0, 0},     {"kama", "price_cross", 1, 0, 0, 0},
+    {"rsi", "rsi_zone", 1, 1, 40, 60, 0, 0},
+    {"rsi", "rsi_revert", 1, 1, 35, 65, 0, 0},
+    {"stochf", "stochf_zone", 3, 1, 10, 90, 0, 0},
+    {"stochf", "stochf_revert", 3, 1, 25, 75, 0, 0},
+    {"stochf", "stochf_cross", 3, 0, 0, 0, 0, 0},
+    {"stoch", "stoch_cross", 3, 0, 0, 0, 0, 0},
+    {"willr", "willr_zone", 3, 1, -70, -30, 0, 0},
+    {"willr", "willr_revert", 3, 1, -90, -10, 0, 0},
+    {"cci", "cci_zone", 3, 1, -50, 150, 0, 0},
+    {"cci", "cci_revert", 3, 1, -100, 100, 0, 0},
+    {"mfi", "mfi_zone", 4, 1, 30, 70, 0, 0},
+    {"mfi", "mfi_revert", 4, 1, 25, 75, 0, 0},
+    {"cmo", "cmo_zone", 1, 1, -30, 30, 0, 0},
+    {"cmo", "cmo_revert", 1, 1, -40, 60, 0, 0},
+    {"sma", "price_cross", 1, 0, 0, 0, 0, 0},
+    {"ema", "price_cross", 1, 0, 0, 0, 0, 0},
+    {"wma", "price_cross", 1, 0, 0, 0, 0, 0},
+    {"dema", "price_cross", 1, 0, 0, 0, 0, 0},
+    {"tema", "price_cross", 1, 0, 0, 0, 0, 0},
+    {"kama", "price_cross", 1, 0, 0, 0, 0, 0},
+    /* Rules on any output, by name (and by position where the kind alone fits). */
+    {"rsi", "zone.rsi", 1, 1, 35, 65, 0, 0},
+    {"stochf", "revert.fastd", 3, 1, 25, 75, 1, 0},
+    {"stoch", "cross.slowd.slowk", 3, 0, 0, 0, 1, 0},
+    {"stoch", "cross", 3, 0, 0, 0, 0, 1},
+    {"bollinger", "price_cross.middle", 1, 0, 0, 0, 1, 0},
+    {"macd", "signal.hist", 1, 0, 0, 0, 2, 0},
+    {"mom", "signal", 1, 0, 0, 0, 0, 0},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -92,8 +113,55 @@ static int ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static int ref_position(const char *rule, double lower, double upper, int prev, double close,
+static int sign_of(double a, double b) {
+    if (a > b)
+        return 1;
+    if (a < b)
+        return -1;
+    return 0;
+}
+
+static int starts_with(const char *s, const char *prefix) {
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A rule on any output, read from the docs' table of kinds: the outputs a (and b) of c. */
+static int ref_generic_position(const rule_case *c, double lower, double upper, int prev,
+                                double close, const double *o) {
+    const double v = o[c->a];
+    if (starts_with(c->rule, "price_cross"))
+        return sign_of(close, v);
+    if (starts_with(c->rule, "cross"))
+        return sign_of(v, o[c->b]);
+    if (starts_with(c->rule, "signal")) /* an event's side, held until the other side's */
+        return v > 0 ? 1 : v < 0 ? -1 : prev;
+    if (starts_with(c->rule, "zone"))
+        return v < lower ? 1 : v > upper ? -1 : 0;
+    /* revert */
+    if (isnan(v))
+        return 0;
+    const double middle = (lower + upper) / 2;
+    if (prev == 1)
+        return v >= middle ? 0 : 1;
+    if (prev == -1)
+        return v <= middle ? 0 : -1;
+    return v < lower ? 1 : v > upper ? -1 : 0;
+}
+
+/* Whether c's rule is one on any output: `<kind>.<output>...`, or a kind's name alone. */
+static int generic(const rule_case *c) {
+    static const char *const kinds[] = {"zone", "revert", "cross", "signal"};
+    int alone = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        alone |= strcmp(c->rule, kinds[i]) == 0;
+    return alone || strchr(c->rule, '.') != NULL;
+}
+
+static int ref_position(const rule_case *c, double lower, double upper, int prev, double close,
                         const double *o) {
+    const char *rule = c->rule;
+    if (generic(c))
+        return ref_generic_position(c, lower, upper, prev, close, o);
     if (strcmp(rule, "price_cross") == 0) {
         if (close > o[0])
             return 1;
@@ -132,7 +200,7 @@ static int ref_position(const char *rule, double lower, double upper, int prev, 
 }
 
 /* The scores of one series from its closes and the n_out outputs out[k][t], in long double. */
-static void ref_scores(const char *rule, double lower, double upper, const double *close,
+static void ref_scores(const rule_case *c, double lower, double upper, const double *close,
                        double *const *out, size_t n_out, size_t n, double cost, double periods,
                        long double *s) {
     int *pos = malloc(n * sizeof *pos);
@@ -146,7 +214,7 @@ static void ref_scores(const char *rule, double lower, double upper, const doubl
             finite = finite && isfinite(o[k]);
         }
         const int prev = t > 0 ? pos[t - 1] : 0;
-        pos[t] = isfinite(close[t]) ? ref_position(rule, lower, upper, prev, close[t], o) : prev;
+        pos[t] = isfinite(close[t]) ? ref_position(c, lower, upper, prev, close[t], o) : prev;
         if (first == n && finite)
             first = t;
     }
@@ -181,8 +249,25 @@ static size_t indicator(apo_runtime *rt, const rule_case *c, const bars *b, doub
 
 /* A scored call of the case over the bars; scores[k * rows + r] is score k of row r (set
  * major with a sweep). */
-static double *scored(apo_runtime *rt, const rule_case *c, const bars *b, const apo_param *p,
-                      size_t n_p, const apo_sweep *sweep, apo_split split, size_t *out_rows) {
+/* The parameters p of a call of c, and a rule on any output's thresholds (it has no
+ * defaults) where p does not give them; returns their count. */
+static size_t params_of(const rule_case *c, const apo_param *p, size_t n_p, apo_param *all) {
+    int given = 0;
+    for (size_t i = 0; i < n_p; i++) {
+        all[i] = p[i];
+        given |= strcmp(p[i].name, "lower") == 0;
+    }
+    if (generic(c) && c->thresholds && !given) {
+        all[n_p++] = (apo_param){"lower", c->lower};
+        all[n_p++] = (apo_param){"upper", c->upper};
+    }
+    return n_p;
+}
+
+static double *scored(apo_runtime *rt, const rule_case *c, const bars *b, const apo_param *given,
+                      size_t n_given, const apo_sweep *sweep, apo_split split, size_t *out_rows) {
+    apo_param p[APO_MAX_PARAMS];
+    const size_t n_p = params_of(c, given, n_given, p);
     const double *in[4];
     inputs_of(c, b, 0, in);
     apo_workload w = APO_WORKLOAD_INIT;
@@ -239,9 +324,9 @@ Test(score_rules, every_rule_matches_the_docs_and_the_outputs_scored_in_memory, 
             /* The defaults, from the scored kernel's own parameters. */
             double lower = c->thresholds ? k->params[np].def : 0;
             double upper = c->thresholds ? k->params[np + 1].def : 0;
-            if (second && c->thresholds)
+            if ((second || generic(c)) && c->thresholds)
                 lower = c->lower, upper = c->upper;
-            apo_param p[4];
+            apo_param p[6];
             size_t n_p = 0;
             if (second && c->thresholds) {
                 p[n_p++] = (apo_param){"lower", lower};
@@ -249,6 +334,9 @@ Test(score_rules, every_rule_matches_the_docs_and_the_outputs_scored_in_memory, 
             }
             p[n_p++] = (apo_param){"cost", cost};
             p[n_p++] = (apo_param){"periods_per_year", periods};
+            apo_param all[APO_MAX_PARAMS];
+            n_p = params_of(c, p, n_p, all);
+            memcpy(p, all, n_p * sizeof p[0]);
             size_t rows;
             double *s = scored(rt, c, &b, p, n_p, NULL, APO_SPLIT_AUTO, &rows);
             cr_assert_eq(rows, ROWS);
@@ -258,7 +346,7 @@ Test(score_rules, every_rule_matches_the_docs_and_the_outputs_scored_in_memory, 
                     o[m] = out[m] + r * COLS;
                 const double *close = b.col[2] + r * COLS;
                 long double want[APO_N_SCORES];
-                ref_scores(c->rule, lower, upper, close, o, n_out, COLS, cost, periods, want);
+                ref_scores(c, lower, upper, close, o, n_out, COLS, cost, periods, want);
                 cr_assert_gt(want[APO_SCORE_BARS], COLS / 2, "%s: the bars are scored", c->rule);
                 cr_assert_gt(want[APO_SCORE_TRADES], 2, "%s:%s trades", c->kernel, c->rule);
                 for (int m = 0; m < APO_N_SCORES; m++) {
@@ -278,7 +366,7 @@ Test(score_rules, every_rule_matches_the_docs_and_the_outputs_scored_in_memory, 
                     cr_assert(same_bits(&s[m * rows + r], &mem[m], 1),
                               "%s:%s row %zu score %d: scored %.17g, in memory %.17g", c->kernel,
                               c->rule, r, m, s[m * rows + r], mem[m]);
-                if (!second) { /* apo_score_outputs: the default thresholds */
+                if (!second && !(generic(c) && c->thresholds)) { /* the default thresholds */
                     cr_assert_eq(apo_score_outputs(c->kernel, c->rule, close, oc, n_out, COLS, cost,
                                                    periods, mem),
                                  APO_OK, "%s", apo_last_error());
@@ -341,7 +429,7 @@ Test(score_rules, a_sweep_over_thresholds_shares_one_pass_and_keeps_each_sets_bi
     apo_sweep sweep = APO_SWEEP_INIT;
     sweep.grid = grid;
     sweep.n_grid = 3;
-    const rule_case c = {"rsi", "rsi_revert", 1, 1, 0, 0};
+    const rule_case c = {"rsi", "rsi_revert", 1, 1, 0, 0, 0, 0};
     apo_runtime *rts[2] = {cpu, many};
     const apo_split split[2] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS};
     for (int v = 0; v < 2; v++) {
@@ -474,5 +562,71 @@ Test(score_rules, thresholds_without_a_zone_and_rules_that_do_not_fit_are_refuse
         APO_ERR_BAD_PARAM, "has no parameter \"threshold\"");
     test_assert_refused(apo_score_outputs_with("sma", "rsi_zone", x, one, 1, 100, NULL, 0, mem),
                         APO_ERR_INVALID_ARGUMENT, "the rules for it are price_cross");
+    apo_runtime_destroy(rt);
+}
+
+/* Rules on any output that cannot be built are refused with the reason: an output the
+ * indicator lacks, a kind alone where it would have to guess the output, one output too
+ * many, parameters past APO_MAX_PARAMS, a name past APO_NAME_MAX, a kernel that is no
+ * built-in indicator; and a zone without thresholds, at the call. */
+Test(score_rules, rules_on_any_output_that_cannot_be_built_are_refused, .timeout = 60) {
+    static const struct {
+        const char *kernel, *rule;
+        apo_status status;
+        const char *message;
+    } refused[] = {
+        {"rsi", "zone.foo", APO_ERR_INVALID_ARGUMENT,
+         "rule zone.foo: rsi has no output \"foo\" (its outputs: rsi)"},
+        {"stochf", "zone", APO_ERR_INVALID_ARGUMENT,
+         "rule zone on stochf names the output it reads: zone.<output> (the outputs of stochf: "
+         "fastk, fastd)"},
+        {"rsi", "cross", APO_ERR_INVALID_ARGUMENT, "names the outputs it reads: cross.<a>.<b>"},
+        {"stochf", "cross.fastk.fastd.fastk", APO_ERR_INVALID_ARGUMENT,
+         "rule cross.fastk.fastd.fastk: cross reads 2 outputs"},
+        {"stoch", "zone.slowk", APO_ERR_INVALID_ARGUMENT,
+         "stoch cannot be scored so: its 5 parameters and the rule's 5 (lower, upper, cost, "
+         "periods_per_year, side) are past APO_MAX_PARAMS (8)"},
+        {"linearreg_slope", "signal.linearreg_slope", APO_ERR_INVALID_ARGUMENT,
+         "is longer than 31 characters"},
+        {"returns_stats", "signal", APO_ERR_INVALID_ARGUMENT, "cannot be scored"},
+        {"rsi", "zone.rsi/sum", APO_ERR_UNKNOWN_KERNEL, "after the '/' comes compound"},
+        /* price_cross alone stays the averages' rule of the table. */
+        {"rsi", "price_cross", APO_ERR_INVALID_ARGUMENT, "the rules for it are rsi_zone"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const apo__kernel *k = (const apo__kernel *)1;
+        cr_assert_eq(apo__scored_kernel_of(refused[i].kernel, refused[i].rule, &k),
+                     refused[i].status, "%s:%s: %s", refused[i].kernel, refused[i].rule,
+                     apo_last_error());
+        cr_assert_null(k, "%s:%s", refused[i].kernel, refused[i].rule);
+        cr_assert(strstr(apo_last_error(), refused[i].message) != NULL, "%s:%s: %s",
+                  refused[i].kernel, refused[i].rule, apo_last_error());
+    }
+    /* The same rule asked twice is one kernel, whatever the case of its output's name. */
+    const apo__kernel *a = NULL, *b = NULL;
+    cr_assert_eq(apo__scored_kernel_of("stochf", "revert.fastd", &a), APO_OK);
+    cr_assert_eq(apo__scored_kernel_of("stochf", "revert.FastD", &b), APO_OK);
+    cr_assert(a == b && strcmp(a->name, "stochf:revert.fastd") == 0, "%s", a->name);
+    cr_assert_eq(apo__scored_kernel_find("stochf:revert.fastd"), a);
+
+    apo_runtime *rt = test_runtime("cpu");
+    double x[100], mem[APO_N_SCORES];
+    apo__test_random_walk(3, 100, 100.0, 0.5, x);
+    const double *in[1] = {x};
+    double *outs[APO_N_SCORES];
+    for (int m = 0; m < APO_N_SCORES; m++)
+        outs[m] = &mem[m];
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = "rsi";
+    w.score = "zone.rsi";
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = outs;
+    w.n_outputs = APO_N_SCORES;
+    w.rows = 1;
+    w.cols = 100;
+    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+                        "rsi:zone.rsi: lower (0) must be below upper (0) (a rule on any output has "
+                        "no thresholds of its own: give lower and upper)");
     apo_runtime_destroy(rt);
 }

@@ -234,6 +234,8 @@ Test(user_rules, registrations_that_cannot_work_are_refused) {
     d.fn = flip;
     d.name = "bands_zone";
     cr_assert_eq(apo_rule_register(rt, &d), APO_ERR_ALREADY_EXISTS, "a built-in rule's name");
+    d.name = "signal"; /* a kind of the rules on any output (docs/scores.md) */
+    cr_assert_eq(apo_rule_register(rt, &d), APO_ERR_ALREADY_EXISTS, "a kind's name");
     d.name = "no-dash";
     cr_assert_eq(apo_rule_register(rt, &d), APO_ERR_INVALID_ARGUMENT, "a bad name");
     d.name = "mine";
