@@ -52,6 +52,15 @@
 #define APO_CAT_BLOCK_RULE "(a tile reaches back to its block's first window)"
 #define APO_CAT_WHOLE_ROW_RULE                                                                     \
     "the whole row: a running sum from the first bar, which every tile re-runs"
+#define APO_CAT_HL (2, "high", "low")
+/* plus_dm's and minus_dm's lookback (TA-Lib's): the seed's p - 1 moves, and the one move of the
+ * raw DM at p = 1. */
+#define APO_CAT_DM_LOOKBACK (APO_CAT_P(0) > 1 ? APO_CAT_P(0) - 1 : 1)
+#define APO_CAT_DM_RULE                                                                            \
+    "timeperiod - 1 (1 at timeperiod 1) + the steps Wilder's average takes to forget its seed "    \
+    "(to 2^-64)"
+/* The largest of three sizes (ultosc's lookback). */
+#define APO_CAT_MAX3(a, b, c) ((a) > (b) ? ((a) > (c) ? (a) : (c)) : ((b) > (c) ? (b) : (c)))
 
 /*
  * Traits:
@@ -225,6 +234,34 @@
     X(OBV, obv, volume, (2, "close", "volume"), (1, "obv"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
     X(AD, ad, volume, APO_CAT_HLCV, (1, "ad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,                \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
+    X(PLUS_DM, plus_dm, trend, APO_CAT_HL, (1, "plus_dm"), (1, APO_CAT_PERIOD(14, 1)),             \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD, APO_CAT_DM_RULE)                       \
+    X(MINUS_DM, minus_dm, trend, APO_CAT_HL, (1, "minus_dm"), (1, APO_CAT_PERIOD(14, 1)),          \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD, APO_CAT_DM_RULE)                       \
+    X(DX, dx, trend, APO_CAT_HLC, (1, "dx"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0), WILDER(1),  \
+      RUN, APO_CAT_T_AHEAD, APO_CAT_WILDER_RULE)                                                   \
+    X(ADXR, adxr, trend, APO_CAT_HLC, (1, "adxr"), (1, APO_CAT_PERIOD(14, 2)),                     \
+      3 * APO_CAT_P(0) - 2, WILDER(2), NONE, 0,                                                    \
+      "3 timeperiod - 2 + twice the steps Wilder's average takes to forget its seed (to 2^-64): "  \
+      "ADX's, and the timeperiod - 1 bars between the two ADX it averages")                        \
+    X(AROONOSC, aroonosc, trend, APO_CAT_HL, (1, "aroonosc"), (1, APO_CAT_PERIOD(14, 2)),          \
+      APO_CAT_P(0), WINDOW, RUN, 0, "timeperiod")                                                  \
+    X(BOP, bop, oscillators, (4, "open", "high", "low", "close"), (1, "bop"), APO_CAT_NO_PARAMS,   \
+      0, WINDOW, POSITION, APO_CAT_T_JOIN, "0: the bar alone")                                     \
+    X(IMI, imi, oscillators, (2, "open", "close"), (1, "imi"), (1, APO_CAT_PERIOD(14, 2)),         \
+      APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
+    X(ULTOSC, ultosc, trend, APO_CAT_HLC, (1, "ultosc"),                                           \
+      (3, {"timeperiod1", 7, 1, APO_CAT_PERIOD_MAX, 1},                                            \
+       {"timeperiod2", 14, 1, APO_CAT_PERIOD_MAX, 1},                                              \
+       {"timeperiod3", 28, 1, APO_CAT_PERIOD_MAX, 1}),                                             \
+      APO_CAT_MAX3(APO_CAT_P(0), APO_CAT_P(1), APO_CAT_P(2)), WINDOW, POSITION, APO_CAT_T_JOIN,    \
+      "max(timeperiod1, timeperiod2, timeperiod3): the longest window and the close before it")    \
+    X(ROCP, rocp, oscillators, APO_CAT_CLOSE, (1, "rocp"), (1, APO_CAT_PERIOD(10, 1)),             \
+      APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                \
+    X(ROCR, rocr, oscillators, APO_CAT_CLOSE, (1, "rocr"), (1, APO_CAT_PERIOD(10, 1)),             \
+      APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                \
+    X(ROCR100, rocr100, oscillators, APO_CAT_CLOSE, (1, "rocr100"), (1, APO_CAT_PERIOD(10, 1)),    \
+      APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

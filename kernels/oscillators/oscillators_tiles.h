@@ -6,9 +6,11 @@
 #ifndef APO_KERNELS_OSCILLATORS_TILES_H
 #define APO_KERNELS_OSCILLATORS_TILES_H
 
+#include "bop_tile.h"
 #include "catalog.h"
 #include "cci_tile.h"
 #include "cmo_tile.h"
+#include "imi_tile.h"
 #include "mom_tile.h"
 #include "roc_tile.h"
 #include "rsi_tile.h"

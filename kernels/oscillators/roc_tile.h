@@ -1,7 +1,8 @@
 /*
  * roc_tile.h: ROC(timeperiod) = (x[t] / x[t - p] - 1) * 100, TA-Lib's rate of change,
  * with TA-Lib's 0 where x[t - p] is 0. Halo p; positions t < p are NaN. A non-finite sample
- * at either end is a gap: the output is NaN (the NAN constant, apo_hd.h).
+ * at either end is a gap: the output is NaN (the NAN constant, apo_hd.h). ROCP, ROCR and
+ * ROCR100, the same change as a ratio, are below.
  */
 #ifndef APO_KERNELS_ROC_TILE_H
 #define APO_KERNELS_ROC_TILE_H
@@ -30,6 +31,43 @@ static inline APO_HD void apo__roc_tile(const apo__cat_io *io, size_t begin, siz
         const double gap = (cur - cur) + (prev - prev);
         out[t] = isnan(gap) ? (double)NAN : change;
     }
+}
+
+/* The ratios of ROCP, ROCR and ROCR100 (TA-Lib's): (x[t] - x[t - p]) / x[t - p], x[t] / x[t - p]
+ * and (x[t] / x[t - p]) * 100, each with TA-Lib's 0 where x[t - p] is 0 (exactly 0: its test of
+ * "zero" below 1e-8 is not copied, as roc's) and NaN where either end is a gap. */
+enum { APO_ROC_P, APO_ROC_R, APO_ROC_R100 };
+
+/* Branch-free, so that gcc vectorizes it: the quotient is computed for every bar and the 0
+ * and NaN selected after (a division under a condition stays scalar). */
+static APO_CAT_SPECIALISED APO_HD void apo__roc_ratio_tile(const apo__cat_io *io, size_t begin,
+                                                           size_t end, int form) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    size_t t = begin;
+    for (; t < end && t < p; t++)
+        out[t] = NAN;
+    for (; t < end; t++) {
+        const double cur = x[t], prev = x[t - p];
+        const double ratio = form == APO_ROC_P   ? (cur - prev) / prev
+                             : form == APO_ROC_R ? cur / prev
+                                                 : (cur / prev) * 100.0;
+        const double gap = (cur - cur) + (prev - prev);
+        out[t] = isnan(gap) ? (double)NAN : prev == 0.0 ? 0.0 : ratio;
+    }
+}
+
+static inline APO_HD void apo__rocp_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__roc_ratio_tile(io, begin, end, APO_ROC_P);
+}
+
+static inline APO_HD void apo__rocr_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__roc_ratio_tile(io, begin, end, APO_ROC_R);
+}
+
+static inline APO_HD void apo__rocr100_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__roc_ratio_tile(io, begin, end, APO_ROC_R100);
 }
 
 #endif /* APO_KERNELS_ROC_TILE_H */

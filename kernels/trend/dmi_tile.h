@@ -1,6 +1,6 @@
 /*
- * dmi_tile.h: PLUS_DI(timeperiod), MINUS_DI(timeperiod) and ADX(timeperiod), TA-Lib's
- * directional movement system (Wilder). Inputs high, low, close.
+ * dmi_tile.h: PLUS_DI(timeperiod), MINUS_DI(timeperiod), ADX(timeperiod), DX(timeperiod) and
+ * ADXR(timeperiod), TA-Lib's directional movement system (Wilder). Inputs high, low, close.
  *
  * Definition (TA-Lib's): at t >= 1, up = high[t] - high[t-1], down = low[t-1] - low[t];
  * +DM = up where up > 0 and up > down, else 0; -DM = down where down > 0 and down > up,
@@ -15,6 +15,9 @@
  * Gaps: a non-finite high or low at t or t - 1, or close at t - 1, makes (DM, TR) at t a
  * gap: NaN, and the sums skip it (the seeds are the first finite values), as ATR does.
  *
+ * DX(timeperiod) is ADX's DX, output from t = p; where it is undefined it repeats the last
+ * output (0 before any), as TA-Lib's TA_DX does. ADXR(timeperiod) is below apo__adxr_tile.
+ *
  * Tile: recurrences. A tile re-runs the definition from w0 = max(0, begin - h); h =
  * p + D(1/p) for the DIs and 2p - 1 + 2 D(1/p) for ADX (the DIs' seed forgotten, then
  * ADX's own), so the restarted seeds weigh below 2^-64 by `begin`. The first tile has
@@ -26,7 +29,7 @@
 #include "trange_tile.h"
 
 /* Which output a DMI body writes. */
-enum { APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX };
+enum { APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX, APO_DMI_DX };
 
 /* v where keep is 1, else +0.0. */
 static inline APO_HD double apo__keep_if(double v, int keep) {
@@ -54,65 +57,82 @@ static inline APO_HD double apo__keep_if(double v, int keep) {
         }                                                                                          \
     } while (0)
 
+/* Where one DMI recurrence stands: the bars and the DX seen, the three smoothed sums and ADX
+ * (dx: DX's last output, which an undefined DX repeats). */
+typedef struct apo__dmi_state {
+    size_t seen, dx_seen;
+    double sp, sm, str, adx;
+} apo__dmi_state;
+
+/* The recurrence's step at bar t (t >= 1): its output there, NaN where it has none (a gap, or
+ * before the lookback). DX's output is ADX's DX, or the last output where it is undefined (0
+ * before any: TA-Lib's TA_DX), kept in s->adx. */
+static APO_CAT_SPECIALISED APO_HD double apo__dmi_step(const double *high, const double *low,
+                                                       const double *close, size_t t, size_t p,
+                                                       int which, apo__dmi_state *s) {
+    const double pd = (double)p, keep = pd - 1.0;
+    const double tr = apo__true_range(high, low, close, t);
+    const double up = high[t] - high[t - 1], down = low[t - 1] - low[t];
+    if (!(isfinite(tr) && isfinite(up) && isfinite(down)))
+        return NAN;
+    /* Selects on the bits: a branch on the direction of a random walk's move is mispredicted
+     * every other bar. */
+    const double pdm = apo__keep_if(up, (up > 0.0) & (up > down));
+    const double mdm = apo__keep_if(down, (down > 0.0) & (down > up));
+    s->seen++;
+    APO__DMI_SUMS(which, s->seen, p, pd, s->sp, s->sm, s->str, pdm, mdm, tr);
+    if (s->seen < p)
+        return NAN;
+    const double plus = s->str != 0.0 ? 100.0 * (s->sp / s->str) : 0.0;
+    const double minus = s->str != 0.0 ? 100.0 * (s->sm / s->str) : 0.0;
+    if (which == APO_DMI_PLUS)
+        return plus;
+    if (which == APO_DMI_MINUS)
+        return minus;
+    const double sum = minus + plus;
+    const int defined = s->str != 0.0 && sum != 0.0;
+    const double dx = defined ? 100.0 * (fabs(minus - plus) / sum) : 0.0;
+    if (which == APO_DMI_DX) {
+        if (defined)
+            s->adx = dx;
+        return s->adx;
+    }
+    s->dx_seen++;
+    if (s->dx_seen <= p) {
+        if (defined)
+            s->adx = s->adx + dx;
+        if (s->dx_seen < p)
+            return NAN;
+        s->adx = s->adx / pd;
+        return s->adx;
+    }
+    if (defined)
+        s->adx = (s->adx * keep + dx) / pd;
+    return s->adx;
+}
+
 /* The loop from r->t to end after apo__cat_run_start_changes, writing the positions from
  * `begin` (the tile's) on (apo__cat_run: n[0] the bars seen, n[1] the DX seen, v[0], v[1],
- * v[2] the sums of +DM, -DM and TR, v[3] ADX; plus_di keeps v[1] at 0, minus_di v[0]). */
+ * v[2] the sums of +DM, -DM and TR, v[3] ADX, or DX's last output; plus_di keeps v[1] at 0,
+ * minus_di v[0]). */
 static APO_CAT_SPECIALISED APO_HD void apo__dmi_run(const apo__cat_io *io, size_t begin, size_t end,
                                                     int which, apo__cat_run *r) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    const double pd = (double)p, keep = pd - 1.0;
-    size_t seen = r->n[0], dx_seen = r->n[1];
-    double sp = r->v[0], sm = r->v[1], str = r->v[2], adx = r->v[3];
+    apo__dmi_state s = {r->n[0], r->n[1], r->v[0], r->v[1], r->v[2], r->v[3]};
     for (size_t t = r->t; t < end; t++) {
-        double y = NAN;
-        const double tr = apo__true_range(high, low, close, t);
-        const double up = high[t] - high[t - 1], down = low[t - 1] - low[t];
-        if (isfinite(tr) && isfinite(up) && isfinite(down)) {
-            /* Selects on the bits: a branch on the direction of a random walk's move is
-             * mispredicted every other bar. */
-            const double pdm = apo__keep_if(up, (up > 0.0) & (up > down));
-            const double mdm = apo__keep_if(down, (down > 0.0) & (down > up));
-            seen++;
-            APO__DMI_SUMS(which, seen, p, pd, sp, sm, str, pdm, mdm, tr);
-            if (seen >= p) {
-                const double plus = str != 0.0 ? 100.0 * (sp / str) : 0.0;
-                const double minus = str != 0.0 ? 100.0 * (sm / str) : 0.0;
-                if (which == APO_DMI_PLUS) {
-                    y = plus;
-                } else if (which == APO_DMI_MINUS) {
-                    y = minus;
-                } else {
-                    const double sum = minus + plus;
-                    const int defined = str != 0.0 && sum != 0.0;
-                    const double dx = defined ? 100.0 * (fabs(minus - plus) / sum) : 0.0;
-                    dx_seen++;
-                    if (dx_seen <= p) {
-                        if (defined)
-                            adx = adx + dx;
-                        if (dx_seen == p) {
-                            adx = adx / pd;
-                            y = adx;
-                        }
-                    } else {
-                        if (defined)
-                            adx = (adx * keep + dx) / pd;
-                        y = adx;
-                    }
-                }
-            }
-        }
+        const double y = apo__dmi_step(high, low, close, t, p, which, &s);
         if (t >= begin)
             out[t] = apo__canonical_nan(y);
     }
     r->t = end > r->t ? end : r->t;
-    r->n[0] = seen;
-    r->n[1] = dx_seen;
-    r->v[0] = sp;
-    r->v[1] = sm;
-    r->v[2] = str;
-    r->v[3] = adx;
+    r->n[0] = s.seen;
+    r->n[1] = s.dx_seen;
+    r->v[0] = s.sp;
+    r->v[1] = s.sm;
+    r->v[2] = s.str;
+    r->v[3] = s.adx;
 }
 
 static APO_CAT_SPECIALISED APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin,
@@ -132,6 +152,45 @@ static inline APO_HD void apo__minus_di_tile(const apo__cat_io *io, size_t begin
 
 static inline APO_HD void apo__adx_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__dmi_body(io, begin, end, APO_DMI_ADX);
+}
+
+static inline APO_HD void apo__dx_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__dmi_body(io, begin, end, APO_DMI_DX);
+}
+
+/* dx's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
+static inline APO_HD void apo__dx_stream_start(const apo__cat_io *io, size_t begin,
+                                               apo__cat_run *r) {
+    apo__cat_run_start_changes(io, begin, r);
+}
+
+static inline APO_HD void apo__dx_stream_run(const apo__cat_io *io, size_t begin, size_t end,
+                                             apo__cat_run *r) {
+    apo__dmi_run(io, begin, end, APO_DMI_DX, r);
+}
+
+/* ADXR(timeperiod) = (ADX[t - (p - 1)] + ADX[t]) / 2 (TA-Lib's), NaN where either is. Two ADX
+ * recurrences run from the tile's one warm-up origin, the second p - 1 bars behind the first:
+ * its ADX at t - (p - 1) is the first's there, so no past ADX is kept (a GPU thread has no
+ * room for p of them), for twice ADX's work. The halo is ADX's plus p - 1, so the lagging
+ * recurrence has forgotten its seeds by `begin - (p - 1)` as ADX's tile has by `begin`. Its
+ * stream re-runs the tile (NONE): the two recurrences' state does not fit apo__cat_run. */
+static inline APO_HD void apo__adxr_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], lag = p - 1;
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    apo__dmi_state lead = {0, 0, 0.0, 0.0, 0.0, 0.0}, behind = lead;
+    if (begin == w0)
+        out[begin] = NAN;
+    for (size_t t = w0 + 1; t < end; t++) {
+        const double now = apo__dmi_step(high, low, close, t, p, APO_DMI_ADX, &lead);
+        double before = NAN;
+        if (t > w0 + lag)
+            before = apo__dmi_step(high, low, close, t - lag, p, APO_DMI_ADX, &behind);
+        if (t >= begin)
+            out[t] = apo__canonical_nan((before + now) / 2.0);
+    }
 }
 
 /* plus_di's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */

@@ -9,8 +9,10 @@
 #include "aroon_tile.h"
 #include "atr_tile.h"
 #include "catalog.h"
+#include "dm_tile.h"
 #include "dmi_tile.h"
 #include "trange_tile.h"
+#include "ultosc_tile.h"
 
 static inline APO_HD void apo__trend_tile(int id, const apo__cat_io *io, size_t begin, size_t end) {
     switch (id) {

@@ -1,10 +1,12 @@
 /*
  * `apportion run --input-map`: a kernel's named inputs read from the CSV columns a map names
  * (docs/cli/run.md, "Several inputs"), equal byte for byte to `--column`, in wide and long
- * files, and every bad map refused with nothing written.
+ * files, and every bad map refused with nothing written; `open` (bop, imi) by name and by map.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -129,5 +131,95 @@ Test(cli, a_negative_volume_is_refused_with_its_line_and_field, .timeout = 120) 
     r = run_cli(ARGS("run", "--kernel", "mfi", "--input", missing, "--group-by", "ticker",
                      "--missing-as-nan", "--output", out));
     cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+}
+
+/* The input `open` (bop, imi) is read from the CSV column of its name, any case, or from the
+ * column a map names, end to end: bop's values are (close - open) / (high - low) of the file's
+ * own numbers, imi's with its open mapped from another column are its values by name; a file
+ * without the column is refused, naming it, with nothing written. */
+Test(cli, open_is_read_by_name_and_by_map, .timeout = 120) {
+    make_work_dir();
+    char path[128], bop_dir[160], imi_dir[160], mapped_dir[160], bad_dir[160], no_open[128];
+    snprintf(path, sizeof path, "%s/ohlc.csv", work);
+    snprintf(no_open, sizeof no_open, "%s/hlc.csv", work);
+    snprintf(bop_dir, sizeof bop_dir, "%s/bop", work);
+    snprintf(imi_dir, sizeof imi_dir, "%s/imi", work);
+    snprintf(mapped_dir, sizeof mapped_dir, "%s/imi_mapped", work);
+    snprintf(bad_dir, sizeof bad_dir, "%s/bad", work);
+    enum { N = 60 };
+    static char text[16384], hlc[16384];
+    double o[N], h[N], l[N], c[N];
+    size_t at_hlc = (size_t)snprintf(hlc, sizeof hlc, "date,high,low,close\n");
+    unsigned st = 11;
+    double x = 100;
+    for (int i = 0; i < N; i++) {
+        x += walk_step(&st);
+        /* Values with two decimals, which the file and the test both read as the same doubles. */
+        c[i] = round(x * 100) / 100;
+        h[i] = c[i] + 0.75;
+        l[i] = c[i] - 0.5;
+        o[i] = i % 7 == 3 ? c[i] : c[i] + (i % 2 ? 0.25 : -0.25);
+        at_hlc += (size_t)snprintf(hlc + at_hlc, sizeof hlc - at_hlc, "%d,%.2f,%.2f,%.2f\n", i + 1,
+                                   h[i], l[i], c[i]);
+    }
+    /* One bar a line, numbered. */
+    size_t at = (size_t)snprintf(text, sizeof text, "date,Open,High,Low,Close,first\n");
+    for (int i = 0; i < N; i++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "%d,%.2f,%.2f,%.2f,%.2f,%.2f\n", i + 1,
+                               o[i], h[i], l[i], c[i], o[i]);
+    for (int i = 0; i < N; i++) {
+        /* The file's own doubles, as the CLI parses them. */
+        char cell[32];
+        snprintf(cell, sizeof cell, "%.2f", o[i]), o[i] = strtod(cell, NULL);
+        snprintf(cell, sizeof cell, "%.2f", h[i]), h[i] = strtod(cell, NULL);
+        snprintf(cell, sizeof cell, "%.2f", l[i]), l[i] = strtod(cell, NULL);
+        snprintf(cell, sizeof cell, "%.2f", c[i]), c[i] = strtod(cell, NULL);
+    }
+    write_text(path, text);
+    write_text(no_open, hlc);
+    cli_result r = run_cli(
+        ARGS("run", "--kernel", "bop", "--input", path, "--output", bop_dir, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    char file[256];
+    snprintf(file, sizeof file, "%s/bop.csv", bop_dir);
+    size_t len = 0;
+    char *got = read_all(file, &len);
+    cr_assert_not_null(got);
+    cr_assert(strncmp(got, "bop\n", 4) == 0, "the output's header");
+    char *p = got + 4;
+    for (int i = 0; i < N; i++) {
+        char *end;
+        const double v = strtod(p, &end);
+        cr_assert(end != p, "bop line %d", i);
+        cr_assert_eq(v, (c[i] - o[i]) / (h[i] - l[i]), "bop bar %d: %.17g", i, v);
+        p = end;
+    }
+    free(got);
+    r = run_cli(
+        ARGS("run", "--kernel", "imi", "--input", path, "--output", imi_dir, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "imi", "--input", no_open, "--input-map", "open=high",
+                     "--output", mapped_dir, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_cli(ARGS("run", "--kernel", "imi", "--input", path, "--input-map", "open=first",
+                     "--output", mapped_dir, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    char fa[256], fb[256];
+    snprintf(fa, sizeof fa, "%s/imi.csv", imi_dir);
+    snprintf(fb, sizeof fb, "%s/imi.csv", mapped_dir);
+    size_t la = 0, lb = 0;
+    char *ta = read_all(fa, &la), *tb = read_all(fb, &lb);
+    cr_assert(ta != NULL && tb != NULL && la == lb && memcmp(ta, tb, la) == 0,
+              "imi: open=first differs from the column open");
+    free(ta), free(tb);
+    r = run_cli(ARGS("run", "--kernel", "bop", "--input", no_open, "--output", bad_dir));
+    cr_assert_eq(r.status, 2, "no open column: exit %d", r.status);
+    assert_contains(r.err, "\"open\"");
+    cr_assert_eq(access(bad_dir, F_OK), -1, "the refused run wrote %s", bad_dir);
     free_result(&r);
 }

@@ -76,6 +76,17 @@ static const cat_params table[] = {
     {APO_CAT_ADOSC, 2, {3, 10}, {5, 20}, {0}},
     {APO_CAT_OBV, 0, {0}, {0}, {0}},
     {APO_CAT_AD, 0, {0}, {0}, {0}},
+    {APO_CAT_PLUS_DM, 1, {14}, {1}, {0}},
+    {APO_CAT_MINUS_DM, 1, {14}, {6}, {0}},
+    {APO_CAT_DX, 1, {14}, {4}, {0}},
+    {APO_CAT_ADXR, 1, {14}, {3}, {0}},
+    {APO_CAT_AROONOSC, 1, {14}, {25}, {0}},
+    {APO_CAT_BOP, 0, {0}, {0}, {0}},
+    {APO_CAT_IMI, 1, {14}, {3}, {0}},
+    {APO_CAT_ULTOSC, 3, {7, 14, 28}, {20, 2, 9}, {0}},
+    {APO_CAT_ROCP, 1, {10}, {1}, {0}},
+    {APO_CAT_ROCR, 1, {10}, {2}, {0}},
+    {APO_CAT_ROCR100, 1, {10}, {4}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

@@ -21,19 +21,37 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_VWAP, "vwap", HLCV, 1, apo__ref_cat_vwap, 1, 0},
     {APO_CAT_KAMA, "kama", CLOSE, 1, apo__ref_cat_kama, 2, 0},
     {APO_CAT_ADOSC, "adosc", HLCV, 1, apo__ref_cat_adosc, 2, 10},
+    {APO_CAT_PLUS_DM, "plus_dm", HL, 1, apo__ref_cat_plus_dm, 1, 0},
+    {APO_CAT_MINUS_DM, "minus_dm", HL, 1, apo__ref_cat_minus_dm, 1, 0},
+    {APO_CAT_DX, "dx", HLC, 1, apo__ref_cat_dx, 2, 0},
+    {APO_CAT_ADXR, "adxr", HLC, 1, apo__ref_cat_adxr, 2, 0},
+    {APO_CAT_AROONOSC, "aroonosc", HL, 1, apo__ref_cat_aroonosc, 2, 0},
+    {APO_CAT_BOP, "bop", OHLC, 1, apo__ref_cat_bop, 0, 0},
+    {APO_CAT_IMI, "imi", OC, 1, apo__ref_cat_imi, 2, 0},
+    {APO_CAT_ULTOSC, "ultosc", HLC, 1, apo__ref_cat_ultosc, 1, 14},
+    {APO_CAT_ROCP, "rocp", CLOSE, 1, apo__ref_cat_rocp, 1, 0},
+    {APO_CAT_ROCR, "rocr", CLOSE, 1, apo__ref_cat_rocr, 1, 0},
+    {APO_CAT_ROCR100, "rocr100", CLOSE, 1, apo__ref_cat_rocr100, 1, 0},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
+
+void kernel_params(const ref_kernel *k, double period, double p[3]) {
+    p[0] = period;
+    p[1] = k->second;
+    p[2] = k->id == APO_CAT_ULTOSC ? 28 : 0;
+}
 
 void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start, double step,
                  int gaps) {
     memset(s, 0, sizeof *s);
     s->n = n;
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < 6; i++)
         s->col[i] = alloc_doubles(n);
-    apo__ref_ohlcv(seed, n, start, step, NULL, s->col[0], s->col[1], s->col[2], s->col[3]);
+    apo__ref_ohlcv(seed, n, start, step, s->col[5], s->col[0], s->col[1], s->col[2], s->col[3]);
     apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
-    static const size_t order[5][4] = {{2}, {2, 4}, {0, 1}, {0, 1, 2}, {0, 1, 2, 3}};
-    static const size_t count[5] = {1, 2, 2, 3, 4};
+    static const size_t order[7][4] = {{2},          {2, 4}, {0, 1},      {0, 1, 2},
+                                       {0, 1, 2, 3}, {5, 2}, {5, 0, 1, 2}};
+    static const size_t count[7] = {1, 2, 2, 3, 4, 2, 4};
     s->n_in = count[kind];
     for (size_t i = 0; i < s->n_in; i++)
         s->in[i] = s->col[order[kind][i]];
@@ -48,7 +66,7 @@ void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double star
 }
 
 void series_free(series *s) {
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < 6; i++)
         free(s->col[i]);
 }
 
@@ -61,6 +79,7 @@ void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, 
         io->out[o] = out[o];
     io->p[0] = p[0];
     io->p[1] = p[1];
+    io->p[2] = p[2];
     io->h = apo__catalog_halo(id, p);
 }
 

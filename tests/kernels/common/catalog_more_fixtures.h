@@ -13,10 +13,11 @@
 
 #include "catalog_compare.h"
 #include "catalog_dispatch.h"
+#include "catalog_reference_momentum_dm.h"
 #include "catalog_reference_more.h"
 
 /* Which columns a kernel reads, in its order. */
-typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV } cols_kind;
+typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OC, OHLC } cols_kind;
 
 typedef struct ref_kernel {
     apo__cat_id id;
@@ -32,10 +33,15 @@ typedef struct ref_kernel {
 extern const ref_kernel catalog_more_kernels[];
 extern const size_t n_catalog_more_kernels;
 
+/* k's three parameters at `period`: its second (ref_kernel.second), and a third for the kernels
+ * that have one (ultosc's timeperiod3, 28), kept apart so that the table's rows keep their
+ * fields. */
+void kernel_params(const ref_kernel *k, double period, double p[3]);
+
 /* An OHLCV walk and a second close (y, another walk), the kernel's inputs in its order. */
 typedef struct series {
     size_t n;
-    double *col[5]; /* high, low, close, volume, y */
+    double *col[6]; /* high, low, close, volume, y, open */
     const double *in[5];
     size_t n_in;
 } series;
@@ -46,11 +52,12 @@ void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double star
                  int gaps);
 void series_free(series *s);
 
-/* The call of kernel id over series s with parameters p into the n_out outputs out. */
+/* The call of kernel id over series s with parameters p (three: 0 past the kernel's own) into
+ * the n_out outputs out. */
 void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, double *const *out,
              size_t n_out);
 
-/* Runs k over its tile grid (apo__catalog_tile_len), the tiles backwards. */
+/* Runs k over its tile grid (apo__catalog_tile_len), the tiles backwards; p as io_make's. */
 void run_grid(const ref_kernel *k, const series *s, const double *p, double *const *out);
 
 /* Every output of k against its reference within tol of the scale (a failure names "what");

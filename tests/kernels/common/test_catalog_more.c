@@ -23,7 +23,8 @@ Test(catalog_more, periods_at_their_upper_bound, .timeout = 900) {
     for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
         const ref_kernel *k = &catalog_more_kernels[ki];
         series s;
-        const double p[2] = {100000, k->second};
+        double p[3];
+        kernel_params(k, 100000, p);
         series_make(&s, 7 + ki, apo__catalog_lookback(k->id, p) + 4, k->cols, 50.0, 0.25, 0);
         check_against_reference(k, &s, p, 1e-12, "period 100000");
         series_free(&s);
@@ -42,7 +43,7 @@ Test(catalog_more, flat_windows) {
             s.col[3][t] = 0.0;
         }
     }
-    const double p[2] = {20, 0};
+    const double p[3] = {20, 0, 0};
     double *out[2] = {alloc_doubles(n), alloc_doubles(n)};
     apo__cat_io io;
     const struct {
@@ -85,7 +86,8 @@ Test(catalog_more, flat_windows) {
 Test(catalog_more, tiles_depend_on_the_grid_only, .timeout = 300) {
     for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
         const ref_kernel *k = &catalog_more_kernels[ki];
-        const double p[2] = {9, k->second};
+        double p[3];
+        kernel_params(k, 9, p);
         const size_t len = apo__catalog_tile_len(k->id, p);
         series s;
         series_make(&s, 31 + ki, 3 * len + 1000, k->cols, 100.0, 0.5, 1);

@@ -35,7 +35,8 @@ Test(catalog_more, every_kernel_against_its_long_double_reference, .timeout = 90
                     series s;
                     series_make(&s, 1000 + 100 * ki + 10 * li + pi, lengths[li], k->cols, 100.0,
                                 0.5, gaps);
-                    const double p[2] = {(double)periods[pi], k->second};
+                    double p[3];
+                    kernel_params(k, (double)periods[pi], p);
                     char what[96];
                     snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
                              periods[pi], gaps);
@@ -52,14 +53,15 @@ Test(catalog_more, every_kernel_against_its_long_double_reference, .timeout = 90
 /* The recurrences whose tiles are long (kama's halo is over 10,000 samples) on series of
  * several tiles, so that the warm-up of later tiles is checked against the reference. */
 Test(catalog_more, recurrences_over_several_tiles, .timeout = 900) {
-    const apo__cat_id ids[] = {APO_CAT_KAMA, APO_CAT_ADX, APO_CAT_PLUS_DI, APO_CAT_MINUS_DI};
+    const apo__cat_id ids[] = {APO_CAT_KAMA,    APO_CAT_ADX,      APO_CAT_PLUS_DI, APO_CAT_MINUS_DI,
+                               APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_DX,      APO_CAT_ADXR};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         const ref_kernel *k = NULL;
         for (size_t ki = 0; ki < n_catalog_more_kernels; ki++)
             if (catalog_more_kernels[ki].id == ids[i])
                 k = &catalog_more_kernels[ki];
         cr_assert_not_null(k);
-        const double p[2] = {k->id == APO_CAT_KAMA ? 10 : 14, 0};
+        const double p[3] = {k->id == APO_CAT_KAMA ? 10 : 14, 0, 0};
         const size_t len = apo__catalog_tile_len(k->id, p);
         for (int gaps = 0; gaps < 2; gaps++) {
             series s;
@@ -79,7 +81,8 @@ Test(catalog_more, tiles_read_only_their_halo, .timeout = 300) {
     for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
         const ref_kernel *k = &catalog_more_kernels[ki];
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const double p[APO_CAT_MAX_PAR] = {periods[pi], k->second};
+            double p[APO_CAT_MAX_PAR] = {0};
+            kernel_params(k, periods[pi], p);
             size_t b, e, n;
             catalog_halo_tile(k->id, p, &b, &e, &n);
             series s;

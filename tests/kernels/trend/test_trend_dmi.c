@@ -77,7 +77,7 @@ Test(catalog_more, directional_movement_has_talib_bits_in_its_first_tile, .timeo
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
         for (int which = 0; which < 3; which++) {
             const size_t q = periods[pi];
-            const double p[2] = {(double)q, 0};
+            const double p[3] = {(double)q, 0, 0};
             const ref_kernel *k = &catalog_more_kernels[1 + which];
             cr_assert_eq(k->id, ids[which]);
             const size_t len = apo__catalog_tile_len(k->id, p);

@@ -41,7 +41,7 @@ Test(catalog_more, vwap_window_without_volume_after_trades_is_nan) {
         s.col[3][t] = 0.0;
     cr_assert(s.col[3][quiet_from - 1] != floor(s.col[3][quiet_from - 1]),
               "the volumes before the quiet run are fractional");
-    const double prm[2] = {(double)p, 0};
+    const double prm[3] = {(double)p, 0, 0};
     double *out[1] = {alloc_doubles(n)};
     apo__cat_io io;
     io_make(&io, APO_CAT_VWAP, &s, prm, out, 1);
@@ -90,7 +90,7 @@ Test(catalog_more, adosc_has_talib_bits_in_its_first_tile, .timeout = 300) {
     const ref_kernel *k = &catalog_more_kernels[7];
     cr_assert_eq(k->id, APO_CAT_ADOSC);
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        const double p[2] = {(double)pairs[i][0], (double)pairs[i][1]};
+        const double p[3] = {(double)pairs[i][0], (double)pairs[i][1], 0};
         const size_t len = apo__catalog_tile_len(k->id, p);
         series s;
         series_make(&s, 9 + i, 5 * len + 77, HLCV, 100.0, 0.5, 0);
@@ -124,7 +124,7 @@ Test(catalog_more, adosc_has_talib_bits_in_its_first_tile, .timeout = 300) {
 Test(catalog_more, adosc_overflow_gives_the_canonical_nan) {
     const ref_kernel *k = &catalog_more_kernels[7];
     cr_assert_eq(k->id, APO_CAT_ADOSC);
-    const double p[2] = {3, 10};
+    const double p[3] = {3, 10, 0};
     const size_t len = apo__catalog_tile_len(k->id, p);
     series s;
     series_make(&s, 33, 3 * len + 5, HLCV, 100.0, 0.5, 0);

@@ -15,8 +15,9 @@
 #include "catalog_reference.h"
 #include "helpers.h"
 
-/* The columns of an OHLCV walk, and a second close for pair kernels (correl, beta). */
-enum { HIGH, LOW, CLOSE, VOLUME, Y, N_COLUMNS };
+/* The columns of an OHLCV walk, and a second close for pair kernels (correl, beta); the open
+ * last. */
+enum { HIGH, LOW, CLOSE, VOLUME, Y, OPEN, N_COLUMNS };
 
 /* A catalog kernel with a period that makes its tiles several per row (0: the kernel's
  * defaults), the samples per row, and its inputs as columns, in the kernel's order. */
@@ -78,6 +79,17 @@ static const cat_case cases[] = {
     {"adosc", 0, 25000, HLCV},
     {"obv", 0, WHOLE_ROW_COLS, CV},
     {"ad", 0, WHOLE_ROW_COLS, HLCV},
+    {"plus_dm", 14, 25000, 2, {HIGH, LOW}},
+    {"minus_dm", 1, 25000, 2, {HIGH, LOW}},
+    {"dx", 14, 40000, HLC},
+    {"adxr", 14, 60000, HLC},
+    {"aroonosc", 14, 25000, 2, {HIGH, LOW}},
+    {"bop", 0, 25000, 4, {OPEN, HIGH, LOW, CLOSE}},
+    {"imi", 14, 25000, 2, {OPEN, CLOSE}},
+    {"ultosc", 0, 25000, HLC},
+    {"rocp", 10, 25000, CLOSE_ONLY},
+    {"rocr", 3, 25000, CLOSE_ONLY},
+    {"rocr100", 10, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -116,8 +128,9 @@ static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t ro
     }
     for (size_t r = 0; r < rows; r++) {
         const size_t at = r * c->cols;
-        apo__ref_ohlcv(11 + r, c->cols, 100.0, 0.5, NULL, job->columns[HIGH] + at,
-                       job->columns[LOW] + at, job->columns[CLOSE] + at, job->columns[VOLUME] + at);
+        apo__ref_ohlcv(11 + r, c->cols, 100.0, 0.5, job->columns[OPEN] + at,
+                       job->columns[HIGH] + at, job->columns[LOW] + at, job->columns[CLOSE] + at,
+                       job->columns[VOLUME] + at);
         apo__ref_ohlcv(911 + r, c->cols, 60.0, 0.3, NULL, NULL, NULL, job->columns[Y] + at, NULL);
     }
     /* A gap in the middle of the first row, in every column. */

@@ -1,0 +1,27 @@
+/*
+ * bop_tile.h: BOP, TA-Lib's balance of power, (close - open) / (high - low) of each bar, 0
+ * where high - low <= 0 (TA-Lib's: a bar without range, or with its high below its low, has
+ * no balance; its test of "zero or below" is below 1e-8, here exactly 0). Inputs open, high,
+ * low, close; no parameter; lookback 0. A bar with any of its four samples not finite is a
+ * gap: NaN. Each output reads its own bar alone (stream: the position).
+ */
+#ifndef APO_KERNELS_BOP_TILE_H
+#define APO_KERNELS_BOP_TILE_H
+
+#include "catalog.h"
+
+/* Branch-free, so that gcc vectorizes it: the quotient is computed for every bar and the 0
+ * and the NaN selected after. */
+static inline APO_HD void apo__bop_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *open = io->in[0], *high = io->in[1], *low = io->in[2], *close = io->in[3];
+    double *out = io->out[0];
+    for (size_t t = begin; t < end; t++) {
+        const double o = open[t], h = high[t], l = low[t], c = close[t];
+        const double range = h - l;
+        const double bop = (c - o) / range;
+        const double gap = ((o - o) + (h - h)) + ((l - l) + (c - c));
+        out[t] = isnan(gap) ? (double)NAN : range > 0.0 ? bop : 0.0;
+    }
+}
+
+#endif /* APO_KERNELS_BOP_TILE_H */
