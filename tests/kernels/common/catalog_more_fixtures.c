@@ -21,6 +21,25 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_VWAP, "vwap", HLCV, 1, apo__ref_cat_vwap, 1, 0},
     {APO_CAT_KAMA, "kama", CLOSE, 1, apo__ref_cat_kama, 2, 0},
     {APO_CAT_ADOSC, "adosc", HLCV, 1, apo__ref_cat_adosc, 2, 10},
+    {APO_CAT_AVGPRICE, "avgprice", OHLC, 1, apo__ref_cat_avgprice, 0, 0},
+    {APO_CAT_MEDPRICE, "medprice", HL, 1, apo__ref_cat_medprice, 0, 0},
+    {APO_CAT_TYPPRICE, "typprice", HLC, 1, apo__ref_cat_typprice, 0, 0},
+    {APO_CAT_WCLPRICE, "wclprice", HLC, 1, apo__ref_cat_wclprice, 0, 0},
+    {APO_CAT_ADD, "add", XY, 1, apo__ref_cat_add, 0, 0},
+    {APO_CAT_SUB, "sub", XY, 1, apo__ref_cat_sub, 0, 0},
+    {APO_CAT_MULT, "mult", XY, 1, apo__ref_cat_mult, 0, 0},
+    {APO_CAT_DIV, "div", XY, 1, apo__ref_cat_div, 0, 0},
+    {APO_CAT_SUM, "sum", CLOSE, 1, apo__ref_cat_sum, 2, 0},
+    {APO_CAT_MINMAX, "minmax", CLOSE, 2, apo__ref_cat_minmax, 2, 0},
+    {APO_CAT_CEIL, "ceil", CLOSE, 1, apo__ref_cat_ceil, 0, 0},
+    {APO_CAT_FLOOR, "floor", CLOSE, 1, apo__ref_cat_floor, 0, 0},
+    {APO_CAT_SQRT, "sqrt", CLOSE, 1, apo__ref_cat_sqrt, 0, 0},
+    {APO_CAT_EXP, "exp", CLOSE, 1, apo__ref_cat_exp, 0, 0},
+    {APO_CAT_LN, "ln", CLOSE, 1, apo__ref_cat_ln, 0, 0},
+    {APO_CAT_LOG10, "log10", CLOSE, 1, apo__ref_cat_log10, 0, 0},
+    {APO_CAT_SINH, "sinh", CLOSE, 1, apo__ref_cat_sinh, 0, 0},
+    {APO_CAT_COSH, "cosh", CLOSE, 1, apo__ref_cat_cosh, 0, 0},
+    {APO_CAT_TANH, "tanh", CLOSE, 1, apo__ref_cat_tanh, 0, 0},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
 
@@ -32,8 +51,8 @@ void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double star
         s->col[i] = alloc_doubles(n);
     apo__ref_ohlcv(seed, n, start, step, NULL, s->col[0], s->col[1], s->col[2], s->col[3]);
     apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
-    static const size_t order[5][4] = {{2}, {2, 4}, {0, 1}, {0, 1, 2}, {0, 1, 2, 3}};
-    static const size_t count[5] = {1, 2, 2, 3, 4};
+    static const size_t order[6][4] = {{2}, {2, 4}, {0, 1}, {0, 1, 2}, {0, 1, 2, 3}, {4, 0, 1, 2}};
+    static const size_t count[6] = {1, 2, 2, 3, 4, 4};
     s->n_in = count[kind];
     for (size_t i = 0; i < s->n_in; i++)
         s->in[i] = s->col[order[kind][i]];

@@ -14,9 +14,11 @@
 #include "catalog_compare.h"
 #include "catalog_dispatch.h"
 #include "catalog_reference_more.h"
+#include "catalog_reference_transforms.h"
 
 /* Which columns a kernel reads, in its order. */
-typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV } cols_kind;
+/* OHLC: open (the y walk, any series of prices), high, low, close. */
+typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OHLC } cols_kind;
 
 typedef struct ref_kernel {
     apo__cat_id id;
