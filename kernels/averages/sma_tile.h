@@ -35,12 +35,11 @@ static inline APO_HD void apo__sma_start(const apo__cat_io *io, size_t begin, ap
     r->v[1] = 0.0;
 }
 
-/* The clean windows t .. e - 1 of apo__sma_run, a block (window_sum.h) whose window before t
+/* The clean windows t .. e - 1 of apo__window_dd_run, a block (window_sum.h) whose window before t
  * was clean and slid into s: returns s slid over it; the same operations as the loop's, sample by
- * sample, so the same bits. */
+ * sample, so the same bits; each output is the sum divided by pd. */
 static inline APO_HD apo__dd apo__sma_block(const double *x, size_t p, size_t t, size_t e,
-                                            apo__dd s, double *out) {
-    const double pd = (double)p;
+                                            apo__dd s, double pd, double *out) {
     apo__dd_block b;
     s = apo__dd_block_window_sum(s, x, p, t, e, &b);
     for (size_t k = 0; k < e - t; k++)
@@ -48,16 +47,13 @@ static inline APO_HD apo__dd apo__sma_block(const double *x, size_t p, size_t t,
     return s;
 }
 
-/* The loop from r->t to end. */
-static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
+/* The double-doubles' loop from r->t to end, each output the window's sum divided by pd (p for
+ * the mean; 1 for SUM, transforms/sum_tile.h, whose quotient is the sum itself). */
+static inline APO_HD void apo__window_dd_run(const apo__cat_io *io, size_t end, double pd,
+                                             apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    if (p <= APO_PLAIN_MAX) {
-        apo__plain_run(x, p, 0, end, out, r);
-        return;
-    }
-    const double pd = (double)p;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
     apo__dd s = apo__window_sum(r, 0);
@@ -65,7 +61,7 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
         if (e > t) {
-            s = apo__sma_block(x, p, t, e, s, out);
+            s = apo__sma_block(x, p, t, e, s, pd, out);
             t = e - 1;
             continue;
         }
@@ -81,6 +77,16 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
     }
     apo__window_keep(r, end, bad, valid);
     apo__window_keep_sum(r, 0, s);
+}
+
+/* The loop from r->t to end. */
+static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
+    const size_t p = (size_t)io->p[0];
+    if (p <= APO_PLAIN_MAX) {
+        apo__plain_run(io->in[0], p, 0, end, io->out[0], r);
+        return;
+    }
+    apo__window_dd_run(io, end, (double)p, r);
 }
 
 static inline APO_HD void apo__sma_tile(const apo__cat_io *io, size_t begin, size_t end) {

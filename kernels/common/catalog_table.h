@@ -103,7 +103,8 @@
     X(oscillators, OSCILLATORS)                                                                    \
     X(statistics, STATISTICS)                                                                      \
     X(trend, TREND)                                                                                \
-    X(volume, VOLUME)
+    X(volume, VOLUME)                                                                              \
+    X(transforms, TRANSFORMS)
 
 /* APO_CAT_WHEN(a, b)(code): code when the rooms a and b are the same, else nothing; for a
  * room's switch over the table's rows. */
@@ -112,6 +113,7 @@
 #define APO__CAT_SAME_statistics_statistics ~,
 #define APO__CAT_SAME_trend_trend ~,
 #define APO__CAT_SAME_volume_volume ~,
+#define APO__CAT_SAME_transforms_transforms ~,
 #define APO__CAT_SECOND(a, b, ...) b
 #define APO__CAT_SECOND_OF(args) APO__CAT_SECOND args
 #define APO__CAT_KEEP(...) __VA_ARGS__
@@ -262,6 +264,44 @@
     X(ROCR, rocr, oscillators, APO_CAT_CLOSE, (1, "rocr"), (1, APO_CAT_PERIOD(10, 1)),             \
       APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                \
     X(ROCR100, rocr100, oscillators, APO_CAT_CLOSE, (1, "rocr100"), (1, APO_CAT_PERIOD(10, 1)),    \
-      APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")
+      APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                \
+    X(AVGPRICE, avgprice, transforms, (4, "open", "high", "low", "close"), (1, "avgprice"),        \
+      APO_CAT_NO_PARAMS, 0, WINDOW, POSITION, APO_CAT_T_JOIN, "none")                              \
+    X(MEDPRICE, medprice, transforms, (2, "high", "low"), (1, "medprice"), APO_CAT_NO_PARAMS, 0,   \
+      WINDOW, POSITION, APO_CAT_T_JOIN, "none")                                                    \
+    X(TYPPRICE, typprice, transforms, APO_CAT_HLC, (1, "typprice"), APO_CAT_NO_PARAMS, 0, WINDOW,  \
+      POSITION, APO_CAT_T_JOIN, "none")                                                            \
+    X(WCLPRICE, wclprice, transforms, APO_CAT_HLC, (1, "wclprice"), APO_CAT_NO_PARAMS, 0, WINDOW,  \
+      POSITION, APO_CAT_T_JOIN, "none")                                                            \
+    X(ADD, add, transforms, APO_CAT_XY, (1, "add"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,        \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(SUB, sub, transforms, APO_CAT_XY, (1, "sub"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,        \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(MULT, mult, transforms, APO_CAT_XY, (1, "mult"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,     \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(DIV, div, transforms, APO_CAT_XY, (1, "div"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,        \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(SUM, sum, transforms, APO_CAT_CLOSE, (1, "sum"), (1, APO_CAT_PERIOD(30, 2)),                 \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(MINMAX, minmax, transforms, APO_CAT_CLOSE, (2, "min", "max"), (1, APO_CAT_PERIOD(30, 2)),    \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(CEIL, ceil, transforms, APO_CAT_CLOSE, (1, "ceil"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(FLOOR, floor, transforms, APO_CAT_CLOSE, (1, "floor"), APO_CAT_NO_PARAMS, 0, WINDOW,         \
+      POSITION, APO_CAT_T_JOIN, "none")                                                            \
+    X(SQRT, sqrt, transforms, APO_CAT_CLOSE, (1, "sqrt"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(EXP, exp, transforms, APO_CAT_CLOSE, (1, "exp"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,     \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(LN, ln, transforms, APO_CAT_CLOSE, (1, "ln"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,        \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(LOG10, log10, transforms, APO_CAT_CLOSE, (1, "log10"), APO_CAT_NO_PARAMS, 0, WINDOW,         \
+      POSITION, APO_CAT_T_JOIN, "none")                                                            \
+    X(SINH, sinh, transforms, APO_CAT_CLOSE, (1, "sinh"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(COSH, cosh, transforms, APO_CAT_CLOSE, (1, "cosh"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(TANH, tanh, transforms, APO_CAT_CLOSE, (1, "tanh"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

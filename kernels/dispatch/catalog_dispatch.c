@@ -20,6 +20,7 @@
 #include "cpu_isa.h"
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
+#include "transforms_tiles.h"
 #include "trend_tiles.h"
 #include "volume_tiles.h"
 

@@ -18,6 +18,7 @@
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"
 #include "statistics_tiles.h"
+#include "transforms_tiles.h"
 #include "trend_tiles.h"
 #include "volume_tiles.h"
 

@@ -87,6 +87,25 @@ static const cat_params table[] = {
     {APO_CAT_ROCP, 1, {10}, {1}, {0}},
     {APO_CAT_ROCR, 1, {10}, {2}, {0}},
     {APO_CAT_ROCR100, 1, {10}, {4}, {0}},
+    {APO_CAT_AVGPRICE, 0, {0}, {0}, {0}},
+    {APO_CAT_MEDPRICE, 0, {0}, {0}, {0}},
+    {APO_CAT_TYPPRICE, 0, {0}, {0}, {0}},
+    {APO_CAT_WCLPRICE, 0, {0}, {0}, {0}},
+    {APO_CAT_ADD, 0, {0}, {0}, {0}},
+    {APO_CAT_SUB, 0, {0}, {0}, {0}},
+    {APO_CAT_MULT, 0, {0}, {0}, {0}},
+    {APO_CAT_DIV, 0, {0}, {0}, {0}},
+    {APO_CAT_SUM, 1, {30}, {7}, {0}},
+    {APO_CAT_MINMAX, 1, {30}, {3}, {300}}, /* past APO_EXTREME_SPAN_MAX: tracked */
+    {APO_CAT_CEIL, 0, {0}, {0}, {0}},
+    {APO_CAT_FLOOR, 0, {0}, {0}, {0}},
+    {APO_CAT_SQRT, 0, {0}, {0}, {0}},
+    {APO_CAT_EXP, 0, {0}, {0}, {0}},
+    {APO_CAT_LN, 0, {0}, {0}, {0}},
+    {APO_CAT_LOG10, 0, {0}, {0}, {0}},
+    {APO_CAT_SINH, 0, {0}, {0}, {0}},
+    {APO_CAT_COSH, 0, {0}, {0}, {0}},
+    {APO_CAT_TANH, 0, {0}, {0}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 
@@ -116,6 +135,8 @@ static family_launcher launcher_of(apo__cat_id id) {
         return apo__cuda_trend;
     case APO_CAT_VOLUME:
         return apo__cuda_volume;
+    case APO_CAT_TRANSFORMS:
+        return apo__cuda_transforms;
     }
     return NULL;
 }

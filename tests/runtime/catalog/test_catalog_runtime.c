@@ -90,6 +90,26 @@ static const cat_case cases[] = {
     {"rocp", 10, 25000, CLOSE_ONLY},
     {"rocr", 3, 25000, CLOSE_ONLY},
     {"rocr100", 10, 25000, CLOSE_ONLY},
+    /* The element-wise kernels; avgprice's open is the Y column (any series of prices). */
+    {"avgprice", 0, 25000, 4, {Y, HIGH, LOW, CLOSE}},
+    {"medprice", 0, 25000, 2, {HIGH, LOW}},
+    {"typprice", 0, 25000, HLC},
+    {"wclprice", 0, 25000, HLC},
+    {"add", 0, 25000, 2, {CLOSE, Y}},
+    {"sub", 0, 25000, 2, {CLOSE, Y}},
+    {"mult", 0, 25000, 2, {CLOSE, Y}},
+    {"div", 0, 25000, 2, {CLOSE, Y}},
+    {"sum", 30, 25000, CLOSE_ONLY},
+    {"minmax", 14, 25000, CLOSE_ONLY},
+    {"ceil", 0, 25000, CLOSE_ONLY},
+    {"floor", 0, 25000, CLOSE_ONLY},
+    {"sqrt", 0, 25000, CLOSE_ONLY},
+    {"exp", 0, 25000, CLOSE_ONLY},
+    {"ln", 0, 25000, CLOSE_ONLY},
+    {"log10", 0, 25000, CLOSE_ONLY},
+    {"sinh", 0, 25000, CLOSE_ONLY},
+    {"cosh", 0, 25000, CLOSE_ONLY},
+    {"tanh", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -1,0 +1,330 @@
+/*
+ * exp_log.h: exp, log, log10, expm1, sinh, cosh and tanh for tile bodies (APO_HD), written
+ * with +, -, *, /, comparisons, constants and the bits of doubles only.
+ *
+ * Why: libm's transcendentals are not correctly rounded, and the CPU's and a GPU's differ in
+ * the last bit (apo_hd.h), so a tile body that called exp() would give a GPU other bits than
+ * the CPU. These functions are one source on both sides, compiled without FMA contraction
+ * (gcc -ffp-contract=off, nvcc -fmad=false), so each gives the same bits wherever it runs.
+ *
+ * How (docs/kernels.md, "Math operators and transforms"):
+ * - exp: x = k ln2 + r, |r| <= ln2/2, k the nearest integer to x / ln2 (ln2 in two parts, the
+ *   first with trailing zeros so that k * its first part is exact); e^r - 1 by its Taylor
+ *   series to r^18 (Horner), added to 1 last; 2^k applied to the exponent bits, in two
+ *   exact steps where 2^k itself is not a normal double, so the result rounds once.
+ * - log: x = 2^k m, m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f); log(m) = 2 atanh(s)
+ *   = 2s + s R(s^2) with R's Taylor series to s^22; since 2s = f - s f, log(m) is written
+ *   f - (f^2/2 - s (f^2/2 + R)), so that f, exact, is added last.
+ * - log10: the same reduction, with f - f^2/2 split into a head of 21 bits and a tail, each
+ *   multiplied by 1/ln 10 in two parts, and k log10(2) in two parts.
+ * - expm1 from exp's reduction: 2^k (1 + p) - 1 rearranged so that nothing cancels.
+ * - sinh by its Taylor series below 1; sinh, cosh and tanh from expm1 where e^x - e^-x would
+ *   cancel (|x| small), from exp elsewhere.
+ * Accuracy, measured against long double (tests/kernels/common/test_exp_log*.c): see
+ * docs/kernels.md.
+ *
+ * Special values are C99's: exp(+inf) = +inf, exp(-inf) = 0, log(0) = -inf, log(x < 0) = NaN,
+ * log(+inf) = +inf; every NaN made or passed on is the NAN constant.
+ */
+#ifndef APO_KERNELS_EXP_LOG_H
+#define APO_KERNELS_EXP_LOG_H
+
+#include "apo_hd.h"
+
+/* ln 2 in two parts: the first has 32 significant bits, so k times it is exact for |k| < 2^21. */
+#define APO_LN2_HI 0x1.62e42feep-1
+#define APO_LN2_LO 0x1.a39ef35793c76p-33
+#define APO_INV_LN2 0x1.71547652b82fep+0
+/* log10(2) in two parts (the first 32 bits), and 1/ln 10 in two parts (the first 27 bits). */
+#define APO_LOG10_2_HI 0x1.34413508p-2
+#define APO_LOG10_2_LO 0x1.f79fef311f12bp-34
+#define APO_INV_LN10_HI 0x1.bcb7b14p-2
+#define APO_INV_LN10_LO 0x1.26e50e32a6ab7p-30
+/* exp overflows past ln(DBL_MAX) and rounds to 0 below ln(2^-1075). */
+#define APO_EXP_OVERFLOW 0x1.62e42fefa39efp+9
+#define APO_EXP_UNDERFLOW (-0x1.74910d52d3052p+9)
+/* Adding and subtracting 1.5 * 2^52 rounds a double of magnitude below 2^51 to an integer. */
+#define APO_ROUND_SHIFTER 0x1.8p52
+
+/* 2^k for -1022 <= k <= 1023, from its exponent bits. */
+static inline APO_HD double apo__pow2i(int k) {
+    return apo__double_of((uint64_t)(int64_t)(k + 1023) << 52);
+}
+
+/* y * 2^k for any k in [-1100, 1100], rounded once: the only rounding is the last product's. */
+static inline APO_HD double apo__scale2(double y, int k) {
+    if (k > 1023)
+        return (y * apo__pow2i(1023)) * apo__pow2i(k - 1023);
+    if (k < -1022)
+        return (y * apo__pow2i(k + 1000)) * apo__pow2i(-1000);
+    return y * apo__pow2i(k);
+}
+
+/* e^r - 1 for |r| <= 0.7: Taylor to r^18 (the next term is below 2^-60 r there). exp needs
+ * |r| <= ln2/2 only; expm1 takes it directly up to 0.7, where 2^k (1 + p) - 1 would cancel. */
+static inline APO_HD double apo__expm1_reduced(double r) {
+    double q = 0x1.6827863b97d97p-53; /* 1/18! */
+    q = 0x1.952c77030ad4ap-49 + r * q;
+    q = 0x1.ae7f3e733b81fp-45 + r * q;
+    q = 0x1.ae7f3e733b81fp-41 + r * q;
+    q = 0x1.93974a8c07c9dp-37 + r * q;
+    q = 0x1.6124613a86d09p-33 + r * q;
+    q = 0x1.1eed8eff8d898p-29 + r * q;
+    q = 0x1.ae64567f544e4p-26 + r * q;
+    q = 0x1.27e4fb7789f5cp-22 + r * q;
+    q = 0x1.71de3a556c734p-19 + r * q;
+    q = 0x1.a01a01a01a01ap-16 + r * q;
+    q = 0x1.a01a01a01a01ap-13 + r * q;
+    q = 0x1.6c16c16c16c17p-10 + r * q;
+    q = 0x1.1111111111111p-7 + r * q;
+    q = 0x1.5555555555555p-5 + r * q;
+    q = 0x1.5555555555555p-3 + r * q;
+    q = 0x1.0000000000000p-1 + r * q;
+    return r + (r * r) * q;
+}
+
+/* x = k ln2 + r for finite |x| below 2^40: returns e^r - 1 and sets *k. */
+static inline APO_HD double apo__exp_reduce(double x, int *k) {
+    const double kd = (x * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
+    const double hi = x - kd * APO_LN2_HI;
+    const double lo = kd * APO_LN2_LO;
+    *k = (int)kd;
+    return apo__expm1_reduced(hi - lo);
+}
+
+static inline APO_HD double apo__exp(double x) {
+    if (isnan(x))
+        return NAN;
+    if (x > APO_EXP_OVERFLOW)
+        return INFINITY;
+    if (x < APO_EXP_UNDERFLOW)
+        return 0.0;
+    int k;
+    const double p = apo__exp_reduce(x, &k);
+    return apo__scale2(1.0 + p, k);
+}
+
+/* e^x - 1, accurate near 0 where exp(x) - 1 cancels. */
+static inline APO_HD double apo__expm1(double x) {
+    if (isnan(x))
+        return NAN;
+    if (x > APO_EXP_OVERFLOW)
+        return INFINITY;
+    if (x < -40.0) /* e^x is below half an ulp of 1 */
+        return -1.0;
+    if (fabs(x) < 0.7)
+        return apo__expm1_reduced(x);
+    int k;
+    const double p = apo__exp_reduce(x, &k);
+    if (k < 0) /* 2^k p exactly, less 1 - 2^k, exact for k >= -53 */
+        return p * apo__pow2i(k) - (1.0 - apo__pow2i(k));
+    /* 1 - 2^-k is exact while k is small; past that 2^-k is below p's last bits, and past
+     * 2^-56 below 1 + p's. */
+    const double t = k <= 56 ? apo__pow2i(-k) : 0.0;
+    const double u = k < 20 ? (1.0 - t) + p : 1.0 + (p - t);
+    return apo__scale2(u, k);
+}
+
+/* x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)), x finite and positive; f exact. */
+static inline APO_HD double apo__log_reduce(double x, int *k) {
+    int shift = 0;
+    if (x < DBL_MIN) { /* subnormal: made normal, exactly */
+        x *= 0x1p54;
+        shift = 54;
+    }
+    const uint64_t bits = apo__bits_of(x);
+    int e = (int)((bits >> 52) & 0x7ff) - 1023;
+    double m = apo__double_of((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+    if (m > 0x1.6a09e667f3bcdp+0) {
+        m *= 0.5;
+        e += 1;
+    }
+    *k = e - shift;
+    return m - 1.0;
+}
+
+/* s R(z), z = s^2: the terms of 2 atanh(s) past 2s, Taylor to s^23 (|s| < 0.172, the next
+ * term below 2^-62 s). */
+static inline APO_HD double apo__log_tail(double s) {
+    const double z = s * s;
+    double q = 0x1.47ae147ae147bp-4; /* 2/25 */
+    q = 0x1.642c8590b2164p-4 + z * q;
+    q = 0x1.8618618618618p-4 + z * q;
+    q = 0x1.af286bca1af28p-4 + z * q;
+    q = 0x1.e1e1e1e1e1e1ep-4 + z * q;
+    q = 0x1.1111111111111p-3 + z * q;
+    q = 0x1.3b13b13b13b14p-3 + z * q;
+    q = 0x1.745d1745d1746p-3 + z * q;
+    q = 0x1.c71c71c71c71cp-3 + z * q;
+    q = 0x1.2492492492492p-2 + z * q;
+    q = 0x1.999999999999ap-2 + z * q;
+    q = 0x1.5555555555555p-1 + z * q;
+    return z * q;
+}
+
+/* The special values of log and log10: NaN below 0, -inf at 0, +inf at +inf; 0 when x is an
+ * ordinary positive number (*special left unset). */
+static inline APO_HD int apo__log_special(double x, double *special) {
+    if (isnan(x) || x < 0.0) {
+        *special = NAN;
+        return 1;
+    }
+    if (x == 0.0) {
+        *special = -INFINITY;
+        return 1;
+    }
+    if (x == INFINITY) {
+        *special = INFINITY;
+        return 1;
+    }
+    return 0;
+}
+
+static inline APO_HD double apo__log(double x) {
+    double special;
+    if (apo__log_special(x, &special))
+        return special;
+    int k;
+    const double f = apo__log_reduce(x, &k);
+    const double s = f / (2.0 + f);
+    const double hfsq = 0.5 * f * f;
+    const double r = apo__log_tail(s);
+    const double kd = (double)k;
+    return kd * APO_LN2_HI - ((hfsq - (s * (hfsq + r) + kd * APO_LN2_LO)) - f);
+}
+
+static inline APO_HD double apo__log10(double x) {
+    double special;
+    if (apo__log_special(x, &special))
+        return special;
+    int k;
+    const double f = apo__log_reduce(x, &k);
+    const double s = f / (2.0 + f);
+    const double hfsq = 0.5 * f * f;
+    const double r = apo__log_tail(s);
+    /* log(1 + f) = head + tail, the head f - f^2/2 cut to 21 bits so that its products with
+     * the 27-bit part of 1/ln 10 are exact. */
+    const double head = apo__double_of(apo__bits_of(f - hfsq) & 0xffffffff00000000ULL);
+    const double tail = ((f - head) - hfsq) + s * (hfsq + r);
+    const double kd = (double)k;
+    const double k_hi = kd * APO_LOG10_2_HI; /* exact: 11 bits times 32 */
+    const double h = head * APO_INV_LN10_HI; /* exact: 21 bits times 27 */
+    const double low =
+        (tail + head) * APO_INV_LN10_LO + tail * APO_INV_LN10_HI + kd * APO_LOG10_2_LO;
+    const double w = k_hi + h;
+    return ((k_hi - w) + h + low) + w;
+}
+
+/* The largest |x| whose sinh and cosh are finite (ln(2 DBL_MAX)). */
+#define APO_HYPERBOLIC_OVERFLOW 0x1.633ce8fb9f87ep+9
+
+/* e^a / 2 for a >= 22 (where e^-a is below half an ulp of it): exp's 2^k (1 + p) scaled by
+ * 2^(k-1), rounded once, so finite up to APO_HYPERBOLIC_OVERFLOW past exp's overflow. */
+static inline APO_HD double apo__half_exp(double a) {
+    if (a > APO_HYPERBOLIC_OVERFLOW)
+        return INFINITY;
+    int k;
+    const double p = apo__exp_reduce(a, &k);
+    return apo__scale2(1.0 + p, k - 1);
+}
+
+/* sinh(x) for |x| < 1 by its Taylor series to x^21 (the next term is below 2^-60 x): added
+ * to x last, within about half an ulp, where expm1's E + E / (E + 1) reached 2 ulps. */
+static inline APO_HD double apo__sinh_series(double x) {
+    const double z = x * x;
+    double q = 0x1.71b8ef6dcf572p-66; /* 1/21! */
+    q = 0x1.2f49b46814157p-57 + z * q;
+    q = 0x1.952c77030ad4ap-49 + z * q;
+    q = 0x1.ae7f3e733b81fp-41 + z * q;
+    q = 0x1.6124613a86d09p-33 + z * q;
+    q = 0x1.ae64567f544e4p-26 + z * q;
+    q = 0x1.71de3a556c734p-19 + z * q;
+    q = 0x1.a01a01a01a01ap-13 + z * q;
+    q = 0x1.1111111111111p-7 + z * q;
+    q = 0x1.5555555555555p-3 + z * q;
+    return x + x * (z * q);
+}
+
+static inline APO_HD double apo__sinh(double x) {
+    if (isnan(x))
+        return NAN;
+    const double a = fabs(x);
+    double v;
+    if (a < 0x1p-28) /* x^3/6 is below half an ulp of x */
+        return x;
+    if (a < 1.0)
+        return apo__sinh_series(x);
+    if (a < 22.0) {
+        /* e^a - e^-a = E + E / (E + 1), E = e^a - 1: no cancellation near 0. */
+        const double e = apo__expm1(a);
+        v = 0.5 * (e + e / (e + 1.0));
+    } else {
+        v = apo__half_exp(a);
+    }
+    return x < 0.0 ? -v : v;
+}
+
+static inline APO_HD double apo__cosh(double x) {
+    if (isnan(x))
+        return NAN;
+    const double a = fabs(x);
+    if (a < 0.5 * APO_LN2_HI) {
+        /* cosh - 1 = E^2 / (2 (1 + E)), E = e^a - 1: added to 1 last. */
+        const double e = apo__expm1(a);
+        return 1.0 + (e * e) / (2.0 * (1.0 + e));
+    }
+    if (a < 22.0) {
+        const double e = apo__exp(a);
+        return 0.5 * e + 0.5 / e;
+    }
+    return apo__half_exp(a);
+}
+
+/* tanh(a) for 0 <= a < 1 as a - d / cosh(a), d = a cosh(a) - sinh(a) = the sum over n >= 1 of
+ * 2n a^(2n+1) / (2n+1)!, both series to a^21: the correction d / cosh is at most a third
+ * of a, so its rounding costs a third of an ulp, and a is added last. (sinh / cosh reached
+ * 2.5 ulps, (1 - e^-2a) / (1 + e^-2a) from expm1 2.4.) */
+static inline APO_HD double apo__tanh_series(double a) {
+    const double z = a * a;
+    double d = 0x1.ce272b49432cep-62;
+    d = 0x1.5532eaf516982p-53 + z * d;
+    d = 0x1.952c77030ad4ap-45 + z * d;
+    d = 0x1.78af56a4d411bp-37 + z * d;
+    d = 0x1.08db48ebe51c7p-29 + z * d;
+    d = 0x1.0cfeb60f94b0ep-22 + z * d;
+    d = 0x1.71de3a556c734p-16 + z * d;
+    d = 0x1.3813813813814p-10 + z * d;
+    d = 0x1.1111111111111p-5 + z * d;
+    d = 0x1.5555555555555p-2 + z * d;
+    double c = 0x1.e542ba4020225p-62;
+    c = 0x1.6827863b97d97p-53 + z * c;
+    c = 0x1.ae7f3e733b81fp-45 + z * c;
+    c = 0x1.93974a8c07c9dp-37 + z * c;
+    c = 0x1.1eed8eff8d898p-29 + z * c;
+    c = 0x1.27e4fb7789f5cp-22 + z * c;
+    c = 0x1.a01a01a01a01ap-16 + z * c;
+    c = 0x1.6c16c16c16c17p-10 + z * c;
+    c = 0x1.5555555555555p-5 + z * c;
+    c = 0x1.0000000000000p-1 + z * c;
+    return a - (a * (z * d)) / (1.0 + z * c);
+}
+
+static inline APO_HD double apo__tanh(double x) {
+    if (isnan(x))
+        return NAN;
+    const double a = fabs(x);
+    double v;
+    if (a < 0x1p-28) /* x^3/3 is below half an ulp of x */
+        return x;
+    if (a < 1.0) {
+        v = apo__tanh_series(a);
+    } else if (a < 22.0) {
+        /* 1 - 2 / (e^2a + 1): the quotient is small, so 1 - it is near 1. */
+        v = 1.0 - 2.0 / (apo__expm1(2.0 * a) + 2.0);
+    } else {
+        v = 1.0; /* 1 - tanh(22) is below half an ulp of 1 */
+    }
+    return x < 0.0 ? -v : v;
+}
+
+#endif /* APO_KERNELS_EXP_LOG_H */

@@ -1,0 +1,78 @@
+/*
+ * elementwise.h: the one loop of the element-wise catalog kernels (price transforms, math
+ * operators on two series, math transforms): output t is a function of the inputs at t alone.
+ *
+ * Tile: lookback and halo 0, no state (a stream keeps its position), and consecutive tiles
+ * joined are one loop with each tile's bits.
+ *
+ * Gaps: output t is NaN (the NAN constant) where an input at t is not finite, the catalog's
+ * "NaN where a sample the output reads is a gap" (docs/kernels.md, "Non-finite policy"). A
+ * finite input whose result is not finite keeps it: an overflow is an infinity, ln(0) is -inf,
+ * and a result without a value (sqrt or ln of a negative number, 0 / 0) the NAN constant,
+ * whatever NaN the arithmetic made (apo_hd.h: the CPU's and a GPU's NaN bits differ).
+ *
+ * The value is computed whatever the inputs and the test applied after it as a select, so
+ * that gcc vectorizes the loop of a body of plain arithmetic (a branch around the arithmetic
+ * would keep it scalar).
+ */
+#ifndef APO_KERNELS_ELEMENTWISE_H
+#define APO_KERNELS_ELEMENTWISE_H
+
+#include "catalog.h"
+
+/* v where ok, else NaN; a NaN v as the NAN constant. */
+static inline APO_HD double apo__elementwise_out(int ok, double v) {
+    return ok & (v == v) ? v : (double)NAN;
+}
+
+/* A tile body apo__<name>_tile of one input x: out[t] = expr, an expression of x. */
+#define APO_ELEMENTWISE_1(name, expr)                                                              \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        const double *in0 = io->in[0];                                                             \
+        double *out = io->out[0];                                                                  \
+        for (size_t t = begin; t < end; t++) {                                                     \
+            const double x = in0[t];                                                               \
+            out[t] = apo__elementwise_out(apo__finite(x), (expr));                                 \
+        }                                                                                          \
+    }
+
+/* A tile body of two inputs a, b (x and y). */
+#define APO_ELEMENTWISE_2(name, expr)                                                              \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        const double *in0 = io->in[0], *in1 = io->in[1];                                           \
+        double *out = io->out[0];                                                                  \
+        for (size_t t = begin; t < end; t++) {                                                     \
+            const double a = in0[t], b = in1[t];                                                   \
+            out[t] = apo__elementwise_out(apo__finite(a) & apo__finite(b), (expr));                \
+        }                                                                                          \
+    }
+
+/* A tile body of three inputs h, l, c (high, low, close). */
+#define APO_ELEMENTWISE_3(name, expr)                                                              \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        const double *in0 = io->in[0], *in1 = io->in[1], *in2 = io->in[2];                         \
+        double *out = io->out[0];                                                                  \
+        for (size_t t = begin; t < end; t++) {                                                     \
+            const double h = in0[t], l = in1[t], c = in2[t];                                       \
+            out[t] =                                                                               \
+                apo__elementwise_out(apo__finite(h) & apo__finite(l) & apo__finite(c), (expr));    \
+        }                                                                                          \
+    }
+
+/* A tile body of four inputs o, h, l, c (open, high, low, close). */
+#define APO_ELEMENTWISE_4(name, expr)                                                              \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        const double *in0 = io->in[0], *in1 = io->in[1], *in2 = io->in[2], *in3 = io->in[3];       \
+        double *out = io->out[0];                                                                  \
+        for (size_t t = begin; t < end; t++) {                                                     \
+            const double o = in0[t], h = in1[t], l = in2[t], c = in3[t];                           \
+            out[t] = apo__elementwise_out(                                                         \
+                apo__finite(o) & apo__finite(h) & apo__finite(l) & apo__finite(c), (expr));        \
+        }                                                                                          \
+    }
+
+#endif /* APO_KERNELS_ELEMENTWISE_H */

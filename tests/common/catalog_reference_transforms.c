@@ -1,0 +1,183 @@
+/*
+ * catalog_reference_transforms.c: see catalog_reference_transforms.h.
+ */
+#include "catalog_reference_transforms.h"
+
+#include <math.h>
+
+/* 1 when the first k inputs at t are finite. */
+static int finite_at(const double *const *in, size_t k, size_t t) {
+    for (size_t i = 0; i < k; i++)
+        if (!isfinite(in[i][t]))
+            return 0;
+    return 1;
+}
+
+/* The price transforms: the weighted mean of the bar's prices in long double; scale the
+ * largest price's magnitude. */
+static void weighted_prices(const double *const *in, size_t k, const long double *w,
+                            long double divisor, size_t n, double *const *out,
+                            double *const *scale) {
+    for (size_t t = 0; t < n; t++) {
+        if (!finite_at(in, k, t)) {
+            out[0][t] = NAN;
+            scale[0][t] = 0;
+            continue;
+        }
+        long double s = 0, big = 0;
+        for (size_t i = 0; i < k; i++) {
+            s += w[i] * (long double)in[i][t];
+            big = fabsl(in[i][t]) > big ? fabsl(in[i][t]) : big;
+        }
+        out[0][t] = (double)(s / divisor);
+        scale[0][t] = (double)big;
+    }
+}
+
+void apo__ref_cat_avgprice(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    (void)p;
+    const long double w[] = {1, 1, 1, 1};
+    weighted_prices(in, 4, w, 4, n, out, scale);
+}
+
+void apo__ref_cat_medprice(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    (void)p;
+    const long double w[] = {1, 1};
+    weighted_prices(in, 2, w, 2, n, out, scale);
+}
+
+void apo__ref_cat_typprice(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    (void)p;
+    const long double w[] = {1, 1, 1};
+    weighted_prices(in, 3, w, 3, n, out, scale);
+}
+
+void apo__ref_cat_wclprice(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    (void)p;
+    const long double w[] = {1, 1, 2};
+    weighted_prices(in, 3, w, 4, n, out, scale);
+}
+
+/* The operators: op 0 add, 1 sub, 2 mult, 3 div, in long double; scale the exact result's
+ * magnitude (add and sub: |x| + |y|, where the result may cancel). */
+static void operator_of(int op, const double *const *in, size_t n, double *const *out,
+                        double *const *scale) {
+    for (size_t t = 0; t < n; t++) {
+        if (!finite_at(in, 2, t)) {
+            out[0][t] = NAN;
+            scale[0][t] = 0;
+            continue;
+        }
+        const long double x = in[0][t], y = in[1][t];
+        const long double v = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
+        out[0][t] = (double)v;
+        scale[0][t] = op < 2 ? (double)(fabsl(x) + fabsl(y)) : (double)fabsl(v);
+    }
+}
+
+void apo__ref_cat_add(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale) {
+    (void)p;
+    operator_of(0, in, n, out, scale);
+}
+
+void apo__ref_cat_sub(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale) {
+    (void)p;
+    operator_of(1, in, n, out, scale);
+}
+
+void apo__ref_cat_mult(const double *const *in, size_t n, const double *p, double *const *out,
+                       double *const *scale) {
+    (void)p;
+    operator_of(2, in, n, out, scale);
+}
+
+void apo__ref_cat_div(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale) {
+    (void)p;
+    operator_of(3, in, n, out, scale);
+}
+
+/* 1 when the window of p samples ending at t exists and is finite. */
+static int window_clean(const double *x, size_t p, size_t t) {
+    if (t + 1 < p)
+        return 0;
+    for (size_t i = t + 1 - p; i <= t; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+/* SUM: the window's sum in long double; scale the sum of its magnitudes. */
+void apo__ref_cat_sum(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale) {
+    const size_t w = (size_t)p[0];
+    for (size_t t = 0; t < n; t++) {
+        if (!window_clean(in[0], w, t)) {
+            out[0][t] = NAN;
+            scale[0][t] = 0;
+            continue;
+        }
+        long double s = 0, m = 0;
+        for (size_t i = t + 1 - w; i <= t; i++) {
+            s += in[0][i];
+            m += fabsl(in[0][i]);
+        }
+        out[0][t] = (double)s;
+        scale[0][t] = (double)m;
+    }
+}
+
+/* MINMAX: the window's smallest and largest sample, exactly. */
+void apo__ref_cat_minmax(const double *const *in, size_t n, const double *p, double *const *out,
+                         double *const *scale) {
+    const size_t w = (size_t)p[0];
+    for (size_t t = 0; t < n; t++) {
+        scale[0][t] = scale[1][t] = 0;
+        if (!window_clean(in[0], w, t)) {
+            out[0][t] = out[1][t] = NAN;
+            continue;
+        }
+        double lo = in[0][t], hi = in[0][t];
+        for (size_t i = t + 1 - w; i <= t; i++) {
+            lo = in[0][i] < lo ? in[0][i] : lo;
+            hi = in[0][i] > hi ? in[0][i] : hi;
+        }
+        out[0][t] = lo;
+        out[1][t] = hi;
+    }
+}
+
+/* A math transform f in long double; scale the result's magnitude, or 0 where `exact`. A
+ * result that is not finite (ln of 0, an overflow) is expected as is; NaN where the sample is
+ * a gap or the definition has no value. */
+static void transform(long double (*f)(long double), int exact, const double *const *in, size_t n,
+                      double *const *out, double *const *scale) {
+    for (size_t t = 0; t < n; t++) {
+        const double x = in[0][t];
+        const long double v = isfinite(x) ? f((long double)x) : NAN;
+        out[0][t] = (double)v;
+        scale[0][t] = exact ? 0.0 : (double)fabsl(v);
+    }
+}
+
+#define APO__REF_MATH(name, f, exact)                                                              \
+    void apo__ref_cat_##name(const double *const *in, size_t n, const double *p,                   \
+                             double *const *out, double *const *scale) {                           \
+        (void)p;                                                                                   \
+        transform(f, exact, in, n, out, scale);                                                    \
+    }
+APO__REF_MATH(ceil, ceill, 1)
+APO__REF_MATH(floor, floorl, 1)
+APO__REF_MATH(sqrt, sqrtl, 0)
+APO__REF_MATH(exp, expl, 0)
+APO__REF_MATH(ln, logl, 0)
+APO__REF_MATH(log10, log10l, 0)
+APO__REF_MATH(sinh, sinhl, 0)
+APO__REF_MATH(cosh, coshl, 0)
+APO__REF_MATH(tanh, tanhl, 0)

@@ -1,0 +1,102 @@
+/*
+ * test_exp_log.c: kernels/common/exp_log.h, the exp, log, log10, expm1, sinh, cosh and tanh
+ * that tile bodies share with CUDA, against long double (expl, logl, ...): their special
+ * values (zeros, subnormals, the overflow and underflow thresholds, infinities, NaN, negative
+ * arguments of log) exactly, and within 2 ulps on a few thousand seeded arguments a function
+ * and range. The dense sweeps are test_exp_log_slow.c's.
+ */
+#include <criterion/criterion.h>
+
+#include <float.h>
+#include <math.h>
+
+#include "exp_log.h"
+#include "exp_log_fixtures.h"
+
+/* The accuracy the functions promise (docs/kernels.md, "Math operators and transforms"). */
+#define EXP_LOG_MAX_ULPS 2.0
+
+/* Special arguments with C99's results: each function at each argument matches its long
+ * double reference rounded to double, exactly where that is an infinity, a zero or NaN. */
+Test(exp_log, special_values) {
+    const double xs[] = {0.0,
+                         -0.0,
+                         DBL_MIN,
+                         0x1p-1074,
+                         0x1.fffffffffffffp-1023,
+                         -0x1p-1074,
+                         1.0,
+                         -1.0,
+                         0x1p-28,
+                         0x1p-30,
+                         0x1.62e42fefa39efp+9,
+                         0x1.62e42fefa39f0p+9,
+                         -0x1.74910d52d3051p+9,
+                         -0x1.74910d52d3053p+9,
+                         -745.0,
+                         -708.5,
+                         22.0,
+                         710.4,
+                         0x1.633ce8fb9f87dp+9,
+                         0x1.633ce8fb9f87ep+9,
+                         711.0,
+                         DBL_MAX,
+                         -DBL_MAX,
+                         INFINITY,
+                         -INFINITY,
+                         NAN};
+    for (size_t f = 0; f < n_exp_log_fns; f++)
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+            const double got = exp_log_fns[f].fn(xs[i]);
+            const long double want = exp_log_fns[f].ref((long double)xs[i]);
+            const double u = exp_log_ulps(got, want);
+            cr_assert(u <= EXP_LOG_MAX_ULPS, "%s(%a) = %a, want %La (%g ulps)", exp_log_fns[f].name,
+                      xs[i], got, want, u);
+            /* Results that are infinities, zeros or NaN are exactly C99's. */
+            const double rounded = (double)want;
+            if (isnan(rounded))
+                cr_assert(isnan(got), "%s(%a) = %a, want NaN", exp_log_fns[f].name, xs[i], got);
+            else if (isinf(rounded) || rounded == 0.0)
+                cr_assert(got == rounded, "%s(%a) = %a, want %a", exp_log_fns[f].name, xs[i], got,
+                          rounded);
+        }
+    cr_assert(apo__log(-1.0) != apo__log(-1.0), "log of a negative number is NaN");
+    cr_assert_eq(apo__log(0.0), -INFINITY);
+    cr_assert_eq(apo__log10(0x1p-1074), apo__log10(0x1p-1074)); /* finite */
+    cr_assert_eq(apo__exp(-INFINITY), 0.0);
+    cr_assert_eq(apo__log(1.0), 0.0);
+    cr_assert_eq(apo__log10(1000.0), 3.0);
+    cr_assert_eq(apo__exp(0.0), 1.0);
+}
+
+/* A few thousand points a function over its whole range, both signs where it has them, and
+ * the neighbourhood of 0 (and of 1 for the logarithms) where cancellation would show. */
+Test(exp_log, within_two_ulps_on_seeded_arguments) {
+    const struct {
+        const char *name;
+        int lo_exp, hi_exp, both_signs;
+    } ranges[] = {
+        {"exp", -60, 9, 1},        {"expm1", -60, 9, 1}, {"log", -1074, 1023, 0},
+        {"log10", -1074, 1023, 0}, {"sinh", -40, 9, 1},  {"cosh", -40, 9, 1},
+        {"tanh", -40, 5, 1},
+    };
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+        const exp_log_fn *f = exp_log_fn_named(ranges[r].name);
+        cr_assert_not_null(f);
+        double at = 0.0;
+        const double w = exp_log_sweep(f, 11 + r, 4000, ranges[r].lo_exp, ranges[r].hi_exp,
+                                       ranges[r].both_signs, &at);
+        cr_assert(w <= EXP_LOG_MAX_ULPS, "%s: %g ulps at %a", f->name, w, at);
+    }
+    const struct {
+        const char *name;
+        double lo, hi;
+    } lines[] = {{"exp", -745.2, 709.8},  {"log", 0.5, 2.0},       {"log10", 0.5, 2.0},
+                 {"sinh", -711.0, 711.0}, {"cosh", -711.0, 711.0}, {"tanh", -3.0, 3.0}};
+    for (size_t r = 0; r < sizeof lines / sizeof lines[0]; r++) {
+        const exp_log_fn *f = exp_log_fn_named(lines[r].name);
+        double at = 0.0;
+        const double w = exp_log_sweep_linear(f, 77 + r, 4000, lines[r].lo, lines[r].hi, &at);
+        cr_assert(w <= EXP_LOG_MAX_ULPS, "%s: %g ulps at %a", f->name, w, at);
+    }
+}

@@ -1,0 +1,121 @@
+/*
+ * test_transforms.c: the transforms family's own cases (kernels/transforms/): the element-wise
+ * gap rule and the values without one (ln and log10 of 0 are -inf, of a negative number NaN,
+ * sqrt of a negative number NaN, a quotient by 0 an infinity, exp's overflow an infinity, ceil
+ * and floor C99's signed zeros), the price transforms in TA-Lib's order of operations (its
+ * bits), and sum and minmax at their lookbacks. The table-driven checks of every kernel
+ * (references, tile grids, halos) run the family through catalog_more_fixtures.c:
+ * avgprice, medprice, typprice, wclprice, add, sub, mult, div, sum, minmax, ceil, floor, sqrt,
+ * exp, ln, log10, sinh, cosh, tanh.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "catalog_dispatch.h"
+
+#define N 8
+
+/* Runs kernel id over one tile of N bars of the given inputs into out (two outputs). */
+static void run(apo__cat_id id, const double *const *in, size_t n_in, double p0, double *out0,
+                double *out1) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < n_in; i++)
+        io.in[i] = in[i];
+    io.out[0] = out0;
+    io.out[1] = out1;
+    io.p[0] = p0;
+    io.h = apo__catalog_halo(id, io.p);
+    apo__cpu_catalog_tile(id, &io, 0, N);
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+Test(transforms, values_without_a_gap_and_the_gap_rule) {
+    const double x[N] = {0.0, -1.0, 4.0, INFINITY, NAN, -0.5, 1000.0, 2.5};
+    const double *in[] = {x};
+    double out[N], spare[N];
+    const double nan = NAN;
+    run(APO_CAT_LN, in, 1, 0, out, spare);
+    cr_assert_eq(out[0], -INFINITY);
+    cr_assert(same_bits(out[1], nan), "ln(-1) is the NAN constant");
+    cr_assert(same_bits(out[3], nan) && same_bits(out[4], nan), "gaps give NaN");
+    run(APO_CAT_LOG10, in, 1, 0, out, spare);
+    cr_assert_eq(out[0], -INFINITY);
+    cr_assert_eq(out[6], 3.0);
+    run(APO_CAT_SQRT, in, 1, 0, out, spare);
+    cr_assert(same_bits(out[1], nan), "sqrt(-1) is the NAN constant");
+    cr_assert_eq(out[2], 2.0);
+    run(APO_CAT_EXP, in, 1, 0, out, spare);
+    cr_assert_eq(out[0], 1.0);
+    cr_assert_eq(out[6], INFINITY, "exp(1000) overflows to an infinity, a value");
+    cr_assert(same_bits(out[3], nan), "exp of a gap (inf) is NaN, the catalog's rule");
+    run(APO_CAT_CEIL, in, 1, 0, out, spare);
+    cr_assert(same_bits(out[5], -0.0), "ceil(-0.5) is -0");
+    cr_assert_eq(out[7], 3.0);
+    run(APO_CAT_FLOOR, in, 1, 0, out, spare);
+    cr_assert_eq(out[5], -1.0);
+    cr_assert_eq(out[7], 2.0);
+    run(APO_CAT_SINH, in, 1, 0, out, spare);
+    cr_assert(same_bits(out[0], 0.0));
+    run(APO_CAT_COSH, in, 1, 0, out, spare);
+    cr_assert_eq(out[0], 1.0);
+    run(APO_CAT_TANH, in, 1, 0, out, spare);
+    cr_assert_eq(out[6], 1.0);
+    const double y[N] = {0.0, 0.0, 2.0, 1.0, 1.0, 1.0, 1e308, 1.0};
+    const double *xy[] = {x, y};
+    run(APO_CAT_DIV, xy, 2, 0, out, spare);
+    cr_assert(same_bits(out[0], nan), "0 / 0 is the NAN constant");
+    cr_assert_eq(out[1], -INFINITY);
+    cr_assert_eq(out[2], 2.0);
+    run(APO_CAT_MULT, xy, 2, 0, out, spare);
+    cr_assert_eq(out[6], INFINITY);
+    run(APO_CAT_SUB, xy, 2, 0, out, spare);
+    cr_assert_eq(out[2], 2.0);
+    run(APO_CAT_ADD, xy, 2, 0, out, spare);
+    cr_assert(same_bits(out[4], nan));
+}
+
+/* TA-Lib's operation order, so its bits: (h + l + c + o) / 4, (h + l) / 2, (h + l + c) / 3,
+ * (h + l + 2c) / 4. */
+Test(transforms, price_transforms_in_talibs_order) {
+    const double o[N] = {0.1, 1e16, 3.3, 7.0, 0.7, 1.1, 2.2, NAN};
+    const double h[N] = {0.2, 1.0, 3.7, 9.1, 0.9, 1.3, 2.9, 1.0};
+    const double l[N] = {0.05, -1e16, 3.1, 6.5, 0.3, 0.9, 2.0, 1.0};
+    const double c[N] = {0.15, 3.0, 3.5, 8.2, 0.8, 1.2, 2.5, 1.0};
+    double out[N], spare[N];
+    const double *ohlc[] = {o, h, l, c}, *hl[] = {h, l}, *hlc[] = {h, l, c};
+    run(APO_CAT_AVGPRICE, ohlc, 4, 0, out, spare);
+    for (size_t t = 0; t + 1 < N; t++)
+        cr_assert(same_bits(out[t], (h[t] + l[t] + c[t] + o[t]) / 4), "avgprice t %zu", t);
+    cr_assert(isnan(out[N - 1]), "a gap in the open");
+    run(APO_CAT_MEDPRICE, hl, 2, 0, out, spare);
+    run(APO_CAT_TYPPRICE, hlc, 3, 0, spare, spare);
+    for (size_t t = 0; t < N; t++) {
+        cr_assert(same_bits(out[t], (h[t] + l[t]) / 2), "medprice t %zu", t);
+        cr_assert(same_bits(spare[t], (h[t] + l[t] + c[t]) / 3), "typprice t %zu", t);
+    }
+    run(APO_CAT_WCLPRICE, hlc, 3, 0, out, spare);
+    for (size_t t = 0; t < N; t++)
+        cr_assert(same_bits(out[t], (h[t] + l[t] + c[t] * 2) / 4), "wclprice t %zu", t);
+}
+
+/* sum and minmax: NaN before timeperiod - 1, then the window's values; minmax's outputs in
+ * TA-Lib's order, min then max. */
+Test(transforms, sum_and_minmax_at_their_lookback) {
+    const double x[N] = {3, 1, 4, 1, 5, 9, 2, 6};
+    const double *in[] = {x};
+    double a[N], b[N];
+    run(APO_CAT_SUM, in, 1, 3, a, b);
+    cr_assert(isnan(a[0]) && isnan(a[1]));
+    cr_assert_eq(a[2], 8.0);
+    cr_assert_eq(a[7], 17.0);
+    run(APO_CAT_MINMAX, in, 1, 3, a, b);
+    cr_assert(isnan(a[1]) && isnan(b[1]));
+    cr_assert_eq(a[2], 1.0);
+    cr_assert_eq(b[2], 4.0);
+    cr_assert_eq(a[7], 2.0);
+    cr_assert_eq(b[7], 9.0);
+}
