@@ -52,10 +52,11 @@ KERNEL_ROOMS = {
     "volume": 4,
     "statistics": 5,
     "transforms": 6,
-    "reductions": 7,
-    "scores": 8,
-    "dispatch": 9,
-    "cuda": 10,
+    "cycles": 7,
+    "reductions": 8,
+    "scores": 9,
+    "dispatch": 10,
+    "cuda": 11,
 }
 SOURCES = (".c", ".h", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -61,6 +61,9 @@
     "(to 2^-64)"
 /* The largest of three sizes (ultosc's lookback). */
 #define APO_CAT_MAX3(a, b, c) ((a) > (b) ? ((a) > (c) ? (a) : (c)) : ((b) > (c) ? (b) : (c)))
+#define APO_CAT_HT_RULE                                                                            \
+    "the whole row: an adaptive recurrence from the first bar, which every tile re-runs"
+#define APO_CAT_HT_TRAITS (APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW)
 
 /*
  * Traits:
@@ -105,6 +108,7 @@
     X(trend, TREND)                                                                                \
     X(volume, VOLUME)                                                                              \
     X(transforms, TRANSFORMS)
+    X(cycles, CYCLES)
 
 /* APO_CAT_WHEN(a, b)(code): code when the rooms a and b are the same, else nothing; for a
  * room's switch over the table's rows. */
@@ -114,6 +118,7 @@
 #define APO__CAT_SAME_trend_trend ~,
 #define APO__CAT_SAME_volume_volume ~,
 #define APO__CAT_SAME_transforms_transforms ~,
+#define APO__CAT_SAME_cycles_cycles ~,
 #define APO__CAT_SECOND(a, b, ...) b
 #define APO__CAT_SECOND_OF(args) APO__CAT_SECOND args
 #define APO__CAT_KEEP(...) __VA_ARGS__
@@ -302,6 +307,18 @@
     X(COSH, cosh, transforms, APO_CAT_CLOSE, (1, "cosh"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
       APO_CAT_T_JOIN, "none")                                                                      \
     X(TANH, tanh, transforms, APO_CAT_CLOSE, (1, "tanh"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
-      APO_CAT_T_JOIN, "none")
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(HT_DCPERIOD, ht_dcperiod, cycles, APO_CAT_CLOSE, (1, "ht_dcperiod"), APO_CAT_NO_PARAMS, 32,  \
+      WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                           \
+    X(HT_DCPHASE, ht_dcphase, cycles, APO_CAT_CLOSE, (1, "ht_dcphase"), APO_CAT_NO_PARAMS, 63,     \
+      WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                           \
+    X(HT_PHASOR, ht_phasor, cycles, APO_CAT_CLOSE, (2, "inphase", "quadrature"),                   \
+      APO_CAT_NO_PARAMS, 32, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                    \
+    X(HT_SINE, ht_sine, cycles, APO_CAT_CLOSE, (2, "sine", "leadsine"), APO_CAT_NO_PARAMS, 63,     \
+      WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                           \
+    X(HT_TRENDMODE, ht_trendmode, cycles, APO_CAT_CLOSE, (1, "ht_trendmode"), APO_CAT_NO_PARAMS,   \
+      63, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                       \
+    X(HT_TRENDLINE, ht_trendline, cycles, APO_CAT_CLOSE, (1, "ht_trendline"), APO_CAT_NO_PARAMS,   \
+      63, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -106,6 +106,12 @@ static const cat_params table[] = {
     {APO_CAT_SINH, 0, {0}, {0}, {0}},
     {APO_CAT_COSH, 0, {0}, {0}, {0}},
     {APO_CAT_TANH, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_DCPERIOD, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_DCPHASE, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_PHASOR, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_SINE, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_TRENDMODE, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_TRENDLINE, 0, {0}, {0}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 
@@ -137,6 +143,8 @@ static family_launcher launcher_of(apo__cat_id id) {
         return apo__cuda_volume;
     case APO_CAT_TRANSFORMS:
         return apo__cuda_transforms;
+    case APO_CAT_CYCLES:
+        return apo__cuda_cycles;
     }
     return NULL;
 }

@@ -110,6 +110,12 @@ static const cat_case cases[] = {
     {"sinh", 0, 25000, CLOSE_ONLY},
     {"cosh", 0, 25000, CLOSE_ONLY},
     {"tanh", 0, 25000, CLOSE_ONLY},
+    {"ht_dcperiod", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"ht_dcphase", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"ht_phasor", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"ht_sine", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"ht_trendmode", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"ht_trendline", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
