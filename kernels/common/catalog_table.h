@@ -107,7 +107,7 @@
     X(statistics, STATISTICS)                                                                      \
     X(trend, TREND)                                                                                \
     X(volume, VOLUME)                                                                              \
-    X(transforms, TRANSFORMS)
+    X(transforms, TRANSFORMS)                                                                      \
     X(cycles, CYCLES)
 
 /* APO_CAT_WHEN(a, b)(code): code when the rooms a and b are the same, else nothing; for a
