@@ -30,6 +30,12 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
             return APO_ERR_BAD_PARAM;
         }
     }
+    /* kama's segments start at multiples of 16 (kama_tile.h), and mavp evaluates each bar
+     * alone. */
+    if (id_of(k) == APO_CAT_MAVP && params[2] == 6) {
+        snprintf(err, err_size, "mavp: matype 6 (KAMA) is not in the catalog's mavp yet");
+        return APO_ERR_BAD_PARAM;
+    }
     const size_t lookback = apo__catalog_lookback(id_of(k), params);
     if (cols <= lookback) {
         snprintf(err, err_size,
