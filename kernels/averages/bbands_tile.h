@@ -45,9 +45,9 @@ static inline APO_HD double apo__bbands_sd(const double *x, size_t p, size_t t) 
 #ifdef APO_BOLLINGER_PASS_STORES_H
 /* bollinger's bands from its pass: "upper" holds each window's sd (or the flat marker, or
  * NaN where it has none) and "middle" its mean; the bands as the default stores form them. */
-static inline APO_HD void apo__bbands_bollinger(const double *x, size_t begin, size_t end,
-                                                size_t p, double up, double dn, double *upper,
-                                                double *middle, double *lower) {
+static inline APO_HD void apo__bbands_bollinger(const double *x, size_t begin, size_t end, size_t p,
+                                                double up, double dn, double *upper, double *middle,
+                                                double *lower) {
     apo__bollinger_tile(apo__in_at(x), begin, end, p, 0.0, 0.0, apo__out_at(upper),
                         apo__out_at(middle), apo__out_at(upper));
     for (size_t t = begin; t < end; t++) {
@@ -64,9 +64,9 @@ static inline APO_HD void apo__bbands_bollinger(const double *x, size_t begin, s
     }
 }
 #else
-static inline APO_HD void apo__bbands_bollinger(const double *x, size_t begin, size_t end,
-                                                size_t p, double up, double dn, double *upper,
-                                                double *middle, double *lower) {
+static inline APO_HD void apo__bbands_bollinger(const double *x, size_t begin, size_t end, size_t p,
+                                                double up, double dn, double *upper, double *middle,
+                                                double *lower) {
     apo__bollinger_tile(apo__in_at(x), begin, end, p, up, dn, apo__out_at(upper),
                         apo__out_at(middle), apo__out_at(lower));
 }

@@ -78,8 +78,8 @@ static inline APO_HD void apo__ma_identity(const double *x, double *out, size_t 
  * from begin - h (h at least apo__ma_lookback + apo__ma_warmup of the same p and matype; a
  * longer one only forgets a recurrence's seed further), writes out[begin .. end) only.
  */
-static inline APO_HD void apo__ma_span(int matype, const double *x, double *out, size_t p,
-                                       size_t h, size_t begin, size_t end) {
+static inline APO_HD void apo__ma_span(int matype, const double *x, double *out, size_t p, size_t h,
+                                       size_t begin, size_t end) {
     if (!apo__ma_supported(matype)) {
         for (size_t t = begin; t < end; t++)
             out[t] = NAN;

@@ -22,7 +22,8 @@
 /* The factor: 1 over the sum of the weights. */
 static inline APO_HD double apo__trima_factor(size_t p) {
     const size_t n = p / 2;
-    const double weights = p % 2 == 1 ? (double)(n + 1) * (double)(n + 1) : (double)n * (double)(n + 1);
+    const double weights =
+        p % 2 == 1 ? (double)(n + 1) * (double)(n + 1) : (double)n * (double)(n + 1);
     return 1.0 / weights;
 }
 

@@ -225,11 +225,11 @@
     X(OBV, obv, volume, (2, "close", "volume"), (1, "obv"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
     X(AD, ad, volume, APO_CAT_HLCV, (1, "ad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,                \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)        \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
     X(TRIMA, trima, averages, APO_CAT_CLOSE, (1, "trima"), (1, APO_CAT_PERIOD(30, 1)),             \
       APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
     X(T3, t3, averages, APO_CAT_CLOSE, (1, "t3"),                                                  \
-      (2, APO_CAT_PERIOD(5, 1), {"vfactor", 0.7, 0, 1, 0}), 6 * (APO_CAT_P(0) - 1), EMA(7), RUN,    \
+      (2, APO_CAT_PERIOD(5, 1), {"vfactor", 0.7, 0, 1, 0}), 6 * (APO_CAT_P(0) - 1), EMA(7), RUN,   \
       APO_CAT_T_AHEAD,                                                                             \
       "6 (timeperiod - 1) + 7 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(MIDPOINT, midpoint, averages, APO_CAT_CLOSE, (1, "midpoint"), (1, APO_CAT_PERIOD(14, 2)),    \
@@ -242,7 +242,7 @@
       apo__ma_lookback((int)APO_CAT_P(1), APO_CAT_P(0)), MA(1), NONE, 0,                           \
       "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
     X(MAVP, mavp, averages, (2, "close", "periods"), (1, "mavp"),                                  \
-      (3, {"minperiod", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"maxperiod", 30, 1, APO_CAT_PERIOD_MAX, 1},  \
+      (3, {"minperiod", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"maxperiod", 30, 1, APO_CAT_PERIOD_MAX, 1}, \
        {"matype", 0, 0, 8, 1}),                                                                    \
       apo__ma_lookback((int)APO_CAT_P(2), APO_CAT_P(1)), MAVP, POSITION, APO_CAT_T_JOIN,           \
       "the halo of the matype's kernel at maxperiod (each bar runs its own warm-up)")              \

@@ -182,8 +182,9 @@ void apo__ref_cat_mavp(const double *const *in, size_t n, const double *p, doubl
     for (size_t q = lo; q <= hi; q++) {
         int used = 0;
         for (size_t t = lead; t < n && !used; t++)
-            used = isfinite(in[1][t]) &&
-                   (size_t)(in[1][t] <= lo ? lo : in[1][t] >= hi ? hi : in[1][t]) == q;
+            used = isfinite(in[1][t]) && (size_t)(in[1][t] <= lo   ? lo
+                                                  : in[1][t] >= hi ? hi
+                                                                   : in[1][t]) == q;
         if (!used)
             continue;
         const double pq[2] = {(double)q, p[2]};

@@ -179,9 +179,9 @@ Test(overlap, tiles_depend_on_the_grid_only, .timeout = 120) {
 
 /* ma at each matype is the catalog kernel of that kind, bit for bit, over that kind's grid. */
 Test(overlap, ma_has_the_bits_of_each_kind) {
-    static const apo__cat_id kinds[] = {APO_CAT_SMA,   APO_CAT_EMA, APO_CAT_WMA,
-                                        APO_CAT_DEMA,  APO_CAT_TEMA, APO_CAT_TRIMA,
-                                        APO_CAT_KAMA,  APO_CAT_COUNT, APO_CAT_T3};
+    static const apo__cat_id kinds[] = {APO_CAT_SMA,  APO_CAT_EMA,   APO_CAT_WMA,
+                                        APO_CAT_DEMA, APO_CAT_TEMA,  APO_CAT_TRIMA,
+                                        APO_CAT_KAMA, APO_CAT_COUNT, APO_CAT_T3};
     for (int m = 0; m < 9; m++) {
         if (kinds[m] == APO_CAT_COUNT)
             continue;
@@ -218,8 +218,8 @@ Test(overlap, bbands_at_matype_0_is_bollinger) {
             apo__cpu_bollinger_tile(s.in[0], s.n, b, b + len < s.n ? b + len : s.n,
                                     (size_t)periods[pi], 2, 1.5, want[0], want[1], want[2]);
         for (size_t o = 0; o < 3; o++)
-            cr_assert(memcmp(got[o], want[o], s.n * sizeof(double)) == 0,
-                      "period %g output %zu", periods[pi], o);
+            cr_assert(memcmp(got[o], want[o], s.n * sizeof(double)) == 0, "period %g output %zu",
+                      periods[pi], o);
         for (size_t o = 0; o < 3; o++) {
             free(got[o]);
             free(want[o]);
