@@ -319,6 +319,34 @@
     X(HT_TRENDMODE, ht_trendmode, cycles, APO_CAT_CLOSE, (1, "ht_trendmode"), APO_CAT_NO_PARAMS,   \
       63, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                       \
     X(HT_TRENDLINE, ht_trendline, cycles, APO_CAT_CLOSE, (1, "ht_trendline"), APO_CAT_NO_PARAMS,   \
-      63, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)
+      63, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                       \
+    X(TRIMA, trima, averages, APO_CAT_CLOSE, (1, "trima"), (1, APO_CAT_PERIOD(30, 1)),             \
+      APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
+    X(T3, t3, averages, APO_CAT_CLOSE, (1, "t3"),                                                  \
+      (2, APO_CAT_PERIOD(5, 1), {"vfactor", 0.7, 0, 1, 0}), 6 * (APO_CAT_P(0) - 1), EMA(7), RUN,   \
+      APO_CAT_T_AHEAD,                                                                             \
+      "6 (timeperiod - 1) + 7 times the steps an EMA takes to forget its seed (to 2^-64)")         \
+    X(MIDPOINT, midpoint, averages, APO_CAT_CLOSE, (1, "midpoint"), (1, APO_CAT_PERIOD(14, 2)),    \
+      APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
+    X(MIDPRICE, midprice, averages, (2, "high", "low"), (1, "midprice"),                           \
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN,              \
+      "timeperiod - 1")                                                                            \
+    X(MA, ma, averages, APO_CAT_CLOSE, (1, "ma"),                                                  \
+      (2, APO_CAT_PERIOD(30, 1), {"matype", 0, 0, 8, 1}),                                          \
+      apo__ma_lookback((int)APO_CAT_P(1), APO_CAT_P(0)), MA(1), NONE, 0,                           \
+      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
+    X(MAVP, mavp, averages, (2, "close", "periods"), (1, "mavp"),                                  \
+      (3, {"minperiod", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"maxperiod", 30, 1, APO_CAT_PERIOD_MAX, 1}, \
+       {"matype", 0, 0, 8, 1}),                                                                    \
+      apo__ma_lookback((int)APO_CAT_P(2), APO_CAT_P(1)), MAVP, POSITION, APO_CAT_T_JOIN,           \
+      "the halo of the matype's kernel at maxperiod (each bar runs its own warm-up)")              \
+    X(ACCBANDS, accbands, averages, APO_CAT_HLC, (3, "upperband", "middleband", "lowerband"),      \
+      (1, APO_CAT_PERIOD(20, 2)), APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN,              \
+      "timeperiod - 1")                                                                            \
+    X(BBANDS, bbands, averages, APO_CAT_CLOSE, (3, "upperband", "middleband", "lowerband"),        \
+      (4, APO_CAT_PERIOD(5, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},    \
+       {"matype", 0, 0, 8, 1}),                                                                    \
+      apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                           \
+      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

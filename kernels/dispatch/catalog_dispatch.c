@@ -66,6 +66,35 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
                                                                          : 0)
 /* KAMA's slowest rate: an efficiency ratio of 0. */
 #define APO__HALO_KAMA apo__decay_steps((2.0 / (30.0 + 1.0)) * (2.0 / (30.0 + 1.0)))
+/* The warm-up of the average whose matype is parameter i, at period p (ma_type.h). */
+#define APO__HALO_MA(i) apo__ma_warmup((int)params[i], p)
+/* mavp's: that of its longest period, the halo of every period it may take. */
+#define APO__HALO_MAVP apo__ma_warmup((int)params[2], params[1])
+
+size_t apo__ma_warmup(int matype, double p) {
+    if (p <= 1.0 || !apo__ma_supported(matype))
+        return 0;
+    const size_t d = apo__decay_steps(2.0 / (p + 1.0));
+    switch (matype) {
+    case APO_MA_EMA:
+        return d;
+    /* A chain of S stages: S + 1 decays, as dema's, tema's and t3's rules. */
+    case APO_MA_DEMA:
+        return 3 * d;
+    case APO_MA_TEMA:
+        return 4 * d;
+    case APO_MA_T3:
+        return 7 * d;
+    case APO_MA_KAMA:
+        return APO__HALO_KAMA;
+    default:
+        return 0;
+    }
+}
+
+size_t apo__ma_halo(int matype, double p) {
+    return apo__ma_lookback(matype, (size_t)p) + apo__ma_warmup(matype, p);
+}
 
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     const size_t lookback = apo__catalog_lookback(id, params);

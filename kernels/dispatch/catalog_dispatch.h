@@ -82,6 +82,14 @@ int apo__catalog_path(apo__cat_id id, int widest);
  * below 2^-64 of the data scale: ceil(64 ln 2 / -ln(1 - k)); 0 for k = 1. */
 size_t apo__decay_steps(double k);
 
+/* The warm-up an average of TA-Lib's matype at period p needs beyond its lookback
+ * (averages/ma_type.h): 0 for the windows, a matype it does not compute and a period of 1;
+ * D(2/(p+1)) per EMA stage and one more for a chain; KAMA's slowest rate's. */
+size_t apo__ma_warmup(int matype, double p);
+
+/* The halo of that average: its lookback (apo__ma_lookback) and its warm-up. */
+size_t apo__ma_halo(int matype, double p);
+
 /* The scalar run of a body that is a start and a run (apo__cat_run), from r to `end`, writing
  * from `begin` on: a stream's resumed piece takes it, and so does a piece of a cut lone tile
  * computed again (catalog_split.h). */

@@ -26,8 +26,11 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
-#include "averages_tiles.h"
+/* Before averages_tiles.h, whose bbands includes bollinger's body: here the body stores the
+ * pass (bbands_tile.h forms its bands from it). */
 #include "bollinger_pass_tile.h"
+
+#include "averages_tiles.h"
 #include "cuda_chunk.h"
 #include "macd_tile.h"
 #include "oscillators_tiles.h"

@@ -19,6 +19,23 @@ static apo__cat_id id_of(const apo__kernel *k);
 static apo_status catalog_validate(const apo__kernel *k, const double *params, size_t rows,
                                    size_t cols, char *err, size_t err_size) {
     (void)rows;
+    /* A matype's bounds are TA-Lib's, 0 to 8, but MAMA (7) is not in the catalog yet
+     * (averages/ma_type.h). */
+    for (size_t i = 0; i < k->n_params; i++) {
+        const size_t len = strlen(k->params[i].name);
+        if (len >= 6 && strcmp(k->params[i].name + len - 6, "matype") == 0 && params[i] == 7) {
+            snprintf(err, err_size,
+                     "%s: %s 7 (MAMA) is not in the catalog yet; matypes 0 to 6 and 8 are", k->name,
+                     k->params[i].name);
+            return APO_ERR_BAD_PARAM;
+        }
+    }
+    /* kama's segments start at multiples of 16 (kama_tile.h), and mavp evaluates each bar
+     * alone. */
+    if (id_of(k) == APO_CAT_MAVP && params[2] == 6) {
+        snprintf(err, err_size, "mavp: matype 6 (KAMA) is not in the catalog's mavp yet");
+        return APO_ERR_BAD_PARAM;
+    }
     const size_t lookback = apo__catalog_lookback(id_of(k), params);
     if (cols <= lookback) {
         snprintf(err, err_size,

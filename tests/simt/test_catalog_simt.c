@@ -112,6 +112,14 @@ static const cat_params table[] = {
     {APO_CAT_HT_SINE, 0, {0}, {0}, {0}},
     {APO_CAT_HT_TRENDMODE, 0, {0}, {0}, {0}},
     {APO_CAT_HT_TRENDLINE, 0, {0}, {0}, {0}},
+    {APO_CAT_TRIMA, 1, {30}, {8}, {0}},
+    {APO_CAT_T3, 2, {5, 0.7}, {3, 0.4}, {0}},
+    {APO_CAT_MIDPOINT, 1, {14}, {3}, {0}},
+    {APO_CAT_MIDPRICE, 1, {14}, {5}, {0}},
+    {APO_CAT_MA, 2, {30, 0}, {9, 8}, {10, 6}}, /* matype 8 (t3) and 6 (kama) */
+    {APO_CAT_MAVP, 3, {2, 30, 0}, {2, 9, 1}, {3, 7, 5}},
+    {APO_CAT_ACCBANDS, 1, {20}, {4}, {0}},
+    {APO_CAT_BBANDS, 4, {5, 2, 2, 0}, {9, 1.5, 2, 3}, {12, 2, 1, 8}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

@@ -116,6 +116,14 @@ static const cat_case cases[] = {
     {"ht_sine", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
     {"ht_trendmode", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
     {"ht_trendline", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"trima", 30, 25000, CLOSE_ONLY},
+    {"t3", 5, 25000, CLOSE_ONLY},
+    {"midpoint", 14, 25000, CLOSE_ONLY},
+    {"midprice", 14, 25000, 2, {HIGH, LOW}},
+    {"ma", 30, 25000, CLOSE_ONLY},
+    {"mavp", 0, 25000, 2, {CLOSE, Y}},
+    {"accbands", 20, 25000, HLC},
+    {"bbands", 5, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -1,0 +1,54 @@
+/*
+ * accbands_tile.h: ACCBANDS(timeperiod), TA-Lib's acceleration bands (Headley's): at each
+ * bar r = 4 (high - low) / (high + low), the bar's upper term high (1 + r) and lower term
+ * low (1 - r) (high and low themselves where high + low is 0); upperband and lowerband are
+ * the SMA(p) of those terms, middleband the SMA(p) of the close; positions t < p - 1 are NaN.
+ * TA-Lib takes high + low as 0 where it is below 1e-8 in magnitude (TA_IS_ZERO); here only an
+ * exact 0 is, as everywhere in the catalog (docs/kernels.md, "Where TA-Lib differs").
+ *
+ * Evaluation: each window's three sums afresh, in index order, divided by p (TA-Lib's SMA
+ * divides its sum by p): within about p eps of the window's largest term, nothing carried
+ * from bar to bar, so every output is a function of its window and tiles, streams (the
+ * position) and devices give the same bits. O(p) a bar.
+ *
+ * Gaps: the bands read high and low, the middle the close: a window holding a non-finite
+ * sample of what an output reads gives that output NaN.
+ */
+#ifndef APO_KERNELS_ACCBANDS_TILE_H
+#define APO_KERNELS_ACCBANDS_TILE_H
+
+#include "catalog.h"
+
+/* Bar i's upper (side 1) or lower (side -1) term. */
+static inline APO_HD double apo__accbands_term(double high, double low, double side) {
+    const double sum = high + low;
+    if (sum == 0.0)
+        return side > 0 ? high : low;
+    const double r = 4.0 * (high - low) / sum;
+    return side > 0 ? high * (1.0 + r) : low * (1.0 - r);
+}
+
+static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p;
+    for (size_t t = begin; t < end; t++) {
+        if (t + 1 < p) {
+            io->out[0][t] = NAN;
+            io->out[1][t] = NAN;
+            io->out[2][t] = NAN;
+            continue;
+        }
+        double su = 0.0, sm = 0.0, sl = 0.0;
+        for (size_t i = t + 1 - p; i <= t; i++) {
+            su = su + apo__accbands_term(high[i], low[i], 1.0);
+            sm = sm + close[i];
+            sl = sl + apo__accbands_term(high[i], low[i], -1.0);
+        }
+        io->out[0][t] = isfinite(su) ? su / pd : (double)NAN;
+        io->out[1][t] = isfinite(sm) ? sm / pd : (double)NAN;
+        io->out[2][t] = isfinite(sl) ? sl / pd : (double)NAN;
+    }
+}
+
+#endif /* APO_KERNELS_ACCBANDS_TILE_H */
