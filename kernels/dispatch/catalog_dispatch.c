@@ -64,6 +64,8 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params) {
                                                                          : 0)
 /* KAMA's slowest rate: an efficiency ratio of 0. */
 #define APO__HALO_KAMA apo__decay_steps((2.0 / (30.0 + 1.0)) * (2.0 / (30.0 + 1.0)))
+/* macd's rule (docs/kernels.md, "## macd") with macdfix's slow rate, 0.075, and its signal's. */
+#define APO__HALO_MACDFIX (apo__decay_steps(0.075) + apo__decay_steps(2.0 / (p + 1.0)))
 
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     const size_t lookback = apo__catalog_lookback(id, params);

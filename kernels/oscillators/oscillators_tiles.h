@@ -9,10 +9,12 @@
 #include "catalog.h"
 #include "cci_tile.h"
 #include "cmo_tile.h"
+#include "macdfix_tile.h"
 #include "mom_tile.h"
 #include "roc_tile.h"
 #include "rsi_tile.h"
 #include "stoch_tile.h"
+#include "trix_tile.h"
 #include "willr_tile.h"
 
 static inline APO_HD void apo__oscillators_tile(int id, const apo__cat_io *io, size_t begin,

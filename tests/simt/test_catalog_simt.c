@@ -76,6 +76,8 @@ static const cat_params table[] = {
     {APO_CAT_ADOSC, 2, {3, 10}, {5, 20}, {0}},
     {APO_CAT_OBV, 0, {0}, {0}, {0}},
     {APO_CAT_AD, 0, {0}, {0}, {0}},
+    {APO_CAT_TRIX, 1, {30}, {4}, {0}},
+    {APO_CAT_MACDFIX, 1, {9}, {3}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

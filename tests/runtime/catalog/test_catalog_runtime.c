@@ -78,6 +78,8 @@ static const cat_case cases[] = {
     {"adosc", 0, 25000, HLCV},
     {"obv", 0, WHOLE_ROW_COLS, CV},
     {"ad", 0, WHOLE_ROW_COLS, HLCV},
+    {"trix", 5, 25000, CLOSE_ONLY},
+    {"macdfix", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
