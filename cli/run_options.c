@@ -36,7 +36,8 @@ const char *const cli_run_help[] = {
     "Workload:\n"
     "  --kernel K           kernel to run (bollinger, macd, ...)\n"
     "  --param k=v          kernel parameter, repeatable (bollinger: period, nbdev_up,\n"
-    "                       nbdev_dn; macd: fast, slow, signal); others take their defaults\n"
+    "                       nbdev_dn; macd: fastperiod, slowperiod, signalperiod, or fast,\n"
+    "                       slow, signal); others take their defaults\n"
     "  --param k=A,B,...    sweep: one parameter set per value (a list), or\n"
     "  --param k=LO:HI:STEP every value from LO to HI inclusive; several swept parameters\n"
     "                       give every combination, the first varying slowest\n"
@@ -457,11 +458,13 @@ int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) 
 /* Matches one --ratios id against the runtime's devices: the exact id, or `cuda:N` for the
  * GPU labelled "cuda:N ...". Returns the device index or n when nothing matches. */
 
-/* The value of parameter `name` in the call: given, else the kernel's default; for a swept
+/* The value of parameter `name` in the call, given by that name or by `alias` (the name it had
+ * before TA-Lib's, which the library still takes), else the kernel's default; for a swept
  * parameter, its largest value (the warm-up check below needs the longest). */
-static double param_value(const cli_run_options *o, const apo_kernel_info *info, const char *name) {
+static double param_value(const cli_run_options *o, const apo_kernel_info *info, const char *name,
+                          const char *alias) {
     for (size_t i = 0; i < o->given.n_sweep; i++) {
-        if (strcmp(o->given.sweep[i].name, name) != 0)
+        if (strcmp(o->given.sweep[i].name, name) != 0 && strcmp(o->given.sweep[i].name, alias) != 0)
             continue;
         double v = o->given.sweep[i].values[0];
         for (size_t k = 1; k < o->given.sweep[i].n_values; k++)
@@ -469,7 +472,8 @@ static double param_value(const cli_run_options *o, const apo_kernel_info *info,
         return v;
     }
     for (size_t i = 0; i < o->given.n_params; i++)
-        if (strcmp(o->given.params[i].name, name) == 0)
+        if (strcmp(o->given.params[i].name, name) == 0 ||
+            strcmp(o->given.params[i].name, alias) == 0)
             return o->given.params[i].value;
     for (size_t i = 0; i < info->n_params; i++)
         if (strcmp(info->param_names[i], name) == 0)
@@ -483,8 +487,9 @@ static double param_value(const cli_run_options *o, const apo_kernel_info *info,
 double cli_run_macd_warmup(const cli_run_options *o, const apo_kernel_info *info) {
     if (strcmp(info->name, "macd") != 0)
         return 0;
-    const double fast = param_value(o, info, "fast"), slow = param_value(o, info, "slow");
-    const double signal = param_value(o, info, "signal");
+    const double fast = param_value(o, info, "fastperiod", "fast");
+    const double slow = param_value(o, info, "slowperiod", "slow");
+    const double signal = param_value(o, info, "signalperiod", "signal");
     const double longer = fast > slow ? fast : slow;
     if (!(longer >= 1 && signal >= 1))
         return 0;

@@ -347,6 +347,14 @@
       (4, APO_CAT_PERIOD(5, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},    \
        {"matype", 0, 0, 8, 1}),                                                                    \
       apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                           \
-      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")
+      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
+    X(TRIX, trix, oscillators, APO_CAT_CLOSE, (1, "trix"), (1, APO_CAT_PERIOD(30, 1)),             \
+      3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN, APO_CAT_T_AHEAD,                                    \
+      "3 (timeperiod - 1) + 1 + 4 times the steps an EMA takes to forget its seed (to 2^-64)")     \
+    X(MACDFIX, macdfix, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
+      (1, {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}), 25 + (APO_CAT_P(0) - 1), MACDFIX, NONE,  \
+      0,                                                                                           \
+      "25 + (signalperiod - 1) + the steps the EMAs of rates 0.075 and 2/(signalperiod + 1) "      \
+      "take to forget their seeds (to 2^-64)")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -95,6 +95,8 @@ size_t apo__ma_warmup(int matype, double p) {
 size_t apo__ma_halo(int matype, double p) {
     return apo__ma_lookback(matype, (size_t)p) + apo__ma_warmup(matype, p);
 }
+/* macd's rule (docs/kernels.md, "## macd") with macdfix's slow rate, 0.075, and its signal's. */
+#define APO__HALO_MACDFIX (apo__decay_steps(0.075) + apo__decay_steps(2.0 / (p + 1.0)))
 
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     const size_t lookback = apo__catalog_lookback(id, params);

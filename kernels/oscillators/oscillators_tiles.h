@@ -11,10 +11,12 @@
 #include "cci_tile.h"
 #include "cmo_tile.h"
 #include "imi_tile.h"
+#include "macdfix_tile.h"
 #include "mom_tile.h"
 #include "roc_tile.h"
 #include "rsi_tile.h"
 #include "stoch_tile.h"
+#include "trix_tile.h"
 #include "willr_tile.h"
 
 static inline APO_HD void apo__oscillators_tile(int id, const apo__cat_io *io, size_t begin,

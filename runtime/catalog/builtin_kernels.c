@@ -112,7 +112,7 @@ static apo_status bollinger_run_tiles(const apo__call *call, uint64_t first, uin
     return APO_OK;
 }
 
-/* ---- macd(fast, slow, signal) ------------------------------------------------------ */
+/* ---- macd(fastperiod, slowperiod, signalperiod) ---------------------------------- */
 
 /* TA-Lib swaps a fast period longer than the slow one; so does apportion. */
 static void macd_periods(const double *params, size_t *fast, size_t *slow, size_t *signal) {
@@ -406,11 +406,12 @@ static const apo__kernel builtin_kernels[] = {
         .n_outputs = 3,
         .n_params = 3,
         .output_names = {"macd", "signal", "hist"},
-        .params = {{"fast", 12, 2, APO_PERIOD_MAX, 1},
-                   {"slow", 26, 2, APO_PERIOD_MAX, 1},
-                   {"signal", 9, 1, APO_PERIOD_MAX, 1}},
-        .halo_rule = "(max(fast, slow) - 1) + (signal - 1) + the steps each EMA takes to forget "
-                     "its start",
+        /* TA-Lib's names; the names macd had before answer too (params.c, aliases). */
+        .params = {{"fastperiod", 12, 2, APO_PERIOD_MAX, 1},
+                   {"slowperiod", 26, 2, APO_PERIOD_MAX, 1},
+                   {"signalperiod", 9, 1, APO_PERIOD_MAX, 1}},
+        .halo_rule = "(max(fastperiod, slowperiod) - 1) + (signalperiod - 1) + the steps each EMA "
+                     "takes to forget its start",
         .axis_len = same_axis_len,
         .tile_len = macd_tile,
         .unit_work = one_unit_work,

@@ -15,6 +15,33 @@ static const char *shortest(double v, char *buf, size_t size) {
     return buf;
 }
 
+/* The names parameters had before they took TA-Lib's, which calls written with them still use:
+ * {kernel, parameter, old name}. The descriptors, messages and saved keys use the parameter's
+ * own name. */
+static const char *const aliases[][3] = {
+    {"macd", "fastperiod", "fast"},
+    {"macd", "slowperiod", "slow"},
+    {"macd", "signalperiod", "signal"},
+};
+
+/* 1 when kernel k is the built-in `indicator` or one of its scored kernels, which take its
+ * parameters under the name "<indicator>:<rule>" (scored_kernels.c). */
+static int is_indicator(const apo__kernel *k, const char *indicator) {
+    const size_t n = strlen(indicator);
+    return k->builtin && strncmp(k->name, indicator, n) == 0 &&
+           (k->name[n] == '\0' || k->name[n] == ':');
+}
+
+int apo__param_named(const apo__kernel *k, size_t i, const char *name) {
+    if (strcmp(k->params[i].name, name) == 0)
+        return 1;
+    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
+        if (is_indicator(k, aliases[a][0]) && strcmp(aliases[a][1], k->params[i].name) == 0 &&
+            strcmp(aliases[a][2], name) == 0)
+            return 1;
+    return 0;
+}
+
 apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, size_t n_params,
                                double *values) {
     int given[APO_MAX_PARAMS] = {0};
@@ -27,7 +54,7 @@ apo_status apo__resolve_params(const apo__kernel *k, const apo_param *params, si
         if (p->name == NULL)
             return apo__fail(APO_ERR_NULL, "%s: parameter %zu has a NULL name", k->name, j);
         size_t i = 0;
-        while (i < k->n_params && strcmp(k->params[i].name, p->name) != 0)
+        while (i < k->n_params && !apo__param_named(k, i, p->name))
             i++;
         if (i == k->n_params) {
             char known[APO_MAX_PARAMS * APO_NAME_MAX + 16] = "";

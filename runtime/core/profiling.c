@@ -451,7 +451,7 @@ apo_status apo_should_use_gpu(apo_runtime *rt, const char *function, const apo_p
         int same = 1;
         for (size_t p = 0; p < k->n_params && same; p++) {
             size_t q = 0;
-            while (q < parts.n_params && strcmp(parts.names[q], k->params[p].name) != 0)
+            while (q < parts.n_params && !apo__param_named(k, p, parts.names[q]))
                 q++;
             same = q < parts.n_params && parts.values[q] == values[p];
         }

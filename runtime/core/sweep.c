@@ -22,7 +22,7 @@ typedef struct swept {
 /* Whether kernel k has a parameter called `name`. */
 static int kernel_has_param(const apo__kernel *k, const char *name) {
     for (size_t i = 0; i < k->n_params; i++)
-        if (strcmp(k->params[i].name, name) == 0)
+        if (apo__param_named(k, i, name))
             return 1;
     return 0;
 }

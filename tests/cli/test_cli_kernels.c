@@ -49,7 +49,7 @@ Test(cli, bad_kernel_parameter_is_a_usage_error, .timeout = 60) {
  * the library's tables. */
 static const char *const builtin_kernels[][4] = {
     {"bollinger", "period", "nbdev_up", "nbdev_dn"},
-    {"macd", "fast", "slow", "signal"},
+    {"macd", "fastperiod", "slowperiod", "signalperiod"},
     {"returns_stats", NULL, NULL, NULL},
     {"bootstrap", "replicates", NULL, NULL},
 };

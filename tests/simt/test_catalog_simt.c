@@ -120,6 +120,8 @@ static const cat_params table[] = {
     {APO_CAT_MAVP, 3, {2, 30, 0}, {2, 9, 1}, {3, 7, 5}},
     {APO_CAT_ACCBANDS, 1, {20}, {4}, {0}},
     {APO_CAT_BBANDS, 4, {5, 2, 2, 0}, {9, 1.5, 2, 3}, {12, 2, 1, 8}},
+    {APO_CAT_TRIX, 1, {30}, {4}, {0}},
+    {APO_CAT_MACDFIX, 1, {9}, {3}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog_reference_momentum_ma.h"
 #include "cpu_isa.h"
 
 const ref_kernel catalog_kernels[] = {
@@ -40,6 +41,10 @@ const ref_kernel catalog_kernels[] = {
     {APO_CAT_NATR, "natr", 3, apo__ref_cat_natr, {0, 0}, 1, 0},
     {APO_CAT_AROON, "aroondown", 2, apo__ref_cat_aroondown, {0, 0}, 2, 0},
     {APO_CAT_AROON, "aroonup", 2, apo__ref_cat_aroonup, {0, 0}, 2, 1},
+    {APO_CAT_TRIX, "trix", 1, apo__ref_cat_trix, {0, 0}, 1, 0},
+    {APO_CAT_MACDFIX, "macdfix macd", 1, apo__ref_cat_macdfix_macd, {0, 0}, 1, 0},
+    {APO_CAT_MACDFIX, "macdfix macdsignal", 1, apo__ref_cat_macdfix_signal, {0, 0}, 1, 1},
+    {APO_CAT_MACDFIX, "macdfix macdhist", 1, apo__ref_cat_macdfix_hist, {0, 0}, 1, 2},
 };
 const size_t n_catalog_kernels = sizeof catalog_kernels / sizeof catalog_kernels[0];
 

@@ -124,6 +124,8 @@ static const cat_case cases[] = {
     {"mavp", 0, 25000, 2, {CLOSE, Y}},
     {"accbands", 20, 25000, HLC},
     {"bbands", 5, 25000, CLOSE_ONLY},
+    {"trix", 5, 25000, CLOSE_ONLY},
+    {"macdfix", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -302,7 +302,7 @@ Test(api, kernels_are_described) {
     size_t n;
     cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
     /* The four built-ins first, then the indicator catalog (test_catalog_runtime.c). */
-    cr_assert_eq(n, 4 + 79);
+    cr_assert_eq(n, 4 + 81);
     const char *expect[] = {"bollinger", "macd", "returns_stats", "bootstrap"};
     for (size_t i = 0; i < 4; i++) {
         const char *name;
@@ -314,7 +314,9 @@ Test(api, kernels_are_described) {
     cr_assert_eq(info.builtin, 1);
     cr_assert_eq(info.n_outputs, 3);
     cr_assert_str_eq(info.output_names[1], "signal");
-    cr_assert_str_eq(info.param_names[1], "slow");
+    cr_assert_str_eq(info.param_names[0], "fastperiod");
+    cr_assert_str_eq(info.param_names[1], "slowperiod");
+    cr_assert_str_eq(info.param_names[2], "signalperiod");
     cr_assert_eq(info.param_defaults[1], 26);
     /* Bounds and halos as docs/kernels.md gives them: macd's warm-up H is 809 for 12/26/9. */
     cr_assert_eq(info.param_min[2], 1);
@@ -348,6 +350,34 @@ static apo_status copy_kernel(const apo_kernel_call *call, void *user) {
     for (size_t t = call->begin; t < call->end; t++)
         call->outputs[0][call->row * call->cols + t] = call->inputs[0][call->row * call->cols + t];
     return APO_OK;
+}
+
+/* macd takes TA-Lib's parameter names and still the ones it had (fast, slow, signal): both give
+ * the same bits; a parameter given under both names is given twice, and refused. */
+Test(api, macd_takes_talib_names_and_its_old_ones, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    const char *names[2][3] = {{"fastperiod", "slowperiod", "signalperiod"},
+                               {"fast", "slow", "signal"}};
+    const double values[3] = {7, 30, 9};
+    test_job job[2];
+    for (size_t j = 0; j < 2; j++) {
+        test_job_init(&job[j], rt, "macd", 2, 3000, 5);
+        for (size_t p = 0; p < 3; p++)
+            test_job_param(&job[j], names[j][p], values[p]);
+        cr_assert_eq(test_job_run(&job[j], rt, NULL), APO_OK, "%s", apo_last_error());
+    }
+    for (size_t o = 0; o < 3; o++)
+        cr_assert(memcmp(job[0].outputs[o], job[1].outputs[o], 2 * 3000 * sizeof(double)) == 0,
+                  "output %zu", o);
+    /* The lookback of 7/30/9 is 37, the defaults' (12/26/9) 33: the names were read. */
+    cr_assert(isnan(job[0].outputs[0][36]) && isfinite(job[0].outputs[0][37]));
+    test_job_param(&job[1], "slowperiod", 30);
+    apo_report report = APO_REPORT_INIT;
+    test_assert_refused(apo_distribute_workload(rt, &job[1].w, &report), APO_ERR_BAD_PARAM,
+                        "slowperiod given twice");
+    test_job_free(&job[0]);
+    test_job_free(&job[1]);
+    apo_runtime_destroy(rt);
 }
 
 Test(api, user_kernel_registration_rules) {
