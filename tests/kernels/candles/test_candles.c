@@ -5,6 +5,21 @@
  * NaN before the lookback and exactly where a window holds a gap, TA-Lib's value elsewhere; the
  * same bits over any tiles, pieces and joins, and a tile reads only its halo; and a few
  * textbook shapes by hand, whose signs a reader can check against the books.
+ *
+ * The patterns, every one checked by each case here through the table of candles_fixtures.c
+ * (which the fixture's names must match, in order):
+ * cdl2crows, cdl3blackcrows, cdl3inside, cdl3linestrike, cdl3outside, cdl3starsinsouth,
+ * cdl3whitesoldiers, cdlabandonedbaby, cdladvanceblock, cdlbelthold, cdlbreakaway,
+ * cdlclosingmarubozu, cdlconcealbabyswall, cdlcounterattack, cdldarkcloudcover, cdldoji,
+ * cdldojistar, cdldragonflydoji, cdlengulfing, cdleveningdojistar, cdleveningstar,
+ * cdlgapsidesidewhite, cdlgravestonedoji, cdlhammer, cdlhangingman, cdlharami,
+ * cdlharamicross, cdlhighwave, cdlhikkake, cdlhikkakemod, cdlhomingpigeon,
+ * cdlidentical3crows, cdlinneck, cdlinvertedhammer, cdlkicking, cdlkickingbylength,
+ * cdlladderbottom, cdllongleggeddoji, cdllongline, cdlmarubozu, cdlmatchinglow, cdlmathold,
+ * cdlmorningdojistar, cdlmorningstar, cdlonneck, cdlpiercing, cdlrickshawman,
+ * cdlrisefall3methods, cdlseparatinglines, cdlshootingstar, cdlshortline, cdlspinningtop,
+ * cdlstalledpattern, cdlsticksandwich, cdltakuri, cdltasukigap, cdlthrusting, cdltristar,
+ * cdlunique3river, cdlupsidegap2crows, cdlxsidegap3methods.
  */
 #include <criterion/criterion.h>
 
