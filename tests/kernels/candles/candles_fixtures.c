@@ -97,7 +97,8 @@ static uint32_t u32(reader *r) {
 void candle_fixture_load(candle_fixture *f) {
     memset(f, 0, sizeof *f);
     FILE *file = fopen(APO_TEST_DATA_DIR "/talib_candles.bin", "rb");
-    cr_assert_not_null(file, "tests/data/talib_candles.bin: scripts/talib-candle-fixture.py makes it");
+    cr_assert_not_null(file,
+                       "tests/data/talib_candles.bin: scripts/talib-candle-fixture.py makes it");
     unsigned char *all = malloc(1 << 20);
     cr_assert_not_null(all);
     const size_t size = fread(all, 1, 1 << 20, file);

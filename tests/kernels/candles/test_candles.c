@@ -88,9 +88,9 @@ Test(candles, gaps_make_nan_exactly_the_windows_that_hold_them, .timeout = 120) 
     struct {
         size_t col, at;
         double v;
-    } gaps[] = {{0, 500, NAN},      {1, 2000, INFINITY}, {2, 2003, NAN}, {3, 7000, -INFINITY},
-                {3, 9000, NAN},     {0, 9001, NAN},      {1, 9002, NAN}, {2, 4095, NAN},
-                {0, n - 1, INFINITY}};
+    } gaps[] = {{0, 500, NAN},        {1, 2000, INFINITY}, {2, 2003, NAN},
+                {3, 7000, -INFINITY}, {3, 9000, NAN},      {0, 9001, NAN},
+                {1, 9002, NAN},       {2, 4095, NAN},      {0, n - 1, INFINITY}};
     for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
         f.bars[gaps[g].col][gaps[g].at] = gaps[g].v;
     double *out = doubles(n);
