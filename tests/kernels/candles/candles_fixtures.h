@@ -1,6 +1,6 @@
 /*
  * candles_fixtures.h: what the tests of TA-Lib's candlestick patterns share (test_candles.c,
- * test_candles_slow.c): the table of the 61 patterns, TA-Lib's own outputs on the series of
+ * test_candles_textbook.c): the table of the 61 patterns, TA-Lib's own outputs on the series of
  * tests/data/talib_candles.bin (scripts/talib-candle-fixture.py wrote it with TA-Lib 0.8.1), and
  * a pattern run over its tile grid.
  */
