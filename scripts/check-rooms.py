@@ -53,10 +53,11 @@ KERNEL_ROOMS = {
     "statistics": 5,
     "transforms": 6,
     "cycles": 7,
-    "reductions": 8,
-    "scores": 9,
-    "dispatch": 10,
-    "cuda": 11,
+    "candles": 8,
+    "reductions": 9,
+    "scores": 10,
+    "dispatch": 11,
+    "cuda": 12,
 }
 SOURCES = (".c", ".h", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

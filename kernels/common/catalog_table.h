@@ -64,6 +64,12 @@
 #define APO_CAT_HT_RULE                                                                            \
     "the whole row: an adaptive recurrence from the first bar, which every tile re-runs"
 #define APO_CAT_HT_TRAITS (APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW)
+/* TA-Lib's candlestick patterns (kernels/candles/): the bars' four prices, TA-Lib's penetration
+ * (its bounds 0 .. TA_REAL_MAX), and each bar's window of candles and averages. */
+#define APO_CAT_OHLC (4, "open", "high", "low", "close")
+#define APO_CAT_PENETRATION(def)                                                                   \
+    { "penetration", def, 0, 3e37, 0 }
+#define APO_CAT_CANDLE_RULE "the lookback: the pattern's candles and its settings' averages"
 
 /*
  * Traits:
@@ -108,7 +114,8 @@
     X(trend, TREND)                                                                                \
     X(volume, VOLUME)                                                                              \
     X(transforms, TRANSFORMS)                                                                      \
-    X(cycles, CYCLES)
+    X(cycles, CYCLES)                                                                              \
+    X(candles, CANDLES)
 
 /* APO_CAT_WHEN(a, b)(code): code when the rooms a and b are the same, else nothing; for a
  * room's switch over the table's rows. */
@@ -119,6 +126,7 @@
 #define APO__CAT_SAME_volume_volume ~,
 #define APO__CAT_SAME_transforms_transforms ~,
 #define APO__CAT_SAME_cycles_cycles ~,
+#define APO__CAT_SAME_candles_candles ~,
 #define APO__CAT_SECOND(a, b, ...) b
 #define APO__CAT_SECOND_OF(args) APO__CAT_SECOND args
 #define APO__CAT_KEEP(...) __VA_ARGS__
@@ -355,6 +363,128 @@
       (1, {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}), 25 + (APO_CAT_P(0) - 1), MACDFIX, NONE,  \
       0,                                                                                           \
       "25 + (signalperiod - 1) + the steps the EMAs of rates 0.075 and 2/(signalperiod + 1) "      \
-      "take to forget their seeds (to 2^-64)")
+      "take to forget their seeds (to 2^-64)")                                                     \
+    X(CDL2CROWS, cdl2crows, candles, APO_CAT_OHLC, (1, "cdl2crows"), APO_CAT_NO_PARAMS, 12,        \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDL3BLACKCROWS, cdl3blackcrows, candles, APO_CAT_OHLC, (1, "cdl3blackcrows"),                \
+      APO_CAT_NO_PARAMS, 13, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDL3INSIDE, cdl3inside, candles, APO_CAT_OHLC, (1, "cdl3inside"), APO_CAT_NO_PARAMS, 12,     \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDL3LINESTRIKE, cdl3linestrike, candles, APO_CAT_OHLC, (1, "cdl3linestrike"),                \
+      APO_CAT_NO_PARAMS, 8, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                 \
+    X(CDL3OUTSIDE, cdl3outside, candles, APO_CAT_OHLC, (1, "cdl3outside"), APO_CAT_NO_PARAMS, 3,   \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDL3STARSINSOUTH, cdl3starsinsouth, candles, APO_CAT_OHLC, (1, "cdl3starsinsouth"),          \
+      APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDL3WHITESOLDIERS, cdl3whitesoldiers, candles, APO_CAT_OHLC, (1, "cdl3whitesoldiers"),       \
+      APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLABANDONEDBABY, cdlabandonedbaby, candles, APO_CAT_OHLC, (1, "cdlabandonedbaby"),          \
+      (1, APO_CAT_PENETRATION(0.3)), 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)    \
+    X(CDLADVANCEBLOCK, cdladvanceblock, candles, APO_CAT_OHLC, (1, "cdladvanceblock"),             \
+      APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLBELTHOLD, cdlbelthold, candles, APO_CAT_OHLC, (1, "cdlbelthold"), APO_CAT_NO_PARAMS, 10,  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLBREAKAWAY, cdlbreakaway, candles, APO_CAT_OHLC, (1, "cdlbreakaway"), APO_CAT_NO_PARAMS,   \
+      14, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                   \
+    X(CDLCLOSINGMARUBOZU, cdlclosingmarubozu, candles, APO_CAT_OHLC, (1, "cdlclosingmarubozu"),    \
+      APO_CAT_NO_PARAMS, 10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLCONCEALBABYSWALL, cdlconcealbabyswall, candles, APO_CAT_OHLC, (1, "cdlconcealbabyswall"), \
+      APO_CAT_NO_PARAMS, 13, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLCOUNTERATTACK, cdlcounterattack, candles, APO_CAT_OHLC, (1, "cdlcounterattack"),          \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLDARKCLOUDCOVER, cdldarkcloudcover, candles, APO_CAT_OHLC, (1, "cdldarkcloudcover"),       \
+      (1, APO_CAT_PENETRATION(0.5)), 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)    \
+    X(CDLDOJI, cdldoji, candles, APO_CAT_OHLC, (1, "cdldoji"), APO_CAT_NO_PARAMS, 10, WINDOW,      \
+      POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                               \
+    X(CDLDOJISTAR, cdldojistar, candles, APO_CAT_OHLC, (1, "cdldojistar"), APO_CAT_NO_PARAMS, 11,  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLDRAGONFLYDOJI, cdldragonflydoji, candles, APO_CAT_OHLC, (1, "cdldragonflydoji"),          \
+      APO_CAT_NO_PARAMS, 10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLENGULFING, cdlengulfing, candles, APO_CAT_OHLC, (1, "cdlengulfing"), APO_CAT_NO_PARAMS,   \
+      2, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                    \
+    X(CDLEVENINGDOJISTAR, cdleveningdojistar, candles, APO_CAT_OHLC, (1, "cdleveningdojistar"),    \
+      (1, APO_CAT_PENETRATION(0.3)), 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)    \
+    X(CDLEVENINGSTAR, cdleveningstar, candles, APO_CAT_OHLC, (1, "cdleveningstar"),                \
+      (1, APO_CAT_PENETRATION(0.3)), 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)    \
+    X(CDLGAPSIDESIDEWHITE, cdlgapsidesidewhite, candles, APO_CAT_OHLC, (1, "cdlgapsidesidewhite"), \
+      APO_CAT_NO_PARAMS, 7, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                 \
+    X(CDLGRAVESTONEDOJI, cdlgravestonedoji, candles, APO_CAT_OHLC, (1, "cdlgravestonedoji"),       \
+      APO_CAT_NO_PARAMS, 10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLHAMMER, cdlhammer, candles, APO_CAT_OHLC, (1, "cdlhammer"), APO_CAT_NO_PARAMS, 11,        \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLHANGINGMAN, cdlhangingman, candles, APO_CAT_OHLC, (1, "cdlhangingman"),                   \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLHARAMI, cdlharami, candles, APO_CAT_OHLC, (1, "cdlharami"), APO_CAT_NO_PARAMS, 11,        \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLHARAMICROSS, cdlharamicross, candles, APO_CAT_OHLC, (1, "cdlharamicross"),                \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLHIGHWAVE, cdlhighwave, candles, APO_CAT_OHLC, (1, "cdlhighwave"), APO_CAT_NO_PARAMS, 10,  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLHIKKAKE, cdlhikkake, candles, APO_CAT_OHLC, (1, "cdlhikkake"), APO_CAT_NO_PARAMS, 5,      \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLHIKKAKEMOD, cdlhikkakemod, candles, APO_CAT_OHLC, (1, "cdlhikkakemod"),                   \
+      APO_CAT_NO_PARAMS, 10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLHOMINGPIGEON, cdlhomingpigeon, candles, APO_CAT_OHLC, (1, "cdlhomingpigeon"),             \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLIDENTICAL3CROWS, cdlidentical3crows, candles, APO_CAT_OHLC, (1, "cdlidentical3crows"),    \
+      APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLINNECK, cdlinneck, candles, APO_CAT_OHLC, (1, "cdlinneck"), APO_CAT_NO_PARAMS, 11,        \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLINVERTEDHAMMER, cdlinvertedhammer, candles, APO_CAT_OHLC, (1, "cdlinvertedhammer"),       \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLKICKING, cdlkicking, candles, APO_CAT_OHLC, (1, "cdlkicking"), APO_CAT_NO_PARAMS, 11,     \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLKICKINGBYLENGTH, cdlkickingbylength, candles, APO_CAT_OHLC, (1, "cdlkickingbylength"),    \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLLADDERBOTTOM, cdlladderbottom, candles, APO_CAT_OHLC, (1, "cdlladderbottom"),             \
+      APO_CAT_NO_PARAMS, 14, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLLONGLEGGEDDOJI, cdllongleggeddoji, candles, APO_CAT_OHLC, (1, "cdllongleggeddoji"),       \
+      APO_CAT_NO_PARAMS, 10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLLONGLINE, cdllongline, candles, APO_CAT_OHLC, (1, "cdllongline"), APO_CAT_NO_PARAMS, 10,  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLMARUBOZU, cdlmarubozu, candles, APO_CAT_OHLC, (1, "cdlmarubozu"), APO_CAT_NO_PARAMS, 10,  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLMATCHINGLOW, cdlmatchinglow, candles, APO_CAT_OHLC, (1, "cdlmatchinglow"),                \
+      APO_CAT_NO_PARAMS, 6, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                 \
+    X(CDLMATHOLD, cdlmathold, candles, APO_CAT_OHLC, (1, "cdlmathold"),                            \
+      (1, APO_CAT_PENETRATION(0.5)), 14, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)    \
+    X(CDLMORNINGDOJISTAR, cdlmorningdojistar, candles, APO_CAT_OHLC, (1, "cdlmorningdojistar"),    \
+      (1, APO_CAT_PENETRATION(0.3)), 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)    \
+    X(CDLMORNINGSTAR, cdlmorningstar, candles, APO_CAT_OHLC, (1, "cdlmorningstar"),                \
+      (1, APO_CAT_PENETRATION(0.3)), 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)    \
+    X(CDLONNECK, cdlonneck, candles, APO_CAT_OHLC, (1, "cdlonneck"), APO_CAT_NO_PARAMS, 11,        \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLPIERCING, cdlpiercing, candles, APO_CAT_OHLC, (1, "cdlpiercing"), APO_CAT_NO_PARAMS, 11,  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLRICKSHAWMAN, cdlrickshawman, candles, APO_CAT_OHLC, (1, "cdlrickshawman"),                \
+      APO_CAT_NO_PARAMS, 10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLRISEFALL3METHODS, cdlrisefall3methods, candles, APO_CAT_OHLC, (1, "cdlrisefall3methods"), \
+      APO_CAT_NO_PARAMS, 14, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLSEPARATINGLINES, cdlseparatinglines, candles, APO_CAT_OHLC, (1, "cdlseparatinglines"),    \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLSHOOTINGSTAR, cdlshootingstar, candles, APO_CAT_OHLC, (1, "cdlshootingstar"),             \
+      APO_CAT_NO_PARAMS, 11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLSHORTLINE, cdlshortline, candles, APO_CAT_OHLC, (1, "cdlshortline"), APO_CAT_NO_PARAMS,   \
+      10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                   \
+    X(CDLSPINNINGTOP, cdlspinningtop, candles, APO_CAT_OHLC, (1, "cdlspinningtop"),                \
+      APO_CAT_NO_PARAMS, 10, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLSTALLEDPATTERN, cdlstalledpattern, candles, APO_CAT_OHLC, (1, "cdlstalledpattern"),       \
+      APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLSTICKSANDWICH, cdlsticksandwich, candles, APO_CAT_OHLC, (1, "cdlsticksandwich"),          \
+      APO_CAT_NO_PARAMS, 7, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                 \
+    X(CDLTAKURI, cdltakuri, candles, APO_CAT_OHLC, (1, "cdltakuri"), APO_CAT_NO_PARAMS, 10,        \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLTASUKIGAP, cdltasukigap, candles, APO_CAT_OHLC, (1, "cdltasukigap"), APO_CAT_NO_PARAMS,   \
+      7, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                    \
+    X(CDLTHRUSTING, cdlthrusting, candles, APO_CAT_OHLC, (1, "cdlthrusting"), APO_CAT_NO_PARAMS,   \
+      11, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                   \
+    X(CDLTRISTAR, cdltristar, candles, APO_CAT_OHLC, (1, "cdltristar"), APO_CAT_NO_PARAMS, 12,     \
+      WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                                       \
+    X(CDLUNIQUE3RIVER, cdlunique3river, candles, APO_CAT_OHLC, (1, "cdlunique3river"),             \
+      APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLUPSIDEGAP2CROWS, cdlupsidegap2crows, candles, APO_CAT_OHLC, (1, "cdlupsidegap2crows"),    \
+      APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
+    X(CDLXSIDEGAP3METHODS, cdlxsidegap3methods, candles, APO_CAT_OHLC, (1, "cdlxsidegap3methods"), \
+      APO_CAT_NO_PARAMS, 2, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "averages_tiles.h"
+#include "candles_tiles.h"
 #include "catalog_paths.h"
 #include "cpu_isa.h"
 #include "cycles_tiles.h"

@@ -13,6 +13,7 @@
 #include "adosc_pairs.h"
 #include "atr_lanes.h"
 #include "averages_tiles.h"
+#include "candles_tiles.h"
 #include "catalog_paths.h"
 #include "cycles_tiles.h"
 #include "dmi_lanes.h"

@@ -122,6 +122,70 @@ static const cat_params table[] = {
     {APO_CAT_BBANDS, 4, {5, 2, 2, 0}, {9, 1.5, 2, 3}, {12, 2, 1, 8}},
     {APO_CAT_TRIX, 1, {30}, {4}, {0}},
     {APO_CAT_MACDFIX, 1, {9}, {3}, {0}},
+    /* TA-Lib's candlestick patterns (kernels/candles/): inputs open, high, low, close read from
+     * the bars' first four columns, which makes odd candles but the same bits to compare; the
+     * penetration at its default and at 0. */
+    {APO_CAT_CDL2CROWS, 0, {0}, {0}, {0}},
+    {APO_CAT_CDL3BLACKCROWS, 0, {0}, {0}, {0}},
+    {APO_CAT_CDL3INSIDE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDL3LINESTRIKE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDL3OUTSIDE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDL3STARSINSOUTH, 0, {0}, {0}, {0}},
+    {APO_CAT_CDL3WHITESOLDIERS, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLABANDONEDBABY, 1, {0.3}, {0}, {0}},
+    {APO_CAT_CDLADVANCEBLOCK, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLBELTHOLD, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLBREAKAWAY, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLCLOSINGMARUBOZU, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLCONCEALBABYSWALL, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLCOUNTERATTACK, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLDARKCLOUDCOVER, 1, {0.5}, {0}, {0}},
+    {APO_CAT_CDLDOJI, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLDOJISTAR, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLDRAGONFLYDOJI, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLENGULFING, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLEVENINGDOJISTAR, 1, {0.3}, {0}, {0}},
+    {APO_CAT_CDLEVENINGSTAR, 1, {0.3}, {0}, {0}},
+    {APO_CAT_CDLGAPSIDESIDEWHITE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLGRAVESTONEDOJI, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHAMMER, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHANGINGMAN, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHARAMI, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHARAMICROSS, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHIGHWAVE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHIKKAKE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHIKKAKEMOD, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLHOMINGPIGEON, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLIDENTICAL3CROWS, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLINNECK, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLINVERTEDHAMMER, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLKICKING, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLKICKINGBYLENGTH, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLLADDERBOTTOM, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLLONGLEGGEDDOJI, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLLONGLINE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLMARUBOZU, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLMATCHINGLOW, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLMATHOLD, 1, {0.5}, {0}, {0}},
+    {APO_CAT_CDLMORNINGDOJISTAR, 1, {0.3}, {0}, {0}},
+    {APO_CAT_CDLMORNINGSTAR, 1, {0.3}, {0}, {0}},
+    {APO_CAT_CDLONNECK, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLPIERCING, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLRICKSHAWMAN, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLRISEFALL3METHODS, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLSEPARATINGLINES, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLSHOOTINGSTAR, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLSHORTLINE, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLSPINNINGTOP, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLSTALLEDPATTERN, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLSTICKSANDWICH, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLTAKURI, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLTASUKIGAP, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLTHRUSTING, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLTRISTAR, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLUNIQUE3RIVER, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLUPSIDEGAP2CROWS, 0, {0}, {0}, {0}},
+    {APO_CAT_CDLXSIDEGAP3METHODS, 0, {0}, {0}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 
@@ -155,6 +219,8 @@ static family_launcher launcher_of(apo__cat_id id) {
         return apo__cuda_transforms;
     case APO_CAT_CYCLES:
         return apo__cuda_cycles;
+    case APO_CAT_CANDLES:
+        return apo__cuda_candles;
     }
     return NULL;
 }

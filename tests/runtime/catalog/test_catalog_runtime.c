@@ -16,7 +16,7 @@
 #include "helpers.h"
 
 /* The columns of an OHLCV walk, and a second close for pair kernels (correl, beta); the open
- * last. */
+ * last, as the candlestick patterns' first input. */
 enum { HIGH, LOW, CLOSE, VOLUME, Y, OPEN, N_COLUMNS };
 
 /* A catalog kernel with a period that makes its tiles several per row (0: the kernel's
@@ -37,6 +37,10 @@ typedef struct cat_case {
     4, { HIGH, LOW, CLOSE, VOLUME }
 #define CV                                                                                         \
     2, { CLOSE, VOLUME }
+/* The candlestick patterns: rows of three tiles and a part (their tiles are 4096 bars). */
+#define OHLC_COLS 13000
+#define OHLC                                                                                       \
+    4, { OPEN, HIGH, LOW, CLOSE }
 /* obv and ad re-run their sum from the row's start in tiles of 65,536: rows of two tiles
  * and a part, so that every later tile's prefix crosses the gap and tile boundaries. */
 #define WHOLE_ROW_COLS (2 * 65536 + 1234)
@@ -126,6 +130,67 @@ static const cat_case cases[] = {
     {"bbands", 5, 25000, CLOSE_ONLY},
     {"trix", 5, 25000, CLOSE_ONLY},
     {"macdfix", 0, 25000, CLOSE_ONLY},
+    {"cdl2crows", 0, OHLC_COLS, OHLC},
+    {"cdl3blackcrows", 0, OHLC_COLS, OHLC},
+    {"cdl3inside", 0, OHLC_COLS, OHLC},
+    {"cdl3linestrike", 0, OHLC_COLS, OHLC},
+    {"cdl3outside", 0, OHLC_COLS, OHLC},
+    {"cdl3starsinsouth", 0, OHLC_COLS, OHLC},
+    {"cdl3whitesoldiers", 0, OHLC_COLS, OHLC},
+    {"cdlabandonedbaby", 0, OHLC_COLS, OHLC},
+    {"cdladvanceblock", 0, OHLC_COLS, OHLC},
+    {"cdlbelthold", 0, OHLC_COLS, OHLC},
+    {"cdlbreakaway", 0, OHLC_COLS, OHLC},
+    {"cdlclosingmarubozu", 0, OHLC_COLS, OHLC},
+    {"cdlconcealbabyswall", 0, OHLC_COLS, OHLC},
+    {"cdlcounterattack", 0, OHLC_COLS, OHLC},
+    {"cdldarkcloudcover", 0, OHLC_COLS, OHLC},
+    {"cdldoji", 0, OHLC_COLS, OHLC},
+    {"cdldojistar", 0, OHLC_COLS, OHLC},
+    {"cdldragonflydoji", 0, OHLC_COLS, OHLC},
+    {"cdlengulfing", 0, OHLC_COLS, OHLC},
+    {"cdleveningdojistar", 0, OHLC_COLS, OHLC},
+    {"cdleveningstar", 0, OHLC_COLS, OHLC},
+    {"cdlgapsidesidewhite", 0, OHLC_COLS, OHLC},
+    {"cdlgravestonedoji", 0, OHLC_COLS, OHLC},
+    {"cdlhammer", 0, OHLC_COLS, OHLC},
+    {"cdlhangingman", 0, OHLC_COLS, OHLC},
+    {"cdlharami", 0, OHLC_COLS, OHLC},
+    {"cdlharamicross", 0, OHLC_COLS, OHLC},
+    {"cdlhighwave", 0, OHLC_COLS, OHLC},
+    {"cdlhikkake", 0, OHLC_COLS, OHLC},
+    {"cdlhikkakemod", 0, OHLC_COLS, OHLC},
+    {"cdlhomingpigeon", 0, OHLC_COLS, OHLC},
+    {"cdlidentical3crows", 0, OHLC_COLS, OHLC},
+    {"cdlinneck", 0, OHLC_COLS, OHLC},
+    {"cdlinvertedhammer", 0, OHLC_COLS, OHLC},
+    {"cdlkicking", 0, OHLC_COLS, OHLC},
+    {"cdlkickingbylength", 0, OHLC_COLS, OHLC},
+    {"cdlladderbottom", 0, OHLC_COLS, OHLC},
+    {"cdllongleggeddoji", 0, OHLC_COLS, OHLC},
+    {"cdllongline", 0, OHLC_COLS, OHLC},
+    {"cdlmarubozu", 0, OHLC_COLS, OHLC},
+    {"cdlmatchinglow", 0, OHLC_COLS, OHLC},
+    {"cdlmathold", 0, OHLC_COLS, OHLC},
+    {"cdlmorningdojistar", 0, OHLC_COLS, OHLC},
+    {"cdlmorningstar", 0, OHLC_COLS, OHLC},
+    {"cdlonneck", 0, OHLC_COLS, OHLC},
+    {"cdlpiercing", 0, OHLC_COLS, OHLC},
+    {"cdlrickshawman", 0, OHLC_COLS, OHLC},
+    {"cdlrisefall3methods", 0, OHLC_COLS, OHLC},
+    {"cdlseparatinglines", 0, OHLC_COLS, OHLC},
+    {"cdlshootingstar", 0, OHLC_COLS, OHLC},
+    {"cdlshortline", 0, OHLC_COLS, OHLC},
+    {"cdlspinningtop", 0, OHLC_COLS, OHLC},
+    {"cdlstalledpattern", 0, OHLC_COLS, OHLC},
+    {"cdlsticksandwich", 0, OHLC_COLS, OHLC},
+    {"cdltakuri", 0, OHLC_COLS, OHLC},
+    {"cdltasukigap", 0, OHLC_COLS, OHLC},
+    {"cdlthrusting", 0, OHLC_COLS, OHLC},
+    {"cdltristar", 0, OHLC_COLS, OHLC},
+    {"cdlunique3river", 0, OHLC_COLS, OHLC},
+    {"cdlupsidegap2crows", 0, OHLC_COLS, OHLC},
+    {"cdlxsidegap3methods", 0, OHLC_COLS, OHLC},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -1,0 +1,218 @@
+/*
+ * patterns_more.h: TA-Lib's patterns of four and five candles, and the hikkakes, whose signal
+ * may come up to three bars after their pattern (docs/kernels.md, "Candlestick patterns").
+ */
+#ifndef APO_KERNELS_PATTERNS_MORE_H
+#define APO_KERNELS_PATTERNS_MORE_H
+
+#include "patterns_three.h"
+
+/* Three black crows: a white candle, then three falling black candles with very short lower
+ * shadows, each opening inside the body before, the first closing under the white's high. */
+static inline APO_HD int apo__cdl3blackcrows_at(const apo__candle_bars *b, size_t t) {
+    return apo__cdl_white(b, t - 3) && apo__cdl_black(b, t - 2) && apo__cdl_black(b, t - 1) &&
+                   apo__cdl_black(b, t) && b->open[t - 1] < b->open[t - 2] &&
+                   b->open[t - 1] > b->close[t - 2] && b->open[t] < b->open[t - 1] &&
+                   b->open[t] > b->close[t - 1] && b->high[t - 3] > b->close[t - 2] &&
+                   b->close[t - 2] > b->close[t - 1] && b->close[t - 1] > b->close[t] &&
+                   apo__cdl_lower_shadow(b, t - 2) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2) &&
+                   apo__cdl_lower_shadow(b, t - 1) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1) &&
+                   apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)
+               ? -100
+               : 0;
+}
+
+/* x within the Near setting of candle j's body (below its bottom, above its top). */
+static inline APO_HD int apo__cdl_near_body(const apo__candle_bars *b, double x, size_t j) {
+    return x >= apo__cdl_body_bottom(b, j) - APO__CDL_AVG(NEAR, j) &&
+           x <= apo__cdl_body_top(b, j) + APO__CDL_AVG(NEAR, j);
+}
+
+/* Three-line strike: three candles of one colour, each opening inside or near the body before
+ * and closing beyond it, then one of the other colour opening beyond the third's close and
+ * closing beyond the first's open. */
+static inline APO_HD int apo__cdl3linestrike_at(const apo__candle_bars *b, size_t t) {
+    const int color = apo__cdl_color(b, t - 1);
+    if (!(apo__cdl_color(b, t - 3) == color && apo__cdl_color(b, t - 2) == color &&
+          apo__cdl_color(b, t) == -color && apo__cdl_near_body(b, b->open[t - 2], t - 3) &&
+          apo__cdl_near_body(b, b->open[t - 1], t - 2)))
+        return 0;
+    const int up = color == 1 && b->close[t - 1] > b->close[t - 2] &&
+                   b->close[t - 2] > b->close[t - 3] && b->open[t] > b->close[t - 1] &&
+                   b->close[t] < b->open[t - 3];
+    const int down = color == -1 && b->close[t - 1] < b->close[t - 2] &&
+                     b->close[t - 2] < b->close[t - 3] && b->open[t] < b->close[t - 1] &&
+                     b->close[t] > b->open[t - 3];
+    return up || down ? color * 100 : 0;
+}
+
+/* Breakaway: a long candle, a body gap in its direction, two more candles going on that way,
+ * and one of the other colour closing inside the gap. */
+static inline APO_HD int apo__cdlbreakaway_at(const apo__candle_bars *b, size_t t) {
+    const double *h = b->high, *l = b->low, *c = b->close, *o = b->open;
+    if (!(apo__cdl_body(b, t - 4) > APO__CDL_AVG(BODY_LONG, t - 4) &&
+          apo__cdl_color(b, t - 4) == apo__cdl_color(b, t - 3) &&
+          apo__cdl_color(b, t - 3) == apo__cdl_color(b, t - 1) &&
+          apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t)))
+        return 0;
+    const int down = apo__cdl_black(b, t - 4) && apo__cdl_body_gap_down(b, t - 3, t - 4) &&
+                     h[t - 2] < h[t - 3] && l[t - 2] < l[t - 3] && h[t - 1] < h[t - 2] &&
+                     l[t - 1] < l[t - 2] && c[t] > o[t - 3] && c[t] < c[t - 4];
+    const int up = apo__cdl_white(b, t - 4) && apo__cdl_body_gap_up(b, t - 3, t - 4) &&
+                   h[t - 2] > h[t - 3] && l[t - 2] > l[t - 3] && h[t - 1] > h[t - 2] &&
+                   l[t - 1] > l[t - 2] && c[t] < o[t - 3] && c[t] > c[t - 4];
+    return down || up ? apo__cdl_color(b, t) * 100 : 0;
+}
+
+/* Concealing baby swallow: two black marubozu, a black candle gapping down whose upper shadow
+ * reaches into the second's body, and a black candle engulfing it, shadows included. */
+static inline APO_HD int apo__cdlconcealbabyswall_at(const apo__candle_bars *b, size_t t) {
+    return apo__cdl_black(b, t - 3) && apo__cdl_black(b, t - 2) && apo__cdl_black(b, t - 1) &&
+                   apo__cdl_black(b, t) &&
+                   apo__cdl_lower_shadow(b, t - 3) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 3) &&
+                   apo__cdl_upper_shadow(b, t - 3) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 3) &&
+                   apo__cdl_lower_shadow(b, t - 2) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2) &&
+                   apo__cdl_upper_shadow(b, t - 2) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2) &&
+                   apo__cdl_body_gap_down(b, t - 1, t - 2) &&
+                   apo__cdl_upper_shadow(b, t - 1) > APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1) &&
+                   b->high[t - 1] > b->close[t - 2] && b->high[t] > b->high[t - 1] &&
+                   b->low[t] < b->low[t - 1]
+               ? 100
+               : 0;
+}
+
+/* Ladder bottom: three falling black candles, a black one with an upper shadow, and a white
+ * one opening above its open and closing above its high. */
+static inline APO_HD int apo__cdlladderbottom_at(const apo__candle_bars *b, size_t t) {
+    const double *o = b->open, *c = b->close;
+    return apo__cdl_black(b, t - 4) && apo__cdl_black(b, t - 3) && apo__cdl_black(b, t - 2) &&
+                   o[t - 4] > o[t - 3] && o[t - 3] > o[t - 2] && c[t - 4] > c[t - 3] &&
+                   c[t - 3] > c[t - 2] && apo__cdl_black(b, t - 1) &&
+                   apo__cdl_upper_shadow(b, t - 1) > APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1) &&
+                   apo__cdl_white(b, t) && o[t] > o[t - 1] && c[t] > b->high[t - 1]
+               ? 100
+               : 0;
+}
+
+/* Mat hold: a long white candle, a short black one gapping up, two more short ones falling
+ * but holding within `penetration` of the first's body, and a white candle closing above them
+ * all. */
+static inline APO_HD int apo__cdlmathold_at(const apo__candle_bars *b, size_t t,
+                                            double penetration) {
+    const double *h = b->high, *c = b->close, *o = b->open;
+    if (!(apo__cdl_body(b, t - 4) > APO__CDL_AVG(BODY_LONG, t - 4) &&
+          apo__cdl_body(b, t - 3) <= APO__CDL_AVG(BODY_SHORT, t - 3) &&
+          apo__cdl_body(b, t - 2) <= APO__CDL_AVG(BODY_SHORT, t - 2) &&
+          apo__cdl_body(b, t - 1) <= APO__CDL_AVG(BODY_SHORT, t - 1)))
+        return 0;
+    const double floor = c[t - 4] - apo__cdl_body(b, t - 4) * penetration;
+    double highest = h[t - 3] > h[t - 2] ? h[t - 3] : h[t - 2];
+    highest = highest > h[t - 1] ? highest : h[t - 1];
+    return apo__cdl_white(b, t - 4) && apo__cdl_black(b, t - 3) && apo__cdl_white(b, t) &&
+                   apo__cdl_body_gap_up(b, t - 3, t - 4) &&
+                   apo__cdl_body_bottom(b, t - 2) < c[t - 4] &&
+                   apo__cdl_body_bottom(b, t - 1) < c[t - 4] &&
+                   apo__cdl_body_bottom(b, t - 2) > floor &&
+                   apo__cdl_body_bottom(b, t - 1) > floor &&
+                   apo__cdl_body_top(b, t - 2) < o[t - 3] &&
+                   apo__cdl_body_top(b, t - 1) < apo__cdl_body_top(b, t - 2) && o[t] > c[t - 1] &&
+                   c[t] > highest
+               ? 100
+               : 0;
+}
+
+/* Rising and falling three methods: a long candle, three short ones of the other colour
+ * drifting back inside its range, and a long one of its colour opening beyond the third's close
+ * and closing beyond the first's. The comparisons are TA-Lib's: multiplied by the first
+ * candle's colour. */
+static inline APO_HD int apo__cdlrisefall3methods_at(const apo__candle_bars *b, size_t t) {
+    const double *h = b->high, *l = b->low, *c = b->close, *o = b->open;
+    if (!(apo__cdl_body(b, t - 4) > APO__CDL_AVG(BODY_LONG, t - 4) &&
+          apo__cdl_body(b, t - 3) < APO__CDL_AVG(BODY_SHORT, t - 3) &&
+          apo__cdl_body(b, t - 2) < APO__CDL_AVG(BODY_SHORT, t - 2) &&
+          apo__cdl_body(b, t - 1) < APO__CDL_AVG(BODY_SHORT, t - 1) &&
+          apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t)))
+        return 0;
+    const int color = apo__cdl_color(b, t - 4);
+    const double sign = (double)color;
+    return apo__cdl_color(b, t - 3) == -color && apo__cdl_color(b, t - 2) == -color &&
+                   apo__cdl_color(b, t - 1) == -color && apo__cdl_color(b, t) == color &&
+                   apo__cdl_body_bottom(b, t - 3) < h[t - 4] &&
+                   apo__cdl_body_top(b, t - 3) > l[t - 4] &&
+                   apo__cdl_body_bottom(b, t - 2) < h[t - 4] &&
+                   apo__cdl_body_top(b, t - 2) > l[t - 4] &&
+                   apo__cdl_body_bottom(b, t - 1) < h[t - 4] &&
+                   apo__cdl_body_top(b, t - 1) > l[t - 4] && c[t - 2] * sign < c[t - 3] * sign &&
+                   c[t - 1] * sign < c[t - 2] * sign && o[t] * sign > c[t - 1] * sign &&
+                   c[t] * sign > c[t - 4] * sign
+               ? color * 100
+               : 0;
+}
+
+/*
+ * The hikkakes: a pattern at bar j (an inside bar, then a breakout) is 100 (a breakout down:
+ * bullish) or -100 at j; TA-Lib then confirms it once, at the first of the three bars after j
+ * whose close passes the inside bar's high (bullish) or low (bearish), where it gives 200 or
+ * -200, unless a newer pattern came first. Each bar reads its own candles and the three bars'
+ * patterns before it, so each output is a function of its window (lookback 5, and 10 for the
+ * modified hikkake, whose pattern reads a Near average).
+ */
+
+/* Hikkake's pattern at j (j >= 2): 100, -100 or 0. */
+static inline APO_HD int apo__cdl_hikkake_pattern(const apo__candle_bars *b, size_t j) {
+    const double *h = b->high, *l = b->low;
+    if (h[j - 1] < h[j - 2] && l[j - 1] > l[j - 2] &&
+        ((h[j] < h[j - 1] && l[j] < l[j - 1]) || (h[j] > h[j - 1] && l[j] > l[j - 1])))
+        return h[j] < h[j - 1] ? 100 : -100;
+    return 0;
+}
+
+/* The modified hikkake's pattern at j (j >= 3): a second inside bar, and the breakout away from
+ * the end of the range the first inside bar closed near. */
+static inline APO_HD int apo__cdl_hikkakemod_pattern(const apo__candle_bars *b, size_t j) {
+    const double *h = b->high, *l = b->low, *c = b->close;
+    if (!(h[j - 2] < h[j - 3] && l[j - 2] > l[j - 3] && h[j - 1] < h[j - 2] && l[j - 1] > l[j - 2]))
+        return 0;
+    if (h[j] < h[j - 1] && l[j] < l[j - 1] && c[j - 2] <= l[j - 2] + APO__CDL_AVG(NEAR, j - 2))
+        return 100;
+    if (h[j] > h[j - 1] && l[j] > l[j - 1] && c[j - 2] >= h[j - 2] - APO__CDL_AVG(NEAR, j - 2))
+        return -100;
+    return 0;
+}
+
+/* The confirmation at k of the pattern `signal` found at j. */
+static inline APO_HD int apo__cdl_hikkake_confirms(const apo__candle_bars *b, int signal, size_t j,
+                                                   size_t k) {
+    return (signal > 0 && b->close[k] > b->high[j - 1]) ||
+           (signal < 0 && b->close[k] < b->low[j - 1]);
+}
+
+/* The value at t of a hikkake whose patterns are found by `pattern_at` (modified: 1 for the
+ * modified hikkake's), from the bars t - 3 .. t: the pattern at t, else the confirmation of the
+ * latest pattern of the three bars before, if none of the bars between confirmed it. */
+static inline APO_HD int apo__cdl_hikkake_value(const apo__candle_bars *b, size_t t, int modified) {
+    const int now = modified ? apo__cdl_hikkakemod_pattern(b, t) : apo__cdl_hikkake_pattern(b, t);
+    if (now != 0)
+        return now;
+    for (size_t j = t - 1; j + 3 >= t; j--) {
+        const int signal =
+            modified ? apo__cdl_hikkakemod_pattern(b, j) : apo__cdl_hikkake_pattern(b, j);
+        if (signal == 0)
+            continue;
+        for (size_t k = j + 1; k < t; k++)
+            if (apo__cdl_hikkake_confirms(b, signal, j, k))
+                return 0;
+        return apo__cdl_hikkake_confirms(b, signal, j, t) ? signal + (signal > 0 ? 100 : -100) : 0;
+    }
+    return 0;
+}
+
+static inline APO_HD int apo__cdlhikkake_at(const apo__candle_bars *b, size_t t) {
+    return apo__cdl_hikkake_value(b, t, 0);
+}
+
+static inline APO_HD int apo__cdlhikkakemod_at(const apo__candle_bars *b, size_t t) {
+    return apo__cdl_hikkake_value(b, t, 1);
+}
+
+#endif /* APO_KERNELS_PATTERNS_MORE_H */
