@@ -10,6 +10,7 @@
 #include "atr_tile.h"
 #include "catalog.h"
 #include "dmi_tile.h"
+#include "sar_tile.h"
 #include "trange_tile.h"
 
 static inline APO_HD void apo__trend_tile(int id, const apo__cat_io *io, size_t begin, size_t end) {

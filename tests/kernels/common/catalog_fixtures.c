@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog_reference_stats_sar.h"
 #include "cpu_isa.h"
 
 const ref_kernel catalog_kernels[] = {
@@ -40,6 +41,10 @@ const ref_kernel catalog_kernels[] = {
     {APO_CAT_NATR, "natr", 3, apo__ref_cat_natr, {0, 0}, 1, 0},
     {APO_CAT_AROON, "aroondown", 2, apo__ref_cat_aroondown, {0, 0}, 2, 0},
     {APO_CAT_AROON, "aroonup", 2, apo__ref_cat_aroonup, {0, 0}, 2, 1},
+    {APO_CAT_LINEARREG_INTERCEPT, "linearreg_intercept", 1, apo__ref_cat_linearreg_intercept,
+     {0, 0}, 2, 0},
+    {APO_CAT_TSF, "tsf", 1, apo__ref_cat_tsf, {0, 0}, 2, 0},
+    {APO_CAT_AVGDEV, "avgdev", 1, apo__ref_cat_avgdev, {0, 0}, 2, 0},
 };
 const size_t n_catalog_kernels = sizeof catalog_kernels / sizeof catalog_kernels[0];
 
