@@ -78,6 +78,13 @@ static const cat_case cases[] = {
     {"adosc", 0, 25000, HLCV},
     {"obv", 0, WHOLE_ROW_COLS, CV},
     {"ad", 0, WHOLE_ROW_COLS, HLCV},
+    {"linearreg_intercept", 14, 25000, CLOSE_ONLY},
+    {"tsf", 30, 25000, CLOSE_ONLY},
+    {"avgdev", 14, 25000, CLOSE_ONLY},
+    {"sar", 0, WHOLE_ROW_COLS, 2, {HIGH, LOW}},
+    {"sarext", 0, WHOLE_ROW_COLS, 2, {HIGH, LOW}},
+    {"nvi", 0, WHOLE_ROW_COLS, CV},
+    {"pvi", 0, WHOLE_ROW_COLS, CV},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
