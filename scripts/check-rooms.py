@@ -51,10 +51,11 @@ KERNEL_ROOMS = {
     "trend": 3,
     "volume": 4,
     "statistics": 5,
-    "reductions": 6,
-    "scores": 7,
-    "dispatch": 8,
-    "cuda": 9,
+    "cycles": 6,
+    "reductions": 7,
+    "scores": 8,
+    "dispatch": 9,
+    "cuda": 10,
 }
 SOURCES = (".c", ".h", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

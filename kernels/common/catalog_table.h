@@ -52,6 +52,9 @@
 #define APO_CAT_BLOCK_RULE "(a tile reaches back to its block's first window)"
 #define APO_CAT_WHOLE_ROW_RULE                                                                     \
     "the whole row: a running sum from the first bar, which every tile re-runs"
+#define APO_CAT_HT_RULE                                                                            \
+    "the whole row: an adaptive recurrence from the first bar, which every tile re-runs"
+#define APO_CAT_HT_TRAITS (APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW)
 #define APO_CAT_PATH_RULE                                                                          \
     "the whole row: a path (position, stop, extreme point) from the first bar, which every tile "  \
     "re-runs"
@@ -102,7 +105,8 @@
     X(oscillators, OSCILLATORS)                                                                    \
     X(statistics, STATISTICS)                                                                      \
     X(trend, TREND)                                                                                \
-    X(volume, VOLUME)
+    X(volume, VOLUME)                                                                              \
+    X(cycles, CYCLES)
 
 /* APO_CAT_WHEN(a, b)(code): code when the rooms a and b are the same, else nothing; for a
  * room's switch over the table's rows. */
@@ -111,6 +115,7 @@
 #define APO__CAT_SAME_statistics_statistics ~,
 #define APO__CAT_SAME_trend_trend ~,
 #define APO__CAT_SAME_volume_volume ~,
+#define APO__CAT_SAME_cycles_cycles ~,
 #define APO__CAT_SECOND(a, b, ...) b
 #define APO__CAT_SECOND_OF(args) APO__CAT_SECOND args
 #define APO__CAT_KEEP(...) __VA_ARGS__
@@ -234,6 +239,18 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
     X(AD, ad, volume, APO_CAT_HLCV, (1, "ad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,                \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
+    X(HT_DCPERIOD, ht_dcperiod, cycles, APO_CAT_CLOSE, (1, "ht_dcperiod"), APO_CAT_NO_PARAMS, 32,  \
+      WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                           \
+    X(HT_DCPHASE, ht_dcphase, cycles, APO_CAT_CLOSE, (1, "ht_dcphase"), APO_CAT_NO_PARAMS, 63,     \
+      WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                           \
+    X(HT_PHASOR, ht_phasor, cycles, APO_CAT_CLOSE, (2, "inphase", "quadrature"),                   \
+      APO_CAT_NO_PARAMS, 32, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                    \
+    X(HT_SINE, ht_sine, cycles, APO_CAT_CLOSE, (2, "sine", "leadsine"), APO_CAT_NO_PARAMS, 63,     \
+      WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                           \
+    X(HT_TRENDMODE, ht_trendmode, cycles, APO_CAT_CLOSE, (1, "ht_trendmode"), APO_CAT_NO_PARAMS,   \
+      63, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                       \
+    X(HT_TRENDLINE, ht_trendline, cycles, APO_CAT_CLOSE, (1, "ht_trendline"), APO_CAT_NO_PARAMS,   \
+      63, WINDOW, CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                       \
     X(LINEARREG_INTERCEPT, linearreg_intercept, statistics, APO_CAT_CLOSE,                         \
       (1, "linearreg_intercept"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0,    \
       "timeperiod - 1")                                                                            \

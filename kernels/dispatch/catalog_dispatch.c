@@ -18,6 +18,7 @@
 #include "averages_tiles.h"
 #include "catalog_paths.h"
 #include "cpu_isa.h"
+#include "cycles_tiles.h"
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "trend_tiles.h"

@@ -14,6 +14,7 @@
 #include "atr_lanes.h"
 #include "averages_tiles.h"
 #include "catalog_paths.h"
+#include "cycles_tiles.h"
 #include "dmi_lanes.h"
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"

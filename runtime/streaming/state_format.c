@@ -12,7 +12,7 @@
 
 /* The most doubles a series may carry (a header asking more is malformed): a bound far above
  * any kernel's, so that no count read from a state can make the length sums below wrap. */
-#define APO_STREAM_MAX_CARRY 64
+#define APO_STREAM_MAX_CARRY 256
 
 static const unsigned char magic[8] = {'A', 'P', 'O', 'S', 'T', 'R', 'M', 0};
 

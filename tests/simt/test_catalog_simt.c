@@ -76,6 +76,12 @@ static const cat_params table[] = {
     {APO_CAT_ADOSC, 2, {3, 10}, {5, 20}, {0}},
     {APO_CAT_OBV, 0, {0}, {0}, {0}},
     {APO_CAT_AD, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_DCPERIOD, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_DCPHASE, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_PHASOR, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_SINE, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_TRENDMODE, 0, {0}, {0}, {0}},
+    {APO_CAT_HT_TRENDLINE, 0, {0}, {0}, {0}},
     {APO_CAT_LINEARREG_INTERCEPT, 1, {14}, {200}, {2100}},
     {APO_CAT_TSF, 1, {14}, {30}, {2100}},
     {APO_CAT_AVGDEV, 1, {14}, {3}, {0}},
@@ -116,6 +122,8 @@ static family_launcher launcher_of(apo__cat_id id) {
         return apo__cuda_trend;
     case APO_CAT_VOLUME:
         return apo__cuda_volume;
+    case APO_CAT_CYCLES:
+        return apo__cuda_cycles;
     }
     return NULL;
 }

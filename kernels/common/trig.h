@@ -1,0 +1,286 @@
+/*
+ * trig.h: sin, cos, tan, atan, asin and acos that give the same bits on the CPU and the GPU
+ * (shared by the CPU and CUDA, apo_hd.h).
+ *
+ * Why: libm's and CUDA's transcendental functions are not correctly rounded and differ in the
+ * last bit now and then, so a tile body may not call them (apo_hd.h). These are written with
+ * +, -, *, /, sqrt, fabs, comparisons and constants only, compiled without FMA contraction on
+ * both sides, so one source gives one result everywhere (docs/kernels.md, "Portable
+ * trigonometry").
+ *
+ * How: sin, cos and tan reduce x to r = x - k pi/2 with |r| <= pi/4 by a Cody-Waite split of
+ * pi/2 in four parts (33, 33, 33 and 53 bits), carrying r as a double-double, and evaluate the
+ * Taylor series of sin and cos on r (degree 21 and 22: the first omitted term is below 2^-70
+ * of the result). atan reduces |x| > 1 by atan x = pi/2 - atan(1/x), then takes the nearest
+ * c = k/16 and atan x = atan(c) + atan((x - c) / (1 + x c)), whose argument is at most 1/32,
+ * on a table of atan(k/16) in two parts; asin and acos are atan of sqrt(1 - x^2) / x or its
+ * inverse, all kept as double-doubles until the one final rounding.
+ *
+ * Bounds: sin, cos and tan take |x| <= 2^20 (k < 2^20 keeps k times each 33-bit part exact);
+ * beyond, and for inf or NaN, they return NaN. asin and acos return NaN outside [-1, 1]. Every
+ * NaN returned is the NAN constant, whatever NaN came in, so its bits are the same on both
+ * sides. Accuracy against a long-double evaluation, measured over dense sweeps of each domain
+ * by tests/kernels/common/test_trig*.c: within 1 ulp (docs/kernels.md states the maxima).
+ */
+#ifndef APO_KERNELS_TRIG_H
+#define APO_KERNELS_TRIG_H
+
+#include "apo_hd.h"
+#include "dd.h"
+
+/* The largest |x| sin, cos and tan reduce. */
+#define APO_TRIG_MAX_ARG 0x1p20
+
+/* pi/2 in four parts: the first three of 33 bits, so k times each is exact for k < 2^20. */
+#define APO_TRIG_PIO2_1 0x1.921fb54400000p+0
+#define APO_TRIG_PIO2_2 0x1.0b4611a600000p-34
+#define APO_TRIG_PIO2_3 0x1.3198a2e000000p-69
+#define APO_TRIG_PIO2_4 0x1.b839a252049c1p-104
+/* pi/2 and pi rounded to double, and what that rounding left out. */
+#define APO_TRIG_PIO2_HI 0x1.921fb54442d18p+0
+#define APO_TRIG_PIO2_LO 0x1.1a62633145c07p-54
+#define APO_TRIG_PI_HI 0x1.921fb54442d18p+1
+#define APO_TRIG_PI_LO 0x1.1a62633145c07p-53
+
+/* r = x - k pi/2 as a double-double, and k mod 4. */
+typedef struct apo__trig_reduced {
+    apo__dd r;
+    int quadrant;
+} apo__trig_reduced;
+
+static inline APO_HD apo__trig_reduced apo__trig_reduce(double x) {
+    /* Adding and taking away 1.5 * 2^52 rounds to the nearest integer without a libm call. */
+    const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52;
+    /* x - k p1 is exact (the two agree in their leading bits); so are k p2 and k p3, and TwoSum
+     * keeps what each subtraction rounds off. k p4 is rounded, by at most 2^-132: the double
+     * nearest a multiple of pi/2 below 2^20 is 2^-60.5 from it at the closest, so r keeps
+     * some 70 correct bits even there. */
+    const double t = x - k * APO_TRIG_PIO2_1;
+    const apo__dd r2 = apo__two_sum(t, -(k * APO_TRIG_PIO2_2));
+    const apo__dd r3 = apo__two_sum(r2.hi, -(k * APO_TRIG_PIO2_3));
+    const apo__dd r4 = apo__two_sum(r3.hi, -(k * APO_TRIG_PIO2_4));
+    apo__trig_reduced out;
+    out.r = apo__quick_two_sum(r4.hi, r4.lo + (r3.lo + r2.lo));
+    out.quadrant = (int)k & 3;
+    return out;
+}
+
+/* sin(r) as a double-double for |r| <= pi/4 + a little. */
+static inline APO_HD apo__dd apo__trig_sin_dd(apo__dd r) {
+    const double x = r.hi, z = x * x;
+    /* (sin x - x) / x^3 = sum of (-1)^n z^(n-1) / (2n+1)!, n = 1..10, by Horner. */
+    double p = 0x1.71b8ef6dcf572p-66;
+    p = -0x1.2f49b46814157p-57 + z * p;
+    p = 0x1.952c77030ad4ap-49 + z * p;
+    p = -0x1.ae7f3e733b81fp-41 + z * p;
+    p = 0x1.6124613a86d09p-33 + z * p;
+    p = -0x1.ae64567f544e4p-26 + z * p;
+    p = 0x1.71de3a556c734p-19 + z * p;
+    p = -0x1.a01a01a01a01ap-13 + z * p;
+    p = 0x1.1111111111111p-7 + z * p;
+    p = -0x1.5555555555555p-3 + z * p;
+    /* sin(x + lo) = sin x + lo cos x, and cos x = 1 - z/2 is close enough for a tail. */
+    return apo__quick_two_sum(x, x * z * p + r.lo * (1.0 - 0.5 * z));
+}
+
+/* cos(r) as a double-double for |r| <= pi/4 + a little. */
+static inline APO_HD apo__dd apo__trig_cos_dd(apo__dd r) {
+    const double x = r.hi;
+    const apo__dd zz = apo__two_prod(x, x);
+    const double z = zz.hi;
+    /* (cos x - 1 + z/2) / z^2 = sum of (-1)^n z^(n-2) / (2n)!, n = 2..11. */
+    double q = -0x1.0ce396db7f853p-70;
+    q = 0x1.e542ba4020225p-62 + z * q;
+    q = -0x1.6827863b97d97p-53 + z * q;
+    q = 0x1.ae7f3e733b81fp-45 + z * q;
+    q = -0x1.93974a8c07c9dp-37 + z * q;
+    q = 0x1.1eed8eff8d898p-29 + z * q;
+    q = -0x1.27e4fb7789f5cp-22 + z * q;
+    q = 0x1.a01a01a01a01ap-16 + z * q;
+    q = -0x1.6c16c16c16c17p-10 + z * q;
+    q = 0x1.5555555555555p-5 + z * q;
+    /* 1 - z/2 with what its rounding lost, then the rest; cos(x + lo) = cos x - lo sin x. */
+    const apo__dd w = apo__two_sum(1.0, -0.5 * z);
+    return apo__quick_two_sum(w.hi, w.lo + ((z * z * q - 0.5 * zz.lo) - x * r.lo));
+}
+
+/* The double nearest to a double-double. */
+static inline APO_HD double apo__trig_round(apo__dd v) { return v.hi + v.lo; }
+
+static inline APO_HD double apo__sin(double x) {
+    if (!(fabs(x) <= APO_TRIG_MAX_ARG))
+        return (double)NAN;
+    /* sin x rounds to x below 2^-27, and -0 keeps its sign. */
+    if (fabs(x) < 0x1p-27)
+        return x;
+    const apo__trig_reduced a = apo__trig_reduce(x);
+    const double s = a.quadrant & 1 ? apo__trig_round(apo__trig_cos_dd(a.r))
+                                    : apo__trig_round(apo__trig_sin_dd(a.r));
+    return a.quadrant & 2 ? -s : s;
+}
+
+static inline APO_HD double apo__cos(double x) {
+    if (!(fabs(x) <= APO_TRIG_MAX_ARG))
+        return (double)NAN;
+    if (fabs(x) < 0x1p-27)
+        return 1.0;
+    const apo__trig_reduced a = apo__trig_reduce(x);
+    const double c = a.quadrant & 1 ? apo__trig_round(apo__trig_sin_dd(a.r))
+                                    : apo__trig_round(apo__trig_cos_dd(a.r));
+    return ((a.quadrant + 1) & 2) ? -c : c;
+}
+
+/* num / den for double-doubles, to about 2^-104 relative. */
+static inline APO_HD apo__dd apo__trig_div(apo__dd num, apo__dd den) {
+    const double q = num.hi / den.hi;
+    const apo__dd p = apo__two_prod(q, den.hi);
+    const double rest = (((num.hi - p.hi) - p.lo) + num.lo) - q * den.lo;
+    return apo__quick_two_sum(q, rest / den.hi);
+}
+
+static inline APO_HD double apo__tan(double x) {
+    if (!(fabs(x) <= APO_TRIG_MAX_ARG))
+        return (double)NAN;
+    if (fabs(x) < 0x1p-27)
+        return x;
+    const apo__trig_reduced a = apo__trig_reduce(x);
+    const apo__dd s = apo__trig_sin_dd(a.r), c = apo__trig_cos_dd(a.r);
+    /* tan(r + k pi/2) is tan r for k even and -1 / tan r = -cos r / sin r for k odd. */
+    if (a.quadrant & 1)
+        return -apo__trig_round(apo__trig_div(c, s));
+    return apo__trig_round(apo__trig_div(s, c));
+}
+
+/* atan(k/16) for k = 1..16 in two parts (a switch, which CUDA's device code takes where a
+ * static table would need a __constant__ copy). */
+static inline APO_HD apo__dd apo__trig_atan_table(int k) {
+    switch (k) {
+    case 1:
+        return apo__dd_make(0x1.ff55bb72cfdeap-5, -0x1.c934d86d23f1dp-60);
+    case 2:
+        return apo__dd_make(0x1.fd5ba9aac2f6ep-4, -0x1.cd37686760c17p-59);
+    case 3:
+        return apo__dd_make(0x1.7b97b4bce5b02p-3, 0x1.347b0b4f881cap-58);
+    case 4:
+        return apo__dd_make(0x1.f5b75f92c80ddp-3, 0x1.8ab6e3cf7afbdp-57);
+    case 5:
+        return apo__dd_make(0x1.362773707ebccp-2, -0x1.963a544b672d8p-57);
+    case 6:
+        return apo__dd_make(0x1.6f61941e4def1p-2, -0x1.c63aae6f6e918p-56);
+    case 7:
+        return apo__dd_make(0x1.a64eec3cc23fdp-2, -0x1.24dec1b50b7ffp-56);
+    case 8:
+        return apo__dd_make(0x1.dac670561bb4fp-2, 0x1.a2b7f222f65e2p-56);
+    case 9:
+        return apo__dd_make(0x1.0657e94db30d0p-1, -0x1.d5b495f6349e6p-56);
+    case 10:
+        return apo__dd_make(0x1.1e00babdefeb4p-1, -0x1.928df287a668fp-58);
+    case 11:
+        return apo__dd_make(0x1.345f01cce37bbp-1, 0x1.1021137c71102p-55);
+    case 12:
+        return apo__dd_make(0x1.4978fa3269ee1p-1, 0x1.2419a87f2a458p-56);
+    case 13:
+        return apo__dd_make(0x1.5d58987169b18p-1, 0x1.0028e4bc5e7cap-57);
+    case 14:
+        return apo__dd_make(0x1.700a7c5784634p-1, -0x1.8c34d25aadef6p-56);
+    case 15:
+        return apo__dd_make(0x1.819d0b7158a4dp-1, -0x1.bf76229d3b917p-56);
+    default:
+        return apo__dd_make(0x1.921fb54442d18p-1, 0x1.1a62633145c07p-55);
+    }
+}
+
+/* atan(t) as a double-double for a double-double 0 <= t <= 1. */
+static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
+    /* k = round(16 t) from 32 t, which is exact, so that t >= c/2 even at a cell's edge. */
+    const int k = ((int)(t.hi * 32.0) + 1) >> 1;
+    const double c = (double)k * 0.0625;
+    /* u = (t - c) / (1 + t c), so atan t = atan c + atan u with |u| <= 1/32; t - c is exact
+     * (the two are within a factor 2 of each other, or c is 0). */
+    const apo__dd num = apo__two_sum(t.hi - c, t.lo);
+    const apo__dd tc = apo__two_prod(t.hi, c);
+    const apo__dd one_tc = apo__two_sum(1.0, tc.hi);
+    const apo__dd den = apo__quick_two_sum(one_tc.hi, one_tc.lo + tc.lo + t.lo * c);
+    const apo__dd u = apo__trig_div(num, den);
+    const double z = u.hi * u.hi;
+    /* (atan u - u) / u^3 = sum of (-1)^n z^(n-1) / (2n+1), n = 1..7. */
+    double p = -0x1.1111111111111p-4;
+    p = 0x1.3b13b13b13b14p-4 + z * p;
+    p = -0x1.745d1745d1746p-4 + z * p;
+    p = 0x1.c71c71c71c71cp-4 + z * p;
+    p = -0x1.2492492492492p-3 + z * p;
+    p = 0x1.999999999999ap-3 + z * p;
+    p = -0x1.5555555555555p-2 + z * p;
+    const double series = u.lo + u.hi * z * p;
+    if (k == 0)
+        return apo__quick_two_sum(u.hi, series);
+    const apo__dd base = apo__trig_atan_table(k);
+    const apo__dd s = apo__two_sum(base.hi, u.hi);
+    return apo__quick_two_sum(s.hi, s.lo + (base.lo + series));
+}
+
+/* atan(y / x) as a double-double for 0 <= y, 0 < x, y and x double-doubles: the angle of
+ * (x, y) in the first quadrant. */
+static inline APO_HD apo__dd apo__trig_angle(apo__dd y, apo__dd x) {
+    if (y.hi <= x.hi)
+        return apo__trig_atan01(apo__trig_div(y, x));
+    /* atan(y/x) = pi/2 - atan(x/y). */
+    const apo__dd a = apo__trig_atan01(apo__trig_div(x, y));
+    const apo__dd s = apo__two_sum(APO_TRIG_PIO2_HI, -a.hi);
+    return apo__quick_two_sum(s.hi, s.lo + (APO_TRIG_PIO2_LO - a.lo));
+}
+
+static inline APO_HD double apo__atan(double x) {
+    if (isnan(x))
+        return (double)NAN;
+    const double ax = fabs(x);
+    /* atan x rounds to x below 2^-27, and to pi/2 beyond 2^60. */
+    if (ax < 0x1p-27)
+        return x;
+    double v;
+    if (ax > 0x1p60)
+        v = APO_TRIG_PIO2_HI;
+    else
+        v = apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
+    return x < 0.0 ? -v : v;
+}
+
+/* sqrt(1 - x^2) as a double-double for 0 <= x <= 1. */
+static inline APO_HD apo__dd apo__trig_cofactor(double x) {
+    const apo__dd xx = apo__two_prod(x, x);
+    const apo__dd d1 = apo__two_sum(1.0, -xx.hi);
+    const apo__dd d = apo__quick_two_sum(d1.hi, d1.lo - xx.lo);
+    if (d.hi <= 0.0)
+        return apo__dd_make(0.0, 0.0);
+    const double s = sqrt(d.hi);
+    const apo__dd ss = apo__two_prod(s, s);
+    return apo__quick_two_sum(s, (((d.hi - ss.hi) - ss.lo) + d.lo) / (2.0 * s));
+}
+
+static inline APO_HD double apo__asin(double x) {
+    if (!(fabs(x) <= 1.0))
+        return (double)NAN;
+    const double ax = fabs(x);
+    if (ax < 0x1p-27)
+        return x;
+    /* asin x = atan(x / sqrt(1 - x^2)). */
+    const double v =
+        apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__trig_cofactor(ax)));
+    return x < 0.0 ? -v : v;
+}
+
+static inline APO_HD double apo__acos(double x) {
+    if (!(fabs(x) <= 1.0))
+        return (double)NAN;
+    const double ax = fabs(x);
+    /* acos |x| = atan(sqrt(1 - x^2) / |x|), and acos(-|x|) = pi - acos |x|. */
+    if (ax < 0x1p-60)
+        return APO_TRIG_PIO2_HI;
+    const apo__dd a = apo__trig_angle(apo__trig_cofactor(ax), apo__dd_make(ax, 0.0));
+    if (x > 0.0)
+        return apo__trig_round(a);
+    const apo__dd s = apo__two_sum(APO_TRIG_PI_HI, -a.hi);
+    return apo__trig_round(apo__quick_two_sum(s.hi, s.lo + (APO_TRIG_PI_LO - a.lo)));
+}
+
+#endif /* APO_KERNELS_TRIG_H */

@@ -1,0 +1,87 @@
+/*
+ * Unit tests of the portable trigonometry (kernels/common/trig.h): its special values and
+ * bounds exactly, its symmetries bit for bit, and its accuracy on a few ten-thousand seeded
+ * points of each function's domain against glibc's long-double functions (trig_sweep.c).
+ * test_trig_slow.c sweeps millions.
+ */
+#include "trig.h"
+#include "trig_sweep.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+static const char *const trig_names[] = {"sin", "cos", "tan", "atan", "asin", "acos"};
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+Test(trig, keeps_the_sign_of_zero_and_the_exact_values, .timeout = 60) {
+    cr_assert(same_bits(apo__sin(0.0), 0.0) && same_bits(apo__sin(-0.0), -0.0));
+    cr_assert(same_bits(apo__tan(-0.0), -0.0) && same_bits(apo__atan(-0.0), -0.0));
+    cr_assert(same_bits(apo__asin(-0.0), -0.0) && same_bits(apo__asin(0.0), 0.0));
+    cr_assert(apo__cos(0.0) == 1.0 && apo__cos(-0.0) == 1.0);
+    cr_assert(apo__acos(1.0) == 0.0);
+    /* The doubles nearest pi/2 and pi, where they are the correctly rounded results. */
+    const double pio2 = 0x1.921fb54442d18p+0, pi = 0x1.921fb54442d18p+1;
+    cr_assert(apo__asin(1.0) == pio2 && apo__asin(-1.0) == -pio2);
+    cr_assert(apo__acos(-1.0) == pi && apo__acos(0.0) == pio2);
+    cr_assert(apo__atan(INFINITY) == pio2 && apo__atan(-INFINITY) == -pio2);
+    cr_assert(apo__atan(1.0) == 0x1.921fb54442d18p-1 && apo__atan(0x1p300) == pio2);
+    /* Tiny arguments: sin x and tan x round to x, cos x to 1, subnormals included. */
+    cr_assert(apo__sin(0x1p-1074) == 0x1p-1074 && apo__tan(-0x1p-30) == -0x1p-30);
+    cr_assert(apo__cos(0x1p-28) == 1.0 && apo__atan(0x1p-1000) == 0x1p-1000);
+}
+
+Test(trig, gives_the_nan_constant_outside_the_domain, .timeout = 60) {
+    const double nan_in[] = {NAN, -NAN, INFINITY, -INFINITY};
+    const double nan_bits = NAN;
+    for (size_t i = 0; i < 4; i++) {
+        const double x = nan_in[i];
+        cr_assert(same_bits(apo__sin(x), nan_bits) && same_bits(apo__cos(x), nan_bits));
+        cr_assert(same_bits(apo__tan(x), nan_bits) && same_bits(apo__asin(x), nan_bits));
+        cr_assert(same_bits(apo__acos(x), nan_bits));
+    }
+    cr_assert(same_bits(apo__atan(-NAN), nan_bits));
+    /* sin, cos and tan reduce |x| <= 2^20 and refuse beyond; asin and acos outside [-1, 1]. */
+    cr_assert(!isnan(apo__sin(APO_TRIG_MAX_ARG)) && !isnan(apo__cos(-APO_TRIG_MAX_ARG)));
+    const double beyond = nextafter(APO_TRIG_MAX_ARG, INFINITY);
+    cr_assert(same_bits(apo__sin(beyond), nan_bits) && same_bits(apo__cos(-beyond), nan_bits));
+    cr_assert(same_bits(apo__tan(1e300), nan_bits));
+    cr_assert(same_bits(apo__asin(nextafter(1.0, 2.0)), nan_bits));
+    cr_assert(same_bits(apo__acos(nextafter(-1.0, -2.0)), nan_bits));
+}
+
+Test(trig, is_odd_or_even_bit_for_bit, .timeout = 60) {
+    /* The reduction rounds k to nearest-even, which is symmetric, so f(-x) is -f(x) or f(x)
+     * exactly, and acos(-x) is pi - acos(x) to the last bit of its double-double. */
+    for (int i = 1; i < 20000; i++) {
+        const double x = (double)i * 0.0137 + 1.0 / (double)i;
+        cr_assert(same_bits(apo__sin(-x), -apo__sin(x)) && apo__cos(-x) == apo__cos(x));
+        cr_assert(same_bits(apo__tan(-x), -apo__tan(x)) && apo__atan(-x) == -apo__atan(x));
+        const double y = 1.0 / (1.0 + x);
+        cr_assert(apo__asin(-y) == -apo__asin(y), "asin at %a", y);
+    }
+}
+
+Test(trig, is_within_one_ulp_of_long_double_on_every_region, .timeout = 120) {
+    /* 10^4 points a region: uniform over the main interval, log-uniform magnitudes, the
+     * doubles nearest k pi/2 (sin, cos, tan), the edges of atan's table cells, the points
+     * nearest +-1 (asin, acos). The measured maxima over millions are 0.5 to 0.9 ulp
+     * (test_trig_slow.c; docs/kernels.md, "Portable trigonometry"). */
+    for (int f = TRIG_SIN; f <= TRIG_ACOS; f++) {
+        const trig_worst w = trig_sweep((trig_fn)f, 10000, 2024);
+        cr_assert(w.points >= 30000);
+        cr_assert(w.ulps <= 1.0, "%s: %.3f ulp at %a", trig_names[f], w.ulps, w.x);
+    }
+}
+
+Test(trig, the_measure_sees_one_ulp_as_one_ulp, .timeout = 60) {
+    /* The sweeps' measure itself: the neighbours of a correctly rounded result are about one
+     * ulp away, two neighbours two. */
+    const long double want = sinl(0.7L);
+    const double nearest = (double)want;
+    const double up = nextafter(nearest, 2.0), up2 = nextafter(up, 2.0);
+    cr_assert(trig_ulps_between(want, nearest) <= 0.5);
+    cr_assert(trig_ulps_between(want, up) > 0.5 && trig_ulps_between(want, up) <= 1.5);
+    cr_assert(trig_ulps_between(want, up2) > 1.5 && trig_ulps_between(want, up2) <= 2.5);
+}

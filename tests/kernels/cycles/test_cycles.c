@@ -1,0 +1,165 @@
+/*
+ * The cycle family (kernels/cycles/): TA-Lib's Hilbert-transform indicators against the
+ * long-double reference written from the definition (tests/common/catalog_reference_cycles.c),
+ * with and without gaps; their tiles bit for bit whatever the grid (whole-row kernels); and
+ * their streams' carried state fed in pieces, bit for bit the batch. One table of kernels,
+ * every check over each row.
+ */
+#include "catalog_reference_cycles.h"
+#include "cycles_tiles.h"
+#include "random_walk.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A kernel, its reference and how its error is scaled: by the largest magnitude of its
+ * reference's outputs (tol of that), or exactly (the trend mode's 0 and 1). */
+typedef struct ht_case {
+    const char *name;
+    apo__cat_id id;
+    int kind; /* ht_tile.h's APO__HT_* */
+    ref_ht_kind ref;
+    int n_out;
+    double tol;
+} ht_case;
+
+static const ht_case cases[] = {
+    {"ht_dcperiod", APO_CAT_HT_DCPERIOD, APO__HT_DCPERIOD, REF_HT_DCPERIOD, 1, 1e-12},
+    {"ht_dcphase", APO_CAT_HT_DCPHASE, APO__HT_DCPHASE, REF_HT_DCPHASE, 1, 1e-11},
+    {"ht_phasor", APO_CAT_HT_PHASOR, APO__HT_PHASOR, REF_HT_PHASOR, 2, 1e-11},
+    {"ht_sine", APO_CAT_HT_SINE, APO__HT_SINE, REF_HT_SINE, 2, 1e-11},
+    {"ht_trendmode", APO_CAT_HT_TRENDMODE, APO__HT_TRENDMODE, REF_HT_TRENDMODE, 1, 0.0},
+    {"ht_trendline", APO_CAT_HT_TRENDLINE, APO__HT_TRENDLINE, REF_HT_TRENDLINE, 1, 1e-13},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+/* A walk of n bars from 100 (seeded), with a gap every `gap_every` bars when it is not 0 and
+ * a leading gap, so that the clean bars' count and the bars' index differ. */
+static double *series(size_t n, uint64_t seed, size_t gap_every) {
+    double *x = malloc(n * sizeof *x);
+    cr_assert_not_null(x);
+    apo__random_walk(x, 1, n, seed);
+    if (gap_every > 0) {
+        x[0] = NAN;
+        for (size_t t = gap_every; t < n; t += gap_every)
+            x[t] = t % 2 ? INFINITY : NAN;
+    }
+    return x;
+}
+
+static void run_tile(apo__cat_id id, const double *x, double *const *out, size_t begin,
+                     size_t end) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.out[0] = out[0];
+    io.out[1] = out[1];
+    apo__cycles_tile((int)id, &io, begin, end);
+}
+
+/* The largest error of the kernel against its reference over the series, in units of the
+ * reference's largest magnitude; the NaNs must sit at the same bars. */
+static double worst_error(const ht_case *c, const double *x, size_t n) {
+    double *got[2], *want[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = calloc(n, sizeof(double));
+        want[k] = calloc(n, sizeof(double));
+    }
+    run_tile(c->id, x, got, 0, n);
+    apo__ref_cat_ht(c->ref, x, n, want);
+    double worst = 0.0;
+    for (int k = 0; k < c->n_out; k++) {
+        double scale = 0.0;
+        for (size_t t = 0; t < n; t++)
+            if (!isnan(want[k][t]) && fabs(want[k][t]) > scale)
+                scale = fabs(want[k][t]);
+        for (size_t t = 0; t < n; t++) {
+            cr_assert(isnan(got[k][t]) == isnan(want[k][t]), "%s output %d at %zu: %g against %g",
+                      c->name, k, t, got[k][t], want[k][t]);
+            if (isnan(want[k][t]))
+                continue;
+            const double e = fabs(got[k][t] - want[k][t]) / scale;
+            if (e > worst)
+                worst = e;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        free(got[k]);
+        free(want[k]);
+    }
+    return worst;
+}
+
+Test(cycles, match_the_long_double_reference, .timeout = 120) {
+    for (size_t i = 0; i < N_CASES; i++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            const size_t gap_every = seed == 1 ? 0 : 97 * seed;
+            double *x = series(2500, seed, gap_every);
+            const double e = worst_error(&cases[i], x, 2500);
+            fprintf(stderr, "%s, seed %llu: %.3g\n", cases[i].name, (unsigned long long)seed, e);
+            cr_assert(e <= cases[i].tol, "%s, seed %llu: %.3g of its scale", cases[i].name,
+                      (unsigned long long)seed, e);
+            free(x);
+        }
+}
+
+Test(cycles, nan_lead_is_talibs_lookback, .timeout = 60) {
+    double x[200], a[200], b[200];
+    apo__random_walk(x, 1, 200, 9);
+    double *out[2] = {a, b};
+    for (size_t i = 0; i < N_CASES; i++) {
+        run_tile(cases[i].id, x, out, 0, 200);
+        const size_t lookback =
+            cases[i].ref == REF_HT_DCPERIOD || cases[i].ref == REF_HT_PHASOR ? 32 : 63;
+        cr_assert(isnan(a[lookback - 1]) && !isnan(a[lookback]), "%s", cases[i].name);
+    }
+}
+
+/* Runs the kernel over [0, n) whole and in the tiles of several grids, and in a stream's pieces
+ * from a carried state: all bit for bit the same. */
+Test(cycles, tiles_and_streams_give_the_whole_rows_bits, .timeout = 120) {
+    const size_t n = 3000;
+    double *x = series(n, 5, 131);
+    const size_t grids[] = {97, 1000, 2999};
+    for (size_t i = 0; i < N_CASES; i++) {
+        const apo__cat_id id = cases[i].id;
+        double *whole[2], *got[2];
+        for (int k = 0; k < 2; k++) {
+            whole[k] = calloc(n, sizeof(double));
+            got[k] = calloc(n, sizeof(double));
+        }
+        run_tile(id, x, whole, 0, n);
+        for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+            for (size_t b = 0; b < n; b += grids[g])
+                run_tile(id, x, got, b, b + grids[g] < n ? b + grids[g] : n);
+            for (int k = 0; k < cases[i].n_out; k++)
+                cr_assert(memcmp(whole[k], got[k], n * sizeof(double)) == 0, "%s, tiles of %zu",
+                          cases[i].name, grids[g]);
+        }
+        /* A stream: pieces of 1, 2, 3, ... bars, each from the state the last one left. */
+        double carry[APO_HT_CARRY];
+        memset(carry, 0, sizeof carry);
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        io.in[0] = x;
+        io.out[0] = got[0];
+        io.out[1] = got[1];
+        for (int k = 0; k < 2; k++)
+            memset(got[k], 0, n * sizeof(double));
+        for (size_t b = 0, len = 1; b < n; b += len, len++) {
+            const size_t e = b + len < n ? b + len : n;
+            apo__ht_carry(&io, carry, b, e, cases[i].kind);
+        }
+        for (int k = 0; k < cases[i].n_out; k++)
+            cr_assert(memcmp(whole[k], got[k], n * sizeof(double)) == 0, "%s, streamed",
+                      cases[i].name);
+        for (int k = 0; k < 2; k++) {
+            free(whole[k]);
+            free(got[k]);
+        }
+    }
+    free(x);
+}
