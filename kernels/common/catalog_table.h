@@ -273,6 +273,8 @@
     X(NVI, nvi, volume, (2, "close", "volume"), (1, "nvi"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)                                    \
     X(PVI, pvi, volume, (2, "close", "volume"), (1, "pvi"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)                                    \
+    X(LINEARREG_ANGLE, linearreg_angle, statistics, APO_CAT_CLOSE, (1, "linearreg_angle"),         \
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -30,6 +30,7 @@
 
 #include "catalog.h"
 #include "tile_vec.h"
+#include "trig.h"
 
 /* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar); past this
  * the shifted plain sums slid between anchors (linearreg_plain.h) cost less: at period 24 both
@@ -44,7 +45,20 @@
  * slope, or its value at bar a of the window (j = 0 oldest): LINEARREG at its end (a = p - 1),
  * LINEARREG_INTERCEPT at its start (a = 0), TSF one bar past its end (a = p). The value at a is
  * the mean plus the slope times (a - (p-1)/2). */
-enum { APO_LINREG_SLOPE = 0, APO_LINREG_VALUE = 1, APO_LINREG_INTERCEPT = 2, APO_LINREG_TSF = 3 };
+enum {
+    APO_LINREG_SLOPE = 0,
+    APO_LINREG_VALUE = 1,
+    APO_LINREG_INTERCEPT = 2,
+    APO_LINREG_TSF = 3,
+    APO_LINREG_ANGLE = 4 /* LINEARREG_ANGLE: the slope's angle in degrees (apo__linreg_finish) */
+};
+
+/* LINEARREG_ANGLE, TA-Lib's: atan(slope) times 180 / pi, the factor rounded once (TA-Lib's
+ * 180.0 / PI), atan the portable one of trig.h (libm's may differ between the CPU and the GPU);
+ * every other output as it is. A gap's NaN stays NaN. */
+static inline APO_HD double apo__linreg_finish(double v, int what) {
+    return what == APO_LINREG_ANGLE ? apo__atan(v) * (180.0 / 3.14159265358979323846) : v;
+}
 
 /* The integer weight of sample j: the slope's 2j - (p-1), the value's 6j - 2p + 4, the
  * intercept's 4p - 2 - 6j, tsf's 6j - 2p + 2. The first weight and the step between weights,
@@ -63,7 +77,9 @@ static inline APO_HD double apo__linreg_weight0(double pd, int what) {
 }
 
 static inline APO_HD double apo__linreg_weight_step(int what) {
-    return what == APO_LINREG_SLOPE ? 2.0 : what == APO_LINREG_INTERCEPT ? -6.0 : 6.0;
+    return what == APO_LINREG_SLOPE || what == APO_LINREG_ANGLE ? 2.0
+           : what == APO_LINREG_INTERCEPT                       ? -6.0
+                                                                : 6.0;
 }
 
 /* The reciprocal of the divisor: 6 / (p (p^2 - 1)) for the slope, 1 / (p (p + 1)) for the value
@@ -71,6 +87,7 @@ static inline APO_HD double apo__linreg_weight_step(int what) {
 static inline APO_HD double apo__linreg_scale(double pd, int what) {
     switch (what) {
     case APO_LINREG_SLOPE:
+    case APO_LINREG_ANGLE:
         return 6.0 / (pd * (pd * pd - 1.0));
     case APO_LINREG_TSF:
         return 1.0 / (pd * (pd - 1.0));
@@ -89,7 +106,7 @@ static inline APO_HD double apo__linreg_direct_at(const double *x, size_t p, siz
         weight += step;
     }
     const double r = sum * apo__linreg_scale((double)p, what);
-    return apo__finite(r) ? r : (double)NAN;
+    return apo__finite(r) ? apo__linreg_finish(r, what) : (double)NAN;
 }
 
 #ifdef APO_TILE_LANES
@@ -120,6 +137,9 @@ static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t
         const apo_tm finite = (apo_tm)(r <= big) & (apo_tm)(r >= -big);
         apo_tv_store(out + t + (size_t)g * APO_TILE_LANES, apo_tv_pick(finite, r, nan));
     }
+    if (what == APO_LINREG_ANGLE)
+        for (size_t k = 0; k < (size_t)APO_LINREG_GROUPS * APO_TILE_LANES; k++)
+            out[t + k] = apo__linreg_finish(out[t + k], what);
 }
 #endif
 

@@ -138,7 +138,7 @@ static inline APO_HD double apo__linreg_plain_out(apo__linreg_sums z, const apo_
     case APO_LINREG_TSF:
         return z.c + (z.s * k->inv_p + z.n * k->tsf_scale);
     default:
-        return z.n * k->slope_scale;
+        return apo__linreg_finish(z.n * k->slope_scale, what);
     }
 }
 

@@ -1,7 +1,8 @@
 /*
- * linearreg_tile.h: LINEARREG, LINEARREG_SLOPE, LINEARREG_INTERCEPT and TSF (timeperiod), TA-Lib's
- * least-squares line through the p samples ending at t against their bar index: its value
- * at t, its slope per bar, its value at the window's first bar and at t + 1 (the forecast).
+ * linearreg_tile.h: LINEARREG, LINEARREG_SLOPE, LINEARREG_INTERCEPT, TSF and LINEARREG_ANGLE
+ * (timeperiod), TA-Lib's least-squares line through the p samples ending at t against their bar
+ * index: its value at t, its slope per bar, its value at the window's first bar and at t + 1 (the
+ * forecast), and its slope's angle in degrees.
  *
  * Definition: with the window's samples y_j at j = 0 (oldest) .. p-1 (newest), S = sum y_j
  * and W = sum j y_j, the slope is (W - ((p-1)/2) S) / (p (p^2 - 1) / 12) and the value at t
@@ -70,7 +71,10 @@ static inline APO_HD apo__dd_pair apo__linearreg_block(const double *x, size_t p
     for (size_t k = 0; k < n; k++)
         slope[k] =
             apo__linearreg_slope(apo__dd_block_sum(&bs, k), apo__dd_make(bw.h[k], bw.l[k]), p);
-    if (what != APO_LINREG_SLOPE)
+    if (what == APO_LINREG_ANGLE)
+        for (size_t k = 0; k < n; k++)
+            slope[k] = apo__linreg_finish(slope[k], what);
+    else if (what != APO_LINREG_SLOPE)
         for (size_t k = 0; k < n; k++)
             slope[k] = apo__linearreg_value(apo__dd_block_sum(&bs, k), slope[k], p, what);
     for (size_t k = 0; k < n; k++)
@@ -120,8 +124,9 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
         }
         const apo__dd ss = apo__dd_settle(s);
         const double slope = apo__linearreg_slope(ss, w, p);
-        out[t] = apo__canonical_nan(
-            what != APO_LINREG_SLOPE ? apo__linearreg_value(ss, slope, p, what) : slope);
+        out[t] = apo__canonical_nan(what == APO_LINREG_SLOPE || what == APO_LINREG_ANGLE
+                                        ? apo__linreg_finish(slope, what)
+                                        : apo__linearreg_value(ss, slope, p, what));
     }
     apo__window_keep(r, end, bad, valid);
     apo__window_keep_sum(r, 0, s);
@@ -157,5 +162,6 @@ APO__LINREG_KERNEL(linearreg, APO_LINREG_VALUE)
 APO__LINREG_KERNEL(linearreg_slope, APO_LINREG_SLOPE)
 APO__LINREG_KERNEL(linearreg_intercept, APO_LINREG_INTERCEPT)
 APO__LINREG_KERNEL(tsf, APO_LINREG_TSF)
+APO__LINREG_KERNEL(linearreg_angle, APO_LINREG_ANGLE)
 
 #endif /* APO_KERNELS_LINEARREG_TILE_H */

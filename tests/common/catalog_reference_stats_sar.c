@@ -58,6 +58,36 @@ void apo__ref_cat_tsf(const double *const *in, size_t n, const double *p, double
     line_at(in, n, p, out, scale, 1.0L);
 }
 
+/* The slope's angle in degrees. Its error follows the slope's (of the window's largest abs(y)
+ * over q) through atan's derivative, 180 / pi / (1 + slope^2), plus the roundings of the angle
+ * itself. */
+void apo__ref_cat_linearreg_angle(const double *const *in, size_t n, const double *p, double *out,
+                                  double *scale) {
+    const double *x = in[0];
+    const size_t q = (size_t)p[0];
+    nan_fill(out, scale, n);
+    const long double jbar = (q - 1) / 2.0L, degrees = 180.0L / 3.14159265358979323846264338L;
+    for (size_t t = q - 1; t < n; t++) {
+        if (!window_finite(x, t + 1 - q, t + 1))
+            continue;
+        const double *y = x + t + 1 - q;
+        long double s = 0, m = 0;
+        for (size_t j = 0; j < q; j++) {
+            s += y[j];
+            m = fabsl(y[j]) > m ? fabsl(y[j]) : m;
+        }
+        const long double mean = s / q;
+        long double sxy = 0, sxx = 0;
+        for (size_t j = 0; j < q; j++) {
+            sxy += (j - jbar) * (y[j] - mean);
+            sxx += (j - jbar) * (j - jbar);
+        }
+        const long double slope = sxy / sxx, angle = atanl(slope) * degrees;
+        out[t] = (double)angle;
+        scale[t] = (double)(degrees * (m / q) / (1 + slope * slope) + fabsl(angle));
+    }
+}
+
 void apo__ref_cat_avgdev(const double *const *in, size_t n, const double *p, double *out,
                          double *scale) {
     const double *x = in[0];

@@ -1,6 +1,6 @@
 /*
  * catalog_reference_stats_sar.h: independent long-double references for the catalog kernels
- * linearreg_intercept, tsf, avgdev (docs/kernels.md, "Statistics of the line and average
+ * linearreg_intercept, tsf, linearreg_angle, avgdev (docs/kernels.md, "Statistics of the line and average
  * deviation"), sar, sarext ("Parabolic SAR") and nvi, pvi ("Volume indexes"), written from the
  * definitions: one window or one sequential pass at a time, nothing shared with kernels/.
  *
@@ -19,6 +19,11 @@ void apo__ref_cat_linearreg_intercept(const double *const *in, size_t n, const d
                                       double *out, double *scale);
 void apo__ref_cat_tsf(const double *const *in, size_t n, const double *p, double *out,
                       double *scale);
+
+/* in: close; p: timeperiod. scale: the slope's (the window's largest abs(x) over p) times atan's
+ * derivative in degrees, plus abs(angle). */
+void apo__ref_cat_linearreg_angle(const double *const *in, size_t n, const double *p, double *out,
+                                  double *scale);
 
 /* in: close; p: timeperiod. scale: the window's largest abs(x - mean) (the kernel's roundings
  * are relative to the window's spread, not its level). */

@@ -93,6 +93,7 @@ static const cat_params table[] = {
      {0}},
     {APO_CAT_NVI, 0, {0}, {0}, {0}},
     {APO_CAT_PVI, 0, {0}, {0}, {0}},
+    {APO_CAT_LINEARREG_ANGLE, 1, {14}, {30}, {2100}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

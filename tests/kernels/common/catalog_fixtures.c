@@ -45,6 +45,7 @@ const ref_kernel catalog_kernels[] = {
      {0, 0}, 2, 0},
     {APO_CAT_TSF, "tsf", 1, apo__ref_cat_tsf, {0, 0}, 2, 0},
     {APO_CAT_AVGDEV, "avgdev", 1, apo__ref_cat_avgdev, {0, 0}, 2, 0},
+    {APO_CAT_LINEARREG_ANGLE, "linearreg_angle", 1, apo__ref_cat_linearreg_angle, {0, 0}, 2, 0},
 };
 const size_t n_catalog_kernels = sizeof catalog_kernels / sizeof catalog_kernels[0];
 

@@ -1,8 +1,9 @@
 /*
  * test_statistics.c: the catalog's rolling statistics (kernels/statistics/: var and stddev,
- * correl, beta, linearreg, linearreg_slope, linearreg_intercept, tsf and avgdev; max, min and
- * zscore are checked with every kernel of their table, common/test_catalog_kernels.c and common/test_catalog_more.c, and
- * max and min on samples full of ties there too) against independent long-double references
+ * correl, beta, linearreg, linearreg_slope, linearreg_intercept, tsf, linearreg_angle and
+ * avgdev; max, min and zscore are checked with every kernel of their table,
+ * common/test_catalog_kernels.c and common/test_catalog_more.c, and max and min on samples full
+ * of ties there too) against independent long-double references
  * (catalog_reference.c): a narrow band far from zero, each design's switch (direct windows,
  * blocks, plain slides) and its fallback after a jump, short windows bar by bar, constant
  * windows, every vector path and every bar giving the same bits, and linearreg's slide within
@@ -315,7 +316,7 @@ Test(catalog, linearreg_every_path_and_every_bar_give_the_same_bits) {
                               200,
                               APO_LINREG_PLAIN_MAX};
     const apo__cat_id ids[] = {APO_CAT_LINEARREG_SLOPE, APO_CAT_LINEARREG,
-                               APO_CAT_LINEARREG_INTERCEPT, APO_CAT_TSF};
+                               APO_CAT_LINEARREG_INTERCEPT, APO_CAT_TSF, APO_CAT_LINEARREG_ANGLE};
     for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             series s;

@@ -91,6 +91,7 @@ static const cat_case cases[] = {
     {"sarext", 0, WHOLE_ROW_COLS, 2, {HIGH, LOW}},
     {"nvi", 0, WHOLE_ROW_COLS, CV},
     {"pvi", 0, WHOLE_ROW_COLS, CV},
+    {"linearreg_angle", 200, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -115,6 +115,7 @@ static const ta_case cases[] = {
     {"sarext", "TA_SAREXT", RR_D8_1, HL2, 8, {0, 0, 0.02, 0.02, 0.2, 0.02, 0.02, 0.2}, 0},
     {"nvi", "TA_NVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
     {"pvi", "TA_PVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
+    {"linearreg_angle", "TA_LINEARREG_ANGLE", R_I_1, C1, P(14)},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
