@@ -38,9 +38,9 @@ static inline APO_HD double apo__linearreg_slope(apo__dd ss, apo__dd w, size_t p
     return apo__dd_add(apo__dd_settle(w), apo__dd_neg(hs)).hi / denom;
 }
 
-/* The line's value (the `what` of linearreg_direct.h) from its settled S (ss) and its slope: the mean plus the
- * slope times the distance from the window's middle to the bar it is taken at, a half-integer,
- * so the product is exact. */
+/* The line's value (the `what` of linearreg_direct.h) from its settled S (ss) and its slope: the
+ * mean plus the slope times the distance from the window's middle to the bar it is taken at, a
+ * half-integer, so the product is exact. */
 static inline APO_HD double apo__linearreg_value(apo__dd ss, double slope, size_t p, int what) {
     const double pd = (double)p;
     const double at = what == APO_LINREG_INTERCEPT ? -((pd - 1.0) / 2.0)

@@ -216,8 +216,8 @@ static inline void apo__sar_carry_run(const apo__cat_io *io, int ext, double *c,
                                       size_t stop) {
     apo__sar_state s = {c[0], c[1], c[2], c[3], {c[4], c[5]}, c[6], c[7]};
     apo__sar_run(&s, io, ext, begin, begin, stop);
-    const double kept[APO_SAR_CARRY] = {s.seen, s.is_long, s.sar,  s.ep,
-                                        s.af[0], s.af[1],  s.high, s.low};
+    const double kept[APO_SAR_CARRY] = {s.seen,  s.is_long, s.sar,  s.ep,
+                                        s.af[0], s.af[1],   s.high, s.low};
     for (int i = 0; i < APO_SAR_CARRY; i++)
         c[i] = kept[i];
 }

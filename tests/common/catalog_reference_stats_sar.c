@@ -22,8 +22,8 @@ static int window_finite(const double *x, size_t from, size_t to) {
 /* The least-squares line of each window of q samples against j = 0 (oldest) .. q-1, taken at
  * bar `at` of the window (at = q - 1 + ahead, from the window's end; the intercept passes
  * ahead = 1 - q). */
-static void line_at(const double *const *in, size_t n, const double *p, double *out,
-                    double *scale, long double ahead) {
+static void line_at(const double *const *in, size_t n, const double *p, double *out, double *scale,
+                    long double ahead) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
     nan_fill(out, scale, n);
@@ -145,12 +145,10 @@ static void sar_run(const double *const *in, size_t n, const sar_params *sp, lon
     nan_fill(out, scale, n);
     size_t *at;
     const size_t m = clean_bars(in, 2, n, &at);
+    /* The first clean bar gives no value (the lookback); its high and low join the scale. */
     long double big = 0;
-    for (size_t j = 0; j < m && j < 1; j++) {
-        big = fabsl((long double)high[at[j]]);
-        big = fabsl((long double)low[at[j]]) > big ? fabsl((long double)low[at[j]]) : big;
-        scale[at[j]] = (double)big;
-    }
+    if (m > 0)
+        big = fmaxl(fabsl((long double)high[at[0]]), fabsl((long double)low[at[0]]));
     if (m < 2) {
         free(at);
         return;

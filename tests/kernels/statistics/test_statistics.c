@@ -348,19 +348,18 @@ Test(catalog, line_and_average_deviation_worked_examples) {
         io.h = apo__catalog_halo(APO_CAT_TSF, io.p);
         apo__cpu_catalog_tile(APO_CAT_TSF, &io, 0, n);
         for (size_t t = p - 1; t < n; t++)
-            cr_assert(fabs(out[t] - (x[t] + 2.0)) <= 1e-12 * x[t], "tsf(%zu) t %zu: %.17g", p,
-                      t, out[t]);
+            cr_assert(fabs(out[t] - (x[t] + 2.0)) <= 1e-12 * x[t], "tsf(%zu) t %zu: %.17g", p, t,
+                      out[t]);
         apo__cpu_catalog_tile(APO_CAT_LINEARREG_INTERCEPT, &io, 0, n);
         for (size_t t = p - 1; t < n; t++)
-            cr_assert(fabs(out[t] - x[t + 1 - p]) <= 1e-12 * x[t], "intercept(%zu) t %zu: %.17g",
-                      p, t, out[t]);
+            cr_assert(fabs(out[t] - x[t + 1 - p]) <= 1e-12 * x[t], "intercept(%zu) t %zu: %.17g", p,
+                      t, out[t]);
     }
     const double ramp[] = {1, 2, 3, 4, 7e6, 7e6, 7e6, 7e6};
     io.in[0] = ramp;
     io.p[0] = 4;
     apo__cpu_catalog_tile(APO_CAT_AVGDEV, &io, 0, 8);
-    cr_assert(isnan(out[2]) && out[3] == 1.0 && out[7] == 0.0, "%g %g %g", out[2], out[3],
-              out[7]);
+    cr_assert(isnan(out[2]) && out[3] == 1.0 && out[7] == 0.0, "%g %g %g", out[2], out[3], out[7]);
     free(x);
     free(out);
 }

@@ -45,13 +45,28 @@ static const cum_kernel kernels[] = {
     {APO_CAT_SAR, "sar", 2, {HIGH, LOW}, apo__ref_cat_sar, 1, {0.02, 0.2}},
     /* An acceleration above its maximum is the maximum (TA-Lib's correction). */
     {APO_CAT_SAR, "sar (0.3, 0.25)", 2, {HIGH, LOW}, apo__ref_cat_sar, 1, {0.3, 0.25}},
-    {APO_CAT_SAREXT, "sarext", 2, {HIGH, LOW}, apo__ref_cat_sarext, 1,
+    {APO_CAT_SAREXT,
+     "sarext",
+     2,
+     {HIGH, LOW},
+     apo__ref_cat_sarext,
+     1,
      {0, 0, 0.02, 0.02, 0.2, 0.02, 0.02, 0.2}},
     /* Forced long and short starts, offsets on reverse, long and short sides apart, an initial
      * acceleration and an increment above their maximum. */
-    {APO_CAT_SAREXT, "sarext long start", 2, {HIGH, LOW}, apo__ref_cat_sarext, 1,
+    {APO_CAT_SAREXT,
+     "sarext long start",
+     2,
+     {HIGH, LOW},
+     apo__ref_cat_sarext,
+     1,
      {95, 0.01, 0.03, 0.01, 0.15, 0.05, 0.04, 0.3}},
-    {APO_CAT_SAREXT, "sarext short start", 2, {HIGH, LOW}, apo__ref_cat_sarext, 1,
+    {APO_CAT_SAREXT,
+     "sarext short start",
+     2,
+     {HIGH, LOW},
+     apo__ref_cat_sarext,
+     1,
      {-120, 0.002, 0.5, 0.6, 0.4, 0.01, 0.02, 0.1}},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
@@ -336,9 +351,9 @@ Test(catalog_cumulative, shape_of_the_whole_row_kernels, .timeout = 60) {
         cr_assert_eq(apo__catalog_lookback(k->id, k->p), k->lookback, "%s", k->name);
         cr_assert_eq(apo__catalog_halo(k->id, k->p), k->lookback, "%s", k->name);
         cr_assert_eq(apo__catalog_tile_len(k->id, k->p), APO_CAT_WHOLE_ROW_TILE);
-        cr_assert_eq(apo__catalog_family(k->id),
-                     k->id == APO_CAT_SAR || k->id == APO_CAT_SAREXT ? APO_CAT_TREND
-                                                                     : APO_CAT_VOLUME);
+        cr_assert_eq(apo__catalog_family(k->id), k->id == APO_CAT_SAR || k->id == APO_CAT_SAREXT
+                                                     ? APO_CAT_TREND
+                                                     : APO_CAT_VOLUME);
     }
     cr_assert(!apo__catalog_whole_row(APO_CAT_ADOSC));
 }
