@@ -10,8 +10,8 @@
  *   a stream fed the true bars alone; updates stop one bar past the first tile boundary, where
  *   a revise needs the tile before it;
  * - a revise beyond the kept window (more bars than revise_bars, or than the series has) is
- *   refused with the saved state unchanged, and the kernels that carry a state (obv, ad, nvi, pvi, sar, sarext,
- *   the ht_*) refuse revise_bars and resumes;
+ *   refused with the saved state unchanged, and the kernels that carry a state (obv, ad, nvi,
+ *   pvi, sar, sarext, the ht_*) refuse revise_bars and resumes;
  * - a stream resumed from the last apo_stream_resume_needs() bars of a history, at positions
  *   around a tile boundary, goes on with the bits of a stream fed the whole history, and one
  *   bar fewer is refused;
