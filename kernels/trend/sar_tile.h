@@ -21,7 +21,10 @@
  *    subtracted). SAREXT outputs a short position's stop negated (`0 - stop`), SAR as it is.
  *  - an initial acceleration or an increment above its maximum is the maximum (TA-Lib's
  *    correction; SAR's acceleration is both the initial value and the increment).
- * Every operation is TA-Lib's, in its order, so every output has TA-Lib's bits.
+ * Every operation is TA-Lib's source's, in its order. TA-Lib 0.8.1's library (the PyPI wheel's)
+ * fuses the step `stop + af (ep - stop)` into one multiply-add, which a tile body may not
+ * (apo_hd.h): its stops are within an ulp or two of these (docs/kernels.md, "Where TA-Lib
+ * differs" under the parabolic SAR).
  *
  * Tiles: the position, stop, extreme point and accelerations at t depend on every bar before
  * it, and a stop restarted from a halo is another stop (the path of reversals differs for as
