@@ -70,6 +70,14 @@
 #define APO_CAT_PENETRATION(def)                                                                   \
     { "penetration", def, 0, 3e37, 0 }
 #define APO_CAT_CANDLE_RULE "the lookback: the pattern's candles and its settings' averages"
+#define APO_CAT_PATH_RULE                                                                          \
+    "the whole row: a path (position, stop, extreme point) from the first bar, which every tile "  \
+    "re-runs"
+#define APO_CAT_INDEX_RULE                                                                         \
+    "the whole row: a running product from the first bar, which every tile re-runs"
+/* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
+#define APO_CAT_ACCELERATION(name, def)                                                            \
+    { name, def, 0, 1e300, 0 }
 
 /*
  * Traits:
@@ -485,6 +493,31 @@
     X(CDLUPSIDEGAP2CROWS, cdlupsidegap2crows, candles, APO_CAT_OHLC, (1, "cdlupsidegap2crows"),    \
       APO_CAT_NO_PARAMS, 12, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                \
     X(CDLXSIDEGAP3METHODS, cdlxsidegap3methods, candles, APO_CAT_OHLC, (1, "cdlxsidegap3methods"), \
-      APO_CAT_NO_PARAMS, 2, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)
+      APO_CAT_NO_PARAMS, 2, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                 \
+    X(LINEARREG_INTERCEPT, linearreg_intercept, statistics, APO_CAT_CLOSE,                         \
+      (1, "linearreg_intercept"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0,    \
+      "timeperiod - 1")                                                                            \
+    X(TSF, tsf, statistics, APO_CAT_CLOSE, (1, "tsf"), (1, APO_CAT_PERIOD(14, 2)),                 \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(AVGDEV, avgdev, statistics, APO_CAT_CLOSE, (1, "avgdev"), (1, APO_CAT_PERIOD(14, 2)),        \
+      APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
+    X(SAR, sar, trend, (2, "high", "low"), (1, "sar"),                                             \
+      (2, APO_CAT_ACCELERATION("acceleration", 0.02), APO_CAT_ACCELERATION("maximum", 0.2)), 1,    \
+      WINDOW, CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)                      \
+    X(SAREXT, sarext, trend, (2, "high", "low"), (1, "sarext"),                                    \
+      (8, {"startvalue", 0, -1e300, 1e300, 0}, APO_CAT_ACCELERATION("offsetonreverse", 0),         \
+       APO_CAT_ACCELERATION("accelerationinitlong", 0.02),                                         \
+       APO_CAT_ACCELERATION("accelerationlong", 0.02),                                             \
+       APO_CAT_ACCELERATION("accelerationmaxlong", 0.2),                                           \
+       APO_CAT_ACCELERATION("accelerationinitshort", 0.02),                                        \
+       APO_CAT_ACCELERATION("accelerationshort", 0.02),                                            \
+       APO_CAT_ACCELERATION("accelerationmaxshort", 0.2)),                                         \
+      1, WINDOW, CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)                   \
+    X(NVI, nvi, volume, (2, "close", "volume"), (1, "nvi"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)                                    \
+    X(PVI, pvi, volume, (2, "close", "volume"), (1, "pvi"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)                                    \
+    X(LINEARREG_ANGLE, linearreg_angle, statistics, APO_CAT_CLOSE, (1, "linearreg_angle"),         \
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -8,7 +8,8 @@
  * sample that has left the window stays in the sums. Written out, both outputs are linear
  * in the window's samples y_j (j = 0 oldest .. p-1 newest) with integer weights:
  *   slope = sum (2j - (p-1)) y_j / (p (p^2 - 1) / 6),
- *   value = sum (6j - 2p + 4) y_j / (p (p + 1))        (the mean plus the slope times (p-1)/2).
+ *   value = sum (6j - 2p + 4) y_j / (p (p + 1))        (the mean plus the slope times (p-1)/2),
+ *   and so the intercept and tsf (the line at the window's start and one bar past its end).
  * The weights are exact in double, so each output is p products and p additions in index
  * order and one product by the divisor's reciprocal: within about 3 p eps of the window's
  * largest |y| for the value and of that over p for the slope (the test's scales;
@@ -29,6 +30,7 @@
 
 #include "catalog.h"
 #include "tile_vec.h"
+#include "trig.h"
 
 /* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar); past this
  * the shifted plain sums slid between anchors (linearreg_plain.h) cost less: at period 24 both
@@ -39,40 +41,82 @@
 /* Groups of APO_TILE_LANES consecutive bars summed side by side. */
 #define APO_LINREG_GROUPS 8
 
-/* The integer weight of sample j: the slope's 2j - (p-1), or the value's 6j - 2p + 4. The
- * first weight and the step between weights, both exact. */
-static inline APO_HD double apo__linreg_weight0(double pd, int value) {
-    return value ? 4.0 - 2.0 * pd : 1.0 - pd;
+/* Which output of the window's least-squares line a body gives (the `what` of the bodies): its
+ * slope, or its value at bar a of the window (j = 0 oldest): LINEARREG at its end (a = p - 1),
+ * LINEARREG_INTERCEPT at its start (a = 0), TSF one bar past its end (a = p). The value at a is
+ * the mean plus the slope times (a - (p-1)/2). */
+enum {
+    APO_LINREG_SLOPE = 0,
+    APO_LINREG_VALUE = 1,
+    APO_LINREG_INTERCEPT = 2,
+    APO_LINREG_TSF = 3,
+    APO_LINREG_ANGLE = 4 /* LINEARREG_ANGLE: the slope's angle in degrees (apo__linreg_finish) */
+};
+
+/* LINEARREG_ANGLE, TA-Lib's: atan(slope) times 180 / pi, the factor rounded once (TA-Lib's
+ * 180.0 / PI), atan the portable one of trig.h (libm's may differ between the CPU and the GPU);
+ * every other output as it is. A gap's NaN stays NaN. */
+static inline APO_HD double apo__linreg_finish(double v, int what) {
+    return what == APO_LINREG_ANGLE ? apo__atan(v) * (180.0 / 3.14159265358979323846) : v;
 }
 
-static inline APO_HD double apo__linreg_weight_step(int value) { return value ? 6.0 : 2.0; }
+/* The integer weight of sample j: the slope's 2j - (p-1), the value's 6j - 2p + 4, the
+ * intercept's 4p - 2 - 6j, tsf's 6j - 2p + 2. The first weight and the step between weights,
+ * both exact. */
+static inline APO_HD double apo__linreg_weight0(double pd, int what) {
+    switch (what) {
+    case APO_LINREG_VALUE:
+        return 4.0 - 2.0 * pd;
+    case APO_LINREG_INTERCEPT:
+        return 4.0 * pd - 2.0;
+    case APO_LINREG_TSF:
+        return 2.0 - 2.0 * pd;
+    default:
+        return 1.0 - pd;
+    }
+}
 
-/* The reciprocal of the divisor: 6 / (p (p^2 - 1)) or 1 / (p (p + 1)). */
-static inline APO_HD double apo__linreg_scale(double pd, int value) {
-    return value ? 1.0 / (pd * (pd + 1.0)) : 6.0 / (pd * (pd * pd - 1.0));
+static inline APO_HD double apo__linreg_weight_step(int what) {
+    return what == APO_LINREG_SLOPE || what == APO_LINREG_ANGLE ? 2.0
+           : what == APO_LINREG_INTERCEPT                       ? -6.0
+                                                                : 6.0;
+}
+
+/* The reciprocal of the divisor: 6 / (p (p^2 - 1)) for the slope, 1 / (p (p + 1)) for the value
+ * and the intercept, 1 / (p (p - 1)) for tsf. */
+static inline APO_HD double apo__linreg_scale(double pd, int what) {
+    switch (what) {
+    case APO_LINREG_SLOPE:
+    case APO_LINREG_ANGLE:
+        return 6.0 / (pd * (pd * pd - 1.0));
+    case APO_LINREG_TSF:
+        return 1.0 / (pd * (pd - 1.0));
+    default:
+        return 1.0 / (pd * (pd + 1.0));
+    }
 }
 
 /* The output of the window of p samples ending at t (t >= p - 1). */
-static inline APO_HD double apo__linreg_direct_at(const double *x, size_t p, size_t t, int value) {
+static inline APO_HD double apo__linreg_direct_at(const double *x, size_t p, size_t t, int what) {
     const double *const y = x + t + 1 - p;
-    const double step = apo__linreg_weight_step(value);
-    double weight = apo__linreg_weight0((double)p, value), sum = 0.0;
+    const double step = apo__linreg_weight_step(what);
+    double weight = apo__linreg_weight0((double)p, what), sum = 0.0;
     for (size_t j = 0; j < p; j++) {
         sum = sum + weight * y[j];
         weight += step;
     }
-    const double r = sum * apo__linreg_scale((double)p, value);
-    return apo__finite(r) ? r : (double)NAN;
+    const double r = sum * apo__linreg_scale((double)p, what);
+    return apo__finite(r) ? apo__linreg_finish(r, what) : (double)NAN;
 }
 
 #ifdef APO_TILE_LANES
 /* The bars t .. t + APO_LINREG_GROUPS * APO_TILE_LANES - 1 (all t >= p - 1), into out: the
  * scalar loop's operations, lane by lane. */
-static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t, int value,
+static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t, int what,
                                              double *out) {
     const double *const y = x + t + 1 - p;
-    const double step = apo__linreg_weight_step(value);
-    double weight = apo__linreg_weight0((double)p, value);
+    const double step = apo__linreg_weight_step(what);
+    double weight = apo__linreg_weight0((double)p, what);
     apo_tv sum[APO_LINREG_GROUPS];
     for (int g = 0; g < APO_LINREG_GROUPS; g++)
         sum[g] = apo_tv_splat(0.0);
@@ -84,7 +128,7 @@ static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t
             sum[g] = sum[g] + w * apo_tv_load(y + j + (size_t)g * APO_TILE_LANES);
         weight += step;
     }
-    const apo_tv scale = apo_tv_splat(apo__linreg_scale((double)p, value));
+    const apo_tv scale = apo_tv_splat(apo__linreg_scale((double)p, what));
     const apo_tv big = apo_tv_splat(DBL_MAX), nan = apo_tv_splat(NAN);
     for (int g = 0; g < APO_LINREG_GROUPS; g++) {
         const apo_tv r = sum[g] * scale;
@@ -93,12 +137,15 @@ static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t
         const apo_tm finite = (apo_tm)(r <= big) & (apo_tm)(r >= -big);
         apo_tv_store(out + t + (size_t)g * APO_TILE_LANES, apo_tv_pick(finite, r, nan));
     }
+    if (what == APO_LINREG_ANGLE)
+        for (size_t k = 0; k < (size_t)APO_LINREG_GROUPS * APO_TILE_LANES; k++)
+            out[t + k] = apo__linreg_finish(out[t + k], what);
 }
 #endif
 
 /* The bars from r->t to end (before p - 1: NaN), each from its window; r keeps only the
  * position (the outputs carry nothing from bar to bar). */
-static inline APO_HD void apo__linreg_direct_run(const double *x, size_t p, int value, size_t end,
+static inline APO_HD void apo__linreg_direct_run(const double *x, size_t p, int what, size_t end,
                                                  double *out, apo__cat_run *r) {
     size_t t = r->t;
     for (; t < end && t + 1 < p; t++)
@@ -106,10 +153,10 @@ static inline APO_HD void apo__linreg_direct_run(const double *x, size_t p, int 
 #ifdef APO_TILE_LANES
     const size_t span = (size_t)APO_LINREG_GROUPS * APO_TILE_LANES;
     for (; t < end && end - t >= span; t += span)
-        apo__linreg_direct_groups(x, p, t, value, out);
+        apo__linreg_direct_groups(x, p, t, what, out);
 #endif
     for (; t < end; t++)
-        out[t] = apo__linreg_direct_at(x, p, t, value);
+        out[t] = apo__linreg_direct_at(x, p, t, what);
     r->t = end > r->t ? end : r->t;
 }
 

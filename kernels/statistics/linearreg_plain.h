@@ -99,6 +99,7 @@ typedef struct apo__linreg_consts {
     double slope_scale;              /* 12 / (p (p^2 - 1)) */
     double inv_p;                    /* 1 / p */
     double value_scale;              /* 6 / (p (p + 1)) */
+    double tsf_scale;                /* 6 / (p (p - 1)) */
 } apo__linreg_consts;
 
 static inline APO_HD apo__linreg_consts apo__linreg_consts_of(size_t p) {
@@ -110,6 +111,7 @@ static inline APO_HD apo__linreg_consts apo__linreg_consts_of(size_t p) {
     k.slope_scale = 12.0 / (pd * (pd * pd - 1.0));
     k.inv_p = 1.0 / pd;
     k.value_scale = 6.0 / (pd * (pd + 1.0));
+    k.tsf_scale = 6.0 / (pd * (pd - 1.0));
     return k;
 }
 
@@ -123,11 +125,21 @@ static inline APO_HD double apo__linreg_plain_bound(size_t p, size_t k) {
     return 2.0 * e * u;
 }
 
-/* The output of a window's sums: the slope, or the line's value at the window's end. */
+/* The output of a window's sums (apo__linreg_what): the slope, or the line's value at the window's
+ * end (linearreg), start (the intercept: the slope's term taken off) or one bar past its end (tsf:
+ * the slope times (p+1)/2, 6 / (p (p - 1)) of N). */
 static inline APO_HD double apo__linreg_plain_out(apo__linreg_sums z, const apo__linreg_consts *k,
-                                                  int value) {
-    const double slope = z.n * k->slope_scale;
-    return value ? z.c + (z.s * k->inv_p + z.n * k->value_scale) : slope;
+                                                  int what) {
+    switch (what) {
+    case APO_LINREG_VALUE:
+        return z.c + (z.s * k->inv_p + z.n * k->value_scale);
+    case APO_LINREG_INTERCEPT:
+        return z.c + (z.s * k->inv_p - z.n * k->value_scale);
+    case APO_LINREG_TSF:
+        return z.c + (z.s * k->inv_p + z.n * k->tsf_scale);
+    default:
+        return apo__linreg_finish(z.n * k->slope_scale, what);
+    }
 }
 
 /* The sums of the window of p samples ending at t, shifted by its middle sample: sample i
@@ -208,7 +220,7 @@ static inline APO_HD apo__linreg_sums apo__linreg_step(apo__linreg_sums z, const
  * sums evaluated at its anchor and slid to its end, the blocks side by side. Returns the last
  * block's sums at its end. */
 static inline APO_HD apo__linreg_sums apo__linreg_blocks(const double *x, size_t p, size_t a,
-                                                         const apo__linreg_consts *k, int value,
+                                                         const apo__linreg_consts *k, int what,
                                                          double *out) {
     enum { L = APO_LINREG_LANES };
     const size_t A = apo__linreg_anchor(p);
@@ -243,7 +255,7 @@ static inline APO_HD apo__linreg_sums apo__linreg_blocks(const double *x, size_t
         const size_t b = a + l * A;
         for (size_t j = 0; j < A; j++) {
             const apo__linreg_sums z = {ts[l][j], tn[l][j], c[l]};
-            out[b + j] = apo__canonical_nan(apo__linreg_plain_out(z, k, value));
+            out[b + j] = apo__canonical_nan(apo__linreg_plain_out(z, k, what));
         }
     }
     const apo__linreg_sums last = {s[L - 1], n[L - 1], c[L - 1]};
@@ -252,7 +264,7 @@ static inline APO_HD apo__linreg_sums apo__linreg_blocks(const double *x, size_t
 
 /* The loop from r->t to end (apo__cat_run: n[0] one past the last gap, n[1] whether v[0] (S),
  * v[1] (N) and v[2] (c) are the last window's), outputs into out; window_plain.h's loop. */
-static inline APO_HD void apo__linreg_plain_run(const double *x, size_t p, int value, size_t end,
+static inline APO_HD void apo__linreg_plain_run(const double *x, size_t p, int what, size_t end,
                                                 double *out, apo__cat_run *r) {
     const apo__linreg_consts k = apo__linreg_consts_of(p);
     size_t bad = r->n[0];
@@ -265,7 +277,7 @@ static inline APO_HD void apo__linreg_plain_run(const double *x, size_t p, int v
             if (apo__block_finite(x, t + 1 - p, t + span)) {
                 if (end - t >= 2 * span)
                     apo__plain_prefetch(x, out, t + span, span);
-                z = apo__linreg_blocks(x, p, t, &k, value, out);
+                z = apo__linreg_blocks(x, p, t, &k, what, out);
                 valid = 1;
                 t += span - 1;
                 continue;
@@ -280,7 +292,7 @@ static inline APO_HD void apo__linreg_plain_run(const double *x, size_t p, int v
         } else {
             z = apo__linreg_step(z, x, p, t, &k);
         }
-        out[t] = apo__canonical_nan(apo__linreg_plain_out(z, &k, value));
+        out[t] = apo__canonical_nan(apo__linreg_plain_out(z, &k, what));
     }
     apo__window_keep(r, end, bad, valid);
     r->v[0] = z.s;

@@ -1,7 +1,8 @@
 /*
- * linearreg_tile.h: LINEARREG(timeperiod) and LINEARREG_SLOPE(timeperiod), TA-Lib's
- * least-squares line through the p samples ending at t against their bar index: its value
- * at t and its slope per bar.
+ * linearreg_tile.h: LINEARREG, LINEARREG_SLOPE, LINEARREG_INTERCEPT, TSF and LINEARREG_ANGLE
+ * (timeperiod), TA-Lib's least-squares line through the p samples ending at t against their bar
+ * index: its value at t, its slope per bar, its value at the window's first bar and at t + 1 (the
+ * forecast), and its slope's angle in degrees.
  *
  * Definition: with the window's samples y_j at j = 0 (oldest) .. p-1 (newest), S = sum y_j
  * and W = sum j y_j, the slope is (W - ((p-1)/2) S) / (p (p^2 - 1) / 12) and the value at t
@@ -37,17 +38,22 @@ static inline APO_HD double apo__linearreg_slope(apo__dd ss, apo__dd w, size_t p
     return apo__dd_add(apo__dd_settle(w), apo__dd_neg(hs)).hi / denom;
 }
 
-/* The line's value at the window's end, from its settled S (ss) and its slope. */
-static inline APO_HD double apo__linearreg_value(apo__dd ss, double slope, size_t p) {
-    const double pd = (double)p, half = (pd - 1.0) / 2.0;
-    return apo__dd_add(apo__dd_div_d(ss, pd), apo__two_prod(slope, half)).hi;
+/* The line's value (the `what` of linearreg_direct.h) from its settled S (ss) and its slope: the
+ * mean plus the slope times the distance from the window's middle to the bar it is taken at, a
+ * half-integer, so the product is exact. */
+static inline APO_HD double apo__linearreg_value(apo__dd ss, double slope, size_t p, int what) {
+    const double pd = (double)p;
+    const double at = what == APO_LINREG_INTERCEPT ? -((pd - 1.0) / 2.0)
+                      : what == APO_LINREG_TSF     ? (pd + 1.0) / 2.0
+                                                   : (pd - 1.0) / 2.0;
+    return apo__dd_add(apo__dd_div_d(ss, pd), apo__two_prod(slope, at)).hi;
 }
 
 /* The clean windows t .. e - 1 of apo__linearreg_run, a block (window_sum.h) whose window
  * before t was clean and slid into s and w: returns both slid over it; the same operations as the
  * loop's, sample by sample, so the same bits. W's step k takes out the sum S before step k, so S is
  * slid first. */
-static inline APO_HD apo__dd_pair apo__linearreg_block(const double *x, size_t p, int value,
+static inline APO_HD apo__dd_pair apo__linearreg_block(const double *x, size_t p, int what,
                                                        size_t t, size_t e, apo__dd s, apo__dd w,
                                                        double *out) {
     const size_t n = e - t;
@@ -65,25 +71,28 @@ static inline APO_HD apo__dd_pair apo__linearreg_block(const double *x, size_t p
     for (size_t k = 0; k < n; k++)
         slope[k] =
             apo__linearreg_slope(apo__dd_block_sum(&bs, k), apo__dd_make(bw.h[k], bw.l[k]), p);
-    if (value)
+    if (what == APO_LINREG_ANGLE)
         for (size_t k = 0; k < n; k++)
-            slope[k] = apo__linearreg_value(apo__dd_block_sum(&bs, k), slope[k], p);
+            slope[k] = apo__linreg_finish(slope[k], what);
+    else if (what != APO_LINREG_SLOPE)
+        for (size_t k = 0; k < n; k++)
+            slope[k] = apo__linearreg_value(apo__dd_block_sum(&bs, k), slope[k], p, what);
     for (size_t k = 0; k < n; k++)
         out[t + k] = apo__canonical_nan(slope[k]);
     return apo__dd_pair_of(s, w);
 }
 
-static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, int value,
+static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, int what,
                                              apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     if (p <= APO_LINEARREG_DIRECT_MAX) {
-        apo__linreg_direct_run(x, p, value, end, out, r);
+        apo__linreg_direct_run(x, p, what, end, out, r);
         return;
     }
     if (p <= APO_LINREG_PLAIN_MAX) {
-        apo__linreg_plain_run(x, p, value, end, out, r);
+        apo__linreg_plain_run(x, p, what, end, out, r);
         return;
     }
     const double pd = (double)p;
@@ -94,7 +103,7 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
     for (size_t t = r->t; t < end; t++) {
         const size_t e = apo__clean_block_end(&x, 1, valid, t, end, &plain_until);
         if (e > t) {
-            const apo__dd_pair sw = apo__linearreg_block(x, p, value, t, e, s, w, out);
+            const apo__dd_pair sw = apo__linearreg_block(x, p, what, t, e, s, w, out);
             s = sw.a;
             w = sw.b;
             t = e - 1;
@@ -115,7 +124,9 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
         }
         const apo__dd ss = apo__dd_settle(s);
         const double slope = apo__linearreg_slope(ss, w, p);
-        out[t] = apo__canonical_nan(value ? apo__linearreg_value(ss, slope, p) : slope);
+        out[t] = apo__canonical_nan(what == APO_LINREG_SLOPE || what == APO_LINREG_ANGLE
+                                        ? apo__linreg_finish(slope, what)
+                                        : apo__linearreg_value(ss, slope, p, what));
     }
     apo__window_keep(r, end, bad, valid);
     apo__window_keep_sum(r, 0, s);
@@ -123,43 +134,34 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
 }
 
 static inline APO_HD void apo__linearreg_body(const apo__cat_io *io, size_t begin, size_t end,
-                                              int value) {
+                                              int what) {
     apo__cat_run r;
     apo__window_start(io, 1, (size_t)io->p[0], begin, &r);
-    apo__linearreg_run(io, end, value, &r);
+    apo__linearreg_run(io, end, what, &r);
 }
 
-static inline APO_HD void apo__linearreg_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__linearreg_body(io, begin, end, 1);
-}
+/* The tile body of each output of the line and its stream (catalog_table.h, RUN): its start at
+ * `begin` and its run to `end`, one set for each kernel of the family, which differ in `what`
+ * alone. */
+#define APO__LINREG_KERNEL(name, what)                                                             \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        apo__linearreg_body(io, begin, end, what);                                                 \
+    }                                                                                              \
+    static inline APO_HD void apo__##name##_stream_start(const apo__cat_io *io, size_t begin,      \
+                                                         apo__cat_run *r) {                        \
+        apo__window_start(io, 1, (size_t)io->p[0], begin, r);                                      \
+    }                                                                                              \
+    static inline APO_HD void apo__##name##_stream_run(const apo__cat_io *io, size_t begin,        \
+                                                       size_t end, apo__cat_run *r) {              \
+        (void)begin;                                                                               \
+        apo__linearreg_run(io, end, what, r);                                                      \
+    }
 
-static inline APO_HD void apo__linearreg_slope_tile(const apo__cat_io *io, size_t begin,
-                                                    size_t end) {
-    apo__linearreg_body(io, begin, end, 0);
-}
-
-/* linearreg's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__linearreg_stream_start(const apo__cat_io *io, size_t begin,
-                                                      apo__cat_run *r) {
-    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__linearreg_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                    apo__cat_run *r) {
-    (void)begin;
-    apo__linearreg_run(io, end, 1, r);
-}
-
-/* linearreg_slope's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__linearreg_slope_stream_start(const apo__cat_io *io, size_t begin,
-                                                            apo__cat_run *r) {
-    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__linearreg_slope_stream_run(const apo__cat_io *io, size_t begin,
-                                                          size_t end, apo__cat_run *r) {
-    (void)begin;
-    apo__linearreg_run(io, end, 0, r);
-}
+APO__LINREG_KERNEL(linearreg, APO_LINREG_VALUE)
+APO__LINREG_KERNEL(linearreg_slope, APO_LINREG_SLOPE)
+APO__LINREG_KERNEL(linearreg_intercept, APO_LINREG_INTERCEPT)
+APO__LINREG_KERNEL(tsf, APO_LINREG_TSF)
+APO__LINREG_KERNEL(linearreg_angle, APO_LINREG_ANGLE)
 
 #endif /* APO_KERNELS_LINEARREG_TILE_H */

@@ -6,6 +6,7 @@
 #ifndef APO_KERNELS_STATISTICS_TILES_H
 #define APO_KERNELS_STATISTICS_TILES_H
 
+#include "avgdev_tile.h"
 #include "beta_tile.h"
 #include "catalog.h"
 #include "correl_tile.h"

@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "dm_tile.h"
 #include "dmi_tile.h"
+#include "sar_tile.h"
 #include "trange_tile.h"
 #include "ultosc_tile.h"
 

@@ -10,6 +10,7 @@
 #include "adosc_tile.h"
 #include "catalog.h"
 #include "mfi_tile.h"
+#include "nvi_tile.h"
 #include "obv_tile.h"
 #include "vwap_tile.h"
 

@@ -186,6 +186,18 @@ static const cat_params table[] = {
     {APO_CAT_CDLUNIQUE3RIVER, 0, {0}, {0}, {0}},
     {APO_CAT_CDLUPSIDEGAP2CROWS, 0, {0}, {0}, {0}},
     {APO_CAT_CDLXSIDEGAP3METHODS, 0, {0}, {0}, {0}},
+    {APO_CAT_LINEARREG_INTERCEPT, 1, {14}, {200}, {2100}},
+    {APO_CAT_TSF, 1, {14}, {30}, {2100}},
+    {APO_CAT_AVGDEV, 1, {14}, {3}, {0}},
+    {APO_CAT_SAR, 2, {0.02, 0.2}, {0.3, 0.25}, {0}},
+    {APO_CAT_SAREXT,
+     8,
+     {0, 0, 0.02, 0.02, 0.2, 0.02, 0.02, 0.2},
+     {-120, 0.01, 0.03, 0.01, 0.15, 0.05, 0.04, 0.3},
+     {0}},
+    {APO_CAT_NVI, 0, {0}, {0}, {0}},
+    {APO_CAT_PVI, 0, {0}, {0}, {0}},
+    {APO_CAT_LINEARREG_ANGLE, 1, {14}, {30}, {2100}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "catalog_reference_momentum_ma.h"
+#include "catalog_reference_stats_sar.h"
 #include "cpu_isa.h"
 
 const ref_kernel catalog_kernels[] = {
@@ -45,6 +46,16 @@ const ref_kernel catalog_kernels[] = {
     {APO_CAT_MACDFIX, "macdfix macd", 1, apo__ref_cat_macdfix_macd, {0, 0}, 1, 0},
     {APO_CAT_MACDFIX, "macdfix macdsignal", 1, apo__ref_cat_macdfix_signal, {0, 0}, 1, 1},
     {APO_CAT_MACDFIX, "macdfix macdhist", 1, apo__ref_cat_macdfix_hist, {0, 0}, 1, 2},
+    {APO_CAT_LINEARREG_INTERCEPT,
+     "linearreg_intercept",
+     1,
+     apo__ref_cat_linearreg_intercept,
+     {0, 0},
+     2,
+     0},
+    {APO_CAT_TSF, "tsf", 1, apo__ref_cat_tsf, {0, 0}, 2, 0},
+    {APO_CAT_AVGDEV, "avgdev", 1, apo__ref_cat_avgdev, {0, 0}, 2, 0},
+    {APO_CAT_LINEARREG_ANGLE, "linearreg_angle", 1, apo__ref_cat_linearreg_angle, {0, 0}, 2, 0},
 };
 const size_t n_catalog_kernels = sizeof catalog_kernels / sizeof catalog_kernels[0];
 

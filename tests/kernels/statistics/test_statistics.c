@@ -1,8 +1,9 @@
 /*
  * test_statistics.c: the catalog's rolling statistics (kernels/statistics/: var and stddev,
- * correl, beta, linearreg and linearreg_slope; max, min and zscore are checked with every
- * kernel of their table, common/test_catalog_kernels.c and common/test_catalog_more.c, and
- * max and min on samples full of ties there too) against independent long-double references
+ * correl, beta, linearreg, linearreg_slope, linearreg_intercept, tsf, linearreg_angle and
+ * avgdev; max, min and zscore are checked with every kernel of their table,
+ * common/test_catalog_kernels.c and common/test_catalog_more.c, and max and min on samples full
+ * of ties there too) against independent long-double references
  * (catalog_reference.c): a narrow band far from zero, each design's switch (direct windows,
  * blocks, plain slides) and its fallback after a jump, short windows bar by bar, constant
  * windows, every vector path and every bar giving the same bits, and linearreg's slide within
@@ -314,16 +315,53 @@ Test(catalog, linearreg_every_path_and_every_bar_give_the_same_bits) {
                               129,
                               200,
                               APO_LINREG_PLAIN_MAX};
-    for (int value = 0; value < 2; value++)
+    const apo__cat_id ids[] = {APO_CAT_LINEARREG_SLOPE, APO_CAT_LINEARREG,
+                               APO_CAT_LINEARREG_INTERCEPT, APO_CAT_TSF, APO_CAT_LINEARREG_ANGLE};
+    for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             series s;
             series_make(&s, 17 + pi, 4001, 1, 100.0, 0.5, 1);
             for (size_t t = 2500; t < 2900; t++)
                 s.close[t] = 4e5 + 1e-3 * (double)(t % 23);
-            check_series_paths_and_bars(value ? APO_CAT_LINEARREG : APO_CAT_LINEARREG_SLOPE, &s,
-                                        periods[pi], 0.0, 0);
+            check_series_paths_and_bars(ids[ii], &s, periods[pi], 0.0, 0);
             series_free(&s);
         }
+}
+
+/* The line's outputs on a straight line y = 3 + 2 t (every weighted sum exact, but not every
+ * reciprocal): linearreg_intercept is the window's first sample, tsf the next bar's, at every
+ * design (each window's sum, plain slides, double-doubles); and avgdev worked by hand: 1 for
+ * (1, 2, 3, 4), exactly 0 for a constant window far from zero. */
+Test(catalog, line_and_average_deviation_worked_examples) {
+    const size_t n = 6000;
+    double *x = alloc_doubles(n), *out = alloc_doubles(n);
+    for (size_t t = 0; t < n; t++)
+        x[t] = 3.0 + 2.0 * (double)t;
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.out[0] = out;
+    const double periods[] = {2, 14, 30, 200, 2100};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        const size_t p = (size_t)periods[pi];
+        io.p[0] = periods[pi];
+        io.h = apo__catalog_halo(APO_CAT_TSF, io.p);
+        apo__cpu_catalog_tile(APO_CAT_TSF, &io, 0, n);
+        for (size_t t = p - 1; t < n; t++)
+            cr_assert(fabs(out[t] - (x[t] + 2.0)) <= 1e-12 * x[t], "tsf(%zu) t %zu: %.17g", p, t,
+                      out[t]);
+        apo__cpu_catalog_tile(APO_CAT_LINEARREG_INTERCEPT, &io, 0, n);
+        for (size_t t = p - 1; t < n; t++)
+            cr_assert(fabs(out[t] - x[t + 1 - p]) <= 1e-12 * x[t], "intercept(%zu) t %zu: %.17g", p,
+                      t, out[t]);
+    }
+    const double ramp[] = {1, 2, 3, 4, 7e6, 7e6, 7e6, 7e6};
+    io.in[0] = ramp;
+    io.p[0] = 4;
+    apo__cpu_catalog_tile(APO_CAT_AVGDEV, &io, 0, 8);
+    cr_assert(isnan(out[2]) && out[3] == 1.0 && out[7] == 0.0, "%g %g %g", out[2], out[3], out[7]);
+    free(x);
+    free(out);
 }
 
 /* The first-order bound of linearreg_plain.h (apo__linreg_plain_bound, for the worst spread a

@@ -1,7 +1,9 @@
 /*
- * test_trend.c: the catalog's trend indicators (kernels/trend/: trange, atr, natr, aroon;
- * plus_di, minus_di and adx are test_trend_dmi.c's): trange's vector loop on every path with
- * ties and gaps, against the long-double reference (catalog_reference.c). Every kernel of the
+ * test_trend.c: the catalog's trend indicators (kernels/trend/: trange, atr, natr, aroon, sar,
+ * sarext; plus_di, minus_di and adx are test_trend_dmi.c's): trange's vector loop on every path
+ * with ties and gaps, against the long-double reference (catalog_reference.c); sar's and
+ * sarext's first bars and gaps worked by hand (their references, any cut of a row and their
+ * shape are the whole-row kernels' cases, volume/test_catalog_cumulative.c). Every kernel of the
  * catalog is also checked by the cases of common/test_catalog_kernels.c and its slow
  * counterpart (against its reference over lengths 1 to 1e5, at its upper bound, in any tile
  * order, reading only its halo); there too atr's first tile against TA-Lib's recursion and
@@ -71,4 +73,55 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
     free(want);
     free(scale);
     series_free(&s);
+}
+
+/* SAR's first bars worked by hand from TA-Lib's definition: the one-bar minus DM picks the
+ * side (an equal rise and fall is long: the minus DM is 0), a gap bar is taken out, and every
+ * cut into two tiles gives the same values; sarext negates a short position's stop. */
+Test(catalog, sar_first_bars_and_gaps_worked_by_hand) {
+    /* Long (the low rose): stop low[0] = 9, extreme high[1] = 11; bar 1 outputs 9 and steps
+     * to 9 + 0.02 (11 - 9) = 9.04; bar 3 outputs it, takes the new high 12 (af 0.04). The
+     * gap bar 2 is not a bar before. */
+    double high[] = {10, 11, NAN, 12}, low[] = {9, 9.5, 9.6, 10.5}, out[4];
+    const double want[] = {NAN, 9, NAN, 9.0 + 0.02 * (11.0 - 9.0)};
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = high;
+    io.in[1] = low;
+    io.out[0] = out;
+    io.p[0] = 0.02;
+    io.p[1] = 0.2;
+    for (size_t b = 0; b < 4; b++)
+        for (size_t e = b + 1; e <= 4; e++) {
+            for (size_t t = 0; t < 4; t++)
+                out[t] = -1;
+            if (b > 0)
+                apo__cpu_catalog_tile(APO_CAT_SAR, &io, 0, b);
+            apo__cpu_catalog_tile(APO_CAT_SAR, &io, b, e);
+            for (size_t t = 0; t < e; t++)
+                cr_assert(out[t] == want[t] || (isnan(want[t]) && isnan(out[t])),
+                          "sar [%zu, %zu) t %zu: %.17g", b, e, t, out[t]);
+        }
+    /* Short (the low fell by 1, the high fell): stop high[0] = 10; sarext shows -10. An
+     * equal rise and fall (both 1) is long, the minus DM being 0: stop low[0] = 9, which bar
+     * 1's low 8 reaches at once, so bar 1 reverses to short and shows the extreme point,
+     * high[1] = 11 (sarext: -11); a short start would have shown 10. (TA-Lib 0.8.1 gives these
+     * values.) */
+    double sh[] = {10, 9.8}, sl[] = {9, 8}, th[] = {10, 11}, tl[] = {9, 8};
+    const struct {
+        apo__cat_id id;
+        double *h, *l, want;
+    } cases[] = {{APO_CAT_SAR, sh, sl, 10},
+                 {APO_CAT_SAREXT, sh, sl, -10},
+                 {APO_CAT_SAR, th, tl, 11},
+                 {APO_CAT_SAREXT, th, tl, -11}};
+    const double ext[8] = {0, 0, 0.02, 0.02, 0.2, 0.02, 0.02, 0.2};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        io.in[0] = cases[c].h;
+        io.in[1] = cases[c].l;
+        for (size_t i = 0; i < 8; i++)
+            io.p[i] = cases[c].id == APO_CAT_SAREXT ? ext[i] : i == 0 ? 0.02 : i == 1 ? 0.2 : 0;
+        apo__cpu_catalog_tile(cases[c].id, &io, 0, 2);
+        cr_assert(isnan(out[0]) && out[1] == cases[c].want, "case %zu: %g", c, out[1]);
+    }
 }

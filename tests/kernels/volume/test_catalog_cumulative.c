@@ -1,9 +1,11 @@
 /*
- * test_catalog_cumulative.c: the catalog's running sums obv and ad (kernels/volume/obv_tile.h,
- * ad_tile.h) against independent long-double references (catalog_reference_cumulative.c) on
- * seeded OHLCV walks of lengths 1 to 2e5 with ties, flat and inverted bars and gaps; bitwise
- * against TA-Lib's recursion written in plain double on every output, over several tiles;
- * the same bits for any cut of a row into tiles, in any order; small series worked by hand.
+ * test_catalog_cumulative.c: the catalog's whole-row kernels, the running sums obv and ad
+ * (kernels/volume/obv_tile.h, ad_tile.h), the volume indexes nvi and pvi (nvi_tile.h) and the
+ * parabolic SAR's sar and sarext (kernels/trend/sar_tile.h), against independent long-double
+ * references (catalog_reference_cumulative.c, catalog_reference_stats_sar.c) on seeded OHLCV
+ * walks of lengths 1 to 2e5 with ties, flat and inverted bars and gaps; obv and ad bitwise
+ * against TA-Lib's recursion written in plain double on every output, over several tiles; the
+ * same bits for any cut of a row into tiles, in any order; small series worked by hand.
  *
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
  */
@@ -18,6 +20,7 @@
 #include "catalog_dispatch.h"
 #include "catalog_reference.h"
 #include "catalog_reference_cumulative.h"
+#include "catalog_reference_stats_sar.h"
 #include "reference.h"
 
 typedef struct cum_kernel {
@@ -26,13 +29,45 @@ typedef struct cum_kernel {
     size_t n_in;
     size_t cols[4]; /* its inputs, as columns of series.col */
     apo__cat_ref_more_fn ref;
+    size_t lookback;
+    double p[APO_CAT_MAX_PAR]; /* its parameters (none: zeros) */
 } cum_kernel;
 
 enum { HIGH, LOW, CLOSE, VOLUME };
 
+/* The running sums and products and the path-dependent SAR, which read their rows from the
+ * first bar (tests/kernels/trend/test_trend.c names sar and sarext, whose rows these are). */
 static const cum_kernel kernels[] = {
-    {APO_CAT_OBV, "obv", 2, {CLOSE, VOLUME}, apo__ref_cat_obv},
-    {APO_CAT_AD, "ad", 4, {HIGH, LOW, CLOSE, VOLUME}, apo__ref_cat_ad},
+    {APO_CAT_OBV, "obv", 2, {CLOSE, VOLUME}, apo__ref_cat_obv, 0, {0}},
+    {APO_CAT_AD, "ad", 4, {HIGH, LOW, CLOSE, VOLUME}, apo__ref_cat_ad, 0, {0}},
+    {APO_CAT_NVI, "nvi", 2, {CLOSE, VOLUME}, apo__ref_cat_nvi, 0, {0}},
+    {APO_CAT_PVI, "pvi", 2, {CLOSE, VOLUME}, apo__ref_cat_pvi, 0, {0}},
+    {APO_CAT_SAR, "sar", 2, {HIGH, LOW}, apo__ref_cat_sar, 1, {0.02, 0.2}},
+    /* An acceleration above its maximum is the maximum (TA-Lib's correction). */
+    {APO_CAT_SAR, "sar (0.3, 0.25)", 2, {HIGH, LOW}, apo__ref_cat_sar, 1, {0.3, 0.25}},
+    {APO_CAT_SAREXT,
+     "sarext",
+     2,
+     {HIGH, LOW},
+     apo__ref_cat_sarext,
+     1,
+     {0, 0, 0.02, 0.02, 0.2, 0.02, 0.02, 0.2}},
+    /* Forced long and short starts, offsets on reverse, long and short sides apart, an initial
+     * acceleration and an increment above their maximum. */
+    {APO_CAT_SAREXT,
+     "sarext long start",
+     2,
+     {HIGH, LOW},
+     apo__ref_cat_sarext,
+     1,
+     {95, 0.01, 0.03, 0.01, 0.15, 0.05, 0.04, 0.3}},
+    {APO_CAT_SAREXT,
+     "sarext short start",
+     2,
+     {HIGH, LOW},
+     apo__ref_cat_sarext,
+     1,
+     {-120, 0.002, 0.5, 0.6, 0.4, 0.01, 0.02, 0.1}},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
@@ -85,6 +120,8 @@ static void io_make(apo__cat_io *io, const cum_kernel *k, const series *s, doubl
     for (size_t i = 0; i < k->n_in; i++)
         io->in[i] = s->col[k->cols[i]];
     io->out[0] = out;
+    for (size_t i = 0; i < APO_CAT_MAX_PAR; i++)
+        io->p[i] = k->p[i];
     io->h = apo__catalog_halo(k->id, io->p);
 }
 
@@ -114,8 +151,7 @@ static double check(const cum_kernel *k, const series *s, double tol, const char
     const double *in[4];
     for (size_t i = 0; i < k->n_in; i++)
         in[i] = s->col[k->cols[i]];
-    const double p[1] = {0};
-    k->ref(in, n, p, &want, &scale);
+    k->ref(in, n, k->p, &want, &scale);
     const double worst = compare_with_reference(k->name, what, got, want, scale, n, tol, 1);
     free(got);
     free(want);
@@ -185,7 +221,7 @@ static void talib_ad(const series *s, double *out) {
 }
 
 Test(catalog_cumulative, every_output_has_talib_bits, .timeout = 120) {
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+    for (size_t ki = 0; ki < 2; ki++) { /* obv, ad */
         for (int what = 0; what < 2; what++) {
             const cum_kernel *k = &kernels[ki];
             series s;
@@ -204,6 +240,15 @@ Test(catalog_cumulative, every_output_has_talib_bits, .timeout = 120) {
             series_free(&s);
         }
     }
+}
+
+static size_t gcd(size_t a, size_t b) {
+    while (b != 0) {
+        const size_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
 }
 
 /* The bits do not even depend on the grid: a row cut at arbitrary points, the pieces run in
@@ -233,8 +278,12 @@ Test(catalog_cumulative, any_cut_of_a_row_gives_the_same_bits, .timeout = 120) {
             for (size_t t = 0; t < n; t++)
                 cut[t] = -1.0;
             io_make(&io, k, &s, cut);
+            /* Every piece once: a stride prime to the number of pieces. */
+            size_t stride = 7;
+            while (gcd(stride, nb - 1) != 1)
+                stride++;
             for (size_t j = 0; j + 1 < nb; j++) {
-                const size_t piece = (j * 7 + (size_t)trial) % (nb - 1);
+                const size_t piece = (j * stride + (size_t)trial) % (nb - 1);
                 apo__cpu_catalog_tile(k->id, &io, bounds[piece], bounds[piece + 1]);
             }
             cr_assert(memcmp(whole, cut, n * sizeof(double)) == 0, "%s trial %d: %zu pieces",
@@ -293,16 +342,18 @@ Test(catalog_cumulative, worked_examples, .timeout = 60) {
                   "ad t %zu: %g", t, out[t]);
 }
 
-/* No parameters and no warm-up: the lookback is 0, the halo 0 (the tiles read from the row's
- * start instead), and the tile is the whole-row length. */
+/* No warm-up: the lookback is TA-Lib's (0, SAR's 1), the halo no more (the tiles read from the
+ * row's start instead), and the tile is the whole-row length. */
 Test(catalog_cumulative, shape_of_the_whole_row_kernels, .timeout = 60) {
-    const double none[APO_CAT_MAX_PAR] = {0};
     for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        cr_assert(apo__catalog_whole_row(kernels[ki].id));
-        cr_assert_eq(apo__catalog_lookback(kernels[ki].id, none), 0);
-        cr_assert_eq(apo__catalog_halo(kernels[ki].id, none), 0);
-        cr_assert_eq(apo__catalog_tile_len(kernels[ki].id, none), APO_CAT_WHOLE_ROW_TILE);
-        cr_assert_eq(apo__catalog_family(kernels[ki].id), APO_CAT_VOLUME);
+        const cum_kernel *k = &kernels[ki];
+        cr_assert(apo__catalog_whole_row(k->id));
+        cr_assert_eq(apo__catalog_lookback(k->id, k->p), k->lookback, "%s", k->name);
+        cr_assert_eq(apo__catalog_halo(k->id, k->p), k->lookback, "%s", k->name);
+        cr_assert_eq(apo__catalog_tile_len(k->id, k->p), APO_CAT_WHOLE_ROW_TILE);
+        cr_assert_eq(apo__catalog_family(k->id), k->id == APO_CAT_SAR || k->id == APO_CAT_SAREXT
+                                                     ? APO_CAT_TREND
+                                                     : APO_CAT_VOLUME);
     }
     cr_assert(!apo__catalog_whole_row(APO_CAT_ADOSC));
 }

@@ -191,6 +191,14 @@ static const cat_case cases[] = {
     {"cdlunique3river", 0, OHLC_COLS, OHLC},
     {"cdlupsidegap2crows", 0, OHLC_COLS, OHLC},
     {"cdlxsidegap3methods", 0, OHLC_COLS, OHLC},
+    {"linearreg_intercept", 14, 25000, CLOSE_ONLY},
+    {"tsf", 30, 25000, CLOSE_ONLY},
+    {"avgdev", 14, 25000, CLOSE_ONLY},
+    {"sar", 0, WHOLE_ROW_COLS, 2, {HIGH, LOW}},
+    {"sarext", 0, WHOLE_ROW_COLS, 2, {HIGH, LOW}},
+    {"nvi", 0, WHOLE_ROW_COLS, CV},
+    {"pvi", 0, WHOLE_ROW_COLS, CV},
+    {"linearreg_angle", 200, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

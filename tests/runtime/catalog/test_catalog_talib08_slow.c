@@ -50,6 +50,8 @@ typedef enum ta_shape {
     RRRR_1,      /* AD */
     RRRR_I_1,    /* MFI */
     RRRR_II_1,   /* ADOSC */
+    RR_DD_1,     /* SAR: (high, low, acceleration, maximum) */
+    RR_D8_1,     /* SAREXT: (high, low, eight doubles) */
 } ta_shape;
 
 typedef struct ta_case {
@@ -58,7 +60,7 @@ typedef struct ta_case {
     int n_in;
     int in[4];
     int n_params;
-    double params[5]; /* TA-Lib's defaults in TA-Lib's order; a timeperiod comes first */
+    double params[8]; /* TA-Lib's defaults in TA-Lib's order; a timeperiod comes first */
     int has_period;   /* the first parameter is apportion's `timeperiod` */
 } ta_case;
 
@@ -106,6 +108,14 @@ static const ta_case cases[] = {
     {"beta", "TA_BETA", RR_I_1, 2, {CLOSE, Y}, P(5)},
     {"max", "TA_MAX", R_I_1, C1, P(30)},
     {"min", "TA_MIN", R_I_1, C1, P(30)},
+    {"linearreg_intercept", "TA_LINEARREG_INTERCEPT", R_I_1, C1, P(14)},
+    {"tsf", "TA_TSF", R_I_1, C1, P(14)},
+    {"avgdev", "TA_AVGDEV", R_I_1, C1, P(14)},
+    {"sar", "TA_SAR", RR_DD_1, HL2, 2, {0.02, 0.2}, 0},
+    {"sarext", "TA_SAREXT", RR_D8_1, HL2, 8, {0, 0, 0.02, 0.02, 0.2, 0.02, 0.02, 0.2}, 0},
+    {"nvi", "TA_NVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
+    {"pvi", "TA_PVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
+    {"linearreg_angle", "TA_LINEARREG_ANGLE", R_I_1, C1, P(14)},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -130,6 +140,10 @@ typedef int (*f_rrrr_1)(int, int, const double *, const double *, const double *
                         int *, int *, double *);
 typedef int (*f_rrrr_i_1)(int, int, const double *, const double *, const double *, const double *,
                           int, int *, int *, double *);
+typedef int (*f_rr_dd_1)(int, int, const double *, const double *, double, double, int *, int *,
+                         double *);
+typedef int (*f_rr_d8_1)(int, int, const double *, const double *, double, double, double, double,
+                         double, double, double, double, int *, int *, double *);
 typedef int (*f_rrrr_ii_1)(int, int, const double *, const double *, const double *, const double *,
                            int, int, int *, int *, double *);
 
@@ -186,6 +200,13 @@ static int call_talib(const ta_case *c, const double *p, const double *const *in
         rc = ((f_rrrr_ii_1)f)(0, e, in[0], in[1], in[2], in[3], ip[0], ip[1], &begin, &count,
                               out[0]);
         break;
+    case RR_DD_1:
+        rc = ((f_rr_dd_1)f)(0, e, in[0], in[1], p[0], p[1], &begin, &count, out[0]);
+        break;
+    case RR_D8_1:
+        rc = ((f_rr_d8_1)f)(0, e, in[0], in[1], p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7],
+                            &begin, &count, out[0]);
+        break;
     }
     cr_assert_eq(rc, 0, "%s returned %d", c->ta_name, rc);
     cr_assert(begin >= 0 && (size_t)begin + (size_t)count == n, "%s: %d values from %d of %zu",
@@ -232,7 +253,7 @@ static void check_case(apo_runtime *rt, const ta_case *c, double period) {
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s: %s", c->kernel,
                  apo_last_error());
 
-    double p[5] = {0};
+    double p[8] = {0};
     memcpy(p, c->params, sizeof p);
     if (period > 0)
         p[0] = period;

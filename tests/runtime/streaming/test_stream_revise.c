@@ -10,7 +10,8 @@
  *   a stream fed the true bars alone; updates stop one bar past the first tile boundary, where
  *   a revise needs the tile before it;
  * - a revise beyond the kept window (more bars than revise_bars, or than the series has) is
- *   refused with the saved state unchanged, and obv and ad refuse revise_bars and resumes;
+ *   refused with the saved state unchanged, and the kernels that carry a state (obv, ad, nvi,
+ *   pvi, sar, sarext, the ht_*) refuse revise_bars and resumes;
  * - a stream resumed from the last apo_stream_resume_needs() bars of a history, at positions
  *   around a tile boundary, goes on with the bits of a stream fed the whole history, and one
  *   bar fewer is refused;
@@ -288,8 +289,8 @@ static int streams(apo_runtime *rt, const char *name) {
     return 1;
 }
 
-/* obv and ad carry a running sum, the ht_* kernels their transform, and keep no bars: no
- * revise_bars, no resume. */
+/* obv and ad carry a running sum, nvi and pvi a running product, sar and sarext their path,
+ * the ht_* kernels their transform, and keep no bars: no revise_bars, no resume. */
 static int refuses_windows(apo_runtime *rt, const char *name) {
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = name;
@@ -335,8 +336,11 @@ static void for_every_kernel(void (*check)(apo_runtime *, const stream_case *)) 
         stream_case_free(&c);
         checked++;
     }
-    /* obv and ad, and the six Hilbert-transform kernels, which carry their transform. */
-    cr_assert_eq(carried, 8, "%zu kernels refused windows, not obv, ad and the six ht_*", carried);
+    /* obv and ad, the six Hilbert-transform kernels, which carry their transform, nvi, pvi,
+     * sar and sarext. */
+    cr_assert_eq(carried, 12,
+                 "%zu kernels refused windows, not obv, ad, the six ht_*, nvi, pvi, sar and sarext",
+                 carried);
     cr_assert_geq(checked, 36, "only %zu kernels checked", checked);
     apo_runtime_destroy(rt);
 }
