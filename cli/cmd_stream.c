@@ -137,9 +137,9 @@ static int read_state(const cli_stream_options *o, stream_job *j) {
     /* --kernel in any case names the state's kernel (docs/cli.md): compared as the library
      * spells it. */
     apo_kernel_info given = APO_KERNEL_INFO_INIT;
-    const char *name =
-        o->kernel != NULL && apo_kernel_get(j->rt, o->kernel, &given) == APO_OK ? given.name
-                                                                                 : o->kernel;
+    const char *name = o->kernel != NULL && apo_kernel_get(j->rt, o->kernel, &given) == APO_OK
+                           ? given.name
+                           : o->kernel;
     if (o->kernel != NULL && strcmp(name, j->kernel) != 0) {
         cli_error("%s is a stream of kernel %s, not %s (leave --kernel out, or start a new state)",
                   o->state, j->kernel, o->kernel);

@@ -352,8 +352,7 @@ static PyObject *runtime_kernel_info(PyObject *op, PyObject *args) {
     if (inputs != NULL && outputs != NULL && params != NULL && bounds != NULL)
         r = Py_BuildValue("{s:s,s:O,s:n,s:O,s:O,s:O,s:O}", "name", info.name, "builtin",
                           info.builtin ? Py_True : Py_False, "n_inputs", (Py_ssize_t)info.n_inputs,
-                          "inputs", inputs, "outputs", outputs, "params", params, "bounds",
-                          bounds);
+                          "inputs", inputs, "outputs", outputs, "params", params, "bounds", bounds);
     Py_XDECREF(inputs);
     Py_XDECREF(outputs);
     Py_XDECREF(params);
