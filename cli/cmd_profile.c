@@ -12,6 +12,7 @@
 #include "options.h"
 #include "profile_checks.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -419,6 +420,10 @@ static int profile_all(const cli_profile_options *o, profile_run *s) {
         apo_status st = apo_kernel_get(s->rt, o->kernels[k], &info);
         if (st != APO_OK)
             return cli_unknown_kernel_error(s->rt, o->kernels[k], st, "--kernels");
+        /* The kernel's own spelling from here (a name is found in any case, docs/cli.md): the
+         * profile's tag is the one a call of the kernel looks up. Case folds in place. */
+        assert(strlen(info.name) == strlen(o->kernels[k]));
+        memcpy(o->kernels[k], info.name, strlen(info.name));
     }
 
     const int simulated = any_simulated(s->rt);

@@ -608,7 +608,7 @@ static int append_piece(run_state *s, const call *k) {
     return CLI_EXIT_OK;
 }
 
-static int run(const cli_run_options *o, run_state *s) {
+static int run(cli_run_options *o, run_state *s) {
     int rc = cli_runtime_create_learning(o->devices,
                                          o->no_learn ? APO_SWITCH_OFF : APO_SWITCH_UNSET, &s->rt);
     if (rc != CLI_EXIT_OK)
@@ -619,6 +619,10 @@ static int run(const cli_run_options *o, run_state *s) {
         return cli_unknown_kernel_error(s->rt, o->kernel, st, "--kernel");
     if (st != APO_OK)
         return cli_status_error(st, "--kernel");
+    /* From here the kernel's own spelling, whatever case --kernel gave it in (docs/cli.md):
+     * the outputs' headers, the report and the messages name it as `apportion kernels` does.
+     * info.name lives as long as the runtime. */
+    o->kernel = info.name;
     if (info.n_outputs > APO_MAX_IO) {
         cli_error("kernel %s has %zu outputs (at most %d)", info.name, info.n_outputs, APO_MAX_IO);
         return CLI_EXIT_FAILURE;

@@ -134,7 +134,13 @@ static int read_state(const cli_stream_options *o, stream_job *j) {
     }
     memcpy(j->kernel, first + STATE_KERNEL_AT, STATE_KERNEL_BYTES);
     j->kernel[STATE_KERNEL_BYTES] = '\0';
-    if (o->kernel != NULL && strcmp(o->kernel, j->kernel) != 0) {
+    /* --kernel in any case names the state's kernel (docs/cli.md): compared as the library
+     * spells it. */
+    apo_kernel_info given = APO_KERNEL_INFO_INIT;
+    const char *name = o->kernel != NULL && apo_kernel_get(j->rt, o->kernel, &given) == APO_OK
+                           ? given.name
+                           : o->kernel;
+    if (o->kernel != NULL && strcmp(name, j->kernel) != 0) {
         cli_error("%s is a stream of kernel %s, not %s (leave --kernel out, or start a new state)",
                   o->state, j->kernel, o->kernel);
         return CLI_EXIT_USAGE;
@@ -597,6 +603,8 @@ static int stream(const cli_stream_options *o, stream_job *j) {
         return cli_unknown_kernel_error(j->rt, j->kernel, st, "--kernel");
     if (st != APO_OK)
         return cli_status_error(st, "--kernel");
+    /* A new stream under the kernel's own spelling, whatever case --kernel gave it in. */
+    snprintf(j->kernel, sizeof j->kernel, "%s", j->info.name);
     if ((rc = read_new_rows(o, j)) != CLI_EXIT_OK || (rc = open_stream(o, j)) != CLI_EXIT_OK ||
         (rc = describe_sets(j)) != CLI_EXIT_OK || (rc = match_series(o, j)) != CLI_EXIT_OK)
         return rc;

@@ -24,13 +24,22 @@ from .stream_group import StreamGroup
 __version__ = _core.version()
 
 
+_KERNEL_FUNCTIONS = {"bollinger": bollinger, "macd": macd, "returns_stats": returns_stats, "bootstrap": bootstrap}
+
+
 def __getattr__(name):
     """The numba helpers (``apportion.numba_kernels``) on first use: importing them imports
-    numba, which takes a second and is optional, so ``import apportion`` does not."""
+    numba, which takes a second and is optional, so ``import apportion`` does not. And a
+    kernel's function under its name in another case, as TA-Lib's users write it:
+    ``apportion.RSI`` is ``apportion.rsi`` (docs/python.md, "Kernel names in any case")."""
     if name == "numba_kernels":
         import importlib
 
         return importlib.import_module(".numba_kernels", __name__)
+    if name != name.lower():
+        fn = catalog.find(name) or _KERNEL_FUNCTIONS.get(name.lower())
+        if fn is not None:
+            return fn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [

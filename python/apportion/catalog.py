@@ -1,262 +1,188 @@
 """The indicator catalog as functions, one per kernel, with TA-Lib's names, parameters and
 defaults (docs/kernels.md, "The catalog", defines each).
 
-A kernel of one input takes it first: one series (1-D), rows x samples (2-D) or a pandas
-Series or DataFrame whose columns are the series, as ``bollinger`` does. A kernel of
-several inputs (``high``, ``low``, ``close``, ``volume``; ``x`` and ``y`` for pairs) takes
-a DataFrame or mapping holding them by name, in any case, as its first argument, or the
-arrays by keyword (docs/python.md, "Several inputs"). Every function returns a named tuple
-of the kernel's outputs; a parameter given as a range or list is swept; ``out=``,
-``runtime=``, ``use_dynamic=`` and ``axis=`` (a 2-D array's bars axis) are those of
-``bollinger``.
+The functions are made at import from the library's own descriptors (apo_kernel_get():
+inputs, outputs, parameters with defaults and bounds), so a kernel added to the C catalog
+is a function here with no Python edit (docs/python.md, "The catalog"). A kernel of one
+input takes it first: one series (1-D), rows x samples (2-D) or a pandas Series or
+DataFrame whose columns are the series, as ``bollinger`` does. A kernel of several inputs
+(``high``, ``low``, ``close``, ``volume``; ``x`` and ``y`` for pairs) takes a DataFrame or
+mapping holding them by name, in any case, as its first argument, or the arrays by keyword
+(docs/python.md, "Several inputs"). Every function returns a named tuple of the kernel's
+outputs; a parameter given as a range or list is swept; ``out=``, ``runtime=``,
+``use_dynamic=`` and ``axis=`` (a 2-D array's bars axis) are those of ``bollinger``.
+
+A kernel's name works in any case, as in the C API and the command line:
+``apportion.catalog.RSI`` is ``apportion.catalog.rsi`` (module ``__getattr__``), without
+the upper-case names being listed in ``__all__`` or ``dir()``.
 """
 
+import inspect
+import keyword
+
+from . import _core
 from .indicators import _call
 
-# max and min keep TA-Lib's names; inside this module they shadow the builtins, which no
-# function here uses.
-__all__ = [
-    "sma",
-    "ema",
-    "wma",
-    "dema",
-    "tema",
-    "mom",
-    "roc",
-    "rsi",
-    "cmo",
-    "willr",
-    "cci",
-    "stochf",
-    "stoch",
-    "stddev",
-    "var",
-    "max",
-    "min",
-    "linearreg",
-    "linearreg_slope",
-    "correl",
-    "beta",
-    "trange",
-    "atr",
-    "natr",
-    "aroon",
-    "zscore",
-    "plus_di",
-    "minus_di",
-    "adx",
-    "mfi",
-    "vwap",
-    "kama",
-    "adosc",
-    "obv",
-    "ad",
-]
-
-
-def sma(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Simple moving average of ``timeperiod`` closes. Input: close. Outputs: (sma)."""
-    return _call("sma", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def ema(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Exponential moving average, k = 2 / (timeperiod + 1), seeded with the SMA of the first
-    ``timeperiod`` closes (TA-Lib's). Input: close. Outputs: (ema)."""
-    return _call("ema", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def wma(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Linearly weighted moving average of ``timeperiod`` closes, the newest weighted most.
-    Input: close. Outputs: (wma)."""
-    return _call("wma", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def dema(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Double exponential moving average: 2 EMA - EMA(EMA). Input: close. Outputs: (dema)."""
-    return _call("dema", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def tema(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Triple exponential moving average: 3 EMA - 3 EMA(EMA) + EMA(EMA(EMA)). Input: close.
-    Outputs: (tema)."""
-    return _call("tema", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def mom(x, timeperiod=10, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Momentum: close - close ``timeperiod`` bars earlier. Input: close. Outputs: (mom)."""
-    return _call("mom", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def roc(x, timeperiod=10, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Rate of change in percent: (close / close ``timeperiod`` bars earlier - 1) * 100. Input:
-    close. Outputs: (roc)."""
-    return _call("roc", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def rsi(x, timeperiod=14, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Relative strength index, Wilder's smoothing of gains and losses (0 to 100). Input: close.
-    Outputs: (rsi)."""
-    return _call("rsi", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def cmo(x, timeperiod=14, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Chande momentum oscillator, Wilder's smoothing of gains and losses (-100 to 100). Input:
-    close. Outputs: (cmo)."""
-    return _call("cmo", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def willr(bars=None, timeperiod=14, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Williams' %R over ``timeperiod`` bars (-100 to 0). Inputs: high, low, close. Outputs:
-    (willr)."""
-    return _call("willr", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def cci(bars=None, timeperiod=14, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Commodity channel index of the typical price over ``timeperiod`` bars. Inputs: high, low,
-    close. Outputs: (cci)."""
-    return _call("cci", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def stochf(bars=None, fastk_period=5, fastd_period=3, fastd_matype=0, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Fast stochastic: (fastk, fastd); fastd is the SMA of fastk (matype 0 only). Inputs: high,
-    low, close. Outputs: (fastk, fastd)."""
-    return _call("stochf", bars, {"fastk_period": fastk_period, "fastd_period": fastd_period, "fastd_matype": fastd_matype}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def stoch(bars=None, fastk_period=5, slowk_period=3, slowk_matype=0, slowd_period=3, slowd_matype=0, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Slow stochastic: (slowk, slowd), SMAs of the fast %K (matypes 0 only). Inputs: high, low,
-    close. Outputs: (slowk, slowd)."""
-    return _call("stoch", bars, {"fastk_period": fastk_period, "slowk_period": slowk_period, "slowk_matype": slowk_matype, "slowd_period": slowd_period, "slowd_matype": slowd_matype}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def stddev(x, timeperiod=5, nbdev=1, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Rolling population standard deviation of ``timeperiod`` closes, times ``nbdev``. Input:
-    close. Outputs: (stddev)."""
-    return _call("stddev", x, {"timeperiod": timeperiod, "nbdev": nbdev}, out, runtime, use_dynamic, axis=axis)
-
-
-def var(x, timeperiod=5, nbdev=1, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Rolling population variance of ``timeperiod`` closes (``nbdev`` is TA-Lib's and unused).
-    Input: close. Outputs: (var)."""
-    return _call("var", x, {"timeperiod": timeperiod, "nbdev": nbdev}, out, runtime, use_dynamic, axis=axis)
-
-
-def max(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Highest close of the last ``timeperiod`` bars. Input: close. Outputs: (max)."""
-    return _call("max", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def min(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Lowest close of the last ``timeperiod`` bars. Input: close. Outputs: (min)."""
-    return _call("min", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def linearreg(x, timeperiod=14, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """The least-squares line through the last ``timeperiod`` closes, at the newest bar. Input:
-    close. Outputs: (linearreg)."""
-    return _call("linearreg", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def linearreg_slope(x, timeperiod=14, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """The slope of the least-squares line through the last ``timeperiod`` closes. Input: close.
-    Outputs: (linearreg_slope)."""
-    return _call("linearreg_slope", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def correl(bars=None, timeperiod=30, *, x=None, y=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Rolling Pearson correlation of x and y over ``timeperiod`` bars. Inputs: x, y. Outputs:
-    (correl)."""
-    return _call("correl", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"x": x, "y": y})
-
-
-def beta(bars=None, timeperiod=5, *, x=None, y=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Rolling beta of x's returns on y's returns over ``timeperiod`` bars (TA-Lib's). Inputs:
-    x, y. Outputs: (beta)."""
-    return _call("beta", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"x": x, "y": y})
-
-
-def trange(bars=None, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """True range: the largest of high - low and the distances of high and low from the previous
-    close. Inputs: high, low, close. Outputs: (trange)."""
-    return _call("trange", bars, {}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def atr(bars=None, timeperiod=14, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Average true range, Wilder's smoothing over ``timeperiod`` bars. Inputs: high, low,
-    close. Outputs: (atr)."""
-    return _call("atr", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def natr(bars=None, timeperiod=14, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Normalised average true range: ATR / close * 100. Inputs: high, low, close. Outputs:
-    (natr)."""
-    return _call("natr", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def aroon(bars=None, timeperiod=14, *, high=None, low=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Aroon: (aroondown, aroonup), how recent the lowest low and highest high of ``timeperiod``
-    + 1 bars are (0 to 100). Inputs: high, low. Outputs: (aroondown, aroonup)."""
-    return _call("aroon", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low})
-
-
-def zscore(x, timeperiod=20, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Rolling z-score: (close - SMA) / population sd over ``timeperiod`` closes. Input: close.
-    Outputs: (zscore)."""
-    return _call("zscore", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def plus_di(bars=None, timeperiod=14, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Plus directional indicator, Wilder's smoothing over ``timeperiod`` bars. Inputs: high,
-    low, close. Outputs: (plus_di)."""
-    return _call("plus_di", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def minus_di(bars=None, timeperiod=14, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Minus directional indicator, Wilder's smoothing over ``timeperiod`` bars. Inputs: high,
-    low, close. Outputs: (minus_di)."""
-    return _call("minus_di", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def adx(bars=None, timeperiod=14, *, high=None, low=None, close=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Average directional movement index, Wilder's smoothing over ``timeperiod`` bars. Inputs:
-    high, low, close. Outputs: (adx)."""
-    return _call("adx", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close})
-
-
-def mfi(bars=None, timeperiod=14, *, high=None, low=None, close=None, volume=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Money flow index over ``timeperiod`` bars (0 to 100). Inputs: high, low, close, volume.
-    Outputs: (mfi)."""
-    return _call("mfi", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close, "volume": volume})
-
-
-def vwap(bars=None, timeperiod=14, *, high=None, low=None, close=None, volume=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Rolling volume-weighted average of the typical price over ``timeperiod`` bars. Inputs:
-    high, low, close, volume. Outputs: (vwap)."""
-    return _call("vwap", bars, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close, "volume": volume})
-
-
-def kama(x, timeperiod=30, *, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Kaufman adaptive moving average over ``timeperiod`` bars. Input: close. Outputs: (kama)."""
-    return _call("kama", x, {"timeperiod": timeperiod}, out, runtime, use_dynamic, axis=axis)
-
-
-def adosc(bars=None, fastperiod=3, slowperiod=10, *, high=None, low=None, close=None, volume=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Chaikin A/D oscillator: EMA(fastperiod) - EMA(slowperiod) of the
-    accumulation/distribution line. Inputs: high, low, close, volume. Outputs: (adosc)."""
-    return _call("adosc", bars, {"fastperiod": fastperiod, "slowperiod": slowperiod}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close, "volume": volume})
-
-
-def obv(bars=None, *, close=None, volume=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """On balance volume (TA-Lib's): the first bar's volume, then plus each bar's volume where
-    the close rose, minus it where the close fell, unchanged where equal; a running sum from
-    the series' first bar, with the same bits however the work is split. A bar with a NaN
-    close or volume gives NaN and adds nothing. Inputs: close, volume. Outputs: (obv)."""
-    return _call("obv", bars, {}, out, runtime, use_dynamic, axis=axis, named={"close": close, "volume": volume})
-
-
-def ad(bars=None, *, high=None, low=None, close=None, volume=None, out=None, runtime=None, use_dynamic=False, axis=None):
-    """Chaikin accumulation/distribution line (TA-Lib's): the running sum from the series' first
-    bar of ((close - low) - (high - close)) / (high - low) * volume, adding nothing where high
-    is not above low, with the same bits however the work is split. A bar with a NaN input
-    gives NaN and adds nothing. Inputs: high, low, close, volume. Outputs: (ad)."""
-    return _call("ad", bars, {}, out, runtime, use_dynamic, axis=axis, named={"high": high, "low": low, "close": close, "volume": volume})
+# The built-ins whose functions indicators.py writes by hand: their parameters are
+# apportion's own (period, fast, replicates), not TA-Lib's, and bootstrap takes a seed.
+_HAND_WRITTEN = frozenset({"bollinger", "macd", "returns_stats", "bootstrap"})
+# The keyword-only options every kernel's function takes after its inputs, with defaults.
+_OPTIONS = (("out", None), ("runtime", None), ("use_dynamic", False), ("axis", None))
+# The first argument: the one input, or the frame or mapping holding several.
+_ONE_INPUT, _SEVERAL_INPUTS = "x", "bars"
+
+_P = inspect.Parameter
+
+
+def _descriptors():
+    """Every built-in kernel's apo_kernel_info as a dict (Runtime.kernel_info), read from a
+    runtime of the CPU alone that learns and stores nothing: the built-ins are the same on
+    every runtime, and the default runtime (devices from the environment) is not made by
+    importing the package."""
+    with _core.Runtime("cpu", cpu_threads=1, use_gpu="no", profiles=False, learn=False) as rt:
+        infos = [rt.kernel_info(name) for name in rt.kernels()]
+    return [info for info in infos if info["builtin"]]
+
+
+def _default(value):
+    """A default as the signature shows it: a whole number as an int (``timeperiod=14``,
+    ``nbdev=1``), as TA-Lib's Python functions write them; else the float."""
+    return int(value) if float(value).is_integer() else value
+
+
+def _bounds_text(lo, hi, integer):
+    """A parameter's accepted values in words, from its descriptor's bounds."""
+    what = "a whole number" if integer else "a number"
+    if lo <= -1e300 and hi >= 1e300:
+        return f"{what}, any finite value"
+    if lo == hi:
+        return f"{_default(lo)} only"
+    return f"{what} from {_default(lo)} to {_default(hi)}"
+
+
+def _why_not(info):
+    """Why a descriptor cannot be a Python function (a name that is no identifier, a
+    keyword, or a name taken twice), or None: the test suite lists what this refuses."""
+    names = [info["name"], *info["params"], *(info["inputs"] if len(info["inputs"]) > 1 else ())]
+    for n in names:
+        if not n.isidentifier() or keyword.iskeyword(n):
+            return f"{n!r} is not a Python name"
+    first = _ONE_INPUT if len(info["inputs"]) == 1 else _SEVERAL_INPUTS
+    taken = [first, *info["params"], *(info["inputs"] if len(info["inputs"]) > 1 else ()), *(o for o, _ in _OPTIONS)]
+    twice = {n for n in taken if taken.count(n) > 1}
+    if twice:
+        return f"{sorted(twice)} named twice"
+    if info["name"] in globals():
+        return f"{info['name']!r} is a name of apportion.catalog's own"
+    return None
+
+
+def signature_of(info):
+    """The signature of a kernel's function, from its descriptor: the input (``x``) or the
+    frame of inputs (``bars=None``) first, the parameters with their defaults, then by
+    keyword only the inputs of a kernel of several, and the call's options."""
+    several = len(info["inputs"]) > 1
+    first = _P(_SEVERAL_INPUTS, _P.POSITIONAL_OR_KEYWORD, default=None) if several else _P(_ONE_INPUT, _P.POSITIONAL_OR_KEYWORD)
+    params = [_P(n, _P.POSITIONAL_OR_KEYWORD, default=_default(d)) for n, d in info["params"].items()]
+    named = [_P(n, _P.KEYWORD_ONLY, default=None) for n in info["inputs"]] if several else []
+    options = [_P(n, _P.KEYWORD_ONLY, default=d) for n, d in _OPTIONS]
+    return inspect.Signature([first, *params, *named, *options])
+
+
+def _doc(info):
+    """The docstring of a kernel's function, from its descriptor alone."""
+    name, inputs, outputs = info["name"], info["inputs"], info["outputs"]
+    if len(inputs) == 1:
+        takes = f"Input: {inputs[0]}, the first argument (a series, rows x samples, or pandas)."
+    else:
+        takes = (f"Inputs: {', '.join(inputs)}: a DataFrame or mapping holding them by name\n"
+                 "(any case) as the first argument, or the arrays by keyword.")
+    lines = [f"{name.upper()}: the catalog's {name} (TA-Lib's {name.upper()}).", "", takes,
+             f"Outputs: a named tuple ({', '.join(outputs)}).", ""]
+    if info["params"]:
+        lines.append("Parameters (a range, list or array is swept):")
+        for p, d in info["params"].items():
+            lines.append(f"    {p}={_default(d)}: {_bounds_text(*info['bounds'][p])}")
+    else:
+        lines.append("Parameters: none.")
+    lines += ["", "out=, runtime=, use_dynamic= and axis= are bollinger's (docs/python.md).",
+              'Defined in docs/kernels.md, "The catalog".']
+    return "\n".join(lines) + "\n"
+
+
+_TEMPLATE = """\
+def {name}({args}):
+    return _call({name!r}, {first}, {{{params}}}, out, runtime, use_dynamic, axis=axis{named})
+"""
+
+
+def _function(info):
+    """A kernel's function: Python source written from the descriptor and compiled, so that
+    its arguments are parsed as any function's are (no per-call binding) and
+    inspect.signature() reads the real one; the defaults are passed in, never printed."""
+    sig = signature_of(info)
+    name = info["name"]
+    defaults = {}
+    args = []
+    for p in sig.parameters.values():
+        if p.kind is _P.KEYWORD_ONLY and not any(a == "*" for a in args):
+            args.append("*")
+        if p.default is _P.empty:
+            args.append(p.name)
+        else:
+            defaults[f"_default_{len(defaults)}"] = p.default
+            args.append(f"{p.name}=_default_{len(defaults) - 1}")
+    several = len(info["inputs"]) > 1
+    source = _TEMPLATE.format(
+        name=name,
+        args=", ".join(args),
+        first=_SEVERAL_INPUTS if several else _ONE_INPUT,
+        params=", ".join(f"{p!r}: {p}" for p in info["params"]),
+        named=", named={" + ", ".join(f"{i!r}: {i}" for i in info["inputs"]) + "}" if several else "",
+    )
+    namespace = {"_call": _call, **defaults}
+    exec(compile(source, f"<apportion.catalog: {name}>", "exec"), namespace)
+    fn = namespace[name]
+    fn.__module__ = __name__
+    fn.__qualname__ = name
+    fn.__doc__ = _doc(info)
+    fn.__signature__ = sig
+    return fn
+
+
+# What the library describes and this module could not make a function of: {name: why}.
+# Empty unless a catalog row names something Python cannot (python/tests/test_catalog.py).
+unexpressible = {}
+
+
+def _make_all():
+    made = {}
+    for info in _descriptors():
+        if info["name"] in _HAND_WRITTEN:
+            continue
+        why = _why_not(info)
+        if why is not None:
+            unexpressible[info["name"]] = why
+            continue
+        made[info["name"]] = _function(info)
+    return made
+
+
+_functions = _make_all()
+globals().update(_functions)
+# max and min keep TA-Lib's names: inside this module they shadow the builtins, which no
+# code here uses after this point.
+__all__ = list(_functions)
+
+
+def find(name):
+    """The function of a kernel, its name in any case (``"RSI"``, ``"Rsi"``), or None."""
+    return _functions.get(name.lower())
+
+
+def __getattr__(name):
+    """A kernel's function under its name in another case: ``RSI`` is ``rsi``."""
+    fn = find(name) if name != name.lower() else None
+    if fn is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return fn

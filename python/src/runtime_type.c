@@ -324,6 +324,9 @@ static PyObject *runtime_kernel_info(PyObject *op, PyObject *args) {
     }
     PyObject *outputs = PyTuple_New((Py_ssize_t)info.n_outputs);
     PyObject *params = PyDict_New();
+    /* Each parameter's accepted range and whether it is a whole number, so that Python's
+     * functions of the catalog state them (apportion/catalog.py). */
+    PyObject *bounds = PyDict_New();
     for (size_t i = 0; outputs != NULL && i < info.n_outputs; i++) {
         PyObject *s = PyUnicode_FromString(info.output_names[i]);
         if (s == NULL) {
@@ -338,14 +341,22 @@ static PyObject *runtime_kernel_info(PyObject *op, PyObject *args) {
             Py_CLEAR(params);
         Py_XDECREF(v);
     }
+    for (size_t i = 0; bounds != NULL && i < info.n_params; i++) {
+        PyObject *b = Py_BuildValue("(ddO)", info.param_min[i], info.param_max[i],
+                                    info.param_integer[i] ? Py_True : Py_False);
+        if (b == NULL || PyDict_SetItemString(bounds, info.param_names[i], b) < 0)
+            Py_CLEAR(bounds);
+        Py_XDECREF(b);
+    }
     PyObject *r = NULL;
-    if (inputs != NULL && outputs != NULL && params != NULL)
-        r = Py_BuildValue("{s:s,s:O,s:n,s:O,s:O,s:O}", "name", info.name, "builtin",
+    if (inputs != NULL && outputs != NULL && params != NULL && bounds != NULL)
+        r = Py_BuildValue("{s:s,s:O,s:n,s:O,s:O,s:O,s:O}", "name", info.name, "builtin",
                           info.builtin ? Py_True : Py_False, "n_inputs", (Py_ssize_t)info.n_inputs,
-                          "inputs", inputs, "outputs", outputs, "params", params);
+                          "inputs", inputs, "outputs", outputs, "params", params, "bounds", bounds);
     Py_XDECREF(inputs);
     Py_XDECREF(outputs);
     Py_XDECREF(params);
+    Py_XDECREF(bounds);
     return r;
 }
 
@@ -381,7 +392,8 @@ static PyMethodDef runtime_methods[] = {
     {"devices", runtime_devices, METH_NOARGS, "The devices, in device order, as dicts."},
     {"kernels", runtime_kernels, METH_NOARGS, "Kernel names: built-ins, then registered ones."},
     {"kernel_info", runtime_kernel_info, METH_VARARGS,
-     "kernel_info(name) -> {name, builtin, n_inputs, outputs, params: {name: default}}."},
+     "kernel_info(name) -> {name, builtin, n_inputs, inputs, outputs, params: {name: default}, "
+     "bounds: {name: (min, max, integer)}}; the name in any case."},
     {"gpu_count", runtime_gpu_count, METH_NOARGS, "GPUs found and usable."},
     {"_run", (PyCFunction)(void (*)(void))apo_py_run, METH_VARARGS | METH_KEYWORDS,
      "Low-level workload call (apportion.Runtime.distribute wraps it)."},

@@ -23,7 +23,7 @@ def spread(inputs, outputs, row, begin, end, params, seed):
 def test_python_kernel(rt, walk):
     rt.register_kernel("py_spread", spread, n_inputs=2, outputs=("spread", "diff"), params={"k": 1.0}, halo=1, tile=512)
     info = rt.kernel_info("py_spread")
-    assert info == {"name": "py_spread", "builtin": False, "n_inputs": 2, "inputs": ("in0", "in1"), "outputs": ("spread", "diff"), "params": {"k": 1.0}}
+    assert info == {"name": "py_spread", "builtin": False, "n_inputs": 2, "inputs": ("in0", "in1"), "outputs": ("spread", "diff"), "params": {"k": 1.0}, "bounds": {"k": (-np.inf, np.inf, False)}}
     a, b = walk(3, 5000, seed=1), walk(3, 5000, seed=2)
     out = rt.compute("py_spread", a, b, k=0.5, axis=-1)
     assert_bitwise(out.spread, a - 0.5 * b)

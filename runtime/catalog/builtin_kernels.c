@@ -487,11 +487,11 @@ static _Atomic(const apo__kernel *) last_named;
 
 const apo__kernel *apo__builtin_kernel_named(const char *name) {
     const apo__kernel *last = atomic_load_explicit(&last_named, memory_order_acquire);
-    if (last != NULL && strcmp(last->name, name) == 0)
+    if (last != NULL && apo__kernel_name_equal(last->name, name))
         return last;
     for (size_t i = 0; i < apo__builtin_kernel_count(); i++) {
         const apo__kernel *k = apo__builtin_kernel(i);
-        if (strcmp(k->name, name) == 0) {
+        if (apo__kernel_name_equal(k->name, name)) {
             atomic_store_explicit(&last_named, k, memory_order_release);
             return k;
         }

@@ -222,11 +222,27 @@ static inline int apo__kernel_path(const apo__call *call, int widest, int named)
     return named || k->path == NULL ? widest : k->path(call, widest);
 }
 
+/* Whether two kernel names are the same name: names are compared without regard to ASCII
+ * case (docs/api.md, "Kernel names"), so that "RSI" and "Rsi" find rsi, as TA-Lib's users
+ * write them, and two kernels cannot differ in case alone. The fold is ASCII's, not the
+ * locale's: a program's locale (Turkish's dotless i) must not change what a name finds. */
+static inline int apo__kernel_name_equal(const char *a, const char *b) {
+    for (;; a++, b++) {
+        int ca = (unsigned char)*a, cb = (unsigned char)*b;
+        ca += (ca >= 'A' && ca <= 'Z') ? 'a' - 'A' : 0;
+        cb += (cb >= 'A' && cb <= 'Z') ? 'a' - 'A' : 0;
+        if (ca != cb)
+            return 0;
+        if (ca == 0)
+            return 1;
+    }
+}
+
 /* The built-in kernels: bollinger, macd, returns_stats, bootstrap, then the indicator
  * catalog (catalog_kernels.h). */
 size_t apo__builtin_kernel_count(void);
 const apo__kernel *apo__builtin_kernel(size_t index);
-/* The built-in kernel of that name, or NULL. */
+/* The built-in kernel of that name in any case (apo__kernel_name_equal), or NULL. */
 const apo__kernel *apo__builtin_kernel_named(const char *name);
 
 /* Builds a kernel from a user descriptor; validates it, writing why not into err. */

@@ -26,10 +26,10 @@ void apo__registry_destroy(apo__registry *reg) {
 
 static const apo__kernel *find_user_locked(const apo__registry *reg, const char *name) {
     for (size_t i = 0; i < reg->n_user; i++)
-        if (strcmp(reg->user[i]->name, name) == 0)
+        if (apo__kernel_name_equal(reg->user[i]->name, name))
             return reg->user[i];
     for (size_t i = 0; i < reg->n_rules; i++)
-        if (strcmp(reg->rules[i]->kernel.name, name) == 0)
+        if (apo__kernel_name_equal(reg->rules[i]->kernel.name, name))
             return &reg->rules[i]->kernel;
     return NULL;
 }

@@ -831,7 +831,7 @@ static int view_of(const char *rule, char *base, size_t base_size) {
     if (slash == NULL)
         return APO_SCORE_VIEW_SUM;
     for (int v = 1; v < APO_SCORE_VIEW_COUNT; v++)
-        if (strcmp(slash + 1, view_names[v]) == 0)
+        if (apo__kernel_name_equal(slash + 1, view_names[v]))
             return v;
     return -1;
 }
@@ -894,7 +894,7 @@ const apo__kernel *apo__scored_kernel_find(const char *name) {
         return NULL;
     pthread_once(&scored_once, build_all);
     for (size_t i = 0; i < N_KERNELS; i++)
-        if (strcmp(scored[i].name, name) == 0)
+        if (apo__kernel_name_equal(scored[i].name, name))
             return &scored[i];
     /* A rule on any output of a built-in indicator, built on first use. */
     const char *colon = strchr(name, ':');
@@ -925,14 +925,14 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
     char fits[128] = "";
     size_t len = 0;
     for (size_t i = 0; i < N_SCORED; i++) {
-        if (strcmp(scored_defs[i].rule_name, rule) == 0) {
+        if (apo__kernel_name_equal(scored_defs[i].rule_name, rule)) {
             rule_known = 1;
-            if (strcmp(scored_defs[i].indicator, kernel) == 0) {
+            if (apo__kernel_name_equal(scored_defs[i].indicator, kernel)) {
                 *out = &scored[i * APO_SCORE_VIEW_COUNT + (size_t)view];
                 return APO_OK;
             }
         }
-        if (strcmp(scored_defs[i].indicator, kernel) == 0 && len < sizeof fits)
+        if (apo__kernel_name_equal(scored_defs[i].indicator, kernel) && len < sizeof fits)
             len += (size_t)snprintf(fits + len, sizeof fits - len, "%s%s", len ? ", " : "",
                                     scored_defs[i].rule_name);
     }
@@ -974,7 +974,7 @@ int apo__scored_rule_builtin(const char *rule) {
     if (generic_kind_of(rule) != NULL)
         return 1;
     for (size_t i = 0; i < N_SCORED; i++)
-        if (strcmp(scored_defs[i].rule_name, rule) == 0)
+        if (apo__kernel_name_equal(scored_defs[i].rule_name, rule))
             return 1;
     return 0;
 }

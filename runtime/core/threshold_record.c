@@ -29,10 +29,14 @@ static int valid_name(const char *s) {
 static int valid_time(double ms) { return isnan(ms) || (isfinite(ms) && ms >= 0); }
 
 /* The parameters the key holds: a kernel's, resolved with its defaults (as
- * apo_should_use_gpu() looks them up), else the ones given, checked. */
+ * apo_should_use_gpu() looks them up), else the ones given, checked. *key_name is the
+ * kernel's own name, whatever case `function` wrote it in (apo_should_use_gpu() looks the
+ * key up under it), else `function`. */
 static apo_status key_params(apo_runtime *rt, const char *function, const apo_param *params,
-                             size_t n_params, const char **names, double *values, size_t *n) {
+                             size_t n_params, const char **names, double *values, size_t *n,
+                             const char **key_name) {
     const apo__kernel *k = apo__registry_find(&rt->registry, function);
+    *key_name = k != NULL ? k->name : function;
     if (k != NULL) {
         APO_CHECK(apo__resolve_params(k, params, n_params, values));
         for (size_t p = 0; p < k->n_params; p++)
@@ -84,10 +88,11 @@ apo_status apo_threshold_record(apo_runtime *rt, const char *function, const apo
     const char *names[APO_MAX_PARAMS];
     double values[APO_MAX_PARAMS];
     size_t n = 0;
-    APO_CHECK(key_params(rt, function, params, n_params, names, values, &n));
+    const char *key_name = function;
+    APO_CHECK(key_params(rt, function, params, n_params, names, values, &n, &key_name));
     apo__threshold add;
     memset(&add, 0, sizeof add);
-    if (apo__threshold_key(add.key, function, names, values, n, samples) != APO_OK)
+    if (apo__threshold_key(add.key, key_name, names, values, n, samples) != APO_OK)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_threshold_record: the key of %s with these parameters is over %d "
                          "bytes",

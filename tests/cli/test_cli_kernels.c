@@ -132,3 +132,38 @@ Test(cli, unknown_kernel_suggests_the_nearest_name, .timeout = 60) {
     cr_assert_null(strstr(r.err, "did you mean"), "%s", r.err);
     free_result(&r);
 }
+
+/* A kernel's name in any case (docs/cli.md): `kernels RSI` describes rsi, and `run --kernel
+ * Rsi` writes the bits of `run --kernel rsi` into files and a report that name it rsi. */
+Test(cli, kernel_names_in_any_case, .timeout = 60) {
+    make_work_dir();
+    cli_result r = run_cli(ARGS("kernels", "RSI", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *j = parse_json(&r);
+    json_t *kernels = get(j, "kernels");
+    cr_assert_eq(json_array_size(kernels), 1);
+    cr_assert_str_eq(json_string_value(get(json_array_get(kernels, 0), "name")), "rsi");
+    json_decref(j);
+    free_result(&r);
+    const char *names[2] = {"rsi", "Rsi"};
+    char *bits[2];
+    size_t lens[2];
+    for (int k = 0; k < 2; k++) {
+        char out[128], file[160];
+        snprintf(out, sizeof out, "%s/out_%d", work, k);
+        r = run_cli(ARGS("run", "--kernel", names[k], "--rows", "2", "--cols", "3000", "--param",
+                         "timeperiod=9", "--devices", "cpu", "--no-learn", "--output", out,
+                         "--json"));
+        cr_assert_eq(r.status, 0, "%s: %s", names[k], r.err);
+        j = parse_json(&r);
+        cr_assert_str_eq(json_string_value(get(j, "kernel")), "rsi");
+        json_decref(j);
+        free_result(&r);
+        snprintf(file, sizeof file, "%s/rsi.f64", out);
+        bits[k] = read_file_n(file, &lens[k]);
+        cr_assert_eq(lens[k], 2 * 3000 * sizeof(double), "%s", names[k]);
+    }
+    cr_assert_eq(memcmp(bits[0], bits[1], lens[0]), 0);
+    free(bits[0]);
+    free(bits[1]);
+}

@@ -575,3 +575,32 @@ Test(cli, stream_refused_rows_leave_the_state_and_the_later_bits, .timeout = 120
                 "date,ticker,close,volume\n2024-02-01T00:00,A,101,500\n2024-02-01T00:00,B,99,-1\n",
                 "a negative volume");
 }
+
+/* --kernel in any case (docs/cli.md): a stream started as ATR goes on as atr and as Atr,
+ * every piece with the bits of the batch. */
+Test(cli, stream_takes_the_kernel_name_in_any_case, .timeout = 120) {
+    make_work_dir();
+    make_bars();
+    double *batch = batch_atr();
+    static const int cut[3] = {0, 120, BARS};
+    static const char *const names[2] = {"ATR", "Atr"};
+    char state[128];
+    snprintf(state, sizeof state, "%s/atr_case.state", work);
+    static int seen[TICKERS][BARS];
+    for (int p = 0; p < 2; p++) {
+        char in[128], out[128];
+        snprintf(in, sizeof in, "%s/case_piece%d.csv", work, p);
+        snprintf(out, sizeof out, "%s/case_out%d.csv", work, p);
+        write_rows(in, (const int[]){cut[p], cut[p]}, (const int[]){cut[p + 1], cut[p + 1]});
+        cli_result r = run_cli(ARGS("stream", "--state", state, "--kernel", names[p], "--param",
+                                    "timeperiod=5", "--input", in, "--group-by", "ticker",
+                                    "--missing-as-nan", "--output", out, "--devices=cpu"));
+        cr_assert_eq(r.status, 0, "piece %d: %s", p, r.err);
+        free_result(&r);
+        check_output(out, batch, seen);
+    }
+    for (int t = 0; t < TICKERS; t++)
+        for (int i = 0; i < BARS; i++)
+            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d", ticker[t], i);
+    free(batch);
+}
