@@ -75,6 +75,14 @@
     "re-runs"
 #define APO_CAT_INDEX_RULE                                                                         \
     "the whole row: a running product from the first bar, which every tile re-runs"
+/* apo's and ppo's parameters (TA-Lib's), lookback (the MA's at the longer period: TA-Lib swaps
+ * the periods where slowperiod < fastperiod) and halo in words. */
+#define APO_CAT_PO_PARAMS                                                                          \
+    (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                              \
+     {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"matype", 0, 0, 8, 1})
+#define APO_CAT_PO_LOOKBACK                                                                        \
+    apo__ma_lookback((int)APO_CAT_P(2), APO_CAT_P(0) > APO_CAT_P(1) ? APO_CAT_P(0) : APO_CAT_P(1))
+#define APO_CAT_PO_RULE "the halo of the matype's kernel (sma, ema, ...) at the longer period"
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -518,6 +526,10 @@
     X(PVI, pvi, volume, (2, "close", "volume"), (1, "pvi"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)                                    \
     X(LINEARREG_ANGLE, linearreg_angle, statistics, APO_CAT_CLOSE, (1, "linearreg_angle"),         \
-      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")              \
+    X(APO, apo, oscillators, APO_CAT_CLOSE, (1, "apo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
+      PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
+    X(PPO, ppo, oscillators, APO_CAT_CLOSE, (1, "ppo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
+      PO, NONE, 0, APO_CAT_PO_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -6,6 +6,7 @@
 #ifndef APO_KERNELS_OSCILLATORS_TILES_H
 #define APO_KERNELS_OSCILLATORS_TILES_H
 
+#include "apo_tile.h"
 #include "bop_tile.h"
 #include "catalog.h"
 #include "cci_tile.h"

@@ -198,6 +198,10 @@ static const cat_params table[] = {
     {APO_CAT_NVI, 0, {0}, {0}, {0}},
     {APO_CAT_PVI, 0, {0}, {0}, {0}},
     {APO_CAT_LINEARREG_ANGLE, 1, {14}, {30}, {2100}},
+    /* apo and ppo: the defaults (SMA), EMA with swapped periods, KAMA and T3 (streamed kinds
+     * taken in pieces, ma_pieces.h) and TRIMA (windows). */
+    {APO_CAT_APO, 3, {12, 26, 0}, {26, 12, 1}, {5, 10, 6}},
+    {APO_CAT_PPO, 3, {12, 26, 0}, {4, 9, 8}, {6, 9, 5}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

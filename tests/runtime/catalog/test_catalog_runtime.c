@@ -199,6 +199,8 @@ static const cat_case cases[] = {
     {"nvi", 0, WHOLE_ROW_COLS, CV},
     {"pvi", 0, WHOLE_ROW_COLS, CV},
     {"linearreg_angle", 200, 25000, CLOSE_ONLY},
+    {"apo", 0, 25000, CLOSE_ONLY},
+    {"ppo", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

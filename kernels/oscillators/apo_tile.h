@@ -1,0 +1,68 @@
+/*
+ * apo_tile.h: APO(fastperiod, slowperiod, matype) and PPO(fastperiod, slowperiod, matype),
+ * TA-Lib's absolute and percentage price oscillators: the fast and slow MA(matype) of the
+ * close (ma_type.h), apo = fast - slow, ppo = ((fast - slow) / slow) * 100 (TA-Lib's order),
+ * 0 where the slow MA is exactly 0 (TA-Lib: below 1e-8 in magnitude, docs/kernels.md "Where
+ * TA-Lib differs"). As in TA-Lib, the periods are swapped where slowperiod < fastperiod, and
+ * each MA is seeded at its own lookback from the series' first bar; the lookback is the slow
+ * MA's.
+ *
+ * Tile: the two averages run side by side in pieces of APO_PO_PIECE bars (ma_pieces.h): the
+ * slow MA's piece is written to the output row and kept, then the fast MA's piece overwrites
+ * it and the two are combined. Each average has the bits of its matype's kernel at this tile
+ * (whatever the pieces), so the outputs are a pure function of the tile grid. Halo: the slow
+ * MA's lookback and warm-up (the table's PO halo, catalog_dispatch.c), which covers the fast
+ * MA's. Gaps: each MA's own rule (ma_type.h); an output is NaN where either MA is. Stream:
+ * NONE (two runs do not fit apo__cat_run).
+ */
+#ifndef APO_KERNELS_APO_TILE_H
+#define APO_KERNELS_APO_TILE_H
+
+#include "catalog.h"
+#include "ma_pieces.h"
+
+/* The bars of a piece: the slow MA's values held while the fast MA's overwrite them. */
+#define APO_PO_PIECE 256
+
+/* TA-Lib's PPO of a fast and a slow average. */
+static inline APO_HD double apo__ppo_of(double fast, double slow) {
+    return slow != 0.0 ? ((fast - slow) / slow) * 100.0 : 0.0;
+}
+
+static inline APO_HD void apo__price_osc_tile(const apo__cat_io *io, size_t begin, size_t end,
+                                              int percent) {
+    size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
+    if (slow < fast) {
+        const size_t swap = slow;
+        slow = fast;
+        fast = swap;
+    }
+    const int matype = (int)io->p[2];
+    double *out = io->out[0];
+    apo__ma_pieces slow_ma, fast_ma;
+    apo__ma_pieces_start(&slow_ma, matype, io->in[0], out, slow, io->h, begin);
+    apo__ma_pieces_start(&fast_ma, matype, io->in[0], out, fast, io->h, begin);
+    double slow_v[APO_PO_PIECE];
+    for (size_t t0 = begin; t0 < end; t0 += APO_PO_PIECE) {
+        const size_t t1 = end - t0 > APO_PO_PIECE ? t0 + APO_PO_PIECE : end;
+        apo__ma_pieces_run(&slow_ma, t1);
+        for (size_t t = t0; t < t1; t++)
+            slow_v[t - t0] = out[t];
+        apo__ma_pieces_run(&fast_ma, t1);
+        for (size_t t = t0; t < t1; t++) {
+            const double s = slow_v[t - t0];
+            const double v = percent ? apo__ppo_of(out[t], s) : out[t] - s;
+            out[t] = apo__canonical_nan(v);
+        }
+    }
+}
+
+static inline APO_HD void apo__apo_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__price_osc_tile(io, begin, end, 0);
+}
+
+static inline APO_HD void apo__ppo_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__price_osc_tile(io, begin, end, 1);
+}
+
+#endif /* APO_KERNELS_APO_TILE_H */

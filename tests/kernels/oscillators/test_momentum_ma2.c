@@ -1,0 +1,210 @@
+/*
+ * test_momentum_ma2.c: the catalog's oscillators of TA-Lib's matype averages (apo, ppo;
+ * kernels/oscillators/apo_tile.h, averages/ma_pieces.h) against independent long-double
+ * references (catalog_reference_momentum_ma2.c), one table of kernels and parameter sets over
+ * every matype the catalog computes: every output on seeded walks with and without gaps over
+ * the kernel's tile grid run backwards and over short tiles; the grid alone sets the bits; an
+ * average taken in pieces has the bits of the average taken whole, and apo the bits of the
+ * difference of the two ma kernels over its grid.
+ *
+ * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_dispatch.h"
+#include "catalog_more_fixtures.h"
+#include "catalog_reference_momentum_ma2.h"
+#include "ma_pieces.h"
+
+typedef struct osc_case {
+    apo__cat_id id;
+    const char *name;
+    size_t n_out;
+    apo__cat_ref_more_fn ref;
+    double p[3];
+} osc_case;
+
+/* The defaults, swapped periods, and each matype but MAMA (7). */
+static const osc_case cases[] = {
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {12, 26, 0}},
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {26, 12, 1}},
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {5, 9, 2}},
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {3, 8, 3}},
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {3, 5, 4}},
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {4, 9, 5}},
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {5, 10, 6}},
+    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {2, 4, 8}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {12, 26, 0}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {12, 26, 1}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {7, 3, 2}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {4, 10, 3}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {2, 6, 4}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {6, 9, 5}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {5, 10, 6}},
+    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {3, 7, 8}},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+static void io_of(apo__cat_io *io, const osc_case *c, const series *s, double *const *out) {
+    memset(io, 0, sizeof *io);
+    for (size_t i = 0; i < s->n_in; i++)
+        io->in[i] = s->in[i];
+    for (size_t o = 0; o < c->n_out; o++)
+        io->out[o] = out[o];
+    for (size_t i = 0; i < 3; i++)
+        io->p[i] = c->p[i];
+    io->h = apo__catalog_halo(c->id, io->p);
+    io->tile = apo__catalog_tile_len(c->id, io->p);
+}
+
+/* The kernel over tiles of len bars, backwards (forwards when forwards is set). */
+static void run_tiles(const osc_case *c, const series *s, double *const *out, size_t len,
+                      int forwards) {
+    apo__cat_io io;
+    io_of(&io, c, s, out);
+    const size_t tiles = (s->n + len - 1) / len;
+    for (size_t k = 0; k < tiles; k++) {
+        const size_t j = forwards ? k : tiles - 1 - k;
+        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
+        apo__cpu_catalog_tile(c->id, &io, b, e);
+    }
+}
+
+Test(momentum_ma2, every_kernel_against_its_long_double_reference, .timeout = 300) {
+    const size_t lengths[] = {1, 3, 31, 500, 3001};
+    double worst[N_CASES] = {0};
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        const osc_case *c = &cases[ci];
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            for (int gaps = 0; gaps < 2; gaps++) {
+                series s;
+                series_make(&s, 100 * ci + 10 * li + gaps, lengths[li], CLOSE, 100.0, 0.5, gaps);
+                double *got[3], *want[3], *scale[3];
+                for (size_t o = 0; o < 3; o++) {
+                    got[o] = alloc_doubles(s.n);
+                    want[o] = alloc_doubles(s.n);
+                    scale[o] = alloc_doubles(s.n);
+                    for (size_t t = 0; t < s.n; t++)
+                        got[o][t] = -12345.678;
+                }
+                if (s.n > apo__catalog_lookback(c->id, c->p)) {
+                    /* Short tiles (a multiple of 16, as kama's segments need): several of them. */
+                    const size_t len = s.n > 1000 ? apo__catalog_tile_len(c->id, c->p) : 96;
+                    run_tiles(c, &s, got, len, 0);
+                    c->ref(s.in, s.n, c->p, want, scale);
+                    for (size_t o = 0; o < c->n_out; o++) {
+                        char what[128];
+                        snprintf(what, sizeof what, "case %zu n %zu gaps %d output %zu", ci, s.n,
+                                 gaps, o);
+                        const double w = compare_with_reference(c->name, what, got[o], want[o],
+                                                                scale[o], s.n, 1e-12, 1);
+                        worst[ci] = w > worst[ci] ? w : worst[ci];
+                    }
+                }
+                for (size_t o = 0; o < 3; o++) {
+                    free(got[o]);
+                    free(want[o]);
+                    free(scale[o]);
+                }
+                series_free(&s);
+            }
+        }
+        fprintf(stderr, "momentum_ma2 %s (%g, %g, %g): worst error %.2g of the scale\n", c->name,
+                c->p[0], c->p[1], c->p[2], worst[ci]);
+    }
+}
+
+/* The grid alone sets the bits: tiles run forwards give the bits of tiles run backwards. */
+Test(momentum_ma2, tiles_depend_on_the_grid_only, .timeout = 120) {
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        const osc_case *c = &cases[ci];
+        const size_t len = apo__catalog_tile_len(c->id, c->p);
+        series s;
+        series_make(&s, 31 + ci, 2 * len + 333, CLOSE, 100.0, 0.5, 1);
+        double *a[3], *b[3];
+        for (size_t o = 0; o < 3; o++) {
+            a[o] = alloc_doubles(s.n);
+            b[o] = alloc_doubles(s.n);
+        }
+        run_tiles(c, &s, a, len, 0);
+        run_tiles(c, &s, b, len, 1);
+        for (size_t o = 0; o < c->n_out; o++)
+            cr_assert(memcmp(a[o], b[o], s.n * sizeof(double)) == 0, "%s case %zu output %zu",
+                      c->name, ci, o);
+        for (size_t o = 0; o < 3; o++) {
+            free(a[o]);
+            free(b[o]);
+        }
+        series_free(&s);
+    }
+}
+
+/* Every matype's average taken in pieces of 1 to 300 bars (cycling) has the bits of the same
+ * average over the whole span (apo__ma_span), from a tile start past the warm-up. */
+Test(momentum_ma2, an_average_in_pieces_has_the_bits_of_the_whole) {
+    const size_t n = 2500, begin = 700;
+    series s;
+    series_make(&s, 77, n, CLOSE, 100.0, 0.5, 1);
+    double *whole = alloc_doubles(n), *pieces = alloc_doubles(n);
+    for (int matype = 0; matype < APO_MA_TYPES; matype++) {
+        if (matype == APO_MA_MAMA)
+            continue;
+        const size_t periods[] = {1, 2, 9};
+        for (size_t pi = 0; pi < 3; pi++) {
+            const size_t p = periods[pi];
+            const double params[2] = {(double)p, (double)matype};
+            const size_t h = apo__catalog_halo(APO_CAT_MA, params);
+            memset(whole, 0, n * sizeof(double));
+            memset(pieces, 0, n * sizeof(double));
+            apo__ma_span(matype, s.in[0], whole, p, h, begin, n);
+            apo__ma_pieces m;
+            apo__ma_pieces_start(&m, matype, s.in[0], pieces, p, h, begin);
+            size_t len = 1;
+            for (size_t t = begin; t < n; t += len, len = len % 300 + 7)
+                apo__ma_pieces_run(&m, t + len < n ? t + len : n);
+            cr_assert(memcmp(whole, pieces, n * sizeof(double)) == 0, "matype %d period %zu",
+                      matype, p);
+        }
+    }
+    free(whole);
+    free(pieces);
+    series_free(&s);
+}
+
+/* apo over its grid is, bit for bit, the ma kernel at the fast period less the ma kernel at the
+ * slow one, each over apo's grid with apo's halo. */
+Test(momentum_ma2, apo_is_the_difference_of_the_two_ma_kernels) {
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        const osc_case *c = &cases[ci];
+        if (c->id != APO_CAT_APO)
+            continue;
+        const size_t len = apo__catalog_tile_len(c->id, c->p);
+        series s;
+        series_make(&s, 5 + ci, 2 * len + 100, CLOSE, 100.0, 0.5, 1);
+        double *got = alloc_doubles(s.n), *fast = alloc_doubles(s.n), *slow = alloc_doubles(s.n);
+        double *out[1] = {got};
+        run_tiles(c, &s, out, len, 0);
+        const double fp = c->p[0] < c->p[1] ? c->p[0] : c->p[1];
+        const double sp = c->p[0] < c->p[1] ? c->p[1] : c->p[0];
+        const size_t h = apo__catalog_halo(c->id, c->p);
+        for (size_t b = 0; b < s.n; b += len) {
+            const size_t e = b + len < s.n ? b + len : s.n;
+            apo__ma_span((int)c->p[2], s.in[0], fast, (size_t)fp, h, b, e);
+            apo__ma_span((int)c->p[2], s.in[0], slow, (size_t)sp, h, b, e);
+        }
+        for (size_t t = 0; t < s.n; t++) {
+            const double want = isnan(fast[t] - slow[t]) ? (double)NAN : fast[t] - slow[t];
+            cr_assert(memcmp(&got[t], &want, sizeof want) == 0, "case %zu t %zu: %a, %a", ci, t,
+                      got[t], want);
+        }
+        free(got);
+        free(fast);
+        free(slow);
+        series_free(&s);
+    }
+}
