@@ -8,7 +8,7 @@
  *
  * A call is prepared once (talib_call_open: the function, its parameters set by apportion's
  * names) and then run on any series; the interface's own cost per run is a check of the
- * holder and one indirect call (docs/perf-log/2026-11-27-talib-coverage.md measures it
+ * holder and one indirect call (docs/perf-log/2026-11-26-talib-coverage.md measures it
  * against a direct call). Everything is plain data: TA-Lib's structures are declared here
  * as its header lays them out, the only part of its ABI this file relies on.
  */
