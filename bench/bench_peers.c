@@ -85,14 +85,15 @@ static void usage(FILE *f) {
                "  --help\n");
 }
 
-/* Every name of --kernels must be one the bench runs: a typo would otherwise time nothing. */
-static int check_kernels(const char *list) {
+/* Every name of --kernels must be one the bench runs: a typo would otherwise time nothing.
+ * Checked once the runtime is up, since the catalog's rows come from its list of kernels. */
+static int check_kernels(apo_runtime *rt, const char *list) {
     char name[64];
     for (const char *p = list; *p != '\0';) {
         size_t n = strcspn(p, ",");
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
         if (strcmp(name, "bollinger") != 0 && strcmp(name, "macd") != 0 &&
-            strcmp(name, "catalog") != 0 && !peers_catalog_has(name)) {
+            strcmp(name, "catalog") != 0 && !peers_catalog_has(rt, name)) {
             fprintf(stderr, "apo-bench-peers: --kernels: no kernel %s here\n", name);
             return -1;
         }
@@ -136,8 +137,6 @@ static int parse_options(int argc, char **argv, options *o) {
             o->cache = argv[++i];
         } else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) {
             o->kernels = argv[++i];
-            if (check_kernels(o->kernels) != 0)
-                return -1;
         } else if (strcmp(argv[i], "--learn") == 0) {
             o->learn = 1;
         } else if (strcmp(argv[i], "--rebuild") == 0) {
@@ -583,6 +582,8 @@ int main(int argc, char **argv) {
     context c = {&peers, {runtime_on("cpu:threads=1", o.learn), runtime_on("cpu", o.learn)}};
     if (c.rt[0] == NULL || c.rt[1] == NULL)
         return 1;
+    if (o.kernels != NULL && check_kernels(c.rt[0], o.kernels) != 0)
+        return 2;
     char l1[APO_LABEL_MAX], ln[APO_LABEL_MAX];
     cpu_label(c.rt[0], l1, sizeof l1);
     cpu_label(c.rt[1], ln, sizeof ln);

@@ -13,14 +13,24 @@
 
 #include "apportion.h"
 #include "peers.h"
+#include "talib_abstract.h"
 
-/* The bar series a kernel reads (peers_catalog.c makes them): OHLCV, and a second close
- * series for the pair kernels' y. */
-enum { PEER_HIGH, PEER_LOW, PEER_CLOSE, PEER_VOLUME, PEER_OTHER, PEER_SERIES };
+/* The bar series a kernel reads (peers_catalog.c makes them): OHLCV, a second close
+ * series for the pair kernels' y, and mavp's periods. */
+enum {
+    PEER_HIGH,
+    PEER_LOW,
+    PEER_CLOSE,
+    PEER_VOLUME,
+    PEER_OTHER,
+    PEER_OPEN,
+    PEER_PERIODS,
+    PEER_SERIES
+};
 
 #define PEER_MAX_IN 4
-#define PEER_MAX_OUT 2
-#define PEER_MAX_PARAMS 5
+#define PEER_MAX_OUT 3
+#define PEER_MAX_PARAMS 8
 #define PEER_MAX_TI_OPTIONS 3
 
 /* The shapes of TA-Lib's C signatures that the catalog needs: after (startIdx, endIdx), the
@@ -39,6 +49,9 @@ typedef enum peer_ta_shape {
     PEER_TA_4IN_1OUT,       /* AD: (high, low, close, volume) */
     PEER_TA_4IN_I_1OUT,     /* MFI: (..., period) */
     PEER_TA_4IN_II_1OUT,    /* ADOSC: (..., fast, slow) */
+    /* Any function, through TA-Lib's abstract interface (talib_abstract.h): the rows made
+     * from the catalog's own list (peer_generate), for a kernel without a row here. */
+    PEER_TA_ABSTRACT,
 } peer_ta_shape;
 
 typedef struct peer_kernel {
@@ -62,23 +75,37 @@ typedef struct peer_kernel {
     int running_sums;
 } peer_kernel;
 
-/* The rows: every catalog kernel that TA-Lib has (zscore and vwap are beyond it). */
+/* The rows written here, each TA-Lib's function called directly: the catalog's first
+ * kernels. */
 extern const peer_kernel peer_kernels[];
 extern const size_t peer_kernel_count;
+
+/* Rows made from the runtime's list of kernels: one for every catalog kernel of TA-Lib's name
+ * (upper case) that has no row in peer_kernels[], its inputs by their names, its parameters
+ * its defaults (the catalog's are TA-Lib's: tests/runtime/catalog/test_talib_coverage.c),
+ * TA-Lib through its abstract interface, and Tulip's indicator where peer_kernels.c's table
+ * of twins names one. `names` holds the rows' TA-Lib names (peer_kernel.ta_name points into
+ * it). Returns the rows written, at most `max`. */
+typedef char peer_ta_name[48];
+size_t peer_generate(apo_runtime *rt, const talib_abstract *ta, peer_kernel *rows,
+                     peer_ta_name *names, size_t max);
 
 /* The peers' functions of one row, resolved in the loaded libraries. */
 typedef void (*peer_any_fn)(void);
 typedef struct peer_fns {
     peer_any_fn ta;                     /* TA-Lib's function, called by its shape */
+    talib_call call;                    /* a PEER_TA_ABSTRACT row's, its parameters set */
     peer_any_fn ta06;                   /* TA-Lib 0.6's, where it is at hand; else NULL */
     bench_ti_fn ti;                     /* NULL: Tulip has none */
     int (*ti_start)(const double *opt); /* Tulip's first valid index for its options */
 } peer_fns;
 
-/* Resolves row k's functions; returns 0, or -1 with why when TA-Lib lacks one (a Tulip
- * function that is missing only leaves fns->ti NULL). */
-int peer_resolve(const bench_peers *p, const peer_kernel *k, peer_fns *fns, char *why,
-                 size_t why_size);
+/* Resolves row k's functions (a PEER_TA_ABSTRACT row's through `ta`, which may be NULL for
+ * the others); returns 0, or -1 with why when TA-Lib lacks one (a Tulip function that is
+ * missing only leaves fns->ti NULL). peer_release frees what it holds. */
+int peer_resolve(const bench_peers *p, const talib_abstract *ta, const peer_kernel *k,
+                 peer_fns *fns, char *why, size_t why_size);
+void peer_release(peer_fns *fns);
 
 /* Calls TA-Lib's function `ta` (fns->ta or fns->ta06) of row k on in[0 .. n_inputs) of n samples,
  * the whole series (startIdx 0, endIdx n-1), writing its first value at out[k][0]; *begin is
@@ -86,5 +113,11 @@ int peer_resolve(const bench_peers *p, const peer_kernel *k, peer_fns *fns, char
  * - *begin. */
 int peer_call_talib(const peer_kernel *k, peer_any_fn ta, int n, const double *const *in,
                     double *const *out, int *begin);
+
+/* The same for a PEER_TA_ABSTRACT row, through fns->call: an integer output of TA-Lib's is
+ * written to ints[k] and, with `convert`, copied into out[k] as doubles (the comparison
+ * needs them; a timed call leaves the ints, which are TA-Lib's result as it gives it). */
+int peer_call_talib_abstract(const peer_fns *fns, int n, const double *const *in,
+                             double *const *out, int *const *ints, int convert, int *begin);
 
 #endif

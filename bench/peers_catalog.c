@@ -59,9 +59,9 @@ static double tolerance(const peer_kernel *k) {
 
 /* ---- the bars ------------------------------------------------------------------------- */
 
-/* Bars of rows x cols: the close is bench_fill_walk's price, the others bench_fill_bars'
- * (no open: no kernel here reads one); PEER_OTHER is a second, independent close for the
- * pair kernels. */
+/* Bars of rows x cols: the close is bench_fill_walk's price, the others bench_fill_bars';
+ * PEER_OTHER is a second, independent close for the pair kernels, PEER_PERIODS mavp's
+ * periods (whole numbers in its default range 2 .. 30). */
 static int make_bars(double *s[PEER_SERIES], size_t rows, size_t cols) {
     const size_t n = rows * cols;
     for (int i = 0; i < PEER_SERIES; i++) {
@@ -71,7 +71,10 @@ static int make_bars(double *s[PEER_SERIES], size_t rows, size_t cols) {
     }
     bench_fill_walk(s[PEER_CLOSE], rows, cols, 7);
     bench_fill_walk(s[PEER_OTHER], rows, cols, 8);
-    bench_fill_bars(s[PEER_CLOSE], rows, cols, NULL, s[PEER_HIGH], s[PEER_LOW], s[PEER_VOLUME]);
+    bench_fill_bars(s[PEER_CLOSE], rows, cols, s[PEER_OPEN], s[PEER_HIGH], s[PEER_LOW],
+                    s[PEER_VOLUME]);
+    for (size_t i = 0; i < n; i++)
+        s[PEER_PERIODS][i] = (double)(2 + (i * 7) % 29);
     return 0;
 }
 
@@ -85,6 +88,8 @@ typedef struct job {
     const double *in[PEER_MAX_IN];         /* rows x cols each, the kernel's inputs */
     double *out[CONTENDERS][PEER_MAX_OUT]; /* rows x cols each, NaN where nothing is written */
     double *ti_spare;                      /* a Tulip output apportion has no use for */
+    int *ints[PEER_MAX_OUT];               /* TA-Lib's integer outputs (PEER_TA_ABSTRACT) */
+    int convert;                           /* copy them into out[TALIB]: the compared calls */
     int ta_begin;                          /* TA-Lib's outBegIdx */
     int ti_start;                          /* Tulip's first output index; -1: Tulip left out */
     int n_contenders;                      /* TA06 + 1 where TA-Lib 0.6 runs, else TA06 */
@@ -122,9 +127,12 @@ static int run(const job *j, int who) {
             for (int o = 0; o < k->n_outputs; o++)
                 out[o] = j->out[who][o] + r * j->cols + j->ta_begin;
             int begin = -1;
-            if (peer_call_talib(k, who == TALIB ? j->fns->ta : j->fns->ta06, (int)j->cols, in, out,
-                                &begin) != 0 ||
-                begin != j->ta_begin) {
+            const int rc = k->ta_shape == PEER_TA_ABSTRACT
+                               ? peer_call_talib_abstract(j->fns, (int)j->cols, in, out, j->ints,
+                                                          j->convert, &begin)
+                               : peer_call_talib(k, who == TALIB ? j->fns->ta : j->fns->ta06,
+                                                 (int)j->cols, in, out, &begin);
+            if (rc != 0 || begin != j->ta_begin) {
                 fprintf(stderr, "apo-bench-peers: %s failed\n", k->ta_name);
                 return -1;
             }
@@ -221,6 +229,8 @@ static int probe_talib(job *j) {
     const double *in[PEER_MAX_IN];
     for (int i = 0; i < j->k->n_inputs; i++)
         in[i] = j->in[i];
+    if (j->k->ta_shape == PEER_TA_ABSTRACT)
+        return peer_call_talib_abstract(j->fns, (int)j->cols, in, out, j->ints, 1, &j->ta_begin);
     return peer_call_talib(j->k, j->fns->ta, (int)j->cols, in, out, &j->ta_begin);
 }
 
@@ -245,6 +255,9 @@ static int measure(job *j, const peers_catalog_options *o, row *res) {
             if ((j->out[w][k] = malloc(n * sizeof(double))) == NULL)
                 rc = -1;
     j->ti_spare = malloc(j->cols * sizeof(double));
+    for (int k = 0; k < j->k->n_outputs && rc == 0; k++)
+        if ((j->ints[k] = malloc(j->cols * sizeof(int))) == NULL)
+            rc = -1;
     const int reps = bench_peers_reps(o->reps, n);
     double *times = malloc((size_t)reps * CONTENDERS * 2 * sizeof *times);
     double *cpu = times + (size_t)reps * CONTENDERS;
@@ -267,13 +280,16 @@ static int measure(job *j, const peers_catalog_options *o, row *res) {
             for (size_t i = 0; i < n; i++)
                 j->out[w][k][i] = NAN;
     /* Untimed first calls: their outputs are the ones compared. */
+    j->convert = 1;
     for (int w = 0; w < j->n_contenders && rc == 0; w++)
         rc = run(j, w);
     if (rc != 0)
         goto done;
     compare(j, &res->agree);
-    /* Timed calls all write the same output arrays (bench_peers.c says why). */
+    /* Timed calls all write the same output arrays (bench_peers.c says why); TA-Lib's integer
+     * outputs stay ints, as TA-Lib gives them. */
     job shared = *j;
+    shared.convert = 0;
     for (int w = 1; w < j->n_contenders; w++)
         for (int k = 0; k < j->k->n_outputs; k++)
             shared.out[w][k] = j->out[0][k];
@@ -303,6 +319,10 @@ static int measure(job *j, const peers_catalog_options *o, row *res) {
 done:
     free(times);
     free(j->ti_spare);
+    for (int k = 0; k < PEER_MAX_OUT; k++) {
+        free(j->ints[k]);
+        j->ints[k] = NULL;
+    }
     for (int w = 0; w < CONTENDERS; w++)
         for (int k = 0; k < PEER_MAX_OUT; k++) {
             free(j->out[w][k]);
@@ -394,11 +414,31 @@ static void print_row(const peer_kernel *k, const row *r) {
     fflush(stdout);
 }
 
-int peers_catalog_has(const char *name) {
+/* The rows made from the runtime's list (peer_generate), for the run. */
+#define MAX_MADE 512
+static peer_kernel made[MAX_MADE];
+static peer_ta_name made_names[MAX_MADE];
+static size_t n_made;
+
+/* Row i of the section: the written rows, then the made ones. */
+static const peer_kernel *row_at(size_t i) {
+    return i < peer_kernel_count ? &peer_kernels[i] : &made[i - peer_kernel_count];
+}
+
+int peers_catalog_has(apo_runtime *rt, const char *name) {
     for (size_t i = 0; i < peer_kernel_count; i++)
         if (strcmp(peer_kernels[i].name, name) == 0)
             return 1;
-    return 0;
+    /* bollinger and macd have tables of their own (bench_peers.c). */
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    return apo_kernel_get(rt, name, &info) == APO_OK && strcmp(name, "bollinger") != 0 &&
+           strcmp(name, "macd") != 0;
+}
+
+/* TA-Lib's abstract interface in the loaded TA-Lib 0.8. */
+static void *find_talib(void *ctx, const char *name) {
+    void *fn = NULL;
+    return bench_peers_find(ctx, BENCH_PEER_LIB_TALIB, name, &fn) == 0 ? fn : NULL;
 }
 
 /* How many distinct series --fresh-series gives a single series of `cols` bars: as many as
@@ -435,8 +475,8 @@ static int at_period(const peer_kernel *k, double period, peer_kernel *at) {
 
 /* Every kernel of the size: returns 0, -1 on a failure, 1 when apportion's outputs are not
  * TA-Lib's computation or differ between thread counts (the table says which). */
-static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_catalog_options *o,
-                    size_t rows, size_t cols) {
+static int run_size(const bench_peers *p, const talib_abstract *ta, apo_runtime *const rt[2],
+                    const peers_catalog_options *o, size_t rows, size_t cols) {
     double *bars[PEER_SERIES] = {NULL};
     const size_t pool = pool_size(o, rows, cols);
     /* The pool is `pool` rows of the same walks: its first is the replayed series. */
@@ -448,8 +488,8 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
     }
     print_header(rows, cols, pool, o->period, p->talib06_lib != NULL);
     int rc = 0;
-    for (size_t i = 0; i < peer_kernel_count && rc >= 0; i++) {
-        const peer_kernel *k = &peer_kernels[i];
+    for (size_t i = 0; i < peer_kernel_count + n_made && rc >= 0; i++) {
+        const peer_kernel *k = row_at(i);
         if (!bench_selected(o->kernels, k->name) && !bench_selected(o->kernels, "catalog"))
             continue;
         peer_kernel at;
@@ -460,7 +500,7 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
         }
         peer_fns fns;
         char why[160];
-        if (peer_resolve(p, k, &fns, why, sizeof why) != 0) {
+        if (peer_resolve(p, ta, k, &fns, why, sizeof why) != 0) {
             printf("%-17s skipped: %s\n", k->name, why);
             continue;
         }
@@ -474,7 +514,9 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
         for (int in = 0; in < k->n_inputs; in++)
             j.in[in] = bars[k->inputs[in]];
         row res = {0};
-        if (measure(&j, o, &res) != 0) {
+        const int measured = measure(&j, o, &res);
+        peer_release(&fns);
+        if (measured != 0) {
             rc = -1;
             break;
         }
@@ -487,6 +529,13 @@ static int run_size(const bench_peers *p, apo_runtime *const rt[2], const peers_
     return rc;
 }
 
+static int has_row(const char *name) {
+    for (size_t i = 0; i < peer_kernel_count + n_made; i++)
+        if (strcmp(row_at(i)->name, name) == 0)
+            return 1;
+    return 0;
+}
+
 /* The kernels of this build that no table of the bench compares, so that a kernel added to
  * the catalog without a row here shows. */
 static void print_uncompared(apo_runtime *rt) {
@@ -495,7 +544,7 @@ static void print_uncompared(apo_runtime *rt) {
     printf("# kernels without a peer here (not in TA-Lib, or not indicators):");
     if (apo_kernel_count(rt, &count) == APO_OK)
         for (size_t i = 0; i < count; i++)
-            if (apo_kernel_name(rt, i, &name) == APO_OK && !peers_catalog_has(name) &&
+            if (apo_kernel_name(rt, i, &name) == APO_OK && !has_row(name) &&
                 strcmp(name, "bollinger") != 0 && strcmp(name, "macd") != 0)
                 printf(" %s", name);
     printf("\n");
@@ -521,6 +570,16 @@ int peers_catalog_run(const bench_peers *p, apo_runtime *const rt[2],
         "# after '|': medians of the calling thread's CPU time (ms) of the same calls, and "
         "their ratios: on a loaded machine the wall clock penalises the longer call\n",
         SAME_DEFINITION, SAME_DEFINITION_DRIFT, drifting);
+    /* The rows past peer_kernels.c's: every other catalog kernel that TA-Lib 0.8 has. */
+    talib_abstract ta;
+    char why[160];
+    const int have_ta = talib_abstract_load(&ta, find_talib, (void *)p, why, sizeof why) == 0;
+    if (!have_ta)
+        printf("# only the rows of peer_kernels.c: %s\n", why);
+    n_made = peer_generate(rt[0], have_ta ? &ta : NULL, made, made_names, MAX_MADE);
+    printf("# %zu kernels: %zu with a row of their own (TA-Lib called directly), %zu made from "
+           "the catalog's list (TA-Lib through its abstract interface, TA_CallFunc)\n",
+           peer_kernel_count + n_made, peer_kernel_count, n_made);
     print_uncompared(rt[0]);
     int worst_rc = 0;
     const size_t sizes[] = {10000, 1000000};
@@ -535,7 +594,7 @@ int peers_catalog_run(const bench_peers *p, apo_runtime *const rt[2],
                    sizes[s], o->period);
             continue;
         }
-        const int rc = run_size(p, rt, o, 1, sizes[s]);
+        const int rc = run_size(p, have_ta ? &ta : NULL, rt, o, 1, sizes[s]);
         worst_rc = rc < 0 ? rc : rc > worst_rc ? rc : worst_rc;
     }
     if (o->batch && worst_rc >= 0 && o->period >= (double)BATCH_COLS)
@@ -543,7 +602,7 @@ int peers_catalog_run(const bench_peers *p, apo_runtime *const rt[2],
                "series\n",
                (int)BATCH_ROWS, (int)BATCH_COLS, o->period);
     else if (o->batch && worst_rc >= 0) {
-        const int rc = run_size(p, rt, o, BATCH_ROWS, BATCH_COLS);
+        const int rc = run_size(p, have_ta ? &ta : NULL, rt, o, BATCH_ROWS, BATCH_COLS);
         worst_rc = rc < 0 ? rc : rc > worst_rc ? rc : worst_rc;
     }
     return worst_rc == 0 ? 0 : -1;

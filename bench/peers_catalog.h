@@ -25,7 +25,9 @@ typedef struct peers_catalog_options {
 int peers_catalog_run(const bench_peers *p, apo_runtime *const rt[2],
                       const peers_catalog_options *o);
 
-/* Whether `name` is a kernel of the section (for checking --kernels). */
-int peers_catalog_has(const char *name);
+/* Whether `name` is a kernel of the section (for checking --kernels): a row of
+ * peer_kernels.c, or a catalog kernel of rt, whose row is made from it (peer_generate; one
+ * TA-Lib lacks is then skipped with a line saying so). */
+int peers_catalog_has(apo_runtime *rt, const char *name);
 
 #endif

@@ -368,7 +368,7 @@
       (1, APO_CAT_PERIOD(20, 2)), APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN,              \
       "timeperiod - 1")                                                                            \
     X(BBANDS, bbands, averages, APO_CAT_CLOSE, (3, "upperband", "middleband", "lowerband"),        \
-      (4, APO_CAT_PERIOD(5, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},    \
+      (4, APO_CAT_PERIOD(20, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},   \
        {"matype", 0, 0, 8, 1}),                                                                    \
       apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                           \
       "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
