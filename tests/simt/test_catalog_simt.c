@@ -198,6 +198,15 @@ static const cat_params table[] = {
     {APO_CAT_NVI, 0, {0}, {0}, {0}},
     {APO_CAT_PVI, 0, {0}, {0}, {0}},
     {APO_CAT_LINEARREG_ANGLE, 1, {14}, {30}, {2100}},
+    {APO_CAT_ACOS, 0, {0}, {0}, {0}},
+    {APO_CAT_ASIN, 0, {0}, {0}, {0}},
+    {APO_CAT_ATAN, 0, {0}, {0}, {0}},
+    {APO_CAT_COS, 0, {0}, {0}, {0}},
+    {APO_CAT_SIN, 0, {0}, {0}, {0}},
+    {APO_CAT_TAN, 0, {0}, {0}, {0}},
+    {APO_CAT_MAXINDEX, 1, {30}, {2}, {300}}, /* scans of 300 samples */
+    {APO_CAT_MININDEX, 1, {30}, {3}, {0}},
+    {APO_CAT_MINMAXINDEX, 1, {30}, {5}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

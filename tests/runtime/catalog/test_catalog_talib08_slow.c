@@ -32,7 +32,8 @@
 #define ROWS 2
 #define COLS 30000
 
-enum { HIGH, LOW, CLOSE, VOLUME, Y, N_COLUMNS };
+/* UNIT: 0.99 sin of the close, in asin's and acos's domain. */
+enum { HIGH, LOW, CLOSE, VOLUME, Y, UNIT, N_COLUMNS };
 
 /* The shapes of TA-Lib's C signatures the catalog needs (ta_func.h), as in
  * bench/peer_kernels.h: after (startIdx, endIdx) the inputs, the options (I an int or a
@@ -52,6 +53,9 @@ typedef enum ta_shape {
     RRRR_II_1,   /* ADOSC */
     RR_DD_1,     /* SAR: (high, low, acceleration, maximum) */
     RR_D8_1,     /* SAREXT: (high, low, eight doubles) */
+    R_1,         /* SIN, ACOS, ...: (real) */
+    R_I_N1,      /* MAXINDEX, MININDEX: (real, period), an integer output */
+    R_I_N2,      /* MINMAXINDEX: two integer outputs */
 } ta_shape;
 
 typedef struct ta_case {
@@ -116,6 +120,15 @@ static const ta_case cases[] = {
     {"nvi", "TA_NVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
     {"pvi", "TA_PVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
     {"linearreg_angle", "TA_LINEARREG_ANGLE", R_I_1, C1, P(14)},
+    {"acos", "TA_ACOS", R_1, 1, {UNIT}, 0, {0}, 0},
+    {"asin", "TA_ASIN", R_1, 1, {UNIT}, 0, {0}, 0},
+    {"atan", "TA_ATAN", R_1, C1, 0, {0}, 0},
+    {"cos", "TA_COS", R_1, C1, 0, {0}, 0},
+    {"sin", "TA_SIN", R_1, C1, 0, {0}, 0},
+    {"tan", "TA_TAN", R_1, C1, 0, {0}, 0},
+    {"maxindex", "TA_MAXINDEX", R_I_N1, C1, P(30)},
+    {"minindex", "TA_MININDEX", R_I_N1, C1, P(30)},
+    {"minmaxindex", "TA_MINMAXINDEX", R_I_N2, C1, P(30)},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -146,6 +159,9 @@ typedef int (*f_rr_d8_1)(int, int, const double *, const double *, double, doubl
                          double, double, double, double, int *, int *, double *);
 typedef int (*f_rrrr_ii_1)(int, int, const double *, const double *, const double *, const double *,
                            int, int, int *, int *, double *);
+typedef int (*f_r_1)(int, int, const double *, int *, int *, double *);
+typedef int (*f_r_i_n1)(int, int, const double *, int, int *, int *, int *);
+typedef int (*f_r_i_n2)(int, int, const double *, int, int *, int *, int *, int *);
 
 /* TA-Lib's function of case c on n samples of in[], with options p, writing its first value
  * at out[o][0]. Returns TA-Lib's outBegIdx; fails the test on an error or a short count. */
@@ -160,6 +176,11 @@ static int call_talib(const ta_case *c, const double *p, const double *const *in
         ip[i] = (int)p[i];
     const int e = (int)n - 1;
     int begin = -1, count = 0, rc = -1;
+    /* The index kernels' integer outputs, as doubles afterwards. */
+    int *idx[2] = {NULL, NULL};
+    if (c->shape == R_I_N1 || c->shape == R_I_N2)
+        for (int o = 0; o < 2; o++)
+            cr_assert_not_null(idx[o] = malloc(n * sizeof(int)));
     switch (c->shape) {
     case R_I_1:
         rc = ((f_r_i_1)f)(0, e, in[0], ip[0], &begin, &count, out[0]);
@@ -207,6 +228,20 @@ static int call_talib(const ta_case *c, const double *p, const double *const *in
         rc = ((f_rr_d8_1)f)(0, e, in[0], in[1], p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7],
                             &begin, &count, out[0]);
         break;
+    case R_1:
+        rc = ((f_r_1)f)(0, e, in[0], &begin, &count, out[0]);
+        break;
+    case R_I_N1:
+        rc = ((f_r_i_n1)f)(0, e, in[0], ip[0], &begin, &count, idx[0]);
+        break;
+    case R_I_N2:
+        rc = ((f_r_i_n2)f)(0, e, in[0], ip[0], &begin, &count, idx[0], idx[1]);
+        break;
+    }
+    for (int o = 0; o < 2 && idx[0] != NULL; o++) {
+        for (int t = 0; t < count && (o == 0 || c->shape == R_I_N2); t++)
+            out[o][t] = idx[o][t];
+        free(idx[o]);
     }
     cr_assert_eq(rc, 0, "%s returned %d", c->ta_name, rc);
     cr_assert(begin >= 0 && (size_t)begin + (size_t)count == n, "%s: %d values from %d of %zu",
@@ -227,6 +262,8 @@ static void check_case(apo_runtime *rt, const ta_case *c, double period) {
         apo__ref_ohlcv(21 + r, COLS, 100.0, 0.5, NULL, col[HIGH] + at, col[LOW] + at,
                        col[CLOSE] + at, col[VOLUME] + at);
         apo__ref_ohlcv(921 + r, COLS, 60.0, 0.3, NULL, NULL, NULL, col[Y] + at, NULL);
+        for (size_t t = 0; t < COLS; t++)
+            col[UNIT][at + t] = 0.99 * sin(col[CLOSE][at + t]);
     }
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, c->kernel, &info), APO_OK, "%s", apo_last_error());
