@@ -83,6 +83,13 @@
 #define APO_CAT_PO_LOOKBACK                                                                        \
     apo__ma_lookback((int)APO_CAT_P(2), APO_CAT_P(0) > APO_CAT_P(1) ? APO_CAT_P(0) : APO_CAT_P(1))
 #define APO_CAT_PO_RULE "the halo of the matype's kernel (sma, ema, ...) at the longer period"
+/* maxindex, minindex and minmaxindex (transforms/index_tile.h): TA-Lib's tracking of the
+ * extreme replayed from the row's first window; a stream carries it with the last samples its
+ * scans read, so it takes periods up to this (a longer one is refused at its creation). */
+#define APO_CAT_TRACKER_RULE                                                                       \
+    "the whole row: TA-Lib's tracking of the extreme from the first window, which every tile "     \
+    "re-runs"
+#define APO_INDEX_STREAM_PERIOD_MAX 251
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -530,6 +537,25 @@
     X(APO, apo, oscillators, APO_CAT_CLOSE, (1, "apo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
       PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
     X(PPO, ppo, oscillators, APO_CAT_CLOSE, (1, "ppo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
-      PO, NONE, 0, APO_CAT_PO_RULE)
+      PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
+    X(ACOS, acos, transforms, APO_CAT_CLOSE, (1, "acos"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(ASIN, asin, transforms, APO_CAT_CLOSE, (1, "asin"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(ATAN, atan, transforms, APO_CAT_CLOSE, (1, "atan"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(COS, cos, transforms, APO_CAT_CLOSE, (1, "cos"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,     \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(SIN, sin, transforms, APO_CAT_CLOSE, (1, "sin"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,     \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(TAN, tan, transforms, APO_CAT_CLOSE, (1, "tan"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,     \
+      APO_CAT_T_JOIN, "none")                                                                      \
+    X(MAXINDEX, maxindex, transforms, APO_CAT_CLOSE, (1, "maxindex"), (1, APO_CAT_PERIOD(30, 2)),  \
+      APO_CAT_P(0) - 1, WINDOW, CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_TRACKER_RULE) \
+    X(MININDEX, minindex, transforms, APO_CAT_CLOSE, (1, "minindex"), (1, APO_CAT_PERIOD(30, 2)),  \
+      APO_CAT_P(0) - 1, WINDOW, CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_TRACKER_RULE) \
+    X(MINMAXINDEX, minmaxindex, transforms, APO_CAT_CLOSE, (2, "minidx", "maxidx"),                \
+      (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, WINDOW, CARRY,                                 \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_TRACKER_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

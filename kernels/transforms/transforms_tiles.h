@@ -8,10 +8,12 @@
 
 #include "catalog.h"
 #include "extremes_tile.h"
+#include "index_tile.h"
 #include "math_tile.h"
 #include "operator_tile.h"
 #include "price_tile.h"
 #include "sum_tile.h"
+#include "trig_tile.h"
 
 static inline APO_HD void apo__transforms_tile(int id, const apo__cat_io *io, size_t begin,
                                                size_t end) {

@@ -47,6 +47,24 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
     return APO_OK;
 }
 
+/* maxindex, minindex and minmaxindex replay TA-Lib's tracking from the row's first window, and
+ * a stream carries the tracker with the last samples its scans read (transforms/index_tile.h):
+ * a bounded state, so a bounded period. */
+static apo_status catalog_stream_check(const apo__kernel *k, const double *params, char *err,
+                                       size_t err_size) {
+    const apo__cat_id id = id_of(k);
+    const int tracks =
+        id == APO_CAT_MAXINDEX || id == APO_CAT_MININDEX || id == APO_CAT_MINMAXINDEX;
+    if (tracks && params[0] > APO_INDEX_STREAM_PERIOD_MAX) {
+        snprintf(err, err_size,
+                 "%s: a stream keeps the last %d samples for its scans, so it takes timeperiod up "
+                 "to %d (%g asked); a batch call takes any",
+                 k->name, APO_INDEX_STREAM_PERIOD_MAX - 1, APO_INDEX_STREAM_PERIOD_MAX, params[0]);
+        return APO_ERR_BAD_PARAM;
+    }
+    return APO_OK;
+}
+
 static size_t catalog_axis_len(const apo__kernel *k, const double *params, size_t cols) {
     (void)k, (void)params;
     return cols;
@@ -220,7 +238,7 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
     .run_tile = catalog_run, .run_tiles = catalog_run_tiles, .path = catalog_path,                 \
     .resume_tile = catalog_resume, .resume_size = catalog_resume_size,                             \
     .cuda = &catalog_cuda_##name, .row_groups = ((traits)&APO_CAT_T_WHOLE_ROW) != 0,               \
-    .resume_carries = ((traits)&APO_CAT_T_WHOLE_ROW) != 0
+    .resume_carries = ((traits)&APO_CAT_T_WHOLE_ROW) != 0, .stream_check = catalog_stream_check
 
 /* A row's inputs and outputs, counted and listed, are checked against each other. */
 #define CATALOG_COUNTS_AGREE(ID, name, room, inputs, outputs, ...)                                 \

@@ -177,6 +177,11 @@ struct apo__kernel {
      * resume_size / 8 doubles, and never hands the series to the devices
      * (streaming/stream.c, core/stream_devices.c). */
     int resume_carries;
+    /* Optional: refuses the parameters a stream cannot keep, with a message in err (maxindex,
+     * minindex and minmaxindex carry the samples their scans read, which bounds their period:
+     * catalog_kernels.c). NULL: a stream takes whatever a call does. */
+    apo_status (*stream_check)(const apo__kernel *k, const double *params, char *err,
+                               size_t err_size);
 
     size_t partial_len; /* doubles per tile partial, 0: none */
     void (*merge)(const double *a, const double *b, double *out);

@@ -40,6 +40,12 @@ apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params) 
                          "apo_stream_create: %s reads whole series, so its state would grow "
                          "with the history; streams keep a bounded window",
                          k->name);
+    if (k->stream_check != NULL) {
+        char err[256] = "";
+        apo_status st = k->stream_check(k, params, err, sizeof err);
+        if (st != APO_OK)
+            return apo__fail(st, "apo_stream_create: %s", err);
+    }
     if (k->run_tile == NULL || k->axis_len(k, params, APO_PROBE_COLS) != APO_PROBE_COLS)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_create: %s does not tile along the series", k->name);

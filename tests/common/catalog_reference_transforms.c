@@ -4,6 +4,7 @@
 #include "catalog_reference_transforms.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* 1 when the first k inputs at t are finite. */
 static int finite_at(const double *const *in, size_t k, size_t t) {
@@ -181,3 +182,81 @@ APO__REF_MATH(log10, log10l, 0)
 APO__REF_MATH(sinh, sinhl, 0)
 APO__REF_MATH(cosh, coshl, 0)
 APO__REF_MATH(tanh, tanhl, 0)
+
+/* sin, cos and tan as the catalog states them: NaN beyond 2^20 in magnitude (trig.h's bound),
+ * where libm still gives a value. */
+static long double bounded_sinl(long double x) { return fabsl(x) <= 0x1p20L ? sinl(x) : NAN; }
+static long double bounded_cosl(long double x) { return fabsl(x) <= 0x1p20L ? cosl(x) : NAN; }
+static long double bounded_tanl(long double x) { return fabsl(x) <= 0x1p20L ? tanl(x) : NAN; }
+
+APO__REF_MATH(acos, acosl, 0)
+APO__REF_MATH(asin, asinl, 0)
+APO__REF_MATH(atan, atanl, 0)
+APO__REF_MATH(cos, bounded_cosl, 0)
+APO__REF_MATH(sin, bounded_sinl, 0)
+APO__REF_MATH(tan, bounded_tanl, 0)
+
+/* What TA-Lib's scan of the window [lo, t] finds (sign 1: the maximum, -1: the minimum): the
+ * oldest sample where it is NaN (nothing compares beyond a NaN), else the first sample equal
+ * to the window's extreme among its samples that are not NaN. */
+static size_t scan_result(const double *x, size_t lo, size_t t, int sign) {
+    if (isnan(x[lo]))
+        return lo;
+    long double m = x[lo];
+    for (size_t i = lo; i <= t; i++)
+        if (!isnan(x[i]) && (sign > 0 ? x[i] > m : x[i] < m))
+            m = x[i];
+    size_t first = lo;
+    while (!((long double)x[first] == m))
+        first++;
+    return first;
+}
+
+/* TA-Lib's rule for the index of the window's extreme at every bar from p - 1 (docs/kernels.md,
+ * "Math operators and transforms"): where the index found at t - 1 is still in the window and
+ * the sample at t is at least (at most) its sample, t; where it is still in the window
+ * otherwise, that index; where it has left (and at the first window), what a scan of the
+ * window finds. h[t] for t >= p - 1. */
+static void talib_rule(const double *x, size_t n, size_t p, int sign, size_t *h) {
+    for (size_t t = p - 1; t < n; t++) {
+        const size_t lo = t + 1 - p;
+        if (t == p - 1 || h[t - 1] < lo) {
+            h[t] = scan_result(x, lo, t, sign);
+            continue;
+        }
+        const double old = x[h[t - 1]], now = x[t];
+        h[t] = (sign > 0 ? now >= old : now <= old) ? t : h[t - 1];
+    }
+}
+
+/* The indices as the catalog gives them: NaN before p - 1 and where the window holds a sample
+ * that is not finite; exact (scale 0). */
+static void index_outputs(const double *x, size_t n, size_t p, int sign, double *out,
+                          double *scale) {
+    size_t *h = calloc(n > 0 ? n : 1, sizeof *h);
+    if (h == NULL)
+        abort();
+    if (n >= p)
+        talib_rule(x, n, p, sign, h);
+    for (size_t t = 0; t < n; t++) {
+        out[t] = window_clean(x, p, t) ? (double)h[t] : NAN;
+        scale[t] = 0;
+    }
+    free(h);
+}
+
+void apo__ref_cat_maxindex(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    index_outputs(in[0], n, (size_t)p[0], 1, out[0], scale[0]);
+}
+
+void apo__ref_cat_minindex(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    index_outputs(in[0], n, (size_t)p[0], -1, out[0], scale[0]);
+}
+
+void apo__ref_cat_minmaxindex(const double *const *in, size_t n, const double *p,
+                              double *const *out, double *const *scale) {
+    index_outputs(in[0], n, (size_t)p[0], -1, out[0], scale[0]);
+    index_outputs(in[0], n, (size_t)p[0], 1, out[1], scale[1]);
+}

@@ -202,6 +202,15 @@ static const cat_params table[] = {
      * taken in pieces, ma_pieces.h) and TRIMA (windows). */
     {APO_CAT_APO, 3, {12, 26, 0}, {26, 12, 1}, {5, 10, 6}},
     {APO_CAT_PPO, 3, {12, 26, 0}, {4, 9, 8}, {6, 9, 5}},
+    {APO_CAT_ACOS, 0, {0}, {0}, {0}},
+    {APO_CAT_ASIN, 0, {0}, {0}, {0}},
+    {APO_CAT_ATAN, 0, {0}, {0}, {0}},
+    {APO_CAT_COS, 0, {0}, {0}, {0}},
+    {APO_CAT_SIN, 0, {0}, {0}, {0}},
+    {APO_CAT_TAN, 0, {0}, {0}, {0}},
+    {APO_CAT_MAXINDEX, 1, {30}, {2}, {300}}, /* scans of 300 samples */
+    {APO_CAT_MININDEX, 1, {30}, {3}, {0}},
+    {APO_CAT_MINMAXINDEX, 1, {30}, {5}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

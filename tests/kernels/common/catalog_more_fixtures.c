@@ -51,6 +51,15 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_SINH, "sinh", CLOSE, 1, apo__ref_cat_sinh, 0, 0},
     {APO_CAT_COSH, "cosh", CLOSE, 1, apo__ref_cat_cosh, 0, 0},
     {APO_CAT_TANH, "tanh", CLOSE, 1, apo__ref_cat_tanh, 0, 0},
+    {APO_CAT_ACOS, "acos", UNIT, 1, apo__ref_cat_acos, 0, 0},
+    {APO_CAT_ASIN, "asin", UNIT, 1, apo__ref_cat_asin, 0, 0},
+    {APO_CAT_ATAN, "atan", CLOSE, 1, apo__ref_cat_atan, 0, 0},
+    {APO_CAT_COS, "cos", CLOSE, 1, apo__ref_cat_cos, 0, 0},
+    {APO_CAT_SIN, "sin", CLOSE, 1, apo__ref_cat_sin, 0, 0},
+    {APO_CAT_TAN, "tan", CLOSE, 1, apo__ref_cat_tan, 0, 0},
+    {APO_CAT_MAXINDEX, "maxindex", CLOSE, 1, apo__ref_cat_maxindex, 2, 0},
+    {APO_CAT_MININDEX, "minindex", CLOSE, 1, apo__ref_cat_minindex, 2, 0},
+    {APO_CAT_MINMAXINDEX, "minmaxindex", CLOSE, 2, apo__ref_cat_minmaxindex, 2, 0},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
 
@@ -64,13 +73,15 @@ void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double star
                  int gaps) {
     memset(s, 0, sizeof *s);
     s->n = n;
-    for (size_t i = 0; i < 6; i++)
+    for (size_t i = 0; i < 7; i++)
         s->col[i] = alloc_doubles(n);
     apo__ref_ohlcv(seed, n, start, step, s->col[5], s->col[0], s->col[1], s->col[2], s->col[3]);
     apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
-    static const size_t order[7][4] = {{2},          {2, 4}, {0, 1},      {0, 1, 2},
-                                       {0, 1, 2, 3}, {5, 2}, {5, 0, 1, 2}};
-    static const size_t count[7] = {1, 2, 2, 3, 4, 2, 4};
+    for (size_t t = 0; t < n; t++)
+        s->col[6][t] = 1.1 * sin(s->col[2][t]);
+    static const size_t order[8][4] = {{2},          {2, 4}, {0, 1},       {0, 1, 2},
+                                       {0, 1, 2, 3}, {5, 2}, {5, 0, 1, 2}, {6}};
+    static const size_t count[8] = {1, 2, 2, 3, 4, 2, 4, 1};
     s->n_in = count[kind];
     for (size_t i = 0; i < s->n_in; i++)
         s->in[i] = s->col[order[kind][i]];
@@ -85,7 +96,7 @@ void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double star
 }
 
 void series_free(series *s) {
-    for (size_t i = 0; i < 6; i++)
+    for (size_t i = 0; i < 7; i++)
         free(s->col[i]);
 }
 

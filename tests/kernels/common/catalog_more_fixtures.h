@@ -17,8 +17,9 @@
 #include "catalog_reference_more.h"
 #include "catalog_reference_transforms.h"
 
-/* Which columns a kernel reads, in its order. */
-typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OC, OHLC } cols_kind;
+/* Which columns a kernel reads, in its order; UNIT: one series mostly in [-1, 1] (asin's and
+ * acos's domain), 1.1 sin of the close. */
+typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OC, OHLC, UNIT } cols_kind;
 
 typedef struct ref_kernel {
     apo__cat_id id;
@@ -42,7 +43,7 @@ void kernel_params(const ref_kernel *k, double period, double p[3]);
 /* An OHLCV walk and a second close (y, another walk), the kernel's inputs in its order. */
 typedef struct series {
     size_t n;
-    double *col[6]; /* high, low, close, volume, y, open */
+    double *col[7]; /* high, low, close, volume, y, open, unit */
     const double *in[5];
     size_t n_in;
 } series;

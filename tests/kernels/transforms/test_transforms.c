@@ -6,7 +6,8 @@
  * bits), and sum and minmax at their lookbacks. The table-driven checks of every kernel
  * (references, tile grids, halos) run the family through catalog_more_fixtures.c:
  * avgprice, medprice, typprice, wclprice, add, sub, mult, div, sum, minmax, ceil, floor, sqrt,
- * exp, ln, log10, sinh, cosh, tanh.
+ * exp, ln, log10, sinh, cosh, tanh, acos, asin, atan, cos, sin, tan, maxindex, minindex,
+ * minmaxindex (whose TA-Lib fixture is test_index.c's).
  */
 #include <criterion/criterion.h>
 
@@ -118,4 +119,39 @@ Test(transforms, sum_and_minmax_at_their_lookback) {
     cr_assert_eq(b[2], 4.0);
     cr_assert_eq(a[7], 2.0);
     cr_assert_eq(b[7], 9.0);
+}
+
+/* The trigonometric transforms at their edges: odd and even bit for bit, the domain of asin
+ * and acos (NaN outside [-1, 1], a value without a gap), sin, cos and tan NaN beyond trig.h's
+ * bound 2^20 (libm gives a value there), atan of a large sample pi/2 rounded, and the gap rule. */
+Test(transforms, trig_edges_and_the_gap_rule) {
+    const double x[N] = {0.0, -0.0, 1.0, -1.0, 1.0000000000000002, 0x1p21, 1e300, INFINITY};
+    const double *in[] = {x};
+    double out[N], spare[N];
+    const double nan = NAN;
+    run(APO_CAT_SIN, in, 1, 0, out, spare);
+    cr_assert(same_bits(out[0], 0.0) && same_bits(out[1], -0.0), "sin keeps the sign of zero");
+    cr_assert(same_bits(out[2], -out[3]), "sin is odd");
+    cr_assert(same_bits(out[5], nan), "sin beyond 2^20 is the NAN constant");
+    cr_assert(same_bits(out[7], nan), "sin of a gap (inf) is NaN");
+    run(APO_CAT_COS, in, 1, 0, out, spare);
+    cr_assert_eq(out[0], 1.0);
+    cr_assert(same_bits(out[2], out[3]), "cos is even");
+    cr_assert(same_bits(out[6], nan));
+    run(APO_CAT_TAN, in, 1, 0, out, spare);
+    cr_assert(same_bits(out[1], -0.0));
+    cr_assert(same_bits(out[5], nan));
+    run(APO_CAT_ASIN, in, 1, 0, out, spare);
+    cr_assert(same_bits(out[1], -0.0));
+    cr_assert(same_bits(out[2], -out[3]), "asin is odd");
+    cr_assert_eq(out[2], 0x1.921fb54442d18p+0, "asin(1) is pi/2 rounded");
+    cr_assert(same_bits(out[4], nan), "asin just past 1 has no value");
+    run(APO_CAT_ACOS, in, 1, 0, out, spare);
+    cr_assert_eq(out[2], 0.0);
+    cr_assert_eq(out[3], 0x1.921fb54442d18p+1, "acos(-1) is pi rounded");
+    cr_assert(same_bits(out[4], nan));
+    run(APO_CAT_ATAN, in, 1, 0, out, spare);
+    cr_assert(same_bits(out[1], -0.0));
+    cr_assert_eq(out[6], 0x1.921fb54442d18p+0, "atan(1e300) is pi/2 rounded");
+    cr_assert(same_bits(out[7], nan), "atan of a gap (inf) is NaN, not pi/2");
 }

@@ -16,8 +16,9 @@
 #include "helpers.h"
 
 /* The columns of an OHLCV walk, and a second close for pair kernels (correl, beta); the open
- * last, as the candlestick patterns' first input. */
-enum { HIGH, LOW, CLOSE, VOLUME, Y, OPEN, N_COLUMNS };
+ * last, as the candlestick patterns' first input; UNIT, 1.1 sin of the close, mostly in asin's
+ * and acos's domain [-1, 1]. */
+enum { HIGH, LOW, CLOSE, VOLUME, Y, OPEN, UNIT, N_COLUMNS };
 
 /* A catalog kernel with a period that makes its tiles several per row (0: the kernel's
  * defaults), the samples per row, and its inputs as columns, in the kernel's order. */
@@ -201,6 +202,15 @@ static const cat_case cases[] = {
     {"linearreg_angle", 200, 25000, CLOSE_ONLY},
     {"apo", 0, 25000, CLOSE_ONLY},
     {"ppo", 0, 25000, CLOSE_ONLY},
+    {"acos", 0, 25000, 1, {UNIT}},
+    {"asin", 0, 25000, 1, {UNIT}},
+    {"atan", 0, 25000, CLOSE_ONLY},
+    {"cos", 0, 25000, CLOSE_ONLY},
+    {"sin", 0, 25000, CLOSE_ONLY},
+    {"tan", 0, 25000, CLOSE_ONLY},
+    {"maxindex", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"minindex", 7, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"minmaxindex", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -243,6 +253,8 @@ static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t ro
                        job->columns[HIGH] + at, job->columns[LOW] + at, job->columns[CLOSE] + at,
                        job->columns[VOLUME] + at);
         apo__ref_ohlcv(911 + r, c->cols, 60.0, 0.3, NULL, NULL, NULL, job->columns[Y] + at, NULL);
+        for (size_t t = 0; t < c->cols; t++)
+            job->columns[UNIT][at + t] = 1.1 * sin(job->columns[CLOSE][at + t]);
     }
     /* A gap in the middle of the first row, in every column. */
     for (size_t i = 0; i < N_COLUMNS; i++)

@@ -188,3 +188,27 @@ Test(stream_refusals, a_sweep_refuses_a_bad_update_in_every_set, .timeout = 60) 
     apo_stream_destroy(s);
     apo_runtime_destroy(rt);
 }
+
+/* maxindex, minindex and minmaxindex carry the last 250 samples for TA-Lib's scans of the
+ * window (kernels/transforms/index_tile.h): a stream takes timeperiod up to 251 and refuses a
+ * longer one at its creation, naming the bound; a batch call takes any. */
+Test(stream_refusals, the_index_kernels_refuse_periods_their_carry_cannot_scan, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    static const char *const kernels[] = {"maxindex", "minindex", "minmaxindex"};
+    for (size_t k = 0; k < 3; k++) {
+        apo_param period = {"timeperiod", 251}; /* APO_INDEX_STREAM_PERIOD_MAX */
+        apo_stream_desc d = APO_STREAM_DESC_INIT;
+        d.kernel = kernels[k];
+        d.n_series = 1;
+        d.params = &period;
+        d.n_params = 1;
+        apo_stream *s = NULL;
+        cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s: %s", kernels[k], apo_last_error());
+        apo_stream_destroy(s);
+        s = NULL;
+        period.value = 252;
+        test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_BAD_PARAM, "up to 251");
+        cr_assert_null(s);
+    }
+    apo_runtime_destroy(rt);
+}

@@ -11,7 +11,7 @@
  *   a revise needs the tile before it;
  * - a revise beyond the kept window (more bars than revise_bars, or than the series has) is
  *   refused with the saved state unchanged, and the kernels that carry a state (obv, ad, nvi,
- *   pvi, sar, sarext, the ht_*) refuse revise_bars and resumes;
+ *   pvi, sar, sarext, the ht_*, the index kernels) refuse revise_bars and resumes;
  * - a stream resumed from the last apo_stream_resume_needs() bars of a history, at positions
  *   around a tile boundary, goes on with the bits of a stream fed the whole history, and one
  *   bar fewer is refused;
@@ -290,7 +290,8 @@ static int streams(apo_runtime *rt, const char *name) {
 }
 
 /* obv and ad carry a running sum, nvi and pvi a running product, sar and sarext their path,
- * the ht_* kernels their transform, and keep no bars: no revise_bars, no resume. */
+ * the ht_* kernels their transform, the index kernels TA-Lib's tracker, and keep no bars: no
+ * revise_bars, no resume. */
 static int refuses_windows(apo_runtime *rt, const char *name) {
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = name;
@@ -337,9 +338,10 @@ static void for_every_kernel(void (*check)(apo_runtime *, const stream_case *)) 
         checked++;
     }
     /* obv and ad, the six Hilbert-transform kernels, which carry their transform, nvi, pvi,
-     * sar and sarext. */
-    cr_assert_eq(carried, 12,
-                 "%zu kernels refused windows, not obv, ad, the six ht_*, nvi, pvi, sar and sarext",
+     * sar and sarext, and maxindex, minindex and minmaxindex, which carry TA-Lib's tracker. */
+    cr_assert_eq(carried, 15,
+                 "%zu kernels refused windows, not obv, ad, the six ht_*, nvi, pvi, sar, sarext, "
+                 "maxindex, minindex and minmaxindex",
                  carried);
     cr_assert_geq(checked, 36, "only %zu kernels checked", checked);
     apo_runtime_destroy(rt);

@@ -1,0 +1,23 @@
+/*
+ * trig_tile.h: TA-Lib's trigonometric math transforms of one series: ACOS, ASIN, ATAN, COS, SIN
+ * and TAN, on common/trig.h (the same bits on the CPU and a GPU, within 0.89 ulp of the exact
+ * value where libm's are within about one). Element-wise (elementwise.h): NaN where the sample
+ * is not finite; asin and acos of a sample outside [-1, 1] are NaN (no value), and sin, cos and
+ * tan of a sample beyond 2^20 in magnitude NaN too (trig.h's bound, where libm still gives a
+ * value: docs/kernels.md, "Math operators and transforms"). tan near an odd multiple of pi/2 is
+ * large but finite, as libm's.
+ */
+#ifndef APO_KERNELS_TRIG_TILE_H
+#define APO_KERNELS_TRIG_TILE_H
+
+#include "elementwise.h"
+#include "trig.h"
+
+APO_ELEMENTWISE_1(acos, apo__acos(x))
+APO_ELEMENTWISE_1(asin, apo__asin(x))
+APO_ELEMENTWISE_1(atan, apo__atan(x))
+APO_ELEMENTWISE_1(cos, apo__cos(x))
+APO_ELEMENTWISE_1(sin, apo__sin(x))
+APO_ELEMENTWISE_1(tan, apo__tan(x))
+
+#endif /* APO_KERNELS_TRIG_TILE_H */
