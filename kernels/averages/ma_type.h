@@ -5,9 +5,10 @@
  * What: matype 0 SMA, 1 EMA, 2 WMA, 3 DEMA, 4 TEMA, 5 TRIMA, 6 KAMA, 7 MAMA, 8 T3 (vfactor
  * 0.7, TA-Lib's MA's), each by its own catalog body (sma_tile.h, ema_tile.h, ...), so an
  * average taken through a matype has the bits of the catalog kernel of that name at the
- * same tile grid. MAMA is not in the catalog yet: matype 7 is refused by the runtime
- * (catalog_validate) and writes NaN here. A period of 1 is the sample itself, as TA-Lib's
- * MA gives it (NaN where the sample is not finite).
+ * same tile grid. MAMA (the cycle family's mama kernel) reads its whole row, which a halo
+ * of these kernels cannot: matype 7 is refused by the runtime (catalog_validate) and writes
+ * NaN here (docs/kernels.md, "MAMA, and why TA-Lib's matype 7 stays refused"). A period of 1 is the
+ * sample itself, as TA-Lib's MA gives it (NaN where the sample is not finite).
  *
  * Halo: the average's lookback (apo__ma_lookback) plus the warm-up its kind needs
  * (apo__ma_warmup, dispatch/catalog_dispatch.c: nothing for the windows, D(k) per EMA stage
@@ -44,7 +45,7 @@ enum {
 /* T3's vfactor when TA-Lib's MA takes T3. */
 #define APO_MA_T3_VFACTOR 0.7
 
-/* 1 for a matype this catalog computes (every one of TA-Lib's but MAMA), else 0. */
+/* 1 for a matype this catalog's averages compute (every one of TA-Lib's but MAMA), else 0. */
 static inline APO_HD int apo__ma_supported(int matype) {
     return matype >= 0 && matype < APO_MA_TYPES && matype != APO_MA_MAMA;
 }

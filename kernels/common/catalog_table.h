@@ -518,6 +518,9 @@
     X(PVI, pvi, volume, (2, "close", "volume"), (1, "pvi"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)                                    \
     X(LINEARREG_ANGLE, linearreg_angle, statistics, APO_CAT_CLOSE, (1, "linearreg_angle"),         \
-      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")
+      (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")              \
+    X(MAMA, mama, cycles, APO_CAT_CLOSE, (2, "mama", "fama"),                                      \
+      (2, {"fastlimit", 0.5, 0.01, 0.99, 0}, {"slowlimit", 0.05, 0.01, 0.99, 0}), 32, WINDOW,      \
+      CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

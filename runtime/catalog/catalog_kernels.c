@@ -19,14 +19,18 @@ static apo__cat_id id_of(const apo__kernel *k);
 static apo_status catalog_validate(const apo__kernel *k, const double *params, size_t rows,
                                    size_t cols, char *err, size_t err_size) {
     (void)rows;
-    /* A matype's bounds are TA-Lib's, 0 to 8, but MAMA (7) is not in the catalog yet
-     * (averages/ma_type.h). */
+    /* A matype's bounds are TA-Lib's, 0 to 8, but MAMA (7) is refused: its state depends on
+     * every bar before, which these kernels' finite halos cannot give bit for bit; the mama
+     * kernel at its defaults is TA-Lib's MA at matype 7 (docs/kernels.md, "MAMA, and why
+     * TA-Lib's matype 7 stays refused"). */
     for (size_t i = 0; i < k->n_params; i++) {
         const size_t len = strlen(k->params[i].name);
         if (len >= 6 && strcmp(k->params[i].name + len - 6, "matype") == 0 && params[i] == 7) {
             snprintf(err, err_size,
-                     "%s: %s 7 (MAMA) is not in the catalog yet; matypes 0 to 6 and 8 are", k->name,
-                     k->params[i].name);
+                     "%s: %s 7 (MAMA) is refused: MAMA reads the whole series, which this "
+                     "kernel's halo cannot; the kernel mama at its defaults is TA-Lib's MA at "
+                     "matype 7; matypes 0 to 6 and 8 are taken",
+                     k->name, k->params[i].name);
             return APO_ERR_BAD_PARAM;
         }
     }

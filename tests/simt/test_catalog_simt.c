@@ -198,6 +198,7 @@ static const cat_params table[] = {
     {APO_CAT_NVI, 0, {0}, {0}, {0}},
     {APO_CAT_PVI, 0, {0}, {0}, {0}},
     {APO_CAT_LINEARREG_ANGLE, 1, {14}, {30}, {2100}},
+    {APO_CAT_MAMA, 2, {0.5, 0.05}, {0.9, 0.2}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

@@ -199,6 +199,7 @@ static const cat_case cases[] = {
     {"nvi", 0, WHOLE_ROW_COLS, CV},
     {"pvi", 0, WHOLE_ROW_COLS, CV},
     {"linearreg_angle", 200, 25000, CLOSE_ONLY},
+    {"mama", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -486,5 +487,54 @@ Test(catalog_runtime, descriptors_name_talib_outputs) {
     cr_assert_eq(info.param_defaults[0], 14);
     cr_assert_eq(apo_kernel_get(rt, "kama", &info), APO_OK);
     cr_assert_eq(info.param_defaults[0], 30);
+    apo_runtime_destroy(rt);
+}
+
+/* mama's descriptor carries TA-Lib's names, defaults and bounds; TA-Lib's MA at matype 7 (MAMA)
+ * is refused for ma and bbands with a message naming the kernel mama, and its limits outside
+ * TA-Lib's 0.01 .. 0.99 are refused (docs/kernels.md, "MAMA, and why TA-Lib's matype 7 stays
+ * refused"). */
+Test(catalog_runtime, mama_is_described_and_matype_7_refused) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "mama", &info), APO_OK);
+    cr_assert_eq(info.n_inputs, 1);
+    cr_assert_eq(info.n_outputs, 2);
+    cr_assert_str_eq(info.output_names[0], "mama");
+    cr_assert_str_eq(info.output_names[1], "fama");
+    cr_assert_str_eq(info.param_names[0], "fastlimit");
+    cr_assert_str_eq(info.param_names[1], "slowlimit");
+    cr_assert_eq(info.param_defaults[0], 0.5);
+    cr_assert_eq(info.param_defaults[1], 0.05);
+    cr_assert(info.param_min[0] == 0.01 && info.param_max[0] == 0.99);
+    cr_assert(info.param_min[1] == 0.01 && info.param_max[1] == 0.99);
+
+    apo_report report = APO_REPORT_INIT;
+    cat_job job;
+    const char *matype_kernels[] = {"ma", "bbands"};
+    for (size_t k = 0; k < 2; k++) {
+        cat_case c = case_of(matype_kernels[k], 200);
+        job_init(&job, rt, &c, 1);
+        job.params[1].name = "matype";
+        job.params[1].value = 7;
+        job.w.n_params = 2;
+        test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                            "mama");
+        job.params[1].value = 8; /* the other matypes are taken */
+        cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
+        job_free(&job);
+    }
+    cat_case mama = case_of("mama", 200);
+    job_init(&job, rt, &mama, 1);
+    job.params[0].name = "fastlimit";
+    job.params[0].value = 1.0;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "fastlimit");
+    job.params[0].name = "slowlimit";
+    job.params[0].value = 0.005;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "slowlimit");
+    job_free(&job);
     apo_runtime_destroy(rt);
 }

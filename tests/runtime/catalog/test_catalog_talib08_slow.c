@@ -52,6 +52,7 @@ typedef enum ta_shape {
     RRRR_II_1,   /* ADOSC */
     RR_DD_1,     /* SAR: (high, low, acceleration, maximum) */
     RR_D8_1,     /* SAREXT: (high, low, eight doubles) */
+    R_DD_2,      /* MAMA: (real, fastlimit, slowlimit) */
 } ta_shape;
 
 typedef struct ta_case {
@@ -116,6 +117,7 @@ static const ta_case cases[] = {
     {"nvi", "TA_NVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
     {"pvi", "TA_PVI", RR_1, 2, {CLOSE, VOLUME}, 0, {0}, 0},
     {"linearreg_angle", "TA_LINEARREG_ANGLE", R_I_1, C1, P(14)},
+    {"mama", "TA_MAMA", R_DD_2, C1, 2, {0.5, 0.05}, 0},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -146,6 +148,7 @@ typedef int (*f_rr_d8_1)(int, int, const double *, const double *, double, doubl
                          double, double, double, double, int *, int *, double *);
 typedef int (*f_rrrr_ii_1)(int, int, const double *, const double *, const double *, const double *,
                            int, int, int *, int *, double *);
+typedef int (*f_r_dd_2)(int, int, const double *, double, double, int *, int *, double *, double *);
 
 /* TA-Lib's function of case c on n samples of in[], with options p, writing its first value
  * at out[o][0]. Returns TA-Lib's outBegIdx; fails the test on an error or a short count. */
@@ -206,6 +209,9 @@ static int call_talib(const ta_case *c, const double *p, const double *const *in
     case RR_D8_1:
         rc = ((f_rr_d8_1)f)(0, e, in[0], in[1], p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7],
                             &begin, &count, out[0]);
+        break;
+    case R_DD_2:
+        rc = ((f_r_dd_2)f)(0, e, in[0], p[0], p[1], &begin, &count, out[0], out[1]);
         break;
     }
     cr_assert_eq(rc, 0, "%s returned %d", c->ta_name, rc);
