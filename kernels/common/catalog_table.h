@@ -362,7 +362,7 @@
     X(BBANDS, bbands, averages, APO_CAT_CLOSE, (3, "upperband", "middleband", "lowerband"),        \
       (4, APO_CAT_PERIOD(5, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},    \
        {"matype", 0, 0, 8, 1}),                                                                    \
-      apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                           \
+      apo__bbands_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                       \
       "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
     X(TRIX, trix, oscillators, APO_CAT_CLOSE, (1, "trix"), (1, APO_CAT_PERIOD(30, 1)),             \
       3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN, APO_CAT_T_AHEAD,                                    \
@@ -519,7 +519,7 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_INDEX_RULE)                                    \
     X(LINEARREG_ANGLE, linearreg_angle, statistics, APO_CAT_CLOSE, (1, "linearreg_angle"),         \
       (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")              \
-    X(MAMA, mama, cycles, APO_CAT_CLOSE, (2, "mama", "fama"),                                      \
+    X(MAMA, mama, averages, APO_CAT_CLOSE, (2, "mama", "fama"),                                    \
       (2, {"fastlimit", 0.5, 0.01, 0.99, 0}, {"slowlimit", 0.05, 0.01, 0.99, 0}), 32, WINDOW,      \
       CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)
 

@@ -8,7 +8,6 @@
 
 #include "catalog.h"
 #include "ht_tile.h"
-#include "mama_tile.h"
 
 static inline APO_HD void apo__cycles_tile(int id, const apo__cat_io *io, size_t begin,
                                            size_t end) {

@@ -1,10 +1,12 @@
 /*
- * The cycle family (kernels/cycles/): TA-Lib's Hilbert-transform indicators and mama against the
+ * The cycle family (kernels/cycles/) and mama (kernels/averages/, on the same transform): TA-Lib's
+ * Hilbert-transform indicators and MAMA against the
  * long-double reference written from the definition (tests/common/catalog_reference_cycles.c),
  * with and without gaps; their tiles bit for bit whatever the grid (whole-row kernels); and
  * their streams' carried state fed in pieces, bit for bit the batch. One table of kernels,
  * every check over each row.
  */
+#include "averages_tiles.h"
 #include "catalog_reference_cycles.h"
 #include "cycles_tiles.h"
 #include "random_walk.h"
@@ -28,7 +30,9 @@ typedef struct ht_case {
     double p[2]; /* mama's fastlimit and slowlimit */
 } ht_case;
 
-/* mama's rows: not a kind of ht_tile.h, with a reference and a carry of its own. */
+/* mama's rows: an average of the same transform (kernels/averages/mama_tile.h), tested here
+ * beside the indicators it shares the transform and the reference with; not a kind of
+ * ht_tile.h, with a body, a reference and a carry of its own. */
 #define MAMA (-1)
 
 static const ht_case cases[] = {
@@ -72,7 +76,10 @@ static apo__cat_io io_of(const ht_case *c, const double *x, double *const *out) 
 static void run_tile(const ht_case *c, const double *x, double *const *out, size_t begin,
                      size_t end) {
     const apo__cat_io io = io_of(c, x, out);
-    apo__cycles_tile((int)c->id, &io, begin, end);
+    if (c->kind == MAMA)
+        apo__averages_tile((int)c->id, &io, begin, end);
+    else
+        apo__cycles_tile((int)c->id, &io, begin, end);
 }
 
 static void reference(const ht_case *c, const double *x, size_t n, double *const *out) {

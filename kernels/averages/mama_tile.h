@@ -1,18 +1,20 @@
 /*
  * mama_tile.h: TA-Lib's MESA adaptive moving average (MAMA, John Ehlers), one input (close),
  * parameters fastlimit and slowlimit, outputs mama and fama (the following average), lookback
- * 32 (docs/kernels.md, "Cycle indicators").
+ * 32 (docs/kernels.md, "MAMA, and TA-Lib's matype 7"), and TA-Lib's MA at matype 7, which is
+ * mama's first output at fastlimit 0.5 and slowlimit 0.05 (apo__mama_span, for ma_type.h).
  *
- * What: the transform of hilbert.h, the same step ht_dcperiod and ht_phasor run (from bar 12),
- * gives each clean bar its in-phase I1 and quadrature Q1. The phase is atan(Q1 / I1) in
+ * What: the transform of common/hilbert.h, the same step ht_dcperiod and ht_phasor run (from bar
+ * 12), gives each clean bar its in-phase I1 and quadrature Q1. The phase is atan(Q1 / I1) in
  * degrees (0 where I1 is 0); its fall since the last bar, at least 1, sets the rate
  * alpha = fastlimit / fall, held at slowlimit or above (fastlimit where the fall is 1); then
  * mama = alpha x + (1 - alpha) mama and fama = (alpha / 2) mama + (1 - alpha / 2) fama, both
  * from 0 at the transform's start bar, as TA-Lib starts them. The rate reads the transform and
  * never feeds it, so the transform's steps are ht_dcperiod's to the bit.
  *
- * Tiles, gaps and streams are the cycle family's (ht_tile.h): every tile runs from the row's
- * first bar (whole-row), a bar with a non-finite close gives NaN and is taken out of the
+ * Tiles, gaps and streams are the cycle family's (cycles/ht_tile.h): every tile runs from the
+ * row's first bar (whole-row; ma and bbands at matype 7 are whole-row too, by their parameters:
+ * apo__catalog_whole_row_at), a bar with a non-finite close gives NaN and is taken out of the
  * series, and a stream carries the state (APO_MAMA_CARRY doubles) and steps it with the tile's
  * own loop.
  */
@@ -25,6 +27,9 @@
 /* The transform's first bar and TA-Lib's lookback, those of ht_dcperiod. */
 #define APO_MAMA_START 12
 #define APO_MAMA_LOOKBACK 32
+/* TA-Lib's defaults, which its MA takes at matype 7. */
+#define APO_MAMA_FAST_LIMIT 0.5
+#define APO_MAMA_SLOW_LIMIT 0.05
 
 typedef struct apo__mama_state {
     apo__ht_state ht;
@@ -55,8 +60,9 @@ static inline APO_HD void apo__mama_average(apo__mama_state *s, double x, double
     s->fama = half * s->mama + (1.0 - half) * s->fama;
 }
 
-/* Steps the state over bars [from, end), writing the outputs of those from `begin` on: the
- * tile's loop and a stream's carried run (ht_tile.h's apo__ht_run, with the averages' step). */
+/* Steps the state over bars [from, end), writing the outputs of those from `begin` on (fama
+ * only where io->out[1] is given: MA at matype 7 has mama alone): the tile's loop and a
+ * stream's carried run (cycles/ht_tile.h's apo__ht_run, with the averages' step). */
 static inline APO_HD void apo__mama_run(apo__mama_state *s, const apo__cat_io *io, size_t from,
                                         size_t begin, size_t end) {
     const double fast_limit = io->p[0], slow_limit = io->p[1];
@@ -73,7 +79,8 @@ static inline APO_HD void apo__mama_run(apo__mama_state *s, const apo__cat_io *i
         if (t >= begin) {
             /* Prices near DBL_MAX may overflow into an arithmetic NaN (apo_hd.h). */
             io->out[0][t] = apo__canonical_nan(mama);
-            io->out[1][t] = apo__canonical_nan(fama);
+            if (io->out[1] != NULL)
+                io->out[1][t] = apo__canonical_nan(fama);
         }
     }
 }
@@ -82,6 +89,18 @@ static inline APO_HD void apo__mama_tile(const apo__cat_io *io, size_t begin, si
     apo__mama_state s;
     memset(&s, 0, sizeof s);
     apo__mama_run(&s, io, 0, begin, end);
+}
+
+/* MA(matype 7) of row x into row out over [begin, end): mama at TA-Lib's default limits, run
+ * from the row's first bar as the kernel's tile. */
+static inline APO_HD void apo__mama_span(const double *x, double *out, size_t begin, size_t end) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.out[0] = out;
+    io.p[0] = APO_MAMA_FAST_LIMIT;
+    io.p[1] = APO_MAMA_SLOW_LIMIT;
+    apo__mama_tile(&io, begin, end);
 }
 
 /* A stream's series fed on from bar `begin` to `stop` - 1, going on from the state `c` its
