@@ -350,7 +350,8 @@
     X(MA, ma, averages, APO_CAT_CLOSE, (1, "ma"),                                                  \
       (2, APO_CAT_PERIOD(30, 1), {"matype", 0, 0, 8, 1}),                                          \
       apo__ma_lookback((int)APO_CAT_P(1), APO_CAT_P(0)), MA(1), NONE, 0,                           \
-      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
+      "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
+      "(MAMA)")                                                                                    \
     X(MAVP, mavp, averages, (2, "close", "periods"), (1, "mavp"),                                  \
       (3, {"minperiod", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"maxperiod", 30, 1, APO_CAT_PERIOD_MAX, 1}, \
        {"matype", 0, 0, 8, 1}),                                                                    \
@@ -363,7 +364,8 @@
       (4, APO_CAT_PERIOD(5, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},    \
        {"matype", 0, 0, 8, 1}),                                                                    \
       apo__bbands_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                       \
-      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
+      "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
+      "(MAMA)")                                                                                    \
     X(TRIX, trix, oscillators, APO_CAT_CLOSE, (1, "trix"), (1, APO_CAT_PERIOD(30, 1)),             \
       3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN, APO_CAT_T_AHEAD,                                    \
       "3 (timeperiod - 1) + 1 + 4 times the steps an EMA takes to forget its seed (to 2^-64)")     \
