@@ -14,6 +14,7 @@
 #include "kama_tile.h"
 #include "ma_tile.h"
 #include "ma_type.h"
+#include "mama_tile.h"
 #include "midpoint_tile.h"
 #include "sma_tile.h"
 #include "t3_tile.h"

@@ -72,6 +72,14 @@ static inline APO_HD void apo__bbands_bollinger(const double *x, size_t begin, s
 }
 #endif
 
+/* TA-Lib's lookback: the middle's, or the deviation's window p - 1 where that is longer (MAMA,
+ * matype 7, whose lookback is 32 at any period; TA-Lib then leads all three outputs with
+ * p - 1 NaN). */
+static inline APO_HD size_t apo__bbands_lookback(int matype, size_t p) {
+    const size_t middle = apo__ma_lookback(matype, p);
+    return p > 0 && p - 1 > middle ? p - 1 : middle;
+}
+
 static inline APO_HD void apo__bbands_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
     const size_t p = (size_t)io->p[0];
@@ -84,8 +92,9 @@ static inline APO_HD void apo__bbands_tile(const apo__cat_io *io, size_t begin, 
     apo__ma_span(matype, x, io->out[1], p, io->h, begin, end);
     for (size_t t = begin; t < end; t++) {
         const double mid = io->out[1][t];
-        if (isnan(mid)) {
+        if (isnan(mid) || t + 1 < p) {
             io->out[0][t] = NAN;
+            io->out[1][t] = NAN;
             io->out[2][t] = NAN;
             continue;
         }

@@ -5,14 +5,17 @@
  * What: matype 0 SMA, 1 EMA, 2 WMA, 3 DEMA, 4 TEMA, 5 TRIMA, 6 KAMA, 7 MAMA, 8 T3 (vfactor
  * 0.7, TA-Lib's MA's), each by its own catalog body (sma_tile.h, ema_tile.h, ...), so an
  * average taken through a matype has the bits of the catalog kernel of that name at the
- * same tile grid. MAMA is not in the catalog yet: matype 7 is refused by the runtime
- * (catalog_validate) and writes NaN here. A period of 1 is the sample itself, as TA-Lib's
- * MA gives it (NaN where the sample is not finite).
+ * same tile grid. MAMA is mama's first output at TA-Lib's default limits whatever the period
+ * (TA-Lib's MA), which reads its row from the first bar: a kernel taking it at matype 7 is
+ * whole-row at those parameters (apo__ma_whole_row; docs/kernels.md, "MAMA, and TA-Lib's
+ * matype 7"). A period of 1 is the sample itself, as TA-Lib's MA gives it (NaN where the
+ * sample is not finite).
  *
  * Halo: the average's lookback (apo__ma_lookback) plus the warm-up its kind needs
  * (apo__ma_warmup, dispatch/catalog_dispatch.c: nothing for the windows, D(k) per EMA stage
  * and one more for a chain, KAMA's slowest rate), which the host computes for the CPU and
- * the GPU alike; the bodies take it as io->h.
+ * the GPU alike; the bodies take it as io->h. MAMA has none: the runtime hands its kernel
+ * whole rows instead.
  */
 #ifndef APO_KERNELS_MA_TYPE_H
 #define APO_KERNELS_MA_TYPE_H
@@ -21,6 +24,7 @@
 #include "dema_tile.h"
 #include "ema_tile.h"
 #include "kama_tile.h"
+#include "mama_tile.h"
 #include "sma_tile.h"
 #include "t3_tile.h"
 #include "tema_tile.h"
@@ -44,9 +48,15 @@ enum {
 /* T3's vfactor when TA-Lib's MA takes T3. */
 #define APO_MA_T3_VFACTOR 0.7
 
-/* 1 for a matype this catalog computes (every one of TA-Lib's but MAMA), else 0. */
+/* 1 for a matype this catalog computes (every one of TA-Lib's), else 0. */
 static inline APO_HD int apo__ma_supported(int matype) {
-    return matype >= 0 && matype < APO_MA_TYPES && matype != APO_MA_MAMA;
+    return matype >= 0 && matype < APO_MA_TYPES;
+}
+
+/* 1 where MA(p, matype) reads its row from the first bar (MAMA but at period 1, which is the
+ * sample itself), so that a kernel taking it is whole-row at those parameters. */
+static inline APO_HD int apo__ma_whole_row(int matype, size_t p) {
+    return matype == APO_MA_MAMA && p > 1;
 }
 
 /* TA-Lib's lookback of MA(p, matype): its NaN lead. A period of 1 has none. */
@@ -60,6 +70,8 @@ static inline APO_HD size_t apo__ma_lookback(int matype, size_t p) {
         return 3 * (p - 1);
     case APO_MA_KAMA:
         return p;
+    case APO_MA_MAMA:
+        return APO_MAMA_LOOKBACK;
     case APO_MA_T3:
         return 6 * (p - 1);
     default:
@@ -76,7 +88,8 @@ static inline APO_HD void apo__ma_identity(const double *x, double *out, size_t 
 /*
  * MA(p, matype) of row x into row out over [begin, end), both at absolute indices: reads x
  * from begin - h (h at least apo__ma_lookback + apo__ma_warmup of the same p and matype; a
- * longer one only forgets a recurrence's seed further), writes out[begin .. end) only.
+ * longer one only forgets a recurrence's seed further), or from 0 where apo__ma_whole_row;
+ * writes out[begin .. end) only.
  */
 static inline APO_HD void apo__ma_span(int matype, const double *x, double *out, size_t p, size_t h,
                                        size_t begin, size_t end) {
@@ -87,6 +100,10 @@ static inline APO_HD void apo__ma_span(int matype, const double *x, double *out,
     }
     if (p <= 1) {
         apo__ma_identity(x, out, begin, end);
+        return;
+    }
+    if (matype == APO_MA_MAMA) {
+        apo__mama_span(x, out, begin, end);
         return;
     }
     apo__cat_io io;

@@ -365,7 +365,8 @@
     X(MA, ma, averages, APO_CAT_CLOSE, (1, "ma"),                                                  \
       (2, APO_CAT_PERIOD(30, 1), {"matype", 0, 0, 8, 1}),                                          \
       apo__ma_lookback((int)APO_CAT_P(1), APO_CAT_P(0)), MA(1), NONE, 0,                           \
-      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
+      "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
+      "(MAMA)")                                                                                    \
     X(MAVP, mavp, averages, (2, "close", "periods"), (1, "mavp"),                                  \
       (3, {"minperiod", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"maxperiod", 30, 1, APO_CAT_PERIOD_MAX, 1}, \
        {"matype", 0, 0, 8, 1}),                                                                    \
@@ -377,8 +378,9 @@
     X(BBANDS, bbands, averages, APO_CAT_CLOSE, (3, "upperband", "middleband", "lowerband"),        \
       (4, APO_CAT_PERIOD(20, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},   \
        {"matype", 0, 0, 8, 1}),                                                                    \
-      apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                           \
-      "the halo of the matype's kernel (sma, ema, ...) at timeperiod")                             \
+      apo__bbands_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                       \
+      "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
+      "(MAMA)")                                                                                    \
     X(TRIX, trix, oscillators, APO_CAT_CLOSE, (1, "trix"), (1, APO_CAT_PERIOD(30, 1)),             \
       3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN, APO_CAT_T_AHEAD,                                    \
       "3 (timeperiod - 1) + 1 + 4 times the steps an EMA takes to forget its seed (to 2^-64)")     \
@@ -556,6 +558,9 @@
       APO_CAT_P(0) - 1, WINDOW, CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_TRACKER_RULE) \
     X(MINMAXINDEX, minmaxindex, transforms, APO_CAT_CLOSE, (2, "minidx", "maxidx"),                \
       (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, WINDOW, CARRY,                                 \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_TRACKER_RULE)
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_TRACKER_RULE)                                  \
+    X(MAMA, mama, averages, APO_CAT_CLOSE, (2, "mama", "fama"),                                    \
+      (2, {"fastlimit", 0.5, 0.01, 0.99, 0}, {"slowlimit", 0.05, 0.01, 0.99, 0}), 32, WINDOW,      \
+      CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

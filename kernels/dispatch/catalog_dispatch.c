@@ -115,11 +115,25 @@ size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     }
 }
 
+int apo__catalog_whole_row_at(apo__cat_id id, const double *params) {
+    if (apo__catalog_whole_row(id))
+        return 1;
+    /* The kernels whose bodies take MAMA through ma_type.h, and their matype's place. */
+    switch (id) {
+    case APO_CAT_MA:
+        return apo__ma_whole_row((int)params[1], (size_t)params[0]);
+    case APO_CAT_BBANDS:
+        return apo__ma_whole_row((int)params[3], (size_t)params[0]);
+    default:
+        return 0;
+    }
+}
+
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
     /* A whole-row tile costs its prefix too: with long tiles a row of n samples costs about
      * n + n^2 / 131072 steps, 8.6 single passes at a million samples (4096-sample tiles would
      * make that 123). */
-    if (apo__catalog_whole_row(id))
+    if (apo__catalog_whole_row_at(id, params))
         return APO_CAT_WHOLE_ROW_TILE;
     /* The Wilder recurrences' tiles of a row run side by side in vector lanes
      * (catalog_lanes.h): a row is only faster than one serial chain when it holds several

@@ -29,8 +29,15 @@ size_t apo__catalog_lookback(apo__cat_id id, const double *params);
  * lookback plus the decay steps for a recurrence (docs/kernels.md). */
 size_t apo__catalog_halo(apo__cat_id id, const double *params);
 
-/* Tile length: APO_CAT_WHOLE_ROW_TILE for a whole-row kernel, max(4096, 4 * (halo + 1)) for
- * ema (whose tiles run side by side, ema_tile.h), else max(4096, 16 * (halo + 1)). */
+/* 1 where kernel id's tiles read their row from its first sample at these parameters: a
+ * whole-row kernel (apo__catalog_whole_row), and ma and bbands at matype 7 (MAMA,
+ * averages/ma_type.h's apo__ma_whole_row), whose other matypes keep their halos. The runtime
+ * hands such a call whole rows (runtime/catalog/call_span.c), as it does a whole-row kernel. */
+int apo__catalog_whole_row_at(apo__cat_id id, const double *params);
+
+/* Tile length: APO_CAT_WHOLE_ROW_TILE where the tiles read whole rows
+ * (apo__catalog_whole_row_at), max(4096, 4 * (halo + 1)) for ema (whose tiles run side by
+ * side, ema_tile.h), else max(4096, 16 * (halo + 1)). */
 size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
 
 /* Bytes of the state a stream keeps to resume kernel id's tile (apo__cpu_catalog_resume),

@@ -11,8 +11,12 @@ size_t apo__kernel_halo(const apo__kernel *k, const double *params) {
     return k->builtin ? 0 : k->desc.halo;
 }
 
-int apo__kernel_whole_row_input(const apo__kernel *k) {
-    return k->cuda != NULL && k->cuda->whole_row_input;
+int apo__kernel_whole_row_input(const apo__kernel *k, const double *params) {
+    if (k->cuda == NULL)
+        return 0;
+    if (k->cuda->whole_row_input)
+        return 1;
+    return params != NULL && k->cuda->whole_row_at != NULL && k->cuda->whole_row_at(k, params);
 }
 
 /* Outputs a tile writes: the GPU's leading outputs for the built-ins (the rest come from
@@ -28,7 +32,7 @@ void apo__call_span_of(const apo__call *call, uint64_t first, uint64_t end, apo_
     size_t ra, ba, ea, rb, bb, eb;
     apo__tile_range(call, first, &ra, &ba, &ea);
     apo__tile_range(call, end - 1, &rb, &bb, &eb);
-    if (apo__kernel_whole_row_input(k)) {
+    if (apo__kernel_whole_row_input(k, call->params)) {
         span->in_lo = ra * call->cols;
         span->in_hi = (rb + 1) * call->cols;
     } else {

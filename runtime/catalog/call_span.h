@@ -25,8 +25,9 @@ typedef struct apo__call_span {
 /* Input samples before a tile's first position that the tile reads. */
 size_t apo__kernel_halo(const apo__kernel *k, const double *params);
 
-/* Whether every tile reads its whole input row. */
-int apo__kernel_whole_row_input(const apo__kernel *k);
+/* Whether every tile reads its whole input row at these parameters (NULL: the kernel's own
+ * trait alone, whatever its parameters). */
+int apo__kernel_whole_row_input(const apo__kernel *k, const double *params);
 
 /* The spans of tiles [first, end) of `call` (first < end <= call->tiles). */
 void apo__call_span_of(const apo__call *call, uint64_t first, uint64_t end, apo__call_span *span);

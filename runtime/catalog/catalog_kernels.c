@@ -19,14 +19,19 @@ static apo__cat_id id_of(const apo__kernel *k);
 static apo_status catalog_validate(const apo__kernel *k, const double *params, size_t rows,
                                    size_t cols, char *err, size_t err_size) {
     (void)rows;
-    /* A matype's bounds are TA-Lib's, 0 to 8, but MAMA (7) is not in the catalog yet
-     * (averages/ma_type.h). */
+    /* A matype's bounds are TA-Lib's, 0 to 8. MAMA (7) reads the whole row, which ma and
+     * bbands take (apo__catalog_whole_row_at); mavp evaluates each bar alone, which from the
+     * row's first bar would be quadratic; another kernel with a matype takes 7 once its body
+     * and its whole-row rule do (docs/kernels.md, "MAMA, and TA-Lib's matype 7"). */
+    const apo__cat_id id = id_of(k);
     for (size_t i = 0; i < k->n_params; i++) {
         const size_t len = strlen(k->params[i].name);
-        if (len >= 6 && strcmp(k->params[i].name + len - 6, "matype") == 0 && params[i] == 7) {
+        if (len >= 6 && strcmp(k->params[i].name + len - 6, "matype") == 0 && params[i] == 7 &&
+            id != APO_CAT_MA && id != APO_CAT_BBANDS) {
             snprintf(err, err_size,
-                     "%s: %s 7 (MAMA) is not in the catalog yet; matypes 0 to 6 and 8 are", k->name,
-                     k->params[i].name);
+                     "%s: %s 7 (MAMA) is not taken by %s: MAMA reads the whole series; ma and "
+                     "bbands take it, and the kernel mama is MAMA",
+                     k->name, k->params[i].name, k->name);
             return APO_ERR_BAD_PARAM;
         }
     }
@@ -218,14 +223,21 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
 #define catalog_cuda NULL
 #endif
 
+/* Whole input rows at these parameters though not at others: ma and bbands at matype 7
+ * (catalog_dispatch.h, apo__catalog_whole_row_at). */
+static int catalog_whole_row_at(const apo__kernel *k, const double *params) {
+    return apo__catalog_whole_row_at(id_of(k), params);
+}
+
 /* Each kernel's CUDA implementation: its outputs, and for obv and ad (APO_CAT_T_WHOLE_ROW)
  * whole input rows, since every tile reads its row from the first sample (catalog.h): a GPU
- * or another rank is sent whole rows. */
+ * or another rank is sent whole rows; so is a call of ma or bbands at matype 7
+ * (catalog_whole_row_at). */
 #define CATALOG_CUDA_IMPL(ID, name, room, inputs, outputs, params, lookback, halo, stream, traits, \
                           rule)                                                                    \
     static const apo__cuda_impl catalog_cuda_##name = {APO_CAT_COUNT_OF outputs, catalog_halo,     \
                                                        ((traits)&APO_CAT_T_WHOLE_ROW) != 0,        \
-                                                       catalog_cuda};
+                                                       catalog_cuda, catalog_whole_row_at};
 APO_CATALOG(CATALOG_CUDA_IMPL)
 #undef CATALOG_CUDA_IMPL
 

@@ -93,6 +93,10 @@ typedef struct apo__cuda_impl {
     /* Enqueues the chunk's computation on `stream` (a cudaStream_t); returns the CUDA
      * error of the launch (0: launched). */
     int (*launch)(const apo__call *call, const apo__cuda_chunk *chunk, void *stream);
+    /* Every tile reads its whole input row at these parameters though not at others (ma and
+     * bbands at matype 7, MAMA); NULL where whole_row_input alone says. Read through
+     * apo__kernel_whole_row_input (call_span.h). */
+    int (*whole_row_at)(const apo__kernel *k, const double *params);
 } apo__cuda_impl;
 
 typedef struct apo__param_spec {

@@ -125,7 +125,7 @@ size_t apo__scored_scratch_of(const apo__call *call) {
     const apo__kernel *ind = sc->indicator;
     return apo__scored_scratch_doubles(sc->pass.n_out, apo__kernel_halo(ind, call->params),
                                        ind->tile_len(ind, call->params),
-                                       apo__kernel_whole_row_input(ind), call->cols);
+                                       apo__kernel_whole_row_input(ind, call->params), call->cols);
 }
 
 size_t apo__scored_gpu_chains(size_t scratch, int sms) {
@@ -165,7 +165,7 @@ static int resolve_set(const apo__call *call, apo__scored_cuda_set *s) {
     s->close_in = sc->close_input;
     s->tile = ind->tile_len(ind, call->params);
     s->halo = apo__kernel_halo(ind, call->params);
-    s->whole_row = apo__kernel_whole_row_input(ind);
+    s->whole_row = apo__kernel_whole_row_input(ind, call->params);
     for (size_t p = 0; p < ind->n_params && p < APO_CAT_MAX_PAR; p++)
         s->params[p] = call->params[p];
     const int cat = apo__catalog_id_of(ind);
@@ -223,13 +223,14 @@ static int scored_cuda_launch(const apo__call *call, const apo__cuda_chunk *chun
                  : apo__cuda_scored(sets, n_sets, &rows, stream);
 }
 
-static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, scored_cuda_launch};
+static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, scored_cuda_launch,
+                                           NULL};
 #else
-static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
+static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL};
 #endif
 /* No launcher: a user's rule (its function is the host's), and the views of score_more.h,
  * whose finish takes a log and a power a GPU would round otherwise. GPUs take no share. */
-static const apo__cuda_impl host_only_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL};
+static const apo__cuda_impl host_only_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL};
 
 /* Tiles of a row whose pass is computed at once, at most (apo__score_pass_group: the lanes
  * of the widest path). */
@@ -446,7 +447,7 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     const size_t n_in = ind->n_inputs;
     const size_t tile = ind->tile_len(ind, call->params);
     const size_t halo = apo__kernel_halo(ind, call->params);
-    const int whole = apo__kernel_whole_row_input(ind);
+    const int whole = apo__kernel_whole_row_input(ind, call->params);
     /* Tiles whose pass is computed at once (apo__score_pass_tiles): they share a window. */
     size_t group = whole ? 1 : apo__score_pass_group(pass, isa);
     group = group < APO_SCORED_GROUP_MAX ? group : APO_SCORED_GROUP_MAX;

@@ -63,7 +63,7 @@ apo_status apo_kernel_get(const apo_runtime *rt, const char *name, apo_kernel_in
         info->param_max[i] = k->params[i].max;
         info->param_integer[i] = k->params[i].integer;
     }
-    info->halo_whole_row = apo__kernel_whole_row_input(k);
+    info->halo_whole_row = apo__kernel_whole_row_input(k, defaults);
     info->halo = info->halo_whole_row ? 0 : apo__kernel_halo(k, defaults);
     info->halo_rule = k->halo_rule;
     return APO_OK;

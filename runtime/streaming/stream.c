@@ -35,7 +35,7 @@ apo_status apo__stream_check_kernel(const apo__kernel *k, const double *params) 
                          k->name);
     /* A whole-row kernel streams only by carrying its run (obv, ad: kernel.h,
      * resume_carries); any other would need the whole history kept. */
-    if (apo__kernel_whole_row_input(k) && apo__stream_carry_len(k) == 0)
+    if (apo__kernel_whole_row_input(k, params) && apo__stream_carry_len(k) == 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_create: %s reads whole series, so its state would grow "
                          "with the history; streams keep a bounded window",

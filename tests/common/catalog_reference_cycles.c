@@ -181,3 +181,43 @@ void apo__ref_cat_ht(ref_ht_kind kind, const double *x, size_t n, double *const 
     free(c);
     free(where);
 }
+
+/* MAMA from the transform's I1 and Q1 over the clean bars: the phase atan(Q1 / I1) in degrees
+ * (0 where I1 is 0), its fall since the last bar, at least 1, the rate fast / fall held at
+ * slow or above, and the two averages from 0 at the transform's start. */
+void apo__ref_cat_mama(const double *x, size_t n, double fast, double slow, double *const *out) {
+    const long start = 12, lookback = 32;
+    const long double pi = acosl(-1.0L);
+    long double *c = calloc(n + 1, sizeof *c);
+    size_t *where = calloc(n + 1, sizeof *where);
+    long double *a[N_ARR];
+    long m = 0;
+    for (size_t t = 0; t < n; t++) {
+        out[0][t] = out[1][t] = NAN;
+        if (isfinite(x[t])) {
+            c[m] = x[t];
+            where[m++] = t;
+        }
+    }
+    for (int i = 0; i < N_ARR; i++)
+        a[i] = calloc((size_t)m + 1, sizeof(long double));
+    run_period(a, c, m, start);
+    long double last_phase = 0.0L, mama = 0.0L, fama = 0.0L;
+    for (long k = start; k < m; k++) {
+        const long double phase =
+            a[I1][k] != 0.0L ? atanl(a[Q1][k] / a[I1][k]) * 180.0L / pi : 0.0L;
+        const long double fall = fmaxl(last_phase - phase, 1.0L);
+        last_phase = phase;
+        const long double alpha = fall > 1.0L ? fmaxl((long double)fast / fall, slow) : fast;
+        mama = alpha * c[k] + (1.0L - alpha) * mama;
+        fama = alpha / 2.0L * mama + (1.0L - alpha / 2.0L) * fama;
+        if (k >= lookback) {
+            out[0][where[k]] = (double)mama;
+            out[1][where[k]] = (double)fama;
+        }
+    }
+    for (int i = 0; i < N_ARR; i++)
+        free(a[i]);
+    free(c);
+    free(where);
+}

@@ -26,4 +26,8 @@ typedef enum ref_ht_kind {
  * ht_dcperiod and ht_phasor, 63 for the others, counted in clean bars) and at gaps. */
 void apo__ref_cat_ht(ref_ht_kind kind, const double *x, size_t n, double *const *out);
 
+/* mama (out[0]) and fama (out[1]) at fastlimit `fast` and slowlimit `slow`, t < n; NaN in
+ * the lookback (32 clean bars) and at gaps. */
+void apo__ref_cat_mama(const double *x, size_t n, double fast, double slow, double *const *out);
+
 #endif /* APO_TEST_CATALOG_REFERENCE_CYCLES_H */

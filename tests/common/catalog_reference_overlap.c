@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "catalog_reference.h"
+#include "catalog_reference_cycles.h"
 
 static void nan_all(double *const *out, double *const *scale, size_t n_out, size_t n) {
     for (size_t k = 0; k < n_out; k++)
@@ -154,6 +155,21 @@ void apo__ref_cat_ma(const double *const *in, size_t n, const double *p, double 
     case 6:
         apo__ref_cat_kama(in, n, one, out, scale);
         break;
+    case 7: {
+        /* MAMA: mama's first output at TA-Lib's default limits, whatever the period; its scale
+         * the largest close so far (mama is a weighted mean of the closes and its seed 0). */
+        double *fama = malloc((n + 1) * sizeof *fama);
+        double *const both[2] = {out[0], fama};
+        apo__ref_cat_mama(in[0], n, 0.5, 0.05, both);
+        double largest = 0;
+        for (size_t t = 0; t < n; t++) {
+            if (isfinite(in[0][t]) && fabs(in[0][t]) > largest)
+                largest = fabs(in[0][t]);
+            scale[0][t] = largest;
+        }
+        free(fama);
+        break;
+    }
     case 8:
         apo__ref_cat_t3(in, n, one, out, scale);
         break;
@@ -259,7 +275,13 @@ void apo__ref_cat_bbands(const double *const *in, size_t n, const double *p, dou
     apo__ref_cat_ma(in, n, ma_p, mid, mscale);
     for (size_t t = 0; t < n; t++) {
         scale[1][t] = mid_scale[t];
-        if (t + 1 < q || isnan(out[1][t]) || !clean(in, 1, t + 1 - q, t)) {
+        if (t + 1 < q) {
+            /* TA-Lib's lead where the deviation's window is longer than the middle's lookback
+             * (MAMA, matype 7): all three NaN. */
+            out[0][t] = out[1][t] = out[2][t] = NAN;
+            continue;
+        }
+        if (isnan(out[1][t]) || !clean(in, 1, t + 1 - q, t)) {
             out[0][t] = out[2][t] = NAN;
             if (p[3] == 0 && t + 1 >= q && !clean(in, 1, t + 1 - q, t))
                 out[1][t] = bollinger_gap_middle(in[0], t + 1 - q, t);

@@ -211,6 +211,7 @@ static const cat_params table[] = {
     {APO_CAT_MAXINDEX, 1, {30}, {2}, {300}}, /* scans of 300 samples */
     {APO_CAT_MININDEX, 1, {30}, {3}, {0}},
     {APO_CAT_MINMAXINDEX, 1, {30}, {5}, {0}},
+    {APO_CAT_MAMA, 2, {0.5, 0.05}, {0.9, 0.2}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 
@@ -330,6 +331,30 @@ static size_t check_kernel(apo__cat_id id, const double *p, size_t n_p, double *
     return wrong;
 }
 
+/* A row's parameter lists, each on three tiles and a part of bars. */
+static void check_row(const cat_params *row) {
+    const apo__cat_id id = row->id;
+    for (int variant = 0; variant < 3; variant++) {
+        if (variant == 2 && row->longer[0] == 0)
+            continue;
+        const double *p = variant == 0 ? row->defaults : variant == 1 ? row->other : row->longer;
+        double full[APO_CAT_MAX_PAR] = {0};
+        memcpy(full, p, row->n * sizeof *p);
+        /* Three tiles and a part, so that the second view has a middle. */
+        const size_t cols = 3 * apo__catalog_tile_len(id, full) + 137;
+        double *in[APO_CAT_MAX_IN];
+        make_bars(cols, in);
+        const size_t wrong = check_kernel(id, p, row->n, in, cols);
+        cr_expect_eq(wrong, 0, "kernel %d, %s parameters: %zu positions differ", (int)id,
+                     variant == 0   ? "default"
+                     : variant == 1 ? "other"
+                                    : "longer",
+                     wrong);
+        for (int i = 0; i < APO_CAT_MAX_IN; i++)
+            free(in[i]);
+    }
+}
+
 Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_launcher,
      .timeout = 600) {
     cr_assert_eq(N_TABLE, APO_CAT_COUNT, "the table has %zu kernels, the catalog %d", N_TABLE,
@@ -337,30 +362,23 @@ Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_la
     const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 0, 0};
     simt_set_options(&o);
     for (size_t k = 0; k < N_TABLE; k++) {
-        const apo__cat_id id = table[k].id;
-        cr_assert_eq(id, (apo__cat_id)k, "the table is not in apo__cat_id order at %zu", k);
-        for (int variant = 0; variant < 3; variant++) {
-            if (variant == 2 && table[k].longer[0] == 0)
-                continue;
-            const double *p = variant == 0   ? table[k].defaults
-                              : variant == 1 ? table[k].other
-                                             : table[k].longer;
-            double full[APO_CAT_MAX_PAR] = {0};
-            memcpy(full, p, table[k].n * sizeof *p);
-            /* Three tiles and a part, so that the second view has a middle. */
-            const size_t cols = 3 * apo__catalog_tile_len(id, full) + 137;
-            double *in[APO_CAT_MAX_IN];
-            make_bars(cols, in);
-            const size_t wrong = check_kernel(id, p, table[k].n, in, cols);
-            cr_expect_eq(wrong, 0, "kernel %d, %s parameters: %zu positions differ", (int)id,
-                         variant == 0   ? "default"
-                         : variant == 1 ? "other"
-                                        : "longer",
-                         wrong);
-            for (int i = 0; i < APO_CAT_MAX_IN; i++)
-                free(in[i]);
-        }
+        cr_assert_eq(table[k].id, (apo__cat_id)k, "the table is not in apo__cat_id order at %zu",
+                     k);
+        check_row(&table[k]);
     }
+}
+
+/* TA-Lib's matype 7 (MAMA) in ma and bbands, whose tiles then run from the row's first bar
+ * (averages/ma_type.h): the CPU's bits through the averages' launcher too. */
+Test(catalog_simt, matype_7_gives_the_cpu_bits, .timeout = 600) {
+    static const cat_params matype_7[] = {
+        {APO_CAT_MA, 2, {30, 7}, {2, 7}, {0}},
+        {APO_CAT_BBANDS, 4, {5, 2, 2, 7}, {50, 1.5, 2, 7}, {0}},
+    };
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 0, 0};
+    simt_set_options(&o);
+    for (size_t k = 0; k < sizeof matype_7 / sizeof matype_7[0]; k++)
+        check_row(&matype_7[k]);
 }
 
 /* The launchers' refusals: a view without inputs or outputs, or tiles of 0, is

@@ -66,6 +66,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "catalog/call_span.h"
 #include "catalog/grid.h"
 #include "devices/cuda/cuda_discovery.h"
 #include "devices/cuda/cuda_gpu.h"
@@ -131,7 +132,7 @@ static apo__chunk_plan plan_chunk(const apo__call *call, size_t halo, uint64_t f
     apo__tile_range(call, first, &ra, &ba, &ea);
     apo__tile_range(call, end - 1, &rb, &bb, &eb);
     apo__chunk_plan p = {first, end, 0, 0, 0, 0};
-    if (k->cuda->whole_row_input) {
+    if (apo__kernel_whole_row_input(k, call->params)) {
         p.in_lo = ra * call->cols;
         p.in_hi = (rb + 1) * call->cols;
     } else {

@@ -53,6 +53,9 @@ static const overlap_case cases[] = {
     {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {10, 6}},
     {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {3, 8}},
     {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {1, 1}},
+    {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {30, 7}}, /* MAMA: mama whatever the period */
+    {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {2, 7}},
+    {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {1, 7}},
     {APO_CAT_MAVP, "mavp", XY, 1, apo__ref_cat_mavp, {2, 30, 0}},
     {APO_CAT_MAVP, "mavp", XY, 1, apo__ref_cat_mavp, {3, 12, 1}},
     {APO_CAT_MAVP, "mavp", XY, 1, apo__ref_cat_mavp, {2, 9, 5}},
@@ -63,6 +66,8 @@ static const overlap_case cases[] = {
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {20, 1.5, 2.5, 1}},
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {6, 2, 1, 3}},
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {9, 2, 2, 8}},
+    {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {5, 2, 2, 7}},
+    {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {50, 1.5, 2, 7}}, /* lead 49 */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -177,16 +182,17 @@ Test(overlap, tiles_depend_on_the_grid_only, .timeout = 120) {
     }
 }
 
-/* ma at each matype is the catalog kernel of that kind, bit for bit, over that kind's grid. */
+/* ma at each matype is the catalog kernel of that kind, bit for bit, over that kind's grid:
+ * at matype 7 (MAMA) mama's first output at its defaults, TA-Lib's MA's limits. */
 Test(overlap, ma_has_the_bits_of_each_kind) {
-    static const apo__cat_id kinds[] = {APO_CAT_SMA,  APO_CAT_EMA,   APO_CAT_WMA,
-                                        APO_CAT_DEMA, APO_CAT_TEMA,  APO_CAT_TRIMA,
-                                        APO_CAT_KAMA, APO_CAT_COUNT, APO_CAT_T3};
+    static const apo__cat_id kinds[] = {APO_CAT_SMA,  APO_CAT_EMA,  APO_CAT_WMA,
+                                        APO_CAT_DEMA, APO_CAT_TEMA, APO_CAT_TRIMA,
+                                        APO_CAT_KAMA, APO_CAT_MAMA, APO_CAT_T3};
     for (int m = 0; m < 9; m++) {
-        if (kinds[m] == APO_CAT_COUNT)
-            continue;
         const overlap_case ma = {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {6, m}};
-        const overlap_case kind = {kinds[m], "kind", CLOSE, 1, apo__ref_cat_ma, {6, 0.7}};
+        overlap_case kind = {kinds[m], "kind", CLOSE, 1, apo__ref_cat_ma, {6, 0.7}};
+        if (kinds[m] == APO_CAT_MAMA)
+            kind.p[0] = 0.5, kind.p[1] = 0.05;
         series s;
         case_series(&s, &ma, 5 + m, 3000, 1);
         double *a[1] = {alloc_doubles(s.n)}, *b[1] = {alloc_doubles(s.n)};

@@ -1,10 +1,12 @@
 /*
- * The cycle family (kernels/cycles/): TA-Lib's Hilbert-transform indicators against the
+ * The cycle family (kernels/cycles/) and mama (kernels/averages/, on the same transform): TA-Lib's
+ * Hilbert-transform indicators and MAMA against the
  * long-double reference written from the definition (tests/common/catalog_reference_cycles.c),
  * with and without gaps; their tiles bit for bit whatever the grid (whole-row kernels); and
  * their streams' carried state fed in pieces, bit for bit the batch. One table of kernels,
  * every check over each row.
  */
+#include "averages_tiles.h"
 #include "catalog_reference_cycles.h"
 #include "cycles_tiles.h"
 #include "random_walk.h"
@@ -20,19 +22,29 @@
 typedef struct ht_case {
     const char *name;
     apo__cat_id id;
-    int kind; /* ht_tile.h's APO__HT_* */
+    int kind; /* ht_tile.h's APO__HT_*, or MAMA */
     ref_ht_kind ref;
     int n_out;
     double tol;
+    size_t lookback;
+    double p[2]; /* mama's fastlimit and slowlimit */
 } ht_case;
 
+/* mama's rows: an average of the same transform (kernels/averages/mama_tile.h), tested here
+ * beside the indicators it shares the transform and the reference with; not a kind of
+ * ht_tile.h, with a body, a reference and a carry of its own. */
+#define MAMA (-1)
+
 static const ht_case cases[] = {
-    {"ht_dcperiod", APO_CAT_HT_DCPERIOD, APO__HT_DCPERIOD, REF_HT_DCPERIOD, 1, 1e-12},
-    {"ht_dcphase", APO_CAT_HT_DCPHASE, APO__HT_DCPHASE, REF_HT_DCPHASE, 1, 1e-11},
-    {"ht_phasor", APO_CAT_HT_PHASOR, APO__HT_PHASOR, REF_HT_PHASOR, 2, 1e-11},
-    {"ht_sine", APO_CAT_HT_SINE, APO__HT_SINE, REF_HT_SINE, 2, 1e-11},
-    {"ht_trendmode", APO_CAT_HT_TRENDMODE, APO__HT_TRENDMODE, REF_HT_TRENDMODE, 1, 0.0},
-    {"ht_trendline", APO_CAT_HT_TRENDLINE, APO__HT_TRENDLINE, REF_HT_TRENDLINE, 1, 1e-13},
+    {"ht_dcperiod", APO_CAT_HT_DCPERIOD, APO__HT_DCPERIOD, REF_HT_DCPERIOD, 1, 1e-12, 32, {0}},
+    {"ht_dcphase", APO_CAT_HT_DCPHASE, APO__HT_DCPHASE, REF_HT_DCPHASE, 1, 1e-11, 63, {0}},
+    {"ht_phasor", APO_CAT_HT_PHASOR, APO__HT_PHASOR, REF_HT_PHASOR, 2, 1e-11, 32, {0}},
+    {"ht_sine", APO_CAT_HT_SINE, APO__HT_SINE, REF_HT_SINE, 2, 1e-11, 63, {0}},
+    {"ht_trendmode", APO_CAT_HT_TRENDMODE, APO__HT_TRENDMODE, REF_HT_TRENDMODE, 1, 0.0, 63, {0}},
+    {"ht_trendline", APO_CAT_HT_TRENDLINE, APO__HT_TRENDLINE, REF_HT_TRENDLINE, 1, 1e-13, 63, {0}},
+    {"mama", APO_CAT_MAMA, MAMA, 0, 2, 1e-13, 32, {0.5, 0.05}},
+    {"mama (0.9, 0.2)", APO_CAT_MAMA, MAMA, 0, 2, 1e-13, 32, {0.9, 0.2}},
+    {"mama (0.2, 0.6)", APO_CAT_MAMA, MAMA, 0, 2, 1e-13, 32, {0.2, 0.6}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -50,14 +62,40 @@ static double *series(size_t n, uint64_t seed, size_t gap_every) {
     return x;
 }
 
-static void run_tile(apo__cat_id id, const double *x, double *const *out, size_t begin,
-                     size_t end) {
+static apo__cat_io io_of(const ht_case *c, const double *x, double *const *out) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     io.in[0] = x;
     io.out[0] = out[0];
     io.out[1] = out[1];
-    apo__cycles_tile((int)id, &io, begin, end);
+    io.p[0] = c->p[0];
+    io.p[1] = c->p[1];
+    return io;
+}
+
+static void run_tile(const ht_case *c, const double *x, double *const *out, size_t begin,
+                     size_t end) {
+    const apo__cat_io io = io_of(c, x, out);
+    if (c->kind == MAMA)
+        apo__averages_tile((int)c->id, &io, begin, end);
+    else
+        apo__cycles_tile((int)c->id, &io, begin, end);
+}
+
+static void reference(const ht_case *c, const double *x, size_t n, double *const *out) {
+    if (c->kind == MAMA)
+        apo__ref_cat_mama(x, n, c->p[0], c->p[1], out);
+    else
+        apo__ref_cat_ht(c->ref, x, n, out);
+}
+
+/* A stream's piece [begin, stop) from the carried state. */
+static void carry(const ht_case *c, const apo__cat_io *io, double *state, size_t begin,
+                  size_t stop) {
+    if (c->kind == MAMA)
+        apo__mama_carry(io, state, begin, stop);
+    else
+        apo__ht_carry(io, state, begin, stop, c->kind);
 }
 
 /* The largest error of the kernel against its reference over the series, in units of the
@@ -68,8 +106,8 @@ static double worst_error(const ht_case *c, const double *x, size_t n) {
         got[k] = calloc(n, sizeof(double));
         want[k] = calloc(n, sizeof(double));
     }
-    run_tile(c->id, x, got, 0, n);
-    apo__ref_cat_ht(c->ref, x, n, want);
+    run_tile(c, x, got, 0, n);
+    reference(c, x, n, want);
     double worst = 0.0;
     for (int k = 0; k < c->n_out; k++) {
         double scale = 0.0;
@@ -111,9 +149,8 @@ Test(cycles, nan_lead_is_talibs_lookback, .timeout = 60) {
     apo__random_walk(x, 1, 200, 9);
     double *out[2] = {a, b};
     for (size_t i = 0; i < N_CASES; i++) {
-        run_tile(cases[i].id, x, out, 0, 200);
-        const size_t lookback =
-            cases[i].ref == REF_HT_DCPERIOD || cases[i].ref == REF_HT_PHASOR ? 32 : 63;
+        run_tile(&cases[i], x, out, 0, 200);
+        const size_t lookback = cases[i].lookback;
         cr_assert(isnan(a[lookback - 1]) && !isnan(a[lookback]), "%s", cases[i].name);
     }
 }
@@ -125,33 +162,29 @@ Test(cycles, tiles_and_streams_give_the_whole_rows_bits, .timeout = 120) {
     double *x = series(n, 5, 131);
     const size_t grids[] = {97, 1000, 2999};
     for (size_t i = 0; i < N_CASES; i++) {
-        const apo__cat_id id = cases[i].id;
+        const ht_case *c = &cases[i];
         double *whole[2], *got[2];
         for (int k = 0; k < 2; k++) {
             whole[k] = calloc(n, sizeof(double));
             got[k] = calloc(n, sizeof(double));
         }
-        run_tile(id, x, whole, 0, n);
+        run_tile(c, x, whole, 0, n);
         for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
             for (size_t b = 0; b < n; b += grids[g])
-                run_tile(id, x, got, b, b + grids[g] < n ? b + grids[g] : n);
+                run_tile(c, x, got, b, b + grids[g] < n ? b + grids[g] : n);
             for (int k = 0; k < cases[i].n_out; k++)
                 cr_assert(memcmp(whole[k], got[k], n * sizeof(double)) == 0, "%s, tiles of %zu",
                           cases[i].name, grids[g]);
         }
         /* A stream: pieces of 1, 2, 3, ... bars, each from the state the last one left. */
-        double carry[APO_HT_CARRY];
-        memset(carry, 0, sizeof carry);
-        apo__cat_io io;
-        memset(&io, 0, sizeof io);
-        io.in[0] = x;
-        io.out[0] = got[0];
-        io.out[1] = got[1];
+        double state[APO_MAMA_CARRY > APO_HT_CARRY ? APO_MAMA_CARRY : APO_HT_CARRY];
+        memset(state, 0, sizeof state);
+        const apo__cat_io io = io_of(c, x, got);
         for (int k = 0; k < 2; k++)
             memset(got[k], 0, n * sizeof(double));
         for (size_t b = 0, len = 1; b < n; b += len, len++) {
             const size_t e = b + len < n ? b + len : n;
-            apo__ht_carry(&io, carry, b, e, cases[i].kind);
+            carry(c, &io, state, b, e);
         }
         for (int k = 0; k < cases[i].n_out; k++)
             cr_assert(memcmp(whole[k], got[k], n * sizeof(double)) == 0, "%s, streamed",

@@ -211,6 +211,7 @@ static const cat_case cases[] = {
     {"maxindex", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
     {"minindex", 7, WHOLE_ROW_COLS, CLOSE_ONLY},
     {"minmaxindex", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"mama", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -307,47 +308,59 @@ static size_t bitwise_diff(const cat_job *a, const cat_job *b, size_t o) {
     return diff;
 }
 
-Test(catalog_runtime, every_kernel_same_bits_on_every_device_set_ratio_and_axis, .timeout = 900) {
+/* The case's job, with one more parameter where `extra` is given (NULL: none). */
+static void job_init_with(cat_job *job, apo_runtime *rt, const cat_case *c, size_t rows,
+                          const apo_param *extra) {
+    job_init(job, rt, c, rows);
+    if (extra != NULL)
+        job->params[job->w.n_params++] = *extra;
+}
+
+/* Case c (with `extra`) on every device set, ratio and axis gives the cpu device's bits. */
+static void same_bits_everywhere(apo_runtime *cpu, const cat_case *c, size_t ci,
+                                 const apo_param *extra) {
     static const char *const device_sets[] = {"sim:a,sim:b", "cpu,sim:a",
                                               "sim:a,sim:b,sim:c,sim:d,sim:e"};
-    apo_runtime *cpu = test_runtime("cpu");
-    for (size_t ci = 0; ci < N_CASES; ci++) {
-        const cat_case *c = &cases[ci];
-        const size_t rows = 3;
-        cat_job ref;
-        job_init(&ref, cpu, c, rows);
-        run(cpu, &ref, NULL, 0, APO_SPLIT_AUTO);
-        size_t finite = 0;
-        for (size_t o = 0; o < ref.w.n_outputs; o++)
-            for (size_t t = 0; t < ref.len; t++) {
-                cr_assert_neq(ref.outputs[o][t], -12345.678, "%s output %zu[%zu] unwritten",
-                              c->kernel, o, t);
-                finite += isfinite(ref.outputs[o][t]) != 0;
-            }
-        cr_assert_gt(finite, ref.len / 2, "%s: most outputs are values", c->kernel);
-        for (size_t di = 0; di < sizeof device_sets / sizeof device_sets[0]; di++) {
-            apo_runtime *rt = test_runtime(device_sets[di]);
-            size_t n;
-            apo_device_count(rt, &n);
-            for (int trial = 0; trial < 3; trial++) {
-                double ratios[APO_MAX_DEVICES];
-                test_random_ratios(700 * ci + 10 * di + (uint64_t)trial, n, ratios);
-                const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
-                for (size_t si = 0; si < 2; si++) {
-                    cat_job got;
-                    job_init(&got, rt, c, rows);
-                    run(rt, &got, trial == 0 ? NULL : ratios, trial == 0 ? 0 : n, splits[si]);
-                    for (size_t o = 0; o < ref.w.n_outputs; o++)
-                        cr_assert_eq(bitwise_diff(&ref, &got, o), 0,
-                                     "%s on %s trial %d split %s: output %zu differs", c->kernel,
-                                     device_sets[di], trial, apo_split_name(splits[si]), o);
-                    job_free(&got);
-                }
-            }
-            apo_runtime_destroy(rt);
+    const size_t rows = 3;
+    cat_job ref;
+    job_init_with(&ref, cpu, c, rows, extra);
+    run(cpu, &ref, NULL, 0, APO_SPLIT_AUTO);
+    size_t finite = 0;
+    for (size_t o = 0; o < ref.w.n_outputs; o++)
+        for (size_t t = 0; t < ref.len; t++) {
+            cr_assert_neq(ref.outputs[o][t], -12345.678, "%s output %zu[%zu] unwritten", c->kernel,
+                          o, t);
+            finite += isfinite(ref.outputs[o][t]) != 0;
         }
-        job_free(&ref);
+    cr_assert_gt(finite, ref.len / 2, "%s: most outputs are values", c->kernel);
+    for (size_t di = 0; di < sizeof device_sets / sizeof device_sets[0]; di++) {
+        apo_runtime *rt = test_runtime(device_sets[di]);
+        size_t n;
+        apo_device_count(rt, &n);
+        for (int trial = 0; trial < 3; trial++) {
+            double ratios[APO_MAX_DEVICES];
+            test_random_ratios(700 * ci + 10 * di + (uint64_t)trial, n, ratios);
+            const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
+            for (size_t si = 0; si < 2; si++) {
+                cat_job got;
+                job_init_with(&got, rt, c, rows, extra);
+                run(rt, &got, trial == 0 ? NULL : ratios, trial == 0 ? 0 : n, splits[si]);
+                for (size_t o = 0; o < ref.w.n_outputs; o++)
+                    cr_assert_eq(bitwise_diff(&ref, &got, o), 0,
+                                 "%s on %s trial %d split %s: output %zu differs", c->kernel,
+                                 device_sets[di], trial, apo_split_name(splits[si]), o);
+                job_free(&got);
+            }
+        }
+        apo_runtime_destroy(rt);
     }
+    job_free(&ref);
+}
+
+Test(catalog_runtime, every_kernel_same_bits_on_every_device_set_ratio_and_axis, .timeout = 900) {
+    apo_runtime *cpu = test_runtime("cpu");
+    for (size_t ci = 0; ci < N_CASES; ci++)
+        same_bits_everywhere(cpu, &cases[ci], ci, NULL);
     apo_runtime_destroy(cpu);
 }
 
@@ -500,5 +513,95 @@ Test(catalog_runtime, descriptors_name_talib_outputs) {
     cr_assert_eq(info.param_defaults[0], 14);
     cr_assert_eq(apo_kernel_get(rt, "kama", &info), APO_OK);
     cr_assert_eq(info.param_defaults[0], 30);
+    apo_runtime_destroy(rt);
+}
+
+/* mama's descriptor carries TA-Lib's names, defaults and bounds, and its limits outside TA-Lib's
+ * 0.01 .. 0.99 are refused. */
+Test(catalog_runtime, mama_is_described_as_talibs) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "mama", &info), APO_OK);
+    cr_assert_eq(info.n_inputs, 1);
+    cr_assert_eq(info.n_outputs, 2);
+    cr_assert_str_eq(info.output_names[0], "mama");
+    cr_assert_str_eq(info.output_names[1], "fama");
+    cr_assert_str_eq(info.param_names[0], "fastlimit");
+    cr_assert_str_eq(info.param_names[1], "slowlimit");
+    cr_assert_eq(info.param_defaults[0], 0.5);
+    cr_assert_eq(info.param_defaults[1], 0.05);
+    cr_assert(info.param_min[0] == 0.01 && info.param_max[0] == 0.99);
+    cr_assert(info.param_min[1] == 0.01 && info.param_max[1] == 0.99);
+    cr_assert(info.halo_whole_row);
+    apo_report report = APO_REPORT_INIT;
+    cat_job job;
+    cat_case mama = case_of("mama", 200);
+    job_init(&job, rt, &mama, 1);
+    job.params[0].name = "fastlimit";
+    job.params[0].value = 1.0;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "fastlimit");
+    job.params[0].name = "slowlimit";
+    job.params[0].value = 0.005;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "slowlimit");
+    job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
+/* TA-Lib's matype 7 (MAMA) in ma and bbands: the runtime hands them whole rows at that matype
+ * (docs/kernels.md, "MAMA, and TA-Lib's matype 7"), so every device set, ratio and axis gives
+ * the cpu device's bits, over rows of three whole-row tiles (bbands: two, to keep the test
+ * cheap) with a gap; ma's output is mama's first at its defaults, whatever the period, bit for
+ * bit. */
+Test(catalog_runtime, matype_7_is_mama_on_every_device_set, .timeout = 600) {
+    apo_runtime *cpu = test_runtime("cpu");
+    const apo_param mama_type = {"matype", 7};
+    const cat_case ma = {"ma", 30, WHOLE_ROW_COLS, CLOSE_ONLY};
+    const cat_case bbands = {"bbands", 20, 65536 + 1234, CLOSE_ONLY};
+    same_bits_everywhere(cpu, &ma, 1, &mama_type);
+    same_bits_everywhere(cpu, &bbands, 2, &mama_type);
+
+    cat_job a, b;
+    job_init_with(&a, cpu, &ma, 2, &mama_type);
+    run(cpu, &a, NULL, 0, APO_SPLIT_AUTO);
+    const cat_case mama = case_of("mama", WHOLE_ROW_COLS);
+    job_init(&b, cpu, &mama, 2);
+    run(cpu, &b, NULL, 0, APO_SPLIT_AUTO);
+    cr_assert_eq(bitwise_diff(&a, &b, 0), 0, "ma at matype 7 is mama");
+    job_free(&a);
+    job_free(&b);
+    apo_runtime_destroy(cpu);
+}
+
+/* mavp takes no matype 7 (each of its bars is an average of its own, which MAMA would run from
+ * the first bar), with a message naming the kernels that do; and a stream of ma at matype 7 is
+ * refused, since it would keep the whole history (ma streams by re-running its window). */
+Test(catalog_runtime, matype_7_refused_where_it_cannot_be_kept) {
+    apo_runtime *rt = test_runtime("cpu");
+    apo_report report = APO_REPORT_INIT;
+    cat_job job;
+    cat_case mavp = case_of("mavp", 200);
+    job_init(&job, rt, &mavp, 1);
+    job.params[0].name = "matype";
+    job.params[0].value = 7;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM, "mama");
+    job.params[0].value = 8; /* another matype is taken */
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
+    job_free(&job);
+
+    const apo_param params[2] = {{"timeperiod", 30}, {"matype", 7}};
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "ma";
+    d.params = params;
+    d.n_params = 2;
+    d.n_series = 1;
+    apo_stream *s = NULL;
+    test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT, "whole series");
+    d.n_params = 1; /* matype 0 streams */
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    apo_stream_destroy(s);
     apo_runtime_destroy(rt);
 }
