@@ -1,0 +1,252 @@
+/*
+ * A long frame's rows grouped by a key (include/apportion_arrow.h): where the key changes,
+ * that no key's rows are apart, and that a time column increases within each group. Keys
+ * compare by their bytes (a dictionary's by the values they name), so that chunks with
+ * different dictionaries or buffers still agree.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apportion_arrow.h"
+#include "base/error.h"
+#include "core/arrow_types.h"
+
+/* One key: its bytes, or a null. */
+typedef struct key {
+    const uint8_t *bytes;
+    size_t len;
+    int is_null;
+} key;
+
+/* A run's first key and row, sorted to find a key in two runs. */
+typedef struct run_key {
+    key k;
+    size_t row;
+} run_key;
+
+static int key_type_ok(const struct ArrowSchema *s) {
+    apo__arrow_type t;
+    if (apo__arrow_parse_format(s->format, &t) != 0)
+        return 0;
+    if (s->dictionary != NULL)
+        return key_type_ok(s->dictionary);
+    return t.kind == APO_ARROW_SIGNED || t.kind == APO_ARROW_UNSIGNED ||
+           t.kind == APO_ARROW_BINARY || t.kind == APO_ARROW_BINARY64 || t.kind == APO_ARROW_VIEW;
+}
+
+/* Row i (from the start of the buffers) of a checked key array. */
+static key key_at(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i) {
+    key k = {NULL, 0, !apo__arrow_valid(a->buffers[0], i)};
+    if (k.is_null)
+        return k;
+    apo__arrow_type t;
+    apo__arrow_parse_format(s->format, &t);
+    if (a->dictionary != NULL) /* checked: the index names one of its values */
+        return key_at(s->dictionary, a->dictionary,
+                      a->dictionary->offset + apo__arrow_int_at(&t, a->buffers[1], i));
+    if (t.kind == APO_ARROW_BINARY || t.kind == APO_ARROW_BINARY64) {
+        int64_t begin, end;
+        if (t.kind == APO_ARROW_BINARY) {
+            begin = ((const int32_t *)a->buffers[1])[i];
+            end = ((const int32_t *)a->buffers[1])[i + 1];
+        } else {
+            begin = ((const int64_t *)a->buffers[1])[i];
+            end = ((const int64_t *)a->buffers[1])[i + 1];
+        }
+        k.bytes = (const uint8_t *)a->buffers[2] + begin;
+        k.len = (size_t)(end - begin);
+        return k;
+    }
+    if (t.kind == APO_ARROW_VIEW) {
+        const uint8_t *v = (const uint8_t *)a->buffers[1] + 16 * i;
+        int32_t len, index, off;
+        memcpy(&len, v, 4);
+        memcpy(&index, v + 8, 4);
+        memcpy(&off, v + 12, 4);
+        k.len = (size_t)len;
+        k.bytes = len <= 12 ? v + 4 : (const uint8_t *)a->buffers[2 + index] + off;
+        return k;
+    }
+    k.bytes = (const uint8_t *)a->buffers[1] + i * t.width;
+    k.len = (size_t)t.width;
+    return k;
+}
+
+static int key_compare(const key *a, const key *b) {
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n > 0 ? memcmp(a->bytes, b->bytes, n) : 0;
+    if (c != 0)
+        return c;
+    return (a->len > b->len) - (a->len < b->len);
+}
+
+static int run_key_compare(const void *pa, const void *pb) {
+    const run_key *a = pa, *b = pb;
+    int c = key_compare(&a->k, &b->k);
+    return c != 0 ? c : (a->row > b->row) - (a->row < b->row);
+}
+
+/* A key in words for a message: printable bytes as text, anything else in hex. */
+static void key_text(const key *k, char *buf, size_t size) {
+    size_t n = 0, shown = k->len < 24 ? k->len : 24;
+    int printable = 1;
+    for (size_t i = 0; i < shown; i++)
+        printable &= k->bytes[i] >= 0x20 && k->bytes[i] < 0x7f && k->bytes[i] != '"';
+    n += (size_t)snprintf(buf, size, printable ? "\"" : "0x");
+    for (size_t i = 0; i < shown && n + 4 < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, printable ? "%c" : "%02x", k->bytes[i]);
+    snprintf(buf + n, size - n, "%s%s", k->len > shown ? "..." : "", printable ? "\"" : "");
+}
+
+static apo_status check_chunks(const struct ArrowSchema *schema,
+                               const struct ArrowArray *const *chunks, size_t n_chunks,
+                               size_t *total) {
+    if (chunks == NULL && n_chunks > 0)
+        return apo__fail(APO_ERR_NULL, "chunks is NULL");
+    APO_CHECK(apo_arrow_schema_check(schema));
+    *total = 0;
+    for (size_t c = 0; c < n_chunks; c++) {
+        if (chunks[c] == NULL)
+            return apo__fail(APO_ERR_NULL, "chunk %zu is NULL", c);
+        APO_CHECK(apo_arrow_array_check(schema, chunks[c]));
+        if ((uint64_t)chunks[c]->length >= SIZE_MAX / sizeof(size_t) - *total)
+            return apo__fail(APO_ERR_OVERFLOW, "Arrow column: the chunks' lengths overflow");
+        *total += (size_t)chunks[c]->length;
+    }
+    return APO_OK;
+}
+
+/* No key in two runs: the runs' first keys sorted, two equal neighbours refused. */
+static apo_status check_runs_apart(run_key *firsts, size_t n_runs, const char *name) {
+    qsort(firsts, n_runs, sizeof *firsts, run_key_compare);
+    for (size_t r = 1; r < n_runs; r++) {
+        if (key_compare(&firsts[r - 1].k, &firsts[r].k) == 0) {
+            char text[96];
+            key_text(&firsts[r].k, text, sizeof text);
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "Arrow key column %s: key %s has rows apart (from row %zu and again "
+                             "from row %zu); sort the frame by its key (and time) first",
+                             name, text, firsts[r - 1].row, firsts[r].row);
+        }
+    }
+    return APO_OK;
+}
+
+apo_status apo_arrow_key_runs(const struct ArrowSchema *schema,
+                              const struct ArrowArray *const *chunks, size_t n_chunks,
+                              size_t **out_starts, size_t *out_runs) {
+    if (out_starts == NULL || out_runs == NULL)
+        return apo__fail(APO_ERR_NULL, "out_starts or out_runs is NULL");
+    size_t total;
+    APO_CHECK(check_chunks(schema, chunks, n_chunks, &total));
+    const char *name = schema->name != NULL && schema->name[0] ? schema->name : "(unnamed)";
+    if (!key_type_ok(schema))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "Arrow key column %s: format \"%s\" is no key; integers, dates, "
+                         "strings and binary (dictionary-encoded too) are",
+                         name, schema->format);
+    size_t *starts = malloc((total + 1) * sizeof *starts);
+    run_key *firsts = malloc((total > 0 ? total : 1) * sizeof *firsts);
+    if (starts == NULL || firsts == NULL) {
+        free(starts);
+        free(firsts);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "Arrow key column %s: %zu rows", name, total);
+    }
+    size_t n_runs = 0, row = 0;
+    key prev = {NULL, 0, 1};
+    apo_status st = APO_OK;
+    for (size_t c = 0; c < n_chunks && st == APO_OK; c++) {
+        const struct ArrowArray *a = chunks[c];
+        for (int64_t i = a->offset; i < a->offset + a->length; i++, row++) {
+            key k = key_at(schema, a, i);
+            if (k.is_null) {
+                st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                               "Arrow key column %s: row %zu is null; every row needs its key",
+                               name, row);
+                break;
+            }
+            if (row == 0 || key_compare(&prev, &k) != 0) {
+                firsts[n_runs].k = k;
+                firsts[n_runs].row = row;
+                starts[n_runs++] = row;
+            }
+            prev = k;
+        }
+    }
+    if (st == APO_OK)
+        st = check_runs_apart(firsts, n_runs, name);
+    free(firsts);
+    if (st != APO_OK) {
+        free(starts);
+        return st;
+    }
+    starts[n_runs] = total;
+    *out_starts = starts;
+    *out_runs = n_runs;
+    return APO_OK;
+}
+
+/* Row i of an order column as a number to compare: signed integers (dates, times,
+ * timestamps, durations) exactly, floats as doubles. */
+static long double order_at(const apo__arrow_type *t, const void *data, int64_t i) {
+    if (t->kind == APO_ARROW_FLOAT) {
+        if (t->width == 8) {
+            double d;
+            memcpy(&d, (const uint8_t *)data + 8 * i, 8);
+            return d;
+        }
+        float f;
+        memcpy(&f, (const uint8_t *)data + 4 * i, 4);
+        return f;
+    }
+    if (t->kind == APO_ARROW_UNSIGNED && t->width == 8) {
+        uint64_t u;
+        memcpy(&u, (const uint8_t *)data + 8 * i, 8);
+        return (long double)u;
+    }
+    return (long double)apo__arrow_int_at(t, data, i);
+}
+
+apo_status apo_arrow_check_increasing(const struct ArrowSchema *schema,
+                                      const struct ArrowArray *const *chunks, size_t n_chunks,
+                                      const size_t *starts, size_t n_runs) {
+    size_t total;
+    APO_CHECK(check_chunks(schema, chunks, n_chunks, &total));
+    const char *name = schema->name != NULL && schema->name[0] ? schema->name : "(unnamed)";
+    apo__arrow_type t;
+    apo__arrow_parse_format(schema->format, &t);
+    if (schema->dictionary != NULL ||
+        !(t.kind == APO_ARROW_SIGNED || t.kind == APO_ARROW_UNSIGNED ||
+          (t.kind == APO_ARROW_FLOAT && t.width >= 4)))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "Arrow time column %s: format \"%s\" is no order; integers, dates, "
+                         "timestamps and floats are",
+                         name, schema->format);
+    if (starts == NULL || starts[0] != 0 || starts[n_runs] != total)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "Arrow time column %s: the runs do not cover its %zu rows", name, total);
+    size_t row = 0, run = 0;
+    long double prev = 0;
+    for (size_t c = 0; c < n_chunks; c++) {
+        const struct ArrowArray *a = chunks[c];
+        for (int64_t i = a->offset; i < a->offset + a->length; i++, row++) {
+            if (!apo__arrow_valid(a->buffers[0], i))
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "Arrow time column %s: row %zu is null; every bar needs its time",
+                                 name, row);
+            long double v = order_at(&t, a->buffers[1], i);
+            while (run + 1 <= n_runs && starts[run + 1] <= row)
+                run++;
+            if (row != starts[run] && !(v > prev))
+                return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                                 "Arrow time column %s: row %zu is %s row %zu of its group; sort "
+                                 "the frame by key and time (one row a time)",
+                                 name, row, v == prev ? "the same time as" : "earlier than",
+                                 row - 1);
+            prev = v;
+        }
+    }
+    return APO_OK;
+}
