@@ -26,40 +26,54 @@ typedef struct run_key {
     size_t row;
 } run_key;
 
-static int key_type_ok(const struct ArrowSchema *s) {
-    apo__arrow_type t;
-    if (apo__arrow_parse_format(s->format, &t) != 0)
-        return 0;
-    if (s->dictionary != NULL)
-        return key_type_ok(s->dictionary);
-    return t.kind == APO_ARROW_SIGNED || t.kind == APO_ARROW_UNSIGNED ||
-           t.kind == APO_ARROW_BINARY || t.kind == APO_ARROW_BINARY64 || t.kind == APO_ARROW_VIEW;
+/* A key column's types, parsed once rather than at every row. */
+typedef struct key_reader {
+    apo__arrow_type type;   /* the column's (a dictionary's indices) */
+    apo__arrow_type values; /* a dictionary's values; else the column's */
+    int dictionary;
+} key_reader;
+
+static int is_key_kind(const apo__arrow_type *t) {
+    return t->kind == APO_ARROW_SIGNED || t->kind == APO_ARROW_UNSIGNED ||
+           t->kind == APO_ARROW_BINARY || t->kind == APO_ARROW_BINARY64 ||
+           t->kind == APO_ARROW_VIEW;
 }
 
-/* Row i (from the start of the buffers) of a checked key array. */
-static key key_at(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i) {
+/* Whether the column is a key, filling *r: integers, dates, strings, binary, views, or a
+ * dictionary of these (not of a dictionary). */
+static int key_reader_init(const struct ArrowSchema *s, key_reader *r) {
+    if (apo__arrow_parse_format(s->format, &r->type) != 0)
+        return 0;
+    r->dictionary = s->dictionary != NULL;
+    if (!r->dictionary) {
+        r->values = r->type;
+        return is_key_kind(&r->type);
+    }
+    if (s->dictionary->dictionary != NULL ||
+        apo__arrow_parse_format(s->dictionary->format, &r->values) != 0)
+        return 0;
+    return is_key_kind(&r->values);
+}
+
+/* Row i (from the start of the buffers) of a checked array of key values. */
+static key value_at(const apo__arrow_type *t, const struct ArrowArray *a, int64_t i) {
     key k = {NULL, 0, !apo__arrow_valid(a->buffers[0], i)};
     if (k.is_null)
         return k;
-    apo__arrow_type t;
-    apo__arrow_parse_format(s->format, &t);
-    if (a->dictionary != NULL) /* checked: the index names one of its values */
-        return key_at(s->dictionary, a->dictionary,
-                      a->dictionary->offset + apo__arrow_int_at(&t, a->buffers[1], i));
-    if (t.kind == APO_ARROW_BINARY || t.kind == APO_ARROW_BINARY64) {
-        int64_t begin, end;
-        if (t.kind == APO_ARROW_BINARY) {
-            begin = ((const int32_t *)a->buffers[1])[i];
-            end = ((const int32_t *)a->buffers[1])[i + 1];
-        } else {
-            begin = ((const int64_t *)a->buffers[1])[i];
-            end = ((const int64_t *)a->buffers[1])[i + 1];
-        }
-        k.bytes = (const uint8_t *)a->buffers[2] + begin;
-        k.len = (size_t)(end - begin);
+    switch (t->kind) {
+    case APO_ARROW_BINARY: {
+        const int32_t *offsets = (const int32_t *)a->buffers[1];
+        k.bytes = (const uint8_t *)a->buffers[2] + offsets[i];
+        k.len = (size_t)(offsets[i + 1] - offsets[i]);
         return k;
     }
-    if (t.kind == APO_ARROW_VIEW) {
+    case APO_ARROW_BINARY64: {
+        const int64_t *offsets = (const int64_t *)a->buffers[1];
+        k.bytes = (const uint8_t *)a->buffers[2] + offsets[i];
+        k.len = (size_t)(offsets[i + 1] - offsets[i]);
+        return k;
+    }
+    case APO_ARROW_VIEW: {
         const uint8_t *v = (const uint8_t *)a->buffers[1] + 16 * i;
         int32_t len, index, off;
         memcpy(&len, v, 4);
@@ -69,9 +83,24 @@ static key key_at(const struct ArrowSchema *s, const struct ArrowArray *a, int64
         k.bytes = len <= 12 ? v + 4 : (const uint8_t *)a->buffers[2 + index] + off;
         return k;
     }
-    k.bytes = (const uint8_t *)a->buffers[1] + i * t.width;
-    k.len = (size_t)t.width;
-    return k;
+    default:
+        k.bytes = (const uint8_t *)a->buffers[1] + i * t->width;
+        k.len = (size_t)t->width;
+        return k;
+    }
+}
+
+/* Row i of a checked key column, a dictionary's index resolved to its value. */
+static key key_at(const key_reader *r, const struct ArrowArray *a, int64_t i) {
+    if (!r->dictionary)
+        return value_at(&r->type, a, i);
+    if (!apo__arrow_valid(a->buffers[0], i)) {
+        key null_key = {NULL, 0, 1};
+        return null_key;
+    }
+    /* checked: the index names one of the dictionary's values */
+    int64_t index = apo__arrow_int_at(&r->type, a->buffers[1], i);
+    return value_at(&r->values, a->dictionary, a->dictionary->offset + index);
 }
 
 static int key_compare(const key *a, const key *b) {
@@ -88,8 +117,13 @@ static int run_key_compare(const void *pa, const void *pb) {
     return c != 0 ? c : (a->row > b->row) - (a->row < b->row);
 }
 
-/* A key in words for a message: printable bytes as text, anything else in hex. */
-static void key_text(const key *k, char *buf, size_t size) {
+/* A key in words for a message: an integer as its number, printable bytes as text,
+ * anything else in hex. */
+static void key_text(const key *k, const apo__arrow_type *t, char *buf, size_t size) {
+    if (t->kind == APO_ARROW_SIGNED || t->kind == APO_ARROW_UNSIGNED) {
+        snprintf(buf, size, "%lld", (long long)apo__arrow_int_at(t, k->bytes, 0));
+        return;
+    }
     size_t n = 0, shown = k->len < 24 ? k->len : 24;
     int printable = 1;
     for (size_t i = 0; i < shown; i++)
@@ -119,18 +153,52 @@ static apo_status check_chunks(const struct ArrowSchema *schema,
 }
 
 /* No key in two runs: the runs' first keys sorted, two equal neighbours refused. */
-static apo_status check_runs_apart(run_key *firsts, size_t n_runs, const char *name) {
+static apo_status check_runs_apart(run_key *firsts, size_t n_runs, const apo__arrow_type *t,
+                                   const char *name) {
     qsort(firsts, n_runs, sizeof *firsts, run_key_compare);
     for (size_t r = 1; r < n_runs; r++) {
         if (key_compare(&firsts[r - 1].k, &firsts[r].k) == 0) {
             char text[96];
-            key_text(&firsts[r].k, text, sizeof text);
+            key_text(&firsts[r].k, t, text, sizeof text);
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "Arrow key column %s: key %s has rows apart (from row %zu and again "
                              "from row %zu); sort the frame by its key (and time) first",
                              name, text, firsts[r - 1].row, firsts[r].row);
         }
     }
+    return APO_OK;
+}
+
+/* The first row past `from` whose fixed-width value differs from row `from`'s, or `end`. */
+static int64_t next_change(const void *data, int64_t width, int64_t from, int64_t end) {
+    const uint8_t *p = (const uint8_t *)data;
+    if (width == 4 || width == 8) {
+        uint64_t first = 0, v = 0;
+        memcpy(&first, p + width * from, (size_t)width);
+        for (int64_t i = from + 1; i < end; i++) {
+            memcpy(&v, p + width * i, (size_t)width);
+            if (v != first)
+                return i;
+        }
+        return end;
+    }
+    for (int64_t i = from + 1; i < end; i++)
+        if (memcmp(p + width * i, p + width * from, (size_t)width) != 0)
+            return i;
+    return end;
+}
+
+/* Doubles the room for runs (starts keeps one more, for the length). */
+static apo_status grow(size_t **starts, run_key **firsts, size_t *capacity) {
+    size_t more = *capacity * 2;
+    size_t *s = realloc(*starts, (more + 1) * sizeof *s);
+    if (s != NULL)
+        *starts = s;
+    run_key *f = s != NULL ? realloc(*firsts, more * sizeof *f) : NULL;
+    if (f == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "Arrow key column: %zu runs", more);
+    *firsts = f;
+    *capacity = more;
     return APO_OK;
 }
 
@@ -142,13 +210,16 @@ apo_status apo_arrow_key_runs(const struct ArrowSchema *schema,
     size_t total;
     APO_CHECK(check_chunks(schema, chunks, n_chunks, &total));
     const char *name = schema->name != NULL && schema->name[0] ? schema->name : "(unnamed)";
-    if (!key_type_ok(schema))
+    key_reader reader;
+    if (!key_reader_init(schema, &reader))
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "Arrow key column %s: format \"%s\" is no key; integers, dates, "
                          "strings and binary (dictionary-encoded too) are",
                          name, schema->format);
-    size_t *starts = malloc((total + 1) * sizeof *starts);
-    run_key *firsts = malloc((total > 0 ? total : 1) * sizeof *firsts);
+    /* Grown as runs are found: a frame of few tickers and many bars needs little. */
+    size_t capacity = 64;
+    size_t *starts = malloc((capacity + 1) * sizeof *starts);
+    run_key *firsts = malloc(capacity * sizeof *firsts);
     if (starts == NULL || firsts == NULL) {
         free(starts);
         free(firsts);
@@ -159,8 +230,12 @@ apo_status apo_arrow_key_runs(const struct ArrowSchema *schema,
     apo_status st = APO_OK;
     for (size_t c = 0; c < n_chunks && st == APO_OK; c++) {
         const struct ArrowArray *a = chunks[c];
-        for (int64_t i = a->offset; i < a->offset + a->length; i++, row++) {
-            key k = key_at(schema, a, i);
+        const int64_t end = a->offset + a->length;
+        const int same_width = !reader.dictionary && (reader.type.kind == APO_ARROW_SIGNED ||
+                                                      reader.type.kind == APO_ARROW_UNSIGNED);
+        const int scan = same_width && apo__arrow_null_count(a) == 0;
+        for (int64_t i = a->offset; i < end;) {
+            key k = key_at(&reader, a, i);
             if (k.is_null) {
                 st = apo__fail(APO_ERR_INVALID_ARGUMENT,
                                "Arrow key column %s: row %zu is null; every row needs its key",
@@ -168,15 +243,23 @@ apo_status apo_arrow_key_runs(const struct ArrowSchema *schema,
                 break;
             }
             if (row == 0 || key_compare(&prev, &k) != 0) {
+                if (n_runs == capacity && grow(&starts, &firsts, &capacity) != APO_OK) {
+                    st = APO_ERR_OUT_OF_MEMORY;
+                    break;
+                }
                 firsts[n_runs].k = k;
                 firsts[n_runs].row = row;
                 starts[n_runs++] = row;
             }
             prev = k;
+            /* Integers without nulls: the rest of the run in one scan of the buffer. */
+            int64_t next = scan ? next_change(a->buffers[1], reader.type.width, i, end) : i + 1;
+            row += (size_t)(next - i);
+            i = next;
         }
     }
     if (st == APO_OK)
-        st = check_runs_apart(firsts, n_runs, name);
+        st = check_runs_apart(firsts, n_runs, &reader.values, name);
     free(firsts);
     if (st != APO_OK) {
         free(starts);

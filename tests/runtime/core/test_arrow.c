@@ -471,3 +471,26 @@ Test(arrow, null_keys_and_time_order) {
     ASSERT_REFUSED(apo_arrow_check_increasing(&ts, tc, 1, one_run, 1), APO_ERR_INVALID_ARGUMENT,
                    "earlier than");
 }
+
+Test(arrow, key_runs_of_integers_without_nulls) {
+    /* The scan that skips a run in one pass, across a chunk boundary inside a run. */
+    const int32_t keys[] = {5, 5, 5, 2, 2, 9, 9, 9};
+    const void *b[] = {NULL, keys};
+    struct ArrowSchema s = schema_of("i", "ticker");
+    struct ArrowArray c1 = array_of(4, 2, b), c2 = array_of(4, 2, b);
+    c2.offset = 4;
+    const struct ArrowArray *chunks[] = {&c1, &c2};
+    size_t *starts = NULL, runs = 0;
+    cr_assert_eq(apo_arrow_key_runs(&s, chunks, 2, &starts, &runs), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(runs, 3);
+    const size_t want[] = {0, 3, 5, 8};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(starts[i], want[i], "start %d: %zu", i, starts[i]);
+    free(starts);
+    const int32_t apart[] = {5, 5, 2, 5};
+    const void *ab[] = {NULL, apart};
+    struct ArrowArray a = array_of(4, 2, ab);
+    const struct ArrowArray *ac[] = {&a};
+    ASSERT_REFUSED(apo_arrow_key_runs(&s, ac, 1, &starts, &runs), APO_ERR_INVALID_ARGUMENT,
+                   "key 5 has rows apart (from row 0 and again from row 3)");
+}
