@@ -172,11 +172,21 @@ static apo_status check_runs_apart(run_key *firsts, size_t n_runs, const apo__ar
 /* The first row past `from` whose fixed-width value differs from row `from`'s, or `end`. */
 static int64_t next_change(const void *data, int64_t width, int64_t from, int64_t end) {
     const uint8_t *p = (const uint8_t *)data;
-    if (width == 4 || width == 8) {
-        uint64_t first = 0, v = 0;
-        memcpy(&first, p + width * from, (size_t)width);
+    if (width == 4) {
+        uint32_t first, v;
+        memcpy(&first, p + 4 * from, 4);
         for (int64_t i = from + 1; i < end; i++) {
-            memcpy(&v, p + width * i, (size_t)width);
+            memcpy(&v, p + 4 * i, 4);
+            if (v != first)
+                return i;
+        }
+        return end;
+    }
+    if (width == 8) {
+        uint64_t first, v;
+        memcpy(&first, p + 8 * from, 8);
+        for (int64_t i = from + 1; i < end; i++) {
+            memcpy(&v, p + 8 * i, 8);
             if (v != first)
                 return i;
         }
@@ -271,25 +281,42 @@ apo_status apo_arrow_key_runs(const struct ArrowSchema *schema,
     return APO_OK;
 }
 
-/* Row i of an order column as a number to compare: signed integers (dates, times,
- * timestamps, durations) exactly, floats as doubles. */
-static long double order_at(const apo__arrow_type *t, const void *data, int64_t i) {
-    if (t->kind == APO_ARROW_FLOAT) {
-        if (t->width == 8) {
-            double d;
-            memcpy(&d, (const uint8_t *)data + 8 * i, 8);
-            return d;
+/* Row i of a float order column (float32 or float64) as a double, exactly. */
+static double float_at(const apo__arrow_type *t, const uint8_t *data, int64_t i) {
+    if (t->width == 8) {
+        double d;
+        memcpy(&d, data + 8 * i, 8);
+        return d;
+    }
+    float f;
+    memcpy(&f, data + 4 * i, 4);
+    return f;
+}
+
+static apo_status not_increasing(const char *name, size_t row, int same) {
+    return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                     "Arrow time column %s: row %zu is %s row %zu of its group; sort the frame by "
+                     "key and time (one row a time)",
+                     name, row, same ? "the same time as" : "earlier than", row - 1);
+}
+
+/* The common case, one chunk of int64 times (timestamps) without nulls: each run in one
+ * pass over the buffer. */
+static apo_status increasing_int64(const struct ArrowArray *a, const size_t *starts, size_t n_runs,
+                                   const char *name) {
+    const uint8_t *data = (const uint8_t *)a->buffers[1] + 8 * a->offset;
+    for (size_t r = 0; r < n_runs; r++) {
+        int64_t prev;
+        memcpy(&prev, data + 8 * starts[r], 8);
+        for (size_t i = starts[r] + 1; i < starts[r + 1]; i++) {
+            int64_t v;
+            memcpy(&v, data + 8 * i, 8);
+            if (v <= prev)
+                return not_increasing(name, i, v == prev);
+            prev = v;
         }
-        float f;
-        memcpy(&f, (const uint8_t *)data + 4 * i, 4);
-        return f;
     }
-    if (t->kind == APO_ARROW_UNSIGNED && t->width == 8) {
-        uint64_t u;
-        memcpy(&u, (const uint8_t *)data + 8 * i, 8);
-        return (long double)u;
-    }
-    return (long double)apo__arrow_int_at(t, data, i);
+    return APO_OK;
 }
 
 apo_status apo_arrow_check_increasing(const struct ArrowSchema *schema,
@@ -310,25 +337,51 @@ apo_status apo_arrow_check_increasing(const struct ArrowSchema *schema,
     if (starts == NULL || starts[0] != 0 || starts[n_runs] != total)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "Arrow time column %s: the runs do not cover its %zu rows", name, total);
-    size_t row = 0, run = 0;
-    long double prev = 0;
+    if (n_chunks == 1 && t.kind == APO_ARROW_SIGNED && t.width == 8 &&
+        apo__arrow_null_count(chunks[0]) == 0)
+        return increasing_int64(chunks[0], starts, n_runs, name);
+    /* Integers compare as int64 (a uint64 past INT64_MAX as itself), floats as doubles:
+     * exact either way, without a long double a row. */
+    const int as_u64 = t.kind == APO_ARROW_UNSIGNED && t.width == 8;
+    const int as_float = t.kind == APO_ARROW_FLOAT;
+    size_t row = 0, run = 0, next_start = n_runs > 0 ? starts[1] : total;
+    int64_t prev_i = 0;
+    uint64_t prev_u = 0;
+    double prev_d = 0;
     for (size_t c = 0; c < n_chunks; c++) {
         const struct ArrowArray *a = chunks[c];
+        const int has_nulls = apo__arrow_null_count(a) != 0;
+        const uint8_t *data = (const uint8_t *)a->buffers[1];
         for (int64_t i = a->offset; i < a->offset + a->length; i++, row++) {
-            if (!apo__arrow_valid(a->buffers[0], i))
+            if (has_nulls && !apo__arrow_valid(a->buffers[0], i))
                 return apo__fail(APO_ERR_INVALID_ARGUMENT,
                                  "Arrow time column %s: row %zu is null; every bar needs its time",
                                  name, row);
-            long double v = order_at(&t, a->buffers[1], i);
-            while (run + 1 <= n_runs && starts[run + 1] <= row)
+            int first = row == 0;
+            while (row >= next_start && run < n_runs) { /* past the run's end: the next run */
+                first = 1;
                 run++;
-            if (row != starts[run] && !(v > prev))
-                return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                                 "Arrow time column %s: row %zu is %s row %zu of its group; sort "
-                                 "the frame by key and time (one row a time)",
-                                 name, row, v == prev ? "the same time as" : "earlier than",
-                                 row - 1);
-            prev = v;
+                next_start = starts[run + 1];
+            }
+            int order; /* > 0: increasing; 0: the same time; < 0: earlier */
+            if (as_float) {
+                double v = float_at(&t, data, i);
+                order = first || v > prev_d ? 1 : v == prev_d ? 0 : -1;
+                prev_d = v;
+            } else if (as_u64) {
+                uint64_t v;
+                memcpy(&v, data + 8 * i, 8);
+                order = first || v > prev_u ? 1 : v == prev_u ? 0 : -1;
+                prev_u = v;
+            } else {
+                int64_t v = t.width == 8 ? 0 : apo__arrow_int_at(&t, data, i);
+                if (t.width == 8)
+                    memcpy(&v, data + 8 * i, 8);
+                order = first || v > prev_i ? 1 : v == prev_i ? 0 : -1;
+                prev_i = v;
+            }
+            if (order <= 0)
+                return not_increasing(name, row, order == 0);
         }
     }
     return APO_OK;

@@ -494,3 +494,30 @@ Test(arrow, key_runs_of_integers_without_nulls) {
     ASSERT_REFUSED(apo_arrow_key_runs(&s, ac, 1, &starts, &runs), APO_ERR_INVALID_ARGUMENT,
                    "key 5 has rows apart (from row 0 and again from row 3)");
 }
+
+Test(arrow, time_order_of_other_types) {
+    /* Not the int64 path: float64 times, then int32 dates with a null, in two chunks. */
+    const double times[] = {1.0, 2.0, 1.5};
+    const void *tb[] = {NULL, times};
+    struct ArrowSchema ts = schema_of("g", "time");
+    struct ArrowArray ta = array_of(3, 2, tb);
+    const struct ArrowArray *tc[] = {&ta};
+    size_t one_run[] = {0, 3};
+    ASSERT_REFUSED(apo_arrow_check_increasing(&ts, tc, 1, one_run, 1), APO_ERR_INVALID_ARGUMENT,
+                   "row 2 is earlier than row 1");
+    const int32_t days[] = {19000, 19001, 18000, 18001};
+    const uint8_t validity[] = {0x0b}; /* row 2 null */
+    const void *db[] = {validity, days};
+    struct ArrowSchema dsch = schema_of("tdD", "date");
+    struct ArrowArray d1 = array_of(2, 2, db), d2 = array_of(2, 2, db);
+    d2.offset = 2;
+    d2.null_count = 1;
+    const struct ArrowArray *dc[] = {&d1, &d2};
+    size_t runs[] = {0, 2, 4};
+    ASSERT_REFUSED(apo_arrow_check_increasing(&dsch, dc, 2, runs, 2), APO_ERR_INVALID_ARGUMENT,
+                   "row 2 is null");
+    d2.buffers = (const void *[]){NULL, days};
+    d2.null_count = 0;
+    cr_assert_eq(apo_arrow_check_increasing(&dsch, dc, 2, runs, 2), APO_OK,
+                 "a new group may start earlier: %s", apo_last_error());
+}
