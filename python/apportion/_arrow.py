@@ -119,6 +119,20 @@ class Grouped(collections.abc.Mapping):
     def __len__(self):
         return len(self.names) - 1 - (self.time is not None)
 
+    def key_of(self, r):
+        """Group r's key in words ("ticker AAPL"), read by the caller's own library."""
+        row = int(self.starts[r])
+        try:
+            if self.kind == "polars":
+                value = self.source[self.by][row]
+            elif self.kind == "pyarrow":
+                value = self.source.column(self.by)[row].as_py()
+            else:
+                value = f"of rows {row}.."
+        except Exception:  # a message must not fail for want of a label
+            value = f"of rows {row}.."
+        return f"{self.by} {value}"
+
     def single(self, input_name):
         """The column a kernel of one input reads: the one named like its input, else
         ``close``, else the only other column."""

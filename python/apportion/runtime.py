@@ -397,7 +397,9 @@ def _macd_warmup_text(needed, cols):
 
 def _series_name(given, r):
     """Series r of a list of series, as a warning names it: its pandas name, else its
-    position in the list."""
+    position in the list; a long frame's group by its key."""
+    if isinstance(given, _arrow.GroupedColumn):
+        return given.group.key_of(r)
     name = getattr(given[r], "name", None) if isinstance(given, (list, tuple)) else None
     return str(r) if name is None else str(name)
 

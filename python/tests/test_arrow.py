@@ -145,6 +145,29 @@ def test_long_frame_of_different_lengths(cpu_rt, walk):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def test_long_frame_keys_of_other_types_and_short_groups(cpu_rt, walk):
+    lengths = [200, 5, 150]
+    x, frame = _long_frame(3, 200, walk, lengths)
+    with pytest.warns(errors.ShortSeriesWarning, match="ticker T001"):
+        want = catalog.sma(frame, timeperiod=10, by="ticker", runtime=cpu_rt).sma.to_numpy()
+    assert np.isnan(want[200:205]).all()
+    for keys in (frame.with_columns(pl.col("ticker").cast(pl.Categorical)), frame.to_arrow().cast(pa.schema([("ticker", pa.dictionary(pa.int8(), pa.string())), ("time", pa.int64()), ("close", pa.float64())]))):
+        with pytest.warns(errors.ShortSeriesWarning):
+            got = catalog.sma(keys, timeperiod=10, by="ticker", runtime=cpu_rt).sma
+        assert_bitwise(np.asarray(got), want)
+    batch = frame.to_arrow().to_batches()[0]
+    with pytest.warns(errors.ShortSeriesWarning):
+        assert_bitwise(np.asarray(catalog.sma(batch, timeperiod=10, by="ticker", runtime=cpu_rt).sma), want)
+
+
+def test_score_reads_a_frames_columns(cpu_rt, walk):
+    x = walk(2, 400)
+    got = apportion.score(pl.DataFrame({"A": x[0], "B": x[1]}), "sma", "price_cross", timeperiod=[5, 10], runtime=cpu_rt)
+    want = apportion.score(x, "sma", "price_cross", timeperiod=[5, 10], axis=1, runtime=cpu_rt)
+    assert sorted(set(got.index.get_level_values("series"))) == ["A", "B"]
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+
+
 def test_long_frame_refusals(cpu_rt, walk):
     _, frame = _long_frame(3, 50, walk)
     shuffled = pl.concat([frame[:20], frame[60:], frame[20:60]])
