@@ -434,14 +434,31 @@ apo_status apo_arrow_struct_field(const struct ArrowSchema *schema, const struct
                                   size_t index, struct ArrowArray *out) {
     if (out == NULL)
         return apo__fail(APO_ERR_NULL, "out is NULL");
-    APO_CHECK(apo_arrow_array_check(schema, array));
+    if (array == NULL)
+        return apo__fail(APO_ERR_NULL, "Arrow array is NULL");
+    APO_CHECK(apo_arrow_schema_check(schema));
     if (strcmp(schema->format, "+s") != 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "Arrow array %s: format \"%s\" is no struct (\"+s\")", name_of(schema),
                          schema->format);
+    if (array->release == NULL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "Arrow array %s: already released (release is NULL)", name_of(schema));
+    /* The struct's own counts and the one field: its siblings (a string column's offsets,
+     * say) are not read through this view, so they are not walked at every field taken. */
+    apo__arrow_type t;
+    apo__arrow_parse_format(schema->format, &t);
+    APO_CHECK(check_counts(schema, array, &t));
     if (index >= (size_t)array->n_children)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "Arrow array %s: field %zu of %lld fields",
                          name_of(schema), index, (long long)array->n_children);
+    const struct ArrowArray *child = array->children[index];
+    APO_CHECK(array_check_at(schema->children[index], child, 1));
+    if (child->length < array->offset + array->length)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "Arrow array %s: child %s has %lld values, fewer than the %lld rows need",
+                         name_of(schema), name_of(schema->children[index]),
+                         (long long)child->length, (long long)(array->offset + array->length));
     if (apo__arrow_null_count(array) > 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "Arrow array %s: rows of the struct itself are null; a record batch "

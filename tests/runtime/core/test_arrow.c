@@ -372,6 +372,13 @@ Test(arrow, struct_fields_apply_the_struct_offset) {
     cr_assert_eq(array_releases, 0, "the view's release leaves the child alone");
     ASSERT_REFUSED(apo_arrow_struct_field(&ss, &batch, 1, &view), APO_ERR_INVALID_ARGUMENT,
                    "field 1 of 1");
+    batch.length = 4; /* rows 2 .. 5 of a child of 5 values */
+    ASSERT_REFUSED(apo_arrow_struct_field(&ss, &batch, 0, &view), APO_ERR_INVALID_ARGUMENT,
+                   "fewer than the 6 rows need");
+    batch.length = 3;
+    child.n_buffers = 1;
+    ASSERT_REFUSED(apo_arrow_struct_field(&ss, &batch, 0, &view), APO_ERR_INVALID_ARGUMENT,
+                   "needs 2");
 }
 
 /* ---- Key runs and time order -------------------------------------------------------- */
