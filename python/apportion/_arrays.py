@@ -7,6 +7,8 @@ import collections.abc
 
 import numpy as np
 
+from . import _arrow
+
 _F64 = np.dtype(np.float64)
 # Values a parameter may take to be swept rather than fixed.
 SWEEP_TYPES = (range, list, tuple, np.ndarray)
@@ -19,9 +21,9 @@ def _is_pandas(x):
 class Layout:
     """How the input came in, so that outputs go back the same way."""
 
-    __slots__ = ("one_d", "pandas", "index", "columns", "name", "lengths", "bars_first", "order")
+    __slots__ = ("one_d", "pandas", "index", "columns", "name", "lengths", "bars_first", "order", "arrow")
 
-    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None, lengths=None, bars_first=False, order=None):
+    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None, lengths=None, bars_first=False, order=None, arrow=None):
         self.one_d = one_d
         self.pandas = pandas  # None, "series" or "frame"
         self.index = index
@@ -33,6 +35,8 @@ class Layout:
         # A DatetimeIndex out of date order: the rows' positions in date order, so that the
         # outputs go back to the caller's rows (None when the index is in order already).
         self.order = order
+        # Arrow data (polars, pyarrow): how its outputs go back (_arrow.ArrowLayout), else None.
+        self.arrow = arrow
 
 
 _NUMPY_1D = Layout(True)
@@ -69,6 +73,8 @@ def as_input(x, axis=None, one_bar=False):
             if arr.ndim != 2:
                 raise ValueError("a DataFrame gives a 2-D array")
             return _in_date_order(np.ascontiguousarray(arr.T), order), Layout(False, "frame", x.index, x.columns, order=order)
+    if isinstance(x, (_arrow.TableColumn, _arrow.GroupedColumn)) or _arrow.is_arrow(x):
+        return _arrow.as_input(x, axis, Layout)
     if isinstance(x, (list, tuple)):
         ragged = _ragged(x)
         if ragged is not None or _list_of_series(x):
@@ -330,6 +336,8 @@ def named_inputs(kernel, names, data=None, named=None):
         source, what = data, "key"
     elif _is_pandas(data) and hasattr(data, "columns"):
         source, what = {c: data[c] for c in data.columns}, "column"
+    elif _arrow.is_arrow(data):
+        source, what = _arrow.ArrowTable(data), "column"
     else:
         raise TypeError(
             f"kernel {kernel} takes the inputs {', '.join(names)}: give a DataFrame or mapping "

@@ -27,7 +27,7 @@ from .indicators import _call
 # apportion's own (period, fast, replicates), not TA-Lib's, and bootstrap takes a seed.
 _HAND_WRITTEN = frozenset({"bollinger", "macd", "returns_stats", "bootstrap"})
 # The keyword-only options every kernel's function takes after its inputs, with defaults.
-_OPTIONS = (("out", None), ("runtime", None), ("use_dynamic", False), ("axis", None))
+_OPTIONS = (("out", None), ("runtime", None), ("use_dynamic", False), ("axis", None), ("by", None), ("time", None))
 # The first argument: the one input, or the frame or mapping holding several.
 _ONE_INPUT, _SEVERAL_INPUTS = "x", "bars"
 
@@ -105,14 +105,15 @@ def _doc(info):
             lines.append(f"    {p}={_default(d)}: {_bounds_text(*info['bounds'][p])}")
     else:
         lines.append("Parameters: none.")
-    lines += ["", "out=, runtime=, use_dynamic= and axis= are bollinger's (docs/python.md).",
+    lines += ["", "out=, runtime=, use_dynamic= and axis= are bollinger's (docs/python.md);",
+              "by= and time= group a long polars or pyarrow frame by its key column.",
               'Defined in docs/kernels.md, "The catalog".']
     return "\n".join(lines) + "\n"
 
 
 _TEMPLATE = """\
 def {name}({args}):
-    return _call({name!r}, {first}, {{{params}}}, out, runtime, use_dynamic, axis=axis{named})
+    return _call({name!r}, {first}, {{{params}}}, out, runtime, use_dynamic, axis=axis, by=by, time=time{named})
 """
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from ._arrays import named_inputs
 from ._default import default_runtime
+from .runtime import grouped_inputs
 
 
 def _dynamic_ratios(rt, kernel, params, x, axis=None):
@@ -37,7 +38,7 @@ def _dynamic_ratios(rt, kernel, params, x, axis=None):
     return [1.0 if g == use_gpu else 0.0 for g in gpus]
 
 
-def _call(kernel, x, params, out, runtime, use_dynamic, seed=0, named=None, axis=None):
+def _call(kernel, x, params, out, runtime, use_dynamic, seed=0, named=None, axis=None, by=None, time=None):
     """One kernel call on ``x`` (the one input, or a DataFrame or mapping holding every
     input by name) or on the arrays of ``named`` ({input name: array or None}), the inputs
     taken by the kernel's input names (docs/python.md, "Several inputs"), so that a
@@ -45,36 +46,44 @@ def _call(kernel, x, params, out, runtime, use_dynamic, seed=0, named=None, axis
     bars run along (docs/python.md, "Arrays")."""
     rt = runtime if runtime is not None else default_runtime()
     names = (rt._kinds_cache.get(kernel) or rt._kernel(kernel))[4]
+    if by is not None:
+        if named and any(v is not None for v in named.values()):
+            raise TypeError(f"kernel {kernel}: by= reads the inputs from the frame's columns, not by keyword")
+        inputs = grouped_inputs(rt, kernel, (x,), by, time)
+        return rt._apply(kernel, inputs, params, out, seed, None, axis=axis)
+    if time is not None:
+        raise TypeError("time= names the time column of a long frame grouped with by=")
     inputs = (x,) if len(names) == 1 and not named and not isinstance(x, Mapping) else named_inputs(kernel, names, x, named)
     ratios = _dynamic_ratios(rt, kernel, params, inputs[0], axis) if use_dynamic else None
     return rt._apply(kernel, inputs, params, out, seed, ratios, axis=axis)
 
 
-def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, use_dynamic=False, axis=None):
+def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None):
     """Bollinger bands: (upper, middle, lower), the rolling mean of ``period`` samples plus
     ``nbdev_up`` and minus ``nbdev_dn`` rolling population standard deviations; the first
     period - 1 samples are NaN."""
-    return _call("bollinger", x, {"period": period, "nbdev_up": nbdev_up, "nbdev_dn": nbdev_dn}, out, runtime, use_dynamic, axis=axis)
+    return _call("bollinger", x, {"period": period, "nbdev_up": nbdev_up, "nbdev_dn": nbdev_dn}, out, runtime, use_dynamic, axis=axis, by=by, time=time)
 
 
-def macd(x, fast=12, slow=26, signal=9, *, out=None, runtime=None, use_dynamic=False, axis=None):
+def macd(x, fast=12, slow=26, signal=9, *, out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None):
     """MACD: (macd, signal, hist) from exponential moving averages of ``fast`` and ``slow``
     samples and the ``signal`` average of their difference."""
-    return _call("macd", x, {"fast": fast, "slow": slow, "signal": signal}, out, runtime, use_dynamic, axis=axis)
+    return _call("macd", x, {"fast": fast, "slow": slow, "signal": signal}, out, runtime, use_dynamic, axis=axis, by=by, time=time)
 
 
-def returns_stats(x, *, out=None, runtime=None, use_dynamic=False, axis=None):
+def returns_stats(x, *, out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None):
     """Per series: (count, mean, variance, min, max) of the finite samples."""
-    return _call("returns_stats", x, {}, out, runtime, use_dynamic, axis=axis)
+    return _call("returns_stats", x, {}, out, runtime, use_dynamic, axis=axis, by=by, time=time)
 
 
-def bootstrap(x, replicates=1000, *, seed=0, out=None, runtime=None, use_dynamic=False, axis=None):
+def bootstrap(x, replicates=1000, *, seed=0, out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None):
     """Per series: (means, mean, stderr) of ``replicates`` bootstrap resamples of the mean,
     drawn from ``seed`` (the same seed gives the same bits on any devices)."""
-    return _call("bootstrap", x, {"replicates": replicates}, out, runtime, use_dynamic, seed=seed, axis=axis)
+    return _call("bootstrap", x, {"replicates": replicates}, out, runtime, use_dynamic, seed=seed, axis=axis, by=by, time=time)
 
 
-def compute(kernel, *inputs, out=None, runtime=None, seed=0, axis=None, **params):
-    """Any kernel by name, built-in or registered on the runtime, with its parameters."""
+def compute(kernel, *inputs, out=None, runtime=None, seed=0, axis=None, by=None, time=None, **params):
+    """Any kernel by name, built-in or registered on the runtime, with its parameters;
+    ``by`` and ``time`` group a long Arrow frame (docs/python.md, "Long frames")."""
     rt = runtime if runtime is not None else default_runtime()
-    return rt.compute(kernel, *inputs, out=out, seed=seed, axis=axis, **params)
+    return rt.compute(kernel, *inputs, out=out, seed=seed, axis=axis, by=by, time=time, **params)

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import _arrays, _core, errors
+from . import _arrays, _arrow, _core, errors
 
 _SPLITS = {"auto": 0, "rows": 1, "time": 2, None: 0}
 _LEARN = {None: 0, True: 1, False: 2}
@@ -19,6 +19,19 @@ _PROBE_COLS = (100000, 100001)
 # size_t: the command line's probe that tells a refusal of the parameters from a refusal of
 # a series' length (cli/run_short_series.c).
 _LONG_SERIES = 1 << 32
+
+
+def grouped_inputs(rt, kernel, inputs, by, time):
+    """A kernel's inputs from a long Arrow frame grouped by ``by`` (docs/python.md, "Long
+    frames"): the frame's columns by the kernel's input names, or for a kernel of one input
+    the column named like it, else ``close``, else the frame's only value column."""
+    if len(inputs) != 1:
+        raise TypeError(f"by={by!r} takes one long frame holding every input of kernel {kernel}")
+    group = inputs[0] if isinstance(inputs[0], _arrow.Grouped) else _arrow.Grouped(inputs[0], by, time)
+    names = (rt._kinds_cache.get(kernel) or rt._kernel(kernel))[4]
+    if len(names) == 1:
+        return (group.single(names[0]),)
+    return (group,)
 
 
 class Runtime(_core.Runtime):
@@ -113,7 +126,9 @@ class Runtime(_core.Runtime):
         lowered = {n.lower() for n in names}
         named = {k: params[k] for k in list(params) if k not in param_names and k.lower() in lowered}
         single = len(inputs) == 1 and (
-            isinstance(inputs[0], collections.abc.Mapping) or (len(names) > 1 and _arrays._is_pandas(inputs[0]) and hasattr(inputs[0], "columns"))
+            isinstance(inputs[0], collections.abc.Mapping)
+            or (len(names) > 1 and _arrays._is_pandas(inputs[0]) and hasattr(inputs[0], "columns"))
+            or (len(names) > 1 and not _arrays._is_pandas(inputs[0]) and _arrow.is_arrow(inputs[0]))
         )
         if not named and not single:
             return inputs, params
@@ -124,7 +139,7 @@ class Runtime(_core.Runtime):
 
     # ---- running ---------------------------------------------------------------------
 
-    def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, first_set=0, n_sets_run=0, axis=None, **params):
+    def compute(self, kernel, *inputs, out=None, seed=0, ratios=None, tag=None, split="auto", learn=None, report=False, first_set=0, n_sets_run=0, axis=None, by=None, time=None, **params):
         """Runs ``kernel`` on ``inputs`` with ``params`` (a list, tuple, range or array as a
         value sweeps that parameter) and returns its outputs as a named tuple shaped like
         the input (docs/python.md); with report=True, (outputs, report dict). A kernel of
@@ -134,7 +149,14 @@ class Runtime(_core.Runtime):
         (0: every set from first_set on) run only sets first_set .. first_set + n_sets_run - 1
         of the grid, each bitwise what it is in the whole sweep (apo_sweep's fields). A 2-D
         array needs ``axis``, the axis its bars run along: 1 when each row is a series, 0
-        when each column is one (its outputs then come back bars x series)."""
+        when each column is one (its outputs then come back bars x series). ``by`` names the
+        key column of a long Arrow frame (polars, pyarrow) whose groups of rows are the
+        series, ``time`` its time column, checked to increase within each group
+        (docs/python.md, "Long frames")."""
+        if by is not None:
+            inputs = grouped_inputs(self, kernel, inputs, by, time)
+        elif time is not None:
+            raise TypeError("time= names the time column of a long frame grouped with by=")
         inputs, params = self._inputs(kernel, inputs, params)
         return self._apply(kernel, inputs, params, out, seed, ratios, tag, _SPLITS[split], _LEARN[learn], report, first_set, n_sets_run, axis)
 
@@ -192,7 +214,10 @@ class Runtime(_core.Runtime):
             outs = [_with_nan_rows(o, short) for o in outs]
         if nonfinite:
             warnings.warn(errors.NonFiniteOutputWarning(kernel, nonfinite), stacklevel=_caller_level())
-        if layout.lengths is not None:
+        if layout.arrow is not None and out is None:
+            names = tup._fields if len(tup._fields) > 1 else (kernel,)
+            result = tup._make(_arrow.present(outs, kinds, layout, sets, grid, first_set, names))
+        elif layout.lengths is not None:
             result = tup._make(_arrays.present_ragged(outs, kinds, layout, sets))
         elif out is not None:
             result = tup._make(out)
@@ -372,7 +397,9 @@ def _macd_warmup_text(needed, cols):
 
 def _series_name(given, r):
     """Series r of a list of series, as a warning names it: its pandas name, else its
-    position in the list."""
+    position in the list; a long frame's group by its key."""
+    if isinstance(given, _arrow.GroupedColumn):
+        return given.group.key_of(r)
     name = getattr(given[r], "name", None) if isinstance(given, (list, tuple)) else None
     return str(r) if name is None else str(name)
 

@@ -55,6 +55,10 @@ def _series(data, axis):
         names = list(layout.columns)
     elif layout.pandas == "series":
         names = [layout.name if layout.name is not None else 0]
+    elif layout.arrow is not None and layout.columns is not None:
+        names = list(layout.columns)  # a polars or pyarrow frame's columns
+    elif layout.arrow is not None and layout.arrow.name:
+        names = [layout.arrow.name]
     else:
         names = list(range(1 if layout.one_d else arr.shape[0]))
     if layout.lengths is not None:

@@ -256,6 +256,11 @@ class Stream(_core.Stream):
 
 def _present(out, layout):
     """A (series, bars) output in the shape its input came in."""
+    if layout.arrow is not None:
+        if layout.one_d:
+            return _arrays._arrow.present_flat(np.ascontiguousarray(out.reshape(-1)), layout)
+        columns = layout.arrow.columns
+        return _arrays._arrow._frame(layout.arrow.kind, {c: out[r] for r, c in enumerate(columns)})
     if layout.pandas == "frame":
         import pandas as pd
 

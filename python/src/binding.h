@@ -76,6 +76,10 @@ int apo_py_check_packed(PyObject *o, const char *what, size_t count);
 /* stream_group_type.c: the StreamGroup type (apo_stream_group_*, docs/python.md "Groups of
  * streams"). */
 extern PyTypeObject apo_py_stream_group_type;
+/* arrow_data.c: the ArrowData type and _core.arrow_import(obj) (docs/python.md, "Arrow and
+ * polars"). */
+extern PyTypeObject apo_py_arrow_type;
+PyObject *apo_py_arrow_import(PyObject *module, PyObject *obj);
 
 /* errors.c: sets the Python exception for a failed status, with apo_last_error()'s text
  * (which must be read on the thread that made the call, before any other apportion call).

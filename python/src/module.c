@@ -53,6 +53,8 @@ static PyMethodDef module_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "score_positions(kernel, rule, close, outputs, params=None) -> (position, returns, equity, "
      "scores): apo_score_positions() for one series."},
+    {"arrow_import", apo_py_arrow_import, METH_O,
+     "arrow_import(obj) -> ArrowData: what an Arrow PyCapsule producer exports, checked."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -76,7 +78,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__core(void) {
     import_array();
     if (PyType_Ready(&apo_py_runtime_type) < 0 || PyType_Ready(&apo_py_stream_type) < 0 ||
-        PyType_Ready(&apo_py_stream_group_type) < 0)
+        PyType_Ready(&apo_py_stream_group_type) < 0 || PyType_Ready(&apo_py_arrow_type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)

@@ -35,6 +35,23 @@ mkdir -p "$build_dir/python-home"
 if [ ! -x "$venv/bin/python" ]; then
     HOME=$build_dir/python-home "$python" -m venv --system-site-packages "$venv" || exit 1
 fi
+# The Arrow producers the tests use (tests/test_arrow.py) are no Debian 12 packages: the venv
+# gets pyarrow and polars from PyPI (pyproject.toml's optional set test-arrow), once, when
+# they are missing and the index answers; never into the system's Python, never through
+# HOME. numpy stays the system's, which the extension is built against: pyarrow is held to
+# the releases that load with a numpy 1.x. APPORTION_TEST_ARROW=off skips the download;
+# without the packages test_arrow.py skips, saying why (docs/python.md, "Arrow and polars").
+if [ "${APPORTION_TEST_ARROW:-on}" != off ] && ! "$venv/bin/python" -c 'import pyarrow, polars' 2>/dev/null; then
+    numpy_version=$("$venv/bin/python" -c 'import numpy; print(numpy.__version__)')
+    pyarrow_spec='pyarrow>=14'
+    case $numpy_version in 1.*) pyarrow_spec='pyarrow>=14,<21' ;; esac
+    if ! HOME=$build_dir/python-home env -u PIP_NO_INDEX timeout 600 "$venv/bin/pip" install -q \
+        "$pyarrow_spec" 'polars>=1.0' "numpy==$numpy_version" >"$build_dir/python-arrow-pip.log" 2>&1; then
+        echo "python suite: pyarrow and polars could not be installed from PyPI" \
+            "($build_dir/python-arrow-pip.log); the Arrow tests skip"
+    fi
+fi
+
 # The wheel's own build folder stays in the build folder, so a second run rebuilds only
 # what changed. meson-python 0.12 (Debian 12) asks meson to reconfigure that folder whenever
 # its native file in the source tree (.mesonpy-native-file.ini) is already there from an

@@ -49,6 +49,7 @@ def expected_signature(info):
         params += [P(i, P.KEYWORD_ONLY, default=None) for i in info["inputs"]]
     params += [P("out", P.KEYWORD_ONLY, default=None), P("runtime", P.KEYWORD_ONLY, default=None)]
     params += [P("use_dynamic", P.KEYWORD_ONLY, default=False), P("axis", P.KEYWORD_ONLY, default=None)]
+    params += [P("by", P.KEYWORD_ONLY, default=None), P("time", P.KEYWORD_ONLY, default=None)]
     return inspect.Signature(params)
 
 
@@ -82,9 +83,10 @@ def test_every_catalog_kernel_has_a_function_made_from_its_descriptor(rt):
 
 def test_the_35_first_functions_keep_their_signatures():
     """The signatures the hand-written functions had before the catalog was generated, as
-    programs call them (by position too)."""
-    one = "(x, timeperiod={}, *, out=None, runtime=None, use_dynamic=False, axis=None)"
-    opts = "out=None, runtime=None, use_dynamic=False, axis=None)"
+    programs call them (by position too); keyword-only options may be added at the end (by=
+    and time=, for long Arrow frames), which no positional call can reach."""
+    one = "(x, timeperiod={}, *, out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None)"
+    opts = "out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None)"
     hlc = "(bars=None, timeperiod=14, *, high=None, low=None, close=None, " + opts
     hlcv = "(bars=None, timeperiod=14, *, high=None, low=None, close=None, volume=None, " + opts
     want = {

@@ -67,6 +67,8 @@ def test_the_page_has_its_examples():
 def test_the_example_runs(tmp_path, line, code):
     if "numba" in code:
         pytest.importorskip("numba")
+    if "import polars" in code:
+        pytest.importorskip("polars", reason="polars is not installed (python/tests/run.sh installs it from PyPI when reachable)")
     given = GIVEN + (STREAM if "apportion.Stream(" in code else "")
     if "plot_equity(" in code and importlib.util.find_spec("matplotlib") is None:
         given += NO_MATPLOTLIB
