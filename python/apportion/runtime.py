@@ -271,16 +271,18 @@ class Runtime(_core.Runtime):
         largest swept values); 0 for parameters the library refuses in its own words."""
         defaults = self._kernel_params("macd")
 
-        def value(name):
-            v = params.get(name)
+        def value(name, alias):
+            # TA-Lib's name (the descriptor's) or the older one, which the library also takes.
+            v = params.get(name, params.get(alias))
             if v is None:
-                return float(defaults.get(name, 0))
+                return float(defaults.get(name, defaults.get(alias, 0)))
             if isinstance(v, _arrays.SWEEP_TYPES):
                 flat = np.asarray(v, dtype=np.float64).ravel()
                 return float(flat.max()) if flat.size else 0.0
             return float(v)
 
-        longer, signal = max(value("fast"), value("slow")), value("signal")
+        longer = max(value("fastperiod", "fast"), value("slowperiod", "slow"))
+        signal = value("signalperiod", "signal")
         if not (longer >= 1 and signal >= 1):
             return 0
         return longer + signal - 1

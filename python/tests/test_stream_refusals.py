@@ -20,8 +20,8 @@ KERNELS = ["bollinger", "macd"] + list(catalog.__all__)
 
 def history(names, seed):
     """{input: series x bars} by the inputs' names: a random walk as close, bars whose high
-    is above their low, positive volumes, a pair x, y that moves together; NaN gaps in
-    series 1."""
+    is above their low, positive volumes, a pair x, y that moves together, mavp's periods
+    from 2 to 30; NaN gaps in series 1."""
     rng = np.random.default_rng(seed)
     close = 100.0 + np.cumsum(rng.standard_normal((SERIES, BARS)), axis=1)
     spread = np.abs(rng.standard_normal((SERIES, BARS)))
@@ -33,6 +33,7 @@ def history(names, seed):
         "volume": 1000.0 + 9000.0 * rng.random((SERIES, BARS)),
         "x": close,
         "y": 0.5 * close + rng.random((SERIES, BARS)),
+        "periods": rng.integers(2, 31, (SERIES, BARS)).astype(np.float64),  # mavp's
     }
     out = {name: made[name].copy() for name in names}
     for arr in out.values():

@@ -12,8 +12,9 @@ apo_status apo__stream_check_revise(const apo__kernel *k, size_t revise, const c
                          revise, APO_STREAM_MAX_REVISE);
     if (revise > 0 && apo__stream_carry_len(k) > 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "%s: %s carries its running sum from the series' first bar and keeps "
-                         "no bars, so a stream of it cannot revise; revise_bars must be 0",
+                         "%s: %s carries its state (a running sum, a path, a transform) from the "
+                         "series' first bar and keeps no bars, so a stream of it cannot revise; "
+                         "revise_bars must be 0",
                          call, k->name);
     return APO_OK;
 }
@@ -103,9 +104,9 @@ apo_status apo__stream_resume_fill(apo_stream *s, const uint64_t *first, const s
                                    const double *const *inputs) {
     if (apo__stream_carry_len(s->kernel) > 0)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_stream_resume: %s carries its running sum from the series' first "
-                         "bar, which no window of bars holds; feed it the whole history with "
-                         "apo_stream_update instead",
+                         "apo_stream_resume: %s carries its state (a running sum, a path, a "
+                         "transform) from the series' first bar, which no window of bars holds; "
+                         "feed it the whole history with apo_stream_update instead",
                          s->kernel->name);
     for (size_t r = 0; r < s->n_series; r++) {
         if (first[r] > UINT64_MAX - n_bars[r])
