@@ -52,6 +52,9 @@ struct apo_stream {
     uint64_t seed;
     size_t n_series;
     size_t tile, halo;
+    /* apo__stream_carry_len(kernel), kept because every update asks it of every series
+     * (apo__stream_base) and the kernel answers through a function pointer. */
+    size_t carried;
     /* Bars a series keeps past what its next bar needs, so that its last `revise` bars can
      * be replaced (apo_stream_desc.revise_bars, stream_revise.c): its window then starts at
      * the start of bar n - revise's tile, less the halo (apo__stream_base). */
