@@ -608,6 +608,37 @@ static void prefetch_series(const apo_stream *s, size_t r) {
 #endif
 }
 
+/* Feeds series [from, to) of a stream of one set on the calling thread, their room reserved,
+ * series `from`'s bars at offset `at` of the packed arrays; those done[r] marks (the batch
+ * hook fed them; done may be NULL) are skipped. */
+static apo_status feed_range(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                             double *const *outputs, size_t from, size_t to, size_t at,
+                             const unsigned char *done) {
+    feed_call fc;
+    feed_call_init(s, &fc);
+    for (size_t r = from; r < to && r < from + APO_STREAM_PREFETCH_AHEAD; r++)
+        prefetch_series(s, r);
+    for (size_t r = from; r < to; r++) {
+        const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
+        if (ahead < s->n_series && n_new[ahead] > 0)
+            prefetch_series(s, ahead);
+        apo_status st = done != NULL && done[r]
+                            ? APO_OK
+                            : feed_series(s, r, n_new[r], at, inputs, outputs, &fc);
+        if (st != APO_OK) {
+            s->broken = 1;
+            return st;
+        }
+        at += n_new[r];
+    }
+    return APO_OK;
+}
+
+apo_status apo__stream_feed_range(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                                  double *const *outputs, size_t from, size_t to, size_t at) {
+    return feed_range(s, n_new, inputs, outputs, from, to, at, NULL);
+}
+
 /* Feeds every series of a stream of one set, its room reserved: with `on_devices`, those the
  * batch hook takes first (it changes no series unless it succeeds), then the others on this
  * thread. */
@@ -631,27 +662,9 @@ static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *
             return st;
         }
     }
-    size_t at = 0;
-    feed_call fc;
-    feed_call_init(s, &fc);
-    for (size_t r = 0; r < s->n_series && r < APO_STREAM_PREFETCH_AHEAD; r++)
-        prefetch_series(s, r);
-    for (size_t r = 0; r < s->n_series; r++) {
-        const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
-        if (ahead < s->n_series && n_new[ahead] > 0)
-            prefetch_series(s, ahead);
-        apo_status st = done != NULL && done[r]
-                            ? APO_OK
-                            : feed_series(s, r, n_new[r], at, inputs, outputs, &fc);
-        if (st != APO_OK) {
-            s->broken = 1;
-            free(done);
-            return st;
-        }
-        at += n_new[r];
-    }
+    apo_status st = feed_range(s, n_new, inputs, outputs, 0, s->n_series, 0, done);
     free(done);
-    return APO_OK;
+    return st;
 }
 
 apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new) {

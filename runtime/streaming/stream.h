@@ -147,6 +147,12 @@ apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new);
 apo_status apo__stream_feed_set(apo_stream *s, const size_t *n_new, const double *const *inputs,
                                 double *const *outputs, int on_devices);
 
+/* Feeds series [from, to) of a stream of one set on the calling thread, their room reserved,
+ * series `from`'s bars at offset `at` of the packed arrays: a group's block of symbols
+ * (stream_group.c). The batch hook is not called: for updates it would hand nothing. */
+apo_status apo__stream_feed_range(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                                  double *const *outputs, size_t from, size_t to, size_t at);
+
 /* Room for a re-run of up to `bars` positions of one tile (apo__stream_rerun), made before
  * any series moves. */
 apo_status apo__stream_reserve_rerun(apo_stream *s, size_t bars);
