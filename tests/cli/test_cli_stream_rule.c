@@ -4,8 +4,9 @@
  * the position, return and running total of `run --score --positions` over the whole file,
  * and at the end of every run the scores `run --score` gives over the history fed so far, as
  * text, so bit for bit (both write %.17g). A sweep of a rule names its columns as `run`
- * names a sweep's; a state of a rule refuses another rule, other parameters and a state of
- * an indicator refuses --score, each with the state file byte for byte as it was. Each case
+ * names a sweep's; a state of a rule refuses another rule, other parameters and a damaged
+ * byte, and a state of an indicator refuses --score, each with the state file byte for byte
+ * as it was. Each case
  * runs the built tool as a subprocess (cli_fixtures.h).
  */
 #include <criterion/criterion.h>
@@ -333,6 +334,23 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
     free_result(&r);
     assert_file_is(state, before, before_len, "other sets");
     cr_assert(!file_exists(refused), "a refused run wrote its output");
+    /* A byte of the folds changed: the state file's checksum refuses it, as any state's. */
+    char *damaged = malloc(before_len);
+    cr_assert_not_null(damaged);
+    memcpy(damaged, before, before_len);
+    damaged[before_len / 3] ^= 0x10;
+    FILE *f = fopen(state, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(damaged, 1, before_len, f), before_len);
+    fclose(f);
+    r = run_cli(ARGS("stream", "--state", state, "--input", next, "--group-by", "ticker",
+                     "--output", refused));
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    assert_contains(r.err, "corrupt or truncated state");
+    free_result(&r);
+    assert_file_is(state, damaged, before_len, "a damaged state");
+    cr_assert(!file_exists(refused), "a refused run wrote its output");
+    free(damaged);
     free(before);
 
     char plain[128];
