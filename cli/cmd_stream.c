@@ -114,8 +114,8 @@ static void free_job(stream_job *j) {
 
 /* ---- the state -------------------------------------------------------------------------- */
 
-/* --kernel names the state's kernel `have` (in any case: compared as the library spells it,
- * docs/cli.md), or is not given. */
+/* --kernel, when given, names the state's kernel, j->kernel (in any case: compared as the
+ * library spells it, docs/cli.md). */
 static int check_kernel_name(const cli_stream_options *o, stream_job *j) {
     apo_kernel_info given = APO_KERNEL_INFO_INIT;
     const char *name = o->kernel != NULL && apo_kernel_get(j->rt, o->kernel, &given) == APO_OK
