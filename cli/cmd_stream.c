@@ -14,6 +14,7 @@
 #include "output_files.h"
 #include "record_order.h"
 #include "run_state.h"
+#include "scores_output.h"
 #include "stream_state_file.h"
 
 #include <limits.h>
@@ -32,6 +33,14 @@
 #define SWEEP_MAGIC "APOSWEP"
 #define SWEEP_N_SETS_AT 16
 #define SWEEP_LENGTHS_AT 32
+/* A rule's container (docs/streaming.md, "A rule's state"): the scored kernel's name
+ * "<kernel>:<rule>", the sets' count, and each set's parameters, APO_MAX_PARAMS doubles. */
+#define RULE_MAGIC "APORULE"
+#define RULE_SCORED_AT 24
+#define RULE_N_SETS_AT 56
+#define RULE_PARAMS_AT 72
+/* The most outputs a stream writes: a rule's APO_LIVE_N_OUTPUTS, more than a kernel's. */
+#define MAX_OUTPUTS (APO_LIVE_N_OUTPUTS > APO_MAX_IO ? APO_LIVE_N_OUTPUTS : APO_MAX_IO)
 /* A set's column label, "name=value ...": room for every parameter's name and value. */
 #define SET_LABEL_BYTES (APO_MAX_PARAMS * 64)
 
@@ -50,6 +59,14 @@ typedef struct stream_job {
     apo_stream *stream;
     apo_kernel_info info;
     char kernel[STATE_KERNEL_BYTES + 1];
+    /* --score, or the state's rule: the stream follows the scored kernel "<kernel>:<rule>",
+     * whose parameters (`scored`) name a sweep's sets; empty without a rule. */
+    char rule[STATE_KERNEL_BYTES + 1];
+    apo_kernel_info scored;
+    /* The outputs written a bar: the kernel's, or a rule's position, return, equity and
+     * scores (docs/cli/stream.md, "Live rules"). */
+    size_t n_out;
+    const char *out_names[MAX_OUTPUTS];
     cli_stream_file file; /* the state as read, then as it will be written */
     int existed;
     run_state input;
@@ -63,7 +80,7 @@ typedef struct stream_job {
     uint64_t *bars_before;
     size_t *packed_at;
     size_t total;
-    double *in[APO_MAX_IO], *out[APO_MAX_IO];
+    double *in[APO_MAX_IO], *out[MAX_OUTPUTS];
     /* A sweep's sets (1 and no labels without one): output k holds them set after set. */
     size_t n_sets;
     char *labels; /* n_sets labels of SET_LABEL_BYTES, or NULL */
@@ -77,10 +94,10 @@ static int out_of_memory(void) {
 
 static void free_job(stream_job *j) {
     cli_output_files_abort();
-    for (size_t i = 0; i < APO_MAX_IO; i++) {
+    for (size_t i = 0; i < APO_MAX_IO; i++)
         free(j->in[i]);
-        free(j->out[i]);
-    }
+    for (size_t k = 0; k < MAX_OUTPUTS; k++)
+        free(j->out[k]);
     free(j->n_new);
     free(j->bars_before);
     free(j->packed_at);
@@ -96,6 +113,43 @@ static void free_job(stream_job *j) {
 }
 
 /* ---- the state -------------------------------------------------------------------------- */
+
+/* --kernel, when given, names the state's kernel, j->kernel (in any case: compared as the
+ * library spells it, docs/cli.md). */
+static int check_kernel_name(const cli_stream_options *o, stream_job *j) {
+    apo_kernel_info given = APO_KERNEL_INFO_INIT;
+    const char *name = o->kernel != NULL && apo_kernel_get(j->rt, o->kernel, &given) == APO_OK
+                           ? given.name
+                           : o->kernel;
+    if (o->kernel != NULL && strcmp(name, j->kernel) != 0) {
+        cli_error("%s is a stream of kernel %s, not %s (leave --kernel out, or start a new state)",
+                  o->state, j->kernel, o->kernel);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* A rule's state: its scored kernel "<kernel>:<rule>" gives the kernel and the rule, which
+ * --kernel and --score, when given, must name. */
+static int read_rule_state(const cli_stream_options *o, stream_job *j) {
+    char scored[STATE_KERNEL_BYTES + 1];
+    memcpy(scored, j->file.stream + RULE_SCORED_AT, STATE_KERNEL_BYTES);
+    scored[STATE_KERNEL_BYTES] = '\0';
+    const char *colon = strchr(scored, ':');
+    if (colon == NULL) {
+        cli_error("%s: the rule's state names no rule (\"%s\")", o->state, scored);
+        return CLI_EXIT_USAGE;
+    }
+    snprintf(j->kernel, sizeof j->kernel, "%.*s", (int)(colon - scored), scored);
+    snprintf(j->rule, sizeof j->rule, "%s", colon + 1);
+    if (o->score != NULL && strcmp(o->score, j->rule) != 0) {
+        cli_error("%s is a stream of rule %s on %s, not %s (leave --score out, or start a new "
+                  "state)",
+                  o->state, j->rule, j->kernel, o->score);
+        return CLI_EXIT_USAGE;
+    }
+    return check_kernel_name(o, j);
+}
 
 /* Reads the state file when it exists: the wrapper, and the kernel its stream is of. */
 static int read_state(const cli_stream_options *o, stream_job *j) {
@@ -118,9 +172,18 @@ static int read_state(const cli_stream_options *o, stream_job *j) {
                   err);
         return CLI_EXIT_USAGE;
     }
-    /* A sweep's first set names the kernel; the library checks the rest when it loads. */
+    /* A rule's container names its scored kernel, a sweep's first set the kernel; the library
+     * checks the rest when it loads. */
     const unsigned char *first = j->file.stream;
     size_t first_len = j->file.stream_len;
+    if (first_len >= RULE_SCORED_AT + STATE_KERNEL_BYTES && memcmp(first, RULE_MAGIC, 8) == 0)
+        return read_rule_state(o, j);
+    if (o->score != NULL) {
+        cli_error("%s is a stream of an indicator, without a rule: --score %s needs a new "
+                  "--state",
+                  o->state, o->score);
+        return CLI_EXIT_USAGE;
+    }
     if (first_len >= SWEEP_LENGTHS_AT && memcmp(first, SWEEP_MAGIC, 8) == 0) {
         const uint64_t sets = apo__get_u64(first + SWEEP_N_SETS_AT);
         const size_t at = sets <= APO_MAX_SWEEP_SETS ? SWEEP_LENGTHS_AT + 8 * (size_t)sets : 0;
@@ -134,24 +197,14 @@ static int read_state(const cli_stream_options *o, stream_job *j) {
     }
     memcpy(j->kernel, first + STATE_KERNEL_AT, STATE_KERNEL_BYTES);
     j->kernel[STATE_KERNEL_BYTES] = '\0';
-    /* --kernel in any case names the state's kernel (docs/cli.md): compared as the library
-     * spells it. */
-    apo_kernel_info given = APO_KERNEL_INFO_INIT;
-    const char *name = o->kernel != NULL && apo_kernel_get(j->rt, o->kernel, &given) == APO_OK
-                           ? given.name
-                           : o->kernel;
-    if (o->kernel != NULL && strcmp(name, j->kernel) != 0) {
-        cli_error("%s is a stream of kernel %s, not %s (leave --kernel out, or start a new state)",
-                  o->state, j->kernel, o->kernel);
-        return CLI_EXIT_USAGE;
-    }
-    return CLI_EXIT_OK;
+    return check_kernel_name(o, j);
 }
 
 /* The stream: loaded from the state, or a new one of --kernel over the input's series. */
 static int open_stream(const cli_stream_options *o, stream_job *j) {
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = j->kernel;
+    d.score = j->rule[0] != '\0' ? j->rule : NULL;
     d.params = o->given.params;
     d.n_params = o->given.n_params;
     apo_sweep sweep = APO_SWEEP_INIT;
@@ -198,13 +251,18 @@ static int describe_sets(stream_job *j) {
         }
     }
     const unsigned char *state = j->existed ? j->file.stream : b;
-    j->n_sets = 1;
-    if (len < 8 || memcmp(state, SWEEP_MAGIC, 8) != 0) {
+    /* The library wrote it or loaded it, so its counts and lengths hold. A rule's sets are
+     * named by the scored kernel's parameters (thresholds, cost, side), as `run` names them. */
+    const int rule = j->rule[0] != '\0';
+    const int sweep = !rule && len >= 8 && memcmp(state, SWEEP_MAGIC, 8) == 0;
+    const apo_kernel_info *named = rule ? &j->scored : &j->info;
+    j->n_sets = rule    ? (size_t)apo__get_u64(state + RULE_N_SETS_AT)
+                : sweep ? (size_t)apo__get_u64(state + SWEEP_N_SETS_AT)
+                        : 1;
+    if (j->n_sets == 1) {
         free(b);
         return CLI_EXIT_OK;
     }
-    /* The library wrote it or loaded it, so its counts and lengths hold. */
-    j->n_sets = (size_t)apo__get_u64(state + SWEEP_N_SETS_AT);
     double *values = calloc(j->n_sets * APO_MAX_PARAMS, sizeof *values);
     j->labels = calloc(j->n_sets, SET_LABEL_BYTES);
     if (values == NULL || j->labels == NULL) {
@@ -212,19 +270,19 @@ static int describe_sets(stream_job *j) {
         free(b);
         return out_of_memory();
     }
-    const unsigned char *set = state + SWEEP_LENGTHS_AT + 8 * j->n_sets;
+    const unsigned char *set =
+        rule ? state + RULE_PARAMS_AT : state + SWEEP_LENGTHS_AT + 8 * j->n_sets;
     for (size_t k = 0; k < j->n_sets; k++) {
-        for (size_t p = 0; p < j->info.n_params; p++) {
-            const uint64_t bits = apo__get_u64(set + STATE_PARAMS_AT + 8 * p);
-            memcpy(&values[k * APO_MAX_PARAMS + p], &bits, sizeof bits);
-        }
-        set += apo__get_u64(state + SWEEP_LENGTHS_AT + 8 * k);
+        const unsigned char *at = rule ? set : set + STATE_PARAMS_AT;
+        for (size_t p = 0; p < named->n_params; p++)
+            values[k * APO_MAX_PARAMS + p] = apo__get_f64(at + 8 * p);
+        set += rule ? 8 * APO_MAX_PARAMS : apo__get_u64(state + SWEEP_LENGTHS_AT + 8 * k);
     }
     free(b);
     for (size_t k = 0; k < j->n_sets; k++) {
         char *label = j->labels + k * SET_LABEL_BYTES;
         size_t w = 0;
-        for (size_t p = 0; p < j->info.n_params && w < SET_LABEL_BYTES; p++) {
+        for (size_t p = 0; p < named->n_params && w < SET_LABEL_BYTES; p++) {
             int differs = 0;
             for (size_t q = 1; q < j->n_sets && !differs; q++)
                 differs = memcmp(&values[q * APO_MAX_PARAMS + p], &values[p], sizeof(double));
@@ -233,7 +291,7 @@ static int describe_sets(stream_job *j) {
             char num[32];
             cli_format_shortest(values[k * APO_MAX_PARAMS + p], num, sizeof num);
             const int m = snprintf(label + w, SET_LABEL_BYTES - w, "%s%s=%s", w ? " " : "",
-                                   j->info.param_names[p], num);
+                                   named->param_names[p], num);
             w = m < 0 ? SET_LABEL_BYTES : w + (size_t)m;
         }
         if (w == 0) /* every set alike: they differ only by their place */
@@ -415,7 +473,7 @@ static int pack_and_update(stream_job *j) {
         free(source);
         return out_of_memory();
     }
-    for (size_t k = 0; k < j->info.n_outputs; k++)
+    for (size_t k = 0; k < j->n_out; k++)
         if ((j->out[k] = malloc(j->n_sets * cells * sizeof(double))) == NULL) {
             free(source);
             return out_of_memory();
@@ -445,14 +503,14 @@ static int write_rows(FILE *f, void *ctx) {
     int bad = fputs("series,bar", f) < 0;
     if (j->index_name != NULL)
         bad |= fputc(',', f) < 0 || cli_output_put_text(f, j->index_name) != 0;
-    for (size_t k = 0; k < j->info.n_outputs; k++) {
+    for (size_t k = 0; k < j->n_out; k++) {
         if (j->labels == NULL) {
-            bad |= fprintf(f, ",%s", j->info.output_names[k]) < 0;
+            bad |= fprintf(f, ",%s", j->out_names[k]) < 0;
             continue;
         }
         for (size_t set = 0; set < j->n_sets; set++) {
             char name[SET_LABEL_BYTES + 64];
-            snprintf(name, sizeof name, "%s %s", j->info.output_names[k],
+            snprintf(name, sizeof name, "%s %s", j->out_names[k],
                      j->labels + set * SET_LABEL_BYTES);
             bad |= fputc(',', f) < 0 || cli_output_put_text(f, name) != 0;
         }
@@ -468,7 +526,7 @@ static int write_rows(FILE *f, void *ctx) {
                 const char *t = x->index != NULL ? x->index[x->first + b] : NULL;
                 bad |= fputc(',', f) < 0 || (t != NULL && cli_output_put_text(f, t) != 0);
             }
-            for (size_t k = 0; k < j->info.n_outputs; k++)
+            for (size_t k = 0; k < j->n_out; k++)
                 for (size_t set = 0; set < j->n_sets; set++)
                     bad |= fputc(',', f) < 0 ||
                            cli_output_put_number(
@@ -579,6 +637,37 @@ static int save_state(const cli_stream_options *o, stream_job *j) {
 
 /* ---- the command ------------------------------------------------------------------------ */
 
+/* The outputs a bar: the kernel's, or with a rule the position, return and running total of
+ * `run --score --positions` (named as its positions.csv names them) and the rule's view's
+ * scores (named as its scores.csv). An unknown rule, or one that does not fit the kernel, is
+ * refused with the library's words, as `run --score` refuses it. */
+static int name_outputs(const cli_stream_options *o, stream_job *j) {
+    if (j->rule[0] == '\0' && o->rule_option != NULL)
+        return cli_usage_error("stream", "%s needs --score RULE, or a state of a rule",
+                               o->rule_option);
+    if (j->rule[0] == '\0') {
+        j->n_out = j->info.n_outputs;
+        for (size_t k = 0; k < j->n_out; k++)
+            j->out_names[k] = j->info.output_names[k];
+        return CLI_EXIT_OK;
+    }
+    cli_run_options r;
+    cli_run_options_init(&r);
+    r.kernel = j->kernel;
+    r.score = j->rule;
+    const int rc = cli_scores_kernel(j->rt, &r, &j->scored);
+    cli_run_options_free(&r);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    j->n_out = APO_LIVE_N_OUTPUTS;
+    j->out_names[APO_LIVE_POSITION] = "position";
+    j->out_names[APO_LIVE_RETURN] = "return";
+    j->out_names[APO_LIVE_TOTAL] = "equity";
+    for (int k = 0; k < APO_N_SCORES; k++)
+        j->out_names[APO_LIVE_SCORES + k] = cli_score_name_of(j->rule, k);
+    return CLI_EXIT_OK;
+}
+
 static int stream(const cli_stream_options *o, stream_job *j) {
     char err[PATH_MAX + 256];
     if ((j->lock_fd = cli_stream_file_lock(o->state, err, sizeof err)) < 0) {
@@ -596,6 +685,10 @@ static int stream(const cli_stream_options *o, stream_job *j) {
             return cli_usage_error("stream", "%s does not exist: --kernel K starts a new stream",
                                    o->state);
         snprintf(j->kernel, sizeof j->kernel, "%s", o->kernel);
+        if (o->score != NULL && strlen(o->score) >= sizeof j->rule)
+            return cli_usage_error("stream", "--score '%s': no rule has so long a name", o->score);
+        if (o->score != NULL)
+            snprintf(j->rule, sizeof j->rule, "%s", o->score);
     }
     j->info = (apo_kernel_info)APO_KERNEL_INFO_INIT;
     apo_status st = apo_kernel_get(j->rt, j->kernel, &j->info);
@@ -605,8 +698,9 @@ static int stream(const cli_stream_options *o, stream_job *j) {
         return cli_status_error(st, "--kernel");
     /* A new stream under the kernel's own spelling, whatever case --kernel gave it in. */
     snprintf(j->kernel, sizeof j->kernel, "%s", j->info.name);
-    if ((rc = read_new_rows(o, j)) != CLI_EXIT_OK || (rc = open_stream(o, j)) != CLI_EXIT_OK ||
-        (rc = describe_sets(j)) != CLI_EXIT_OK || (rc = match_series(o, j)) != CLI_EXIT_OK)
+    if ((rc = name_outputs(o, j)) != CLI_EXIT_OK || (rc = read_new_rows(o, j)) != CLI_EXIT_OK ||
+        (rc = open_stream(o, j)) != CLI_EXIT_OK || (rc = describe_sets(j)) != CLI_EXIT_OK ||
+        (rc = match_series(o, j)) != CLI_EXIT_OK)
         return rc;
     for (size_t s = 0; s < j->n_news; s++)
         if ((rc = check_dates(o, j, &j->news[s])) != CLI_EXIT_OK)

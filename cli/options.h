@@ -161,6 +161,13 @@ typedef struct cli_stream_options {
     cli_old_rows old_rows;
     const char *devices;
     cli_param_list given; /* the --param options: swept ones make a sweep stream */
+    /* --score RULE: a live rule's stream (docs/cli/stream.md, "Live rules"), its parameters
+     * those of `run --score`; --cost and --periods-per-year are in `given` as the parameters
+     * cost and periods_per_year, as run puts them. NULL when not given. */
+    const char *score;
+    /* "--cost" or "--periods-per-year" when one was given (NULL else): they need a rule,
+     * --score's or the state's, which only the state file can say. */
+    const char *rule_option;
 } cli_stream_options;
 
 extern const char cli_stream_help[];

@@ -40,8 +40,12 @@ int cli_score_view_more(const char *score) {
     return slash != NULL && strcmp(slash + 1, "more") == 0;
 }
 
+const char *cli_score_name_of(const char *score, int k) {
+    return score_names[k + (cli_score_view_more(score) ? APO_N_SCORES : 0)];
+}
+
 const char *cli_score_name(const cli_run_options *o, int k) {
-    return score_names[k + (cli_score_view_more(o->score) ? APO_N_SCORES : 0)];
+    return cli_score_name_of(o->score, k);
 }
 
 int cli_score_index(const char *name) {

@@ -26,6 +26,10 @@ int cli_score_view_more(const char *score);
 /* The name of output k of o's scored run, as docs/kernels.md names it. */
 const char *cli_score_name(const cli_run_options *o, int k);
 
+/* The name of score k of the rule `score` ("bands_revert/more"): cli_score_name() for a rule
+ * given on its own, as `apportion stream --score` names its columns. */
+const char *cli_score_name_of(const char *score, int k);
+
 /* APO_SCORE_* of `name`, or APO_N_SCORES + APO_MORE_* for a score of the view of more, or -1
  * when no score has that name. */
 int cli_score_index(const char *name);

@@ -14,6 +14,7 @@ const char cli_stream_help[] =
     "                        [--input-map INPUT=COLUMN,...] [--group-by COL] [--index-column COL]\n"
     "                        [--missing-as-nan] [--series N] [--output FILE|-]\n"
     "                        [--old-rows refuse|skip|accept] [--devices LIST]\n"
+    "                        [--score RULE [--cost C] [--periods-per-year P]]\n"
     "\n"
     "Feed new bars to a stream kept in a state file and write the outputs of exactly those\n"
     "bars: bit for bit what `apportion run` gives at those bars over the whole history.\n"
@@ -39,6 +40,12 @@ const char cli_stream_help[] =
     "                       (default; exit 2, nothing changed), skip it, or accept it as a\n"
     "                       new bar (no date is checked)\n"
     "  --devices LIST       as APPORTION_DEVICES (the update runs on the calling thread)\n"
+    "  --score RULE         follow a trading rule, as run --score takes it (its thresholds,\n"
+    "                       cost, periods_per_year and side by --param): each new bar gives\n"
+    "                       the position, return, running total and running scores, bit\n"
+    "                       for bit those of run --score over the history so far\n"
+    "  --cost C             with --score: the same as --param cost=C\n"
+    "  --periods-per-year P with --score: the same as --param periods_per_year=P\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage error (bad input or state).\n";
 
@@ -52,7 +59,24 @@ void cli_stream_options_init(cli_stream_options *o) {
 
 void cli_stream_options_free(cli_stream_options *o) { cli_param_list_free(&o->given); }
 
+/* --cost and --periods-per-year as the parameters they stand for, as `run` takes them: a
+ * --param of the same name as well is refused rather than one of them silently winning.
+ * Whether there is a rule they belong to is checked once the state is read (cmd_stream.c). */
+static int add_score_param(cli_stream_options *o, const char *option, const char *name,
+                           const char *text) {
+    double v;
+    if (text == NULL)
+        return CLI_EXIT_OK;
+    if (o->rule_option == NULL)
+        o->rule_option = option;
+    if (cli_parse_double(text, &v) != 0 || !(strcmp(name, "cost") == 0 ? v >= 0 && v <= 1 : v > 0))
+        return cli_usage_error("stream", "%s '%s': expected %s", option, text,
+                               strcmp(name, "cost") == 0 ? "a number from 0 to 1" : "a number > 0");
+    return cli_param_list_add_value(&o->given, "stream", option, name, v);
+}
+
 int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *help) {
+    const char *cost = NULL, *periods = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -111,6 +135,15 @@ int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *
         } else if (VALUE("--devices")) {
             if (r > 0)
                 o->devices = v;
+        } else if (VALUE("--score")) {
+            if (r > 0)
+                o->score = v;
+        } else if (VALUE("--cost")) {
+            if (r > 0)
+                cost = v;
+        } else if (VALUE("--periods-per-year")) {
+            if (r > 0)
+                periods = v;
         } else if ((r = cli_value("stream", argc, argv, &i, "--param", &v)) != 0) {
             if (r > 0) {
                 const int rc = cli_param_list_add(&o->given, "stream", v);
@@ -130,6 +163,11 @@ int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *
     }
     if (o->state == NULL)
         return cli_usage_error("stream", "--state FILE is required");
+    int rc = add_score_param(o, "--cost", "cost", cost);
+    if (rc == CLI_EXIT_OK)
+        rc = add_score_param(o, "--periods-per-year", "periods_per_year", periods);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if (o->output != NULL && strcmp(o->output, o->state) == 0)
         return cli_usage_error("stream", "--output and --state name one file");
     return CLI_EXIT_OK;

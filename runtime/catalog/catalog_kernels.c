@@ -104,8 +104,10 @@ static void catalog_io(const apo__call *call, size_t row, apo__cat_io *io) {
         io->out[o] = call->outputs[o] + row * call->cols;
     for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
         io->p[p] = call->params[p];
-    io->h = apo__catalog_halo(id_of(k), io->p);
-    io->tile = apo__catalog_tile_len(id_of(k), io->p);
+    /* A stream's call gives both (kernel.h, known_tile), the values the same functions
+     * gave it at the same parameters. */
+    io->h = call->known_tile != 0 ? call->known_halo : apo__catalog_halo(id_of(k), io->p);
+    io->tile = call->known_tile != 0 ? call->known_tile : apo__catalog_tile_len(id_of(k), io->p);
 }
 
 static apo_status catalog_run(const apo__call *call, size_t row, size_t begin, size_t end,

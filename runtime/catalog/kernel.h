@@ -58,6 +58,11 @@ typedef struct apo__call {
     /* What `kernel` points to in a call with ranges (apo_workload.ranges), owned by the call
      * and freed with it (apo__sweep_release); NULL otherwise. Its pieces share it. */
     apo__ranged_kernel *ranged;
+    /* A stream's call (runtime/streaming/stream.c) gives the kernel's tile length and halo at
+     * its parameters, which it knows, so that a catalog kernel need not work them out from
+     * the parameters again at every series of an update (catalog_kernels.c, catalog_io: EMA
+     * halos take logarithms). 0: not given, work them out. */
+    size_t known_tile, known_halo;
 } apo__call;
 
 /* A tile of apo__call.nonfinite that no device has checked (yet). */

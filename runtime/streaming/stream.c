@@ -111,13 +111,14 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
     s->revise = revise;
     s->tile = k->tile_len(k, params);
     s->halo = apo__kernel_halo(k, params);
+    s->carried = apo__stream_carry_len(k);
     *out = s;
     return APO_OK;
 }
 
 uint64_t apo__stream_base(const apo_stream *s, uint64_t n) {
     /* A carried run needs no bar before the next one. */
-    if (apo__stream_carry_len(s->kernel) > 0)
+    if (s->carried > 0)
         return n;
     /* The window a revise of the last `revise` bars re-runs from (stream_revise.c): the tile
      * that holds bar n - revise, from its start less the halo. */
@@ -268,12 +269,59 @@ static apo_status kernel_failed(const apo_stream *s, apo_status st, size_t r, ui
                      (unsigned long long)to);
 }
 
-/* The batch's tile of series `r`, from its start to position `end`. */
-static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t end) {
+/*
+ * The call every series of one update hands a resuming kernel alike (stream_call), made once
+ * an update rather than once a series: its inputs and outputs point at `in` and `out`, which
+ * each series' piece fills with its own views, as it sets `cols`. It carries the stream's
+ * tile length and halo (apo__call.known_tile), which a catalog kernel would otherwise work
+ * out again from its parameters at every series, logarithms included.
+ */
+typedef struct feed_call {
+    apo__call call;
+    const double *in[APO_MAX_IO];
+    double *out[APO_MAX_IO];
+} feed_call;
+
+static void feed_call_init(const apo_stream *s, feed_call *fc) {
+    memset(fc->in, 0, sizeof fc->in);
+    memset(fc->out, 0, sizeof fc->out);
+    stream_call(s, &fc->call, fc->in, fc->out, 0);
+    fc->call.known_tile = s->tile;
+    fc->call.known_halo = s->halo;
+}
+
+/* Where series of n bars stands: its current tile's start, and the first bar it keeps
+ * (apo__stream_base, taken from the start where the stream keeps no bars for revises, so
+ * that a one-bar update of a series divides once). Not for a carried run. */
+static void series_place(const apo_stream *s, uint64_t n, uint64_t *start, uint64_t *base) {
+    *start = n - n % s->tile;
+    *base = s->revise > 0 ? apo__stream_base(s, n) : *start > s->halo ? *start - s->halo : 0;
+}
+
+/* The batch's tile of series `r`, from its start `start` to position `end`, its kept bars
+ * from `base` on. */
+static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t start, uint64_t base,
+                                   uint64_t end, feed_call *fc) {
     const apo__kernel *k = s->kernel;
     apo__stream_series *se = &s->series[r];
-    uint64_t start = se->n - se->n % s->tile; /* se->n: bars before this piece */
-    uint64_t base = apo__stream_base(s, se->n);
+    if (s->resume != NULL) {
+        for (size_t i = 0; i < k->n_inputs; i++)
+            fc->in[i] = biased(se->in + i * se->cap, base);
+        for (size_t o = 0; o < k->n_outputs; o++)
+            fc->out[o] = biased(s->scratch + o * s->scratch_cap, start);
+        fc->call.cols = (size_t)end;
+        /* Goes on from the series' state where it stands at se->n in this tile; a new tile,
+         * or no state, starts from the tile's start (the bits are the same either way). */
+        unsigned char *state = s->resume + r * s->resume_stride;
+        if (se->resume_at != se->n)
+            memset(state, 0, s->resume_stride); /* what resume_tile takes as "nothing" */
+        const int fresh = se->resume_at != se->n || se->n == start;
+        const int goes_on = k->resume_tile(&fc->call, state, fresh, (size_t)start, (size_t)end);
+        se->resume_at = goes_on ? end : APO_STREAM_NO_RESUME;
+        return APO_OK;
+    }
+    /* A kernel that does not resume (a user kernel's tile function) gets a call of its own,
+     * its grid set, as the batch gives it. */
     const double *inputs[APO_MAX_IO] = {0};
     double *outputs[APO_MAX_IO] = {0};
     for (size_t i = 0; i < k->n_inputs; i++)
@@ -282,17 +330,6 @@ static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t end) {
         outputs[o] = biased(s->scratch + o * s->scratch_cap, start);
     apo__call call;
     stream_call(s, &call, inputs, outputs, end);
-    if (s->resume != NULL) {
-        /* Goes on from the series' state where it stands at se->n in this tile; a new tile,
-         * or no state, starts from the tile's start (the bits are the same either way). */
-        unsigned char *state = s->resume + r * s->resume_stride;
-        if (se->resume_at != se->n)
-            memset(state, 0, s->resume_stride); /* what resume_tile takes as "nothing" */
-        const int fresh = se->resume_at != se->n || se->n == start;
-        const int goes_on = k->resume_tile(&call, state, fresh, (size_t)start, (size_t)end);
-        se->resume_at = goes_on ? end : APO_STREAM_NO_RESUME;
-        return APO_OK;
-    }
     apo__call_grid(&call);
     apo_status st = k->run_tile(&call, 0, (size_t)start, (size_t)end, NULL);
     return st == APO_OK ? APO_OK : kernel_failed(s, st, r, start, end);
@@ -394,36 +431,43 @@ static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t
  * bar is kept: the new ones are all the run reads.
  */
 static void feed_carried(apo_stream *s, size_t r, size_t m, size_t at, const double *const *inputs,
-                         double *const *outputs) {
+                         double *const *outputs, feed_call *fc) {
     const apo__kernel *k = s->kernel;
     apo__stream_series *se = &s->series[r];
     if (m == 0)
         return;
-    const double *in[APO_MAX_IO] = {0};
-    double *out[APO_MAX_IO] = {0};
     for (size_t i = 0; i < k->n_inputs; i++)
-        in[i] = biased_in(inputs[i] + at, se->n);
+        fc->in[i] = biased_in(inputs[i] + at, se->n);
     for (size_t o = 0; o < k->n_outputs; o++)
-        out[o] = biased(outputs[o] + at, se->n);
-    apo__call call;
-    stream_call(s, &call, in, out, se->n + m);
-    (void)k->resume_tile(&call, s->resume + r * s->resume_stride, 0, (size_t)se->n,
+        fc->out[o] = biased(outputs[o] + at, se->n);
+    fc->call.cols = (size_t)(se->n + m);
+    (void)k->resume_tile(&fc->call, s->resume + r * s->resume_stride, 0, (size_t)se->n,
                          (size_t)(se->n + m));
     se->n += m;
+}
+
+/* Copies `n` doubles: a one-bar update's single value without a call into libc, which a
+ * one-bar update of thousands of series would make per input and output of each. */
+static void copy_bars(double *to, const double *from, size_t n) {
+    if (n == 1)
+        *to = *from;
+    else
+        memcpy(to, from, n * sizeof *to);
 }
 
 /* Feeds m bars of series r, read from and written to offset `at` of the packed arrays, one
  * piece per tile met. */
 static apo_status feed_series(apo_stream *s, size_t r, size_t m, size_t at,
-                              const double *const *inputs, double *const *outputs) {
+                              const double *const *inputs, double *const *outputs, feed_call *fc) {
     const apo__kernel *k = s->kernel;
     apo__stream_series *se = &s->series[r];
-    if (apo__stream_carry_len(k) > 0) {
-        feed_carried(s, r, m, at, inputs, outputs);
+    if (s->carried > 0) {
+        feed_carried(s, r, m, at, inputs, outputs, fc);
         return APO_OK;
     }
     while (m > 0) {
-        uint64_t start = se->n - se->n % s->tile;
+        uint64_t start, base;
+        series_place(s, se->n, &start, &base);
         size_t done = (size_t)(se->n - start);
         if (done == 0 && m >= s->tile && k->run_tiles != NULL) {
             size_t tiles =
@@ -434,18 +478,19 @@ static apo_status feed_series(apo_stream *s, size_t r, size_t m, size_t at,
             continue;
         }
         size_t take = s->tile - done < m ? s->tile - done : m;
-        size_t kept = apo__stream_kept(s, se->n);
+        size_t kept = (size_t)(se->n - base);
         for (size_t i = 0; i < k->n_inputs; i++)
-            memcpy(se->in + i * se->cap + kept, inputs[i] + at, take * sizeof(double));
-        APO_CHECK(run_current_tile(s, r, se->n + take));
+            copy_bars(se->in + i * se->cap + kept, inputs[i] + at, take);
+        APO_CHECK(run_current_tile(s, r, start, base, se->n + take, fc));
         for (size_t o = 0; o < k->n_outputs; o++)
-            memcpy(outputs[o] + at, s->scratch + o * s->scratch_cap + done, take * sizeof(double));
-        uint64_t old_base = apo__stream_base(s, se->n);
+            copy_bars(outputs[o] + at, s->scratch + o * s->scratch_cap + done, take);
         se->n += take;
         at += take;
         m -= take;
-        /* A full tile: the next one reads only the last `halo` bars of it. */
-        size_t drop = (size_t)(apo__stream_base(s, se->n) - old_base);
+        /* A full tile: the next one reads only the last `halo` bars of it. Without revises
+         * the first bar kept moves only then. */
+        const int moves = s->revise > 0 || done + take == s->tile;
+        size_t drop = moves ? (size_t)(apo__stream_base(s, se->n) - base) : 0;
         size_t left = kept + take - drop;
         if (drop > 0)
             for (size_t i = 0; i < k->n_inputs; i++)
@@ -472,6 +517,7 @@ apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **o
     s->n_series = sets[0]->n_series;
     s->tile = sets[0]->tile;
     s->halo = sets[0]->halo;
+    s->carried = sets[0]->carried;
     s->n_sets = n_sets;
     s->sets = sets;
     *out = s;
@@ -481,9 +527,10 @@ apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **o
 /* Every allocation an update needs, so that a failure leaves every series where it was. */
 static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
     /* A carried run reads and writes the caller's arrays and keeps no bars (feed_carried). */
-    if (apo__stream_carry_len(s->kernel) > 0)
+    if (s->carried > 0)
         return APO_OK;
     size_t widest = 0, bulk = 0;
+    const size_t most = window_bound(s);
     for (size_t r = 0; r < s->n_series; r++) {
         if (n_new[r] == 0)
             continue;
@@ -493,19 +540,21 @@ static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
         if (s->kernel->run_tiles != NULL && n_new[r] >= s->tile) {
             size_t tiles = n_new[r] / s->tile < APO_STREAM_BULK_TILES ? n_new[r] / s->tile
                                                                       : APO_STREAM_BULK_TILES;
-            const size_t need = window_bound(s) - s->tile + tiles * s->tile;
+            const size_t need = most - s->tile + tiles * s->tile;
             bulk = need > bulk ? need : bulk;
         }
-        size_t kept = apo__stream_kept(s, s->series[r].n);
-        size_t most = window_bound(s);
+        uint64_t start, base;
+        series_place(s, s->series[r].n, &start, &base);
+        size_t kept = (size_t)(s->series[r].n - base);
         size_t need = n_new[r] < most - kept ? kept + n_new[r] : most;
         /* Doubling (up to the bound), so that a tile filled bar by bar is not copied whole
          * at every bar. */
         const size_t cap = s->series[r].cap;
         if (need > cap && need < 2 * cap)
             need = 2 * cap < most ? 2 * cap : most;
-        APO_CHECK(apo__stream_reserve(s, r, need));
-        size_t done = (size_t)(s->series[r].n % s->tile);
+        if (need > cap)
+            APO_CHECK(apo__stream_reserve(s, r, need));
+        size_t done = (size_t)(s->series[r].n - start);
         size_t span = n_new[r] < s->tile - done ? done + n_new[r] : s->tile;
         widest = span > widest ? span : widest;
     }
@@ -538,6 +587,12 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
  */
 static void prefetch_series(const apo_stream *s, size_t r) {
 #if defined(__GNUC__)
+    /* A compiler barrier: the feed of the series before is not moved past these hints, nor
+     * they before it. Inlined into feed_update without it, GCC 12 scheduled them among the
+     * loads and stores of that feed, and a one-bar group update of 5,000 symbols x 10
+     * indicators took 13 to 16 ms of CPU where it takes 8 to 10 with it
+     * (docs/perf-log/2026-11-26-stream-latency-2.md). */
+    __asm__ volatile("" ::: "memory");
     const apo__stream_series *se = &s->series[r];
     if (se->in != NULL) {
         const size_t kept = apo__stream_kept(s, se->n);
@@ -557,6 +612,37 @@ static void prefetch_series(const apo_stream *s, size_t r) {
 #else
     (void)s, (void)r;
 #endif
+}
+
+/* Feeds series [from, to) of a stream of one set on the calling thread, their room reserved,
+ * series `from`'s bars at offset `at` of the packed arrays; those done[r] marks (the batch
+ * hook fed them; done may be NULL) are skipped. */
+static apo_status feed_range(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                             double *const *outputs, size_t from, size_t to, size_t at,
+                             const unsigned char *done) {
+    feed_call fc;
+    feed_call_init(s, &fc);
+    for (size_t r = from; r < to && r < from + APO_STREAM_PREFETCH_AHEAD; r++)
+        prefetch_series(s, r);
+    for (size_t r = from; r < to; r++) {
+        const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
+        if (ahead < s->n_series && n_new[ahead] > 0)
+            prefetch_series(s, ahead);
+        apo_status st = done != NULL && done[r]
+                            ? APO_OK
+                            : feed_series(s, r, n_new[r], at, inputs, outputs, &fc);
+        if (st != APO_OK) {
+            s->broken = 1;
+            return st;
+        }
+        at += n_new[r];
+    }
+    return APO_OK;
+}
+
+apo_status apo__stream_feed_range(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                                  double *const *outputs, size_t from, size_t to, size_t at) {
+    return feed_range(s, n_new, inputs, outputs, from, to, at, NULL);
 }
 
 /* Feeds every series of a stream of one set, its room reserved: with `on_devices`, those the
@@ -582,24 +668,9 @@ static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *
             return st;
         }
     }
-    size_t at = 0;
-    for (size_t r = 0; r < s->n_series && r < APO_STREAM_PREFETCH_AHEAD; r++)
-        prefetch_series(s, r);
-    for (size_t r = 0; r < s->n_series; r++) {
-        const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
-        if (ahead < s->n_series && n_new[ahead] > 0)
-            prefetch_series(s, ahead);
-        apo_status st =
-            done != NULL && done[r] ? APO_OK : feed_series(s, r, n_new[r], at, inputs, outputs);
-        if (st != APO_OK) {
-            s->broken = 1;
-            free(done);
-            return st;
-        }
-        at += n_new[r];
-    }
+    apo_status st = feed_range(s, n_new, inputs, outputs, 0, s->n_series, 0, done);
     free(done);
-    return APO_OK;
+    return st;
 }
 
 apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new) {

@@ -52,6 +52,9 @@ struct apo_stream {
     uint64_t seed;
     size_t n_series;
     size_t tile, halo;
+    /* apo__stream_carry_len(kernel), kept because every update asks it of every series
+     * (apo__stream_base) and the kernel answers through a function pointer. */
+    size_t carried;
     /* Bars a series keeps past what its next bar needs, so that its last `revise` bars can
      * be replaced (apo_stream_desc.revise_bars, stream_revise.c): its window then starts at
      * the start of bar n - revise's tile, less the halo (apo__stream_base). */
@@ -143,6 +146,12 @@ apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new);
  * series may have moved: stream_journal.h puts them back. */
 apo_status apo__stream_feed_set(apo_stream *s, const size_t *n_new, const double *const *inputs,
                                 double *const *outputs, int on_devices);
+
+/* Feeds series [from, to) of a stream of one set on the calling thread, their room reserved,
+ * series `from`'s bars at offset `at` of the packed arrays: a group's block of symbols
+ * (stream_group.c). The batch hook is not called: for updates it would hand nothing. */
+apo_status apo__stream_feed_range(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                                  double *const *outputs, size_t from, size_t to, size_t at);
 
 /* Room for a re-run of up to `bars` positions of one tile (apo__stream_rerun), made before
  * any series moves. */

@@ -260,6 +260,37 @@ static int may_fail_part_way(const apo_stream_group *g, size_t total) {
     return 0;
 }
 
+/* Symbols a block of an unjournaled update feeds to every stream before the next block. */
+#define APO_GROUP_BLOCK 64
+
+/*
+ * Feeds every set of every stream a block of symbols at a time, their room reserved: an
+ * update that nothing journals (built-in kernels, none handing series to the devices). Each
+ * series is fed exactly as apo__stream_feed_set would feed it, so the bits are the same;
+ * the order differs: block by block, every stream, so that the block's bars of each input
+ * are read while they are in the nearest cache rather than once a stream over the whole
+ * update.
+ */
+static apo_status feed_blocks(apo_stream_group *g, const size_t *n_new, size_t total,
+                              double *const *const *outputs) {
+    size_t at = 0;
+    for (size_t from = 0; from < g->n_series;) {
+        const size_t to =
+            g->n_series - from < APO_GROUP_BLOCK ? g->n_series : from + APO_GROUP_BLOCK;
+        for (size_t t = 0; t < g->n_sets_total; t++) {
+            const size_t j = g->set_stream[t], k = g->set_index[t];
+            double *set_out[APO_MAX_IO];
+            for (size_t o = 0; o < g->streams[j]->kernel->n_outputs; o++)
+                set_out[o] = outputs[j][o] + k * total;
+            APO_CHECK(apo__stream_feed_range(g->sets[t], n_new, g->in + j * APO_MAX_IO, set_out,
+                                             from, to, at));
+        }
+        for (; from < to; from++)
+            at += n_new[from];
+    }
+    return APO_OK;
+}
+
 /* Feeds every set of every stream, their room reserved; journaled (and put back on a
  * failure, or always with peek) when asked. */
 static apo_status feed_all(apo_stream_group *g, const size_t *n_new, size_t total,
@@ -299,7 +330,8 @@ static apo_status group_feed(apo_stream_group *g, const size_t *n_new,
     for (size_t t = 0; t < g->n_sets_total; t++)
         APO_CHECK(apo__stream_reserve_set(g->sets[t], n_new));
     const int journaled = peek || may_fail_part_way(g, total);
-    apo_status st = feed_all(g, n_new, total, outputs, journaled, peek);
+    apo_status st = journaled ? feed_all(g, n_new, total, outputs, journaled, peek)
+                              : feed_blocks(g, n_new, total, outputs);
     if (st != APO_OK && !journaled)
         /* Unreachable for built-in kernels on the calling thread (they do not fail once
          * their room is reserved); should one ever, the streams already fed stay fed, and

@@ -540,3 +540,104 @@ Test(stream_group, bad_groups_are_refused, .timeout = 60) {
     apo_stream_destroy(a), apo_stream_destroy(b), apo_stream_destroy(c);
     apo_runtime_destroy(rt);
 }
+
+/* Symbols enough for several of the blocks an unjournaled group update feeds at a time
+ * (stream_group.c, feed_blocks: 64), the last block short. */
+#define MANY 150
+#define MANY_BARS 200
+#define MANY_MEMBERS 5
+
+/* A built-in group over MANY symbols, fed random counts a symbol (none, one, a few; a long
+ * update now and then) so that the symbols' packed offsets cross the blocks unevenly, gives
+ * every stream's outputs and saved state bit for bit those of the same stream fed alone by
+ * apo_stream_update(), which feeds its series in order. */
+Test(stream_group, blocks_of_symbols_give_each_lone_stream, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    static const size_t pick[MANY_MEMBERS] = {1, 3, 6, 8, 9}; /* macd, stoch, sma sweep, obv, mfi */
+    apo_stream *grouped[MANY_MEMBERS], *lone[MANY_MEMBERS];
+    size_t n_in[MANY_MEMBERS], n_out[MANY_MEMBERS], n_sets[MANY_MEMBERS],
+        reads[MANY_MEMBERS][APO_MAX_IO];
+    for (size_t m = 0; m < MANY_MEMBERS; m++) {
+        const member *mb = &members[pick[m]];
+        apo_kernel_info info = APO_KERNEL_INFO_INIT;
+        cr_assert_eq(apo_kernel_get(rt, mb->kernel, &info), APO_OK);
+        n_in[m] = info.n_inputs, n_out[m] = info.n_outputs, n_sets[m] = mb->swept ? 2 : 1;
+        for (size_t i = 0; i < info.n_inputs; i++)
+            reads[m][i] = name_index(info.input_names[i]);
+        for (int copy = 0; copy < 2; copy++) {
+            apo_stream_desc d = APO_STREAM_DESC_INIT;
+            d.kernel = mb->kernel;
+            d.n_series = MANY;
+            d.params = mb->params;
+            d.n_params = mb->n_params;
+            if (mb->swept != NULL) {
+                grids[pick[m]][0] = (apo_sweep_param){mb->swept, mb->values, 2};
+                sweeps[pick[m]] = (apo_sweep)APO_SWEEP_INIT;
+                sweeps[pick[m]].grid = grids[pick[m]];
+                sweeps[pick[m]].n_grid = 1;
+                d.sweep = &sweeps[pick[m]];
+            }
+            cr_assert_eq(apo_stream_create(rt, &d, copy ? &lone[m] : &grouped[m]), APO_OK, "%s",
+                         apo_last_error());
+        }
+    }
+    apo_stream_group *g = NULL;
+    cr_assert_eq(apo_stream_group_create(grouped, MANY_MEMBERS, NULL, &g), APO_OK, "%s",
+                 apo_last_error());
+    static double in[N_NAMES][MANY * 64];
+    static double out_g[MANY_MEMBERS][APO_MAX_IO][2 * MANY * 64],
+        out_l[MANY_MEMBERS][APO_MAX_IO][2 * MANY * 64];
+    size_t fed[MANY] = {0};
+    uint64_t st = 99;
+    for (size_t step = 0; step < 40; step++) {
+        size_t n_new[MANY], total = 0;
+        for (size_t r = 0; r < MANY; r++) {
+            const size_t most = step % 10 == 9 ? 60 : 3;
+            size_t want = (size_t)(stream_rng(&st) % (most + 1));
+            n_new[r] = want < MANY_BARS - fed[r] ? want : MANY_BARS - fed[r];
+            for (size_t t = 0; t < n_new[r]; t++, total++) {
+                const double u = (double)(stream_rng(&st) >> 11) * 0x1.0p-53;
+                const double c = 100.0 + (double)r + (double)(fed[r] + t) * 0.01 + u;
+                in[0][total] = c - 0.1, in[1][total] = c + u, in[2][total] = c - u;
+                in[3][total] = c, in[4][total] = 1000.0 + 100.0 * u;
+            }
+        }
+        apo_named_input named[N_NAMES];
+        for (size_t n = 0; n < N_NAMES; n++)
+            named[n] = (apo_named_input){names[n], in[n]};
+        double *const *outs[MANY_MEMBERS];
+        double *og[MANY_MEMBERS][APO_MAX_IO];
+        for (size_t m = 0; m < MANY_MEMBERS; m++) {
+            for (size_t o = 0; o < n_out[m]; o++)
+                og[m][o] = out_g[m][o];
+            outs[m] = og[m];
+        }
+        cr_assert_eq(apo_stream_group_update(g, n_new, named, N_NAMES, outs), APO_OK, "%s",
+                     apo_last_error());
+        for (size_t m = 0; m < MANY_MEMBERS; m++) {
+            const double *lin[APO_MAX_IO];
+            double *lout[APO_MAX_IO];
+            for (size_t i = 0; i < n_in[m]; i++)
+                lin[i] = in[reads[m][i]];
+            for (size_t o = 0; o < n_out[m]; o++)
+                lout[o] = out_l[m][o];
+            cr_assert_eq(apo_stream_update(lone[m], n_new, lin, lout), APO_OK, "%s",
+                         apo_last_error());
+            for (size_t o = 0; o < n_out[m]; o++)
+                for (size_t q = 0; q < n_sets[m] * total; q++)
+                    cr_assert(memcmp(&out_g[m][o][q], &out_l[m][o][q], sizeof(double)) == 0,
+                              "step %zu: %s output %zu, packed value %zu: %.17g against %.17g",
+                              step, members[pick[m]].kernel, o, q, out_g[m][o][q], out_l[m][o][q]);
+        }
+        for (size_t r = 0; r < MANY; r++)
+            fed[r] += n_new[r];
+    }
+    size_t len = 0;
+    unsigned char *want = states(lone, MANY_MEMBERS, &len);
+    assert_states(grouped, MANY_MEMBERS, want, len, "nothing (the lone streams' states)");
+    free(want);
+    apo_stream_group_destroy(g);
+    for (size_t m = 0; m < MANY_MEMBERS; m++)
+        apo_stream_destroy(grouped[m]), apo_stream_destroy(lone[m]);
+    apo_runtime_destroy(rt);
+}
