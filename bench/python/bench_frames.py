@@ -7,13 +7,14 @@ compared with apportion's before any figure is printed.
 - apportion: one (tickers x bars) array per input, a call per indicator (axis=1), every
   ticker in one call;
 - polars-talib (TA-Lib 0.8.1 inside): a long frame (ticker, high, low, close) sorted by
-  ticker, every indicator an expression `.over("ticker")` in one `select` (polars runs the
-  expressions on all cores);
+  ticker, each indicator an expression `.over("ticker")` in a `select` of its own (polars
+  picks its threads);
 - pandas-ta (its own pandas and numpy code: no TA-Lib in its environment): a long pandas
   frame, `groupby("ticker")`, the functions on each ticker's columns.
 
-The frames are built and a first round is run before timing; each timed round is every indicator once, and a
-library's figure per indicator is the median over its rounds and processes. polars-talib
+The frames are built and a first round is run before timing; each timed round is every
+indicator once, and a library's figure per indicator is the median over its rounds and
+processes. polars-talib
 must match apportion within 1e-9 relative (TA-Lib 0.8's own contract) with the same NaN
 warm-up; pandas-ta's definitions differ in places (its seeds and smoothing), so its
 differences are printed, over every bar and over the bars after --settled, not checked.

@@ -163,8 +163,8 @@ def vectorbt_from_apportion(np, a, bars):
     s2 = (a["sd"] ** 2 + a["mean"] ** 2) * a["bars"]
     mean_all = s1 / n
     var1 = (s2 - s1 * mean_all) / (n - 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sharpe = mean_all / np.sqrt(var1) * np.sqrt(PPY)
+    with np.errstate(invalid="ignore", divide="ignore"):  # vectorbt: +inf where the deviation is 0
+        sharpe = np.where(var1 > 0.0, mean_all / np.sqrt(var1) * np.sqrt(PPY), np.inf)
     return {"total": a["total"], "max_drawdown": -a["max_drawdown"], "sharpe": sharpe,
             "scored_orders": a["trades"]}
 

@@ -16,11 +16,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name: (requirements file beside this module, the least Python its pins install on). The
-# frames' pandas-ta 0.4 needs Python 3.12; vectorbt 1.2 takes 3.11. Their pins cannot share
+# frames' pandas-ta 0.4 needs Python 3.12; vectorbt 1.2 takes 3.11, but its pins were
+# resolved on 3.12 (numpy 2.5 and the rest as their wheels for 3.12). The two cannot share
 # one environment: pandas-ta pins numba 0.61.2, which stops at numpy 2.2, and vectorbt 1.2
 # needs numpy 2.4.
 ENVS = {
-    "vectorbt": ("peers-vectorbt.txt", (3, 11)),
+    "vectorbt": ("peers-vectorbt.txt", (3, 12)),
     "frames": ("peers-frames.txt", (3, 12)),
 }
 
