@@ -33,7 +33,8 @@ import sys
 import tempfile
 import time
 
-import peer_envs
+sys.dont_write_bytecode = True  # importing peer_envs leaves no __pycache__ in the repository
+import peer_envs  # noqa: E402
 
 # The indicators, at TA-Lib's defaults: name -> (apportion's outputs in order).
 INDICATORS = {

@@ -39,7 +39,8 @@ import sys
 import tempfile
 import time
 
-import peer_envs
+sys.dont_write_bytecode = True  # importing peer_envs leaves no __pycache__ in the repository
+import peer_envs  # noqa: E402
 
 PPY = 252  # daily bars: both annualise the Sharpe ratio by sqrt(252)
 
