@@ -75,11 +75,12 @@
     "re-runs"
 #define APO_CAT_INDEX_RULE                                                                         \
     "the whole row: a running product from the first bar, which every tile re-runs"
-/* apo's and ppo's parameters (TA-Lib's), lookback (the MA's at the longer period: TA-Lib swaps
- * the periods where slowperiod < fastperiod) and halo in words. */
+/* apo's and ppo's parameters (TA-Lib 0.8's: its APO and PPO default to matype 1, EMA), lookback
+ * (the MA's at the longer period: TA-Lib swaps the periods where slowperiod < fastperiod) and halo
+ * in words. */
 #define APO_CAT_PO_PARAMS                                                                          \
     (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                              \
-     {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"matype", 0, 0, 8, 1})
+     {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"matype", 1, 0, 8, 1})
 #define APO_CAT_PO_LOOKBACK                                                                        \
     apo__ma_lookback((int)APO_CAT_P(2), APO_CAT_P(0) > APO_CAT_P(1) ? APO_CAT_P(0) : APO_CAT_P(1))
 #define APO_CAT_PO_RULE "the halo of the matype's kernel (sma, ema, ...) at the longer period"

@@ -291,6 +291,13 @@ static long nan_lead(apo_runtime *rt, const apo_kernel_info *info) {
     double *out[APO_MAX_IO];
     for (size_t i = 0; i < info->n_inputs; i++)
         in[i] = lead_input(info->input_names[i], ohlcv, other, periods);
+    /* asin's and acos's domain is [-1, 1]: prices near 100 would give NaN on every bar. */
+    double unit[LEAD_BARS];
+    if (strcmp(info->name, "asin") == 0 || strcmp(info->name, "acos") == 0) {
+        for (size_t t = 0; t < LEAD_BARS; t++)
+            unit[t] = 0.99 * sin(ohlcv[2][t]);
+        in[0] = unit;
+    }
     for (size_t o = 0; o < info->n_outputs; o++)
         out[o] = out_storage[o];
     apo_workload w = APO_WORKLOAD_INIT;
