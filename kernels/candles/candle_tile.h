@@ -12,6 +12,7 @@
 #ifndef APO_KERNELS_CANDLE_TILE_H
 #define APO_KERNELS_CANDLE_TILE_H
 
+#include "candle_means.h"
 #include "candle_settings.h"
 #include "catalog.h"
 
@@ -26,7 +27,7 @@ static inline APO_HD apo__candle_bars apo__candle_bars_of(const apo__cat_io *io)
 }
 
 /* 1 when the four prices of bar j are finite. */
-static inline APO_HD int apo__candle_clean(const apo__candle_bars *b, size_t j) {
+static APO_CAT_SPECIALISED APO_HD int apo__candle_clean(const apo__candle_bars *b, size_t j) {
     return apo__finite(b->open[j]) & apo__finite(b->high[j]) & apo__finite(b->low[j]) &
            apo__finite(b->close[j]);
 }
@@ -42,16 +43,29 @@ static inline APO_HD size_t apo__candle_first_clean(const apo__candle_bars *b, s
     return clean;
 }
 
+/* 1 when bars [from, end) hold no gap: a loop without branches, which the CPU runs in vector
+ * lanes. */
+static APO_CAT_SPECIALISED APO_HD int apo__candle_all_clean(const apo__candle_bars *b, size_t from,
+                                                            size_t end) {
+    int clean = 1;
+    for (size_t j = from; j < end; j++)
+        clean &= apo__candle_clean(b, j);
+    return clean;
+}
+
 /*
  * The tile body apo__<name>_tile of a pattern: NaN before the lookback and where the window
- * holds a gap, else the pattern's value. APO_CANDLE_TILE for the patterns without parameter,
+ * holds a gap, else the pattern's value. The outputs go by blocks of APO_CDL_BLOCK bars: the
+ * means of the measures the pattern uses (`uses`, APO_CDL_USES bits; a measure left out is
+ * summed afresh where the pattern asks for it, with the same bits) for the block's candles, then
+ * the pattern bar by bar; where the block's window holds no gap and none before it reaches in, the
+ * bars skip the gap test. APO_CANDLE_TILE for the patterns without parameter,
  * APO_CANDLE_TILE_PENETRATION for those that take TA-Lib's penetration (the first parameter).
  */
-#define APO__CANDLE_TILE(name, call)                                                               \
+#define APO__CANDLE_TILE(name, uses, call)                                                         \
     static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
                                                  size_t end) {                                     \
         const apo__candle_bars bars = apo__candle_bars_of(io);                                     \
-        const apo__candle_bars *b = &bars;                                                         \
         const size_t lookback = io->h;                                                             \
         double *out = io->out[0];                                                                  \
         size_t t = begin;                                                                          \
@@ -59,14 +73,27 @@ static inline APO_HD size_t apo__candle_first_clean(const apo__candle_bars *b, s
             out[t] = NAN;                                                                          \
         if (t >= end)                                                                              \
             return;                                                                                \
-        size_t clean = apo__candle_first_clean(b, t, lookback);                                    \
-        for (; t < end; t++) {                                                                     \
-            if (!apo__candle_clean(b, t))                                                          \
-                clean = t + lookback + 1;                                                          \
-            out[t] = t >= clean ? (double)(call) : (double)NAN;                                    \
+        size_t clean = apo__candle_first_clean(&bars, t, lookback);                                \
+        apo__candle_block blk;                                                                     \
+        while (t < end) {                                                                          \
+            const size_t stop = end - t < APO_CDL_BLOCK ? end : t + APO_CDL_BLOCK;                 \
+            const apo__candle_bars with_means =                                                    \
+                apo__cdl_with_means(bars, (uses), t - lookback, stop, &blk);                       \
+            const apo__candle_bars *const b = &with_means;                                         \
+            if (t >= clean && apo__candle_all_clean(b, t, stop)) {                                 \
+                for (; t < stop; t++)                                                              \
+                    out[t] = (double)(call);                                                       \
+                continue;                                                                          \
+            }                                                                                      \
+            for (; t < stop; t++) {                                                                \
+                if (!apo__candle_clean(b, t))                                                      \
+                    clean = t + lookback + 1;                                                      \
+                out[t] = t >= clean ? (double)(call) : (double)NAN;                                \
+            }                                                                                      \
         }                                                                                          \
     }
-#define APO_CANDLE_TILE(name) APO__CANDLE_TILE(name, apo__##name##_at(b, t))
-#define APO_CANDLE_TILE_PENETRATION(name) APO__CANDLE_TILE(name, apo__##name##_at(b, t, io->p[0]))
+#define APO_CANDLE_TILE(name, uses) APO__CANDLE_TILE(name, uses, apo__##name##_at(b, t))
+#define APO_CANDLE_TILE_PENETRATION(name, uses)                                                    \
+    APO__CANDLE_TILE(name, uses, apo__##name##_at(b, t, io->p[0]))
 
 #endif /* APO_KERNELS_CANDLE_TILE_H */

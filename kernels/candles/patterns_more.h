@@ -9,29 +9,35 @@
 
 /* Three black crows: a white candle, then three falling black candles with very short lower
  * shadows, each opening inside the body before, the first closing under the white's high. */
-static inline APO_HD int apo__cdl3blackcrows_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_white(b, t - 3) && apo__cdl_black(b, t - 2) && apo__cdl_black(b, t - 1) &&
-                   apo__cdl_black(b, t) && b->open[t - 1] < b->open[t - 2] &&
-                   b->open[t - 1] > b->close[t - 2] && b->open[t] < b->open[t - 1] &&
-                   b->open[t] > b->close[t - 1] && b->high[t - 3] > b->close[t - 2] &&
-                   b->close[t - 2] > b->close[t - 1] && b->close[t - 1] > b->close[t] &&
-                   apo__cdl_lower_shadow(b, t - 2) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2) &&
-                   apo__cdl_lower_shadow(b, t - 1) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1) &&
-                   apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)
+static APO_CAT_SPECIALISED APO_HD int apo__cdl3blackcrows_at(const apo__candle_bars *b, size_t t) {
+    return apo__cdl_white(b, t - 3) & apo__cdl_black(b, t - 2) & apo__cdl_black(b, t - 1) &
+                   apo__cdl_black(b, t) & APO_CDL_LT(b->open[t - 1], b->open[t - 2]) &
+                   APO_CDL_GT(b->open[t - 1], b->close[t - 2]) &
+                   APO_CDL_LT(b->open[t], b->open[t - 1]) &
+                   APO_CDL_GT(b->open[t], b->close[t - 1]) &
+                   APO_CDL_GT(b->high[t - 3], b->close[t - 2]) &
+                   APO_CDL_GT(b->close[t - 2], b->close[t - 1]) &
+                   APO_CDL_GT(b->close[t - 1], b->close[t]) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t - 2),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2)) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t - 1),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1)) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t))
                ? -100
                : 0;
 }
 
 /* x within the Near setting of candle j's body (below its bottom, above its top). */
-static inline APO_HD int apo__cdl_near_body(const apo__candle_bars *b, double x, size_t j) {
-    return x >= apo__cdl_body_bottom(b, j) - APO__CDL_AVG(NEAR, j) &&
-           x <= apo__cdl_body_top(b, j) + APO__CDL_AVG(NEAR, j);
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_near_body(const apo__candle_bars *b, double x,
+                                                         size_t j) {
+    return APO_CDL_GE(x, apo__cdl_body_bottom(b, j) - APO__CDL_AVG(NEAR, j)) &
+           APO_CDL_LE(x, apo__cdl_body_top(b, j) + APO__CDL_AVG(NEAR, j));
 }
 
 /* Three-line strike: three candles of one colour, each opening inside or near the body before
  * and closing beyond it, then one of the other colour opening beyond the third's close and
  * closing beyond the first's open. */
-static inline APO_HD int apo__cdl3linestrike_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdl3linestrike_at(const apo__candle_bars *b, size_t t) {
     const int color = apo__cdl_color(b, t - 1);
     if (!(apo__cdl_color(b, t - 3) == color && apo__cdl_color(b, t - 2) == color &&
           apo__cdl_color(b, t) == -color && apo__cdl_near_body(b, b->open[t - 2], t - 3) &&
@@ -48,25 +54,28 @@ static inline APO_HD int apo__cdl3linestrike_at(const apo__candle_bars *b, size_
 
 /* Breakaway: a long candle, a body gap in its direction, two more candles going on that way,
  * and one of the other colour closing inside the gap. */
-static inline APO_HD int apo__cdlbreakaway_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlbreakaway_at(const apo__candle_bars *b, size_t t) {
     const double *h = b->high, *l = b->low, *c = b->close, *o = b->open;
-    if (!(apo__cdl_body(b, t - 4) > APO__CDL_AVG(BODY_LONG, t - 4) &&
-          apo__cdl_color(b, t - 4) == apo__cdl_color(b, t - 3) &&
-          apo__cdl_color(b, t - 3) == apo__cdl_color(b, t - 1) &&
-          apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t)))
+    if (!(APO_CDL_GT(apo__cdl_body(b, t - 4), APO__CDL_AVG(BODY_LONG, t - 4)) &
+          (apo__cdl_color(b, t - 4) == apo__cdl_color(b, t - 3)) &
+          (apo__cdl_color(b, t - 3) == apo__cdl_color(b, t - 1)) &
+          (apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t))))
         return 0;
-    const int down = apo__cdl_black(b, t - 4) && apo__cdl_body_gap_down(b, t - 3, t - 4) &&
-                     h[t - 2] < h[t - 3] && l[t - 2] < l[t - 3] && h[t - 1] < h[t - 2] &&
-                     l[t - 1] < l[t - 2] && c[t] > o[t - 3] && c[t] < c[t - 4];
-    const int up = apo__cdl_white(b, t - 4) && apo__cdl_body_gap_up(b, t - 3, t - 4) &&
-                   h[t - 2] > h[t - 3] && l[t - 2] > l[t - 3] && h[t - 1] > h[t - 2] &&
-                   l[t - 1] > l[t - 2] && c[t] < o[t - 3] && c[t] > c[t - 4];
-    return down || up ? apo__cdl_color(b, t) * 100 : 0;
+    const int down = apo__cdl_black(b, t - 4) & apo__cdl_body_gap_down(b, t - 3, t - 4) &
+                     APO_CDL_LT(h[t - 2], h[t - 3]) & APO_CDL_LT(l[t - 2], l[t - 3]) &
+                     APO_CDL_LT(h[t - 1], h[t - 2]) & APO_CDL_LT(l[t - 1], l[t - 2]) &
+                     APO_CDL_GT(c[t], o[t - 3]) & APO_CDL_LT(c[t], c[t - 4]);
+    const int up = apo__cdl_white(b, t - 4) & apo__cdl_body_gap_up(b, t - 3, t - 4) &
+                   APO_CDL_GT(h[t - 2], h[t - 3]) & APO_CDL_GT(l[t - 2], l[t - 3]) &
+                   APO_CDL_GT(h[t - 1], h[t - 2]) & APO_CDL_GT(l[t - 1], l[t - 2]) &
+                   APO_CDL_LT(c[t], o[t - 3]) & APO_CDL_GT(c[t], c[t - 4]);
+    return down | up ? apo__cdl_color(b, t) * 100 : 0;
 }
 
 /* Concealing baby swallow: two black marubozu, a black candle gapping down whose upper shadow
  * reaches into the second's body, and a black candle engulfing it, shadows included. */
-static inline APO_HD int apo__cdlconcealbabyswall_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlconcealbabyswall_at(const apo__candle_bars *b,
+                                                                  size_t t) {
     return apo__cdl_black(b, t - 3) && apo__cdl_black(b, t - 2) && apo__cdl_black(b, t - 1) &&
                    apo__cdl_black(b, t) &&
                    apo__cdl_lower_shadow(b, t - 3) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 3) &&
@@ -83,13 +92,16 @@ static inline APO_HD int apo__cdlconcealbabyswall_at(const apo__candle_bars *b, 
 
 /* Ladder bottom: three falling black candles, a black one with an upper shadow, and a white
  * one opening above its open and closing above its high. */
-static inline APO_HD int apo__cdlladderbottom_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlladderbottom_at(const apo__candle_bars *b, size_t t) {
     const double *o = b->open, *c = b->close;
-    return apo__cdl_black(b, t - 4) && apo__cdl_black(b, t - 3) && apo__cdl_black(b, t - 2) &&
-                   o[t - 4] > o[t - 3] && o[t - 3] > o[t - 2] && c[t - 4] > c[t - 3] &&
-                   c[t - 3] > c[t - 2] && apo__cdl_black(b, t - 1) &&
-                   apo__cdl_upper_shadow(b, t - 1) > APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1) &&
-                   apo__cdl_white(b, t) && o[t] > o[t - 1] && c[t] > b->high[t - 1]
+    return apo__cdl_black(b, t - 4) & apo__cdl_black(b, t - 3) & apo__cdl_black(b, t - 2) &
+                   APO_CDL_GT(o[t - 4], o[t - 3]) & APO_CDL_GT(o[t - 3], o[t - 2]) &
+                   APO_CDL_GT(c[t - 4], c[t - 3]) & APO_CDL_GT(c[t - 3], c[t - 2]) &
+                   apo__cdl_black(b, t - 1) &
+                   APO_CDL_GT(apo__cdl_upper_shadow(b, t - 1),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1)) &
+                   apo__cdl_white(b, t) & APO_CDL_GT(o[t], o[t - 1]) &
+                   APO_CDL_GT(c[t], b->high[t - 1])
                ? 100
                : 0;
 }
@@ -97,26 +109,26 @@ static inline APO_HD int apo__cdlladderbottom_at(const apo__candle_bars *b, size
 /* Mat hold: a long white candle, a short black one gapping up, two more short ones falling
  * but holding within `penetration` of the first's body, and a white candle closing above them
  * all. */
-static inline APO_HD int apo__cdlmathold_at(const apo__candle_bars *b, size_t t,
-                                            double penetration) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlmathold_at(const apo__candle_bars *b, size_t t,
+                                                         double penetration) {
     const double *h = b->high, *c = b->close, *o = b->open;
-    if (!(apo__cdl_body(b, t - 4) > APO__CDL_AVG(BODY_LONG, t - 4) &&
-          apo__cdl_body(b, t - 3) <= APO__CDL_AVG(BODY_SHORT, t - 3) &&
-          apo__cdl_body(b, t - 2) <= APO__CDL_AVG(BODY_SHORT, t - 2) &&
-          apo__cdl_body(b, t - 1) <= APO__CDL_AVG(BODY_SHORT, t - 1)))
+    if (!(APO_CDL_GT(apo__cdl_body(b, t - 4), APO__CDL_AVG(BODY_LONG, t - 4)) &
+          APO_CDL_LE(apo__cdl_body(b, t - 3), APO__CDL_AVG(BODY_SHORT, t - 3)) &
+          APO_CDL_LE(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_SHORT, t - 2)) &
+          APO_CDL_LE(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_SHORT, t - 1))))
         return 0;
     const double floor = c[t - 4] - apo__cdl_body(b, t - 4) * penetration;
-    double highest = h[t - 3] > h[t - 2] ? h[t - 3] : h[t - 2];
-    highest = highest > h[t - 1] ? highest : h[t - 1];
-    return apo__cdl_white(b, t - 4) && apo__cdl_black(b, t - 3) && apo__cdl_white(b, t) &&
-                   apo__cdl_body_gap_up(b, t - 3, t - 4) &&
-                   apo__cdl_body_bottom(b, t - 2) < c[t - 4] &&
-                   apo__cdl_body_bottom(b, t - 1) < c[t - 4] &&
-                   apo__cdl_body_bottom(b, t - 2) > floor &&
-                   apo__cdl_body_bottom(b, t - 1) > floor &&
-                   apo__cdl_body_top(b, t - 2) < o[t - 3] &&
-                   apo__cdl_body_top(b, t - 1) < apo__cdl_body_top(b, t - 2) && o[t] > c[t - 1] &&
-                   c[t] > highest
+    double highest = APO_CDL_GT(h[t - 3], h[t - 2]) ? h[t - 3] : h[t - 2];
+    highest = APO_CDL_GT(highest, h[t - 1]) ? highest : h[t - 1];
+    return apo__cdl_white(b, t - 4) & apo__cdl_black(b, t - 3) & apo__cdl_white(b, t) &
+                   apo__cdl_body_gap_up(b, t - 3, t - 4) &
+                   APO_CDL_LT(apo__cdl_body_bottom(b, t - 2), c[t - 4]) &
+                   APO_CDL_LT(apo__cdl_body_bottom(b, t - 1), c[t - 4]) &
+                   APO_CDL_GT(apo__cdl_body_bottom(b, t - 2), floor) &
+                   APO_CDL_GT(apo__cdl_body_bottom(b, t - 1), floor) &
+                   APO_CDL_LT(apo__cdl_body_top(b, t - 2), o[t - 3]) &
+                   APO_CDL_LT(apo__cdl_body_top(b, t - 1), apo__cdl_body_top(b, t - 2)) &
+                   APO_CDL_GT(o[t], c[t - 1]) & APO_CDL_GT(c[t], highest)
                ? 100
                : 0;
 }
@@ -125,26 +137,29 @@ static inline APO_HD int apo__cdlmathold_at(const apo__candle_bars *b, size_t t,
  * drifting back inside its range, and a long one of its colour opening beyond the third's close
  * and closing beyond the first's. The comparisons are TA-Lib's: multiplied by the first
  * candle's colour. */
-static inline APO_HD int apo__cdlrisefall3methods_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlrisefall3methods_at(const apo__candle_bars *b,
+                                                                  size_t t) {
     const double *h = b->high, *l = b->low, *c = b->close, *o = b->open;
-    if (!(apo__cdl_body(b, t - 4) > APO__CDL_AVG(BODY_LONG, t - 4) &&
-          apo__cdl_body(b, t - 3) < APO__CDL_AVG(BODY_SHORT, t - 3) &&
-          apo__cdl_body(b, t - 2) < APO__CDL_AVG(BODY_SHORT, t - 2) &&
-          apo__cdl_body(b, t - 1) < APO__CDL_AVG(BODY_SHORT, t - 1) &&
-          apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t)))
+    if (!(APO_CDL_GT(apo__cdl_body(b, t - 4), APO__CDL_AVG(BODY_LONG, t - 4)) &
+          APO_CDL_LT(apo__cdl_body(b, t - 3), APO__CDL_AVG(BODY_SHORT, t - 3)) &
+          APO_CDL_LT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_SHORT, t - 2)) &
+          APO_CDL_LT(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_SHORT, t - 1)) &
+          APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_LONG, t))))
         return 0;
     const int color = apo__cdl_color(b, t - 4);
     const double sign = (double)color;
-    return apo__cdl_color(b, t - 3) == -color && apo__cdl_color(b, t - 2) == -color &&
-                   apo__cdl_color(b, t - 1) == -color && apo__cdl_color(b, t) == color &&
-                   apo__cdl_body_bottom(b, t - 3) < h[t - 4] &&
-                   apo__cdl_body_top(b, t - 3) > l[t - 4] &&
-                   apo__cdl_body_bottom(b, t - 2) < h[t - 4] &&
-                   apo__cdl_body_top(b, t - 2) > l[t - 4] &&
-                   apo__cdl_body_bottom(b, t - 1) < h[t - 4] &&
-                   apo__cdl_body_top(b, t - 1) > l[t - 4] && c[t - 2] * sign < c[t - 3] * sign &&
-                   c[t - 1] * sign < c[t - 2] * sign && o[t] * sign > c[t - 1] * sign &&
-                   c[t] * sign > c[t - 4] * sign
+    return (apo__cdl_color(b, t - 3) == -color) & (apo__cdl_color(b, t - 2) == -color) &
+                   (apo__cdl_color(b, t - 1) == -color) & (apo__cdl_color(b, t) == color) &
+                   APO_CDL_LT(apo__cdl_body_bottom(b, t - 3), h[t - 4]) &
+                   APO_CDL_GT(apo__cdl_body_top(b, t - 3), l[t - 4]) &
+                   APO_CDL_LT(apo__cdl_body_bottom(b, t - 2), h[t - 4]) &
+                   APO_CDL_GT(apo__cdl_body_top(b, t - 2), l[t - 4]) &
+                   APO_CDL_LT(apo__cdl_body_bottom(b, t - 1), h[t - 4]) &
+                   APO_CDL_GT(apo__cdl_body_top(b, t - 1), l[t - 4]) &
+                   APO_CDL_LT(c[t - 2] * sign, c[t - 3] * sign) &
+                   APO_CDL_LT(c[t - 1] * sign, c[t - 2] * sign) &
+                   APO_CDL_GT(o[t] * sign, c[t - 1] * sign) &
+                   APO_CDL_GT(c[t] * sign, c[t - 4] * sign)
                ? color * 100
                : 0;
 }
@@ -159,7 +174,8 @@ static inline APO_HD int apo__cdlrisefall3methods_at(const apo__candle_bars *b, 
  */
 
 /* Hikkake's pattern at j (j >= 2): 100, -100 or 0. */
-static inline APO_HD int apo__cdl_hikkake_pattern(const apo__candle_bars *b, size_t j) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_pattern(const apo__candle_bars *b,
+                                                               size_t j) {
     const double *h = b->high, *l = b->low;
     if (h[j - 1] < h[j - 2] && l[j - 1] > l[j - 2] &&
         ((h[j] < h[j - 1] && l[j] < l[j - 1]) || (h[j] > h[j - 1] && l[j] > l[j - 1])))
@@ -169,7 +185,8 @@ static inline APO_HD int apo__cdl_hikkake_pattern(const apo__candle_bars *b, siz
 
 /* The modified hikkake's pattern at j (j >= 3): a second inside bar, and the breakout away from
  * the end of the range the first inside bar closed near. */
-static inline APO_HD int apo__cdl_hikkakemod_pattern(const apo__candle_bars *b, size_t j) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkakemod_pattern(const apo__candle_bars *b,
+                                                                  size_t j) {
     const double *h = b->high, *l = b->low, *c = b->close;
     if (!(h[j - 2] < h[j - 3] && l[j - 2] > l[j - 3] && h[j - 1] < h[j - 2] && l[j - 1] > l[j - 2]))
         return 0;
@@ -181,8 +198,8 @@ static inline APO_HD int apo__cdl_hikkakemod_pattern(const apo__candle_bars *b, 
 }
 
 /* The confirmation at k of the pattern `signal` found at j. */
-static inline APO_HD int apo__cdl_hikkake_confirms(const apo__candle_bars *b, int signal, size_t j,
-                                                   size_t k) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_confirms(const apo__candle_bars *b,
+                                                                int signal, size_t j, size_t k) {
     return (signal > 0 && b->close[k] > b->high[j - 1]) ||
            (signal < 0 && b->close[k] < b->low[j - 1]);
 }
@@ -190,7 +207,8 @@ static inline APO_HD int apo__cdl_hikkake_confirms(const apo__candle_bars *b, in
 /* The value at t of a hikkake whose patterns are found by `pattern_at` (modified: 1 for the
  * modified hikkake's), from the bars t - 3 .. t: the pattern at t, else the confirmation of the
  * latest pattern of the three bars before, if none of the bars between confirmed it. */
-static inline APO_HD int apo__cdl_hikkake_value(const apo__candle_bars *b, size_t t, int modified) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_value(const apo__candle_bars *b, size_t t,
+                                                             int modified) {
     const int now = modified ? apo__cdl_hikkakemod_pattern(b, t) : apo__cdl_hikkake_pattern(b, t);
     if (now != 0)
         return now;
@@ -207,11 +225,11 @@ static inline APO_HD int apo__cdl_hikkake_value(const apo__candle_bars *b, size_
     return 0;
 }
 
-static inline APO_HD int apo__cdlhikkake_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlhikkake_at(const apo__candle_bars *b, size_t t) {
     return apo__cdl_hikkake_value(b, t, 0);
 }
 
-static inline APO_HD int apo__cdlhikkakemod_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlhikkakemod_at(const apo__candle_bars *b, size_t t) {
     return apo__cdl_hikkake_value(b, t, 1);
 }
 

@@ -10,7 +10,7 @@
 #include "candle_settings.h"
 
 /* Belt-hold: a long candle opening at its extreme (a very short shadow on the open's side). */
-static inline APO_HD int apo__cdlbelthold_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlbelthold_at(const apo__candle_bars *b, size_t t) {
     if (apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
         ((apo__cdl_white(b, t) &&
           apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)) ||
@@ -21,7 +21,8 @@ static inline APO_HD int apo__cdlbelthold_at(const apo__candle_bars *b, size_t t
 }
 
 /* Closing marubozu: a long candle closing at its extreme. */
-static inline APO_HD int apo__cdlclosingmarubozu_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlclosingmarubozu_at(const apo__candle_bars *b,
+                                                                 size_t t) {
     if (apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
         ((apo__cdl_white(b, t) &&
           apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)) ||
@@ -32,16 +33,17 @@ static inline APO_HD int apo__cdlclosingmarubozu_at(const apo__candle_bars *b, s
 }
 
 /* Doji: a real body no longer than the doji's share of the average range. */
-static inline APO_HD int apo__cdl_is_doji(const apo__candle_bars *b, size_t j) {
-    return apo__cdl_body(b, j) <= APO__CDL_AVG(BODY_DOJI, j);
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_is_doji(const apo__candle_bars *b, size_t j) {
+    return APO_CDL_LE(apo__cdl_body(b, j), APO__CDL_AVG(BODY_DOJI, j));
 }
 
-static inline APO_HD int apo__cdldoji_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdldoji_at(const apo__candle_bars *b, size_t t) {
     return apo__cdl_is_doji(b, t) ? 100 : 0;
 }
 
 /* Dragonfly doji: a doji with no upper shadow to speak of and a lower one. */
-static inline APO_HD int apo__cdldragonflydoji_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdldragonflydoji_at(const apo__candle_bars *b,
+                                                               size_t t) {
     return apo__cdl_is_doji(b, t) &&
                    apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
                    apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_SHORT, t)
@@ -50,7 +52,8 @@ static inline APO_HD int apo__cdldragonflydoji_at(const apo__candle_bars *b, siz
 }
 
 /* Gravestone doji: a doji with no lower shadow to speak of and an upper one. */
-static inline APO_HD int apo__cdlgravestonedoji_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlgravestonedoji_at(const apo__candle_bars *b,
+                                                                size_t t) {
     return apo__cdl_is_doji(b, t) &&
                    apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
                    apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_SHORT, t)
@@ -59,16 +62,17 @@ static inline APO_HD int apo__cdlgravestonedoji_at(const apo__candle_bars *b, si
 }
 
 /* High-wave: a short body with both shadows very long. */
-static inline APO_HD int apo__cdlhighwave_at(const apo__candle_bars *b, size_t t) {
-    if (apo__cdl_body(b, t) < APO__CDL_AVG(BODY_SHORT, t) &&
-        apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_LONG, t) &&
-        apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_LONG, t))
+static APO_CAT_SPECIALISED APO_HD int apo__cdlhighwave_at(const apo__candle_bars *b, size_t t) {
+    if (APO_CDL_LT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
+        APO_CDL_GT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_LONG, t)) &
+        APO_CDL_GT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_LONG, t)))
         return apo__cdl_color(b, t) * 100;
     return 0;
 }
 
 /* Long-legged doji: a doji with one long shadow or two. */
-static inline APO_HD int apo__cdllongleggeddoji_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdllongleggeddoji_at(const apo__candle_bars *b,
+                                                                size_t t) {
     return apo__cdl_is_doji(b, t) && (apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) ||
                                       apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t))
                ? 100
@@ -76,25 +80,25 @@ static inline APO_HD int apo__cdllongleggeddoji_at(const apo__candle_bars *b, si
 }
 
 /* Long line: a long body with short shadows. */
-static inline APO_HD int apo__cdllongline_at(const apo__candle_bars *b, size_t t) {
-    if (apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-        apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_SHORT, t) &&
-        apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_SHORT, t))
+static APO_CAT_SPECIALISED APO_HD int apo__cdllongline_at(const apo__candle_bars *b, size_t t) {
+    if (APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_LONG, t)) &
+        APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_SHORT, t)) &
+        APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_SHORT, t)))
         return apo__cdl_color(b, t) * 100;
     return 0;
 }
 
 /* Marubozu: a long body with very short shadows. */
-static inline APO_HD int apo__cdlmarubozu_at(const apo__candle_bars *b, size_t t) {
-    if (apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-        apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-        apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t))
+static APO_CAT_SPECIALISED APO_HD int apo__cdlmarubozu_at(const apo__candle_bars *b, size_t t) {
+    if (APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_LONG, t)) &
+        APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+        APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)))
         return apo__cdl_color(b, t) * 100;
     return 0;
 }
 
 /* Rickshaw man: a long-legged doji whose body sits near the middle of its range. */
-static inline APO_HD int apo__cdlrickshawman_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlrickshawman_at(const apo__candle_bars *b, size_t t) {
     if (!(apo__cdl_is_doji(b, t) && apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) &&
           apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t)))
         return 0;
@@ -106,25 +110,26 @@ static inline APO_HD int apo__cdlrickshawman_at(const apo__candle_bars *b, size_
 }
 
 /* Short line: a short body with short shadows. */
-static inline APO_HD int apo__cdlshortline_at(const apo__candle_bars *b, size_t t) {
-    if (apo__cdl_body(b, t) < APO__CDL_AVG(BODY_SHORT, t) &&
-        apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_SHORT, t) &&
-        apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_SHORT, t))
-        return apo__cdl_color(b, t) * 100;
-    return 0;
+static APO_CAT_SPECIALISED APO_HD int apo__cdlshortline_at(const apo__candle_bars *b, size_t t) {
+    return APO_CDL_LT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_SHORT, t)) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_SHORT, t))
+               ? apo__cdl_color(b, t) * 100
+               : 0;
 }
 
 /* Spinning top: a short body with both shadows longer than it. */
-static inline APO_HD int apo__cdlspinningtop_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdlspinningtop_at(const apo__candle_bars *b, size_t t) {
     const double body = apo__cdl_body(b, t);
-    if (body < APO__CDL_AVG(BODY_SHORT, t) && apo__cdl_upper_shadow(b, t) > body &&
-        apo__cdl_lower_shadow(b, t) > body)
+    if (APO_CDL_LT(body, APO__CDL_AVG(BODY_SHORT, t)) &
+        APO_CDL_GT(apo__cdl_upper_shadow(b, t), body) &
+        APO_CDL_GT(apo__cdl_lower_shadow(b, t), body))
         return apo__cdl_color(b, t) * 100;
     return 0;
 }
 
 /* Takuri: a dragonfly doji whose lower shadow is very long. */
-static inline APO_HD int apo__cdltakuri_at(const apo__candle_bars *b, size_t t) {
+static APO_CAT_SPECIALISED APO_HD int apo__cdltakuri_at(const apo__candle_bars *b, size_t t) {
     return apo__cdl_is_doji(b, t) &&
                    apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
                    apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_LONG, t)
