@@ -202,6 +202,13 @@ static const cat_params table[] = {
      * taken in pieces, ma_pieces.h) and TRIMA (windows). */
     {APO_CAT_APO, 3, {12, 26, 0}, {26, 12, 1}, {5, 10, 6}},
     {APO_CAT_PPO, 3, {12, 26, 0}, {4, 9, 8}, {6, 9, 5}},
+    {APO_CAT_MARKETFI, 0, {0}, {0}, {0}},
+    {APO_CAT_PVT, 0, {0}, {0}, {0}},
+    {APO_CAT_ADR, 1, {14}, {1}, {300}},
+    {APO_CAT_CMF, 1, {20}, {2}, {300}},
+    {APO_CAT_RVOL, 1, {20}, {1}, {300}},
+    {APO_CAT_EFI, 1, {13}, {1}, {200}},
+    {APO_CAT_PVO, 3, {12, 26, 1}, {26, 5, 0}, {3, 60, 2}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

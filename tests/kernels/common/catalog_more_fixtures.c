@@ -51,13 +51,19 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_SINH, "sinh", CLOSE, 1, apo__ref_cat_sinh, 0, 0},
     {APO_CAT_COSH, "cosh", CLOSE, 1, apo__ref_cat_cosh, 0, 0},
     {APO_CAT_TANH, "tanh", CLOSE, 1, apo__ref_cat_tanh, 0, 0},
+    {APO_CAT_MARKETFI, "marketfi", HLV, 1, apo__ref_cat_marketfi, 0, 0},
+    {APO_CAT_ADR, "adr", HL, 1, apo__ref_cat_adr, 1, 0},
+    {APO_CAT_CMF, "cmf", HLCV, 1, apo__ref_cat_cmf, 2, 0},
+    {APO_CAT_RVOL, "rvol", V, 1, apo__ref_cat_rvol, 1, 0},
+    {APO_CAT_EFI, "efi", CV, 1, apo__ref_cat_efi, 1, 0},
+    {APO_CAT_PVO, "pvo", V, 1, apo__ref_cat_pvo, 2, 26},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
 
 void kernel_params(const ref_kernel *k, double period, double p[3]) {
     p[0] = period;
     p[1] = k->second;
-    p[2] = k->id == APO_CAT_ULTOSC ? 28 : 0;
+    p[2] = k->id == APO_CAT_ULTOSC ? 28 : k->id == APO_CAT_PVO ? 1 : 0; /* pvo's matype: EMA */
 }
 
 void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start, double step,
@@ -68,9 +74,9 @@ void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double star
         s->col[i] = alloc_doubles(n);
     apo__ref_ohlcv(seed, n, start, step, s->col[5], s->col[0], s->col[1], s->col[2], s->col[3]);
     apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
-    static const size_t order[7][4] = {{2},          {2, 4}, {0, 1},      {0, 1, 2},
-                                       {0, 1, 2, 3}, {5, 2}, {5, 0, 1, 2}};
-    static const size_t count[7] = {1, 2, 2, 3, 4, 2, 4};
+    static const size_t order[10][4] = {{2},    {2, 4},       {0, 1},    {0, 1, 2}, {0, 1, 2, 3},
+                                        {5, 2}, {5, 0, 1, 2}, {0, 1, 3}, {2, 3},    {3}};
+    static const size_t count[10] = {1, 2, 2, 3, 4, 2, 4, 3, 2, 1};
     s->n_in = count[kind];
     for (size_t i = 0; i < s->n_in; i++)
         s->in[i] = s->col[order[kind][i]];

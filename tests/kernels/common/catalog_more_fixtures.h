@@ -15,10 +15,11 @@
 #include "catalog_dispatch.h"
 #include "catalog_reference_momentum_dm.h"
 #include "catalog_reference_more.h"
+#include "catalog_reference_new_volume.h"
 #include "catalog_reference_transforms.h"
 
 /* Which columns a kernel reads, in its order. */
-typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OC, OHLC } cols_kind;
+typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OC, OHLC, HLV, CV, V } cols_kind;
 
 typedef struct ref_kernel {
     apo__cat_id id;

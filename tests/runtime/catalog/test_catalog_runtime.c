@@ -201,6 +201,13 @@ static const cat_case cases[] = {
     {"linearreg_angle", 200, 25000, CLOSE_ONLY},
     {"apo", 0, 25000, CLOSE_ONLY},
     {"ppo", 0, 25000, CLOSE_ONLY},
+    {"marketfi", 0, 25000, 3, {HIGH, LOW, VOLUME}},
+    {"pvt", 0, WHOLE_ROW_COLS, CV},
+    {"adr", 14, 25000, 2, {HIGH, LOW}},
+    {"cmf", 20, 25000, HLCV},
+    {"rvol", 20, 25000, 1, {VOLUME}},
+    {"efi", 13, 25000, CV},
+    {"pvo", 0, 25000, 1, {VOLUME}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
