@@ -562,6 +562,23 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_TRACKER_RULE)                                  \
     X(MAMA, mama, averages, APO_CAT_CLOSE, (2, "mama", "fama"),                                    \
       (2, {"fastlimit", 0.5, 0.01, 0.99, 0}, {"slowlimit", 0.05, 0.01, 0.99, 0}), 32, WINDOW,      \
-      CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)
+      CARRY, APO_CAT_HT_TRAITS, APO_CAT_HT_RULE)                                                   \
+    X(MARKETFI, marketfi, volume, (3, "high", "low", "volume"), (1, "marketfi"),                   \
+      APO_CAT_NO_PARAMS, 0, WINDOW, POSITION, APO_CAT_T_JOIN, "0: the bar alone")                  \
+    X(PVT, pvt, volume, (2, "close", "volume"), (1, "pvt"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)                                \
+    X(ADR, adr, trend, APO_CAT_HL, (1, "adr"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0) - 1,       \
+      WINDOW, RUN, 0, "timeperiod - 1")                                                            \
+    X(CMF, cmf, volume, APO_CAT_HLCV, (1, "cmf"), (1, APO_CAT_PERIOD(20, 2)), APO_CAT_P(0) - 1,    \
+      WINDOW, RUN, 0, "timeperiod - 1")                                                            \
+    X(RVOL, rvol, volume, (1, "volume"), (1, "rvol"), (1, APO_CAT_PERIOD(20, 1)), APO_CAT_P(0),    \
+      WINDOW, RUN, 0, "timeperiod: the baseline's bars before the bar")                            \
+    X(EFI, efi, volume, (2, "close", "volume"), (1, "efi"), (1, APO_CAT_PERIOD(13, 1)),            \
+      APO_CAT_P(0), EMA(1), NONE, 0,                                                               \
+      "timeperiod + the steps the EMA takes to forget its seed (to 2^-64)")                        \
+    X(PVO, pvo, volume, (1, "volume"), (1, "pvo"),                                                 \
+      (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                            \
+       {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"matype", 1, 0, 8, 1}),                      \
+      APO_CAT_PO_LOOKBACK, PO, NONE, 0, APO_CAT_PO_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

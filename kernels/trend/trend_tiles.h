@@ -6,6 +6,7 @@
 #ifndef APO_KERNELS_TREND_TILES_H
 #define APO_KERNELS_TREND_TILES_H
 
+#include "adr_tile.h"
 #include "aroon_tile.h"
 #include "atr_tile.h"
 #include "catalog.h"

@@ -9,9 +9,15 @@
 #include "ad_tile.h"
 #include "adosc_tile.h"
 #include "catalog.h"
+#include "cmf_tile.h"
+#include "efi_tile.h"
+#include "marketfi_tile.h"
 #include "mfi_tile.h"
 #include "nvi_tile.h"
 #include "obv_tile.h"
+#include "pvo_tile.h"
+#include "pvt_tile.h"
+#include "rvol_tile.h"
 #include "vwap_tile.h"
 
 static inline APO_HD void apo__volume_tile(int id, const apo__cat_io *io, size_t begin,

@@ -212,6 +212,13 @@ static const cat_params table[] = {
     {APO_CAT_MININDEX, 1, {30}, {3}, {0}},
     {APO_CAT_MINMAXINDEX, 1, {30}, {5}, {0}},
     {APO_CAT_MAMA, 2, {0.5, 0.05}, {0.9, 0.2}, {0}},
+    {APO_CAT_MARKETFI, 0, {0}, {0}, {0}},
+    {APO_CAT_PVT, 0, {0}, {0}, {0}},
+    {APO_CAT_ADR, 1, {14}, {1}, {300}},
+    {APO_CAT_CMF, 1, {20}, {2}, {300}},
+    {APO_CAT_RVOL, 1, {20}, {1}, {300}},
+    {APO_CAT_EFI, 1, {13}, {1}, {200}},
+    {APO_CAT_PVO, 3, {12, 26, 1}, {26, 5, 0}, {3, 60, 2}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

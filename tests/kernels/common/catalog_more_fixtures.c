@@ -60,13 +60,19 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_MAXINDEX, "maxindex", CLOSE, 1, apo__ref_cat_maxindex, 2, 0},
     {APO_CAT_MININDEX, "minindex", CLOSE, 1, apo__ref_cat_minindex, 2, 0},
     {APO_CAT_MINMAXINDEX, "minmaxindex", CLOSE, 2, apo__ref_cat_minmaxindex, 2, 0},
+    {APO_CAT_MARKETFI, "marketfi", HLV, 1, apo__ref_cat_marketfi, 0, 0},
+    {APO_CAT_ADR, "adr", HL, 1, apo__ref_cat_adr, 1, 0},
+    {APO_CAT_CMF, "cmf", HLCV, 1, apo__ref_cat_cmf, 2, 0},
+    {APO_CAT_RVOL, "rvol", V, 1, apo__ref_cat_rvol, 1, 0},
+    {APO_CAT_EFI, "efi", CV, 1, apo__ref_cat_efi, 1, 0},
+    {APO_CAT_PVO, "pvo", V, 1, apo__ref_cat_pvo, 2, 26},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
 
 void kernel_params(const ref_kernel *k, double period, double p[3]) {
     p[0] = period;
     p[1] = k->second;
-    p[2] = k->id == APO_CAT_ULTOSC ? 28 : 0;
+    p[2] = k->id == APO_CAT_ULTOSC ? 28 : k->id == APO_CAT_PVO ? 1 : 0; /* pvo's matype: EMA */
 }
 
 void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start, double step,
@@ -79,9 +85,10 @@ void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double star
     apo__ref_ohlcv(seed ^ 0x5555, n, start * 2, step, NULL, NULL, NULL, s->col[4], NULL);
     for (size_t t = 0; t < n; t++)
         s->col[6][t] = 1.1 * sin(s->col[2][t]);
-    static const size_t order[8][4] = {{2},          {2, 4}, {0, 1},       {0, 1, 2},
-                                       {0, 1, 2, 3}, {5, 2}, {5, 0, 1, 2}, {6}};
-    static const size_t count[8] = {1, 2, 2, 3, 4, 2, 4, 1};
+    static const size_t order[11][4] = {{2},          {2, 4}, {0, 1},       {0, 1, 2},
+                                        {0, 1, 2, 3}, {5, 2}, {5, 0, 1, 2}, {6},
+                                        {0, 1, 3},    {2, 3}, {3}};
+    static const size_t count[11] = {1, 2, 2, 3, 4, 2, 4, 1, 3, 2, 1};
     s->n_in = count[kind];
     for (size_t i = 0; i < s->n_in; i++)
         s->in[i] = s->col[order[kind][i]];

@@ -15,11 +15,12 @@
 #include "catalog_dispatch.h"
 #include "catalog_reference_momentum_dm.h"
 #include "catalog_reference_more.h"
+#include "catalog_reference_new_volume.h"
 #include "catalog_reference_transforms.h"
 
 /* Which columns a kernel reads, in its order; UNIT: one series mostly in [-1, 1] (asin's and
  * acos's domain), 1.1 sin of the close. */
-typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OC, OHLC, UNIT } cols_kind;
+typedef enum cols_kind { CLOSE, XY, HL, HLC, HLCV, OC, OHLC, UNIT, HLV, CV, V } cols_kind;
 
 typedef struct ref_kernel {
     apo__cat_id id;

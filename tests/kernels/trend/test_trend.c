@@ -3,7 +3,8 @@
  * sarext; plus_di, minus_di and adx are test_trend_dmi.c's): trange's vector loop on every path
  * with ties and gaps, against the long-double reference (catalog_reference.c); sar's and
  * sarext's first bars and gaps worked by hand (their references, any cut of a row and their
- * shape are the whole-row kernels' cases, volume/test_catalog_cumulative.c). Every kernel of the
+ * shape are the whole-row kernels' cases, volume/test_catalog_cumulative.c); adr worked by hand.
+ * Every kernel of the
  * catalog is also checked by the cases of common/test_catalog_kernels.c and its slow
  * counterpart (against its reference over lengths 1 to 1e5, at its upper bound, in any tile
  * order, reading only its halo); there too atr's first tile against TA-Lib's recursion and
@@ -123,5 +124,32 @@ Test(catalog, sar_first_bars_and_gaps_worked_by_hand) {
             io.p[i] = cases[c].id == APO_CAT_SAREXT ? ext[i] : i == 0 ? 0.02 : i == 1 ? 0.2 : 0;
         apo__cpu_catalog_tile(cases[c].id, &io, 0, 2);
         cr_assert(isnan(out[0]) && out[1] == cases[c].want, "case %zu: %g", c, out[1]);
+    }
+}
+
+/* adr by hand (its reference, over lengths 1 to 1e5, is the later kernels' table,
+ * common/test_catalog_more*.c): the mean of high - low over 2 bars, a window holding a gap NaN,
+ * the window after it evaluated afresh; the same for every cut into two tiles. */
+Test(catalog, adr_worked_by_hand) {
+    double high[] = {3, 5, 4, NAN, 6, 7}, low[] = {1, 2, 3, 1, 5, 4}, out[6];
+    const double want[] = {NAN, 2.5, 2, NAN, NAN, 2};
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = high;
+    io.in[1] = low;
+    io.out[0] = out;
+    io.p[0] = 2;
+    io.h = apo__catalog_halo(APO_CAT_ADR, io.p);
+    cr_assert_eq(io.h, 1);
+    for (size_t b = 0; b <= 6; b++) {
+        for (size_t t = 0; t < 6; t++)
+            out[t] = -1;
+        if (b > 0)
+            apo__cpu_catalog_tile(APO_CAT_ADR, &io, 0, b);
+        if (b < 6)
+            apo__cpu_catalog_tile(APO_CAT_ADR, &io, b, 6);
+        for (size_t t = 0; t < 6; t++)
+            cr_assert(out[t] == want[t] || (isnan(want[t]) && isnan(out[t])),
+                      "adr cut at %zu, t %zu: %g", b, t, out[t]);
     }
 }

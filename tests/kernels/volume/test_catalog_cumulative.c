@@ -1,6 +1,7 @@
 /*
  * test_catalog_cumulative.c: the catalog's whole-row kernels, the running sums obv and ad
- * (kernels/volume/obv_tile.h, ad_tile.h), the volume indexes nvi and pvi (nvi_tile.h) and the
+ * (kernels/volume/obv_tile.h, ad_tile.h), the volume indexes nvi and pvi (nvi_tile.h), the
+ * price volume trend pvt (pvt_tile.h) and the
  * parabolic SAR's sar and sarext (kernels/trend/sar_tile.h), against independent long-double
  * references (catalog_reference_cumulative.c, catalog_reference_stats_sar.c) on seeded OHLCV
  * walks of lengths 1 to 2e5 with ties, flat and inverted bars and gaps; obv and ad bitwise
@@ -20,6 +21,7 @@
 #include "catalog_dispatch.h"
 #include "catalog_reference.h"
 #include "catalog_reference_cumulative.h"
+#include "catalog_reference_new_volume.h"
 #include "catalog_reference_stats_sar.h"
 #include "reference.h"
 
@@ -68,6 +70,7 @@ static const cum_kernel kernels[] = {
      apo__ref_cat_sarext,
      1,
      {-120, 0.002, 0.5, 0.6, 0.4, 0.01, 0.02, 0.1}},
+    {APO_CAT_PVT, "pvt", 2, {CLOSE, VOLUME}, apo__ref_cat_pvt, 0, {0}},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 

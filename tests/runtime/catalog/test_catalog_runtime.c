@@ -212,6 +212,13 @@ static const cat_case cases[] = {
     {"minindex", 7, WHOLE_ROW_COLS, CLOSE_ONLY},
     {"minmaxindex", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
     {"mama", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"marketfi", 0, 25000, 3, {HIGH, LOW, VOLUME}},
+    {"pvt", 0, WHOLE_ROW_COLS, CV},
+    {"adr", 14, 25000, 2, {HIGH, LOW}},
+    {"cmf", 20, 25000, HLCV},
+    {"rvol", 20, 25000, 1, {VOLUME}},
+    {"efi", 13, 25000, CV},
+    {"pvo", 0, 25000, 1, {VOLUME}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

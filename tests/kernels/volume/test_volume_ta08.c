@@ -1,0 +1,118 @@
+/*
+ * test_volume_ta08.c: TA-Lib 0.8's volume kernels (kernels/volume/: marketfi, pvt, cmf, rvol,
+ * efi, pvo) beyond their long-double references, which the later kernels' table
+ * (common/test_catalog_more*.c) and the whole-row table (test_catalog_cumulative.c) check:
+ * their rules where a definition divides by a volume worked exactly (a stretch without trades
+ * after fractional volumes), efi's period 1, pvo bitwise ppo's body on the volume, and pvt's
+ * first bars by hand with a zero close and a gap.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_dispatch.h"
+#include "catalog_more_fixtures.h"
+
+/* Runs kernel id once over [0, n) of s, parameters p, into out. */
+static void run_whole(apo__cat_id id, const series *s, const double *p, double *out) {
+    apo__cat_io io;
+    double *outs[1] = {out};
+    io_make(&io, id, s, p, outs, 1);
+    apo__cpu_catalog_tile(id, &io, 0, s->n);
+}
+
+/* Volumes 0 over [quiet_from, quiet_to) after fractional volumes: marketfi is 0 on the quiet
+ * bars, cmf 0 on the windows inside the stretch (the slid volume sum back to exactly 0), rvol
+ * NaN where its baseline is all quiet; and values again after. */
+Test(volume_ta08, windows_without_trades) {
+    const size_t n = 600, p = 20, quiet_from = 200, quiet_to = 400;
+    const struct {
+        apo__cat_id id;
+        cols_kind cols;
+        size_t first, last; /* the bars the rule holds on */
+        double want;
+    } cases[] = {
+        {APO_CAT_MARKETFI, HLV, quiet_from, quiet_to, 0.0},
+        {APO_CAT_CMF, HLCV, quiet_from + p - 1, quiet_to, 0.0},
+        {APO_CAT_RVOL, V, quiet_from + p, quiet_to + 1, NAN},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        series s;
+        series_make(&s, 11 + c, n, cases[c].cols, 100.0, 0.5, 0);
+        for (size_t t = 0; t < n; t++)
+            s.col[3][t] = t >= quiet_from && t < quiet_to ? 0.0 : s.col[3][t] + 0.1;
+        const double p3[3] = {(double)p, 0, 0};
+        double *out = alloc_doubles(n);
+        run_whole(cases[c].id, &s, p3, out);
+        for (size_t t = cases[c].first; t < cases[c].last; t++) {
+            if (isnan(cases[c].want))
+                cr_assert(isnan(out[t]), "case %zu t %zu: %g", c, t, out[t]);
+            else
+                cr_assert_eq(out[t], cases[c].want, "case %zu t %zu: %g", c, t, out[t]);
+        }
+        cr_assert(isfinite(out[quiet_to + p + 5]) && out[quiet_to + p + 5] != 0.0,
+                  "case %zu: trades again give a value", c);
+        free(out);
+        series_free(&s);
+    }
+}
+
+/* At period 1 efi is the force itself, (close - close before) * volume, exactly. */
+Test(volume_ta08, efi_at_period_one_is_the_force) {
+    const size_t n = 300;
+    series s;
+    series_make(&s, 5, n, CV, 100.0, 0.5, 0);
+    const double p[3] = {1, 0, 0};
+    double *out = alloc_doubles(n);
+    run_whole(APO_CAT_EFI, &s, p, out);
+    cr_assert(isnan(out[0]));
+    for (size_t t = 1; t < n; t++)
+        cr_assert_eq(out[t], (s.in[0][t] - s.in[0][t - 1]) * s.in[1][t], "t %zu", t);
+    free(out);
+    series_free(&s);
+}
+
+/* pvo is ppo's body on the volume: the same bits at every matype the catalog has, on a
+ * series with gaps, the periods in either order. */
+Test(volume_ta08, pvo_is_ppo_of_the_volume) {
+    const size_t n = 3000;
+    series s;
+    series_make(&s, 9, n, V, 100.0, 0.5, 1);
+    double *a = alloc_doubles(n), *b = alloc_doubles(n);
+    for (int matype = 0; matype <= 8; matype++) {
+        if (matype == 7)
+            continue;
+        const double p[3] = {matype % 2 ? 26 : 5, matype % 2 ? 12 : 40, matype};
+        run_whole(APO_CAT_PVO, &s, p, a);
+        run_whole(APO_CAT_PPO, &s, p, b);
+        cr_assert(memcmp(a, b, n * sizeof(double)) == 0, "matype %d", matype);
+    }
+    free(a);
+    free(b);
+    series_free(&s);
+}
+
+/* pvt by hand: 0 at the first clean bar; a step from a zero close adds nothing; a gap bar is
+ * NaN and not a previous close. */
+Test(volume_ta08, pvt_worked_by_hand) {
+    double close[] = {NAN, 10, 12, 0, 5, NAN, 10};
+    double volume[] = {1, 100, 50, 20, 30, 40, 10};
+    const double want[] = {NAN, 0, 10, -10, -10, NAN, 0};
+    const size_t n = sizeof close / sizeof close[0];
+    series s;
+    series_make(&s, 1, n, CV, 100.0, 0.5, 0);
+    memcpy(s.col[2], close, sizeof close);
+    memcpy(s.col[3], volume, sizeof volume);
+    const double p[3] = {0, 0, 0};
+    double out[7];
+    run_whole(APO_CAT_PVT, &s, p, out);
+    for (size_t t = 0; t < n; t++) {
+        if (isnan(want[t]))
+            cr_assert(isnan(out[t]), "t %zu: %g", t, out[t]);
+        else
+            cr_assert_eq(out[t], want[t], "t %zu: %g", t, out[t]);
+    }
+    series_free(&s);
+}
