@@ -15,6 +15,7 @@
 #include "catalog_dispatch.h"
 #include "catalog_reference_momentum_dm.h"
 #include "catalog_reference_more.h"
+#include "catalog_reference_ta_new_momentum.h"
 #include "catalog_reference_transforms.h"
 
 /* Which columns a kernel reads, in its order. */
