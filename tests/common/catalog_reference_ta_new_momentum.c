@@ -179,7 +179,11 @@ void apo__ref_cat_coppock(const double *const *in, size_t n, const double *p, do
     const size_t lookback = (r1 > r2 ? r1 : r2) + w - 1;
     nan_all(out[0], scale[0], n);
     for (size_t t = lookback; t < n; t++) {
-        if (!clean(in, 1, t - lookback, t))
+        /* The closes the output reads: x[j], x[j-r1] and x[j-r2] of its w bars j. */
+        int ok = 1;
+        for (size_t j = t + 1 - w; j <= t; j++)
+            ok = ok && isfinite(in[0][j]) && isfinite(in[0][j - r1]) && isfinite(in[0][j - r2]);
+        if (!ok)
             continue;
         long double s = 0, mag = 0;
         for (size_t i = 1; i <= w; i++) {
