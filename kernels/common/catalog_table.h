@@ -91,6 +91,23 @@
     "the whole row: TA-Lib's tracking of the extreme from the first window, which every tile "     \
     "re-runs"
 #define APO_INDEX_STREAM_PERIOD_MAX 251
+/* TA-Lib 0.8's newer momentum kernels (docs/kernels.md, "TA-Lib 0.8's newer momentum
+ * indicators"): their parameters (TA-Lib's names, defaults and bounds) and lookbacks. ao and ac
+ * take the periods as given (no swap): the longer one's window sets the lookback. */
+#define APO_CAT_AO_PARAMS                                                                          \
+    (2, {"fastperiod", 5, 2, APO_CAT_PERIOD_MAX, 1}, {"slowperiod", 34, 2, APO_CAT_PERIOD_MAX, 1})
+#define APO_CAT_AC_PARAMS                                                                          \
+    (3, {"fastperiod", 5, 2, APO_CAT_PERIOD_MAX, 1}, {"slowperiod", 34, 2, APO_CAT_PERIOD_MAX, 1}, \
+     {"signalperiod", 5, 2, APO_CAT_PERIOD_MAX, 1})
+#define APO_CAT_AO_LOOKBACK ((APO_CAT_P(0) > APO_CAT_P(1) ? APO_CAT_P(0) : APO_CAT_P(1)) - 1)
+#define APO_CAT_DPO_LOOKBACK                                                                       \
+    (APO_CAT_P(0) - 1 > APO_CAT_P(0) / 2 + 1 ? APO_CAT_P(0) - 1 : APO_CAT_P(0) / 2 + 1)
+#define APO_CAT_COPPOCK_PARAMS                                                                     \
+    (3, {"wmaperiod", 10, 1, APO_CAT_PERIOD_MAX, 1}, {"roc1period", 11, 1, APO_CAT_PERIOD_MAX, 1}, \
+     {"roc2period", 14, 1, APO_CAT_PERIOD_MAX, 1})
+#define APO_CAT_TSI_PARAMS                                                                         \
+    (2, {"firstperiod", 25, 2, APO_CAT_PERIOD_MAX, 1},                                             \
+     {"secondperiod", 13, 2, APO_CAT_PERIOD_MAX, 1})
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -579,6 +596,37 @@
     X(PVO, pvo, volume, (1, "volume"), (1, "pvo"),                                                 \
       (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                            \
        {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"matype", 1, 0, 8, 1}),                      \
-      APO_CAT_PO_LOOKBACK, PO, NONE, 0, APO_CAT_PO_RULE)
+      APO_CAT_PO_LOOKBACK, PO, NONE, 0, APO_CAT_PO_RULE)                                           \
+    X(QSTICK, qstick, oscillators, (2, "open", "close"), (1, "qstick"),                            \
+      (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN,              \
+      "timeperiod - 1")                                                                            \
+    X(AO, ao, oscillators, APO_CAT_HL, (1, "ao"), APO_CAT_AO_PARAMS, APO_CAT_AO_LOOKBACK, WINDOW,  \
+      POSITION, APO_CAT_T_JOIN, "max(fastperiod, slowperiod) - 1")                                 \
+    X(AC, ac, oscillators, APO_CAT_HL, (1, "ac"), APO_CAT_AC_PARAMS,                               \
+      APO_CAT_AO_LOOKBACK + (APO_CAT_P(2) - 1), WINDOW, POSITION, APO_CAT_T_JOIN,                  \
+      "max(fastperiod, slowperiod) - 1 + (signalperiod - 1)")                                      \
+    X(DPO, dpo, oscillators, APO_CAT_CLOSE, (1, "dpo"), (1, APO_CAT_PERIOD(20, 2)),                \
+      APO_CAT_DPO_LOOKBACK, WINDOW, POSITION, APO_CAT_T_JOIN,                                      \
+      "max(timeperiod - 1, timeperiod / 2 + 1): the window and the displaced close")               \
+    X(CMOU, cmou, oscillators, APO_CAT_CLOSE, (1, "cmou"), (1, APO_CAT_PERIOD(14, 2)),             \
+      APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                \
+    X(ER, er, oscillators, APO_CAT_CLOSE, (1, "er"), (1, APO_CAT_PERIOD(10, 2)), APO_CAT_P(0),     \
+      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                              \
+    X(VHF, vhf, oscillators, APO_CAT_CLOSE, (1, "vhf"), (1, APO_CAT_PERIOD(28, 2)), APO_CAT_P(0),  \
+      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                              \
+    X(COPPOCK, coppock, oscillators, APO_CAT_CLOSE, (1, "coppock"), APO_CAT_COPPOCK_PARAMS,        \
+      (APO_CAT_P(1) > APO_CAT_P(2) ? APO_CAT_P(1) : APO_CAT_P(2)) + APO_CAT_P(0) - 1, WINDOW,      \
+      POSITION, APO_CAT_T_JOIN, "max(roc1period, roc2period) + wmaperiod - 1")                     \
+    X(ERI, eri, oscillators, APO_CAT_HLC, (2, "bullpower", "bearpower"),                           \
+      (1, APO_CAT_PERIOD(13, 1)), APO_CAT_P(0) - 1, EMA(1), RUN, 0,                                \
+      "(timeperiod - 1) + the steps the EMA takes to forget its seed (to 2^-64)")                  \
+    X(TSI, tsi, oscillators, APO_CAT_CLOSE, (1, "tsi"), APO_CAT_TSI_PARAMS,                        \
+      APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN, 0,                                                \
+      "firstperiod + secondperiod - 1 + the steps each EMA takes to forget its seed (to 2^-64), "  \
+      "and the longer once more for the chain")                                                    \
+    X(VORTEX, vortex, trend, APO_CAT_HLC, (2, "plusvi", "minusvi"), (1, APO_CAT_PERIOD(14, 1)),    \
+      APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod: the window and the bar before") \
+    X(FOSC, fosc, statistics, APO_CAT_CLOSE, (1, "fosc"), (1, APO_CAT_PERIOD(5, 2)), APO_CAT_P(0), \
+      WINDOW, NONE, 0, "timeperiod: tsf's window one bar back")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -100,6 +100,12 @@ size_t apo__ma_halo(int matype, double p) {
 #define APO__HALO_MACDFIX (apo__decay_steps(0.075) + apo__decay_steps(2.0 / (p + 1.0)))
 /* apo's and ppo's: the warm-up of their slow MA, the one at the longer period. */
 #define APO__HALO_PO apo__ma_warmup((int)params[2], p > params[1] ? p : params[1])
+/* tsi's: each stage's decay steps (firstperiod's, secondperiod's), and the longer once more for
+ * the chain's polynomial factor (dema's rule, "Recurrences"). */
+#define APO__HALO_TSI                                                                              \
+    (apo__decay_steps(2.0 / (p + 1.0)) + apo__decay_steps(2.0 / (params[1] + 1.0)) +               \
+     (p < params[1] ? apo__decay_steps(2.0 / (p + 1.0))                                            \
+                    : apo__decay_steps(2.0 / (params[1] + 1.0))))
 
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     const size_t lookback = apo__catalog_lookback(id, params);

@@ -6,18 +6,27 @@
 #ifndef APO_KERNELS_OSCILLATORS_TILES_H
 #define APO_KERNELS_OSCILLATORS_TILES_H
 
+#include "ao_tile.h"
 #include "apo_tile.h"
 #include "bop_tile.h"
 #include "catalog.h"
 #include "cci_tile.h"
 #include "cmo_tile.h"
+#include "cmou_tile.h"
+#include "coppock_tile.h"
+#include "dpo_tile.h"
+#include "er_tile.h"
+#include "eri_tile.h"
 #include "imi_tile.h"
 #include "macdfix_tile.h"
 #include "mom_tile.h"
+#include "qstick_tile.h"
 #include "roc_tile.h"
 #include "rsi_tile.h"
 #include "stoch_tile.h"
 #include "trix_tile.h"
+#include "tsi_tile.h"
+#include "vhf_tile.h"
 #include "willr_tile.h"
 
 static inline APO_HD void apo__oscillators_tile(int id, const apo__cat_io *io, size_t begin,

@@ -10,6 +10,7 @@
 #include "beta_tile.h"
 #include "catalog.h"
 #include "correl_tile.h"
+#include "fosc_tile.h"
 #include "linearreg_tile.h"
 #include "minmax_tile.h"
 #include "var_tile.h"

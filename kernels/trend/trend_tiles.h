@@ -15,6 +15,7 @@
 #include "sar_tile.h"
 #include "trange_tile.h"
 #include "ultosc_tile.h"
+#include "vortex_tile.h"
 
 static inline APO_HD void apo__trend_tile(int id, const apo__cat_io *io, size_t begin, size_t end) {
     switch (id) {

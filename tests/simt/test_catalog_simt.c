@@ -219,6 +219,20 @@ static const cat_params table[] = {
     {APO_CAT_RVOL, 1, {20}, {1}, {300}},
     {APO_CAT_EFI, 1, {13}, {1}, {200}},
     {APO_CAT_PVO, 3, {12, 26, 1}, {26, 5, 0}, {3, 60, 2}},
+    /* TA-Lib 0.8's newer momentum kernels: the defaults, other periods (ao's and ac's
+     * inverted), and fosc past tsf's direct windows (its slide between anchors). */
+    {APO_CAT_QSTICK, 1, {10}, {1}, {0}},
+    {APO_CAT_AO, 2, {5, 34}, {9, 3}, {0}},
+    {APO_CAT_AC, 3, {5, 34, 5}, {7, 3, 2}, {0}},
+    {APO_CAT_DPO, 1, {20}, {3}, {0}},
+    {APO_CAT_CMOU, 1, {14}, {2}, {0}},
+    {APO_CAT_ER, 1, {10}, {2}, {0}},
+    {APO_CAT_VHF, 1, {28}, {5}, {0}},
+    {APO_CAT_COPPOCK, 3, {10, 11, 14}, {1, 5, 2}, {0}},
+    {APO_CAT_ERI, 1, {13}, {1}, {0}},
+    {APO_CAT_TSI, 2, {25, 13}, {3, 2}, {0}},
+    {APO_CAT_VORTEX, 1, {14}, {1}, {0}},
+    {APO_CAT_FOSC, 1, {5}, {2}, {60}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

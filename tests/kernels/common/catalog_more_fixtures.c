@@ -66,13 +66,31 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_RVOL, "rvol", V, 1, apo__ref_cat_rvol, 1, 0},
     {APO_CAT_EFI, "efi", CV, 1, apo__ref_cat_efi, 1, 0},
     {APO_CAT_PVO, "pvo", V, 1, apo__ref_cat_pvo, 2, 26},
+    {APO_CAT_QSTICK, "qstick", OC, 1, apo__ref_cat_qstick, 1, 0},
+    {APO_CAT_AO, "ao", HL, 1, apo__ref_cat_ao, 2, 34},
+    {APO_CAT_AC, "ac", HL, 1, apo__ref_cat_ac, 2, 34},
+    {APO_CAT_DPO, "dpo", CLOSE, 1, apo__ref_cat_dpo, 2, 0},
+    {APO_CAT_CMOU, "cmou", CLOSE, 1, apo__ref_cat_cmou, 2, 0},
+    {APO_CAT_ER, "er", CLOSE, 1, apo__ref_cat_er, 2, 0},
+    {APO_CAT_VHF, "vhf", CLOSE, 1, apo__ref_cat_vhf, 2, 0},
+    {APO_CAT_COPPOCK, "coppock", CLOSE, 1, apo__ref_cat_coppock, 1, 11},
+    {APO_CAT_ERI, "eri", HLC, 2, apo__ref_cat_eri, 1, 0},
+    {APO_CAT_TSI, "tsi", CLOSE, 1, apo__ref_cat_tsi, 2, 13},
+    {APO_CAT_VORTEX, "vortex", HLC, 2, apo__ref_cat_vortex, 1, 0},
+    {APO_CAT_FOSC, "fosc", CLOSE, 1, apo__ref_cat_fosc, 2, 0},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
 
 void kernel_params(const ref_kernel *k, double period, double p[3]) {
     p[0] = period;
     p[1] = k->second;
-    p[2] = k->id == APO_CAT_ULTOSC ? 28 : k->id == APO_CAT_PVO ? 1 : 0; /* pvo's matype: EMA */
+    /* The third parameter: ultosc's timeperiod3, ac's signalperiod, coppock's roc2period, pvo's
+     * matype (EMA). */
+    p[2] = k->id == APO_CAT_ULTOSC    ? 28
+           : k->id == APO_CAT_AC      ? 5
+           : k->id == APO_CAT_COPPOCK ? 14
+           : k->id == APO_CAT_PVO     ? 1
+                                      : 0;
 }
 
 void series_make(series *s, uint64_t seed, size_t n, cols_kind kind, double start, double step,

@@ -219,6 +219,18 @@ static const cat_case cases[] = {
     {"rvol", 20, 25000, 1, {VOLUME}},
     {"efi", 13, 25000, CV},
     {"pvo", 0, 25000, 1, {VOLUME}},
+    {"qstick", 10, 25000, 2, {OPEN, CLOSE}},
+    {"ao", 0, 25000, 2, {HIGH, LOW}},
+    {"ac", 0, 25000, 2, {HIGH, LOW}},
+    {"dpo", 20, 25000, CLOSE_ONLY},
+    {"cmou", 14, 25000, CLOSE_ONLY},
+    {"er", 10, 25000, CLOSE_ONLY},
+    {"vhf", 28, 25000, CLOSE_ONLY},
+    {"coppock", 0, 25000, CLOSE_ONLY},
+    {"eri", 13, 25000, HLC},
+    {"tsi", 0, 25000, CLOSE_ONLY},
+    {"vortex", 14, 25000, HLC},
+    {"fosc", 5, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

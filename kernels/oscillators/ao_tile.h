@@ -1,0 +1,83 @@
+/*
+ * ao_tile.h: AO(fastperiod, slowperiod) and AC(fastperiod, slowperiod, signalperiod), TA-Lib
+ * 0.8's Awesome and Accelerator oscillators (Bill Williams). With m = (high + low) / 2, the
+ * median price:
+ *
+ *   AO[t] = SMA(m, fast)[t] - SMA(m, slow)[t]        lookback max(fast, slow) - 1
+ *   AC[t] = AO[t] - SMA(AO, signal)[t]               lookback that + signal - 1
+ *
+ * The periods are taken as given (TA-Lib does not swap them: fast > slow gives -AO). Inputs
+ * high, low.
+ *
+ * Each output is evaluated from its own bars: an average is its window's sum of median
+ * prices in index order divided by its period (as TA-Lib divides), evaluated afresh where
+ * TA-Lib slides running sums in double. AC's signal average needs the s AO values ending at
+ * t: the first from its windows' own sums, the others by sliding those two sums s - 1 steps
+ * (each step adds the entering median and takes off the leaving one), so a bar costs
+ * slow + 2 signal additions and its roundings stay within some signal ulps of the prices,
+ * whatever the series' length. Every output is a function of its bars alone: tiles join, and
+ * a stream keeps its position. Gaps: NaN where a high or a low the output reads is not finite
+ * (its sums are then not finite, which is the test).
+ */
+#ifndef APO_KERNELS_AO_TILE_H
+#define APO_KERNELS_AO_TILE_H
+
+#include "catalog.h"
+
+/* The median price of bar i, TA-Lib's (high + low) / 2. */
+static inline APO_HD double apo__median_price(const double *high, const double *low, size_t i) {
+    return (high[i] + low[i]) / 2.0;
+}
+
+/* The sum of the median prices of the p bars ending at t, in index order. */
+static inline APO_HD double apo__median_sum(const double *high, const double *low, size_t t,
+                                            size_t p) {
+    double sum = 0.0;
+    for (size_t i = t + 1 - p; i <= t; i++)
+        sum = sum + apo__median_price(high, low, i);
+    return sum;
+}
+
+static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *high = io->in[0], *low = io->in[1];
+    double *out = io->out[0];
+    const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
+    const size_t longer = fast > slow ? fast : slow;
+    size_t t = begin;
+    for (; t < end && t + 1 < longer; t++)
+        out[t] = NAN;
+    for (; t < end; t++) {
+        const double f = apo__median_sum(high, low, t, fast),
+                     s = apo__median_sum(high, low, t, slow);
+        const double ao = f / (double)fast - s / (double)slow;
+        out[t] = isfinite(ao) ? ao : (double)NAN;
+    }
+}
+
+static inline APO_HD void apo__ac_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *high = io->in[0], *low = io->in[1];
+    double *out = io->out[0];
+    const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1], signal = (size_t)io->p[2];
+    const size_t longer = fast > slow ? fast : slow;
+    const size_t lookback = longer - 1 + signal - 1;
+    size_t t = begin;
+    for (; t < end && t < lookback; t++)
+        out[t] = NAN;
+    for (; t < end; t++) {
+        /* The AO values of bars t - signal + 1 .. t, oldest first, summed in that order. */
+        size_t u = t + 1 - signal;
+        double f = apo__median_sum(high, low, u, fast), s = apo__median_sum(high, low, u, slow);
+        double ao = f / (double)fast - s / (double)slow, sum = ao;
+        for (u = u + 1; u <= t; u++) {
+            const double m = apo__median_price(high, low, u);
+            f = f + (m - apo__median_price(high, low, u - fast));
+            s = s + (m - apo__median_price(high, low, u - slow));
+            ao = f / (double)fast - s / (double)slow;
+            sum = sum + ao;
+        }
+        const double ac = ao - sum / (double)signal;
+        out[t] = isfinite(ac) ? ac : (double)NAN;
+    }
+}
+
+#endif /* APO_KERNELS_AO_TILE_H */

@@ -1,0 +1,47 @@
+/*
+ * coppock_tile.h: COPPOCK(wmaperiod, roc1period, roc2period), TA-Lib 0.8's Coppock curve: the
+ * weighted moving average over w bars (weights 1, oldest, to w, newest, divided by
+ * w (w + 1) / 2) of S[j] = R(j, r1) + R(j, r2), the sum of two rates of change,
+ * R(j, r) = `(x[j] / x[j-r] - 1) * 100`, 0 where x[j-r] is 0 (roc's rule). Input close;
+ * lookback max(r1, r2) + w - 1.
+ *
+ * Each output evaluates its w values of S and their weighted sum in index order afresh (TA-Lib
+ * slides the weighted sums in double and re-anchors them every 8 w bars): a function of its bars
+ * alone, so tiles join and a stream keeps its position. At w = 1 the output is S itself.
+ * Gaps: NaN where a close the output reads (x[j], x[j-r1], x[j-r2] for its w bars j) is not
+ * finite.
+ */
+#ifndef APO_KERNELS_COPPOCK_TILE_H
+#define APO_KERNELS_COPPOCK_TILE_H
+
+#include "catalog.h"
+
+/* roc's rate of change of x[j] over r bars (0 where x[j-r] is 0). */
+static inline APO_HD double apo__coppock_rate(const double *x, size_t j, size_t r) {
+    const double base = x[j - r];
+    return base != 0.0 ? (x[j] / base - 1.0) * 100.0 : 0.0;
+}
+
+static inline APO_HD void apo__coppock_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t w = (size_t)io->p[0], r1 = (size_t)io->p[1], r2 = (size_t)io->p[2];
+    const size_t lookback = (r1 > r2 ? r1 : r2) + w - 1;
+    const double divider = (double)w * ((double)w + 1.0) / 2.0;
+    size_t t = begin;
+    for (; t < end && t < lookback; t++)
+        out[t] = NAN;
+    for (; t < end; t++) {
+        double sum = 0.0, s = 0.0;
+        int clean = 1;
+        for (size_t i = 1; i <= w; i++) {
+            const size_t j = t + i - w;
+            clean &= apo__finite(x[j]) & apo__finite(x[j - r1]) & apo__finite(x[j - r2]);
+            s = apo__coppock_rate(x, j, r1) + apo__coppock_rate(x, j, r2);
+            sum = sum + (double)i * s;
+        }
+        out[t] = !clean ? (double)NAN : w == 1 ? s : sum / divider;
+    }
+}
+
+#endif /* APO_KERNELS_COPPOCK_TILE_H */

@@ -1,0 +1,33 @@
+/*
+ * dpo_tile.h: DPO(timeperiod), TA-Lib 0.8's detrended price oscillator: the close
+ * p/2 + 1 bars back (p/2 rounded down) less the simple moving average of the p closes ending
+ * at t, `x[t - (p/2 + 1)] - S / p`. Input close; lookback max(p - 1, p/2 + 1) (the displaced
+ * close reaches further back than the window at p = 2 and 3).
+ *
+ * Each output sums its window in index order afresh (TA-Lib slides a running sum), so it is a
+ * function of its bars alone: tiles join, and a stream keeps its position. Gaps: NaN where the
+ * window or the displaced close holds a non-finite sample.
+ */
+#ifndef APO_KERNELS_DPO_TILE_H
+#define APO_KERNELS_DPO_TILE_H
+
+#include "catalog.h"
+
+static inline APO_HD void apo__dpo_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], shift = p / 2 + 1;
+    const size_t lookback = p - 1 > shift ? p - 1 : shift;
+    size_t t = begin;
+    for (; t < end && t < lookback; t++)
+        out[t] = NAN;
+    for (; t < end; t++) {
+        double sum = 0.0;
+        for (size_t i = t + 1 - p; i <= t; i++)
+            sum = sum + x[i];
+        const double dpo = x[t - shift] - sum / (double)p;
+        out[t] = isfinite(dpo) ? dpo : (double)NAN;
+    }
+}
+
+#endif /* APO_KERNELS_DPO_TILE_H */

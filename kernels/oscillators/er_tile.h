@@ -1,0 +1,35 @@
+/*
+ * er_tile.h: ER(timeperiod), TA-Lib 0.8's Kaufman efficiency ratio (kama's): the net move
+ * over p bars against the path travelled, `abs(x[t] - x[t-p]) / sum abs(x[i] - x[i-1])` over
+ * the p changes ending at t, and 1 where the path is 0 (a flat window, TA-Lib's value). Input
+ * close; lookback p.
+ *
+ * Each output sums its own window's changes in index order (TA-Lib slides the sum, and purges
+ * its residue after p changes of exactly 0): a function of its window alone, so tiles join and
+ * a stream keeps its position. The ratio is at most 1 by the triangle inequality; a rounded
+ * path a few ulps below the net move is held to 1, as TA-Lib holds it. Gaps: NaN where one of
+ * the p + 1 closes is not finite.
+ */
+#ifndef APO_KERNELS_ER_TILE_H
+#define APO_KERNELS_ER_TILE_H
+
+#include "catalog.h"
+
+static inline APO_HD void apo__er_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    size_t t = begin;
+    for (; t < end && t < p; t++)
+        out[t] = NAN;
+    for (; t < end; t++) {
+        double path = 0.0;
+        for (size_t i = t + 1 - p; i <= t; i++)
+            path = path + fabs(x[i] - x[i - 1]);
+        const double net = fabs(x[t] - x[t - p]);
+        const int clean = apo__finite(path) & apo__finite(net);
+        out[t] = !clean ? (double)NAN : path <= net ? 1.0 : net / path;
+    }
+}
+
+#endif /* APO_KERNELS_ER_TILE_H */

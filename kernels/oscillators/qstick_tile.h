@@ -1,0 +1,31 @@
+/*
+ * qstick_tile.h: QSTICK(timeperiod), TA-Lib 0.8's Qstick (Chande and Kroll): the mean of the
+ * candle bodies close - open over the p bars ending at t. Inputs open, close; lookback p - 1.
+ *
+ * Each output is its window's sum of bodies in index order, divided by p, evaluated afresh
+ * (p additions a bar; TA-Lib slides a running sum in double and carries its roundings), so it
+ * is a function of its window alone: tiles join, and a stream keeps its position. A window
+ * holding a non-finite open or close gives NaN (the sum is then not finite, which is the test:
+ * a sum that overflows is a gap too, past the catalog's range).
+ */
+#ifndef APO_KERNELS_QSTICK_TILE_H
+#define APO_KERNELS_QSTICK_TILE_H
+
+#include "catalog.h"
+
+static inline APO_HD void apo__qstick_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *open = io->in[0], *close = io->in[1];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    size_t t = begin;
+    for (; t < end && t + 1 < p; t++)
+        out[t] = NAN;
+    for (; t < end; t++) {
+        double sum = 0.0;
+        for (size_t i = t + 1 - p; i <= t; i++)
+            sum = sum + (close[i] - open[i]);
+        out[t] = isfinite(sum) ? sum / (double)p : (double)NAN;
+    }
+}
+
+#endif /* APO_KERNELS_QSTICK_TILE_H */
