@@ -83,6 +83,18 @@
 #define APO_CAT_PO_LOOKBACK                                                                        \
     apo__ma_lookback((int)APO_CAT_P(2), APO_CAT_P(0) > APO_CAT_P(1) ? APO_CAT_P(0) : APO_CAT_P(1))
 #define APO_CAT_PO_RULE "the halo of the matype's kernel (sma, ema, ...) at the longer period"
+/* macdext's parameters (TA-Lib's), lookback (macdext_tile.h: TA-Lib's, the larger of the two
+ * averages' lookbacks plus the signal's) and halo in words. */
+#define APO_CAT_MACDEXT_PARAMS                                                                     \
+    (6, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1}, {"fastmatype", 0, 0, 8, 1},                  \
+     {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"slowmatype", 0, 0, 8, 1},                     \
+     {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}, {"signalmatype", 0, 0, 8, 1})
+#define APO_CAT_MACDEXT_LOOKBACK                                                                   \
+    apo__macdext_lookback(APO_CAT_P(0), APO_CAT_P(1), APO_CAT_P(2), APO_CAT_P(3), APO_CAT_P(4),    \
+                          APO_CAT_P(5))
+#define APO_CAT_MACDEXT_RULE                                                                       \
+    "twice the largest halo of the three averages' kernels (sma, ema, ...): the signal's "         \
+    "warm-up, and the macd line's before it"
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -530,6 +542,8 @@
     X(APO, apo, oscillators, APO_CAT_CLOSE, (1, "apo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
       PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
     X(PPO, ppo, oscillators, APO_CAT_CLOSE, (1, "ppo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
-      PO, NONE, 0, APO_CAT_PO_RULE)
+      PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
+    X(MACDEXT, macdext, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
+      APO_CAT_MACDEXT_PARAMS, APO_CAT_MACDEXT_LOOKBACK, MACDEXT, NONE, 0, APO_CAT_MACDEXT_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

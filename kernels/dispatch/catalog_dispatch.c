@@ -101,6 +101,23 @@ size_t apo__ma_halo(int matype, double p) {
 /* apo's and ppo's: the warm-up of their slow MA, the one at the longer period. */
 #define APO__HALO_PO apo__ma_warmup((int)params[2], p > params[1] ? p : params[1])
 
+int apo__ma_series_takes(int matype, double p) {
+    return apo__ma_series_supported(matype, (size_t)p);
+}
+
+/* macdext's: twice the largest halo of its three averages (macdext_tile.h); as a rule, that
+ * less the lookback the halo adds it to. */
+static size_t apo__macdext_halo(const double *params) {
+    const apo__macdext_params m = apo__macdext_params_of(params);
+    size_t h = apo__ma_halo(m.fast_ma, (double)m.fast);
+    const size_t slow = apo__ma_halo(m.slow_ma, (double)m.slow),
+                 signal = apo__ma_halo(m.signal_ma, (double)m.signal);
+    h = slow > h ? slow : h;
+    h = signal > h ? signal : h;
+    return 2 * h;
+}
+#define APO__HALO_MACDEXT (apo__macdext_halo(params) - lookback)
+
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     const size_t lookback = apo__catalog_lookback(id, params);
     const double p = params[0];

@@ -12,6 +12,7 @@
 #include "cci_tile.h"
 #include "cmo_tile.h"
 #include "imi_tile.h"
+#include "macdext_tile.h"
 #include "macdfix_tile.h"
 #include "mom_tile.h"
 #include "roc_tile.h"

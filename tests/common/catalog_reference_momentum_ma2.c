@@ -62,3 +62,99 @@ void apo__ref_cat_ppo(const double *const *in, size_t n, const double *p, double
                       double *const *scale) {
     price_osc(in, n, p, out, scale, 1);
 }
+
+/* TA-Lib's MA lookback (TA_MA_Lookback) of a period and matype. */
+static size_t ma_lookback(size_t p, int matype) {
+    if (p <= 1)
+        return 0;
+    switch (matype) {
+    case 3:
+        return 2 * (p - 1);
+    case 4:
+        return 3 * (p - 1);
+    case 6:
+        return p;
+    case 8:
+        return 6 * (p - 1);
+    default:
+        return p - 1;
+    }
+}
+
+/* The MA of v[from ..] (the series as if it began at `from`) into ma[t] and its scale, NaN
+ * before `from`. */
+static void ma_from(const double *v, size_t n, size_t from, double period, double matype,
+                    double *ma, double *scale) {
+    for (size_t t = 0; t < n; t++) {
+        ma[t] = NAN;
+        scale[t] = NAN;
+    }
+    if (from >= n)
+        return;
+    const double *in[1] = {v + from};
+    ma_of(in, n - from, period, matype, ma + from, scale + from);
+}
+
+/* TA-Lib's MACDEXT: the periods and their matypes swapped where slowperiod < fastperiod; each
+ * average started at L, the larger lookback (its series taken from L less its own lookback);
+ * the signal the MA of the macd line from L. The signal's scale adds 16 times the largest scale
+ * of the line so far: an error of the line reaches the signal through weights whose magnitudes
+ * sum to at most 14 (T3's at vfactor 0.7). */
+void apo__ref_cat_macdext(const double *const *in, size_t n, const double *p, double *const *out,
+                          double *const *scale) {
+    size_t fast = (size_t)p[0], slow = (size_t)p[2];
+    int fast_ma = (int)p[1], slow_ma = (int)p[3];
+    if (slow < fast) {
+        const size_t q = fast;
+        const int m = fast_ma;
+        fast = slow;
+        fast_ma = slow_ma;
+        slow = q;
+        slow_ma = m;
+    }
+    const size_t lb_fast = ma_lookback(fast, fast_ma), lb_slow = ma_lookback(slow, slow_ma);
+    const size_t line = lb_fast > lb_slow ? lb_fast : lb_slow;
+    double *f = doubles(n), *f_s = doubles(n), *s = doubles(n), *s_s = doubles(n);
+    double *macd = doubles(n), *macd_s = doubles(n), *sig = doubles(n), *sig_s = doubles(n);
+    ma_from(in[0], n, line - lb_fast, (double)fast, fast_ma, f, f_s);
+    ma_from(in[0], n, line - lb_slow, (double)slow, slow_ma, s, s_s);
+    for (size_t t = 0; t < n; t++) {
+        const int ok = t >= line && isfinite(f[t]) && isfinite(s[t]);
+        macd[t] = ok ? (double)((long double)f[t] - s[t]) : (double)NAN;
+        macd_s[t] = ok ? (double)((long double)f_s[t] + s_s[t]) : 0.0;
+    }
+    ma_from(macd, n, line, p[4], p[5], sig, sig_s);
+    const size_t lookback = line + ma_lookback((size_t)p[4], (int)p[5]);
+    long double line_scale = 0;
+    for (size_t t = 0; t < n; t++) {
+        line_scale = macd_s[t] > line_scale ? macd_s[t] : line_scale;
+        for (int o = 0; o < 3; o++) {
+            out[o][t] = NAN;
+            scale[o][t] = NAN;
+        }
+        /* TA-Lib's three outputs start together, at the signal's first. */
+        if (t < lookback)
+            continue;
+        if (isfinite(macd[t])) {
+            out[0][t] = macd[t];
+            scale[0][t] = macd_s[t];
+        }
+        if (isfinite(sig[t])) {
+            const long double sc = sig_s[t] + 16 * line_scale;
+            out[1][t] = sig[t];
+            scale[1][t] = (double)sc;
+            if (isfinite(macd[t])) {
+                out[2][t] = (double)((long double)macd[t] - sig[t]);
+                scale[2][t] = (double)(sc + macd_s[t]);
+            }
+        }
+    }
+    free(f);
+    free(f_s);
+    free(s);
+    free(s_s);
+    free(macd);
+    free(macd_s);
+    free(sig);
+    free(sig_s);
+}

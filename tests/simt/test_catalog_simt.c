@@ -202,6 +202,9 @@ static const cat_params table[] = {
      * taken in pieces, ma_pieces.h) and TRIMA (windows). */
     {APO_CAT_APO, 3, {12, 26, 0}, {26, 12, 1}, {5, 10, 6}},
     {APO_CAT_PPO, 3, {12, 26, 0}, {4, 9, 8}, {6, 9, 5}},
+    /* macdext: the defaults (SMA: the signal through the line generated again behind), swapped
+     * periods of T3 and WMA with a DEMA signal, a KAMA and a TRIMA line with a T3 signal. */
+    {APO_CAT_MACDEXT, 6, {12, 0, 26, 0, 9, 0}, {26, 2, 12, 8, 5, 3}, {5, 6, 10, 5, 4, 8}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 
