@@ -95,6 +95,9 @@
 #define APO_CAT_MACDEXT_RULE                                                                       \
     "twice the largest halo of the three averages' kernels (sma, ema, ...): the signal's "         \
     "warm-up, and the macd line's before it"
+/* stochrsi's halo in words (stochrsi_tile.h). */
+#define APO_CAT_STOCHRSI_RULE                                                                      \
+    "twice the larger of the rsi's halo and fastd's matype kernel's, plus fastk_period - 1"
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -544,6 +547,11 @@
     X(PPO, ppo, oscillators, APO_CAT_CLOSE, (1, "ppo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
       PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
     X(MACDEXT, macdext, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
-      APO_CAT_MACDEXT_PARAMS, APO_CAT_MACDEXT_LOOKBACK, MACDEXT, NONE, 0, APO_CAT_MACDEXT_RULE)
+      APO_CAT_MACDEXT_PARAMS, APO_CAT_MACDEXT_LOOKBACK, MACDEXT, NONE, 0, APO_CAT_MACDEXT_RULE)    \
+    X(STOCHRSI, stochrsi, oscillators, APO_CAT_CLOSE, (2, "fastk", "fastd"),                       \
+      (4, APO_CAT_PERIOD(14, 2), {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                    \
+       {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 8, 1}),               \
+      APO_CAT_P(0) + (APO_CAT_P(1) - 1) + apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(2)),       \
+      STOCHRSI, NONE, 0, APO_CAT_STOCHRSI_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

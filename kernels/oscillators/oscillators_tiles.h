@@ -18,6 +18,7 @@
 #include "roc_tile.h"
 #include "rsi_tile.h"
 #include "stoch_tile.h"
+#include "stochrsi_tile.h"
 #include "trix_tile.h"
 #include "willr_tile.h"
 

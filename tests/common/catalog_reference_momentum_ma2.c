@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "catalog_reference.h"
 #include "catalog_reference_overlap.h"
 
 static double *doubles(size_t n) {
@@ -157,4 +158,64 @@ void apo__ref_cat_macdext(const double *const *in, size_t n, const double *p, do
     free(macd_s);
     free(sig);
     free(sig_s);
+}
+
+/* TA-Lib's STOCHRSI: the RSI's reference (catalog_reference.c), fastk of its window of
+ * fastk_period values from bar p on, fastd the MA of fastk taken from p + fastk_period - 1.
+ * fastk's scale: an error e of the RSI values moves it by up to about 3 e 100 / (H - L)
+ * (e of the RSI's scale, 100, times a few ulps), so the scale is (100 + |fastk|) 100 / (H - L),
+ * 0 where H = L; fastd's adds 16 times the largest fastk scale so far, as macdext's signal. */
+void apo__ref_cat_stochrsi(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    const size_t period = (size_t)p[0], fk = (size_t)p[1];
+    double *rsi = doubles(n), *rsi_s = doubles(n), *k = doubles(n), *k_s = doubles(n);
+    double *d = doubles(n), *d_s = doubles(n);
+    const double rp[1] = {p[0]};
+    apo__ref_cat_rsi(in, n, rp, rsi, rsi_s);
+    const size_t fastk_start = period + fk - 1;
+    for (size_t t = 0; t < n; t++) {
+        k[t] = NAN;
+        k_s[t] = 0;
+        if (t < fastk_start)
+            continue;
+        long double hh = -INFINITY, ll = INFINITY;
+        int ok = 1;
+        for (size_t j = t + 1 - fk; j <= t; j++) {
+            ok = ok && isfinite(rsi[j]);
+            hh = rsi[j] > hh ? rsi[j] : hh;
+            ll = rsi[j] < ll ? rsi[j] : ll;
+        }
+        if (!ok)
+            continue;
+        const long double range = hh - ll;
+        const long double v = range == 0 ? 0 : (rsi[t] - ll) / range * 100;
+        k[t] = (double)v;
+        k_s[t] = range == 0 ? 0 : (double)((100 + fabsl(v)) * 100 / range);
+    }
+    ma_from(k, n, fastk_start, p[2], p[3], d, d_s);
+    const size_t lookback = fastk_start + ma_lookback((size_t)p[2], (int)p[3]);
+    long double k_scale = 0;
+    for (size_t t = 0; t < n; t++) {
+        k_scale = k_s[t] > k_scale ? k_s[t] : k_scale;
+        for (int o = 0; o < 2; o++) {
+            out[o][t] = NAN;
+            scale[o][t] = NAN;
+        }
+        if (t < lookback)
+            continue;
+        if (isfinite(k[t])) {
+            out[0][t] = k[t];
+            scale[0][t] = k_s[t];
+        }
+        if (isfinite(d[t])) {
+            out[1][t] = d[t];
+            scale[1][t] = (double)(d_s[t] + 16 * k_scale);
+        }
+    }
+    free(rsi);
+    free(rsi_s);
+    free(k);
+    free(k_s);
+    free(d);
+    free(d_s);
 }

@@ -202,6 +202,7 @@ static const cat_case cases[] = {
     {"apo", 0, 25000, CLOSE_ONLY},
     {"ppo", 0, 25000, CLOSE_ONLY},
     {"macdext", 0, 25000, CLOSE_ONLY},
+    {"stochrsi", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -438,6 +439,22 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
     job.params[1].name = "signalperiod";
     job.params[1].value = 1;
     job.w.n_params = 2;
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
+    job_free(&job);
+    /* stochrsi's fastd averages its fastk as macdext's signal does, and its fastk windows
+     * are kept in a ring of 512 RSI values. */
+    const cat_case stochrsi = case_of("stochrsi", 1000);
+    job_init(&job, rt, &stochrsi, 1);
+    job.params[0].name = "fastd_matype";
+    job.params[0].value = 6;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "fastd_matype 6 (KAMA)");
+    job.params[0].name = "fastk_period";
+    job.params[0].value = 513;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "fastk_period 513");
+    job.params[0].value = 512;
     cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
     job_free(&job);
     /* Three inputs are required: two are refused. */
