@@ -34,7 +34,7 @@
 #include "ma_series.h"
 
 /* The bars of a piece of the macd line. */
-#define APO_MACDEXT_PIECE 256
+#define APO_MACDEXT_PIECE 128
 
 /* The parameters with TA-Lib's swap applied. */
 typedef struct apo__macdext_params {
@@ -130,16 +130,18 @@ static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin,
     apo__macd_line_start(&lead, &m, io->in[0], half, from);
     if (lags)
         apo__macd_line_start(&behind, &m, io->in[0], half, from);
+    /* sig holds a piece of the slow average too, until the signal's piece overwrites it: a GPU
+     * thread keeps these buffers in its local memory, which every thread of the family's
+     * launches reserves. */
     double macd[APO_MACDEXT_PIECE], old[APO_MACDEXT_PIECE], sig[APO_MACDEXT_PIECE];
-    double spare[APO_MACDEXT_PIECE];
     for (size_t t0 = from; t0 < end; t0 += APO_MACDEXT_PIECE) {
         const size_t t1 = end - t0 > APO_MACDEXT_PIECE ? t0 + APO_MACDEXT_PIECE : end;
-        apo__macd_line_run(&lead, t0, t1, macd, spare);
+        apo__macd_line_run(&lead, t0, t1, macd, sig);
         /* The values leaving the signal's window, signalperiod bars behind; those before
          * `from` never entered it and are not read. */
         if (lags && t1 > from + m.signal) {
             const size_t b0 = t0 > from + m.signal ? t0 - m.signal : from;
-            apo__macd_line_run(&behind, b0, t1 - m.signal, old + (b0 + m.signal - t0), spare);
+            apo__macd_line_run(&behind, b0, t1 - m.signal, old + (b0 + m.signal - t0), sig);
         }
         apo__ma_series_run(&signal, macd, old, sig, t0 - line, t1 - line);
         for (size_t t = t0 > first ? t0 : first; t < t1; t++) {

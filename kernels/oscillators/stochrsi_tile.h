@@ -33,9 +33,11 @@
 #include "rsi_tile.h"
 #include "stoch_tile.h"
 
-/* The longest fastk window the ring holds, and the bars of a piece. */
-#define APO_STOCHRSI_RING 512
-#define APO_STOCHRSI_PIECE 256
+/* The longest fastk window the ring holds, and the bars of a piece: small, because a GPU thread
+ * keeps both generators' buffers in its local memory, which every thread of the family's
+ * launches reserves. */
+#define APO_STOCHRSI_RING 256
+#define APO_STOCHRSI_PIECE 128
 
 /* The RSI of the close and fastk over it, from bar `from` on. */
 typedef struct apo__stochrsi_gen {

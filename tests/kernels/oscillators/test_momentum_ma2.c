@@ -58,7 +58,7 @@ static const osc_case cases[] = {
     {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {3, 4, 8, 3, 7, 2}},
     {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {4, 0, 9, 1, 1, 5}},
     {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {6, 8, 13, 0, 3, 8}},
-    /* A signal window longer than a piece of the line (256 bars). */
+    /* A signal window longer than a piece of the line (128 bars). */
     {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {12, 1, 26, 0, 300, 2}},
     /* stochrsi: the defaults (an SMA fastd through the generator behind), the RSI's window as
      * long as its period, each fastd matype it takes, fastd_period 1 with TRIMA, fastk_period 1,
@@ -71,7 +71,7 @@ static const osc_case cases[] = {
     {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {8, 6, 3, 8}},
     {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {3, 5, 1, 5}},
     {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {4, 1, 2, 0}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {2, 512, 9, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {2, 256, 9, 0}},
     {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {14, 5, 300, 0}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])

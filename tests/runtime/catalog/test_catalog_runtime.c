@@ -442,7 +442,7 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
     cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
     job_free(&job);
     /* stochrsi's fastd averages its fastk as macdext's signal does, and its fastk windows
-     * are kept in a ring of 512 RSI values. */
+     * are kept in a ring of 256 RSI values. */
     const cat_case stochrsi = case_of("stochrsi", 1000);
     job_init(&job, rt, &stochrsi, 1);
     job.params[0].name = "fastd_matype";
@@ -451,10 +451,10 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
                         "fastd_matype 6 (KAMA)");
     job.params[0].name = "fastk_period";
-    job.params[0].value = 513;
+    job.params[0].value = 257;
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "fastk_period 513");
-    job.params[0].value = 512;
+                        "fastk_period 257");
+    job.params[0].value = 256;
     cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
     job_free(&job);
     /* Three inputs are required: two are refused. */
