@@ -108,6 +108,21 @@
 #define APO_CAT_TSI_PARAMS                                                                         \
     (2, {"firstperiod", 25, 2, APO_CAT_PERIOD_MAX, 1},                                             \
      {"secondperiod", 13, 2, APO_CAT_PERIOD_MAX, 1})
+/* macdext's parameters (TA-Lib's), lookback (macdext_tile.h: TA-Lib's, the larger of the two
+ * averages' lookbacks plus the signal's) and halo in words. */
+#define APO_CAT_MACDEXT_PARAMS                                                                     \
+    (6, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1}, {"fastmatype", 0, 0, 8, 1},                  \
+     {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"slowmatype", 0, 0, 8, 1},                     \
+     {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}, {"signalmatype", 0, 0, 8, 1})
+#define APO_CAT_MACDEXT_LOOKBACK                                                                   \
+    apo__macdext_lookback(APO_CAT_P(0), APO_CAT_P(1), APO_CAT_P(2), APO_CAT_P(3), APO_CAT_P(4),    \
+                          APO_CAT_P(5))
+#define APO_CAT_MACDEXT_RULE                                                                       \
+    "twice the largest halo of the three averages' kernels (sma, ema, ...): the signal's "         \
+    "warm-up, and the macd line's before it"
+/* stochrsi's halo in words (stochrsi_tile.h). */
+#define APO_CAT_STOCHRSI_RULE                                                                      \
+    "twice the larger of the rsi's halo and fastd's matype kernel's, plus fastk_period - 1"
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -627,6 +642,13 @@
     X(VORTEX, vortex, trend, APO_CAT_HLC, (2, "plusvi", "minusvi"), (1, APO_CAT_PERIOD(14, 1)),    \
       APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod: the window and the bar before") \
     X(FOSC, fosc, statistics, APO_CAT_CLOSE, (1, "fosc"), (1, APO_CAT_PERIOD(5, 2)), APO_CAT_P(0), \
-      WINDOW, NONE, 0, "timeperiod: tsf's window one bar back")
+      WINDOW, NONE, 0, "timeperiod: tsf's window one bar back")                                    \
+    X(MACDEXT, macdext, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
+      APO_CAT_MACDEXT_PARAMS, APO_CAT_MACDEXT_LOOKBACK, MACDEXT, NONE, 0, APO_CAT_MACDEXT_RULE)    \
+    X(STOCHRSI, stochrsi, oscillators, APO_CAT_CLOSE, (2, "fastk", "fastd"),                       \
+      (4, APO_CAT_PERIOD(14, 2), {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                    \
+       {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 8, 1}),               \
+      APO_CAT_P(0) + (APO_CAT_P(1) - 1) + apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(2)),       \
+      STOCHRSI, NONE, 0, APO_CAT_STOCHRSI_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

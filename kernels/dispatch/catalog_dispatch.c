@@ -107,6 +107,34 @@ size_t apo__ma_halo(int matype, double p) {
      (p < params[1] ? apo__decay_steps(2.0 / (p + 1.0))                                            \
                     : apo__decay_steps(2.0 / (params[1] + 1.0))))
 
+int apo__ma_series_takes(int matype, double p) {
+    return apo__ma_series_supported(matype, (size_t)p);
+}
+
+/* macdext's: twice the largest halo of its three averages (macdext_tile.h); as a rule, that
+ * less the lookback the halo adds it to. */
+static size_t apo__macdext_halo(const double *params) {
+    const apo__macdext_params m = apo__macdext_params_of(params);
+    size_t h = apo__ma_halo(m.fast_ma, (double)m.fast);
+    const size_t slow = apo__ma_halo(m.slow_ma, (double)m.slow),
+                 signal = apo__ma_halo(m.signal_ma, (double)m.signal);
+    h = slow > h ? slow : h;
+    h = signal > h ? signal : h;
+    return 2 * h;
+}
+#define APO__HALO_MACDEXT (apo__macdext_halo(params) - lookback)
+
+/* stochrsi's (stochrsi_tile.h): twice the larger of the RSI's halo and fastd's, plus the fastk
+ * window's fastk_period - 1; as a rule, that less the lookback. */
+static size_t apo__stochrsi_halo(const double *params) {
+    const size_t rsi = (size_t)params[0] + apo__decay_steps(1.0 / params[0]);
+    const size_t fastd = apo__ma_halo((int)params[3], params[2]);
+    return 2 * (rsi > fastd ? rsi : fastd) + ((size_t)params[1] - 1);
+}
+#define APO__HALO_STOCHRSI (apo__stochrsi_halo(params) - lookback)
+
+size_t apo__stochrsi_fastk_max(void) { return APO_STOCHRSI_RING; }
+
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {
     const size_t lookback = apo__catalog_lookback(id, params);
     const double p = params[0];

@@ -97,6 +97,14 @@ size_t apo__ma_warmup(int matype, double p);
 /* The halo of that average: its lookback (apo__ma_lookback) and its warm-up. */
 size_t apo__ma_halo(int matype, double p);
 
+/* 1 when an average of that matype at period p can be taken over a series a tile computes
+ * itself (averages/ma_series.h: every matype at period 1, else SMA, EMA, WMA, DEMA, TEMA, T3);
+ * the runtime refuses the others for macdext's signal line. */
+int apo__ma_series_takes(int matype, double p);
+
+/* The longest fastk_period stochrsi takes (its ring of RSI values, stochrsi_tile.h). */
+size_t apo__stochrsi_fastk_max(void);
+
 /* The scalar run of a body that is a start and a run (apo__cat_run), from r to `end`, writing
  * from `begin` on: a stream's resumed piece takes it, and so does a piece of a cut lone tile
  * computed again (catalog_split.h). */

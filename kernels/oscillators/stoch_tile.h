@@ -34,6 +34,13 @@
 #include "window_extreme.h"
 #include "window_sum.h"
 
+/* fastk of a close and its window's highest high and lowest low, in TA-Lib's operation order:
+ * 0 where they are equal. */
+static inline APO_HD double apo__fastk_of(double close, double hh, double ll) {
+    const double diff = (hh - ll) / 100.0;
+    return diff != 0.0 ? (close - ll) / diff : 0.0;
+}
+
 /* fastk at i >= fk - 1 from samples the caller knows are finite. */
 static inline APO_HD double apo__fastk_finite(const apo__cat_io *io, size_t i, size_t fk) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
@@ -42,8 +49,7 @@ static inline APO_HD double apo__fastk_finite(const apo__cat_io *io, size_t i, s
         hh = high[j] > hh ? high[j] : hh;
         ll = low[j] < ll ? low[j] : ll;
     }
-    const double diff = (hh - ll) / 100.0;
-    return diff != 0.0 ? (close[i] - ll) / diff : 0.0;
+    return apo__fastk_of(close[i], hh, ll);
 }
 
 /* fastk at i >= fk - 1, or NaN where one of its samples is not finite. */

@@ -41,6 +41,31 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
         snprintf(err, err_size, "mavp: matype 6 (KAMA) is not in the catalog's mavp yet");
         return APO_ERR_BAD_PARAM;
     }
+    /* An average of a series computed inside the tile (macdext's signal line) is taken as a
+     * recurrence or a running window (averages/ma_series.h), which TRIMA and KAMA are not. */
+    if (id_of(k) == APO_CAT_MACDEXT && !apo__ma_series_takes((int)params[5], params[4])) {
+        snprintf(err, err_size,
+                 "macdext: signalmatype %d (%s) is not taken over the macd line at a signalperiod "
+                 "above 1; matypes 0 to 4 and 8 are",
+                 (int)params[5], (int)params[5] == 5 ? "TRIMA" : "KAMA");
+        return APO_ERR_BAD_PARAM;
+    }
+    /* stochrsi's fastd averages its fastk the same way, and its fastk windows are scanned in a
+     * ring of RSI values on the stack. */
+    if (id_of(k) == APO_CAT_STOCHRSI && !apo__ma_series_takes((int)params[3], params[2])) {
+        snprintf(err, err_size,
+                 "stochrsi: fastd_matype %d (%s) is not taken over fastk at a fastd_period "
+                 "above 1; matypes 0 to 4 and 8 are",
+                 (int)params[3], (int)params[3] == 5 ? "TRIMA" : "KAMA");
+        return APO_ERR_BAD_PARAM;
+    }
+    if (id_of(k) == APO_CAT_STOCHRSI && params[1] > (double)apo__stochrsi_fastk_max()) {
+        snprintf(err, err_size,
+                 "stochrsi: fastk_period %.17g is longer than the %zu RSI values a tile keeps "
+                 "for fastk's window (docs/kernels.md, \"stochrsi\")",
+                 params[1], apo__stochrsi_fastk_max());
+        return APO_ERR_BAD_PARAM;
+    }
     const size_t lookback = apo__catalog_lookback(id_of(k), params);
     if (cols <= lookback) {
         snprintf(err, err_size,

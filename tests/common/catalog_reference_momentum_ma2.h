@@ -22,4 +22,12 @@ void apo__ref_cat_apo(const double *const *in, size_t n, const double *p, double
 void apo__ref_cat_ppo(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale);
 
+/* p: fastperiod, fastmatype, slowperiod, slowmatype, signalperiod, signalmatype. */
+void apo__ref_cat_macdext(const double *const *in, size_t n, const double *p, double *const *out,
+                          double *const *scale);
+
+/* p: timeperiod, fastk_period, fastd_period, fastd_matype. */
+void apo__ref_cat_stochrsi(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale);
+
 #endif /* APO_TEST_CATALOG_REFERENCE_MOMENTUM_MA2_H */

@@ -233,6 +233,11 @@ static const cat_params table[] = {
     {APO_CAT_TSI, 2, {25, 13}, {3, 2}, {0}},
     {APO_CAT_VORTEX, 1, {14}, {1}, {0}},
     {APO_CAT_FOSC, 1, {5}, {2}, {60}},
+    /* macdext: the defaults (SMA: the signal through the line generated again behind), swapped
+     * periods of T3 and WMA with a DEMA signal, a KAMA and a TRIMA line with a T3 signal. */
+    {APO_CAT_MACDEXT, 6, {12, 0, 26, 0, 9, 0}, {26, 2, 12, 8, 5, 3}, {5, 6, 10, 5, 4, 8}},
+    /* stochrsi: the defaults (an SMA fastd through the generator behind), a WMA and a T3 fastd. */
+    {APO_CAT_STOCHRSI, 4, {14, 5, 3, 0}, {9, 7, 5, 2}, {6, 30, 4, 8}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

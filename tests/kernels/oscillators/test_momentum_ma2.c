@@ -26,7 +26,7 @@ typedef struct osc_case {
     const char *name;
     size_t n_out;
     apo__cat_ref_more_fn ref;
-    double p[3];
+    double p[6];
 } osc_case;
 
 /* The defaults, swapped periods, and each matype but MAMA (7). */
@@ -47,6 +47,32 @@ static const osc_case cases[] = {
     {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {6, 9, 5}},
     {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {5, 10, 6}},
     {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {3, 7, 8}},
+    /* macdext: the defaults (SMA), all EMA, swapped periods whose matypes swap with them (the
+     * fast T3 has the larger lookback), KAMA and TRIMA lines, and each signal matype it takes
+     * over the line (SMA and WMA through the line generated again behind, the EMA family as
+     * recurrences, TRIMA at period 1). */
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {12, 0, 26, 0, 9, 0}},
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {12, 1, 26, 1, 9, 1}},
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {26, 2, 12, 8, 5, 3}},
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {5, 6, 10, 5, 4, 4}},
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {3, 4, 8, 3, 7, 2}},
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {4, 0, 9, 1, 1, 5}},
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {6, 8, 13, 0, 3, 8}},
+    /* A signal window longer than a piece of the line (128 bars). */
+    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {12, 1, 26, 0, 300, 2}},
+    /* stochrsi: the defaults (an SMA fastd through the generator behind), the RSI's window as
+     * long as its period, each fastd matype it takes, fastd_period 1 with TRIMA, fastk_period 1,
+     * and the longest fastk window the ring holds. */
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {14, 5, 3, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {14, 14, 3, 1}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {9, 7, 5, 2}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {5, 4, 3, 3}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {6, 3, 4, 4}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {8, 6, 3, 8}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {3, 5, 1, 5}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {4, 1, 2, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {2, 256, 9, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {14, 5, 300, 0}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -56,7 +82,7 @@ static void io_of(apo__cat_io *io, const osc_case *c, const series *s, double *c
         io->in[i] = s->in[i];
     for (size_t o = 0; o < c->n_out; o++)
         io->out[o] = out[o];
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 6; i++)
         io->p[i] = c->p[i];
     io->h = apo__catalog_halo(c->id, io->p);
     io->tile = apo__catalog_tile_len(c->id, io->p);
@@ -114,8 +140,8 @@ Test(momentum_ma2, every_kernel_against_its_long_double_reference, .timeout = 30
                 series_free(&s);
             }
         }
-        fprintf(stderr, "momentum_ma2 %s (%g, %g, %g): worst error %.2g of the scale\n", c->name,
-                c->p[0], c->p[1], c->p[2], worst[ci]);
+        fprintf(stderr, "momentum_ma2 %s (%g, %g, %g, %g, %g, %g): worst error %.2g of the scale\n",
+                c->name, c->p[0], c->p[1], c->p[2], c->p[3], c->p[4], c->p[5], worst[ci]);
     }
 }
 

@@ -231,6 +231,8 @@ static const cat_case cases[] = {
     {"tsi", 0, 25000, CLOSE_ONLY},
     {"vortex", 14, 25000, HLC},
     {"fosc", 5, 25000, CLOSE_ONLY},
+    {"macdext", 0, 25000, CLOSE_ONLY},
+    {"stochrsi", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -465,6 +467,39 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
     job.w.n_params = 1;
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
                         "slowd_matype");
+    job_free(&job);
+    /* macdext's signal line is an average of the macd line, which TRIMA and KAMA are not
+     * taken as (averages/ma_series.h); at signalperiod 1 any matype is the line itself. */
+    const cat_case macdext = case_of("macdext", 100);
+    job_init(&job, rt, &macdext, 1);
+    job.params[0].name = "signalmatype";
+    job.params[0].value = 5;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "signalmatype 5 (TRIMA)");
+    job.params[0].value = 6;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "signalmatype 6 (KAMA)");
+    job.params[1].name = "signalperiod";
+    job.params[1].value = 1;
+    job.w.n_params = 2;
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
+    job_free(&job);
+    /* stochrsi's fastd averages its fastk as macdext's signal does, and its fastk windows
+     * are kept in a ring of 256 RSI values. */
+    const cat_case stochrsi = case_of("stochrsi", 1000);
+    job_init(&job, rt, &stochrsi, 1);
+    job.params[0].name = "fastd_matype";
+    job.params[0].value = 6;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "fastd_matype 6 (KAMA)");
+    job.params[0].name = "fastk_period";
+    job.params[0].value = 257;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "fastk_period 257");
+    job.params[0].value = 256;
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
     job_free(&job);
     /* Three inputs are required: two are refused. */
     atr.cols = 100;

@@ -1,0 +1,150 @@
+/*
+ * ma_series.h: TA-Lib's MA(p, matype) of a series that a tile body computes itself and hands
+ * over in pieces (macdext's signal line over its macd line, stochrsi's fastd over its fastk), so
+ * that the series is never whole in memory: a body allocates nothing, and the part of the
+ * series before `begin` (the average's warm-up) has no row to live in.
+ *
+ * What: apo__ma_series_start(s, matype, p, h, begin) sets up the average whose outputs from
+ * `begin` are wanted, in the series' own indices; the series must then be handed over from
+ * apo__ma_series_origin(s) = max(0, begin - h) on, piece after piece, by
+ * apo__ma_series_run(s, v, lag, out, u0, u1): v[u - u0] is the series at u, for u in [u0, u1),
+ * and out[u - u0] receives the average at each u >= begin.
+ *
+ * How, by kind:
+ *   EMA, DEMA, TEMA, T3: recurrences that read only the value at hand, so each piece runs the
+ *   kind's own stream (ema_tile.h, dema_tile.h, tema_tile.h, t3_tile.h: the catalog kernel's
+ *   arithmetic, its seeds and gap rule) over the piece, through row pointers offset so that
+ *   the series' index u addresses v[u - u0] (only elements inside the piece are touched). A
+ *   run from the origin is the kernel's tile over the series from there, whatever the pieces.
+ *   SMA and WMA: running double-double sums of the window, S and the weighted sum W (weights
+ *   1, oldest, to p, newest): a new value v enters as S += v, W += c v while the window fills
+ *   (c the values it then holds), then as W += p v - S (S before its step) and S += v - v_old,
+ *   v_old the value leaving, lag[u - u0] = the series at u - p, which the caller takes from a
+ *   second copy of its series computed p bars behind from the same origin (the same bits). The
+ *   average is S / p and W / (p (p + 1) / 2), each the double-double quotient's high part. p v
+ *   is an exact product (dd.h), so the sums hold every term but for the double-double's
+ *   rounding, about 2^-104 of their size a step.
+ *   Period 1: the value itself (NaN where it is not finite), as TA-Lib's MA at period 1.
+ *   TRIMA and KAMA (and MAMA) are not taken over a computed series: a triangle is a box of a
+ *   box and needs two such windows and four copies of the series, KAMA its efficiency ratio's
+ *   own lagged sum. apo__ma_series_supported says which; the others write NaN.
+ *
+ * Gaps (a value that is not finite): the EMA family's rule (NaN, no stage moves); for SMA and
+ * WMA the windows' rule, NaN while the window holds one: the sums restart empty after it.
+ *
+ * The outputs are a function of the origin and the values alone, so a body that starts its
+ * series at an origin set by its tile grid gives outputs that are a pure function of the grid.
+ */
+#ifndef APO_KERNELS_MA_SERIES_H
+#define APO_KERNELS_MA_SERIES_H
+
+#include "dd.h"
+#include "ma_type.h"
+
+typedef struct apo__ma_series {
+    apo__cat_io io; /* the EMA family's stream call: p, T3's vfactor, h */
+    apo__cat_run r; /* its run state; r.t the next index the series is handed over at */
+    int matype;
+    size_t p, begin;
+    apo__dd sum, wsum; /* SMA and WMA: the window's sums */
+    size_t held;       /* SMA and WMA: the values the sums hold (at most p) */
+} apo__ma_series;
+
+/* 1 when the average can be taken over a computed series (see above). */
+static inline APO_HD int apo__ma_series_supported(int matype, size_t p) {
+    if (p <= 1)
+        return 1;
+    return matype == APO_MA_SMA || matype == APO_MA_EMA || matype == APO_MA_WMA ||
+           matype == APO_MA_DEMA || matype == APO_MA_TEMA || matype == APO_MA_T3;
+}
+
+/* 1 when the average reads the value leaving its window (lag of apo__ma_series_run). */
+static inline APO_HD int apo__ma_series_lags(int matype, size_t p) {
+    return p > 1 && (matype == APO_MA_SMA || matype == APO_MA_WMA);
+}
+
+static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, size_t p, size_t h,
+                                               size_t begin) {
+    memset(&s->io, 0, sizeof s->io);
+    s->io.p[0] = (double)p;
+    s->io.p[1] = APO_MA_T3_VFACTOR;
+    s->io.h = h;
+    s->matype = matype;
+    s->p = p;
+    s->begin = begin;
+    s->sum = apo__dd_make(0.0, 0.0);
+    s->wsum = apo__dd_make(0.0, 0.0);
+    s->held = 0;
+    /* Every kind starts at the EMA family's warm-up origin; the streams set their seeds there. */
+    apo__ema_chain_start(&s->io, begin, &s->r);
+}
+
+/* The first index of the series the average reads. */
+static inline APO_HD size_t apo__ma_series_origin(const apo__ma_series *s) { return s->r.t; }
+
+/* One value of a window kind: the new sums and the average, NaN until the window is full of
+ * finite values. */
+static inline APO_HD double apo__ma_series_window_step(apo__ma_series *s, double v, double v_old) {
+    if (!isfinite(v)) {
+        s->sum = apo__dd_make(0.0, 0.0);
+        s->wsum = apo__dd_make(0.0, 0.0);
+        s->held = 0;
+        return NAN;
+    }
+    const double pd = (double)s->p;
+    if (s->held < s->p) {
+        s->held++;
+        s->wsum = apo__dd_add(s->wsum, apo__two_prod((double)s->held, v));
+        s->sum = apo__dd_add_d(s->sum, v);
+    } else {
+        s->wsum = apo__dd_add(apo__dd_add(s->wsum, apo__two_prod(pd, v)), apo__dd_neg(s->sum));
+        s->sum = apo__dd_add_d(apo__dd_add_d(s->sum, v), -v_old);
+    }
+    if (s->held < s->p)
+        return NAN;
+    if (s->matype == APO_MA_SMA)
+        return apo__dd_div_d(s->sum, pd).hi;
+    return apo__dd_div_d(s->wsum, pd * (pd + 1.0) * 0.5).hi;
+}
+
+/* The series at [u0, u1) (v[u - u0]; u0 the index after the last piece's), the values p bars
+ * before them where the kind lags (lag[u - u0], read only once the window is full), and the
+ * averages at the indices >= begin into out[u - u0]. */
+static inline APO_HD void apo__ma_series_run(apo__ma_series *s, const double *v, const double *lag,
+                                             double *out, size_t u0, size_t u1) {
+    if (u1 <= u0)
+        return;
+    if (!apo__ma_series_supported(s->matype, s->p)) {
+        for (size_t u = u0; u < u1; u++)
+            out[u - u0] = NAN;
+    } else if (s->p <= 1) {
+        for (size_t u = u0; u < u1; u++)
+            out[u - u0] = isfinite(v[u - u0]) ? v[u - u0] : (double)NAN;
+    } else if (apo__ma_series_lags(s->matype, s->p)) {
+        for (size_t u = u0; u < u1; u++) {
+            const double old = s->held < s->p ? 0.0 : lag[u - u0];
+            out[u - u0] = apo__ma_series_window_step(s, v[u - u0], old);
+        }
+    } else {
+        /* Offset rows: the stream reads v[u - u0] and writes out[u - u0] for u in [u0, u1). */
+        s->io.in[0] = v - u0;
+        s->io.out[0] = out - u0;
+        switch (s->matype) {
+        case APO_MA_EMA:
+            apo__ema_stream_run(&s->io, s->begin, u1, &s->r);
+            break;
+        case APO_MA_DEMA:
+            apo__dema_stream_run(&s->io, s->begin, u1, &s->r);
+            break;
+        case APO_MA_TEMA:
+            apo__tema_stream_run(&s->io, s->begin, u1, &s->r);
+            break;
+        default:
+            apo__t3_stream_run(&s->io, s->begin, u1, &s->r);
+            break;
+        }
+    }
+    s->r.t = u1;
+}
+
+#endif /* APO_KERNELS_MA_SERIES_H */

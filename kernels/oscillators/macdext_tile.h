@@ -1,0 +1,156 @@
+/*
+ * macdext_tile.h: MACDEXT(fastperiod, fastmatype, slowperiod, slowmatype, signalperiod,
+ * signalmatype), TA-Lib's MACD of any two moving averages with a signal line of a third:
+ * macd = fast MA - slow MA, macdsignal = MA(signalperiod, signalmatype) of macd, macdhist =
+ * macd - macdsignal.
+ *
+ * Definition (TA-Lib's): where slowperiod < fastperiod the periods are swapped, and their
+ * matypes with them. L, the larger of the two averages' lookbacks (ma_type.h), is where the
+ * macd line starts: each average is started at L as TA-Lib's MA started there (its own
+ * computation from L - its lookback, so the one of the smaller lookback is seeded later than
+ * it would be alone, as macd's fast EMA is); the signal line is the MA of the macd line taken
+ * from L, so every output starts at L + the signal's lookback, the lookback.
+ *
+ * Tile: the macd line is a series computed here, which the signal average needs from its
+ * warm-up before `begin` and which cannot be stored: it is generated in pieces of
+ * APO_MACDEXT_PIECE bars into buffers on the stack, each average in pieces of its own
+ * (ma_pieces.h, the bits of the matype's kernel whatever the pieces), and handed to the signal
+ * average piece by piece (ma_series.h). A signal SMA or WMA reads the value leaving its window:
+ * a second generator of the macd line, started at the same bar with the same halo (so the same
+ * bits), runs signalperiod bars behind. The halo is twice the largest of the three averages'
+ * halos (lookback and warm-up: apo__macdext_half_halo): the signal's warm-up starts up to one
+ * of them before `begin` and the line's averages warm up one more before that. Every output is
+ * a function of the tile grid alone. signalmatype TRIMA or KAMA (at a period above 1) is
+ * refused by the runtime and writes NaN here (ma_series.h says why).
+ *
+ * Gaps: each average's own rule (ma_type.h); the macd line is NaN where either average is,
+ * and the signal takes such a value as a gap (ma_series.h). Stream: NONE.
+ */
+#ifndef APO_KERNELS_MACDEXT_TILE_H
+#define APO_KERNELS_MACDEXT_TILE_H
+
+#include "catalog.h"
+#include "ma_pieces.h"
+#include "ma_series.h"
+
+/* The bars of a piece of the macd line. */
+#define APO_MACDEXT_PIECE 128
+
+/* The parameters with TA-Lib's swap applied. */
+typedef struct apo__macdext_params {
+    size_t fast, slow, signal;
+    int fast_ma, slow_ma, signal_ma;
+} apo__macdext_params;
+
+static inline APO_HD apo__macdext_params apo__macdext_params_of(const double *p) {
+    apo__macdext_params m;
+    m.fast = (size_t)p[0];
+    m.fast_ma = (int)p[1];
+    m.slow = (size_t)p[2];
+    m.slow_ma = (int)p[3];
+    m.signal = (size_t)p[4];
+    m.signal_ma = (int)p[5];
+    if (m.slow < m.fast) {
+        const size_t period = m.slow;
+        const int matype = m.slow_ma;
+        m.slow = m.fast;
+        m.slow_ma = m.fast_ma;
+        m.fast = period;
+        m.fast_ma = matype;
+    }
+    return m;
+}
+
+/* L: where the macd line starts. */
+static inline APO_HD size_t apo__macdext_line_start(const apo__macdext_params *m) {
+    const size_t f = apo__ma_lookback(m->fast_ma, m->fast),
+                 s = apo__ma_lookback(m->slow_ma, m->slow);
+    return f > s ? f : s;
+}
+
+/* TA-Lib's lookback, from the table's parameters. */
+static inline APO_HD size_t apo__macdext_lookback(size_t fast, size_t fast_ma, size_t slow,
+                                                  size_t slow_ma, size_t signal, size_t signal_ma) {
+    const double p[6] = {(double)fast,    (double)fast_ma, (double)slow,
+                         (double)slow_ma, (double)signal,  (double)signal_ma};
+    const apo__macdext_params m = apo__macdext_params_of(p);
+    return apo__macdext_line_start(&m) + apo__ma_lookback(m.signal_ma, m.signal);
+}
+
+/* The macd line at absolute bars: the two averages in pieces, each over the close offset so
+ * that it starts at L. */
+typedef struct apo__macd_line {
+    apo__ma_pieces fast, slow;
+    size_t fast_off, slow_off; /* L less each average's lookback */
+} apo__macd_line;
+
+/* The line from bar `from` (>= L) on, its averages warming up from h before it. */
+static inline APO_HD void apo__macd_line_start(apo__macd_line *g, const apo__macdext_params *m,
+                                               const double *close, size_t h, size_t from) {
+    const size_t line = apo__macdext_line_start(m);
+    g->fast_off = line - apo__ma_lookback(m->fast_ma, m->fast);
+    g->slow_off = line - apo__ma_lookback(m->slow_ma, m->slow);
+    /* The rows are offset by the shift; the pieces' output rows are set per piece. */
+    apo__ma_pieces_start(&g->fast, m->fast_ma, close + g->fast_off, NULL, m->fast, h,
+                         from - g->fast_off);
+    apo__ma_pieces_start(&g->slow, m->slow_ma, close + g->slow_off, NULL, m->slow, h,
+                         from - g->slow_off);
+}
+
+/* The line at bars [t0, t1) (t0 where the last piece ended) into line[t - t0]; spare holds a
+ * piece of the slow average. */
+static inline APO_HD void apo__macd_line_run(apo__macd_line *g, size_t t0, size_t t1, double *line,
+                                             double *spare) {
+    /* Offset rows: each average writes its bar t to line[t - t0] or spare[t - t0]. */
+    g->slow.io.out[0] = spare - (t0 - g->slow_off);
+    apo__ma_pieces_run(&g->slow, t1 - g->slow_off);
+    g->fast.io.out[0] = line - (t0 - g->fast_off);
+    apo__ma_pieces_run(&g->fast, t1 - g->fast_off);
+    for (size_t t = t0; t < t1; t++)
+        line[t - t0] = apo__canonical_nan(line[t - t0] - spare[t - t0]);
+}
+
+static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const apo__macdext_params m = apo__macdext_params_of(io->p);
+    const size_t line = apo__macdext_line_start(&m);
+    const size_t lookback = line + apo__ma_lookback(m.signal_ma, m.signal);
+    const size_t half = io->h / 2;
+    const size_t first = begin > lookback ? begin : lookback;
+    for (size_t t = begin; t < end && t < first; t++)
+        for (int o = 0; o < 3; o++)
+            io->out[o][t] = NAN;
+    if (first >= end)
+        return;
+    /* The signal in the line's own indices (u = t - L), and the bar its warm-up starts at. */
+    apo__ma_series signal;
+    apo__ma_series_start(&signal, m.signal_ma, m.signal, half, first - line);
+    const size_t from = line + apo__ma_series_origin(&signal);
+    const int lags = apo__ma_series_lags(m.signal_ma, m.signal);
+    apo__macd_line lead, behind;
+    apo__macd_line_start(&lead, &m, io->in[0], half, from);
+    if (lags)
+        apo__macd_line_start(&behind, &m, io->in[0], half, from);
+    /* sig holds a piece of the slow average too, until the signal's piece overwrites it: a GPU
+     * thread keeps these buffers in its local memory, which every thread of the family's
+     * launches reserves. */
+    double macd[APO_MACDEXT_PIECE], old[APO_MACDEXT_PIECE], sig[APO_MACDEXT_PIECE];
+    for (size_t t0 = from; t0 < end; t0 += APO_MACDEXT_PIECE) {
+        const size_t t1 = end - t0 > APO_MACDEXT_PIECE ? t0 + APO_MACDEXT_PIECE : end;
+        apo__macd_line_run(&lead, t0, t1, macd, sig);
+        /* The values leaving the signal's window, signalperiod bars behind; those before
+         * `from` never entered it and are not read. */
+        if (lags && t1 > from + m.signal) {
+            const size_t b0 = t0 > from + m.signal ? t0 - m.signal : from;
+            apo__macd_line_run(&behind, b0, t1 - m.signal, old + (b0 + m.signal - t0), sig);
+        }
+        apo__ma_series_run(&signal, macd, old, sig, t0 - line, t1 - line);
+        for (size_t t = t0 > first ? t0 : first; t < t1; t++) {
+            const double v = macd[t - t0], s = sig[t - t0];
+            io->out[0][t] = v;
+            io->out[1][t] = s;
+            io->out[2][t] = apo__canonical_nan(v - s);
+        }
+    }
+}
+
+#endif /* APO_KERNELS_MACDEXT_TILE_H */

@@ -1,0 +1,155 @@
+/*
+ * stochrsi_tile.h: STOCHRSI(timeperiod, fastk_period, fastd_period, fastd_matype), TA-Lib's
+ * stochastic RSI: TA-Lib's STOCHF over the RSI, the RSI taken for its high, low and close.
+ *
+ * Definition (TA-Lib's): r the RSI(timeperiod) of the close (rsi_tile.h), defined from bar p;
+ * fastk(t) = (r[t] - L) / ((H - L) / 100), H and L the largest and smallest r of the
+ * fastk_period bars ending at t, 0 where H = L (stoch_tile.h's apo__fastk_of), defined from
+ * F = p + fastk_period - 1; fastd the MA(fastd_period, fastd_matype) of fastk taken from F. Both
+ * outputs start at F + the MA's lookback, TA-Lib's lookback.
+ *
+ * Tile: the RSI and fastk are series computed here, which fastd needs from its warm-up before
+ * `begin` and which cannot be stored whole: a generator (apo__stochrsi_gen) runs the RSI's own
+ * stream in pieces of APO_STOCHRSI_PIECE bars into a buffer, keeps the last APO_STOCHRSI_RING
+ * values in a ring on the stack and scans the window of each fastk there, and hands fastk to
+ * fastd piece by piece (ma_series.h). A fastd SMA or WMA reads the value leaving its window
+ * from a second generator started at the same bar (the same bits) running fastd_period bars
+ * behind. Halo: twice the larger of the RSI's halo (p + D(1/p)) and fastd's (its lookback and
+ * warm-up), plus fastk_period - 1: fastd warms up from up to one of them before `begin`, its
+ * first fastk reads fastk_period - 1 RSI values before that, and the RSI warms up from one more
+ * before those (the table's STOCHRSI halo, catalog_dispatch.c). Every output is a function of
+ * the tile grid alone. fastk_period above APO_STOCHRSI_RING, and fastd_matype TRIMA or KAMA above
+ * fastd_period 1, are refused by the runtime; the body writes NaN if called with them.
+ *
+ * Gaps: the RSI's rule (rsi_tile.h: NaN at a bar whose change is not finite, the averages skip
+ * it); fastk is NaN where its window holds a NaN RSI (the windows' rule), fastd takes such a
+ * value as a gap of its own kind (ma_series.h). Stream: NONE.
+ */
+#ifndef APO_KERNELS_STOCHRSI_TILE_H
+#define APO_KERNELS_STOCHRSI_TILE_H
+
+#include "catalog.h"
+#include "ma_series.h"
+#include "rsi_tile.h"
+#include "stoch_tile.h"
+
+/* The longest fastk window the ring holds, and the bars of a piece: small, because a GPU thread
+ * keeps both generators' buffers in its local memory, which every thread of the family's
+ * launches reserves. */
+#define APO_STOCHRSI_RING 256
+#define APO_STOCHRSI_PIECE 128
+
+/* The RSI of the close and fastk over it, from bar `from` on. */
+typedef struct apo__stochrsi_gen {
+    apo__cat_io io; /* the RSI's stream call */
+    apo__cat_run r; /* its run state */
+    size_t first;   /* the first RSI the generator produces */
+    size_t next;    /* the next RSI it produces */
+    size_t bad;     /* one past the last bar whose RSI is not finite, at least `first` */
+    size_t fk;      /* fastk_period */
+    double ring[APO_STOCHRSI_RING]; /* RSI at bar j in ring[j % APO_STOCHRSI_RING] */
+    double rsi[APO_STOCHRSI_PIECE]; /* a piece of the RSI */
+} apo__stochrsi_gen;
+
+/* The generator whose first fastk is at bar `from` (>= its lookback), the RSI warming up from
+ * h before the window of that fastk. */
+static inline APO_HD void apo__stochrsi_gen_start(apo__stochrsi_gen *g, const double *close,
+                                                  size_t p, size_t fk, size_t h, size_t from) {
+    memset(&g->io, 0, sizeof g->io);
+    g->io.in[0] = close;
+    g->io.p[0] = (double)p;
+    g->io.h = h;
+    g->fk = fk;
+    g->first = from + 1 - fk;
+    g->next = g->first;
+    g->bad = g->first;
+    /* The start writes the RSI at `first` where it has no change yet: into the piece buffer,
+     * through a row offset so that bar `first` is rsi[0]. */
+    g->io.out[0] = g->rsi - g->first;
+    apo__rsi_stream_start(&g->io, g->first, &g->r);
+}
+
+/* fastk at bar j from the ring, or NaN where its window holds a NaN RSI. */
+static inline APO_HD double apo__stochrsi_fastk_at(const apo__stochrsi_gen *g, size_t j) {
+    if (j + 1 < g->bad + g->fk)
+        return NAN;
+    const size_t from = j + 1 - g->fk;
+    double hh = g->ring[from % APO_STOCHRSI_RING], ll = hh;
+    for (size_t i = from + 1; i <= j; i++) {
+        const double v = g->ring[i % APO_STOCHRSI_RING];
+        hh = v > hh ? v : hh;
+        ll = v < ll ? v : ll;
+    }
+    return apo__fastk_of(g->ring[j % APO_STOCHRSI_RING], hh, ll);
+}
+
+/* fastk at bars [t0, t1) into k[t - t0]: the RSI on to t1 (the first call also fills the ring
+ * with the fastk_period - 1 values before t0). */
+static inline APO_HD void apo__stochrsi_gen_run(apo__stochrsi_gen *g, size_t t0, size_t t1,
+                                                double *k) {
+    while (g->next < t1) {
+        const size_t a = g->next, b = t1 - a > APO_STOCHRSI_PIECE ? a + APO_STOCHRSI_PIECE : t1;
+        /* Offset row: the stream writes bar j to rsi[j - a]; the first piece keeps rsi[0], the
+         * start's. */
+        g->io.out[0] = g->rsi - a;
+        apo__rsi_stream_run(&g->io, g->first, b, &g->r);
+        for (size_t j = a; j < b; j++) {
+            const double v = g->rsi[j - a];
+            g->ring[j % APO_STOCHRSI_RING] = v;
+            if (!isfinite(v))
+                g->bad = j + 1;
+            if (j >= t0)
+                k[j - t0] = apo__stochrsi_fastk_at(g, j);
+        }
+        g->next = b;
+    }
+}
+
+static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const size_t p = (size_t)io->p[0], fk = (size_t)io->p[1], fd = (size_t)io->p[2];
+    const int matype = (int)io->p[3];
+    const size_t fastk_start = p + fk - 1;
+    const size_t lookback = fastk_start + apo__ma_lookback(matype, fd);
+    const size_t half = (io->h - (fk - 1)) / 2;
+    const size_t first = begin > lookback ? begin : lookback;
+    for (size_t t = begin; t < end && t < first; t++) {
+        io->out[0][t] = NAN;
+        io->out[1][t] = NAN;
+    }
+    if (first >= end)
+        return;
+    if (fk > APO_STOCHRSI_RING) {
+        for (size_t t = first; t < end; t++) {
+            io->out[0][t] = NAN;
+            io->out[1][t] = NAN;
+        }
+        return;
+    }
+    /* fastd in fastk's own indices (u = t - F), and the bar its warm-up starts at. */
+    apo__ma_series fastd;
+    apo__ma_series_start(&fastd, matype, fd, half, first - fastk_start);
+    const size_t from = fastk_start + apo__ma_series_origin(&fastd);
+    const int lags = apo__ma_series_lags(matype, fd);
+    apo__stochrsi_gen lead, behind;
+    apo__stochrsi_gen_start(&lead, io->in[0], p, fk, half, from);
+    if (lags)
+        apo__stochrsi_gen_start(&behind, io->in[0], p, fk, half, from);
+    double k[APO_STOCHRSI_PIECE], old[APO_STOCHRSI_PIECE], d[APO_STOCHRSI_PIECE];
+    for (size_t t0 = from; t0 < end; t0 += APO_STOCHRSI_PIECE) {
+        const size_t t1 = end - t0 > APO_STOCHRSI_PIECE ? t0 + APO_STOCHRSI_PIECE : end;
+        apo__stochrsi_gen_run(&lead, t0, t1, k);
+        /* The values leaving fastd's window, fastd_period bars behind; those before `from`
+         * never entered it and are not read. */
+        if (lags && t1 > from + fd) {
+            const size_t b0 = t0 > from + fd ? t0 - fd : from;
+            apo__stochrsi_gen_run(&behind, b0, t1 - fd, old + (b0 + fd - t0));
+        }
+        apo__ma_series_run(&fastd, k, old, d, t0 - fastk_start, t1 - fastk_start);
+        for (size_t t = t0 > first ? t0 : first; t < t1; t++) {
+            io->out[0][t] = k[t - t0];
+            io->out[1][t] = d[t - t0];
+        }
+    }
+}
+
+#endif /* APO_KERNELS_STOCHRSI_TILE_H */
