@@ -18,7 +18,8 @@ SERIES = 3
 # (kernel, parameters, the batch call on {input: series x bars} with those parameters)
 CASES = [
     ("bollinger", {"period": 20, "nbdev_up": 2.0, "nbdev_dn": 1.5}, lambda rt, x, p: apportion.bollinger(x["close"], runtime=rt, **p, axis=-1)),
-    ("macd", {"fast": 12, "slow": 26, "signal": 9}, lambda rt, x, p: apportion.macd(x["close"], runtime=rt, **p, axis=-1)),
+    # TA-Lib's names, which the library reports back (the older fast, slow, signal are taken too).
+    ("macd", {"fastperiod": 12, "slowperiod": 26, "signalperiod": 9}, lambda rt, x, p: apportion.macd(x["close"], p["fastperiod"], p["slowperiod"], p["signalperiod"], runtime=rt, axis=-1)),
     ("atr", {"timeperiod": 14}, lambda rt, x, p: rt.compute("atr", **x, **p, axis=-1)),
     ("obv", {}, lambda rt, x, p: rt.compute("obv", **x, **p, axis=-1)),
 ]
