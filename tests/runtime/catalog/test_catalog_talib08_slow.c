@@ -23,7 +23,6 @@
  * it (docs/PERF.md).
  */
 #include <criterion/criterion.h>
-#include <criterion/logging.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdbool.h>

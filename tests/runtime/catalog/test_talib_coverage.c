@@ -12,7 +12,6 @@
  * does a listed difference that is no longer there.
  */
 #include <criterion/criterion.h>
-#include <criterion/logging.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
