@@ -4,7 +4,13 @@
  *
  * For every GPU the runtime finds, in one run:
  *   1. apo_cuda_bandwidth_measure()'s device-to-device copy, the ceiling of the rows below;
- *   2. a device-resident row for every kernel of the library's own list (apo_kernel_count,
+ *   2. scored sweeps on the GPU alone ("cuda:<uuid>"), host-resident: the one form in which a
+ *      GPU scores a piece's sets in one launch (a scored group whose outputs stay in GPU memory
+ *      runs set by set: docs/cuda.md, "Scored sweeps on a GPU"). Scores bitwise against "cpu"
+ *      first, then the median of reps calls (the first call, which pins the staging slots,
+ *      untimed) in set-bars per second: sets x series x bars / median. They come before the
+ *      resident rows, which can fill the whole --gpu-seconds;
+ *   3. a device-resident row for every kernel of the library's own list (apo_kernel_count,
  *      apo_kernel_name, apo_kernel_get: the built-ins and the catalog, not a list of ours)
  *      at each size, one series of that many samples, default parameters: the inputs made
  *      by name (close, high, low and volume from bench_fill_walk and bench_fill_bars; x is
@@ -14,11 +20,6 @@
  *      bitwise equal to the same workload on "cpu" alone (#wrong counts the values that are
  *      not). Then the median of reps calls, GB/s = (inputs + outputs) x 8 B x samples /
  *      median, and that as % of the d2d copy (which also counts bytes read plus written);
- *   3. scored sweeps on the GPU alone ("cuda:<uuid>"), host-resident: the one form in which a
- *      GPU scores a piece's sets in one launch (a scored group whose outputs stay in GPU memory
- *      runs set by set: docs/cuda.md, "Scored sweeps on a GPU"). Scores bitwise against "cpu"
- *      first, then the median of reps calls (the first call, which pins the staging slots,
- *      untimed) in set-bars per second: sets x series x bars / median.
  * A kernel the GPU cannot take at a size is a row that says why (skipped: reason), not a
  * failure: a reduction (its outputs are not one per sample, so GB/s per sample does not
  * describe it), an input this section cannot make, memory, or a call that a probe at a
@@ -469,6 +470,19 @@ static json_t *one_gpu(cat_run *c, const apo_device_info *info, const char *cons
            info->label, info->id, (unsigned long long)(c->gpu_free >> 20), bw.d2d_gbps,
            bw.bytes >> 20);
 
+    /* The scored sweeps first: two cases, a second or two, where the resident rows of every
+     * kernel can fill the whole --gpu-seconds. */
+    if (c->o->sweep_rows > 0) {
+        printf("# scored sweeps on %s alone, host-resident (a scored group whose outputs stay on "
+               "a GPU runs set by set): scores bitwise against cpu, the first call (pinning) "
+               "untimed; set-bars/s = sets x series x bars / median\n"
+               "%-20s %5s %7s %6s %5s %11s %13s %10s %12s %7s\n",
+               info->label, "# sweep", "sets", "series", "bars", "reps", "first_ms", "time_ms(med)",
+               "min_ms", "set-bars/s", "#wrong");
+        for (size_t s = 0; s < N_SWEEP_CASES; s++)
+            if (!out_of_time(c, sweep_cases[s].kernel, c->o->sweep_rows * c->o->sweep_bars))
+                json_array_append_new(jsweeps, sweep_row(c, &sweep_cases[s]));
+    }
     size_t n_max = 0;
     for (size_t si = 0; si < c->o->n_sizes; si++)
         if ((size_t)c->o->sizes[si] > n_max)
@@ -479,7 +493,7 @@ static json_t *one_gpu(cat_run *c, const apo_device_info *info, const char *cons
                "samples\n",
                n_max);
         json_object_set_new(jg, "skipped", json_string("not enough free host memory"));
-        goto sweeps;
+        goto out;
     }
     printf("# device-resident, every kernel of the library's list (apo_kernel_count), default "
            "parameters, one series: GB/s = (inputs + outputs) x 8 B x samples / median; "
@@ -491,19 +505,6 @@ static json_t *one_gpu(cat_run *c, const apo_device_info *info, const char *cons
         for (size_t k = 0; k < n_names; k++)
             if (!out_of_time(c, names[k], (size_t)c->o->sizes[si]))
                 json_array_append_new(jres, resident_row(c, names[k], (size_t)c->o->sizes[si]));
-sweeps:
-    release(c);
-    if (c->o->sweep_rows == 0)
-        goto out;
-    printf("# scored sweeps on %s alone, host-resident (a scored group whose outputs stay on "
-           "a GPU runs set by set): scores bitwise against cpu, the first call (pinning) "
-           "untimed; set-bars/s = sets x series x bars / median\n"
-           "%-20s %5s %7s %6s %5s %11s %13s %10s %12s %7s\n",
-           info->label, "# sweep", "sets", "series", "bars", "reps", "first_ms", "time_ms(med)",
-           "min_ms", "set-bars/s", "#wrong");
-    for (size_t s = 0; s < N_SWEEP_CASES; s++)
-        if (!out_of_time(c, sweep_cases[s].kernel, c->o->sweep_rows * c->o->sweep_bars))
-            json_array_append_new(jsweeps, sweep_row(c, &sweep_cases[s]));
 out:
     json_object_set_new(jg, "device_resident", jres);
     json_object_set_new(jg, "scored_sweeps", jsweeps);
