@@ -13,7 +13,7 @@
  *   3. a device-resident row for every kernel of the library's own list (apo_kernel_count,
  *      apo_kernel_name, apo_kernel_get: the built-ins and the catalog, not a list of ours)
  *      at each size, one series of that many samples, default parameters: the inputs made
- *      by name (close, high, low and volume from bench_fill_walk and bench_fill_bars; x is
+ *      by name (close, open, high, low and volume from bench_fill_walk and bench_fill_bars; x is
  *      the close, y a second walk) and copied to the GPU once, the outputs as the kernel
  *      shapes them (apo_output_shape), run with apo_distribute_workload_cuda() on arrays in
  *      GPU memory. Each row is checked before it is timed: the outputs, copied back, must be
@@ -38,9 +38,10 @@
 #include "gpu.h"
 
 /* The inputs the section makes, by the names kernels give them. x is the close (correl and
- * beta read a pair of series; the close and a second walk are such a pair). */
-enum { IN_CLOSE, IN_HIGH, IN_LOW, IN_VOLUME, IN_Y, N_MADE };
-static const char *const made_names[N_MADE] = {"close", "high", "low", "volume", "y"};
+ * beta read a pair of series; the close and a second walk are such a pair); the open is
+ * bench_fill_bars' (the previous close), which the candle patterns, bop, imi and avgprice read. */
+enum { IN_CLOSE, IN_OPEN, IN_HIGH, IN_LOW, IN_VOLUME, IN_Y, N_MADE };
+static const char *const made_names[N_MADE] = {"close", "open", "high", "low", "volume", "y"};
 
 /* Outputs a row can have: the most of any per-sample kernel of the library (bollinger, macd). */
 #define CAT_MAX_OUT 3
@@ -144,7 +145,7 @@ static int make_inputs(cat_run *c, size_t n_max) {
     if (!ok)
         return -1;
     bench_fill_walk(c->in[IN_CLOSE], 1, n_max, 0x5eed0000u + 1);
-    bench_fill_bars(c->in[IN_CLOSE], 1, n_max, NULL, c->in[IN_HIGH], c->in[IN_LOW],
+    bench_fill_bars(c->in[IN_CLOSE], 1, n_max, c->in[IN_OPEN], c->in[IN_HIGH], c->in[IN_LOW],
                     c->in[IN_VOLUME]);
     bench_fill_walk(c->in[IN_Y], 1, n_max, 0x5eed0000u + 2);
     c->dev_n = 0;

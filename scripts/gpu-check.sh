@@ -591,7 +591,8 @@ step_host_memory() {
 # (`--devices cuda`) and on the cpu alone, outputs compared bit for bit (cmp): one line per
 # kernel, sweep and score in catalog/verdicts.txt, each GPU report kept as catalog/K-cuda.json
 # for the throughput table. A kernel of one input runs on a generated series of $mid samples;
-# one of several (high, low, close, volume; x, y) reads a CSV of $small rows made here. Scores
+# one of several (open, high, low, close, volume; x, y) reads a CSV of $small rows made here
+# (the open the previous close, high and low beyond both). Scores
 # run on cuda,cpu (the GPU scores its share of the series with kernels/scores/scored.cu, the
 # cpu the rest; each line keeps the GPU's share) and on cuda alone (macd_cross over 100
 # series). The step's one cap bounds every command together.
@@ -604,10 +605,11 @@ step_gpu_catalog() {
     "$bin/apportion" kernels --json >"$cat/kernels.json" || { detail "apportion kernels failed"; return 1; }
     csv=$dir/ohlcv.csv
     awk -v n="$small" 'BEGIN {
-        srand(20261123); print "high,low,close,volume,x,y"; c = 100
+        srand(20261123); print "open,high,low,close,volume,x,y"; c = 100
         for (i = 0; i < n; i++) {
-            c += rand() - 0.5; if (c < 1) c = 1
-            printf "%.6f,%.6f,%.6f,%d,%.6f,%.6f\n", c + rand(), c - rand() * 0.9, c,
+            o = c; c += rand() - 0.5; if (c < 1) c = 1
+            hi = (o > c ? o : c) + rand(); lo = (o < c ? o : c) - rand() * 0.9
+            printf "%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.6f\n", o, hi, lo, c,
                 1000 + int(rand() * 9000), c, 0.5 * c + rand()
         }
     }' >"$csv"
