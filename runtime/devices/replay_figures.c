@@ -3,29 +3,29 @@
  * on a GPU replaces a row's figures with what it measured, or adds a row for a new machine
  * (docs/scheduling.md, "A replayed H100", says which figure comes from which measurement).
  *
- * h100 and h100-host: the first GPU machine (2026-11-25, one NVIDIA H100 80GB HBM3, 132 SMs,
- * PCIe 5; 16 cores of an Intel Xeon with AVX-512), docs/perf-log/2026-11-25-h100-first-run.md
- * "First run on a GPU":
- * - PCIe pinned: h2d 54.7, d2h 55.0, both ways 92.9 GB/s (measured);
- * - pinning: 0.41 to 0.67 ms per MiB (4 x 128 MiB in 211 to 343 ms, measured): 0.5;
- * - staging copies: 3.2 GB in 155.9 ms with 8 threads, about 20.8 GB/s, 2.6 per thread
- *   (measured);
- * - host memory: bollinger 1e8 on the GPU alone moved 9.6 GB of host traffic (three bytes per
- *   byte staged) in 159.7 ms, and on the 16-thread cpu alone 3.2 GB in 52.7 ms: both about
- *   61 GB/s, the bus (derived);
- * - staged bollinger: 24,415 tiles of 4,096 steps in 3.1 ms device-resident, flat from 1e6
- *   to 1e8 samples: one wave of up to 32 x 7 x 132 tiles, 0.73 us a step (derived);
- * - staged macd: 6,104 tiles of 16,384 + 811 steps in 8.2 ms: 0.48 us a step, waves of
+ * h100 and h100-host: the H100 machines (one NVIDIA H100 80GB HBM3, 132 SMs, PCIe 5; 16 cores
+ * of an Intel Xeon with AVX-512). Measured on the second one (2026-11-26,
+ * docs/perf-log/2026-11-26-h100-second-run.md: apo-bench-host, the gpu-check bench, balance
+ * and bench-catalog steps) unless the first run is named (2026-11-25,
+ * docs/perf-log/2026-11-25-h100-first-run.md):
+ * - PCIe pinned: h2d 55.3, d2h 55.2, both ways 95.3 GB/s (measured);
+ * - pinning by cudaMallocHost: 0.41 to 0.67 ms per MiB (the first run: 4 x 128 MiB in 211 to
+ *   343 ms, measured): 0.5;
+ * - staging copies: 34.0 GB/s with 8 threads, 4.25 per thread (measured);
+ * - host memory: the cpu alone moved bollinger 1e8's 3.2 GB in 25.1 ms, about 127 GB/s, and
+ *   the GPU alone its 9.6 GB of staging traffic (three bytes per byte staged) in 86.2 ms,
+ *   111 GB/s, held back by its 8 staging threads: the bus is at least the cpu's (derived);
+ * - staged bollinger: 24,415 tiles of 4,096 steps in 2.94 ms device-resident, flat from 1e6
+ *   to 1e8 samples: one wave of up to 32 x 7 x 132 tiles, 0.72 us a step (derived);
+ * - staged macd: 6,104 tiles of 16,384 + 811 steps in 8.0 ms: 0.47 us a step, waves of
  *   32 x 9 x 132 (derived);
- * - scored calls: a piece of 50 sets x 500 series x 2,520 bars in about 9 ms warm; every
- *   series of a launch runs at once up to the launch's scratch (apo__scored_gpu_chains: 26,630
- *   windows of 2,520 bars), so a bar of the chain takes about 3.6 us (derived; until
- *   2026-11-26 this row said 1,750 chains at once at 0.25 us a bar, which fits the same piece
- *   but not the H200's time staying flat from half the piece to four fifths of it);
- * - the cpu: bollinger 1e8 in about 70 ms on 8 threads (the profile's share of 0.42 against
- *   the GPU's fitted 0.97 ms per million samples: derived), 1.79e8 samples per second and
- *   thread; a scored rsi piece in about 115 ms on 16 threads, 3.4e7 set-bars per second and
- *   thread (measured).
+ * - scored calls: the rsi sweep of 199 sets x 500 series x 2,520 bars in 32.9 ms warm, four
+ *   pieces of about 25,000 chains each; every series of a launch runs at once up to the
+ *   launch's scratch (apo__scored_gpu_chains: 26,630 windows of 2,520 bars), so a bar of the
+ *   chain takes about 3.3 us (derived; 3.6 us from the first run's 9 ms a piece);
+ * - the cpu: bollinger 1e8 in 25.1 ms on 16 threads, 2.49e8 samples per second and thread;
+ *   the rsi sweep in 216 ms on 16 threads (one process, its first call), 7.3e7 set-bars per
+ *   second and thread (measured).
  * Kernels without a row of their own take bollinger's figures: not measured.
  */
 #include <stddef.h>
@@ -34,17 +34,17 @@
 #include "devices/replay.h"
 
 static const apo__replay_speed h100_speeds[] = {
-    {"bollinger", 0.73e-6, 32.0 * 7 * 132, 0},
-    {"macd", 0.48e-6, 32.0 * 9 * 132, 0},
-    {"scored", 3.6e-6, 0, 0},
-    {"*", 0.73e-6, 32.0 * 7 * 132, 0},
+    {"bollinger", 0.72e-6, 32.0 * 7 * 132, 0},
+    {"macd", 0.47e-6, 32.0 * 9 * 132, 0},
+    {"scored", 3.3e-6, 0, 0},
+    {"*", 0.72e-6, 32.0 * 7 * 132, 0},
     {NULL, 0, 0, 0},
 };
 
 static const apo__replay_speed h100_host_speeds[] = {
-    {"bollinger", 0, 0, 1.79e8},
-    {"scored", 0, 0, 3.4e7},
-    {"*", 0, 0, 1.79e8},
+    {"bollinger", 0, 0, 2.49e8},
+    {"scored", 0, 0, 7.3e7},
+    {"*", 0, 0, 2.49e8},
     {NULL, 0, 0, 0},
 };
 
@@ -84,10 +84,10 @@ static const apo__replay_speed h200_host_speeds[] = {
 #define H200_SOURCE "docs/perf-log/2026-11-26-h200.md, \"The H200 machine\" (2026-11-26)"
 #define H200_BUS (100e9)
 
-#define H100_MACHINE "h100-2026-11-25"
+#define H100_MACHINE "h100-2026-11-26"
 #define H100_SOURCE                                                                                \
-    "docs/perf-log/2026-11-25-h100-first-run.md, \"First run on a GPU\" (2026-11-25)"
-#define H100_BUS (61e9)
+    "docs/perf-log/2026-11-26-h100-second-run.md, \"The H100 machine, second run\" (2026-11-26)"
+#define H100_BUS (127e9)
 
 static const apo__replay_row rows[] = {
     {
@@ -99,10 +99,10 @@ static const apo__replay_row rows[] = {
         .latency_s = 50e-6,
         .sms = 132,
         .staging_threads = 8,
-        .copy_bytes_s_thread = 2.6e9,
-        .h2d_bytes_s = 54.7e9,
-        .d2h_bytes_s = 55.0e9,
-        .both_bytes_s = 92.9e9,
+        .copy_bytes_s_thread = 4.25e9,
+        .h2d_bytes_s = 55.3e9,
+        .d2h_bytes_s = 55.2e9,
+        .both_bytes_s = 95.3e9,
         .launch_s = 10e-6,
         .pin_s_per_mib = 0.5e-3,
         .speeds = h100_speeds,
