@@ -10,7 +10,7 @@
 #   scripts/test.sh                 # release build in build/
 #   scripts/test.sh --unit          # the unit suite only (what a developer runs often)
 #   scripts/test.sh --werror        # warnings are errors
-#   scripts/test.sh --sanitize      # AddressSanitizer (with LeakSanitizer) + UBSan build
+#   scripts/test.sh --sanitize      # AddressSanitizer (with LeakSanitizer) + UBSan build (no CUDA)
 #   scripts/test.sh --tsan          # ThreadSanitizer build (no CUDA): the host threads
 #   scripts/test.sh --fuzz [SECONDS]  # each libFuzzer target for SECONDS (default 60), clang
 #                                   # build in build-fuzz/; a target passes without a finding
@@ -116,7 +116,10 @@ if [ "$sanitize" != none ]; then
 fi
 # TSan watches the host threads (worker pool, device threads, online refinement, profile
 # writes); the CUDA backend's own threads are outside its view, so it is left out.
-[ "$sanitize" = thread ] && opts+=(-Dcuda=disabled)
+# No CUDA backend under the sanitizers: they instrument host code only, the backend's host code
+# runs only with a GPU (or on simulated GPUs, --simulated-gpus), and the kernels' device code
+# compiles for several minutes a build; the SIMT layer still runs every kernel source here.
+[ "$sanitize" != none ] && opts+=(-Dcuda=disabled)
 
 if [ -f "$build/build.ninja" ]; then
     meson configure "$build" "${opts[@]}" >/dev/null
