@@ -365,11 +365,11 @@ static int bootstrap_cuda(const apo__call *call, const apo__cuda_chunk *chunk, v
 #define bootstrap_cuda NULL
 #endif
 
-static const apo__cuda_impl bollinger_cuda_impl = {3, bollinger_halo, 0, bollinger_cuda, NULL};
-static const apo__cuda_impl macd_cuda_impl = {3, macd_halo, 0, macd_cuda, NULL};
-static const apo__cuda_impl returns_stats_cuda_impl = {0, returns_stats_halo, 0, returns_stats_cuda,
-                                                       NULL};
-static const apo__cuda_impl bootstrap_cuda_impl = {1, no_halo, 1, bootstrap_cuda, NULL};
+static const apo__cuda_impl bollinger_cuda_impl = {3, bollinger_halo, 0, bollinger_cuda, NULL, 0};
+static const apo__cuda_impl macd_cuda_impl = {3, macd_halo, 0, macd_cuda, NULL, 0};
+static const apo__cuda_impl returns_stats_cuda_impl = {
+    0, returns_stats_halo, 0, returns_stats_cuda, NULL, 0};
+static const apo__cuda_impl bootstrap_cuda_impl = {1, no_halo, 1, bootstrap_cuda, NULL, 0};
 
 /* ---- the table ---------------------------------------------------------------------- */
 

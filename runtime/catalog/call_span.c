@@ -19,6 +19,24 @@ int apo__kernel_whole_row_input(const apo__kernel *k, const double *params) {
     return params != NULL && k->cuda->whole_row_at != NULL && k->cuda->whole_row_at(k, params);
 }
 
+int apo__kernel_serial_rows(const apo__kernel *k, const double *params) {
+    return k->cuda != NULL && k->cuda->whole_row_serial && apo__kernel_whole_row_input(k, params);
+}
+
+int apo__call_serial_rows(const apo__call *call) {
+    /* A catalog kernel's trait holds at every parameter but matype's (ma, bbands): one look
+     * answers for a sweep's every set unless the kernel has such a parameter. */
+    const apo__kernel *k = call->kernel;
+    if (k->cuda == NULL || !k->cuda->whole_row_serial)
+        return 0;
+    if (apo__kernel_whole_row_input(k, NULL))
+        return 1;
+    for (size_t p = 0; p < apo__grid_pieces(call); p++)
+        if (apo__kernel_serial_rows(k, apo__grid_piece(call, p)->params))
+            return 1;
+    return 0;
+}
+
 /* Outputs a tile writes: the GPU's leading outputs for the built-ins (the rest come from
  * partials); all of a user kernel's. */
 static size_t written_outputs(const apo__kernel *k) {

@@ -29,6 +29,16 @@ size_t apo__kernel_halo(const apo__kernel *k, const double *params);
  * trait alone, whatever its parameters). */
 int apo__kernel_whole_row_input(const apo__kernel *k, const double *params);
 
+/* Whether a GPU runs every row of `k` at these parameters as one serial chain (whole input
+ * rows of a kernel whose tiles of a row are not independent: apo__cuda_impl.whole_row_serial):
+ * the one place that says a kernel belongs on a cpu (docs/scheduling.md, "One serial chain per
+ * row"). */
+int apo__kernel_serial_rows(const apo__kernel *k, const double *params);
+
+/* Whether any piece of `call` (each set of a sweep, each ragged row) is such a kernel at its
+ * parameters. */
+int apo__call_serial_rows(const apo__call *call);
+
 /* The spans of tiles [first, end) of `call` (first < end <= call->tiles). */
 void apo__call_span_of(const apo__call *call, uint64_t first, uint64_t end, apo__call_span *span);
 

@@ -259,12 +259,17 @@ static int catalog_whole_row_at(const apo__kernel *k, const double *params) {
 /* Each kernel's CUDA implementation: its outputs, and for obv and ad (APO_CAT_T_WHOLE_ROW)
  * whole input rows, since every tile reads its row from the first sample (catalog.h): a GPU
  * or another rank is sent whole rows; so is a call of ma or bbands at matype 7
- * (catalog_whole_row_at). */
+ * (catalog_whole_row_at). Wherever a catalog kernel reads whole rows, a GPU runs each row as
+ * one serial chain (catalog_launch.h), so the planner keeps it off GPUs beside a cpu
+ * (whole_row_serial; docs/scheduling.md, "One serial chain per row"). */
 #define CATALOG_CUDA_IMPL(ID, name, room, inputs, outputs, params, lookback, halo, stream, traits, \
                           rule)                                                                    \
-    static const apo__cuda_impl catalog_cuda_##name = {APO_CAT_COUNT_OF outputs, catalog_halo,     \
+    static const apo__cuda_impl catalog_cuda_##name = {APO_CAT_COUNT_OF outputs,                   \
+                                                       catalog_halo,                               \
                                                        ((traits)&APO_CAT_T_WHOLE_ROW) != 0,        \
-                                                       catalog_cuda, catalog_whole_row_at};
+                                                       catalog_cuda,                               \
+                                                       catalog_whole_row_at,                       \
+                                                       1};
 APO_CATALOG(CATALOG_CUDA_IMPL)
 #undef CATALOG_CUDA_IMPL
 

@@ -102,6 +102,13 @@ typedef struct apo__cuda_impl {
      * bbands at matype 7, MAMA); NULL where whole_row_input alone says. Read through
      * apo__kernel_whole_row_input (call_span.h). */
     int (*whole_row_at)(const apo__kernel *k, const double *params);
+    /* Where its tiles read whole rows, a GPU runs each row as one serial chain (the catalog's
+     * running sums, paths, trackers and Hilbert-transform recurrences: one thread a row, or
+     * tiles that each re-run the row's prefix), hundreds of times slower than a cpu thread;
+     * 0 where the tiles of a whole row are independent (bootstrap, a scored call's series,
+     * which a GPU runs as many chains at once). Read through apo__kernel_serial_rows
+     * (call_span.h). */
+    int whole_row_serial;
 } apo__cuda_impl;
 
 typedef struct apo__param_spec {

@@ -223,14 +223,14 @@ static int scored_cuda_launch(const apo__call *call, const apo__cuda_chunk *chun
                  : apo__cuda_scored(sets, n_sets, &rows, stream);
 }
 
-static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, scored_cuda_launch,
-                                           NULL};
+static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1,
+                                           scored_cuda_launch, NULL,    0};
 #else
-static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL};
+static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL, 0};
 #endif
 /* No launcher: a user's rule (its function is the host's), and the views of score_more.h,
  * whose finish takes a log and a power a GPU would round otherwise. GPUs take no share. */
-static const apo__cuda_impl host_only_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL};
+static const apo__cuda_impl host_only_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL, 0};
 
 /* Tiles of a row whose pass is computed at once, at most (apo__score_pass_group: the lanes
  * of the widest path). */

@@ -226,7 +226,7 @@ apo_status apo__user_kernel_init(apo__kernel *k, const apo_kernel_desc *d, char 
     k->output_cols = user_output_cols;
     k->run_tile = user_run_tile;
     if (d->cuda != NULL) {
-        k->user_cuda = (apo__cuda_impl){k->n_outputs, user_halo, 0, user_launch, NULL};
+        k->user_cuda = (apo__cuda_impl){k->n_outputs, user_halo, 0, user_launch, NULL, 0};
         k->cuda = &k->user_cuda;
     }
     return APO_OK;

@@ -92,6 +92,7 @@ typedef struct run_state {
     apo_runtime *rt;
     const apo__call *call;
     const char *tag; /* for the deadlines' predictions; NULL: no valid tag */
+    int serial_rows; /* a GPU runs each row of the call as one serial chain */
     device_tally tally[APO_MAX_DEVICES];
     double virtual_makespan_s; /* sum over phases of the slowest device's busy time */
     apo_gather gather;         /* how GPU outputs reached out_gpu */
@@ -105,6 +106,7 @@ static void run_state_init(run_state *s, apo_runtime *rt, const apo__call *call,
     s->rt = rt;
     s->call = call;
     s->tag = tag;
+    s->serial_rows = apo__call_serial_rows(call);
     memset(s->tally, 0, rt->n_devices * sizeof s->tally[0]);
     s->virtual_makespan_s = 0;
     s->gather = APO_GATHER_NONE;
@@ -123,9 +125,16 @@ static double job_deadline_s(const run_state *s, size_t i, const apo__device_job
     double predicted = NAN;
     /* A sim device on the virtual clock computes at host speed whatever its model says:
      * its modelled time predicts nothing about real time, so the floor alone applies. */
-    if (s->tag != NULL && !(dev->info.kind == APO_DEVICE_SIM && dev->virtual_clock))
-        predicted = apo__balance_predict(
-            &rt->balance, s->tag, i, (double)apo__tiles_elements(s->call, job->first, job->end));
+    if (dev->info.kind == APO_DEVICE_SIM && dev->virtual_clock)
+        return apo__fault_deadline_s(&rt->faults.settings, predicted);
+    const double elements = (double)apo__tiles_elements(s->call, job->first, job->end);
+    if (s->tag != NULL)
+        predicted = apo__balance_predict(&rt->balance, s->tag, i, elements);
+    /* A GPU given a serial-row kernel (alone, or by explicit ratios) takes seconds a million
+     * samples: its deadline grows with the call (docs/cuda.md, "One serial chain per row"). */
+    const double serial = APO_GPU_SERIAL_SAMPLE_S * elements;
+    if (s->serial_rows && apo__device_is_gpu_like(dev) && !(predicted >= serial))
+        predicted = serial;
     return apo__fault_deadline_s(&rt->faults.settings, predicted);
 }
 
@@ -369,11 +378,26 @@ static apo_status gather_outputs(run_state *s, apo_status phases) {
     return phases;
 }
 
-/* Why the models left device i out of the plan (the report's no_share_reason), "" where
- * they did not choose the shares. */
+/* The device with the plan's largest share (the first of equals). */
+static size_t largest_share(const apo_runtime *rt, const apo__plan *p) {
+    size_t most = 0;
+    for (size_t i = 1; i < rt->n_devices; i++)
+        if (p->weights[i] > p->weights[most])
+            most = i;
+    return most;
+}
+
+/* Why the plan left device i out (the report's no_share_reason): a GPU kept off a kernel it
+ * runs as one serial chain per row, or the models' choice; "" where neither chose the
+ * shares. */
 static void no_share_reason(const apo_runtime *rt, const apo__plan *p, size_t i, char *buf,
                             size_t size) {
     buf[0] = '\0';
+    if (p->gpus_out && apo__device_is_gpu_like(&rt->devices[i])) {
+        snprintf(buf, size, "one serial chain per row on a GPU: %.48s runs it faster",
+                 rt->devices[largest_share(rt, p)].info.id);
+        return;
+    }
     const apo__config_choice *c = &p->choice;
     if (isnan(c->predicted_s) || p->weights[i] > 0)
         return;
@@ -604,6 +628,47 @@ static void hold_idle_staging(apo_runtime *rt, const apo__plan *p, int hold) {
 #endif
 }
 
+/* A GPU that runs the call as one serial chain per row and missed its deadline (-1: none). */
+static int serial_gpu_late(const run_state *s) {
+    for (size_t i = 0; s->serial_rows && i < s->rt->n_devices; i++)
+        if (s->tally[i].timed_out && apo__device_is_gpu_like(&s->rt->devices[i]))
+            return (int)i;
+    return -1;
+}
+
+/* The error of a call whose every device failed; where a GPU was late on a kernel it runs as
+ * one serial chain per row, it says so and what to do instead. */
+static apo_status all_failed(const run_state *s, uint64_t lost_tiles) {
+    const apo__call *call = s->call;
+    const int late = serial_gpu_late(s);
+    if (late < 0)
+        return apo__fail(APO_ERR_ALL_DEVICES_FAILED,
+                         "%s: every device failed; %llu of %llu tile(s) were not computed",
+                         call->kernel->name, (unsigned long long)lost_tiles,
+                         (unsigned long long)call->tiles);
+    return apo__fail(APO_ERR_ALL_DEVICES_FAILED,
+                     "%s: every device failed; %llu of %llu tile(s) were not computed: %s runs "
+                     "%s as one serial chain per row (about %.0f us a sample) and missed its "
+                     "deadline of %.1f s; a cpu runs it in milliseconds a million samples "
+                     "(--devices cpu, APPORTION_DEVICES=cpu), or a longer deadline "
+                     "(APPORTION_DEADLINE_FLOOR) lets the GPU finish",
+                     call->kernel->name, (unsigned long long)lost_tiles,
+                     (unsigned long long)call->tiles, s->rt->devices[late].info.id,
+                     call->kernel->name, APO_GPU_SERIAL_SAMPLE_S * 1e6, s->tally[late].deadline_s);
+}
+
+/* Says, where the log is on, that a GPU got a share of a kernel it runs as one serial chain
+ * per row: the user asked for it (GPUs alone, or explicit ratios), and it will take long. */
+static void warn_serial_gpus(const apo_runtime *rt, const apo__call *call, const apo__plan *p) {
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (p->end[i] > p->first[i] && apo__device_is_gpu_like(&rt->devices[i]))
+            apo__log(APO_LOG_WARN, APO_SUBSYS_SPLIT,
+                     "%s: %s runs it as one serial chain per row, about %.0f us a sample (a cpu "
+                     "takes milliseconds a million samples: --devices cpu); its deadline grows "
+                     "with the call",
+                     call->kernel->name, rt->devices[i].info.id, APO_GPU_SERIAL_SAMPLE_S * 1e6);
+}
+
 static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo__call *call,
                                     apo_report *report) {
     const int learn = call->ctx->learn;
@@ -621,6 +686,8 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     run_state s;
     run_state_init(&s, rt, call, call->ctx->tag);
     apo__sweep_bind(call);
+    if (s.serial_rows)
+        warn_serial_gpus(rt, call, &p);
     apo__log(APO_LOG_INFO, APO_SUBSYS_SPLIT, "%s: %zu x %zu x %zu set(s), %llu tiles, split by %s",
              call->kernel->name, apo__grid_sets_run(call), call->rows, call->cols,
              (unsigned long long)call->tiles, apo_split_name(p.axis));
@@ -637,9 +704,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     st = gather_outputs(&s, st);
     hold_idle_staging(rt, &p, 0);
     if (st == APO_ERR_ALL_DEVICES_FAILED)
-        return apo__fail(st, "%s: every device failed; %llu of %llu tile(s) were not computed",
-                         call->kernel->name, (unsigned long long)lost_tiles,
-                         (unsigned long long)call->tiles);
+        return all_failed(&s, lost_tiles);
     char rule_failure[256];
     if (st == APO_ERR_KERNEL_FAILED &&
         apo__scored_failure_take(call->kernel, rule_failure, sizeof rule_failure))
@@ -782,15 +847,17 @@ static apo_status range_locked(apo_runtime *rt, const apo__call *call, const cha
     const double total = (double)apo__tiles_elements(call, first, end);
     apo__plan p;
     memset(&p, 0, sizeof p);
+    /* A serving rank's GPUs stay out of a serial-row kernel as a call's do (core/plan.h). */
+    const int gpus_out = apo__gpus_stay_out(rt, call);
     int usable[APO_MAX_DEVICES];
-    for (size_t i = 0; i < n; i++)
-        usable[i] = !apo__fault_quarantined(&rt->faults, i);
+    apo__usable_devices(rt, gpus_out, usable);
     /* Not explored: probes are placed by apo__plan_call(), which a range does not use. */
     double min[APO_MAX_DEVICES];
     apo__shape shape;
     apo__call_shape(rt, call, first, end, min, &shape);
     apo__balance_shares(&rt->balance, tag, usable, &shape, 0, p.weights, NULL, &p.source,
                         &p.predicted_s, &p.choice);
+    apo__keep_gpus_out(rt, call, gpus_out, &p);
     apo_status st = apo__keep_capable_devices(rt, call, &p);
     if (st != APO_OK)
         return st;

@@ -4,7 +4,9 @@
  *
  * Deadline: a job predicted to take t seconds (the balancing model of the device for the
  * workload's tag, t(n) = latency + n * cost) must be over max(floor, factor * t) seconds
- * after it was handed over; without a prediction, the floor alone.
+ * after it was handed over; without a prediction, the floor alone. A GPU's job of a kernel it
+ * runs as one serial chain per row is predicted no faster than APO_GPU_SERIAL_SAMPLE_S a
+ * sample, so that its deadline grows with the call's length.
  *
  * Quarantine: a device is quarantined for the runtime's life when it misses a deadline
  * (its worker may still be inside the abandoned task, so it cannot take another), or when
@@ -45,6 +47,12 @@ typedef enum apo__call_outcome {
     APO_OUTCOME_FAILED,         /* it failed at least once */
     APO_OUTCOME_MISSED_DEADLINE /* it was abandoned at a deadline */
 } apo__call_outcome;
+
+/* The time a GPU is predicted to take, at least, for each sample of a kernel it runs as one
+ * serial chain per row (docs/cuda.md, "One serial chain per row"): the slowest such kernel
+ * measured on an H100 (ht_sine, 9.9 s per 1e6 samples), every sample of the job counted as if
+ * its rows were one chain. */
+#define APO_GPU_SERIAL_SAMPLE_S 1e-5
 
 /* Seconds after hand-over by which a job predicted to take `predicted_s` must be over
  * (NaN or not positive: no prediction, the floor). */

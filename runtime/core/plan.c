@@ -306,6 +306,44 @@ int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t 
     return device_capable(rt, call, i) && !apo__fault_quarantined(&rt->faults, i);
 }
 
+int apo__gpus_stay_out(const apo_runtime *rt, const apo__call *call) {
+    if (!apo__call_serial_rows(call))
+        return 0;
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (!apo__device_is_gpu_like(&rt->devices[i]) && apo__device_takes_part(rt, call, i))
+            return 1;
+    return 0;
+}
+
+void apo__usable_devices(const apo_runtime *rt, int gpus_out, int *usable) {
+    for (size_t i = 0; i < rt->n_devices; i++)
+        usable[i] = !apo__fault_quarantined(&rt->faults, i) &&
+                    !(gpus_out && apo__device_is_gpu_like(&rt->devices[i]));
+}
+
+void apo__keep_gpus_out(const apo_runtime *rt, const apo__call *call, int gpus_out, apo__plan *p) {
+    p->gpus_out = gpus_out && p->source != APO_RATIOS_EXPLICIT;
+    if (!p->gpus_out)
+        return;
+    double left = 0;
+    size_t others = 0;
+    for (size_t i = 0; i < rt->n_devices; i++) {
+        if (apo__device_is_gpu_like(&rt->devices[i])) {
+            p->weights[i] = 0;
+            continue;
+        }
+        const int part = apo__device_takes_part(rt, call, i);
+        left += part ? p->weights[i] : 0;
+        others += (size_t)part;
+    }
+    /* Ratios of a profile that gave the GPUs everything: the others share equally, as
+     * apo__keep_capable_devices would share among all. */
+    if (!(left > 0))
+        for (size_t i = 0; i < rt->n_devices; i++)
+            if (!apo__device_is_gpu_like(&rt->devices[i]) && apo__device_takes_part(rt, call, i))
+                p->weights[i] = 1.0 / (double)others;
+}
+
 /* The error of a call that every capable device is quarantined from. */
 static apo_status all_quarantined(const apo_runtime *rt, const apo__call *call) {
     size_t quarantined = 0, first = 0;
@@ -477,6 +515,7 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
     p->choice.config_probe = 0;
     p->choice.predicted_s = p->choice.split_s = NAN;
     p->probed = 0;
+    p->gpus_out = 0;
     /* Only the runtime's devices' entries are read: clearing all APO_MAX_DEVICES (a `rep
      * stos` of 256 bytes) was a visible part of a small call (docs/scheduling.md). */
     unsigned probe[APO_MAX_DEVICES];
@@ -513,14 +552,17 @@ apo_status apo__plan_call(apo_runtime *rt, const apo_workload *w, const apo__cal
         tag = call->ctx->tag;
         if (tag == NULL && (st = apo__workload_tag(w, call, &tag)) != APO_OK)
             return st;
+        /* A kernel that is one serial chain per row on a GPU is solved without the GPUs
+         * where another device takes it (docs/scheduling.md, "One serial chain per row"). */
+        const int gpus_out = apo__gpus_stay_out(rt, call);
         int usable[APO_MAX_DEVICES];
-        for (size_t i = 0; i < n; i++)
-            usable[i] = !apo__fault_quarantined(&rt->faults, i);
+        apo__usable_devices(rt, gpus_out, usable);
         double min[APO_MAX_DEVICES];
         apo__shape shape;
         apo__call_shape(rt, call, 0, call->tiles, min, &shape);
         apo__balance_shares(&rt->balance, tag, usable, &shape, explore, p->weights, probe,
                             &p->source, &p->predicted_s, &p->choice);
+        apo__keep_gpus_out(rt, call, gpus_out, p);
     }
 
     st = apo__keep_capable_devices(rt, call, p);

@@ -20,6 +20,9 @@ typedef struct apo__plan {
      * whether exploration added probes to it (its makespan then measures no configuration). */
     apo__config_choice choice;
     int probed;
+    /* The GPUs were left out because a GPU runs each row of the call as one serial chain and
+     * a device that is no GPU takes it (apo__keep_gpus_out). */
+    int gpus_out;
 } apo__plan;
 
 /* Everything about a workload that does not depend on the devices: shapes, parameters,
@@ -38,6 +41,20 @@ apo_status apo__check_tag_text(const char *tag, const char *what);
 /* Whether device i takes part in `call`: it can run the kernel where the arrays are, and it
  * is not quarantined. */
 int apo__device_takes_part(const apo_runtime *rt, const apo__call *call, size_t i);
+
+/* Whether the GPUs stay out of `call` (docs/scheduling.md, "One serial chain per row"): a GPU
+ * runs each of its rows as one serial chain (apo__call_serial_rows), and a device that is no
+ * GPU (a cpu, a rank, a sim) takes part. */
+int apo__gpus_stay_out(const apo_runtime *rt, const apo__call *call);
+
+/* The devices the models may give a share, into usable[0 .. rt->n_devices): those not
+ * quarantined, and no GPU when `gpus_out`. */
+void apo__usable_devices(const apo_runtime *rt, int gpus_out, int *usable);
+
+/* With `gpus_out`, takes the GPUs' shares of plan p away (its other devices share equally
+ * where the shares left them nothing) and sets p->gpus_out; explicit ratios (the workload's,
+ * or a tag's forced ones) are the user's choice and are kept. */
+void apo__keep_gpus_out(const apo_runtime *rt, const apo__call *call, int gpus_out, apo__plan *p);
 
 /* Zeroes the shares of devices that cannot take part and renormalises the rest; when the
  * plan gave everything to such devices, the others share equally. Fails when no device
