@@ -613,3 +613,25 @@ Test(balance, online_refinement_is_stored_at_destroy, .timeout = 120, .init = ma
               e.devices[1].ms_per_melem);
     apo_runtime_destroy(rt);
 }
+
+/* The profile's generated inputs are walks from 100 with steps of up to 1, which go below 0 in
+ * most seeds over tens of thousands of samples; a volume never may (the catalog refuses one),
+ * so a profile of a kernel that reads one must not fail on its own input (the volume is the
+ * walk's distance from 0). */
+Test(balance, a_kernel_reading_volume_profiles_on_its_generated_input, .timeout = 120) {
+    static const char *const kernels[] = {"obv", "mfi", "cmf", "adosc"};
+    apo_runtime *rt = runtime("sim:a:rate=1e9,sim:b:rate=1e9", APO_SWITCH_OFF, 0);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+        for (uint64_t seed = 0; seed < 3; seed++) {
+            apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
+            opt.tag = kernels[k];
+            opt.kernel = kernels[k];
+            opt.sample_size = 60000;
+            opt.runs = 1;
+            opt.seed = seed;
+            apo_profile_result r = APO_PROFILE_RESULT_INIT;
+            cr_assert_eq(apo_profile_auto_balance(rt, &opt, &r), APO_OK, "%s, seed %llu: %s",
+                         kernels[k], (unsigned long long)seed, apo_last_error());
+        }
+    apo_runtime_destroy(rt);
+}
