@@ -196,7 +196,8 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
     for (size_t d = 0; d < n; d++) {
         if (!use[d] || (given == 1 && shares[d] > 0))
             continue;
-        int faster = choice->alone_s[d] < choice->predicted_s;
+        /* By prediction, the split must gain more than the models can tell apart. */
+        int faster = choice->alone_s[d] < choice->split_s * (1.0 + APO_SPLIT_MIN_GAIN);
         if (split_measured && measured_at(measured, measured_age, 1 + d, shape->elements) &&
             choice->alone < 0) {
             const double alone_measured_s = apo__model_predict(&measured[1 + d], shape->elements);

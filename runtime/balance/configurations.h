@@ -64,6 +64,15 @@ typedef struct apo__config_choice {
     int config_probe; /* this call measures that device alone (balance_state.c) */
 } apo__config_choice;
 
+/* A split must be predicted faster than the best device alone by more than this fraction
+ * to run: below it the models cannot tell the two apart (a GPU whose time is a wave whatever
+ * its share predicts the split and itself alone alike), and the split pays what they do not
+ * see: the second device's hand-overs and its draw on the host, the GPU's share cut into more
+ * launches. On the second H100 machine a scored sweep split 0.89 / 0.11 took 1.28 times the
+ * GPU alone (docs/perf-log/2026-11-26-h100-second-run.md). Measured makespans, where both
+ * exist, decide without it. */
+#define APO_SPLIT_MIN_GAIN 0.05
+
 /* The measured makespans of a tag's configurations: [0] the split, [1 + d] device d alone
  * (apo__model lines over the calls' elements; an invalid one has not been measured). */
 #define APO_CONFIGS (1 + APO_MAX_DEVICES)

@@ -404,6 +404,12 @@ static void no_share_reason(const apo_runtime *rt, const apo__plan *p, size_t i,
     if (c->config_probe)
         snprintf(buf, size, "configuration probe: %.48s alone, %.3g ms predicted (split %.3g ms)",
                  rt->devices[c->alone].info.id, c->alone_s[c->alone] * 1e3, c->split_s * 1e3);
+    else if (c->alone >= 0 && c->alone_s[c->alone] >= c->split_s)
+        snprintf(buf, size,
+                 "%s alone: %.3g ms, and the split's %.3g ms gains less than %.0f%%, not worth a "
+                 "second device",
+                 rt->devices[c->alone].info.id, c->alone_s[c->alone] * 1e3, c->split_s * 1e3,
+                 APO_SPLIT_MIN_GAIN * 100);
     else if (c->alone >= 0)
         snprintf(buf, size, "%s alone is faster: %.3g ms against %.3g ms for the split%s",
                  rt->devices[c->alone].info.id, c->alone_s[c->alone] * 1e3, c->split_s * 1e3,

@@ -92,7 +92,8 @@ Test(replayed_h100, a_memory_bound_pageable_call_stays_no_slower_than_the_cpu_al
 
 /* 100 series x 80 sets: 8,000 chains, one wave on the GPU (8.3 ms) against 17 ms on the 16
  * threads of the measured cpu. At 50 x 40 the cpu alone is the faster (4.3 ms) since the second
- * H100 machine measured the cpu at twice the first's rate, and the balancer rightly gives it all. */
+ * H100 machine measured the cpu at twice the first's rate, and the balancer rightly gives it all.
+ */
 Test(replayed_h100, a_scored_sweep_learnt_on_one_series_still_goes_to_the_gpu, .timeout = 120) {
     check_scored_sweep_goes_to_gpu(100, 2520, 80);
 }

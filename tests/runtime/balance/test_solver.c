@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "balance/configurations.h"
 #include "balance/solver.h"
 #include "reference.h"
 
@@ -369,5 +370,38 @@ Test(solver, many_devices_meet_the_optimality_conditions, .timeout = 60) {
             if (usable[i] && m[i].valid)
                 cr_assert_leq(T, (m[i].latency_s + total * m[i].cost_s) * (1 + 1e-12),
                               "%s: worse than device %zu alone", what, i);
+    }
+}
+
+/* The guard's margin (configurations.h, APO_SPLIT_MIN_GAIN): a split predicted faster than the
+ * best device alone by less than 5% is not run, since the models cannot tell the two apart and
+ * the split pays what they do not see; by more, it runs. Device 0 takes 1 ns an element, device
+ * 1 c ns: the split takes 1 / (1 + 1 / c) of device 0 alone (0.968 at c = 30, 0.909 at 10). */
+Test(solver, a_split_runs_only_where_it_gains_more_than_the_margin) {
+    static const struct {
+        double cost1_ns;
+        int alone;
+    } cases[] = {{30, 0}, {25, 0}, {19, -1}, {10, -1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const apo__model models[2] = {model(0, 1e-9), model(0, cases[i].cost1_ns * 1e-9)};
+        apo__shape shape;
+        memset(&shape, 0, sizeof shape);
+        shape.elements = 1e6;
+        for (size_t d = 0; d < 2; d++)
+            shape.alone_speedup[d] = 1.0;
+        double shares[2];
+        apo__config_choice choice;
+        cr_assert_eq(
+            apo__choose_configuration(models, NULL, NULL, NULL, ALL, 2, &shape, shares, &choice),
+            APO_OK);
+        const double split_s = 1e-3 / (1.0 + 1.0 / cases[i].cost1_ns);
+        assert_rel(choice.split_s, split_s, 1e-9, "cost %g: split %.6g s", cases[i].cost1_ns,
+                   choice.split_s);
+        cr_assert_eq(choice.alone, cases[i].alone, "cost %g ns: split %.4f ms, alone %.4f ms: %d",
+                     cases[i].cost1_ns, split_s * 1e3, choice.alone_s[0] * 1e3, choice.alone);
+        if (cases[i].alone == 0)
+            cr_assert(shares[0] == 1.0 && shares[1] == 0.0, "shares %g %g", shares[0], shares[1]);
+        else
+            cr_assert(shares[0] > 0 && shares[1] > 0, "shares %g %g", shares[0], shares[1]);
     }
 }
