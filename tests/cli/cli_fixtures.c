@@ -181,6 +181,17 @@ cli_result run_cli_env(const char *const *env, const char *const *args) {
 
 cli_result run_cli(const char *const *args) { return run_cli_env(NULL, args); }
 
+cli_result run_cli_ok(const char *const *args) {
+    cli_result r = run_cli(args);
+    cr_assert_eq(r.status, 0, "apportion %s: exit %d: %s", args[0], r.status, r.err);
+    return r;
+}
+
+void run_cli_ok_free(const char *const *args) {
+    cli_result r = run_cli_ok(args);
+    free_result(&r);
+}
+
 void free_result(cli_result *r) {
     free(r->out);
     free(r->err);

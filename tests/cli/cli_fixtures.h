@@ -54,6 +54,12 @@ cli_result run_cli_env(const char *const *env, const char *const *args);
 
 cli_result run_cli(const char *const *args);
 
+/* run_cli(), failing the test with the tool's stderr unless it exits 0. */
+cli_result run_cli_ok(const char *const *args);
+
+/* run_cli_ok() for a run the test reads nothing of but its files: the result is freed. */
+void run_cli_ok_free(const char *const *args);
+
 void free_result(cli_result *r);
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})

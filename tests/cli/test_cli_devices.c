@@ -39,8 +39,7 @@ static int no_gpu_warning(const json_t *warnings, char *out, size_t size) {
 }
 
 Test(cli, devices_json_lists_the_cpu_and_says_why_no_gpu, .timeout = 60) {
-    cli_result r = run_cli(ARGS("devices", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("devices", "--json"));
     /* With --json the warnings go into the object, not to stderr. */
     cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
     json_t *j = parse_json(&r);
@@ -102,8 +101,7 @@ Test(cli, devices_name_the_cpu_vector_path, .timeout = 60) {
     assert_contains(r.out, "cpu (1 thread, sse2)");
     assert_contains(r.out, "vector paths of this CPU: sse2");
     free_result(&r);
-    r = run_cli(ARGS("devices", "--json", "--devices", "cpu"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_ok(ARGS("devices", "--json", "--devices", "cpu"));
     json_t *j = parse_json(&r);
     json_t *cpu = json_array_get(get(j, "devices"), 0);
     json_t *paths = get(cpu, "vector_paths");
@@ -121,8 +119,7 @@ Test(cli, devices_name_the_cpu_vector_path, .timeout = 60) {
 
 Test(cli, devices_table_names_the_cpu_and_the_gpu_count, .timeout = 60) {
     const size_t gpus = gpu_count();
-    cli_result r = run_cli(ARGS("devices"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("devices"));
     cr_assert(strncmp(r.out, "#   id", 6) == 0, "%s", r.out);
     assert_contains(r.out, "\n0   ");
     assert_contains(r.out, " cpu ");

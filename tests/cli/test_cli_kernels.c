@@ -56,8 +56,7 @@ static const char *const builtin_kernels[][4] = {
 
 Test(cli, kernels_lists_every_builtin_with_its_parameters, .timeout = 60) {
     make_work_dir();
-    cli_result r = run_cli(ARGS("kernels"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("kernels"));
     for (size_t k = 0; k < 4; k++) {
         assert_contains(r.out, builtin_kernels[k][0]);
         for (size_t p = 1; p < 4 && builtin_kernels[k][p] != NULL; p++)
@@ -68,8 +67,7 @@ Test(cli, kernels_lists_every_builtin_with_its_parameters, .timeout = 60) {
     assert_contains(r.out, "halo     the whole row");
     free_result(&r);
 
-    r = run_cli(ARGS("kernels", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_ok(ARGS("kernels", "--json"));
     json_t *j = parse_json(&r);
     json_t *list = get(j, "kernels");
     cr_assert_geq(json_array_size(list), 4);
@@ -137,8 +135,7 @@ Test(cli, unknown_kernel_suggests_the_nearest_name, .timeout = 60) {
  * Rsi` writes the bits of `run --kernel rsi` into files and a report that name it rsi. */
 Test(cli, kernel_names_in_any_case, .timeout = 60) {
     make_work_dir();
-    cli_result r = run_cli(ARGS("kernels", "RSI", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("kernels", "RSI", "--json"));
     json_t *j = parse_json(&r);
     json_t *kernels = get(j, "kernels");
     cr_assert_eq(json_array_size(kernels), 1);

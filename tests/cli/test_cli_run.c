@@ -236,10 +236,8 @@ Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
     cr_assert_str_eq(json_string_value(get(json_array_get(outs, 0), "file")), want_file);
     json_decref(j);
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000", "--devices",
-                     "cpu", "--output", dir_cpu));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
+                         "--devices", "cpu", "--output", dir_cpu));
     r = run_cli_env(venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
                                "--devices", "cpu,sim:z:rate=1e7", "--ratios", "cpu=1,sim:z=5",
                                "--split", "time", "--output", dir_mix));
@@ -314,16 +312,13 @@ Test(cli, macd_on_a_series_shorter_than_its_warmup_is_refused_like_bollinger, .t
     cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
     assert_contains(r.err, "the warm-up of 40 samples");
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "40", "--param", "fast=32", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(
+        ARGS("run", "--kernel", "macd", "--cols", "40", "--param", "fast=32", "--json"));
     /* At exactly the warm-up the last sample has a value in every output. */
     make_work_dir();
     char out[128];
     snprintf(out, sizeof out, "%s/out", work);
-    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "34", "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "macd", "--cols", "34", "--output", out));
     const char *names[] = {"macd", "signal", "hist"};
     for (size_t i = 0; i < 3; i++) {
         char file[256];
@@ -518,10 +513,8 @@ Test(cli, generated_input_depends_on_the_seed_only, .timeout = 60) {
     const char *seeds[] = {"5", "5", "6"};
     const char *dirs[] = {d1, d2, d3};
     for (size_t i = 0; i < 3; i++) {
-        cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--seed",
-                                    seeds[i], "--devices", "cpu", "--output", dirs[i]));
-        cr_assert_eq(r.status, 0, "%s", r.err);
-        free_result(&r);
+        run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--seed", seeds[i],
+                             "--devices", "cpu", "--output", dirs[i]));
     }
     snprintf(p1, sizeof p1, "%s/middle.f64", d1);
     snprintf(p2, sizeof p2, "%s/middle.f64", d2);
@@ -573,10 +566,8 @@ Test(cli, failover_is_reported_per_device, .timeout = 60) {
     assert_contains(r.out, "failovers   1\n");
     assert_contains(r.out, "FAILED: ");
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices", "cpu",
-                     "--output", d2));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices", "cpu",
+                         "--output", d2));
     char p1[256], p2[256];
     snprintf(p1, sizeof p1, "%s/lower.f64", d1);
     snprintf(p2, sizeof p2, "%s/lower.f64", d2);

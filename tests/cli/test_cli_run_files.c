@@ -60,9 +60,8 @@ Test(cli, csv_input_runs_on_the_chosen_column, .timeout = 60) {
     for (int i = 1; i <= 40; i++)
         o += (size_t)snprintf(text + o, sizeof text - o, "d%d,%d\r\n", i, i);
     write_text(path, text);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path, "--column", "px",
-                                "--param", "period=5", "--output", out, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input", path, "--column",
+                                   "px", "--param", "period=5", "--output", out, "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "cols")), 40);
     json_decref(j);
@@ -78,9 +77,8 @@ Test(cli, csv_input_runs_on_the_chosen_column, .timeout = 60) {
     free(d);
 
     /* --rows cuts the 40 values into 2 series of 20. */
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path, "--column", "Px", "--rows",
-                     "2", "--param", "period=5", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input", path, "--column", "Px", "--rows",
+                        "2", "--param", "period=5", "--json"));
     j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "rows")), 2);
     cr_assert_eq(json_integer_value(get(j, "cols")), 20);
@@ -240,9 +238,8 @@ Test(cli, output_set_survives_sigint_and_sigterm, .timeout = 300) {
     make_work_dir();
     char out[128];
     snprintf(out, sizeof out, "%s/out", work);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
-                                "cpu", "--output", out, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                                   "cpu", "--output", out, "--format", "csv"));
     free_result(&r);
     band_files old = read_bands(out, "csv");
     const int signals[] = {SIGINT, SIGTERM};
@@ -370,10 +367,8 @@ Test(cli, input_in_the_wrong_format_is_refused_with_a_hint, .timeout = 60) {
                            "file .f64 or give --input-format f64)");
     cr_assert(printable(r.err, r.err_len), "raw bytes on stderr: %s", r.err);
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", raw, "--input-format", "f64",
-                     "--param", "period=2", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--input", raw, "--input-format", "f64",
+                         "--param", "period=2", "--json"));
 }
 
 /* .F64 and .BIN in capitals are raw too; - reads standard input (CSV, or raw with
@@ -467,9 +462,8 @@ Test(cli, common_csv_exports_read_with_missing_as_nan, .timeout = 60) {
     assert_contains(r.err,
                     ":8:2: expected a number, got \"NA\" (--missing-as-nan reads it as NaN)");
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path, "--missing-as-nan", "--param",
-                     "period=5", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input", path, "--missing-as-nan",
+                        "--param", "period=5", "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "cols")), 40);
     json_decref(j);
@@ -504,14 +498,11 @@ Test(cli, csv_output_is_parseable_and_equals_the_raw_output, .timeout = 60) {
     char dcsv[128], df64[128], path[256];
     snprintf(dcsv, sizeof dcsv, "%s/csv", work);
     snprintf(df64, sizeof df64, "%s/f64", work);
-    cli_result r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "300", "--seed", "9",
-                                "--devices", "cpu", "--output", dcsv, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "macd", "--cols", "300", "--seed", "9",
+                                   "--devices", "cpu", "--output", dcsv, "--format", "csv"));
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "300", "--seed", "9", "--devices", "cpu",
-                     "--output", df64));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "macd", "--cols", "300", "--seed", "9", "--devices",
+                         "cpu", "--output", df64));
     const char *names[] = {"macd", "signal", "hist"};
     for (size_t k = 0; k < 3; k++) {
         size_t n, nraw;

@@ -128,10 +128,8 @@ Test(cli, a_negative_volume_is_refused_with_its_line_and_field, .timeout = 120) 
     free_result(&r);
     char out[160];
     snprintf(out, sizeof out, "%s/out_gap", work);
-    r = run_cli(ARGS("run", "--kernel", "mfi", "--input", missing, "--group-by", "ticker",
-                     "--missing-as-nan", "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "mfi", "--input", missing, "--group-by", "ticker",
+                         "--missing-as-nan", "--output", out));
 }
 
 /* The input `open` (bop, imi) is read from the CSV column of its name, any case, or from the
@@ -201,14 +199,10 @@ Test(cli, open_is_read_by_name_and_by_map, .timeout = 120) {
         ARGS("run", "--kernel", "imi", "--input", path, "--output", imi_dir, "--format", "csv"));
     cr_assert_eq(r.status, 0, "%s", r.err);
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "imi", "--input", no_open, "--input-map", "open=high",
-                     "--output", mapped_dir, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "imi", "--input", path, "--input-map", "open=first",
-                     "--output", mapped_dir, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "imi", "--input", no_open, "--input-map", "open=high",
+                         "--output", mapped_dir, "--format", "csv"));
+    run_cli_ok_free(ARGS("run", "--kernel", "imi", "--input", path, "--input-map", "open=first",
+                         "--output", mapped_dir, "--format", "csv"));
     char fa[256], fb[256];
     snprintf(fa, sizeof fa, "%s/imi.csv", imi_dir);
     snprintf(fb, sizeof fb, "%s/imi.csv", mapped_dir);

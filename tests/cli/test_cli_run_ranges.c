@@ -109,12 +109,10 @@ static void range_alone(const double *values, double p, double u, size_t a, size
 }
 
 static void run_ok(const char *input, const char *out_dir, const char *option, const char *value) {
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", input, "--column",
-                                "close", "--param", "period=10,30", "--param", "nbdev_up=1.5,2",
-                                "--score", "bands_revert", "--cost", "0.001", "--devices", "cpu",
-                                option, value, "--output", out_dir));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "close",
+                         "--param", "period=10,30", "--param", "nbdev_up=1.5,2", "--score",
+                         "bands_revert", "--cost", "0.001", "--devices", "cpu", option, value,
+                         "--output", out_dir));
 }
 
 Test(cli, ranges_lines_are_each_range_scored_alone, .timeout = 120) {
@@ -170,11 +168,10 @@ Test(cli, walk_forward_scores_each_train_winner_on_its_test, .timeout = 120) {
     snprintf(dir, sizeof dir, "%s/wf", work);
     double values[COLS];
     write_series(input, values);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", input, "--column",
-                                "close", "--param", "period=10,30", "--param", "nbdev_up=1.5,2",
-                                "--score", "bands_revert", "--cost", "0.001", "--devices", "cpu",
-                                "--walk-forward", "300:200:anchored", "--json", "--output", dir));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS(
+        "run", "--kernel", "bollinger", "--input", input, "--column", "close", "--param",
+        "period=10,30", "--param", "nbdev_up=1.5,2", "--score", "bands_revert", "--cost", "0.001",
+        "--devices", "cpu", "--walk-forward", "300:200:anchored", "--json", "--output", dir));
     json_t *j = parse_json(&r);
     const json_t *wf = get(j, "walk_forward");
     const json_t *windows = get(wf, "windows");

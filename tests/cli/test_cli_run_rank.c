@@ -212,11 +212,9 @@ Test(cli, run_positions_are_the_sets_scores_bar_by_bar, .timeout = 300) {
     free_result(&r);
     read_scores(dir);
     /* The set's bands by a plain run: where the reference starts scoring. */
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "5", "--cols", "3000", "--devices",
-                     "cpu", "--no-learn", "--param", "period=20", "--param", "nbdev_up=2",
-                     "--output", bands));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--rows", "5", "--cols", "3000",
+                         "--devices", "cpu", "--no-learn", "--param", "period=20", "--param",
+                         "nbdev_up=2", "--output", bands));
     double *up = read_raw(bands, "upper"), *mid = read_raw(bands, "middle"),
            *lo = read_raw(bands, "lower");
     char path[256];

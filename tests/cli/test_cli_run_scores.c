@@ -132,11 +132,9 @@ Test(cli, scores_csv_equals_the_materialised_outputs_scored, .timeout = 120) {
                      "--cost", "0.001", "--devices", "cpu", "--output", scored));
     cr_assert_eq(r.status, 0, "%s", r.err);
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "a,b", "--param",
-                     "period=10:30:10", "--param", "nbdev_up=1:3:1", "--devices", "cpu", "--output",
-                     raw));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "a,b",
+                         "--param", "period=10:30:10", "--param", "nbdev_up=1:3:1", "--devices",
+                         "cpu", "--output", raw));
     /* Only scores.csv: no indicator output, no sets.csv (its columns are in scores.csv). */
     char names[256] = "";
     DIR *d = opendir(scored);
@@ -321,10 +319,9 @@ Test(cli, top_and_by_rank_the_lines, .timeout = 120) {
         json_decref(j);
         free(f.text);
     }
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", input, "--column",
-                                "close", "--group-by", "ticker", "--param", "period=5:25:5",
-                                "--score", "bands_zone", "--top", "3", "--devices", "cpu"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input", input, "--column",
+                                   "close", "--group-by", "ticker", "--param", "period=5:25:5",
+                                   "--score", "bands_zone", "--top", "3", "--devices", "cpu"));
     assert_contains(r.out, "best 3 of 15 (set and series) by sharpe, largest first, NaN last:");
     cr_assert_null(strstr(r.out, "\n   4 "), "more than 3 lines: %s", r.out);
     free_result(&r);
@@ -481,9 +478,8 @@ Test(cli, no_scores_csv_after_a_failed_or_interrupted_run, .timeout = 120) {
     char stale[512];
     snprintf(stale, sizeof stale, "%s/.scores.csv.%s-%lld.Xa1b2c", out, tag, (long long)dead);
     write_text(stale, "set,series\n0,");
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "500", "--param", "period=10,20",
-                     "--score", "bands_zone", "--devices", "cpu", "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "500", "--param", "period=10,20",
+                        "--score", "bands_zone", "--devices", "cpu", "--output", out));
     assert_contains(r.err, "a temporary output file that process");
     free_result(&r);
     names_in(out, names, sizeof names);
@@ -501,10 +497,9 @@ Test(cli, score_plot_writes_a_whole_picture, .timeout = 120) {
     make_work_dir();
     char picture[160];
     snprintf(picture, sizeof picture, "%s/grid.png", work);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--rows", "2",
-                                "--devices", "cpu", "--param", "period=10:30:10", "--param",
-                                "nbdev_up=1,2", "--score", "bands_revert", "--plot", picture));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--rows", "2",
+                                   "--devices", "cpu", "--param", "period=10:30:10", "--param",
+                                   "nbdev_up=1,2", "--score", "bands_revert", "--plot", picture));
     free_result(&r);
     FILE *f = fopen(picture, "rb");
     cr_assert_not_null(f, "no picture at %s", picture);
@@ -554,10 +549,9 @@ Test(cli, a_sweep_over_a_rules_thresholds, .timeout = 120) {
     snprintf(input, sizeof input, "%s/long.csv", work);
     snprintf(out, sizeof out, "%s/out", work);
     write_tickers(input);
-    cli_result r = run_cli(ARGS("run", "--kernel", "rsi", "--input", input, "--column", "close",
-                                "--group-by", "ticker", "--param", "lower=20:40:5", "--score",
-                                "rsi_zone", "--devices", "cpu", "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "rsi", "--input", input, "--column", "close",
+                                   "--group-by", "ticker", "--param", "lower=20:40:5", "--score",
+                                   "rsi_zone", "--devices", "cpu", "--output", out));
     free_result(&r);
     scores_file f = read_scores(out);
     cr_assert_str_eq(f.header[1], "lower");
@@ -601,11 +595,9 @@ Test(cli, a_wide_file_of_several_inputs_names_its_series_after_the_file, .timeou
     const char *names[] = {"AAPL", "MSFT.prices"};
     for (int i = 0; i < 2; i++) {
         snprintf(out, sizeof out, "%s/out%d", work, i);
-        cli_result r = run_cli(ARGS("run", "--kernel", "willr", "--input", inputs[i], "--param",
-                                    "timeperiod=10,14", "--score", "willr_zone", "--devices", "cpu",
-                                    "--output", out));
-        cr_assert_eq(r.status, 0, "%s", r.err);
-        free_result(&r);
+        run_cli_ok_free(ARGS("run", "--kernel", "willr", "--input", inputs[i], "--param",
+                             "timeperiod=10,14", "--score", "willr_zone", "--devices", "cpu",
+                             "--output", out));
         scores_file s = read_scores(out);
         cr_assert_str_eq(s.header[2], "series");
         cr_assert_eq(s.n_lines, 2);

@@ -37,10 +37,8 @@ static double *read_doubles(const char *path, size_t *n) {
 /* Runs bollinger (period 10) on `input` with extra args, raw output, into out. */
 static void run_bollinger(const char *input, const char *out, const char *a1, const char *a2,
                           const char *a3, const char *a4) {
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--param", "period=10", "--devices",
-                                "cpu", "--input", input, "--output", out, a1, a2, a3, a4));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--param", "period=10", "--devices", "cpu",
+                         "--input", input, "--output", out, a1, a2, a3, a4));
 }
 
 Test(cli, column_list_gives_the_bits_of_single_column_runs, .timeout = 60) {
@@ -185,10 +183,9 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
                      "02,B,20\n2024-01-03,A,4\n2024-01-04,A,3\n"
                      "2024-01-03,B,40\n");
     snprintf(out, sizeof out, "%s/out", work);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a", "--input",
-                                path, "--group-by", "ticker", "--param", "period=2,3", "--output",
-                                out, "--format", "csv", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a",
+                                   "--input", path, "--group-by", "ticker", "--param", "period=2,3",
+                                   "--output", out, "--format", "csv", "--json"));
     assert_contains(r.out, "\"rows\": 2");
     assert_contains(r.out, "\"cols\": 4");
     assert_contains(r.out, "\"elements\": 14");
@@ -208,10 +205,8 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
     free(text);
     /* A statistic per ticker: one value each, from its own returns. */
     snprintf(out, sizeof out, "%s/stats", work);
-    r = run_cli(ARGS("run", "--kernel", "returns_stats", "--devices", "cpu", "--input", path,
-                     "--group-by", "ticker", "--output", out, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "returns_stats", "--devices", "cpu", "--input", path,
+                         "--group-by", "ticker", "--output", out, "--format", "csv"));
     snprintf(file, sizeof file, "%s/count.csv", out);
     text = read_all(file, &n);
     cr_assert_str_eq(text, "A,B\n3,2\n");
@@ -234,10 +229,9 @@ Test(cli, group_by_ticker_shorter_than_the_warm_up_gives_nan_and_a_warning, .tim
                      "2024-01-02,A,2\n2024-01-02,B,20\n2024-01-02,C,6\n2024-01-03,A,4\n"
                      "2024-01-03,C,7\n2024-01-04,A,3\n");
     snprintf(out, sizeof out, "%s/out", work);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a", "--input",
-                                path, "--group-by", "ticker", "--param", "period=3", "--output",
-                                out, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a",
+                                   "--input", path, "--group-by", "ticker", "--param", "period=3",
+                                   "--output", out, "--format", "csv"));
     assert_contains(r.err, "warning: series B (2 samples) is too short for these parameters, so "
                            "its outputs are NaN: bollinger: period 3 is longer than the series");
     cr_assert(strstr(r.err, "row") == NULL, "the ticker is named, not its row: %s", r.err);
@@ -252,10 +246,9 @@ Test(cli, group_by_ticker_shorter_than_the_warm_up_gives_nan_and_a_warning, .tim
                            "2024-01-04,3,,,,\n");
     free(text);
     /* Swept: B is too short for set 1, and so NaN in both sets. */
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
-                     "--group-by", "ticker", "--param", "period=2,3", "--output", out, "--format",
-                     "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                        "--group-by", "ticker", "--param", "period=2,3", "--output", out,
+                        "--format", "csv"));
     assert_contains(r.err, "series B (2 samples) is too short");
     free_result(&r);
     text = read_all(file, &n);
@@ -561,11 +554,9 @@ Test(cli, sweep_csv_names_a_column_per_set_and_series, .timeout = 60) {
     snprintf(path, sizeof path, "%s/w.csv", work);
     write_text(path, "date,close,open\nd1,1,2\nd2,2,3\nd3,4,3\nd4,3,5\n");
     snprintf(out, sizeof out, "%s/out", work);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
-                                "--column", "close,open", "--param", "period=2,3", "--output", out,
-                                "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                         "--column", "close,open", "--param", "period=2,3", "--output", out,
+                         "--format", "csv"));
     snprintf(file, sizeof file, "%s/middle.csv", out);
     size_t n = 0;
     char *text = read_all(file, &n);

@@ -89,11 +89,9 @@ static double *batch_atr(void) {
     snprintf(all, sizeof all, "%s/all.csv", work);
     snprintf(out, sizeof out, "%s/batch", work);
     write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
-    cli_result r = run_cli(ARGS("run", "--kernel", "atr", "--param", "timeperiod=5", "--devices",
-                                "cpu", "--input", all, "--group-by", "ticker", "--missing-as-nan",
-                                "--no-learn", "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "atr", "--param", "timeperiod=5", "--devices", "cpu",
+                         "--input", all, "--group-by", "ticker", "--missing-as-nan", "--no-learn",
+                         "--output", out));
     snprintf(file, sizeof file, "%s/atr.f64", out);
     size_t len = 0;
     double *v = (double *)(void *)read_all(file, &len);
@@ -407,13 +405,11 @@ Test(cli, stream_of_raw_series_numbers_them, .timeout = 60) {
     FILE *f = fopen(raw, "wb");
     fwrite(v, sizeof(double), 6, f);
     fclose(f);
-    cli_result r = run_cli(ARGS("stream", "--state", state, "--kernel", "sma", "--param",
-                                "timeperiod=2", "--input", raw, "--series", "2"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("stream", "--state", state, "--kernel", "sma", "--param",
+                                   "timeperiod=2", "--input", raw, "--series", "2"));
     cr_assert_str_eq(r.out, "series,bar,sma\n0,0,nan\n0,1,1.5\n0,2,2.5\n1,0,nan\n1,1,15\n1,2,25\n");
     free_result(&r);
-    r = run_cli(ARGS("stream", "--state", state, "--input", raw, "--series", "2"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_ok(ARGS("stream", "--state", state, "--input", raw, "--series", "2"));
     cr_assert_str_eq(r.out, "series,bar,sma\n0,3,2\n0,4,1.5\n0,5,2.5\n1,3,20\n1,4,15\n1,5,25\n");
     free_result(&r);
 }
@@ -429,10 +425,9 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
     snprintf(all, sizeof all, "%s/all.csv", work);
     snprintf(dir, sizeof dir, "%s/batch", work);
     write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--param", "period=10:30:10",
-                                "--devices", "cpu", "--input", all, "--group-by", "ticker",
-                                "--missing-as-nan", "--no-learn", "--output", dir));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--param", "period=10:30:10",
+                                   "--devices", "cpu", "--input", all, "--group-by", "ticker",
+                                   "--missing-as-nan", "--no-learn", "--output", dir));
     free_result(&r);
     snprintf(file, sizeof file, "%s/lower.f64", dir);
     size_t len = 0;
@@ -567,10 +562,8 @@ Test(cli, stream_refused_rows_leave_the_state_and_the_later_bits, .timeout = 120
     snprintf(in, sizeof in, "%s/obv_head.csv", work);
     snprintf(out, sizeof out, "%s/obv_head_out.csv", work);
     write_bars(in, (const int[]){0, 0}, (const int[]){100, 100}, 1);
-    r = run_cli(ARGS("stream", "--state", obv, "--kernel", "obv", "--input", in, "--group-by",
-                     "ticker", "--missing-as-nan", "--output", out, "--devices=cpu"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("stream", "--state", obv, "--kernel", "obv", "--input", in, "--group-by",
+                         "ticker", "--missing-as-nan", "--output", out, "--devices=cpu"));
     refuse_rows(obv, "obv",
                 "date,ticker,close,volume\n2024-02-01T00:00,A,101,500\n2024-02-01T00:00,B,99,-1\n",
                 "a negative volume");

@@ -266,18 +266,15 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
     snprintf(state, sizeof state, "%s/sweep.state", work);
     snprintf(out, sizeof out, "%s/sweep_out.csv", work);
     write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--no-learn",
-                                "--input", all, "--group-by", "ticker", "--missing-as-nan",
-                                "--score", "bands_revert/more", "--param", "period=10,20",
-                                "--param", "cost=0,0.001", "--output", dir));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--no-learn",
+                                   "--input", all, "--group-by", "ticker", "--missing-as-nan",
+                                   "--score", "bands_revert/more", "--param", "period=10,20",
+                                   "--param", "cost=0,0.001", "--output", dir));
     free_result(&r);
-    r = run_cli(ARGS("stream", "--state", state, "--kernel", "bollinger", "--score",
-                     "bands_revert/more", "--param", "period=10,20", "--param", "cost=0,0.001",
-                     "--input", all, "--group-by", "ticker", "--missing-as-nan", "--devices=cpu",
-                     "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("stream", "--state", state, "--kernel", "bollinger", "--score",
+                         "bands_revert/more", "--param", "period=10,20", "--param", "cost=0,0.001",
+                         "--input", all, "--group-by", "ticker", "--missing-as-nan",
+                         "--devices=cpu", "--output", out));
     size_t len = 0;
     char *text = read_all(out, &len);
     cr_assert_not_null(text);
@@ -355,10 +352,9 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
 
     char plain[128];
     snprintf(plain, sizeof plain, "%s/plain.state", work);
-    r = run_cli(ARGS("stream", "--state", plain, "--kernel", "bollinger", "--input", all,
-                     "--group-by", "ticker", "--missing-as-nan", "--devices=cpu", "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("stream", "--state", plain, "--kernel", "bollinger", "--input", all,
+                         "--group-by", "ticker", "--missing-as-nan", "--devices=cpu", "--output",
+                         out));
     before = read_all(plain, &before_len);
     r = run_cli(ARGS("stream", "--state", plain, "--score", "bands_revert", "--input", next,
                      "--group-by", "ticker", "--output", refused));

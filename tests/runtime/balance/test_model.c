@@ -55,6 +55,40 @@ static void fit_refused(const double *n, const double *t, size_t count, const ch
         cr_expect_neq(err[0], '\0', "%s: the refusal says why", why);
 }
 
+/* Five runs at each of the sizes, size-major (run r of size s at [5 s + r]), each the line's
+ * time times factor[(r + shift * s) % 5] (factor NULL: on the line); returns how many. */
+static size_t five_runs_per_size(const double *sizes, size_t n_sizes, const double factor[5],
+                                 size_t shift, double *n, double *t) {
+    size_t k = 0;
+    for (size_t s = 0; s < n_sizes; s++)
+        for (size_t r = 0; r < 5; r++) {
+            n[k] = sizes[s];
+            t[k] = line(sizes[s]) * (factor != NULL ? factor[(r + shift * s) % 5] : 1.0);
+            k++;
+        }
+    return k;
+}
+
+/* five_runs_per_size's runs, fitted. */
+static apo__model fit_five_runs(const double *sizes, size_t n_sizes, const double factor[5],
+                                size_t shift, uint64_t *dropped) {
+    double n[5 * 4], t[5 * 4];
+    cr_assert_leq(n_sizes, 4);
+    const size_t k = five_runs_per_size(sizes, n_sizes, factor, shift, n, t);
+    return fit_ok(n, t, k, dropped);
+}
+
+/* Fails the test unless the fit dropped and kept the runs said and is the line. */
+static void assert_the_line(const apo__model *m, uint64_t dropped, uint64_t want_dropped,
+                            uint64_t want_samples) {
+    cr_assert_eq(dropped, want_dropped, "%llu dropped, want %llu", (unsigned long long)dropped,
+                 (unsigned long long)want_dropped);
+    cr_assert_eq(m->samples, want_samples, "samples are the runs kept: %llu, want %llu",
+                 (unsigned long long)m->samples, (unsigned long long)want_samples);
+    assert_rel(m->latency_s, LATENCY, 1e-12, "latency %.17g", m->latency_s);
+    assert_rel(m->cost_s, COST, 1e-12, "cost %.17g", m->cost_s);
+}
+
 /* ---- apo__model_fit ------------------------------------------------------------------- */
 
 Test(model, fit_of_runs_on_a_line_is_that_line, .timeout = 60) {
@@ -69,10 +103,7 @@ Test(model, fit_of_runs_on_a_line_is_that_line, .timeout = 60) {
         }
     uint64_t dropped;
     apo__model m = fit_ok(n, t, k, &dropped);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
-    cr_assert_eq(dropped, 0, "nothing to drop, %llu dropped", (unsigned long long)dropped);
-    cr_assert_eq(m.samples, 15, "samples are the runs kept: %llu", (unsigned long long)m.samples);
+    assert_the_line(&m, dropped, 0, 15);
     for (int s = 0; s < 3; s++)
         assert_rel(apo__model_predict(&m, sizes[s]), line(sizes[s]), 1e-12, "predict(%g)",
                    sizes[s]);
@@ -83,10 +114,7 @@ Test(model, fit_of_two_sizes_one_run_each_is_exact, .timeout = 60) {
     const double t[2] = {line(n[0]), line(n[1])};
     uint64_t dropped;
     apo__model m = fit_ok(n, t, 2, &dropped);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
-    cr_assert_eq(m.samples, 2);
-    cr_assert_eq(dropped, 0);
+    assert_the_line(&m, dropped, 0, 2);
 }
 
 Test(model, fit_groups_runs_by_size_in_any_order, .timeout = 60) {
@@ -106,10 +134,7 @@ Test(model, fit_groups_runs_by_size_in_any_order, .timeout = 60) {
     /* The medians: sorted jitters are 0.998, 1, 1, 1.001, 1.002, so the median is 1. */
     uint64_t dropped;
     apo__model m = fit_ok(n, t, 15, &dropped);
-    cr_assert_eq(dropped, 0, "%llu dropped", (unsigned long long)dropped);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
-    cr_assert_eq(m.samples, 15);
+    assert_the_line(&m, dropped, 0, 15);
 }
 
 Test(model, one_wild_run_per_size_is_dropped_and_does_not_move_the_fit, .timeout = 60) {
@@ -117,21 +142,10 @@ Test(model, one_wild_run_per_size_is_dropped_and_does_not_move_the_fit, .timeout
     /* Four agreeing runs (jittered symmetrically, so the median of the four kept ones is
      * the line's value under either middle-element convention) and one at 10x. */
     const double factor[5] = {1.001, 10.0, 1.0, 0.999, 1.0};
-    double n[15], t[15];
-    size_t k = 0;
-    for (int s = 0; s < 3; s++)
-        for (int r = 0; r < 5; r++) {
-            n[k] = sizes[s];
-            t[k] = line(sizes[s]) * factor[(r + s) % 5];
-            k++;
-        }
     uint64_t dropped;
-    apo__model m = fit_ok(n, t, k, &dropped);
-    cr_assert_eq(dropped, 3, "one run per size is an outlier, %llu dropped",
-                 (unsigned long long)dropped);
-    cr_assert_eq(m.samples, 12, "samples are the runs kept: %llu", (unsigned long long)m.samples);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
+    apo__model m = fit_five_runs(sizes, 3, factor, 1, &dropped);
+    /* One run per size is an outlier. */
+    assert_the_line(&m, dropped, 3, 12);
 }
 
 Test(model, a_single_100x_run_does_not_skew_the_fit, .timeout = 60) {
@@ -139,57 +153,34 @@ Test(model, a_single_100x_run_does_not_skew_the_fit, .timeout = 60) {
      * identical runs elsewhere, and at 1e6 one run that took 100 times as long. */
     const double sizes[3] = {2e5, 1e6, 4e6};
     double n[15], t[15];
-    size_t k = 0;
-    for (int s = 0; s < 3; s++)
-        for (int r = 0; r < 5; r++) {
-            n[k] = sizes[s];
-            t[k] = line(sizes[s]) * (s == 1 && r == 2 ? 100.0 : 1.0);
-            k++;
-        }
+    const size_t k = five_runs_per_size(sizes, 3, NULL, 0, n, t);
+    t[5 + 2] = line(sizes[1]) * 100.0;
     uint64_t dropped;
     apo__model m = fit_ok(n, t, k, &dropped);
-    cr_assert_eq(dropped, 1, "%llu dropped", (unsigned long long)dropped);
-    cr_assert_eq(m.samples, 14);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
+    assert_the_line(&m, dropped, 1, 14);
 
-    /* The same bad run as the fastest one (a timer glitch): 1/100 of the time. */
-    t[7] = line(1e6) / 100.0;
+    /* The same bad run as the fastest one (a timer glitch): 1/100 of the time, dropped too. */
+    t[5 + 2] = line(1e6) / 100.0;
     m = fit_ok(n, t, k, &dropped);
-    cr_assert_eq(dropped, 1, "a run 100x too fast is dropped too: %llu",
-                 (unsigned long long)dropped);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
+    assert_the_line(&m, dropped, 1, 14);
 }
 
 Test(model, runs_agreeing_to_the_nanosecond_keep_a_close_run, .timeout = 60) {
     /* Four identical runs make the MAD zero; a fifth 4% off is within APO_OUTLIER_MIN_REL
      * and must be kept (the median stays the common value). */
     const double sizes[2] = {5e5, 3e6};
-    double n[10], t[10];
-    size_t k = 0;
-    for (int s = 0; s < 2; s++)
-        for (int r = 0; r < 5; r++) {
-            n[k] = sizes[s];
-            t[k] = line(sizes[s]) * (r == 4 ? 1.04 : 1.0);
-            k++;
-        }
+    const double four_percent_off_last[5] = {1.0, 1.0, 1.0, 1.0, 1.04};
     uint64_t dropped;
-    apo__model m = fit_ok(n, t, k, &dropped);
-    cr_assert_eq(dropped, 0, "a run 4%% off identical ones is kept: %llu dropped",
-                 (unsigned long long)dropped);
-    cr_assert_eq(m.samples, 10);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
+    apo__model m = fit_five_runs(sizes, 2, four_percent_off_last, 0, &dropped);
+    assert_the_line(&m, dropped, 0, 10);
 
     /* 6% off is past the relative floor with a zero MAD: dropped. */
+    double n[10], t[10];
+    const size_t k = five_runs_per_size(sizes, 2, NULL, 0, n, t);
     t[4] = line(sizes[0]) * 1.06;
     t[9] = line(sizes[1]) * 0.94;
     m = fit_ok(n, t, k, &dropped);
-    cr_assert_eq(dropped, 2, "runs 6%% off identical ones are dropped: %llu",
-                 (unsigned long long)dropped);
-    cr_assert_eq(m.samples, 8);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
+    assert_the_line(&m, dropped, 2, 8);
 }
 
 Test(model, spread_runs_within_three_mads_are_kept, .timeout = 60) {
@@ -197,20 +188,9 @@ Test(model, spread_runs_within_three_mads_are_kept, .timeout = 60) {
      * than 3 MADs from the median, although two are 20% off it. */
     const double sizes[2] = {5e5, 3e6};
     const double f[5] = {1.2, 0.8, 1.0, 1.1, 0.9};
-    double n[10], t[10];
-    size_t k = 0;
-    for (int s = 0; s < 2; s++)
-        for (int r = 0; r < 5; r++) {
-            n[k] = sizes[s];
-            t[k] = line(sizes[s]) * f[r];
-            k++;
-        }
     uint64_t dropped;
-    apo__model m = fit_ok(n, t, k, &dropped);
-    cr_assert_eq(dropped, 0, "%llu dropped", (unsigned long long)dropped);
-    cr_assert_eq(m.samples, 10);
-    assert_rel(m.latency_s, LATENCY, 1e-12, "latency %.17g", m.latency_s);
-    assert_rel(m.cost_s, COST, 1e-12, "cost %.17g", m.cost_s);
+    apo__model m = fit_five_runs(sizes, 2, f, 0, &dropped);
+    assert_the_line(&m, dropped, 0, 10);
 }
 
 Test(model, median_of_an_even_number_of_kept_runs_is_the_mean_of_the_middle_two, .timeout = 60) {
@@ -220,16 +200,8 @@ Test(model, median_of_an_even_number_of_kept_runs_is_the_mean_of_the_middle_two,
      * so the fit is 0.995 times the line. */
     const double sizes[3] = {1e5, 1e6, 4e6};
     const double f[5] = {1.0, 1.2, 0.98, 1.01, 0.99};
-    double n[15], t[15];
-    size_t k = 0;
-    for (int s = 0; s < 3; s++)
-        for (int r = 0; r < 5; r++) {
-            n[k] = sizes[s];
-            t[k] = line(sizes[s]) * f[r];
-            k++;
-        }
     uint64_t dropped;
-    apo__model m = fit_ok(n, t, k, &dropped);
+    apo__model m = fit_five_runs(sizes, 3, f, 0, &dropped);
     cr_assert_eq(dropped, 3, "%llu dropped", (unsigned long long)dropped);
     cr_assert_eq(m.samples, 12);
     assert_rel(m.latency_s, 0.995 * LATENCY, 1e-9, "latency %.17g, want %.17g", m.latency_s,

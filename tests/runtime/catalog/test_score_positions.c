@@ -15,6 +15,7 @@
 
 #include "helpers.h"
 #include "reference.h"
+#include "score_fixtures.h"
 #include "score_reference.h"
 
 #define ROWS 3
@@ -43,16 +44,7 @@ static double *scored_sweep(apo_runtime *rt, const char *rule, const double *x,
     w.sweep = sweep;
     w.params = p, w.n_params = n_p;
     w.learn = APO_SWITCH_OFF;
-    size_t rows = 0, one = 0;
-    cr_assert_eq(apo_output_shape(rt, &w, 0, &rows, &one), APO_OK, "%s", apo_last_error());
-    double *mem = malloc(APO_N_SCORES * rows * sizeof *mem);
-    cr_assert_not_null(mem);
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = mem + k * rows;
-    w.outputs = outs, w.n_outputs = APO_N_SCORES;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
-    return mem;
+    return score_run(rt, &w, NULL, NULL);
 }
 
 /* Bollinger's bands of one set over x, by a plain call (3 x ROWS x COLS). */

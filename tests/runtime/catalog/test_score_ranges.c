@@ -19,6 +19,7 @@
 
 #include "helpers.h"
 #include "reference.h"
+#include "score_fixtures.h"
 #include "score_reference.h"
 
 #define COLS 20000 /* four and more of bollinger's tiles, more than one of macd's */
@@ -51,22 +52,9 @@ static double *run_ranged(apo_runtime *rt, apo_workload *w, const double *x, siz
     w->inputs = in;
     w->n_inputs = 1;
     w->learn = APO_SWITCH_OFF;
-    size_t rows = 0, cols = 0;
-    cr_assert_eq(apo_output_shape(rt, w, 0, &rows, &cols), APO_OK, "%s", apo_last_error());
+    size_t cols = 0;
+    double *mem = score_run(rt, w, out_rows, &cols);
     cr_assert_eq(cols, w->n_ranges ? w->n_ranges : 1, "a column per range");
-    const size_t per = rows * cols;
-    double *mem = malloc(APO_N_SCORES * per * sizeof *mem);
-    cr_assert_not_null(mem);
-    for (size_t i = 0; i < APO_N_SCORES * per; i++)
-        mem[i] = -12345.0; /* poison: a score never written shows */
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = mem + k * per;
-    w->outputs = outs;
-    w->n_outputs = APO_N_SCORES;
-    cr_assert_eq(apo_distribute_workload(rt, w, NULL), APO_OK, "%s", apo_last_error());
-    w->outputs = NULL;
-    *out_rows = rows;
     return mem;
 }
 

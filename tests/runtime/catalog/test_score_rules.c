@@ -21,6 +21,7 @@
 #include "catalog_reference.h"
 #include "helpers.h"
 #include "reference.h"
+#include "score_fixtures.h"
 #include "score_reference.h"
 
 #define ROWS 2
@@ -282,22 +283,7 @@ static double *scored(apo_runtime *rt, const rule_case *c, const bars *b, const 
     w.sweep = sweep;
     w.split = split;
     w.learn = APO_SWITCH_OFF;
-    size_t rows = 0, one = 0;
-    cr_assert_eq(apo_output_shape(rt, &w, 0, &rows, &one), APO_OK, "%s", apo_last_error());
-    double *mem = malloc(APO_N_SCORES * rows * sizeof *mem);
-    cr_assert_not_null(mem);
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++) {
-        outs[k] = mem + k * rows;
-        for (size_t i = 0; i < rows; i++)
-            outs[k][i] = -12345.0; /* poison: a score never written shows */
-    }
-    w.outputs = outs;
-    w.n_outputs = APO_N_SCORES;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s:%s: %s", c->kernel, c->rule,
-                 apo_last_error());
-    *out_rows = rows;
-    return mem;
+    return score_run(rt, &w, out_rows, NULL);
 }
 
 static int same_bits(const double *a, const double *b, size_t n) {
@@ -494,34 +480,24 @@ Test(score_rules, a_sweep_over_cost_keeps_each_sets_bits_for_every_rule, .timeou
 
 Test(score_rules, thresholds_without_a_zone_and_rules_that_do_not_fit_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    double x[100], mem[APO_N_SCORES];
+    double x[100];
     apo__test_random_walk(3, 100, 100.0, 0.5, x);
-    const double *in[1] = {x};
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = &mem[k];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "rsi";
-    w.score = "rsi_zone";
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = outs;
-    w.n_outputs = APO_N_SCORES;
-    w.rows = 1;
-    w.cols = 100;
+    score_one_row s;
+    score_one_row_init(&s, "rsi", "rsi_zone", x, 100);
+    apo_workload *w = &s.w;
     apo_param same[2] = {{"lower", 50}, {"upper", 50}};
-    w.params = same;
-    w.n_params = 2;
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+    w->params = same;
+    w->n_params = 2;
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM,
                         "rsi:rsi_zone: lower (50) must be below upper (50)");
     apo_param crossed[1] = {{"lower", 80}}; /* above the default upper, 70 */
-    w.params = crossed;
-    w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+    w->params = crossed;
+    w->n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM,
                         "must be below upper");
     apo_param outside[1] = {{"upper", 101}};
-    w.params = outside;
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+    w->params = outside;
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM,
                         "upper must be from 0 to 100");
     /* A sweep checks each set: one whose thresholds cross is named. */
     const double lowers[] = {30, 75};
@@ -529,39 +505,42 @@ Test(score_rules, thresholds_without_a_zone_and_rules_that_do_not_fit_are_refuse
     apo_sweep sweep = APO_SWEEP_INIT;
     sweep.grid = grid;
     sweep.n_grid = 1;
-    w.params = NULL;
-    w.n_params = 0;
-    w.sweep = &sweep;
+    w->params = NULL;
+    w->n_params = 0;
+    w->sweep = &sweep;
     size_t rows, cols;
-    test_assert_refused(apo_output_shape(rt, &w, 0, &rows, &cols), APO_ERR_BAD_PARAM,
+    test_assert_refused(apo_output_shape(rt, w, 0, &rows, &cols), APO_ERR_BAD_PARAM,
                         "sweep set 1: rsi:rsi_zone: lower (75) must be below upper (70)");
-    w.sweep = NULL;
+    w->sweep = NULL;
     /* A rule on a kernel it does not fit, and the rules that do. */
-    w.kernel = "ema";
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+    w->kernel = "ema";
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_INVALID_ARGUMENT,
                         "rule rsi_zone does not fit kernel ema: it reads the outputs of another "
                         "kernel; the rules for it are price_cross");
-    w.kernel = "rsi";
-    w.score = "price_cross";
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+    w->kernel = "rsi";
+    w->score = "price_cross";
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_INVALID_ARGUMENT,
                         "the rules for it are rsi_zone, rsi_revert");
-    w.score = "stoch_zone"; /* not built: stoch's parameters leave no room (docs) */
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL,
+    w->score = "stoch_zone"; /* not built: stoch's parameters leave no room (docs) */
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_UNKNOWN_KERNEL,
                         "no rule named \"stoch_zone\" (rules: bands_revert, bands_zone, "
                         "macd_cross, rsi_zone, rsi_revert");
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL,
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_UNKNOWN_KERNEL,
                         "stoch_cross");
     /* In memory: the same checks. */
     const double *one[1] = {x};
     apo_param bad[2] = {{"lower", 60}, {"upper", 40}};
-    test_assert_refused(apo_score_outputs_with("rsi", "rsi_revert", x, one, 1, 100, bad, 2, mem),
-                        APO_ERR_BAD_PARAM, "lower (60) must be below upper (40)");
+    test_assert_refused(
+        apo_score_outputs_with("rsi", "rsi_revert", x, one, 1, 100, bad, 2, s.scores),
+        APO_ERR_BAD_PARAM, "lower (60) must be below upper (40)");
     apo_param unknown[1] = {{"threshold", 1}};
     test_assert_refused(
-        apo_score_outputs_with("rsi", "rsi_revert", x, one, 1, 100, unknown, 1, mem),
+        apo_score_outputs_with("rsi", "rsi_revert", x, one, 1, 100, unknown, 1, s.scores),
         APO_ERR_BAD_PARAM, "has no parameter \"threshold\"");
-    test_assert_refused(apo_score_outputs_with("sma", "rsi_zone", x, one, 1, 100, NULL, 0, mem),
-                        APO_ERR_INVALID_ARGUMENT, "the rules for it are price_cross");
+    test_assert_refused(
+        apo_score_outputs_with("sma", "rsi_zone", x, one, 1, 100, NULL, 0, s.scores),
+        APO_ERR_INVALID_ARGUMENT, "the rules for it are price_cross");
+    score_one_row_assert_unwritten(&s);
     apo_runtime_destroy(rt);
 }
 
@@ -610,23 +589,14 @@ Test(score_rules, rules_on_any_output_that_cannot_be_built_are_refused, .timeout
     cr_assert_eq(apo__scored_kernel_find("stochf:revert.fastd"), a);
 
     apo_runtime *rt = test_runtime("cpu");
-    double x[100], mem[APO_N_SCORES];
+    double x[100];
     apo__test_random_walk(3, 100, 100.0, 0.5, x);
-    const double *in[1] = {x};
-    double *outs[APO_N_SCORES];
-    for (int m = 0; m < APO_N_SCORES; m++)
-        outs[m] = &mem[m];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "rsi";
-    w.score = "zone.rsi";
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = outs;
-    w.n_outputs = APO_N_SCORES;
-    w.rows = 1;
-    w.cols = 100;
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM,
+    score_one_row s;
+    score_one_row_init(&s, "rsi", "zone.rsi", x, 100);
+    apo_workload *w = &s.w;
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM,
                         "rsi:zone.rsi: lower (0) must be below upper (0) (a rule on any output has "
                         "no thresholds of its own: give lower and upper)");
+    score_one_row_assert_unwritten(&s);
     apo_runtime_destroy(rt);
 }

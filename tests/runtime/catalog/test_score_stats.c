@@ -17,6 +17,7 @@
 #include "catalog_reference.h"
 #include "helpers.h"
 #include "reference.h"
+#include "score_fixtures.h"
 #include "score_reference.h"
 
 #define ROWS 2
@@ -133,21 +134,7 @@ static double *scored(apo_runtime *rt, const rule_case *c, const char *score, co
     w.sweep = sweep;
     w.split = split;
     w.learn = APO_SWITCH_OFF;
-    size_t rows = 0, one = 0;
-    cr_assert_eq(apo_output_shape(rt, &w, 0, &rows, &one), APO_OK, "%s", apo_last_error());
-    double *mem = malloc(APO_N_SCORES * rows * sizeof *mem);
-    cr_assert_not_null(mem);
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++) {
-        outs[k] = mem + k * rows;
-        for (size_t i = 0; i < rows; i++)
-            outs[k][i] = -12345.0; /* poison: a score never written shows */
-    }
-    w.outputs = outs, w.n_outputs = APO_N_SCORES;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s:%s: %s", c->kernel, score,
-                 apo_last_error());
-    *out_rows = rows;
-    return mem;
+    return score_run(rt, &w, out_rows, NULL);
 }
 
 static void check_close(double got, long double want, const char *what, int m) {
@@ -276,32 +263,20 @@ Test(score_stats, a_sweep_over_sides_keeps_each_sets_bits, .timeout = 300) {
 Test(score_stats, unknown_views_and_sides_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     make_bars();
-    const double *in[1] = {col[2]};
-    double mem[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        mem[k] = -7.0;
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = &mem[k];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "rsi";
-    w.inputs = in, w.n_inputs = 1;
-    w.outputs = outs, w.n_outputs = APO_N_SCORES;
-    w.rows = 1, w.cols = COLS;
-    w.learn = APO_SWITCH_OFF;
-    w.score = "rsi_zone/median";
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL);
+    score_one_row s;
+    score_one_row_init(&s, "rsi", "rsi_zone/median", col[2], COLS);
+    apo_workload *w = &s.w;
+    cr_assert_eq(apo_distribute_workload(rt, w, NULL), APO_ERR_UNKNOWN_KERNEL);
     cr_assert(strstr(apo_last_error(), "compound, log or more") != NULL, "%s", apo_last_error());
-    w.score = "rsi_zone/more";
+    w->score = "rsi_zone/more";
     const double bad[] = {2, 0.5, -2};
     for (int i = 0; i < 3; i++) {
         const apo_param p[] = {{"side", bad[i]}};
-        w.params = p, w.n_params = 1;
-        cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM, "side %g", bad[i]);
+        w->params = p, w->n_params = 1;
+        cr_assert_eq(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM, "side %g", bad[i]);
         cr_assert(strstr(apo_last_error(), "side") != NULL, "%s", apo_last_error());
     }
-    for (int k = 0; k < APO_N_SCORES; k++)
-        cr_assert_eq(mem[k], -7.0, "score %d written", k);
+    score_one_row_assert_unwritten(&s);
     free_bars();
     apo_runtime_destroy(rt);
 }

@@ -18,6 +18,7 @@
 #include "catalog/scored_kernels.h"
 #include "helpers.h"
 #include "reference.h"
+#include "score_fixtures.h"
 #include "score_reference.h"
 
 #define ROWS 3
@@ -136,22 +137,9 @@ static double *run_scored(apo_runtime *rt, const scored_call *c, size_t *out_row
     w.ratios = c->ratios;
     w.n_ratios = c->n_ratios;
     w.learn = APO_SWITCH_OFF;
-    size_t rows = 0, one = 0;
-    cr_assert_eq(apo_output_shape(rt, &w, 0, &rows, &one), APO_OK, "%s", apo_last_error());
+    size_t one = 0;
+    double *mem = score_run(rt, &w, out_rows, &one);
     cr_assert_eq(one, 1);
-    double *mem = malloc(APO_N_SCORES * rows * sizeof *mem);
-    cr_assert_not_null(mem);
-    for (size_t i = 0; i < APO_N_SCORES * rows; i++)
-        mem[i] = -12345.0; /* poison: a score never written shows */
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = mem + k * rows;
-    w.outputs = outs;
-    w.n_outputs = APO_N_SCORES;
-    apo_report report = APO_REPORT_INIT;
-    cr_assert_eq(apo_distribute_workload(rt, &w, &report), APO_OK, "%s:%s: %s", c->kernel, c->rule,
-                 apo_last_error());
-    *out_rows = rows;
     return mem;
 }
 
@@ -524,36 +512,26 @@ Test(scores, constant_returns_have_sd_zero_exactly, .timeout = 60) {
 
 Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    double x[100], outs_mem[APO_N_SCORES];
+    double x[100];
     apo__test_random_walk(3, 100, 100.0, 0.5, x);
-    const double *in[1] = {x};
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = &outs_mem[k];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "macd";
-    w.score = "bands_revert";
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = outs;
-    w.n_outputs = APO_N_SCORES;
-    w.rows = 1;
-    w.cols = 100;
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+    score_one_row s;
+    score_one_row_init(&s, "macd", "bands_revert", x, 100);
+    apo_workload *w = &s.w;
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_INVALID_ARGUMENT,
                         "rule bands_revert does not fit kernel macd");
-    w.score = "golden_cross";
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_UNKNOWN_KERNEL,
+    w->score = "golden_cross";
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_UNKNOWN_KERNEL,
                         "no rule named \"golden_cross\"");
-    w.kernel = "mom";
-    w.score = "macd_cross";
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_INVALID_ARGUMENT,
+    w->kernel = "mom";
+    w->score = "macd_cross";
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_INVALID_ARGUMENT,
                         "no rule reads its outputs yet");
-    w.kernel = "bollinger";
-    w.score = "bands_zone";
+    w->kernel = "bollinger";
+    w->score = "bands_zone";
     apo_param bad[1] = {{"cost", -0.1}};
-    w.params = bad;
-    w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &w, NULL), APO_ERR_BAD_PARAM, "cost");
+    w->params = bad;
+    w->n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM, "cost");
     double o[1] = {0};
     const double *three[3] = {o, o, o};
     double sc[APO_N_SCORES];
@@ -563,5 +541,6 @@ Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
                         APO_ERR_INVALID_ARGUMENT, "3 outputs, 2 were given");
     test_assert_refused(apo_score_outputs("bollinger", "bands_zone", x, three, 3, 1, 0, 0, sc),
                         APO_ERR_BAD_PARAM, "periods_per_year");
+    score_one_row_assert_unwritten(&s);
     apo_runtime_destroy(rt);
 }

@@ -15,6 +15,7 @@
 
 #include "helpers.h"
 #include "reference.h"
+#include "score_fixtures.h"
 #include "score_reference.h"
 
 #define ROWS 3
@@ -89,18 +90,7 @@ static double *scored(apo_runtime *rt, const char *rule, const double *x, const 
     apo_param p[] = {{"cost", 0.001}};
     w.params = p;
     w.n_params = 1;
-    size_t rows = 0, one = 0;
-    cr_assert_eq(apo_output_shape(rt, &w, 0, &rows, &one), APO_OK, "%s", apo_last_error());
-    double *mem = malloc(APO_N_SCORES * rows * sizeof *mem);
-    cr_assert_not_null(mem);
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = mem + k * rows;
-    w.outputs = outs;
-    w.n_outputs = APO_N_SCORES;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s: %s", rule, apo_last_error());
-    *out_rows = rows;
-    return mem;
+    return score_run(rt, &w, out_rows, NULL);
 }
 
 Test(user_rules, a_copy_of_a_builtin_rule_gives_its_bits, .timeout = 300) {
@@ -203,22 +193,9 @@ Test(user_rules, a_return_outside_minus_one_to_one_fails_naming_the_rule) {
     double *x = malloc(COLS * sizeof *x);
     cr_assert_not_null(x);
     apo__test_random_walk(73, COLS, 100.0, 0.5, x);
-    double s[APO_N_SCORES];
-    double *outs[APO_N_SCORES];
-    for (int k = 0; k < APO_N_SCORES; k++)
-        outs[k] = &s[k];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.score = "two";
-    const double *in[1] = {x};
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = outs;
-    w.n_outputs = APO_N_SCORES;
-    w.rows = 1;
-    w.cols = COLS;
-    w.learn = APO_SWITCH_OFF;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_ERR_KERNEL_FAILED);
+    score_one_row s;
+    score_one_row_init(&s, "bollinger", "two", x, COLS);
+    cr_assert_eq(apo_distribute_workload(rt, &s.w, NULL), APO_ERR_KERNEL_FAILED);
     const char *msg = apo_last_error();
     cr_assert(strstr(msg, "rule two returned 2 at series 0, bar 700") != NULL, "%s", msg);
     free(x);

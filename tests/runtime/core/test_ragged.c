@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_fixtures.h"
 #include "helpers.h"
 #include "reference.h"
 
-#define POISON (-12345.678)
 #define MAX_ROWS 6
 #define MAX_SETS 4
 
@@ -70,77 +70,6 @@ static const ragged_case cases[] = {
     {"msum", 3, 999, {10, 999, 500}, {{"k", 30}}, 1, NULL, {0}, 0},
 };
 
-/* A call's outputs, sized by apo_output_shape() and poisoned. */
-typedef struct outputs {
-    double *data[APO_MAX_IO];
-    size_t len[APO_MAX_IO], cols[APO_MAX_IO];
-    size_t n;
-} outputs;
-
-static void outputs_free(outputs *o) {
-    for (size_t i = 0; i < o->n; i++)
-        free(o->data[i]);
-    memset(o, 0, sizeof *o);
-}
-
-/* One call's settings besides the shape. */
-typedef struct call_opts {
-    const size_t *row_lengths;
-    const apo_sweep *sweep;
-    const double *ratios;
-    size_t n_ratios;
-    apo_split split;
-} call_opts;
-
-static apo_workload workload(const char *kernel, size_t rows, size_t cols, const double **inputs,
-                             const apo_param *params, size_t n_params, const call_opts *o) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.params = params;
-    w.n_params = n_params;
-    w.seed = 99;
-    if (o != NULL) {
-        w.row_lengths = o->row_lengths;
-        w.sweep = o->sweep;
-        w.ratios = o->ratios;
-        w.n_ratios = o->n_ratios;
-        w.split = o->split;
-    }
-    return w;
-}
-
-static apo_status run_call(apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
-                           const double *x, const apo_param *params, size_t n_params,
-                           const call_opts *o, outputs *out, apo_report *report) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK, "%s", apo_last_error());
-    const double *inputs[1] = {x};
-    apo_workload w = workload(kernel, rows, cols, inputs, params, n_params, o);
-    memset(out, 0, sizeof *out);
-    out->n = info.n_outputs;
-    for (size_t i = 0; i < info.n_outputs; i++) {
-        size_t r = 0, oc = 0;
-        apo_status st = apo_output_shape(rt, &w, i, &r, &oc);
-        if (st != APO_OK) {
-            outputs_free(out);
-            return st;
-        }
-        out->len[i] = r * oc;
-        out->cols[i] = oc;
-        out->data[i] = malloc(out->len[i] * sizeof(double));
-        cr_assert_not_null(out->data[i]);
-        for (size_t j = 0; j < out->len[i]; j++)
-            out->data[i][j] = POISON;
-    }
-    w.outputs = out->data;
-    w.n_outputs = out->n;
-    return apo_distribute_workload(rt, &w, report);
-}
-
 /* The case's input: each row a random walk of its own length, and past it, up to the
  * stride, values that would show in any output that read them. */
 static double *ragged_input(const ragged_case *c, uint64_t seed) {
@@ -167,7 +96,7 @@ static size_t set_params(const ragged_case *c, size_t s, apo_param *params) {
 /* refs[s][r]: row r of set s as a call of that series alone, in an array of exactly its
  * length (so that a read past it would be caught by a sanitizer). */
 static void single_references(apo_runtime *rt, const ragged_case *c, const double *x,
-                              outputs refs[MAX_SETS][MAX_ROWS]) {
+                              call_outputs refs[MAX_SETS][MAX_ROWS]) {
     size_t sets = c->swept != NULL ? c->n_values : 1;
     for (size_t s = 0; s < sets; s++)
         for (size_t r = 0; r < c->rows; r++) {
@@ -176,7 +105,7 @@ static void single_references(apo_runtime *rt, const ragged_case *c, const doubl
             double *alone = malloc(c->lengths[r] * sizeof *alone);
             cr_assert_not_null(alone);
             memcpy(alone, x + r * c->cols, c->lengths[r] * sizeof *alone);
-            apo_status st = run_call(rt, c->kernel, 1, c->lengths[r], alone, params, np, NULL,
+            apo_status st = call_run(rt, c->kernel, 1, c->lengths[r], alone, params, np, NULL,
                                      &refs[s][r], NULL);
             cr_assert_eq(st, APO_OK, "%s set %zu row %zu alone: %s", c->kernel, s, r,
                          apo_last_error());
@@ -184,24 +113,24 @@ static void single_references(apo_runtime *rt, const ragged_case *c, const doubl
         }
 }
 
-static void free_references(const ragged_case *c, outputs refs[MAX_SETS][MAX_ROWS]) {
+static void free_references(const ragged_case *c, call_outputs refs[MAX_SETS][MAX_ROWS]) {
     size_t sets = c->swept != NULL ? c->n_values : 1;
     for (size_t s = 0; s < sets; s++)
         for (size_t r = 0; r < c->rows; r++)
-            outputs_free(&refs[s][r]);
+            call_outputs_free(&refs[s][r]);
 }
 
-/* The ragged call's outputs against the single-row calls: each row's own outputs bitwise,
+/* The ragged call's outputs against the single-row calls: each row's own call_outputs bitwise,
  * NaN from its own length to the stride. */
-static void assert_rows_equal(const ragged_case *c, const outputs *got,
-                              outputs refs[MAX_SETS][MAX_ROWS], const char *what) {
+static void assert_rows_equal(const ragged_case *c, const call_outputs *got,
+                              call_outputs refs[MAX_SETS][MAX_ROWS], const char *what) {
     size_t sets = c->swept != NULL ? c->n_values : 1;
     for (size_t i = 0; i < got->n; i++) {
         cr_assert_eq(got->len[i], sets * c->rows * got->cols[i], "%s: output %zu holds %zu", what,
                      i, got->len[i]);
         for (size_t s = 0; s < sets; s++)
             for (size_t r = 0; r < c->rows; r++) {
-                const outputs *ref = &refs[s][r];
+                const call_outputs *ref = &refs[s][r];
                 const double *row = got->data[i] + (s * c->rows + r) * got->cols[i];
                 cr_assert_leq(ref->len[i], got->cols[i]);
                 cr_assert(memcmp(row, ref->data[i], ref->len[i] * sizeof(double)) == 0,
@@ -241,7 +170,7 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const ragged_case *c = &cases[ci];
         double *x = ragged_input(c, 100 * ci);
-        outputs refs[MAX_SETS][MAX_ROWS];
+        call_outputs refs[MAX_SETS][MAX_ROWS];
         single_references(cpu, c, x, refs);
         apo_sweep_param grid;
         apo_sweep sw;
@@ -249,33 +178,33 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
         size_t sets = c->swept != NULL ? c->n_values : 1;
         for (size_t si = 0; si < 3; si++) {
             char what[200];
-            outputs got;
+            call_outputs got;
             apo_report report = APO_REPORT_INIT;
             o.split = splits[si];
             o.ratios = NULL;
             o.n_ratios = 0;
             snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
                      apo_split_name(splits[si]));
-            apo_status st = run_call(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
+            apo_status st = call_run(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
                                      &got, &report);
             cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
             cr_assert_eq(report.sets, sets, "%s: report.sets %zu", what, report.sets);
             assert_rows_equal(c, &got, refs, what);
-            outputs_free(&got);
+            call_outputs_free(&got);
 
             for (size_t ri = 0; ri < sizeof skewed / sizeof skewed[0]; ri++) {
                 snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
                          ci, multi_devices, ri, apo_split_name(splits[si]));
                 o.ratios = skewed[ri];
                 o.n_ratios = 3;
-                st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got,
+                st = call_run(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got,
                               &report);
                 cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
                 assert_rows_equal(c, &got, refs, what);
                 test_assert_elements_add_up(&report, what);
                 if (ri == 2)
                     cr_assert_eq(report.devices[0].elements, 0, "%s: cpu had no share", what);
-                outputs_free(&got);
+                call_outputs_free(&got);
             }
         }
         /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
@@ -284,16 +213,16 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
         test_register_moving_sum(failing);
         char what[200];
         snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
-        outputs got;
+        call_outputs got;
         apo_report report = APO_REPORT_INIT;
         o.ratios = skewed[1];
         o.n_ratios = 3;
         o.split = APO_SPLIT_TIME;
-        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
+        apo_status st = call_run(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
                                  &got, &report);
         cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
         assert_rows_equal(c, &got, refs, what);
-        outputs_free(&got);
+        call_outputs_free(&got);
         apo_runtime_destroy(failing);
         free_references(c, refs);
         free(x);
@@ -306,7 +235,7 @@ Test(ragged, a_device_failing_mid_call_keeps_the_bits, .timeout = 300) {
     apo_runtime *cpu = test_runtime("cpu");
     const ragged_case *c = &cases[1]; /* bollinger, swept */
     double *x = ragged_input(c, 7);
-    outputs refs[MAX_SETS][MAX_ROWS];
+    call_outputs refs[MAX_SETS][MAX_ROWS];
     single_references(cpu, c, x, refs);
     apo_sweep_param grid;
     apo_sweep sw;
@@ -315,16 +244,16 @@ Test(ragged, a_device_failing_mid_call_keeps_the_bits, .timeout = 300) {
     for (size_t si = 0; si < 2; si++) {
         apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8:fail_after=2,sim:b:rate=3e8");
         call_opts o = {c->lengths, case_sweep(c, &grid, &sw), ratios, 3, splits[si]};
-        outputs got;
+        call_outputs got;
         apo_report report = APO_REPORT_INIT;
-        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
+        apo_status st = call_run(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
                                  &got, &report);
         cr_assert_eq(st, APO_OK, "%s", apo_last_error());
         cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)",
                      report.failovers);
         cr_assert(report.devices[1].elements_moved_out > 0);
         assert_rows_equal(c, &got, refs, "bollinger with sim:a failing");
-        outputs_free(&got);
+        call_outputs_free(&got);
         apo_runtime_destroy(failing);
     }
     free_references(c, refs);
@@ -343,18 +272,18 @@ Test(ragged, full_length_rows_give_the_rectangular_call, .timeout = 120) {
     cr_assert_not_null(x);
     apo__test_random_walk(3, rows * cols, 100.0, 0.1, x);
     for (size_t k = 0; k < 3; k++) {
-        outputs rect, ragged;
+        call_outputs rect, ragged;
         call_opts o = {lengths, NULL, NULL, 0, APO_SPLIT_TIME};
-        cr_assert_eq(run_call(rt, kernels[k], rows, cols, x, NULL, 0, NULL, &rect, NULL), APO_OK,
+        cr_assert_eq(call_run(rt, kernels[k], rows, cols, x, NULL, 0, NULL, &rect, NULL), APO_OK,
                      "%s", apo_last_error());
-        cr_assert_eq(run_call(rt, kernels[k], rows, cols, x, NULL, 0, &o, &ragged, NULL), APO_OK,
+        cr_assert_eq(call_run(rt, kernels[k], rows, cols, x, NULL, 0, &o, &ragged, NULL), APO_OK,
                      "%s", apo_last_error());
         for (size_t i = 0; i < rect.n; i++)
             cr_assert(memcmp(rect.data[i], ragged.data[i], rect.len[i] * sizeof(double)) == 0,
                       "%s output %zu: full-length ragged rows differ from the rectangular call",
                       kernels[k], i);
-        outputs_free(&rect);
-        outputs_free(&ragged);
+        call_outputs_free(&rect);
+        call_outputs_free(&ragged);
     }
     free(x);
     apo_runtime_destroy(rt);
@@ -366,8 +295,8 @@ Test(ragged, bollinger_rows_match_the_long_double_reference, .timeout = 120) {
     const ragged_case *c = &cases[0];
     double *x = ragged_input(c, 21);
     call_opts o = {c->lengths, NULL, NULL, 0, APO_SPLIT_TIME};
-    outputs got;
-    cr_assert_eq(run_call(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got, NULL),
+    call_outputs got;
+    cr_assert_eq(call_run(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got, NULL),
                  APO_OK, "%s", apo_last_error());
     double *ref[3];
     for (size_t i = 0; i < 3; i++)
@@ -388,7 +317,7 @@ Test(ragged, bollinger_rows_match_the_long_double_reference, .timeout = 120) {
     }
     for (size_t i = 0; i < 3; i++)
         free(ref[i]);
-    outputs_free(&got);
+    call_outputs_free(&got);
     free(x);
     apo_runtime_destroy(rt);
 }
@@ -402,7 +331,7 @@ Test(ragged, plan_and_report_count_the_rows_real_elements, .timeout = 120) {
     apo_sweep_param grid;
     apo_sweep sw;
     call_opts o = {c->lengths, case_sweep(c, &grid, &sw), NULL, 0, APO_SPLIT_ROWS};
-    apo_workload w = workload(c->kernel, c->rows, c->cols, inputs, c->fixed, c->n_fixed, &o);
+    apo_workload w = call_workload(c->kernel, c->rows, c->cols, inputs, c->fixed, c->n_fixed, &o);
     uint64_t samples = 0;
     for (size_t r = 0; r < c->rows; r++)
         samples += c->lengths[r];
@@ -420,13 +349,13 @@ Test(ragged, plan_and_report_count_the_rows_real_elements, .timeout = 120) {
     cr_assert_eq(rows, 3 * c->rows);
     cr_assert_eq(cols, c->cols);
 
-    outputs got;
+    call_outputs got;
     apo_report report = APO_REPORT_INIT;
     cr_assert_eq(
-        run_call(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got, &report),
+        call_run(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got, &report),
         APO_OK, "%s", apo_last_error());
     cr_assert_eq(report.elements, 3 * samples);
-    outputs_free(&got);
+    call_outputs_free(&got);
     free(x);
     apo_runtime_destroy(rt);
 }
@@ -437,7 +366,7 @@ static apo_status plan_ragged(apo_runtime *rt, const char *kernel, size_t rows, 
                               const size_t *lengths, const apo_param *params, size_t n_params,
                               const apo_sweep *sw) {
     call_opts o = {lengths, sw, NULL, 0, APO_SPLIT_AUTO};
-    apo_workload w = workload(kernel, rows, cols, NULL, params, n_params, &o);
+    apo_workload w = call_workload(kernel, rows, cols, NULL, params, n_params, &o);
     apo_plan_info plan = APO_PLAN_INFO_INIT;
     return apo_plan_workload(rt, &w, &plan);
 }
@@ -494,20 +423,20 @@ Test(ragged, short_rows_end_in_nan_and_their_lengths_are_only_read, .timeout = 6
     const size_t lengths[] = {30, 10};
     double x[60];
     apo__test_random_walk(1, 60, 100.0, 0.1, x);
-    outputs got;
+    call_outputs got;
     const apo_param period[] = {{"period", 20}};
     call_opts o = {lengths, NULL, NULL, 0, APO_SPLIT_AUTO};
-    apo_status st = run_call(rt, "bollinger", 2, 30, x, period, 1, &o, &got, NULL);
+    apo_status st = call_run(rt, "bollinger", 2, 30, x, period, 1, &o, &got, NULL);
     cr_assert_eq(st, APO_ERR_BAD_PARAM, "%s", apo_status_name(st));
     const apo_param short_period[] = {{"period", 10}};
-    st = run_call(rt, "bollinger", 2, 30, x, short_period, 1, &o, &got, NULL);
+    st = call_run(rt, "bollinger", 2, 30, x, short_period, 1, &o, &got, NULL);
     cr_assert_eq(st, APO_OK, "%s", apo_last_error());
     cr_assert_eq(lengths[0], 30);
     cr_assert_eq(lengths[1], 10);
     /* Row 1's last band value is its own series' (position 9), then NaN. */
     cr_assert(!isnan(got.data[1][30 + 9]));
     cr_assert(isnan(got.data[1][30 + 10]));
-    outputs_free(&got);
+    call_outputs_free(&got);
     apo_runtime_destroy(rt);
 }
 
@@ -519,7 +448,7 @@ Test(ragged, rows_are_shared_out_by_their_elements, .timeout = 60) {
     const size_t lengths[] = {9000, 100, 100, 100, 100, 100, 100, 100, 100, 1000};
     const double ratios[] = {1, 1};
     call_opts o = {lengths, NULL, ratios, 2, APO_SPLIT_ROWS};
-    apo_workload w = workload("bollinger", 10, 9000, NULL, NULL, 0, &o);
+    apo_workload w = call_workload("bollinger", 10, 9000, NULL, NULL, 0, &o);
     apo_plan_info plan = APO_PLAN_INFO_INIT;
     cr_assert_eq(apo_plan_workload(rt, &w, &plan), APO_OK, "%s", apo_last_error());
     cr_assert_eq(plan.split_axis, APO_SPLIT_ROWS);
@@ -531,7 +460,7 @@ Test(ragged, rows_are_shared_out_by_their_elements, .timeout = 60) {
     /* A device without a share gets no row, and the other every row. */
     const double one_sided[] = {0, 1};
     o.ratios = one_sided;
-    w = workload("bollinger", 10, 9000, NULL, NULL, 0, &o);
+    w = call_workload("bollinger", 10, 9000, NULL, NULL, 0, &o);
     cr_assert_eq(apo_plan_workload(rt, &w, &plan), APO_OK, "%s", apo_last_error());
     cr_assert_eq(plan.device_elements[0], 0);
     cr_assert_eq(plan.device_elements[1], 10800);

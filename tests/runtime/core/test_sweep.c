@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_fixtures.h"
 #include "helpers.h"
 #include "reference.h"
 
-#define POISON (-12345.678)
 #define MAX_SETS 16
 #define MAX_SWEPT 3
 
@@ -124,62 +124,18 @@ static apo_sweep case_sweep(const sweep_case *c, apo_sweep_param *grid, double *
     return sw;
 }
 
-/* A call's outputs, sized by apo_output_shape() and poisoned. */
-typedef struct outputs {
-    double *data[APO_MAX_IO];
-    size_t len[APO_MAX_IO];
-    size_t n;
-} outputs;
-
-static void outputs_free(outputs *o) {
-    for (size_t i = 0; i < o->n; i++)
-        free(o->data[i]);
-    memset(o, 0, sizeof *o);
-}
-
+/* A call of the sweep's shape: call_run with its settings as arguments. */
 static apo_status run_call(apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
                            const double *x, const apo_param *params, size_t n_params,
                            const apo_sweep *sweep, const double *ratios, size_t n_ratios,
-                           apo_split split, outputs *out, apo_report *report) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK, "%s", apo_last_error());
-    const double *inputs[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.params = params;
-    w.n_params = n_params;
-    w.sweep = sweep;
-    w.ratios = ratios;
-    w.n_ratios = n_ratios;
-    w.split = split;
-    w.seed = 99;
-    memset(out, 0, sizeof *out);
-    out->n = info.n_outputs;
-    for (size_t i = 0; i < info.n_outputs; i++) {
-        size_t r = 0, oc = 0;
-        apo_status st = apo_output_shape(rt, &w, i, &r, &oc);
-        if (st != APO_OK) {
-            outputs_free(out);
-            return st;
-        }
-        out->len[i] = r * oc;
-        out->data[i] = malloc(out->len[i] * sizeof(double));
-        cr_assert_not_null(out->data[i]);
-        for (size_t j = 0; j < out->len[i]; j++)
-            out->data[i][j] = POISON;
-    }
-    w.outputs = out->data;
-    w.n_outputs = out->n;
-    return apo_distribute_workload(rt, &w, report);
+                           apo_split split, call_outputs *out, apo_report *report) {
+    const call_opts o = {NULL, sweep, ratios, n_ratios, split};
+    return call_run(rt, kernel, rows, cols, x, params, n_params, &o, out, report);
 }
 
 /* Each set of a case alone, on `rt`: the references. */
 static size_t per_set_references(apo_runtime *rt, const sweep_case *c, const double *x,
-                                 outputs *refs) {
+                                 call_outputs *refs) {
     double sets[MAX_SETS][MAX_SWEPT];
     size_t n = case_sets(c, sets);
     for (size_t s = 0; s < n; s++) {
@@ -194,17 +150,17 @@ static size_t per_set_references(apo_runtime *rt, const sweep_case *c, const dou
         cr_assert_eq(st, APO_OK, "%s set %zu alone: %s", c->kernel, s, apo_last_error());
         for (size_t i = 0; i < refs[s].n; i++)
             for (size_t j = 0; j < refs[s].len[i]; j++)
-                cr_assert_neq(refs[s].data[i][j], POISON, "%s set %zu output %zu unwritten",
+                cr_assert_neq(refs[s].data[i][j], CALL_POISON, "%s set %zu output %zu unwritten",
                               c->kernel, s, i);
     }
     return n;
 }
 
 /* Sets [first, first + n) of a sweep's outputs, set-major, against the references. */
-static void assert_sets_equal(const outputs *got, const outputs *refs, size_t first, size_t n,
-                              const char *what) {
+static void assert_sets_equal(const call_outputs *got, const call_outputs *refs, size_t first,
+                              size_t n, const char *what) {
     for (size_t s = 0; s < n; s++) {
-        const outputs *ref = &refs[first + s];
+        const call_outputs *ref = &refs[first + s];
         for (size_t i = 0; i < ref->n; i++) {
             cr_assert_eq(got->len[i], n * ref->len[i], "%s: output %zu holds %zu, not %zu x %zu",
                          what, i, got->len[i], n, ref->len[i]);
@@ -235,7 +191,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const sweep_case *c = &cases[ci];
         double *x = walk(c->rows * c->cols, 11 + ci);
-        outputs refs[MAX_SETS];
+        call_outputs refs[MAX_SETS];
         size_t n = per_set_references(cpu, c, x, refs);
         apo_sweep_param grid[MAX_SWEPT];
         double flat[MAX_SETS * MAX_SWEPT];
@@ -243,7 +199,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
         const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
         for (size_t si = 0; si < 3; si++) {
             char what[160];
-            outputs got;
+            call_outputs got;
             apo_report report = APO_REPORT_INIT;
             snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
                      apo_split_name(splits[si]));
@@ -254,7 +210,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
             cr_assert_eq(report.sweep_sets, n);
             cr_assert_eq(report.first_set, 0);
             assert_sets_equal(&got, refs, 0, n, what);
-            outputs_free(&got);
+            call_outputs_free(&got);
 
             for (size_t ri = 0; ri < 2; ri++) {
                 snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
@@ -265,7 +221,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
                 assert_sets_equal(&got, refs, 0, n, what);
                 /* Every device that got a share computed part of the sweep. */
                 test_assert_elements_add_up(&report, what);
-                outputs_free(&got);
+                call_outputs_free(&got);
             }
         }
         /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
@@ -274,16 +230,16 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
         test_register_moving_sum(failing);
         char what[160];
         snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
-        outputs got;
+        call_outputs got;
         apo_report report = APO_REPORT_INIT;
         apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
                                  skewed[1], 3, APO_SPLIT_TIME, &got, &report);
         cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
         assert_sets_equal(&got, refs, 0, n, what);
-        outputs_free(&got);
+        call_outputs_free(&got);
         apo_runtime_destroy(failing);
         for (size_t s = 0; s < n; s++)
-            outputs_free(&refs[s]);
+            call_outputs_free(&refs[s]);
         free(x);
     }
     apo_runtime_destroy(cpu);
@@ -295,13 +251,13 @@ Test(sweep, a_device_failing_mid_sweep_keeps_the_bits, .timeout = 300) {
     apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8:fail_after=2,sim:b:rate=3e8");
     const sweep_case *c = &cases[0];
     double *x = walk(c->rows * c->cols, 5);
-    outputs refs[MAX_SETS];
+    call_outputs refs[MAX_SETS];
     size_t n = per_set_references(cpu, c, x, refs);
     apo_sweep_param grid[MAX_SWEPT];
     double flat[MAX_SETS * MAX_SWEPT];
     apo_sweep sw = case_sweep(c, grid, flat);
     const double ratios[] = {0.1, 0.6, 0.3};
-    outputs got;
+    call_outputs got;
     apo_report report = APO_REPORT_INIT;
     apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
                              ratios, 3, APO_SPLIT_TIME, &got, &report);
@@ -309,9 +265,9 @@ Test(sweep, a_device_failing_mid_sweep_keeps_the_bits, .timeout = 300) {
     cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)", report.failovers);
     cr_assert(report.devices[1].elements_moved_out > 0);
     assert_sets_equal(&got, refs, 0, n, "bollinger with sim:a failing");
-    outputs_free(&got);
+    call_outputs_free(&got);
     for (size_t s = 0; s < n; s++)
-        outputs_free(&refs[s]);
+        call_outputs_free(&refs[s]);
     free(x);
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(failing);
@@ -324,7 +280,7 @@ Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
     apo_sweep_param grid[MAX_SWEPT];
     double flat[MAX_SETS * MAX_SWEPT];
     apo_sweep sw = case_sweep(c, grid, flat);
-    outputs whole;
+    call_outputs whole;
     apo_status st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw, NULL,
                              0, APO_SPLIT_AUTO, &whole, NULL);
     cr_assert_eq(st, APO_OK, "%s", apo_last_error());
@@ -333,7 +289,7 @@ Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
         sw.first_set = ranges[k][0];
         sw.n_sets_run = ranges[k][1];
         size_t n_run = ranges[k][1] != 0 ? ranges[k][1] : 6 - ranges[k][0];
-        outputs part;
+        call_outputs part;
         apo_report report = APO_REPORT_INIT;
         const double ratios[] = {0.2, 0.5, 0.3};
         st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw, ratios, 3,
@@ -350,9 +306,9 @@ Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
                       "sets from %zu: output %zu is not the slice of the whole sweep", ranges[k][0],
                       i);
         }
-        outputs_free(&part);
+        call_outputs_free(&part);
     }
-    outputs_free(&whole);
+    call_outputs_free(&whole);
     free(x);
     apo_runtime_destroy(multi);
 }
@@ -540,12 +496,12 @@ Test(sweep, unswept_defaults_need_not_be_valid_alone, .timeout = 60) {
     sw.grid = grid;
     sw.n_grid = 1;
     double *x = walk(10, 1);
-    outputs got;
+    call_outputs got;
     apo_status st =
         run_call(rt, "bollinger", 1, 10, x, NULL, 0, &sw, NULL, 0, APO_SPLIT_AUTO, &got, NULL);
     cr_assert_eq(st, APO_OK, "%s", apo_last_error());
     cr_assert_eq(got.len[0], 20);
-    outputs_free(&got);
+    call_outputs_free(&got);
     free(x);
     apo_runtime_destroy(rt);
 }

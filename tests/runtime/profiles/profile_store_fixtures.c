@@ -27,6 +27,12 @@ void make_tmp(char *dir, size_t size) {
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 }
 
+void make_tmp_file(char *dir, size_t dir_size, char *path, size_t path_size, const char *name) {
+    make_tmp(dir, dir_size);
+    cr_assert_lt((size_t)snprintf(path, path_size, "%s/%s", dir, name), path_size, "%s/%s", dir,
+                 name);
+}
+
 /* Removes a tree made by a test (giving folders back their write bit first). */
 void rm_tree(const char *path) {
     struct stat st;
@@ -53,7 +59,8 @@ void rm_tree(const char *path) {
 }
 
 char *read_all(const char *path, size_t *len) {
-    *len = 0;
+    if (len != NULL)
+        *len = 0;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return NULL;
@@ -67,7 +74,8 @@ char *read_all(const char *path, size_t *len) {
     }
     fclose(f);
     buf[n] = '\0';
-    *len = n;
+    if (len != NULL)
+        *len = n;
     return buf;
 }
 

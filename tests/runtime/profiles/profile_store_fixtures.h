@@ -34,6 +34,10 @@
 /* Makes a private temporary folder; its path goes into dir. */
 void make_tmp(char *dir, size_t size);
 
+/* Makes a private temporary folder (into dir) and the path of a file `name` in it (into
+ * path); the file itself is not made. */
+void make_tmp_file(char *dir, size_t dir_size, char *path, size_t path_size, const char *name);
+
 /* Removes a tree made by a test (giving folders back their write bit first). */
 void rm_tree(const char *path);
 

@@ -102,8 +102,7 @@ Test(profile_store, paths_none_or_too_long, .timeout = 60) {
 
 Test(profile_store, make_dir_creates_parents_0700, .timeout = 60) {
     char dir[64], path[256], err[256];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/a/b/c/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "a/b/c/multigpu.json");
     cr_assert_eq(apo__profile_make_dir(path, err, sizeof err), APO_OK, "%s", err);
     cr_assert_eq(apo__profile_make_dir(path, err, sizeof err), APO_OK, "%s", err);
     struct stat st;
@@ -370,8 +369,7 @@ Test(profile_store, load_rejects_bad_thresholds, .timeout = 60) {
 
 Test(profile_store, load_rejects_directory_and_oversized_file, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
     cr_assert_eq(mkdir(path, 0700), 0);
     apo__multigpu p;
     cr_assert_eq(apo__multigpu_load(path, &p, NULL, err, sizeof err), APO_ERR_IO);
@@ -496,8 +494,7 @@ Test(profile_store, syntax_error_message_shows_control_bytes_escaped, .timeout =
     cr_assert(strstr(err, "\\x07") != NULL, "%s", err);
     /* The file loader gives the same message. */
     char dir[64], path[256];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
     write_text(path, esc);
     apo__multigpu p;
     cr_assert_eq(apo__multigpu_load(path, &p, NULL, err, sizeof err), APO_ERR_INVALID_ARGUMENT);

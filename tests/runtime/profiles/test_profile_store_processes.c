@@ -64,8 +64,7 @@ static void reader(const char *path, const char *done) {
 
 Test(profile_store, concurrent_writers_lose_nothing, .timeout = 120) {
     char dir[64], path[256], done[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/thresholds.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
     snprintf(done, sizeof done, "%s/done", dir);
 
     pid_t reader_pid = fork();
@@ -116,8 +115,7 @@ Test(profile_store, concurrent_writers_lose_nothing, .timeout = 120) {
 
 Test(profile_store, killed_lock_holder_does_not_block, .timeout = 60) {
     char dir[64], path[256], lock[300], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/thresholds.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
     snprintf(lock, sizeof lock, "%s.lock", path);
     int ready[2];
     cr_assert_eq(pipe(ready), 0);
@@ -226,8 +224,7 @@ static void both_reader(const char *mpath, const char *tpath, const char *done, 
 
 Test(profile_store, writers_and_readers_of_both_files_in_many_processes, .timeout = 240) {
     char dir[64], mpath[256], tpath[256], done[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(mpath, sizeof mpath, "%s/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, mpath, sizeof mpath, "multigpu.json");
     snprintf(tpath, sizeof tpath, "%s/thresholds.json", dir);
     snprintf(done, sizeof done, "%s/done", dir);
     int counts[2];
@@ -324,8 +321,7 @@ Test(profile_store, writers_and_readers_of_both_files_in_many_processes, .timeou
 
 Test(profile_store, writers_killed_mid_write_block_nothing_and_break_nothing, .timeout = 120) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/thresholds.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
     const char *mine = "survivor:{'size': 1}";
     uint64_t my_merges = 0;
     int mid_write = 0; /* kills that left a temporary file: the writer held the lock */

@@ -55,10 +55,27 @@ static void sample_workloads(apo__stored_workload w[2]) {
     w[1].devices[0] = device("cpu", "", 1.0, NAN, NAN, 0);
 }
 
+/* The sample workloads in w, the first n of them written to path for the host node17. */
+static void write_samples(const char *path, apo__stored_workload w[2], size_t n) {
+    char err[512];
+    sample_workloads(w);
+    cr_assert_eq(apo__multigpu_update(path, "node17", w, n, NULL, 0, NULL, err, sizeof err), APO_OK,
+                 "%s", err);
+}
+
+/* The golden file `name` (tests/data/profiles) copied to path. */
+static void copy_golden(const char *name, const char *path) {
+    char golden[512];
+    snprintf(golden, sizeof golden, DATA "%s", name);
+    char *text = read_all(golden, NULL);
+    cr_assert_not_null(text, "%s", golden);
+    write_text(path, text);
+    free(text);
+}
+
 Test(profile_store, write_then_read_back_exact, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/state/apportion/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "state/apportion/multigpu.json");
     apo__stored_workload w[2];
     sample_workloads(w);
 
@@ -132,12 +149,9 @@ Test(profile_store, write_then_read_back_exact, .timeout = 60) {
 
 Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
     apo__stored_workload w[2];
-    sample_workloads(w);
-    cr_assert_eq(apo__multigpu_update(path, "node17", w, 2, NULL, 0, NULL, err, sizeof err), APO_OK,
-                 "%s", err);
+    write_samples(path, w, 2);
 
     /* bollinger is replaced whole (its other devices go), sweep removed, macd added; a
      * removal of a tag that is not there is fine; host NULL keeps the stored host. */
@@ -176,12 +190,9 @@ Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 60) {
 
 Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
     apo__stored_workload w[2];
-    sample_workloads(w);
-    cr_assert_eq(apo__multigpu_update(path, "node17", w, 2, NULL, 0, NULL, err, sizeof err), APO_OK,
-                 "%s", err);
+    write_samples(path, w, 2);
     size_t len_before, len_after;
     char *before = read_all(path, &len_before);
 
@@ -211,13 +222,8 @@ Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 6
 
 Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
-    size_t len;
-    char *text = read_all(DATA "multigpu_threadx.json", &len);
-    cr_assert_not_null(text);
-    write_text(path, text);
-    free(text);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
+    copy_golden("multigpu_threadx.json", path);
 
     apo__stored_workload w[2];
     sample_workloads(w);
@@ -241,8 +247,7 @@ Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 
 
 Test(profile_store, unusable_file_is_kept_aside, .timeout = 60) {
     char dir[64], path[256], aside[300], err[1024];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
     snprintf(aside, sizeof aside, "%s.corrupt", path);
     const char *garbage = "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"tr";
     write_text(path, garbage);
@@ -305,12 +310,9 @@ static int write_where_not_allowed(const char *path, const char *tpath,
 
 Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/multigpu.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
     apo__stored_workload w[2];
-    sample_workloads(w);
-    cr_assert_eq(apo__multigpu_update(path, "node17", w, 1, NULL, 0, NULL, err, sizeof err), APO_OK,
-                 "%s", err);
+    write_samples(path, w, 1);
     char tpath[256];
     snprintf(tpath, sizeof tpath, "%s/thresholds.json", dir);
     apo__threshold a = add("k:{'size': 1}", 1.0, 2.0, 1);
@@ -373,8 +375,7 @@ Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60) {
 
 Test(profile_store, merge_running_averages_exact, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/thresholds.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
     const char *k1 = "bollinger:{'period': 20, 'size': 10000}";
     const char *k2 = "macd:{'fast': 12, 'signal': 9, 'size': 10000, 'slow': 26}";
 
@@ -429,12 +430,8 @@ Test(profile_store, merge_running_averages_exact, .timeout = 60) {
 
 Test(profile_store, merge_into_threadx_thresholds, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/thresholds.json", dir);
-    size_t len;
-    char *text = read_all(DATA "thresholds_threadx.json", &len);
-    write_text(path, text);
-    free(text);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
+    copy_golden("thresholds_threadx.json", path);
     /* macd had 8 samples of both at 1.5 / 0.25 ms; add 8 more at 2.5 / 0.75. */
     apo__threshold a = add("macd:{'fast': 12, 'signal': 9, 'slow': 26}", 2.5, 0.75, 8);
     apo__thresholds t;
@@ -458,8 +455,7 @@ Test(profile_store, merge_into_threadx_thresholds, .timeout = 60) {
 
 Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 60) {
     char dir[64], path[256], err[512];
-    make_tmp(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/thresholds.json", dir);
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
     const char *k = "bollinger:{'period': 20, 'size': 10000}";
     apo__threshold a = add(k, 2.0, 1.0, 1);
     apo__thresholds t;

@@ -118,6 +118,25 @@ apo_stream_desc stream_desc_of(const stream_case *c) {
     return d;
 }
 
+size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name)) {
+    size_t count = 0, streamed = 0;
+    cr_assert_eq(apo_kernel_count(rt, &count), APO_OK);
+    for (size_t k = 0; k < count; k++) {
+        const char *name = NULL;
+        cr_assert_eq(apo_kernel_name(rt, k, &name), APO_OK);
+        apo_stream_desc d = APO_STREAM_DESC_INIT;
+        d.kernel = name;
+        d.n_series = 1;
+        apo_stream *probe = NULL;
+        if (apo_stream_create(rt, &d, &probe) != APO_OK)
+            continue;
+        apo_stream_destroy(probe);
+        check(rt, name);
+        streamed++;
+    }
+    return streamed;
+}
+
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c) {
     apo_stream_desc d = stream_desc_of(c);
     apo_stream *s = NULL;

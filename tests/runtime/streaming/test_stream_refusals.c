@@ -136,24 +136,9 @@ static void check_kernel(apo_runtime *rt, const char *kernel) {
 Test(stream_refusals, every_kernel_refuses_bad_updates_without_changing_its_state, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
     stream_register_tile_ema(rt);
-    size_t count = 0, streamed = 0;
-    cr_assert_eq(apo_kernel_count(rt, &count), APO_OK);
-    for (size_t k = 0; k < count; k++) {
-        const char *name = NULL;
-        cr_assert_eq(apo_kernel_name(rt, k, &name), APO_OK);
-        apo_stream_desc d = APO_STREAM_DESC_INIT;
-        d.kernel = name;
-        d.n_series = 1;
-        apo_stream *probe = NULL;
-        /* The kernels without per-bar outputs (the reductions) have no stream to refuse. */
-        if (apo_stream_create(rt, &d, &probe) != APO_OK)
-            continue;
-        apo_stream_destroy(probe);
-        check_kernel(rt, name);
-        streamed++;
-    }
+    const size_t streamed = stream_each_kernel(rt, check_kernel);
     /* bollinger, macd, the catalog's 35 and the user kernel: a registry that lost some would
-     * pass the loop above with fewer. */
+     * stream fewer. */
     cr_assert_geq(streamed, 38, "only %zu kernels streamed", streamed);
     apo_runtime_destroy(rt);
 }

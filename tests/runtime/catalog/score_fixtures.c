@@ -1,0 +1,58 @@
+/*
+ * score_fixtures.c: the scored call into poisoned scores, and the one-row workload of the
+ * refusals, that the tests of scores share (score_fixtures.h).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "score_fixtures.h"
+
+double *score_run(apo_runtime *rt, apo_workload *w, size_t *out_rows, size_t *out_cols) {
+    size_t rows = 0, cols = 0;
+    cr_assert_eq(apo_output_shape(rt, w, 0, &rows, &cols), APO_OK, "%s:%s: %s", w->kernel, w->score,
+                 apo_last_error());
+    const size_t per = rows * cols;
+    double *mem = malloc(APO_N_SCORES * per * sizeof *mem);
+    cr_assert_not_null(mem);
+    for (size_t i = 0; i < APO_N_SCORES * per; i++)
+        mem[i] = SCORE_POISON;
+    double *outs[APO_N_SCORES];
+    for (int k = 0; k < APO_N_SCORES; k++)
+        outs[k] = mem + k * per;
+    w->outputs = outs;
+    w->n_outputs = APO_N_SCORES;
+    const apo_status st = apo_distribute_workload(rt, w, NULL);
+    w->outputs = NULL; /* outs ends with this call */
+    cr_assert_eq(st, APO_OK, "%s:%s: %s", w->kernel, w->score, apo_last_error());
+    if (out_rows != NULL)
+        *out_rows = rows;
+    if (out_cols != NULL)
+        *out_cols = cols;
+    return mem;
+}
+
+void score_one_row_init(score_one_row *s, const char *kernel, const char *rule, const double *x,
+                        size_t cols) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    s->w = w;
+    s->in[0] = x;
+    for (int k = 0; k < APO_N_SCORES; k++) {
+        s->scores[k] = SCORE_POISON;
+        s->outs[k] = &s->scores[k];
+    }
+    s->w.kernel = kernel;
+    s->w.score = rule;
+    s->w.inputs = s->in;
+    s->w.n_inputs = 1;
+    s->w.outputs = s->outs;
+    s->w.n_outputs = APO_N_SCORES;
+    s->w.rows = 1;
+    s->w.cols = cols;
+    s->w.learn = APO_SWITCH_OFF;
+}
+
+void score_one_row_assert_unwritten(const score_one_row *s) {
+    for (int k = 0; k < APO_N_SCORES; k++)
+        cr_assert_eq(s->scores[k], SCORE_POISON, "%s:%s: score %d written", s->w.kernel, s->w.score,
+                     k);
+}

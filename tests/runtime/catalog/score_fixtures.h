@@ -1,0 +1,39 @@
+/*
+ * What the tests of scores share (test_scores.c, test_score_*.c, test_user_rules.c): a
+ * scored call run into scores the test owns, poisoned first so that a score never written
+ * shows, and the one-row workload that the refusals are asked of.
+ */
+#ifndef APO_TEST_SCORE_FIXTURES_H
+#define APO_TEST_SCORE_FIXTURES_H
+
+#include <stddef.h>
+
+#include "apportion.h"
+
+/* The value every score holds before a call: no score is ever this. */
+#define SCORE_POISON (-12345.0)
+
+/* Runs the scored workload `w` (all set but its outputs) into scores it allocates and
+ * poisons first; returns them (the caller frees), score k of output row i and range j at
+ * [(k * rows + i) * cols + j], with the output's rows and columns (a column per range, one
+ * without ranges) in *out_rows and *out_cols (either may be NULL). Fails the test, naming the
+ * kernel and the rule, unless the call succeeds. w's outputs are NULL again after it. */
+double *score_run(apo_runtime *rt, apo_workload *w, size_t *out_rows, size_t *out_cols);
+
+/* A scored workload over one series, its scores in `scores` (poisoned), for the calls that
+ * must be refused and write nothing. It points into itself: it stays where it was set up. */
+typedef struct score_one_row {
+    apo_workload w;
+    const double *in[1];
+    double scores[APO_N_SCORES];
+    double *outs[APO_N_SCORES];
+} score_one_row;
+
+/* Sets `s` up: `kernel` scored by `rule` over the `cols` samples of x, learning off. */
+void score_one_row_init(score_one_row *s, const char *kernel, const char *rule, const double *x,
+                        size_t cols);
+
+/* Fails the test unless every score of `s` still holds the poison. */
+void score_one_row_assert_unwritten(const score_one_row *s);
+
+#endif

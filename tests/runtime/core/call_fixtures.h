@@ -1,0 +1,47 @@
+/*
+ * What the tests of calls in pieces share (test_ragged.c, test_sweep.c): a call of one
+ * input whose outputs are sized by apo_output_shape() and poisoned first, so that a piece
+ * of a call can be compared with its call alone.
+ */
+#ifndef APO_TEST_CALL_FIXTURES_H
+#define APO_TEST_CALL_FIXTURES_H
+
+#include <stddef.h>
+
+#include "apportion.h"
+
+/* The value every output holds before a call: no output is ever this. */
+#define CALL_POISON (-12345.678)
+
+/* A call's outputs: output i has len[i] values, rows of cols[i]. */
+typedef struct call_outputs {
+    double *data[APO_MAX_IO];
+    size_t len[APO_MAX_IO], cols[APO_MAX_IO];
+    size_t n;
+} call_outputs;
+
+/* Frees the outputs and zeroes `o`. */
+void call_outputs_free(call_outputs *o);
+
+/* A call's settings besides its shape, input and parameters (NULL, 0: none). */
+typedef struct call_opts {
+    const size_t *row_lengths;
+    const apo_sweep *sweep;
+    const double *ratios;
+    size_t n_ratios;
+    apo_split split;
+} call_opts;
+
+/* The workload of `kernel` (seed 99) over rows x cols of the inputs with `params` and the
+ * settings `o` (NULL: none), without outputs. */
+apo_workload call_workload(const char *kernel, size_t rows, size_t cols, const double **inputs,
+                           const apo_param *params, size_t n_params, const call_opts *o);
+
+/* Calls `kernel` (seed 99) over rows x cols of the one input x with `params` and the
+ * settings `o` (NULL: none), into outputs it allocates and poisons first; returns the call's
+ * status (a refused shape leaves `out` empty; the caller frees it either way). */
+apo_status call_run(apo_runtime *rt, const char *kernel, size_t rows, size_t cols, const double *x,
+                    const apo_param *params, size_t n_params, const call_opts *o, call_outputs *out,
+                    apo_report *report);
+
+#endif
