@@ -8,59 +8,52 @@
  * its error does not grow with the series as TA-Lib's running sum does; the mean is the settled
  * sum over p. Each output is a function of the tile grid alone. Gaps: a window holding a
  * non-finite high or low gives NaN (window.h). Stream: RUN, the window's state in apo__cat_run.
+ * The loop is sliding_sums.h's run, shared with cmf, rvol and vwap.
  */
 #ifndef APO_KERNELS_ADR_TILE_H
 #define APO_KERNELS_ADR_TILE_H
 
-#include "window.h"
-#include "window_sum.h"
+#include "sliding_sums.h"
 
 /* The range of bar t, TA-Lib's high - low. */
 static inline APO_HD double apo__bar_range(const apo__cat_io *io, size_t t) {
     return io->in[0][t] - io->in[1][t];
 }
 
-/* The loop from r->t to end, after apo__window_start over the 2 inputs (n[0] the last gap,
- * n[1] whether v[0] + v[1], the ranges' sum, is the last window's). */
-static inline APO_HD void apo__adr_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
-    double *out = io->out[0];
-    const size_t p = (size_t)io->p[0];
-    size_t bad = r->n[0];
-    int valid = r->n[1] != 0;
-    apo__dd sum = apo__window_sum(r, 0);
-    for (size_t t = r->t; t < end; t++) {
-        if (!apo__window_step(apo__all_finite_at(io->in, 2, t), out, t, p, &bad, &valid))
-            continue;
-        if (!valid) {
-            sum = apo__dd_make(0.0, 0.0);
-            for (size_t i = t + 1 - p; i <= t; i++)
-                sum = apo__dd_add_d(sum, apo__bar_range(io, i));
-            valid = 1;
-        } else {
-            sum = apo__dd_slide(sum, apo__bar_range(io, t), apo__bar_range(io, t - p), t);
-        }
-        out[t] = apo__canonical_nan(apo__dd_settle(sum).hi / (double)p);
-    }
-    apo__window_keep(r, end, bad, valid);
-    apo__window_keep_sum(r, 0, sum);
+/* The range as a term of a sum of doubles (sliding_sums.h). */
+static inline APO_HD apo__dd apo__adr_term(const apo__cat_io *io, size_t t) {
+    return apo__dd_make(apo__bar_range(io, t), 0.0);
+}
+
+/* The mean range from the window's slid sum (b unused: one sum). */
+static inline APO_HD double apo__adr_of(const apo__cat_io *io, size_t t, apo__dd sum, apo__dd b) {
+    (void)t;
+    (void)b;
+    return apo__canonical_nan(apo__dd_settle(sum).hi / (double)(size_t)io->p[0]);
+}
+
+/* adr as a body of sliding_sums.h: the 2 inputs' gaps and one sum, the ranges'. */
+static inline APO_HD apo__sliding_body apo__adr_body(void) {
+    return apo__sliding_body_of(2, 0, apo__adr_term, 0, NULL, NULL, apo__adr_of);
 }
 
 static inline APO_HD void apo__adr_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__window_start(io, 2, (size_t)io->p[0], begin, &r);
-    apo__adr_run(io, end, &r);
+    const apo__sliding_body body = apo__adr_body();
+    apo__sliding_tile(io, &body, begin, end);
 }
 
 /* adr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
 static inline APO_HD void apo__adr_stream_start(const apo__cat_io *io, size_t begin,
                                                 apo__cat_run *r) {
-    apo__window_start(io, 2, (size_t)io->p[0], begin, r);
+    const apo__sliding_body body = apo__adr_body();
+    apo__sliding_start(io, &body, begin, r);
 }
 
 static inline APO_HD void apo__adr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
                                               apo__cat_run *r) {
     (void)begin;
-    apo__adr_run(io, end, r);
+    const apo__sliding_body body = apo__adr_body();
+    apo__sliding_run(io, end, r, &body);
 }
 
 #endif /* APO_KERNELS_ADR_TILE_H */

@@ -65,10 +65,54 @@ def bollinger(x, period=20, nbdev_up=2, nbdev_dn=2, *, out=None, runtime=None, u
     return _call("bollinger", x, {"period": period, "nbdev_up": nbdev_up, "nbdev_dn": nbdev_dn}, out, runtime, use_dynamic, axis=axis, by=by, time=time)
 
 
-def macd(x, fast=12, slow=26, signal=9, *, out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None):
-    """MACD: (macd, signal, hist) from exponential moving averages of ``fast`` and ``slow``
-    samples and the ``signal`` average of their difference."""
-    return _call("macd", x, {"fast": fast, "slow": slow, "signal": signal}, out, runtime, use_dynamic, axis=axis, by=by, time=time)
+class _Default(int):
+    """A parameter's default value, told apart from the same value given by the caller, so
+    that a parameter given under both its name and its old name is refused (as the library
+    refuses it) while the signature still shows the number."""
+
+    __slots__ = ()
+
+
+def _old_names(kernel, params, old):
+    """``params`` with the values given under older names in place: ``old`` maps a
+    parameter's name to (its old name, the value given under it, or None). A parameter given
+    under both names raises TypeError; defaults are passed on as plain ints."""
+    for name, (old_name, value) in old.items():
+        if value is None:
+            continue
+        if not isinstance(params[name], _Default):
+            raise TypeError(f"{kernel}() got {name} and its old name {old_name}: give one")
+        params[name] = value
+    return {name: int(v) if isinstance(v, _Default) else v for name, v in params.items()}
+
+
+def macd(
+    x,
+    fastperiod=_Default(12),
+    slowperiod=_Default(26),
+    signalperiod=_Default(9),
+    *,
+    out=None,
+    runtime=None,
+    use_dynamic=False,
+    axis=None,
+    by=None,
+    time=None,
+    fast=None,
+    slow=None,
+    signal=None,
+):
+    """MACD: (macd, signal, hist) from exponential moving averages of ``fastperiod`` and
+    ``slowperiod`` samples and the ``signalperiod`` average of their difference (TA-Lib's
+    names and defaults, 12, 26 and 9). ``fast``, ``slow`` and ``signal``, the names these
+    parameters had before, are still taken as keywords with the same values; a parameter
+    given under both of its names raises TypeError."""
+    params = _old_names(
+        "macd",
+        {"fastperiod": fastperiod, "slowperiod": slowperiod, "signalperiod": signalperiod},
+        {"fastperiod": ("fast", fast), "slowperiod": ("slow", slow), "signalperiod": ("signal", signal)},
+    )
+    return _call("macd", x, params, out, runtime, use_dynamic, axis=axis, by=by, time=time)
 
 
 def returns_stats(x, *, out=None, runtime=None, use_dynamic=False, axis=None, by=None, time=None):

@@ -26,7 +26,7 @@ class Stream(_core.Stream):
     kernels, as a batch call's seed). ``runtime`` defaults to apportion.default_runtime();
     it must stay open while the stream is used.
 
-        s = apportion.Stream("macd", series=5000, fast=12, slow=26, signal=9)
+        s = apportion.Stream("macd", series=5000, fastperiod=12, slowperiod=26, signalperiod=9)
         m = s.update(closes)        # 5000 closes, one new bar a series -> m.macd, m.signal, m.hist
         blob = bytes(s)             # the state (apo_stream_save)
         s2 = apportion.Stream.load(blob)

@@ -1,7 +1,10 @@
 """Values against independent references written here (not the code under test): rolling
 mean and population standard deviation in long double, and the mean of returns."""
 
+import inspect
+
 import numpy as np
+import pytest
 
 import apportion
 
@@ -29,23 +32,57 @@ def test_bollinger_against_long_double(walk):
     np.testing.assert_allclose(b.lower[19:], mean[19:] - 1.5 * std[19:], rtol=1e-11)
 
 
+def ema_reference(v, n):
+    """The usual EMA recurrence with alpha 2 / (n + 1), seeded with the first sample."""
+    a = 2.0 / (n + 1)
+    out = np.empty_like(v)
+    out[0] = v[0]
+    for i in range(1, len(v)):
+        out[i] = a * v[i] + (1 - a) * out[i - 1]
+    return out
+
+
 def test_macd_against_recurrence(walk):
     """MACD's line converges to the difference of the two EMAs of the usual recurrence."""
     x = walk(0, 5000, seed=6)
     m = apportion.macd(x, fast=12, slow=26, signal=9)
 
-    def ema(v, n):
-        a = 2.0 / (n + 1)
-        out = np.empty_like(v)
-        out[0] = v[0]
-        for i in range(1, len(v)):
-            out[i] = a * v[i] + (1 - a) * out[i - 1]
-        return out
-
-    line = ema(x, 12) - ema(x, 26)
+    line = ema_reference(x, 12) - ema_reference(x, 26)
     # Far past the warm-up the seeding of the averages no longer matters.
     np.testing.assert_allclose(m.macd[2000:], line[2000:], rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(m.hist[2000:], (m.macd - m.signal)[2000:], rtol=1e-12, atol=1e-12)
+
+
+def test_macd_takes_talib_names_and_its_old_ones(walk):
+    """macd's parameters under TA-Lib's names (fastperiod, slowperiod, signalperiod) reach the
+    library: periods other than the defaults give the recurrence's lines of those periods.
+    The same values positionally, under the old names (fast, slow, signal), mixed, or swept
+    under either name give the same bits; a parameter under both of its names is refused."""
+    x = walk(0, 5000, seed=7)
+    m = apportion.macd(x, fastperiod=5, slowperiod=17, signalperiod=4)
+
+    line = ema_reference(x, 5) - ema_reference(x, 17)
+    np.testing.assert_allclose(m.macd[2000:], line[2000:], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(m.signal[2000:], ema_reference(line, 4)[2000:], rtol=1e-7, atol=1e-9)
+
+    for other in (
+        apportion.macd(x, 5, 17, 4),
+        apportion.macd(x, fast=5, slow=17, signal=4),
+        apportion.macd(x, fastperiod=5, slow=17, signalperiod=4),
+    ):
+        for got, want in zip(other, m):
+            assert np.array_equal(got, want, equal_nan=True)
+    # The defaults are TA-Lib's, and the signature shows them.
+    plain, named = apportion.macd(x), apportion.macd(x, fastperiod=12, slowperiod=26, signalperiod=9)
+    for got, want in zip(plain, named):
+        assert np.array_equal(got, want, equal_nan=True)
+    assert str(inspect.signature(apportion.macd).parameters["slowperiod"].default) == "26"
+    swept_old = apportion.macd(x, fast=[5, 8], slowperiod=17)
+    swept_new = apportion.macd(x, fastperiod=[5, 8], slowperiod=17)
+    for got, want in zip(swept_old, swept_new):
+        assert got.shape == (2, 5000) and np.array_equal(got, want, equal_nan=True)
+    with pytest.raises(TypeError, match="fastperiod and its old name fast"):
+        apportion.macd(x, fastperiod=12, fast=5)
 
 
 def test_returns_stats_against_long_double(walk):

@@ -4,6 +4,9 @@
  * `periods_per_year`), with the scores as outputs of one column and a tile that is a whole
  * series: a series is scored by one device in one pass, so scores are the same bits on any
  * devices, ratios and split (a split along time cuts nothing: the tiled axis is one long).
+ * Here: the table of built-in rules, the hooks every scored kernel runs (the series' fold, the
+ * CUDA launch), building a kernel from a rule's row, the lookups and the user rules; the
+ * rules on any output, built on first use, are scored_generic.c's (scored_build.h).
  */
 #include <assert.h>
 #include <math.h>
@@ -18,6 +21,7 @@
 #include "catalog/catalog_kernels.h"
 #include "catalog/grid.h"
 #include "catalog/score_pass.h"
+#include "catalog/scored_build.h"
 #include "catalog/scored_kernels.h"
 #include "catalog_dispatch.h"
 #include "score_more.h"
@@ -36,16 +40,6 @@ static const char *const more_names[APO_SCORE_MORE_IX_COUNT] = {
  * `bands_revert/compound`, `bands_revert/log`, `bands_revert/more`. */
 static const char *const view_names[APO_SCORE_VIEW_COUNT] = {"", "compound", "log", "more"};
 
-typedef struct scored_def {
-    const char *indicator;
-    const char *rule_name;
-    int kind;            /* APO_RULE_* */
-    int a, b;            /* the outputs the rule reads (score_tile.h's apo__rule) */
-    int thresholds;      /* the rule takes `lower` and `upper` (ZONE, REVERT) */
-    double lower, upper; /* their defaults */
-    double min, max;     /* the range each may take: the indicator's own */
-} scored_def;
-
 #define NO_THRESHOLDS 0, 0.0, 0.0, 0.0, 0.0
 #define ZONE_AND_REVERT(ind, out, lo, hi, min, max)                                                \
     {ind, ind "_zone", APO_RULE_ZONE, out, 0, 1, lo, hi, min, max}, {                              \
@@ -59,7 +53,7 @@ typedef struct scored_def {
  * the indicator's, the rule's thresholds and cost and periods_per_year, at most
  * APO_MAX_PARAMS: stoch's five leave no room for two thresholds, so stoch has its cross
  * and no zone (stochf's fastk has both). */
-static const scored_def scored_defs[] = {
+static const apo__scored_def scored_defs[] = {
     {"bollinger", "bands_revert", APO_RULE_BANDS_REVERT, 0, 0, NO_THRESHOLDS},
     {"bollinger", "bands_zone", APO_RULE_BANDS_ZONE, 0, 0, NO_THRESHOLDS},
     {"macd", "macd_cross", APO_RULE_MACD_CROSS, 0, 0, NO_THRESHOLDS},
@@ -618,7 +612,7 @@ apo__rule apo__scoring_rule(const apo__scoring *sc, const double *params) {
  * built-ins are what the scored tile is proven on. A rule takes a position per bar from the
  * outputs at that bar: each output must have one value per bar, computed tile by tile
  * without partials. */
-static int scorable(const apo__kernel *ind, size_t extra, char *err, size_t err_size) {
+int apo__scored_scorable(const apo__kernel *ind, size_t extra, char *err, size_t err_size) {
     if (!ind->builtin || ind->scoring != NULL) {
         snprintf(err, err_size, "%s cannot be scored: a rule reads a built-in indicator's outputs",
                  ind->name);
@@ -648,107 +642,13 @@ static int scorable(const apo__kernel *ind, size_t extra, char *err, size_t err_
     return 1;
 }
 
-/* ---- rules on any output ----------------------------------------------------------------- */
-
-/* The kinds a rule on any output of a built-in indicator takes (docs/scores.md, "Rules on any
- * output"): `<kind>.<output>` (`cross.<a>.<b>`), or the kind alone on an indicator with as
- * many outputs as the kind reads (but price_cross alone is the averages' rule of the table). */
-typedef struct generic_kind {
-    const char *name;
-    int kind;       /* APO_RULE_* */
-    int n_outputs;  /* the outputs it reads */
-    int thresholds; /* it takes lower and upper */
-} generic_kind;
-
-static const generic_kind generic_kinds[] = {
-    {"zone", APO_RULE_ZONE, 1, 1},     {"revert", APO_RULE_REVERT, 1, 1},
-    {"cross", APO_RULE_CROSS, 2, 0},   {"price_cross", APO_RULE_PRICE_CROSS, 1, 0},
-    {"signal", APO_RULE_SIGNAL, 1, 0},
-};
-#define N_GENERIC_KINDS (sizeof generic_kinds / sizeof generic_kinds[0])
-
-/* The kind that a rule's name starts with, up to its first '.', or NULL. */
-static const generic_kind *generic_kind_of(const char *rule) {
-    const size_t len = strcspn(rule, ".");
-    for (size_t i = 0; i < N_GENERIC_KINDS; i++)
-        if (strlen(generic_kinds[i].name) == len && strncmp(generic_kinds[i].name, rule, len) == 0)
-            return &generic_kinds[i];
-    return NULL;
-}
-
-/* The output of ind named name[0 .. len), in any case, or -1. */
-static int output_named(const apo__kernel *ind, const char *name, size_t len) {
-    for (size_t o = 0; o < ind->n_outputs; o++)
-        if (strlen(ind->output_names[o]) == len &&
-            strncasecmp(ind->output_names[o], name, len) == 0)
-            return (int)o;
-    return -1;
-}
-
-/* The rule `rule` (its view taken off) as a rule on any output of ind: its row into *d and
- * its name with the outputs as ind names them into canon (the kernel's name is built from
- * it). APO_OK, else the reason in err. */
-static apo_status generic_def_of(const apo__kernel *ind, const char *rule, scored_def *d,
-                                 char *canon, size_t canon_size, char *err, size_t err_size) {
-    const generic_kind *g = generic_kind_of(rule);
-    char outputs[APO_MAX_IO * (APO_NAME_MAX + 2)] = "";
-    for (size_t o = 0, at = 0; o < ind->n_outputs && at < sizeof outputs; o++)
-        at += (size_t)snprintf(outputs + at, sizeof outputs - at, "%s%s", o ? ", " : "",
-                               ind->output_names[o]);
-    int out[2] = {0, 1};
-    int n = 0;
-    size_t len = (size_t)snprintf(canon, canon_size, "%s", g->name);
-    for (const char *at = rule + strlen(g->name); *at == '.';) {
-        const char *name = at + 1;
-        const size_t name_len = strcspn(name, ".");
-        const int o = n < g->n_outputs ? output_named(ind, name, name_len) : -1;
-        if (o < 0 && n < g->n_outputs)
-            snprintf(err, err_size, "rule %s: %s has no output \"%.*s\" (its outputs: %s)", rule,
-                     ind->name, (int)name_len, name, outputs);
-        else if (o < 0)
-            snprintf(err, err_size, "rule %s: %s reads %d output%s (the outputs of %s: %s)", rule,
-                     g->name, g->n_outputs, g->n_outputs > 1 ? "s" : "", ind->name, outputs);
-        if (o < 0) {
-            return APO_ERR_INVALID_ARGUMENT;
-        }
-        len += (size_t)snprintf(canon + len, len < canon_size ? canon_size - len : 0, ".%s",
-                                ind->output_names[o]);
-        out[n++] = o;
-        at = name + name_len;
-    }
-    const int alone_fits = (int)ind->n_outputs == g->n_outputs && g->kind != APO_RULE_PRICE_CROSS;
-    if (n != g->n_outputs && !(n == 0 && alone_fits)) {
-        snprintf(err, err_size,
-                 "rule %s on %s names the output%s it reads: %s%s (the outputs of %s: %s)", rule,
-                 ind->name, g->n_outputs > 1 ? "s" : "", g->name,
-                 g->n_outputs > 1 ? ".<a>.<b>" : ".<output>", ind->name, outputs);
-        return APO_ERR_INVALID_ARGUMENT;
-    }
-    *d = (scored_def){ind->name,     NULL, g->kind, out[0],    g->n_outputs > 1 ? out[1] : 0,
-                      g->thresholds, 0.0,  0.0,     -HUGE_VAL, HUGE_VAL};
-    return APO_OK;
-}
-
-/* The scored kernels of rules on any output, built on first use and kept for the process, as
- * the table's are: at most one per indicator, rule and view asked, so a bound this size is
- * reached only by a caller inventing names, who is refused. */
-#define GENERIC_MAX 1024
-typedef struct generic_entry {
-    apo__kernel k;
-    apo__scoring sc;
-    char rule[APO_NAME_MAX];
-} generic_entry;
-static generic_entry *generic_built[GENERIC_MAX];
-static size_t n_generic;
-static pthread_mutex_t generic_mutex = PTHREAD_MUTEX_INITIALIZER;
-
 /* ---- building them ----------------------------------------------------------------------- */
 
 /* The scored kernel of `ind` and a rule named rule_name, with thresholds when `d` has them
  * (d NULL: a user's rule, which has none): built-in and user rules share every hook, so a
  * user rule that takes the positions of a built-in one gives its bits. */
-static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
-                        const char *rule_name, const scored_def *d, int view) {
+void apo__scored_fill(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
+                      const char *rule_name, const apo__scored_def *d, int view) {
     const int thresholds = d != NULL && d->thresholds;
     sc->indicator = ind;
     sc->rule = d != NULL ? apo__rule_make(d->kind, d->a, d->b, d->lower, d->upper)
@@ -809,12 +709,14 @@ static void fill_kernel(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind
     k->scoring = sc;
 }
 
+void apo__scored_host_only(apo__kernel *k) { k->cuda = &host_only_cuda; }
+
 static void build_one(size_t i) {
-    const scored_def *d = &scored_defs[i];
+    const apo__scored_def *d = &scored_defs[i];
     for (int v = 0; v < APO_SCORE_VIEW_COUNT; v++) {
         const size_t at = i * APO_SCORE_VIEW_COUNT + (size_t)v;
-        fill_kernel(&scored[at], &scorings[at], apo__builtin_kernel_named(d->indicator),
-                    d->rule_name, d, v);
+        apo__scored_fill(&scored[at], &scorings[at], apo__builtin_kernel_named(d->indicator),
+                         d->rule_name, d, v);
     }
 }
 
@@ -825,7 +727,7 @@ static void build_all(void) {
 
 /* The view a rule's name asks for after its '/' (none: the sum), or -1. `base` gets the
  * rule's own name. */
-static int view_of(const char *rule, char *base, size_t base_size) {
+int apo__scored_view_of(const char *rule, char *base, size_t base_size) {
     const char *slash = strchr(rule, '/');
     const size_t len = slash != NULL ? (size_t)(slash - rule) : strlen(rule);
     snprintf(base, base_size, "%.*s", (int)len, rule);
@@ -837,58 +739,7 @@ static int view_of(const char *rule, char *base, size_t base_size) {
     return -1;
 }
 
-/* The scored kernel of the rule on any output rule_view (a view may follow its '/') of the
- * built-in indicator ind: APO_OK with *out, else the reason in err. */
-static apo_status generic_kernel(const apo__kernel *ind, const char *rule_view,
-                                 const apo__kernel **out, char *err, size_t err_size) {
-    char rule[APO_NAME_MAX], canon[APO_NAME_MAX];
-    const int view = view_of(rule_view, rule, sizeof rule);
-    if (view < 0 || strlen(ind->name) + 1 + strlen(rule_view) >= APO_NAME_MAX) {
-        snprintf(err, err_size,
-                 view < 0 ? "rule \"%s\": after the '/' comes compound, log or more"
-                          : "%s:%s is longer than %d characters",
-                 view < 0 ? rule_view : ind->name, rule_view, APO_NAME_MAX - 1);
-        return view < 0 ? APO_ERR_UNKNOWN_KERNEL : APO_ERR_INVALID_ARGUMENT;
-    }
-    /* Thresholds (lower, upper), cost, periods_per_year and side after the indicator's. */
-    if (!scorable(ind, generic_kind_of(rule)->thresholds ? 5 : 3, err, err_size))
-        return APO_ERR_INVALID_ARGUMENT;
-    scored_def d;
-    apo_status st = generic_def_of(ind, rule, &d, canon, sizeof canon, err, err_size);
-    if (st != APO_OK)
-        return st;
-    char name[APO_NAME_MAX * 2 + 16];
-    snprintf(name, sizeof name, "%s:%s%s%s", ind->name, canon, view ? "/" : "", view_names[view]);
-    if (strlen(name) >= APO_NAME_MAX) {
-        snprintf(err, err_size, "%s is longer than %d characters", name, APO_NAME_MAX - 1);
-        return APO_ERR_INVALID_ARGUMENT;
-    }
-    pthread_mutex_lock(&generic_mutex);
-    *out = NULL;
-    for (size_t i = 0; i < n_generic && *out == NULL; i++)
-        if (strcmp(generic_built[i]->k.name, name) == 0)
-            *out = &generic_built[i]->k;
-    generic_entry *e = NULL;
-    if (*out == NULL && n_generic < GENERIC_MAX && (e = calloc(1, sizeof *e)) != NULL) {
-        snprintf(e->rule, sizeof e->rule, "%s", canon);
-        d.rule_name = e->rule;
-        fill_kernel(&e->k, &e->sc, ind, e->rule, &d, view);
-        /* The GPUs' scored launcher is compiled for the table's indicators only. */
-        e->k.cuda = &host_only_cuda;
-        e->sc.generic = 1;
-        generic_built[n_generic++] = e;
-        *out = &e->k;
-    }
-    pthread_mutex_unlock(&generic_mutex);
-    if (*out != NULL)
-        return APO_OK;
-    snprintf(err, err_size,
-             e == NULL && n_generic >= GENERIC_MAX
-                 ? "%s: this process has built %d rules on any output, the most it keeps"
-                 : "%s: out of memory",
-             name, GENERIC_MAX);
-    return n_generic >= GENERIC_MAX ? APO_ERR_INVALID_ARGUMENT : APO_ERR_OUT_OF_MEMORY;
-}
+const char *apo__scored_view_name(int view) { return view_names[view]; }
 
 const apo__kernel *apo__scored_kernel_find(const char *name) {
     if (strchr(name, ':') == NULL)
@@ -900,13 +751,13 @@ const apo__kernel *apo__scored_kernel_find(const char *name) {
     /* A rule on any output of a built-in indicator, built on first use. */
     const char *colon = strchr(name, ':');
     char indicator[APO_NAME_MAX];
-    if ((size_t)(colon - name) >= sizeof indicator || generic_kind_of(colon + 1) == NULL)
+    if ((size_t)(colon - name) >= sizeof indicator || !apo__scored_generic_kind_known(colon + 1))
         return NULL;
     snprintf(indicator, sizeof indicator, "%.*s", (int)(colon - name), name);
     const apo__kernel *ind = apo__builtin_kernel_named(indicator);
     const apo__kernel *k = NULL;
     char err[256];
-    if (ind == NULL || generic_kernel(ind, colon + 1, &k, err, sizeof err) != APO_OK)
+    if (ind == NULL || apo__scored_generic_kernel(ind, colon + 1, &k, err, sizeof err) != APO_OK)
         return NULL;
     return k;
 }
@@ -916,7 +767,7 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
     pthread_once(&scored_once, build_all);
     *out = NULL;
     char rule[APO_NAME_MAX];
-    const int view = view_of(rule_view, rule, sizeof rule);
+    const int view = apo__scored_view_of(rule_view, rule, sizeof rule);
     if (view < 0)
         return apo__fail(APO_ERR_UNKNOWN_KERNEL,
                          "rule \"%s\": after the '/' comes compound, log or more (docs/kernels.md, "
@@ -938,10 +789,10 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
                                     scored_defs[i].rule_name);
     }
     const apo__kernel *ind = apo__builtin_kernel_named(kernel);
-    if (generic_kind_of(rule) != NULL && (!rule_known || strchr(rule, '.') != NULL) &&
+    if (apo__scored_generic_kind_known(rule) && (!rule_known || strchr(rule, '.') != NULL) &&
         ind != NULL) {
         char err[512];
-        const apo_status st = generic_kernel(ind, rule_view, out, err, sizeof err);
+        const apo_status st = apo__scored_generic_kernel(ind, rule_view, out, err, sizeof err);
         return st == APO_OK ? APO_OK : apo__fail(st, "%s", err);
     }
     if (!rule_known) {
@@ -972,7 +823,7 @@ apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
 
 int apo__scored_rule_builtin(const char *rule) {
     /* A user's rule's name has no '.': only a kind's bare name can meet one. */
-    if (generic_kind_of(rule) != NULL)
+    if (apo__scored_generic_kind_known(rule))
         return 1;
     for (size_t i = 0; i < N_SCORED; i++)
         if (apo__kernel_name_equal(scored_defs[i].rule_name, rule))
@@ -983,14 +834,14 @@ int apo__scored_rule_builtin(const char *rule) {
 apo_status apo__scored_kernel_user(apo__kernel *k, apo__scoring *sc, const apo__kernel *indicator,
                                    const char *rule_name, apo_rule_fn fn, void *user,
                                    apo__rule_failure *failure, char *err, size_t err_size) {
-    if (!scorable(indicator, 2, err, err_size))
+    if (!apo__scored_scorable(indicator, 2, err, err_size))
         return APO_ERR_INVALID_ARGUMENT;
     if (strlen(indicator->name) + 1 + strlen(rule_name) >= APO_NAME_MAX) {
         snprintf(err, err_size, "%s:%s is longer than %d characters", indicator->name, rule_name,
                  APO_NAME_MAX - 1);
         return APO_ERR_INVALID_ARGUMENT;
     }
-    fill_kernel(k, sc, indicator, rule_name, NULL, APO_SCORE_VIEW_SUM);
+    apo__scored_fill(k, sc, indicator, rule_name, NULL, APO_SCORE_VIEW_SUM);
     sc->user_fn = fn;
     sc->user = user;
     sc->failure = failure;
