@@ -1,10 +1,11 @@
 /*
  * bench.h: what the apo-bench-* programs share (apo-bench-kernels, apo-bench-balance,
- * apo-bench-auto-profile). Every program compiles common.c, the shared helpers below; only
- * apo-bench-kernels compiles stream.c and overhead.c and uses OpenMP. The benches use the
- * public header (include/apportion.h), libc and jansson; overhead.c and sweep_order.c
- * alone also call the pure tile functions of kernels/dispatch/kernels.h, for the direct-call
- * baseline (see overhead.c) and the sweep's tile-order experiment (see sweep_order.c).
+ * apo-bench-auto-profile). Every program compiles common.c, the shared helpers below, and
+ * options.c, the option table (options.h); only apo-bench-kernels compiles stream.c and
+ * overhead.c and uses OpenMP. The benches use the public header (include/apportion.h), libc
+ * and jansson; overhead.c and sweep_order.c alone also call the pure tile functions of
+ * kernels/dispatch/kernels.h, for the direct-call baseline (see overhead.c) and the sweep's
+ * tile-order experiment (see sweep_order.c).
  */
 #ifndef APO_BENCH_H
 #define APO_BENCH_H

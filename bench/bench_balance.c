@@ -28,6 +28,7 @@
 
 #include "balance_rows.h"
 #include "bench.h"
+#include "options.h"
 
 #define PROG "apo-bench-balance"
 
@@ -101,86 +102,58 @@ typedef struct options {
     const char *weights; /* --weights FILE: their share of a core, read before each call */
 } options;
 
-static void usage(FILE *f) {
-    fprintf(
-        f,
-        "usage: " PROG " [options]\n"
-        "  --calls N          calls per strategy (default 12; 20 for slowdown)\n"
-        "  --size N           samples of the one-row workload (default 4e6; latency-flip\n"
-        "                     runs its own sizes 1e5, 1e6, 3e6, 1e7)\n"
-        "  --kernel K         kernel of the simulated scenarios (default returns_stats)\n"
-        "  --machine-kernel K kernel of the machine scenario (default bollinger)\n"
-        "  --scenarios LIST   comma list of rates-1-2-8, latency-flip, one-slow-of-four,\n"
-        "                     slowdown, machine (default: all)\n"
-        "  --csv FILE         one row per call\n"
-        "  --json FILE        everything, as JSON\n"
-        "  --timeline FILE    rates-1-2-8: per-device busy and wait time of the last call of\n"
-        "                     the equal and the profiled split (CSV)\n"
-        "  --ranks            the multi-rank scenario instead (ranks.c): run under mpirun with\n"
-        "                     two ranks or more; local vs MPI path vs split, 1e4 to 1e8\n"
-        "  --ranks-devices L  devices of every rank in --ranks (default cpu:threads=1)\n"
-        "  --ranks-max N      largest size of --ranks (default 1e8)\n"
-        "  --real-clock       the wall-clock scenarios instead (real_clock.c): the cpu beside\n"
-        "                     wall-clock sims, against the best static split; --size,\n"
-        "                     --machine-kernel, --scenarios (cpu-2x, cpu-8x, slowdown-3x,\n"
-        "                     cold-buffers) and --csv apply\n"
-        "  --rank-series N    under mpirun: N calls balanced by the runtime, each beside one at\n"
-        "                     the static split of the measured rates (rank_series.c); --size,\n"
-        "                     --machine-kernel, --csv, --weights apply\n"
-        "  --weights FILE     --rank-series: one weight per device (its share of a core), read\n"
-        "                     again before each call (scripts/cluster-bench.sh writes it)\n"
-        "  --help\n");
-}
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+#define FLAG(...) BENCH_FLAG(options, __VA_ARGS__)
 
-static int parse_options(int argc, char **argv, options *o) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double d;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (strcmp(a, "--ranks") == 0) {
-            o->ranks = 1;
-            continue;
-        } else if (strcmp(a, "--real-clock") == 0) {
-            o->real_clock = 1;
-            continue;
-        } else if (v == NULL) {
-            fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
-            return -1;
-        } else if (strcmp(a, "--calls") == 0 && bench_parse_count(v, 1, 100000, &d) == 0) {
-            o->calls = (int)d;
-        } else if (strcmp(a, "--size") == 0 && bench_parse_count(v, 2, 1e10, &d) == 0) {
-            o->size = d;
-        } else if (strcmp(a, "--kernel") == 0) {
-            o->kernel = v;
-        } else if (strcmp(a, "--machine-kernel") == 0) {
-            o->machine_kernel = v;
-        } else if (strcmp(a, "--scenarios") == 0) {
-            o->scenarios = v;
-        } else if (strcmp(a, "--ranks-devices") == 0) {
-            o->ranks_devices = v;
-        } else if (strcmp(a, "--ranks-max") == 0 && bench_parse_count(v, 1e4, 1e10, &d) == 0) {
-            o->ranks_max = d;
-        } else if (strcmp(a, "--rank-series") == 0 && bench_parse_count(v, 5, 4096, &d) == 0) {
-            o->rank_series = (int)d;
-        } else if (strcmp(a, "--weights") == 0) {
-            o->weights = v;
-        } else if (strcmp(a, "--csv") == 0) {
-            o->csv = v;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = v;
-        } else if (strcmp(a, "--timeline") == 0) {
-            o->timeline = v;
-        } else {
-            fprintf(stderr, PROG ": bad option or value: %s %s\n", a, v);
-            return -1;
-        }
-        i++;
-    }
-    /* Every listed scenario must exist: a typo would otherwise run nothing and pass. The
-     * real-clock scenarios are checked by their own file. */
+static const bench_option option_rows[] = {
+    OPT("--calls", "N", INT, 1, 100000, calls, "calls per strategy (default 12; 20 for slowdown)"),
+    OPT("--size", "N", DOUBLE, 2, 1e10, size,
+        "samples of the one-row workload (default 4e6; latency-flip\n"
+        "runs its own sizes 1e5, 1e6, 3e6, 1e7)"),
+    OPT("--kernel", "K", TEXT, 0, 0, kernel,
+        "kernel of the simulated scenarios (default returns_stats)"),
+    OPT("--machine-kernel", "K", TEXT, 0, 0, machine_kernel,
+        "kernel of the machine scenario (default bollinger)"),
+    OPT("--scenarios", "LIST", TEXT, 0, 0, scenarios,
+        "comma list of rates-1-2-8, latency-flip, one-slow-of-four,\n"
+        "slowdown, machine (default: all)"),
+    OPT("--csv", "FILE", TEXT, 0, 0, csv, "one row per call"),
+    OPT("--json", "FILE", TEXT, 0, 0, json, "everything, as JSON"),
+    OPT("--timeline", "FILE", TEXT, 0, 0, timeline,
+        "rates-1-2-8: per-device busy and wait time of the last call of\n"
+        "the equal and the profiled split (CSV)"),
+    FLAG("--ranks", ranks,
+         "the multi-rank scenario instead (ranks.c): run under mpirun with\n"
+         "two ranks or more; local vs MPI path vs split, 1e4 to 1e8"),
+    OPT("--ranks-devices", "L", TEXT, 0, 0, ranks_devices,
+        "devices of every rank in --ranks (default cpu:threads=1)"),
+    OPT("--ranks-max", "N", DOUBLE, 1e4, 1e10, ranks_max, "largest size of --ranks (default 1e8)"),
+    FLAG("--real-clock", real_clock,
+         "the wall-clock scenarios instead (real_clock.c): the cpu beside\n"
+         "wall-clock sims, against the best static split; --size,\n"
+         "--machine-kernel, --scenarios (cpu-2x, cpu-8x, slowdown-3x,\n"
+         "cold-buffers) and --csv apply"),
+    OPT("--rank-series", "N", INT, 5, 4096, rank_series,
+        "under mpirun: N calls balanced by the runtime, each beside one at\n"
+        "the static split of the measured rates (rank_series.c); --size,\n"
+        "--machine-kernel, --csv, --weights apply"),
+    OPT("--weights", "FILE", TEXT, 0, 0, weights,
+        "--rank-series: one weight per device (its share of a core), read\n"
+        "again before each call (scripts/cluster-bench.sh writes it)"),
+};
+
+#undef OPT
+#undef FLAG
+
+static const bench_option_table option_table = {"[options]", option_rows,
+                                                sizeof option_rows / sizeof option_rows[0], 21};
+
+/* Reads the options. Every listed scenario must exist: a typo would otherwise run nothing and
+ * pass. The real-clock scenarios are checked by their own file. Returns 0 or -1 (after the
+ * message and the usage). */
+static int read_options(int argc, char **argv, options *o) {
+    if (bench_options_parse(&option_table, argc, argv, o) != 0)
+        return -1;
     for (const char *p = o->real_clock ? NULL : o->scenarios; p != NULL && *p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -189,6 +162,7 @@ static int parse_options(int argc, char **argv, options *o) {
             known |= strlen(scenarios[s].name) == n && strncmp(p, scenarios[s].name, n) == 0;
         if (!known) {
             fprintf(stderr, PROG ": unknown scenario \"%.*s\" in --scenarios\n", (int)n, p);
+            bench_options_usage(&option_table, stderr);
             return -1;
         }
         p += n + (comma != NULL);
@@ -396,60 +370,53 @@ done:
     apo_runtime_destroy(rt);
 }
 
-/* ---- main ----------------------------------------------------------------------------- */
+/* ---- main: the steps ------------------------------------------------------------------ */
 
-int main(int argc, char **argv) {
-    options opt = {.size = 4e6,
-                   .kernel = "returns_stats",
-                   .machine_kernel = "bollinger",
-                   .ranks_devices = "cpu:threads=1",
-                   .ranks_max = 1e8};
-    if (parse_options(argc, argv, &opt) != 0) {
-        usage(stderr);
-        return 2;
-    }
-    if (opt.ranks)
-        return bench_ranks(opt.ranks_devices, opt.ranks_max);
-    if (opt.rank_series > 0)
-        return bench_rank_series(opt.machine_kernel, opt.size, opt.rank_series, opt.weights,
-                                 opt.csv);
-    if (opt.real_clock)
-        return bench_real_clock(opt.machine_kernel, opt.size, opt.scenarios, opt.csv);
-    int api_failed = 0;
-    long total_wrong = 0;
-    double t_start = bench_now();
+/* Everything one run of the scenarios holds. */
+typedef struct balance_run {
+    const options *opt;
+    double *input; /* one walk of the largest size: a shorter series is its prefix */
+    row_result *rows;
+    size_t n_rows;
+    int api_failed;
+    long total_wrong;
+    double t_start;
+    char host[256], load_start[64], load_end[64];
+} balance_run;
 
-    /* One input serves every size (a shorter series is a prefix of the longest). */
-    size_t max_size = (size_t)opt.size;
+/* The input and the rows of every selected scenario. Returns 0 or -1 (after the message). */
+static int alloc_run(balance_run *b) {
+    const options *o = b->opt;
+    size_t max_size = (size_t)o->size;
     size_t max_rows = 0;
     for (size_t s = 0; s < N_SCENARIOS; s++) {
-        if (!bench_selected(opt.scenarios, scenarios[s].name))
+        if (!bench_selected(o->scenarios, scenarios[s].name))
             continue;
         for (size_t k = 0; k < scenarios[s].n_sizes; k++)
             max_size =
                 (size_t)scenarios[s].sizes[k] > max_size ? (size_t)scenarios[s].sizes[k] : max_size;
         max_rows += N_STRATEGIES * (scenarios[s].n_sizes ? scenarios[s].n_sizes : 1);
     }
-    double *input = malloc(max_size * sizeof *input);
-    row_result *rows = calloc(max_rows, sizeof *rows);
-    if (input == NULL || rows == NULL) {
+    b->input = malloc(max_size * sizeof *b->input);
+    b->rows = calloc(max_rows, sizeof *b->rows);
+    if (b->input == NULL || b->rows == NULL) {
         fprintf(stderr, PROG ": out of memory for %zu samples\n", max_size);
-        free(input);
-        free(rows);
-        return 1;
+        return -1;
     }
-    bench_fill_walk(input, 1, max_size, 0x5eedba1aull);
-    size_t n_rows = 0;
+    bench_fill_walk(b->input, 1, max_size, 0x5eedba1aull);
+    return 0;
+}
 
-    char host[256] = "?", load_start[64], load_end[64];
-    gethostname(host, sizeof host - 1);
-    bench_load_average(load_start, sizeof load_start);
+static void print_header(balance_run *b) {
+    snprintf(b->host, sizeof b->host, "?");
+    gethostname(b->host, sizeof b->host - 1);
+    bench_load_average(b->load_start, sizeof b->load_start);
     printf("# " PROG " (apportion %s)\n", apo_version());
-    printf("# host %s, %ld online cpus, load average %s\n", host, sysconf(_SC_NPROCESSORS_ONLN),
-           load_start);
+    printf("# host %s, %ld online cpus, load average %s\n", b->host, sysconf(_SC_NPROCESSORS_ONLN),
+           b->load_start);
     printf("# one series (rows = 1); kernel %s for the sims, %s for the machine; fresh runtime per "
            "strategy, profile files off\n",
-           opt.kernel, opt.machine_kernel);
+           b->opt->kernel, b->opt->machine_kernel);
     printf("# strategies: equal = explicit equal ratios, learn off; profiled = "
            "apo_profile_auto_balance(sample_size = size, default sizes and runs), learn off;\n"
            "#   online = learn on from nothing (call 1 splits equally)\n");
@@ -462,158 +429,206 @@ int main(int argc, char **argv) {
     printf("# #wrong = output elements not bitwise equal to the first equal-split call's "
            "(memcmp)\n");
     fflush(stdout);
+}
 
-    json_t *jscen = json_array();
-    for (size_t s = 0; s < N_SCENARIOS; s++) {
-        const scenario *sc = &scenarios[s];
-        if (!bench_selected(opt.scenarios, sc->name))
+/* A scenario's lines before its table: what it is, its devices and warnings, and what the
+ * strategies do differently on it. Returns the devices as JSON. */
+static json_t *print_scenario(const scenario *sc, apo_runtime *probe, size_t n_dev,
+                              const char *kernel, int n_calls, int skip_online) {
+    printf("\n# scenario %s: %s\n", sc->name, sc->what);
+    printf("#   devices \"%s\", %s clock, kernel %s, %d calls per strategy\n",
+           sc->devices ? sc->devices : "(machine default)", sc->machine ? "wall" : "virtual",
+           kernel, n_calls);
+    json_t *jdevs = json_array();
+    for (size_t i = 0; i < n_dev; i++) {
+        apo_device_info di = APO_DEVICE_INFO_INIT;
+        if (apo_device_get(probe, i, &di) == APO_OK) {
+            printf("#   device %zu: %s\n", i, di.label);
+            json_array_append_new(jdevs, json_pack("{s:s,s:s}", "id", di.id, "label", di.label));
+        }
+    }
+    size_t n_warn = 0;
+    apo_runtime_warning_count(probe, &n_warn);
+    for (size_t i = 0; i < n_warn; i++) {
+        const char *wmsg;
+        if (apo_runtime_warning(probe, i, &wmsg) == APO_OK)
+            printf("#   runtime warning: %s\n", wmsg);
+    }
+    if (sc->profiled_devices_fmt != NULL) {
+        char devices[512];
+        snprintf(devices, sizeof devices, sc->profiled_devices_fmt,
+                 SLOWDOWN_AFTER + PROFILE_CALLS_PER_DEVICE);
+        printf("#   profiled strategy: devices \"%s\": profiling makes %u calls on each device "
+               "first, so slow_after moves on by as many and the slowdown lands on the same "
+               "call of the series\n",
+               devices, PROFILE_CALLS_PER_DEVICE);
+    }
+    if (skip_online)
+        printf("#   one device: balance is trivially 1; online refinement has nothing to "
+               "split, so only equal and profiled run\n");
+    balance_print_table_header();
+    return jdevs;
+}
+
+/* The rows of one scenario at one size: a strategy each, on buffers shaped by the probe. */
+static void run_size_rows(balance_run *b, const scenario *sc, apo_runtime *probe,
+                          const char *kernel, size_t size, size_t n_out, int n_calls,
+                          int skip_online) {
+    io_set io = {.input = b->input, .n_out = n_out};
+    char msg[512] = "out of memory";
+    int ok = 1;
+    for (size_t o = 0; o < io.n_out && ok; o++) {
+        apo_workload w = APO_WORKLOAD_INIT;
+        w.kernel = kernel;
+        w.rows = 1;
+        w.cols = size;
+        w.n_inputs = 1;
+        size_t orow, ocol;
+        ok = !report_failure(apo_output_shape(probe, &w, o, &orow, &ocol), "apo_output_shape", msg,
+                             sizeof msg);
+        io.len[o] = ok ? orow * ocol : 0;
+        ok = ok && (io.out[o] = malloc(io.len[o] * sizeof(double))) != NULL &&
+             (io.ref[o] = malloc(io.len[o] * sizeof(double))) != NULL;
+    }
+    if (!ok) {
+        printf("%-17s %9zu  FAILED: %s\n", sc->name, size, msg);
+        b->api_failed = 1;
+    }
+    for (int st = 0; st < N_STRATEGIES && ok; st++) {
+        if (st == S_ONLINE && skip_online)
             continue;
-        const char *kernel = sc->machine ? opt.machine_kernel : opt.kernel;
-        int n_calls = opt.calls > 0 ? opt.calls : sc->default_calls;
+        row_result *r = &b->rows[b->n_rows++];
+        run_row(sc, kernel, size, (strategy)st, n_calls, &io, r);
+        b->api_failed |= r->failed;
+        b->total_wrong += r->wrong;
+        balance_print_row(r);
+    }
+    for (size_t o = 0; o < io.n_out; o++) {
+        free(io.out[o]);
+        free(io.ref[o]);
+    }
+}
 
-        /* A probe runtime lists the devices and gives the outputs' shapes. */
-        apo_config cfg = APO_CONFIG_INIT;
-        cfg.devices = sc->devices;
-        cfg.sim_clock = sc->machine ? APO_SIM_CLOCK_WALL : APO_SIM_CLOCK_VIRTUAL;
-        cfg.profiles = APO_SWITCH_OFF;
-        cfg.learn = APO_SWITCH_OFF;
-        apo_runtime *probe = NULL;
-        apo_kernel_info ki = APO_KERNEL_INFO_INIT;
-        char msg[512];
-        size_t n_dev = 0;
-        if (report_failure(apo_runtime_create(&cfg, &probe), "apo_runtime_create", msg,
-                           sizeof msg) ||
-            report_failure(apo_device_count(probe, &n_dev), "apo_device_count", msg, sizeof msg) ||
-            report_failure(apo_kernel_get(probe, kernel, &ki), "apo_kernel_get", msg, sizeof msg)) {
-            printf("\n# scenario %s: FAILED: %s\n", sc->name, msg);
-            apo_runtime_destroy(probe);
-            api_failed = 1;
-            continue;
-        }
-        printf("\n# scenario %s: %s\n", sc->name, sc->what);
-        printf("#   devices \"%s\", %s clock, kernel %s, %d calls per strategy\n",
-               sc->devices ? sc->devices : "(machine default)", sc->machine ? "wall" : "virtual",
-               kernel, n_calls);
-        json_t *jdevs = json_array();
-        for (size_t i = 0; i < n_dev; i++) {
-            apo_device_info di = APO_DEVICE_INFO_INIT;
-            if (apo_device_get(probe, i, &di) == APO_OK) {
-                printf("#   device %zu: %s\n", i, di.label);
-                json_array_append_new(jdevs,
-                                      json_pack("{s:s,s:s}", "id", di.id, "label", di.label));
-            }
-        }
-        size_t n_warn = 0;
-        apo_runtime_warning_count(probe, &n_warn);
-        for (size_t i = 0; i < n_warn; i++) {
-            const char *wmsg;
-            if (apo_runtime_warning(probe, i, &wmsg) == APO_OK)
-                printf("#   runtime warning: %s\n", wmsg);
-        }
-        if (sc->profiled_devices_fmt != NULL) {
-            char devices[512];
-            snprintf(devices, sizeof devices, sc->profiled_devices_fmt,
-                     SLOWDOWN_AFTER + PROFILE_CALLS_PER_DEVICE);
-            printf("#   profiled strategy: devices \"%s\": profiling makes %u calls on each device "
-                   "first, so slow_after moves on by as many and the slowdown lands on the same "
-                   "call of the series\n",
-                   devices, PROFILE_CALLS_PER_DEVICE);
-        }
-        const int skip_online = sc->machine && n_dev == 1;
-        if (skip_online)
-            printf("#   one device: balance is trivially 1; online refinement has nothing to "
-                   "split, so only equal and profiled run\n");
-        balance_print_table_header();
-
-        size_t n_sizes = sc->n_sizes ? sc->n_sizes : 1;
-        for (size_t k = 0; k < n_sizes; k++) {
-            size_t size = sc->n_sizes ? (size_t)sc->sizes[k] : (size_t)opt.size;
-            io_set io = {.input = input, .n_out = ki.n_outputs};
-            int ok = 1;
-            for (size_t o = 0; o < io.n_out && ok; o++) {
-                apo_workload w = APO_WORKLOAD_INIT;
-                w.kernel = kernel;
-                w.rows = 1;
-                w.cols = size;
-                w.n_inputs = 1;
-                size_t orow, ocol;
-                ok = !report_failure(apo_output_shape(probe, &w, o, &orow, &ocol),
-                                     "apo_output_shape", msg, sizeof msg);
-                io.len[o] = ok ? orow * ocol : 0;
-                ok = ok && (io.out[o] = malloc(io.len[o] * sizeof(double))) != NULL &&
-                     (io.ref[o] = malloc(io.len[o] * sizeof(double))) != NULL;
-            }
-            if (!ok) {
-                printf("%-17s %9zu  FAILED: %s\n", sc->name, size, msg);
-                api_failed = 1;
-            }
-            for (int st = 0; st < N_STRATEGIES && ok; st++) {
-                if (st == S_ONLINE && skip_online)
-                    continue;
-                row_result *r = &rows[n_rows++];
-                run_row(sc, kernel, size, (strategy)st, n_calls, &io, r);
-                api_failed |= r->failed;
-                total_wrong += r->wrong;
-                balance_print_row(r);
-            }
-            for (size_t o = 0; o < io.n_out; o++) {
-                free(io.out[o]);
-                free(io.ref[o]);
-            }
-        }
-        for (size_t i = 0; i < n_rows; i++)
-            if (rows[i].sc == sc)
-                balance_print_profile(&rows[i]);
-        json_t *jrows = json_array();
-        for (size_t i = 0; i < n_rows; i++)
-            if (rows[i].sc == sc)
-                json_array_append_new(jrows, balance_row_json(&rows[i]));
-        json_array_append_new(jscen,
-                              json_pack("{s:s,s:s,s:o,s:s,s:b,s:I,s:o,s:o}", "name", sc->name,
-                                        "what", sc->what, "device_list",
-                                        sc->devices ? json_string(sc->devices) : json_null(),
-                                        "kernel", kernel, "virtual_clock", !sc->machine, "calls",
-                                        (json_int_t)n_calls, "devices", jdevs, "rows", jrows));
+/* One scenario: a probe runtime lists the devices and gives the outputs' shapes, then a row
+ * per size and strategy. Returns its JSON, or NULL when the probe failed (said in a line). */
+static json_t *run_scenario(balance_run *b, const scenario *sc) {
+    const char *kernel = sc->machine ? b->opt->machine_kernel : b->opt->kernel;
+    int n_calls = b->opt->calls > 0 ? b->opt->calls : sc->default_calls;
+    apo_config cfg = APO_CONFIG_INIT;
+    cfg.devices = sc->devices;
+    cfg.sim_clock = sc->machine ? APO_SIM_CLOCK_WALL : APO_SIM_CLOCK_VIRTUAL;
+    cfg.profiles = APO_SWITCH_OFF;
+    cfg.learn = APO_SWITCH_OFF;
+    apo_runtime *probe = NULL;
+    apo_kernel_info ki = APO_KERNEL_INFO_INIT;
+    char msg[512];
+    size_t n_dev = 0;
+    if (report_failure(apo_runtime_create(&cfg, &probe), "apo_runtime_create", msg, sizeof msg) ||
+        report_failure(apo_device_count(probe, &n_dev), "apo_device_count", msg, sizeof msg) ||
+        report_failure(apo_kernel_get(probe, kernel, &ki), "apo_kernel_get", msg, sizeof msg)) {
+        printf("\n# scenario %s: FAILED: %s\n", sc->name, msg);
         apo_runtime_destroy(probe);
+        b->api_failed = 1;
+        return NULL;
     }
+    const int skip_online = sc->machine && n_dev == 1;
+    json_t *jdevs = print_scenario(sc, probe, n_dev, kernel, n_calls, skip_online);
+    size_t n_sizes = sc->n_sizes ? sc->n_sizes : 1;
+    for (size_t k = 0; k < n_sizes; k++)
+        run_size_rows(b, sc, probe, kernel,
+                      sc->n_sizes ? (size_t)sc->sizes[k] : (size_t)b->opt->size, ki.n_outputs,
+                      n_calls, skip_online);
+    apo_runtime_destroy(probe);
+    for (size_t i = 0; i < b->n_rows; i++)
+        if (b->rows[i].sc == sc)
+            balance_print_profile(&b->rows[i]);
+    json_t *jrows = json_array();
+    for (size_t i = 0; i < b->n_rows; i++)
+        if (b->rows[i].sc == sc)
+            json_array_append_new(jrows, balance_row_json(&b->rows[i]));
+    return json_pack("{s:s,s:s,s:o,s:s,s:b,s:I,s:o,s:o}", "name", sc->name, "what", sc->what,
+                     "device_list", sc->devices ? json_string(sc->devices) : json_null(), "kernel",
+                     kernel, "virtual_clock", !sc->machine, "calls", (json_int_t)n_calls, "devices",
+                     jdevs, "rows", jrows);
+}
 
+/* --json: the run, every scenario's rows and the targets. Returns 0 or -1. Takes jscen. */
+static int write_json(const balance_run *b, json_t *jscen, json_t *targets) {
+    const options *o = b->opt;
+    json_t *root = json_pack(
+        "{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:s,s:s,s:o,s:O,s:I,s:b}", "program", PROG, "library_version",
+        apo_version(), "host", b->host, "load_average_start", b->load_start, "load_average_end",
+        b->load_end, "size", (json_int_t)o->size, "seconds", bench_now() - b->t_start, "kernel",
+        o->kernel, "machine_kernel", o->machine_kernel, "scenarios", jscen, "targets", targets,
+        "total_wrong", (json_int_t)b->total_wrong, "library_error", b->api_failed);
+    int st = root == NULL ||
+             json_dump_file(root, o->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0;
+    if (st)
+        fprintf(stderr, PROG ": cannot write %s\n", o->json);
+    json_decref(root);
+    return st ? -1 : 0;
+}
+
+/* The targets, the last lines and the files. Returns the exit status. Takes jscen. */
+static int finish(balance_run *b, json_t *jscen) {
+    const options *o = b->opt;
     targets tg = {json_array(), 0, 0};
-    balance_check_targets(rows, n_rows, &tg);
+    balance_check_targets(b->rows, b->n_rows, &tg);
     printf("# targets: %d pass, %d fail\n", tg.pass, tg.fail);
-    printf("# total #wrong: %ld%s\n", total_wrong, api_failed ? "; a library call FAILED" : "");
-    bench_load_average(load_end, sizeof load_end);
-    printf("# load average at the end: %s; bench took %.1f s\n", load_end, bench_now() - t_start);
-
-    int exit_code = total_wrong != 0 || api_failed ? 1 : 0;
-    if (opt.csv != NULL && balance_write_csv(opt.csv, rows, n_rows) != 0) {
-        fprintf(stderr, PROG ": cannot write %s\n", opt.csv);
+    printf("# total #wrong: %ld%s\n", b->total_wrong,
+           b->api_failed ? "; a library call FAILED" : "");
+    bench_load_average(b->load_end, sizeof b->load_end);
+    printf("# load average at the end: %s; bench took %.1f s\n", b->load_end,
+           bench_now() - b->t_start);
+    int exit_code = b->total_wrong != 0 || b->api_failed ? 1 : 0;
+    if (o->csv != NULL && balance_write_csv(o->csv, b->rows, b->n_rows) != 0) {
+        fprintf(stderr, PROG ": cannot write %s\n", o->csv);
         exit_code = 1;
     }
-    if (opt.timeline != NULL && balance_write_timeline(opt.timeline, rows, n_rows) != 0) {
-        fprintf(stderr, PROG ": cannot write the timeline %s\n", opt.timeline);
+    if (o->timeline != NULL && balance_write_timeline(o->timeline, b->rows, b->n_rows) != 0) {
+        fprintf(stderr, PROG ": cannot write the timeline %s\n", o->timeline);
         exit_code = 1;
     }
-    if (opt.json != NULL) {
-        json_t *root =
-            json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:s,s:s,s:o,s:o,s:I,s:b}", "program", PROG,
-                      "library_version", apo_version(), "host", host, "load_average_start",
-                      load_start, "load_average_end", load_end, "size", (json_int_t)opt.size,
-                      "seconds", bench_now() - t_start, "kernel", opt.kernel, "machine_kernel",
-                      opt.machine_kernel, "scenarios", jscen, "targets", tg.list, "total_wrong",
-                      (json_int_t)total_wrong, "library_error", api_failed);
-        jscen = tg.list = NULL;
-        if (root == NULL ||
-            json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-            fprintf(stderr, PROG ": cannot write %s\n", opt.json);
-            exit_code = 1;
-        }
-        json_decref(root);
-    }
-    json_decref(jscen);
+    if (o->json == NULL)
+        json_decref(jscen);
+    else if (write_json(b, jscen, tg.list) != 0)
+        exit_code = 1;
     json_decref(tg.list);
-    for (size_t i = 0; i < n_rows; i++)
-        free(rows[i].calls);
-    free(rows);
-    free(input);
+    return exit_code;
+}
+
+int main(int argc, char **argv) {
+    options opt = {.size = 4e6,
+                   .kernel = "returns_stats",
+                   .machine_kernel = "bollinger",
+                   .ranks_devices = "cpu:threads=1",
+                   .ranks_max = 1e8};
+    if (read_options(argc, argv, &opt) != 0)
+        return 2;
+    if (opt.ranks)
+        return bench_ranks(opt.ranks_devices, opt.ranks_max);
+    if (opt.rank_series > 0)
+        return bench_rank_series(opt.machine_kernel, opt.size, opt.rank_series, opt.weights,
+                                 opt.csv);
+    if (opt.real_clock)
+        return bench_real_clock(opt.machine_kernel, opt.size, opt.scenarios, opt.csv);
+    balance_run b = {.opt = &opt, .t_start = bench_now()};
+    int exit_code = 1;
+    if (alloc_run(&b) == 0) {
+        print_header(&b);
+        json_t *jscen = json_array();
+        for (size_t s = 0; s < N_SCENARIOS; s++) {
+            json_t *j = bench_selected(opt.scenarios, scenarios[s].name)
+                            ? run_scenario(&b, &scenarios[s])
+                            : NULL;
+            if (j != NULL)
+                json_array_append_new(jscen, j);
+        }
+        exit_code = finish(&b, jscen);
+    }
+    for (size_t i = 0; i < b.n_rows; i++)
+        free(b.rows[i].calls);
+    free(b.rows);
+    free(b.input);
     return exit_code;
 }

@@ -100,6 +100,99 @@ static double pin_ms_per_mib(apo_runtime *rt, size_t bytes, int runs) {
     return done > 0 ? bench_median(t, (size_t)done) : -1;
 }
 
+/* The host's copy rate at 1, 4, 8, 16 and all threads, bytes copied and memory traffic.
+ * Returns 0, or -1 when the buffers cannot be allocated (after the message). */
+static int host_copies(json_t *root, size_t bytes, int runs, int cores) {
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    if (src == NULL || dst == NULL) {
+        fprintf(stderr, "%s: no memory for 2 x %zu bytes\n", bench_prog, bytes);
+        free(src);
+        free(dst);
+        return -1;
+    }
+    memset(src, 1, bytes);
+    memset(dst, 2, bytes);
+    json_t *copies = json_array();
+    printf("\n%-8s %12s %14s %16s\n", "threads", "ms", "copy_GB/s", "traffic_GB/s");
+    const int counts[] = {1, 4, 8, 16, cores};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        const int t = counts[k] < cores ? counts[k] : cores;
+        if (k > 0 && t <= (counts[k - 1] < cores ? counts[k - 1] : cores))
+            continue;
+        const double s = copy_seconds(dst, src, bytes, t, runs);
+        printf("%-8d %12.3f %14.2f %16.2f\n", t, s * 1e3, (double)bytes / s / 1e9,
+               2.0 * (double)bytes / s / 1e9);
+        json_t *row = json_object();
+        json_object_set_new(row, "threads", json_integer(t));
+        json_object_set_new(row, "ms", json_real(s * 1e3));
+        json_object_set_new(row, "copy_gbs", json_real((double)bytes / s / 1e9));
+        json_array_append_new(copies, row);
+    }
+    free(src);
+    free(dst);
+    json_object_set_new(root, "copies", copies);
+    return 0;
+}
+
+/* Bollinger on `samples` on the GPU from pageable and from registered arrays, and on the cpu
+ * alone. Destroys gpu, which releases the registrations before the arrays go. */
+static void registered_bollinger(json_t *root, apo_runtime *gpu, size_t samples, int runs) {
+    double *x = aligned_alloc(4096, samples * sizeof(double));
+    double *o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = aligned_alloc(4096, samples * sizeof(double));
+    if (x != NULL && o[0] != NULL && o[1] != NULL && o[2] != NULL) {
+        bench_fill_walk(x, 1, samples, 7);
+        apo_runtime *cpu = runtime_on("cpu");
+        const double pageable = bollinger_ms(gpu, x, o, samples, runs);
+        const double alone = cpu != NULL ? bollinger_ms(cpu, x, o, samples, runs) : -1;
+        int registered = apo_cuda_host_register(gpu, x, samples * sizeof(double)) == APO_OK;
+        for (int i = 0; i < 3 && registered; i++)
+            registered = apo_cuda_host_register(gpu, o[i], samples * sizeof(double)) == APO_OK;
+        const double pinned = registered ? bollinger_ms(gpu, x, o, samples, runs) : -1;
+        printf("\nbollinger, 1 x %zu samples (ms): cuda pageable %.2f, cuda registered %.2f, "
+               "cpu alone %.2f\n",
+               samples, pageable, pinned, alone);
+        json_object_set_new(root, "bollinger_samples", json_integer((json_int_t)samples));
+        json_object_set_new(root, "bollinger_cuda_pageable_ms", json_real(pageable));
+        json_object_set_new(root, "bollinger_cuda_registered_ms", json_real(pinned));
+        json_object_set_new(root, "bollinger_cpu_ms", json_real(alone));
+        apo_runtime_destroy(cpu);
+    }
+    apo_runtime_destroy(gpu);
+    free(x);
+    for (int i = 0; i < 3; i++)
+        free(o[i]);
+}
+
+/* With a GPU: the cost of pinning resident memory, then bollinger from registered arrays. */
+static void gpu_section(json_t *root, size_t samples, int runs) {
+    apo_runtime *gpu = runtime_on("cuda");
+    size_t gpus = 0;
+    if (gpu != NULL)
+        apo_device_count(gpu, &gpus);
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    if (gpu == NULL || gpus == 0 || apo_device_get(gpu, 0, &info) != APO_OK ||
+        info.kind != APO_DEVICE_CUDA) {
+        printf("\nno GPU: pinning and bollinger from registered arrays skipped\n");
+        apo_runtime_destroy(gpu);
+        return;
+    }
+    json_t *pins = json_array();
+    printf("\n%-10s %12s   (apo_cuda_host_register of resident memory)\n", "pinned", "ms_per_MiB");
+    const size_t sizes[] = {16u << 20, 128u << 20, (size_t)1 << 30};
+    for (size_t k = 0; k < 3; k++) {
+        const double ms = pin_ms_per_mib(gpu, sizes[k], runs);
+        printf("%-10.0f %12.4f\n", (double)sizes[k] / MIB, ms);
+        json_t *row = json_object();
+        json_object_set_new(row, "mib", json_real((double)sizes[k] / MIB));
+        json_object_set_new(row, "ms_per_mib", json_real(ms));
+        json_array_append_new(pins, row);
+    }
+    json_object_set_new(root, "pinning", pins);
+    registered_bollinger(root, gpu, samples, runs);
+}
+
 int main(int argc, char **argv) {
     double runs_d = 5, bytes_d = 1 << 30, samples_d = 1e8;
     const char *json_path = NULL;
@@ -122,97 +215,23 @@ int main(int argc, char **argv) {
         }
     }
     const int runs = (int)runs_d;
-    const size_t bytes = (size_t)bytes_d, samples = (size_t)samples_d;
     char load[64];
     bench_load_average(load, sizeof load);
     const int cores = omp_get_max_threads();
     printf("# %s: %d cores, load %s, %d runs (medians)\n", bench_prog, cores, load, runs);
-    json_t *root = json_object(), *copies = json_array();
+    json_t *root = json_object();
     json_object_set_new(root, "cores", json_integer(cores));
     json_object_set_new(root, "load", json_string(load));
-
-    char *src = malloc(bytes), *dst = malloc(bytes);
-    if (src == NULL || dst == NULL) {
-        fprintf(stderr, "%s: no memory for 2 x %zu bytes\n", bench_prog, bytes);
-        return 1;
-    }
-    memset(src, 1, bytes);
-    memset(dst, 2, bytes);
-    printf("\n%-8s %12s %14s %16s\n", "threads", "ms", "copy_GB/s", "traffic_GB/s");
-    const int counts[] = {1, 4, 8, 16, cores};
-    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
-        const int t = counts[k] < cores ? counts[k] : cores;
-        if (k > 0 && t <= (counts[k - 1] < cores ? counts[k - 1] : cores))
-            continue;
-        const double s = copy_seconds(dst, src, bytes, t, runs);
-        printf("%-8d %12.3f %14.2f %16.2f\n", t, s * 1e3, (double)bytes / s / 1e9,
-               2.0 * (double)bytes / s / 1e9);
-        json_t *row = json_object();
-        json_object_set_new(row, "threads", json_integer(t));
-        json_object_set_new(row, "ms", json_real(s * 1e3));
-        json_object_set_new(row, "copy_gbs", json_real((double)bytes / s / 1e9));
-        json_array_append_new(copies, row);
-    }
-    free(src);
-    free(dst);
-    json_object_set_new(root, "copies", copies);
-
-    apo_runtime *gpu = runtime_on("cuda");
-    size_t gpus = 0;
-    if (gpu != NULL)
-        apo_device_count(gpu, &gpus);
-    apo_device_info info = APO_DEVICE_INFO_INIT;
-    if (gpu == NULL || gpus == 0 || apo_device_get(gpu, 0, &info) != APO_OK ||
-        info.kind != APO_DEVICE_CUDA) {
-        printf("\nno GPU: pinning and bollinger from registered arrays skipped\n");
-    } else {
-        json_t *pins = json_array();
-        printf("\n%-10s %12s   (apo_cuda_host_register of resident memory)\n", "pinned",
-               "ms_per_MiB");
-        const size_t sizes[] = {16u << 20, 128u << 20, (size_t)1 << 30};
-        for (size_t k = 0; k < 3; k++) {
-            const double ms = pin_ms_per_mib(gpu, sizes[k], runs);
-            printf("%-10.0f %12.4f\n", (double)sizes[k] / MIB, ms);
-            json_t *row = json_object();
-            json_object_set_new(row, "mib", json_real((double)sizes[k] / MIB));
-            json_object_set_new(row, "ms_per_mib", json_real(ms));
-            json_array_append_new(pins, row);
-        }
-        json_object_set_new(root, "pinning", pins);
-        double *x = aligned_alloc(4096, samples * sizeof(double));
-        double *o[3];
-        for (int i = 0; i < 3; i++)
-            o[i] = aligned_alloc(4096, samples * sizeof(double));
-        if (x != NULL && o[0] != NULL && o[1] != NULL && o[2] != NULL) {
-            bench_fill_walk(x, 1, samples, 7);
-            apo_runtime *cpu = runtime_on("cpu");
-            const double pageable = bollinger_ms(gpu, x, o, samples, runs);
-            const double alone = cpu != NULL ? bollinger_ms(cpu, x, o, samples, runs) : -1;
-            int registered = apo_cuda_host_register(gpu, x, samples * sizeof(double)) == APO_OK;
-            for (int i = 0; i < 3 && registered; i++)
-                registered = apo_cuda_host_register(gpu, o[i], samples * sizeof(double)) == APO_OK;
-            const double pinned = registered ? bollinger_ms(gpu, x, o, samples, runs) : -1;
-            printf("\nbollinger, 1 x %zu samples (ms): cuda pageable %.2f, cuda registered %.2f, "
-                   "cpu alone %.2f\n",
-                   samples, pageable, pinned, alone);
-            json_object_set_new(root, "bollinger_samples", json_integer((json_int_t)samples));
-            json_object_set_new(root, "bollinger_cuda_pageable_ms", json_real(pageable));
-            json_object_set_new(root, "bollinger_cuda_registered_ms", json_real(pinned));
-            json_object_set_new(root, "bollinger_cpu_ms", json_real(alone));
-            apo_runtime_destroy(cpu);
-        }
-        apo_runtime_destroy(gpu); /* releases the registrations before the arrays go */
-        gpu = NULL;
-        free(x);
-        for (int i = 0; i < 3; i++)
-            free(o[i]);
-    }
-    apo_runtime_destroy(gpu);
-    if (json_path != NULL && json_dump_file(root, json_path, JSON_INDENT(2)) != 0) {
-        fprintf(stderr, "%s: cannot write %s\n", bench_prog, json_path);
+    if (host_copies(root, (size_t)bytes_d, runs, cores) != 0) {
         json_decref(root);
         return 1;
     }
+    gpu_section(root, (size_t)samples_d, runs);
+    int exit_code = 0;
+    if (json_path != NULL && json_dump_file(root, json_path, JSON_INDENT(2)) != 0) {
+        fprintf(stderr, "%s: cannot write %s\n", bench_prog, json_path);
+        exit_code = 1;
+    }
     json_decref(root);
-    return 0;
+    return exit_code;
 }

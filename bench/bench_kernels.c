@@ -35,6 +35,7 @@
  */
 #include <math.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include "bench.h"
 #include "gpu.h"
 #include "kernel_checks.h"
+#include "options.h"
 #include "scores.h"
 #include "sweeps.h"
 
@@ -99,52 +101,10 @@ typedef struct options {
     size_t gpu_sweep_bars; /* and their bars */
 } options;
 
-static void usage(FILE *f) {
-    fprintf(f, "usage: " PROG " [options]\n"
-               "  --max-size N      largest rows*cols to run (default 1e8)\n"
-               "  --quick           only up to 1e6 samples (CI smoke run)\n"
-               "  --reps N          timed calls per configuration (default: see the rule printed)\n"
-               "  --kernels LIST    comma list of bollinger,macd,returns_stats,bootstrap,copy3\n"
-               "                    (default: all); the overhead table runs for bollinger/macd\n"
-               "  --devices LIST    apo_config.devices of the runtime under test (default: the\n"
-               "                    environment, else auto)\n"
-               "  --replicates N    bootstrap replicates per row (default 16)\n"
-               "  --bootstrap-max-size N  largest rows*cols for bootstrap (default 1e7: a 1e8\n"
-               "                    series is 1.6e9 DRAM-bound draws, minutes per call)\n"
-               "  --stream-size N   doubles per STREAM array (default 2^25)\n"
-               "  --stream-reps N   STREAM repetitions (default 20)\n"
-               "  --gpu-sizes LIST  samples of the GPU section's series, comma separated\n"
-               "                    (default 1e6,1e7,1e8; a size that does not fit in GPU\n"
-               "                    memory is skipped)\n"
-               "  --gpu-warmup N    untimed cuda:N,cpu calls before timing, so that online\n"
-               "                    refinement can move the split (default 5)\n"
-               "  --no-gpu          leave out the GPU section\n"
-               "  --no-sweeps       leave out the sweep section\n"
-               "  --sweeps-only     only the sweep section (no STREAM, kernel tables, overhead\n"
-               "                    or GPU section); --reps sets its rounds (default 5)\n"
-               "  --scores          only the scored-sweep section: CPU ns per set-bar of scored\n"
-               "                    calls on one cpu thread; --reps sets its rounds (default 7)\n"
-               "  --scores-rows N   its random walks (default 4)\n"
-               "  --scores-bars N   their bars (default 100000)\n"
-               "  --gpu-catalog     only the GPU catalog section: a device-resident row for every\n"
-               "                    kernel of the library's list (--kernels: names, or catalog)\n"
-               "                    at each --gpu-sizes size (default 1e8), then scored sweeps\n"
-               "                    (rsi rsi_zone, macd macd_cross) on each GPU alone\n"
-               "  --gpu-seconds N   its time limit: rows not started by then are listed as out\n"
-               "                    of time (default: none)\n"
-               "  --gpu-call-limit S  a row whose one call a probe at a hundredth of the size\n"
-               "                    predicts above S seconds is left out (default 2)\n"
-               "  --gpu-sweep-rows N  the scored sweeps' series (default 500; 0: none)\n"
-               "  --gpu-sweep-bars N  their bars (default 2520)\n"
-               "  --walk-forward    only the walk-forward section: a 1,000-set scored grid\n"
-               "                    whole and over 10 windows, CPU s per call on one cpu\n"
-               "                    thread over one walk of --scores-bars bars\n"
-               "  --json FILE       also write every result as JSON\n"
-               "  --help\n");
-}
-
-/* "1e6,1e7,1e8": whole numbers of samples. Returns 0 or -1. */
-static int parse_gpu_sizes(const char *text, options *o) {
+/* --gpu-sizes "1e6,1e7,1e8": whole numbers of samples. */
+static int parse_gpu_sizes(const char *text, void *options_) {
+    options *o = options_;
+    o->gpu_sizes_given = 1;
     o->n_gpu_sizes = 0;
     for (const char *p = text;;) {
         const char *comma = strchr(p, ',');
@@ -152,102 +112,88 @@ static int parse_gpu_sizes(const char *text, options *o) {
         char item[32];
         double d;
         if (len == 0 || len >= sizeof item || o->n_gpu_sizes == BENCH_GPU_MAX_SIZES)
-            return -1;
+            break;
         memcpy(item, p, len);
         item[len] = '\0';
         if (bench_parse_count(item, 1, 1e10, &d) != 0)
-            return -1;
+            break;
         o->gpu_sizes[o->n_gpu_sizes++] = d;
         if (comma == NULL)
             return 0;
         p = comma + 1;
     }
+    fprintf(stderr,
+            PROG ": --gpu-sizes %s: expected at most %d whole numbers from 1 to 1e10, comma "
+                 "separated\n",
+            text, BENCH_GPU_MAX_SIZES);
+    return BENCH_OPT_REPORTED;
 }
 
-static int parse_options(int argc, char **argv, options *o) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double d;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (strcmp(a, "--quick") == 0) {
-            o->quick = 1;
-            continue;
-        } else if (strcmp(a, "--no-sweeps") == 0) {
-            o->no_sweeps = 1;
-            continue;
-        } else if (strcmp(a, "--sweeps-only") == 0) {
-            o->sweeps_only = 1;
-            continue;
-        } else if (strcmp(a, "--scores") == 0) {
-            o->scores = 1;
-            continue;
-        } else if (strcmp(a, "--gpu-catalog") == 0) {
-            o->gpu_catalog = 1;
-            continue;
-        } else if (strcmp(a, "--walk-forward") == 0) {
-            o->walk_forward = 1;
-            continue;
-        } else if (strcmp(a, "--no-gpu") == 0) {
-            o->no_gpu = 1;
-            continue;
-        } else if (v == NULL) {
-            fprintf(stderr, PROG ": unknown option or missing value: %s\n", a);
-            return -1;
-        } else if (strcmp(a, "--max-size") == 0 && bench_parse_count(v, 1, 1e12, &d) == 0) {
-            o->max_size = d;
-        } else if (strcmp(a, "--reps") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
-            o->reps = (int)d;
-        } else if (strcmp(a, "--bootstrap-max-size") == 0 &&
-                   bench_parse_count(v, 1, 1e12, &d) == 0) {
-            o->boot_max_size = d;
-        } else if (strcmp(a, "--replicates") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
-            o->replicates = (size_t)d;
-        } else if (strcmp(a, "--stream-size") == 0 && bench_parse_count(v, 1024, 1e10, &d) == 0) {
-            o->stream_n = (size_t)d;
-        } else if (strcmp(a, "--stream-reps") == 0 && bench_parse_count(v, 1, 1e4, &d) == 0) {
-            o->stream_reps = (int)d;
-        } else if (strcmp(a, "--gpu-warmup") == 0 && bench_parse_count(v, 0, 1e4, &d) == 0) {
-            o->gpu_warmup = (int)d;
-        } else if (strcmp(a, "--gpu-sizes") == 0) {
-            o->gpu_sizes_given = 1;
-            if (parse_gpu_sizes(v, o) != 0) {
-                fprintf(stderr,
-                        PROG ": --gpu-sizes %s: expected at most %d whole numbers from 1 "
-                             "to 1e10, comma separated\n",
-                        v, BENCH_GPU_MAX_SIZES);
-                return -1;
-            }
-        } else if (strcmp(a, "--gpu-seconds") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
-            o->gpu_seconds = d;
-        } else if (strcmp(a, "--gpu-call-limit") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
-            o->gpu_call_limit = d;
-        } else if (strcmp(a, "--gpu-sweep-rows") == 0 && bench_parse_count(v, 0, 1e6, &d) == 0) {
-            o->gpu_sweep_rows = (size_t)d;
-        } else if (strcmp(a, "--gpu-sweep-bars") == 0 && bench_parse_count(v, 201, 1e9, &d) == 0) {
-            o->gpu_sweep_bars = (size_t)d;
-        } else if (strcmp(a, "--scores-rows") == 0 && bench_parse_count(v, 1, 1e6, &d) == 0) {
-            o->scores_rows = (size_t)d;
-        } else if (strcmp(a, "--scores-bars") == 0 && bench_parse_count(v, 1, 1e9, &d) == 0) {
-            o->scores_bars = (size_t)d;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = v;
-        } else if (strcmp(a, "--kernels") == 0) {
-            o->kernels = v;
-        } else if (strcmp(a, "--devices") == 0) {
-            o->devices = v;
-        } else {
-            fprintf(stderr, PROG ": bad option or value: %s %s\n", a, v);
-            return -1;
-        }
-        i++;
-    }
-    if (o->quick && o->max_size > 1e6)
-        o->max_size = 1e6;
-    return 0;
-}
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+#define FLAG(...) BENCH_FLAG(options, __VA_ARGS__)
+
+static const bench_option option_rows[] = {
+    OPT("--max-size", "N", DOUBLE, 1, 1e12, max_size, "largest rows*cols to run (default 1e8)"),
+    FLAG("--quick", quick, "only up to 1e6 samples (CI smoke run)"),
+    OPT("--reps", "N", INT, 1, 1e6, reps,
+        "timed calls per configuration (default: see the rule printed)"),
+    OPT("--kernels", "LIST", TEXT, 0, 0, kernels,
+        "comma list of bollinger,macd,returns_stats,bootstrap,copy3\n"
+        "(default: all); the overhead table runs for bollinger/macd"),
+    OPT("--devices", "LIST", TEXT, 0, 0, devices,
+        "apo_config.devices of the runtime under test (default: the\n"
+        "environment, else auto)"),
+    OPT("--replicates", "N", SIZE, 1, 1e6, replicates, "bootstrap replicates per row (default 16)"),
+    OPT("--bootstrap-max-size", "N", DOUBLE, 1, 1e12, boot_max_size,
+        "largest rows*cols for bootstrap (default 1e7: a 1e8\n"
+        "series is 1.6e9 DRAM-bound draws, minutes per call)"),
+    OPT("--stream-size", "N", SIZE, 1024, 1e10, stream_n,
+        "doubles per STREAM array (default 2^25)"),
+    OPT("--stream-reps", "N", INT, 1, 1e4, stream_reps, "STREAM repetitions (default 20)"),
+    {"--gpu-sizes", "LIST", BENCH_OPT_CUSTOM, 0, 0, 0,
+     "samples of the GPU section's series, comma separated\n"
+     "(default 1e6,1e7,1e8; a size that does not fit in GPU\n"
+     "memory is skipped)",
+     parse_gpu_sizes},
+    OPT("--gpu-warmup", "N", INT, 0, 1e4, gpu_warmup,
+        "untimed cuda:N,cpu calls before timing, so that online\n"
+        "refinement can move the split (default 5)"),
+    FLAG("--no-gpu", no_gpu, "leave out the GPU section"),
+    FLAG("--no-sweeps", no_sweeps, "leave out the sweep section"),
+    FLAG("--sweeps-only", sweeps_only,
+         "only the sweep section (no STREAM, kernel tables, overhead\n"
+         "or GPU section); --reps sets its rounds (default 5)"),
+    FLAG("--scores", scores,
+         "only the scored-sweep section: CPU ns per set-bar of scored\n"
+         "calls on one cpu thread; --reps sets its rounds (default 7)"),
+    OPT("--scores-rows", "N", SIZE, 1, 1e6, scores_rows, "its random walks (default 4)"),
+    OPT("--scores-bars", "N", SIZE, 1, 1e9, scores_bars, "their bars (default 100000)"),
+    FLAG("--gpu-catalog", gpu_catalog,
+         "only the GPU catalog section: a device-resident row for every\n"
+         "kernel of the library's list (--kernels: names, or catalog)\n"
+         "at each --gpu-sizes size (default 1e8), then scored sweeps\n"
+         "(rsi rsi_zone, macd macd_cross) on each GPU alone"),
+    OPT("--gpu-seconds", "N", DOUBLE, 1, 1e6, gpu_seconds,
+        "its time limit: rows not started by then are listed as out\n"
+        "of time (default: none)"),
+    OPT("--gpu-call-limit", "S", DOUBLE, 1, 1e6, gpu_call_limit,
+        "a row whose one call a probe at a hundredth of the size\n"
+        "predicts above S seconds is left out (default 2)"),
+    OPT("--gpu-sweep-rows", "N", SIZE, 0, 1e6, gpu_sweep_rows,
+        "the scored sweeps' series (default 500; 0: none)"),
+    OPT("--gpu-sweep-bars", "N", SIZE, 201, 1e9, gpu_sweep_bars, "their bars (default 2520)"),
+    FLAG("--walk-forward", walk_forward,
+         "only the walk-forward section: a 1,000-set scored grid\n"
+         "whole and over 10 windows, CPU s per call on one cpu\n"
+         "thread over one walk of --scores-bars bars"),
+    OPT("--json", "FILE", TEXT, 0, 0, json, "also write every result as JSON"),
+};
+
+#undef OPT
+#undef FLAG
+
+static const bench_option_table option_table = {"[options]", option_rows,
+                                                sizeof option_rows / sizeof option_rows[0], 20};
 
 /* ---- the copy3 user kernel -------------------------------------------------------------- */
 
@@ -513,7 +459,388 @@ static void print_result(const result *r) {
 
 static json_t *json_num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
 
-/* ---- main ------------------------------------------------------------------------------- */
+/* ---- main: the steps ---------------------------------------------------------------------- */
+
+/* Everything one run holds, and what it gives the JSON file at the end. */
+typedef struct bench_run {
+    bench_ctx ctx;
+    apo_runtime *rt_serial; /* cpu:threads=1, the overhead table's */
+    char host[256], model[256], load_start[64], load_end[64];
+    long cpus;
+    json_t *jdev, *jstream, *jres, *jover, *jtargets, *jgpu, *jsweeps, *jscores, *jgpucat;
+    result *results;
+    size_t n_results;
+    long total_wrong;
+    double worst_over;
+} bench_run;
+
+/* Reads the options; every --kernels name must be known, except in the GPU catalog section,
+ * which checks its names against the library's own list. Returns 0, or the exit status 2. */
+static int read_options(int argc, char **argv, options *o) {
+    if (bench_options_parse(&option_table, argc, argv, o) != 0)
+        return 2;
+    if (o->quick && o->max_size > 1e6)
+        o->max_size = 1e6;
+    for (const char *p = o->gpu_catalog ? NULL : o->kernels; p != NULL && *p != '\0';) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int known = 0;
+        for (size_t k = 0; k < N_KERNELS; k++)
+            known |=
+                strlen(kernel_specs[k].name) == len && strncmp(p, kernel_specs[k].name, len) == 0;
+        if (!known) {
+            fprintf(stderr, PROG ": unknown kernel \"%.*s\" in --kernels\n", (int)len, p);
+            return 2;
+        }
+        p += len + (comma != NULL);
+    }
+    return 0;
+}
+
+/* The runtime under test, the simulated one of the checks and the serial one of the overhead
+ * table. A bench measures; it must not leave models or simulated devices in the user's
+ * profile, so every runtime here keeps its models in memory. Returns 0 or -1. */
+static int open_runtimes(bench_run *b, const options *o) {
+    apo_config cfg = APO_CONFIG_INIT;
+    cfg.devices = o->devices;
+    cfg.profiles = APO_SWITCH_OFF;
+    apo_config cfg_sim = APO_CONFIG_INIT;
+    cfg_sim.devices = "sim:a,sim:b,sim:c";
+    cfg_sim.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    cfg_sim.profiles = APO_SWITCH_OFF;
+    apo_config cfg_serial = APO_CONFIG_INIT;
+    cfg_serial.devices = "cpu:threads=1";
+    cfg_serial.profiles = APO_SWITCH_OFF;
+    if (bench_check(apo_runtime_create(&cfg, &b->ctx.rt), "apo_runtime_create") ||
+        bench_check(apo_runtime_create(&cfg_sim, &b->ctx.rt_sim), "apo_runtime_create (sim)") ||
+        bench_check(apo_runtime_create(&cfg_serial, &b->rt_serial),
+                    "apo_runtime_create (serial)") ||
+        bench_check(register_copy3(b->ctx.rt), "register copy3") ||
+        bench_check(register_copy3(b->ctx.rt_sim), "register copy3 (sim)"))
+        return -1;
+    return 0;
+}
+
+/* The CPU's model name from /proc/cpuinfo, "unknown" where it has none. */
+static void read_cpu_model(char *model, size_t size) {
+    snprintf(model, size, "unknown");
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    if (ci == NULL)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, ci) != NULL)
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon != NULL) {
+                snprintf(model, size, "%s", colon + 2);
+                model[strcspn(model, "\n")] = '\0';
+            }
+            break;
+        }
+    fclose(ci);
+}
+
+/* The header: the machine, its load, the devices under test and their warnings. */
+static void print_header(bench_run *b, const options *o) {
+    snprintf(b->host, sizeof b->host, "?");
+    gethostname(b->host, sizeof b->host - 1);
+    read_cpu_model(b->model, sizeof b->model);
+    b->cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("# " PROG " (apportion %s)\n", apo_version());
+    bench_load_average(b->load_start, sizeof b->load_start);
+    printf("# host %s, cpu \"%s\", %ld online cpus, %d OpenMP threads, load average %s\n", b->host,
+           b->model, b->cpus, omp_get_max_threads(), b->load_start);
+    size_t ndev = 0;
+    apo_device_count(b->ctx.rt, &ndev);
+    printf("# runtime under test: devices \"%s\":", o->devices ? o->devices : "(default)");
+    for (size_t i = 0; i < ndev; i++) {
+        apo_device_info di = APO_DEVICE_INFO_INIT;
+        if (apo_device_get(b->ctx.rt, i, &di) == APO_OK) {
+            printf("%s %s", i ? "," : "", di.label);
+            json_array_append_new(b->jdev, json_string(di.label));
+        }
+    }
+    printf("\n");
+    size_t nwarn = 0;
+    apo_runtime_warning_count(b->ctx.rt, &nwarn);
+    for (size_t i = 0; i < nwarn; i++) {
+        const char *msg;
+        if (apo_runtime_warning(b->ctx.rt, i, &msg) == APO_OK)
+            printf("# runtime warning: %s\n", msg);
+    }
+}
+
+/* The STREAM ceiling that %copy divides by, measured first. Returns 0 or -1. */
+static int run_stream(bench_run *b, const options *o) {
+    printf("# correctness: each configuration first runs on sim:a,sim:b,sim:c (virtual clock, "
+           "ratios 0.5/0.2/0.3, split by time);\n"
+           "#   #wrong = outputs not bitwise equal + reference mismatches "
+           "(bollinger: sampled positions, naive long double two-pass, rel > 1e-10)\n");
+    printf("# timing: median (and min) of reps calls of apo_distribute_workload(); reps = "
+           "clamp(2e8 / work, 3, 100)%s, work = samples (draws for bootstrap)\n",
+           o->reps > 0 ? " (overridden by --reps)" : "");
+    bench_stream_result st[BENCH_STREAM_N];
+    fflush(stdout);
+    if (bench_stream(o->stream_n, o->stream_reps, st) != 0) {
+        fprintf(stderr, PROG ": the STREAM arrays (%zu doubles) could not be allocated\n",
+                o->stream_n);
+        return -1;
+    }
+    printf("# STREAM ceiling: %zu doubles per array (%.0f MiB), %d reps, all %d threads; "
+           "bytes counted as STREAM does\n",
+           o->stream_n, (double)o->stream_n * 8 / 1048576.0, o->stream_reps, omp_get_max_threads());
+    for (int i = 0; i < BENCH_STREAM_N; i++) {
+        printf("#   %-5s (%2.0f B/elem)  best %7.2f GB/s  median %7.2f GB/s  (%.3f / %.3f ms)\n",
+               st[i].name, st[i].bytes_per_elem, st[i].best_gbs, st[i].median_gbs, st[i].best_ms,
+               st[i].median_ms);
+        json_object_set_new(b->jstream, st[i].name,
+                            json_pack("{s:f,s:f,s:f,s:f,s:f}", "bytes_per_elem",
+                                      st[i].bytes_per_elem, "best_gbs", st[i].best_gbs,
+                                      "median_gbs", st[i].median_gbs, "best_ms", st[i].best_ms,
+                                      "median_ms", st[i].median_ms));
+    }
+    printf("# %%copy = GB/s / STREAM copy best (%.2f GB/s) * 100; GB/s from the median time\n",
+           st[BENCH_STREAM_COPY].best_gbs);
+    printf("# max size %.0f samples%s\n", o->max_size, o->quick ? " (--quick)" : "");
+    fflush(stdout);
+    b->ctx.copy_gbs = st[BENCH_STREAM_COPY].best_gbs;
+    return 0;
+}
+
+static json_t *result_json(const result *r, const options *o) {
+    const int is_boot = strcmp(r->kernel, "bootstrap") == 0;
+    json_t *j = json_pack(
+        "{s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:I}", "kernel", r->kernel, "rows",
+        (json_int_t)r->rows, "cols", (json_int_t)r->cols, "reps", (json_int_t)r->reps,
+        "time_ms_median", json_num_or_null(r->skipped ? NAN : r->median_ms), "time_ms_min",
+        json_num_or_null(r->skipped ? NAN : r->min_ms), is_boot ? "draws_per_s" : "samples_per_s",
+        json_num_or_null(r->skipped ? NAN : r->rate), "gb_s", json_num_or_null(r->gbs), "pct_copy",
+        json_num_or_null(r->pct), "wrong", (json_int_t)r->wrong);
+    if (r->skipped)
+        json_object_set_new(j, "skipped", json_string(r->skipped));
+    if (is_boot)
+        json_object_set_new(j, "replicates", json_integer((json_int_t)o->replicates));
+    return j;
+}
+
+/* One table per kernel: a row per shape up to --max-size. Returns 0 or -1. */
+static int run_kernel_tables(bench_run *b, const options *o) {
+    b->results = calloc(N_KERNELS * N_SHAPES, sizeof *b->results);
+    if (b->results == NULL)
+        return -1;
+    for (size_t ki = 0; ki < N_KERNELS; ki++) {
+        const kernel_spec *k = &kernel_specs[ki];
+        if (!bench_selected(o->kernels, k->name))
+            continue;
+        print_kernel_header(k, o);
+        for (size_t si = 0; si < N_SHAPES; si++) {
+            const double samples = (double)shapes[si].rows * (double)shapes[si].cols;
+            if (samples > o->max_size)
+                continue;
+            result *r = &b->results[b->n_results++];
+            if (strcmp(k->name, "bootstrap") == 0 && samples > o->boot_max_size) {
+                memset(r, 0, sizeof *r);
+                r->kernel = k->name;
+                r->rows = shapes[si].rows;
+                r->cols = shapes[si].cols;
+                r->gbs = r->pct = NAN;
+                r->skipped = "over --bootstrap-max-size (default 1e7)";
+            } else {
+                run_one(&b->ctx, k, shapes[si], r);
+            }
+            print_result(r);
+            b->total_wrong += r->wrong;
+            json_array_append_new(b->jres, result_json(r, o));
+        }
+    }
+    return 0;
+}
+
+static json_t *overhead_json(const bench_overhead_row *row) {
+    return json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:I}", "kernel", row->kernel, "cols",
+                     (json_int_t)row->cols, "calls", (json_int_t)row->calls, "direct_us",
+                     row->direct_us, "cpu1_us", row->serial_us, "default_us", row->default_us,
+                     "overhead_cpu1_us", row->over_serial_us, "overhead_default_us",
+                     row->over_default_us, "wrong", (json_int_t)row->wrong);
+}
+
+/* Per-call overhead of bollinger and macd (see overhead.c for what the direct baseline is). */
+static void run_overhead(bench_run *b, const options *o) {
+    const int over_b = bench_selected(o->kernels, "bollinger"),
+              over_m = bench_selected(o->kernels, "macd");
+    if (!over_b && !over_m)
+        return;
+    printf("\n# per-call overhead, rows = 1: median over `calls` calls, interleaved; direct = "
+           "apo_*_tile() over every tile, serially (kernels.h)\n");
+    printf("#   over(cpu1) = cpu:threads=1 runtime - direct (same serial work); "
+           "over(default) = default runtime - direct\n");
+    printf("%-10s %8s %6s %11s %11s %11s %12s %14s %7s\n", "# kernel", "cols", "calls", "direct_us",
+           "cpu1_us", "default_us", "over(cpu1)", "over(default)", "#wrong");
+    const size_t sizes[] = {1000, 10000, 100000};
+    for (int kk = 0; kk < 2; kk++) {
+        if (!(kk == 0 ? over_b : over_m))
+            continue;
+        for (size_t i = 0; i < 3; i++) {
+            double calls_d = floor(2e7 / (double)sizes[i]);
+            size_t calls = calls_d > 2000 ? 2000 : calls_d < 200 ? 200 : (size_t)calls_d;
+            bench_overhead_row row;
+            if (bench_overhead(b->rt_serial, b->ctx.rt, kk == 0 ? "bollinger" : "macd", sizes[i],
+                               calls, &row) != 0) {
+                b->ctx.api_failed = 1;
+                continue;
+            }
+            printf("%-10s %8zu %6zu %11.2f %11.2f %11.2f %12.2f %14.2f %7ld\n", row.kernel,
+                   row.cols, row.calls, row.direct_us, row.serial_us, row.default_us,
+                   row.over_serial_us, row.over_default_us, row.wrong);
+            fflush(stdout);
+            b->total_wrong += row.wrong;
+            b->worst_over = row.over_serial_us > b->worst_over ? row.over_serial_us : b->worst_over;
+            json_array_append_new(b->jover, overhead_json(&row));
+        }
+    }
+}
+
+/* The sweep section, then the GPU section: GPUs of this machine, whatever --devices says for
+ * the tables above. */
+static void run_sweeps_and_gpu(bench_run *b, const options *o) {
+    int failed = 0;
+    if (!o->no_sweeps)
+        b->jsweeps = bench_sweeps(b->ctx.rt, o->devices ? o->devices : "(default)", b->ctx.rt_sim,
+                                  o->reps, o->max_size, o->kernels, &b->total_wrong, &failed);
+    if (!o->sweeps_only && !o->no_gpu &&
+        (bench_selected(o->kernels, "bollinger") || bench_selected(o->kernels, "macd")))
+        b->jgpu = bench_gpu(o->gpu_sizes, o->n_gpu_sizes, o->max_size, o->reps, o->gpu_warmup,
+                            o->kernels, &b->total_wrong, &failed);
+    if (failed)
+        b->ctx.api_failed = 1;
+}
+
+/* Targets of the CPU-kernels issue: reported, not asserted. */
+static void print_targets(bench_run *b, const options *o) {
+    if (!o->sweeps_only)
+        printf("\n# targets (this machine): bollinger and macd at 1 x 1000000 and 1000 x 10000 >= "
+               "70%% "
+               "of copy; overhead(cpu1) <= 10 us\n");
+    for (size_t i = 0; i < b->n_results; i++) {
+        const result *r = &b->results[i];
+        int is_target =
+            (strcmp(r->kernel, "bollinger") == 0 || strcmp(r->kernel, "macd") == 0) &&
+            ((r->rows == 1 && r->cols == 1000000) || (r->rows == 1000 && r->cols == 10000));
+        if (!is_target || r->skipped)
+            continue;
+        int met = r->pct >= 70.0;
+        printf("#   %-9s %4zu x %-8zu %6.1f%% of copy: %s\n", r->kernel, r->rows, r->cols, r->pct,
+               met ? "met" : "MISSED");
+        json_array_append_new(b->jtargets,
+                              json_pack("{s:s,s:I,s:I,s:f,s:b}", "kernel", r->kernel, "rows",
+                                        (json_int_t)r->rows, "cols", (json_int_t)r->cols,
+                                        "pct_copy", r->pct, "met", met));
+    }
+    if (isfinite(b->worst_over))
+        printf("#   overhead  worst over(cpu1) %.2f us: %s\n", b->worst_over,
+               b->worst_over <= 10.0 ? "met" : "MISSED");
+}
+
+/* The GPU catalog section alone (gpu_catalog.c): its own sizes, 1e8 unless given. */
+static void run_gpu_catalog(bench_run *b, const options *o) {
+    static const double catalog_size = 1e8;
+    bench_gpu_catalog_options co = {
+        .sizes = o->gpu_sizes_given ? o->gpu_sizes : &catalog_size,
+        .n_sizes = o->gpu_sizes_given ? o->n_gpu_sizes : 1,
+        .reps = o->reps,
+        .kernels = o->kernels,
+        .seconds = o->gpu_seconds,
+        .call_limit_s = o->gpu_call_limit,
+        .sweep_rows = o->gpu_sweep_rows,
+        .sweep_bars = o->gpu_sweep_bars,
+    };
+    int failed = 0;
+    b->jgpucat = bench_gpu_catalog(&co, &b->total_wrong, &failed);
+    if (failed)
+        b->ctx.api_failed = 1;
+}
+
+/* The sections the options ask for. Returns 0, or -1 when one could not run at all. */
+static int run_sections(bench_run *b, const options *o) {
+    int failed = 0;
+    if (o->walk_forward) {
+        b->jscores = bench_walk_forward(o->scores_bars, o->reps, &b->total_wrong, &failed);
+    } else if (o->scores) {
+        b->jscores =
+            bench_scores(o->scores_rows, o->scores_bars, o->reps, &b->total_wrong, &failed);
+    } else if (o->gpu_catalog) {
+        run_gpu_catalog(b, o);
+    } else {
+        /* The STREAM ceiling, the tables and the overhead are the kernels' alone. */
+        if (!o->sweeps_only) {
+            if (run_stream(b, o) != 0 || run_kernel_tables(b, o) != 0)
+                return -1;
+            run_overhead(b, o);
+        }
+        run_sweeps_and_gpu(b, o);
+        print_targets(b, o);
+    }
+    if (failed)
+        b->ctx.api_failed = 1;
+    return 0;
+}
+
+/* Hands `*j` to the root under `key` (null when the section did not run). */
+static void set_taken(json_t *root, const char *key, json_t **j) {
+    json_object_set_new(root, key, *j != NULL ? *j : json_null());
+    *j = NULL;
+}
+
+/* --json: every figure of the run, as the tables printed them. Returns 0 or -1. */
+static int write_json(bench_run *b, const options *o) {
+    json_t *root = json_object();
+    json_object_set_new(root, "program", json_string(PROG));
+    json_object_set_new(root, "library_version", json_string(apo_version()));
+    json_object_set_new(root, "host", json_string(b->host));
+    json_object_set_new(root, "cpu_model", json_string(b->model));
+    json_object_set_new(root, "online_cpus", json_integer(b->cpus));
+    json_object_set_new(root, "omp_threads", json_integer(omp_get_max_threads()));
+    json_object_set_new(root, "load_average_start", json_string(b->load_start));
+    json_object_set_new(root, "load_average_end", json_string(b->load_end));
+    set_taken(root, "devices", &b->jdev);
+    json_object_set_new(root, "stream_elems", json_integer((json_int_t)o->stream_n));
+    set_taken(root, "stream", &b->jstream);
+    set_taken(root, "results", &b->jres);
+    set_taken(root, "overhead", &b->jover);
+    set_taken(root, "targets", &b->jtargets);
+    set_taken(root, "gpu", &b->jgpu);
+    set_taken(root, "sweeps", &b->jsweeps);
+    set_taken(root, "scores", &b->jscores);
+    set_taken(root, "gpu_catalog", &b->jgpucat);
+    json_object_set_new(root, "total_wrong", json_integer(b->total_wrong));
+    int st = json_dump_file(root, o->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (st != 0)
+        fprintf(stderr, PROG ": cannot write %s\n", o->json);
+    return st != 0 ? -1 : 0;
+}
+
+/* The last lines, the JSON file, and the exit status: 1 on any wrong output or failure. */
+static int finish(bench_run *b, const options *o) {
+    printf("# total #wrong: %ld\n", b->total_wrong);
+    bench_load_average(b->load_end, sizeof b->load_end);
+    printf("# load average at the end: %s\n", b->load_end);
+    int exit_code = 0;
+    if (o->json != NULL && write_json(b, o) != 0)
+        exit_code = 1;
+    return b->total_wrong != 0 || b->ctx.api_failed ? 1 : exit_code;
+}
+
+static void close_run(bench_run *b) {
+    json_t *js[] = {b->jdev, b->jstream, b->jres,    b->jover,  b->jtargets,
+                    b->jgpu, b->jsweeps, b->jscores, b->jgpucat};
+    for (size_t i = 0; i < sizeof js / sizeof js[0]; i++)
+        json_decref(js[i]);
+    free(b->results);
+    apo_runtime_destroy(b->ctx.rt);
+    apo_runtime_destroy(b->ctx.rt_sim);
+    apo_runtime_destroy(b->rt_serial);
+}
 
 int main(int argc, char **argv) {
     options opt = {.max_size = 1e8,
@@ -529,354 +856,22 @@ int main(int argc, char **argv) {
                    .gpu_call_limit = 2,
                    .gpu_sweep_rows = 500,
                    .gpu_sweep_bars = 2520};
-    if (parse_options(argc, argv, &opt) != 0) {
-        usage(stderr);
-        return 2;
+    int st = read_options(argc, argv, &opt);
+    if (st != 0)
+        return st;
+    bench_run b = {.ctx = {.opt = &opt, .copy_gbs = NAN},
+                   .jdev = json_array(),
+                   .jstream = json_object(),
+                   .jres = json_array(),
+                   .jover = json_array(),
+                   .jtargets = json_array(),
+                   .worst_over = -INFINITY};
+    int exit_code = 1;
+    if (open_runtimes(&b, &opt) == 0) {
+        print_header(&b, &opt);
+        if (run_sections(&b, &opt) == 0)
+            exit_code = finish(&b, &opt);
     }
-    /* The GPU catalog section checks its names against the library's own list. */
-    for (size_t i = 0; !opt.gpu_catalog && opt.kernels != NULL && opt.kernels[0] != '\0';) {
-        /* Every listed name must be known. */
-        const char *p = opt.kernels + i, *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        int known = 0;
-        for (size_t k = 0; k < N_KERNELS; k++)
-            known |=
-                strlen(kernel_specs[k].name) == len && strncmp(p, kernel_specs[k].name, len) == 0;
-        if (!known) {
-            fprintf(stderr, PROG ": unknown kernel \"%.*s\" in --kernels\n", (int)len, p);
-            return 2;
-        }
-        if (!comma)
-            break;
-        i += len + 1;
-    }
-
-    int exit_code = 0;
-    apo_runtime *rt = NULL, *rt_sim = NULL, *rt_serial = NULL;
-    json_t *root = json_object(), *jres = json_array(), *jover = json_array();
-    json_t *jdev = json_array(), *jstream = json_object(), *jtargets = json_array();
-    json_t *jgpu = NULL, *jsweeps = NULL, *jscores = NULL, *jgpucat = NULL;
-    result *results = NULL;
-    size_t n_results = 0;
-
-    /* A bench measures; it must not leave models or simulated devices in the user's
-     * profile, so every runtime here keeps its models in memory. */
-    apo_config cfg = APO_CONFIG_INIT;
-    cfg.devices = opt.devices;
-    cfg.profiles = APO_SWITCH_OFF;
-    apo_config cfg_sim = APO_CONFIG_INIT;
-    cfg_sim.devices = "sim:a,sim:b,sim:c";
-    cfg_sim.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    cfg_sim.profiles = APO_SWITCH_OFF;
-    apo_config cfg_serial = APO_CONFIG_INIT;
-    cfg_serial.devices = "cpu:threads=1";
-    cfg_serial.profiles = APO_SWITCH_OFF;
-    if (bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create") ||
-        bench_check(apo_runtime_create(&cfg_sim, &rt_sim), "apo_runtime_create (sim)") ||
-        bench_check(apo_runtime_create(&cfg_serial, &rt_serial), "apo_runtime_create (serial)") ||
-        bench_check(register_copy3(rt), "register copy3") ||
-        bench_check(register_copy3(rt_sim), "register copy3 (sim)")) {
-        exit_code = 1;
-        goto out;
-    }
-
-    /* Header: the machine and the ceiling. */
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    char model[256] = "unknown";
-    FILE *ci = fopen("/proc/cpuinfo", "r");
-    if (ci != NULL) {
-        char line[512];
-        while (fgets(line, sizeof line, ci) != NULL)
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *colon = strchr(line, ':');
-                if (colon != NULL) {
-                    snprintf(model, sizeof model, "%s", colon + 2);
-                    model[strcspn(model, "\n")] = '\0';
-                }
-                break;
-            }
-        fclose(ci);
-    }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("# " PROG " (apportion %s)\n", apo_version());
-    char load_start[64], load_end[64];
-    bench_load_average(load_start, sizeof load_start);
-    printf("# host %s, cpu \"%s\", %ld online cpus, %d OpenMP threads, load average %s\n", host,
-           model, cpus, omp_get_max_threads(), load_start);
-    size_t ndev = 0;
-    apo_device_count(rt, &ndev);
-    printf("# runtime under test: devices \"%s\":", opt.devices ? opt.devices : "(default)");
-    for (size_t i = 0; i < ndev; i++) {
-        apo_device_info di = APO_DEVICE_INFO_INIT;
-        if (apo_device_get(rt, i, &di) == APO_OK) {
-            printf("%s %s", i ? "," : "", di.label);
-            json_array_append_new(jdev, json_string(di.label));
-        }
-    }
-    printf("\n");
-    size_t nwarn = 0;
-    apo_runtime_warning_count(rt, &nwarn);
-    for (size_t i = 0; i < nwarn; i++) {
-        const char *msg;
-        if (apo_runtime_warning(rt, i, &msg) == APO_OK)
-            printf("# runtime warning: %s\n", msg);
-    }
-    bench_ctx ctx = {&opt, rt, rt_sim, NAN, 0};
-    long total_wrong = 0;
-    double worst_over = -INFINITY;
-    if (opt.walk_forward) {
-        int wf_failed = 0;
-        jscores = bench_walk_forward(opt.scores_bars, opt.reps, &total_wrong, &wf_failed);
-        if (wf_failed)
-            ctx.api_failed = 1;
-        goto summary;
-    }
-    if (opt.scores) {
-        int scores_failed = 0;
-        jscores =
-            bench_scores(opt.scores_rows, opt.scores_bars, opt.reps, &total_wrong, &scores_failed);
-        if (scores_failed)
-            ctx.api_failed = 1;
-        goto summary;
-    }
-    if (opt.gpu_catalog) {
-        int cat_failed = 0;
-        const double catalog_size = 1e8;
-        bench_gpu_catalog_options co = {
-            .sizes = opt.gpu_sizes_given ? opt.gpu_sizes : &catalog_size,
-            .n_sizes = opt.gpu_sizes_given ? opt.n_gpu_sizes : 1,
-            .reps = opt.reps,
-            .kernels = opt.kernels,
-            .seconds = opt.gpu_seconds,
-            .call_limit_s = opt.gpu_call_limit,
-            .sweep_rows = opt.gpu_sweep_rows,
-            .sweep_bars = opt.gpu_sweep_bars,
-        };
-        jgpucat = bench_gpu_catalog(&co, &total_wrong, &cat_failed);
-        if (cat_failed)
-            ctx.api_failed = 1;
-        goto summary;
-    }
-    /* The STREAM ceiling, the tables and the overhead are the kernels' alone. */
-    if (opt.sweeps_only)
-        goto sweeps;
-
-    printf("# correctness: each configuration first runs on sim:a,sim:b,sim:c (virtual clock, "
-           "ratios 0.5/0.2/0.3, split by time);\n"
-           "#   #wrong = outputs not bitwise equal + reference mismatches "
-           "(bollinger: sampled positions, naive long double two-pass, rel > 1e-10)\n");
-    printf("# timing: median (and min) of reps calls of apo_distribute_workload(); reps = "
-           "clamp(2e8 / work, 3, 100)%s, work = samples (draws for bootstrap)\n",
-           opt.reps > 0 ? " (overridden by --reps)" : "");
-
-    bench_stream_result st[BENCH_STREAM_N];
-    fflush(stdout);
-    if (bench_stream(opt.stream_n, opt.stream_reps, st) != 0) {
-        fprintf(stderr, PROG ": the STREAM arrays (%zu doubles) could not be allocated\n",
-                opt.stream_n);
-        exit_code = 1;
-        goto out;
-    }
-    printf("# STREAM ceiling: %zu doubles per array (%.0f MiB), %d reps, all %d threads; "
-           "bytes counted as STREAM does\n",
-           opt.stream_n, (double)opt.stream_n * 8 / 1048576.0, opt.stream_reps,
-           omp_get_max_threads());
-    for (int i = 0; i < BENCH_STREAM_N; i++) {
-        printf("#   %-5s (%2.0f B/elem)  best %7.2f GB/s  median %7.2f GB/s  (%.3f / %.3f ms)\n",
-               st[i].name, st[i].bytes_per_elem, st[i].best_gbs, st[i].median_gbs, st[i].best_ms,
-               st[i].median_ms);
-        json_object_set_new(jstream, st[i].name,
-                            json_pack("{s:f,s:f,s:f,s:f,s:f}", "bytes_per_elem",
-                                      st[i].bytes_per_elem, "best_gbs", st[i].best_gbs,
-                                      "median_gbs", st[i].median_gbs, "best_ms", st[i].best_ms,
-                                      "median_ms", st[i].median_ms));
-    }
-    printf("# %%copy = GB/s / STREAM copy best (%.2f GB/s) * 100; GB/s from the median time\n",
-           st[BENCH_STREAM_COPY].best_gbs);
-    printf("# max size %.0f samples%s\n", opt.max_size, opt.quick ? " (--quick)" : "");
-    fflush(stdout);
-
-    ctx.copy_gbs = st[BENCH_STREAM_COPY].best_gbs;
-    results = calloc(N_KERNELS * N_SHAPES, sizeof *results);
-    if (results == NULL) {
-        exit_code = 1;
-        goto out;
-    }
-    for (size_t ki = 0; ki < N_KERNELS; ki++) {
-        const kernel_spec *k = &kernel_specs[ki];
-        if (!bench_selected(opt.kernels, k->name))
-            continue;
-        print_kernel_header(k, &opt);
-        for (size_t si = 0; si < N_SHAPES; si++) {
-            if ((double)shapes[si].rows * (double)shapes[si].cols > opt.max_size)
-                continue;
-            result *r = &results[n_results++];
-            if (strcmp(k->name, "bootstrap") == 0 &&
-                (double)shapes[si].rows * (double)shapes[si].cols > opt.boot_max_size) {
-                memset(r, 0, sizeof *r);
-                r->kernel = k->name;
-                r->rows = shapes[si].rows;
-                r->cols = shapes[si].cols;
-                r->gbs = r->pct = NAN;
-                r->skipped = "over --bootstrap-max-size (default 1e7)";
-            } else {
-                run_one(&ctx, k, shapes[si], r);
-            }
-            print_result(r);
-            total_wrong += r->wrong;
-            json_t *j = json_pack(
-                "{s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:I}", "kernel", r->kernel, "rows",
-                (json_int_t)r->rows, "cols", (json_int_t)r->cols, "reps", (json_int_t)r->reps,
-                "time_ms_median", json_num_or_null(r->skipped ? NAN : r->median_ms), "time_ms_min",
-                json_num_or_null(r->skipped ? NAN : r->min_ms),
-                strcmp(r->kernel, "bootstrap") == 0 ? "draws_per_s" : "samples_per_s",
-                json_num_or_null(r->skipped ? NAN : r->rate), "gb_s", json_num_or_null(r->gbs),
-                "pct_copy", json_num_or_null(r->pct), "wrong", (json_int_t)r->wrong);
-            if (r->skipped)
-                json_object_set_new(j, "skipped", json_string(r->skipped));
-            if (strcmp(r->kernel, "bootstrap") == 0)
-                json_object_set_new(j, "replicates", json_integer((json_int_t)opt.replicates));
-            json_array_append_new(jres, j);
-        }
-    }
-
-    /* Per-call overhead (see overhead.c for what the direct baseline is). */
-    const int over_b = bench_selected(opt.kernels, "bollinger"),
-              over_m = bench_selected(opt.kernels, "macd");
-    if (over_b || over_m) {
-        printf("\n# per-call overhead, rows = 1: median over `calls` calls, interleaved; direct = "
-               "apo_*_tile() over every tile, serially (kernels.h)\n");
-        printf("#   over(cpu1) = cpu:threads=1 runtime - direct (same serial work); "
-               "over(default) = default runtime - direct\n");
-        printf("%-10s %8s %6s %11s %11s %11s %12s %14s %7s\n", "# kernel", "cols", "calls",
-               "direct_us", "cpu1_us", "default_us", "over(cpu1)", "over(default)", "#wrong");
-        const size_t sizes[] = {1000, 10000, 100000};
-        for (int kk = 0; kk < 2; kk++) {
-            if (!(kk == 0 ? over_b : over_m))
-                continue;
-            for (size_t i = 0; i < 3; i++) {
-                double calls_d = floor(2e7 / (double)sizes[i]);
-                size_t calls = calls_d > 2000 ? 2000 : calls_d < 200 ? 200 : (size_t)calls_d;
-                bench_overhead_row row;
-                if (bench_overhead(rt_serial, rt, kk == 0 ? "bollinger" : "macd", sizes[i], calls,
-                                   &row) != 0) {
-                    ctx.api_failed = 1;
-                    continue;
-                }
-                printf("%-10s %8zu %6zu %11.2f %11.2f %11.2f %12.2f %14.2f %7ld\n", row.kernel,
-                       row.cols, row.calls, row.direct_us, row.serial_us, row.default_us,
-                       row.over_serial_us, row.over_default_us, row.wrong);
-                fflush(stdout);
-                total_wrong += row.wrong;
-                worst_over = row.over_serial_us > worst_over ? row.over_serial_us : worst_over;
-                json_array_append_new(
-                    jover,
-                    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:I}", "kernel", row.kernel, "cols",
-                              (json_int_t)row.cols, "calls", (json_int_t)row.calls, "direct_us",
-                              row.direct_us, "cpu1_us", row.serial_us, "default_us", row.default_us,
-                              "overhead_cpu1_us", row.over_serial_us, "overhead_default_us",
-                              row.over_default_us, "wrong", (json_int_t)row.wrong));
-            }
-        }
-    }
-
-sweeps:
-    if (!opt.no_sweeps) {
-        int sweeps_failed = 0;
-        jsweeps = bench_sweeps(rt, opt.devices ? opt.devices : "(default)", rt_sim, opt.reps,
-                               opt.max_size, opt.kernels, &total_wrong, &sweeps_failed);
-        if (sweeps_failed)
-            ctx.api_failed = 1;
-    }
-
-    /* The GPU section: GPUs of this machine, whatever --devices says for the tables above. */
-    if (!opt.sweeps_only && !opt.no_gpu &&
-        (bench_selected(opt.kernels, "bollinger") || bench_selected(opt.kernels, "macd"))) {
-        int gpu_failed = 0;
-        jgpu = bench_gpu(opt.gpu_sizes, opt.n_gpu_sizes, opt.max_size, opt.reps, opt.gpu_warmup,
-                         opt.kernels, &total_wrong, &gpu_failed);
-        if (gpu_failed)
-            ctx.api_failed = 1;
-    }
-
-    /* Targets of the CPU-kernels issue. */
-    if (!opt.sweeps_only)
-        printf("\n# targets (this machine): bollinger and macd at 1 x 1000000 and 1000 x 10000 >= "
-               "70%% "
-               "of copy; overhead(cpu1) <= 10 us\n");
-    for (size_t i = 0; i < n_results; i++) {
-        const result *r = &results[i];
-        int is_target =
-            (strcmp(r->kernel, "bollinger") == 0 || strcmp(r->kernel, "macd") == 0) &&
-            ((r->rows == 1 && r->cols == 1000000) || (r->rows == 1000 && r->cols == 10000));
-        if (!is_target || r->skipped)
-            continue;
-        int met = r->pct >= 70.0;
-        printf("#   %-9s %4zu x %-8zu %6.1f%% of copy: %s\n", r->kernel, r->rows, r->cols, r->pct,
-               met ? "met" : "MISSED");
-        json_array_append_new(jtargets,
-                              json_pack("{s:s,s:I,s:I,s:f,s:b}", "kernel", r->kernel, "rows",
-                                        (json_int_t)r->rows, "cols", (json_int_t)r->cols,
-                                        "pct_copy", r->pct, "met", met));
-    }
-    if (isfinite(worst_over))
-        printf("#   overhead  worst over(cpu1) %.2f us: %s\n", worst_over,
-               worst_over <= 10.0 ? "met" : "MISSED");
-summary:
-    printf("# total #wrong: %ld\n", total_wrong);
-    bench_load_average(load_end, sizeof load_end);
-    printf("# load average at the end: %s\n", load_end);
-
-    if (opt.json != NULL) {
-        json_object_set_new(root, "program", json_string(PROG));
-        json_object_set_new(root, "library_version", json_string(apo_version()));
-        json_object_set_new(root, "host", json_string(host));
-        json_object_set_new(root, "cpu_model", json_string(model));
-        json_object_set_new(root, "online_cpus", json_integer(cpus));
-        json_object_set_new(root, "omp_threads", json_integer(omp_get_max_threads()));
-        json_object_set_new(root, "load_average_start", json_string(load_start));
-        json_object_set_new(root, "load_average_end", json_string(load_end));
-        json_object_set_new(root, "devices", jdev);
-        jdev = NULL;
-        json_object_set_new(root, "stream_elems", json_integer((json_int_t)opt.stream_n));
-        json_object_set_new(root, "stream", jstream);
-        jstream = NULL;
-        json_object_set_new(root, "results", jres);
-        json_object_set_new(root, "overhead", jover);
-        json_object_set_new(root, "targets", jtargets);
-        jres = jover = jtargets = NULL;
-        json_object_set_new(root, "gpu", jgpu != NULL ? jgpu : json_null());
-        jgpu = NULL;
-        json_object_set_new(root, "sweeps", jsweeps != NULL ? jsweeps : json_null());
-        jsweeps = NULL;
-        json_object_set_new(root, "scores", jscores != NULL ? jscores : json_null());
-        jscores = NULL;
-        json_object_set_new(root, "gpu_catalog", jgpucat != NULL ? jgpucat : json_null());
-        jgpucat = NULL;
-        json_object_set_new(root, "total_wrong", json_integer(total_wrong));
-        if (json_dump_file(root, opt.json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-            fprintf(stderr, PROG ": cannot write %s\n", opt.json);
-            exit_code = 1;
-        }
-    }
-    if (total_wrong != 0 || ctx.api_failed)
-        exit_code = 1;
-
-out:
-    json_decref(root);
-    json_decref(jres);
-    json_decref(jover);
-    json_decref(jdev);
-    json_decref(jstream);
-    json_decref(jtargets);
-    json_decref(jgpu);
-    json_decref(jsweeps);
-    json_decref(jscores);
-    json_decref(jgpucat);
-    free(results);
-    apo_runtime_destroy(rt);
-    apo_runtime_destroy(rt_sim);
-    apo_runtime_destroy(rt_serial);
+    close_run(&b);
     return exit_code;
 }

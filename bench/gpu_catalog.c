@@ -172,171 +172,207 @@ static int make_inputs(cat_run *c, size_t n_max) {
     return 0;
 }
 
-/* One device-resident row: kernel `name` on one series of n samples. */
-static json_t *resident_row(cat_run *c, const char *name, size_t n) {
-    json_t *row = json_pack("{s:s,s:I}", "kernel", name, "samples", (json_int_t)n);
-    char why[160] = "";
-    double *times = NULL;
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+/* One kernel's call on one series, on the cpu (w, host arrays) and on the GPU (wd, the
+ * section's GPU arrays). The workloads point into the struct: it stays where it is made. */
+typedef struct resident_call {
+    const char *name;
+    size_t n;
+    apo_kernel_info info;
     const double *hin[APO_MAX_IO], *din[APO_MAX_IO];
-    apo_workload w = APO_WORKLOAD_INIT;
-    if (bench_check(apo_kernel_get(c->cpu, name, &info), name)) {
+    apo_workload w, wd;
+    apo_cuda_placement where;
+} resident_call;
+
+/* Makes k's workloads, or says in `why` why the GPU cannot take this kernel at this size here:
+ * an input the section cannot make, a reduction, too many outputs, GPU memory. Returns 0 or
+ * -1. */
+static int resident_prepare(cat_run *c, resident_call *k, char *why, size_t why_size) {
+    k->info = (apo_kernel_info)APO_KERNEL_INFO_INIT;
+    if (bench_check(apo_kernel_get(c->cpu, k->name, &k->info), k->name)) {
         c->failed = 1;
-        snprintf(why, sizeof why, "apo_kernel_get failed");
-        goto done;
+        snprintf(why, why_size, "apo_kernel_get failed");
+        return -1;
     }
-    for (size_t i = 0; i < info.n_inputs; i++) {
-        const int m = made_index(info.input_names[i]);
+    const apo_kernel_info *info = &k->info;
+    for (size_t i = 0; i < info->n_inputs; i++) {
+        const int m = made_index(info->input_names[i]);
         if (m < 0) {
-            snprintf(why, sizeof why, "no data for its input \"%s\" here", info.input_names[i]);
-            goto done;
+            snprintf(why, why_size, "no data for its input \"%s\" here", info->input_names[i]);
+            return -1;
         }
-        hin[i] = c->in[m];
-        din[i] = c->din[m];
+        k->hin[i] = c->in[m];
+        k->din[i] = c->din[m];
     }
-    w.kernel = name;
-    w.rows = 1;
-    w.cols = n;
-    w.inputs = hin;
-    w.n_inputs = info.n_inputs;
-    w.n_outputs = info.n_outputs;
-    w.seed = 20261121;
-    w.learn = APO_SWITCH_OFF;
-    for (size_t o = 0; o < info.n_outputs; o++) {
-        size_t r = 0, k = 0;
-        if (bench_check(apo_output_shape(c->cpu, &w, o, &r, &k), name)) {
+    k->w = (apo_workload)APO_WORKLOAD_INIT;
+    k->w.kernel = k->name;
+    k->w.rows = 1;
+    k->w.cols = k->n;
+    k->w.inputs = k->hin;
+    k->w.n_inputs = info->n_inputs;
+    k->w.n_outputs = info->n_outputs;
+    k->w.seed = 20261121;
+    k->w.learn = APO_SWITCH_OFF;
+    for (size_t o = 0; o < info->n_outputs; o++) {
+        size_t r = 0, cols = 0;
+        if (bench_check(apo_output_shape(c->cpu, &k->w, o, &r, &cols), k->name)) {
             c->failed = 1;
-            snprintf(why, sizeof why, "apo_output_shape failed");
-            goto done;
+            snprintf(why, why_size, "apo_output_shape failed");
+            return -1;
         }
-        if (r != 1 || k != n) {
-            snprintf(why, sizeof why,
+        if (r != 1 || cols != k->n) {
+            snprintf(why, why_size,
                      "a reduction (output %s is %zu x %zu, not one value per sample)",
-                     info.output_names[o], r, k);
-            goto done;
+                     info->output_names[o], r, cols);
+            return -1;
         }
     }
-    if (info.n_outputs > CAT_MAX_OUT) {
-        snprintf(why, sizeof why, "%zu outputs, more than this section keeps (%d)", info.n_outputs,
+    if (info->n_outputs > CAT_MAX_OUT) {
+        snprintf(why, why_size, "%zu outputs, more than this section keeps (%d)", info->n_outputs,
                  CAT_MAX_OUT);
-        goto done;
+        return -1;
     }
-    if (n > c->dev_n) {
-        snprintf(why, sizeof why, "needs %.0f MiB of GPU memory, %.0f MiB free",
-                 (N_MADE + CAT_MAX_OUT) * 8.0 * (double)n / 1048576.0,
+    if (k->n > c->dev_n) {
+        snprintf(why, why_size, "needs %.0f MiB of GPU memory, %.0f MiB free",
+                 (N_MADE + CAT_MAX_OUT) * 8.0 * (double)k->n / 1048576.0,
                  (double)c->gpu_free / 1048576.0);
-        goto done;
+        return -1;
     }
-    apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
-    where.inputs_device = (int)c->gi;
-    where.outputs_device = (int)c->gi;
-    apo_workload wd = w;
-    wd.inputs = din;
-    wd.outputs = (double *const *)c->dout;
+    k->where = (apo_cuda_placement)APO_CUDA_PLACEMENT_INIT;
+    k->where.inputs_device = (int)c->gi;
+    k->where.outputs_device = (int)c->gi;
+    k->wd = k->w;
+    k->wd.inputs = k->din;
+    k->wd.outputs = (double *const *)c->dout;
+    return 0;
+}
+
+/* The probe: the better of two calls at a hundredth of the size (a row is a prefix of the
+ * longer one), scaled up; a row predicted over the call limit is left out. Returns 0 or -1. */
+static int resident_probe(cat_run *c, resident_call *k, json_t *row, char *why, size_t why_size) {
+    const size_t np = k->n / 100;
+    if (np < 1)
+        return 0;
+    apo_workload wp = k->wd;
+    wp.cols = np;
+    double best = INFINITY;
     apo_status st = APO_OK;
-
-    /* 1. The probe: the better of two calls at a hundredth of the size (a row is a prefix of
-     * the longer one), scaled up; a row predicted over the call limit is left out. */
-    const size_t np = n / 100;
-    double predicted = 0.0;
-    if (np >= 1) {
-        apo_workload wp = wd;
-        wp.cols = np;
-        double best = INFINITY;
-        for (int r = 0; r < 2 && st == APO_OK; r++) {
-            const double t0 = bench_now();
-            st = apo_distribute_workload_cuda(c->alone, &wp, &where, NULL);
-            best = fmin(best, bench_now() - t0);
-        }
-        if (bench_check(st, "device-resident probe")) {
-            c->failed = 1;
-            snprintf(why, sizeof why, "the probe at %zu samples failed (%s)", np,
-                     apo_status_name(st));
-            goto done;
-        }
-        predicted = best * (double)n / (double)np;
-        json_object_set_new(row, "probe_ms", bench_gpu_num(best * 1e3));
-        if (predicted > c->o->call_limit_s) {
-            snprintf(why, sizeof why,
-                     "one call predicted at %.1f s from %.2f ms at %zu samples (over the call "
-                     "limit of %.0f s)",
-                     predicted, best * 1e3, np, c->o->call_limit_s);
-            goto done;
-        }
+    for (int r = 0; r < 2 && st == APO_OK; r++) {
+        const double t0 = bench_now();
+        st = apo_distribute_workload_cuda(c->alone, &wp, &k->where, NULL);
+        best = fmin(best, bench_now() - t0);
     }
+    if (bench_check(st, "device-resident probe")) {
+        c->failed = 1;
+        snprintf(why, why_size, "the probe at %zu samples failed (%s)", np, apo_status_name(st));
+        return -1;
+    }
+    const double predicted = best * (double)k->n / (double)np;
+    json_object_set_new(row, "probe_ms", bench_gpu_num(best * 1e3));
+    if (predicted > c->o->call_limit_s) {
+        snprintf(why, why_size,
+                 "one call predicted at %.1f s from %.2f ms at %zu samples (over the call "
+                 "limit of %.0f s)",
+                 predicted, best * 1e3, np, c->o->call_limit_s);
+        return -1;
+    }
+    return 0;
+}
 
-    /* 2. Correctness: the cpu's outputs, then the GPU's over poisoned buffers, copied back. */
+/* Correctness: the cpu's outputs, then the GPU's over poisoned buffers, copied back. Sets
+ * *wrong (values not bitwise equal) and *check_s (the GPU call's seconds). Returns 0 or -1. */
+static int resident_check(cat_run *c, resident_call *k, long *wrong, double *check_s, char *why,
+                          size_t why_size) {
+    const size_t n_out = k->info.n_outputs, bytes = k->n * sizeof(double);
     double *ref[CAT_MAX_OUT], *got[CAT_MAX_OUT];
     for (size_t o = 0; o < CAT_MAX_OUT; o++)
         ref[o] = c->ref[o], got[o] = c->got[o];
-    w.outputs = ref;
-    if (bench_check(apo_distribute_workload(c->cpu, &w, NULL), "cpu reference")) {
+    k->w.outputs = ref;
+    if (bench_check(apo_distribute_workload(c->cpu, &k->w, NULL), "cpu reference")) {
         c->failed = 1;
-        snprintf(why, sizeof why, "the cpu reference failed");
-        goto done;
+        snprintf(why, why_size, "the cpu reference failed");
+        return -1;
     }
-    poison(got, info.n_outputs, n);
-    for (size_t o = 0; o < info.n_outputs && st == APO_OK; o++)
-        st = apo_cuda_memcpy(c->alone, c->gi, c->dout[o], got[o], n * sizeof(double),
-                             APO_COPY_HOST_TO_DEVICE);
+    poison(got, n_out, k->n);
+    apo_status st = APO_OK;
+    for (size_t o = 0; o < n_out && st == APO_OK; o++)
+        st = apo_cuda_memcpy(c->alone, c->gi, c->dout[o], got[o], bytes, APO_COPY_HOST_TO_DEVICE);
     const double t_check = bench_now();
     if (st == APO_OK)
-        st = apo_distribute_workload_cuda(c->alone, &wd, &where, NULL);
-    const double check_s = bench_now() - t_check;
-    for (size_t o = 0; o < info.n_outputs && st == APO_OK; o++)
-        st = apo_cuda_memcpy(c->alone, c->gi, got[o], c->dout[o], n * sizeof(double),
-                             APO_COPY_DEVICE_TO_HOST);
+        st = apo_distribute_workload_cuda(c->alone, &k->wd, &k->where, NULL);
+    *check_s = bench_now() - t_check;
+    for (size_t o = 0; o < n_out && st == APO_OK; o++)
+        st = apo_cuda_memcpy(c->alone, c->gi, got[o], c->dout[o], bytes, APO_COPY_DEVICE_TO_HOST);
     if (bench_check(st, "device-resident run")) {
         c->failed = 1;
-        snprintf(why, sizeof why, "call failed (%s)", apo_status_name(st));
-        goto done;
+        snprintf(why, why_size, "call failed (%s)", apo_status_name(st));
+        return -1;
     }
-    const long wrong = count_wrong(ref, got, info.n_outputs, n);
+    *wrong = count_wrong(ref, got, n_out, k->n);
+    return 0;
+}
 
-    /* 3. Timing: the call returns when the outputs are complete on the GPU. The reps of the
-     * rule, fewer where the checked call says they would pass three call limits together. */
-    int reps = bench_gpu_reps(c->o->reps, (double)n);
-    if (c->o->reps == 0 && check_s * reps > 3.0 * c->o->call_limit_s)
-        reps = check_s > 3.0 * c->o->call_limit_s ? 1 : (int)(3.0 * c->o->call_limit_s / check_s);
-    times = malloc((size_t)reps * sizeof *times);
+/* Timing: the call returns when the outputs are complete on the GPU. The reps of the rule,
+ * fewer where the checked call says they would pass three call limits together. Prints the row
+ * and fills its JSON. Returns 0 or -1. */
+static int resident_time(cat_run *c, resident_call *k, long wrong, double check_s, json_t *row,
+                         char *why, size_t why_size) {
+    const double limit3 = 3.0 * c->o->call_limit_s;
+    int reps = bench_gpu_reps(c->o->reps, (double)k->n);
+    if (c->o->reps == 0 && check_s * reps > limit3)
+        reps = check_s > limit3 ? 1 : (int)(limit3 / check_s);
+    double *times = malloc((size_t)reps * sizeof *times);
     if (times == NULL) {
-        snprintf(why, sizeof why, "allocation failed");
-        goto done;
+        snprintf(why, why_size, "allocation failed");
+        return -1;
     }
     for (int r = 0; r < reps; r++) {
         const double t0 = bench_now();
-        st = apo_distribute_workload_cuda(c->alone, &wd, &where, NULL);
+        apo_status st = apo_distribute_workload_cuda(c->alone, &k->wd, &k->where, NULL);
         times[r] = bench_now() - t0;
         if (bench_check(st, "device-resident run")) {
             c->failed = 1;
-            snprintf(why, sizeof why, "call failed (%s)", apo_status_name(st));
-            goto done;
+            snprintf(why, why_size, "call failed (%s)", apo_status_name(st));
+            free(times);
+            return -1;
         }
     }
     const double med_ms = bench_median(times, (size_t)reps) * 1e3;
     const double min_ms = bench_min(times, (size_t)reps) * 1e3;
-    const double values = (double)(info.n_inputs + info.n_outputs);
-    const double gbs = values * 8.0 * (double)n / (med_ms * 1e-3) * 1e-9;
+    free(times);
+    const size_t n_in = k->info.n_inputs, n_out = k->info.n_outputs;
+    const double gbs = (double)(n_in + n_out) * 8.0 * (double)k->n / (med_ms * 1e-3) * 1e-9;
     const double pct = gbs / c->d2d_gbps * 100.0;
-    printf("%-16s %12zu %3zu %3zu %5d %13.4f %10.4f %9.2f %7.1f %7ld\n", name, n, info.n_inputs,
-           info.n_outputs, reps, med_ms, min_ms, gbs, pct, wrong);
+    printf("%-16s %12zu %3zu %3zu %5d %13.4f %10.4f %9.2f %7.1f %7ld\n", k->name, k->n, n_in, n_out,
+           reps, med_ms, min_ms, gbs, pct, wrong);
     fflush(stdout);
     c->wrong += wrong;
-    json_object_set_new(row, "inputs", json_integer((json_int_t)info.n_inputs));
-    json_object_set_new(row, "outputs", json_integer((json_int_t)info.n_outputs));
+    json_object_set_new(row, "inputs", json_integer((json_int_t)n_in));
+    json_object_set_new(row, "outputs", json_integer((json_int_t)n_out));
     json_object_set_new(row, "reps", json_integer(reps));
     json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
     json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
     json_object_set_new(row, "gb_s", bench_gpu_num(gbs));
     json_object_set_new(row, "pct_d2d", bench_gpu_num(pct));
     json_object_set_new(row, "wrong", json_integer(wrong));
-done:
-    if (why[0] != '\0') {
+    return 0;
+}
+
+/* One device-resident row: kernel `name` on one series of n samples, checked, then timed; or
+ * a row that says why it was skipped. */
+static json_t *resident_row(cat_run *c, const char *name, size_t n) {
+    json_t *row = json_pack("{s:s,s:I}", "kernel", name, "samples", (json_int_t)n);
+    char why[160] = "";
+    resident_call k = {.name = name, .n = n};
+    long wrong = 0;
+    double check_s = 0.0;
+    if (resident_prepare(c, &k, why, sizeof why) != 0 ||
+        resident_probe(c, &k, row, why, sizeof why) != 0 ||
+        resident_check(c, &k, &wrong, &check_s, why, sizeof why) != 0 ||
+        resident_time(c, &k, wrong, check_s, row, why, sizeof why) != 0) {
         printf("%-16s %12zu  skipped: %s\n", name, n, why);
         fflush(stdout);
         json_object_set_new(row, "skipped", json_string(why));
     }
-    free(times);
     return row;
 }
 
