@@ -649,6 +649,15 @@
       (4, APO_CAT_PERIOD(14, 2), {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                    \
        {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 8, 1}),               \
       APO_CAT_P(0) + (APO_CAT_P(1) - 1) + apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(2)),       \
-      STOCHRSI, NONE, 0, APO_CAT_STOCHRSI_RULE)
+      STOCHRSI, NONE, 0, APO_CAT_STOCHRSI_RULE)                                                    \
+    X(WAD, wad, oscillators, APO_CAT_HLC, (1, "wad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,         \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)                                \
+    X(FRACTAL, fractal, oscillators, APO_CAT_HL, (2, "swinghigh", "swinglow"),                     \
+      (2, {"leftbars", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"rightbars", 2, 1, APO_CAT_PERIOD_MAX, 1}),  \
+      APO_CAT_P(0) + APO_CAT_P(1), WINDOW, POSITION, APO_CAT_T_JOIN,                               \
+      "leftbars + rightbars: the window")                                                          \
+    X(PERCENTILE, percentile, statistics, APO_CAT_CLOSE, (1, "percentile"),                        \
+      (2, {"timeperiod", 30, 2, 10000, 1}, {"percentile", 50, 0, 100, 0}), APO_CAT_P(0) - 1,       \
+      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -17,6 +17,7 @@
 #include "dpo_tile.h"
 #include "er_tile.h"
 #include "eri_tile.h"
+#include "fractal_tile.h"
 #include "imi_tile.h"
 #include "macdext_tile.h"
 #include "macdfix_tile.h"
@@ -29,6 +30,7 @@
 #include "trix_tile.h"
 #include "tsi_tile.h"
 #include "vhf_tile.h"
+#include "wad_tile.h"
 #include "willr_tile.h"
 
 static inline APO_HD void apo__oscillators_tile(int id, const apo__cat_io *io, size_t begin,

@@ -13,6 +13,7 @@
 #include "fosc_tile.h"
 #include "linearreg_tile.h"
 #include "minmax_tile.h"
+#include "percentile_tile.h"
 #include "var_tile.h"
 #include "zscore_tile.h"
 

@@ -238,6 +238,9 @@ static const cat_params table[] = {
     {APO_CAT_MACDEXT, 6, {12, 0, 26, 0, 9, 0}, {26, 2, 12, 8, 5, 3}, {5, 6, 10, 5, 4, 8}},
     /* stochrsi: the defaults (an SMA fastd through the generator behind), a WMA and a T3 fastd. */
     {APO_CAT_STOCHRSI, 4, {14, 5, 3, 0}, {9, 7, 5, 2}, {6, 30, 4, 8}},
+    {APO_CAT_WAD, 0, {0}, {0}, {0}},
+    {APO_CAT_FRACTAL, 2, {2, 2}, {1, 1}, {5, 3}},
+    {APO_CAT_PERCENTILE, 2, {30, 50}, {5, 0}, {100, 7}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

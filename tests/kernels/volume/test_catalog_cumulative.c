@@ -23,6 +23,7 @@
 #include "catalog_reference_cumulative.h"
 #include "catalog_reference_new_volume.h"
 #include "catalog_reference_stats_sar.h"
+#include "catalog_reference_talib_more2.h"
 #include "reference.h"
 
 typedef struct cum_kernel {
@@ -71,6 +72,8 @@ static const cum_kernel kernels[] = {
      1,
      {-120, 0.002, 0.5, 0.6, 0.4, 0.01, 0.02, 0.1}},
     {APO_CAT_PVT, "pvt", 2, {CLOSE, VOLUME}, apo__ref_cat_pvt, 0, {0}},
+    /* wad (kernels/oscillators/wad_tile.h; its family's test names it too). */
+    {APO_CAT_WAD, "wad", 3, {HIGH, LOW, CLOSE}, apo__ref_cat_wad, 0, {0}},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
@@ -354,9 +357,10 @@ Test(catalog_cumulative, shape_of_the_whole_row_kernels, .timeout = 60) {
         cr_assert_eq(apo__catalog_lookback(k->id, k->p), k->lookback, "%s", k->name);
         cr_assert_eq(apo__catalog_halo(k->id, k->p), k->lookback, "%s", k->name);
         cr_assert_eq(apo__catalog_tile_len(k->id, k->p), APO_CAT_WHOLE_ROW_TILE);
-        cr_assert_eq(apo__catalog_family(k->id), k->id == APO_CAT_SAR || k->id == APO_CAT_SAREXT
-                                                     ? APO_CAT_TREND
-                                                     : APO_CAT_VOLUME);
+        const apo__cat_family room = k->id == APO_CAT_SAR || k->id == APO_CAT_SAREXT ? APO_CAT_TREND
+                                     : k->id == APO_CAT_WAD ? APO_CAT_OSCILLATORS
+                                                            : APO_CAT_VOLUME;
+        cr_assert_eq(apo__catalog_family(k->id), room, "%s", k->name);
     }
     cr_assert(!apo__catalog_whole_row(APO_CAT_ADOSC));
 }

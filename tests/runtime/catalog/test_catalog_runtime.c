@@ -233,6 +233,9 @@ static const cat_case cases[] = {
     {"fosc", 5, 25000, CLOSE_ONLY},
     {"macdext", 0, 25000, CLOSE_ONLY},
     {"stochrsi", 0, 25000, CLOSE_ONLY},
+    {"wad", 0, WHOLE_ROW_COLS, HLC},
+    {"fractal", 0, 25000, 2, {HIGH, LOW}},
+    {"percentile", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
