@@ -238,6 +238,10 @@ static const cat_params table[] = {
     {APO_CAT_MACDEXT, 6, {12, 0, 26, 0, 9, 0}, {26, 2, 12, 8, 5, 3}, {5, 6, 10, 5, 4, 8}},
     /* stochrsi: the defaults (an SMA fastd through the generator behind), a WMA and a T3 fastd. */
     {APO_CAT_STOCHRSI, 4, {14, 5, 3, 0}, {9, 7, 5, 2}, {6, 30, 4, 8}},
+    {APO_CAT_CUMSUM, 0, {0}, {0}, {0}},
+    {APO_CAT_DONCHIAN, 1, {20}, {2}, {300}},
+    {APO_CAT_VWMA, 1, {30}, {1}, {300}},
+    {APO_CAT_RMA, 1, {30}, {1}, {200}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

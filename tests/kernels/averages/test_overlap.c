@@ -19,6 +19,7 @@
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
 #include "catalog_reference_overlap.h"
+#include "catalog_reference_talib_more1.h"
 
 typedef struct overlap_case {
     apo__cat_id id;
@@ -68,6 +69,12 @@ static const overlap_case cases[] = {
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {9, 2, 2, 8}},
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {5, 2, 2, 7}},
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {50, 1.5, 2, 7}}, /* lead 49 */
+    /* TA-Lib 0.8's donchian and rma (catalog_reference_talib_more1.c). */
+    {APO_CAT_DONCHIAN, "donchian", HL, 3, apo__ref_cat_donchian, {20}},
+    {APO_CAT_DONCHIAN, "donchian", HL, 3, apo__ref_cat_donchian, {2}},
+    {APO_CAT_RMA, "rma", CLOSE, 1, apo__ref_cat_rma, {30}},
+    {APO_CAT_RMA, "rma", CLOSE, 1, apo__ref_cat_rma, {14}},
+    {APO_CAT_RMA, "rma", CLOSE, 1, apo__ref_cat_rma, {1}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -23,6 +23,7 @@
 #include "catalog_reference_cumulative.h"
 #include "catalog_reference_new_volume.h"
 #include "catalog_reference_stats_sar.h"
+#include "catalog_reference_talib_more1.h"
 #include "reference.h"
 
 typedef struct cum_kernel {
@@ -38,7 +39,8 @@ typedef struct cum_kernel {
 enum { HIGH, LOW, CLOSE, VOLUME };
 
 /* The running sums and products and the path-dependent SAR, which read their rows from the
- * first bar (tests/kernels/trend/test_trend.c names sar and sarext, whose rows these are). */
+ * first bar (tests/kernels/trend/test_trend.c names sar and sarext, and
+ * tests/kernels/transforms/test_transforms.c cumsum, whose rows these are). */
 static const cum_kernel kernels[] = {
     {APO_CAT_OBV, "obv", 2, {CLOSE, VOLUME}, apo__ref_cat_obv, 0, {0}},
     {APO_CAT_AD, "ad", 4, {HIGH, LOW, CLOSE, VOLUME}, apo__ref_cat_ad, 0, {0}},
@@ -71,6 +73,7 @@ static const cum_kernel kernels[] = {
      1,
      {-120, 0.002, 0.5, 0.6, 0.4, 0.01, 0.02, 0.1}},
     {APO_CAT_PVT, "pvt", 2, {CLOSE, VOLUME}, apo__ref_cat_pvt, 0, {0}},
+    {APO_CAT_CUMSUM, "cumsum", 1, {CLOSE}, apo__ref_cat_cumsum, 0, {0}},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
@@ -356,7 +359,8 @@ Test(catalog_cumulative, shape_of_the_whole_row_kernels, .timeout = 60) {
         cr_assert_eq(apo__catalog_tile_len(k->id, k->p), APO_CAT_WHOLE_ROW_TILE);
         cr_assert_eq(apo__catalog_family(k->id), k->id == APO_CAT_SAR || k->id == APO_CAT_SAREXT
                                                      ? APO_CAT_TREND
-                                                     : APO_CAT_VOLUME);
+                                                 : k->id == APO_CAT_CUMSUM ? APO_CAT_TRANSFORMS
+                                                                           : APO_CAT_VOLUME);
     }
     cr_assert(!apo__catalog_whole_row(APO_CAT_ADOSC));
 }
