@@ -23,6 +23,7 @@
 #include "tema_tile.h"
 #include "trima_tile.h"
 #include "wma_tile.h"
+#include "zlema_tile.h"
 
 static inline APO_HD void apo__averages_tile(int id, const apo__cat_io *io, size_t begin,
                                              size_t end) {

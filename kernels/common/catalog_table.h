@@ -659,6 +659,10 @@
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(RMA, rma, averages, APO_CAT_CLOSE, (1, "rma"), (1, APO_CAT_PERIOD(30, 1)), APO_CAT_P(0) - 1, \
       WILDER(1), NONE, 0,                                                                          \
-      "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")
+      "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
+    X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
+      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, 0,                                  \
+      "the lag (timeperiod - 1) / 2 + (timeperiod - 1) + the steps the EMA takes to forget its "   \
+      "seed (to 2^-64)")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

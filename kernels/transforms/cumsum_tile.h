@@ -53,8 +53,7 @@ static inline APO_HD void apo__cumsum_tile(const apo__cat_io *io, size_t begin, 
 /* A stream's series fed on from bar `begin` to `stop` - 1 from the sum `c` its last piece left
  * (0 before the first bar): the tile's state at `begin`, so the outputs are the bits of any
  * tile holding them (runtime/streaming/stream.c). */
-static inline void apo__cumsum_carry(const apo__cat_io *io, double *c, size_t begin,
-                                     size_t stop) {
+static inline void apo__cumsum_carry(const apo__cat_io *io, double *c, size_t begin, size_t stop) {
     apo__cumsum_run(&c[0], io, begin, begin, stop);
 }
 

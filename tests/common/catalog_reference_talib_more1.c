@@ -36,8 +36,8 @@ void apo__ref_cat_cumsum(const double *const *in, size_t n, const double *p, dou
     }
 }
 
-void apo__ref_cat_donchian(const double *const *in, size_t n, const double *p,
-                           double *const *out, double *const *scale) {
+void apo__ref_cat_donchian(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
     const size_t w = (size_t)p[0];
     for (size_t k = 0; k < 3; k++)
         nan_fill(out[k], scale[k], n);
@@ -99,6 +99,32 @@ void apo__ref_cat_rma(const double *const *in, size_t n, const double *p, double
             a += (x - a) / w;
         }
         out[0][t] = (double)a;
+        scale[0][t] = (double)largest;
+    }
+}
+
+void apo__ref_cat_zlema(const double *const *in, size_t n, const double *p, double *const *out,
+                        double *const *scale) {
+    const size_t w = (size_t)p[0], lag = (w - 1) / 2;
+    nan_fill(out[0], scale[0], n);
+    long double sum = 0, e = 0, largest = 0;
+    const long double k = 2.0L / (w + 1);
+    size_t seen = 0;
+    for (size_t t = lag; t < n; t++) {
+        const double x = in[0][t], lagged = in[0][t - lag];
+        if (!isfinite(x) || !isfinite(lagged))
+            continue;
+        const double y = 2.0 * x - lagged;
+        largest = fmaxl(largest, 2 * fabsl((long double)x) + fabsl((long double)lagged));
+        if (seen < w) {
+            sum += y;
+            if (++seen < w)
+                continue;
+            e = sum / w;
+        } else {
+            e += (y - e) * k;
+        }
+        out[0][t] = (double)e;
         scale[0][t] = (double)largest;
     }
 }

@@ -242,6 +242,7 @@ static const cat_params table[] = {
     {APO_CAT_DONCHIAN, 1, {20}, {2}, {300}},
     {APO_CAT_VWMA, 1, {30}, {1}, {300}},
     {APO_CAT_RMA, 1, {30}, {1}, {200}},
+    {APO_CAT_ZLEMA, 1, {30}, {1}, {200}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

@@ -237,6 +237,7 @@ static const cat_case cases[] = {
     {"donchian", 20, 25000, 2, {HIGH, LOW}},
     {"vwma", 30, 25000, CV},
     {"rma", 30, 25000, CLOSE_ONLY},
+    {"zlema", 30, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
