@@ -10,17 +10,20 @@
 #include "bbands_tile.h"
 #include "catalog.h"
 #include "dema_tile.h"
+#include "donchian_tile.h"
 #include "ema_tile.h"
 #include "kama_tile.h"
 #include "ma_tile.h"
 #include "ma_type.h"
 #include "mama_tile.h"
 #include "midpoint_tile.h"
+#include "rma_tile.h"
 #include "sma_tile.h"
 #include "t3_tile.h"
 #include "tema_tile.h"
 #include "trima_tile.h"
 #include "wma_tile.h"
+#include "zlema_tile.h"
 
 static inline APO_HD void apo__averages_tile(int id, const apo__cat_io *io, size_t begin,
                                              size_t end) {

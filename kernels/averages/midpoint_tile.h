@@ -15,18 +15,29 @@
 
 #include "catalog.h"
 
+/* The max of hi and the min of lo over the window of p bars ending at t, into *top and
+ * *bottom; returns 0 where a sample of the window is not finite (midpoint's and donchian's
+ * scan). */
+static inline APO_HD int apo__window_top_bottom(const double *hi, const double *lo, size_t p,
+                                                size_t t, double *top, double *bottom) {
+    double up = hi[t], down = lo[t];
+    int finite = apo__finite(up) & apo__finite(down);
+    for (size_t i = t + 1 - p; i < t; i++) {
+        finite &= apo__finite(hi[i]) & apo__finite(lo[i]);
+        up = hi[i] > up ? hi[i] : up;
+        down = lo[i] < down ? lo[i] : down;
+    }
+    *top = up;
+    *bottom = down;
+    return finite;
+}
+
 /* (max of hi + min of lo) / 2 over the window of p bars ending at t, or NaN where a sample
  * is not finite. */
 static inline APO_HD double apo__midpoint_at(const double *hi, const double *lo, size_t p,
                                              size_t t) {
-    double top = hi[t], bottom = lo[t];
-    int finite = apo__finite(top) & apo__finite(bottom);
-    for (size_t i = t + 1 - p; i < t; i++) {
-        finite &= apo__finite(hi[i]) & apo__finite(lo[i]);
-        top = hi[i] > top ? hi[i] : top;
-        bottom = lo[i] < bottom ? lo[i] : bottom;
-    }
-    return finite ? (top + bottom) * 0.5 : (double)NAN;
+    double top, bottom;
+    return apo__window_top_bottom(hi, lo, p, t, &top, &bottom) ? (top + bottom) * 0.5 : (double)NAN;
 }
 
 static inline APO_HD void apo__midpoint_span(const double *hi, const double *lo, double *out,

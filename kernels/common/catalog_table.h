@@ -658,6 +658,20 @@
       "leftbars + rightbars: the window")                                                          \
     X(PERCENTILE, percentile, statistics, APO_CAT_CLOSE, (1, "percentile"),                        \
       (2, {"timeperiod", 30, 2, 10000, 1}, {"percentile", 50, 0, 100, 0}), APO_CAT_P(0) - 1,       \
-      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")
+      WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                                          \
+    X(CUMSUM, cumsum, transforms, APO_CAT_CLOSE, (1, "cumsum"), APO_CAT_NO_PARAMS, 0, WINDOW,      \
+      CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)                         \
+    X(DONCHIAN, donchian, averages, APO_CAT_HL, (3, "upperband", "middleband", "lowerband"),       \
+      (1, APO_CAT_PERIOD(20, 2)), APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN,              \
+      "timeperiod - 1")                                                                            \
+    X(VWMA, vwma, volume, (2, "close", "volume"), (1, "vwma"), (1, APO_CAT_PERIOD(30, 1)),         \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+    X(RMA, rma, averages, APO_CAT_CLOSE, (1, "rma"), (1, APO_CAT_PERIOD(30, 1)), APO_CAT_P(0) - 1, \
+      WILDER(1), NONE, 0,                                                                          \
+      "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
+    X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
+      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, 0,                                  \
+      "the lag (timeperiod - 1) / 2 + (timeperiod - 1) + the steps the EMA takes to forget its "   \
+      "seed (to 2^-64)")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

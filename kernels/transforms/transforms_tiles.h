@@ -7,6 +7,7 @@
 #define APO_KERNELS_TRANSFORMS_TILES_H
 
 #include "catalog.h"
+#include "cumsum_tile.h"
 #include "extremes_tile.h"
 #include "index_tile.h"
 #include "math_tile.h"

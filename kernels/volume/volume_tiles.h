@@ -19,6 +19,7 @@
 #include "pvt_tile.h"
 #include "rvol_tile.h"
 #include "vwap_tile.h"
+#include "vwma_tile.h"
 
 static inline APO_HD void apo__volume_tile(int id, const apo__cat_io *io, size_t begin,
                                            size_t end) {

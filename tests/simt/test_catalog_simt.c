@@ -241,6 +241,11 @@ static const cat_params table[] = {
     {APO_CAT_WAD, 0, {0}, {0}, {0}},
     {APO_CAT_FRACTAL, 2, {2, 2}, {1, 1}, {5, 3}},
     {APO_CAT_PERCENTILE, 2, {30, 50}, {5, 0}, {100, 7}},
+    {APO_CAT_CUMSUM, 0, {0}, {0}, {0}},
+    {APO_CAT_DONCHIAN, 1, {20}, {2}, {300}},
+    {APO_CAT_VWMA, 1, {30}, {1}, {300}},
+    {APO_CAT_RMA, 1, {30}, {1}, {200}},
+    {APO_CAT_ZLEMA, 1, {30}, {1}, {200}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

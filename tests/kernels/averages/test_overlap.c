@@ -1,9 +1,9 @@
 /*
  * test_overlap.c: the catalog's overlap studies and TA-Lib's matype (kernels/averages/: trima,
- * t3, midpoint, midprice, ma, mavp, accbands, bbands; ma_type.h) against independent
- * long-double references (catalog_reference_overlap.c), one table of kernels and parameter
- * sets: every output on seeded OHLCV walks with and without gaps over the kernel's tile grid
- * run backwards, and in tiles of another order; ma at each matype has the bits of the catalog
+ * t3, midpoint, midprice, ma, mavp, accbands, bbands, donchian, rma, zlema; ma_type.h) against
+ * independent long-double references (catalog_reference_overlap.c), one table of kernels and
+ * parameter sets: every output on seeded OHLCV walks with and without gaps over the kernel's tile
+ * grid run backwards, and in tiles of another order; ma at each matype has the bits of the catalog
  * kernel of that kind, and bbands at matype 0 the built-in bollinger's.
  *
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
@@ -19,6 +19,7 @@
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
 #include "catalog_reference_overlap.h"
+#include "catalog_reference_talib_more1.h"
 
 typedef struct overlap_case {
     apo__cat_id id;
@@ -68,6 +69,15 @@ static const overlap_case cases[] = {
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {9, 2, 2, 8}},
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {5, 2, 2, 7}},
     {APO_CAT_BBANDS, "bbands", CLOSE, 3, apo__ref_cat_bbands, {50, 1.5, 2, 7}}, /* lead 49 */
+    /* TA-Lib 0.8's donchian, rma and zlema (catalog_reference_talib_more1.c). */
+    {APO_CAT_DONCHIAN, "donchian", HL, 3, apo__ref_cat_donchian, {20}},
+    {APO_CAT_DONCHIAN, "donchian", HL, 3, apo__ref_cat_donchian, {2}},
+    {APO_CAT_RMA, "rma", CLOSE, 1, apo__ref_cat_rma, {30}},
+    {APO_CAT_RMA, "rma", CLOSE, 1, apo__ref_cat_rma, {14}},
+    {APO_CAT_RMA, "rma", CLOSE, 1, apo__ref_cat_rma, {1}},
+    {APO_CAT_ZLEMA, "zlema", CLOSE, 1, apo__ref_cat_zlema, {30}},
+    {APO_CAT_ZLEMA, "zlema", CLOSE, 1, apo__ref_cat_zlema, {4}},
+    {APO_CAT_ZLEMA, "zlema", CLOSE, 1, apo__ref_cat_zlema, {1}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -66,6 +66,7 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_RVOL, "rvol", V, 1, apo__ref_cat_rvol, 1, 0},
     {APO_CAT_EFI, "efi", CV, 1, apo__ref_cat_efi, 1, 0},
     {APO_CAT_PVO, "pvo", V, 1, apo__ref_cat_pvo, 2, 26},
+    {APO_CAT_VWMA, "vwma", CV, 1, apo__ref_cat_vwma, 1, 0},
     {APO_CAT_QSTICK, "qstick", OC, 1, apo__ref_cat_qstick, 1, 0},
     {APO_CAT_AO, "ao", HL, 1, apo__ref_cat_ao, 2, 34},
     {APO_CAT_AC, "ac", HL, 1, apo__ref_cat_ac, 2, 34},

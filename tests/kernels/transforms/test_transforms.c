@@ -7,7 +7,9 @@
  * (references, tile grids, halos) run the family through catalog_more_fixtures.c:
  * avgprice, medprice, typprice, wclprice, add, sub, mult, div, sum, minmax, ceil, floor, sqrt,
  * exp, ln, log10, sinh, cosh, tanh, acos, asin, atan, cos, sin, tan, maxindex, minindex,
- * minmaxindex (whose TA-Lib fixture is test_index.c's).
+ * minmaxindex (whose TA-Lib fixture is test_index.c's); cumsum, a running total, through the
+ * whole-row table (volume/test_catalog_cumulative.c), and here by hand and bit for bit TA-Lib's
+ * plain sum.
  */
 #include <criterion/criterion.h>
 
@@ -154,4 +156,30 @@ Test(transforms, trig_edges_and_the_gap_rule) {
     cr_assert(same_bits(out[1], -0.0));
     cr_assert_eq(out[6], 0x1.921fb54442d18p+0, "atan(1e300) is pi/2 rounded");
     cr_assert(same_bits(out[7], nan), "atan of a gap (inf) is NaN, not pi/2");
+}
+
+/* cumsum: TA-Lib's running total in plain double, bit for bit (its roundings: 0.1 + 0.2, and
+ * 1 lost beside 1e16), a gap
+ * bar NaN and taken out of the total, and the same bits in every tile of a cut row. */
+Test(transforms, cumsum_is_talibs_running_total) {
+    const double x[N] = {0.1, 0.2, NAN, 0.3, -INFINITY, 1e16, 1.0, -1e16};
+    const double *in[] = {x};
+    double out[N], spare[N], cut[N];
+    run(APO_CAT_CUMSUM, in, 1, 0, out, spare);
+    double sum = 0.0;
+    for (size_t t = 0; t < N; t++) {
+        if (!isfinite(x[t])) {
+            cr_assert(isnan(out[t]), "t %zu: a gap gives NaN", t);
+            continue;
+        }
+        sum += x[t];
+        cr_assert(same_bits(out[t], sum), "t %zu: %.17g, the plain sum %.17g", t, out[t], sum);
+    }
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.out[0] = cut;
+    apo__cpu_catalog_tile(APO_CAT_CUMSUM, &io, 5, N);
+    apo__cpu_catalog_tile(APO_CAT_CUMSUM, &io, 0, 5);
+    cr_assert(memcmp(out, cut, sizeof out) == 0, "a tile from bar 5 runs the total from bar 0");
 }

@@ -23,6 +23,7 @@
 #include "catalog_reference_cumulative.h"
 #include "catalog_reference_new_volume.h"
 #include "catalog_reference_stats_sar.h"
+#include "catalog_reference_talib_more1.h"
 #include "catalog_reference_talib_more2.h"
 #include "reference.h"
 
@@ -39,7 +40,8 @@ typedef struct cum_kernel {
 enum { HIGH, LOW, CLOSE, VOLUME };
 
 /* The running sums and products and the path-dependent SAR, which read their rows from the
- * first bar (tests/kernels/trend/test_trend.c names sar and sarext, whose rows these are). */
+ * first bar (tests/kernels/trend/test_trend.c names sar and sarext, and
+ * tests/kernels/transforms/test_transforms.c cumsum, whose rows these are). */
 static const cum_kernel kernels[] = {
     {APO_CAT_OBV, "obv", 2, {CLOSE, VOLUME}, apo__ref_cat_obv, 0, {0}},
     {APO_CAT_AD, "ad", 4, {HIGH, LOW, CLOSE, VOLUME}, apo__ref_cat_ad, 0, {0}},
@@ -74,6 +76,7 @@ static const cum_kernel kernels[] = {
     {APO_CAT_PVT, "pvt", 2, {CLOSE, VOLUME}, apo__ref_cat_pvt, 0, {0}},
     /* wad (kernels/oscillators/wad_tile.h; its family's test names it too). */
     {APO_CAT_WAD, "wad", 3, {HIGH, LOW, CLOSE}, apo__ref_cat_wad, 0, {0}},
+    {APO_CAT_CUMSUM, "cumsum", 1, {CLOSE}, apo__ref_cat_cumsum, 0, {0}},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
@@ -358,8 +361,9 @@ Test(catalog_cumulative, shape_of_the_whole_row_kernels, .timeout = 60) {
         cr_assert_eq(apo__catalog_halo(k->id, k->p), k->lookback, "%s", k->name);
         cr_assert_eq(apo__catalog_tile_len(k->id, k->p), APO_CAT_WHOLE_ROW_TILE);
         const apo__cat_family room = k->id == APO_CAT_SAR || k->id == APO_CAT_SAREXT ? APO_CAT_TREND
-                                     : k->id == APO_CAT_WAD ? APO_CAT_OSCILLATORS
-                                                            : APO_CAT_VOLUME;
+                                     : k->id == APO_CAT_WAD    ? APO_CAT_OSCILLATORS
+                                     : k->id == APO_CAT_CUMSUM ? APO_CAT_TRANSFORMS
+                                                               : APO_CAT_VOLUME;
         cr_assert_eq(apo__catalog_family(k->id), room, "%s", k->name);
     }
     cr_assert(!apo__catalog_whole_row(APO_CAT_ADOSC));

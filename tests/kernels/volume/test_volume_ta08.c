@@ -1,10 +1,10 @@
 /*
  * test_volume_ta08.c: TA-Lib 0.8's volume kernels (kernels/volume/: marketfi, pvt, cmf, rvol,
- * efi, pvo) beyond their long-double references, which the later kernels' table
+ * efi, pvo, vwma) beyond their long-double references, which the later kernels' table
  * (common/test_catalog_more*.c) and the whole-row table (test_catalog_cumulative.c) check:
  * their rules where a definition divides by a volume worked exactly (a stretch without trades
- * after fractional volumes), efi's period 1, pvo bitwise ppo's body on the volume, and pvt's
- * first bars by hand with a zero close and a gap.
+ * after fractional volumes), efi's period 1, pvo bitwise ppo's body on the volume, pvt's
+ * first bars by hand with a zero close and a gap, and vwma's weights by hand.
  */
 #include <criterion/criterion.h>
 
@@ -25,7 +25,8 @@ static void run_whole(apo__cat_id id, const series *s, const double *p, double *
 
 /* Volumes 0 over [quiet_from, quiet_to) after fractional volumes: marketfi is 0 on the quiet
  * bars, cmf 0 on the windows inside the stretch (the slid volume sum back to exactly 0), rvol
- * NaN where its baseline is all quiet; and values again after. */
+ * NaN where its baseline is all quiet, vwma NaN on the windows inside the stretch (no weight);
+ * and values again after. */
 Test(volume_ta08, windows_without_trades) {
     const size_t n = 600, p = 20, quiet_from = 200, quiet_to = 400;
     const struct {
@@ -37,6 +38,7 @@ Test(volume_ta08, windows_without_trades) {
         {APO_CAT_MARKETFI, HLV, quiet_from, quiet_to, 0.0},
         {APO_CAT_CMF, HLCV, quiet_from + p - 1, quiet_to, 0.0},
         {APO_CAT_RVOL, V, quiet_from + p, quiet_to + 1, NAN},
+        {APO_CAT_VWMA, CV, quiet_from + p - 1, quiet_to, NAN},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         series s;
@@ -114,5 +116,26 @@ Test(volume_ta08, pvt_worked_by_hand) {
         else
             cr_assert_eq(out[t], want[t], "t %zu: %g", t, out[t]);
     }
+    series_free(&s);
+}
+
+/* vwma by hand: the closes weighted by their volumes, a bar without volume weighing nothing,
+ * and NaN for a window without any (TA-Lib's 0/0); periods 2 and 1. */
+Test(volume_ta08, vwma_by_hand) {
+    series s;
+    series_make(&s, 5, 5, CV, 100.0, 0.5, 0);
+    const double close[5] = {1, 2, 3, 4, 5}, volume[5] = {1, 0, 3, 0, 0};
+    memcpy(s.col[2], close, sizeof close);
+    memcpy(s.col[3], volume, sizeof volume);
+    double out[5];
+    const double p2[3] = {2, 0, 0}, p1[3] = {1, 0, 0};
+    run_whole(APO_CAT_VWMA, &s, p2, out);
+    cr_assert(isnan(out[0]), "the lookback is 1");
+    cr_assert_eq(out[1], 1.0);
+    cr_assert_eq(out[2], 3.0);
+    cr_assert_eq(out[3], 3.0);
+    cr_assert(isnan(out[4]), "a window without volume has no weight: %g", out[4]);
+    run_whole(APO_CAT_VWMA, &s, p1, out);
+    cr_assert(out[0] == 1.0 && isnan(out[1]) && out[2] == 3.0, "period 1: the close, or NaN");
     series_free(&s);
 }

@@ -236,6 +236,11 @@ static const cat_case cases[] = {
     {"wad", 0, WHOLE_ROW_COLS, HLC},
     {"fractal", 0, 25000, 2, {HIGH, LOW}},
     {"percentile", 0, 25000, CLOSE_ONLY},
+    {"cumsum", 0, WHOLE_ROW_COLS, CLOSE_ONLY},
+    {"donchian", 20, 25000, 2, {HIGH, LOW}},
+    {"vwma", 30, 25000, CV},
+    {"rma", 30, 25000, CLOSE_ONLY},
+    {"zlema", 30, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
