@@ -1,7 +1,7 @@
 /*
  * bench_candles.c: apo-bench-candles, TA-Lib's 61 candlestick patterns against TA-Lib 0.8.1 (the
  * library of the PyPI wheel ta-lib 0.8.2, which peers.c fetches and loads as apo-bench-peers
- * does) on one thread (docs/kernels.md, "Candlestick patterns"; docs/perf-log/).
+ * does) on one thread (docs/kernels/candles.md, "Candlestick patterns"; docs/perf-log/).
  *
  * A driver of its own rather than rows of peer_kernels.c: TA-Lib's patterns read four inputs,
  * some take a penetration, and all write integers, which apo-bench-peers' row shapes do not

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/data/talib_functions.tsv: every function of TA-Lib's abstract interface with
-what the catalog must match (docs/kernels.md, "Every TA-Lib function"), which
+what the catalog must match (docs/kernels/talib.md, "Every TA-Lib function"), which
 tests/runtime/catalog/test_talib_coverage.c compares with the catalog's descriptors.
 
 Pinned: the PyPI package ta-lib==0.8.2 (which bundles TA-Lib 0.8.1's C library) and numpy.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes docs/kernels.md's table of every TA-Lib function and every kernel ("Every TA-Lib
+"""Writes docs/kernels/talib.md's table of every TA-Lib function and every kernel ("Every TA-Lib
 function", "All kernels against TA-Lib 0.8"), from what measured them rather than by hand:
 
     tests/data/talib_functions.tsv    TA-Lib 0.8's functions: inputs, outputs, defaults
@@ -18,7 +18,7 @@ function", "All kernels against TA-Lib 0.8"), from what measured them rather tha
 
     scripts/talib-kernels-table.py --apportion build/cli/apportion \\
         --accuracy talib08.log --bench peers.txt [--bench more.txt] \
-        [--write docs/kernels.md]
+        [--write docs/kernels/talib.md]
 
 Without --write it prints the table; with it, it replaces the text between the markers
 "<!-- talib-table begin -->" and "<!-- talib-table end -->" of that file.
@@ -30,7 +30,7 @@ import sys
 
 BEGIN = "<!-- talib-table begin -->"
 END = "<!-- talib-table end -->"
-# Kernels under TA-Lib's name that are another computation (docs/kernels.md, "Where a
+# Kernels under TA-Lib's name that are another computation (docs/kernels/talib.md, "Where a
 # descriptor differs from TA-Lib's").
 OTHER_COMPUTATION = {"vwap"}
 

@@ -7,7 +7,7 @@
  * average taken through a matype has the bits of the catalog kernel of that name at the
  * same tile grid. MAMA is mama's first output at TA-Lib's default limits whatever the period
  * (TA-Lib's MA), which reads its row from the first bar: a kernel taking it at matype 7 is
- * whole-row at those parameters (apo__ma_whole_row; docs/kernels.md, "MAMA, and TA-Lib's
+ * whole-row at those parameters (apo__ma_whole_row; docs/kernels/overlap.md, "MAMA, and TA-Lib's
  * matype 7"). A period of 1 is the sample itself, as TA-Lib's MA gives it (NaN where the
  * sample is not finite).
  *

@@ -1,8 +1,8 @@
 /*
  * mama_tile.h: TA-Lib's MESA adaptive moving average (MAMA, John Ehlers), one input (close),
  * parameters fastlimit and slowlimit, outputs mama and fama (the following average), lookback
- * 32 (docs/kernels.md, "MAMA, and TA-Lib's matype 7"), and TA-Lib's MA at matype 7, which is
- * mama's first output at fastlimit 0.5 and slowlimit 0.05 (apo__mama_span, for ma_type.h).
+ * 32 (docs/kernels/overlap.md, "MAMA, and TA-Lib's matype 7"), and TA-Lib's MA at matype 7, which
+ * is mama's first output at fastlimit 0.5 and slowlimit 0.05 (apo__mama_span, for ma_type.h).
  *
  * What: the transform of common/hilbert.h, the same step ht_dcperiod and ht_phasor run (from bar
  * 12), gives each clean bar its in-phase I1 and quadrature Q1. The phase is atan(Q1 / I1) in

@@ -1,7 +1,7 @@
 /*
- * candle_settings.h: what TA-Lib's candlestick patterns share (docs/kernels.md, "Candlestick
- * patterns"): the bars (open, high, low, close), a candle's parts (real body, shadows, colour,
- * gaps) and TA-Lib's candle settings, each a range type, an averaging period and a factor,
+ * candle_settings.h: what TA-Lib's candlestick patterns share (docs/kernels/candles.md,
+ * "Candlestick patterns"): the bars (open, high, low, close), a candle's parts (real body, shadows,
+ * colour, gaps) and TA-Lib's candle settings, each a range type, an averaging period and a factor,
  * with the average of a setting over the bars before a bar.
  *
  * Every helper reads the bars it names and nothing else. A mean is summed in index order from

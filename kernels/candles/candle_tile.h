@@ -1,7 +1,7 @@
 /*
- * candle_tile.h: the one tile loop of every candlestick pattern (docs/kernels.md, "Candlestick
- * patterns"). A pattern is a function apo__<name>_at(bars, t[, penetration]) giving TA-Lib's
- * integer at bar t from the bars t - lookback .. t alone; the loop stores it as a double.
+ * candle_tile.h: the one tile loop of every candlestick pattern (docs/kernels/candles.md,
+ * "Candlestick patterns"). A pattern is a function apo__<name>_at(bars, t[, penetration]) giving
+ * TA-Lib's integer at bar t from the bars t - lookback .. t alone; the loop stores it as a double.
  *
  * The lookback is the halo (the row's halo rule is WINDOW, so io->h is the lookback): the first
  * lookback outputs are NaN, TA-Lib's lead. Gaps: a bar whose open, high, low or close is not

@@ -1,6 +1,6 @@
 /*
  * patterns_more.h: TA-Lib's patterns of four and five candles, and the hikkakes, whose signal
- * may come up to three bars after their pattern (docs/kernels.md, "Candlestick patterns").
+ * may come up to three bars after their pattern (docs/kernels/candles.md, "Candlestick patterns").
  */
 #ifndef APO_KERNELS_PATTERNS_MORE_H
 #define APO_KERNELS_PATTERNS_MORE_H

@@ -1,6 +1,6 @@
 /*
- * patterns_one.h: TA-Lib's one-candle patterns (docs/kernels.md, "Candlestick patterns"), each
- * TA-Lib's conditions on the candle t against the settings' averages of the bars before it
+ * patterns_one.h: TA-Lib's one-candle patterns (docs/kernels/candles.md, "Candlestick patterns"),
+ * each TA-Lib's conditions on the candle t against the settings' averages of the bars before it
  * (candle_settings.h), in TA-Lib's order of operations. The value is TA-Lib's: 100 (bullish, or
  * the pattern's only sign), -100 (bearish), or the candle's colour times 100.
  */

@@ -1,6 +1,7 @@
 /*
  * patterns_three.h: TA-Lib's three-candle patterns, each TA-Lib's conditions on the candles
- * t - 2, t - 1 and t in TA-Lib's order of operations (docs/kernels.md, "Candlestick patterns").
+ * t - 2, t - 1 and t in TA-Lib's order of operations (docs/kernels/candles.md, "Candlestick
+ * patterns").
  */
 #ifndef APO_KERNELS_PATTERNS_THREE_H
 #define APO_KERNELS_PATTERNS_THREE_H

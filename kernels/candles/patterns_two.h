@@ -1,7 +1,7 @@
 /*
  * patterns_two.h: TA-Lib's two-candle patterns, and the one-candle patterns that look at the
  * candle before (hammer, hanging man, inverted hammer, shooting star), each TA-Lib's conditions
- * on the candles t - 1 and t in TA-Lib's order of operations (docs/kernels.md, "Candlestick
+ * on the candles t - 1 and t in TA-Lib's order of operations (docs/kernels/candles.md, "Candlestick
  * patterns").
  */
 #ifndef APO_KERNELS_PATTERNS_TWO_H

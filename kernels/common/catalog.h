@@ -129,7 +129,7 @@ static inline APO_HD void apo__cat_run_start_changes(const apo__cat_io *io, size
 }
 
 /* Tile length of a whole-row kernel: long, because each tile re-reads the row before it
- * (docs/kernels.md, "Cumulative indicators"). */
+ * (docs/kernels/volume_statistics.md, "Cumulative indicators"). */
 #define APO_CAT_WHOLE_ROW_TILE ((size_t)65536)
 
 /* The traits of a kernel (APO_CAT_T_*, catalog_table.h). */

@@ -91,7 +91,7 @@
     "the whole row: TA-Lib's tracking of the extreme from the first window, which every tile "     \
     "re-runs"
 #define APO_INDEX_STREAM_PERIOD_MAX 251
-/* TA-Lib 0.8's newer momentum kernels (docs/kernels.md, "TA-Lib 0.8's newer momentum
+/* TA-Lib 0.8's newer momentum kernels (docs/kernels/momentum.md, "TA-Lib 0.8's newer momentum
  * indicators"): their parameters (TA-Lib's names, defaults and bounds) and lookbacks. ao and ac
  * take the periods as given (no swap): the longer one's window sets the lookback. */
 #define APO_CAT_AO_PARAMS                                                                          \

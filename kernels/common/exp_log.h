@@ -7,7 +7,7 @@
  * the CPU. These functions are one source on both sides, compiled without FMA contraction
  * (gcc -ffp-contract=off, nvcc -fmad=false), so each gives the same bits wherever it runs.
  *
- * How (docs/kernels.md, "Math operators and transforms"):
+ * How (docs/kernels/transforms.md, "Math operators and transforms"):
  * - exp: x = k ln2 + r, |r| <= ln2/2, k the nearest integer to x / ln2 (ln2 in two parts, the
  *   first with trailing zeros so that k * its first part is exact); e^r - 1 by its Taylor
  *   series to r^18 (Horner), added to 1 last; 2^k applied to the exponent bits, in two

@@ -1,8 +1,8 @@
 /*
  * hilbert.h: Ehlers' Hilbert transform of a price series as TA-Lib defines it, the one state
  * and step that the cycle family's kernels (cycles/ht_tile.h) and mama (averages/mama_tile.h,
- * which TA-Lib's matype 7 runs too) read (docs/kernels.md, "Cycle indicators"). It lives here,
- * in the ground floor, because both rooms use it.
+ * which TA-Lib's matype 7 runs too) read (docs/kernels/cycles.md, "Cycle indicators"). It lives
+ * here, in the ground floor, because both rooms use it.
  *
  * What a step does, at clean bar n (the bars with a gap taken out, counted from 0):
  *   - s = (4 x[n] + 3 x[n-1] + 2 x[n-2] + x[n-3]) / 10, the smoothed price, from bar 3 on;

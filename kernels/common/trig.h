@@ -5,7 +5,7 @@
  * Why: libm's and CUDA's transcendental functions are not correctly rounded and differ in the
  * last bit now and then, so a tile body may not call them (apo_hd.h). These are written with
  * +, -, *, /, sqrt, fabs, comparisons and constants only, compiled without FMA contraction on
- * both sides, so one source gives one result everywhere (docs/kernels.md, "Portable
+ * both sides, so one source gives one result everywhere (docs/kernels/transforms.md, "Portable
  * trigonometry").
  *
  * How: sin, cos and tan reduce x to r = x - k pi/2 with |r| <= pi/4 by a Cody-Waite split of

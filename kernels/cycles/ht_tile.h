@@ -10,7 +10,7 @@
  * every bar before t, and no halo of fixed length reproduces it bit for bit. Every tile
  * therefore runs it from the row's first bar, storing nothing before `begin` (the kernels are
  * whole-row: catalog.h): the operations that give output t are one sequence whichever tile t
- * falls in, so the bits do not depend on the grid (docs/kernels.md, "Cycle indicators").
+ * falls in, so the bits do not depend on the grid (docs/kernels/cycles.md, "Cycle indicators").
  *
  * Gaps: a bar with a non-finite close gives NaN and is taken out of the series: the clean
  * bars' outputs are the indicator of the series with its gap bars removed (obv's rule), the

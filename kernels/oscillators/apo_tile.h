@@ -2,7 +2,7 @@
  * apo_tile.h: APO(fastperiod, slowperiod, matype) and PPO(fastperiod, slowperiod, matype),
  * TA-Lib's absolute and percentage price oscillators: the fast and slow MA(matype) of the
  * close (ma_type.h), apo = fast - slow, ppo = ((fast - slow) / slow) * 100 (TA-Lib's order),
- * 0 where the slow MA is exactly 0 (TA-Lib: below 1e-8 in magnitude, docs/kernels.md "Where
+ * 0 where the slow MA is exactly 0 (TA-Lib: below 1e-8 in magnitude, docs/kernels/talib.md "Where
  * TA-Lib differs"). As in TA-Lib, the periods are swapped where slowperiod < fastperiod, and
  * each MA is seeded at its own lookback from the series' first bar; the lookback is the slow
  * MA's.

@@ -11,8 +11,8 @@
  * would enter every deviation; at a level of 100 and a spread of 1e-3 that is 1e-11 of avgdev).
  * With D the window's largest abs(x - mean), each y is within an ulp of 2D, m within a few ulps
  * of D, and the deviations, all of one sign, cancel nothing: the output is within a few ulps of
- * D whatever p is (docs/kernels.md, "Statistics of the line and average deviation"). A constant
- * window gives exactly 0 (every y is +0).
+ * D whatever p is (docs/kernels/volume_statistics.md, "Statistics of the line and average
+ * deviation"). A constant window gives exactly 0 (every y is +0).
  *
  * Gaps as the other windows (window.h): a non-finite sample makes the window's sum, and so
  * every deviation or one of them (inf - inf), NaN or infinite, stored as the NAN constant, so a

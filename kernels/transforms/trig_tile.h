@@ -4,8 +4,8 @@
  * value where libm's are within about one). Element-wise (elementwise.h): NaN where the sample
  * is not finite; asin and acos of a sample outside [-1, 1] are NaN (no value), and sin, cos and
  * tan of a sample beyond 2^20 in magnitude NaN too (trig.h's bound, where libm still gives a
- * value: docs/kernels.md, "Math operators and transforms"). tan near an odd multiple of pi/2 is
- * large but finite, as libm's.
+ * value: docs/kernels/transforms.md, "Math operators and transforms"). tan near an odd multiple of
+ * pi/2 is large but finite, as libm's.
  */
 #ifndef APO_KERNELS_TRIG_TILE_H
 #define APO_KERNELS_TRIG_TILE_H

@@ -13,9 +13,9 @@
  * nothing before `begin`: the operations that give ad[t] are the same sequence whichever
  * tile t falls in and wherever the tile boundaries are, so the bits do not depend on the
  * grid at all, and they are TA-Lib's recursion's bits. The cost is the prefix: a tile
- * starting at `begin` reads `begin` bars before its own (docs/kernels.md, "Cumulative
- * indicators"), which the CPU pays once per run of consecutive tiles: it calls this body
- * over their union, with the same bits.
+ * starting at `begin` reads `begin` bars before its own (docs/kernels/volume_statistics.md,
+ * "Cumulative indicators"), which the CPU pays once per run of consecutive tiles: it calls this
+ * body over their union, with the same bits.
  *
  * Gaps: a bar with a non-finite high, low, close or volume gives NaN and adds nothing, so
  * the clean bars' outputs are the AD of the series with its gap bars removed.

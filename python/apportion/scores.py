@@ -11,7 +11,7 @@ from ._default import default_runtime
 
 #: The scores, in the order of a scored call's outputs.
 SCORES = ("total", "mean", "sd", "sharpe", "max_drawdown", "trades", "exposure", "bars")
-# The outputs of a rule's view of more statistics, "RULE/more" (docs/kernels.md, "More
+# The outputs of a rule's view of more statistics, "RULE/more" (docs/kernels/volume_statistics.md, "More
 # statistics and compounding").
 MORE_SCORES = ("sortino", "calmar", "cagr", "win_rate", "profit_factor", "avg_trade", "turnover", "round_trips")
 

@@ -22,7 +22,7 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
     /* A matype's bounds are TA-Lib's, 0 to 8. MAMA (7) reads the whole row, which ma and
      * bbands take (apo__catalog_whole_row_at); mavp evaluates each bar alone, which from the
      * row's first bar would be quadratic; another kernel with a matype takes 7 once its body
-     * and its whole-row rule do (docs/kernels.md, "MAMA, and TA-Lib's matype 7"). */
+     * and its whole-row rule do (docs/kernels/overlap.md, "MAMA, and TA-Lib's matype 7"). */
     const apo__cat_id id = id_of(k);
     for (size_t i = 0; i < k->n_params; i++) {
         const size_t len = strlen(k->params[i].name);

@@ -1,6 +1,6 @@
 /*
  * catalog_reference_cycles.h: an independent long-double reference for the catalog's
- * Hilbert-transform cycle indicators (docs/kernels.md, "Cycle indicators"), written plainly
+ * Hilbert-transform cycle indicators (docs/kernels/cycles.md, "Cycle indicators"), written plainly
  * from the definition (Ehlers' transform as TA-Lib defines it) with whole arrays indexed by bar,
  * nothing shared with kernels/.
  *

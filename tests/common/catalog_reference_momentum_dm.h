@@ -1,7 +1,7 @@
 /*
  * catalog_reference_momentum_dm.h: independent long-double references for the catalog's
  * momentum and directional movement kernels plus_dm, minus_dm, dx, adxr, aroonosc, bop, imi,
- * ultosc, rocp, rocr and rocr100 (docs/kernels.md, "Momentum and directional movement"),
+ * ultosc, rocp, rocr and rocr100 (docs/kernels/momentum.md, "Momentum and directional movement"),
  * written from the definitions: whole series, one window or one sequential pass at a time,
  * nothing shared with kernels/. Their signature is catalog_reference_more.h's: out[0][t]
  * (NaN where the definition gives none, with the gap rules of docs/kernels.md) and

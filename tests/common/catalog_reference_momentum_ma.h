@@ -1,6 +1,6 @@
 /*
  * catalog_reference_momentum_ma.h: independent long-double references for the catalog's
- * momentum functions built on moving averages (docs/kernels.md, "Momentum from moving
+ * momentum functions built on moving averages (docs/kernels/momentum.md, "Momentum from moving
  * averages": trix, macdfix), written from the definitions: whole series, one sequential pass
  * of each average in long double, nothing shared with kernels/.
  *

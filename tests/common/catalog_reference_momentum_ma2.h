@@ -1,8 +1,8 @@
 /*
  * catalog_reference_momentum_ma2.h: independent long-double references for the catalog's
- * oscillators of TA-Lib's matype averages (docs/kernels.md, "Oscillators of matype averages":
- * apo, ppo), written from the definitions, nothing shared with kernels/: each average is the
- * overlap studies' reference of its kind (catalog_reference_overlap.c, one sequential pass or
+ * oscillators of TA-Lib's matype averages (docs/kernels/momentum.md, "Oscillators of matype
+ * averages": apo, ppo), written from the definitions, nothing shared with kernels/: each average is
+ * the overlap studies' reference of its kind (catalog_reference_overlap.c, one sequential pass or
  * one window at a time in long double), combined here in long double.
  *
  * The signature is catalog_reference_more.h's: out[k][t] for each output k (NaN where the

@@ -1,7 +1,7 @@
 /*
  * catalog_reference_more.h: independent long-double references for the catalog kernels
  * zscore, plus_di, minus_di, adx, mfi, vwap, kama and adosc
- * (docs/kernels.md, "More kernels"), written from the definitions: whole
+ * (docs/kernels/volume_statistics.md, "More kernels"), written from the definitions: whole
  * series, one window or one sequential pass at a time, nothing shared with kernels/.
  *
  * Each reference writes out[k][t] for each output k (NaN where the definition gives none,

@@ -1,8 +1,9 @@
 /*
  * catalog_reference_new_volume.h: independent long-double references for TA-Lib 0.8's volume
- * and volatility kernels of the catalog (docs/kernels.md, "TA-Lib 0.8's volume and volatility
- * kernels": marketfi, pvt, adr, cmf, rvol, efi, pvo), written from the definitions: one bar,
- * one window or one sequential pass at a time in long double, nothing shared with kernels/.
+ * and volatility kernels of the catalog (docs/kernels/volume_statistics.md, "TA-Lib 0.8's volume
+ * and volatility kernels": marketfi, pvt, adr, cmf, rvol, efi, pvo), written from the definitions:
+ * one bar, one window or one sequential pass at a time in long double, nothing shared with
+ * kernels/.
  *
  * The signature is catalog_reference_more.h's: out[k][t] for each output k (NaN where the
  * definition gives none, with the gap rule the section states) and scale[k][t], the magnitude

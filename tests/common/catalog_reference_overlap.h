@@ -1,6 +1,6 @@
 /*
  * catalog_reference_overlap.h: independent long-double references for the catalog's overlap
- * studies trima, t3, midpoint, midprice, ma, mavp, accbands and bbands (docs/kernels.md,
+ * studies trima, t3, midpoint, midprice, ma, mavp, accbands and bbands (docs/kernels/overlap.md,
  * "Overlap studies and TA-Lib's matype"), written from the definitions: one window or one
  * sequential pass over the whole series at a time, nothing shared with kernels/.
  *

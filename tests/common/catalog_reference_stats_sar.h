@@ -1,8 +1,9 @@
 /*
  * catalog_reference_stats_sar.h: independent long-double references for the catalog kernels
- * linearreg_intercept, tsf, linearreg_angle, avgdev (docs/kernels.md, "Statistics of the line and
- * average deviation"), sar, sarext ("Parabolic SAR") and nvi, pvi ("Volume indexes"), written from
- * the definitions: one window or one sequential pass at a time, nothing shared with kernels/.
+ * linearreg_intercept, tsf, linearreg_angle, avgdev (docs/kernels/volume_statistics.md, "Statistics
+ * of the line and average deviation"), sar, sarext ("Parabolic SAR") and nvi, pvi ("Volume
+ * indexes"), written from the definitions: one window or one sequential pass at a time, nothing
+ * shared with kernels/.
  *
  * The window statistics take catalog_reference.h's signature (one output, its scale); the
  * running ones catalog_reference_more.h's, and state their gap policy as

@@ -1,11 +1,11 @@
 /*
  * catalog_reference_ta_new_momentum.h: independent long-double references for TA-Lib 0.8's
  * newer momentum kernels qstick, ao, ac, dpo, cmou, er, vhf, coppock, eri, tsi, vortex and fosc
- * (docs/kernels.md, "TA-Lib 0.8's newer momentum indicators"), written from the definitions:
- * one window at a time, or one sequential pass over the whole series for the recurrences (eri's
- * EMA, tsi's two), nothing shared with kernels/. Their signature is catalog_reference_more.h's:
- * out[k][t] (NaN where the definition gives none, with the gap rules of docs/kernels.md) and
- * scale[k][t], the magnitude the kernel's error is measured against.
+ * (docs/kernels/momentum.md, "TA-Lib 0.8's newer momentum indicators"), written from the
+ * definitions: one window at a time, or one sequential pass over the whole series for the
+ * recurrences (eri's EMA, tsi's two), nothing shared with kernels/. Their signature is
+ * catalog_reference_more.h's: out[k][t] (NaN where the definition gives none, with the gap rules of
+ * docs/kernels.md) and scale[k][t], the magnitude the kernel's error is measured against.
  */
 #ifndef APO_TEST_CATALOG_REFERENCE_TA_NEW_MOMENTUM_H
 #define APO_TEST_CATALOG_REFERENCE_TA_NEW_MOMENTUM_H

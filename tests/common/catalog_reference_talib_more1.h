@@ -1,6 +1,6 @@
 /*
  * catalog_reference_talib_more1.h: independent long-double references for TA-Lib 0.8's newer
- * overlap, math and volume kernels of the catalog (docs/kernels.md, "TA-Lib 0.8's newer
+ * overlap, math and volume kernels of the catalog (docs/kernels/overlap.md, "TA-Lib 0.8's newer
  * averages and channels": cumsum, donchian, vwma, rma, zlema), written from the definitions: one
  * window or one sequential pass at a time in long double, nothing shared with kernels/.
  *

@@ -1,8 +1,8 @@
 /*
  * catalog_reference_talib_more2.h: independent long-double references for TA-Lib 0.8's newer
- * kernels of docs/kernels.md, "TA-Lib 0.8's newer functions, group 2" (wad, fractal, percentile),
- * written from the definitions there, one bar or one window at a time, nothing shared with
- * kernels/.
+ * kernels of docs/kernels/momentum.md, "TA-Lib 0.8's newer functions, group 2" (wad, fractal,
+ * percentile), written from the definitions there, one bar or one window at a time, nothing shared
+ * with kernels/.
  *
  * The signature is catalog_reference_more.h's: out[k][t] for each output k (NaN where the
  * definition gives none, with the gap rule of docs/kernels.md) and scale[k][t], the magnitude

@@ -212,10 +212,10 @@ static size_t scan_result(const double *x, size_t lo, size_t t, int sign) {
     return first;
 }
 
-/* TA-Lib's rule for the index of the window's extreme at every bar from p - 1 (docs/kernels.md,
- * "Math operators and transforms"): where the index found at t - 1 is still in the window and
- * the sample at t is at least (at most) its sample, t; where it is still in the window
- * otherwise, that index; where it has left (and at the first window), what a scan of the
+/* TA-Lib's rule for the index of the window's extreme at every bar from p - 1
+ * (docs/kernels/transforms.md, "Math operators and transforms"): where the index found at t - 1 is
+ * still in the window and the sample at t is at least (at most) its sample, t; where it is still in
+ * the window otherwise, that index; where it has left (and at the first window), what a scan of the
  * window finds. h[t] for t >= p - 1. */
 static void talib_rule(const double *x, size_t n, size_t p, int sign, size_t *h) {
     for (size_t t = p - 1; t < n; t++) {

@@ -1,6 +1,6 @@
 /*
  * catalog_reference_transforms.h: independent long-double references for the catalog's price
- * transforms, math operators and math transforms (docs/kernels.md, "Math operators and
+ * transforms, math operators and math transforms (docs/kernels/transforms.md, "Math operators and
  * transforms"), written from the definitions with libm's long-double functions (expl, logl,
  * ...), one bar or one window at a time, nothing shared with kernels/. The signature is
  * catalog_reference_more.h's: out[k][t] (NaN where the definition gives none, with the gap

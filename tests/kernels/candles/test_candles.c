@@ -1,5 +1,5 @@
 /*
- * test_candles.c: TA-Lib's 61 candlestick patterns (kernels/candles/, docs/kernels.md,
+ * test_candles.c: TA-Lib's 61 candlestick patterns (kernels/candles/, docs/kernels/candles.md,
  * "Candlestick patterns"), table-driven over candles_fixtures.c's rows, against TA-Lib 0.8.1's
  * own outputs on the fixture's 20,000 bars (tests/data/talib_candles.bin), every bar exactly;
  * NaN before the lookback and exactly where a window holds a gap, TA-Lib's value elsewhere; the

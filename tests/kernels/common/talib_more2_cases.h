@@ -1,6 +1,6 @@
 /*
  * talib_more2_cases.h: the check that the tests of TA-Lib 0.8's newer kernels, group 2
- * (docs/kernels.md, "TA-Lib 0.8's newer functions, group 2"), share across their families'
+ * (docs/kernels/momentum.md, "TA-Lib 0.8's newer functions, group 2"), share across their families'
  * folders: a table of kernels and parameter sets, each run over its tile grid (backwards) and
  * over short tiles against its long-double reference (catalog_reference_talib_more2.c) on
  * seeded walks with and without gaps, and the grid alone setting the bits.

@@ -13,7 +13,8 @@
 #include "exp_log.h"
 #include "exp_log_fixtures.h"
 
-/* The accuracy the functions promise (docs/kernels.md, "Math operators and transforms"). */
+/* The accuracy the functions promise (docs/kernels/transforms.md, "Math operators and transforms").
+ */
 #define EXP_LOG_MAX_ULPS 2.0
 
 /* Special arguments with C99's results: each function at each argument matches its long

@@ -67,7 +67,7 @@ Test(trig, is_within_one_ulp_of_long_double_on_every_region, .timeout = 120) {
     /* 10^4 points a region: uniform over the main interval, log-uniform magnitudes, the
      * doubles nearest k pi/2 (sin, cos, tan), the edges of atan's table cells, the points
      * nearest +-1 (asin, acos). The measured maxima over millions are 0.5 to 0.9 ulp
-     * (test_trig_slow.c; docs/kernels.md, "Portable trigonometry"). */
+     * (test_trig_slow.c; docs/kernels/transforms.md, "Portable trigonometry"). */
     for (int f = TRIG_SIN; f <= TRIG_ACOS; f++) {
         const trig_worst w = trig_sweep((trig_fn)f, 10000, 2024);
         cr_assert(w.points >= 30000);

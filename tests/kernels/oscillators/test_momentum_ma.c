@@ -1,8 +1,8 @@
 /*
  * test_momentum_ma.c: the catalog's momentum functions on moving averages (trix, macdfix;
- * docs/kernels.md, "Momentum from moving averages"): their first tile bitwise against TA-Lib's
- * recursions, written here in plain double in the operation order of TA-Lib's sources (so the
- * operation order is checked, not only the value), later tiles within far less than an ulp of
+ * docs/kernels/momentum.md, "Momentum from moving averages"): their first tile bitwise against
+ * TA-Lib's recursions, written here in plain double in the operation order of TA-Lib's sources (so
+ * the operation order is checked, not only the value), later tiles within far less than an ulp of
  * the data; trix's stream pieces against its whole tiles. Their accuracy against the
  * long-double references, tile order, halo and the runtime's split are the table's cases
  * (common/test_catalog_kernels*.c, catalog_fixtures.c's rows).

@@ -1,8 +1,8 @@
 /*
- * test_momentum_new.c: TA-Lib 0.8's newer momentum kernels (docs/kernels.md, "TA-Lib 0.8's
- * newer momentum indicators") of the oscillators' room, qstick, ao, ac, dpo, cmou, er, vhf,
- * coppock, eri and tsi, on bars worked by hand, flat series, and eri against the ema kernel bit
- * for bit (vortex: tests/kernels/trend/test_trend_vortex.c; fosc:
+ * test_momentum_new.c: TA-Lib 0.8's newer momentum kernels (docs/kernels/volume_statistics.md,
+ * "TA-Lib 0.8's newer momentum indicators") of the oscillators' room, qstick, ao, ac, dpo, cmou,
+ * er, vhf, coppock, eri and tsi, on bars worked by hand, flat series, and eri against the ema
+ * kernel bit for bit (vortex: tests/kernels/trend/test_trend_vortex.c; fosc:
  * tests/kernels/statistics/test_statistics_fosc.c). Every
  * kernel against its long-double reference, over its tile grid, with gaps, at its bounds, is
  * the table of tests/kernels/common/ (catalog_more_fixtures.c, test_catalog_more.c and

@@ -1,8 +1,9 @@
 /*
- * test_oscillators_momentum.c: the oscillators bop, imi, rocp, rocr and rocr100 (docs/kernels.md,
- * "Momentum and directional movement"), beyond the checks of every kernel of the table
- * (common/test_catalog_more.c and test_catalog_more_slow.c: the long-double references, tile
- * grids, halos): bars worked by hand, TA-Lib's rules where a denominator is 0, and the gaps.
+ * test_oscillators_momentum.c: the oscillators bop, imi, rocp, rocr and rocr100
+ * (docs/kernels/momentum.md, "Momentum and directional movement"), beyond the checks of every
+ * kernel of the table (common/test_catalog_more.c and test_catalog_more_slow.c: the long-double
+ * references, tile grids, halos): bars worked by hand, TA-Lib's rules where a denominator is 0, and
+ * the gaps.
  */
 #include <criterion/criterion.h>
 

@@ -1,8 +1,9 @@
 /*
- * test_statistics_fosc.c: fosc, TA-Lib 0.8's forecast oscillator (docs/kernels.md, "TA-Lib
- * 0.8's newer momentum indicators"), against the tsf kernel whose body it runs a bar back, bit
- * for bit. fosc against its long-double reference, over its tile grid, with gaps, at its bounds,
- * is the table of tests/kernels/common/ (catalog_more_fixtures.c).
+ * test_statistics_fosc.c: fosc, TA-Lib 0.8's forecast oscillator
+ * (docs/kernels/volume_statistics.md, "TA-Lib 0.8's newer momentum indicators"), against the tsf
+ * kernel whose body it runs a bar back, bit for bit. fosc against its long-double reference, over
+ * its tile grid, with gaps, at its bounds, is the table of tests/kernels/common/
+ * (catalog_more_fixtures.c).
  */
 #include <criterion/criterion.h>
 

@@ -1,6 +1,6 @@
 /*
  * test_trend_momentum_dm.c: the trend room's momentum and directional movement kernels
- * plus_dm, minus_dm, dx, adxr, aroonosc and ultosc (docs/kernels.md, "Momentum and
+ * plus_dm, minus_dm, dx, adxr, aroonosc and ultosc (docs/kernels/momentum.md, "Momentum and
  * directional movement"), beyond the checks of every kernel of the table
  * (common/test_catalog_more.c and test_catalog_more_slow.c: the long-double references, tile
  * grids, halos): hand-worked bars, TA-Lib's edge rules, and the first tiles bitwise against

@@ -1,7 +1,7 @@
 /*
- * test_trend_vortex.c: vortex, TA-Lib 0.8's vortex indicator (docs/kernels.md, "TA-Lib 0.8's
- * newer momentum indicators"), on bars worked by hand and a flat stretch. vortex against its
- * long-double reference, over its tile grid, with gaps, at its bounds, is the table of
+ * test_trend_vortex.c: vortex, TA-Lib 0.8's vortex indicator (docs/kernels/volume_statistics.md,
+ * "TA-Lib 0.8's newer momentum indicators"), on bars worked by hand and a flat stretch. vortex
+ * against its long-double reference, over its tile grid, with gaps, at its bounds, is the table of
  * tests/kernels/common/ (catalog_more_fixtures.c).
  */
 #include <criterion/criterion.h>

@@ -613,8 +613,8 @@ Test(catalog_runtime, mama_is_described_as_talibs) {
 }
 
 /* TA-Lib's matype 7 (MAMA) in ma and bbands: the runtime hands them whole rows at that matype
- * (docs/kernels.md, "MAMA, and TA-Lib's matype 7"), so every device set, ratio and axis gives
- * the cpu device's bits, over rows of three whole-row tiles (bbands: two, to keep the test
+ * (docs/kernels/overlap.md, "MAMA, and TA-Lib's matype 7"), so every device set, ratio and axis
+ * gives the cpu device's bits, over rows of three whole-row tiles (bbands: two, to keep the test
  * cheap) with a gap; ma's output is mama's first at its defaults, whatever the period, bit for
  * bit. */
 Test(catalog_runtime, matype_7_is_mama_on_every_device_set, .timeout = 600) {

@@ -14,7 +14,7 @@
  * talib_abstract.h), which gives each function's inputs, parameters and output types, so a
  * kernel added to the catalog is checked here with no line of this file. `known` below is the
  * one table to edit: where a kernel is knowingly not TA-Lib's computation, the bound it keeps
- * and why (docs/kernels.md, "Every TA-Lib function", has the same reasons).
+ * and why (docs/kernels/talib.md, "Every TA-Lib function", has the same reasons).
  *
  * TA-Lib is not part of apportion and no test fetches anything: where the library is not in
  * the folder that APO_PEERS_DIR names (tests/runtime/meson.build sets it to the bench's
@@ -62,7 +62,7 @@ static const known_difference known[] = {
 };
 
 /* A kernel under TA-Lib's name that is another computation, not compared at all (the reason
- * is its row of docs/kernels.md, "Where a descriptor differs from TA-Lib's", whose unit test
+ * is its row of docs/kernels/talib.md, "Where a descriptor differs from TA-Lib's", whose unit test
  * fails once the descriptor is TA-Lib's, and so says when to delete the row here). */
 static const char *const other_computation[] = {
     "vwap", /* a window of timeperiod bars; TA-Lib 0.8's VWAP runs from the first bar */

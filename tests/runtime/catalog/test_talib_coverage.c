@@ -1,13 +1,13 @@
 /*
- * Every function of TA-Lib's abstract interface accounted for (docs/kernels.md, "Every TA-Lib
+ * Every function of TA-Lib's abstract interface accounted for (docs/kernels/talib.md, "Every TA-Lib
  * function"): tests/data/talib_functions.tsv lists TA-Lib 0.8's functions as the PyPI package
  * ta-lib 0.8.2 describes them (scripts/talib-functions.py printed it), and each is either a
  * kernel (any case) whose descriptor has TA-Lib's inputs, outputs, parameter names, defaults
  * and NaN lead, or a row of the table "TA-Lib functions not yet in the catalog" of
- * docs/kernels.md. Where a kernel's descriptor deliberately differs, the table "Where a
+ * docs/kernels/talib.md. Where a kernel's descriptor deliberately differs, the table "Where a
  * descriptor differs from TA-Lib's" there says which part and why.
  *
- * Both tables are read from docs/kernels.md, so the list a reader sees is the list the test
+ * Both tables are read from docs/kernels/talib.md, so the list a reader sees is the list the test
  * holds, and neither can go stale: a listed function that has become a kernel fails, and so
  * does a listed difference that is no longer there.
  */
@@ -23,9 +23,9 @@
 #include "helpers.h"
 
 #define FUNCTIONS_FILE APO_TEST_DATA_DIR "/talib_functions.tsv"
-#define KERNELS_DOC APO_DOCS_DIR "/kernels.md"
-#define NOT_YET_HEADING "#### TA-Lib functions not yet in the catalog"
-#define DIFFERS_HEADING "#### Where a descriptor differs from TA-Lib's"
+#define KERNELS_DOC APO_DOCS_DIR "/kernels/talib.md"
+#define NOT_YET_HEADING "### TA-Lib functions not yet in the catalog"
+#define DIFFERS_HEADING "### Where a descriptor differs from TA-Lib's"
 
 #define MAX_FUNCTIONS 400
 #define MAX_LISTED 200
@@ -46,8 +46,8 @@ typedef struct ta_function {
     long lookback;
 } ta_function;
 
-/* A row of one of docs/kernels.md's two tables: a function (upper case) or a kernel, and for a
- * difference the part of the descriptor that differs. */
+/* A row of one of docs/kernels/talib.md's two tables: a function (upper case) or a kernel, and for
+ * a difference the part of the descriptor that differs. */
 typedef struct listed {
     char name[WORD], part[WORD];
     int used;
@@ -149,7 +149,7 @@ static void cell_code(const char *cell, char *out) {
     out[close - open - 1] = '\0';
 }
 
-/* The rows of the table under `heading` in docs/kernels.md: the first cell's name and, with
+/* The rows of the table under `heading` in docs/kernels/talib.md: the first cell's name and, with
  * want_part, the second cell's part. */
 static size_t read_table(const char *heading, listed *rows, int want_part) {
     FILE *f = fopen(KERNELS_DOC, "r");
@@ -230,7 +230,7 @@ static int same_inputs(const ta_function *fn, const apo_kernel_info *info) {
 }
 
 /* TA-Lib names a lone output `real` or `integer`; the catalog names it after the kernel
- * (docs/kernels.md, "Every TA-Lib function"). */
+ * (docs/kernels/talib.md, "Every TA-Lib function"). */
 static int same_outputs(const ta_function *fn, const apo_kernel_info *info) {
     if (info->n_outputs != (size_t)fn->n_outputs)
         return 0;
@@ -324,7 +324,7 @@ static long nan_lead(apo_runtime *rt, const apo_kernel_info *info) {
 }
 
 /* The verdict on one part of a kernel's descriptor: a difference must be listed in
- * docs/kernels.md, and a listed one must still be there. */
+ * docs/kernels/talib.md, and a listed one must still be there. */
 typedef enum verdict { AGREES, UNLISTED_DIFFERENCE, STALE_ROW } verdict;
 
 static verdict judge(int same, int listed_row) {
@@ -343,11 +343,11 @@ static int check_part(const ta_function *fn, const char *kernel, const char *par
         return 0;
     case UNLISTED_DIFFERENCE:
         fail_line("%s %s: not TA-Lib's %s (%s); make them TA-Lib's, or add a row to "
-                  "docs/kernels.md, \"%s\", with the reason",
+                  "docs/kernels/talib.md, \"%s\", with the reason",
                   kernel, part, fn->name, detail, DIFFERS_HEADING + 5);
         return 1;
     case STALE_ROW:
-        fail_line("%s %s: TA-Lib's now; delete the row `%s` | `%s` of docs/kernels.md, "
+        fail_line("%s %s: TA-Lib's now; delete the row `%s` | `%s` of docs/kernels/talib.md, "
                   "\"%s\"",
                   kernel, part, kernel, part, DIFFERS_HEADING + 5);
         return 1;
@@ -409,11 +409,11 @@ Test(talib_coverage, every_talib_function_is_a_kernel_or_listed_as_not_yet, .ini
         if (l != NULL)
             l->used = 1;
         if (is_kernel && l != NULL) {
-            fail_line("%s is a kernel now: delete its row from docs/kernels.md, \"%s\"", fn->name,
-                      NOT_YET_HEADING + 5);
+            fail_line("%s is a kernel now: delete its row from docs/kernels/talib.md, \"%s\"",
+                      fn->name, NOT_YET_HEADING + 5);
             failures++;
         } else if (!is_kernel && l == NULL) {
-            fail_line("TA-Lib's %s (%s) is neither a kernel nor listed in docs/kernels.md, "
+            fail_line("TA-Lib's %s (%s) is neither a kernel nor listed in docs/kernels/talib.md, "
                       "\"%s\"",
                       fn->name, fn->group, NOT_YET_HEADING + 5);
             failures++;
@@ -421,7 +421,7 @@ Test(talib_coverage, every_talib_function_is_a_kernel_or_listed_as_not_yet, .ini
     }
     for (size_t i = 0; i < n_not_yet; i++)
         if (!not_yet[i].used) {
-            fail_line("docs/kernels.md, \"%s\", lists %s, which TA-Lib 0.8.2 does not have",
+            fail_line("docs/kernels/talib.md, \"%s\", lists %s, which TA-Lib 0.8.2 does not have",
                       NOT_YET_HEADING + 5, not_yet[i].name);
             failures++;
         }
@@ -443,7 +443,7 @@ Test(talib_coverage, each_kernel_has_talibs_descriptor_or_a_listed_reason, .init
     }
     for (size_t i = 0; i < n_differs; i++)
         if (!differs[i].used) {
-            fail_line("docs/kernels.md, \"%s\", lists %s %s, which is no kernel of TA-Lib's "
+            fail_line("docs/kernels/talib.md, \"%s\", lists %s %s, which is no kernel of TA-Lib's "
                       "name or no part of a descriptor (inputs, outputs, params, defaults, "
                       "lookback)",
                       DIFFERS_HEADING + 5, differs[i].name, differs[i].part);
