@@ -164,6 +164,34 @@ static inline APO_HD int apo__catalog_whole_row(apo__cat_id id) {
     return (apo__catalog_traits(id) & APO_CAT_T_WHOLE_ROW) != 0;
 }
 
+/*
+ * 1 for a kernel whose outputs do not depend on where its tile begins: output t is a function
+ * of the inputs at fixed offsets from t (the bar, the bars before it, its own windows) and the
+ * parameters, evaluated the same wherever the call starts, so its tile body run over any
+ * sub-range [b, e) of a tile writes the whole tile's bits there and nothing outside it. The
+ * table says so in one place, the stream column: POSITION is this fact (a stream resumes such a
+ * kernel by running its body over the new positions alone, catalog_table.h), and the CUDA
+ * launch rests on it too, many threads a tile, each on one position (catalog_launch.h).
+ * tests/kernels/common/test_catalog_pointwise.c checks it for every such kernel.
+ */
+#define APO__CAT_POSITION_INDEPENDENT_RUN 0
+#define APO__CAT_POSITION_INDEPENDENT_POSITION 1
+#define APO__CAT_POSITION_INDEPENDENT_PAIR 0
+#define APO__CAT_POSITION_INDEPENDENT_CARRY 0
+#define APO__CAT_POSITION_INDEPENDENT_NONE 0
+static inline APO_HD int apo__catalog_position_independent(apo__cat_id id) {
+    switch (id) {
+#define APO__CAT_POSITION_INDEPENDENT(ID, name, room, inputs, outputs, params, lookback, halo,     \
+                                      stream, ...)                                                 \
+    case APO_CAT_##ID:                                                                             \
+        return APO__CAT_POSITION_INDEPENDENT_##stream;
+        APO_CATALOG(APO__CAT_POSITION_INDEPENDENT)
+#undef APO__CAT_POSITION_INDEPENDENT
+    default:
+        return 0;
+    }
+}
+
 /* 1 for a kernel whose consecutive tiles of one row can be computed by one
  * apo__cpu_catalog_tile call over their union, with each tile's bits (APO_CAT_T_JOIN). */
 static inline APO_HD int apo__catalog_tiles_join(apo__cat_id id) {

@@ -11,7 +11,20 @@
  * do work quadratic in the row's length. Either way a row is one serial chain, the GPU's
  * time is that chain's latency (a 1e6-sample obv: 245 ms on an H100 both ways,
  * docs/perf-log/2026-11-25-h100-first-run.md), and these kernels belong on the CPU where there is
- * one. No state is shared between threads and every output is written by one thread, so the bits
+ * one.
+ *
+ * The position-independent kernels (apo__catalog_position_independent: the element-wise
+ * transforms and operators, mom and the rocs, the price transforms, the candles, the
+ * per-position windows...) take another kernel: a thread per position rather than per tile,
+ * each calling the tile body on [t, t + 1), the positions dealt out by a grid-stride walk
+ * (apo__chunk_walk) so that the lanes of a warp hold consecutive positions of a row. A warp's
+ * loads and stores then cover 32 consecutive doubles (two 128-byte lines) instead of 32 tiles
+ * a tile apart, and a 1e8-sample row is 1e8 items rather than 24,415 tiles. Such a body writes
+ * at [t, t + 1) what it writes there over the whole tile (catalog.h), so the bits are the
+ * tile's; each thread takes APO_CATALOG_POSITIONS_A_THREAD positions (or more, past the grid's
+ * cap), which keeps the grid, and a host run of it through the SIMT layer, small.
+ *
+ * No state is shared between threads and every output is written by one thread, so the bits
  * are the CPU's (catalog.h).
  */
 #ifndef APO_KERNELS_CATALOG_LAUNCH_CUH
@@ -22,7 +35,36 @@
 #include "catalog_cuda.h"
 #include "cuda_chunk.h"
 
+/* Positions a thread of the position-independent launch takes, at least: the grid is this many
+ * times smaller than the view's positions. A 1e8-sample row is still some 48,000 blocks (every
+ * SM full), and the loop's cost per position is a few additions (apo__chunk_walk_next). */
+#define APO_CATALOG_POSITIONS_A_THREAD 8
+
+/* Row `row` of the view's pointers: base's, moved to the row (NULL stays NULL). */
+static inline __device__ void apo__catalog_row_io(apo__cat_io *io, const apo__cat_io *base,
+                                                  const apo__cuda_view *v, size_t row) {
+    for (int k = 0; k < APO_CAT_MAX_IN; k++)
+        io->in[k] = base->in[k] != NULL ? base->in[k] + row * v->cols : NULL;
+    for (int k = 0; k < APO_CAT_MAX_OUT; k++)
+        io->out[k] = base->out[k] != NULL ? base->out[k] + row * v->out_cols : NULL;
+}
+
 #define APO_CATALOG_CUDA_FAMILY(family)                                                            \
+    static __global__ void apo__##family##_positions_kernel(apo__cuda_view v, int id,              \
+                                                            apo__cat_io base) {                    \
+        apo__cat_io io = base;                                                                     \
+        size_t io_row = v.rows;                                                                    \
+        for (apo__chunk_walk w =                                                                   \
+                 apo__chunk_walk_from(&v, apo__cuda_first_item(), apo__cuda_item_stride());        \
+             w.row < v.rows; apo__chunk_walk_next(&w)) {                                           \
+            if (w.row != io_row) {                                                                 \
+                io_row = w.row;                                                                    \
+                apo__catalog_row_io(&io, &base, &v, v.row0 + w.row);                               \
+            }                                                                                      \
+            const size_t t = v.begin + w.at;                                                       \
+            apo__##family##_tile(id, &io, t, t + 1);                                               \
+        }                                                                                          \
+    }                                                                                              \
     static __global__ void apo__##family##_kernel(apo__cuda_view v, size_t tiles, int id,          \
                                                   apo__cat_io base, int whole_rows) {              \
         const size_t items = whole_rows ? v.rows : v.rows * tiles;                                 \
@@ -30,10 +72,7 @@
             const apo__chunk_item it =                                                             \
                 whole_rows ? apo__chunk_row_of(&v, i) : apo__chunk_item_of(&v, tiles, i);          \
             apo__cat_io io = base;                                                                 \
-            for (int k = 0; k < APO_CAT_MAX_IN; k++)                                               \
-                io.in[k] = base.in[k] != NULL ? base.in[k] + it.row * v.cols : NULL;               \
-            for (int k = 0; k < APO_CAT_MAX_OUT; k++)                                              \
-                io.out[k] = base.out[k] != NULL ? base.out[k] + it.row * v.out_cols : NULL;        \
+            apo__catalog_row_io(&io, &base, &v, it.row);                                           \
             apo__##family##_tile(id, &io, it.begin, it.end);                                       \
         }                                                                                          \
     }                                                                                              \
@@ -44,6 +83,15 @@
             return (int)cudaErrorInvalidValue;                                                     \
         if (v->rows == 0 || v->begin >= v->end)                                                    \
             return (int)cudaSuccess;                                                               \
+        if (apo__catalog_position_independent((apo__cat_id)id)) {                                  \
+            const size_t items = v->rows * (v->end - v->begin);                                    \
+            const unsigned int blocks = apo__cuda_blocks(                                          \
+                (items + APO_CATALOG_POSITIONS_A_THREAD - 1) / APO_CATALOG_POSITIONS_A_THREAD);    \
+            apo__##family##_positions_kernel<<<blocks, APO_CUDA_BLOCK, 0,                          \
+                                               static_cast<cudaStream_t>(stream)>>>(*v, id,        \
+                                                                                    *base);        \
+            return (int)cudaGetLastError();                                                        \
+        }                                                                                          \
         const size_t tiles = apo__chunk_tiles(v);                                                  \
         const int whole_rows = apo__catalog_whole_row((apo__cat_id)id);                            \
         const unsigned int blocks = apo__cuda_blocks(whole_rows ? v->rows : v->rows * tiles);      \

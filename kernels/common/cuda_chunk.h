@@ -60,6 +60,42 @@ static inline APO_HD apo__chunk_item apo__chunk_row_of(const apo__cuda_view *v, 
     return it;
 }
 
+/* A thread's walk over the positions of a view one at a time (the position-independent
+ * catalog kernels' launch, catalog_launch.h): work item i is position begin + i % n of row
+ * row0 + i / n, n = end - begin, so the 32 lanes of a warp hold 32 consecutive positions of a
+ * row and their loads and stores are coalesced. A thread takes items first, first + stride,
+ * ...; the stride is cut once into whole rows and positions, so a step costs no division. */
+typedef struct apo__chunk_walk {
+    size_t row;         /* the row of the view, from 0: the walk is over once it reaches rows */
+    size_t at;          /* the position, from begin: begin + at */
+    size_t n;           /* positions a row: end - begin */
+    size_t stride_rows; /* the stride's whole rows */
+    size_t stride_at;   /* and its positions beyond them */
+} apo__chunk_walk;
+
+/* The walk of the thread whose first item is `first`, with the grid's `stride`; the view is
+ * not empty (n > 0). */
+static inline APO_HD apo__chunk_walk apo__chunk_walk_from(const apo__cuda_view *v, size_t first,
+                                                          size_t stride) {
+    apo__chunk_walk w;
+    w.n = v->end - v->begin;
+    w.row = first / w.n;
+    w.at = first % w.n;
+    w.stride_rows = stride / w.n;
+    w.stride_at = stride % w.n;
+    return w;
+}
+
+/* The next item of the walk: `stride` items on. */
+static inline APO_HD void apo__chunk_walk_next(apo__chunk_walk *w) {
+    w->at += w->stride_at;
+    w->row += w->stride_rows;
+    if (w->at >= w->n) {
+        w->at -= w->n;
+        w->row++;
+    }
+}
+
 #ifdef __CUDACC__
 
 #define APO_CUDA_BLOCK 256

@@ -415,6 +415,69 @@ Test(catalog_simt, matype_7_gives_the_cpu_bits, .timeout = 600) {
         check_row(&matype_7[k]);
 }
 
+/* The position-independent kernels' launch (a thread per position, catalog_launch.h) on a view of
+ * many short rows: 40 rows of 37 positions from position 5 are 1,480 items, one block of 256
+ * threads, so each thread's stride is 6 rows and 34 positions and its walk crosses rows at every
+ * step. Every position inside the view has the bits of one CPU call over its row, every other
+ * keeps its poison. */
+Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
+    static const cat_params kernels[] = {
+        {APO_CAT_ADD, 0, {0}, {0}, {0}},          {APO_CAT_ACOS, 0, {0}, {0}, {0}},
+        {APO_CAT_MOM, 1, {10}, {0}, {0}},         {APO_CAT_STOCHF, 3, {5, 3, 0}, {0}, {0}},
+        {APO_CAT_CDLENGULFING, 0, {0}, {0}, {0}},
+    };
+    enum { rows = 42, cols = 50 };
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 11, 0, 0, 0};
+    simt_set_options(&o);
+    double *in[APO_CAT_MAX_IN];
+    cr_assert(simt_bars(rows, cols, in));
+    apo__cuda_view v;
+    memset(&v, 0, sizeof v);
+    v.row0 = 1;
+    v.rows = 40;
+    v.begin = 5;
+    v.end = 42;
+    v.cols = v.out_cols = cols;
+    v.tile = 4096;
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        const apo__cat_id id = kernels[k].id;
+        cr_assert(apo__catalog_position_independent(id), "kernel %d is not marked", (int)id);
+        double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
+        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
+            ref[out] = poisoned(rows * cols);
+            got[out] = poisoned(rows * cols);
+        }
+        const apo__cat_io io = io_of(id, in, ref, kernels[k].defaults, kernels[k].n);
+        for (size_t r = 0; r < rows; r++) {
+            apo__cat_io row = io;
+            for (int i = 0; i < APO_CAT_MAX_IN; i++)
+                row.in[i] = in[i] + r * cols;
+            for (int out = 0; out < APO_CAT_MAX_OUT; out++)
+                row.out[out] = ref[out] + r * cols;
+            apo__cpu_catalog_tile(id, &row, 0, cols);
+        }
+        apo__cat_io base = io_of(id, in, got, kernels[k].defaults, kernels[k].n);
+        const int rc = launcher_of(id)((int)id, &v, &base, NULL);
+        cr_assert_eq(rc, 0, "kernel %d: launch failed (%d): %s", (int)id, rc, simt_last_failure());
+        size_t wrong = 0;
+        for (int out = 0; out < APO_CAT_MAX_OUT; out++)
+            for (size_t r = 0; r < rows; r++)
+                for (size_t t = 0; t < cols; t++) {
+                    const int inside =
+                        r >= v.row0 && r < v.row0 + v.rows && t >= v.begin && t < v.end;
+                    const double want = inside ? ref[out][r * cols + t] : simt_poison();
+                    wrong += !simt_same_bits(got[out][r * cols + t], want);
+                }
+        cr_expect_eq(wrong, 0, "kernel %d: %zu positions differ", (int)id, wrong);
+        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
+            free(ref[out]);
+            free(got[out]);
+        }
+    }
+    for (int i = 0; i < APO_CAT_MAX_IN; i++)
+        free(in[i]);
+}
+
 /* The launchers' refusals: a view without inputs or outputs, or tiles of 0, is
  * cudaErrorInvalidValue (1); an empty view launches nothing and succeeds. */
 Test(catalog_simt, the_launchers_refuse_what_no_chunk_can_be, .timeout = 120) {
