@@ -672,6 +672,9 @@
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
       (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, 0,                                  \
       "the lag (timeperiod - 1) / 2 + (timeperiod - 1) + the steps the EMA takes to forget its "   \
-      "seed (to 2^-64)")
+      "seed (to 2^-64)")                                                                           \
+    X(PERCENTRANK, percentrank, statistics, APO_CAT_CLOSE, (1, "percentrank"),                     \
+      (1, {"timeperiod", 100, 2, 10000, 1}), APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN,       \
+      "timeperiod: the window")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

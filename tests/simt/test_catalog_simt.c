@@ -246,6 +246,7 @@ static const cat_params table[] = {
     {APO_CAT_VWMA, 1, {30}, {1}, {300}},
     {APO_CAT_RMA, 1, {30}, {1}, {200}},
     {APO_CAT_ZLEMA, 1, {30}, {1}, {200}},
+    {APO_CAT_PERCENTRANK, 1, {100}, {2}, {300}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

@@ -241,6 +241,7 @@ static const cat_case cases[] = {
     {"vwma", 30, 25000, CV},
     {"rma", 30, 25000, CLOSE_ONLY},
     {"zlema", 30, 25000, CLOSE_ONLY},
+    {"percentrank", 0, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

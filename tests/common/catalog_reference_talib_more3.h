@@ -1,0 +1,23 @@
+/*
+ * catalog_reference_talib_more3.h: independent long-double references for TA-Lib 0.8's newer
+ * kernels of docs/kernels.md, "TA-Lib 0.8's newer functions, group 3" (percentrank, ...),
+ * written from the definitions there, one bar or one window at a time, nothing shared with
+ * kernels/.
+ *
+ * The signature is catalog_reference_more.h's: out[k][t] for each output k (NaN where the
+ * definition gives none, with the gap rule of docs/kernels.md) and scale[k][t], the magnitude
+ * the kernel's error is measured against.
+ */
+#ifndef APO_TEST_CATALOG_REFERENCE_TALIB_MORE3_H
+#define APO_TEST_CATALOG_REFERENCE_TALIB_MORE3_H
+
+#include <stddef.h>
+
+#include "catalog_reference_more.h"
+
+/* in: close; p: timeperiod. The share of the p samples before t below x[t], in percent
+ * (scale 100). */
+void apo__ref_cat_percentrank(const double *const *in, size_t n, const double *p,
+                              double *const *out, double *const *scale);
+
+#endif /* APO_TEST_CATALOG_REFERENCE_TALIB_MORE3_H */
