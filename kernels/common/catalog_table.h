@@ -675,6 +675,9 @@
       "seed (to 2^-64)")                                                                           \
     X(PERCENTRANK, percentrank, statistics, APO_CAT_CLOSE, (1, "percentrank"),                     \
       (1, {"timeperiod", 100, 2, 10000, 1}), APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN,       \
-      "timeperiod: the window")
+      "timeperiod: the window")                                                                    \
+    X(HMA, hma, averages, APO_CAT_CLOSE, (1, "hma"), (1, APO_CAT_PERIOD(20, 1)),                   \
+      apo__hma_lookback(APO_CAT_P(0)), WINDOW, POSITION, APO_CAT_T_JOIN,                           \
+      "(timeperiod - 1) + (floor(sqrt(timeperiod)) - 1): the window")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

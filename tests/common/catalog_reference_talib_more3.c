@@ -39,3 +39,40 @@ void apo__ref_cat_percentrank(const double *const *in, size_t n, const double *p
         scale[0][t] = 100.0;
     }
 }
+
+/* WMA(k) at u of v, in long double: the newest sample weighs k, the oldest 1. */
+static long double wma_at(const long double *v, size_t u, size_t k) {
+    long double sum = 0;
+    for (size_t back = 0; back < k; back++)
+        sum += (long double)(k - back) * v[u - back];
+    return sum / ((long double)k * (long double)(k + 1) / 2.0L);
+}
+
+void apo__ref_cat_hma(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale) {
+    const size_t q = (size_t)p[0];
+    nan_fill(out[0], scale[0], n);
+    size_t s = 0;
+    while ((s + 1) * (s + 1) <= q)
+        s++;
+    const size_t half = q / 2, lead = q <= 1 ? 0 : (q - 1) + (s - 1);
+    long double *x = malloc((n ? n : 1) * sizeof *x), *d = malloc((n ? n : 1) * sizeof *d);
+    for (size_t t = 0; t < n; t++)
+        x[t] = in[0][t];
+    /* The de-lagged series wherever its windows are inside the row (NaN samples only make
+     * NaN values there, which the clean test below never reads). */
+    for (size_t u = q - 1; q > 1 && u < n; u++)
+        d[u] = 2.0L * wma_at(x, u, half) - wma_at(x, u, q);
+    for (size_t t = lead; t < n; t++) {
+        if (!all_finite(in, 1, t - lead, t))
+            continue;
+        long double hi = 0;
+        for (size_t i = t - lead; i <= t; i++)
+            hi = fabsl(x[i]) > hi ? fabsl(x[i]) : hi;
+        out[0][t] = (double)(q <= 1 ? x[t] : wma_at(d, t, s));
+        /* The de-lag's 2 |WMA(h)| + |WMA(n)|, at most three times the window's largest sample. */
+        scale[0][t] = hi > 0 ? (double)(3.0L * hi) : 1.0;
+    }
+    free(x);
+    free(d);
+}

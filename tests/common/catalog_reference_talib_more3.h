@@ -1,6 +1,6 @@
 /*
  * catalog_reference_talib_more3.h: independent long-double references for TA-Lib 0.8's newer
- * kernels of docs/kernels.md, "TA-Lib 0.8's newer functions, group 3" (percentrank, ...),
+ * kernels of docs/kernels.md, "TA-Lib 0.8's newer functions, group 3" (percentrank, hma, ...),
  * written from the definitions there, one bar or one window at a time, nothing shared with
  * kernels/.
  *
@@ -19,5 +19,11 @@
  * (scale 100). */
 void apo__ref_cat_percentrank(const double *const *in, size_t n, const double *p,
                               double *const *out, double *const *scale);
+
+/* in: close; p: timeperiod. The WMA(floor(sqrt(n))) of 2 WMA(floor(n/2)) - WMA(n), each weighted
+ * sum from the definition; the sample itself at n = 1. Scale: three times the window's largest
+ * sample. */
+void apo__ref_cat_hma(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale);
 
 #endif /* APO_TEST_CATALOG_REFERENCE_TALIB_MORE3_H */

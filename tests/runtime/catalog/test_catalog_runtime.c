@@ -242,6 +242,7 @@ static const cat_case cases[] = {
     {"rma", 30, 25000, CLOSE_ONLY},
     {"zlema", 30, 25000, CLOSE_ONLY},
     {"percentrank", 0, 25000, CLOSE_ONLY},
+    {"hma", 20, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
