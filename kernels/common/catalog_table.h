@@ -678,6 +678,11 @@
       "timeperiod: the window")                                                                    \
     X(HMA, hma, averages, APO_CAT_CLOSE, (1, "hma"), (1, APO_CAT_PERIOD(20, 1)),                   \
       apo__hma_lookback(APO_CAT_P(0)), WINDOW, POSITION, APO_CAT_T_JOIN,                           \
-      "(timeperiod - 1) + (floor(sqrt(timeperiod)) - 1): the window")
+      "(timeperiod - 1) + (floor(sqrt(timeperiod)) - 1): the window")                              \
+    X(MASSI, massi, trend, APO_CAT_HL, (1, "massi"),                                               \
+      (2, {"fastperiod", 9, 2, APO_CAT_PERIOD_MAX, 1},                                             \
+       {"slowperiod", 25, 2, APO_CAT_PERIOD_MAX, 1}),                                              \
+      2 * (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), EMA(3), NONE, 0,                                \
+      "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

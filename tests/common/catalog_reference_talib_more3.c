@@ -76,3 +76,51 @@ void apo__ref_cat_hma(const double *const *in, size_t n, const double *p, double
     free(x);
     free(d);
 }
+
+void apo__ref_cat_massi(const double *const *in, size_t n, const double *p, double *const *out,
+                        double *const *scale) {
+    const size_t f = (size_t)p[0], s = (size_t)p[1];
+    const long double alpha = 2.0L / ((long double)f + 1.0L);
+    nan_fill(out[0], scale[0], n);
+    long double *ratio = malloc((n ? n : 1) * sizeof *ratio);
+    /* Each EMA seeded with the mean of its first f inputs, gap bars skipped by both. */
+    long double e1 = 0, e2 = 0, seed1 = 0, seed2 = 0;
+    size_t clean_bars = 0;
+    for (size_t t = 0; t < n; t++) {
+        ratio[t] = NAN;
+        if (!all_finite(in, 2, t, t))
+            continue;
+        const long double range = (long double)in[0][t] - (long double)in[1][t];
+        clean_bars++;
+        if (clean_bars <= f) {
+            seed1 += range;
+            e1 = seed1 / (long double)f;
+        } else {
+            e1 += alpha * (range - e1);
+        }
+        if (clean_bars < f)
+            continue;
+        if (clean_bars - f + 1 <= f) {
+            seed2 += e1;
+            e2 = seed2 / (long double)f;
+        } else {
+            e2 += alpha * (e1 - e2);
+        }
+        if (clean_bars >= 2 * f - 1)
+            ratio[t] = e2 == 0 ? 1.0L : e1 / e2;
+    }
+    for (size_t t = s - 1; t < n; t++) {
+        long double sum = 0, size = 0;
+        int whole = 1;
+        for (size_t i = t + 1 - s; i <= t && whole; i++) {
+            whole = !isnan(ratio[i]);
+            sum += ratio[i];
+            size += fabsl(ratio[i]);
+        }
+        if (!whole)
+            continue;
+        out[0][t] = (double)sum;
+        scale[0][t] = size > 0 ? (double)size : 1.0;
+    }
+    free(ratio);
+}

@@ -1,6 +1,6 @@
 /*
  * catalog_reference_talib_more3.h: independent long-double references for TA-Lib 0.8's newer
- * kernels of docs/kernels.md, "TA-Lib 0.8's newer functions, group 3" (percentrank, hma, ...),
+ * kernels of docs/kernels.md, "TA-Lib 0.8's newer functions, group 3" (percentrank, hma, massi),
  * written from the definitions there, one bar or one window at a time, nothing shared with
  * kernels/.
  *
@@ -25,5 +25,11 @@ void apo__ref_cat_percentrank(const double *const *in, size_t n, const double *p
  * sample. */
 void apo__ref_cat_hma(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale);
+
+/* in: high, low; p: fastperiod, slowperiod. The sum of the slowperiod ratios ending at t of the
+ * range's EMA to the EMA of that EMA, both EMAs with the exact factor 2 / (f + 1) in long double.
+ * Scale: the sum of the ratios' magnitudes. */
+void apo__ref_cat_massi(const double *const *in, size_t n, const double *p, double *const *out,
+                        double *const *scale);
 
 #endif /* APO_TEST_CATALOG_REFERENCE_TALIB_MORE3_H */
