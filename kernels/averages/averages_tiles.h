@@ -12,6 +12,7 @@
 #include "dema_tile.h"
 #include "donchian_tile.h"
 #include "ema_tile.h"
+#include "hma_tile.h"
 #include "kama_tile.h"
 #include "ma_tile.h"
 #include "ma_type.h"

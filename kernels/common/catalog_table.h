@@ -672,6 +672,17 @@
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
       (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, 0,                                  \
       "the lag (timeperiod - 1) / 2 + (timeperiod - 1) + the steps the EMA takes to forget its "   \
-      "seed (to 2^-64)")
+      "seed (to 2^-64)")                                                                           \
+    X(PERCENTRANK, percentrank, statistics, APO_CAT_CLOSE, (1, "percentrank"),                     \
+      (1, {"timeperiod", 100, 2, 10000, 1}), APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN,       \
+      "timeperiod: the window")                                                                    \
+    X(HMA, hma, averages, APO_CAT_CLOSE, (1, "hma"), (1, APO_CAT_PERIOD(20, 1)),                   \
+      apo__hma_lookback(APO_CAT_P(0)), WINDOW, POSITION, APO_CAT_T_JOIN,                           \
+      "(timeperiod - 1) + (floor(sqrt(timeperiod)) - 1): the window")                              \
+    X(MASSI, massi, trend, APO_CAT_HL, (1, "massi"),                                               \
+      (2, {"fastperiod", 9, 2, APO_CAT_PERIOD_MAX, 1},                                             \
+       {"slowperiod", 25, 2, APO_CAT_PERIOD_MAX, 1}),                                              \
+      2 * (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), EMA(3), NONE, 0,                                \
+      "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -14,6 +14,7 @@
 #include "linearreg_tile.h"
 #include "minmax_tile.h"
 #include "percentile_tile.h"
+#include "percentrank_tile.h"
 #include "var_tile.h"
 #include "zscore_tile.h"
 

@@ -12,6 +12,7 @@
 #include "catalog.h"
 #include "dm_tile.h"
 #include "dmi_tile.h"
+#include "massi_tile.h"
 #include "sar_tile.h"
 #include "trange_tile.h"
 #include "ultosc_tile.h"

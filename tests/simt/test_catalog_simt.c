@@ -246,6 +246,9 @@ static const cat_params table[] = {
     {APO_CAT_VWMA, 1, {30}, {1}, {300}},
     {APO_CAT_RMA, 1, {30}, {1}, {200}},
     {APO_CAT_ZLEMA, 1, {30}, {1}, {200}},
+    {APO_CAT_PERCENTRANK, 1, {100}, {2}, {300}},
+    {APO_CAT_HMA, 1, {20}, {3}, {200}},
+    {APO_CAT_MASSI, 2, {9, 25}, {2, 2}, {30, 200}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

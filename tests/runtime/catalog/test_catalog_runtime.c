@@ -241,6 +241,9 @@ static const cat_case cases[] = {
     {"vwma", 30, 25000, CV},
     {"rma", 30, 25000, CLOSE_ONLY},
     {"zlema", 30, 25000, CLOSE_ONLY},
+    {"percentrank", 0, 25000, CLOSE_ONLY},
+    {"hma", 20, 25000, CLOSE_ONLY},
+    {"massi", 0, 25000, 2, {HIGH, LOW}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -1,0 +1,81 @@
+/*
+ * hma_tile.h: HMA, TA-Lib 0.8's Hull moving average. Input close; one output; parameter
+ * timeperiod (20, 1..100000); the lookback is (n - 1) + (s - 1), n the period and
+ * s = floor(sqrt(n)).
+ *
+ * Definition (TA-Lib's, Alan Hull's): with h = floor(n / 2), the de-lagged series
+ * `d[u] = 2 * WMA(x, h)[u] - WMA(x, n)[u]` and `HMA[t] = WMA(d, s)[t]`; each WMA weighs its
+ * window 1 (oldest) .. k (newest) and divides the sum by `k (k + 1) / 2`. At n = 1 the output is
+ * the sample itself (TA-Lib's copy: h would be 0). At n = 2 and 3, h = s = 1 and the output is
+ * `2 x[t] - WMA(x, n)[t]`, which the general case gives exactly (a WMA of one sample is the
+ * sample).
+ *
+ * Tiles: each output is evaluated from its own window of lookback + 1 samples, so any grid
+ * gives the same bits: the s values of d it needs, each from its two weighted sums in plain
+ * double, summed oldest first as TA-Lib's (its running sums in double slide instead, so the
+ * two differ by roundings of the window's size: docs/kernels.md). A bar costs s (n + h)
+ * multiply-adds, where TA-Lib's sliding sums cost a few (docs/kernels.md says so).
+ *
+ * Gaps: a window holding a non-finite sample gives NaN.
+ */
+#ifndef APO_KERNELS_HMA_TILE_H
+#define APO_KERNELS_HMA_TILE_H
+
+#include "catalog.h"
+
+/* floor(sqrt(n)), TA-Lib's `(int)sqrt((double)n)`, settled by integer comparisons. */
+static inline APO_HD size_t apo__hma_sqrt_period(size_t n) {
+    size_t s = (size_t)sqrt((double)n);
+    while (s > 0 && s * s > n)
+        s--;
+    while ((s + 1) * (s + 1) <= n)
+        s++;
+    return s;
+}
+
+static inline APO_HD size_t apo__hma_lookback(size_t n) {
+    return n <= 1 ? 0 : (n - 1) + (apo__hma_sqrt_period(n) - 1);
+}
+
+/* d[u] = 2 WMA(x, h)[u] - WMA(x, n)[u], both windows clean. */
+static inline APO_HD double apo__hma_delagged(const double *x, size_t u, size_t n, size_t h) {
+    double full = 0.0, half = 0.0;
+    for (size_t i = 1; i <= n; i++)
+        full += x[u - n + i] * (double)i;
+    for (size_t i = 1; i <= h; i++)
+        half += x[u - h + i] * (double)i;
+    const double nd = (double)n, hd = (double)h;
+    return 2.0 * (half / (hd * (hd + 1.0) / 2.0)) - full / (nd * (nd + 1.0) / 2.0);
+}
+
+static inline APO_HD void apo__hma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t n = (size_t)io->p[0];
+    if (n <= 1) {
+        for (size_t t = begin; t < end; t++)
+            out[t] = isfinite(x[t]) ? x[t] : NAN;
+        return;
+    }
+    const size_t h = n / 2, s = apo__hma_sqrt_period(n), lookback = apo__hma_lookback(n);
+    const double sd = (double)s, divider = sd * (sd + 1.0) / 2.0;
+    /* One past the last non-finite sample seen, so a window's gap test is one comparison. */
+    size_t gap_end = 0;
+    for (size_t t = begin >= lookback ? begin - lookback : 0; t < begin; t++)
+        if (!isfinite(x[t]))
+            gap_end = t + 1;
+    for (size_t t = begin; t < end; t++) {
+        if (!isfinite(x[t]))
+            gap_end = t + 1;
+        if (t < lookback || gap_end > t - lookback) {
+            out[t] = NAN;
+            continue;
+        }
+        double sum = 0.0;
+        for (size_t j = 1; j <= s; j++)
+            sum += apo__hma_delagged(x, t - s + j, n, h) * (double)j;
+        out[t] = sum / divider;
+    }
+}
+
+#endif /* APO_KERNELS_HMA_TILE_H */
