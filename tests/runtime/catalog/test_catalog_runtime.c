@@ -241,6 +241,8 @@ static const cat_case cases[] = {
     {"vwma", 30, 25000, CV},
     {"rma", 30, 25000, CLOSE_ONLY},
     {"zlema", 30, 25000, CLOSE_ONLY},
+    {"cvi", 10, 25000, 2, {HIGH, LOW}},
+    {"kc", 20, 25000, HLC},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
