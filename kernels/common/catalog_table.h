@@ -685,6 +685,9 @@
        {"nbdev", 2, -3e37, 3e37, 0}),                                                              \
       APO_CAT_KC_LOOKBACK, KC, NONE, 0,                                                            \
       "max(timeperiod - 1, atrperiod) + the steps the slower of the EMA and the ATR takes to "     \
-      "forget its seed (to 2^-64)")
+      "forget its seed (to 2^-64)")                                                                \
+    X(SUPERTREND, supertrend, trend, APO_CAT_HLC, (2, "supertrend", "trend"),                      \
+      (2, APO_CAT_PERIOD(10, 2), {"multiplier", 3, 0, 3e37, 0}), APO_CAT_P(0), WINDOW, CARRY,      \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

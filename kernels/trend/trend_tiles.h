@@ -15,6 +15,7 @@
 #include "dmi_tile.h"
 #include "kc_tile.h"
 #include "sar_tile.h"
+#include "supertrend_tile.h"
 #include "trange_tile.h"
 #include "ultosc_tile.h"
 #include "vortex_tile.h"

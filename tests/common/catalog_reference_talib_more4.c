@@ -103,3 +103,58 @@ void apo__ref_cat_kc(const double *const *in, size_t n, const double *p, double 
         scale[0][t] = scale[2][t] = (double)(largest_typical + fabsl(nbdev) * widest);
     }
 }
+
+void apo__ref_cat_supertrend(const double *const *in, size_t n, const double *p,
+                             double *const *out) {
+    const size_t w = (size_t)p[0];
+    const double multiplier = p[1];
+    for (size_t t = 0; t < n; t++)
+        out[0][t] = out[1][t] = NAN;
+    /* The clean bars, in order: the definition runs over the series with its gap bars out. */
+    size_t *bar = malloc((n ? n : 1) * sizeof *bar), m = 0;
+    if (!bar)
+        abort();
+    for (size_t t = 0; t < n; t++)
+        if (isfinite(in[0][t]) && isfinite(in[1][t]) && isfinite(in[2][t]))
+            bar[m++] = t;
+    const double *high = in[0], *low = in[1], *close = in[2];
+    double atr = 0, upper = 0, lower = 0;
+    int up = 1;
+    for (size_t j = 1; j < m; j++) {
+        const size_t t = bar[j];
+        const double c = close[bar[j - 1]];
+        double tr = high[t] - low[t];
+        if (fabs(c - high[t]) > tr)
+            tr = fabs(c - high[t]);
+        if (fabs(c - low[t]) > tr)
+            tr = fabs(c - low[t]);
+        if (j < w) {
+            atr += tr;
+            continue;
+        }
+        if (j == w) {
+            atr = (atr + tr) / (double)w;
+        } else {
+            atr *= (double)(w - 1);
+            atr += tr;
+            atr /= (double)w;
+        }
+        const double median = (high[t] + low[t]) / 2.0, band = multiplier * atr;
+        if (j == w) {
+            upper = median + band;
+            lower = median - band;
+        } else {
+            if (median + band < upper || c > upper)
+                upper = median + band;
+            if (median - band > lower || c < lower)
+                lower = median - band;
+            if (up && close[t] < lower)
+                up = 0;
+            else if (!up && close[t] > upper)
+                up = 1;
+        }
+        out[0][t] = up ? lower : upper;
+        out[1][t] = up ? 1.0 : -1.0;
+    }
+    free(bar);
+}

@@ -243,6 +243,7 @@ static const cat_case cases[] = {
     {"zlema", 30, 25000, CLOSE_ONLY},
     {"cvi", 10, 25000, 2, {HIGH, LOW}},
     {"kc", 20, 25000, HLC},
+    {"supertrend", 10, WHOLE_ROW_COLS, HLC},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
