@@ -123,6 +123,9 @@
 /* stochrsi's halo in words (stochrsi_tile.h). */
 #define APO_CAT_STOCHRSI_RULE                                                                      \
     "twice the larger of the rsi's halo and fastd's matype kernel's, plus fastk_period - 1"
+/* kc's lookback (kc_tile.h, TA-Lib's): the later of its legs' first values, the EMA's at
+ * timeperiod - 1 and the ATR's at atrperiod. */
+#define APO_CAT_KC_LOOKBACK (APO_CAT_P(0) - 1 > APO_CAT_P(1) ? APO_CAT_P(0) - 1 : APO_CAT_P(1))
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -683,6 +686,19 @@
       (2, {"fastperiod", 9, 2, APO_CAT_PERIOD_MAX, 1},                                             \
        {"slowperiod", 25, 2, APO_CAT_PERIOD_MAX, 1}),                                              \
       2 * (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), EMA(3), NONE, 0,                                \
-      "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")
+      "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")     \
+    X(CVI, cvi, trend, APO_CAT_HL, (1, "cvi"),                                                     \
+      (2, APO_CAT_PERIOD(10, 2), {"rocperiod", 10, 1, APO_CAT_PERIOD_MAX, 1}),                     \
+      APO_CAT_P(0) - 1 + APO_CAT_P(1), EMA(1), NONE, 0,                                            \
+      "(timeperiod - 1) + rocperiod + the steps the EMA takes to forget its seed (to 2^-64)")      \
+    X(KC, kc, trend, APO_CAT_HLC, (3, "upperband", "middleband", "lowerband"),                     \
+      (3, APO_CAT_PERIOD(20, 2), {"atrperiod", 10, 1, APO_CAT_PERIOD_MAX, 1},                      \
+       {"nbdev", 2, -3e37, 3e37, 0}),                                                              \
+      APO_CAT_KC_LOOKBACK, KC, NONE, 0,                                                            \
+      "max(timeperiod - 1, atrperiod) + the steps the slower of the EMA and the ATR takes to "     \
+      "forget its seed (to 2^-64)")                                                                \
+    X(SUPERTREND, supertrend, trend, APO_CAT_HLC, (2, "supertrend", "trend"),                      \
+      (2, APO_CAT_PERIOD(10, 2), {"multiplier", 3, 0, 3e37, 0}), APO_CAT_P(0), WINDOW, CARRY,      \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -132,6 +132,12 @@ static size_t apo__stochrsi_halo(const double *params) {
     return 2 * (rsi > fastd ? rsi : fastd) + ((size_t)params[1] - 1);
 }
 #define APO__HALO_STOCHRSI (apo__stochrsi_halo(params) - lookback)
+/* kc's (kc_tile.h): the slower of its legs' decays, the EMA's at timeperiod and Wilder's average's
+ * at atrperiod. */
+#define APO__HALO_KC                                                                               \
+    (apo__decay_steps(2.0 / (p + 1.0)) > apo__decay_steps(1.0 / params[1])                         \
+         ? apo__decay_steps(2.0 / (p + 1.0))                                                       \
+         : apo__decay_steps(1.0 / params[1]))
 
 size_t apo__stochrsi_fastk_max(void) { return APO_STOCHRSI_RING; }
 

@@ -12,13 +12,11 @@
 /* Bars per block of the vector loop below (a multiple of every path's lanes). */
 #define APO_TRANGE_BLOCK 512
 
-/* The true range at t >= 1, or NaN where one of its three samples is not finite. Written
- * as selects, with the finiteness test without short-circuits and applied last, so that a
- * loop of it has no branch and vectorizes (the values compared are finite or infinite,
- * never NaN, where the result is kept). */
-static inline APO_HD double apo__true_range(const double *high, const double *low,
-                                            const double *close, size_t t) {
-    const double h = high[t], l = low[t], c = close[t - 1];
+/* The true range of a bar's high h and low l and the close c before, or NaN where one of them
+ * is not finite. Written as selects, with the finiteness test without short-circuits and applied
+ * last, so that a loop of it has no branch and vectorizes (the values compared are finite or
+ * infinite, never NaN, where the result is kept). */
+static inline APO_HD double apo__true_range_values(double h, double l, double c) {
     const int ok = apo__finite(h) & apo__finite(l) & apo__finite(c);
     double greatest = h - l;
     const double a = fabs(c - h);
@@ -26,6 +24,12 @@ static inline APO_HD double apo__true_range(const double *high, const double *lo
     const double b = fabs(l - c);
     greatest = b > greatest ? b : greatest;
     return ok ? greatest : (double)NAN;
+}
+
+/* The true range at t >= 1. */
+static inline APO_HD double apo__true_range(const double *high, const double *low,
+                                            const double *close, size_t t) {
+    return apo__true_range_values(high[t], low[t], close[t - 1]);
 }
 
 #ifdef APO_TILE_LANES

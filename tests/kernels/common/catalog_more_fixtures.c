@@ -79,6 +79,8 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_TSI, "tsi", CLOSE, 1, apo__ref_cat_tsi, 2, 13},
     {APO_CAT_VORTEX, "vortex", HLC, 2, apo__ref_cat_vortex, 1, 0},
     {APO_CAT_FOSC, "fosc", CLOSE, 1, apo__ref_cat_fosc, 2, 0},
+    {APO_CAT_CVI, "cvi", HL, 1, apo__ref_cat_cvi, 2, 10},
+    {APO_CAT_KC, "kc", HLC, 3, apo__ref_cat_kc, 2, 10},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
 
@@ -86,11 +88,12 @@ void kernel_params(const ref_kernel *k, double period, double p[3]) {
     p[0] = period;
     p[1] = k->second;
     /* The third parameter: ultosc's timeperiod3, ac's signalperiod, coppock's roc2period, pvo's
-     * matype (EMA). */
+     * matype (EMA), kc's nbdev. */
     p[2] = k->id == APO_CAT_ULTOSC    ? 28
            : k->id == APO_CAT_AC      ? 5
            : k->id == APO_CAT_COPPOCK ? 14
            : k->id == APO_CAT_PVO     ? 1
+           : k->id == APO_CAT_KC      ? 2
                                       : 0;
 }
 
@@ -156,8 +159,8 @@ void run_grid(const ref_kernel *k, const series *s, const double *p, double *con
 double check_against_reference(const ref_kernel *k, const series *s, const double *p, double tol,
                                const char *what) {
     const size_t n = s->n;
-    double *got[2], *want[2], *scale[2];
-    for (size_t o = 0; o < 2; o++) {
+    double *got[APO_CAT_MAX_OUT], *want[APO_CAT_MAX_OUT], *scale[APO_CAT_MAX_OUT];
+    for (size_t o = 0; o < APO_CAT_MAX_OUT; o++) {
         got[o] = alloc_doubles(n);
         want[o] = alloc_doubles(n);
         scale[o] = alloc_doubles(n);
@@ -175,7 +178,7 @@ double check_against_reference(const ref_kernel *k, const series *s, const doubl
             compare_with_reference(k->name, output, got[o], want[o], scale[o], n, tol, 0);
         worst = w > worst ? w : worst;
     }
-    for (size_t o = 0; o < 2; o++) {
+    for (size_t o = 0; o < APO_CAT_MAX_OUT; o++) {
         free(got[o]);
         free(want[o]);
         free(scale[o]);

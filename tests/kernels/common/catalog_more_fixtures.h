@@ -18,6 +18,7 @@
 #include "catalog_reference_new_volume.h"
 #include "catalog_reference_ta_new_momentum.h"
 #include "catalog_reference_talib_more1.h"
+#include "catalog_reference_talib_more4.h"
 #include "catalog_reference_transforms.h"
 
 /* Which columns a kernel reads, in its order; UNIT: one series mostly in [-1, 1] (asin's and

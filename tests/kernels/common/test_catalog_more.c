@@ -91,8 +91,11 @@ Test(catalog_more, tiles_depend_on_the_grid_only, .timeout = 300) {
         const size_t len = apo__catalog_tile_len(k->id, p);
         series s;
         series_make(&s, 31 + ki, 3 * len + 1000, k->cols, 100.0, 0.5, 1);
-        double *a[2] = {alloc_doubles(s.n), alloc_doubles(s.n)};
-        double *b[2] = {alloc_doubles(s.n), alloc_doubles(s.n)};
+        double *a[APO_CAT_MAX_OUT], *b[APO_CAT_MAX_OUT];
+        for (size_t o = 0; o < APO_CAT_MAX_OUT; o++) {
+            a[o] = alloc_doubles(s.n);
+            b[o] = alloc_doubles(s.n);
+        }
         run_grid(k, &s, p, a);
         apo__cat_io io;
         io_make(&io, k->id, &s, p, b, k->n_out);
@@ -104,7 +107,7 @@ Test(catalog_more, tiles_depend_on_the_grid_only, .timeout = 300) {
         for (size_t o = 0; o < k->n_out; o++)
             cr_assert(memcmp(a[o], b[o], s.n * sizeof(double)) == 0, "%s: tile order changed bits",
                       k->name);
-        for (size_t o = 0; o < 2; o++) {
+        for (size_t o = 0; o < APO_CAT_MAX_OUT; o++) {
             free(a[o]);
             free(b[o]);
         }

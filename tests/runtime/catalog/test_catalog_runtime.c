@@ -244,6 +244,9 @@ static const cat_case cases[] = {
     {"percentrank", 0, 25000, CLOSE_ONLY},
     {"hma", 20, 25000, CLOSE_ONLY},
     {"massi", 0, 25000, 2, {HIGH, LOW}},
+    {"cvi", 10, 25000, 2, {HIGH, LOW}},
+    {"kc", 20, 25000, HLC},
+    {"supertrend", 10, WHOLE_ROW_COLS, HLC},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -1,0 +1,111 @@
+/*
+ * supertrend_tile.h: SUPERTREND(timeperiod, multiplier), TA-Lib 0.8's SuperTrend. Inputs high,
+ * low, close; outputs the line and the trend (1 up, -1 down). Lookback p.
+ *
+ * Definition (TA-Lib's): atr's average true range (Wilder's, seeded with the mean of the first p
+ * true ranges, atr_tile.h's step); at each bar from the seed's the bands
+ * `(high + low) / 2.0 +- multiplier * atr`. At the seed's bar both bands take that value and the
+ * trend starts up. After it each band ratchets: the upper band takes the new one where that is
+ * lower or where the close before was above the band, the lower band the new one where that is
+ * higher or where the close before was below it; then an up trend turns down where the close is
+ * below the lower band, a down trend up where it is above the upper band. The line is the lower
+ * band in an up trend, the upper band in a down trend. Every operation is TA-Lib's, in its order.
+ *
+ * Tiles: the bands and the trend at t depend on every bar before it, and bands restarted from a
+ * halo are other bands for as long as the first trend lasts (which nothing bounds). So, as sar,
+ * the kernel is whole-row: every tile runs the definition from the row's first bar, storing
+ * nothing before `begin`, and its bits do not depend on the grid.
+ *
+ * Gaps (obv's and sar's rule): a bar with a non-finite high, low or close gives NaN in both
+ * outputs, changes nothing and is not a bar before: the clean bars' outputs are TA-Lib's of the
+ * series with its gap bars taken out. A stream carries the state (apo__supertrend_carry).
+ */
+#ifndef APO_KERNELS_SUPERTREND_TILE_H
+#define APO_KERNELS_SUPERTREND_TILE_H
+
+#include "atr_tile.h"
+#include "catalog.h"
+
+/* The running state, in the order a stream carries it: the true ranges taken toward the ATR's
+ * seed (up to p), the seed's sum, the ATR, the clean bars seen (0, 1, then 2 for any more), the
+ * last clean close, the upper and lower bands, the trend (1 up, -1 down, 0 before the first
+ * output). */
+#define APO_SUPERTREND_CARRY 8
+typedef struct apo__supertrend_state {
+    double seen, sum, atr, bars, close, upper, lower, trend;
+} apo__supertrend_state;
+
+/* Bar t's step: the outputs (NaN before the seed) into line and trend. */
+static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s, const apo__cat_io *io,
+                                               size_t t, double *line, double *trend) {
+    const double high = io->in[0][t], low = io->in[1][t], close = io->in[2][t];
+    *line = NAN;
+    *trend = NAN;
+    if (!(isfinite(high) && isfinite(low) && isfinite(close)))
+        return;
+    const size_t p = (size_t)io->p[0];
+    const double pd = (double)p, keep = pd - 1.0, multiplier = io->p[1];
+    if (s->bars > 0.0) {
+        const double tr = apo__true_range_values(high, low, s->close);
+        size_t seen = (size_t)s->seen;
+        double atr = NAN;
+        APO__ATR_STEP(seen, p, s->sum, s->atr, tr, pd, keep, atr);
+        s->seen = (double)seen;
+        if (isfinite(atr)) {
+            const double median = (high + low) / 2.0, band = multiplier * atr;
+            const double upper = median + band, lower = median - band;
+            if (s->trend == 0.0) {
+                s->upper = upper;
+                s->lower = lower;
+                s->trend = 1.0;
+            } else {
+                if (upper < s->upper || s->close > s->upper)
+                    s->upper = upper;
+                if (lower > s->lower || s->close < s->lower)
+                    s->lower = lower;
+                if (s->trend > 0.0 ? close < s->lower : close > s->upper)
+                    s->trend = -s->trend;
+            }
+            *line = apo__canonical_nan(s->trend > 0.0 ? s->lower : s->upper);
+            *trend = s->trend;
+        }
+    }
+    s->bars = s->bars > 0.0 ? 2.0 : 1.0;
+    s->close = close;
+}
+
+/* Steps the state over bars [from, end), writing the outputs of those from `begin` on: the tile
+ * and a stream's carried run both are this loop. */
+static inline APO_HD void apo__supertrend_run(apo__supertrend_state *s, const apo__cat_io *io,
+                                              size_t from, size_t begin, size_t end) {
+    for (size_t t = from; t < end; t++) {
+        double line, trend;
+        apo__supertrend_step(s, io, t, &line, &trend);
+        if (t >= begin) {
+            io->out[0][t] = line;
+            io->out[1][t] = trend;
+        }
+    }
+}
+
+static inline APO_HD void apo__supertrend_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__supertrend_state s = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    apo__supertrend_run(&s, io, 0, begin, end);
+}
+
+/*
+ * A stream's series fed on from bar `begin` to `stop` - 1, going on from the state `c` its last
+ * piece left at `begin` (all zeros before the first bar: the tile's start state), in
+ * apo__supertrend_state's order (runtime/streaming/stream.c).
+ */
+static inline void apo__supertrend_carry(const apo__cat_io *io, double *c, size_t begin,
+                                         size_t stop) {
+    apo__supertrend_state s = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+    apo__supertrend_run(&s, io, begin, begin, stop);
+    const double kept[APO_SUPERTREND_CARRY] = {s.seen,  s.sum,   s.atr,   s.bars,
+                                               s.close, s.upper, s.lower, s.trend};
+    for (int i = 0; i < APO_SUPERTREND_CARRY; i++)
+        c[i] = kept[i];
+}
+
+#endif /* APO_KERNELS_SUPERTREND_TILE_H */
