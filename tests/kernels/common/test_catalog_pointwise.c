@@ -184,7 +184,7 @@ static size_t check_range(apo__cat_id id, case_io *c, size_t b, size_t e) {
                 const size_t from = b + (descending ? count - 1 - q : q) * pieces[k];
                 family_tile(id, &split, from, from + pieces[k] < e ? from + pieces[k] : e);
             }
-            char what[64];
+            char what[128];
             snprintf(what, sizeof what, "[%zu, %zu) in pieces of %zu%s", b, e, pieces[k],
                      descending ? ", last first" : "");
             wrong += count_wrong(id, got, want, c->n, what);
