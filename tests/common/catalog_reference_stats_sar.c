@@ -1,16 +1,10 @@
 /* Long-double references of the line's statistics, avgdev, the parabolic SAR and the volume
  * indexes; see catalog_reference_stats_sar.h. */
 #include "catalog_reference_stats_sar.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static void nan_fill(double *out, double *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[t] = NAN;
-        scale[t] = 0.0;
-    }
-}
 
 static int window_finite(const double *x, size_t from, size_t to) {
     for (size_t i = from; i < to; i++)

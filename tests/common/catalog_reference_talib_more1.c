@@ -2,24 +2,9 @@
  * catalog_reference_talib_more1.c: see catalog_reference_talib_more1.h.
  */
 #include "catalog_reference_talib_more1.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
-
-static void nan_fill(double *out, double *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[t] = NAN;
-        scale[t] = 0.0;
-    }
-}
-
-/* 1 when the first k inputs are finite at every bar of [from, to]. */
-static int clean(const double *const *in, size_t k, size_t from, size_t to) {
-    for (size_t i = from; i <= to; i++)
-        for (size_t j = 0; j < k; j++)
-            if (!isfinite(in[j][i]))
-                return 0;
-    return 1;
-}
 
 void apo__ref_cat_cumsum(const double *const *in, size_t n, const double *p, double *const *out,
                          double *const *scale) {

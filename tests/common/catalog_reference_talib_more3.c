@@ -2,16 +2,10 @@
  * catalog_reference_talib_more3.c: see catalog_reference_talib_more3.h.
  */
 #include "catalog_reference_talib_more3.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static void nan_fill(double *out, double *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[t] = NAN;
-        scale[t] = 0.0;
-    }
-}
 
 /* 1 when the first k inputs are finite at every bar of [from, to]. */
 static int all_finite(const double *const *in, size_t k, size_t from, size_t to) {

@@ -1,0 +1,29 @@
+/*
+ * catalog_reference_common.h: what the catalog's long-double reference files share, so that
+ * each does not write it again: a kernel's outputs all NaN (scale 0) before the bars it
+ * defines, and whether a stretch of bars is clean.
+ */
+#ifndef APO_TESTS_CATALOG_REFERENCE_COMMON_H
+#define APO_TESTS_CATALOG_REFERENCE_COMMON_H
+
+#include <math.h>
+#include <stddef.h>
+
+/* Every output NaN, every scale 0. */
+static inline void nan_fill(double *out, double *scale, size_t n) {
+    for (size_t t = 0; t < n; t++) {
+        out[t] = NAN;
+        scale[t] = 0.0;
+    }
+}
+
+/* 1 when the first k inputs are finite at every bar of [from, to]. */
+static inline int clean(const double *const *in, size_t k, size_t from, size_t to) {
+    for (size_t i = from; i <= to; i++)
+        for (size_t j = 0; j < k; j++)
+            if (!isfinite(in[j][i]))
+                return 0;
+    return 1;
+}
+
+#endif
