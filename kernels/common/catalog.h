@@ -43,7 +43,9 @@ extern "C" {
 #endif
 
 #define APO_CAT_MAX_IN 5
-#define APO_CAT_MAX_OUT 3
+/* Four outputs: Heikin-Ashi's candle (ha). Buffers of outputs in the launchers, the scored
+ * passes and the tests are sized by it; the public descriptors (APO_MAX_IO) hold more. */
+#define APO_CAT_MAX_OUT 4
 #define APO_CAT_MAX_PAR 8
 
 /* The catalog kernels, in the order of the table's rows (catalog_table.h), which is the

@@ -699,6 +699,9 @@
       "forget its seed (to 2^-64)")                                                                \
     X(SUPERTREND, supertrend, trend, APO_CAT_HLC, (2, "supertrend", "trend"),                      \
       (2, APO_CAT_PERIOD(10, 2), {"multiplier", 3, 0, 3e37, 0}), APO_CAT_P(0), WINDOW, CARRY,      \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)                                     \
+    X(HA, ha, transforms, APO_CAT_OHLC, (4, "haopen", "hahigh", "halow", "haclose"),               \
+      APO_CAT_NO_PARAMS, 0, HA, NONE, 0,                                                           \
+      "the 64 steps haopen's halving takes to forget its seed (to 2^-64)")
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -139,6 +139,9 @@ static size_t apo__stochrsi_halo(const double *params) {
          ? apo__decay_steps(2.0 / (p + 1.0))                                                       \
          : apo__decay_steps(1.0 / params[1]))
 
+/* ha's (ha_tile.h): haopen halves its seed's weight each bar, ema's recurrence at rate 1/2. */
+#define APO__HALO_HA apo__decay_steps(0.5)
+
 size_t apo__stochrsi_fastk_max(void) { return APO_STOCHRSI_RING; }
 
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {

@@ -186,6 +186,7 @@ static const cat_case cases[] = {
     {"cvi", 10, 25000, 2, {HIGH, LOW}},
     {"kc", 20, 25000, HLC},
     {"supertrend", 10, WHOLE_ROW_COLS, HLC},
+    {"ha", 0, 25000, OHLC},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
