@@ -267,10 +267,14 @@ def verdicts(logs):
     if not cat:
         rows.append(["catalog, sweeps, scores", "-", "step gpu-catalog (catalog/verdicts.txt)"])
     else:
-        bad = sorted(k for k, v in cat.items() if not v.startswith("equal"))
-        rows.append(["catalog, sweeps, scores", "equal" if not bad else "DIFFER",
-                     f"{len(cat) - len(bad)} of {len(cat)} bitwise equal"
-                     + (f"; not: {' '.join(bad)}" if bad else "")])
+        # A run that failed or ran out of time compared nothing: it is not a difference.
+        differ = sorted(k for k, v in cat.items() if v.startswith("DIFFER"))
+        failed = sorted(k for k, v in cat.items() if not v.startswith(("equal", "DIFFER")))
+        verdict = "DIFFER" if differ else "FAILED" if failed else "equal"
+        rows.append(["catalog, sweeps, scores", verdict,
+                     f"{len(cat) - len(differ) - len(failed)} of {len(cat)} bitwise equal"
+                     + (f"; differ: {' '.join(differ)}" if differ else "")
+                     + (f"; did not run to the end: {' '.join(failed)}" if failed else "")])
     table("CPU == GPU", ["check", "verdict", "detail"], rows, None)
 
 

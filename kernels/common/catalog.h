@@ -194,6 +194,30 @@ static inline APO_HD int apo__catalog_position_independent(apo__cat_id id) {
     }
 }
 
+/*
+ * 1 for a position-independent kernel that a GPU runs a thread per position
+ * (catalog_launch.h), 0 for one it runs a thread per tile. mom, the rocs and stochf are
+ * position-independent too, but on an H100 they ran slower a thread per position (mom 2.94
+ * to 4.48 ms at 1e8, the rocs 2.85-3.01 to 3.47-3.53, stochf 28.1 to 68.7: the oscillators
+ * family's kernel spills to a 19 KB stack frame, which a thread per position pays at every
+ * position, and stochf evaluates its three windows afresh at each;
+ * docs/perf-log/2026-11-26-h100-third-run.md), so they keep the per-tile launch. Either gives
+ * the CPU's bits: this is speed only.
+ */
+static inline APO_HD int apo__catalog_gpu_per_position(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_MOM:
+    case APO_CAT_ROC:
+    case APO_CAT_ROCP:
+    case APO_CAT_ROCR:
+    case APO_CAT_ROCR100:
+    case APO_CAT_STOCHF:
+        return 0;
+    default:
+        return apo__catalog_position_independent(id);
+    }
+}
+
 /* 1 for a kernel whose consecutive tiles of one row can be computed by one
  * apo__cpu_catalog_tile call over their union, with each tile's bits (APO_CAT_T_JOIN). */
 static inline APO_HD int apo__catalog_tiles_join(apo__cat_id id) {

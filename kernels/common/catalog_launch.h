@@ -13,8 +13,8 @@
  * docs/perf-log/2026-11-25-h100-first-run.md), and these kernels belong on the CPU where there is
  * one.
  *
- * The position-independent kernels (apo__catalog_position_independent: the element-wise
- * transforms and operators, mom and the rocs, the price transforms, the candles, the
+ * The position-independent kernels (apo__catalog_gpu_per_position: the element-wise
+ * transforms and operators, the price transforms, the candles, the
  * per-position windows...) take another kernel: a thread per position rather than per tile,
  * each calling the tile body on [t, t + 1), the positions dealt out by a grid-stride walk
  * (apo__chunk_walk) so that the lanes of a warp hold consecutive positions of a row. A warp's
@@ -83,7 +83,7 @@ static inline __device__ void apo__catalog_row_io(apo__cat_io *io, const apo__ca
             return (int)cudaErrorInvalidValue;                                                     \
         if (v->rows == 0 || v->begin >= v->end)                                                    \
             return (int)cudaSuccess;                                                               \
-        if (apo__catalog_position_independent((apo__cat_id)id)) {                                  \
+        if (apo__catalog_gpu_per_position((apo__cat_id)id)) {                                  \
             const size_t items = v->rows * (v->end - v->begin);                                    \
             const unsigned int blocks = apo__cuda_blocks(                                          \
                 (items + APO_CATALOG_POSITIONS_A_THREAD - 1) / APO_CATALOG_POSITIONS_A_THREAD);    \

@@ -438,7 +438,7 @@ Test(catalog_simt, matype_7_gives_the_cpu_bits, .timeout = 600) {
 Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
     static const cat_params kernels[] = {
         {APO_CAT_ADD, 0, {0}, {0}, {0}},          {APO_CAT_ACOS, 0, {0}, {0}, {0}},
-        {APO_CAT_MOM, 1, {10}, {0}, {0}},         {APO_CAT_STOCHF, 3, {5, 3, 0}, {0}, {0}},
+        {APO_CAT_MIDPOINT, 1, {14}, {0}, {0}},    {APO_CAT_IMI, 1, {14}, {0}, {0}},
         {APO_CAT_CDLENGULFING, 0, {0}, {0}, {0}},
     };
     enum { rows = 42, cols = 50 };
@@ -456,7 +456,7 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
     v.tile = 4096;
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const apo__cat_id id = kernels[k].id;
-        cr_assert(apo__catalog_position_independent(id), "kernel %d is not marked", (int)id);
+        cr_assert(apo__catalog_gpu_per_position(id), "kernel %d does not take the launch", (int)id);
         double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
         for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
             ref[out] = poisoned(rows * cols);
