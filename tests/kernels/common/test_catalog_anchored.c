@@ -279,7 +279,7 @@ Test(catalog_anchored, every_anchored_kernel_gives_the_tile_bits_block_by_block,
 /* The spacings the bodies' docs give (docs/kernels.md; window_plain.h, var_blocks.h,
  * correl_tile.h, beta_tile.h, linearreg_plain.h), written out here: a spacing function that
  * drifted from its body's rule would be caught by the check above only where the bits differ. */
-Test(catalog_anchored, the_spacings_are_the_bodies, .timeout = 30) {
+Test(catalog_anchored, the_spacings_are_the_bodies, .timeout = 60) {
     static const struct {
         apo__cat_id id;
         double period, second;
