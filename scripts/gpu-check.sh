@@ -25,6 +25,8 @@
 #   --only LIST        run only these steps (names as in the verdict lines)
 #   --kernels LIST     bench-catalog and gpu-catalog take only these catalog kernels (a call
 #                      that checks what changed since the last GPU run)
+#   --cap STEP:SECONDS a step's cap instead of its default (repeatable): a short call whose
+#                      steps are known to take less than their defaults fits more of them
 #   --force            run the steps even without a GPU (to check this script itself)
 #   --simulated        check this script on simulated GPUs (docs/cuda.md, "A simulated CUDA
 #                      runtime"): bundle build-simgpu/ (--build to name another) into
@@ -41,6 +43,7 @@ default_budget=470
 budget=$default_budget
 only=
 only_kernels=
+caps=()
 force=false
 simulated=false
 bundle_given=false
@@ -52,9 +55,10 @@ while [ $# -gt 0 ]; do
     --budget) budget=${2:?--budget needs seconds}; shift ;;
     --only) only=${2:?--only needs a list}; shift ;;
     --kernels) only_kernels=${2:?--kernels needs a list}; shift ;;
+    --cap) caps+=("${2:?--cap needs STEP:SECONDS}"); shift ;;
     --force) force=true ;;
     --simulated) simulated=true ;;
-    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "gpu-check: unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -73,6 +77,16 @@ case "$budget" in '' | *[!0-9]*) echo "gpu-check: --budget takes whole seconds" 
 steps=(gpu:30 ptx:5 ncu:150 bench-catalog:210 selftest:150 sass:60 balance:240 host-memory:120
     bench:180 profile-run:150 gpu-catalog:240 gpu-suite:300 memcheck:150 racecheck:150
     synccheck:120 initcheck:120 bench-variants:300 ncu-variants:200)
+
+# A --cap replaces its step's default; a misspelt one is refused like a misspelt --only.
+for cap_entry in "${caps[@]}"; do
+    cap_name=${cap_entry%%:*} cap_seconds=${cap_entry#*:}
+    case "$cap_seconds" in '' | *[!0-9]*) echo "gpu-check: --cap $cap_entry: STEP:SECONDS" >&2; exit 2 ;; esac
+    [[ " ${steps[*]} " == *" $cap_name:"* ]] || { echo "gpu-check: --cap: no step $cap_name" >&2; exit 2; }
+    for i in "${!steps[@]}"; do
+        [ "${steps[$i]%%:*}" = "$cap_name" ] && steps[$i]=$cap_name:$cap_seconds
+    done
+done
 
 # A misspelt --only would run nothing and pass: each name must be a step's.
 for name in ${only//,/ }; do

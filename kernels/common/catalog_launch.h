@@ -122,7 +122,7 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
             return (int)cudaErrorInvalidValue;                                                     \
         if (v->rows == 0 || v->begin >= v->end)                                                    \
             return (int)cudaSuccess;                                                               \
-        if (apo__catalog_gpu_per_position((apo__cat_id)id)) {                                  \
+        if (apo__catalog_gpu_per_position((apo__cat_id)id)) {                                      \
             const size_t items = v->rows * (v->end - v->begin);                                    \
             const unsigned int blocks = apo__cuda_blocks(                                          \
                 (items + APO_CATALOG_POSITIONS_A_THREAD - 1) / APO_CATALOG_POSITIONS_A_THREAD);    \
