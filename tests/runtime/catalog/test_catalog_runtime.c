@@ -247,6 +247,7 @@ static const cat_case cases[] = {
     {"cvi", 10, 25000, 2, {HIGH, LOW}},
     {"kc", 20, 25000, HLC},
     {"supertrend", 10, WHOLE_ROW_COLS, HLC},
+    {"rvi", 14, 25000, CLOSE_ONLY},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
