@@ -126,6 +126,15 @@
 /* kc's lookback (kc_tile.h, TA-Lib's): the later of its legs' first values, the EMA's at
  * timeperiod - 1 and the ATR's at atrperiod. */
 #define APO_CAT_KC_LOOKBACK (APO_CAT_P(0) - 1 > APO_CAT_P(1) ? APO_CAT_P(0) - 1 : APO_CAT_P(1))
+/* smi's parameters (TA-Lib's, in its order), lookback (smi_tile.h) and halo in words. */
+#define APO_CAT_SMI_PARAMS                                                                         \
+    (4, APO_CAT_PERIOD(13, 2), {"fastperiod", 2, 2, APO_CAT_PERIOD_MAX, 1},                        \
+     {"slowperiod", 25, 2, APO_CAT_PERIOD_MAX, 1}, {"signalperiod", 9, 2, APO_CAT_PERIOD_MAX, 1})
+#define APO_CAT_SMI_LOOKBACK                                                                       \
+    ((APO_CAT_P(0) - 1) + (APO_CAT_P(2) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1))
+#define APO_CAT_SMI_RULE                                                                           \
+    "the lookback + the steps each of the slow, fast and signal EMAs takes to forget its seed "    \
+    "(to 2^-64), and the slowest's once more for the chain"
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -704,6 +713,8 @@
       (2, APO_CAT_PERIOD(14, 1), {"stddevperiod", 10, 2, APO_CAT_PERIOD_MAX, 1}),                  \
       (APO_CAT_P(1) - 1) + (APO_CAT_P(0) - 1), WILDER(1), NONE, 0,                                 \
       "(stddevperiod - 1) + (timeperiod - 1) + the steps Wilder's average takes to forget its "    \
-      "seed (to 2^-64)")
+      "seed (to 2^-64)")                                                                           \
+    X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \
+      APO_CAT_SMI_LOOKBACK, SMI, NONE, 0, APO_CAT_SMI_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -139,6 +139,17 @@ static size_t apo__stochrsi_halo(const double *params) {
          ? apo__decay_steps(2.0 / (p + 1.0))                                                       \
          : apo__decay_steps(1.0 / params[1]))
 
+/* smi's (smi_tile.h): tsi's rule over its three EMAs, slowperiod's, fastperiod's and
+ * signalperiod's decay steps, and the slowest's once more for the chain. */
+static size_t apo__smi_halo(const double *params) {
+    const size_t fast = apo__decay_steps(2.0 / (params[1] + 1.0)),
+                 slow = apo__decay_steps(2.0 / (params[2] + 1.0)),
+                 signal = apo__decay_steps(2.0 / (params[3] + 1.0));
+    const size_t slowest = APO_CAT_MAX3(fast, slow, signal);
+    return fast + slow + signal + slowest;
+}
+#define APO__HALO_SMI apo__smi_halo(params)
+
 size_t apo__stochrsi_fastk_max(void) { return APO_STOCHRSI_RING; }
 
 size_t apo__catalog_halo(apo__cat_id id, const double *params) {

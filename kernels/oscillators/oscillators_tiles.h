@@ -25,6 +25,7 @@
 #include "qstick_tile.h"
 #include "roc_tile.h"
 #include "rsi_tile.h"
+#include "smi_tile.h"
 #include "stoch_tile.h"
 #include "stochrsi_tile.h"
 #include "trix_tile.h"

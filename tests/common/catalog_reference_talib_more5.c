@@ -46,3 +46,55 @@ void apo__ref_cat_rvi(const double *const *in, size_t n, const double *p, double
         scale[0][t] = 100.0;
     }
 }
+
+/* An EMA of period n in long double: the mean of its first n inputs, then e += (v - e) k. */
+typedef struct {
+    size_t n, seen;
+    long double sum, e;
+} ref_ema;
+
+/* Takes v; returns whether the EMA has its value after it. */
+static int ref_ema_take(ref_ema *a, long double v) {
+    if (a->seen < a->n) {
+        a->sum += v;
+        if (++a->seen < a->n)
+            return 0;
+        a->e = a->sum / a->n;
+        return 1;
+    }
+    a->e += (v - a->e) * (2.0L / (a->n + 1));
+    return 1;
+}
+
+void apo__ref_cat_smi(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale) {
+    const size_t w = (size_t)p[0];
+    nan_fill(out[0], scale[0], n);
+    nan_fill(out[1], scale[1], n);
+    ref_ema slow_num = {(size_t)p[2], 0, 0, 0}, slow_den = slow_num;
+    ref_ema fast_num = {(size_t)p[1], 0, 0, 0}, fast_den = fast_num;
+    ref_ema signal = {(size_t)p[3], 0, 0, 0};
+    for (size_t t = w - 1; t < n; t++) {
+        if (!clean(in, 2, t + 1 - w, t) || !isfinite(in[2][t]))
+            continue;
+        long double hh = in[0][t], ll = in[1][t];
+        for (size_t j = t + 1 - w; j < t; j++) {
+            hh = fmaxl(hh, in[0][j]);
+            ll = fminl(ll, in[1][j]);
+        }
+        const int a = ref_ema_take(&slow_num, in[2][t] - (hh + ll) / 2);
+        ref_ema_take(&slow_den, hh - ll);
+        if (!a)
+            continue;
+        const int b = ref_ema_take(&fast_num, slow_num.e);
+        ref_ema_take(&fast_den, slow_den.e);
+        if (!b)
+            continue;
+        const long double line = fast_den.e > 0 ? 100 * fast_num.e / (fast_den.e / 2) : 0;
+        if (!ref_ema_take(&signal, line))
+            continue;
+        out[0][t] = (double)line;
+        out[1][t] = (double)signal.e;
+        scale[0][t] = scale[1][t] = 100.0;
+    }
+}

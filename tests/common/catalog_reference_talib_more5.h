@@ -21,4 +21,11 @@
 void apo__ref_cat_rvi(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale);
 
+/* in: high, low, close; p: timeperiod, fastperiod, slowperiod, signalperiod. Outputs smi,
+ * smisignal: each window's extremes by a scan, the four EMAs each seeded with the mean of its first
+ * inputs, from the bar the definition's lookback names on. scale: 100, the line's range (the close
+ * lies within its bar's range). */
+void apo__ref_cat_smi(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale);
+
 #endif /* APO_TEST_CATALOG_REFERENCE_TALIB_MORE5_H */

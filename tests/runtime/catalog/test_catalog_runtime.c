@@ -248,6 +248,7 @@ static const cat_case cases[] = {
     {"kc", 20, 25000, HLC},
     {"supertrend", 10, WHOLE_ROW_COLS, HLC},
     {"rvi", 14, 25000, CLOSE_ONLY},
+    {"smi", 0, 25000, HLC},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
