@@ -149,6 +149,15 @@ static size_t apo__smi_halo(const double *params) {
     return fast + slow + signal + slowest;
 }
 #define APO__HALO_SMI apo__smi_halo(params)
+/* kdj's (kdj_tile.h): each average's decay steps, and the slower's once more for the chain. */
+static size_t apo__kdj_halo(const double *params) {
+    const size_t k = apo__decay_steps(apo__kdj_rate((int)params[2], params[1])),
+                 d = apo__decay_steps(apo__kdj_rate((int)params[4], params[3]));
+    return k + d + (k > d ? k : d);
+}
+#define APO__HALO_KDJ apo__kdj_halo(params)
+
+int apo__kdj_takes_ma(int matype, double p) { return apo__kdj_takes(matype, (size_t)p); }
 
 size_t apo__stochrsi_fastk_max(void) { return APO_STOCHRSI_RING; }
 

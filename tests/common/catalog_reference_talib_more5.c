@@ -98,3 +98,54 @@ void apo__ref_cat_smi(const double *const *in, size_t n, const double *p, double
         scale[0][t] = scale[1][t] = 100.0;
     }
 }
+
+/* An average of TA-Lib's MA_Type as kdj takes it: the value itself (period 1, matype 10), else
+ * the mean of the first p values, then EMA's step (matype 1) or Wilder's (11, 13). */
+typedef struct {
+    size_t p, seen;
+    int kind;
+    long double a;
+} ref_kdj_ma;
+
+static int ref_kdj_ma_take(ref_kdj_ma *m, long double v) {
+    if (m->p <= 1 || m->kind == 10) {
+        m->a = v;
+        return 1;
+    }
+    if (m->seen < m->p) {
+        m->a += v;
+        if (++m->seen < m->p)
+            return 0;
+        m->a /= m->p;
+    } else if (m->kind == 1) {
+        m->a += (v - m->a) * (2.0L / (m->p + 1));
+    } else {
+        m->a = (m->a * (m->p - 1) + v) / m->p;
+    }
+    return 1;
+}
+
+void apo__ref_cat_kdj(const double *const *in, size_t n, const double *p, double *const *out,
+                      double *const *scale) {
+    const size_t fk = (size_t)p[0];
+    for (size_t o = 0; o < 3; o++)
+        nan_fill(out[o], scale[o], n);
+    ref_kdj_ma k = {(size_t)p[1], 0, (int)p[2], 0}, d = {(size_t)p[3], 0, (int)p[4], 0};
+    for (size_t t = fk - 1; t < n; t++) {
+        if (!clean(in, 2, t + 1 - fk, t) || !isfinite(in[2][t]))
+            continue;
+        long double hh = in[0][t], ll = in[1][t];
+        for (size_t j = t + 1 - fk; j < t; j++) {
+            hh = fmaxl(hh, in[0][j]);
+            ll = fminl(ll, in[1][j]);
+        }
+        const long double fastk = hh != ll ? 100 * (in[2][t] - ll) / (hh - ll) : 0;
+        if (!ref_kdj_ma_take(&k, fastk) || !ref_kdj_ma_take(&d, k.a))
+            continue;
+        out[0][t] = (double)k.a;
+        out[1][t] = (double)d.a;
+        out[2][t] = (double)(3 * k.a - 2 * d.a);
+        scale[0][t] = scale[1][t] = 100.0;
+        scale[2][t] = 500.0;
+    }
+}

@@ -1,8 +1,9 @@
 /*
- * test_oscillators_more5.c: TA-Lib 0.8's SMI in the oscillators' room (kernels/oscillators/
- * smi_tile.h) against its long-double reference (catalog_reference_talib_more5.c) through group
- * 2's shared check (talib_more2_cases.h), and by hand: the stages' seeds, TA-Lib's 0 over flat
- * windows, and a gap that moves no stage.
+ * test_oscillators_more5.c: TA-Lib 0.8's SMI and KDJ in the oscillators' room (kernels/
+ * oscillators/smi_tile.h, kdj_tile.h) against their long-double references
+ * (catalog_reference_talib_more5.c) through group 2's shared check (talib_more2_cases.h), and by
+ * hand: smi's stages' seeds, TA-Lib's 0 over flat windows and a gap that moves no stage; kdj's
+ * Wilder averages and j, and the kinds of average its body refuses.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -12,12 +13,18 @@
 #include "catalog_reference_talib_more5.h"
 #include "talib_more2_cases.h"
 
-/* The defaults, the shortest periods, and slow and fast periods swapped in size. */
+/* smi and kdj at their defaults, the shortest periods, and others: smi's slow and fast periods
+ * swapped in size; kdj's kinds EMA, Wilder's (as 11 and 13), none, and TEMA at period 1. */
 static const more2_case cases[] = {
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {13, 2, 25, 9}},
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {2, 2, 2, 2}},
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {30, 10, 3, 20}},
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {5, 40, 60, 2}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 3, 13, 3, 13}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {1, 1, 13, 1, 13}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {14, 5, 1, 20, 11}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 30, 10, 1, 4}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {3, 2, 13, 40, 1}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -82,4 +89,42 @@ Test(oscillators_more5, smi_of_flat_bars_is_0) {
         cr_assert(isnan(out0[t]) && isnan(out1[t]), "bar %zu", t);
     for (size_t t = 45; t < 60; t++)
         cr_assert(out0[t] == 0.0 && out1[t] == 0.0, "bar %zu: %g %g", t, out0[t], out1[t]);
+}
+
+/* fastk_period 2, slowk and slowd Wilder's at period 2. */
+Test(oscillators_more5, kdj_by_hand) {
+    const double high[] = {10, 12, 11, 14, 13};
+    const double low[] = {8, 9, 9, 10, 12};
+    const double close[] = {9, 11, 10, 13, 12};
+    enum { N = sizeof close / sizeof close[0] };
+    const double *hlc[3] = {high, low, close};
+    const double p[5] = {2, 2, 13, 2, 13};
+    double k[N], d[N], j[N], *out[3] = {k, d, j};
+    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, N);
+    for (size_t t = 0; t < 3; t++)
+        cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "lookback 3: bar %zu", t);
+    /* fastk: bar 1 (11 - 8) / 4 = 75, bar 2 (10 - 9) / 3 = 33.33.., bar 3 (13 - 9) / 5 = 80,
+     * bar 4 (12 - 10) / 4 = 50. k: seed at bar 2 162.5 / 3 = 54.166..; bar 3 (k + 80) / 2;
+     * bar 4 (that + 50) / 2. d: seed at bar 3 the mean of k at 2 and 3. */
+    const double k2 = (75.0 + 100.0 / 3.0) / 2.0, k3 = (k2 + 80.0) / 2.0, k4 = (k3 + 50.0) / 2.0;
+    const double d3 = (k2 + k3) / 2.0, d4 = (d3 + k4) / 2.0;
+    cr_assert(fabs(k[3] - k3) < 1e-12 && fabs(d[3] - d3) < 1e-12, "bar 3: %.17g %.17g", k[3], d[3]);
+    cr_assert(fabs(k[4] - k4) < 1e-12 && fabs(d[4] - d4) < 1e-12, "bar 4: %.17g %.17g", k[4], d[4]);
+    cr_assert(fabs(j[4] - (3.0 * k4 - 2.0 * d4)) < 1e-12, "j 4: %.17g", j[4]);
+}
+
+/* The body takes recurrences over fastk only: the runtime refuses the other kinds above period 1
+ * (test_catalog_runtime.c), and the body, called with one, writes NaN rather than a guess. */
+Test(oscillators_more5, kdj_takes_the_recurrences_only) {
+    cr_assert(apo__kdj_takes_ma(13, 3) && apo__kdj_takes_ma(11, 3) && apo__kdj_takes_ma(1, 3) &&
+              apo__kdj_takes_ma(10, 3) && apo__kdj_takes_ma(5, 1));
+    cr_assert(!apo__kdj_takes_ma(0, 3) && !apo__kdj_takes_ma(9, 3) && !apo__kdj_takes_ma(12, 2));
+    double h[30], k[30], d[30], j[30], *out[3] = {k, d, j};
+    for (size_t t = 0; t < 30; t++)
+        h[t] = 50.0 + (double)(t % 7);
+    const double *hlc[3] = {h, h, h};
+    const double p[5] = {9, 3, 0, 3, 13};
+    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, 30);
+    for (size_t t = 0; t < 30; t++)
+        cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "bar %zu", t);
 }
