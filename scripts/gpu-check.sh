@@ -23,6 +23,8 @@
 #                      (for sm_90 it must have been configured with 90 in -Dgpu_archs)
 #   --bundle DIR       the bundle to run (default build-gpu-check/bundle)
 #   --only LIST        run only these steps (names as in the verdict lines)
+#   --kernels LIST     bench-catalog and gpu-catalog take only these catalog kernels (a call
+#                      that checks what changed since the last GPU run)
 #   --force            run the steps even without a GPU (to check this script itself)
 #   --simulated        check this script on simulated GPUs (docs/cuda.md, "A simulated CUDA
 #                      runtime"): bundle build-simgpu/ (--build to name another) into
@@ -38,6 +40,7 @@ bundle="build-gpu-check/bundle"
 default_budget=470
 budget=$default_budget
 only=
+only_kernels=
 force=false
 simulated=false
 bundle_given=false
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
     --bundle) bundle=${2:?--bundle needs a folder}; bundle_given=true; shift ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
     --only) only=${2:?--only needs a list}; shift ;;
+    --kernels) only_kernels=${2:?--kernels needs a list}; shift ;;
     --force) force=true ;;
     --simulated) simulated=true ;;
     -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
@@ -493,6 +497,7 @@ step_bench_catalog() {
     # Simulated GPUs run each warp on the host: a few series, and no call limit that their
     # speed would trip.
     $simulated && sim=(--gpu-sweep-rows 4 --gpu-call-limit 3600 --reps 3)
+    [ -n "$only_kernels" ] && sim+=(--kernels "$only_kernels")
     run "$bin/apo-bench-kernels" --gpu-catalog --gpu-sizes "$big" \
         --gpu-seconds $((STEP_TIMEOUT > 60 ? STEP_TIMEOUT - 30 : 30)) "${sim[@]}" \
         --json "$logs/bench-catalog.json"
@@ -551,21 +556,29 @@ step_balance() {
     local sweep=(--kernel rsi --rows 500 --cols 2520 --param timeperiod=2:200:1 --score rsi_zone)
     APPORTION_USE_GPU=yes run "$bin/apportion" run "${sweep[@]}" --devices cuda,cpu --json \
         >"$dir/sweep-first.txt" || echo "(the first rsi sweep on cuda,cpu failed)"
-    for dev in cuda,cpu cuda cpu; do
-        gpu=yes
-        [ "$dev" = cpu ] && gpu=no
-        APPORTION_USE_GPU=$gpu run "$bin/apportion" run "${sweep[@]}" --devices "$dev" --json \
-            >"$dir/sweep-rsi-${dev/,/+}.json" || echo "(the rsi sweep on $dev failed)"
-    done
-    for n in $big $mid $small; do
-        for k in bollinger macd; do
-            for dev in cuda,cpu cuda cpu; do
-                name=$k-$n-${dev/,/+}
-                gpu=yes
-                [ "$dev" = cpu ] && gpu=no
-                APPORTION_USE_GPU=$gpu run "$bin/apportion" run --kernel "$k" --rows 1 \
-                    --cols "$n" --devices "$dev" --json >"$dir/$name.json" ||
-                    echo "($k $n on $dev failed)"
+    # Each case three times, the configurations interleaved, one process a run (as a scheduled
+    # job makes them): a single call of a few milliseconds moved by 2.5x from one process to
+    # the next on the same configuration (docs/perf-log/2026-11-26-h100-third-run.md), so the
+    # table compares medians. Run r's reports are in balance/r/.
+    local rep
+    for rep in 1 2 3; do
+        mkdir -p "$dir/$rep"
+        for dev in cuda,cpu cuda cpu; do
+            gpu=yes
+            [ "$dev" = cpu ] && gpu=no
+            APPORTION_USE_GPU=$gpu run "$bin/apportion" run "${sweep[@]}" --devices "$dev" \
+                --json >"$dir/$rep/sweep-rsi-${dev/,/+}.json" || echo "(the rsi sweep on $dev failed)"
+        done
+        for n in $big $mid $small; do
+            for k in bollinger macd; do
+                for dev in cuda,cpu cuda cpu; do
+                    name=$k-$n-${dev/,/+}
+                    gpu=yes
+                    [ "$dev" = cpu ] && gpu=no
+                    APPORTION_USE_GPU=$gpu run "$bin/apportion" run --kernel "$k" --rows 1 \
+                        --cols "$n" --devices "$dev" --json >"$dir/$rep/$name.json" ||
+                        echo "($k $n on $dev failed)"
+                done
             done
         done
     done
@@ -639,9 +652,16 @@ step_gpu_catalog() {
         fi
         echo "$name equal ($(find "$dir/cpu" -type f | wc -l) files; GPU share $took)" >>"$cat/verdicts.txt"
     }
-    while read -r k nin; do
+    while read -r k nin whole; do
+        [ -z "$only_kernels" ] || [[ ",$only_kernels," == *",$k,"* ]] || continue
+        # A kernel whose halo is the whole row runs as one serial chain per row on a GPU
+        # (seconds per million samples for the Hilbert transforms): a series of $small / 10
+        # samples (a CSV of as many rows) keeps the step's cap for the other kernels.
         if [ "$nin" -eq 1 ]; then
-            input=(--rows 1 --cols "$mid")
+            input=(--rows 1 --cols "$([ "$whole" = 1 ] && echo $((small / 10)) || echo "$mid")")
+        elif [ "$whole" = 1 ]; then
+            head -n $((small / 10 + 1)) "$csv" >"$dir/short.csv"
+            input=(--input "$dir/short.csv")
         else
             input=(--input "$csv")
         fi
@@ -650,7 +670,8 @@ step_gpu_catalog() {
         [ "$k" = bootstrap ] && input+=(--param replicates=16)
         cpu_and_gpu "$k" cuda --kernel "$k" "${input[@]}"
         case $? in 0) ;; 124) rc=124; break ;; *) rc=1 ;; esac
-    done < <("$bin/apportion" kernels | awk '/^[^ ]/ { k = $1 } /^  inputs/ { print k, NF - 1 }')
+    done < <("$bin/apportion" kernels | awk '/^[^ ]/ { k = $1 } /^  inputs/ { n[k] = NF - 1; order[++c] = k }
+        /^  halo +the whole row/ { w[k] = 1 } END { for (i = 1; i <= c; i++) print order[i], n[order[i]], w[order[i]] + 0 }')
     # Sweeps: one series cut through by sets, and many series by a grid (sets.csv compared too).
     [ $rc -ne 124 ] && {
         cpu_and_gpu sweep-bollinger cuda --kernel bollinger --rows 1 --cols "$small" \

@@ -267,10 +267,14 @@ def verdicts(logs):
     if not cat:
         rows.append(["catalog, sweeps, scores", "-", "step gpu-catalog (catalog/verdicts.txt)"])
     else:
-        bad = sorted(k for k, v in cat.items() if not v.startswith("equal"))
-        rows.append(["catalog, sweeps, scores", "equal" if not bad else "DIFFER",
-                     f"{len(cat) - len(bad)} of {len(cat)} bitwise equal"
-                     + (f"; not: {' '.join(bad)}" if bad else "")])
+        # A run that failed or ran out of time compared nothing: it is not a difference.
+        differ = sorted(k for k, v in cat.items() if v.startswith("DIFFER"))
+        failed = sorted(k for k, v in cat.items() if not v.startswith(("equal", "DIFFER")))
+        verdict = "DIFFER" if differ else "FAILED" if failed else "equal"
+        rows.append(["catalog, sweeps, scores", verdict,
+                     f"{len(cat) - len(differ) - len(failed)} of {len(cat)} bitwise equal"
+                     + (f"; differ: {' '.join(differ)}" if differ else "")
+                     + (f"; did not run to the end: {' '.join(failed)}" if failed else "")])
     table("CPU == GPU", ["check", "verdict", "detail"], rows, None)
 
 
@@ -323,17 +327,27 @@ def check_run(path):
 def balance_targets(logs):
     """Step balance: each configuration against the best device alone (issue 50's targets:
     cuda,cpu within 5% of the better of cuda and cpu on bollinger and macd; the rsi sweep
-    within 10%). Prints the table; returns 0 when every target held."""
+    within 10%), each figure the median of the step's runs (balance/1/, balance/2/, ...; an
+    older log's reports straight in balance/ are one run). Prints the table; returns 0 when
+    every target held."""
     folder = os.path.join(logs, "balance")
+    runs = sorted(d for d in (os.listdir(folder) if os.path.isdir(folder) else [])
+                  if os.path.isdir(os.path.join(folder, d)))
+    runs = [os.path.join(folder, d) for d in runs] or [folder]
     rows, bad = [], []
-    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    cases = sorted({n.rsplit("-", 1)[0] for n in names if n.endswith(".json")})
+    names = set()
+    for run in runs:
+        names.update(n for n in os.listdir(run) if n.endswith(".json"))
+    cases = sorted({n.rsplit("-", 1)[0] for n in names})
     for case in cases:
         ms = {}
         for dev in ("cuda+cpu", "cuda", "cpu"):
-            rep = load(os.path.join(folder, f"{case}-{dev}.json")) or {}
             # compute_ms: every piece of a sweep (makespan_ms is its first piece's).
-            ms[dev] = rep.get("compute_ms") or rep.get("makespan_ms")
+            got = [rep.get("compute_ms") or rep.get("makespan_ms")
+                   for rep in (load(os.path.join(run, f"{case}-{dev}.json")) or {} for run in runs)]
+            got = sorted(g for g in got if g)
+            ms[dev] = got[len(got) // 2] if len(got) % 2 else (
+                (got[len(got) // 2 - 1] + got[len(got) // 2]) / 2 if got else None)
         alone = [ms[d] for d in ("cuda", "cpu") if ms[d]]
         ratio = ms["cuda+cpu"] / min(alone) if ms["cuda+cpu"] and alone else None
         limit = 1.10 if case.startswith("sweep") else 1.05
@@ -342,9 +356,10 @@ def balance_targets(logs):
             bad.append(case)
         rows.append([case, fmt(ms["cuda+cpu"], ".2f"), fmt(ms["cuda"], ".2f"), fmt(ms["cpu"], ".2f"),
                      fmt(ratio, ".3f"), f"<= {limit:.2f}", "ok" if ok else "MISSED"])
-    table("cuda,cpu against the best device alone (step balance; compute_ms of one process each)",
+    table(f"cuda,cpu against the best device alone (step balance; compute_ms, median of "
+          f"{len(runs)} one-process run{'s' if len(runs) > 1 else ''} each)",
           ["case", "cuda,cpu", "cuda", "cpu", "pair/best", "target", "verdict"], rows,
-          "from step balance (balance/*.json)")
+          "from step balance (balance/*/*.json)")
     if bad:
         print(f"missed: {' '.join(bad)}")
     return 1 if bad or not rows else 0

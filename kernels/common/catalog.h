@@ -43,7 +43,9 @@ extern "C" {
 #endif
 
 #define APO_CAT_MAX_IN 5
-#define APO_CAT_MAX_OUT 3
+/* Four outputs: Heikin-Ashi's candle (ha). Buffers of outputs in the launchers, the scored
+ * passes and the tests are sized by it; the public descriptors (APO_MAX_IO) hold more. */
+#define APO_CAT_MAX_OUT 4
 #define APO_CAT_MAX_PAR 8
 
 /* The catalog kernels, in the order of the table's rows (catalog_table.h), which is the
@@ -189,6 +191,30 @@ static inline APO_HD int apo__catalog_position_independent(apo__cat_id id) {
 #undef APO__CAT_POSITION_INDEPENDENT
     default:
         return 0;
+    }
+}
+
+/*
+ * 1 for a position-independent kernel that a GPU runs a thread per position
+ * (catalog_launch.h), 0 for one it runs a thread per tile. mom, the rocs and stochf are
+ * position-independent too, but on an H100 they ran slower a thread per position (mom 2.94
+ * to 4.48 ms at 1e8, the rocs 2.85-3.01 to 3.47-3.53, stochf 28.1 to 68.7: the oscillators
+ * family's kernel spills to a 19 KB stack frame, which a thread per position pays at every
+ * position, and stochf evaluates its three windows afresh at each;
+ * docs/perf-log/2026-11-26-h100-third-run.md), so they keep the per-tile launch. Either gives
+ * the CPU's bits: this is speed only.
+ */
+static inline APO_HD int apo__catalog_gpu_per_position(apo__cat_id id) {
+    switch (id) {
+    case APO_CAT_MOM:
+    case APO_CAT_ROC:
+    case APO_CAT_ROCP:
+    case APO_CAT_ROCR:
+    case APO_CAT_ROCR100:
+    case APO_CAT_STOCHF:
+        return 0;
+    default:
+        return apo__catalog_position_independent(id);
     }
 }
 

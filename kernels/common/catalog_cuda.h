@@ -4,7 +4,8 @@
  *
  * Plain C, no CUDA header (as kernels_cuda.h). Each launcher runs kernel `id` of its family
  * on one chunk view (kernels_cuda.h): one GPU thread per (row, tile), each running the
- * tile body the CPU runs (catalog.h) on its tile's bounds. `base` holds the chunk's input
+ * tile body the CPU runs (catalog.h) on its tile's bounds, or per position or per block between
+ * anchors for the kernels whose bits allow it (catalog_launch.h). `base` holds the chunk's input
  * and output pointers biased for absolute indexing at row 0 (apo__cuda_chunk), the
  * parameters and the host's halo; the thread adds its row's offset. Returns the CUDA error
  * of the launch (0: launched).

@@ -33,9 +33,12 @@ extern "C" {
  * r at partials[((r - row0) * chunk_tiles + (j - begin / tile)) * 5], with
  * chunk_tiles = ceil(end / tile) - begin / tile.
  */
+/* Outputs a view carries: the catalog's most (APO_CAT_MAX_OUT, which cuda_views.c checks). */
+#define APO_CUDA_VIEW_MAX_OUT 4
+
 typedef struct apo__cuda_view {
     const double *x;
-    double *out[3];
+    double *out[APO_CUDA_VIEW_MAX_OUT];
     double *partials;
     size_t cols;     /* samples per input row */
     size_t out_cols; /* values per output row: cols, or the replicates for bootstrap */

@@ -139,6 +139,8 @@ static size_t apo__stochrsi_halo(const double *params) {
          ? apo__decay_steps(2.0 / (p + 1.0))                                                       \
          : apo__decay_steps(1.0 / params[1]))
 
+/* ha's (ha_tile.h): haopen halves its seed's weight each bar, ema's recurrence at rate 1/2. */
+#define APO__HALO_HA apo__decay_steps(0.5)
 /* smi's (smi_tile.h): tsi's rule over its three EMAs, slowperiod's, fastperiod's and
  * signalperiod's decay steps, and the slowest's once more for the chain. */
 static size_t apo__smi_halo(const double *params) {

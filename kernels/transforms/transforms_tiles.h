@@ -9,6 +9,7 @@
 #include "catalog.h"
 #include "cumsum_tile.h"
 #include "extremes_tile.h"
+#include "ha_tile.h"
 #include "index_tile.h"
 #include "math_tile.h"
 #include "operator_tile.h"

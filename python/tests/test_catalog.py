@@ -131,6 +131,28 @@ def test_a_function_runs_by_position_and_by_keyword_alike(rt):
         apportion.rsi(close, period=14)  # TA-Lib's names only
 
 
+def test_ha_gives_its_four_candles_by_name(rt):
+    """The catalog's one kernel of four outputs: a named tuple of four arrays, alike from a
+    DataFrame and from keywords, each the definition's (docs/kernels/transforms.md,
+    "Heikin-Ashi (TA-Lib 0.8)") evaluated here in plain floats, bar by bar; 1,000 bars are one
+    tile, which runs the definition from bar 0, so the bits are the loop's."""
+    open_, high, low, close, _ = bars(1000, 12)
+    frame = pd.DataFrame({"Open": open_, "High": high, "Low": low, "Close": close})
+    a = apportion.ha(frame, runtime=rt)
+    b = apportion.ha(open=open_, high=high, low=low, close=close, runtime=rt)
+    assert a._fields == ("haopen", "hahigh", "halow", "haclose")
+    want = np.empty((4, len(close)))
+    for t in range(len(close)):
+        o, h, l, c = float(open_[t]), float(high[t]), float(low[t]), float(close[t])
+        body_open = (o + c) / 2 if t == 0 else (want[0, t - 1] + want[3, t - 1]) / 2
+        body_close = (((o + h) + l) + c) / 4
+        want[:, t] = (body_open, max(h, body_open, body_close), min(l, body_open, body_close),
+                      body_close)
+    for got, other, expected in zip(a, b, want):
+        assert_bitwise(np.asarray(got), np.asarray(other))
+        assert_bitwise(np.asarray(got), expected)
+
+
 def windows(x, p):
     return np.lib.stride_tricks.sliding_window_view(x, p)
 

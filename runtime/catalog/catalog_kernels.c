@@ -302,7 +302,10 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
                    #name ": its inputs' count");                                                   \
     _Static_assert(sizeof((const char *[])APO_CAT_LIST_OF outputs) / sizeof(const char *) ==       \
                        APO_CAT_COUNT_OF outputs,                                                   \
-                   #name ": its outputs' count");
+                   #name ": its outputs' count");                                                  \
+    _Static_assert(APO_CAT_COUNT_OF inputs <= APO_CAT_MAX_IN &&                                    \
+                       APO_CAT_COUNT_OF outputs <= APO_CAT_MAX_OUT,                                \
+                   #name ": more inputs or outputs than apo__cat_io holds");
 APO_CATALOG(CATALOG_COUNTS_AGREE)
 #undef CATALOG_COUNTS_AGREE
 

@@ -2,7 +2,10 @@
 #include <assert.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "catalog/cuda_views.h"
+
+_Static_assert(APO_CUDA_VIEW_MAX_OUT >= APO_CAT_MAX_OUT, "a view carries every catalog output");
 
 /* A view of rows [row0, row0 + rows), positions [begin, end), whose first tile is linear
  * tile `g0` of the call. */
@@ -12,7 +15,7 @@ static apo__cuda_view make_view(const apo__call *call, const apo__cuda_chunk *ch
     apo__cuda_view v;
     memset(&v, 0, sizeof v);
     v.x = chunk->in[0];
-    for (size_t i = 0; i < 3 && i < k->n_outputs; i++)
+    for (size_t i = 0; i < APO_CUDA_VIEW_MAX_OUT && i < k->n_outputs; i++)
         v.out[i] = chunk->out[i];
     v.partials = chunk->partials != NULL
                      ? chunk->partials + (size_t)(g0 - chunk->first) * k->partial_len

@@ -303,3 +303,52 @@ double walk_step(unsigned *state) {
     *state = *state * 1103515245u + 12345u;
     return ((double)(*state >> 8) / (double)(1u << 24)) - 0.5;
 }
+
+void write_bytes(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(data, 1, len, f), len, "short write to %s", path);
+    cr_assert_eq(fclose(f), 0);
+}
+
+void run_cli_refused(const char *const *args, const char *message) {
+    cli_result r = run_cli(args);
+    cr_assert_eq(r.status, 2, "apportion %s: exit %d, want 2: %s", args[0], r.status, r.err);
+    if (message != NULL)
+        assert_contains(r.err, message);
+    free_result(&r);
+}
+
+void assert_file_is(const char *path, const char *want, size_t len, const char *what) {
+    size_t now_len = 0;
+    char *now = read_all(path, &now_len);
+    cr_assert(now != NULL && now_len == len && memcmp(now, want, len) == 0,
+              "%s: %s is not as it was", what, path);
+    free(now);
+}
+
+void assert_same_files(const char *a, const char *b, const char *what) {
+    size_t a_len = 0, b_len = 0;
+    char *a_text = read_all(a, &a_len), *b_text = read_all(b, &b_len);
+    cr_assert(a_len == b_len && memcmp(a_text, b_text, a_len) == 0, "%s: %s and %s differ", what, a,
+              b);
+    free(a_text);
+    free(b_text);
+}
+
+void assert_file_text(const char *dir, const char *name, const char *want) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    cr_assert_str_eq(text, want, "%s", path);
+    free(text);
+}
+
+void assert_each_seen_once(const int *seen, size_t series, size_t bars, size_t from,
+                           const char *const *names) {
+    for (size_t s = 0; s < series; s++)
+        for (size_t i = from; i < bars; i++)
+            cr_assert_eq(seen[s * bars + i], 1, "series %s bar %zu written %d times", names[s], i,
+                         seen[s * bars + i]);
+}

@@ -118,4 +118,26 @@ void assert_model(const json_t *d, double latency_ms, double ms_per_melem);
 /* One step of a random walk in text, from a seed, for the CSV files the cases write. */
 double walk_step(unsigned *state);
 
+/* Writes len bytes to a new file at path (replacing it). */
+void write_bytes(const char *path, const void *data, size_t len);
+
+/* Runs the tool and fails the test unless it refuses the call: exit status 2, and stderr
+ * holding `message` (when not NULL). */
+void run_cli_refused(const char *const *args, const char *message);
+
+/* Fails unless the file at path holds exactly `want` (len bytes): what a refused run must
+ * leave as it was. */
+void assert_file_is(const char *path, const char *want, size_t len, const char *what);
+
+/* Fails unless files a and b hold the same bytes. */
+void assert_same_files(const char *a, const char *b, const char *what);
+
+/* Fails unless the file DIR/NAME holds exactly the text `want`. */
+void assert_file_text(const char *dir, const char *name, const char *want);
+
+/* Fails unless seen[s * bars + i] is 1 for every series s and every bar i from `from` on: each
+ * bar of a stream's pieces written once. names[s] names series s in the message. */
+void assert_each_seen_once(const int *seen, size_t series, size_t bars, size_t from,
+                           const char *const *names);
+
 #endif

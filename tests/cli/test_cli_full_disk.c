@@ -23,24 +23,12 @@
 
 /* A private folder under TMPDIR. */
 static void make_dir(char *dir, size_t size) {
-    snprintf(dir, size, "%s/apo-full-disk-XXXXXX", test_tmpdir());
-    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(test_make_dir("apo-full-disk", dir, size), 0, "cannot make a folder in %s",
+                 test_tmpdir());
 }
 
 static void remove_tree(const char *dir) {
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    const struct dirent *e;
-    char path[4096];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0)
-            remove_tree(path);
-    }
-    closedir(d);
-    cr_assert_eq(rmdir(dir), 0, "%s is not empty", dir);
+    cr_assert_eq(test_remove_tree(dir), 0, "%s is not removed", dir);
 }
 
 /* Runs `apportion run ... [extra]` with the profiles in DIR/profiles and, when full, no

@@ -177,7 +177,7 @@ Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeou
  * call's, counting each ticker's own samples. */
 Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128], file[256];
+    char path[128], out[128];
     snprintf(path, sizeof path, "%s/l.csv", work);
     write_text(path, "date,ticker,close\n2024-01-01,A,1\n2024-01-01,B,10\n2024-01-02,A,2\n2024-01-"
                      "02,B,20\n2024-01-03,A,4\n2024-01-04,A,3\n"
@@ -191,31 +191,21 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
     assert_contains(r.out, "\"elements\": 14");
     cr_assert(strstr(r.out, "\"calls\"") == NULL, "one call, one report: %s", r.out);
     free_result(&r);
-    snprintf(file, sizeof file, "%s/middle.csv", out);
-    size_t n = 0;
-    char *text = read_all(file, &n);
-    cr_assert_str_eq(
-        text,
+    assert_file_text(
+        out, "middle.csv",
         "A period=2_date,A period=2,B period=2_date,B period=2,A period=3_date,A "
         "period=3,B period=3_date,B period=3\n"
         "2024-01-01,nan,2024-01-01,nan,2024-01-01,nan,2024-01-01,nan\n"
         "2024-01-02,1.5,2024-01-02,15,2024-01-02,nan,2024-01-02,nan\n"
         "2024-01-03,3,2024-01-03,30,2024-01-03,2.3333333333333335,2024-01-03,23.333333333333332\n"
         "2024-01-04,3.5,,,2024-01-04,3,,\n");
-    free(text);
     /* A statistic per ticker: one value each, from its own returns. */
     snprintf(out, sizeof out, "%s/stats", work);
     run_cli_ok_free(ARGS("run", "--kernel", "returns_stats", "--devices", "cpu", "--input", path,
                          "--group-by", "ticker", "--output", out, "--format", "csv"));
-    snprintf(file, sizeof file, "%s/count.csv", out);
-    text = read_all(file, &n);
-    cr_assert_str_eq(text, "A,B\n3,2\n");
-    free(text);
-    snprintf(file, sizeof file, "%s/mean.csv", out);
-    text = read_all(file, &n);
+    assert_file_text(out, "count.csv", "A,B\n3,2\n");
     /* B: returns 1 and 1; A: 1, 1 and -0.25, summed in order. */
-    cr_assert_str_eq(text, "A,B\n0.58333333333333337,1\n");
-    free(text);
+    assert_file_text(out, "mean.csv", "A,B\n0.58333333333333337,1\n");
 }
 
 /* A ticker shorter than the warm-up does not refuse the others: its outputs are NaN, a
@@ -236,22 +226,21 @@ Test(cli, group_by_ticker_shorter_than_the_warm_up_gives_nan_and_a_warning, .tim
                            "its outputs are NaN: bollinger: period 3 is longer than the series");
     cr_assert(strstr(r.err, "row") == NULL, "the ticker is named, not its row: %s", r.err);
     free_result(&r);
-    snprintf(file, sizeof file, "%s/middle.csv", out);
-    size_t n = 0;
-    char *text = read_all(file, &n);
-    cr_assert_str_eq(text, "A_date,A,B_date,B,C_date,C\n"
-                           "2024-01-01,nan,2024-01-01,nan,2024-01-01,nan\n"
-                           "2024-01-02,nan,2024-01-02,nan,2024-01-02,nan\n"
-                           "2024-01-03,2.3333333333333335,,,2024-01-03,6\n"
-                           "2024-01-04,3,,,,\n");
-    free(text);
+    assert_file_text(out, "middle.csv",
+                     "A_date,A,B_date,B,C_date,C\n"
+                     "2024-01-01,nan,2024-01-01,nan,2024-01-01,nan\n"
+                     "2024-01-02,nan,2024-01-02,nan,2024-01-02,nan\n"
+                     "2024-01-03,2.3333333333333335,,,2024-01-03,6\n"
+                     "2024-01-04,3,,,,\n");
     /* Swept: B is too short for set 1, and so NaN in both sets. */
     r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
                         "--group-by", "ticker", "--param", "period=2,3", "--output", out,
                         "--format", "csv"));
     assert_contains(r.err, "series B (2 samples) is too short");
     free_result(&r);
-    text = read_all(file, &n);
+    snprintf(file, sizeof file, "%s/middle.csv", out);
+    size_t n = 0;
+    char *text = read_all(file, &n);
     assert_contains(text, "\n2024-01-02,1.5,2024-01-02,nan,2024-01-02,5.5,2024-01-02,nan,");
     free(text);
     r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
@@ -487,16 +476,11 @@ Test(cli, bad_sweeps_are_usage_errors, .timeout = 60) {
 /* A bollinger sweep's raw files in `whole` and `pieces` are byte for byte the same. */
 static void assert_same_sweep_files(const char *whole, const char *pieces) {
     const char *names[] = {"upper.f64", "middle.f64", "lower.f64", "sets.csv"};
-    char file[256];
+    char a[256], b[256];
     for (size_t i = 0; i < 4; i++) {
-        size_t n1 = 0, n2 = 0;
-        snprintf(file, sizeof file, "%s/%s", whole, names[i]);
-        char *a = read_all(file, &n1);
-        snprintf(file, sizeof file, "%s/%s", pieces, names[i]);
-        char *b = read_all(file, &n2);
-        cr_assert(n1 == n2 && memcmp(a, b, n1) == 0, "%s differs with pieces", names[i]);
-        free(a);
-        free(b);
+        snprintf(a, sizeof a, "%s/%s", whole, names[i]);
+        snprintf(b, sizeof b, "%s/%s", pieces, names[i]);
+        assert_same_files(a, b, "one piece and pieces");
     }
 }
 
@@ -550,21 +534,18 @@ Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 12
 
 Test(cli, sweep_csv_names_a_column_per_set_and_series, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128], file[256];
+    char path[128], out[128];
     snprintf(path, sizeof path, "%s/w.csv", work);
     write_text(path, "date,close,open\nd1,1,2\nd2,2,3\nd3,4,3\nd4,3,5\n");
     snprintf(out, sizeof out, "%s/out", work);
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
                          "--column", "close,open", "--param", "period=2,3", "--output", out,
                          "--format", "csv"));
-    snprintf(file, sizeof file, "%s/middle.csv", out);
-    size_t n = 0;
-    char *text = read_all(file, &n);
     /* Means of the last two and three closes and opens, exact in binary. */
-    cr_assert_str_eq(text, "date,close period=2,open period=2,close period=3,open period=3\n"
-                           "d1,nan,nan,nan,nan\n"
-                           "d2,1.5,2.5,nan,nan\n"
-                           "d3,3,3,2.3333333333333335,2.6666666666666665\n"
-                           "d4,3.5,4,3,3.6666666666666665\n");
-    free(text);
+    assert_file_text(out, "middle.csv",
+                     "date,close period=2,open period=2,close period=3,open period=3\n"
+                     "d1,nan,nan,nan,nan\n"
+                     "d2,1.5,2.5,nan,nan\n"
+                     "d3,3,3,2.3333333333333335,2.6666666666666665\n"
+                     "d4,3.5,4,3,3.6666666666666665\n");
 }

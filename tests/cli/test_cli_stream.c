@@ -157,10 +157,7 @@ Test(cli, stream_in_ragged_pieces_gives_the_bits_of_one_run, .timeout = 120) {
         free_result(&r);
         check_output(out, batch, seen);
     }
-    for (int t = 0; t < TICKERS; t++)
-        for (int i = 0; i < BARS; i++)
-            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d written %d times", ticker[t], i,
-                         seen[t][i]);
+    assert_each_seen_once(&seen[0][0], TICKERS, BARS, 0, ticker);
     free(batch);
 }
 
@@ -198,10 +195,7 @@ Test(cli, stream_of_obv_carries_its_sum_from_run_to_run, .timeout = 120) {
         free_result(&r);
         check_output_of(out, "obv", batch, seen);
     }
-    for (int t = 0; t < TICKERS; t++)
-        for (int i = 0; i < BARS; i++)
-            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d written %d times", ticker[t], i,
-                         seen[t][i]);
+    assert_each_seen_once(&seen[0][0], TICKERS, BARS, 0, ticker);
     free(batch);
 }
 
@@ -233,12 +227,8 @@ Test(cli, stream_refuses_skips_or_accepts_rows_not_after_the_last, .timeout = 12
     assert_contains(r.err, "is not after the state's last one, \"2024-01-05T03:00\" (5 such rows)");
     assert_contains(r.err, "--old-rows skip");
     free_result(&r);
-    size_t after_len = 0;
-    char *after = read_all(state, &after_len);
-    cr_assert(after_len == before_len && memcmp(before, after, before_len) == 0,
-              "a refused run changed the state");
+    assert_file_is(state, before, before_len, "rows not after the last");
     cr_assert(!file_exists(out), "a refused run wrote its output");
-    free(after);
 
     /* skip: the same outputs as a file of the new rows alone. */
     r = stream_rows(state, in, out, "--old-rows=skip");
@@ -275,35 +265,25 @@ Test(cli, stream_refuses_a_damaged_or_foreign_state_and_changes_nothing, .timeou
     char *bad = malloc(len);
     memcpy(bad, good, len);
     bad[len / 2] ^= 0x10;
-    FILE *f = fopen(state, "wb");
-    fwrite(bad, 1, len, f);
-    fclose(f);
+    write_bytes(state, bad, len);
     cli_result r = stream_rows(state, in, out, "--devices=cpu");
     cr_assert_eq(r.status, 2, "%s", r.err);
     assert_contains(r.err, "corrupt or truncated state");
     free_result(&r);
-    f = fopen(state, "wb");
-    fwrite(good, 1, len - 9, f);
-    fclose(f);
+    write_bytes(state, good, len - 9);
     r = stream_rows(state, in, out, "--devices=cpu");
     cr_assert_eq(r.status, 2, "%s", r.err);
     free_result(&r);
     cr_assert(!file_exists(out), "a refused state wrote an output");
 
     /* The good state, but asked as another kernel or with other parameters. */
-    f = fopen(state, "wb");
-    fwrite(good, 1, len, f);
-    fclose(f);
-    r = run_cli(ARGS("stream", "--state", state, "--kernel", "natr", "--input", in, "--group-by",
-                     "ticker", "--missing-as-nan"));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "is a stream of kernel atr, not natr");
-    free_result(&r);
-    r = run_cli(ARGS("stream", "--state", state, "--param", "timeperiod=6", "--input", in,
-                     "--group-by", "ticker", "--missing-as-nan"));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "the state was refused");
-    free_result(&r);
+    write_bytes(state, good, len);
+    run_cli_refused(ARGS("stream", "--state", state, "--kernel", "natr", "--input", in,
+                         "--group-by", "ticker", "--missing-as-nan"),
+                    "is a stream of kernel atr, not natr");
+    run_cli_refused(ARGS("stream", "--state", state, "--param", "timeperiod=6", "--input", in,
+                         "--group-by", "ticker", "--missing-as-nan"),
+                    "the state was refused");
 
     /* A ticker the state does not follow. */
     char other[128];
@@ -313,23 +293,16 @@ Test(cli, stream_refuses_a_damaged_or_foreign_state_and_changes_nothing, .timeou
     cr_assert_eq(r.status, 2, "%s", r.err);
     assert_contains(r.err, "series \"C\" is not in the state");
     free_result(&r);
-    size_t now_len = 0;
-    char *now = read_all(state, &now_len);
-    cr_assert(now_len == len && memcmp(now, good, len) == 0, "a refused run changed the state");
-    free(now);
+    assert_file_is(state, good, len, "a refused foreign state");
 
     /* A new state needs --kernel; --series is for raw input. */
     char fresh[128];
     snprintf(fresh, sizeof fresh, "%s/fresh.state", work);
-    r = run_cli(ARGS("stream", "--state", fresh, "--input", in));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "--kernel K starts a new stream");
-    free_result(&r);
-    r = run_cli(
-        ARGS("stream", "--state", fresh, "--kernel", "bollinger", "--input", in, "--series", "2"));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "--series applies to raw float64 input only");
-    free_result(&r);
+    run_cli_refused(ARGS("stream", "--state", fresh, "--input", in),
+                    "--kernel K starts a new stream");
+    run_cli_refused(
+        ARGS("stream", "--state", fresh, "--kernel", "bollinger", "--input", in, "--series", "2"),
+        "--series applies to raw float64 input only");
     cr_assert(!file_exists(fresh), "a refused start wrote a state");
     free(good);
     free(bad);
@@ -352,9 +325,7 @@ Test(cli, stream_killed_before_the_state_is_replaced_runs_again_to_the_same_file
     snprintf(ref_state, sizeof ref_state, "%s/ref.state", work);
     size_t len = 0;
     char *head = read_all(state, &len);
-    FILE *f = fopen(ref_state, "wb");
-    fwrite(head, 1, len, f);
-    fclose(f);
+    write_bytes(ref_state, head, len);
     free(head);
     snprintf(in, sizeof in, "%s/next.csv", work);
     snprintf(out, sizeof out, "%s/next_out.csv", work);
@@ -386,14 +357,8 @@ Test(cli, stream_killed_before_the_state_is_replaced_runs_again_to_the_same_file
     r = stream_rows(state, in, out, "--devices=cpu");
     cr_assert_eq(r.status, 0, "%s", r.err);
     free_result(&r);
-    size_t a_len = 0, b_len = 0;
-    char *a = read_all(out, &a_len), *b = read_all(ref_out, &b_len);
-    cr_assert(a_len == b_len && memcmp(a, b, a_len) == 0, "outputs differ after the re-run");
-    free(a), free(b);
-    a = read_all(state, &a_len);
-    b = read_all(ref_state, &b_len);
-    cr_assert(a_len == b_len && memcmp(a, b, a_len) == 0, "states differ after the re-run");
-    free(a), free(b);
+    assert_same_files(out, ref_out, "outputs after the re-run");
+    assert_same_files(state, ref_state, "states after the re-run");
 }
 
 Test(cli, stream_of_raw_series_numbers_them, .timeout = 60) {
@@ -402,9 +367,7 @@ Test(cli, stream_of_raw_series_numbers_them, .timeout = 60) {
     snprintf(raw, sizeof raw, "%s/x.f64", work);
     snprintf(state, sizeof state, "%s/raw.state", work);
     const double v[6] = {1, 2, 3, 10, 20, 30}; /* series 0: 1 2 3, series 1: 10 20 30 */
-    FILE *f = fopen(raw, "wb");
-    fwrite(v, sizeof(double), 6, f);
-    fclose(f);
+    write_bytes(raw, v, sizeof v);
     cli_result r = run_cli_ok(ARGS("stream", "--state", state, "--kernel", "sma", "--param",
                                    "timeperiod=2", "--input", raw, "--series", "2"));
     cr_assert_str_eq(r.out, "series,bar,sma\n0,0,nan\n0,1,1.5\n0,2,2.5\n1,0,nan\n1,1,15\n1,2,25\n");
@@ -472,9 +435,7 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
         }
         free(text);
     }
-    for (int t = 0; t < TICKERS; t++)
-        for (int i = 0; i < BARS; i++)
-            cr_assert_eq(seen[t][i], 1, "ticker %d bar %d written %d times", t, i, seen[t][i]);
+    assert_each_seen_once(&seen[0][0], TICKERS, BARS, 0, ticker);
     free(batch);
 
     /* Other sets, or one set, on the sweep's state: refused, the state as it was. */
@@ -489,23 +450,10 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
         cr_assert_eq(r.status, 2, "%s: %s", other[k], r.err);
         assert_contains(r.err, "the state was refused");
         free_result(&r);
-        size_t after_len = 0;
-        char *after = read_all(state, &after_len);
-        cr_assert(after_len == before_len && memcmp(before, after, before_len) == 0,
-                  "a refused run changed the state");
-        free(after);
+        assert_file_is(state, before, before_len, other[k]);
         cr_assert(!file_exists(out), "a refused run wrote its output");
     }
     free(before);
-}
-
-/* Fails unless the file at path holds exactly `want` (len bytes). */
-static void assert_file_is(const char *path, const char *want, size_t len, const char *what) {
-    size_t now_len = 0;
-    char *now = read_all(path, &now_len);
-    cr_assert(now != NULL && now_len == len && memcmp(now, want, len) == 0,
-              "%s: a refused run changed the state", what);
-    free(now);
 }
 
 /* Runs the stream of `state` on a file of `text`, which must be refused with the state and
@@ -550,10 +498,7 @@ Test(cli, stream_refused_rows_leave_the_state_and_the_later_bits, .timeout = 120
     free_result(&r);
     static int seen[TICKERS][BARS];
     check_output(out, batch, seen);
-    for (int t = 0; t < TICKERS; t++)
-        for (int i = 100; i < BARS; i++)
-            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d written %d times", ticker[t], i,
-                         seen[t][i]);
+    assert_each_seen_once(&seen[0][0], TICKERS, BARS, 100, ticker);
     free(batch);
 
     /* obv's state, refused a negative volume in ticker B's row after A's was accepted. */
@@ -592,8 +537,6 @@ Test(cli, stream_takes_the_kernel_name_in_any_case, .timeout = 120) {
         free_result(&r);
         check_output(out, batch, seen);
     }
-    for (int t = 0; t < TICKERS; t++)
-        for (int i = 0; i < BARS; i++)
-            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d", ticker[t], i);
+    assert_each_seen_once(&seen[0][0], TICKERS, BARS, 0, ticker);
     free(batch);
 }

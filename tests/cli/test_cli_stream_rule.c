@@ -239,19 +239,7 @@ Test(cli, rule_stream_gives_the_positions_and_scores_of_run_score, .timeout = 30
         }
         free(text);
     }
-    for (int t = 0; t < TICKERS; t++)
-        for (int i = 0; i < BARS; i++)
-            cr_assert_eq(seen[t][i], 1, "ticker %s bar %d written %d times", ticker[t], i,
-                         seen[t][i]);
-}
-
-/* Fails unless the file at path holds exactly `want` (len bytes). */
-static void assert_file_is(const char *path, const char *want, size_t len, const char *what) {
-    size_t now_len = 0;
-    char *now = read_all(path, &now_len);
-    cr_assert(now != NULL && now_len == len && memcmp(now, want, len) == 0,
-              "%s: a refused run changed the state", what);
-    free(now);
+    assert_each_seen_once(&seen[0][0], TICKERS, BARS, 0, ticker);
 }
 
 /* A sweep of a rule over period and cost, the view of more: one column per output and set,
@@ -318,17 +306,13 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
     snprintf(next, sizeof next, "%s/next.csv", work);
     snprintf(refused, sizeof refused, "%s/refused.csv", work);
     write_text(next, "date,ticker,close\n2024-02-01T00:00,A,101\n2024-02-01T00:00,B,99\n");
-    r = run_cli(ARGS("stream", "--state", state, "--score", "bands_zone", "--input", next,
-                     "--group-by", "ticker", "--output", refused));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "is a stream of rule bands_revert/more on bollinger, not bands_zone");
-    free_result(&r);
+    run_cli_refused(ARGS("stream", "--state", state, "--score", "bands_zone", "--input", next,
+                         "--group-by", "ticker", "--output", refused),
+                    "is a stream of rule bands_revert/more on bollinger, not bands_zone");
     assert_file_is(state, before, before_len, "another rule");
-    r = run_cli(ARGS("stream", "--state", state, "--param", "period=10,20", "--cost", "0.002",
-                     "--input", next, "--group-by", "ticker", "--output", refused));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "the state was refused");
-    free_result(&r);
+    run_cli_refused(ARGS("stream", "--state", state, "--param", "period=10,20", "--cost", "0.002",
+                         "--input", next, "--group-by", "ticker", "--output", refused),
+                    "the state was refused");
     assert_file_is(state, before, before_len, "other sets");
     cr_assert(!file_exists(refused), "a refused run wrote its output");
     /* A byte of the folds changed: the state file's checksum refuses it, as any state's. */
@@ -336,15 +320,10 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
     cr_assert_not_null(damaged);
     memcpy(damaged, before, before_len);
     damaged[before_len / 3] ^= 0x10;
-    FILE *f = fopen(state, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(damaged, 1, before_len, f), before_len);
-    fclose(f);
-    r = run_cli(ARGS("stream", "--state", state, "--input", next, "--group-by", "ticker",
-                     "--output", refused));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "corrupt or truncated state");
-    free_result(&r);
+    write_bytes(state, damaged, before_len);
+    run_cli_refused(ARGS("stream", "--state", state, "--input", next, "--group-by", "ticker",
+                         "--output", refused),
+                    "corrupt or truncated state");
     assert_file_is(state, damaged, before_len, "a damaged state");
     cr_assert(!file_exists(refused), "a refused run wrote its output");
     free(damaged);
@@ -356,32 +335,25 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
                          "--group-by", "ticker", "--missing-as-nan", "--devices=cpu", "--output",
                          out));
     before = read_all(plain, &before_len);
-    r = run_cli(ARGS("stream", "--state", plain, "--score", "bands_revert", "--input", next,
-                     "--group-by", "ticker", "--output", refused));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "without a rule: --score bands_revert needs a new --state");
-    free_result(&r);
+    run_cli_refused(ARGS("stream", "--state", plain, "--score", "bands_revert", "--input", next,
+                         "--group-by", "ticker", "--output", refused),
+                    "without a rule: --score bands_revert needs a new --state");
     assert_file_is(plain, before, before_len, "--score on an indicator's state");
 
     /* The rule's options without a rule, and a rule that does not fit the kernel. */
-    r = run_cli(ARGS("stream", "--state", plain, "--cost", "0.001", "--input", next, "--group-by",
-                     "ticker", "--output", refused));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "--cost needs --score RULE, or a state of a rule");
-    free_result(&r);
+    run_cli_refused(ARGS("stream", "--state", plain, "--cost", "0.001", "--input", next,
+                         "--group-by", "ticker", "--output", refused),
+                    "--cost needs --score RULE, or a state of a rule");
     assert_file_is(plain, before, before_len, "--cost on an indicator's state");
-    r = run_cli(ARGS("stream", "--state", plain, "--score", "bands_revert", "--cost", "2",
-                     "--input", next));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "--cost '2': expected a number from 0 to 1");
-    free_result(&r);
+    run_cli_refused(
+        ARGS("stream", "--state", plain, "--score", "bands_revert", "--cost", "2", "--input", next),
+        "--cost '2': expected a number from 0 to 1");
     free(before);
     char fresh[128];
     snprintf(fresh, sizeof fresh, "%s/fresh.state", work);
-    r = run_cli(ARGS("stream", "--state", fresh, "--kernel", "bollinger", "--score", "macd_cross",
-                     "--input", next, "--group-by", "ticker", "--output", refused));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "macd_cross");
-    free_result(&r);
+    run_cli_refused(ARGS("stream", "--state", fresh, "--kernel", "bollinger", "--score",
+                         "macd_cross", "--input", next, "--group-by", "ticker", "--output",
+                         refused),
+                    "macd_cross");
     cr_assert(!file_exists(fresh), "a refused run wrote a state");
 }

@@ -21,25 +21,14 @@
 static const char *const names[] = {"upper", "lower"};
 static const size_t rows[] = {4, 4}, cols[] = {1 << 16, 1 << 16};
 
-/* A private folder under TMPDIR, removed by remove_tree(). */
+/* A private folder under TMPDIR. */
 static void make_dir(char *dir, size_t size) {
-    snprintf(dir, size, "%s/apo-stale-XXXXXX", test_tmpdir());
-    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(test_make_dir("apo-stale", dir, size), 0, "cannot make a folder in %s",
+                 test_tmpdir());
 }
 
 static void remove_tree(const char *dir) {
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    const struct dirent *e;
-    char path[4096];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    cr_assert_eq(rmdir(dir), 0, "%s is not empty", dir);
+    cr_assert_eq(test_remove_tree(dir), 0, "%s is not removed", dir);
 }
 
 /* Files in dir whose names start with `prefix`. */

@@ -252,6 +252,7 @@ static const cat_params table[] = {
     {APO_CAT_CVI, 2, {10, 10}, {2, 1}, {200, 30}},
     {APO_CAT_KC, 3, {20, 10, 2}, {2, 1, -1.5}, {200, 30, 2}},
     {APO_CAT_SUPERTREND, 2, {10, 3}, {2, 0}, {200, 1.5}},
+    {APO_CAT_HA, 0, {0}, {0}, {0}},
     {APO_CAT_RVI, 2, {14, 10}, {1, 2}, {200, 30}},
     {APO_CAT_SMI, 4, {13, 2, 25, 9}, {2, 2, 2, 2}, {30, 10, 3, 20}},
     {APO_CAT_KDJ, 5, {9, 3, 13, 3, 13}, {14, 5, 1, 20, 11}, {40, 1, 13, 30, 10}},
@@ -440,7 +441,7 @@ Test(catalog_simt, matype_7_gives_the_cpu_bits, .timeout = 600) {
 Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
     static const cat_params kernels[] = {
         {APO_CAT_ADD, 0, {0}, {0}, {0}},          {APO_CAT_ACOS, 0, {0}, {0}, {0}},
-        {APO_CAT_MOM, 1, {10}, {0}, {0}},         {APO_CAT_STOCHF, 3, {5, 3, 0}, {0}, {0}},
+        {APO_CAT_MIDPOINT, 1, {14}, {0}, {0}},    {APO_CAT_IMI, 1, {14}, {0}, {0}},
         {APO_CAT_CDLENGULFING, 0, {0}, {0}, {0}},
     };
     enum { rows = 42, cols = 50 };
@@ -458,7 +459,7 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
     v.tile = 4096;
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         const apo__cat_id id = kernels[k].id;
-        cr_assert(apo__catalog_position_independent(id), "kernel %d is not marked", (int)id);
+        cr_assert(apo__catalog_gpu_per_position(id), "kernel %d does not take the launch", (int)id);
         double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
         for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
             ref[out] = poisoned(rows * cols);
@@ -485,6 +486,69 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
                     const double want = inside ? ref[out][r * cols + t] : simt_poison();
                     wrong += !simt_same_bits(got[out][r * cols + t], want);
                 }
+        cr_expect_eq(wrong, 0, "kernel %d: %zu positions differ", (int)id, wrong);
+        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
+            free(ref[out]);
+            free(got[out]);
+        }
+    }
+    for (int i = 0; i < APO_CAT_MAX_IN; i++)
+        free(in[i]);
+}
+
+/* The anchored kernels' launch (a thread per block between anchors, catalog_launch.h) on tiles
+ * whose length is not a multiple of the spacing (100 bars, anchors 16 to 64 apart), so that a
+ * tile's first block starts between anchors and a tile may end inside a block, on a view of
+ * five rows from position 37 (inside the first tile) to 870 (inside the ninth). Every position
+ * inside the view has the bits of the CPU's tile (the tiles of the grid, each one CPU call),
+ * every other keeps its poison. */
+Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 300) {
+    static const cat_params kernels[] = {
+        {APO_CAT_SMA, 1, {30}, {0}, {0}},     {APO_CAT_WMA, 1, {100}, {0}, {0}},
+        {APO_CAT_VAR, 2, {200, 1}, {0}, {0}}, {APO_CAT_LINEARREG, 1, {14}, {0}, {0}},
+        {APO_CAT_CORREL, 1, {30}, {0}, {0}},  {APO_CAT_BETA, 1, {40}, {0}, {0}},
+        {APO_CAT_MA, 2, {20, 2}, {0}, {0}},
+    };
+    enum { rows = 7, cols = 900, tile = 100 };
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 13, 0, 1, 0};
+    simt_set_options(&o);
+    double *in[APO_CAT_MAX_IN];
+    cr_assert(simt_bars(rows, cols, in));
+    apo__cuda_view v;
+    memset(&v, 0, sizeof v);
+    v.row0 = 1;
+    v.rows = 5;
+    v.begin = 37;
+    v.end = 870;
+    v.cols = v.out_cols = cols;
+    v.tile = tile;
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        const apo__cat_id id = kernels[k].id;
+        cr_assert(!apo__catalog_position_independent(id), "kernel %d is marked", (int)id);
+        double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
+        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
+            ref[out] = poisoned(rows * cols);
+            got[out] = poisoned(rows * cols);
+        }
+        const apo__cat_io io = io_of(id, in, ref, kernels[k].defaults, kernels[k].n);
+        for (size_t r = v.row0; r < v.row0 + v.rows; r++) {
+            apo__cat_io row = io;
+            for (int i = 0; i < APO_CAT_MAX_IN; i++)
+                row.in[i] = in[i] + r * cols;
+            for (int out = 0; out < APO_CAT_MAX_OUT; out++)
+                row.out[out] = ref[out] + r * cols;
+            for (size_t b = v.begin; b < v.end; b = (b / tile + 1) * tile) {
+                const size_t e = (b / tile + 1) * tile;
+                apo__cpu_catalog_tile(id, &row, b, e < v.end ? e : v.end);
+            }
+        }
+        apo__cat_io base = io_of(id, in, got, kernels[k].defaults, kernels[k].n);
+        const int rc = launcher_of(id)((int)id, &v, &base, NULL);
+        cr_assert_eq(rc, 0, "kernel %d: launch failed (%d): %s", (int)id, rc, simt_last_failure());
+        size_t wrong = 0;
+        for (int out = 0; out < APO_CAT_MAX_OUT; out++)
+            for (size_t i = 0; i < rows * cols; i++)
+                wrong += !simt_same_bits(got[out][i], ref[out][i]);
         cr_expect_eq(wrong, 0, "kernel %d: %zu positions differ", (int)id, wrong);
         for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
             free(ref[out]);

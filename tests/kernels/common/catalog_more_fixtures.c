@@ -81,6 +81,7 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_FOSC, "fosc", CLOSE, 1, apo__ref_cat_fosc, 2, 0},
     {APO_CAT_CVI, "cvi", HL, 1, apo__ref_cat_cvi, 2, 10},
     {APO_CAT_KC, "kc", HLC, 3, apo__ref_cat_kc, 2, 10},
+    {APO_CAT_HA, "ha", OHLC, 4, apo__ref_cat_ha, 0, 0},
 };
 const size_t n_catalog_more_kernels = sizeof catalog_more_kernels / sizeof catalog_more_kernels[0];
 

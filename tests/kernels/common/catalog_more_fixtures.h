@@ -17,6 +17,7 @@
 #include "catalog_reference_more.h"
 #include "catalog_reference_new_volume.h"
 #include "catalog_reference_ta_new_momentum.h"
+#include "catalog_reference_talib_ha.h"
 #include "catalog_reference_talib_more1.h"
 #include "catalog_reference_talib_more4.h"
 #include "catalog_reference_transforms.h"

@@ -78,15 +78,16 @@ static apo__model fit_five_runs(const double *sizes, size_t n_sizes, const doubl
     return fit_ok(n, t, k, dropped);
 }
 
-/* Fails the test unless the fit dropped and kept the runs said and is the line. */
-static void assert_the_line(const apo__model *m, uint64_t dropped, uint64_t want_dropped,
-                            uint64_t want_samples) {
-    cr_assert_eq(dropped, want_dropped, "%llu dropped, want %llu", (unsigned long long)dropped,
-                 (unsigned long long)want_dropped);
-    cr_assert_eq(m->samples, want_samples, "samples are the runs kept: %llu, want %llu",
+/* Fails the test unless the fit dropped and kept the runs said and is the line; `what` names
+ * the case in the message. */
+static void assert_the_line(const char *what, const apo__model *m, uint64_t dropped,
+                            uint64_t want_dropped, uint64_t want_samples) {
+    cr_assert_eq(dropped, want_dropped, "%s: %llu dropped, want %llu", what,
+                 (unsigned long long)dropped, (unsigned long long)want_dropped);
+    cr_assert_eq(m->samples, want_samples, "%s: samples are the runs kept: %llu, want %llu", what,
                  (unsigned long long)m->samples, (unsigned long long)want_samples);
-    assert_rel(m->latency_s, LATENCY, 1e-12, "latency %.17g", m->latency_s);
-    assert_rel(m->cost_s, COST, 1e-12, "cost %.17g", m->cost_s);
+    assert_rel(m->latency_s, LATENCY, 1e-12, "%s: latency %.17g", what, m->latency_s);
+    assert_rel(m->cost_s, COST, 1e-12, "%s: cost %.17g", what, m->cost_s);
 }
 
 /* ---- apo__model_fit ------------------------------------------------------------------- */
@@ -103,7 +104,7 @@ Test(model, fit_of_runs_on_a_line_is_that_line, .timeout = 60) {
         }
     uint64_t dropped;
     apo__model m = fit_ok(n, t, k, &dropped);
-    assert_the_line(&m, dropped, 0, 15);
+    assert_the_line("runs on the line", &m, dropped, 0, 15);
     for (int s = 0; s < 3; s++)
         assert_rel(apo__model_predict(&m, sizes[s]), line(sizes[s]), 1e-12, "predict(%g)",
                    sizes[s]);
@@ -114,7 +115,7 @@ Test(model, fit_of_two_sizes_one_run_each_is_exact, .timeout = 60) {
     const double t[2] = {line(n[0]), line(n[1])};
     uint64_t dropped;
     apo__model m = fit_ok(n, t, 2, &dropped);
-    assert_the_line(&m, dropped, 0, 2);
+    assert_the_line("two sizes, one run each", &m, dropped, 0, 2);
 }
 
 Test(model, fit_groups_runs_by_size_in_any_order, .timeout = 60) {
@@ -134,18 +135,46 @@ Test(model, fit_groups_runs_by_size_in_any_order, .timeout = 60) {
     /* The medians: sorted jitters are 0.998, 1, 1, 1.001, 1.002, so the median is 1. */
     uint64_t dropped;
     apo__model m = fit_ok(n, t, 15, &dropped);
-    assert_the_line(&m, dropped, 0, 15);
+    assert_the_line("runs in any order", &m, dropped, 0, 15);
 }
 
-Test(model, one_wild_run_per_size_is_dropped_and_does_not_move_the_fit, .timeout = 60) {
-    const double sizes[3] = {1e5, 1e6, 4e6};
-    /* Four agreeing runs (jittered symmetrically, so the median of the four kept ones is
-     * the line's value under either middle-element convention) and one at 10x. */
-    const double factor[5] = {1.001, 10.0, 1.0, 0.999, 1.0};
-    uint64_t dropped;
-    apo__model m = fit_five_runs(sizes, 3, factor, 1, &dropped);
-    /* One run per size is an outlier. */
-    assert_the_line(&m, dropped, 3, 12);
+/* Five runs at each size, at these factors of the line (rotated by `shift` from one size to
+ * the next), and what the fit must drop and keep: the line itself every time. */
+typedef struct five_runs_case {
+    const char *what;
+    double sizes[4];
+    size_t n_sizes;
+    double factor[5];
+    size_t shift;
+    uint64_t want_dropped, want_samples;
+} five_runs_case;
+
+static const five_runs_case five_runs_cases[] = {
+    /* Four agreeing runs (jittered symmetrically, so the median of the four kept ones is the
+     * line's value under either middle-element convention) and one at 10x: one run per size
+     * is an outlier, and does not move the fit. */
+    {"one wild run per size", {1e5, 1e6, 4e6}, 3, {1.001, 10.0, 1.0, 0.999, 1.0}, 1, 3, 12},
+    /* Four identical runs make the MAD zero; a fifth 4% off is within APO_OUTLIER_MIN_REL and
+     * must be kept (the median stays the common value). */
+    {"runs agreeing to the nanosecond, one 4% off",
+     {5e5, 3e6},
+     2,
+     {1.0, 1.0, 1.0, 1.0, 1.04},
+     0,
+     0,
+     10},
+    /* Runs at 0.8, 0.9, 1, 1.1 and 1.2 times the line: MAD = 0.1, and no run is more than 3
+     * MADs from the median, although two are 20% off it. */
+    {"spread runs within three MADs", {5e5, 3e6}, 2, {1.2, 0.8, 1.0, 1.1, 0.9}, 0, 0, 10},
+};
+
+Test(model, five_runs_per_size_keep_and_drop_what_they_should, .timeout = 60) {
+    for (size_t i = 0; i < sizeof five_runs_cases / sizeof five_runs_cases[0]; i++) {
+        const five_runs_case *c = &five_runs_cases[i];
+        uint64_t dropped;
+        apo__model m = fit_five_runs(c->sizes, c->n_sizes, c->factor, c->shift, &dropped);
+        assert_the_line(c->what, &m, dropped, c->want_dropped, c->want_samples);
+    }
 }
 
 Test(model, a_single_100x_run_does_not_skew_the_fit, .timeout = 60) {
@@ -157,40 +186,25 @@ Test(model, a_single_100x_run_does_not_skew_the_fit, .timeout = 60) {
     t[5 + 2] = line(sizes[1]) * 100.0;
     uint64_t dropped;
     apo__model m = fit_ok(n, t, k, &dropped);
-    assert_the_line(&m, dropped, 1, 14);
+    assert_the_line("one run at 100x", &m, dropped, 1, 14);
 
     /* The same bad run as the fastest one (a timer glitch): 1/100 of the time, dropped too. */
     t[5 + 2] = line(1e6) / 100.0;
     m = fit_ok(n, t, k, &dropped);
-    assert_the_line(&m, dropped, 1, 14);
+    assert_the_line("one run at 1/100", &m, dropped, 1, 14);
 }
 
-Test(model, runs_agreeing_to_the_nanosecond_keep_a_close_run, .timeout = 60) {
-    /* Four identical runs make the MAD zero; a fifth 4% off is within APO_OUTLIER_MIN_REL
-     * and must be kept (the median stays the common value). */
+Test(model, runs_agreeing_to_the_nanosecond_drop_a_run_6_percent_off, .timeout = 60) {
+    /* Four identical runs make the MAD zero (a fifth 4% off is kept: five_runs_cases); 6% off
+     * is past the relative floor with a zero MAD: dropped. */
     const double sizes[2] = {5e5, 3e6};
-    const double four_percent_off_last[5] = {1.0, 1.0, 1.0, 1.0, 1.04};
-    uint64_t dropped;
-    apo__model m = fit_five_runs(sizes, 2, four_percent_off_last, 0, &dropped);
-    assert_the_line(&m, dropped, 0, 10);
-
-    /* 6% off is past the relative floor with a zero MAD: dropped. */
     double n[10], t[10];
     const size_t k = five_runs_per_size(sizes, 2, NULL, 0, n, t);
     t[4] = line(sizes[0]) * 1.06;
     t[9] = line(sizes[1]) * 0.94;
-    m = fit_ok(n, t, k, &dropped);
-    assert_the_line(&m, dropped, 2, 8);
-}
-
-Test(model, spread_runs_within_three_mads_are_kept, .timeout = 60) {
-    /* Runs at 0.8, 0.9, 1, 1.1 and 1.2 times the line: MAD = 0.1, and no run is more
-     * than 3 MADs from the median, although two are 20% off it. */
-    const double sizes[2] = {5e5, 3e6};
-    const double f[5] = {1.2, 0.8, 1.0, 1.1, 0.9};
     uint64_t dropped;
-    apo__model m = fit_five_runs(sizes, 2, f, 0, &dropped);
-    assert_the_line(&m, dropped, 0, 10);
+    apo__model m = fit_ok(n, t, k, &dropped);
+    assert_the_line("one run 6% off per size", &m, dropped, 2, 8);
 }
 
 Test(model, median_of_an_even_number_of_kept_runs_is_the_mean_of_the_middle_two, .timeout = 60) {

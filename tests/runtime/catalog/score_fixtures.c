@@ -1,6 +1,7 @@
 /*
- * score_fixtures.c: the scored call into poisoned scores, and the one-row workload of the
- * refusals, that the tests of scores share (score_fixtures.h).
+ * score_fixtures.c: the scored call into poisoned scores, the indicator's own outputs that
+ * scores are checked from, and the one-row workload of the refusals, that the tests of scores
+ * share (score_fixtures.h).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -55,4 +56,34 @@ void score_one_row_assert_unwritten(const score_one_row *s) {
     for (int k = 0; k < APO_N_SCORES; k++)
         cr_assert_eq(s->scores[k], SCORE_POISON, "%s:%s: score %d written", s->w.kernel, s->w.score,
                      k);
+}
+
+size_t score_indicator(apo_runtime *rt, const char *kernel, const double *x, size_t rows,
+                       size_t cols, const apo_param *params, size_t n_params, double *out[3]) {
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK, "%s", apo_last_error());
+    cr_assert_leq(info.n_outputs, 3, "%s", kernel);
+    for (size_t k = 0; k < 3; k++) {
+        out[k] = malloc(rows * cols * sizeof(double));
+        cr_assert_not_null(out[k]);
+    }
+    const double *in[1] = {x};
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.inputs = in;
+    w.n_inputs = 1;
+    w.outputs = out;
+    w.n_outputs = info.n_outputs;
+    w.rows = rows;
+    w.cols = cols;
+    w.params = params;
+    w.n_params = n_params;
+    w.learn = APO_SWITCH_OFF;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s: %s", kernel, apo_last_error());
+    return info.n_outputs;
+}
+
+void score_indicator_free(double *out[3]) {
+    for (size_t k = 0; k < 3; k++)
+        free(out[k]);
 }

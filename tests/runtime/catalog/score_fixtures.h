@@ -1,7 +1,8 @@
 /*
  * What the tests of scores share (test_scores.c, test_score_*.c, test_user_rules.c): a
  * scored call run into scores the test owns, poisoned first so that a score never written
- * shows, and the one-row workload that the refusals are asked of.
+ * shows, the indicator's own outputs that the scores are checked from, and the one-row
+ * workload that the refusals are asked of.
  */
 #ifndef APO_TEST_SCORE_FIXTURES_H
 #define APO_TEST_SCORE_FIXTURES_H
@@ -19,6 +20,14 @@
  * without ranges) in *out_rows and *out_cols (either may be NULL). Fails the test, naming the
  * kernel and the rule, unless the call succeeds. w's outputs are NULL again after it. */
 double *score_run(apo_runtime *rt, apo_workload *w, size_t *out_rows, size_t *out_cols);
+
+/* The outputs of `kernel` (three at most) over the rows x cols samples of x, with `params`,
+ * into out[0..2], which it allocates (score_indicator_free() frees them); returns how many
+ * outputs the kernel has. Fails the test unless the call succeeds. */
+size_t score_indicator(apo_runtime *rt, const char *kernel, const double *x, size_t rows,
+                       size_t cols, const apo_param *params, size_t n_params, double *out[3]);
+
+void score_indicator_free(double *out[3]);
 
 /* A scored workload over one series, its scores in `scores` (poisoned), for the calls that
  * must be refused and write nothing. It points into itself: it stays where it was set up. */

@@ -45,6 +45,19 @@ static const apo_range ranges[] = {
 };
 #define N_RANGES (sizeof ranges / sizeof ranges[0])
 
+/* A scored call of `kernel` under `rule` over `rows` series of COLS samples, every series cut
+ * into the ranges above; the caller adds parameters, a sweep or row lengths. */
+static apo_workload ranged_workload(const char *kernel, const char *rule, size_t rows) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.score = rule;
+    w.rows = rows;
+    w.cols = COLS;
+    w.ranges = ranges;
+    w.n_ranges = N_RANGES;
+    return w;
+}
+
 /* A ranged scored call of one input; returns the scores, score k of (set-row i, range r) at
  * [(k * out_rows + i) * n_ranges + r], and checks the shape the runtime gives. */
 static double *run_ranged(apo_runtime *rt, apo_workload *w, const double *x, size_t *out_rows) {
@@ -56,32 +69,6 @@ static double *run_ranged(apo_runtime *rt, apo_workload *w, const double *x, siz
     double *mem = score_run(rt, w, out_rows, &cols);
     cr_assert_eq(cols, w->n_ranges ? w->n_ranges : 1, "a column per range");
     return mem;
-}
-
-/* The indicator's outputs over one series of n samples, with params; returns how many. */
-static size_t indicator(apo_runtime *rt, const char *kernel, const double *x, size_t n,
-                        const apo_param *p, size_t np, double *out[3]) {
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK);
-    cr_assert_leq(info.n_outputs, 3);
-    for (size_t k = 0; k < 3; k++) {
-        out[k] = malloc(n * sizeof(double));
-        cr_assert_not_null(out[k]);
-    }
-    const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = info.n_outputs;
-    w.rows = 1;
-    w.cols = n;
-    w.params = p;
-    w.n_params = np;
-    w.learn = APO_SWITCH_OFF;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
-    return info.n_outputs;
 }
 
 /* Range [a, b) scored alone: the slice of the whole history's closes and outputs, folded
@@ -106,14 +93,8 @@ static void check_sets(apo_runtime *rt, const char *kernel, const char *rule, co
     sweep.n_names = n_names;
     sweep.values = values;
     sweep.n_sets = n_sets;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.score = rule;
-    w.rows = 1;
-    w.cols = COLS;
+    apo_workload w = ranged_workload(kernel, rule, 1);
     w.sweep = &sweep;
-    w.ranges = ranges;
-    w.n_ranges = N_RANGES;
     size_t rows;
     double *got = run_ranged(rt, &w, x, &rows);
     cr_assert_eq(rows, n_sets);
@@ -129,7 +110,7 @@ static void check_sets(apo_runtime *rt, const char *kernel, const char *rule, co
             if (strncmp(names[j], "nbdev", 5) == 0 || strcmp(names[j], "period") == 0)
                 ind[nind++] = p[j];
         double *out[3];
-        const size_t n_out = indicator(rt, kernel, x, COLS, ind, nind, out);
+        const size_t n_out = score_indicator(rt, kernel, x, 1, COLS, ind, nind, out);
         for (size_t r = 0; r < N_RANGES; r++) {
             double want[APO_N_SCORES];
             range_alone(kernel, rule, x, out, n_out, ranges[r].begin, ranges[r].end, p, n_names,
@@ -142,8 +123,7 @@ static void check_sets(apo_runtime *rt, const char *kernel, const char *rule, co
             }
             traded += want[APO_N_SCORES - 1]; /* bars, or the /more view's round trips */
         }
-        for (int k = 0; k < 3; k++)
-            free(out[k]);
+        score_indicator_free(out);
     }
     cr_assert_gt(traded, 100, "the ranges score bars");
     free(got);
@@ -181,19 +161,13 @@ Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     double *x = walk(1, COLS, 58);
     apo_param cost = {"cost", 0.0005};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "macd";
-    w.score = "macd_cross";
-    w.rows = 1;
-    w.cols = COLS;
+    apo_workload w = ranged_workload("macd", "macd_cross", 1);
     w.params = &cost;
     w.n_params = 1;
-    w.ranges = ranges;
-    w.n_ranges = N_RANGES;
     size_t rows;
     double *got = run_ranged(rt, &w, x, &rows);
     double *out[3];
-    indicator(rt, "macd", x, COLS, NULL, 0, out);
+    score_indicator(rt, "macd", x, 1, COLS, NULL, 0, out);
     int *pos = malloc(COLS * sizeof *pos);
     cr_assert_not_null(pos);
     for (size_t r = 0; r < N_RANGES; r++) {
@@ -222,8 +196,7 @@ Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60) {
     }
     cr_assert_eq(got[APO_SCORE_BARS * N_RANGES + 3], 0.0, "one bar scores none");
     free(pos);
-    for (int k = 0; k < 3; k++)
-        free(out[k]);
+    score_indicator_free(out);
     free(got);
     free(x);
     apo_runtime_destroy(rt);
@@ -261,15 +234,9 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
     apo_sweep sweep = APO_SWEEP_INIT;
     sweep.grid = grid;
     sweep.n_grid = 1;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.score = "bands_revert";
-    w.rows = rows;
-    w.cols = COLS;
+    apo_workload w = ranged_workload("bollinger", "bands_revert", rows);
     w.sweep = &sweep;
     w.row_lengths = lengths;
-    w.ranges = ranges;
-    w.n_ranges = N_RANGES;
     size_t n1, n2;
     double *a = run_ranged(one, &w, x, &n1);
     const double ratios[3] = {1, 2, 3};
@@ -283,7 +250,7 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
         for (size_t r = 1; r < rows; r++) {
             apo_param p = {"nbdev_up", widths[s]};
             double *out[3];
-            indicator(one, "bollinger", x + r * COLS, lengths[r], &p, 1, out);
+            score_indicator(one, "bollinger", x + r * COLS, 1, lengths[r], &p, 1, out);
             for (size_t i = 0; i < N_RANGES; i++) {
                 const size_t end = ranges[i].end < lengths[r] ? ranges[i].end : lengths[r];
                 const double *g = a + (s * rows + r) * N_RANGES + i;
@@ -299,8 +266,7 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
                     cr_assert(same_bits(&g[k * n1 * N_RANGES], &want[k]),
                               "set %zu row %zu range %zu score %d", s, r, i, k);
             }
-            for (int k = 0; k < 3; k++)
-                free(out[k]);
+            score_indicator_free(out);
         }
     free(a);
     free(b);
@@ -324,19 +290,13 @@ Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120) {
     cr_assert_eq(apo_rule_register(rt, &d), APO_OK, "%s", apo_last_error());
     double *x = walk(1, COLS, 61);
     apo_param cost = {"cost", 0.001};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.score = "my_zone";
-    w.rows = 1;
-    w.cols = COLS;
+    apo_workload w = ranged_workload("bollinger", "my_zone", 1);
     w.params = &cost;
     w.n_params = 1;
-    w.ranges = ranges;
-    w.n_ranges = N_RANGES;
     size_t rows;
     double *got = run_ranged(rt, &w, x, &rows);
     double *out[3];
-    indicator(rt, "bollinger", x, COLS, NULL, 0, out);
+    score_indicator(rt, "bollinger", x, 1, COLS, NULL, 0, out);
     for (size_t r = 0; r < N_RANGES; r++) {
         double want[APO_N_SCORES];
         /* The built-in rule of the same positions, its range alone. */
@@ -345,8 +305,7 @@ Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120) {
         for (int k = 0; k < APO_N_SCORES; k++)
             cr_assert(same_bits(&got[k * N_RANGES + r], &want[k]), "range %zu score %d", r, k);
     }
-    for (int k = 0; k < 3; k++)
-        free(out[k]);
+    score_indicator_free(out);
     free(got);
     free(x);
     apo_runtime_destroy(rt);
@@ -362,14 +321,8 @@ Test(score_ranges, a_ranged_sweep_in_pieces_gives_the_whole_bits, .timeout = 120
     apo_sweep sweep = APO_SWEEP_INIT;
     sweep.grid = grid;
     sweep.n_grid = 1;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.score = "bands_revert";
-    w.rows = 2;
-    w.cols = COLS;
+    apo_workload w = ranged_workload("bollinger", "bands_revert", 2);
     w.sweep = &sweep;
-    w.ranges = ranges;
-    w.n_ranges = N_RANGES;
     size_t rows;
     double *whole = run_ranged(rt, &w, x, &rows);
     cr_assert_eq(rows, 10);

@@ -86,26 +86,6 @@ static void ref_scores(const char *rule, const double *close, double *const out[
 
 /* ---- calls ------------------------------------------------------------------------------ */
 
-/* The kernel's three outputs over x (rows x cols). */
-static void indicator(apo_runtime *rt, const char *kernel, const double *x, size_t rows,
-                      size_t cols, double *out[3]) {
-    for (int k = 0; k < 3; k++) {
-        out[k] = malloc(rows * cols * sizeof(double));
-        cr_assert_not_null(out[k]);
-    }
-    const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = 3;
-    w.rows = rows;
-    w.cols = cols;
-    w.learn = APO_SWITCH_OFF;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
-}
-
 /* A scored call: scores[k] holds score k of each (set, row), out_rows of them. */
 typedef struct scored_call {
     const char *kernel, *rule;
@@ -156,7 +136,7 @@ Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
     for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
         const rule_case *rc = &rule_cases[i];
         double *out[3];
-        indicator(rt, rc->kernel, x, ROWS, COLS, out);
+        cr_assert_eq(score_indicator(rt, rc->kernel, x, ROWS, COLS, NULL, 0, out), 3);
         for (size_t ci = 0; ci < 2; ci++) {
             apo_param p[2] = {{"cost", costs[ci]}, {"periods_per_year", 390.0 * 252}};
             scored_call c = {.kernel = rc->kernel,
@@ -186,8 +166,7 @@ Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
             }
             free(s);
         }
-        for (int k = 0; k < 3; k++)
-            free(out[k]);
+        score_indicator_free(out);
     }
     free(x);
     apo_runtime_destroy(rt);
@@ -199,7 +178,7 @@ Test(scores, scored_calls_equal_the_materialised_outputs_scored_bitwise, .timeou
     for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
         const rule_case *rc = &rule_cases[i];
         double *out[3];
-        indicator(rt, rc->kernel, x, ROWS, COLS, out);
+        cr_assert_eq(score_indicator(rt, rc->kernel, x, ROWS, COLS, NULL, 0, out), 3);
         apo_param p[1] = {{"cost", 0.001}};
         scored_call c = {.kernel = rc->kernel,
                          .rule = rc->rule,
@@ -222,8 +201,7 @@ Test(scores, scored_calls_equal_the_materialised_outputs_scored_bitwise, .timeou
                           rc->rule, r, k, s[k * rows + r], want[k]);
         }
         free(s);
-        for (int k = 0; k < 3; k++)
-            free(out[k]);
+        score_indicator_free(out);
     }
     free(x);
     apo_runtime_destroy(rt);

@@ -54,6 +54,32 @@ static struct ArrowArray array_of(int64_t length, int64_t n_buffers, const void 
 
 static const double five[] = {1.5, -2.0, 3.25, 4.0, 5.0};
 
+/* A struct array "batch" of `rows` rows with one float64 field "close", `child_rows` of
+ * five's values. It points into itself: it stays where it was set up. */
+typedef struct one_field_batch {
+    struct ArrowSchema child_schema, schema;
+    struct ArrowSchema *child_schemas[1];
+    struct ArrowArray child, array;
+    struct ArrowArray *children[1];
+    const void *child_buffers[2], *buffers[1];
+} one_field_batch;
+
+static void one_field_batch_init(one_field_batch *b, int64_t rows, int64_t child_rows) {
+    b->child_schema = schema_of("g", "close");
+    b->child_schemas[0] = &b->child_schema;
+    b->schema = schema_of("+s", "batch");
+    b->schema.n_children = 1;
+    b->schema.children = b->child_schemas;
+    b->child_buffers[0] = NULL;
+    b->child_buffers[1] = five;
+    b->child = array_of(child_rows, 2, b->child_buffers);
+    b->children[0] = &b->child;
+    b->buffers[0] = NULL;
+    b->array = array_of(rows, 1, b->buffers);
+    b->array.n_children = 1;
+    b->array.children = b->children;
+}
+
 Test(arrow, float64_is_read_in_place) {
     const void *buffers[] = {NULL, five};
     struct ArrowSchema s = schema_of("g", "close");
@@ -279,24 +305,17 @@ Test(arrow, malformed_offsets_children_and_dictionaries) {
     ASSERT_REFUSED(apo_arrow_array_check(&s, &a), APO_ERR_INVALID_ARGUMENT, "negative");
 
     /* A struct whose child is shorter than its rows, or whose child array is NULL. */
-    struct ArrowSchema cs = schema_of("g", "close");
-    struct ArrowSchema *sch[] = {&cs};
-    struct ArrowSchema ss = schema_of("+s", "batch");
-    ss.n_children = 1;
-    ss.children = sch;
-    const void *cb[] = {NULL, five};
-    struct ArrowArray child = array_of(3, 2, cb);
-    struct ArrowArray *kids[] = {&child};
-    const void *sb[] = {NULL};
-    struct ArrowArray batch = array_of(5, 1, sb);
-    batch.n_children = 1;
-    batch.children = kids;
-    ASSERT_REFUSED(apo_arrow_array_check(&ss, &batch), APO_ERR_INVALID_ARGUMENT, "fewer than");
-    kids[0] = NULL;
-    ASSERT_REFUSED(apo_arrow_array_check(&ss, &batch), APO_ERR_INVALID_ARGUMENT, "child 0 is NULL");
-    kids[0] = &child;
-    batch.n_children = 0;
-    ASSERT_REFUSED(apo_arrow_array_check(&ss, &batch), APO_ERR_INVALID_ARGUMENT, "0 children");
+    one_field_batch b;
+    one_field_batch_init(&b, 5, 3);
+    ASSERT_REFUSED(apo_arrow_array_check(&b.schema, &b.array), APO_ERR_INVALID_ARGUMENT,
+                   "fewer than");
+    b.children[0] = NULL;
+    ASSERT_REFUSED(apo_arrow_array_check(&b.schema, &b.array), APO_ERR_INVALID_ARGUMENT,
+                   "child 0 is NULL");
+    b.children[0] = &b.child;
+    b.array.n_children = 0;
+    ASSERT_REFUSED(apo_arrow_array_check(&b.schema, &b.array), APO_ERR_INVALID_ARGUMENT,
+                   "0 children");
 
     /* Dictionary indices past the dictionary's values; a dictionary on one side only. */
     const int32_t offsets[] = {0, 1, 2};
@@ -348,36 +367,28 @@ Test(arrow, types_not_read_as_numbers) {
 }
 
 Test(arrow, struct_fields_apply_the_struct_offset) {
-    struct ArrowSchema cs = schema_of("g", "close");
-    struct ArrowSchema *sch[] = {&cs};
-    struct ArrowSchema ss = schema_of("+s", "batch");
-    ss.n_children = 1;
-    ss.children = sch;
-    const void *cb[] = {NULL, five};
-    struct ArrowArray child = array_of(5, 2, cb);
-    struct ArrowArray *kids[] = {&child};
-    const void *sb[] = {NULL};
-    struct ArrowArray batch = array_of(3, 1, sb);
-    batch.offset = 2;
-    batch.n_children = 1;
-    batch.children = kids;
+    one_field_batch b;
+    one_field_batch_init(&b, 3, 5);
+    b.array.offset = 2;
     struct ArrowArray view;
-    cr_assert_eq(apo_arrow_struct_field(&ss, &batch, 0, &view), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_arrow_struct_field(&b.schema, &b.array, 0, &view), APO_OK, "%s",
+                 apo_last_error());
     const struct ArrowArray *chunks[] = {&view};
     apo_arrow_values v = APO_ARROW_VALUES_INIT;
-    cr_assert_eq(apo_arrow_read_f64(&cs, chunks, 1, &v), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_arrow_read_f64(&b.child_schema, chunks, 1, &v), APO_OK, "%s",
+                 apo_last_error());
     cr_assert(v.in_place && v.values == five + 2 && v.length == 3);
     array_releases = 0;
     apo_arrow_array_release(&view);
     cr_assert_eq(array_releases, 0, "the view's release leaves the child alone");
-    ASSERT_REFUSED(apo_arrow_struct_field(&ss, &batch, 1, &view), APO_ERR_INVALID_ARGUMENT,
+    ASSERT_REFUSED(apo_arrow_struct_field(&b.schema, &b.array, 1, &view), APO_ERR_INVALID_ARGUMENT,
                    "field 1 of 1");
-    batch.length = 4; /* rows 2 .. 5 of a child of 5 values */
-    ASSERT_REFUSED(apo_arrow_struct_field(&ss, &batch, 0, &view), APO_ERR_INVALID_ARGUMENT,
+    b.array.length = 4; /* rows 2 .. 5 of a child of 5 values */
+    ASSERT_REFUSED(apo_arrow_struct_field(&b.schema, &b.array, 0, &view), APO_ERR_INVALID_ARGUMENT,
                    "fewer than the 6 rows need");
-    batch.length = 3;
-    child.n_buffers = 1;
-    ASSERT_REFUSED(apo_arrow_struct_field(&ss, &batch, 0, &view), APO_ERR_INVALID_ARGUMENT,
+    b.array.length = 3;
+    b.child.n_buffers = 1;
+    ASSERT_REFUSED(apo_arrow_struct_field(&b.schema, &b.array, 0, &view), APO_ERR_INVALID_ARGUMENT,
                    "needs 2");
 }
 

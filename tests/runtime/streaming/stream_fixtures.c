@@ -387,3 +387,22 @@ void stream_assert_span(const stream_case *c, double *const *got, size_t from, s
                                    c->kernel, what, o, r, t, *g, *b);
             }
 }
+
+size_t stream_probe_tile(apo_runtime *rt, const char *kernel, const apo_param *params,
+                         size_t n_params, size_t rows, uint64_t data_seed, apo_status *status) {
+    stream_case c;
+    const apo_status st =
+        stream_case_init(&c, rt, kernel, params, n_params, rows, 64, data_seed, 0);
+    const size_t tile = c.tile;
+    stream_case_free(&c);
+    if (status != NULL)
+        *status = st;
+    return tile;
+}
+
+void stream_check_plan_fresh(apo_runtime *rt, const stream_case *c, stream_plan plan,
+                             uint64_t plan_seed, size_t most) {
+    apo_stream *s = stream_for(rt, c);
+    stream_check_plan(s, c, plan, plan_seed, most);
+    apo_stream_destroy(s);
+}

@@ -47,6 +47,12 @@ apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
                             uint64_t data_seed, int gaps);
 void stream_case_free(stream_case *c);
 
+/* The tile length of `kernel` at `params`, read from a short case (rows x 64 bars, seeded by
+ * data_seed, no gaps), so that a longer history can be sized by it; the short case's batch
+ * status goes to *status when status is not NULL. */
+size_t stream_probe_tile(apo_runtime *rt, const char *kernel, const apo_param *params,
+                         size_t n_params, size_t rows, uint64_t data_seed, apo_status *status);
+
 /* How updates are cut: every series' whole history in one update; one bar per update
  * around the starts and tile boundaries (bigger updates between); random counts from 0 to
  * `most`, different per series. */
@@ -63,6 +69,10 @@ typedef enum stream_plan {
  * fails the test unless the concatenated outputs are bitwise the batch's. */
 void stream_check_plan(apo_stream *s, const stream_case *c, stream_plan plan, uint64_t plan_seed,
                        size_t most);
+
+/* stream_check_plan on a fresh stream for the case on rt, destroyed after. */
+void stream_check_plan_fresh(apo_runtime *rt, const stream_case *c, stream_plan plan,
+                             uint64_t plan_seed, size_t most);
 
 /* The same, but after every update the stream is saved, loaded back on `rt` (with the
  * case's description expected) and the old one destroyed: the stream that goes on is always

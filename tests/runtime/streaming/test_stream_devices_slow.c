@@ -35,10 +35,7 @@ static int is_reduction(const char *name) {
 /* A history of four tiles and a bit: long enough that a series' kept window starts past
  * its first tile for every kernel at its defaults (macd's halo is more than three tiles). */
 static size_t history_of(apo_runtime *rt, const char *kernel) {
-    stream_case c;
-    (void)stream_case_init(&c, rt, kernel, NULL, 0, ROWS, 64, 1, 0);
-    const size_t tile = c.tile;
-    stream_case_free(&c);
+    const size_t tile = stream_probe_tile(rt, kernel, NULL, 0, ROWS, 1, NULL);
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK);
     return 2 * tile + info.halo + 2 * tile + 137;

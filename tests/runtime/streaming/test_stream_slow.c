@@ -21,9 +21,7 @@
 static void check_all_plans(apo_runtime *rt, const stream_case *c, uint64_t seed) {
     static const stream_plan plans[] = {PLAN_ONE_CHUNK, PLAN_BAR_BY_BAR, PLAN_RANDOM};
     for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
-        apo_stream *s = stream_for(rt, c);
-        stream_check_plan(s, c, plans[p], seed + p, 700);
-        apo_stream_destroy(s);
+        stream_check_plan_fresh(rt, c, plans[p], seed + p, 700);
     }
 }
 
@@ -32,11 +30,9 @@ static void check_all_plans(apo_runtime *rt, const stream_case *c, uint64_t seed
  * Returns 0 when the batch call itself refuses the parameters (then skipped). */
 static int check_kernel(apo_runtime *rt, const char *kernel, const apo_param *params,
                         size_t n_params, uint64_t seed) {
-    stream_case c;
     /* Probe the tile length with a short case first: the history is sized by it. */
-    (void)stream_case_init(&c, rt, kernel, params, n_params, ROWS, 64, seed, 0);
-    size_t tile = c.tile;
-    stream_case_free(&c);
+    const size_t tile = stream_probe_tile(rt, kernel, params, n_params, ROWS, seed, NULL);
+    stream_case c;
     apo_status st =
         stream_case_init(&c, rt, kernel, params, n_params, ROWS, 2 * tile + 137, seed, 1);
     if (st != APO_OK) {
@@ -151,17 +147,14 @@ Test(stream, random_cuttings_equal_batch, .timeout = 600) {
     stream_register_tile_ema(rt);
     const char *kernels[] = {"bollinger", "tema_user", "adx"};
     for (size_t k = 0; k < 3; k++) {
+        apo_status probed;
+        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, ROWS, 9, &probed);
+        cr_assert_eq(probed, APO_OK);
         stream_case c;
-        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 64, 9, 0), APO_OK);
-        size_t tile = c.tile;
-        stream_case_free(&c);
         cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 2 * tile + 5, 9, 1),
                      APO_OK, "%s", apo_last_error());
-        for (uint64_t seed = 0; seed < 4; seed++) {
-            apo_stream *s = stream_for(rt, &c);
-            stream_check_plan(s, &c, PLAN_RANDOM, 1000 + seed, seed % 2 ? 25 : tile + 50);
-            apo_stream_destroy(s);
-        }
+        for (uint64_t seed = 0; seed < 4; seed++)
+            stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 1000 + seed, seed % 2 ? 25 : tile + 50);
         stream_case_free(&c);
     }
     apo_runtime_destroy(rt);
@@ -179,24 +172,17 @@ Test(stream, obv_and_ad_carry_their_sum_across_tiles, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     const char *kernels[] = {"obv", "ad"};
     for (size_t k = 0; k < 2; k++) {
+        apo_status probed;
+        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, ROWS, 31, &probed);
+        cr_assert_eq(probed, APO_OK);
         stream_case c;
-        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 64, 31, 0), APO_OK);
-        const size_t tile = c.tile;
-        stream_case_free(&c);
         cr_assert_eq(tile, 65536, "%s tiles by %zu", kernels[k], tile);
         cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 3 * tile + 77, 31, 1),
                      APO_OK, "%s", apo_last_error());
-        apo_stream *s = stream_for(rt, &c);
-        stream_check_plan(s, &c, PLAN_EVERY_BAR, 1, 0);
-        apo_stream_destroy(s);
-        for (uint64_t seed = 0; seed < 3; seed++) {
-            s = stream_for(rt, &c);
-            stream_check_plan(s, &c, PLAN_RANDOM, 40 + seed, seed == 0 ? 40 : tile + 999);
-            apo_stream_destroy(s);
-        }
-        s = stream_for(rt, &c);
-        stream_check_plan(s, &c, PLAN_ONE_CHUNK, 0, 0);
-        apo_stream_destroy(s);
+        stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, 1, 0);
+        for (uint64_t seed = 0; seed < 3; seed++)
+            stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 40 + seed, seed == 0 ? 40 : tile + 999);
+        stream_check_plan_fresh(rt, &c, PLAN_ONE_CHUNK, 0, 0);
         stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_RANDOM, 50, 5000, rt);
         stream_case_free(&c);
     }

@@ -101,10 +101,8 @@ Test(stream_state, every_position_of_a_tile_round_trips, .timeout = 600) {
     stream_register_tile_ema(rt);
     const char *kernels[] = {"bollinger", "tema_user", "atr"};
     for (size_t k = 0; k < 3; k++) {
+        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, 3, 3, NULL);
         stream_case c;
-        (void)stream_case_init(&c, rt, kernels[k], NULL, 0, 3, 64, 3, 0);
-        size_t tile = c.tile;
-        stream_case_free(&c);
         cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, 3, tile + 150, 3, 1), APO_OK,
                      "%s", apo_last_error());
         stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_EVERY_BAR, 1, 0, rt);
@@ -115,10 +113,8 @@ Test(stream_state, every_position_of_a_tile_round_trips, .timeout = 600) {
 
 Test(stream_state, macd_round_trips_at_the_starts_and_boundaries, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
+    const size_t tile = stream_probe_tile(rt, "macd", NULL, 0, 3, 4, NULL);
     stream_case c;
-    (void)stream_case_init(&c, rt, "macd", NULL, 0, 3, 64, 4, 0);
-    size_t tile = c.tile;
-    stream_case_free(&c);
     cr_assert_eq(stream_case_init(&c, rt, "macd", NULL, 0, 3, 2 * tile + 70, 4, 1), APO_OK, "%s",
                  apo_last_error());
     stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_BAR_BY_BAR, 1, 0, rt);

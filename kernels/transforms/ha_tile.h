@@ -1,0 +1,68 @@
+/*
+ * ha_tile.h: HA, TA-Lib 0.8's Heikin-Ashi candles of open, high, low, close
+ * (docs/kernels/transforms.md, "Heikin-Ashi (TA-Lib 0.8)"), in TA-Lib's operations:
+ *
+ *   haclose[t] = (((o + h) + l) + c) / 4           (TA-Lib's order, not avgprice's)
+ *   haopen[t]  = (o + c) / 2 at the first bar, else (haopen[t-1] + haclose[t-1]) / 2
+ *   hahigh[t]  = h, raised to haopen[t] if above it, then to haclose[t] if above that
+ *   halow[t]   = l, lowered the same way
+ *
+ * The extremes are comparisons starting from the bar's own high or low, as TA-Lib's, so a tie
+ * of signed zeros keeps the bar's sign. Lookback 0: every bar has all four outputs.
+ *
+ * Tile: haopen is ema's recurrence at rate 1/2 (a seed's weight halves each bar), so the
+ * cheapest split-invariant form is a warm-up, not the whole row: the definition re-run from
+ * w0 = max(0, begin - h), h = D(1/2) = 64 bars (catalog_dispatch.c, rule HA), after which the
+ * restarted seed weighs 2^-64. A tile starting at 0 has the definition's operations; each output
+ * is a function of the tile grid alone. A whole-row tile would cost each tile the row before it
+ * for the same bits up to that weight.
+ *
+ * Gaps: a bar with a price that is not finite gives NaN in all four outputs and the recurrence
+ * skips it (haopen at the next clean bar reads the last clean bar's); the first clean bar seeds.
+ * Stream: NONE (a piece re-runs its tile, 4096 bars at most).
+ */
+#ifndef APO_KERNELS_HA_TILE_H
+#define APO_KERNELS_HA_TILE_H
+
+#include "catalog.h"
+
+static inline APO_HD void apo__ha_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *open = io->in[0], *high = io->in[1], *low = io->in[2], *close = io->in[3];
+    double *ha_open = io->out[0], *ha_high = io->out[1], *ha_low = io->out[2],
+           *ha_close = io->out[3];
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    int seeded = 0;
+    double last_open = 0.0, last_close = 0.0;
+    for (size_t t = w0; t < end; t++) {
+        const double o = open[t], h = high[t], l = low[t], c = close[t];
+        if (!(isfinite(o) && isfinite(h) && isfinite(l) && isfinite(c))) {
+            if (t >= begin)
+                ha_open[t] = ha_high[t] = ha_low[t] = ha_close[t] = NAN;
+            continue;
+        }
+        const double bar_open = seeded ? (last_open + last_close) / 2.0 : (o + c) / 2.0;
+        const double bar_close = (((o + h) + l) + c) / 4.0;
+        seeded = 1;
+        last_open = bar_open;
+        last_close = bar_close;
+        if (t < begin)
+            continue;
+        double top = h, bottom = l;
+        if (bar_open > top)
+            top = bar_open;
+        if (bar_close > top)
+            top = bar_close;
+        if (bar_open < bottom)
+            bottom = bar_open;
+        if (bar_close < bottom)
+            bottom = bar_close;
+        /* Prices near DBL_MAX can overflow the sums to opposite infinities, whose NaN is stored
+         * as the NAN constant (apo_hd.h). */
+        ha_open[t] = apo__canonical_nan(bar_open);
+        ha_high[t] = apo__canonical_nan(top);
+        ha_low[t] = apo__canonical_nan(bottom);
+        ha_close[t] = apo__canonical_nan(bar_close);
+    }
+}
+
+#endif /* APO_KERNELS_HA_TILE_H */
