@@ -126,6 +126,28 @@
 /* kc's lookback (kc_tile.h, TA-Lib's): the later of its legs' first values, the EMA's at
  * timeperiod - 1 and the ATR's at atrperiod. */
 #define APO_CAT_KC_LOOKBACK (APO_CAT_P(0) - 1 > APO_CAT_P(1) ? APO_CAT_P(0) - 1 : APO_CAT_P(1))
+/* smi's parameters (TA-Lib's, in its order), lookback (smi_tile.h) and halo in words. */
+#define APO_CAT_SMI_PARAMS                                                                         \
+    (4, APO_CAT_PERIOD(13, 2), {"fastperiod", 2, 2, APO_CAT_PERIOD_MAX, 1},                        \
+     {"slowperiod", 25, 2, APO_CAT_PERIOD_MAX, 1}, {"signalperiod", 9, 2, APO_CAT_PERIOD_MAX, 1})
+#define APO_CAT_SMI_LOOKBACK                                                                       \
+    ((APO_CAT_P(0) - 1) + (APO_CAT_P(2) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1))
+#define APO_CAT_SMI_RULE                                                                           \
+    "the lookback + the steps each of the slow, fast and signal EMAs takes to forget its seed "    \
+    "(to 2^-64), and the slowest's once more for the chain"
+/* kdj's parameters (TA-Lib's: its matypes are TA-Lib 0.8's MA_Type, 0 to 13, 13 Wilder's
+ * smoothing), lookback (kdj_tile.h: TA-Lib's, stoch's with the averages' own lookbacks) and halo in
+ * words. */
+#define APO_CAT_KDJ_PARAMS                                                                         \
+    (5, {"fastk_period", 9, 1, APO_CAT_PERIOD_MAX, 1},                                             \
+     {"slowk_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowk_matype", 13, 0, 13, 1},                \
+     {"slowd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowd_matype", 13, 0, 13, 1})
+#define APO_CAT_KDJ_LOOKBACK                                                                       \
+    ((APO_CAT_P(0) - 1) + apo__kdj_ma_lookback((int)APO_CAT_P(2), APO_CAT_P(1)) +                  \
+     apo__kdj_ma_lookback((int)APO_CAT_P(4), APO_CAT_P(3)))
+#define APO_CAT_KDJ_RULE                                                                           \
+    "the lookback + the steps each average takes to forget its seed (to 2^-64), and the slower's " \
+    "once more for the chain"
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -702,6 +724,15 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)                                     \
     X(HA, ha, transforms, APO_CAT_OHLC, (4, "haopen", "hahigh", "halow", "haclose"),               \
       APO_CAT_NO_PARAMS, 0, HA, NONE, 0,                                                           \
-      "the 64 steps haopen's halving takes to forget its seed (to 2^-64)")
+      "the 64 steps haopen's halving takes to forget its seed (to 2^-64)")                         \
+    X(RVI, rvi, statistics, APO_CAT_CLOSE, (1, "rvi"),                                             \
+      (2, APO_CAT_PERIOD(14, 1), {"stddevperiod", 10, 2, APO_CAT_PERIOD_MAX, 1}),                  \
+      (APO_CAT_P(1) - 1) + (APO_CAT_P(0) - 1), WILDER(1), NONE, 0,                                 \
+      "(stddevperiod - 1) + (timeperiod - 1) + the steps Wilder's average takes to forget its "    \
+      "seed (to 2^-64)")                                                                           \
+    X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \
+      APO_CAT_SMI_LOOKBACK, SMI, NONE, 0, APO_CAT_SMI_RULE)                                        \
+    X(KDJ, kdj, oscillators, APO_CAT_HLC, (3, "k", "d", "j"), APO_CAT_KDJ_PARAMS,                  \
+      APO_CAT_KDJ_LOOKBACK, KDJ, NONE, 0, APO_CAT_KDJ_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -141,6 +141,25 @@ static size_t apo__stochrsi_halo(const double *params) {
 
 /* ha's (ha_tile.h): haopen halves its seed's weight each bar, ema's recurrence at rate 1/2. */
 #define APO__HALO_HA apo__decay_steps(0.5)
+/* smi's (smi_tile.h): tsi's rule over its three EMAs, slowperiod's, fastperiod's and
+ * signalperiod's decay steps, and the slowest's once more for the chain. */
+static size_t apo__smi_halo(const double *params) {
+    const size_t fast = apo__decay_steps(2.0 / (params[1] + 1.0)),
+                 slow = apo__decay_steps(2.0 / (params[2] + 1.0)),
+                 signal = apo__decay_steps(2.0 / (params[3] + 1.0));
+    const size_t slowest = APO_CAT_MAX3(fast, slow, signal);
+    return fast + slow + signal + slowest;
+}
+#define APO__HALO_SMI apo__smi_halo(params)
+/* kdj's (kdj_tile.h): each average's decay steps, and the slower's once more for the chain. */
+static size_t apo__kdj_halo(const double *params) {
+    const size_t k = apo__decay_steps(apo__kdj_rate((int)params[2], params[1])),
+                 d = apo__decay_steps(apo__kdj_rate((int)params[4], params[3]));
+    return k + d + (k > d ? k : d);
+}
+#define APO__HALO_KDJ apo__kdj_halo(params)
+
+int apo__kdj_takes_ma(int matype, double p) { return apo__kdj_takes(matype, (size_t)p); }
 
 size_t apo__stochrsi_fastk_max(void) { return APO_STOCHRSI_RING; }
 

@@ -101,6 +101,8 @@ size_t apo__ma_halo(int matype, double p);
  * itself (averages/ma_series.h: every matype at period 1, else SMA, EMA, WMA, DEMA, TEMA, T3);
  * the runtime refuses the others for macdext's signal line. */
 int apo__ma_series_takes(int matype, double p);
+/* 1 when kdj's body takes an average of this matype and period (kdj_tile.h). */
+int apo__kdj_takes_ma(int matype, double p);
 
 /* The longest fastk_period stochrsi takes (its ring of RSI values, stochrsi_tile.h). */
 size_t apo__stochrsi_fastk_max(void);

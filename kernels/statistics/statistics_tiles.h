@@ -15,6 +15,7 @@
 #include "minmax_tile.h"
 #include "percentile_tile.h"
 #include "percentrank_tile.h"
+#include "rvi_tile.h"
 #include "var_tile.h"
 #include "zscore_tile.h"
 

@@ -19,10 +19,11 @@ static apo__cat_id id_of(const apo__kernel *k);
 static apo_status catalog_validate(const apo__kernel *k, const double *params, size_t rows,
                                    size_t cols, char *err, size_t err_size) {
     (void)rows;
-    /* A matype's bounds are TA-Lib's, 0 to 8. MAMA (7) reads the whole row, which ma and
-     * bbands take (apo__catalog_whole_row_at); mavp evaluates each bar alone, which from the
-     * row's first bar would be quadratic; another kernel with a matype takes 7 once its body
-     * and its whole-row rule do (docs/kernels/overlap.md, "MAMA, and TA-Lib's matype 7"). */
+    /* A matype's bounds are TA-Lib's: 0 to 8, and TA-Lib 0.8's 0 to 13 for kdj. MAMA (7) reads the
+     * whole row, which ma and bbands take (apo__catalog_whole_row_at); mavp evaluates each bar
+     * alone, which from the row's first bar would be quadratic; another kernel with a matype takes
+     * 7 once its body and its whole-row rule do (docs/kernels/overlap.md, "MAMA, and TA-Lib's
+     * matype 7"). */
     const apo__cat_id id = id_of(k);
     for (size_t i = 0; i < k->n_params; i++) {
         const size_t len = strlen(k->params[i].name);
@@ -59,6 +60,16 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
                  (int)params[3], (int)params[3] == 5 ? "TRIMA" : "KAMA");
         return APO_ERR_BAD_PARAM;
     }
+    /* kdj's averages are recurrences over its fastk, which the body holds one value of
+     * (oscillators/kdj_tile.h). */
+    for (size_t i = 1; id == APO_CAT_KDJ && i <= 3; i += 2)
+        if (!apo__kdj_takes_ma((int)params[i + 1], params[i])) {
+            snprintf(err, err_size,
+                     "kdj: %s %d is not taken at a %s above 1; matypes 1 (EMA), 10 (none), 11 and "
+                     "13 (Wilder's smoothing, the default) are, and any matype at period 1",
+                     k->params[i + 1].name, (int)params[i + 1], k->params[i].name);
+            return APO_ERR_BAD_PARAM;
+        }
     if (id_of(k) == APO_CAT_STOCHRSI && params[1] > (double)apo__stochrsi_fastk_max()) {
         snprintf(err, err_size,
                  "stochrsi: fastk_period %.17g is longer than the %zu RSI values a tile keeps "

@@ -253,6 +253,9 @@ static const cat_params table[] = {
     {APO_CAT_KC, 3, {20, 10, 2}, {2, 1, -1.5}, {200, 30, 2}},
     {APO_CAT_SUPERTREND, 2, {10, 3}, {2, 0}, {200, 1.5}},
     {APO_CAT_HA, 0, {0}, {0}, {0}},
+    {APO_CAT_RVI, 2, {14, 10}, {1, 2}, {200, 30}},
+    {APO_CAT_SMI, 4, {13, 2, 25, 9}, {2, 2, 2, 2}, {30, 10, 3, 20}},
+    {APO_CAT_KDJ, 5, {9, 3, 13, 3, 13}, {14, 5, 1, 20, 11}, {40, 1, 13, 30, 10}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

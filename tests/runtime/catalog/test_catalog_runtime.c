@@ -187,6 +187,9 @@ static const cat_case cases[] = {
     {"kc", 20, 25000, HLC},
     {"supertrend", 10, WHOLE_ROW_COLS, HLC},
     {"ha", 0, 25000, OHLC},
+    {"rvi", 14, 25000, CLOSE_ONLY},
+    {"smi", 0, 25000, HLC},
+    {"kdj", 0, 25000, HLC},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -478,6 +481,20 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
     test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
                         "fastk_period 257");
     job.params[0].value = 256;
+    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
+    job_free(&job);
+    /* kdj's averages are recurrences over its fastk (EMA, Wilder's, none): an SMA of slowd at
+     * slowd_period 3 is refused, at slowd_period 1 it is the value itself. */
+    const cat_case kdj = case_of("kdj", 100);
+    job_init(&job, rt, &kdj, 1);
+    job.params[0].name = "slowd_matype";
+    job.params[0].value = 0;
+    job.w.n_params = 1;
+    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
+                        "slowd_matype 0");
+    job.params[1].name = "slowd_period";
+    job.params[1].value = 1;
+    job.w.n_params = 2;
     cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
     job_free(&job);
     /* Three inputs are required: two are refused. */

@@ -1,0 +1,97 @@
+/*
+ * smi_tile.h: SMI(timeperiod, fastperiod, slowperiod, signalperiod), TA-Lib 0.8's stochastic
+ * momentum index (Blau): over the window of p = timeperiod bars ending at t, with HH its highest
+ * high and LL its lowest low, the distance of the close from the window's midpoint,
+ * `num = close - (HH + LL) * 0.5`, and the window's range `den = HH - LL`; each smoothed by an EMA
+ * of slowperiod and that by an EMA of fastperiod (TA-Lib's order: slow first), and
+ * `smi = 100 * N / (0.5 * D)`, N and D the doubly smoothed num and den, 0 where 0.5 * D is not
+ * above 0 (flat windows only: D averages ranges); smisignal the EMA of signalperiod of smi. Each
+ * EMA is TA-Lib's, tsi's stage (tsi_tile.h): seeded with the mean of its first period inputs
+ * (the stage before's values from its seed on), then `e = (v - e) * k + e`, k = 2/(period + 1)
+ * (TA-Lib 0.8.1 fuses its step: within a few ulps). Lookback (p - 1) + (slow - 1) + (fast - 1) +
+ * (signal - 1); both outputs start there, TA-Lib's, though the line exists signal - 1 bars
+ * earlier.
+ *
+ * Tile: the definition re-run from w0 = max(0, begin - h), h the lookback plus each EMA's decay
+ * steps and the slowest's once more for the chain (catalog_dispatch.c, SMI), the first window
+ * ending at w0 + p - 1: a tile starting at 0 has the definition's operations, later tiles agree
+ * with it to 2^-64 of the scale. The window's extremes are tracked by index (willr's
+ * apo__track_extreme, exact, so any evaluation gives their bits).
+ *
+ * Gaps (the EMA family's rule): a bar whose window holds a non-finite high or low, or whose close
+ * is not finite, gives NaN in both outputs and moves no stage. Stream: NONE (a piece re-runs its
+ * tile).
+ */
+#ifndef APO_KERNELS_SMI_TILE_H
+#define APO_KERNELS_SMI_TILE_H
+
+#include "catalog.h"
+#include "tsi_tile.h"
+#include "willr_tile.h"
+
+/* The lookback: the window, then the three EMAs' seeds. */
+static inline APO_HD size_t apo__smi_lookback(size_t p, size_t fast, size_t slow, size_t signal) {
+    return (p - 1) + (slow - 1) + (fast - 1) + (signal - 1);
+}
+
+/* The four EMAs, each with the values its seed has seen: num and den share theirs. */
+typedef struct {
+    size_t slow_seen, fast_seen, signal_seen;
+    double slow_num, slow_den, fast_num, fast_den, signal;
+} apo__smi_stages;
+
+/* Takes bar t's num and den through the stages; returns 1 with *line and *signal set where the
+ * signal is seeded after it. */
+static inline APO_HD int apo__smi_step(apo__smi_stages *s, double num, double den,
+                                       const apo__cat_io *io, double *line, double *signal) {
+    const size_t fast = (size_t)io->p[1], slow = (size_t)io->p[2], sig = (size_t)io->p[3];
+    const double k_fast = 2.0 / ((double)fast + 1.0), k_slow = 2.0 / ((double)slow + 1.0),
+                 k_sig = 2.0 / ((double)sig + 1.0);
+    s->slow_num = apo__tsi_stage(s->slow_num, num, s->slow_seen, slow, k_slow);
+    s->slow_den = apo__tsi_stage(s->slow_den, den, s->slow_seen, slow, k_slow);
+    if (s->slow_seen < slow && ++s->slow_seen < slow)
+        return 0;
+    s->fast_num = apo__tsi_stage(s->fast_num, s->slow_num, s->fast_seen, fast, k_fast);
+    s->fast_den = apo__tsi_stage(s->fast_den, s->slow_den, s->fast_seen, fast, k_fast);
+    if (s->fast_seen < fast && ++s->fast_seen < fast)
+        return 0;
+    const double half = 0.5 * s->fast_den;
+    *line = half > 0.0 ? 100.0 * s->fast_num / half : 0.0;
+    s->signal = apo__tsi_stage(s->signal, *line, s->signal_seen, sig, k_sig);
+    if (s->signal_seen < sig && ++s->signal_seen < sig)
+        return 0;
+    *signal = s->signal;
+    return 1;
+}
+
+static inline APO_HD void apo__smi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    const size_t p = (size_t)io->p[0];
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    apo__smi_stages s;
+    memset(&s, 0, sizeof s);
+    size_t bad = 0, at_high = 0, at_low = 0;
+    int tracked = 0;
+    for (size_t t = w0; t < end; t++) {
+        if (!apo__all_finite_at(io->in, 2, t))
+            bad = t + 1;
+        double line = NAN, signal = NAN;
+        const int clean = t + 1 >= w0 + p && apo__window_clean(t, p, bad);
+        if (clean) {
+            apo__track_extreme(high, t, p, !tracked, 1.0, &at_high);
+            apo__track_extreme(low, t, p, !tracked, -1.0, &at_low);
+        }
+        tracked = clean;
+        if (clean && apo__finite(close[t])) {
+            const double hh = high[at_high], ll = low[at_low];
+            if (!apo__smi_step(&s, close[t] - (hh + ll) * 0.5, hh - ll, io, &line, &signal))
+                line = NAN;
+        }
+        if (t >= begin) {
+            io->out[0][t] = apo__canonical_nan(line);
+            io->out[1][t] = apo__canonical_nan(signal);
+        }
+    }
+}
+
+#endif /* APO_KERNELS_SMI_TILE_H */

@@ -1,0 +1,76 @@
+/*
+ * rvi_tile.h: RVI(timeperiod, stddevperiod), TA-Lib 0.8's relative volatility index of the close:
+ * RSI's ratio with each bar's population standard deviation over the s = stddevperiod closes
+ * ending at it in place of the size of the move. Bar t's sigma goes to the up leg where
+ * close[t] > close[t - 1], to the down leg where it is below, to neither on a tie; each leg is
+ * Wilder's average of rate 1/p (p = timeperiod), seeded with the plain mean of the first p bars'
+ * terms (from bar s - 1, the first full window) and stepped as rma's
+ * `a = (a * (p - 1) + x) / p` (rma_tile.h; TA-Lib 0.8.1 fuses its step, so the legs are within a
+ * few ulps of its). The output is `100 * (up / (up + down))`, and 50 where both legs are exactly 0
+ * (TA-Lib's guard). Lookback (s - 1) + (p - 1).
+ *
+ * Sigma is var's window evaluated alone (var_blocks.h's apo__var_window: shifted by its newest
+ * close, within about s / 8 + 8 ulps), a pure function of its s closes, so the legs take the
+ * same terms whatever the grid; it costs O(s) a bar, against TA-Lib's running sums, which drift
+ * with the series (docs/kernels/volume_statistics.md, "TA-Lib 0.8's newer functions, group 5").
+ *
+ * Tile: the definition re-run from w0 = max(0, begin - h), h = (s - 1) + (p - 1) + D(1/p)
+ * (catalog_dispatch.c, WILDER(1)), the first term at w0 + s - 1, whose window starts at w0: a tile
+ * starting at 0 has the definition's operations, later tiles agree with it to 2^-64 of the scale.
+ *
+ * Gaps (rsi's rule): a window holding a non-finite close (which also covers the move, s >= 2)
+ * gives NaN and both legs skip the bar; the seed takes the first p clean bars. Stream: NONE (a
+ * piece re-runs its tile).
+ */
+#ifndef APO_KERNELS_RVI_TILE_H
+#define APO_KERNELS_RVI_TILE_H
+
+#include "catalog.h"
+#include "var_blocks.h"
+
+/* The two legs of RVI: the terms seen toward the seeds, then the averages. */
+typedef struct {
+    size_t seen;
+    double up, down;
+} apo__rvi_legs;
+
+/* Takes bar t's sigma into the leg of its move; returns whether the legs are seeded after it. */
+static inline APO_HD int apo__rvi_step(apo__rvi_legs *l, double sigma, double move, size_t p) {
+    const double pd = (double)p;
+    const double up = move > 0.0 ? sigma : 0.0, down = move < 0.0 ? sigma : 0.0;
+    if (l->seen < p) {
+        l->up = l->up + up;
+        l->down = l->down + down;
+        if (++l->seen == p) {
+            l->up = l->up / pd;
+            l->down = l->down / pd;
+        }
+    } else {
+        l->up = (l->up * (pd - 1.0) + up) / pd;
+        l->down = (l->down * (pd - 1.0) + down) / pd;
+    }
+    return l->seen == p;
+}
+
+static inline APO_HD void apo__rvi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], s = (size_t)io->p[1];
+    const double inv_s = 1.0 / (double)s;
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    apo__rvi_legs legs = {0, 0.0, 0.0};
+    for (size_t t = begin; t < end && t < w0 + s - 1; t++)
+        out[t] = NAN;
+    for (size_t t = w0 + s - 1; t < end; t++) {
+        const double sigma = sqrt(apo__var_window(x + (t + 1 - s), s, inv_s));
+        double y = NAN;
+        if (isfinite(sigma) && apo__rvi_step(&legs, sigma, x[t] - x[t - 1], p)) {
+            const double total = legs.up + legs.down;
+            y = total == 0.0 ? 50.0 : 100.0 * (legs.up / total);
+        }
+        if (t >= begin)
+            out[t] = apo__canonical_nan(y);
+    }
+}
+
+#endif /* APO_KERNELS_RVI_TILE_H */

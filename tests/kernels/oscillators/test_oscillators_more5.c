@@ -1,0 +1,130 @@
+/*
+ * test_oscillators_more5.c: TA-Lib 0.8's SMI and KDJ in the oscillators' room (kernels/
+ * oscillators/smi_tile.h, kdj_tile.h) against their long-double references
+ * (catalog_reference_talib_more5.c) through group 2's shared check (talib_more2_cases.h), and by
+ * hand: smi's stages' seeds, TA-Lib's 0 over flat windows and a gap that moves no stage; kdj's
+ * Wilder averages and j, and the kinds of average its body refuses.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "catalog_dispatch.h"
+#include "catalog_reference_talib_more5.h"
+#include "talib_more2_cases.h"
+
+/* smi and kdj at their defaults, the shortest periods, and others: smi's slow and fast periods
+ * swapped in size; kdj's kinds EMA, Wilder's (as 11 and 13), none, and TEMA at period 1. */
+static const more2_case cases[] = {
+    {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {13, 2, 25, 9}},
+    {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {2, 2, 2, 2}},
+    {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {30, 10, 3, 20}},
+    {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {5, 40, 60, 2}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 3, 13, 3, 13}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {1, 1, 13, 1, 13}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {14, 5, 1, 20, 11}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 30, 10, 1, 4}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {3, 2, 13, 40, 1}},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+Test(oscillators_more5, every_kernel_against_its_long_double_reference, .timeout = 300) {
+    more2_check_against_references(cases, N_CASES);
+}
+
+Test(oscillators_more5, tiles_depend_on_the_grid_only, .timeout = 120) {
+    more2_check_grid_sets_the_bits(cases, N_CASES);
+}
+
+/* One kernel over [0, n) as one tile. */
+static void run_one(apo__cat_id id, const double *const *hlc, const double *p, size_t n_par,
+                    double *const *out, size_t n_out, size_t n) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < 3; i++)
+        io.in[i] = hlc[i];
+    for (size_t o = 0; o < n_out; o++)
+        io.out[o] = out[o];
+    for (size_t i = 0; i < n_par; i++)
+        io.p[i] = p[i];
+    io.h = apo__catalog_halo(id, io.p);
+    apo__cpu_catalog_tile(id, &io, 0, n);
+}
+
+/* All periods 2 (k = 2/3): windows of two bars. */
+Test(oscillators_more5, smi_by_hand) {
+    const double high[] = {10, 12, 11, 14, 13, NAN, 15, 16};
+    const double low[] = {8, 9, 9, 10, 12, 11, 13, 14};
+    const double close[] = {9, 11, 10, 13, 12, 12, 14, 15};
+    enum { N = sizeof close / sizeof close[0] };
+    const double *hlc[3] = {high, low, close};
+    const double p[4] = {2, 2, 2, 2};
+    double line[N], signal[N], *out[2] = {line, signal};
+    run_one(APO_CAT_SMI, hlc, p, 4, out, 2, N);
+    for (size_t t = 0; t < 4; t++)
+        cr_assert(isnan(line[t]) && isnan(signal[t]), "lookback 4: bar %zu", t);
+    /* Windows (num, den): bar 1 (1, 4), bar 2 (-0.5, 3), bar 3 (1.5, 5), bar 4 (0, 4).
+     * Slow: seed at bar 2 (0.25, 3.5); bar 3 (1.0833.., 4.5); bar 4 (0.36111.., 4.1666..).
+     * Fast: seed at bar 3 (0.66666.., 4); bar 4 (0.46296.., 4.1111..).
+     * Line: bar 3 100 * 0.6667 / 2 = 33.333..; bar 4 100 * (25/54) / (37/18) = 22.5225..;
+     * signal seeded at bar 4 with their mean (TA-Lib 0.8.1: 22.5225.. and 27.9279..). */
+    const double line3 = 100.0 / 3.0, line4 = 2500.0 / 111.0;
+    cr_assert(fabs(line[4] - line4) < 1e-12, "line 4: %.17g", line[4]);
+    cr_assert(fabs(signal[4] - (line3 + line4) / 2) < 1e-12, "signal 4: %.17g", signal[4]);
+    /* The NaN high at 5 is in the windows of bars 5 and 6. */
+    for (size_t t = 5; t < 7; t++)
+        cr_assert(isnan(line[t]) && isnan(signal[t]), "gap: bar %zu", t);
+    cr_assert(isfinite(line[7]) && isfinite(signal[7]), "bar 7 moves on from bar 4's stages");
+}
+
+/* Flat bars: every range 0, TA-Lib's 0 for the line and so for the signal. */
+Test(oscillators_more5, smi_of_flat_bars_is_0) {
+    double h[60], out0[60], out1[60], *out[2] = {out0, out1};
+    for (size_t t = 0; t < 60; t++)
+        h[t] = 7.5;
+    const double *hlc[3] = {h, h, h};
+    const double p[4] = {13, 2, 25, 9};
+    run_one(APO_CAT_SMI, hlc, p, 4, out, 2, 60);
+    for (size_t t = 0; t < 45; t++)
+        cr_assert(isnan(out0[t]) && isnan(out1[t]), "bar %zu", t);
+    for (size_t t = 45; t < 60; t++)
+        cr_assert(out0[t] == 0.0 && out1[t] == 0.0, "bar %zu: %g %g", t, out0[t], out1[t]);
+}
+
+/* fastk_period 2, slowk and slowd Wilder's at period 2. */
+Test(oscillators_more5, kdj_by_hand) {
+    const double high[] = {10, 12, 11, 14, 13};
+    const double low[] = {8, 9, 9, 10, 12};
+    const double close[] = {9, 11, 10, 13, 12};
+    enum { N = sizeof close / sizeof close[0] };
+    const double *hlc[3] = {high, low, close};
+    const double p[5] = {2, 2, 13, 2, 13};
+    double k[N], d[N], j[N], *out[3] = {k, d, j};
+    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, N);
+    for (size_t t = 0; t < 3; t++)
+        cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "lookback 3: bar %zu", t);
+    /* fastk: bar 1 (11 - 8) / 4 = 75, bar 2 (10 - 9) / 3 = 33.33.., bar 3 (13 - 9) / 5 = 80,
+     * bar 4 (12 - 10) / 4 = 50. k: seed at bar 2 162.5 / 3 = 54.166..; bar 3 (k + 80) / 2;
+     * bar 4 (that + 50) / 2. d: seed at bar 3 the mean of k at 2 and 3. */
+    const double k2 = (75.0 + 100.0 / 3.0) / 2.0, k3 = (k2 + 80.0) / 2.0, k4 = (k3 + 50.0) / 2.0;
+    const double d3 = (k2 + k3) / 2.0, d4 = (d3 + k4) / 2.0;
+    cr_assert(fabs(k[3] - k3) < 1e-12 && fabs(d[3] - d3) < 1e-12, "bar 3: %.17g %.17g", k[3], d[3]);
+    cr_assert(fabs(k[4] - k4) < 1e-12 && fabs(d[4] - d4) < 1e-12, "bar 4: %.17g %.17g", k[4], d[4]);
+    cr_assert(fabs(j[4] - (3.0 * k4 - 2.0 * d4)) < 1e-12, "j 4: %.17g", j[4]);
+}
+
+/* The body takes recurrences over fastk only: the runtime refuses the other kinds above period 1
+ * (test_catalog_runtime.c), and the body, called with one, writes NaN rather than a guess. */
+Test(oscillators_more5, kdj_takes_the_recurrences_only) {
+    cr_assert(apo__kdj_takes_ma(13, 3) && apo__kdj_takes_ma(11, 3) && apo__kdj_takes_ma(1, 3) &&
+              apo__kdj_takes_ma(10, 3) && apo__kdj_takes_ma(5, 1));
+    cr_assert(!apo__kdj_takes_ma(0, 3) && !apo__kdj_takes_ma(9, 3) && !apo__kdj_takes_ma(12, 2));
+    double h[30], k[30], d[30], j[30], *out[3] = {k, d, j};
+    for (size_t t = 0; t < 30; t++)
+        h[t] = 50.0 + (double)(t % 7);
+    const double *hlc[3] = {h, h, h};
+    const double p[5] = {9, 3, 0, 3, 13};
+    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, 30);
+    for (size_t t = 0; t < 30; t++)
+        cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "bar %zu", t);
+}
