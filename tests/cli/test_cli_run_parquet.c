@@ -38,9 +38,10 @@ static void refused(const char *const *env, const char *input, const char *const
     free_result(&r);
 }
 
-/* A package named pyarrow in work/fake/pyarrow whose __init__.py holds `init`, and
- * parquet.py `parquet`, shadowing any real one through PYTHONPATH; env_out gets the
- * PYTHONPATH entry. Skips the case where no python3 is on PATH. */
+/* A stand-in package named pyarrow in work/fake, shadowing any real one through PYTHONPATH:
+ * its __init__.py holds `init`, and its module pyarrow.parquet `parquet` (its modules
+ * pyarrow.compute and pyarrow.csv are empty); env_out gets the PYTHONPATH entry. Skips the
+ * case where no python3 is on PATH. */
 static void fake_pyarrow(const char *init, const char *parquet, char *env_out, size_t size) {
     if (system("python3 -c '' >/dev/null 2>&1") != 0)
         cli_skip("no python3 on PATH");
