@@ -45,9 +45,12 @@ extern char **environ;
  * --missing-as-nan decides, as in a CSV file), text quoted, dates as ISO 8601, and times in
  * the coarsest unit that holds them: a date alone when every time of a column without a
  * zone is midnight, with the column's zone as an offset (Z for UTC) when it has one. A
- * column the writer cannot write (a list, a struct) is written as its type's name, which no
- * value or date column takes. On failure: one line on standard error and a status that the
- * tool words. */
+ * column the writer cannot write (a list, a struct, bytes that are not UTF-8) is left out,
+ * so that it can be no value column and is never taken for the dates, while the file's other
+ * columns read as ever. On failure: one line on standard error and a status that the tool
+ * words. One line of Python a line of C, as the
+ * interpreter reads it. */
+// clang-format off
 const char cli_parquet_helper_source[] =
     "import sys\n"
     "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
@@ -60,52 +63,55 @@ const char cli_parquet_helper_source[] =
     "    import pyarrow.csv as pcsv\n"
     "    import pyarrow.parquet as pq\n"
     "except ImportError as e:\n"
-    "    fail(" STR(
-        HELPER_NO_PYARROW) ", e)\n"
-                           "def times(col):\n"
-                           "    zone = col.type.tz\n"
-                           "    for unit in ('s', 'ms', 'us', 'ns'):\n"
-                           "        try:\n"
-                           "            col = col.cast(pa.timestamp(unit, zone), safe=True)\n"
-                           "            break\n"
-                           "        except pa.ArrowInvalid:\n"
-                           "            pass\n"
-                           "    if zone is None and col.type.unit == 's':\n"
-                           "        days = col.cast(pa.date32())\n"
-                           "        if pc.all(pc.equal(days.cast(col.type), col)).as_py() is not "
-                           "False:\n"
-                           "            return days\n"
-                           "    return col\n"
-                           "def writable(col):\n"
-                           "    t = col.type\n"
-                           "    if pa.types.is_dictionary(t):\n"
-                           "        return writable(col.cast(t.value_type))\n"
-                           "    if pa.types.is_timestamp(t):\n"
-                           "        return times(col)\n"
-                           "    if pa.types.is_floating(t):\n"
-                           "        return col.cast(pa.float64())\n"
-                           "    try:\n"
-                           "        col.slice(0, 1).cast(pa.string())\n"
-                           "        return col\n"
-                           "    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):\n"
-                           "        return pa.chunked_array([pa.array([str(t)] * len(col), "
-                           "pa.string())])\n"
-                           "try:\n"
-                           "    src = pa.BufferReader(sys.stdin.buffer.read()) if sys.argv[1] == "
-                           "'-' else "
-                           "pa.OSFile(sys.argv[1])\n"
-                           "    table = pq.read_table(src)\n"
-                           "except Exception as e:\n"
-                           "    fail(" STR(
-                               HELPER_NOT_PARQUET) ", e)\n"
-                                                   "out = pa.Table.from_arrays([writable(c) for c "
-                                                   "in table.columns], "
-                                                   "names=table.column_names)\n"
-                                                   "try:\n"
-                                                   "    pcsv.write_csv(out, sys.stdout.buffer)\n"
-                                                   "    sys.stdout.flush()\n"
-                                                   "except BrokenPipeError:\n"
-                                                   "    sys.exit(1)\n";
+    "    fail(" STR(HELPER_NO_PYARROW) ", e)\n"
+    "def times(col):\n"
+    "    zone = col.type.tz\n"
+    "    for unit in ('s', 'ms', 'us', 'ns'):\n"
+    "        try:\n"
+    "            col = col.cast(pa.timestamp(unit, zone), safe=True)\n"
+    "            break\n"
+    "        except pa.ArrowInvalid:\n"
+    "            pass\n"
+    "    if zone is None and col.type.unit == 's':\n"
+    "        days = col.cast(pa.date32())\n"
+    "        if pc.all(pc.equal(days.cast(col.type), col)).as_py() is not False:\n"
+    "            return days\n"
+    "    return col\n"
+    "def writable(col):\n"
+    "    t = col.type\n"
+    "    if pa.types.is_dictionary(t):\n"
+    "        return writable(col.cast(t.value_type))\n"
+    "    if pa.types.is_timestamp(t):\n"
+    "        return times(col)\n"
+    "    if pa.types.is_floating(t):\n"
+    "        return col.cast(pa.float64())\n"
+    "    binary = pa.types.is_binary(t) or pa.types.is_large_binary(t)\n"
+    "    try:\n"
+    "        if binary or pa.types.is_fixed_size_binary(t):\n"
+    "            return col.cast(pa.string())\n"
+    "        col.slice(0, 1).cast(pa.string())\n"
+    "        return col\n"
+    "    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):\n"
+    "        return None\n"
+    "try:\n"
+    "    if sys.argv[1] == '-':\n"
+    "        src = pa.BufferReader(sys.stdin.buffer.read())\n"
+    "    else:\n"
+    "        src = pa.OSFile(sys.argv[1])\n"
+    "    table = pq.read_table(src)\n"
+    "except Exception as e:\n"
+    "    fail(" STR(HELPER_NOT_PARQUET) ", e)\n"
+    "try:\n"
+    "    kept = [(n, writable(c)) for n, c in zip(table.column_names, table.columns)]\n"
+    "    kept = [(n, c) for n, c in kept if c is not None]\n"
+    "    out = pa.Table.from_arrays([c for n, c in kept], names=[n for n, c in kept])\n"
+    "    pcsv.write_csv(out, sys.stdout.buffer)\n"
+    "    sys.stdout.flush()\n"
+    "except BrokenPipeError:\n"
+    "    sys.exit(1)\n"
+    "except Exception as e:\n"
+    "    fail(1, 'cannot write the table as CSV text: %s' % e)\n";
+// clang-format on
 
 /* The last line the helper wrote on standard error, without control bytes, in msg. */
 static void last_line(FILE *f, char *msg, size_t size) {

@@ -99,6 +99,21 @@ def test_one_input_from_pyarrow_matches_csv_with_nulls_and_dates(tool, tmp_path)
     assert (tmp_path / "out-in.parquet" / "upper.csv").read_text().splitlines()[1].startswith("2024-01-01,")
 
 
+def test_columns_without_text_are_left_out(tool, tmp_path):
+    """A list column first and bytes that are not UTF-8: left out, never taken for the dates;
+    the rest reads as its CSV twin, and naming one is refused as a missing column."""
+    days = [dt.date(2024, 5, 1) + dt.timedelta(days=i) for i in range(40)]
+    close = walk(40, 9)
+    pq.write_table(pa.table({"tags": pa.array([[i] for i in range(40)]), "date": days, "close": close,
+                             "raw": pa.array([b"\xff"] * 40, pa.binary())}), tmp_path / "in.parquet")
+    write_csv(tmp_path / "in.csv", {"date": [d.isoformat() for d in days], "close": close})
+    for src in ("in.parquet", "in.csv"):
+        tool("run", "--kernel", "sma", "--param", "timeperiod=3", "--devices", "cpu", "--no-learn", "--input",
+             str(tmp_path / src), "--output", str(tmp_path / ("out-" + src)), "--format", "csv")
+    same_folders(tmp_path / "out-in.parquet", tmp_path / "out-in.csv")
+    assert 'no column named "tags"' in refusal(tool, tmp_path, "--column", "tags")
+
+
 def ohlcv(tickers, n, seed):
     """A long frame: (ticker, time, open, high, low, close, volume), tickers interleaved."""
     rows = {k: [] for k in ("ticker", "time", "open", "high", "low", "close", "volume")}
@@ -143,7 +158,7 @@ def refusal(tool, tmp_path, *args):
     """Runs on in.parquet and in.csv; both refused (exit 2, no output folder), with one text."""
     said = []
     for src in ("in.parquet", "in.csv"):
-        out = tmp_path / ("out-" + src)
+        out = tmp_path / ("refused-" + src)
         p = tool("run", "--kernel", "sma", "--devices", "cpu", "--no-learn", "--input", str(tmp_path / src),
                  "--output", str(out), *args, check=False)
         assert p.returncode == 2, p.stderr.decode()

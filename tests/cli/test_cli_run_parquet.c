@@ -34,7 +34,7 @@ static void refused(const char *const *env, const char *input, const char *const
     cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
     for (size_t i = 0; messages[i] != NULL; i++)
         assert_contains(r.err, messages[i]);
-    cr_assert_not(file_exists(out), "a refused run made its output folder");
+    cr_assert(!file_exists(out), "a refused run made its output folder");
     free_result(&r);
 }
 
@@ -147,7 +147,7 @@ Test(cli, stream_on_parquet_without_an_interpreter_keeps_no_state, .timeout = 60
         ARGS("stream", "--state", state, "--kernel", "sma", "--input", in, "--devices", "cpu"));
     cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
     assert_contains(r.err, "bars.parquet: cannot run /nonexistent/python3 to read Parquet");
-    cr_assert_not(file_exists(state), "a refused stream wrote its state");
+    cr_assert(!file_exists(state), "a refused stream wrote its state");
     cr_assert_eq(r.out_len, 0, "a refused stream wrote outputs: %s", r.out);
     free_result(&r);
 }
