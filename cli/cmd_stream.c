@@ -324,7 +324,7 @@ static void input_options(const cli_stream_options *o, const char *kernel, cli_r
 /* The new rows as named series: the reader's named series (columns, groups), or the rows of
  * its one call (raw values cut into --series, or one column without dates). */
 static int read_new_rows(const cli_stream_options *o, stream_job *j) {
-    const int csv = cli_input_format(o->input, o->input_format) == CLI_FORMAT_CSV;
+    const int csv = cli_format_is_table(cli_input_format(o->input, o->input_format));
     if (csv && o->series > 0)
         return cli_usage_error("stream", "--series applies to raw float64 input only (a CSV "
                                          "file's series are its columns or --group-by groups)");

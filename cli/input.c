@@ -4,6 +4,7 @@
 #include "input.h"
 
 #include "csv.h"
+#include "parquet_input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,18 @@ int cli_format_parse(const char *text, cli_format *out) {
     return -1;
 }
 
+int cli_input_format_parse(const char *text, cli_format *out) {
+    if (strcmp(text, "parquet") == 0) {
+        *out = CLI_FORMAT_PARQUET;
+        return 0;
+    }
+    return cli_format_parse(text, out);
+}
+
+int cli_format_is_table(cli_format format) {
+    return format == CLI_FORMAT_CSV || format == CLI_FORMAT_PARQUET;
+}
+
 /* Whether s ends in suffix, whatever the case of its letters (IN.F64 is raw too). */
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
@@ -43,7 +56,9 @@ static int ends_with(const char *s, const char *suffix) {
 cli_format cli_input_format(const char *path, cli_format format) {
     if (format != CLI_FORMAT_AUTO)
         return format;
-    return ends_with(path, ".f64") || ends_with(path, ".bin") ? CLI_FORMAT_F64 : CLI_FORMAT_CSV;
+    if (ends_with(path, ".f64") || ends_with(path, ".bin"))
+        return CLI_FORMAT_F64;
+    return ends_with(path, ".parquet") ? CLI_FORMAT_PARQUET : CLI_FORMAT_CSV;
 }
 
 /* The files are little-endian; the byte order of the host is checked at run time rather than
@@ -125,6 +140,15 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
     return 0;
 }
 
+/* The text of a table input: a CSV file as it is, a Parquet file as the CSV text that
+ * parquet_input.c makes of it. */
+static int read_table_text(const char *path, cli_format format, char **buf, size_t *len, char *err,
+                           size_t err_size) {
+    if (format == CLI_FORMAT_PARQUET)
+        return cli_parquet_read_as_csv(path, cli_input_name(path), buf, len, err, err_size);
+    return read_whole(path, buf, len, err, err_size);
+}
+
 /* Whether the start of the data is text (printable ASCII, tabs and line ends, with a line end
  * or a comma): what a CSV file read as raw float64 looks like. Raw doubles are nearly never
  * so: the bytes of every value would all have to be printable. */
@@ -204,18 +228,18 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
     const char *name = cli_input_name(path);
     if (cli_input_format(path, format) == CLI_FORMAT_F64) {
         if (column != NULL) {
-            ERR("%s: --column applies to CSV input only", name);
+            ERR("%s: --column applies to CSV or Parquet input only", name);
             return -1;
         }
         if (csv_flags != 0) {
-            ERR("%s: --missing-as-nan applies to CSV input only", name);
+            ERR("%s: --missing-as-nan applies to CSV or Parquet input only", name);
             return -1;
         }
         return cli_read_f64(path, rows, values, count, err, err_size);
     }
     char *buf;
     size_t len;
-    if (read_whole(path, &buf, &len, err, err_size) != 0)
+    if (read_table_text(path, cli_input_format(path, format), &buf, &len, err, err_size) != 0)
         return -1;
     const int rc =
         apo__csv_parse_column(buf, len, name, column, csv_flags, values, count, err, err_size);
@@ -232,12 +256,12 @@ int cli_read_input(const char *path, cli_format format, const char *column, size
     return 0;
 }
 
-int cli_read_csv_table(const char *path, const apo_csv_request *req, apo_csv_table *table,
-                       char *err, size_t err_size) {
+int cli_read_csv_table(const char *path, cli_format format, const apo_csv_request *req,
+                       apo_csv_table *table, char *err, size_t err_size) {
     memset(table, 0, sizeof *table);
     char *buf;
     size_t len;
-    if (read_whole(path, &buf, &len, err, err_size) != 0)
+    if (read_table_text(path, cli_input_format(path, format), &buf, &len, err, err_size) != 0)
         return -1;
     const int rc = apo__csv_parse_table(buf, len, cli_input_name(path), req, table, err, err_size);
     free(buf);

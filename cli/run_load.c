@@ -170,7 +170,7 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
         return single_call(s, data, rows, cols);
     }
     const int csv =
-        o->input != NULL && cli_input_format(o->input, o->input_format) == CLI_FORMAT_CSV;
+        o->input != NULL && cli_format_is_table(cli_input_format(o->input, o->input_format));
     cli_input_columns in_cols = {0};
     if (named_inputs) {
         const int rc = cli_run_input_columns(o, info, csv, &in_cols);
@@ -182,7 +182,7 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
                            : o->column != NULL && strchr(o->column, ',') ? "a --column list"
                                                                          : NULL;
     if (!csv && csv_only != NULL) {
-        cli_error("%s: %s applies to CSV input only", o->input, csv_only);
+        cli_error("%s: %s applies to CSV or Parquet input only", o->input, csv_only);
         return CLI_EXIT_USAGE;
     }
     /* Raw input, and one CSV column cut into --rows series: the values alone, as before. */
@@ -224,7 +224,7 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
                                .group_column = o->group_by,
                                .flags = o->missing_as_nan ? APO_CSV_MISSING_AS_NAN : 0,
                                .non_negative = named_inputs ? volume : NULL};
-        if (cli_read_csv_table(o->input, &req, &s->table, err, sizeof err) != 0) {
+        if (cli_read_csv_table(o->input, o->input_format, &req, &s->table, err, sizeof err) != 0) {
             cli_input_read_error(err, info, named_inputs ? &in_cols : NULL);
             rc = CLI_EXIT_USAGE;
         } else if (!o->keep_file_order &&

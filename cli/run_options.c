@@ -48,10 +48,12 @@ const char *const cli_run_help[] = {
     "                       (default 1 x 100000), a random walk from --seed\n"
     "  --seed S             seed of the generated input and of the workload (default 1)\n"
     "  --input FILE         read the input instead: raw little-endian float64 when FILE ends\n"
-    "                       in .f64 or .bin, else CSV with a header line; - reads standard\n"
-    "                       input (CSV unless --input-format f64); --rows R cuts it into R\n"
-    "                       series of equal length (default 1)\n"
-    "  --input-format F     f64 or csv, overriding the file name\n"
+    "                       in .f64 or .bin, Parquet when it ends in .parquet (through\n"
+    "                       pyarrow, in the Python of APPORTION_PYTHON, default python3;\n"
+    "                       its columns as a CSV file's), else CSV with a header line; -\n"
+    "                       reads standard input (CSV unless --input-format); --rows R cuts\n"
+    "                       it into R series of equal length (default 1)\n"
+    "  --input-format F     f64, csv or parquet, overriding the file name\n"
     "  --column NAME        CSV column to read (default: the only column, else 'close')\n"
     "  --missing-as-nan     CSV: read empty fields and NA, N/A, #N/A, null, None as NaN\n"
     "  --column A,B,...     CSV: several columns, one series each\n"
@@ -239,8 +241,9 @@ static int read_options(int argc, char **argv, cli_run_options *o, int *help, ru
             if (r > 0)
                 o->input_map = v;
         } else if (VALUE("--input-format")) {
-            if (r > 0 && cli_format_parse(v, &o->input_format) != 0)
-                return cli_usage_error("run", "--input-format '%s': expected f64 or csv", v);
+            if (r > 0 && cli_input_format_parse(v, &o->input_format) != 0)
+                return cli_usage_error("run", "--input-format '%s': expected f64, csv or parquet",
+                                       v);
             o->input_format_set = 1;
         } else if (VALUE("--output")) {
             if (r > 0)

@@ -10,8 +10,9 @@
 
 const char cli_stream_help[] =
     "Usage: apportion stream --state FILE [--kernel K] [--param k=v ...]\n"
-    "                        [--input FILE|-] [--input-format csv|f64] [--column NAME[,NAME...]]\n"
-    "                        [--input-map INPUT=COLUMN,...] [--group-by COL] [--index-column COL]\n"
+    "                        [--input FILE|-] [--input-format csv|f64|parquet]\n"
+    "                        [--column NAME[,NAME...]] [--input-map INPUT=COLUMN,...]\n"
+    "                        [--group-by COL] [--index-column COL]\n"
     "                        [--missing-as-nan] [--series N] [--output FILE|-]\n"
     "                        [--old-rows refuse|skip|accept] [--devices LIST]\n"
     "                        [--score RULE [--cost C] [--periods-per-year P]]\n"
@@ -26,9 +27,10 @@ const char cli_stream_help[] =
     "  --param k=v          a kernel parameter, repeatable (checked against the state);\n"
     "                       k=A,B,... or k=START:STOP:STEP sweeps it, as for run: the\n"
     "                       stream follows every set, one output column per set\n"
-    "  --input FILE         the new rows: CSV (a date column, one or several series) or raw\n"
-    "                       float64; default '-', standard input\n"
-    "  --input-format F     csv or f64 (default: from the name, as for run)\n"
+    "  --input FILE         the new rows: CSV (a date column, one or several series), Parquet\n"
+    "                       (.parquet, read as CSV through pyarrow: see run) or raw float64;\n"
+    "                       default '-', standard input\n"
+    "  --input-format F     csv, f64 or parquet (default: from the name, as for run)\n"
     "  --column NAME,...    CSV: the columns read, each one series (default: close)\n"
     "  --input-map I=C,...  CSV: the column of a named input of the kernel\n"
     "  --group-by COL       CSV, long format: one series per value of COL (a ticker)\n"
@@ -97,8 +99,9 @@ int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *
             if (r > 0)
                 o->input = v;
         } else if (VALUE("--input-format")) {
-            if (r > 0 && cli_format_parse(v, &o->input_format) != 0)
-                return cli_usage_error("stream", "--input-format '%s': expected f64 or csv", v);
+            if (r > 0 && cli_input_format_parse(v, &o->input_format) != 0)
+                return cli_usage_error("stream",
+                                       "--input-format '%s': expected f64, csv or parquet", v);
             o->input_format_set = 1;
         } else if (VALUE("--column")) {
             if (r > 0)

@@ -337,7 +337,7 @@ Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
     r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", raw,
                      "--group-by", "ticker"));
     cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "--group-by applies to CSV input only");
+    assert_contains(r.err, "--group-by applies to CSV or Parquet input only");
     free_result(&r);
 }
 
