@@ -193,6 +193,11 @@ build_and_bundle() {
             }
             rm -f "$setup_log"
         fi
+        # An nvcc object whose dependencies ninja never recorded (seen for two catalog
+        # launchers: `ninja -t deps` gave "#deps 0") is not rebuilt when a header it includes
+        # changes, and a bundle would run yesterday's kernels: such objects are removed first.
+        ninja -C "$build" -t deps 2>/dev/null | awk '/\.cu\.o: #deps 0,/ { sub(/:$/, "", $1); print $1 }' |
+            while read -r stale; do rm -f "$build/$stale"; done
         ninja -C "$build" cli/apportion "${gpu_suite_targets[@]}" bench/apo-bench-kernels \
             bench/apo-bench-host >/dev/null || {
             echo "gpu-check: the build failed" >&2
