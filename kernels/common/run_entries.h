@@ -14,11 +14,12 @@
 #include "apo_hd.h"
 #include "catalog.h"
 
-/* Defines apo__<name>_stream_start(io, begin, r), apo__<name>_stream_run(io, begin, end, r) and
- * apo__<name>_tile(io, begin, end). START is the start's call and RUN the run's, each written
- * with the entry points' own parameter names: io, begin and r for START; io, begin, end and r
- * for RUN (a run that does not need `begin` ignores it). */
-#define APO_CAT_RUN_ENTRIES(name, START, RUN)                                                      \
+/* Defines apo__<name>_stream_start(io, begin, r) and apo__<name>_stream_run(io, begin, end, r).
+ * START is the start's call and RUN the run's, each written with the entry points' own parameter
+ * names: io, begin and r for START; io, begin, end and r for RUN (a run that does not need
+ * `begin` ignores it). For a body whose tile takes another way than the stream's (var, stddev
+ * and zscore by position at short periods) and defines its own tile. */
+#define APO_CAT_STREAM_ENTRIES(name, START, RUN)                                                   \
     static inline APO_HD void apo__##name##_stream_start(const apo__cat_io *io, size_t begin,      \
                                                          apo__cat_run *r) {                        \
         START;                                                                                     \
@@ -27,7 +28,12 @@
                                                        size_t end, apo__cat_run *r) {              \
         (void)begin;                                                                               \
         RUN;                                                                                       \
-    }                                                                                              \
+    }
+
+/* The stream's entry points as APO_CAT_STREAM_ENTRIES and apo__<name>_tile(io, begin, end), the
+ * start followed by the run. */
+#define APO_CAT_RUN_ENTRIES(name, START, RUN)                                                      \
+    APO_CAT_STREAM_ENTRIES(name, START, RUN)                                                       \
     static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
                                                  size_t end) {                                     \
         apo__cat_run run;                                                                          \
