@@ -31,14 +31,17 @@
     }
 
 /* The stream's entry points as APO_CAT_STREAM_ENTRIES and apo__<name>_tile(io, begin, end), the
- * start followed by the run. */
+ * start followed by the run: the same two calls, on a run of the tile's own (written out rather
+ * than calling the stream's entry points, so that the tile inlines as it did when each body
+ * wrote it by hand). */
 #define APO_CAT_RUN_ENTRIES(name, START, RUN)                                                      \
     APO_CAT_STREAM_ENTRIES(name, START, RUN)                                                       \
     static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
                                                  size_t end) {                                     \
         apo__cat_run run;                                                                          \
-        apo__##name##_stream_start(io, begin, &run);                                               \
-        apo__##name##_stream_run(io, begin, end, &run);                                            \
+        apo__cat_run *const r = &run;                                                              \
+        START;                                                                                     \
+        RUN;                                                                                       \
     }
 
 #endif /* APO_KERNELS_RUN_ENTRIES_H */
