@@ -16,6 +16,7 @@
 #define APO_KERNELS_DEMA_TILE_H
 
 #include "catalog.h"
+#include "run_entries.h"
 
 /* The tile's start: the loop runs from w0 with every stage's seed empty (apo__cat_run: n[s]
  * the values stage s has seen, v[s] its seed's sum, v[3 + s] its average). */
@@ -63,27 +64,9 @@ static inline APO_HD void apo__ema_chain_run(const apo__cat_io *io, size_t begin
     }
 }
 
-/* stages 2: DEMA; 3: TEMA. */
-static inline APO_HD void apo__ema_chain_body(const apo__cat_io *io, size_t begin, size_t end,
-                                              int stages) {
-    apo__cat_run r;
-    apo__ema_chain_start(io, begin, &r);
-    apo__ema_chain_run(io, begin, end, stages, &r);
-}
-
-static inline APO_HD void apo__dema_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__ema_chain_body(io, begin, end, 2);
-}
-
-/* dema's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__dema_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    apo__ema_chain_start(io, begin, r);
-}
-
-static inline APO_HD void apo__dema_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
-    apo__ema_chain_run(io, begin, end, 2, r);
-}
+/* dema's tile and stream (catalog_table.h, RUN): apo__dema_tile, apo__dema_stream_start and
+ * apo__dema_stream_run. */
+APO_CAT_RUN_ENTRIES(dema, apo__ema_chain_start(io, begin, r),
+                    apo__ema_chain_run(io, begin, end, 2, r))
 
 #endif /* APO_KERNELS_DEMA_TILE_H */

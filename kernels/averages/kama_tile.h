@@ -48,6 +48,7 @@
 
 #include "catalog.h"
 #include "dd.h"
+#include "run_entries.h"
 #include "tile_vec.h"
 #include "window_sum.h"
 
@@ -393,21 +394,8 @@ static inline APO_HD void apo__kama_run(const apo__cat_io *io, size_t begin, siz
     r->v[2] = kept_before;
 }
 
-static inline APO_HD void apo__kama_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__kama_start(io, begin, &r);
-    apo__kama_run(io, begin, end, &r);
-}
-
-/* kama's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__kama_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    apo__kama_start(io, begin, r);
-}
-
-static inline APO_HD void apo__kama_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
-    apo__kama_run(io, begin, end, r);
-}
+/* kama's tile and stream (catalog_table.h, RUN): apo__kama_tile, apo__kama_stream_start and
+ * apo__kama_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(kama, apo__kama_start(io, begin, r), apo__kama_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_KAMA_TILE_H */

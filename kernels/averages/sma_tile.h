@@ -19,6 +19,7 @@
 #ifndef APO_KERNELS_SMA_TILE_H
 #define APO_KERNELS_SMA_TILE_H
 
+#include "run_entries.h"
 #include "window.h"
 #include "window_plain.h"
 #include "window_sum.h"
@@ -89,22 +90,8 @@ static inline APO_HD void apo__sma_run(const apo__cat_io *io, size_t end, apo__c
     apo__window_dd_run(io, end, (double)p, r);
 }
 
-static inline APO_HD void apo__sma_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__sma_start(io, begin, &r);
-    apo__sma_run(io, end, &r);
-}
-
-/* sma's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__sma_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__sma_start(io, begin, r);
-}
-
-static inline APO_HD void apo__sma_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__sma_run(io, end, r);
-}
+/* sma's tile and stream (catalog_table.h, RUN): apo__sma_tile, apo__sma_stream_start and
+ * apo__sma_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(sma, apo__sma_start(io, begin, r), apo__sma_run(io, end, r))
 
 #endif /* APO_KERNELS_SMA_TILE_H */

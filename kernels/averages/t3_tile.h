@@ -23,6 +23,7 @@
 #define APO_KERNELS_T3_TILE_H
 
 #include "catalog.h"
+#include "run_entries.h"
 
 #define APO_T3_STAGES 6
 
@@ -89,21 +90,8 @@ static inline APO_HD void apo__t3_run(const apo__cat_io *io, size_t begin, size_
         r->v[s] = e[s];
 }
 
-static inline APO_HD void apo__t3_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__t3_start(io, begin, &r);
-    apo__t3_run(io, begin, end, &r);
-}
-
-/* t3's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__t3_stream_start(const apo__cat_io *io, size_t begin,
-                                               apo__cat_run *r) {
-    apo__t3_start(io, begin, r);
-}
-
-static inline APO_HD void apo__t3_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                             apo__cat_run *r) {
-    apo__t3_run(io, begin, end, r);
-}
+/* t3's tile and stream (catalog_table.h, RUN): apo__t3_tile, apo__t3_stream_start and
+ * apo__t3_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(t3, apo__t3_start(io, begin, r), apo__t3_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_T3_TILE_H */

@@ -6,20 +6,11 @@
 #define APO_KERNELS_TEMA_TILE_H
 
 #include "dema_tile.h"
+#include "run_entries.h"
 
-static inline APO_HD void apo__tema_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__ema_chain_body(io, begin, end, 3);
-}
-
-/* tema's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__tema_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    apo__ema_chain_start(io, begin, r);
-}
-
-static inline APO_HD void apo__tema_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
-    apo__ema_chain_run(io, begin, end, 3, r);
-}
+/* tema's tile and stream (catalog_table.h, RUN): apo__tema_tile, apo__tema_stream_start and
+ * apo__tema_stream_run. */
+APO_CAT_RUN_ENTRIES(tema, apo__ema_chain_start(io, begin, r),
+                    apo__ema_chain_run(io, begin, end, 3, r))
 
 #endif /* APO_KERNELS_TEMA_TILE_H */

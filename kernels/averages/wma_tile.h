@@ -16,6 +16,7 @@
 #ifndef APO_KERNELS_WMA_TILE_H
 #define APO_KERNELS_WMA_TILE_H
 
+#include "run_entries.h"
 #include "window.h"
 #include "window_plain.h"
 #include "window_sum.h"
@@ -90,22 +91,8 @@ static inline APO_HD void apo__wma_run(const apo__cat_io *io, size_t end, apo__c
     apo__window_keep_sum(r, 1, w);
 }
 
-static inline APO_HD void apo__wma_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__wma_start(io, begin, &r);
-    apo__wma_run(io, end, &r);
-}
-
-/* wma's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__wma_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__wma_start(io, begin, r);
-}
-
-static inline APO_HD void apo__wma_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__wma_run(io, end, r);
-}
+/* wma's tile and stream (catalog_table.h, RUN): apo__wma_tile, apo__wma_stream_start and
+ * apo__wma_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(wma, apo__wma_start(io, begin, r), apo__wma_run(io, end, r))
 
 #endif /* APO_KERNELS_WMA_TILE_H */

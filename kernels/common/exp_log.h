@@ -180,37 +180,45 @@ static inline APO_HD int apo__log_special(double x, double *special) {
     return 0;
 }
 
+/* The pieces of log(x) = k ln 2 + log(1 + f) for an ordinary positive x, which log and log10
+ * combine in their own ways: log(1 + f) = f - hfsq + s (hfsq + r), s = f / (2 + f),
+ * hfsq = f^2 / 2, r = apo__log_tail(s). */
+typedef struct apo__log_parts {
+    double kd, f, s, hfsq, r;
+} apo__log_parts;
+
+static inline APO_HD apo__log_parts apo__log_split(double x) {
+    int k;
+    apo__log_parts p;
+    p.f = apo__log_reduce(x, &k);
+    p.s = p.f / (2.0 + p.f);
+    p.hfsq = 0.5 * p.f * p.f;
+    p.r = apo__log_tail(p.s);
+    p.kd = (double)k;
+    return p;
+}
+
 static inline APO_HD double apo__log(double x) {
     double special;
     if (apo__log_special(x, &special))
         return special;
-    int k;
-    const double f = apo__log_reduce(x, &k);
-    const double s = f / (2.0 + f);
-    const double hfsq = 0.5 * f * f;
-    const double r = apo__log_tail(s);
-    const double kd = (double)k;
-    return kd * APO_LN2_HI - ((hfsq - (s * (hfsq + r) + kd * APO_LN2_LO)) - f);
+    const apo__log_parts p = apo__log_split(x);
+    return p.kd * APO_LN2_HI - ((p.hfsq - (p.s * (p.hfsq + p.r) + p.kd * APO_LN2_LO)) - p.f);
 }
 
 static inline APO_HD double apo__log10(double x) {
     double special;
     if (apo__log_special(x, &special))
         return special;
-    int k;
-    const double f = apo__log_reduce(x, &k);
-    const double s = f / (2.0 + f);
-    const double hfsq = 0.5 * f * f;
-    const double r = apo__log_tail(s);
+    const apo__log_parts p = apo__log_split(x);
     /* log(1 + f) = head + tail, the head f - f^2/2 cut to 21 bits so that its products with
      * the 27-bit part of 1/ln 10 are exact. */
-    const double head = apo__double_of(apo__bits_of(f - hfsq) & 0xffffffff00000000ULL);
-    const double tail = ((f - head) - hfsq) + s * (hfsq + r);
-    const double kd = (double)k;
-    const double k_hi = kd * APO_LOG10_2_HI; /* exact: 11 bits times 32 */
-    const double h = head * APO_INV_LN10_HI; /* exact: 21 bits times 27 */
+    const double head = apo__double_of(apo__bits_of(p.f - p.hfsq) & 0xffffffff00000000ULL);
+    const double tail = ((p.f - head) - p.hfsq) + p.s * (p.hfsq + p.r);
+    const double k_hi = p.kd * APO_LOG10_2_HI; /* exact: 11 bits times 32 */
+    const double h = head * APO_INV_LN10_HI;   /* exact: 21 bits times 27 */
     const double low =
-        (tail + head) * APO_INV_LN10_LO + tail * APO_INV_LN10_HI + kd * APO_LOG10_2_LO;
+        (tail + head) * APO_INV_LN10_LO + tail * APO_INV_LN10_HI + p.kd * APO_LOG10_2_LO;
     const double w = k_hi + h;
     return ((k_hi - w) + h + low) + w;
 }

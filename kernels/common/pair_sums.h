@@ -116,4 +116,38 @@ static inline APO_HD double apo__pair_block_centred(const apo__dd_block *uv, con
                              apo__dd_make(v->h[k], v->l[k]), n);
 }
 
+/* A pair kernel's stream start and run, apo__<name>_start and apo__<name>_run, and its tile,
+ * apo__<name>_tile, the start followed by the run. Up to blocks_max every output is a function of
+ * its data and index, evaluated directly up to direct_max (apo__<name>_direct) and in blocks
+ * past it (apo__<name>_blocks), so the run's state is its position alone; longer periods run the
+ * double-double sums (apo__<name>_long_start, apo__<name>_long_run). A window reads p + extra
+ * samples (correl 0; beta 1, whose p returns read p + 1 prices). */
+#define APO_PAIR_ENTRIES(name, blocks_max, direct_max, extra)                                      \
+    static inline APO_HD void apo__##name##_start(const apo__cat_io *io, size_t begin,             \
+                                                  apo__pair_run *r) {                              \
+        if ((size_t)io->p[0] <= (blocks_max))                                                      \
+            apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0] + (extra)));     \
+        else                                                                                       \
+            apo__##name##_long_start(io, begin, r);                                                \
+    }                                                                                              \
+    static inline APO_HD void apo__##name##_run(const apo__cat_io *io, size_t end,                 \
+                                                apo__pair_run *r) {                                \
+        const size_t p = (size_t)io->p[0];                                                         \
+        if (p > (blocks_max)) {                                                                    \
+            apo__##name##_long_run(io, end, r);                                                    \
+        } else if (end > r->t) {                                                                   \
+            if (p <= (direct_max))                                                                 \
+                apo__##name##_direct(io, r->t, end);                                               \
+            else                                                                                   \
+                apo__##name##_blocks(io, r->t, end);                                               \
+            r->t = end;                                                                            \
+        }                                                                                          \
+    }                                                                                              \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        apo__pair_run r;                                                                           \
+        apo__##name##_start(io, begin, &r);                                                        \
+        apo__##name##_run(io, end, &r);                                                            \
+    }
+
 #endif /* APO_KERNELS_PAIR_SUMS_H */

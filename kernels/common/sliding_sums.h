@@ -132,12 +132,18 @@ static inline APO_HD void apo__sliding_start(const apo__cat_io *io, const apo__s
     apo__window_start(io, body->n_in, (size_t)io->p[0] + body->extra, begin, r);
 }
 
-/* Such a body's tile: one start and one run. */
-static APO_CAT_SPECIALISED APO_HD void
-apo__sliding_tile(const apo__cat_io *io, const apo__sliding_body *body, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__sliding_start(io, body, begin, &r);
-    apo__sliding_run(io, end, &r, body);
+/* The start and the run of a kernel whose body is `body`, taken by value so that the kernel's
+ * entry points (run_entries.h) name it by its apo__<name>_body() call; inlined, the body's
+ * functions stay constants of the run. */
+static inline APO_HD void apo__sliding_stream_start(const apo__cat_io *io, apo__sliding_body body,
+                                                    size_t begin, apo__cat_run *r) {
+    apo__sliding_start(io, &body, begin, r);
+}
+
+static APO_CAT_SPECIALISED APO_HD void apo__sliding_stream_run(const apo__cat_io *io, size_t end,
+                                                               apo__cat_run *r,
+                                                               apo__sliding_body body) {
+    apo__sliding_run(io, end, r, &body);
 }
 
 #endif /* APO_KERNELS_SLIDING_SUMS_H */

@@ -20,6 +20,7 @@
 #include "catalog_paths.h"
 #include "cpu_isa.h"
 #include "cycles_tiles.h"
+#include "isa_cases.h"
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "transforms_tiles.h"
@@ -251,16 +252,7 @@ void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo_
     for (size_t k = 0; k < count; k++)
         assert(tiles[k].begin < tiles[k].end);
     switch (isa) {
-#ifdef APO_HAVE_LANES_AVX512
-    case APO_CPU_ISA_AVX512:
-        apo__catalog_tiles_avx512(id, io, tiles, count);
-        return;
-#endif
-#ifdef APO_HAVE_LANES_AVX2
-    case APO_CPU_ISA_AVX2:
-        apo__catalog_tiles_avx2(id, io, tiles, count);
-        return;
-#endif
+        APO_WIDE_PATH_CASES(apo__catalog_tiles, id, io, tiles, count)
     default:
         apo__catalog_tiles_sse2(id, io, tiles, count);
         return;

@@ -18,6 +18,7 @@
  * of its scalar tile body (kernels/<room>/<name>_tile.h) in the same order, so which path and which
  * lane computes a tile never changes its bits (docs/kernels-vector-paths.md, "Vector paths").
  */
+#include "isa_cases.h"
 #include "kernels.h"
 #include "lanes_paths.h"
 #include "lone_tile_cut.h"
@@ -123,17 +124,8 @@ static void bollinger_on(apo__cpu_isa path, apo__cpu_isa isa, const double *x, s
     (void)isa;
 #endif
     switch (path) {
-#ifdef APO_HAVE_LANES_AVX512
-    case APO_CPU_ISA_AVX512:
-        apo__bollinger_tiles_avx512(x, cols, tiles, n, period, up, dn, upper, middle, lower,
-                                    stream);
-        return;
-#endif
-#ifdef APO_HAVE_LANES_AVX2
-    case APO_CPU_ISA_AVX2:
-        apo__bollinger_tiles_avx2(x, cols, tiles, n, period, up, dn, upper, middle, lower, stream);
-        return;
-#endif
+        APO_WIDE_PATH_CASES(apo__bollinger_tiles, x, cols, tiles, n, period, up, dn, upper, middle,
+                            lower, stream)
     case APO_CPU_ISA_SSE2:
         apo__bollinger_tiles_sse2(x, cols, tiles, n, period, up, dn, upper, middle, lower, stream);
         return;
@@ -166,18 +158,8 @@ static void macd_lanes_on(apo__cpu_isa path, const double *x, size_t cols,
                           size_t signal, size_t h, double *macd, double *signal_line, double *hist,
                           int stream, apo__macd_edges *edges) {
     switch (path) {
-#ifdef APO_HAVE_LANES_AVX512
-    case APO_CPU_ISA_AVX512:
-        apo__macd_tiles_avx512(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
-                               stream, edges);
-        return;
-#endif
-#ifdef APO_HAVE_LANES_AVX2
-    case APO_CPU_ISA_AVX2:
-        apo__macd_tiles_avx2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
-                             stream, edges);
-        return;
-#endif
+        APO_WIDE_PATH_CASES(apo__macd_tiles, x, cols, tiles, n, fast, slow, signal, h, macd,
+                            signal_line, hist, stream, edges)
     default: /* sse2, which every build has */
         apo__macd_tiles_sse2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
                              stream, edges);
@@ -294,16 +276,8 @@ static void returns_stats_on(apo__cpu_isa path, const double *x, size_t cols,
                              const apo__tile_span *tiles, size_t n, apo__moments *const *parts,
                              double *scratch, size_t scratch_len) {
     switch (path) {
-#ifdef APO_HAVE_LANES_AVX512
-    case APO_CPU_ISA_AVX512:
-        apo__returns_stats_tiles_avx512(x, cols, tiles, n, parts, scratch, scratch_len);
-        return;
-#endif
-#ifdef APO_HAVE_LANES_AVX2
-    case APO_CPU_ISA_AVX2:
-        apo__returns_stats_tiles_avx2(x, cols, tiles, n, parts, scratch, scratch_len);
-        return;
-#endif
+        APO_WIDE_PATH_CASES(apo__returns_stats_tiles, x, cols, tiles, n, parts, scratch,
+                            scratch_len)
     case APO_CPU_ISA_SSE2:
         apo__returns_stats_tiles_sse2(x, cols, tiles, n, parts, scratch, scratch_len);
         return;
@@ -341,16 +315,7 @@ void apo__cpu_returns_stats_tiles(const double *x, size_t rows, size_t cols,
 static void score_fold_on(apo__cpu_isa path, const apo__score_sets_tile *tile,
                           const apo__score_set *sets, size_t n, apo__score_fold *folds) {
     switch (path) {
-#ifdef APO_HAVE_LANES_AVX512
-    case APO_CPU_ISA_AVX512:
-        apo__score_fold_sets_avx512(tile, sets, n, folds);
-        return;
-#endif
-#ifdef APO_HAVE_LANES_AVX2
-    case APO_CPU_ISA_AVX2:
-        apo__score_fold_sets_avx2(tile, sets, n, folds);
-        return;
-#endif
+        APO_WIDE_PATH_CASES(apo__score_fold_sets, tile, sets, n, folds)
     default: /* sse2, which every build has */
         apo__score_fold_sets_sse2(tile, sets, n, folds);
         return;
@@ -392,16 +357,7 @@ void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *mov
                           unsigned char *finite, apo__cpu_isa isa) {
     assert(close != NULL && move != NULL && finite != NULL && t0 <= t1);
     switch (apo__cpu_isa_resolve(isa)) {
-#ifdef APO_HAVE_LANES_AVX512
-    case APO_CPU_ISA_AVX512:
-        apo__score_moves_avx512(close, t0, t1, move, finite);
-        return;
-#endif
-#ifdef APO_HAVE_LANES_AVX2
-    case APO_CPU_ISA_AVX2:
-        apo__score_moves_avx2(close, t0, t1, move, finite);
-        return;
-#endif
+        APO_WIDE_PATH_CASES(apo__score_moves, close, t0, t1, move, finite)
     default:
         apo__score_moves_sse2(close, t0, t1, move, finite);
         return;
@@ -412,16 +368,7 @@ static void bollinger_pass_on(apo__cpu_isa path, const double *x, size_t cols,
                               const apo__tile_span *tiles, size_t n, size_t period, double *mean,
                               double *sd) {
     switch (path) {
-#ifdef APO_HAVE_LANES_AVX512
-    case APO_CPU_ISA_AVX512:
-        apo__bollinger_pass_tiles_pass_avx512(x, cols, tiles, n, period, mean, sd);
-        return;
-#endif
-#ifdef APO_HAVE_LANES_AVX2
-    case APO_CPU_ISA_AVX2:
-        apo__bollinger_pass_tiles_pass_avx2(x, cols, tiles, n, period, mean, sd);
-        return;
-#endif
+        APO_WIDE_PATH_CASES(apo__bollinger_pass_tiles_pass, x, cols, tiles, n, period, mean, sd)
     case APO_CPU_ISA_SSE2:
         apo__bollinger_pass_tiles_pass_sse2(x, cols, tiles, n, period, mean, sd);
         return;

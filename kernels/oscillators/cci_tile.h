@@ -17,6 +17,7 @@
 #ifndef APO_KERNELS_CCI_TILE_H
 #define APO_KERNELS_CCI_TILE_H
 
+#include "run_entries.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -128,22 +129,9 @@ static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__c
     apo__window_keep_sum(r, 0, s);
 }
 
-static inline APO_HD void apo__cci_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__window_start(io, 3, (size_t)io->p[0], begin, &r);
-    apo__cci_run(io, end, &r);
-}
-
-/* cci's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__cci_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__window_start(io, 3, (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__cci_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__cci_run(io, end, r);
-}
+/* cci's tile and stream (catalog_table.h, RUN): apo__cci_tile, apo__cci_stream_start and
+ * apo__cci_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(cci, apo__window_start(io, 3, (size_t)io->p[0], begin, r),
+                    apo__cci_run(io, end, r))
 
 #endif /* APO_KERNELS_CCI_TILE_H */

@@ -19,6 +19,7 @@
 #define APO_KERNELS_RSI_TILE_H
 
 #include "catalog.h"
+#include "run_entries.h"
 
 /* The tile's start: NaN at `begin` when the warm-up starts there (no change yet), the loop
  * from the first change after w0 (apo__cat_run: n[0] the changes seen, v[0] the average
@@ -84,27 +85,9 @@ static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run(const apo__cat_io *io
     r->v[1] = l;
 }
 
-/* cmo 0: RSI; 1: CMO. */
-static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_body(const apo__cat_io *io, size_t begin,
-                                                            size_t end, int cmo) {
-    apo__cat_run r;
-    apo__wilder_osc_start(io, begin, &r);
-    apo__wilder_osc_run(io, begin, end, cmo, &r);
-}
-
-static inline APO_HD void apo__rsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__wilder_osc_body(io, begin, end, 0);
-}
-
-/* rsi's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__rsi_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__wilder_osc_start(io, begin, r);
-}
-
-static inline APO_HD void apo__rsi_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    apo__wilder_osc_run(io, begin, end, 0, r);
-}
+/* rsi's tile and stream (catalog_table.h, RUN): apo__rsi_tile, apo__rsi_stream_start and
+ * apo__rsi_stream_run. */
+APO_CAT_RUN_ENTRIES(rsi, apo__wilder_osc_start(io, begin, r),
+                    apo__wilder_osc_run(io, begin, end, 0, r))
 
 #endif /* APO_KERNELS_RSI_TILE_H */

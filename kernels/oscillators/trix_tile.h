@@ -23,14 +23,11 @@
 #define APO_KERNELS_TRIX_TILE_H
 
 #include "catalog.h"
+#include "run_entries.h"
 
-static inline APO_HD void apo__trix_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
-}
-
-static inline APO_HD void apo__trix_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
+/* The chain from r->t to end, writing from `begin` on. */
+static inline APO_HD void apo__trix_run(const apo__cat_io *io, size_t begin, size_t end,
+                                        apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
@@ -68,10 +65,9 @@ static inline APO_HD void apo__trix_stream_run(const apo__cat_io *io, size_t beg
     }
 }
 
-static inline APO_HD void apo__trix_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__trix_stream_start(io, begin, &r);
-    apo__trix_stream_run(io, begin, end, &r);
-}
+/* trix's tile and stream (catalog_table.h, RUN): apo__trix_tile, apo__trix_stream_start and
+ * apo__trix_stream_run, from the tile's warm-up origin. */
+APO_CAT_RUN_ENTRIES(trix, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
+                    apo__trix_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_TRIX_TILE_H */

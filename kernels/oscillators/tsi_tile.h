@@ -24,6 +24,7 @@
 #define APO_KERNELS_TSI_TILE_H
 
 #include "catalog.h"
+#include "run_entries.h"
 
 /* One EMA step of a stage that has seen `seen` of its `p` seed values: the seed's sum until
  * the p-th, its mean at it, the step after. */
@@ -33,13 +34,9 @@ static inline APO_HD double apo__tsi_stage(double e, double v, size_t seen, size
     return (v - e) * k + e;
 }
 
-static inline APO_HD void apo__tsi_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
-}
-
-static inline APO_HD void apo__tsi_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
+/* The chain from r->t to end, writing from `begin` on. */
+static inline APO_HD void apo__tsi_run(const apo__cat_io *io, size_t begin, size_t end,
+                                       apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p1 = (size_t)io->p[0], p2 = (size_t)io->p[1];
@@ -76,10 +73,9 @@ static inline APO_HD void apo__tsi_stream_run(const apo__cat_io *io, size_t begi
     r->v[3] = d2;
 }
 
-static inline APO_HD void apo__tsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__tsi_stream_start(io, begin, &r);
-    apo__tsi_stream_run(io, begin, end, &r);
-}
+/* tsi's tile and stream (catalog_table.h, RUN): apo__tsi_tile, apo__tsi_stream_start and
+ * apo__tsi_stream_run, from the tile's warm-up origin. */
+APO_CAT_RUN_ENTRIES(tsi, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
+                    apo__tsi_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_TSI_TILE_H */

@@ -16,6 +16,7 @@
 #ifndef APO_KERNELS_WILLR_TILE_H
 #define APO_KERNELS_WILLR_TILE_H
 
+#include "run_entries.h"
 #include "window.h"
 #include "window_extreme.h"
 
@@ -111,22 +112,8 @@ static inline APO_HD void apo__willr_run(const apo__cat_io *io, size_t end, apo_
     apo__extremes_save(&s, end, r);
 }
 
-static inline APO_HD void apo__willr_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__willr_start(io, begin, &r);
-    apo__willr_run(io, end, &r);
-}
-
-/* willr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__willr_stream_start(const apo__cat_io *io, size_t begin,
-                                                  apo__cat_run *r) {
-    apo__willr_start(io, begin, r);
-}
-
-static inline APO_HD void apo__willr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                apo__cat_run *r) {
-    (void)begin;
-    apo__willr_run(io, end, r);
-}
+/* willr's tile and stream (catalog_table.h, RUN): apo__willr_tile, apo__willr_stream_start and
+ * apo__willr_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(willr, apo__willr_start(io, begin, r), apo__willr_run(io, end, r))
 
 #endif /* APO_KERNELS_WILLR_TILE_H */

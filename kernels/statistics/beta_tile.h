@@ -309,33 +309,7 @@ static inline APO_HD void apo__beta_long_run(const apo__cat_io *io, size_t end, 
     apo__pair_run_keep(r, end, bad, chg, 0, valid, &s);
 }
 
-/* A stream's start and run (apo__pair_run). Up to APO_BETA_BLOCKS_MAX every output is a
- * function of its data and index (directly or in blocks), so the run's state is its position
- * alone. */
-static inline APO_HD void apo__beta_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
-    if ((size_t)io->p[0] <= APO_BETA_BLOCKS_MAX)
-        apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0] + 1));
-    else
-        apo__beta_long_start(io, begin, r);
-}
-
-static inline APO_HD void apo__beta_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
-    const size_t p = (size_t)io->p[0];
-    if (p > APO_BETA_BLOCKS_MAX) {
-        apo__beta_long_run(io, end, r);
-    } else if (end > r->t) {
-        if (p <= APO_PAIR_DIRECT_MAX)
-            apo__beta_direct(io, r->t, end);
-        else
-            apo__beta_blocks(io, r->t, end);
-        r->t = end;
-    }
-}
-
-static inline APO_HD void apo__beta_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__pair_run r;
-    apo__beta_start(io, begin, &r);
-    apo__beta_run(io, end, &r);
-}
+/* beta's stream (catalog_table.h, PAIR) and tile: its windows of p returns read p + 1 prices. */
+APO_PAIR_ENTRIES(beta, APO_BETA_BLOCKS_MAX, APO_PAIR_DIRECT_MAX, 1)
 
 #endif /* APO_KERNELS_BETA_TILE_H */

@@ -405,33 +405,7 @@ static inline APO_HD void apo__correl_long_run(const apo__cat_io *io, size_t end
     apo__pair_run_keep(r, end, bad, cx, cy, valid, &s);
 }
 
-/* A stream's start and run (apo__pair_run). Up to APO_CORREL_BLOCKS_MAX every output is a
- * function of its data and index (directly or in blocks), so the run's state is its position
- * alone. */
-static inline APO_HD void apo__correl_start(const apo__cat_io *io, size_t begin, apo__pair_run *r) {
-    if ((size_t)io->p[0] <= APO_CORREL_BLOCKS_MAX)
-        apo__pair_run_from(r, begin, apo__window_from(begin, (size_t)io->p[0]));
-    else
-        apo__correl_long_start(io, begin, r);
-}
-
-static inline APO_HD void apo__correl_run(const apo__cat_io *io, size_t end, apo__pair_run *r) {
-    const size_t p = (size_t)io->p[0];
-    if (p > APO_CORREL_BLOCKS_MAX) {
-        apo__correl_long_run(io, end, r);
-    } else if (end > r->t) {
-        if (p <= APO_CORREL_DIRECT_MAX)
-            apo__correl_direct(io, r->t, end);
-        else
-            apo__correl_blocks(io, r->t, end);
-        r->t = end;
-    }
-}
-
-static inline APO_HD void apo__correl_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__pair_run r;
-    apo__correl_start(io, begin, &r);
-    apo__correl_run(io, end, &r);
-}
+/* correl's stream (catalog_table.h, PAIR) and tile: its windows of p pairs. */
+APO_PAIR_ENTRIES(correl, APO_CORREL_BLOCKS_MAX, APO_CORREL_DIRECT_MAX, 0)
 
 #endif /* APO_KERNELS_CORREL_TILE_H */

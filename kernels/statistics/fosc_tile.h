@@ -26,7 +26,7 @@ static inline APO_HD void apo__fosc_tile(const apo__cat_io *io, size_t begin, si
         return;
     apo__cat_io shifted = *io;
     shifted.out[0] = out + 1;
-    apo__linearreg_body(&shifted, t - 1, end - 1, APO_LINREG_TSF);
+    apo__tsf_tile(&shifted, t - 1, end - 1);
     for (; t < end; t++) {
         const double f = out[t], v = x[t];
         out[t] = !(apo__finite(f) & apo__finite(v)) ? (double)NAN

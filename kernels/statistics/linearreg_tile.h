@@ -26,6 +26,7 @@
 
 #include "linearreg_direct.h"
 #include "linearreg_plain.h"
+#include "run_entries.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -133,30 +134,12 @@ static inline APO_HD void apo__linearreg_run(const apo__cat_io *io, size_t end, 
     apo__window_keep_sum(r, 1, w);
 }
 
-static inline APO_HD void apo__linearreg_body(const apo__cat_io *io, size_t begin, size_t end,
-                                              int what) {
-    apo__cat_run r;
-    apo__window_start(io, 1, (size_t)io->p[0], begin, &r);
-    apo__linearreg_run(io, end, what, &r);
-}
-
-/* The tile body of each output of the line and its stream (catalog_table.h, RUN): its start at
- * `begin` and its run to `end`, one set for each kernel of the family, which differ in `what`
- * alone. */
+/* The tile body of each output of the line and its stream (catalog_table.h, RUN; run_entries.h):
+ * its start at `begin` and its run to `end`, one set for each kernel of the family, which differ
+ * in `what` alone. */
 #define APO__LINREG_KERNEL(name, what)                                                             \
-    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
-                                                 size_t end) {                                     \
-        apo__linearreg_body(io, begin, end, what);                                                 \
-    }                                                                                              \
-    static inline APO_HD void apo__##name##_stream_start(const apo__cat_io *io, size_t begin,      \
-                                                         apo__cat_run *r) {                        \
-        apo__window_start(io, 1, (size_t)io->p[0], begin, r);                                      \
-    }                                                                                              \
-    static inline APO_HD void apo__##name##_stream_run(const apo__cat_io *io, size_t begin,        \
-                                                       size_t end, apo__cat_run *r) {              \
-        (void)begin;                                                                               \
-        apo__linearreg_run(io, end, what, r);                                                      \
-    }
+    APO_CAT_RUN_ENTRIES(name, apo__window_start(io, 1, (size_t)io->p[0], begin, r),                \
+                        apo__linearreg_run(io, end, what, r))
 
 APO__LINREG_KERNEL(linearreg, APO_LINREG_VALUE)
 APO__LINREG_KERNEL(linearreg_slope, APO_LINREG_SLOPE)

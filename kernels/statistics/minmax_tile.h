@@ -16,6 +16,7 @@
 #ifndef APO_KERNELS_MINMAX_TILE_H
 #define APO_KERNELS_MINMAX_TILE_H
 
+#include "run_entries.h"
 #include "window.h"
 #include "window_extreme.h"
 
@@ -70,43 +71,14 @@ static inline APO_HD void apo__extreme_run(const apo__cat_io *io, size_t end, do
     apo__extremes_save(&s, end, r);
 }
 
-static inline APO_HD void apo__extreme_body(const apo__cat_io *io, size_t begin, size_t end,
-                                            double sign) {
-    apo__cat_run r;
-    apo__window_start(io, 1, (size_t)io->p[0], begin, &r);
-    apo__extreme_run(io, end, sign, &r);
-}
+/* max's tile and stream (catalog_table.h, RUN): apo__max_tile, apo__max_stream_start and
+ * apo__max_stream_run. */
+APO_CAT_RUN_ENTRIES(max, apo__window_start(io, 1, (size_t)io->p[0], begin, r),
+                    apo__extreme_run(io, end, 1.0, r))
 
-static inline APO_HD void apo__max_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__extreme_body(io, begin, end, 1.0);
-}
-
-static inline APO_HD void apo__min_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__extreme_body(io, begin, end, -1.0);
-}
-
-/* max's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__max_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__max_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__extreme_run(io, end, 1.0, r);
-}
-
-/* min's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__min_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__min_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__extreme_run(io, end, -1.0, r);
-}
+/* min's tile and stream (catalog_table.h, RUN): apo__min_tile, apo__min_stream_start and
+ * apo__min_stream_run. */
+APO_CAT_RUN_ENTRIES(min, apo__window_start(io, 1, (size_t)io->p[0], begin, r),
+                    apo__extreme_run(io, end, -1.0, r))
 
 #endif /* APO_KERNELS_MINMAX_TILE_H */

@@ -21,6 +21,7 @@
 #define APO_KERNELS_PERCENTILE_TILE_H
 
 #include "catalog.h"
+#include "window.h"
 
 /* The nearest rank of `percentile` (0 .. 100) in a window of p samples, 1 .. p: the quotient
  * rounded up, by a cast and a comparison (apo_hd.h allows no ceil). */
@@ -53,12 +54,9 @@ static inline APO_HD void apo__percentile_tile(const apo__cat_io *io, size_t beg
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], k = apo__percentile_rank(io->p[1], p);
-    /* One past the last non-finite sample seen, so a window's gap test is one comparison. */
-    size_t gap_end = 0;
-    const size_t w0 = begin >= p - 1 ? begin - (p - 1) : 0;
-    for (size_t t = w0; t < begin; t++)
-        if (!isfinite(x[t]))
-            gap_end = t + 1;
+    /* One past the last non-finite sample seen, so a window's gap test is one comparison;
+     * first those of the window before `begin` (window.h). */
+    size_t gap_end = apo__last_gap(&x, 1, begin >= p - 1 ? begin - (p - 1) : 0, begin);
     for (size_t t = begin; t < end; t++) {
         if (!isfinite(x[t]))
             gap_end = t + 1;

@@ -16,17 +16,15 @@
 #define APO_KERNELS_PERCENTRANK_TILE_H
 
 #include "catalog.h"
+#include "window.h"
 
 static inline APO_HD void apo__percentrank_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    /* One past the last non-finite sample seen, so a window's gap test is one comparison. */
-    size_t gap_end = 0;
-    const size_t w0 = begin >= p ? begin - p : 0;
-    for (size_t t = w0; t < begin; t++)
-        if (!isfinite(x[t]))
-            gap_end = t + 1;
+    /* One past the last non-finite sample seen, so a window's gap test is one comparison;
+     * first those of the window before `begin` (window.h). */
+    size_t gap_end = apo__last_gap(&x, 1, begin >= p ? begin - p : 0, begin);
     for (size_t t = begin; t < end; t++) {
         if (!isfinite(x[t]))
             gap_end = t + 1;

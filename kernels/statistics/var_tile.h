@@ -32,6 +32,7 @@
 #ifndef APO_KERNELS_VAR_TILE_H
 #define APO_KERNELS_VAR_TILE_H
 
+#include "run_entries.h"
 #include "tile_vec.h"
 #include "var_blocks.h"
 #include "var_direct.h"
@@ -241,28 +242,14 @@ static inline APO_HD void apo__stddev_tile(const apo__cat_io *io, size_t begin, 
     apo__var_body(io->in[0], (size_t)io->p[0], io->p[1], begin, end, NULL, io->out[0], NULL);
 }
 
-/* var's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__var_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__moments_start(io->in[0], (size_t)io->p[0], begin, r);
-}
+/* var's stream (catalog_table.h, RUN): apo__var_stream_start and apo__var_stream_run. */
+APO_CAT_STREAM_ENTRIES(var, apo__moments_start(io->in[0], (size_t)io->p[0], begin, r),
+                       apo__var_run(io->in[0], (size_t)io->p[0], 1.0, end, io->out[0], NULL, NULL,
+                                    r))
 
-static inline APO_HD void apo__var_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__var_run(io->in[0], (size_t)io->p[0], 1.0, end, io->out[0], NULL, NULL, r);
-}
-
-/* stddev's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__stddev_stream_start(const apo__cat_io *io, size_t begin,
-                                                   apo__cat_run *r) {
-    apo__moments_start(io->in[0], (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__stddev_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                 apo__cat_run *r) {
-    (void)begin;
-    apo__var_run(io->in[0], (size_t)io->p[0], io->p[1], end, NULL, io->out[0], NULL, r);
-}
+/* stddev's stream (catalog_table.h, RUN): apo__stddev_stream_start and apo__stddev_stream_run. */
+APO_CAT_STREAM_ENTRIES(stddev, apo__moments_start(io->in[0], (size_t)io->p[0], begin, r),
+                       apo__var_run(io->in[0], (size_t)io->p[0], io->p[1], end, NULL, io->out[0],
+                                    NULL, r))
 
 #endif /* APO_KERNELS_VAR_TILE_H */

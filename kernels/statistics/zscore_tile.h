@@ -13,22 +13,16 @@
 #ifndef APO_KERNELS_ZSCORE_TILE_H
 #define APO_KERNELS_ZSCORE_TILE_H
 
+#include "run_entries.h"
 #include "var_tile.h"
 
 static inline APO_HD void apo__zscore_tile(const apo__cat_io *io, size_t begin, size_t end) {
     apo__var_body(io->in[0], (size_t)io->p[0], 1.0, begin, end, NULL, NULL, io->out[0]);
 }
 
-/* zscore's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__zscore_stream_start(const apo__cat_io *io, size_t begin,
-                                                   apo__cat_run *r) {
-    apo__moments_start(io->in[0], (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__zscore_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                 apo__cat_run *r) {
-    (void)begin;
-    apo__var_run(io->in[0], (size_t)io->p[0], 1.0, end, NULL, NULL, io->out[0], r);
-}
+/* zscore's stream (catalog_table.h, RUN): apo__zscore_stream_start and apo__zscore_stream_run. */
+APO_CAT_STREAM_ENTRIES(zscore, apo__moments_start(io->in[0], (size_t)io->p[0], begin, r),
+                       apo__var_run(io->in[0], (size_t)io->p[0], 1.0, end, NULL, NULL, io->out[0],
+                                    r))
 
 #endif /* APO_KERNELS_ZSCORE_TILE_H */

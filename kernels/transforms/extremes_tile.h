@@ -12,6 +12,7 @@
 #ifndef APO_KERNELS_EXTREMES_TILE_H
 #define APO_KERNELS_EXTREMES_TILE_H
 
+#include "run_entries.h"
 #include "willr_tile.h"
 
 /* The tracking from t to end (s->at: the indices of the largest and the smallest sample). */
@@ -58,22 +59,9 @@ static inline APO_HD void apo__minmax_run(const apo__cat_io *io, size_t end, apo
     apo__extremes_save(&s, end, r);
 }
 
-static inline APO_HD void apo__minmax_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__window_start(io, 1, (size_t)io->p[0], begin, &r);
-    apo__minmax_run(io, end, &r);
-}
-
-/* minmax's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__minmax_stream_start(const apo__cat_io *io, size_t begin,
-                                                   apo__cat_run *r) {
-    apo__window_start(io, 1, (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__minmax_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                 apo__cat_run *r) {
-    (void)begin;
-    apo__minmax_run(io, end, r);
-}
+/* minmax's tile and stream (catalog_table.h, RUN): apo__minmax_tile, apo__minmax_stream_start and
+ * apo__minmax_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(minmax, apo__window_start(io, 1, (size_t)io->p[0], begin, r),
+                    apo__minmax_run(io, end, r))
 
 #endif /* APO_KERNELS_EXTREMES_TILE_H */

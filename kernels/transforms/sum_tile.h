@@ -11,24 +11,11 @@
 #ifndef APO_KERNELS_SUM_TILE_H
 #define APO_KERNELS_SUM_TILE_H
 
+#include "run_entries.h"
 #include "sma_tile.h"
 
-static inline APO_HD void apo__sum_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__sma_start(io, begin, &r);
-    apo__window_dd_run(io, end, 1.0, &r);
-}
-
-/* sum's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__sum_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__sma_start(io, begin, r);
-}
-
-static inline APO_HD void apo__sum_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__window_dd_run(io, end, 1.0, r);
-}
+/* sum's tile and stream (catalog_table.h, RUN): apo__sum_tile, apo__sum_stream_start and
+ * apo__sum_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(sum, apo__sma_start(io, begin, r), apo__window_dd_run(io, end, 1.0, r))
 
 #endif /* APO_KERNELS_SUM_TILE_H */

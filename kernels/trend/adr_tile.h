@@ -13,6 +13,7 @@
 #ifndef APO_KERNELS_ADR_TILE_H
 #define APO_KERNELS_ADR_TILE_H
 
+#include "run_entries.h"
 #include "sliding_sums.h"
 
 /* The range of bar t, TA-Lib's high - low. */
@@ -37,23 +38,9 @@ static inline APO_HD apo__sliding_body apo__adr_body(void) {
     return apo__sliding_body_of(2, 0, apo__adr_term, 0, NULL, NULL, apo__adr_of);
 }
 
-static inline APO_HD void apo__adr_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const apo__sliding_body body = apo__adr_body();
-    apo__sliding_tile(io, &body, begin, end);
-}
-
-/* adr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__adr_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    const apo__sliding_body body = apo__adr_body();
-    apo__sliding_start(io, &body, begin, r);
-}
-
-static inline APO_HD void apo__adr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    const apo__sliding_body body = apo__adr_body();
-    apo__sliding_run(io, end, r, &body);
-}
+/* adr's tile and stream (catalog_table.h, RUN): apo__adr_tile, apo__adr_stream_start and
+ * apo__adr_stream_run. */
+APO_CAT_RUN_ENTRIES(adr, apo__sliding_stream_start(io, apo__adr_body(), begin, r),
+                    apo__sliding_stream_run(io, end, r, apo__adr_body()))
 
 #endif /* APO_KERNELS_ADR_TILE_H */

@@ -13,6 +13,7 @@
 #ifndef APO_KERNELS_AROON_TILE_H
 #define APO_KERNELS_AROON_TILE_H
 
+#include "run_entries.h"
 #include "willr_tile.h"
 #include "window_extreme.h"
 
@@ -111,43 +112,17 @@ static inline APO_HD void apo__aroon_run(const apo__cat_io *io, size_t end, apo_
     apo__extremes_save(&s, end, r);
 }
 
-static inline APO_HD void apo__aroon_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, &r);
-    apo__aroon_run(io, end, &r, 0);
-}
+/* aroon's tile and stream (catalog_table.h, RUN): apo__aroon_tile, apo__aroon_stream_start and
+ * apo__aroon_stream_run. */
+APO_CAT_RUN_ENTRIES(aroon, apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, r),
+                    apo__aroon_run(io, end, r, 0))
 
 /* AROONOSC(timeperiod) = aroonup - aroondown, in TA-Lib's form (100 / p) * (index of the
  * highest high - index of the lowest low): one rounding of the factor's product, where the
  * difference of the two lines would round three times. */
-static inline APO_HD void apo__aroonosc_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, &r);
-    apo__aroon_run(io, end, &r, 1);
-}
-
-/* aroon's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__aroon_stream_start(const apo__cat_io *io, size_t begin,
-                                                  apo__cat_run *r) {
-    apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, r);
-}
-
-static inline APO_HD void apo__aroon_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                apo__cat_run *r) {
-    (void)begin;
-    apo__aroon_run(io, end, r, 0);
-}
-
-/* aroonosc's stream (catalog_table.h, RUN): aroon's, with its one output. */
-static inline APO_HD void apo__aroonosc_stream_start(const apo__cat_io *io, size_t begin,
-                                                     apo__cat_run *r) {
-    apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, r);
-}
-
-static inline APO_HD void apo__aroonosc_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                   apo__cat_run *r) {
-    (void)begin;
-    apo__aroon_run(io, end, r, 1);
-}
+/* aroonosc's tile and stream (catalog_table.h, RUN): apo__aroonosc_tile, apo__aroonosc_stream_start
+ * and apo__aroonosc_stream_run. */
+APO_CAT_RUN_ENTRIES(aroonosc, apo__window_start(io, 2, (size_t)io->p[0] + 1, begin, r),
+                    apo__aroon_run(io, end, r, 1))
 
 #endif /* APO_KERNELS_AROON_TILE_H */

@@ -17,6 +17,7 @@
 #ifndef APO_KERNELS_ATR_TILE_H
 #define APO_KERNELS_ATR_TILE_H
 
+#include "run_entries.h"
 #include "trange_tile.h"
 
 /* normalize 0: ATR; 1: NATR. */
@@ -72,41 +73,12 @@ static APO_CAT_SPECIALISED APO_HD void apo__atr_run(const apo__cat_io *io, size_
     r->v[1] = a;
 }
 
-static APO_CAT_SPECIALISED APO_HD void apo__atr_body(const apo__cat_io *io, size_t begin,
-                                                     size_t end, int normalize) {
-    apo__cat_run r;
-    apo__atr_start(io, begin, &r);
-    apo__atr_run(io, begin, end, normalize, &r);
-}
+/* atr's tile and stream (catalog_table.h, RUN): apo__atr_tile, apo__atr_stream_start and
+ * apo__atr_stream_run. */
+APO_CAT_RUN_ENTRIES(atr, apo__atr_start(io, begin, r), apo__atr_run(io, begin, end, 0, r))
 
-static inline APO_HD void apo__atr_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__atr_body(io, begin, end, 0);
-}
-
-static inline APO_HD void apo__natr_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__atr_body(io, begin, end, 1);
-}
-
-/* atr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__atr_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__atr_start(io, begin, r);
-}
-
-static inline APO_HD void apo__atr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    apo__atr_run(io, begin, end, 0, r);
-}
-
-/* natr's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__natr_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    apo__atr_start(io, begin, r);
-}
-
-static inline APO_HD void apo__natr_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
-    apo__atr_run(io, begin, end, 1, r);
-}
+/* natr's tile and stream (catalog_table.h, RUN): apo__natr_tile, apo__natr_stream_start and
+ * apo__natr_stream_run. */
+APO_CAT_RUN_ENTRIES(natr, apo__atr_start(io, begin, r), apo__atr_run(io, begin, end, 1, r))
 
 #endif /* APO_KERNELS_ATR_TILE_H */

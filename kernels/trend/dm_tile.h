@@ -20,6 +20,7 @@
 #define APO_KERNELS_DM_TILE_H
 
 #include "dmi_tile.h"
+#include "run_entries.h"
 
 /* The loop from r->t to end after apo__cat_run_start_changes, writing from `begin` on (n[0]
  * the bars seen, v[0] the sum); which: APO_DMI_PLUS or APO_DMI_MINUS. */
@@ -51,38 +52,14 @@ static APO_CAT_SPECIALISED APO_HD void apo__dm_run(const apo__cat_io *io, size_t
     r->v[0] = sum;
 }
 
-static inline APO_HD void apo__plus_dm_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__cat_run_start_changes(io, begin, &r);
-    apo__dm_run(io, begin, end, APO_DMI_PLUS, &r);
-}
+/* plus_dm's tile and stream (catalog_table.h, RUN): apo__plus_dm_tile, apo__plus_dm_stream_start
+ * and apo__plus_dm_stream_run. */
+APO_CAT_RUN_ENTRIES(plus_dm, apo__cat_run_start_changes(io, begin, r),
+                    apo__dm_run(io, begin, end, APO_DMI_PLUS, r))
 
-static inline APO_HD void apo__minus_dm_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__cat_run_start_changes(io, begin, &r);
-    apo__dm_run(io, begin, end, APO_DMI_MINUS, &r);
-}
-
-/* plus_dm's and minus_dm's streams (catalog_table.h, RUN): a start at `begin` and a run to
- * `end`. */
-static inline APO_HD void apo__plus_dm_stream_start(const apo__cat_io *io, size_t begin,
-                                                    apo__cat_run *r) {
-    apo__cat_run_start_changes(io, begin, r);
-}
-
-static inline APO_HD void apo__plus_dm_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                  apo__cat_run *r) {
-    apo__dm_run(io, begin, end, APO_DMI_PLUS, r);
-}
-
-static inline APO_HD void apo__minus_dm_stream_start(const apo__cat_io *io, size_t begin,
-                                                     apo__cat_run *r) {
-    apo__cat_run_start_changes(io, begin, r);
-}
-
-static inline APO_HD void apo__minus_dm_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                   apo__cat_run *r) {
-    apo__dm_run(io, begin, end, APO_DMI_MINUS, r);
-}
+/* minus_dm's tile and stream (catalog_table.h, RUN): apo__minus_dm_tile, apo__minus_dm_stream_start
+ * and apo__minus_dm_stream_run. */
+APO_CAT_RUN_ENTRIES(minus_dm, apo__cat_run_start_changes(io, begin, r),
+                    apo__dm_run(io, begin, end, APO_DMI_MINUS, r))
 
 #endif /* APO_KERNELS_DM_TILE_H */

@@ -26,6 +26,7 @@
 #ifndef APO_KERNELS_DMI_TILE_H
 #define APO_KERNELS_DMI_TILE_H
 
+#include "run_entries.h"
 #include "trange_tile.h"
 
 /* Which output a DMI body writes. */
@@ -135,39 +136,25 @@ static APO_CAT_SPECIALISED APO_HD void apo__dmi_run(const apo__cat_io *io, size_
     r->v[3] = s.adx;
 }
 
-static APO_CAT_SPECIALISED APO_HD void apo__dmi_body(const apo__cat_io *io, size_t begin,
-                                                     size_t end, int which) {
-    apo__cat_run r;
-    apo__cat_run_start_changes(io, begin, &r);
-    apo__dmi_run(io, begin, end, which, &r);
-}
+/* plus_di's tile and stream (catalog_table.h, RUN): apo__plus_di_tile, apo__plus_di_stream_start
+ * and apo__plus_di_stream_run. */
+APO_CAT_RUN_ENTRIES(plus_di, apo__cat_run_start_changes(io, begin, r),
+                    apo__dmi_run(io, begin, end, APO_DMI_PLUS, r))
 
-static inline APO_HD void apo__plus_di_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__dmi_body(io, begin, end, APO_DMI_PLUS);
-}
+/* minus_di's tile and stream (catalog_table.h, RUN): apo__minus_di_tile, apo__minus_di_stream_start
+ * and apo__minus_di_stream_run. */
+APO_CAT_RUN_ENTRIES(minus_di, apo__cat_run_start_changes(io, begin, r),
+                    apo__dmi_run(io, begin, end, APO_DMI_MINUS, r))
 
-static inline APO_HD void apo__minus_di_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__dmi_body(io, begin, end, APO_DMI_MINUS);
-}
+/* adx's tile and stream (catalog_table.h, RUN): apo__adx_tile, apo__adx_stream_start and
+ * apo__adx_stream_run. */
+APO_CAT_RUN_ENTRIES(adx, apo__cat_run_start_changes(io, begin, r),
+                    apo__dmi_run(io, begin, end, APO_DMI_ADX, r))
 
-static inline APO_HD void apo__adx_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__dmi_body(io, begin, end, APO_DMI_ADX);
-}
-
-static inline APO_HD void apo__dx_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__dmi_body(io, begin, end, APO_DMI_DX);
-}
-
-/* dx's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__dx_stream_start(const apo__cat_io *io, size_t begin,
-                                               apo__cat_run *r) {
-    apo__cat_run_start_changes(io, begin, r);
-}
-
-static inline APO_HD void apo__dx_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                             apo__cat_run *r) {
-    apo__dmi_run(io, begin, end, APO_DMI_DX, r);
-}
+/* dx's tile and stream (catalog_table.h, RUN): apo__dx_tile, apo__dx_stream_start and
+ * apo__dx_stream_run. */
+APO_CAT_RUN_ENTRIES(dx, apo__cat_run_start_changes(io, begin, r),
+                    apo__dmi_run(io, begin, end, APO_DMI_DX, r))
 
 /* ADXR(timeperiod) = (ADX[t - (p - 1)] + ADX[t]) / 2 (TA-Lib's), NaN where either is. Two ADX
  * recurrences run from the tile's one warm-up origin, the second p - 1 bars behind the first:
@@ -191,39 +178,6 @@ static inline APO_HD void apo__adxr_tile(const apo__cat_io *io, size_t begin, si
         if (t >= begin)
             out[t] = apo__canonical_nan((before + now) / 2.0);
     }
-}
-
-/* plus_di's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__plus_di_stream_start(const apo__cat_io *io, size_t begin,
-                                                    apo__cat_run *r) {
-    apo__cat_run_start_changes(io, begin, r);
-}
-
-static inline APO_HD void apo__plus_di_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                  apo__cat_run *r) {
-    apo__dmi_run(io, begin, end, APO_DMI_PLUS, r);
-}
-
-/* minus_di's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__minus_di_stream_start(const apo__cat_io *io, size_t begin,
-                                                     apo__cat_run *r) {
-    apo__cat_run_start_changes(io, begin, r);
-}
-
-static inline APO_HD void apo__minus_di_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                   apo__cat_run *r) {
-    apo__dmi_run(io, begin, end, APO_DMI_MINUS, r);
-}
-
-/* adx's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__adx_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__cat_run_start_changes(io, begin, r);
-}
-
-static inline APO_HD void apo__adx_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    apo__dmi_run(io, begin, end, APO_DMI_ADX, r);
 }
 
 #endif /* APO_KERNELS_DMI_TILE_H */

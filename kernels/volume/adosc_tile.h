@@ -23,6 +23,7 @@
 #define APO_KERNELS_ADOSC_TILE_H
 
 #include "flow.h"
+#include "run_entries.h"
 #include "window.h"
 
 /* The tile's start: the loop runs from w0 = max(0, begin - h) with nothing seen
@@ -204,21 +205,8 @@ static inline APO_HD void apo__adosc_run(const apo__cat_io *io, size_t begin, si
     r->v[2] = se;
 }
 
-static inline APO_HD void apo__adosc_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__adosc_start(io, begin, &r);
-    apo__adosc_run(io, begin, end, &r);
-}
-
-/* adosc's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__adosc_stream_start(const apo__cat_io *io, size_t begin,
-                                                  apo__cat_run *r) {
-    apo__adosc_start(io, begin, r);
-}
-
-static inline APO_HD void apo__adosc_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                                apo__cat_run *r) {
-    apo__adosc_run(io, begin, end, r);
-}
+/* adosc's tile and stream (catalog_table.h, RUN): apo__adosc_tile, apo__adosc_stream_start and
+ * apo__adosc_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(adosc, apo__adosc_start(io, begin, r), apo__adosc_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_ADOSC_TILE_H */

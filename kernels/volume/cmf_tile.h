@@ -17,6 +17,7 @@
 #define APO_KERNELS_CMF_TILE_H
 
 #include "flow.h"
+#include "run_entries.h"
 #include "sliding_sums.h"
 
 /* Bar t's money flow volume: the A/D step from 0 (a sum of doubles: sliding_sums.h). */
@@ -43,23 +44,9 @@ static inline APO_HD apo__sliding_body apo__cmf_body(void) {
     return apo__sliding_body_of(4, 0, apo__cmf_flow, 0, apo__cmf_volume, NULL, apo__cmf_of);
 }
 
-static inline APO_HD void apo__cmf_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const apo__sliding_body body = apo__cmf_body();
-    apo__sliding_tile(io, &body, begin, end);
-}
-
-/* cmf's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__cmf_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    const apo__sliding_body body = apo__cmf_body();
-    apo__sliding_start(io, &body, begin, r);
-}
-
-static inline APO_HD void apo__cmf_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    const apo__sliding_body body = apo__cmf_body();
-    apo__sliding_run(io, end, r, &body);
-}
+/* cmf's tile and stream (catalog_table.h, RUN): apo__cmf_tile, apo__cmf_stream_start and
+ * apo__cmf_stream_run. */
+APO_CAT_RUN_ENTRIES(cmf, apo__sliding_stream_start(io, apo__cmf_body(), begin, r),
+                    apo__sliding_stream_run(io, end, r, apo__cmf_body()))
 
 #endif /* APO_KERNELS_CMF_TILE_H */

@@ -31,6 +31,7 @@
 #define APO_KERNELS_MFI_TILE_H
 
 #include "flow.h"
+#include "run_entries.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -507,22 +508,9 @@ static inline APO_HD void apo__mfi_run(const apo__cat_io *io, size_t end, apo__c
     apo__window_keep_sum(r, 1, neg);
 }
 
-static inline APO_HD void apo__mfi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__window_start(io, 4, (size_t)io->p[0] + 1, begin, &r);
-    apo__mfi_run(io, end, &r);
-}
-
-/* mfi's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__mfi_stream_start(const apo__cat_io *io, size_t begin,
-                                                apo__cat_run *r) {
-    apo__window_start(io, 4, (size_t)io->p[0] + 1, begin, r);
-}
-
-static inline APO_HD void apo__mfi_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                              apo__cat_run *r) {
-    (void)begin;
-    apo__mfi_run(io, end, r);
-}
+/* mfi's tile and stream (catalog_table.h, RUN): apo__mfi_tile, apo__mfi_stream_start and
+ * apo__mfi_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(mfi, apo__window_start(io, 4, (size_t)io->p[0] + 1, begin, r),
+                    apo__mfi_run(io, end, r))
 
 #endif /* APO_KERNELS_MFI_TILE_H */

@@ -15,6 +15,7 @@
 #ifndef APO_KERNELS_RVOL_TILE_H
 #define APO_KERNELS_RVOL_TILE_H
 
+#include "run_entries.h"
 #include "sliding_sums.h"
 
 /* The sum's term at bar t: the volume of the bar before it, so that the sum at t is that of
@@ -36,23 +37,9 @@ static inline APO_HD apo__sliding_body apo__rvol_body(void) {
     return apo__sliding_body_of(1, 1, apo__rvol_term, 0, NULL, NULL, apo__rvol_of);
 }
 
-static inline APO_HD void apo__rvol_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const apo__sliding_body body = apo__rvol_body();
-    apo__sliding_tile(io, &body, begin, end);
-}
-
-/* rvol's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__rvol_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    const apo__sliding_body body = apo__rvol_body();
-    apo__sliding_start(io, &body, begin, r);
-}
-
-static inline APO_HD void apo__rvol_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
-    (void)begin;
-    const apo__sliding_body body = apo__rvol_body();
-    apo__sliding_run(io, end, r, &body);
-}
+/* rvol's tile and stream (catalog_table.h, RUN): apo__rvol_tile, apo__rvol_stream_start and
+ * apo__rvol_stream_run. */
+APO_CAT_RUN_ENTRIES(rvol, apo__sliding_stream_start(io, apo__rvol_body(), begin, r),
+                    apo__sliding_stream_run(io, end, r, apo__rvol_body()))
 
 #endif /* APO_KERNELS_RVOL_TILE_H */

@@ -16,6 +16,7 @@
 #define APO_KERNELS_VWAP_TILE_H
 
 #include "flow.h"
+#include "run_entries.h"
 #include "sliding_sums.h"
 
 /* Bar t's volume, the second sum's term. */
@@ -64,23 +65,9 @@ static inline APO_HD apo__sliding_body apo__vwap_body(void) {
                                 apo__vwap_output);
 }
 
-static inline APO_HD void apo__vwap_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const apo__sliding_body body = apo__vwap_body();
-    apo__sliding_tile(io, &body, begin, end);
-}
-
-/* vwap's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__vwap_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    const apo__sliding_body body = apo__vwap_body();
-    apo__sliding_start(io, &body, begin, r);
-}
-
-static inline APO_HD void apo__vwap_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
-    (void)begin;
-    const apo__sliding_body body = apo__vwap_body();
-    apo__sliding_run(io, end, r, &body);
-}
+/* vwap's tile and stream (catalog_table.h, RUN): apo__vwap_tile, apo__vwap_stream_start and
+ * apo__vwap_stream_run. */
+APO_CAT_RUN_ENTRIES(vwap, apo__sliding_stream_start(io, apo__vwap_body(), begin, r),
+                    apo__sliding_stream_run(io, end, r, apo__vwap_body()))
 
 #endif /* APO_KERNELS_VWAP_TILE_H */

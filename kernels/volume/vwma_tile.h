@@ -15,6 +15,7 @@
 #ifndef APO_KERNELS_VWMA_TILE_H
 #define APO_KERNELS_VWMA_TILE_H
 
+#include "run_entries.h"
 #include "window.h"
 #include "window_sum.h"
 
@@ -61,22 +62,9 @@ static inline APO_HD void apo__vwma_run(const apo__cat_io *io, size_t end, apo__
     apo__window_keep_sum(r, 1, volume);
 }
 
-static inline APO_HD void apo__vwma_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__window_start(io, 2, (size_t)io->p[0], begin, &r);
-    apo__vwma_run(io, end, &r);
-}
-
-/* vwma's stream (catalog_table.h, RUN): its start at `begin` and its run to `end`. */
-static inline APO_HD void apo__vwma_stream_start(const apo__cat_io *io, size_t begin,
-                                                 apo__cat_run *r) {
-    apo__window_start(io, 2, (size_t)io->p[0], begin, r);
-}
-
-static inline APO_HD void apo__vwma_stream_run(const apo__cat_io *io, size_t begin, size_t end,
-                                               apo__cat_run *r) {
-    (void)begin;
-    apo__vwma_run(io, end, r);
-}
+/* vwma's tile and stream (catalog_table.h, RUN): apo__vwma_tile, apo__vwma_stream_start and
+ * apo__vwma_stream_run, its start at `begin` and its run to `end`. */
+APO_CAT_RUN_ENTRIES(vwma, apo__window_start(io, 2, (size_t)io->p[0], begin, r),
+                    apo__vwma_run(io, end, r))
 
 #endif /* APO_KERNELS_VWMA_TILE_H */
