@@ -29,7 +29,7 @@ enum {
 };
 
 #define PEER_MAX_IN 4
-#define PEER_MAX_OUT 3
+#define PEER_MAX_OUT 4
 #define PEER_MAX_PARAMS 8
 #define PEER_MAX_TI_OPTIONS 3
 
