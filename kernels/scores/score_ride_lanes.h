@@ -1,0 +1,218 @@
+/*
+ * score_ride_lanes.h: the folds of several chains of ranges over one tile of bars, each set's
+ * positions and returns taken once per bar for all of them (score_sets.h,
+ * apo__cpu_score_ride_sets; docs/scores.md, "Ranges").
+ *
+ * Why: a ranged call folds each bar once per chain of ranges that covers it (a fixed
+ * walk-forward's bars lie in about five), and a chain's fold must start from nothing at its
+ * first bar, so no sum can be shared. But a set's position at a bar is a function of its
+ * position at the bar before and of the bar alone, so two folds of one set that hold the same
+ * position after a bar hold the same positions, and take the same returns, from there on
+ * (a stateless rule agrees at its first finite close, a stateful one at its first flat bar).
+ * A reference fold takes the positions and returns of every bar once; a chain whose sets have
+ * all started and hold the reference's positions only adds the reference's returns to its
+ * sums, peak and drawdown, and counts its trades and exposure from the reference's counts.
+ * Until then it folds bar by bar with apo__score_lanes_warm_bar, the fold's own body, and
+ * joins the reference as soon as every lane agrees. Every value a chain keeps is computed by
+ * the same operations on the same values, in the same order, as its fold alone would
+ * (apo__score_lanes_hot adds the returns of a chunk the same way), so every bit is kept; the
+ * reference's own start does not matter, only the equality of positions.
+ *
+ * Included by lanes_entry.h after score_lanes.h; builds APO_LANES_NAME(apo__score_ride_round).
+ */
+#ifndef APO_SCORE_RIDE_LANES_H
+#define APO_SCORE_RIDE_LANES_H
+
+#include "score_lanes.h"
+
+/* Chains whose lane state a round holds at once (more are taken in groups, the reference's
+ * positions computed again for each group): a walk-forward of 16 windows fits in one. */
+#define APO_SCORE_RIDE_CHAINS 32
+
+/* What the reference leaves of a chunk of bars [i0, i1) for the chains: the returns of its
+ * scored bars in order, the trades and exposed bars counted before each of them, the scored
+ * bars before each bar, and the position after each bar. */
+typedef struct apo__score_ride_ref {
+    apo_vd ret[APO_SCORE_LANES_CHUNK];
+    apo_vd traded[APO_SCORE_LANES_CHUNK + 1], exposed[APO_SCORE_LANES_CHUNK + 1];
+    apo_vd pos[APO_SCORE_LANES_CHUNK];
+    size_t scored[APO_SCORE_LANES_CHUNK + 1];
+} apo__score_ride_ref;
+
+/* The reference's bars [i0, i1): the rule's positions from *ref_pos on and, at each scored
+ * bar, the return of apo__score_lanes_return with the counts. */
+static APO_SCORE_LANES_INLINE void
+apo__score_ride_ref_chunk(const int kind, const int widths, const apo__score_sets_tile *tile,
+                          const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+                          apo_vd *ref_pos, size_t i0, size_t i1, apo__score_ride_ref *b) {
+    size_t m = 0;
+    apo_vd pos = *ref_pos;
+    b->traded[0] = b->exposed[0] = k->zero;
+    b->scored[0] = 0;
+    for (size_t i = i0; i < i1; i++) {
+        apo_vd o[3];
+        const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
+        if (tile->finite[i]) {
+            apo_vd traded, held;
+            b->ret[m] = apo__score_lanes_return(
+                k, set, pos, next, apo__score_lanes_load1(&tile->move[i]), &traded, &held);
+            b->traded[m + 1] = b->traded[m] + traded;
+            b->exposed[m + 1] = b->exposed[m] + held;
+            m++;
+        }
+        b->scored[i - i0 + 1] = m;
+        b->pos[i - i0] = next;
+        pos = next;
+    }
+    *ref_pos = pos;
+}
+
+/* A chain's bars [i0, i1), the reference's position before i0 being `before`: bar by bar by
+ * the fold's body until every lane has started and holds the reference's position, then the
+ * reference's returns added to the sums (the shift of a lane that has scored no bar yet is
+ * its first return, as in apo__score_lanes_hot) and its counts to the chain's. */
+static APO_SCORE_LANES_INLINE void
+apo__score_ride_chain_chunk(const int kind, const int widths, const apo__score_sets_tile *tile,
+                            const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+                            apo__score_lanes *s, apo_vd before, size_t i0, size_t i1,
+                            const apo__score_ride_ref *b) {
+    for (size_t i = i0; i < i1; i++) {
+        const int joined = apo_vm_bits(apo_vd_gt(s->started, k->zero)) == APO_LANES_ALL &&
+                           apo_vm_bits(apo_vd_eq(s->pos, before)) == APO_LANES_ALL;
+        if (joined) {
+            const size_t a = b->scored[i - i0], z = b->scored[i1 - i0];
+            if (z > a) {
+                s->shift = apo_vd_select(apo_vd_le(s->bars, k->zero), b->ret[a], s->shift);
+                apo__score_lanes_sums(s, b->ret + a, z - a);
+                s->bars = s->bars + apo_vd_splat((double)(z - a));
+                s->trades = s->trades + (b->traded[z] - b->traded[a]);
+                s->exposed = s->exposed + (b->exposed[z] - b->exposed[a]);
+            }
+            s->pos = b->pos[i1 - i0 - 1];
+            return;
+        }
+        apo__score_lanes_warm_bar(kind, widths, tile, set, k, s, i);
+        before = b->pos[i - i0];
+    }
+}
+
+/* The tile's bars for n_chains chains' lane states s, under a rule of kind `kind` (constants,
+ * as apo__score_lanes_tile), a chunk of bars at a time: the reference's, then each chain's. */
+static APO_SCORE_LANES_INLINE void
+apo__score_ride_tile(const int kind, const int widths, const apo__score_sets_tile *tile,
+                     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos,
+                     apo__score_lanes *s, size_t n_chains, apo__score_ride_ref *b) {
+    for (size_t i0 = 0; i0 < tile->n; i0 += APO_SCORE_LANES_CHUNK) {
+        const size_t i1 =
+            tile->n - i0 < APO_SCORE_LANES_CHUNK ? tile->n : i0 + APO_SCORE_LANES_CHUNK;
+        const apo_vd before = *ref_pos;
+        apo__score_ride_ref_chunk(kind, widths, tile, set, k, ref_pos, i0, i1, b);
+        for (size_t c = 0; c < n_chains; c++)
+            apo__score_ride_chain_chunk(kind, widths, tile, set, k, &s[c], before, i0, i1, b);
+    }
+}
+
+/* A fold's state into lanes, lane l from folds[l] (folds[0] past n: its state is not stored
+ * back). */
+static void APO_LANES_NAME(apo__score_ride_load)(apo__score_lanes *s, const apo__score_fold *folds,
+                                                 size_t n) {
+    memset(s, 0, sizeof *s);
+    for (size_t l = 0; l < APO_LANES; l++) {
+        const apo__score_fold *f = &folds[l < n ? l : 0];
+        s->pos = apo_vd_with_lane(s->pos, l, (double)f->pos);
+        s->started = apo_vd_with_lane(s->started, l, f->started ? 1.0 : 0.0);
+        s->total = apo_vd_with_lane(s->total, l, f->total);
+        s->shift = apo_vd_with_lane(s->shift, l, f->shift);
+        s->dev_sum = apo_vd_with_lane(s->dev_sum, l, f->dev_sum);
+        s->dev_sq = apo_vd_with_lane(s->dev_sq, l, f->dev_sq);
+        s->peak = apo_vd_with_lane(s->peak, l, f->peak);
+        s->drawdown = apo_vd_with_lane(s->drawdown, l, f->drawdown);
+        s->bars = apo_vd_with_lane(s->bars, l, (double)f->bars);
+        s->trades = apo_vd_with_lane(s->trades, l, (double)f->trades);
+        s->exposed = apo_vd_with_lane(s->exposed, l, (double)f->exposed);
+    }
+}
+
+/* Lanes [0, n) of s back into folds[0 .. n). */
+static void APO_LANES_NAME(apo__score_ride_store)(const apo__score_lanes *s, apo__score_fold *folds,
+                                                  size_t n) {
+    for (size_t l = 0; l < n; l++) {
+        apo__score_fold *f = &folds[l];
+        f->pos = (int)apo_vd_lane(s->pos, l);
+        f->started = apo_vd_lane(s->started, l) > 0.0;
+        f->total = apo_vd_lane(s->total, l);
+        f->shift = apo_vd_lane(s->shift, l);
+        f->dev_sum = apo_vd_lane(s->dev_sum, l);
+        f->dev_sq = apo_vd_lane(s->dev_sq, l);
+        f->peak = apo_vd_lane(s->peak, l);
+        f->drawdown = apo_vd_lane(s->drawdown, l);
+        f->bars = (int64_t)apo_vd_lane(s->bars, l);
+        f->trades = (int64_t)apo_vd_lane(s->trades, l);
+        f->exposed = (int64_t)apo_vd_lane(s->exposed, l);
+    }
+}
+
+/* Sets [first, first + n) (n <= APO_LANES) of every chain: chains[c][first + j] is set j's fold
+ * in chain c, ref_pos[first + j] its reference position before the tile (updated to the one
+ * after it). Groups of APO_SCORE_RIDE_CHAINS chains each take the reference from the same
+ * position. */
+static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *tile,
+                                                  const apo__score_set *sets, size_t first,
+                                                  size_t n, int *ref_pos,
+                                                  apo__score_fold *const *chains, size_t n_chains) {
+    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
+                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    apo__score_lanes_sets set;
+    apo_vd start;
+    memset(&set, 0, sizeof set);
+    memset(&start, 0, sizeof start);
+    for (size_t l = 0; l < APO_LANES; l++) {
+        const size_t j = first + (l < n ? l : 0);
+        set.nbdev_up = apo_vd_with_lane(set.nbdev_up, l, sets[j].nbdev_up);
+        set.nbdev_dn = apo_vd_with_lane(set.nbdev_dn, l, sets[j].nbdev_dn);
+        set.lower = apo_vd_with_lane(set.lower, l, sets[j].lower);
+        set.upper = apo_vd_with_lane(set.upper, l, sets[j].upper);
+        set.middle = apo_vd_with_lane(set.middle, l, sets[j].middle);
+        set.cost = apo_vd_with_lane(set.cost, l, sets[j].cost);
+        start = apo_vd_with_lane(start, l, (double)ref_pos[j]);
+    }
+    apo__score_lanes s[APO_SCORE_RIDE_CHAINS];
+    apo__score_ride_ref b;
+    apo_vd ref = start;
+    for (size_t g = 0; g < n_chains; g += APO_SCORE_RIDE_CHAINS) {
+        const size_t in_group =
+            n_chains - g < APO_SCORE_RIDE_CHAINS ? n_chains - g : APO_SCORE_RIDE_CHAINS;
+        for (size_t c = 0; c < in_group; c++)
+            APO_LANES_NAME(apo__score_ride_load)(&s[c], chains[g + c] + first, n);
+        ref = start;
+
+/* A case of the switch below: the kind and whether the pass is bollinger's, as constants. */
+#define APO_SCORE_RIDE_CASE(kind)                                                                  \
+    case kind:                                                                                     \
+        if (tile->widths)                                                                          \
+            apo__score_ride_tile(kind, 1, tile, &set, &k, &ref, s, in_group, &b);                  \
+        else                                                                                       \
+            apo__score_ride_tile(kind, 0, tile, &set, &k, &ref, s, in_group, &b);                  \
+        break
+        switch (tile->kind) {
+            APO_SCORE_RIDE_CASE(APO_RULE_BANDS_REVERT);
+            APO_SCORE_RIDE_CASE(APO_RULE_BANDS_ZONE);
+            APO_SCORE_RIDE_CASE(APO_RULE_MACD_CROSS);
+            APO_SCORE_RIDE_CASE(APO_RULE_ZONE);
+            APO_SCORE_RIDE_CASE(APO_RULE_REVERT);
+            APO_SCORE_RIDE_CASE(APO_RULE_CROSS);
+            APO_SCORE_RIDE_CASE(APO_RULE_PRICE_CROSS);
+            APO_SCORE_RIDE_CASE(APO_RULE_SIGNAL);
+        default:
+            break;
+        }
+#undef APO_SCORE_RIDE_CASE
+
+        for (size_t c = 0; c < in_group; c++)
+            APO_LANES_NAME(apo__score_ride_store)(&s[c], chains[g + c] + first, n);
+    }
+    for (size_t j = 0; j < n; j++)
+        ref_pos[first + j] = (int)apo_vd_lane(ref, j);
+}
+
+#endif /* APO_SCORE_RIDE_LANES_H */
