@@ -68,10 +68,11 @@ void APO_LANES_NAME(apo__score_fold_sets)(const apo__score_sets_tile *tile,
 void APO_LANES_NAME(apo__score_ride_sets)(const apo__score_sets_tile *tile,
                                           const apo__score_set *sets, size_t n_sets, int *ref_pos,
                                           apo__score_fold *const *chains, size_t n_chains) {
-    /* Rounds of the path's lanes, one after another (score_ride_lanes.h). */
-    for (size_t r = 0; r < n_sets; r += APO_LANES)
+    /* Two rounds of the path's lanes side by side (score_ride_lanes.h). */
+    const size_t per_call = APO_SCORE_LANES_ROUNDS * APO_LANES;
+    for (size_t r = 0; r < n_sets; r += per_call)
         APO_LANES_NAME(apo__score_ride_round)
-    (tile, sets, r, n_sets - r < APO_LANES ? n_sets - r : APO_LANES, ref_pos, chains, n_chains);
+    (tile, sets, r, n_sets - r < per_call ? n_sets - r : per_call, ref_pos, chains, n_chains);
 }
 
 void APO_LANES_NAME(apo__score_moves)(const double *close, size_t t0, size_t t1, double *move,

@@ -25,46 +25,62 @@
 
 #include "score_lanes.h"
 
-/* Chains whose lane state a round holds at once (more are taken in groups, the reference's
+/* Chains whose lane state a call holds at once (more are taken in groups, the reference's
  * positions computed again for each group): a walk-forward of 16 windows fits in one. */
 #define APO_SCORE_RIDE_CHAINS 32
 
-/* What the reference leaves of a chunk of bars [i0, i1) for the chains: the returns of its
- * scored bars in order, the trades and exposed bars counted before each of them, the scored
- * bars before each bar, and the position after each bar. */
+/* Bars of a chunk: the reference's buffers of two rounds stay in the L1 and L2 caches. */
+#define APO_SCORE_RIDE_CHUNK 128
+
+/* What the reference leaves of a chunk of bars [i0, i1) for the chains of a round: the
+ * returns of its scored bars in order, the trades and exposed bars counted before each of
+ * them, the scored bars before each bar, and the position after each bar. */
 typedef struct apo__score_ride_ref {
-    apo_vd ret[APO_SCORE_LANES_CHUNK];
-    apo_vd traded[APO_SCORE_LANES_CHUNK + 1], exposed[APO_SCORE_LANES_CHUNK + 1];
-    apo_vd pos[APO_SCORE_LANES_CHUNK];
-    size_t scored[APO_SCORE_LANES_CHUNK + 1];
+    apo_vd ret[APO_SCORE_RIDE_CHUNK];
+    apo_vd traded[APO_SCORE_RIDE_CHUNK + 1], exposed[APO_SCORE_RIDE_CHUNK + 1];
+    apo_vd pos[APO_SCORE_RIDE_CHUNK];
+    size_t scored[APO_SCORE_RIDE_CHUNK + 1];
 } apo__score_ride_ref;
 
-/* The reference's bars [i0, i1): the rule's positions from *ref_pos on and, at each scored
- * bar, the return of apo__score_lanes_return with the counts. */
+/* The reference's bars [i0, i1) for `rounds` rounds side by side (1 or 2, a constant: the
+ * positions are a chain through the bars, and two rounds' chains overlap): the rule's
+ * positions from ref_pos[r] on and, at each scored bar, the return of apo__score_lanes_return
+ * with the counts. */
 static APO_SCORE_LANES_INLINE void
-apo__score_ride_ref_chunk(const int kind, const int widths, const apo__score_sets_tile *tile,
-                          const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
-                          apo_vd *ref_pos, size_t i0, size_t i1, apo__score_ride_ref *b) {
+apo__score_ride_ref_chunk(const int kind, const int widths, const int rounds,
+                          const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
+                          const apo__score_lanes_k *k, apo_vd *ref_pos, size_t i0, size_t i1,
+                          apo__score_ride_ref *b) {
     size_t m = 0;
-    apo_vd pos = *ref_pos;
-    b->traded[0] = b->exposed[0] = k->zero;
-    b->scored[0] = 0;
-    for (size_t i = i0; i < i1; i++) {
-        apo_vd o[3];
-        const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
-        if (tile->finite[i]) {
-            apo_vd traded, held;
-            b->ret[m] = apo__score_lanes_return(
-                k, set, pos, next, apo__score_lanes_load1(&tile->move[i]), &traded, &held);
-            b->traded[m + 1] = b->traded[m] + traded;
-            b->exposed[m + 1] = b->exposed[m] + held;
-            m++;
-        }
-        b->scored[i - i0 + 1] = m;
-        b->pos[i - i0] = next;
-        pos = next;
+    apo_vd pos[APO_SCORE_LANES_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        pos[r] = ref_pos[r];
+        b[r].traded[0] = b[r].exposed[0] = k->zero;
+        b[r].scored[0] = 0;
     }
-    *ref_pos = pos;
+    for (size_t i = i0; i < i1; i++) {
+        const int scored = tile->finite[i] != 0;
+        for (int r = 0; r < rounds; r++) {
+            apo_vd o[3];
+            const apo_vd next =
+                apo__score_lanes_position(kind, widths, tile, &set[r], k, pos[r], i, o);
+            if (scored) {
+                apo_vd traded, held;
+                b[r].ret[m] =
+                    apo__score_lanes_return(k, &set[r], pos[r], next,
+                                            apo__score_lanes_load1(&tile->move[i]), &traded, &held);
+                b[r].traded[m + 1] = b[r].traded[m] + traded;
+                b[r].exposed[m + 1] = b[r].exposed[m] + held;
+            }
+            b[r].pos[i - i0] = next;
+            pos[r] = next;
+        }
+        m += (size_t)scored;
+        for (int r = 0; r < rounds; r++)
+            b[r].scored[i - i0 + 1] = m;
+    }
+    for (int r = 0; r < rounds; r++)
+        ref_pos[r] = pos[r];
 }
 
 /* A chain's bars [i0, i1), the reference's position before i0 being `before`: bar by bar by
@@ -96,19 +112,23 @@ apo__score_ride_chain_chunk(const int kind, const int widths, const apo__score_s
     }
 }
 
-/* The tile's bars for n_chains chains' lane states s, under a rule of kind `kind` (constants,
- * as apo__score_lanes_tile), a chunk of bars at a time: the reference's, then each chain's. */
-static APO_SCORE_LANES_INLINE void
-apo__score_ride_tile(const int kind, const int widths, const apo__score_sets_tile *tile,
-                     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos,
-                     apo__score_lanes *s, size_t n_chains, apo__score_ride_ref *b) {
-    for (size_t i0 = 0; i0 < tile->n; i0 += APO_SCORE_LANES_CHUNK) {
-        const size_t i1 =
-            tile->n - i0 < APO_SCORE_LANES_CHUNK ? tile->n : i0 + APO_SCORE_LANES_CHUNK;
-        const apo_vd before = *ref_pos;
-        apo__score_ride_ref_chunk(kind, widths, tile, set, k, ref_pos, i0, i1, b);
-        for (size_t c = 0; c < n_chains; c++)
-            apo__score_ride_chain_chunk(kind, widths, tile, set, k, &s[c], before, i0, i1, b);
+/* The tile's bars for `rounds` rounds of n_chains chains' lane states s[r][c], under a rule
+ * of kind `kind` (constants, as apo__score_lanes_tile), a chunk of bars at a time: the
+ * reference's, then each chain's. */
+static APO_SCORE_LANES_INLINE void apo__score_ride_tile(
+    const int kind, const int widths, const int rounds, const apo__score_sets_tile *tile,
+    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos,
+    apo__score_lanes (*s)[APO_SCORE_RIDE_CHAINS], size_t n_chains, apo__score_ride_ref *b) {
+    for (size_t i0 = 0; i0 < tile->n; i0 += APO_SCORE_RIDE_CHUNK) {
+        const size_t i1 = tile->n - i0 < APO_SCORE_RIDE_CHUNK ? tile->n : i0 + APO_SCORE_RIDE_CHUNK;
+        apo_vd before[APO_SCORE_LANES_ROUNDS];
+        for (int r = 0; r < rounds; r++)
+            before[r] = ref_pos[r];
+        apo__score_ride_ref_chunk(kind, widths, rounds, tile, set, k, ref_pos, i0, i1, b);
+        for (int r = 0; r < rounds; r++)
+            for (size_t c = 0; c < n_chains; c++)
+                apo__score_ride_chain_chunk(kind, widths, tile, &set[r], k, &s[r][c], before[r], i0,
+                                            i1, &b[r]);
     }
 }
 
@@ -152,47 +172,62 @@ static void APO_LANES_NAME(apo__score_ride_store)(const apo__score_lanes *s, apo
     }
 }
 
-/* Sets [first, first + n) (n <= APO_LANES) of every chain: chains[c][first + j] is set j's fold
- * in chain c, ref_pos[first + j] its reference position before the tile (updated to the one
- * after it). Groups of APO_SCORE_RIDE_CHAINS chains each take the reference from the same
- * position. */
+/* Sets [first, first + n) (n <= APO_SCORE_LANES_ROUNDS * APO_LANES, in rounds of APO_LANES
+ * side by side) of every chain: chains[c][first + j] is set j's fold in chain c, ref_pos[first
+ * + j] its reference position before the tile (updated to the one after it). Lanes past a
+ * round's sets take a copy of its first set, whose state is not stored. Groups of
+ * APO_SCORE_RIDE_CHAINS chains each take the reference from the same position. */
 static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *tile,
                                                   const apo__score_set *sets, size_t first,
                                                   size_t n, int *ref_pos,
                                                   apo__score_fold *const *chains, size_t n_chains) {
     const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
                                   apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
-    apo__score_lanes_sets set;
-    apo_vd start;
-    memset(&set, 0, sizeof set);
-    memset(&start, 0, sizeof start);
-    for (size_t l = 0; l < APO_LANES; l++) {
-        const size_t j = first + (l < n ? l : 0);
-        set.nbdev_up = apo_vd_with_lane(set.nbdev_up, l, sets[j].nbdev_up);
-        set.nbdev_dn = apo_vd_with_lane(set.nbdev_dn, l, sets[j].nbdev_dn);
-        set.lower = apo_vd_with_lane(set.lower, l, sets[j].lower);
-        set.upper = apo_vd_with_lane(set.upper, l, sets[j].upper);
-        set.middle = apo_vd_with_lane(set.middle, l, sets[j].middle);
-        set.cost = apo_vd_with_lane(set.cost, l, sets[j].cost);
-        start = apo_vd_with_lane(start, l, (double)ref_pos[j]);
+    const int rounds = n > APO_LANES ? 2 : 1;
+    size_t in_round[APO_SCORE_LANES_ROUNDS];
+    apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
+    apo_vd start[APO_SCORE_LANES_ROUNDS], ref[APO_SCORE_LANES_ROUNDS];
+    memset(set, 0, sizeof set);
+    memset(start, 0, sizeof start);
+    for (int r = 0; r < rounds; r++) {
+        const size_t at = first + (size_t)r * APO_LANES;
+        in_round[r] = n - (size_t)r * APO_LANES < APO_LANES ? n - (size_t)r * APO_LANES : APO_LANES;
+        for (size_t l = 0; l < APO_LANES; l++) {
+            const size_t j = at + (l < in_round[r] ? l : 0);
+            set[r].nbdev_up = apo_vd_with_lane(set[r].nbdev_up, l, sets[j].nbdev_up);
+            set[r].nbdev_dn = apo_vd_with_lane(set[r].nbdev_dn, l, sets[j].nbdev_dn);
+            set[r].lower = apo_vd_with_lane(set[r].lower, l, sets[j].lower);
+            set[r].upper = apo_vd_with_lane(set[r].upper, l, sets[j].upper);
+            set[r].middle = apo_vd_with_lane(set[r].middle, l, sets[j].middle);
+            set[r].cost = apo_vd_with_lane(set[r].cost, l, sets[j].cost);
+            start[r] = apo_vd_with_lane(start[r], l, (double)ref_pos[j]);
+        }
+        ref[r] = start[r];
     }
-    apo__score_lanes s[APO_SCORE_RIDE_CHAINS];
-    apo__score_ride_ref b;
-    apo_vd ref = start;
+    apo__score_lanes s[APO_SCORE_LANES_ROUNDS][APO_SCORE_RIDE_CHAINS];
+    apo__score_ride_ref b[APO_SCORE_LANES_ROUNDS];
     for (size_t g = 0; g < n_chains; g += APO_SCORE_RIDE_CHAINS) {
         const size_t in_group =
             n_chains - g < APO_SCORE_RIDE_CHAINS ? n_chains - g : APO_SCORE_RIDE_CHAINS;
-        for (size_t c = 0; c < in_group; c++)
-            APO_LANES_NAME(apo__score_ride_load)(&s[c], chains[g + c] + first, n);
-        ref = start;
+        for (int r = 0; r < rounds; r++) {
+            ref[r] = start[r];
+            for (size_t c = 0; c < in_group; c++)
+                APO_LANES_NAME(apo__score_ride_load)
+            (&s[r][c], chains[g + c] + first + (size_t)r * APO_LANES, in_round[r]);
+        }
 
-/* A case of the switch below: the kind and whether the pass is bollinger's, as constants. */
+/* A case of the switch below: the kind, whether the pass is bollinger's, and the rounds, as
+ * constants. */
 #define APO_SCORE_RIDE_CASE(kind)                                                                  \
     case kind:                                                                                     \
-        if (tile->widths)                                                                          \
-            apo__score_ride_tile(kind, 1, tile, &set, &k, &ref, s, in_group, &b);                  \
+        if (tile->widths && rounds == 2)                                                           \
+            apo__score_ride_tile(kind, 1, 2, tile, set, &k, ref, s, in_group, b);                  \
+        else if (tile->widths)                                                                     \
+            apo__score_ride_tile(kind, 1, 1, tile, set, &k, ref, s, in_group, b);                  \
+        else if (rounds == 2)                                                                      \
+            apo__score_ride_tile(kind, 0, 2, tile, set, &k, ref, s, in_group, b);                  \
         else                                                                                       \
-            apo__score_ride_tile(kind, 0, tile, &set, &k, &ref, s, in_group, &b);                  \
+            apo__score_ride_tile(kind, 0, 1, tile, set, &k, ref, s, in_group, b);                  \
         break
         switch (tile->kind) {
             APO_SCORE_RIDE_CASE(APO_RULE_BANDS_REVERT);
@@ -208,11 +243,14 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
         }
 #undef APO_SCORE_RIDE_CASE
 
-        for (size_t c = 0; c < in_group; c++)
-            APO_LANES_NAME(apo__score_ride_store)(&s[c], chains[g + c] + first, n);
+        for (int r = 0; r < rounds; r++)
+            for (size_t c = 0; c < in_group; c++)
+                APO_LANES_NAME(apo__score_ride_store)
+        (&s[r][c], chains[g + c] + first + (size_t)r * APO_LANES, in_round[r]);
     }
-    for (size_t j = 0; j < n; j++)
-        ref_pos[first + j] = (int)apo_vd_lane(ref, j);
+    for (int r = 0; r < rounds; r++)
+        for (size_t l = 0; l < in_round[r]; l++)
+            ref_pos[first + (size_t)r * APO_LANES + l] = (int)apo_vd_lane(ref[r], l);
 }
 
 #endif /* APO_SCORE_RIDE_LANES_H */
