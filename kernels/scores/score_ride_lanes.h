@@ -33,30 +33,30 @@
 #define APO_SCORE_RIDE_CHUNK 128
 
 /* What the reference leaves of a chunk of bars [i0, i1) for the chains of a round: the
- * returns of its scored bars in order, the trades and exposed bars counted before each of
- * them, the scored bars before each bar, and the position after each bar. */
+ * returns of its scored bars in order, the position after each bar, and the trades and
+ * exposed bars it counted over the chunk. Only those are stored, a bar's stores being what
+ * the reference costs beside the positions: a chain that joins inside a chunk counts its
+ * bars from the positions (apo__score_ride_counts). */
 typedef struct apo__score_ride_ref {
     apo_vd ret[APO_SCORE_RIDE_CHUNK];
-    apo_vd traded[APO_SCORE_RIDE_CHUNK + 1], exposed[APO_SCORE_RIDE_CHUNK + 1];
     apo_vd pos[APO_SCORE_RIDE_CHUNK];
-    size_t scored[APO_SCORE_RIDE_CHUNK + 1];
+    apo_vd traded, exposed;
 } apo__score_ride_ref;
 
 /* The reference's bars [i0, i1) for `rounds` rounds side by side (1 or 2, a constant: the
  * positions are a chain through the bars, and two rounds' chains overlap): the rule's
  * positions from ref_pos[r] on and, at each scored bar, the return of apo__score_lanes_return
- * with the counts. */
-static APO_SCORE_LANES_INLINE void
-apo__score_ride_ref_chunk(const int kind, const int widths, const int rounds,
-                          const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
-                          const apo__score_lanes_k *k, apo_vd *ref_pos, size_t i0, size_t i1,
-                          apo__score_ride_ref *b) {
+ * with the counts. Returns the bars scored. */
+static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
+    const int kind, const int widths, const int rounds, const apo__score_sets_tile *tile,
+    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos, size_t i0,
+    size_t i1, apo__score_ride_ref *b) {
     size_t m = 0;
-    apo_vd pos[APO_SCORE_LANES_ROUNDS];
+    apo_vd pos[APO_SCORE_LANES_ROUNDS], trades[APO_SCORE_LANES_ROUNDS],
+        exposed[APO_SCORE_LANES_ROUNDS];
     for (int r = 0; r < rounds; r++) {
         pos[r] = ref_pos[r];
-        b[r].traded[0] = b[r].exposed[0] = k->zero;
-        b[r].scored[0] = 0;
+        trades[r] = exposed[r] = k->zero;
     }
     for (size_t i = i0; i < i1; i++) {
         const int scored = tile->finite[i] != 0;
@@ -69,40 +69,68 @@ apo__score_ride_ref_chunk(const int kind, const int widths, const int rounds,
                 b[r].ret[m] =
                     apo__score_lanes_return(k, &set[r], pos[r], next,
                                             apo__score_lanes_load1(&tile->move[i]), &traded, &held);
-                b[r].traded[m + 1] = b[r].traded[m] + traded;
-                b[r].exposed[m + 1] = b[r].exposed[m] + held;
+                trades[r] = trades[r] + traded;
+                exposed[r] = exposed[r] + held;
             }
             b[r].pos[i - i0] = next;
             pos[r] = next;
         }
         m += (size_t)scored;
-        for (int r = 0; r < rounds; r++)
-            b[r].scored[i - i0 + 1] = m;
     }
-    for (int r = 0; r < rounds; r++)
+    for (int r = 0; r < rounds; r++) {
         ref_pos[r] = pos[r];
+        b[r].traded = trades[r];
+        b[r].exposed = exposed[r];
+    }
+    return m;
 }
 
-/* A chain's bars [i0, i1), the reference's position before i0 being `before`: bar by bar by
- * the fold's body until every lane has started and holds the reference's position, then the
- * reference's returns added to the sums (the shift of a lane that has scored no bar yet is
- * its first return, as in apo__score_lanes_hot) and its counts to the chain's. */
+/* The scored bars of [i, i1) (i > i0) and the reference's trades and exposed bars among
+ * them, from its positions: what a chain that joins at bar i adds. Counts are whole numbers,
+ * exact in any order. */
+static inline size_t apo__score_ride_counts(const apo__score_sets_tile *tile,
+                                            const apo__score_lanes_k *k,
+                                            const apo__score_ride_ref *b, size_t i0, size_t i,
+                                            size_t i1, apo_vd *trades, apo_vd *exposed) {
+    size_t m = 0;
+    apo_vd tr = k->zero, ex = k->zero;
+    for (; i < i1; i++) {
+        if (!tile->finite[i])
+            continue;
+        const apo_vd pos = b->pos[i - i0], prev = b->pos[i - i0 - 1];
+        tr = tr + apo__score_lanes_if(apo_vd_ne(pos, prev), k->one);
+        ex = ex + apo__score_lanes_if(apo_vd_ne(pos, k->zero), k->one);
+        m++;
+    }
+    *trades = tr;
+    *exposed = ex;
+    return m;
+}
+
+/* A chain's bars [i0, i1), of which the reference scored m, its position before i0 being
+ * `before`: bar by bar by the fold's body until every lane has started and holds the
+ * reference's position, then the reference's returns added to the sums (the shift of a lane
+ * that has scored no bar yet is its first return, as in apo__score_lanes_hot) and its counts
+ * to the chain's. */
 static APO_SCORE_LANES_INLINE void
 apo__score_ride_chain_chunk(const int kind, const int widths, const apo__score_sets_tile *tile,
                             const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
-                            apo__score_lanes *s, apo_vd before, size_t i0, size_t i1,
+                            apo__score_lanes *s, apo_vd before, size_t i0, size_t i1, size_t m,
                             const apo__score_ride_ref *b) {
     for (size_t i = i0; i < i1; i++) {
         const int joined = apo_vm_bits(apo_vd_gt(s->started, k->zero)) == APO_LANES_ALL &&
                            apo_vm_bits(apo_vd_eq(s->pos, before)) == APO_LANES_ALL;
         if (joined) {
-            const size_t a = b->scored[i - i0], z = b->scored[i1 - i0];
-            if (z > a) {
-                s->shift = apo_vd_select(apo_vd_le(s->bars, k->zero), b->ret[a], s->shift);
-                apo__score_lanes_sums(s, b->ret + a, z - a);
-                s->bars = s->bars + apo_vd_splat((double)(z - a));
-                s->trades = s->trades + (b->traded[z] - b->traded[a]);
-                s->exposed = s->exposed + (b->exposed[z] - b->exposed[a]);
+            apo_vd trades = b->traded, exposed = b->exposed;
+            const size_t n =
+                i == i0 ? m : apo__score_ride_counts(tile, k, b, i0, i, i1, &trades, &exposed);
+            if (n > 0) {
+                const apo_vd *ret = b->ret + (m - n);
+                s->shift = apo_vd_select(apo_vd_le(s->bars, k->zero), ret[0], s->shift);
+                apo__score_lanes_sums(s, ret, n);
+                s->bars = s->bars + apo_vd_splat((double)n);
+                s->trades = s->trades + trades;
+                s->exposed = s->exposed + exposed;
             }
             s->pos = b->pos[i1 - i0 - 1];
             return;
@@ -124,11 +152,12 @@ static APO_SCORE_LANES_INLINE void apo__score_ride_tile(
         apo_vd before[APO_SCORE_LANES_ROUNDS];
         for (int r = 0; r < rounds; r++)
             before[r] = ref_pos[r];
-        apo__score_ride_ref_chunk(kind, widths, rounds, tile, set, k, ref_pos, i0, i1, b);
+        const size_t m =
+            apo__score_ride_ref_chunk(kind, widths, rounds, tile, set, k, ref_pos, i0, i1, b);
         for (int r = 0; r < rounds; r++)
             for (size_t c = 0; c < n_chains; c++)
                 apo__score_ride_chain_chunk(kind, widths, tile, &set[r], k, &s[r][c], before[r], i0,
-                                            i1, &b[r]);
+                                            i1, m, &b[r]);
     }
 }
 
