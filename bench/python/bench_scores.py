@@ -8,7 +8,9 @@ ending in one line of scores per set and series (docs/scores.md, "Scores").
    they were materialised (3 outputs x 8 bytes per set-bar).
 2. numba: the same rule and scores written directly (rolling sums, positions, returns, the
    scores) and compiled before timing, parallel over (set, series) with prange on the same
-   cores, in the same run, on a slice of the grid of the same shape.
+   cores, in the same run, on a slice of the grid of the same shape; and the careful rival of
+   issue 55 on the whole grid: one job per (period, series) that computes the bands once and
+   scores every width on them, with no division per bar.
 3. Materialising: the existing sweep writing every band of a slice of the sets, then numpy
    scoring them (vectorised positions through a numba-free state loop are not possible for
    bands_revert, so the positions run in a Python-level loop over bars in blocks; only
@@ -18,7 +20,7 @@ Each rival's sharpe is compared with apportion's on the sets they share (max rel
 difference printed), so a fast wrong answer is never a figure.
 
     V/bin/python bench/python/bench_scores.py [--series N] [--bars N] [--periods A:B:S]
-        [--widths LIST] [--slice-sets N] [--skip-materialised]
+        [--widths LIST] [--slice-sets N] [--skip-materialised] [--rounds N]
 """
 
 import argparse
@@ -121,6 +123,105 @@ def numba_scorer():
     return grid
 
 
+def careful_numba_scorer():
+    """The rival a careful quant writes (issue 55): one job per (period, series), parallel over
+    the jobs with prange; the bands' mean and sd computed once per bar from running sums and
+    every width scored on them, each width with its own position and sums; no division per bar
+    (the period's reciprocal is taken once, the closes' changes once per series outside the
+    jobs, and the spread is kept as sums of deviations from the first return, as apportion
+    keeps it, divided once at the end). bands_revert, nbdev_dn at its default 2, as the
+    first rival."""
+    from numba import njit, prange
+
+    @njit(cache=False, fastmath=False)
+    def one_period(x, move, period, widths, cost, ppy, out, row, rows):
+        n = x.shape[0]
+        nw = widths.shape[0]
+        inv = 1.0 / period
+        pos = np.zeros(nw, dtype=np.int64)
+        bars = np.zeros(nw, dtype=np.int64)
+        trades = np.zeros(nw, dtype=np.int64)
+        exposed = np.zeros(nw, dtype=np.int64)
+        total = np.zeros(nw)
+        shift = np.zeros(nw)
+        dev_sum = np.zeros(nw)
+        dev_sq = np.zeros(nw)
+        peak = np.zeros(nw)
+        dd = np.zeros(nw)
+        s = 0.0
+        ss = 0.0
+        started = False
+        for t in range(n):
+            v = x[t]
+            s += v
+            ss += v * v
+            if t >= period:
+                old = x[t - period]
+                s -= old
+                ss -= old * old
+            if t < period - 1:
+                continue
+            mid = s * inv
+            var = ss * inv - mid * mid
+            sd = math.sqrt(var) if var > 0.0 else 0.0
+            lo = mid - 2.0 * sd
+            m = move[t]
+            for j in range(nw):
+                up = mid + widths[j] * sd
+                prev = pos[j]
+                if prev == 0:
+                    p = 1 if v < lo else (-1 if v > up else 0)
+                elif prev == 1:
+                    p = 0 if v >= mid else 1
+                else:
+                    p = 0 if v <= mid else -1
+                pos[j] = p
+                if started:
+                    change = abs(p - prev)
+                    r = prev * m - cost * change
+                    if bars[j] == 0:
+                        shift[j] = r
+                    bars[j] += 1
+                    total[j] += r
+                    d = r - shift[j]
+                    dev_sum[j] += d
+                    dev_sq[j] += d * d
+                    if total[j] > peak[j]:
+                        peak[j] = total[j]
+                    if peak[j] - total[j] > dd[j]:
+                        dd[j] = peak[j] - total[j]
+                    trades[j] += change != 0
+                    exposed[j] += p != 0
+            started = True
+        for j in range(nw):
+            b = bars[j]
+            sharpe = np.nan
+            if b > 0:
+                m2 = dev_sq[j] - dev_sum[j] * (dev_sum[j] / b)
+                sdev = math.sqrt(m2 / b) if m2 > 0 else 0.0
+                if sdev > 0:
+                    sharpe = (total[j] / b) / sdev * math.sqrt(ppy)
+            out[j * rows + row] = sharpe
+
+    @njit(parallel=True)
+    def grid(x, periods, widths, cost, ppy):
+        rows = x.shape[0]
+        nw = widths.shape[0]
+        out = np.empty(periods.shape[0] * nw * rows)
+        # The closes' changes once per series, shared by every period and width.
+        move = np.zeros(x.shape)
+        for r in prange(rows):
+            for t in range(1, x.shape[1]):
+                move[r, t] = x[r, t] / x[r, t - 1] - 1.0
+        for job in prange(periods.shape[0] * rows):
+            k = job // rows
+            r = job % rows
+            one_period(x[r], move[r], periods[k], widths, cost, ppy, out[k * nw * rows : (k + 1) * nw * rows], r, rows)
+        return out
+
+    return grid
+
+
 def numpy_score_zone(x, bands, cost, ppy):
     """bands_zone scored in numpy over materialised bands (one series)."""
     upper, middle, lower = bands
@@ -142,6 +243,7 @@ def main():
     ap.add_argument("--slice-sets", type=int, default=10, help="sets of the rivals' slice")
     ap.add_argument("--cost", type=float, default=0.0005)
     ap.add_argument("--skip-materialised", action="store_true")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the careful rival and apportion.score")
     args = ap.parse_args()
     a, b, step = (int(v) for v in args.periods.split(":"))
     periods = list(range(a, b + 1, step))
@@ -183,6 +285,29 @@ def main():
     print(f"  apportion: {t_apo_slice:.2f} s ({slice_bars / t_apo_slice / 1e6:.1f} M set-bars/s)")
     print(f"  numba (parallel, compiled before timing): {t_nb:.2f} s ({slice_bars / t_nb / 1e6:.1f} M set-bars/s); "
           f"apportion is {t_nb / t_apo_slice:.2f}x; sharpe max relative difference {diff:.2e} ({ok.sum()} of {len(mine)} compared)")
+
+    # The careful rival (issue 55) on the whole grid against apportion.score on the same grid,
+    # both after a first call (compilation, the runtime's start), in --rounds interleaved
+    # rounds: medians.
+    careful = careful_numba_scorer()
+    careful(np.ascontiguousarray(x[:2, :1000]), np.array(periods[:1], dtype=np.int64), np.array(widths), args.cost, 252.0)
+    t_cn, t_ap = [], []
+    for _ in range(args.rounds):
+        t0 = time.perf_counter()
+        got = apportion.score(x, "bollinger", "bands_revert", period=periods, nbdev_up=widths, cost=args.cost, axis=1)
+        t_ap.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        cn = careful(x, np.array(periods, dtype=np.int64), np.array(widths), args.cost, 252.0)
+        t_cn.append(time.perf_counter() - t0)
+    med_cn, med_ap = float(np.median(t_cn)), float(np.median(t_ap))
+    mine = got["sharpe"].to_numpy()
+    ok = np.isfinite(mine) & np.isfinite(cn)
+    diff = np.max(np.abs(mine[ok] - cn[ok]) / np.maximum(np.abs(mine[ok]), 1e-12)) if ok.any() else float("nan")
+    print(f"whole grid, {args.rounds} interleaved rounds, medians: apportion.score {med_ap:.2f} s "
+          f"({set_bars / med_ap / 1e6:.1f} M set-bars/s); careful numba (one job per period and series, bands "
+          f"once, no division per bar; compiled before timing) {med_cn:.2f} s ({set_bars / med_cn / 1e6:.1f} M "
+          f"set-bars/s): apportion.score is {med_cn / med_ap:.2f}x; sharpe max relative difference {diff:.2e} "
+          f"({ok.sum()} of {len(mine)} compared)")
 
     if not args.skip_materialised:
         # Materialise one set's bands (the existing sweep path) and score in numpy, for
