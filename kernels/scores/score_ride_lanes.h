@@ -140,6 +140,64 @@ apo__score_ride_chain_chunk(const int kind, const int widths, const apo__score_s
     }
 }
 
+/* apo__score_lanes_sums for two chains over the same returns, in one loop: each chain's
+ * additions wait 4 cycles on the one before, and two chains' waits overlap. Each chain takes
+ * the operations of apo__score_lanes_sums in its order. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+apo__score_ride_sums2(apo__score_lanes *a, apo__score_lanes *b, const apo_vd *returns, size_t m) {
+    apo_vd total_a = a->total, dev_sum_a = a->dev_sum, dev_sq_a = a->dev_sq;
+    apo_vd peak_a = a->peak, drawdown_a = a->drawdown;
+    apo_vd total_b = b->total, dev_sum_b = b->dev_sum, dev_sq_b = b->dev_sq;
+    apo_vd peak_b = b->peak, drawdown_b = b->drawdown;
+    const apo_vd shift_a = a->shift, shift_b = b->shift;
+    for (size_t j = 0; j < m; j++) {
+        const apo_vd r = returns[j];
+        total_a = total_a + r;
+        total_b = total_b + r;
+        const apo_vd dev_a = r - shift_a, dev_b = r - shift_b;
+        dev_sum_a = dev_sum_a + dev_a;
+        dev_sum_b = dev_sum_b + dev_b;
+        dev_sq_a = dev_sq_a + dev_a * dev_a;
+        dev_sq_b = dev_sq_b + dev_b * dev_b;
+        peak_a = apo__score_lanes_max(total_a, peak_a);
+        peak_b = apo__score_lanes_max(total_b, peak_b);
+        drawdown_a = apo__score_lanes_max(peak_a - total_a, drawdown_a);
+        drawdown_b = apo__score_lanes_max(peak_b - total_b, drawdown_b);
+    }
+    a->total = total_a, a->dev_sum = dev_sum_a, a->dev_sq = dev_sq_a;
+    a->peak = peak_a, a->drawdown = drawdown_a;
+    b->total = total_b, b->dev_sum = dev_sum_b, b->dev_sq = dev_sq_b;
+    b->peak = peak_b, b->drawdown = drawdown_b;
+}
+
+/* Whether a chain joins the reference at a chunk's first bar: every lane has started and
+ * holds the reference's position before it. */
+static inline int apo__score_ride_joined(const apo__score_lanes_k *k, const apo__score_lanes *s,
+                                         apo_vd before) {
+    return apo_vm_bits(apo_vd_gt(s->started, k->zero)) == APO_LANES_ALL &&
+           apo_vm_bits(apo_vd_eq(s->pos, before)) == APO_LANES_ALL;
+}
+
+/* Two chains joined at the chunk's first bar take its m scored bars: the shift of a lane that
+ * has scored no bar yet, the sums side by side, the counts and the last position. */
+static inline void apo__score_ride_pair(const apo__score_lanes_k *k, apo__score_lanes *a,
+                                        apo__score_lanes *c, size_t n_bars, size_t m,
+                                        const apo__score_ride_ref *b) {
+    if (m > 0) {
+        a->shift = apo_vd_select(apo_vd_le(a->bars, k->zero), b->ret[0], a->shift);
+        c->shift = apo_vd_select(apo_vd_le(c->bars, k->zero), b->ret[0], c->shift);
+        apo__score_ride_sums2(a, c, b->ret, m);
+        const apo_vd scored = apo_vd_splat((double)m);
+        a->bars = a->bars + scored, c->bars = c->bars + scored;
+        a->trades = a->trades + b->traded, c->trades = c->trades + b->traded;
+        a->exposed = a->exposed + b->exposed, c->exposed = c->exposed + b->exposed;
+    }
+    a->pos = c->pos = b->pos[n_bars - 1];
+}
+
 /* The tile's bars for `rounds` rounds of n_chains chains' lane states s[r][c], under a rule
  * of kind `kind` (constants, as apo__score_lanes_tile), a chunk of bars at a time: the
  * reference's, then each chain's. */
@@ -154,10 +212,26 @@ static APO_SCORE_LANES_INLINE void apo__score_ride_tile(
             before[r] = ref_pos[r];
         const size_t m =
             apo__score_ride_ref_chunk(kind, widths, rounds, tile, set, k, ref_pos, i0, i1, b);
-        for (int r = 0; r < rounds; r++)
-            for (size_t c = 0; c < n_chains; c++)
-                apo__score_ride_chain_chunk(kind, widths, tile, &set[r], k, &s[r][c], before[r], i0,
+        /* Chains joined at the chunk's first bar (most, once they have begun) two by two,
+         * the others bar by bar until they join. */
+        for (int r = 0; r < rounds; r++) {
+            apo__score_lanes *waiting = NULL;
+            for (size_t c = 0; c < n_chains; c++) {
+                apo__score_lanes *sc = &s[r][c];
+                if (!apo__score_ride_joined(k, sc, before[r])) {
+                    apo__score_ride_chain_chunk(kind, widths, tile, &set[r], k, sc, before[r], i0,
+                                                i1, m, &b[r]);
+                } else if (waiting == NULL) {
+                    waiting = sc;
+                } else {
+                    apo__score_ride_pair(k, waiting, sc, i1 - i0, m, &b[r]);
+                    waiting = NULL;
+                }
+            }
+            if (waiting != NULL)
+                apo__score_ride_chain_chunk(kind, widths, tile, &set[r], k, waiting, before[r], i0,
                                             i1, m, &b[r]);
+        }
     }
 }
 
