@@ -125,32 +125,26 @@ def numba_scorer():
 
 def careful_numba_scorer():
     """The rival a careful quant writes (issue 55): one job per (period, series), parallel over
-    the jobs with prange; the bands' mean and sd computed once per bar from running sums and
-    every width scored on them, each width with its own position and sums; no division per bar
-    (the period's reciprocal is taken once, the closes' changes once per series outside the
-    jobs, and the spread is kept as sums of deviations from the first return, as apportion
-    keeps it, divided once at the end). bands_revert, nbdev_dn at its default 2, as the
-    first rival."""
+    the jobs with prange; the bands' mean and sd computed once per bar from running sums into
+    two arrays, and every width scored on them in a loop of its own whose position and sums
+    stay in registers; no division per bar (the period's reciprocal is taken once, the closes'
+    changes once per series outside the jobs, and the spread is kept as sums of deviations
+    from the first return, as apportion keeps it, divided once at the end). bands_revert,
+    nbdev_dn at its default 2, as the first rival. (A first version kept every width's state
+    in arrays inside one loop over bars: 1.6x slower.)"""
     from numba import njit, prange
 
     @njit(cache=False, fastmath=False)
     def one_period(x, move, period, widths, cost, ppy, out, row, rows):
+        # The bands once: mean and sd of every bar from running sums (the period's reciprocal
+        # taken once), kept in two arrays; then each width scores them in a loop of its own,
+        # its position and sums in registers.
         n = x.shape[0]
-        nw = widths.shape[0]
         inv = 1.0 / period
-        pos = np.zeros(nw, dtype=np.int64)
-        bars = np.zeros(nw, dtype=np.int64)
-        trades = np.zeros(nw, dtype=np.int64)
-        exposed = np.zeros(nw, dtype=np.int64)
-        total = np.zeros(nw)
-        shift = np.zeros(nw)
-        dev_sum = np.zeros(nw)
-        dev_sq = np.zeros(nw)
-        peak = np.zeros(nw)
-        dd = np.zeros(nw)
+        mid = np.empty(n)
+        sdv = np.empty(n)
         s = 0.0
         ss = 0.0
-        started = False
         for t in range(n):
             v = x[t]
             s += v
@@ -159,48 +153,58 @@ def careful_numba_scorer():
                 old = x[t - period]
                 s -= old
                 ss -= old * old
-            if t < period - 1:
-                continue
-            mid = s * inv
-            var = ss * inv - mid * mid
-            sd = math.sqrt(var) if var > 0.0 else 0.0
-            lo = mid - 2.0 * sd
-            m = move[t]
-            for j in range(nw):
-                up = mid + widths[j] * sd
-                prev = pos[j]
+            m = s * inv
+            var = ss * inv - m * m
+            mid[t] = m
+            sdv[t] = math.sqrt(var) if var > 0.0 else 0.0
+        sqrt_ppy = math.sqrt(ppy)
+        for j in range(widths.shape[0]):
+            w = widths[j]
+            pos = 0
+            bars = 0
+            trades = 0
+            exposed = 0
+            total = 0.0
+            shift = 0.0
+            dev_sum = 0.0
+            dev_sq = 0.0
+            peak = 0.0
+            dd = 0.0
+            for t in range(period - 1, n):
+                v = x[t]
+                m = mid[t]
+                sd = sdv[t]
+                up = m + w * sd
+                lo = m - 2.0 * sd
+                prev = pos
                 if prev == 0:
-                    p = 1 if v < lo else (-1 if v > up else 0)
+                    pos = 1 if v < lo else (-1 if v > up else 0)
                 elif prev == 1:
-                    p = 0 if v >= mid else 1
+                    pos = 0 if v >= m else 1
                 else:
-                    p = 0 if v <= mid else -1
-                pos[j] = p
-                if started:
-                    change = abs(p - prev)
-                    r = prev * m - cost * change
-                    if bars[j] == 0:
-                        shift[j] = r
-                    bars[j] += 1
-                    total[j] += r
-                    d = r - shift[j]
-                    dev_sum[j] += d
-                    dev_sq[j] += d * d
-                    if total[j] > peak[j]:
-                        peak[j] = total[j]
-                    if peak[j] - total[j] > dd[j]:
-                        dd[j] = peak[j] - total[j]
-                    trades[j] += change != 0
-                    exposed[j] += p != 0
-            started = True
-        for j in range(nw):
-            b = bars[j]
+                    pos = 0 if v <= m else -1
+                if t >= period:
+                    change = abs(pos - prev)
+                    r = prev * move[t] - cost * change
+                    if bars == 0:
+                        shift = r
+                    bars += 1
+                    total += r
+                    d = r - shift
+                    dev_sum += d
+                    dev_sq += d * d
+                    if total > peak:
+                        peak = total
+                    if peak - total > dd:
+                        dd = peak - total
+                    trades += change != 0
+                    exposed += pos != 0
             sharpe = np.nan
-            if b > 0:
-                m2 = dev_sq[j] - dev_sum[j] * (dev_sum[j] / b)
-                sdev = math.sqrt(m2 / b) if m2 > 0 else 0.0
+            if bars > 0:
+                m2 = dev_sq - dev_sum * (dev_sum / bars)
+                sdev = math.sqrt(m2 / bars) if m2 > 0 else 0.0
                 if sdev > 0:
-                    sharpe = (total[j] / b) / sdev * math.sqrt(ppy)
+                    sharpe = (total / bars) / sdev * sqrt_ppy
             out[j * rows + row] = sharpe
 
     @njit(parallel=True)
