@@ -307,6 +307,8 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
         }
         ref[r] = start[r];
     }
+    /* On the stack: about 77 KiB on avx512 (the chains' states 44, the reference's buffers
+     * 33), in threads of the default stack size (the runtime's workers set none). */
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS][APO_SCORE_RIDE_CHAINS];
     apo__score_ride_ref b[APO_SCORE_LANES_ROUNDS];
     for (size_t g = 0; g < n_chains; g += APO_SCORE_RIDE_CHAINS) {
