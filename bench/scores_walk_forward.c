@@ -1,12 +1,14 @@
 /*
  * scores_walk_forward.c: the walk-forward section of apo-bench-kernels (declared in scores.h;
- * figures in docs/perf-log/2026-11-26-walk-forward.md).
+ * figures in docs/perf-log/2026-11-26-walk-forward.md and
+ * docs/perf-log/2026-11-26-walk-forward-shared.md).
  *
  * A ranged scored call (apo_workload.ranges, docs/scores.md, "Ranges") computes the
  * indicator once and folds each range from its first bar in the same pass; ranges with one
- * first bar share a fold. The cost of a walk-forward is then the pass plus one fold per bar
- * of every distinct chain of ranges: an anchored walk-forward's train windows are one chain,
- * a fixed one's are one chain each. The cases: a 1,000-set grid of bollinger's bands_revert
+ * first bar share a fold (a chain), and the chains share each set's positions and returns.
+ * The cost of a walk-forward is then the pass, a position a bar for each set, and the sums of
+ * every chain that covers a bar: an anchored walk-forward's train windows are one chain, a
+ * fixed one's are one chain each. The cases: a 1,000-set grid of bollinger's bands_revert
  * (10 periods x 10 upper x 10 lower widths, so 10 passes and 1,000 folds) over one series,
  * scored whole, and over 10 walk-forward windows fixed and anchored.
  *

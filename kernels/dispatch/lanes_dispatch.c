@@ -353,6 +353,39 @@ void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score
     score_fold_on(path, tile, sets, n_sets, folds);
 }
 
+void apo__cpu_score_ride_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
+                              size_t n_sets, int *ref_pos, apo__score_fold *const *chains,
+                              size_t n_chains, apo__cpu_isa isa) {
+    assert(tile != NULL && (n_sets == 0 || (sets != NULL && ref_pos != NULL)));
+    assert(n_chains == 0 || chains != NULL);
+    if (n_sets == 0 || n_chains == 0)
+        return;
+    /* The narrowest path whose lanes hold the sets, else the widest: a ride's step costs its
+     * path's width whatever lanes are busy, as a round of apo__cpu_score_fold_sets. */
+    apo__cpu_isa path = apo__cpu_isa_resolve(isa);
+    for (int p = APO_CPU_ISA_SSE2; p < (int)path; p++)
+        if (apo__cpu_isa_lanes((apo__cpu_isa)p) >= n_sets &&
+            apo__cpu_isa_supported((apo__cpu_isa)p)) {
+            path = (apo__cpu_isa)p;
+            break;
+        }
+    switch (path) {
+#ifdef APO_HAVE_LANES_AVX512
+    case APO_CPU_ISA_AVX512:
+        apo__score_ride_sets_avx512(tile, sets, n_sets, ref_pos, chains, n_chains);
+        return;
+#endif
+#ifdef APO_HAVE_LANES_AVX2
+    case APO_CPU_ISA_AVX2:
+        apo__score_ride_sets_avx2(tile, sets, n_sets, ref_pos, chains, n_chains);
+        return;
+#endif
+    default:
+        apo__score_ride_sets_sse2(tile, sets, n_sets, ref_pos, chains, n_chains);
+        return;
+    }
+}
+
 void apo__cpu_score_moves(const double *close, size_t t0, size_t t1, double *move,
                           unsigned char *finite, apo__cpu_isa isa) {
     assert(close != NULL && move != NULL && finite != NULL && t0 <= t1);

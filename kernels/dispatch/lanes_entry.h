@@ -16,6 +16,7 @@
 #include "returns_stats_lanes.h"
 #include "score_lanes.h"
 #include "score_lone_lanes.h"
+#include "score_ride_lanes.h"
 
 void APO_LANES_NAME(apo__bollinger_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
                                           size_t count, size_t period, double nbdev_up,
@@ -62,6 +63,16 @@ void APO_LANES_NAME(apo__score_fold_sets)(const apo__score_sets_tile *tile,
     for (size_t r = 0; r < n_sets; r += per_call)
         APO_LANES_NAME(apo__score_fold_round)
     (tile, sets + r, n_sets - r < per_call ? n_sets - r : per_call, folds + r);
+}
+
+void APO_LANES_NAME(apo__score_ride_sets)(const apo__score_sets_tile *tile,
+                                          const apo__score_set *sets, size_t n_sets, int *ref_pos,
+                                          apo__score_fold *const *chains, size_t n_chains) {
+    /* Two rounds of the path's lanes side by side (score_ride_lanes.h). */
+    const size_t per_call = APO_SCORE_LANES_ROUNDS * APO_LANES;
+    for (size_t r = 0; r < n_sets; r += per_call)
+        APO_LANES_NAME(apo__score_ride_round)
+    (tile, sets, r, n_sets - r < per_call ? n_sets - r : per_call, ref_pos, chains, n_chains);
 }
 
 void APO_LANES_NAME(apo__score_moves)(const double *close, size_t t0, size_t t1, double *move,

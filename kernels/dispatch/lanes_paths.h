@@ -25,6 +25,9 @@
         apo__moments *const *partials, double *scratch, size_t scratch_len);                       \
     void apo__score_fold_sets_##path(const apo__score_sets_tile *tile, const apo__score_set *sets, \
                                      size_t n_sets, apo__score_fold *folds);                       \
+    void apo__score_ride_sets_##path(const apo__score_sets_tile *tile, const apo__score_set *sets, \
+                                     size_t n_sets, int *ref_pos, apo__score_fold *const *chains,  \
+                                     size_t n_chains);                                             \
     void apo__score_moves_##path(const double *close, size_t t0, size_t t1, double *move,          \
                                  unsigned char *finite);                                           \
     void apo__bollinger_pass_tiles_pass_##path(const double *x, size_t cols,                       \

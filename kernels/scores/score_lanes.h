@@ -61,6 +61,22 @@ static inline apo_vd apo__score_lanes_if(apo_vm m, apo_vd v) {
 #endif
 }
 
+/* a > b ? a : b, lane by lane, as the scalar fold's peak and drawdown take it: one max
+ * instruction, where a comparison and a select took two in the sums' loop, whose every bar
+ * every chain of ranges pays (score_ride_lanes.h). x86's max returns its second operand
+ * unless the first is greater, NaN and zeros of either sign included: the select's bits. */
+static inline apo_vd apo__score_lanes_max(apo_vd a, apo_vd b) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_max_pd((__m512d)a, (__m512d)b);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_max_pd((__m256d)a, (__m256d)b);
+#elif APO_LANES_X86 == 128
+    return (apo_vd)_mm_max_pd((__m128d)a, (__m128d)b);
+#else
+    return apo_vd_select(apo_vd_gt(a, b), a, b);
+#endif
+}
+
 /* apo__rule_zone: +1 below `lower`, else -1 above `upper`, else 0. */
 static inline apo_vd apo__score_lanes_zone(const apo__score_lanes_k *k, apo_vd v, apo_vd lower,
                                            apo_vd upper) {
@@ -248,9 +264,9 @@ apo__score_lanes_sums(apo__score_lanes *s, const apo_vd *returns, size_t m) {
         const apo_vd dev = r - shift;
         dev_sum = dev_sum + dev;
         dev_sq = dev_sq + dev * dev;
-        peak = apo_vd_select(apo_vd_gt(total, peak), total, peak);
+        peak = apo__score_lanes_max(total, peak);
         const apo_vd fall = peak - total;
-        drawdown = apo_vd_select(apo_vd_gt(fall, drawdown), fall, drawdown);
+        drawdown = apo__score_lanes_max(fall, drawdown);
     }
     s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
     s->peak = peak, s->drawdown = drawdown;

@@ -59,6 +59,18 @@ typedef struct apo__score_set {
 void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa);
 
+/* Folds the tile's bars into the folds of n_chains chains of ranges (chains[c][0 .. n_sets),
+ * set j with sets[j]), bitwise as apo__cpu_score_fold_sets would into each chain, but each
+ * set's positions and returns taken once per bar for all of them (score_ride_lanes.h): a
+ * reference fold carries set j's position from ref_pos[j] through the tile (ref_pos is left
+ * at the position after it; any start gives the same bits, a start the chains share saves
+ * the most), and a chain whose sets have started and hold the reference's positions only
+ * adds its returns. On vector path `isa` (AUTO: the best), or the narrowest that holds the
+ * sets. */
+void apo__cpu_score_ride_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
+                              size_t n_sets, int *ref_pos, apo__score_fold *const *chains,
+                              size_t n_chains, apo__cpu_isa isa);
+
 /* Each bar's change of the close and whether it and the previous close are finite, as
  * apo__score_move gives them, for bars [t0, t1) of a row of closes (`close` at the row's
  * index 0; bar 0 has no previous close): move[t - t0] and finite[t - t0], on vector path `isa`

@@ -2,8 +2,10 @@
  * The ranges of a scored call (apo_workload.ranges; docs/scores.md, "Ranges"): which bars
  * each range covers, and how the ranges fold in one pass over a series. Ranges that begin at
  * the same bar share one fold, finished at each of their ends (an anchored walk-forward's
- * train windows are one fold), so a series is folded once per distinct first bar, not once
- * per range.
+ * train windows are one fold); the other chains take each set's positions and returns from
+ * one reference fold once they agree with it and add only their own sums
+ * (catalog/scored_kernels.c, kernels/scores/score_ride_lanes.h), so a bar costs one position
+ * a set plus the sums of each chain that covers it.
  *
  * A ranged call runs a copy of its scored kernel that carries the ranges (its outputs have
  * one column per range), made when the call is resolved and freed with it, so sweeps, ragged

@@ -320,6 +320,25 @@ typedef struct row_fold {
     apo__cpu_isa isa;
 } row_fold;
 
+/* Bars [b0, b1) of the current tile as the lanes take them (score_sets.h); lane_out holds the
+ * pass's outputs from b0 on. */
+static apo__score_sets_tile lane_tile_of(const row_fold *rf, size_t b0, size_t b1,
+                                         const double **lane_out) {
+    const apo__scoring *sc = rf->sc;
+    for (size_t k = 0; k < sc->pass.n_out; k++)
+        lane_out[k] = rf->pass_in[k] + (b0 - rf->origin);
+    return (apo__score_sets_tile){rf->close + b0,
+                                  rf->move + (b0 - rf->t0),
+                                  rf->finite + (b0 - rf->t0),
+                                  lane_out,
+                                  b1 - b0,
+                                  sc->indicator->n_outputs,
+                                  sc->pass.kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
+                                  rf->rules[0].kind,
+                                  rf->rules[0].a,
+                                  rf->rules[0].b};
+}
+
 /* Folds bars [b0, b1) of the current tile into the sets' folds f (and more): a user's rule, a
  * view or a side by the scalar body bar after bar, else every set in the lanes of a vector,
  * each lane a set's fold with the bits of apo__score_bar_move (score_sets.h), the close's
@@ -344,20 +363,8 @@ static apo_status fold_bars(const row_fold *rf, size_t b0, size_t b1, apo__score
                      more);
         return APO_OK;
     }
-    const apo__score_pass *pass = &sc->pass;
     const double *lane_out[APO_MAX_IO];
-    for (size_t k = 0; k < pass->n_out; k++)
-        lane_out[k] = rf->pass_in[k] + (b0 - rf->origin);
-    const apo__score_sets_tile lane_tile = {rf->close + b0,
-                                            rf->move + (b0 - rf->t0),
-                                            rf->finite + (b0 - rf->t0),
-                                            lane_out,
-                                            b1 - b0,
-                                            sc->indicator->n_outputs,
-                                            pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS,
-                                            rf->rules[0].kind,
-                                            rf->rules[0].a,
-                                            rf->rules[0].b};
+    const apo__score_sets_tile lane_tile = lane_tile_of(rf, b0, b1, lane_out);
     apo__cpu_score_fold_sets(&lane_tile, rf->lane_sets, rf->n_sets, f, rf->isa);
     return APO_OK;
 }
@@ -415,6 +422,66 @@ static apo_status fold_tile_ranges(const row_fold *rf, size_t t1, const row_rang
     return APO_OK;
 }
 
+/* The shared fold of a ranged call's chains (apo__cpu_score_ride_sets): each set's reference
+ * position, and the folds of the chains that cover the bars being folded. */
+typedef struct row_ride {
+    int *ref_pos;             /* n_sets */
+    apo__score_fold **active; /* n_chains */
+} row_ride;
+
+/* A range's last bar + 1 as its chain's fold passes it: its end cut at the row's, and never
+ * before its chain's first bar (a range that begins past a ragged row's end scores no bar). */
+static size_t range_stop(const row_ranges *rr, size_t c, size_t i) {
+    const size_t a = rr->range[rr->first[c]].begin, e = rr->range[i].end;
+    const size_t cut = e < rr->n_rows ? e : rr->n_rows;
+    return cut > a ? cut : a;
+}
+
+/* fold_tile_ranges for the lanes' rules with more than one chain: the tile in pieces between
+ * the bars where a chain begins or a range ends, each piece folded once for every chain that
+ * covers it, each set's positions and returns taken once (apo__cpu_score_ride_sets), then the
+ * ranges that end there finished. The bits of fold_tile_ranges: each chain's fold is fresh at
+ * its first bar and takes its bars in order, and a piece folded with the reference's returns
+ * holds the values its own fold would (kernels/scores/score_ride_lanes.h). */
+static void fold_tile_ride(const row_fold *rf, size_t t1, const row_ranges *rr, size_t *next,
+                           apo__score_fold *f, apo__score_more *more, const row_ride *ride) {
+    size_t b = rf->t0;
+    while (b < t1) {
+        size_t e = t1, n_active = 0;
+        for (size_t c = 0; c < rr->n_chains; c++) {
+            const size_t a = rr->range[rr->first[c]].begin;
+            if (a > b) {
+                e = a < e ? a : e;
+                continue;
+            }
+            if (next[c] == rr->first[c + 1])
+                continue;
+            const size_t stop = range_stop(rr, c, next[c]);
+            if (stop <= b)
+                continue; /* a range past a ragged row's end: finished at the row's end */
+            e = stop < e ? stop : e;
+            ride->active[n_active++] = f + c * rf->n_sets;
+        }
+        if (n_active > 0) {
+            const double *lane_out[APO_MAX_IO];
+            const apo__score_sets_tile lane_tile = lane_tile_of(rf, b, e, lane_out);
+            apo__cpu_score_ride_sets(&lane_tile, rf->lane_sets, rf->n_sets, ride->ref_pos,
+                                     ride->active, n_active, rf->isa);
+        }
+        for (size_t c = 0; c < rr->n_chains; c++)
+            while (next[c] < rr->first[c + 1] && rr->range[rr->first[c]].begin <= e &&
+                   range_stop(rr, c, next[c]) == e)
+                finish_sets(rf, f + c * rf->n_sets, more + c * rf->n_sets, next[c]++, rr->n);
+        b = e;
+    }
+    /* The row's last tile: what is left (ranges that begin past a ragged row's end) scores no
+     * bar. */
+    if (t1 >= rr->n_rows)
+        for (size_t c = 0; c < rr->n_chains; c++)
+            while (next[c] < rr->first[c + 1])
+                finish_sets(rf, f + c * rf->n_sets, more + c * rf->n_sets, next[c]++, rr->n);
+}
+
 /*
  * Scores row `row` of the call, for the call's set alone or for every set of a shared call
  * (apo__call.shared): the pass of the indicator's tiles [T, T + L) of its own grid, one
@@ -459,8 +526,11 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     apo__score_fold *f = malloc(rr.n_chains * n_sets * sizeof *f);
     apo__score_more *more = malloc(rr.n_chains * n_sets * sizeof *more);
     size_t *next = malloc(rr.n_chains * sizeof *next);
-    if (scratch == NULL || f == NULL || more == NULL || next == NULL) {
-        free(scratch), free(f), free(more), free(next);
+    row_ride ride = {calloc(n_sets, sizeof *ride.ref_pos),
+                     malloc(rr.n_chains * sizeof *ride.active)};
+    if (scratch == NULL || f == NULL || more == NULL || next == NULL || ride.ref_pos == NULL ||
+        ride.active == NULL) {
+        free(scratch), free(f), free(more), free(next), free(ride.ref_pos), free(ride.active);
         return APO_ERR_OUT_OF_MEMORY;
     }
 
@@ -505,6 +575,9 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
             apo__score_more_init(&more[c * n_sets + j]);
         }
     }
+    /* Chains that share the sets' positions: the lanes' rules (a user's rule, a view and a
+     * side fold set after set by the scalar body, each chain on its own). */
+    const int ride_chains = rr.n_chains > 1 && sc->user_fn == NULL && !more_fold;
     double *move = scratch + pass->n_out * cap;
     unsigned char *finite = (unsigned char *)(move + cap);
     row_fold rf = {.call = call,
@@ -544,10 +617,13 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
             const size_t t1 = t0 + tile < g1 ? t0 + tile : g1;
             apo__cpu_score_moves(rf.close, t0, t1, move, finite, isa);
             rf.t0 = t0;
-            st = fold_tile_ranges(&rf, t1, &rr, next, f, more);
+            if (ride_chains)
+                fold_tile_ride(&rf, t1, &rr, next, f, more, &ride);
+            else
+                st = fold_tile_ranges(&rf, t1, &rr, next, f, more);
         }
     }
-    free(scratch), free(f), free(more), free(next);
+    free(scratch), free(f), free(more), free(next), free(ride.ref_pos), free(ride.active);
     return st;
 }
 
