@@ -22,8 +22,16 @@ function", "All kernels against TA-Lib 0.8"), from what measured them rather tha
 
 Without --write it prints the table; with it, it replaces the text between the markers
 "<!-- talib-table begin -->" and "<!-- talib-table end -->" of that file.
+
+Every kernel of the line "Slower than TA-Lib 0.8.1 on one thread" must have its cause in the
+table of the section "Why these kernels are slower than TA-Lib" (its `kernels` column names
+each in backquotes), in the file written (without --write, docs/kernels/talib.md where it
+exists, or --causes): with --write, a kernel without a cause row makes the script refuse to
+write and exit non-zero, naming it; a kernel with a cause row that is no longer slower is
+reported as a warning, so that the row is deleted or its kernel's figure looked at again.
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -33,6 +41,7 @@ END = "<!-- talib-table end -->"
 # Kernels under TA-Lib's name that are another computation (docs/kernels/talib.md, "Where a
 # descriptor differs from TA-Lib's").
 OTHER_COMPUTATION = {"vwap"}
+CAUSES_HEADING = "### Why these kernels are slower than TA-Lib"
 
 
 def read_functions(path):
@@ -109,6 +118,40 @@ def read_bench(path):
     return tables
 
 
+def read_causes(path):
+    """kernel -> the causes (first column) of the rows of CAUSES_HEADING's table that name it
+    in their `kernels` column (the second), or None where the file has no such section."""
+    with open(path) as f:
+        doc = f.read()
+    if CAUSES_HEADING not in doc:
+        return None
+    section = doc.split(CAUSES_HEADING, 1)[1]
+    # The section ends at the next heading of any level.
+    section = re.split(r"\n#", section, 1)[0]
+    causes = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 2 or set(cells[0]) <= set("-: "):
+            continue
+        if cells[1] == "kernels":
+            continue
+        for kernel in re.findall(r"`([a-z0-9_]+)`", cells[1]):
+            causes.setdefault(kernel, []).append(cells[0])
+    return causes
+
+
+def check_causes(slower_kernels, causes, path):
+    """The kernels of the slower list that no cause row names (an error with --write), after a
+    warning on stderr for each cause row's kernel that is no longer slower."""
+    if causes is None:
+        return sorted(slower_kernels)
+    for kernel in sorted(set(causes) - set(slower_kernels)):
+        print(f"talib-kernels-table.py: warning: {kernel} has a row in {path}'s "
+              f"\"{CAUSES_HEADING[4:]}\" but is no longer slower than TA-Lib",
+              file=sys.stderr)
+    return [k for k in slower_kernels if k not in causes]
+
+
 def accuracy_text(kernel, worst, integer):
     if kernel in OTHER_COMPUTATION:
         return "another computation"
@@ -137,7 +180,7 @@ def table(functions, kernels, worst, bench):
     rows = ["| TA-Lib | group | kernel | inputs | outputs | defaults | accuracy vs TA-Lib "
             "0.8.1 | talib/apo1 1e4 | talib/apo1 1e6 |",
             "|---|---|---|---|---|---|---|---|---|"]
-    slower = []
+    slower, slower_kernels = [], []
     named = set()
     for fn in functions:
         kernel = fn["name"].lower()
@@ -160,11 +203,12 @@ def table(functions, kernels, worst, bench):
         if below:
             slower.append(f"{kernel} (" + ", ".join(f"{e[1]:.2f} at {s}" for s, e in below)
                           + ")")
+            slower_kernels.append(kernel)
     for kernel, k in kernels.items():
         if kernel not in named:
             rows.append(f"| - | (apportion's own) | {kernel} | {k['inputs']} | {k['outputs']} "
                         f"| {defaults_text(','.join(k['params']))} | - | - | - |")
-    return rows, slower
+    return rows, slower, slower_kernels
 
 
 def main():
@@ -174,17 +218,28 @@ def main():
     ap.add_argument("--accuracy", required=True)
     ap.add_argument("--bench", required=True, action="append")
     ap.add_argument("--write")
+    ap.add_argument("--causes", help="the file whose section \"Why these kernels are slower "
+                    "than TA-Lib\" is checked (default: --write's, else docs/kernels/talib.md)")
     args = ap.parse_args()
     bench = {}
     for path in args.bench:
         for cols, kernels in read_bench(path).items():
             bench.setdefault(cols, {}).update(kernels)
-    rows, slower = table(read_functions(args.functions), read_kernels(args.apportion),
+    rows, slower, slower_kernels = table(read_functions(args.functions), read_kernels(args.apportion),
                          read_accuracy(args.accuracy), bench)
     text = "\n".join(rows) + "\n\nSlower than TA-Lib 0.8.1 on one thread (talib/apo1 of CPU " \
         "times below 1): " + ("; ".join(slower) if slower else "none") + ". macd and " \
         "bollinger are timed in apo-bench-peers' tables of their own (docs/PERF.md, " \
         "\"bollinger and macd against TA-Lib and Tulip Indicators\").\n"
+    causes_path = args.causes or args.write or "docs/kernels/talib.md"
+    causes = read_causes(causes_path) if os.path.exists(causes_path) else None
+    missing = check_causes(slower_kernels, causes, causes_path)
+    if missing:
+        message = (f"talib-kernels-table.py: slower than TA-Lib with no row in {causes_path}'s "
+                   f"\"{CAUSES_HEADING[4:]}\": " + ", ".join(missing))
+        if args.write:
+            sys.exit(message + " (nothing written)")
+        print("warning: " + message, file=sys.stderr)
     if not args.write:
         sys.stdout.write(text)
         return
