@@ -21,63 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "averages_tiles.h"
-#include "candles_tiles.h"
-#include "catalog_dispatch.h"
+#include "catalog_family_tile.h"
 #include "cuda_chunk.h"
-#include "cycles_tiles.h"
-#include "oscillators_tiles.h"
 #include "splitmix64.h"
-#include "statistics_tiles.h"
-#include "transforms_tiles.h"
-#include "trend_tiles.h"
-#include "volume_tiles.h"
 
 /* Positions each case runs past the kernel's halo. */
 #define TAIL 411
-
-/* A parameter's specification as the table writes it (catalog_table.h's params column). */
-typedef struct param_spec {
-    const char *name;
-    double def, min, max;
-    int integer;
-} param_spec;
-
-typedef struct kernel_shape {
-    size_t n_in, n_out, n_params;
-    param_spec params[APO_CAT_MAX_PAR];
-} kernel_shape;
-
-/* Every row's inputs, outputs and parameters, in id order, from the table itself. */
-static const kernel_shape shapes[] = {
-#define APO__SHAPE(ID, name, room, inputs, outputs, params, ...)                                   \
-    {APO_CAT_COUNT_OF inputs, APO_CAT_COUNT_OF outputs, APO_CAT_COUNT_OF params,                   \
-     APO_CAT_LIST_OF params},
-    APO_CATALOG(APO__SHAPE)
-#undef APO__SHAPE
-};
-
-/* The body the GPU's thread calls: the family's switch (kernels/<room>/<room>_tiles.h). */
-static void family_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
-    switch (apo__catalog_family(id)) {
-#define APO__FAMILY_TILE(room, ID)                                                                 \
-    case APO_CAT_##ID:                                                                             \
-        apo__##room##_tile((int)id, io, begin, end);                                               \
-        break;
-        APO_CATALOG_ROOMS(APO__FAMILY_TILE)
-#undef APO__FAMILY_TILE
-    }
-}
-
-static const uint64_t poison_bits = 0x7ff4dead5117b10cull;
-
-static double poison(void) {
-    double d;
-    memcpy(&d, &poison_bits, sizeof d);
-    return d;
-}
-
-static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* The next draw of a seeded sequence, in [0, 1). */
 static double uniform(uint64_t *state) {

@@ -1,0 +1,69 @@
+/*
+ * catalog_family_tile.h: what the catalog's piece-by-piece tests (test_catalog_pointwise.c,
+ * test_catalog_anchored.c) share: each row's inputs, outputs and parameters read from the
+ * catalog table itself, and the body a GPU thread calls, the family's switch
+ * (kernels/<room>/<room>_tiles.h), so that a test runs on the CPU exactly what a GPU launch
+ * runs on its piece. Static definitions: one copy in each test executable that includes it.
+ */
+#ifndef APO_TESTS_CATALOG_FAMILY_TILE_H
+#define APO_TESTS_CATALOG_FAMILY_TILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "averages_tiles.h"
+#include "candles_tiles.h"
+#include "catalog_dispatch.h"
+#include "cycles_tiles.h"
+#include "oscillators_tiles.h"
+#include "statistics_tiles.h"
+#include "transforms_tiles.h"
+#include "trend_tiles.h"
+#include "volume_tiles.h"
+
+/* A parameter's specification as the table writes it (catalog_table.h's params column). */
+typedef struct param_spec {
+    const char *name;
+    double def, min, max;
+    int integer;
+} param_spec;
+
+typedef struct kernel_shape {
+    size_t n_in, n_out, n_params;
+    param_spec params[APO_CAT_MAX_PAR];
+} kernel_shape;
+
+/* Every row's inputs, outputs and parameters, in id order, from the table itself. */
+static const kernel_shape shapes[] = {
+#define APO__SHAPE(ID, name, room, inputs, outputs, params, ...)                                   \
+    {APO_CAT_COUNT_OF inputs, APO_CAT_COUNT_OF outputs, APO_CAT_COUNT_OF params,                   \
+     APO_CAT_LIST_OF params},
+    APO_CATALOG(APO__SHAPE)
+#undef APO__SHAPE
+};
+
+/* The body the GPU's thread calls: the family's switch (kernels/<room>/<room>_tiles.h). */
+static inline void family_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
+    switch (apo__catalog_family(id)) {
+#define APO__FAMILY_TILE(room, ID)                                                                 \
+    case APO_CAT_##ID:                                                                             \
+        apo__##room##_tile((int)id, io, begin, end);                                               \
+        break;
+        APO_CATALOG_ROOMS(APO__FAMILY_TILE)
+#undef APO__FAMILY_TILE
+    }
+}
+
+/* A signalling NaN no kernel writes: a position left holding it was never written. */
+static const uint64_t poison_bits = 0x7ff4dead5117b10cull;
+
+static inline double poison(void) {
+    double d;
+    memcpy(&d, &poison_bits, sizeof d);
+    return d;
+}
+
+static inline int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+#endif
