@@ -364,6 +364,23 @@ apo__score_lanes_tile(const int kind, const int widths, const int rounds,
         apo__score_lanes_hot(kind, widths, rounds, tile, set, k, s, joint, tile->n);
 }
 
+/* Lane l of `from` written back as one set's fold: the one place the lanes' fields map to
+ * apo__score_fold's (the fold rounds and the ranged calls' ride, score_ride_lanes.h). */
+static inline void APO_LANES_NAME(apo__score_lane_store)(const apo__score_lanes *from, size_t l,
+                                                         apo__score_fold *f) {
+    f->pos = (int)apo_vd_lane(from->pos, l);
+    f->started = apo_vd_lane(from->started, l) > 0.0;
+    f->total = apo_vd_lane(from->total, l);
+    f->shift = apo_vd_lane(from->shift, l);
+    f->dev_sum = apo_vd_lane(from->dev_sum, l);
+    f->dev_sq = apo_vd_lane(from->dev_sq, l);
+    f->peak = apo_vd_lane(from->peak, l);
+    f->drawdown = apo_vd_lane(from->drawdown, l);
+    f->bars = (int64_t)apo_vd_lane(from->bars, l);
+    f->trades = (int64_t)apo_vd_lane(from->trades, l);
+    f->exposed = (int64_t)apo_vd_lane(from->exposed, l);
+}
+
 /* Folds the tile into folds[0 .. n) (n <= APO_SCORE_LANES_ROUNDS * APO_LANES) with
  * sets[0 .. n), in rounds of APO_LANES side by side. Lanes past a round's sets fold a copy of
  * its first set, whose state is not stored. */
@@ -432,20 +449,7 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
 #undef APO_SCORE_LANES_CASE
 
     for (size_t j = 0; j < n; j++) {
-        const apo__score_lanes *from = &s[j / APO_LANES];
-        const size_t l = j % APO_LANES;
-        apo__score_fold *f = &folds[j];
-        f->pos = (int)apo_vd_lane(from->pos, l);
-        f->started = apo_vd_lane(from->started, l) > 0.0;
-        f->total = apo_vd_lane(from->total, l);
-        f->shift = apo_vd_lane(from->shift, l);
-        f->dev_sum = apo_vd_lane(from->dev_sum, l);
-        f->dev_sq = apo_vd_lane(from->dev_sq, l);
-        f->peak = apo_vd_lane(from->peak, l);
-        f->drawdown = apo_vd_lane(from->drawdown, l);
-        f->bars = (int64_t)apo_vd_lane(from->bars, l);
-        f->trades = (int64_t)apo_vd_lane(from->trades, l);
-        f->exposed = (int64_t)apo_vd_lane(from->exposed, l);
+        APO_LANES_NAME(apo__score_lane_store)(&s[j / APO_LANES], j % APO_LANES, &folds[j]);
     }
 }
 

@@ -260,18 +260,7 @@ static void APO_LANES_NAME(apo__score_ride_load)(apo__score_lanes *s, const apo_
 static void APO_LANES_NAME(apo__score_ride_store)(const apo__score_lanes *s, apo__score_fold *folds,
                                                   size_t n) {
     for (size_t l = 0; l < n; l++) {
-        apo__score_fold *f = &folds[l];
-        f->pos = (int)apo_vd_lane(s->pos, l);
-        f->started = apo_vd_lane(s->started, l) > 0.0;
-        f->total = apo_vd_lane(s->total, l);
-        f->shift = apo_vd_lane(s->shift, l);
-        f->dev_sum = apo_vd_lane(s->dev_sum, l);
-        f->dev_sq = apo_vd_lane(s->dev_sq, l);
-        f->peak = apo_vd_lane(s->peak, l);
-        f->drawdown = apo_vd_lane(s->drawdown, l);
-        f->bars = (int64_t)apo_vd_lane(s->bars, l);
-        f->trades = (int64_t)apo_vd_lane(s->trades, l);
-        f->exposed = (int64_t)apo_vd_lane(s->exposed, l);
+        APO_LANES_NAME(apo__score_lane_store)(s, l, &folds[l]);
     }
 }
 
