@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "averages_tiles.h"
@@ -65,5 +66,14 @@ static inline double poison(void) {
 }
 
 static inline int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* n doubles of poison (the tests include Criterion before this header). */
+static inline double *poisoned(size_t n) {
+    double *p = malloc(n * sizeof *p);
+    cr_assert_not_null(p);
+    for (size_t t = 0; t < n; t++)
+        p[t] = poison();
+    return p;
+}
 
 #endif

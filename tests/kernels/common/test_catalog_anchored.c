@@ -93,14 +93,6 @@ static double *make_input(size_t n, size_t k, size_t n_in, int kind, size_t b, s
     return x;
 }
 
-static double *poisoned(size_t n) {
-    double *p = malloc(n * sizeof *p);
-    cr_assert_not_null(p);
-    for (size_t t = 0; t < n; t++)
-        p[t] = poison();
-    return p;
-}
-
 /* Kernel id at parameters p on inputs `in` of n samples: one CPU call over [b, e), then the
  * family's body on each block of [b, e) cut at the multiples of A, ascending and descending,
  * into fresh poisoned outputs. Returns the positions of [0, n) that differ. */

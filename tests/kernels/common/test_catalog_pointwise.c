@@ -62,14 +62,6 @@ static double *make_input(size_t n, uint64_t seed) {
     return x;
 }
 
-static double *poisoned(size_t n) {
-    double *p = malloc(n * sizeof *p);
-    cr_assert_not_null(p);
-    for (size_t t = 0; t < n; t++)
-        p[t] = poison();
-    return p;
-}
-
 typedef struct case_io {
     size_t n;
     double *in[APO_CAT_MAX_IN];
