@@ -88,7 +88,8 @@ apo_stream_desc stream_desc_of(const stream_case *c);
 size_t stream_tile_of(const apo_stream *s);
 
 /* Runs check(rt, name) for every kernel of rt that streams (a stream of one series of it can
- * be made: the reductions, with no per-bar outputs, cannot); returns how many it ran. */
+ * be made: the reductions, with no per-bar outputs, cannot), or a sample of them under
+ * ThreadSanitizer (test_kernel_sampled, helpers.h); returns how many stream. */
 size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name));
 
 /* A stream for the case on rt; fails the test on error. */
