@@ -1,12 +1,26 @@
 /*
- * score_fixtures.c: the scored call into poisoned scores, the indicator's own outputs that
- * scores are checked from, and the one-row workload of the refusals, that the tests of scores
- * share (score_fixtures.h).
+ * score_fixtures.c: the seeded walks with a gap, the scored call into poisoned scores, the
+ * indicator's own outputs that scores are checked from, and the one-row workload of the
+ * refusals, that the tests of scores share (score_fixtures.h).
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 
+#include "reference.h"
 #include "score_fixtures.h"
+
+double *score_walk_with_gap(size_t rows, size_t cols, uint64_t seed, size_t first, size_t step,
+                            size_t len) {
+    double *x = malloc(rows * cols * sizeof *x);
+    cr_assert_not_null(x);
+    for (size_t r = 0; r < rows; r++)
+        apo__test_random_walk(seed + r, cols, 100.0, 0.5, x + r * cols);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t t = first + step * r; t < first + step * r + len; t++)
+            x[r * cols + t] = NAN;
+    return x;
+}
 
 double *score_run(apo_runtime *rt, apo_workload *w, size_t *out_rows, size_t *out_cols) {
     size_t rows = 0, cols = 0;

@@ -1,18 +1,24 @@
 /*
- * What the tests of scores share (test_scores.c, test_score_*.c, test_user_rules.c): a
- * scored call run into scores the test owns, poisoned first so that a score never written
- * shows, the indicator's own outputs that the scores are checked from, and the one-row
- * workload that the refusals are asked of.
+ * What the tests of scores share (test_scores.c, test_score_*.c, test_user_rules.c): the
+ * seeded walks with a gap that they score, a scored call run into scores the test owns,
+ * poisoned first so that a score never written shows, the indicator's own outputs that the
+ * scores are checked from, and the one-row workload that the refusals are asked of.
  */
 #ifndef APO_TEST_SCORE_FIXTURES_H
 #define APO_TEST_SCORE_FIXTURES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "apportion.h"
 
 /* The value every score holds before a call: no score is ever this. */
 #define SCORE_POISON (-12345.0)
+
+/* `rows` random walks of `cols` samples around 100 (row r from seed + r), row r with a gap,
+ * a run of `len` NaN bars from bar first + r * step; the caller frees them. */
+double *score_walk_with_gap(size_t rows, size_t cols, uint64_t seed, size_t first, size_t step,
+                            size_t len);
 
 /* Runs the scored workload `w` (all set but its outputs) into scores it allocates and
  * poisons first; returns them (the caller frees), score k of output row i and range j at

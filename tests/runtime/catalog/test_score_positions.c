@@ -21,16 +21,8 @@
 #define ROWS 3
 #define COLS 2500
 
-static double *walk(uint64_t seed) {
-    double *x = malloc(ROWS * COLS * sizeof *x);
-    cr_assert_not_null(x);
-    for (size_t r = 0; r < ROWS; r++)
-        apo__test_random_walk(seed + r, COLS, 100.0, 0.5, x + r * COLS);
-    for (size_t r = 0; r < ROWS; r++)
-        for (size_t t = 1000 + 50 * r; t < 1025 + 50 * r; t++)
-            x[r * COLS + t] = NAN; /* a gap: positions carry, bars are not scored */
-    return x;
-}
+/* A gap in every row: positions carry, bars are not scored. */
+static double *walk(uint64_t seed) { return score_walk_with_gap(ROWS, COLS, seed, 1000, 50, 25); }
 
 /* The scores of a scored bollinger sweep over x (scores[k * rows_out + line]). */
 static double *scored_sweep(apo_runtime *rt, const char *rule, const double *x,

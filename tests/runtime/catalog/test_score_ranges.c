@@ -26,14 +26,9 @@
 
 /* A random walk around 100 with gaps: a one-bar NaN and a run longer than the warm-ups. */
 static double *walk(size_t rows, size_t cols, uint64_t seed) {
-    double *x = malloc(rows * cols * sizeof *x);
-    cr_assert_not_null(x);
-    for (size_t r = 0; r < rows; r++) {
-        apo__test_random_walk(seed + r, cols, 100.0, 0.5, x + r * cols);
+    double *x = score_walk_with_gap(rows, cols, seed, 9000, 50, 80);
+    for (size_t r = 0; r < rows; r++)
         x[r * cols + 777] = NAN;
-        for (size_t t = 9000 + 50 * r; t < 9080 + 50 * r; t++)
-            x[r * cols + t] = NAN;
-    }
     return x;
 }
 
