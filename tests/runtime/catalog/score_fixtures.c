@@ -22,6 +22,16 @@ double *score_walk_with_gap(size_t rows, size_t cols, uint64_t seed, size_t firs
     return x;
 }
 
+int score_bands_revert_position(int prev, double close, double upper, double middle, double lower) {
+    if (isnan(upper) || isnan(middle) || isnan(lower))
+        return 0;
+    if (prev > 0)
+        return close >= middle ? 0 : 1;
+    if (prev < 0)
+        return close <= middle ? 0 : -1;
+    return close < lower ? 1 : close > upper ? -1 : 0;
+}
+
 double *score_run(apo_runtime *rt, apo_workload *w, size_t *out_rows, size_t *out_cols) {
     size_t rows = 0, cols = 0;
     cr_assert_eq(apo_output_shape(rt, w, 0, &rows, &cols), APO_OK, "%s:%s: %s", w->kernel, w->score,

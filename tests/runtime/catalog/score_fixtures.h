@@ -20,6 +20,11 @@
 double *score_walk_with_gap(size_t rows, size_t cols, uint64_t seed, size_t first, size_t step,
                             size_t len);
 
+/* bands_revert's position read from docs/scores.md's table, at a finite close, from the
+ * position before it and bollinger's three bands: the reading the tests of positions and of
+ * users' rules share, independent of the library's. */
+int score_bands_revert_position(int prev, double close, double upper, double middle, double lower);
+
 /* Runs the scored workload `w` (all set but its outputs) into scores it allocates and
  * poisons first; returns them (the caller frees), score k of output row i and range j at
  * [(k * rows + i) * cols + j], with the output's rows and columns (a column per range, one

@@ -57,17 +57,6 @@ static double *bands(apo_runtime *rt, const double *x, double period, double wid
     return b;
 }
 
-/* bands_revert read from docs/scores.md's table, at a finite close. */
-static int revert(int prev, double close, double upper, double middle, double lower) {
-    if (isnan(upper) || isnan(middle) || isnan(lower))
-        return 0;
-    if (prev > 0)
-        return close >= middle ? 0 : 1;
-    if (prev < 0)
-        return close <= middle ? 0 : -1;
-    return close < lower ? 1 : close > upper ? -1 : 0;
-}
-
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 Test(score_positions, a_set_traced_is_its_scores_and_the_rule_bar_by_bar, .timeout = 120) {
@@ -106,7 +95,8 @@ Test(score_positions, a_set_traced_is_its_scores_and_the_rule_bar_by_bar, .timeo
         size_t last_scored = COLS;
         for (size_t t = 0; t < COLS; t++) {
             const int p_t = isfinite(close[t])
-                                ? revert(prev, close[t], outs[0][t], outs[1][t], outs[2][t])
+                                ? score_bands_revert_position(prev, close[t], outs[0][t],
+                                                              outs[1][t], outs[2][t])
                                 : prev;
             cr_assert_eq(pos[t], (double)p_t, "row %zu bar %zu: position %g, the rule's %d", r, t,
                          pos[t], p_t);

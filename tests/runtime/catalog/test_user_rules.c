@@ -25,14 +25,7 @@
  * bollinger's upper, middle, lower. */
 static int my_revert(const double *in, const double *out, int prev, void *user) {
     (void)user;
-    const double close = in[0], upper = out[0], middle = out[1], lower = out[2];
-    if (isnan(upper) || isnan(middle) || isnan(lower))
-        return 0;
-    if (prev > 0)
-        return close >= middle ? 0 : 1;
-    if (prev < 0)
-        return close <= middle ? 0 : -1;
-    return close < lower ? 1 : close > upper ? -1 : 0;
+    return score_bands_revert_position(prev, in[0], out[0], out[1], out[2]);
 }
 
 /* A rule of its own, stateful: long from a close below the lower band until one above the
