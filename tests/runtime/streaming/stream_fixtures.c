@@ -400,6 +400,15 @@ size_t stream_probe_tile(apo_runtime *rt, const char *kernel, const apo_param *p
     return tile;
 }
 
+size_t stream_case_over_tiles(stream_case *c, apo_runtime *rt, const char *kernel, size_t rows,
+                              size_t tiles, size_t extra, uint64_t data_seed, apo_status *probed) {
+    const size_t tile = stream_probe_tile(rt, kernel, NULL, 0, rows, data_seed, probed);
+    cr_assert_eq(stream_case_init(c, rt, kernel, NULL, 0, rows, tiles * tile + extra, data_seed,
+                                  STREAM_GAPS),
+                 APO_OK, "%s: %s", kernel, apo_last_error());
+    return tile;
+}
+
 void stream_check_plan_fresh(apo_runtime *rt, const stream_case *c, stream_plan plan,
                              uint64_t plan_seed, size_t most) {
     apo_stream *s = stream_for(rt, c);

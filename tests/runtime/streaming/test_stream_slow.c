@@ -148,11 +148,9 @@ Test(stream, random_cuttings_equal_batch, .timeout = 600) {
     const char *kernels[] = {"bollinger", "tema_user", "adx"};
     for (size_t k = 0; k < 3; k++) {
         apo_status probed;
-        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, ROWS, 9, &probed);
-        cr_assert_eq(probed, APO_OK);
         stream_case c;
-        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 2 * tile + 5, 9, 1),
-                     APO_OK, "%s", apo_last_error());
+        const size_t tile = stream_case_over_tiles(&c, rt, kernels[k], ROWS, 2, 5, 9, &probed);
+        cr_assert_eq(probed, APO_OK);
         for (uint64_t seed = 0; seed < 4; seed++)
             stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 1000 + seed, seed % 2 ? 25 : tile + 50);
         stream_case_free(&c);
@@ -173,12 +171,10 @@ Test(stream, obv_and_ad_carry_their_sum_across_tiles, .timeout = 600) {
     const char *kernels[] = {"obv", "ad"};
     for (size_t k = 0; k < 2; k++) {
         apo_status probed;
-        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, ROWS, 31, &probed);
-        cr_assert_eq(probed, APO_OK);
         stream_case c;
+        const size_t tile = stream_case_over_tiles(&c, rt, kernels[k], ROWS, 3, 77, 31, &probed);
+        cr_assert_eq(probed, APO_OK);
         cr_assert_eq(tile, 65536, "%s tiles by %zu", kernels[k], tile);
-        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 3 * tile + 77, 31, 1),
-                     APO_OK, "%s", apo_last_error());
         stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, 1, 0);
         for (uint64_t seed = 0; seed < 3; seed++)
             stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 40 + seed, seed == 0 ? 40 : tile + 999);
