@@ -76,6 +76,11 @@ void score_one_row_init(score_one_row *s, const char *kernel, const char *rule, 
     s->w.learn = APO_SWITCH_OFF;
 }
 
+void score_one_row_init_walk(score_one_row *s, const char *kernel, const char *rule) {
+    apo__test_random_walk(3, SCORE_WALK_COLS, 100.0, 0.5, s->walk);
+    score_one_row_init(s, kernel, rule, s->walk, SCORE_WALK_COLS);
+}
+
 void score_one_row_assert_unwritten(const score_one_row *s) {
     for (int k = 0; k < APO_N_SCORES; k++)
         cr_assert_eq(s->scores[k], SCORE_POISON, "%s:%s: score %d written", s->w.kernel, s->w.score,

@@ -40,6 +40,9 @@ size_t score_indicator(apo_runtime *rt, const char *kernel, const double *x, siz
 
 void score_indicator_free(double *out[3]);
 
+/* The bars of the walk that score_one_row_init_walk() scores. */
+#define SCORE_WALK_COLS 100
+
 /* A scored workload over one series, its scores in `scores` (poisoned), for the calls that
  * must be refused and write nothing. It points into itself: it stays where it was set up. */
 typedef struct score_one_row {
@@ -47,11 +50,16 @@ typedef struct score_one_row {
     const double *in[1];
     double scores[APO_N_SCORES];
     double *outs[APO_N_SCORES];
+    double walk[SCORE_WALK_COLS]; /* the series of score_one_row_init_walk() */
 } score_one_row;
 
 /* Sets `s` up: `kernel` scored by `rule` over the `cols` samples of x, learning off. */
 void score_one_row_init(score_one_row *s, const char *kernel, const char *rule, const double *x,
                         size_t cols);
+
+/* Sets `s` up as score_one_row_init() does, over its own walk: SCORE_WALK_COLS bars of a
+ * random walk around 100 (seed 3), in s->walk. */
+void score_one_row_init_walk(score_one_row *s, const char *kernel, const char *rule);
 
 /* Fails the test unless every score of `s` still holds the poison. */
 void score_one_row_assert_unwritten(const score_one_row *s);

@@ -462,10 +462,9 @@ Test(score_rules, a_sweep_over_cost_keeps_each_sets_bits_for_every_rule, .timeou
 
 Test(score_rules, thresholds_without_a_zone_and_rules_that_do_not_fit_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    double x[100];
-    apo__test_random_walk(3, 100, 100.0, 0.5, x);
     score_one_row s;
-    score_one_row_init(&s, "rsi", "rsi_zone", x, 100);
+    score_one_row_init_walk(&s, "rsi", "rsi_zone");
+    const double *x = s.walk;
     apo_workload *w = &s.w;
     apo_param same[2] = {{"lower", 50}, {"upper", 50}};
     w->params = same;
@@ -571,10 +570,8 @@ Test(score_rules, rules_on_any_output_that_cannot_be_built_are_refused, .timeout
     cr_assert_eq(apo__scored_kernel_find("stochf:revert.fastd"), a);
 
     apo_runtime *rt = test_runtime("cpu");
-    double x[100];
-    apo__test_random_walk(3, 100, 100.0, 0.5, x);
     score_one_row s;
-    score_one_row_init(&s, "rsi", "zone.rsi", x, 100);
+    score_one_row_init_walk(&s, "rsi", "zone.rsi");
     apo_workload *w = &s.w;
     test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM,
                         "rsi:zone.rsi: lower (0) must be below upper (0) (a rule on any output has "

@@ -468,10 +468,8 @@ Test(scores, constant_returns_have_sd_zero_exactly, .timeout = 60) {
 
 Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    double x[100];
-    apo__test_random_walk(3, 100, 100.0, 0.5, x);
     score_one_row s;
-    score_one_row_init(&s, "macd", "bands_revert", x, 100);
+    score_one_row_init_walk(&s, "macd", "bands_revert");
     apo_workload *w = &s.w;
     test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_INVALID_ARGUMENT,
                         "rule bands_revert does not fit kernel macd");
@@ -491,11 +489,12 @@ Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
     double o[1] = {0};
     const double *three[3] = {o, o, o};
     double sc[APO_N_SCORES];
-    test_assert_refused(apo_score_outputs("macd", "bands_zone", x, three, 3, 1, 0, 252, sc),
+    test_assert_refused(apo_score_outputs("macd", "bands_zone", s.walk, three, 3, 1, 0, 252, sc),
                         APO_ERR_INVALID_ARGUMENT, "does not fit");
-    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", x, three, 2, 1, 0, 252, sc),
-                        APO_ERR_INVALID_ARGUMENT, "3 outputs, 2 were given");
-    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", x, three, 3, 1, 0, 0, sc),
+    test_assert_refused(
+        apo_score_outputs("bollinger", "bands_zone", s.walk, three, 2, 1, 0, 252, sc),
+        APO_ERR_INVALID_ARGUMENT, "3 outputs, 2 were given");
+    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", s.walk, three, 3, 1, 0, 0, sc),
                         APO_ERR_BAD_PARAM, "periods_per_year");
     score_one_row_assert_unwritten(&s);
     apo_runtime_destroy(rt);
