@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "stream_fixtures.h"
 
 #define TILE_EMA_HALO 40
@@ -135,6 +136,14 @@ size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const 
         streamed++;
     }
     return streamed;
+}
+
+void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name)) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_register_tile_ema(rt);
+    const size_t streamed = stream_each_kernel(rt, check);
+    cr_assert_geq(streamed, 38, "only %zu kernels streamed", streamed);
+    apo_runtime_destroy(rt);
 }
 
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c) {

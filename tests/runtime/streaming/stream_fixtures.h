@@ -98,6 +98,12 @@ size_t stream_tile_of(const apo_stream *s);
  * be made: the reductions, with no per-bar outputs, cannot); returns how many it ran. */
 size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name));
 
+/* Runs check(rt, name) for every kernel that streams on a cpu runtime with the user kernel
+ * tema_user registered (stream_register_tile_ema()), and fails the test unless there are 38
+ * at least: bollinger, macd, the catalog's 35 and the user kernel, so that a registry that
+ * lost some would stream fewer. */
+void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name));
+
 /* A stream for the case on rt; fails the test on error. */
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c);
 
