@@ -6,6 +6,7 @@
 
 #include "helpers.h"
 #include "stream_fixtures.h"
+#include "test_user_kernel.h"
 
 #define TILE_EMA_HALO 40
 #define TILE_EMA_TILE 500
@@ -36,14 +37,9 @@ static apo_status tile_ema(const apo_kernel_call *call, void *user) {
 }
 
 void stream_register_tile_ema(apo_runtime *rt) {
-    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "tema_user";
-    desc.n_inputs = 1;
-    desc.n_outputs = 1;
+    apo_kernel_desc desc = test_user_kernel("tema_user", tile_ema, NULL, TILE_EMA_TILE);
     desc.halo = TILE_EMA_HALO;
-    desc.tile = TILE_EMA_TILE;
-    desc.cpu = tile_ema;
-    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    test_user_kernel_register(rt, &desc);
 }
 
 /* The sample plus its absolute position, halo 0: a view of the series that renumbered its
@@ -59,13 +55,8 @@ static apo_status plus_position(const apo_kernel_call *call, void *user) {
 }
 
 void stream_register_plus_position(apo_runtime *rt) {
-    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "plus_position";
-    desc.n_inputs = 1;
-    desc.n_outputs = 1;
-    desc.tile = 300;
-    desc.cpu = plus_position;
-    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc desc = test_user_kernel("plus_position", plus_position, NULL, 300);
+    test_user_kernel_register(rt, &desc);
 }
 
 /* One series' inputs by their names: a random walk as close, the bar's open, high and low

@@ -14,6 +14,7 @@
 
 #include "helpers.h"
 #include "stream_fixtures.h"
+#include "test_user_kernel.h"
 
 #define ROWS 3
 
@@ -288,12 +289,8 @@ static apo_status fails_late(const apo_kernel_call *call, void *user) {
  * (stream_journal.h), the saved state byte for byte as before it, and the stream goes on. */
 Test(stream, a_kernel_failure_undoes_the_update, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "fails_late";
-    desc.n_inputs = 1;
-    desc.n_outputs = 1;
-    desc.cpu = fails_late;
-    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc desc = test_user_kernel("fails_late", fails_late, NULL, 0);
+    test_user_kernel_register(rt, &desc);
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = "fails_late";
     d.n_series = 2;
