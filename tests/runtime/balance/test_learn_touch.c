@@ -30,6 +30,7 @@
 
 #include "helpers.h"
 #include "reference.h"
+#include "test_user_kernel.h"
 
 #define N 1000000
 #define CALLS 6
@@ -161,14 +162,8 @@ typedef enum probe_call { PROBE_LEARNS, PROBE_UNREAD, PROBE_REPORTED } probe_cal
 static unsigned absent_pages_seen_when(size_t tile, size_t cols, probe_call how) {
     apo_runtime *rt = test_runtime("cpu:threads=1");
     atomic_uint absent = 0;
-    apo_kernel_desc k = APO_KERNEL_DESC_INIT;
-    k.name = "residency_probe";
-    k.n_inputs = 1;
-    k.n_outputs = 1;
-    k.tile = tile;
-    k.cpu = count_absent_pages;
-    k.user = &absent;
-    cr_assert_eq(apo_kernel_register(rt, &k), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc k = test_user_kernel("residency_probe", count_absent_pages, &absent, tile);
+    test_user_kernel_register(rt, &k);
     double *x = malloc(cols * sizeof *x);
     cr_assert(x != NULL);
     for (size_t t = 0; t < cols; t++)

@@ -1,12 +1,36 @@
 /*
- * score_fixtures.c: the scored call into poisoned scores, the indicator's own outputs that
- * scores are checked from, and the one-row workload of the refusals, that the tests of scores
- * share (score_fixtures.h).
+ * score_fixtures.c: the seeded walks with a gap, the scored call into poisoned scores, the
+ * indicator's own outputs that scores are checked from, and the one-row workload of the
+ * refusals, that the tests of scores share (score_fixtures.h).
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 
+#include "reference.h"
 #include "score_fixtures.h"
+
+double *score_walk_with_gap(size_t rows, size_t cols, uint64_t seed, size_t first, size_t step,
+                            size_t len) {
+    double *x = malloc(rows * cols * sizeof *x);
+    cr_assert_not_null(x);
+    for (size_t r = 0; r < rows; r++)
+        apo__test_random_walk(seed + r, cols, 100.0, 0.5, x + r * cols);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t t = first + step * r; t < first + step * r + len; t++)
+            x[r * cols + t] = NAN;
+    return x;
+}
+
+int score_bands_revert_position(int prev, double close, double upper, double middle, double lower) {
+    if (isnan(upper) || isnan(middle) || isnan(lower))
+        return 0;
+    if (prev > 0)
+        return close >= middle ? 0 : 1;
+    if (prev < 0)
+        return close <= middle ? 0 : -1;
+    return close < lower ? 1 : close > upper ? -1 : 0;
+}
 
 double *score_run(apo_runtime *rt, apo_workload *w, size_t *out_rows, size_t *out_cols) {
     size_t rows = 0, cols = 0;
@@ -50,6 +74,11 @@ void score_one_row_init(score_one_row *s, const char *kernel, const char *rule, 
     s->w.rows = 1;
     s->w.cols = cols;
     s->w.learn = APO_SWITCH_OFF;
+}
+
+void score_one_row_init_walk(score_one_row *s, const char *kernel, const char *rule) {
+    apo__test_random_walk(3, SCORE_WALK_COLS, 100.0, 0.5, s->walk);
+    score_one_row_init(s, kernel, rule, s->walk, SCORE_WALK_COLS);
 }
 
 void score_one_row_assert_unwritten(const score_one_row *s) {

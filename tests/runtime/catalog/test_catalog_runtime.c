@@ -307,6 +307,54 @@ static size_t bitwise_diff(const cat_job *a, const cat_job *b, size_t o) {
     return diff;
 }
 
+/* A call of one kernel's case that the runtime refuses (or, where `want` is APO_OK, takes):
+ * the case's job over `cols` samples of one row, with the parameters `set` in place of the
+ * case's (set[0].name NULL: the case's own; set[1].name NULL: one parameter) and `n_inputs`
+ * of its inputs (0: all). */
+typedef struct param_case {
+    const char *kernel;
+    size_t cols;
+    apo_param set[2];
+    size_t n_inputs;
+    apo_status want;
+    const char *fragment;
+} param_case;
+
+#define BAD APO_ERR_BAD_PARAM
+
+static void check_param_cases(apo_runtime *rt, const param_case *pc, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const cat_case c = case_of(pc[i].kernel, pc[i].cols);
+        cat_job job;
+        job_init(&job, rt, &c, 1);
+        for (size_t p = 0; p < 2 && pc[i].set[p].name != NULL; p++) {
+            job.params[p] = pc[i].set[p];
+            job.w.n_params = p + 1;
+        }
+        if (pc[i].n_inputs > 0)
+            job.w.n_inputs = pc[i].n_inputs;
+        apo_report report = APO_REPORT_INIT;
+        const apo_status st = apo_distribute_workload(rt, &job.w, &report);
+        if (pc[i].want == APO_OK)
+            cr_assert_eq(st, APO_OK, "%s: %s", pc[i].kernel, apo_last_error());
+        else
+            test_assert_refused(st, pc[i].want, pc[i].fragment);
+        job_free(&job);
+    }
+}
+
+/* A period that defines the last of the job's 100 samples only, its gap filled first: the
+ * outputs are NaN up to the last, which is a value. */
+static void check_last_output_only(apo_runtime *rt, cat_job *job, double period) {
+    job->params[0].name = "timeperiod";
+    job->params[0].value = period;
+    job->w.n_params = 1;
+    apo_report report = APO_REPORT_INIT;
+    cr_assert_eq(apo_distribute_workload(rt, &job->w, &report), APO_OK, "%s", apo_last_error());
+    cr_assert(isnan(job->outputs[0][98]) && isfinite(job->outputs[0][99]));
+    job_free(job);
+}
+
 /* The case's job, with one more parameter where `extra` is given (NULL: none). */
 static void job_init_with(cat_job *job, apo_runtime *rt, const cat_case *c, size_t rows,
                           const apo_param *extra) {
@@ -411,139 +459,66 @@ Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 600) {
 }
 
 Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
+    static const param_case refusals[] = {
+        /* TA-Lib's SMA period is 2 .. 100000. */
+        {"sma", 100, {{"timeperiod", 1}}, 0, BAD, "timeperiod"},
+        {"sma", 100, {{"timeperiod", 100001}}, 0, BAD, "timeperiod"},
+        {"sma", 100, {{"timeperiod", 2.5}}, 0, BAD, "timeperiod"},
+        /* 100 samples and a period of 101: no output would be defined. */
+        {"sma", 100, {{"timeperiod", 101}}, 0, BAD, "lookback"},
+        /* atr's lookback is the period itself: 14 needs 15 samples. */
+        {"atr", 14, {{NULL, 0}}, 0, BAD, "lookback"},
+        /* stoch offers TA-Lib's default moving average only (matype 0, the SMA). */
+        {"stoch", 100, {{"slowd_matype", 1}}, 0, BAD, "slowd_matype"},
+        /* macdext's signal line is an average of the macd line, which TRIMA and KAMA are not
+         * taken as (averages/ma_series.h); at signalperiod 1 any matype is the line itself. */
+        {"macdext", 100, {{"signalmatype", 5}}, 0, BAD, "signalmatype 5 (TRIMA)"},
+        {"macdext", 100, {{"signalmatype", 6}}, 0, BAD, "signalmatype 6 (KAMA)"},
+        {"macdext", 100, {{"signalmatype", 6}, {"signalperiod", 1}}, 0, APO_OK, NULL},
+        /* stochrsi's fastd averages its fastk as macdext's signal does, and its fastk windows
+         * are kept in a ring of 256 RSI values. */
+        {"stochrsi", 1000, {{"fastd_matype", 6}}, 0, BAD, "fastd_matype 6 (KAMA)"},
+        {"stochrsi", 1000, {{"fastk_period", 257}}, 0, BAD, "fastk_period 257"},
+        {"stochrsi", 1000, {{"fastk_period", 256}}, 0, APO_OK, NULL},
+        /* kdj's averages are recurrences over its fastk (EMA, Wilder's, none): an SMA of slowd
+         * at slowd_period 3 is refused, at slowd_period 1 it is the value itself. */
+        {"kdj", 100, {{"slowd_matype", 0}}, 0, BAD, "slowd_matype 0"},
+        {"kdj", 100, {{"slowd_matype", 0}, {"slowd_period", 1}}, 0, APO_OK, NULL},
+        /* Three inputs are required: two are refused. */
+        {"atr", 100, {{NULL, 0}}, 2, APO_ERR_INVALID_ARGUMENT, "input"},
+    };
     apo_runtime *rt = test_runtime("cpu");
+    check_param_cases(rt, refusals, sizeof refusals / sizeof refusals[0]);
+    /* A period of 100 on 100 samples defines the last output only (job_init's gap
+     * filled). */
     const cat_case sma = case_of("sma", 100);
     cat_job job;
     job_init(&job, rt, &sma, 1);
-    apo_report report = APO_REPORT_INIT;
-    job.params[0].value = 1; /* TA-Lib's SMA period is 2 .. 100000 */
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "timeperiod");
-    job.params[0].value = 100001;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "timeperiod");
-    job.params[0].value = 2.5;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "timeperiod");
-    /* 100 samples and a period of 101: no output would be defined. */
-    job.params[0].value = 101;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "lookback");
-    /* A period of 100 on 100 samples defines the last output only (job_init's gap
-     * filled). */
     job.columns[CLOSE][50] = 100.0;
-    job.params[0].value = 100;
-    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
-    cr_assert(isnan(job.outputs[0][98]) && isfinite(job.outputs[0][99]));
-    job_free(&job);
-
-    /* atr's lookback is the period itself: 14 needs 15 samples. */
-    cat_case atr = case_of("atr", 14);
-    job_init(&job, rt, &atr, 1);
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "lookback");
-    job_free(&job);
-    /* stoch offers TA-Lib's default moving average only (matype 0, the SMA). */
-    const cat_case stoch = case_of("stoch", 100);
-    job_init(&job, rt, &stoch, 1);
-    job.params[0].name = "slowd_matype";
-    job.params[0].value = 1;
-    job.w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "slowd_matype");
-    job_free(&job);
-    /* macdext's signal line is an average of the macd line, which TRIMA and KAMA are not
-     * taken as (averages/ma_series.h); at signalperiod 1 any matype is the line itself. */
-    const cat_case macdext = case_of("macdext", 100);
-    job_init(&job, rt, &macdext, 1);
-    job.params[0].name = "signalmatype";
-    job.params[0].value = 5;
-    job.w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "signalmatype 5 (TRIMA)");
-    job.params[0].value = 6;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "signalmatype 6 (KAMA)");
-    job.params[1].name = "signalperiod";
-    job.params[1].value = 1;
-    job.w.n_params = 2;
-    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
-    job_free(&job);
-    /* stochrsi's fastd averages its fastk as macdext's signal does, and its fastk windows
-     * are kept in a ring of 256 RSI values. */
-    const cat_case stochrsi = case_of("stochrsi", 1000);
-    job_init(&job, rt, &stochrsi, 1);
-    job.params[0].name = "fastd_matype";
-    job.params[0].value = 6;
-    job.w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "fastd_matype 6 (KAMA)");
-    job.params[0].name = "fastk_period";
-    job.params[0].value = 257;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "fastk_period 257");
-    job.params[0].value = 256;
-    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
-    job_free(&job);
-    /* kdj's averages are recurrences over its fastk (EMA, Wilder's, none): an SMA of slowd at
-     * slowd_period 3 is refused, at slowd_period 1 it is the value itself. */
-    const cat_case kdj = case_of("kdj", 100);
-    job_init(&job, rt, &kdj, 1);
-    job.params[0].name = "slowd_matype";
-    job.params[0].value = 0;
-    job.w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "slowd_matype 0");
-    job.params[1].name = "slowd_period";
-    job.params[1].value = 1;
-    job.w.n_params = 2;
-    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
-    job_free(&job);
-    /* Three inputs are required: two are refused. */
-    atr.cols = 100;
-    job_init(&job, rt, &atr, 1);
-    job.w.n_inputs = 2;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_INVALID_ARGUMENT,
-                        "input");
-    job_free(&job);
+    check_last_output_only(rt, &job, 100);
     apo_runtime_destroy(rt);
 }
 
 Test(catalog_runtime, bounds_of_directional_and_volume_kernels_are_refused) {
+    static const param_case refusals[] = {
+        /* adx's period is 2 .. 100000 (TA-Lib's) and its lookback 2p - 1. */
+        {"adx", 100, {{"timeperiod", 1}}, 0, BAD, "timeperiod"},
+        {"adx", 100, {{"timeperiod", 100001}}, 0, BAD, "timeperiod"},
+        {"adx", 100, {{"timeperiod", 51}}, 0, BAD, "lookback"}, /* lookback 101 > 100 samples */
+        /* Four inputs for mfi: three are refused. */
+        {"mfi", 100, {{NULL, 0}}, 3, APO_ERR_INVALID_ARGUMENT, "input"},
+        /* mfi's lookback is the period: 14 needs 15 samples. */
+        {"mfi", 14, {{NULL, 0}}, 0, BAD, "lookback"},
+    };
     apo_runtime *rt = test_runtime("cpu");
-    apo_report report = APO_REPORT_INIT;
-    /* adx's period is 2 .. 100000 (TA-Lib's) and its lookback 2p - 1. */
-    cat_case adx = case_of("adx", 100);
+    check_param_cases(rt, refusals, sizeof refusals / sizeof refusals[0]);
+    /* Period 50, lookback 99: the last sample only (job_init's gap filled). */
+    const cat_case adx = case_of("adx", 100);
     cat_job job;
     job_init(&job, rt, &adx, 1);
-    job.params[0].value = 1;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "timeperiod");
-    job.params[0].value = 100001;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "timeperiod");
-    job.params[0].value = 51; /* lookback 101 > 100 samples */
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "lookback");
-    job.params[0].value = 50; /* lookback 99: the last sample only (job_init's gap filled) */
     for (size_t i = 0; i < N_COLUMNS; i++)
         job.columns[i][50] = job.columns[i][49];
-    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
-    cr_assert(isnan(job.outputs[0][98]) && isfinite(job.outputs[0][99]));
-    /* Four inputs for mfi: three are refused. */
-    job_free(&job);
-    cat_case mfi = case_of("mfi", 100);
-    job_init(&job, rt, &mfi, 1);
-    job.w.n_inputs = 3;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_INVALID_ARGUMENT,
-                        "input");
-    job_free(&job);
-    /* mfi's lookback is the period: 14 needs 15 samples. */
-    mfi.cols = 14;
-    job_init(&job, rt, &mfi, 1);
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "lookback");
-    job_free(&job);
+    check_last_output_only(rt, &job, 50);
     apo_runtime_destroy(rt);
 }
 
@@ -585,20 +560,11 @@ Test(catalog_runtime, mama_is_described_as_talibs) {
     cr_assert(info.param_min[0] == 0.01 && info.param_max[0] == 0.99);
     cr_assert(info.param_min[1] == 0.01 && info.param_max[1] == 0.99);
     cr_assert(info.halo_whole_row);
-    apo_report report = APO_REPORT_INIT;
-    cat_job job;
-    cat_case mama = case_of("mama", 200);
-    job_init(&job, rt, &mama, 1);
-    job.params[0].name = "fastlimit";
-    job.params[0].value = 1.0;
-    job.w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "fastlimit");
-    job.params[0].name = "slowlimit";
-    job.params[0].value = 0.005;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM,
-                        "slowlimit");
-    job_free(&job);
+    static const param_case refusals[] = {
+        {"mama", 200, {{"fastlimit", 1.0}}, 0, BAD, "fastlimit"},
+        {"mama", 200, {{"slowlimit", 0.005}}, 0, BAD, "slowlimit"},
+    };
+    check_param_cases(rt, refusals, 2);
     apo_runtime_destroy(rt);
 }
 
@@ -632,17 +598,11 @@ Test(catalog_runtime, matype_7_is_mama_on_every_device_set, .timeout = 600) {
  * refused, since it would keep the whole history (ma streams by re-running its window). */
 Test(catalog_runtime, matype_7_refused_where_it_cannot_be_kept) {
     apo_runtime *rt = test_runtime("cpu");
-    apo_report report = APO_REPORT_INIT;
-    cat_job job;
-    cat_case mavp = case_of("mavp", 200);
-    job_init(&job, rt, &mavp, 1);
-    job.params[0].name = "matype";
-    job.params[0].value = 7;
-    job.w.n_params = 1;
-    test_assert_refused(apo_distribute_workload(rt, &job.w, &report), APO_ERR_BAD_PARAM, "mama");
-    job.params[0].value = 8; /* another matype is taken */
-    cr_assert_eq(apo_distribute_workload(rt, &job.w, &report), APO_OK, "%s", apo_last_error());
-    job_free(&job);
+    static const param_case matypes[] = {
+        {"mavp", 200, {{"matype", 7}}, 0, BAD, "mama"},
+        {"mavp", 200, {{"matype", 8}}, 0, APO_OK, NULL}, /* another matype is taken */
+    };
+    check_param_cases(rt, matypes, 2);
 
     const apo_param params[2] = {{"timeperiod", 30}, {"matype", 7}};
     apo_stream_desc d = APO_STREAM_DESC_INIT;

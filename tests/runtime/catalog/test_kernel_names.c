@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "test_user_kernel.h"
 
 /* `name` in upper case, or with its first letter alone in upper case. */
 static void recase(const char *name, int all, char *out, size_t size) {
@@ -109,12 +110,8 @@ static apo_status copy_kernel(const apo_kernel_call *call, void *user) {
 
 Test(kernel_names, user_kernels_fold_case_and_cannot_differ_in_case_alone) {
     apo_runtime *rt = test_runtime("cpu");
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = "MyCopy";
-    d.n_inputs = 1;
-    d.n_outputs = 1;
-    d.cpu = copy_kernel;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc d = test_user_kernel("MyCopy", copy_kernel, NULL, 0);
+    test_user_kernel_register(rt, &d);
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, "mycopy", &info), APO_OK);
     cr_assert_str_eq(info.name, "MyCopy", "a user kernel keeps the spelling it was given");

@@ -21,16 +21,8 @@
 #define ROWS 3
 #define COLS 2500
 
-static double *walk(uint64_t seed) {
-    double *x = malloc(ROWS * COLS * sizeof *x);
-    cr_assert_not_null(x);
-    for (size_t r = 0; r < ROWS; r++)
-        apo__test_random_walk(seed + r, COLS, 100.0, 0.5, x + r * COLS);
-    for (size_t r = 0; r < ROWS; r++)
-        for (size_t t = 1000 + 50 * r; t < 1025 + 50 * r; t++)
-            x[r * COLS + t] = NAN; /* a gap: positions carry, bars are not scored */
-    return x;
-}
+/* A gap in every row: positions carry, bars are not scored. */
+static double *walk(uint64_t seed) { return score_walk_with_gap(ROWS, COLS, seed, 1000, 50, 25); }
 
 /* The scores of a scored bollinger sweep over x (scores[k * rows_out + line]). */
 static double *scored_sweep(apo_runtime *rt, const char *rule, const double *x,
@@ -63,17 +55,6 @@ static double *bands(apo_runtime *rt, const double *x, double period, double wid
     w.learn = APO_SWITCH_OFF;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
     return b;
-}
-
-/* bands_revert read from docs/scores.md's table, at a finite close. */
-static int revert(int prev, double close, double upper, double middle, double lower) {
-    if (isnan(upper) || isnan(middle) || isnan(lower))
-        return 0;
-    if (prev > 0)
-        return close >= middle ? 0 : 1;
-    if (prev < 0)
-        return close <= middle ? 0 : -1;
-    return close < lower ? 1 : close > upper ? -1 : 0;
 }
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -114,7 +95,8 @@ Test(score_positions, a_set_traced_is_its_scores_and_the_rule_bar_by_bar, .timeo
         size_t last_scored = COLS;
         for (size_t t = 0; t < COLS; t++) {
             const int p_t = isfinite(close[t])
-                                ? revert(prev, close[t], outs[0][t], outs[1][t], outs[2][t])
+                                ? score_bands_revert_position(prev, close[t], outs[0][t],
+                                                              outs[1][t], outs[2][t])
                                 : prev;
             cr_assert_eq(pos[t], (double)p_t, "row %zu bar %zu: position %g, the rule's %d", r, t,
                          pos[t], p_t);

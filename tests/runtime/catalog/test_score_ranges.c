@@ -26,14 +26,9 @@
 
 /* A random walk around 100 with gaps: a one-bar NaN and a run longer than the warm-ups. */
 static double *walk(size_t rows, size_t cols, uint64_t seed) {
-    double *x = malloc(rows * cols * sizeof *x);
-    cr_assert_not_null(x);
-    for (size_t r = 0; r < rows; r++) {
-        apo__test_random_walk(seed + r, cols, 100.0, 0.5, x + r * cols);
+    double *x = score_walk_with_gap(rows, cols, seed, 9000, 50, 80);
+    for (size_t r = 0; r < rows; r++)
         x[r * cols + 777] = NAN;
-        for (size_t t = 9000 + 50 * r; t < 9080 + 50 * r; t++)
-            x[r * cols + t] = NAN;
-    }
     return x;
 }
 
@@ -69,6 +64,29 @@ static double *run_ranged(apo_runtime *rt, apo_workload *w, const double *x, siz
     double *mem = score_run(rt, w, out_rows, &cols);
     cr_assert_eq(cols, w->n_ranges ? w->n_ranges : 1, "a column per range");
     return mem;
+}
+
+/* One series' ranged scores under `rule` at `cost`, and the indicator's own outputs over the
+ * whole series, that the scores are checked from. */
+typedef struct ranged_series {
+    double *x, *got;
+    double *out[3];
+} ranged_series;
+
+static void ranged_series_run(apo_runtime *rt, const char *kernel, const char *rule,
+                              const apo_param *cost, uint64_t seed, ranged_series *s) {
+    s->x = walk(1, COLS, seed);
+    apo_workload w = ranged_workload(kernel, rule, 1);
+    w.params = cost;
+    w.n_params = 1;
+    s->got = run_ranged(rt, &w, s->x, NULL);
+    score_indicator(rt, kernel, s->x, 1, COLS, NULL, 0, s->out);
+}
+
+static void ranged_series_free(ranged_series *s) {
+    score_indicator_free(s->out);
+    free(s->got);
+    free(s->x);
 }
 
 /* Range [a, b) scored alone: the slice of the whole history's closes and outputs, folded
@@ -159,15 +177,9 @@ Test(score_ranges, views_and_sides_score_each_range_as_alone, .timeout = 120) {
 /* The positions of macd_cross read from the docs: the sign of the histogram. */
 Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    double *x = walk(1, COLS, 58);
-    apo_param cost = {"cost", 0.0005};
-    apo_workload w = ranged_workload("macd", "macd_cross", 1);
-    w.params = &cost;
-    w.n_params = 1;
-    size_t rows;
-    double *got = run_ranged(rt, &w, x, &rows);
-    double *out[3];
-    score_indicator(rt, "macd", x, 1, COLS, NULL, 0, out);
+    const apo_param cost = {"cost", 0.0005};
+    ranged_series s;
+    ranged_series_run(rt, "macd", "macd_cross", &cost, 58, &s);
     int *pos = malloc(COLS * sizeof *pos);
     cr_assert_not_null(pos);
     for (size_t r = 0; r < N_RANGES; r++) {
@@ -175,16 +187,16 @@ Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60) {
         const size_t a = ranges[r].begin, n = ranges[r].end - a;
         size_t first = n;
         for (size_t t = 0; t < n; t++) {
-            const double h = out[2][a + t];
+            const double h = s.out[2][a + t];
             const int prev = t > 0 ? pos[t - 1] : 0;
-            pos[t] = isfinite(x[a + t]) ? (h > 0) - (h < 0) : prev;
-            if (first == n && isfinite(out[0][a + t]) && isfinite(out[1][a + t]) && isfinite(h))
+            pos[t] = isfinite(s.x[a + t]) ? (h > 0) - (h < 0) : prev;
+            if (first == n && isfinite(s.out[0][a + t]) && isfinite(s.out[1][a + t]) && isfinite(h))
                 first = t;
         }
         long double want[APO_N_SCORES];
-        apo__ref_scores_of_positions(x + a, pos, n, first, 0.0005, 252, want);
+        apo__ref_scores_of_positions(s.x + a, pos, n, first, 0.0005, 252, want);
         for (int k = 0; k < APO_N_SCORES; k++) {
-            const double g = got[k * N_RANGES + r];
+            const double g = s.got[k * N_RANGES + r];
             if (isnan((double)want[k])) {
                 cr_assert(isnan(g), "range %zu score %d: %.17g, want NaN", r, k, g);
                 continue;
@@ -194,11 +206,9 @@ Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60) {
                       "range %zu score %d: %.17g, want %.17Lg", r, k, g, want[k]);
         }
     }
-    cr_assert_eq(got[APO_SCORE_BARS * N_RANGES + 3], 0.0, "one bar scores none");
+    cr_assert_eq(s.got[APO_SCORE_BARS * N_RANGES + 3], 0.0, "one bar scores none");
     free(pos);
-    score_indicator_free(out);
-    free(got);
-    free(x);
+    ranged_series_free(&s);
     apo_runtime_destroy(rt);
 }
 
@@ -288,26 +298,18 @@ Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120) {
     d.kernel = "bollinger";
     d.fn = my_zone;
     cr_assert_eq(apo_rule_register(rt, &d), APO_OK, "%s", apo_last_error());
-    double *x = walk(1, COLS, 61);
-    apo_param cost = {"cost", 0.001};
-    apo_workload w = ranged_workload("bollinger", "my_zone", 1);
-    w.params = &cost;
-    w.n_params = 1;
-    size_t rows;
-    double *got = run_ranged(rt, &w, x, &rows);
-    double *out[3];
-    score_indicator(rt, "bollinger", x, 1, COLS, NULL, 0, out);
+    const apo_param cost = {"cost", 0.001};
+    ranged_series s;
+    ranged_series_run(rt, "bollinger", "my_zone", &cost, 61, &s);
     for (size_t r = 0; r < N_RANGES; r++) {
         double want[APO_N_SCORES];
         /* The built-in rule of the same positions, its range alone. */
-        range_alone("bollinger", "bands_zone", x, out, 3, ranges[r].begin, ranges[r].end, &cost, 1,
-                    want);
+        range_alone("bollinger", "bands_zone", s.x, s.out, 3, ranges[r].begin, ranges[r].end, &cost,
+                    1, want);
         for (int k = 0; k < APO_N_SCORES; k++)
-            cr_assert(same_bits(&got[k * N_RANGES + r], &want[k]), "range %zu score %d", r, k);
+            cr_assert(same_bits(&s.got[k * N_RANGES + r], &want[k]), "range %zu score %d", r, k);
     }
-    score_indicator_free(out);
-    free(got);
-    free(x);
+    ranged_series_free(&s);
     apo_runtime_destroy(rt);
 }
 

@@ -122,6 +122,24 @@ static int sign_of(double a, double b) {
     return 0;
 }
 
+/* A zone's position: long below `lower`, short above `upper`, flat between (and at NaN). */
+static int zone_position(double v, double lower, double upper) {
+    return v < lower ? 1 : v > upper ? -1 : 0;
+}
+
+/* A reversion's position: entered as a zone's, held until v comes back to the middle of the
+ * band; flat at NaN. */
+static int revert_position(double v, double lower, double upper, int prev) {
+    if (isnan(v))
+        return 0;
+    const double middle = (lower + upper) / 2;
+    if (prev == 1)
+        return v >= middle ? 0 : 1;
+    if (prev == -1)
+        return v <= middle ? 0 : -1;
+    return zone_position(v, lower, upper);
+}
+
 static int starts_with(const char *s, const char *prefix) {
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
@@ -137,16 +155,8 @@ static int ref_generic_position(const rule_case *c, double lower, double upper, 
     if (starts_with(c->rule, "signal")) /* an event's side, held until the other side's */
         return v > 0 ? 1 : v < 0 ? -1 : prev;
     if (starts_with(c->rule, "zone"))
-        return v < lower ? 1 : v > upper ? -1 : 0;
-    /* revert */
-    if (isnan(v))
-        return 0;
-    const double middle = (lower + upper) / 2;
-    if (prev == 1)
-        return v >= middle ? 0 : 1;
-    if (prev == -1)
-        return v <= middle ? 0 : -1;
-    return v < lower ? 1 : v > upper ? -1 : 0;
+        return zone_position(v, lower, upper);
+    return revert_position(v, lower, upper, prev);
 }
 
 /* Whether c's rule is one on any output: `<kind>.<output>...`, or a kind's name alone. */
@@ -163,41 +173,13 @@ static int ref_position(const rule_case *c, double lower, double upper, int prev
     const char *rule = c->rule;
     if (generic(c))
         return ref_generic_position(c, lower, upper, prev, close, o);
-    if (strcmp(rule, "price_cross") == 0) {
-        if (close > o[0])
-            return 1;
-        if (close < o[0])
-            return -1;
-        return 0;
-    }
-    if (ends_with(rule, "_cross")) { /* slowk against slowd, fastk against fastd */
-        if (o[0] > o[1])
-            return 1;
-        if (o[0] < o[1])
-            return -1;
-        return 0;
-    }
-    const double v = o[0];
-    if (ends_with(rule, "_zone")) {
-        if (v < lower)
-            return 1;
-        if (v > upper)
-            return -1;
-        return 0;
-    }
-    /* _revert */
-    if (isnan(v))
-        return 0;
-    const double middle = (lower + upper) / 2;
-    if (prev == 1)
-        return v >= middle ? 0 : 1;
-    if (prev == -1)
-        return v <= middle ? 0 : -1;
-    if (v < lower)
-        return 1;
-    if (v > upper)
-        return -1;
-    return 0;
+    if (strcmp(rule, "price_cross") == 0)
+        return sign_of(close, o[0]);
+    if (ends_with(rule, "_cross")) /* slowk against slowd, fastk against fastd */
+        return sign_of(o[0], o[1]);
+    if (ends_with(rule, "_zone"))
+        return zone_position(o[0], lower, upper);
+    return revert_position(o[0], lower, upper, prev); /* _revert */
 }
 
 /* The scores of one series from its closes and the n_out outputs out[k][t], in long double. */
@@ -480,10 +462,9 @@ Test(score_rules, a_sweep_over_cost_keeps_each_sets_bits_for_every_rule, .timeou
 
 Test(score_rules, thresholds_without_a_zone_and_rules_that_do_not_fit_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    double x[100];
-    apo__test_random_walk(3, 100, 100.0, 0.5, x);
     score_one_row s;
-    score_one_row_init(&s, "rsi", "rsi_zone", x, 100);
+    score_one_row_init_walk(&s, "rsi", "rsi_zone");
+    const double *x = s.walk;
     apo_workload *w = &s.w;
     apo_param same[2] = {{"lower", 50}, {"upper", 50}};
     w->params = same;
@@ -589,10 +570,8 @@ Test(score_rules, rules_on_any_output_that_cannot_be_built_are_refused, .timeout
     cr_assert_eq(apo__scored_kernel_find("stochf:revert.fastd"), a);
 
     apo_runtime *rt = test_runtime("cpu");
-    double x[100];
-    apo__test_random_walk(3, 100, 100.0, 0.5, x);
     score_one_row s;
-    score_one_row_init(&s, "rsi", "zone.rsi", x, 100);
+    score_one_row_init_walk(&s, "rsi", "zone.rsi");
     apo_workload *w = &s.w;
     test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_BAD_PARAM,
                         "rsi:zone.rsi: lower (0) must be below upper (0) (a rule on any output has "

@@ -123,6 +123,21 @@ static double *run_scored(apo_runtime *rt, const scored_call *c, size_t *out_row
     return mem;
 }
 
+/* A call of `kernel` under `rule` over rows x cols of x with `params` and nothing else set (no
+ * sweep, devices or ragged rows), run as run_scored() runs it. */
+static double *run_plain(apo_runtime *rt, const char *kernel, const char *rule, const double *x,
+                         size_t rows, size_t cols, const apo_param *params, size_t n_params,
+                         size_t *out_rows) {
+    const scored_call c = {.kernel = kernel,
+                           .rule = rule,
+                           .x = x,
+                           .rows = rows,
+                           .cols = cols,
+                           .params = params,
+                           .n_params = n_params};
+    return run_scored(rt, &c, out_rows);
+}
+
 static int same_bits(const double *a, const double *b, size_t n) {
     return memcmp(a, b, n * sizeof *a) == 0;
 }
@@ -139,15 +154,8 @@ Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
         cr_assert_eq(score_indicator(rt, rc->kernel, x, ROWS, COLS, NULL, 0, out), 3);
         for (size_t ci = 0; ci < 2; ci++) {
             apo_param p[2] = {{"cost", costs[ci]}, {"periods_per_year", 390.0 * 252}};
-            scored_call c = {.kernel = rc->kernel,
-                             .rule = rc->rule,
-                             .x = x,
-                             .rows = ROWS,
-                             .cols = COLS,
-                             .params = p,
-                             .n_params = 2};
             size_t rows;
-            double *s = run_scored(rt, &c, &rows);
+            double *s = run_plain(rt, rc->kernel, rc->rule, x, ROWS, COLS, p, 2, &rows);
             cr_assert_eq(rows, ROWS);
             for (size_t r = 0; r < ROWS; r++) {
                 double *o[3] = {out[0] + r * COLS, out[1] + r * COLS, out[2] + r * COLS};
@@ -180,15 +188,8 @@ Test(scores, scored_calls_equal_the_materialised_outputs_scored_bitwise, .timeou
         double *out[3];
         cr_assert_eq(score_indicator(rt, rc->kernel, x, ROWS, COLS, NULL, 0, out), 3);
         apo_param p[1] = {{"cost", 0.001}};
-        scored_call c = {.kernel = rc->kernel,
-                         .rule = rc->rule,
-                         .x = x,
-                         .rows = ROWS,
-                         .cols = COLS,
-                         .params = p,
-                         .n_params = 1};
         size_t rows;
-        double *s = run_scored(rt, &c, &rows);
+        double *s = run_plain(rt, rc->kernel, rc->rule, x, ROWS, COLS, p, 1, &rows);
         for (size_t r = 0; r < ROWS; r++) {
             const double *o[3] = {out[0] + r * COLS, out[1] + r * COLS, out[2] + r * COLS};
             double want[APO_N_SCORES];
@@ -261,15 +262,8 @@ Test(scores, a_sweep_gives_each_set_the_scores_of_its_call_alone, .timeout = 300
             for (size_t d = 0; d < 2; d++, set++) {
                 apo_param p[3] = {
                     {"period", periods[a]}, {"nbdev_up", widths[b]}, {"cost", costs[d]}};
-                scored_call one = {.kernel = "bollinger",
-                                   .rule = "bands_revert",
-                                   .x = x,
-                                   .rows = rows,
-                                   .cols = cols,
-                                   .params = p,
-                                   .n_params = 3};
                 size_t m;
-                double *s = run_scored(rt, &one, &m);
+                double *s = run_plain(rt, "bollinger", "bands_revert", x, rows, cols, p, 3, &m);
                 for (int k = 0; k < APO_N_SCORES; k++)
                     cr_assert(same_bits(all + k * n + set * rows, s + k * m, rows),
                               "set %zu score %d", set, k);
@@ -305,15 +299,8 @@ static void check_sweep_against_sets(apo_runtime *rt, apo_runtime *alone, const 
             p[j] = (apo_param){grid[j].name, grid[j].values[s % grid[j].n_values]};
             s /= grid[j].n_values;
         }
-        scored_call one = {.kernel = kernel,
-                           .rule = rule,
-                           .x = x,
-                           .rows = rows,
-                           .cols = cols,
-                           .params = p,
-                           .n_params = n_grid};
         size_t m;
-        double *want = run_scored(alone, &one, &m);
+        double *want = run_plain(alone, kernel, rule, x, rows, cols, p, n_grid, &m);
         for (int k = 0; k < APO_N_SCORES; k++)
             cr_assert(same_bits(all + k * n + i * rows, want + k * m, rows),
                       "%s:%s split %d, set %zu of those run from %zu, score %d", kernel, rule,
@@ -426,13 +413,8 @@ Test(scores, ragged_rows_give_each_series_its_own_scores, .timeout = 300) {
     size_t n;
     double *all = run_scored(rt, &c, &n);
     for (size_t r = 0; r < rows; r++) {
-        scored_call one = {.kernel = "macd",
-                           .rule = "macd_cross",
-                           .x = x + r * cols,
-                           .rows = 1,
-                           .cols = lengths[r]};
         size_t m;
-        double *s = run_scored(rt, &one, &m);
+        double *s = run_plain(rt, "macd", "macd_cross", x + r * cols, 1, lengths[r], NULL, 0, &m);
         for (int k = 0; k < APO_N_SCORES; k++)
             cr_assert(same_bits(all + k * n + r, s + k * m, 1), "row %zu score %d", r, k);
         free(s);
@@ -450,13 +432,9 @@ Test(scores, a_series_too_short_scores_no_bar, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     double x[15];
     apo__test_random_walk(3, 15, 100.0, 0.5, x);
-    scored_call c = {.kernel = "bollinger",
-                     .rule = "bands_zone",
-                     .x = x,
-                     .rows = 1,
-                     .cols = 15}; /* period 20 > 15 bars */
     size_t n;
-    double *s = run_scored(rt, &c, &n);
+    /* bollinger's period 20 is more than the 15 bars. */
+    double *s = run_plain(rt, "bollinger", "bands_zone", x, 1, 15, NULL, 0, &n);
     cr_assert_eq(s[APO_SCORE_BARS], 0.0);
     cr_assert_eq(s[APO_SCORE_TRADES], 0.0);
     for (int k = 0; k < APO_N_SCORES; k++)
@@ -490,10 +468,8 @@ Test(scores, constant_returns_have_sd_zero_exactly, .timeout = 60) {
 
 Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    double x[100];
-    apo__test_random_walk(3, 100, 100.0, 0.5, x);
     score_one_row s;
-    score_one_row_init(&s, "macd", "bands_revert", x, 100);
+    score_one_row_init_walk(&s, "macd", "bands_revert");
     apo_workload *w = &s.w;
     test_assert_refused(apo_distribute_workload(rt, w, NULL), APO_ERR_INVALID_ARGUMENT,
                         "rule bands_revert does not fit kernel macd");
@@ -513,11 +489,12 @@ Test(scores, rules_are_refused_where_they_do_not_fit, .timeout = 60) {
     double o[1] = {0};
     const double *three[3] = {o, o, o};
     double sc[APO_N_SCORES];
-    test_assert_refused(apo_score_outputs("macd", "bands_zone", x, three, 3, 1, 0, 252, sc),
+    test_assert_refused(apo_score_outputs("macd", "bands_zone", s.walk, three, 3, 1, 0, 252, sc),
                         APO_ERR_INVALID_ARGUMENT, "does not fit");
-    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", x, three, 2, 1, 0, 252, sc),
-                        APO_ERR_INVALID_ARGUMENT, "3 outputs, 2 were given");
-    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", x, three, 3, 1, 0, 0, sc),
+    test_assert_refused(
+        apo_score_outputs("bollinger", "bands_zone", s.walk, three, 2, 1, 0, 252, sc),
+        APO_ERR_INVALID_ARGUMENT, "3 outputs, 2 were given");
+    test_assert_refused(apo_score_outputs("bollinger", "bands_zone", s.walk, three, 3, 1, 0, 0, sc),
                         APO_ERR_BAD_PARAM, "periods_per_year");
     score_one_row_assert_unwritten(&s);
     apo_runtime_destroy(rt);

@@ -25,14 +25,7 @@
  * bollinger's upper, middle, lower. */
 static int my_revert(const double *in, const double *out, int prev, void *user) {
     (void)user;
-    const double close = in[0], upper = out[0], middle = out[1], lower = out[2];
-    if (isnan(upper) || isnan(middle) || isnan(lower))
-        return 0;
-    if (prev > 0)
-        return close >= middle ? 0 : 1;
-    if (prev < 0)
-        return close <= middle ? 0 : -1;
-    return close < lower ? 1 : close > upper ? -1 : 0;
+    return score_bands_revert_position(prev, in[0], out[0], out[1], out[2]);
 }
 
 /* A rule of its own, stateful: long from a close below the lower band until one above the
@@ -52,16 +45,8 @@ static int returns_two(const double *in, const double *out, int prev, void *user
     return (*(int *)user)++ == 700 ? 2 : 0;
 }
 
-static double *walk(uint64_t seed) {
-    double *x = malloc(ROWS * COLS * sizeof *x);
-    cr_assert_not_null(x);
-    for (size_t r = 0; r < ROWS; r++)
-        apo__test_random_walk(seed + r, COLS, 100.0, 0.5, x + r * COLS);
-    for (size_t r = 0; r < ROWS; r++)
-        for (size_t t = 900 + 40 * r; t < 930 + 40 * r; t++)
-            x[r * COLS + t] = NAN; /* a gap: the rule is not asked there */
-    return x;
-}
+/* A gap in every row: the rule is not asked there. */
+static double *walk(uint64_t seed) { return score_walk_with_gap(ROWS, COLS, seed, 900, 40, 30); }
 
 static void register_rule(apo_runtime *rt, const char *name, apo_rule_fn fn, void *user) {
     apo_rule_desc d = APO_RULE_DESC_INIT;

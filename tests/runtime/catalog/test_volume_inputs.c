@@ -13,6 +13,7 @@
 
 #include "apportion.h"
 #include "helpers.h"
+#include "test_user_kernel.h"
 
 #define ROWS 3
 #define COLS 60
@@ -192,15 +193,11 @@ Test(volume_inputs, a_user_kernel_input_named_volume_is_not_checked, .timeout = 
     apo_runtime *rt = test_runtime("cpu");
     static const char *const inputs[] = {"volume"};
     static const char *const outputs[] = {"sum"};
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = "vol_pairs";
-    d.n_inputs = 1;
+    apo_kernel_desc d = test_user_kernel("vol_pairs", pair_sum, NULL, 0);
     d.input_names = inputs;
-    d.n_outputs = 1;
     d.output_names = outputs;
     d.halo = 1;
-    d.cpu = pair_sum;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    test_user_kernel_register(rt, &d);
     const double x[4] = {1, -2, 3, -4};
     double y[4];
     const double *in[1] = {x};

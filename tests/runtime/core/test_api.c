@@ -14,6 +14,7 @@
 #include "core/runtime.h"
 #include "helpers.h"
 #include "reference.h"
+#include "test_user_kernel.h"
 
 Test(api, bollinger_end_to_end_matches_long_double_reference, .timeout = 60) {
     apo_runtime *rt = test_runtime("sim:a,sim:b,cpu");
@@ -383,14 +384,8 @@ Test(api, macd_takes_talib_names_and_its_old_ones, .timeout = 60) {
 Test(api, user_kernel_registration_rules) {
     apo_runtime *rt = test_runtime("cpu");
     int calls = 0;
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = "copy";
-    d.n_inputs = 1;
-    d.n_outputs = 1;
-    d.cpu = copy_kernel;
-    d.user = &calls;
-    d.tile = 100;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc d = test_user_kernel("copy", copy_kernel, &calls, 100);
+    test_user_kernel_register(rt, &d);
     cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_ALREADY_EXISTS);
     d.name = "bollinger";
     cr_assert_eq(apo_kernel_register(rt, &d), APO_ERR_ALREADY_EXISTS);
@@ -426,13 +421,8 @@ Test(api, user_kernel_registration_rules) {
 
 Test(api, user_kernel_failure_fails_the_call) {
     apo_runtime *rt = test_runtime("sim:a,sim:b");
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = "fails";
-    d.n_inputs = 1;
-    d.n_outputs = 1;
-    d.cpu = failing_kernel;
-    d.tile = 100;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK);
+    apo_kernel_desc d = test_user_kernel("fails", failing_kernel, NULL, 100);
+    test_user_kernel_register(rt, &d);
     test_job job;
     test_job_init(&job, rt, "fails", 1, 1000, 1);
     apo_status st = test_job_run(&job, rt, NULL);
@@ -534,13 +524,8 @@ static apo_status evens_kernel(const apo_kernel_call *call, void *user) {
  * leaves alone; three devices split the rows mid-page. */
 Test(api, first_touch_keeps_what_a_kernel_leaves_alone, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu,sim:a,sim:b");
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = "evens";
-    d.n_inputs = 1;
-    d.n_outputs = 1;
-    d.cpu = evens_kernel;
-    d.tile = 300;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc d = test_user_kernel("evens", evens_kernel, NULL, 300);
+    test_user_kernel_register(rt, &d);
     const size_t rows = 3, cols = 70001, n = rows * cols;
     double *input = malloc(n * sizeof(double));
     cr_assert_not_null(input);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "test_user_kernel.h"
 
 typedef struct kernel_case {
     const char *kernel;
@@ -130,17 +131,12 @@ static apo_status diff_kernel(const apo_kernel_call *call, void *user) {
 static void register_diff(apo_runtime *rt) {
     static const char *const names[] = {"scale"};
     static const double defaults[] = {1.0};
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = "diff";
-    d.n_inputs = 1;
-    d.n_outputs = 1;
+    apo_kernel_desc d = test_user_kernel("diff", diff_kernel, NULL, 100);
     d.n_params = 1;
     d.param_names = names;
     d.param_defaults = defaults;
     d.halo = 1;
-    d.tile = 100;
-    d.cpu = diff_kernel;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    test_user_kernel_register(rt, &d);
 }
 
 Test(determinism, user_kernel_same_bits_across_splits, .timeout = 60) {

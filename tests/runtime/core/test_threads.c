@@ -19,6 +19,7 @@
 #include "helpers.h"
 #include "reference.h"
 #include "test_tmpdir.h"
+#include "test_user_kernel.h"
 
 /* ---- a user kernel: y[t] = x[t] + x[t-1] / 2 (x[-1] taken as 0), halo 1 --------------- */
 
@@ -33,15 +34,9 @@ static apo_status half_sum(const apo_kernel_call *call, void *user) {
 
 static void register_kernel(apo_runtime *rt, const char *name, apo_cpu_kernel_fn fn, void *user,
                             size_t tile) {
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = name;
-    d.n_inputs = 1;
-    d.n_outputs = 1;
-    d.cpu = fn;
-    d.user = user;
+    apo_kernel_desc d = test_user_kernel(name, fn, user, tile);
     d.halo = 1;
-    d.tile = tile;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s: %s", name, apo_last_error());
+    test_user_kernel_register(rt, &d);
 }
 
 /* ---- sixteen threads on one runtime ------------------------------------------------------ */
@@ -180,11 +175,7 @@ static void *registry_meddler(void *arg) {
         if (i < 40) {
             char name[32];
             snprintf(name, sizeof name, "extra_%d", i);
-            apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-            d.name = name;
-            d.n_inputs = 1;
-            d.n_outputs = 1;
-            d.cpu = half_sum;
+            apo_kernel_desc d = test_user_kernel(name, half_sum, NULL, 0);
             if (apo_kernel_register(m->rt, &d) != APO_OK)
                 meddler_error(m, "apo_kernel_register");
         }

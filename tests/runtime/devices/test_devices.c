@@ -296,40 +296,41 @@ Test(devices, config_beats_environment_beats_default) {
     apo_runtime_destroy(rt);
 }
 
-Test(devices, bad_environment_values_are_warned_and_ignored) {
-    setenv("APPORTION_CPU_THREADS", "lots", 1);
-    setenv("APPORTION_SIM_CLOCK", "sundial", 1);
+/* A runtime of the cpu, made under the environment as it is, gives `n` warnings, warning i
+ * holding fragments[i]. */
+static void assert_cpu_runtime_warns(const char *const *fragments, size_t n) {
     apo_config c = APO_CONFIG_INIT;
     c.devices = "cpu";
     apo_runtime *rt = NULL;
     cr_assert_eq(apo_runtime_create(&c, &rt), APO_OK);
-    size_t n;
-    apo_runtime_warning_count(rt, &n);
-    cr_assert_eq(n, 2);
-    const char *w;
-    apo_runtime_warning(rt, 0, &w);
-    cr_assert(strstr(w, "APPORTION_CPU_THREADS=\"lots\" ignored") != NULL, "%s", w);
-    apo_runtime_warning(rt, 1, &w);
-    cr_assert(strstr(w, "APPORTION_SIM_CLOCK") != NULL, "%s", w);
+    size_t count;
+    apo_runtime_warning_count(rt, &count);
+    cr_assert_eq(count, n);
+    for (size_t i = 0; i < n; i++) {
+        const char *w;
+        apo_runtime_warning(rt, i, &w);
+        cr_assert(strstr(w, fragments[i]) != NULL, "%s", w);
+    }
     apo_runtime_destroy(rt);
+}
+
+Test(devices, bad_environment_values_are_warned_and_ignored) {
+    setenv("APPORTION_CPU_THREADS", "lots", 1);
+    setenv("APPORTION_SIM_CLOCK", "sundial", 1);
+    const char *const warnings[] = {"APPORTION_CPU_THREADS=\"lots\" ignored",
+                                    "APPORTION_SIM_CLOCK"};
+    assert_cpu_runtime_warns(warnings, 2);
 }
 
 Test(devices, the_nccl_switch_is_read_and_checked) {
     setenv("APPORTION_NCCL", "sometimes", 1);
+    const char *const warnings[] = {"APPORTION_NCCL=\"sometimes\" ignored"};
+    assert_cpu_runtime_warns(warnings, 1);
+
     apo_config c = APO_CONFIG_INIT;
     c.devices = "cpu";
-    apo_runtime *rt = NULL;
-    cr_assert_eq(apo_runtime_create(&c, &rt), APO_OK);
-    size_t n;
-    apo_runtime_warning_count(rt, &n);
-    cr_assert_eq(n, 1);
-    const char *w;
-    apo_runtime_warning(rt, 0, &w);
-    cr_assert(strstr(w, "APPORTION_NCCL=\"sometimes\" ignored") != NULL, "%s", w);
-    apo_runtime_destroy(rt);
-
     c.nccl = (apo_switch)7;
-    rt = NULL;
+    apo_runtime *rt = NULL;
     cr_assert_eq(apo_runtime_create(&c, &rt), APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(apo_last_error(), "apo_config.nccl is 7, not an apo_switch") != NULL, "%s",
               apo_last_error());

@@ -24,6 +24,7 @@
 /* ---- workloads and references ------------------------------------------------------------ */
 
 #include "faults_fixtures.h"
+#include "test_user_kernel.h"
 
 /* ---- deadlines -------------------------------------------------------------------------- */
 
@@ -302,14 +303,8 @@ static apo_status slow_first_tile(const apo_kernel_call *call, void *user) {
 }
 
 static void register_slow(apo_runtime *rt, slow_tile *s) {
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = "slow_first";
-    d.n_inputs = 1;
-    d.n_outputs = 1;
-    d.tile = 1024;
-    d.cpu = slow_first_tile;
-    d.user = s;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc d = test_user_kernel("slow_first", slow_first_tile, s, 1024);
+    test_user_kernel_register(rt, &d);
 }
 
 static void check_doubled(const test_job *job) {

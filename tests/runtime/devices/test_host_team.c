@@ -38,6 +38,7 @@
 #include "helpers.h"
 #include "reference.h"
 #include "test_tmpdir.h"
+#include "test_user_kernel.h"
 
 /* A runtime on `devices` with the vector path `isa` (NULL: the best). The machine's own
  * processor pressure is not read (a busy test machine would start the rule with the helpers
@@ -162,13 +163,8 @@ static apo_status twice_plus_one(const apo_kernel_call *call, void *user) {
 }
 
 static void register_user(apo_runtime *rt, const char *name, apo_cpu_kernel_fn fn, size_t tile) {
-    apo_kernel_desc d = APO_KERNEL_DESC_INIT;
-    d.name = name;
-    d.n_inputs = 1;
-    d.n_outputs = 1;
-    d.cpu = fn;
-    d.tile = tile;
-    cr_assert_eq(apo_kernel_register(rt, &d), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc d = test_user_kernel(name, fn, NULL, tile);
+    test_user_kernel_register(rt, &d);
 }
 
 /* Runs `name` over n fresh elements x[t] = t and checks y[t] = 2t + 1 exactly; fills

@@ -54,6 +54,18 @@ static char *read_text(const char *path) {
 }
 
 /* The process's local zone, as ThreadX's datetime.now() reads it. */
+/* Merges one new entry, macd's at size 100 measured on the cpu only, into the thresholds
+ * file at `path`; fails the test unless the merge succeeds (its note, if any, in err). */
+static void merge_macd_entry(const char *path, char *err, size_t err_size) {
+    apo__threshold add;
+    memset(&add, 0, sizeof add);
+    snprintf(add.key, sizeof add.key, "macd:{'size': 100}");
+    add.cpu_ms_avg = 2;
+    add.gpu_ms_avg = NAN;
+    add.samples = 1;
+    cr_assert_eq(apo__thresholds_merge(path, &add, 1, NULL, err, err_size), APO_OK, "%s", err);
+}
+
 static void set_zone(const char *tz) {
     cr_assert_eq(setenv("TZ", tz, 1), 0);
     tzset();
@@ -108,13 +120,7 @@ Test(threadx_files, thresholds_with_a_naive_isoformat_stamp_are_read_and_merged,
     cr_assert_str_eq(t.updated_at, "2026-11-23T05:03:14Z");
     cr_assert_eq(t.n, 1);
     apo__thresholds_free(&t);
-    apo__threshold add;
-    memset(&add, 0, sizeof add);
-    snprintf(add.key, sizeof add.key, "macd:{'size': 100}");
-    add.cpu_ms_avg = 2;
-    add.gpu_ms_avg = NAN;
-    add.samples = 1;
-    cr_assert_eq(apo__thresholds_merge(path, &add, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    merge_macd_entry(path, err, sizeof err);
     cr_assert_neq(access(aside, F_OK), 0, "the ThreadX file was set aside: %s", err);
     cr_assert_eq(apo__thresholds_load(path, &t, NULL, err, sizeof err), APO_OK, "%s", err);
     cr_assert_eq(t.n, 2, "the ThreadX entry is kept beside the new one");
@@ -154,13 +160,7 @@ Test(threadx_files, an_unreadable_threadx_file_is_kept_aside_and_the_write_goes_
     static const char text[] = "{\"updated_at\": \"2026-11-23T05:03:14\", \"entries\": "
                                "{\"k\": {\"cpu_ms_avg\": 1, \"samples\": \"many\"}}}";
     write_text(path, text);
-    apo__threshold add;
-    memset(&add, 0, sizeof add);
-    snprintf(add.key, sizeof add.key, "macd:{'size': 100}");
-    add.cpu_ms_avg = 2;
-    add.gpu_ms_avg = NAN;
-    add.samples = 1;
-    cr_assert_eq(apo__thresholds_merge(path, &add, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    merge_macd_entry(path, err, sizeof err);
     cr_assert(strstr(err, aside) != NULL, "the note names where it went: %s", err);
     cr_assert(strstr(err, "samples") != NULL, "the reason is given: %s", err);
     cr_assert_str_eq(read_text(aside), text);

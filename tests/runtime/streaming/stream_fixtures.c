@@ -6,6 +6,7 @@
 
 #include "helpers.h"
 #include "stream_fixtures.h"
+#include "test_user_kernel.h"
 
 #define TILE_EMA_HALO 40
 #define TILE_EMA_TILE 500
@@ -36,14 +37,9 @@ static apo_status tile_ema(const apo_kernel_call *call, void *user) {
 }
 
 void stream_register_tile_ema(apo_runtime *rt) {
-    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "tema_user";
-    desc.n_inputs = 1;
-    desc.n_outputs = 1;
+    apo_kernel_desc desc = test_user_kernel("tema_user", tile_ema, NULL, TILE_EMA_TILE);
     desc.halo = TILE_EMA_HALO;
-    desc.tile = TILE_EMA_TILE;
-    desc.cpu = tile_ema;
-    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    test_user_kernel_register(rt, &desc);
 }
 
 /* The sample plus its absolute position, halo 0: a view of the series that renumbered its
@@ -59,13 +55,8 @@ static apo_status plus_position(const apo_kernel_call *call, void *user) {
 }
 
 void stream_register_plus_position(apo_runtime *rt) {
-    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "plus_position";
-    desc.n_inputs = 1;
-    desc.n_outputs = 1;
-    desc.tile = 300;
-    desc.cpu = plus_position;
-    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc desc = test_user_kernel("plus_position", plus_position, NULL, 300);
+    test_user_kernel_register(rt, &desc);
 }
 
 /* One series' inputs by their names: a random walk as close, the bar's open, high and low
@@ -137,6 +128,14 @@ size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const 
         streamed++;
     }
     return streamed;
+}
+
+void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name)) {
+    apo_runtime *rt = test_runtime("cpu");
+    stream_register_tile_ema(rt);
+    const size_t streamed = stream_each_kernel(rt, check);
+    cr_assert_geq(streamed, 38, "only %zu kernels streamed", streamed);
+    apo_runtime_destroy(rt);
 }
 
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c) {
@@ -399,6 +398,15 @@ size_t stream_probe_tile(apo_runtime *rt, const char *kernel, const apo_param *p
     stream_case_free(&c);
     if (status != NULL)
         *status = st;
+    return tile;
+}
+
+size_t stream_case_over_tiles(stream_case *c, apo_runtime *rt, const char *kernel, size_t rows,
+                              size_t tiles, size_t extra, uint64_t data_seed, apo_status *probed) {
+    const size_t tile = stream_probe_tile(rt, kernel, NULL, 0, rows, data_seed, probed);
+    cr_assert_eq(stream_case_init(c, rt, kernel, NULL, 0, rows, tiles * tile + extra, data_seed,
+                                  STREAM_GAPS),
+                 APO_OK, "%s: %s", kernel, apo_last_error());
     return tile;
 }
 

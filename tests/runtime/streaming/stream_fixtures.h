@@ -53,6 +53,13 @@ void stream_case_free(stream_case *c);
 size_t stream_probe_tile(apo_runtime *rt, const char *kernel, const apo_param *params,
                          size_t n_params, size_t rows, uint64_t data_seed, apo_status *status);
 
+/* Sets up the case of `kernel` at its defaults, with gaps, over `tiles` of its tiles and
+ * `extra` bars more (the tile read by stream_probe_tile() from the same data seed, its status
+ * to *probed when probed is not NULL), and fails the test unless its batch call succeeds.
+ * Returns the tile length. */
+size_t stream_case_over_tiles(stream_case *c, apo_runtime *rt, const char *kernel, size_t rows,
+                              size_t tiles, size_t extra, uint64_t data_seed, apo_status *probed);
+
 /* How updates are cut: every series' whole history in one update; one bar per update
  * around the starts and tile boundaries (bigger updates between); random counts from 0 to
  * `most`, different per series. */
@@ -91,6 +98,12 @@ size_t stream_tile_of(const apo_stream *s);
  * be made: the reductions, with no per-bar outputs, cannot), or a sample of them under
  * ThreadSanitizer (test_kernel_sampled, helpers.h); returns how many stream. */
 size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name));
+
+/* Runs check(rt, name) for every kernel that streams on a cpu runtime with the user kernel
+ * tema_user registered (stream_register_tile_ema()), and fails the test unless there are 38
+ * at least: bollinger, macd, the catalog's 35 and the user kernel, so that a registry that
+ * lost some would stream fewer. */
+void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name));
 
 /* A stream for the case on rt; fails the test on error. */
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c);

@@ -18,6 +18,7 @@
 
 #include "helpers.h"
 #include "stream_fixtures.h"
+#include "test_user_kernel.h"
 
 #define ROWS 4
 #define COLS 4400 /* past bollinger's first tile boundary (4096) */
@@ -422,12 +423,8 @@ static apo_status fails_on_marker(const apo_kernel_call *call, void *user) {
 Test(stream_group, a_failure_in_the_last_stream_puts_every_stream_back, .timeout = 60) {
     fill_bars();
     apo_runtime *rt = test_runtime("cpu");
-    apo_kernel_desc kd = APO_KERNEL_DESC_INIT;
-    kd.name = "fails_on_marker";
-    kd.n_inputs = 1;
-    kd.n_outputs = 1;
-    kd.cpu = fails_on_marker;
-    cr_assert_eq(apo_kernel_register(rt, &kd), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc kd = test_user_kernel("fails_on_marker", fails_on_marker, NULL, 0);
+    test_user_kernel_register(rt, &kd);
     const shape sh = shape_of(rt);
     /* Every member but mfi, whose place the failing kernel takes, reading the close. */
     apo_stream *s[N_MEMBERS];

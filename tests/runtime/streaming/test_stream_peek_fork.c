@@ -130,9 +130,5 @@ static void check_kernel(apo_runtime *rt, const char *kernel) {
 }
 
 Test(stream_peek_fork, every_kernel_peeks_and_forks_with_the_batch_bits, .timeout = 300) {
-    apo_runtime *rt = test_runtime("cpu");
-    stream_register_tile_ema(rt);
-    const size_t streamed = stream_each_kernel(rt, check_kernel);
-    cr_assert_geq(streamed, 38, "only %zu kernels streamed", streamed);
-    apo_runtime_destroy(rt);
+    stream_check_every_kernel(check_kernel);
 }

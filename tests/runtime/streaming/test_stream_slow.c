@@ -14,6 +14,7 @@
 
 #include "helpers.h"
 #include "stream_fixtures.h"
+#include "test_user_kernel.h"
 
 #define ROWS 3
 
@@ -148,11 +149,9 @@ Test(stream, random_cuttings_equal_batch, .timeout = 600) {
     const char *kernels[] = {"bollinger", "tema_user", "adx"};
     for (size_t k = 0; k < 3; k++) {
         apo_status probed;
-        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, ROWS, 9, &probed);
-        cr_assert_eq(probed, APO_OK);
         stream_case c;
-        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 2 * tile + 5, 9, 1),
-                     APO_OK, "%s", apo_last_error());
+        const size_t tile = stream_case_over_tiles(&c, rt, kernels[k], ROWS, 2, 5, 9, &probed);
+        cr_assert_eq(probed, APO_OK);
         for (uint64_t seed = 0; seed < 4; seed++)
             stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 1000 + seed, seed % 2 ? 25 : tile + 50);
         stream_case_free(&c);
@@ -173,12 +172,10 @@ Test(stream, obv_and_ad_carry_their_sum_across_tiles, .timeout = 600) {
     const char *kernels[] = {"obv", "ad"};
     for (size_t k = 0; k < 2; k++) {
         apo_status probed;
-        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, ROWS, 31, &probed);
-        cr_assert_eq(probed, APO_OK);
         stream_case c;
+        const size_t tile = stream_case_over_tiles(&c, rt, kernels[k], ROWS, 3, 77, 31, &probed);
+        cr_assert_eq(probed, APO_OK);
         cr_assert_eq(tile, 65536, "%s tiles by %zu", kernels[k], tile);
-        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, ROWS, 3 * tile + 77, 31, 1),
-                     APO_OK, "%s", apo_last_error());
         stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, 1, 0);
         for (uint64_t seed = 0; seed < 3; seed++)
             stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 40 + seed, seed == 0 ? 40 : tile + 999);
@@ -292,12 +289,8 @@ static apo_status fails_late(const apo_kernel_call *call, void *user) {
  * (stream_journal.h), the saved state byte for byte as before it, and the stream goes on. */
 Test(stream, a_kernel_failure_undoes_the_update, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    apo_kernel_desc desc = APO_KERNEL_DESC_INIT;
-    desc.name = "fails_late";
-    desc.n_inputs = 1;
-    desc.n_outputs = 1;
-    desc.cpu = fails_late;
-    cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
+    apo_kernel_desc desc = test_user_kernel("fails_late", fails_late, NULL, 0);
+    test_user_kernel_register(rt, &desc);
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = "fails_late";
     d.n_series = 2;

@@ -57,41 +57,39 @@ static void assert_load_refused(apo_runtime *rt, const apo_stream_desc *expect,
 }
 
 /* Three series of bollinger(20) at 30, 5 and 0 bars, as bytes. */
-static unsigned char *small_state(apo_runtime *rt, size_t *len) {
+/* Three series of `kernel` at its defaults fed 30, 5 and 0 bars of `in`, as bytes. */
+static unsigned char *three_series_state(apo_runtime *rt, const char *kernel,
+                                         const double *const *in, double *const *out, size_t *len) {
     apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "bollinger";
+    d.kernel = kernel;
     d.n_series = 3;
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
-    double x[35], u[35], m[35], l[35];
-    for (size_t t = 0; t < 35; t++)
-        x[t] = 100.0 + (double)(t % 7);
     size_t n_new[] = {30, 5, 0};
-    const double *in[] = {x};
-    double *out[] = {u, m, l};
     cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
     unsigned char *buf = saved(s, len);
     apo_stream_destroy(s);
     return buf;
 }
 
+static unsigned char *small_state(apo_runtime *rt, size_t *len) {
+    double x[35], u[35], m[35], l[35];
+    for (size_t t = 0; t < 35; t++)
+        x[t] = 100.0 + (double)(t % 7);
+    const double *in[] = {x};
+    double *out[] = {u, m, l};
+    return three_series_state(rt, "bollinger", in, out, len);
+}
+
 /* Three series of obv at 30, 5 and 0 bars, as bytes: no kept bars, each series' carried
  * sum, last clean close and seed (docs/streaming.md, "The state"). */
 static unsigned char *small_obv_state(apo_runtime *rt, size_t *len) {
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "obv";
-    d.n_series = 3;
-    apo_stream *s = NULL;
-    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
     double x[35], v[35], y[35];
     for (size_t t = 0; t < 35; t++)
         x[t] = 100.0 + (double)(t % 7), v[t] = 10.0 + (double)t;
-    size_t n_new[] = {30, 5, 0};
     const double *in[] = {x, v};
     double *out[] = {y};
-    cr_assert_eq(apo_stream_update(s, n_new, in, out), APO_OK, "%s", apo_last_error());
-    unsigned char *buf = saved(s, len);
-    apo_stream_destroy(s);
+    unsigned char *buf = three_series_state(rt, "obv", in, out, len);
     cr_assert_eq(*len, 192 + 3 * 8 + 3 * 3 * 8 + 8, "obv state of %zu bytes", *len);
     return buf;
 }
@@ -101,10 +99,8 @@ Test(stream_state, every_position_of_a_tile_round_trips, .timeout = 600) {
     stream_register_tile_ema(rt);
     const char *kernels[] = {"bollinger", "tema_user", "atr"};
     for (size_t k = 0; k < 3; k++) {
-        const size_t tile = stream_probe_tile(rt, kernels[k], NULL, 0, 3, 3, NULL);
         stream_case c;
-        cr_assert_eq(stream_case_init(&c, rt, kernels[k], NULL, 0, 3, tile + 150, 3, 1), APO_OK,
-                     "%s", apo_last_error());
+        stream_case_over_tiles(&c, rt, kernels[k], 3, 1, 150, 3, NULL);
         stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_EVERY_BAR, 1, 0, rt);
         stream_case_free(&c);
     }
@@ -113,10 +109,8 @@ Test(stream_state, every_position_of_a_tile_round_trips, .timeout = 600) {
 
 Test(stream_state, macd_round_trips_at_the_starts_and_boundaries, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
-    const size_t tile = stream_probe_tile(rt, "macd", NULL, 0, 3, 4, NULL);
     stream_case c;
-    cr_assert_eq(stream_case_init(&c, rt, "macd", NULL, 0, 3, 2 * tile + 70, 4, 1), APO_OK, "%s",
-                 apo_last_error());
+    stream_case_over_tiles(&c, rt, "macd", 3, 2, 70, 4, NULL);
     stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_BAR_BY_BAR, 1, 0, rt);
     stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_RANDOM, 2, 900, rt);
     stream_case_free(&c);
@@ -297,6 +291,26 @@ Test(stream_state, another_kernel_parameters_series_or_seed_is_refused, .timeout
     apo_runtime_destroy(rt);
 }
 
+/* One field of a saved state changed: a byte, a little-endian u64 or a zero-padded string of
+ * `width` bytes at `at`; the load is refused saying `fragment`. */
+typedef struct state_edit {
+    size_t at, width;
+    uint64_t value;
+    const char *text;
+    const char *fragment;
+} state_edit;
+
+static void state_edit_apply(unsigned char *buf, const state_edit *e) {
+    if (e->width == 1) {
+        buf[e->at] = (unsigned char)e->value;
+    } else if (e->width == 8) {
+        put_u64(buf + e->at, e->value);
+    } else {
+        memset(buf + e->at, 0, e->width);
+        memcpy(buf + e->at, e->text, strlen(e->text));
+    }
+}
+
 Test(stream_state, another_version_or_grid_is_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     size_t len;
@@ -304,43 +318,27 @@ Test(stream_state, another_version_or_grid_is_refused, .timeout = 60) {
     unsigned char *edit = malloc(len);
     cr_assert_not_null(edit);
 
-    memcpy(edit, buf, len);
-    edit[OFF_FORMAT] = 4;
-    reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 4");
-    /* Version 1 had no carried doubles (before obv and ad streamed). */
-    memcpy(edit, buf, len);
-    edit[OFF_FORMAT] = 1;
-    reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "format version 1");
-
-    /* bollinger's state saying its series carry doubles: they would be bytes it lacks. */
-    memcpy(edit, buf, len);
-    put_u64(edit + OFF_CARRY, 3);
-    reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "malformed");
-    put_u64(edit + OFF_CARRY, 1000);
-    reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "carries 1000 doubles");
-
-    memcpy(edit, buf, len);
-    memset(edit + OFF_VERSION, 0, 16);
-    memcpy(edit + OFF_VERSION, "0.1.7", 5);
-    reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "saved by apportion 0.1.7");
-
-    /* A tile length this library would not use for bollinger(20); every series is inside
-     * its first tile under both, so the layout still adds up and the grid check decides. */
-    memcpy(edit, buf, len);
-    put_u64(edit + OFF_TILE, 5000);
-    reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "tiles by 5000");
-
-    /* A period the kernel would refuse. */
-    memcpy(edit, buf, len);
-    put_u64(edit + OFF_PARAMS, 0x3fe0000000000000ULL); /* 0.5 */
-    reseal(edit, len);
-    assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, "does not accept");
+    /* Each edit on a fresh copy of the state. */
+    static const state_edit edits[] = {
+        {OFF_FORMAT, 1, 4, NULL, "format version 4"},
+        /* Version 1 had no carried doubles (before obv and ad streamed). */
+        {OFF_FORMAT, 1, 1, NULL, "format version 1"},
+        /* bollinger's state saying its series carry doubles: they would be bytes it lacks. */
+        {OFF_CARRY, 8, 3, NULL, "malformed"},
+        {OFF_CARRY, 8, 1000, NULL, "carries 1000 doubles"},
+        {OFF_VERSION, 16, 0, "0.1.7", "saved by apportion 0.1.7"},
+        /* A tile length this library would not use for bollinger(20); every series is inside
+         * its first tile under both, so the layout still adds up and the grid check decides. */
+        {OFF_TILE, 8, 5000, NULL, "tiles by 5000"},
+        /* A period the kernel would refuse. */
+        {OFF_PARAMS, 8, 0x3fe0000000000000ULL /* 0.5 */, NULL, "does not accept"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        memcpy(edit, buf, len);
+        state_edit_apply(edit, &edits[i]);
+        reseal(edit, len);
+        assert_load_refused(rt, NULL, edit, len, APO_ERR_INVALID_ARGUMENT, edits[i].fragment);
+    }
 
     assert_load_refused(rt, NULL, (const unsigned char *)"nonsense", 8, APO_ERR_INVALID_ARGUMENT,
                         "not a stream state");
