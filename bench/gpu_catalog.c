@@ -348,10 +348,7 @@ static int resident_time(cat_run *c, resident_call *k, long wrong, double check_
     c->wrong += wrong;
     json_object_set_new(row, "inputs", json_integer((json_int_t)n_in));
     json_object_set_new(row, "outputs", json_integer((json_int_t)n_out));
-    json_object_set_new(row, "reps", json_integer(reps));
-    json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
-    json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
-    json_object_set_new(row, "gb_s", bench_gpu_num(gbs));
+    bench_gpu_set_rate(row, reps, med_ms, min_ms, gbs);
     json_object_set_new(row, "pct_d2d", bench_gpu_num(pct));
     json_object_set_new(row, "wrong", json_integer(wrong));
     return 0;
