@@ -216,14 +216,7 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
     json_t *top = json_array();
     for (size_t b = 0; b < n; b++) {
         const size_t line = best[b], set = line / sc->rows, r = line % sc->rows;
-        json_t *x = json_object();
-        json_object_set_new(x, "rank", cli_json_u64(b + 1));
-        json_object_set_new(x, "set", cli_json_u64(set));
-        json_t *params = json_object();
-        for (size_t q = 0; q < o->given.n_sweep; q++)
-            json_object_set_new(params, o->given.sweep[q].name,
-                                cli_json_number(cli_sweep_value(o, set, q)));
-        json_object_set_new(x, "params", params);
+        json_t *x = cli_scores_best_entry(o, b + 1, set);
         json_object_set_new(x, "series", cli_json_string(sc->series[r]));
         json_t *scores = json_object();
         for (int k = 0; k < APO_N_SCORES; k++)

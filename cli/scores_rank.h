@@ -55,6 +55,10 @@ typedef struct cli_ranked_sets {
  * counted. */
 void cli_scores_print_best_sets(FILE *f, const cli_scores *sc, const cli_ranked_sets *rk);
 
+/* One entry of a report's "best" list, as both rankings open it: {rank, set, params}, the
+ * params being the set's swept values by name; the caller adds what it ranked by. */
+json_t *cli_scores_best_entry(const cli_run_options *o, size_t rank, size_t set);
+
 /* The report's "scores" object for sets ranked by an aggregate: rule, by, agg, order, lines,
  * sets, min_trades (when given), file (or null), and best: {rank, set, params, value,
  * series}. */
