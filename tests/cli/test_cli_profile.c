@@ -37,9 +37,7 @@ Test(cli, help_of_profile_show_and_set_ratios_exits_0, .timeout = 60) {
         cr_assert(strncmp(r.out, want[i], strlen(want[i])) == 0, "%s: %s", cmds[i], r.out);
         cr_assert_eq(r.err_len, 0, "%s: stderr %s", cmds[i], r.err);
         free_result(&r);
-        r = run_cli(ARGS(cmds[i], "-h"));
-        cr_assert_eq(r.status, 0);
-        free_result(&r);
+        run_cli_ok_free(ARGS(cmds[i], "-h"));
     }
     cli_result r = run_cli(ARGS("--help"));
     assert_contains(r.out, "  profile ");

@@ -238,11 +238,9 @@ Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
     free_result(&r);
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
                          "--devices", "cpu", "--output", dir_cpu));
-    r = run_cli_env(venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
-                               "--devices", "cpu,sim:z:rate=1e7", "--ratios", "cpu=1,sim:z=5",
-                               "--split", "time", "--output", dir_mix));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
+                                   "--devices", "cpu,sim:z:rate=1e7", "--ratios", "cpu=1,sim:z=5",
+                                   "--split", "time", "--output", dir_mix));
 
     const char *names[] = {"upper", "middle", "lower"};
     for (size_t i = 0; i < 3; i++) {
@@ -297,21 +295,14 @@ Test(cli, bollinger_on_the_talib_series_matches_talib, .timeout = 60) {
 /* MACD on a series shorter than its warm-up gave all-NaN outputs and exit 0, while bollinger
  * refuses a period longer than the series: both refuse now, in the same words. */
 Test(cli, macd_on_a_series_shorter_than_its_warmup_is_refused_like_bollinger, .timeout = 60) {
-    cli_result r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "1"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err,
-                    "apportion: invalid workload: macd: the warm-up of 34 samples (max(fast, "
-                    "slow) + signal - 1) is longer than the series (cols 1)");
-    free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "5000", "--param", "slow=100000"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the warm-up of 100008 samples");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "macd", "--cols", "1"),
+                    "apportion: invalid workload: macd: the warm-up of 34 samples (max(fast, slow) "
+                    "+ signal - 1) is longer than the series (cols 1)");
+    run_cli_refused(ARGS("run", "--kernel", "macd", "--cols", "5000", "--param", "slow=100000"),
+                    "the warm-up of 100008 samples");
     /* The same with fast > slow (swapped by the kernel), and the shortest series that works. */
-    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "39", "--param", "fast=32"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the warm-up of 40 samples");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "macd", "--cols", "39", "--param", "fast=32"),
+                    "the warm-up of 40 samples");
     run_cli_ok_free(
         ARGS("run", "--kernel", "macd", "--cols", "40", "--param", "fast=32", "--json"));
     /* At exactly the warm-up the last sample has a value in every output. */
@@ -329,11 +320,9 @@ Test(cli, macd_on_a_series_shorter_than_its_warmup_is_refused_like_bollinger, .t
         cr_assert(n == 34 * sizeof(double) && isfinite(v[33]) && isnan(v[32]), "%s", names[i]);
         free(d);
     }
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "5"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "apportion: invalid workload: bollinger: period 20 is longer than the "
-                           "series (cols 5)");
-    free_result(&r);
+    run_cli_refused(
+        ARGS("run", "--kernel", "bollinger", "--cols", "5"),
+        "apportion: invalid workload: bollinger: period 20 is longer than the series (cols 5)");
 }
 
 /* Silent overflow (docs/kernels.md, "Range"): 40 samples near 1e160 (bollinger's bands
@@ -403,29 +392,23 @@ Test(cli, outputs_beyond_the_range_are_reported, .timeout = 60) {
  * ratios leave no output folder behind, a bound prints as 1e+300, and a self-test whose
  * every check was skipped (sizes too large for memory) does not pass. */
 Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
-                                "cpu,sim:a", "--ratios", "cpu=1e308,sim:a=1e308"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the ratios sum to inf (beyond the largest double): scale them down");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
+                         "--ratios", "cpu=1e308,sim:a=1e308"),
+                    "the ratios sum to inf (beyond the largest double): scale them down");
 
     make_work_dir();
     char top[128], out[160];
     snprintf(top, sizeof top, "%s/new", work);
     snprintf(out, sizeof out, "%s/deeper", top);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
-                     "--ratios", "cpu=0,sim:a=0", "--output", out));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the ratios sum to 0: at least one must be positive");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
+                         "--ratios", "cpu=0,sim:a=0", "--output", out),
+                    "the ratios sum to 0: at least one must be positive");
     struct stat st;
     cr_assert_neq(stat(top, &st), 0, "the refused run left %s behind", top);
 
-    r = run_cli(
-        ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--param", "nbdev_up=1e301"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
-    free_result(&r);
+    run_cli_refused(
+        ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--param", "nbdev_up=1e301"),
+        "parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
 
     /* 800 GB that malloc() cannot give: under AddressSanitizer and ThreadSanitizer too,
      * which otherwise abort rather than return NULL. */
@@ -436,8 +419,8 @@ Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
     inherited = getenv("TSAN_OPTIONS");
     snprintf(tsan, sizeof tsan, "TSAN_OPTIONS=%s%sallocator_may_return_null=1",
              inherited != NULL ? inherited : "", inherited != NULL ? ":" : "");
-    r = run_cli_env(ENV(asan, tsan),
-                    ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu"));
+    cli_result r = run_cli_env(ENV(asan, tsan),
+                               ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu"));
     cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.out);
     assert_contains(r.out, "0 passed, 0 failed, 0 warnings, 4 skipped\n");
     assert_contains(r.out, "selftest FAILED: no check passed (every one was skipped)\n");
@@ -497,11 +480,10 @@ Test(cli, ratios_are_explicit_shares_by_device_id, .timeout = 60) {
         free_result(&r);
     }
     /* All-zero ratios are refused by the library: a usage error too. */
-    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
-                              "sim:a,sim:b", "--ratios", "sim:a=0"));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "APO_ERR_INVALID_ARGUMENT");
-    free_result(&r);
+    run_cli_env_refused(env,
+                        ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                             "sim:a,sim:b", "--ratios", "sim:a=0"),
+                        "APO_ERR_INVALID_ARGUMENT");
 }
 
 Test(cli, generated_input_depends_on_the_seed_only, .timeout = 60) {
@@ -617,10 +599,8 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
     assert_contains(r.out, "; QUARANTINED: missed its deadline");
     free_result(&r);
 
-    r = run_cli(
+    run_cli_ok_free(
         ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", "cpu", "--output", d2));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
     const char *names[] = {"macd", "signal", "hist"};
     for (size_t i = 0; i < 3; i++) {
         char p1[256], p2[256];
@@ -660,20 +640,16 @@ Test(cli, run_json_devices_have_chunks, .timeout = 60) {
 Test(cli, run_no_learn_leaves_the_profile_alone, .timeout = 60) {
     char mpath[256];
     state_path(mpath, sizeof mpath, "multigpu.json");
-    cli_result r = run_cli_env(
-        SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV,
+                        ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn"));
     cr_assert(!file_exists(mpath), "run --no-learn wrote %s", mpath);
 
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
     cr_assert(file_exists(mpath), "a plain run stored nothing in %s", mpath);
     size_t before_len = 0;
     char *before = read_all(mpath, &before_len);
 
-    r = run_cli_env(
+    cli_result r = run_cli_env(
         SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn", "--json"));
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
@@ -688,9 +664,7 @@ Test(cli, run_no_learn_leaves_the_profile_alone, .timeout = 60) {
     free(after);
 
     /* Without the option the same run refines the models, and the file changes. */
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
     after = read_all(mpath, &after_len);
     cr_assert(after_len != before_len || memcmp(after, before, before_len) != 0,
               "a plain run left %s as it was", mpath);

@@ -62,9 +62,7 @@ Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
     free_result(&r);
 
     /* Items may be comma separated; a ratio of 0 leaves a device out. */
-    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload=macd", "sim:a=0,sim:b=2"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV, ARGS("set-ratios", "--workload=macd", "sim:a=0,sim:b=2"));
     r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "macd", "--cols", "100000", "--json"));
     cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
     j = parse_json(&r);
@@ -168,10 +166,8 @@ Test(cli, control_characters_in_tags_are_refused_and_shown_escaped, .timeout = 6
     cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
 
     /* A profile that holds such a tag: stored under a good one, renamed in the file. */
-    r = run_cli_env(
+    run_cli_env_ok_free(
         SIM_ENV, ARGS("set-ratios", "--workload", "mytag", "--custom-tag", "sim:a=1", "sim:b=3"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
     json_t *profile = load_json_file(mpath);
     json_t *workloads = get(profile, "workloads");
     json_object_set(workloads, evil, get(workloads, "mytag"));
@@ -196,24 +192,17 @@ Test(cli, control_characters_in_tags_are_refused_and_shown_escaped, .timeout = 6
 
 /* set-ratios for a tag that nothing uses (a typo) used to be stored and never applied. */
 Test(cli, set_ratios_refuses_a_tag_no_call_would_use, .timeout = 60) {
-    cli_result r =
-        run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bolinger", "sim:a=1", "sim:b=3"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "apportion: --workload bolinger: no kernel has this name and no "
-                           "workload of this tag is stored, so no call would use these "
-                           "ratios; did you mean bollinger?");
-    free_result(&r);
+    run_cli_env_refused(
+        SIM_ENV, ARGS("set-ratios", "--workload", "bolinger", "sim:a=1", "sim:b=3"),
+        "apportion: --workload bolinger: no kernel has this name and no workload of this tag is "
+        "stored, so no call would use these ratios; did you mean bollinger?");
     char mpath[256];
     state_path(mpath, sizeof mpath, "multigpu.json");
     cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
     /* A tag of the caller's own, said so: stored, and from then on known. */
-    r = run_cli_env(
+    run_cli_env_ok_free(
         SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "--custom-tag", "sim:a=1", "sim:b=3"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "sim:a=1", "sim:b=1"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "sim:a=1", "sim:b=1"));
 }
 
 Test(cli, set_ratios_clear_before_any_model_leaves_no_entry, .timeout = 60) {

@@ -43,10 +43,7 @@ Test(cli, show_without_profiles_says_so, .timeout = 60) {
     cr_assert(json_is_true(get(j, "empty")));
     json_decref(j);
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("show", "--bogus"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "Try 'apportion show --help'.");
-    free_result(&r);
+    run_cli_env_refused(SIM_ENV, ARGS("show", "--bogus"), "Try 'apportion show --help'.");
 }
 
 Test(cli, show_reports_a_corrupt_profile_as_ignored, .timeout = 60) {
