@@ -40,6 +40,11 @@ double bench_min(const double *v, size_t n);
 /* Prints the failing call with apo_last_error() to stderr; returns 1 when st is not OK. */
 int bench_check(apo_status st, const char *what);
 
+/* APO_WORKLOAD_INIT with the kernel, the shape and the inputs set: what every call of a bench
+ * names first; the caller sets the rest (outputs, parameters, a sweep, a score). */
+apo_workload bench_workload(const char *kernel, size_t rows, size_t cols,
+                            const double *const *inputs, size_t n_inputs);
+
 /* ---- options and environment (common.c) ----------------------------------------------- */
 
 /* Parses a whole number in [lo, hi] into *out; returns 0, or -1 (out untouched). */

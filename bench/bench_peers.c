@@ -172,12 +172,7 @@ typedef struct context {
 static int run_apportion(const context *c, const config *g, int who, const char *kernel,
                          const apo_param params[3]) {
     const double *in[1] = {g->x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = g->rows;
-    w.cols = g->cols;
-    w.inputs = in;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload(kernel, g->rows, g->cols, in, 1);
     w.outputs = g->out[who];
     w.n_outputs = 3;
     w.params = params;

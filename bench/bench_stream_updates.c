@@ -229,12 +229,7 @@ static int chunk_vs_batch(apo_runtime *rt, const config *c, size_t reps, int dev
     for (size_t r = 0; r < rows; r++)
         n_new[r] = cols;
     const double *in[] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = in;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload(c->kernel, rows, cols, in, 1);
     w.outputs = out;
     w.n_outputs = c->n_outputs;
     w.params = c->params;

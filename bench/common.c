@@ -53,6 +53,17 @@ int bench_check(apo_status st, const char *what) {
     return 1;
 }
 
+apo_workload bench_workload(const char *kernel, size_t rows, size_t cols,
+                            const double *const *inputs, size_t n_inputs) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = inputs;
+    w.n_inputs = n_inputs;
+    return w;
+}
+
 int bench_parse_count(const char *s, double lo, double hi, double *out) {
     char *end;
     double v = strtod(s, &end);

@@ -410,13 +410,8 @@ static json_t *sweep_row(cat_run *c, const sweep_case *s) {
     apo_sweep sw = APO_SWEEP_INIT;
     sw.grid = grid;
     sw.n_grid = s->n_grid;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = s->kernel;
+    apo_workload w = bench_workload(s->kernel, rows, bars, in, 1);
     w.score = s->rule;
-    w.rows = rows;
-    w.cols = bars;
-    w.inputs = in;
-    w.n_inputs = 1;
     w.n_outputs = APO_N_SCORES;
     w.sweep = &sw;
     w.learn = APO_SWITCH_OFF;

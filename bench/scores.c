@@ -77,13 +77,8 @@ static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, con
     apo_param params[2] = {{"cost", SCORES_COST}, {c->swept, 0.0}};
     apo_sweep_param grid[1] = {{c->swept, c->values, c->n_sets}};
     apo_sweep sweep = APO_SWEEP_INIT;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
+    apo_workload w = bench_workload(c->kernel, rows, cols, in, 1);
     w.score = c->rule;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = rows;
-    w.cols = cols;
     w.params = params;
     w.n_params = 1;
     w.outputs = scores;

@@ -63,13 +63,8 @@ static apo_status run_grid(apo_runtime *rt, const double *x, size_t cols, const 
     sweep.grid = grid;
     sweep.n_grid = 3;
     apo_param cost = {"cost", 0.0005};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
+    apo_workload w = bench_workload("bollinger", 1, cols, in, 1);
     w.score = "bands_revert";
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = 1;
-    w.cols = cols;
     w.params = &cost;
     w.n_params = 1;
     w.sweep = &sweep;
@@ -95,12 +90,7 @@ static long check_set(apo_runtime *rt, const double *x, size_t cols, size_t s,
         return -1;
     double *out[3] = {bands, bands + cols, bands + 2 * cols};
     const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = 1;
-    w.cols = cols;
+    apo_workload w = bench_workload("bollinger", 1, cols, in, 1);
     w.params = params;
     w.n_params = 3;
     w.outputs = out;
