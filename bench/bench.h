@@ -31,6 +31,10 @@ double bench_now(void);
  * apportion on "cpu:threads=1") has its work alone in this clock. */
 double bench_thread_cpu(void);
 
+/* Seconds of CPU the whole process has used, every thread's (the scored-sweep and
+ * walk-forward sections time their calls by it). */
+double bench_process_cpu(void);
+
 /* Median of n values (sorts v in place); NaN for n == 0. */
 double bench_median(double *v, size_t n);
 

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "scores.h"
@@ -46,12 +45,6 @@ static const wf_case wf_cases[] = {
     {"walk-forward, 10 anchored windows", 1, 1},
 };
 #define N_WF_CASES (sizeof wf_cases / sizeof wf_cases[0])
-
-static double cpu_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The grid over one series of cols bars, whole (ranges NULL) or on the ranges. */
 static apo_status run_grid(apo_runtime *rt, const double *x, size_t cols, const apo_range *ranges,
@@ -180,14 +173,14 @@ json_t *bench_walk_forward(size_t cols, int reps, long *wrong, int *failed) {
     }
     for (int r = 0; r < reps; r++)
         for (size_t c = 0; c < N_WF_CASES; c++) {
-            const double t0 = cpu_seconds();
+            const double t0 = bench_process_cpu();
             if (bench_check(
                     run_grid(rt, x, cols, n_ranges[c] ? ranges[c] : NULL, n_ranges[c], scores),
                     wf_cases[c].label)) {
                 *failed = 1;
                 goto done;
             }
-            times[c * (size_t)reps + (size_t)r] = cpu_seconds() - t0;
+            times[c * (size_t)reps + (size_t)r] = bench_process_cpu() - t0;
         }
     const double whole = bench_median(times, (size_t)reps);
     printf("| case | ranges | best s | median s | median / whole |\n|---|---|---|---|---|\n");
