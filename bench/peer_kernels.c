@@ -41,6 +41,12 @@
     .name = nm, CLOSE, ONE_OUT, PERIOD(v), TA(fn, 1IN_I_1OUT), TI_PERIOD(ti, v)
 #define HLC_PERIOD(nm, v, fn, ti)                                                                  \
     .name = nm, HLC, ONE_OUT, PERIOD(v), TA(fn, 3IN_I_1OUT), TI_PERIOD(ti, v)
+/* STDDEV and VAR, their period for both libraries (Tulip's nbdev is 1, as theirs). */
+#define CLOSE_PERIOD_NBDEV(nm, v, fn, ti)                                                          \
+    .name = nm, CLOSE, ONE_OUT, PERIOD_NBDEV(v), TA(fn, 1IN_ID_1OUT), TI_PERIOD(ti, v)
+/* +DI and -DI at period 14, from Tulip's di: its output `which` is theirs. */
+#define DI_OF_TWO(nm, fn, which)                                                                   \
+    .name = nm, HLC, ONE_OUT, PERIOD(14), TA(fn, 3IN_I_1OUT), TI_PERIOD_OF_TWO("di", 14, which)
 
 const peer_kernel peer_kernels[] = {
     /* averages */
@@ -85,18 +91,8 @@ const peer_kernel peer_kernels[] = {
     {.name = "trange", HLC, ONE_OUT, NO_PARAMS, TA("TRANGE", 3IN_1OUT), TI_NONE("tr")},
     {HLC_PERIOD("adx", 14, "ADX", "adx")},
     /* Tulip's di writes +DI and -DI in one call: its time is for both. */
-    {.name = "plus_di",
-     HLC,
-     ONE_OUT,
-     PERIOD(14),
-     TA("PLUS_DI", 3IN_I_1OUT),
-     TI_PERIOD_OF_TWO("di", 14, 0)},
-    {.name = "minus_di",
-     HLC,
-     ONE_OUT,
-     PERIOD(14),
-     TA("MINUS_DI", 3IN_I_1OUT),
-     TI_PERIOD_OF_TWO("di", 14, 1)},
+    {DI_OF_TWO("plus_di", "PLUS_DI", 0)},
+    {DI_OF_TWO("minus_di", "MINUS_DI", 1)},
     {.name = "aroon",
      HL,
      .n_outputs = 2,
@@ -118,20 +114,8 @@ const peer_kernel peer_kernels[] = {
      .ti_n_outputs = 1},
     {.name = "mfi", HLCV, ONE_OUT, PERIOD(14), TA("MFI", 4IN_I_1OUT), TI_PERIOD("mfi", 14)},
     /* statistics */
-    {.name = "stddev",
-     CLOSE,
-     ONE_OUT,
-     PERIOD_NBDEV(5),
-     TA("STDDEV", 1IN_ID_1OUT),
-     TI_PERIOD("stddev", 5),
-     DRIFTS},
-    {.name = "var",
-     CLOSE,
-     ONE_OUT,
-     PERIOD_NBDEV(5),
-     TA("VAR", 1IN_ID_1OUT),
-     TI_PERIOD("var", 5),
-     DRIFTS},
+    {CLOSE_PERIOD_NBDEV("stddev", 5, "STDDEV", "stddev"), DRIFTS},
+    {CLOSE_PERIOD_NBDEV("var", 5, "VAR", "var"), DRIFTS},
     {CLOSE_PERIOD("linearreg", 14, "LINEARREG", "linreg"), DRIFTS},
     {CLOSE_PERIOD("linearreg_slope", 14, "LINEARREG_SLOPE", "linregslope"), DRIFTS},
     {.name = "correl", XY, ONE_OUT, PERIOD(30), TA("CORREL", 2IN_I_1OUT), DRIFTS},
