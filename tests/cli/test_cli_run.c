@@ -68,8 +68,7 @@ static const char *const device_keys[] = {"id",
 
 Test(cli, run_json_report_has_every_key, .timeout = 60) {
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
     cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
     json_t *j = parse_json(&r);
     for (size_t i = 0; i < sizeof report_keys / sizeof report_keys[0]; i++)
@@ -160,8 +159,7 @@ Test(cli, run_json_times_its_steps_apart, .timeout = 60) {
     }
     /* The text report names the same steps. */
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--devices", "cpu"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--devices", "cpu"));
     assert_contains(r.out, "\ntimes       read input ");
     assert_contains(r.out, " ms, prepare ");
     assert_contains(r.out, " ms, compute ");
@@ -171,9 +169,8 @@ Test(cli, run_json_times_its_steps_apart, .timeout = 60) {
 }
 
 Test(cli, run_text_report_lists_devices, .timeout = 60) {
-    cli_result r = run_cli(
+    cli_result r = run_cli_ok(
         ARGS("run", "--kernel", "macd", "--cols", "20000", "--devices", "cpu", "--seed", "42"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     assert_contains(r.out, "kernel      macd\n");
     assert_contains(r.out, "shape       1 x 20000 (20000 elements)\n");
     assert_contains(r.out, "seed        42\n");
@@ -187,9 +184,8 @@ Test(cli, run_text_report_lists_devices, .timeout = 60) {
 Test(cli, run_on_simulated_devices_says_so, .timeout = 60) {
     const char *const *env =
         ENV("APPORTION_DEVICES=sim:a:rate=1e6,sim:b:rate=2e6", "APPORTION_SIM_CLOCK=virtual");
-    cli_result r = run_cli_env(
+    cli_result r = run_cli_env_ok(
         env, ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     cr_assert(json_is_true(get(j, "simulated")));
     cr_assert(json_is_true(get(j, "virtual_clock")));
@@ -210,8 +206,7 @@ Test(cli, run_on_simulated_devices_says_so, .timeout = 60) {
     json_decref(j);
     free_result(&r);
 
-    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "5000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(env, ARGS("run", "--kernel", "bollinger", "--cols", "5000"));
     assert_contains(r.out,
                     "note: simulated devices present; their times are modelled (virtual clock)\n");
     free_result(&r);
@@ -224,10 +219,9 @@ Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
     snprintf(dir_cpu, sizeof dir_cpu, "%s/cpu/nested", work);
     snprintf(dir_mix, sizeof dir_mix, "%s/mix", work);
     const char *const *venv = ENV("APPORTION_SIM_CLOCK=virtual");
-    cli_result r = run_cli_env(
+    cli_result r = run_cli_env_ok(
         venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000", "--devices",
                    "sim:a:rate=1e6,sim:b:rate=3e6,sim:c:rate=2e6", "--output", dir_sim, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     json_t *outs = get(j, "outputs");
     cr_assert_eq(json_array_size(outs), 3);
@@ -270,9 +264,8 @@ Test(cli, bollinger_on_the_talib_series_matches_talib, .timeout = 60) {
     char out[128], path[256];
     snprintf(out, sizeof out, "%s/out", work);
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--input",
-                     APO_TEST_DATA_DIR "/talib_close252.f64", "--output", out, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input",
+                        APO_TEST_DATA_DIR "/talib_close252.f64", "--output", out, "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "cols")), 252);
     cr_assert_eq(json_integer_value(get(j, "rows")), 1);
@@ -438,10 +431,9 @@ Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
 Test(cli, ratios_are_explicit_shares_by_device_id, .timeout = 60) {
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual");
     cli_result r =
-        run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--devices",
-                              "sim:a:rate=1e6,sim:b:rate=1e6,sim:c:rate=1e6", "--ratios",
-                              "sim:c=3,sim:a=1", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_env_ok(env, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--devices",
+                                 "sim:a:rate=1e6,sim:b:rate=1e6,sim:c:rate=1e6", "--ratios",
+                                 "sim:c=3,sim:a=1", "--json"));
     json_t *j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "explicit");
     json_t *devs = get(j, "devices");
@@ -521,10 +513,9 @@ Test(cli, failover_is_reported_per_device, .timeout = 60) {
     snprintf(d1, sizeof d1, "%s/lost", work);
     snprintf(d2, sizeof d2, "%s/cpu", work);
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual");
-    cli_result r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000",
-                                         "--devices", "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2",
-                                         "--output", d1, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_env_ok(
+        env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
+                  "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2", "--output", d1, "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "failovers")), 1);
     json_t *a = json_array_get(get(j, "devices"), 0);
@@ -542,9 +533,8 @@ Test(cli, failover_is_reported_per_device, .timeout = 60) {
     free_result(&r);
 
     /* The text report marks the failed device, and the results equal a CPU-only run. */
-    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
-                              "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
+                                 "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2"));
     assert_contains(r.out, "failovers   1\n");
     assert_contains(r.out, "FAILED: ");
     free_result(&r);
@@ -573,9 +563,8 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual", "APPORTION_QUARANTINE_AFTER=1",
                                  "APPORTION_DEADLINE_FLOOR=1");
     const char *devices = "sim:a:flaky=1,sim:b:hang_after=1,sim:c";
-    cli_result r = run_cli_env(env, ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices",
-                                         devices, "--output", d1, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_env_ok(env, ARGS("run", "--kernel", "macd", "--cols", "100000",
+                                            "--devices", devices, "--output", d1, "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "failovers")), 2);
     cr_assert_eq(json_integer_value(get(j, "deadlines_missed")), 1);
@@ -592,8 +581,8 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
     json_decref(j);
     free_result(&r);
 
-    r = run_cli_env(env, ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", devices));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(env,
+                       ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", devices));
     assert_contains(r.out, "deadlines   1 missed\n");
     assert_contains(r.out, "quarantined 2\n");
     assert_contains(r.out, "; QUARANTINED: missed its deadline");
@@ -620,9 +609,8 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
  * tasks (cpu and sim devices). */
 Test(cli, run_json_devices_have_chunks, .timeout = 60) {
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "50000", "--devices",
-                     "cpu,sim:a:rate=1e9", "--ratios", "cpu=1,sim:a=1", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "50000",
+                        "--devices", "cpu,sim:a:rate=1e9", "--ratios", "cpu=1,sim:a=1", "--json"));
     json_t *j = parse_json(&r);
     json_t *devices = get(j, "devices");
     cr_assert_eq(json_array_size(devices), 2);
@@ -649,9 +637,8 @@ Test(cli, run_no_learn_leaves_the_profile_alone, .timeout = 60) {
     size_t before_len = 0;
     char *before = read_all(mpath, &before_len);
 
-    cli_result r = run_cli_env(
+    cli_result r = run_cli_env_ok(
         SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "online",
                      "the stored models are still used");

@@ -342,9 +342,8 @@ Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
 static json_t *run_sweep(const char *kernel, const char *out, const char *a1, const char *a2,
                          const char *a3, const char *a4, const char *a5, const char *a6) {
     cli_result r =
-        run_cli(ARGS("run", "--kernel", kernel, "--devices", "cpu", "--rows", "2", "--cols", "500",
-                     "--json", "--output", out, a1, a2, a3, a4, a5, a6));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", kernel, "--devices", "cpu", "--rows", "2", "--cols",
+                        "500", "--json", "--output", out, a1, a2, a3, a4, a5, a6));
     json_t *j = parse_json(&r);
     free_result(&r);
     return j;
@@ -511,10 +510,9 @@ Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 12
     const char *dirs[2] = {pieces, whole};
     for (size_t d = 0; d < 2; d++) {
         cli_result r =
-            run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "1",
-                         "--cols", "1500000", "--json", "--output", dirs[d], "--param",
-                         "period=10,20,30", d == 0 ? NULL : "--memory", d == 0 ? NULL : "1G"));
-        cr_assert_eq(r.status, 0, "%s", r.err);
+            run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "1",
+                            "--cols", "1500000", "--json", "--output", dirs[d], "--param",
+                            "period=10,20,30", d == 0 ? NULL : "--memory", d == 0 ? NULL : "1G"));
         json_t *j = parse_json(&r);
         free_result(&r);
         cr_assert_eq(json_integer_value(get(j, "sets")), 3);
