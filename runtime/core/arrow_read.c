@@ -37,16 +37,7 @@ static double value_at(const apo__arrow_type *t, const void *data, int64_t i) {
             memcpy(&h, p + 2 * i, 2);
             return half_to_double(h);
         }
-        if (t->width == 4) {
-            float f;
-            memcpy(&f, p + 4 * i, 4);
-            return f;
-        }
-        {
-            double d;
-            memcpy(&d, p + 8 * i, 8);
-            return d;
-        }
+        return apo__arrow_float_at(t, data, i);
     case APO_ARROW_UNSIGNED:
         /* apo__arrow_int_at gives a uint64 past INT64_MAX as negative: read as itself. */
         if (t->width == 8) {
