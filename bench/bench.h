@@ -44,6 +44,10 @@ double bench_min(const double *v, size_t n);
 /* Prints the failing call with apo_last_error() to stderr; returns 1 when st is not OK. */
 int bench_check(apo_status st, const char *what);
 
+/* A runtime on `devices` (NULL: the environment's, else auto) that neither reads nor writes
+ * profiles and does not learn: the calls a bench times are the same from run to run. */
+apo_status bench_runtime(const char *devices, apo_runtime **rt);
+
 /* APO_WORKLOAD_INIT with the kernel, the shape and the inputs set: what every call of a bench
  * names first; the caller sets the rest (outputs, parameters, a sweep, a score). */
 apo_workload bench_workload(const char *kernel, size_t rows, size_t cols,

@@ -32,11 +32,7 @@ typedef struct side {
 } side;
 
 static int open_side(side *s, const char *devices, size_t n) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
-    if (bench_check(apo_runtime_create(&config, &s->rt), devices))
+    if (bench_check(bench_runtime(devices, &s->rt), devices))
         return -1;
     for (int o = 0; o < 3; o++) {
         s->out[o] = calloc(n, sizeof(double));

@@ -67,12 +67,8 @@ static double bollinger_ms(apo_runtime *rt, const double *x, double **out, size_
 }
 
 static apo_runtime *runtime_on(const char *devices) {
-    apo_config c = APO_CONFIG_INIT;
-    c.devices = devices;
-    c.profiles = APO_SWITCH_OFF;
-    c.learn = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
-    return apo_runtime_create(&c, &rt) == APO_OK ? rt : NULL;
+    return bench_runtime(devices, &rt) == APO_OK ? rt : NULL;
 }
 
 /* Pinning: ms per MiB to register `bytes` of resident memory (touched first), median of runs. */

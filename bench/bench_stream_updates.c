@@ -303,16 +303,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s [--series N] [--reps N] [--kernel NAME]\n", bench_prog);
         return 2;
     }
-    apo_config cfg = APO_CONFIG_INIT;
-    cfg.profiles = APO_SWITCH_OFF;
-    cfg.learn = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
-    if (bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create"))
+    if (bench_check(bench_runtime(NULL, &rt), "apo_runtime_create"))
         return 2;
     /* The stream runs on the calling thread; its batch counterpart on one thread too. */
-    cfg.devices = "cpu:threads=1";
     apo_runtime *serial = NULL;
-    if (bench_check(apo_runtime_create(&cfg, &serial), "apo_runtime_create (cpu:threads=1)")) {
+    if (bench_check(bench_runtime("cpu:threads=1", &serial),
+                    "apo_runtime_create (cpu:threads=1)")) {
         apo_runtime_destroy(rt);
         return 2;
     }

@@ -59,6 +59,15 @@ int bench_check(apo_status st, const char *what) {
     return 1;
 }
 
+apo_status bench_runtime(const char *devices, apo_runtime **rt) {
+    apo_config c = APO_CONFIG_INIT;
+    c.devices = devices;
+    c.profiles = APO_SWITCH_OFF;
+    c.learn = APO_SWITCH_OFF;
+    *rt = NULL;
+    return apo_runtime_create(&c, rt);
+}
+
 apo_workload bench_workload(const char *kernel, size_t rows, size_t cols,
                             const double *const *inputs, size_t n_inputs) {
     apo_workload w = APO_WORKLOAD_INIT;
