@@ -31,6 +31,10 @@ double bench_now(void);
  * apportion on "cpu:threads=1") has its work alone in this clock. */
 double bench_thread_cpu(void);
 
+/* Seconds of CPU the whole process has used, every thread's (the scored-sweep and
+ * walk-forward sections time their calls by it). */
+double bench_process_cpu(void);
+
 /* Median of n values (sorts v in place); NaN for n == 0. */
 double bench_median(double *v, size_t n);
 
@@ -39,6 +43,15 @@ double bench_min(const double *v, size_t n);
 
 /* Prints the failing call with apo_last_error() to stderr; returns 1 when st is not OK. */
 int bench_check(apo_status st, const char *what);
+
+/* A runtime on `devices` (NULL: the environment's, else auto) that neither reads nor writes
+ * profiles and does not learn: the calls a bench times are the same from run to run. */
+apo_status bench_runtime(const char *devices, apo_runtime **rt);
+
+/* APO_WORKLOAD_INIT with the kernel, the shape and the inputs set: what every call of a bench
+ * names first; the caller sets the rest (outputs, parameters, a sweep, a score). */
+apo_workload bench_workload(const char *kernel, size_t rows, size_t cols,
+                            const double *const *inputs, size_t n_inputs);
 
 /* ---- options and environment (common.c) ----------------------------------------------- */
 

@@ -295,11 +295,7 @@ static int alloc_buffers(profile_run *p) {
         return -1;
     bench_fill_walk(p->input, 1, p->max_size, 0x5eedf00dull);
     for (size_t o = 0; o < p->ki.n_outputs; o++) {
-        apo_workload w = APO_WORKLOAD_INIT;
-        w.kernel = p->opt->kernel;
-        w.rows = 1;
-        w.cols = p->max_size;
-        w.n_inputs = 1;
+        apo_workload w = bench_workload(p->opt->kernel, 1, p->max_size, NULL, 1);
         size_t r, c;
         if (bench_check(apo_output_shape(p->rt, &w, o, &r, &c), "apo_output_shape"))
             return -1;
@@ -391,13 +387,8 @@ static int run_size(profile_run *p, uint64_t size, size_result *r) {
     const double *in[1] = {p->input};
     r->size = size;
     r->measured_ms = NAN;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = p->opt->kernel;
+    apo_workload w = bench_workload(p->opt->kernel, 1, (size_t)r->size, in, 1);
     w.tag = p->opt->kernel;
-    w.rows = 1;
-    w.cols = (size_t)r->size;
-    w.inputs = in;
-    w.n_inputs = 1;
     w.outputs = p->out;
     w.n_outputs = p->ki.n_outputs;
     w.seed = 20261121;

@@ -290,12 +290,7 @@ static void run_row(const scenario *sc, const char *kernel, size_t size, strateg
         r->has_profile = 1;
     }
 
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = 1;
-    w.cols = size;
-    w.inputs = &io->input;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload(kernel, 1, size, &io->input, 1);
     w.outputs = io->out;
     w.n_outputs = io->n_out;
     w.seed = 20261121;
@@ -478,11 +473,7 @@ static void run_size_rows(balance_run *b, const scenario *sc, apo_runtime *probe
     char msg[512] = "out of memory";
     int ok = 1;
     for (size_t o = 0; o < io.n_out && ok; o++) {
-        apo_workload w = APO_WORKLOAD_INIT;
-        w.kernel = kernel;
-        w.rows = 1;
-        w.cols = size;
-        w.n_inputs = 1;
+        apo_workload w = bench_workload(kernel, 1, size, NULL, 1);
         size_t orow, ocol;
         ok = !report_failure(apo_output_shape(probe, &w, o, &orow, &ocol), "apo_output_shape", msg,
                              sizeof msg);

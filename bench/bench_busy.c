@@ -32,11 +32,7 @@ typedef struct side {
 } side;
 
 static int open_side(side *s, const char *devices, size_t n) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
-    if (bench_check(apo_runtime_create(&config, &s->rt), devices))
+    if (bench_check(bench_runtime(devices, &s->rt), devices))
         return -1;
     for (int o = 0; o < 3; o++) {
         s->out[o] = calloc(n, sizeof(double));
@@ -64,14 +60,9 @@ static uint64_t next_draw(uint64_t *s) {
  * threads the device offered its tiles to (1: it kept its helpers out, docs/scheduling.md). */
 static double call_ms(side *s, const double *x, size_t n, int *offered) {
     const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.inputs = in;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload("bollinger", 1, n, in, 1);
     w.outputs = s->out;
     w.n_outputs = 3;
-    w.rows = 1;
-    w.cols = n;
     apo_report report = APO_REPORT_INIT;
     double t0 = bench_now();
     if (bench_check(apo_distribute_workload(s->rt, &w, &report), "bollinger"))

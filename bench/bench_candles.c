@@ -223,12 +223,8 @@ int main(int argc, char **argv) {
         printf("# skipped: %s\n", why);
         return 77;
     }
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = "cpu:threads=1";
-    config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
-    if (bench_check(apo_runtime_create(&config, &rt), "apo_runtime_create"))
+    if (bench_check(bench_runtime("cpu:threads=1", &rt), "apo_runtime_create"))
         return 1;
     pattern pats[128];
     const size_t n_pats = find_patterns(rt, &peers, o.only, pats, 128);

@@ -50,12 +50,7 @@ static double copy_seconds(char *dst, const char *src, size_t bytes, int threads
 /* The median ms of `runs` warm calls of bollinger on rt with the given arrays. */
 static double bollinger_ms(apo_runtime *rt, const double *x, double **out, size_t n, int runs) {
     const double *in[] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.rows = 1;
-    w.cols = n;
-    w.inputs = in;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload("bollinger", 1, n, in, 1);
     w.outputs = out;
     w.n_outputs = 3;
     w.learn = APO_SWITCH_OFF;
@@ -72,12 +67,8 @@ static double bollinger_ms(apo_runtime *rt, const double *x, double **out, size_
 }
 
 static apo_runtime *runtime_on(const char *devices) {
-    apo_config c = APO_CONFIG_INIT;
-    c.devices = devices;
-    c.profiles = APO_SWITCH_OFF;
-    c.learn = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
-    return apo_runtime_create(&c, &rt) == APO_OK ? rt : NULL;
+    return bench_runtime(devices, &rt) == APO_OK ? rt : NULL;
 }
 
 /* Pinning: ms per MiB to register `bytes` of resident memory (touched first), median of runs. */

@@ -301,11 +301,7 @@ static void run_one(bench_ctx *c, const kernel_spec *k, shape sh, result *res) {
         n_params = 1;
     }
 
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = k->name;
-    w.rows = sh.rows;
-    w.cols = sh.cols;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload(k->name, sh.rows, sh.cols, NULL, 1);
     w.params = params;
     w.n_params = n_params;
     w.seed = 20261121;

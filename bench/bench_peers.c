@@ -167,6 +167,19 @@ typedef struct context {
     apo_runtime *rt[2]; /* one thread, all threads */
 } context;
 
+/* Both benched kernels take one input, three parameters and write three outputs: apportion
+ * runs all rows in one call on the contender's runtime (one thread or all). */
+static int run_apportion(const context *c, const config *g, int who, const char *kernel,
+                         const apo_param params[3]) {
+    const double *in[1] = {g->x};
+    apo_workload w = bench_workload(kernel, g->rows, g->cols, in, 1);
+    w.outputs = g->out[who];
+    w.n_outputs = 3;
+    w.params = params;
+    w.n_params = 3;
+    return bench_check(apo_distribute_workload(c->rt[who - APO1], &w, NULL), kernel);
+}
+
 static int run_bollinger(const context *c, const config *g, int who) {
     const size_t n = g->cols;
     for (size_t r = 0; r < g->rows; r++) {
@@ -190,18 +203,7 @@ static int run_bollinger(const context *c, const config *g, int who) {
     }
     if (who == APO1 || who == APON) {
         const apo_param params[] = {{"period", PERIOD}, {"nbdev_up", NBDEV}, {"nbdev_dn", NBDEV}};
-        const double *in[1] = {g->x};
-        apo_workload w = APO_WORKLOAD_INIT;
-        w.kernel = "bollinger";
-        w.rows = g->rows;
-        w.cols = n;
-        w.inputs = in;
-        w.n_inputs = 1;
-        w.outputs = g->out[who];
-        w.n_outputs = 3;
-        w.params = params;
-        w.n_params = 3;
-        return bench_check(apo_distribute_workload(c->rt[who - APO1], &w, NULL), "bollinger");
+        return run_apportion(c, g, who, "bollinger", params);
     }
     return 0;
 }
@@ -230,18 +232,7 @@ static int run_macd(const context *c, const config *g, int who) {
     }
     if (who == APO1 || who == APON) {
         const apo_param params[] = {{"fast", FAST}, {"slow", SLOW}, {"signal", SIGNAL}};
-        const double *in[1] = {g->x};
-        apo_workload w = APO_WORKLOAD_INIT;
-        w.kernel = "macd";
-        w.rows = g->rows;
-        w.cols = n;
-        w.inputs = in;
-        w.n_inputs = 1;
-        w.outputs = g->out[who];
-        w.n_outputs = 3;
-        w.params = params;
-        w.n_params = 3;
-        return bench_check(apo_distribute_workload(c->rt[who - APO1], &w, NULL), "macd");
+        return run_apportion(c, g, who, "macd", params);
     }
     return 0;
 }

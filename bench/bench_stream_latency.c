@@ -267,12 +267,8 @@ int main(int argc, char **argv) {
                 bench_prog);
         return 2;
     }
-    apo_config cfg = APO_CONFIG_INIT;
-    cfg.devices = "cpu";
-    cfg.profiles = APO_SWITCH_OFF;
-    cfg.learn = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
-    if (bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create"))
+    if (bench_check(bench_runtime("cpu", &rt), "apo_runtime_create"))
         return 2;
     unsigned char *evict = cold ? calloc(EVICT_BYTES, 1) : NULL;
     if (cold && evict == NULL)

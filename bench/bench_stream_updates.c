@@ -229,12 +229,7 @@ static int chunk_vs_batch(apo_runtime *rt, const config *c, size_t reps, int dev
     for (size_t r = 0; r < rows; r++)
         n_new[r] = cols;
     const double *in[] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = in;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload(c->kernel, rows, cols, in, 1);
     w.outputs = out;
     w.n_outputs = c->n_outputs;
     w.params = c->params;
@@ -308,16 +303,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s [--series N] [--reps N] [--kernel NAME]\n", bench_prog);
         return 2;
     }
-    apo_config cfg = APO_CONFIG_INIT;
-    cfg.profiles = APO_SWITCH_OFF;
-    cfg.learn = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
-    if (bench_check(apo_runtime_create(&cfg, &rt), "apo_runtime_create"))
+    if (bench_check(bench_runtime(NULL, &rt), "apo_runtime_create"))
         return 2;
     /* The stream runs on the calling thread; its batch counterpart on one thread too. */
-    cfg.devices = "cpu:threads=1";
     apo_runtime *serial = NULL;
-    if (bench_check(apo_runtime_create(&cfg, &serial), "apo_runtime_create (cpu:threads=1)")) {
+    if (bench_check(bench_runtime("cpu:threads=1", &serial),
+                    "apo_runtime_create (cpu:threads=1)")) {
         apo_runtime_destroy(rt);
         return 2;
     }

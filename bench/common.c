@@ -24,6 +24,12 @@ double bench_thread_cpu(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double bench_process_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -51,6 +57,26 @@ int bench_check(apo_status st, const char *what) {
     fprintf(stderr, "%s: %s failed: %s: %s\n", bench_prog, what, apo_status_name(st),
             apo_last_error());
     return 1;
+}
+
+apo_status bench_runtime(const char *devices, apo_runtime **rt) {
+    apo_config c = APO_CONFIG_INIT;
+    c.devices = devices;
+    c.profiles = APO_SWITCH_OFF;
+    c.learn = APO_SWITCH_OFF;
+    *rt = NULL;
+    return apo_runtime_create(&c, rt);
+}
+
+apo_workload bench_workload(const char *kernel, size_t rows, size_t cols,
+                            const double *const *inputs, size_t n_inputs) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = inputs;
+    w.n_inputs = n_inputs;
+    return w;
 }
 
 int bench_parse_count(const char *s, double lo, double hi, double *out) {

@@ -168,6 +168,13 @@ static void poison(double *const *out, size_t n) {
 
 json_t *bench_gpu_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+void bench_gpu_set_rate(json_t *row, int reps, double med_ms, double min_ms, double gb_s) {
+    json_object_set_new(row, "reps", json_integer(reps));
+    json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
+    json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
+    json_object_set_new(row, "gb_s", bench_gpu_num(gb_s));
+}
+
 /* Everything one GPU's rows need. */
 typedef struct gpu_run {
     const bench_gpu_options *opt;
@@ -281,10 +288,7 @@ static json_t *resident_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs
            gbs, pct, wrong);
     fflush(stdout);
     g->wrong += wrong;
-    json_object_set_new(row, "reps", json_integer(reps));
-    json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
-    json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
-    json_object_set_new(row, "gb_s", bench_gpu_num(gbs));
+    bench_gpu_set_rate(row, reps, med_ms, min_ms, gbs);
     json_object_set_new(row, "pct_d2d", bench_gpu_num(pct));
     json_object_set_new(row, "wrong", json_integer(wrong));
 done:
@@ -372,10 +376,7 @@ static json_t *host_row(gpu_run *g, const gpu_kernel *k, size_t n, host_bufs *b,
            med_ms, min_ms, gbs, bound_ms, pct, overlap, chunks, wrong);
     fflush(stdout);
     g->wrong += wrong;
-    json_object_set_new(row, "reps", json_integer(reps));
-    json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
-    json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
-    json_object_set_new(row, "gb_s", bench_gpu_num(gbs));
+    bench_gpu_set_rate(row, reps, med_ms, min_ms, gbs);
     json_object_set_new(row, "bound_ms", bench_gpu_num(bound_ms));
     json_object_set_new(row, "pct_bound", bench_gpu_num(pct));
     json_object_set_new(row, "overlap", bench_gpu_num(overlap));

@@ -60,6 +60,10 @@ double bench_host_available_bytes(void);
 /* A JSON real, or null for NaN and infinities. */
 json_t *bench_gpu_num(double v);
 
+/* A timed row's "reps", "time_ms_median", "time_ms_min" and "gb_s", in that order: every
+ * bandwidth row of the GPU sections names its timing alike. */
+void bench_gpu_set_rate(json_t *row, int reps, double med_ms, double min_ms, double gb_s);
+
 /* The kernel variant the runtime reads (APPORTION_CUDA_KERNELS): "simple" or "staged". */
 const char *bench_gpu_variant(void);
 

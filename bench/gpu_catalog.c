@@ -348,10 +348,7 @@ static int resident_time(cat_run *c, resident_call *k, long wrong, double check_
     c->wrong += wrong;
     json_object_set_new(row, "inputs", json_integer((json_int_t)n_in));
     json_object_set_new(row, "outputs", json_integer((json_int_t)n_out));
-    json_object_set_new(row, "reps", json_integer(reps));
-    json_object_set_new(row, "time_ms_median", bench_gpu_num(med_ms));
-    json_object_set_new(row, "time_ms_min", bench_gpu_num(min_ms));
-    json_object_set_new(row, "gb_s", bench_gpu_num(gbs));
+    bench_gpu_set_rate(row, reps, med_ms, min_ms, gbs);
     json_object_set_new(row, "pct_d2d", bench_gpu_num(pct));
     json_object_set_new(row, "wrong", json_integer(wrong));
     return 0;
@@ -413,13 +410,8 @@ static json_t *sweep_row(cat_run *c, const sweep_case *s) {
     apo_sweep sw = APO_SWEEP_INIT;
     sw.grid = grid;
     sw.n_grid = s->n_grid;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = s->kernel;
+    apo_workload w = bench_workload(s->kernel, rows, bars, in, 1);
     w.score = s->rule;
-    w.rows = rows;
-    w.cols = bars;
-    w.inputs = in;
-    w.n_inputs = 1;
     w.n_outputs = APO_N_SCORES;
     w.sweep = &sw;
     w.learn = APO_SWITCH_OFF;

@@ -77,12 +77,7 @@ int bench_overhead(apo_runtime *rt_serial, apo_runtime *rt_default, const char *
     const double *in[1] = {x};
     double *const out_serial[3] = {bufs[3], bufs[4], bufs[5]};
     double *const out_default[3] = {bufs[6], bufs[7], bufs[8]};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = 1;
-    w.cols = cols;
-    w.inputs = in;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload(kernel, 1, cols, in, 1);
     w.n_outputs = 3;
     w.params = is_macd ? p_macd : p_boll;
     w.n_params = 3;

@@ -34,28 +34,30 @@
 #define TI_PERIOD_OF_TWO(nm, v, ...)                                                               \
     .ti_name = nm, .ti_n_options = 1, .ti_options = {v}, .ti_n_outputs = 2, .ti_out = {__VA_ARGS__}
 
+/* The commonest rows: one output of the close (or of high, low and close) under a timeperiod
+ * that TA-Lib and Tulip both get, so that it is written once; TA-Lib's function and Tulip's
+ * indicator by name. */
+#define CLOSE_PERIOD(nm, v, fn, ti)                                                                \
+    .name = nm, CLOSE, ONE_OUT, PERIOD(v), TA(fn, 1IN_I_1OUT), TI_PERIOD(ti, v)
+#define HLC_PERIOD(nm, v, fn, ti)                                                                  \
+    .name = nm, HLC, ONE_OUT, PERIOD(v), TA(fn, 3IN_I_1OUT), TI_PERIOD(ti, v)
+/* STDDEV and VAR, their period for both libraries (Tulip's nbdev is 1, as theirs). */
+#define CLOSE_PERIOD_NBDEV(nm, v, fn, ti)                                                          \
+    .name = nm, CLOSE, ONE_OUT, PERIOD_NBDEV(v), TA(fn, 1IN_ID_1OUT), TI_PERIOD(ti, v)
+/* +DI and -DI at period 14, from Tulip's di: its output `which` is theirs. */
+#define DI_OF_TWO(nm, fn, which)                                                                   \
+    .name = nm, HLC, ONE_OUT, PERIOD(14), TA(fn, 3IN_I_1OUT), TI_PERIOD_OF_TWO("di", 14, which)
+
 const peer_kernel peer_kernels[] = {
     /* averages */
-    {.name = "sma",
-     CLOSE,
-     ONE_OUT,
-     PERIOD(30),
-     TA("SMA", 1IN_I_1OUT),
-     TI_PERIOD("sma", 30),
-     DRIFTS},
-    {.name = "ema", CLOSE, ONE_OUT, PERIOD(30), TA("EMA", 1IN_I_1OUT), TI_PERIOD("ema", 30)},
-    {.name = "wma",
-     CLOSE,
-     ONE_OUT,
-     PERIOD(30),
-     TA("WMA", 1IN_I_1OUT),
-     TI_PERIOD("wma", 30),
-     DRIFTS},
-    {.name = "dema", CLOSE, ONE_OUT, PERIOD(30), TA("DEMA", 1IN_I_1OUT), TI_PERIOD("dema", 30)},
-    {.name = "tema", CLOSE, ONE_OUT, PERIOD(30), TA("TEMA", 1IN_I_1OUT), TI_PERIOD("tema", 30)},
-    {.name = "kama", CLOSE, ONE_OUT, PERIOD(30), TA("KAMA", 1IN_I_1OUT), TI_PERIOD("kama", 30)},
+    {CLOSE_PERIOD("sma", 30, "SMA", "sma"), DRIFTS},
+    {CLOSE_PERIOD("ema", 30, "EMA", "ema")},
+    {CLOSE_PERIOD("wma", 30, "WMA", "wma"), DRIFTS},
+    {CLOSE_PERIOD("dema", 30, "DEMA", "dema")},
+    {CLOSE_PERIOD("tema", 30, "TEMA", "tema")},
+    {CLOSE_PERIOD("kama", 30, "KAMA", "kama")},
     /* oscillators */
-    {.name = "rsi", CLOSE, ONE_OUT, PERIOD(14), TA("RSI", 1IN_I_1OUT), TI_PERIOD("rsi", 14)},
+    {CLOSE_PERIOD("rsi", 14, "RSI", "rsi")},
     {.name = "stoch",
      HLC,
      .n_outputs = 2,
@@ -78,29 +80,19 @@ const peer_kernel peer_kernels[] = {
      .n_params = 3,
      .params = {{"fastk_period", 5}, {"fastd_period", 3}, {"fastd_matype", 0}},
      TA("STOCHF", 3IN_III_2OUT)},
-    {.name = "willr", HLC, ONE_OUT, PERIOD(14), TA("WILLR", 3IN_I_1OUT), TI_PERIOD("willr", 14)},
-    {.name = "cci", HLC, ONE_OUT, PERIOD(14), TA("CCI", 3IN_I_1OUT), TI_PERIOD("cci", 14)},
-    {.name = "mom", CLOSE, ONE_OUT, PERIOD(10), TA("MOM", 1IN_I_1OUT), TI_PERIOD("mom", 10)},
-    {.name = "roc", CLOSE, ONE_OUT, PERIOD(10), TA("ROC", 1IN_I_1OUT), TI_PERIOD("roc", 10)},
-    {.name = "cmo", CLOSE, ONE_OUT, PERIOD(14), TA("CMO", 1IN_I_1OUT), TI_PERIOD("cmo", 14)},
+    {HLC_PERIOD("willr", 14, "WILLR", "willr")},
+    {HLC_PERIOD("cci", 14, "CCI", "cci")},
+    {CLOSE_PERIOD("mom", 10, "MOM", "mom")},
+    {CLOSE_PERIOD("roc", 10, "ROC", "roc")},
+    {CLOSE_PERIOD("cmo", 14, "CMO", "cmo")},
     /* trend */
-    {.name = "atr", HLC, ONE_OUT, PERIOD(14), TA("ATR", 3IN_I_1OUT), TI_PERIOD("atr", 14)},
-    {.name = "natr", HLC, ONE_OUT, PERIOD(14), TA("NATR", 3IN_I_1OUT), TI_PERIOD("natr", 14)},
+    {HLC_PERIOD("atr", 14, "ATR", "atr")},
+    {HLC_PERIOD("natr", 14, "NATR", "natr")},
     {.name = "trange", HLC, ONE_OUT, NO_PARAMS, TA("TRANGE", 3IN_1OUT), TI_NONE("tr")},
-    {.name = "adx", HLC, ONE_OUT, PERIOD(14), TA("ADX", 3IN_I_1OUT), TI_PERIOD("adx", 14)},
+    {HLC_PERIOD("adx", 14, "ADX", "adx")},
     /* Tulip's di writes +DI and -DI in one call: its time is for both. */
-    {.name = "plus_di",
-     HLC,
-     ONE_OUT,
-     PERIOD(14),
-     TA("PLUS_DI", 3IN_I_1OUT),
-     TI_PERIOD_OF_TWO("di", 14, 0)},
-    {.name = "minus_di",
-     HLC,
-     ONE_OUT,
-     PERIOD(14),
-     TA("MINUS_DI", 3IN_I_1OUT),
-     TI_PERIOD_OF_TWO("di", 14, 1)},
+    {DI_OF_TWO("plus_di", "PLUS_DI", 0)},
+    {DI_OF_TWO("minus_di", "MINUS_DI", 1)},
     {.name = "aroon",
      HL,
      .n_outputs = 2,
@@ -122,39 +114,15 @@ const peer_kernel peer_kernels[] = {
      .ti_n_outputs = 1},
     {.name = "mfi", HLCV, ONE_OUT, PERIOD(14), TA("MFI", 4IN_I_1OUT), TI_PERIOD("mfi", 14)},
     /* statistics */
-    {.name = "stddev",
-     CLOSE,
-     ONE_OUT,
-     PERIOD_NBDEV(5),
-     TA("STDDEV", 1IN_ID_1OUT),
-     TI_PERIOD("stddev", 5),
-     DRIFTS},
-    {.name = "var",
-     CLOSE,
-     ONE_OUT,
-     PERIOD_NBDEV(5),
-     TA("VAR", 1IN_ID_1OUT),
-     TI_PERIOD("var", 5),
-     DRIFTS},
-    {.name = "linearreg",
-     CLOSE,
-     ONE_OUT,
-     PERIOD(14),
-     TA("LINEARREG", 1IN_I_1OUT),
-     TI_PERIOD("linreg", 14),
-     DRIFTS},
-    {.name = "linearreg_slope",
-     CLOSE,
-     ONE_OUT,
-     PERIOD(14),
-     TA("LINEARREG_SLOPE", 1IN_I_1OUT),
-     TI_PERIOD("linregslope", 14),
-     DRIFTS},
+    {CLOSE_PERIOD_NBDEV("stddev", 5, "STDDEV", "stddev"), DRIFTS},
+    {CLOSE_PERIOD_NBDEV("var", 5, "VAR", "var"), DRIFTS},
+    {CLOSE_PERIOD("linearreg", 14, "LINEARREG", "linreg"), DRIFTS},
+    {CLOSE_PERIOD("linearreg_slope", 14, "LINEARREG_SLOPE", "linregslope"), DRIFTS},
     {.name = "correl", XY, ONE_OUT, PERIOD(30), TA("CORREL", 2IN_I_1OUT), DRIFTS},
     {.name = "beta", XY, ONE_OUT, PERIOD(5), TA("BETA", 2IN_I_1OUT), DRIFTS},
     /* reductions over a window */
-    {.name = "max", CLOSE, ONE_OUT, PERIOD(30), TA("MAX", 1IN_I_1OUT), TI_PERIOD("max", 30)},
-    {.name = "min", CLOSE, ONE_OUT, PERIOD(30), TA("MIN", 1IN_I_1OUT), TI_PERIOD("min", 30)},
+    {CLOSE_PERIOD("max", 30, "MAX", "max")},
+    {CLOSE_PERIOD("min", 30, "MIN", "min")},
 };
 
 const size_t peer_kernel_count = sizeof peer_kernels / sizeof peer_kernels[0];

@@ -98,12 +98,7 @@ typedef struct job {
 } job;
 
 static int run_apportion(const job *j, int who) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = j->k->name;
-    w.rows = j->rows;
-    w.cols = j->cols;
-    w.inputs = j->in;
-    w.n_inputs = (size_t)j->k->n_inputs;
+    apo_workload w = bench_workload(j->k->name, j->rows, j->cols, j->in, (size_t)j->k->n_inputs);
     w.outputs = j->out[who];
     w.n_outputs = (size_t)j->k->n_outputs;
     w.params = j->k->params;

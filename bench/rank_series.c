@@ -74,13 +74,8 @@ typedef struct rs_run {
 static int rs_call_once(rs_run *r, const char *tag, const double *ratios, apo_report *rep,
                         apo_plan_info *plan, double *pred) {
     const double *inputs[1] = {r->input};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = r->kernel;
+    apo_workload w = bench_workload(r->kernel, 1, r->n, inputs, 1);
     w.tag = tag;
-    w.rows = 1;
-    w.cols = r->n;
-    w.inputs = inputs;
-    w.n_inputs = 1;
     w.outputs = r->out;
     w.n_outputs = r->n_out;
     w.split = APO_SPLIT_TIME;

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "scores.h"
@@ -63,12 +62,6 @@ static const score_case score_cases[] = {
 /* The cost every case charges per unit of position change (the Python bench's). */
 #define SCORES_COST 0.0005
 
-static double cpu_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Runs set `set` of the case alone (set SIZE_MAX: the whole sweep) into scores[k][row]
  * (k < APO_N_SCORES, rows of every set run). Returns the status of the call. */
 static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, const double *x,
@@ -77,13 +70,8 @@ static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, con
     apo_param params[2] = {{"cost", SCORES_COST}, {c->swept, 0.0}};
     apo_sweep_param grid[1] = {{c->swept, c->values, c->n_sets}};
     apo_sweep sweep = APO_SWEEP_INIT;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
+    apo_workload w = bench_workload(c->kernel, rows, cols, in, 1);
     w.score = c->rule;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = rows;
-    w.cols = cols;
     w.params = params;
     w.n_params = 1;
     w.outputs = scores;
@@ -159,13 +147,13 @@ json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *faile
     }
     for (int r = 0; r < reps; r++)
         for (size_t c = 0; c < N_SCORE_CASES; c++) {
-            const double t0 = cpu_seconds();
+            const double t0 = bench_process_cpu();
             if (bench_check(run_case(rt, &score_cases[c], SIZE_MAX, x, rows, cols, all),
                             score_cases[c].label)) {
                 *failed = 1;
                 goto done;
             }
-            times[c * (size_t)reps + (size_t)r] = cpu_seconds() - t0;
+            times[c * (size_t)reps + (size_t)r] = bench_process_cpu() - t0;
         }
     printf("| case | sets | best ns/set-bar | median ns/set-bar |\n|---|---|---|---|\n");
     for (size_t c = 0; c < N_SCORE_CASES; c++) {

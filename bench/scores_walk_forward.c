@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "scores.h"
@@ -47,12 +46,6 @@ static const wf_case wf_cases[] = {
 };
 #define N_WF_CASES (sizeof wf_cases / sizeof wf_cases[0])
 
-static double cpu_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The grid over one series of cols bars, whole (ranges NULL) or on the ranges. */
 static apo_status run_grid(apo_runtime *rt, const double *x, size_t cols, const apo_range *ranges,
                            size_t n_ranges, double *const *scores) {
@@ -63,13 +56,8 @@ static apo_status run_grid(apo_runtime *rt, const double *x, size_t cols, const 
     sweep.grid = grid;
     sweep.n_grid = 3;
     apo_param cost = {"cost", 0.0005};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
+    apo_workload w = bench_workload("bollinger", 1, cols, in, 1);
     w.score = "bands_revert";
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = 1;
-    w.cols = cols;
     w.params = &cost;
     w.n_params = 1;
     w.sweep = &sweep;
@@ -95,12 +83,7 @@ static long check_set(apo_runtime *rt, const double *x, size_t cols, size_t s,
         return -1;
     double *out[3] = {bands, bands + cols, bands + 2 * cols};
     const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = 1;
-    w.cols = cols;
+    apo_workload w = bench_workload("bollinger", 1, cols, in, 1);
     w.params = params;
     w.n_params = 3;
     w.outputs = out;
@@ -190,14 +173,14 @@ json_t *bench_walk_forward(size_t cols, int reps, long *wrong, int *failed) {
     }
     for (int r = 0; r < reps; r++)
         for (size_t c = 0; c < N_WF_CASES; c++) {
-            const double t0 = cpu_seconds();
+            const double t0 = bench_process_cpu();
             if (bench_check(
                     run_grid(rt, x, cols, n_ranges[c] ? ranges[c] : NULL, n_ranges[c], scores),
                     wf_cases[c].label)) {
                 *failed = 1;
                 goto done;
             }
-            times[c * (size_t)reps + (size_t)r] = cpu_seconds() - t0;
+            times[c * (size_t)reps + (size_t)r] = bench_process_cpu() - t0;
         }
     const double whole = bench_median(times, (size_t)reps);
     printf("| case | ranges | best s | median s | median / whole |\n|---|---|---|---|---|\n");

@@ -200,12 +200,7 @@ static void run_scenario(const scenario *sc, const target *tg, int reps, const d
     sweep.n_grid = sc->n_axes;
 
     const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = sc->kernel;
-    w.rows = sc->rows;
-    w.cols = sc->cols;
-    w.inputs = in;
-    w.n_inputs = 1;
+    apo_workload w = bench_workload(sc->kernel, sc->rows, sc->cols, in, 1);
     w.params = sc->fixed;
     w.n_params = sc->n_fixed;
     w.split = tg->split;

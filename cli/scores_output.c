@@ -178,21 +178,14 @@ void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, si
     if (o->min_trades_set)
         fprintf(f, ", lines with fewer than %zu trades left out", o->min_trades);
     fputs(":\n", f);
-    fprintf(f, "%4s %6s", "rank", "set");
-    for (size_t q = 0; q < o->given.n_sweep; q++)
-        fprintf(f, " %12s", o->given.sweep[q].name);
+    cli_scores_print_set_head(f, o);
     fprintf(f, " %-12s", "series");
     for (int k = 0; k < APO_N_SCORES; k++)
         fprintf(f, " %13s", cli_score_name(sc->o, k));
     fputc('\n', f);
     for (size_t b = 0; b < n; b++) {
         const size_t line = best[b], set = line / sc->rows, r = line % sc->rows;
-        fprintf(f, "%4zu %6zu", b + 1, set);
-        for (size_t q = 0; q < o->given.n_sweep; q++) {
-            char num[32];
-            cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
-            fprintf(f, " %12s", num);
-        }
+        cli_scores_print_set_cells(f, o, b + 1, set);
         char name[CLI_ESCAPED_MAX];
         fprintf(f, " %-12s", cli_escape(sc->series[r], name, sizeof name));
         /* Six digits to read by; scores.csv has every bit. */
@@ -216,14 +209,7 @@ json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, cons
     json_t *top = json_array();
     for (size_t b = 0; b < n; b++) {
         const size_t line = best[b], set = line / sc->rows, r = line % sc->rows;
-        json_t *x = json_object();
-        json_object_set_new(x, "rank", cli_json_u64(b + 1));
-        json_object_set_new(x, "set", cli_json_u64(set));
-        json_t *params = json_object();
-        for (size_t q = 0; q < o->given.n_sweep; q++)
-            json_object_set_new(params, o->given.sweep[q].name,
-                                cli_json_number(cli_sweep_value(o, set, q)));
-        json_object_set_new(x, "params", params);
+        json_t *x = cli_scores_best_entry(o, b + 1, set);
         json_object_set_new(x, "series", cli_json_string(sc->series[r]));
         json_t *scores = json_object();
         for (int k = 0; k < APO_N_SCORES; k++)

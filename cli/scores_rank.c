@@ -119,20 +119,40 @@ void cli_scores_print_best_sets(FILE *f, const cli_scores *sc, const cli_ranked_
     if (o->min_trades_set)
         fprintf(f, ", series with fewer than %zu trades left out", o->min_trades);
     fputs(":\n", f);
-    fprintf(f, "%4s %6s", "rank", "set");
-    for (size_t q = 0; q < o->given.n_sweep; q++)
-        fprintf(f, " %12s", o->given.sweep[q].name);
+    cli_scores_print_set_head(f, o);
     fprintf(f, " %18s %7s\n", head, "series");
     for (size_t b = 0; b < rk->n_best; b++) {
         const size_t set = rk->best[b];
-        fprintf(f, "%4zu %6zu", b + 1, set);
-        for (size_t q = 0; q < o->given.n_sweep; q++) {
-            char num[32];
-            cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
-            fprintf(f, " %12s", num);
-        }
+        cli_scores_print_set_cells(f, o, b + 1, set);
         fprintf(f, " %18.6g %7zu\n", rk->agg[set], rk->counted[set]);
     }
+}
+
+void cli_scores_print_set_head(FILE *f, const cli_run_options *o) {
+    fprintf(f, "%4s %6s", "rank", "set");
+    for (size_t q = 0; q < o->given.n_sweep; q++)
+        fprintf(f, " %12s", o->given.sweep[q].name);
+}
+
+void cli_scores_print_set_cells(FILE *f, const cli_run_options *o, size_t rank, size_t set) {
+    fprintf(f, "%4zu %6zu", rank, set);
+    for (size_t q = 0; q < o->given.n_sweep; q++) {
+        char num[32];
+        cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
+        fprintf(f, " %12s", num);
+    }
+}
+
+json_t *cli_scores_best_entry(const cli_run_options *o, size_t rank, size_t set) {
+    json_t *x = json_object();
+    json_object_set_new(x, "rank", cli_json_u64(rank));
+    json_object_set_new(x, "set", cli_json_u64(set));
+    json_t *params = json_object();
+    for (size_t q = 0; q < o->given.n_sweep; q++)
+        json_object_set_new(params, o->given.sweep[q].name,
+                            cli_json_number(cli_sweep_value(o, set, q)));
+    json_object_set_new(x, "params", params);
+    return x;
 }
 
 json_t *cli_scores_sets_json(const cli_scores *sc, const cli_ranked_sets *rk, const char *file) {
@@ -152,14 +172,7 @@ json_t *cli_scores_sets_json(const cli_scores *sc, const cli_ranked_sets *rk, co
     json_t *top = json_array();
     for (size_t b = 0; b < rk->n_best; b++) {
         const size_t set = rk->best[b];
-        json_t *x = json_object();
-        json_object_set_new(x, "rank", cli_json_u64(b + 1));
-        json_object_set_new(x, "set", cli_json_u64(set));
-        json_t *params = json_object();
-        for (size_t q = 0; q < o->given.n_sweep; q++)
-            json_object_set_new(params, o->given.sweep[q].name,
-                                cli_json_number(cli_sweep_value(o, set, q)));
-        json_object_set_new(x, "params", params);
+        json_t *x = cli_scores_best_entry(o, b + 1, set);
         json_object_set_new(x, "value", cli_json_number(rk->agg[set]));
         json_object_set_new(x, "series", cli_json_u64(rk->counted[set]));
         json_array_append_new(top, x);

@@ -55,6 +55,15 @@ typedef struct cli_ranked_sets {
  * counted. */
 void cli_scores_print_best_sets(FILE *f, const cli_scores *sc, const cli_ranked_sets *rk);
 
+/* The first columns of both rankings' tables: the heading "rank", "set" and the swept
+ * parameters' names, then a line's rank, set and the set's swept values (shortest form). */
+void cli_scores_print_set_head(FILE *f, const cli_run_options *o);
+void cli_scores_print_set_cells(FILE *f, const cli_run_options *o, size_t rank, size_t set);
+
+/* One entry of a report's "best" list, as both rankings open it: {rank, set, params}, the
+ * params being the set's swept values by name; the caller adds what it ranked by. */
+json_t *cli_scores_best_entry(const cli_run_options *o, size_t rank, size_t set);
+
 /* The report's "scores" object for sets ranked by an aggregate: rule, by, agg, order, lines,
  * sets, min_trades (when given), file (or null), and best: {rank, set, params, value,
  * series}. */

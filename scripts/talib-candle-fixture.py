@@ -12,8 +12,8 @@ TA-Lib forms is exact in double, and its running sums of the settings' ranges eq
 catalog's fresh sums bit for bit), a random walk with runs of one colour, many dojis and equal
 prices, gaps up and down, inside bars, long shadows and marubozu, and every 40 bars on average
 one of a few textbook shapes (stars, babies, crows, three methods, ...), which random bars
-produce too rarely. The generator is SplitMix64 written out here, so the file does not depend
-on numpy's generators.
+produce too rarely. The generator is SplitMix64 written out in splitmix64.py, so the file
+does not depend on numpy's generators.
 
 The file, little-endian:
     "APOCDL1\\0"                 magic
@@ -33,6 +33,8 @@ import sys
 import numpy as np
 import talib
 
+from splitmix64 import SplitMix64
+
 N = 20000
 TICKS = 16
 PENETRATION = {
@@ -44,28 +46,6 @@ PENETRATION = {
     "CDLMORNINGDOJISTAR": 0.3,
     "CDLMORNINGSTAR": 0.3,
 }
-MASK = (1 << 64) - 1
-
-
-class SplitMix64:
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return self.next() % n
-
-    def chance(self, p):
-        return self.next() < int(p * (1 << 64))
-
-    def between(self, lo, hi):
-        return lo + self.below(hi - lo + 1)
 
 
 def shadow(rng):

@@ -11,7 +11,8 @@ The series: prices on a grid of whole ticks, a walk whose steps are mostly 0 (fl
 of every length, from one bar to several windows), +-1 and now and then a jump, with runs up
 and down that make TA-Lib scan again at every bar; a lone NaN, a run of NaN and an infinity in
 the middle (none in the first bars: the Python wrapper would shift the indices past a NaN
-lead). The generator is SplitMix64 written out here, so the file does not depend on numpy's.
+lead). The generator is SplitMix64 written out in splitmix64.py, so the file does not
+depend on numpy's.
 
 The file, little-endian:
     "APOIDX1\\0"                magic
@@ -28,25 +29,11 @@ import sys
 import numpy as np
 import talib
 
+from splitmix64 import SplitMix64
+
 N = 3000
 PERIODS = (2, 3, 5, 14, 30, 100)
-MASK = (1 << 64) - 1
 NAN_TICKS, INF_TICKS = -32768, 32767
-
-
-class SplitMix64:
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return self.next() % n
 
 
 def series():

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from statistics import median
 
 sys.dont_write_bytecode = True  # importing peer_envs leaves no __pycache__ in the repository
 import peer_envs  # noqa: E402
@@ -203,11 +204,6 @@ def differences(np, mine, theirs, settled):
     return float(rel.max()), float(rel[:, settled:].max()), int((np.isfinite(mine) != np.isfinite(theirs)).sum())
 
 
-def median(values):
-    s = sorted(values)
-    return s[len(s) // 2] if len(s) % 2 else 0.5 * (s[len(s) // 2 - 1] + s[len(s) // 2])
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tickers", type=int, default=50)
@@ -216,8 +212,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="processes of each library, interleaved")
     ap.add_argument("--settled", type=int, default=1000, help="the first bar of the settled differences")
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--cache", help="the peers' cache folder (default $XDG_CACHE_HOME/apportion-peers)")
-    ap.add_argument("--peers-python", help="the Python to make the peers' environment with")
+    peer_envs.add_options(ap)
     ap.add_argument("--worker", choices=tuple(LIBRARIES), help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
@@ -230,12 +225,10 @@ def main():
     if args.bars <= args.settled or args.bars < 100 or args.tickers < 1 or args.rounds < 1 or args.runs < 1:
         raise SystemExit("need bars >= 100 and above --settled, and at least one ticker, round and run")
     print(f"# load average at start: {os.getloadavg()}; {os.cpu_count()} cores")
-    try:
-        cache = peer_envs.cache_dir(args.cache)
-        peers_python = peer_envs.ensure("frames", cache, args.peers_python)
-    except peer_envs.Skip as why:
-        print(f"# skipped: {why}")
+    peer = peer_envs.ready("frames", args)
+    if peer is None:
         return 77
+    cache, peers_python = peer
     print(f"# {args.tickers} tickers x {args.bars} bars; {', '.join(INDICATORS)} at TA-Lib's defaults (sma and ema 30); "
           f"{args.rounds} rounds in each of {args.runs} processes per library, interleaved")
     with tempfile.TemporaryDirectory(prefix="apo-bench-frames.") as tmp:

@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from statistics import median
 
 sys.dont_write_bytecode = True  # importing peer_envs leaves no __pycache__ in the repository
 import peer_envs  # noqa: E402
@@ -206,11 +207,6 @@ def compare(np, a, v, bars, cost):
     return lines, failed
 
 
-def median(values):
-    s = sorted(values)
-    return s[len(s) // 2] if len(s) % 2 else 0.5 * (s[len(s) // 2 - 1] + s[len(s) // 2])
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tickers", type=int, default=100)
@@ -219,8 +215,7 @@ def main():
     ap.add_argument("--cost", type=float, default=0.0, help="fee per unit of position change (vectorbt's fees)")
     ap.add_argument("--runs", type=int, default=3, help="interleaved runs of each, the order alternating")
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--cache", help="the peers' cache folder (default $XDG_CACHE_HOME/apportion-peers)")
-    ap.add_argument("--peers-python", help="the Python to make the peers' environment with")
+    peer_envs.add_options(ap)
     ap.add_argument("--worker", choices=("apportion", "vectorbt"), help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     ap.add_argument("--periods-list", help=argparse.SUPPRESS)
@@ -238,12 +233,10 @@ def main():
     if not 0.0 <= args.cost < 1.0:
         raise SystemExit(f"--cost {args.cost}: need 0 <= cost < 1")
     print(f"# load average at start: {os.getloadavg()}; {os.cpu_count()} cores")
-    try:
-        cache = peer_envs.cache_dir(args.cache)
-        vbt_python = peer_envs.ensure("vectorbt", cache, args.peers_python)
-    except peer_envs.Skip as why:
-        print(f"# skipped: {why}")
+    peer = peer_envs.ready("vectorbt", args)
+    if peer is None:
         return 77
+    cache, vbt_python = peer
     sets = len(periods)
     print(f"# grid: sma periods {first}..{last} ({sets} sets) x {args.tickers} tickers x {args.bars} bars "
           f"= {sets * args.tickers * args.bars:.3e} set-bars; rule: long while close > sma, cost {args.cost}")

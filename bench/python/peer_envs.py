@@ -139,3 +139,22 @@ def worker_env(cache):
     env.update(NUMBA_CACHE_DIR=os.path.join(cache, "numba-cache"),
                MPLCONFIGDIR=os.path.join(cache, "mplconfig"), PYTHONNOUSERSITE="1")
     return env
+
+
+def add_options(ap):
+    """The options of a bench that runs a Python peer, to its argparse parser: the peers'
+    cache folder and the Python that makes the peer's environment."""
+    ap.add_argument("--cache", help="the peers' cache folder (default $XDG_CACHE_HOME/apportion-peers)")
+    ap.add_argument("--peers-python", help="the Python to make the peers' environment with")
+
+
+def ready(name, args):
+    """(the cache folder, the Python of peer environment `name`) from the options of
+    add_options(); None, after printing why, where the peer cannot be had: the bench then
+    exits 77."""
+    try:
+        cache = cache_dir(args.cache)
+        return cache, ensure(name, cache, args.peers_python)
+    except Skip as why:
+        print(f"# skipped: {why}")
+        return None

@@ -197,29 +197,32 @@ static PyObject *nan_as_none(double v) {
     return PyFloat_FromDouble(v);
 }
 
-PyObject *apo_py_thresholds(PyObject *op, PyObject *noargs) {
-    (void)noargs;
+/* Row i of a stored table as a dict; NULL with *st set where the library refused the row,
+ * or NULL with the exception set. `scratch` is the caller's. */
+typedef PyObject *(*stored_row_fn)(apo_runtime *rt, size_t i, void *scratch, apo_status *st);
+
+/* Every row of one stored table of op's runtime (`count` and `row`: thresholds or profile
+ * entries) as a list of dicts; NULL with the exception set. A row gone meanwhile (another
+ * writer shrank the table) ends the list there. */
+static PyObject *stored_rows(PyObject *op, apo_status (*count)(apo_runtime *, size_t *),
+                             stored_row_fn row, void *scratch) {
     apo_runtime *rt = apo_py_runtime_get((apo_py_runtime *)op);
     if (rt == NULL)
         return NULL;
     size_t n = 0;
-    apo_status st = apo_threshold_count(rt, &n);
+    apo_status st = count(rt, &n);
     if (st != APO_OK)
         return apo_py_raise(st);
     PyObject *list = PyList_New(0);
     for (size_t i = 0; list != NULL && i < n; i++) {
-        apo_threshold_info t = APO_THRESHOLD_INFO_INIT;
-        st = apo_threshold_get(rt, i, &t);
+        st = APO_OK;
+        PyObject *d = row(rt, i, scratch, &st);
         if (st == APO_ERR_NOT_FOUND)
-            break; /* the table shrank meanwhile (another writer) */
+            break;
         if (st != APO_OK) {
             Py_DECREF(list);
             return apo_py_raise(st);
         }
-        PyObject *d = Py_BuildValue(
-            "{s:N,s:N,s:N,s:K,s:O}", "key", str_of(t.key), "cpu_ms_avg", nan_as_none(t.cpu_ms_avg),
-            "gpu_ms_avg", nan_as_none(t.gpu_ms_avg), "samples", (unsigned long long)t.samples,
-            "simulated", t.simulated ? Py_True : Py_False);
         if (d == NULL || PyList_Append(list, d) < 0)
             Py_CLEAR(list);
         Py_XDECREF(d);
@@ -227,44 +230,48 @@ PyObject *apo_py_thresholds(PyObject *op, PyObject *noargs) {
     return list;
 }
 
+static PyObject *threshold_row(apo_runtime *rt, size_t i, void *scratch, apo_status *st) {
+    (void)scratch;
+    apo_threshold_info t = APO_THRESHOLD_INFO_INIT;
+    *st = apo_threshold_get(rt, i, &t);
+    if (*st != APO_OK)
+        return NULL;
+    return Py_BuildValue("{s:N,s:N,s:N,s:K,s:O}", "key", str_of(t.key), "cpu_ms_avg",
+                         nan_as_none(t.cpu_ms_avg), "gpu_ms_avg", nan_as_none(t.gpu_ms_avg),
+                         "samples", (unsigned long long)t.samples, "simulated",
+                         t.simulated ? Py_True : Py_False);
+}
+
+PyObject *apo_py_thresholds(PyObject *op, PyObject *noargs) {
+    (void)noargs;
+    return stored_rows(op, apo_threshold_count, threshold_row, NULL);
+}
+
+/* `scratch` is an apo_profile_entry of the heap: too large for the stack. */
+static PyObject *profile_entry_row(apo_runtime *rt, size_t i, void *scratch, apo_status *st) {
+    apo_profile_entry *e = scratch;
+    memset(e, 0, sizeof *e);
+    e->size = sizeof *e;
+    *st = apo_profile_entry_get(rt, i, e);
+    if (*st != APO_OK)
+        return NULL;
+    PyObject *models = models_list(e->devices, e->n_devices);
+    if (models == NULL)
+        return NULL;
+    return Py_BuildValue("{s:N,s:s,s:N,s:N,s:K,s:I,s:O,s:N,s:N}", "tag", str_of(e->tag), "source",
+                         apo_ratio_source_name(e->source), "updated_at", str_of(e->updated_at),
+                         "age_s", nan_as_none(e->age_s), "sample_size",
+                         (unsigned long long)e->sample_size, "runs", e->runs, "stale",
+                         e->stale ? Py_True : Py_False, "stale_reason", str_of(e->stale_reason),
+                         "devices", models);
+}
+
 PyObject *apo_py_profile_entries(PyObject *op, PyObject *noargs) {
     (void)noargs;
-    apo_runtime *rt = apo_py_runtime_get((apo_py_runtime *)op);
-    if (rt == NULL)
-        return NULL;
-    size_t n = 0;
-    apo_status st = apo_profile_entry_count(rt, &n);
-    if (st != APO_OK)
-        return apo_py_raise(st);
     apo_profile_entry *e = PyMem_RawMalloc(sizeof *e);
     if (e == NULL)
         return PyErr_NoMemory();
-    PyObject *list = PyList_New(0);
-    for (size_t i = 0; list != NULL && i < n; i++) {
-        memset(e, 0, sizeof *e);
-        e->size = sizeof *e;
-        st = apo_profile_entry_get(rt, i, e);
-        if (st == APO_ERR_NOT_FOUND)
-            break;
-        if (st != APO_OK) {
-            Py_CLEAR(list);
-            apo_py_raise(st);
-            break;
-        }
-        PyObject *models = models_list(e->devices, e->n_devices);
-        PyObject *d =
-            models == NULL
-                ? NULL
-                : Py_BuildValue("{s:N,s:s,s:N,s:N,s:K,s:I,s:O,s:N,s:N}", "tag", str_of(e->tag),
-                                "source", apo_ratio_source_name(e->source), "updated_at",
-                                str_of(e->updated_at), "age_s", nan_as_none(e->age_s),
-                                "sample_size", (unsigned long long)e->sample_size, "runs", e->runs,
-                                "stale", e->stale ? Py_True : Py_False, "stale_reason",
-                                str_of(e->stale_reason), "devices", models);
-        if (d == NULL || PyList_Append(list, d) < 0)
-            Py_CLEAR(list);
-        Py_XDECREF(d);
-    }
+    PyObject *list = stored_rows(op, apo_profile_entry_count, profile_entry_row, e);
     PyMem_RawFree(e);
     return list;
 }

@@ -11,45 +11,22 @@ import pandas as pd
 import pytest
 
 import apportion
+import bands_reference
 
 N = 6000
 RANGES = [(0, 2000), (0, 4000), (1500, 6000), (3000, 3001), (4100, 4200)]
 
 
 def _walks(rows, seed):
-    rng = np.random.default_rng(seed)
-    x = 100.0 + np.cumsum(rng.uniform(-0.5, 0.5, (rows, N)), axis=1)
-    x[:, 1234] = np.nan
-    return x
+    return bands_reference.walks(rows, N, seed)
 
 
 def _reference(close, upper, middle, lower, cost):
     """bands_revert over one slice, as docs/scores.md reads: positions from flat at the
     slice's first bar, returns after the first bar whose bands are all finite."""
-    n = len(close)
-    pos = [0] * n
-    first = next((t for t in range(n) if all(math.isfinite(b[t]) for b in (upper, middle, lower))), n)
-    for t in range(n):
-        prev = pos[t - 1] if t else 0
-        c = close[t]
-        if not math.isfinite(c):
-            pos[t] = prev
-        elif any(math.isnan(b[t]) for b in (upper, middle, lower)):
-            pos[t] = 0
-        elif prev == 0:
-            pos[t] = 1 if c < lower[t] else -1 if c > upper[t] else 0
-        elif prev == 1:
-            pos[t] = 0 if c >= middle[t] else 1
-        else:
-            pos[t] = 0 if c <= middle[t] else -1
-    rets, trades = [], 0
-    for t in range(first + 1, n):
-        if not (math.isfinite(close[t]) and math.isfinite(close[t - 1])):
-            continue
-        r = np.longdouble(pos[t - 1]) * (np.longdouble(close[t]) / np.longdouble(close[t - 1]) - 1)
-        rets.append(r - np.longdouble(cost) * abs(pos[t] - pos[t - 1]))
-        trades += pos[t] != pos[t - 1]
-    r = np.array(rets, dtype=np.longdouble)
+    pos = bands_reference.positions("bands_revert", close, upper, middle, lower)
+    first = bands_reference.first_finite(upper, middle, lower)
+    r, trades, _ = bands_reference.returns(pos, close, first, cost)
     return {"total": r.sum() if len(r) else np.nan, "trades": trades, "bars": len(r)}
 
 

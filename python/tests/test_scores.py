@@ -10,47 +10,21 @@ import pandas as pd
 import pytest
 
 import apportion
+import bands_reference
 
 N = 6000
 
 
 def _walks(rows, seed):
-    rng = np.random.default_rng(seed)
-    x = 100.0 + np.cumsum(rng.uniform(-0.5, 0.5, (rows, N)), axis=1)
-    x[:, 1234] = np.nan  # a gap in every series
-    return x
+    return bands_reference.walks(rows, N, seed)
 
 
 def _reference(rule, close, out, cost, periods):
     """The definition, read literally: positions, then returns, then the scores."""
     upper, middle, lower = out
-    n = len(close)
-    pos = [0] * n
-    first = next((t for t in range(n) if all(math.isfinite(o[t]) for o in out)), n)
-    for t in range(n):
-        prev = pos[t - 1] if t else 0
-        c = close[t]
-        if not math.isfinite(c):
-            pos[t] = prev
-        elif rule == "bands_zone":
-            pos[t] = 1 if c < lower[t] else -1 if c > upper[t] else 0
-        elif any(math.isnan(v) for v in (upper[t], middle[t], lower[t])):
-            pos[t] = 0
-        elif prev == 0:
-            pos[t] = 1 if c < lower[t] else -1 if c > upper[t] else 0
-        elif prev == 1:
-            pos[t] = 0 if c >= middle[t] else 1
-        else:
-            pos[t] = 0 if c <= middle[t] else -1
-    rets, trades, exposed = [], 0, 0
-    for t in range(first + 1, n):
-        if not (math.isfinite(close[t]) and math.isfinite(close[t - 1])):
-            continue
-        r = np.longdouble(pos[t - 1]) * (np.longdouble(close[t]) / np.longdouble(close[t - 1]) - 1)
-        rets.append(r - np.longdouble(cost) * abs(pos[t] - pos[t - 1]))
-        trades += pos[t] != pos[t - 1]
-        exposed += pos[t] != 0
-    r = np.array(rets, dtype=np.longdouble)
+    pos = bands_reference.positions(rule, close, upper, middle, lower)
+    first = bands_reference.first_finite(upper, middle, lower)
+    r, trades, exposed = bands_reference.returns(pos, close, first, cost)
     mean = r.mean()
     sd = np.sqrt(((r - mean) ** 2).mean())
     run = np.concatenate([[np.longdouble(0)], np.cumsum(r)])

@@ -281,18 +281,6 @@ apo_status apo_arrow_key_runs(const struct ArrowSchema *schema,
     return APO_OK;
 }
 
-/* Row i of a float order column (float32 or float64) as a double, exactly. */
-static double float_at(const apo__arrow_type *t, const uint8_t *data, int64_t i) {
-    if (t->width == 8) {
-        double d;
-        memcpy(&d, data + 8 * i, 8);
-        return d;
-    }
-    float f;
-    memcpy(&f, data + 4 * i, 4);
-    return f;
-}
-
 static apo_status not_increasing(const char *name, size_t row, int same) {
     return apo__fail(APO_ERR_INVALID_ARGUMENT,
                      "Arrow time column %s: row %zu is %s row %zu of its group; sort the frame by "
@@ -365,7 +353,7 @@ apo_status apo_arrow_check_increasing(const struct ArrowSchema *schema,
             }
             int order; /* > 0: increasing; 0: the same time; < 0: earlier */
             if (as_float) {
-                double v = float_at(&t, data, i);
+                double v = apo__arrow_float_at(&t, data, i);
                 order = first || v > prev_d ? 1 : v == prev_d ? 0 : -1;
                 prev_d = v;
             } else if (as_u64) {

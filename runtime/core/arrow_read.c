@@ -37,56 +37,17 @@ static double value_at(const apo__arrow_type *t, const void *data, int64_t i) {
             memcpy(&h, p + 2 * i, 2);
             return half_to_double(h);
         }
-        if (t->width == 4) {
-            float f;
-            memcpy(&f, p + 4 * i, 4);
-            return f;
-        }
-        {
-            double d;
-            memcpy(&d, p + 8 * i, 8);
-            return d;
-        }
-    case APO_ARROW_SIGNED:
-        switch (t->width) {
-        case 1:
-            return ((const int8_t *)data)[i];
-        case 2: {
-            int16_t v;
-            memcpy(&v, p + 2 * i, 2);
-            return v;
-        }
-        case 4: {
-            int32_t v;
-            memcpy(&v, p + 4 * i, 4);
-            return v;
-        }
-        default: {
-            int64_t v;
-            memcpy(&v, p + 8 * i, 8);
-            return (double)v;
-        }
-        }
-    default: /* APO_ARROW_UNSIGNED */
-        switch (t->width) {
-        case 1:
-            return p[i];
-        case 2: {
-            uint16_t v;
-            memcpy(&v, p + 2 * i, 2);
-            return v;
-        }
-        case 4: {
-            uint32_t v;
-            memcpy(&v, p + 4 * i, 4);
-            return v;
-        }
-        default: {
+        return apo__arrow_float_at(t, data, i);
+    case APO_ARROW_UNSIGNED:
+        /* apo__arrow_int_at gives a uint64 past INT64_MAX as negative: read as itself. */
+        if (t->width == 8) {
             uint64_t v;
             memcpy(&v, p + 8 * i, 8);
             return (double)v;
         }
-        }
+        return (double)apo__arrow_int_at(t, data, i);
+    default: /* APO_ARROW_SIGNED */
+        return (double)apo__arrow_int_at(t, data, i);
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "apportion_arrow.h"
 
@@ -43,6 +44,20 @@ int apo__arrow_parse_format(const char *format, apo__arrow_type *out);
 /* Value i of a buffer of integers (signed or unsigned, 1 to 8 bytes) as int64; an unsigned
  * 64-bit value past INT64_MAX comes back negative, which every caller refuses or orders. */
 int64_t apo__arrow_int_at(const apo__arrow_type *t, const void *data, int64_t i);
+
+/* Value i of a float32 or float64 buffer as a double, exactly (float16 is the reader's
+ * alone: arrow_read.c). */
+static inline double apo__arrow_float_at(const apo__arrow_type *t, const void *data, int64_t i) {
+    const uint8_t *p = (const uint8_t *)data;
+    if (t->width == 8) {
+        double d;
+        memcpy(&d, p + 8 * i, 8);
+        return d;
+    }
+    float f;
+    memcpy(&f, p + 4 * i, 4);
+    return f;
+}
 
 /* Bit `i` of a validity bitmap (1: valid); a NULL bitmap is all valid. */
 static inline int apo__arrow_valid(const void *bitmap, int64_t i) {

@@ -181,14 +181,18 @@ cli_result run_cli_env(const char *const *env, const char *const *args) {
 
 cli_result run_cli(const char *const *args) { return run_cli_env(NULL, args); }
 
-cli_result run_cli_ok(const char *const *args) {
-    cli_result r = run_cli(args);
+cli_result run_cli_ok(const char *const *args) { return run_cli_env_ok(NULL, args); }
+
+void run_cli_ok_free(const char *const *args) { run_cli_env_ok_free(NULL, args); }
+
+cli_result run_cli_env_ok(const char *const *env, const char *const *args) {
+    cli_result r = run_cli_env(env, args);
     cr_assert_eq(r.status, 0, "apportion %s: exit %d: %s", args[0], r.status, r.err);
     return r;
 }
 
-void run_cli_ok_free(const char *const *args) {
-    cli_result r = run_cli_ok(args);
+void run_cli_env_ok_free(const char *const *env, const char *const *args) {
+    cli_result r = run_cli_env_ok(env, args);
     free_result(&r);
 }
 
@@ -312,7 +316,11 @@ void write_bytes(const char *path, const void *data, size_t len) {
 }
 
 void run_cli_refused(const char *const *args, const char *message) {
-    cli_result r = run_cli(args);
+    run_cli_env_refused(NULL, args, message);
+}
+
+void run_cli_env_refused(const char *const *env, const char *const *args, const char *message) {
+    cli_result r = run_cli_env(env, args);
     cr_assert_eq(r.status, 2, "apportion %s: exit %d, want 2: %s", args[0], r.status, r.err);
     if (message != NULL)
         assert_contains(r.err, message);

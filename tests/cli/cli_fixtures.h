@@ -60,6 +60,10 @@ cli_result run_cli_ok(const char *const *args);
 /* run_cli_ok() for a run the test reads nothing of but its files: the result is freed. */
 void run_cli_ok_free(const char *const *args);
 
+/* run_cli_ok and run_cli_ok_free with `env` added to the environment (run_cli_env). */
+cli_result run_cli_env_ok(const char *const *env, const char *const *args);
+void run_cli_env_ok_free(const char *const *env, const char *const *args);
+
 void free_result(cli_result *r);
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -124,6 +128,9 @@ void write_bytes(const char *path, const void *data, size_t len);
 /* Runs the tool and fails the test unless it refuses the call: exit status 2, and stderr
  * holding `message` (when not NULL). */
 void run_cli_refused(const char *const *args, const char *message);
+
+/* run_cli_refused with `env` added to the environment (run_cli_env). */
+void run_cli_env_refused(const char *const *env, const char *const *args, const char *message);
 
 /* Fails unless the file at path holds exactly `want` (len bytes): what a refused run must
  * leave as it was. */

@@ -95,9 +95,8 @@ Test(cli, devices_json_lists_the_cpu_and_says_why_no_gpu, .timeout = 60) {
 /* The cpu's label names its vector path, APPORTION_CPU_ISA forces one, and the details list
  * the paths (docs/kernels-vector-paths.md, "Vector paths"); every x86-64 CPU has sse2. */
 Test(cli, devices_name_the_cpu_vector_path, .timeout = 60) {
-    cli_result r =
-        run_cli_env(ENV("APPORTION_CPU_ISA=sse2"), ARGS("devices", "--devices", "cpu:threads=1"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_env_ok(ENV("APPORTION_CPU_ISA=sse2"),
+                                  ARGS("devices", "--devices", "cpu:threads=1"));
     assert_contains(r.out, "cpu (1 thread, sse2)");
     assert_contains(r.out, "vector paths of this CPU: sse2");
     free_result(&r);
@@ -136,9 +135,8 @@ Test(cli, devices_table_names_the_cpu_and_the_gpu_count, .timeout = 60) {
 
 Test(cli, devices_shows_simulated_devices, .timeout = 60) {
     cli_result r =
-        run_cli(ARGS("devices", "--json", "--devices",
-                     "sim:x:rate=5e6:latency=2ms:fail_after=3:flaky=0.125:seed=9:hang_after=4"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("devices", "--json", "--devices",
+                        "sim:x:rate=5e6:latency=2ms:fail_after=3:flaky=0.125:seed=9:hang_after=4"));
     json_t *j = parse_json(&r);
     json_t *devices = get(j, "devices");
     cr_assert_eq(json_array_size(devices), 1);
@@ -189,8 +187,7 @@ Test(cli, bad_device_spec_is_a_usage_error_naming_the_item, .timeout = 60) {
 
 /* `devices` and `devices --json` succeed and, without a GPU, say why in both forms. */
 Test(cli, devices_text_and_json_say_why_there_is_no_gpu, .timeout = 60) {
-    cli_result r = run_cli(ARGS("devices", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_ok(ARGS("devices", "--json"));
     json_t *j = parse_json(&r);
     const json_int_t gpus = json_integer_value(get(j, "gpu_count"));
     json_t *warnings = get(j, "warnings");
@@ -206,8 +203,7 @@ Test(cli, devices_text_and_json_say_why_there_is_no_gpu, .timeout = 60) {
     json_decref(j);
     free_result(&r);
 
-    r = run_cli(ARGS("devices"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_ok(ARGS("devices"));
     if (gpus == 0) {
         /* The same cause on the count line, said once in the whole command. */
         char line[1100];
@@ -223,8 +219,7 @@ Test(cli, devices_text_and_json_say_why_there_is_no_gpu, .timeout = 60) {
  * `devices` and the JSON outputs say, not a warning on every command; a GPU that the device
  * list names, or a driver that yields none, still warns, once (docs/cli.md, "No GPU"). */
 Test(cli, a_machine_without_a_gpu_is_no_warning_on_every_run, .timeout = 60) {
-    cli_result r = run_cli(ARGS("devices", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_ok(ARGS("devices", "--json"));
     json_t *j = parse_json(&r);
     char reason[1024];
     const int no_gpu = no_gpu_warning(get(j, "warnings"), reason, sizeof reason);
@@ -237,15 +232,13 @@ Test(cli, a_machine_without_a_gpu_is_no_warning_on_every_run, .timeout = 60) {
     const int none_here = strstr(reason, "no NVIDIA driver is installed") != NULL ||
                           strstr(reason, "has no CUDA backend") != NULL;
 
-    r = run_cli(ARGS("devices"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_ok(ARGS("devices"));
     char line[1100];
     snprintf(line, sizeof line, "GPUs usable: 0 (%s", reason);
     assert_contains(r.out, line);
     free_result(&r);
 
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "100"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "100"));
     if (none_here)
         cr_assert_null(strstr(r.err, "no GPU in use"), "a plain run warns: %s", r.err);
     else
@@ -253,8 +246,7 @@ Test(cli, a_machine_without_a_gpu_is_no_warning_on_every_run, .timeout = 60) {
     free_result(&r);
 
     /* The JSON report still carries it, for whoever reads the run's record. */
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "100", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "100", "--json"));
     j = parse_json(&r);
     char in_report[1024];
     cr_assert(no_gpu_warning(get(j, "warnings"), in_report, sizeof in_report), "%s", r.out);
@@ -263,8 +255,7 @@ Test(cli, a_machine_without_a_gpu_is_no_warning_on_every_run, .timeout = 60) {
     free_result(&r);
 
     /* Named GPUs are asked for: their absence is a warning, said once. */
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "100", "--devices", "cuda,cpu"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "100", "--devices", "cuda,cpu"));
     char warned[1100];
     snprintf(warned, sizeof warned, "apportion: warning: %s\n", reason);
     const char *first = strstr(r.err, warned);

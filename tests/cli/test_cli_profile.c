@@ -32,14 +32,11 @@ Test(cli, help_of_profile_show_and_set_ratios_exits_0, .timeout = 60) {
     const char *want[] = {"Usage: apportion profile", "Usage: apportion show",
                           "Usage: apportion set-ratios"};
     for (size_t i = 0; i < 3; i++) {
-        cli_result r = run_cli(ARGS(cmds[i], "--help"));
-        cr_assert_eq(r.status, 0, "%s: status %d, stderr %s", cmds[i], r.status, r.err);
+        cli_result r = run_cli_ok(ARGS(cmds[i], "--help"));
         cr_assert(strncmp(r.out, want[i], strlen(want[i])) == 0, "%s: %s", cmds[i], r.out);
         cr_assert_eq(r.err_len, 0, "%s: stderr %s", cmds[i], r.err);
         free_result(&r);
-        r = run_cli(ARGS(cmds[i], "-h"));
-        cr_assert_eq(r.status, 0);
-        free_result(&r);
+        run_cli_ok_free(ARGS(cmds[i], "-h"));
     }
     cli_result r = run_cli(ARGS("--help"));
     assert_contains(r.out, "  profile ");
@@ -49,8 +46,7 @@ Test(cli, help_of_profile_show_and_set_ratios_exits_0, .timeout = 60) {
 }
 
 Test(cli, profile_writes_both_files_with_fitted_models, .timeout = 120) {
-    cli_result r = run_cli_env(SIM_ENV, PROFILE_ARGS("--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_env_ok(SIM_ENV, PROFILE_ARGS("--json"));
     json_t *j = parse_json(&r);
     json_t *profiles = get(j, "profiles");
     cr_assert_eq(json_array_size(profiles), 1);
@@ -117,8 +113,7 @@ Test(cli, profile_writes_both_files_with_fitted_models, .timeout = 120) {
 }
 
 Test(cli, profile_text_lists_devices_and_files, .timeout = 120) {
-    cli_result r = run_cli_env(SIM_ENV, PROFILE_ARGS("--seed", "3"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_env_ok(SIM_ENV, PROFILE_ARGS("--seed", "3"));
     assert_contains(r.out, "profile     bollinger\n");
     assert_contains(r.out, "100000, 400000 samples; 3 runs each");
     assert_contains(r.out, "predicted   ");
@@ -135,8 +130,7 @@ Test(cli, profile_text_lists_devices_and_files, .timeout = 120) {
 }
 
 Test(cli, profile_if_older_than_skips_a_fresh_profile, .timeout = 120) {
-    cli_result r = run_cli_env(SIM_ENV, PROFILE_ARGS("--if-older-than", "1h"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_env_ok(SIM_ENV, PROFILE_ARGS("--if-older-than", "1h"));
     assert_contains(r.out, "profile     bollinger\n");
     free_result(&r);
     char mpath[256], tpath[256];
@@ -149,14 +143,12 @@ Test(cli, profile_if_older_than_skips_a_fresh_profile, .timeout = 120) {
     cr_assert_eq(stat(mpath, &st1), 0);
     /* A rewrite a second later would carry another updated_at. */
     sleep(1);
-    r = run_cli_env(SIM_ENV, PROFILE_ARGS("--if-older-than", "1h"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, PROFILE_ARGS("--if-older-than", "1h"));
     assert_contains(r.out, "bollinger: profile is ");
     assert_contains(r.out, " old (younger than 1h), skipped\n");
     cr_assert_null(strstr(r.out, "profile     bollinger"), "profiled again: %s", r.out);
     free_result(&r);
-    r = run_cli_env(SIM_ENV, PROFILE_ARGS("--if-older-than", "7d", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, PROFILE_ARGS("--if-older-than", "7d", "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_array_size(get(j, "profiles")), 0);
     json_t *skipped = get(j, "skipped");
@@ -182,9 +174,8 @@ Test(cli, profile_if_older_than_skips_a_fresh_profile, .timeout = 120) {
     free(tafter);
 
     /* A kernel without a stored profile is profiled; the fresh one is still skipped. */
-    r = run_cli_env(SIM_ENV, ARGS("profile", "--kernels", "bollinger,macd", "--sizes",
-                                  "100000,400000", "--runs", "3", "--if-older-than", "1h"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("profile", "--kernels", "bollinger,macd", "--sizes",
+                                     "100000,400000", "--runs", "3", "--if-older-than", "1h"));
     assert_contains(r.out, "bollinger: profile is ");
     assert_contains(r.out, "profile     macd\n");
     free_result(&r);

@@ -68,8 +68,7 @@ static const char *const device_keys[] = {"id",
 
 Test(cli, run_json_report_has_every_key, .timeout = 60) {
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
     cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
     json_t *j = parse_json(&r);
     for (size_t i = 0; i < sizeof report_keys / sizeof report_keys[0]; i++)
@@ -160,8 +159,7 @@ Test(cli, run_json_times_its_steps_apart, .timeout = 60) {
     }
     /* The text report names the same steps. */
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--devices", "cpu"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--devices", "cpu"));
     assert_contains(r.out, "\ntimes       read input ");
     assert_contains(r.out, " ms, prepare ");
     assert_contains(r.out, " ms, compute ");
@@ -171,9 +169,8 @@ Test(cli, run_json_times_its_steps_apart, .timeout = 60) {
 }
 
 Test(cli, run_text_report_lists_devices, .timeout = 60) {
-    cli_result r = run_cli(
+    cli_result r = run_cli_ok(
         ARGS("run", "--kernel", "macd", "--cols", "20000", "--devices", "cpu", "--seed", "42"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     assert_contains(r.out, "kernel      macd\n");
     assert_contains(r.out, "shape       1 x 20000 (20000 elements)\n");
     assert_contains(r.out, "seed        42\n");
@@ -187,9 +184,8 @@ Test(cli, run_text_report_lists_devices, .timeout = 60) {
 Test(cli, run_on_simulated_devices_says_so, .timeout = 60) {
     const char *const *env =
         ENV("APPORTION_DEVICES=sim:a:rate=1e6,sim:b:rate=2e6", "APPORTION_SIM_CLOCK=virtual");
-    cli_result r = run_cli_env(
+    cli_result r = run_cli_env_ok(
         env, ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "5000", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     cr_assert(json_is_true(get(j, "simulated")));
     cr_assert(json_is_true(get(j, "virtual_clock")));
@@ -210,8 +206,7 @@ Test(cli, run_on_simulated_devices_says_so, .timeout = 60) {
     json_decref(j);
     free_result(&r);
 
-    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "5000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(env, ARGS("run", "--kernel", "bollinger", "--cols", "5000"));
     assert_contains(r.out,
                     "note: simulated devices present; their times are modelled (virtual clock)\n");
     free_result(&r);
@@ -224,10 +219,9 @@ Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
     snprintf(dir_cpu, sizeof dir_cpu, "%s/cpu/nested", work);
     snprintf(dir_mix, sizeof dir_mix, "%s/mix", work);
     const char *const *venv = ENV("APPORTION_SIM_CLOCK=virtual");
-    cli_result r = run_cli_env(
+    cli_result r = run_cli_env_ok(
         venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000", "--devices",
                    "sim:a:rate=1e6,sim:b:rate=3e6,sim:c:rate=2e6", "--output", dir_sim, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     json_t *outs = get(j, "outputs");
     cr_assert_eq(json_array_size(outs), 3);
@@ -238,11 +232,9 @@ Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
     free_result(&r);
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
                          "--devices", "cpu", "--output", dir_cpu));
-    r = run_cli_env(venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
-                               "--devices", "cpu,sim:z:rate=1e7", "--ratios", "cpu=1,sim:z=5",
-                               "--split", "time", "--output", dir_mix));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000",
+                                   "--devices", "cpu,sim:z:rate=1e7", "--ratios", "cpu=1,sim:z=5",
+                                   "--split", "time", "--output", dir_mix));
 
     const char *names[] = {"upper", "middle", "lower"};
     for (size_t i = 0; i < 3; i++) {
@@ -272,9 +264,8 @@ Test(cli, bollinger_on_the_talib_series_matches_talib, .timeout = 60) {
     char out[128], path[256];
     snprintf(out, sizeof out, "%s/out", work);
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--input",
-                     APO_TEST_DATA_DIR "/talib_close252.f64", "--output", out, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input",
+                        APO_TEST_DATA_DIR "/talib_close252.f64", "--output", out, "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "cols")), 252);
     cr_assert_eq(json_integer_value(get(j, "rows")), 1);
@@ -297,21 +288,14 @@ Test(cli, bollinger_on_the_talib_series_matches_talib, .timeout = 60) {
 /* MACD on a series shorter than its warm-up gave all-NaN outputs and exit 0, while bollinger
  * refuses a period longer than the series: both refuse now, in the same words. */
 Test(cli, macd_on_a_series_shorter_than_its_warmup_is_refused_like_bollinger, .timeout = 60) {
-    cli_result r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "1"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err,
-                    "apportion: invalid workload: macd: the warm-up of 34 samples (max(fast, "
-                    "slow) + signal - 1) is longer than the series (cols 1)");
-    free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "5000", "--param", "slow=100000"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the warm-up of 100008 samples");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "macd", "--cols", "1"),
+                    "apportion: invalid workload: macd: the warm-up of 34 samples (max(fast, slow) "
+                    "+ signal - 1) is longer than the series (cols 1)");
+    run_cli_refused(ARGS("run", "--kernel", "macd", "--cols", "5000", "--param", "slow=100000"),
+                    "the warm-up of 100008 samples");
     /* The same with fast > slow (swapped by the kernel), and the shortest series that works. */
-    r = run_cli(ARGS("run", "--kernel", "macd", "--cols", "39", "--param", "fast=32"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the warm-up of 40 samples");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "macd", "--cols", "39", "--param", "fast=32"),
+                    "the warm-up of 40 samples");
     run_cli_ok_free(
         ARGS("run", "--kernel", "macd", "--cols", "40", "--param", "fast=32", "--json"));
     /* At exactly the warm-up the last sample has a value in every output. */
@@ -329,11 +313,9 @@ Test(cli, macd_on_a_series_shorter_than_its_warmup_is_refused_like_bollinger, .t
         cr_assert(n == 34 * sizeof(double) && isfinite(v[33]) && isnan(v[32]), "%s", names[i]);
         free(d);
     }
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "5"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "apportion: invalid workload: bollinger: period 20 is longer than the "
-                           "series (cols 5)");
-    free_result(&r);
+    run_cli_refused(
+        ARGS("run", "--kernel", "bollinger", "--cols", "5"),
+        "apportion: invalid workload: bollinger: period 20 is longer than the series (cols 5)");
 }
 
 /* Silent overflow (docs/kernels.md, "Range"): 40 samples near 1e160 (bollinger's bands
@@ -403,29 +385,23 @@ Test(cli, outputs_beyond_the_range_are_reported, .timeout = 60) {
  * ratios leave no output folder behind, a bound prints as 1e+300, and a self-test whose
  * every check was skipped (sizes too large for memory) does not pass. */
 Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
-                                "cpu,sim:a", "--ratios", "cpu=1e308,sim:a=1e308"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the ratios sum to inf (beyond the largest double): scale them down");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
+                         "--ratios", "cpu=1e308,sim:a=1e308"),
+                    "the ratios sum to inf (beyond the largest double): scale them down");
 
     make_work_dir();
     char top[128], out[160];
     snprintf(top, sizeof top, "%s/new", work);
     snprintf(out, sizeof out, "%s/deeper", top);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
-                     "--ratios", "cpu=0,sim:a=0", "--output", out));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "the ratios sum to 0: at least one must be positive");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
+                         "--ratios", "cpu=0,sim:a=0", "--output", out),
+                    "the ratios sum to 0: at least one must be positive");
     struct stat st;
     cr_assert_neq(stat(top, &st), 0, "the refused run left %s behind", top);
 
-    r = run_cli(
-        ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--param", "nbdev_up=1e301"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
-    free_result(&r);
+    run_cli_refused(
+        ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--param", "nbdev_up=1e301"),
+        "parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
 
     /* 800 GB that malloc() cannot give: under AddressSanitizer and ThreadSanitizer too,
      * which otherwise abort rather than return NULL. */
@@ -436,8 +412,8 @@ Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
     inherited = getenv("TSAN_OPTIONS");
     snprintf(tsan, sizeof tsan, "TSAN_OPTIONS=%s%sallocator_may_return_null=1",
              inherited != NULL ? inherited : "", inherited != NULL ? ":" : "");
-    r = run_cli_env(ENV(asan, tsan),
-                    ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu"));
+    cli_result r = run_cli_env(ENV(asan, tsan),
+                               ARGS("selftest", "--sizes", "100000000000", "--devices", "cpu"));
     cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.out);
     assert_contains(r.out, "0 passed, 0 failed, 0 warnings, 4 skipped\n");
     assert_contains(r.out, "selftest FAILED: no check passed (every one was skipped)\n");
@@ -455,10 +431,9 @@ Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
 Test(cli, ratios_are_explicit_shares_by_device_id, .timeout = 60) {
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual");
     cli_result r =
-        run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--devices",
-                              "sim:a:rate=1e6,sim:b:rate=1e6,sim:c:rate=1e6", "--ratios",
-                              "sim:c=3,sim:a=1", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_env_ok(env, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--devices",
+                                 "sim:a:rate=1e6,sim:b:rate=1e6,sim:c:rate=1e6", "--ratios",
+                                 "sim:c=3,sim:a=1", "--json"));
     json_t *j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "explicit");
     json_t *devs = get(j, "devices");
@@ -497,11 +472,10 @@ Test(cli, ratios_are_explicit_shares_by_device_id, .timeout = 60) {
         free_result(&r);
     }
     /* All-zero ratios are refused by the library: a usage error too. */
-    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
-                              "sim:a,sim:b", "--ratios", "sim:a=0"));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "APO_ERR_INVALID_ARGUMENT");
-    free_result(&r);
+    run_cli_env_refused(env,
+                        ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
+                             "sim:a,sim:b", "--ratios", "sim:a=0"),
+                        "APO_ERR_INVALID_ARGUMENT");
 }
 
 Test(cli, generated_input_depends_on_the_seed_only, .timeout = 60) {
@@ -539,10 +513,9 @@ Test(cli, failover_is_reported_per_device, .timeout = 60) {
     snprintf(d1, sizeof d1, "%s/lost", work);
     snprintf(d2, sizeof d2, "%s/cpu", work);
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual");
-    cli_result r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000",
-                                         "--devices", "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2",
-                                         "--output", d1, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_env_ok(
+        env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
+                  "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2", "--output", d1, "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "failovers")), 1);
     json_t *a = json_array_get(get(j, "devices"), 0);
@@ -560,9 +533,8 @@ Test(cli, failover_is_reported_per_device, .timeout = 60) {
     free_result(&r);
 
     /* The text report marks the failed device, and the results equal a CPU-only run. */
-    r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
-                              "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
+                                 "sim:a:rate=1e8,sim:b:rate=1e8:fail_after=2"));
     assert_contains(r.out, "failovers   1\n");
     assert_contains(r.out, "FAILED: ");
     free_result(&r);
@@ -591,9 +563,8 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual", "APPORTION_QUARANTINE_AFTER=1",
                                  "APPORTION_DEADLINE_FLOOR=1");
     const char *devices = "sim:a:flaky=1,sim:b:hang_after=1,sim:c";
-    cli_result r = run_cli_env(env, ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices",
-                                         devices, "--output", d1, "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_env_ok(env, ARGS("run", "--kernel", "macd", "--cols", "100000",
+                                            "--devices", devices, "--output", d1, "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_integer_value(get(j, "failovers")), 2);
     cr_assert_eq(json_integer_value(get(j, "deadlines_missed")), 1);
@@ -610,17 +581,15 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
     json_decref(j);
     free_result(&r);
 
-    r = run_cli_env(env, ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", devices));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(env,
+                       ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", devices));
     assert_contains(r.out, "deadlines   1 missed\n");
     assert_contains(r.out, "quarantined 2\n");
     assert_contains(r.out, "; QUARANTINED: missed its deadline");
     free_result(&r);
 
-    r = run_cli(
+    run_cli_ok_free(
         ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", "cpu", "--output", d2));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
     const char *names[] = {"macd", "signal", "hist"};
     for (size_t i = 0; i < 3; i++) {
         char p1[256], p2[256];
@@ -640,9 +609,8 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
  * tasks (cpu and sim devices). */
 Test(cli, run_json_devices_have_chunks, .timeout = 60) {
     cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "50000", "--devices",
-                     "cpu,sim:a:rate=1e9", "--ratios", "cpu=1,sim:a=1", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+        run_cli_ok(ARGS("run", "--kernel", "bollinger", "--rows", "2", "--cols", "50000",
+                        "--devices", "cpu,sim:a:rate=1e9", "--ratios", "cpu=1,sim:a=1", "--json"));
     json_t *j = parse_json(&r);
     json_t *devices = get(j, "devices");
     cr_assert_eq(json_array_size(devices), 2);
@@ -660,22 +628,17 @@ Test(cli, run_json_devices_have_chunks, .timeout = 60) {
 Test(cli, run_no_learn_leaves_the_profile_alone, .timeout = 60) {
     char mpath[256];
     state_path(mpath, sizeof mpath, "multigpu.json");
-    cli_result r = run_cli_env(
-        SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV,
+                        ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn"));
     cr_assert(!file_exists(mpath), "run --no-learn wrote %s", mpath);
 
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
     cr_assert(file_exists(mpath), "a plain run stored nothing in %s", mpath);
     size_t before_len = 0;
     char *before = read_all(mpath, &before_len);
 
-    r = run_cli_env(
+    cli_result r = run_cli_env_ok(
         SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000", "--no-learn", "--json"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "online",
                      "the stored models are still used");
@@ -688,9 +651,7 @@ Test(cli, run_no_learn_leaves_the_profile_alone, .timeout = 60) {
     free(after);
 
     /* Without the option the same run refines the models, and the file changes. */
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "100000"));
     after = read_all(mpath, &after_len);
     cr_assert(after_len != before_len || memcmp(after, before, before_len) != 0,
               "a plain run left %s as it was", mpath);

@@ -210,13 +210,11 @@ Test(cli, output_set_on_a_full_disk_stays_whole, .timeout = 120) {
     const char *small[] = {"4000", "1000"}, *large[] = {"6000", "2000"};
     const char *why[] = {"--output: no room for", "No space left on device"};
     for (size_t f = 0; f < 2; f++) {
-        cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", small[f], "--devices",
-                                    "cpu", "--output", out, "--format", formats[f]));
-        cr_assert_eq(r.status, 0, "%s: %s", formats[f], r.err);
-        free_result(&r);
+        run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--cols", small[f], "--devices", "cpu",
+                             "--output", out, "--format", formats[f]));
         band_files old = read_bands(out, formats[f]);
-        r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", large[f], "--devices", "cpu",
-                         "--output", out, "--format", formats[f]));
+        cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", large[f], "--devices",
+                                    "cpu", "--output", out, "--format", formats[f]));
         cr_assert_eq(r.status, 1, "%s: status %d: %s", formats[f], r.status, r.err);
         assert_contains(r.err, why[f]);
         free_result(&r);
@@ -468,10 +466,8 @@ Test(cli, common_csv_exports_read_with_missing_as_nan, .timeout = 60) {
     cr_assert_eq(json_integer_value(get(j, "cols")), 40);
     json_decref(j);
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--missing-as-nan"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "--missing-as-nan needs --input");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--missing-as-nan"),
+                    "--missing-as-nan needs --input");
 }
 
 Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
@@ -487,10 +483,8 @@ Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
              path);
     cr_assert_str_eq(r.err, want);
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", "/nonexistent/x.f64"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "apportion: /nonexistent/x.f64: cannot open: No such file");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--input", "/nonexistent/x.f64"),
+                    "apportion: /nonexistent/x.f64: cannot open: No such file");
 }
 
 Test(cli, csv_output_is_parseable_and_equals_the_raw_output, .timeout = 60) {

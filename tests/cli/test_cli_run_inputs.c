@@ -176,10 +176,8 @@ Test(cli, open_is_read_by_name_and_by_map, .timeout = 120) {
     }
     write_text(path, text);
     write_text(no_open, hlc);
-    cli_result r = run_cli(
+    run_cli_ok_free(
         ARGS("run", "--kernel", "bop", "--input", path, "--output", bop_dir, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
     char file[256];
     snprintf(file, sizeof file, "%s/bop.csv", bop_dir);
     size_t len = 0;
@@ -195,10 +193,8 @@ Test(cli, open_is_read_by_name_and_by_map, .timeout = 120) {
         p = end;
     }
     free(got);
-    r = run_cli(
+    run_cli_ok_free(
         ARGS("run", "--kernel", "imi", "--input", path, "--output", imi_dir, "--format", "csv"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
     run_cli_ok_free(ARGS("run", "--kernel", "imi", "--input", no_open, "--input-map", "open=high",
                          "--output", mapped_dir, "--format", "csv"));
     run_cli_ok_free(ARGS("run", "--kernel", "imi", "--input", path, "--input-map", "open=first",
@@ -211,7 +207,7 @@ Test(cli, open_is_read_by_name_and_by_map, .timeout = 120) {
     cr_assert(ta != NULL && tb != NULL && la == lb && memcmp(ta, tb, la) == 0,
               "imi: open=first differs from the column open");
     free(ta), free(tb);
-    r = run_cli(ARGS("run", "--kernel", "bop", "--input", no_open, "--output", bad_dir));
+    cli_result r = run_cli(ARGS("run", "--kernel", "bop", "--input", no_open, "--output", bad_dir));
     cr_assert_eq(r.status, 2, "no open column: exit %d", r.status);
     assert_contains(r.err, "\"open\"");
     cr_assert_eq(access(bad_dir, F_OK), -1, "the refused run wrote %s", bad_dir);

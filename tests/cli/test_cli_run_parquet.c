@@ -125,12 +125,10 @@ Test(cli, input_format_parquet_is_an_input_format_only, .timeout = 60) {
     /* --input-format parquet reads a file of any name as Parquet. */
     snprintf(in, sizeof in, "%s/bars.dat", work);
     write_text(in, "close\n1\n");
-    cli_result r = run_cli_env(ENV("APPORTION_PYTHON=/nonexistent/python3"),
-                               ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input",
-                                    in, "--input-format", "parquet"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "bars.dat: cannot run /nonexistent/python3 to read Parquet");
-    free_result(&r);
+    run_cli_env_refused(ENV("APPORTION_PYTHON=/nonexistent/python3"),
+                        ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", in,
+                             "--input-format", "parquet"),
+                        "bars.dat: cannot run /nonexistent/python3 to read Parquet");
     /* Outputs are never Parquet. */
     run_cli_refused(ARGS("run", "--kernel", "bollinger", "--format", "parquet"),
                     "--format 'parquet': expected f64 or csv");

@@ -183,10 +183,8 @@ Test(cli, run_rank_refusals_write_nothing, .timeout = 120) {
     cr_assert_eq(r.status, 2);
     assert_contains(r.err, "needs --output DIR");
     free_result(&r);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--min-trades", "3"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "--min-trades needs --score RULE");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--min-trades", "3"),
+                    "--min-trades needs --score RULE");
 }
 
 /* One value of a raw file (rows x cols of doubles). */

@@ -126,12 +126,10 @@ Test(cli, scores_csv_equals_the_materialised_outputs_scored, .timeout = 120) {
     snprintf(raw, sizeof raw, "%s/raw", work);
     double values[2 * COLS];
     write_two_series(input, values);
-    cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "a,b", "--param",
-                     "period=10:30:10", "--param", "nbdev_up=1:3:1", "--score", "bands_revert",
-                     "--cost", "0.001", "--devices", "cpu", "--output", scored));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "a,b",
+                         "--param", "period=10:30:10", "--param", "nbdev_up=1:3:1", "--score",
+                         "bands_revert", "--cost", "0.001", "--devices", "cpu", "--output",
+                         scored));
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "a,b",
                          "--param", "period=10:30:10", "--param", "nbdev_up=1:3:1", "--devices",
                          "cpu", "--output", raw));
@@ -219,14 +217,11 @@ Test(cli, scores_are_the_same_bytes_on_any_devices, .timeout = 120) {
     const char *devices[] = {"cpu", SIMS};
     const char *dirs[] = {one, three};
     for (size_t k = 0; k < 2; k++) {
-        cli_result r =
-            run_cli_env(ENV("APPORTION_SIM_CLOCK=virtual"),
-                        ARGS("run", "--kernel", "macd", "--input", input, "--column", "close",
-                             "--group-by", "ticker", "--param", "fast=4:12:4", "--param",
-                             "cost=0,0.001", "--score", "macd_cross", "--periods-per-year", "98280",
-                             "--devices", devices[k], "--output", dirs[k]));
-        cr_assert_eq(r.status, 0, "%s: %s", devices[k], r.err);
-        free_result(&r);
+        run_cli_env_ok_free(ENV("APPORTION_SIM_CLOCK=virtual"),
+                            ARGS("run", "--kernel", "macd", "--input", input, "--column", "close",
+                                 "--group-by", "ticker", "--param", "fast=4:12:4", "--param",
+                                 "cost=0,0.001", "--score", "macd_cross", "--periods-per-year",
+                                 "98280", "--devices", devices[k], "--output", dirs[k]));
     }
     size_t n1 = 0, n3 = 0;
     char p1[256], p3[256];
@@ -271,11 +266,10 @@ Test(cli, top_and_by_rank_the_lines, .timeout = 120) {
     const char *by[] = {"sharpe", "max_drawdown", "bars", "trades", "sd"};
     for (size_t q = 0; q < sizeof by / sizeof *by; q++) {
         cli_result r =
-            run_cli(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "close",
-                         "--group-by", "ticker", "--param", "period=5:25:5", "--param",
-                         "nbdev_up=1,2", "--score", "bands_revert", "--by", by[q], "--top", "100",
-                         "--devices", "cpu", "--json", "--output", out));
-        cr_assert_eq(r.status, 0, "%s", r.err);
+            run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "close",
+                            "--group-by", "ticker", "--param", "period=5:25:5", "--param",
+                            "nbdev_up=1,2", "--score", "bands_revert", "--by", by[q], "--top",
+                            "100", "--devices", "cpu", "--json", "--output", out));
         json_t *j = parse_json(&r);
         free_result(&r);
         scores_file f = read_scores(out);
@@ -412,17 +406,14 @@ Test(cli, no_scores_csv_after_a_failed_or_interrupted_run, .timeout = 120) {
     snprintf(out, sizeof out, "%s/out", work);
     snprintf(fresh, sizeof fresh, "%s/fresh", work);
     snprintf(file, sizeof file, "%s/scores.csv", out);
-    cli_result r =
-        run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "500", "--param", "period=10,20",
-                     "--score", "bands_zone", "--devices", "cpu", "--output", out));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--cols", "500", "--param", "period=10,20",
+                         "--score", "bands_zone", "--devices", "cpu", "--output", out));
     size_t old_len = 0;
     char *old = read_all(file, &old_len);
     cr_assert_not_null(old);
 
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "800", "--score", "bands_zone",
-                     "--devices", "sim:a:flaky=1", "--output", out));
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "800", "--score",
+                                "bands_zone", "--devices", "sim:a:flaky=1", "--output", out));
     cr_assert_eq(r.status, 1, "status %d: %s", r.status, r.err);
     free_result(&r);
     r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "800", "--score", "bands_zone",

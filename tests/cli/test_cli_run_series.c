@@ -164,11 +164,9 @@ Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeou
     free(csv);
     /* Raw output has no layout for series of two lengths. */
     snprintf(out, sizeof out, "%s/raw", work);
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
-                                "--group-by", "ticker", "--output", out));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "2 lengths: 200 (AAPL, ...), 80 (MSFT); use --format csv");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                         "--group-by", "ticker", "--output", out),
+                    "2 lengths: 200 (AAPL, ...), 80 (MSFT); use --format csv");
     cr_assert_neq(access(out, F_OK), 0, "a refused run leaves no folder");
 }
 
@@ -323,22 +321,18 @@ Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
     }
     /* An empty group field names its line and column. */
     write_text(path, "date,ticker,close\nd1,A,1\nd2,,2\n");
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
-                                "--group-by", "ticker", "--param", "period=2"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "m.csv:3:2: empty --group-by field");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
+                         "--group-by", "ticker", "--param", "period=2"),
+                    "m.csv:3:2: empty --group-by field");
     /* CSV options on raw input. */
     snprintf(raw, sizeof raw, "%s/x.f64", work);
     const double v[4] = {1, 2, 3, 4};
     FILE *f = fopen(raw, "wb");
     fwrite(v, sizeof v[0], 4, f);
     fclose(f);
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", raw,
-                     "--group-by", "ticker"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "--group-by applies to CSV or Parquet input only");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", raw,
+                         "--group-by", "ticker"),
+                    "--group-by applies to CSV or Parquet input only");
 }
 
 /* ---- sweeps ------------------------------------------------------------------------------ */
@@ -348,9 +342,8 @@ Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
 static json_t *run_sweep(const char *kernel, const char *out, const char *a1, const char *a2,
                          const char *a3, const char *a4, const char *a5, const char *a6) {
     cli_result r =
-        run_cli(ARGS("run", "--kernel", kernel, "--devices", "cpu", "--rows", "2", "--cols", "500",
-                     "--json", "--output", out, a1, a2, a3, a4, a5, a6));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+        run_cli_ok(ARGS("run", "--kernel", kernel, "--devices", "cpu", "--rows", "2", "--cols",
+                        "500", "--json", "--output", out, a1, a2, a3, a4, a5, a6));
     json_t *j = parse_json(&r);
     free_result(&r);
     return j;
@@ -500,12 +493,10 @@ Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     json_decref(j);
     assert_same_sweep_files(whole, pieces);
     /* CSV puts the sets side by side: it needs them all at once, and says so. */
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "2",
-                                "--cols", "500", "--output", pieces, "--format", "csv", "--param",
-                                "period=5:25:5", "--memory", "50K"));
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "--format csv writes a sweep's sets side by side");
-    free_result(&r);
+    run_cli_refused(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "2",
+                         "--cols", "500", "--output", pieces, "--format", "csv", "--param",
+                         "period=5:25:5", "--memory", "50K"),
+                    "--format csv writes a sweep's sets side by side");
 }
 
 /* Without --memory, raw outputs go in pieces of about 64 MiB of outputs (docs/cli/run.md,
@@ -519,10 +510,9 @@ Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 12
     const char *dirs[2] = {pieces, whole};
     for (size_t d = 0; d < 2; d++) {
         cli_result r =
-            run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "1",
-                         "--cols", "1500000", "--json", "--output", dirs[d], "--param",
-                         "period=10,20,30", d == 0 ? NULL : "--memory", d == 0 ? NULL : "1G"));
-        cr_assert_eq(r.status, 0, "%s", r.err);
+            run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "1",
+                            "--cols", "1500000", "--json", "--output", dirs[d], "--param",
+                            "period=10,20,30", d == 0 ? NULL : "--memory", d == 0 ? NULL : "1G"));
         json_t *j = parse_json(&r);
         free_result(&r);
         cr_assert_eq(json_integer_value(get(j, "sets")), 3);

@@ -28,8 +28,7 @@
 TestSuite(cli, .fini = cli_cleanup);
 
 Test(cli, selftest_help_and_usage_errors, .timeout = 60) {
-    cli_result r = run_cli(ARGS("selftest", "--help"));
-    cr_assert_eq(r.status, 0);
+    cli_result r = run_cli_ok(ARGS("selftest", "--help"));
     cr_assert(strncmp(r.out, "Usage: apportion selftest", 25) == 0, "%s", r.out);
     cr_assert_eq(r.err_len, 0);
     free_result(&r);

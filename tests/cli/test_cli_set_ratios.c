@@ -27,9 +27,8 @@
 TestSuite(cli, .fini = cli_cleanup);
 
 Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
-    cli_result r =
-        run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1", "sim:b=3"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_env_ok(
+        SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1", "sim:b=3"));
     char mpath[256];
     state_path(mpath, sizeof mpath, "multigpu.json");
     assert_contains(r.out, "bollinger: ratios forced\n");
@@ -38,8 +37,7 @@ Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
     free_result(&r);
     cr_assert(file_exists(mpath));
 
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--json"));
     json_t *j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "explicit");
     json_t *devs = get(j, "devices");
@@ -52,8 +50,7 @@ Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
     json_decref(j);
     free_result(&r);
 
-    r = run_cli_env(SIM_ENV, ARGS("show", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("show", "--json"));
     j = parse_json(&r);
     json_t *w = json_array_get(get(get(j, "multigpu"), "workloads"), 0);
     cr_assert_str_eq(json_string_value(get(w, "tag")), "bollinger");
@@ -62,11 +59,8 @@ Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
     free_result(&r);
 
     /* Items may be comma separated; a ratio of 0 leaves a device out. */
-    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload=macd", "sim:a=0,sim:b=2"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
-    free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "macd", "--cols", "100000", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    run_cli_env_ok_free(SIM_ENV, ARGS("set-ratios", "--workload=macd", "sim:a=0,sim:b=2"));
+    r = run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "macd", "--cols", "100000", "--json"));
     j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "explicit");
     cr_assert_eq(json_integer_value(get(json_array_get(get(j, "devices"), 0), "elements")), 0);
@@ -74,18 +68,15 @@ Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
     free_result(&r);
 
     /* --clear: the run no longer takes forced ratios. */
-    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
     assert_contains(r.out, "bollinger: forced ratios cleared");
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--json"));
     j = parse_json(&r);
     cr_assert_str_neq(json_string_value(get(j, "ratio_source")), "explicit");
     json_decref(j);
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
     assert_contains(r.out, "bollinger: no forced ratios were stored; nothing to clear");
     free_result(&r);
 }
@@ -168,10 +159,8 @@ Test(cli, control_characters_in_tags_are_refused_and_shown_escaped, .timeout = 6
     cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
 
     /* A profile that holds such a tag: stored under a good one, renamed in the file. */
-    r = run_cli_env(
+    run_cli_env_ok_free(
         SIM_ENV, ARGS("set-ratios", "--workload", "mytag", "--custom-tag", "sim:a=1", "sim:b=3"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
     json_t *profile = load_json_file(mpath);
     json_t *workloads = get(profile, "workloads");
     json_object_set(workloads, evil, get(workloads, "mytag"));
@@ -179,16 +168,14 @@ Test(cli, control_characters_in_tags_are_refused_and_shown_escaped, .timeout = 6
     cr_assert_eq(json_dump_file(profile, mpath, 0), 0);
     json_decref(profile);
 
-    r = run_cli_env(SIM_ENV, ARGS("show"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("show"));
     assert_contains(r.out, "\nworkload evil\\x1b[2J\\x0afake line\n");
     cr_assert(!has_control_byte(r.out, r.out_len), "raw control bytes: %s", r.out);
     cr_assert_null(strstr(r.out, "\nfake line"), "a fake line: %s", r.out);
     free_result(&r);
     /* Against other devices the entry is stale, and run's warning names it. */
-    r = run_cli_env(ENV("APPORTION_DEVICES=sim:c", "APPORTION_SIM_CLOCK=virtual"),
-                    ARGS("run", "--kernel", "bollinger", "--cols", "1000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(ENV("APPORTION_DEVICES=sim:c", "APPORTION_SIM_CLOCK=virtual"),
+                       ARGS("run", "--kernel", "bollinger", "--cols", "1000"));
     assert_contains(r.err, "first: evil\\x1b[2J\\x0afake line (");
     cr_assert(!has_control_byte(r.err, r.err_len), "raw control bytes: %s", r.err);
     free_result(&r);
@@ -196,46 +183,35 @@ Test(cli, control_characters_in_tags_are_refused_and_shown_escaped, .timeout = 6
 
 /* set-ratios for a tag that nothing uses (a typo) used to be stored and never applied. */
 Test(cli, set_ratios_refuses_a_tag_no_call_would_use, .timeout = 60) {
-    cli_result r =
-        run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bolinger", "sim:a=1", "sim:b=3"));
-    cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "apportion: --workload bolinger: no kernel has this name and no "
-                           "workload of this tag is stored, so no call would use these "
-                           "ratios; did you mean bollinger?");
-    free_result(&r);
+    run_cli_env_refused(
+        SIM_ENV, ARGS("set-ratios", "--workload", "bolinger", "sim:a=1", "sim:b=3"),
+        "apportion: --workload bolinger: no kernel has this name and no workload of this tag is "
+        "stored, so no call would use these ratios; did you mean bollinger?");
     char mpath[256];
     state_path(mpath, sizeof mpath, "multigpu.json");
     cr_assert(!file_exists(mpath), "a refused set-ratios wrote %s", mpath);
     /* A tag of the caller's own, said so: stored, and from then on known. */
-    r = run_cli_env(
+    run_cli_env_ok_free(
         SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "--custom-tag", "sim:a=1", "sim:b=3"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "sim:a=1", "sim:b=1"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_env_ok_free(SIM_ENV, ARGS("set-ratios", "--workload", "nightly", "sim:a=1", "sim:b=1"));
 }
 
 Test(cli, set_ratios_clear_before_any_model_leaves_no_entry, .timeout = 60) {
     cli_result r =
-        run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1,sim:b=3"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+        run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1,sim:b=3"));
     assert_contains(r.out, "  sim:a ");
     assert_contains(r.out, " 0.250 ");
     assert_contains(r.out, " 0.750 ");
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
     assert_contains(r.out, "bollinger: forced ratios cleared");
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("show", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("show", "--json"));
     json_t *j = parse_json(&r);
     cr_assert_eq(json_array_size(get(get(j, "multigpu"), "workloads")), 0);
     json_decref(j);
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--json"));
     j = parse_json(&r);
     cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "equal");
     json_decref(j);

@@ -27,14 +27,12 @@
 TestSuite(cli, .fini = cli_cleanup);
 
 Test(cli, show_without_profiles_says_so, .timeout = 60) {
-    cli_result r = run_cli_env(SIM_ENV, ARGS("show"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_env_ok(SIM_ENV, ARGS("show"));
     assert_contains(r.out, "no profile yet: run 'apportion profile'");
     assert_contains(r.out, "multigpu.json: missing");
     assert_contains(r.out, "thresholds.json: missing");
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("show", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("show", "--json"));
     json_t *j = parse_json(&r);
     json_t *m = get(j, "multigpu");
     cr_assert_str_eq(json_string_value(get(m, "state")), "missing");
@@ -43,10 +41,7 @@ Test(cli, show_without_profiles_says_so, .timeout = 60) {
     cr_assert(json_is_true(get(j, "empty")));
     json_decref(j);
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("show", "--bogus"));
-    cr_assert_eq(r.status, 2);
-    assert_contains(r.err, "Try 'apportion show --help'.");
-    free_result(&r);
+    run_cli_env_refused(SIM_ENV, ARGS("show", "--bogus"), "Try 'apportion show --help'.");
 }
 
 Test(cli, show_reports_a_corrupt_profile_as_ignored, .timeout = 60) {
@@ -55,13 +50,11 @@ Test(cli, show_reports_a_corrupt_profile_as_ignored, .timeout = 60) {
     cr_assert_eq(mkdir(dir, 0700), 0, "mkdir %s: %s", dir, strerror(errno));
     state_path(mpath, sizeof mpath, "multigpu.json");
     write_text(mpath, "{\"format\": \"apportion.multigpu/1\", \"workloads\": [tru");
-    cli_result r = run_cli_env(SIM_ENV, ARGS("show"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_env_ok(SIM_ENV, ARGS("show"));
     assert_contains(r.out, "multigpu.json: ignored");
     assert_contains(r.out, "run 'apportion profile'");
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("show", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("show", "--json"));
     cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
     json_t *j = parse_json(&r);
     json_t *m = get(j, "multigpu");
@@ -73,11 +66,9 @@ Test(cli, show_reports_a_corrupt_profile_as_ignored, .timeout = 60) {
 }
 
 Test(cli, show_after_profile_lists_the_entry, .timeout = 120) {
-    cli_result r = run_cli_env(SIM_ENV, PROFILE_ARGS("--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    cli_result r = run_cli_env_ok(SIM_ENV, PROFILE_ARGS("--json"));
     free_result(&r);
-    r = run_cli_env(SIM_ENV, ARGS("show", "--json"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("show", "--json"));
     json_t *j = parse_json(&r);
     json_t *m = get(j, "multigpu");
     cr_assert_str_eq(json_string_value(get(m, "state")), "loaded");
@@ -110,8 +101,7 @@ Test(cli, show_after_profile_lists_the_entry, .timeout = 120) {
     free_result(&r);
 
     /* The text says the same. */
-    r = run_cli_env(SIM_ENV, ARGS("show"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("show"));
     assert_contains(r.out, "multigpu.json: loaded");
     assert_contains(r.out, "workload bollinger\n");
     assert_contains(r.out, "  source       profile\n");
@@ -121,8 +111,8 @@ Test(cli, show_after_profile_lists_the_entry, .timeout = 120) {
     free_result(&r);
 
     /* Against another device set the entry is stale, and says why. */
-    r = run_cli_env(ENV("APPORTION_SIM_CLOCK=virtual"), ARGS("show", "--json", "--devices", "cpu"));
-    cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+    r = run_cli_env_ok(ENV("APPORTION_SIM_CLOCK=virtual"),
+                       ARGS("show", "--json", "--devices", "cpu"));
     j = parse_json(&r);
     w = json_array_get(get(get(j, "multigpu"), "workloads"), 0);
     cr_assert(json_is_true(get(w, "stale")));
@@ -148,8 +138,7 @@ Test(cli, deeply_nested_profile_is_reported_and_kept_aside, .timeout = 60) {
     memset(text + depth, ']', depth);
     text[2 * depth] = '\0';
     write_text(mpath, text);
-    cli_result r = run_cli_env(SIM_ENV, ARGS("show"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result r = run_cli_env_ok(SIM_ENV, ARGS("show"));
     assert_contains(r.out, "ignored");
     assert_contains(r.out, "depth");
     free_result(&r);
@@ -158,8 +147,7 @@ Test(cli, deeply_nested_profile_is_reported_and_kept_aside, .timeout = 60) {
     cr_assert(len == 2 * depth && memcmp(after, text, len) == 0, "show changed the profile");
     free(after);
 
-    r = run_cli_env(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "20000"));
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    r = run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "20000"));
     assert_contains(r.err, mpath);
     assert_contains(r.err, "depth");
     free_result(&r);

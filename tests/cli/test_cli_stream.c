@@ -172,11 +172,8 @@ Test(cli, stream_of_obv_carries_its_sum_from_run_to_run, .timeout = 120) {
     snprintf(dir, sizeof dir, "%s/obv_batch", work);
     snprintf(state, sizeof state, "%s/obv.state", work);
     write_bars(all, (const int[]){0, 0}, (const int[]){BARS, BARS}, 1);
-    cli_result r =
-        run_cli(ARGS("run", "--kernel", "obv", "--devices", "cpu", "--input", all, "--group-by",
-                     "ticker", "--missing-as-nan", "--no-learn", "--output", dir));
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    free_result(&r);
+    run_cli_ok_free(ARGS("run", "--kernel", "obv", "--devices", "cpu", "--input", all, "--group-by",
+                         "ticker", "--missing-as-nan", "--no-learn", "--output", dir));
     snprintf(file, sizeof file, "%s/obv.f64", dir);
     size_t len = 0;
     double *batch = (double *)(void *)read_all(file, &len);
@@ -189,10 +186,9 @@ Test(cli, stream_of_obv_carries_its_sum_from_run_to_run, .timeout = 120) {
         snprintf(out, sizeof out, "%s/obv_out%d.csv", work, p);
         write_bars(in, (const int[]){cut[0][p], cut[1][p]},
                    (const int[]){cut[0][p + 1], cut[1][p + 1]}, 1);
-        r = run_cli(ARGS("stream", "--state", state, "--kernel", "obv", "--input", in, "--group-by",
-                         "ticker", "--missing-as-nan", "--output", out, "--devices=cpu"));
-        cr_assert_eq(r.status, 0, "piece %d: %s", p, r.err);
-        free_result(&r);
+        run_cli_ok_free(ARGS("stream", "--state", state, "--kernel", "obv", "--input", in,
+                             "--group-by", "ticker", "--missing-as-nan", "--output", out,
+                             "--devices=cpu"));
         check_output_of(out, "obv", batch, seen);
     }
     assert_each_seen_once(&seen[0][0], TICKERS, BARS, 0, ticker);
@@ -405,12 +401,10 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
         snprintf(out, sizeof out, "%s/sweep_out%d.csv", work, p);
         write_rows(in, (const int[]){cut[p], cut[p]}, (const int[]){cut[p + 1], cut[p + 1]});
         /* The second run gives the sweep as a list: the same sets, so the state takes it. */
-        r = run_cli(ARGS("stream", "--state", state, "--kernel", "bollinger", "--param",
-                         p == 0 ? "period=10:30:10" : "period=10,20,30", "--input", in,
-                         "--group-by", "ticker", "--missing-as-nan", "--devices=cpu", "--output",
-                         out));
-        cr_assert_eq(r.status, 0, "run %d: %s", p, r.err);
-        free_result(&r);
+        run_cli_ok_free(ARGS("stream", "--state", state, "--kernel", "bollinger", "--param",
+                             p == 0 ? "period=10:30:10" : "period=10,20,30", "--input", in,
+                             "--group-by", "ticker", "--missing-as-nan", "--devices=cpu",
+                             "--output", out));
         char *text = read_all(out, &len);
         cr_assert_not_null(text);
         char *save = NULL, *line = strtok_r(text, "\n", &save);
@@ -444,12 +438,10 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
     snprintf(out, sizeof out, "%s/refused.csv", work);
     static const char *const other[] = {"period=10:20:10", "period=20"};
     for (int k = 0; k < 2; k++) {
-        r = run_cli(ARGS("stream", "--state", state, "--param", other[k], "--input", in,
-                         "--group-by", "ticker", "--missing-as-nan", "--devices=cpu",
-                         "--old-rows=accept", "--output", out));
-        cr_assert_eq(r.status, 2, "%s: %s", other[k], r.err);
-        assert_contains(r.err, "the state was refused");
-        free_result(&r);
+        run_cli_refused(ARGS("stream", "--state", state, "--param", other[k], "--input", in,
+                             "--group-by", "ticker", "--missing-as-nan", "--devices=cpu",
+                             "--old-rows=accept", "--output", out),
+                        "the state was refused");
         assert_file_is(state, before, before_len, other[k]);
         cr_assert(!file_exists(out), "a refused run wrote its output");
     }
@@ -530,11 +522,9 @@ Test(cli, stream_takes_the_kernel_name_in_any_case, .timeout = 120) {
         snprintf(in, sizeof in, "%s/case_piece%d.csv", work, p);
         snprintf(out, sizeof out, "%s/case_out%d.csv", work, p);
         write_rows(in, (const int[]){cut[p], cut[p]}, (const int[]){cut[p + 1], cut[p + 1]});
-        cli_result r = run_cli(ARGS("stream", "--state", state, "--kernel", names[p], "--param",
-                                    "timeperiod=5", "--input", in, "--group-by", "ticker",
-                                    "--missing-as-nan", "--output", out, "--devices=cpu"));
-        cr_assert_eq(r.status, 0, "piece %d: %s", p, r.err);
-        free_result(&r);
+        run_cli_ok_free(ARGS("stream", "--state", state, "--kernel", names[p], "--param",
+                             "timeperiod=5", "--input", in, "--group-by", "ticker",
+                             "--missing-as-nan", "--output", out, "--devices=cpu"));
         check_output(out, batch, seen);
     }
     assert_each_seen_once(&seen[0][0], TICKERS, BARS, 0, ticker);
