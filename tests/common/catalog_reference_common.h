@@ -17,6 +17,13 @@ static inline void nan_fill(double *out, double *scale, size_t n) {
     }
 }
 
+/* Every output of the first n_out NaN, every scale 0: a kernel of several outputs. */
+static inline void nan_fill_outputs(double *const *out, double *const *scale, size_t n_out,
+                                    size_t n) {
+    for (size_t k = 0; k < n_out; k++)
+        nan_fill(out[k], scale[k], n);
+}
+
 /* 1 when the first k inputs are finite at every bar of [from, to]. */
 static inline int clean(const double *const *in, size_t k, size_t from, size_t to) {
     for (size_t i = from; i <= to; i++)
