@@ -60,4 +60,15 @@ void more2_check_grid_sets_the_bits_within(const more2_case *cases, size_t n, si
 /* The same as group 2 runs it: tiles of 4096 bars at the most. */
 void more2_check_grid_sets_the_bits(const more2_case *cases, size_t n);
 
+/* A family's two cases of its table `cases` (an array) as group 2 runs them, in Criterion's
+ * suite `suite`: every kernel against its long-double reference, and the grid alone setting the
+ * bits. The test file includes Criterion. */
+#define MORE2_TABLE_TESTS(suite, cases)                                                            \
+    Test(suite, every_kernel_against_its_long_double_reference, .timeout = 300) {                  \
+        more2_check_against_references(cases, sizeof cases / sizeof cases[0]);                     \
+    }                                                                                              \
+    Test(suite, tiles_depend_on_the_grid_only, .timeout = 120) {                                   \
+        more2_check_grid_sets_the_bits(cases, sizeof cases / sizeof cases[0]);                     \
+    }
+
 #endif /* APO_TEST_TALIB_MORE2_CASES_H */
