@@ -152,6 +152,39 @@ static void check_every_view(const double *x, double *const ref[3], size_t rows,
     }
 }
 
+/* A kernel of three outputs: its CPU tile over [b, e) of one row x of cols samples, its
+ * emulation on a view, their parameters, its lookback and the variant each run must be. */
+typedef void (*cpu_tile_fn)(const double *x, size_t cols, size_t b, size_t e, const void *params,
+                            double *const out[3]);
+
+typedef struct three_outputs {
+    cpu_tile_fn cpu_tile;
+    emulate_fn emulate;
+    const void *params;
+    size_t halo;
+    int expect;
+} three_outputs;
+
+/* The CPU's outputs of k over every row of x (rows x cols, tiles of `tile`), then every chunk
+ * view of x through k's emulation against them (check_every_view); frees x. */
+static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols, size_t tile,
+                               double *x, const char *label) {
+    double *ref[3];
+    for (int o = 0; o < 3; o++)
+        ref[o] = poisoned(rows * cols);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < cols; b += tile) {
+            const size_t e = b + tile < cols ? b + tile : cols;
+            const size_t off = r * cols;
+            double *const row_out[3] = {ref[0] + off, ref[1] + off, ref[2] + off};
+            k->cpu_tile(x + off, cols, b, e, k->params, row_out);
+        }
+    check_every_view(x, ref, rows, cols, tile, k->halo, k->emulate, k->params, k->expect, label);
+    for (int o = 0; o < 3; o++)
+        free(ref[o]);
+    free(x);
+}
+
 /* ---- bollinger ------------------------------------------------------------------------- */
 
 typedef struct bollinger_params {
@@ -164,28 +197,20 @@ static int emulate_bollinger(const apo__cuda_view *v, const void *params) {
     return apo__emulate_bollinger(v, p->period, p->up, p->dn);
 }
 
+static void cpu_bollinger(const double *x, size_t cols, size_t b, size_t e, const void *params,
+                          double *const out[3]) {
+    const bollinger_params *p = params;
+    apo__cpu_bollinger_tile(x, cols, b, e, p->period, p->up, p->dn, out[0], out[1], out[2]);
+}
+
 static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile, double up,
                            double dn, input_kind kind, int expect) {
-    double *x = make_input(rows, cols, kind, 100 + period);
-    double *ref[3];
-    for (int o = 0; o < 3; o++)
-        ref[o] = poisoned(rows * cols);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < cols; b += tile) {
-            const size_t e = b + tile < cols ? b + tile : cols;
-            const size_t off = r * cols;
-            apo__cpu_bollinger_tile(x + off, cols, b, e, period, up, dn, ref[0] + off, ref[1] + off,
-                                    ref[2] + off);
-        }
     const bollinger_params params = {period, up, dn};
+    const three_outputs k = {cpu_bollinger, emulate_bollinger, &params, period - 1, expect};
     char label[96];
     snprintf(label, sizeof label, "bollinger(%zu, %g, %g) %zux%zu input %d", period, up, dn, rows,
              cols, (int)kind);
-    check_every_view(x, ref, rows, cols, tile, period - 1, emulate_bollinger, &params, expect,
-                     label);
-    for (int o = 0; o < 3; o++)
-        free(ref[o]);
-    free(x);
+    three_outputs_case(&k, rows, cols, tile, make_input(rows, cols, kind, 100 + period), label);
 }
 
 Test(cuda_staging, bollinger_staged_gives_the_cpu_bits_on_the_gpu_suites_shapes, .timeout = 300) {
@@ -235,28 +260,21 @@ static int emulate_macd(const apo__cuda_view *v, const void *params) {
     return apo__emulate_macd(v, p->fast, p->slow, p->signal);
 }
 
+static void cpu_macd(const double *x, size_t cols, size_t b, size_t e, const void *params,
+                     double *const out[3]) {
+    const macd_params *p = params;
+    apo__cpu_macd_tile(x, cols, b, e, p->fast, p->slow, p->signal, out[0], out[1], out[2]);
+}
+
 static void macd_case(size_t rows, size_t cols, size_t fast, size_t slow, size_t signal,
                       size_t tile, input_kind kind) {
-    double *x = make_input(rows, cols, kind, 200 + slow);
-    double *ref[3];
-    for (int o = 0; o < 3; o++)
-        ref[o] = poisoned(rows * cols);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < cols; b += tile) {
-            const size_t e = b + tile < cols ? b + tile : cols;
-            const size_t off = r * cols;
-            apo__cpu_macd_tile(x + off, cols, b, e, fast, slow, signal, ref[0] + off, ref[1] + off,
-                               ref[2] + off);
-        }
     const macd_params params = {fast, slow, signal};
+    const three_outputs k = {cpu_macd, emulate_macd, &params, apo__macd_warmup(fast, slow, signal),
+                             APO_EMULATED_STAGED};
     char label[96];
     snprintf(label, sizeof label, "macd(%zu, %zu, %zu) %zux%zu input %d", fast, slow, signal, rows,
              cols, (int)kind);
-    check_every_view(x, ref, rows, cols, tile, apo__macd_warmup(fast, slow, signal), emulate_macd,
-                     &params, APO_EMULATED_STAGED, label);
-    for (int o = 0; o < 3; o++)
-        free(ref[o]);
-    free(x);
+    three_outputs_case(&k, rows, cols, tile, make_input(rows, cols, kind, 200 + slow), label);
 }
 
 Test(cuda_staging, macd_staged_gives_the_cpu_bits, .timeout = 300) {
