@@ -85,6 +85,14 @@ size_t first_gpu(const apo_runtime *rt) {
     return (size_t)g;
 }
 
+uint64_t gpu_tiles_of(const apo_report *rep) {
+    uint64_t tiles = 0;
+    for (size_t i = 0; i < rep->n_devices; i++)
+        if (rep->devices[i].kind == APO_DEVICE_CUDA)
+            tiles += rep->devices[i].tiles;
+    return tiles;
+}
+
 /* ---- workloads -------------------------------------------------------------------------- */
 
 /* Shapes with several tiles per row, ragged last tiles, sizes just off the tile, rows > 1,

@@ -27,6 +27,8 @@ apo_device_kind device_kind(const apo_runtime *rt, size_t i);
 size_t first_gpu(const apo_runtime *rt);
 /* Free memory of runtime device g (a GPU), as discovery saw it. */
 double gpu_free_bytes(const apo_runtime *rt, size_t g);
+/* The tiles a call's GPUs computed, from its report. */
+uint64_t gpu_tiles_of(const apo_report *rep);
 
 /* ---- workloads -------------------------------------------------------------------------- */
 

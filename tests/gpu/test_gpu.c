@@ -160,11 +160,7 @@ static uint64_t run_pieces(apo_runtime *rt, const pieces_call *pc, size_t n_out,
     apo_report rep = APO_REPORT_INIT;
     cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s: %s", pc->kernel,
                  apo_last_error());
-    uint64_t gpu_tiles = 0;
-    for (size_t i = 0; i < rep.n_devices; i++)
-        if (rep.devices[i].kind == APO_DEVICE_CUDA)
-            gpu_tiles += rep.devices[i].tiles;
-    return gpu_tiles;
+    return gpu_tiles_of(&rep);
 }
 
 /* A sweep's sets and ragged rows reach a GPU as calls of one set or one row (worker_pool.c);

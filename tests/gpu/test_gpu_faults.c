@@ -230,11 +230,7 @@ static size_t scored_h2d(apo_runtime *rt, const double *x, size_t rows, size_t c
     const size_t before = apo_simgpu_h2d_bytes();
     cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s", apo_last_error());
     const size_t copied = apo_simgpu_h2d_bytes() - before;
-    uint64_t gpu_tiles = 0;
-    for (size_t i = 0; i < rep.n_devices; i++)
-        if (rep.devices[i].kind == APO_DEVICE_CUDA)
-            gpu_tiles += rep.devices[i].tiles;
-    cr_assert_eq(gpu_tiles, rows * (sweep != NULL ? 6 : 1), "the GPU scored every series");
+    cr_assert_eq(gpu_tiles_of(&rep), rows * (sweep != NULL ? 6 : 1), "the GPU scored every series");
     return copied;
 }
 
