@@ -37,10 +37,8 @@ static apo_report run_with(injector inject, int when, const char *what) {
     double *x = walk(c->rows, c->cols, 29);
     chk_job ref, got;
     jobs_init(&ref, &got, cpu, c, x);
-    const size_t n = device_count(mixed);
     double ratios[APO_MAX_DEVICES];
-    for (size_t i = 0; i < n; i++)
-        ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? 1.0 : 0.2;
+    const size_t n = ratios_by_kind(mixed, 1.0, 0.2, ratios);
     apo_report rep;
     chk_verdict v;
     if (when == BEFORE_THE_CALL)
