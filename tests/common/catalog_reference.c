@@ -1,5 +1,6 @@
 /* Long-double references of the indicator catalog; see catalog_reference.h. */
 #include "catalog_reference.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,18 +16,11 @@ static int finite_window(const double *x, size_t from, size_t to) {
     return 1;
 }
 
-static void nan_all(double *out, double *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[t] = NAN;
-        scale[t] = 0.0;
-    }
-}
-
 void apo__ref_cat_sma(const double *const *in, size_t n, const double *p, double *out,
                       double *scale) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_window(x, t + 1 - q, t + 1))
             continue;
@@ -44,7 +38,7 @@ void apo__ref_cat_wma(const double *const *in, size_t n, const double *p, double
                       double *scale) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_window(x, t + 1 - q, t + 1))
             continue;
@@ -76,7 +70,7 @@ void apo__ref_cat_var(const double *const *in, size_t n, const double *p, double
                       double *scale) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_window(x, t + 1 - q, t + 1))
             continue;
@@ -92,7 +86,7 @@ void apo__ref_cat_stddev(const double *const *in, size_t n, const double *p, dou
                          double *scale) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_window(x, t + 1 - q, t + 1))
             continue;
@@ -107,7 +101,7 @@ static void extreme(const double *const *in, size_t n, const double *p, double *
                     int max) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_window(x, t + 1 - q, t + 1))
             continue;
@@ -132,7 +126,7 @@ void apo__ref_cat_mom(const double *const *in, size_t n, const double *p, double
                       double *scale) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q; t < n; t++) {
         if (!finite_window(x, t - q, t - q + 1) || !finite_window(x, t, t + 1))
             continue;
@@ -145,7 +139,7 @@ void apo__ref_cat_roc(const double *const *in, size_t n, const double *p, double
                       double *scale) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q; t < n; t++) {
         if (!isfinite(x[t - q]) || !isfinite(x[t]))
             continue;
@@ -173,7 +167,7 @@ static long double true_range(const double *const *in, size_t t) {
 void apo__ref_cat_trange(const double *const *in, size_t n, const double *p, double *out,
                          double *scale) {
     (void)p;
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = 1; t < n; t++) {
         const long double r = true_range(in, t);
         out[t] = (double)r;
@@ -199,7 +193,7 @@ void apo__ref_cat_ema(const double *const *in, size_t n, const double *p, double
     const double m = max_abs(in, 1, n);
     size_t seen = 0;
     long double sum = 0, e = 0;
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = 0; t < n; t++) {
         if (!isfinite(x[t]))
             continue;
@@ -222,7 +216,7 @@ static void atr(const double *const *in, size_t n, const double *p, double *out,
     const double m = max_abs(in, 3, n);
     size_t seen = 0;
     long double sum = 0, a = 0;
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = 1; t < n; t++) {
         const long double tr = true_range(in, t);
         if (!isfinite((double)tr))
@@ -289,7 +283,7 @@ static void ema_chain(const double *const *in, size_t n, const double *p, double
     const double m = max_abs(in, 1, n);
     size_t seen[3] = {0, 0, 0};
     long double sum[3] = {0, 0, 0}, e[3] = {0, 0, 0};
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = 0; t < n; t++) {
         if (!isfinite(x[t]))
             continue;
@@ -329,7 +323,7 @@ static void wilder_osc(const double *const *in, size_t n, const double *p, doubl
     const size_t q = (size_t)p[0];
     size_t seen = 0;
     long double g = 0, l = 0;
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = 1; t < n; t++) {
         if (!isfinite(x[t]) || !isfinite(x[t - 1]))
             continue;
@@ -372,7 +366,7 @@ static int finite_bars(const double *const *in, size_t from, size_t to) {
 void apo__ref_cat_willr(const double *const *in, size_t n, const double *p, double *out,
                         double *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         /* The stochastics' gap rule (ref_fastk): the window's highs and lows and the close
          * at t, the samples the output reads. */
@@ -397,7 +391,7 @@ void apo__ref_cat_willr(const double *const *in, size_t n, const double *p, doub
 void apo__ref_cat_cci(const double *const *in, size_t n, const double *p, double *out,
                       double *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_bars(in, t + 1 - q, t + 1))
             continue;
@@ -424,7 +418,7 @@ static void linearreg(const double *const *in, size_t n, const double *p, double
                       double *scale, int value) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     const long double jbar = (q - 1) / 2.0L;
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_window(x, t + 1 - q, t + 1))
@@ -486,7 +480,7 @@ void apo__ref_cat_correl(const double *const *in, size_t n, const double *p, dou
     long double *a = malloc(q * sizeof *a), *b = malloc(q * sizeof *b);
     if (a == NULL || b == NULL)
         abort();
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!finite_window(in[0], t + 1 - q, t + 1) || !finite_window(in[1], t + 1 - q, t + 1))
             continue;
@@ -513,7 +507,7 @@ void apo__ref_cat_beta(const double *const *in, size_t n, const double *p, doubl
     long double *a = malloc(q * sizeof *a), *b = malloc(q * sizeof *b);
     if (a == NULL || b == NULL)
         abort();
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q; t < n; t++) {
         if (!finite_window(in[0], t - q, t + 1) || !finite_window(in[1], t - q, t + 1))
             continue;
@@ -542,7 +536,7 @@ static void aroon(const double *const *in, size_t n, const double *p, double *ou
                   int up) {
     const size_t q = (size_t)p[0];
     const double *v = up ? in[0] : in[1];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q; t < n; t++) {
         if (!finite_window(in[0], t - q, t + 1) || !finite_window(in[1], t - q, t + 1))
             continue;
@@ -596,7 +590,7 @@ static void stoch(const double *const *in, size_t n, const double *p, double *ou
     const size_t fk = (size_t)p[0], second = (size_t)p[1];
     const size_t third = which >= 2 ? (size_t)p[3] : 1;
     const size_t lookback = (fk - 1) + (second - 1) + (third - 1);
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = lookback; t < n; t++) {
         long double v;
         if (which == 0) {

@@ -1,7 +1,8 @@
 /*
  * catalog_reference_common.h: what the catalog's long-double reference files share, so that
  * each does not write it again: a kernel's outputs all NaN (scale 0) before the bars it
- * defines, and whether a stretch of bars is clean.
+ * defines, and whether a stretch of bars is clean (test_index.c, checking TA-Lib's rule for
+ * a window, asks it too).
  */
 #ifndef APO_TESTS_CATALOG_REFERENCE_COMMON_H
 #define APO_TESTS_CATALOG_REFERENCE_COMMON_H
@@ -17,12 +18,29 @@ static inline void nan_fill(double *out, double *scale, size_t n) {
     }
 }
 
+/* Every output of the first n_out NaN, every scale 0: a kernel of several outputs. */
+static inline void nan_fill_outputs(double *const *out, double *const *scale, size_t n_out,
+                                    size_t n) {
+    for (size_t k = 0; k < n_out; k++)
+        nan_fill(out[k], scale[k], n);
+}
+
 /* 1 when the first k inputs are finite at every bar of [from, to]. */
 static inline int clean(const double *const *in, size_t k, size_t from, size_t to) {
     for (size_t i = from; i <= to; i++)
         for (size_t j = 0; j < k; j++)
             if (!isfinite(in[j][i]))
                 return 0;
+    return 1;
+}
+
+/* 1 when the window of p samples of x ending at bar t exists and is finite. */
+static inline int window_clean(const double *x, size_t p, size_t t) {
+    if (t + 1 < p)
+        return 0;
+    for (size_t i = t + 1 - p; i <= t; i++)
+        if (!isfinite(x[i]))
+            return 0;
     return 1;
 }
 

@@ -1,5 +1,6 @@
 /* Long-double references of the catalog's running sums; see catalog_reference_cumulative.h. */
 #include "catalog_reference_cumulative.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,18 +25,11 @@ static size_t *index_array(size_t n) {
     return at;
 }
 
-static void nan_fill(double *const *out, double *const *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[0][t] = NAN;
-        scale[0][t] = 0.0;
-    }
-}
-
 void apo__ref_cat_obv(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     (void)p;
     const double *close = in[0], *volume = in[1];
-    nan_fill(out, scale, n);
+    nan_fill_outputs(out, scale, 1, n);
     size_t *at = index_array(n);
     const size_t m = clean_bars(in, 2, n, at);
     /* TA-Lib's OBV over the clean bars j = 0 .. m-1: the first one's volume, then plus or
@@ -60,7 +54,7 @@ void apo__ref_cat_ad(const double *const *in, size_t n, const double *p, double 
                      double *const *scale) {
     (void)p;
     const double *high = in[0], *low = in[1], *close = in[2], *volume = in[3];
-    nan_fill(out, scale, n);
+    nan_fill_outputs(out, scale, 1, n);
     size_t *at = index_array(n);
     const size_t m = clean_bars(in, 4, n, at);
     /* TA-Lib's AD over the clean bars: the close location value (where the close lies in the

@@ -1,25 +1,10 @@
 /* Long-double references of the momentum and directional movement kernels; see
  * catalog_reference_momentum_dm.h. */
 #include "catalog_reference_momentum_dm.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static void nan_all(double *out, double *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[t] = NAN;
-        scale[t] = 0.0;
-    }
-}
-
-/* 1 when inputs 0 .. m-1 are finite at every index of [from, to]. */
-static int clean(const double *const *in, size_t m, size_t from, size_t to) {
-    for (size_t i = 0; i < m; i++)
-        for (size_t t = from; t <= to; t++)
-            if (!isfinite(in[i][t]))
-                return 0;
-    return 1;
-}
 
 /* Bar t's moves (t >= 1): +DM and -DM, the larger move where it is above 0. */
 static void moves(const double *h, const double *l, size_t t, long double *pdm, long double *mdm) {
@@ -33,7 +18,7 @@ static void moves(const double *h, const double *l, size_t t, long double *pdm, 
 static void dm(const double *const *in, size_t n, const double *p, double *out, double *scale,
                int plus) {
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     size_t seen = 0;
     long double s = 0, largest = 0;
     for (size_t t = 1; t < n; t++) {
@@ -117,7 +102,7 @@ static void dx_or_adxr(const double *const *in, size_t n, const double *p, doubl
     if (dx == NULL || adx == NULL)
         abort();
     dx_adx(in, n, q, dx, adx);
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = 0; t < n; t++) {
         const long double v = !adxr ? dx[t] : t + 1 >= q ? (adx[t] + adx[t + 1 - q]) / 2 : NAN;
         if (!isnan(v)) {
@@ -143,7 +128,7 @@ void apo__ref_cat_adxr(const double *const *in, size_t n, const double *p, doubl
 void apo__ref_cat_aroonosc(const double *const *in, size_t n, const double *p, double *const *out,
                            double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = q; t < n; t++) {
         if (!clean(in, 2, t - q, t))
             continue;
@@ -162,7 +147,7 @@ void apo__ref_cat_aroonosc(const double *const *in, size_t n, const double *p, d
 void apo__ref_cat_bop(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     (void)p;
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = 0; t < n; t++) {
         if (!clean(in, 4, t, t))
             continue;
@@ -177,7 +162,7 @@ void apo__ref_cat_bop(const double *const *in, size_t n, const double *p, double
 void apo__ref_cat_imi(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = q - 1; t < n; t++) {
         if (!clean(in, 2, t + 1 - q, t))
             continue;
@@ -206,7 +191,7 @@ void apo__ref_cat_ultosc(const double *const *in, size_t n, const double *p, dou
                 s[j] = k;
             }
     const double *h = in[0], *l = in[1], *c = in[2];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = s[2]; t < n; t++) {
         if (!clean(in, 3, t + 1 - s[2], t) || !isfinite(c[t - s[2]]))
             continue;
@@ -236,7 +221,7 @@ static void roc_ratio(const double *const *in, size_t n, const double *p, double
                       double *scale, int form) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     for (size_t t = q; t < n; t++) {
         if (!isfinite(x[t]) || !isfinite(x[t - q]))
             continue;

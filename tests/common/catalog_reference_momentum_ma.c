@@ -1,6 +1,7 @@
 /* Long-double references of the momentum functions on moving averages; see
  * catalog_reference_momentum_ma.h. */
 #include "catalog_reference_momentum_ma.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -67,13 +68,6 @@ static double max_abs_of(const double *x, size_t n) {
     return m;
 }
 
-static void nan_all(double *out, double *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[t] = NAN;
-        scale[t] = 0.0;
-    }
-}
-
 /* trix = 100 (e3 / e3' - 1), e3' the e3 of the last sample before that has one. The error of
  * each e3 is some ulps of the data's largest magnitude m, so the ratio's is that over |e3'|,
  * times 1 + |e3 / e3'|. */
@@ -86,7 +80,7 @@ void apo__ref_cat_trix(const double *const *in, size_t n, const double *p, doubl
     ld_series e1 = ld_ema(&x, n, q, k);
     ld_series e2 = ld_ema(&e1, n, q, k);
     ld_series e3 = ld_ema(&e2, n, q, k);
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     int have_prev = 0;
     long double prev = 0;
     for (size_t t = 0; t < n; t++) {
@@ -114,7 +108,7 @@ static void macd_rates(const double *x, size_t n, size_t signal, long double kf,
                        int which, double *out, double *scale) {
     const size_t fast = 12, slow = 26;
     const double m = max_abs_of(x, n);
-    nan_all(out, scale, n);
+    nan_fill(out, scale, n);
     ld_series line = ld_alloc(n);
     size_t seen = 0;
     long double ef = 0, es = 0;

@@ -1,30 +1,14 @@
 /* Long-double references of more catalog kernels; see catalog_reference_more.h. */
 #include "catalog_reference_more.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
-
-static void nan_all(double *const *out, double *const *scale, size_t n_out, size_t n) {
-    for (size_t k = 0; k < n_out; k++)
-        for (size_t t = 0; t < n; t++) {
-            out[k][t] = NAN;
-            scale[k][t] = 0.0;
-        }
-}
-
-/* 1 when inputs 0 .. m-1 are finite at every index of [from, to]. */
-static int clean(const double *const *in, size_t m, size_t from, size_t to) {
-    for (size_t i = 0; i < m; i++)
-        for (size_t t = from; t <= to; t++)
-            if (!isfinite(in[i][t]))
-                return 0;
-    return 1;
-}
 
 void apo__ref_cat_zscore(const double *const *in, size_t n, const double *p, double *const *out,
                          double *const *scale) {
     const double *x = in[0];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!clean(in, 1, t + 1 - q, t))
             continue;
@@ -59,7 +43,7 @@ static void dmi(const double *const *in, size_t n, const double *p, double *cons
                 double *const *scale, int which) {
     const double *h = in[0], *l = in[1], *c = in[2];
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     size_t seen = 0, dxn = 0;
     long double sp = 0, sm = 0, st = 0, adx = 0;
     for (size_t t = 1; t < n; t++) {
@@ -123,7 +107,7 @@ static long double typical(const double *const *in, size_t t) {
 void apo__ref_cat_mfi(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     for (size_t t = q; t < n; t++) {
         if (!clean(in, 4, t - q, t))
             continue;
@@ -146,7 +130,7 @@ void apo__ref_cat_mfi(const double *const *in, size_t n, const double *p, double
 void apo__ref_cat_vwap(const double *const *in, size_t n, const double *p, double *const *out,
                        double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!clean(in, 4, t + 1 - q, t))
             continue;
@@ -173,7 +157,7 @@ void apo__ref_cat_kama(const double *const *in, size_t n, const double *p, doubl
     for (size_t t = 0; t < n; t++)
         if (isfinite(x[t]) && fabs(x[t]) > m)
             m = fabs(x[t]);
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     size_t start = 0;
     long double kama = 0;
     for (size_t t = 0; t < n; t++) {
@@ -203,7 +187,7 @@ void apo__ref_cat_adosc(const double *const *in, size_t n, const double *p, doub
     const size_t fast = (size_t)p[0], slow = (size_t)p[1];
     const size_t lookback = (fast > slow ? fast : slow) - 1;
     const long double fk = 2.0L / (fast + 1), sk = 2.0L / (slow + 1);
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     /* The scale: the largest abs(AD) of the series, which the double running sum that
      * TA-Lib's definition keeps (and the kernel's first tile) rounds. */
     long double ad = 0, fe = 0, se = 0, big = 0;

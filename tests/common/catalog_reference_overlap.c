@@ -4,29 +4,13 @@
  * catalog_reference.c and catalog_reference_more.c.
  */
 #include "catalog_reference_overlap.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "catalog_reference.h"
 #include "catalog_reference_cycles.h"
-
-static void nan_all(double *const *out, double *const *scale, size_t n_out, size_t n) {
-    for (size_t k = 0; k < n_out; k++)
-        for (size_t t = 0; t < n; t++) {
-            out[k][t] = NAN;
-            scale[k][t] = 0.0;
-        }
-}
-
-/* 1 when in[0 .. m) are finite at every index of [from, to]. */
-static int clean(const double *const *in, size_t m, size_t from, size_t to) {
-    for (size_t i = 0; i < m; i++)
-        for (size_t t = from; t <= to; t++)
-            if (!isfinite(in[i][t]))
-                return 0;
-    return 1;
-}
 
 /* The largest abs(x) of the window [from, to]. */
 static double largest(const double *x, size_t from, size_t to) {
@@ -39,7 +23,7 @@ static double largest(const double *x, size_t from, size_t to) {
 void apo__ref_cat_trima(const double *const *in, size_t n, const double *p, double *const *out,
                         double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!clean(in, 1, t + 1 - q, t))
             continue;
@@ -63,7 +47,7 @@ void apo__ref_cat_t3(const double *const *in, size_t n, const double *p, double 
     const long double c1 = -a * a * a, c2 = 3 * a * a + 3 * a * a * a;
     const long double c3 = -6 * a * a - 3 * a - 3 * a * a * a;
     const long double c4 = 1 + 3 * a + a * a * a + 3 * a * a;
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     long double e[6] = {0}, sum[6] = {0};
     size_t seen[6] = {0};
     double m = 0;
@@ -99,7 +83,7 @@ void apo__ref_cat_t3(const double *const *in, size_t n, const double *p, double 
 /* (max of hi + min of lo) / 2 over each window: exact. */
 static void midpoint_of(const double *hi, const double *lo, const double *const *in, size_t m,
                         size_t n, size_t q, double *const *out, double *const *scale) {
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     for (size_t t = q - 1; t < n; t++) {
         if (!clean(in, m, t + 1 - q, t))
             continue;
@@ -128,7 +112,7 @@ void apo__ref_cat_ma(const double *const *in, size_t n, const double *p, double 
     const int matype = (int)p[1];
     const double one[2] = {p[0], 0.7};
     if (p[0] == 1) {
-        nan_all(out, scale, 1, n);
+        nan_fill_outputs(out, scale, 1, n);
         for (size_t t = 0; t < n; t++)
             if (isfinite(in[0][t])) {
                 out[0][t] = in[0][t];
@@ -183,7 +167,7 @@ void apo__ref_cat_ma(const double *const *in, size_t n, const double *p, double 
 void apo__ref_cat_mavp(const double *const *in, size_t n, const double *p, double *const *out,
                        double *const *scale) {
     const size_t lo = (size_t)p[0], hi = (size_t)p[1];
-    nan_all(out, scale, 1, n);
+    nan_fill_outputs(out, scale, 1, n);
     double *one_out = malloc((n + 1) * sizeof(double));
     double *one_scale = malloc((n + 1) * sizeof(double));
     size_t lead = hi - 1;
@@ -222,7 +206,7 @@ void apo__ref_cat_mavp(const double *const *in, size_t n, const double *p, doubl
 void apo__ref_cat_accbands(const double *const *in, size_t n, const double *p, double *const *out,
                            double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out, scale, 3, n);
+    nan_fill_outputs(out, scale, 3, n);
     for (size_t t = q - 1; t < n; t++) {
         const size_t from = t + 1 - q;
         if (clean(in, 2, from, t)) {
@@ -269,7 +253,7 @@ void apo__ref_cat_bbands(const double *const *in, size_t n, const double *p, dou
     const size_t q = (size_t)p[0];
     const double ma_p[2] = {p[0], p[3]};
     double *mid_scale = malloc((n + 1) * sizeof(double));
-    nan_all(out, scale, 3, n);
+    nan_fill_outputs(out, scale, 3, n);
     double *const mid[1] = {out[1]};
     double *const mscale[1] = {mid_scale};
     apo__ref_cat_ma(in, n, ma_p, mid, mscale);

@@ -13,6 +13,29 @@ static int window_finite(const double *x, size_t from, size_t to) {
     return 1;
 }
 
+/* The least-squares line of the window y[0 .. q) against j = 0 (oldest) .. q-1: the window's
+ * mean, the line's slope, and the window's largest abs(y). */
+typedef struct window_line {
+    long double mean, slope, largest;
+} window_line;
+
+static window_line fit_window(const double *y, size_t q) {
+    const long double jbar = (q - 1) / 2.0L;
+    long double s = 0, m = 0;
+    for (size_t j = 0; j < q; j++) {
+        s += y[j];
+        m = fabsl(y[j]) > m ? fabsl(y[j]) : m;
+    }
+    const long double mean = s / q;
+    long double sxy = 0, sxx = 0;
+    for (size_t j = 0; j < q; j++) {
+        sxy += (j - jbar) * (y[j] - mean);
+        sxx += (j - jbar) * (j - jbar);
+    }
+    const window_line w = {mean, sxy / sxx, m};
+    return w;
+}
+
 /* The least-squares line of each window of q samples against j = 0 (oldest) .. q-1, taken at
  * bar `at` of the window (at = q - 1 + ahead, from the window's end; the intercept passes
  * ahead = 1 - q). */
@@ -25,20 +48,9 @@ static void line_at(const double *const *in, size_t n, const double *p, double *
     for (size_t t = q - 1; t < n; t++) {
         if (!window_finite(x, t + 1 - q, t + 1))
             continue;
-        const double *y = x + t + 1 - q;
-        long double s = 0, m = 0;
-        for (size_t j = 0; j < q; j++) {
-            s += y[j];
-            m = fabsl(y[j]) > m ? fabsl(y[j]) : m;
-        }
-        const long double mean = s / q;
-        long double sxy = 0, sxx = 0;
-        for (size_t j = 0; j < q; j++) {
-            sxy += (j - jbar) * (y[j] - mean);
-            sxx += (j - jbar) * (j - jbar);
-        }
-        out[t] = (double)(mean + (sxy / sxx) * (at - jbar));
-        scale[t] = (double)m;
+        const window_line w = fit_window(x + t + 1 - q, q);
+        out[t] = (double)(w.mean + w.slope * (at - jbar));
+        scale[t] = (double)w.largest;
     }
 }
 
@@ -60,25 +72,14 @@ void apo__ref_cat_linearreg_angle(const double *const *in, size_t n, const doubl
     const double *x = in[0];
     const size_t q = (size_t)p[0];
     nan_fill(out, scale, n);
-    const long double jbar = (q - 1) / 2.0L, degrees = 180.0L / 3.14159265358979323846264338L;
+    const long double degrees = 180.0L / 3.14159265358979323846264338L;
     for (size_t t = q - 1; t < n; t++) {
         if (!window_finite(x, t + 1 - q, t + 1))
             continue;
-        const double *y = x + t + 1 - q;
-        long double s = 0, m = 0;
-        for (size_t j = 0; j < q; j++) {
-            s += y[j];
-            m = fabsl(y[j]) > m ? fabsl(y[j]) : m;
-        }
-        const long double mean = s / q;
-        long double sxy = 0, sxx = 0;
-        for (size_t j = 0; j < q; j++) {
-            sxy += (j - jbar) * (y[j] - mean);
-            sxx += (j - jbar) * (j - jbar);
-        }
-        const long double slope = sxy / sxx, angle = atanl(slope) * degrees;
+        const window_line w = fit_window(x + t + 1 - q, q);
+        const long double slope = w.slope, angle = atanl(slope) * degrees;
         out[t] = (double)angle;
-        scale[t] = (double)(degrees * (m / q) / (1 + slope * slope) + fabsl(angle));
+        scale[t] = (double)(degrees * (w.largest / q) / (1 + slope * slope) + fabsl(angle));
     }
 }
 

@@ -1,25 +1,10 @@
 /* Long-double references of TA-Lib 0.8's newer momentum kernels; see
  * catalog_reference_ta_new_momentum.h. */
 #include "catalog_reference_ta_new_momentum.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static void nan_all(double *out, double *scale, size_t n) {
-    for (size_t t = 0; t < n; t++) {
-        out[t] = NAN;
-        scale[t] = 0.0;
-    }
-}
-
-/* 1 when inputs 0 .. m-1 are finite at every index of [from, to]. */
-static int clean(const double *const *in, size_t m, size_t from, size_t to) {
-    for (size_t i = 0; i < m; i++)
-        for (size_t t = from; t <= to; t++)
-            if (!isfinite(in[i][t]))
-                return 0;
-    return 1;
-}
 
 /* The largest magnitude of inputs 0 .. m-1 over [from, to]. */
 static long double largest(const double *const *in, size_t m, size_t from, size_t to) {
@@ -45,7 +30,7 @@ static long double median_mean(const double *const *in, size_t t, size_t q) {
 void apo__ref_cat_qstick(const double *const *in, size_t n, const double *p, double *const *out,
                          double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = q - 1; t < n; t++) {
         if (!clean(in, 2, t + 1 - q, t))
             continue;
@@ -68,7 +53,7 @@ static long double ao_at(const double *const *in, size_t t, size_t fast, size_t 
 void apo__ref_cat_ao(const double *const *in, size_t n, const double *p, double *const *out,
                      double *const *scale) {
     const size_t fast = (size_t)p[0], slow = (size_t)p[1], longer = fast > slow ? fast : slow;
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = longer - 1; t < n; t++) {
         if (!clean(in, 2, t + 1 - longer, t))
             continue;
@@ -81,7 +66,7 @@ void apo__ref_cat_ac(const double *const *in, size_t n, const double *p, double 
                      double *const *scale) {
     const size_t fast = (size_t)p[0], slow = (size_t)p[1], signal = (size_t)p[2];
     const size_t longer = fast > slow ? fast : slow, lookback = longer - 1 + signal - 1;
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = lookback; t < n; t++) {
         if (!clean(in, 2, t - lookback, t))
             continue;
@@ -97,7 +82,7 @@ void apo__ref_cat_ac(const double *const *in, size_t n, const double *p, double 
 void apo__ref_cat_dpo(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     const size_t q = (size_t)p[0], shift = q / 2 + 1, lookback = q - 1 > shift ? q - 1 : shift;
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = lookback; t < n; t++) {
         if (!clean(in, 1, t + 1 - q, t) || !isfinite(in[0][t - shift]))
             continue;
@@ -124,7 +109,7 @@ static void moves(const double *x, size_t t, size_t q, long double *up, long dou
 void apo__ref_cat_cmou(const double *const *in, size_t n, const double *p, double *const *out,
                        double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = q; t < n; t++) {
         if (!clean(in, 1, t - q, t))
             continue;
@@ -138,7 +123,7 @@ void apo__ref_cat_cmou(const double *const *in, size_t n, const double *p, doubl
 void apo__ref_cat_er(const double *const *in, size_t n, const double *p, double *const *out,
                      double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = q; t < n; t++) {
         if (!clean(in, 1, t - q, t))
             continue;
@@ -153,7 +138,7 @@ void apo__ref_cat_er(const double *const *in, size_t n, const double *p, double 
 void apo__ref_cat_vhf(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = q; t < n; t++) {
         if (!clean(in, 1, t - q, t))
             continue;
@@ -177,7 +162,7 @@ void apo__ref_cat_coppock(const double *const *in, size_t n, const double *p, do
                           double *const *scale) {
     const size_t w = (size_t)p[0], r1 = (size_t)p[1], r2 = (size_t)p[2];
     const size_t lookback = (r1 > r2 ? r1 : r2) + w - 1;
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = lookback; t < n; t++) {
         /* The closes the output reads: x[j], x[j-r1] and x[j-r2] of its w bars j. */
         int ok = 1;
@@ -226,8 +211,8 @@ static void ema(const double *x, size_t n, size_t q, long double *e, int *has) {
 void apo__ref_cat_eri(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     const size_t q = (size_t)p[0];
-    nan_all(out[0], scale[0], n);
-    nan_all(out[1], scale[1], n);
+    nan_fill(out[0], scale[0], n);
+    nan_fill(out[1], scale[1], n);
     long double *e = malloc((n + 1) * sizeof *e);
     int *has = malloc((n + 1) * sizeof *has);
     ema(in[2], n, q, e, has);
@@ -267,7 +252,7 @@ void apo__ref_cat_tsi(const double *const *in, size_t n, const double *p, double
                       double *const *scale) {
     const size_t q1 = (size_t)p[0], q2 = (size_t)p[1];
     const double *x = in[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     long double n1 = 0, d1 = 0, n2 = 0, d2 = 0, sn1 = 0, sd1 = 0, sn2 = 0, sd2 = 0;
     size_t seen1 = 0, seen1d = 0, seen2 = 0, seen2d = 0;
     for (size_t t = 1; t < n; t++) {
@@ -291,8 +276,8 @@ void apo__ref_cat_vortex(const double *const *in, size_t n, const double *p, dou
                          double *const *scale) {
     const size_t q = (size_t)p[0];
     const double *h = in[0], *l = in[1], *c = in[2];
-    nan_all(out[0], scale[0], n);
-    nan_all(out[1], scale[1], n);
+    nan_fill(out[0], scale[0], n);
+    nan_fill(out[1], scale[1], n);
     for (size_t t = q; t < n; t++) {
         if (!clean(in, 2, t - q, t) || !clean(in + 2, 1, t - q, t - 1))
             continue;
@@ -317,7 +302,7 @@ void apo__ref_cat_fosc(const double *const *in, size_t n, const double *p, doubl
                        double *const *scale) {
     const size_t q = (size_t)p[0];
     const double *x = in[0];
-    nan_all(out[0], scale[0], n);
+    nan_fill(out[0], scale[0], n);
     for (size_t t = q; t < n; t++) {
         if (!clean(in, 1, t - q, t))
             continue;

@@ -2,6 +2,7 @@
  * catalog_reference_transforms.c: see catalog_reference_transforms.h.
  */
 #include "catalog_reference_transforms.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -102,16 +103,6 @@ void apo__ref_cat_div(const double *const *in, size_t n, const double *p, double
                       double *const *scale) {
     (void)p;
     operator_of(3, in, n, out, scale);
-}
-
-/* 1 when the window of p samples ending at t exists and is finite. */
-static int window_clean(const double *x, size_t p, size_t t) {
-    if (t + 1 < p)
-        return 0;
-    for (size_t i = t + 1 - p; i <= t; i++)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
 }
 
 /* SUM: the window's sum in long double; scale the sum of its magnitudes. */

@@ -85,6 +85,22 @@ size_t first_gpu(const apo_runtime *rt) {
     return (size_t)g;
 }
 
+size_t ratios_by_kind(const apo_runtime *rt, double gpu_share, double cpu_share,
+                      double ratios[APO_MAX_DEVICES]) {
+    const size_t n = device_count(rt);
+    for (size_t i = 0; i < n; i++)
+        ratios[i] = device_kind(rt, i) == APO_DEVICE_CUDA ? gpu_share : cpu_share;
+    return n;
+}
+
+uint64_t gpu_tiles_of(const apo_report *rep) {
+    uint64_t tiles = 0;
+    for (size_t i = 0; i < rep->n_devices; i++)
+        if (rep->devices[i].kind == APO_DEVICE_CUDA)
+            tiles += rep->devices[i].tiles;
+    return tiles;
+}
+
 /* ---- workloads -------------------------------------------------------------------------- */
 
 /* Shapes with several tiles per row, ragged last tiles, sizes just off the tile, rows > 1,

@@ -27,6 +27,12 @@ apo_device_kind device_kind(const apo_runtime *rt, size_t i);
 size_t first_gpu(const apo_runtime *rt);
 /* Free memory of runtime device g (a GPU), as discovery saw it. */
 double gpu_free_bytes(const apo_runtime *rt, size_t g);
+/* Ratios for rt's devices: gpu_share for each GPU, cpu_share for each other device. Returns
+ * how many it wrote (rt's device count). */
+size_t ratios_by_kind(const apo_runtime *rt, double gpu_share, double cpu_share,
+                      double ratios[APO_MAX_DEVICES]);
+/* The tiles a call's GPUs computed, from its report. */
+uint64_t gpu_tiles_of(const apo_report *rep);
 
 /* ---- workloads -------------------------------------------------------------------------- */
 

@@ -84,10 +84,7 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
         jobs_init(&ref, &got, cpu, c, x);
         for (size_t ri = 0; ri < sizeof ratio_sets / sizeof ratio_sets[0]; ri++) {
             double ratios[APO_MAX_DEVICES];
-            for (size_t i = 0; i < n; i++)
-                ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA
-                                ? ratio_sets[ri][0] / (double)gpus
-                                : ratio_sets[ri][1];
+            ratios_by_kind(mixed, ratio_sets[ri][0] / (double)gpus, ratio_sets[ri][1], ratios);
             const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
             for (size_t si = 0; si < 2; si++) {
                 for (int repeat = 0; repeat < 2; repeat++) {
@@ -160,11 +157,7 @@ static uint64_t run_pieces(apo_runtime *rt, const pieces_call *pc, size_t n_out,
     apo_report rep = APO_REPORT_INIT;
     cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s: %s", pc->kernel,
                  apo_last_error());
-    uint64_t gpu_tiles = 0;
-    for (size_t i = 0; i < rep.n_devices; i++)
-        if (rep.devices[i].kind == APO_DEVICE_CUDA)
-            gpu_tiles += rep.devices[i].tiles;
-    return gpu_tiles;
+    return gpu_tiles_of(&rep);
 }
 
 /* A sweep's sets and ragged rows reach a GPU as calls of one set or one row (worker_pool.c);
@@ -203,9 +196,7 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
         (void)run_pieces(cpu, &pc, 3, ref, ref_len);
         for (size_t ri = 0; ri < sizeof ratio_sets / sizeof ratio_sets[0]; ri++) {
             double ratios[APO_MAX_DEVICES];
-            for (size_t i = 0; i < n; i++)
-                ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? ratio_sets[ri][0]
-                                                                     : ratio_sets[ri][1];
+            ratios_by_kind(mixed, ratio_sets[ri][0], ratio_sets[ri][1], ratios);
             pc.ratios = ratios;
             pc.n_ratios = n;
             (void)run_pieces(mixed, &pc, 3, got, got_len);
@@ -293,9 +284,7 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
         (void)run_pieces(cpu, &pc, APO_N_SCORES, ref, len);
         for (size_t si = 0; si < sizeof gpu_shares / sizeof gpu_shares[0]; si++) {
             double ratios[APO_MAX_DEVICES];
-            for (size_t i = 0; i < n; i++)
-                ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? gpu_shares[si]
-                                                                     : 1.0 - gpu_shares[si];
+            ratios_by_kind(mixed, gpu_shares[si], 1.0 - gpu_shares[si], ratios);
             pc.ratios = ratios;
             pc.n_ratios = n;
             const uint64_t gpu_tiles = run_pieces(mixed, &pc, APO_N_SCORES, got, got_len);

@@ -37,10 +37,8 @@ static apo_report run_with(injector inject, int when, const char *what) {
     double *x = walk(c->rows, c->cols, 29);
     chk_job ref, got;
     jobs_init(&ref, &got, cpu, c, x);
-    const size_t n = device_count(mixed);
     double ratios[APO_MAX_DEVICES];
-    for (size_t i = 0; i < n; i++)
-        ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? 1.0 : 0.2;
+    const size_t n = ratios_by_kind(mixed, 1.0, 0.2, ratios);
     apo_report rep;
     chk_verdict v;
     if (when == BEFORE_THE_CALL)
@@ -230,11 +228,7 @@ static size_t scored_h2d(apo_runtime *rt, const double *x, size_t rows, size_t c
     const size_t before = apo_simgpu_h2d_bytes();
     cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s", apo_last_error());
     const size_t copied = apo_simgpu_h2d_bytes() - before;
-    uint64_t gpu_tiles = 0;
-    for (size_t i = 0; i < rep.n_devices; i++)
-        if (rep.devices[i].kind == APO_DEVICE_CUDA)
-            gpu_tiles += rep.devices[i].tiles;
-    cr_assert_eq(gpu_tiles, rows * (sweep != NULL ? 6 : 1), "the GPU scored every series");
+    cr_assert_eq(gpu_tiles_of(&rep), rows * (sweep != NULL ? 6 : 1), "the GPU scored every series");
     return copied;
 }
 

@@ -268,10 +268,8 @@ Test(gpu, a_series_of_1e8_samples_gives_the_cpu_bits, .timeout = 900) {
         const double out_bytes = k == 0 ? 3 * 8.0 * (double)n : 0.0;
         host_and_resident_runs(gpu, &ref, &got, 8.0 * (double)n + out_bytes, kernels[k]);
         /* The GPU beside the cpu, with an uneven split. */
-        const size_t nd = device_count(mixed);
         double ratios[APO_MAX_DEVICES];
-        for (size_t i = 0; i < nd; i++)
-            ratios[i] = device_kind(mixed, i) == APO_DEVICE_CUDA ? 0.7 : 0.3;
+        const size_t nd = ratios_by_kind(mixed, 0.7, 0.3, ratios);
         apo_report rep;
         chk_verdict v;
         chk_host_run(mixed, &ref, &got, ratios, nd, APO_SPLIT_TIME, &rep, &v);

@@ -310,22 +310,75 @@ static apo__cat_io io_of(apo__cat_id id, double *const *in, double *const *out, 
     return io;
 }
 
+/* io for row r of arrays of `cols` columns. */
+static apo__cat_io row_io(const apo__cat_io *io, double *const *in, double *const *out, size_t r,
+                          size_t cols) {
+    apo__cat_io row = *io;
+    for (int i = 0; i < APO_CAT_MAX_IN; i++)
+        row.in[i] = in[i] + r * cols;
+    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+        row.out[o] = out[o] + r * cols;
+    return row;
+}
+
+/* Every output's array, n doubles of poison; and their release. */
+static void poisoned_outputs(double **out, size_t n) {
+    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+        out[o] = poisoned(n);
+}
+
+static void free_outputs(double **out) {
+    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+        free(out[o]);
+}
+
+/* Kernel id at parameters p (n of them) through its family's launcher on view v into got; a
+ * launch that fails fails the test, named by `what`. */
+static void launch(apo__cat_id id, const apo__cuda_view *v, double *const *in, double *const *got,
+                   const double *p, size_t n, const char *what) {
+    apo__cat_io base = io_of(id, in, got, p, n);
+    const int rc = launcher_of(id)((int)id, v, &base, NULL);
+    cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", what, rc, simt_last_failure());
+}
+
+/* The positions of got (rows x cols, every output) that differ from ref inside view v, or
+ * from the poison outside it; the first one is told on stderr, named by `what`. */
+static size_t wrong_positions(double *const *ref, double *const *got, size_t rows, size_t cols,
+                              const apo__cuda_view *v, const char *what) {
+    size_t wrong = 0;
+    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+        for (size_t r = 0; r < rows; r++)
+            for (size_t t = 0; t < cols; t++) {
+                const int inside =
+                    r >= v->row0 && r < v->row0 + v->rows && t >= v->begin && t < v->end;
+                const double want = inside ? ref[o][r * cols + t] : simt_poison();
+                if (!simt_same_bits(got[o][r * cols + t], want) && wrong++ == 0)
+                    fprintf(stderr, "%s output %d row %zu t %zu: %.17g, cpu %.17g%s\n", what, o, r,
+                            t, got[o][r * cols + t], want, inside ? "" : " (outside the view)");
+            }
+    return wrong;
+}
+
+/* The options of the catalog's tests: the catalog's kernels have no barrier, warp exchange or
+ * async copy, so their first block runs as host threads, the later ones in turn on this thread
+ * (the simulated runtime's choice), where a host thread for each of the thread-per-position
+ * launch's CUDA threads took a test past 25 minutes under ThreadSanitizer. */
+static void set_catalog_options(uint64_t seed, int first_block_only) {
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, seed, 0, first_block_only, 0};
+    simt_set_options(&o);
+}
+
 /* Runs one kernel at one parameter list: the CPU tile by tile over every row, then each view
  * through the SIMT layer into fresh poisoned outputs, compared position by position. Returns
  * the positions that differ. */
 static size_t check_kernel(apo__cat_id id, const double *p, size_t n_p, double *const *in,
                            size_t cols) {
     double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
-    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
-        ref[o] = poisoned(ROWS * cols);
+    poisoned_outputs(ref, ROWS * cols);
     apo__cat_io io = io_of(id, in, ref, p, n_p);
     const size_t tile = apo__catalog_tile_len(id, io.p);
     for (size_t r = 0; r < ROWS; r++) {
-        apo__cat_io row = io;
-        for (int i = 0; i < APO_CAT_MAX_IN; i++)
-            row.in[i] = in[i] + r * cols;
-        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
-            row.out[o] = ref[o] + r * cols;
+        apo__cat_io row = row_io(&io, in, ref, r, cols);
         for (size_t b = 0; b < cols; b += tile)
             apo__cpu_catalog_tile(id, &row, b, b + tile < cols ? b + tile : cols);
     }
@@ -348,30 +401,14 @@ static size_t check_kernel(apo__cat_id id, const double *p, size_t n_p, double *
         views[v].cols = cols;
         views[v].out_cols = cols;
         views[v].tile = tile;
-        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
-            got[o] = poisoned(ROWS * cols);
-        apo__cat_io base = io_of(id, in, got, p, n_p);
-        const int rc = launcher_of(id)((int)id, &views[v], &base, NULL);
-        cr_assert_eq(rc, 0, "kernel %d view %zu: launch failed (%d): %s", (int)id, v, rc,
-                     simt_last_failure());
-        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
-            for (size_t r = 0; r < ROWS; r++)
-                for (size_t t = 0; t < cols; t++) {
-                    const int inside = r >= views[v].row0 && r < views[v].row0 + views[v].rows &&
-                                       t >= views[v].begin && t < views[v].end;
-                    const double want = inside ? ref[o][r * cols + t] : simt_poison();
-                    if (!simt_same_bits(got[o][r * cols + t], want) && wrong++ == 0)
-                        fprintf(stderr,
-                                "kernel %d view %zu output %d row %zu t %zu: %.17g, cpu "
-                                "%.17g%s\n",
-                                (int)id, v, o, r, t, got[o][r * cols + t], want,
-                                inside ? "" : " (outside the view)");
-                }
-        for (int o = 0; o < APO_CAT_MAX_OUT; o++)
-            free(got[o]);
+        poisoned_outputs(got, ROWS * cols);
+        char what[64];
+        snprintf(what, sizeof what, "kernel %d view %zu", (int)id, v);
+        launch(id, &views[v], in, got, p, n_p, what);
+        wrong += wrong_positions(ref, got, ROWS, cols, &views[v], what);
+        free_outputs(got);
     }
-    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
-        free(ref[o]);
+    free_outputs(ref);
     return wrong;
 }
 
@@ -403,12 +440,7 @@ Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_la
      .timeout = 600) {
     cr_assert_eq(N_TABLE, APO_CAT_COUNT, "the table has %zu kernels, the catalog %d", N_TABLE,
                  (int)APO_CAT_COUNT);
-    /* The catalog's kernels have no barrier, warp exchange or async copy: their first block
-     * runs as host threads, the later ones in turn on this thread (the simulated runtime's
-     * choice), where a host thread for each of the thread-per-position launch's CUDA threads
-     * took this test past 25 minutes under ThreadSanitizer. */
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 1, 0};
-    simt_set_options(&o);
+    set_catalog_options(7, 1);
     for (size_t k = 0; k < N_TABLE; k++) {
         cr_assert_eq(table[k].id, (apo__cat_id)k, "the table is not in apo__cat_id order at %zu",
                      k);
@@ -423,12 +455,7 @@ Test(catalog_simt, matype_7_gives_the_cpu_bits, .timeout = 600) {
         {APO_CAT_MA, 2, {30, 7}, {2, 7}, {0}},
         {APO_CAT_BBANDS, 4, {5, 2, 2, 7}, {50, 1.5, 2, 7}, {0}},
     };
-    /* The catalog's kernels have no barrier, warp exchange or async copy: their first block
-     * runs as host threads, the later ones in turn on this thread (the simulated runtime's
-     * choice), where a host thread for each of the thread-per-position launch's CUDA threads
-     * took this test past 25 minutes under ThreadSanitizer. */
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 1, 0};
-    simt_set_options(&o);
+    set_catalog_options(7, 1);
     for (size_t k = 0; k < sizeof matype_7 / sizeof matype_7[0]; k++)
         check_row(&matype_7[k]);
 }
@@ -445,8 +472,7 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
         {APO_CAT_CDLENGULFING, 0, {0}, {0}, {0}},
     };
     enum { rows = 42, cols = 50 };
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 11, 0, 0, 0};
-    simt_set_options(&o);
+    set_catalog_options(11, 0);
     double *in[APO_CAT_MAX_IN];
     cr_assert(simt_bars(rows, cols, in));
     apo__cuda_view v;
@@ -461,36 +487,20 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
         const apo__cat_id id = kernels[k].id;
         cr_assert(apo__catalog_gpu_per_position(id), "kernel %d does not take the launch", (int)id);
         double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
-        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
-            ref[out] = poisoned(rows * cols);
-            got[out] = poisoned(rows * cols);
-        }
+        poisoned_outputs(ref, rows * cols);
+        poisoned_outputs(got, rows * cols);
         const apo__cat_io io = io_of(id, in, ref, kernels[k].defaults, kernels[k].n);
         for (size_t r = 0; r < rows; r++) {
-            apo__cat_io row = io;
-            for (int i = 0; i < APO_CAT_MAX_IN; i++)
-                row.in[i] = in[i] + r * cols;
-            for (int out = 0; out < APO_CAT_MAX_OUT; out++)
-                row.out[out] = ref[out] + r * cols;
+            apo__cat_io row = row_io(&io, in, ref, r, cols);
             apo__cpu_catalog_tile(id, &row, 0, cols);
         }
-        apo__cat_io base = io_of(id, in, got, kernels[k].defaults, kernels[k].n);
-        const int rc = launcher_of(id)((int)id, &v, &base, NULL);
-        cr_assert_eq(rc, 0, "kernel %d: launch failed (%d): %s", (int)id, rc, simt_last_failure());
-        size_t wrong = 0;
-        for (int out = 0; out < APO_CAT_MAX_OUT; out++)
-            for (size_t r = 0; r < rows; r++)
-                for (size_t t = 0; t < cols; t++) {
-                    const int inside =
-                        r >= v.row0 && r < v.row0 + v.rows && t >= v.begin && t < v.end;
-                    const double want = inside ? ref[out][r * cols + t] : simt_poison();
-                    wrong += !simt_same_bits(got[out][r * cols + t], want);
-                }
+        char what[64];
+        snprintf(what, sizeof what, "kernel %d", (int)id);
+        launch(id, &v, in, got, kernels[k].defaults, kernels[k].n, what);
+        const size_t wrong = wrong_positions(ref, got, rows, cols, &v, what);
         cr_expect_eq(wrong, 0, "kernel %d: %zu positions differ", (int)id, wrong);
-        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
-            free(ref[out]);
-            free(got[out]);
-        }
+        free_outputs(ref);
+        free_outputs(got);
     }
     for (int i = 0; i < APO_CAT_MAX_IN; i++)
         free(in[i]);
@@ -510,8 +520,7 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
         {APO_CAT_MA, 2, {20, 2}, {0}, {0}},
     };
     enum { rows = 7, cols = 900, tile = 100 };
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 13, 0, 1, 0};
-    simt_set_options(&o);
+    set_catalog_options(13, 1);
     double *in[APO_CAT_MAX_IN];
     cr_assert(simt_bars(rows, cols, in));
     apo__cuda_view v;
@@ -526,34 +535,26 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
         const apo__cat_id id = kernels[k].id;
         cr_assert(!apo__catalog_position_independent(id), "kernel %d is marked", (int)id);
         double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
-        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
-            ref[out] = poisoned(rows * cols);
-            got[out] = poisoned(rows * cols);
-        }
+        poisoned_outputs(ref, rows * cols);
+        poisoned_outputs(got, rows * cols);
         const apo__cat_io io = io_of(id, in, ref, kernels[k].defaults, kernels[k].n);
         for (size_t r = v.row0; r < v.row0 + v.rows; r++) {
-            apo__cat_io row = io;
-            for (int i = 0; i < APO_CAT_MAX_IN; i++)
-                row.in[i] = in[i] + r * cols;
-            for (int out = 0; out < APO_CAT_MAX_OUT; out++)
-                row.out[out] = ref[out] + r * cols;
+            apo__cat_io row = row_io(&io, in, ref, r, cols);
             for (size_t b = v.begin; b < v.end; b = (b / tile + 1) * tile) {
                 const size_t e = (b / tile + 1) * tile;
                 apo__cpu_catalog_tile(id, &row, b, e < v.end ? e : v.end);
             }
         }
-        apo__cat_io base = io_of(id, in, got, kernels[k].defaults, kernels[k].n);
-        const int rc = launcher_of(id)((int)id, &v, &base, NULL);
-        cr_assert_eq(rc, 0, "kernel %d: launch failed (%d): %s", (int)id, rc, simt_last_failure());
+        char what[64];
+        snprintf(what, sizeof what, "kernel %d", (int)id);
+        launch(id, &v, in, got, kernels[k].defaults, kernels[k].n, what);
         size_t wrong = 0;
         for (int out = 0; out < APO_CAT_MAX_OUT; out++)
             for (size_t i = 0; i < rows * cols; i++)
                 wrong += !simt_same_bits(got[out][i], ref[out][i]);
         cr_expect_eq(wrong, 0, "kernel %d: %zu positions differ", (int)id, wrong);
-        for (int out = 0; out < APO_CAT_MAX_OUT; out++) {
-            free(ref[out]);
-            free(got[out]);
-        }
+        free_outputs(ref);
+        free_outputs(got);
     }
     for (int i = 0; i < APO_CAT_MAX_IN; i++)
         free(in[i]);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_views.h"
 #include "kernels.h"
 #include "kernels_cuda.h"
 #include "random_walk.h"
@@ -109,64 +110,7 @@ static double *make_input(size_t rows, size_t cols, input_kind kind, uint64_t se
     return x;
 }
 
-static double *poisoned(size_t n) {
-    double *p = malloc((n ? n : 1) * sizeof *p);
-    cr_assert_not_null(p);
-    for (size_t i = 0; i < n; i++)
-        p[i] = poison();
-    return p;
-}
-
-/* The views the runtime gives a launcher for a chunk of rows x len (tiles of `tile`): the
- * whole array, and the row-uniform views of a chunk from the second tile of the first row to
- * the last tile's start in the last row. */
-static size_t chunk_views(size_t rows, size_t len, size_t tile, apo__cuda_view *out) {
-    size_t n = 0;
-    apo__cuda_view v;
-    memset(&v, 0, sizeof v);
-    v.tile = tile;
-    v.rows = rows;
-    v.end = len;
-    out[n++] = v;
-    const size_t tiles = (len + tile - 1) / tile;
-    if (tiles < 3)
-        return n;
-    const size_t a = tile, b = (tiles - 1) * tile;
-    if (rows == 1) {
-        v.begin = a;
-        v.end = b;
-        out[n++] = v;
-        return n;
-    }
-    v.rows = 1;
-    v.begin = a;
-    v.end = len;
-    out[n++] = v;
-    if (rows > 2) {
-        v.row0 = 1;
-        v.rows = rows - 2;
-        v.begin = 0;
-        out[n++] = v;
-    }
-    v.row0 = rows - 1;
-    v.rows = 1;
-    v.begin = 0;
-    v.end = b;
-    out[n++] = v;
-    return n;
-}
-
-/* x with every sample view v may not read poisoned (halo SIZE_MAX: whole rows). */
-static double *input_for_view(const double *x, size_t rows, size_t cols, const apo__cuda_view *v,
-                              size_t halo) {
-    double *y = poisoned(rows * cols);
-    for (size_t r = v->row0; r < v->row0 + v->rows; r++) {
-        const size_t lo = halo == SIZE_MAX ? 0 : (v->begin > halo ? v->begin - halo : 0);
-        const size_t hi = halo == SIZE_MAX ? cols : v->end;
-        memcpy(y + r * cols + lo, x + r * cols + lo, (hi - lo) * sizeof *y);
-    }
-    return y;
-}
+static double *poisoned(size_t n) { return cuda_poisoned(n, poison()); }
 
 /* ---- comparison ---------------------------------------------------------------------------- */
 
@@ -276,12 +220,12 @@ static size_t run_shape(const shape *s) {
            : s->kernel == K_RETURNS_STATS ? 1
                                           : SIZE_MAX;
 
-    apo__cuda_view views[4];
-    const size_t nv = chunk_views(s->rows, len, s->tile, views);
+    apo__cuda_view views[CUDA_CHUNK_VIEWS_MAX];
+    const size_t nv = cuda_chunk_views(s->rows, len, s->tile, views);
     size_t bad = 0;
     for (size_t i = 0; i < nv; i++) {
         apo__cuda_view v = views[i];
-        double *y = input_for_view(x, s->rows, s->cols, &v, halo);
+        double *y = cuda_input_for_view(x, s->rows, s->cols, &v, halo, poison());
         double *got[3] = {NULL, NULL, NULL};
         double *partials = ref_partials != NULL ? poisoned(s->rows * row_tiles * 5) : NULL;
         for (size_t o = 0; o < outs; o++)

@@ -23,15 +23,7 @@ static const more2_case cases[] = {
     {APO_CAT_HMA, "hma", CLOSE, 1, apo__ref_cat_hma, {49}},
     {APO_CAT_HMA, "hma", CLOSE, 1, apo__ref_cat_hma, {150}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
-
-Test(averages_more3, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    more2_check_against_references(cases, N_CASES);
-}
-
-Test(averages_more3, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits(cases, N_CASES);
-}
+MORE2_TABLE_TESTS(averages_more3, cases)
 
 /* TA-Lib's lookbacks: (n - 1) + (floor(sqrt(n)) - 1), 0 at n = 1. */
 Test(averages_more3, hma_lookback_is_talibs) {

@@ -11,29 +11,21 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bollinger.h"
 #include "catalog_dispatch.h"
-#include "catalog_more_fixtures.h"
 #include "catalog_reference_overlap.h"
 #include "catalog_reference_talib_more1.h"
-
-typedef struct overlap_case {
-    apo__cat_id id;
-    const char *name;
-    cols_kind cols;
-    size_t n_out;
-    apo__cat_ref_more_fn ref;
-    double p[4];
-} overlap_case;
+#include "talib_more2_cases.h"
 
 /* The kernels at their defaults and at other parameters: every matype the catalog computes
  * through ma, some through bbands and mavp. mavp's periods input is the second walk, from 15
  * with steps of 0.5 below (so that its periods move). */
-static const overlap_case cases[] = {
+static const more2_case cases[] = {
     {APO_CAT_TRIMA, "trima", CLOSE, 1, apo__ref_cat_trima, {30}},
     {APO_CAT_TRIMA, "trima", CLOSE, 1, apo__ref_cat_trima, {2}},
     {APO_CAT_TRIMA, "trima", CLOSE, 1, apo__ref_cat_trima, {7}},
@@ -81,115 +73,14 @@ static const overlap_case cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-static void io_of(apo__cat_io *io, const overlap_case *c, const series *s, double *const *out) {
-    memset(io, 0, sizeof *io);
-    for (size_t i = 0; i < s->n_in; i++)
-        io->in[i] = s->in[i];
-    for (size_t o = 0; o < c->n_out; o++)
-        io->out[o] = out[o];
-    for (size_t i = 0; i < 4; i++)
-        io->p[i] = c->p[i];
-    io->h = apo__catalog_halo(c->id, io->p);
-    io->tile = apo__catalog_tile_len(c->id, io->p);
-}
-
-/* The walk of the case, mavp's periods a walk of their own from 15. */
-static void case_series(series *s, const overlap_case *c, uint64_t seed, size_t n, int gaps) {
-    series_make(s, seed, n, c->cols, 100.0, 0.5, gaps);
-    if (c->id == APO_CAT_MAVP)
-        for (size_t t = 0; t < n; t++)
-            s->col[4][t] = 15.0 + (s->col[4][t] - s->col[4][0]) * 0.5;
-}
-
-/* The kernel over its tile grid, the tiles backwards (forwards when forwards is set). */
-static void run_tiles(const overlap_case *c, const series *s, double *const *out, size_t len,
-                      int forwards) {
-    apo__cat_io io;
-    io_of(&io, c, s, out);
-    const size_t tiles = (s->n + len - 1) / len;
-    for (size_t k = 0; k < tiles; k++) {
-        const size_t j = forwards ? k : tiles - 1 - k;
-        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
-        apo__cpu_catalog_tile(c->id, &io, b, e);
-    }
-}
-
 Test(overlap, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    const size_t lengths[] = {1, 3, 31, 500, 5003};
-    double worst[N_CASES] = {0};
-    for (size_t ci = 0; ci < N_CASES; ci++) {
-        const overlap_case *c = &cases[ci];
-        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-            for (int gaps = 0; gaps < 2; gaps++) {
-                series s;
-                case_series(&s, c, 100 * ci + 10 * li + gaps, lengths[li], gaps);
-                double *got[3], *want[3], *scale[3];
-                for (size_t o = 0; o < 3; o++) {
-                    got[o] = alloc_doubles(s.n);
-                    want[o] = alloc_doubles(s.n);
-                    scale[o] = alloc_doubles(s.n);
-                    for (size_t t = 0; t < s.n; t++)
-                        got[o][t] = -12345.678;
-                }
-                if (s.n > apo__catalog_lookback(c->id, c->p)) {
-                    /* Short tiles (a multiple of 16, as kama's segments need): several of them. */
-                    const size_t len = s.n > 1000 ? apo__catalog_tile_len(c->id, c->p) : 96;
-                    run_tiles(c, &s, got, len, 0);
-                    c->ref(s.in, s.n, c->p, want, scale);
-                    for (size_t o = 0; o < c->n_out; o++) {
-                        /* bollinger's middle over infinities of one sign is that infinity,
-                         * which the comparison's relative error cannot take: equal, then
-                         * out of the comparison. */
-                        for (size_t t = 0; t < s.n; t++)
-                            if (isinf(want[o][t])) {
-                                cr_assert_eq(got[o][t], want[o][t], "%s case %zu t %zu", c->name,
-                                             ci, t);
-                                got[o][t] = want[o][t] = NAN;
-                            }
-                        char what[128];
-                        snprintf(what, sizeof what, "case %zu n %zu gaps %d output %zu", ci, s.n,
-                                 gaps, o);
-                        const double w = compare_with_reference(c->name, what, got[o], want[o],
-                                                                scale[o], s.n, 1e-12, 1);
-                        worst[ci] = w > worst[ci] ? w : worst[ci];
-                    }
-                }
-                for (size_t o = 0; o < 3; o++) {
-                    free(got[o]);
-                    free(want[o]);
-                    free(scale[o]);
-                }
-                series_free(&s);
-            }
-        }
-        fprintf(stderr, "overlap %s (%g, %g, %g, %g): worst error %.2g of the scale\n", c->name,
-                c->p[0], c->p[1], c->p[2], c->p[3], worst[ci]);
-    }
+    const more2_options overlap = {"overlap", 5003, 4, 1};
+    more2_check_against_references_as(cases, N_CASES, &overlap);
 }
 
 /* The grid alone sets the bits: tiles run forwards give the bits of tiles run backwards. */
 Test(overlap, tiles_depend_on_the_grid_only, .timeout = 120) {
-    for (size_t ci = 0; ci < N_CASES; ci++) {
-        const overlap_case *c = &cases[ci];
-        const size_t len = apo__catalog_tile_len(c->id, c->p);
-        series s;
-        case_series(&s, c, 31 + ci, 2 * len + 333, 1);
-        double *a[3], *b[3];
-        for (size_t o = 0; o < 3; o++) {
-            a[o] = alloc_doubles(s.n);
-            b[o] = alloc_doubles(s.n);
-        }
-        run_tiles(c, &s, a, len, 0);
-        run_tiles(c, &s, b, len, 1);
-        for (size_t o = 0; o < c->n_out; o++)
-            cr_assert(memcmp(a[o], b[o], s.n * sizeof(double)) == 0, "%s case %zu output %zu",
-                      c->name, ci, o);
-        for (size_t o = 0; o < 3; o++) {
-            free(a[o]);
-            free(b[o]);
-        }
-        series_free(&s);
-    }
+    more2_check_grid_sets_the_bits_within(cases, N_CASES, SIZE_MAX);
 }
 
 /* ma at each matype is the catalog kernel of that kind, bit for bit, over that kind's grid:
@@ -199,16 +90,16 @@ Test(overlap, ma_has_the_bits_of_each_kind) {
                                         APO_CAT_DEMA, APO_CAT_TEMA, APO_CAT_TRIMA,
                                         APO_CAT_KAMA, APO_CAT_MAMA, APO_CAT_T3};
     for (int m = 0; m < 9; m++) {
-        const overlap_case ma = {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {6, m}};
-        overlap_case kind = {kinds[m], "kind", CLOSE, 1, apo__ref_cat_ma, {6, 0.7}};
+        const more2_case ma = {APO_CAT_MA, "ma", CLOSE, 1, apo__ref_cat_ma, {6, m}};
+        more2_case kind = {kinds[m], "kind", CLOSE, 1, apo__ref_cat_ma, {6, 0.7}};
         if (kinds[m] == APO_CAT_MAMA)
             kind.p[0] = 0.5, kind.p[1] = 0.05;
         series s;
-        case_series(&s, &ma, 5 + m, 3000, 1);
+        more2_case_series(&s, &ma, 5 + m, 3000, 1);
         double *a[1] = {alloc_doubles(s.n)}, *b[1] = {alloc_doubles(s.n)};
         const size_t len = 1000;
-        run_tiles(&ma, &s, a, len, 0);
-        run_tiles(&kind, &s, b, len, 0);
+        more2_run_tiles(&ma, &s, a, len, 0);
+        more2_run_tiles(&kind, &s, b, len, 0);
         cr_assert(memcmp(a[0], b[0], s.n * sizeof(double)) == 0, "ma at matype %d", m);
         free(a[0]);
         free(b[0]);
@@ -220,16 +111,16 @@ Test(overlap, ma_has_the_bits_of_each_kind) {
 Test(overlap, bbands_at_matype_0_is_bollinger) {
     const double periods[] = {2, 5, 20, 77};
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-        const overlap_case c = {APO_CAT_BBANDS, "bbands", CLOSE, 3, NULL, {periods[pi], 2, 1.5, 0}};
+        const more2_case c = {APO_CAT_BBANDS, "bbands", CLOSE, 3, NULL, {periods[pi], 2, 1.5, 0}};
         series s;
-        case_series(&s, &c, 77 + pi, 5000, 1);
+        more2_case_series(&s, &c, 77 + pi, 5000, 1);
         double *got[3], *want[3];
         for (size_t o = 0; o < 3; o++) {
             got[o] = alloc_doubles(s.n);
             want[o] = alloc_doubles(s.n);
         }
         const size_t len = apo__catalog_tile_len(APO_CAT_BBANDS, c.p);
-        run_tiles(&c, &s, got, len, 0);
+        more2_run_tiles(&c, &s, got, len, 0);
         for (size_t b = 0; b < s.n; b += len)
             apo__cpu_bollinger_tile(s.in[0], s.n, b, b + len < s.n ? b + len : s.n,
                                     (size_t)periods[pi], 2, 1.5, want[0], want[1], want[2]);

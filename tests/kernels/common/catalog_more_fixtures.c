@@ -143,6 +143,20 @@ void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, 
     io->h = apo__catalog_halo(id, p);
 }
 
+void run_one_tile(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
+                  double *out0, double *out1, size_t n) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < n_in; i++)
+        io.in[i] = in[i];
+    io.out[0] = out0;
+    io.out[1] = out1;
+    for (size_t i = 0; i < 3; i++)
+        io.p[i] = p[i];
+    io.h = apo__catalog_halo(id, p);
+    apo__cpu_catalog_tile(id, &io, 0, n);
+}
+
 /* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */
 void run_grid(const ref_kernel *k, const series *s, const double *p, double *const *out) {
     apo__cat_io io;

@@ -64,6 +64,11 @@ void series_free(series *s);
 void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, double *const *out,
              size_t n_out);
 
+/* Kernel id once over [0, n) as one tile: its n_in inputs in, its first three parameters p (the
+ * halo theirs), into out0 and out1 (NULL where the kernel has one output). */
+void run_one_tile(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
+                  double *out0, double *out1, size_t n);
+
 /* Runs k over its tile grid (apo__catalog_tile_len), the tiles backwards; p as io_make's. */
 void run_grid(const ref_kernel *k, const series *s, const double *p, double *const *out);
 

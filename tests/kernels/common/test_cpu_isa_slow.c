@@ -49,48 +49,37 @@ Test(cpu_isa, bollinger_every_path_gives_the_bits_of_the_scalar_tiles, .timeout 
     cr_assert_gt(paths_checked, 0);
 }
 
+typedef struct macd_params {
+    size_t fast, slow, signal;
+} macd_params;
+
+static void macd_scalar_tile(const double *x, size_t cols, size_t b, size_t e, const void *params,
+                             double *const out[3]) {
+    const macd_params *p = params;
+    apo__cpu_macd_tile(x, cols, b, e, p->fast, p->slow, p->signal, out[0], out[1], out[2]);
+}
+
+static void macd_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *spans,
+                       size_t count, const void *params, double *const out[3], apo__cpu_isa isa) {
+    const macd_params *p = params;
+    apo__cpu_macd_tiles(x, rows, cols, spans, count, p->fast, p->slow, p->signal, out[0], out[1],
+                        out[2], isa);
+}
+
+static void macd_describe(const void *params, char *buf, size_t size) {
+    const macd_params *p = params;
+    snprintf(buf, size, "%zu/%zu/%zu", p->fast, p->slow, p->signal);
+}
+
 static void check_macd(enum flavour f, size_t rows, size_t cols, size_t fast, size_t slow,
                        size_t signal, size_t len) {
-    const size_t n = rows * cols;
-    double *x = make_input(f, rows, cols, 29 + fast + slow);
-    double *want[3], *got[3];
-    for (int k = 0; k < 3; k++)
-        want[k] = poisoned(n);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < cols; b += len)
-            apo__cpu_macd_tile(x + r * cols, cols, b, b + len < cols ? b + len : cols, fast, slow,
-                               signal, want[0] + r * cols, want[1] + r * cols, want[2] + r * cols);
-    apo__tile_span spans[512];
-    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
-        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-            continue;
-        for (size_t variant = 0; variant < 3 * N_GROUPINGS; variant++) {
-            const int order = (int)(variant / N_GROUPINGS);
-            const size_t count = make_spans(rows, cols, len, order, spans, 512);
-            const size_t group = groupings[variant % N_GROUPINGS];
-            for (int k = 0; k < 3; k++)
-                got[k] = poisoned(n);
-            streaming_for(variant);
-            for (size_t g = 0; g < count; g += group)
-                apo__cpu_macd_tiles(x, rows, cols, spans + g, count - g < group ? count - g : group,
-                                    fast, slow, signal, got[0], got[1], got[2], (apo__cpu_isa)isa);
-            streaming_as_built();
-            for (int k = 0; k < 3; k++) {
-                const size_t i = first_difference(want[k], got[k], n);
-                cr_assert_eq(i, n,
-                             "macd %s %zux%zu %zu/%zu/%zu tiles of %zu, path %s, order %d: "
-                             "output %d, element %zu: %a, scalar tiles give %a",
-                             flavour_names[f], rows, cols, fast, slow, signal, len,
-                             apo__cpu_isa_name((apo__cpu_isa)isa), order, k, i,
-                             i < n ? got[k][i] : 0.0, i < n ? want[k][i] : 0.0);
-                free(got[k]);
-            }
-            paths_checked++;
-        }
-    }
-    for (int k = 0; k < 3; k++)
-        free(want[k]);
-    free(x);
+    size_t every_variant[N_VARIANTS];
+    for (size_t v = 0; v < N_VARIANTS; v++)
+        every_variant[v] = v;
+    const macd_params p = {fast, slow, signal};
+    const path_kernel k = {"macd", macd_scalar_tile, macd_tiles, macd_describe, &p};
+    paths_checked +=
+        check_paths(&k, f, rows, cols, len, 29 + fast + slow, every_variant, N_VARIANTS);
 }
 
 Test(cpu_isa, macd_every_path_gives_the_bits_of_the_scalar_tiles, .timeout = 300) {

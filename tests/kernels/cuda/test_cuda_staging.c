@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_views.h"
 #include "kernels.h"
 #include "reference.h"
 #include "staged_emulation.h"
@@ -76,69 +77,7 @@ static double *make_input(size_t rows, size_t cols, input_kind kind, uint64_t se
     return x;
 }
 
-static double *poisoned(size_t n) {
-    double *p = malloc((n ? n : 1) * sizeof *p);
-    cr_assert_not_null(p);
-    for (size_t i = 0; i < n; i++)
-        p[i] = poison();
-    return p;
-}
-
-/* The views of a chunk of `rows` x `len` along the tiled axis: the whole array, and the
- * runtime's row-uniform views of a chunk from tile `a` of row 0 to tile `b` of the last row
- * (one view when there is one row). */
-static size_t chunk_views(size_t rows, size_t len, size_t tile, apo__cuda_view *out) {
-    size_t n = 0;
-    apo__cuda_view v;
-    memset(&v, 0, sizeof v);
-    v.tile = tile;
-    v.rows = rows;
-    v.begin = 0;
-    v.end = len;
-    out[n++] = v;
-    const size_t tiles = (len + tile - 1) / tile;
-    if (tiles < 3)
-        return n;
-    const size_t a = tile, b = (tiles - 1) * tile;
-    if (rows == 1) {
-        v.rows = 1;
-        v.begin = a;
-        v.end = b;
-        out[n++] = v;
-        return n;
-    }
-    v.row0 = 0;
-    v.rows = 1;
-    v.begin = a;
-    v.end = len;
-    out[n++] = v;
-    if (rows > 2) {
-        v.row0 = 1;
-        v.rows = rows - 2;
-        v.begin = 0;
-        v.end = len;
-        out[n++] = v;
-    }
-    v.row0 = rows - 1;
-    v.rows = 1;
-    v.begin = 0;
-    v.end = b;
-    out[n++] = v;
-    return n;
-}
-
-/* x with every sample that view v may not read poisoned: rows outside the view, and in its
- * rows the positions outside [begin - halo, end) (a halo of SIZE_MAX keeps the whole row). */
-static double *input_for_view(const double *x, size_t rows, size_t cols, const apo__cuda_view *v,
-                              size_t halo) {
-    double *y = poisoned(rows * cols);
-    for (size_t r = v->row0; r < v->row0 + v->rows; r++) {
-        size_t lo = halo == SIZE_MAX ? 0 : (v->begin > halo ? v->begin - halo : 0);
-        size_t hi = halo == SIZE_MAX ? cols : v->end;
-        memcpy(y + r * cols + lo, x + r * cols + lo, (hi - lo) * sizeof *y);
-    }
-    return y;
-}
+static double *poisoned(size_t n) { return cuda_poisoned(n, poison()); }
 
 /* got must equal ref inside the view's rows and [begin, end), and be poison elsewhere. */
 static void check_outputs(const double *ref, const double *got, size_t rows, size_t cols,
@@ -188,11 +127,11 @@ typedef int (*emulate_fn)(const apo__cuda_view *v, const void *params);
 static void check_every_view(const double *x, double *const ref[3], size_t rows, size_t cols,
                              size_t tile, size_t halo, emulate_fn emulate, const void *params,
                              int expect, const char *label) {
-    apo__cuda_view views[4];
-    const size_t n = chunk_views(rows, cols, tile, views);
+    apo__cuda_view views[CUDA_CHUNK_VIEWS_MAX];
+    const size_t n = cuda_chunk_views(rows, cols, tile, views);
     for (size_t i = 0; i < n; i++) {
         apo__cuda_view v = views[i];
-        double *y = input_for_view(x, rows, cols, &v, halo);
+        double *y = cuda_input_for_view(x, rows, cols, &v, halo, poison());
         double *got[3];
         for (int o = 0; o < 3; o++)
             got[o] = poisoned(rows * cols);
@@ -213,6 +152,39 @@ static void check_every_view(const double *x, double *const ref[3], size_t rows,
     }
 }
 
+/* A kernel of three outputs: its CPU tile over [b, e) of one row x of cols samples, its
+ * emulation on a view, their parameters, its lookback and the variant each run must be. */
+typedef void (*cpu_tile_fn)(const double *x, size_t cols, size_t b, size_t e, const void *params,
+                            double *const out[3]);
+
+typedef struct three_outputs {
+    cpu_tile_fn cpu_tile;
+    emulate_fn emulate;
+    const void *params;
+    size_t halo;
+    int expect;
+} three_outputs;
+
+/* The CPU's outputs of k over every row of x (rows x cols, tiles of `tile`), then every chunk
+ * view of x through k's emulation against them (check_every_view); frees x. */
+static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols, size_t tile,
+                               double *x, const char *label) {
+    double *ref[3];
+    for (int o = 0; o < 3; o++)
+        ref[o] = poisoned(rows * cols);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < cols; b += tile) {
+            const size_t e = b + tile < cols ? b + tile : cols;
+            const size_t off = r * cols;
+            double *const row_out[3] = {ref[0] + off, ref[1] + off, ref[2] + off};
+            k->cpu_tile(x + off, cols, b, e, k->params, row_out);
+        }
+    check_every_view(x, ref, rows, cols, tile, k->halo, k->emulate, k->params, k->expect, label);
+    for (int o = 0; o < 3; o++)
+        free(ref[o]);
+    free(x);
+}
+
 /* ---- bollinger ------------------------------------------------------------------------- */
 
 typedef struct bollinger_params {
@@ -225,28 +197,20 @@ static int emulate_bollinger(const apo__cuda_view *v, const void *params) {
     return apo__emulate_bollinger(v, p->period, p->up, p->dn);
 }
 
+static void cpu_bollinger(const double *x, size_t cols, size_t b, size_t e, const void *params,
+                          double *const out[3]) {
+    const bollinger_params *p = params;
+    apo__cpu_bollinger_tile(x, cols, b, e, p->period, p->up, p->dn, out[0], out[1], out[2]);
+}
+
 static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile, double up,
                            double dn, input_kind kind, int expect) {
-    double *x = make_input(rows, cols, kind, 100 + period);
-    double *ref[3];
-    for (int o = 0; o < 3; o++)
-        ref[o] = poisoned(rows * cols);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < cols; b += tile) {
-            const size_t e = b + tile < cols ? b + tile : cols;
-            const size_t off = r * cols;
-            apo__cpu_bollinger_tile(x + off, cols, b, e, period, up, dn, ref[0] + off, ref[1] + off,
-                                    ref[2] + off);
-        }
     const bollinger_params params = {period, up, dn};
+    const three_outputs k = {cpu_bollinger, emulate_bollinger, &params, period - 1, expect};
     char label[96];
     snprintf(label, sizeof label, "bollinger(%zu, %g, %g) %zux%zu input %d", period, up, dn, rows,
              cols, (int)kind);
-    check_every_view(x, ref, rows, cols, tile, period - 1, emulate_bollinger, &params, expect,
-                     label);
-    for (int o = 0; o < 3; o++)
-        free(ref[o]);
-    free(x);
+    three_outputs_case(&k, rows, cols, tile, make_input(rows, cols, kind, 100 + period), label);
 }
 
 Test(cuda_staging, bollinger_staged_gives_the_cpu_bits_on_the_gpu_suites_shapes, .timeout = 300) {
@@ -296,28 +260,21 @@ static int emulate_macd(const apo__cuda_view *v, const void *params) {
     return apo__emulate_macd(v, p->fast, p->slow, p->signal);
 }
 
+static void cpu_macd(const double *x, size_t cols, size_t b, size_t e, const void *params,
+                     double *const out[3]) {
+    const macd_params *p = params;
+    apo__cpu_macd_tile(x, cols, b, e, p->fast, p->slow, p->signal, out[0], out[1], out[2]);
+}
+
 static void macd_case(size_t rows, size_t cols, size_t fast, size_t slow, size_t signal,
                       size_t tile, input_kind kind) {
-    double *x = make_input(rows, cols, kind, 200 + slow);
-    double *ref[3];
-    for (int o = 0; o < 3; o++)
-        ref[o] = poisoned(rows * cols);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < cols; b += tile) {
-            const size_t e = b + tile < cols ? b + tile : cols;
-            const size_t off = r * cols;
-            apo__cpu_macd_tile(x + off, cols, b, e, fast, slow, signal, ref[0] + off, ref[1] + off,
-                               ref[2] + off);
-        }
     const macd_params params = {fast, slow, signal};
+    const three_outputs k = {cpu_macd, emulate_macd, &params, apo__macd_warmup(fast, slow, signal),
+                             APO_EMULATED_STAGED};
     char label[96];
     snprintf(label, sizeof label, "macd(%zu, %zu, %zu) %zux%zu input %d", fast, slow, signal, rows,
              cols, (int)kind);
-    check_every_view(x, ref, rows, cols, tile, apo__macd_warmup(fast, slow, signal), emulate_macd,
-                     &params, APO_EMULATED_STAGED, label);
-    for (int o = 0; o < 3; o++)
-        free(ref[o]);
-    free(x);
+    three_outputs_case(&k, rows, cols, tile, make_input(rows, cols, kind, 200 + slow), label);
 }
 
 Test(cuda_staging, macd_staged_gives_the_cpu_bits, .timeout = 300) {
@@ -355,11 +312,11 @@ static void returns_stats_case(size_t rows, size_t cols, size_t tile, input_kind
             apo__cpu_returns_stats_tile(x + r * cols, cols, b, e, &m);
             memcpy(ref + (r * row_tiles + j) * 5, &m, sizeof m);
         }
-    apo__cuda_view views[4];
-    const size_t n = chunk_views(rows, cols, tile, views);
+    apo__cuda_view views[CUDA_CHUNK_VIEWS_MAX];
+    const size_t n = cuda_chunk_views(rows, cols, tile, views);
     for (size_t i = 0; i < n; i++) {
         apo__cuda_view v = views[i];
-        double *y = input_for_view(x, rows, cols, &v, 1);
+        double *y = cuda_input_for_view(x, rows, cols, &v, 1, poison());
         double *got = poisoned(rows * row_tiles * 5);
         v.x = y;
         v.cols = cols;
@@ -457,11 +414,11 @@ static void bootstrap_case(size_t rows, size_t n, size_t replicates, input_kind 
             apo__cpu_bootstrap_tile_moments(ref_means + r * replicates, b, e, &m);
             memcpy(ref + (r * row_tiles + j) * 5, &m, sizeof m);
         }
-    apo__cuda_view views[4];
-    const size_t nv = chunk_views(rows, replicates, tile, views);
+    apo__cuda_view views[CUDA_CHUNK_VIEWS_MAX];
+    const size_t nv = cuda_chunk_views(rows, replicates, tile, views);
     for (size_t i = 0; i < nv; i++) {
         apo__cuda_view v = views[i];
-        double *y = input_for_view(x, rows, n, &v, SIZE_MAX);
+        double *y = cuda_input_for_view(x, rows, n, &v, SIZE_MAX, poison());
         double *means = poisoned(rows * replicates);
         double *got = poisoned(rows * row_tiles * 5);
         v.x = y;

@@ -12,162 +12,71 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog_dispatch.h"
-#include "catalog_more_fixtures.h"
 #include "catalog_reference_momentum_ma2.h"
 #include "ma_pieces.h"
-
-typedef struct osc_case {
-    apo__cat_id id;
-    const char *name;
-    size_t n_out;
-    apo__cat_ref_more_fn ref;
-    double p[6];
-} osc_case;
+#include "talib_more2_cases.h"
 
 /* The defaults, swapped periods, and each matype but MAMA (7). */
-static const osc_case cases[] = {
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {12, 26, 0}},
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {26, 12, 1}},
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {5, 9, 2}},
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {3, 8, 3}},
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {3, 5, 4}},
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {4, 9, 5}},
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {5, 10, 6}},
-    {APO_CAT_APO, "apo", 1, apo__ref_cat_apo, {2, 4, 8}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {12, 26, 0}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {12, 26, 1}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {7, 3, 2}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {4, 10, 3}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {2, 6, 4}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {6, 9, 5}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {5, 10, 6}},
-    {APO_CAT_PPO, "ppo", 1, apo__ref_cat_ppo, {3, 7, 8}},
+static const more2_case cases[] = {
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {12, 26, 0}},
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {26, 12, 1}},
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {5, 9, 2}},
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {3, 8, 3}},
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {3, 5, 4}},
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {4, 9, 5}},
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {5, 10, 6}},
+    {APO_CAT_APO, "apo", CLOSE, 1, apo__ref_cat_apo, {2, 4, 8}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {12, 26, 0}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {12, 26, 1}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {7, 3, 2}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {4, 10, 3}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {2, 6, 4}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {6, 9, 5}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {5, 10, 6}},
+    {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {3, 7, 8}},
     /* macdext: the defaults (SMA), all EMA, swapped periods whose matypes swap with them (the
      * fast T3 has the larger lookback), KAMA and TRIMA lines, and each signal matype it takes
      * over the line (SMA and WMA through the line generated again behind, the EMA family as
      * recurrences, TRIMA at period 1). */
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {12, 0, 26, 0, 9, 0}},
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {12, 1, 26, 1, 9, 1}},
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {26, 2, 12, 8, 5, 3}},
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {5, 6, 10, 5, 4, 4}},
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {3, 4, 8, 3, 7, 2}},
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {4, 0, 9, 1, 1, 5}},
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {6, 8, 13, 0, 3, 8}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {12, 0, 26, 0, 9, 0}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {12, 1, 26, 1, 9, 1}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {26, 2, 12, 8, 5, 3}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {5, 6, 10, 5, 4, 4}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {3, 4, 8, 3, 7, 2}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {4, 0, 9, 1, 1, 5}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {6, 8, 13, 0, 3, 8}},
     /* A signal window longer than a piece of the line (128 bars). */
-    {APO_CAT_MACDEXT, "macdext", 3, apo__ref_cat_macdext, {12, 1, 26, 0, 300, 2}},
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {12, 1, 26, 0, 300, 2}},
     /* stochrsi: the defaults (an SMA fastd through the generator behind), the RSI's window as
      * long as its period, each fastd matype it takes, fastd_period 1 with TRIMA, fastk_period 1,
      * and the longest fastk window the ring holds. */
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {14, 5, 3, 0}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {14, 14, 3, 1}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {9, 7, 5, 2}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {5, 4, 3, 3}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {6, 3, 4, 4}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {8, 6, 3, 8}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {3, 5, 1, 5}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {4, 1, 2, 0}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {2, 256, 9, 0}},
-    {APO_CAT_STOCHRSI, "stochrsi", 2, apo__ref_cat_stochrsi, {14, 5, 300, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {14, 5, 3, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {14, 14, 3, 1}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {9, 7, 5, 2}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {5, 4, 3, 3}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {6, 3, 4, 4}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {8, 6, 3, 8}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {3, 5, 1, 5}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {4, 1, 2, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {2, 256, 9, 0}},
+    {APO_CAT_STOCHRSI, "stochrsi", CLOSE, 2, apo__ref_cat_stochrsi, {14, 5, 300, 0}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-static void io_of(apo__cat_io *io, const osc_case *c, const series *s, double *const *out) {
-    memset(io, 0, sizeof *io);
-    for (size_t i = 0; i < s->n_in; i++)
-        io->in[i] = s->in[i];
-    for (size_t o = 0; o < c->n_out; o++)
-        io->out[o] = out[o];
-    for (size_t i = 0; i < 6; i++)
-        io->p[i] = c->p[i];
-    io->h = apo__catalog_halo(c->id, io->p);
-    io->tile = apo__catalog_tile_len(c->id, io->p);
-}
-
-/* The kernel over tiles of len bars, backwards (forwards when forwards is set). */
-static void run_tiles(const osc_case *c, const series *s, double *const *out, size_t len,
-                      int forwards) {
-    apo__cat_io io;
-    io_of(&io, c, s, out);
-    const size_t tiles = (s->n + len - 1) / len;
-    for (size_t k = 0; k < tiles; k++) {
-        const size_t j = forwards ? k : tiles - 1 - k;
-        const size_t b = j * len, e = b + len < s->n ? b + len : s->n;
-        apo__cpu_catalog_tile(c->id, &io, b, e);
-    }
-}
-
 Test(momentum_ma2, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    const size_t lengths[] = {1, 3, 31, 500, 3001};
-    double worst[N_CASES] = {0};
-    for (size_t ci = 0; ci < N_CASES; ci++) {
-        const osc_case *c = &cases[ci];
-        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-            for (int gaps = 0; gaps < 2; gaps++) {
-                series s;
-                series_make(&s, 100 * ci + 10 * li + gaps, lengths[li], CLOSE, 100.0, 0.5, gaps);
-                double *got[3], *want[3], *scale[3];
-                for (size_t o = 0; o < 3; o++) {
-                    got[o] = alloc_doubles(s.n);
-                    want[o] = alloc_doubles(s.n);
-                    scale[o] = alloc_doubles(s.n);
-                    for (size_t t = 0; t < s.n; t++)
-                        got[o][t] = -12345.678;
-                }
-                if (s.n > apo__catalog_lookback(c->id, c->p)) {
-                    /* Short tiles (a multiple of 16, as kama's segments need): several of them. */
-                    const size_t len = s.n > 1000 ? apo__catalog_tile_len(c->id, c->p) : 96;
-                    run_tiles(c, &s, got, len, 0);
-                    c->ref(s.in, s.n, c->p, want, scale);
-                    for (size_t o = 0; o < c->n_out; o++) {
-                        char what[128];
-                        snprintf(what, sizeof what, "case %zu n %zu gaps %d output %zu", ci, s.n,
-                                 gaps, o);
-                        const double w = compare_with_reference(c->name, what, got[o], want[o],
-                                                                scale[o], s.n, 1e-12, 1);
-                        worst[ci] = w > worst[ci] ? w : worst[ci];
-                    }
-                }
-                for (size_t o = 0; o < 3; o++) {
-                    free(got[o]);
-                    free(want[o]);
-                    free(scale[o]);
-                }
-                series_free(&s);
-            }
-        }
-        fprintf(stderr, "momentum_ma2 %s (%g, %g, %g, %g, %g, %g): worst error %.2g of the scale\n",
-                c->name, c->p[0], c->p[1], c->p[2], c->p[3], c->p[4], c->p[5], worst[ci]);
-    }
+    const more2_options momentum_ma2 = {"momentum_ma2", 3001, 6, 1};
+    more2_check_against_references_as(cases, N_CASES, &momentum_ma2);
 }
 
 /* The grid alone sets the bits: tiles run forwards give the bits of tiles run backwards. */
 Test(momentum_ma2, tiles_depend_on_the_grid_only, .timeout = 120) {
-    for (size_t ci = 0; ci < N_CASES; ci++) {
-        const osc_case *c = &cases[ci];
-        const size_t len = apo__catalog_tile_len(c->id, c->p);
-        series s;
-        series_make(&s, 31 + ci, 2 * len + 333, CLOSE, 100.0, 0.5, 1);
-        double *a[3], *b[3];
-        for (size_t o = 0; o < 3; o++) {
-            a[o] = alloc_doubles(s.n);
-            b[o] = alloc_doubles(s.n);
-        }
-        run_tiles(c, &s, a, len, 0);
-        run_tiles(c, &s, b, len, 1);
-        for (size_t o = 0; o < c->n_out; o++)
-            cr_assert(memcmp(a[o], b[o], s.n * sizeof(double)) == 0, "%s case %zu output %zu",
-                      c->name, ci, o);
-        for (size_t o = 0; o < 3; o++) {
-            free(a[o]);
-            free(b[o]);
-        }
-        series_free(&s);
-    }
+    more2_check_grid_sets_the_bits_within(cases, N_CASES, SIZE_MAX);
 }
 
 /* Every matype's average taken in pieces of 1 to 300 bars (cycling) has the bits of the same
@@ -206,7 +115,7 @@ Test(momentum_ma2, an_average_in_pieces_has_the_bits_of_the_whole) {
  * slow one, each over apo's grid with apo's halo. */
 Test(momentum_ma2, apo_is_the_difference_of_the_two_ma_kernels) {
     for (size_t ci = 0; ci < N_CASES; ci++) {
-        const osc_case *c = &cases[ci];
+        const more2_case *c = &cases[ci];
         if (c->id != APO_CAT_APO)
             continue;
         const size_t len = apo__catalog_tile_len(c->id, c->p);
@@ -214,7 +123,7 @@ Test(momentum_ma2, apo_is_the_difference_of_the_two_ma_kernels) {
         series_make(&s, 5 + ci, 2 * len + 100, CLOSE, 100.0, 0.5, 1);
         double *got = alloc_doubles(s.n), *fast = alloc_doubles(s.n), *slow = alloc_doubles(s.n);
         double *out[1] = {got};
-        run_tiles(c, &s, out, len, 0);
+        more2_run_tiles(c, &s, out, len, 0);
         const double fp = c->p[0] < c->p[1] ? c->p[0] : c->p[1];
         const double sp = c->p[0] < c->p[1] ? c->p[1] : c->p[0];
         const size_t h = apo__catalog_halo(c->id, c->p);

@@ -19,21 +19,6 @@
 
 #define N 8
 
-/* The kernel over [0, n) as one tile, its inputs in, its parameters p. */
-static void run(apo__cat_id id, const double *const *in, size_t n_in, const double *p, double *out0,
-                double *out1, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < n_in; i++)
-        io.in[i] = in[i];
-    io.out[0] = out0;
-    io.out[1] = out1;
-    for (size_t i = 0; i < 3; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(id, p);
-    apo__cpu_catalog_tile(id, &io, 0, n);
-}
-
 static void near(double got, double want, const char *what) {
     cr_assert(fabs(got - want) <= 1e-13 * (1 + fabs(want)), "%s: %.17g, want %.17g", what, got,
               want);
@@ -46,23 +31,23 @@ Test(momentum_new, closes_worked_by_hand) {
     const double *in[1] = {closes};
     double out[N], spare[N];
     const double p2[3] = {2, 0, 0};
-    run(APO_CAT_CMOU, in, 1, p2, out, spare, N);
+    run_one_tile(APO_CAT_CMOU, in, 1, p2, out, spare, N);
     cr_assert(isnan(out[1]), "cmou: lookback 2");
     near(out[2], 100.0, "cmou at 2: rises 1 and 2");
     near(out[3], 100.0 / 3.0, "cmou at 3: a rise of 2, a fall of 1");
     cr_assert_eq(out[7], 0.0, "cmou: a flat window is 0");
-    run(APO_CAT_ER, in, 1, p2, out, spare, N);
+    run_one_tile(APO_CAT_ER, in, 1, p2, out, spare, N);
     near(out[3], 1.0 / 3.0, "er at 3: net 1 over a path of 3");
     near(out[4], 1.0 / 3.0, "er at 4: net 1 over a path of 1 + 2");
     cr_assert_eq(out[7], 1.0, "er: a flat window is 1");
-    run(APO_CAT_VHF, in, 1, p2, out, spare, N);
+    run_one_tile(APO_CAT_VHF, in, 1, p2, out, spare, N);
     near(out[3], 1.0 / 3.0, "vhf at 3: range of 4, 3 over a path of 3");
     cr_assert_eq(out[7], 0.0, "vhf: a flat window is 0");
-    run(APO_CAT_DPO, in, 1, p2, out, spare, N);
+    run_one_tile(APO_CAT_DPO, in, 1, p2, out, spare, N);
     cr_assert(isnan(out[1]), "dpo: lookback max(1, 2)");
     near(out[2], 1.0 - 3.0, "dpo at 2: x[0] less the mean of 2 and 4");
     const double cp[3] = {2, 1, 2};
-    run(APO_CAT_COPPOCK, in, 1, cp, out, spare, N);
+    run_one_tile(APO_CAT_COPPOCK, in, 1, cp, out, spare, N);
     cr_assert(isnan(out[2]), "coppock: lookback 2 + 2 - 1");
     /* S[2] = 100 (4/2 - 1) + 100 (4/1 - 1) = 400; S[3] = 100 (3/4 - 1) + 100 (3/2 - 1) = 25. */
     near(out[3], (400.0 + 2 * 25.0) / 3.0, "coppock at 3");
@@ -74,23 +59,23 @@ Test(momentum_new, bars_worked_by_hand) {
     double out[N], out1[N];
     const double *oc[2] = {open, close}, *hl[2] = {high, low}, *hlc[3] = {high, low, close};
     const double p2[3] = {2, 0, 0};
-    run(APO_CAT_QSTICK, oc, 2, p2, out, out1, N);
+    run_one_tile(APO_CAT_QSTICK, oc, 2, p2, out, out1, N);
     near(out[1], (1.0 - 1.0) / 2.0, "qstick at 1: bodies 1 and -1");
     near(out[2], (-1.0 + 1.0) / 2.0, "qstick at 2");
     near(out[3], (1.0 + 2.0) / 2.0, "qstick at 3");
     /* Medians 2 2.5 4 4 5 6 4.5 5. */
     const double ao[3] = {2, 3, 0};
-    run(APO_CAT_AO, hl, 2, ao, out, out1, N);
+    run_one_tile(APO_CAT_AO, hl, 2, ao, out, out1, N);
     cr_assert(isnan(out[1]), "ao: lookback 3 - 1");
     near(out[2], (2.5 + 4) / 2 - (2 + 2.5 + 4) / 3, "ao at 2");
     near(out[3], 4.0 - (2.5 + 4 + 4) / 3, "ao at 3");
     const double ac[3] = {2, 3, 2};
-    run(APO_CAT_AC, hl, 2, ac, out, out1, N);
+    run_one_tile(APO_CAT_AC, hl, 2, ac, out, out1, N);
     cr_assert(isnan(out[2]), "ac: lookback 2 + 1");
     const double ao2 = (2.5 + 4) / 2 - (2 + 2.5 + 4) / 3, ao3 = 4.0 - (2.5 + 4 + 4) / 3;
     near(out[3], ao3 - (ao2 + ao3) / 2, "ac at 3");
     const double p1[3] = {1, 0, 0};
-    run(APO_CAT_ERI, hlc, 3, p1, out, out1, N);
+    run_one_tile(APO_CAT_ERI, hlc, 3, p1, out, out1, N);
     near(out[4], 6.0 - 5.0, "eri at period 1: bullpower is high - close");
     near(out1[4], 4.0 - 5.0, "eri at period 1: bearpower is low - close");
 }
@@ -106,7 +91,7 @@ Test(momentum_new, flat_stretches) {
         flat[t] = 42.0;
     const double *close[1] = {flat};
     const double tsi[3] = {3, 2, 0};
-    run(APO_CAT_TSI, close, 1, tsi, a, b, n);
+    run_one_tile(APO_CAT_TSI, close, 1, tsi, a, b, n);
     cr_assert(isnan(a[3]) && a[4] == 0.0 && a[n - 1] == 0.0, "tsi of a flat series: 0 from 4");
     free(flat);
     free(a);

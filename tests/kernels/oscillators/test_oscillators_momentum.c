@@ -8,21 +8,15 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
-#include <string.h>
 
 #include "catalog_dispatch.h"
+#include "catalog_more_fixtures.h"
 
 /* Kernel id over [0, n) of in at period p, one tile, into out. */
-static void run_one_tile(apo__cat_id id, const double *const *in, size_t n_in, double p, size_t n,
-                         double *out) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < n_in; i++)
-        io.in[i] = in[i];
-    io.out[0] = out;
-    io.p[0] = p;
-    io.h = apo__catalog_halo(id, io.p);
-    apo__cpu_catalog_tile(id, &io, 0, n);
+static void run_one_period(apo__cat_id id, const double *const *in, size_t n_in, double p, size_t n,
+                           double *out) {
+    const double params[3] = {p};
+    run_one_tile(id, in, n_in, params, out, NULL, n);
 }
 
 /* (close - open) / (high - low); 0 where high is at or below low (TA-Lib's); NaN at a gap. */
@@ -31,7 +25,7 @@ Test(oscillators_momentum, bop_by_hand) {
                  close[] = {2.5, 1, 2.5, 3, 4.5};
     const double *in[] = {open, high, low, close};
     double out[5];
-    run_one_tile(APO_CAT_BOP, in, 4, 0, 5, out);
+    run_one_period(APO_CAT_BOP, in, 4, 0, 5, out);
     cr_assert_eq(out[0], 1.5 / 2.0);
     cr_assert_eq(out[1], 0.0);
     cr_assert_eq(out[2], 0.0);
@@ -44,7 +38,7 @@ Test(oscillators_momentum, imi_by_hand) {
     const double open[] = {1, 1, 1, 2, 1, 1, 1, 1}, close[] = {1, 1, 1, 1, 4, 1, NAN, 2};
     const double *in[] = {open, close};
     double out[8];
-    run_one_tile(APO_CAT_IMI, in, 2, 3, 8, out);
+    run_one_period(APO_CAT_IMI, in, 2, 3, 8, out);
     cr_assert(isnan(out[0]) && isnan(out[1]));
     cr_assert_eq(out[2], 50.0);
     cr_assert_eq(out[3], 0.0);
@@ -68,7 +62,7 @@ Test(oscillators_momentum, rocp_rocr_rocr100_by_hand) {
         {APO_CAT_ROCR100, {NAN, 0, 150, 0, 0, NAN, NAN}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        run_one_tile(cases[c].id, in, 1, 1, 7, out);
+        run_one_period(cases[c].id, in, 1, 1, 7, out);
         for (size_t t = 0; t < 7; t++) {
             if (isnan(cases[c].want[t]))
                 cr_assert(isnan(out[t]), "case %zu t %zu: %g", c, t, out[t]);

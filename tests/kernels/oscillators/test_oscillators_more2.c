@@ -21,15 +21,7 @@ static const more2_case cases[] = {
     {APO_CAT_FRACTAL, "fractal", HL, 2, apo__ref_cat_fractal, {1, 7}},
     {APO_CAT_FRACTAL, "fractal", HL, 2, apo__ref_cat_fractal, {30, 40}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
-
-Test(oscillators_more2, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    more2_check_against_references(cases, N_CASES);
-}
-
-Test(oscillators_more2, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits(cases, N_CASES);
-}
+MORE2_TABLE_TESTS(oscillators_more2, cases)
 
 /* One tile over [0, n) of kernel id with parameters p. */
 static void run_one(apo__cat_id id, const double *const *in, size_t n_in, const double *p,

@@ -26,15 +26,7 @@ static const more2_case cases[] = {
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 30, 10, 1, 4}},
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {3, 2, 13, 40, 1}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
-
-Test(oscillators_more5, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    more2_check_against_references(cases, N_CASES);
-}
-
-Test(oscillators_more5, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits(cases, N_CASES);
-}
+MORE2_TABLE_TESTS(oscillators_more5, cases)
 
 /* One kernel over [0, n) as one tile. */
 static void run_one(apo__cat_id id, const double *const *hlc, const double *p, size_t n_par,

@@ -14,21 +14,6 @@
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
 
-/* The kernel over [0, n) as one tile, its inputs in, its parameters p. */
-static void run(apo__cat_id id, const double *const *in, size_t n_in, const double *p, double *out0,
-                double *out1, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < n_in; i++)
-        io.in[i] = in[i];
-    io.out[0] = out0;
-    io.out[1] = out1;
-    for (size_t i = 0; i < 3; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(id, p);
-    apo__cpu_catalog_tile(id, &io, 0, n);
-}
-
 /* fosc is tsf's forecast a bar back: over one tile from 0, the tsf kernel's output at t - 1 gives
  * fosc at t, bit for bit, at periods of tsf's three designs (direct, plain slides, double-double
  * slides). */
@@ -39,8 +24,8 @@ Test(statistics_fosc, fosc_is_tsf_a_bar_back) {
     double *f = alloc_doubles(s.n), *tsf = alloc_doubles(s.n), *spare = alloc_doubles(s.n);
     for (size_t k = 0; k < 3; k++) {
         const double p[3] = {periods[k], 0, 0};
-        run(APO_CAT_FOSC, s.in, 1, p, f, spare, s.n);
-        run(APO_CAT_TSF, s.in, 1, p, tsf, spare, s.n - 1);
+        run_one_tile(APO_CAT_FOSC, s.in, 1, p, f, spare, s.n);
+        run_one_tile(APO_CAT_TSF, s.in, 1, p, tsf, spare, s.n - 1);
         cr_assert(isnan(f[0]), "fosc at 0");
         for (size_t t = 1; t < s.n; t++) {
             const double x = s.in[0][t], g = tsf[t - 1];

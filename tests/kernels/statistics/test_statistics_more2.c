@@ -21,15 +21,7 @@ static const more2_case cases[] = {
     {APO_CAT_PERCENTILE, "percentile", CLOSE, 1, apo__ref_cat_percentile, {7, 33.5}},
     {APO_CAT_PERCENTILE, "percentile", CLOSE, 1, apo__ref_cat_percentile, {120, 90}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
-
-Test(statistics_more2, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    more2_check_against_references(cases, N_CASES);
-}
-
-Test(statistics_more2, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits(cases, N_CASES);
-}
+MORE2_TABLE_TESTS(statistics_more2, cases)
 
 /* percentile * p / 100 rounded up, the product first: 7% of 100 is rank 7 (0.07 * 100 rounds to
  * 7.000000000000001, rank 8) and 14% of 50 rank 7; 0% rank 1, 100% rank p, 50% of 5 rank 3. */

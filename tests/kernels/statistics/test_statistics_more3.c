@@ -19,15 +19,7 @@ static const more2_case cases[] = {
     {APO_CAT_PERCENTRANK, "percentrank", CLOSE, 1, apo__ref_cat_percentrank, {7}},
     {APO_CAT_PERCENTRANK, "percentrank", CLOSE, 1, apo__ref_cat_percentrank, {300}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
-
-Test(statistics_more3, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    more2_check_against_references(cases, N_CASES);
-}
-
-Test(statistics_more3, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits(cases, N_CASES);
-}
+MORE2_TABLE_TESTS(statistics_more3, cases)
 
 /* Period 3: the output at t counts x[t-3 .. t-1] strictly below x[t]. */
 Test(statistics_more3, percentrank_by_hand) {

@@ -19,15 +19,7 @@ static const more2_case cases[] = {
     {APO_CAT_RVI, "rvi", CLOSE, 1, apo__ref_cat_rvi, {200, 3}},
     {APO_CAT_RVI, "rvi", CLOSE, 1, apo__ref_cat_rvi, {5, 120}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
-
-Test(statistics_more5, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    more2_check_against_references(cases, N_CASES);
-}
-
-Test(statistics_more5, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits(cases, N_CASES);
-}
+MORE2_TABLE_TESTS(statistics_more5, cases)
 
 static void run_rvi(const double *x, double p, double s, double *out, size_t n) {
     apo__cat_io io;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "catalog_dispatch.h"
+#include "catalog_reference_common.h"
 #include "splitmix64.h"
 
 #define MAX_PERIODS 8
@@ -84,15 +85,6 @@ static apo__cat_io io_of(apo__cat_id id, const double *x, double *const *out, si
 }
 
 /* TA-Lib's integer where the window [t - p + 1, t] is clean, else NaN. */
-static int window_clean(const double *x, size_t p, size_t t) {
-    if (t + 1 < p)
-        return 0;
-    for (size_t i = t + 1 - p; i <= t; i++)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
-}
-
 static size_t check_against_talib(const index_fixture *f, size_t k, int kernel, double *const *out,
                                   const char *how) {
     const size_t p = f->period[k];

@@ -17,21 +17,15 @@
 #include <string.h>
 
 #include "catalog_dispatch.h"
+#include "catalog_more_fixtures.h"
 
 #define N 8
 
 /* Runs kernel id over one tile of N bars of the given inputs into out (two outputs). */
 static void run(apo__cat_id id, const double *const *in, size_t n_in, double p0, double *out0,
                 double *out1) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < n_in; i++)
-        io.in[i] = in[i];
-    io.out[0] = out0;
-    io.out[1] = out1;
-    io.p[0] = p0;
-    io.h = apo__catalog_halo(id, io.p);
-    apo__cpu_catalog_tile(id, &io, 0, N);
+    const double p[3] = {p0};
+    run_one_tile(id, in, n_in, p, out0, out1, N);
 }
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }

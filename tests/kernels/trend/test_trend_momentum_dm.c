@@ -15,20 +15,6 @@
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
 
-/* Kernel id over [0, n) of in, one tile, into out. */
-static void run_one_tile(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
-                         size_t n, double *out) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < n_in; i++)
-        io.in[i] = in[i];
-    io.out[0] = out;
-    for (size_t k = 0; k < 3; k++)
-        io.p[k] = p[k];
-    io.h = apo__catalog_halo(id, p);
-    apo__cpu_catalog_tile(id, &io, 0, n);
-}
-
 /* Five bars worked by hand: moves up 2, 0, 1, -1 (down -1, 3, 0, 2): +DM 2, 0, 1, 0 and -DM
  * 0, 3, 0, 2; at p = 1 each is its bar's, at p = 3 the seed 2 (+DM of bars 1, 2) then
  * 2 - 2/3 + 0. */
@@ -38,18 +24,18 @@ Test(trend_momentum_dm, directional_movements_by_hand) {
     double out[5];
     const double p1[3] = {1, 0, 0}, p3[3] = {3, 0, 0};
     const double plus1[] = {NAN, 2, 0, 1, 0}, minus1[] = {NAN, 0, 3, 0, 2};
-    run_one_tile(APO_CAT_PLUS_DM, in, 2, p1, 5, out);
+    run_one_tile(APO_CAT_PLUS_DM, in, 2, p1, out, NULL, 5);
     for (size_t t = 0; t < 5; t++)
         cr_assert(t == 0 ? isnan(out[t]) : out[t] == plus1[t], "plus_dm(1) t %zu: %g", t, out[t]);
-    run_one_tile(APO_CAT_MINUS_DM, in, 2, p1, 5, out);
+    run_one_tile(APO_CAT_MINUS_DM, in, 2, p1, out, NULL, 5);
     for (size_t t = 0; t < 5; t++)
         cr_assert(t == 0 ? isnan(out[t]) : out[t] == minus1[t], "minus_dm(1) t %zu: %g", t, out[t]);
-    run_one_tile(APO_CAT_PLUS_DM, in, 2, p3, 5, out);
+    run_one_tile(APO_CAT_PLUS_DM, in, 2, p3, out, NULL, 5);
     cr_assert(isnan(out[0]) && isnan(out[1]));
     cr_assert_eq(out[2], 2.0);
     cr_assert_eq(out[3], 2.0 - 2.0 / 3.0 + 1.0);
     cr_assert_eq(out[4], out[3] - out[3] / 3.0 + 0.0);
-    run_one_tile(APO_CAT_MINUS_DM, in, 2, p3, 5, out);
+    run_one_tile(APO_CAT_MINUS_DM, in, 2, p3, out, NULL, 5);
     cr_assert_eq(out[2], 3.0);
     cr_assert_eq(out[4], (3.0 - 3.0 / 3.0 + 0.0) - (3.0 - 3.0 / 3.0 + 0.0) / 3.0 + 2.0);
 }
@@ -65,18 +51,18 @@ Test(trend_momentum_dm, flat_bars_and_aroonosc_by_hand) {
     }
     const double *in[] = {h, l, c};
     const double p[3] = {5, 0, 0};
-    run_one_tile(APO_CAT_DX, in, 3, p, N, out);
+    run_one_tile(APO_CAT_DX, in, 3, p, out, NULL, N);
     for (size_t t = 5; t < 30; t++)
         cr_assert_eq(out[t], 0.0, "dx t %zu: %g", t, out[t]);
     cr_assert(out[N - 1] > 0.0);
-    run_one_tile(APO_CAT_ADXR, in, 3, p, N, out);
+    run_one_tile(APO_CAT_ADXR, in, 3, p, out, NULL, N);
     cr_assert(isnan(out[12]));
     for (size_t t = 13; t < 30; t++)
         cr_assert_eq(out[t], 0.0, "adxr t %zu: %g", t, out[t]);
     const double hh[] = {3, 1, 2, 2, 9, 4}, ll[] = {2, 0, 1, 1, 3, 2};
     const double *hl[] = {hh, ll};
     const double p4[3] = {4, 0, 0};
-    run_one_tile(APO_CAT_AROONOSC, hl, 2, p4, 6, out);
+    run_one_tile(APO_CAT_AROONOSC, hl, 2, p4, out, NULL, 6);
     cr_assert(isnan(out[3]));
     cr_assert_eq(out[4], 25.0 * 3.0);
     cr_assert_eq(out[5], 25.0 * 3.0);
@@ -89,14 +75,14 @@ Test(trend_momentum_dm, ultosc_periods_in_any_order_and_flat_bars) {
     series_make(&s, 9, 400, HLC, 100.0, 0.5, 1);
     const double orders[][3] = {{7, 14, 28}, {28, 7, 14}, {14, 28, 7}};
     double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
-    run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[0], s.n, a);
+    run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[0], a, NULL, s.n);
     for (size_t o = 1; o < 3; o++) {
-        run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[o], s.n, b);
+        run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[o], b, NULL, s.n);
         cr_assert(memcmp(a, b, s.n * sizeof(double)) == 0, "order %zu", o);
     }
     for (size_t t = 0; t < 100; t++)
         s.col[0][t] = s.col[1][t] = s.col[2][t] = 42.0;
-    run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[0], s.n, a);
+    run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[0], a, NULL, s.n);
     for (size_t t = 28; t < 100; t++)
         cr_assert_eq(a[t], 0.0, "t %zu: %g", t, a[t]);
     free(a);

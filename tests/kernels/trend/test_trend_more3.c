@@ -19,15 +19,7 @@ static const more2_case cases[] = {
     {APO_CAT_MASSI, "massi", HL, 1, apo__ref_cat_massi, {12, 3}},
     {APO_CAT_MASSI, "massi", HL, 1, apo__ref_cat_massi, {30, 200}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
-
-Test(trend_more3, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    more2_check_against_references(cases, N_CASES);
-}
-
-Test(trend_more3, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits(cases, N_CASES);
-}
+MORE2_TABLE_TESTS(trend_more3, cases)
 
 static void run_massi(const double *high, const double *low, double *out, size_t n, double fast,
                       double slow) {

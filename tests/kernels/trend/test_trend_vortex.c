@@ -13,32 +13,17 @@
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
 
-/* The kernel over [0, n) as one tile, its inputs in, its parameters p. */
-static void run(apo__cat_id id, const double *const *in, size_t n_in, const double *p, double *out0,
-                double *out1, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < n_in; i++)
-        io.in[i] = in[i];
-    io.out[0] = out0;
-    io.out[1] = out1;
-    for (size_t i = 0; i < 3; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(id, p);
-    apo__cpu_catalog_tile(id, &io, 0, n);
-}
-
 Test(trend_vortex, bars_worked_by_hand) {
     const double close[3] = {2, 1, 5}, high[3] = {3, 4, 6}, low[3] = {1, 1, 2};
     const double *hlc[3] = {high, low, close};
     double plus[3], minus[3];
     const double p1[3] = {1, 0, 0}, p2[3] = {2, 0, 0};
-    run(APO_CAT_VORTEX, hlc, 3, p1, plus, minus, 3);
+    run_one_tile(APO_CAT_VORTEX, hlc, 3, p1, plus, minus, 3);
     cr_assert(isnan(plus[0]) && isnan(minus[0]), "lookback 1");
     /* Bar 1: TR max(3, |2 - 4|, |2 - 1|) = 3; VM+ |4 - 1| = 3; VM- |1 - 3| = 2. */
     cr_assert(fabs(plus[1] - 1.0) < 1e-15 && fabs(minus[1] - 2.0 / 3.0) < 1e-15, "bar 1");
     /* Bar 2: TR max(4, |1 - 6|, |1 - 2|) = 5; VM+ |6 - 1| = 5; VM- |2 - 4| = 2. */
-    run(APO_CAT_VORTEX, hlc, 3, p2, plus, minus, 3);
+    run_one_tile(APO_CAT_VORTEX, hlc, 3, p2, plus, minus, 3);
     cr_assert(isnan(plus[1]), "lookback 2");
     cr_assert(fabs(plus[2] - 8.0 / 8.0) < 1e-15 && fabs(minus[2] - 4.0 / 8.0) < 1e-15, "bar 2");
 }
@@ -52,7 +37,7 @@ Test(trend_vortex, a_flat_stretch_gives_zero) {
         s.col[0][t] = s.col[1][t] = s.col[2][t] = 42.0;
     double *a = alloc_doubles(n), *b = alloc_doubles(n);
     const double p[3] = {14, 0, 0};
-    run(APO_CAT_VORTEX, s.in, 3, p, a, b, n);
+    run_one_tile(APO_CAT_VORTEX, s.in, 3, p, a, b, n);
     cr_assert(a[n - 1] == 0.0 && b[n - 1] == 0.0, "0 and 0");
     cr_assert(a[110] > 0.0, "a window holding the stretch's first bar moves");
     free(a);

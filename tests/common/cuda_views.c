@@ -1,0 +1,65 @@
+/*
+ * cuda_views.c: see cuda_views.h.
+ */
+#include "cuda_views.h"
+
+#include <criterion/criterion.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t cuda_chunk_views(size_t rows, size_t len, size_t tile, apo__cuda_view *out) {
+    size_t n = 0;
+    apo__cuda_view v;
+    memset(&v, 0, sizeof v);
+    v.tile = tile;
+    v.rows = rows;
+    v.end = len;
+    out[n++] = v;
+    const size_t tiles = (len + tile - 1) / tile;
+    if (tiles < 3)
+        return n;
+    const size_t a = tile, b = (tiles - 1) * tile;
+    if (rows == 1) {
+        v.begin = a;
+        v.end = b;
+        out[n++] = v;
+        return n;
+    }
+    /* The first row from a, the whole rows between, the last row up to b. */
+    v.rows = 1;
+    v.begin = a;
+    out[n++] = v;
+    if (rows > 2) {
+        v.row0 = 1;
+        v.rows = rows - 2;
+        v.begin = 0;
+        out[n++] = v;
+    }
+    v.row0 = rows - 1;
+    v.rows = 1;
+    v.begin = 0;
+    v.end = b;
+    out[n++] = v;
+    return n;
+}
+
+double *cuda_poisoned(size_t n, double poison) {
+    double *p = malloc((n ? n : 1) * sizeof *p);
+    cr_assert_not_null(p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = poison;
+    return p;
+}
+
+double *cuda_input_for_view(const double *x, size_t rows, size_t cols, const apo__cuda_view *v,
+                            size_t halo, double poison) {
+    double *y = cuda_poisoned(rows * cols, poison);
+    for (size_t r = v->row0; r < v->row0 + v->rows; r++) {
+        const size_t lo = halo == SIZE_MAX ? 0 : (v->begin > halo ? v->begin - halo : 0);
+        const size_t hi = halo == SIZE_MAX ? cols : v->end;
+        memcpy(y + r * cols + lo, x + r * cols + lo, (hi - lo) * sizeof *y);
+    }
+    return y;
+}

@@ -1,0 +1,33 @@
+/*
+ * cuda_views.h: what the tests of the CUDA kernels run on the host share
+ * (kernels/cuda/test_cuda_staging.c, the staged emulation; simt/test_cuda_simt.c, the SIMT
+ * layer): the views the runtime gives a launcher for a chunk, and arrays poisoned outside what
+ * a view may read, so that a read or a write out of bounds shows as different bits. Each test
+ * passes its own poison, a NaN payload that neither the kernels nor its layer make.
+ */
+#ifndef APO_TESTS_CUDA_VIEWS_H
+#define APO_TESTS_CUDA_VIEWS_H
+
+#include <stddef.h>
+
+#include "kernels_cuda.h"
+
+/* The most views cuda_chunk_views gives. */
+#define CUDA_CHUNK_VIEWS_MAX 4
+
+/* The views of a chunk of `rows` x `len` along the tiled axis (tiles of `tile`): the whole
+ * array, and the runtime's row-uniform views of a chunk from the second tile of row 0 to the
+ * last tile's start in the last row (one view when there is one row; none but the whole array
+ * when there are fewer than three tiles). Returns how many it wrote to out. */
+size_t cuda_chunk_views(size_t rows, size_t len, size_t tile, apo__cuda_view *out);
+
+/* n doubles of poison (the test fails when memory runs out). */
+double *cuda_poisoned(size_t n, double poison);
+
+/* x (rows x cols) with every sample view v may not read poisoned: rows outside the view, and
+ * in its rows the positions outside [begin - halo, end) (a halo of SIZE_MAX keeps the whole
+ * row). */
+double *cuda_input_for_view(const double *x, size_t rows, size_t cols, const apo__cuda_view *v,
+                            size_t halo, double poison);
+
+#endif
