@@ -7,6 +7,7 @@
 #
 #   scripts/fuzz.sh [--werror] [SECONDS] [TARGET ...]   # default: 60 s for every target
 #   APO_BUILD_DIR=dir scripts/fuzz.sh ...                # default build folder: build-fuzz
+#   APO_FUZZ_JOBS=N scripts/fuzz.sh ...                  # targets at once (default: the CPUs)
 #
 # A finding is kept as BUILD/fuzz-run/TARGET/crash-* (or leak-*, timeout-*, oom-*); replay
 # it with BUILD/tests/fuzz/TARGET FILE. Fix the parser, add the input to the target's corpus
@@ -21,7 +22,7 @@ for arg in "$@"; do
     case "$arg" in
     --werror) werror=true ;;
     -h | --help)
-        sed -n '2,13p' "$0"
+        sed -n '2,14p' "$0"
         exit 0
         ;;
     fuzz_*) targets+=("$arg") ;;
@@ -65,19 +66,21 @@ ninja -C "$build" "${targets[@]/#/tests/fuzz/}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-passed=0
-failed=0
-for t in "${targets[@]}"; do
-    work="$build/fuzz-run/$t"
+# One target's run; its verdict goes to $work/verdict, what it prints to $work/report.
+# Targets run side by side, as many at once as the machine has CPUs (APO_FUZZ_JOBS
+# overrides): each still gets its full SECONDS of fuzzing, on a core of its own, and the
+# stage takes SECONDS per round of targets rather than per target.
+fuzz_target() {
+    local t=$1 work="$build/fuzz-run/$1"
     rm -rf "$work"
     mkdir -p "$work/corpus"
     cp tests/fuzz/corpus/"$t"/* "$work/corpus/"
+    local seeds corpus runs findings rc=0
     seeds=$(find "$work/corpus" -type f | wc -l)
-    dict=()
+    local dict=()
     [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
     # -close_fd_mask=3: the CLI parsers print usage errors, which would drown the log;
     # libFuzzer and the sanitizers keep a descriptor of their own for reports.
-    rc=0
     "$build/tests/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -close_fd_mask=3 -print_final_stats=1 "${dict[@]}" -artifact_prefix="$work/" \
         "$work/corpus" >"$work/log" 2>&1 || rc=$?
@@ -86,12 +89,38 @@ for t in "${targets[@]}"; do
     findings=$(find "$work" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' \
         -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
     if [ "$rc" -eq 0 ] && [ "$findings" -eq 0 ]; then
+        echo passed >"$work/verdict"
+        echo "fuzz $t: passed, ${runs:-?} executions in ${seconds}s, corpus $seeds -> $corpus inputs" \
+            >"$work/report"
+    else
+        echo failed >"$work/verdict"
+        {
+            echo "fuzz $t: FAILED (exit $rc), ${runs:-?} executions; log $work/log:"
+            grep -E 'ERROR|SUMMARY|invariant|Test unit written|^    #[0-9]+ ' "$work/log" | head -n 40
+        } >"$work/report"
+    fi
+}
+
+jobs=${APO_FUZZ_JOBS:-$(nproc)}
+running=0
+for t in "${targets[@]}"; do
+    fuzz_target "$t" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+done
+wait || true
+passed=0
+failed=0
+for t in "${targets[@]}"; do
+    work="$build/fuzz-run/$t"
+    cat "$work/report" 2>/dev/null || echo "fuzz $t: FAILED (no report)"
+    if [ "$(cat "$work/verdict" 2>/dev/null)" = passed ]; then
         passed=$((passed + 1))
-        echo "fuzz $t: passed, ${runs:-?} executions in ${seconds}s, corpus $seeds -> $corpus inputs"
     else
         failed=$((failed + 1))
-        echo "fuzz $t: FAILED (exit $rc), ${runs:-?} executions; log $work/log:"
-        grep -E 'ERROR|SUMMARY|invariant|Test unit written|^    #[0-9]+ ' "$work/log" | head -n 40
     fi
 done
 echo "$passed passed, $failed failed, 0 skipped"
