@@ -127,6 +127,11 @@ void stream_feed_span(apo_stream *s, const stream_case *c, size_t from, size_t t
 void stream_assert_span(const stream_case *c, double *const *got, size_t from, size_t to,
                         const char *what);
 
+/* FNV-1a 64 over the n bytes at p, the checksum of a saved state as docs/streaming.md
+ * defines it: the tests' own, so that a state they edit and seal again checks the library's
+ * checksum rather than reusing it. */
+uint64_t stream_state_fnv1a(const unsigned char *p, size_t n);
+
 /* A small seeded generator (splitmix64) for data and plans. */
 uint64_t stream_rng(uint64_t *state);
 
