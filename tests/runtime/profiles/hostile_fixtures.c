@@ -167,14 +167,9 @@ const char *good_thresholds =
 /* A runtime on DEVICES with profiles on at `multigpu` and `thresholds`. The persist interval
  * is a day, so nothing is written before apo_profile_save() or apo_runtime_destroy(). */
 apo_status profiled_runtime(const char *multigpu, const char *thresholds, apo_runtime **rt) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = DEVICES;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.profiles = APO_SWITCH_ON;
+    apo_config config = test_profiled_config(DEVICES, multigpu, thresholds);
     config.learn = APO_SWITCH_ON;
     config.persist_interval_s = 86400;
-    config.multigpu_path = multigpu;
-    config.thresholds_path = thresholds;
     *rt = NULL;
     return apo_runtime_create(&config, rt);
 }
