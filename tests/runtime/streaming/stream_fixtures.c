@@ -417,6 +417,10 @@ void stream_check_plan_fresh(apo_runtime *rt, const stream_case *c, stream_plan 
     apo_stream_destroy(s);
 }
 
+int stream_kernel_is_reduction(const char *name) {
+    return strcmp(name, "returns_stats") == 0 || strcmp(name, "bootstrap") == 0;
+}
+
 uint64_t stream_state_fnv1a(const unsigned char *p, size_t n) {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t i = 0; i < n; i++)
