@@ -7,7 +7,7 @@
 #include "helpers.h"
 #include "reference.h"
 
-apo_runtime *test_runtime(const char *devices) {
+apo_config test_config(const char *devices) {
     apo_config config = APO_CONFIG_INIT;
     config.devices = devices;
     config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
@@ -15,6 +15,11 @@ apo_runtime *test_runtime(const char *devices) {
      * environment meson gives it (APPORTION_PROFILES=off): its calls learn, and learning
      * writes. Tests of the files make their own runtimes on folders of their own. */
     config.profiles = APO_SWITCH_OFF;
+    return config;
+}
+
+apo_runtime *test_runtime(const char *devices) {
+    apo_config config = test_config(devices);
     apo_runtime *rt = NULL;
     apo_status st = apo_runtime_create(&config, &rt);
     cr_assert_eq(st, APO_OK, "runtime on \"%s\": %s: %s", devices, apo_strerror(st),
@@ -24,9 +29,7 @@ apo_runtime *test_runtime(const char *devices) {
 
 apo_config test_profiled_config(const char *devices, const char *multigpu_path,
                                 const char *thresholds_path) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    apo_config config = test_config(devices);
     config.profiles = APO_SWITCH_ON;
     config.multigpu_path = multigpu_path;
     config.thresholds_path = thresholds_path;

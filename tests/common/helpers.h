@@ -10,12 +10,15 @@
 
 #include "apportion.h"
 
-/* Creates a runtime on `devices` (virtual sim clock); fails the test on error. */
+/* The configuration of a runtime on `devices` (virtual sim clock) with profiles off. */
+apo_config test_config(const char *devices);
+
+/* Creates a runtime of test_config(devices); fails the test on error. */
 apo_runtime *test_runtime(const char *devices);
 
-/* The configuration of a runtime on `devices` (virtual sim clock) with profiles on, read from
- * and written to the two files given; learning and the persist interval are left to the
- * caller. The paths are the caller's, kept until apo_runtime_create() returns. */
+/* test_config(devices) with profiles on, read from and written to the two files given;
+ * learning and the persist interval are left to the caller. The paths are the caller's,
+ * kept until apo_runtime_create() returns. */
 apo_config test_profiled_config(const char *devices, const char *multigpu_path,
                                 const char *thresholds_path);
 

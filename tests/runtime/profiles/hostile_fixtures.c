@@ -128,10 +128,7 @@ void list_dir(const char *path, char *out, size_t size) {
 const char *config_of(size_t index) {
     static char keys[2][APO_LABEL_MAX];
     if (keys[0][0] == '\0') {
-        apo_config config = APO_CONFIG_INIT;
-        config.devices = DEVICES;
-        config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-        config.profiles = APO_SWITCH_OFF;
+        apo_config config = test_config(DEVICES);
         apo_runtime *rt = NULL;
         cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
         for (size_t i = 0; i < 2; i++) {
