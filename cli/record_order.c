@@ -18,35 +18,25 @@
             snprintf(err, err_size, __VA_ARGS__);                                                  \
     } while (0)
 
-/* Reads exactly n decimal digits at s. */
-static int digits(const char *s, size_t n, unsigned *out) {
-    unsigned v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
 /* An ISO 8601 date or timestamp (record_order.h); returns 0 with *k filled, or -1. */
 static int parse_time(const char *s, cli_index_key *k) {
     unsigned y, mo, d, h = 0, mi = 0, sec = 0;
-    if (digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
-        digits(s + 8, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > apo__days_in_month(y, mo))
+    if (apo__fixed_digits(s, 4, &y) || s[4] != '-' || apo__fixed_digits(s + 5, 2, &mo) ||
+        s[7] != '-' || apo__fixed_digits(s + 8, 2, &d) || mo < 1 || mo > 12 || d < 1 ||
+        d > apo__days_in_month(y, mo))
         return -1;
     s += 10;
     long nanos = 0;
     long offset = 0;
     int zoned = 0;
     if (*s == 'T' || *s == 't' || *s == ' ') {
-        if (digits(s + 1, 2, &h) || s[3] != ':' || digits(s + 4, 2, &mi) || h > 23 || mi > 59)
+        if (apo__fixed_digits(s + 1, 2, &h) || s[3] != ':' || apo__fixed_digits(s + 4, 2, &mi) ||
+            h > 23 || mi > 59)
             return -1;
         s += 6;
         if (*s == ':') {
             /* 60: a leap second, counted as the first second of the next minute. */
-            if (digits(s + 1, 2, &sec) || sec > 60)
+            if (apo__fixed_digits(s + 1, 2, &sec) || sec > 60)
                 return -1;
             s += 3;
             if (*s == '.' || *s == ',') {
@@ -69,13 +59,13 @@ static int parse_time(const char *s, cli_index_key *k) {
         } else if (*s == '+' || *s == '-') {
             unsigned oh, om = 0;
             const int sign = *s == '-' ? -1 : 1;
-            if (digits(s + 1, 2, &oh) || oh > 23)
+            if (apo__fixed_digits(s + 1, 2, &oh) || oh > 23)
                 return -1;
             s += 3;
             if (*s == ':')
                 s++;
             if (*s >= '0' && *s <= '9') {
-                if (digits(s, 2, &om) || om > 59)
+                if (apo__fixed_digits(s, 2, &om) || om > 59)
                     return -1;
                 s += 2;
             }

@@ -28,18 +28,6 @@ void apo__timestamp_format(double t, char *out, size_t out_size) {
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-/* Reads exactly `n` decimal digits. */
-static int digits_at(const char *s, size_t n, unsigned *out) {
-    unsigned v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
 /* Reads a zone at s: Z, or an offset +HH:MM, +HHMM or +HH, into *offset (seconds east of
  * UTC). Returns the characters read, or 0 when there is none or it is malformed. */
 static size_t zone_at(const char *s, long *offset) {
@@ -51,11 +39,11 @@ static size_t zone_at(const char *s, long *offset) {
         return 0;
     unsigned oh, om = 0;
     size_t n = 3;
-    if (digits_at(s + 1, 2, &oh) || oh > 23)
+    if (apo__fixed_digits(s + 1, 2, &oh) || oh > 23)
         return 0;
-    if (s[3] == ':' && !digits_at(s + 4, 2, &om))
+    if (s[3] == ':' && !apo__fixed_digits(s + 4, 2, &om))
         n = 6;
-    else if (s[3] >= '0' && s[3] <= '9' && !digits_at(s + 3, 2, &om))
+    else if (s[3] >= '0' && s[3] <= '9' && !apo__fixed_digits(s + 3, 2, &om))
         n = 5;
     if (om > 59)
         return 0;
@@ -86,13 +74,14 @@ double apo__timestamp_parse(const char *text) {
     unsigned y, mo, d, h, mi, sec = 0;
     /* ISO 8601 as RFC 3339 and Python's isoformat() write it: 'T' or a space between date
      * and time, seconds optional. */
-    if (digits_at(s, 4, &y) || s[4] != '-' || digits_at(s + 5, 2, &mo) || s[7] != '-' ||
-        digits_at(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-        digits_at(s + 11, 2, &h) || s[13] != ':' || digits_at(s + 14, 2, &mi))
+    if (apo__fixed_digits(s, 4, &y) || s[4] != '-' || apo__fixed_digits(s + 5, 2, &mo) ||
+        s[7] != '-' || apo__fixed_digits(s + 8, 2, &d) ||
+        (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || apo__fixed_digits(s + 11, 2, &h) ||
+        s[13] != ':' || apo__fixed_digits(s + 14, 2, &mi))
         return -1;
     s += 16;
     if (*s == ':') {
-        if (digits_at(s + 1, 2, &sec))
+        if (apo__fixed_digits(s + 1, 2, &sec))
             return -1;
         s += 3;
     }

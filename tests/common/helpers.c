@@ -1,12 +1,13 @@
 /* Helpers shared by the runtime tests; see helpers.h. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "helpers.h"
 #include "reference.h"
 
-apo_runtime *test_runtime(const char *devices) {
+apo_config test_config(const char *devices) {
     apo_config config = APO_CONFIG_INIT;
     config.devices = devices;
     config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
@@ -14,11 +15,32 @@ apo_runtime *test_runtime(const char *devices) {
      * environment meson gives it (APPORTION_PROFILES=off): its calls learn, and learning
      * writes. Tests of the files make their own runtimes on folders of their own. */
     config.profiles = APO_SWITCH_OFF;
+    return config;
+}
+
+apo_runtime *test_runtime(const char *devices) {
+    apo_config config = test_config(devices);
     apo_runtime *rt = NULL;
     apo_status st = apo_runtime_create(&config, &rt);
     cr_assert_eq(st, APO_OK, "runtime on \"%s\": %s: %s", devices, apo_strerror(st),
                  apo_last_error());
     return rt;
+}
+
+apo_config test_profiled_config(const char *devices, const char *multigpu_path,
+                                const char *thresholds_path) {
+    apo_config config = test_config(devices);
+    config.profiles = APO_SWITCH_ON;
+    config.multigpu_path = multigpu_path;
+    config.thresholds_path = thresholds_path;
+    return config;
+}
+
+test_profile_paths test_profile_paths_in(const char *dir) {
+    test_profile_paths p;
+    snprintf(p.multigpu, sizeof p.multigpu, "%s/multigpu.json", dir);
+    snprintf(p.thresholds, sizeof p.thresholds, "%s/thresholds.json", dir);
+    return p;
 }
 
 void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,

@@ -10,8 +10,24 @@
 
 #include "apportion.h"
 
-/* Creates a runtime on `devices` (virtual sim clock); fails the test on error. */
+/* The configuration of a runtime on `devices` (virtual sim clock) with profiles off. */
+apo_config test_config(const char *devices);
+
+/* Creates a runtime of test_config(devices); fails the test on error. */
 apo_runtime *test_runtime(const char *devices);
+
+/* test_config(devices) with profiles on, read from and written to the two files given;
+ * learning and the persist interval are left to the caller. The paths are the caller's,
+ * kept until apo_runtime_create() returns. */
+apo_config test_profiled_config(const char *devices, const char *multigpu_path,
+                                const char *thresholds_path);
+
+/* The two profile files of a folder, as the profile tests name them. */
+typedef struct test_profile_paths {
+    char multigpu[512];   /* DIR/multigpu.json */
+    char thresholds[512]; /* DIR/thresholds.json */
+} test_profile_paths;
+test_profile_paths test_profile_paths_in(const char *dir);
 
 /* Registers "msum" on rt: a user kernel with one parameter `k` (default 4), the sum of the
  * last k samples (fewer at the start), halo 63, tiles of 1000. */

@@ -22,18 +22,8 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_profile.h"
 #include "profiles/profile_store.h"
-
-static int valid_name(const char *s) {
-    size_t n = strlen(s);
-    if (n == 0 || n >= APO_NAME_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-            return 0;
-    return 1;
-}
 
 static void check_key(const char *text) {
     apo__threshold_key_parts parts;
@@ -41,20 +31,10 @@ static void check_key(const char *text) {
     if (apo__threshold_key_parse(text, &parts) != APO_OK)
         return;
     FUZZ_CHECK(strlen(text) < APO_THRESHOLD_KEY_MAX, "a key of %zu bytes parsed", strlen(text));
-    FUZZ_CHECK(valid_name(parts.function), "function \"%s\"", parts.function);
-    FUZZ_CHECK(parts.n_params <= APO_MAX_PARAMS + 1, "%zu params", parts.n_params);
+    fuzz_check_key_parts(text, &parts);
     const char *names[APO_MAX_PARAMS + 1];
-    for (size_t p = 0; p < parts.n_params; p++) {
-        FUZZ_CHECK(valid_name(parts.names[p]) && strcmp(parts.names[p], "size") != 0, "name \"%s\"",
-                   parts.names[p]);
-        FUZZ_CHECK(isfinite(parts.values[p]), "value %g", parts.values[p]);
-        if (p > 0)
-            FUZZ_CHECK(strcmp(parts.names[p - 1], parts.names[p]) < 0, "names unsorted");
+    for (size_t p = 0; p < parts.n_params; p++)
         names[p] = parts.names[p];
-    }
-    char size[48];
-    snprintf(size, sizeof size, "'size': %" PRIu64, parts.samples);
-    FUZZ_CHECK(strstr(text, size) != NULL, "size %" PRIu64 " not in the key", parts.samples);
     char again[APO_THRESHOLD_KEY_MAX];
     FUZZ_CHECK(apo__threshold_key(again, parts.function, names, parts.values, parts.n_params,
                                   parts.samples) == APO_OK,

@@ -29,17 +29,6 @@
 #define NAME "fuzz/thresholds.json"
 #define COUNT_LIMIT ((uint64_t)INT64_MAX)
 
-static int valid_name(const char *s) {
-    size_t n = strlen(s);
-    if (n == 0 || n >= APO_NAME_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-            return 0;
-    return 1;
-}
-
 static void check_entry(const apo__thresholds *t, size_t i) {
     const apo__threshold *e = &t->entries[i];
     FUZZ_CHECK(fuzz_terminated(e->key, sizeof e->key), "key %zu not terminated", i);
@@ -64,19 +53,7 @@ static void check_key_parse(const char *key) {
     apo__threshold_key_parts parts;
     if (apo__threshold_key_parse(key, &parts) != APO_OK)
         return;
-    FUZZ_CHECK(valid_name(parts.function), "%s: function \"%s\"", key, parts.function);
-    FUZZ_CHECK(parts.n_params <= APO_MAX_PARAMS + 1, "%s: %zu params", key, parts.n_params);
-    for (size_t p = 0; p < parts.n_params; p++) {
-        FUZZ_CHECK(valid_name(parts.names[p]) && strcmp(parts.names[p], "size") != 0,
-                   "%s: name \"%s\"", key, parts.names[p]);
-        FUZZ_CHECK(isfinite(parts.values[p]), "%s: value %g", key, parts.values[p]);
-        if (p > 0)
-            FUZZ_CHECK(strcmp(parts.names[p - 1], parts.names[p]) < 0, "%s: names unsorted", key);
-    }
-    char size[48];
-    snprintf(size, sizeof size, "'size': %" PRIu64, parts.samples);
-    FUZZ_CHECK(strstr(key, size) != NULL, "%s: size %" PRIu64 " not in the key", key,
-               parts.samples);
+    fuzz_check_key_parts(key, &parts);
 }
 
 /* The file merged into a copy of itself (every key already there). */

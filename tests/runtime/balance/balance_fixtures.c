@@ -45,15 +45,9 @@ void remove_tmpdir(void) {
 /* A runtime on `devices` with the virtual sim clock. With `files`, profiles are on and
  * both paths point into the temporary folder; otherwise profiles are off. */
 apo_runtime *runtime(const char *devices, apo_switch learn, int files) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    apo_config config = files ? test_profiled_config(devices, multigpu_path, thresholds_path)
+                              : test_config(devices);
     config.learn = learn;
-    config.profiles = files ? APO_SWITCH_ON : APO_SWITCH_OFF;
-    if (files) {
-        config.multigpu_path = multigpu_path;
-        config.thresholds_path = thresholds_path;
-    }
     apo_runtime *rt = NULL;
     apo_status st = apo_runtime_create(&config, &rt);
     cr_assert_eq(st, APO_OK, "runtime on \"%s\": %s: %s", devices, apo_status_name(st),

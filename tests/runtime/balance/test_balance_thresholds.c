@@ -163,13 +163,11 @@ Test(balance, recorded_thresholds_are_merged_stored_and_decide, .timeout = 60, .
  * in memory (profiles off), and the decision follows: the cpu alone for small series, the
  * stand-in too once the cpu's predicted time passes its 50 ms latency. */
 Test(balance, profiling_feeds_the_cpu_or_gpu_decision_in_memory, .timeout = 120) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = "cpu:threads=1,sim:gpu:rate=1e10:latency=50ms";
     /* The stand-in's time grows by 40 us from the smallest size to the largest: on the wall
      * clock a loaded machine's sleeps wander further than that, and the fit then finds no
-     * growth. On the virtual clock its time is exactly its model; the cpu's is measured. */
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.profiles = APO_SWITCH_OFF;
+     * growth. On the virtual clock (test_config's) its time is exactly its model; the cpu's
+     * is measured. */
+    apo_config config = test_config("cpu:threads=1,sim:gpu:rate=1e10:latency=50ms");
     config.learn = APO_SWITCH_OFF;
     apo_runtime *rt = NULL;
     cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());

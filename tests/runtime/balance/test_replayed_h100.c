@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "devices/replay.h"
+#include "helpers.h"
 #include "replay_fixtures.h"
 #include "test_tmpdir.h"
 
@@ -139,15 +140,8 @@ Test(replayed_h100, a_configuration_is_never_much_slower_than_its_best_single_de
 
 /* A runtime on `devices` with its profile files in `dir`. */
 static apo_runtime *runtime_with_files(const char *devices, const char *dir) {
-    char multigpu[256], thresholds[256];
-    snprintf(multigpu, sizeof multigpu, "%s/multigpu.json", dir);
-    snprintf(thresholds, sizeof thresholds, "%s/thresholds.json", dir);
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.profiles = APO_SWITCH_ON;
-    config.multigpu_path = multigpu;
-    config.thresholds_path = thresholds;
+    test_profile_paths files = test_profile_paths_in(dir);
+    apo_config config = test_profiled_config(devices, files.multigpu, files.thresholds);
     apo_runtime *rt = NULL;
     cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
     return rt;

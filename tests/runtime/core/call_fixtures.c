@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "call_fixtures.h"
+#include "helpers.h"
 
 void call_outputs_free(call_outputs *o) {
     for (size_t i = 0; i < o->n; i++)
@@ -61,4 +62,10 @@ apo_status call_run(apo_runtime *rt, const char *kernel, size_t rows, size_t col
     w.outputs = out->data;
     w.n_outputs = out->n;
     return apo_distribute_workload(rt, &w, report);
+}
+
+apo_runtime *call_runtime_failing_b(void) {
+    apo_runtime *rt = test_runtime("cpu,sim:a:rate=1e8,sim:b:rate=3e8:fail_after=2");
+    test_register_moving_sum(rt);
+    return rt;
 }

@@ -10,6 +10,15 @@
 
 #include "apportion.h"
 
+/* The devices the tests split calls across: the cpu and two sims, the slower one (a) to be
+ * given the most by skewed ratios. */
+#define CALL_MULTI_DEVICES "cpu,sim:a:rate=1e8,sim:b:rate=3e8"
+
+/* A runtime on the devices of CALL_MULTI_DEVICES whose sim:b fails from its second task on,
+ * with "msum" registered (test_register_moving_sum). Make a fresh one for each call that
+ * should see the failure: a device that failed is soon quarantined. */
+apo_runtime *call_runtime_failing_b(void);
+
 /* The value every output holds before a call: no output is ever this. */
 #define CALL_POISON (-12345.678)
 

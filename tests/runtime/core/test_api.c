@@ -588,10 +588,7 @@ static apo_ratio_source planned_source(apo_runtime *rt, const apo_workload *w) {
 }
 
 static apo_runtime *learning_runtime(apo_switch learn) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = "sim:a:rate=1e8,sim:b:rate=4e8";
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.profiles = APO_SWITCH_OFF;
+    apo_config config = test_config("sim:a:rate=1e8,sim:b:rate=4e8");
     config.learn = learn;
     apo_runtime *rt = NULL;
     cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());

@@ -157,11 +157,9 @@ static const apo_sweep *case_sweep(const ragged_case *c, apo_sweep_param *grid, 
     return sw;
 }
 
-static const char *const multi_devices = "cpu,sim:a:rate=1e8,sim:b:rate=3e8";
-
 Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
     apo_runtime *cpu = test_runtime("cpu");
-    apo_runtime *multi = test_runtime(multi_devices);
+    apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
     test_register_moving_sum(cpu);
     test_register_moving_sum(multi);
     /* Skewed shares: the slow sim device gets the most; one device gets nothing. */
@@ -194,7 +192,7 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
 
             for (size_t ri = 0; ri < sizeof skewed / sizeof skewed[0]; ri++) {
                 snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
-                         ci, multi_devices, ri, apo_split_name(splits[si]));
+                         ci, CALL_MULTI_DEVICES, ri, apo_split_name(splits[si]));
                 o.ratios = skewed[ri];
                 o.n_ratios = 3;
                 st = call_run(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got,
@@ -209,8 +207,7 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
         }
         /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
          * runtime each time, so that the device is not quarantined yet.) */
-        apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8,sim:b:rate=3e8:fail_after=2");
-        test_register_moving_sum(failing);
+        apo_runtime *failing = call_runtime_failing_b();
         char what[200];
         snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
         call_outputs got;
@@ -264,7 +261,7 @@ Test(ragged, a_device_failing_mid_call_keeps_the_bits, .timeout = 300) {
 /* Every row as long as the stride gives the rectangular call's bits, bootstrap aside (its
  * rows each draw as the row of a call alone, docs/api.md "Ragged rows"). */
 Test(ragged, full_length_rows_give_the_rectangular_call, .timeout = 120) {
-    apo_runtime *rt = test_runtime(multi_devices);
+    apo_runtime *rt = test_runtime(CALL_MULTI_DEVICES);
     const char *const kernels[] = {"bollinger", "macd", "returns_stats"};
     const size_t rows = 5, cols = 20000;
     const size_t lengths[] = {cols, cols, cols, cols, cols};
@@ -291,7 +288,7 @@ Test(ragged, full_length_rows_give_the_rectangular_call, .timeout = 120) {
 
 /* The ragged rows against the long-double reference too, not only against the library. */
 Test(ragged, bollinger_rows_match_the_long_double_reference, .timeout = 120) {
-    apo_runtime *rt = test_runtime(multi_devices);
+    apo_runtime *rt = test_runtime(CALL_MULTI_DEVICES);
     const ragged_case *c = &cases[0];
     double *x = ragged_input(c, 21);
     call_opts o = {c->lengths, NULL, NULL, 0, APO_SPLIT_TIME};
@@ -324,7 +321,7 @@ Test(ragged, bollinger_rows_match_the_long_double_reference, .timeout = 120) {
 
 /* The work counted from the real lengths: bollinger's elements are the samples. */
 Test(ragged, plan_and_report_count_the_rows_real_elements, .timeout = 120) {
-    apo_runtime *rt = test_runtime(multi_devices);
+    apo_runtime *rt = test_runtime(CALL_MULTI_DEVICES);
     const ragged_case *c = &cases[1]; /* 4 rows, 3 sets */
     double *x = ragged_input(c, 5);
     const double *inputs[1] = {x};

@@ -179,11 +179,9 @@ static double *walk(size_t n, uint64_t seed) {
     return x;
 }
 
-static const char *const multi_devices = "cpu,sim:a:rate=1e8,sim:b:rate=3e8";
-
 Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
     apo_runtime *cpu = test_runtime("cpu");
-    apo_runtime *multi = test_runtime(multi_devices);
+    apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
     test_register_moving_sum(cpu);
     test_register_moving_sum(multi);
     /* Skewed shares: the slow sim device gets the most. */
@@ -214,7 +212,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
 
             for (size_t ri = 0; ri < 2; ri++) {
                 snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
-                         ci, multi_devices, ri, apo_split_name(splits[si]));
+                         ci, CALL_MULTI_DEVICES, ri, apo_split_name(splits[si]));
                 st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
                               skewed[ri], 3, splits[si], &got, &report);
                 cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
@@ -226,8 +224,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
         }
         /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
          * runtime each time, so that the device is not quarantined yet.) */
-        apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8,sim:b:rate=3e8:fail_after=2");
-        test_register_moving_sum(failing);
+        apo_runtime *failing = call_runtime_failing_b();
         char what[160];
         snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
         call_outputs got;
@@ -274,7 +271,7 @@ Test(sweep, a_device_failing_mid_sweep_keeps_the_bits, .timeout = 300) {
 }
 
 Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
-    apo_runtime *multi = test_runtime(multi_devices);
+    apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
     const sweep_case *c = &cases[0]; /* 6 sets */
     double *x = walk(c->rows * c->cols, 3);
     apo_sweep_param grid[MAX_SWEPT];
@@ -315,7 +312,7 @@ Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
 
 /* The work of each set counted in its own grid: the sweep's elements are the sum. */
 Test(sweep, plan_and_report_count_sets_and_their_elements, .timeout = 120) {
-    apo_runtime *multi = test_runtime(multi_devices);
+    apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
     const sweep_case *c = &cases[0];
     double *x = walk(c->rows * c->cols, 3);
     apo_sweep_param grid[MAX_SWEPT];

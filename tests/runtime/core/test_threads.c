@@ -539,17 +539,10 @@ static void *learner_main(void *arg) {
 }
 
 static apo_runtime *persisting_runtime(const char *dir, const char *devices) {
-    char multigpu[512], thresholds[512];
-    snprintf(multigpu, sizeof multigpu, "%s/multigpu.json", dir);
-    snprintf(thresholds, sizeof thresholds, "%s/thresholds.json", dir);
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.profiles = APO_SWITCH_ON;
+    test_profile_paths files = test_profile_paths_in(dir);
+    apo_config config = test_profiled_config(devices, files.multigpu, files.thresholds);
     config.learn = APO_SWITCH_ON;
     config.persist_interval_s = 0.001;
-    config.multigpu_path = multigpu;
-    config.thresholds_path = thresholds;
     apo_runtime *rt = NULL;
     cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
     return rt;

@@ -393,10 +393,7 @@ Test(faults, settings_are_checked_and_read_from_the_environment, .timeout = 60) 
     setenv("APPORTION_DEADLINE_FLOOR", "2.5", 1);
     setenv("APPORTION_QUARANTINE_AFTER", "1", 1);
     for (int use_config = 0; use_config <= 1; use_config++) {
-        apo_config c2 = APO_CONFIG_INIT;
-        c2.devices = "sim:a:fail_after=1,sim:b";
-        c2.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-        c2.profiles = APO_SWITCH_OFF;
+        apo_config c2 = test_config("sim:a:fail_after=1,sim:b");
         if (use_config) {
             c2.deadline_floor_s = 1.25;
             c2.quarantine_after = 2;

@@ -128,10 +128,7 @@ void list_dir(const char *path, char *out, size_t size) {
 const char *config_of(size_t index) {
     static char keys[2][APO_LABEL_MAX];
     if (keys[0][0] == '\0') {
-        apo_config config = APO_CONFIG_INIT;
-        config.devices = DEVICES;
-        config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-        config.profiles = APO_SWITCH_OFF;
+        apo_config config = test_config(DEVICES);
         apo_runtime *rt = NULL;
         cr_assert_eq(apo_runtime_create(&config, &rt), APO_OK, "%s", apo_last_error());
         for (size_t i = 0; i < 2; i++) {
@@ -167,14 +164,9 @@ const char *good_thresholds =
 /* A runtime on DEVICES with profiles on at `multigpu` and `thresholds`. The persist interval
  * is a day, so nothing is written before apo_profile_save() or apo_runtime_destroy(). */
 apo_status profiled_runtime(const char *multigpu, const char *thresholds, apo_runtime **rt) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = DEVICES;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
-    config.profiles = APO_SWITCH_ON;
+    apo_config config = test_profiled_config(DEVICES, multigpu, thresholds);
     config.learn = APO_SWITCH_ON;
     config.persist_interval_s = 86400;
-    config.multigpu_path = multigpu;
-    config.thresholds_path = thresholds;
     *rt = NULL;
     return apo_runtime_create(&config, rt);
 }

@@ -58,14 +58,9 @@ static void remove_tmpdir(void) {
 
 /* A runtime on `devices` (virtual sim clock) with profiles in the temporary folder. */
 static apo_runtime *runtime(const char *devices, apo_switch learn, double persist_interval_s) {
-    apo_config config = APO_CONFIG_INIT;
-    config.devices = devices;
-    config.sim_clock = APO_SIM_CLOCK_VIRTUAL;
+    apo_config config = test_profiled_config(devices, multigpu_path, thresholds_path);
     config.learn = learn;
     config.persist_interval_s = persist_interval_s;
-    config.profiles = APO_SWITCH_ON;
-    config.multigpu_path = multigpu_path;
-    config.thresholds_path = thresholds_path;
     apo_runtime *rt = NULL;
     apo_status st = apo_runtime_create(&config, &rt);
     cr_assert_eq(st, APO_OK, "runtime on \"%s\": %s", devices, apo_last_error());

@@ -416,3 +416,14 @@ void stream_check_plan_fresh(apo_runtime *rt, const stream_case *c, stream_plan 
     stream_check_plan(s, c, plan, plan_seed, most);
     apo_stream_destroy(s);
 }
+
+int stream_kernel_is_reduction(const char *name) {
+    return strcmp(name, "returns_stats") == 0 || strcmp(name, "bootstrap") == 0;
+}
+
+uint64_t stream_state_fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}

@@ -127,6 +127,15 @@ void stream_feed_span(apo_stream *s, const stream_case *c, size_t from, size_t t
 void stream_assert_span(const stream_case *c, double *const *got, size_t from, size_t to,
                         const char *what);
 
+/* Whether `name` is one of the catalog's reductions (returns_stats, bootstrap), which no
+ * stream computes: the loops over every kernel skip them. */
+int stream_kernel_is_reduction(const char *name);
+
+/* FNV-1a 64 over the n bytes at p, the checksum of a saved state as docs/streaming.md
+ * defines it: the tests' own, so that a state they edit and seal again checks the library's
+ * checksum rather than reusing it. */
+uint64_t stream_state_fnv1a(const unsigned char *p, size_t n);
+
 /* A small seeded generator (splitmix64) for data and plans. */
 uint64_t stream_rng(uint64_t *state);
 

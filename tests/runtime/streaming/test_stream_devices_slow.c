@@ -28,10 +28,6 @@ static apo_stream *stream_on_devices(apo_runtime *rt, const stream_case *c, size
     return s;
 }
 
-static int is_reduction(const char *name) {
-    return strcmp(name, "returns_stats") == 0 || strcmp(name, "bootstrap") == 0;
-}
-
 /* A history of four tiles and a bit: long enough that a series' kept window starts past
  * its first tile for every kernel at its defaults (macd's halo is more than three tiles). */
 static size_t history_of(apo_runtime *rt, const char *kernel) {
@@ -50,7 +46,7 @@ Test(stream_devices, every_per_bar_kernel_on_the_devices_equals_batch, .timeout 
         cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
         cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
-        if (is_reduction(name))
+        if (stream_kernel_is_reduction(name))
             continue;
         stream_case c;
         const size_t cols = history_of(rt, name);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "le_bytes.h"
 #include "stream_fixtures.h"
 
 #define ROWS 3
@@ -368,19 +369,6 @@ Test(stream_revise, every_kernel_resumes_from_a_window, .timeout = 600) {
 #define OFF_TOTAL 168
 #define OFF_REVISE 184
 
-static void put_u64(unsigned char *p, uint64_t v) {
-    for (int b = 0; b < 8; b++)
-        p[b] = (unsigned char)(v >> (8 * b));
-}
-
-/* FNV-1a 64, as docs/streaming.md defines the checksum. */
-static uint64_t fnv1a(const unsigned char *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 Test(stream_revise, a_version_2_state_loads_as_one_that_keeps_none, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     stream_case c;
@@ -399,8 +387,8 @@ Test(stream_revise, a_version_2_state_loads_as_one_that_keeps_none, .timeout = 6
     memcpy(v2, v3, OFF_REVISE);
     memcpy(v2 + OFF_REVISE, v3 + OFF_REVISE + 8, len - OFF_REVISE - 8);
     v2[OFF_FORMAT] = 2;
-    put_u64(v2 + OFF_TOTAL, len - 8);
-    put_u64(v2 + len - 16, fnv1a(v2, len - 16));
+    apo__put_u64(v2 + OFF_TOTAL, len - 8);
+    apo__put_u64(v2 + len - 16, stream_state_fnv1a(v2, len - 16));
     apo_stream_desc d = stream_desc_of(&c);
     cr_assert_eq(apo_stream_load(rt, &d, v2, len - 8, &s), APO_OK, "%s", apo_last_error());
     stream_assert_state(s, v3, len, "a version-2 state loaded and saved again");

@@ -46,10 +46,6 @@ static int check_kernel(apo_runtime *rt, const char *kernel, const apo_param *pa
     return 1;
 }
 
-static int is_reduction(const char *name) {
-    return strcmp(name, "returns_stats") == 0 || strcmp(name, "bootstrap") == 0;
-}
-
 Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     size_t n = 0, checked = 0;
@@ -57,7 +53,7 @@ Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
     for (size_t i = 0; i < n; i++) {
         const char *name;
         cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (is_reduction(name))
+        if (stream_kernel_is_reduction(name))
             continue;
         cr_assert(check_kernel(rt, name, NULL, 0, 11 + i), "%s refused its defaults", name);
         checked++;
@@ -75,7 +71,7 @@ Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 6
     for (size_t i = 0; i < n; i++) {
         const char *name;
         cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (is_reduction(name))
+        if (stream_kernel_is_reduction(name))
             continue;
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
         cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);

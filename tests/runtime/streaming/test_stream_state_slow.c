@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "le_bytes.h"
 #include "stream_fixtures.h"
 #include "test_tmpdir.h"
 
@@ -23,21 +24,11 @@
 #define OFF_TILE 136
 #define OFF_CARRY 176
 
-static uint64_t fnv1a(const unsigned char *p, size_t len) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-static void put_u64(unsigned char *p, uint64_t v) {
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* After a deliberate edit, the checksum made right again, so that the check after it is
  * the one that must refuse. */
-static void reseal(unsigned char *buf, size_t len) { put_u64(buf + len - 8, fnv1a(buf, len - 8)); }
+static void reseal(unsigned char *buf, size_t len) {
+    apo__put_u64(buf + len - 8, stream_state_fnv1a(buf, len - 8));
+}
 
 static unsigned char *saved(const apo_stream *s, size_t *len) {
     cr_assert_eq(apo_stream_save(s, NULL, 0, len), APO_OK, "%s", apo_last_error());
@@ -304,7 +295,7 @@ static void state_edit_apply(unsigned char *buf, const state_edit *e) {
     if (e->width == 1) {
         buf[e->at] = (unsigned char)e->value;
     } else if (e->width == 8) {
-        put_u64(buf + e->at, e->value);
+        apo__put_u64(buf + e->at, e->value);
     } else {
         memset(buf + e->at, 0, e->width);
         memcpy(buf + e->at, e->text, strlen(e->text));
