@@ -80,8 +80,7 @@ static inline APO_HD void apo__index_scan_step(size_t *best, double *v, size_t i
 /* The window [oldest, t] scanned from its oldest sample. The samples before s->from (a
  * stream's earlier bars) come from the ring, the rest from the row itself in a loop of its
  * own: a tile's scan is then TA-Lib's plain loop over x, with no test of where each sample
- * lives (that test at every sample cost about a tenth of maxindex's time). The same
- * comparisons in the same order, so the same index. */
+ * lives. The same comparisons in the same order, so the same index. */
 static inline APO_HD void apo__index_scan(apo__index_tracker *k, const apo__index_src *s,
                                           size_t oldest, size_t t, int sign) {
     size_t best = oldest;
