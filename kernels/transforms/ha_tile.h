@@ -56,12 +56,17 @@ static inline APO_HD void apo__ha_tile(const apo__cat_io *io, size_t begin, size
             bottom = bar_open;
         if (bar_close < bottom)
             bottom = bar_close;
-        /* Prices near DBL_MAX can overflow the sums to opposite infinities, whose NaN is stored
-         * as the NAN constant (apo_hd.h). */
+        /* Prices near DBL_MAX can overflow haopen's sums to opposite infinities (an infinite
+         * haopen meeting the other infinite haclose), whose NaN is stored as the NAN constant
+         * (apo_hd.h). The other three cannot be NaN: haclose adds four finite prices, and a
+         * partial sum that overflowed keeps its infinity when a finite price is added, so no
+         * infinity meets one of the other sign; the extremes start from the finite high or
+         * low and take only a value beyond them, which a NaN never is. Canonicalising them
+         * too took half the tile's time at 1e4 bars (an L1-resident row). */
         ha_open[t] = apo__canonical_nan(bar_open);
-        ha_high[t] = apo__canonical_nan(top);
-        ha_low[t] = apo__canonical_nan(bottom);
-        ha_close[t] = apo__canonical_nan(bar_close);
+        ha_high[t] = top;
+        ha_low[t] = bottom;
+        ha_close[t] = bar_close;
     }
 }
 

@@ -67,28 +67,45 @@ static inline APO_HD int apo__index_beyond(double a, double b, int sign) {
     return sign > 0 ? a > b : a < b;
 }
 
+/* A scan's step to sample i: i becomes the extreme where x is beyond it (the first of equal
+ * extremes stays). */
+static inline APO_HD void apo__index_scan_step(size_t *best, double *v, size_t i, double x,
+                                               int sign) {
+    if (apo__index_beyond(x, *v, sign)) {
+        *best = i;
+        *v = x;
+    }
+}
+
+/* The window [oldest, t] scanned from its oldest sample. The samples before s->from (a
+ * stream's earlier bars) come from the ring, the rest from the row itself in a loop of its
+ * own: a tile's scan is then TA-Lib's plain loop over x, with no test of where each sample
+ * lives. The same comparisons in the same order, so the same index. */
+static inline APO_HD void apo__index_scan(apo__index_tracker *k, const apo__index_src *s,
+                                          size_t oldest, size_t t, int sign) {
+    size_t best = oldest;
+    double v = apo__index_sample(s, oldest);
+    size_t i = oldest + 1;
+    for (; i <= t && i < s->from; i++)
+        apo__index_scan_step(&best, &v, i, s->ring[i % APO_INDEX_RING], sign);
+    for (; i <= t; i++)
+        apo__index_scan_step(&best, &v, i, s->x[i], sign);
+    k->at = best + 1;
+    k->v = v;
+}
+
 /* The tracker stepped to bar t of a window of p samples (t >= p - 1): a scan when its extreme
  * has left the window (the first of equal extremes), else the new sample where it is at least
- * the extreme (the latest). */
+ * the extreme (the latest; `>=` and `<=` are false for a NaN, as TA-Lib's are). */
 static inline APO_HD void apo__index_step(apo__index_tracker *k, const apo__index_src *s, size_t t,
                                           size_t p, int sign) {
     const size_t oldest = t + 1 - p;
     if (k->at == 0 || k->at - 1 < oldest) {
-        size_t best = oldest;
-        double v = apo__index_sample(s, oldest);
-        for (size_t i = oldest + 1; i <= t; i++) {
-            const double x = apo__index_sample(s, i);
-            if (apo__index_beyond(x, v, sign)) {
-                best = i;
-                v = x;
-            }
-        }
-        k->at = best + 1;
-        k->v = v;
+        apo__index_scan(k, s, oldest, t, sign);
         return;
     }
     const double x = apo__index_sample(s, t);
-    if (x == k->v || apo__index_beyond(x, k->v, sign)) {
+    if (sign > 0 ? x >= k->v : x <= k->v) {
         k->at = t + 1;
         k->v = x;
     }

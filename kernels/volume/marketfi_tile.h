@@ -10,16 +10,22 @@
 
 #include "catalog.h"
 
-/* Branch-free, so that gcc vectorizes it (bop_tile.h's shape): the quotient is computed for
- * every bar and the 0 and the NaN selected after. */
+/* Branch-free, so that gcc vectorizes it: the quotient is computed for every bar and the 0
+ * and the NaN selected after. The quotient must also be read outside those selects (here by
+ * the test of a NaN quotient, which no bar with finite samples and a volume not 0 fails):
+ * otherwise gcc sinks the division into the arm of a traded bar, and a division under a
+ * condition is one it may not run unconditionally (it can raise a floating-point flag), so
+ * the loop stays scalar. */
 static inline APO_HD void apo__marketfi_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1], *volume = io->in[2];
     double *out = io->out[0];
     for (size_t t = begin; t < end; t++) {
         const double h = high[t], l = low[t], v = volume[t];
-        const double mfi = (h - l) / v;
-        const double gap = (h - h) + (l - l) + (v - v);
-        out[t] = isnan(gap) ? (double)NAN : v != 0.0 ? mfi : 0.0;
+        const double quotient = (h - l) / v;
+        const double mfi = v != 0.0 ? quotient : 0.0;
+        const int ok = apo__finite(h) & apo__finite(l) & apo__finite(v) &
+                       ((quotient == quotient) | (v == 0.0));
+        out[t] = ok ? mfi : (double)NAN;
     }
 }
 
