@@ -201,6 +201,25 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
     }
 }
 
+/* Bar i of a set whose lanes have all started: its position after the bar, and on a scored
+ * bar its return, stored in *ret, with the bar's trade and exposure added to *trades and
+ * *exposed. The chunks of the fold and of a ranged call's reference chain are this step. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_bar(
+    const int kind, const int widths, const apo__score_sets_tile *tile,
+    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd pos, size_t i, int scored,
+    apo_vd *ret, apo_vd *trades, apo_vd *exposed) {
+    apo_vd o[3];
+    const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
+    if (scored) {
+        apo_vd traded, held;
+        *ret = apo__score_lanes_return(k, set, pos, next, apo__score_lanes_load1(&tile->move[i]),
+                                       &traded, &held);
+        *trades = *trades + traded;
+        *exposed = *exposed + held;
+    }
+    return next;
+}
+
 /* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
  * bar if its set has started and both closes are finite, else keeps its state; then a set
  * starts after a bar whose outputs are all finite. */
@@ -305,20 +324,10 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
         size_t m = 0;
         for (; i < stop; i++) {
             const int scored = tile->finite[i] != 0;
-            for (int r = 0; r < rounds; r++) {
-                apo_vd o[3];
-                const apo_vd next =
-                    apo__score_lanes_position(kind, widths, tile, &set[r], k, pos[r], i, o);
-                if (scored) {
-                    apo_vd traded, held;
-                    returns[r][m] = apo__score_lanes_return(k, &set[r], pos[r], next,
-                                                            apo__score_lanes_load1(&tile->move[i]),
-                                                            &traded, &held);
-                    trades[r] = trades[r] + traded;
-                    exposed[r] = exposed[r] + held;
-                }
-                pos[r] = next;
-            }
+            for (int r = 0; r < rounds; r++)
+                pos[r] =
+                    apo__score_lanes_started_bar(kind, widths, tile, &set[r], k, pos[r], i, scored,
+                                                 &returns[r][m], &trades[r], &exposed[r]);
             m += (size_t)scored;
         }
         for (int r = 0; r < rounds; r++) {

@@ -61,17 +61,9 @@ static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
     for (size_t i = i0; i < i1; i++) {
         const int scored = tile->finite[i] != 0;
         for (int r = 0; r < rounds; r++) {
-            apo_vd o[3];
             const apo_vd next =
-                apo__score_lanes_position(kind, widths, tile, &set[r], k, pos[r], i, o);
-            if (scored) {
-                apo_vd traded, held;
-                b[r].ret[m] =
-                    apo__score_lanes_return(k, &set[r], pos[r], next,
-                                            apo__score_lanes_load1(&tile->move[i]), &traded, &held);
-                trades[r] = trades[r] + traded;
-                exposed[r] = exposed[r] + held;
-            }
+                apo__score_lanes_started_bar(kind, widths, tile, &set[r], k, pos[r], i, scored,
+                                             &b[r].ret[m], &trades[r], &exposed[r]);
             b[r].pos[i - i0] = next;
             pos[r] = next;
         }
