@@ -47,6 +47,24 @@ typedef struct apo__score_lanes_k {
     apo_vd zero, one, minus_one, max_finite, inf;
 } apo__score_lanes_k;
 
+/* The constants, each in every lane. */
+static inline apo__score_lanes_k apo__score_lanes_constants(void) {
+    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
+                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    return k;
+}
+
+/* Set p's parameters into lane l of `set`. */
+static inline void apo__score_lanes_set_lane(apo__score_lanes_sets *set, size_t l,
+                                             const apo__score_set *p) {
+    set->nbdev_up = apo_vd_with_lane(set->nbdev_up, l, p->nbdev_up);
+    set->nbdev_dn = apo_vd_with_lane(set->nbdev_dn, l, p->nbdev_dn);
+    set->lower = apo_vd_with_lane(set->lower, l, p->lower);
+    set->upper = apo_vd_with_lane(set->upper, l, p->upper);
+    set->middle = apo_vd_with_lane(set->middle, l, p->middle);
+    set->cost = apo_vd_with_lane(set->cost, l, p->cost);
+}
+
 /* v where m is set, +0 elsewhere: one instruction where a select of two vectors takes three
  * on sse2, for the rules' and the fold's many choices between a constant and 0. */
 static inline apo_vd apo__score_lanes_if(apo_vm m, apo_vd v) {
@@ -396,8 +414,7 @@ static inline void APO_LANES_NAME(apo__score_lane_store)(const apo__score_lanes 
 static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *tile,
                                                   const apo__score_set *sets, size_t n,
                                                   apo__score_fold *folds) {
-    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
-                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    const apo__score_lanes_k k = apo__score_lanes_constants();
     apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS];
     memset(set, 0, sizeof set);
@@ -410,12 +427,7 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
             const size_t j = first + (l < in_round ? l : 0);
             const apo__score_set *p = &sets[j];
             const apo__score_fold *f = &folds[j];
-            set[r].nbdev_up = apo_vd_with_lane(set[r].nbdev_up, l, p->nbdev_up);
-            set[r].nbdev_dn = apo_vd_with_lane(set[r].nbdev_dn, l, p->nbdev_dn);
-            set[r].lower = apo_vd_with_lane(set[r].lower, l, p->lower);
-            set[r].upper = apo_vd_with_lane(set[r].upper, l, p->upper);
-            set[r].middle = apo_vd_with_lane(set[r].middle, l, p->middle);
-            set[r].cost = apo_vd_with_lane(set[r].cost, l, p->cost);
+            apo__score_lanes_set_lane(&set[r], l, p);
             s[r].pos = apo_vd_with_lane(s[r].pos, l, (double)f->pos);
             s[r].started = apo_vd_with_lane(s[r].started, l, f->started ? 1.0 : 0.0);
             s[r].total = apo_vd_with_lane(s[r].total, l, f->total);

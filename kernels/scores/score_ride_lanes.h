@@ -265,8 +265,7 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
                                                   const apo__score_set *sets, size_t first,
                                                   size_t n, int *ref_pos,
                                                   apo__score_fold *const *chains, size_t n_chains) {
-    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
-                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    const apo__score_lanes_k k = apo__score_lanes_constants();
     const int rounds = n > APO_LANES ? 2 : 1;
     size_t in_round[APO_SCORE_LANES_ROUNDS];
     apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
@@ -278,12 +277,7 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
         in_round[r] = n - (size_t)r * APO_LANES < APO_LANES ? n - (size_t)r * APO_LANES : APO_LANES;
         for (size_t l = 0; l < APO_LANES; l++) {
             const size_t j = at + (l < in_round[r] ? l : 0);
-            set[r].nbdev_up = apo_vd_with_lane(set[r].nbdev_up, l, sets[j].nbdev_up);
-            set[r].nbdev_dn = apo_vd_with_lane(set[r].nbdev_dn, l, sets[j].nbdev_dn);
-            set[r].lower = apo_vd_with_lane(set[r].lower, l, sets[j].lower);
-            set[r].upper = apo_vd_with_lane(set[r].upper, l, sets[j].upper);
-            set[r].middle = apo_vd_with_lane(set[r].middle, l, sets[j].middle);
-            set[r].cost = apo_vd_with_lane(set[r].cost, l, sets[j].cost);
+            apo__score_lanes_set_lane(&set[r], l, &sets[j]);
             start[r] = apo_vd_with_lane(start[r], l, (double)ref_pos[j]);
         }
         ref[r] = start[r];
