@@ -65,6 +65,22 @@ static inline void apo__score_lanes_set_lane(apo__score_lanes_sets *set, size_t 
     set->cost = apo_vd_with_lane(set->cost, l, p->cost);
 }
 
+/* Fold f's state into lane l of `s` (apo__score_lane_store takes it back out). */
+static inline void apo__score_lanes_fold_lane(apo__score_lanes *s, size_t l,
+                                              const apo__score_fold *f) {
+    s->pos = apo_vd_with_lane(s->pos, l, (double)f->pos);
+    s->started = apo_vd_with_lane(s->started, l, f->started ? 1.0 : 0.0);
+    s->total = apo_vd_with_lane(s->total, l, f->total);
+    s->shift = apo_vd_with_lane(s->shift, l, f->shift);
+    s->dev_sum = apo_vd_with_lane(s->dev_sum, l, f->dev_sum);
+    s->dev_sq = apo_vd_with_lane(s->dev_sq, l, f->dev_sq);
+    s->peak = apo_vd_with_lane(s->peak, l, f->peak);
+    s->drawdown = apo_vd_with_lane(s->drawdown, l, f->drawdown);
+    s->bars = apo_vd_with_lane(s->bars, l, (double)f->bars);
+    s->trades = apo_vd_with_lane(s->trades, l, (double)f->trades);
+    s->exposed = apo_vd_with_lane(s->exposed, l, (double)f->exposed);
+}
+
 /* v where m is set, +0 elsewhere: one instruction where a select of two vectors takes three
  * on sse2, for the rules' and the fold's many choices between a constant and 0. */
 static inline apo_vd apo__score_lanes_if(apo_vm m, apo_vd v) {
@@ -428,17 +444,7 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
             const apo__score_set *p = &sets[j];
             const apo__score_fold *f = &folds[j];
             apo__score_lanes_set_lane(&set[r], l, p);
-            s[r].pos = apo_vd_with_lane(s[r].pos, l, (double)f->pos);
-            s[r].started = apo_vd_with_lane(s[r].started, l, f->started ? 1.0 : 0.0);
-            s[r].total = apo_vd_with_lane(s[r].total, l, f->total);
-            s[r].shift = apo_vd_with_lane(s[r].shift, l, f->shift);
-            s[r].dev_sum = apo_vd_with_lane(s[r].dev_sum, l, f->dev_sum);
-            s[r].dev_sq = apo_vd_with_lane(s[r].dev_sq, l, f->dev_sq);
-            s[r].peak = apo_vd_with_lane(s[r].peak, l, f->peak);
-            s[r].drawdown = apo_vd_with_lane(s[r].drawdown, l, f->drawdown);
-            s[r].bars = apo_vd_with_lane(s[r].bars, l, (double)f->bars);
-            s[r].trades = apo_vd_with_lane(s[r].trades, l, (double)f->trades);
-            s[r].exposed = apo_vd_with_lane(s[r].exposed, l, (double)f->exposed);
+            apo__score_lanes_fold_lane(&s[r], l, f);
         }
     }
 

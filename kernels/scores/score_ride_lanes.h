@@ -233,18 +233,7 @@ static void APO_LANES_NAME(apo__score_ride_load)(apo__score_lanes *s, const apo_
                                                  size_t n) {
     memset(s, 0, sizeof *s);
     for (size_t l = 0; l < APO_LANES; l++) {
-        const apo__score_fold *f = &folds[l < n ? l : 0];
-        s->pos = apo_vd_with_lane(s->pos, l, (double)f->pos);
-        s->started = apo_vd_with_lane(s->started, l, f->started ? 1.0 : 0.0);
-        s->total = apo_vd_with_lane(s->total, l, f->total);
-        s->shift = apo_vd_with_lane(s->shift, l, f->shift);
-        s->dev_sum = apo_vd_with_lane(s->dev_sum, l, f->dev_sum);
-        s->dev_sq = apo_vd_with_lane(s->dev_sq, l, f->dev_sq);
-        s->peak = apo_vd_with_lane(s->peak, l, f->peak);
-        s->drawdown = apo_vd_with_lane(s->drawdown, l, f->drawdown);
-        s->bars = apo_vd_with_lane(s->bars, l, (double)f->bars);
-        s->trades = apo_vd_with_lane(s->trades, l, (double)f->trades);
-        s->exposed = apo_vd_with_lane(s->exposed, l, (double)f->exposed);
+        apo__score_lanes_fold_lane(s, l, &folds[l < n ? l : 0]);
     }
 }
 
