@@ -24,8 +24,7 @@ static inline APO_HD void apo__zlema_tile(const apo__cat_io *io, size_t begin, s
     const size_t p = (size_t)io->p[0], lag = (p - 1) / 2;
     const double pd = (double)p, k = 2.0 / (pd + 1.0);
     const size_t w0 = begin > io->h ? begin - io->h : 0;
-    for (size_t t = begin; t < end && t < w0 + lag; t++)
-        out[t] = NAN;
+    apo__cat_nan_lead(out, begin, end, w0 + lag);
     size_t seen = 0;
     double sum = 0.0, e = 0.0;
     for (size_t t = w0 + lag; t < end; t++) {

@@ -68,9 +68,7 @@ static APO_CAT_SPECIALISED APO_HD int apo__candle_all_clean(const apo__candle_ba
         const apo__candle_bars bars = apo__candle_bars_of(io);                                     \
         const size_t lookback = io->h;                                                             \
         double *out = io->out[0];                                                                  \
-        size_t t = begin;                                                                          \
-        for (; t < end && t < lookback; t++)                                                       \
-            out[t] = NAN;                                                                          \
+        size_t t = apo__cat_nan_lead(out, begin, end, lookback);                                   \
         if (t >= end)                                                                              \
             return;                                                                                \
         size_t clean = apo__candle_first_clean(&bars, t, lookback);                                \

@@ -9,13 +9,18 @@
 
 #include "candle_settings.h"
 
-/* Belt-hold: a long candle opening at its extreme (a very short shadow on the open's side). */
+/* Belt-hold: a long candle opening at its extreme (a very short shadow on the open's side). The
+ * candle's test alone is also separating lines' second candle (patterns_two.h). */
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_belt_hold(const apo__candle_bars *b, size_t t) {
+    return apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
+           ((apo__cdl_white(b, t) &&
+             apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)) ||
+            (apo__cdl_black(b, t) &&
+             apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)));
+}
+
 static APO_CAT_SPECIALISED APO_HD int apo__cdlbelthold_at(const apo__candle_bars *b, size_t t) {
-    if (apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-        ((apo__cdl_white(b, t) &&
-          apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)) ||
-         (apo__cdl_black(b, t) &&
-          apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t))))
+    if (apo__cdl_belt_hold(b, t))
         return apo__cdl_color(b, t) * 100;
     return 0;
 }

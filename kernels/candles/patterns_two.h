@@ -199,12 +199,7 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlpiercing_at(const apo__candle_bars
 static APO_CAT_SPECIALISED APO_HD int apo__cdlseparatinglines_at(const apo__candle_bars *b,
                                                                  size_t t) {
     if (apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t) &&
-        apo__cdl_equal(b, b->open[t], b->open[t - 1], t - 1) &&
-        apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-        ((apo__cdl_white(b, t) &&
-          apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)) ||
-         (apo__cdl_black(b, t) &&
-          apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t))))
+        apo__cdl_equal(b, b->open[t], b->open[t - 1], t - 1) && apo__cdl_belt_hold(b, t))
         return apo__cdl_color(b, t) * 100;
     return 0;
 }

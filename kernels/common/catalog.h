@@ -119,6 +119,15 @@ static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
         r->v[i] = 0.0;
 }
 
+/* The NaN lead of a tile: writes NaN to out at begin .. end - 1 below `first`, the bars before
+ * the kernel's first full window, and returns the first bar left (end where none is). */
+static inline APO_HD size_t apo__cat_nan_lead(double *out, size_t begin, size_t end, size_t first) {
+    size_t t = begin;
+    for (; t < end && t < first; t++)
+        out[t] = NAN;
+    return t;
+}
+
 /* The start of a recurrence over bar-to-bar changes (rsi, cmo, atr, natr): the warm-up's
  * origin w0 = max(0, begin - h) has no change before it, so its output is NaN when the tile
  * starts there, and the loop runs from w0 + 1 with empty seeds. */

@@ -43,9 +43,7 @@ static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t longer = fast > slow ? fast : slow;
-    size_t t = begin;
-    for (; t < end && t + 1 < longer; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, longer - 1);
     for (; t < end; t++) {
         const double f = apo__median_sum(high, low, t, fast),
                      s = apo__median_sum(high, low, t, slow);
@@ -60,9 +58,7 @@ static inline APO_HD void apo__ac_tile(const apo__cat_io *io, size_t begin, size
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1], signal = (size_t)io->p[2];
     const size_t longer = fast > slow ? fast : slow;
     const size_t lookback = longer - 1 + signal - 1;
-    size_t t = begin;
-    for (; t < end && t < lookback; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, lookback);
     for (; t < end; t++) {
         /* The AO values of bars t - signal + 1 .. t, oldest first, summed in that order. */
         size_t u = t + 1 - signal;

@@ -28,9 +28,7 @@ static inline APO_HD void apo__coppock_tile(const apo__cat_io *io, size_t begin,
     const size_t w = (size_t)io->p[0], r1 = (size_t)io->p[1], r2 = (size_t)io->p[2];
     const size_t lookback = (r1 > r2 ? r1 : r2) + w - 1;
     const double divider = (double)w * ((double)w + 1.0) / 2.0;
-    size_t t = begin;
-    for (; t < end && t < lookback; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, lookback);
     for (; t < end; t++) {
         double sum = 0.0, s = 0.0;
         int clean = 1;

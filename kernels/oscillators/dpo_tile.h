@@ -18,9 +18,7 @@ static inline APO_HD void apo__dpo_tile(const apo__cat_io *io, size_t begin, siz
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], shift = p / 2 + 1;
     const size_t lookback = p - 1 > shift ? p - 1 : shift;
-    size_t t = begin;
-    for (; t < end && t < lookback; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, lookback);
     for (; t < end; t++) {
         double sum = 0.0;
         for (size_t i = t + 1 - p; i <= t; i++)

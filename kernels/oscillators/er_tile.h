@@ -19,9 +19,7 @@ static inline APO_HD void apo__er_tile(const apo__cat_io *io, size_t begin, size
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t t = begin;
-    for (; t < end && t < p; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, p);
     for (; t < end; t++) {
         double path = 0.0;
         for (size_t i = t + 1 - p; i <= t; i++)

@@ -116,9 +116,8 @@ static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin,
     const size_t lookback = line + apo__ma_lookback(m.signal_ma, m.signal);
     const size_t half = io->h / 2;
     const size_t first = begin > lookback ? begin : lookback;
-    for (size_t t = begin; t < end && t < first; t++)
-        for (int o = 0; o < 3; o++)
-            io->out[o][t] = NAN;
+    for (int o = 0; o < 3; o++)
+        apo__cat_nan_lead(io->out[o], begin, end, first);
     if (first >= end)
         return;
     /* The signal in the line's own indices (u = t - L), and the bar its warm-up starts at. */

@@ -37,9 +37,7 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t t = begin;
-    for (; t < end && t < p; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, p);
     if (t >= end)
         return;
     /* The samples read as x[t - p] but never as a block's x[t]: the halo, up to t (fewer

@@ -17,9 +17,7 @@ static inline APO_HD void apo__qstick_tile(const apo__cat_io *io, size_t begin, 
     const double *open = io->in[0], *close = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t t = begin;
-    for (; t < end && t + 1 < p; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, p - 1);
     for (; t < end; t++) {
         double sum = 0.0;
         for (size_t i = t + 1 - p; i <= t; i++)

@@ -13,9 +13,7 @@ static inline APO_HD void apo__roc_tile(const apo__cat_io *io, size_t begin, siz
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t t = begin;
-    for (; t < end && t < p; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, p);
     /* Branch-free, so that gcc vectorizes it (mom_tile.h says how): a zero divisor (+0 or
      * -0: its bits shifted left are 0) is replaced by 1 / 1 on the bits, whose change
      * (1 / 1 - 1) * 100 is the +0 stored for it; any other sample pair is divided as it is,
@@ -45,9 +43,7 @@ static APO_CAT_SPECIALISED APO_HD void apo__roc_ratio_tile(const apo__cat_io *io
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    size_t t = begin;
-    for (; t < end && t < p; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, p);
     for (; t < end; t++) {
         const double cur = x[t], prev = x[t - p];
         const double ratio = form == APO_ROC_P   ? (cur - prev) / prev

@@ -329,10 +329,8 @@ static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, 
     const size_t lookback = (fk - 1) + (fd - 1);
     if (fd <= APO_STOCH_RING) {
         const size_t first = begin > lookback ? begin : lookback;
-        for (size_t t = begin; t < end && t < first; t++) {
-            io->out[0][t] = NAN;
-            io->out[1][t] = NAN;
-        }
+        apo__cat_nan_lead(io->out[0], begin, end, first);
+        apo__cat_nan_lead(io->out[1], begin, end, first);
         /* A tile that ends in the lead has no fastk to compute, and the bars the first one
          * would read may not exist (a series shorter than the lookback). */
         if (first >= end)
@@ -374,10 +372,8 @@ static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, s
     double *slowk = io->out[0], *slowd = io->out[1];
     if (sk <= APO_STOCH_RING && sd <= APO_STOCH_RING) {
         const size_t first = begin > lookback ? begin : lookback;
-        for (size_t t = begin; t < end && t < first; t++) {
-            slowk[t] = NAN;
-            slowd[t] = NAN;
-        }
+        apo__cat_nan_lead(slowk, begin, end, first);
+        apo__cat_nan_lead(slowd, begin, end, first);
         if (first >= end)
             return; /* as in apo__stochf_tile */
         /* The first slowk the first slowd reads, and the first fastk that slowk reads

@@ -112,10 +112,8 @@ static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin
     const size_t lookback = fastk_start + apo__ma_lookback(matype, fd);
     const size_t half = (io->h - (fk - 1)) / 2;
     const size_t first = begin > lookback ? begin : lookback;
-    for (size_t t = begin; t < end && t < first; t++) {
-        io->out[0][t] = NAN;
-        io->out[1][t] = NAN;
-    }
+    apo__cat_nan_lead(io->out[0], begin, end, first);
+    apo__cat_nan_lead(io->out[1], begin, end, first);
     if (first >= end)
         return;
     if (fk > APO_STOCHRSI_RING) {

@@ -32,6 +32,35 @@
 #include "reductions.h"
 #include "returns_stats_tile.h"
 
+/* Each lane's cursor back on its first return's sample, with the sample before it in prev. */
+static inline void APO_LANES_NAME(apo__returns_rewind)(const double **at, apo_vd *prev,
+                                                       const double *const *first) {
+    for (size_t i = 0; i < APO_LANES; i++) {
+        at[i] = first[i];
+        (*prev)[i] = first[i][-1];
+    }
+}
+
+/* The lanes' next return, cur / prev - 1 with cur the samples under the cursors; cur becomes
+ * prev and each cursor moves on, or stays on its lane's last sample. Both passes read their
+ * returns with this step, so pass 2 recomputes pass 1's bits. */
+static inline apo_vd APO_LANES_NAME(apo__returns_next)(const double **at, const double *const *last,
+                                                       apo_vd *prev) {
+    apo_vd cur;
+    for (size_t i = 0; i < APO_LANES; i++)
+        cur[i] = *at[i];
+    const apo_vd rv = cur / *prev - apo_vd_splat(1.0);
+    *prev = cur;
+    for (size_t i = 0; i < APO_LANES; i++)
+        at[i] = at[i] < last[i] ? at[i] + 1 : at[i];
+    return rv;
+}
+
+/* The lanes that take their return at step jv: a finite return, within the lane's tile. */
+static inline apo_vm APO_LANES_NAME(apo__returns_take)(apo_vd rv, apo_vd jv, apo_vd len) {
+    return apo_vm_and(apo_vd_le(apo_vd_abs(rv), apo_vd_splat(DBL_MAX)), apo_vd_lt(jv, len));
+}
+
 static void APO_LANES_NAME(apo__returns_stats_round)(const double *x, size_t cols,
                                                      const apo__tile_span *tiles, size_t count,
                                                      apo__moments *const *partials, double *scratch,
@@ -62,33 +91,23 @@ static void APO_LANES_NAME(apo__returns_stats_round)(const double *x, size_t col
     const int stored = scratch != NULL && most <= scratch_len / APO_LANES;
 
     const apo_vd one = apo_vd_splat(1.0);
-    const apo_vd finite_max = apo_vd_splat(DBL_MAX);
     apo_vd cnt = apo_vd_splat(0.0), sum = apo_vd_splat(0.0);
     apo_vd mn = apo_vd_splat(INFINITY), mx = apo_vd_splat(-INFINITY);
     apo_vd prev, jv = apo_vd_splat(0.0);
     const double *at[APO_LANES];
-    for (size_t i = 0; i < APO_LANES; i++) {
-        at[i] = first[i];
-        prev[i] = first[i][-1];
-    }
+    APO_LANES_NAME(apo__returns_rewind)(at, &prev, first);
 
     /* Pass 1: count, sum, min, max of the finite returns. */
     for (size_t j = 0; j < most; j++) {
-        apo_vd cur;
-        for (size_t i = 0; i < APO_LANES; i++)
-            cur[i] = *at[i];
-        const apo_vd rv = cur / prev - one;
-        const apo_vm take = apo_vm_and(apo_vd_le(apo_vd_abs(rv), finite_max), apo_vd_lt(jv, len));
+        const apo_vd rv = APO_LANES_NAME(apo__returns_next)(at, last, &prev);
+        const apo_vm take = APO_LANES_NAME(apo__returns_take)(rv, jv, len);
         cnt = apo_vd_select(take, cnt + one, cnt);
         sum = apo_vd_select(take, sum + rv, sum);
         mn = apo_vd_select(apo_vm_and(take, apo_vd_lt(rv, mn)), rv, mn);
         mx = apo_vd_select(apo_vm_and(take, apo_vd_gt(rv, mx)), rv, mx);
         if (stored)
             memcpy(scratch + j * APO_LANES, &rv, sizeof rv);
-        prev = cur;
         jv = jv + one;
-        for (size_t i = 0; i < APO_LANES; i++)
-            at[i] = at[i] < last[i] ? at[i] + 1 : at[i];
     }
 
     const apo_vm nonempty = apo_vd_ne(cnt, apo_vd_splat(0.0));
@@ -102,30 +121,19 @@ static void APO_LANES_NAME(apo__returns_stats_round)(const double *x, size_t col
         for (size_t j = 0; j < most; j++) {
             apo_vd rv;
             memcpy(&rv, scratch + j * APO_LANES, sizeof rv);
-            const apo_vm take =
-                apo_vm_and(apo_vd_le(apo_vd_abs(rv), finite_max), apo_vd_lt(jv, len));
+            const apo_vm take = APO_LANES_NAME(apo__returns_take)(rv, jv, len);
             const apo_vd d = rv - mean;
             m2 = apo_vd_select(take, m2 + d * d, m2);
             jv = jv + one;
         }
     } else {
-        for (size_t i = 0; i < APO_LANES; i++) {
-            at[i] = first[i];
-            prev[i] = first[i][-1];
-        }
+        APO_LANES_NAME(apo__returns_rewind)(at, &prev, first);
         for (size_t j = 0; j < most; j++) {
-            apo_vd cur;
-            for (size_t i = 0; i < APO_LANES; i++)
-                cur[i] = *at[i];
-            const apo_vd rv = cur / prev - one;
-            const apo_vm take =
-                apo_vm_and(apo_vd_le(apo_vd_abs(rv), finite_max), apo_vd_lt(jv, len));
+            const apo_vd rv = APO_LANES_NAME(apo__returns_next)(at, last, &prev);
+            const apo_vm take = APO_LANES_NAME(apo__returns_take)(rv, jv, len);
             const apo_vd d = rv - mean;
             m2 = apo_vd_select(take, m2 + d * d, m2);
-            prev = cur;
             jv = jv + one;
-            for (size_t i = 0; i < APO_LANES; i++)
-                at[i] = at[i] < last[i] ? at[i] + 1 : at[i];
         }
     }
 

@@ -47,6 +47,40 @@ typedef struct apo__score_lanes_k {
     apo_vd zero, one, minus_one, max_finite, inf;
 } apo__score_lanes_k;
 
+/* The constants, each in every lane. */
+static inline apo__score_lanes_k apo__score_lanes_constants(void) {
+    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
+                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    return k;
+}
+
+/* Set p's parameters into lane l of `set`. */
+static inline void apo__score_lanes_set_lane(apo__score_lanes_sets *set, size_t l,
+                                             const apo__score_set *p) {
+    set->nbdev_up = apo_vd_with_lane(set->nbdev_up, l, p->nbdev_up);
+    set->nbdev_dn = apo_vd_with_lane(set->nbdev_dn, l, p->nbdev_dn);
+    set->lower = apo_vd_with_lane(set->lower, l, p->lower);
+    set->upper = apo_vd_with_lane(set->upper, l, p->upper);
+    set->middle = apo_vd_with_lane(set->middle, l, p->middle);
+    set->cost = apo_vd_with_lane(set->cost, l, p->cost);
+}
+
+/* Fold f's state into lane l of `s` (apo__score_lane_store takes it back out). */
+static inline void apo__score_lanes_fold_lane(apo__score_lanes *s, size_t l,
+                                              const apo__score_fold *f) {
+    s->pos = apo_vd_with_lane(s->pos, l, (double)f->pos);
+    s->started = apo_vd_with_lane(s->started, l, f->started ? 1.0 : 0.0);
+    s->total = apo_vd_with_lane(s->total, l, f->total);
+    s->shift = apo_vd_with_lane(s->shift, l, f->shift);
+    s->dev_sum = apo_vd_with_lane(s->dev_sum, l, f->dev_sum);
+    s->dev_sq = apo_vd_with_lane(s->dev_sq, l, f->dev_sq);
+    s->peak = apo_vd_with_lane(s->peak, l, f->peak);
+    s->drawdown = apo_vd_with_lane(s->drawdown, l, f->drawdown);
+    s->bars = apo_vd_with_lane(s->bars, l, (double)f->bars);
+    s->trades = apo_vd_with_lane(s->trades, l, (double)f->trades);
+    s->exposed = apo_vd_with_lane(s->exposed, l, (double)f->exposed);
+}
+
 /* v where m is set, +0 elsewhere: one instruction where a select of two vectors takes three
  * on sse2, for the rules' and the fold's many choices between a constant and 0. */
 static inline apo_vd apo__score_lanes_if(apo_vm m, apo_vd v) {
@@ -201,6 +235,25 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
     }
 }
 
+/* Bar i of a set whose lanes have all started: its position after the bar, and on a scored
+ * bar its return, stored in *ret, with the bar's trade and exposure added to *trades and
+ * *exposed. The chunks of the fold and of a ranged call's reference chain are this step. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_bar(
+    const int kind, const int widths, const apo__score_sets_tile *tile,
+    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd pos, size_t i, int scored,
+    apo_vd *ret, apo_vd *trades, apo_vd *exposed) {
+    apo_vd o[3];
+    const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
+    if (scored) {
+        apo_vd traded, held;
+        *ret = apo__score_lanes_return(k, set, pos, next, apo__score_lanes_load1(&tile->move[i]),
+                                       &traded, &held);
+        *trades = *trades + traded;
+        *exposed = *exposed + held;
+    }
+    return next;
+}
+
 /* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
  * bar if its set has started and both closes are finite, else keeps its state; then a set
  * starts after a bar whose outputs are all finite. */
@@ -305,20 +358,10 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
         size_t m = 0;
         for (; i < stop; i++) {
             const int scored = tile->finite[i] != 0;
-            for (int r = 0; r < rounds; r++) {
-                apo_vd o[3];
-                const apo_vd next =
-                    apo__score_lanes_position(kind, widths, tile, &set[r], k, pos[r], i, o);
-                if (scored) {
-                    apo_vd traded, held;
-                    returns[r][m] = apo__score_lanes_return(k, &set[r], pos[r], next,
-                                                            apo__score_lanes_load1(&tile->move[i]),
-                                                            &traded, &held);
-                    trades[r] = trades[r] + traded;
-                    exposed[r] = exposed[r] + held;
-                }
-                pos[r] = next;
-            }
+            for (int r = 0; r < rounds; r++)
+                pos[r] =
+                    apo__score_lanes_started_bar(kind, widths, tile, &set[r], k, pos[r], i, scored,
+                                                 &returns[r][m], &trades[r], &exposed[r]);
             m += (size_t)scored;
         }
         for (int r = 0; r < rounds; r++) {
@@ -387,8 +430,7 @@ static inline void APO_LANES_NAME(apo__score_lane_store)(const apo__score_lanes 
 static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *tile,
                                                   const apo__score_set *sets, size_t n,
                                                   apo__score_fold *folds) {
-    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
-                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    const apo__score_lanes_k k = apo__score_lanes_constants();
     apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS];
     memset(set, 0, sizeof set);
@@ -401,23 +443,8 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
             const size_t j = first + (l < in_round ? l : 0);
             const apo__score_set *p = &sets[j];
             const apo__score_fold *f = &folds[j];
-            set[r].nbdev_up = apo_vd_with_lane(set[r].nbdev_up, l, p->nbdev_up);
-            set[r].nbdev_dn = apo_vd_with_lane(set[r].nbdev_dn, l, p->nbdev_dn);
-            set[r].lower = apo_vd_with_lane(set[r].lower, l, p->lower);
-            set[r].upper = apo_vd_with_lane(set[r].upper, l, p->upper);
-            set[r].middle = apo_vd_with_lane(set[r].middle, l, p->middle);
-            set[r].cost = apo_vd_with_lane(set[r].cost, l, p->cost);
-            s[r].pos = apo_vd_with_lane(s[r].pos, l, (double)f->pos);
-            s[r].started = apo_vd_with_lane(s[r].started, l, f->started ? 1.0 : 0.0);
-            s[r].total = apo_vd_with_lane(s[r].total, l, f->total);
-            s[r].shift = apo_vd_with_lane(s[r].shift, l, f->shift);
-            s[r].dev_sum = apo_vd_with_lane(s[r].dev_sum, l, f->dev_sum);
-            s[r].dev_sq = apo_vd_with_lane(s[r].dev_sq, l, f->dev_sq);
-            s[r].peak = apo_vd_with_lane(s[r].peak, l, f->peak);
-            s[r].drawdown = apo_vd_with_lane(s[r].drawdown, l, f->drawdown);
-            s[r].bars = apo_vd_with_lane(s[r].bars, l, (double)f->bars);
-            s[r].trades = apo_vd_with_lane(s[r].trades, l, (double)f->trades);
-            s[r].exposed = apo_vd_with_lane(s[r].exposed, l, (double)f->exposed);
+            apo__score_lanes_set_lane(&set[r], l, p);
+            apo__score_lanes_fold_lane(&s[r], l, f);
         }
     }
 

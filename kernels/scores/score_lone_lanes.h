@@ -225,8 +225,7 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
                                                         const apo__score_sets_tile *tile,
                                                         const apo__score_set *one,
                                                         apo__score_fold *fold) {
-    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
-                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    const apo__score_lanes_k k = apo__score_lanes_constants();
     const apo__score_lanes_sets set = {apo_vd_splat(one->nbdev_up), apo_vd_splat(one->nbdev_dn),
                                        apo_vd_splat(one->lower),    apo_vd_splat(one->upper),
                                        apo_vd_splat(one->middle),   apo_vd_splat(one->cost)};

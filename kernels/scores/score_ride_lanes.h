@@ -61,17 +61,9 @@ static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
     for (size_t i = i0; i < i1; i++) {
         const int scored = tile->finite[i] != 0;
         for (int r = 0; r < rounds; r++) {
-            apo_vd o[3];
             const apo_vd next =
-                apo__score_lanes_position(kind, widths, tile, &set[r], k, pos[r], i, o);
-            if (scored) {
-                apo_vd traded, held;
-                b[r].ret[m] =
-                    apo__score_lanes_return(k, &set[r], pos[r], next,
-                                            apo__score_lanes_load1(&tile->move[i]), &traded, &held);
-                trades[r] = trades[r] + traded;
-                exposed[r] = exposed[r] + held;
-            }
+                apo__score_lanes_started_bar(kind, widths, tile, &set[r], k, pos[r], i, scored,
+                                             &b[r].ret[m], &trades[r], &exposed[r]);
             b[r].pos[i - i0] = next;
             pos[r] = next;
         }
@@ -241,18 +233,7 @@ static void APO_LANES_NAME(apo__score_ride_load)(apo__score_lanes *s, const apo_
                                                  size_t n) {
     memset(s, 0, sizeof *s);
     for (size_t l = 0; l < APO_LANES; l++) {
-        const apo__score_fold *f = &folds[l < n ? l : 0];
-        s->pos = apo_vd_with_lane(s->pos, l, (double)f->pos);
-        s->started = apo_vd_with_lane(s->started, l, f->started ? 1.0 : 0.0);
-        s->total = apo_vd_with_lane(s->total, l, f->total);
-        s->shift = apo_vd_with_lane(s->shift, l, f->shift);
-        s->dev_sum = apo_vd_with_lane(s->dev_sum, l, f->dev_sum);
-        s->dev_sq = apo_vd_with_lane(s->dev_sq, l, f->dev_sq);
-        s->peak = apo_vd_with_lane(s->peak, l, f->peak);
-        s->drawdown = apo_vd_with_lane(s->drawdown, l, f->drawdown);
-        s->bars = apo_vd_with_lane(s->bars, l, (double)f->bars);
-        s->trades = apo_vd_with_lane(s->trades, l, (double)f->trades);
-        s->exposed = apo_vd_with_lane(s->exposed, l, (double)f->exposed);
+        apo__score_lanes_fold_lane(s, l, &folds[l < n ? l : 0]);
     }
 }
 
@@ -273,8 +254,7 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
                                                   const apo__score_set *sets, size_t first,
                                                   size_t n, int *ref_pos,
                                                   apo__score_fold *const *chains, size_t n_chains) {
-    const apo__score_lanes_k k = {apo_vd_splat(0.0), apo_vd_splat(1.0), apo_vd_splat(-1.0),
-                                  apo_vd_splat(DBL_MAX), apo_vd_splat(INFINITY)};
+    const apo__score_lanes_k k = apo__score_lanes_constants();
     const int rounds = n > APO_LANES ? 2 : 1;
     size_t in_round[APO_SCORE_LANES_ROUNDS];
     apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
@@ -286,12 +266,7 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
         in_round[r] = n - (size_t)r * APO_LANES < APO_LANES ? n - (size_t)r * APO_LANES : APO_LANES;
         for (size_t l = 0; l < APO_LANES; l++) {
             const size_t j = at + (l < in_round[r] ? l : 0);
-            set[r].nbdev_up = apo_vd_with_lane(set[r].nbdev_up, l, sets[j].nbdev_up);
-            set[r].nbdev_dn = apo_vd_with_lane(set[r].nbdev_dn, l, sets[j].nbdev_dn);
-            set[r].lower = apo_vd_with_lane(set[r].lower, l, sets[j].lower);
-            set[r].upper = apo_vd_with_lane(set[r].upper, l, sets[j].upper);
-            set[r].middle = apo_vd_with_lane(set[r].middle, l, sets[j].middle);
-            set[r].cost = apo_vd_with_lane(set[r].cost, l, sets[j].cost);
+            apo__score_lanes_set_lane(&set[r], l, &sets[j]);
             start[r] = apo_vd_with_lane(start[r], l, (double)ref_pos[j]);
         }
         ref[r] = start[r];

@@ -87,7 +87,7 @@ static inline APO_HD void apo__beta_direct(const apo__cat_io *io, size_t begin, 
     const double *x = io->in[0], *y = io->in[1];
     const size_t p = (size_t)io->p[0];
     double *out = io->out[0], inv_p = 1.0 / (double)p;
-    size_t t = apo__pair_warm_up(out, begin, end, p);
+    size_t t = apo__cat_nan_lead(out, begin, end, p);
     double rx[APO_VAR_BLOCK + APO_PAIR_DIRECT_MAX], ry[APO_VAR_BLOCK + APO_PAIR_DIRECT_MAX];
     apo__pair_moments m;
     while (t < end) {
@@ -195,7 +195,7 @@ static inline APO_HD void apo__beta_block_out(const apo__cat_io *io, const doubl
 static inline APO_HD void apo__beta_blocks(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0], *y = io->in[1];
     const size_t p = (size_t)io->p[0];
-    size_t t = apo__pair_warm_up(io->out[0], begin, end, p);
+    size_t t = apo__cat_nan_lead(io->out[0], begin, end, p);
     const size_t len = APO_BETA_BLOCK_LEN;
     double e[APO_BETA_BLOCK_LEN];
     apo__shifted_bounds(p, len, e);

@@ -222,7 +222,7 @@ static inline APO_HD void apo__correl_direct(const apo__cat_io *io, size_t begin
     const double *x = io->in[0], *y = io->in[1];
     const size_t p = (size_t)io->p[0];
     double *out = io->out[0];
-    size_t t = apo__pair_warm_up(out, begin, end, p - 1);
+    size_t t = apo__cat_nan_lead(out, begin, end, p - 1);
     apo__pair_moments m;
     while (t < end) {
         const size_t n = end - t < APO_VAR_BLOCK ? end - t : APO_VAR_BLOCK;
@@ -283,7 +283,7 @@ static inline APO_HD void apo__correl_block_out(const apo__cat_io *io, const dou
 
 static inline APO_HD void apo__correl_blocks(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t p = (size_t)io->p[0];
-    size_t t = apo__pair_warm_up(io->out[0], begin, end, p - 1);
+    size_t t = apo__cat_nan_lead(io->out[0], begin, end, p - 1);
     const size_t len = apo__correl_block_len(p);
     double e[APO_SHIFTED_BLOCK_MAX_LEN];
     apo__shifted_bounds(p, len, e);

@@ -147,9 +147,7 @@ static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t
  * position (the outputs carry nothing from bar to bar). */
 static inline APO_HD void apo__linreg_direct_run(const double *x, size_t p, int what, size_t end,
                                                  double *out, apo__cat_run *r) {
-    size_t t = r->t;
-    for (; t < end && t + 1 < p; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, r->t, end, p - 1);
 #ifdef APO_TILE_LANES
     const size_t span = (size_t)APO_LINREG_GROUPS * APO_TILE_LANES;
     for (; t < end && end - t >= span; t += span)

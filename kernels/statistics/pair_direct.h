@@ -26,15 +26,6 @@
  * evaluated directly"); 32, as var's, leaves room for the narrower sse2 path. */
 #define APO_PAIR_DIRECT_MAX 32
 
-/* Writes NaN to out at begin .. end - 1 below `first`, a tile's bars before its first full
- * window, and returns the first bar left. */
-static inline APO_HD size_t apo__pair_warm_up(double *out, size_t begin, size_t end, size_t first) {
-    size_t t = begin;
-    for (; t < end && t < first; t++)
-        out[t] = NAN;
-    return t;
-}
-
 /* The moments of a block's windows, bar k of the block at index k. */
 typedef struct apo__pair_moments {
     double vaa[APO_VAR_BLOCK], vbb[APO_VAR_BLOCK], vab[APO_VAR_BLOCK];

@@ -59,8 +59,7 @@ static inline APO_HD void apo__rvi_tile(const apo__cat_io *io, size_t begin, siz
     const double inv_s = 1.0 / (double)s;
     const size_t w0 = begin > io->h ? begin - io->h : 0;
     apo__rvi_legs legs = {0, 0.0, 0.0};
-    for (size_t t = begin; t < end && t < w0 + s - 1; t++)
-        out[t] = NAN;
+    apo__cat_nan_lead(out, begin, end, w0 + s - 1);
     for (size_t t = w0 + s - 1; t < end; t++) {
         const double sigma = sqrt(apo__var_window(x + (t + 1 - s), s, inv_s));
         double y = NAN;

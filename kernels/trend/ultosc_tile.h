@@ -40,9 +40,7 @@ static inline APO_HD void apo__ultosc_tile(const apo__cat_io *io, size_t begin, 
     double *out = io->out[0];
     size_t s[3];
     apo__ultosc_periods(io, s);
-    size_t t = begin;
-    for (; t < end && t < s[2]; t++)
-        out[t] = NAN;
+    size_t t = apo__cat_nan_lead(out, begin, end, s[2]);
     for (; t < end; t++) {
         double a[3] = {0.0, 0.0, 0.0}, b[3] = {0.0, 0.0, 0.0};
         int clean = 1;

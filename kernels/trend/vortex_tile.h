@@ -19,9 +19,8 @@ static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, 
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *plus = io->out[0], *minus = io->out[1];
     const size_t p = (size_t)io->p[0];
-    size_t t = begin;
-    for (; t < end && t < p; t++)
-        plus[t] = minus[t] = NAN;
+    apo__cat_nan_lead(minus, begin, end, p);
+    size_t t = apo__cat_nan_lead(plus, begin, end, p);
     for (; t < end; t++) {
         double tr = 0.0, up = 0.0, down = 0.0;
         for (size_t i = t + 1 - p; i <= t; i++) {
