@@ -143,8 +143,7 @@ typedef struct {
 } apo__kdj_avg;
 
 /* The average whose series starts at index `origin`, every output from there wanted. */
-static inline APO_HD void apo__kdj_avg_start(apo__kdj_avg *a, int matype, size_t p,
-                                             size_t origin) {
+static inline APO_HD void apo__kdj_avg_start(apo__kdj_avg *a, int matype, size_t p, size_t origin) {
     a->by_series = !apo__kdj_recurrence(matype, p);
     a->rec = apo__kdj_ma_make(matype, p);
     apo__ma_series_start(&a->ser, matype, p, 0, origin);

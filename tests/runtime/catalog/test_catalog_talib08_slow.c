@@ -151,8 +151,7 @@ static double compare_output(const char *kernel, double period, size_t r, size_t
  * TA-Lib's function given the same: every row and output. Returns the worst relative distance
  * over them. The first parameter's value names the run in messages. */
 static double check_kernel(apo_runtime *rt, const apo_kernel_info *info, talib_call *c,
-                           double *const col[N_COLUMNS], const apo_param *params,
-                           size_t n_params) {
+                           double *const col[N_COLUMNS], const apo_param *params, size_t n_params) {
     const double period = n_params > 0 ? params[0].value : 0;
     const size_t len = (size_t)ROWS * COLS;
     cr_assert_eq(info->n_inputs, (size_t)c->n_in, "%s: %zu inputs, TA-Lib's %d", info->name,
@@ -290,9 +289,8 @@ Test(catalog_talib08, timeperiod_200_is_talib_08s_values, .init = open_talib, .t
  * 0.8's KDJ given the same parameters. */
 Test(catalog_talib08, kdj_matypes_are_talib_08s_values, .init = open_talib, .timeout = 600) {
     static const double sets[][5] = {
-        {9, 3, 0, 3, 0},   {9, 3, 1, 3, 1},  {9, 3, 10, 3, 11}, {14, 5, 2, 4, 3},
-        {5, 4, 4, 6, 8},   {9, 3, 8, 7, 2},  {5, 10, 13, 7, 0}, {3, 6, 0, 25, 1},
-        {9, 30, 3, 20, 4},
+        {9, 3, 0, 3, 0}, {9, 3, 1, 3, 1},   {9, 3, 10, 3, 11}, {14, 5, 2, 4, 3},  {5, 4, 4, 6, 8},
+        {9, 3, 8, 7, 2}, {5, 10, 13, 7, 0}, {3, 6, 0, 25, 1},  {9, 30, 3, 20, 4},
     };
     apo_runtime *rt = test_runtime("cpu");
     double *col[N_COLUMNS];
