@@ -100,18 +100,25 @@ Test(oscillators_more5, smi_of_flat_bars_is_0) {
         cr_assert(out0[t] == 0.0 && out1[t] == 0.0, "bar %zu: %g %g", t, out0[t], out1[t]);
 }
 
-/* fastk_period 2, slowk and slowd Wilder's at period 2. */
-Test(oscillators_more5, kdj_by_hand) {
-    const double high[] = {10, 12, 11, 14, 13};
-    const double low[] = {8, 9, 9, 10, 12};
-    const double close[] = {9, 11, 10, 13, 12};
-    enum { N = sizeof close / sizeof close[0] };
+/* kdj over the first n (up to 6) of the bars worked by hand, at fastk_period 2 and averages of
+ * period 2 of the kinds p names: the lookback, 3, has no value. */
+static void kdj_of_hand_bars(const double p[5], size_t n, double *k, double *d, double *j) {
+    static const double high[] = {10, 12, 11, 14, 13, 15};
+    static const double low[] = {8, 9, 9, 10, 12, 11};
+    static const double close[] = {9, 11, 10, 13, 12, 14};
+    cr_assert(n <= sizeof close / sizeof close[0]);
     const double *hlc[3] = {high, low, close};
-    const double p[5] = {2, 2, 13, 2, 13};
-    double k[N], d[N], j[N], *out[3] = {k, d, j};
-    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, N);
+    double *out[3] = {k, d, j};
+    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, n);
     for (size_t t = 0; t < 3; t++)
         cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "lookback 3: bar %zu", t);
+}
+
+/* fastk_period 2, slowk and slowd Wilder's at period 2. */
+Test(oscillators_more5, kdj_by_hand) {
+    const double p[5] = {2, 2, 13, 2, 13};
+    double k[5], d[5], j[5];
+    kdj_of_hand_bars(p, 5, k, d, j);
     /* fastk: bar 1 (11 - 8) / 4 = 75, bar 2 (10 - 9) / 3 = 33.33.., bar 3 (13 - 9) / 5 = 80,
      * bar 4 (12 - 10) / 4 = 50. k: seed at bar 2 162.5 / 3 = 54.166..; bar 3 (k + 80) / 2;
      * bar 4 (that + 50) / 2. d: seed at bar 3 the mean of k at 2 and 3. */
@@ -145,16 +152,10 @@ Test(oscillators_more5, kdj_refuses_trima_kama_hma_and_zlema) {
 /* fastk_period 2, an SMA of 2 for k and a WMA of 2 for d, by hand: the windows' first values
  * and the value leaving each (k's from fastk, d's from k). */
 Test(oscillators_more5, kdj_sma_and_wma_by_hand) {
-    const double high[] = {10, 12, 11, 14, 13, 15};
-    const double low[] = {8, 9, 9, 10, 12, 11};
-    const double close[] = {9, 11, 10, 13, 12, 14};
-    enum { N = sizeof close / sizeof close[0] };
-    const double *hlc[3] = {high, low, close};
+    enum { N = 6 };
     const double p[5] = {2, 2, 0, 2, 2};
-    double k[N], d[N], j[N], *out[3] = {k, d, j};
-    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, N);
-    for (size_t t = 0; t < 3; t++)
-        cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "lookback 3: bar %zu", t);
+    double k[N], d[N], j[N];
+    kdj_of_hand_bars(p, N, k, d, j);
     /* fastk: bar 1 75, bar 2 33.33.., bar 3 80, bar 4 50, bar 5 (14 - 11) / 4 = 75. k, the mean
      * of two: bar 2 54.166.., bar 3 56.666.., bar 4 65, bar 5 62.5. d, weights 1 and 2 over 3. */
     const double f[6] = {NAN, 75.0, 100.0 / 3.0, 80.0, 50.0, 75.0};
