@@ -152,10 +152,18 @@ static size_t apo__smi_halo(const double *params) {
     return fast + slow + signal + slowest;
 }
 #define APO__HALO_SMI apo__smi_halo(params)
-/* kdj's (kdj_tile.h): each average's decay steps, and the slower's once more for the chain. */
+/* The warm-up of one of kdj's averages (kdj_tile.h): a recurrence's decay steps, else ma_type.h's
+ * (DEMA's, TEMA's and T3's chains; none for SMA and WMA, whose windows the lookback covers). */
+static size_t apo__kdj_warmup(int matype, double p) {
+    if (apo__kdj_recurrence(matype, (size_t)p))
+        return apo__decay_steps(apo__kdj_rate(matype, p));
+    return apo__ma_warmup(matype, p);
+}
+
+/* kdj's (kdj_tile.h): each average's warm-up, and the slower's once more for the chain. */
 static size_t apo__kdj_halo(const double *params) {
-    const size_t k = apo__decay_steps(apo__kdj_rate((int)params[2], params[1])),
-                 d = apo__decay_steps(apo__kdj_rate((int)params[4], params[3]));
+    const size_t k = apo__kdj_warmup((int)params[2], params[1]),
+                 d = apo__kdj_warmup((int)params[4], params[3]);
     return k + d + (k > d ? k : d);
 }
 #define APO__HALO_KDJ apo__kdj_halo(params)

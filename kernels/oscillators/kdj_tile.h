@@ -9,29 +9,43 @@
  * rma_tile.h). Lookback (fastk_period - 1) + the two averages' lookbacks (apo__kdj_ma_lookback,
  * TA-Lib's for every kind of its MA_Type 0 .. 13).
  *
- * Kinds the body takes: the recurrences that read only the value at hand, 13 (and 11, "the
+ * Kinds the body takes: every kind at period 1 (the value itself, TA-Lib's MA at period 1) and,
+ * above it, two families. The recurrences that read only the value at hand, 13 (and 11, "the
  * function's own default", which is 13 for KDJ), 1 (EMA: the same seed, then
- * `e = (v - e) * k + e`, k = 2/(p + 1)), 10 (no average: the value itself), and any kind at
- * period 1 (the value itself, TA-Lib's MA at period 1). The others (SMA, WMA, DEMA, TEMA, TRIMA,
- * KAMA, MAMA, T3, HMA, ZLEMA above period 1) would average a computed series over a window or a
- * chain of stages, which this body does not hold; the runtime refuses them with the kinds it
- * takes (docs/kernels/momentum.md, "TA-Lib 0.8's newer functions, group 5"), and the body writes
- * NaN if called with them.
+ * `e = (v - e) * k + e`, k = 2/(p + 1)) and 10 (no average: the value itself), run as one loop
+ * over the bars (apo__kdj_ma). The kinds ma_series.h takes over a computed series, 0 (SMA),
+ * 2 (WMA), 3 (DEMA), 4 (TEMA) and 8 (T3), run fastk, k and d in pieces of APO_KDJ_PIECE bars
+ * (apo__kdj_tile_pieces), either average through ma_series.h where it is of those kinds and
+ * through apo__kdj_ma where it is a recurrence, both in fastk's own indices
+ * (u = t - (fastk_period - 1)) from the same origin: k's warm-up is a run of NaN values that d
+ * skips (the EMA family) or whose window it does not fill (SMA, WMA), as TA-Lib's d taken from
+ * k's first value. An SMA or WMA reads the value leaving its window: for k, fastk p bars back,
+ * a pure function of its window (apo__fastk_at); for d, k slowd_period bars back, from a second
+ * k generator started at the same bar (the same bits) running behind, as stochrsi_tile.h does.
+ * TRIMA, KAMA, HMA and ZLEMA above period 1 (a window of a window, an efficiency ratio's lagged
+ * sum, two WMAs and a lagged value; MAMA at any period, as for every kernel but ma and bbands)
+ * are refused by the runtime with the kinds taken (docs/kernels/momentum.md, "TA-Lib 0.8's
+ * newer functions, group 5"), and the body writes NaN if called with them. All three outputs are
+ * NaN where k or d has no value (TA-Lib's lookback, and the gaps below).
  *
  * Tile: the definition re-run from w0 = max(0, begin - h), h the lookback plus each average's
- * decay steps and the slower's once more for the chain (catalog_dispatch.c, KDJ), the first fastk
- * at w0 + fastk_period - 1: a tile starting at 0 has the definition's operations, later tiles
- * agree with it to 2^-64 of the scale.
+ * warm-up (the recurrences' decay steps, DEMA's, TEMA's and T3's as their kernels' halo rules,
+ * none for SMA and WMA, whose windows the lookback covers) and the slower's once more for the
+ * chain (catalog_dispatch.c, KDJ), the first fastk at w0 + fastk_period - 1: a tile starting at
+ * 0 has the definition's operations (an SMA's or WMA's as ma_series.h's running double-double
+ * sums), later tiles agree with it to 2^-64 of the scale.
  *
- * Gaps (the EMA family's rule): a bar whose fastk window holds a non-finite high or low, or whose
- * close is not finite, gives NaN in all three outputs and moves neither average. Stream: NONE (a
- * piece re-runs its tile).
+ * Gaps: a bar whose fastk window holds a non-finite high or low, or whose close is not finite,
+ * has a NaN fastk, which moves no recurrence nor DEMA, TEMA or T3 stage (the EMA family's rule)
+ * and which an SMA's or WMA's window holds for its period (the windows' rule, ma_series.h); it
+ * gives NaN in all three outputs. Stream: NONE (a piece re-runs its tile).
  */
 #ifndef APO_KERNELS_KDJ_TILE_H
 #define APO_KERNELS_KDJ_TILE_H
 
 #include "catalog.h"
 #include "hma_tile.h"
+#include "ma_series.h"
 #include "ma_type.h"
 #include "stoch_tile.h"
 
@@ -56,13 +70,22 @@ static inline APO_HD size_t apo__kdj_ma_lookback(int matype, size_t p) {
     }
 }
 
-/* 1 when this body takes the average (see above). */
-static inline APO_HD int apo__kdj_takes(int matype, size_t p) {
+/* The bars of a piece of fastk, k and d where an average is of ma_series.h's kinds: small,
+ * because a GPU thread keeps the pieces' buffers in its local memory. */
+#define APO_KDJ_PIECE 128
+
+/* 1 when the average is a recurrence over the value at hand (apo__kdj_ma). */
+static inline APO_HD int apo__kdj_recurrence(int matype, size_t p) {
     return p <= 1 || matype == APO_MA_EMA || matype == APO_MA_NONE || matype == APO_MA_OWN ||
            matype == APO_MA_WILDER;
 }
 
-/* The rate at which an average the body takes forgets its seed, for its halo: 0 for none. */
+/* 1 when this body takes the average (see above). */
+static inline APO_HD int apo__kdj_takes(int matype, size_t p) {
+    return apo__kdj_recurrence(matype, p) || apo__ma_series_supported(matype, p);
+}
+
+/* The rate at which a recurrence forgets its seed, for its halo: 1 for none. */
 static inline APO_HD double apo__kdj_rate(int matype, double p) {
     if (p <= 1.0 || matype == APO_MA_NONE)
         return 1.0;
@@ -111,16 +134,105 @@ static inline APO_HD int apo__kdj_ma_take(apo__kdj_ma *m, double v) {
     return 1;
 }
 
+/* One of the two averages over a series handed over in pieces, in fastk's indices: a recurrence
+ * (rec) or one of ma_series.h's kinds (ser). */
+typedef struct {
+    apo__kdj_ma rec;
+    apo__ma_series ser;
+    int by_series;
+} apo__kdj_avg;
+
+/* The average whose series starts at index `origin`, every output from there wanted. */
+static inline APO_HD void apo__kdj_avg_start(apo__kdj_avg *a, int matype, size_t p, size_t origin) {
+    a->by_series = !apo__kdj_recurrence(matype, p);
+    a->rec = apo__kdj_ma_make(matype, p);
+    apo__ma_series_start(&a->ser, matype, p, 0, origin);
+}
+
+/* 1 when the average reads the value leaving its window. */
+static inline APO_HD int apo__kdj_avg_lags(const apo__kdj_avg *a) {
+    return a->by_series && apo__ma_series_lags(a->ser.matype, a->ser.p);
+}
+
+/* The series at [u0, u1) (v[u - u0]), lag[u - u0] the value p before it where the average lags,
+ * and the average at each u into out[u - u0]: NaN where it has none. */
+static inline APO_HD void apo__kdj_avg_run(apo__kdj_avg *a, const double *v, const double *lag,
+                                           double *out, size_t u0, size_t u1) {
+    if (a->by_series) {
+        apo__ma_series_run(&a->ser, v, lag, out, u0, u1);
+        return;
+    }
+    for (size_t u = u0; u < u1; u++) {
+        const double x = v[u - u0];
+        out[u - u0] = isfinite(x) && apo__kdj_ma_take(&a->rec, x) ? a->rec.a : (double)NAN;
+    }
+}
+
+/* k at bars [t0, t1) (t0 where its last piece ended) into k[t - t0], fastk starting at bar
+ * `from`; fastk and lag are scratch of the piece's length. */
+static inline APO_HD void apo__kdj_k_run(apo__kdj_avg *avg, const apo__cat_io *io, size_t fk,
+                                         size_t from, size_t t0, size_t t1, double *fastk,
+                                         double *lag, double *k) {
+    const int lags = apo__kdj_avg_lags(avg);
+    const size_t pk = avg->ser.p;
+    for (size_t t = t0; t < t1; t++) {
+        fastk[t - t0] = apo__fastk_at(io, t, fk);
+        /* fastk is a function of its window: the value leaving k's window is fastk pk bars
+         * back, recomputed (the window reads it only once pk values have entered). */
+        lag[t - t0] = lags && t >= from + pk ? apo__fastk_at(io, t - pk, fk) : 0.0;
+    }
+    apo__kdj_avg_run(avg, fastk, lag, k, t0 - (fk - 1), t1 - (fk - 1));
+}
+
+/* The body where an average is of ma_series.h's kinds (see above), from the first fastk at
+ * `from` on. */
+static inline APO_HD void apo__kdj_tile_pieces(const apo__cat_io *io, size_t begin, size_t end,
+                                               size_t from) {
+    const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
+    const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
+    apo__kdj_avg lead, behind, d;
+    apo__kdj_avg_start(&lead, kind_k, pk, from - (fk - 1));
+    apo__kdj_avg_start(&d, kind_d, pd, from - (fk - 1));
+    const int lags = apo__kdj_avg_lags(&d);
+    if (lags)
+        apo__kdj_avg_start(&behind, kind_k, pk, from - (fk - 1));
+    double fastk[APO_KDJ_PIECE], lag[APO_KDJ_PIECE], k[APO_KDJ_PIECE], old[APO_KDJ_PIECE],
+        dv[APO_KDJ_PIECE];
+    for (size_t t0 = from; t0 < end; t0 += APO_KDJ_PIECE) {
+        const size_t t1 = end - t0 > APO_KDJ_PIECE ? t0 + APO_KDJ_PIECE : end;
+        apo__kdj_k_run(&lead, io, fk, from, t0, t1, fastk, lag, k);
+        /* The values of k leaving d's window, slowd_period bars behind; those before `from`
+         * never entered it and are not read. */
+        if (lags && t1 > from + pd) {
+            const size_t b0 = t0 > from + pd ? t0 - pd : from;
+            apo__kdj_k_run(&behind, io, fk, from, b0, t1 - pd, fastk, lag, old + (b0 + pd - t0));
+        }
+        apo__kdj_avg_run(&d, k, old, dv, t0 - (fk - 1), t1 - (fk - 1));
+        for (size_t t = t0 > begin ? t0 : begin; t < t1; t++) {
+            const double ko = k[t - t0], dout = dv[t - t0];
+            const int both = isfinite(ko) && isfinite(dout);
+            io->out[0][t] = both ? ko : (double)NAN;
+            io->out[1][t] = both ? dout : (double)NAN;
+            io->out[2][t] = both ? apo__canonical_nan(3.0 * ko - 2.0 * dout) : (double)NAN;
+        }
+    }
+}
+
 static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
     const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
     const int takes = apo__kdj_takes(kind_k, pk) && apo__kdj_takes(kind_d, pd);
     const size_t w0 = begin > io->h ? begin - io->h : 0;
-    apo__kdj_ma k = apo__kdj_ma_make(kind_k, pk), d = apo__kdj_ma_make(kind_d, pd);
     for (size_t t = begin; t < end && (t < w0 + fk - 1 || !takes); t++)
         io->out[0][t] = io->out[1][t] = io->out[2][t] = NAN;
     if (!takes)
         return;
+    if (!apo__kdj_recurrence(kind_k, pk) || !apo__kdj_recurrence(kind_d, pd)) {
+        apo__kdj_tile_pieces(io, begin, end, w0 + fk - 1);
+        return;
+    }
+    /* Both recurrences: one loop over the bars, no buffers. */
+    apo__kdj_ma k = apo__kdj_ma_make(kind_k, pk), d = apo__kdj_ma_make(kind_d, pd);
     for (size_t t = w0 + fk - 1; t < end; t++) {
         double ko = NAN, dout = NAN, jo = NAN;
         const double fastk = apo__fastk_at(io, t, fk);

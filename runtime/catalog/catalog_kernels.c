@@ -60,13 +60,15 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
                  (int)params[3], (int)params[3] == 5 ? "TRIMA" : "KAMA");
         return APO_ERR_BAD_PARAM;
     }
-    /* kdj's averages are recurrences over its fastk, which the body holds one value of
-     * (oscillators/kdj_tile.h). */
+    /* kdj's averages are recurrences over its fastk or ma_series.h's kinds over a computed
+     * series (oscillators/kdj_tile.h); a window of a window (TRIMA, HMA), KAMA's lagged sum and
+     * ZLEMA's lagged value are not. */
     for (size_t i = 1; id == APO_CAT_KDJ && i <= 3; i += 2)
         if (!apo__kdj_takes_ma((int)params[i + 1], params[i])) {
             snprintf(err, err_size,
-                     "kdj: %s %d is not taken at a %s above 1; matypes 1 (EMA), 10 (none), 11 and "
-                     "13 (Wilder's smoothing, the default) are, and any matype at period 1",
+                     "kdj: %s %d is not taken at a %s above 1; matypes 0 to 4 (SMA, EMA, WMA, "
+                     "DEMA, TEMA), 8 (T3), 10 (none), 11 and 13 (Wilder's smoothing, the default) "
+                     "are, and any matype at period 1",
                      k->params[i + 1].name, (int)params[i + 1], k->params[i].name);
             return APO_ERR_BAD_PARAM;
         }

@@ -4,8 +4,10 @@
 #include "catalog_reference_talib_more5.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "catalog_reference_common.h"
+#include "catalog_reference_overlap.h"
 
 /* The population standard deviation of x[t - s + 1 .. t], mean first, then the squared
  * deviations from it. */
@@ -125,11 +127,72 @@ static int ref_kdj_ma_take(ref_kdj_ma *m, long double v) {
     return 1;
 }
 
+/* 1 where kdj's average is a kind of TA-Lib's MA that is not a recurrence over the value at
+ * hand: SMA, WMA, DEMA, TEMA and T3 above period 1. */
+static int kdj_by_ma_reference(double period, double matype) {
+    return period > 1 && (matype == 0 || matype == 2 || matype == 3 || matype == 4 || matype == 8);
+}
+
+/* One of kdj's averages of the whole series v (NaN where it has no value) into avg: the overlap
+ * studies' MA reference of its kind (an SMA's or WMA's window holding a NaN gives NaN, the EMA
+ * family skips it, so k's warm-up delays d as TA-Lib's d taken from k's first value), else
+ * ref_kdj_ma over the finite values. */
+static void kdj_average(const double *v, size_t n, double period, double matype, double *avg,
+                        double *scratch) {
+    if (kdj_by_ma_reference(period, matype)) {
+        const double *in[1] = {v}, mp[2] = {period, matype};
+        double *o[1] = {avg}, *sc[1] = {scratch};
+        apo__ref_cat_ma(in, n, mp, o, sc);
+        return;
+    }
+    ref_kdj_ma m = {(size_t)period, 0, (int)matype, 0};
+    for (size_t t = 0; t < n; t++)
+        avg[t] = isfinite(v[t]) && ref_kdj_ma_take(&m, v[t]) ? (double)m.a : NAN;
+}
+
+/* kdj with an average of the whole series kinds: fastk, k and d as series in double, then the
+ * outputs where k and d both have a value. */
+static void kdj_of_series(const double *const *in, size_t n, const double *p, double *const *out,
+                          double *const *scale) {
+    const size_t fk = (size_t)p[0];
+    double *buf = malloc(4 * (n + 1) * sizeof *buf);
+    if (buf == NULL)
+        abort();
+    double *fastk = buf, *k = buf + (n + 1), *d = buf + 2 * (n + 1), *scratch = buf + 3 * (n + 1);
+    for (size_t t = 0; t < n; t++) {
+        fastk[t] = NAN;
+        if (t + 1 < fk || !clean(in, 2, t + 1 - fk, t) || !isfinite(in[2][t]))
+            continue;
+        long double hh = in[0][t], ll = in[1][t];
+        for (size_t j = t + 1 - fk; j < t; j++) {
+            hh = fmaxl(hh, in[0][j]);
+            ll = fminl(ll, in[1][j]);
+        }
+        fastk[t] = (double)(hh != ll ? 100 * (in[2][t] - ll) / (hh - ll) : 0);
+    }
+    kdj_average(fastk, n, p[1], p[2], k, scratch);
+    kdj_average(k, n, p[3], p[4], d, scratch);
+    for (size_t t = 0; t < n; t++) {
+        if (!isfinite(k[t]) || !isfinite(d[t]))
+            continue;
+        out[0][t] = k[t];
+        out[1][t] = d[t];
+        out[2][t] = (double)(3 * (long double)k[t] - 2 * (long double)d[t]);
+        scale[0][t] = scale[1][t] = 100.0;
+        scale[2][t] = 500.0;
+    }
+    free(buf);
+}
+
 void apo__ref_cat_kdj(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     const size_t fk = (size_t)p[0];
     for (size_t o = 0; o < 3; o++)
         nan_fill(out[o], scale[o], n);
+    if (kdj_by_ma_reference(p[1], p[2]) || kdj_by_ma_reference(p[3], p[4])) {
+        kdj_of_series(in, n, p, out, scale);
+        return;
+    }
     ref_kdj_ma k = {(size_t)p[1], 0, (int)p[2], 0}, d = {(size_t)p[3], 0, (int)p[4], 0};
     for (size_t t = fk - 1; t < n; t++) {
         if (!clean(in, 2, t + 1 - fk, t) || !isfinite(in[2][t]))

@@ -29,9 +29,11 @@ void apo__ref_cat_smi(const double *const *in, size_t n, const double *p, double
                       double *const *scale);
 
 /* in: high, low, close; p: fastk_period, slowk_period, slowk_matype, slowd_period, slowd_matype
- * (matypes 1, EMA; 10, none; 11 and 13, Wilder's smoothing; any at period 1). Outputs k, d, j:
- * fastk by a scan of its window, k and d the averages seeded with the mean of their first inputs.
- * scale: 100 for k and d, 500 for j = 3 k - 2 d. */
+ * (matypes 1, EMA; 10, none; 11 and 13, Wilder's smoothing; 0, 2, 3, 4 and 8, SMA, WMA, DEMA,
+ * TEMA and T3; any at period 1). Outputs k, d, j: fastk by a scan of its window, k and d the
+ * recurrences seeded with the mean of their first inputs, or the overlap studies' MA reference of
+ * the series (catalog_reference_overlap.h) for the other kinds, all three where k and d both
+ * have a value. scale: 100 for k and d, 500 for j = 3 k - 2 d. */
 void apo__ref_cat_kdj(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale);
 

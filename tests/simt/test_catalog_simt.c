@@ -460,6 +460,21 @@ Test(catalog_simt, matype_7_gives_the_cpu_bits, .timeout = 600) {
         check_row(&matype_7[k]);
 }
 
+/* kdj's averages of ma_series.h's kinds (kdj_tile.h's pieces, k generated again behind an SMA or
+ * WMA d): SMA of both, WMA with DEMA, TEMA with T3; T3 with WMA, Wilder's with SMA, SMA with
+ * EMA. */
+Test(catalog_simt, kdj_series_kinds_give_the_cpu_bits, .timeout = 600) {
+    static const cat_params kinds[] = {
+        {APO_CAT_KDJ, 5, {9, 3, 0, 3, 0}, {14, 5, 2, 4, 3}, {5, 4, 4, 6, 8}},
+        {APO_CAT_KDJ, 5, {9, 3, 8, 7, 2}, {5, 10, 13, 7, 0}, {3, 6, 0, 25, 1}},
+    };
+    /* As above: the first block as host threads, the later ones in turn on this thread. */
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 1, 0};
+    simt_set_options(&o);
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        check_row(&kinds[k]);
+}
+
 /* The position-independent kernels' launch (a thread per position, catalog_launch.h) on a view of
  * many short rows: 40 rows of 37 positions from position 5 are 1,480 items, one block of 256
  * threads, so each thread's stride is 6 rows and 34 positions and its walk crosses rows at every

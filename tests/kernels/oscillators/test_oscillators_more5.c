@@ -3,7 +3,7 @@
  * oscillators/smi_tile.h, kdj_tile.h) against their long-double references
  * (catalog_reference_talib_more5.c) through group 2's shared check (talib_more2_cases.h), and by
  * hand: smi's stages' seeds, TA-Lib's 0 over flat windows and a gap that moves no stage; kdj's
- * Wilder averages and j, and the kinds of average its body refuses.
+ * Wilder averages and j, its SMA and WMA windows, and the kinds of average its body refuses.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -14,7 +14,10 @@
 #include "talib_more2_cases.h"
 
 /* smi and kdj at their defaults, the shortest periods, and others: smi's slow and fast periods
- * swapped in size; kdj's kinds EMA, Wilder's (as 11 and 13), none, and TEMA at period 1. */
+ * swapped in size; kdj's kinds EMA, Wilder's (as 11 and 13), none, and TEMA at period 1, then
+ * the kinds it takes over its computed series: SMA of both (STOCH's), WMA of fastk with a DEMA
+ * d, TEMA with T3, T3 with a WMA d (k generated again behind d), Wilder's with an SMA d, SMA
+ * with an EMA d. */
 static const more2_case cases[] = {
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {13, 2, 25, 9}},
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {2, 2, 2, 2}},
@@ -25,6 +28,12 @@ static const more2_case cases[] = {
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {14, 5, 1, 20, 11}},
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 30, 10, 1, 4}},
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {3, 2, 13, 40, 1}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 3, 0, 3, 0}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {14, 5, 2, 4, 3}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 4, 4, 6, 8}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 3, 8, 7, 2}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 10, 13, 7, 0}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {3, 6, 0, 25, 1}},
 };
 MORE2_TABLE_TESTS(oscillators_more5, cases)
 
@@ -83,18 +92,25 @@ Test(oscillators_more5, smi_of_flat_bars_is_0) {
         cr_assert(out0[t] == 0.0 && out1[t] == 0.0, "bar %zu: %g %g", t, out0[t], out1[t]);
 }
 
-/* fastk_period 2, slowk and slowd Wilder's at period 2. */
-Test(oscillators_more5, kdj_by_hand) {
-    const double high[] = {10, 12, 11, 14, 13};
-    const double low[] = {8, 9, 9, 10, 12};
-    const double close[] = {9, 11, 10, 13, 12};
-    enum { N = sizeof close / sizeof close[0] };
+/* kdj over the first n (up to 6) of the bars worked by hand, at fastk_period 2 and averages of
+ * period 2 of the kinds p names: the lookback, 3, has no value. */
+static void kdj_of_hand_bars(const double p[5], size_t n, double *k, double *d, double *j) {
+    static const double high[] = {10, 12, 11, 14, 13, 15};
+    static const double low[] = {8, 9, 9, 10, 12, 11};
+    static const double close[] = {9, 11, 10, 13, 12, 14};
+    cr_assert(n <= sizeof close / sizeof close[0]);
     const double *hlc[3] = {high, low, close};
-    const double p[5] = {2, 2, 13, 2, 13};
-    double k[N], d[N], j[N], *out[3] = {k, d, j};
-    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, N);
+    double *out[3] = {k, d, j};
+    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, n);
     for (size_t t = 0; t < 3; t++)
         cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "lookback 3: bar %zu", t);
+}
+
+/* fastk_period 2, slowk and slowd Wilder's at period 2. */
+Test(oscillators_more5, kdj_by_hand) {
+    const double p[5] = {2, 2, 13, 2, 13};
+    double k[5], d[5], j[5];
+    kdj_of_hand_bars(p, 5, k, d, j);
     /* fastk: bar 1 (11 - 8) / 4 = 75, bar 2 (10 - 9) / 3 = 33.33.., bar 3 (13 - 9) / 5 = 80,
      * bar 4 (12 - 10) / 4 = 50. k: seed at bar 2 162.5 / 3 = 54.166..; bar 3 (k + 80) / 2;
      * bar 4 (that + 50) / 2. d: seed at bar 3 the mean of k at 2 and 3. */
@@ -105,18 +121,41 @@ Test(oscillators_more5, kdj_by_hand) {
     cr_assert(fabs(j[4] - (3.0 * k4 - 2.0 * d4)) < 1e-12, "j 4: %.17g", j[4]);
 }
 
-/* The body takes recurrences over fastk only: the runtime refuses the other kinds above period 1
- * (test_catalog_runtime.c), and the body, called with one, writes NaN rather than a guess. */
-Test(oscillators_more5, kdj_takes_the_recurrences_only) {
+/* The body takes recurrences over fastk and ma_series.h's kinds: the runtime refuses the others
+ * above period 1 (test_catalog_runtime.c), and the body, called with one, writes NaN rather than
+ * a guess. */
+Test(oscillators_more5, kdj_refuses_trima_kama_hma_and_zlema) {
     cr_assert(apo__kdj_takes_ma(13, 3) && apo__kdj_takes_ma(11, 3) && apo__kdj_takes_ma(1, 3) &&
               apo__kdj_takes_ma(10, 3) && apo__kdj_takes_ma(5, 1));
-    cr_assert(!apo__kdj_takes_ma(0, 3) && !apo__kdj_takes_ma(9, 3) && !apo__kdj_takes_ma(12, 2));
+    cr_assert(apo__kdj_takes_ma(0, 3) && apo__kdj_takes_ma(2, 3) && apo__kdj_takes_ma(3, 3) &&
+              apo__kdj_takes_ma(4, 3) && apo__kdj_takes_ma(8, 3));
+    cr_assert(!apo__kdj_takes_ma(5, 3) && !apo__kdj_takes_ma(6, 3) && !apo__kdj_takes_ma(7, 3) &&
+              !apo__kdj_takes_ma(9, 3) && !apo__kdj_takes_ma(12, 2));
     double h[30], k[30], d[30], j[30], *out[3] = {k, d, j};
     for (size_t t = 0; t < 30; t++)
         h[t] = 50.0 + (double)(t % 7);
     const double *hlc[3] = {h, h, h};
-    const double p[5] = {9, 3, 0, 3, 13};
+    const double p[5] = {9, 3, 5, 3, 13};
     run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, 30);
     for (size_t t = 0; t < 30; t++)
         cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "bar %zu", t);
+}
+
+/* fastk_period 2, an SMA of 2 for k and a WMA of 2 for d, by hand: the windows' first values
+ * and the value leaving each (k's from fastk, d's from k). */
+Test(oscillators_more5, kdj_sma_and_wma_by_hand) {
+    enum { N = 6 };
+    const double p[5] = {2, 2, 0, 2, 2};
+    double k[N], d[N], j[N];
+    kdj_of_hand_bars(p, N, k, d, j);
+    /* fastk: bar 1 75, bar 2 33.33.., bar 3 80, bar 4 50, bar 5 (14 - 11) / 4 = 75. k, the mean
+     * of two: bar 2 54.166.., bar 3 56.666.., bar 4 65, bar 5 62.5. d, weights 1 and 2 over 3. */
+    const double f[6] = {NAN, 75.0, 100.0 / 3.0, 80.0, 50.0, 75.0};
+    for (size_t t = 3; t < N; t++) {
+        const double k1 = (f[t - 2] + f[t - 1]) / 2.0, k0 = (f[t - 1] + f[t]) / 2.0;
+        const double dw = (k1 + 2.0 * k0) / 3.0;
+        cr_assert(fabs(k[t] - k0) < 1e-12 && fabs(d[t] - dw) < 1e-12, "bar %zu: %.17g %.17g", t,
+                  k[t], d[t]);
+        cr_assert(fabs(j[t] - (3.0 * k0 - 2.0 * dw)) < 1e-12, "j %zu: %.17g", t, j[t]);
+    }
 }

@@ -7,7 +7,8 @@
  * catalog is TA-Lib's computation: with the same parameters, apportion's NaN lead is TA-Lib's
  * lookback and every later output is within 1e-9 of the largest |TA-Lib output| of its row
  * (apo-bench-peers' measure, d_apo), and an integer output of TA-Lib's (a candlestick's
- * signal, an index) is exactly TA-Lib's, at TA-Lib's defaults and at timeperiod 200.
+ * signal, an index) is exactly TA-Lib's, at TA-Lib's defaults and at timeperiod 200, and kdj at
+ * each kind of average it takes.
  *
  * The rows are the runtime's own list of kernels: every kernel whose name, in upper case, is a
  * function of the library, called through TA-Lib's abstract interface (bench/
@@ -145,11 +146,13 @@ static double compare_output(const char *kernel, double period, size_t r, size_t
     return worst;
 }
 
-/* Kernel `info` at timeperiod `period` (0: the defaults, passed to apportion as no parameter at
- * all, so that its defaults are checked to be TA-Lib's) against TA-Lib's function: every row
- * and output. Returns the worst relative distance over them. */
+/* Kernel `info` with the parameters params[0 .. n_params) (none: the defaults, passed to
+ * apportion as no parameter at all, so that its defaults are checked to be TA-Lib's) against
+ * TA-Lib's function given the same: every row and output. Returns the worst relative distance
+ * over them. The first parameter's value names the run in messages. */
 static double check_kernel(apo_runtime *rt, const apo_kernel_info *info, talib_call *c,
-                           double *const col[N_COLUMNS], double period) {
+                           double *const col[N_COLUMNS], const apo_param *params, size_t n_params) {
+    const double period = n_params > 0 ? params[0].value : 0;
     const size_t len = (size_t)ROWS * COLS;
     cr_assert_eq(info->n_inputs, (size_t)c->n_in, "%s: %zu inputs, TA-Lib's %d", info->name,
                  info->n_inputs, c->n_in);
@@ -164,7 +167,6 @@ static double check_kernel(apo_runtime *rt, const apo_kernel_info *info, talib_c
         cr_assert_not_null(want[o] = malloc(COLS * sizeof(double)));
         cr_assert_not_null(ints[o] = malloc(COLS * sizeof(int)));
     }
-    apo_param param = {"timeperiod", period};
     apo_workload w = APO_WORKLOAD_INIT;
     w.kernel = info->name;
     w.rows = ROWS;
@@ -173,12 +175,13 @@ static double check_kernel(apo_runtime *rt, const apo_kernel_info *info, talib_c
     w.n_inputs = info->n_inputs;
     w.outputs = apo;
     w.n_outputs = info->n_outputs;
-    w.params = &param;
-    w.n_params = period > 0;
+    w.params = params;
+    w.n_params = n_params;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s: %s", info->name,
                  apo_last_error());
-    if (period > 0)
-        cr_assert_eq(talib_call_set(c, "timeperiod", period), 0, "%s", c->name);
+    for (size_t p = 0; p < n_params; p++)
+        cr_assert_eq(talib_call_set(c, params[p].name, params[p].value), 0, "%s %s", c->name,
+                     params[p].name);
     double worst = 0;
     for (size_t r = 0; r < ROWS; r++) {
         const double *row_in[APO_MAX_IO];
@@ -236,7 +239,8 @@ static void check_all(double period) {
             talib_call_close(&c);
             continue;
         }
-        const double worst = check_kernel(rt, &info, &c, col, period);
+        const apo_param param = {"timeperiod", period};
+        const double worst = check_kernel(rt, &info, &c, col, &param, period > 0);
         talib_call_close(&c);
         compared++;
         const known_difference *kd = find_known(name);
@@ -280,6 +284,40 @@ Test(catalog_talib08, timeperiod_200_is_talib_08s_values, .init = open_talib, .t
     check_all(200);
 }
 
+/* kdj's kinds of average, slowk_matype and slowd_matype (kdj_tile.h: the recurrences, and the
+ * kinds ma_series.h takes over its fastk and k series), at other periods too, against TA-Lib
+ * 0.8's KDJ given the same parameters. */
+Test(catalog_talib08, kdj_matypes_are_talib_08s_values, .init = open_talib, .timeout = 600) {
+    static const double sets[][5] = {
+        {9, 3, 0, 3, 0}, {9, 3, 1, 3, 1},   {9, 3, 10, 3, 11}, {14, 5, 2, 4, 3},  {5, 4, 4, 6, 8},
+        {9, 3, 8, 7, 2}, {5, 10, 13, 7, 0}, {3, 6, 0, 25, 1},  {9, 30, 3, 20, 4},
+    };
+    apo_runtime *rt = test_runtime("cpu");
+    double *col[N_COLUMNS];
+    double *storage = make_columns(col);
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, "kdj", &info), APO_OK);
+    cr_assert_eq(info.n_params, (size_t)5);
+    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
+        talib_call c;
+        char why[256];
+        cr_assert_eq(talib_call_open(&ta, "KDJ", &c, why, sizeof why), 0, "%s", why);
+        apo_param params[5];
+        for (size_t p = 0; p < 5; p++) {
+            params[p].name = info.param_names[p];
+            params[p].value = sets[s][p];
+        }
+        const double worst = check_kernel(rt, &info, &c, col, params, 5);
+        talib_call_close(&c);
+        cr_log_info("kdj(%g, %g, %g, %g, %g): worst %.2e of max|TA-Lib|", sets[s][0], sets[s][1],
+                    sets[s][2], sets[s][3], sets[s][4], worst);
+        cr_expect(worst <= TOLERANCE, "kdj(%g, %g, %g, %g, %g): %.2e of max|TA-Lib|", sets[s][0],
+                  sets[s][1], sets[s][2], sets[s][3], sets[s][4], worst);
+    }
+    free(storage);
+    apo_runtime_destroy(rt);
+}
+
 /* A row of `known` that no kernel needs any more fails: the bound would hide a regression. */
 Test(catalog_talib08, every_known_difference_is_still_needed, .init = open_talib, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
@@ -296,7 +334,7 @@ Test(catalog_talib08, every_known_difference_is_still_needed, .init = open_talib
         upper[j] = '\0';
         talib_call c;
         cr_assert_eq(talib_call_open(&ta, upper, &c, why, sizeof why), 0, "%s", why);
-        const double worst = check_kernel(rt, &info, &c, col, 0);
+        const double worst = check_kernel(rt, &info, &c, col, NULL, 0);
         talib_call_close(&c);
         cr_assert_gt(worst, TOLERANCE,
                      "%s: within %.0e of TA-Lib now (%.2e): delete its row of "
