@@ -130,7 +130,9 @@ def read_causes(path):
     section = re.split(r"\n#", section, 1)[0]
     causes = {}
     for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        # Cells split at the pipes Markdown reads as cell edges: an escaped one (`\|`, as in
+        # `a \|\| b` inside a cell) is text.
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
         if not line.startswith("|") or len(cells) < 2 or set(cells[0]) <= set("-: "):
             continue
         if cells[1] == "kernels":
