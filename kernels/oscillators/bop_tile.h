@@ -10,17 +10,24 @@
 
 #include "catalog.h"
 
-/* Branch-free, so that gcc vectorizes it: the quotient is computed for every bar and the 0
- * and the NaN selected after. */
+/* Branch-free, so that gcc vectorizes it (marketfi_tile.h's shape): the quotient is computed
+ * for every bar and the 0 and the NaN selected after. The quotient is also read outside those
+ * selects, by the test of a NaN quotient: otherwise gcc sinks the division into the arm of a
+ * bar with a range, a division under a condition it may not run unconditionally, and the loop
+ * stays scalar. That test is also what stores the NAN constant (apo_hd.h) for the one quotient
+ * of finite samples that is NaN: c - o and h - l both overflowing, infinity over infinity. */
 static inline APO_HD void apo__bop_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *open = io->in[0], *high = io->in[1], *low = io->in[2], *close = io->in[3];
     double *out = io->out[0];
     for (size_t t = begin; t < end; t++) {
         const double o = open[t], h = high[t], l = low[t], c = close[t];
         const double range = h - l;
-        const double bop = (c - o) / range;
-        const double gap = ((o - o) + (h - h)) + ((l - l) + (c - c));
-        out[t] = isnan(gap) ? (double)NAN : range > 0.0 ? bop : 0.0;
+        const double quotient = (c - o) / range;
+        const int ranged = range > 0.0;
+        const double bop = ranged ? quotient : 0.0;
+        const int ok = apo__finite(o) & apo__finite(h) & apo__finite(l) & apo__finite(c) &
+                       ((quotient == quotient) | !ranged);
+        out[t] = ok ? bop : (double)NAN;
     }
 }
 

@@ -8,6 +8,8 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
@@ -31,6 +33,23 @@ Test(oscillators_momentum, bop_by_hand) {
     cr_assert_eq(out[2], 0.0);
     cr_assert_eq(out[3], -1.0 / 4.0);
     cr_assert(isnan(out[4]));
+}
+
+/* A bar of finite prices whose close - open and high - low both overflow divides infinity by
+ * infinity: its NaN is stored as the NAN constant (apo_hd.h), not as the quotient's own NaN,
+ * whose sign bit x86 sets, so that every device stores the same bits. */
+Test(oscillators_momentum, bop_of_two_overflows_is_the_nan_constant) {
+    const double open[] = {-1.7e308, 1}, high[] = {1.7e308, 2}, low[] = {-1.7e308, 1},
+                 close[] = {1.7e308, 1.5};
+    const double *in[] = {open, high, low, close};
+    double out[2];
+    run_one_period(APO_CAT_BOP, in, 4, 0, 2, out);
+    const double nan_constant = NAN;
+    uint64_t bits = 0;
+    memcpy(&bits, &out[0], sizeof bits);
+    cr_assert(memcmp(&out[0], &nan_constant, sizeof out[0]) == 0, "stored %016llx",
+              (unsigned long long)bits);
+    cr_assert_eq(out[1], 0.5);
 }
 
 /* 100 up / (up + down) over p bars; 50 where no bar moved (TA-Lib 0.8's); a gap's window NaN. */
