@@ -7,22 +7,16 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
-#include <string.h>
 
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
 
-/* cvi over [0, n) as one tile. */
+/* cvi over [0, n) as one tile: run_one_tile, which reads three parameters, with cvi's two and
+ * a 0 (the third an io's unused parameter holds). */
 static void run_cvi(const double *high, const double *low, const double *p, double *out, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = high;
-    io.in[1] = low;
-    io.out[0] = out;
-    for (size_t i = 0; i < 2; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(APO_CAT_CVI, p);
-    apo__cpu_catalog_tile(APO_CAT_CVI, &io, 0, n);
+    const double *in[] = {high, low};
+    const double params[3] = {p[0], p[1], 0.0};
+    run_one_tile(APO_CAT_CVI, in, 2, params, out, NULL, n);
 }
 
 Test(trend_cvi, bars_worked_by_hand) {
