@@ -568,17 +568,15 @@ json_t *bench_gpu_catalog(const bench_gpu_catalog_options *o, long *wrong, int *
             names[n_names++] = name;
     }
     int unknown = 0;
-    for (const char *p = o->kernels; p != NULL && *p != '\0';) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    size_t len;
+    for (const char *p = o->kernels, *item; (item = bench_list_next(&p, &len)) != NULL;) {
         char name[APO_NAME_MAX] = "";
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
-        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), item);
         if (strcmp(name, "catalog") != 0 && apo_kernel_get(c.cpu, name, &info) != APO_OK) {
             fprintf(stderr, "%s: --kernels: no kernel \"%s\" in this library\n", bench_prog, name);
             unknown = 1;
         }
-        p = comma ? comma + 1 : p + len;
     }
     if (unknown) {
         *failed = 1;
