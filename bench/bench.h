@@ -74,8 +74,8 @@ int bench_item_is(const char *item, size_t len, const char *name);
 
 /* The first item of the comma list `list` (NULL: none) that is none of the n names
  * name_of(0) .. name_of(n - 1), its length in *len; NULL when every item is one of them.
- * The options of every bench check their lists with it, so a typo fails before anything
- * runs. */
+ * A bench checks a list of names with it before it runs anything: a typo would otherwise
+ * run nothing and pass. */
 const char *bench_list_unknown(const char *list, const char *(*name_of)(size_t i), size_t n,
                                size_t *len);
 
