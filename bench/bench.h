@@ -65,6 +65,20 @@ double bench_stored_prediction(apo_runtime *rt, const char *tag, size_t d, doubl
 /* Whether `name` is in the comma list (NULL: everything). */
 int bench_selected(const char *list, const char *name);
 
+/* Walks a comma list: returns the item at *p (NULL at the end of the list, or for a NULL
+ * list), its length in *len, and moves *p past the item and its comma. */
+const char *bench_list_next(const char **p, size_t *len);
+
+/* Whether the list item item[0..len) is `name`, to the letter. */
+int bench_item_is(const char *item, size_t len, const char *name);
+
+/* The first item of the comma list `list` (NULL: none) that is none of the n names
+ * name_of(0) .. name_of(n - 1), its length in *len; NULL when every item is one of them.
+ * A bench checks a list of names with it before it runs anything: a typo would otherwise
+ * run nothing and pass. */
+const char *bench_list_unknown(const char *list, const char *(*name_of)(size_t i), size_t n,
+                               size_t *len);
+
 /* The first three fields of /proc/loadavg ("?" where there is none): the machine is shared,
  * so every run says how busy it was. */
 void bench_load_average(char *buf, size_t size);

@@ -85,6 +85,9 @@ static const scenario scenarios[] = {
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
+/* The name of row i, for bench_list_unknown. */
+static const char *scenario_name(size_t i) { return scenarios[i].name; }
+
 /* ---- options -------------------------------------------------------------------------- */
 
 typedef struct options {
@@ -154,18 +157,13 @@ static const bench_option_table option_table = {"[options]", option_rows,
 static int read_options(int argc, char **argv, options *o) {
     if (bench_options_parse(&option_table, argc, argv, o) != 0)
         return -1;
-    for (const char *p = o->real_clock ? NULL : o->scenarios; p != NULL && *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        int known = 0;
-        for (size_t s = 0; s < N_SCENARIOS; s++)
-            known |= strlen(scenarios[s].name) == n && strncmp(p, scenarios[s].name, n) == 0;
-        if (!known) {
-            fprintf(stderr, PROG ": unknown scenario \"%.*s\" in --scenarios\n", (int)n, p);
-            bench_options_usage(&option_table, stderr);
-            return -1;
-        }
-        p += n + (comma != NULL);
+    size_t len;
+    const char *unknown =
+        bench_list_unknown(o->real_clock ? NULL : o->scenarios, scenario_name, N_SCENARIOS, &len);
+    if (unknown != NULL) {
+        fprintf(stderr, PROG ": unknown scenario \"%.*s\" in --scenarios\n", (int)len, unknown);
+        bench_options_usage(&option_table, stderr);
+        return -1;
     }
     return 0;
 }

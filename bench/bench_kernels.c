@@ -234,6 +234,9 @@ static const kernel_spec kernel_specs[] = {
 };
 #define N_KERNELS (sizeof kernel_specs / sizeof kernel_specs[0])
 
+/* The name of row i, for bench_list_unknown. */
+static const char *kernel_spec_name(size_t i) { return kernel_specs[i].name; }
+
 typedef struct shape {
     size_t rows, cols;
 } shape;
@@ -477,18 +480,12 @@ static int read_options(int argc, char **argv, options *o) {
         return 2;
     if (o->quick && o->max_size > 1e6)
         o->max_size = 1e6;
-    for (const char *p = o->gpu_catalog ? NULL : o->kernels; p != NULL && *p != '\0';) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        int known = 0;
-        for (size_t k = 0; k < N_KERNELS; k++)
-            known |=
-                strlen(kernel_specs[k].name) == len && strncmp(p, kernel_specs[k].name, len) == 0;
-        if (!known) {
-            fprintf(stderr, PROG ": unknown kernel \"%.*s\" in --kernels\n", (int)len, p);
-            return 2;
-        }
-        p += len + (comma != NULL);
+    size_t len;
+    const char *unknown =
+        bench_list_unknown(o->gpu_catalog ? NULL : o->kernels, kernel_spec_name, N_KERNELS, &len);
+    if (unknown != NULL) {
+        fprintf(stderr, PROG ": unknown kernel \"%.*s\" in --kernels\n", (int)len, unknown);
+        return 2;
     }
     return 0;
 }

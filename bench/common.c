@@ -91,15 +91,37 @@ int bench_parse_count(const char *s, double lo, double hi, double *out) {
 int bench_selected(const char *list, const char *name) {
     if (list == NULL)
         return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == len && strncmp(p, name, n) == 0)
+    size_t len;
+    for (const char *p = list, *item; (item = bench_list_next(&p, &len)) != NULL;)
+        if (bench_item_is(item, len, name))
             return 1;
-        p += n + (comma != NULL);
-    }
     return 0;
+}
+
+const char *bench_list_next(const char **p, size_t *len) {
+    if (*p == NULL || **p == '\0')
+        return NULL;
+    const char *item = *p;
+    const char *comma = strchr(item, ',');
+    *len = comma ? (size_t)(comma - item) : strlen(item);
+    *p = item + *len + (comma != NULL);
+    return item;
+}
+
+int bench_item_is(const char *item, size_t len, const char *name) {
+    return strlen(name) == len && strncmp(item, name, len) == 0;
+}
+
+const char *bench_list_unknown(const char *list, const char *(*name_of)(size_t i), size_t n,
+                               size_t *len) {
+    for (const char *p = list, *item; (item = bench_list_next(&p, len)) != NULL;) {
+        int known = 0;
+        for (size_t i = 0; i < n && !known; i++)
+            known = bench_item_is(item, *len, name_of(i));
+        if (!known)
+            return item;
+    }
+    return NULL;
 }
 
 double bench_stored_prediction(apo_runtime *rt, const char *tag, size_t d, double n) {

@@ -83,18 +83,32 @@ apo_status bench_gpu_runtime(const char *devices, apo_use_gpu use_gpu, int profi
     return apo_runtime_create(&c, rt);
 }
 
-apo_status bench_gpu_index(apo_runtime *rt, size_t *gi, uint64_t *free_bytes) {
+int bench_gpu_next(apo_runtime *rt, size_t *i, apo_device_info *info) {
     size_t ndev = 0;
-    apo_status st = apo_device_count(rt, &ndev);
-    for (size_t i = 0; st == APO_OK && i < ndev; i++) {
-        apo_device_info di = APO_DEVICE_INFO_INIT;
-        if (apo_device_get(rt, i, &di) == APO_OK && di.kind == APO_DEVICE_CUDA) {
-            *gi = i;
-            *free_bytes = di.memory_free_bytes;
-            return APO_OK;
+    if (apo_device_count(rt, &ndev) != APO_OK)
+        return 0;
+    for (; *i < ndev; ++*i) {
+        const apo_device_info empty = APO_DEVICE_INFO_INIT;
+        *info = empty;
+        if (apo_device_get(rt, *i, info) == APO_OK && info->kind == APO_DEVICE_CUDA) {
+            ++*i;
+            return 1;
         }
     }
-    return st == APO_OK ? APO_ERR_NO_DEVICE : st;
+    return 0;
+}
+
+apo_status bench_gpu_index(apo_runtime *rt, size_t *gi, uint64_t *free_bytes) {
+    size_t ndev = 0, i = 0;
+    apo_status st = apo_device_count(rt, &ndev);
+    if (st != APO_OK)
+        return st;
+    apo_device_info di = APO_DEVICE_INFO_INIT;
+    if (!bench_gpu_next(rt, &i, &di))
+        return APO_ERR_NO_DEVICE;
+    *gi = i - 1;
+    *free_bytes = di.memory_free_bytes;
+    return APO_OK;
 }
 
 apo_runtime *bench_gpu_probe(size_t *gpus, char *why, size_t size) {
@@ -563,7 +577,7 @@ json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps
     json_t *j = json_object();
     apo_runtime *cpu = NULL;
     char why[1024] = "";
-    size_t gpus = 0, n = 0;
+    size_t gpus = 0;
     apo_runtime *probe = bench_gpu_probe(&gpus, why, sizeof why);
     if (probe == NULL) {
         printf("\n# GPU section: skipped: no usable GPU (%s)\n", why);
@@ -582,13 +596,9 @@ json_t *bench_gpu(const double *sizes, size_t n_sizes, double max_size, int reps
            gpus, variant);
     json_object_set_new(j, "cuda_kernels", json_string(variant));
     json_t *devs = json_array();
-    apo_device_count(probe, &n);
-    for (size_t i = 0; i < n; i++) {
-        apo_device_info info = APO_DEVICE_INFO_INIT;
-        if (apo_device_get(probe, i, &info) != APO_OK || info.kind != APO_DEVICE_CUDA)
-            continue;
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    for (size_t i = 0; bench_gpu_next(probe, &i, &info);)
         json_array_append_new(devs, one_gpu(o, cpu, &info, wrong, failed));
-    }
     json_object_set_new(j, "gpus", devs);
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(probe);

@@ -48,6 +48,10 @@ apo_status bench_gpu_runtime(const char *devices, apo_use_gpu use_gpu, int profi
  * `why` (the runtime's warnings that name a GPU). */
 apo_runtime *bench_gpu_probe(size_t *gpus, char *why, size_t size);
 
+/* The next GPU of rt at device *i or after it: its description in *info, and *i moved past
+ * it. Returns 0 when rt has no GPU left (a device it cannot describe is passed over). */
+int bench_gpu_next(apo_runtime *rt, size_t *i, apo_device_info *info);
+
 /* The index of rt's first GPU and its free memory; APO_ERR_NO_DEVICE when it has none. */
 apo_status bench_gpu_index(apo_runtime *rt, size_t *gi, uint64_t *free_bytes);
 

@@ -546,7 +546,7 @@ out:
 json_t *bench_gpu_catalog(const bench_gpu_catalog_options *o, long *wrong, int *failed) {
     json_t *j = json_object();
     char why[1024] = "";
-    size_t gpus = 0, n = 0, count = 0;
+    size_t gpus = 0, count = 0;
     const char **names = NULL;
     cat_run c;
     memset(&c, 0, sizeof c);
@@ -568,17 +568,15 @@ json_t *bench_gpu_catalog(const bench_gpu_catalog_options *o, long *wrong, int *
             names[n_names++] = name;
     }
     int unknown = 0;
-    for (const char *p = o->kernels; p != NULL && *p != '\0';) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    size_t len;
+    for (const char *p = o->kernels, *item; (item = bench_list_next(&p, &len)) != NULL;) {
         char name[APO_NAME_MAX] = "";
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
-        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), item);
         if (strcmp(name, "catalog") != 0 && apo_kernel_get(c.cpu, name, &info) != APO_OK) {
             fprintf(stderr, "%s: --kernels: no kernel \"%s\" in this library\n", bench_prog, name);
             unknown = 1;
         }
-        p = comma ? comma + 1 : p + len;
     }
     if (unknown) {
         *failed = 1;
@@ -601,13 +599,9 @@ json_t *bench_gpu_catalog(const bench_gpu_catalog_options *o, long *wrong, int *
     json_object_set_new(j, "call_limit_s", bench_gpu_num(o->call_limit_s));
     c.no_time = json_array();
     json_t *devs = json_array();
-    apo_device_count(probe, &n);
-    for (size_t i = 0; i < n; i++) {
-        apo_device_info info = APO_DEVICE_INFO_INIT;
-        if (apo_device_get(probe, i, &info) != APO_OK || info.kind != APO_DEVICE_CUDA)
-            continue;
+    apo_device_info info = APO_DEVICE_INFO_INIT;
+    for (size_t i = 0; bench_gpu_next(probe, &i, &info);)
         json_array_append_new(devs, one_gpu(&c, &info, names, n_names));
-    }
     json_object_set_new(j, "gpus", devs);
     if (json_array_size(c.no_time) > 0) {
         printf("# no time for (--gpu-seconds %.0f):", o->seconds);

@@ -84,6 +84,9 @@ static const rc_scenario rc_scenarios[] = {
 };
 #define RC_N_SCENARIOS (sizeof rc_scenarios / sizeof rc_scenarios[0])
 
+/* The name of row i, for bench_list_unknown. */
+static const char *rc_scenario_name(size_t i) { return rc_scenarios[i].name; }
+
 typedef enum rc_strategy {
     RC_FROM_EQUAL = 0,
     RC_FROM_PROFILE = 1,
@@ -566,21 +569,16 @@ static int join_ranks(rc_context *c, int *status) {
 
 int bench_real_clock(const char *kernel, double size, const char *only, const char *csv_path) {
     /* Every listed scenario must exist; ranks runs alone, under mpirun. */
-    int ranks = 0, n_listed = 0;
-    for (const char *p = only; p != NULL && *p; n_listed++) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        int known = 0;
-        for (size_t i = 0; i < RC_N_SCENARIOS; i++)
-            known |=
-                strlen(rc_scenarios[i].name) == len && strncmp(p, rc_scenarios[i].name, len) == 0;
-        ranks |= len == 5 && strncmp(p, "ranks", 5) == 0;
-        if (!known) {
-            fprintf(stderr, "%s: unknown real-clock scenario \"%.*s\"\n", bench_prog, (int)len, p);
-            return 2;
-        }
-        p += len + (comma != NULL);
+    size_t len;
+    const char *unknown = bench_list_unknown(only, rc_scenario_name, RC_N_SCENARIOS, &len);
+    if (unknown != NULL) {
+        fprintf(stderr, "%s: unknown real-clock scenario \"%.*s\"\n", bench_prog, (int)len,
+                unknown);
+        return 2;
     }
+    int ranks = 0, n_listed = 0;
+    for (const char *p = only, *item; (item = bench_list_next(&p, &len)) != NULL; n_listed++)
+        ranks |= bench_item_is(item, len, "ranks");
     if (ranks && n_listed > 1) {
         fprintf(stderr, "%s: the ranks scenario runs alone (--scenarios ranks, under mpirun)\n",
                 bench_prog);

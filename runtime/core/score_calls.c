@@ -56,14 +56,26 @@ apo_status apo_score_outputs(const char *kernel, const char *rule, const double 
     return APO_OK;
 }
 
-/* The rule, cost and periods_per_year of k's call with `params`, resolved and checked as a
- * scored call's are: the indicator's are accepted and change nothing (its outputs are
- * given). */
-static apo_status fold_params(const apo__kernel *k, const apo_param *params, size_t n_params,
-                              size_t n, apo__rule *rule, double *cost, double *periods_per_year) {
-    double values[APO_MAX_PARAMS];
-    apo_status st = apo__resolve_params(k, params, n_params, values);
+/* A call's fold: its scored kernel, the rule, cost and periods_per_year. */
+typedef struct scored_fold {
+    const apo__kernel *k;
+    apo__rule rule;
+    double cost, periods_per_year;
+} scored_fold;
+
+/* The fold of a call with `params`: the scored kernel of kernel and rule with the outputs
+ * checked (outputs_kernel), then the parameters resolved and checked as a scored call's are:
+ * the indicator's are accepted and change nothing (its outputs are given). */
+static apo_status fold_params(const char *kernel, const char *rule, const double *close,
+                              const double *const *outputs, size_t n_outputs, size_t n,
+                              const apo_param *params, size_t n_params, const double *scores,
+                              const char *fn, scored_fold *f) {
+    apo_status st = outputs_kernel(kernel, rule, close, outputs, n_outputs, scores, fn, &f->k);
     if (st != APO_OK)
+        return st;
+    const apo__kernel *k = f->k;
+    double values[APO_MAX_PARAMS];
+    if ((st = apo__resolve_params(k, params, n_params, values)) != APO_OK)
         return st;
     if (k->validate != NULL) {
         char err[256];
@@ -73,26 +85,22 @@ static apo_status fold_params(const apo__kernel *k, const apo_param *params, siz
     }
     const apo__scoring *sc = k->scoring;
     const size_t fold = sc->indicator->n_params + sc->n_rule_params;
-    *rule = apo__scoring_rule(sc, values);
-    *cost = values[fold];
-    *periods_per_year = values[fold + 1];
+    f->rule = apo__scoring_rule(sc, values);
+    f->cost = values[fold];
+    f->periods_per_year = values[fold + 1];
     return APO_OK;
 }
 
 apo_status apo_score_outputs_with(const char *kernel, const char *rule, const double *close,
                                   const double *const *outputs, size_t n_outputs, size_t n,
                                   const apo_param *params, size_t n_params, double *scores) {
-    const apo__kernel *k = NULL;
-    apo_status st = outputs_kernel(kernel, rule, close, outputs, n_outputs, scores,
-                                   "apo_score_outputs_with", &k);
+    scored_fold f;
+    apo_status st = fold_params(kernel, rule, close, outputs, n_outputs, n, params, n_params,
+                                scores, "apo_score_outputs_with", &f);
     if (st != APO_OK)
         return st;
-    apo__rule r;
-    double cost, periods_per_year;
-    if ((st = fold_params(k, params, n_params, n, &r, &cost, &periods_per_year)) != APO_OK)
-        return st;
-    apo__score_series_view(&r, k->scoring->view, close, outputs, n_outputs, n, cost,
-                           periods_per_year, scores);
+    apo__score_series_view(&f.rule, f.k->scoring->view, close, outputs, n_outputs, n, f.cost,
+                           f.periods_per_year, scores);
     return APO_OK;
 }
 
@@ -100,20 +108,16 @@ apo_status apo_score_positions(const char *kernel, const char *rule, const doubl
                                const double *const *outputs, size_t n_outputs, size_t n,
                                const apo_param *params, size_t n_params, double *position,
                                double *returns, double *equity, double *scores) {
-    const apo__kernel *k = NULL;
     double own[APO_N_SCORES];
-    apo_status st = outputs_kernel(kernel, rule, close, outputs, n_outputs,
-                                   scores != NULL ? scores : own, "apo_score_positions", &k);
+    scored_fold f;
+    apo_status st = fold_params(kernel, rule, close, outputs, n_outputs, n, params, n_params,
+                                scores != NULL ? scores : own, "apo_score_positions", &f);
     if (st != APO_OK)
-        return st;
-    apo__rule r;
-    double cost, periods_per_year;
-    if ((st = fold_params(k, params, n_params, n, &r, &cost, &periods_per_year)) != APO_OK)
         return st;
     /* The fold of apo_score_outputs_with(), writing what it folds bar by bar: the positions
      * come from the rule's own code, not from a reading of it. */
     const apo__score_trace trace = {.position = position, .ret = returns, .equity = equity};
-    apo__score_series_trace(&r, k->scoring->view, close, outputs, n_outputs, n, cost,
-                            periods_per_year, scores != NULL ? scores : own, &trace);
+    apo__score_series_trace(&f.rule, f.k->scoring->view, close, outputs, n_outputs, n, f.cost,
+                            f.periods_per_year, scores != NULL ? scores : own, &trace);
     return APO_OK;
 }
