@@ -1,5 +1,6 @@
 /* Helpers shared by the runtime tests; see helpers.h. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,4 +189,27 @@ apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n
     cr_assert_eq(sum, (uint64_t)n, "the plan places every element");
     cr_assert_eq(plan.elements, (uint64_t)n);
     return plan;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(a, b); }
+
+int test_list_dir(const char *dir, char *out, size_t size) {
+    char names[16][256];
+    size_t n = 0;
+    out[0] = '\0';
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 16)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof names[0], name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        strncat(out, names[i], size - strlen(out) - 1);
+        if (i + 1 < n)
+            strncat(out, " ", size - strlen(out) - 1);
+    }
+    return 1;
 }

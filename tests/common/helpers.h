@@ -70,6 +70,11 @@ void test_random_ratios(uint64_t seed, size_t n, double *ratios);
  * buffers; asserts that the plan places every element. */
 apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n);
 
+/* The names in folder `dir` other than . and .., sorted, joined by spaces, into out[size]
+ * (the first 16 names read). Returns 1, or 0 with out empty when the folder cannot be
+ * opened (the caller decides whether that fails its test). */
+int test_list_dir(const char *dir, char *out, size_t size);
+
 /* Whether a test that loops over every catalog kernel runs the k-th one. Always, but under
  * ThreadSanitizer (APO_TEST_TSAN, set by tests/meson.build), which runs these loops 20 times
  * slower than a plain build: there one kernel in four, each loop's own counts still taken over
