@@ -95,6 +95,12 @@ void test_job_param(test_job *job, const char *name, double value) {
     job->w.n_params++;
 }
 
+void test_job_of_case(test_job *job, apo_runtime *rt, const kernel_case *c, uint64_t data_seed) {
+    test_job_init(job, rt, c->kernel, c->rows, c->cols, data_seed);
+    if (c->param != NULL)
+        test_job_param(job, c->param, c->value);
+}
+
 apo_status test_job_run(test_job *job, apo_runtime *rt, apo_report *report) {
     ensure_outputs(job, rt);
     return apo_distribute_workload(rt, &job->w, report);

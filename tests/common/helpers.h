@@ -56,6 +56,18 @@ void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t ro
 void test_job_param(test_job *job, const char *name, double value);
 void test_job_free(test_job *job);
 
+/* A built-in kernel's workload: its shape and at most one parameter (none where param is
+ * NULL). */
+typedef struct kernel_case {
+    const char *kernel;
+    size_t rows, cols;
+    const char *param;
+    double value;
+} kernel_case;
+
+/* test_job_init() of the case's kernel and shape, with its parameter set. */
+void test_job_of_case(test_job *job, apo_runtime *rt, const kernel_case *c, uint64_t data_seed);
+
 /* Sizes the outputs for the current parameters (poisoned, so that an element no tile
  * wrote cannot pass a comparison) and runs the job on `rt`. */
 apo_status test_job_run(test_job *job, apo_runtime *rt, apo_report *report);
