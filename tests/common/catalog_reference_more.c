@@ -46,8 +46,8 @@ static void dmi(const double *const *in, size_t n, const double *p, double *cons
     long double *line = malloc((n > 0 ? n : 1) * sizeof *line);
     if (line == NULL)
         abort();
-    apo__ref_dmi_pass(in, n, (size_t)p[0], which == 0 ? line : NULL, which == 1 ? line : NULL,
-                      NULL, which == 2 ? line : NULL);
+    apo__ref_dmi_pass(in, n, (size_t)p[0], which == 0 ? line : NULL, which == 1 ? line : NULL, NULL,
+                      which == 2 ? line : NULL);
     nan_fill_outputs(out, scale, 1, n);
     for (size_t t = 0; t < n; t++)
         if (!isnan(line[t])) {

@@ -34,8 +34,8 @@ static void check_mom_against_rule(const path_run *run, size_t n, void *ctx) {
         cr_assert(apo__bits_of(got[t]) == apo__bits_of(want),
                   "mom p %zu on %s in pieces of %zu, output at double %zu of a "
                   "line, at %zu: got %.17g want %.17g",
-                  p, apo__cpu_isa_name((apo__cpu_isa)run->isa), run->piece, run->offset, t,
-                  got[t], want);
+                  p, apo__cpu_isa_name((apo__cpu_isa)run->isa), run->piece, run->offset, t, got[t],
+                  want);
     }
 }
 
