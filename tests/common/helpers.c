@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "helpers.h"
 #include "reference.h"
@@ -42,6 +43,17 @@ test_profile_paths test_profile_paths_in(const char *dir) {
     snprintf(p.multigpu, sizeof p.multigpu, "%s/multigpu.json", dir);
     snprintf(p.thresholds, sizeof p.thresholds, "%s/thresholds.json", dir);
     return p;
+}
+
+void test_open_profiles_to_all(const char *multigpu_path, const char *thresholds_path) {
+    const char *const paths[2] = {multigpu_path, thresholds_path};
+    for (size_t i = 0; i < 2; i++)
+        cr_assert_eq(chmod(paths[i], 0644), 0, "%s", paths[i]);
+    for (size_t i = 0; i < 2; i++) {
+        char lock[600];
+        snprintf(lock, sizeof lock, "%s.lock", paths[i]);
+        cr_assert_eq(chmod(lock, 0666), 0, "%s", lock);
+    }
 }
 
 void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,

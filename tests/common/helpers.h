@@ -29,6 +29,11 @@ typedef struct test_profile_paths {
 } test_profile_paths;
 test_profile_paths test_profile_paths_in(const char *dir);
 
+/* Makes the two profile files readable by all and their lock files (PATH.lock, which must
+ * exist) writable by all, so that another user's write gets as far as its temporary file;
+ * fails the test when a chmod() does. */
+void test_open_profiles_to_all(const char *multigpu_path, const char *thresholds_path);
+
 /* Registers "msum" on rt: a user kernel with one parameter `k` (default 4), the sum of the
  * last k samples (fewer at the start), halo 63, tiles of 1000. */
 void test_register_moving_sum(apo_runtime *rt);

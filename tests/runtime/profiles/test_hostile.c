@@ -136,15 +136,9 @@ static void unwritable_by_permissions(void) {
 
 Test(hostile, unwritable_profile_folder_even_as_root) {
     write_good_profiles();
-    char path[300];
     /* Readable by all, writable by none but the owner; the lock files writable by all, so
      * that the write gets as far as its temporary file. */
-    cr_assert_eq(chmod(mpath, 0644), 0);
-    cr_assert_eq(chmod(tpath, 0644), 0);
-    snprintf(path, sizeof path, "%s.lock", mpath);
-    cr_assert_eq(chmod(path, 0666), 0);
-    snprintf(path, sizeof path, "%s.lock", tpath);
-    cr_assert_eq(chmod(path, 0666), 0);
+    test_open_profiles_to_all(mpath, tpath);
     cr_assert_eq(chmod(dir, geteuid() == 0 ? 0755 : 0555), 0);
     int status = in_child(unwritable_by_permissions);
     chmod(dir, 0700);
