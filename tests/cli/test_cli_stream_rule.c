@@ -89,14 +89,21 @@ static void fields(const char *line, int first, int n, char *out, size_t size) {
     snprintf(out, size, "%.*s", (int)(end - p), p);
 }
 
+/* The text of file `name` in DIR (malloc'ed), its path in path[size]; fails the test when
+ * the run did not write it. */
+static char *file_in(const char *dir, const char *name, char *path, size_t size) {
+    snprintf(path, size, "%s/%s", dir, name);
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    cr_assert_not_null(text, "no %s", path);
+    return text;
+}
+
 /* The scores' text of set `set` and ticker t in DIR/scores.csv, whose lines are set, the
  * `swept` parameters' values, series, then the 8 scores. */
 static void scores_of(const char *dir, int set, int swept, int t, char *out, size_t size) {
     char path[160];
-    snprintf(path, sizeof path, "%s/scores.csv", dir);
-    size_t len = 0;
-    char *text = read_all(path, &len);
-    cr_assert_not_null(text, "no %s", path);
+    char *text = file_in(dir, "scores.csv", path, sizeof path);
     char *save = NULL, *line = strtok_r(text, "\n", &save);
     int found = 0;
     while ((line = strtok_r(NULL, "\n", &save)) != NULL && !found) {
@@ -156,10 +163,7 @@ static void run_scored(const char *dir, const int *to, const char *const *params
 static char (*positions_of(const char *dir))[BARS][96] {
     static char text_of[TICKERS][BARS][96];
     char path[160];
-    snprintf(path, sizeof path, "%s/positions.csv", dir);
-    size_t len = 0;
-    char *text = read_all(path, &len);
-    cr_assert_not_null(text, "no %s", path);
+    char *text = file_in(dir, "positions.csv", path, sizeof path);
     char *save = NULL, *line = strtok_r(text, "\n", &save);
     cr_assert_str_eq(line, "series,bar,date,close,position,return,equity");
     int lines = 0;

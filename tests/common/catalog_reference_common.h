@@ -1,8 +1,8 @@
 /*
  * catalog_reference_common.h: what the catalog's long-double reference files share, so that
  * each does not write it again: a kernel's outputs all NaN (scale 0) before the bars it
- * defines, and whether a stretch of bars is clean (test_index.c, checking TA-Lib's rule for
- * a window, asks it too).
+ * defines, whether a stretch of bars is clean (test_index.c, checking TA-Lib's rule for
+ * a window, asks it too), and which bars are, for the references that skip the others.
  */
 #ifndef APO_TESTS_CATALOG_REFERENCE_COMMON_H
 #define APO_TESTS_CATALOG_REFERENCE_COMMON_H
@@ -42,6 +42,20 @@ static inline int window_clean(const double *x, size_t p, size_t t) {
         if (!isfinite(x[i]))
             return 0;
     return 1;
+}
+
+/* The clean bars of a series (every one of its m inputs finite), in order: their indices
+ * into at (room for n), and how many there are. */
+static inline size_t clean_bar_indices(const double *const *in, size_t m, size_t n, size_t *at) {
+    size_t k = 0;
+    for (size_t t = 0; t < n; t++) {
+        int ok = 1;
+        for (size_t i = 0; i < m; i++)
+            ok = ok && isfinite(in[i][t]);
+        if (ok)
+            at[k++] = t;
+    }
+    return k;
 }
 
 #endif

@@ -5,19 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The clean bars of a series (every one of its m inputs finite), in order: their indices. */
-static size_t clean_bars(const double *const *in, size_t m, size_t n, size_t *at) {
-    size_t k = 0;
-    for (size_t t = 0; t < n; t++) {
-        int ok = 1;
-        for (size_t i = 0; i < m; i++)
-            ok = ok && isfinite(in[i][t]);
-        if (ok)
-            at[k++] = t;
-    }
-    return k;
-}
-
 static size_t *index_array(size_t n) {
     size_t *at = malloc((n > 0 ? n : 1) * sizeof *at);
     if (at == NULL)
@@ -31,7 +18,7 @@ void apo__ref_cat_obv(const double *const *in, size_t n, const double *p, double
     const double *close = in[0], *volume = in[1];
     nan_fill_outputs(out, scale, 1, n);
     size_t *at = index_array(n);
-    const size_t m = clean_bars(in, 2, n, at);
+    const size_t m = clean_bar_indices(in, 2, n, at);
     /* TA-Lib's OBV over the clean bars j = 0 .. m-1: the first one's volume, then plus or
      * minus each volume as its close is above or below the clean bar before it. */
     long double obv = 0, big = 0;
@@ -56,7 +43,7 @@ void apo__ref_cat_ad(const double *const *in, size_t n, const double *p, double 
     const double *high = in[0], *low = in[1], *close = in[2], *volume = in[3];
     nan_fill_outputs(out, scale, 1, n);
     size_t *at = index_array(n);
-    const size_t m = clean_bars(in, 4, n, at);
+    const size_t m = clean_bar_indices(in, 4, n, at);
     /* TA-Lib's AD over the clean bars: the close location value (where the close lies in the
      * bar's range, -1 at the low to 1 at the high) times the volume, summed; a bar without a
      * positive range adds nothing. */

@@ -128,31 +128,52 @@ static void run_cycle(long double *const *a, const long double *c, long m, long 
     }
 }
 
+/* The transform over a series' clean bars: those bars' values c and indices where (m of
+ * them), and the period stage's arrays a from `start` on. */
+typedef struct ht_run {
+    long double *c;
+    size_t *where;
+    long double *a[N_ARR];
+    long m;
+} ht_run;
+
+/* Fills the first n_out outputs with NaN, gathers the clean bars and runs the period stage. */
+static void ht_begin(ht_run *r, const double *x, size_t n, double *const *out, int n_out,
+                     long start) {
+    r->c = calloc(n + 1, sizeof *r->c);
+    r->where = calloc(n + 1, sizeof *r->where);
+    r->m = 0;
+    for (size_t t = 0; t < n; t++) {
+        for (int o = 0; o < n_out; o++)
+            out[o][t] = NAN;
+        if (isfinite(x[t])) {
+            r->c[r->m] = x[t];
+            r->where[r->m++] = t;
+        }
+    }
+    for (int i = 0; i < N_ARR; i++)
+        r->a[i] = calloc((size_t)r->m + 1, sizeof(long double));
+    run_period(r->a, r->c, r->m, start);
+}
+
+static void ht_end(ht_run *r) {
+    for (int i = 0; i < N_ARR; i++)
+        free(r->a[i]);
+    free(r->c);
+    free(r->where);
+}
+
 void apo__ref_cat_ht(ref_ht_kind kind, const double *x, size_t n, double *const *out) {
     const int full = kind != REF_HT_DCPERIOD && kind != REF_HT_PHASOR;
     const long start = full ? 37 : 12, lookback = full ? 63 : 32;
     const int two = kind == REF_HT_PHASOR || kind == REF_HT_SINE;
-    /* The clean bars, in order. */
-    long double *c = calloc(n + 1, sizeof *c);
-    size_t *where = calloc(n + 1, sizeof *where);
-    long double *a[N_ARR];
-    long m = 0;
-    for (size_t t = 0; t < n; t++) {
-        out[0][t] = NAN;
-        if (two)
-            out[1][t] = NAN;
-        if (isfinite(x[t])) {
-            c[m] = x[t];
-            where[m++] = t;
-        }
-    }
-    for (int i = 0; i < N_ARR; i++)
-        a[i] = calloc((size_t)m + 1, sizeof(long double));
-    run_period(a, c, m, start);
+    ht_run r;
+    ht_begin(&r, x, n, out, two ? 2 : 1, start);
+    long double *const *a = r.a;
     if (full)
-        run_cycle(a, c, m, start);
-    for (long k = lookback; k < m; k++) {
-        const size_t t = where[k];
+        run_cycle(r.a, r.c, r.m, start);
+    for (long k = lookback; k < r.m; k++) {
+        const size_t t = r.where[k];
         switch (kind) {
         case REF_HT_DCPERIOD:
             out[0][t] = (double)a[SP][k];
@@ -176,10 +197,7 @@ void apo__ref_cat_ht(ref_ht_kind kind, const double *x, size_t n, double *const 
             break;
         }
     }
-    for (int i = 0; i < N_ARR; i++)
-        free(a[i]);
-    free(c);
-    free(where);
+    ht_end(&r);
 }
 
 /* MAMA from the transform's I1 and Q1 over the clean bars: the phase atan(Q1 / I1) in degrees
@@ -188,22 +206,13 @@ void apo__ref_cat_ht(ref_ht_kind kind, const double *x, size_t n, double *const 
 void apo__ref_cat_mama(const double *x, size_t n, double fast, double slow, double *const *out) {
     const long start = 12, lookback = 32;
     const long double pi = acosl(-1.0L);
-    long double *c = calloc(n + 1, sizeof *c);
-    size_t *where = calloc(n + 1, sizeof *where);
-    long double *a[N_ARR];
-    long m = 0;
-    for (size_t t = 0; t < n; t++) {
-        out[0][t] = out[1][t] = NAN;
-        if (isfinite(x[t])) {
-            c[m] = x[t];
-            where[m++] = t;
-        }
-    }
-    for (int i = 0; i < N_ARR; i++)
-        a[i] = calloc((size_t)m + 1, sizeof(long double));
-    run_period(a, c, m, start);
+    ht_run r;
+    ht_begin(&r, x, n, out, 2, start);
+    long double *const *a = r.a;
+    const long double *c = r.c;
+    const size_t *where = r.where;
     long double last_phase = 0.0L, mama = 0.0L, fama = 0.0L;
-    for (long k = start; k < m; k++) {
+    for (long k = start; k < r.m; k++) {
         const long double phase =
             a[I1][k] != 0.0L ? atanl(a[Q1][k] / a[I1][k]) * 180.0L / pi : 0.0L;
         const long double fall = fmaxl(last_phase - phase, 1.0L);
@@ -216,8 +225,5 @@ void apo__ref_cat_mama(const double *x, size_t n, double fast, double slow, doub
             out[1][where[k]] = (double)fama;
         }
     }
-    for (int i = 0; i < N_ARR; i++)
-        free(a[i]);
-    free(c);
-    free(where);
+    ht_end(&r);
 }

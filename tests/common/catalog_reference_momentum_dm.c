@@ -47,16 +47,22 @@ void apo__ref_cat_minus_dm(const double *const *in, size_t n, const double *p, d
     dm(in, n, p, out[0], scale[0], 0);
 }
 
-/* Wilder's DX and ADX in one pass (gap bars skipped): dx[t] is DX, the last one where it is
- * undefined (0 before any); adx[t] ADX; NaN where they have none. */
-static void dx_adx(const double *const *in, size_t n, size_t q, long double *dx_out,
-                   long double *adx_out) {
+/* Sets v[t] where the caller asked for that line (v not NULL). */
+static void put(long double *v, size_t t, long double value) {
+    if (v != NULL)
+        v[t] = value;
+}
+
+void apo__ref_dmi_pass(const double *const *in, size_t n, size_t q, long double *pdi_out,
+                       long double *mdi_out, long double *dx_out, long double *adx_out) {
     const double *h = in[0], *l = in[1], *c = in[2];
     size_t seen = 0, dxn = 0;
     long double sp = 0, sm = 0, st = 0, adx = 0, last_dx = 0;
     for (size_t t = 0; t < n; t++) {
-        dx_out[t] = NAN;
-        adx_out[t] = NAN;
+        put(pdi_out, t, NAN);
+        put(mdi_out, t, NAN);
+        put(dx_out, t, NAN);
+        put(adx_out, t, NAN);
         if (t == 0 || !clean(in, 2, t - 1, t) || !isfinite(c[t - 1]))
             continue;
         long double pdm, mdm;
@@ -76,11 +82,13 @@ static void dx_adx(const double *const *in, size_t n, size_t q, long double *dx_
         sm = sm - sm / q + mdm;
         st = st - st / q + tr;
         const long double pdi = st != 0 ? 100 * sp / st : 0, mdi = st != 0 ? 100 * sm / st : 0;
+        put(pdi_out, t, pdi);
+        put(mdi_out, t, mdi);
         const int defined = st != 0 && pdi + mdi != 0;
         const long double dx = defined ? 100 * fabsl(mdi - pdi) / (mdi + pdi) : 0;
         if (defined)
             last_dx = dx;
-        dx_out[t] = last_dx;
+        put(dx_out, t, last_dx);
         if (++dxn <= q) {
             adx += defined ? dx : 0;
             if (dxn < q)
@@ -89,7 +97,7 @@ static void dx_adx(const double *const *in, size_t n, size_t q, long double *dx_
         } else if (defined) {
             adx = (adx * (q - 1) + dx) / q;
         }
-        adx_out[t] = adx;
+        put(adx_out, t, adx);
     }
 }
 
@@ -101,7 +109,7 @@ static void dx_or_adxr(const double *const *in, size_t n, const double *p, doubl
     long double *adx = malloc((n > 0 ? n : 1) * sizeof *adx);
     if (dx == NULL || adx == NULL)
         abort();
-    dx_adx(in, n, q, dx, adx);
+    apo__ref_dmi_pass(in, n, q, NULL, NULL, dx, adx);
     nan_fill(out, scale, n);
     for (size_t t = 0; t < n; t++) {
         const long double v = !adxr ? dx[t] : t + 1 >= q ? (adx[t] + adx[t + 1 - q]) / 2 : NAN;

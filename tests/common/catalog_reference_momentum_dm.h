@@ -28,4 +28,11 @@ APO__REF_MOMENTUM_DM(rocp)
 APO__REF_MOMENTUM_DM(rocr)
 APO__REF_MOMENTUM_DM(rocr100)
 
+/* Wilder's directional movement in one pass (gap bars skipped), the reference that dx, adxr
+ * and catalog_reference_more.c's +DI, -DI and ADX share: per bar +DI, -DI, DX (the last
+ * defined one where it is undefined, 0 before any) and ADX, NaN where they have none. An
+ * output that is NULL is not written. */
+void apo__ref_dmi_pass(const double *const *in, size_t n, size_t q, long double *pdi_out,
+                       long double *mdi_out, long double *dx_out, long double *adx_out);
+
 #endif /* APO_TEST_CATALOG_REFERENCE_MOMENTUM_DM_H */

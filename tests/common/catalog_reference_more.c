@@ -1,8 +1,10 @@
 /* Long-double references of more catalog kernels; see catalog_reference_more.h. */
 #include "catalog_reference_more.h"
 #include "catalog_reference_common.h"
+#include "catalog_reference_momentum_dm.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void apo__ref_cat_zscore(const double *const *in, size_t n, const double *p, double *const *out,
                          double *const *scale) {
@@ -38,51 +40,21 @@ void apo__ref_cat_zscore(const double *const *in, size_t n, const double *p, dou
     }
 }
 
-/* Wilder's directional movement, one pass in long double; which 0: +DI, 1: -DI, 2: ADX. */
+/* Wilder's directional movement (apo__ref_dmi_pass); which 0: +DI, 1: -DI, 2: ADX. */
 static void dmi(const double *const *in, size_t n, const double *p, double *const *out,
                 double *const *scale, int which) {
-    const double *h = in[0], *l = in[1], *c = in[2];
-    const size_t q = (size_t)p[0];
+    long double *line = malloc((n > 0 ? n : 1) * sizeof *line);
+    if (line == NULL)
+        abort();
+    apo__ref_dmi_pass(in, n, (size_t)p[0], which == 0 ? line : NULL, which == 1 ? line : NULL, NULL,
+                      which == 2 ? line : NULL);
     nan_fill_outputs(out, scale, 1, n);
-    size_t seen = 0, dxn = 0;
-    long double sp = 0, sm = 0, st = 0, adx = 0;
-    for (size_t t = 1; t < n; t++) {
-        if (!clean(in, 2, t - 1, t) || !isfinite(c[t - 1]))
-            continue;
-        const long double up = (long double)h[t] - h[t - 1], down = (long double)l[t - 1] - l[t];
-        const long double pdm = up > 0 && up > down ? up : 0;
-        const long double mdm = down > 0 && down > up ? down : 0;
-        long double tr = (long double)h[t] - l[t];
-        tr = fabsl((long double)h[t] - c[t - 1]) > tr ? fabsl((long double)h[t] - c[t - 1]) : tr;
-        tr = fabsl((long double)l[t] - c[t - 1]) > tr ? fabsl((long double)l[t] - c[t - 1]) : tr;
-        if (++seen < q) {
-            sp += pdm;
-            sm += mdm;
-            st += tr;
-            continue;
-        }
-        sp = sp - sp / q + pdm;
-        sm = sm - sm / q + mdm;
-        st = st - st / q + tr;
-        const long double pdi = st != 0 ? 100 * sp / st : 0, mdi = st != 0 ? 100 * sm / st : 0;
-        if (which < 2) {
-            out[0][t] = (double)(which == 0 ? pdi : mdi);
+    for (size_t t = 0; t < n; t++)
+        if (!isnan(line[t])) {
+            out[0][t] = (double)line[t];
             scale[0][t] = 100.0;
-            continue;
         }
-        const int defined = st != 0 && pdi + mdi != 0;
-        const long double dx = defined ? 100 * fabsl(mdi - pdi) / (mdi + pdi) : 0;
-        if (++dxn <= q) {
-            adx += defined ? dx : 0;
-            if (dxn < q)
-                continue;
-            adx /= q;
-        } else if (defined) {
-            adx = (adx * (q - 1) + dx) / q;
-        }
-        out[0][t] = (double)adx;
-        scale[0][t] = 100.0;
-    }
+    free(line);
 }
 
 void apo__ref_cat_plus_di(const double *const *in, size_t n, const double *p, double *const *out,

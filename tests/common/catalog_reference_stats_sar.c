@@ -112,15 +112,7 @@ static size_t clean_bars(const double *const *in, size_t m, size_t n, size_t **a
     *at = malloc((n > 0 ? n : 1) * sizeof **at);
     if (*at == NULL)
         abort();
-    size_t k = 0;
-    for (size_t t = 0; t < n; t++) {
-        int ok = 1;
-        for (size_t i = 0; i < m; i++)
-            ok = ok && isfinite(in[i][t]);
-        if (ok)
-            (*at)[k++] = t;
-    }
-    return k;
+    return clean_bar_indices(in, m, n, *at);
 }
 
 /* SAREXT's parameters, TA-Lib's order, after TA-Lib's corrections (an initial or step

@@ -1,8 +1,10 @@
 /* Helpers shared by the runtime tests; see helpers.h. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "helpers.h"
 #include "reference.h"
@@ -41,6 +43,17 @@ test_profile_paths test_profile_paths_in(const char *dir) {
     snprintf(p.multigpu, sizeof p.multigpu, "%s/multigpu.json", dir);
     snprintf(p.thresholds, sizeof p.thresholds, "%s/thresholds.json", dir);
     return p;
+}
+
+void test_open_profiles_to_all(const char *multigpu_path, const char *thresholds_path) {
+    const char *const paths[2] = {multigpu_path, thresholds_path};
+    for (size_t i = 0; i < 2; i++)
+        cr_assert_eq(chmod(paths[i], 0644), 0, "%s", paths[i]);
+    for (size_t i = 0; i < 2; i++) {
+        char lock[600];
+        snprintf(lock, sizeof lock, "%s.lock", paths[i]);
+        cr_assert_eq(chmod(lock, 0666), 0, "%s", lock);
+    }
 }
 
 void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
@@ -92,6 +105,12 @@ void test_job_param(test_job *job, const char *name, double value) {
     job->params[job->w.n_params].name = name;
     job->params[job->w.n_params].value = value;
     job->w.n_params++;
+}
+
+void test_job_of_case(test_job *job, apo_runtime *rt, const kernel_case *c, uint64_t data_seed) {
+    test_job_init(job, rt, c->kernel, c->rows, c->cols, data_seed);
+    if (c->param != NULL)
+        test_job_param(job, c->param, c->value);
 }
 
 apo_status test_job_run(test_job *job, apo_runtime *rt, apo_report *report) {
@@ -188,4 +207,27 @@ apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n
     cr_assert_eq(sum, (uint64_t)n, "the plan places every element");
     cr_assert_eq(plan.elements, (uint64_t)n);
     return plan;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(a, b); }
+
+int test_list_dir(const char *dir, char *out, size_t size) {
+    char names[16][256];
+    size_t n = 0;
+    out[0] = '\0';
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 16)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof names[0], name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        strncat(out, names[i], size - strlen(out) - 1);
+        if (i + 1 < n)
+            strncat(out, " ", size - strlen(out) - 1);
+    }
+    return 1;
 }

@@ -29,6 +29,11 @@ typedef struct test_profile_paths {
 } test_profile_paths;
 test_profile_paths test_profile_paths_in(const char *dir);
 
+/* Makes the two profile files readable by all and their lock files (PATH.lock, which must
+ * exist) writable by all, so that another user's write gets as far as its temporary file;
+ * fails the test when a chmod() does. */
+void test_open_profiles_to_all(const char *multigpu_path, const char *thresholds_path);
+
 /* Registers "msum" on rt: a user kernel with one parameter `k` (default 4), the sum of the
  * last k samples (fewer at the start), halo 63, tiles of 1000. */
 void test_register_moving_sum(apo_runtime *rt);
@@ -56,6 +61,18 @@ void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t ro
 void test_job_param(test_job *job, const char *name, double value);
 void test_job_free(test_job *job);
 
+/* A built-in kernel's workload: its shape and at most one parameter (none where param is
+ * NULL). */
+typedef struct kernel_case {
+    const char *kernel;
+    size_t rows, cols;
+    const char *param;
+    double value;
+} kernel_case;
+
+/* test_job_init() of the case's kernel and shape, with its parameter set. */
+void test_job_of_case(test_job *job, apo_runtime *rt, const kernel_case *c, uint64_t data_seed);
+
 /* Sizes the outputs for the current parameters (poisoned, so that an element no tile
  * wrote cannot pass a comparison) and runs the job on `rt`. */
 apo_status test_job_run(test_job *job, apo_runtime *rt, apo_report *report);
@@ -69,6 +86,11 @@ void test_random_ratios(uint64_t seed, size_t n, double *ratios);
 /* The plan of a returns_stats workload of one series of n samples under `tag`, without
  * buffers; asserts that the plan places every element. */
 apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n);
+
+/* The names in folder `dir` other than . and .., sorted, joined by spaces, into out[size]
+ * (the first 16 names read). Returns 1, or 0 with out empty when the folder cannot be
+ * opened (the caller decides whether that fails its test). */
+int test_list_dir(const char *dir, char *out, size_t size);
 
 /* Whether a test that loops over every catalog kernel runs the k-th one. Always, but under
  * ThreadSanitizer (APO_TEST_TSAN, set by tests/meson.build), which runs these loops 20 times

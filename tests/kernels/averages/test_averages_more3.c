@@ -36,13 +36,7 @@ Test(averages_more3, hma_lookback_is_talibs) {
 }
 
 static void run_hma(const double *x, double *out, size_t n, double period) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = x;
-    io.out[0] = out;
-    io.p[0] = period;
-    io.h = apo__catalog_halo(APO_CAT_HMA, io.p);
-    apo__cpu_catalog_tile(APO_CAT_HMA, &io, 0, n);
+    run_tile_once(APO_CAT_HMA, &x, 1, &period, 1, &out, 1, n);
 }
 
 /* Period 1 copies the sample; period 3 is 2 x - (x[t-2] + 2 x[t-1] + 3 x[t]) / 6; period 4

@@ -191,6 +191,25 @@ double *on_a_line(size_t n) {
     return line;
 }
 
+void tiles_on_every_path(apo__cat_id id, const apo__cat_io *io, size_t n, const size_t *pieces,
+                         size_t n_pieces, void (*check)(const path_run *run, size_t n, void *ctx),
+                         void *ctx) {
+    double *line = on_a_line(n);
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t c = 0; c < n_pieces; c++)
+            for (size_t offset = 0; offset < 8; offset++) {
+                apo__cat_io at = *io;
+                at.out[0] = line + offset;
+                tile_in_pieces(id, &at, n, pieces[c], isa);
+                const path_run run = {line + offset, isa, pieces[c], offset};
+                check(&run, n, ctx);
+            }
+    }
+    free(line);
+}
+
 /* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p give the bits of
  * the tiles run whole, however the tiles are cut: pieces of 1 to 300 bars, cycling, with gaps,
  * so that blocks and single steps meet everywhere. */

@@ -70,6 +70,21 @@ void tile_in_pieces(apo__cat_id id, const apo__cat_io *io, size_t n, size_t piec
 /* Room for n doubles starting at any double of a 64-byte line (free() it). */
 double *on_a_line(size_t n);
 
+/* One run of tiles_on_every_path(): its output and how it was made. */
+typedef struct path_run {
+    const double *got; /* output 0, n bars */
+    int isa;
+    size_t piece;  /* the bars of a call */
+    size_t offset; /* output 0's first double in its 64-byte line */
+} path_run;
+
+/* Kernel id's bars [0, n) of io (its output 0 aside) on every path this CPU has, in pieces of
+ * each of pieces[0..n_pieces), with output 0 starting at each of the eight doubles of a
+ * 64-byte line, in that order (path, piece, offset); check(run, n, ctx) after each. */
+void tiles_on_every_path(apo__cat_id id, const apo__cat_io *io, size_t n, const size_t *pieces,
+                         size_t n_pieces, void (*check)(const path_run *run, size_t n, void *ctx),
+                         void *ctx);
+
 /* A stream's pieces (apo__cpu_catalog_resume) of kernel id at parameters p, on a gapped walk
  * from seed of two tiles and more, must give the bits of the tiles run whole: pieces of 1 to
  * 300 bars, cycling. */

@@ -143,18 +143,30 @@ void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, 
     io->h = apo__catalog_halo(id, p);
 }
 
-void run_one_tile(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
-                  double *out0, double *out1, size_t n) {
+apo__cat_io tile_io(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
+                    size_t n_par, double *const *out, size_t n_out) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     for (size_t i = 0; i < n_in; i++)
         io.in[i] = in[i];
-    io.out[0] = out0;
-    io.out[1] = out1;
-    for (size_t i = 0; i < 3; i++)
+    for (size_t o = 0; o < n_out; o++)
+        io.out[o] = out[o];
+    for (size_t i = 0; i < n_par; i++)
         io.p[i] = p[i];
-    io.h = apo__catalog_halo(id, p);
+    io.h = apo__catalog_halo(id, io.p);
+    return io;
+}
+
+void run_tile_once(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
+                   size_t n_par, double *const *out, size_t n_out, size_t n) {
+    const apo__cat_io io = tile_io(id, in, n_in, p, n_par, out, n_out);
     apo__cpu_catalog_tile(id, &io, 0, n);
+}
+
+void run_one_tile(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
+                  double *out0, double *out1, size_t n) {
+    double *const out[2] = {out0, out1};
+    run_tile_once(id, in, n_in, p, 3, out, 2, n);
 }
 
 /* Runs the kernel over the tile grid of apo__catalog_tile_len, the tiles backwards. */

@@ -64,8 +64,17 @@ void series_free(series *s);
 void io_make(apo__cat_io *io, apo__cat_id id, const series *s, const double *p, double *const *out,
              size_t n_out);
 
-/* Kernel id once over [0, n) as one tile: its n_in inputs in, its first three parameters p (the
- * halo theirs), into out0 and out1 (NULL where the kernel has one output). */
+/* The call of kernel id on arrays: its n_in inputs in, its n_par parameters p (the others 0,
+ * the halo theirs; p may be NULL where n_par is 0), into its n_out outputs out. */
+apo__cat_io tile_io(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
+                    size_t n_par, double *const *out, size_t n_out);
+
+/* Kernel id once over [0, n) as one tile, the call tile_io() makes of its arguments. */
+void run_tile_once(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
+                   size_t n_par, double *const *out, size_t n_out, size_t n);
+
+/* run_tile_once() of the first three parameters p into out0 and out1 (NULL where the kernel
+ * has one output). */
 void run_one_tile(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
                   double *out0, double *out1, size_t n);
 

@@ -18,6 +18,27 @@
 #include "catalog_fixtures.h"
 #include "cpu_isa.h"
 
+/* The rule's bits at every bar of one run of mom at period p over x. */
+typedef struct mom_rule {
+    const double *x;
+    size_t p;
+} mom_rule;
+
+static void check_mom_against_rule(const path_run *run, size_t n, void *ctx) {
+    const mom_rule *m = ctx;
+    const double *x = m->x, *got = run->got;
+    const size_t p = m->p;
+    for (size_t t = 0; t < n; t++) {
+        const int finite = t >= p && isfinite(x[t]) && isfinite(x[t - p]);
+        const double want = finite ? x[t] - x[t - p] : (double)NAN;
+        cr_assert(apo__bits_of(got[t]) == apo__bits_of(want),
+                  "mom p %zu on %s in pieces of %zu, output at double %zu of a "
+                  "line, at %zu: got %.17g want %.17g",
+                  p, apo__cpu_isa_name((apo__cpu_isa)run->isa), run->piece, run->offset, t, got[t],
+                  want);
+    }
+}
+
 /* mom's plain-difference blocks (mom_tile.h) on every path, bit for bit against the rule
  * bar by bar: x[t] - x[t - p] where both samples are finite, else the NAN constant. Gaps of
  * each kind sit at and beside the blocks' edges, where a block reads them only as x[t - p]
@@ -33,36 +54,16 @@ Test(catalog, mom_blocks_on_every_path_with_gaps_at_their_edges) {
     for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
         s.close[at[i]] = gap[i % 3];
     s.close[2500] = s.close[2500 - 500] = INFINITY; /* inf - inf, for p 500 */
-    double *line = on_a_line(n);
     static const size_t pieces[] = {1, 7, 600, 1100, 3000};
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-        const size_t p = periods[pi];
-        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
-            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-                continue;
-            for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++)
-                for (size_t offset = 0; offset < 8; offset++) {
-                    double *got = line + offset;
-                    apo__cat_io io;
-                    memset(&io, 0, sizeof io);
-                    io.in[0] = s.close;
-                    io.out[0] = got;
-                    io.p[0] = (double)p;
-                    io.h = p;
-                    tile_in_pieces(APO_CAT_MOM, &io, n, pieces[c], isa);
-                    for (size_t t = 0; t < n; t++) {
-                        const int finite =
-                            t >= p && isfinite(s.close[t]) && isfinite(s.close[t - p]);
-                        const double want = finite ? s.close[t] - s.close[t - p] : (double)NAN;
-                        cr_assert(apo__bits_of(got[t]) == apo__bits_of(want),
-                                  "mom p %zu on %s in pieces of %zu, output at double %zu of a "
-                                  "line, at %zu: got %.17g want %.17g",
-                                  p, apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], offset, t,
-                                  got[t], want);
-                    }
-                }
-        }
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        io.in[0] = s.close;
+        io.p[0] = (double)periods[pi];
+        io.h = periods[pi];
+        mom_rule rule = {s.close, periods[pi]};
+        tiles_on_every_path(APO_CAT_MOM, &io, n, pieces, sizeof pieces / sizeof pieces[0],
+                            check_mom_against_rule, &rule);
     }
-    free(line);
     series_free(&s);
 }

@@ -23,21 +23,6 @@ static const more2_case cases[] = {
 };
 MORE2_TABLE_TESTS(oscillators_more2, cases)
 
-/* One tile over [0, n) of kernel id with parameters p. */
-static void run_one(apo__cat_id id, const double *const *in, size_t n_in, const double *p,
-                    double *const *out, size_t n_out, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < n_in; i++)
-        io.in[i] = in[i];
-    for (size_t o = 0; o < n_out; o++)
-        io.out[o] = out[o];
-    for (size_t i = 0; i < 2; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(id, io.p);
-    apo__cpu_catalog_tile(id, &io, 0, n);
-}
-
 /* wad by hand: 0 at the first bar; a rise counts from the lower of the low and the previous
  * close, a fall from the higher of the high and the previous close; an unmoved close adds
  * nothing; a gap bar is NaN and is not the bar before. */
@@ -52,7 +37,7 @@ Test(oscillators_more2, wad_worked_by_hand) {
     double out[7];
     double *outs[] = {out};
     const double p[2] = {0};
-    run_one(APO_CAT_WAD, in, 3, p, outs, 1, 7);
+    run_tile_once(APO_CAT_WAD, in, 3, p, 2, outs, 1, 7);
     for (size_t t = 0; t < 7; t++) {
         if (isnan(want[t]))
             cr_assert(isnan(out[t]), "bar %zu", t);
@@ -74,7 +59,7 @@ Test(oscillators_more2, fractal_worked_by_hand) {
     double sh[10], sl[10];
     double *outs[] = {sh, sl};
     const double p[2] = {2, 2};
-    run_one(APO_CAT_FRACTAL, in, 2, p, outs, 2, 10);
+    run_tile_once(APO_CAT_FRACTAL, in, 2, p, 2, outs, 2, 10);
     for (size_t t = 0; t < 10; t++) {
         if (isnan(want_high[t])) {
             cr_assert(isnan(sh[t]) && isnan(sl[t]), "bar %zu", t);

@@ -22,14 +22,8 @@ static const more2_case cases[] = {
 MORE2_TABLE_TESTS(statistics_more5, cases)
 
 static void run_rvi(const double *x, double p, double s, double *out, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = x;
-    io.out[0] = out;
-    io.p[0] = p;
-    io.p[1] = s;
-    io.h = apo__catalog_halo(APO_CAT_RVI, io.p);
-    apo__cpu_catalog_tile(APO_CAT_RVI, &io, 0, n);
+    const double par[2] = {p, s};
+    run_tile_once(APO_CAT_RVI, &x, 1, par, 2, &out, 1, n);
 }
 
 /* timeperiod 2, stddevperiod 2: sigma of two closes is half their distance. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "catalog_dispatch.h"
+#include "catalog_more_fixtures.h"
 #include "catalog_reference_common.h"
 #include "splitmix64.h"
 
@@ -74,14 +75,8 @@ static const struct {
                {APO_CAT_MINMAXINDEX, "minmaxindex", 2, {2, 3}}};
 
 static apo__cat_io io_of(apo__cat_id id, const double *x, double *const *out, size_t period) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = x;
-    io.out[0] = out[0];
-    io.out[1] = out[1];
-    io.p[0] = (double)period;
-    io.h = apo__catalog_halo(id, io.p);
-    return io;
+    const double p = (double)period;
+    return tile_io(id, &x, 1, &p, 1, out, 2);
 }
 
 /* TA-Lib's integer where the window [t - p + 1, t] is clean, else NaN. */

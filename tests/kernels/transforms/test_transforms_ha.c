@@ -12,22 +12,16 @@
 #include <string.h>
 
 #include "catalog_dispatch.h"
+#include "catalog_more_fixtures.h"
 
 #define N 5
 
 /* Runs ha over one tile [0, n) of the prices into the four outputs out[k]. */
 static void run_ha(const double *open, const double *high, const double *low, const double *close,
                    size_t n, double out[4][N]) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = open;
-    io.in[1] = high;
-    io.in[2] = low;
-    io.in[3] = close;
-    for (size_t k = 0; k < 4; k++)
-        io.out[k] = out[k];
-    io.h = apo__catalog_halo(APO_CAT_HA, io.p);
-    apo__cpu_catalog_tile(APO_CAT_HA, &io, 0, n);
+    const double *const in[4] = {open, high, low, close};
+    double *const outs[4] = {out[0], out[1], out[2], out[3]};
+    run_tile_once(APO_CAT_HA, in, 4, NULL, 0, outs, 4, n);
 }
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }

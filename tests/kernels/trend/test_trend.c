@@ -20,6 +20,31 @@
 #include "catalog_fixtures.h"
 #include "cpu_isa.h"
 
+/* The reference's values at every bar of one run of trange, and the bits of the run whose
+ * output starts a line (first, filled at offset 0), at every other offset. */
+typedef struct trange_want {
+    const double *want;
+    double *first;
+} trange_want;
+
+static void check_trange(const path_run *run, size_t n, void *ctx) {
+    const trange_want *w = ctx;
+    const double *want = w->want, *got = run->got;
+    const char *isa = apo__cpu_isa_name((apo__cpu_isa)run->isa);
+    if (run->offset == 0)
+        memcpy(w->first, got, n * sizeof(double));
+    for (size_t t = 0; t < n; t++) {
+        cr_assert(isnan(want[t]) ? isnan(got[t]) : got[t] == want[t],
+                  "trange on %s in pieces of %zu, output at double %zu of a line, "
+                  "at %zu: got %.17g want %.17g",
+                  isa, run->piece, run->offset, t, got[t], want[t]);
+        cr_assert(apo__bits_of(got[t]) == apo__bits_of(w->first[t]),
+                  "trange on %s in pieces of %zu at %zu: the output at double %zu "
+                  "of a line has other bits than at the line's start",
+                  isa, run->piece, t, run->offset);
+    }
+}
+
 /* trange's vector loop (trange_tile.h) on every path, against the reference: samples drawn
  * from a few values, so that the three candidates tie and cross in every lane, with a
  * non-finite sample at every lane offset in each input, and the row cut into pieces of odd
@@ -37,39 +62,17 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
         row[1000 + 17 * k] = k % 2 == 0 ? NAN : -INFINITY;
     }
     double *want = alloc_doubles(n), *scale = alloc_doubles(n);
-    double *line = on_a_line(n);
     double *first = alloc_doubles(n);
     apo__ref_cat_trange(s.in, n, NULL, want, scale);
     static const size_t pieces[] = {1, 3, 5, 7, 1100, 4001};
-    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
-        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-            continue;
-        for (size_t c = 0; c < sizeof pieces / sizeof pieces[0]; c++)
-            for (size_t offset = 0; offset < 8; offset++) {
-                double *got = line + offset;
-                apo__cat_io io;
-                memset(&io, 0, sizeof io);
-                for (size_t i = 0; i < 3; i++)
-                    io.in[i] = s.in[i];
-                io.out[0] = got;
-                io.h = 1;
-                tile_in_pieces(APO_CAT_TRANGE, &io, n, pieces[c], isa);
-                if (offset == 0)
-                    memcpy(first, got, n * sizeof(double));
-                for (size_t t = 0; t < n; t++) {
-                    cr_assert(isnan(want[t]) ? isnan(got[t]) : got[t] == want[t],
-                              "trange on %s in pieces of %zu, output at double %zu of a line, "
-                              "at %zu: got %.17g want %.17g",
-                              apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], offset, t, got[t],
-                              want[t]);
-                    cr_assert(apo__bits_of(got[t]) == apo__bits_of(first[t]),
-                              "trange on %s in pieces of %zu at %zu: the output at double %zu "
-                              "of a line has other bits than at the line's start",
-                              apo__cpu_isa_name((apo__cpu_isa)isa), pieces[c], t, offset);
-                }
-            }
-    }
-    free(line);
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    for (size_t i = 0; i < 3; i++)
+        io.in[i] = s.in[i];
+    io.h = 1;
+    trange_want w = {want, first};
+    tiles_on_every_path(APO_CAT_TRANGE, &io, n, pieces, sizeof pieces / sizeof pieces[0],
+                        check_trange, &w);
     free(first);
     free(want);
     free(scale);

@@ -14,15 +14,7 @@
 
 /* kc over [0, n) as one tile into out[0..2]. */
 static void run_kc(const double *const *hlc, const double *p, double *const *out, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < 3; i++) {
-        io.in[i] = hlc[i];
-        io.out[i] = out[i];
-        io.p[i] = p[i];
-    }
-    io.h = apo__catalog_halo(APO_CAT_KC, p);
-    apo__cpu_catalog_tile(APO_CAT_KC, &io, 0, n);
+    run_tile_once(APO_CAT_KC, hlc, 3, p, 3, out, 3, n);
 }
 
 static void assert_near(double got, double want, const char *what) {

@@ -23,15 +23,8 @@ MORE2_TABLE_TESTS(trend_more3, cases)
 
 static void run_massi(const double *high, const double *low, double *out, size_t n, double fast,
                       double slow) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = high;
-    io.in[1] = low;
-    io.out[0] = out;
-    io.p[0] = fast;
-    io.p[1] = slow;
-    io.h = apo__catalog_halo(APO_CAT_MASSI, io.p);
-    apo__cpu_catalog_tile(APO_CAT_MASSI, &io, 0, n);
+    const double *const in[2] = {high, low}, par[2] = {fast, slow};
+    run_tile_once(APO_CAT_MASSI, in, 2, par, 2, &out, 1, n);
 }
 
 /* A flat market (high == low: both EMAs 0) is TA-Lib's ratio 1, so the index is slowperiod; a

@@ -15,16 +15,8 @@
 #include "supertrend_tile.h"
 
 static apo__cat_io io_of(const double *const *hlc, const double *p, double *line, double *trend) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < 3; i++)
-        io.in[i] = hlc[i];
-    io.out[0] = line;
-    io.out[1] = trend;
-    io.p[0] = p[0];
-    io.p[1] = p[1];
-    io.h = apo__catalog_halo(APO_CAT_SUPERTREND, p);
-    return io;
+    double *const out[2] = {line, trend};
+    return tile_io(APO_CAT_SUPERTREND, hlc, 3, p, 2, out, 2);
 }
 
 static int same(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }

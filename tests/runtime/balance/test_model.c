@@ -433,6 +433,17 @@ Test(model, observations_correct_a_wrong_stored_model, .timeout = 60) {
     learn_line(&m, lat, cost, sizes, 2, 5, "from a wrong stored model");
 }
 
+/* Three observations of n elements in t1 s after a change of regime: the model is sane and
+ * predicts t1 within 5 %; which says whether the device became "faster" or "slower". */
+static void assert_follows_after_three(apo__model *m, double n, double t1, const char *which) {
+    for (int i = 1; i <= 3; i++)
+        apo__model_observe(m, n, t1);
+    check_sane(m, "after the change");
+    assert_rel(apo__model_predict(m, n), t1, 0.05,
+               "after 3 observations of the %s device: predict %.6g, now %.6g", which,
+               apo__model_predict(m, n), t1);
+}
+
 Test(model, follows_a_device_that_becomes_twice_slower, .timeout = 60) {
     const double n = 1e6;
     const double t0 = 50e-6 + n / 4e8; /* 2.55 ms */
@@ -457,12 +468,7 @@ Test(model, follows_a_device_that_becomes_twice_faster, .timeout = 60) {
     fresh(&m);
     for (int i = 0; i < 30; i++)
         apo__model_observe(&m, n, t0);
-    for (int i = 1; i <= 3; i++)
-        apo__model_observe(&m, n, t1);
-    check_sane(&m, "after the change");
-    assert_rel(apo__model_predict(&m, n), t1, 0.05,
-               "after 3 observations of the faster device: predict %.6g, now %.6g",
-               apo__model_predict(&m, n), t1);
+    assert_follows_after_three(&m, n, t1, "faster");
 }
 
 Test(model, follows_a_slowdown_after_a_history_at_several_sizes, .timeout = 60) {
@@ -475,12 +481,7 @@ Test(model, follows_a_slowdown_after_a_history_at_several_sizes, .timeout = 60) 
     for (int i = 0; i < 30; i++)
         apo__model_observe(&m, sizes[i % 3], lat + sizes[i % 3] / rate);
     const double n = 1e6, t1 = lat + n / (rate / 2);
-    for (int i = 1; i <= 3; i++)
-        apo__model_observe(&m, n, t1);
-    check_sane(&m, "after the change");
-    assert_rel(apo__model_predict(&m, n), t1, 0.05,
-               "after 3 observations of the slower device: predict %.6g, now %.6g",
-               apo__model_predict(&m, n), t1);
+    assert_follows_after_three(&m, n, t1, "slower");
 }
 
 Test(model, stays_sane_for_any_positive_observations, .timeout = 60) {

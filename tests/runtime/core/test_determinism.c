@@ -11,13 +11,6 @@
 #include "helpers.h"
 #include "test_user_kernel.h"
 
-typedef struct kernel_case {
-    const char *kernel;
-    size_t rows, cols;
-    const char *param;
-    double value;
-} kernel_case;
-
 /* Shapes with several tiles per row, a ragged last tile, and rows > 1. */
 static const kernel_case cases[] = {
     {"bollinger", 1, 3 * 4096 + 123, "period", 20},
@@ -39,9 +32,7 @@ static const char *const device_sets[] = {
 
 static void run_case(apo_runtime *rt, const kernel_case *c, test_job *job, const double *ratios,
                      size_t n_ratios, apo_split split) {
-    test_job_init(job, rt, c->kernel, c->rows, c->cols, 7);
-    if (c->param != NULL)
-        test_job_param(job, c->param, c->value);
+    test_job_of_case(job, rt, c, 7);
     job->w.ratios = ratios;
     job->w.n_ratios = n_ratios;
     job->w.split = split;

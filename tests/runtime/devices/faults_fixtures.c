@@ -30,9 +30,7 @@ const kernel_case cases[N_CASES] = {
 const apo_split axes[2] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
 
 void case_job(test_job *job, apo_runtime *rt, const kernel_case *c, apo_split split) {
-    test_job_init(job, rt, c->kernel, c->rows, c->cols, 11);
-    if (c->param != NULL)
-        test_job_param(job, c->param, c->value);
+    test_job_of_case(job, rt, c, 11);
     job->w.split = split;
 }
 

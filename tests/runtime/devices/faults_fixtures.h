@@ -21,13 +21,6 @@
 
 /* ---- workloads and references ------------------------------------------------------------ */
 
-typedef struct kernel_case {
-    const char *kernel;
-    size_t rows, cols;
-    const char *param;
-    double value;
-} kernel_case;
-
 /* Every built-in kernel with several tiles per row, a ragged last tile and 6 rows, so that
  * both axes give each of up to 6 devices several tasks. */
 #define N_CASES 4

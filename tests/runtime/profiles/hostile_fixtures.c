@@ -4,7 +4,6 @@
 #define _GNU_SOURCE /* unshare(), CLONE_NEWNS, mount(), setgroups() for the privileged cases */
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -98,29 +97,6 @@ int differs(const snapshot *s, const char *path) {
     int d = now == NULL || s->bytes == NULL || len != s->len || memcmp(now, s->bytes, len) != 0;
     free(now);
     return d;
-}
-
-/* Names in a folder other than . and .., sorted, joined by spaces. */
-int name_cmp(const void *a, const void *b) { return strcmp(a, b); }
-
-void list_dir(const char *path, char *out, size_t size) {
-    char names[16][256];
-    size_t n = 0;
-    out[0] = '\0';
-    DIR *d = opendir(path);
-    if (d == NULL)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 16)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
-    closedir(d);
-    qsort(names, n, sizeof names[0], name_cmp);
-    for (size_t i = 0; i < n; i++) {
-        strncat(out, names[i], size - strlen(out) - 1);
-        if (i + 1 < n)
-            strncat(out, " ", size - strlen(out) - 1);
-    }
 }
 
 /* The configuration keys of DEVICES on this machine (the cpu's names its model and vector

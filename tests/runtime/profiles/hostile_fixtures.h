@@ -70,11 +70,6 @@ snapshot take(const char *path);
 /* 0 when `path` holds exactly the snapshot's bytes. */
 int differs(const snapshot *s, const char *path);
 
-/* Names in a folder other than . and .., sorted, joined by spaces. */
-int name_cmp(const void *a, const void *b);
-
-void list_dir(const char *path, char *out, size_t size);
-
 /* The configuration keys of DEVICES on this machine (the cpu's names its model and vector
  * path): a stored model is used only with its device's key. */
 const char *config_of(size_t index);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "profiles/profile_store.h"
 
 #include "profile_store_fixtures.h"
@@ -165,26 +166,9 @@ apo__threshold add(const char *key, double cpu, double gpu, uint64_t samples) {
     return t;
 }
 
-int name_cmp(const void *a, const void *b) { return strcmp(a, b); }
-
-/* Names in a folder other than . and .., sorted, joined by spaces. */
+/* Names in a folder other than . and .., sorted, joined by spaces; the folder must exist. */
 void list_dir(const char *dir, char *out, size_t size) {
-    char names[16][256];
-    size_t n = 0;
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 16)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
-    closedir(d);
-    qsort(names, n, sizeof names[0], name_cmp);
-    out[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        strncat(out, names[i], size - strlen(out) - 1);
-        if (i + 1 < n)
-            strncat(out, " ", size - strlen(out) - 1);
-    }
+    cr_assert(test_list_dir(dir, out, size), "cannot open %s", dir);
 }
 
 /* ---- locations -------------------------------------------------------------------------- */

@@ -68,10 +68,8 @@ apo__stored_device device(const char *id, const char *label, double ratio, doubl
 /* A threshold sample to merge. */
 apo__threshold add(const char *key, double cpu, double gpu, uint64_t samples);
 
-/* strcmp() for qsort() over an array of names. */
-int name_cmp(const void *a, const void *b);
-
-/* Names in a folder other than . and .., sorted, joined by spaces. */
+/* Names in a folder other than . and .., sorted, joined by spaces (test_list_dir(),
+ * helpers.h); asserts that the folder exists. */
 void list_dir(const char *dir, char *out, size_t size);
 
 #endif

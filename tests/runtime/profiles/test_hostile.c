@@ -59,7 +59,7 @@ static void exercise_unwritable(void) {
     snapshot m = take(mpath), t = take(tpath);
     CHILD_CHECK(m.bytes != NULL && t.bytes != NULL, "cannot read the profiles back");
     char before[512], after[512];
-    list_dir(dir, before, sizeof before);
+    test_list_dir(dir, before, sizeof before);
 
     apo_runtime *rt;
     CHILD_CHECK(profiled_runtime(mpath, tpath, &rt) == APO_OK, "create: %s", apo_last_error());
@@ -105,7 +105,7 @@ static void exercise_unwritable(void) {
     apo_runtime_destroy(rt); /* tries once more, and says so only in the debug log */
 
     CHILD_CHECK(!differs(&m, mpath) && !differs(&t, tpath), "a profile was changed");
-    list_dir(dir, after, sizeof after);
+    test_list_dir(dir, after, sizeof after);
     CHILD_CHECK(strcmp(before, after) == 0, "the folder changed: \"%s\" -> \"%s\"", before, after);
     free(m.bytes);
     free(t.bytes);
@@ -136,15 +136,9 @@ static void unwritable_by_permissions(void) {
 
 Test(hostile, unwritable_profile_folder_even_as_root) {
     write_good_profiles();
-    char path[300];
     /* Readable by all, writable by none but the owner; the lock files writable by all, so
      * that the write gets as far as its temporary file. */
-    cr_assert_eq(chmod(mpath, 0644), 0);
-    cr_assert_eq(chmod(tpath, 0644), 0);
-    snprintf(path, sizeof path, "%s.lock", mpath);
-    cr_assert_eq(chmod(path, 0666), 0);
-    snprintf(path, sizeof path, "%s.lock", tpath);
-    cr_assert_eq(chmod(path, 0666), 0);
+    test_open_profiles_to_all(mpath, tpath);
     cr_assert_eq(chmod(dir, geteuid() == 0 ? 0755 : 0555), 0);
     int status = in_child(unwritable_by_permissions);
     chmod(dir, 0700);

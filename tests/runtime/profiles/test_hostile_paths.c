@@ -68,7 +68,7 @@ Test(hostile, profile_path_that_is_a_folder) {
     cr_assert_eq(stat(mpath, &st), 0);
     cr_assert(S_ISDIR(st.st_mode));
     char names[256];
-    list_dir(mpath, names, sizeof names);
+    test_list_dir(mpath, names, sizeof names);
     cr_assert_str_eq(names, "keep");
 }
 
@@ -115,7 +115,7 @@ Test(hostile, profile_path_that_is_a_symlink_is_followed) {
     snprintf(lock, sizeof lock, "%s.lock", target);
     cr_assert_eq(stat(lock, &st), 0, "the lock is the target's");
     char names[256];
-    list_dir(elsewhere, names, sizeof names);
+    test_list_dir(elsewhere, names, sizeof names);
     cr_assert_str_eq(names, "real.json real.json.lock");
 
     /* A dangling link is refused for writing (no file is created anywhere) and reads as a
@@ -204,8 +204,8 @@ Test(hostile, symlink_to_a_file_that_is_not_a_profile_is_refused_untouched) {
     snprintf(tlink, sizeof tlink, "%s/tlink.json", dir);
     cr_assert_eq(symlink("other/target", tlink), 0);
     char dir_before[512], other_before[512], now[512];
-    list_dir(dir, dir_before, sizeof dir_before);
-    list_dir(other, other_before, sizeof other_before);
+    test_list_dir(dir, dir_before, sizeof dir_before);
+    test_list_dir(other, other_before, sizeof other_before);
 
     cr_assert_eq(force_ratios_at(mpath, msg, sizeof msg), APO_ERR_IO, "%s", msg);
     cr_assert(strstr(msg, mpath) != NULL && strstr(msg, "not a multigpu.json profile") != NULL,
@@ -227,9 +227,9 @@ Test(hostile, symlink_to_a_file_that_is_not_a_profile_is_refused_untouched) {
     cr_assert_eq(st.st_mode & 0777, 0644, "the target's mode changed");
     cr_assert_eq(lstat(mpath, &st), 0);
     cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
-    list_dir(other, now, sizeof now);
+    test_list_dir(other, now, sizeof now);
     cr_assert_str_eq(now, other_before, "something was created beside the target");
-    list_dir(dir, now, sizeof now);
+    test_list_dir(dir, now, sizeof now);
     cr_assert_str_eq(now, dir_before, "something was created beside the link");
     free(target_before.bytes);
     free(kind_before.bytes);
@@ -260,13 +260,13 @@ static void expect_link_refused(const char *link, const char *says, const char *
     snapshot s = take(file);
     snprintf(folder, sizeof folder, "%s", file);
     *strrchr(folder, '/') = '\0';
-    list_dir(folder, before, sizeof before);
+    test_list_dir(folder, before, sizeof before);
     apo_status st = force_ratios_at(link, msg, sizeof msg);
     CHILD_CHECK(st == APO_ERR_IO && strstr(msg, link) != NULL && strstr(msg, says) != NULL,
                 "%s as uid %lu: %s, \"%s\" (expected \"%s\")", link, (unsigned long)geteuid(),
                 apo_status_name(st), msg, says);
     CHILD_CHECK(!differs(&s, file), "%s was changed through %s", file, link);
-    list_dir(folder, after, sizeof after);
+    test_list_dir(folder, after, sizeof after);
     CHILD_CHECK(strcmp(before, after) == 0, "%s: \"%s\" -> \"%s\"", folder, before, after);
     free(s.bytes);
 }
@@ -485,12 +485,12 @@ Test(hostile, no_lock_file_beside_a_path_that_is_not_a_file) {
     unsetenv("APPORTION_MULTIGPU_PROFILE_PATH");
     unsetenv("APPORTION_THRESHOLD_PATH");
     char names[512];
-    list_dir(dir, names, sizeof names);
+    test_list_dir(dir, names, sizeof names);
     cr_assert_str_eq(names,
                      have_device ? "fifo.json folder.json null.json zero.json"
                                  : "fifo.json folder.json null.json",
                      "something was made beside a path that is not a file");
-    list_dir(folder, names, sizeof names);
+    test_list_dir(folder, names, sizeof names);
     cr_assert_str_eq(names, "");
     if (!null_lock_before)
         cr_assert_neq(access("/dev/null.lock", F_OK), 0, "/dev/null.lock was created");

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "profiles/profile_store.h"
 
 #include "profile_store_fixtures.h"
@@ -325,15 +326,8 @@ Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60) {
      * becomes the unprivileged user 65534 first; the files are made readable and the lock
      * files writable for it, so that the writes fail at the folder and nowhere else. */
     int as_root = geteuid() == 0;
-    if (as_root) {
-        char lock[300];
-        cr_assert_eq(chmod(path, 0644), 0);
-        cr_assert_eq(chmod(tpath, 0644), 0);
-        snprintf(lock, sizeof lock, "%s.lock", path);
-        cr_assert_eq(chmod(lock, 0666), 0);
-        snprintf(lock, sizeof lock, "%s.lock", tpath);
-        cr_assert_eq(chmod(lock, 0666), 0);
-    }
+    if (as_root)
+        test_open_profiles_to_all(path, tpath);
     cr_assert_eq(chmod(dir, as_root ? 0755 : 0500), 0);
     int failed;
     if (as_root) {

@@ -138,11 +138,15 @@ void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name))
     apo_runtime_destroy(rt);
 }
 
-apo_stream *stream_for(apo_runtime *rt, const stream_case *c) {
-    apo_stream_desc d = stream_desc_of(c);
+apo_stream *stream_created(apo_runtime *rt, const apo_stream_desc *d) {
     apo_stream *s = NULL;
-    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s: %s", c->kernel, apo_last_error());
+    cr_assert_eq(apo_stream_create(rt, d, &s), APO_OK, "%s: %s", d->kernel, apo_last_error());
     return s;
+}
+
+apo_stream *stream_for(apo_runtime *rt, const stream_case *c) {
+    const apo_stream_desc d = stream_desc_of(c);
+    return stream_created(rt, &d);
 }
 
 apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,

@@ -108,6 +108,10 @@ void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name))
 /* A stream for the case on rt; fails the test on error. */
 apo_stream *stream_for(apo_runtime *rt, const stream_case *c);
 
+/* A stream of description d on rt (stream_desc_of() with the test's own settings); fails the
+ * test, naming the kernel, on error. */
+apo_stream *stream_created(apo_runtime *rt, const apo_stream_desc *d);
+
 /* The stream's saved state (apo_stream_save), malloc'ed, its length in *len; fails the test
  * on error. */
 unsigned char *stream_state_bytes(const apo_stream *s, size_t *len);

@@ -23,9 +23,7 @@
 static apo_stream *stream_on_devices(apo_runtime *rt, const stream_case *c, size_t device_bars) {
     apo_stream_desc d = stream_desc_of(c);
     d.device_bars = device_bars;
-    apo_stream *s = NULL;
-    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s: %s", c->kernel, apo_last_error());
-    return s;
+    return stream_created(rt, &d);
 }
 
 /* A history of four tiles and a bit: long enough that a series' kept window starts past

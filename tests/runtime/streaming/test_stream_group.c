@@ -249,6 +249,19 @@ static void assert_states(apo_stream **s, size_t n, const unsigned char *want, s
     free(now);
 }
 
+/* The end of a group's run: each grouped stream saves the state of its lone twin (the group
+ * changed nothing a stream keeps); then the group and both sets of streams go. */
+static void end_group_as_lone(apo_stream_group *g, apo_stream **grouped, apo_stream **lone,
+                              size_t n) {
+    size_t len = 0;
+    unsigned char *want = states(lone, n, &len);
+    assert_states(grouped, n, want, len, "nothing (the lone streams' states)");
+    free(want);
+    apo_stream_group_destroy(g);
+    for (size_t j = 0; j < n; j++)
+        apo_stream_destroy(grouped[j]), apo_stream_destroy(lone[j]);
+}
+
 Test(stream_group, ten_streams_fed_together_give_each_lone_stream_and_the_batch, .timeout = 120) {
     fill_bars();
     apo_runtime *rt = test_runtime("cpu:threads=2");
@@ -308,13 +321,7 @@ Test(stream_group, ten_streams_fed_together_give_each_lone_stream_and_the_batch,
                                          "batch", j, o, r, t);
                 free(got[j][k][o]), free(batch[j][k][o]);
             }
-    size_t len = 0;
-    unsigned char *want = states(lone, N_MEMBERS, &len);
-    assert_states(grouped, N_MEMBERS, want, len, "nothing (the lone streams' states)");
-    free(want);
-    apo_stream_group_destroy(g);
-    for (size_t j = 0; j < N_MEMBERS; j++)
-        apo_stream_destroy(grouped[j]), apo_stream_destroy(lone[j]);
+    end_group_as_lone(g, grouped, lone, N_MEMBERS);
     apo_runtime_destroy(rt);
     for (size_t n = 0; n < N_NAMES; n++)
         free(bars[n]);
@@ -629,12 +636,6 @@ Test(stream_group, blocks_of_symbols_give_each_lone_stream, .timeout = 60) {
         for (size_t r = 0; r < MANY; r++)
             fed[r] += n_new[r];
     }
-    size_t len = 0;
-    unsigned char *want = states(lone, MANY_MEMBERS, &len);
-    assert_states(grouped, MANY_MEMBERS, want, len, "nothing (the lone streams' states)");
-    free(want);
-    apo_stream_group_destroy(g);
-    for (size_t m = 0; m < MANY_MEMBERS; m++)
-        apo_stream_destroy(grouped[m]), apo_stream_destroy(lone[m]);
+    end_group_as_lone(g, grouped, lone, MANY_MEMBERS);
     apo_runtime_destroy(rt);
 }

@@ -37,9 +37,7 @@ static const size_t revise_of[ROWS] = {KEEP, 17, 0};
 static apo_stream *revising_stream(apo_runtime *rt, const stream_case *c, size_t keep) {
     apo_stream_desc d = stream_desc_of(c);
     d.revise_bars = keep;
-    apo_stream *s = NULL;
-    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s: %s", c->kernel, apo_last_error());
-    return s;
+    return stream_created(rt, &d);
 }
 
 /* Packs bars [from[r], to) of every series of the case, scaled by `scale` from position
