@@ -1,7 +1,7 @@
-/* DLPack's ABI (dlpack.h): the unversioned DLManagedTensor, which every producer gives a
- * consumer that asks for no max_version and every consumer takes. Declared here as the
- * protocol lays it out, so that the package needs no dlpack header; device_view.c reads it,
- * device_array.c writes it. */
+/* DLPack's ABI (as the DLPack project's header declares it): the unversioned DLManagedTensor, which
+ * every producer gives a consumer that asks for no max_version and every consumer takes. Declared
+ * here as the protocol lays it out, so that the package needs no dlpack header; device_view.c reads
+ * it, device_array.c writes it. */
 #ifndef APO_PY_DLPACK_ABI_H
 #define APO_PY_DLPACK_ABI_H
 
