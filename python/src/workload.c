@@ -443,12 +443,17 @@ static size_t piece_sets(const apo_workload *w, size_t *first, size_t *end) {
  * the GPU that holds them, ordered after the caller's stream (array interface v3) or, without
  * one, after the legacy default stream, to which a DLPack producer ordered its work (it was
  * handed stream=1). Run whole: the call returns once the GPUs are done. */
-static apo_status run_on_device(apo_runtime *rt, const apo_workload *w, const call_place *p,
-                                apo_report *report) {
+static apo_cuda_placement placement_of(const call_place *p) {
     apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
     where.inputs_device = (int)p->device;
     where.outputs_device = (int)p->device;
     where.stream = p->stream;
+    return where;
+}
+
+static apo_status run_on_device(apo_runtime *rt, const apo_workload *w, const call_place *p,
+                                apo_report *report) {
+    const apo_cuda_placement where = placement_of(p);
     apo_status st;
     Py_BEGIN_ALLOW_THREADS
         st = apo_distribute_workload_cuda(rt, w, &where, report);
@@ -671,7 +676,9 @@ done:
 
 /* For the bench (bench/python): `repeats` calls of apo_distribute_workload() in a C loop on
  * the same arrays, without the binding in between; returns the seconds per call, so that
- * the binding's own cost per call is the difference from a Python loop. */
+ * the binding's own cost per call is the difference from a Python loop. Device arrays
+ * (bench_device_arrays.py) go to apo_distribute_workload_cuda() as run_on_device() passes
+ * them, into outputs allocated once. */
 PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"kernel", "inputs", "params", "repeats", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
@@ -694,20 +701,24 @@ PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
     double *out_ptrs[APO_MAX_IO];
     apo_py_args a;
     PyObject *outs = NULL, *result = NULL;
-    if (apo_py_args_fill(&a, params, Py_None) < 0 || take_inputs(rt, NULL, inputs, &w, in_ptrs) < 0)
+    call_place place = CALL_PLACE_INIT;
+    if (apo_py_args_fill(&a, params, Py_None) < 0 ||
+        take_inputs(rt, &place, inputs, &w, in_ptrs) < 0)
         goto done;
     w.params = a.params;
     w.n_params = a.n_params;
-    outs = take_outputs(self, NULL, &w, Py_None, out_ptrs, 0);
+    outs = take_outputs(self, &place, &w, Py_None, out_ptrs, 0);
     if (outs == NULL)
         goto done;
     apo_status st = APO_OK;
+    const apo_cuda_placement where = placement_of(&place);
     struct timespec t0, t1;
     self->busy++;
     Py_BEGIN_ALLOW_THREADS
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (Py_ssize_t i = 0; i < repeats && st == APO_OK; i++)
-            st = apo_distribute_workload(rt, &w, NULL);
+            st = place.on_device == 1 ? apo_distribute_workload_cuda(rt, &w, &where, NULL)
+                                      : apo_distribute_workload(rt, &w, NULL);
         clock_gettime(CLOCK_MONOTONIC, &t1);
     Py_END_ALLOW_THREADS
     self->busy--;
@@ -719,6 +730,7 @@ PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
         ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) /
         (double)repeats);
 done:
+    call_place_release(&place);
     Py_XDECREF(outs);
     apo_py_args_release(&a);
     return result;
