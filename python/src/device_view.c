@@ -299,7 +299,10 @@ int apo_py_is_device_object(PyObject *o) {
 int apo_py_device_view_take(apo_runtime *rt, PyObject *o, const char *what, Py_ssize_t i,
                             apo_py_device_view *v) {
     memset(v, 0, sizeof *v);
-    if (PyObject_TypeCheck(o, &apo_py_device_array_type)) {
+    /* A DeviceArray of this runtime names its device itself; one of another runtime, whose
+     * device order may differ, is read through its interface as any other array. */
+    if (PyObject_TypeCheck(o, &apo_py_device_array_type) &&
+        ((const apo_py_device_array *)o)->runtime->rt == rt) {
         const apo_py_device_array *a = (const apo_py_device_array *)o;
         v->data = a->data;
         v->device = a->device;

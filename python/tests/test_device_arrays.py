@@ -148,6 +148,20 @@ def test_rows_of_series_and_two_inputs(gpu_rt, cpu_rt):
 
 
 @needs_gpu
+def test_an_array_on_the_second_gpu_of_another_runtime(gpu_rt, cpu_rt):
+    """The GPU comes from the pointer, not from the index another runtime gave it: a
+    DeviceArray of a runtime whose devices are in another order, on its last GPU."""
+    x = _walk(2000)
+    with apportion.Runtime("cpu,cuda", profiles=False, learn=False) as other:
+        gpus = [i for i, d in enumerate(other.devices()) if d["kind"] == "cuda"]
+        d = other._to_device(x, gpus[-1])
+        got = apportion.sma(d, timeperiod=7, runtime=gpu_rt)[0]
+        assert gpu_rt.devices()[got.device]["id"] == other.devices()[d.device]["id"]
+        assert_bitwise(got.copy_to_host(), apportion.sma(x, timeperiod=7, runtime=cpu_rt)[0])
+        del got, d
+
+
+@needs_gpu
 def test_the_callers_stream_is_taken(gpu_rt, cpu_rt):
     """Version 3's stream (2: the per-thread default stream) orders the call; 0 is
     forbidden by the specification."""
