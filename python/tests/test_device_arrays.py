@@ -26,6 +26,16 @@ without_gpu = pytest.mark.skipif(HAS_GPU, reason="checks the refusal of a build 
 
 
 @pytest.fixture(scope="module")
+def host_rt():
+    """The cpu alone, whose bits on numpy arrays the device calls must give; use_gpu=False
+    so that it opens where APPORTION_USE_GPU=yes requires a GPU of every other runtime
+    (scripts/test.sh --simulated-gpus: there, finding no GPU fails this file instead of
+    skipping it)."""
+    with apportion.Runtime("cpu", use_gpu=False, profiles=False, learn=False) as r:
+        yield r
+
+
+@pytest.fixture(scope="module")
 def gpu_rt():
     with apportion.Runtime(profiles=False, learn=False) as r:
         yield r
@@ -90,13 +100,13 @@ def _walk(n, rows=0, seed=3):
 
 
 @without_gpu
-def test_a_device_array_without_a_gpu_is_no_device(cpu_rt):
+def test_a_device_array_without_a_gpu_is_no_device(host_rt):
     with pytest.raises(apportion.NoDeviceError, match="no CUDA backend|no GPU"):
-        apportion.bollinger(FakeDevice(), runtime=cpu_rt)
+        apportion.bollinger(FakeDevice(), runtime=host_rt)
     with pytest.raises(apportion.NoDeviceError):
-        apportion.sma(FakeDLPack(), runtime=cpu_rt)
+        apportion.sma(FakeDLPack(), runtime=host_rt)
     with pytest.raises(apportion.NoDeviceError):
-        cpu_rt.to_device(np.zeros(4))
+        host_rt.to_device(np.zeros(4))
 
 
 # ---- on a GPU (the simulated ones where there is none) ---------------------------------------
@@ -124,13 +134,13 @@ def test_device_array_round_trip(gpu_rt):
 
 @needs_gpu
 @pytest.mark.parametrize("version", [2, 3])
-def test_array_interface_input_gives_the_host_bits(gpu_rt, cpu_rt, version):
+def test_array_interface_input_gives_the_host_bits(gpu_rt, host_rt, version):
     x = _walk(3000)
     src = ArrayInterface(gpu_rt.to_device(x), version=version)
     if version == 2:  # no stream in version 2
         del src.__cuda_array_interface__["stream"]
     got = apportion.bollinger(src, period=20, runtime=gpu_rt)
-    want = apportion.bollinger(x, period=20, runtime=cpu_rt)
+    want = apportion.bollinger(x, period=20, runtime=host_rt)
     for g, w in zip(got, want):
         assert isinstance(g, apportion.DeviceArray) and g.shape == w.shape
         assert g.device == src.base.device
@@ -138,17 +148,17 @@ def test_array_interface_input_gives_the_host_bits(gpu_rt, cpu_rt, version):
 
 
 @needs_gpu
-def test_rows_of_series_and_two_inputs(gpu_rt, cpu_rt):
+def test_rows_of_series_and_two_inputs(gpu_rt, host_rt):
     x, y = _walk(2000, rows=2, seed=1), _walk(2000, rows=2, seed=2)
     got = apportion.compute("add", gpu_rt.to_device(x), gpu_rt.to_device(y), runtime=gpu_rt, axis=1)
     assert got[0].shape == (2, 2000)
-    assert_bitwise(got[0].copy_to_host(), apportion.compute("add", x, y, runtime=cpu_rt, axis=1)[0])
+    assert_bitwise(got[0].copy_to_host(), apportion.compute("add", x, y, runtime=host_rt, axis=1)[0])
     with pytest.raises(ValueError, match="one series a row"):
         apportion.compute("add", gpu_rt.to_device(x), gpu_rt.to_device(y), runtime=gpu_rt, axis=0)
 
 
 @needs_gpu
-def test_an_array_on_the_second_gpu_of_another_runtime(gpu_rt, cpu_rt):
+def test_an_array_on_the_second_gpu_of_another_runtime(gpu_rt, host_rt):
     """The GPU comes from the pointer, not from the index another runtime gave it: a
     DeviceArray of a runtime whose devices are in another order, on its last GPU."""
     x = _walk(2000)
@@ -157,28 +167,28 @@ def test_an_array_on_the_second_gpu_of_another_runtime(gpu_rt, cpu_rt):
         d = other._to_device(x, gpus[-1])
         got = apportion.sma(d, timeperiod=7, runtime=gpu_rt)[0]
         assert gpu_rt.devices()[got.device]["id"] == other.devices()[d.device]["id"]
-        assert_bitwise(got.copy_to_host(), apportion.sma(x, timeperiod=7, runtime=cpu_rt)[0])
+        assert_bitwise(got.copy_to_host(), apportion.sma(x, timeperiod=7, runtime=host_rt)[0])
         del got, d
 
 
 @needs_gpu
-def test_the_callers_stream_is_taken(gpu_rt, cpu_rt):
+def test_the_callers_stream_is_taken(gpu_rt, host_rt):
     """Version 3's stream (2: the per-thread default stream) orders the call; 0 is
     forbidden by the specification."""
     x = _walk(2000)
     got = apportion.sma(ArrayInterface(gpu_rt.to_device(x), stream=2), timeperiod=10, runtime=gpu_rt)
-    assert_bitwise(got[0].copy_to_host(), apportion.sma(x, timeperiod=10, runtime=cpu_rt)[0])
+    assert_bitwise(got[0].copy_to_host(), apportion.sma(x, timeperiod=10, runtime=host_rt)[0])
     with pytest.raises(ValueError, match="stream.*is 0"):
         apportion.sma(ArrayInterface(gpu_rt.to_device(x), stream=0), runtime=gpu_rt)
 
 
 @needs_gpu
-def test_out_of_device_arrays_is_written_in_place(gpu_rt, cpu_rt):
+def test_out_of_device_arrays_is_written_in_place(gpu_rt, host_rt):
     x = _walk(2000)
     out = tuple(gpu_rt.to_device(np.zeros(2000)) for _ in range(3))
     got = apportion.bollinger(gpu_rt.to_device(x), period=15, out=out, runtime=gpu_rt)
     assert all(g is o for g, o in zip(got, out))
-    want = apportion.bollinger(x, period=15, runtime=cpu_rt)
+    want = apportion.bollinger(x, period=15, runtime=host_rt)
     for o, w in zip(out, want):
         assert_bitwise(o.copy_to_host(), w)
 
@@ -206,13 +216,13 @@ def test_refusals(gpu_rt):
 
 
 @needs_gpu
-def test_dlpack_input_gives_the_host_bits_and_runs_the_deleter(gpu_rt, cpu_rt):
+def test_dlpack_input_gives_the_host_bits_and_runs_the_deleter(gpu_rt, host_rt):
     x = _walk(2000)
     base = gpu_rt.to_device(x)
     src = DLPackExporter(base)
     before = sys.getrefcount(base)
     got = apportion.sma(src, timeperiod=12, runtime=gpu_rt)
-    assert_bitwise(got[0].copy_to_host(), apportion.sma(x, timeperiod=12, runtime=cpu_rt)[0])
+    assert_bitwise(got[0].copy_to_host(), apportion.sma(x, timeperiod=12, runtime=host_rt)[0])
     # The legacy default stream is asked for, and the tensor handed back (its deleter drops
     # the reference DeviceArray.__dlpack__ took) once the call is done.
     assert src.streams == [1]
@@ -247,9 +257,9 @@ def _numba_cuda():
 
 @needs_gpu
 @pytest.mark.skipif(_numba_cuda() is None, reason="numba.cuda with a real GPU is needed")
-def test_numba_device_arrays(gpu_rt, cpu_rt):
+def test_numba_device_arrays(gpu_rt, host_rt):
     cuda = _numba_cuda()
     x = _walk(100000)
     got = apportion.bollinger(cuda.to_device(x), period=20, runtime=gpu_rt)
     upper = cuda.as_cuda_array(got.upper)  # zero copy, through __cuda_array_interface__
-    assert_bitwise(upper.copy_to_host(), apportion.bollinger(x, period=20, runtime=cpu_rt).upper)
+    assert_bitwise(upper.copy_to_host(), apportion.bollinger(x, period=20, runtime=host_rt).upper)
