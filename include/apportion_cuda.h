@@ -76,6 +76,23 @@ APO_EXPORT apo_status apo_distribute_workload_cuda(apo_runtime *rt, const apo_wo
 APO_EXPORT apo_status apo_cuda_malloc(apo_runtime *rt, size_t device, size_t bytes, void **ptr);
 APO_EXPORT apo_status apo_cuda_free(apo_runtime *rt, size_t device, void *ptr);
 
+/* Which GPU of the runtime holds device memory `ptr` (from cudaMalloc, cudaMallocAsync or a
+ * memory pool, or managed memory: the GPU it was allocated on), as cudaPointerGetAttributes()
+ * says: *device is its index in the runtime's device order, what apo_cuda_placement takes.
+ * For arrays handed over by another library (CuPy, PyTorch, numba: the Python binding's
+ * device arrays, docs/python.md) whose GPU is not otherwise known.
+ * Returns APO_ERR_NULL, APO_ERR_NO_DEVICE (the runtime has no GPU, or no CUDA backend),
+ * APO_ERR_NOT_FOUND (host memory, an address CUDA does not know, or memory of a GPU the
+ * runtime does not use), APO_ERR_DEVICE_LOST (the CUDA call failed; apo_last_error() says
+ * why). */
+APO_EXPORT apo_status apo_cuda_pointer_device(apo_runtime *rt, const void *ptr, size_t *device);
+
+/* The CUDA device ordinal (what cudaSetDevice() and DLPack's device_id take) of runtime
+ * device `device`, which must be a GPU.
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (not a GPU of this runtime),
+ * APO_ERR_NO_DEVICE without the CUDA backend. */
+APO_EXPORT apo_status apo_cuda_device_ordinal(apo_runtime *rt, size_t device, int *ordinal);
+
 typedef enum apo_copy_kind {
     APO_COPY_HOST_TO_DEVICE = 0,
     APO_COPY_DEVICE_TO_HOST = 1,

@@ -15,8 +15,8 @@
 #   scripts/test.sh --fuzz [SECONDS]  # each libFuzzer target for SECONDS (default 60), clang
 #                                   # build in build-fuzz/; a target passes without a finding
 #   scripts/test.sh --simulated-gpus  # the CUDA backend on simulated GPUs (docs/cuda.md), in
-#                                   # build-simgpu/: the gpu suite, which may not skip, and
-#                                   # `apportion selftest`
+#                                   # build-simgpu/: the gpu suite, which may not skip,
+#                                   # `apportion selftest` and the Python device arrays
 #   APO_BUILD_DIR=dir scripts/test.sh ...
 #   APO_GPU_ARCHS=80,90 scripts/test.sh ...  # CUDA architectures (default: 80,90 where a GPU is
 #                                   # visible, else 90 alone, a compile check; see below)
@@ -102,6 +102,27 @@ for t in json.load(sys.stdin):
         --logbase simgpu || status=$?
     extra=()
     "$build/cli/apportion" selftest || extra+=(--failed "apportion selftest on simulated GPUs")
+    # The Python package's device arrays (python/tests/test_device_arrays.py, docs/python.md
+    # "Device arrays") on these GPUs: the extension of this build beside the package's
+    # modules in a folder of the sandbox, run by the Python meson found (the python test's
+    # interpreter; "--skip" where the package is not built). Seconds beyond the extension.
+    read -r py_exe py_ext < <(meson introspect --tests --targets "$build" | python3 -c '
+import json, os, sys
+info, build = json.load(sys.stdin), os.path.realpath(sys.argv[1])
+exe = next((t["cmd"][1] for t in info["tests"] if t["name"] == "python"), "--skip")
+ext = next((os.path.relpath(t["filename"][0], build) for t in info["targets"] if t["name"].startswith("_core")), "")
+print(exe, ext or "-")' "$build") || true
+    if [ -n "${py_ext:-}" ] && [ "$py_exe" != --skip ] && [ "$py_ext" != - ] &&
+        ! "$py_exe" -c 'import numpy, pytest' 2>/dev/null; then
+        echo "python device arrays on simulated GPUs skipped: $py_exe cannot import pytest (scripts/deps.sh)"
+    elif [ -n "${py_ext:-}" ] && [ "$py_exe" != --skip ] && [ "$py_ext" != - ]; then
+        ninja -C "$build" "$py_ext"
+        mkdir -p "$sandbox/python/apportion"
+        cp python/apportion/*.py "$build/$py_ext" "$sandbox/python/apportion/"
+        (cd "$sandbox" && PYTHONPATH=$sandbox/python PYTHONDONTWRITEBYTECODE=1 "$py_exe" -m pytest \
+            -p no:cacheprovider -q -rs "$OLDPWD/python/tests/test_device_arrays.py") ||
+            extra+=(--failed "python/tests/test_device_arrays.py on simulated GPUs")
+    fi
     python3 scripts/count-results.py "${extra[@]}" "$build/meson-logs/simgpu.json" || status=1
     exit $status
 fi

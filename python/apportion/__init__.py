@@ -14,6 +14,7 @@ from . import catalog
 from .catalog import *  # noqa: F401,F403  (one function per catalog kernel)
 from .indicators import bollinger, bootstrap, compute, macd, returns_stats
 from .runtime import Runtime
+from ._core import DeviceArray
 from .scores import MORE_SCORES, SCORES, follow, score, walk_forward
 from .ranking import rank
 from .positions import plot_equity, positions
@@ -47,6 +48,7 @@ __all__ = [
     "NonFiniteOutputWarning",
     "ShortSeriesWarning",
     "Runtime",
+    "DeviceArray",
     "bollinger",
     "bootstrap",
     "compute",

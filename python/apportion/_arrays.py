@@ -21,9 +21,9 @@ def _is_pandas(x):
 class Layout:
     """How the input came in, so that outputs go back the same way."""
 
-    __slots__ = ("one_d", "pandas", "index", "columns", "name", "lengths", "bars_first", "order", "arrow")
+    __slots__ = ("one_d", "pandas", "index", "columns", "name", "lengths", "bars_first", "order", "arrow", "device")
 
-    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None, lengths=None, bars_first=False, order=None, arrow=None):
+    def __init__(self, one_d, pandas=None, index=None, columns=None, name=None, lengths=None, bars_first=False, order=None, arrow=None, device=False):
         self.one_d = one_d
         self.pandas = pandas  # None, "series" or "frame"
         self.index = index
@@ -37,11 +37,18 @@ class Layout:
         self.order = order
         # Arrow data (polars, pyarrow): how its outputs go back (_arrow.ArrowLayout), else None.
         self.arrow = arrow
+        # Arrays on a GPU (docs/python.md, "Device arrays"): handed to the C call as they are,
+        # and their outputs come back as DeviceArrays.
+        self.device = device
 
 
 _NUMPY_1D = Layout(True)
 _NUMPY_2D = Layout(False)
 _NUMPY_2D_BARS_FIRST = Layout(False, bars_first=True)
+_DEVICE_1D = Layout(True, device=True)
+_DEVICE_2D = Layout(False, device=True)
+# DLPack's device type of CUDA memory (kDLCUDA).
+_DL_CUDA = 2
 # What axis= takes: the axis along which time runs (numpy's sense of axis).
 _BARS_AXIS = {0: True, 1: False, -1: False, -2: True}
 
@@ -58,6 +65,8 @@ def as_input(x, axis=None, one_bar=False):
         if x.ndim == 1:
             return x, _NUMPY_1D
         raise ValueError(_NEEDS_AXIS.format(shape=x.shape))
+    if is_device_array(x):
+        return _device_input(x, axis)
     if _is_pandas(x):
         import pandas as pd
 
@@ -95,6 +104,45 @@ def as_input(x, axis=None, one_bar=False):
     if _BARS_AXIS[axis]:
         return np.ascontiguousarray(arr.T), _NUMPY_2D_BARS_FIRST
     return arr, _NUMPY_2D
+
+
+def is_device_array(x):
+    """Whether x is an array on a GPU that another library hands over (CuPy, PyTorch,
+    numba.cuda, a DeviceArray): it has __cuda_array_interface__, or DLPack on CUDA memory.
+    Host DLPack objects (a CPU tensor, a pyarrow array) are read as any array-like."""
+    if isinstance(x, np.ndarray):
+        return False
+    if hasattr(x, "__cuda_array_interface__"):
+        return True
+    device = getattr(x, "__dlpack_device__", None)
+    if device is None:
+        return False
+    try:
+        return device()[0] == _DL_CUDA
+    except Exception:  # a producer that cannot say: not read as device memory
+        return False
+
+
+def _device_input(x, axis):
+    """A device array as it is (the C call reads and checks it, and never copies it): one
+    series, or series x bars (axis=1); bars x series would need a transposed copy on the GPU,
+    which is the caller's to make."""
+    shape = getattr(x, "shape", None)
+    if shape is None and hasattr(x, "__cuda_array_interface__"):
+        shape = x.__cuda_array_interface__.get("shape")
+    ndim = len(shape) if shape is not None else 1
+    if ndim != 2:
+        if axis not in (None, 0, -1):
+            raise ValueError(f"axis={axis!r}: a 1-D array is one series, its bars along axis 0")
+        return x, _DEVICE_1D
+    if axis is None:
+        raise ValueError(_NEEDS_AXIS.format(shape=tuple(shape)))
+    if _BARS_AXIS.get(axis, True):
+        raise ValueError(
+            f"axis={axis!r}: a device array is read in place, one series a row (axis=1); "
+            "for bars x series give a C-contiguous transposed copy (cupy.ascontiguousarray(x.T), x.T.contiguous())"
+        )
+    return x, _DEVICE_2D
 
 
 _NEEDS_AXIS = (

@@ -2,7 +2,8 @@
 
 Each takes one series (1-D) or rows x samples (2-D) of float64, any array-like, or a pandas
 Series or DataFrame (whose columns are the series), and returns a named tuple of outputs
-shaped like the input. A parameter given as a range, list, tuple or array is swept: the
+shaped like the input; arrays on a GPU (CuPy, PyTorch, numba.cuda: docs/python.md, "Device
+arrays") are read where they lie and give DeviceArrays on the same GPU. A parameter given as a range, list, tuple or array is swept: the
 outputs gain a leading axis of sets, in the order of the cross product of the swept values
 (the first swept parameter varies slowest). ``out=`` takes preallocated float64 arrays
 (C-contiguous, writable, of the output's size) which are written in place and returned.

@@ -190,6 +190,11 @@ class Runtime(_core.Runtime):
                     # The sets run; a range outside the grid is refused by the C call below.
                     sets = n_sets_run if n_sets_run else sets - first_set
                 break
+        if layout.device and (sets is not None or not all_series):
+            raise TypeError(
+                f"kernel {kernel}: device arrays take one set of parameters and kernels whose outputs are all series; "
+                "for a sweep or per-row outputs pass host arrays (DeviceArray.copy_to_host(), cupy.asnumpy(x))"
+            )
         if out is not None and not isinstance(out, (tuple, list)):
             out = (out,)
         if layout.lengths is not None and out is not None:
@@ -310,6 +315,17 @@ class Runtime(_core.Runtime):
             with self._lock:
                 self._kinds_cache[key] = entry
         return entry
+
+    def to_device(self, x, device=None):
+        """A copy of ``x`` (float64, one series or series x bars) on a GPU of this runtime, as
+        an apportion.DeviceArray (docs/python.md, "Device arrays"); ``device`` is the GPU's
+        index in devices(), by default the first GPU."""
+        if device is None:
+            gpus = [i for i, d in enumerate(self.devices()) if d["kind"] == "cuda"]
+            if not gpus:
+                raise errors.NoDeviceError("Runtime.to_device: this runtime has no GPU", _core.status_codes["APO_ERR_NO_DEVICE"])
+            device = gpus[0]
+        return self._to_device(np.ascontiguousarray(x, dtype=np.float64), device)
 
     def distribute(self, kernel, inputs, params=None, ratios=None, seed=0, out=None, tag=None, split="auto", learn=None, axis=None):
         """apo_distribute_workload(): returns (outputs, report) with the outputs as a named

@@ -23,6 +23,7 @@
 #include <numpy/arrayobject.h>
 
 #include <apportion.h>
+#include <apportion_cuda.h>
 
 /* A Runtime object. `busy` counts calls that released the GIL with `rt` in use, so that
  * close() (which needs the GIL) never destroys a runtime another thread is inside: the
@@ -80,6 +81,43 @@ extern PyTypeObject apo_py_stream_group_type;
  * polars"). */
 extern PyTypeObject apo_py_arrow_type;
 PyObject *apo_py_arrow_import(PyObject *module, PyObject *obj);
+
+/* device_array.c: apportion.DeviceArray, float64 values on one GPU of a runtime from
+ * apo_cuda_malloc(), owned (docs/python.md, "Device arrays"). */
+typedef struct {
+    PyObject_HEAD apo_py_runtime *runtime; /* held: the memory is freed through its runtime */
+    void *data;
+    size_t device; /* index in the runtime's device order */
+    int ordinal;   /* its CUDA ordinal, what DLPack names */
+    int ndim;      /* 1 or 2 */
+    Py_ssize_t shape[2];
+} apo_py_device_array;
+extern PyTypeObject apo_py_device_array_type;
+/* A new DeviceArray of rows x cols (ndim 2) or cols (ndim 1) values, uninitialised. */
+PyObject *apo_py_device_array_new(apo_py_runtime *owner, size_t device, int ndim, size_t rows,
+                                  size_t cols);
+/* Runtime._to_device(array, device): a numpy array copied onto a GPU. */
+PyObject *apo_py_to_device(PyObject *op, PyObject *args);
+
+/* device_view.c: an array another library handed in on a GPU, read from its
+ * __cuda_array_interface__ or DLPack capsule; `managed` is the DLPack tensor whose deleter
+ * apo_py_device_view_release() calls once the call is done with it. */
+typedef struct {
+    void *data;
+    size_t device; /* the runtime's device index of the GPU holding it */
+    int ndim;
+    size_t rows, cols;
+    int readonly;
+    void *stream; /* __cuda_array_interface__ v3's stream (a cudaStream_t), NULL: none */
+    void *managed;
+} apo_py_device_view;
+/* Whether `o` is to be read as a device array (no numpy array, an array interface or DLPack). */
+int apo_py_is_device_object(PyObject *o);
+/* Fills *v from `o` (named `what` i in messages). Returns 0, or -1 with an exception set
+ * (the library's APO_ERR_NO_DEVICE without a GPU). */
+int apo_py_device_view_take(apo_runtime *rt, PyObject *o, const char *what, Py_ssize_t i,
+                            apo_py_device_view *v);
+void apo_py_device_view_release(apo_py_device_view *v);
 
 /* errors.c: sets the Python exception for a failed status, with apo_last_error()'s text
  * (which must be read on the thread that made the call, before any other apportion call).

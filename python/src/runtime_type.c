@@ -397,6 +397,8 @@ static PyMethodDef runtime_methods[] = {
     {"gpu_count", runtime_gpu_count, METH_NOARGS, "GPUs found and usable."},
     {"_run", (PyCFunction)(void (*)(void))apo_py_run, METH_VARARGS | METH_KEYWORDS,
      "Low-level workload call (apportion.Runtime.distribute wraps it)."},
+    {"_to_device", apo_py_to_device, METH_VARARGS,
+     "_to_device(array, device) -> DeviceArray: a copy on runtime device `device`."},
     {"_output_shapes", (PyCFunction)(void (*)(void))apo_py_output_shapes,
      METH_VARARGS | METH_KEYWORDS, "Shapes (rows, cols) of a workload's outputs."},
     {"_time_c_calls", (PyCFunction)(void (*)(void))apo_py_time_c_calls,

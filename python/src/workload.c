@@ -126,9 +126,80 @@ static int check_array(PyObject *o, const char *what, Py_ssize_t i, int writable
     return 0;
 }
 
+/* Where a call's arrays live (docs/python.md, "Device arrays"): all on the host (numpy) or
+ * all on one GPU (arrays handed in by other libraries, or DeviceArrays), with the device
+ * views to release once the call is done. */
+typedef struct {
+    int on_device; /* -1: not known yet (no array seen); 0: host; 1: one GPU */
+    size_t device; /* the GPU, when on_device */
+    void *stream;  /* the caller's stream from an array interface (v3), NULL: none */
+    apo_py_device_view views[2 * APO_MAX_IO];
+    size_t n_views;
+} call_place;
+
+#define CALL_PLACE_INIT                                                                            \
+    { -1, 0, NULL, {{0}}, 0 }
+
+/* A DLPack deleter may run Python code (a producer's reference dropped): the exception of a
+ * failed call is kept aside meanwhile. */
+static void call_place_release(call_place *p) {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    for (size_t i = 0; i < p->n_views; i++)
+        apo_py_device_view_release(&p->views[i]);
+    p->n_views = 0;
+    PyErr_Restore(type, value, traceback);
+}
+
+/* Which side array `o` is on, checked against the call's others: 0 host (left for
+ * check_array), 1 a device array read into *view, -1 with an exception. */
+static int take_place(apo_runtime *rt, call_place *p, PyObject *o, const char *what, Py_ssize_t i,
+                      int writable, const apo_py_device_view **view) {
+    const int device = apo_py_is_device_object(o);
+    if (p->on_device >= 0 && p->on_device != device) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s %zd is a %s array and the call's others are %s arrays: one call takes "
+                     "its arrays all on the host or all on one GPU (DeviceArray.copy_to_host(), "
+                     "Runtime.to_device() move them)",
+                     what, i, device ? "device" : "host", device ? "host" : "device");
+        return -1;
+    }
+    p->on_device = device;
+    if (!device)
+        return 0;
+    apo_py_device_view *v = &p->views[p->n_views];
+    if (apo_py_device_view_take(rt, o, what, i, v) < 0)
+        return -1;
+    p->n_views++;
+    if (writable && v->readonly) {
+        PyErr_Format(PyExc_ValueError, "%s %zd is a read-only device array", what, i);
+        return -1;
+    }
+    if (p->n_views > 1 && v->device != p->device) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s %zd is on device %zu, the call's other arrays on device %zu: one call "
+                     "takes its device arrays on one GPU",
+                     what, i, v->device, p->device);
+        return -1;
+    }
+    p->device = v->device;
+    if (v->stream != NULL && p->stream != NULL && v->stream != p->stream) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s %zd names another CUDA stream than the call's other arrays: the call "
+                     "comes after one stream (synchronise them first)",
+                     what, i);
+        return -1;
+    }
+    if (v->stream != NULL)
+        p->stream = v->stream;
+    *view = v;
+    return 1;
+}
+
 /* Fills w->kernel, rows, cols and the input pointers from `inputs` (a sequence of 1-D or
  * 2-D float64 arrays of one shape; 1-D is one row). */
-static int take_inputs(PyObject *inputs, apo_workload *w, const double **ptrs) {
+static int take_inputs(apo_runtime *rt, call_place *p, PyObject *inputs, apo_workload *w,
+                       const double **ptrs) {
     if (!PyTuple_Check(inputs) && !PyList_Check(inputs)) {
         PyErr_SetString(PyExc_TypeError, "inputs must be a tuple or list of arrays");
         return -1;
@@ -140,17 +211,29 @@ static int take_inputs(PyObject *inputs, apo_workload *w, const double **ptrs) {
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o = PySequence_Fast_GET_ITEM(inputs, i);
-        if (check_array(o, "input", i, 0) < 0)
+        const apo_py_device_view *v = NULL;
+        const int side = p != NULL ? take_place(rt, p, o, "input", i, 0, &v) : 0;
+        if (side < 0)
             return -1;
-        PyArrayObject *arr = (PyArrayObject *)o;
-        int nd = PyArray_NDIM(arr);
-        if (nd != 1 && nd != 2) {
-            PyErr_Format(PyExc_ValueError, "input %zd has %d dimensions; 1 or 2 are accepted", i,
-                         nd);
-            return -1;
+        size_t rows, cols;
+        if (side == 1) {
+            rows = v->rows;
+            cols = v->cols;
+            ptrs[i] = v->data;
+        } else {
+            if (check_array(o, "input", i, 0) < 0)
+                return -1;
+            PyArrayObject *arr = (PyArrayObject *)o;
+            int nd = PyArray_NDIM(arr);
+            if (nd != 1 && nd != 2) {
+                PyErr_Format(PyExc_ValueError, "input %zd has %d dimensions; 1 or 2 are accepted",
+                             i, nd);
+                return -1;
+            }
+            rows = nd == 2 ? (size_t)PyArray_DIM(arr, 0) : 1;
+            cols = (size_t)PyArray_DIM(arr, nd - 1);
+            ptrs[i] = (const double *)PyArray_DATA(arr);
         }
-        size_t rows = nd == 2 ? (size_t)PyArray_DIM(arr, 0) : 1;
-        size_t cols = (size_t)PyArray_DIM(arr, nd - 1);
         if (i == 0) {
             w->rows = rows;
             w->cols = cols;
@@ -159,18 +242,36 @@ static int take_inputs(PyObject *inputs, apo_workload *w, const double **ptrs) {
                          cols, w->rows, w->cols);
             return -1;
         }
-        ptrs[i] = (const double *)PyArray_DATA(arr);
     }
     w->inputs = ptrs;
     w->n_inputs = (size_t)n;
     return 0;
 }
 
+/* out= array k, which must hold `count` values: a writable numpy array, or a writable
+ * device array (then *view) on the GPU of the call's other arrays. 0, or -1 with an
+ * exception. */
+static int take_given_output(apo_runtime *rt, call_place *p, PyObject *arr, size_t k, size_t count,
+                             const char *name, const apo_py_device_view **view) {
+    const int side = p != NULL ? take_place(rt, p, arr, "out", (Py_ssize_t)k, 1, view) : 0;
+    if (side < 0 || (side == 0 && check_array(arr, "out", (Py_ssize_t)k, 1) < 0))
+        return -1;
+    size_t held =
+        side == 1 ? (*view)->rows * (*view)->cols : (size_t)PyArray_SIZE((PyArrayObject *)arr);
+    if (held != count) {
+        PyErr_Format(PyExc_ValueError, "out %zu (%s) holds %zu values; %zu are needed", k, name,
+                     held, count);
+        return -1;
+    }
+    return 0;
+}
+
 /* Allocates the outputs (outputs None) or checks the caller's (out=), as (rows, cols)
  * arrays, or as (cols,) when `flat` and they have one row (a 1-D input: no reshaping left
  * for Python to do); returns a new tuple. */
-static PyObject *take_outputs(apo_runtime *rt, apo_workload *w, PyObject *outputs, double **ptrs,
-                              int flat) {
+static PyObject *take_outputs(apo_py_runtime *self, call_place *p, apo_workload *w,
+                              PyObject *outputs, double **ptrs, int flat) {
+    apo_runtime *rt = self->rt;
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     apo_status st = apo_kernel_get(rt, w->kernel, &info);
     if (st != APO_OK)
@@ -199,31 +300,32 @@ static PyObject *take_outputs(apo_runtime *rt, apo_workload *w, PyObject *output
             return apo_py_raise(st);
         }
         PyObject *arr;
+        int one_row = flat && rows == 1;
         if (given != NULL) {
             arr = PySequence_Fast_GET_ITEM(given, (Py_ssize_t)k);
-            if (check_array(arr, "out", (Py_ssize_t)k, 1) < 0) {
-                Py_DECREF(result);
-                return NULL;
-            }
-            if ((size_t)PyArray_SIZE((PyArrayObject *)arr) != rows * cols) {
-                PyErr_Format(PyExc_ValueError,
-                             "out %zu (%s) holds %zd values; %zu x %zu = %zu are needed", k,
-                             info.output_names[k], PyArray_SIZE((PyArrayObject *)arr), rows, cols,
-                             rows * cols);
+            const apo_py_device_view *v = NULL;
+            if (take_given_output(rt, p, arr, k, rows * cols, info.output_names[k], &v) < 0) {
                 Py_DECREF(result);
                 return NULL;
             }
             Py_INCREF(arr);
+            ptrs[k] = v != NULL ? v->data : (double *)PyArray_DATA((PyArrayObject *)arr);
+        } else if (p != NULL && p->on_device == 1) {
+            arr = apo_py_device_array_new(self, p->device, one_row ? 1 : 2, rows, cols);
+            if (arr == NULL) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            ptrs[k] = ((apo_py_device_array *)arr)->data;
         } else {
             npy_intp dims[2] = {(npy_intp)rows, (npy_intp)cols};
-            int one_row = flat && rows == 1;
             arr = PyArray_EMPTY(one_row ? 1 : 2, one_row ? dims + 1 : dims, NPY_DOUBLE, 0);
             if (arr == NULL) {
                 Py_DECREF(result);
                 return NULL;
             }
+            ptrs[k] = (double *)PyArray_DATA((PyArrayObject *)arr);
         }
-        ptrs[k] = (double *)PyArray_DATA((PyArrayObject *)arr);
         PyTuple_SET_ITEM(result, (Py_ssize_t)k, arr);
     }
     w->outputs = ptrs;
@@ -337,6 +439,28 @@ static size_t piece_sets(const apo_workload *w, size_t *first, size_t *end) {
     return piece < *end - *first ? piece : 0;
 }
 
+/* A call on device arrays: apo_distribute_workload_cuda() with the inputs and outputs on
+ * the GPU that holds them, ordered after the caller's stream (array interface v3) or, without
+ * one, after the legacy default stream, to which a DLPack producer ordered its work (it was
+ * handed stream=1). Run whole: the call returns once the GPUs are done. */
+static apo_cuda_placement placement_of(const call_place *p) {
+    apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
+    where.inputs_device = (int)p->device;
+    where.outputs_device = (int)p->device;
+    where.stream = p->stream;
+    return where;
+}
+
+static apo_status run_on_device(apo_runtime *rt, const apo_workload *w, const call_place *p,
+                                apo_report *report) {
+    const apo_cuda_placement where = placement_of(p);
+    apo_status st;
+    Py_BEGIN_ALLOW_THREADS
+        st = apo_distribute_workload_cuda(rt, w, &where, report);
+    Py_END_ALLOW_THREADS
+    return st;
+}
+
 /* Runs the call with the GIL released. A sweep of more than a piece's worth runs as pieces
  * of consecutive sets (apo_sweep.first_set, n_sets_run: each set is bitwise what it is in
  * one call, docs/api.md "Sweeps"), written where the whole call would write them, and
@@ -428,7 +552,9 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
              *report_dict = NULL;
     apo_report *report = NULL;
     uint64_t nonfinite = 0;
-    if (apo_py_args_fill(&a, params, grid) < 0 || take_inputs(inputs, &w, in_ptrs) < 0 ||
+    call_place place = CALL_PLACE_INIT;
+    if (apo_py_args_fill(&a, params, grid) < 0 ||
+        take_inputs(rt, &place, inputs, &w, in_ptrs) < 0 ||
         apo_py_take_ratios(ratios, &held_ratios, &w) < 0 ||
         take_row_lengths(row_lengths, &held_lengths, &w) < 0 ||
         take_ranges(ranges, &held_ranges, &w) < 0)
@@ -445,7 +571,7 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
         a.sweep.first_set = (size_t)first_set;
         a.sweep.n_sets_run = (size_t)n_sets_run;
     }
-    outs = take_outputs(rt, &w, outputs, out_ptrs, flat);
+    outs = take_outputs(self, &place, &w, outputs, out_ptrs, flat);
     if (outs == NULL)
         goto done;
     /* Always a report, as the CLI asks for one: its count of outputs that are not finite
@@ -456,9 +582,11 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
         goto done;
     }
     report->size = sizeof *report;
-    int interrupted;
+    int interrupted = 0;
     self->busy++;
-    apo_status st = run_call(rt, &w, outs, report, !want_report, &interrupted);
+    apo_status st = place.on_device == 1
+                        ? run_on_device(rt, &w, &place, report)
+                        : run_call(rt, &w, outs, report, !want_report, &interrupted);
     self->busy--;
     if (interrupted) {
         Py_CLEAR(self->kernel_error);
@@ -483,6 +611,7 @@ PyObject *apo_py_run(PyObject *op, PyObject *args, PyObject *kwargs) {
         Py_INCREF(report_dict);
     }
 done:
+    call_place_release(&place);
     if (report != NULL)
         nonfinite = report->nonfinite_outputs;
     PyMem_RawFree(report);
@@ -547,7 +676,9 @@ done:
 
 /* For the bench (bench/python): `repeats` calls of apo_distribute_workload() in a C loop on
  * the same arrays, without the binding in between; returns the seconds per call, so that
- * the binding's own cost per call is the difference from a Python loop. */
+ * the binding's own cost per call is the difference from a Python loop. Device arrays
+ * (bench_device_arrays.py) go to apo_distribute_workload_cuda() as run_on_device() passes
+ * them, into outputs allocated once. */
 PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"kernel", "inputs", "params", "repeats", NULL};
     apo_py_runtime *self = (apo_py_runtime *)op;
@@ -570,20 +701,24 @@ PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
     double *out_ptrs[APO_MAX_IO];
     apo_py_args a;
     PyObject *outs = NULL, *result = NULL;
-    if (apo_py_args_fill(&a, params, Py_None) < 0 || take_inputs(inputs, &w, in_ptrs) < 0)
+    call_place place = CALL_PLACE_INIT;
+    if (apo_py_args_fill(&a, params, Py_None) < 0 ||
+        take_inputs(rt, &place, inputs, &w, in_ptrs) < 0)
         goto done;
     w.params = a.params;
     w.n_params = a.n_params;
-    outs = take_outputs(rt, &w, Py_None, out_ptrs, 0);
+    outs = take_outputs(self, &place, &w, Py_None, out_ptrs, 0);
     if (outs == NULL)
         goto done;
     apo_status st = APO_OK;
+    const apo_cuda_placement where = placement_of(&place);
     struct timespec t0, t1;
     self->busy++;
     Py_BEGIN_ALLOW_THREADS
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (Py_ssize_t i = 0; i < repeats && st == APO_OK; i++)
-            st = apo_distribute_workload(rt, &w, NULL);
+            st = place.on_device == 1 ? apo_distribute_workload_cuda(rt, &w, &where, NULL)
+                                      : apo_distribute_workload(rt, &w, NULL);
         clock_gettime(CLOCK_MONOTONIC, &t1);
     Py_END_ALLOW_THREADS
     self->busy--;
@@ -595,6 +730,7 @@ PyObject *apo_py_time_c_calls(PyObject *op, PyObject *args, PyObject *kwargs) {
         ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) /
         (double)repeats);
 done:
+    call_place_release(&place);
     Py_XDECREF(outs);
     apo_py_args_release(&a);
     return result;

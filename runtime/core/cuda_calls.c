@@ -206,6 +206,39 @@ apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void
     return apo__cuda_copy(ordinal, dst, src, bytes, directions[kind], "apo_cuda_memcpy");
 }
 
+apo_status apo_cuda_pointer_device(apo_runtime *rt, const void *ptr, size_t *device) {
+    if (rt == NULL || ptr == NULL || device == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_pointer_device: NULL argument");
+    if (rt->n_gpus == 0)
+        return apo__fail(APO_ERR_NO_DEVICE, "apo_cuda_pointer_device: the runtime has no GPU");
+    struct cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return apo__cuda_fail(e, "apo_cuda_pointer_device");
+    }
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+        return apo__fail(APO_ERR_NOT_FOUND,
+                         "apo_cuda_pointer_device: %p is not device memory (CUDA memory type %d)",
+                         ptr, (int)a.type);
+    for (size_t i = 0; i < rt->n_devices; i++)
+        if (rt->devices[i].info.kind == APO_DEVICE_CUDA &&
+            apo__cuda_ordinal(&rt->devices[i]) == a.device) {
+            *device = i;
+            return APO_OK;
+        }
+    return apo__fail(APO_ERR_NOT_FOUND,
+                     "apo_cuda_pointer_device: %p is memory of CUDA device %d, which this runtime "
+                     "does not use",
+                     ptr, a.device);
+}
+
+apo_status apo_cuda_device_ordinal(apo_runtime *rt, size_t device, int *ordinal) {
+    if (rt == NULL || ordinal == NULL)
+        return apo__fail(APO_ERR_NULL, "apo_cuda_device_ordinal: NULL argument");
+    return gpu_ordinal(rt, device, "apo_cuda_device_ordinal", ordinal);
+}
+
 /* ---- host memory pinned for the GPUs ------------------------------------------------------ */
 
 /* Runs a host-memory pin or unpin with the first GPU current (any context will do: the

@@ -3,11 +3,11 @@
  *
  * Device-resident inputs and outputs (apportion_cuda.h) must give the bits of host arrays;
  * several GPUs gather alike by NCCL and by peer copies; the interop calls check their
- * arguments; and a tiny GPU memory budget must give the same bits in several chunks.
- * Beyond those: a series of 1e8 samples, a batch of rows past 2^31 elements, a launch of
- * more than 65,535 blocks, device-resident calls of several chunks, samples whose sums
- * overflow (and bollinger with nbdev 0), two GPUs where present, and host arrays pinned with
- * apo_cuda_host_register. Every run is bitwise the cpu's.
+ * arguments and name the GPU that holds a pointer; and a tiny GPU memory budget must give the same
+ * bits in several chunks. Beyond those: a series of 1e8 samples, a batch of rows past 2^31
+ * elements, a launch of more than 65,535 blocks, device-resident calls of several chunks, samples
+ * whose sums overflow (and bollinger with nbdev 0), two GPUs where present, and host arrays pinned
+ * with apo_cuda_host_register. Every run is bitwise the cpu's.
  *
  * Shared setup and main are in gpu_fixtures.c (exit 77 without a usable GPU, 1 when one is
  * required); the host-array cases are in test_gpu.c.
@@ -149,6 +149,41 @@ Test(gpu, the_interop_calls_check_their_arguments, .timeout = 60) {
     cr_assert_eq(apo_cuda_malloc(mixed, cpu_index, 1024, &p), APO_ERR_INVALID_ARGUMENT);
     apo_runtime_destroy(mixed);
     apo_runtime_destroy(gpu);
+}
+
+/* apo_cuda_pointer_device() must name the GPU each allocation was made on (what the Python
+ * binding hands to apo_cuda_placement for a CuPy or PyTorch array), and refuse memory no
+ * GPU holds; apo_cuda_device_ordinal() names each GPU once. */
+Test(gpu, a_pointer_names_the_gpu_that_holds_it, .timeout = 60) {
+    apo_runtime *rt = runtime_on("cuda,cpu", 0);
+    int ordinals_seen = 0;
+    for (size_t d = 0; d < device_count(rt); d++) {
+        int ordinal = -1;
+        if (device_kind(rt, d) != APO_DEVICE_CUDA) {
+            cr_assert_eq(apo_cuda_device_ordinal(rt, d, &ordinal), APO_ERR_INVALID_ARGUMENT);
+            continue;
+        }
+        cr_assert_eq(apo_cuda_device_ordinal(rt, d, &ordinal), APO_OK);
+        cr_assert(ordinal >= 0 && ordinal < 31 && !(ordinals_seen & (1 << ordinal)),
+                  "device %zu: ordinal %d", d, ordinal);
+        ordinals_seen |= 1 << ordinal;
+        double *p = NULL;
+        cr_assert_eq(apo_cuda_malloc(rt, d, 4096, (void **)&p), APO_OK);
+        size_t found = device_count(rt);
+        cr_assert_eq(apo_cuda_pointer_device(rt, p, &found), APO_OK);
+        cr_assert_eq(found, d);
+        found = device_count(rt);
+        cr_assert_eq(apo_cuda_pointer_device(rt, p + 100, &found), APO_OK, "inside it");
+        cr_assert_eq(found, d);
+        cr_assert_eq(apo_cuda_free(rt, d, p), APO_OK);
+    }
+    cr_assert_neq(ordinals_seen, 0, "no GPU in the runtime");
+    double on_host[4] = {0};
+    size_t found;
+    cr_assert_eq(apo_cuda_pointer_device(rt, on_host, &found), APO_ERR_NOT_FOUND);
+    cr_assert_eq(apo_cuda_pointer_device(rt, NULL, &found), APO_ERR_NULL);
+    cr_assert_eq(apo_cuda_device_ordinal(rt, 0, NULL), APO_ERR_NULL);
+    apo_runtime_destroy(rt);
 }
 
 /* ---- the memory guard ------------------------------------------------------------------- */

@@ -57,6 +57,18 @@ apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst, const void
     return no_backend("apo_cuda_memcpy");
 }
 
+apo_status apo_cuda_pointer_device(apo_runtime *rt, const void *ptr, size_t *device) {
+    (void)rt, (void)ptr, (void)device;
+    return no_backend("apo_cuda_pointer_device");
+}
+
+apo_status apo_cuda_device_ordinal(apo_runtime *rt, size_t device, int *ordinal) {
+    (void)rt, (void)device;
+    if (ordinal != NULL)
+        *ordinal = -1;
+    return no_backend("apo_cuda_device_ordinal");
+}
+
 apo_status apo_cuda_bandwidth_measure(apo_runtime *rt, size_t device, size_t bytes,
                                       apo_cuda_bandwidth *out) {
     (void)rt, (void)device, (void)bytes, (void)out;
