@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Fails when a function of the C sources is over 150 lines (issue 57's target, STYLE.md's "no
-function over ~150 lines"): a function that long does more than one thing, and a newcomer
-reads it in pieces anyway, so the pieces should be helpers with names.
+"""Fails when a function of the C sources is over 150 lines (issue 57's target): a function
+that long does more than one thing, and a newcomer reads it in pieces anyway, so the pieces
+should be helpers with names.
 
 The folders read are the library (runtime/, kernels/, include/), the command-line tool (cli/),
 the benchmarks (bench/), the Python binding's C (python/src/) and the tests (tests/); the files
